@@ -1,0 +1,1 @@
+"""catalog layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""deploy layer (see DESIGN.md)."""

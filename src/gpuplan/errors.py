@@ -1,0 +1,120 @@
+"""The one exception tree of gpuplan.
+
+Every error the library raises on purpose derives from :class:`GpuplanError`. The CLI turns any of
+them into one line on stderr and exit code 1; usage errors (bad flags) are Typer's and exit 2.
+A message says what is wrong *and* how to fix it. Causes are chained with ``raise ... from e``.
+
+    GpuplanError
+    ├── NotFoundError            an unknown name (GPU, preset, provider, target …); carries suggestions
+    │   └── AmbiguousNameError   a name that matches several things; carries the choices
+    ├── InputError               a value the user gave is invalid (workload field, flag value, file)
+    │   ├── WorkloadError        the workload spec is invalid or impossible (batch 0, seq too long …)
+    │   └── UserCodeError        the user's own model code failed; carries its traceback text
+    ├── DataError                catalog data is unusable (failed gates, unknown schema version …)
+    │   └── CatalogImportError   an import that failed as a whole; the database is left unchanged
+    ├── StoreError               the database cannot be opened, created or migrated
+    ├── EstimateError            the workload cannot be traced or estimated
+    ├── InfeasibleError          no option meets the constraints; says which constraint excludes what
+    └── DeployError              launch files cannot be generated (bad plan file, existing output …)
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "AmbiguousNameError",
+    "CatalogImportError",
+    "DataError",
+    "DeployError",
+    "EstimateError",
+    "GpuplanError",
+    "InfeasibleError",
+    "InputError",
+    "NotFoundError",
+    "StoreError",
+    "UserCodeError",
+    "WorkloadError",
+    "closest",
+]
+
+
+class GpuplanError(Exception):
+    """Base of every error gpuplan raises on purpose. ``str(e)`` is the one line shown to the user."""
+
+
+class NotFoundError(GpuplanError):
+    """A name that matches nothing. ``suggestions`` holds the nearest known names."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str], hint: str = "") -> None:
+        self.kind = kind
+        self.name = name
+        self.suggestions: list[str] = closest(name, known)
+        msg = f"unknown {kind} {name!r}"
+        if self.suggestions:
+            msg += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
+        if hint:
+            msg += f" ({hint})"
+        super().__init__(msg)
+
+
+class AmbiguousNameError(NotFoundError):
+    """A name that matches several things; ``choices`` lists them."""
+
+    def __init__(self, kind: str, name: str, choices: Sequence[str]) -> None:
+        self.kind = kind
+        self.name = name
+        self.choices = list(choices)
+        self.suggestions = list(choices)
+        GpuplanError.__init__(
+            self, f"{kind} {name!r} is ambiguous; say which one: {', '.join(self.choices)}"
+        )
+
+
+class InputError(GpuplanError):
+    """A value the user gave is invalid."""
+
+
+class WorkloadError(InputError):
+    """The workload spec is invalid or impossible."""
+
+
+class UserCodeError(InputError):
+    """The user's own model code raised. ``user_traceback`` is its traceback, shown apart from ours."""
+
+    def __init__(self, message: str, user_traceback: str = "") -> None:
+        super().__init__(message)
+        self.user_traceback = user_traceback
+
+
+class DataError(GpuplanError):
+    """Catalog or fixture data is unusable."""
+
+
+class CatalogImportError(DataError):
+    """An import failed as a whole; the database was left exactly as it was."""
+
+
+class StoreError(GpuplanError):
+    """The database cannot be opened, created or migrated."""
+
+
+class EstimateError(GpuplanError):
+    """The workload cannot be traced or estimated."""
+
+
+class InfeasibleError(GpuplanError):
+    """No option meets the constraints. The message names the binding constraint."""
+
+
+class DeployError(GpuplanError):
+    """Launch files cannot be generated."""
+
+
+def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The up-to-``n`` known names nearest to ``name`` (case-insensitive), for "did you mean …"."""
+    known = list(known)
+    by_lower = {k.lower(): k for k in known}
+    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.5)
+    return [by_lower[h] for h in hits]

@@ -1,0 +1,5 @@
+"""GPU datasheets and name resolution. Knows nothing of workloads, offers or prices."""
+
+from gpuplan.hardware.gpus import DTYPE_PATHS, GPU, all_gpus, get_gpu, parse_gpu_spec, resolve_gpu
+
+__all__ = ["DTYPE_PATHS", "GPU", "all_gpus", "get_gpu", "parse_gpu_spec", "resolve_gpu"]

@@ -1,0 +1,196 @@
+"""GPU datasheets: the shipped table (``data/gpus.csv``), typed, and name resolution.
+
+Every figure is a *dense* datasheet peak (no structured sparsity). A figure the datasheet does not
+give, or a path the GPU does not have (BF16 on Volta, FP8 before Hopper/Ada), is ``None``.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError
+
+__all__ = ["GPU", "all_gpus", "get_gpu", "parse_gpu_spec", "resolve_gpu"]
+
+#: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
+DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GPU:
+    """One GPU model as its datasheet describes it."""
+
+    id: str
+    """Canonical id, e.g. ``A100-SXM4-80GB``."""
+    name: str
+    """Human name, e.g. ``NVIDIA A100 SXM4 80GB``."""
+    aliases: tuple[str, ...]
+    """Lower-case names people type for this GPU (``a100-80gb``, ``h100 sxm``)."""
+    vendor: str
+    architecture: str
+    compute_capability: str | None
+    """CUDA compute capability (``8.0``); None for non-NVIDIA parts."""
+    form_factor: str
+    memory_gib: float
+    """Memory as the datasheet states it (NVIDIA's "GB" on these parts)."""
+    memory_type: str
+    memory_bandwidth_gbps: float
+    """Peak memory bandwidth, GB/s."""
+    fp32_tflops: float | None
+    """Non-tensor FP32 peak, TFLOP/s."""
+    tf32_tflops: float | None
+    """Dense TF32 tensor-core peak, TFLOP/s; None where the GPU has no TF32."""
+    fp16_tflops: float | None
+    """Dense FP16 tensor-core peak (FP32 accumulate), TFLOP/s."""
+    bf16_tflops: float | None
+    """Dense BF16 tensor-core peak, TFLOP/s; None before Ampere."""
+    fp8_tflops: float | None
+    """Dense FP8 tensor-core peak, TFLOP/s; None before Ada/Hopper."""
+    int8_tops: float | None
+    """Dense INT8 tensor-core peak, TOP/s."""
+    nvlink_gen: int | None
+    """NVLink generation; None without NVLink."""
+    nvlink_gbps: float | None
+    """NVLink (or Infinity Fabric) bandwidth per GPU, GB/s, both directions together."""
+    pcie_gen: int
+    """PCIe generation of the host link."""
+    mig_max_instances: int
+    """Most MIG instances; 0 where MIG is not supported."""
+    tdp_w: float | None
+    consumer: bool
+    """A GeForce (consumer) card, as rental marketplaces offer."""
+    source: str
+    notes: str
+
+    @property
+    def pcie_gbps(self) -> float:
+        """PCIe x16 bandwidth, GB/s, both directions together (Gen3 32, Gen4 64, Gen5 128)."""
+        return 32.0 * 2 ** (self.pcie_gen - 3)
+
+    @property
+    def interconnect(self) -> str:
+        """One line: NVLink generation and bandwidth (if any) and the PCIe generation."""
+        parts = []
+        if self.nvlink_gbps:
+            link = f"NVLink {self.nvlink_gen}" if self.nvlink_gen else "Infinity Fabric"
+            parts.append(f"{link} ({self.nvlink_gbps:g} GB/s)")
+        parts.append(f"PCIe Gen{self.pcie_gen} ({self.pcie_gbps:g} GB/s)")
+        return ", ".join(parts)
+
+    def peak_tflops(self, dtype_path: str) -> float | None:
+        """The dense peak for ``dtype_path`` (one of ``DTYPE_PATHS``), or None if the GPU lacks it."""
+        if dtype_path not in DTYPE_PATHS:
+            raise ValueError(f"unknown dtype path {dtype_path!r}; expected one of {DTYPE_PATHS}")
+        attr = "int8_tops" if dtype_path == "int8" else f"{dtype_path}_tflops"
+        value: float | None = getattr(self, attr)
+        return value
+
+
+def _opt_float(row: dict[str, str], key: str) -> float | None:
+    value = row[key].strip()
+    return float(value) if value else None
+
+
+@cache
+def all_gpus() -> tuple[GPU, ...]:
+    """Every GPU of the shipped table, in table order."""
+    text = resources.files("gpuplan.hardware").joinpath("data/gpus.csv").read_text(encoding="utf-8")
+    gpus = []
+    for i, row in enumerate(csv.DictReader(text.splitlines()), start=2):
+        try:
+            gpus.append(
+                GPU(
+                    id=row["id"],
+                    name=row["name"],
+                    aliases=tuple(a.strip().lower() for a in row["aliases"].split(";") if a.strip()),
+                    vendor=row["vendor"],
+                    architecture=row["architecture"],
+                    compute_capability=row["compute_capability"] or None,
+                    form_factor=row["form_factor"],
+                    memory_gib=float(row["memory_gib"]),
+                    memory_type=row["memory_type"],
+                    memory_bandwidth_gbps=float(row["memory_bandwidth_gbps"]),
+                    fp32_tflops=_opt_float(row, "fp32_tflops"),
+                    tf32_tflops=_opt_float(row, "tf32_tflops"),
+                    fp16_tflops=_opt_float(row, "fp16_tflops"),
+                    bf16_tflops=_opt_float(row, "bf16_tflops"),
+                    fp8_tflops=_opt_float(row, "fp8_tflops"),
+                    int8_tops=_opt_float(row, "int8_tops"),
+                    nvlink_gen=int(row["nvlink_gen"]) if row["nvlink_gen"] else None,
+                    nvlink_gbps=_opt_float(row, "nvlink_gbps"),
+                    pcie_gen=int(row["pcie_gen"]),
+                    mig_max_instances=int(row["mig_max_instances"]),
+                    tdp_w=_opt_float(row, "tdp_w"),
+                    consumer=row["consumer"] == "true",
+                    source=row["source"],
+                    notes=row["notes"],
+                )
+            )
+        except (KeyError, ValueError) as e:
+            raise DataError(f"gpus.csv line {i} is malformed: {e}; the package data is broken") from e
+    return tuple(gpus)
+
+
+@cache
+def _index() -> dict[str, GPU]:
+    return {g.id: g for g in all_gpus()}
+
+
+def get_gpu(gpu_id: str) -> GPU:
+    """The GPU with this exact canonical id (use :func:`resolve_gpu` for what people type)."""
+    try:
+        return _index()[gpu_id]
+    except KeyError:
+        return resolve_gpu(gpu_id)
+
+
+def _norm(name: str) -> str:
+    """Lower case, separators folded to one dash, vendor words dropped: ``'NVIDIA H100 SXM'`` -> ``h100-sxm``."""
+    s = name.strip().lower()
+    s = re.sub(r"\b(nvidia|tesla|geforce|amd|instinct)\b", " ", s)
+    s = re.sub(r"[\s_]+", "-", s.strip())
+    s = re.sub(r"-+", "-", s).strip("-")
+    return s
+
+
+def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
+    """Parse ``'V100:8'`` or ``'a100'`` into a GPU and an optional count."""
+    name, sep, count = spec.partition(":")
+    n: int | None = None
+    if sep:
+        if not count.strip().isdigit() or int(count) < 1:
+            raise NotFoundError("GPU count", count, [], hint="write NAME:COUNT with a count of 1 or more")
+        n = int(count)
+    return resolve_gpu(name), n
+
+
+def resolve_gpu(name: str) -> GPU:
+    """Resolve what a person types (``a100``, ``A100-80GB``, ``h100 sxm``) to one GPU.
+
+    An exact id or alias wins. Otherwise every GPU whose normalised id or alias starts with the
+    normalised name matches; several matches raise :class:`AmbiguousNameError` with the choices,
+    none raises :class:`NotFoundError` with the nearest names.
+    """
+    if ":" in name:
+        return parse_gpu_spec(name)[0]
+    key = _norm(name)
+    if not key:
+        raise NotFoundError("GPU", name, [g.id for g in all_gpus()])
+    exact = [g for g in all_gpus() if key == _norm(g.id) or key in {_norm(a) for a in g.aliases}]
+    if len(exact) == 1:
+        return exact[0]
+    prefix = [
+        g
+        for g in all_gpus()
+        if _norm(g.id).startswith(key) or any(_norm(a).startswith(key) for a in g.aliases)
+    ]
+    if len(prefix) == 1:
+        return prefix[0]
+    if len(prefix) > 1:
+        raise AmbiguousNameError("GPU", name, [g.id for g in prefix])
+    known = [g.id for g in all_gpus()] + [a for g in all_gpus() for a in g.aliases]
+    raise NotFoundError("GPU", name, known, hint="`gpuplan gpus` lists them")

@@ -1,0 +1,1 @@
+"""machine layer (see DESIGN.md)."""

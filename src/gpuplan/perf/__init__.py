@@ -1,0 +1,1 @@
+"""perf layer (see DESIGN.md)."""

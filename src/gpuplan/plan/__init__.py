@@ -1,0 +1,1 @@
+"""plan layer (see DESIGN.md)."""

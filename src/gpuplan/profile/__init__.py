@@ -1,0 +1,1 @@
+"""profile layer (see DESIGN.md)."""

@@ -1,0 +1,130 @@
+"""The Profile: what tracing one step of a workload on fake tensors tells us.
+
+This is the contract between ``profile/`` (which produces it by tracing) and ``perf/`` (which turns it
+into time and memory on a given GPU). It knows nothing of GPUs. It serialises to plain JSON so that
+the store can cache it by the workload's content (``Profile.to_json`` / ``Profile.from_json``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+__all__ = ["PROFILE_SCHEMA_VERSION", "MemoryBreakdown", "ModelShape", "OpRecord", "Profile"]
+
+#: Bump when the fields below change; cached profiles of another version are re-traced.
+PROFILE_SCHEMA_VERSION = 1
+
+Phase = Literal["forward", "backward", "optimizer"]
+OpClass = Literal["matmul", "attention", "conv", "other"]
+"""``matmul``/``attention``/``conv`` run on tensor cores when their dtype allows; ``other`` are
+elementwise, norms, softmax, reductions, copies: bandwidth-bound on any GPU."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpRecord:
+    """All calls of one aten op in one phase with one input dtype, aggregated."""
+
+    op: str
+    """aten overload packet name, e.g. ``aten.mm``, ``aten.convolution_backward``."""
+    op_class: OpClass
+    phase: Phase
+    dtype: str
+    """Input dtype of the op as traced: ``float32``, ``float16``, ``bfloat16``, ``float8_e4m3fn`` …"""
+    count: int
+    """Number of calls in one step."""
+    flops: float
+    """Floating-point operations of all calls (FlopCounterMode plus our attention formulas)."""
+    bytes_moved: float
+    """Bytes read plus bytes written by all calls (sum of input and output tensor sizes)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryBreakdown:
+    """Bytes live at the step's peak, by category (MemTracker's categories), on one device."""
+
+    parameters_bytes: float
+    buffers_bytes: float
+    gradients_bytes: float
+    optimizer_state_bytes: float
+    activations_bytes: float
+    temporaries_bytes: float
+    other_bytes: float = 0.0
+
+    @property
+    def total_bytes(self) -> float:
+        return (
+            self.parameters_bytes
+            + self.buffers_bytes
+            + self.gradients_bytes
+            + self.optimizer_state_bytes
+            + self.activations_bytes
+            + self.temporaries_bytes
+            + self.other_bytes
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelShape:
+    """Architecture facts the performance model needs beyond the trace (KV cache, sharding)."""
+
+    family: str
+    """``cnn``, ``vit``, ``encoder`` (BERT), ``encoder-decoder`` (T5), ``decoder`` (GPT, Llama), ``custom``."""
+    num_layers: int | None = None
+    hidden_size: int | None = None
+    num_attention_heads: int | None = None
+    num_kv_heads: int | None = None
+    head_dim: int | None = None
+    vocab_size: int | None = None
+    max_seq_len: int | None = None
+    largest_layer_params: int | None = None
+    """Parameters of the largest module that FSDP/ZeRO-3 must gather at once."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Profile:
+    """One traced step of a workload at its per-GPU micro-batch, on one device, no parallelism."""
+
+    key: str
+    """Content hash of the workload fields that shape the trace (the cache key)."""
+    workload_name: str
+    task: str
+    """``train``, ``finetune`` or ``infer``."""
+    precision: str
+    """The workload's precision setting (``fp32``, ``tf32``, ``amp-bf16`` …)."""
+    batch_size: int
+    """Per-GPU micro-batch the trace ran with."""
+    seq_len: int | None
+    """Tokens per sample for sequence models, else None."""
+    params: int
+    """All parameters (tied weights counted once)."""
+    trainable_params: int
+    flops_per_step: float
+    """Total FLOPs of one traced step (forward + backward + optimizer)."""
+    forward_flops: float
+    ops: tuple[OpRecord, ...]
+    peak: MemoryBreakdown
+    """Memory at the step's peak (allocator-rounded tensors; no context, workspace or slack)."""
+    shape: ModelShape
+    trace_seconds: float = 0.0
+    """Wall time the trace took on this machine."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """Approximations made while tracing, shown to the user."""
+    schema_version: int = PROFILE_SCHEMA_VERSION
+
+    @property
+    def tokens_per_step(self) -> int | None:
+        return self.batch_size * self.seq_len if self.seq_len else None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Profile:
+        d: dict[str, Any] = json.loads(text)
+        d["ops"] = tuple(OpRecord(**o) for o in d["ops"])
+        d["peak"] = MemoryBreakdown(**d["peak"])
+        d["shape"] = ModelShape(**d["shape"])
+        d["notes"] = tuple(d.get("notes", ()))
+        return cls(**d)

@@ -1,0 +1,1 @@
+"""report layer (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""workload layer (see DESIGN.md)."""
