@@ -1,0 +1,21 @@
+"""Suite-wide isolation: no test reads or writes the user's real gpuplan database or data dir."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    home = tmp_path_factory.mktemp("home")
+    mp = pytest.MonkeyPatch()
+    # platformdirs honours XDG_DATA_HOME on Linux: the default database lands under the temp dir.
+    mp.setenv("XDG_DATA_HOME", str(Path(home) / "data"))
+    mp.setenv("XDG_CACHE_HOME", str(Path(home) / "cache"))
+    mp.delenv("GPUPLAN_DB", raising=False)
+    mp.delenv("GPUPLAN_USD_PER_CNY", raising=False)
+    yield
+    mp.undo()
