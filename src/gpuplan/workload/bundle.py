@@ -1,0 +1,68 @@
+"""What every model source (preset, HF config, user code) hands the tracer: a ModelBundle.
+
+Building a bundle imports torch; call the builders only under the tracer's fake mode so that no
+real weights are ever allocated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.profile.model import ModelShape
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+__all__ = ["LORA_ALIASES", "Batch", "ModelBundle"]
+
+#: Short LoRA target names → the ``nn.Linear`` names that mean them in presets and in common HF
+#: models (last name component). A target not listed here is used literally.
+LORA_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "q": ("q_proj", "query", "q", "q_lin"),
+    "k": ("k_proj", "key", "k", "k_lin"),
+    "v": ("v_proj", "value", "v", "v_lin"),
+    "o": ("o_proj", "out_proj", "o", "out_lin"),
+    "gate": ("gate_proj",),
+    "up": ("up_proj", "fc_in", "wi", "fc1"),
+    "down": ("down_proj", "fc_out", "wo", "fc2"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Batch:
+    """One micro-batch: what the model is called with, and what the loss compares against."""
+
+    args: tuple[Any, ...]
+    """Positional arguments of ``model(...)``."""
+    kwargs: Mapping[str, Any] = field(default_factory=dict)
+    """Keyword arguments of ``model(...)``."""
+    targets: tuple[Any, ...] = ()
+    """Labels passed to the loss after the model output."""
+
+    def tensors(self) -> list[torch.Tensor]:
+        """Every tensor in the batch (for memory tracking of inputs)."""
+        import torch
+
+        items = [*self.args, *self.kwargs.values(), *self.targets]
+        return [t for t in items if isinstance(t, torch.Tensor)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelBundle:
+    """A model with how to feed it and how to score it, plus its architecture facts."""
+
+    model: nn.Module
+    make_batch: Callable[[], Batch]
+    """Creates one micro-batch (fake tensors under the tracer's mode)."""
+    loss: Callable[[Any, Batch], torch.Tensor]
+    """Scalar loss from the model output and the batch."""
+    shape: ModelShape
+    seq_len: int | None
+    """Tokens per sample, for the Profile (None for vision)."""
+    checkpoint_blocks: tuple[str, ...] = ()
+    """Module names recomputed in backward under gradient checkpointing (blocks or stages)."""
+    notes: tuple[str, ...] = ()
+    """Approximations made by the model source, passed on to Profile.notes."""

@@ -1,0 +1,33 @@
+"""Durations as users write them (``12h``, ``2d``, ``90m``, ``1h30m``, ``1.5``) → hours."""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["parse_duration_hours"]
+
+#: Hours per unit letter. ``w`` is a 7-day week.
+_UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
+
+
+def parse_duration_hours(value: object) -> float:
+    """Hours in ``value``: a number (already hours) or a string of ``<number><unit>`` parts.
+
+    Raises ValueError with the accepted forms when the text is not a positive duration.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"expected a duration like 12h, 2d or 90m (got {value!r})")
+    if isinstance(value, int | float):
+        hours = float(value)
+    else:
+        text = str(value).strip().lower().replace(" ", "")
+        if re.fullmatch(r"\d+(?:\.\d+)?", text):
+            hours = float(text)
+        elif text and re.fullmatch(rf"(?:{_PART.pattern})+", text):
+            hours = sum(float(n) * _UNIT_HOURS[u] for n, u in _PART.findall(text))
+        else:
+            raise ValueError(f"expected a duration like 12h, 2d, 90m or 1h30m (got {value!r})")
+    if not hours > 0:
+        raise ValueError(f"a duration must be > 0 (got {value!r})")
+    return hours

@@ -1,0 +1,114 @@
+"""BERT (base, large): post-LN encoder with learned and token-type positions, GELU (erf).
+
+``task: train`` builds BertForMaskedLM (pre-training; MLM head tied to the word embeddings);
+``task: finetune`` and ``infer`` build BertForQuestionAnswering (SQuAD span head). Neither has the
+pooler, as in Hugging Face.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from gpuplan.profile.model import ModelShape
+from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.enums import Task
+from gpuplan.workload.presets.layers import Attention, lm_loss
+from gpuplan.workload.presets.registry import Arch, PresetInfo
+from gpuplan.workload.spec import Workload
+
+__all__ = ["Bert", "build"]
+
+
+class Layer(nn.Module):
+    def __init__(self, a: Arch) -> None:
+        super().__init__()
+        self.attn = Attention(a.hidden, a.heads, a.heads, a.head_dim, bias=True)
+        self.attn_norm = nn.LayerNorm(a.hidden, eps=a.norm_eps)
+        self.fc_in = nn.Linear(a.hidden, a.intermediate)
+        self.fc_out = nn.Linear(a.intermediate, a.hidden)
+        self.out_norm = nn.LayerNorm(a.hidden, eps=a.norm_eps)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.attn_norm(x + self.attn(x))
+        return self.out_norm(x + self.fc_out(F.gelu(self.fc_in(x))))
+
+
+class Bert(nn.Module):
+    """Token ids (batch, seq) → MLM logits (batch, seq, vocab) or QA (start, end) logits."""
+
+    def __init__(self, a: Arch, head: str) -> None:
+        super().__init__()
+        self.word_embeddings = nn.Embedding(a.vocab, a.hidden)
+        self.position_embeddings = nn.Embedding(a.max_positions or 512, a.hidden)
+        self.token_type_embeddings = nn.Embedding(2, a.hidden)
+        self.embed_norm = nn.LayerNorm(a.hidden, eps=a.norm_eps)
+        self.layers = nn.ModuleList(Layer(a) for _ in range(a.layers))
+        self.head = head
+        if head == "mlm":
+            self.transform = nn.Linear(a.hidden, a.hidden)
+            self.transform_norm = nn.LayerNorm(a.hidden, eps=a.norm_eps)
+            self.decoder = nn.Linear(a.hidden, a.vocab)
+            self.decoder.weight = self.word_embeddings.weight  # tied; its bias is its own
+        else:
+            self.qa_outputs = nn.Linear(a.hidden, 2)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        x = (
+            self.word_embeddings(ids)
+            + self.position_embeddings(pos)
+            + self.token_type_embeddings(torch.zeros_like(ids))
+        )
+        x = self.embed_norm(x)
+        for layer in self.layers:
+            x = layer(x)
+        if self.head == "mlm":
+            return self.decoder(self.transform_norm(F.gelu(self.transform(x))))
+        start, end = self.qa_outputs(x).split(1, dim=-1)
+        return start.squeeze(-1), end.squeeze(-1)
+
+
+def build(info: PresetInfo, workload: Workload) -> ModelBundle:
+    a = info.arch
+    head = "mlm" if workload.task is Task.TRAIN else "qa"
+    model = Bert(a, head)
+    b, s = workload.inputs.batch_size, workload.inputs.seq_len or 512
+
+    def make_batch() -> Batch:
+        ids = torch.randint(0, a.vocab, (b, s))
+        if head == "mlm":
+            return Batch(args=(ids,), targets=(torch.randint(0, a.vocab, (b, s)),))
+        return Batch(args=(ids,), targets=(torch.randint(0, s, (b,)), torch.randint(0, s, (b,))))
+
+    def loss(out: torch.Tensor | tuple[torch.Tensor, torch.Tensor], batch: Batch) -> torch.Tensor:
+        if head == "mlm":
+            assert isinstance(out, torch.Tensor)
+            return lm_loss(out, batch.targets[0])
+        start, end = out
+        return (F.cross_entropy(start, batch.targets[0]) + F.cross_entropy(end, batch.targets[1])) / 2
+
+    per_block = sum(p.numel() for p in model.layers[0].parameters())
+    return ModelBundle(
+        model=model,
+        make_batch=make_batch,
+        loss=loss,
+        shape=ModelShape(
+            family="encoder",
+            num_layers=a.layers,
+            hidden_size=a.hidden,
+            num_attention_heads=a.heads,
+            num_kv_heads=a.heads,
+            head_dim=a.head_dim,
+            vocab_size=a.vocab,
+            max_seq_len=a.max_positions,
+            largest_layer_params=max(per_block, a.vocab * a.hidden),
+        ),
+        seq_len=s,
+        checkpoint_blocks=tuple(f"layers.{i}" for i in range(a.layers)),
+        notes=(
+            f"{info.name}: {'masked-LM' if head == 'mlm' else 'question-answering'} head; "
+            "MLM loss over every position (HF computes logits for all tokens); dropout left out",
+        ),
+    )

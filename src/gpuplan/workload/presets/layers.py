@@ -1,0 +1,89 @@
+"""Building blocks shared by the preset models (plain torch; imported only to trace)."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+__all__ = ["Attention", "RMSNorm", "apply_rope", "lm_loss", "rope_cos_sin"]
+
+
+class RMSNorm(nn.Module):
+    """Root-mean-square norm with a learned scale (Llama, and T5's "LayerNorm"), computed in fp32."""
+
+    def __init__(self, dim: int, eps: float) -> None:
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # Upcast as HF LlamaRMSNorm does: the fp32 copy is part of the real activation memory.
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.to(x.dtype)
+
+
+def rope_cos_sin(inv_freq: torch.Tensor, seq_len: int, dtype: torch.dtype) -> tuple[torch.Tensor, ...]:
+    """cos/sin tables (seq, head_dim) for rotary embeddings, recomputed per forward like HF."""
+    pos = torch.arange(seq_len, device=inv_freq.device, dtype=torch.float32)
+    freqs = torch.outer(pos, inv_freq.float())
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """Rotate (batch, heads, seq, head_dim) by the half-split convention of HF Llama."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return x * cos + torch.cat((-x2, x1), dim=-1) * sin
+
+
+class Attention(nn.Module):
+    """Multi-head (or grouped-query) attention on ``F.scaled_dot_product_attention``.
+
+    Projections are separate ``q_proj``/``k_proj``/``v_proj``/``o_proj`` linears in every preset (GPT-2's
+    fused ``c_attn`` has the same parameters and FLOPs), so LoRA targets mean the same everywhere.
+    """
+
+    def __init__(
+        self, dim: int, heads: int, kv_heads: int, head_dim: int, *, bias: bool, kv_dim: int | None = None
+    ) -> None:
+        super().__init__()
+        self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
+        kv_in = kv_dim or dim
+        self.q_proj = nn.Linear(dim, heads * head_dim, bias=bias)
+        self.k_proj = nn.Linear(kv_in, kv_heads * head_dim, bias=bias)
+        self.v_proj = nn.Linear(kv_in, kv_heads * head_dim, bias=bias)
+        self.o_proj = nn.Linear(heads * head_dim, dim, bias=bias)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        *,
+        context: torch.Tensor | None = None,
+        causal: bool = False,
+        rope: tuple[torch.Tensor, torch.Tensor] | None = None,
+        bias: torch.Tensor | None = None,
+        scale: float | None = None,
+    ) -> torch.Tensor:
+        b, s, _ = x.shape
+        kv = x if context is None else context
+        q = self.q_proj(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(kv).view(b, kv.shape[1], self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(kv).view(b, kv.shape[1], self.kv_heads, self.head_dim).transpose(1, 2)
+        if rope is not None:
+            q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+        # NB: GQA shares each K/V head across heads/kv_heads query heads without copying, as flash
+        # attention does on a GPU (HF's eager repeat_kv would store the repeated K/V).
+        out = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=bias, is_causal=causal, scale=scale, enable_gqa=self.kv_heads != self.heads
+        )
+        return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
+
+
+def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Token cross-entropy on fp32 logits, as HF's causal/masked LM losses compute it.
+
+    Labels are taken as already shifted (HF shifts labels, not logits, so no logits copy is made).
+    """
+    return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.view(-1))

@@ -1,0 +1,197 @@
+"""The preset catalogue: names, architecture numbers and where each builder lives.
+
+Torch-free on purpose: the workload spec validates ``seq_len`` against a preset's maximum without
+importing torch. The builders (``presets/<family>.py``) import torch and are loaded only to trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Literal
+
+from gpuplan.errors import NotFoundError
+
+__all__ = ["PRESETS", "Arch", "PresetInfo", "get_preset"]
+
+Family = Literal["cnn", "vit", "encoder", "encoder-decoder", "decoder"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Arch:
+    """Architecture numbers of one preset; fields a family does not use stay at their defaults."""
+
+    layers: int
+    """Transformer blocks (per stack for T5), or bottleneck blocks per stage count for ResNets (unused)."""
+    hidden: int = 0
+    """Model width d_model (transformers) or 0 for CNNs."""
+    heads: int = 0
+    kv_heads: int = 0
+    """Key/value heads; fewer than ``heads`` means grouped-query attention."""
+    head_dim: int = 0
+    intermediate: int = 0
+    """MLP inner width."""
+    vocab: int = 0
+    max_positions: int | None = None
+    """Longest sequence the model accepts (learned or trained positions); None = no hard limit."""
+    tied_head: bool = False
+    """Output projection shares the token-embedding matrix (counted once)."""
+    stage_blocks: tuple[int, ...] = ()
+    """ResNet bottleneck blocks per stage, e.g. (3, 4, 6, 3) for ResNet-50."""
+    num_classes: int = 1000
+    """Classifier outputs of vision presets (ImageNet-1k)."""
+    rope_theta: float = 10000.0
+    norm_eps: float = 1e-5
+
+
+@dataclass(frozen=True, kw_only=True)
+class PresetInfo:
+    """One preset model: its name, family, real-world source and architecture."""
+
+    name: str
+    family: Family
+    modality: Literal["image", "text"]
+    source: str
+    """The published model whose shape this reproduces."""
+    arch: Arch
+    loader: Callable[[], ModuleType]
+    """Imports the torch builder module for this family (lazily; see module docstring)."""
+    expected_params: int
+    """Parameter count of the published model (tied weights once); tests pin the builder to it."""
+
+    @property
+    def max_seq_len(self) -> int | None:
+        return self.arch.max_positions
+
+
+def _gpt2() -> ModuleType:
+    from gpuplan.workload.presets import gpt2
+
+    return gpt2
+
+
+def _llama() -> ModuleType:
+    from gpuplan.workload.presets import llama
+
+    return llama
+
+
+def _bert() -> ModuleType:
+    from gpuplan.workload.presets import bert
+
+    return bert
+
+
+def _t5() -> ModuleType:
+    from gpuplan.workload.presets import t5
+
+    return t5
+
+
+def _vit() -> ModuleType:
+    from gpuplan.workload.presets import vit
+
+    return vit
+
+
+def _resnet() -> ModuleType:
+    from gpuplan.workload.presets import resnet
+
+    return resnet
+
+
+def _gpt2_arch(layers: int, hidden: int, heads: int) -> Arch:
+    return Arch(
+        layers=layers, hidden=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads,
+        intermediate=4 * hidden, vocab=50257, max_positions=1024, tied_head=True,
+    )  # fmt: skip
+
+
+def _llama_arch(
+    layers: int, hidden: int, heads: int, kv_heads: int, inter: int, vocab: int, max_pos: int, **kw: object
+) -> Arch:
+    return Arch(
+        layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, head_dim=hidden // heads,
+        intermediate=inter, vocab=vocab, max_positions=max_pos, **kw,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+_L3 = {"rope_theta": 500000.0}
+_TIED_L3 = {"rope_theta": 500000.0, "tied_head": True}
+
+PRESETS: dict[str, PresetInfo] = {
+    p.name: p
+    for p in (
+        PresetInfo(
+            name="resnet50", family="cnn", modality="image", loader=_resnet, expected_params=25_557_032,
+            source="ResNet-50 v1.5 (torchvision resnet50)", arch=Arch(layers=16, stage_blocks=(3, 4, 6, 3)),
+        ),
+        PresetInfo(
+            name="resnet101", family="cnn", modality="image", loader=_resnet, expected_params=44_549_160,
+            source="ResNet-101 v1.5 (torchvision resnet101)",
+            arch=Arch(layers=33, stage_blocks=(3, 4, 23, 3)),
+        ),
+        PresetInfo(
+            name="vit-b16", family="vit", modality="image", loader=_vit, expected_params=86_567_656,
+            source="ViT-B/16 at 224² (torchvision vit_b_16)",
+            arch=Arch(layers=12, hidden=768, heads=12, kv_heads=12, head_dim=64, intermediate=3072,
+                      norm_eps=1e-6),
+        ),
+        PresetInfo(
+            name="bert-base", family="encoder", modality="text", loader=_bert, expected_params=109_514_298,
+            source="bert-base-uncased (BertForMaskedLM for train, BertForQuestionAnswering for finetune)",
+            arch=Arch(layers=12, hidden=768, heads=12, kv_heads=12, head_dim=64, intermediate=3072,
+                      vocab=30522, max_positions=512, tied_head=True, norm_eps=1e-12),
+        ),
+        PresetInfo(
+            name="bert-large", family="encoder", modality="text", loader=_bert, expected_params=335_174_458,
+            source="bert-large-uncased (BertForMaskedLM for train, BertForQuestionAnswering for finetune)",
+            arch=Arch(layers=24, hidden=1024, heads=16, kv_heads=16, head_dim=64, intermediate=4096,
+                      vocab=30522, max_positions=512, tied_head=True, norm_eps=1e-12),
+        ),
+        PresetInfo(
+            name="t5-base", family="encoder-decoder", modality="text", loader=_t5,
+            expected_params=222_903_552,
+            source="t5-base (T5ForConditionalGeneration, v1.0: ReLU, tied head)",
+            arch=Arch(layers=12, hidden=768, heads=12, kv_heads=12, head_dim=64, intermediate=3072,
+                      vocab=32128, max_positions=None, tied_head=True, norm_eps=1e-6),
+        ),
+        PresetInfo(name="gpt2", family="decoder", modality="text", loader=_gpt2, expected_params=124_439_808,
+                   source="gpt2 (124M)", arch=_gpt2_arch(12, 768, 12)),
+        PresetInfo(name="gpt2-medium", family="decoder", modality="text", loader=_gpt2,
+                   expected_params=354_823_168, source="gpt2-medium (355M)", arch=_gpt2_arch(24, 1024, 16)),
+        PresetInfo(name="gpt2-large", family="decoder", modality="text", loader=_gpt2,
+                   expected_params=774_030_080, source="gpt2-large (774M)", arch=_gpt2_arch(36, 1280, 20)),
+        PresetInfo(name="gpt2-xl", family="decoder", modality="text", loader=_gpt2,
+                   expected_params=1_557_611_200, source="gpt2-xl (1.5B)", arch=_gpt2_arch(48, 1600, 25)),
+        PresetInfo(name="llama-1b", family="decoder", modality="text", loader=_llama,
+                   expected_params=1_235_814_400, source="meta-llama/Llama-3.2-1B (GQA 32/8, tied head)",
+                   arch=_llama_arch(16, 2048, 32, 8, 8192, 128256, 131072, **_TIED_L3)),
+        PresetInfo(name="llama-3b", family="decoder", modality="text", loader=_llama,
+                   expected_params=3_212_749_824, source="meta-llama/Llama-3.2-3B (GQA 24/8, tied head)",
+                   arch=_llama_arch(28, 3072, 24, 8, 8192, 128256, 131072, **_TIED_L3)),
+        PresetInfo(name="llama-7b", family="decoder", modality="text", loader=_llama,
+                   expected_params=6_738_415_616, source="meta-llama/Llama-2-7b-hf (MHA, untied head)",
+                   arch=_llama_arch(32, 4096, 32, 32, 11008, 32000, 4096)),
+        PresetInfo(name="llama-8b", family="decoder", modality="text", loader=_llama,
+                   expected_params=8_030_261_248, source="meta-llama/Llama-3.1-8B (GQA 32/8, untied head)",
+                   arch=_llama_arch(32, 4096, 32, 8, 14336, 128256, 131072, **_L3)),
+        PresetInfo(name="llama-13b", family="decoder", modality="text", loader=_llama,
+                   expected_params=13_015_864_320, source="meta-llama/Llama-2-13b-hf (MHA, untied head)",
+                   arch=_llama_arch(40, 5120, 40, 40, 13824, 32000, 4096)),
+        # NB: the 70B preset is Llama-3.1-70B (GQA 64/8, 128K vocabulary), the one teams fine-tune
+        # today; Llama-2-70B has the same blocks but a 32K vocabulary (68.98B parameters).
+        PresetInfo(name="llama-70b", family="decoder", modality="text", loader=_llama,
+                   expected_params=70_553_706_496, source="meta-llama/Llama-3.1-70B (GQA 64/8, untied head)",
+                   arch=_llama_arch(80, 8192, 64, 8, 28672, 128256, 131072, **_L3)),
+    )
+}  # fmt: skip
+
+
+def get_preset(name: str) -> PresetInfo:
+    """The preset called ``name`` (case-insensitive); NotFoundError with suggestions otherwise."""
+    info = PRESETS.get(name.strip().lower())
+    if info is None:
+        raise NotFoundError("preset", name, PRESETS, hint=f"known presets: {', '.join(PRESETS)}")
+    return info

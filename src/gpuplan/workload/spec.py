@@ -1,0 +1,358 @@
+"""The workload spec: what the user's job is, validated at the YAML edge into a frozen ``Workload``.
+
+Every section is a frozen pydantic model that rejects unknown keys. Any problem becomes one
+``WorkloadError`` line naming the field path and the fix (``inputs.batch_size: must be ≥ 1 (got 0)``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+
+from gpuplan.errors import WorkloadError
+from gpuplan.workload._validation import Spec, one_line_error
+from gpuplan.workload.durations import parse_duration_hours
+from gpuplan.workload.enums import Objective, OptimizerName, Parallelism, Precision, Task
+from gpuplan.workload.presets.registry import get_preset
+
+__all__ = [
+    "ConstraintsSpec",
+    "DataSpec",
+    "InputsSpec",
+    "LoraSpec",
+    "ModelSpec",
+    "ServingSpec",
+    "Workload",
+    "load_workload",
+]
+
+TaskField = Annotated[Task, BeforeValidator(Task.cast)]
+PrecisionField = Annotated[Precision, BeforeValidator(Precision.cast)]
+OptimizerField = Annotated[OptimizerName, BeforeValidator(OptimizerName.cast)]
+ParallelismField = Annotated[Parallelism, BeforeValidator(Parallelism.cast)]
+ObjectiveField = Annotated[Objective, BeforeValidator(Objective.cast)]
+Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
+
+_ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
+#: Keys of a Hugging Face config.json that bound the sequence length, in the order checked.
+_HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length")
+#: Pricing models the catalog knows (DESIGN.md "Data"); ``-`` and ``_`` are interchangeable.
+PRICING_MODELS = ("on_demand", "spot", "monthly", "yearly", "reserved_1y", "reserved_3y")
+COMMITMENTS = ("none", "monthly", "1y", "3y")
+
+
+def _names(value: Any) -> Any:
+    """A single string is accepted where a list of names is expected."""
+    return [value] if isinstance(value, str) else value
+
+
+Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
+
+
+class LoraSpec(Spec):
+    """Low-rank adapters on some linear layers; the base weights are frozen."""
+
+    rank: int = Field(ge=1)
+    """Adapter rank r (A is r×in, B is out×r)."""
+    alpha: float | None = Field(default=None, gt=0)
+    """Scale numerator (scaling = alpha / rank); None means alpha = rank. Does not change the trace."""
+    targets: Names = ("q", "v")
+    """Which projections get adapters: ``q``, ``k``, ``v``, ``o`` (attention) or ``gate``, ``up``,
+    ``down`` (MLP) for presets; for other models, the last component of a ``nn.Linear``'s name."""
+
+    @field_validator("targets")
+    @classmethod
+    def _non_empty(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("list at least one target, e.g. [q, v]")
+        return v
+
+
+class ModelSpec(Spec):
+    """Where the model comes from: exactly one of ``preset``, ``hf_config``, ``python``."""
+
+    preset: str | None = None
+    """A built-in model name (``gpt2``, ``llama-7b``, ``resnet50`` …)."""
+    hf_config: str | None = None
+    """A Hugging Face ``config.json`` (or a folder holding one), relative to ``project_dir``."""
+    python: str | None = None
+    """An entry point ``package.module:function`` in the user's project (see ``workload.user_code``)."""
+    project_dir: str | None = None
+    """Folder relative paths and user modules are resolved from; the YAML file's folder by default."""
+    lora: LoraSpec | None = None
+    frozen: Names = ()
+    """Module-name prefixes whose parameters are frozen (``embeddings``, ``encoder.layer.0``)."""
+
+    @field_validator("preset")
+    @classmethod
+    def _known_preset(cls, v: str | None) -> str | None:
+        # NB: an unknown preset raises NotFoundError (with suggestions), not a validation error.
+        return None if v is None else get_preset(v).name
+
+    @field_validator("python")
+    @classmethod
+    def _entry_point(cls, v: str | None) -> str | None:
+        if v is not None and not _ENTRY_POINT.fullmatch(v.strip()):
+            raise ValueError(f"expected 'package.module:function' (got {v!r})")
+        return None if v is None else v.strip()
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ModelSpec:
+        given = [k for k in ("preset", "hf_config", "python") if getattr(self, k) is not None]
+        if len(given) != 1:
+            what = f"got {', '.join(given)}" if given else "got none"
+            raise ValueError(f"give exactly one of preset, hf_config or python ({what})")
+        return self
+
+    @property
+    def base_dir(self) -> Path:
+        """Folder relative paths are resolved from (``project_dir``, else the current directory)."""
+        return Path(self.project_dir) if self.project_dir else Path.cwd()
+
+    @property
+    def hf_config_path(self) -> Path | None:
+        """``hf_config`` as an absolute path (to the file or the folder holding config.json)."""
+        if self.hf_config is None:
+            return None
+        p = Path(self.hf_config).expanduser()
+        return p if p.is_absolute() else (self.base_dir / p).resolve()
+
+
+class InputsSpec(Spec):
+    """One training (or inference) micro-batch on one GPU."""
+
+    batch_size: int = Field(ge=1)
+    """Samples per GPU per micro-batch, like HF ``per_device_train_batch_size``."""
+    seq_len: int | None = Field(default=None, ge=1)
+    """Tokens per sample (text models); the encoder length for encoder-decoders."""
+    target_len: int | None = Field(default=None, ge=1)
+    """Decoder tokens per sample for encoder-decoders (T5); ``seq_len`` when omitted."""
+    image_size: int | None = Field(default=None, ge=1)
+    """Square image side in pixels (vision models)."""
+
+    @model_validator(mode="after")
+    def _one_size(self) -> InputsSpec:
+        if self.seq_len is not None and self.image_size is not None:
+            raise ValueError("give seq_len (text) or image_size (vision), not both")
+        return self
+
+
+class DataSpec(Spec):
+    """The data set one run goes through."""
+
+    samples: int | None = Field(default=None, ge=1)
+    tokens: int | None = Field(default=None, ge=1)
+    """Alternative to ``samples`` for text: samples = tokens / seq_len."""
+    epochs: float = Field(default=1.0, gt=0)
+    size_gb: float | None = Field(default=None, ge=0)
+    """Size of the data set in GB (10⁹ bytes), for storage and egress."""
+    location: str | None = None
+    """Where the data lives now, ``provider/region`` (``aws/us-east-1``)."""
+
+    @model_validator(mode="after")
+    def _check(self) -> DataSpec:
+        if self.samples is not None and self.tokens is not None:
+            raise ValueError("give samples or tokens, not both")
+        if self.location is not None and not re.fullmatch(r"[\w.-]+/[\w.-]+", self.location):
+            raise ValueError(f"location: expected provider/region like aws/us-east-1 (got {self.location!r})")
+        return self
+
+
+class ServingSpec(Spec):
+    """The load an inference deployment must carry."""
+
+    requests_per_s: float = Field(gt=0)
+    prompt_tokens: int = Field(ge=1)
+    output_tokens: int = Field(ge=1)
+    p95_latency_ms: float | None = Field(default=None, gt=0)
+    """Latency target for a whole request at the 95th percentile, in milliseconds."""
+
+
+class ConstraintsSpec(Spec):
+    """What the planner may choose from and what it must meet."""
+
+    deadline_hours: Hours | None = Field(default=None, alias="deadline")
+    """Wall-clock limit; written ``12h``, ``2d``, ``90m`` or a number of hours."""
+    budget_usd: float | None = Field(default=None, gt=0)
+    providers: Names = ()
+    regions: Names = ()
+    countries: Names = ()
+    """ISO country codes or names the data and GPUs may be in."""
+    pricing: Names = ()
+    """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
+    max_gpus: int | None = Field(default=None, ge=1)
+    min_gpu_memory_gib: float | None = Field(default=None, gt=0)
+    interconnect: str | None = None
+    """Required GPU link, e.g. ``nvlink``, ``pcie``, ``infiniband``."""
+    compliance: Names = ()
+    """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``)."""
+    objective: ObjectiveField = Objective.BALANCED
+    commitment: str | None = None
+    """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
+
+    @field_validator("providers", "regions", "countries", "compliance")
+    @classmethod
+    def _lower(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(s.strip().lower() for s in v)
+
+    @field_validator("pricing")
+    @classmethod
+    def _pricing(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        out = tuple(s.strip().lower().replace("-", "_") for s in v)
+        for p in out:
+            if p not in PRICING_MODELS:
+                from gpuplan.errors import closest
+
+                hint = closest(p, PRICING_MODELS)
+                did = f"did you mean {hint[0]!r}? " if hint else ""
+                raise ValueError(f"unknown pricing model {p!r}; {did}(one of {', '.join(PRICING_MODELS)})")
+        return out
+
+    @field_validator("commitment")
+    @classmethod
+    def _commitment(cls, v: str | None) -> str | None:
+        if v is not None and v.strip().lower() not in COMMITMENTS:
+            raise ValueError(f"expected one of {', '.join(COMMITMENTS)} (got {v!r})")
+        return None if v is None else v.strip().lower()
+
+
+class Workload(Spec):
+    """A user's job: model, inputs, numerics, optimizer, parallelism, data and planner constraints."""
+
+    name: str = Field(min_length=1)
+    task: TaskField = Task.TRAIN
+    model: ModelSpec
+    inputs: InputsSpec
+    precision: PrecisionField = Precision.FP32
+    optimizer: OptimizerField = OptimizerName.ADAMW
+    """Ignored for ``task: infer``."""
+    gradient_checkpointing: bool = False
+    """Recompute each transformer block (ResNet stage) in backward instead of keeping activations."""
+    gradient_accumulation: int = Field(default=1, ge=1)
+    parallelism: ParallelismField = Parallelism.DDP
+    data: DataSpec | None = None
+    serving: ServingSpec | None = None
+    """Only for ``task: infer``."""
+    constraints: ConstraintsSpec = Field(default_factory=ConstraintsSpec)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Workload:
+        if self.serving is not None and self.task is not Task.INFER:
+            raise ValueError("serving: only applies to task: infer (remove it or set task: infer)")
+        if self.model.lora is not None and self.task is Task.INFER:
+            raise ValueError("model.lora: adapters only matter for training; use task: finetune or drop lora")
+        if self.gradient_checkpointing and self.task is Task.INFER:
+            raise ValueError("gradient_checkpointing: has no effect for task: infer; remove it")
+        self._check_inputs()
+        return self
+
+    def _check_inputs(self) -> None:
+        inp = self.inputs
+        if self.model.preset is not None:
+            info = get_preset(self.model.preset)
+            if info.modality == "image":
+                if inp.seq_len is not None or inp.target_len is not None:
+                    raise ValueError(f"inputs: {info.name} takes images; give image_size, not seq_len")
+                if inp.image_size is None:
+                    raise ValueError(f"inputs.image_size: required for {info.name} (e.g. image_size: 224)")
+                if info.family == "vit" and inp.image_size % 16:
+                    raise ValueError(f"inputs.image_size: must be a multiple of 16 for {info.name} "
+                                     f"(got {inp.image_size})")  # fmt: skip
+                return
+            if inp.image_size is not None:
+                raise ValueError(f"inputs: {info.name} takes tokens; give seq_len, not image_size")
+            limit, source = info.max_seq_len, f"{info.name}"
+        elif self.model.hf_config is not None:
+            limit, source = _hf_max_positions(self.model.hf_config_path), "its config.json"
+        else:
+            return  # user code: checked when traced
+        if inp.seq_len is None and inp.image_size is None:
+            raise ValueError("inputs.seq_len: required for a text model (e.g. seq_len: 1024)")
+        for field_name in ("seq_len", "target_len"):
+            n = getattr(inp, field_name)
+            if limit is not None and n is not None and n > limit:
+                raise ValueError(
+                    f"inputs.{field_name}: {n} is longer than the model allows ({limit} positions in "
+                    f"{source}); use {field_name}: {limit} or less"
+                )
+
+    # ---- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "") -> Workload:
+        """Validate ``data`` (as parsed from YAML/JSON). Raises WorkloadError (one line) or NotFoundError."""
+        if not isinstance(data, dict):
+            raise WorkloadError(
+                f"{source or 'workload'}: expected a mapping of fields (got {type(data).__name__})"
+            )
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise one_line_error(e, source) from None
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Workload:
+        """Read a workload file; ``model.hf_config`` and ``model.python`` resolve from its folder."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise WorkloadError(f"cannot read workload file {str(p)!r}: {e.strerror or e}") from e
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(p)
+            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+            raise WorkloadError(f"{where}: invalid YAML: {problem}") from None
+        if not isinstance(data, dict):
+            raise WorkloadError(f"{p}: expected a mapping of workload fields (got {type(data).__name__})")
+        model = data.get("model")
+        if isinstance(model, dict) and "project_dir" not in model:
+            data = {**data, "model": {**model, "project_dir": str(p.resolve().parent)}}
+        return cls.from_dict(data, source=str(p))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data that ``from_dict`` reads back into an equal Workload (durations in hours)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    # ---- derived --------------------------------------------------------------------------------
+
+    @property
+    def is_training(self) -> bool:
+        return self.task is not Task.INFER
+
+    def global_batch_size(self, num_gpus: int) -> int:
+        """Samples per optimizer step: per-GPU batch × GPUs × gradient accumulation."""
+        return self.inputs.batch_size * num_gpus * self.gradient_accumulation
+
+
+def _hf_max_positions(path: Path | None) -> int | None:
+    """The sequence limit written in a HF config.json, or None if it states none (T5's relative bias)."""
+    if path is None:
+        return None
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        cfg = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"model.hf_config: cannot read {str(file)!r}: {e.strerror or e}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"model.hf_config: {file} is not valid JSON ({e.msg} at line {e.lineno})") from None
+    for key in _HF_MAX_POSITION_KEYS:
+        if isinstance(cfg.get(key), int):
+            return int(cfg[key])
+    return None
+
+
+def load_workload(source: str | Path | dict[str, Any] | Workload) -> Workload:
+    """A Workload from a YAML path, a mapping, or a Workload (returned as is)."""
+    if isinstance(source, Workload):
+        return source
+    if isinstance(source, dict):
+        return Workload.from_dict(source)
+    return Workload.from_yaml(source)
