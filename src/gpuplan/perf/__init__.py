@@ -1,1 +1,29 @@
-"""perf layer (see DESIGN.md)."""
+"""perf layer: Profile × GPU × count × parallelism → step time, memory fit, throughput, advice.
+
+Pure arithmetic over a traced :class:`~gpuplan.profile.model.Profile` and GPU datasheets; it never
+imports torch.
+"""
+
+from gpuplan.perf.advisor import Advice, advise
+from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, JobSize, estimate
+from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
+from gpuplan.perf.memory import MemoryEstimate
+from gpuplan.perf.parallel import Link
+
+__all__ = [
+    "SOFTWARE_LEVEL",
+    "Advice",
+    "Calibration",
+    "DecodeEstimate",
+    "Estimate",
+    "JobSize",
+    "Link",
+    "MemoryEstimate",
+    "ServingEstimate",
+    "advise",
+    "decode_estimate",
+    "estimate",
+    "load_calibration",
+    "serving_estimate",
+]

@@ -1,0 +1,129 @@
+"""The few fitted parameters of the performance model, and where they come from.
+
+The parameters are physical: the fraction of a datasheet peak that real kernels reach, and the
+smallest time one kernel call takes. ``benchmarks/calibrate.py`` fits them on the published
+measurements in ``perf/data/calibration.csv`` and writes ``perf/calibration.json`` (with the fit
+date, the data's hash and each row's residual). :func:`load_calibration` reads that file; without
+it, :data:`PRIOR` (literature values) is used.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+from functools import cache
+from importlib import resources
+
+from gpuplan.errors import DataError
+
+__all__ = ["PRIOR", "Calibration", "CalibrationRow", "load_calibration"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalibrationRow:
+    """One published measurement and what the model predicted for it at fit time."""
+
+    label: str
+    gpu: str
+    metric: str
+    published: float
+    predicted: float
+    used_in_fit: bool = True
+
+    @property
+    def log_error(self) -> float:
+        """ln(predicted / published): the quantity the fit minimises (symmetric in over/under)."""
+        return math.log(self.predicted / self.published)
+
+    @property
+    def error_pct(self) -> float:
+        return 100.0 * (self.predicted / self.published - 1.0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Calibration:
+    """Efficiencies against datasheet peaks, fitted on published runs."""
+
+    tensor_matmul_efficiency: float
+    """Fraction of the dense tensor-core peak (TF32/FP16/BF16/FP8) reached by matmul and attention."""
+    tensor_conv_efficiency: float
+    """Fraction of the dense tensor-core peak reached by cuDNN convolutions (forward and backward)."""
+    vector_efficiency: float
+    """Fraction of the non-tensor FP32 peak reached by FP32 matmuls/convs (no TF32)."""
+    bandwidth_efficiency: float
+    """Fraction of the datasheet memory bandwidth reached by bandwidth-bound kernels."""
+    min_kernel_time_us: float
+    """Smallest time one op call takes (launch + eager-mode dispatch), microseconds."""
+    time_band: float = 1.15
+    """Multiplicative band on step time from the calibration residuals (exp of the 90th percentile
+    of |ln(predicted/published)|)."""
+    memory_band: float = 1.10
+    """Multiplicative band on the traced peak from the memory rows' residuals."""
+    fitted_on: str = ""
+    """Fit date (ISO), or empty for the prior."""
+    data_sha256: str = ""
+    """SHA-256 of the calibration CSV the fit read."""
+    source: str = "prior"
+    rows: tuple[CalibrationRow, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for name in (
+            "tensor_matmul_efficiency",
+            "tensor_conv_efficiency",
+            "vector_efficiency",
+            "bandwidth_efficiency",
+        ):
+            value = getattr(self, name)
+            if not 0.0 < value <= 1.0:
+                raise DataError(
+                    f"calibration {name}={value} is outside (0, 1]; refit or fix calibration.json"
+                )
+        if self.min_kernel_time_us < 0 or self.time_band < 1.0 or self.memory_band < 1.0:
+            raise DataError("calibration kernel time must be >= 0 and bands >= 1; refit calibration.json")
+
+    def compute_efficiency(self, path: str, op_class: str) -> float:
+        """Efficiency for one dtype path (``fp32`` = non-tensor) and op class."""
+        if path == "fp32":
+            return self.vector_efficiency
+        if op_class == "conv":
+            return self.tensor_conv_efficiency
+        return self.tensor_matmul_efficiency
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Calibration:
+        d = json.loads(text)
+        d["rows"] = tuple(CalibrationRow(**r) for r in d.get("rows", ()))
+        return cls(**d)
+
+    def with_rows(self, rows: tuple[CalibrationRow, ...]) -> Calibration:
+        return replace(self, rows=rows)
+
+
+#: Literature priors, used only when no fitted calibration.json ships:
+#: llm-analysis suggests ~0.5 FLOP efficiency for training, 0.9 for memory (ESTIMATION_NOTES 2.1);
+#: ~0.7 is typical for large cuBLAS GEMMs; ~5 µs is the CUDA kernel launch latency.
+PRIOR = Calibration(
+    tensor_matmul_efficiency=0.6,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.8,
+    min_kernel_time_us=5.0,
+    time_band=1.3,
+    memory_band=1.15,
+)
+
+
+@cache
+def load_calibration() -> Calibration:
+    """The fitted calibration shipped in the package, or :data:`PRIOR` if none was fitted yet."""
+    ref = resources.files("gpuplan.perf").joinpath("calibration.json")
+    if not ref.is_file():
+        return PRIOR
+    try:
+        return Calibration.from_json(ref.read_text(encoding="utf-8"))
+    except (ValueError, TypeError, KeyError) as e:
+        raise DataError(f"perf/calibration.json is malformed ({e}); rerun benchmarks/calibrate.py") from e

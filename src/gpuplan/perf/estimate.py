@@ -1,0 +1,239 @@
+"""Profile × GPU × count × parallelism → step time, throughput, job time and memory fit.
+
+The point estimate assumes :data:`SOFTWARE_LEVEL`; the ranges add the calibration residuals and
+the spread of software stacks measured on the same model and GPU (:data:`SOFTWARE_SLOWER`,
+:data:`SOFTWARE_FASTER`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import GPU
+from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.memory import GIB, MemoryEstimate, memory_estimate, profile_has_conv
+from gpuplan.perf.parallel import Link, all_gather_s, all_reduce_s, check_parallelism, sharded_peak_bytes
+from gpuplan.perf.roofline import PhaseTimes, phase_times
+from gpuplan.profile.model import Profile
+
+__all__ = [
+    "SOFTWARE_FASTER",
+    "SOFTWARE_LEVEL",
+    "SOFTWARE_SLOWER",
+    "Estimate",
+    "JobSize",
+    "estimate",
+]
+
+#: What the point estimate assumes about the user's software stack (the calibration data's level).
+SOFTWARE_LEVEL = (
+    "NGC-container-level kernels: cuDNN (channels_last for CNNs under AMP), fused (flash) attention, "
+    "fused layer norms and optimizers, eager mode without torch.compile, input pipeline not limiting"
+)
+#: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
+#: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.
+SOFTWARE_SLOWER = 1200.0 / 893.0
+#: How much faster a more tuned stack runs it: torchtune Llama-3.2-3B full fine-tune on A100 went
+#: from 7075 to 8998 tokens/s with torch.compile: 8998 / 7075 = 1.27.
+SOFTWARE_FASTER = 8998.0 / 7075.0
+
+#: DDP's default gradient bucket (``bucket_cap_mb=25``): the last bucket's all-reduce cannot overlap.
+_DDP_BUCKET_BYTES = 25 * 1024**2
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobSize:
+    """How much data the job processes."""
+
+    samples: float
+    """Samples (sequences, images) per epoch."""
+    epochs: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Estimate:
+    """How one workload runs on ``gpu_count`` GPUs of one model. Times in seconds, memory in GiB."""
+
+    gpu: str
+    """Canonical GPU id."""
+    gpu_count: int
+    parallelism: str
+    task: str
+    fits: bool
+    """Whether the per-GPU peak (nvidia-smi view) fits the GPU's usable memory."""
+    memory: MemoryEstimate
+    step_time_s: float
+    """One optimizer step of the global batch (all micro-batches of gradient accumulation)."""
+    step_time_s_low: float
+    step_time_s_high: float
+    compute_time_s: float
+    """Roofline time of the traced ops on one GPU per optimizer step."""
+    comm_time_s: float
+    """Communication not hidden behind compute, per optimizer step."""
+    phases: PhaseTimes
+    """Roofline time of one traced micro-batch step, by phase."""
+    samples_per_step: int
+    """Global batch: micro-batch × accumulation × GPUs."""
+    throughput: float
+    throughput_low: float
+    throughput_high: float
+    throughput_unit: str
+    """``samples_per_s`` or ``tokens_per_s`` (sequence models)."""
+    achieved_tflops: float
+    """Model FLOPs per second per GPU at the point estimate (traced FLOPs / step time)."""
+    job_time_h: float | None
+    job_time_h_low: float | None
+    job_time_h_high: float | None
+    software_level: str = SOFTWARE_LEVEL
+    link: str = ""
+    """The link the communication was costed on; empty on one GPU."""
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def peak_memory_gib(self) -> float:
+        return self.memory.peak_memory_gib
+
+    @property
+    def peak_memory_gib_low(self) -> float:
+        return self.memory.peak_memory_gib_low
+
+    @property
+    def peak_memory_gib_high(self) -> float:
+        return self.memory.peak_memory_gib_high
+
+
+def _comm_s(
+    profile: Profile,
+    phases: PhaseTimes,
+    parallelism: str,
+    link: Link,
+    *,
+    slow_network: bool = False,
+) -> float:
+    """Exposed (not overlapped) communication per optimizer step, seconds."""
+    if link.gpu_count <= 1 or profile.task == "infer":
+        return 0.0
+    bytes_per_param = profile.peak.parameters_bytes / profile.params if profile.params else 4.0
+    grad_bytes = profile.trainable_params * bytes_per_param
+    if parallelism == "ddp":
+        # Buckets all-reduce as backward produces them; only what outlasts backward, and at least
+        # the last bucket, is exposed.
+        total = all_reduce_s(grad_bytes, link, slow_network=slow_network)
+        last = all_reduce_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network)
+        return max(total - phases.backward_s, last)
+    if parallelism in ("zero1", "zero2"):
+        # Reduce-scatter of gradients overlaps backward; the all-gather of updated params follows
+        # the optimizer step and is exposed (DeepSpeed stage 1/2 without overlap of the next forward).
+        rs = all_gather_s(grad_bytes, link, slow_network=slow_network)
+        last = all_gather_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network)
+        ag = all_gather_s(profile.params * bytes_per_param, link, slow_network=slow_network)
+        return max(rs - phases.backward_s, last) + ag
+    # ZeRO-3 / FSDP: all-gather params for forward and again for backward, reduce-scatter grads;
+    # prefetching overlaps them with compute; the first layer's gather is always exposed.
+    param_bytes = profile.params * bytes_per_param
+    volume = 2 * all_gather_s(param_bytes, link, slow_network=slow_network)
+    volume += all_gather_s(grad_bytes, link, slow_network=slow_network)
+    unit = profile.shape.largest_layer_params or profile.params / link.gpu_count
+    first = all_gather_s(unit * bytes_per_param, link, slow_network=slow_network)
+    return max(volume - (phases.forward_s + phases.backward_s), first)
+
+
+def estimate(
+    profile: Profile,
+    gpu: GPU,
+    *,
+    count: int = 1,
+    parallelism: str = "ddp",
+    link: Link | None = None,
+    calibration: Calibration | None = None,
+    job: JobSize | None = None,
+    grad_accum_steps: int = 1,
+) -> Estimate:
+    """Estimate one workload (its traced ``profile``) on ``count`` GPUs of model ``gpu``.
+
+    ``profile.batch_size`` is the per-GPU micro-batch. With ``grad_accum_steps`` > 1 the optimizer
+    (and DDP's all-reduce) runs once per that many micro-batches. ``link`` defaults to
+    :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it).
+    """
+    check_parallelism(parallelism)
+    if count < 1:
+        raise EstimateError(f"GPU count must be at least 1, got {count}")
+    if grad_accum_steps < 1:
+        raise EstimateError(f"gradient accumulation steps must be at least 1, got {grad_accum_steps}")
+    cal = calibration or load_calibration()
+    link = link or Link.for_gpus(gpu, count)
+    if link.gpu_count < count:
+        raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
+    notes: list[str] = []
+
+    phases = phase_times(profile.ops, gpu, profile.precision, cal)
+    optimizer_s = phases.optimizer_s
+    if parallelism != "ddp" and count > 1:
+        optimizer_s /= count  # each rank updates only its shard
+    micro_s = phases.forward_s + phases.backward_s
+    compute_s = grad_accum_steps * micro_s + optimizer_s
+    comm_s = _comm_s(profile, phases, parallelism, link)
+    comm_slow_s = _comm_s(profile, phases, parallelism, link, slow_network=True)
+    step_s = compute_s + comm_s
+    if step_s <= 0:
+        raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")
+
+    band = cal.time_band
+    step_low = compute_s / (band * SOFTWARE_FASTER) + comm_s
+    step_high = compute_s * band * SOFTWARE_SLOWER + comm_slow_s
+
+    samples = profile.batch_size * grad_accum_steps * count
+    per_sample = profile.seq_len if profile.seq_len else 1
+    unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
+    throughput = samples * per_sample / step_s
+
+    job_h = job_low = job_high = None
+    if job is not None:
+        total = job.samples * job.epochs * per_sample
+        job_h = total / throughput / 3600.0
+        job_low = total / (samples * per_sample / step_low) / 3600.0
+        job_high = total / (samples * per_sample / step_high) / 3600.0
+
+    traced = sharded_peak_bytes(
+        profile.peak,
+        parallelism=parallelism,
+        world=count,
+        params=profile.params,
+        largest_layer_params=profile.shape.largest_layer_params,
+    )
+    if parallelism in ("zero3", "fsdp") and count > 1 and not profile.shape.largest_layer_params:
+        notes.append("largest layer unknown: assumed 1/N of the parameters is gathered at once")
+    mem = memory_estimate(
+        traced, gpu, has_conv=profile_has_conv(profile), gpu_count=count, memory_band=cal.memory_band
+    )
+    if traced / GIB > mem.capacity_gib:
+        notes.append("the traced peak alone exceeds the GPU's memory")
+    if not link.network_known and link.nodes > 1:
+        notes.append(f"inter-node network assumed {link.network_gbit_s:g} Gbit/s (range from 25)")
+
+    return Estimate(
+        gpu=gpu.id,
+        gpu_count=count,
+        parallelism=parallelism,
+        task=profile.task,
+        fits=mem.fits,
+        memory=mem,
+        step_time_s=step_s,
+        step_time_s_low=step_low,
+        step_time_s_high=step_high,
+        compute_time_s=compute_s,
+        comm_time_s=comm_s,
+        phases=phases,
+        samples_per_step=samples,
+        throughput=throughput,
+        throughput_low=samples * per_sample / step_high,
+        throughput_high=samples * per_sample / step_low,
+        throughput_unit=unit,
+        achieved_tflops=profile.flops_per_step * grad_accum_steps / step_s / 1e12,
+        job_time_h=job_h,
+        job_time_h_low=job_low,
+        job_time_h_high=job_high,
+        link=link.describe() if count > 1 else "",
+        notes=tuple(notes),
+    )

@@ -1,0 +1,194 @@
+"""LLM inference: prefill (compute-bound), decode (bandwidth-bound), KV-cache capacity, serving.
+
+Decode reads every weight and the KV cache of every running sequence once per generated token, so
+its time per step is ``(weights + Σ KV) / (bandwidth × eff)`` unless the batch is large enough for
+the ``2 × params × batch`` FLOPs to dominate. The KV cache holds, per token,
+``2 (K and V) × layers × kv_heads × head_dim × bytes``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import GPU
+from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.memory import ALLOCATOR_SLACK, GIB, overhead_gib, usable_memory_gib
+from gpuplan.perf.roofline import phase_times
+from gpuplan.profile.model import ModelShape, Profile
+
+__all__ = [
+    "DecodeEstimate",
+    "ServingEstimate",
+    "decode_estimate",
+    "kv_cache_bytes_per_token",
+    "serving_estimate",
+]
+
+#: Utilisation a serving fleet is sized for: queueing delay grows without bound as it nears 1.
+TARGET_UTILISATION = 0.8
+
+
+def kv_cache_bytes_per_token(shape: ModelShape, dtype_bytes: float) -> float:
+    """2 × layers × kv_heads × head_dim × bytes (K and V of every layer)."""
+    if not (shape.num_layers and shape.head_dim and (shape.num_kv_heads or shape.num_attention_heads)):
+        raise EstimateError(
+            "the model's layer count, heads and head size are unknown; cannot size a KV cache"
+        )
+    kv_heads = shape.num_kv_heads or shape.num_attention_heads or 0
+    return 2.0 * shape.num_layers * kv_heads * shape.head_dim * dtype_bytes
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecodeEstimate:
+    """Autoregressive generation on one GPU."""
+
+    gpu: str
+    weights_gib: float
+    kv_cache_gib_per_sequence: float
+    """KV cache of one sequence at ``context_tokens``."""
+    context_tokens: int
+    max_concurrent_sequences: int
+    """Sequences at ``context_tokens`` whose KV cache fits beside the weights (0: none)."""
+    prefill_s: float
+    """Prompt processing of the traced batch (``batch_size`` × ``seq_len`` tokens)."""
+    prefill_tokens_per_s: float
+    batch: int
+    """Concurrent sequences the decode figures are for."""
+    time_per_token_s: float
+    """One decode step for all ``batch`` sequences (= latency between tokens)."""
+    tokens_per_s: float
+    """Generated tokens per second over all ``batch`` sequences."""
+    time_per_token_at_max_s: float
+    """One decode step with ``max_concurrent_sequences`` running (continuous batching, full)."""
+
+
+def _dtype_path(precision: str, weight_bytes: float) -> str:
+    if weight_bytes <= 1.0:
+        return "fp8"
+    if weight_bytes <= 2.0:
+        return "fp16" if "fp16" in precision else "bf16"
+    return "tf32" if precision == "tf32" else "fp32"
+
+
+def decode_estimate(
+    profile: Profile,
+    gpu: GPU,
+    *,
+    batch: int | None = None,
+    context_tokens: int | None = None,
+    calibration: Calibration | None = None,
+) -> DecodeEstimate:
+    """Prefill and decode of a decoder LLM traced for inference (``profile.task == 'infer'``).
+
+    ``batch`` defaults to the traced batch; ``context_tokens`` to the traced sequence length
+    (average context of a running sequence).
+    """
+    if not profile.seq_len:
+        raise EstimateError(
+            f"{profile.workload_name!r} has no sequence length; decode needs a sequence model"
+        )
+    cal = calibration or load_calibration()
+    batch = batch or profile.batch_size
+    ctx = context_tokens or profile.seq_len
+    weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
+    weight_bytes = profile.peak.parameters_bytes / profile.params if profile.params else 2.0
+    act_bytes = 4.0 if weight_bytes > 2.0 else 2.0  # KV cache in 16-bit (also for fp8 weights) unless fp32
+    kv_tok = kv_cache_bytes_per_token(profile.shape, act_bytes)
+
+    forward = tuple(op for op in profile.ops if op.phase == "forward")
+    prefill = phase_times(forward, gpu, profile.precision, cal).forward_s
+    calls = sum(op.count for op in forward)
+
+    path = _dtype_path(profile.precision, weight_bytes)
+    peak = gpu.peak_tflops(path)
+    if peak is None:
+        raise EstimateError(f"{gpu.id} has no {path} peak for this model's weights; choose another GPU")
+    bw = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    hidden = profile.shape.hidden_size or 0
+    layers = profile.shape.num_layers or 0
+
+    def step_s(n: int) -> float:
+        read = weights + n * ctx * kv_tok
+        # 2 FLOPs per weight per token; attention over the context adds 4 · layers · hidden · ctx.
+        flops = n * (2.0 * profile.params + 4.0 * layers * hidden * ctx)
+        return max(
+            read / bw,
+            flops / (peak * 1e12 * cal.tensor_matmul_efficiency),
+            calls * cal.min_kernel_time_us * 1e-6,
+        )
+
+    free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=1)[1] * GIB
+    free -= weights * ALLOCATOR_SLACK[1]
+    per_seq = ctx * kv_tok * ALLOCATOR_SLACK[1]
+    concurrent = max(0, math.floor(free / per_seq)) if per_seq > 0 else 0
+    tokens = profile.batch_size * profile.seq_len
+    return DecodeEstimate(
+        gpu=gpu.id,
+        weights_gib=weights / GIB,
+        kv_cache_gib_per_sequence=ctx * kv_tok / GIB,
+        context_tokens=ctx,
+        max_concurrent_sequences=concurrent,
+        prefill_s=prefill,
+        prefill_tokens_per_s=tokens / prefill if prefill > 0 else 0.0,
+        batch=batch,
+        time_per_token_s=step_s(batch),
+        tokens_per_s=batch / step_s(batch),
+        time_per_token_at_max_s=step_s(max(concurrent, 1)),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServingEstimate:
+    """Whether one GPU serves a request rate, and with what latency."""
+
+    capacity_requests_per_s: float
+    """Requests per second one GPU completes at full concurrency."""
+    requests_per_s: float
+    utilisation: float
+    request_latency_s: float
+    """Prefill + generation of one request with no queueing."""
+    p95_latency_s: float | None
+    """Latency including queueing at the 95th percentile; None when the GPU is overloaded."""
+    gpus_needed: int
+    """GPUs to serve ``requests_per_s`` at :data:`TARGET_UTILISATION`."""
+    derivation: str
+
+
+def serving_estimate(
+    decode: DecodeEstimate,
+    *,
+    requests_per_s: float,
+    prompt_tokens: int,
+    output_tokens: int,
+) -> ServingEstimate:
+    """Serving capacity with continuous batching at the KV-cache concurrency limit.
+
+    p95 latency treats the GPU as one fast server with exponential service (M/M/1 on the
+    aggregate rate): ``P(wait > t) = ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
+    """
+    if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1:
+        raise EstimateError("serving needs requests_per_s ≥ 0, prompt_tokens ≥ 0 and output_tokens ≥ 1")
+    slots = max(1, decode.max_concurrent_sequences)
+    per_token = decode.time_per_token_at_max_s
+    prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
+    latency = prefill + output_tokens * per_token
+    capacity = slots / latency
+    rho = requests_per_s / capacity if capacity > 0 else math.inf
+    p95: float | None
+    if rho >= 1.0:
+        p95 = None
+    elif rho <= 0.05:
+        p95 = latency
+    else:
+        p95 = latency + math.log(rho / 0.05) / (capacity - requests_per_s)
+    return ServingEstimate(
+        capacity_requests_per_s=capacity,
+        requests_per_s=requests_per_s,
+        utilisation=rho,
+        request_latency_s=latency,
+        p95_latency_s=p95,
+        gpus_needed=max(1, math.ceil(requests_per_s / (capacity * TARGET_UTILISATION))),
+        derivation=f"{slots} concurrent sequences (KV cache limit); queueing as M/M/1 on the aggregate rate",
+    )

@@ -1,0 +1,144 @@
+"""Per-operator roofline: time of each traced op on a GPU, from its FLOPs, bytes and dtype path.
+
+An op call takes ``max(flops / (peak[path] × eff), bytes / (bandwidth × eff_bw), min_kernel_time)``.
+The dtype path is where the op runs on the GPU:
+
+- float16 / bfloat16 / float8 inputs → the FP16 / BF16 / FP8 tensor-core peak;
+- float32 matmul/attention → TF32 tensor cores only when the workload's precision is ``tf32``
+  (PyTorch's ``torch.backends.cuda.matmul.allow_tf32`` defaults to False since 1.12), else the
+  non-tensor FP32 peak;
+- float32 convolutions → TF32 on Ampere and newer, because ``torch.backends.cudnn.allow_tf32``
+  defaults to True; FP32 before Ampere;
+- ``other`` ops (elementwise, norms, softmax, reductions, optimizer updates) → bandwidth-bound,
+  capped by the FP32 vector peak.
+
+A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) raises
+:class:`EstimateError` with one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import GPU
+from gpuplan.perf.calibration import Calibration
+from gpuplan.profile.model import OpRecord
+
+__all__ = ["PhaseTimes", "dtype_path", "op_time_s", "phase_times"]
+
+_TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
+
+# What each path needs, for the one-line error when a GPU lacks it.
+_NEEDS = {
+    "fp8": "fp8 needs Hopper/Ada or newer; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)",
+    "bf16": "bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use amp-fp16)",
+    "fp16": "{gpu} has no published FP16 tensor-core peak; choose another GPU",
+    "int8": "{gpu} has no published INT8 tensor-core peak; choose another GPU",
+    "fp32": "{gpu} has no published FP32 peak (no public datasheet); choose another GPU",
+}
+
+
+def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
+    """The hardware path (``fp32``, ``tf32``, ``fp16``, ``bf16``, ``fp8``, ``int8``) an op runs on."""
+    dt = op.dtype
+    if op.op_class not in _TENSOR_CLASSES:
+        return "fp32"  # only its FP32 vector peak caps an elementwise op; it is bandwidth-bound
+    if dt == "float16":
+        return "fp16"
+    if dt == "bfloat16":
+        return "bf16"
+    if dt.startswith("float8"):
+        return "fp8"
+    if dt in ("int8", "uint8"):
+        return "int8"
+    # float32 (and float64, rare, costed as fp32): TF32 where PyTorch's defaults or the workload allow it.
+    if gpu.tf32_tflops is not None and (precision == "tf32" or op.op_class == "conv"):
+        return "tf32"
+    return "fp32"
+
+
+def _peak_flops(gpu: GPU, path: str) -> float:
+    peak = gpu.peak_tflops(path)
+    if peak is None:
+        raise EstimateError(_NEEDS.get(path, "{gpu} lacks the " + path + " path").format(gpu=gpu.id))
+    return peak * 1e12
+
+
+def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float:
+    """Seconds for all ``op.count`` calls of one op record on one GPU."""
+    path = dtype_path(op, precision, gpu)
+    calls = max(op.count, 1)
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    memory_s = op.bytes_moved / bandwidth
+    if op.flops > 0:
+        if op.op_class in _TENSOR_CLASSES:
+            compute_s = op.flops / (_peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class))
+        elif gpu.fp32_tflops is not None:
+            compute_s = op.flops / (gpu.fp32_tflops * 1e12 * cal.vector_efficiency)
+        else:
+            compute_s = 0.0  # no FP32 figure: an elementwise op is costed by its bytes alone
+    else:
+        compute_s = 0.0
+    floor_s = calls * cal.min_kernel_time_us * 1e-6
+    return max(compute_s, memory_s, floor_s)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseTimes:
+    """Roofline time of one step by phase, seconds, and the share of it that is bandwidth-bound."""
+
+    forward_s: float
+    backward_s: float
+    optimizer_s: float
+    compute_bound_s: float
+    """Part of the total spent in ops whose compute term is the larger."""
+    kernel_calls: int
+
+    @property
+    def total_s(self) -> float:
+        return self.forward_s + self.backward_s + self.optimizer_s
+
+
+def phase_times(
+    ops: Iterable[OpRecord],
+    gpu: GPU,
+    precision: str,
+    cal: Calibration,
+    *,
+    batch_scale: float = 1.0,
+) -> PhaseTimes:
+    """Sum the roofline over ops, by phase.
+
+    ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
+    (NB: weight reads do not really scale; at small scales this slightly underestimates), the
+    optimizer does not.
+    """
+    by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
+    compute_bound = 0.0
+    calls = 0
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    for op in ops:
+        if batch_scale != 1.0 and op.phase != "optimizer":
+            op = OpRecord(
+                op=op.op,
+                op_class=op.op_class,
+                phase=op.phase,
+                dtype=op.dtype,
+                count=op.count,
+                flops=op.flops * batch_scale,
+                bytes_moved=op.bytes_moved * batch_scale,
+            )
+        t = op_time_s(op, gpu, precision, cal)
+        by_phase[op.phase] += t
+        calls += op.count
+        if op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6:
+            compute_bound += t
+    return PhaseTimes(
+        forward_s=by_phase["forward"],
+        backward_s=by_phase["backward"],
+        optimizer_s=by_phase["optimizer"],
+        compute_bound_s=compute_bound,
+        kernel_calls=calls,
+    )

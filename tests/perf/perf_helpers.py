@@ -1,0 +1,63 @@
+"""Hand-built Profiles with round numbers, so that expected figures can be worked out by hand."""
+
+from __future__ import annotations
+
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+
+GIB = 1024.0**3
+
+
+def make_profile(
+    *,
+    ops: tuple[OpRecord, ...],
+    peak: MemoryBreakdown | None = None,
+    precision: str = "amp-bf16",
+    task: str = "train",
+    batch_size: int = 8,
+    seq_len: int | None = None,
+    params: int = 1_000_000_000,
+    shape: ModelShape | None = None,
+) -> Profile:
+    return Profile(
+        key="test",
+        workload_name="test",
+        task=task,
+        precision=precision,
+        batch_size=batch_size,
+        seq_len=seq_len,
+        params=params,
+        trainable_params=params if task != "infer" else 0,
+        flops_per_step=sum(o.flops for o in ops),
+        forward_flops=sum(o.flops for o in ops if o.phase == "forward"),
+        ops=ops,
+        peak=peak
+        or MemoryBreakdown(
+            parameters_bytes=4.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0 * params,
+            optimizer_state_bytes=8.0 * params,
+            activations_bytes=4 * GIB,
+            temporaries_bytes=0.0,
+        ),
+        shape=shape or ModelShape(family="custom"),
+    )
+
+
+def op(
+    phase: str = "forward",
+    op_class: str = "matmul",
+    dtype: str = "bfloat16",
+    flops: float = 0.0,
+    bytes_moved: float = 0.0,
+    count: int = 1,
+    name: str = "aten.mm",
+) -> OpRecord:
+    return OpRecord(
+        op=name,
+        op_class=op_class,  # type: ignore[arg-type]
+        phase=phase,  # type: ignore[arg-type]
+        dtype=dtype,
+        count=count,
+        flops=flops,
+        bytes_moved=bytes_moved,
+    )

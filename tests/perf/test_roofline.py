@@ -1,0 +1,98 @@
+"""Per-operator roofline arithmetic, with the expected figures worked out in comments."""
+
+from __future__ import annotations
+
+import pytest
+from perf_helpers import make_profile, op
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import estimate
+from gpuplan.perf.roofline import dtype_path, op_time_s, phase_times
+
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=5.0,
+)
+A100 = get_gpu("A100-SXM4-80GB")
+V100 = get_gpu("V100-SXM2-16GB")
+
+
+def test_compute_bound_matmul_uses_bf16_tensor_peak() -> None:
+    # 1e12 FLOP / (312e12 × 0.7) = 4.579 ms
+    t = op_time_s(op(flops=1e12), A100, "amp-bf16", CAL)
+    assert t == pytest.approx(1e12 / (312e12 * 0.7))
+    assert t == pytest.approx(4.579e-3, rel=1e-3)
+
+
+def test_bandwidth_bound_elementwise_uses_memory_bandwidth() -> None:
+    # 1e9 B / (2039e9 × 0.9) = 0.545 ms (the FP32 cap, 0 FLOP, does not bind)
+    t = op_time_s(op(op_class="other", dtype="float32", bytes_moved=1e9), A100, "fp32", CAL)
+    assert t == pytest.approx(1e9 / (2039e9 * 0.9))
+
+
+def test_roofline_takes_the_larger_of_compute_and_memory() -> None:
+    # compute 1e10 / (312e12 × 0.7) = 45.8 µs; memory 1e9 / (2039e9 × 0.9) = 545 µs → memory wins
+    t = op_time_s(op(flops=1e10, bytes_moved=1e9), A100, "amp-bf16", CAL)
+    assert t == pytest.approx(1e9 / (2039e9 * 0.9))
+
+
+def test_tiny_kernels_cost_at_least_the_minimum_kernel_time() -> None:
+    # 1000 calls × 5 µs = 5 ms, far above their 1 MB of traffic
+    t = op_time_s(op(op_class="other", bytes_moved=1e6, count=1000), A100, "amp-bf16", CAL)
+    assert t == pytest.approx(5e-3)
+
+
+def test_fp32_matmul_runs_on_vector_units_unless_precision_is_tf32() -> None:
+    mm = op(dtype="float32", flops=1e12)
+    assert dtype_path(mm, "fp32", A100) == "fp32"
+    assert dtype_path(mm, "tf32", A100) == "tf32"
+    # 1e12 / (19.5e12 × 0.8) = 64.1 ms vs 1e12 / (156e12 × 0.7) = 9.16 ms
+    assert op_time_s(mm, A100, "fp32", CAL) == pytest.approx(1e12 / (19.5e12 * 0.8))
+    assert op_time_s(mm, A100, "tf32", CAL) == pytest.approx(1e12 / (156e12 * 0.7))
+
+
+def test_fp32_conv_uses_tf32_on_ampere_by_cudnn_default_but_not_on_volta() -> None:
+    conv = op(op_class="conv", dtype="float32", flops=1e12, name="aten.convolution")
+    assert dtype_path(conv, "fp32", A100) == "tf32"
+    assert dtype_path(conv, "fp32", V100) == "fp32"
+    # 1e12 / (156e12 × 0.5 conv efficiency) = 12.8 ms
+    assert op_time_s(conv, A100, "fp32", CAL) == pytest.approx(1e12 / (156e12 * 0.5))
+
+
+def test_tf32_request_on_volta_falls_back_to_fp32() -> None:
+    assert dtype_path(op(dtype="float32", flops=1.0), "tf32", V100) == "fp32"
+
+
+def test_fp8_on_a100_is_a_one_line_error() -> None:
+    p = make_profile(ops=(op(dtype="float8_e4m3fn", flops=1e12),), precision="fp8")
+    with pytest.raises(EstimateError, match="fp8 needs Hopper/Ada") as e:
+        estimate(p, A100, calibration=CAL)
+    assert "A100-SXM4-80GB has no FP8 tensor cores" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_bf16_on_v100_is_a_one_line_error() -> None:
+    p = make_profile(ops=(op(flops=1e12),))
+    with pytest.raises(EstimateError, match="bf16 needs Ampere"):
+        estimate(p, V100, calibration=CAL)
+
+
+def test_fp8_runs_at_the_fp8_peak_on_h100() -> None:
+    # 1e12 / (1979e12 × 0.7) = 0.722 ms
+    t = op_time_s(op(dtype="float8_e4m3fn", flops=1e12), get_gpu("H100-SXM"), "fp8", CAL)
+    assert t == pytest.approx(1e12 / (1979e12 * 0.7))
+
+
+def test_phase_times_sum_by_phase_and_scale_with_batch() -> None:
+    ops = (op("forward", flops=1e12), op("backward", flops=2e12), op("optimizer", "other", bytes_moved=1e9))
+    ph = phase_times(ops, A100, "amp-bf16", CAL)
+    assert ph.forward_s == pytest.approx(1e12 / (312e12 * 0.7))
+    assert ph.backward_s == pytest.approx(2 * ph.forward_s)
+    half = phase_times(ops, A100, "amp-bf16", CAL, batch_scale=0.5)
+    assert half.forward_s == pytest.approx(ph.forward_s / 2)
+    assert half.optimizer_s == pytest.approx(ph.optimizer_s)  # optimizer does not scale with batch
