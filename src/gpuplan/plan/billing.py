@@ -1,0 +1,82 @@
+"""Billing arithmetic, vectorised: billed compute time per pricing model, tiered transfer prices.
+
+Each function takes numpy arrays (one element per candidate) and returns arrays; none loops in
+Python over candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from gpuplan.plan.inputs import HOURS_PER_MONTH, FloatArray, TransferTier
+
+__all__ = [
+    "DEFAULT_GRANULARITY_S",
+    "billed_hours",
+    "compute_cost_usd",
+    "tiered_cost_usd",
+]
+
+#: Billing step used when the catalog does not state one: a whole hour, the coarsest step any of
+#: the seven providers uses for GPU instances, so the cost is never understated. Options priced
+#: with it say "billing granularity unknown: hourly assumed".
+DEFAULT_GRANULARITY_S = 3600.0
+
+
+def billed_hours(hours: FloatArray, granularity_s: FloatArray, min_billing_s: FloatArray) -> FloatArray:
+    """Hours billed for ``hours`` of use: rounded up to the billing step, then at least the minimum.
+
+    Unknown granularity (nan) bills per hour; unknown minimum (nan) means none.
+    e.g. 1.01 h at per-second billing with a 60 s minimum -> 1.01 h; at hourly billing -> 2 h.
+    """
+    g = np.where(np.isnan(granularity_s), DEFAULT_GRANULARITY_S, granularity_s)
+    m = np.where(np.isnan(min_billing_s), 0.0, min_billing_s)
+    seconds = hours * 3600.0
+    # Subtract a hair before ceil so that 3600.0000000001 s (float noise) stays one hour.
+    steps = np.ceil(np.maximum(seconds / g - 1e-9, 0.0))
+    return np.maximum(steps * g, m) / 3600.0
+
+
+def compute_cost_usd(
+    hours: FloatArray,
+    price_usd: FloatArray,
+    unit_hours: FloatArray,
+    term_hours: FloatArray,
+    granularity_s: FloatArray,
+    min_billing_s: FloatArray,
+    instances: FloatArray,
+) -> FloatArray:
+    """What ``instances`` instances cost for ``hours`` each, by pricing model:
+
+    - reserved (``term_hours`` known): the whole commitment, in whole terms
+      (``price × term/unit × ceil(hours/term)``), because the user pays for the term whether the job
+      uses it or not;
+    - monthly (``unit_hours`` = 730): whole months, ``price × ceil(hours/730)``;
+    - hourly (on-demand, spot): ``price × billed_hours`` (granularity and minimum).
+    """
+    reserved = ~np.isnan(term_hours)
+    monthly = ~reserved & (unit_hours >= HOURS_PER_MONTH)
+    hourly_units = billed_hours(hours, granularity_s, min_billing_s) / unit_hours
+    month_units = np.ceil(np.maximum(hours / HOURS_PER_MONTH - 1e-9, 0.0))
+    safe_term = np.where(reserved, term_hours, 1.0)
+    term_units = np.ceil(np.maximum(hours / safe_term - 1e-9, 0.0)) * safe_term / unit_hours
+    units = np.where(reserved, term_units, np.where(monthly, month_units, hourly_units))
+    result: FloatArray = price_usd * units * instances
+    return result
+
+
+def tiered_cost_usd(gb: FloatArray, tiers: Sequence[TransferTier]) -> FloatArray:
+    """Cost of moving ``gb`` through monthly volume tiers, each GB at the price of its tier.
+
+    Assumes the job's transfer is the only traffic of the month (so it starts in the first tier).
+    e.g. AWS tiers (100 GB free, then $0.09 up to 10 TB): 150 GB -> 100 × 0 + 50 × 0.09 = $4.50.
+    """
+    total = np.zeros_like(gb, dtype=float)
+    lower = 0.0
+    for tier in tiers:
+        in_tier = np.clip(gb - lower, 0.0, tier.upto_gb - lower)
+        total = total + in_tier * tier.usd_per_gb
+        lower = tier.upto_gb
+    return total

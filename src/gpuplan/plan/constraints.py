@@ -1,0 +1,137 @@
+"""What the user allows: constraints, the objective, and the reasons a candidate is excluded."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from gpuplan.errors import InputError
+
+__all__ = [
+    "ALL_PRICING",
+    "DEFAULT_PRICING",
+    "MAX_TOTAL_GPUS",
+    "Constraints",
+    "Objective",
+    "Reason",
+    "parse_duration_h",
+]
+
+#: Largest total GPU count enumerated (the planning budget in DESIGN.md: 1–64 GPUs).
+MAX_TOTAL_GPUS = 64
+
+ALL_PRICING = ("on_demand", "spot", "monthly", "reserved_1y", "reserved_3y")
+#: Without a stated preference every pricing model that needs no commitment is considered.
+DEFAULT_PRICING = ("on_demand", "spot", "monthly")
+_COMMITMENT_ALLOWS = {"1y": ("reserved_1y",), "3y": ("reserved_1y", "reserved_3y")}
+
+
+class Objective(str, Enum):
+    """What "best" means.
+
+    - ``cost``: the lowest expected all-in cost (ties: faster first);
+    - ``time``: the shortest expected job time (ties: cheaper first);
+    - ``balanced``: the lowest cost × time, i.e. equal weight on relative savings of money and of
+      time: a 10 % cheaper option beats a 9 % faster one. Scale-free, so dollars and hours need no
+      exchange rate between them.
+    """
+
+    COST = "cost"
+    TIME = "time"
+    BALANCED = "balanced"
+
+    @classmethod
+    def cast(cls, value: str | Objective) -> Objective:
+        try:
+            return cls(str(value.value if isinstance(value, Objective) else value).strip().lower())
+        except ValueError:
+            raise InputError(
+                f"unknown objective {value!r}; use one of: {', '.join(o.value for o in cls)}"
+            ) from None
+
+
+class Reason(str, Enum):
+    """Why a candidate is left out; the planner counts candidates by their first reason, in this order."""
+
+    PROVIDER = "provider"
+    REGION = "region"
+    COUNTRY = "country"
+    PRICING = "pricing"
+    NEEDS_COMMITMENT = "reserved_needs_commitment"
+    COMPLIANCE = "compliance"
+    INTERCONNECT = "interconnect"
+    GPU_MEMORY = "min_gpu_memory"
+    MAX_GPUS = "max_gpus"
+    FRACTIONAL_GPU = "fractional_gpu"
+    UNPRICED = "unpriced"
+    DOES_NOT_FIT = "does_not_fit"
+    SPOT_UNSTABLE = "spot_too_unstable"
+    UNKNOWN_COST = "unknown_cost_component"
+    DEADLINE = "over_deadline"
+    BUDGET = "over_budget"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Constraints:
+    """Limits on the options. None = no limit."""
+
+    deadline_h: float | None = None
+    budget_usd: float | None = None
+    providers: tuple[str, ...] | None = None
+    regions: tuple[str, ...] | None = None
+    countries: tuple[str, ...] | None = None
+    """ISO 3166 alpha-2 codes (``CN``, ``US``)."""
+    pricing: tuple[str, ...] | None = None
+    """Pricing models allowed; None = on_demand, spot, monthly (+ reserved with a commitment)."""
+    max_gpus: int | None = None
+    min_gpu_memory_gib: float | None = None
+    interconnect: str | None = None
+    """Required intra-node link, e.g. ``nvlink``."""
+    compliance: tuple[str, ...] | None = None
+    """Labels the region must carry (e.g. ``MLPS-3``)."""
+    commitment: str | None = None
+    """``1y`` or ``3y``: the user will use reserved capacity for the whole term."""
+    objective: Objective = Objective.COST
+
+    def __post_init__(self) -> None:
+        for name in ("deadline_h", "budget_usd", "min_gpu_memory_gib"):
+            v = getattr(self, name)
+            if v is not None and not v > 0:
+                raise InputError(f"{name} must be positive, got {v}")
+        if self.max_gpus is not None and self.max_gpus < 1:
+            raise InputError(f"max_gpus must be at least 1, got {self.max_gpus}")
+        if self.commitment is not None and self.commitment not in _COMMITMENT_ALLOWS:
+            raise InputError(f"commitment must be 1y or 3y, got {self.commitment!r}")
+        if self.pricing is not None:
+            bad = [p for p in self.pricing if p not in ALL_PRICING]
+            if bad:
+                raise InputError(f"unknown pricing model {bad[0]!r}; use one of: {', '.join(ALL_PRICING)}")
+
+    @property
+    def allowed_pricing(self) -> tuple[str, ...]:
+        """Pricing models considered: the user's list (or the default), reserved only with a commitment."""
+        base = self.pricing or (DEFAULT_PRICING + (_COMMITMENT_ALLOWS.get(self.commitment or "", ())))
+        return tuple(base)
+
+    @property
+    def reserved_allowed(self) -> tuple[str, ...]:
+        return _COMMITMENT_ALLOWS.get(self.commitment or "", ())
+
+    @property
+    def total_gpu_limit(self) -> int:
+        return min(self.max_gpus or MAX_TOTAL_GPUS, MAX_TOTAL_GPUS)
+
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)?\s*$", re.IGNORECASE)
+_HOURS_PER_UNIT = {"m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
+
+
+def parse_duration_h(text: str | float | int) -> float:
+    """Hours from ``12h``, ``2d``, ``90min``, ``1w`` or a bare number of hours."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    m = _DURATION.match(text)
+    if not m:
+        raise InputError(f"cannot read duration {text!r}; write e.g. 12h, 2d, 90min")
+    return float(m.group(1)) * _HOURS_PER_UNIT[(m.group(2) or "h").lower()]

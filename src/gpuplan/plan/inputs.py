@@ -1,0 +1,241 @@
+"""The planner's own input types: offers as numpy columns, regional non-compute prices, job facts.
+
+The planner core works on these small types only, so its arithmetic is testable with hand-made data;
+``plan/adapters.py`` builds them from the catalog store, the workload and the estimator.
+Unknown is ``nan`` (numbers) or ``""`` (strings) in the columns, ``None`` in the dataclasses —
+never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "HOURS_PER_MONTH",
+    "EstimateKey",
+    "EstimateRow",
+    "JobFacts",
+    "OfferRow",
+    "OfferTable",
+    "RegionCosts",
+    "TransferTier",
+]
+
+#: Hours in a billing month. 730 = 8760 h / 12, the convention AWS, Azure and GCP price pages use
+#: to turn hourly prices into monthly ones.
+HOURS_PER_MONTH = 730.0
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+StrArray = npt.NDArray[np.str_]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferRow:
+    """One priced (or unpriced) offer: an instance type in a region under one pricing model."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu: str
+    """Canonical GPU id (``hardware/``)."""
+    gpu_count: float
+    """GPUs per instance; below 1 for a fractional (vGPU) instance."""
+    gpu_memory_gib: float
+    """Memory of one GPU, GiB (from the datasheet)."""
+    pricing: str
+    """``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` or ``reserved_3y``."""
+    price_usd: float | None
+    """Price per ``unit_hours`` for one instance, in USD; None when unknown."""
+    unit_hours: float = 1.0
+    """Hours one price unit buys: 1 for an hourly price, 730 for a monthly one."""
+    term_hours: float | None = None
+    """Length of a reserved commitment in hours (8760 for 1 year); None for other pricing models."""
+    zone: str = ""
+    country: str = ""
+    """ISO 3166 alpha-2 code of the region's country; "" when unknown."""
+    vcpus: float | None = None
+    memory_gib: float | None = None
+    network_gbps: float | None = None
+    """Inter-node network bandwidth of one instance, Gbit/s."""
+    interconnect: str = ""
+    """Intra-node GPU link as the catalog states it (``NVLink``, ``PCIe`` …); "" when unknown."""
+    billing_granularity_s: float | None = None
+    """Billing step in seconds (1 = per second, 3600 = per hour); None when unknown."""
+    min_billing_s: float | None = None
+    """Minimum billed duration per instance start, seconds; None when unknown."""
+    interruption_band: str = ""
+    """Published spot interruption band, e.g. ``<5%`` or ``10-15%`` (per month); "" when unknown."""
+    compliance: tuple[str, ...] = ()
+    confidence: str = "high"
+    """``high``, ``secondary`` or ``low``."""
+    as_of: str = ""
+    source: str = ""
+    stale: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferTable:
+    """Offers as parallel numpy columns (one row per offer × pricing model); see :class:`OfferRow`."""
+
+    provider: StrArray
+    region: StrArray
+    zone: StrArray
+    country: StrArray
+    instance_type: StrArray
+    gpu: StrArray
+    gpu_count: FloatArray
+    gpu_memory_gib: FloatArray
+    pricing: StrArray
+    price_usd: FloatArray
+    unit_hours: FloatArray
+    term_hours: FloatArray
+    vcpus: FloatArray
+    memory_gib: FloatArray
+    network_gbps: FloatArray
+    interconnect: StrArray
+    billing_granularity_s: FloatArray
+    min_billing_s: FloatArray
+    interruption_band: StrArray
+    compliance: npt.NDArray[np.object_]
+    confidence: StrArray
+    as_of: StrArray
+    source: StrArray
+    stale: BoolArray
+
+    def __len__(self) -> int:
+        return int(self.provider.shape[0])
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[OfferRow]) -> OfferTable:
+        """Columns from rows; None becomes nan (numbers) so that unknown never reads as 0."""
+        cols: dict[str, object] = {}
+        for f in fields(OfferRow):
+            values = [getattr(r, f.name) for r in rows]
+            if f.name == "compliance":
+                arr = np.empty(len(values), dtype=object)
+                arr[:] = [tuple(v) for v in values]
+                cols[f.name] = arr
+            elif f.name == "stale":
+                cols[f.name] = np.array(values, dtype=bool)
+            elif f.type in ("str",):
+                cols[f.name] = np.array(values, dtype=str) if values else np.array([], dtype=str)
+            else:
+                cols[f.name] = np.array([math.nan if v is None else v for v in values], dtype=float)
+        return cls(**cols)  # type: ignore[arg-type]
+
+    def row(self, i: int) -> OfferRow:
+        """One row back as an :class:`OfferRow` (for the few options the planner materialises)."""
+
+        def num(a: FloatArray) -> float | None:
+            v = float(a[i])
+            return None if math.isnan(v) else v
+
+        kw: dict[str, object] = {}
+        for f in fields(OfferRow):
+            col = getattr(self, f.name)
+            if f.name == "compliance":
+                kw[f.name] = tuple(col[i])
+            elif f.name == "stale":
+                kw[f.name] = bool(col[i])
+            elif col.dtype.kind == "U":
+                kw[f.name] = str(col[i])
+            else:
+                kw[f.name] = num(col)
+        for required in ("gpu_count", "gpu_memory_gib", "unit_hours"):
+            kw[required] = float(getattr(self, required)[i])
+        return OfferRow(**kw)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransferTier:
+    """One tier of a monthly, volume-tiered transfer price."""
+
+    upto_gb: float
+    """Cumulative GB per month up to which this tier applies; ``inf`` for the last tier."""
+    usd_per_gb: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegionCosts:
+    """Non-compute prices of one provider region as the catalog knows them; None = unknown."""
+
+    provider: str
+    region: str
+    internet_egress: tuple[TransferTier, ...] | None = None
+    """Internet egress tiers (ascending ``upto_gb``); None when unknown."""
+    inter_region_usd_per_gb: float | None = None
+    """Transfer to another region of the same provider, USD/GB; None when unknown."""
+    object_storage_usd_per_gb_month: float | None = None
+    block_storage_usd_per_gb_month: float | None = None
+    licence_usd_per_instance_hour: float = 0.0
+    """Sum of per-hour fees the catalog lists for GPU instances here (0 when it lists none)."""
+    source: str = ""
+    as_of: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobFacts:
+    """What the planner needs to know about the job beyond its run time."""
+
+    task: str = "train"
+    """``train``, ``finetune`` or ``infer``."""
+    dataset_gb: float = 0.0
+    """Dataset size that must be moved to and stored next to the GPUs, GB."""
+    checkpoint_gb: float = 0.0
+    """One checkpoint (weights + optimizer state + buffers), GB; 0 for a job that writes none."""
+    results_gb: float | None = None
+    """Results sent back to ``data_location`` at the end (default: one checkpoint), GB."""
+    data_location: tuple[str, str] | None = None
+    """(provider, region) where the dataset lives and results go; None = the user's own site."""
+    storage_kind: str = "block"
+    """``block`` (a disk per node with the dataset and checkpoints) or ``object`` (one shared bucket)."""
+    checkpoints_kept: int = 2
+    """Checkpoints stored at once: the last good one plus the one being written."""
+    checkpoint_write_gbps: float = 0.5
+    """Checkpoint write bandwidth, GB/s. ASSUMPTION: 0.5 GB/s, between the EBS gp3 baseline
+    (125 MiB/s) and its provisioned maximum (1,000 MiB/s) per the AWS EBS volume-types page."""
+    restart_h: float = 10.0 / 60.0
+    """Time to get a replacement instance and restart after an interruption, h. ASSUMPTION:
+    10 minutes (instance boot + container pull + process start), not including reading the
+    checkpoint, which is added from ``checkpoint_gb`` and ``checkpoint_write_gbps``."""
+
+    @property
+    def result_size_gb(self) -> float:
+        return self.checkpoint_gb if self.results_gb is None else self.results_gb
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimateKey:
+    """A GPU configuration the estimator is asked about (one per distinct candidate shape)."""
+
+    gpu: str
+    gpus_per_node: int
+    nodes: int
+    interconnect: str
+    """Intra-node link as the catalog states it ("" when unknown)."""
+    network_gbps: float | None
+    """Inter-node network per instance, Gbit/s (matters for nodes > 1)."""
+
+    @property
+    def gpu_count(self) -> int:
+        return self.gpus_per_node * self.nodes
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimateRow:
+    """The estimator's answer for one :class:`EstimateKey`."""
+
+    fits: bool
+    job_time_h: float
+    """Failure-free job time, h (nan when it does not fit)."""
+    job_time_h_low: float
+    job_time_h_high: float
+    peak_memory_gib: float = math.nan
+    notes: tuple[str, ...] = field(default_factory=tuple)

@@ -1,0 +1,361 @@
+"""The planner: candidates → estimates → all-in costs → constraints → ranked plan.
+
+Everything runs on the planner's own input types (``plan/inputs.py``); ``plan/adapters.py`` builds
+them from the catalog store, the workload and the estimator.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuplan.errors import InfeasibleError, InputError
+from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
+from gpuplan.plan.constraints import Constraints, Reason
+from gpuplan.plan.costing import CostArrays, cost_candidates
+from gpuplan.plan.explain import infeasible_message
+from gpuplan.plan.inputs import JobFacts, OfferTable
+from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, persona_picks
+from gpuplan.plan.regional import CostFacts
+from gpuplan.plan.regions import MANAGED_KUBERNETES
+from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
+from gpuplan.plan.spot import deadline_miss_probability
+
+__all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
+
+
+class PlanInfeasibleError(InfeasibleError):
+    """No option meets the constraints; ``excluded`` counts candidates by reason."""
+
+    def __init__(self, message: str, excluded: dict[str, int]) -> None:
+        super().__init__(message)
+        self.excluded = excluded
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineSpec:
+    """The naive choice savings are measured against: by default on-demand A100 on AWS us-east-1
+    (p4d.24xlarge), the baseline of the source articles."""
+
+    provider: str = "aws"
+    region: str = "us-east-1"
+    instance_type: str | None = "p4d.24xlarge"
+    gpu_prefix: str | None = "A100"
+    """Used when ``instance_type`` is None or not in the catalog: any GPU whose id starts so."""
+    pricing: str = "on_demand"
+
+    @classmethod
+    def parse(cls, text: str) -> BaselineSpec:
+        """``provider/region/instance_type[/pricing]``, e.g. ``aws/us-east-1/p4d.24xlarge/on_demand``."""
+        parts = [p.strip() for p in text.split("/")]
+        if len(parts) not in (3, 4) or not all(parts):
+            raise InputError(
+                f"cannot read baseline {text!r}; write provider/region/instance_type[/pricing], "
+                "e.g. aws/us-east-1/p4d.24xlarge/on_demand"
+            )
+        pricing = parts[3] if len(parts) == 4 else "on_demand"
+        return cls(
+            provider=parts[0], region=parts[1], instance_type=parts[2], gpu_prefix=None, pricing=pricing
+        )
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    offers: OfferTable
+    cands: Candidates
+    costs: CostArrays
+    job: JobFacts
+    constraints: Constraints
+
+
+def _restart_h(job: JobFacts) -> tuple[float, float]:
+    write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
+    return write_h, job.restart_h + write_h
+
+
+def _option(ctx: _Ctx, j: int) -> Option:
+    """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
+    c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
+    i = int(c.idx[j])
+    row = offers.row(int(cands.offer[i]))
+    nodes = int(cands.nodes[i])
+    charges = c.charges[int(c.region_id[j])]
+    flags: list[str] = []
+    if row.confidence == "low":
+        flags.append("low-confidence price")
+    if row.stale:
+        flags.append("stale price")
+    if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
+        flags.append("billing granularity unknown: hourly assumed")
+    spot: SpotRisk | None = None
+    miss: float | None = None
+    deadline = ctx.constraints.deadline_h
+    write_h, restart_h = _restart_h(job)
+    if bool(c.is_spot[j]):
+        rate = c.rates[int(c.spot_rate_id[j])]
+        if rate.assumed:
+            flags.append("spot interruption rate assumed")
+        lam = float(c.spot_rate_per_instance_hour[j]) * nodes
+        tau = float(c.checkpoint_interval_h[j])
+        stretched = float(cands.work_h[i]) + float(c.checkpoint_overhead_h[j])
+        delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
+        spot = SpotRisk(
+            interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
+            mtbi_h=1.0 / lam,
+            rate_source=rate.source,
+            rate_assumed=rate.assumed,
+            checkpoint_write_min=write_h * 60.0,
+            checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) else None,
+            checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
+            expected_lost_h=float(c.lost_h[j]),
+            expected_interruptions=float(c.interruptions[j]),
+        )
+        if deadline is not None:
+            miss = deadline_miss_probability(stretched, delta, lam, deadline)
+    elif deadline is not None:
+        # Deterministic given the estimate; the estimate's own range is reported separately.
+        miss = 0.0 if float(c.time_h[j]) <= deadline else 1.0
+    breakdown = CostBreakdown(
+        compute_usd=float(c.compute_usd[j]),
+        storage_usd=float(c.storage_usd[j]),
+        egress_usd=float(c.egress_usd[j]),
+        licence_usd=float(c.licence_usd[j]),
+        spot_overhead_usd=float(c.spot_overhead_usd[j]),
+    )
+    price = float(row.price_usd or math.nan)
+    return Option(
+        provider=row.provider,
+        region=row.region,
+        zone=row.zone,
+        country=row.country,
+        instance_type=row.instance_type,
+        gpu=row.gpu,
+        gpus_per_node=int(cands.gpus_per_node[i]),
+        nodes=nodes,
+        pricing=row.pricing,
+        interconnect=row.interconnect,
+        network_gbps=row.network_gbps,
+        job_time_h=float(c.time_h[j]),
+        job_time_h_low=float(c.time_h_low[j]),
+        job_time_h_high=float(c.time_h_high[j]),
+        compute_time_h=float(cands.work_h[i]),
+        billed_hours=float(c.billed_h[j]),
+        total_cost_usd=breakdown.total_usd,
+        total_cost_usd_low=float(c.total_usd_low[j]),
+        total_cost_usd_high=float(c.total_usd_high[j]),
+        cost_breakdown=breakdown,
+        price_usd_per_hour=price / row.unit_hours,
+        price_usd=price,
+        unit_hours=row.unit_hours,
+        price_source=row.source,
+        confidence=row.confidence,
+        as_of=row.as_of,
+        stale=row.stale,
+        peak_memory_gib=float(cands.peak_memory_gib[i]),
+        deadline_miss_probability=miss,
+        spot=spot,
+        compliance=row.compliance,
+        kubernetes=MANAGED_KUBERNETES.get(row.provider),
+        flags=tuple(flags),
+        assumptions=charges.assumptions,
+    )
+
+
+def _dedup_key(ctx: _Ctx, j: int) -> tuple[str, str, str, int, str]:
+    o = int(ctx.cands.offer[int(ctx.costs.idx[j])])
+    t = ctx.offers
+    return (
+        str(t.provider[o]),
+        str(t.region[o]),
+        str(t.instance_type[o]),
+        int(ctx.cands.nodes[ctx.costs.idx[j]]),
+        str(t.pricing[o]),
+    )
+
+
+def _take(ctx: _Ctx, order: np.ndarray, n: int) -> list[Option]:
+    """The first ``n`` distinct (provider, region, instance, nodes, pricing) options in ``order``."""
+    seen: set[tuple[str, str, str, int, str]] = set()
+    out: list[Option] = []
+    for j in order:
+        key = _dedup_key(ctx, int(j))
+        if key in seen:
+            continue  # the same instance in another zone: the first (best) one stands for it
+        seen.add(key)
+        out.append(_option(ctx, int(j)))
+        if len(out) >= n:
+            break
+    return out
+
+
+def _best_of(ctx: _Ctx, feasible: np.ndarray, mask: np.ndarray) -> Option | None:
+    """Best feasible candidate within ``mask`` by the plan's objective, or None."""
+    sub = feasible[mask]
+    if sub.size == 0:
+        return None
+    c = ctx.costs
+    best = sub[objective_order(c.total_usd[sub], c.time_h[sub], ctx.constraints.objective)[0]]
+    return _option(ctx, int(best))
+
+
+def _run(
+    offers: OfferTable,
+    facts: CostFacts,
+    job: JobFacts,
+    estimate: EstimateFn,
+    constraints: Constraints,
+    unknown_costs: str,
+) -> _Ctx:
+    cands = enumerate_candidates(offers, constraints)
+    estimate_candidates(cands, offers, estimate)
+    costs = cost_candidates(cands, offers, facts, job)
+    cands.exclude(_scatter(cands, costs, ~costs.stable), Reason.SPOT_UNSTABLE)
+    if unknown_costs == "exclude":
+        assumed = np.array([bool(ch.assumptions) for ch in costs.charges], dtype=bool)
+        if assumed.size:
+            cands.exclude(_scatter(cands, costs, assumed[costs.region_id]), Reason.UNKNOWN_COST)
+    return _Ctx(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)
+
+
+def _scatter(cands: Candidates, costs: CostArrays, values: np.ndarray) -> np.ndarray:
+    full = np.zeros(len(cands), dtype=bool)
+    full[costs.idx] = values
+    return full
+
+
+def _baseline(
+    offers: OfferTable,
+    facts: CostFacts,
+    job: JobFacts,
+    estimate: EstimateFn,
+    spec: BaselineSpec,
+    deadline_h: float | None,
+) -> tuple[Option | None, str]:
+    """Cost the baseline with the same arithmetic, ignoring the user's constraints except the
+    deadline (for its miss probability): the smallest node count on which the job fits."""
+    match = (
+        (offers.provider == spec.provider) & (offers.region == spec.region) & (offers.pricing == spec.pricing)
+    )
+    by_type = match & (offers.instance_type == spec.instance_type) if spec.instance_type else match & False
+    if not by_type.any() and spec.gpu_prefix:
+        by_type = match & np.char.startswith(offers.gpu.astype(str), spec.gpu_prefix)
+    rows = np.flatnonzero(by_type)
+    what = f"{spec.pricing} {spec.instance_type or spec.gpu_prefix} on {spec.provider}/{spec.region}"
+    if rows.size == 0:
+        return None, f"baseline {what}: not in the catalog"
+    sub = OfferTable(**{name: getattr(offers, name)[rows] for name in offers.__dataclass_fields__})
+    base_constraints = Constraints(pricing=(spec.pricing,), deadline_h=deadline_h)
+    ctx = _run(sub, facts, job, estimate, base_constraints, "assume")
+    alive = ctx.cands.alive[ctx.costs.idx]
+    if not alive.any():
+        return None, f"baseline {what}: priced offer not found or the job does not fit on it"
+    pos = np.flatnonzero(alive)
+    nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
+    best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
+    option = _option(ctx, int(best))
+    return option, f"baseline: {option.label} (the smallest configuration the job fits on)"
+
+
+def plan_offers(
+    offers: OfferTable,
+    facts: CostFacts,
+    job: JobFacts,
+    estimate: EstimateFn,
+    constraints: Constraints,
+    *,
+    top: int = 10,
+    baseline: BaselineSpec | None = None,
+    unknown_costs: str = "assume",
+    notes: tuple[str, ...] = (),
+) -> Plan:
+    """Rank every way to run the job on ``offers`` under ``constraints``.
+
+    ``unknown_costs``: ``assume`` prices an unknown storage/egress price with a labelled,
+    conservative assumption; ``exclude`` leaves such regions out (counted as
+    ``unknown_cost_component``). Raises :class:`PlanInfeasibleError` (an ``InfeasibleError``) when
+    nothing is feasible, naming the binding constraint.
+    """
+    if unknown_costs not in ("assume", "exclude"):
+        raise InputError(f"unknown_costs must be 'assume' or 'exclude', got {unknown_costs!r}")
+    if top < 1:
+        raise InputError(f"top must be at least 1, got {top}")
+    ctx = _run(offers, facts, job, estimate, constraints, unknown_costs)
+    cands, costs = ctx.cands, ctx.costs
+    # Deadline and budget last: what remains before them is what the explanation talks about.
+    pre = cands.alive[costs.idx]
+    if constraints.deadline_h is not None:
+        cands.exclude(_scatter(cands, costs, costs.time_h > constraints.deadline_h), Reason.DEADLINE)
+    if constraints.budget_usd is not None:
+        cands.exclude(_scatter(cands, costs, costs.total_usd > constraints.budget_usd), Reason.BUDGET)
+    feasible = np.flatnonzero(cands.alive[costs.idx])
+    excluded = cands.excluded_counts()
+    if feasible.size == 0:
+        raise PlanInfeasibleError(infeasible_message(ctx, np.flatnonzero(pre), _option), excluded)
+
+    cost = costs.total_usd[feasible]
+    time = costs.time_h[feasible]
+    order = feasible[objective_order(cost, time, constraints.objective)]
+    ranked = _take(ctx, order, top)
+    front = feasible[pareto_mask(cost, time)]
+    front = front[np.lexsort((costs.time_h[front], costs.total_usd[front]))]
+    pareto = _take(ctx, front, len(front))
+    cheapest = _take(ctx, feasible[np.lexsort((time, cost))], 1)[0]
+    fastest = _take(ctx, feasible[np.lexsort((cost, time))], 1)[0]
+    o_feas = cands.offer[costs.idx[feasible]]
+    k8s_mask = np.isin(offers.pricing[o_feas], ("on_demand", "spot")) & np.isin(
+        offers.provider[o_feas], list(MANAGED_KUBERNETES)
+    )
+    wanted = {x.lower() for x in constraints.compliance or ()}
+    labelled = np.array(
+        [bool(lab) and wanted <= {x.lower() for x in lab} for lab in offers.compliance], dtype=bool
+    )
+    comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
+    base, base_note = _baseline(
+        offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h
+    )
+    rec = ranked[0]
+    savings = (
+        100.0 * (base.total_cost_usd - rec.total_cost_usd) / base.total_cost_usd
+        if base is not None and base.total_cost_usd > 0
+        else None
+    )
+    plan_notes = list(notes)
+    if job.data_location is None and job.dataset_gb > 0:
+        plan_notes.append(
+            "data.location not given: the dataset is uploaded from your site (inbound traffic is free "
+            "on all seven providers) and results go back over internet egress"
+        )
+    plan_notes.append(
+        "egress tiers: the job's transfer is taken as the only traffic of the month (starts in the "
+        "first tier, free allowance included)"
+    )
+    if any(o.spot for o in ranked):
+        plan_notes.append(
+            f"spot: checkpoint write {job.checkpoint_write_gbps} GB/s and restart "
+            f"{job.restart_h * 60:.0f} min are assumptions; rates: "
+            + "; ".join(sorted({o.spot.rate_source for o in ranked if o.spot}))
+        )
+    return Plan(
+        objective=constraints.objective,
+        constraints=constraints,
+        recommended=rec,
+        options=tuple(ranked),
+        pareto=tuple(pareto),
+        baseline=base,
+        baseline_note=base_note,
+        savings_vs_baseline_pct=savings,
+        excluded=excluded,
+        personas=persona_picks(
+            cheapest,
+            fastest,
+            _best_of(ctx, feasible, k8s_mask),
+            _best_of(ctx, feasible, comp_mask),
+            constraints,
+        ),
+        why=explain_winner(ranked, constraints.objective),
+        candidates=len(cands),
+        feasible=int(feasible.size),
+        notes=tuple(plan_notes),
+    )

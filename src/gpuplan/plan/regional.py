@@ -1,0 +1,137 @@
+"""Per-region non-compute costs of one job: data movement, storage price, licences.
+
+These depend only on the candidate's (provider, region), not on the instance, so they are worked out
+once per region and broadcast to the candidates. Unknown prices are never read as 0: each becomes
+either a labelled, conservative assumption (the highest price of that kind the catalog knows, else a
+cited constant) or, with ``unknown_costs="exclude"``, a reason to leave the region out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from gpuplan.plan.billing import tiered_cost_usd
+from gpuplan.plan.inputs import HOURS_PER_MONTH, JobFacts, RegionCosts, TransferTier
+
+__all__ = [
+    "FALLBACK_BLOCK_USD_PER_GB_MONTH",
+    "FALLBACK_EGRESS_USD_PER_GB",
+    "FALLBACK_OBJECT_USD_PER_GB_MONTH",
+    "CostFacts",
+    "RegionCharges",
+]
+
+#: Used only when the catalog knows no price of the kind at all. Each is the highest of its kind in
+#: shared/data/egress_storage.csv (so an unknown never makes an option look cheaper):
+#: GCP premium-tier internet egress up to 1 TB, 0.12 USD/GB (as of 2026-05-06);
+FALLBACK_EGRESS_USD_PER_GB = 0.12
+#: GCP pd-balanced / AWS EBS gp2, 0.10 USD/GB-month (2026-09);
+FALLBACK_BLOCK_USD_PER_GB_MONTH = 0.10
+#: AWS S3 Standard us-east-1 first 50 TB, 0.023 USD/GB-month (2026-05-04).
+FALLBACK_OBJECT_USD_PER_GB_MONTH = 0.023
+
+
+@dataclass(frozen=True, kw_only=True)
+class RegionCharges:
+    """What the job pays in one candidate region, apart from compute."""
+
+    egress_usd: float
+    """Dataset in plus results back."""
+    storage_usd_per_gb_hour: float
+    licence_usd_per_instance_hour: float
+    assumptions: tuple[str, ...]
+    """Components priced by assumption, in words (empty when all came from the catalog)."""
+
+
+class CostFacts:
+    """The catalog's regional prices with the fallbacks the planner applies, in one place."""
+
+    def __init__(self, regions: Iterable[RegionCosts]) -> None:
+        self._by_region: dict[tuple[str, str], RegionCosts] = {}
+        self._by_provider: dict[str, list[RegionCosts]] = {}
+        for rc in regions:
+            self._by_region[(rc.provider, rc.region)] = rc
+            self._by_provider.setdefault(rc.provider, []).append(rc)
+        known = list(self._by_region.values())
+        egress = [t.usd_per_gb for rc in known for t in rc.internet_egress or () if t.usd_per_gb > 0]
+        self._max_egress = max(egress, default=FALLBACK_EGRESS_USD_PER_GB)
+        blocks = [rc.block_storage_usd_per_gb_month for rc in known if rc.block_storage_usd_per_gb_month]
+        objects = [rc.object_storage_usd_per_gb_month for rc in known if rc.object_storage_usd_per_gb_month]
+        self._max_block = max(blocks, default=FALLBACK_BLOCK_USD_PER_GB_MONTH)
+        self._max_object = max(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
+
+    def _field(self, provider: str, region: str, name: str) -> tuple[Any, str]:
+        """A price field: the region's own, else the same provider's other region (said so)."""
+        rc = self._by_region.get((provider, region))
+        value = getattr(rc, name) if rc else None
+        if value is not None:
+            return value, ""
+        for other in self._by_provider.get(provider, ()):
+            v = getattr(other, name)
+            if v is not None:
+                return v, f"{provider}/{other.region} price used for {region}"
+        return None, ""
+
+    def _egress_tiers(self, provider: str, region: str, what: str) -> tuple[tuple[TransferTier, ...], str]:
+        tiers, note = self._field(provider, region, "internet_egress")
+        if tiers is not None:
+            return tiers, (f"{what}: {note}" if note else "")
+        flat = (TransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
+        return flat, (
+            f"{what}: internet egress price of {provider}/{region} unknown; "
+            f"assumed {self._max_egress} USD/GB (highest known)"
+        )
+
+    def _transfer_usd(
+        self, gb: float, src: tuple[str, str] | None, dst: tuple[str, str] | None, what: str
+    ) -> tuple[float, list[str]]:
+        """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source."""
+        if gb <= 0 or src == dst:
+            return 0.0, []
+        if src is None:
+            # Every one of the seven providers lists inbound (ingress) traffic as free.
+            return 0.0, []
+        notes: list[str] = []
+        if dst is not None and dst[0] == src[0]:
+            price, note = self._field(src[0], src[1], "inter_region_usd_per_gb")
+            if price is not None:
+                return float(gb * price), ([f"{what}: {note}"] if note else [])
+            notes.append(
+                f"{what}: inter-region price of {src[0]}/{src[1]} unknown; internet egress used instead"
+            )
+        tiers, note = self._egress_tiers(src[0], src[1], what)
+        if note:
+            notes.append(note)
+        return float(tiered_cost_usd(np.array([gb]), tiers)[0]), notes
+
+    def charges(self, provider: str, region: str, job: JobFacts) -> RegionCharges:
+        """Egress, storage price and licence fees of running ``job`` in ``provider/region``."""
+        here = (provider, region)
+        egress_in, notes_in = self._transfer_usd(job.dataset_gb, job.data_location, here, "dataset in")
+        egress_out, notes_out = self._transfer_usd(
+            job.result_size_gb, here, job.data_location, "results back"
+        )
+        assumptions = [*notes_in, *notes_out]
+        kind = job.storage_kind
+        name = f"{kind}_storage_usd_per_gb_month"
+        price, note = self._field(provider, region, name)
+        if price is None:
+            price = self._max_block if kind == "block" else self._max_object
+            assumptions.append(
+                f"storage: {kind} storage price of {provider}/{region} unknown; "
+                f"assumed {price} USD/GB-month (highest known)"
+            )
+        elif note:
+            assumptions.append(f"storage: {note}")
+        rc = self._by_region.get(here)
+        licence = rc.licence_usd_per_instance_hour if rc else 0.0
+        return RegionCharges(
+            egress_usd=egress_in + egress_out,
+            storage_usd_per_gb_hour=float(price) / HOURS_PER_MONTH,
+            licence_usd_per_instance_hour=licence,
+            assumptions=tuple(assumptions),
+        )

@@ -1,0 +1,152 @@
+"""What the planner returns: costed options, the plan, persona picks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpuplan.plan.constraints import Constraints, Objective
+
+__all__ = ["CostBreakdown", "Option", "PersonaPick", "Plan", "SpotRisk"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostBreakdown:
+    """All-in cost by component, USD; the components sum to the option's ``total_cost_usd``."""
+
+    compute_usd: float
+    """Instances for the failure-free job time, rounded to the billing step / month / term."""
+    storage_usd: float
+    """Dataset and checkpoints on block or object storage for the job's duration."""
+    egress_usd: float
+    """Dataset in from ``data.location`` and results back, at inter-region or internet tier prices."""
+    licence_usd: float
+    """Per-instance-hour fees the catalog lists for the region."""
+    spot_overhead_usd: float
+    """Spot only: instance time spent writing checkpoints, redoing lost work and restarting."""
+
+    @property
+    def total_usd(self) -> float:
+        return (
+            self.compute_usd + self.storage_usd + self.egress_usd + self.licence_usd + self.spot_overhead_usd
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpotRisk:
+    """How a spot option's time and cost were derived (see ``plan/spot.py``)."""
+
+    interruptions_per_instance_hour: float
+    mtbi_h: float
+    """Mean time between interruptions of the whole job (all nodes), h."""
+    rate_source: str
+    rate_assumed: bool
+    checkpoint_write_min: float
+    checkpoint_interval_min: float | None
+    """Young/Daly interval sqrt(2·C·MTBI), minutes; None when the job writes no checkpoint."""
+    checkpoint_overhead_h: float
+    expected_lost_h: float
+    """Lost work plus restarts over the job, h."""
+    expected_interruptions: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Option:
+    """One costed way to run the job."""
+
+    provider: str
+    region: str
+    zone: str
+    country: str
+    instance_type: str
+    gpu: str
+    gpus_per_node: int
+    nodes: int
+    pricing: str
+    interconnect: str
+    network_gbps: float | None
+    job_time_h: float
+    """Expected job time (for spot: including checkpoints, lost work and restarts), h."""
+    job_time_h_low: float
+    job_time_h_high: float
+    compute_time_h: float
+    """Failure-free job time from the estimator, h."""
+    billed_hours: float
+    """Hours billed per instance (after granularity and minimum); months × 730 for monthly."""
+    total_cost_usd: float
+    total_cost_usd_low: float
+    total_cost_usd_high: float
+    cost_breakdown: CostBreakdown
+    price_usd_per_hour: float
+    """Instance price per hour (monthly and reserved prices divided by their hours)."""
+    price_usd: float
+    unit_hours: float
+    price_source: str
+    confidence: str
+    as_of: str
+    stale: bool
+    peak_memory_gib: float
+    deadline_miss_probability: float | None
+    """P(finishing after the deadline); None without a deadline."""
+    spot: SpotRisk | None
+    compliance: tuple[str, ...]
+    kubernetes: str | None
+    """The provider's managed Kubernetes service (EKS, AKS …)."""
+    flags: tuple[str, ...] = ()
+    """Warnings: low-confidence price, stale price, assumed billing step …"""
+    assumptions: tuple[str, ...] = ()
+    """Cost components priced with an assumption instead of catalog data, in words."""
+
+    @property
+    def gpu_count(self) -> int:
+        return self.gpus_per_node * self.nodes
+
+    @property
+    def checkpoint_interval_min(self) -> float | None:
+        return self.spot.checkpoint_interval_min if self.spot else None
+
+    @property
+    def expected_interruptions(self) -> float:
+        return self.spot.expected_interruptions if self.spot else 0.0
+
+    @property
+    def label(self) -> str:
+        nodes = f"{self.nodes}× " if self.nodes > 1 else ""
+        return f"{self.provider}/{self.region} {nodes}{self.instance_type} {self.pricing}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PersonaPick:
+    """The best option for one of the personas of the source articles."""
+
+    persona: str
+    """``budget``, ``performance``, ``kubernetes`` or ``compliance``."""
+    rule: str
+    """How the pick was chosen, in words."""
+    option: Option | None
+    note: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """The planner's answer."""
+
+    objective: Objective
+    constraints: Constraints
+    recommended: Option
+    options: tuple[Option, ...]
+    """Ranked best first (the top N, one per provider/region/instance/nodes/pricing)."""
+    pareto: tuple[Option, ...]
+    """Options no other option beats on both cost and time, cheapest first."""
+    baseline: Option | None
+    baseline_note: str
+    savings_vs_baseline_pct: float | None
+    excluded: dict[str, int]
+    """Candidates left out, by first reason."""
+    personas: tuple[PersonaPick, ...]
+    why: tuple[str, ...]
+    """Why the recommended option beats the next ones, one line each."""
+    candidates: int
+    """Candidates enumerated (offer × node count × pricing)."""
+    feasible: int
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    """Assumptions and data caveats that apply to the whole plan."""

@@ -1,0 +1,182 @@
+"""Spot risk: interruption rates, Young/Daly checkpointing, expected time, deadline-miss probability.
+
+The model, for a job of failure-free length W hours on ``nodes`` spot instances:
+
+- each instance is interrupted as a Poisson process of rate λ₁ per hour; with synchronous data
+  parallelism any interruption stops the whole job, so the job sees rate λ = nodes × λ₁ and a mean
+  time between interruptions M = 1/λ;
+- checkpoints take C hours to write; Young's optimal interval (Young 1974, "A first order
+  approximation to the optimum checkpoint interval", CACM 17(9); Daly 2006 refines it) is
+  τ = sqrt(2·C·M), capped at W (a job shorter than τ writes no intermediate checkpoint);
+- checkpointing stretches the work to W' = W·(1 + C/τ);
+- each interruption loses on average half an interval of work plus the restart R:
+  δ = τ/2 + R;
+- the expected wall time T solves T = W' + λ·T·δ, i.e. T = W' / (1 − λ·δ) (valid when λ·δ < 1;
+  otherwise the job is expected never to finish and the candidate is excluded);
+- expected interruptions N = λ·T.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuplan.plan.inputs import HOURS_PER_MONTH, BoolArray, FloatArray, StrArray
+
+__all__ = [
+    "DEFAULT_SPOT_RATE",
+    "SpotRate",
+    "SpotTimes",
+    "band_rate_per_hour",
+    "deadline_miss_probability",
+    "spot_rates",
+    "spot_times",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpotRate:
+    """Interruptions per instance-hour and where that figure comes from."""
+
+    per_hour: float
+    source: str
+    assumed: bool
+    """True when no published figure backs it (the output then says "assumed")."""
+
+
+#: Used where the catalog gives no interruption band for an offer (no provider publishes one for
+#: GPU spot capacity outside AWS's Spot Instance Advisor and Azure's eviction-rate column).
+#: ASSUMPTION: one interruption per 24 instance-hours. Anchor: GCP documents that preemptible VMs are
+#: always stopped after 24 h of running ("Preemptible VM instances", cloud.google.com/compute/docs/
+#: instances/preemptible); GPU spot capacity is the most contended, so a day is taken as the mean
+#: time between interruptions for any provider that publishes nothing. Conservative, not measured.
+DEFAULT_SPOT_RATE = SpotRate(
+    per_hour=1.0 / 24.0,
+    source="assumed: 1 interruption per 24 instance-hours (no published rate; GCP stops "
+    "preemptible VMs after 24 h)",
+    assumed=True,
+)
+
+_BAND_SOURCE = (
+    "interruption band {band!r} per month from the catalog (AWS Spot Instance Advisor "
+    "'frequency of interruption' / Azure eviction rate), upper bound of the band"
+)
+
+
+def band_rate_per_hour(band: str) -> SpotRate | None:
+    """Per-instance-hour rate for a monthly interruption band, or None if the band is unreadable.
+
+    The band is the share of instances interrupted over a month (AWS: "the rate at which Spot has
+    reclaimed capacity during the trailing month"). We take the band's upper bound p (conservative)
+    and convert with a Poisson process: P(no interruption in 730 h) = 1 − p, so
+    λ = −ln(1 − p) / 730. e.g. "5-10%": p = 0.10, λ = 0.10536 / 730 = 1.443e-4 per hour.
+    An open band ">X%" has no upper bound: ASSUMPTION p = 2·X (capped below 100 %), labelled.
+    """
+    text = band.strip().replace(" ", "")
+    numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
+    if not numbers:
+        return None
+    open_ended = text.startswith(">") or text.endswith("+%") or text.endswith("+")
+    p = min(2.0 * numbers[0], 99.0) if open_ended else max(numbers)
+    p = min(p, 99.0) / 100.0
+    source = _BAND_SOURCE.format(band=band)
+    if open_ended:
+        source += f"; open band read as {p:.0%} (assumed)"
+    return SpotRate(per_hour=-math.log1p(-p) / HOURS_PER_MONTH, source=source, assumed=open_ended)
+
+
+def spot_rates(bands: StrArray) -> tuple[FloatArray, list[SpotRate]]:
+    """Per-instance-hour rates for an array of bands, plus the distinct :class:`SpotRate` per row
+    index into the returned list (for the output's "where rates come from")."""
+    uniq, inverse = np.unique(bands, return_inverse=True)
+    rates = [band_rate_per_hour(str(b)) or DEFAULT_SPOT_RATE for b in uniq]
+    per_hour = np.array([r.per_hour for r in rates], dtype=float)[inverse]
+    return per_hour, rates
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpotTimes:
+    """Vectorised outcome of the spot model (one element per candidate)."""
+
+    expected_h: FloatArray
+    """Expected wall time T including checkpoints, lost work and restarts, h."""
+    interval_h: FloatArray
+    """Checkpoint interval τ, h (nan when no checkpoint is written)."""
+    checkpoint_overhead_h: FloatArray
+    """Time spent writing checkpoints, W·C/τ, h."""
+    lost_h: FloatArray
+    """Expected work lost and restart time over the job, N·δ, h."""
+    interruptions: FloatArray
+    """Expected number of interruptions N = λ·T."""
+    stable: BoolArray
+    """False where λ·δ ≥ 1 (no expected completion)."""
+
+
+def spot_times(
+    work_h: FloatArray,
+    rate_per_hour: FloatArray,
+    checkpoint_write_h: float,
+    restart_h: float,
+) -> SpotTimes:
+    """Apply the module's model to arrays of failure-free times ``work_h`` and job rates λ.
+
+    Worked example (pinned in tests): W = 10 h, λ = 1/24 per h, C = 0.05 h, R = 0.2 h:
+    τ = sqrt(2 × 0.05 × 24) = 1.5492 h; W' = 10 × (1 + 0.05/1.5492) = 10.3227 h;
+    δ = 0.7746 + 0.2 = 0.9746 h; T = 10.3227 / (1 − 0.9746/24) = 10.7596 h; N = T/24 = 0.4483.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mtbi = 1.0 / rate_per_hour
+        if checkpoint_write_h > 0:
+            tau = np.minimum(np.sqrt(2.0 * checkpoint_write_h * mtbi), work_h)
+            ckpt_h = np.where(tau > 0, work_h * checkpoint_write_h / tau, 0.0)
+            lost_per = tau / 2.0 + restart_h
+        else:
+            # Nothing to checkpoint (inference): an interruption costs the restart only.
+            tau = np.full_like(work_h, math.nan)
+            ckpt_h = np.zeros_like(work_h)
+            lost_per = np.full_like(work_h, restart_h)
+        stretched = work_h + ckpt_h
+        load = rate_per_hour * lost_per
+        stable = load < 1.0
+        expected = np.where(stable, stretched / (1.0 - load), math.inf)
+    return SpotTimes(
+        expected_h=expected,
+        interval_h=tau,
+        checkpoint_overhead_h=ckpt_h,
+        lost_h=expected - stretched,
+        interruptions=rate_per_hour * expected,
+        stable=stable,
+    )
+
+
+def deadline_miss_probability(
+    stretched_h: float, lost_per_interruption_h: float, rate_per_hour: float, deadline_h: float
+) -> float:
+    """P(the job misses ``deadline_h``) under Poisson interruptions.
+
+    The job (W' = ``stretched_h`` with checkpoints) finishes by D if it is interrupted at most
+    n = floor((D − W') / δ) times. It misses iff at least n+1 interruptions arrive before it ends,
+    and those all arrive before D; so P(miss) ≤ P(Poisson(λ·D) ≥ n + 1), which we report (a slight
+    over-estimate: interruptions arriving after an early finish are counted too).
+    e.g. W' = 10, δ = 1, λ = 1/24, D = 12: n = 2, μ = 0.5,
+    P = 1 − e^-0.5 (1 + 0.5 + 0.125) = 1 − 0.98561 = 0.01439.
+    """
+    if stretched_h > deadline_h:
+        return 1.0
+    if rate_per_hour <= 0:
+        return 0.0
+    if lost_per_interruption_h <= 0:
+        return 0.0
+    n = math.floor((deadline_h - stretched_h) / lost_per_interruption_h + 1e-12)
+    mu = rate_per_hour * deadline_h
+    if n > mu + 12.0 * math.sqrt(mu) + 50.0:
+        return 0.0  # beyond 12 standard deviations: below any double's resolution of 1
+    # P(N ≤ n) summed in log space (stable for large μ).
+    log_mu = math.log(mu)
+    cdf = 0.0
+    for k in range(n + 1):
+        cdf += math.exp(-mu + k * log_mu - math.lgamma(k + 1))
+    return float(min(max(1.0 - cdf, 0.0), 1.0))

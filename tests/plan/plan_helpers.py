@@ -1,0 +1,71 @@
+"""Hand-made offers, regional prices and a toy estimator for the planner's tests."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from gpuplan.plan import EstimateKey, EstimateRow, OfferRow, RegionCosts, TransferTier
+
+#: GPU speed in "job-hours on one GPU" and memory per GPU, for the toy estimator.
+GPU_HOURS = {"A100-SXM4-40GB": 8.0, "H100-SXM5-80GB": 4.0, "T4": 40.0, "A10G": 24.0}
+GPU_MEM = {"A100-SXM4-40GB": 40.0, "H100-SXM5-80GB": 80.0, "T4": 16.0, "A10G": 24.0}
+
+
+def offer(**kw: object) -> OfferRow:
+    base = OfferRow(
+        provider="aws",
+        region="us-east-1",
+        instance_type="p4d.24xlarge",
+        gpu="A100-SXM4-40GB",
+        gpu_count=8,
+        gpu_memory_gib=40.0,
+        pricing="on_demand",
+        price_usd=21.96,
+        country="US",
+        interconnect="NVLink",
+        network_gbps=400.0,
+        billing_granularity_s=1.0,
+        min_billing_s=60.0,
+        as_of="2026-11-09",
+        source="test",
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def toy_estimator(peak_gib: float = 20.0, scaling: float = 0.9) -> object:
+    """Job time = GPU_HOURS[gpu] / gpus, with ``scaling`` efficiency per doubling across nodes;
+    fits when the per-GPU peak fits in the GPU's memory."""
+
+    def estimate(key: EstimateKey) -> EstimateRow:
+        fits = peak_gib <= GPU_MEM[key.gpu]
+        t = GPU_HOURS[key.gpu] / key.gpu_count / (scaling ** math.log2(key.nodes) if key.nodes > 1 else 1.0)
+        return EstimateRow(
+            fits=fits,
+            job_time_h=t if fits else math.nan,
+            job_time_h_low=0.9 * t if fits else math.nan,
+            job_time_h_high=1.2 * t if fits else math.nan,
+            peak_memory_gib=peak_gib,
+        )
+
+    return estimate
+
+
+AWS_TIERS = (
+    TransferTier(upto_gb=100.0, usd_per_gb=0.0),
+    TransferTier(upto_gb=10_240.0, usd_per_gb=0.09),
+    TransferTier(upto_gb=51_200.0, usd_per_gb=0.085),
+    TransferTier(upto_gb=153_600.0, usd_per_gb=0.07),
+    TransferTier(upto_gb=math.inf, usd_per_gb=0.05),
+)
+
+
+def aws_costs() -> RegionCosts:
+    return RegionCosts(
+        provider="aws",
+        region="us-east-1",
+        internet_egress=AWS_TIERS,
+        inter_region_usd_per_gb=0.02,
+        object_storage_usd_per_gb_month=0.023,
+        block_storage_usd_per_gb_month=0.08,
+    )

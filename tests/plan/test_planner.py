@@ -1,0 +1,178 @@
+"""The planner end to end on hand-made offers and a toy estimator."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from plan_helpers import aws_costs, offer, toy_estimator
+
+from gpuplan.errors import InfeasibleError
+from gpuplan.plan import (
+    BaselineSpec,
+    Constraints,
+    CostFacts,
+    JobFacts,
+    Objective,
+    OfferTable,
+    PlanInfeasibleError,
+    plan_offers,
+)
+
+JOB = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"))
+
+
+def _plan(rows, constraints=None, job=JOB, **kw):  # type: ignore[no-untyped-def]
+    return plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        job,
+        toy_estimator(),
+        constraints or Constraints(),
+        **kw,
+    )
+
+
+def test_hand_computed_all_in_cost_of_one_on_demand_node() -> None:
+    # 8 × A100: toy job time 8 GPU-h / 8 = 1 h; per-second billing -> 1 h × $21.96 = $21.96.
+    # Block storage, one node: (200 + 2 × 5) GB × $0.08/GB-month × 1 h / 730 h = $0.0230137.
+    # Same region as the data: egress $0. Total $21.9830137.
+    plan = _plan([offer()], Constraints(max_gpus=8))
+    rec = plan.recommended
+    assert rec.job_time_h == pytest.approx(1.0)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(21.96)
+    assert rec.cost_breakdown.storage_usd == pytest.approx(0.0230137, rel=1e-5)
+    assert rec.cost_breakdown.egress_usd == 0.0
+    assert rec.total_cost_usd == pytest.approx(21.9830137, rel=1e-6)
+
+
+def test_hourly_billing_rounds_a_short_job_up() -> None:
+    # 1 × A100 at $3.67/h, hourly billing, job 8 h / 1 GPU -> exactly 8 h; at 2 GPUs (2 nodes,
+    # 0.9 scaling per doubling) 8 / 2 / 0.9 = 4.444 h -> billed 5 h × 2 × 3.67 = $36.70.
+    rows = [offer(instance_type="a2", gpu_count=1, price_usd=3.67, billing_granularity_s=3600.0)]
+    plan = _plan(rows, Constraints(max_gpus=2, objective=Objective.TIME))
+    rec = plan.recommended
+    assert rec.nodes == 2
+    assert rec.billed_hours == pytest.approx(5.0)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(36.70)
+
+
+def test_breakdown_sums_to_total_for_every_option() -> None:
+    rows = [offer(), offer(pricing="spot", price_usd=8.0, interruption_band="5-10%"),
+            offer(instance_type="g5", gpu="A10G", gpu_count=1, gpu_memory_gib=24, price_usd=1.0)]  # fmt: skip
+    plan = _plan(rows, top=20)
+    for o in (*plan.options, *plan.pareto):
+        assert o.cost_breakdown.total_usd == pytest.approx(o.total_cost_usd)
+        assert o.total_cost_usd_low <= o.total_cost_usd <= o.total_cost_usd_high
+        assert o.job_time_h_low <= o.job_time_h <= o.job_time_h_high
+
+
+def test_candidates_span_one_to_sixty_four_gpus_and_unpriced_ones_are_counted() -> None:
+    # 1-GPU offer -> 64 node counts; 8-GPU offer -> 8; the unpriced 8-GPU offer's 8 are counted.
+    rows = [
+        offer(instance_type="a2", gpu_count=1, price_usd=3.67),
+        offer(),
+        offer(instance_type="x", price_usd=None),
+    ]
+    plan = _plan(rows)
+    assert plan.candidates == 64 + 8 + 8
+    assert plan.excluded == {"unpriced": 8}
+    assert all(o.instance_type != "x" for o in plan.options)
+
+
+def test_spot_option_carries_its_risk_and_overhead() -> None:
+    rows = [offer(pricing="spot", price_usd=8.0, interruption_band="")]
+    plan = _plan(rows, Constraints(max_gpus=8, deadline_h=2.0))
+    o = plan.recommended
+    assert o.spot is not None and o.spot.rate_assumed
+    assert "spot interruption rate assumed" in o.flags
+    # MTBI 24 h (assumed default), C = 5 GB / 0.5 GB/s = 10 s; τ = sqrt(2 × 10/3600 × 24) = 0.3651 h
+    assert o.checkpoint_interval_min == pytest.approx(math.sqrt(2 * 10 / 3600 * 24) * 60, rel=1e-6)
+    assert o.cost_breakdown.spot_overhead_usd > 0
+    assert o.job_time_h > o.compute_time_h
+    assert 0.0 < o.deadline_miss_probability < 0.1  # type: ignore[operator]
+
+
+def test_reserved_prices_need_a_commitment() -> None:
+    rows = [offer(), offer(pricing="reserved_1y", price_usd=13.0, term_hours=8760.0)]
+    plan = _plan(rows, Constraints(max_gpus=8))
+    # on-demand: nodes 2..8 exceed 8 GPUs (7); reserved: all 8 node counts lack a commitment.
+    assert plan.excluded == {"reserved_needs_commitment": 8, "max_gpus": 7}
+    committed = _plan(rows, Constraints(max_gpus=8, commitment="1y", objective=Objective.COST))
+    pricings = {o.pricing for o in committed.options}
+    assert "reserved_1y" in pricings
+    reserved = next(o for o in committed.options if o.pricing == "reserved_1y")
+    assert reserved.cost_breakdown.compute_usd == pytest.approx(13.0 * 8760)
+
+
+def test_filters_exclude_by_their_own_reason() -> None:
+    rows = [
+        offer(),
+        offer(provider="alibaba", region="cn-shanghai", country="CN", instance_type="gn7", price_usd=30.0),
+        offer(
+            instance_type="g4", gpu="T4", gpu_memory_gib=16.0, gpu_count=4, interconnect="PCIe", price_usd=4.0
+        ),
+    ]
+    plan = _plan(rows, Constraints(countries=("US",), interconnect="nvlink", min_gpu_memory_gib=20), top=50)
+    assert plan.excluded["country"] == 8
+    assert plan.excluded["interconnect"] == 16  # every T4 node count has > 1 GPU
+    assert {o.instance_type for o in plan.options} == {"p4d.24xlarge"}
+
+
+def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:
+    rows = [offer()]
+    with pytest.raises(InfeasibleError, match="does_not_fit"):
+        plan_offers(
+            OfferTable.from_rows(rows), CostFacts([]), JOB, toy_estimator(peak_gib=100), Constraints()
+        )
+
+
+def test_deadline_and_budget_together_name_both_sides() -> None:
+    # A100 8 GPU-h, H100 4 GPU-h; with 1 node: A100 1 h for ~$22, H100 0.5 h for ~$27.5.
+    rows = [offer(), offer(instance_type="p5", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=55.04)]
+    with pytest.raises(PlanInfeasibleError) as info:
+        _plan(rows, Constraints(deadline_h=0.6, budget_usd=25.0, max_gpus=8))
+    msg = str(info.value)
+    assert msg.startswith("no option meets 0.6 h under $25.00")
+    assert "the fastest within budget takes 1.0 h" in msg
+    assert "the cheapest within 0.6 h costs $27.5" in msg
+    assert info.value.excluded["over_deadline"] >= 1
+
+
+def test_savings_against_the_default_baseline() -> None:
+    rows = [offer(), offer(pricing="spot", price_usd=8.0, interruption_band="<5%")]
+    plan = _plan(rows, Constraints(max_gpus=8))
+    assert plan.baseline is not None and plan.baseline.pricing == "on_demand"
+    assert plan.recommended.pricing == "spot"
+    expected = (
+        100 * (plan.baseline.total_cost_usd - plan.recommended.total_cost_usd) / plan.baseline.total_cost_usd
+    )
+    assert plan.savings_vs_baseline_pct == pytest.approx(expected)
+    assert plan.savings_vs_baseline_pct > 50  # type: ignore[operator]
+
+
+def test_named_baseline_missing_from_the_catalog_is_said_not_invented() -> None:
+    plan = _plan([offer()], baseline=BaselineSpec.parse("azure/eastus/Standard_ND96asr_v4"))
+    assert plan.baseline is None and plan.savings_vs_baseline_pct is None
+    assert "not in the catalog" in plan.baseline_note
+
+
+def test_time_objective_recommends_the_fastest_and_pareto_has_no_dominated_option() -> None:
+    rows = [offer(), offer(instance_type="p5", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=55.04),
+            offer(instance_type="a2", gpu_count=1, price_usd=3.67)]  # fmt: skip
+    plan = _plan(rows, Constraints(objective=Objective.TIME))
+    assert plan.recommended.job_time_h == min(o.job_time_h for o in plan.pareto)
+    for a in plan.pareto:
+        for b in plan.pareto:
+            assert not (b.total_cost_usd < a.total_cost_usd and b.job_time_h < a.job_time_h)
+
+
+def test_personas_and_explanation_are_filled() -> None:
+    rows = [offer(), offer(pricing="spot", price_usd=8.0), offer(instance_type="p5", gpu="H100-SXM5-80GB",
+            gpu_memory_gib=80, price_usd=55.04, compliance=("MLPS-3",))]  # fmt: skip
+    plan = _plan(rows)
+    picks = {p.persona: p for p in plan.personas}
+    assert picks["budget"].option is not None and picks["budget"].option.pricing == "spot"
+    assert picks["kubernetes"].option is not None and picks["kubernetes"].option.kubernetes == "EKS"
+    assert picks["compliance"].option is not None and picks["compliance"].option.gpu.startswith("H100")
+    assert plan.why and plan.why[0].startswith("vs ")

@@ -1,0 +1,86 @@
+"""The spot risk model, pinned with hand-computed numbers (see plan/spot.py for the formulas)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, deadline_miss_probability, spot_times
+
+
+def test_young_daly_interval_and_expected_time() -> None:
+    # W = 10 h, λ = 1/24 /h (MTBI 24 h), C = 0.05 h (3 min), R = 0.2 h:
+    # τ = sqrt(2 × 0.05 × 24) = sqrt(2.4) = 1.549193 h
+    # W' = 10 × (1 + 0.05 / 1.549193) = 10.322749 h   (checkpoint overhead 0.322749 h)
+    # δ = τ/2 + R = 0.774597 + 0.2 = 0.974597 h
+    # T = W' / (1 − λδ) = 10.322749 / (1 − 0.040608) = 10.759680 h
+    # N = λT = 0.448320 interruptions; lost work + restarts = T − W' = 0.436931 h
+    st = spot_times(np.array([10.0]), np.array([1 / 24]), checkpoint_write_h=0.05, restart_h=0.2)
+    assert float(st.interval_h[0]) == pytest.approx(1.549193, rel=1e-6)
+    assert float(st.checkpoint_overhead_h[0]) == pytest.approx(0.322749, rel=1e-5)
+    assert float(st.expected_h[0]) == pytest.approx(10.759680, rel=1e-6)
+    assert float(st.interruptions[0]) == pytest.approx(0.448320, rel=1e-5)
+    assert float(st.lost_h[0]) == pytest.approx(0.436931, rel=1e-5)
+    assert bool(st.stable[0])
+
+
+def test_interval_is_capped_at_the_job_length() -> None:
+    # W = 0.5 h, MTBI 24 h, C = 0.05 h: sqrt(2 × 0.05 × 24) = 1.55 h > W, so τ = W = 0.5 h:
+    # overhead = 0.5 × 0.05 / 0.5 = 0.05 h (one checkpoint).
+    st = spot_times(np.array([0.5]), np.array([1 / 24]), checkpoint_write_h=0.05, restart_h=0.2)
+    assert float(st.interval_h[0]) == pytest.approx(0.5)
+    assert float(st.checkpoint_overhead_h[0]) == pytest.approx(0.05)
+
+
+def test_no_checkpoint_costs_only_restarts() -> None:
+    # Inference: C = 0, δ = R = 0.5 h, λ = 0.1 /h: T = 4 / (1 − 0.05) = 4.210526 h.
+    st = spot_times(np.array([4.0]), np.array([0.1]), checkpoint_write_h=0.0, restart_h=0.5)
+    assert math.isnan(float(st.interval_h[0]))
+    assert float(st.expected_h[0]) == pytest.approx(4.210526, rel=1e-6)
+
+
+def test_interruptions_faster_than_progress_are_unstable() -> None:
+    # λ = 2 /h, R = 1 h: λδ ≥ 2 > 1, the job is expected never to finish.
+    st = spot_times(np.array([4.0]), np.array([2.0]), checkpoint_write_h=0.0, restart_h=1.0)
+    assert not bool(st.stable[0])
+    assert math.isinf(float(st.expected_h[0]))
+
+
+def test_band_upper_bound_converts_monthly_share_to_hourly_rate() -> None:
+    # "5-10%": p = 0.10; λ = −ln(0.9) / 730 = 0.1053605 / 730 = 1.443295e-4 per hour.
+    rate = band_rate_per_hour("5-10%")
+    assert rate is not None and not rate.assumed
+    assert rate.per_hour == pytest.approx(1.443295e-4, rel=1e-6)
+    # "<5%": p = 0.05; λ = −ln(0.95) / 730 = 0.0512933 / 730 = 7.02648e-5.
+    lt5 = band_rate_per_hour("<5%")
+    assert lt5 is not None and lt5.per_hour == pytest.approx(7.02648e-5, rel=1e-5)
+
+
+def test_open_band_is_an_explicit_assumption() -> None:
+    # ">20%": read as p = 40 % (assumed): λ = −ln(0.6) / 730 = 0.5108256 / 730 = 6.99761e-4.
+    rate = band_rate_per_hour(">20%")
+    assert rate is not None and rate.assumed and "assumed" in rate.source
+    assert rate.per_hour == pytest.approx(6.99761e-4, rel=1e-5)
+
+
+def test_unreadable_band_falls_back_to_the_labelled_default() -> None:
+    assert band_rate_per_hour("") is None
+    assert DEFAULT_SPOT_RATE.assumed and DEFAULT_SPOT_RATE.source.startswith("assumed")
+
+
+def test_deadline_miss_probability_poisson_tail() -> None:
+    # W' = 10 h, δ = 1 h, λ = 1/24, D = 12 h: n = floor((12 − 10)/1) = 2 interruptions allowed;
+    # μ = λD = 0.5; P(N ≥ 3) = 1 − e^−0.5 (1 + 0.5 + 0.125) = 1 − 0.985612 = 0.014388
+    p = deadline_miss_probability(10.0, 1.0, 1 / 24, 12.0)
+    assert p == pytest.approx(0.014388, rel=1e-4)
+
+
+def test_deadline_miss_probability_edges() -> None:
+    # Work alone beyond the deadline: certain miss. No slack for even one interruption (n = 0):
+    # P(N ≥ 1) = 1 − e^−μ with μ = 0.1 × 10 = 1 -> 0.632121.
+    assert deadline_miss_probability(11.0, 1.0, 0.1, 10.0) == 1.0
+    assert deadline_miss_probability(9.5, 1.0, 0.1, 10.0) == pytest.approx(0.632121, rel=1e-5)
+    # Huge slack: effectively never.
+    assert deadline_miss_probability(1.0, 0.1, 0.01, 1000.0) == 0.0
