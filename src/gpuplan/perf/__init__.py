@@ -10,6 +10,7 @@ from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, JobSize, estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.parallel import Link
+from gpuplan.perf.sweep import EstimateOutcome, ServingLoad, estimate_all
 
 __all__ = [
     "SOFTWARE_LEVEL",
@@ -17,13 +18,16 @@ __all__ = [
     "Calibration",
     "DecodeEstimate",
     "Estimate",
+    "EstimateOutcome",
     "JobSize",
     "Link",
     "MemoryEstimate",
     "ServingEstimate",
+    "ServingLoad",
     "advise",
     "decode_estimate",
     "estimate",
+    "estimate_all",
     "load_calibration",
     "serving_estimate",
 ]

@@ -1,0 +1,258 @@
+"""Render ``gpuplan estimate`` results: a Rich table per GPU and the stable ``--json`` document.
+
+JSON schema (``schema_version`` 1; field names carry their units)::
+
+    {"schema_version": 1,
+     "workload": {"name", "task", "precision", "params", "trainable_params", "flops_per_step",
+                  "batch_size", "seq_len", "parallelism", "gradient_accumulation"},
+     "software_level": str,
+     "calibration": {"fitted_on", "median_abs_error_pct", "worst_abs_error_pct", "source"},
+     "estimates": [{"gpu", "gpu_count", "parallelism", "fits",
+                    "peak_memory_gib", "peak_memory_gib_low", "peak_memory_gib_high",
+                    "memory_capacity_gib", "step_time_s", "step_time_s_low", "step_time_s_high",
+                    "comm_time_s", "throughput", "throughput_low", "throughput_high",
+                    "throughput_unit", "samples_per_step", "achieved_tflops",
+                    "job_time_h", "job_time_h_low", "job_time_h_high", "link", "notes",
+                    "advice": [{"action", "summary", "gpu", "gpu_count", "peak_memory_gib", "fits",
+                                "step_time_s", "step_time_factor", "derivation"}],
+                    "decode": {...} | null, "serving": {...} | null,
+                    "error": str | null}]}
+
+A GPU that cannot run the workload (e.g. FP8 on an A100) has ``error`` set and null figures.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from gpuplan.perf.advisor import Advice
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import SOFTWARE_LEVEL
+from gpuplan.perf.sweep import EstimateOutcome
+from gpuplan.profile.model import Profile
+
+__all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
+
+JSON_SCHEMA_VERSION = 1
+
+_FIGURES = (
+    "peak_memory_gib",
+    "peak_memory_gib_low",
+    "peak_memory_gib_high",
+    "step_time_s",
+    "step_time_s_low",
+    "step_time_s_high",
+    "comm_time_s",
+    "throughput",
+    "throughput_low",
+    "throughput_high",
+    "throughput_unit",
+    "samples_per_step",
+    "achieved_tflops",
+    "job_time_h",
+    "job_time_h_low",
+    "job_time_h_high",
+)
+
+
+def _calibration_json(cal: Calibration) -> dict[str, Any]:
+    errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
+    return {
+        "source": cal.source,
+        "fitted_on": cal.fitted_on or None,
+        "median_abs_error_pct": round(statistics.median(errors), 1) if errors else None,
+        "worst_abs_error_pct": round(max(errors), 1) if errors else None,
+    }
+
+
+def _advice_json(a: Advice) -> dict[str, Any]:
+    return {
+        "action": a.action,
+        "summary": a.summary,
+        "gpu": a.gpu,
+        "gpu_count": a.gpu_count,
+        "peak_memory_gib": a.peak_memory_gib,
+        "fits": a.fits,
+        "step_time_s": a.step_time_s,
+        "step_time_factor": a.step_time_factor,
+        "derivation": a.derivation,
+    }
+
+
+def _outcome_json(o: EstimateOutcome, parallelism: str) -> dict[str, Any]:
+    e = o.estimate
+    row: dict[str, Any] = {"gpu": o.gpu, "gpu_count": o.gpu_count, "parallelism": parallelism}
+    if e is None:
+        row.update({"fits": False, **dict.fromkeys(_FIGURES), "memory_capacity_gib": None})
+        row.update({"link": "", "notes": [], "advice": [], "decode": None, "serving": None})
+        row["error"] = o.error
+        return row
+    row["fits"] = e.fits
+    row.update({k: getattr(e, k) for k in _FIGURES})
+    row["memory_capacity_gib"] = e.memory.capacity_gib
+    row["link"] = e.link
+    row["notes"] = list(e.notes)
+    row["advice"] = [_advice_json(a) for a in o.advice]
+    row["decode"] = asdict(o.decode) if o.decode else None
+    row["serving"] = asdict(o.serving) if o.serving else None
+    row["error"] = None
+    return row
+
+
+def estimate_json(
+    profile: Profile,
+    outcomes: Sequence[EstimateOutcome],
+    cal: Calibration,
+    *,
+    parallelism: str = "ddp",
+    gradient_accumulation: int = 1,
+) -> dict[str, Any]:
+    """The ``gpuplan estimate --json`` document."""
+    return {
+        "schema_version": JSON_SCHEMA_VERSION,
+        "workload": {
+            "name": profile.workload_name,
+            "task": profile.task,
+            "precision": profile.precision,
+            "params": profile.params,
+            "trainable_params": profile.trainable_params,
+            "flops_per_step": profile.flops_per_step,
+            "batch_size": profile.batch_size,
+            "seq_len": profile.seq_len,
+            "parallelism": parallelism,
+            "gradient_accumulation": gradient_accumulation,
+        },
+        "software_level": SOFTWARE_LEVEL,
+        "calibration": _calibration_json(cal),
+        "estimates": [_outcome_json(o, parallelism) for o in outcomes],
+    }
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def _time(s: float) -> str:
+    if s < 1.0:
+        return f"{s * 1e3:.3g} ms"
+    if s < 120:
+        return f"{s:.3g} s"
+    if s < 7200:
+        return f"{s / 60:.3g} min"
+    return f"{s / 3600:.3g} h"
+
+
+def _hours(h: float | None) -> str:
+    if h is None:
+        return "—"
+    return _time(h * 3600.0)
+
+
+def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str) -> Table:
+    short = "tok/s" if unit == "tokens_per_s" else "samples/s"
+    table = Table(title="Estimate per GPU (point, [low–high])", header_style="bold")
+    table.add_column("GPU")
+    table.add_column("fits")
+    table.add_column("memory / GPU (GiB)", justify="right")
+    table.add_column("step time", justify="right")
+    table.add_column(f"throughput ({short})", justify="right")
+    table.add_column("job time", justify="right")
+    for o in outcomes:
+        name = o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}"
+        e = o.estimate
+        if e is None:
+            table.add_row(name, Text("n/a", style="red"), Text(o.error or "", style="red"), "", "", "")
+            continue
+        mem = (
+            f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
+            f" / {e.memory.capacity_gib:.0f}"
+        )
+        fits = Text("yes", style="green") if e.fits else Text("no", style="bold red")
+        step = f"{_time(e.step_time_s)} [{_time(e.step_time_s_low)}–{_time(e.step_time_s_high)}]"
+        thr = f"{_num(e.throughput)} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
+        job = _hours(e.job_time_h)
+        if e.job_time_h is not None:
+            job += f" [{_hours(e.job_time_h_low)}–{_hours(e.job_time_h_high)}]"
+        table.add_row(name, fits, mem, step, thr, job)
+    return table
+
+
+def _advice_table(o: EstimateOutcome) -> Table:
+    table = Table(
+        title=f"{o.gpu}: does not fit — changes that would", header_style="bold", title_justify="left"
+    )
+    table.add_column("change")
+    table.add_column("GiB / GPU", justify="right")
+    table.add_column("fits")
+    table.add_column("step time", justify="right")
+    table.add_column("how derived")
+    for a in o.advice:
+        t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
+        table.add_row(
+            a.summary,
+            f"{a.peak_memory_gib:.1f}",
+            Text("yes", style="green") if a.fits else Text("no", style="red"),
+            t,
+            Text(a.derivation, style="dim"),
+        )
+    return table
+
+
+def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
+    rows = [o for o in outcomes if o.decode is not None]
+    if not rows:
+        return None
+    table = Table(title="LLM generation (decode is memory-bandwidth-bound)", header_style="bold")
+    for col in ("GPU", "max sequences", "tokens/s/seq", "tokens/s (batch)", "prefill tok/s", "serving"):
+        table.add_column(col, justify="left" if col in ("GPU", "serving") else "right")
+    for o in rows:
+        d = o.decode
+        assert d is not None  # filtered above
+        serving = ""
+        if o.serving is not None:
+            s = o.serving
+            p95 = "overloaded" if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"
+            serving = f"{s.capacity_requests_per_s:.3g} req/s/GPU, {p95}, needs {s.gpus_needed} GPU(s)"
+        table.add_row(
+            o.gpu,
+            str(d.max_concurrent_sequences),
+            _num(1.0 / d.time_per_token_s),
+            _num(d.tokens_per_s),
+            _num(d.prefill_tokens_per_s),
+            serving,
+        )
+    return table
+
+
+def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Calibration) -> Group:
+    """Everything ``gpuplan estimate`` prints on a terminal."""
+    unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
+    head = Text.assemble(
+        (profile.workload_name, "bold"),
+        f": {profile.task}, {profile.precision}, {profile.params / 1e6:,.1f} M params, "
+        f"batch {profile.batch_size}"
+        + (f" × {profile.seq_len} tokens" if profile.seq_len else "")
+        + f", {profile.flops_per_step / 1e12:.3g} TFLOP per step",
+    )
+    parts: list[Any] = [head, _summary_table(outcomes, unit)]
+    decode = _decode_table(outcomes)
+    if decode is not None:
+        parts.append(decode)
+    parts.extend(_advice_table(o) for o in outcomes if o.advice)
+    cj = _calibration_json(cal)
+    if cj["median_abs_error_pct"] is not None:
+        calib = (
+            f"Calibrated {cj['fitted_on']} on published runs: median error {cj['median_abs_error_pct']} %, "
+            f"worst {cj['worst_abs_error_pct']} %."
+        )
+    else:
+        calib = "Uncalibrated (literature efficiencies)."
+    parts.append(Text(f"Assumes {SOFTWARE_LEVEL}. {calib}", style="dim"))
+    return Group(*parts)

@@ -1,0 +1,131 @@
+"""``gpuplan estimate``: table, JSON contract, GPU selection, per-GPU errors (tracing stubbed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.cli import app, estimate_cmds
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+
+GIB = 1024.0**3
+REQUIRED = {
+    "gpu", "gpu_count", "fits", "peak_memory_gib", "step_time_s", "throughput", "throughput_unit",
+    "job_time_h", "throughput_low", "throughput_high", "step_time_s_low", "step_time_s_high",
+    "peak_memory_gib_low", "peak_memory_gib_high", "advice",
+}  # fmt: skip
+
+
+def _profile(precision: str = "amp-bf16", dtype: str = "bfloat16") -> Profile:
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype=dtype, count=100, flops=2e13,
+                 bytes_moved=2e10),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype=dtype, count=200, flops=4e13,
+                 bytes_moved=4e10),
+        OpRecord(op="aten._foreach_add", op_class="other", phase="optimizer", dtype="float32", count=10,
+                 flops=0.0, bytes_moved=3e10),
+    )  # fmt: skip
+    return Profile(
+        key="k",
+        workload_name="toy-llm",
+        task="train",
+        precision=precision,
+        batch_size=4,
+        seq_len=1024,
+        params=1_500_000_000,
+        trainable_params=1_500_000_000,
+        flops_per_step=6e13,
+        forward_flops=2e13,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=6e9,
+            buffers_bytes=0.0,
+            gradients_bytes=6e9,
+            optimizer_state_bytes=12e9,
+            activations_bytes=8 * GIB,
+            temporaries_bytes=1 * GIB,
+        ),
+        shape=ModelShape(family="decoder", num_layers=48, hidden_size=1600, largest_layer_params=80_000_000),
+    )
+
+
+@pytest.fixture
+def workload_file(tmp_path: Path) -> Path:
+    p = tmp_path / "job.yaml"
+    p.write_text(
+        "name: toy-llm\ntask: train\nmodel: {preset: gpt2-xl}\ninputs: {batch_size: 4, seq_len: 1024}\n"
+        "precision: amp-bf16\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    return p
+
+
+@pytest.fixture
+def stub_trace(monkeypatch: pytest.MonkeyPatch) -> list[Profile]:
+    profiles = [_profile()]
+    monkeypatch.setattr(estimate_cmds, "_load_profile", lambda workload, db: profiles[0])
+    return profiles
+
+
+def test_json_contract_over_selected_gpus(workload_file: Path, stub_trace: list[Profile]) -> None:
+    r = CliRunner().invoke(
+        app, ["estimate", str(workload_file), "--gpu", "h100-sxm", "--gpu", "T4", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert {"name", "params", "flops_per_step"} <= set(doc["workload"])
+    assert doc["workload"]["params"] == 1_500_000_000
+    by_gpu = {e["gpu"]: e for e in doc["estimates"]}
+    assert set(by_gpu) == {"H100-SXM", "T4"}
+    h100 = by_gpu["H100-SXM"]
+    assert set(h100) >= REQUIRED
+    assert h100["fits"] is True and h100["throughput_unit"] == "tokens_per_s"
+    assert h100["throughput_low"] < h100["throughput"] < h100["throughput_high"]
+    assert h100["job_time_h"] > 0
+    # T4 has no BF16: a row with the one-line reason, not a crash
+    assert by_gpu["T4"]["error"].startswith("bf16 needs Ampere")
+    assert by_gpu["T4"]["fits"] is False
+
+
+def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profile]) -> None:
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "A10", "--json"])
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["estimates"]
+    assert row["fits"] is False
+    actions = {a["action"] for a in row["advice"]}
+    assert {"fsdp", "bigger_gpu"} <= actions
+    assert all({"peak_memory_gib", "fits", "step_time_s", "derivation"} <= set(a) for a in row["advice"])
+
+
+def test_count_applies_to_every_gpu(workload_file: Path, stub_trace: list[Profile]) -> None:
+    r = CliRunner().invoke(
+        app, ["estimate", str(workload_file), "--gpu", "a100-80gb", "--count", "8", "--json"]
+    )
+    (row,) = json.loads(r.stdout)["estimates"]
+    assert row["gpu_count"] == 8 and row["gpu"] == "A100-SXM4-80GB"
+
+
+def test_table_names_gpus_and_the_software_level(workload_file: Path, stub_trace: list[Profile]) -> None:
+    args = ["estimate", str(workload_file), "--gpu", "A100-SXM4-80GB", "--gpu", "A10"]
+    r = CliRunner().invoke(app, args, env={"COLUMNS": "250"})
+    assert r.exit_code == 0, r.output
+    assert "A100-SXM4-80GB" in r.stdout and "does not fit" in r.stdout
+    assert "NGC-container-level" in r.stdout
+
+
+def test_all_gpus_by_default(workload_file: Path, stub_trace: list[Profile]) -> None:
+    from gpuplan.hardware import all_gpus
+
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--json"])
+    assert [e["gpu"] for e in json.loads(r.stdout)["estimates"]] == [g.id for g in all_gpus()]
+
+
+def test_unknown_gpu_is_one_line_with_suggestion(workload_file: Path, stub_trace: list[Profile]) -> None:
+    from gpuplan.errors import NotFoundError
+
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h1000"])
+    assert isinstance(r.exception, NotFoundError)
+    assert "did you mean" in str(r.exception)

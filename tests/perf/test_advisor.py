@@ -1,0 +1,114 @@
+"""The OOM advisor: each change's memory and step-time cost, derived from the breakdown."""
+
+from __future__ import annotations
+
+import pytest
+from perf_helpers import GIB, make_profile, op
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.advisor import advise
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import estimate
+from gpuplan.profile.model import MemoryBreakdown, ModelShape
+
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+)
+V100 = get_gpu("V100-SXM2-16GB")
+
+
+def _cnn(batch: int = 256) -> object:
+    # ResNet-50-like fp32 trace: 0.2 GiB of state, 20 GiB of activations at batch 256
+    peak = MemoryBreakdown(
+        parameters_bytes=0.1 * GIB,
+        buffers_bytes=0.0,
+        gradients_bytes=0.01 * GIB,
+        optimizer_state_bytes=0.1 * GIB,
+        activations_bytes=20.0 * GIB,
+        temporaries_bytes=0.2 * GIB,
+    )
+    return make_profile(
+        ops=(
+            op("forward", "conv", "float32", flops=2e12, name="aten.convolution"),
+            op("backward", "conv", "float32", flops=4e12, name="aten.convolution_backward"),
+        ),
+        peak=peak,
+        precision="fp32",
+        batch_size=batch,
+        params=25_000_000,
+        shape=ModelShape(family="cnn"),
+    )
+
+
+def test_micro_batch_keeps_global_batch_and_fits() -> None:
+    p = _cnn()
+    assert not estimate(p, V100, calibration=CAL).fits
+    advice = {a.action: a for a in advise(p, V100, calibration=CAL)}
+    mb = advice["micro_batch"]
+    assert mb.fits
+    assert "× 2 accumulation" in mb.summary or "× 4 accumulation" in mb.summary
+    # compute-bound convs scale linearly: same total work, same time
+    assert mb.step_time_factor == pytest.approx(1.0, rel=1e-6)
+
+
+def test_checkpointing_costs_one_forward() -> None:
+    p = _cnn()
+    a = {a.action: a for a in advise(p, V100, calibration=CAL)}["gradient_checkpointing"]
+    # fwd 2e12, bwd 4e12: (2 + 4 + 2) / (2 + 4) = 1.333
+    assert a.step_time_factor == pytest.approx(8 / 6)
+    assert a.peak_memory_gib < estimate(p, V100, calibration=CAL).peak_memory_gib
+
+
+def test_fused_optimizer_removes_the_foreach_temporary() -> None:
+    # Llama-7B-like foreach AdamW peak (ESTIMATION_NOTES 1.7): P 25 + G 25 + O 50 + temp 25 GiB
+    peak = MemoryBreakdown(
+        parameters_bytes=25 * GIB,
+        buffers_bytes=0.0,
+        gradients_bytes=25 * GIB,
+        optimizer_state_bytes=50 * GIB,
+        activations_bytes=0.0,
+        temporaries_bytes=25 * GIB,
+    )
+    p = make_profile(
+        ops=(op(flops=1e14),), peak=peak, params=6_738_415_616, shape=ModelShape(family="decoder")
+    )
+    advice = {a.action: a for a in advise(p, get_gpu("H100-SXM"), calibration=CAL)}
+    fused = advice["fused_optimizer"]
+    assert fused.peak_memory_gib == pytest.approx(100 * 1.1 + 0.5 + 32 / 1024, rel=1e-3)
+    assert "lower bound" in fused.derivation
+    assert "micro_batch" not in advice  # an optimizer-step peak does not shrink with the batch
+
+
+def test_lora_drops_gradients_and_optimizer_state_and_fits_80gb() -> None:
+    peak = MemoryBreakdown(
+        parameters_bytes=25 * GIB,
+        buffers_bytes=0.0,
+        gradients_bytes=25 * GIB,
+        optimizer_state_bytes=50 * GIB,
+        activations_bytes=26.5 * GIB,
+        temporaries_bytes=0.5 * GIB,
+    )
+    p = make_profile(
+        ops=(op("forward", flops=3e13), op("backward", flops=6e13)),
+        peak=peak,
+        params=6_738_415_616,
+        shape=ModelShape(family="decoder"),
+    )
+    a100 = get_gpu("A100-SXM4-80GB")
+    lora = {a.action: a for a in advise(p, a100, calibration=CAL)}["lora"]
+    # 25 + 26.5 + 0.5 = 52 GiB traced → 57.6 GiB shown
+    assert lora.fits
+    assert lora.peak_memory_gib == pytest.approx(52 * 1.1 + 0.4 + 8.125 / 1024, rel=1e-3)
+    # backward matmuls halved: (3 + 3) / (3 + 6) = 0.667
+    assert lora.step_time_factor == pytest.approx(6 / 9)
+
+
+def test_advice_lists_fitting_changes_first() -> None:
+    advice = advise(_cnn(), V100, calibration=CAL)
+    fits = [a.fits for a in advice]
+    assert fits == sorted(fits, reverse=True)
+    assert any(a.action == "bigger_gpu" for a in advice)

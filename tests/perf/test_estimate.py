@@ -1,0 +1,73 @@
+"""Step time, throughput, job time and ranges of a whole estimate."""
+
+from __future__ import annotations
+
+import pytest
+from perf_helpers import make_profile, op
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import SOFTWARE_FASTER, SOFTWARE_SLOWER, JobSize, estimate
+from gpuplan.profile.model import Profile
+
+A100 = get_gpu("A100-SXM4-80GB")
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+    time_band=1.1,
+)
+
+
+def test_step_time_is_the_sum_of_per_op_rooflines(simple_train_profile: Profile) -> None:
+    e = estimate(simple_train_profile, A100, calibration=CAL)
+    # matmuls: 3e12 / (312e12 × 0.7) = 13.74 ms; elementwise: (4 + 6 + 16) e9 / (2039e9 × 0.9) = 14.17 ms
+    expected = 3e12 / (312e12 * 0.7) + 26e9 / (2039e9 * 0.9)
+    assert e.step_time_s == pytest.approx(expected)
+    assert e.step_time_s == pytest.approx(27.9e-3, rel=1e-2)
+    assert e.throughput_unit == "samples_per_s"
+    assert e.throughput == pytest.approx(8 / expected)
+
+
+def test_ranges_bracket_the_point_by_band_and_software_spread(simple_train_profile: Profile) -> None:
+    e = estimate(simple_train_profile, A100, calibration=CAL)
+    assert e.step_time_s_low == pytest.approx(e.step_time_s / (1.1 * SOFTWARE_FASTER))
+    assert e.step_time_s_high == pytest.approx(e.step_time_s * 1.1 * SOFTWARE_SLOWER)
+    assert e.throughput_low < e.throughput < e.throughput_high
+    assert e.peak_memory_gib_low < e.peak_memory_gib < e.peak_memory_gib_high
+
+
+def test_sequence_models_report_tokens_and_job_time() -> None:
+    p = make_profile(ops=(op("forward", flops=1e12), op("backward", flops=2e12)), seq_len=1024)
+    e = estimate(p, A100, calibration=CAL, job=JobSize(samples=8_000, epochs=2))
+    step = 3e12 / (312e12 * 0.7)
+    assert e.throughput_unit == "tokens_per_s"
+    assert e.throughput == pytest.approx(8 * 1024 / step)
+    # 8000 samples × 2 epochs / 8 per step = 2000 steps × 13.74 ms = 27.5 s
+    assert e.job_time_h == pytest.approx(2000 * step / 3600)
+    assert e.job_time_h_low is not None and e.job_time_h_high is not None
+    assert e.job_time_h_low < e.job_time_h < e.job_time_h_high
+
+
+def test_gradient_accumulation_amortises_the_optimizer(simple_train_profile: Profile) -> None:
+    one = estimate(simple_train_profile, A100, calibration=CAL)
+    acc = estimate(simple_train_profile, A100, calibration=CAL, grad_accum_steps=4)
+    micro = one.phases.forward_s + one.phases.backward_s
+    assert acc.step_time_s == pytest.approx(4 * micro + one.phases.optimizer_s)
+    assert acc.samples_per_step == 32
+    assert acc.throughput > one.throughput  # the optimizer runs once per 4 micro-batches
+
+
+def test_fits_compares_nvidia_smi_memory_with_usable_capacity(simple_train_profile: Profile) -> None:
+    # 16e9 B of model state + 4 GiB activations = 18.9 GiB traced → ≈21.2 GiB shown
+    e = estimate(simple_train_profile, A100, calibration=CAL)
+    assert e.fits
+    assert e.peak_memory_gib == pytest.approx((16e9 / 1024**3 + 4) * 1.10 + 0.40 + 8.125 / 1024, rel=1e-3)
+    l4 = estimate(simple_train_profile, get_gpu("L4"), calibration=CAL)
+    assert l4.memory.capacity_gib == pytest.approx(22.5)  # 24 GB GDDR6 with ECC: 15/16 usable
+    assert l4.fits == (l4.peak_memory_gib <= 22.5)
+    assert l4.fits  # 21.2 GiB ≤ 22.5
+    big = make_profile(ops=simple_train_profile.ops, params=2_000_000_000)  # 32e9 B of state alone
+    assert not estimate(big, get_gpu("L4"), calibration=CAL).fits

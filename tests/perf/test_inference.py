@@ -1,0 +1,78 @@
+"""LLM decode, KV cache sizing and serving capacity."""
+
+from __future__ import annotations
+
+import pytest
+from perf_helpers import GIB, make_profile, op
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.inference import decode_estimate, kv_cache_bytes_per_token, serving_estimate
+from gpuplan.profile.model import MemoryBreakdown, ModelShape
+
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+)
+LLAMA7B = ModelShape(
+    family="decoder", num_layers=32, hidden_size=4096, num_attention_heads=32, num_kv_heads=32, head_dim=128
+)
+
+
+def _llama_infer() -> object:
+    params = 6_738_415_616
+    peak = MemoryBreakdown(
+        parameters_bytes=2.0 * params,
+        buffers_bytes=0.0,
+        gradients_bytes=0.0,
+        optimizer_state_bytes=0.0,
+        activations_bytes=1 * GIB,
+        temporaries_bytes=0.0,
+    )
+    return make_profile(
+        ops=(op("forward", flops=2.0 * params * 2048),),
+        peak=peak,
+        task="infer",
+        batch_size=1,
+        seq_len=2048,
+        params=params,
+        shape=LLAMA7B,
+    )
+
+
+def test_kv_cache_per_token_llama7b() -> None:
+    # 2 × 32 layers × 32 kv heads × 128 × 2 B = 524288 B = 0.5 MiB per token
+    assert kv_cache_bytes_per_token(LLAMA7B, 2) == 524_288
+    with pytest.raises(EstimateError, match="KV cache"):
+        kv_cache_bytes_per_token(ModelShape(family="decoder"), 2)
+
+
+def test_decode_is_bandwidth_bound_on_weights_plus_kv() -> None:
+    a100 = get_gpu("A100-SXM4-80GB")
+    d = decode_estimate(_llama_infer(), a100, calibration=CAL)
+    # (13.48e9 B weights + 2048 × 0.5 MiB KV) / (2039e9 × 0.9) = 7.63 ms per token
+    expected = (2.0 * 6_738_415_616 + 2048 * 524_288) / (2039e9 * 0.9)
+    assert d.time_per_token_s == pytest.approx(expected)
+    assert d.tokens_per_s == pytest.approx(1 / expected)
+    # free = 78.8 GiB − 0.41 − 13.48e9 × 1.1 B ≈ 64.6 GiB; 1 GiB × 1.1 per 2048-token sequence → 58
+    assert 55 <= d.max_concurrent_sequences <= 60
+    assert d.time_per_token_at_max_s > d.time_per_token_s
+
+
+def test_serving_capacity_and_gpus_needed() -> None:
+    d = decode_estimate(_llama_infer(), get_gpu("A100-SXM4-80GB"), calibration=CAL)
+    s = serving_estimate(d, requests_per_s=0.1, prompt_tokens=512, output_tokens=256)
+    assert s.request_latency_s == pytest.approx(
+        512 / d.prefill_tokens_per_s + 256 * d.time_per_token_at_max_s
+    )
+    assert s.capacity_requests_per_s == pytest.approx(d.max_concurrent_sequences / s.request_latency_s)
+    assert s.p95_latency_s is not None and s.p95_latency_s >= s.request_latency_s
+    heavy = serving_estimate(
+        d, requests_per_s=s.capacity_requests_per_s * 3, prompt_tokens=512, output_tokens=256
+    )
+    assert heavy.p95_latency_s is None
+    assert heavy.gpus_needed == 4  # 3× capacity at 80 % target utilisation → ceil(3.75)
