@@ -5,6 +5,7 @@ with hand-made data; ``gpuplan.plan.adapters`` builds those from the catalog sto
 the estimator.
 """
 
+from gpuplan.plan.api import plan_workload
 from gpuplan.plan.constraints import Constraints, Objective, Reason, parse_duration_h
 from gpuplan.plan.inputs import (
     EstimateKey,
@@ -40,4 +41,5 @@ __all__ = [
     "TransferTier",
     "parse_duration_h",
     "plan_offers",
+    "plan_workload",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.plan.constraints import Constraints, Reason
+from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason
 from gpuplan.plan.inputs import (
     BoolArray,
     EstimateKey,
@@ -103,16 +103,11 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         cands.exclude(~_in(offers.region, c.regions)[offer], Reason.REGION)
     if c.countries:
         cands.exclude(~_in(offers.country, c.countries)[offer], Reason.COUNTRY)
-    is_reserved = np.char.startswith(offers.pricing.astype(str), "reserved")
-    reserved_ok = _in(offers.pricing, c.reserved_allowed) & is_reserved
-    # A reserved price the user asked for by name but without a commitment: say what is missing.
-    asked = _in(offers.pricing, c.allowed_pricing)
-    cands.exclude((~asked & ~is_reserved)[offer], Reason.PRICING)
-    if c.pricing is None:
-        cands.exclude((is_reserved & ~reserved_ok)[offer], Reason.NEEDS_COMMITMENT)
-    else:
-        cands.exclude((is_reserved & ~asked)[offer], Reason.PRICING)
-        cands.exclude((is_reserved & ~reserved_ok)[offer], Reason.NEEDS_COMMITMENT)
+    # Pricing "" marks an offer without any price: it is counted as unpriced, not as a pricing mismatch.
+    priced_model = offers.pricing != ""
+    cands.exclude((priced_model & ~_in(offers.pricing, c.allowed_pricing))[offer], Reason.PRICING)
+    committed = _in(offers.pricing, COMMITTED_PRICING)
+    cands.exclude((committed & ~_in(offers.pricing, c.committed_allowed))[offer], Reason.NEEDS_COMMITMENT)
     if c.compliance:
         wanted = {x.lower() for x in c.compliance}
         ok = np.array([wanted <= {x.lower() for x in labels} for labels in offers.compliance], dtype=bool)

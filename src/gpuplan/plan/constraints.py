@@ -10,6 +10,7 @@ from gpuplan.errors import InputError
 
 __all__ = [
     "ALL_PRICING",
+    "COMMITTED_PRICING",
     "DEFAULT_PRICING",
     "MAX_TOTAL_GPUS",
     "Constraints",
@@ -22,9 +23,21 @@ __all__ = [
 MAX_TOTAL_GPUS = 64
 
 ALL_PRICING = ("on_demand", "spot", "monthly", "reserved_1y", "reserved_3y")
-#: Without a stated preference every pricing model that needs no commitment is considered.
-DEFAULT_PRICING = ("on_demand", "spot", "monthly")
-_COMMITMENT_ALLOWS = {"1y": ("reserved_1y",), "3y": ("reserved_1y", "reserved_3y")}
+#: Without a stated preference every pricing model is considered; the commitment decides which of
+#: the committed ones (monthly, reserved) may be chosen.
+DEFAULT_PRICING = ALL_PRICING
+#: Pricing models that bind the user beyond the job.
+COMMITTED_PRICING = ("monthly", "reserved_1y", "reserved_3y")
+#: What each commitment level permits. Not stated (None): a monthly subscription (one month is a
+#: small, visible commitment) but no reservation; reservations only when the user says the capacity
+#: will be used for the whole term.
+_COMMITMENT_ALLOWS: dict[str | None, tuple[str, ...]] = {
+    None: ("monthly",),
+    "none": (),
+    "monthly": ("monthly",),
+    "1y": ("monthly", "reserved_1y"),
+    "3y": ("monthly", "reserved_1y", "reserved_3y"),
+}
 
 
 class Objective(str, Enum):
@@ -58,7 +71,7 @@ class Reason(str, Enum):
     REGION = "region"
     COUNTRY = "country"
     PRICING = "pricing"
-    NEEDS_COMMITMENT = "reserved_needs_commitment"
+    NEEDS_COMMITMENT = "needs_commitment"
     COMPLIANCE = "compliance"
     INTERCONNECT = "interconnect"
     GPU_MEMORY = "min_gpu_memory"
@@ -91,7 +104,8 @@ class Constraints:
     compliance: tuple[str, ...] | None = None
     """Labels the region must carry (e.g. ``MLPS-3``)."""
     commitment: str | None = None
-    """``1y`` or ``3y``: the user will use reserved capacity for the whole term."""
+    """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y`` (the user will use
+    reserved capacity for the whole term); None = monthly at most."""
     objective: Objective = Objective.COST
 
     def __post_init__(self) -> None:
@@ -101,8 +115,8 @@ class Constraints:
                 raise InputError(f"{name} must be positive, got {v}")
         if self.max_gpus is not None and self.max_gpus < 1:
             raise InputError(f"max_gpus must be at least 1, got {self.max_gpus}")
-        if self.commitment is not None and self.commitment not in _COMMITMENT_ALLOWS:
-            raise InputError(f"commitment must be 1y or 3y, got {self.commitment!r}")
+        if self.commitment not in _COMMITMENT_ALLOWS:
+            raise InputError(f"commitment must be none, monthly, 1y or 3y, got {self.commitment!r}")
         if self.pricing is not None:
             bad = [p for p in self.pricing if p not in ALL_PRICING]
             if bad:
@@ -110,13 +124,13 @@ class Constraints:
 
     @property
     def allowed_pricing(self) -> tuple[str, ...]:
-        """Pricing models considered: the user's list (or the default), reserved only with a commitment."""
-        base = self.pricing or (DEFAULT_PRICING + (_COMMITMENT_ALLOWS.get(self.commitment or "", ())))
-        return tuple(base)
+        """Pricing models the user lists (or all of them)."""
+        return self.pricing or DEFAULT_PRICING
 
     @property
-    def reserved_allowed(self) -> tuple[str, ...]:
-        return _COMMITMENT_ALLOWS.get(self.commitment or "", ())
+    def committed_allowed(self) -> tuple[str, ...]:
+        """Committed pricing models (monthly, reserved) the commitment level permits."""
+        return _COMMITMENT_ALLOWS[self.commitment]
 
     @property
     def total_gpu_limit(self) -> int:

@@ -20,7 +20,7 @@ _HINTS = {
     Reason.DOES_NOT_FIT.value: "enable gradient_checkpointing, lower the batch size, use fsdp, "
     "or allow more GPUs / bigger GPUs",
     Reason.UNPRICED.value: "add a price with `gpuplan catalog` or widen providers/regions",
-    Reason.NEEDS_COMMITMENT.value: "reserved prices need --commitment 1y|3y",
+    Reason.NEEDS_COMMITMENT.value: "reserved prices need --commitment 1y|3y (monthly: --commitment monthly)",
 }
 
 

@@ -178,6 +178,9 @@ class RegionCosts:
     """Sum of per-hour fees the catalog lists for GPU instances here (0 when it lists none)."""
     source: str = ""
     as_of: str = ""
+    notes: tuple[str, ...] = ()
+    """Caveats on these prices (another region's price used, licence fees unknown …), shown with
+    every option in this region."""
 
 
 @dataclass(frozen=True, kw_only=True)

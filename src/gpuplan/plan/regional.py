@@ -129,6 +129,8 @@ class CostFacts:
             assumptions.append(f"storage: {note}")
         rc = self._by_region.get(here)
         licence = rc.licence_usd_per_instance_hour if rc else 0.0
+        if rc is not None:
+            assumptions.extend(rc.notes)
         return RegionCharges(
             egress_usd=egress_in + egress_out,
             storage_usd_per_gb_hour=float(price) / HOURS_PER_MONTH,

@@ -1,0 +1,352 @@
+"""Build the planner's inputs from the catalog store, the workload and the estimator.
+
+Thin on purpose: all arithmetic lives in the planner core; here fields are renamed, currencies and
+GiB-priced tiers converted, and unknowns kept unknown.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.plan.candidates import EstimateFn
+from gpuplan.plan.constraints import Constraints, Objective
+from gpuplan.plan.inputs import (
+    HOURS_PER_MONTH,
+    EstimateKey,
+    EstimateRow,
+    JobFacts,
+    OfferRow,
+    OfferTable,
+    RegionCosts,
+    TransferTier,
+)
+from gpuplan.plan.regional import CostFacts
+from gpuplan.plan.regions import region_country
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import OfferPrice, Store
+    from gpuplan.catalog import TransferTier as StoreTier
+    from gpuplan.profile.model import Profile
+    from gpuplan.workload import ConstraintsSpec, Workload
+
+__all__ = [
+    "SERVING_HOURS",
+    "constraints_from_spec",
+    "cost_facts_from_store",
+    "job_facts_from",
+    "make_estimator",
+    "offer_table_from_prices",
+]
+
+#: Hours a serving deployment is planned for: one billing month (730 h). ASSUMPTION, labelled in the
+#: plan: a service has no end, so options are compared on a month of capacity.
+SERVING_HOURS = HOURS_PER_MONTH
+
+_TERM_HOURS = {"reserved_1y": 8760.0, "reserved_3y": 3 * 8760.0}
+_GB_PER_GIB = 1.073741824
+_COUNTRY_NAMES = {
+    "china": "cn",
+    "united states": "us",
+    "usa": "us",
+    "us": "us",
+    "germany": "de",
+    "japan": "jp",
+    "singapore": "sg",
+    "hong kong": "hk",
+    "united kingdom": "gb",
+    "uk": "gb",
+    "india": "in",
+    "korea": "kr",
+    "south korea": "kr",
+    "france": "fr",
+    "netherlands": "nl",
+    "ireland": "ie",
+    "australia": "au",
+    "canada": "ca",
+    "brazil": "br",
+}
+
+
+def _gpu_memory_gib(gpu_id: str) -> float:
+    from gpuplan.hardware import get_gpu
+
+    try:
+        return float(get_gpu(gpu_id).memory_gib)
+    except GpuplanError:
+        return math.nan
+
+
+def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
+    """The store's offers (one per offer × pricing model) as planner columns.
+
+    A row whose price is unknown, or not convertible to USD, keeps ``price_usd=None`` (counted as
+    unpriced, never free). Monthly prices stay monthly (``unit_hours`` 730) so that the planner
+    rounds them to whole months; reserved prices carry their term.
+    """
+    memory: dict[str, float] = {}
+    rows = []
+    for p in prices:
+        unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
+        price_usd = p.price_usd_per_hour * unit_hours if p.price_usd_per_hour is not None else None
+        term_h = None
+        if p.pricing in _TERM_HOURS:
+            years = (p.term or {}).get("years")
+            term_h = float(years) * 8760.0 if isinstance(years, int | float) else _TERM_HOURS[p.pricing]
+        if p.gpu not in memory:
+            memory[p.gpu] = _gpu_memory_gib(p.gpu)
+        rows.append(
+            OfferRow(
+                provider=p.provider,
+                region=p.region,
+                zone=p.zone or "",
+                country=region_country(p.provider, p.region),
+                instance_type=p.instance_type,
+                gpu=p.gpu,
+                gpu_count=float(p.gpu_count),
+                gpu_memory_gib=memory[p.gpu],
+                pricing=p.pricing or "",
+                price_usd=price_usd,
+                unit_hours=unit_hours,
+                term_hours=term_h,
+                vcpus=p.vcpus,
+                memory_gib=p.memory_gib,
+                network_gbps=p.network_gbps,
+                interconnect=p.interconnect or "",
+                billing_granularity_s=p.billing_granularity_s,
+                min_billing_s=p.min_billing_s,
+                interruption_band=p.interruption_band or "",
+                compliance=tuple(p.compliance),
+                confidence=p.confidence or "low",
+                as_of=p.as_of or "",
+                source=p.source or "",
+                stale=p.stale,
+            )
+        )
+    return OfferTable.from_rows(rows)
+
+
+def _usd(store: Store, currency: str) -> float | None:
+    if currency.upper() == "USD":
+        return 1.0
+    try:
+        rate = store.find_exchange_rate(currency)
+    except GpuplanError:
+        return None  # a currency the store does not know
+    return float(rate.usd_per_unit) if rate is not None else None
+
+
+def _tiers(store: Store, rows: Sequence[StoreTier]) -> tuple[TransferTier, ...] | None:
+    """Store tiers as planner tiers in USD per GB; None if any tier's price is unknown."""
+    out = []
+    for r in rows:
+        rate = _usd(store, r.currency)
+        if r.price_per_gb is None or rate is None:
+            return None
+        per_gb_factor = 1.0 / _GB_PER_GIB if r.quantity_unit.lower() == "gib" else 1.0
+        end = math.inf if r.end_gb is None else r.end_gb / per_gb_factor
+        out.append(TransferTier(upto_gb=end, usd_per_gb=r.price_per_gb * rate * per_gb_factor))
+    return tuple(out) if out else None
+
+
+def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
+    notes: list[str] = []
+    egress_rows = store.egress_tiers(provider, region)
+    egress = _tiers(store, egress_rows)
+    if egress is not None and any(r.fallback for r in egress_rows):
+        notes.append(f"egress: {egress_rows[0].reason or f'{provider}/{egress_rows[0].region} price used'}")
+    inter = store.inter_region_price(provider, region)
+    inter_usd = None
+    if inter is not None and inter.price_per_gb is not None:
+        rate = _usd(store, inter.currency)
+        inter_usd = inter.price_per_gb * rate if rate is not None else None
+    per_kind: dict[str, float] = {}
+    for sp in store.storage_prices(provider, region):
+        rate = _usd(store, sp.currency)
+        if sp.kind in per_kind or sp.price_per_gb_month is None or rate is None:
+            continue
+        per_kind[sp.kind] = sp.price_per_gb_month * rate
+        if sp.fallback:
+            notes.append(f"storage ({sp.kind}): {sp.reason or f'{provider}/{sp.region} price used'}")
+    licence = 0.0
+    for fee in store.licence_fees(provider, region):
+        if fee.applies and fee.price is not None and fee.currency and (fee.unit or "").startswith("hour"):
+            rate = _usd(store, fee.currency)
+            if rate is not None:
+                licence += fee.price * rate
+                continue
+        if fee.applies is None or (fee.applies and fee.price is None):
+            notes.append(f"licence fee unknown ({fee.item}): not included")
+    return RegionCosts(
+        provider=provider,
+        region=region,
+        internet_egress=egress,
+        inter_region_usd_per_gb=inter_usd,
+        object_storage_usd_per_gb_month=per_kind.get("object"),
+        block_storage_usd_per_gb_month=per_kind.get("block"),
+        licence_usd_per_instance_hour=licence,
+        notes=tuple(notes),
+    )
+
+
+def cost_facts_from_store(store: Store, regions: Iterable[tuple[str, str]]) -> CostFacts:
+    """Regional prices for every (provider, region) given (the offers' regions and the data's)."""
+    out = []
+    for provider, region in sorted(set(regions)):
+        try:
+            out.append(_region_costs(store, provider, region))
+        except GpuplanError:
+            continue  # a provider the store does not know: its prices stay unknown (assumed, labelled)
+    return CostFacts(out)
+
+
+def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraints:
+    """The workload's constraints, each replaced by an override that is not None."""
+
+    def names(v: Sequence[str]) -> tuple[str, ...] | None:
+        return tuple(v) or None
+
+    countries = names(spec.countries)
+    if countries:
+        countries = tuple(_COUNTRY_NAMES.get(c.lower(), c.lower()) for c in countries)
+    base = Constraints(
+        deadline_h=spec.deadline_hours,
+        budget_usd=spec.budget_usd,
+        providers=names(spec.providers),
+        regions=names(spec.regions),
+        countries=countries,
+        pricing=names(spec.pricing),
+        max_gpus=spec.max_gpus,
+        min_gpu_memory_gib=spec.min_gpu_memory_gib,
+        interconnect=spec.interconnect,
+        compliance=names(spec.compliance),
+        commitment=spec.commitment,
+        objective=Objective.cast(str(spec.objective)),
+    )
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if "objective" in given:
+        given["objective"] = Objective.cast(given["objective"])
+    return replace(base, **given)
+
+
+def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
+    """Sizes of what is stored and moved, from the workload and its traced profile."""
+    notes: list[str] = []
+    data = workload.data
+    dataset_gb = data.size_gb if data is not None and data.size_gb is not None else None
+    if dataset_gb is None:
+        notes.append("data.size_gb not given: no dataset storage or transfer is priced")
+    location = None
+    if data is not None and data.location:
+        provider, region = data.location.split("/", 1)
+        location = (provider.lower(), region)
+    checkpoint_gb = 0.0
+    results_gb = 0.0
+    if workload.is_training and profile is not None:
+        pk = profile.peak
+        # A checkpoint holds trainable weights (fp32 master copy: 4 bytes each), the optimizer
+        # state and buffers; frozen base weights (LoRA) are not rewritten.
+        checkpoint_gb = (profile.trainable_params * 4 + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
+        # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
+        results_gb = profile.trainable_params * 2 / 1e9
+    job = JobFacts(
+        task=str(workload.task),
+        dataset_gb=dataset_gb or 0.0,
+        checkpoint_gb=checkpoint_gb,
+        results_gb=results_gb,
+        data_location=location,
+    )
+    return job, tuple(notes)
+
+
+def make_estimator(workload: Workload, profile: Profile) -> tuple[EstimateFn, tuple[str, ...]]:
+    """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
+
+    Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
+    A serving workload (``serving:``): one replica per GPU; it fits when the GPUs carry the request
+    rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
+    """
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf import JobSize, Link, decode_estimate, estimate, load_calibration, serving_estimate
+
+    cal = load_calibration()
+    data = workload.data
+    job: JobSize | None = None
+    if data is not None and data.samples is not None:
+        job = JobSize(samples=data.samples, epochs=data.epochs)
+    elif data is not None and data.tokens is not None and workload.inputs.seq_len:
+        job = JobSize(samples=data.tokens / workload.inputs.seq_len, epochs=data.epochs)
+    serving = workload.serving
+    notes: list[str] = []
+    if serving is not None:
+        notes.append(f"serving: options compared on {SERVING_HOURS:g} h (one month) of capacity (assumed)")
+    elif job is None:
+        raise InputError(
+            "the planner needs the job's length: give data.samples (or data.tokens) and data.epochs"
+        )
+    cache: dict[EstimateKey, EstimateRow] = {}
+    unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
+
+    def run(key: EstimateKey) -> EstimateRow:
+        try:
+            gpu = get_gpu(key.gpu)
+        except GpuplanError:
+            return unfit
+        text = key.interconnect.lower()
+        nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
+        link = Link.for_gpus(
+            gpu,
+            key.gpu_count,
+            gpus_per_node=key.gpus_per_node,
+            nvlink=nvlink,
+            network_gbit_s=key.network_gbps,
+        )
+        est = estimate(
+            profile,
+            gpu,
+            count=key.gpu_count,
+            parallelism=str(workload.parallelism),
+            link=link,
+            calibration=cal,
+            job=job,
+            grad_accum_steps=workload.gradient_accumulation,
+        )
+        peak = est.memory.peak_memory_gib
+        if serving is not None:
+            dec = decode_estimate(profile, gpu, calibration=cal)
+            srv = serving_estimate(
+                dec,
+                requests_per_s=serving.requests_per_s / key.gpu_count,
+                prompt_tokens=serving.prompt_tokens,
+                output_tokens=serving.output_tokens,
+            )
+            ok = srv.p95_latency_s is not None and (
+                serving.p95_latency_ms is None or srv.p95_latency_s * 1000 <= serving.p95_latency_ms
+            )
+            h = SERVING_HOURS
+            return EstimateRow(
+                fits=est.fits and ok, job_time_h=h, job_time_h_low=h, job_time_h_high=h, peak_memory_gib=peak
+            )
+        if est.job_time_h is None:
+            return unfit
+        return EstimateRow(
+            fits=est.fits,
+            job_time_h=est.job_time_h,
+            job_time_h_low=est.job_time_h_low or est.job_time_h,
+            job_time_h_high=est.job_time_h_high or est.job_time_h,
+            peak_memory_gib=peak,
+            notes=est.notes,
+        )
+
+    def estimate_fn(key: EstimateKey) -> EstimateRow:
+        if key not in cache:
+            try:
+                cache[key] = run(key)
+            except EstimateError:
+                cache[key] = unfit  # this GPU cannot run the workload (e.g. FP8 before Hopper)
+        return cache[key]
+
+    return estimate_fn, tuple(notes)

@@ -1,0 +1,69 @@
+"""``plan_workload``: the planner over the real catalog store and estimator."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.plan.adapters import (
+    constraints_from_spec,
+    cost_facts_from_store,
+    job_facts_from,
+    make_estimator,
+    offer_table_from_prices,
+)
+from gpuplan.plan.planner import BaselineSpec, plan_offers
+from gpuplan.plan.result import Plan
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.profile.model import Profile
+    from gpuplan.workload import Workload
+
+__all__ = ["plan_workload"]
+
+
+def plan_workload(
+    workload: Workload,
+    profile: Profile,
+    store: Store,
+    *,
+    overrides: dict[str, Any] | None = None,
+    top: int = 10,
+    baseline: BaselineSpec | None = None,
+    unknown_costs: str = "assume",
+) -> Plan:
+    """Rank every way to run ``workload`` over every offer in ``store``.
+
+    ``overrides`` replace the workload's constraints field by field (``deadline_h``, ``budget_usd``,
+    ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
+    ``interconnect``, ``compliance``, ``commitment``, ``objective``); None values are ignored.
+    Raises ``InfeasibleError`` naming the binding constraint when nothing is feasible.
+    """
+    constraints = constraints_from_spec(workload.constraints, **(overrides or {}))
+    prices = store.offers(include_unpriced=True)
+    table = offer_table_from_prices(prices)
+    job, job_notes = job_facts_from(workload, profile)
+    regions = {(p.provider, p.region) for p in prices}
+    if job.data_location is not None:
+        regions.add(job.data_location)
+    facts = cost_facts_from_store(store, regions)
+    estimate_fn, est_notes = make_estimator(workload, profile)
+    rates = sorted(
+        {
+            f"{p.currency}->USD {p.exchange_rate_usd_per_unit:g} as of {p.exchange_rate_as_of}"
+            for p in prices
+            if p.currency and p.currency != "USD" and p.exchange_rate_usd_per_unit is not None
+        }
+    )
+    notes = (*job_notes, *est_notes, *(f"exchange rate: {r}" for r in rates))
+    return plan_offers(
+        table,
+        facts,
+        job,
+        estimate_fn,
+        constraints,
+        top=top,
+        baseline=baseline,
+        unknown_costs=unknown_costs,
+        notes=notes,
+    )
