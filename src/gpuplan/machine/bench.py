@@ -1,0 +1,490 @@
+"""``gpuplan bench``: measure the local device and compare each figure with its datasheet.
+
+Measures, in order: dense matmul throughput per precision, device memory bandwidth, host↔device
+bandwidth (GPU only), a training step of a small reference model, and NCCL all-reduce bus bandwidth
+across local GPUs (two or more only). What cannot be measured here is *skipped with a reason*,
+never filled in. torch is imported when a bench runs, not when this module is imported.
+
+The library never prints: progress goes to the ``progress`` callback the caller passes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from gpuplan.errors import InputError
+from gpuplan.hardware import GPU
+from gpuplan.machine.identify import identify_gpu
+from gpuplan.machine.results import (
+    ALLREDUCE_BUSBW_GBPS,
+    D2H_GBPS,
+    H2D_GBPS,
+    MATMUL_TFLOPS,
+    MEMORY_BANDWIDTH_GBPS,
+    METRICS,
+    TRAIN_STEP_S,
+    BenchResult,
+)
+from gpuplan.machine.timing import CudaEventTimer, PerfCounterTimer, Timer, median_s
+
+__all__ = ["BenchProgress", "BenchReport", "BenchSizes", "BenchSkip", "default_sizes", "run_bench"]
+
+_MIB = 1024**2
+_NO_CPU_DATASHEET = "gpuplan has no datasheet for CPUs"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchSizes:
+    """Problem sizes and repetitions; :func:`default_sizes` picks them per device."""
+
+    matmul_n: int
+    """Square matmul size: an ``n×n @ n×n`` product is ``2·n³`` FLOPs."""
+    copy_bytes: int
+    """Size of the tensor copied on the device for memory bandwidth."""
+    transfer_bytes: int
+    """Size of the pinned host↔device copies."""
+    model_d: int
+    """Reference model width (``d_model``)."""
+    model_heads: int
+    model_seq_len: int
+    model_batch: int
+    allreduce_bytes: int
+    """Size of the all-reduced buffer per GPU."""
+    warmup: int
+    """Untimed calls before timing (cuBLAS heuristics, caches, clocks ramping up)."""
+    repeats: int
+    """Timed samples; the median is reported."""
+    inner: int = 1
+    """Calls per timed sample, so that short GPU kernels are not dominated by event overhead."""
+
+
+def default_sizes(device: str, *, quick: bool) -> BenchSizes:
+    """Sizes for ``device`` (``cpu`` or ``cuda``): a few seconds on a CPU; a fuller load on a GPU."""
+    if device == "cpu":
+        if quick:
+            return BenchSizes(
+                matmul_n=256,
+                copy_bytes=8 * _MIB,
+                transfer_bytes=0,
+                model_d=64,
+                model_heads=4,
+                model_seq_len=32,
+                model_batch=8,
+                allreduce_bytes=0,
+                warmup=1,
+                repeats=3,
+            )
+        return BenchSizes(
+            matmul_n=1024,
+            copy_bytes=128 * _MIB,
+            transfer_bytes=0,
+            model_d=256,
+            model_heads=8,
+            model_seq_len=128,
+            model_batch=16,
+            allreduce_bytes=0,
+            warmup=2,
+            repeats=5,
+        )
+    if quick:
+        return BenchSizes(
+            matmul_n=4096,
+            copy_bytes=256 * _MIB,
+            transfer_bytes=256 * _MIB,
+            model_d=1024,
+            model_heads=16,
+            model_seq_len=512,
+            model_batch=8,
+            allreduce_bytes=64 * _MIB,
+            warmup=3,
+            repeats=5,
+            inner=5,
+        )
+    # 8192³ matmuls and GiB-sized copies keep tensor cores and HBM busy long enough to reach steady clocks.
+    return BenchSizes(
+        matmul_n=8192,
+        copy_bytes=1024 * _MIB,
+        transfer_bytes=1024 * _MIB,
+        model_d=1024,
+        model_heads=16,
+        model_seq_len=1024,
+        model_batch=16,
+        allreduce_bytes=512 * _MIB,
+        warmup=5,
+        repeats=10,
+        inner=10,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchProgress:
+    """Sent to the progress callback before each measurement and once at the end."""
+
+    done: int
+    total: int
+    label: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchSkip:
+    """A measurement that was not made here, and why."""
+
+    metric: str
+    dtype: str | None
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class BenchReport:
+    """Everything one bench run produced."""
+
+    device: str
+    """``cpu`` or ``cuda``."""
+    device_name: str
+    gpu_id: str | None
+    """The datasheet GPU compared with; None on CPU or for a GPU gpuplan does not know."""
+    host: str
+    measured_at: str
+    results: tuple[BenchResult, ...]
+    skipped: tuple[BenchSkip, ...]
+    sizes: BenchSizes
+    torch_version: str
+
+
+@dataclass(kw_only=True)
+class _Ctx:
+    torch: Any
+    device: str
+    device_name: str
+    gpu: GPU | None
+    gpu_count: int
+    timer: Timer
+    sizes: BenchSizes
+    host: str
+    measured_at: str
+    results: list[BenchResult] = field(default_factory=list)
+    skipped: list[BenchSkip] = field(default_factory=list)
+
+    def sync(self) -> None:
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def time_s(self, fn: Callable[[], object], inner: int | None = None) -> float:
+        s = self.sizes
+        return median_s(self.timer.measure(fn, warmup=s.warmup, repeats=s.repeats, inner=inner or s.inner))
+
+    def add(
+        self, metric: str, dtype: str | None, value: float, datasheet: float | None, **details: Any
+    ) -> None:
+        if datasheet is None and self.gpu is None:
+            details.setdefault(
+                "datasheet_note",
+                _NO_CPU_DATASHEET
+                if self.device == "cpu"
+                else f"{self.device_name!r} is not in gpuplan's datasheet table",
+            )
+        self.results.append(
+            BenchResult(
+                gpu_id=self.gpu.id if self.gpu else None,
+                device_name=self.device_name,
+                host=self.host,
+                measured_at=self.measured_at,
+                metric=metric,
+                dtype=dtype,
+                value=value,
+                unit=METRICS[metric],
+                datasheet_value=datasheet,
+                details=details,
+            )
+        )
+
+    def skip(self, metric: str, dtype: str | None, reason: str) -> None:
+        self.skipped.append(BenchSkip(metric=metric, dtype=dtype, reason=reason))
+
+
+def _cpu_name() -> str:
+    # platform.processor() is often empty on Linux; /proc/cpuinfo has the model name.
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    return platform.processor() or platform.machine() or "CPU"
+
+
+_TORCH_DTYPES = {"fp32": "float32", "tf32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def _matmul_dtypes(ctx: _Ctx) -> tuple[list[str], list[BenchSkip]]:
+    """The precisions to measure here, and the others with the reason they are skipped."""
+    if ctx.device == "cpu":
+        skips = [
+            BenchSkip(metric=MATMUL_TFLOPS, dtype="tf32", reason="TF32 is a GPU tensor-core mode"),
+            BenchSkip(metric=MATMUL_TFLOPS, dtype="fp16", reason="fp16 matmul is not a CPU training path"),
+        ]
+        return ["fp32", "bf16"], skips
+    major, _ = ctx.torch.cuda.get_device_capability()
+    dtypes, skips = ["fp32"], []
+    if major >= 8:
+        dtypes.append("tf32")
+    else:
+        skips.append(
+            BenchSkip(metric=MATMUL_TFLOPS, dtype="tf32", reason="TF32 needs compute capability 8.0+")
+        )
+    dtypes.append("fp16")
+    if ctx.torch.cuda.is_bf16_supported():
+        dtypes.append("bf16")
+    else:
+        skips.append(BenchSkip(metric=MATMUL_TFLOPS, dtype="bf16", reason="this GPU has no BF16"))
+    return dtypes, skips
+
+
+def _set_fp32_matmul_tf32(torch: Any, enabled: bool) -> Callable[[], None]:
+    """Switch TF32 for CUDA fp32 matmuls; returns the function that restores the previous setting."""
+    matmul = torch.backends.cuda.matmul
+    if hasattr(matmul, "fp32_precision"):  # torch >= 2.9; mixing with the legacy allow_tf32 is refused
+        old = matmul.fp32_precision
+        matmul.fp32_precision = "tf32" if enabled else "ieee"
+        return lambda: setattr(matmul, "fp32_precision", old)
+    old_flag = matmul.allow_tf32
+    matmul.allow_tf32 = enabled
+    return lambda: setattr(matmul, "allow_tf32", old_flag)
+
+
+def _bench_matmul(ctx: _Ctx, dtype: str) -> None:
+    torch, n = ctx.torch, ctx.sizes.matmul_n
+    tdtype = getattr(torch, _TORCH_DTYPES[dtype])
+    a = torch.randn(n, n, device=ctx.device, dtype=tdtype)
+    b = torch.randn(n, n, device=ctx.device, dtype=tdtype)
+    out = torch.empty(n, n, device=ctx.device, dtype=tdtype)
+    restore = _set_fp32_matmul_tf32(torch, dtype == "tf32") if ctx.device == "cuda" else (lambda: None)
+    try:
+        seconds = ctx.time_s(lambda: torch.mm(a, b, out=out))
+    finally:
+        restore()
+    # 2·n³ FLOPs: n² outputs, each n multiply-adds.
+    tflops = 2 * n**3 / seconds / 1e12
+    ctx.add(
+        MATMUL_TFLOPS, dtype, tflops, ctx.gpu.peak_tflops(dtype) if ctx.gpu else None, n=n, seconds=seconds
+    )
+
+
+def _bench_memory(ctx: _Ctx) -> None:
+    torch = ctx.torch
+    nbytes = ctx.sizes.copy_bytes
+    src = torch.empty(nbytes // 4, device=ctx.device, dtype=torch.float32).fill_(1.0)
+    dst = torch.empty_like(src)
+    seconds = ctx.time_s(lambda: dst.copy_(src))
+    # A copy reads every byte once and writes it once: 2 × bytes cross the memory bus.
+    gbps = 2 * src.numel() * 4 / seconds / 1e9
+    ctx.add(
+        MEMORY_BANDWIDTH_GBPS,
+        None,
+        gbps,
+        ctx.gpu.memory_bandwidth_gbps if ctx.gpu else None,
+        bytes=src.numel() * 4,
+        seconds=seconds,
+    )
+
+
+def _bench_transfer(ctx: _Ctx, direction: str) -> None:
+    torch = ctx.torch
+    nbytes = ctx.sizes.transfer_bytes
+    host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
+    dev = torch.empty(nbytes, dtype=torch.uint8, device=ctx.device)
+    if direction == "h2d":
+        seconds = ctx.time_s(lambda: dev.copy_(host, non_blocking=True))
+    else:
+        seconds = ctx.time_s(lambda: host.copy_(dev, non_blocking=True))
+    # GPU.pcie_gbps counts both directions of a x16 link together; one copy uses one direction.
+    datasheet = ctx.gpu.pcie_gbps / 2 if ctx.gpu else None
+    basis = f"PCIe Gen{ctx.gpu.pcie_gen} x16, one direction" if ctx.gpu else None
+    ctx.add(
+        H2D_GBPS if direction == "h2d" else D2H_GBPS,
+        None,
+        nbytes / seconds / 1e9,
+        datasheet,
+        bytes=nbytes,
+        pinned=True,
+        seconds=seconds,
+        datasheet_basis=basis,
+    )
+
+
+def _bench_train_step(ctx: _Ctx) -> None:
+    torch, s = ctx.torch, ctx.sizes
+    torch.manual_seed(0)
+    model = torch.nn.TransformerEncoderLayer(
+        s.model_d,
+        s.model_heads,
+        dim_feedforward=4 * s.model_d,
+        dropout=0.0,
+        batch_first=True,
+        device=ctx.device,
+    )
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    x = torch.randn(s.model_batch, s.model_seq_len, s.model_d, device=ctx.device)
+    precision = "fp32"
+    autocast_dtype = None
+    if ctx.device == "cuda":
+        # Mixed precision is how one trains on a GPU; bf16 needs no loss scaling, fp16 timing is the same
+        # with or without a scaler, so none is used.
+        autocast_dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        precision = "amp-bf16" if autocast_dtype == torch.bfloat16 else "amp-fp16"
+
+    def step() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        if autocast_dtype is not None:
+            with torch.autocast("cuda", dtype=autocast_dtype):
+                loss = model(x).float().pow(2).mean()
+        else:
+            loss = model(x).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+
+    seconds = ctx.time_s(step, inner=1)
+    params = sum(p.numel() for p in model.parameters())
+    ctx.add(
+        TRAIN_STEP_S,
+        precision,
+        seconds,
+        None,
+        model=f"transformer_encoder_layer(d_model={s.model_d}, nhead={s.model_heads}, ffn={4 * s.model_d})",
+        batch=s.model_batch,
+        seq_len=s.model_seq_len,
+        parameters=params,
+        optimizer="adamw",
+        samples_per_s=s.model_batch / seconds,
+        datasheet_note="a training step has no datasheet figure",
+    )
+
+
+def _bench_allreduce(ctx: _Ctx) -> None:
+    from gpuplan.machine.allreduce import measure_allreduce
+
+    nbytes = ctx.sizes.allreduce_bytes
+    seconds = measure_allreduce(
+        world_size=ctx.gpu_count, nbytes=nbytes, warmup=ctx.sizes.warmup, repeats=ctx.sizes.repeats
+    )
+    n = ctx.gpu_count
+    # nccl-tests' definition (doc/PERFORMANCE.md): algbw = bytes / time; busbw = algbw · 2(n−1)/n,
+    # the rate each link carries, comparable across GPU counts and with the link's speed.
+    busbw = nbytes / seconds / 1e9 * 2 * (n - 1) / n
+    datasheet: float | None = None
+    basis = None
+    if ctx.gpu is not None:
+        # Link speeds in the table count both directions; a ring all-reduce drives each one way.
+        if ctx.gpu.nvlink_gbps:
+            datasheet, basis = ctx.gpu.nvlink_gbps / 2, "NVLink per GPU, one direction"
+        else:
+            datasheet, basis = ctx.gpu.pcie_gbps / 2, f"PCIe Gen{ctx.gpu.pcie_gen} x16, one direction"
+    ctx.add(
+        ALLREDUCE_BUSBW_GBPS,
+        "fp32",
+        busbw,
+        datasheet,
+        world_size=n,
+        bytes=nbytes,
+        seconds=seconds,
+        datasheet_basis=basis,
+    )
+
+
+def _resolve_device(torch: Any, device: str | None) -> str:
+    if device not in (None, "cpu", "cuda"):
+        raise InputError(f"unknown device {device!r}; use --device cpu or --device cuda")
+    available = bool(torch.cuda.is_available())
+    if device == "cuda" and not available:
+        raise InputError("--device cuda, but torch.cuda.is_available() is False; `gpuplan doctor` says why")
+    return device or ("cuda" if available else "cpu")
+
+
+def run_bench(
+    *,
+    device: str | None = None,
+    quick: bool = False,
+    sizes: BenchSizes | None = None,
+    progress: Callable[[BenchProgress], None] | None = None,
+    timer: Timer | None = None,
+    import_torch: Callable[[], Any] = lambda: importlib.import_module("torch"),
+) -> BenchReport:
+    """Measure this machine's ``device`` (None: CUDA when available, else CPU).
+
+    ``sizes`` overrides :func:`default_sizes`; ``timer`` overrides the device's timer (tests);
+    ``progress`` receives a :class:`BenchProgress` before each measurement.
+    """
+    try:
+        torch = import_torch()
+    except ImportError as e:
+        raise InputError(
+            f"`gpuplan bench` needs PyTorch, which is not installed ({e}); pip install torch"
+        ) from e
+    dev = _resolve_device(torch, device)
+    if dev == "cuda":
+        props = torch.cuda.get_device_properties(0)
+        name = str(props.name)
+        gpu = identify_gpu(name, memory_bytes=int(props.total_memory))
+        gpu_count = int(torch.cuda.device_count())
+        default_timer: Timer = CudaEventTimer(torch)
+    else:
+        name, gpu, gpu_count, default_timer = _cpu_name(), None, 0, PerfCounterTimer()
+    ctx = _Ctx(
+        torch=torch,
+        device=dev,
+        device_name=name,
+        gpu=gpu,
+        gpu_count=gpu_count,
+        timer=timer or default_timer,
+        sizes=sizes or default_sizes(dev, quick=quick),
+        host=socket.gethostname(),
+        measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+
+    dtypes, skips = _matmul_dtypes(ctx)
+    ctx.skipped.extend(skips)
+    tasks: list[tuple[str, Callable[[], None]]] = [
+        (f"matmul {d}", partial(_bench_matmul, ctx, d)) for d in dtypes
+    ]
+    tasks.append(("memory bandwidth", lambda: _bench_memory(ctx)))
+    if dev == "cuda":
+        tasks.append(("host→device copy", lambda: _bench_transfer(ctx, "h2d")))
+        tasks.append(("device→host copy", lambda: _bench_transfer(ctx, "d2h")))
+    else:
+        for metric in (H2D_GBPS, D2H_GBPS):
+            ctx.skip(metric, None, "no device memory on a CPU: host and device are the same")
+    tasks.append(("training step", lambda: _bench_train_step(ctx)))
+    if dev == "cuda" and gpu_count >= 2:
+        tasks.append((f"all-reduce on {gpu_count} GPUs", lambda: _bench_allreduce(ctx)))
+    elif dev == "cuda":
+        ctx.skip(ALLREDUCE_BUSBW_GBPS, "fp32", f"needs at least 2 GPUs; this machine has {gpu_count}")
+    else:
+        ctx.skip(
+            ALLREDUCE_BUSBW_GBPS, "fp32", "all-reduce is measured across local GPUs with NCCL; none here"
+        )
+
+    for i, (label, task) in enumerate(tasks):
+        if progress:
+            progress(BenchProgress(done=i, total=len(tasks), label=label))
+        task()
+        ctx.sync()
+    if progress:
+        progress(BenchProgress(done=len(tasks), total=len(tasks), label="done"))
+    return BenchReport(
+        device=dev,
+        device_name=name,
+        gpu_id=gpu.id if gpu else None,
+        host=ctx.host,
+        measured_at=ctx.measured_at,
+        results=tuple(ctx.results),
+        skipped=tuple(ctx.skipped),
+        sizes=ctx.sizes,
+        torch_version=str(torch.__version__),
+    )

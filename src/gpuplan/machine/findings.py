@@ -1,0 +1,46 @@
+"""A doctor's finding: what was seen, how bad it is, how to fix it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["Finding", "Severity"]
+
+
+class Severity(str, Enum):
+    """How bad a finding is, in increasing order."""
+
+    OK = "ok"
+    """Checked and fine."""
+    INFO = "info"
+    """Worth knowing; nothing to fix, or expected on this kind of machine."""
+    WARNING = "warning"
+    """Jobs run, but slower or less safely than they could."""
+    ERROR = "error"
+    """Jobs fail, or their results cannot be trusted, until this is fixed."""
+
+    @property
+    def rank(self) -> int:
+        """0 for ok … 3 for error, to sort and to compare with a threshold."""
+        return list(Severity).index(self)
+
+    @classmethod
+    def cast(cls, value: str | Severity) -> Severity:
+        """A Severity from its name as a user types it (``"Warning"``)."""
+        return value if isinstance(value, Severity) else cls(value.strip().lower())
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    """One result of one check."""
+
+    check: str
+    """Id of the check that produced it (``cuda_compat``, ``pcie_link`` …): stable, for scripts."""
+    severity: Severity
+    message: str
+    """What was found, one sentence."""
+    fix: str | None = None
+    """What to do about it; None when there is nothing to do."""
+    gpu_index: int | None = None
+    """The NVML index of the GPU it concerns; None for machine-wide findings."""
