@@ -233,7 +233,7 @@ class Store:
 
     def exchange_rate(self, currency: str) -> ExchangeRate:
         """USD per unit of ``currency``, dated and sourced; DataError (with the fix) when unknown."""
-        rate = self._find_rate(currency)
+        rate = self.find_exchange_rate(currency)
         if rate is None:
             code = Currency.cast(currency).code
             raise DataError(
@@ -242,7 +242,8 @@ class Store:
             )
         return rate
 
-    def _find_rate(self, currency: str) -> ExchangeRate | None:
+    def find_exchange_rate(self, currency: str) -> ExchangeRate | None:
+        """Like :meth:`exchange_rate`, but None instead of an error when no rate is known."""
         code = Currency.cast(currency).code
         if code == "USD":
             return ExchangeRate(currency="USD", usd_per_unit=1.0, as_of="-", source="identity")
@@ -435,7 +436,7 @@ class Store:
                 continue
             for pr in plist:
                 if pr.currency not in rates:
-                    rates[pr.currency] = self._find_rate(pr.currency)
+                    rates[pr.currency] = self.find_exchange_rate(pr.currency)
                 out.append(self._priced(orow, pr, rates[pr.currency]))
         return out
 
@@ -762,7 +763,9 @@ class Store:
             oldest, newest = conn.execute(select(func.min(p.as_of), func.max(p.as_of))).one()
             n_imports = conn.execute(select(func.count()).select_from(t.imports)).scalar_one()
             currencies = [r[0] for r in conn.execute(select(t.exchange_rates.c.currency).distinct())]
-        rates = [r for r in (self._find_rate(c) for c in sorted({*currencies, *self._rate_overrides})) if r]
+        rates = [
+            r for r in (self.find_exchange_rate(c) for c in sorted({*currencies, *self._rate_overrides})) if r
+        ]
         return CatalogInfo(
             location=self.location,
             schema_revision=self.revision,

@@ -1,9 +1,280 @@
-"""CLI commands: catalog_cmds (to be filled in)."""
+"""CLI commands over the offer catalog: ``gpus``, ``offers``, ``catalog import|export|info``.
+
+Heavy modules (SQLAlchemy, the store) are imported inside the commands so that ``gpuplan --help``
+stays instant; nothing here imports torch.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import sys
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
 import typer
+
+from gpuplan.cli import settings
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.store import Store
+
+__all__ = ["register"]
+
+catalog_app = typer.Typer(
+    name="catalog",
+    help="The offer catalog: import provider catalogs, export, show what it holds.",
+    no_args_is_help=True,
+)
+
+UsdPerCny = Annotated[
+    float | None,
+    typer.Option(
+        "--usd-per-cny",
+        envvar="GPUPLAN_USD_PER_CNY",
+        help="US dollars per Chinese yuan, to convert CNY prices (the catalog ships no CNY rate). "
+        "Dated today in the output.",
+        show_default=False,
+    ),
+]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (stable schema) instead of a table.")]
+
+
+def _store(ctx: typer.Context, usd_per_cny: float | None = None) -> Store:
+    from gpuplan.catalog.store import open_store
+
+    return open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+
+
+def _print(renderable: object) -> None:
+    from rich.console import Console
+
+    # Piped output keeps whole rows (Rich would wrap at 80 columns); a terminal uses its width.
+    Console(width=None if sys.stdout.isatty() else 220).print(renderable)
+
+
+def _print_json(document: object) -> None:
+    from gpuplan.report.common import to_json
+
+    sys.stdout.write(to_json(document) + "\n")
+
+
+def gpus(ctx: typer.Context, usd_per_cny: UsdPerCny = None, json_out: JsonFlag = False) -> None:
+    """List GPUs: memory, bandwidth, dense FP32/TF32/BF16/FP8 peaks, interconnect, and the cheapest
+    known price per GPU-hour under each pricing model, with where."""
+    from gpuplan.catalog.query import cheapest_by_gpu
+    from gpuplan.hardware import all_gpus
+    from gpuplan.report.catalog import gpus_json, gpus_view
+
+    store = _store(ctx, usd_per_cny)
+    cheapest = cheapest_by_gpu(store.offers())
+    if json_out:
+        _print_json(gpus_json(all_gpus(), cheapest))
+        return
+    rates = [r for r in (store.find_exchange_rate("CNY"),) if r is not None]
+    _print(gpus_view(all_gpus(), cheapest, rates))
+
+
+def offers(
+    ctx: typer.Context,
+    gpu: Annotated[
+        str | None,
+        typer.Option("--gpu", help="GPU name (a100, h100-sxm, V100:8); a family name lists every variant."),
+    ] = None,
+    count: Annotated[int | None, typer.Option("--count", help="GPUs per instance.", min=1)] = None,
+    min_gpu_memory: Annotated[
+        float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.")
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="aws, azure, gcp, alibaba, tencent, huawei, volcengine.")
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="Region name, exactly.")] = None,
+    pricing: Annotated[
+        str | None,
+        typer.Option("--pricing", help="on_demand, spot, monthly, reserved_1y, reserved_3y."),
+    ] = None,
+    max_price: Annotated[
+        float | None, typer.Option("--max-price", help="Most per instance-hour, in --currency.")
+    ] = None,
+    currency: Annotated[str, typer.Option("--currency", help="USD or CNY.")] = "USD",
+    sort: Annotated[str, typer.Option("--sort", help="price, price-per-gpu or gpu-memory.")] = "price",
+    all_regions: Annotated[
+        bool,
+        typer.Option("--all-regions", help="Every region; default: the cheapest region per instance type."),
+    ] = False,
+    usd_per_cny: UsdPerCny = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """List offers: instance types with their price per hour and per GPU-hour under each pricing model.
+
+    Unknown prices are listed as "unknown (reason)", never as 0.
+    """
+    from gpuplan.catalog.model import Currency, PricingModel, Provider
+    from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
+    from gpuplan.errors import InputError
+    from gpuplan.report.catalog import offers_json, offers_view
+
+    # Validate names before touching the database: one line with "did you mean" on a typo.
+    if provider is not None:
+        provider = Provider.cast(provider).value
+    if pricing is not None:
+        pricing = PricingModel.cast(pricing).value
+    currency = Currency.cast(currency).code
+    sort = SortKey.cast(sort).value
+    if gpu is not None and ":" in gpu:
+        # "V100:8" = the GPU and a count, as everywhere else in gpuplan.
+        name, _, n = gpu.partition(":")
+        if not n.strip().isdigit() or int(n) < 1:
+            raise InputError(f"--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more")
+        gpu = name
+        count = count if count is not None else int(n)
+    store = _store(ctx, usd_per_cny)
+    listing = list_offers(
+        store,
+        OfferQuery(
+            gpu=gpu,
+            count=count,
+            min_gpu_memory_gib=min_gpu_memory,
+            provider=provider,
+            region=region,
+            pricing=pricing,
+            max_price_per_hour=max_price,
+            currency=currency,
+            sort=sort,
+            all_regions=all_regions,
+        ),
+    )
+    if json_out:
+        _print_json(offers_json(listing))
+        return
+    _print(offers_view(listing))
+
+
+@catalog_app.command("info")
+def info(ctx: typer.Context, usd_per_cny: UsdPerCny = None, json_out: JsonFlag = False) -> None:
+    """Show where the catalog lives, its schema revision, providers, counts and price dates."""
+    from gpuplan.report.catalog import info_json, info_view
+
+    data = _store(ctx, usd_per_cny).info()
+    if json_out:
+        _print_json(info_json(data))
+        return
+    _print(info_view(data))
+
+
+@catalog_app.command("import")
+def import_(
+    ctx: typer.Context,
+    file: Annotated[
+        Path, typer.Argument(help="The catalog file.", exists=True, dir_okay=False, readable=True)
+    ],
+    provider: Annotated[str, typer.Option("--provider", help="aws, gcp or azure.")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="File layout: skypilot (AWS v8, GCP v8, Azure v6).")
+    ] = "skypilot",
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Date the file's prices are valid (YYYY-MM-DD); default: today."),
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Import a provider catalog file. Good rows are stored (appended, one transaction); each bad row
+    is reported with its line and reason. A file unusable as a whole changes nothing."""
+    from gpuplan.catalog.gates import parse_as_of
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.model import Provider
+    from gpuplan.errors import CatalogImportError, InputError
+    from gpuplan.report.catalog import import_view
+
+    if fmt != "skypilot":
+        raise InputError(f"unknown --format {fmt!r}; supported: skypilot")
+    prov = Provider.cast(provider).value
+    day = as_of or date.today().isoformat()
+    if not parse_as_of(day):
+        raise InputError(f"--as-of {day!r} is not a date; write YYYY-MM-DD")
+    store = _store(ctx)
+    parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
+    report = store.import_offers(
+        parsed.rows,
+        provider=prov,
+        source=f"SkyPilot catalog file {file.name} ({prov}), as of {day}",
+        kind="skypilot",
+        rejected=parsed.rejected,
+    )
+    if json_out:
+        _print_json(report)
+    else:
+        _print(import_view(report))
+    if report.import_id is None:
+        raise CatalogImportError(
+            f"no row of {file} passed the gates ({len(report.rejected)} rejected); nothing was imported"
+        )
+
+
+#: Columns of ``catalog export --format csv``, declared (the JSON export has every field).
+EXPORT_COLUMNS = (
+    "provider",
+    "region",
+    "zone",
+    "instance_type",
+    "gpu",
+    "gpu_count",
+    "vcpus",
+    "memory_gib",
+    "network_gbps",
+    "interconnect",
+    "pricing",
+    "price",
+    "currency",
+    "unit",
+    "price_usd_per_hour",
+    "price_usd_per_gpu_hour",
+    "as_of",
+    "source",
+    "confidence",
+    "interruption_band",
+    "stale",
+    "price_reason",
+)
+
+
+@catalog_app.command("export")
+def export(
+    ctx: typer.Context,
+    fmt: Annotated[str, typer.Option("--format", help="csv or json.")] = "csv",
+    out: Annotated[Path | None, typer.Option("--out", help="Write here instead of stdout.")] = None,
+    usd_per_cny: UsdPerCny = None,
+) -> None:
+    """Export every offer with its current price under each pricing model (unpriced offers too)."""
+    from gpuplan.errors import InputError
+    from gpuplan.report.common import to_json, to_jsonable
+
+    if fmt not in ("csv", "json"):
+        raise InputError(f"unknown --format {fmt!r}; supported: csv, json")
+    rows = _store(ctx, usd_per_cny).offers(include_unpriced=True)
+    if fmt == "json":
+        text = to_json(rows) + "\n"
+    else:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for r in rows:
+            item = to_jsonable(r)
+            writer.writerow({k: "" if item[k] is None else item[k] for k in EXPORT_COLUMNS})
+        text = buf.getvalue()
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write {out}: {e}") from e
+    sys.stderr.write(f"wrote {len(rows)} rows to {out}\n")
 
 
 def register(app: typer.Typer) -> None:
-    """Add this group's commands to `app`."""
+    """Add this group's commands to ``app``."""
+    app.command("gpus")(gpus)
+    app.command("offers")(offers)
+    app.add_typer(catalog_app)

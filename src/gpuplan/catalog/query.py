@@ -1,0 +1,183 @@
+"""Browse the catalog: filter, convert, collapse to the cheapest region, sort (``gpuplan offers``,
+``gpuplan gpus``). Pure functions over :class:`OfferPrice` rows; the store does the SQL.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel, _CastEnum
+from gpuplan.catalog.store import Store
+from gpuplan.errors import DataError
+from gpuplan.hardware import get_gpu
+
+__all__ = ["OfferListing", "OfferQuery", "OfferView", "SortKey", "cheapest_by_gpu", "list_offers"]
+
+
+class SortKey(_CastEnum):
+    """Orders of ``gpuplan offers``."""
+
+    PRICE = "price"
+    PRICE_PER_GPU = "price_per_gpu"
+    GPU_MEMORY = "gpu_memory"
+
+    @classmethod
+    def _kind(cls) -> str:
+        return "sort key"
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferQuery:
+    """What ``gpuplan offers`` asks for. Names are validated when the query runs."""
+
+    gpu: str | None = None
+    count: int | None = None
+    min_gpu_memory_gib: float | None = None
+    provider: str | None = None
+    region: str | None = None
+    pricing: str | None = None
+    max_price_per_hour: float | None = None
+    """In ``currency`` per instance-hour; offers with an unknown price are left out (and counted)."""
+    currency: str = "USD"
+    sort: str = "price"
+    all_regions: bool = False
+    """False: keep the cheapest region per provider, instance type and pricing model."""
+    include_unpriced: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferView:
+    """One listed offer with its price in the display currency."""
+
+    offer: OfferPrice
+    price_per_hour: float | None
+    """Per instance-hour in the display currency; None when unknown or not convertible."""
+    price_per_gpu_hour: float | None
+    regions_compared: int
+    """How many regions/zones were compared to pick this one (1 with ``all_regions``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferListing:
+    """The answer to an :class:`OfferQuery`."""
+
+    views: tuple[OfferView, ...]
+    currency: str
+    """Display currency code."""
+    rates: tuple[ExchangeRate, ...]
+    """The exchange rates used (non-USD), dated and sourced."""
+    hidden_unknown_price: int
+    """Offers left out by ``max_price_per_hour`` because their price is unknown."""
+    unconvertible: int
+    """Priced offers whose price cannot be shown in the display currency (no exchange rate)."""
+
+
+def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> float | None:
+    """Per-hour price of ``offer`` in ``currency`` (native amount when it is already in it)."""
+    if offer.price is None or offer.currency is None:
+        return None
+    if offer.currency == currency.code:
+        return offer.price / HOURS_PER_MONTH if offer.unit == "month" else offer.price
+    if offer.price_usd_per_hour is None:
+        return None
+    if currency is Currency.USD:
+        return offer.price_usd_per_hour
+    return offer.price_usd_per_hour / rate.usd_per_unit if rate else None
+
+
+def list_offers(store: Store, query: OfferQuery) -> OfferListing:
+    """Run ``query`` against ``store``."""
+    currency = Currency.cast(query.currency)
+    sort = SortKey.cast(query.sort)
+    pricing = PricingModel.cast(query.pricing).value if query.pricing else None
+    rate = store.exchange_rate(currency.code) if currency is not Currency.USD else None  # raises with the fix
+    rows = store.offers(
+        gpu=query.gpu,
+        count=query.count,
+        min_gpu_memory_gib=query.min_gpu_memory_gib,
+        provider=query.provider,
+        region=query.region,
+        pricing=pricing,
+        include_unpriced=query.include_unpriced,
+    )
+    views = [
+        OfferView(
+            offer=r,
+            price_per_hour=(p := _display(r, currency, rate)),
+            price_per_gpu_hour=p / r.gpu_count if p is not None else None,
+            regions_compared=1,
+        )
+        for r in rows
+    ]
+    unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
+    if not query.all_regions:
+        views = _cheapest_region(views)
+    hidden = 0
+    if query.max_price_per_hour is not None:
+        if not (math.isfinite(query.max_price_per_hour) and query.max_price_per_hour > 0):
+            raise DataError(f"--max-price must be a positive number, got {query.max_price_per_hour!r}")
+        kept = []
+        for v in views:
+            if v.price_per_hour is None:
+                hidden += 1
+            elif v.price_per_hour <= query.max_price_per_hour:
+                kept.append(v)
+        views = kept
+    views.sort(key=_sort_key(sort))
+    used = {r.currency for r in rows if r.currency and r.currency != "USD"} | (
+        {currency.code} if currency is not Currency.USD else set()
+    )
+    rates = tuple(r for r in (store.find_exchange_rate(c) for c in sorted(used)) if r is not None)
+    return OfferListing(
+        views=tuple(views),
+        currency=currency.code,
+        rates=rates,
+        hidden_unknown_price=hidden,
+        unconvertible=unconvertible,
+    )
+
+
+def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
+    """Per (provider, instance type, pricing): the cheapest region/zone; unknown prices last."""
+    groups: dict[tuple[str, str, str | None], list[OfferView]] = {}
+    for v in views:
+        groups.setdefault((v.offer.provider, v.offer.instance_type, v.offer.pricing), []).append(v)
+    out = []
+    for group in groups.values():
+        best = min(group, key=lambda v: (v.price_per_hour is None, v.price_per_hour or 0.0, v.offer.region))
+        out.append(
+            OfferView(
+                offer=best.offer,
+                price_per_hour=best.price_per_hour,
+                price_per_gpu_hour=best.price_per_gpu_hour,
+                regions_compared=len(group),
+            )
+        )
+    return out
+
+
+def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
+    def price_key(v: OfferView) -> tuple[Any, ...]:
+        value = v.price_per_gpu_hour if sort is SortKey.PRICE_PER_GPU else v.price_per_hour
+        return (value is None, value or 0.0, v.offer.provider, v.offer.instance_type)
+
+    if sort is SortKey.GPU_MEMORY:
+        # Most total GPU memory first; the cheaper one first among equals.
+        return lambda v: (-get_gpu(v.offer.gpu).memory_gib * v.offer.gpu_count, *price_key(v))
+    return price_key
+
+
+def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPrice]]:
+    """GPU id -> pricing model -> the offer with the lowest known USD price per GPU-hour."""
+    best: dict[str, dict[str, OfferPrice]] = {}
+    for o in offers:
+        if o.pricing is None or o.price_usd_per_gpu_hour is None:
+            continue
+        per = best.setdefault(o.gpu, {})
+        cur = per.get(o.pricing)
+        if cur is None or o.price_usd_per_gpu_hour < (cur.price_usd_per_gpu_hour or math.inf):
+            per[o.pricing] = o
+    return best

@@ -1,0 +1,37 @@
+"""Catalog fixtures: a seeded database built once per session and copied for each test."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+
+FIXTURES = Path(__file__).parent / "fixtures"
+#: A fixed "today" so that staleness does not change with the calendar.
+TODAY = date(2026, 11, 30)
+
+
+@pytest.fixture(scope="session")
+def seeded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("catalog") / "seeded.sqlite"
+    open_store(str(path)).close()
+    return path
+
+
+@pytest.fixture
+def db_path(seeded_db: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "gpuplan.sqlite"
+    shutil.copy(seeded_db, path)
+    return path
+
+
+@pytest.fixture
+def store(db_path: Path) -> Iterator[Store]:
+    s = open_store(str(db_path), today=TODAY)
+    yield s
+    s.close()

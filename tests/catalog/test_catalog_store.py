@@ -1,0 +1,357 @@
+"""The store: migrations, append-only prices, all-or-nothing imports, facts, other layers' tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, inspect, text
+from sqlalchemy.exc import IntegrityError
+
+from gpuplan.catalog import (
+    BenchResult,
+    ExchangeRate,
+    OfferRow,
+    PriceRow,
+    Store,
+    open_store,
+)
+from gpuplan.catalog import schema as t
+from gpuplan.errors import CatalogImportError, DataError, NotFoundError, StoreError
+
+
+def _row(amount: float, as_of: str, *, spot: float | None = None, count: float = 8.0) -> OfferRow:
+    prices = [
+        PriceRow(
+            pricing="on_demand",
+            amount=amount,
+            currency="USD",
+            unit="hour",
+            as_of=as_of,
+            source="test list",
+            confidence="high",
+        )
+    ]
+    if spot is not None:
+        prices.append(
+            PriceRow(
+                pricing="spot",
+                amount=spot,
+                currency="USD",
+                unit="hour",
+                as_of=as_of,
+                source="test list",
+                confidence="high",
+            )
+        )
+    return OfferRow(
+        provider="aws",
+        region="eu-west-1",
+        zone=None,
+        instance_type="p4d.24xlarge",
+        gpu="A100-SXM4-40GB",
+        gpu_count=count,
+        vcpus=96,
+        memory_gib=1152,
+        network_gbps=400,
+        interconnect="NVLink",
+        source="test spec",
+        prices=tuple(prices),
+    )
+
+
+def test_migrations_create_every_table(db_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{db_path}")
+    tables = set(inspect(engine).get_table_names())
+    assert set(t.metadata.tables) <= tables
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == t.HEAD_REVISION
+    cols = {c["name"] for c in inspect(engine).get_columns("bench_results")}
+    assert {"gpu_id", "device_name", "host", "measured_at", "metric", "dtype", "value", "unit"} <= cols
+    assert {c["name"] for c in inspect(engine).get_columns("profile_cache")} == {
+        "key",
+        "schema_version",
+        "created_at",
+        "payload",
+    }
+    engine.dispose()
+
+
+def test_head_revision_constant_matches_alembic() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(t.__file__).parent / "migrations"))
+    script = ScriptDirectory.from_config(cfg)
+    assert script.get_current_head() == t.HEAD_REVISION
+    assert {r.revision for r in script.walk_revisions()} == set(t.KNOWN_REVISIONS)
+
+
+def test_migrated_schema_matches_the_declared_tables(db_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    engine = create_engine(f"sqlite:///{db_path}")
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), t.metadata)
+    engine.dispose()
+    assert diff == []
+
+
+def test_newer_schema_revision_is_refused(db_path: Path) -> None:
+    engine = create_engine(f"sqlite:///{db_path}")
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
+    engine.dispose()
+    with pytest.raises(StoreError, match="newer than this gpuplan"):
+        open_store(str(db_path))
+
+
+def test_missing_folder_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="does not exist"):
+        open_store(str(tmp_path / "no" / "such" / "dir" / "x.sqlite"))
+
+
+def test_default_location_is_created_and_seeded_on_first_use() -> None:
+    from gpuplan.catalog import default_db_path
+
+    # conftest points XDG_DATA_HOME at a temp dir: this is never the user's real database.
+    store = open_store(None)
+    assert default_db_path().is_file()
+    assert len(store.info().providers) == 7
+    store.close()
+
+
+def test_two_imports_keep_history_and_the_latest_wins(store: Store) -> None:
+    store.import_offers([_row(30.0, "2026-10-01")], provider="aws", source="first")
+    store.import_offers([_row(25.0, "2026-11-01")], provider="aws", source="second")
+    # An older price imported later does not win: the latest as_of does.
+    store.import_offers([_row(99.0, "2026-01-01")], provider="aws", source="late, older")
+    [current] = store.offers(provider="aws", region="eu-west-1", pricing="on_demand")
+    assert current.price == 25.0
+    assert current.price_usd_per_gpu_hour == pytest.approx(25.0 / 8)
+    with store.engine.connect() as conn:
+        amounts = sorted(
+            r[0] for r in conn.execute(text("SELECT amount FROM prices WHERE source LIKE 'test%'"))
+        )
+    assert amounts == [25.0, 30.0, 99.0]
+
+
+def test_same_as_of_the_later_import_wins(store: Store) -> None:
+    store.import_offers([_row(30.0, "2026-11-01")], provider="aws", source="first")
+    store.import_offers([_row(28.0, "2026-11-01")], provider="aws", source="correction")
+    [current] = store.offers(provider="aws", region="eu-west-1", pricing="on_demand")
+    assert current.price == 28.0
+
+
+def test_import_failure_leaves_the_database_unchanged(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = store.info()
+    original = Store._write_offers
+
+    def write_then_fail(conn, rows, import_id):  # type: ignore[no-untyped-def]
+        original(conn, rows, import_id)  # writes rows inside the transaction ...
+        raise IntegrityError("INSERT", {}, Exception("disk full"))  # ... then the database fails
+
+    monkeypatch.setattr(Store, "_write_offers", staticmethod(write_then_fail))
+    with pytest.raises(CatalogImportError, match="rolled back"):
+        store.import_offers([_row(30.0, "2026-10-01")], provider="aws", source="doomed")
+    after = store.info()
+    assert (after.offers, after.prices, after.imports) == (before.offers, before.prices, before.imports)
+
+
+def test_gates_reject_bad_rows_and_keep_good_ones(store: Store) -> None:
+    good = _row(30.0, "2026-10-01", spot=9.0)
+    bad_spot = OfferRow(
+        **{**good.__dict__, "region": "eu-west-2", "prices": _row(30.0, "2026-10-01", spot=31.0).prices}
+    )
+    bad_count = OfferRow(**{**good.__dict__, "region": "eu-west-3", "gpu_count": 4.0})
+    zero = OfferRow(**{**good.__dict__, "region": "eu-west-4", "prices": _row(0.0, "2026-10-01").prices})
+    insane = OfferRow(
+        **{**good.__dict__, "region": "eu-north-1", "prices": _row(99999.0, "2026-10-01").prices}
+    )
+    unknown_gpu = OfferRow(**{**good.__dict__, "region": "eu-south-1", "gpu": "Z100"})
+    report = store.import_offers(
+        [good, bad_spot, bad_count, zero, insane, unknown_gpu], provider="aws", source="gates"
+    )
+    reasons = {r.region: r.reason for r in report.rejected}
+    assert set(reasons) == {"eu-west-2", "eu-west-3", "eu-west-4", "eu-north-1", "eu-south-1"}
+    assert "not below the on-demand" in reasons["eu-west-2"]
+    assert "contradicts instance type p4d.24xlarge" in reasons["eu-west-3"]
+    assert "not a positive amount" in reasons["eu-west-4"]
+    assert "sanity ceiling" in reasons["eu-north-1"]
+    assert "unknown GPU 'Z100'" in reasons["eu-south-1"]
+    assert [o.pricing for o in store.offers(provider="aws", region="eu-west-1")] == ["on_demand", "spot"]
+
+
+def test_unknown_currency_and_undated_price_are_rejected(store: Store) -> None:
+    base = _row(30.0, "2026-10-01")
+    eur = PriceRow(**{**base.prices[0].__dict__, "currency": "EUR"})
+    undated = PriceRow(**{**base.prices[0].__dict__, "as_of": "recently"})
+    rows = [
+        OfferRow(**{**base.__dict__, "region": "r1", "prices": (eur,)}),
+        OfferRow(**{**base.__dict__, "region": "r2", "prices": (undated,)}),
+    ]
+    report = store.import_offers(rows, provider="aws", source="t")
+    assert report.import_id is None
+    assert "unknown currency 'EUR'" in report.rejected[0].reason
+    assert "no ISO as_of date" in report.rejected[1].reason
+
+
+def test_offers_filters(store: Store) -> None:
+    a100 = store.offers(gpu="a100")
+    assert a100 and {o.gpu for o in a100} <= {
+        "A100-SXM4-40GB",
+        "A100-SXM4-80GB",
+        "A100-PCIE-40GB",
+        "A100-PCIE-80GB",
+    }
+    assert {o.gpu for o in store.offers(gpu="A100-80GB")} == {"A100-SXM4-80GB"}
+    assert all(o.gpu_count == 8 for o in store.offers(count=8))
+    assert all(o.pricing == "spot" for o in store.offers(pricing="spot"))
+    assert all(o.provider == "gcp" for o in store.offers(provider="gcp"))
+    big = store.offers(min_gpu_memory_gib=100)
+    assert big and {o.gpu for o in big} <= {"H200-SXM", "H200-NVL", "B200", "MI300X"}
+    with pytest.raises(NotFoundError, match="did you mean 'aws'"):
+        store.offers(provider="aws2")
+    with pytest.raises(NotFoundError, match="pricing model"):
+        store.offers(pricing="bogus")
+
+
+def test_unpriced_offers_only_on_request_and_with_a_reason(store: Store) -> None:
+    priced = store.offers(provider="tencent")
+    everything = store.offers(provider="tencent", include_unpriced=True)
+    unpriced = [o for o in everything if o.pricing is None]
+    assert unpriced and all(o.price is None and o.price_reason for o in unpriced)
+    assert len(everything) == len(priced) + len(unpriced)
+
+
+def test_monthly_converts_at_730_hours_and_cny_needs_a_rate(store: Store) -> None:
+    [monthly] = store.offers(
+        provider="alibaba", region="cn-shanghai", pricing="monthly", count=8, gpu="A100-SXM4-80GB"
+    )
+    assert (monthly.currency, monthly.unit, monthly.price) == ("CNY", "month", 133408.0)
+    assert monthly.price_usd_per_hour is None
+    assert "GPUPLAN_USD_PER_CNY" in (monthly.price_reason or "")
+    with pytest.raises(DataError, match="GPUPLAN_USD_PER_CNY"):
+        store.exchange_rate("CNY")
+
+    store.override_exchange_rate(
+        ExchangeRate(currency="CNY", usd_per_unit=0.5, as_of="2026-11-30", source="test")
+    )
+    [monthly] = store.offers(
+        provider="alibaba", region="cn-shanghai", pricing="monthly", count=8, gpu="A100-SXM4-80GB"
+    )
+    # 133408 CNY / 730 h x 0.5 USD/CNY = 91.3753... USD/h
+    assert monthly.price_usd_per_hour == pytest.approx(133408 / 730 * 0.5)
+    assert monthly.price_usd_per_gpu_hour == pytest.approx(133408 / 730 * 0.5 / 8)
+    assert monthly.exchange_rate_usd_per_unit == 0.5
+
+
+def test_stored_exchange_rate_latest_wins_and_usd_is_identity(store: Store) -> None:
+    assert store.exchange_rate("USD").usd_per_unit == 1.0
+    store.add_exchange_rate(ExchangeRate(currency="CNY", usd_per_unit=0.2, as_of="2026-01-01", source="a"))
+    store.add_exchange_rate(ExchangeRate(currency="CNY", usd_per_unit=0.3, as_of="2026-06-01", source="b"))
+    rate = store.exchange_rate("cny")
+    assert (rate.usd_per_unit, rate.as_of, rate.source) == (0.3, "2026-06-01", "b")
+    with pytest.raises(DataError):
+        store.add_exchange_rate(
+            ExchangeRate(currency="CNY", usd_per_unit=0.0, as_of="2026-06-01", source="x")
+        )
+
+
+def test_open_store_usd_per_cny_override(db_path: Path) -> None:
+    store = open_store(str(db_path), usd_per_cny=0.25)
+    assert store.exchange_rate("CNY").usd_per_unit == 0.25
+    with pytest.raises(DataError):
+        open_store(str(db_path), usd_per_cny=-1)
+
+
+def test_stale_flag_follows_the_threshold(db_path: Path) -> None:
+    from datetime import date
+
+    fresh = open_store(str(db_path), today=date(2026, 12, 1), stale_after_days=180)
+    rows = fresh.offers(provider="aws", region="us-east-1", pricing="on_demand")
+    assert rows and not any(r.stale for r in rows)
+    old = open_store(str(db_path), today=date(2027, 12, 1), stale_after_days=180)
+    assert all(r.stale for r in old.offers(provider="aws", region="us-east-1", pricing="on_demand"))
+
+
+def test_egress_tiers_ordered_with_fallback(store: Store) -> None:
+    tiers = store.egress_tiers("aws", "us-east-1")
+    starts = [t.start_gb for t in tiers]
+    assert starts == sorted(starts) and starts[0] == 0
+    assert not any(t.fallback for t in tiers)
+    assert [t.price_per_gb for t in tiers] == [0.0, 0.09, 0.085, 0.07, 0.05]
+    other = store.egress_tiers("aws", "eu-central-1")
+    assert other and all(t.fallback and t.region == "us-east-1" and t.reason for t in other)
+    ali = store.egress_tiers("alibaba", "cn-shanghai")
+    assert ali[0].fallback and ali[0].region == "*"
+    unknown = store.egress_tiers("huawei", "cn-north-4")
+    assert unknown and unknown[0].price_per_gb is None and unknown[0].reason
+
+
+def test_inter_region_and_storage(store: Store) -> None:
+    tier = store.inter_region_price("aws", "us-east-1")
+    assert tier is not None and tier.price_per_gb == 0.02
+    assert store.inter_region_price("azure", "eastus") is None  # not in the data: unknown, not 0
+    kinds = {s.kind for s in store.storage_prices("aws", "us-east-1")}
+    assert kinds == {"object", "block"}
+    ali = store.storage_prices("alibaba", "cn-shanghai")
+    ssd = [s for s in ali if s.unit == "GB-hour"]
+    # 0.0002 USD/GB-hour x 730 h = 0.146 USD/GB-month
+    assert ssd and ssd[0].price_per_gb_month == pytest.approx(0.146)
+    assert any(s.price is None and s.reason for s in ali)
+
+
+def test_licences_billing_and_compliance_are_sourced_or_unknown(store: Store) -> None:
+    fees = store.licence_fees("aws", "us-east-1")
+    assert any(f.applies is False and "No License required" in f.source for f in fees)
+    assert all(f.applies is not None or f.reason for f in fees)
+    policy = store.billing_policy("gcp", "us-east1")
+    assert policy.granularity_s is None and "hourly" in (policy.reason or "")
+    assert "MLPS 2.0 level 3" in store.compliance_labels("huawei", "cn-north-4")
+    assert store.compliance_labels("aws", "us-east-1") == ()
+    [detail] = store.compliance_details("huawei")
+    assert detail.source and detail.confidence == "low"
+
+
+def test_profile_cache_roundtrip(store: Store) -> None:
+    assert store.get_profile("k", 1) is None
+    store.put_profile("k", 1, '{"a": 1}')
+    store.put_profile("k", 2, '{"a": 2}')
+    assert store.get_profile("k", 2) == '{"a": 2}'
+    assert store.get_profile("k", 1) is None  # replaced: an older schema's payload is not served
+
+
+def test_bench_results_roundtrip(store: Store) -> None:
+    r = BenchResult(
+        gpu_id="H100-SXM",
+        device_name="NVIDIA H100 80GB HBM3",
+        host="node-1",
+        measured_at="2026-11-30T10:00:00+00:00",
+        metric="matmul_tflops",
+        dtype="bf16",
+        value=700.0,
+        unit="TFLOP/s",
+        datasheet_value=989.5,
+        details={"n": 8192},
+    )
+    store.add_bench_results([r, BenchResult(**{**r.__dict__, "gpu_id": None, "metric": "x"})])
+    assert store.bench_results("H100-SXM") == [r]
+    assert len(store.bench_results()) == 2
+
+
+def test_info(store: Store) -> None:
+    info = store.info()
+    assert info.schema_revision == t.HEAD_REVISION
+    assert len(info.providers) == 7
+    assert info.oldest_as_of is not None and info.newest_as_of is not None
+    assert info.oldest_as_of <= info.newest_as_of
+    assert "sqlite" in info.location
+
+
+def test_reopening_does_not_reseed(db_path: Path) -> None:
+    before = open_store(str(db_path)).info()
+    after = open_store(str(db_path)).info()
+    assert (before.prices, before.imports) == (after.prices, after.imports)

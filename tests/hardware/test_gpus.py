@@ -1,0 +1,76 @@
+"""Datasheet figures pinned against their sources (claims_check.md), and GPU name resolution."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuplan.errors import AmbiguousNameError, NotFoundError
+from gpuplan.hardware import get_gpu, parse_gpu_spec, resolve_gpu
+
+
+def test_v100_fp32_is_15_7_not_the_125_tensor_figure() -> None:
+    g = get_gpu("V100-SXM2-16GB")
+    assert g.fp32_tflops == 15.7
+    assert g.fp32_tflops != 125  # 125 TFLOPS is the FP16 tensor-core peak (claims_check.md)
+    assert g.fp16_tflops == 125
+
+
+def test_a100_bf16_dense_is_312() -> None:
+    # 312 dense / 624 sparse (NVIDIA A100 datasheet)
+    assert get_gpu("A100-SXM4-40GB").bf16_tflops == 312
+    assert get_gpu("A100-SXM4-80GB").bf16_tflops == 312
+
+
+def test_h100_sxm_bf16_dense_and_fp32() -> None:
+    g = get_gpu("H100-SXM")
+    assert g.bf16_tflops == 989.5  # 1979 is the sparse figure
+    assert g.fp32_tflops == 67  # not the articles' 39.5
+    assert g.fp32_tflops != 39.5
+
+
+def test_h200_memory_and_bandwidth() -> None:
+    g = get_gpu("H200-SXM")
+    assert g.memory_gib == 141  # not 144 (physical stack capacity)
+    assert g.memory_bandwidth_gbps == 4800
+
+
+def test_a100_has_nvlink_gen_3_not_4() -> None:
+    for gpu_id in ("A100-SXM4-40GB", "A100-SXM4-80GB"):
+        g = get_gpu(gpu_id)
+        assert g.nvlink_gen == 3
+        assert g.nvlink_gbps == 600
+        assert "NVLink 3" in g.interconnect
+    assert get_gpu("H100-SXM").nvlink_gen == 4
+
+
+def test_a100_alone_is_ambiguous_and_lists_the_variants() -> None:
+    with pytest.raises(AmbiguousNameError) as e:
+        resolve_gpu("a100")
+    assert set(e.value.choices) >= {"A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-40GB", "A100-PCIE-80GB"}
+    assert "A100-SXM4-80GB" in str(e.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "gpu_id"),
+    [
+        ("A100-80GB", "A100-SXM4-80GB"),
+        ("h100 sxm", "H100-SXM"),
+        ("NVIDIA H100 SXM", "H100-SXM"),
+        ("t4", "T4"),
+    ],
+)
+def test_names_people_type_resolve(name: str, gpu_id: str) -> None:
+    assert resolve_gpu(name).id == gpu_id
+
+
+def test_name_with_count() -> None:
+    gpu, count = parse_gpu_spec("V100:8")
+    assert gpu.id.startswith("V100")
+    assert count == 8
+
+
+def test_unknown_name_suggests() -> None:
+    with pytest.raises(NotFoundError) as e:
+        resolve_gpu("h1000")
+    assert e.value.suggestions
+    assert "did you mean" in str(e.value)
