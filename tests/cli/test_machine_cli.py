@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gpuplan.machine
+from gpuplan.catalog import open_store
 from gpuplan.cli import app
 from gpuplan.machine import MachineFacts
 
@@ -91,14 +92,11 @@ def test_bench_rejects_an_unknown_device() -> None:
 
 
 def test_bench_stores_results_in_the_given_database(tmp_path: Path) -> None:
-    catalog = pytest.importorskip("gpuplan.catalog")
-    if not hasattr(catalog, "open_store"):
-        pytest.skip("the catalog store has not landed yet")
     db = tmp_path / "x.sqlite"
     r = CliRunner().invoke(app, ["--db", str(db), "bench", "--quick", "--device", "cpu", "--json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["stored"] is True
-    store = catalog.open_store(str(db))
+    store = open_store(str(db))
     try:
         stored = store.bench_results()
     finally:

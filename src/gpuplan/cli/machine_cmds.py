@@ -8,7 +8,6 @@ torch and pynvml are imported only when a command runs, never for ``--help``.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sys
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli import settings
-from gpuplan.errors import StoreError
 
 if TYPE_CHECKING:
     from gpuplan.machine.bench import BenchReport
@@ -106,11 +104,8 @@ def bench(
 
 
 def _store(db: str | None, report: BenchReport) -> None:
-    # The catalog store is being written alongside (issue #5); until it is exported, say so plainly.
-    # TODO(integration): `from gpuplan.catalog import open_store` once it lands.
-    open_store = getattr(importlib.import_module("gpuplan.catalog"), "open_store", None)
-    if open_store is None:
-        raise StoreError("the results database is not available in this build yet; rerun with --no-store")
+    from gpuplan.catalog import open_store
+
     store = open_store(db)
     try:
         store.add_bench_results(report.results)

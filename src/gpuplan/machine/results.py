@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuplan.machine._bench_result import BenchResult
+from gpuplan.catalog import BenchResult
 
 __all__ = [
     "ALLREDUCE_BUSBW_GBPS",
