@@ -1,1 +1,53 @@
-"""deploy layer (see DESIGN.md)."""
+"""Launch files from a plan: torchrun, Docker, Kubernetes and SkyPilot.
+
+spec = LaunchSpec.from_plan_json("plan.json")           # or LaunchSpec.from_workload("job.yaml", gpu="A100")
+files = generate(spec, "k8s", GenerateOptions())        # pure: a list of GeneratedFile
+write_files(files, "deploy/", force=False)              # the only step that writes
+"""
+
+from __future__ import annotations
+
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, Generator
+from gpuplan.deploy.output import write_files
+from gpuplan.deploy.registry import GENERATORS, get_generator, target_names
+from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingSpec
+
+__all__ = [
+    "GENERATORS",
+    "PLAN_SCHEMA_VERSION",
+    "GenerateOptions",
+    "GeneratedFile",
+    "Generator",
+    "LaunchSpec",
+    "ServingSpec",
+    "generate",
+    "get_generator",
+    "load_spec",
+    "target_names",
+    "write_files",
+]
+
+
+def generate(spec: LaunchSpec, target: str, options: GenerateOptions | None = None) -> list[GeneratedFile]:
+    """The files of ``target`` for ``spec`` (nothing is written)."""
+    return get_generator(target).generate(spec, options or GenerateOptions())
+
+
+def load_spec(
+    path: str,
+    *,
+    gpu: str | None = None,
+    count: int = 1,
+    provider: str | None = None,
+    region: str | None = None,
+    pricing: str = "on_demand",
+) -> LaunchSpec:
+    """A LaunchSpec from a plan file (``.json``) or a workload file (anything else: YAML).
+
+    The GPU options apply to a workload file only; a plan already says where to run.
+    """
+    if path.endswith(".json"):
+        return LaunchSpec.from_plan_json(path)
+    return LaunchSpec.from_workload(
+        path, gpu=gpu, count=count, provider=provider, region=region, pricing=pricing
+    )

@@ -1,0 +1,56 @@
+"""The one interface every launch-file generator implements, and the files it returns.
+
+A generator is a pure function of a :class:`~gpuplan.deploy.spec.LaunchSpec` and a few options: it
+returns the files (relative path, text, executable bit) and never touches the disk itself, so tests
+can inspect its output and :func:`gpuplan.deploy.write_files` owns the one place that writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from gpuplan.deploy.spec import LaunchSpec
+
+__all__ = ["GenerateOptions", "GeneratedFile", "Generator"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GeneratedFile:
+    """One file of a generated launch directory."""
+
+    path: str
+    """Path relative to the output directory, with ``/`` separators (``k8s/job.yaml``)."""
+    content: str
+    executable: bool = False
+    """Set the executable bits (shell launchers)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenerateOptions:
+    """Choices that are not in the plan: how the user wants the job packaged."""
+
+    autoscaler: Literal["hpa", "keda"] = "hpa"
+    """Kubernetes inference autoscaling: an HPA on a prometheus-adapter metric, or a KEDA ScaledObject."""
+    image: str | None = None
+    """A container image the user built (``docker`` target) for Kubernetes to run; None = the stock
+    PyTorch image with train.py mounted from a ConfigMap."""
+    base_image: str | None = None
+    """Container base image instead of the one chosen for the GPU (``docker``, ``k8s``)."""
+    steps: int | None = None
+    """Optimizer steps to train for; None = from the workload's samples x epochs, else 1000."""
+
+
+class Generator(Protocol):
+    """A deploy target: ``gpuplan deploy --target <name>``."""
+
+    name: str
+    """The target name users type (``torchrun``, ``k8s`` …); unique in the registry."""
+    summary: str
+    """One line for ``--help``: what the target writes."""
+
+    def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
+        """The files of a runnable launch directory, README.md included. Raises DeployError when the
+        spec cannot be launched this way (a provider the target does not support …)."""
+        ...

@@ -1,0 +1,126 @@
+"""``--target docker``: a Dockerfile on the PyTorch CUDA image that fits the GPU, plus launch files."""
+
+from __future__ import annotations
+
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files
+
+__all__ = ["DockerGenerator", "base_image", "dockerfile"]
+
+DOCKERIGNORE = """# Keep checkpoints, caches and VCS data out of the build context (they can be gigabytes).
+checkpoints/
+*.pt
+*.pt.tmp
+__pycache__/
+*.pyc
+.git/
+.venv/
+k8s/
+"""
+
+
+def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
+    """The image to build on and the comment explaining it."""
+    if options.base_image:
+        return options.base_image, "# Base image chosen with --base-image."
+    chosen = base_image_for(spec.gpu_info)
+    gpu = spec.gpu_info
+    what = f"{gpu.id} (compute capability {gpu.compute_capability})" if gpu else "an unspecified NVIDIA GPU"
+    return chosen.image, (
+        f"# Base image for {what}: {chosen.reason}.\n"
+        f"# Host: {chosen.driver_note}, plus the NVIDIA Container Toolkit (`docker run --gpus`).\n"
+        "# Sources: PyTorch CUDA support matrix (pytorch/pytorch RELEASE.md, issue #172352); CUDA 12.9\n"
+        "# release notes (Volta removed in CUDA 13). The NGC image nvcr.io/nvidia/pytorch:YY.MM-py3 also\n"
+        "# works: choose a monthly tag whose CUDA version (NGC release notes) is the one above."
+    )
+
+
+def dockerfile(spec: LaunchSpec, options: GenerateOptions) -> str:
+    """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve)."""
+    image, why = base_image(spec, options)
+    serve = spec.task == "infer"
+    code = "train.py serve.py" if serve else "train.py launch.sh"
+    entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
+    chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
+    user_code = (
+        f"# Your model comes from `{spec.model_entry_point}`: copy its package next to this Dockerfile and\n"
+        "# install it, e.g.\n# COPY mypkg/ /workspace/mypkg/\n"
+        "# RUN pip install --no-cache-dir -e /workspace/mypkg\n"
+        if spec.model_entry_point
+        else "# Your own model and data code: COPY it here and pip install its requirements.\n"
+    )
+    return f"""# syntax=docker/dockerfile:1
+# {spec.name}: training image written by `gpuplan deploy --target docker`.
+{why}
+FROM {image}
+
+WORKDIR /workspace
+{user_code}COPY {code} /workspace/
+{chmod}
+# Checkpoints: mount durable storage here (a volume, a bucket mount or a PVC) so a restarted
+# container resumes instead of starting over.
+ENV CKPT_DIR=/checkpoints
+VOLUME ["/checkpoints"]
+# Rendezvous port for multi-node runs (torchrun's default).
+EXPOSE {MASTER_PORT}
+
+ENTRYPOINT {entry}
+"""
+
+
+def readme(spec: LaunchSpec, image: str) -> str:
+    tag = f"{spec.name}:latest"
+    if spec.task == "infer":
+        return f"""# {spec.name}: Docker (inference)
+
+Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).
+
+```bash
+docker build -t {tag} .
+docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
+```
+"""
+    run = (
+        f'docker run --rm --gpus all --ipc=host -v "$PWD/checkpoints:/checkpoints" {tag}'
+        if spec.nodes == 1
+        else (
+            f"# on every node, NODE_RANK 0..{spec.nodes - 1}, MASTER_ADDR = node 0's private IP:\n"
+            "docker run --rm --gpus all --ipc=host --network host \\\n"
+            "  -e MASTER_ADDR=10.0.0.1 -e NODE_RANK=0 \\\n"
+            f"  -v /mnt/shared/ckpt:/checkpoints {tag}"
+        )
+    )
+    return f"""# {spec.name}: Docker
+
+Builds on `{image}` (why: see the comment at the top of the Dockerfile) and runs `launch.sh`, which
+starts torchrun on {spec.gpus_per_node} GPU(s) per node, {spec.nodes} node(s).
+
+```bash
+docker build -t {tag} .
+{run}
+docker run ... {tag} --steps 100      # arguments after the image go to train.py
+```
+
+`--ipc=host` (or a large `--shm-size`) gives DataLoader workers and NCCL the shared memory they need;
+Docker's default 64 MB /dev/shm makes them fail. The host needs an NVIDIA driver and the NVIDIA
+Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the
+same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`.
+"""
+
+
+class DockerGenerator:
+    """A container image recipe for the job, on a CUDA build that has kernels for the GPU."""
+
+    name = "docker"
+    summary = "Dockerfile on the PyTorch CUDA image that fits the GPU, .dockerignore, train.py, launch.sh"
+
+    def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
+        image, _ = base_image(spec, options)
+        return [
+            *entry_point_files(spec, options),
+            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options)),
+            GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
+            GeneratedFile(path="README.md", content=readme(spec, image)),
+        ]

@@ -1,0 +1,79 @@
+"""Which PyTorch container image runs on which GPU, and what driver it needs.
+
+The choice follows CUDA compute capability, not the GPU's name, because that is what decides whether
+a PyTorch build carries kernels for the card:
+
+* PyTorch's CUDA 12.8 (and 13.0) builds target Turing (7.5) through Blackwell (10.0, 12.0); its CUDA
+  12.4/12.6 builds still carry Volta (7.0). Source: the "PyTorch CUDA support matrix" in
+  pytorch/pytorch RELEASE.md, restated in pytorch/pytorch#172352 (2026); the V100 failure
+  "minimum cuda capability supported by this library is 7.5" on a cu128 build is vllm-project/vllm#19185.
+* CUDA 13 removes offline compilation and library support for Maxwell, Pascal and Volta (CUDA 12.9
+  toolkit release notes, "Deprecated architectures"), so a V100 must stay on a CUDA 12 image.
+* Blackwell needs CUDA 12.8 or newer; PyTorch 2.7 is the first release with CUDA 12.8 builds
+  (PyTorch 2.7 release blog, April 2025). Hopper needs CUDA 11.8 or newer, which both images exceed.
+
+The tags are official ``pytorch/pytorch`` tags of the form ``<torch>-cuda<x.y>-cudnn9-runtime``;
+``2.7.0-cuda12.8-cudnn9-runtime`` is listed among the Docker Hub tags in Salad's PyTorch guide
+(docs.salad.com, 2026) and ``2.5.1-cuda12.4-cudnn9-runtime`` is the 2.5.1 release's CUDA 12.4 image.
+NVIDIA's NGC image ``nvcr.io/nvidia/pytorch:YY.MM-py3`` works too; its release notes list the CUDA
+version of each monthly tag, so pick one whose CUDA matches the row below. Override with
+``--base-image``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplan.errors import DeployError
+from gpuplan.hardware import GPU
+
+__all__ = ["BaseImage", "base_image_for"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaseImage:
+    """A PyTorch container image and what it needs from the host."""
+
+    image: str
+    cuda: str
+    """CUDA version inside the image."""
+    driver_note: str
+    """One line about the host driver this image needs."""
+    reason: str
+    """Why this image for this GPU (a comment in the generated files)."""
+
+
+# CUDA 12.x runs on any R525+ driver through CUDA minor-version compatibility (NVIDIA "CUDA
+# Compatibility" guide: 12.x needs >= 525.60.13 on Linux); a driver of the image's own branch
+# is still recommended, and Blackwell cards need the R570 branch that introduced them.
+_CUDA_12_8 = BaseImage(
+    image="pytorch/pytorch:2.7.0-cuda12.8-cudnn9-runtime",
+    cuda="12.8",
+    driver_note="host driver R570 or newer (CUDA 12.8); R525+ works for pre-Blackwell cards via "
+    "minor-version compatibility",
+    reason="PyTorch 2.7 with CUDA 12.8 has kernels for compute capability 7.5 to 12.0 (Turing to Blackwell)",
+)
+_CUDA_12_4 = BaseImage(
+    image="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+    cuda="12.4",
+    driver_note="host driver R550 or newer (CUDA 12.4); R525+ works via minor-version compatibility",
+    reason="Volta (compute capability 7.0) is absent from PyTorch's CUDA 12.8+ builds and from CUDA 13; "
+    "the CUDA 12.4 build still carries sm_70 kernels",
+)
+
+
+def base_image_for(gpu: GPU | None) -> BaseImage:
+    """The base image for ``gpu`` (None = unknown GPU: the newest image, which covers 7.5 and up)."""
+    if gpu is None:
+        return _CUDA_12_8
+    if gpu.vendor != "nvidia" or gpu.compute_capability is None:
+        raise DeployError(
+            f"{gpu.id} is not an NVIDIA GPU: no CUDA image fits; pass --base-image with a ROCm PyTorch image"
+        )
+    major, _, minor = gpu.compute_capability.partition(".")
+    cc = (int(major), int(minor or 0))
+    if cc < (7, 0):
+        raise DeployError(
+            f"{gpu.id} (compute capability {gpu.compute_capability}) is too old for current PyTorch"
+        )
+    return _CUDA_12_4 if cc < (7, 5) else _CUDA_12_8

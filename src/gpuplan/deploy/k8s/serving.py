@@ -1,0 +1,244 @@
+"""Inference manifests: Deployment + Service, scaled on GPU utilisation by an HPA or by KEDA, with
+an optional MIG slice or time-sliced share of a GPU per replica.
+
+The utilisation signal is DCGM's ``DCGM_FI_DEV_GPU_UTIL`` (percent), exported per GPU by NVIDIA's
+dcgm-exporter (part of the GPU Operator) with the pod it is attached to as labels. Prometheus renames
+the exporter's ``pod``/``namespace`` labels to ``exported_pod``/``exported_namespace`` when it scrapes
+with ``honorLabels: false`` (the default); adjust the two names if your ServiceMonitor honours labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.k8s.nodes import placement
+from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
+from gpuplan.deploy.spec import LaunchSpec, ServingSpec
+from gpuplan.deploy.yamlout import dump_documents
+
+__all__ = ["GPU_UTIL_METRIC", "serving_manifests"]
+
+GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
+SERVE_PORT = 8000
+#: Where the KEDA trigger finds Prometheus: the kube-prometheus-stack default service. Edit to yours.
+PROMETHEUS_URL = "http://prometheus-operated.monitoring.svc:9090"
+#: Points the GPU Operator's device plugin at the time-slicing ConfigMap (NVIDIA GPU Operator docs,
+#: "Time-Slicing GPUs in Kubernetes").
+_CLUSTER_POLICY_PATCH = (
+    '{"spec": {"devicePlugin": {"config": {"name": "time-slicing-config", "default": "any"}}}}'
+)
+
+
+def _serving(spec: LaunchSpec) -> ServingSpec:
+    return spec.serving or ServingSpec()
+
+
+def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+    sv = _serving(spec)
+    container = {
+        "name": "serve",
+        "image": container_image(spec, options),
+        "command": ["python", f"{CODE_DIR}/serve.py"],
+        "env": [{"name": "CKPT_DIR", "value": "/checkpoints"}, {"name": "PORT", "value": str(SERVE_PORT)}],
+        "ports": [{"name": "http", "containerPort": SERVE_PORT}],
+        "readinessProbe": {"httpGet": {"path": "/healthz", "port": "http"}, "periodSeconds": 5},
+        "resources": gpu_resources(spec, 1),
+    }
+    pod = pod_spec(
+        spec,
+        options,
+        placement(spec),
+        container=container,
+        code_files=True,
+        volumes=[{"name": "checkpoints", "emptyDir": {}}],
+        mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
+        shm_gib=2,
+    )
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
+        "spec": {
+            "replicas": sv.min_replicas,
+            "selector": {"matchLabels": labels(spec, "serve")},
+            "template": {"metadata": {"labels": labels(spec, "serve")}, "spec": pod},
+        },
+    }
+
+
+def _service(spec: LaunchSpec) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
+        "spec": {
+            "selector": labels(spec, "serve"),
+            "ports": [{"name": "http", "port": 80, "targetPort": "http"}],
+        },
+    }
+
+
+def _hpa(spec: LaunchSpec) -> dict[str, Any]:
+    sv = _serving(spec)
+    return {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": spec.name},
+            "minReplicas": sv.min_replicas,
+            "maxReplicas": sv.max_replicas,
+            "metrics": [
+                {
+                    "type": "Pods",
+                    "pods": {
+                        "metric": {"name": GPU_UTIL_METRIC},
+                        # Average over the Deployment's pods of each pod's GPU utilisation, percent.
+                        "target": {"type": "AverageValue", "averageValue": f"{sv.gpu_utilization_target:g}"},
+                    },
+                }
+            ],
+            # Scale down slowly: a GPU replica is expensive to start (image pull, model load).
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 300}},
+        },
+    }
+
+
+def _adapter_rules() -> str:
+    """Helm values for prometheus-adapter that publish DCGM utilisation as a per-pod metric."""
+    return f"""# prometheus-adapter Helm values: publish {GPU_UTIL_METRIC} as a per-pod custom metric
+# for the HPA.
+#   helm upgrade --install prometheus-adapter prometheus-community/prometheus-adapter -f this-file
+# Check: kubectl get --raw "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/{GPU_UTIL_METRIC}"
+rules:
+  custom:
+    - seriesQuery: '{GPU_UTIL_METRIC}{{exported_namespace!="",exported_pod!=""}}'
+      resources:
+        overrides:
+          exported_namespace: {{resource: namespace}}
+          exported_pod: {{resource: pod}}
+      name:
+        as: "{GPU_UTIL_METRIC}"
+      metricsQuery: 'avg(<<.Series>>{{<<.LabelMatchers>>}}) by (<<.GroupBy>>)'
+"""
+
+
+def _scaled_object(spec: LaunchSpec) -> dict[str, Any]:
+    sv = _serving(spec)
+    # KEDA's prometheus trigger defaults to metricType AverageValue: the HPA it creates wants
+    # ceil(query / threshold) replicas, so the query sums utilisation over the Deployment's GPUs.
+    query = f'sum({GPU_UTIL_METRIC}{{exported_pod=~"{spec.name}-.*"}})'
+    return {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": spec.name, "labels": labels(spec, "serve")},
+        "spec": {
+            "scaleTargetRef": {"name": spec.name},
+            "minReplicaCount": sv.min_replicas,
+            "maxReplicaCount": sv.max_replicas,
+            "cooldownPeriod": 300,
+            "triggers": [
+                {
+                    "type": "prometheus",
+                    "metadata": {
+                        "serverAddress": PROMETHEUS_URL,
+                        "query": query,
+                        "threshold": f"{sv.gpu_utilization_target:g}",
+                    },
+                }
+            ],
+        },
+    }
+
+
+def _time_slicing_configmap(spec: LaunchSpec) -> dict[str, Any]:
+    sv = _serving(spec)
+    config = (
+        "version: v1\n"
+        "sharing:\n"
+        "  timeSlicing:\n"
+        "    resources:\n"
+        "      - name: nvidia.com/gpu\n"
+        f"        replicas: {sv.share_gpu}\n"
+    )
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "time-slicing-config", "namespace": "gpu-operator"},
+        "data": {"any": config},
+    }
+
+
+def serving_manifests(
+    spec: LaunchSpec, options: GenerateOptions, code: list[GeneratedFile]
+) -> list[GeneratedFile]:
+    sv = _serving(spec)
+    where = placement(spec)
+    notes = "".join(f"\nNB: {n}" for n in where.notes)
+    share = (
+        f"\nEach replica gets one MIG slice nvidia.com/mig-{sv.mig_profile} (device plugin, mixed strategy)."
+        if sv.mig_profile
+        else f"\nEach replica gets 1/{sv.share_gpu} of a GPU by time-slicing (no memory isolation)."
+        if sv.share_gpu > 1
+        else ""
+    )
+    files = []
+    if not options.image:
+        files.append(
+            GeneratedFile(
+                path="k8s/code-configmap.yaml",
+                content=dump_documents(
+                    [code_configmap(spec, code)],
+                    "serve.py and train.py (which defines the model) for the stock PyTorch image.",
+                ),
+            )
+        )
+    files.append(
+        GeneratedFile(
+            path="k8s/deployment.yaml",
+            content=dump_documents(
+                [_deployment(spec, options), _service(spec)],
+                f"{spec.name}: inference Deployment and Service on {spec.gpu or 'a GPU'}{share}{notes}",
+            ),
+        )
+    )
+    target = f"{sv.gpu_utilization_target:g}"
+    if options.autoscaler == "keda":
+        files.append(
+            GeneratedFile(
+                path="k8s/keda-scaledobject.yaml",
+                content=dump_documents(
+                    [_scaled_object(spec)],
+                    f"KEDA: add replicas when GPU utilisation passes {target} % per replica (needs KEDA\n"
+                    f"and Prometheus scraping dcgm-exporter; set serverAddress to your Prometheus).",
+                ),
+            )
+        )
+    else:
+        files.append(
+            GeneratedFile(
+                path="k8s/hpa.yaml",
+                content=dump_documents(
+                    [_hpa(spec)],
+                    f"HPA: add replicas when average GPU utilisation passes {target} %.\n"
+                    "Needs dcgm-exporter, "
+                    "Prometheus and prometheus-adapter with k8s/prometheus-adapter-values.yaml.",
+                ),
+            )
+        )
+        files.append(GeneratedFile(path="k8s/prometheus-adapter-values.yaml", content=_adapter_rules()))
+    if sv.share_gpu > 1:
+        files.append(
+            GeneratedFile(
+                path="k8s/time-slicing-config.yaml",
+                content=dump_documents(
+                    [_time_slicing_configmap(spec)],
+                    f"NVIDIA device plugin: advertise each GPU as {sv.share_gpu} nvidia.com/gpu. Enable it:\n"
+                    "kubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator \\\n"
+                    "  --type merge -p '" + _CLUSTER_POLICY_PATCH + "'\n"
+                    "Shared GPUs share memory and time: one replica's spike slows or OOMs its neighbours.",
+                ),
+            )
+        )
+    return files

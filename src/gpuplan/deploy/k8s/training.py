@@ -1,0 +1,193 @@
+"""Training manifests: a batch/v1 Job on one node, a Kubeflow PyTorchJob across nodes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.k8s.nodes import placement
+from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.torchrun import MASTER_PORT
+from gpuplan.deploy.yamlout import dump_documents
+
+__all__ = ["CHECKPOINT_PVC_GIB", "training_manifests"]
+
+#: Exit status of train.py after a SIGTERM checkpoint (train.py's EXIT_PREEMPTED).
+EXIT_PREEMPTED = 143
+
+#: Size of the checkpoint volume: a few full checkpoints of a model that fits one node.
+CHECKPOINT_PVC_GIB = 200
+
+#: Restarts after genuine failures (preemptions are not counted, see pod_failure_policy).
+BACKOFF_LIMIT = 3
+
+
+def _checkpoint_pvc(spec: LaunchSpec) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": f"{spec.name}-checkpoints", "labels": labels(spec, "checkpoints")},
+        "spec": {
+            # ReadWriteOnce is enough: only rank 0 (the Job's pod, or the PyTorchJob's Master)
+            # reads and writes checkpoints; train.py broadcasts the state to the other ranks.
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": f"{CHECKPOINT_PVC_GIB}Gi"}},
+        },
+    }
+
+
+def _container(spec: LaunchSpec, options: GenerateOptions, command: list[str]) -> dict[str, Any]:
+    return {
+        "name": "train",
+        "image": container_image(spec, options),
+        "command": command,
+        "env": [
+            {"name": "CKPT_DIR", "value": "/checkpoints"},
+            {"name": "NPROC_PER_NODE", "value": str(spec.gpus_per_node)},
+            # Uncomment-level NCCL switches live in launch.sh; INFO here would flood pod logs.
+            {"name": "NCCL_DEBUG", "value": "WARN"},
+        ],
+        "resources": gpu_resources(spec, spec.gpus_per_node),
+    }
+
+
+def _shm_gib(spec: LaunchSpec) -> int:
+    # 8 GiB per GPU covers DataLoader workers' batches and NCCL buffers for common jobs.
+    return 8 * spec.gpus_per_node
+
+
+def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+    where = placement(spec)
+    ckpt = [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": f"{spec.name}-checkpoints"}}]
+    pod = pod_spec(
+        spec,
+        options,
+        where,
+        container=_container(spec, options, ["bash", f"{CODE_DIR}/launch.sh"]),
+        code_files=True,
+        volumes=ckpt,
+        mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
+        shm_gib=_shm_gib(spec),
+    )
+    pod["restartPolicy"] = "Never"  # podFailurePolicy requires Never; the Job makes a new pod instead
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": spec.name, "labels": labels(spec, "train")},
+        "spec": {
+            "completions": 1,
+            "parallelism": 1,
+            "backoffLimit": BACKOFF_LIMIT,
+            # A reclaimed spot node (DisruptionTarget) or train.py's own "checkpointed after SIGTERM"
+            # exit is not a failure: the Job starts a new pod, which resumes from the checkpoint.
+            "podFailurePolicy": {
+                "rules": [
+                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+                    {
+                        "action": "Ignore",
+                        "onExitCodes": {
+                            "containerName": "train",
+                            "operator": "In",
+                            "values": [EXIT_PREEMPTED],
+                        },
+                    },
+                ]
+            },
+            "template": {"metadata": {"labels": labels(spec, "train")}, "spec": pod},
+        },
+    }
+
+
+def _pytorchjob(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+    where = placement(spec)
+    # The training operator sets MASTER_ADDR, MASTER_PORT and RANK (the pod's index) in every pod;
+    # launch.sh wants the node's rank as NODE_RANK.
+    command = ["bash", "-c", f'NODE_RANK="$RANK" exec bash {CODE_DIR}/launch.sh']
+
+    def replica(role: str, replicas: int) -> dict[str, Any]:
+        master = role == "Master"
+        volumes = (
+            [{"name": "checkpoints", "persistentVolumeClaim": {"claimName": f"{spec.name}-checkpoints"}}]
+            if master
+            # Workers never read or write checkpoints (rank 0 does, then broadcasts), so a scratch
+            # directory satisfies CKPT_DIR there.
+            else [{"name": "checkpoints", "emptyDir": {}}]
+        )
+        container = _container(spec, options, command)
+        if master:
+            container["ports"] = [{"name": "rendezvous", "containerPort": MASTER_PORT}]
+        pod = pod_spec(
+            spec,
+            options,
+            where,
+            container={**container, "name": "pytorch"},  # the operator looks for a container named pytorch
+            code_files=True,
+            volumes=volumes,
+            mounts=[{"name": "checkpoints", "mountPath": "/checkpoints"}],
+            shm_gib=_shm_gib(spec),
+        )
+        return {
+            "replicas": replicas,
+            # OnFailure: a pod that fails (a lost peer makes NCCL time out; a preempted node) is
+            # restarted and resumes from the newest checkpoint.
+            "restartPolicy": "OnFailure",
+            "template": {"metadata": {"labels": labels(spec, "train")}, "spec": pod},
+        }
+
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": spec.name, "labels": labels(spec, "train")},
+        "spec": {
+            "runPolicy": {"backoffLimit": BACKOFF_LIMIT, "cleanPodPolicy": "None"},
+            "pytorchReplicaSpecs": {
+                "Master": replica("Master", 1),
+                "Worker": replica("Worker", spec.nodes - 1),
+            },
+        },
+    }
+
+
+def training_manifests(
+    spec: LaunchSpec, options: GenerateOptions, code: list[GeneratedFile]
+) -> list[GeneratedFile]:
+    """k8s/*.yaml for a training job; ``code`` are the files the ConfigMap carries."""
+    where = placement(spec)
+    notes = "\n".join(f"NB: {n}" for n in where.notes)
+    files = []
+    if not options.image:
+        files.append(
+            GeneratedFile(
+                path="k8s/code-configmap.yaml",
+                content=dump_documents(
+                    [code_configmap(spec, code)],
+                    "train.py and launch.sh for the stock PyTorch image. After editing them, regenerate:\n"
+                    f"kubectl create configmap {spec.name}-code --from-file=train.py --from-file=launch.sh "
+                    "--dry-run=client -o yaml > k8s/code-configmap.yaml",
+                ),
+            )
+        )
+    files.append(
+        GeneratedFile(
+            path="k8s/checkpoints-pvc.yaml",
+            content=dump_documents(
+                [_checkpoint_pvc(spec)],
+                "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
+                "Uses the cluster's default StorageClass; set storageClassName for a faster one.",
+            ),
+        )
+    )
+    if spec.nodes == 1:
+        job, path, what = _job(spec, options), "k8s/job.yaml", "batch/v1 Job"
+    else:
+        job, path, what = (
+            _pytorchjob(spec, options),
+            "k8s/pytorchjob.yaml",
+            "Kubeflow PyTorchJob (needs the training operator)",
+        )
+    header = f"{spec.name}: {what}, {spec.nodes} x {spec.gpus_per_node} {spec.gpu or 'GPU'}" + (
+        f"\n{notes}" if notes else ""
+    )
+    files.append(GeneratedFile(path=path, content=dump_documents([job], header)))
+    return files

@@ -1,0 +1,161 @@
+"""``--target skypilot``: a SkyPilot task YAML (``sky launch`` / ``sky jobs launch`` for managed spot).
+
+Field names and values follow SkyPilot 0.14.1's own JSON schema (``sky.utils.schemas``:
+``get_task_schema`` and ``get_resources_schema``), which the tests validate against. In 0.14.1 spot
+recovery is ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``,
+``recover_on_exit_codes``); the older ``spot_recovery`` is no longer in the schema. SkyPilot sets
+``SKYPILOT_NODE_RANK``, ``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and
+``SKYPILOT_NUM_GPUS_PER_NODE`` on every node (``sky/skylet/constants.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.deploy.torchrun import entry_point_files
+from gpuplan.deploy.yamlout import dump_documents
+from gpuplan.errors import DeployError
+
+__all__ = ["SKYPILOT_ACCELERATORS", "SKYPILOT_CLOUDS", "SkyPilotGenerator", "task_yaml"]
+
+#: gpuplan providers that are SkyPilot clouds. SkyPilot 0.14.1 ships cloud modules for aws, azure
+#: and gcp among ours, and none for Alibaba, Tencent, Huawei or Volcano Engine (``sky/clouds/``).
+SKYPILOT_CLOUDS = {"aws": "aws", "azure": "azure", "gcp": "gcp"}
+
+#: Canonical GPU id -> SkyPilot accelerator name, as in SkyPilot 0.14.1's
+#: ``sky.catalog.get_common_gpus()`` (A10, A10G, A100, A100-80GB, B200, H100, H200, L4, L40S, T4,
+#: V100, V100-32GB). SkyPilot does not tell SXM from PCIe: A100 means 40 GB, A100-80GB 80 GB.
+SKYPILOT_ACCELERATORS = {
+    "T4": "T4",
+    "A10G": "A10G",
+    "A10": "A10",
+    "L4": "L4",
+    "L40S": "L40S",
+    "V100-SXM2-16GB": "V100",
+    "V100-PCIE-16GB": "V100",
+    "V100-SXM2-32GB": "V100-32GB",
+    "V100-PCIE-32GB": "V100-32GB",
+    "A100-PCIE-40GB": "A100",
+    "A100-SXM4-40GB": "A100",
+    "A100-PCIE-80GB": "A100-80GB",
+    "A100-SXM4-80GB": "A100-80GB",
+    "H100-SXM": "H100",
+    "H100-PCIE": "H100",
+    "H200-SXM": "H200",
+    "B200": "B200",
+}
+
+#: train.py exits with this after checkpointing on SIGTERM; recovering on it is not an error.
+EXIT_PREEMPTED = 143
+
+#: Genuine failures (a bug, an OOM) retried before the managed job gives up.
+MAX_RESTARTS_ON_ERRORS = 3
+
+
+def accelerator(spec: LaunchSpec) -> str:
+    if spec.gpu is None:
+        raise DeployError(
+            "SkyPilot needs a GPU type: pass --gpu (e.g. --gpu A100-80GB) or deploy a plan file"
+        )
+    name = SKYPILOT_ACCELERATORS.get(spec.gpu)
+    if name is None:
+        raise DeployError(
+            f"no SkyPilot accelerator name is known for {spec.gpu}: use --target k8s or --target torchrun"
+        )
+    return name
+
+
+def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
+    """The task as a dict, in the order SkyPilot's docs present the fields."""
+    if spec.task == "infer":
+        raise DeployError("the skypilot target writes training tasks; for serving use --target k8s")
+    resources: dict[str, Any] = {}
+    if spec.provider is not None:
+        cloud = SKYPILOT_CLOUDS.get(spec.provider)
+        if cloud is None:
+            raise DeployError(
+                f"SkyPilot has no {spec.provider} cloud (of ours it supports aws, azure, gcp): "
+                "use --target k8s or --target torchrun"
+            )
+        resources["cloud"] = cloud
+        if spec.region:
+            resources["region"] = spec.region
+        if spec.instance_type:
+            # The instance the plan priced; SkyPilot checks it carries the accelerators below.
+            resources["instance_type"] = spec.instance_type
+    resources["accelerators"] = f"{accelerator(spec)}:{spec.gpus_per_node}"
+    resources["use_spot"] = spec.spot
+    resources["disk_size"] = spec.disk_size_gb
+    if spec.spot:
+        resources["job_recovery"] = {
+            # FAILOVER retries in the planned region first; EAGER_NEXT_REGION (SkyPilot's default)
+            # would move at once to regions the plan did not price.
+            "strategy": "FAILOVER" if spec.region else "EAGER_NEXT_REGION",
+            "max_restarts_on_errors": MAX_RESTARTS_ON_ERRORS,
+            "recover_on_exit_codes": [EXIT_PREEMPTED],
+        }
+    run = (
+        "set -euo pipefail\n"
+        "export CKPT_DIR=/checkpoints\n"
+        "export NPROC_PER_NODE=$SKYPILOT_NUM_GPUS_PER_NODE\n"
+        "export NODE_RANK=$SKYPILOT_NODE_RANK\n"
+        "# SKYPILOT_NODE_IPS lists one IP per line, head node first: it hosts the rendezvous.\n"
+        'export MASTER_ADDR=$(echo "$SKYPILOT_NODE_IPS" | head -n1)\n'
+        "bash launch.sh\n"
+    )
+    return {
+        "name": spec.name,
+        "resources": resources,
+        "num_nodes": spec.nodes,
+        "workdir": ".",
+        "file_mounts": {
+            # Checkpoints in a bucket survive the preempted VM; a recovered job resumes from here.
+            # Bucket names are global: rename it if this one is taken.
+            "/checkpoints": {"name": f"{spec.name}-checkpoints", "mode": "MOUNT"},
+        },
+        "setup": (
+            "set -e\n"
+            "# SkyPilot's GPU images have the NVIDIA driver and CUDA; install PyTorch if missing.\n"
+            'python3 -c "import torch" 2>/dev/null || pip install "torch>=2.6"\n'
+        ),
+        "run": run,
+    }
+
+
+def _readme(spec: LaunchSpec) -> str:
+    launch = (
+        "sky jobs launch task.yaml   # managed job: recovers from spot preemption"
+        if spec.spot
+        else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # when done")
+    )
+    return f"""# {spec.name}: SkyPilot
+
+```bash
+pip install "skypilot[{spec.provider or "aws"}]" && sky check
+{launch}
+```
+
+`workdir: .` uploads this folder (train.py, launch.sh) to every node; `run` starts torchrun through
+launch.sh with SkyPilot's node rank and head-node IP. Checkpoints go to the bucket mounted at
+/checkpoints{", so a recovered job resumes where the preempted one stopped" if spec.spot else ""}.
+"""
+
+
+class SkyPilotGenerator:
+    """A SkyPilot task for AWS, Azure or GCP (managed spot recovery included)."""
+
+    name = "skypilot"
+    summary = "SkyPilot task.yaml (managed spot job recovery), train.py, launch.sh"
+
+    def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
+        task = task_yaml(spec, options)
+        text = dump_documents(
+            [task], f"{spec.name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema)."
+        )
+        return [
+            *entry_point_files(spec, options),
+            GeneratedFile(path="task.yaml", content=text),
+            GeneratedFile(path="README.md", content=_readme(spec)),
+        ]

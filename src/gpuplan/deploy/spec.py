@@ -1,0 +1,386 @@
+"""What a launch needs, in one typed object built from a plan file or from a workload file.
+
+``LaunchSpec`` is the only input of the generators: it says which GPU, how many per node, how many
+nodes, on which provider and pricing model, and what the training (or serving) job looks like. It is
+built from the plan JSON that ``gpuplan plan --json`` writes (its recommended option), or directly
+from a workload YAML when there is no plan (one node, the GPU and count the user names).
+
+The workload part is read with a deliberately tolerant model: the generators need only a few fields
+(task, model source, inputs, parallelism, serving), and unknown fields are ignored so that this
+module keeps working while the workload spec grows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from gpuplan.errors import DeployError, GpuplanError, NotFoundError
+from gpuplan.hardware import GPU, get_gpu
+
+__all__ = [
+    "DEFAULT_CHECKPOINT_INTERVAL_MIN",
+    "PLAN_SCHEMA_VERSION",
+    "PROVIDERS",
+    "LaunchSpec",
+    "ServingSpec",
+]
+
+#: The plan-file schema this module reads (``schema_version`` of ``gpuplan plan --json``).
+PLAN_SCHEMA_VERSION = 1
+
+#: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
+#: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
+#: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
+DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
+
+#: Providers a plan option can name. Kept in the order of DESIGN.md.
+PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
+
+Provider = Literal["aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"]
+Pricing = Literal["on_demand", "spot", "monthly", "reserved_1y", "reserved_3y"]
+Task = Literal["train", "finetune", "infer"]
+Parallelism = Literal["ddp", "fsdp", "zero1", "zero2", "zero3"]
+
+
+def _slug(name: str) -> str:
+    """A DNS-1123 label (Kubernetes object names, SkyPilot task names): lower case, digits, dashes."""
+    s = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")
+    s = re.sub(r"-+", "-", s)[:50].strip("-")
+    return s or "gpuplan-job"
+
+
+class ServingSpec(BaseModel):
+    """How an inference workload is served (the workload's ``serving:`` block)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    requests_per_s: float | None = None
+    """Expected load, requests per second (informational in the generated files)."""
+    gpu_utilization_target: float = Field(default=80.0, gt=0, le=100)
+    """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
+    share_gpu: int = Field(default=1, ge=1, le=48)
+    """Replicas that time-share one GPU (NVIDIA device-plugin time-slicing); 1 = a whole GPU each.
+    ``true`` in YAML means 4, the articles' "1/4 card"."""
+    mig_profile: str | None = None
+    """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
+    min_replicas: int = Field(default=1, ge=1)
+    max_replicas: int = Field(default=8, ge=1)
+
+    @field_validator("share_gpu", mode="before")
+    @classmethod
+    def _bool_means_quarter(cls, v: object) -> object:
+        if v is True:
+            return 4
+        if v is False or v is None:
+            return 1
+        return v
+
+    @field_validator("mig_profile")
+    @classmethod
+    def _mig_shape(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
+        # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
+        if not re.fullmatch(r"[1-7]g\.\d+gb(\+[a-z]+)?", v):
+            raise ValueError(f"MIG profile {v!r} is not of the form 1g.10gb")
+        return v
+
+    @model_validator(mode="after")
+    def _one_sharing_mode(self) -> ServingSpec:
+        if self.mig_profile and self.share_gpu > 1:
+            raise ValueError("choose either mig_profile or share_gpu, not both")
+        if self.max_replicas < self.min_replicas:
+            raise ValueError("max_replicas is below min_replicas")
+        return self
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    preset: str | None = None
+    hf_config: str | None = None
+    python: str | None = None
+
+
+class _Inputs(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    batch_size: int = Field(default=8, ge=1)
+    seq_len: int | None = Field(default=None, ge=1)
+    image_size: int | None = Field(default=None, ge=1)
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    samples: int | None = Field(default=None, ge=1)
+    epochs: float | None = Field(default=None, gt=0)
+    size_gb: float | None = Field(default=None, ge=0)
+
+
+class _WorkloadView(BaseModel):
+    """The part of a workload spec that launch files depend on; everything else is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+    name: str = "gpuplan-job"
+    task: Task = "train"
+    model: _Model = Field(default_factory=_Model)
+    inputs: _Inputs = Field(default_factory=_Inputs)
+    precision: str = "fp32"
+    optimizer: str = "adamw"
+    gradient_checkpointing: bool = False
+    gradient_accumulation: int = Field(default=1, ge=1)
+    parallelism: Parallelism = "ddp"
+    data: _Data = Field(default_factory=_Data)
+    serving: ServingSpec | None = None
+
+    @field_validator("task", "parallelism", "precision", "optimizer", mode="before")
+    @classmethod
+    def _fold_case(cls, v: object) -> object:
+        # Same forgiveness as the workload module: AMP_BF16, amp_bf16 and amp-bf16 are one value.
+        return str(v).strip().lower().replace("_", "-") if isinstance(v, str) else v
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _model_shorthand(cls, v: object) -> object:
+        return {"preset": v} if isinstance(v, str) else v
+
+
+def _short_errors(e: ValidationError) -> str:
+    first = e.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+    return f"{where}: {first['msg']}{more}"
+
+
+class LaunchSpec(BaseModel):
+    """Everything the launch-file generators need. Built by :meth:`from_plan_json` or
+    :meth:`from_workload`; immutable."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    """Job name as a DNS-1123 label (used for Kubernetes objects, images and SkyPilot tasks)."""
+    task: Task = "train"
+    provider: Provider | None = None
+    """Cloud provider; None when launching on hardware the user already has."""
+    region: str | None = None
+    instance_type: str | None = None
+    gpu: str | None = None
+    """Canonical GPU id from ``gpuplan.hardware`` (``A100-SXM4-80GB``); None = any / unknown."""
+    gpus_per_node: int = Field(default=1, ge=1, le=16)
+    nodes: int = Field(default=1, ge=1)
+    pricing: Pricing = "on_demand"
+    parallelism: Parallelism = "ddp"
+    precision: str = "fp32"
+    optimizer: str = "adamw"
+    model_entry_point: str | None = None
+    """``pkg.module:build`` when the workload's model is the user's own Python code."""
+    model_source: str = "stand-in"
+    """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
+    batch_size: int = Field(default=8, ge=1)
+    """Per-GPU micro-batch, samples."""
+    seq_len: int | None = None
+    image_size: int | None = None
+    gradient_accumulation: int = Field(default=1, ge=1)
+    gradient_checkpointing: bool = False
+    dataset_samples: int | None = Field(default=None, ge=1)
+    """Samples in the training set (the workload's ``data.samples``); None = unknown."""
+    epochs: float | None = Field(default=None, gt=0)
+    checkpoint_interval_min: float = Field(default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0)
+    """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
+    job_time_h: float | None = None
+    """The plan's estimate of the job's duration, hours (None without a plan)."""
+    disk_size_gb: int = Field(default=256, ge=10)
+    """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
+    serving: ServingSpec | None = None
+
+    @property
+    def spot(self) -> bool:
+        """True when the job runs on interruptible capacity (needs checkpoint-and-resume)."""
+        return self.pricing == "spot"
+
+    @property
+    def train_samples(self) -> int | None:
+        """Samples seen over the whole job (samples x epochs), or None when the workload omits them."""
+        if self.dataset_samples is None:
+            return None
+        return round(self.dataset_samples * (self.epochs or 1.0))
+
+    @property
+    def total_gpus(self) -> int:
+        return self.gpus_per_node * self.nodes
+
+    @property
+    def gpu_info(self) -> GPU | None:
+        """The GPU's datasheet entry, or None when the spec names no GPU."""
+        return get_gpu(self.gpu) if self.gpu else None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LaunchSpec:
+        if self.serving and self.serving.mig_profile and self.gpu:
+            gpu = get_gpu(self.gpu)
+            if gpu.mig_max_instances == 0:
+                raise ValueError(f"{gpu.id} does not support MIG; use share_gpu (time-slicing) instead")
+        return self
+
+    # ---- builders ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_plan_json(cls, path: str | Path) -> LaunchSpec:
+        """The recommended option of a plan file written by ``gpuplan plan --json``."""
+        path = Path(path)
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise DeployError(f"cannot read plan file {path}: {e.strerror}") from e
+        except json.JSONDecodeError as e:
+            raise DeployError(
+                f"{path} is not valid JSON (line {e.lineno}): write it with `gpuplan plan --json`"
+            ) from e
+        return cls.from_plan(doc, source=str(path))
+
+    @classmethod
+    def from_plan(cls, doc: object, source: str = "plan") -> LaunchSpec:
+        """Like :meth:`from_plan_json`, from the already-parsed document."""
+        if not isinstance(doc, dict) or "schema_version" not in doc:
+            raise DeployError(
+                f"{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"
+            )
+        version = doc["schema_version"]
+        if version != PLAN_SCHEMA_VERSION:
+            raise DeployError(
+                f"plan file has schema version {version}; this gpuplan reads {PLAN_SCHEMA_VERSION}: "
+                "re-run `gpuplan plan`"
+            )
+        option = doc.get("recommended")
+        if not isinstance(option, dict):
+            raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
+        try:
+            opt = _PlanOption.model_validate(option)
+        except ValidationError as e:
+            raise DeployError(f"{source}: recommended option is malformed: {_short_errors(e)}") from e
+        if opt.gpu_count % opt.nodes:
+            raise DeployError(
+                f"{source}: gpu_count {opt.gpu_count} is not a multiple of nodes {opt.nodes}: "
+                "re-run `gpuplan plan`"
+            )
+        workload = _read_workload_dict(doc.get("workload") or {}, source)
+        return _build(
+            workload,
+            source=source,
+            provider=opt.provider,
+            region=opt.region,
+            instance_type=opt.instance_type,
+            gpu=opt.gpu,
+            gpus_per_node=opt.gpu_count // opt.nodes,
+            nodes=opt.nodes,
+            pricing=opt.pricing,
+            checkpoint_interval_min=opt.checkpoint_interval_min,
+            job_time_h=opt.job_time_h,
+        )
+
+    @classmethod
+    def from_workload(
+        cls,
+        path: str | Path,
+        *,
+        gpu: str | None = None,
+        count: int = 1,
+        provider: str | None = None,
+        region: str | None = None,
+        pricing: str = "on_demand",
+    ) -> LaunchSpec:
+        """A single-node launch of the workload file at ``path`` on ``count`` GPUs (no plan)."""
+        path = Path(path)
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise DeployError(f"cannot read workload file {path}: {e.strerror}") from e
+        except yaml.YAMLError as e:
+            raise DeployError(f"{path} is not valid YAML: {str(e).splitlines()[0]}") from e
+        if not isinstance(doc, dict):
+            raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
+        workload = _read_workload_dict(doc, str(path))
+        gpu_id = get_gpu(gpu).id if gpu else None
+        if provider is not None and provider not in PROVIDERS:
+            raise NotFoundError("provider", provider, PROVIDERS)
+        return _build(
+            workload,
+            source=str(path),
+            provider=provider,
+            region=region,
+            instance_type=None,
+            gpu=gpu_id,
+            gpus_per_node=count,
+            nodes=1,
+            pricing=pricing,
+            checkpoint_interval_min=None,
+            job_time_h=None,
+        )
+
+
+class _PlanOption(BaseModel):
+    """The fields of a plan option that a launch needs (the planner writes more; ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+    provider: Provider
+    region: str
+    instance_type: str
+    gpu: str
+    gpu_count: int = Field(ge=1)
+    nodes: int = Field(default=1, ge=1)
+    pricing: Pricing
+    job_time_h: float | None = Field(default=None, ge=0)
+    checkpoint_interval_min: float | None = Field(default=None, gt=0)
+
+
+def _read_workload_dict(doc: dict[str, Any], source: str) -> _WorkloadView:
+    try:
+        return _WorkloadView.model_validate(doc)
+    except ValidationError as e:
+        raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
+
+
+def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec:
+    m = workload.model
+    if m.python:
+        model_source = f"python {m.python}"
+    elif m.hf_config:
+        model_source = f"hf_config {m.hf_config}"
+    elif m.preset:
+        model_source = f"preset {m.preset}"
+    else:
+        model_source = "stand-in"
+    if launch.get("checkpoint_interval_min") is None:
+        launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
+    try:
+        gpu = launch.get("gpu")
+        if gpu:
+            launch["gpu"] = get_gpu(gpu).id
+        return LaunchSpec(
+            name=_slug(workload.name),
+            task=workload.task,
+            parallelism=workload.parallelism,
+            precision=workload.precision,
+            optimizer=workload.optimizer,
+            model_entry_point=m.python,
+            model_source=model_source,
+            batch_size=workload.inputs.batch_size,
+            seq_len=workload.inputs.seq_len,
+            image_size=workload.inputs.image_size,
+            gradient_accumulation=workload.gradient_accumulation,
+            gradient_checkpointing=workload.gradient_checkpointing,
+            dataset_samples=workload.data.samples,
+            epochs=workload.data.epochs,
+            serving=workload.serving,
+            **launch,
+        )
+    except ValidationError as e:
+        raise DeployError(f"{source}: cannot build a launch from it: {_short_errors(e)}") from e
+    except GpuplanError as e:
+        raise DeployError(f"{source}: {e}") from e

@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""Training entry point for torchrun, written by `gpuplan deploy`.
+
+It needs PyTorch only (not gpuplan). Launch it with launch.sh, or directly:
+    torchrun --standalone --nproc-per-node 8 train.py
+
+What it does
+  * Data-parallel training with DDP, ZeRO-1 (DDP + ZeroRedundancyOptimizer) or FSDP (ZeRO-2/3),
+    as the workload's `parallelism` says; backend nccl on CUDA, gloo on CPU.
+  * Survives a spot interruption: SIGTERM (what Kubernetes, systemd and torchrun send before a node
+    goes away) sets a flag; at the next step boundary every rank agrees to stop, rank 0 writes a
+    checkpoint atomically (temp file + rename) and the script exits with EXIT_PREEMPTED. Started
+    again with the same --ckpt-dir, it resumes from the newest checkpoint: model, optimizer,
+    step, sampler epoch and position, and every rank's RNG state, so the resumed run ends with the
+    same weights as an uninterrupted one.
+  * Checkpoints every CHECKPOINT_INTERVAL_MIN minutes (the plan's spot-risk optimum) or every
+    --ckpt-every-steps steps.
+
+Where to plug in your job: the section "YOUR MODEL AND DATA" below. Everything else is generic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import math
+import os
+import random
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+
+# >>> gpuplan settings (written by `gpuplan deploy`; edit freely)
+JOB_NAME = "gpuplan-job"
+MODEL_SOURCE = "stand-in"  # what the workload names as its model
+MODEL_ENTRY_POINT: str | None = None  # "package.module:function" returning an nn.Module
+PARALLELISM = "ddp"  # ddp | zero1 | zero2 | zero3 | fsdp
+PRECISION = "fp32"  # fp32 | tf32 | amp-fp16 | amp-bf16 | bf16 | fp8
+OPTIMIZER = "adamw"
+BATCH_SIZE = 8  # per GPU, per micro-batch
+SEQ_LEN: int | None = None
+IMAGE_SIZE: int | None = None
+GRADIENT_ACCUMULATION = 1
+GRADIENT_CHECKPOINTING = False
+TOTAL_STEPS = 1000  # optimizer steps
+DATASET_SIZE = 10000  # samples in the synthetic stand-in dataset
+CHECKPOINT_INTERVAL_MIN = 30.0
+# <<< gpuplan settings
+
+#: Exit status after a checkpoint taken because of SIGTERM: 128 + 15, what a shell reports for a
+#: process ended by SIGTERM. Non-zero on purpose: a Kubernetes Job or a SkyPilot managed job must
+#: not count an interrupted run as finished.
+EXIT_PREEMPTED = 143
+
+#: Checkpoints kept on disk; the older ones are deleted after a new one is complete.
+KEEP_CHECKPOINTS = 2
+
+
+# ==== YOUR MODEL AND DATA =========================================================================
+# With `model: {python: "pkg.module:build"}` in the workload, build_model() imports your function;
+# make the package importable (pip install -e, or PYTHONPATH). Otherwise a small stand-in of the
+# right kind (a transformer for seq_len, a CNN for image_size, an MLP otherwise) trains instead:
+# it proves the launch, the scaling and the checkpoint/resume path on the rented machine, but it is
+# not your model. The data is synthetic and seeded. Replace build_dataset() with your Dataset and
+# loss_fn() with your objective; keep the Dataset indexable so the sampler can resume mid-epoch.
+
+VOCAB_SIZE = 1024  # stand-in token vocabulary
+NUM_CLASSES = 10  # stand-in image classes
+
+
+def build_model(width: int, depth: int) -> nn.Module:
+    """Your model (MODEL_ENTRY_POINT), or the stand-in sized by --width/--depth."""
+    if MODEL_ENTRY_POINT:
+        module_name, _, func = MODEL_ENTRY_POINT.partition(":")
+        built = getattr(importlib.import_module(module_name), func)()
+        # An entry point may return (model, example_inputs); only the model is needed here.
+        return built[0] if isinstance(built, tuple) else built
+    if SEQ_LEN:
+        return _StandInLM(width, depth)
+    if IMAGE_SIZE:
+        return _StandInCNN(width, depth)
+    return _StandInMLP(width, depth)
+
+
+class SyntheticDataset(Dataset):
+    """Seeded random samples shaped like the workload's inputs; sample i is always the same."""
+
+    def __init__(self, size: int, seed: int, width: int) -> None:
+        self.size, self.seed, self.width = size, seed, width
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> tuple[torch.Tensor, torch.Tensor]:
+        g = torch.Generator().manual_seed(self.seed * 1_000_003 + i)
+        if SEQ_LEN:
+            tokens = torch.randint(0, VOCAB_SIZE, (SEQ_LEN + 1,), generator=g)
+            return tokens[:-1], tokens[1:]  # next-token prediction
+        if IMAGE_SIZE:
+            image = torch.randn(3, IMAGE_SIZE, IMAGE_SIZE, generator=g)
+            return image, torch.randint(0, NUM_CLASSES, (), generator=g)
+        x = torch.randn(self.width, generator=g)
+        return x, torch.randint(0, NUM_CLASSES, (), generator=g)
+
+
+def build_dataset(size: int, seed: int, width: int) -> Dataset:
+    """Your training Dataset; each item is (inputs, targets)."""
+    return SyntheticDataset(size, seed, width)
+
+
+def loss_fn(output: Any, targets: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of logits [..., C] against class ids [...]; Hugging Face outputs use .loss."""
+    if hasattr(output, "loss") and output.loss is not None:
+        return output.loss
+    logits = output.logits if hasattr(output, "logits") else output
+    if not isinstance(logits, torch.Tensor) or logits.shape[:-1] != targets.shape:
+        raise SystemExit(
+            f"loss_fn cannot match the model's output {getattr(logits, 'shape', type(logits))} to "
+            f"targets {tuple(targets.shape)}: edit loss_fn() in {__file__} for your objective"
+        )
+    return F.cross_entropy(logits.flatten(0, -2).float(), targets.flatten())
+
+
+class _StandInLM(nn.Module):
+    def __init__(self, width: int, depth: int) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB_SIZE, width)
+        self.blocks = nn.ModuleList(
+            nn.TransformerEncoderLayer(
+                width, nhead=4, dim_feedforward=4 * width, dropout=0.1, batch_first=True
+            )
+            for _ in range(depth)
+        )
+        self.head = nn.Linear(width, VOCAB_SIZE)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.embed(tokens)
+        mask = nn.Transformer.generate_square_subsequent_mask(tokens.shape[1], device=tokens.device)
+        for block in self.blocks:
+            if GRADIENT_CHECKPOINTING and self.training:
+                x = torch.utils.checkpoint.checkpoint(block, x, mask, use_reentrant=False)
+            else:
+                x = block(x, src_mask=mask, is_causal=True)
+        return self.head(x)
+
+
+class _StandInCNN(nn.Module):
+    def __init__(self, width: int, depth: int) -> None:
+        super().__init__()
+        layers: list[nn.Module] = [nn.Conv2d(3, width, 3, stride=2, padding=1), nn.ReLU()]
+        for _ in range(depth):
+            layers += [nn.Conv2d(width, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU()]
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(width, NUM_CLASSES)]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+class _StandInMLP(nn.Module):
+    def __init__(self, width: int, depth: int) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        for _ in range(depth):
+            layers += [nn.Linear(width, width), nn.GELU(), nn.Dropout(0.1)]
+        self.net = nn.Sequential(*layers, nn.Linear(width, NUM_CLASSES))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+
+# ==== END OF YOUR MODEL AND DATA ==================================================================
+
+
+class ResumableSampler(DistributedSampler):
+    """DistributedSampler that can start an epoch part-way, at micro-batch ``start_batch``."""
+
+    def __init__(self, dataset: Dataset, batch_size: int, **kwargs: Any) -> None:
+        super().__init__(dataset, **kwargs)
+        self.batch_size = batch_size
+        self.start_batch = 0
+
+    def __iter__(self) -> Iterator[int]:
+        indices = list(super().__iter__())
+        return iter(indices[self.start_batch * self.batch_size :])
+
+    def __len__(self) -> int:
+        return max(0, self.num_samples - self.start_batch * self.batch_size)
+
+
+class Preemption:
+    """Remembers that SIGTERM arrived; the training loop acts on it at a step boundary, where the
+    state is consistent (saving inside a signal handler could catch an optimizer step half-done)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGTERM, self._handle)
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.requested = True
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=f"Train {JOB_NAME} ({MODEL_SOURCE}) with checkpoint/resume.")
+    p.add_argument("--steps", type=int, default=TOTAL_STEPS, help="optimizer steps in total")
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="per GPU, per micro-batch")
+    p.add_argument("--dataset-size", type=int, default=DATASET_SIZE)
+    p.add_argument("--width", type=int, default=512, help="stand-in model width")
+    p.add_argument("--depth", type=int, default=4, help="stand-in model depth")
+    p.add_argument("--num-workers", type=int, default=2, help="DataLoader worker processes per rank")
+    p.add_argument("--ckpt-dir", default=os.environ.get("CKPT_DIR", "checkpoints"))
+    p.add_argument("--ckpt-every-min", type=float, default=CHECKPOINT_INTERVAL_MIN)
+    p.add_argument("--ckpt-every-steps", type=int, default=0, help="also checkpoint every N steps (0 = off)")
+    p.add_argument("--log-every", type=int, default=10)
+    p.add_argument("--result-file", help="write the final loss and a hash of the final weights (JSON)")
+    p.add_argument(
+        "--throttle-s", type=float, default=0.0, help="sleep after each step: rehearse a preemption by hand"
+    )
+    return p.parse_args(argv)
+
+
+def setup_distributed() -> tuple[int, int, torch.device]:
+    """Join the process group torchrun set up (or a group of one when run as plain python)."""
+    for key, default in (("RANK", "0"), ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0")):
+        os.environ.setdefault(key, default)
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29500")
+    local_rank = int(os.environ["LOCAL_RANK"])
+    if torch.cuda.is_available():
+        device = torch.device("cuda", local_rank)
+        torch.cuda.set_device(device)
+        backend = "nccl"
+    else:
+        device = torch.device("cpu")
+        backend = "gloo"  # NCCL needs CUDA; gloo runs the same script on CPU (tests, dry runs)
+    dist.init_process_group(backend)
+    return dist.get_rank(), dist.get_world_size(), device
+
+
+def autocast_dtype() -> torch.dtype | None:
+    if PRECISION in ("amp-bf16", "bf16", "fp8"):
+        # fp8 training needs Transformer Engine or torchao; bf16 autocast is the portable fallback.
+        return torch.bfloat16
+    if PRECISION == "amp-fp16":
+        return torch.float16
+    return None
+
+
+def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
+    """DDP for ddp/zero1; FSDP2 ``fully_shard`` for zero2 (grads+optimizer sharded, params kept
+    after forward = SHARD_GRAD_OP) and zero3/fsdp (everything sharded = FULL_SHARD)."""
+    model = model.to(device)
+    if PARALLELISM in ("ddp", "zero1"):
+        ids = [device.index] if device.type == "cuda" else None
+        return nn.parallel.DistributedDataParallel(model, device_ids=ids)
+    try:
+        from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+    except ImportError:  # PyTorch 2.4/2.5 kept FSDP2 under a private path
+        from torch.distributed._composable.fsdp import MixedPrecisionPolicy, fully_shard
+
+    reshard = PARALLELISM != "zero2"
+    dtype = autocast_dtype() if device.type == "cuda" else None
+    mp = (
+        MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32)
+        if dtype
+        else MixedPrecisionPolicy()
+    )
+    # Shard each direct child with parameters first, then the root: FSDP2's recommended nesting.
+    for child in model.children():
+        if any(True for _ in child.parameters()):
+            fully_shard(child, reshard_after_forward=reshard, mp_policy=mp)
+    fully_shard(model, reshard_after_forward=reshard, mp_policy=mp)
+    return model
+
+
+def build_optimizer(model: nn.Module, lr: float) -> torch.optim.Optimizer:
+    cls: Any  # an optimizer class
+    cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}.get(OPTIMIZER, torch.optim.AdamW)
+    if PARALLELISM == "zero1":
+        from torch.distributed.optim import ZeroRedundancyOptimizer
+
+        return ZeroRedundancyOptimizer(model.parameters(), optimizer_class=cls, lr=lr)
+    return cls(model.parameters(), lr=lr)
+
+
+# ---- checkpoints ------------------------------------------------------------------------------
+
+
+def full_state(model: nn.Module, optimizer: torch.optim.Optimizer) -> tuple[dict, dict]:
+    """Unsharded model and optimizer state, complete on rank 0 (a collective: every rank calls it)."""
+    from torch.distributed.checkpoint.state_dict import (
+        StateDictOptions,
+        get_model_state_dict,
+        get_state_dict,
+    )
+
+    opts = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    if PARALLELISM == "zero1":
+        optimizer.consolidate_state_dict(to=0)  # type: ignore[attr-defined]
+        optim_state = optimizer.state_dict() if dist.get_rank() == 0 else {}
+        return get_model_state_dict(model, options=opts), optim_state
+    return get_state_dict(model, optimizer, options=opts)
+
+
+def load_full_state(model: nn.Module, optimizer: torch.optim.Optimizer, ckpt: dict) -> None:
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_state_dict
+
+    opts = StateDictOptions(full_state_dict=True)
+    if PARALLELISM == "zero1":
+        set_model_state_dict(model, ckpt["model"], options=opts)
+        optimizer.load_state_dict(ckpt["optimizer"])
+        return
+    set_state_dict(
+        model, optimizer, model_state_dict=ckpt["model"], optim_state_dict=ckpt["optimizer"], options=opts
+    )
+
+
+def rng_state(device: torch.device) -> dict:
+    state = {"python": random.getstate(), "torch": torch.get_rng_state()}
+    if device.type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(device)
+    return state
+
+
+def set_rng_state(state: dict, device: torch.device) -> None:
+    random.setstate(state["python"])
+    torch.set_rng_state(state["torch"])
+    if device.type == "cuda" and "cuda" in state:
+        torch.cuda.set_rng_state(state["cuda"], device)
+
+
+def checkpoint_paths(ckpt_dir: Path) -> list[Path]:
+    # Only complete files match: an interrupted write leaves a *.tmp that is ignored.
+    return sorted(ckpt_dir.glob("step_*.pt"))
+
+
+def save_checkpoint(
+    ckpt_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer, progress: dict, device: torch.device
+) -> Path:
+    """Every rank calls this; rank 0 writes ``step_NNNNNNNN.pt`` atomically, then all wait."""
+    model_state, optim_state = full_state(model, optimizer)
+    rng_states: list[Any] = [None] * dist.get_world_size()
+    dist.all_gather_object(rng_states, rng_state(device))  # each rank's RNG, restored to the same rank
+    path = ckpt_dir / f"step_{progress['step']:08d}.pt"
+    if dist.get_rank() == 0:
+        ckpt_dir.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "model": model_state,
+            "optimizer": optim_state,
+            "progress": progress,
+            "rng": rng_states,
+            "world_size": dist.get_world_size(),
+            "parallelism": PARALLELISM,
+        }
+        tmp = path.with_suffix(".pt.tmp")
+        with open(tmp, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())  # the rename must not land before the data does
+        os.replace(tmp, path)  # atomic on POSIX: readers see the old set or the new file, never half
+        for old in checkpoint_paths(ckpt_dir)[:-KEEP_CHECKPOINTS]:
+            old.unlink(missing_ok=True)
+    dist.barrier()
+    return path
+
+
+def load_latest_checkpoint(
+    ckpt_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer, device: torch.device
+) -> dict | None:
+    """Restore the newest checkpoint, if any; returns its progress. Rank 0 reads the file and
+    broadcasts it, so only node 0 needs to see the checkpoint directory. NB: the broadcast holds the
+    full state in every rank's host memory; beyond ~10 B parameters use sharded
+    torch.distributed.checkpoint (one file per rank) instead."""
+    box: list[Any] = [None]
+    if dist.get_rank() == 0:
+        paths = checkpoint_paths(ckpt_dir)
+        if paths:
+            box[0] = torch.load(paths[-1], map_location="cpu", weights_only=False)
+    dist.broadcast_object_list(box, src=0)
+    ckpt = box[0]
+    if ckpt is None:
+        return None
+    if ckpt["world_size"] != dist.get_world_size():
+        raise SystemExit(
+            f"checkpoint was written by {ckpt['world_size']} ranks, this run has {dist.get_world_size()}: "
+            "the sampler order and RNG states would differ; run with the same world size or start fresh"
+        )
+    load_full_state(model, optimizer, ckpt)
+    set_rng_state(ckpt["rng"][dist.get_rank()], device)
+    return ckpt["progress"]
+
+
+def weights_digest(model: nn.Module, optimizer: torch.optim.Optimizer) -> str:
+    """SHA-256 of the full final weights (collective); equal digests mean bit-identical models."""
+    model_state, _ = full_state(model, optimizer)
+    h = hashlib.sha256()
+    for key in sorted(model_state):
+        t = model_state[key]
+        if isinstance(t, torch.Tensor):
+            h.update(key.encode())
+            h.update(t.detach().cpu().contiguous().view(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+# ---- training ---------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    preemption = Preemption()
+    rank, world, device = setup_distributed()
+    if PRECISION == "tf32" and device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+    # Same seed on every rank for the initial weights (DDP also broadcasts them); a per-rank seed
+    # after that so dropout differs between ranks, as it does in any data-parallel run.
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    model = wrap_model(build_model(args.width, args.depth), device)
+    optimizer = build_optimizer(model, args.lr)
+    torch.manual_seed(args.seed + 1 + rank)
+
+    dataset = build_dataset(args.dataset_size, args.seed, args.width)
+    sampler = ResumableSampler(
+        dataset, args.batch_size, num_replicas=world, rank=rank, shuffle=True, seed=args.seed, drop_last=True
+    )
+    # A private generator keeps DataLoader from drawing its base seed from the global RNG, which
+    # would make the RNG stream depend on where an epoch's iterator was created (a resume point).
+    loader = DataLoader(
+        dataset,
+        batch_size=args.batch_size,
+        sampler=sampler,
+        drop_last=True,
+        num_workers=args.num_workers,
+        pin_memory=device.type == "cuda",
+        generator=torch.Generator().manual_seed(args.seed),
+        worker_init_fn=_ignore_sigterm,
+    )
+    if len(sampler) < args.batch_size:
+        raise SystemExit(
+            f"--dataset-size {args.dataset_size} is too small for {world} ranks x batch {args.batch_size}"
+        )
+
+    ckpt_dir = Path(args.ckpt_dir)
+    progress: dict[str, Any] = {"step": 0, "epoch": 0, "position": 0, "loss": math.nan}
+    restored = load_latest_checkpoint(ckpt_dir, model, optimizer, device)
+    if restored:
+        progress = restored
+        if rank == 0:
+            print(
+                f"[{JOB_NAME}] resumed from step {progress['step']} (epoch {progress['epoch']})", flush=True
+            )
+
+    amp = autocast_dtype() if device.type == "cuda" and PARALLELISM in ("ddp", "zero1") else None
+    scaler = torch.amp.GradScaler("cuda") if amp == torch.float16 else None
+    last_ckpt_time = time.monotonic()
+    micro = 0
+    model.train()
+    while progress["step"] < args.steps:
+        sampler.set_epoch(progress["epoch"])
+        sampler.start_batch = progress["position"]
+        for inputs, targets in loader:
+            inputs, targets = inputs.to(device, non_blocking=True), targets.to(device, non_blocking=True)
+            micro += 1
+            progress["position"] += 1
+            sync = micro % GRADIENT_ACCUMULATION == 0
+            _set_grad_sync(model, sync)
+            with torch.autocast(device.type, dtype=amp or torch.float32, enabled=amp is not None):
+                loss = loss_fn(model(inputs), targets) / GRADIENT_ACCUMULATION
+            (scaler.scale(loss) if scaler else loss).backward()
+            if not sync:
+                continue
+            if scaler:
+                scaler.step(optimizer)
+                scaler.update()
+            else:
+                optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+            progress["step"] += 1
+
+            # One small all-reduce per step: every rank learns whether any rank was told to stop,
+            # or whose checkpoint timer ran out, so all ranks take the same branch.
+            due = time.monotonic() - last_ckpt_time >= args.ckpt_every_min * 60 or (
+                args.ckpt_every_steps > 0 and progress["step"] % args.ckpt_every_steps == 0
+            )
+            flags = torch.tensor(
+                [float(preemption.requested), float(due), loss.detach().float().item()], device=device
+            )
+            dist.all_reduce(flags)  # sums: > 0 means "some rank says so"; the loss sum averages below
+            stop, due = bool(flags[0] > 0), bool(flags[1] > 0)
+            progress["loss"] = flags[2].item() * GRADIENT_ACCUMULATION / world
+            if rank == 0 and progress["step"] % args.log_every == 0:
+                print(
+                    f"[{JOB_NAME}] step {progress['step']}/{args.steps} loss {progress['loss']:.4f}",
+                    flush=True,
+                )
+            if stop or due:
+                path = save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device)
+                last_ckpt_time = time.monotonic()
+                if stop:
+                    if rank == 0:
+                        print(f"[{JOB_NAME}] SIGTERM: saved {path}, exiting to be resumed", flush=True)
+                    dist.destroy_process_group()
+                    return EXIT_PREEMPTED
+            if args.throttle_s:
+                time.sleep(args.throttle_s)
+            if progress["step"] >= args.steps:
+                break
+        else:  # the epoch ran out before the step budget
+            progress["epoch"] += 1
+            progress["position"] = 0
+
+    save_checkpoint(ckpt_dir, model, optimizer, dict(progress), device)
+    digest = weights_digest(model, optimizer)
+    if rank == 0:
+        print(
+            f"[{JOB_NAME}] done: step {progress['step']} loss {progress['loss']:.6f} weights {digest[:16]}",
+            flush=True,
+        )
+        if args.result_file:
+            Path(args.result_file).write_text(
+                json.dumps({"step": progress["step"], "loss": progress["loss"], "weights_sha256": digest})
+                + "\n"
+            )
+    dist.destroy_process_group()
+    return 0
+
+
+def _ignore_sigterm(worker_id: int) -> None:
+    # A node shutdown signals every process; DataLoader workers must outlive the checkpoint that the
+    # main process is about to write (it ends them itself when it exits).
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _set_grad_sync(model: nn.Module, sync: bool) -> None:
+    """Skip the gradient all-reduce on accumulation micro-steps (DDP and FSDP2 each have a switch)."""
+    if isinstance(model, nn.parallel.DistributedDataParallel):
+        model.require_backward_grad_sync = sync
+    else:
+        switch = getattr(model, "set_requires_gradient_sync", None)  # FSDP2 modules have it
+        if switch is not None:
+            switch(sync)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

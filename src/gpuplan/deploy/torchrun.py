@@ -1,0 +1,203 @@
+"""``--target torchrun``: train.py (DDP/FSDP, checkpoint-and-resume) and launch.sh for torchrun.
+
+The other targets reuse :func:`entry_point_files`: a container, a Kubernetes pod and a SkyPilot node
+all end up running the same launch.sh and train.py.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from importlib import resources
+
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.errors import DeployError
+
+__all__ = [
+    "DEFAULT_STEPS",
+    "MASTER_PORT",
+    "TorchrunGenerator",
+    "entry_point_files",
+    "render_train_py",
+    "total_steps",
+]
+
+#: Optimizer steps when the workload gives no samples x epochs to derive them from.
+DEFAULT_STEPS = 1000
+
+#: torchrun's conventional rendezvous port (its own default for --master-port).
+MASTER_PORT = 29500
+
+_SETTINGS = re.compile(r"# >>> gpuplan settings.*?\n(.*?)# <<< gpuplan settings", re.S)
+
+
+def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None = None) -> int:
+    """Optimizer steps for the job: the option, else samples x epochs / global batch, else 1000."""
+    if options.steps:
+        return options.steps
+    if samples:
+        global_batch = spec.batch_size * spec.total_gpus * spec.gradient_accumulation
+        return max(1, math.ceil(samples / global_batch))
+    return DEFAULT_STEPS
+
+
+def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
+    """The template with its settings block replaced by this job's values."""
+    template = _template("train_entry.py")
+    samples = spec.train_samples
+    values = {
+        "JOB_NAME": spec.name,
+        "MODEL_SOURCE": spec.model_source,
+        "MODEL_ENTRY_POINT": spec.model_entry_point,
+        "PARALLELISM": spec.parallelism,
+        "PRECISION": spec.precision,
+        "OPTIMIZER": spec.optimizer,
+        "BATCH_SIZE": spec.batch_size,
+        "SEQ_LEN": spec.seq_len,
+        "IMAGE_SIZE": spec.image_size,
+        "GRADIENT_ACCUMULATION": spec.gradient_accumulation,
+        "GRADIENT_CHECKPOINTING": spec.gradient_checkpointing,
+        "TOTAL_STEPS": total_steps(spec, options, samples),
+        "DATASET_SIZE": spec.dataset_samples or 10000,
+        "CHECKPOINT_INTERVAL_MIN": float(spec.checkpoint_interval_min),
+    }
+    match = _SETTINGS.search(template)
+    if match is None:  # pragma: no cover - the template ships with the package
+        raise RuntimeError("train_entry.py lost its settings markers")
+    block = match.group(1)
+    for key, value in values.items():
+        # Replace the value, keep the annotation and the comment that explain it.
+        block, n = re.subn(
+            rf"^({key}(?:: [^=]+)? = )[^#\n]*?(\s*#.*)?$",
+            lambda m, v=value: f"{m.group(1)}{v!r}{m.group(2) or ''}",
+            block,
+            count=1,
+            flags=re.M,
+        )
+        if n != 1:  # pragma: no cover - guards the template against drift
+            raise RuntimeError(f"train_entry.py has no setting {key}")
+    return template[: match.start(1)] + block + template[match.end(1) :]
+
+
+def launch_sh(spec: LaunchSpec) -> str:
+    """launch.sh: torchrun for one node (--standalone) or many (c10d rendezvous on node 0)."""
+    head = f"""#!/usr/bin/env bash
+# Launch {spec.name} with torchrun: {spec.gpus_per_node} GPU(s) per node x {spec.nodes} node(s).
+# Extra arguments go to train.py (e.g. --steps 100, --ckpt-dir /mnt/ckpt). Written by `gpuplan deploy`.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# ---- NCCL: if multi-GPU training hangs or is slow ---------------------------------------------
+# export NCCL_DEBUG=INFO            # log the transport NCCL picks (NVLink, IB/EFA, sockets) and why
+# export NCCL_SOCKET_IFNAME=eth0    # the NIC between nodes when the default is wrong (ens5 on AWS
+#                                   # Nitro; `ip -br addr` lists them); never the docker0/lo bridge
+# export NCCL_IB_DISABLE=1          # only when InfiniBand/RoCE is absent or broken: falls back to TCP
+# Firewall: nodes must reach each other on MASTER_PORT (rendezvous) and on NCCL's ephemeral TCP
+# ports: put them in one security group / VPC subnet that allows all traffic between its members.
+
+NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
+PYTHON="${{PYTHON:-python3}}"
+export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # multi-node or spot: durable storage (bucket mount, NFS, PVC)
+"""
+    if spec.nodes == 1:
+        return head + (
+            "\n# One node: --standalone runs its own rendezvous on a free local port.\n"
+            'exec "$PYTHON" -m torch.distributed.run --standalone \\\n'
+            '  --nproc-per-node "$NPROC_PER_NODE" train.py "$@"\n'
+        )
+    return (
+        head
+        + f"""
+# {spec.nodes} nodes: run this script on every node with the same MASTER_ADDR (node 0's private IP)
+# and NODE_RANK 0..{spec.nodes - 1}. The c10d rendezvous is hosted by torchrun on node 0.
+NNODES="${{NNODES:-{spec.nodes}}}"
+: "${{MASTER_ADDR:?set MASTER_ADDR to node 0's private IP address}}"
+: "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
+MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"
+exec "$PYTHON" -m torch.distributed.run \\
+  --nnodes "$NNODES" --nproc-per-node "$NPROC_PER_NODE" --node-rank "$NODE_RANK" \\
+  --rdzv-backend c10d --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" --rdzv-id "{spec.name}" \\
+  train.py "$@"
+"""
+    )
+
+
+def _template(name: str) -> str:
+    return resources.files("gpuplan.deploy.templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
+    """The job's code, shared by every target: train.py (it also defines the model) and launch.sh
+    for training; train.py and serve.py for inference."""
+    train_py = GeneratedFile(path="train.py", content=render_train_py(spec, options), executable=True)
+    if spec.task == "infer":
+        return [
+            train_py,
+            GeneratedFile(path="serve.py", content=_template("serve_entry.py"), executable=True),
+        ]
+    return [train_py, GeneratedFile(path="launch.sh", content=launch_sh(spec), executable=True)]
+
+
+def _model_note(spec: LaunchSpec) -> str:
+    if spec.model_entry_point:
+        return (
+            f"train.py imports your model from `{spec.model_entry_point}`: install your package on the "
+            "machine (`pip install -e .`) or put it on PYTHONPATH. The data is a seeded synthetic stand-in "
+            "shaped like your inputs: replace `build_dataset()` and `loss_fn()` with yours."
+        )
+    return (
+        f"The workload's model is {spec.model_source}. train.py cannot rebuild it without gpuplan, so it "
+        "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
+        "scaling and the checkpoint/resume path. Put your model in `build_model()` and your data in "
+        "`build_dataset()` (section YOUR MODEL AND DATA)."
+    )
+
+
+def readme(spec: LaunchSpec) -> str:
+    if spec.nodes == 1:
+        run = "./launch.sh                 # all GPUs of this machine"
+    else:
+        run = (
+            "# on node 0 (its private IP is MASTER_ADDR):\n"
+            "MASTER_ADDR=10.0.0.1 NODE_RANK=0 ./launch.sh\n"
+            f"# on node k = 1..{spec.nodes - 1}:\n"
+            "MASTER_ADDR=10.0.0.1 NODE_RANK=k ./launch.sh"
+        )
+    spot = (
+        "This plan uses **spot** capacity. When the machine is reclaimed, train.py gets SIGTERM, saves a "
+        "checkpoint at the next step and exits with status 143; run the same command again (on a new "
+        "machine that sees the same CKPT_DIR) and it resumes. Keep CKPT_DIR on durable storage."
+        if spec.spot
+        else "If the run is interrupted, run the same command again: it resumes from the newest checkpoint."
+    )
+    return f"""# {spec.name}: torchrun launch
+
+{spec.total_gpus} x {spec.gpu or "GPU"} ({spec.gpus_per_node} per node, {spec.nodes} node(s)), parallelism
+`{spec.parallelism}`. Needs Python 3.10+ and PyTorch 2.4+ with CUDA on the machine (gpuplan is not needed).
+
+```bash
+{run}
+./launch.sh --steps 100     # arguments after launch.sh go to train.py (see `python train.py --help`)
+```
+
+Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {spec.checkpoint_interval_min:g} min
+(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}
+
+{_model_note(spec)}
+
+If it hangs or is slow across GPUs: uncomment `NCCL_DEBUG=INFO` in launch.sh and read which transport
+NCCL chose; check the firewall between nodes (MASTER_PORT and NCCL's TCP ports).
+"""
+
+
+class TorchrunGenerator:
+    """launch.sh + train.py for torchrun on machines the user already has (or rents by hand)."""
+
+    name = "torchrun"
+    summary = "launch.sh and train.py for torchrun (DDP/FSDP, checkpoint-and-resume on SIGTERM)"
+
+    def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
+        if spec.task == "infer":
+            raise DeployError("torchrun launches training; to serve this workload use --target k8s or docker")
+        return [*entry_point_files(spec, options), GeneratedFile(path="README.md", content=readme(spec))]
