@@ -1,0 +1,60 @@
+"""FLOPs of one aten call: torch's FlopCounterMode formulas plus the CPU flash-attention kernels.
+
+On the fake CPU device, ``F.scaled_dot_product_attention`` dispatches to
+``aten._scaled_dot_product_flash_attention_for_cpu`` (and its backward), which torch's registry does
+not count. We count them with torch's own SDPA formulas, so our totals equal ``FlopCounterMode``'s
+with those two formulas added — without registering anything in torch's global registry.
+
+NB: causal attention is counted as full, as FlopCounterMode counts every SDPA kernel; a causal
+flash kernel on a GPU skips about half of the score blocks. ``Profile.notes`` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.utils.flop_counter import flop_registry, sdpa_backward_flop_count, sdpa_flop_count
+
+__all__ = ["count_flops", "has_flop_formula"]
+
+aten = torch.ops.aten
+
+
+def _cpu_flash_forward(
+    query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, *args: Any, **kw: Any
+) -> int:
+    # (query, key, value, dropout_p, is_causal, *, attn_mask, scale)
+    return int(sdpa_flop_count(query.shape, key.shape, value.shape))
+
+
+def _cpu_flash_backward(
+    grad_out: torch.Tensor, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, *args: Any, **kw: Any
+) -> int:
+    # ..._for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, mask, scale)
+    # torch's backward formula: 5 bmm (scores recomputed) = 2.5 × forward.
+    return int(sdpa_backward_flop_count(grad_out.shape, query.shape, key.shape, value.shape))
+
+
+_EXTRA: dict[Any, Callable[..., int]] = {
+    aten._scaled_dot_product_flash_attention_for_cpu: _cpu_flash_forward,
+    aten._scaled_dot_product_flash_attention_for_cpu_backward: _cpu_flash_backward,
+}
+
+
+def has_flop_formula(packet: Any) -> bool:
+    """Whether calls of this op overload packet have a FLOP count (else they count 0)."""
+    return packet in _EXTRA or packet in flop_registry
+
+
+def count_flops(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int:
+    """FLOPs of one call of ``func`` (0 for ops without a formula: elementwise, norms, softmax …)."""
+    packet = func.overloadpacket
+    extra = _EXTRA.get(packet)
+    if extra is not None:
+        return extra(*args, **kwargs)
+    formula = flop_registry.get(packet)
+    if formula is None:
+        return 0
+    return int(formula(*args, **kwargs, out_val=out))

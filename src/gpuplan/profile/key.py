@@ -1,0 +1,141 @@
+"""The profile cache key, the cache protocol, and ``profile()``: trace once per workload content."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol
+
+from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
+from gpuplan.workload.spec import Workload, load_workload
+
+__all__ = ["MemoryProfileCache", "ProfileCache", "profile", "profile_key", "trace"]
+
+
+class ProfileCache(Protocol):
+    """Where traced profiles are kept between runs (the store implements it).
+
+    Payloads are ``Profile.to_json()`` text; a cache returns None for a key it lacks or one stored
+    under another ``schema_version``.
+    """
+
+    def get_profile(self, key: str, schema_version: int) -> str | None: ...
+
+    def put_profile(self, key: str, schema_version: int, payload: str) -> None: ...
+
+
+class MemoryProfileCache:
+    """A ProfileCache in a dict (tests, one process)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[str, int], str] = {}
+
+    def get_profile(self, key: str, schema_version: int) -> str | None:
+        return self.entries.get((key, schema_version))
+
+    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
+        self.entries[(key, schema_version)] = payload
+
+
+def _torch_version() -> str:
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def _file_digest(path: Path) -> str:
+    """sha256 of a file (or a folder's config.json); 'missing' when unreadable."""
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        return hashlib.sha256(file.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
+def _entry_file(entry: str, base: Path) -> Path | None:
+    """The source file of ``pkg.module`` under ``base``, found without importing it."""
+    rel = Path(*entry.partition(":")[0].split("."))
+    for cand in (base / rel.with_suffix(".py"), base / rel / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _model_identity(w: Workload) -> dict[str, Any]:
+    m = w.model
+    ident: dict[str, Any] = {
+        "lora": m.lora.model_dump(mode="json") if m.lora else None,
+        "frozen": list(m.frozen),
+    }
+    if m.preset is not None:
+        ident["preset"] = m.preset
+    elif m.hf_config_path is not None:
+        # NB: by content, so editing config.json re-traces and moving it does not.
+        ident["hf_config_sha256"] = _file_digest(m.hf_config_path)
+    else:
+        assert m.python is not None
+        file = _entry_file(m.python, m.base_dir)
+        # NB: only the entry module's own file is hashed; edits elsewhere in the project need a new
+        # key (rename the workload's entry or clear the cache).
+        ident["python"] = m.python
+        ident["project_dir"] = str(m.base_dir.resolve())
+        ident["module_sha256"] = _file_digest(file) if file else "unknown"
+    return ident
+
+
+def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of what shapes the trace, the Profile schema and torch's version.
+
+    Not in the key: name, data, constraints, parallelism, gradient accumulation, serving — they do
+    not change one traced micro-batch step on one device.
+    """
+    w = load_workload(workload)
+    fields = {
+        "task": w.task.value,
+        "model": _model_identity(w),
+        "inputs": w.inputs.model_dump(mode="json", exclude_none=True),
+        "precision": w.precision.value,
+        "optimizer": w.optimizer.value if w.is_training else None,
+        "gradient_checkpointing": w.gradient_checkpointing,
+        "profile_schema_version": PROFILE_SCHEMA_VERSION,
+        "torch": _torch_version(),
+    }
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def trace(workload: Workload | str | Path | dict[str, Any]) -> Profile:
+    """Trace one step of ``workload`` on fake tensors (seconds; imports torch). No cache."""
+    w = load_workload(workload)
+    from gpuplan.profile.tracer import trace_workload
+
+    return trace_workload(w, profile_key(w))
+
+
+def profile(workload: Workload | str | Path | dict[str, Any], cache: ProfileCache | None = None) -> Profile:
+    """The workload's Profile from ``cache`` when it holds one for this content, else traced and stored.
+
+    A cached payload that no longer parses is re-traced and overwritten.
+    """
+    w = load_workload(workload)
+    key = profile_key(w)
+    if cache is not None:
+        payload = cache.get_profile(key, PROFILE_SCHEMA_VERSION)
+        if payload is not None:
+            try:
+                cached = Profile.from_json(payload)
+            except (ValueError, TypeError, KeyError):
+                cached = None
+            if cached is not None and cached.schema_version == PROFILE_SCHEMA_VERSION:
+                # The key ignores the name, so a renamed workload reuses the trace under its own name.
+                return dataclasses.replace(cached, workload_name=w.name)
+    from gpuplan.profile.tracer import trace_workload
+
+    result = trace_workload(w, key)
+    if cache is not None:
+        cache.put_profile(key, PROFILE_SCHEMA_VERSION, result.to_json())
+    return result

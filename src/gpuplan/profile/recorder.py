@@ -1,0 +1,105 @@
+"""A dispatch mode that records every aten call of one step as (op, class, phase, dtype) aggregates."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from gpuplan.profile.flops import count_flops
+from gpuplan.profile.model import OpClass, OpRecord, Phase
+
+__all__ = ["OpRecorder", "op_class"]
+
+aten = torch.ops.aten
+
+_MATMUL = {
+    aten.mm, aten.addmm, aten.bmm, aten.baddbmm, aten.addbmm, aten.mv, aten.addmv, aten.dot,
+    aten._scaled_mm, aten.matmul, aten.linear,
+}  # fmt: skip
+#: Ops that allocate without writing (no traffic) and ops that only copy metadata.
+_NO_TRAFFIC = {aten.empty, aten.empty_like, aten.empty_strided, aten.new_empty, aten.new_empty_strided}
+_MATMUL_DTYPES = {torch.float16, torch.bfloat16}
+_FP8_FORWARD, _FP8_BACKWARD = "float8_e4m3fn", "float8_e5m2"
+
+
+def op_class(packet: Any) -> OpClass:
+    """Which roofline a call belongs to: tensor-core matmul / attention / conv, or ``other``."""
+    if packet in _MATMUL:
+        return "matmul"
+    name = packet.__name__
+    if "attention" in name:
+        return "attention"
+    if "convolution" in name:
+        return "conv"
+    return "other"
+
+
+def _dtype_name(dt: torch.dtype) -> str:
+    return str(dt).removeprefix("torch.")
+
+
+class OpRecorder(TorchDispatchMode):
+    """Counts calls, FLOPs and bytes moved per (op, class, phase, dtype) while ``recording`` is on.
+
+    Bytes moved = sizes of all tensor inputs plus all tensor outputs (views and ``empty`` count 0).
+    The tracer sets ``phase`` around forward, backward and the optimizer step.
+
+    ``fp8_matmuls``: label 16-bit matmuls as fp8 (E4M3 forward, E5M2 backward), as an fp8 recipe
+    (Transformer Engine, torchao float8) would run them; the trace itself is 16-bit.
+    """
+
+    def __init__(self, *, fp8_matmuls: bool = False) -> None:
+        super().__init__()
+        self.phase: Phase = "forward"
+        self.recording = False
+        self.fp8_matmuls = fp8_matmuls
+        self._acc: dict[tuple[str, OpClass, Phase, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is aten._local_scalar_dense.default and self.phase == "optimizer":
+            # NB: fake tensors have no values, so ``.item()`` raises; Adafactor calls it on the
+            # parameter RMS inside step(). Any value gives the same cost, so answer 1.
+            return 1.0 if args[0].dtype.is_floating_point else 1
+        out = func(*args, **kwargs)
+        if self.recording:
+            self._record(func, args, kwargs, out)
+        return out
+
+    def _record(
+        self, func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
+    ) -> None:
+        packet = func.overloadpacket
+        ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]
+        outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+        namespace = func.namespace
+        if func.is_view or packet in _NO_TRAFFIC or namespace != "aten":
+            # NB: views share storage and prim ops (prim.device …) read metadata: no memory traffic.
+            moved = 0
+        else:
+            moved = sum(t.numel() * t.element_size() for t in (*ins, *outs))
+        cls = op_class(packet)
+        floats = [t.dtype for t in ins if t.dtype.is_floating_point]
+        dtype = floats[0] if floats else (ins[0].dtype if ins else (outs[0].dtype if outs else None))
+        name = _dtype_name(dtype) if dtype is not None else "none"
+        if self.fp8_matmuls and cls == "matmul" and dtype in _MATMUL_DTYPES:
+            name = _FP8_FORWARD if self.phase == "forward" else _FP8_BACKWARD
+        key = (f"{namespace}.{packet.__name__}", cls, self.phase, name)
+        acc = self._acc[key]
+        acc[0] += 1
+        acc[1] += count_flops(func, args, kwargs, out)
+        acc[2] += moved
+
+    def records(self) -> tuple[OpRecord, ...]:
+        """The aggregates, heaviest first (FLOPs, then bytes)."""
+        recs = [
+            OpRecord(
+                op=op, op_class=cls, phase=ph, dtype=dt, count=int(c), flops=float(f), bytes_moved=float(b)
+            )
+            for (op, cls, ph, dt), (c, f, b) in self._acc.items()
+        ]
+        return tuple(sorted(recs, key=lambda r: (-r.flops, -r.bytes_moved, r.op, r.phase, r.dtype)))

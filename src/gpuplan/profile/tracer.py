@@ -1,0 +1,162 @@
+"""Trace one step of a workload on fake tensors: FLOPs, bytes and peak memory → Profile.
+
+The model is built inside ``FakeTensorMode`` on the (fake) CPU device, so no real weights exist
+(a fake *cuda* device aborts in backward with torch 2.13; ESTIMATION_NOTES.md §1.1). Training runs
+two steps — forward, backward, optimizer step — so that the second has optimizer state; ops are
+recorded on the second, memory over both. Inference runs one forward under ``no_grad``.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack, nullcontext
+from typing import Any
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from gpuplan.errors import EstimateError, GpuplanError
+from gpuplan.profile.memtrack import GpuMemTracker
+from gpuplan.profile.model import Profile
+from gpuplan.profile.optimizers import make_optimizer
+from gpuplan.profile.recorder import OpRecorder
+from gpuplan.workload.adapt import apply_checkpointing, apply_lora, cast_floating, freeze_prefixes
+from gpuplan.workload.bundle import ModelBundle
+from gpuplan.workload.enums import Precision
+from gpuplan.workload.sources import open_bundle
+from gpuplan.workload.spec import Workload
+
+__all__ = ["trace_workload"]
+
+_AUTOCAST = {
+    Precision.AMP_FP16: torch.float16,
+    Precision.AMP_BF16: torch.bfloat16,
+    Precision.FP8: torch.bfloat16,
+}
+_NOTES = {
+    Precision.TF32: "tf32: traced in fp32; matmuls and convs run as TF32 on the GPU (same bytes)",
+    Precision.AMP_FP16: "amp-fp16: CPU autocast op lists (close to CUDA's); GradScaler passes not traced",
+    Precision.AMP_BF16: "amp-bf16: CPU autocast op lists (close to CUDA's)",
+    Precision.BF16: "bf16: weights, gradients and optimizer state all bf16 (no fp32 master copy)",
+    Precision.FP8: "fp8: traced as amp-bf16 (memory as bf16 autocast); matmuls labelled fp8 "
+    "(E4M3 forward, E5M2 backward) as Transformer Engine / torchao float8 run them",
+}
+
+
+def trace_workload(workload: Workload, key: str) -> Profile:
+    """Trace ``workload``; raise UserCodeError for failures in user code, EstimateError otherwise."""
+    started = time.perf_counter()
+    try:
+        with FakeTensorMode(), open_bundle(workload) as bundle:
+            return _trace(workload, bundle, key, started)
+    except GpuplanError:
+        raise
+    except Exception as e:
+        if workload.model.python is not None:
+            from gpuplan.workload.user_code import user_error
+
+            err = user_error(e, workload.model.base_dir, "tracing the model")
+            if err is not None:
+                raise err from e
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise EstimateError(f"tracing {workload.name!r} failed: {type(e).__name__}: {first}") from e
+
+
+def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch.nn.Module:
+    model = bundle.model
+    training = workload.is_training
+    if workload.precision is Precision.BF16:
+        cast_floating(model, torch.bfloat16)
+    if workload.model.lora is not None:
+        n = apply_lora(model, workload.model.lora)
+        notes.append(
+            f"lora: rank {workload.model.lora.rank} adapters (fp32) on {n} linear layers; base frozen"
+        )
+    if workload.model.frozen:
+        freeze_prefixes(model, workload.model.frozen)
+    if not training:
+        for p in model.parameters():
+            p.requires_grad_(False)
+        model.eval()
+    else:
+        model.train()
+    if workload.gradient_checkpointing:
+        if hasattr(model, "gradient_checkpointing_enable") and getattr(
+            model, "supports_gradient_checkpointing", False
+        ):
+            enable = getattr(model, "gradient_checkpointing_enable")  # noqa: B009 (nn.Module typing)
+            enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            notes.append("gradient checkpointing: transformers' own, per layer")
+        elif bundle.checkpoint_blocks:
+            n = apply_checkpointing(model, bundle.checkpoint_blocks)
+            notes.append(f"gradient checkpointing: {n} blocks recomputed in backward")
+        else:
+            raise EstimateError(
+                "gradient_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in this model"
+            )
+    return model
+
+
+def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) -> Profile:
+    notes: list[str] = list(bundle.notes)
+    model = _prepare(workload, bundle, notes)
+    training = workload.is_training
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if training and not trainable:
+        raise EstimateError("nothing to train: every parameter is frozen (check model.frozen)")
+    optimizer = make_optimizer(workload.optimizer, trainable) if training else None
+    batch = bundle.make_batch()
+
+    recorder = OpRecorder(fp8_matmuls=workload.precision is Precision.FP8)
+    tracker = GpuMemTracker()
+    tracker.track_external(model, *batch.tensors(), *([optimizer] if optimizer else []))
+    amp = _AUTOCAST.get(workload.precision)
+    steps = 2 if training else 1
+    with ExitStack() as stack:
+        stack.enter_context(tracker)
+        stack.enter_context(recorder)
+        for step in range(steps):
+            recorder.recording = step == steps - 1
+            recorder.phase = "forward"
+            with (
+                torch.autocast("cpu", dtype=amp) if amp is not None else nullcontext(),
+                nullcontext() if training else torch.no_grad(),
+            ):
+                out: Any = model(*batch.args, **batch.kwargs)
+                loss = bundle.loss(out, batch) if training else None
+            # The model output is dropped before backward, as HF Trainer's compute_loss returns only
+            # the loss: the logits are not kept alive next to their gradient.
+            del out
+            if training and optimizer is not None and loss is not None:
+                recorder.phase = "backward"
+                loss.backward()
+                recorder.phase = "optimizer"
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+            del loss
+            if step + 1 < steps:
+                tracker.reset_mod_stats()
+
+    ops = recorder.records()
+    if any(r.op_class == "attention" for r in ops):
+        notes.append("attention FLOPs: causal attention counted as full, as torch's FlopCounterMode does")
+    if workload.precision in _NOTES:
+        notes.append(_NOTES[workload.precision])
+    notes.append("memory: tensors only, 512-byte CUDA blocks; no CUDA context, workspaces or allocator slack")
+    return Profile(
+        key=key,
+        workload_name=workload.name,
+        task=workload.task.value,
+        precision=workload.precision.value,
+        batch_size=workload.inputs.batch_size,
+        seq_len=bundle.seq_len,
+        params=sum(p.numel() for p in model.parameters()),
+        trainable_params=sum(p.numel() for p in trainable) if training else 0,
+        flops_per_step=float(sum(r.flops for r in ops)),
+        forward_flops=float(sum(r.flops for r in ops if r.phase == "forward")),
+        ops=ops,
+        peak=tracker.peak_breakdown(),
+        shape=bundle.shape,
+        trace_seconds=time.perf_counter() - started,
+        notes=tuple(notes),
+    )

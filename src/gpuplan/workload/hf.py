@@ -1,0 +1,147 @@
+"""Models from a Hugging Face ``config.json`` (``model: {hf_config: path}``), built without weights.
+
+Only local paths are passed to transformers, so nothing is downloaded. The model class is the first of
+``config.architectures`` when transformers knows it, else the auto class for the config
+(causal LM, seq2seq LM, or the base model). Attention uses PyTorch SDPA.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.errors import EstimateError, WorkloadError
+from gpuplan.profile.model import ModelShape
+from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.spec import Workload
+
+__all__ = ["hf_bundle", "hf_bundle_for"]
+
+_INSTALL = "model.hf_config needs transformers: pip install 'gpuplan[hf]'"
+
+
+def _transformers() -> Any:
+    try:
+        import transformers
+    except ImportError as e:
+        raise EstimateError(_INSTALL) from e
+    return transformers
+
+
+def hf_bundle(workload: Workload) -> ModelBundle:
+    """Build the model described by ``workload.model.hf_config`` (call under the tracer's fake mode)."""
+    tf = _transformers()
+    path = workload.model.hf_config_path
+    assert path is not None
+    try:
+        config = tf.AutoConfig.from_pretrained(str(path), local_files_only=True)
+    except (OSError, ValueError, KeyError) as e:
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise WorkloadError(f"model.hf_config: cannot read {path} as a Hugging Face config: {first}") from e
+    config._attn_implementation = "sdpa"
+    cls = None
+    for arch in getattr(config, "architectures", None) or ():
+        cls = getattr(tf, arch, None)
+        if cls is not None:
+            break
+    try:
+        if cls is not None:
+            model = cls(config)
+        elif getattr(config, "is_encoder_decoder", False):
+            model = tf.AutoModelForSeq2SeqLM.from_config(config)
+        else:
+            try:
+                model = tf.AutoModelForCausalLM.from_config(config)
+            except ValueError:
+                model = tf.AutoModel.from_config(config)
+    except (ValueError, TypeError, AttributeError, RuntimeError) as e:
+        raise EstimateError(f"model.hf_config: transformers cannot build {config.model_type!r}: {e}") from e
+    return hf_bundle_for(model, workload)
+
+
+def _first(cfg: Any, *names: str) -> int | None:
+    for n in names:
+        v = getattr(cfg, n, None)
+        if isinstance(v, int):
+            return v
+    return None
+
+
+def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
+    """Inputs, loss and shape for a transformers model: token ids (labels = ids) or pixel values."""
+    import torch
+
+    cfg = model.config
+    b = workload.inputs.batch_size
+    vocab = _first(cfg, "vocab_size")
+    seq2seq = bool(getattr(cfg, "is_encoder_decoder", False))
+    s = workload.inputs.seq_len
+    t = workload.inputs.target_len or s
+    image = workload.inputs.image_size
+    arch = type(model).__name__
+    takes_labels = "labels" in model.forward.__code__.co_varnames
+
+    def make_batch() -> Batch:
+        if image is not None:
+            chans = _first(cfg, "num_channels") or 3
+            kw: dict[str, Any] = {"pixel_values": torch.randn(b, chans, image, image)}
+            if takes_labels:
+                kw["labels"] = torch.randint(0, max(getattr(cfg, "num_labels", 2), 1), (b,))
+            return Batch(args=(), kwargs=kw)
+        if vocab is None or s is None:
+            raise WorkloadError(f"inputs: {arch} needs seq_len (text) or image_size (vision)")
+        ids = torch.randint(0, vocab, (b, s))
+        kw = {"input_ids": ids}
+        if seq2seq:
+            kw["decoder_input_ids"] = torch.randint(0, vocab, (b, t or s))
+            if takes_labels:
+                kw["labels"] = torch.randint(0, vocab, (b, t or s))
+        elif takes_labels and arch.endswith(("ForCausalLM", "LMHeadModel", "ForMaskedLM")):
+            kw["labels"] = ids
+        return Batch(args=(), kwargs=kw)
+
+    def loss(out: Any, batch: Batch) -> Any:
+        value = getattr(out, "loss", None)
+        if value is not None:
+            return value
+        first = out[0] if isinstance(out, tuple) else next(iter(out.values()))
+        return first.float().mean()
+
+    family = (
+        "encoder-decoder"
+        if seq2seq
+        else "decoder"
+        if arch.endswith(("CausalLM", "LMHeadModel"))
+        else ("vit" if image is not None else "encoder")
+    )
+    heads = _first(cfg, "num_attention_heads", "n_head", "num_heads")
+    hidden = _first(cfg, "hidden_size", "n_embd", "d_model")
+    layers_list = _block_names(model)
+    per_block = max(
+        (sum(p.numel() for p in model.get_submodule(n).parameters()) for n in layers_list), default=0
+    )
+    embed = (vocab or 0) * (hidden or 0)
+    return ModelBundle(
+        model=model,
+        make_batch=make_batch,
+        loss=loss,
+        shape=ModelShape(
+            family=family,
+            num_layers=_first(cfg, "num_hidden_layers", "n_layer", "num_layers"),
+            hidden_size=hidden,
+            num_attention_heads=heads,
+            num_kv_heads=_first(cfg, "num_key_value_heads", "num_kv_heads") or heads,
+            head_dim=_first(cfg, "head_dim", "d_kv") or (hidden // heads if hidden and heads else None),
+            vocab_size=vocab,
+            max_seq_len=_first(cfg, "max_position_embeddings", "n_positions", "n_ctx"),
+            largest_layer_params=max(per_block, embed) or None,
+        ),
+        seq_len=s,
+        checkpoint_blocks=tuple(layers_list),
+        notes=(f"hf_config: {arch} built by transformers {_transformers().__version__} with SDPA attention",),
+    )
+
+
+def _block_names(model: Any) -> list[str]:
+    from gpuplan.workload.adapt import repeated_blocks
+
+    return list(repeated_blocks(model))

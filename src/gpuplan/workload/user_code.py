@@ -1,0 +1,212 @@
+"""Models from the user's own code: ``model: {python: "pkg.module:build"}``.
+
+The protocol
+------------
+``build()`` takes no arguments and returns one of:
+
+* ``(model, make_inputs)`` or ``(model, make_inputs, loss_fn)``;
+* a bare ``model`` only if it is a Hugging Face ``PreTrainedModel`` (inputs are then made from its
+  config, as for ``hf_config``).
+
+``make_inputs(batch_size)`` returns one micro-batch for one GPU: a tensor (one positional argument),
+a tuple (positional arguments) or a dict (keyword arguments) for ``model(...)``. If it also accepts
+keyword arguments ``seq_len`` or ``image_size``, the workload's values are passed.
+
+``loss_fn(output, inputs)`` returns a scalar tensor; ``inputs`` is what ``make_inputs`` returned.
+Without it the loss is ``output.loss`` when the output has one (Hugging Face), else the mean of the
+output's first tensor, as a stand-in whose cost is negligible next to the model.
+
+Everything runs under gpuplan's fake-tensor mode on a fake CPU device: create tensors on the default
+device (no ``.cuda()``), never load weights. The module is imported from ``model.project_dir`` (the
+YAML's folder) and the current directory; ``sys.path`` and ``sys.modules`` are restored afterwards.
+Any exception in user code becomes a ``UserCodeError`` carrying the user's frames of the traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gpuplan.errors import UserCodeError
+from gpuplan.profile.model import ModelShape
+from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.spec import Workload
+
+__all__ = ["build_user_bundle", "user_error", "user_project"]
+
+
+@contextmanager
+def user_project(project_dir: Path) -> Iterator[None]:
+    """Make the user's project importable for the duration; restore ``sys.path`` and ``sys.modules``."""
+    roots = [str(project_dir.resolve()), str(Path.cwd())]
+    added = [r for r in dict.fromkeys(roots) if r not in sys.path]
+    before = set(sys.modules)
+    sys.path[:0] = added
+    try:
+        yield
+    finally:
+        for r in added:
+            if r in sys.path:
+                sys.path.remove(r)
+        # Drop the user's modules so that another project with the same module names imports afresh.
+        for name in set(sys.modules) - before:
+            file = getattr(sys.modules[name], "__file__", None) or ""
+            if any(file.startswith(r) for r in roots) and "site-packages" not in file:
+                del sys.modules[name]
+
+
+def _is_user_frame(filename: str, project_dir: Path) -> bool:
+    f = str(Path(filename).resolve()) if not filename.startswith("<") else filename
+    root = str(project_dir.resolve())
+    return f.startswith(root) and "site-packages" not in f
+
+
+def user_error(exc: BaseException, project_dir: Path, what: str) -> UserCodeError | None:
+    """A UserCodeError for ``exc`` if any traceback frame is in the user's project, else None."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    mine = [fr for fr in frames if _is_user_frame(fr.filename, project_dir)]
+    if not mine and not isinstance(exc, ImportError | SyntaxError):
+        return None
+    text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(mine))
+    text += "".join(traceback.format_exception_only(type(exc), exc))
+    where = f" ({Path(mine[-1].filename).name}:{mine[-1].lineno})" if mine else ""
+    first = (str(exc).strip().splitlines() or [""])[0]
+    msg = f"{what} failed{where}: {type(exc).__name__}: {first}"
+    if "cuda" in first.lower():
+        msg += " (gpuplan traces on a fake CPU device: create tensors and modules without device='cuda')"
+    return UserCodeError(msg, text)
+
+
+def _call(fn: Callable[..., Any], project_dir: Path, what: str, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:
+        err = user_error(e, project_dir, what)
+        if err is None:
+            err = UserCodeError(f"{what} failed: {type(e).__name__}: {e}", traceback.format_exc())
+        raise err from e
+
+
+def _load_entry(entry: str, project_dir: Path) -> Callable[..., Any]:
+    mod_name, _, fn_name = entry.partition(":")
+    try:
+        module = importlib.import_module(mod_name)
+    except ModuleNotFoundError as e:
+        if e.name and mod_name.startswith(e.name) and not _found_in(e.name, project_dir):
+            raise UserCodeError(
+                f"model.python: cannot import {mod_name!r}: no module {e.name!r} in {project_dir} or the "
+                "current directory",
+                "",
+            ) from e
+        raise _as_user(e, project_dir, f"importing {mod_name}") from e
+    except Exception as e:
+        raise _as_user(e, project_dir, f"importing {mod_name}") from e
+    fn = getattr(module, fn_name, None)
+    if not callable(fn):
+        raise UserCodeError(f"model.python: {mod_name} has no function {fn_name!r}", "")
+    return fn
+
+
+def _found_in(top: str, project_dir: Path) -> bool:
+    first = top.split(".")[0]
+    return any((d / first).exists() or (d / f"{first}.py").exists() for d in (project_dir, Path.cwd()))
+
+
+def _as_user(e: BaseException, project_dir: Path, what: str) -> UserCodeError:
+    return user_error(e, project_dir, what) or UserCodeError(
+        f"{what} failed: {type(e).__name__}: {e}", "".join(traceback.format_exception(e))
+    )
+
+
+def _default_loss(out: Any, inputs: Any) -> Any:
+    import torch
+
+    loss = getattr(out, "loss", None)
+    if isinstance(loss, torch.Tensor):
+        return loss
+    if isinstance(out, torch.Tensor):
+        return out.float().mean()
+    leaves = (
+        list(out.values()) if isinstance(out, dict) else list(out) if isinstance(out, tuple | list) else []
+    )
+    for t in leaves:
+        if isinstance(t, torch.Tensor) and t.is_floating_point():
+            return t.float().mean()
+    raise UserCodeError(
+        f"the model returned {type(out).__name__} with no tensor to take a loss of; return "
+        "(model, make_inputs, loss_fn) from build()",
+        "",
+    )
+
+
+def build_user_bundle(workload: Workload) -> ModelBundle:
+    """Import and call the user's ``build()`` (under the tracer's fake mode) and wrap the result."""
+    from torch import nn
+
+    spec = workload.model
+    assert spec.python is not None
+    project_dir = spec.base_dir
+    build = _load_entry(spec.python, project_dir)
+    built = _call(build, project_dir, f"{spec.python}()")
+    parts = built if isinstance(built, tuple) else (built,)
+    model = parts[0]
+    if not isinstance(model, nn.Module):
+        raise UserCodeError(
+            f"{spec.python}() must return an nn.Module or (model, make_inputs[, loss_fn]); got "
+            f"{type(model).__name__}",
+            "",
+        )
+    if len(parts) == 1:
+        if hasattr(model, "config") and hasattr(model.config, "to_dict"):
+            from gpuplan.workload.hf import hf_bundle_for
+
+            return hf_bundle_for(model, workload)
+        raise UserCodeError(
+            f"{spec.python}() returned only a model; return (model, make_inputs) so gpuplan knows its inputs",
+            "",
+        )
+    make_inputs = parts[1]
+    loss_fn = parts[2] if len(parts) > 2 else None
+    extra: dict[str, int] = {}
+    params = inspect.signature(make_inputs).parameters
+    for key in ("seq_len", "image_size"):
+        value = getattr(workload.inputs, key)
+        if value is not None and (key in params or any(p.kind is p.VAR_KEYWORD for p in params.values())):
+            extra[key] = value
+
+    def make_batch() -> Batch:
+        inputs = _call(make_inputs, project_dir, "make_inputs", workload.inputs.batch_size, **extra)
+        if isinstance(inputs, dict):
+            return Batch(args=(), kwargs=inputs, targets=(inputs,))
+        args = inputs if isinstance(inputs, tuple) else (inputs,)
+        return Batch(args=args, targets=(inputs,))
+
+    def loss(out: Any, batch: Batch) -> Any:
+        if loss_fn is None:
+            return _default_loss(out, batch.targets[0])
+        return _call(loss_fn, project_dir, "loss_fn", out, batch.targets[0])
+
+    from gpuplan.workload.adapt import repeated_blocks
+
+    blocks = repeated_blocks(model)
+    return ModelBundle(
+        model=model,
+        make_batch=make_batch,
+        loss=loss,
+        shape=ModelShape(
+            family="custom",
+            num_layers=len(blocks) or None,
+            largest_layer_params=max(
+                (sum(p.numel() for p in model.get_submodule(b).parameters()) for b in blocks), default=None
+            ),
+        ),
+        seq_len=workload.inputs.seq_len,
+        checkpoint_blocks=blocks,
+        notes=(f"{spec.python}: architecture facts (heads, vocabulary) unknown for user code",),
+    )
