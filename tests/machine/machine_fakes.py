@@ -111,3 +111,64 @@ def nvml_gpu(**overrides: Any) -> dict[str, Any]:
     }
     gpu.update(overrides)
     return gpu
+
+
+class _FakeEvent:
+    """torch.cuda.Event stand-in; only used by CudaEventTimer, which the GPU-path tests replace."""
+
+    def __init__(self, enable_timing: bool = False) -> None:
+        self.enable_timing = enable_timing
+
+    def record(self) -> None: ...
+
+    def synchronize(self) -> None: ...
+
+    def elapsed_time(self, other: _FakeEvent) -> float:
+        return 1.0
+
+
+class FakeCudaTorch:
+    """The real (CPU) torch, dressed as a CUDA machine with ``gpu_count`` GPUs named ``gpu_name``.
+
+    Tensors asked for on ``cuda`` are made on the CPU, ``pin_memory`` is dropped and CUDA autocast
+    becomes CPU autocast, so the bench's GPU code paths run here. Used only with a fixed timer: the
+    numbers such a run produces pin the arithmetic and never describe a real GPU.
+    """
+
+    def __init__(
+        self, *, gpu_name: str, memory_bytes: int, gpu_count: int, capability: tuple[int, int]
+    ) -> None:
+        import torch
+
+        self._torch = torch
+        self.__version__ = torch.__version__
+        self.cuda = SimpleNamespace(
+            is_available=lambda: True,
+            device_count=lambda: gpu_count,
+            get_device_properties=lambda i: SimpleNamespace(name=gpu_name, total_memory=memory_bytes),
+            get_device_capability=lambda i=0: capability,
+            is_bf16_supported=lambda: capability[0] >= 8,
+            synchronize=lambda: None,
+            Event=_FakeEvent,
+        )
+        real_nn = torch.nn
+
+        def encoder_layer(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+            return real_nn.TransformerEncoderLayer(*args, **kwargs)
+
+        self.nn = SimpleNamespace(TransformerEncoderLayer=encoder_layer)
+
+    def _cpu(self, fn_name: str) -> Any:
+        fn = getattr(self._torch, fn_name)
+
+        def call(*args: Any, device: Any = None, pin_memory: bool = False, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        return call
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("randn", "empty", "ones", "zeros"):
+            return self._cpu(name)
+        if name == "autocast":
+            return lambda device_type, dtype: self._torch.autocast("cpu", dtype=dtype)
+        return getattr(self._torch, name)

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
 import pytest
+from machine_fakes import FakeCudaTorch
 
 from gpuplan.errors import InputError
 from gpuplan.hardware import get_gpu
-from gpuplan.machine import METRICS, BenchProgress, BenchResult, BenchSizes, efficiency, run_bench
+from gpuplan.machine import (
+    METRICS,
+    BenchProgress,
+    BenchReport,
+    BenchResult,
+    BenchSizes,
+    allreduce,
+    efficiency,
+    run_bench,
+)
 from gpuplan.machine.bench import default_sizes
 
 TINY = BenchSizes(
@@ -115,3 +126,59 @@ def test_quick_sizes_are_smaller_than_full_ones() -> None:
     for device in ("cpu", "cuda"):
         quick, full = default_sizes(device, quick=True), default_sizes(device, quick=False)
         assert quick.matmul_n < full.matmul_n and quick.copy_bytes < full.copy_bytes
+
+
+def _fake_h100_run(gpu_count: int, monkeypatch: pytest.MonkeyPatch) -> BenchReport:
+    fake = FakeCudaTorch(
+        gpu_name="NVIDIA H100 80GB HBM3", memory_bytes=85_520_809_984, gpu_count=gpu_count, capability=(9, 0)
+    )
+    monkeypatch.setattr(allreduce, "measure_allreduce", lambda **kw: 0.002)
+    sizes = dataclasses.replace(TINY, transfer_bytes=2 * 1024 * 1024, allreduce_bytes=4 * 1024 * 1024)
+    return run_bench(sizes=sizes, timer=FixedTimer(0.001), import_torch=lambda: fake)
+
+
+def test_gpu_path_compares_with_the_detected_gpus_datasheet(monkeypatch: pytest.MonkeyPatch) -> None:
+    report = _fake_h100_run(1, monkeypatch)
+    h100 = get_gpu("H100-SXM")
+    assert report.device == "cuda" and report.gpu_id == "H100-SXM"
+    for dtype in ("fp32", "tf32", "fp16", "bf16"):
+        assert _result(report.results, "matmul_tflops", dtype).datasheet_value == h100.peak_tflops(dtype)
+    mem = _result(report.results, "memory_bandwidth_gbps")
+    assert mem.datasheet_value == h100.memory_bandwidth_gbps
+    # 2 MiB one way in 1 ms = 2.097152 GB/s, against one direction of PCIe Gen5 x16 (128 / 2 = 64 GB/s)
+    h2d = _result(report.results, "h2d_gbps")
+    assert h2d.value == pytest.approx(2.097152)
+    assert h2d.datasheet_value == h100.pcie_gbps / 2 == 64.0
+    assert _result(report.results, "d2h_gbps").details["pinned"] is True
+    assert _result(report.results, "train_step_s").dtype == "amp-bf16"
+    (skip,) = [s for s in report.skipped if s.metric == "allreduce_busbw_gbps"]
+    assert "at least 2 GPUs" in skip.reason
+    assert not [s for s in report.skipped if s.metric == "matmul_tflops"]
+
+
+def test_allreduce_bus_bandwidth_uses_the_nccl_tests_factor(monkeypatch: pytest.MonkeyPatch) -> None:
+    report = _fake_h100_run(4, monkeypatch)
+    r = _result(report.results, "allreduce_busbw_gbps")
+    # algbw = 4 MiB / 2 ms = 2.097152 GB/s; busbw = algbw * 2(n-1)/n = 2.097152 * 1.5 = 3.145728
+    assert r.value == pytest.approx(3.145728)
+    assert r.details["world_size"] == 4 and r.details["bytes"] == 4 * 1024 * 1024
+    assert r.datasheet_value == 450.0  # H100 SXM NVLink 900 GB/s both directions -> 450 one way
+
+
+def test_gpu_path_restores_the_tf32_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    before = torch.backends.cuda.matmul.fp32_precision
+    _fake_h100_run(1, monkeypatch)
+    assert torch.backends.cuda.matmul.fp32_precision == before
+
+
+def test_pre_ampere_gpu_skips_tf32_and_bf16(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeCudaTorch(
+        gpu_name="Tesla V100-SXM2-16GB", memory_bytes=16 * 1024**3, gpu_count=1, capability=(7, 0)
+    )
+    report = run_bench(sizes=TINY, timer=FixedTimer(0.001), import_torch=lambda: fake)
+    assert report.gpu_id == "V100-SXM2-16GB"
+    assert {r.dtype for r in report.results if r.metric == "matmul_tflops"} == {"fp32", "fp16"}
+    assert {s.dtype for s in report.skipped if s.metric == "matmul_tflops"} == {"tf32", "bf16"}
+    assert _result(report.results, "train_step_s").dtype == "amp-fp16"
