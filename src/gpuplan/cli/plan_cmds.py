@@ -1,9 +1,204 @@
-"""CLI commands: plan_cmds (to be filled in)."""
+"""``gpuplan plan``: ranked options with all-in cost, Pareto front, spot risk and the reason for the pick.
+
+Heavy modules (the store, the tracer) are imported inside the command: ``gpuplan plan --help`` does
+not import torch.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
 import typer
+
+from gpuplan.errors import InputError
+
+if TYPE_CHECKING:
+    from gpuplan.profile.model import Profile
+    from gpuplan.workload import Workload
+
+__all__ = ["register"]
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    return names or None
+
+
+def _hours(text: str | None) -> float | None:
+    if text is None:
+        return None
+    from gpuplan.workload import parse_duration_hours
+
+    try:
+        return parse_duration_hours(text)
+    except ValueError as e:
+        raise InputError(f"--deadline: {e}") from None
+
+
+def _load_profile(workload: Workload, db: str | None, saved: Path | None) -> Profile:
+    """A saved profile (``--profile``), else the store's cached one, else a fresh trace (cached)."""
+    from gpuplan.profile.model import Profile
+
+    if saved is not None:
+        try:
+            return Profile.from_json(saved.read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
+    from gpuplan.catalog import open_store
+
+    try:
+        from gpuplan.profile import profile
+    except ImportError as e:
+        raise InputError(
+            "tracing is not available in this installation (pip install 'gpuplan[torch]'), "
+            "or pass a saved profile with --profile FILE.json"
+        ) from e
+    store = open_store(db, seed=False)
+    try:
+        result: Profile = profile(workload, store)
+        return result
+    finally:
+        store.close()
+
+
+def plan_cmd(
+    ctx: typer.Context,
+    workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
+    deadline: Annotated[
+        str | None, typer.Option(help="Finish within this long: 12h, 2d, 90m (overrides the YAML).")
+    ] = None,
+    budget_usd: Annotated[
+        float | None, typer.Option("--budget-usd", help="Spend at most this, all-in.")
+    ] = None,
+    providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,
+    regions: Annotated[
+        str | None, typer.Option(help="Comma list of regions: us-east-1,cn-shanghai …")
+    ] = None,
+    countries: Annotated[str | None, typer.Option(help="Comma list of ISO country codes: CN,US …")] = None,
+    pricing: Annotated[
+        str | None, typer.Option(help="Comma list: on_demand,spot,monthly,reserved_1y,reserved_3y.")
+    ] = None,
+    max_gpus: Annotated[int | None, typer.Option("--max-gpus", min=1, help="At most this many GPUs.")] = None,
+    min_gpu_memory_gib: Annotated[
+        float | None, typer.Option("--min-gpu-memory-gib", help="Only GPUs with at least this memory.")
+    ] = None,
+    interconnect: Annotated[
+        str | None, typer.Option(help="Required GPU link inside a node, e.g. nvlink.")
+    ] = None,
+    compliance: Annotated[str | None, typer.Option(help="Comma list of required compliance labels.")] = None,
+    objective: Annotated[str | None, typer.Option(help="cost, time or balanced (cost × time).")] = None,
+    commitment: Annotated[
+        str | None,
+        typer.Option(help="Longest commitment you accept: none, monthly, 1y, 3y (reserved needs 1y/3y)."),
+    ] = None,
+    top: Annotated[int, typer.Option(min=1, help="Options to show.")] = 10,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="Savings baseline: provider/region/instance, optionally /pricing. "
+            "Default: on-demand A100 (p4d.24xlarge), AWS us-east-1."
+        ),
+    ] = None,
+    unknown_costs: Annotated[
+        str,
+        typer.Option(
+            "--unknown-costs",
+            help="assume: price an unknown storage/egress price conservatively (labelled); "
+            "exclude: leave such regions out.",
+        ),
+    ] = "assume",
+    usd_per_cny: Annotated[
+        float | None,
+        typer.Option(
+            "--usd-per-cny",
+            envvar="GPUPLAN_USD_PER_CNY",
+            help="USD per CNY for CNY prices.",
+            show_default=False,
+        ),
+    ] = None,
+    saved_profile: Annotated[
+        Path | None,
+        typer.Option("--profile", help="Use a saved profile JSON instead of tracing.", show_default=False),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Also write a report: FILE.html (self-contained) or FILE.md (+ FILE.svg)."),
+    ] = None,
+) -> None:
+    """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
+    from gpuplan.catalog import open_store
+    from gpuplan.cli import settings
+    from gpuplan.plan import BaselineSpec, plan_workload
+    from gpuplan.workload import load_workload
+
+    if out is not None and out.suffix.lower() not in (".html", ".md"):
+        raise InputError(f"--out {out}: write a .html or .md file")
+    workload = load_workload(workload_file)
+    overrides: dict[str, Any] = {
+        "deadline_h": _hours(deadline),
+        "budget_usd": budget_usd,
+        "providers": _names(providers.lower() if providers else None),
+        "regions": _names(regions),
+        "countries": _names(countries),
+        "pricing": _names(pricing.lower().replace("-", "_") if pricing else None),
+        "max_gpus": max_gpus,
+        "min_gpu_memory_gib": min_gpu_memory_gib,
+        "interconnect": interconnect,
+        "compliance": _names(compliance),
+        "objective": objective,
+        "commitment": commitment.lower() if commitment else None,
+    }
+    prof = _load_profile(workload, settings(ctx).db, saved_profile)
+    store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+    try:
+        plan = plan_workload(
+            workload,
+            prof,
+            store,
+            overrides=overrides,
+            top=top,
+            baseline=BaselineSpec.parse(baseline) if baseline else None,
+            unknown_costs=unknown_costs,
+        )
+    finally:
+        store.close()
+
+    if out is not None:
+        _write_report(plan, workload.name, out)
+    if as_json:
+        from gpuplan.report.plan import plan_json
+
+        sys.stdout.write(json.dumps(plan_json(plan, workload.to_dict()), indent=2) + "\n")
+        return
+    from rich.console import Console
+
+    from gpuplan.report.plan import plan_view
+
+    Console(width=None if sys.stdout.isatty() else 200).print(plan_view(plan))
+    if out is not None:
+        Console(stderr=True).print(f"report written to {out}")
+
+
+def _write_report(plan: Any, title: str, out: Path) -> None:
+    from gpuplan.report.plan_html import cost_time_svg, plan_html, plan_markdown
+
+    try:
+        if out.suffix.lower() == ".html":
+            out.write_text(plan_html(plan, title), encoding="utf-8")
+        else:
+            svg = out.with_suffix(".svg")
+            svg.write_text(cost_time_svg(plan), encoding="utf-8")
+            out.write_text(plan_markdown(plan, title, svg.name), encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write report {out}: {e.strerror or e}") from e
 
 
 def register(app: typer.Typer) -> None:
     """Add this group's commands to `app`."""
+    app.command("plan")(plan_cmd)

@@ -1,0 +1,119 @@
+"""``gpuplan plan`` end to end: real store (seeded from the shipped snapshot), a saved profile."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def _profile() -> Profile:
+    # ~BERT-Large-sized: 340 M parameters, 9 TFLOP per step of 32 × 384 tokens.
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
+                 bytes_moved=1e9),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
+                 bytes_moved=2e9),
+    )  # fmt: skip
+    params = 340_000_000
+    return Profile(
+        key="cli-test",
+        workload_name="bert-large-squad",
+        task="finetune",
+        precision="amp-fp16",
+        batch_size=32,
+        seq_len=384,
+        params=params,
+        trainable_params=params,
+        flops_per_step=9e12,
+        forward_flops=3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0 * params,
+            optimizer_state_bytes=8.0 * params,
+            activations_bytes=4 * 1024**3,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="encoder"),
+    )
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("plan_cli")
+    prof = d / "profile.json"
+    prof.write_text(_profile().to_json(), encoding="utf-8")
+    return {"dir": d, "db": d / "catalog.sqlite", "profile": prof}
+
+
+def _run(env: dict[str, Path], *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
+           str(EXAMPLES / "bert-large-squad.yaml"), "--profile", str(env["profile"]), *args]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
+    r = _run(env, "--json", "--top", "3", "--budget-usd", "500")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["schema_version"] == 1
+    assert doc["workload"]["name"] == "bert-large-squad"
+    for key in ("recommended", "options", "pareto", "baseline", "savings_vs_baseline_pct", "excluded"):
+        assert key in doc
+    rec = doc["recommended"]
+    for key in ("provider", "region", "instance_type", "gpu", "gpu_count", "nodes", "pricing", "job_time_h",
+                "total_cost_usd", "deadline_miss_probability", "as_of", "checkpoint_interval_min",
+                "expected_interruptions", "price_source", "confidence", "job_time_h_low", "job_time_h_high",
+                "total_cost_usd_low", "total_cost_usd_high"):  # fmt: skip
+        assert key in rec, key
+    parts = rec["cost_breakdown"]
+    assert set(parts) == {"compute_usd", "storage_usd", "egress_usd", "licence_usd", "spot_overhead_usd"}
+    assert sum(parts.values()) == pytest.approx(rec["total_cost_usd"])
+    assert len(doc["options"]) <= 3
+    assert doc["excluded"]  # the YAML's provider filter leaves tencent/huawei/volcengine out
+    assert all(o["price_usd"] is not None for o in doc["options"])
+
+
+def test_infeasible_constraints_explain_and_exit_1(env: dict[str, Path]) -> None:
+    r = _run(env, "--deadline", "1m", "--budget-usd", "0.01")
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith("error: no option meets")
+    assert "the cheapest" in r.stderr or "the fastest" in r.stderr
+
+
+def test_markdown_report_with_svg_chart_next_to_it(env: dict[str, Path]) -> None:
+    out = env["dir"] / "plan.md"
+    r = _run(env, "--out", str(out), "--top", "4")
+    assert r.returncode == 0, r.stderr
+    svg = out.with_suffix(".svg").read_text(encoding="utf-8")
+    assert svg.startswith("<svg") and "recommended" in svg
+    assert "](plan.svg)" in out.read_text(encoding="utf-8")
+
+
+def test_html_report_is_self_contained(env: dict[str, Path]) -> None:
+    out = env["dir"] / "plan.html"
+    r = _run(env, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "<svg" in html and "<script" not in html and "src=" not in html and "href=" not in html
+
+
+def test_plan_help_does_not_import_torch() -> None:
+    code = (
+        "import sys\nfrom gpuplan.cli import main\nsys.argv = ['gpuplan', 'plan', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'torch' not in sys.modules, 'torch imported'"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert r.returncode == 0, r.stderr
