@@ -313,8 +313,12 @@ class Workload(Spec):
         if not isinstance(data, dict):
             raise WorkloadError(f"{p}: expected a mapping of workload fields (got {type(data).__name__})")
         model = data.get("model")
-        if isinstance(model, dict) and "project_dir" not in model:
-            data = {**data, "model": {**model, "project_dir": str(p.resolve().parent)}}
+        if isinstance(model, dict):
+            # Relative paths in a file mean relative to that file, wherever it is run from.
+            folder = p.resolve().parent
+            given = model.get("project_dir")
+            project = folder / given if isinstance(given, str) else folder
+            data = {**data, "model": {**model, "project_dir": str(project.resolve())}}
         return cls.from_dict(data, source=str(p))
 
     def to_dict(self) -> dict[str, Any]:

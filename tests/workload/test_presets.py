@@ -1,0 +1,71 @@
+"""Preset models reproduce the published architectures: parameter counts pinned exactly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gpuplan.workload import PRESETS, Workload  # noqa: E402
+from gpuplan.workload.bundle import ModelBundle  # noqa: E402
+
+
+def _bundle(name: str, **inputs: Any) -> ModelBundle:
+    info = PRESETS[name]
+    size = {"image_size": 224} if info.modality == "image" else {"seq_len": 128}
+    w = Workload.from_dict(
+        {"name": name, "model": {"preset": name}, "inputs": {"batch_size": 1, **size, **inputs}}
+    )
+    # Built on the meta device: shapes only, no memory (the tracer uses fake tensors instead).
+    with torch.device("meta"):
+        return info.loader().build(info, w)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_preset_parameter_count_matches_the_published_model(name: str) -> None:
+    model = _bundle(name).model
+    # .parameters() yields a tied tensor once, as the published counts do.
+    assert sum(p.numel() for p in model.parameters()) == PRESETS[name].expected_params
+
+
+@pytest.mark.parametrize(
+    ("name", "millions"),
+    [("gpt2", 124.4), ("bert-large", 335.2), ("resnet50", 25.56), ("llama-7b", 6738.4), ("llama-8b", 8030.3)],
+)
+def test_headline_parameter_counts(name: str, millions: float) -> None:
+    assert PRESETS[name].expected_params / 1e6 == pytest.approx(millions, rel=1e-3)
+
+
+def test_llama_shapes_carry_grouped_query_attention() -> None:
+    s8 = _bundle("llama-8b").shape
+    assert (s8.num_attention_heads, s8.num_kv_heads, s8.head_dim, s8.vocab_size) == (32, 8, 128, 128256)
+    s7 = _bundle("llama-7b").shape
+    assert s7.num_kv_heads == 32 and s7.max_seq_len == 4096
+    # largest unit FSDP gathers at once: the 128K×4096 embedding (525M) beats one block (218M)
+    assert s8.largest_layer_params == 128256 * 4096
+
+
+def test_bert_head_follows_the_task() -> None:
+    info = PRESETS["bert-large"]
+    w = Workload.from_dict(
+        {
+            "name": "q",
+            "task": "finetune",
+            "model": {"preset": "bert-large"},
+            "inputs": {"batch_size": 1, "seq_len": 384},
+        }
+    )
+    with torch.device("meta"):
+        qa = info.loader().build(info, w).model
+    # QA head (1024·2 + 2) instead of the MLM head (transform 1024² + 1024 + LN 2·1024 + bias 30522)
+    assert sum(p.numel() for p in qa.parameters()) == 335_174_458 - (1024 * 1024 + 1024 + 2048 + 30522) + 2050
+
+
+def test_every_preset_names_its_checkpoint_blocks() -> None:
+    for name in PRESETS:
+        b = _bundle(name)
+        assert b.checkpoint_blocks, name
+        for block in b.checkpoint_blocks:
+            b.model.get_submodule(block)

@@ -1,0 +1,179 @@
+"""The workload spec: parsing, round-trips and one-line errors that name the field and the fix."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuplan.errors import NotFoundError, WorkloadError
+from gpuplan.workload import (
+    OptimizerName,
+    Precision,
+    Task,
+    Workload,
+    load_workload,
+    parse_duration_hours,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _base(**over: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "name": "w",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 8, "seq_len": 1024},
+    }
+    d.update(over)
+    return d
+
+
+def _error(d: dict[str, Any]) -> str:
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_dict(d)
+    msg = str(e.value)
+    assert "\n" not in msg
+    return msg
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p.name for p in FIXTURES.glob("*.yaml") if p.name != "bad_syntax.yaml")
+)
+def test_every_fixture_workload_loads_and_round_trips(path: str) -> None:
+    w = Workload.from_yaml(FIXTURES / path)
+    assert Workload.from_dict(w.to_dict()) == w
+
+
+def test_design_example_parses_into_typed_fields() -> None:
+    w = load_workload(FIXTURES / "bert_squad.yaml")
+    assert w.task is Task.FINETUNE
+    assert w.precision is Precision.AMP_FP16
+    assert w.optimizer is OptimizerName.ADAMW
+    assert w.inputs.batch_size == 32 and w.inputs.seq_len == 384
+    assert w.constraints.deadline_hours == 12.0
+    assert w.constraints.pricing == ("on_demand", "spot")
+    assert w.data is not None and w.data.samples == 88000
+    # global batch = per-GPU batch × GPUs × accumulation
+    assert w.global_batch_size(8) == 32 * 8 * 1
+
+
+def test_workload_is_frozen() -> None:
+    w = Workload.from_dict(_base())
+    with pytest.raises(Exception, match="frozen"):
+        w.name = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [("12h", 12.0), ("2d", 48.0), ("90m", 1.5), ("1h30m", 1.5), ("1w", 168.0), (6, 6.0), ("2.5", 2.5)],
+)
+def test_durations_parse_into_hours(text: object, hours: float) -> None:
+    assert parse_duration_hours(text) == pytest.approx(hours)
+
+
+def test_batch_size_zero_is_one_line_naming_the_field() -> None:
+    assert (
+        _error(_base(inputs={"batch_size": 0, "seq_len": 1024})) == "inputs.batch_size: must be ≥ 1 (got 0)"
+    )
+
+
+def test_unknown_key_is_rejected_with_did_you_mean() -> None:
+    msg = _error(_base(inputs={"batch_sise": 8, "seq_len": 1024}))
+    assert msg.startswith("inputs: unknown key 'batch_sise'; did you mean 'batch_size'")
+
+
+def test_unknown_top_level_key_is_rejected() -> None:
+    assert "did you mean 'precision'" in _error(_base(precison="fp32"))
+
+
+def test_unknown_enum_value_suggests_the_nearest() -> None:
+    msg = _error(_base(precision="bf61"))
+    assert msg.startswith("precision: unknown value 'bf61'; did you mean 'bf16'")
+
+
+def test_enum_values_are_forgiving_about_case_and_underscores() -> None:
+    w = Workload.from_dict(_base(precision="AMP_BF16", optimizer="AdamW-Fused"))
+    assert w.precision is Precision.AMP_BF16 and w.optimizer is OptimizerName.ADAMW_FUSED
+
+
+def test_seq_len_longer_than_the_model_allows_is_refused() -> None:
+    msg = _error(_base(inputs={"batch_size": 1, "seq_len": 2048}))
+    assert msg == (
+        "inputs.seq_len: 2048 is longer than the model allows (1024 positions in gpt2); "
+        "use seq_len: 1024 or less"
+    )
+
+
+def test_seq_len_limit_comes_from_an_hf_config() -> None:
+    d = {"name": "h", "model": {"hf_config": str(FIXTURES / "hf" / "tiny_gpt2.json")}}
+    assert "128 positions" in _error({**d, "inputs": {"batch_size": 1, "seq_len": 129}})
+
+
+def test_unknown_preset_raises_not_found_with_suggestions() -> None:
+    with pytest.raises(NotFoundError) as e:
+        Workload.from_dict(_base(model={"preset": "lama-7b"}))
+    assert "llama-7b" in e.value.suggestions
+    assert "did you mean 'llama-7b'" in str(e.value)
+
+
+def test_exactly_one_model_source() -> None:
+    msg = _error(_base(model={"preset": "gpt2", "python": "pkg.mod:build"}))
+    assert msg == "model: give exactly one of preset, hf_config or python (got preset, python)"
+    assert "got none" in _error(_base(model={}))
+
+
+def test_python_entry_point_must_name_a_function() -> None:
+    assert "expected 'package.module:function'" in _error(_base(model={"python": "pkg.mod"}))
+
+
+def test_image_model_requires_image_size_and_text_model_seq_len() -> None:
+    assert _error(_base(model={"preset": "resnet50"}, inputs={"batch_size": 8})).startswith(
+        "inputs.image_size:"
+    )
+    assert _error(_base(inputs={"batch_size": 8})).startswith("inputs.seq_len: required")
+    assert "takes images" in _error(_base(model={"preset": "vit-b16"}))
+
+
+def test_serving_is_only_for_inference() -> None:
+    serving = {"requests_per_s": 5, "prompt_tokens": 100, "output_tokens": 100}
+    assert _error(_base(serving=serving)).startswith("serving: only applies to task: infer")
+    w = Workload.from_dict(_base(task="infer", serving=serving))
+    assert w.serving is not None and w.serving.requests_per_s == 5
+
+
+def test_bad_deadline_names_the_field() -> None:
+    msg = _error(_base(constraints={"deadline": "soon"}))
+    assert msg.startswith("constraints.deadline: expected a duration like 12h")
+
+
+def test_pricing_models_are_checked() -> None:
+    assert "did you mean 'on_demand'" in _error(_base(constraints={"pricing": ["ondemand"]}))
+
+
+def test_missing_file_is_one_line() -> None:
+    with pytest.raises(WorkloadError, match=r"^cannot read workload file .*nope\.yaml.*No such file"):
+        Workload.from_yaml(FIXTURES / "nope.yaml")
+
+
+def test_yaml_syntax_error_is_one_line_with_position() -> None:
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_yaml(FIXTURES / "bad_syntax.yaml")
+    assert "\n" not in str(e.value)
+    assert "bad_syntax.yaml:3:" in str(e.value) and "invalid YAML" in str(e.value)
+
+
+def test_yaml_paths_resolve_from_the_file_folder() -> None:
+    w = Workload.from_yaml(FIXTURES / "user_model.yaml")
+    assert Path(w.model.project_dir or "") == (FIXTURES / "userproj").resolve()
+    h = Workload.from_yaml(FIXTURES / "hf_tiny_gpt2.yaml")
+    assert h.model.hf_config_path == (FIXTURES / "hf" / "tiny_gpt2.json").resolve()
+
+
+def test_importing_the_workload_package_does_not_import_torch() -> None:
+    code = "import sys, gpuplan.workload, gpuplan.profile; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
