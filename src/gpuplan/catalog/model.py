@@ -96,7 +96,12 @@ class Currency(_CastEnum):
     @classmethod
     def cast(cls, value: str | _CastEnum) -> Any:
         # Currencies are written upper case (ISO 4217); members hold lower case only for cast().
-        return super().cast(str(value).lower())
+        if isinstance(value, cls):
+            return value
+        for member in cls:
+            if member.value == str(value).strip().lower():
+                return member
+        raise NotFoundError("currency", str(value), [m.code for m in cls])
 
     @property
     def code(self) -> str:

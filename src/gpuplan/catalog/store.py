@@ -837,6 +837,8 @@ class Store:
             else:
                 good.append(row)
                 batch_known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
+        # One file line can yield two rows (AWS: region on-demand + zone spot); report it once.
+        bad = list(dict.fromkeys(bad))
         if not good:
             return ImportReport(
                 provider=prov,

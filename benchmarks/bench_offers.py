@@ -1,0 +1,93 @@
+"""Time ``offers`` over the whole catalog, against references measured in the same run.
+
+    python benchmarks/bench_offers.py [--repeat 20]
+
+Prints: the in-process ``Store.offers`` (every offer x pricing model, unpriced included) and
+``list_offers`` (cheapest region, sorted) against a raw sqlite3 SELECT of the same price rows; and the
+end-to-end ``gpuplan offers --json`` process against a bare ``python -c pass`` start. Ratios, not
+absolute seconds, are what compares across machines. Not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+
+def _best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """(min, median) seconds of ``repeat`` calls."""
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.query import OfferQuery, list_offers
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "bench.sqlite")
+        t0 = time.perf_counter()
+        store = open_store(db)
+        first_open = time.perf_counter() - t0
+        n = len(store.offers(include_unpriced=True))
+
+        def raw() -> object:
+            with sqlite3.connect(db) as conn:
+                return conn.execute(
+                    "SELECT o.*, p.* FROM offers o LEFT JOIN prices p ON p.offer_id = o.id"
+                ).fetchall()
+
+        raw_min, raw_med = _best(raw, args.repeat)
+        off_min, off_med = _best(lambda: store.offers(include_unpriced=True), args.repeat)
+        list_min, list_med = _best(lambda: list_offers(store, OfferQuery()), args.repeat)
+        reopen_min, _ = _best(lambda: open_store(db).offers(include_unpriced=True), max(3, args.repeat // 4))
+
+        def run(cmd: list[str]) -> Callable[[], object]:
+            return lambda: subprocess.run(cmd, check=True, capture_output=True)
+
+        cli_repeat = max(3, args.repeat // 4)
+        py_min, _ = _best(run([sys.executable, "-c", "pass"]), cli_repeat)
+        cli = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", db, "offers", "--json"]
+        cli_min, cli_med = _best(run(cli), cli_repeat)
+        help_min, _ = _best(
+            run([sys.executable, "-c", "from gpuplan.cli import main; main()", "--help"]), cli_repeat
+        )
+
+    print(f"catalog: {n} offer x pricing rows (unpriced included)")
+    print(f"first open (migrate + seed snapshot): {first_open * 1e3:8.1f} ms")
+    print(f"raw sqlite3 SELECT (reference):       {raw_min * 1e3:8.2f} ms (median {raw_med * 1e3:.2f})")
+    print(
+        f"Store.offers(all):                    {off_min * 1e3:8.2f} ms (median {off_med * 1e3:.2f})"
+        f"  = {off_min / raw_min:5.1f} x raw SELECT"
+    )
+    print(
+        f"list_offers (cheapest region, sorted):{list_min * 1e3:8.2f} ms (median {list_med * 1e3:.2f})"
+        f"  = {list_min / raw_min:5.1f} x raw SELECT"
+    )
+    print(f"open_store + offers (warm DB):        {reopen_min * 1e3:8.2f} ms")
+    print(f"python -c pass (reference):           {py_min * 1e3:8.1f} ms")
+    print(
+        f"gpuplan offers --json (process):      {cli_min * 1e3:8.1f} ms (median {cli_med * 1e3:.1f})"
+        f"  = {cli_min / py_min:5.1f} x bare python start"
+    )
+    print(f"gpuplan --help (process):             {help_min * 1e3:8.1f} ms  = {help_min / py_min:5.1f} x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Browsing: cheapest region per instance type, sorting, price caps, display currency."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuplan.catalog import ExchangeRate, OfferRow, PriceRow, Store
+from gpuplan.catalog.query import OfferQuery, cheapest_by_gpu, list_offers
+from gpuplan.errors import DataError, NotFoundError
+
+
+def _offer(region: str, amount: float) -> OfferRow:
+    return OfferRow(
+        provider="gcp",
+        region=region,
+        zone=None,
+        instance_type="a3-ultragpu-8g",
+        gpu="H200-SXM",
+        gpu_count=8,
+        vcpus=224,
+        memory_gib=2952,
+        network_gbps=None,
+        interconnect=None,
+        source="test",
+        prices=(
+            PriceRow(
+                pricing="on_demand",
+                amount=amount,
+                currency="USD",
+                unit="hour",
+                as_of="2026-11-01",
+                source="test",
+                confidence="high",
+            ),
+        ),
+    )
+
+
+def test_default_keeps_the_cheapest_region_and_counts_the_others(store: Store) -> None:
+    store.import_offers([_offer("asia-south1", 70.0), _offer("us-west1", 95.0)], provider="gcp", source="t")
+    q = OfferQuery(gpu="h200", provider="gcp", pricing="on_demand")
+    [view] = list_offers(store, q).views
+    assert view.offer.region == "asia-south1"
+    assert view.regions_compared == 4  # us-central1, europe-west1 (snapshot) + the two above
+    every = list_offers(store, OfferQuery(gpu="h200", provider="gcp", pricing="on_demand", all_regions=True))
+    assert len(every.views) == 4
+
+
+def test_sorting(store: Store) -> None:
+    by_price = [v.price_per_hour for v in list_offers(store, OfferQuery(pricing="on_demand")).views]
+    known = [p for p in by_price if p is not None]
+    assert known == sorted(known)
+    assert by_price.index(None) > by_price.index(known[-1]) if None in by_price else True
+    per_gpu = [v.price_per_gpu_hour for v in list_offers(store, OfferQuery(sort="price-per-gpu")).views]
+    known = [p for p in per_gpu if p is not None]
+    assert known == sorted(known)
+    mem = list_offers(store, OfferQuery(sort="gpu-memory")).views
+    assert mem[0].offer.gpu in ("H200-SXM", "MI300X")  # 8 x 141 or 8 x 192 GB first
+    with pytest.raises(NotFoundError, match="sort key"):
+        list_offers(store, OfferQuery(sort="cheapness"))
+
+
+def test_max_price_leaves_out_unknown_prices_and_says_so(store: Store) -> None:
+    listing = list_offers(store, OfferQuery(max_price_per_hour=1.0))
+    assert listing.views and all(
+        v.price_per_hour is not None and v.price_per_hour <= 1.0 for v in listing.views
+    )
+    assert listing.hidden_unknown_price > 0
+    with pytest.raises(DataError):
+        list_offers(store, OfferQuery(max_price_per_hour=-1))
+
+
+def test_cny_display_needs_a_rate_and_then_shows_it(store: Store) -> None:
+    with pytest.raises(DataError, match="GPUPLAN_USD_PER_CNY"):
+        list_offers(store, OfferQuery(currency="CNY"))
+    with pytest.raises(NotFoundError, match="currency"):
+        list_offers(store, OfferQuery(currency="EUR"))
+    store.override_exchange_rate(
+        ExchangeRate(currency="CNY", usd_per_unit=0.125, as_of="2026-11-30", source="t")
+    )
+    listing = list_offers(
+        store, OfferQuery(currency="CNY", provider="aws", pricing="on_demand", gpu="H100-SXM")
+    )
+    [p5] = listing.views
+    # 55.04 USD/h / 0.125 USD per CNY = 440.32 CNY/h
+    assert p5.price_per_hour == pytest.approx(440.32)
+    assert [r.currency for r in listing.rates] == ["CNY"]
+    ali = list_offers(
+        store, OfferQuery(currency="CNY", provider="alibaba", region="cn-shanghai", pricing="on_demand")
+    )
+    # Already in CNY: the published amount, unconverted.
+    assert {v.price_per_hour for v in ali.views} >= {31.58}
+
+
+def test_cheapest_by_gpu_ignores_unconvertible_prices(store: Store) -> None:
+    best = cheapest_by_gpu(store.offers())
+    assert best["H100-SXM"]["on_demand"].price_usd_per_gpu_hour == pytest.approx(55.04 / 8)
+    assert all(o.currency == "USD" for per in best.values() for o in per.values())

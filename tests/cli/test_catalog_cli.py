@@ -1,0 +1,252 @@
+"""CLI: gpus, offers, catalog import|export|info, error lines and exit codes, no torch import."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.catalog import open_store
+from gpuplan.cli import app
+from gpuplan.errors import CatalogImportError, DataError, NotFoundError
+
+FIXTURES = Path(__file__).resolve().parents[1] / "catalog" / "fixtures"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "seeded.sqlite"
+    open_store(str(path)).close()
+    return path
+
+
+@pytest.fixture
+def db(seeded: Path, tmp_path: Path) -> str:
+    path = tmp_path / "gpuplan.sqlite"
+    shutil.copy(seeded, path)
+    return str(path)
+
+
+def test_offers_json_contract(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "offers", "--json", "--all-regions"])
+    assert result.exit_code == 0, result.output
+    items = json.loads(result.stdout)
+    required = {
+        "provider",
+        "region",
+        "zone",
+        "instance_type",
+        "gpu",
+        "gpu_count",
+        "vcpus",
+        "memory_gib",
+        "pricing",
+        "price",
+        "currency",
+        "price_usd_per_hour",
+        "price_usd_per_gpu_hour",
+        "as_of",
+        "source",
+        "stale",
+        "price_reason",
+    }
+    assert all(required <= set(item) for item in items)
+    assert {i["provider"] for i in items} == {
+        "aws",
+        "azure",
+        "gcp",
+        "alibaba",
+        "tencent",
+        "huawei",
+        "volcengine",
+    }
+    priced = [i for i in items if i["pricing"] is not None]
+    assert len({i["pricing"] for i in priced}) >= 4
+    assert all(i["price"] > 0 and i["as_of"] and i["source"] for i in priced)
+    assert all(i["price"] is None and i["price_reason"] for i in items if i["pricing"] is None)
+
+
+def test_ambiguous_family_lists_every_variant(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "offers", "--gpu", "a100", "--json"])
+    assert result.exit_code == 0, result.output
+    gpus = {i["gpu"] for i in json.loads(result.stdout)}
+    assert {"A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-80GB"} <= gpus
+
+
+def test_gpu_with_count(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "offers", "--gpu", "h100:8", "--json"])
+    items = json.loads(result.stdout)
+    assert items and all(i["gpu_count"] == 8 and i["gpu"].startswith("H100") for i in items)
+
+
+def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "offers", "--provider", "tencent"])
+    assert result.exit_code == 0, result.output
+    assert "unknown (specs only" in result.stdout
+    assert "not convertible" not in result.stdout
+    result = runner.invoke(app, ["--db", db, "offers", "--provider", "alibaba", "--usd-per-cny", "0.14"])
+    assert "1 CNY = 0.14 USD" in result.stdout
+
+
+def test_usd_per_cny_env_var(db: str) -> None:
+    result = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "alibaba", "--json"], env={"GPUPLAN_USD_PER_CNY": "0.5"}
+    )
+    items = [i for i in json.loads(result.stdout) if i["currency"] == "CNY"]
+    assert items and all(
+        i["price_usd_per_hour"] is not None and i["exchange_rate_usd_per_unit"] == 0.5 for i in items
+    )
+
+
+def test_max_price_and_currency(db: str) -> None:
+    result = runner.invoke(
+        app,
+        ["--db", db, "offers", "--max-price", "20", "--currency", "cny", "--usd-per-cny", "0.125", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    items = json.loads(result.stdout)
+    assert items and all(i["display_currency"] == "CNY" and i["price_per_hour"] <= 20 for i in items)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "text"),
+    [
+        (["offers", "--pricing", "bogus"], NotFoundError, "unknown pricing model 'bogus'"),
+        (["offers", "--currency", "EUR"], NotFoundError, "unknown currency 'EUR'"),
+        (["offers", "--provider", "awz"], NotFoundError, "did you mean 'aws'"),
+        (["offers", "--gpu", "h1000"], NotFoundError, "did you mean"),
+        (["offers", "--sort", "speed"], NotFoundError, "unknown sort key"),
+        (["offers", "--currency", "CNY"], DataError, "GPUPLAN_USD_PER_CNY"),
+    ],
+)
+def test_bad_flag_values_raise_one_line_errors(db: str, args: list[str], error: type, text: str) -> None:
+    result = runner.invoke(app, ["--db", db, *args])
+    assert isinstance(result.exception, error), result.output
+    assert text in str(result.exception)
+    assert "\n" not in str(result.exception)
+
+
+def test_error_becomes_one_line_and_exit_1(db: str) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from gpuplan.cli import main; main()",
+            "--db",
+            db,
+            "offers",
+            "--pricing",
+            "bogus",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert proc.stderr.startswith("error: unknown pricing model 'bogus'")
+
+
+def test_gpus_json(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "gpus", "--json"])
+    assert result.exit_code == 0, result.output
+    gpus = {g["id"]: g for g in json.loads(result.stdout)}
+    keys = {
+        "id",
+        "name",
+        "memory_gib",
+        "memory_bandwidth_gbps",
+        "fp32_tflops",
+        "tf32_tflops",
+        "bf16_tflops",
+        "fp16_tflops",
+        "fp8_tflops",
+        "interconnect",
+        "source",
+        "cheapest",
+    }
+    assert all(keys <= set(g) for g in gpus.values())
+    assert gpus["A100-SXM4-40GB"]["fp8_tflops"] is None
+    h100 = gpus["H100-SXM"]
+    assert (h100["bf16_tflops"], h100["fp32_tflops"]) == (989.5, 67)
+    best = h100["cheapest"]["on_demand"]
+    assert best["provider"] == "aws" and best["price_usd_per_gpu_hour"] == pytest.approx(55.04 / 8)
+    assert set(h100["cheapest"]) == {"on_demand", "spot", "monthly", "reserved_1y", "reserved_3y"}
+
+
+def test_gpus_table(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "gpus"])
+    assert result.exit_code == 0, result.output
+    assert "H200-SXM" in result.stdout and "NVLink 3" in result.stdout
+
+
+def test_catalog_info(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "catalog", "info", "--json"])
+    assert result.exit_code == 0, result.output
+    info = json.loads(result.stdout)
+    assert len(info["providers"]) == 7 and info["schema_revision"] == "0001_initial"
+    table = runner.invoke(app, ["--db", db, "catalog", "info"])
+    assert "schema revision" in table.stdout
+
+
+def test_catalog_import_reports_lines(db: str) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "--db",
+            db,
+            "catalog",
+            "import",
+            "--format",
+            "skypilot",
+            str(FIXTURES / "aws_v8_broken.csv"),
+            "--provider",
+            "aws",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "6 rows rejected" in result.stdout
+    assert "truncated" in result.stdout and "Z100" in result.stdout
+
+
+def test_catalog_import_wrong_header_is_an_error(db: str) -> None:
+    result = runner.invoke(
+        app,
+        ["--db", db, "catalog", "import", str(FIXTURES / "azure_vms_v6_gpu_sample.csv"), "--provider", "aws"],
+    )
+    assert isinstance(result.exception, CatalogImportError)
+
+
+def test_catalog_export_csv_and_json(db: str, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["--db", db, "catalog", "export", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert rows and {r["provider"] for r in rows} >= {"aws", "tencent"}
+    out = tmp_path / "catalog.json"
+    result = runner.invoke(app, ["--db", db, "catalog", "export", "--format", "json", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(out.read_text())) == len(rows)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--db", "{db}", "offers", "--json"]])
+def test_help_and_offers_do_not_import_torch(db: str, args: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from gpuplan.cli import main\n"
+        f"sys.argv = ['gpuplan', *{[a.replace('{db}', db) for a in args]!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('TORCH=' + str('torch' in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=os.environ.copy()
+    )
+    assert "TORCH=False" in proc.stderr, proc.stderr
