@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -19,34 +17,25 @@ from sqlalchemy import Connection, Engine, create_engine, event, func, insert, s
 from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
-from gpuplan.catalog.gates import check_offer
+from gpuplan.catalog.facts import FactsMixin, _Facts
+from gpuplan.catalog.importing import ImportMixin
+from gpuplan.catalog.local_tables import LocalTablesMixin
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
-    BenchResult,
-    BillingPolicy,
     CatalogInfo,
-    ComplianceLabel,
     Currency,
     ExchangeRate,
-    ImportReport,
-    LicenceFee,
     OfferPrice,
-    OfferRow,
     PricingModel,
     Provider,
-    RejectedRow,
-    StoragePrice,
-    TransferTier,
 )
-from gpuplan.errors import AmbiguousNameError, CatalogImportError, DataError, StoreError
+from gpuplan.errors import AmbiguousNameError, DataError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
 __all__ = ["DEFAULT_STALE_AFTER_DAYS", "Store", "default_db_path", "open_store"]
 
 #: A price older than this many days is flagged ``stale``.
 DEFAULT_STALE_AFTER_DAYS = 180
-#: Region value of rows that hold for every region of a provider.
-ANY_REGION = "*"
 
 
 def default_db_path() -> Path:
@@ -54,10 +43,6 @@ def default_db_path() -> Path:
     import platformdirs  # lazy: only needed when no --db is given
 
     return Path(platformdirs.user_data_dir("gpuplan")) / "gpuplan.sqlite"
-
-
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def _as_of_date(as_of: str) -> date | None:
@@ -139,14 +124,6 @@ def _migrate(engine: Engine) -> str:
     return t.HEAD_REVISION
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """Per-provider facts joined onto every offer row (loaded once per Store)."""
-
-    billing: dict[tuple[str, str], BillingPolicy]
-    compliance: dict[tuple[str, str], tuple[str, ...]]
-
-
 def open_store(
     db: str | None = None,
     *,
@@ -190,7 +167,7 @@ def open_store(
     return store
 
 
-class Store:
+class Store(FactsMixin, LocalTablesMixin, ImportMixin):
     """The catalog database. Create with :func:`open_store`."""
 
     def __init__(
@@ -262,79 +239,6 @@ class Store:
         return ExchangeRate(currency=code, usd_per_unit=row.usd_per_unit, as_of=row.as_of, source=row.source)
 
     # ---------------------------------------------------------------- offers
-
-    def _load_facts(self) -> _Facts:
-        if self._facts is None:
-            billing: dict[tuple[str, str], BillingPolicy] = {}
-            compliance: dict[tuple[str, str], list[str]] = {}
-            with self._engine.connect() as conn:
-                b = t.billing_policies.c
-                for r in conn.execute(
-                    select(
-                        b.provider, b.region, b.granularity_s, b.min_billing_s, b.as_of, b.source, b.reason
-                    ).order_by(b.id)
-                ):
-                    billing[(r.provider, r.region)] = BillingPolicy(
-                        provider=r.provider,
-                        region=r.region,
-                        granularity_s=r.granularity_s,
-                        min_billing_s=r.min_billing_s,
-                        as_of=r.as_of,
-                        source=r.source,
-                        reason=r.reason,
-                    )
-                c = t.compliance_labels.c
-                for lr in conn.execute(select(c.provider, c.region, c.label).order_by(c.id)):
-                    labels = compliance.setdefault((lr.provider, lr.region), [])
-                    if lr.label not in labels:
-                        labels.append(lr.label)
-            self._facts = _Facts(billing=billing, compliance={k: tuple(v) for k, v in compliance.items()})
-        return self._facts
-
-    def billing_policy(self, provider: str, region: str) -> BillingPolicy:
-        """How ``provider`` bills compute in ``region`` (granularity None = unknown: assume hourly)."""
-        p = Provider.cast(provider).value
-        facts = self._load_facts()
-        found = facts.billing.get((p, region)) or facts.billing.get((p, ANY_REGION))
-        if found is not None:
-            return found
-        return BillingPolicy(
-            provider=p,
-            region=region,
-            granularity_s=None,
-            min_billing_s=None,
-            as_of=None,
-            source=None,
-            reason="no billing granularity in the catalog; assume hourly billing",
-        )
-
-    def compliance_labels(self, provider: str, region: str) -> tuple[str, ...]:
-        """Sourced compliance labels of a provider/region (provider-wide labels included)."""
-        p = Provider.cast(provider).value
-        facts = self._load_facts()
-        return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
-
-    def compliance_details(self, provider: str) -> list[ComplianceLabel]:
-        """The compliance labels of a provider with their sources."""
-        p = Provider.cast(provider).value
-        c = t.compliance_labels.c
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(c.provider, c.region, c.label, c.as_of, c.source, c.confidence)
-                .where(c.provider == p)
-                .order_by(c.id)
-            ).all()
-        return [
-            ComplianceLabel(
-                provider=r.provider,
-                region=r.region,
-                label=r.label,
-                as_of=r.as_of,
-                source=r.source,
-                confidence=r.confidence,
-            )
-            for r in rows
-        ]
 
     @staticmethod
     def _gpu_ids(gpu: str) -> list[str]:
@@ -508,246 +412,6 @@ class Store:
             exchange_rate_as_of=rate.as_of if rate else None,
         )
 
-    def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]:
-        """(provider, instance type) -> (GPU id, count) for every instance type in the catalog."""
-        o = t.offers.c
-        with self._engine.connect() as conn:
-            rows = conn.execute(select(o.provider, o.instance_type, o.gpu, o.gpu_count).distinct()).all()
-        return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
-
-    # ---------------------------------------------------------------- transfer, storage, licences
-
-    def _transfer(self, provider: str, region: str, kind: str) -> list[TransferTier]:
-        p = Provider.cast(provider).value
-        c = t.transfer_prices.c
-        cols = (
-            c.region,
-            c.start_gb,
-            c.end_gb,
-            c.price_per_gb,
-            c.currency,
-            c.quantity_unit,
-            c.as_of,
-            c.source,
-            c.confidence,
-            c.description,
-            c.is_default_region,
-            c.reason,
-            c.import_id,
-        )
-        with self._engine.connect() as conn:
-            base = select(*cols).where(c.provider == p, c.kind == kind).order_by(c.start_gb, c.id)
-            rows = _latest_import(conn.execute(base.where(c.region == region)).all())
-            fallback = False
-            if not rows:
-                fallback = True
-                rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
-        if fallback and rows:
-            # Default rows of several regions would mix tier sets: keep one region's (the first by name).
-            first = min(r.region for r in rows)
-            rows = [r for r in rows if r.region == first]
-        return [
-            TransferTier(
-                provider=p,
-                region=r.region,
-                kind=kind,
-                start_gb=r.start_gb,
-                end_gb=r.end_gb,
-                price_per_gb=r.price_per_gb,
-                currency=r.currency,
-                quantity_unit=r.quantity_unit,
-                as_of=r.as_of,
-                source=r.source,
-                confidence=r.confidence,
-                description=r.description,
-                fallback=fallback,
-                reason=_fallback_reason(r.reason, fallback, region, r.region),
-            )
-            for r in rows
-        ]
-
-    def egress_tiers(self, provider: str, region: str) -> list[TransferTier]:
-        """Internet egress tiers of ``region``, ordered by tier start.
-
-        Without rows for ``region``, the provider's generic/default-region rows, with
-        ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
-        """
-        return self._transfer(provider, region, "internet_egress")
-
-    def inter_region_price(self, provider: str, region: str) -> TransferTier | None:
-        """Price of moving data from ``region`` to another region of the provider; None if unknown."""
-        tiers = self._transfer(provider, region, "inter_region")
-        return tiers[0] if tiers else None
-
-    def storage_prices(self, provider: str, region: str) -> list[StoragePrice]:
-        """Object and block storage prices of ``region`` (default-region rows as fallback)."""
-        p = Provider.cast(provider).value
-        c = t.storage_prices.c
-        cols = (
-            c.region,
-            c.kind,
-            c.storage_class,
-            c.price,
-            c.currency,
-            c.unit,
-            c.as_of,
-            c.source,
-            c.confidence,
-            c.notes,
-            c.reason,
-            c.import_id,
-        )
-        with self._engine.connect() as conn:
-            base = select(*cols).where(c.provider == p).order_by(c.kind.desc(), c.id)
-            rows = _latest_import(conn.execute(base.where(c.region == region)).all())
-            fallback = False
-            if not rows:
-                fallback = True
-                rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
-        out = []
-        for r in rows:
-            per_month: float | None = None
-            if r.price is not None:
-                per_month = r.price * HOURS_PER_MONTH if r.unit == "GB-hour" else r.price
-            out.append(
-                StoragePrice(
-                    provider=p,
-                    region=r.region,
-                    kind=r.kind,
-                    storage_class=r.storage_class,
-                    price=r.price,
-                    currency=r.currency,
-                    unit=r.unit,
-                    price_per_gb_month=per_month,
-                    as_of=r.as_of,
-                    source=r.source,
-                    confidence=r.confidence,
-                    notes=r.notes,
-                    fallback=fallback,
-                    reason=_fallback_reason(r.reason, fallback, region, r.region),
-                )
-            )
-        return out
-
-    def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
-        """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
-        p = Provider.cast(provider).value
-        c = t.licence_fees.c
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(
-                    c.region,
-                    c.item,
-                    c.applies,
-                    c.price,
-                    c.currency,
-                    c.unit,
-                    c.as_of,
-                    c.source,
-                    c.reason,
-                    c.import_id,
-                )
-                .where(c.provider == p, c.region.in_((region, ANY_REGION)))
-                .order_by(c.id)
-            ).all()
-            rows = _latest_import(rows)
-        return [
-            LicenceFee(
-                provider=p,
-                region=r.region,
-                item=r.item,
-                applies=None if r.applies is None else bool(r.applies),
-                price=r.price,
-                currency=r.currency,
-                unit=r.unit,
-                as_of=r.as_of,
-                source=r.source,
-                reason=r.reason,
-            )
-            for r in rows
-        ]
-
-    # ---------------------------------------------------------------- other layers' tables
-
-    def get_profile(self, key: str, schema_version: int) -> str | None:
-        """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
-        c = t.profile_cache.c
-        with self._engine.connect() as conn:
-            row = conn.execute(
-                select(c.payload).where(c.key == key, c.schema_version == schema_version)
-            ).first()
-        return None if row is None else str(row.payload)
-
-    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
-        """Cache a profile payload (replacing any entry for ``key``)."""
-        c = t.profile_cache.c
-        with self._engine.begin() as conn:
-            conn.execute(t.profile_cache.delete().where(c.key == key))
-            conn.execute(
-                insert(t.profile_cache).values(
-                    key=key, schema_version=schema_version, created_at=_now_iso(), payload=payload
-                )
-            )
-
-    def add_bench_results(self, results: Sequence[BenchResult]) -> None:
-        """Append measurements (one transaction)."""
-        if not results:
-            return
-        with self._engine.begin() as conn:
-            conn.execute(
-                insert(t.bench_results),
-                [
-                    {
-                        "gpu_id": r.gpu_id,
-                        "device_name": r.device_name,
-                        "host": r.host,
-                        "measured_at": r.measured_at,
-                        "metric": r.metric,
-                        "dtype": r.dtype,
-                        "value": r.value,
-                        "unit": r.unit,
-                        "datasheet_value": r.datasheet_value,
-                        "details": json.dumps(r.details, sort_keys=True),
-                    }
-                    for r in results
-                ],
-            )
-
-    def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
-        """Stored measurements, oldest first; only ``gpu_id``'s when given."""
-        c = t.bench_results.c
-        stmt = select(
-            c.gpu_id,
-            c.device_name,
-            c.host,
-            c.measured_at,
-            c.metric,
-            c.dtype,
-            c.value,
-            c.unit,
-            c.datasheet_value,
-            c.details,
-        ).order_by(c.measured_at, c.id)
-        if gpu_id is not None:
-            stmt = stmt.where(c.gpu_id == gpu_id)
-        with self._engine.connect() as conn:
-            rows = conn.execute(stmt).all()
-        return [
-            BenchResult(
-                gpu_id=r.gpu_id,
-                device_name=r.device_name,
-                host=r.host,
-                measured_at=r.measured_at,
-                metric=r.metric,
-                dtype=r.dtype,
-                value=r.value,
-                unit=r.unit,
-                datasheet_value=r.datasheet_value,
-                details=json.loads(r.details) if r.details else {},
-            )
-            for r in rows
-        ]
-
     # ---------------------------------------------------------------- info
 
     def info(self) -> CatalogInfo:
@@ -781,186 +445,5 @@ class Store:
             stale_after_days=self.stale_after_days,
         )
 
-    # ---------------------------------------------------------------- imports
-
-    def import_offers(
-        self,
-        rows: Iterable[OfferRow],
-        *,
-        provider: str,
-        source: str,
-        kind: str = "manual",
-        rejected: Sequence[RejectedRow] = (),
-        snapshot_id: str | None = None,
-    ) -> ImportReport:
-        """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
-
-        ``rejected`` are rows the parser already refused (truncated lines …); they are reported
-        along with the rows the gates refuse. Offers are matched on (provider, region, zone,
-        instance type); their prices are appended, never overwritten.
-        """
-        prov = Provider.cast(provider).value
-        rows = list(rows)
-        known = self.known_instances()
-        # Instance types first seen in this batch are checked against each other too.
-        batch_known: dict[tuple[str, str], tuple[str, float]] = {}
-        od_batch: dict[tuple[str, str, str], float] = {}
-        for row in rows:
-            for pr in row.prices:
-                if pr.pricing == PricingModel.ON_DEMAND.value and pr.amount > 0:
-                    key = (row.provider, row.region, row.instance_type)
-                    od_batch[key] = min(od_batch.get(key, math.inf), pr.amount)
-        current_od = self._current_on_demand(prov)
-
-        def on_demand_hourly(row: OfferRow) -> float | None:
-            key = (row.provider, row.region, row.instance_type)
-            return od_batch.get(key, current_od.get(key))
-
-        good: list[OfferRow] = []
-        bad: list[RejectedRow] = list(rejected)
-        for row in rows:
-            reasons = check_offer(
-                row,
-                provider=prov,
-                known_instances={**batch_known, **known},
-                on_demand_hourly=on_demand_hourly,
-            )
-            if reasons:
-                bad.append(
-                    RejectedRow(
-                        line=row.line,
-                        instance_type=row.instance_type,
-                        region=row.region,
-                        reason="; ".join(reasons),
-                    )
-                )
-            else:
-                good.append(row)
-                batch_known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
-        # One file line can yield two rows (AWS: region on-demand + zone spot); report it once.
-        bad = list(dict.fromkeys(bad))
-        if not good:
-            return ImportReport(
-                provider=prov,
-                source=source,
-                offers_imported=0,
-                prices_imported=0,
-                rejected=tuple(bad),
-                import_id=None,
-            )
-        try:
-            with self._engine.begin() as conn:
-                import_id = conn.execute(
-                    insert(t.imports).values(
-                        provider=prov,
-                        kind=kind,
-                        source=source,
-                        snapshot_id=snapshot_id,
-                        imported_at=_now_iso(),
-                        rows_ok=len(good),
-                        rows_rejected=len(bad),
-                    )
-                ).inserted_primary_key[0]  # type: ignore[index]
-                n_offers, n_prices = self._write_offers(conn, good, import_id)
-        except SQLAlchemyError as e:
-            raise CatalogImportError(
-                f"import of {prov} from {source} failed and was rolled back (database unchanged): {e}"
-            ) from e
-        self._facts = None
-        return ImportReport(
-            provider=prov,
-            source=source,
-            offers_imported=n_offers,
-            prices_imported=n_prices,
-            rejected=tuple(bad),
-            import_id=int(import_id),
-        )
-
-    def _current_on_demand(self, provider: str) -> dict[tuple[str, str, str], float]:
-        rows = self.offers(provider=provider, pricing=PricingModel.ON_DEMAND.value)
-        out: dict[tuple[str, str, str], float] = {}
-        for r in rows:
-            if r.price is not None and r.unit == "hour":
-                key = (r.provider, r.region, r.instance_type)
-                out[key] = min(out.get(key, math.inf), r.price)
-        return out
-
-    @staticmethod
-    def _write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> tuple[int, int]:
-        o = t.offers.c
-        existing = {
-            (r.provider, r.region, r.zone, r.instance_type): r.id
-            for r in conn.execute(select(o.id, o.provider, o.region, o.zone, o.instance_type))
-        }
-        n_offers = 0
-        price_values: list[dict[str, Any]] = []
-        seen_prices: set[tuple[Any, ...]] = set()
-        for row in rows:
-            key = (row.provider, row.region, row.zone or "", row.instance_type)
-            offer_id = existing.get(key)
-            if offer_id is None:
-                offer_id = conn.execute(
-                    insert(t.offers).values(
-                        provider=row.provider,
-                        region=row.region,
-                        zone=row.zone or "",
-                        instance_type=row.instance_type,
-                        gpu=row.gpu,
-                        gpu_count=row.gpu_count,
-                        vcpus=row.vcpus,
-                        memory_gib=row.memory_gib,
-                        network_gbps=row.network_gbps,
-                        interconnect=row.interconnect,
-                        source=row.source,
-                        price_reason=row.price_reason,
-                        notes=row.notes,
-                    )
-                ).inserted_primary_key[0]  # type: ignore[index]
-                existing[key] = offer_id
-                n_offers += 1
-            for pr in row.prices:
-                # The same price twice in one import (an on-demand price repeated on every zone
-                # row of a region) is stored once.
-                dedup = (offer_id, pr.pricing, pr.amount, pr.currency, pr.unit, pr.as_of)
-                if dedup in seen_prices:
-                    continue
-                seen_prices.add(dedup)
-                price_values.append(
-                    {
-                        "offer_id": offer_id,
-                        "pricing": pr.pricing,
-                        "amount": pr.amount,
-                        "currency": Currency.cast(pr.currency).code,
-                        "unit": pr.unit,
-                        "as_of": pr.as_of,
-                        "source": pr.source,
-                        "confidence": pr.confidence,
-                        "interruption_band": pr.interruption_band,
-                        "term_json": json.dumps(pr.term, sort_keys=True) if pr.term else None,
-                        "import_id": import_id,
-                    }
-                )
-        if price_values:
-            conn.execute(insert(t.prices), price_values)
-        return n_offers, len(price_values)
-
 
 _PRICING_ORDER = {m.value: i for i, m in enumerate(PricingModel)}
-
-
-def _latest_import(rows: Sequence[Any]) -> list[Any]:
-    """The rows of the newest import among ``rows``: a refreshed fact set supersedes the older one
-    (the older rows stay in the database as history)."""
-    if not rows:
-        return []
-    newest = max(r.import_id for r in rows)
-    return [r for r in rows if r.import_id == newest]
-
-
-def _fallback_reason(reason: str | None, fallback: bool, asked: str, used: str) -> str | None:
-    if not fallback:
-        return reason
-    note = (
-        f"no rows for region {asked!r}; using the provider's {'generic' if used == ANY_REGION else used} rows"
-    )
-    return f"{note}; {reason}" if reason else note
