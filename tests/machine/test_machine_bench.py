@@ -182,3 +182,14 @@ def test_pre_ampere_gpu_skips_tf32_and_bf16(monkeypatch: pytest.MonkeyPatch) -> 
     assert {r.dtype for r in report.results if r.metric == "matmul_tflops"} == {"fp32", "fp16"}
     assert {s.dtype for s in report.skipped if s.metric == "matmul_tflops"} == {"tf32", "bf16"}
     assert _result(report.results, "train_step_s").dtype == "amp-fp16"
+
+
+def test_mig_instance_keeps_its_model_but_is_not_compared_with_the_whole_gpu() -> None:
+    fake = FakeCudaTorch(
+        gpu_name="NVIDIA A100-SXM4-40GB MIG 1g.5gb", memory_bytes=5 * 1024**3, gpu_count=1, capability=(8, 0)
+    )
+    report = run_bench(sizes=TINY, timer=FixedTimer(0.001), import_torch=lambda: fake)
+    assert report.gpu_id == "A100-SXM4-40GB"
+    matmul = _result(report.results, "matmul_tflops", "bf16")
+    assert matmul.gpu_id == "A100-SXM4-40GB" and matmul.datasheet_value is None
+    assert "MIG" in matmul.details["datasheet_note"]

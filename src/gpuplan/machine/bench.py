@@ -82,16 +82,18 @@ def default_sizes(device: str, *, quick: bool) -> BenchSizes:
                 warmup=1,
                 repeats=3,
             )
+        # NB: bf16 matmul on a CPU without AVX512-BF16/AMX runs ~100x slower than fp32 (measured
+        # 0.0003 vs 0.035 TFLOP/s on a shared EPYC VM), so n stays at 512 to keep the run to seconds.
         return BenchSizes(
-            matmul_n=1024,
-            copy_bytes=128 * _MIB,
+            matmul_n=512,
+            copy_bytes=64 * _MIB,
             transfer_bytes=0,
-            model_d=256,
+            model_d=128,
             model_heads=8,
-            model_seq_len=128,
+            model_seq_len=64,
             model_batch=16,
             allreduce_bytes=0,
-            warmup=2,
+            warmup=1,
             repeats=5,
         )
     if quick:
@@ -165,6 +167,9 @@ class _Ctx:
     device: str
     device_name: str
     gpu: GPU | None
+    """The datasheet to compare with; None on CPU, for an unknown GPU, and on a MIG instance."""
+    gpu_id: str | None
+    """The GPU model measured (a MIG instance's parent), for the estimator's calibration."""
     gpu_count: int
     timer: Timer
     sizes: BenchSizes
@@ -185,15 +190,16 @@ class _Ctx:
         self, metric: str, dtype: str | None, value: float, datasheet: float | None, **details: Any
     ) -> None:
         if datasheet is None and self.gpu is None:
-            details.setdefault(
-                "datasheet_note",
-                _NO_CPU_DATASHEET
-                if self.device == "cpu"
-                else f"{self.device_name!r} is not in gpuplan's datasheet table",
-            )
+            if self.device == "cpu":
+                note = _NO_CPU_DATASHEET
+            elif self.gpu_id is not None:
+                note = "a MIG instance has a fraction of the GPU; the datasheet describes the whole GPU"
+            else:
+                note = f"{self.device_name!r} is not in gpuplan's datasheet table"
+            details.setdefault("datasheet_note", note)
         self.results.append(
             BenchResult(
-                gpu_id=self.gpu.id if self.gpu else None,
+                gpu_id=self.gpu_id,
                 device_name=self.device_name,
                 host=self.host,
                 measured_at=self.measured_at,
@@ -432,15 +438,19 @@ def run_bench(
         props = torch.cuda.get_device_properties(0)
         name = str(props.name)
         gpu = identify_gpu(name, memory_bytes=int(props.total_memory))
+        gpu_id = gpu.id if gpu else None
+        if gpu is not None and " MIG " in name:  # "NVIDIA A100-SXM4-40GB MIG 1g.5gb"
+            gpu = None  # keep the model for calibration, but never compare a slice with the whole GPU
         gpu_count = int(torch.cuda.device_count())
         default_timer: Timer = CudaEventTimer(torch)
     else:
-        name, gpu, gpu_count, default_timer = _cpu_name(), None, 0, PerfCounterTimer()
+        name, gpu, gpu_id, gpu_count, default_timer = _cpu_name(), None, None, 0, PerfCounterTimer()
     ctx = _Ctx(
         torch=torch,
         device=dev,
         device_name=name,
         gpu=gpu,
+        gpu_id=gpu_id,
         gpu_count=gpu_count,
         timer=timer or default_timer,
         sizes=sizes or default_sizes(dev, quick=quick),
@@ -480,7 +490,7 @@ def run_bench(
     return BenchReport(
         device=dev,
         device_name=name,
-        gpu_id=gpu.id if gpu else None,
+        gpu_id=gpu_id,
         host=ctx.host,
         measured_at=ctx.measured_at,
         results=tuple(ctx.results),
