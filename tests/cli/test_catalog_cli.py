@@ -250,3 +250,16 @@ def test_help_and_offers_do_not_import_torch(db: str, args: list[str]) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=os.environ.copy()
     )
     assert "TORCH=False" in proc.stderr, proc.stderr
+
+
+def test_region_typo_suggests(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "offers", "--region", "us-east-1x"])
+    assert isinstance(result.exception, NotFoundError)
+    assert "did you mean 'us-east-1'" in str(result.exception)
+
+
+def test_stale_days_option(db: str) -> None:
+    fresh = json.loads(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "100000"]).stdout)
+    assert not any(i["stale"] for i in fresh)
+    old = json.loads(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "0"]).stdout)
+    assert all(i["stale"] for i in old if i["as_of"])

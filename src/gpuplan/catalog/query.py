@@ -11,7 +11,7 @@ from typing import Any
 
 from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel, _CastEnum
 from gpuplan.catalog.store import Store
-from gpuplan.errors import DataError
+from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
 
 __all__ = ["OfferListing", "OfferQuery", "OfferView", "SortKey", "cheapest_by_gpu", "list_offers"]
@@ -103,6 +103,12 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         pricing=pricing,
         include_unpriced=query.include_unpriced,
     )
+    if not rows and query.region is not None:
+        known = store.regions(query.provider)
+        if query.region not in known:
+            raise NotFoundError(
+                "region", query.region, known, hint="`gpuplan offers --all-regions` lists them"
+            )
     views = [
         OfferView(
             offer=r,

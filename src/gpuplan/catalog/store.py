@@ -240,6 +240,15 @@ class Store(FactsMixin, LocalTablesMixin, ImportMixin):
 
     # ---------------------------------------------------------------- offers
 
+    def regions(self, provider: str | None = None) -> list[str]:
+        """Every region with offers (of ``provider`` when given), sorted."""
+        o = t.offers.c
+        stmt = select(o.region).distinct().order_by(o.region)
+        if provider is not None:
+            stmt = stmt.where(o.provider == Provider.cast(provider).value)
+        with self._engine.connect() as conn:
+            return [r[0] for r in conn.execute(stmt)]
+
     @staticmethod
     def _gpu_ids(gpu: str) -> list[str]:
         """Canonical ids a GPU filter stands for: one, or every choice of an ambiguous family name."""

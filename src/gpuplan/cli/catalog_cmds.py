@@ -41,10 +41,16 @@ UsdPerCny = Annotated[
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (stable schema) instead of a table.")]
 
 
-def _store(ctx: typer.Context, usd_per_cny: float | None = None) -> Store:
-    from gpuplan.catalog.store import open_store
+def _store(
+    ctx: typer.Context, usd_per_cny: float | None = None, stale_after_days: int | None = None
+) -> Store:
+    from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, open_store
 
-    return open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+    return open_store(
+        settings(ctx).db,
+        usd_per_cny=usd_per_cny,
+        stale_after_days=DEFAULT_STALE_AFTER_DAYS if stale_after_days is None else stale_after_days,
+    )
 
 
 def _print(renderable: object) -> None:
@@ -103,6 +109,12 @@ def offers(
         bool,
         typer.Option("--all-regions", help="Every region; default: the cheapest region per instance type."),
     ] = False,
+    stale_days: Annotated[
+        int | None,
+        typer.Option(
+            "--stale-days", help="Flag prices older than this many days as stale (default 180).", min=0
+        ),
+    ] = None,
     usd_per_cny: UsdPerCny = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -129,7 +141,7 @@ def offers(
             raise InputError(f"--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more")
         gpu = name
         count = count if count is not None else int(n)
-    store = _store(ctx, usd_per_cny)
+    store = _store(ctx, usd_per_cny, stale_days)
     listing = list_offers(
         store,
         OfferQuery(
