@@ -65,6 +65,8 @@ def doctor_table(findings: Sequence[Finding]) -> Table:
     table.add_column("fix")
     for f in findings:
         table.add_row(Text(f.severity.value, style=_STYLE[f.severity]), f.check, f.message, f.fix or "")
+    counts = Counter(f.severity for f in findings)
+    table.caption = ", ".join(f"{counts.get(s, 0)} {s.value}" for s in Severity)
     return table
 
 
