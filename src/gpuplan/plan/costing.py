@@ -60,9 +60,21 @@ class _AtTime:
     billed_h: FloatArray
 
 
+def _region_ids(offers: OfferTable) -> tuple[IntArray, list[tuple[str, str]]]:
+    """Per offer row, the index of its (provider, region) in the returned list."""
+    pair = np.char.add(np.char.add(offers.provider.astype(str), "\x1f"), offers.region.astype(str))
+    uniq, inverse = np.unique(pair, return_inverse=True)
+    regions = [(str(u).split("\x1f")[0], str(u).split("\x1f")[1]) for u in uniq]
+    return inverse.reshape(-1).astype(np.int64), regions
+
+
 def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job: JobFacts) -> CostArrays:
     """Cost every live candidate. Spot candidates whose interruptions outpace progress are marked
-    not ``stable`` (the caller excludes them)."""
+    not ``stable`` (the caller excludes them).
+
+    String work (regions, pricing, bands) is done once per offer row and gathered by integer index:
+    candidates outnumber offers by up to 64 to 1.
+    """
     idx = np.flatnonzero(cands.alive)
     o = cands.offer[idx]
     nodes = cands.nodes[idx].astype(float)
@@ -71,13 +83,15 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
     term = offers.term_hours[o]
     gran = offers.billing_granularity_s[o]
     min_s = offers.min_billing_s[o]
-    is_spot = offers.pricing[o] == "spot"
+    is_spot = (offers.pricing == "spot")[o]
 
     # Regions: the non-compute prices depend on (provider, region) only.
-    pair = np.char.add(np.char.add(offers.provider[o].astype(str), "\x1f"), offers.region[o].astype(str))
-    uniq_pairs, region_id = np.unique(pair, return_inverse=True)
-    region_id = region_id.reshape(-1)
-    regions = tuple((str(p).split("\x1f")[0], str(p).split("\x1f")[1]) for p in uniq_pairs)
+    offer_region, all_regions = _region_ids(offers)
+    used = np.unique(offer_region[o])
+    remap = np.full(len(all_regions), -1, dtype=np.int64)
+    remap[used] = np.arange(used.size)
+    region_id = remap[offer_region[o]]
+    regions = tuple(all_regions[int(u)] for u in used)
     charges = tuple(facts.charges(p, r, job) for p, r in regions)
 
     def per_region(values: list[float]) -> FloatArray:
@@ -88,21 +102,25 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
     gb_hour = per_region([c.storage_usd_per_gb_hour for c in charges])
     licence_rate = per_region([c.licence_usd_per_instance_hour for c in charges])
     per_copy_gb = job.dataset_gb + job.checkpoints_kept * job.checkpoint_gb
-    stored_gb = per_copy_gb * (nodes if job.storage_kind == "block" else np.ones_like(nodes))
+    stored_gb = per_copy_gb * nodes if job.storage_kind == "block" else np.full_like(nodes, per_copy_gb)
 
-    rate_one, rates = spot_rates(offers.interruption_band[o])
-    _, rate_id = np.unique(offers.interruption_band[o], return_inverse=True)
-    rate_job = np.where(is_spot, rate_one * nodes, 0.0)
+    offer_rate, rates = spot_rates(offers.interruption_band)
+    _, offer_rate_id = np.unique(offers.interruption_band, return_inverse=True)
+    rate_one = offer_rate[o]
+    spot = np.flatnonzero(is_spot)
+    rate_job = rate_one[spot] * nodes[spot]
     ckpt_write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
     # A restart also reads the checkpoint back (at the write bandwidth: same storage).
     restart_h = job.restart_h + ckpt_write_h
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
-        st = spot_times(work, np.where(is_spot, rate_job, 1e-300), ckpt_write_h, restart_h)
-        t = np.where(is_spot, st.expected_h, work)
+        st = spot_times(work[spot], rate_job, ckpt_write_h, restart_h)
+        t = work.copy()
+        t[spot] = st.expected_h
         t_safe = np.where(np.isfinite(t), t, work)
         total_compute = compute_cost_usd(t_safe, price, unit, term, gran, min_s, nodes)
-        overhead = np.where(is_spot, price / unit * nodes * (t_safe - work), 0.0)
+        overhead = np.zeros_like(work)
+        overhead[spot] = (price / unit * nodes)[spot] * (t_safe - work)[spot]
         billed = total_compute / np.where(price * nodes > 0, price * nodes / unit, 1.0)
         return (
             _AtTime(
@@ -124,6 +142,13 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence
         return out
 
+    def on_spot(values: FloatArray, default: float) -> FloatArray:
+        out = np.full(idx.size, default)
+        out[spot] = values
+        return out
+
+    stable = np.ones(idx.size, dtype=bool)
+    stable[spot] = st.stable
     nan = math.nan
     return CostArrays(
         idx=idx,
@@ -140,14 +165,14 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
         total_usd_high=np.maximum(total(hi), total(mid)),
         billed_h=mid.billed_h,
         is_spot=is_spot,
-        spot_rate_per_instance_hour=np.where(is_spot, rate_one, nan),
-        spot_rate_id=rate_id.reshape(-1).astype(np.int64),
-        checkpoint_interval_h=np.where(is_spot, st.interval_h, nan),
-        checkpoint_overhead_h=np.where(is_spot, st.checkpoint_overhead_h, 0.0),
-        lost_h=np.where(is_spot, st.lost_h, 0.0),
-        interruptions=np.where(is_spot, st.interruptions, 0.0),
-        stable=np.where(is_spot, st.stable, True),
-        region_id=region_id.astype(np.int64),
+        spot_rate_per_instance_hour=on_spot(rate_one[spot], nan),
+        spot_rate_id=offer_rate_id.reshape(-1).astype(np.int64)[o],
+        checkpoint_interval_h=on_spot(st.interval_h, nan),
+        checkpoint_overhead_h=on_spot(st.checkpoint_overhead_h, 0.0),
+        lost_h=on_spot(st.lost_h, 0.0),
+        interruptions=on_spot(st.interruptions, 0.0),
+        stable=stable,
+        region_id=region_id,
         rates=tuple(rates),
         regions=regions,
         charges=charges,

@@ -13,11 +13,11 @@ import numpy as np
 
 from gpuplan.errors import InfeasibleError, InputError
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
-from gpuplan.plan.constraints import Constraints, Reason
+from gpuplan.plan.constraints import Constraints, Objective, Reason
 from gpuplan.plan.costing import CostArrays, cost_candidates
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.inputs import JobFacts, OfferTable
-from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, persona_picks
+from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, persona_picks, primary_key
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
@@ -190,14 +190,45 @@ def _take(ctx: _Ctx, order: np.ndarray, n: int) -> list[Option]:
     return out
 
 
-def _best_of(ctx: _Ctx, feasible: np.ndarray, mask: np.ndarray) -> Option | None:
-    """Best feasible candidate within ``mask`` by the plan's objective, or None."""
-    sub = feasible[mask]
+def _best_of(
+    ctx: _Ctx, feasible: np.ndarray, mask: np.ndarray | None, objective: Objective | None = None
+) -> Option | None:
+    """Best feasible candidate within ``mask`` (None = all) by ``objective`` (default: the plan's)."""
+    sub = feasible if mask is None else feasible[mask]
     if sub.size == 0:
         return None
     c = ctx.costs
-    best = sub[objective_order(c.total_usd[sub], c.time_h[sub], ctx.constraints.objective)[0]]
+    obj = objective or ctx.constraints.objective
+    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1)[0]]
     return _option(ctx, int(best))
+
+
+def _top_positions(cost: np.ndarray, time: np.ndarray, objective: Objective, k: int) -> np.ndarray:
+    """Positions of (at least) the best ``k`` by ``objective``, in order; only they are sorted.
+
+    Every candidate whose primary key ties the k-th best is kept, so the tie-break stays exact.
+    """
+    n = cost.shape[0]
+    if k >= n:
+        return objective_order(cost, time, objective)
+    primary = primary_key(cost, time, objective)
+    threshold = np.partition(primary, k - 1)[k - 1]
+    sub = np.flatnonzero(primary <= threshold)
+    return sub[objective_order(cost[sub], time[sub], objective)]
+
+
+def _ranked(ctx: _Ctx, feasible: np.ndarray, top: int) -> list[Option]:
+    """The top options, distinct per (provider, region, instance, nodes, pricing)."""
+    c = ctx.costs
+    cost, time = c.total_usd[feasible], c.time_h[feasible]
+    # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
+    # to the full order in the rare case it is not.
+    for k in (64 * top, feasible.size):
+        order = feasible[_top_positions(cost, time, ctx.constraints.objective, min(k, feasible.size))]
+        ranked = _take(ctx, order, top)
+        if len(ranked) >= top or k >= feasible.size:
+            return ranked
+    return ranked
 
 
 def _run(
@@ -296,17 +327,18 @@ def plan_offers(
 
     cost = costs.total_usd[feasible]
     time = costs.time_h[feasible]
-    order = feasible[objective_order(cost, time, constraints.objective)]
-    ranked = _take(ctx, order, top)
+    ranked = _ranked(ctx, feasible, top)
     front = feasible[pareto_mask(cost, time)]
     front = front[np.lexsort((costs.time_h[front], costs.total_usd[front]))]
     pareto = _take(ctx, front, len(front))
-    cheapest = _take(ctx, feasible[np.lexsort((time, cost))], 1)[0]
-    fastest = _take(ctx, feasible[np.lexsort((cost, time))], 1)[0]
+    cheapest = _best_of(ctx, feasible, None, Objective.COST)
+    fastest = _best_of(ctx, feasible, None, Objective.TIME)
+    assert cheapest is not None and fastest is not None  # feasible is not empty
     o_feas = cands.offer[costs.idx[feasible]]
-    k8s_mask = np.isin(offers.pricing[o_feas], ("on_demand", "spot")) & np.isin(
-        offers.provider[o_feas], list(MANAGED_KUBERNETES)
+    k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
+        offers.provider, list(MANAGED_KUBERNETES)
     )
+    k8s_mask = k8s_offer[o_feas]
     wanted = {x.lower() for x in constraints.compliance or ()}
     labelled = np.array(
         [bool(lab) and wanted <= {x.lower() for x in lab} for lab in offers.compliance], dtype=bool

@@ -11,7 +11,17 @@ from gpuplan.plan.inputs import BoolArray, FloatArray, IntArray
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import Option, PersonaPick
 
-__all__ = ["explain_winner", "objective_order", "pareto_mask", "persona_picks"]
+__all__ = ["explain_winner", "objective_order", "pareto_mask", "persona_picks", "primary_key"]
+
+
+def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> FloatArray:
+    """The quantity an objective minimises first (cost, time, or log cost + log time)."""
+    if objective is Objective.COST:
+        return cost
+    if objective is Objective.TIME:
+        return time
+    out: FloatArray = np.log(np.maximum(cost, 1e-12)) + np.log(np.maximum(time, 1e-12))
+    return out
 
 
 def objective_order(cost: FloatArray, time: FloatArray, objective: Objective) -> IntArray:
@@ -22,8 +32,7 @@ def objective_order(cost: FloatArray, time: FloatArray, objective: Objective) ->
         order = np.lexsort((cost, time))
     else:
         # cost × time compared in log space: log c + log t (both positive for any real option).
-        score = np.log(np.maximum(cost, 1e-12)) + np.log(np.maximum(time, 1e-12))
-        order = np.lexsort((time, cost, score))
+        order = np.lexsort((time, cost, primary_key(cost, time, objective)))
     out: IntArray = order.astype(np.int64)
     return out
 
