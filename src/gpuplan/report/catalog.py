@@ -235,6 +235,7 @@ def info_json(info: CatalogInfo) -> dict[str, Any]:
 def info_view(info: CatalogInfo) -> RenderableType:
     """``catalog info`` as a two-column table."""
     table = plain_table(None, ["", ""])
+    table.show_header = False
     table.add_row("database", info.location)
     table.add_row("schema revision", info.schema_revision)
     table.add_row("providers", ", ".join(info.providers))
