@@ -97,7 +97,7 @@ def test_reserved_prices_need_a_commitment() -> None:
     rows = [offer(), offer(pricing="reserved_1y", price_usd=13.0, term_hours=8760.0)]
     plan = _plan(rows, Constraints(max_gpus=8))
     # on-demand: nodes 2..8 exceed 8 GPUs (7); reserved: all 8 node counts lack a commitment.
-    assert plan.excluded == {"reserved_needs_commitment": 8, "max_gpus": 7}
+    assert plan.excluded == {"needs_commitment": 8, "max_gpus": 7}
     committed = _plan(rows, Constraints(max_gpus=8, commitment="1y", objective=Objective.COST))
     pricings = {o.pricing for o in committed.options}
     assert "reserved_1y" in pricings

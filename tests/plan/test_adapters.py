@@ -1,0 +1,125 @@
+"""Adapters from the catalog store and the workload to the planner's own types."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import OfferPrice, open_store
+from gpuplan.plan import Constraints, CostFacts, JobFacts, Objective, OfferTable, plan_offers
+from gpuplan.plan.adapters import (
+    constraints_from_spec,
+    cost_facts_from_store,
+    job_facts_from,
+    offer_table_from_prices,
+)
+from gpuplan.workload import Workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _price(**kw: object) -> OfferPrice:
+    base = OfferPrice(
+        provider="alibaba",
+        region="cn-shanghai",
+        zone=None,
+        instance_type="ecs.gn7i-c8g1.2xlarge",
+        gpu="A10",
+        gpu_count=1.0,
+        vcpus=8.0,
+        memory_gib=30.0,
+        network_gbps=None,
+        interconnect=None,
+        pricing="on_demand",
+        price=9.53,
+        currency="CNY",
+        unit="hour",
+        price_usd_per_hour=1.3342,
+        price_usd_per_gpu_hour=1.3342,
+        as_of="2023-06",
+        source="test",
+        confidence="secondary",
+        interruption_band=None,
+        billing_granularity_s=None,
+        min_billing_s=None,
+        term=None,
+        compliance=("MLPS 2.0 level 3",),
+        stale=True,
+        price_reason=None,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def test_monthly_reserved_and_unpriced_rows_keep_their_meaning() -> None:
+    rows = [
+        _price(),
+        # CNY 4575.66/month at 0.14 USD/CNY = $640.59/month = $0.87752/h in the store's terms.
+        _price(pricing="monthly", unit="month", price=4575.66, price_usd_per_hour=4575.66 * 0.14 / 730),
+        _price(pricing="reserved_3y", term={"years": 3}, price_usd_per_hour=0.5),
+        _price(pricing=None, price=None, price_usd_per_hour=None, price_reason="no price"),
+        _price(pricing="spot", price_usd_per_hour=None, price_reason="no CNY rate"),
+    ]
+    t = offer_table_from_prices(rows)
+    assert t.country.tolist() == ["CN"] * 5
+    assert t.unit_hours[1] == 730.0
+    assert t.price_usd[1] == pytest.approx(4575.66 * 0.14)  # whole month in USD: 640.5924
+    assert t.term_hours[2] == pytest.approx(3 * 8760)
+    assert t.pricing[3] == "" and math.isnan(t.price_usd[3])
+    assert math.isnan(t.price_usd[4])  # not convertible: unpriced, never free
+    assert t.gpu_memory_gib[0] == pytest.approx(24.0)
+
+
+def test_unpriced_store_rows_are_counted_as_unpriced_not_as_a_pricing_mismatch() -> None:
+    rows = [_price(pricing=None, price=None, price_usd_per_hour=None)]
+    table: OfferTable = offer_table_from_prices(rows)
+
+    def never(key):  # type: ignore[no-untyped-def]
+        raise AssertionError("the estimator is not asked about unpriced candidates")
+
+    with pytest.raises(Exception, match="unpriced 64"):
+        plan_offers(table, CostFacts([]), JobFacts(), never, Constraints())
+
+
+def test_yaml_constraints_are_overridden_field_by_field() -> None:
+    w = Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml")
+    c = constraints_from_spec(w.constraints, budget_usd=50.0, deadline_h=None, objective="time")
+    assert c.budget_usd == 50.0
+    assert c.deadline_h == 12.0  # None override keeps the YAML's 12h
+    assert c.providers == ("aws", "azure", "gcp", "alibaba")
+    assert c.objective is Objective.TIME
+    spec = w.constraints.model_copy(update={"countries": ("china", "us")})
+    assert constraints_from_spec(spec).countries == ("cn", "us")
+
+
+def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> None:
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        facts = cost_facts_from_store(
+            store, [("aws", "us-east-1"), ("alibaba", "cn-shanghai"), ("tencent", "ap-guangzhou")]
+        )
+    finally:
+        store.close()
+    job = JobFacts(dataset_gb=150.0, checkpoint_gb=1.0, data_location=("aws", "us-east-1"))
+    aws = facts.charges("aws", "us-east-1", job)
+    assert aws.egress_usd == 0.0
+    # 150 GB leave AWS for Alibaba over the internet: 100 GB free + 50 × $0.09 = $4.50, plus 1 GB
+    # of results back from Alibaba at its generic pay-by-traffic price ($0.123/GB) = $4.623.
+    ali = facts.charges("alibaba", "cn-shanghai", job)
+    assert ali.egress_usd == pytest.approx(4.50 + 0.123)
+    assert any("cn-shanghai" in a for a in ali.assumptions)  # another region's prices used, said so
+    tencent = facts.charges("tencent", "ap-guangzhou", job)
+    assert any("assumed" in a for a in tencent.assumptions)  # unknown storage: labelled, not 0
+
+
+def test_every_example_workload_is_valid_and_plannable() -> None:
+    names = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
+    assert names == ["bert-large-squad.yaml", "llama7b-lora.yaml", "llm-inference-service.yaml",
+                     "resnet50-imagenet.yaml"]  # fmt: skip
+    for path in EXAMPLES.glob("*.yaml"):
+        w = Workload.from_yaml(path)
+        job, _ = job_facts_from(w, None)
+        assert w.serving is not None or (w.data is not None and (w.data.samples or w.data.tokens)), path
+        assert job.dataset_gb >= 0
