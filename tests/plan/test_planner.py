@@ -176,3 +176,17 @@ def test_personas_and_explanation_are_filled() -> None:
     assert picks["kubernetes"].option is not None and picks["kubernetes"].option.kubernetes == "EKS"
     assert picks["compliance"].option is not None and picks["compliance"].option.gpu.startswith("H100")
     assert plan.why and plan.why[0].startswith("vs ")
+
+
+def test_compliance_labels_match_however_they_are_written() -> None:
+    # "mlps3" asked; the catalog says "MLPS 2.0 level 3" for the Alibaba region only.
+    rows = [
+        offer(),
+        offer(provider="alibaba", region="cn-shanghai", country="CN", instance_type="gn7", price_usd=30.0,
+              compliance=("MLPS 2.0 level 3",)),
+    ]  # fmt: skip
+    plan = _plan(rows, Constraints(compliance=("mlps3",), max_gpus=8))
+    assert {o.provider for o in plan.options} == {"alibaba"}
+    assert plan.excluded["compliance"] == 8
+    picks = {p.persona: p for p in plan.personas}
+    assert picks["compliance"].option is not None and picks["compliance"].option.provider == "alibaba"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason
+from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, labels_satisfy
 from gpuplan.plan.inputs import (
     BoolArray,
     EstimateKey,
@@ -109,8 +109,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
     committed = _in(offers.pricing, COMMITTED_PRICING)
     cands.exclude((committed & ~_in(offers.pricing, c.committed_allowed))[offer], Reason.NEEDS_COMMITMENT)
     if c.compliance:
-        wanted = {x.lower() for x in c.compliance}
-        ok = np.array([wanted <= {x.lower() for x in labels} for labels in offers.compliance], dtype=bool)
+        ok = np.array([labels_satisfy(c.compliance, labels) for labels in offers.compliance], dtype=bool)
         cands.exclude(~ok[offer], Reason.COMPLIANCE)
     if c.interconnect:
         ok = np.char.find(np.char.lower(offers.interconnect.astype(str)), c.interconnect.lower()) >= 0

@@ -16,6 +16,7 @@ __all__ = [
     "Constraints",
     "Objective",
     "Reason",
+    "labels_satisfy",
     "parse_duration_h",
 ]
 
@@ -135,6 +136,22 @@ class Constraints:
     @property
     def total_gpu_limit(self) -> int:
         return min(self.max_gpus or MAX_TOTAL_GPUS, MAX_TOTAL_GPUS)
+
+
+def _label_key(label: str) -> str:
+    """A compliance label reduced to what identifies it: ``MLPS 2.0 level 3``, ``mlps-3`` and
+    ``MLPS level 3`` all become ``mlps3`` (the scheme's version "2.0" and the word "level" dropped)."""
+    text = label.lower().replace("2.0", "").replace("level", "")
+    return re.sub(r"[^a-z0-9]", "", text)
+
+
+def labels_satisfy(required: tuple[str, ...] | None, labels: tuple[str, ...]) -> bool:
+    """True when every required label is among ``labels`` (compared by :func:`_label_key`);
+    with nothing required, when there is any label at all."""
+    have = {_label_key(x) for x in labels}
+    if not required:
+        return bool(have)
+    return all(_label_key(r) in have for r in required)
 
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)?\s*$", re.IGNORECASE)

@@ -13,7 +13,7 @@ import numpy as np
 
 from gpuplan.errors import InfeasibleError, InputError
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
-from gpuplan.plan.constraints import Constraints, Objective, Reason
+from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
 from gpuplan.plan.costing import CostArrays, cost_candidates
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.inputs import JobFacts, OfferTable
@@ -339,9 +339,8 @@ def plan_offers(
         offers.provider, list(MANAGED_KUBERNETES)
     )
     k8s_mask = k8s_offer[o_feas]
-    wanted = {x.lower() for x in constraints.compliance or ()}
     labelled = np.array(
-        [bool(lab) and wanted <= {x.lower() for x in lab} for lab in offers.compliance], dtype=bool
+        [labels_satisfy(constraints.compliance, lab) for lab in offers.compliance], dtype=bool
     )
     comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
     base, base_note = _baseline(
