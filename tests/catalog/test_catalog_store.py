@@ -14,6 +14,7 @@ from gpuplan.catalog import (
     OfferRow,
     PriceRow,
     Store,
+    importing,
     open_store,
 )
 from gpuplan.catalog import schema as t
@@ -147,13 +148,13 @@ def test_same_as_of_the_later_import_wins(store: Store) -> None:
 
 def test_import_failure_leaves_the_database_unchanged(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     before = store.info()
-    original = Store._write_offers
+    original = importing.write_offers
 
     def write_then_fail(conn, rows, import_id):  # type: ignore[no-untyped-def]
         original(conn, rows, import_id)  # writes rows inside the transaction ...
         raise IntegrityError("INSERT", {}, Exception("disk full"))  # ... then the database fails
 
-    monkeypatch.setattr(Store, "_write_offers", staticmethod(write_then_fail))
+    monkeypatch.setattr(importing, "write_offers", write_then_fail)
     with pytest.raises(CatalogImportError, match="rolled back"):
         store.import_offers([_row(30.0, "2026-10-01")], provider="aws", source="doomed")
     after = store.info()

@@ -263,3 +263,18 @@ def test_stale_days_option(db: str) -> None:
     assert not any(i["stale"] for i in fresh)
     old = json.loads(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "0"]).stdout)
     assert all(i["stale"] for i in old if i["as_of"])
+
+
+def test_offers_on_a_ready_database_reads_without_sqlalchemy(db: str) -> None:
+    # Startup budget: SQLAlchemy alone costs ~0.3 s of CPU; a seeded SQLite catalog at head is read
+    # with the standard library's sqlite3.
+    code = (
+        "import sys\n"
+        "from gpuplan.cli import main\n"
+        f"sys.argv = ['gpuplan', '--db', {db!r}, 'offers', '--json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write('SQLA=' + str('sqlalchemy' in sys.modules))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert "SQLA=False" in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)

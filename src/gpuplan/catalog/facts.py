@@ -9,15 +9,13 @@ provider's default-region or generic rows, flagged ``fallback`` with a reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import select
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
-    BillingPolicy,
     ComplianceLabel,
     LicenceFee,
     Provider,
@@ -25,250 +23,201 @@ from gpuplan.catalog.model import (
     TransferTier,
 )
 
-__all__ = ["ANY_REGION", "FactsMixin"]
+if TYPE_CHECKING:
+    from gpuplan.catalog.store import Store
+
+__all__ = [
+    "ANY_REGION",
+    "compliance_details",
+    "egress_tiers",
+    "inter_region_price",
+    "licence_fees",
+    "storage_prices",
+]
 
 #: Region value of rows that hold for every region of a provider.
 ANY_REGION = "*"
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """Per-provider facts joined onto every offer row (loaded once per Store)."""
+def compliance_details(store: Store, provider: str) -> list[ComplianceLabel]:
+    """The compliance labels of a provider with their sources."""
+    p = Provider.cast(provider).value
+    c = t.compliance_labels.c
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(c.provider, c.region, c.label, c.as_of, c.source, c.confidence)
+            .where(c.provider == p)
+            .order_by(c.id)
+        ).all()
+    return [
+        ComplianceLabel(
+            provider=r.provider,
+            region=r.region,
+            label=r.label,
+            as_of=r.as_of,
+            source=r.source,
+            confidence=r.confidence,
+        )
+        for r in rows
+    ]
 
-    billing: dict[tuple[str, str], BillingPolicy]
-    compliance: dict[tuple[str, str], tuple[str, ...]]
+
+# ---------------------------------------------------------------- transfer, storage, licences
 
 
-class FactsMixin:
-    """Billing, compliance, transfer, storage and licence facts of a :class:`Store`."""
-
-    _engine: Engine
-    _facts: _Facts | None
-
-    def _load_facts(self) -> _Facts:
-        if self._facts is None:
-            billing: dict[tuple[str, str], BillingPolicy] = {}
-            compliance: dict[tuple[str, str], list[str]] = {}
-            with self._engine.connect() as conn:
-                b = t.billing_policies.c
-                for r in conn.execute(
-                    select(
-                        b.provider, b.region, b.granularity_s, b.min_billing_s, b.as_of, b.source, b.reason
-                    ).order_by(b.id)
-                ):
-                    billing[(r.provider, r.region)] = BillingPolicy(
-                        provider=r.provider,
-                        region=r.region,
-                        granularity_s=r.granularity_s,
-                        min_billing_s=r.min_billing_s,
-                        as_of=r.as_of,
-                        source=r.source,
-                        reason=r.reason,
-                    )
-                c = t.compliance_labels.c
-                for lr in conn.execute(select(c.provider, c.region, c.label).order_by(c.id)):
-                    labels = compliance.setdefault((lr.provider, lr.region), [])
-                    if lr.label not in labels:
-                        labels.append(lr.label)
-            self._facts = _Facts(billing=billing, compliance={k: tuple(v) for k, v in compliance.items()})
-        return self._facts
-
-    def billing_policy(self, provider: str, region: str) -> BillingPolicy:
-        """How ``provider`` bills compute in ``region`` (granularity None = unknown: assume hourly)."""
-        p = Provider.cast(provider).value
-        facts = self._load_facts()
-        found = facts.billing.get((p, region)) or facts.billing.get((p, ANY_REGION))
-        if found is not None:
-            return found
-        return BillingPolicy(
+def _transfer(store: Store, provider: str, region: str, kind: str) -> list[TransferTier]:
+    p = Provider.cast(provider).value
+    c = t.transfer_prices.c
+    cols = (
+        c.region,
+        c.start_gb,
+        c.end_gb,
+        c.price_per_gb,
+        c.currency,
+        c.quantity_unit,
+        c.as_of,
+        c.source,
+        c.confidence,
+        c.description,
+        c.is_default_region,
+        c.reason,
+        c.import_id,
+    )
+    with store.engine.connect() as conn:
+        base = select(*cols).where(c.provider == p, c.kind == kind).order_by(c.start_gb, c.id)
+        rows = _latest_import(conn.execute(base.where(c.region == region)).all())
+        fallback = False
+        if not rows:
+            fallback = True
+            rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
+    if fallback and rows:
+        # Default rows of several regions would mix tier sets: keep one region's (the first by name).
+        first = min(r.region for r in rows)
+        rows = [r for r in rows if r.region == first]
+    return [
+        TransferTier(
             provider=p,
-            region=region,
-            granularity_s=None,
-            min_billing_s=None,
-            as_of=None,
-            source=None,
-            reason="no billing granularity in the catalog; assume hourly billing",
+            region=r.region,
+            kind=kind,
+            start_gb=r.start_gb,
+            end_gb=r.end_gb,
+            price_per_gb=r.price_per_gb,
+            currency=r.currency,
+            quantity_unit=r.quantity_unit,
+            as_of=r.as_of,
+            source=r.source,
+            confidence=r.confidence,
+            description=r.description,
+            fallback=fallback,
+            reason=_fallback_reason(r.reason, fallback, region, r.region),
         )
+        for r in rows
+    ]
 
-    def compliance_labels(self, provider: str, region: str) -> tuple[str, ...]:
-        """Sourced compliance labels of a provider/region (provider-wide labels included)."""
-        p = Provider.cast(provider).value
-        facts = self._load_facts()
-        return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
 
-    def compliance_details(self, provider: str) -> list[ComplianceLabel]:
-        """The compliance labels of a provider with their sources."""
-        p = Provider.cast(provider).value
-        c = t.compliance_labels.c
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(c.provider, c.region, c.label, c.as_of, c.source, c.confidence)
-                .where(c.provider == p)
-                .order_by(c.id)
-            ).all()
-        return [
-            ComplianceLabel(
-                provider=r.provider,
-                region=r.region,
-                label=r.label,
-                as_of=r.as_of,
-                source=r.source,
-                confidence=r.confidence,
-            )
-            for r in rows
-        ]
+def egress_tiers(store: Store, provider: str, region: str) -> list[TransferTier]:
+    """Internet egress tiers of ``region``, ordered by tier start.
 
-    # ---------------------------------------------------------------- transfer, storage, licences
+    Without rows for ``region``, the provider's generic/default-region rows, with
+    ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
+    """
+    return _transfer(store, provider, region, "internet_egress")
 
-    def _transfer(self, provider: str, region: str, kind: str) -> list[TransferTier]:
-        p = Provider.cast(provider).value
-        c = t.transfer_prices.c
-        cols = (
-            c.region,
-            c.start_gb,
-            c.end_gb,
-            c.price_per_gb,
-            c.currency,
-            c.quantity_unit,
-            c.as_of,
-            c.source,
-            c.confidence,
-            c.description,
-            c.is_default_region,
-            c.reason,
-            c.import_id,
-        )
-        with self._engine.connect() as conn:
-            base = select(*cols).where(c.provider == p, c.kind == kind).order_by(c.start_gb, c.id)
-            rows = _latest_import(conn.execute(base.where(c.region == region)).all())
-            fallback = False
-            if not rows:
-                fallback = True
-                rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
-        if fallback and rows:
-            # Default rows of several regions would mix tier sets: keep one region's (the first by name).
-            first = min(r.region for r in rows)
-            rows = [r for r in rows if r.region == first]
-        return [
-            TransferTier(
+
+def inter_region_price(store: Store, provider: str, region: str) -> TransferTier | None:
+    """Price of moving data from ``region`` to another region of the provider; None if unknown."""
+    tiers = _transfer(store, provider, region, "inter_region")
+    return tiers[0] if tiers else None
+
+
+def storage_prices(store: Store, provider: str, region: str) -> list[StoragePrice]:
+    """Object and block storage prices of ``region`` (default-region rows as fallback)."""
+    p = Provider.cast(provider).value
+    c = t.storage_prices.c
+    cols = (
+        c.region,
+        c.kind,
+        c.storage_class,
+        c.price,
+        c.currency,
+        c.unit,
+        c.as_of,
+        c.source,
+        c.confidence,
+        c.notes,
+        c.reason,
+        c.import_id,
+    )
+    with store.engine.connect() as conn:
+        base = select(*cols).where(c.provider == p).order_by(c.kind.desc(), c.id)
+        rows = _latest_import(conn.execute(base.where(c.region == region)).all())
+        fallback = False
+        if not rows:
+            fallback = True
+            rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
+    out = []
+    for r in rows:
+        per_month: float | None = None
+        if r.price is not None:
+            per_month = r.price * HOURS_PER_MONTH if r.unit == "GB-hour" else r.price
+        out.append(
+            StoragePrice(
                 provider=p,
                 region=r.region,
-                kind=kind,
-                start_gb=r.start_gb,
-                end_gb=r.end_gb,
-                price_per_gb=r.price_per_gb,
-                currency=r.currency,
-                quantity_unit=r.quantity_unit,
-                as_of=r.as_of,
-                source=r.source,
-                confidence=r.confidence,
-                description=r.description,
-                fallback=fallback,
-                reason=_fallback_reason(r.reason, fallback, region, r.region),
-            )
-            for r in rows
-        ]
-
-    def egress_tiers(self, provider: str, region: str) -> list[TransferTier]:
-        """Internet egress tiers of ``region``, ordered by tier start.
-
-        Without rows for ``region``, the provider's generic/default-region rows, with
-        ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
-        """
-        return self._transfer(provider, region, "internet_egress")
-
-    def inter_region_price(self, provider: str, region: str) -> TransferTier | None:
-        """Price of moving data from ``region`` to another region of the provider; None if unknown."""
-        tiers = self._transfer(provider, region, "inter_region")
-        return tiers[0] if tiers else None
-
-    def storage_prices(self, provider: str, region: str) -> list[StoragePrice]:
-        """Object and block storage prices of ``region`` (default-region rows as fallback)."""
-        p = Provider.cast(provider).value
-        c = t.storage_prices.c
-        cols = (
-            c.region,
-            c.kind,
-            c.storage_class,
-            c.price,
-            c.currency,
-            c.unit,
-            c.as_of,
-            c.source,
-            c.confidence,
-            c.notes,
-            c.reason,
-            c.import_id,
-        )
-        with self._engine.connect() as conn:
-            base = select(*cols).where(c.provider == p).order_by(c.kind.desc(), c.id)
-            rows = _latest_import(conn.execute(base.where(c.region == region)).all())
-            fallback = False
-            if not rows:
-                fallback = True
-                rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
-        out = []
-        for r in rows:
-            per_month: float | None = None
-            if r.price is not None:
-                per_month = r.price * HOURS_PER_MONTH if r.unit == "GB-hour" else r.price
-            out.append(
-                StoragePrice(
-                    provider=p,
-                    region=r.region,
-                    kind=r.kind,
-                    storage_class=r.storage_class,
-                    price=r.price,
-                    currency=r.currency,
-                    unit=r.unit,
-                    price_per_gb_month=per_month,
-                    as_of=r.as_of,
-                    source=r.source,
-                    confidence=r.confidence,
-                    notes=r.notes,
-                    fallback=fallback,
-                    reason=_fallback_reason(r.reason, fallback, region, r.region),
-                )
-            )
-        return out
-
-    def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
-        """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
-        p = Provider.cast(provider).value
-        c = t.licence_fees.c
-        with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(
-                    c.region,
-                    c.item,
-                    c.applies,
-                    c.price,
-                    c.currency,
-                    c.unit,
-                    c.as_of,
-                    c.source,
-                    c.reason,
-                    c.import_id,
-                )
-                .where(c.provider == p, c.region.in_((region, ANY_REGION)))
-                .order_by(c.id)
-            ).all()
-            rows = _latest_import(rows)
-        return [
-            LicenceFee(
-                provider=p,
-                region=r.region,
-                item=r.item,
-                applies=None if r.applies is None else bool(r.applies),
+                kind=r.kind,
+                storage_class=r.storage_class,
                 price=r.price,
                 currency=r.currency,
                 unit=r.unit,
+                price_per_gb_month=per_month,
                 as_of=r.as_of,
                 source=r.source,
-                reason=r.reason,
+                confidence=r.confidence,
+                notes=r.notes,
+                fallback=fallback,
+                reason=_fallback_reason(r.reason, fallback, region, r.region),
             )
-            for r in rows
-        ]
+        )
+    return out
+
+
+def licence_fees(store: Store, provider: str, region: str) -> list[LicenceFee]:
+    """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
+    p = Provider.cast(provider).value
+    c = t.licence_fees.c
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(
+                c.region,
+                c.item,
+                c.applies,
+                c.price,
+                c.currency,
+                c.unit,
+                c.as_of,
+                c.source,
+                c.reason,
+                c.import_id,
+            )
+            .where(c.provider == p, c.region.in_((region, ANY_REGION)))
+            .order_by(c.id)
+        ).all()
+        rows = _latest_import(rows)
+    return [
+        LicenceFee(
+            provider=p,
+            region=r.region,
+            item=r.item,
+            applies=None if r.applies is None else bool(r.applies),
+            price=r.price,
+            currency=r.currency,
+            unit=r.unit,
+            as_of=r.as_of,
+            source=r.source,
+            reason=r.reason,
+        )
+        for r in rows
+    ]
 
 
 def _latest_import(rows: Sequence[Any]) -> list[Any]:

@@ -6,9 +6,9 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, insert, select
+from sqlalchemy import Connection, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
@@ -16,7 +16,6 @@ from gpuplan.catalog.gates import check_offer
 from gpuplan.catalog.model import (
     Currency,
     ImportReport,
-    OfferPrice,
     OfferRow,
     PricingModel,
     Provider,
@@ -24,184 +23,178 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.errors import CatalogImportError
 
-__all__ = ["ImportMixin"]
+if TYPE_CHECKING:
+    from gpuplan.catalog.store import Store
+
+__all__ = ["import_offers", "known_instances", "write_offers"]
 
 
 def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-class _Offers(Protocol):
-    def offers(self, *, provider: str | None = ..., pricing: str | None = ...) -> list[OfferPrice]: ...
+def known_instances(store: Store) -> dict[tuple[str, str], tuple[str, float]]:
+    """(provider, instance type) -> (GPU id, count) for every instance type in the catalog."""
+    o = t.offers.c
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(o.provider, o.instance_type, o.gpu, o.gpu_count).distinct()).all()
+    return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
 
 
-class ImportMixin:
-    """Import methods of a :class:`~gpuplan.catalog.Store`."""
+def import_offers(
+    store: Store,
+    rows: Iterable[OfferRow],
+    *,
+    provider: str,
+    source: str,
+    kind: str = "manual",
+    rejected: Sequence[RejectedRow] = (),
+    snapshot_id: str | None = None,
+) -> ImportReport:
+    """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
 
-    _engine: Engine
-    _facts: Any
+    ``rejected`` are rows the parser already refused (truncated lines …); they are reported
+    along with the rows the gates refuse. Offers are matched on (provider, region, zone,
+    instance type); their prices are appended, never overwritten.
+    """
+    prov = Provider.cast(provider).value
+    rows = list(rows)
+    known = known_instances(store)
+    # Instance types first seen in this batch are checked against each other too.
+    batch_known: dict[tuple[str, str], tuple[str, float]] = {}
+    od_batch: dict[tuple[str, str, str], float] = {}
+    for row in rows:
+        for pr in row.prices:
+            if pr.pricing == PricingModel.ON_DEMAND.value and pr.amount > 0:
+                key = (row.provider, row.region, row.instance_type)
+                od_batch[key] = min(od_batch.get(key, math.inf), pr.amount)
+    current_od = _current_on_demand(store, prov)
 
-    def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]:
-        """(provider, instance type) -> (GPU id, count) for every instance type in the catalog."""
-        o = t.offers.c
-        with self._engine.connect() as conn:
-            rows = conn.execute(select(o.provider, o.instance_type, o.gpu, o.gpu_count).distinct()).all()
-        return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
+    def on_demand_hourly(row: OfferRow) -> float | None:
+        key = (row.provider, row.region, row.instance_type)
+        return od_batch.get(key, current_od.get(key))
 
-    def import_offers(
-        self,
-        rows: Iterable[OfferRow],
-        *,
-        provider: str,
-        source: str,
-        kind: str = "manual",
-        rejected: Sequence[RejectedRow] = (),
-        snapshot_id: str | None = None,
-    ) -> ImportReport:
-        """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
-
-        ``rejected`` are rows the parser already refused (truncated lines …); they are reported
-        along with the rows the gates refuse. Offers are matched on (provider, region, zone,
-        instance type); their prices are appended, never overwritten.
-        """
-        prov = Provider.cast(provider).value
-        rows = list(rows)
-        known = self.known_instances()
-        # Instance types first seen in this batch are checked against each other too.
-        batch_known: dict[tuple[str, str], tuple[str, float]] = {}
-        od_batch: dict[tuple[str, str, str], float] = {}
-        for row in rows:
-            for pr in row.prices:
-                if pr.pricing == PricingModel.ON_DEMAND.value and pr.amount > 0:
-                    key = (row.provider, row.region, row.instance_type)
-                    od_batch[key] = min(od_batch.get(key, math.inf), pr.amount)
-        current_od = _current_on_demand(cast(_Offers, self), prov)  # Store provides offers()
-
-        def on_demand_hourly(row: OfferRow) -> float | None:
-            key = (row.provider, row.region, row.instance_type)
-            return od_batch.get(key, current_od.get(key))
-
-        good: list[OfferRow] = []
-        bad: list[RejectedRow] = list(rejected)
-        for row in rows:
-            reasons = check_offer(
-                row,
-                provider=prov,
-                known_instances={**batch_known, **known},
-                on_demand_hourly=on_demand_hourly,
-            )
-            if reasons:
-                bad.append(
-                    RejectedRow(
-                        line=row.line,
-                        instance_type=row.instance_type,
-                        region=row.region,
-                        reason="; ".join(reasons),
-                    )
+    good: list[OfferRow] = []
+    bad: list[RejectedRow] = list(rejected)
+    for row in rows:
+        reasons = check_offer(
+            row,
+            provider=prov,
+            known_instances={**batch_known, **known},
+            on_demand_hourly=on_demand_hourly,
+        )
+        if reasons:
+            bad.append(
+                RejectedRow(
+                    line=row.line,
+                    instance_type=row.instance_type,
+                    region=row.region,
+                    reason="; ".join(reasons),
                 )
-            else:
-                good.append(row)
-                batch_known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
-        # One file line can yield two rows (AWS: region on-demand + zone spot); report it once.
-        bad = list(dict.fromkeys(bad))
-        if not good:
-            return ImportReport(
-                provider=prov,
-                source=source,
-                offers_imported=0,
-                prices_imported=0,
-                rejected=tuple(bad),
-                import_id=None,
             )
-        try:
-            with self._engine.begin() as conn:
-                import_id = conn.execute(
-                    insert(t.imports).values(
-                        provider=prov,
-                        kind=kind,
-                        source=source,
-                        snapshot_id=snapshot_id,
-                        imported_at=_now_iso(),
-                        rows_ok=len(good),
-                        rows_rejected=len(bad),
-                    )
-                ).inserted_primary_key[0]  # type: ignore[index]
-                n_offers, n_prices = self._write_offers(conn, good, import_id)
-        except SQLAlchemyError as e:
-            raise CatalogImportError(
-                f"import of {prov} from {source} failed and was rolled back (database unchanged): {e}"
-            ) from e
-        self._facts = None
+        else:
+            good.append(row)
+            batch_known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
+    # One file line can yield two rows (AWS: region on-demand + zone spot); report it once.
+    bad = list(dict.fromkeys(bad))
+    if not good:
         return ImportReport(
             provider=prov,
             source=source,
-            offers_imported=n_offers,
-            prices_imported=n_prices,
+            offers_imported=0,
+            prices_imported=0,
             rejected=tuple(bad),
-            import_id=int(import_id),
+            import_id=None,
         )
-
-    @staticmethod
-    def _write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> tuple[int, int]:
-        o = t.offers.c
-        existing = {
-            (r.provider, r.region, r.zone, r.instance_type): r.id
-            for r in conn.execute(select(o.id, o.provider, o.region, o.zone, o.instance_type))
-        }
-        n_offers = 0
-        price_values: list[dict[str, Any]] = []
-        seen_prices: set[tuple[Any, ...]] = set()
-        for row in rows:
-            key = (row.provider, row.region, row.zone or "", row.instance_type)
-            offer_id = existing.get(key)
-            if offer_id is None:
-                offer_id = conn.execute(
-                    insert(t.offers).values(
-                        provider=row.provider,
-                        region=row.region,
-                        zone=row.zone or "",
-                        instance_type=row.instance_type,
-                        gpu=row.gpu,
-                        gpu_count=row.gpu_count,
-                        vcpus=row.vcpus,
-                        memory_gib=row.memory_gib,
-                        network_gbps=row.network_gbps,
-                        interconnect=row.interconnect,
-                        source=row.source,
-                        price_reason=row.price_reason,
-                        notes=row.notes,
-                    )
-                ).inserted_primary_key[0]  # type: ignore[index]
-                existing[key] = offer_id
-                n_offers += 1
-            for pr in row.prices:
-                # The same price twice in one import (an on-demand price repeated on every zone
-                # row of a region) is stored once.
-                dedup = (offer_id, pr.pricing, pr.amount, pr.currency, pr.unit, pr.as_of)
-                if dedup in seen_prices:
-                    continue
-                seen_prices.add(dedup)
-                price_values.append(
-                    {
-                        "offer_id": offer_id,
-                        "pricing": pr.pricing,
-                        "amount": pr.amount,
-                        "currency": Currency.cast(pr.currency).code,
-                        "unit": pr.unit,
-                        "as_of": pr.as_of,
-                        "source": pr.source,
-                        "confidence": pr.confidence,
-                        "interruption_band": pr.interruption_band,
-                        "term_json": json.dumps(pr.term, sort_keys=True) if pr.term else None,
-                        "import_id": import_id,
-                    }
+    try:
+        with store.engine.begin() as conn:
+            import_id = conn.execute(
+                insert(t.imports).values(
+                    provider=prov,
+                    kind=kind,
+                    source=source,
+                    snapshot_id=snapshot_id,
+                    imported_at=_now_iso(),
+                    rows_ok=len(good),
+                    rows_rejected=len(bad),
                 )
-        if price_values:
-            conn.execute(insert(t.prices), price_values)
-        return n_offers, len(price_values)
+            ).inserted_primary_key[0]  # type: ignore[index]
+            n_offers, n_prices = write_offers(conn, good, import_id)
+    except SQLAlchemyError as e:
+        raise CatalogImportError(
+            f"import of {prov} from {source} failed and was rolled back (database unchanged): {e}"
+        ) from e
+    store.invalidate_caches()
+    return ImportReport(
+        provider=prov,
+        source=source,
+        offers_imported=n_offers,
+        prices_imported=n_prices,
+        rejected=tuple(bad),
+        import_id=int(import_id),
+    )
 
 
-def _current_on_demand(store: _Offers, provider: str) -> dict[tuple[str, str, str], float]:
+def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> tuple[int, int]:
+    o = t.offers.c
+    existing = {
+        (r.provider, r.region, r.zone, r.instance_type): r.id
+        for r in conn.execute(select(o.id, o.provider, o.region, o.zone, o.instance_type))
+    }
+    n_offers = 0
+    price_values: list[dict[str, Any]] = []
+    seen_prices: set[tuple[Any, ...]] = set()
+    for row in rows:
+        key = (row.provider, row.region, row.zone or "", row.instance_type)
+        offer_id = existing.get(key)
+        if offer_id is None:
+            offer_id = conn.execute(
+                insert(t.offers).values(
+                    provider=row.provider,
+                    region=row.region,
+                    zone=row.zone or "",
+                    instance_type=row.instance_type,
+                    gpu=row.gpu,
+                    gpu_count=row.gpu_count,
+                    vcpus=row.vcpus,
+                    memory_gib=row.memory_gib,
+                    network_gbps=row.network_gbps,
+                    interconnect=row.interconnect,
+                    source=row.source,
+                    price_reason=row.price_reason,
+                    notes=row.notes,
+                )
+            ).inserted_primary_key[0]  # type: ignore[index]
+            existing[key] = offer_id
+            n_offers += 1
+        for pr in row.prices:
+            # The same price twice in one import (an on-demand price repeated on every zone
+            # row of a region) is stored once.
+            dedup = (offer_id, pr.pricing, pr.amount, pr.currency, pr.unit, pr.as_of)
+            if dedup in seen_prices:
+                continue
+            seen_prices.add(dedup)
+            price_values.append(
+                {
+                    "offer_id": offer_id,
+                    "pricing": pr.pricing,
+                    "amount": pr.amount,
+                    "currency": Currency.cast(pr.currency).code,
+                    "unit": pr.unit,
+                    "as_of": pr.as_of,
+                    "source": pr.source,
+                    "confidence": pr.confidence,
+                    "interruption_band": pr.interruption_band,
+                    "term_json": json.dumps(pr.term, sort_keys=True) if pr.term else None,
+                    "import_id": import_id,
+                }
+            )
+    if price_values:
+        conn.execute(insert(t.prices), price_values)
+    return n_offers, len(price_values)
+
+
+def _current_on_demand(store: Store, provider: str) -> dict[tuple[str, str, str], float]:
     rows = store.offers(provider=provider, pricing=PricingModel.ON_DEMAND.value)
     out: dict[tuple[str, str, str], float] = {}
     for r in rows:

@@ -5,99 +5,99 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import insert, select
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult
 
-__all__ = ["LocalTablesMixin"]
+if TYPE_CHECKING:
+    from gpuplan.catalog.store import Store
+
+__all__ = ["add_bench_results", "bench_results", "get_profile", "put_profile"]
 
 
 def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-class LocalTablesMixin:
-    """Profile cache and bench results of a :class:`~gpuplan.catalog.Store`."""
+def get_profile(store: Store, key: str, schema_version: int) -> str | None:
+    """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
+    c = t.profile_cache.c
+    with store.engine.connect() as conn:
+        row = conn.execute(select(c.payload).where(c.key == key, c.schema_version == schema_version)).first()
+    return None if row is None else str(row.payload)
 
-    _engine: Engine
 
-    def get_profile(self, key: str, schema_version: int) -> str | None:
-        """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
-        c = t.profile_cache.c
-        with self._engine.connect() as conn:
-            row = conn.execute(
-                select(c.payload).where(c.key == key, c.schema_version == schema_version)
-            ).first()
-        return None if row is None else str(row.payload)
-
-    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
-        """Cache a profile payload (replacing any entry for ``key``)."""
-        c = t.profile_cache.c
-        with self._engine.begin() as conn:
-            conn.execute(t.profile_cache.delete().where(c.key == key))
-            conn.execute(
-                insert(t.profile_cache).values(
-                    key=key, schema_version=schema_version, created_at=_now_iso(), payload=payload
-                )
+def put_profile(store: Store, key: str, schema_version: int, payload: str) -> None:
+    """Cache a profile payload (replacing any entry for ``key``)."""
+    c = t.profile_cache.c
+    with store.engine.begin() as conn:
+        conn.execute(t.profile_cache.delete().where(c.key == key))
+        conn.execute(
+            insert(t.profile_cache).values(
+                key=key, schema_version=schema_version, created_at=_now_iso(), payload=payload
             )
+        )
 
-    def add_bench_results(self, results: Sequence[BenchResult]) -> None:
-        """Append measurements (one transaction)."""
-        if not results:
-            return
-        with self._engine.begin() as conn:
-            conn.execute(
-                insert(t.bench_results),
-                [
-                    {
-                        "gpu_id": r.gpu_id,
-                        "device_name": r.device_name,
-                        "host": r.host,
-                        "measured_at": r.measured_at,
-                        "metric": r.metric,
-                        "dtype": r.dtype,
-                        "value": r.value,
-                        "unit": r.unit,
-                        "datasheet_value": r.datasheet_value,
-                        "details": json.dumps(r.details, sort_keys=True),
-                    }
-                    for r in results
-                ],
-            )
 
-    def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
-        """Stored measurements, oldest first; only ``gpu_id``'s when given."""
-        c = t.bench_results.c
-        stmt = select(
-            c.gpu_id,
-            c.device_name,
-            c.host,
-            c.measured_at,
-            c.metric,
-            c.dtype,
-            c.value,
-            c.unit,
-            c.datasheet_value,
-            c.details,
-        ).order_by(c.measured_at, c.id)
-        if gpu_id is not None:
-            stmt = stmt.where(c.gpu_id == gpu_id)
-        with self._engine.connect() as conn:
-            rows = conn.execute(stmt).all()
-        return [
-            BenchResult(
-                gpu_id=r.gpu_id,
-                device_name=r.device_name,
-                host=r.host,
-                measured_at=r.measured_at,
-                metric=r.metric,
-                dtype=r.dtype,
-                value=r.value,
-                unit=r.unit,
-                datasheet_value=r.datasheet_value,
-                details=json.loads(r.details) if r.details else {},
-            )
-            for r in rows
-        ]
+def add_bench_results(store: Store, results: Sequence[BenchResult]) -> None:
+    """Append measurements (one transaction)."""
+    if not results:
+        return
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(t.bench_results),
+            [
+                {
+                    "gpu_id": r.gpu_id,
+                    "device_name": r.device_name,
+                    "host": r.host,
+                    "measured_at": r.measured_at,
+                    "metric": r.metric,
+                    "dtype": r.dtype,
+                    "value": r.value,
+                    "unit": r.unit,
+                    "datasheet_value": r.datasheet_value,
+                    "details": json.dumps(r.details, sort_keys=True),
+                }
+                for r in results
+            ],
+        )
+
+
+def bench_results(store: Store, gpu_id: str | None = None) -> list[BenchResult]:
+    """Stored measurements, oldest first; only ``gpu_id``'s when given."""
+    c = t.bench_results.c
+    stmt = select(
+        c.gpu_id,
+        c.device_name,
+        c.host,
+        c.measured_at,
+        c.metric,
+        c.dtype,
+        c.value,
+        c.unit,
+        c.datasheet_value,
+        c.details,
+    ).order_by(c.measured_at, c.id)
+    if gpu_id is not None:
+        stmt = stmt.where(c.gpu_id == gpu_id)
+    with store.engine.connect() as conn:
+        rows = conn.execute(stmt).all()
+    return [
+        BenchResult(
+            gpu_id=r.gpu_id,
+            device_name=r.device_name,
+            host=r.host,
+            measured_at=r.measured_at,
+            metric=r.metric,
+            dtype=r.dtype,
+            value=r.value,
+            unit=r.unit,
+            datasheet_value=r.datasheet_value,
+            details=json.loads(r.details) if r.details else {},
+        )
+        for r in rows
+    ]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text
 
+from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
+
 __all__ = [
     "HEAD_REVISION",
     "KNOWN_REVISIONS",
@@ -26,10 +28,6 @@ __all__ = [
     "transfer_prices",
 ]
 
-#: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0001_initial"
-#: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
-KNOWN_REVISIONS = ("0001_initial",)
 
 metadata = MetaData()
 

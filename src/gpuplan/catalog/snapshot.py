@@ -17,9 +17,6 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from sqlalchemy import insert, select
-
-from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import OfferRow, PriceRow, Provider
 from gpuplan.errors import DataError
 
@@ -211,6 +208,10 @@ def ensure_snapshot(store: Any) -> bool:
     Offers and prices pass the same gates as any import (one transaction per provider); a shipped
     row that fails them is a packaging bug and raises DataError.
     """
+    from sqlalchemy import insert, select  # lazy: the read path never needs SQLAlchemy
+
+    from gpuplan.catalog import schema as t
+
     sid = snapshot_id()
     with store.engine.connect() as conn:
         have = conn.execute(
@@ -259,7 +260,7 @@ def ensure_snapshot(store: Any) -> bool:
         rates = _facts_rows("exchange_rates.csv")
         if rates:
             conn.execute(insert(t.exchange_rates), rates)
-    store._facts = None  # billing/compliance caches are rebuilt on next use
+    store.invalidate_caches()  # billing/compliance caches are rebuilt on next use
     return True
 
 

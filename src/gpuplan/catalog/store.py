@@ -3,39 +3,57 @@
 Prices are appended with their date and never overwritten; the current price of an offer under a
 pricing model is the one with the latest ``as_of``, then the latest import. The schema is created
 and upgraded by the Alembic migrations shipped in ``migrations/``.
+
+Startup time: browsing (``offers``, exchange rates, billing and compliance facts) runs plain SQL. On
+a SQLite file already at the head revision and holding the shipped snapshot, it goes through the
+standard library's ``sqlite3`` and SQLAlchemy is never imported (it alone costs ~0.3 s of CPU);
+everything else, and every other database, goes through SQLAlchemy, created on first use.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sqlite3
+from collections import namedtuple
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, func, insert, select
-from sqlalchemy.exc import SQLAlchemyError
-
-from gpuplan.catalog import schema as t
-from gpuplan.catalog.facts import FactsMixin, _Facts
-from gpuplan.catalog.importing import ImportMixin
-from gpuplan.catalog.local_tables import LocalTablesMixin
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
+    BenchResult,
+    BillingPolicy,
     CatalogInfo,
+    ComplianceLabel,
     Currency,
     ExchangeRate,
+    ImportReport,
+    LicenceFee,
     OfferPrice,
+    OfferRow,
     PricingModel,
     Provider,
+    RejectedRow,
+    StoragePrice,
+    TransferTier,
 )
+from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
 from gpuplan.errors import AmbiguousNameError, DataError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
-__all__ = ["DEFAULT_STALE_AFTER_DAYS", "Store", "default_db_path", "open_store"]
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
+
+__all__ = ["ANY_REGION", "DEFAULT_STALE_AFTER_DAYS", "Store", "default_db_path", "open_store"]
 
 #: A price older than this many days is flagged ``stale``.
 DEFAULT_STALE_AFTER_DAYS = 180
+#: Region value of rows that hold for every region of a provider.
+ANY_REGION = "*"
 
 
 def default_db_path() -> Path:
@@ -56,25 +74,31 @@ def _as_of_date(as_of: str) -> date | None:
         return None
 
 
-def _engine_for(db: str | None) -> tuple[Engine, str]:
+def _resolve(db: str | None) -> tuple[str, Path | None]:
+    """(SQLAlchemy URL, SQLite file path or None) of what the user gave."""
     if db is None:
         path = default_db_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise StoreError(f"cannot create the data directory {path.parent}: {e}; pass --db PATH") from e
-        url = f"sqlite:///{path}"
-    elif "://" in db:
-        url = db
-    else:
-        path = Path(db).expanduser().resolve()
-        if not path.parent.is_dir():
-            raise StoreError(f"database folder {path.parent} does not exist; create it or pass another --db")
-        url = f"sqlite:///{path}"
+        return f"sqlite:///{path}", path
+    if "://" in db:
+        return db, None
+    path = Path(db).expanduser().resolve()
+    if not path.parent.is_dir():
+        raise StoreError(f"database folder {path.parent} does not exist; create it or pass another --db")
+    return f"sqlite:///{path}", path
+
+
+def _make_engine(url: str) -> tuple[Engine, str]:
+    from sqlalchemy import create_engine, event
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
     try:
         engine = create_engine(url)
-    except (SQLAlchemyError, ImportError, ValueError) as e:
-        raise StoreError(f"cannot open database {db!r}: {e}") from e
+    except (SQLAlchemyError, ArgumentError, ImportError, ValueError) as e:
+        raise StoreError(f"cannot open database {url!r}: {e}") from e
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
@@ -98,17 +122,19 @@ def _current_revision(conn: Connection) -> str | None:
 
 def _migrate(engine: Engine) -> str:
     """Bring the schema to head; refuse a database from a newer gpuplan. Returns the revision."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     try:
         with engine.connect() as conn:
             current = _current_revision(conn)
     except SQLAlchemyError as e:
         raise StoreError(f"cannot read the database: {e}") from e
-    if current == t.HEAD_REVISION:
-        return current  # the common case: no Alembic import at all (startup time)
-    if current is not None and current not in t.KNOWN_REVISIONS:
+    if current == HEAD_REVISION:
+        return current  # no Alembic import at all
+    if current is not None and current not in KNOWN_REVISIONS:
         raise StoreError(
             f"the database is at schema revision {current!r}, newer than this gpuplan knows "
-            f"(head {t.HEAD_REVISION!r}); upgrade gpuplan or point --db at another database"
+            f"(head {HEAD_REVISION!r}); upgrade gpuplan or point --db at another database"
         )
     from alembic import command
     from alembic.config import Config
@@ -121,7 +147,31 @@ def _migrate(engine: Engine) -> str:
             command.upgrade(cfg, "head")
     except SQLAlchemyError as e:
         raise StoreError(f"cannot create or migrate the database schema: {e}") from e
-    return t.HEAD_REVISION
+    return HEAD_REVISION
+
+
+def _ready_for_plain_sqlite(path: Path, snapshot: str | None) -> bool:
+    """True if ``path`` is a SQLite catalog at the head revision that holds ``snapshot`` (if given)."""
+    if not path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        if row is None or row[0] != HEAD_REVISION:
+            return False
+        if snapshot is not None:
+            have = conn.execute(
+                "SELECT 1 FROM imports WHERE snapshot_id = ? AND kind = 'snapshot'", (snapshot,)
+            ).fetchone()
+            return have is not None
+        return True
+    except sqlite3.Error:
+        return False  # no such table, not a database …: the SQLAlchemy path reports it properly
+    finally:
+        conn.close()
 
 
 def open_store(
@@ -142,38 +192,73 @@ def open_store(
         raise DataError(f"USD per CNY must be a positive number, got {usd_per_cny!r}")
     if stale_after_days < 0:
         raise DataError(f"stale_after_days must be 0 or more, got {stale_after_days}")
-    engine, location = _engine_for(db)
-    revision = _migrate(engine)
-    store = Store(
-        engine,
-        location=location,
-        revision=revision,
-        stale_after_days=stale_after_days,
-        today=today or date.today(),
-    )
+    url, path = _resolve(db)
+    day = today or date.today()
+    from gpuplan.catalog.snapshot import ensure_snapshot, snapshot_id  # stdlib-only until it writes
+
+    sid = snapshot_id() if seed else None
+    if path is not None and _ready_for_plain_sqlite(path, sid):
+        store = Store(url, location=url, revision=HEAD_REVISION, stale_after_days=stale_after_days, today=day)
+    else:
+        engine, location = _make_engine(url)
+        revision = _migrate(engine)
+        store = Store(
+            url,
+            location=location,
+            revision=revision,
+            stale_after_days=stale_after_days,
+            today=day,
+            engine=engine,
+        )
+        if seed:
+            ensure_snapshot(store)
+    store.use_plain_sqlite(path)
     if usd_per_cny is not None:
         store.override_exchange_rate(
             ExchangeRate(
                 currency="CNY",
                 usd_per_unit=usd_per_cny,
-                as_of=(today or date.today()).isoformat(),
+                as_of=day.isoformat(),
                 source="user setting (usd_per_cny)",
             )
         )
-    if seed:
-        from gpuplan.catalog.snapshot import ensure_snapshot  # lazy: reads package data files
-
-        ensure_snapshot(store)
     return store
 
 
-class Store(FactsMixin, LocalTablesMixin, ImportMixin):
+@dataclass(frozen=True)
+class _Facts:
+    """Per-provider facts joined onto every offer row (loaded once per Store)."""
+
+    billing: dict[tuple[str, str], BillingPolicy]
+    compliance: dict[tuple[str, str], tuple[str, ...]]
+
+
+@cache
+def _row_type(columns: tuple[str, ...]) -> Any:
+    return namedtuple("Row", columns)
+
+
+def _named_rows(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> Any:
+    return _row_type(tuple(d[0] for d in cursor.description))(*row)
+
+
+class Store:
     """The catalog database. Create with :func:`open_store`."""
 
     def __init__(
-        self, engine: Engine, *, location: str, revision: str, stale_after_days: int, today: date
+        self,
+        url: str,
+        *,
+        location: str,
+        revision: str,
+        stale_after_days: int,
+        today: date,
+        engine: Engine | None = None,
     ) -> None:
+        self._url = url
         self._engine = engine
+        self._sqlite_path: Path | None = None
+        self._reader: sqlite3.Connection | None = None
         self.location = location
         self.revision = revision
         self.stale_after_days = stale_after_days
@@ -183,12 +268,47 @@ class Store(FactsMixin, LocalTablesMixin, ImportMixin):
 
     @property
     def engine(self) -> Engine:
-        """The SQLAlchemy engine (for layers that keep their own tables here)."""
+        """The SQLAlchemy engine (created on first use; for layers that keep their own tables here)."""
+        if self._engine is None:
+            self._engine, _ = _make_engine(self._url)
         return self._engine
 
+    def use_plain_sqlite(self, path: Path | None) -> None:
+        """Read through the standard library's sqlite3 from ``path`` (None: through SQLAlchemy)."""
+        self._sqlite_path = path
+
     def close(self) -> None:
-        """Release the connection pool."""
-        self._engine.dispose()
+        """Release connections."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        if self._engine is not None:
+            self._engine.dispose()
+
+    def invalidate_caches(self) -> None:
+        """Forget cached facts (after a write)."""
+        self._facts = None
+
+    def _query(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        """Rows of a read-only SQL statement with ``:name`` parameters, with attribute access."""
+        if self._sqlite_path is not None:
+            if self._reader is None:
+                # Autocommit (isolation_level None): every SELECT sees the latest committed write.
+                self._reader = sqlite3.connect(
+                    f"{self._sqlite_path.as_uri()}?mode=ro",
+                    uri=True,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                self._reader.row_factory = _named_rows
+            try:
+                return self._reader.execute(sql, params or {}).fetchall()
+            except sqlite3.Error as e:
+                raise StoreError(f"cannot read the catalog database {self.location}: {e}") from e
+        from sqlalchemy import text
+
+        with self.engine.connect() as conn:
+            return list(conn.execute(text(sql), params or {}).all())
 
     # ---------------------------------------------------------------- exchange rates
 
@@ -198,10 +318,14 @@ class Store(FactsMixin, LocalTablesMixin, ImportMixin):
 
     def add_exchange_rate(self, rate: ExchangeRate) -> None:
         """Append a dated rate to the database (history kept; the latest ``as_of`` wins)."""
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+
         code = Currency.cast(rate.currency).code
         if not (math.isfinite(rate.usd_per_unit) and rate.usd_per_unit > 0):
             raise DataError(f"exchange rate for {code} must be positive, got {rate.usd_per_unit!r}")
-        with self._engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(
                 insert(t.exchange_rates).values(
                     currency=code, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
@@ -226,28 +350,175 @@ class Store(FactsMixin, LocalTablesMixin, ImportMixin):
             return ExchangeRate(currency="USD", usd_per_unit=1.0, as_of="-", source="identity")
         if code in self._rate_overrides:
             return self._rate_overrides[code]
-        stmt = (
-            select(t.exchange_rates.c.usd_per_unit, t.exchange_rates.c.as_of, t.exchange_rates.c.source)
-            .where(t.exchange_rates.c.currency == code)
-            .order_by(t.exchange_rates.c.as_of.desc(), t.exchange_rates.c.id.desc())
-            .limit(1)
+        rows = self._query(
+            "SELECT usd_per_unit, as_of, source FROM exchange_rates WHERE currency = :currency "
+            "ORDER BY as_of DESC, id DESC LIMIT 1",
+            {"currency": code},
         )
-        with self._engine.connect() as conn:
-            row = conn.execute(stmt).first()
-        if row is None:
+        if not rows:
             return None
+        row = rows[0]
         return ExchangeRate(currency=code, usd_per_unit=row.usd_per_unit, as_of=row.as_of, source=row.source)
+
+    # ---------------------------------------------------------------- billing and compliance
+
+    def _load_facts(self) -> _Facts:
+        if self._facts is None:
+            billing: dict[tuple[str, str], BillingPolicy] = {}
+            for r in self._query(
+                "SELECT provider, region, granularity_s, min_billing_s, as_of, source, reason "
+                "FROM billing_policies ORDER BY id"
+            ):
+                # Later rows (newer imports) replace earlier ones.
+                billing[(r.provider, r.region)] = BillingPolicy(
+                    provider=r.provider,
+                    region=r.region,
+                    granularity_s=r.granularity_s,
+                    min_billing_s=r.min_billing_s,
+                    as_of=r.as_of,
+                    source=r.source,
+                    reason=r.reason,
+                )
+            compliance: dict[tuple[str, str], list[str]] = {}
+            for r in self._query("SELECT provider, region, label FROM compliance_labels ORDER BY id"):
+                labels = compliance.setdefault((r.provider, r.region), [])
+                if r.label not in labels:
+                    labels.append(r.label)
+            self._facts = _Facts(billing=billing, compliance={k: tuple(v) for k, v in compliance.items()})
+        return self._facts
+
+    def billing_policy(self, provider: str, region: str) -> BillingPolicy:
+        """How ``provider`` bills compute in ``region`` (granularity None = unknown: assume hourly)."""
+        p = Provider.cast(provider).value
+        facts = self._load_facts()
+        found = facts.billing.get((p, region)) or facts.billing.get((p, ANY_REGION))
+        if found is not None:
+            return found
+        return BillingPolicy(
+            provider=p,
+            region=region,
+            granularity_s=None,
+            min_billing_s=None,
+            as_of=None,
+            source=None,
+            reason="no billing granularity in the catalog; assume hourly billing",
+        )
+
+    def compliance_labels(self, provider: str, region: str) -> tuple[str, ...]:
+        """Sourced compliance labels of a provider/region (provider-wide labels included)."""
+        p = Provider.cast(provider).value
+        facts = self._load_facts()
+        return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
+
+    def compliance_details(self, provider: str) -> list[ComplianceLabel]:
+        """The compliance labels of a provider with their sources."""
+        from gpuplan.catalog import facts
+
+        return facts.compliance_details(self, provider)
+
+    # ---------------------------------------------------------------- transfer, storage, licences
+
+    def egress_tiers(self, provider: str, region: str) -> list[TransferTier]:
+        """Internet egress tiers of ``region``, ordered by tier start.
+
+        Without rows for ``region``, the provider's generic/default-region rows, with
+        ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
+        """
+        from gpuplan.catalog import facts
+
+        return facts.egress_tiers(self, provider, region)
+
+    def inter_region_price(self, provider: str, region: str) -> TransferTier | None:
+        """Price of moving data from ``region`` to another region of the provider; None if unknown."""
+        from gpuplan.catalog import facts
+
+        return facts.inter_region_price(self, provider, region)
+
+    def storage_prices(self, provider: str, region: str) -> list[StoragePrice]:
+        """Object and block storage prices of ``region`` (default-region rows as fallback)."""
+        from gpuplan.catalog import facts
+
+        return facts.storage_prices(self, provider, region)
+
+    def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
+        """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
+        from gpuplan.catalog import facts
+
+        return facts.licence_fees(self, provider, region)
+
+    # ---------------------------------------------------------------- other layers' tables
+
+    def get_profile(self, key: str, schema_version: int) -> str | None:
+        """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
+        from gpuplan.catalog import local_tables
+
+        return local_tables.get_profile(self, key, schema_version)
+
+    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
+        """Cache a profile payload (replacing any entry for ``key``)."""
+        from gpuplan.catalog import local_tables
+
+        local_tables.put_profile(self, key, schema_version, payload)
+
+    def add_bench_results(self, results: Sequence[BenchResult]) -> None:
+        """Append measurements (one transaction)."""
+        from gpuplan.catalog import local_tables
+
+        local_tables.add_bench_results(self, results)
+
+    def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
+        """Stored measurements, oldest first; only ``gpu_id``'s when given."""
+        from gpuplan.catalog import local_tables
+
+        return local_tables.bench_results(self, gpu_id)
+
+    # ---------------------------------------------------------------- imports
+
+    def import_offers(
+        self,
+        rows: Iterable[OfferRow],
+        *,
+        provider: str,
+        source: str,
+        kind: str = "manual",
+        rejected: Sequence[RejectedRow] = (),
+        snapshot_id: str | None = None,
+    ) -> ImportReport:
+        """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
+
+        ``rejected`` are rows the parser already refused (truncated lines …); they are reported
+        along with the rows the gates refuse. Offers are matched on (provider, region, zone,
+        instance type); their prices are appended, never overwritten.
+        """
+        from gpuplan.catalog import importing
+
+        return importing.import_offers(
+            self,
+            rows,
+            provider=provider,
+            source=source,
+            kind=kind,
+            rejected=rejected,
+            snapshot_id=snapshot_id,
+        )
+
+    def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]:
+        """(provider, instance type) -> (GPU id, count) for every instance type in the catalog."""
+        rows = self._query("SELECT DISTINCT provider, instance_type, gpu, gpu_count FROM offers")
+        return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
 
     # ---------------------------------------------------------------- offers
 
     def regions(self, provider: str | None = None) -> list[str]:
         """Every region with offers (of ``provider`` when given), sorted."""
-        o = t.offers.c
-        stmt = select(o.region).distinct().order_by(o.region)
-        if provider is not None:
-            stmt = stmt.where(o.provider == Provider.cast(provider).value)
-        with self._engine.connect() as conn:
-            return [r[0] for r in conn.execute(stmt)]
+        if provider is None:
+            rows = self._query("SELECT DISTINCT region FROM offers ORDER BY region")
+        else:
+            rows = self._query(
+                "SELECT DISTINCT region FROM offers WHERE provider = :provider ORDER BY region",
+                {"provider": Provider.cast(provider).value},
+            )
+        return [r.region for r in rows]
 
     @staticmethod
     def _gpu_ids(gpu: str) -> list[str]:
@@ -278,66 +549,53 @@ class Store(FactsMixin, LocalTablesMixin, ImportMixin):
         matches all its variants); ``count`` is the exact GPUs per instance. Offers without any price
         appear (with ``pricing=None`` and ``price_reason``) only with ``include_unpriced``.
         """
-        o, p = t.offers.c, t.prices.c
-        offer_stmt = select(
-            o.id,
-            o.provider,
-            o.region,
-            o.zone,
-            o.instance_type,
-            o.gpu,
-            o.gpu_count,
-            o.vcpus,
-            o.memory_gib,
-            o.network_gbps,
-            o.interconnect,
-            o.source,
-            o.price_reason,
-        )
+        conds: list[str] = []
+        params: dict[str, Any] = {}
         if provider is not None:
-            offer_stmt = offer_stmt.where(o.provider == Provider.cast(provider).value)
+            conds.append("provider = :provider")
+            params["provider"] = Provider.cast(provider).value
         if region is not None:
-            offer_stmt = offer_stmt.where(o.region == region)
+            conds.append("region = :region")
+            params["region"] = region
         gpu_ids: list[str] | None = self._gpu_ids(gpu) if gpu is not None else None
         if min_gpu_memory_gib is not None:
             big = [g.id for g in all_gpus() if g.memory_gib >= min_gpu_memory_gib]
             gpu_ids = big if gpu_ids is None else [g for g in gpu_ids if g in big]
         if gpu_ids is not None:
-            offer_stmt = offer_stmt.where(o.gpu.in_(gpu_ids))
+            if not gpu_ids:
+                return []
+            names = [f"g{i}" for i in range(len(gpu_ids))]
+            conds.append(f"gpu IN ({', '.join(':' + n for n in names)})")
+            params.update(zip(names, gpu_ids, strict=True))
         if count is not None:
-            offer_stmt = offer_stmt.where(o.gpu_count == count)
+            conds.append("gpu_count = :count")
+            params["count"] = count
         pricing_value = PricingModel.cast(pricing).value if pricing is not None else None
-
-        # Current price per (offer, pricing): latest as_of, then latest import (largest id).
-        ranked = select(
-            p.offer_id,
-            p.pricing,
-            p.amount,
-            p.currency,
-            p.unit,
-            p.as_of,
-            p.source,
-            p.confidence,
-            p.interruption_band,
-            p.term_json,
-            func.row_number()
-            .over(partition_by=(p.offer_id, p.pricing), order_by=(p.as_of.desc(), p.id.desc()))
-            .label("rn"),
+        where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        offer_rows = self._query(
+            "SELECT id, provider, region, zone, instance_type, gpu, gpu_count, vcpus, memory_gib, "
+            f"network_gbps, interconnect, source, price_reason FROM offers{where} "
+            "ORDER BY provider, region, zone, instance_type",
+            params,
         )
+        # Current price per (offer, pricing): latest as_of, then latest import (largest id).
+        price_filter = ""
         if pricing_value is not None:
-            ranked = ranked.where(p.pricing == pricing_value)
-        offer_sub = offer_stmt.subquery()
-        ranked = ranked.where(p.offer_id.in_(select(offer_sub.c.id)))
-        rsub = ranked.subquery()
-        price_stmt = select(rsub).where(rsub.c.rn == 1)
-
-        with self._engine.connect() as conn:
-            offer_rows = conn.execute(
-                offer_stmt.order_by(o.provider, o.region, o.zone, o.instance_type)
-            ).all()
-            prices_by_offer: dict[int, list[Any]] = {}
-            for pr in conn.execute(price_stmt):
-                prices_by_offer.setdefault(pr.offer_id, []).append(pr)
+            price_filter = " AND p.pricing = :pricing"
+            params["pricing"] = pricing_value
+        price_rows = self._query(
+            "SELECT offer_id, pricing, amount, currency, unit, as_of, source, confidence, "
+            "interruption_band, term_json FROM ("
+            "SELECT p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.source, p.confidence, "
+            "p.interruption_band, p.term_json, ROW_NUMBER() OVER "
+            "(PARTITION BY p.offer_id, p.pricing ORDER BY p.as_of DESC, p.id DESC) AS rn "
+            f"FROM prices p WHERE p.offer_id IN (SELECT id FROM offers{where}){price_filter}"
+            ") ranked WHERE rn = 1",
+            params,
+        )
+        prices_by_offer: dict[int, list[Any]] = {}
+        for pr in price_rows:
+            prices_by_offer.setdefault(pr.offer_id, []).append(pr)
 
         rates: dict[str, ExchangeRate | None] = {}
         out: list[OfferPrice] = []
@@ -425,8 +683,12 @@ class Store(FactsMixin, LocalTablesMixin, ImportMixin):
 
     def info(self) -> CatalogInfo:
         """Counts, providers, date range, location and schema revision."""
+        from sqlalchemy import func, select
+
+        from gpuplan.catalog import schema as t
+
         o, p = t.offers.c, t.prices.c
-        with self._engine.connect() as conn:
+        with self.engine.connect() as conn:
             by_provider: dict[str, int] = {
                 r[0]: int(r[1]) for r in conn.execute(select(o.provider, func.count()).group_by(o.provider))
             }

@@ -1,0 +1,10 @@
+"""Schema revisions this code knows (stdlib only, so the read path can check them without SQLAlchemy)."""
+
+from __future__ import annotations
+
+__all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
+
+#: The newest migration this code knows; a test keeps it equal to Alembic's head.
+HEAD_REVISION = "0001_initial"
+#: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
+KNOWN_REVISIONS = ("0001_initial",)
