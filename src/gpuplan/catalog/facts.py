@@ -22,21 +22,18 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
+from gpuplan.catalog.store import ANY_REGION
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
 __all__ = [
-    "ANY_REGION",
     "compliance_details",
     "egress_tiers",
     "inter_region_price",
     "licence_fees",
     "storage_prices",
 ]
-
-#: Region value of rows that hold for every region of a provider.
-ANY_REGION = "*"
 
 
 def compliance_details(store: Store, provider: str) -> list[ComplianceLabel]:

@@ -26,19 +26,11 @@ from gpuplan.errors import CatalogImportError
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["import_offers", "known_instances", "write_offers"]
+__all__ = ["import_offers", "write_offers"]
 
 
 def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
-
-
-def known_instances(store: Store) -> dict[tuple[str, str], tuple[str, float]]:
-    """(provider, instance type) -> (GPU id, count) for every instance type in the catalog."""
-    o = t.offers.c
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(o.provider, o.instance_type, o.gpu, o.gpu_count).distinct()).all()
-    return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
 
 
 def import_offers(
@@ -59,7 +51,7 @@ def import_offers(
     """
     prov = Provider.cast(provider).value
     rows = list(rows)
-    known = known_instances(store)
+    known = store.known_instances()
     # Instance types first seen in this batch are checked against each other too.
     batch_known: dict[tuple[str, str], tuple[str, float]] = {}
     od_batch: dict[tuple[str, str, str], float] = {}
