@@ -154,20 +154,35 @@ def plan_cmd(
         "objective": objective,
         "commitment": commitment.lower() if commitment else None,
     }
-    prof = _load_profile(workload, settings(ctx).db, saved_profile)
-    store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
-    try:
-        plan = plan_workload(
-            workload,
-            prof,
-            store,
-            overrides=overrides,
-            top=top,
-            baseline=BaselineSpec.parse(baseline) if baseline else None,
-            unknown_costs=unknown_costs,
-        )
-    finally:
-        store.close()
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True)
+    # A spinner on a terminal only: piped or --json output stays clean.
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=as_json or not err.is_terminal,
+    ) as progress:
+        task = progress.add_task(f"profiling {workload.name} (cached after the first run)…", total=None)
+        prof = _load_profile(workload, settings(ctx).db, saved_profile)
+        progress.update(task, description="planning over the catalog…")
+        store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+        try:
+            plan = plan_workload(
+                workload,
+                prof,
+                store,
+                overrides=overrides,
+                top=top,
+                baseline=BaselineSpec.parse(baseline) if baseline else None,
+                unknown_costs=unknown_costs,
+            )
+        finally:
+            store.close()
 
     if out is not None:
         _write_report(plan, workload.name, out)
@@ -176,13 +191,11 @@ def plan_cmd(
 
         sys.stdout.write(json.dumps(plan_json(plan, workload.to_dict()), indent=2) + "\n")
         return
-    from rich.console import Console
-
     from gpuplan.report.plan import plan_view
 
     Console(width=None if sys.stdout.isatty() else 200).print(plan_view(plan))
     if out is not None:
-        Console(stderr=True).print(f"report written to {out}")
+        err.print(f"report written to {out}")
 
 
 def _write_report(plan: Any, title: str, out: Path) -> None:

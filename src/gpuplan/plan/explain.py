@@ -43,7 +43,9 @@ def infeasible_message(ctx: _Ctx, pre: IntArray, option: Callable[[_Ctx, int], O
             peaks = ctx.cands.peak_memory_gib[np.isfinite(ctx.cands.peak_memory_gib)]
             if peaks.size:
                 msg += f" (peak memory per GPU at least {float(peaks.min()):.1f} GiB)"
-        if top in _HINTS:
+        if top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
+            msg += "; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target"
+        elif top in _HINTS:
             msg += f"; {_HINTS[top]}"
         return msg
     costs = ctx.costs

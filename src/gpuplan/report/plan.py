@@ -204,11 +204,15 @@ def plan_view(plan: Plan) -> Any:
     ]
     if rec.spot:
         s = rec.spot
-        interval = f"{s.checkpoint_interval_min:.0f} min" if s.checkpoint_interval_min else "none"
+        ckpt = (
+            f"checkpoint every {s.checkpoint_interval_min:.0f} min (Young/Daly)"
+            if s.checkpoint_interval_min
+            else "no checkpoints (restart only)"
+        )
         lines.append(
             Text(
                 f"  spot: {s.expected_interruptions:.2f} expected interruptions (MTBI {_h(s.mtbi_h)}), "
-                f"checkpoint every {interval}; rate: {s.rate_source}"
+                f"{ckpt}, {_h(s.expected_lost_h)} lost to interruptions; rate: {s.rate_source}"
             )
         )
     lines += [Text(f"  why: {w}") for w in plan.why]
