@@ -96,3 +96,10 @@ def test_phase_times_sum_by_phase_and_scale_with_batch() -> None:
     half = phase_times(ops, A100, "amp-bf16", CAL, batch_scale=0.5)
     assert half.forward_s == pytest.approx(ph.forward_s / 2)
     assert half.optimizer_s == pytest.approx(ph.optimizer_s)  # optimizer does not scale with batch
+
+
+def test_ops_without_traffic_or_flops_launch_no_kernel() -> None:
+    # views and prim.device: 700 calls, 0 bytes, 0 FLOPs → no time despite the per-kernel floor
+    meta = op(op_class="other", count=700, name="prim.device")
+    assert op_time_s(meta, A100, "amp-bf16", CAL) == 0.0
+    assert phase_times((meta,), A100, "amp-bf16", CAL).kernel_calls == 0

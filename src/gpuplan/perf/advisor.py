@@ -14,7 +14,7 @@ from gpuplan.hardware import GPU, all_gpus
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import estimate
 from gpuplan.perf.memory import memory_estimate, peak_at_batch, profile_has_conv
-from gpuplan.perf.roofline import phase_times
+from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.profile.model import OpRecord, Profile
 
 __all__ = ["Advice", "advise"]
@@ -73,7 +73,14 @@ def _micro_batch(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) ->
     else:
         return None
     accum = profile.batch_size // b
-    ph = phase_times(profile.ops, gpu, profile.precision, cal, batch_scale=b / profile.batch_size)
+    ph = phase_times(
+        profile.ops,
+        gpu,
+        profile.precision,
+        cal,
+        batch_scale=b / profile.batch_size,
+        causal=is_causal(profile),
+    )
     train = profile.task != "infer"
     step = accum * (ph.forward_s + ph.backward_s) + ph.optimizer_s if train else accum * ph.forward_s
     how = "micro-batch × gradient accumulation" if train else "smaller batches in sequence"
@@ -203,7 +210,7 @@ def _lora(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -> Advice
         for o in profile.ops
         if o.phase != "optimizer"
     )
-    ph = phase_times(ops, gpu, profile.precision, cal)
+    ph = phase_times(ops, gpu, profile.precision, cal, causal=is_causal(profile))
     return Advice(
         action="lora",
         summary="fine-tune with LoRA adapters instead of all weights (changes the method)",

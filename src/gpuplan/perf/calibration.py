@@ -54,7 +54,13 @@ class Calibration:
     bandwidth_efficiency: float
     """Fraction of the datasheet memory bandwidth reached by bandwidth-bound kernels."""
     min_kernel_time_us: float
-    """Smallest time one op call takes (launch + eager-mode dispatch), microseconds."""
+    """Smallest GPU time of one kernel (launch gap between back-to-back kernels), microseconds."""
+    tf32_factor: float = 1.0
+    """Multiplier on the tensor-core efficiencies for TF32 kernels: their operands are twice as
+    wide per FLOP as FP16's, so the same tiles need twice the shared-memory and L2 traffic."""
+    host_overhead_us: float = 0.0
+    """CPU time eager PyTorch spends issuing one op (Python, dispatcher, launch), microseconds. A
+    step is host-bound when its ops issue slower than the GPU runs them (small batches, decode)."""
     time_band: float = 1.15
     """Multiplicative band on step time from the calibration residuals (exp of the 90th percentile
     of |ln(predicted/published)|)."""
@@ -73,22 +79,27 @@ class Calibration:
             "tensor_conv_efficiency",
             "vector_efficiency",
             "bandwidth_efficiency",
+            "tf32_factor",
         ):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
                 raise DataError(
                     f"calibration {name}={value} is outside (0, 1]; refit or fix calibration.json"
                 )
-        if self.min_kernel_time_us < 0 or self.time_band < 1.0 or self.memory_band < 1.0:
+        if (
+            self.min_kernel_time_us < 0
+            or self.host_overhead_us < 0
+            or self.time_band < 1.0
+            or self.memory_band < 1.0
+        ):
             raise DataError("calibration kernel time must be >= 0 and bands >= 1; refit calibration.json")
 
     def compute_efficiency(self, path: str, op_class: str) -> float:
         """Efficiency for one dtype path (``fp32`` = non-tensor) and op class."""
         if path == "fp32":
             return self.vector_efficiency
-        if op_class == "conv":
-            return self.tensor_conv_efficiency
-        return self.tensor_matmul_efficiency
+        eff = self.tensor_conv_efficiency if op_class == "conv" else self.tensor_matmul_efficiency
+        return eff * self.tf32_factor if path == "tf32" else eff
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -105,13 +116,15 @@ class Calibration:
 
 #: Literature priors, used only when no fitted calibration.json ships:
 #: llm-analysis suggests ~0.5 FLOP efficiency for training, 0.9 for memory (ESTIMATION_NOTES 2.1);
-#: ~0.7 is typical for large cuBLAS GEMMs; ~5 µs is the CUDA kernel launch latency.
+#: ~0.7 is typical for large cuBLAS GEMMs; a few µs is the gap between back-to-back CUDA kernels;
+#: eager PyTorch issues an op in roughly 10–50 µs of CPU time.
 PRIOR = Calibration(
     tensor_matmul_efficiency=0.6,
     tensor_conv_efficiency=0.5,
     vector_efficiency=0.8,
     bandwidth_efficiency=0.8,
-    min_kernel_time_us=5.0,
+    min_kernel_time_us=3.0,
+    host_overhead_us=20.0,
     time_band=1.3,
     memory_band=1.15,
 )

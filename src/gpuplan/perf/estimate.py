@@ -14,7 +14,7 @@ from gpuplan.hardware import GPU
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.memory import GIB, MemoryEstimate, memory_estimate, profile_has_conv
 from gpuplan.perf.parallel import Link, all_gather_s, all_reduce_s, check_parallelism, sharded_peak_bytes
-from gpuplan.perf.roofline import PhaseTimes, phase_times
+from gpuplan.perf.roofline import PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
 
 __all__ = [
@@ -167,11 +167,19 @@ def estimate(
         raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
     notes: list[str] = []
 
-    phases = phase_times(profile.ops, gpu, profile.precision, cal)
+    phases = phase_times(profile.ops, gpu, profile.precision, cal, causal=is_causal(profile))
+    host_us = cal.host_overhead_us * 1e-6
     optimizer_s = phases.optimizer_s
     if parallelism != "ddp" and count > 1:
         optimizer_s /= count  # each rank updates only its shard
-    micro_s = phases.forward_s + phases.backward_s
+    # Eager PyTorch issues ops from the CPU while the GPU runs earlier ones: a phase takes the
+    # longer of the GPU's work and the CPU's issuing (host-bound at small batches).
+    optimizer_s = max(optimizer_s, phases.optimizer_calls * host_us)
+    micro_s = max(
+        phases.forward_s + phases.backward_s, (phases.forward_calls + phases.backward_calls) * host_us
+    )
+    if micro_s > phases.forward_s + phases.backward_s:
+        notes.append("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
     compute_s = grad_accum_steps * micro_s + optimizer_s
     comm_s = _comm_s(profile, phases, parallelism, link)
     comm_slow_s = _comm_s(profile, phases, parallelism, link, slow_network=True)

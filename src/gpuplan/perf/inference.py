@@ -98,7 +98,7 @@ def decode_estimate(
     kv_tok = kv_cache_bytes_per_token(profile.shape, act_bytes)
 
     forward = tuple(op for op in profile.ops if op.phase == "forward")
-    prefill = phase_times(forward, gpu, profile.precision, cal).forward_s
+    prefill = phase_times(forward, gpu, profile.precision, cal, causal=True).forward_s
     calls = sum(op.count for op in forward)
 
     path = _dtype_path(profile.precision, weight_bytes)
@@ -116,7 +116,7 @@ def decode_estimate(
         return max(
             read / bw,
             flops / (peak * 1e12 * cal.tensor_matmul_efficiency),
-            calls * cal.min_kernel_time_us * 1e-6,
+            calls * max(cal.min_kernel_time_us, cal.host_overhead_us) * 1e-6,
         )
 
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=1)[1] * GIB

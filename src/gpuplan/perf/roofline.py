@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.perf.calibration import Calibration
-from gpuplan.profile.model import OpRecord
+from gpuplan.profile.model import OpRecord, Profile
 
-__all__ = ["PhaseTimes", "dtype_path", "op_time_s", "phase_times"]
+__all__ = ["PhaseTimes", "dtype_path", "is_causal", "op_time_s", "phase_times"]
 
 _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
 
 # What each path needs, for the one-line error when a GPU lacks it.
 _NEEDS = {
-    "fp8": "fp8 needs Hopper/Ada or newer; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)",
+    "fp8": "fp8 needs Hopper/Ada; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)",
     "bf16": "bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use amp-fp16)",
     "fp16": "{gpu} has no published FP16 tensor-core peak; choose another GPU",
     "int8": "{gpu} has no published INT8 tensor-core peak; choose another GPU",
@@ -59,6 +59,11 @@ def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
     return "fp32"
 
 
+def is_causal(profile: Profile) -> bool:
+    """Whether the model's attention is causal: decoder-only language models."""
+    return profile.shape.family == "decoder"
+
+
 def _peak_flops(gpu: GPU, path: str) -> float:
     peak = gpu.peak_tflops(path)
     if peak is None:
@@ -67,7 +72,13 @@ def _peak_flops(gpu: GPU, path: str) -> float:
 
 
 def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float:
-    """Seconds for all ``op.count`` calls of one op record on one GPU."""
+    """Seconds for all ``op.count`` calls of one op record on one GPU.
+
+    An op that moves no bytes and does no FLOPs (views, ``prim.device``, ``empty``) launches no
+    kernel and costs nothing.
+    """
+    if op.flops <= 0 and op.bytes_moved <= 0:
+        return 0.0
     path = dtype_path(op, precision, gpu)
     calls = max(op.count, 1)
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
@@ -94,11 +105,18 @@ class PhaseTimes:
     optimizer_s: float
     compute_bound_s: float
     """Part of the total spent in ops whose compute term is the larger."""
-    kernel_calls: int
+    forward_calls: int = 0
+    backward_calls: int = 0
+    optimizer_calls: int = 0
+    """Kernel launches (ops that move bytes or do FLOPs) per phase."""
 
     @property
     def total_s(self) -> float:
         return self.forward_s + self.backward_s + self.optimizer_s
+
+    @property
+    def kernel_calls(self) -> int:
+        return self.forward_calls + self.backward_calls + self.optimizer_calls
 
 
 def phase_times(
@@ -108,31 +126,36 @@ def phase_times(
     cal: Calibration,
     *,
     batch_scale: float = 1.0,
+    causal: bool = False,
 ) -> PhaseTimes:
     """Sum the roofline over ops, by phase.
 
     ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
     (NB: weight reads do not really scale; at small scales this slightly underestimates), the
-    optimizer does not.
+    optimizer does not. ``causal``: the model's attention is causal (decoders); FlopCounterMode
+    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the masked half.
     """
     by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
     compute_bound = 0.0
-    calls = 0
+    calls = {"forward": 0, "backward": 0, "optimizer": 0}
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     for op in ops:
-        if batch_scale != 1.0 and op.phase != "optimizer":
+        scale = batch_scale if op.phase != "optimizer" else 1.0
+        flops_scale = scale * (0.5 if causal and op.op_class == "attention" else 1.0)
+        if scale != 1.0 or flops_scale != 1.0:
             op = OpRecord(
                 op=op.op,
                 op_class=op.op_class,
                 phase=op.phase,
                 dtype=op.dtype,
                 count=op.count,
-                flops=op.flops * batch_scale,
-                bytes_moved=op.bytes_moved * batch_scale,
+                flops=op.flops * flops_scale,
+                bytes_moved=op.bytes_moved * scale,
             )
         t = op_time_s(op, gpu, precision, cal)
         by_phase[op.phase] += t
-        calls += op.count
+        if t > 0:
+            calls[op.phase] += op.count
         if op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6:
             compute_bound += t
     return PhaseTimes(
@@ -140,5 +163,7 @@ def phase_times(
         backward_s=by_phase["backward"],
         optimizer_s=by_phase["optimizer"],
         compute_bound_s=compute_bound,
-        kernel_calls=calls,
+        forward_calls=calls["forward"],
+        backward_calls=calls["backward"],
+        optimizer_calls=calls["optimizer"],
     )

@@ -1,0 +1,86 @@
+"""Known facts the estimator must reproduce, on Profiles traced by the real tracer.
+
+The Profiles are cached JSON (``fixtures/known``, written by ``fixtures/regenerate_known.py``)
+because tracing a 7B model takes ~30 s.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import all_gpus, get_gpu
+from gpuplan.perf import advise, decode_estimate, estimate
+from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
+
+KNOWN = Path(__file__).parent / "fixtures" / "known"
+
+
+def _load(name: str) -> Profile:
+    prof = Profile.from_json((KNOWN / f"{name}.json").read_text(encoding="utf-8"))
+    assert prof.schema_version == PROFILE_SCHEMA_VERSION, "stale fixture: run fixtures/regenerate_known.py"
+    return prof
+
+
+def test_resnet50_fp32_bs256_does_not_fit_v100_16gb_but_bs112_does() -> None:
+    v100 = get_gpu("V100-SXM2-16GB")
+    assert not estimate(_load("resnet50-fp32-bs256"), v100).fits
+    assert estimate(_load("resnet50-fp32-bs112"), v100).fits  # NVIDIA's own DGX-1 FP32 batch
+
+
+def test_resnet50_micro_batch_advice_on_v100() -> None:
+    advice = {a.action: a for a in advise(_load("resnet50-fp32-bs256"), get_gpu("V100-SXM2-16GB"))}
+    mb = advice["micro_batch"]
+    assert mb.fits
+    assert 64 <= 256 // int(mb.summary.split("×")[1].split()[0]) <= 128  # micro-batch between 64 and 128
+
+
+def test_llama7b_full_finetune_fits_no_80gb_gpu_but_lora_does() -> None:
+    full, lora = _load("llama7b-full-adamw"), _load("llama7b-lora-r16")
+    eighty = [g for g in all_gpus() if g.memory_gib == 80]
+    assert {g.id for g in eighty} >= {"A100-SXM4-80GB", "H100-SXM"}
+    for gpu in eighty:
+        assert not estimate(full, gpu).fits, gpu.id
+        assert estimate(lora, gpu).fits, gpu.id
+
+
+def test_llama7b_advice_includes_lora_and_sharding_that_fit() -> None:
+    advice = advise(_load("llama7b-full-adamw"), get_gpu("A100-SXM4-80GB"))
+    fitting = {a.action for a in advice if a.fits}
+    assert "lora" in fitting
+    assert "fsdp" in fitting
+
+
+def test_gpt2_step_flops_are_6nd_plus_attention() -> None:
+    p = _load("gpt2-bs8x1024-amp-bf16")
+    tokens = 8 * 1024
+    six_nd = 6 * 124_439_808 * tokens  # 6.116 TFLOP
+    attention = 12 * 12 * 768 * 1024 * tokens  # 12·L·d·s per token: 0.927 TFLOP
+    # FlopCounterMode counts 7.154 TFLOP (backward attention recomputes: 2.5× forward)
+    assert p.flops_per_step == pytest.approx(six_nd + attention, rel=0.05)
+
+
+def test_fp8_workload_on_a100_is_a_one_line_error() -> None:
+    from dataclasses import replace
+
+    p = _load("gpt2-bs8x1024-amp-bf16")
+    fp8 = replace(
+        p,
+        precision="fp8",
+        ops=tuple(replace(o, dtype="float8_e4m3fn") if o.op_class == "matmul" else o for o in p.ops),
+    )
+    with pytest.raises(EstimateError, match="fp8 needs Hopper/Ada; A100-SXM4-80GB has no FP8"):
+        estimate(fp8, get_gpu("A100-SXM4-80GB"))
+    assert estimate(fp8, get_gpu("H100-SXM")).step_time_s < estimate(p, get_gpu("H100-SXM")).step_time_s
+
+
+def test_llama7b_decode_is_bandwidth_bound_and_faster_on_h100() -> None:
+    p = _load("llama7b-infer-bf16")
+    a100 = decode_estimate(p, get_gpu("A100-SXM4-80GB"), batch=1)
+    h100 = decode_estimate(p, get_gpu("H100-SXM"), batch=1)
+    # 13.5 GB of bf16 weights per token at ≤2 TB/s: at most ~150 tokens/s on an A100
+    assert a100.tokens_per_s < 2039e9 / 13.4e9
+    assert h100.tokens_per_s > a100.tokens_per_s
+    assert a100.max_concurrent_sequences > 10
