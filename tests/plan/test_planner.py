@@ -190,3 +190,17 @@ def test_compliance_labels_match_however_they_are_written() -> None:
     assert plan.excluded["compliance"] == 8
     picks = {p.persona: p for p in plan.personas}
     assert picks["compliance"].option is not None and picks["compliance"].option.provider == "alibaba"
+
+
+def test_explanation_names_the_main_driver() -> None:
+    # Spot at $8/h beats on-demand at $21.96/h for the same 1 h on the same instance: the pricing
+    # model is the driver ($13.96 of the difference).
+    rows = [offer(), offer(pricing="spot", price_usd=8.0, interruption_band="<5%")]
+    plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
+    assert plan.recommended.pricing == "spot"
+    assert "pricing model (spot vs on_demand)" in plan.why[0]
+    # A faster GPU that also costs less in total: the time part of compute is the driver.
+    rows = [offer(instance_type="p5", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=30.0), offer()]
+    plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
+    assert plan.recommended.gpu.startswith("H100")
+    assert "GPU speed (H100-SXM5-80GB vs A100-SXM4-40GB)" in plan.why[0]

@@ -106,7 +106,14 @@ def _main_driver(win: Option, other: Option) -> str:
     )
     parts["price per hour"] += residual
     name, value = max(parts.items(), key=lambda kv: kv[1])
-    if name == "price per hour" and win.pricing != other.pricing:
+    same_offer = (win.provider, win.region, win.instance_type) == (
+        other.provider,
+        other.region,
+        other.instance_type,
+    )
+    if name == "price per hour" and same_offer and win.pricing == other.pricing and win.nodes != other.nodes:
+        name = f"fewer instances ({win.nodes} vs {other.nodes} × {win.instance_type})"
+    elif name == "price per hour" and win.pricing != other.pricing:
         name = f"pricing model ({win.pricing} vs {other.pricing})"
     elif name == "price per hour" and win.gpu != other.gpu:
         name = f"price per hour ({win.gpu} vs {other.gpu})"
