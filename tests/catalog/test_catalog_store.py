@@ -356,3 +356,9 @@ def test_reopening_does_not_reseed(db_path: Path) -> None:
     before = open_store(str(db_path)).info()
     after = open_store(str(db_path)).info()
     assert (before.prices, before.imports) == (after.prices, after.imports)
+
+
+def test_sqlite_url_and_path_open_the_same_catalog(db_path: Path) -> None:
+    by_path = open_store(str(db_path)).offers(include_unpriced=True)
+    by_url = open_store(f"sqlite:///{db_path}").offers(include_unpriced=True)
+    assert by_path == by_url and by_path

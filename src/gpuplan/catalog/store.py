@@ -84,7 +84,11 @@ def _resolve(db: str | None) -> tuple[str, Path | None]:
             raise StoreError(f"cannot create the data directory {path.parent}: {e}; pass --db PATH") from e
         return f"sqlite:///{path}", path
     if "://" in db:
-        return db, None
+        # A plain SQLite file URL can be read through sqlite3 as well; anything else (options,
+        # in-memory, other databases) only through SQLAlchemy.
+        file = db[len("sqlite:///") :] if db.startswith("sqlite:///") else ""
+        plain = file and "?" not in file and file != ":memory:"
+        return db, (Path(file).resolve() if plain else None)
     path = Path(db).expanduser().resolve()
     if not path.parent.is_dir():
         raise StoreError(f"database folder {path.parent} does not exist; create it or pass another --db")
