@@ -204,3 +204,19 @@ def test_explanation_names_the_main_driver() -> None:
     plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
     assert plan.recommended.gpu.startswith("H100")
     assert "GPU speed (H100-SXM5-80GB vs A100-SXM4-40GB)" in plan.why[0]
+
+
+def test_unknown_regional_prices_can_exclude_instead_of_assume() -> None:
+    # Tencent has no storage or egress price in the facts: "assume" keeps it with labelled
+    # assumptions, "exclude" leaves its one candidate within 8 GPUs out, with its own reason.
+    rows = [
+        offer(),
+        offer(provider="tencent", region="ap-guangzhou", country="CN", instance_type="GT4", price_usd=5.0),
+    ]
+    assumed = _plan(rows, Constraints(max_gpus=8))
+    tencent = next(o for o in assumed.options if o.provider == "tencent")
+    assert any("assumed" in a for a in tencent.assumptions)
+    assert tencent.cost_breakdown.storage_usd > 0 and tencent.cost_breakdown.egress_usd > 0
+    excluded = _plan(rows, Constraints(max_gpus=8), unknown_costs="exclude")
+    assert all(o.provider != "tencent" for o in excluded.options)
+    assert excluded.excluded["unknown_cost_component"] == 1

@@ -35,10 +35,22 @@ def _estimator(peak: float):  # type: ignore[no-untyped-def]
 
 
 def _reference_cost(row: OfferRow, nodes: int, peak: float) -> float | None:
-    """Scalar re-statement of the on-demand/monthly arithmetic, written independently of billing.py."""
+    """Scalar re-statement of the on-demand/monthly/spot arithmetic, written independently of
+    billing.py and spot.py (spot: the Young/Daly model of plan/spot.py's docstring)."""
     if row.price_usd is None or peak > GPU_MEM[row.gpu]:
         return None
-    t = GPU_HOURS[row.gpu] / (row.gpu_count * nodes) * (1.0 + 0.05 * (nodes - 1))
+    work = GPU_HOURS[row.gpu] / (row.gpu_count * nodes) * (1.0 + 0.05 * (nodes - 1))
+    t = work
+    if row.pricing == "spot":
+        lam = nodes / 24.0  # no band: the labelled default, one interruption per 24 instance-hours
+        c = JOB.checkpoint_gb / JOB.checkpoint_write_gbps / 3600.0
+        r = JOB.restart_h + c
+        tau = min(math.sqrt(2.0 * c / lam), work)
+        stretched = work * (1.0 + c / tau)
+        load = lam * (tau / 2.0 + r)
+        if load >= 1.0:
+            return None
+        t = stretched / (1.0 - load)
     if row.pricing == "monthly":
         compute = row.price_usd * math.ceil(t / 730.0 - 1e-9) * nodes
     else:
@@ -67,7 +79,7 @@ offers_strategy = st.lists(
         gpu=st.sampled_from(sorted(GPU_HOURS)),
         count=st.sampled_from([1, 2, 4, 8]),
         price=st.one_of(st.none(), st.floats(min_value=0.1, max_value=100.0)),
-        pricing=st.sampled_from(["on_demand", "monthly"]),
+        pricing=st.sampled_from(["on_demand", "monthly", "spot"]),
         gran=st.sampled_from([1.0, 60.0, 3600.0, None]),
     ),
     min_size=1,
@@ -75,7 +87,7 @@ offers_strategy = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     rows=offers_strategy,
     peak=st.sampled_from([10.0, 20.0, 30.0, 60.0]),
@@ -92,7 +104,7 @@ def test_recommended_is_the_cheapest_feasible_by_brute_force(
             cost = _reference_cost(row, nodes, peak)
             if cost is not None:
                 brute.append((cost, row, nodes))
-    constraints = Constraints(objective=Objective.COST, max_gpus=max_gpus, pricing=("on_demand", "monthly"))
+    constraints = Constraints(objective=Objective.COST, max_gpus=max_gpus)
     table = OfferTable.from_rows(rows)
     try:
         plan = plan_offers(table, CostFacts([aws_costs()]), JOB, _estimator(peak), constraints)
