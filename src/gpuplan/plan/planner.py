@@ -244,7 +244,7 @@ def _run(
     costs = cost_candidates(cands, offers, facts, job)
     cands.exclude(_scatter(cands, costs, ~costs.stable), Reason.SPOT_UNSTABLE)
     if unknown_costs == "exclude":
-        assumed = np.array([bool(ch.assumptions) for ch in costs.charges], dtype=bool)
+        assumed = np.array([ch.unknown for ch in costs.charges], dtype=bool)
         if assumed.size:
             cands.exclude(_scatter(cands, costs, assumed[costs.region_id]), Reason.UNKNOWN_COST)
     return _Ctx(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)

@@ -44,7 +44,9 @@ class RegionCharges:
     storage_usd_per_gb_hour: float
     licence_usd_per_instance_hour: float
     assumptions: tuple[str, ...]
-    """Components priced by assumption, in words (empty when all came from the catalog)."""
+    """Caveats and components priced by assumption, in words (empty when all came from the catalog)."""
+    unknown: bool = False
+    """True when a storage or egress price is unknown in the catalog and was assumed."""
 
 
 class CostFacts:
@@ -76,50 +78,60 @@ class CostFacts:
                 return v, f"{provider}/{other.region} price used for {region}"
         return None, ""
 
-    def _egress_tiers(self, provider: str, region: str, what: str) -> tuple[tuple[TransferTier, ...], str]:
+    def _egress_tiers(
+        self, provider: str, region: str, what: str
+    ) -> tuple[tuple[TransferTier, ...], str, bool]:
+        """(tiers, note, assumed): assumed is True when no catalog price exists at all."""
         tiers, note = self._field(provider, region, "internet_egress")
         if tiers is not None:
-            return tiers, (f"{what}: {note}" if note else "")
+            return tiers, (f"{what}: {note}" if note else ""), False
         flat = (TransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
-        return flat, (
+        return (
+            flat,
             f"{what}: internet egress price of {provider}/{region} unknown; "
-            f"assumed {self._max_egress} USD/GB (highest known)"
+            f"assumed {self._max_egress} USD/GB (highest known)",
+            True,
         )
 
     def _transfer_usd(
         self, gb: float, src: tuple[str, str] | None, dst: tuple[str, str] | None, what: str
-    ) -> tuple[float, list[str]]:
-        """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source."""
+    ) -> tuple[float, list[str], bool]:
+        """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source;
+        with the notes and whether the price is an assumption."""
         if gb <= 0 or src == dst:
-            return 0.0, []
+            return 0.0, [], False
         if src is None:
             # Every one of the seven providers lists inbound (ingress) traffic as free.
-            return 0.0, []
+            return 0.0, [], False
         notes: list[str] = []
         if dst is not None and dst[0] == src[0]:
             price, note = self._field(src[0], src[1], "inter_region_usd_per_gb")
             if price is not None:
-                return float(gb * price), ([f"{what}: {note}"] if note else [])
+                return float(gb * price), ([f"{what}: {note}"] if note else []), False
             notes.append(
                 f"{what}: inter-region price of {src[0]}/{src[1]} unknown; internet egress used instead"
             )
-        tiers, note = self._egress_tiers(src[0], src[1], what)
+        tiers, note, assumed = self._egress_tiers(src[0], src[1], what)
         if note:
             notes.append(note)
-        return float(tiered_cost_usd(np.array([gb]), tiers)[0]), notes
+        return float(tiered_cost_usd(np.array([gb]), tiers)[0]), notes, assumed
 
     def charges(self, provider: str, region: str, job: JobFacts) -> RegionCharges:
         """Egress, storage price and licence fees of running ``job`` in ``provider/region``."""
         here = (provider, region)
-        egress_in, notes_in = self._transfer_usd(job.dataset_gb, job.data_location, here, "dataset in")
-        egress_out, notes_out = self._transfer_usd(
+        egress_in, notes_in, assumed_in = self._transfer_usd(
+            job.dataset_gb, job.data_location, here, "dataset in"
+        )
+        egress_out, notes_out, assumed_out = self._transfer_usd(
             job.result_size_gb, here, job.data_location, "results back"
         )
         assumptions = [*notes_in, *notes_out]
+        unknown = assumed_in or assumed_out
         kind = job.storage_kind
         name = f"{kind}_storage_usd_per_gb_month"
         price, note = self._field(provider, region, name)
         if price is None:
+            unknown = True
             price = self._max_block if kind == "block" else self._max_object
             assumptions.append(
                 f"storage: {kind} storage price of {provider}/{region} unknown; "
@@ -136,4 +148,5 @@ class CostFacts:
             storage_usd_per_gb_hour=float(price) / HOURS_PER_MONTH,
             licence_usd_per_instance_hour=licence,
             assumptions=tuple(assumptions),
+            unknown=unknown,
         )
