@@ -252,6 +252,10 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         checkpoint_gb = (profile.trainable_params * 4 + pk.optimizer_state_bytes + pk.buffers_bytes) / 1e9
         # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
         results_gb = profile.trainable_params * 2 / 1e9
+        notes.append(
+            f"checkpoint {checkpoint_gb:.2f} GB (fp32 trainable weights + optimizer state + buffers), "
+            f"results sent back {results_gb:.2f} GB (weights at 2 bytes each)"
+        )
     job = JobFacts(
         task=str(workload.task),
         dataset_gb=dataset_gb or 0.0,

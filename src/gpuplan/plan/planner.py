@@ -362,6 +362,11 @@ def plan_offers(
         "egress tiers: the job's transfer is taken as the only traffic of the month (starts in the "
         "first tier, free allowance included)"
     )
+    where = "a disk per node" if job.storage_kind == "block" else "one bucket"
+    plan_notes.append(
+        f"storage: dataset + {job.checkpoints_kept} checkpoints on {job.storage_kind} storage "
+        f"({where}) for the job's expected duration"
+    )
     if any(o.spot for o in ranked):
         plan_notes.append(
             f"spot: checkpoint write {job.checkpoint_write_gbps} GB/s and restart "
