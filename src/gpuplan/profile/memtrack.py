@@ -9,8 +9,10 @@
    trace on a fake CPU device (a fake CUDA device aborts in backward).
 
 ``GpuMemTracker`` subclasses it — nothing in torch is patched — and overrides the private methods
-involved. It also keeps only the global peak (not per-module snapshots), which we do not use and
-which cost time on 7B-parameter models. The private API is pinned by ``torch==2.13.0``.
+involved. Tensors created inside ``optimizer.step()`` count as temporaries until they turn out to be
+optimizer state (torch counts them all as state). It also keeps only the global peak (not
+per-module snapshots), which we do not use and which cost time on 7B-parameter models.
+The private API is pinned by ``torch==2.13.0``.
 """
 
 from __future__ import annotations
@@ -74,6 +76,11 @@ class GpuMemTracker(MemTracker):
         return winfos
 
     def _track(self, reftype: _RefType, t: torch.Tensor) -> None:
+        if reftype == _MemRefType.OPT:
+            # NB: a tensor created inside optimizer.step() is a temporary (foreach AdamW's
+            # parameter-sized sqrt(exp_avg_sq)) until the post-step hook finds it in
+            # optimizer.state and relabels it optimizer state. torch labels them all state.
+            reftype = _MemRefType.TEMP
         for st in get_untyped_storages(t):
             winfo, _ = self._WINFO.get(st, (None, None))
             if winfo is not None:
@@ -131,6 +138,16 @@ class GpuMemTracker(MemTracker):
 
     def _post_bw_hook(self, module: nn.Module, args: Any) -> None:
         return None
+
+    def reset_peak(self) -> None:
+        """Forget the peak so far (keep what is live): call between warm-up and measured steps.
+
+        The first step creates the optimizer state inside ``step()``, where it counts as temporary
+        until the step ends; measuring the second step gives the steady-state categories.
+        """
+        self.reset_mod_stats()
+        self._peak_mem_snap = {dev: dict(snap) for dev, snap in self._curr_mem_snap.items()}
+        self._peak_mem = {dev: snap[_TOTAL_KEY] for dev, snap in self._peak_mem_snap.items()}
 
     # ---- result -------------------------------------------------------------------------------
 

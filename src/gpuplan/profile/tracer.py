@@ -2,8 +2,8 @@
 
 The model is built inside ``FakeTensorMode`` on the (fake) CPU device, so no real weights exist
 (a fake *cuda* device aborts in backward with torch 2.13; ESTIMATION_NOTES.md §1.1). Training runs
-two steps — forward, backward, optimizer step — so that the second has optimizer state; ops are
-recorded on the second, memory over both. Inference runs one forward under ``no_grad``.
+two steps — forward, backward, optimizer step — so that the second has optimizer state; ops and
+the memory peak are taken from the second. Inference runs one forward under ``no_grad``.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
                 optimizer.zero_grad(set_to_none=True)
             del loss
             if step + 1 < steps:
-                tracker.reset_mod_stats()
+                tracker.reset_peak()
 
     ops = recorder.records()
     if any(r.op_class == "attention" for r in ops):

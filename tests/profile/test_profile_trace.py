@@ -1,0 +1,144 @@
+"""What a trace records for each workload setting: freezing, LoRA, checkpointing, inference, numerics."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from gpuplan.errors import WorkloadError
+from gpuplan.profile import Profile, trace
+from gpuplan.workload import Workload
+
+pytest.importorskip("torch")
+
+GPT2_PARAMS = 124_439_808
+Make = Callable[..., Workload]
+
+
+def _matmul_dtypes(p: Profile) -> set[str]:
+    return {r.dtype for r in p.ops if r.op_class == "matmul"}
+
+
+def test_profile_round_trips_through_json(small_gpt2: Make) -> None:
+    p = trace(small_gpt2())
+    assert Profile.from_json(p.to_json()) == p
+    assert p.tokens_per_step == 2 * 128
+    assert p.trace_seconds > 0
+
+
+def test_frozen_modules_trace_and_get_no_gradients(small_gpt2: Make) -> None:
+    base = trace(small_gpt2())
+    frozen = trace(small_gpt2(model={"frozen": ["wte", "layers.0"]}))
+    # wte 50257·768 + one block 7,087,872 (12d² + 13d weights and biases; LN 4d)
+    block = 12 * 768 * 768 + 13 * 768
+    assert frozen.trainable_params == GPT2_PARAMS - 50257 * 768 - block
+    assert frozen.peak.optimizer_state_bytes < base.peak.optimizer_state_bytes
+
+
+def test_unknown_frozen_prefix_suggests_a_module(small_gpt2: Make) -> None:
+    with pytest.raises(WorkloadError, match=r"model.frozen: no parameters under 'layer.0'; did you mean"):
+        trace(small_gpt2(model={"frozen": ["layer.0"]}))
+
+
+def test_lora_trains_only_the_adapters(small_gpt2: Make) -> None:
+    p = trace(small_gpt2(task="finetune", model={"lora": {"rank": 8}}))
+    # q and v in 12 layers, each A (8×768) + B (768×8) = 12,288  →  12 · 2 · 12,288 = 294,912
+    assert p.trainable_params == 12 * 2 * (8 * 768 + 768 * 8)
+    assert p.params == GPT2_PARAMS + p.trainable_params
+    # no weight gradients for the frozen base: the Adam state is the adapters' only (2 × fp32)
+    assert p.peak.optimizer_state_bytes < 2 * 4 * p.trainable_params * 1.1
+    assert any("lora: rank 8" in n for n in p.notes)
+
+
+def test_lora_with_unknown_target_lists_the_linear_names(small_gpt2: Make) -> None:
+    with pytest.raises(WorkloadError, match=r"model.lora.targets: no nn.Linear named query_key"):
+        trace(small_gpt2(task="finetune", model={"lora": {"rank": 8, "targets": ["query_key"]}}))
+
+
+def test_gradient_checkpointing_lowers_activation_memory(small_gpt2: Make) -> None:
+    plain = trace(small_gpt2(inputs={"batch_size": 4, "seq_len": 512}, optimizer="sgd"))
+    ckpt = trace(
+        small_gpt2(inputs={"batch_size": 4, "seq_len": 512}, optimizer="sgd", gradient_checkpointing=True)
+    )
+    assert ckpt.peak.activations_bytes < 0.5 * plain.peak.activations_bytes
+    # recomputation repeats the block forwards inside backward: more FLOPs than without
+    assert ckpt.flops_per_step > plain.flops_per_step
+    assert any("12 blocks recomputed" in n for n in ckpt.notes)
+
+
+def test_inference_is_forward_only_with_no_training_state(small_gpt2: Make) -> None:
+    p = trace(small_gpt2(task="infer", precision="bf16"))
+    assert {r.phase for r in p.ops} == {"forward"}
+    assert p.trainable_params == 0
+    assert p.peak.gradients_bytes == 0 and p.peak.optimizer_state_bytes == 0
+    assert p.peak.parameters_bytes == pytest.approx(2 * GPT2_PARAMS, rel=0.01)  # bf16
+    assert p.flops_per_step == p.forward_flops
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("optimizer", "state_bytes_per_param"),
+    [("sgd", 4), ("adam", 8), ("adamw", 8), ("adamw-fused", 8)],
+)
+def test_optimizer_state_size(small_gpt2: Make, optimizer: str, state_bytes_per_param: int) -> None:
+    p = trace(small_gpt2(optimizer=optimizer))
+    # fp32 state: momentum (SGD) or exp_avg + exp_avg_sq (Adam), plus per-tensor step counters
+    assert p.peak.optimizer_state_bytes == pytest.approx(state_bytes_per_param * GPT2_PARAMS, rel=0.02)
+
+
+def test_adafactor_keeps_factored_state(small_gpt2: Make) -> None:
+    p = trace(small_gpt2(optimizer="adafactor"))
+    # row and column second-moment factors only: far below one fp32 copy of the parameters
+    assert 0 < p.peak.optimizer_state_bytes < 0.1 * 4 * GPT2_PARAMS
+
+
+@pytest.mark.slow
+def test_foreach_adamw_needs_a_parameter_sized_temporary_that_fused_does_not(small_gpt2: Make) -> None:
+    foreach = trace(small_gpt2(optimizer="adamw"))
+    fused = trace(small_gpt2(optimizer="adamw-fused"))
+    # foreach peaks at the step: param 4 + grad 4 + state 8 + scratch sqrt(exp_avg_sq) 4 = 20 B/param
+    assert foreach.peak.temporaries_bytes == pytest.approx(4 * GPT2_PARAMS, rel=0.01)
+    assert foreach.peak.total_bytes == pytest.approx(20 * GPT2_PARAMS, rel=0.01)
+    # fused has no scratch: its peak (here in backward) stays below
+    assert fused.peak.total_bytes < foreach.peak.total_bytes
+
+
+@pytest.mark.slow
+def test_precision_sets_the_matmul_dtype(small_gpt2: Make) -> None:
+    assert _matmul_dtypes(trace(small_gpt2(precision="amp-bf16"))) == {"bfloat16"}
+    assert _matmul_dtypes(trace(small_gpt2(precision="amp-fp16"))) == {"float16"}
+    bf16 = trace(small_gpt2(precision="bf16"))
+    assert _matmul_dtypes(bf16) == {"bfloat16"}
+    assert bf16.peak.parameters_bytes == pytest.approx(2 * GPT2_PARAMS, rel=0.01)
+    fp8 = trace(small_gpt2(precision="fp8"))
+    assert _matmul_dtypes(fp8) == {"float8_e4m3fn", "float8_e5m2"}
+    assert any(n.startswith("fp8:") for n in fp8.notes)
+
+
+@pytest.mark.slow
+def test_every_preset_family_traces(small_gpt2: Make) -> None:
+    for preset, inputs in [
+        ("vit-b16", {"batch_size": 2, "image_size": 224}),
+        ("bert-base", {"batch_size": 2, "seq_len": 128}),
+        ("t5-base", {"batch_size": 2, "seq_len": 128, "target_len": 32}),
+        ("llama-1b", {"batch_size": 1, "seq_len": 128}),
+        ("resnet101", {"batch_size": 2, "image_size": 224}),
+    ]:
+        w = Workload.from_dict(
+            {"name": preset, "model": {"preset": preset}, "inputs": inputs, "optimizer": "sgd"}
+        )
+        p = trace(w)
+        assert p.flops_per_step > 0 and p.peak.total_bytes > 0, preset
+        assert p.params == p.trainable_params, preset
+
+
+def test_hf_config_model_traces_without_weights() -> None:
+    pytest.importorskip("transformers")
+    from pathlib import Path
+
+    p = trace(Path(__file__).parents[1] / "workload" / "fixtures" / "hf_tiny_gpt2.yaml")
+    # GPT2LMHeadModel, vocab 1000, 128 positions, d 64, 2 layers, tied head:
+    # wte 64,000 + wpe 8,192 + 2 · (12·64² + 13·64) + ln_f 128 = 172,288
+    assert p.params == 1000 * 64 + 128 * 64 + 2 * (12 * 64 * 64 + 13 * 64) + 128
+    assert p.shape.family == "decoder" and p.shape.vocab_size == 1000
