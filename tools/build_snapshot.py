@@ -670,11 +670,22 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             "not a certificate)",
             confidence="low",
         )
-    snap.skip(
-        "exchange rate CNY->USD",
-        "no sourced, dated CNY/USD rate in shared/data; CNY prices are shipped as published and "
-        "convert only once the user sets GPUPLAN_USD_PER_CNY / --usd-per-cny",
-    )
+    # CNY/USD: the China Foreign Exchange Trade System's central parity, as reported by the press on
+    # the day. Two dates: one matching the Alibaba list prices (2023-06) and a later one; the store
+    # uses the latest, and users override it with GPUPLAN_USD_PER_CNY / --usd-per-cny.
+    for as_of, cny_per_usd, source in (
+        ("2023-06-19", 7.1201, "CFETS central parity 7.1201 CNY per USD on 2023-06-19, as reported by "
+         "Xinhua (vanguardngr.com 2023-06-19 'Chinese yuan strengthens 7.1201 against dollar')"),
+        ("2024-11-25", 7.1918, "CFETS central parity 7.1918 CNY per USD on 2024-11-25, as reported by "
+         "helm.news 2024-11-25 ('China sets central parity rate for yuan')"),
+    ):
+        snap.add(
+            "exchange_rates.csv",
+            currency="CNY",
+            usd_per_unit=f"{1 / cny_per_usd:.6f}",
+            as_of=as_of,
+            source=source,
+        )
 
 
 # ------------------------------------------------------------------ output

@@ -70,9 +70,9 @@ def test_max_price_leaves_out_unknown_prices_and_says_so(store: Store) -> None:
         list_offers(store, OfferQuery(max_price_per_hour=-1))
 
 
-def test_cny_display_needs_a_rate_and_then_shows_it(store: Store) -> None:
-    with pytest.raises(DataError, match="GPUPLAN_USD_PER_CNY"):
-        list_offers(store, OfferQuery(currency="CNY"))
+def test_cny_display_uses_the_dated_rate_and_shows_it(store: Store) -> None:
+    shipped = list_offers(store, OfferQuery(currency="CNY", provider="aws", pricing="on_demand"))
+    assert [(r.currency, r.as_of) for r in shipped.rates] == [("CNY", "2024-11-25")]
     with pytest.raises(NotFoundError, match="currency"):
         list_offers(store, OfferQuery(currency="EUR"))
     store.override_exchange_rate(
@@ -95,4 +95,12 @@ def test_cny_display_needs_a_rate_and_then_shows_it(store: Store) -> None:
 def test_cheapest_by_gpu_ignores_unconvertible_prices(store: Store) -> None:
     best = cheapest_by_gpu(store.offers())
     assert best["H100-SXM"]["on_demand"].price_usd_per_gpu_hour == pytest.approx(55.04 / 8)
-    assert all(o.currency == "USD" for per in best.values() for o in per.values())
+    offers = store.offers()
+    for gpu, per in best.items():
+        for pricing, o in per.items():
+            candidates = [
+                x.price_usd_per_gpu_hour
+                for x in offers
+                if x.gpu == gpu and x.pricing == pricing and x.price_usd_per_gpu_hour is not None
+            ]
+            assert o.price_usd_per_gpu_hour == min(candidates)

@@ -227,15 +227,16 @@ def test_unpriced_offers_only_on_request_and_with_a_reason(store: Store) -> None
     assert len(everything) == len(priced) + len(unpriced)
 
 
-def test_monthly_converts_at_730_hours_and_cny_needs_a_rate(store: Store) -> None:
+def test_monthly_converts_at_730_hours_with_the_shipped_or_overridden_rate(store: Store) -> None:
     [monthly] = store.offers(
         provider="alibaba", region="cn-shanghai", pricing="monthly", count=8, gpu="A100-SXM4-80GB"
     )
     assert (monthly.currency, monthly.unit, monthly.price) == ("CNY", "month", 133408.0)
-    assert monthly.price_usd_per_hour is None
-    assert "GPUPLAN_USD_PER_CNY" in (monthly.price_reason or "")
-    with pytest.raises(DataError, match="GPUPLAN_USD_PER_CNY"):
-        store.exchange_rate("CNY")
+    # The shipped rate is the latest dated CFETS central parity in the snapshot: 7.1918 CNY/USD.
+    shipped = store.exchange_rate("CNY")
+    assert shipped.as_of == "2024-11-25" and "CFETS" in shipped.source
+    # 133408 CNY / 730 h / 7.1918 CNY per USD = 25.411... USD/h
+    assert monthly.price_usd_per_hour == pytest.approx(133408 / 730 / 7.1918, rel=1e-5)
 
     store.override_exchange_rate(
         ExchangeRate(currency="CNY", usd_per_unit=0.5, as_of="2026-11-30", source="test")

@@ -125,7 +125,7 @@ def test_max_price_and_currency(db: str) -> None:
         (["offers", "--provider", "awz"], NotFoundError, "did you mean 'aws'"),
         (["offers", "--gpu", "h1000"], NotFoundError, "did you mean"),
         (["offers", "--sort", "speed"], NotFoundError, "unknown sort key"),
-        (["offers", "--currency", "CNY"], DataError, "GPUPLAN_USD_PER_CNY"),
+        (["offers", "--usd-per-cny", "-1"], DataError, "USD per CNY must be a positive number"),
     ],
 )
 def test_bad_flag_values_raise_one_line_errors(db: str, args: list[str], error: type, text: str) -> None:
