@@ -9,7 +9,7 @@ from gpuplan.deploy.skypilot import SkyPilotGenerator
 from gpuplan.deploy.torchrun import TorchrunGenerator
 from gpuplan.errors import NotFoundError
 
-__all__ = ["GENERATORS", "get_generator", "target_names"]
+__all__ = ["ALIASES", "GENERATORS", "get_generator", "target_names"]
 
 GENERATORS: tuple[Generator, ...] = (
     TorchrunGenerator(),
@@ -19,6 +19,10 @@ GENERATORS: tuple[Generator, ...] = (
 )
 
 
+#: Other names people type for a target; accepted, and offered in "did you mean".
+ALIASES = {"kubernetes": "k8s", "kube": "k8s", "sky": "skypilot", "container": "docker"}
+
+
 def target_names() -> list[str]:
     return [g.name for g in GENERATORS]
 
@@ -26,7 +30,9 @@ def target_names() -> list[str]:
 def get_generator(name: str) -> Generator:
     """The generator for target ``name``; NotFoundError with "did you mean" otherwise."""
     key = name.strip().lower()
+    key = ALIASES.get(key, key)
     for g in GENERATORS:
         if g.name == key:
             return g
-    raise NotFoundError("deploy target", name, target_names(), hint=f"one of {', '.join(target_names())}")
+    known = [*target_names(), *ALIASES]
+    raise NotFoundError("deploy target", name, known, hint=f"one of {', '.join(target_names())}")

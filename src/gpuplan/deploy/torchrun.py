@@ -6,6 +6,7 @@ all end up running the same launch.sh and train.py.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from importlib import resources
@@ -42,6 +43,11 @@ def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None 
     return DEFAULT_STEPS
 
 
+def _literal(value: object) -> str:
+    """A Python literal for a setting; strings in double quotes (JSON's escapes are Python's too)."""
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
 def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
     """The template with its settings block replaced by this job's values."""
     template = _template("train_entry.py")
@@ -70,7 +76,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         # Replace the value, keep the annotation and the comment that explain it.
         block, n = re.subn(
             rf"^({key}(?:: [^=]+)? = )[^#\n]*?(\s*#.*)?$",
-            lambda m, v=value: f"{m.group(1)}{v!r}{m.group(2) or ''}",
+            lambda m, v=value: f"{m.group(1)}{_literal(v)}{m.group(2) or ''}",
             block,
             count=1,
             flags=re.M,

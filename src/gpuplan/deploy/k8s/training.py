@@ -83,7 +83,7 @@ def _job(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             # exit is not a failure: the Job starts a new pod, which resumes from the checkpoint.
             "podFailurePolicy": {
                 "rules": [
-                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
                     {
                         "action": "Ignore",
                         "onExitCodes": {

@@ -278,10 +278,14 @@ def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
         if dtype
         else MixedPrecisionPolicy()
     )
-    # Shard each direct child with parameters first, then the root: FSDP2's recommended nesting.
+    # Shard the building blocks first, then the root: FSDP2's recommended nesting. A ModuleList has
+    # no forward of its own, so its elements (the transformer blocks) are the units.
+    units: list[nn.Module] = []
     for child in model.children():
-        if any(True for _ in child.parameters()):
-            fully_shard(child, reshard_after_forward=reshard, mp_policy=mp)
+        units += list(child) if isinstance(child, nn.ModuleList) else [child]
+    for unit in units:
+        if any(True for _ in unit.parameters()):
+            fully_shard(unit, reshard_after_forward=reshard, mp_policy=mp)
     fully_shard(model, reshard_after_forward=reshard, mp_policy=mp)
     return model
 
@@ -301,30 +305,36 @@ def build_optimizer(model: nn.Module, lr: float) -> torch.optim.Optimizer:
 
 def full_state(model: nn.Module, optimizer: torch.optim.Optimizer) -> tuple[dict, dict]:
     """Unsharded model and optimizer state, complete on rank 0 (a collective: every rank calls it)."""
-    from torch.distributed.checkpoint.state_dict import (
-        StateDictOptions,
-        get_model_state_dict,
-        get_state_dict,
-    )
-
-    opts = StateDictOptions(full_state_dict=True, cpu_offload=True)
-    if PARALLELISM == "zero1":
-        optimizer.consolidate_state_dict(to=0)  # type: ignore[attr-defined]
+    if PARALLELISM in ("ddp", "zero1"):
+        # DDP keeps a full replica on every rank: rank 0's own state is the whole model. (Not
+        # torch.distributed.checkpoint here: importing it costs seconds at every start.)
+        module = model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+        model_state = {k: v.detach().cpu() for k, v in module.state_dict().items()}
+        if PARALLELISM == "zero1":
+            optimizer.consolidate_state_dict(to=0)  # type: ignore[attr-defined]
         optim_state = optimizer.state_dict() if dist.get_rank() == 0 else {}
-        return get_model_state_dict(model, options=opts), optim_state
-    return get_state_dict(model, optimizer, options=opts)
+        return model_state, optim_state
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_state_dict
+
+    # FSDP: gather the shards into full tensors, on the CPU so a large model fits.
+    return get_state_dict(model, optimizer, options=StateDictOptions(full_state_dict=True, cpu_offload=True))
 
 
 def load_full_state(model: nn.Module, optimizer: torch.optim.Optimizer, ckpt: dict) -> None:
-    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_state_dict
-
-    opts = StateDictOptions(full_state_dict=True)
-    if PARALLELISM == "zero1":
-        set_model_state_dict(model, ckpt["model"], options=opts)
+    """Load full (unsharded) state on every rank; FSDP re-shards it."""
+    if PARALLELISM in ("ddp", "zero1"):
+        module = model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+        module.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         return
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_state_dict
+
     set_state_dict(
-        model, optimizer, model_state_dict=ckpt["model"], optim_state_dict=ckpt["optimizer"], options=opts
+        model,
+        optimizer,
+        model_state_dict=ckpt["model"],
+        optim_state_dict=ckpt["optimizer"],
+        options=StateDictOptions(full_state_dict=True),
     )
 
 

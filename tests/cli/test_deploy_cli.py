@@ -1,0 +1,130 @@
+"""`gpuplan deploy` end to end: files written, and bad input as one line with exit code 1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuplan.cli import main
+
+FIXTURES = Path(__file__).parents[1] / "deploy" / "fixtures"
+PLAN = FIXTURES / "plan_spot_aws.json"
+
+
+def _run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str, str]:
+    monkeypatch.setattr(sys, "argv", ["gpuplan", *args])
+    with pytest.raises(SystemExit) as e:
+        main()
+    out, err = capsys.readouterr()
+    code = e.value.code if isinstance(e.value.code, int) else 1
+    return code, out, err
+
+
+@pytest.mark.parametrize("target", ["torchrun", "docker", "k8s", "skypilot"])
+def test_deploy_writes_the_target_files_and_a_readme(
+    target: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "out"
+    code, out, err = _run(monkeypatch, capsys, "deploy", str(PLAN), "--target", target, "--out", str(out_dir))
+    assert code == 0, err
+    assert (out_dir / "README.md").is_file() and (out_dir / "train.py").is_file()
+    assert f"for {target}" in out
+
+
+def test_launch_script_is_executable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(monkeypatch, capsys, "deploy", str(PLAN), "-t", "torchrun", "-o", str(tmp_path / "o"))
+    assert (tmp_path / "o" / "launch.sh").stat().st_mode & 0o111
+
+
+def test_unknown_target_is_one_line_with_did_you_mean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(PLAN), "--target", "dokcer", "--out", str(tmp_path / "o")
+    )
+    assert code == 1
+    one_of = "(one of torchrun, docker, k8s, skypilot)"
+    assert err == f"error: unknown deploy target 'dokcer'; did you mean 'docker'? {one_of}\n"
+    assert not (tmp_path / "o").exists()
+
+
+def test_plan_of_another_schema_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads(PLAN.read_text())
+    doc["schema_version"] = 7
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(tmp_path / "o"))
+    assert code == 1
+    assert err == "error: plan file has schema version 7; this gpuplan reads 1: re-run `gpuplan plan`\n"
+
+
+def test_malformed_plan_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"schema_version": 1, "recommended": {"provider": "aws"')
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(tmp_path / "o"))
+    assert code == 1 and err.startswith("error: ") and "not valid JSON" in err and err.count("\n") == 1
+
+
+def test_non_empty_output_directory_needs_force(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "o"
+    out_dir.mkdir()
+    (out_dir / "train.py").write_text("# mine\n")
+    (out_dir / "notes.txt").write_text("keep me\n")
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(PLAN), "-t", "torchrun", "-o", str(out_dir))
+    assert code == 1 and "exists and is not empty" in err and "--force" in err
+    assert (out_dir / "train.py").read_text() == "# mine\n"  # nothing overwritten
+    code, _, _ = _run(
+        monkeypatch, capsys, "deploy", str(PLAN), "-t", "torchrun", "-o", str(out_dir), "--force"
+    )
+    assert code == 0
+    assert (out_dir / "train.py").read_text() != "# mine\n"
+    assert (out_dir / "notes.txt").read_text() == "keep me\n"  # --force replaces, never deletes
+
+
+def test_workload_options_on_a_plan_file_warn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(PLAN), "-t", "docker", "-o", str(tmp_path / "o"), "--gpu", "T4"
+    )
+    assert code == 0 and "warning: --gpu ignored" in err
+
+
+def test_workload_file_with_gpu_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(FIXTURES / "train.yaml"), "-t", "skypilot", "-o", str(out_dir),
+        "--gpu", "h100-sxm", "--count", "8", "--provider", "gcp", "--spot",
+    )  # fmt: skip
+    assert code == 0, err
+    task = (out_dir / "task.yaml").read_text()
+    assert "accelerators: H100:8" in task and "use_spot: true" in task and "cloud: gcp" in task
+
+
+def test_deploy_help_does_not_import_torch() -> None:
+    code = (
+        "import sys\n"
+        "from gpuplan.cli import main\n"
+        "sys.argv = ['gpuplan', 'deploy', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'torch' not in sys.modules, 'torch imported'\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "--target" in r.stdout

@@ -1,0 +1,52 @@
+"""Dockerfile: a PyTorch CUDA image that has kernels for the GPU; the files it copies exist."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import by_path, plan_doc
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.images import base_image_for
+from gpuplan.errors import DeployError
+from gpuplan.hardware import get_gpu
+
+
+@pytest.mark.parametrize(
+    ("gpu", "cuda"),
+    [
+        ("V100-SXM2-16GB", "12.4"),  # Volta: not in PyTorch's CUDA 12.8+ builds, dropped by CUDA 13
+        ("T4", "12.8"),
+        ("A100-SXM4-80GB", "12.8"),
+        ("H100-SXM", "12.8"),  # Hopper needs CUDA >= 11.8
+        ("B200", "12.8"),  # Blackwell needs CUDA >= 12.8
+    ],
+)
+def test_base_image_follows_compute_capability(gpu: str, cuda: str) -> None:
+    image = base_image_for(get_gpu(gpu))
+    assert image.cuda == cuda and f"cuda{cuda}" in image.image
+
+
+def test_dockerfile_copies_what_it_ships_and_names_its_reasons(spot_plan: LaunchSpec) -> None:
+    files = by_path(generate(spot_plan, "docker"))
+    df = files["Dockerfile"]
+    assert re.search(r"^FROM pytorch/pytorch:2\.7\.0-cuda12\.8-cudnn9-runtime$", df, re.M)
+    copied = re.search(r"^COPY (.+) /workspace/$", df, re.M)
+    assert copied and all(name in files for name in copied.group(1).split())
+    assert "compute capability 8.0" in df and "driver" in df
+    assert "checkpoints/" in files[".dockerignore"]
+    assert "--ipc=host" in files["README.md"]
+
+
+def test_base_image_override(spot_plan: LaunchSpec) -> None:
+    files = by_path(
+        generate(spot_plan, "docker", GenerateOptions(base_image="nvcr.io/nvidia/pytorch:25.01-py3"))
+    )
+    assert "FROM nvcr.io/nvidia/pytorch:25.01-py3" in files["Dockerfile"]
+
+
+def test_amd_gpu_asks_for_a_rocm_image() -> None:
+    spec = LaunchSpec.from_plan(plan_doc(gpu="MI300X"))
+    with pytest.raises(DeployError, match="not an NVIDIA GPU"):
+        generate(spec, "docker")

@@ -1,0 +1,81 @@
+"""SkyPilot task YAML: valid under SkyPilot 0.14.1's own schema, with managed spot recovery."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from conftest import FIXTURES, by_path, plan_doc, skypilot_validator
+from gpuplan.deploy import LaunchSpec, generate
+from gpuplan.deploy.skypilot import SKYPILOT_ACCELERATORS
+from gpuplan.errors import DeployError
+from gpuplan.hardware import all_gpus
+
+# SkyPilot 0.14.1's sky.catalog.get_common_gpus(), the names our mapping may produce.
+SKYPILOT_COMMON_GPUS = {
+    "A10", "A10G", "A100", "A100-80GB", "B200", "H100", "H200", "L4", "L40S",
+    "RTX5090", "RTXPRO6000", "T4", "V100", "V100-32GB",
+}  # fmt: skip
+
+
+def _task(spec: LaunchSpec) -> dict:
+    return yaml.safe_load(by_path(generate(spec, "skypilot"))["task.yaml"])
+
+
+def _validate(task: dict) -> None:
+    """The task against get_task_schema(); its resources against get_resources_schema() (SkyPilot
+    validates the two separately, the task schema leaves resources an opaque object)."""
+    skypilot_validator("skypilot-0.14.1-task.schema.json").validate(task)
+    skypilot_validator("skypilot-0.14.1-resources.schema.json").validate(task["resources"])
+
+
+def test_spot_task_validates_and_recovers_from_preemption(spot_plan: LaunchSpec) -> None:
+    task = _task(spot_plan)
+    _validate(task)
+    r = task["resources"]
+    assert (r["cloud"], r["region"], r["accelerators"], r["use_spot"]) == ("aws", "us-east-1", "A100:8", True)
+    assert r["job_recovery"]["recover_on_exit_codes"] == [143]  # train.py's checkpointed-on-SIGTERM exit
+    assert task["num_nodes"] == 1
+    for var in ("$SKYPILOT_NODE_RANK", "$SKYPILOT_NODE_IPS", "$SKYPILOT_NUM_GPUS_PER_NODE"):
+        assert var in task["run"]
+
+
+def test_multinode_on_demand_task(multinode_plan: LaunchSpec) -> None:
+    task = _task(multinode_plan)
+    _validate(task)
+    assert task["num_nodes"] == 2 and task["resources"]["accelerators"] == "H100:8"
+    assert task["resources"]["use_spot"] is False and "job_recovery" not in task["resources"]
+
+
+def test_the_schema_rejects_the_old_spot_recovery_field(spot_plan: LaunchSpec) -> None:
+    import jsonschema
+
+    task = _task(spot_plan)
+    task["resources"]["spot_recovery"] = task["resources"].pop("job_recovery")
+    with pytest.raises(jsonschema.ValidationError):
+        _validate(task)
+
+
+@pytest.mark.parametrize("provider", ["alibaba", "tencent", "huawei", "volcengine"])
+def test_providers_skypilot_lacks_get_one_line_pointing_elsewhere(provider: str) -> None:
+    spec = LaunchSpec.from_plan(plan_doc(provider=provider))
+    with pytest.raises(
+        DeployError, match=f"SkyPilot has no {provider} cloud.*--target k8s or --target torchrun"
+    ):
+        generate(spec, "skypilot")
+
+
+def test_accelerator_names_are_skypilot_names_for_every_mapped_gpu() -> None:
+    assert set(SKYPILOT_ACCELERATORS.values()) <= SKYPILOT_COMMON_GPUS
+    assert SKYPILOT_ACCELERATORS["A100-SXM4-80GB"] == "A100-80GB"
+    assert SKYPILOT_ACCELERATORS["H100-SXM"] == "H100"
+    known = {g.id for g in all_gpus()}
+    assert set(SKYPILOT_ACCELERATORS) <= known
+
+
+def test_workload_without_gpu_or_provider() -> None:
+    with pytest.raises(DeployError, match="needs a GPU type"):
+        generate(LaunchSpec.from_workload(FIXTURES / "train.yaml"), "skypilot")
+    task = _task(LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="L4", count=2))
+    _validate(task)
+    assert "cloud" not in task["resources"]  # SkyPilot picks the cheapest cloud

@@ -1,0 +1,106 @@
+"""LaunchSpec: built from a plan file or a workload file; bad files fail with one clear line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, plan_doc
+from gpuplan.deploy import LaunchSpec
+from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN
+from gpuplan.errors import DeployError, NotFoundError
+
+
+def test_plan_file_gives_the_recommended_option(spot_plan: LaunchSpec) -> None:
+    s = spot_plan
+    assert (s.provider, s.region, s.instance_type, s.gpu) == (
+        "aws",
+        "us-east-1",
+        "p4d.24xlarge",
+        "A100-SXM4-40GB",
+    )
+    assert (s.gpus_per_node, s.nodes, s.total_gpus) == (8, 1, 8)
+    assert s.spot and s.checkpoint_interval_min == 12.5
+    assert s.name == "bert-large-squad" and s.seq_len == 384 and s.batch_size == 32
+    assert s.model_source == "preset bert-large" and s.model_entry_point is None
+    # 88000 samples x 2 epochs
+    assert s.train_samples == 176000
+
+
+def test_multinode_plan_splits_gpus_over_nodes_and_slugs_the_name(multinode_plan: LaunchSpec) -> None:
+    s = multinode_plan
+    assert (s.gpus_per_node, s.nodes) == (8, 2)
+    assert s.name == "llama-7b-finetune"  # a DNS-1123 label for Kubernetes and SkyPilot
+    assert s.model_entry_point == "mypkg.model:build" and s.parallelism == "fsdp"
+    # checkpoint_interval_min is null in the plan: the default applies
+    assert s.checkpoint_interval_min == DEFAULT_CHECKPOINT_INTERVAL_MIN
+
+
+def test_another_schema_version_says_rerun_plan(tmp_path: Path) -> None:
+    doc = plan_doc()
+    doc["schema_version"] = 2
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(
+        DeployError, match=r"plan file has schema version 2; this gpuplan reads 1: re-run `gpuplan plan`"
+    ):
+        LaunchSpec.from_plan_json(p)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "is not valid JSON"),
+        ('{"recommended": {}}', "not a gpuplan plan file"),
+        ('{"schema_version": 1}', "no recommended option"),
+    ],
+)
+def test_malformed_plan_files_fail_with_one_line(tmp_path: Path, text: str, message: str) -> None:
+    p = tmp_path / "plan.json"
+    p.write_text(text)
+    with pytest.raises(DeployError, match=message) as e:
+        LaunchSpec.from_plan_json(p)
+    assert "\n" not in str(e.value)
+
+
+def test_option_with_a_bad_field_names_the_field() -> None:
+    with pytest.raises(DeployError, match=r"recommended option is malformed: gpu_count"):
+        LaunchSpec.from_plan(plan_doc(gpu_count=0))
+    with pytest.raises(DeployError, match="not a multiple of nodes"):
+        LaunchSpec.from_plan(plan_doc(gpu_count=12, nodes=8))
+    with pytest.raises(DeployError, match="unknown GPU 'Z100'"):
+        LaunchSpec.from_plan(plan_doc(gpu="Z100"))
+
+
+def test_workload_without_plan_is_one_node_with_the_named_gpu() -> None:
+    s = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="a100-80gb", count=4, provider="gcp")
+    assert (s.gpu, s.gpus_per_node, s.nodes, s.provider, s.pricing) == (
+        "A100-SXM4-80GB",
+        4,
+        1,
+        "gcp",
+        "on_demand",
+    )
+    assert s.instance_type is None and s.job_time_h is None
+
+
+def test_workload_gpu_and_provider_names_get_did_you_mean() -> None:
+    with pytest.raises(NotFoundError, match="did you mean 'aws'"):
+        LaunchSpec.from_workload(FIXTURES / "train.yaml", provider="awss")
+
+
+def test_serving_block_reads_sharing_and_threshold() -> None:
+    s = LaunchSpec.from_workload(FIXTURES / "serve.yaml", gpu="T4")
+    assert s.task == "infer" and s.serving is not None
+    assert s.serving.share_gpu == 4  # `share_gpu: true` is the articles' quarter card
+    assert s.serving.gpu_utilization_target == 75
+
+
+def test_mig_profile_needs_a_mig_gpu(tmp_path: Path) -> None:
+    p = tmp_path / "w.yaml"
+    p.write_text("name: s\ntask: infer\nmodel: {preset: gpt2}\nserving: {mig_profile: 1g.10gb}\n")
+    assert LaunchSpec.from_workload(p, gpu="A100-SXM4-80GB").serving.mig_profile == "1g.10gb"  # type: ignore[union-attr]
+    with pytest.raises(DeployError, match="T4 does not support MIG"):
+        LaunchSpec.from_workload(p, gpu="T4")
