@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, closest
 
 __all__ = [
     "ALL_PRICING",
@@ -60,9 +60,10 @@ class Objective(str, Enum):
         try:
             return cls(str(value.value if isinstance(value, Objective) else value).strip().lower())
         except ValueError:
-            raise InputError(
-                f"unknown objective {value!r}; use one of: {', '.join(o.value for o in cls)}"
-            ) from None
+            known = [o.value for o in cls]
+            hint = closest(str(value), known)
+            did = f"did you mean {hint[0]!r}? " if hint else ""
+            raise InputError(f"unknown objective {value!r}; {did}use one of: {', '.join(known)}") from None
 
 
 class Reason(str, Enum):
@@ -121,7 +122,11 @@ class Constraints:
         if self.pricing is not None:
             bad = [p for p in self.pricing if p not in ALL_PRICING]
             if bad:
-                raise InputError(f"unknown pricing model {bad[0]!r}; use one of: {', '.join(ALL_PRICING)}")
+                hint = closest(bad[0], ALL_PRICING)
+                did = f"did you mean {hint[0]!r}? " if hint else ""
+                raise InputError(
+                    f"unknown pricing model {bad[0]!r}; {did}use one of: {', '.join(ALL_PRICING)}"
+                )
 
     @property
     def allowed_pricing(self) -> tuple[str, ...]:

@@ -1,0 +1,47 @@
+"""Constraint parsing and validation: one-line errors with did-you-mean."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuplan.errors import InputError
+from gpuplan.plan import Constraints, Objective
+from gpuplan.plan.constraints import labels_satisfy, parse_duration_h
+from gpuplan.plan.regions import region_country
+
+
+def test_unknown_names_suggest_the_closest() -> None:
+    with pytest.raises(InputError, match="did you mean 'on_demand'"):
+        Constraints(pricing=("ondemand",))
+    with pytest.raises(InputError, match="did you mean 'cost'"):
+        Objective.cast("costs")
+    with pytest.raises(InputError, match="commitment"):
+        Constraints(commitment="2y")
+    with pytest.raises(InputError, match="deadline_h must be positive"):
+        Constraints(deadline_h=0)
+
+
+def test_commitment_levels_gate_monthly_and_reserved() -> None:
+    assert Constraints().committed_allowed == ("monthly",)
+    assert Constraints(commitment="none").committed_allowed == ()
+    assert Constraints(commitment="3y").committed_allowed == ("monthly", "reserved_1y", "reserved_3y")
+
+
+def test_durations() -> None:
+    # 2d = 48 h, 90min = 1.5 h, 1w = 168 h, a bare number is hours.
+    assert [parse_duration_h(x) for x in ("2d", "90min", "1w", "12")] == [48.0, 1.5, 168.0, 12.0]
+    with pytest.raises(InputError):
+        parse_duration_h("soon")
+
+
+def test_region_countries_and_compliance_labels() -> None:
+    assert region_country("aws", "us-east-1") == "US"
+    assert region_country("alibaba", "cn-shanghai") == "CN"
+    assert region_country("huawei", "ap-southeast-1") == "HK"  # AWS's ap-southeast-1 is Singapore
+    assert region_country("aws", "ap-southeast-1") == "SG"
+    assert region_country("azure", "westeurope") == "NL"
+    assert region_country("tencent", "ap-guangzhou") == "CN"
+    assert region_country("x", "unspecified") == ""
+    assert labels_satisfy(("mlps-3",), ("MLPS 2.0 level 3",))
+    assert not labels_satisfy(("mlps2",), ("MLPS 2.0 level 3",))
+    assert labels_satisfy(None, ("MLPS 2.0 level 3",)) and not labels_satisfy(None, ())
