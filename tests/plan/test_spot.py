@@ -84,3 +84,14 @@ def test_deadline_miss_probability_edges() -> None:
     assert deadline_miss_probability(9.5, 1.0, 0.1, 10.0) == pytest.approx(0.632121, rel=1e-5)
     # Huge slack: effectively never.
     assert deadline_miss_probability(1.0, 0.1, 0.01, 1000.0) == 0.0
+
+
+def test_range_miss_probability_reads_the_estimate_range_as_triangular() -> None:
+    from gpuplan.plan.spot import range_miss_probability
+
+    # low 8, mode 10, high 14, D = 12: (14 − 12)² / ((14 − 8)(14 − 10)) = 4 / 24 = 0.166667
+    assert range_miss_probability(8.0, 10.0, 14.0, 12.0) == pytest.approx(4 / 24)
+    # D = 9 (below the mode): 1 − (9 − 8)² / ((14 − 8)(10 − 8)) = 1 − 1/12 = 0.916667
+    assert range_miss_probability(8.0, 10.0, 14.0, 9.0) == pytest.approx(11 / 12)
+    assert range_miss_probability(8.0, 10.0, 14.0, 14.0) == 0.0
+    assert range_miss_probability(8.0, 10.0, 14.0, 7.0) == 1.0

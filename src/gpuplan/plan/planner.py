@@ -21,7 +21,7 @@ from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, pers
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
-from gpuplan.plan.spot import deadline_miss_probability
+from gpuplan.plan.spot import deadline_miss_probability, range_miss_probability
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 
@@ -113,10 +113,12 @@ def _option(ctx: _Ctx, j: int) -> Option:
             expected_interruptions=float(c.interruptions[j]),
         )
         if deadline is not None:
+            # Interruptions are the dominant risk on spot; the estimate's own range is not folded in.
             miss = deadline_miss_probability(stretched, delta, lam, deadline)
     elif deadline is not None:
-        # Deterministic given the estimate; the estimate's own range is reported separately.
-        miss = 0.0 if float(c.time_h[j]) <= deadline else 1.0
+        miss = range_miss_probability(
+            float(c.time_h_low[j]), float(c.time_h[j]), float(c.time_h_high[j]), deadline
+        )
     breakdown = CostBreakdown(
         compute_usd=float(c.compute_usd[j]),
         storage_usd=float(c.storage_usd[j]),

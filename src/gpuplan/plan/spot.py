@@ -32,6 +32,7 @@ __all__ = [
     "SpotTimes",
     "band_rate_per_hour",
     "deadline_miss_probability",
+    "range_miss_probability",
     "spot_rates",
     "spot_times",
 ]
@@ -180,3 +181,22 @@ def deadline_miss_probability(
     for k in range(n + 1):
         cdf += math.exp(-mu + k * log_mu - math.lgamma(k + 1))
     return float(min(max(1.0 - cdf, 0.0), 1.0))
+
+
+def range_miss_probability(low_h: float, expected_h: float, high_h: float, deadline_h: float) -> float:
+    """P(job time > deadline) for an option without interruptions, from the estimator's range.
+
+    ASSUMPTION: the range is read as a triangular distribution (low, mode = expected, high), the
+    simplest that honours all three numbers. For D between mode and high,
+    P(T > D) = (high − D)² / ((high − low)(high − mode)); between low and mode,
+    P(T > D) = 1 − (D − low)² / ((high − low)(mode − low)).
+    e.g. low 8, expected 10, high 14, D = 12: (14 − 12)² / (6 × 4) = 4/24 = 0.1667.
+    """
+    if deadline_h >= high_h:
+        return 0.0
+    if deadline_h <= low_h:
+        return 1.0
+    span = high_h - low_h
+    if deadline_h >= expected_h:
+        return (high_h - deadline_h) ** 2 / (span * (high_h - expected_h))
+    return 1.0 - (deadline_h - low_h) ** 2 / (span * (expected_h - low_h))
