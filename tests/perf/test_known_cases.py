@@ -73,7 +73,8 @@ def test_fp8_workload_on_a100_is_a_one_line_error() -> None:
     )
     with pytest.raises(EstimateError, match="fp8 needs Hopper/Ada; A100-SXM4-80GB has no FP8"):
         estimate(fp8, get_gpu("A100-SXM4-80GB"))
-    assert estimate(fp8, get_gpu("H100-SXM")).step_time_s < estimate(p, get_gpu("H100-SXM")).step_time_s
+    # FP8 GEMMs run at twice the BF16 peak: the GPU's work shrinks (the step may stay host-bound)
+    assert estimate(fp8, get_gpu("H100-SXM")).phases.total_s < estimate(p, get_gpu("H100-SXM")).phases.total_s
 
 
 def test_llama7b_decode_is_bandwidth_bound_and_faster_on_h100() -> None:

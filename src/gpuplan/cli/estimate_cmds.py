@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def _load_profile(workload: Workload, db: str | None) -> Profile:
     """The workload's Profile, from the store's cache when it has one, else traced (and cached)."""
     from gpuplan.catalog.store import open_store
-    from gpuplan.profile import profile  # type: ignore[attr-defined]  # lands with the tracer
+    from gpuplan.profile import profile
 
     store = open_store(db, seed=False)
     try:

@@ -13,7 +13,13 @@ from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU, all_gpus
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import estimate
-from gpuplan.perf.memory import memory_estimate, peak_at_batch, profile_has_conv
+from gpuplan.perf.memory import (
+    activation_estimate_bytes,
+    is_optimizer_step_peak,
+    memory_estimate,
+    peak_at_batch,
+    profile_has_conv,
+)
 from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.profile.model import OpRecord, Profile
 
@@ -121,8 +127,8 @@ def _checkpointing(
     profile: Profile, gpu: GPU, cal: Calibration, base_s: float, fwd_s: float
 ) -> Advice | None:
     peak = profile.peak
-    if profile.task == "infer" or peak.activations_bytes <= 0:
-        return None
+    if profile.task == "infer" or is_optimizer_step_peak(peak):
+        return None  # the peak is the optimizer step's, not the activations'
     keep, why = _checkpoint_keep(profile)
     traced = peak.total_bytes - peak.activations_bytes * (1.0 - keep)
     mem = _mem(profile, gpu, traced, cal)
@@ -142,7 +148,7 @@ def _checkpointing(
 
 def _fused_optimizer(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -> Advice | None:
     peak = profile.peak
-    if profile.task == "infer" or peak.activations_bytes > 0 or peak.temporaries_bytes <= 0:
+    if profile.task == "infer" or not is_optimizer_step_peak(peak) or peak.temporaries_bytes <= 0:
         return None  # the peak is not foreach AdamW's optimizer-step temporary
     mem = _mem(profile, gpu, peak.total_bytes - peak.temporaries_bytes, cal)
     return Advice(
@@ -190,8 +196,16 @@ def _lora(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -> Advice
     peak = profile.peak
     if profile.task == "infer" or profile.shape.family not in _TRANSFORMER_FAMILIES:
         return None
-    temps = peak.temporaries_bytes if peak.activations_bytes > 0 else 0.0
-    traced = peak.parameters_bytes + peak.buffers_bytes + peak.activations_bytes + temps
+    how = ""
+    if is_optimizer_step_peak(peak):
+        # The trace's peak shows no activations; LoRA's peak is at the end of the forward pass.
+        act = activation_estimate_bytes(profile)
+        if act is None:
+            return None
+        how = "activations from 34·s·b·h·L (Korthikanti et al.); "
+        traced = peak.parameters_bytes + peak.buffers_bytes + act
+    else:
+        traced = peak.parameters_bytes + peak.buffers_bytes + peak.activations_bytes + peak.temporaries_bytes
     mem = _mem(profile, gpu, traced, cal)
     # Frozen base weights need no weight-gradient GEMMs: half of the backward matmul FLOPs go
     # (ESTIMATION_NOTES 1.2: Llama-7B LoRA 61.7 vs full 88.9 TFLOP), and the optimizer is negligible.
@@ -220,8 +234,8 @@ def _lora(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -> Advice
         fits=mem <= _capacity(gpu),
         step_time_s=ph.total_s,
         step_time_factor=ph.total_s / base_s,
-        derivation="frozen base: no gradients or optimizer state for it (adapters ≈0.1–1 % of params); "
-        "backward matmuls halved (no weight gradients)",
+        derivation=how + "frozen base: no gradients or optimizer state for it (adapters ≈0.1–1 % of "
+        "params); backward matmuls halved (no weight gradients)",
     )
 
 
@@ -232,7 +246,7 @@ def _bf16_weights(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -
     if peak.parameters_bytes / profile.params < 3.5:
         return None  # weights are not fp32
     state = peak.parameters_bytes + peak.gradients_bytes + peak.optimizer_state_bytes
-    if peak.activations_bytes <= 0:
+    if is_optimizer_step_peak(peak):
         state += peak.temporaries_bytes
     traced = peak.total_bytes - state / 2.0
     mem = _mem(profile, gpu, traced, cal)

@@ -7,12 +7,19 @@ the spread of software stacks measured on the same model and GPU (:data:`SOFTWAR
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.memory import GIB, MemoryEstimate, memory_estimate, profile_has_conv
+from gpuplan.perf.memory import (
+    GIB,
+    MemoryEstimate,
+    activation_estimate_bytes,
+    is_optimizer_step_peak,
+    memory_estimate,
+    profile_has_conv,
+)
 from gpuplan.perf.parallel import Link, all_gather_s, all_reduce_s, check_parallelism, sharded_peak_bytes
 from gpuplan.perf.roofline import PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
@@ -210,6 +217,25 @@ def estimate(
         params=profile.params,
         largest_layer_params=profile.shape.largest_layer_params,
     )
+    if count > 1 and parallelism != "ddp" and is_optimizer_step_peak(profile.peak):
+        # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
+        # live, gradients not yet) may then be the higher one. The trace did not see it there.
+        act = activation_estimate_bytes(profile)
+        if act is not None:
+            forward_end = replace(
+                profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
+            )
+            traced = max(
+                traced,
+                sharded_peak_bytes(
+                    forward_end,
+                    parallelism=parallelism,
+                    world=count,
+                    params=profile.params,
+                    largest_layer_params=profile.shape.largest_layer_params,
+                ),
+            )
+            notes.append("per-rank peak checked at the end of the forward pass (activations derived)")
     if parallelism in ("zero3", "fsdp") and count > 1 and not profile.shape.largest_layer_params:
         notes.append("largest layer unknown: assumed 1/N of the parameters is gathered at once")
     mem = memory_estimate(

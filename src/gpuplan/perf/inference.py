@@ -26,6 +26,7 @@ __all__ = [
     "serving_estimate",
 ]
 
+_SERVING_KERNELS_PER_LAYER = 12
 #: Utilisation a serving fleet is sized for: queueing delay grows without bound as it nears 1.
 TARGET_UTILISATION = 0.8
 
@@ -99,7 +100,6 @@ def decode_estimate(
 
     forward = tuple(op for op in profile.ops if op.phase == "forward")
     prefill = phase_times(forward, gpu, profile.precision, cal, causal=True).forward_s
-    calls = sum(op.count for op in forward)
 
     path = _dtype_path(profile.precision, weight_bytes)
     peak = gpu.peak_tflops(path)
@@ -116,7 +116,11 @@ def decode_estimate(
         return max(
             read / bw,
             flops / (peak * 1e12 * cal.tensor_matmul_efficiency),
-            calls * max(cal.min_kernel_time_us, cal.host_overhead_us) * 1e-6,
+            # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused
+            # kernels: no eager per-op host overhead, and ~12 kernels per layer (fused QKV, rotary,
+            # attention, output, two norms, gate/up, activation, down, residuals), each at least
+            # its minimum time.
+            _SERVING_KERNELS_PER_LAYER * max(layers, 1) * cal.min_kernel_time_us * 1e-6,
         )
 
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=1)[1] * GIB

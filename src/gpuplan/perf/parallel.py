@@ -205,7 +205,7 @@ def sharded_peak_bytes(
         return total
     keep = 1.0 - 1.0 / world
     saved = peak.optimizer_state_bytes * keep
-    if peak.activations_bytes <= 0:  # optimizer-step peak: foreach temporaries are per shard
+    if peak.activations_bytes < 0.01 * total:  # optimizer-step peak: foreach temporaries are per shard
         saved += peak.temporaries_bytes * keep
     if stage >= 2:
         saved += peak.gradients_bytes * keep
