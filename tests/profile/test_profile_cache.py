@@ -1,0 +1,106 @@
+"""The profile key and cache: one trace per workload content, reused without re-tracing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from gpuplan.profile import (
+    PROFILE_SCHEMA_VERSION,
+    MemoryBreakdown,
+    MemoryProfileCache,
+    ModelShape,
+    Profile,
+    profile,
+    profile_key,
+)
+from gpuplan.profile import tracer as tracer_module
+from gpuplan.workload import Workload
+
+pytest.importorskip("torch")
+
+Make = Callable[..., Workload]
+
+
+def test_key_ignores_what_does_not_shape_the_trace(small_gpt2: Make) -> None:
+    base = profile_key(small_gpt2())
+    assert base == profile_key(small_gpt2(name="other", constraints={"deadline": "3d", "budget_usd": 10}))
+    assert base == profile_key(small_gpt2(parallelism="fsdp", gradient_accumulation=8))
+    assert len(base) == 64 and int(base, 16) >= 0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"inputs": {"batch_size": 4}},
+        {"precision": "amp-bf16"},
+        {"optimizer": "sgd"},
+        {"gradient_checkpointing": True},
+        {"task": "infer"},
+        {"model": {"preset": "gpt2-medium"}},
+        {"model": {"frozen": ["wte"]}},
+    ],
+)
+def test_key_changes_with_what_shapes_the_trace(small_gpt2: Make, change: dict[str, Any]) -> None:
+    assert profile_key(small_gpt2(**change)) != profile_key(small_gpt2())
+
+
+def test_key_of_an_hf_config_follows_its_content(tmp_path: Any) -> None:
+    cfg = tmp_path / "config.json"
+    cfg.write_text('{"model_type": "gpt2", "n_positions": 128}')
+    w = Workload.from_dict(
+        {"name": "h", "model": {"hf_config": str(cfg)}, "inputs": {"batch_size": 1, "seq_len": 8}}
+    )
+    before = profile_key(w)
+    cfg.write_text('{"model_type": "gpt2", "n_positions": 256}')
+    assert profile_key(w) != before
+
+
+def test_cache_hit_returns_the_same_profile_without_tracing(
+    small_gpt2: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[str] = []
+    real = tracer_module.trace_workload
+
+    def counting(w: Workload, key: str) -> Profile:
+        calls.append(key)
+        return real(w, key)
+
+    monkeypatch.setattr(tracer_module, "trace_workload", counting)
+    cache = MemoryProfileCache()
+    first = profile(small_gpt2(), cache)
+    assert len(calls) == 1
+    assert cache.get_profile(first.key, PROFILE_SCHEMA_VERSION) == first.to_json()
+
+    again = profile(small_gpt2(), cache)
+    assert len(calls) == 1 and again == first
+
+    renamed = profile(small_gpt2(name="renamed"), cache)
+    assert len(calls) == 1 and renamed.workload_name == "renamed" and renamed.ops == first.ops
+
+
+def test_unreadable_cache_entry_is_retraced_and_replaced(
+    small_gpt2: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = small_gpt2()
+    key = profile_key(w)
+    cache = MemoryProfileCache()
+    cache.put_profile(key, PROFILE_SCHEMA_VERSION, '{"not": "a profile"}')
+
+    def fake_trace(workload: Workload, k: str) -> Profile:
+        return Profile(
+            key=k, workload_name=workload.name, task="train", precision="fp32", batch_size=2, seq_len=128,
+            params=1, trainable_params=1, flops_per_step=1.0, forward_flops=1.0, ops=(),
+            peak=MemoryBreakdown(
+                parameters_bytes=0, buffers_bytes=0, gradients_bytes=0, optimizer_state_bytes=0,
+                activations_bytes=0, temporaries_bytes=0,
+            ),
+            shape=ModelShape(family="custom"),
+        )  # fmt: skip
+
+    monkeypatch.setattr(tracer_module, "trace_workload", fake_trace)
+    result = profile(w, cache)
+    assert result.flops_per_step == 1.0
+    assert cache.get_profile(key, PROFILE_SCHEMA_VERSION) == result.to_json()
