@@ -41,7 +41,7 @@ from typing import Any
 
 from gpuplan.plan.result import Option, Plan
 
-__all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
+__all__ = ["PLAN_SCHEMA_VERSION", "fmt_hours", "option_json", "plan_json", "plan_view"]
 
 PLAN_SCHEMA_VERSION = 1
 
@@ -148,9 +148,12 @@ def _usd(x: float) -> str:
     return f"${x:,.0f}" if x >= 1000 else f"${x:,.2f}"
 
 
-def _h(x: float) -> str:
+def fmt_hours(x: float) -> str:
+    """A duration for people: seconds, minutes, hours or days as fits."""
     if not math.isfinite(x):
         return "?"
+    if x < 1 / 60:
+        return f"{x * 3600:.0f} s"
     if x < 1:
         return f"{x * 60:.0f} min"
     return f"{x:.1f} h" if x < 48 else f"{x / 24:.1f} d"
@@ -184,7 +187,7 @@ def plan_view(plan: Plan) -> Any:
             f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type,
             f"{o.gpu_count}× {o.gpu}",
             o.pricing,
-            _h(o.job_time_h),
+            fmt_hours(o.job_time_h),
             _usd(o.total_cost_usd),
             f"{_usd(o.total_cost_usd_low)}–{_usd(o.total_cost_usd_high)}",
             "" if miss is None else f"{miss:.0%}" if miss >= 0.01 or miss == 0 else "<1%",
@@ -194,7 +197,9 @@ def plan_view(plan: Plan) -> Any:
     b = rec.cost_breakdown
     lines = [
         Text.assemble(
-            ("Recommended: ", "bold"), rec.label, f" — {_h(rec.job_time_h)}, {_usd(rec.total_cost_usd)}"
+            ("Recommended: ", "bold"),
+            rec.label,
+            f" — {fmt_hours(rec.job_time_h)}, {_usd(rec.total_cost_usd)}",
         ),
         Text(
             f"  compute {_usd(b.compute_usd)} · storage {_usd(b.storage_usd)} · egress {_usd(b.egress_usd)}"
@@ -211,8 +216,9 @@ def plan_view(plan: Plan) -> Any:
         )
         lines.append(
             Text(
-                f"  spot: {s.expected_interruptions:.2f} expected interruptions (MTBI {_h(s.mtbi_h)}), "
-                f"{ckpt}, {_h(s.expected_lost_h)} lost to interruptions; rate: {s.rate_source}"
+                f"  spot: {s.expected_interruptions:.2f} expected interruptions "
+                f"(MTBI {fmt_hours(s.mtbi_h)}), "
+                f"{ckpt}, {fmt_hours(s.expected_lost_h)} lost to interruptions; rate: {s.rate_source}"
             )
         )
     lines += [Text(f"  why: {w}") for w in plan.why]
@@ -222,7 +228,7 @@ def plan_view(plan: Plan) -> Any:
         lines.append(
             Text(
                 f"Savings vs {plan.baseline.label} ({_usd(plan.baseline.total_cost_usd)}, "
-                f"{_h(plan.baseline.job_time_h)}): {plan.savings_vs_baseline_pct:.0f} %"
+                f"{fmt_hours(plan.baseline.job_time_h)}): {plan.savings_vs_baseline_pct:.0f} %"
             )
         )
     else:
@@ -230,7 +236,7 @@ def plan_view(plan: Plan) -> Any:
     lines.append(Text("Personas:", style="bold"))
     for p in plan.personas:
         pick = (
-            f"{p.option.label} — {_h(p.option.job_time_h)}, {_usd(p.option.total_cost_usd)}"
+            f"{p.option.label} — {fmt_hours(p.option.job_time_h)}, {_usd(p.option.total_cost_usd)}"
             if p.option
             else p.note
         )
