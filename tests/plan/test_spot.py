@@ -95,3 +95,16 @@ def test_range_miss_probability_reads_the_estimate_range_as_triangular() -> None
     assert range_miss_probability(8.0, 10.0, 14.0, 9.0) == pytest.approx(11 / 12)
     assert range_miss_probability(8.0, 10.0, 14.0, 14.0) == 0.0
     assert range_miss_probability(8.0, 10.0, 14.0, 7.0) == 1.0
+
+
+def test_rates_come_from_the_band_else_the_providers_stated_default() -> None:
+    from gpuplan.plan.spot import SPOT_DEFAULTS, spot_rates
+
+    bands = np.array(["5-10%", "", ""])
+    providers = np.array(["aws", "alibaba", "somecloud"])
+    per_hour, ids, rates = spot_rates(bands, providers)
+    assert per_hour[0] == pytest.approx(1.443295e-4, rel=1e-6)  # from the band
+    assert per_hour[1] == per_hour[2] == pytest.approx(1 / 24)  # stated defaults, assumed
+    assert rates[ids[1]] is SPOT_DEFAULTS["alibaba"] and "protection period" in rates[ids[1]].source
+    assert rates[ids[2]] is DEFAULT_SPOT_RATE
+    assert set(SPOT_DEFAULTS) == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"}

@@ -104,8 +104,7 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
     per_copy_gb = job.dataset_gb + job.checkpoints_kept * job.checkpoint_gb
     stored_gb = per_copy_gb * nodes if job.storage_kind == "block" else np.full_like(nodes, per_copy_gb)
 
-    offer_rate, rates = spot_rates(offers.interruption_band)
-    _, offer_rate_id = np.unique(offers.interruption_band, return_inverse=True)
+    offer_rate, offer_rate_id, rates = spot_rates(offers.interruption_band, offers.provider)
     rate_one = offer_rate[o]
     spot = np.flatnonzero(is_spot)
     rate_job = rate_one[spot] * nodes[spot]
@@ -166,7 +165,7 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
         billed_h=mid.billed_h,
         is_spot=is_spot,
         spot_rate_per_instance_hour=on_spot(rate_one[spot], nan),
-        spot_rate_id=offer_rate_id.reshape(-1).astype(np.int64)[o],
+        spot_rate_id=offer_rate_id[o],
         checkpoint_interval_h=on_spot(st.interval_h, nan),
         checkpoint_overhead_h=on_spot(st.checkpoint_overhead_h, 0.0),
         lost_h=on_spot(st.lost_h, 0.0),

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.plan.inputs import HOURS_PER_MONTH, BoolArray, FloatArray, StrArray
+from gpuplan.plan.inputs import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 
 __all__ = [
     "DEFAULT_SPOT_RATE",
+    "SPOT_DEFAULTS",
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
@@ -48,18 +49,36 @@ class SpotRate:
     """True when no published figure backs it (the output then says "assumed")."""
 
 
-#: Used where the catalog gives no interruption band for an offer (no provider publishes one for
-#: GPU spot capacity outside AWS's Spot Instance Advisor and Azure's eviction-rate column).
-#: ASSUMPTION: one interruption per 24 instance-hours. Anchor: GCP documents that preemptible VMs are
-#: always stopped after 24 h of running ("Preemptible VM instances", cloud.google.com/compute/docs/
+#: Used where the catalog gives no interruption band for an offer. ASSUMPTION: one interruption
+#: per 24 instance-hours, for every provider. Anchor: GCP documents that preemptible VMs are always
+#: stopped after 24 h of running ("Preemptible VM instances", cloud.google.com/compute/docs/
 #: instances/preemptible); GPU spot capacity is the most contended, so a day is taken as the mean
-#: time between interruptions for any provider that publishes nothing. Conservative, not measured.
+#: time between interruptions wherever nothing is published. Conservative, not measured.
+_DEFAULT_PER_HOUR = 1.0 / 24.0
+_DEFAULT_TEXT = "assumed: 1 interruption per 24 instance-hours"
+
 DEFAULT_SPOT_RATE = SpotRate(
-    per_hour=1.0 / 24.0,
-    source="assumed: 1 interruption per 24 instance-hours (no published rate; GCP stops "
-    "preemptible VMs after 24 h)",
+    per_hour=_DEFAULT_PER_HOUR,
+    source=f"{_DEFAULT_TEXT} (no published rate; GCP stops preemptible VMs after 24 h)",
     assumed=True,
 )
+
+#: The stated default per provider: the same assumed rate, with what each provider does publish.
+SPOT_DEFAULTS: dict[str, SpotRate] = {
+    provider: SpotRate(per_hour=_DEFAULT_PER_HOUR, source=f"{_DEFAULT_TEXT} ({what})", assumed=True)
+    for provider, what in {
+        "aws": "AWS publishes interruption-frequency bands per instance type in the Spot Instance "
+        "Advisor; none in the catalog for this offer",
+        "azure": "Azure shows an eviction-rate band per VM size in the portal; none in the catalog "
+        "for this offer",
+        "gcp": "GCP publishes no rate; its preemptible VMs stop after 24 h",
+        "alibaba": "Alibaba publishes no rate; a spot instance is kept for at least its 1-hour "
+        "protection period",
+        "tencent": "Tencent publishes no rate",
+        "huawei": "Huawei publishes no rate",
+        "volcengine": "Volcano Engine publishes no rate",
+    }.items()
+}
 
 _BAND_SOURCE = (
     "interruption band {band!r} per month from the catalog (AWS Spot Instance Advisor "
@@ -89,13 +108,21 @@ def band_rate_per_hour(band: str) -> SpotRate | None:
     return SpotRate(per_hour=-math.log1p(-p) / HOURS_PER_MONTH, source=source, assumed=open_ended)
 
 
-def spot_rates(bands: StrArray) -> tuple[FloatArray, list[SpotRate]]:
-    """Per-instance-hour rates for an array of bands, plus the distinct :class:`SpotRate` per row
-    index into the returned list (for the output's "where rates come from")."""
-    uniq, inverse = np.unique(bands, return_inverse=True)
-    rates = [band_rate_per_hour(str(b)) or DEFAULT_SPOT_RATE for b in uniq]
-    per_hour = np.array([r.per_hour for r in rates], dtype=float)[inverse]
-    return per_hour, rates
+def spot_rates(bands: StrArray, providers: StrArray) -> tuple[FloatArray, IntArray, list[SpotRate]]:
+    """Per-instance-hour rate of each row: from its band, else its provider's stated default.
+
+    Returns the rates, each row's index into the list of distinct :class:`SpotRate` (for the
+    output's "where rates come from"), and that list.
+    """
+    key = np.char.add(np.char.add(bands.astype(str), "\x1f"), providers.astype(str))
+    uniq, inverse = np.unique(key, return_inverse=True)
+    rates = []
+    for k in uniq:
+        band, provider = str(k).split("\x1f")
+        rates.append(band_rate_per_hour(band) or SPOT_DEFAULTS.get(provider, DEFAULT_SPOT_RATE))
+    inverse = inverse.reshape(-1).astype(np.int64)
+    per_hour: FloatArray = np.array([r.per_hour for r in rates], dtype=float)[inverse]
+    return per_hour, inverse, rates
 
 
 @dataclass(frozen=True, kw_only=True)
