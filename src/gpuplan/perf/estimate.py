@@ -241,6 +241,11 @@ def estimate(
     mem = memory_estimate(
         traced, gpu, has_conv=profile_has_conv(profile), gpu_count=count, memory_band=cal.memory_band
     )
+    if mem.fits and mem.peak_memory_gib_high > mem.capacity_gib:
+        notes.append(
+            f"tight: fits at the point estimate but the high end ({mem.peak_memory_gib_high:.1f} GiB) "
+            "does not; leave headroom (smaller micro-batch or fused optimizer)"
+        )
     if traced / GIB > mem.capacity_gib:
         notes.append("the traced peak alone exceeds the GPU's memory")
     if not link.network_known and link.nodes > 1:

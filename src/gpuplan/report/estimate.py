@@ -157,7 +157,7 @@ def _hours(h: float | None) -> str:
 
 def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str) -> Table:
     short = "tok/s" if unit == "tokens_per_s" else "samples/s"
-    table = Table(title="Estimate per GPU (point, [low–high])", header_style="bold")
+    table = Table(title=Text("Estimate per GPU: point [low–high]"), header_style="bold")
     table.add_column("GPU")
     table.add_column("fits")
     table.add_column("memory / GPU (GiB)", justify="right")
@@ -180,13 +180,13 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str) -> Table:
         job = _hours(e.job_time_h)
         if e.job_time_h is not None:
             job += f" [{_hours(e.job_time_h_low)}–{_hours(e.job_time_h_high)}]"
-        table.add_row(name, fits, mem, step, thr, job)
+        table.add_row(name, fits, Text(mem), Text(step), Text(thr), Text(job))
     return table
 
 
 def _advice_table(o: EstimateOutcome) -> Table:
     table = Table(
-        title=f"{o.gpu}: does not fit — changes that would", header_style="bold", title_justify="left"
+        title=Text(f"{o.gpu}: does not fit — changes that would"), header_style="bold", title_justify="left"
     )
     table.add_column("change")
     table.add_column("GiB / GPU", justify="right")
@@ -196,7 +196,7 @@ def _advice_table(o: EstimateOutcome) -> Table:
     for a in o.advice:
         t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
         table.add_row(
-            a.summary,
+            Text(a.summary),
             f"{a.peak_memory_gib:.1f}",
             Text("yes", style="green") if a.fits else Text("no", style="red"),
             t,
@@ -209,7 +209,7 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     rows = [o for o in outcomes if o.decode is not None]
     if not rows:
         return None
-    table = Table(title="LLM generation (decode is memory-bandwidth-bound)", header_style="bold")
+    table = Table(title=Text("LLM generation (decode is memory-bandwidth-bound)"), header_style="bold")
     for col in ("GPU", "max sequences", "tokens/s/seq", "tokens/s (batch)", "prefill tok/s", "serving"):
         table.add_column(col, justify="left" if col in ("GPU", "serving") else "right")
     for o in rows:
@@ -226,7 +226,7 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             _num(1.0 / d.time_per_token_s),
             _num(d.tokens_per_s),
             _num(d.prefill_tokens_per_s),
-            serving,
+            Text(serving),
         )
     return table
 
