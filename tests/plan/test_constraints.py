@@ -45,3 +45,13 @@ def test_region_countries_and_compliance_labels() -> None:
     assert labels_satisfy(("mlps-3",), ("MLPS 2.0 level 3",))
     assert not labels_satisfy(("mlps2",), ("MLPS 2.0 level 3",))
     assert labels_satisfy(None, ("MLPS 2.0 level 3",)) and not labels_satisfy(None, ())
+
+
+def test_provider_tables_cover_exactly_the_catalogs_providers() -> None:
+    from gpuplan.catalog import Provider
+    from gpuplan.plan.regions import MANAGED_KUBERNETES
+    from gpuplan.plan.spot import SPOT_DEFAULTS
+
+    known = {p.value for p in Provider}
+    assert set(MANAGED_KUBERNETES) == known
+    assert set(SPOT_DEFAULTS) == known
