@@ -248,5 +248,14 @@ def plan_view(plan: Plan) -> Any:
             f"{plan.candidates} candidates; excluded: {excluded}"
         )
     )
+    # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
+    front = list(plan.pareto)
+    if len(front) > 8:
+        step = (len(front) - 1) / 7
+        front = [front[round(i * step)] for i in range(8)]
+    lines += [
+        Text(f"  {fmt_hours(o.job_time_h):>8}  {_usd(o.total_cost_usd):>10}  {o.label}", style="cyan")
+        for o in front
+    ]
     lines += [Text(f"note: {n}", style="dim") for n in plan.notes]
     return Group(table, *lines)
