@@ -220,3 +220,8 @@ def test_unknown_regional_prices_can_exclude_instead_of_assume() -> None:
     excluded = _plan(rows, Constraints(max_gpus=8), unknown_costs="exclude")
     assert all(o.provider != "tencent" for o in excluded.options)
     assert excluded.excluded["unknown_cost_component"] == 1
+
+
+def test_an_empty_catalog_says_so() -> None:
+    with pytest.raises(InfeasibleError, match="no GPU offers"):
+        plan_offers(OfferTable.from_rows([]), CostFacts([]), JOB, toy_estimator(), Constraints())

@@ -38,7 +38,9 @@ def infeasible_message(ctx: _Ctx, pre: IntArray, option: Callable[[_Ctx, int], O
         counts = ctx.cands.excluded_counts()
         parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
         top = max(counts, key=lambda k: counts[k]) if counts else ""
-        msg = f"no option is left: candidates excluded by {parts or 'nothing (no offers)'}"
+        if not counts:
+            return "the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`"
+        msg = f"no option is left: candidates excluded by {parts}"
         if top == Reason.DOES_NOT_FIT.value:
             peaks = ctx.cands.peak_memory_gib[np.isfinite(ctx.cands.peak_memory_gib)]
             if peaks.size:
