@@ -54,10 +54,16 @@ def user_project(project_dir: Path) -> Iterator[None]:
         for r in added:
             if r in sys.path:
                 sys.path.remove(r)
-        # Drop the user's modules so that another project with the same module names imports afresh.
+        # Drop the user's modules so that another project with the same module names imports afresh
+        # (never gpuplan's own, which may be imported lazily meanwhile from a checkout under cwd).
+        ours = str(Path(__file__).resolve().parents[1])
         for name in set(sys.modules) - before:
             file = getattr(sys.modules[name], "__file__", None) or ""
-            if any(file.startswith(r) for r in roots) and "site-packages" not in file:
+            if (
+                any(file.startswith(r) for r in roots)
+                and "site-packages" not in file
+                and not file.startswith(ours)
+            ):
                 del sys.modules[name]
 
 
