@@ -8,7 +8,7 @@ from perf_helpers import GIB, make_profile, op
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.inference import decode_estimate, kv_cache_bytes_per_token, serving_estimate
+from gpuplan.perf.inference import batch_sweep, decode_estimate, kv_cache_bytes_per_token, serving_estimate
 from gpuplan.profile.model import MemoryBreakdown, ModelShape
 
 CAL = Calibration(
@@ -76,3 +76,24 @@ def test_serving_capacity_and_gpus_needed() -> None:
     )
     assert heavy.p95_latency_s is None
     assert heavy.gpus_needed == 4  # 3× capacity at 80 % target utilisation → ceil(3.75)
+
+
+def test_batch_sweep_scales_latency_and_memory_with_batch() -> None:
+    # bs32 forward: 1 TFLOP of bf16 matmul; 0.1 GiB static + 0.05 GiB per sample
+    peak = MemoryBreakdown(
+        parameters_bytes=0.1 * GIB,
+        buffers_bytes=0.0,
+        gradients_bytes=0.0,
+        optimizer_state_bytes=0.0,
+        activations_bytes=1.6 * GIB,
+        temporaries_bytes=0.0,
+    )
+    p = make_profile(ops=(op("forward", flops=1e12, count=10),), peak=peak, task="infer", batch_size=32)
+    a100 = get_gpu("A100-SXM4-80GB")
+    small, base, big = batch_sweep(p, a100, (8, 32, 64), calibration=CAL)
+    # latency ∝ batch when compute-bound: 8/32 of 1e12 / (312e12 × 0.7)
+    assert base.latency_s == pytest.approx(1e12 / (312e12 * 0.7))
+    assert small.latency_s == pytest.approx(base.latency_s / 4)
+    assert big.throughput == pytest.approx(base.throughput)
+    assert small.peak_memory_gib < base.peak_memory_gib < big.peak_memory_gib
+    assert all(x.fits and x.memory_exact for x in (small, base, big))

@@ -137,3 +137,11 @@ def test_unknown_parallelism_is_an_error() -> None:
     p = make_profile(ops=(op(flops=1.0),))
     with pytest.raises(EstimateError, match="unknown parallelism"):
         estimate(p, A100, parallelism="tp", calibration=CAL)
+
+
+def test_ddp_adds_one_gradient_bucket_copy_per_gpu() -> None:
+    # 1e9 fp32 params: DDP's buckets hold another 4e9 B per rank
+    p = make_profile(ops=(op("forward", flops=1e12), op("backward", flops=2e12)))
+    one = estimate(p, A100, calibration=CAL)
+    eight = estimate(p, A100, count=8, calibration=CAL)
+    assert eight.memory.traced_peak_gib - one.memory.traced_peak_gib == pytest.approx(4e9 / GIB)

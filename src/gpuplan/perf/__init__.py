@@ -7,7 +7,14 @@ imports torch.
 from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, JobSize, estimate
-from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
+from gpuplan.perf.inference import (
+    BatchPoint,
+    DecodeEstimate,
+    ServingEstimate,
+    batch_sweep,
+    decode_estimate,
+    serving_estimate,
+)
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.parallel import Link
 from gpuplan.perf.sweep import EstimateOutcome, ServingLoad, estimate_all
@@ -15,6 +22,7 @@ from gpuplan.perf.sweep import EstimateOutcome, ServingLoad, estimate_all
 __all__ = [
     "SOFTWARE_LEVEL",
     "Advice",
+    "BatchPoint",
     "Calibration",
     "DecodeEstimate",
     "Estimate",
@@ -25,6 +33,7 @@ __all__ = [
     "ServingEstimate",
     "ServingLoad",
     "advise",
+    "batch_sweep",
     "decode_estimate",
     "estimate",
     "estimate_all",

@@ -110,6 +110,11 @@ class Estimate:
         return self.memory.peak_memory_gib_high
 
 
+def _bytes_per_param(profile: Profile) -> float:
+    """Bytes of one parameter as traced (4 for fp32 master weights, 2 for bf16 weights)."""
+    return profile.peak.parameters_bytes / profile.params if profile.params else 4.0
+
+
 def _comm_s(
     profile: Profile,
     phases: PhaseTimes,
@@ -121,7 +126,7 @@ def _comm_s(
     """Exposed (not overlapped) communication per optimizer step, seconds."""
     if link.gpu_count <= 1 or profile.task == "infer":
         return 0.0
-    bytes_per_param = profile.peak.parameters_bytes / profile.params if profile.params else 4.0
+    bytes_per_param = _bytes_per_param(profile)
     grad_bytes = profile.trainable_params * bytes_per_param
     if parallelism == "ddp":
         # Buckets all-reduce as backward produces them; only what outlasts backward, and at least
@@ -217,6 +222,11 @@ def estimate(
         params=profile.params,
         largest_layer_params=profile.shape.largest_layer_params,
     )
+    if count > 1 and parallelism == "ddp" and profile.task != "infer":
+        # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
+        # PyTorch's default): one more gradient-sized buffer per rank.
+        traced += profile.trainable_params * _bytes_per_param(profile)
+        notes.append("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)")
     if count > 1 and parallelism != "ddp" and is_optimizer_step_peak(profile.peak):
         # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
         # live, gradients not yet) may then be the higher one. The trace did not see it there.

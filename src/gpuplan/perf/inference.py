@@ -14,13 +14,23 @@ from dataclasses import dataclass
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.memory import ALLOCATOR_SLACK, GIB, overhead_gib, usable_memory_gib
-from gpuplan.perf.roofline import phase_times
+from gpuplan.perf.memory import (
+    ALLOCATOR_SLACK,
+    GIB,
+    memory_estimate,
+    overhead_gib,
+    peak_at_batch,
+    profile_has_conv,
+    usable_memory_gib,
+)
+from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.profile.model import ModelShape, Profile
 
 __all__ = [
+    "BatchPoint",
     "DecodeEstimate",
     "ServingEstimate",
+    "batch_sweep",
     "decode_estimate",
     "kv_cache_bytes_per_token",
     "serving_estimate",
@@ -196,3 +206,57 @@ def serving_estimate(
         gpus_needed=max(1, math.ceil(requests_per_s / (capacity * TARGET_UTILISATION))),
         derivation=f"{slots} concurrent sequences (KV cache limit); queueing as M/M/1 on the aggregate rate",
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchPoint:
+    """Latency, throughput and memory of one batch size (inference, or one training step)."""
+
+    batch: int
+    latency_s: float
+    """Time of one step at this batch (forward only for inference)."""
+    throughput: float
+    """Samples per second, or tokens per second for sequence models."""
+    peak_memory_gib: float
+    fits: bool
+    memory_exact: bool
+    """False when the traced peak cannot say how memory grows above the traced batch."""
+
+
+def batch_sweep(
+    profile: Profile,
+    gpu: GPU,
+    batch_sizes: tuple[int, ...],
+    *,
+    calibration: Calibration | None = None,
+) -> tuple[BatchPoint, ...]:
+    """Latency and throughput per batch size, derived from the traced batch (FLOPs and bytes
+    scale with the batch; memory as static + per-sample × batch; the host floor stays)."""
+    cal = calibration or load_calibration()
+    per_sample = profile.seq_len or 1
+    out = []
+    for b in batch_sizes:
+        if b < 1:
+            raise EstimateError(f"batch sizes must be at least 1, got {b}")
+        ph = phase_times(
+            profile.ops,
+            gpu,
+            profile.precision,
+            cal,
+            batch_scale=b / profile.batch_size,
+            causal=is_causal(profile),
+        )
+        latency = max(ph.total_s, ph.kernel_calls * cal.host_overhead_us * 1e-6)
+        scaled = peak_at_batch(profile, b)
+        mem = memory_estimate(scaled.total_bytes, gpu, has_conv=profile_has_conv(profile))
+        out.append(
+            BatchPoint(
+                batch=b,
+                latency_s=latency,
+                throughput=b * per_sample / latency,
+                peak_memory_gib=mem.peak_memory_gib,
+                fits=mem.fits,
+                memory_exact=scaled.exact,
+            )
+        )
+    return tuple(out)
