@@ -225,3 +225,12 @@ def test_unknown_regional_prices_can_exclude_instead_of_assume() -> None:
 def test_an_empty_catalog_says_so() -> None:
     with pytest.raises(InfeasibleError, match="no GPU offers"):
         plan_offers(OfferTable.from_rows([]), CostFacts([]), JOB, toy_estimator(), Constraints())
+
+
+def test_a_misspelt_provider_or_region_suggests_the_right_one() -> None:
+    from gpuplan.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match="did you mean 'aws'"):
+        _plan([offer()], Constraints(providers=("awss",)))
+    with pytest.raises(NotFoundError, match="did you mean 'us-east-1'"):
+        _plan([offer()], Constraints(regions=("us-east1x",)))

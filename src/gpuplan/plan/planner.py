@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.errors import InfeasibleError, InputError
+from gpuplan.errors import InfeasibleError, InputError, NotFoundError
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
 from gpuplan.plan.costing import CostArrays, cost_candidates
@@ -291,6 +291,19 @@ def _baseline(
     return option, f"baseline: {option.label} (the smallest configuration the job fits on)"
 
 
+def _check_names(offers: OfferTable, constraints: Constraints) -> None:
+    """Providers and regions the user names must exist: a typo is an error with a suggestion,
+    not an empty plan."""
+    known_providers = set(MANAGED_KUBERNETES) | {str(p) for p in np.unique(offers.provider)}
+    for name in constraints.providers or ():
+        if name.lower() not in known_providers:
+            raise NotFoundError("provider", name, sorted(known_providers))
+    known_regions = {str(r).lower(): str(r) for r in np.unique(offers.region)}
+    for name in constraints.regions or ():
+        if name.lower() not in known_regions:
+            raise NotFoundError("region", name, sorted(known_regions.values()), hint="no offer in it")
+
+
 def plan_offers(
     offers: OfferTable,
     facts: CostFacts,
@@ -314,6 +327,7 @@ def plan_offers(
         raise InputError(f"unknown_costs must be 'assume' or 'exclude', got {unknown_costs!r}")
     if top < 1:
         raise InputError(f"top must be at least 1, got {top}")
+    _check_names(offers, constraints)
     ctx = _run(offers, facts, job, estimate, constraints, unknown_costs)
     cands, costs = ctx.cands, ctx.costs
     # Deadline and budget last: what remains before them is what the explanation talks about.
