@@ -304,6 +304,32 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
             raise NotFoundError("region", name, sorted(known_regions.values()), hint="no offer in it")
 
 
+def _plan_notes(job: JobFacts, ranked: list[Option], notes: tuple[str, ...]) -> tuple[str, ...]:
+    """Assumptions that apply to the whole plan, in words."""
+    plan_notes = list(notes)
+    if job.data_location is None and job.dataset_gb > 0:
+        plan_notes.append(
+            "data.location not given: the dataset is uploaded from your site (inbound traffic is free "
+            "on all seven providers) and results go back over internet egress"
+        )
+    plan_notes.append(
+        "egress tiers: the job's transfer is taken as the only traffic of the month (starts in the "
+        "first tier, free allowance included)"
+    )
+    where = "a disk per node" if job.storage_kind == "block" else "one bucket"
+    plan_notes.append(
+        f"storage: dataset + {job.checkpoints_kept} checkpoints on {job.storage_kind} storage "
+        f"({where}) for the job's expected duration"
+    )
+    if any(o.spot for o in ranked):
+        plan_notes.append(
+            f"spot: checkpoint write {job.checkpoint_write_gbps} GB/s and restart "
+            f"{job.restart_h * 60:.0f} min are assumptions; rates: "
+            + "; ".join(sorted({o.spot.rate_source for o in ranked if o.spot}))
+        )
+    return tuple(plan_notes)
+
+
 def plan_offers(
     offers: OfferTable,
     facts: CostFacts,
@@ -368,27 +394,6 @@ def plan_offers(
         if base is not None and base.total_cost_usd > 0
         else None
     )
-    plan_notes = list(notes)
-    if job.data_location is None and job.dataset_gb > 0:
-        plan_notes.append(
-            "data.location not given: the dataset is uploaded from your site (inbound traffic is free "
-            "on all seven providers) and results go back over internet egress"
-        )
-    plan_notes.append(
-        "egress tiers: the job's transfer is taken as the only traffic of the month (starts in the "
-        "first tier, free allowance included)"
-    )
-    where = "a disk per node" if job.storage_kind == "block" else "one bucket"
-    plan_notes.append(
-        f"storage: dataset + {job.checkpoints_kept} checkpoints on {job.storage_kind} storage "
-        f"({where}) for the job's expected duration"
-    )
-    if any(o.spot for o in ranked):
-        plan_notes.append(
-            f"spot: checkpoint write {job.checkpoint_write_gbps} GB/s and restart "
-            f"{job.restart_h * 60:.0f} min are assumptions; rates: "
-            + "; ".join(sorted({o.spot.rate_source for o in ranked if o.spot}))
-        )
     return Plan(
         objective=constraints.objective,
         constraints=constraints,
@@ -409,5 +414,5 @@ def plan_offers(
         why=explain_winner(ranked, constraints.objective),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=tuple(plan_notes),
+        notes=_plan_notes(job, ranked, notes),
     )
