@@ -145,3 +145,10 @@ def test_ddp_adds_one_gradient_bucket_copy_per_gpu() -> None:
     one = estimate(p, A100, calibration=CAL)
     eight = estimate(p, A100, count=8, calibration=CAL)
     assert eight.memory.traced_peak_gib - one.memory.traced_peak_gib == pytest.approx(4e9 / GIB)
+
+
+def test_pcie_cards_use_their_nvlink_bridge_only_in_pairs() -> None:
+    a100_pcie = get_gpu("A100-PCIE-80GB")
+    assert Link.for_gpus(a100_pcie, 2).intra_node == "nvlink"
+    assert Link.for_gpus(a100_pcie, 4).intra_node == "pcie"  # bridges join pairs, not rings of four
+    assert Link.for_gpus(A100, 8).intra_node == "nvlink"  # SXM: NVSwitch

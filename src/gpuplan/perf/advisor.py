@@ -265,28 +265,31 @@ def _bf16_weights(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -
 
 
 def _bigger_gpu(profile: Profile, gpu: GPU, cal: Calibration, base_s: float) -> Advice | None:
-    larger = sorted(
-        (g for g in all_gpus() if g.memory_gib > gpu.memory_gib and g.id != gpu.id),
-        key=lambda g: (g.memory_gib, g.id),
-    )
-    for g in larger:
+    fitting = []
+    for g in all_gpus():
+        if g.memory_gib <= gpu.memory_gib or g.id == gpu.id:
+            continue
         try:
             e = estimate(profile, g, calibration=cal)
         except EstimateError:
             continue  # that GPU lacks a dtype path the workload needs
         if e.fits:
-            return Advice(
-                action="bigger_gpu",
-                summary=f"use {g.id} ({g.memory_gib:g} GB)",
-                gpu=g.id,
-                gpu_count=1,
-                peak_memory_gib=e.peak_memory_gib,
-                fits=True,
-                step_time_s=e.step_time_s,
-                step_time_factor=e.step_time_s / base_s,
-                derivation="same workload estimated on the smallest larger GPU that fits",
-            )
-    return None
+            fitting.append((g.memory_gib, e.step_time_s, g, e))
+    if not fitting:
+        return None
+    # the smallest memory that fits; among equals, the fastest
+    _, _, g, e = min(fitting, key=lambda t: (t[0], t[1]))
+    return Advice(
+        action="bigger_gpu",
+        summary=f"use {g.id} ({g.memory_gib:g} GB)",
+        gpu=g.id,
+        gpu_count=1,
+        peak_memory_gib=e.peak_memory_gib,
+        fits=True,
+        step_time_s=e.step_time_s,
+        step_time_factor=e.step_time_s / base_s,
+        derivation="same workload estimated on the smallest larger GPU that fits (fastest of those)",
+    )
 
 
 def advise(profile: Profile, gpu: GPU, *, calibration: Calibration | None = None) -> tuple[Advice, ...]:
@@ -304,4 +307,10 @@ def advise(profile: Profile, gpu: GPU, *, calibration: Calibration | None = None
         _bigger_gpu(profile, gpu, cal, base_s),
     ]
     found = [a for a in candidates if a is not None]
-    return tuple(sorted(found, key=lambda a: (not a.fits, a.step_time_factor or 1.0)))
+
+    # Those that fit first; then changes on this one GPU, then more GPUs, then another GPU model.
+    def order(a: Advice) -> tuple[bool, int, float]:
+        where = 2 if a.gpu != gpu.id else (1 if a.gpu_count > 1 else 0)
+        return (not a.fits, where, a.step_time_factor or 1.0)
+
+    return tuple(sorted(found, key=order))

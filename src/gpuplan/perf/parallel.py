@@ -75,16 +75,21 @@ class Link:
     ) -> Link:
         """A link from GPU datasheet facts and what the instance says.
 
-        ``gpus_per_node`` defaults to ``min(count, 8)``; ``nvlink`` defaults to whether the GPU
-        has NVLink (SXM parts; PCIe parts only through bridges, so say ``nvlink=False`` for them
-        unless the instance has the bridge); ``network_gbit_s`` defaults to
+        ``gpus_per_node`` defaults to ``min(count, 8)``; ``nvlink`` defaults to NVLink on SXM/OAM
+        parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node;
+        ``network_gbit_s`` defaults to
         :data:`DEFAULT_NETWORK_GBIT_S`.
         """
         if count < 1:
             raise EstimateError(f"GPU count must be at least 1, got {count}")
         per_node = gpus_per_node or min(count, 8)
         nodes = -(-count // per_node)
-        has_nvlink = bool(gpu.nvlink_gbps) if nvlink is None else nvlink
+        if nvlink is None:
+            # SXM/OAM boards join all GPUs of a node through NVSwitch (or Infinity Fabric); PCIe
+            # cards only through bridges between pairs, so a ring of more than two falls to PCIe.
+            switched = gpu.form_factor.upper().startswith(("SXM", "OAM"))
+            nvlink = bool(gpu.nvlink_gbps) and (switched or per_node <= 2)
+        has_nvlink = nvlink
         if has_nvlink and not gpu.nvlink_gbps:
             raise EstimateError(f"{gpu.id} has no NVLink; drop the NVLink setting")
         intra: Literal["nvlink", "pcie"] = "nvlink" if has_nvlink else "pcie"

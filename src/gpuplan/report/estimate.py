@@ -184,24 +184,32 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str) -> Table:
     return table
 
 
-def _advice_table(o: EstimateOutcome) -> Table:
+#: Advice rows shown per GPU on a terminal (all of them are in ``--json``).
+_ADVICE_SHOWN = 3
+
+
+def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
+    """Where the workload does not fit: the cheapest changes that make it fit, per GPU."""
+    rows = [o for o in outcomes if o.advice]
+    if not rows:
+        return None
     table = Table(
-        title=Text(f"{o.gpu}: does not fit — changes that would"), header_style="bold", title_justify="left"
+        title=Text(
+            f"Where it does not fit: changes that would (best {_ADVICE_SHOWN} per GPU; all in --json)"
+        ),
+        header_style="bold",
     )
+    table.add_column("GPU")
     table.add_column("change")
     table.add_column("GiB / GPU", justify="right")
-    table.add_column("fits")
     table.add_column("step time", justify="right")
     table.add_column("how derived")
-    for a in o.advice:
-        t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
-        table.add_row(
-            Text(a.summary),
-            f"{a.peak_memory_gib:.1f}",
-            Text("yes", style="green") if a.fits else Text("no", style="red"),
-            t,
-            Text(a.derivation, style="dim"),
-        )
+    for o in rows:
+        shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or list(o.advice[:1])
+        for i, a in enumerate(shown):
+            t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
+            mem = Text(f"{a.peak_memory_gib:.1f}", style="" if a.fits else "red")
+            table.add_row(o.gpu if i == 0 else "", Text(a.summary), mem, t, Text(a.derivation, style="dim"))
     return table
 
 
@@ -245,7 +253,9 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
     decode = _decode_table(outcomes)
     if decode is not None:
         parts.append(decode)
-    parts.extend(_advice_table(o) for o in outcomes if o.advice)
+    advice = _advice_table(outcomes)
+    if advice is not None:
+        parts.append(advice)
     cj = _calibration_json(cal)
     if cj["median_abs_error_pct"] is not None:
         calib = (
