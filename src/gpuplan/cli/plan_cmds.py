@@ -112,6 +112,12 @@ def plan_cmd(
             "exclude: leave such regions out.",
         ),
     ] = "assume",
+    storage: Annotated[
+        str,
+        typer.Option(
+            help="Where dataset and checkpoints live: block (a disk per node) or object (a bucket)."
+        ),
+    ] = "block",
     usd_per_cny: Annotated[
         float | None,
         typer.Option(
@@ -180,6 +186,7 @@ def plan_cmd(
                 top=top,
                 baseline=BaselineSpec.parse(baseline) if baseline else None,
                 unknown_costs=unknown_costs,
+                storage=storage,
             )
         finally:
             store.close()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.errors import InputError
 from gpuplan.plan.adapters import (
     constraints_from_spec,
     cost_facts_from_store,
@@ -31,18 +33,23 @@ def plan_workload(
     top: int = 10,
     baseline: BaselineSpec | None = None,
     unknown_costs: str = "assume",
+    storage: str = "block",
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
     ``overrides`` replace the workload's constraints field by field (``deadline_h``, ``budget_usd``,
     ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
     ``interconnect``, ``compliance``, ``commitment``, ``objective``); None values are ignored.
-    Raises ``InfeasibleError`` naming the binding constraint when nothing is feasible.
+    ``storage``: ``block`` (a disk per node holds the dataset and checkpoints) or ``object`` (one
+    bucket). Raises ``InfeasibleError`` naming the binding constraint when nothing is feasible.
     """
+    if storage not in ("block", "object"):
+        raise InputError(f"storage must be 'block' or 'object', got {storage!r}")
     constraints = constraints_from_spec(workload.constraints, **(overrides or {}))
     prices = store.offers(include_unpriced=True)
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
+    job = replace(job, storage_kind=storage)
     regions = {(p.provider, p.region) for p in prices}
     if job.data_location is not None:
         regions.add(job.data_location)
