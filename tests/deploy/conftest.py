@@ -40,6 +40,17 @@ def plan_doc(**recommended: Any) -> dict[str, Any]:
     return doc
 
 
+def serve_workload(tmp_path: Path, serving: str = "") -> Path:
+    """A valid inference workload file; ``serving`` adds fields to its serving block (YAML flow)."""
+    p = tmp_path / "serve.yaml"
+    extra = f", {serving}" if serving else ""
+    p.write_text(
+        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
+        f"serving: {{requests_per_s: 10, prompt_tokens: 100, output_tokens: 20{extra}}}\n"
+    )
+    return p
+
+
 def by_path(files: list[GeneratedFile]) -> dict[str, str]:
     return {f.path: f.content for f in files}
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, by_path, plan_doc, validate_k8s, yaml_docs
+from conftest import FIXTURES, by_path, plan_doc, serve_workload, validate_k8s, yaml_docs
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 
 
@@ -118,16 +118,13 @@ def test_inference_deployment_scales_on_dcgm_gpu_utilisation(autoscaler: str) ->
 
 
 def test_default_threshold_is_80_percent(tmp_path: Path) -> None:
-    p = tmp_path / "w.yaml"
-    p.write_text("name: s\ntask: infer\nmodel: {preset: gpt2}\n")
-    docs = yaml_docs(generate(LaunchSpec.from_workload(p, gpu="L4"), "k8s"))
+    docs = yaml_docs(generate(LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4"), "k8s"))
     hpa = next(d for d in docs if d["kind"] == "HorizontalPodAutoscaler")
     assert hpa["spec"]["metrics"][0]["pods"]["target"]["averageValue"] == "80"
 
 
 def test_mig_profile_requests_a_mig_slice(tmp_path: Path) -> None:
-    p = tmp_path / "w.yaml"
-    p.write_text("name: s\ntask: infer\nmodel: {preset: gpt2}\nserving: {mig_profile: 1g.10gb}\n")
+    p = serve_workload(tmp_path, "mig_profile: 1g.10gb")
     docs = yaml_docs(generate(LaunchSpec.from_workload(p, gpu="A100-SXM4-80GB"), "k8s"))
     for d in docs:
         validate_k8s(d)

@@ -1,12 +1,17 @@
 """The generated train.py survives a spot interruption: 2 CPU processes (gloo) under torchrun are
 sent SIGTERM after a checkpoint exists, checkpoint and exit, resume, and finish with bit-identical
-weights and the same loss as a run that was never interrupted."""
+weights and the same loss as a run that was never interrupted.
+
+The uninterrupted reference run goes through the *multi-node* launch.sh (2 nodes x 1 process on
+localhost, c10d rendezvous), so the same test also proves that path and that it computes exactly
+what the single-node path does."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -37,17 +42,28 @@ TRAIN_ARGS = [
 
 @pytest.fixture(scope="module")
 def job_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One node x 2 ranks in job_dir, 2 nodes x 1 rank in job_dir/multinode: the same job."""
     out = tmp_path_factory.mktemp("torchrun")
     spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", count=2)
     write_files(generate(spec, "torchrun", GenerateOptions(steps=STEPS)), out)
+    two_nodes = spec.model_copy(update={"nodes": 2, "gpus_per_node": 1})
+    write_files(generate(two_nodes, "torchrun", GenerateOptions(steps=STEPS)), out / "multinode")
     return out
 
 
-def _launch(job_dir: Path, ckpt: str, *extra: str) -> subprocess.Popen[str]:
-    """launch.sh as a user runs it, with this venv's Python (torch.distributed.run) and 2 ranks."""
-    env = {**os.environ, "PYTHON": sys.executable, "NPROC_PER_NODE": "2"}
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _launch(job_dir: Path, ckpt: str, *extra: str, **env_vars: str) -> subprocess.Popen[str]:
+    """launch.sh as a user runs it, with this venv's Python (torch.distributed.run)."""
+    # One intra-op thread everywhere: torchrun sets it only for several ranks per node, and a
+    # different thread count changes float summation order (same loss, different last bits).
+    env = {**os.environ, "PYTHON": sys.executable, "OMP_NUM_THREADS": "1", **env_vars}
     return subprocess.Popen(
-        ["bash", str(job_dir / "launch.sh"), "--ckpt-dir", ckpt, *TRAIN_ARGS, *extra],
+        ["bash", str(job_dir / "launch.sh"), "--ckpt-dir", str(ckpt), *TRAIN_ARGS, *extra],
         cwd=job_dir,
         env=env,
         stdout=subprocess.PIPE,
@@ -67,19 +83,42 @@ def _finish(proc: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str
     return proc.returncode, out
 
 
-def test_launch_script_is_valid_bash(job_dir: Path) -> None:
-    subprocess.run(["bash", "-n", str(job_dir / "launch.sh")], check=True)
-    text = (job_dir / "launch.sh").read_text()
-    assert "--standalone" in text and '--nproc-per-node "$NPROC_PER_NODE"' in text
+def test_launch_scripts_are_valid_bash(job_dir: Path) -> None:
+    for d in (job_dir, job_dir / "multinode"):
+        subprocess.run(["bash", "-n", str(d / "launch.sh")], check=True)
+    single = (job_dir / "launch.sh").read_text()
+    assert "--standalone" in single and 'NPROC_PER_NODE="${NPROC_PER_NODE:-2}"' in single
+    multi = (job_dir / "multinode" / "launch.sh").read_text()
+    for flag in (
+        "--nnodes",
+        "--node-rank",
+        "--rdzv-backend c10d",
+        '--rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT"',
+    ):
+        assert flag in multi
+
+
+def test_multinode_launch_refuses_to_start_without_master_addr(job_dir: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("MASTER_ADDR", "NODE_RANK")}
+    r = subprocess.run(
+        ["bash", str(job_dir / "multinode" / "launch.sh")], env=env, capture_output=True, text=True
+    )
+    assert r.returncode != 0 and "set MASTER_ADDR" in r.stderr
 
 
 def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path) -> None:
     t0 = time.monotonic()
-    # 1. Reference, never interrupted, and 2. the run to interrupt, side by side to save time.
-    reference_run = _launch(job_dir, "ck-ref", "--result-file", "ref.json")
+    # 1. Reference, never interrupted: two "nodes" on localhost (node 0 hosts the rendezvous and
+    #    writes the checkpoints and the result), side by side with 2. the run to interrupt.
+    multinode, port = job_dir / "multinode", str(_free_port())
+    reference_nodes = [
+        _launch(multinode, "ck-ref", "--result-file", "ref.json", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
+                NODE_RANK=str(rank))
+        for rank in (0, 1)
+    ]  # fmt: skip
     # --throttle-s keeps the interrupted run from finishing before the signal arrives.
     ckpt = job_dir / "ck-spot"
-    proc = _launch(job_dir, "ck-spot", "--throttle-s", "0.25")
+    proc = _launch(job_dir, "ck-spot", "--throttle-s", "0.25", NPROC_PER_NODE="2")
     deadline = time.monotonic() + 90
     while not (ckpt / "step_00000003.pt").exists():
         assert proc.poll() is None, "the run ended before its first checkpoint"
@@ -95,13 +134,14 @@ def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path)
     assert 3 <= stopped_at < STEPS, saved
     assert not list(ckpt.glob("*.tmp"))  # the atomic write left no partial file
 
-    rc, out = _finish(reference_run)
-    assert rc == 0, out[-3000:]
-    reference = json.loads((job_dir / "ref.json").read_text())
+    for node in reference_nodes:
+        rc, out = _finish(node)
+        assert rc == 0, out[-3000:]
+    reference = json.loads((multinode / "ref.json").read_text())
     assert reference["step"] == STEPS
 
     # 3. Resume with the same command: it picks up the newest checkpoint and finishes.
-    rc, out = _finish(_launch(job_dir, "ck-spot", "--result-file", "resumed.json"))
+    rc, out = _finish(_launch(job_dir, "ck-spot", "--result-file", "resumed.json", NPROC_PER_NODE="2"))
     assert rc == 0, out[-3000:]
     assert f"resumed from step {stopped_at}" in out
     resumed = json.loads((job_dir / "resumed.json").read_text())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, plan_doc
+from conftest import FIXTURES, plan_doc, serve_workload
 from gpuplan.deploy import LaunchSpec
 from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.errors import DeployError, NotFoundError
@@ -99,8 +99,23 @@ def test_serving_block_reads_sharing_and_threshold() -> None:
 
 
 def test_mig_profile_needs_a_mig_gpu(tmp_path: Path) -> None:
-    p = tmp_path / "w.yaml"
-    p.write_text("name: s\ntask: infer\nmodel: {preset: gpt2}\nserving: {mig_profile: 1g.10gb}\n")
+    p = serve_workload(tmp_path, "mig_profile: 1g.10gb")
     assert LaunchSpec.from_workload(p, gpu="A100-SXM4-80GB").serving.mig_profile == "1g.10gb"  # type: ignore[union-attr]
     with pytest.raises(DeployError, match="T4 does not support MIG"):
         LaunchSpec.from_workload(p, gpu="T4")
+
+
+def test_workload_file_is_checked_by_the_workload_spec(tmp_path: Path) -> None:
+    p = tmp_path / "w.yaml"
+    p.write_text("name: w\nmodel: {preset: bert-larg}\ninputs: {batch_size: 8, seq_len: 128}\n")
+    with pytest.raises(NotFoundError, match="did you mean 'bert-large'"):
+        LaunchSpec.from_workload(p)
+
+
+def test_tokens_give_samples_as_the_workload_spec_defines(tmp_path: Path) -> None:
+    p = tmp_path / "w.yaml"
+    p.write_text(
+        "name: w\nmodel: {preset: gpt2}\ninputs: {batch_size: 8, seq_len: 1000}\ndata: {tokens: 1000000}\n"
+    )
+    # samples = tokens / seq_len = 1000000 / 1000
+    assert LaunchSpec.from_workload(p).dataset_samples == 1000

@@ -118,6 +118,7 @@ class _Inputs(BaseModel):
 class _Data(BaseModel):
     model_config = ConfigDict(extra="ignore")
     samples: int | None = Field(default=None, ge=1)
+    tokens: int | None = Field(default=None, ge=1)
     epochs: float | None = Field(default=None, gt=0)
     size_gb: float | None = Field(default=None, ge=0)
 
@@ -305,7 +306,7 @@ class LaunchSpec(BaseModel):
             raise DeployError(f"{path} is not valid YAML: {str(e).splitlines()[0]}") from e
         if not isinstance(doc, dict):
             raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
-        workload = _read_workload_dict(doc, str(path))
+        workload = _read_workload_dict(_validated_workload(doc, path), str(path))
         gpu_id = get_gpu(gpu).id if gpu else None
         if provider is not None and provider not in PROVIDERS:
             raise NotFoundError("provider", provider, PROVIDERS)
@@ -339,11 +340,48 @@ class _PlanOption(BaseModel):
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
 
 
+#: Serving fields that only deploy reads; the workload spec does not know them (yet), so they are
+#: taken out before it validates the rest and put back for ServingSpec.
+_DEPLOY_SERVING_KEYS = ("gpu_utilization_target", "share_gpu", "mig_profile", "min_replicas", "max_replicas")
+
+
+def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The workload file checked by gpuplan.workload (the same errors as `gpuplan plan` gives),
+    as plain data, with deploy's own serving fields kept."""
+    from gpuplan.workload import Workload
+
+    serving = doc.get("serving")
+    extras: dict[str, Any] = {}
+    if isinstance(serving, dict):
+        extras = {k: serving[k] for k in _DEPLOY_SERVING_KEYS if k in serving}
+        doc = {**doc, "serving": {k: v for k, v in serving.items() if k not in extras}}
+    model = doc.get("model")
+    if isinstance(model, dict):
+        # As Workload.from_yaml does: relative paths in the file are relative to the file's folder.
+        given = model.get("project_dir")
+        folder = path.resolve().parent
+        doc = {
+            **doc,
+            "model": {**model, "project_dir": str(folder / given if isinstance(given, str) else folder)},
+        }
+    data = Workload.from_dict(doc, source=str(path)).to_dict()
+    if extras:
+        data["serving"] = {**data.get("serving", {}), **extras}
+    return data
+
+
 def _read_workload_dict(doc: dict[str, Any], source: str) -> _WorkloadView:
     try:
         return _WorkloadView.model_validate(doc)
     except ValidationError as e:
         raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
+
+
+def _samples(workload: _WorkloadView) -> int | None:
+    data = workload.data
+    if data.samples is None and data.tokens is not None and workload.inputs.seq_len:
+        return max(1, data.tokens // workload.inputs.seq_len)  # the workload spec's own definition
+    return data.samples
 
 
 def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec:
@@ -375,7 +413,7 @@ def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec
             image_size=workload.inputs.image_size,
             gradient_accumulation=workload.gradient_accumulation,
             gradient_checkpointing=workload.gradient_checkpointing,
-            dataset_samples=workload.data.samples,
+            dataset_samples=_samples(workload),
             epochs=workload.data.epochs,
             serving=workload.serving,
             **launch,

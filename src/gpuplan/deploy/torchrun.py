@@ -118,7 +118,7 @@ export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # multi-node or spot: durable sto
 # {spec.nodes} nodes: run this script on every node with the same MASTER_ADDR (node 0's private IP)
 # and NODE_RANK 0..{spec.nodes - 1}. The c10d rendezvous is hosted by torchrun on node 0.
 NNODES="${{NNODES:-{spec.nodes}}}"
-: "${{MASTER_ADDR:?set MASTER_ADDR to node 0's private IP address}}"
+: "${{MASTER_ADDR:?set MASTER_ADDR to the private IP address of node 0}}"
 : "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
 MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"
 exec "$PYTHON" -m torch.distributed.run \\
@@ -148,15 +148,17 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
 def _model_note(spec: LaunchSpec) -> str:
     if spec.model_entry_point:
         return (
-            f"train.py imports your model from `{spec.model_entry_point}`: install your package on the "
-            "machine (`pip install -e .`) or put it on PYTHONPATH. The data is a seeded synthetic stand-in "
-            "shaped like your inputs: replace `build_dataset()` and `loss_fn()` with yours."
+            f"train.py trains your model from `{spec.model_entry_point}` through gpuplan's entry-point "
+            "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
+            "`make_inputs()` makes and with your `loss_fn`. Make the package importable on the machine "
+            "(`pip install -e .`, or `PYTHONPATH=/path/to/project`). To train on real data, replace "
+            "`build_dataset()` in train.py."
         )
     return (
         f"The workload's model is {spec.model_source}. train.py cannot rebuild it without gpuplan, so it "
         "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
-        "scaling and the checkpoint/resume path. Put your model in `build_model()` and your data in "
-        "`build_dataset()` (section YOUR MODEL AND DATA)."
+        "scaling and the checkpoint/resume path. Put your model in `build_model()`, your data in "
+        "`build_dataset()` and your objective in `compute_loss()` (section YOUR MODEL AND DATA)."
     )
 
 

@@ -22,8 +22,10 @@ Where to plug in your job: the section "YOUR MODEL AND DATA" below. Everything e
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib
+import inspect
 import json
 import math
 import os
@@ -68,24 +70,37 @@ KEEP_CHECKPOINTS = 2
 
 
 # ==== YOUR MODEL AND DATA =========================================================================
-# With `model: {python: "pkg.module:build"}` in the workload, build_model() imports your function;
-# make the package importable (pip install -e, or PYTHONPATH). Otherwise a small stand-in of the
-# right kind (a transformer for seq_len, a CNN for image_size, an MLP otherwise) trains instead:
-# it proves the launch, the scaling and the checkpoint/resume path on the rented machine, but it is
-# not your model. The data is synthetic and seeded. Replace build_dataset() with your Dataset and
-# loss_fn() with your objective; keep the Dataset indexable so the sampler can resume mid-epoch.
+# Two ways in.
+# * `model: {python: "pkg.module:build"}` in the workload: build() follows gpuplan's user-code
+#   protocol and returns (model, make_inputs[, loss_fn]). train.py trains that model on the
+#   micro-batches make_inputs(batch_size[, seq_len=/image_size=]) returns, seeded per batch index so
+#   a resumed run sees the same ones, with loss_fn(output, inputs): the code gpuplan profiled. Make
+#   the package importable (pip install -e, or PYTHONPATH). make_inputs() usually makes synthetic
+#   batches; replace build_dataset() with your data to train for real.
+# * Otherwise (a preset or a Hugging Face config), train.py cannot rebuild the model without
+#   gpuplan: a small stand-in of the same kind (a transformer for seq_len, a CNN for image_size, an
+#   MLP otherwise) trains on seeded synthetic data. It proves the launch, the scaling and the
+#   checkpoint/resume path on the rented machine; it is not your model. Put yours in build_model(),
+#   your Dataset in build_dataset() and your objective in compute_loss().
+# Keep the Dataset indexable (map-style): the sampler resumes mid-epoch by index.
 
 VOCAB_SIZE = 1024  # stand-in token vocabulary
 NUM_CLASSES = 10  # stand-in image classes
 
 
+@functools.cache
+def _user_build() -> tuple[Any, ...]:
+    """The user's build() result as a tuple (called once: it may be expensive)."""
+    assert MODEL_ENTRY_POINT
+    module_name, _, func = MODEL_ENTRY_POINT.partition(":")
+    built = getattr(importlib.import_module(module_name), func)()
+    return built if isinstance(built, tuple) else (built,)
+
+
 def build_model(width: int, depth: int) -> nn.Module:
     """Your model (MODEL_ENTRY_POINT), or the stand-in sized by --width/--depth."""
     if MODEL_ENTRY_POINT:
-        module_name, _, func = MODEL_ENTRY_POINT.partition(":")
-        built = getattr(importlib.import_module(module_name), func)()
-        # An entry point may return (model, example_inputs); only the model is needed here.
-        return built[0] if isinstance(built, tuple) else built
+        return _user_build()[0]
     if SEQ_LEN:
         return _StandInLM(width, depth)
     if IMAGE_SIZE:
@@ -114,9 +129,58 @@ class SyntheticDataset(Dataset):
         return x, torch.randint(0, NUM_CLASSES, (), generator=g)
 
 
-def build_dataset(size: int, seed: int, width: int) -> Dataset:
-    """Your training Dataset; each item is (inputs, targets)."""
+class MicroBatches(Dataset):
+    """Item i is one whole micro-batch from the user's make_inputs(), made under seed i."""
+
+    batched = True  # items are batches already: the DataLoader must not batch them again
+
+    def __init__(self, make_inputs: Any, batches: int, batch_size: int, seed: int) -> None:
+        self.make_inputs, self.batches, self.batch_size, self.seed = make_inputs, batches, batch_size, seed
+        params = inspect.signature(make_inputs).parameters
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        given = {"seq_len": SEQ_LEN, "image_size": IMAGE_SIZE}
+        self.kwargs = {k: v for k, v in given.items() if v is not None and (k in params or takes_any)}
+
+    def __len__(self) -> int:
+        return self.batches
+
+    def __getitem__(self, i: int) -> Any:
+        with torch.random.fork_rng(devices=[]):  # seeded per batch, global RNG left as it was
+            torch.manual_seed(self.seed * 1_000_003 + i)
+            return self.make_inputs(self.batch_size, **self.kwargs)
+
+
+def build_dataset(size: int, seed: int, width: int, batch_size: int) -> Dataset:
+    """Your training Dataset: samples (inputs, targets), or whole micro-batches if ``batched``."""
+    if MODEL_ENTRY_POINT:
+        parts = _user_build()
+        if len(parts) < 2:
+            raise SystemExit(
+                f"{MODEL_ENTRY_POINT}() returned only a model: return (model, make_inputs[, loss_fn]) "
+                f"or write build_dataset() and compute_loss() in {__file__}"
+            )
+        return MicroBatches(parts[1], max(1, size // batch_size), batch_size, seed)
     return SyntheticDataset(size, seed, width)
+
+
+def compute_loss(model: nn.Module, batch: Any) -> torch.Tensor:
+    """Forward one micro-batch and return its loss."""
+    if MODEL_ENTRY_POINT:
+        if isinstance(batch, dict):
+            output = model(**batch)
+        else:
+            output = model(*batch) if isinstance(batch, tuple) else model(batch)
+        parts = _user_build()
+        if len(parts) > 2:
+            return parts[2](output, batch)
+        # gpuplan's documented fallback without a loss_fn: output.loss (Hugging Face), else the
+        # mean of the output. It runs; it is not a training objective: give build() a loss_fn.
+        if getattr(output, "loss", None) is not None:
+            return output.loss
+        first = output if isinstance(output, torch.Tensor) else next(iter(output))
+        return first.float().mean()
+    inputs, targets = batch
+    return loss_fn(model(inputs), targets)
 
 
 def loss_fn(output: Any, targets: torch.Tensor) -> torch.Tensor:
@@ -403,6 +467,9 @@ def load_latest_checkpoint(
     ckpt = box[0]
     if ckpt is None:
         return None
+    # Bit-identical resumption needs the same world size (sampler shards, per-rank RNG) and the same
+    # intra-op thread count (OMP_NUM_THREADS sets float summation order); a resume that changes the
+    # thread count is still correct, only not bit-for-bit.
     if ckpt["world_size"] != dist.get_world_size():
         raise SystemExit(
             f"checkpoint was written by {ckpt['world_size']} ranks, this run has {dist.get_world_size()}: "
@@ -443,23 +510,25 @@ def main(argv: list[str] | None = None) -> int:
     optimizer = build_optimizer(model, args.lr)
     torch.manual_seed(args.seed + 1 + rank)
 
-    dataset = build_dataset(args.dataset_size, args.seed, args.width)
+    dataset = build_dataset(args.dataset_size, args.seed, args.width, args.batch_size)
+    batched = getattr(dataset, "batched", False)  # items are whole micro-batches (MicroBatches)
+    per_batch = 1 if batched else args.batch_size
     sampler = ResumableSampler(
-        dataset, args.batch_size, num_replicas=world, rank=rank, shuffle=True, seed=args.seed, drop_last=True
+        dataset, per_batch, num_replicas=world, rank=rank, shuffle=True, seed=args.seed, drop_last=True
     )
     # A private generator keeps DataLoader from drawing its base seed from the global RNG, which
     # would make the RNG stream depend on where an epoch's iterator was created (a resume point).
     loader = DataLoader(
         dataset,
-        batch_size=args.batch_size,
+        batch_size=None if batched else args.batch_size,
         sampler=sampler,
-        drop_last=True,
+        drop_last=not batched,
         num_workers=args.num_workers,
         pin_memory=device.type == "cuda",
         generator=torch.Generator().manual_seed(args.seed),
         worker_init_fn=_ignore_sigterm,
     )
-    if len(sampler) < args.batch_size:
+    if len(sampler) < per_batch:
         raise SystemExit(
             f"--dataset-size {args.dataset_size} is too small for {world} ranks x batch {args.batch_size}"
         )
@@ -482,14 +551,14 @@ def main(argv: list[str] | None = None) -> int:
     while progress["step"] < args.steps:
         sampler.set_epoch(progress["epoch"])
         sampler.start_batch = progress["position"]
-        for inputs, targets in loader:
-            inputs, targets = inputs.to(device, non_blocking=True), targets.to(device, non_blocking=True)
+        for batch in loader:
+            batch = _to_device(batch, device)
             micro += 1
             progress["position"] += 1
             sync = micro % GRADIENT_ACCUMULATION == 0
             _set_grad_sync(model, sync)
             with torch.autocast(device.type, dtype=amp or torch.float32, enabled=amp is not None):
-                loss = loss_fn(model(inputs), targets) / GRADIENT_ACCUMULATION
+                loss = compute_loss(model, batch) / GRADIENT_ACCUMULATION
             (scaler.scale(loss) if scaler else loss).backward()
             if not sync:
                 continue
@@ -547,6 +616,17 @@ def main(argv: list[str] | None = None) -> int:
             )
     dist.destroy_process_group()
     return 0
+
+
+def _to_device(batch: Any, device: torch.device) -> Any:
+    """Tensors anywhere in a batch (tuples, lists, dicts) moved to ``device``."""
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    if isinstance(batch, dict):
+        return {k: _to_device(v, device) for k, v in batch.items()}
+    if isinstance(batch, (tuple, list)):
+        return type(batch)(_to_device(v, device) for v in batch)
+    return batch
 
 
 def _ignore_sigterm(worker_id: int) -> None:
