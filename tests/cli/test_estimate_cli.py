@@ -129,3 +129,25 @@ def test_unknown_gpu_is_one_line_with_suggestion(workload_file: Path, stub_trace
     r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h1000"])
     assert isinstance(r.exception, NotFoundError)
     assert "did you mean" in str(r.exception)
+
+
+def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
+    prof = Profile.from_json(known.read_text(encoding="utf-8"))
+    monkeypatch.setattr(estimate_cmds, "_load_profile", lambda workload, db: prof)
+    job = tmp_path / "serve.yaml"
+    job.write_text(
+        "name: chat\ntask: infer\nmodel: {preset: llama-7b}\ninputs: {batch_size: 1, seq_len: 2048}\n"
+        "precision: bf16\nserving: {requests_per_s: 2, prompt_tokens: 512, output_tokens: 128}\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "A100-SXM4-80GB", "--gpu", "L4", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = {e["gpu"]: e for e in json.loads(r.stdout)["estimates"]}
+    a100, l4 = rows["A100-SXM4-80GB"], rows["L4"]
+    assert a100["decode"]["tokens_per_s"] > l4["decode"]["tokens_per_s"]  # 2039 vs 300 GB/s
+    assert a100["decode"]["max_concurrent_sequences"] > l4["decode"]["max_concurrent_sequences"]
+    assert a100["serving"]["requests_per_s"] == 2
+    assert a100["serving"]["gpus_needed"] <= l4["serving"]["gpus_needed"]
+    table = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "A100-SXM4-80GB"], env={"COLUMNS": "250"})
+    assert "LLM generation" in table.stdout and "req/s/GPU" in table.stdout

@@ -121,33 +121,34 @@ def _comm_s(
     parallelism: str,
     link: Link,
     *,
+    world: int,
     slow_network: bool = False,
 ) -> float:
     """Exposed (not overlapped) communication per optimizer step, seconds."""
-    if link.gpu_count <= 1 or profile.task == "infer":
+    if world <= 1 or profile.task == "infer":
         return 0.0
     bytes_per_param = _bytes_per_param(profile)
     grad_bytes = profile.trainable_params * bytes_per_param
     if parallelism == "ddp":
         # Buckets all-reduce as backward produces them; only what outlasts backward, and at least
         # the last bucket, is exposed.
-        total = all_reduce_s(grad_bytes, link, slow_network=slow_network)
-        last = all_reduce_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network)
+        total = all_reduce_s(grad_bytes, link, slow_network=slow_network, world=world)
+        last = all_reduce_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network, world=world)
         return max(total - phases.backward_s, last)
     if parallelism in ("zero1", "zero2"):
         # Reduce-scatter of gradients overlaps backward; the all-gather of updated params follows
         # the optimizer step and is exposed (DeepSpeed stage 1/2 without overlap of the next forward).
-        rs = all_gather_s(grad_bytes, link, slow_network=slow_network)
-        last = all_gather_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network)
-        ag = all_gather_s(profile.params * bytes_per_param, link, slow_network=slow_network)
+        rs = all_gather_s(grad_bytes, link, slow_network=slow_network, world=world)
+        last = all_gather_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network, world=world)
+        ag = all_gather_s(profile.params * bytes_per_param, link, slow_network=slow_network, world=world)
         return max(rs - phases.backward_s, last) + ag
     # ZeRO-3 / FSDP: all-gather params for forward and again for backward, reduce-scatter grads;
     # prefetching overlaps them with compute; the first layer's gather is always exposed.
     param_bytes = profile.params * bytes_per_param
-    volume = 2 * all_gather_s(param_bytes, link, slow_network=slow_network)
-    volume += all_gather_s(grad_bytes, link, slow_network=slow_network)
-    unit = profile.shape.largest_layer_params or profile.params / link.gpu_count
-    first = all_gather_s(unit * bytes_per_param, link, slow_network=slow_network)
+    volume = 2 * all_gather_s(param_bytes, link, slow_network=slow_network, world=world)
+    volume += all_gather_s(grad_bytes, link, slow_network=slow_network, world=world)
+    unit = profile.shape.largest_layer_params or profile.params / world
+    first = all_gather_s(unit * bytes_per_param, link, slow_network=slow_network, world=world)
     return max(volume - (phases.forward_s + phases.backward_s), first)
 
 
@@ -193,8 +194,8 @@ def estimate(
     if micro_s > phases.forward_s + phases.backward_s:
         notes.append("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
     compute_s = grad_accum_steps * micro_s + optimizer_s
-    comm_s = _comm_s(profile, phases, parallelism, link)
-    comm_slow_s = _comm_s(profile, phases, parallelism, link, slow_network=True)
+    comm_s = _comm_s(profile, phases, parallelism, link, world=count)
+    comm_slow_s = _comm_s(profile, phases, parallelism, link, world=count, slow_network=True)
     step_s = compute_s + comm_s
     if step_s <= 0:
         raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")

@@ -120,18 +120,20 @@ class Link:
         return f"{self.nodes} nodes × {inside}, network {self.network_gbit_s:g} Gbit/s{known}"
 
 
-def all_reduce_s(nbytes: float, link: Link, *, slow_network: bool = False) -> float:
-    """Ring all-reduce of ``nbytes`` over all GPUs of ``link``: 2(n−1)/n × bytes / bus bandwidth."""
-    n = link.gpu_count
+def all_reduce_s(nbytes: float, link: Link, *, slow_network: bool = False, world: int | None = None) -> float:
+    """Ring all-reduce of ``nbytes`` over ``world`` GPUs (default: all of ``link``'s):
+    2(n−1)/n × bytes / bus bandwidth."""
+    n = world or link.gpu_count
     if n <= 1 or nbytes <= 0:
         return 0.0
     bw, hop = link._ring(slow_network=slow_network)
     return 2.0 * (n - 1) / n * nbytes / bw + 2.0 * (n - 1) * hop
 
 
-def all_gather_s(nbytes: float, link: Link, *, slow_network: bool = False) -> float:
-    """Ring all-gather (or reduce-scatter) of a ``nbytes`` tensor: (n−1)/n × bytes / bus bandwidth."""
-    n = link.gpu_count
+def all_gather_s(nbytes: float, link: Link, *, slow_network: bool = False, world: int | None = None) -> float:
+    """Ring all-gather (or reduce-scatter) of a ``nbytes`` tensor over ``world`` GPUs (default: all
+    of ``link``'s): (n−1)/n × bytes / bus bandwidth."""
+    n = world or link.gpu_count
     if n <= 1 or nbytes <= 0:
         return 0.0
     bw, hop = link._ring(slow_network=slow_network)
