@@ -7,6 +7,7 @@ the spread of software stacks measured on the same model and GPU (:data:`SOFTWAR
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from gpuplan.errors import EstimateError
@@ -31,6 +32,7 @@ __all__ = [
     "Estimate",
     "JobSize",
     "estimate",
+    "time_spread",
 ]
 
 #: What the point estimate assumes about the user's software stack (the calibration data's level).
@@ -47,6 +49,18 @@ SOFTWARE_FASTER = 8998.0 / 7075.0
 
 #: DDP's default gradient bucket (``bucket_cap_mb=25``): the last bucket's all-reduce cannot overlap.
 _DDP_BUCKET_BYTES = 25 * 1024**2
+
+
+def time_spread(cal: Calibration) -> tuple[float, float]:
+    """(faster, slower): factors that bound compute time below and above the point estimate.
+
+    The model's own error (the calibration band) and the software spread are independent, so
+    they add in quadrature on a log scale: exp(√(ln² band + ln² software)).
+    """
+    band = math.log(cal.time_band)
+    faster = math.exp(math.hypot(band, math.log(SOFTWARE_FASTER)))
+    slower = math.exp(math.hypot(band, math.log(SOFTWARE_SLOWER)))
+    return faster, slower
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -200,9 +214,9 @@ def estimate(
     if step_s <= 0:
         raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")
 
-    band = cal.time_band
-    step_low = compute_s / (band * SOFTWARE_FASTER) + comm_s
-    step_high = compute_s * band * SOFTWARE_SLOWER + comm_slow_s
+    faster, slower = time_spread(cal)
+    step_low = compute_s / faster + comm_s
+    step_high = compute_s * slower + comm_slow_s
 
     samples = profile.batch_size * grad_accum_steps * count
     per_sample = profile.seq_len if profile.seq_len else 1
