@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/calibrate.py            # trace what is not cached, fit, write
     .venv/bin/python benchmarks/calibrate.py --cached   # use only cached profiles (no torch work)
     .venv/bin/python benchmarks/calibrate.py --check    # do not fit: score the shipped calibration
+    .venv/bin/python benchmarks/calibrate.py --retrace  # re-trace every case (after tracer changes)
 
 Reads ``src/gpuplan/perf/data/calibration.csv`` (a copy of the shared data) and
 ``calibration_extra.csv``; traces each case's workload with the profile layer (profiles cached as
@@ -39,14 +40,17 @@ def _profile_path(workload: dict[str, object]) -> Path:
     return PROFILES / f"{workload['name']}-{digest}.json".replace(" ", "_").replace("(", "").replace(")", "")
 
 
-def _profiles(cases: Sequence[CalibrationCase], cached_only: bool) -> list[tuple[CalibrationCase, Profile]]:
+def _profiles(
+    cases: Sequence[CalibrationCase], cached_only: bool, retrace: bool = False
+) -> list[tuple[CalibrationCase, Profile]]:
     from gpuplan.profile.model import Profile
 
     out = []
+    started = time.time()
     PROFILES.mkdir(parents=True, exist_ok=True)
     for case in cases:
         path = _profile_path(case.workload)
-        if path.exists():
+        if path.exists() and not (retrace and path.stat().st_mtime < started):
             prof = Profile.from_json(path.read_text(encoding="utf-8"))
         elif cached_only:
             sys.exit(f"error: no cached profile for {case.label} ({path.name}); run without --cached")
@@ -93,13 +97,14 @@ def main() -> None:
     )
     parser.add_argument("--cached", action="store_true", help="use only cached profiles")
     parser.add_argument("--check", action="store_true", help="score the shipped calibration; do not fit")
+    parser.add_argument("--retrace", action="store_true", help="re-trace every case (after tracer changes)")
     args = parser.parse_args()
 
     from gpuplan.perf.calibration import PRIOR, load_calibration
     from gpuplan.perf.fit import fit_calibration, load_cases, with_band
 
     cases, digest = load_cases()
-    pairs = _profiles(cases, args.cached)
+    pairs = _profiles(cases, args.cached, args.retrace)
     if args.check:
         shipped = load_calibration()
         cal = with_band(shipped, pairs, fitted_on=shipped.fitted_on, data_sha256=digest)
