@@ -81,6 +81,13 @@ def _print_table(cal: Calibration) -> None:
     for r in mem:
         print(f"memory: {r.label[:70]}: {r.error_pct:+.1f} %{'' if r.used_in_fit else ' (not fitted)'}")
     print(
+        "memory rows compare the traced allocated peak with torchtune's 'peak memory active' "
+        "(torch.cuda max active bytes), like with like: no CUDA context, workspaces or allocator slack"
+    )
+    from gpuplan.perf.fit import GPU_NAMES
+
+    print("GPU names mapped: " + "; ".join(f"{k!r} → {v}" for k, v in GPU_NAMES.items()))
+    print(
         "parameters: "
         f"tensor matmul eff {cal.tensor_matmul_efficiency:.3f}, "
         f"tensor conv eff {cal.tensor_conv_efficiency:.3f}, "
