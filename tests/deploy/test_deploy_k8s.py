@@ -155,3 +155,13 @@ def test_a_broken_manifest_would_be_caught(spot_plan: LaunchSpec) -> None:
     pj["spec"]["runPolicy"]["backoffLimitt"] = 1
     with pytest.raises(jsonschema.ValidationError):
         validate_k8s(pj)
+
+
+def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> None:
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="L4", count=3)
+    dep = next(d for d in yaml_docs(generate(spec, "k8s")) if d["kind"] == "Deployment")
+    hpa = next(d for d in yaml_docs(generate(spec, "k8s")) if d["kind"] == "HorizontalPodAutoscaler")
+    assert (
+        dep["spec"]["replicas"] == 3 and hpa["spec"]["minReplicas"] == 3 and hpa["spec"]["maxReplicas"] == 8
+    )
+    assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica

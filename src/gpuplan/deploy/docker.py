@@ -5,7 +5,7 @@ from __future__ import annotations
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files
+from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
 
 __all__ = ["DockerGenerator", "base_image", "dockerfile"]
 
@@ -76,6 +76,7 @@ def readme(spec: LaunchSpec, image: str) -> str:
         return f"""# {spec.name}: Docker (inference)
 
 Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).
+{serving_note(spec)}
 
 ```bash
 docker build -t {tag} .

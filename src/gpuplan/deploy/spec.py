@@ -384,6 +384,25 @@ def _samples(workload: _WorkloadView) -> int | None:
     return data.samples
 
 
+def _serving_for(workload: _WorkloadView, launch: dict[str, Any]) -> ServingSpec | None:
+    """The serving block, with the replica range defaulting to what the plan priced: one replica
+    per planned GPU to start, room to double under load."""
+    if workload.task != "infer":
+        return workload.serving
+    serving = workload.serving or ServingSpec()
+    gpus = launch.get("gpus_per_node", 1) * launch.get("nodes", 1)
+    update: dict[str, int] = {}
+    if "min_replicas" not in serving.model_fields_set:
+        update["min_replicas"] = (
+            min(gpus, serving.max_replicas) if "max_replicas" in serving.model_fields_set else gpus
+        )
+    if "max_replicas" not in serving.model_fields_set:
+        update["max_replicas"] = max(
+            2 * update.get("min_replicas", serving.min_replicas), serving.max_replicas
+        )
+    return serving.model_copy(update=update)
+
+
 def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec:
     m = workload.model
     if m.python:
@@ -415,7 +434,7 @@ def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec
             gradient_checkpointing=workload.gradient_checkpointing,
             dataset_samples=_samples(workload),
             epochs=workload.data.epochs,
-            serving=workload.serving,
+            serving=_serving_for(workload, launch),
             **launch,
         )
     except ValidationError as e:

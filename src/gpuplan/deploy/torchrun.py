@@ -66,7 +66,8 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "GRADIENT_CHECKPOINTING": spec.gradient_checkpointing,
         "TOTAL_STEPS": total_steps(spec, options, samples),
         "DATASET_SIZE": spec.dataset_samples or 10000,
-        "CHECKPOINT_INTERVAL_MIN": float(spec.checkpoint_interval_min),
+        # A tenth of a minute is finer than any checkpoint takes to write.
+        "CHECKPOINT_INTERVAL_MIN": max(0.1, round(spec.checkpoint_interval_min, 1)),
     }
     match = _SETTINGS.search(template)
     if match is None:  # pragma: no cover - the template ships with the package
@@ -162,6 +163,22 @@ def _model_note(spec: LaunchSpec) -> str:
     )
 
 
+def serving_note(spec: LaunchSpec) -> str:
+    """What serve.py serves, said plainly (a README paragraph)."""
+    if spec.model_entry_point:
+        what = f"your model from `{spec.model_entry_point}` (build_model() in train.py)"
+    else:
+        what = (
+            f"the stand-in model from train.py, randomly initialised: the workload's model is "
+            f"{spec.model_source}, which train.py cannot rebuild without gpuplan. Put yours in build_model()"
+        )
+    return (
+        f"serve.py serves {what}. It loads the newest checkpoint in `$CKPT_DIR` when there is one. It is a "
+        "minimal standard-library HTTP server (POST /v1/predict, GET /healthz): for production traffic put "
+        "the model behind a batching server (TorchServe, Triton, vLLM)."
+    )
+
+
 def readme(spec: LaunchSpec) -> str:
     if spec.nodes == 1:
         run = "./launch.sh                 # all GPUs of this machine"
@@ -189,7 +206,7 @@ def readme(spec: LaunchSpec) -> str:
 ./launch.sh --steps 100     # arguments after launch.sh go to train.py (see `python train.py --help`)
 ```
 
-Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {spec.checkpoint_interval_min:g} min
+Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {spec.checkpoint_interval_min:.1f} min
 (`--ckpt-every-min`, `--ckpt-every-steps`). {spot}
 
 {_model_note(spec)}

@@ -8,7 +8,7 @@ from gpuplan.deploy.docker import DOCKERIGNORE, dockerfile
 from gpuplan.deploy.k8s.serving import serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.deploy.torchrun import entry_point_files
+from gpuplan.deploy.torchrun import entry_point_files, serving_note
 
 __all__ = ["KubernetesGenerator"]
 
@@ -30,6 +30,7 @@ def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[Generate
     )
     extra = []
     if serving:
+        extra.append(serving_note(spec))
         extra.append(
             "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
             + (
@@ -49,8 +50,12 @@ def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[Generate
             )
     elif spec.nodes > 1:
         extra.append("Multi-node training uses the Kubeflow training operator (PyTorchJob kubeflow.org/v1).")
-    if spec.spot:
+    if spec.spot and not serving:
         extra.append("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC.")
+    elif spec.spot:
+        extra.append(
+            "Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability."
+        )
     return f"""# {spec.name}: Kubernetes
 
 Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator).
