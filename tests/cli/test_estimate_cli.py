@@ -151,3 +151,23 @@ def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: p
     assert a100["serving"]["gpus_needed"] <= l4["serving"]["gpus_needed"]
     table = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "A100-SXM4-80GB"], env={"COLUMNS": "250"})
     assert "LLM generation" in table.stdout and "req/s/GPU" in table.stdout
+
+
+def test_profiles_are_cached_in_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.profile.tracer as tracer
+    from gpuplan.workload import load_workload
+
+    calls: list[str] = []
+
+    def fake_trace(workload: object, key: str) -> Profile:
+        calls.append(key)
+        return _profile()
+
+    monkeypatch.setattr(tracer, "trace_workload", fake_trace)
+    spec = {"name": "toy", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 4, "seq_len": 128}}
+    db = str(tmp_path / "cache.sqlite")
+    first = estimate_cmds._load_profile(load_workload(spec), db)
+    second = estimate_cmds._load_profile(load_workload({**spec, "name": "renamed"}), db)
+    assert len(calls) == 1  # the second came from the store
+    assert first.flops_per_step == second.flops_per_step
+    assert second.workload_name == "renamed"
