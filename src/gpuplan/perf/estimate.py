@@ -166,6 +166,42 @@ def _comm_s(
     return max(volume - (phases.forward_s + phases.backward_s), first)
 
 
+def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes: list[str]) -> float:
+    """Allocated bytes at the peak on one GPU: the trace, sharded by ZeRO/FSDP, plus DDP's buckets."""
+    traced = sharded_peak_bytes(
+        profile.peak,
+        parallelism=parallelism,
+        world=count,
+        params=profile.params,
+        largest_layer_params=profile.shape.largest_layer_params,
+    )
+    if count > 1 and parallelism == "ddp" and profile.task != "infer":
+        # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
+        # PyTorch's default): one more gradient-sized buffer per rank.
+        traced += profile.trainable_params * _bytes_per_param(profile)
+        notes.append("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)")
+    if count > 1 and parallelism != "ddp" and is_optimizer_step_peak(profile.peak):
+        # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
+        # live, gradients not yet) may then be the higher one. The trace did not see it there.
+        act = activation_estimate_bytes(profile)
+        if act is not None:
+            forward_end = replace(
+                profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
+            )
+            traced = max(
+                traced,
+                sharded_peak_bytes(
+                    forward_end,
+                    parallelism=parallelism,
+                    world=count,
+                    params=profile.params,
+                    largest_layer_params=profile.shape.largest_layer_params,
+                ),
+            )
+            notes.append("per-rank peak checked at the end of the forward pass (activations derived)")
+    return traced
+
+
 def estimate(
     profile: Profile,
     gpu: GPU,
@@ -230,37 +266,7 @@ def estimate(
         job_low = total / (samples * per_sample / step_low) / 3600.0
         job_high = total / (samples * per_sample / step_high) / 3600.0
 
-    traced = sharded_peak_bytes(
-        profile.peak,
-        parallelism=parallelism,
-        world=count,
-        params=profile.params,
-        largest_layer_params=profile.shape.largest_layer_params,
-    )
-    if count > 1 and parallelism == "ddp" and profile.task != "infer":
-        # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
-        # PyTorch's default): one more gradient-sized buffer per rank.
-        traced += profile.trainable_params * _bytes_per_param(profile)
-        notes.append("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)")
-    if count > 1 and parallelism != "ddp" and is_optimizer_step_peak(profile.peak):
-        # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
-        # live, gradients not yet) may then be the higher one. The trace did not see it there.
-        act = activation_estimate_bytes(profile)
-        if act is not None:
-            forward_end = replace(
-                profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
-            )
-            traced = max(
-                traced,
-                sharded_peak_bytes(
-                    forward_end,
-                    parallelism=parallelism,
-                    world=count,
-                    params=profile.params,
-                    largest_layer_params=profile.shape.largest_layer_params,
-                ),
-            )
-            notes.append("per-rank peak checked at the end of the forward pass (activations derived)")
+    traced = _traced_per_gpu_bytes(profile, parallelism, count, notes)
     if parallelism in ("zero3", "fsdp") and count > 1 and not profile.shape.largest_layer_params:
         notes.append("largest layer unknown: assumed 1/N of the parameters is gathered at once")
     mem = memory_estimate(
