@@ -2,6 +2,14 @@
 
 Pure arithmetic over a traced :class:`~gpuplan.profile.model.Profile` and GPU datasheets; it never
 imports torch.
+
+- :func:`estimate` — one GPU configuration → :class:`Estimate` (fits?, memory per GPU as
+  nvidia-smi would show it, step time, throughput, job time, each with a range).
+- :func:`estimate_all` — one profile over many GPUs, with :func:`advise` where it does not fit and
+  LLM decode/serving figures (:func:`decode_estimate`, :func:`serving_estimate`) for decoders.
+- :class:`Link` — how the GPUs talk (NVLink/PCIe inside a node, network between nodes).
+- :func:`batch_sweep` — latency, throughput and memory per batch size.
+- :func:`load_calibration` — the fitted efficiencies (``perf/calibration.json``).
 """
 
 from gpuplan.perf.advisor import Advice, advise
