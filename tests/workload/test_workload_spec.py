@@ -177,3 +177,8 @@ def test_importing_the_workload_package_does_not_import_torch() -> None:
     code = "import sys, gpuplan.workload, gpuplan.profile; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_model_shorthand_names_a_preset() -> None:
+    w = Workload.from_dict(_base(model="GPT2"))
+    assert w.model.preset == "gpt2"

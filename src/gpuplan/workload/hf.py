@@ -7,6 +7,7 @@ Only local paths are passed to transformers, so nothing is downloaded. The model
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from gpuplan.errors import EstimateError, WorkloadError
@@ -78,7 +79,7 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
     t = workload.inputs.target_len or s
     image = workload.inputs.image_size
     arch = type(model).__name__
-    takes_labels = "labels" in model.forward.__code__.co_varnames
+    takes_labels = "labels" in inspect.signature(model.forward).parameters
 
     def make_batch() -> Batch:
         if image is not None:

@@ -88,6 +88,12 @@ class ModelSpec(Spec):
     frozen: Names = ()
     """Module-name prefixes whose parameters are frozen (``embeddings``, ``encoder.layer.0``)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        # ``model: gpt2`` is short for ``model: {preset: gpt2}``.
+        return {"preset": data} if isinstance(data, str) else data
+
     @field_validator("preset")
     @classmethod
     def _known_preset(cls, v: str | None) -> str | None:
@@ -225,20 +231,26 @@ class Workload(Spec):
     """A user's job: model, inputs, numerics, optimizer, parallelism, data and planner constraints."""
 
     name: str = Field(min_length=1)
+    """What the user calls this job (shown in reports; not part of the profile cache key)."""
     task: TaskField = Task.TRAIN
+    """``train`` (from scratch), ``finetune`` (same step; BERT gets its QA head) or ``infer``."""
     model: ModelSpec
     inputs: InputsSpec
     precision: PrecisionField = Precision.FP32
+    """``fp32``, ``tf32``, ``amp-fp16``/``amp-bf16`` (fp32 weights, autocast), ``bf16`` (all-bf16
+    weights and state) or ``fp8`` (fp8 matmuls on top of amp-bf16)."""
     optimizer: OptimizerField = OptimizerName.ADAMW
     """Ignored for ``task: infer``."""
     gradient_checkpointing: bool = False
     """Recompute each transformer block (ResNet stage) in backward instead of keeping activations."""
     gradient_accumulation: int = Field(default=1, ge=1)
     parallelism: ParallelismField = Parallelism.DDP
+    """How several GPUs share the job; the trace itself is always one GPU's step."""
     data: DataSpec | None = None
     serving: ServingSpec | None = None
     """Only for ``task: infer``."""
     constraints: ConstraintsSpec = Field(default_factory=ConstraintsSpec)
+    """What the planner may choose from and must meet."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:

@@ -86,6 +86,10 @@ def user_error(exc: BaseException, project_dir: Path, what: str) -> UserCodeErro
     msg = f"{what} failed{where}: {type(exc).__name__}: {first}"
     if "cuda" in first.lower():
         msg += " (gpuplan traces on a fake CPU device: create tensors and modules without device='cuda')"
+    elif "DataDependent" in type(exc).__name__:
+        msg += (
+            " (gpuplan traces with fake tensors, which have no values: avoid .item() and branching on data)"
+        )
     return UserCodeError(msg, text)
 
 
