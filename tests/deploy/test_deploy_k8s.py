@@ -165,3 +165,9 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
         dep["spec"]["replicas"] == 3 and hpa["spec"]["minReplicas"] == 3 and hpa["spec"]["maxReplicas"] == 8
     )
     assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica
+
+
+def test_manifests_have_no_yaml_anchors(multinode_plan: LaunchSpec) -> None:
+    for f in generate(multinode_plan, "k8s"):
+        if f.path.endswith(".yaml"):
+            assert "&id0" not in f.content and "*id0" not in f.content, f.path

@@ -1,6 +1,7 @@
 """The generated train.py survives a spot interruption: 2 CPU processes (gloo) under torchrun are
-sent SIGTERM after a checkpoint exists, checkpoint and exit, resume, and finish with bit-identical
-weights and the same loss as a run that was never interrupted.
+hard-killed (SIGKILL of one rank) after a periodic checkpoint, resumed, then sent SIGTERM (checkpoint
+at the next step and exit), resumed again, and finish with bit-identical weights and the same loss
+as a run that was never interrupted.
 
 The uninterrupted reference run goes through the *multi-node* launch.sh (2 nodes x 1 process on
 localhost, c10d rendezvous), so the same test also proves that path and that it computes exactly
@@ -106,32 +107,64 @@ def test_multinode_launch_refuses_to_start_without_master_addr(job_dir: Path) ->
     assert r.returncode != 0 and "set MASTER_ADDR" in r.stderr
 
 
-def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path) -> None:
+def _latest_step(ckpt: Path) -> int:
+    saved = sorted(p.name for p in ckpt.glob("step_*.pt"))
+    return int(saved[-1][5:13]) if saved else 0
+
+
+def _wait_for_checkpoint_after(ckpt: Path, step: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 90
+    while _latest_step(ckpt) <= step:
+        assert proc.poll() is None, "the run ended before the checkpoint this test waits for"
+        assert time.monotonic() < deadline, f"no checkpoint after step {step} within 90 s"
+        time.sleep(0.05)
+
+
+def _one_rank(torchrun_pid: int) -> int:
+    """The pid of one worker process of the torchrun agent (its children)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == torchrun_pid:  # field 4 of /proc/PID/stat: the parent pid
+            return int(stat.parent.name)
+    raise AssertionError("torchrun has no worker processes")
+
+
+def test_preempted_runs_resume_to_the_same_weights_as_an_uninterrupted_run(job_dir: Path) -> None:
     t0 = time.monotonic()
+    ckpt = job_dir / "ck-spot"
     # 1. Reference, never interrupted: two "nodes" on localhost (node 0 hosts the rendezvous and
-    #    writes the checkpoints and the result), side by side with 2. the run to interrupt.
+    #    writes the checkpoints and the result), side by side with the runs to interrupt.
     multinode, port = job_dir / "multinode", str(_free_port())
     reference_nodes = [
         _launch(multinode, "ck-ref", "--result-file", "ref.json", MASTER_ADDR="127.0.0.1", MASTER_PORT=port,
                 NODE_RANK=str(rank))
         for rank in (0, 1)
     ]  # fmt: skip
-    # --throttle-s keeps the interrupted run from finishing before the signal arrives.
-    ckpt = job_dir / "ck-spot"
+
+    # 2. Hard preemption: SIGKILL one rank once the step-3 checkpoint exists. Nothing is saved;
+    #    the periodic checkpoint is all that survives. --throttle-s keeps each interrupted run
+    #    from finishing before its signal arrives.
     proc = _launch(job_dir, "ck-spot", "--throttle-s", "0.25", NPROC_PER_NODE="2")
-    deadline = time.monotonic() + 90
-    while not (ckpt / "step_00000003.pt").exists():
-        assert proc.poll() is None, "the run ended before its first checkpoint"
-        assert time.monotonic() < deadline, "no checkpoint after 90 s"
-        time.sleep(0.05)
-    # SIGTERM to torchrun and both ranks at once, as a node shutdown does.
+    _wait_for_checkpoint_after(ckpt, 2, proc)
+    os.kill(_one_rank(proc.pid), signal.SIGKILL)
+    rc, out = _finish(proc)
+    assert rc != 0 and "SIGTERM: saved" not in out
+    killed_at = _latest_step(ckpt)
+
+    # 3. Spot notice: the same command resumes; once it has written a newer checkpoint, SIGTERM
+    #    goes to torchrun and both ranks at once, as a node shutdown does.
+    proc = _launch(job_dir, "ck-spot", "--throttle-s", "0.25", NPROC_PER_NODE="2")
+    _wait_for_checkpoint_after(ckpt, killed_at, proc)
     os.killpg(proc.pid, signal.SIGTERM)
     rc, out = _finish(proc)
+    assert f"resumed from step {killed_at}" in out, out[-3000:]
     assert "SIGTERM: saved" in out, out[-3000:]
     assert rc != 0  # an interrupted run must not look finished to a scheduler
-    saved = sorted(p.name for p in ckpt.glob("step_*.pt"))
-    stopped_at = int(saved[-1][5:13])
-    assert 3 <= stopped_at < STEPS, saved
+    stopped_at = _latest_step(ckpt)
+    assert killed_at < stopped_at < STEPS
     assert not list(ckpt.glob("*.tmp"))  # the atomic write left no partial file
 
     for node in reference_nodes:
@@ -140,7 +173,7 @@ def test_sigterm_checkpoint_and_resume_match_an_uninterrupted_run(job_dir: Path)
     reference = json.loads((multinode / "ref.json").read_text())
     assert reference["step"] == STEPS
 
-    # 3. Resume with the same command: it picks up the newest checkpoint and finishes.
+    # 4. Resume once more with the same command: it finishes from the SIGTERM checkpoint.
     rc, out = _finish(_launch(job_dir, "ck-spot", "--result-file", "resumed.json", NPROC_PER_NODE="2"))
     assert rc == 0, out[-3000:]
     assert f"resumed from step {stopped_at}" in out

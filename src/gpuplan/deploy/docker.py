@@ -30,7 +30,7 @@ def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
     what = f"{gpu.id} (compute capability {gpu.compute_capability})" if gpu else "an unspecified NVIDIA GPU"
     return chosen.image, (
         f"# Base image for {what}: {chosen.reason}.\n"
-        f"# Host: {chosen.driver_note}, plus the NVIDIA Container Toolkit (`docker run --gpus`).\n"
+        f"# Host needs: {chosen.driver_note}; and the NVIDIA Container Toolkit (`docker run --gpus`).\n"
         "# Sources: PyTorch CUDA support matrix (pytorch/pytorch RELEASE.md, issue #172352); CUDA 12.9\n"
         "# release notes (Volta removed in CUDA 13). The NGC image nvcr.io/nvidia/pytorch:YY.MM-py3 also\n"
         "# works: choose a monthly tag whose CUDA version (NGC release notes) is the one above."

@@ -10,8 +10,13 @@ __all__ = ["dump_documents"]
 
 
 class _BlockDumper(yaml.SafeDumper):
-    """SafeDumper that writes multi-line strings as literal blocks (a private subclass, so the
-    global yaml module is left untouched)."""
+    """SafeDumper that writes multi-line strings as literal blocks and never emits anchors (a
+    private subclass, so the global yaml module is left untouched)."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        # Manifests share sub-objects (tolerations, selectors); `&id001`/`*id001` would be valid
+        # YAML but unreadable, and some tools that patch manifests mishandle them.
+        return True
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
