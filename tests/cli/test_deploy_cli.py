@@ -128,3 +128,38 @@ def test_deploy_help_does_not_import_torch() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert "--target" in r.stdout
+
+
+def test_json_output_lists_the_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = _run(
+        monkeypatch, capsys, "deploy", str(PLAN), "-t", "skypilot", "-o", str(tmp_path / "o"), "--json"
+    )
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1 and doc["target"] == "skypilot"
+    assert "task.yaml" in doc["files"] and all((tmp_path / "o" / f).is_file() for f in doc["files"])
+
+
+def test_serving_flags_shape_the_kubernetes_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(FIXTURES / "serve.yaml"), "-t", "k8s", "-o", str(out_dir),
+        "--gpu", "a100-sxm4-80gb", "--share-gpu", "1", "--mig-profile", "2g.20gb",
+        "--utilization-target", "60", "--autoscaler", "keda",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "nvidia.com/mig-2g.20gb: 1" in (out_dir / "k8s" / "deployment.yaml").read_text()
+    assert "threshold: '60'" in (out_dir / "k8s" / "keda-scaledobject.yaml").read_text()
+
+
+def test_serving_flags_on_a_training_plan_are_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(PLAN), "-t", "k8s", "-o", str(tmp_path / "o"), "--share-gpu", "4"
+    )
+    assert code == 1 and "only for serving workloads" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -57,6 +58,25 @@ def deploy(
             help="docker/k8s: base image instead of the one chosen for the GPU.", show_default=False
         ),
     ] = None,
+    utilization_target: Annotated[
+        float | None,
+        typer.Option(
+            help="k8s serving: scale out above this GPU utilisation, percent (default 80).",
+            show_default=False,
+        ),
+    ] = None,
+    share_gpu: Annotated[
+        int | None,
+        typer.Option(
+            help="k8s serving: replicas per GPU by time-slicing (4 = a quarter card each).",
+            show_default=False,
+        ),
+    ] = None,
+    mig_profile: Annotated[
+        str | None,
+        typer.Option(help="k8s serving: one MIG slice per replica, e.g. 1g.10gb.", show_default=False),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
     steps: Annotated[
         int | None,
         typer.Option(min=1, help="Training steps (default: from samples x epochs).", show_default=False),
@@ -84,7 +104,7 @@ def deploy(
         provider=provider,
         region=region,
         pricing="spot" if spot else "on_demand",
-    )
+    ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
@@ -93,6 +113,17 @@ def deploy(
     )
     files = generate(spec, generator.name, options)
     written = write_files(files, out, force=force)
+    if json_out:
+        # Stable document (schema_version 1): what was written where, and what to read next.
+        doc = {
+            "schema_version": 1,
+            "target": generator.name,
+            "out_dir": str(out),
+            "files": [f.path for f in files],
+            "readme": str(out / "README.md"),
+        }
+        typer.echo(json.dumps(doc, indent=2))
+        return
     typer.echo(
         f"wrote {len(written)} files to {out}/ for {generator.name}: {', '.join(f.path for f in files)}"
     )

@@ -221,6 +221,22 @@ class LaunchSpec(BaseModel):
         """The GPU's datasheet entry, or None when the spec names no GPU."""
         return get_gpu(self.gpu) if self.gpu else None
 
+    def with_serving(self, **changes: Any) -> LaunchSpec:
+        """A copy whose serving block has ``changes`` (``share_gpu=4``, ``mig_profile="1g.10gb"`` …),
+        validated as the workload's own would be. Raises DeployError for a training spec or a bad
+        value."""
+        changes = {k: v for k, v in changes.items() if v is not None}
+        if not changes:
+            return self
+        if self.task != "infer":
+            raise DeployError(f"{', '.join(sorted(changes))}: only for serving workloads (task: infer)")
+        current = (self.serving or ServingSpec()).model_dump(exclude_unset=True)
+        try:
+            serving = ServingSpec.model_validate({**current, **changes})
+            return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
+        except ValidationError as e:
+            raise DeployError(f"serving: {_short_errors(e)}") from e
+
     @model_validator(mode="after")
     def _consistent(self) -> LaunchSpec:
         if self.serving and self.serving.mig_profile and self.gpu:
