@@ -1,9 +1,10 @@
 """Trace one step of a workload on fake tensors: FLOPs, bytes and peak memory → Profile.
 
 The model is built inside ``FakeTensorMode`` on the (fake) CPU device, so no real weights exist
-(a fake *cuda* device aborts in backward with torch 2.13; ESTIMATION_NOTES.md §1.1). Training runs
-two steps — forward, backward, optimizer step — so that the second has optimizer state; ops and
-the memory peak are taken from the second. Inference runs one forward under ``no_grad``.
+(a fake *cuda* device aborts in backward with torch 2.13; ESTIMATION_NOTES.md §1.1). Training
+first creates the optimizer state (one step on zero gradients), then measures one full step —
+forward, backward, optimizer step — for ops and the memory peak. Inference runs one forward under
+``no_grad``.
 """
 
 from __future__ import annotations
@@ -97,6 +98,21 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
     return model
 
 
+def _create_optimizer_state(
+    optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], recorder: OpRecorder
+) -> None:
+    """Run one optimizer step on zero gradients so that the measured step starts with its state.
+
+    Equivalent, for memory, to a first training step, at a fraction of its cost (no forward or
+    backward): the state's size depends only on the parameters.
+    """
+    recorder.phase = "optimizer"
+    for p in params:
+        p.grad = torch.zeros_like(p)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+
+
 def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) -> Profile:
     notes: list[str] = list(bundle.notes)
     model = _prepare(workload, bundle, notes)
@@ -111,31 +127,30 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     tracker = GpuMemTracker()
     tracker.track_external(model, *batch.tensors(), *([optimizer] if optimizer else []))
     amp = _AUTOCAST.get(workload.precision)
-    steps = 2 if training else 1
     with ExitStack() as stack:
         stack.enter_context(tracker)
         stack.enter_context(recorder)
-        for step in range(steps):
-            recorder.recording = step == steps - 1
-            recorder.phase = "forward"
-            with (
-                torch.autocast("cpu", dtype=amp) if amp is not None else nullcontext(),
-                nullcontext() if training else torch.no_grad(),
-            ):
-                out: Any = model(*batch.args, **batch.kwargs)
-                loss = bundle.loss(out, batch) if training else None
-            # The model output is dropped before backward, as HF Trainer's compute_loss returns only
-            # the loss: the logits are not kept alive next to their gradient.
-            del out
-            if training and optimizer is not None and loss is not None:
-                recorder.phase = "backward"
-                loss.backward()
-                recorder.phase = "optimizer"
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
-            del loss
-            if step + 1 < steps:
-                tracker.reset_peak()
+        if optimizer is not None:
+            _create_optimizer_state(optimizer, trainable, recorder)
+            tracker.reset_peak()
+        recorder.recording = True
+        recorder.phase = "forward"
+        with (
+            torch.autocast("cpu", dtype=amp) if amp is not None else nullcontext(),
+            nullcontext() if training else torch.no_grad(),
+        ):
+            out: Any = model(*batch.args, **batch.kwargs)
+            loss = bundle.loss(out, batch) if training else None
+        # The model output is dropped before backward, as HF Trainer's compute_loss returns only
+        # the loss: the logits are not kept alive next to their gradient.
+        del out
+        if optimizer is not None and loss is not None:
+            recorder.phase = "backward"
+            loss.backward()
+            recorder.phase = "optimizer"
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        del loss
 
     ops = recorder.records()
     if any(r.op_class == "attention" for r in ops):
