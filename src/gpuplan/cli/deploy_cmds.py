@@ -22,6 +22,7 @@ def deploy(
         Path,
         typer.Argument(
             help="A plan file (plan.json from `gpuplan plan --json`) or a workload file (job.yaml).",
+            metavar="PLAN.json|WORKLOAD.yaml",
             show_default=False,
         ),
     ],
@@ -32,7 +33,7 @@ def deploy(
     ] = False,
     gpu: Annotated[
         str | None,
-        typer.Option(help="Workload files only: the GPU (A100-80GB, H100, T4 ...).", show_default=False),
+        typer.Option(help="Workload files only: the GPU (A100-80GB, H100-SXM, T4 ...).", show_default=False),
     ] = None,
     count: Annotated[int, typer.Option(min=1, help="Workload files only: GPUs on the one node.")] = 1,
     provider: Annotated[

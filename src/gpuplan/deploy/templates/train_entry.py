@@ -216,7 +216,9 @@ class _StandInLM(nn.Module):
                 x = torch.utils.checkpoint.checkpoint(block, x, mask, use_reentrant=False)
             else:
                 x = block(x, src_mask=mask, is_causal=True)
-        return self.head(x)
+        # A Linear on [batch, seq, width] returns a view; FSDP2 warns about views returned by a
+        # sharded module, so hand back a fresh tensor (logits are small in the stand-in).
+        return self.head(x).clone()
 
 
 class _StandInCNN(nn.Module):
@@ -342,14 +344,13 @@ def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
         if dtype
         else MixedPrecisionPolicy()
     )
-    # Shard the building blocks first, then the root: FSDP2's recommended nesting. A ModuleList has
-    # no forward of its own, so its elements (the transformer blocks) are the units.
-    units: list[nn.Module] = []
-    for child in model.children():
-        units += list(child) if isinstance(child, nn.ModuleList) else [child]
-    for unit in units:
-        if any(True for _ in unit.parameters()):
-            fully_shard(unit, reshard_after_forward=reshard, mp_policy=mp)
+    # Shard the repeated blocks first (the elements of each ModuleList: transformer layers), then
+    # the root, which takes everything else (embeddings, head): FSDP2's recommended nesting.
+    for child in model.modules():
+        if isinstance(child, nn.ModuleList):
+            for block in child:
+                if not isinstance(block, nn.ModuleList):  # a nested list has no forward to wrap
+                    fully_shard(block, reshard_after_forward=reshard, mp_policy=mp)
     fully_shard(model, reshard_after_forward=reshard, mp_policy=mp)
     return model
 
