@@ -171,3 +171,22 @@ def test_profiles_are_cached_in_the_store(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(calls) == 1  # the second came from the store
     assert first.flops_per_step == second.flops_per_step
     assert second.workload_name == "renamed"
+
+
+def test_unusable_cache_falls_back_to_tracing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gpuplan.catalog.store as store_mod
+    import gpuplan.profile.tracer as tracer
+    from gpuplan.errors import StoreError
+    from gpuplan.workload import load_workload
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise StoreError("cannot open the database")
+
+    monkeypatch.setattr(store_mod, "open_store", broken)
+    monkeypatch.setattr(tracer, "trace_workload", lambda workload, key: _profile())
+    spec = {"name": "toy", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 4, "seq_len": 128}}
+    prof = estimate_cmds._load_profile(load_workload(spec), str(tmp_path / "x.sqlite"))
+    assert prof.params == 1_500_000_000
+    assert "profile cache unavailable" in capsys.readouterr().err

@@ -18,9 +18,15 @@ if TYPE_CHECKING:
 def _load_profile(workload: Workload, db: str | None) -> Profile:
     """The workload's Profile, from the store's cache when it has one, else traced (and cached)."""
     from gpuplan.catalog.store import open_store
+    from gpuplan.errors import StoreError
     from gpuplan.profile import profile
 
-    store = open_store(db, seed=False)
+    try:
+        store = open_store(db, seed=False)
+    except StoreError as e:
+        # A broken cache must not block an estimate: trace without it and say so.
+        sys.stderr.write(f"warning: profile cache unavailable ({e}); tracing without it\n")
+        return profile(workload, None)
     try:
         return profile(workload, store)
     finally:
