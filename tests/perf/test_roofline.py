@@ -103,3 +103,12 @@ def test_ops_without_traffic_or_flops_launch_no_kernel() -> None:
     meta = op(op_class="other", count=700, name="prim.device")
     assert op_time_s(meta, A100, "amp-bf16", CAL) == 0.0
     assert phase_times((meta,), A100, "amp-bf16", CAL).kernel_calls == 0
+
+
+def test_gpu_without_a_published_fp32_peak_borrows_the_a10_ratio() -> None:
+    # A10G: no FP32 figure; 70 TFLOPS FP16 tensor × 31.2/125 = 17.5 TFLOPS assumed
+    a10g = get_gpu("A10G")
+    t = op_time_s(op(dtype="float32", flops=1e12), a10g, "amp-bf16", CAL)
+    assert t == pytest.approx(1e12 / (70e12 * 31.2 / 125 * 0.8))
+    e = estimate(make_profile(ops=(op(flops=1e12), op(dtype="float32", flops=1e9))), a10g, calibration=CAL)
+    assert any("no published FP32 peak" in n for n in e.notes)

@@ -22,7 +22,7 @@ from gpuplan.perf.memory import (
     profile_has_conv,
 )
 from gpuplan.perf.parallel import Link, all_gather_s, all_reduce_s, check_parallelism, sharded_peak_bytes
-from gpuplan.perf.roofline import PhaseTimes, is_causal, phase_times
+from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
 
 __all__ = [
@@ -229,6 +229,10 @@ def estimate(
     if link.gpu_count < count:
         raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
     notes: list[str] = []
+    if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:
+        notes.append(
+            f"{gpu.id}: no published FP32 peak; taken as {FP32_FROM_FP16_RATIO:.2f} × its FP16 tensor peak"
+        )
 
     phases = phase_times(profile.ops, gpu, profile.precision, cal, causal=is_causal(profile))
     host_us = cal.host_overhead_us * 1e-6

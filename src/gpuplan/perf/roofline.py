@@ -26,7 +26,15 @@ from gpuplan.hardware import GPU
 from gpuplan.perf.calibration import Calibration
 from gpuplan.profile.model import OpRecord, Profile
 
-__all__ = ["PhaseTimes", "dtype_path", "is_causal", "op_time_s", "phase_times"]
+__all__ = [
+    "FP32_FROM_FP16_RATIO",
+    "PhaseTimes",
+    "dtype_path",
+    "fp32_peak_tflops",
+    "is_causal",
+    "op_time_s",
+    "phase_times",
+]
 
 _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
 
@@ -64,8 +72,21 @@ def is_causal(profile: Profile) -> bool:
     return profile.shape.family == "decoder"
 
 
+#: Non-tensor FP32 rate over the dense FP16 tensor rate on Ampere GA10x data-centre parts
+#: (A10 datasheet: 31.2 / 125 TFLOPS), used only where a datasheet gives no FP32 figure (A10G).
+FP32_FROM_FP16_RATIO = 31.2 / 125.0
+
+
+def fp32_peak_tflops(gpu: GPU) -> float | None:
+    """The FP32 peak, or — when the datasheet gives none (A10G) — :data:`FP32_FROM_FP16_RATIO` × the
+    FP16 tensor peak; None if neither is known."""
+    if gpu.fp32_tflops is not None:
+        return gpu.fp32_tflops
+    return gpu.fp16_tflops * FP32_FROM_FP16_RATIO if gpu.fp16_tflops is not None else None
+
+
 def _peak_flops(gpu: GPU, path: str) -> float:
-    peak = gpu.peak_tflops(path)
+    peak = fp32_peak_tflops(gpu) if path == "fp32" else gpu.peak_tflops(path)
     if peak is None:
         raise EstimateError(_NEEDS.get(path, "{gpu} lacks the " + path + " path").format(gpu=gpu.id))
     return peak * 1e12
@@ -86,8 +107,8 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
             compute_s = op.flops / (_peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class))
-        elif gpu.fp32_tflops is not None:
-            compute_s = op.flops / (gpu.fp32_tflops * 1e12 * cal.vector_efficiency)
+        elif (fp32 := fp32_peak_tflops(gpu)) is not None:
+            compute_s = op.flops / (fp32 * 1e12 * cal.vector_efficiency)
         else:
             compute_s = 0.0  # no FP32 figure: an elementwise op is costed by its bytes alone
     else:
