@@ -1,21 +1,22 @@
-"""FSDP (zero3) in the generated train.py: sharded, checkpointed as full state, resumed, and
-bit-identical to DDP, on 2 CPU processes under torchrun (gloo)."""
+"""FSDP (zero3) in the generated train.py, hard-preempted: one of its 2 CPU ranks is SIGKILLed after
+a periodic checkpoint (nothing is saved at the kill), the run resumes from that checkpoint and ends
+bit-identical to an uninterrupted DDP run. Marked slow: three torchrun launches."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+import signal
 from pathlib import Path
 
 import pytest
+from torchrun_helpers import finish, latest_step, launch, one_rank, wait_for_checkpoint_after
 
 from conftest import FIXTURES
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 
-STEPS = 4
-ARGS = ["--width", "16", "--depth", "1", "--num-workers", "0", "--log-every", "1"]
+STEPS = 8
+CKPT_EVERY = ["--ckpt-every-steps", "2"]
 
 
 def _job(out: Path, parallelism: str) -> Path:
@@ -26,41 +27,24 @@ def _job(out: Path, parallelism: str) -> Path:
     return out
 
 
-def _run(job: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--standalone",
-            "--nproc-per-node",
-            "2",
-            "train.py",
-            *ARGS,
-            *args,
-        ],
-        cwd=job,
-        env={**os.environ, "OMP_NUM_THREADS": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def _ok(proc: subprocess.Popen[str]) -> str:
-    out, _ = proc.communicate(timeout=180)
-    assert proc.returncode == 0, out[-3000:]
-    return out
-
-
 @pytest.mark.slow
-def test_fsdp_checkpoint_resume_matches_ddp(tmp_path: Path) -> None:
+def test_fsdp_resumes_after_a_hard_kill_bit_identical_to_ddp(tmp_path: Path) -> None:
     ddp, fsdp = _job(tmp_path / "ddp", "ddp"), _job(tmp_path / "fsdp", "zero3")
     assert 'PARALLELISM = "zero3"' in (fsdp / "train.py").read_text()
-    reference = _run(ddp, "--result-file", "r.json")
-    # FSDP stops after half the steps (a full-state checkpoint at the end), then resumes.
-    _ok(_run(fsdp, "--steps", str(STEPS // 2)))
-    out = _ok(_run(fsdp, "--result-file", "r.json"))
-    assert f"resumed from step {STEPS // 2}" in out
-    _ok(reference)
+    reference = launch(ddp, "--ckpt-dir", "ck", *CKPT_EVERY, "--result-file", "r.json")
+
+    ckpt = fsdp / "ck"
+    proc = launch(fsdp, "--ckpt-dir", str(ckpt), *CKPT_EVERY, "--throttle-s", "0.3")
+    wait_for_checkpoint_after(ckpt, 1, proc)
+    os.kill(one_rank(proc.pid), signal.SIGKILL)  # no notice: the periodic checkpoint is all there is
+    rc, out = finish(proc)
+    assert rc != 0 and "SIGTERM: saved" not in out
+    killed_at = latest_step(ckpt)
+    assert 2 <= killed_at < STEPS
+
+    rc, out = finish(launch(fsdp, "--ckpt-dir", str(ckpt), *CKPT_EVERY, "--result-file", "r.json"))
+    assert rc == 0, out[-3000:]
+    assert f"resumed from step {killed_at}" in out
+    rc, out = finish(reference)
+    assert rc == 0, out[-3000:]
     assert json.loads((fsdp / "r.json").read_text()) == json.loads((ddp / "r.json").read_text())

@@ -1,0 +1,72 @@
+"""Running generated launch directories under torchrun from tests: start, signal, wait."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+#: A tiny stand-in transformer (width 16, one layer; seq 16, batch 4 from fixtures/train.yaml).
+TINY = ["--width", "16", "--depth", "1", "--num-workers", "0", "--log-every", "1"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def launch(job_dir: Path, *args: str, **env_vars: str) -> subprocess.Popen[str]:
+    """launch.sh as a user runs it, with this venv's Python (torch.distributed.run)."""
+    # One intra-op thread everywhere: torchrun sets it only for several ranks per node, and a
+    # different thread count changes float summation order (same loss, different last bits).
+    env = {**os.environ, "PYTHON": sys.executable, "OMP_NUM_THREADS": "1", **env_vars}
+    return subprocess.Popen(
+        ["bash", str(job_dir / "launch.sh"), *TINY, *args],
+        cwd=job_dir,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, so the test can signal torchrun and ranks
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 180) -> tuple[int, str]:
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        out, _ = proc.communicate()
+        pytest.fail(f"training did not finish in {timeout} s:\n{out[-3000:]}")
+    return proc.returncode, out
+
+
+def latest_step(ckpt: Path) -> int:
+    saved = sorted(p.name for p in ckpt.glob("step_*.pt"))
+    return int(saved[-1][5:13]) if saved else 0
+
+
+def wait_for_checkpoint_after(ckpt: Path, step: int, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 120
+    while latest_step(ckpt) <= step:
+        assert proc.poll() is None, "the run ended before the checkpoint this test waits for"
+        assert time.monotonic() < deadline, f"no checkpoint after step {step} within 120 s"
+        time.sleep(0.05)
+
+
+def one_rank(torchrun_pid: int) -> int:
+    """The pid of one worker process of the torchrun agent (one of its children)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == torchrun_pid:  # field 4 of /proc/PID/stat: the parent pid
+            return int(stat.parent.name)
+    raise AssertionError("torchrun has no worker processes")
