@@ -83,8 +83,9 @@ def deploy(
         typer.Option(min=1, help="Training steps (default: from samples x epochs).", show_default=False),
     ] = None,
 ) -> None:
-    """Write the files that launch the job: torchrun script, Dockerfile, Kubernetes manifests or a
-    SkyPilot task, with a README saying how to start it."""
+    """Write the files that launch a plan (or a workload): torchrun, Docker, Kubernetes or SkyPilot.
+
+    Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
     from gpuplan.errors import InputError

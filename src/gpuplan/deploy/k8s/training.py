@@ -179,7 +179,11 @@ def training_manifests(
         )
     )
     if spec.nodes == 1:
-        job, path, what = _job(spec, options), "k8s/job.yaml", "batch/v1 Job"
+        job, path, what = (
+            _job(spec, options),
+            "k8s/job.yaml",
+            "batch/v1 Job (podFailurePolicy: Kubernetes 1.26+)",
+        )
     else:
         job, path, what = (
             _pytorchjob(spec, options),
