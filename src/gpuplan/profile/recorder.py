@@ -22,8 +22,23 @@ _MATMUL = {
 }  # fmt: skip
 #: Ops that allocate without writing (no traffic) and ops that only copy metadata.
 _NO_TRAFFIC = {aten.empty, aten.empty_like, aten.empty_strided, aten.new_empty, aten.new_empty_strided}
+#: Namespaces of dispatcher calls that launch no kernel: metadata queries and profiler markers.
+_NOT_KERNELS = {"prim", "profiler"}
 _MATMUL_DTYPES = {torch.float16, torch.bfloat16}
 _FP8_FORWARD, _FP8_BACKWARD = "float8_e4m3fn", "float8_e5m2"
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def _written_bytes(func: torch._ops.OpOverload, args: tuple[Any, ...]) -> int:
+    """Bytes of the arguments ``func`` mutates (``Tensor(a!)`` in its schema)."""
+    total = 0
+    for arg, value in zip(func._schema.arguments, args, strict=False):
+        if arg.alias_info is not None and arg.alias_info.is_write:
+            total += sum(_nbytes(t) for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor))
+    return total
 
 
 def op_class(packet: Any) -> OpClass:
@@ -45,7 +60,8 @@ def _dtype_name(dt: torch.dtype) -> str:
 class OpRecorder(TorchDispatchMode):
     """Counts calls, FLOPs and bytes moved per (op, class, phase, dtype) while ``recording`` is on.
 
-    Bytes moved = sizes of all tensor inputs plus all tensor outputs (views and ``empty`` count 0).
+    Bytes moved = sizes of all tensor inputs plus all tensor outputs (views and ``empty`` count 0;
+    in-place ops that return nothing count the tensors they write).
     The tracer sets ``phase`` around forward, backward and the optimizer step.
 
     ``fp8_matmuls``: label 16-bit matmuls as fp8 (E4M3 forward, E5M2 backward), as an fp8 recipe
@@ -73,15 +89,20 @@ class OpRecorder(TorchDispatchMode):
     def _record(
         self, func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any
     ) -> None:
+        namespace = func.namespace
+        if namespace in _NOT_KERNELS:
+            return
         packet = func.overloadpacket
         ins = [t for t in tree_flatten((args, kwargs))[0] if isinstance(t, torch.Tensor)]
         outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
-        namespace = func.namespace
-        if func.is_view or packet in _NO_TRAFFIC or namespace != "aten":
-            # NB: views share storage and prim ops (prim.device …) read metadata: no memory traffic.
+        if func.is_view or packet in _NO_TRAFFIC:
+            # NB: views share their input's storage: no memory traffic.
             moved = 0
         else:
-            moved = sum(t.numel() * t.element_size() for t in (*ins, *outs))
+            moved = sum(_nbytes(t) for t in (*ins, *outs))
+            if not outs:
+                # In-place foreach ops (the optimizer's) return nothing: count their writes from the schema.
+                moved += _written_bytes(func, args)
         cls = op_class(packet)
         floats = [t.dtype for t in ins if t.dtype.is_floating_point]
         dtype = floats[0] if floats else (ins[0].dtype if ins else (outs[0].dtype if outs else None))
