@@ -85,3 +85,14 @@ def test_llama7b_decode_is_bandwidth_bound_and_faster_on_h100() -> None:
     assert a100.tokens_per_s < 2039e9 / 13.4e9
     assert h100.tokens_per_s > a100.tokens_per_s
     assert a100.max_concurrent_sequences > 10
+
+
+def test_advice_for_eight_gpus_keeps_the_configuration() -> None:
+    # DDP replicates everything: 8 × A100-80GB still do not hold a full 7B AdamW fine-tune,
+    # but FSDP over the same 8 GPUs does
+    full = _load("llama7b-full-adamw")
+    a100 = get_gpu("A100-SXM4-80GB")
+    assert not estimate(full, a100, count=8).fits
+    advice = {a.action: a for a in advise(full, a100, count=8)}
+    assert advice["fsdp"].fits and advice["fsdp"].gpu_count == 8
+    assert advice["lora"].gpu_count == 8

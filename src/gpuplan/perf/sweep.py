@@ -72,7 +72,14 @@ def _one(
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=str(e))
     advice: tuple[Advice, ...] = ()
     if with_advice and not est.fits:
-        advice = advise(profile, gpu, calibration=cal)
+        advice = advise(
+            profile,
+            gpu,
+            count=count,
+            parallelism=parallelism,
+            calibration=cal,
+            grad_accum_steps=grad_accum_steps,
+        )
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
