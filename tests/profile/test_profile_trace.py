@@ -142,3 +142,16 @@ def test_hf_config_model_traces_without_weights() -> None:
     # wte 64,000 + wpe 8,192 + 2 · (12·64² + 13·64) + ln_f 128 = 172,288
     assert p.params == 1000 * 64 + 128 * 64 + 2 * (12 * 64 * 64 + 13 * 64) + 128
     assert p.shape.family == "decoder" and p.shape.vocab_size == 1000
+
+
+def test_hf_config_without_transformers_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    from pathlib import Path
+
+    from gpuplan.errors import EstimateError
+
+    monkeypatch.setitem(sys.modules, "transformers", None)  # makes `import transformers` fail
+    with pytest.raises(
+        EstimateError, match=r"^model.hf_config needs transformers: pip install 'gpuplan\[hf\]'$"
+    ):
+        trace(Path(__file__).parents[1] / "workload" / "fixtures" / "hf_tiny_gpt2.yaml")
