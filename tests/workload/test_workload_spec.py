@@ -182,3 +182,9 @@ def test_importing_the_workload_package_does_not_import_torch() -> None:
 def test_model_shorthand_names_a_preset() -> None:
     w = Workload.from_dict(_base(model="GPT2"))
     assert w.model.preset == "gpt2"
+
+
+def test_settings_without_effect_are_listed_for_a_warning() -> None:
+    w = Workload.from_dict(_base(task="infer", optimizer="sgd"))
+    assert w.ignored_settings() == ("optimizer: ignored for task: infer",)
+    assert Workload.from_dict(_base(task="infer")).ignored_settings() == ()

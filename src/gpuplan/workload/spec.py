@@ -343,6 +343,18 @@ class Workload(Spec):
     def is_training(self) -> bool:
         return self.task is not Task.INFER
 
+    def ignored_settings(self) -> tuple[str, ...]:
+        """Settings the user wrote that have no effect on this workload, one line each (for a warning)."""
+        given = self.model_fields_set
+        out: list[str] = []
+        if self.task is Task.INFER:
+            for field_name in ("optimizer", "gradient_accumulation"):
+                if field_name in given:
+                    out.append(f"{field_name}: ignored for task: infer")
+        if self.model.lora is not None and self.model.lora.alpha is not None:
+            out.append("model.lora.alpha: scales the update only; it changes no cost estimate")
+        return tuple(out)
+
     def global_batch_size(self, num_gpus: int) -> int:
         """Samples per optimizer step: per-GPU batch × GPUs × gradient accumulation."""
         return self.inputs.batch_size * num_gpus * self.gradient_accumulation
