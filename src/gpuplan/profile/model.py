@@ -70,7 +70,8 @@ class ModelShape:
     """Architecture facts the performance model needs beyond the trace (KV cache, sharding)."""
 
     family: str
-    """``cnn``, ``vit``, ``encoder`` (BERT), ``encoder-decoder`` (T5), ``decoder`` (GPT, Llama), ``custom``."""
+    """``cnn``, ``vit``, ``encoder`` (BERT), ``encoder-decoder`` (T5), ``decoder`` (GPT, Llama),
+    ``custom``."""
     num_layers: int | None = None
     hidden_size: int | None = None
     num_attention_heads: int | None = None
