@@ -674,10 +674,18 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
     # the day. Two dates: one matching the Alibaba list prices (2023-06) and a later one; the store
     # uses the latest, and users override it with GPUPLAN_USD_PER_CNY / --usd-per-cny.
     for as_of, cny_per_usd, source in (
-        ("2023-06-19", 7.1201, "CFETS central parity 7.1201 CNY per USD on 2023-06-19, as reported by "
-         "Xinhua (vanguardngr.com 2023-06-19 'Chinese yuan strengthens 7.1201 against dollar')"),
-        ("2024-11-25", 7.1918, "CFETS central parity 7.1918 CNY per USD on 2024-11-25, as reported by "
-         "helm.news 2024-11-25 ('China sets central parity rate for yuan')"),
+        (
+            "2023-06-19",
+            7.1201,
+            "CFETS central parity 7.1201 CNY per USD on 2023-06-19, as reported by "
+            "Xinhua (vanguardngr.com 2023-06-19 'Chinese yuan strengthens 7.1201 against dollar')",
+        ),
+        (
+            "2024-11-25",
+            7.1918,
+            "CFETS central parity 7.1918 CNY per USD on 2024-11-25, as reported by "
+            "helm.news 2024-11-25 ('China sets central parity rate for yuan')",
+        ),
     ):
         snap.add(
             "exchange_rates.csv",

@@ -67,9 +67,7 @@ class AmbiguousNameError(NotFoundError):
         self.name = name
         self.choices = list(choices)
         self.suggestions = list(choices)
-        GpuplanError.__init__(
-            self, f"{kind} {name!r} is ambiguous; say which one: {', '.join(self.choices)}"
-        )
+        GpuplanError.__init__(self, f"{kind} {name!r} is ambiguous; say which one: {', '.join(self.choices)}")
 
 
 class InputError(GpuplanError):

@@ -149,7 +149,7 @@ def get_gpu(gpu_id: str) -> GPU:
 
 
 def _norm(name: str) -> str:
-    """Lower case, separators folded to one dash, vendor words dropped: ``'NVIDIA H100 SXM'`` -> ``h100-sxm``."""
+    """Fold case and separators, drop vendor words: ``'NVIDIA H100 SXM'`` -> ``h100-sxm``."""
     s = name.strip().lower()
     s = re.sub(r"\b(nvidia|tesla|geforce|amd|instinct)\b", " ", s)
     s = re.sub(r"[\s_]+", "-", s.strip())
