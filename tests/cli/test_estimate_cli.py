@@ -66,7 +66,7 @@ def workload_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def stub_trace(monkeypatch: pytest.MonkeyPatch) -> list[Profile]:
     profiles = [_profile()]
-    monkeypatch.setattr(estimate_cmds, "_load_profile", lambda workload, db: profiles[0])
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None: profiles[0])
     return profiles
 
 
@@ -134,7 +134,7 @@ def test_unknown_gpu_is_one_line_with_suggestion(workload_file: Path, stub_trace
 def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
     prof = Profile.from_json(known.read_text(encoding="utf-8"))
-    monkeypatch.setattr(estimate_cmds, "_load_profile", lambda workload, db: prof)
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None: prof)
     job = tmp_path / "serve.yaml"
     job.write_text(
         "name: chat\ntask: infer\nmodel: {preset: llama-7b}\ninputs: {batch_size: 1, seq_len: 2048}\n"
@@ -166,8 +166,8 @@ def test_profiles_are_cached_in_the_store(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(tracer, "trace_workload", fake_trace)
     spec = {"name": "toy", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 4, "seq_len": 128}}
     db = str(tmp_path / "cache.sqlite")
-    first = estimate_cmds._load_profile(load_workload(spec), db)
-    second = estimate_cmds._load_profile(load_workload({**spec, "name": "renamed"}), db)
+    first = estimate_cmds.load_profile(load_workload(spec), db)
+    second = estimate_cmds.load_profile(load_workload({**spec, "name": "renamed"}), db)
     assert len(calls) == 1  # the second came from the store
     assert first.flops_per_step == second.flops_per_step
     assert second.workload_name == "renamed"
@@ -187,6 +187,6 @@ def test_unusable_cache_falls_back_to_tracing(
     monkeypatch.setattr(store_mod, "open_store", broken)
     monkeypatch.setattr(tracer, "trace_workload", lambda workload, key: _profile())
     spec = {"name": "toy", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 4, "seq_len": 128}}
-    prof = estimate_cmds._load_profile(load_workload(spec), str(tmp_path / "x.sqlite"))
+    prof = estimate_cmds.load_profile(load_workload(spec), str(tmp_path / "x.sqlite"))
     assert prof.params == 1_500_000_000
     assert "profile cache unavailable" in capsys.readouterr().err

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuplan.cli._profiles import load_profile
 from gpuplan.errors import InputError
 
 if TYPE_CHECKING:
-    from gpuplan.profile.model import Profile
-    from gpuplan.workload import Workload
+    pass
 
 __all__ = ["register"]
 
@@ -38,32 +38,6 @@ def _hours(text: str | None) -> float | None:
         return parse_duration_hours(text)
     except ValueError as e:
         raise InputError(f"--deadline: {e}") from None
-
-
-def _load_profile(workload: Workload, db: str | None, saved: Path | None) -> Profile:
-    """A saved profile (``--profile``), else the store's cached one, else a fresh trace (cached)."""
-    from gpuplan.profile.model import Profile
-
-    if saved is not None:
-        try:
-            return Profile.from_json(saved.read_text(encoding="utf-8"))
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
-    from gpuplan.catalog import open_store
-
-    try:
-        from gpuplan.profile import profile
-    except ImportError as e:
-        raise InputError(
-            "tracing is not available in this installation (pip install 'gpuplan[torch]'), "
-            "or pass a saved profile with --profile FILE.json"
-        ) from e
-    store = open_store(db, seed=False)
-    try:
-        result: Profile = profile(workload, store)
-        return result
-    finally:
-        store.close()
 
 
 def plan_cmd(
@@ -174,7 +148,7 @@ def plan_cmd(
         disable=as_json or not err.is_terminal,
     ) as progress:
         task = progress.add_task(f"profiling {workload.name} (cached after the first run)…", total=None)
-        prof = _load_profile(workload, settings(ctx).db, saved_profile)
+        prof = load_profile(workload, settings(ctx).db, saved_profile)
         progress.update(task, description="planning over the catalog…")
         store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
         try:

@@ -15,6 +15,7 @@ imports torch.
 from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, JobSize, estimate
+from gpuplan.perf.from_workload import job_size, serving_load
 from gpuplan.perf.inference import (
     BatchPoint,
     DecodeEstimate,
@@ -45,6 +46,8 @@ __all__ = [
     "decode_estimate",
     "estimate",
     "estimate_all",
+    "job_size",
     "load_calibration",
     "serving_estimate",
+    "serving_load",
 ]

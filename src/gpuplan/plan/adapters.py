@@ -274,15 +274,10 @@ def make_estimator(workload: Workload, profile: Profile) -> tuple[EstimateFn, tu
     rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
     """
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf import JobSize, Link, decode_estimate, estimate, load_calibration, serving_estimate
+    from gpuplan.perf import Link, decode_estimate, estimate, job_size, load_calibration, serving_estimate
 
     cal = load_calibration()
-    data = workload.data
-    job: JobSize | None = None
-    if data is not None and data.samples is not None:
-        job = JobSize(samples=data.samples, epochs=data.epochs)
-    elif data is not None and data.tokens is not None and workload.inputs.seq_len:
-        job = JobSize(samples=data.tokens / workload.inputs.seq_len, epochs=data.epochs)
+    job = job_size(workload)
     serving = workload.serving
     notes: list[str] = []
     if serving is not None:

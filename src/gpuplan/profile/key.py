@@ -9,6 +9,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
+from gpuplan.errors import EstimateError
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 from gpuplan.workload.spec import Workload, load_workload
 
@@ -111,8 +112,14 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
 def trace(workload: Workload | str | Path | dict[str, Any]) -> Profile:
     """Trace one step of ``workload`` on fake tensors (seconds; imports torch). No cache."""
     w = load_workload(workload)
-    from gpuplan.profile.tracer import trace_workload
-
+    try:
+        from gpuplan.profile.tracer import trace_workload
+    except ModuleNotFoundError as e:
+        if e.name != "torch":
+            raise
+        raise EstimateError(
+            "tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'"
+        ) from e
     return trace_workload(w, profile_key(w))
 
 

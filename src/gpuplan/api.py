@@ -1,0 +1,124 @@
+"""The Python API behind the CLI: ``estimate`` and ``plan`` from a workload, in one call each.
+
+    from gpuplan import Workload, estimate, plan
+    w = Workload.from_yaml("examples/bert-large-squad.yaml")
+    report = estimate(w, gpus=["A100-SXM4-80GB", "L4"])
+    best = plan(w, deadline_h=6, budget_usd=100).recommended
+
+Both trace the workload on fake tensors (cached by content in the catalog store when one is given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.perf import Calibration, EstimateOutcome
+    from gpuplan.plan import BaselineSpec, Plan
+    from gpuplan.profile import Profile, ProfileCache
+    from gpuplan.workload import Workload
+
+__all__ = ["EstimateReport", "estimate", "plan"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimateReport:
+    """A workload's traced profile and its estimate on each GPU configuration asked for."""
+
+    profile: Profile
+    outcomes: tuple[EstimateOutcome, ...]
+    """One per GPU configuration, in the order asked; ``error`` is set where a GPU cannot run it."""
+    calibration: Calibration
+
+
+def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:
+    from gpuplan.workload import load_workload
+
+    return load_workload(workload)
+
+
+def estimate(
+    workload: Workload | str | Path | dict[str, Any],
+    gpus: Sequence[str] | None = None,
+    *,
+    count: int = 1,
+    cache: ProfileCache | None = None,
+    profile: Profile | None = None,
+) -> EstimateReport:
+    """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
+
+    ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
+    GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
+    """
+    from gpuplan.hardware import all_gpus, parse_gpu_spec
+    from gpuplan.perf import estimate_all, job_size, load_calibration, serving_load
+    from gpuplan.profile import profile as trace_profile
+
+    w = _workload(workload)
+    specs = [parse_gpu_spec(g) for g in gpus] if gpus else [(g, None) for g in all_gpus()]
+    prof = profile if profile is not None else trace_profile(w, cache)
+    cal = load_calibration()
+    job, serving = job_size(w), serving_load(w)
+    outcomes: list[EstimateOutcome] = []
+    for gpu, n in specs:
+        outcomes.extend(
+            estimate_all(
+                prof,
+                [gpu],
+                count=n or count,
+                parallelism=str(w.parallelism.value),
+                calibration=cal,
+                job=job,
+                grad_accum_steps=w.gradient_accumulation,
+                serving=serving,
+            )
+        )
+    return EstimateReport(profile=prof, outcomes=tuple(outcomes), calibration=cal)
+
+
+def plan(
+    workload: Workload | str | Path | dict[str, Any],
+    *,
+    store: Store | None = None,
+    db: str | None = None,
+    profile: Profile | None = None,
+    top: int = 10,
+    baseline: BaselineSpec | None = None,
+    unknown_costs: str = "assume",
+    storage: str = "block",
+    **constraints: Any,
+) -> Plan:
+    """Rank every way to run ``workload`` over the catalog, priced all-in.
+
+    ``constraints`` override the workload's own, by name: ``deadline_h``, ``budget_usd``,
+    ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
+    ``interconnect``, ``compliance``, ``commitment``, ``objective``. ``store``: an open catalog;
+    else ``db`` (path or URL; None = the user's default database) is opened and closed here.
+    Raises :class:`~gpuplan.errors.InfeasibleError` naming the binding constraint.
+    """
+    from gpuplan.catalog import open_store
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile as trace_profile
+
+    w = _workload(workload)
+    own = store is None
+    st = open_store(db) if store is None else store
+    try:
+        prof = profile if profile is not None else trace_profile(w, st)
+        return plan_workload(
+            w,
+            prof,
+            st,
+            overrides=constraints,
+            top=top,
+            baseline=baseline,
+            unknown_costs=unknown_costs,
+            storage=storage,
+        )
+    finally:
+        if own:
+            st.close()

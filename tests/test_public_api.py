@@ -1,0 +1,60 @@
+"""The public surface: what ``gpuplan`` exports, that it stays light, and that the API works end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gpuplan
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def test_all_lists_exactly_the_public_names() -> None:
+    public = {name for name in vars(gpuplan) if not name.startswith("_")}
+    # Submodules imported as a side effect of the re-exports are not API.
+    modules = {name for name in public if type(getattr(gpuplan, name)).__name__ == "module"}
+    assert set(gpuplan.__all__) - {"__version__"} == public - modules
+
+
+def test_importing_gpuplan_imports_neither_torch_nor_sqlalchemy() -> None:
+    code = "import sys, gpuplan; print('torch' in sys.modules, 'sqlalchemy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.fixture(scope="module")
+def small_workload() -> gpuplan.Workload:
+    return gpuplan.Workload.from_dict(
+        {
+            "name": "gpt2-tiny-batch",
+            "task": "train",
+            "model": {"preset": "gpt2"},
+            "inputs": {"batch_size": 2, "seq_len": 128},
+            "precision": "amp-bf16",
+            "optimizer": "adamw",
+            "data": {"samples": 10_000, "epochs": 1, "size_gb": 0.1, "location": "aws/us-east-1"},
+        }
+    )
+
+
+def test_estimate_returns_one_outcome_per_gpu_asked(small_workload: gpuplan.Workload) -> None:
+    report = gpuplan.estimate(small_workload, ["A100-SXM4-80GB", "l4", "T4:2"])
+    assert [o.gpu for o in report.outcomes] == ["A100-SXM4-80GB", "L4", "T4"]
+    a100, l4, t4 = report.outcomes
+    assert a100.estimate is not None and l4.estimate is not None
+    # 312 dense BF16 TFLOP/s vs 121: the A100 is the faster of the two at the same step.
+    assert a100.estimate.step_time_s < l4.estimate.step_time_s
+    # The T4 has no BF16 tensor cores: an explicit error row, not a made-up figure.
+    assert t4.error is not None and "bf16" in t4.error.lower()
+    assert report.profile.params == pytest.approx(124.4e6, rel=0.01)
+
+
+def test_plan_recommends_a_priced_fitting_option(small_workload: gpuplan.Workload, tmp_path: Path) -> None:
+    result = gpuplan.plan(small_workload, db=str(tmp_path / "c.sqlite"), providers=["aws", "gcp"])
+    best = result.recommended
+    assert best.provider in {"aws", "gcp"}
+    assert best.total_cost_usd > 0 and best.job_time_h > 0
