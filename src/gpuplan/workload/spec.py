@@ -177,6 +177,15 @@ class ServingSpec(Spec):
     output_tokens: int = Field(ge=1)
     p95_latency_ms: float | None = Field(default=None, gt=0)
     """Latency target for a whole request at the 95th percentile, in milliseconds."""
+    # Deployment settings, read by ``gpuplan deploy`` (deploy/spec.py validates their shape):
+    gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
+    """Scale out above this average GPU utilisation, percent (default 80)."""
+    share_gpu: int | bool | None = None
+    """Replicas time-sharing one GPU (``true`` = 4, the "1/4 card" of the source articles)."""
+    mig_profile: str | None = None
+    """A MIG profile such as ``1g.10gb`` for each replica."""
+    min_replicas: int | None = Field(default=None, ge=1)
+    max_replicas: int | None = Field(default=None, ge=1)
 
 
 class ConstraintsSpec(Spec):
