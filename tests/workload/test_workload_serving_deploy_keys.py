@@ -27,6 +27,6 @@ def test_deploy_settings_are_accepted_in_the_serving_block() -> None:
 
 def test_a_utilisation_target_above_100_percent_is_one_line_error() -> None:
     serving = {"requests_per_s": 2, "prompt_tokens": 128, "output_tokens": 64, "gpu_utilization_target": 180}
-    with pytest.raises(WorkloadError, match="serving.gpu_utilization_target") as e:
+    with pytest.raises(WorkloadError, match=r"serving\.gpu_utilization_target") as e:
         Workload.from_dict({**BASE, "serving": serving})
     assert "\n" not in str(e.value)
