@@ -20,6 +20,13 @@ def test_all_lists_exactly_the_public_names() -> None:
     assert set(gpuplan.__all__) - {"__version__"} == public - modules
 
 
+def test_plan_stays_the_function_after_the_subpackage_is_imported() -> None:
+    # Loading any module of the subpackage gpuplan.plan must not replace the function.
+    import gpuplan.plan.candidates
+
+    assert callable(gpuplan.plan) and gpuplan.plan is gpuplan.api.plan
+
+
 def test_importing_gpuplan_imports_neither_torch_nor_sqlalchemy() -> None:
     code = "import sys, gpuplan; print('torch' in sys.modules, 'sqlalchemy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -4,6 +4,9 @@ The public API is what ``__all__`` lists; everything else may change. Importing 
 import torch: tracing imports it when it runs.
 """
 
+import sys as _sys
+import types as _types
+
 from gpuplan.api import EstimateReport, estimate, plan
 from gpuplan.catalog import Store, open_store
 from gpuplan.errors import GpuplanError
@@ -26,3 +29,21 @@ __all__ = [
     "plan",
     "resolve_gpu",
 ]
+
+
+class _Package(_types.ModuleType):
+    """Keeps ``gpuplan.plan`` the planning function.
+
+    Importing the subpackage ``gpuplan.plan`` (which ``plan()`` itself does) makes Python set the
+    attribute ``plan`` of this package to the subpackage, replacing the public function. Write
+    ``from gpuplan.plan import …`` to reach the subpackage; ``import gpuplan.plan as m`` is not
+    supported.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "plan" and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

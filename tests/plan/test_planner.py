@@ -119,6 +119,16 @@ def test_filters_exclude_by_their_own_reason() -> None:
     assert {o.instance_type for o in plan.options} == {"p4d.24xlarge"}
 
 
+def test_low_confidence_prices_decide_nothing_unless_allowed() -> None:
+    # The article's $2.20/GPU-h A100 would win on price; it is labelled low-confidence.
+    rows = [offer(), offer(instance_type="article", gpu_count=1, price_usd=2.2, confidence="low")]
+    plan = _plan(rows, Constraints(max_gpus=8))
+    assert plan.excluded["low_confidence_price"] == 8  # 1..8 one-GPU nodes
+    assert {o.instance_type for o in plan.options} == {"p4d.24xlarge"}
+    allowed = _plan(rows, Constraints(max_gpus=8, allow_low_confidence=True, objective=Objective.COST))
+    assert allowed.recommended.instance_type == "article"
+
+
 def test_model_too_big_for_every_gpu_is_infeasible_with_a_hint() -> None:
     rows = [offer()]
     with pytest.raises(InfeasibleError, match="does_not_fit"):

@@ -70,6 +70,13 @@ def plan_cmd(
         str | None,
         typer.Option(help="Longest commitment you accept: none, monthly, 1y, 3y (reserved needs 1y/3y)."),
     ] = None,
+    allow_low_confidence: Annotated[
+        bool,
+        typer.Option(
+            "--allow-low-confidence",
+            help="Also plan on prices labelled low-confidence (the source articles' 2024 tables).",
+        ),
+    ] = False,
     top: Annotated[int, typer.Option(min=1, help="Options to show.")] = 10,
     baseline: Annotated[
         str | None,
@@ -133,6 +140,7 @@ def plan_cmd(
         "compliance": _names(compliance),
         "objective": objective,
         "commitment": commitment.lower() if commitment else None,
+        "allow_low_confidence": allow_low_confidence or None,
     }
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn

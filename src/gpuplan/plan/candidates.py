@@ -121,6 +121,8 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
     cands.exclude(total > c.total_gpu_limit, Reason.MAX_GPUS)
     cands.exclude(~whole[offer], Reason.FRACTIONAL_GPU)
     cands.exclude(np.isnan(offers.price_usd)[offer], Reason.UNPRICED)
+    if not c.allow_low_confidence:
+        cands.exclude((offers.confidence == "low")[offer], Reason.LOW_CONFIDENCE)
     return cands
 
 

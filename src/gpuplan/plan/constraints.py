@@ -80,6 +80,7 @@ class Reason(str, Enum):
     MAX_GPUS = "max_gpus"
     FRACTIONAL_GPU = "fractional_gpu"
     UNPRICED = "unpriced"
+    LOW_CONFIDENCE = "low_confidence_price"
     DOES_NOT_FIT = "does_not_fit"
     SPOT_UNSTABLE = "spot_too_unstable"
     UNKNOWN_COST = "unknown_cost_component"
@@ -109,6 +110,9 @@ class Constraints:
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y`` (the user will use
     reserved capacity for the whole term); None = monthly at most."""
     objective: Objective = Objective.COST
+    allow_low_confidence: bool = False
+    """Consider prices labelled low-confidence (e.g. the source articles' 2024 marketing tables).
+    Off by default: such a price is shown by ``gpuplan offers`` but never decides a plan unasked."""
 
     def __post_init__(self) -> None:
         for name in ("deadline_h", "budget_usd", "min_gpu_memory_gib"):
@@ -159,15 +163,11 @@ def labels_satisfy(required: tuple[str, ...] | None, labels: tuple[str, ...]) ->
     return all(_label_key(r) in have for r in required)
 
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d|w)?\s*$", re.IGNORECASE)
-_HOURS_PER_UNIT = {"m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
-
-
 def parse_duration_h(text: str | float | int) -> float:
-    """Hours from ``12h``, ``2d``, ``90min``, ``1w`` or a bare number of hours."""
-    if isinstance(text, (int, float)):
-        return float(text)
-    m = _DURATION.match(text)
-    if not m:
-        raise InputError(f"cannot read duration {text!r}; write e.g. 12h, 2d, 90min")
-    return float(m.group(1)) * _HOURS_PER_UNIT[(m.group(2) or "h").lower()]
+    """Hours from ``12h``, ``2d``, ``90min``, ``1w`` or a bare number of hours (the workload's parser)."""
+    from gpuplan.workload import parse_duration_hours
+
+    try:
+        return parse_duration_hours(text)
+    except ValueError as e:
+        raise InputError(f"cannot read duration {text!r}: {e}") from None

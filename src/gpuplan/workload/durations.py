@@ -7,8 +7,8 @@ import re
 __all__ = ["parse_duration_hours"]
 
 #: Hours per unit letter. ``w`` is a 7-day week.
-_UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
-_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([smhdw])")
+_UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
+_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|[smhdw])")
 
 
 def parse_duration_hours(value: object) -> float:
