@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -190,3 +192,21 @@ def test_unusable_cache_falls_back_to_tracing(
     prof = estimate_cmds.load_profile(load_workload(spec), str(tmp_path / "x.sqlite"))
     assert prof.params == 1_500_000_000
     assert "profile cache unavailable" in capsys.readouterr().err
+
+
+def test_only_gpus_that_cannot_run_it_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    spec = tmp_path / "fp8.yaml"
+    spec.write_text(
+        "name: fp8\ntask: train\nmodel: {preset: gpt2}\n"
+        "inputs: {batch_size: 1, seq_len: 64}\nprecision: fp8\n",
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuplan.cli", "--db", str(tmp_path / "x.sqlite"), "estimate", str(spec),
+         "--gpu", "A100-SXM4-80GB"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "error: fp8 needs Hopper/Ada; A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
+    ]

@@ -49,6 +49,12 @@ def estimate_cmd(
         progress.update(task, description="estimating…")
         report = estimate(workload, gpu or None, count=count, profile=prof)
     prof, outcomes, cal = report.profile, list(report.outcomes), report.calibration
+    if gpu and all(o.error for o in outcomes):
+        # Every GPU the user named cannot run this workload at all (fp8 on an A100 …): that is an
+        # error of the request, not a table of blanks.
+        from gpuplan.errors import EstimateError
+
+        raise EstimateError(str(outcomes[0].error))
     if as_json:
         doc = estimate_json(
             prof,
