@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError
+from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError, closest
 
 __all__ = ["GPU", "all_gpus", "get_gpu", "parse_gpu_spec", "resolve_gpu"]
 
@@ -192,5 +192,7 @@ def resolve_gpu(name: str) -> GPU:
         return prefix[0]
     if len(prefix) > 1:
         raise AmbiguousNameError("GPU", name, [g.id for g in prefix])
-    known = [g.id for g in all_gpus()] + [a for g in all_gpus() for a in g.aliases]
-    raise NotFoundError("GPU", name, known, hint="`gpuplan gpus` lists them")
+    # Match against ids and aliases, but suggest canonical ids, each once.
+    owner = {g.id: g.id for g in all_gpus()} | {a: g.id for g in all_gpus() for a in g.aliases}
+    hits = list(dict.fromkeys(owner[h] for h in closest(name, owner, n=6)))[:3]
+    raise NotFoundError("GPU", name, hits, hint="`gpuplan gpus` lists them")
