@@ -13,11 +13,13 @@ import gpuplan
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def test_all_lists_exactly_the_public_names() -> None:
-    public = {name for name in vars(gpuplan) if not name.startswith("_")}
-    # Submodules imported as a side effect of the re-exports are not API.
-    modules = {name for name in public if type(getattr(gpuplan, name)).__name__ == "module"}
-    assert set(gpuplan.__all__) - {"__version__"} == public - modules
+def test_all_lists_exactly_the_public_names_and_each_resolves() -> None:
+    assert set(gpuplan.__all__) == set(gpuplan._EXPORTS) | {"__version__"}
+    for name in gpuplan.__all__:
+        assert getattr(gpuplan, name) is not None
+        assert name in dir(gpuplan)
+    with pytest.raises(AttributeError):
+        _ = gpuplan.no_such_name  # type: ignore[attr-defined]
 
 
 def test_plan_stays_the_function_after_the_subpackage_is_imported() -> None:
@@ -27,10 +29,13 @@ def test_plan_stays_the_function_after_the_subpackage_is_imported() -> None:
     assert callable(gpuplan.plan) and gpuplan.plan is gpuplan.api.plan
 
 
-def test_importing_gpuplan_imports_neither_torch_nor_sqlalchemy() -> None:
-    code = "import sys, gpuplan; print('torch' in sys.modules, 'sqlalchemy' in sys.modules)"
+def test_importing_gpuplan_and_its_cli_imports_no_heavy_library() -> None:
+    code = (
+        "import sys, gpuplan, gpuplan.cli; "
+        "print('torch' in sys.modules, 'sqlalchemy' in sys.modules, 'pydantic' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 @pytest.fixture(scope="module")
