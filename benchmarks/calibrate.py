@@ -93,6 +93,7 @@ def _print_table(cal: Calibration) -> None:
         f"tensor conv eff {cal.tensor_conv_efficiency:.3f}, "
         f"fp32 vector eff {cal.vector_efficiency:.3f}, bandwidth eff {cal.bandwidth_efficiency:.3f}, "
         f"tf32 factor {cal.tf32_factor:.3f}, host overhead {cal.host_overhead_us:.1f} µs/op, "
+        f"matmul/attention tail {cal.tensor_tail_gflop_per_call:.1f} GFLOP/call, "
         f"min kernel time {cal.min_kernel_time_us:.1f} µs; "
         f"bands: time ×{cal.time_band}, memory ×{cal.memory_band}"
     )

@@ -1,9 +1,11 @@
 """The shipped calibration: fresh for its data, reproducible from the cached traces, within bounds.
 
 Targets (issue #3): median |throughput error| ≤ 10 %, none worse than 30 %, memory within 10 %.
-The fit reaches a median of ~14 % and a worst of ~36 % (BERT SQuAD inference, where NVIDIA's own
-AMP figure reaches a quarter of the peak its pre-training reaches); the thresholds below pin what
-the fit achieves so that a regression fails, and the report says the targets are not yet met.
+The fit reaches a median of 9.4 % and a worst of 27.6 % (BERT pre-training phase 1, which runs
+NVIDIA's fused kernels and scores the MLM head on masked positions only) over 16 fitted rows; the
+thresholds below are the targets, which the fit meets, so that a regression fails. Two BERT SQuAD
+inference rows are compared but not fitted: their timed loop includes per-sequence
+device-to-host copies (``perf/fit.py`` says why).
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ def test_throughput_errors_stay_within_the_fitted_bounds() -> None:
     cal = load_calibration()
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
     assert len(errors) >= 15
-    assert statistics.median(errors) <= 15.0
-    assert max(errors) <= 40.0
+    assert statistics.median(errors) <= 10.0  # achieved 9.4
+    assert max(errors) <= 30.0  # achieved 27.6
 
 
 def test_fitted_memory_rows_within_ten_percent() -> None:

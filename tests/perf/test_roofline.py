@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from perf_helpers import make_profile, op
 
@@ -112,3 +114,16 @@ def test_gpu_without_a_published_fp32_peak_borrows_the_a10_ratio() -> None:
     assert t == pytest.approx(1e12 / (70e12 * 31.2 / 125 * 0.8))
     e = estimate(make_profile(ops=(op(flops=1e12), op(dtype="float32", flops=1e9))), a10g, calibration=CAL)
     assert any("no published FP32 peak" in n for n in e.notes)
+
+
+def test_each_matmul_call_pays_the_wave_quantization_tail_but_convs_do_not() -> None:
+    cal = replace(CAL, tensor_tail_gflop_per_call=2.0)
+    # 100 calls of 10 GFLOP: (1e12 + 100 × 2e9) / (312e12 × 0.7) = 5.495 ms, 20 % above the 4.579 ms without
+    t = op_time_s(op(flops=1e12, count=100), A100, "amp-bf16", cal)
+    assert t == pytest.approx((1e12 + 100 * 2e9) / (312e12 * 0.7))
+    assert t / op_time_s(op(flops=1e12, count=100), A100, "amp-bf16", CAL) == pytest.approx(1.2)
+    # the same work in one call loses only one tail: 1.002 × the tail-free time
+    one = op_time_s(op(flops=1e12, count=1), A100, "amp-bf16", cal)
+    assert one == pytest.approx((1e12 + 2e9) / (312e12 * 0.7))
+    conv = op(op_class="conv", flops=1e12, count=100, name="aten.convolution")
+    assert op_time_s(conv, A100, "amp-bf16", cal) == op_time_s(conv, A100, "amp-bf16", CAL)

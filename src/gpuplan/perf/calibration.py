@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from importlib import resources
 
 from gpuplan.errors import DataError
+from gpuplan.perf.measured import BenchMeasurement, MeasuredGPU, measured_gpus
 
 __all__ = ["PRIOR", "Calibration", "CalibrationRow", "load_calibration"]
 
@@ -58,6 +60,10 @@ class Calibration:
     tf32_factor: float = 1.0
     """Multiplier on the tensor-core efficiencies for TF32 kernels: their operands are twice as
     wide per FLOP as FP16's, so the same tiles need twice the shared-memory and L2 traffic."""
+    tensor_tail_gflop_per_call: float = 0.0
+    """Work, GFLOP, that each matmul/attention call wastes beyond its own FLOPs: its last wave of
+    output tiles leaves SMs idle (wave quantization) — half a wave on average, ~1.8 GFLOP for
+    128×128 tiles with K = 1024 on a 108-SM A100. It makes small GEMMs less efficient than large."""
     host_overhead_us: float = 0.0
     """CPU time eager PyTorch spends issuing one op (Python, dispatcher, launch), microseconds. A
     step is host-bound when its ops issue slower than the GPU runs them (small batches, decode)."""
@@ -72,6 +78,11 @@ class Calibration:
     """SHA-256 of the calibration CSV the fit read."""
     source: str = "prior"
     rows: tuple[CalibrationRow, ...] = field(default_factory=tuple)
+    measured: tuple[MeasuredGPU, ...] = field(default_factory=tuple)
+    """Bench results per GPU (:meth:`with_measurements`); applied by :meth:`for_gpu`."""
+    matmul_caps: tuple[tuple[str, float], ...] = field(default_factory=tuple)
+    """(dtype path, ceiling) on the tensor/FP32 efficiencies of the one GPU being estimated — its
+    measured matmul fraction; set by :meth:`for_gpu`, empty otherwise."""
 
     def __post_init__(self) -> None:
         for name in (
@@ -87,19 +98,55 @@ class Calibration:
                     f"calibration {name}={value} is outside (0, 1]; refit or fix calibration.json"
                 )
         if (
-            self.min_kernel_time_us < 0
+            self.tensor_tail_gflop_per_call < 0
+            or self.min_kernel_time_us < 0
             or self.host_overhead_us < 0
             or self.time_band < 1.0
             or self.memory_band < 1.0
         ):
-            raise DataError("calibration kernel time must be >= 0 and bands >= 1; refit calibration.json")
+            raise DataError(
+                "calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json"
+            )
 
     def compute_efficiency(self, path: str, op_class: str) -> float:
         """Efficiency for one dtype path (``fp32`` = non-tensor) and op class."""
         if path == "fp32":
-            return self.vector_efficiency
-        eff = self.tensor_conv_efficiency if op_class == "conv" else self.tensor_matmul_efficiency
-        return eff * self.tf32_factor if path == "tf32" else eff
+            eff = self.vector_efficiency
+        else:
+            eff = self.tensor_conv_efficiency if op_class == "conv" else self.tensor_matmul_efficiency
+            eff = eff * self.tf32_factor if path == "tf32" else eff
+        return self.capped(path, eff)
+
+    def capped(self, path: str, efficiency: float) -> float:
+        """``efficiency`` limited by the measured matmul fraction of ``path``, if one applies."""
+        cap = dict(self.matmul_caps).get(path)
+        return min(efficiency, cap) if cap is not None else efficiency
+
+    def with_measurements(self, results: Iterable[BenchMeasurement]) -> Calibration:
+        """This calibration plus ``gpuplan bench`` results (``BenchResult``-shaped rows).
+
+        A GPU measured again replaces its earlier entry; other GPUs keep theirs. Nothing changes
+        until an estimate for a measured GPU calls :meth:`for_gpu`.
+        """
+        new = {m.gpu_id: m for m in measured_gpus(results)}
+        kept = tuple(m for m in self.measured if m.gpu_id not in new)
+        return replace(self, measured=kept + tuple(new[k] for k in sorted(new)))
+
+    def measurement(self, gpu_id: str) -> MeasuredGPU | None:
+        """The bench result for ``gpu_id``, if one was added."""
+        return next((m for m in self.measured if m.gpu_id == gpu_id), None)
+
+    def for_gpu(self, gpu_id: str) -> Calibration:
+        """The calibration to estimate ``gpu_id`` with: its measured fractions cap the fitted
+        matmul efficiency per dtype and the bandwidth efficiency (see ``perf/measured.py`` for why a
+        bare GEMM's fraction is a ceiling, not a replacement). Unmeasured GPUs get ``self``."""
+        m = self.measurement(gpu_id)
+        if m is None:
+            return self
+        bw = self.bandwidth_efficiency
+        if m.bandwidth_fraction is not None:
+            bw = min(bw, m.bandwidth_fraction)
+        return replace(self, bandwidth_efficiency=bw, matmul_caps=m.matmul_fraction)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -108,6 +155,11 @@ class Calibration:
     def from_json(cls, text: str) -> Calibration:
         d = json.loads(text)
         d["rows"] = tuple(CalibrationRow(**r) for r in d.get("rows", ()))
+        d["measured"] = tuple(
+            MeasuredGPU(**(m | {"matmul_fraction": tuple(map(tuple, m.get("matmul_fraction", ())))}))
+            for m in d.get("measured", ())
+        )
+        d["matmul_caps"] = tuple((str(p), float(c)) for p, c in d.get("matmul_caps", ()))
         return cls(**d)
 
     def with_rows(self, rows: tuple[CalibrationRow, ...]) -> Calibration:

@@ -224,11 +224,13 @@ def estimate(
         raise EstimateError(f"GPU count must be at least 1, got {count}")
     if grad_accum_steps < 1:
         raise EstimateError(f"gradient accumulation steps must be at least 1, got {grad_accum_steps}")
-    cal = calibration or load_calibration()
+    cal = (calibration or load_calibration()).for_gpu(gpu.id)
     link = link or Link.for_gpus(gpu, count)
     if link.gpu_count < count:
         raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
     notes: list[str] = []
+    if (measured := cal.measurement(gpu.id)) is not None:
+        notes.append(measured.describe())
     if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:
         notes.append(
             f"{gpu.id}: no published FP32 peak; taken as {FP32_FROM_FP16_RATIO:.2f} × its FP16 tensor peak"

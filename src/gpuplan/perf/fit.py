@@ -7,7 +7,7 @@ dict, traced by ``benchmarks/calibrate.py``) plus the GPU, count and metric to c
 
 The fit minimises the sum of |ln(predicted/published)| over the throughput rows (an L1 fit: one
 outlying publication moves it less than a least-squares fit would) by coordinate
-descent on bounded 1-D grids (numpy; scipy is not a dependency). Six physical parameters are
+descent on bounded 1-D grids (numpy; scipy is not a dependency). Seven physical parameters are
 fitted (:class:`~gpuplan.perf.calibration.Calibration`; the per-kernel minimum is held at its
 literature value, 3 µs); the memory rows are compared, not fitted.
 """
@@ -119,6 +119,13 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
             )
         elif "finetune" in model:
             wl["task"] = "finetune"  # the preset's SQuAD span head (task: train builds the MLM head)
+        elif task == "infer":
+            used = False
+            why = (
+                "not fitted: run_squad.py times its prediction loop with two device-to-host copies and "
+                "a Python result record per sequence (.cpu().tolist()) inside it; the model costs the "
+                "forward pass only"
+            )
     elif model.startswith("Llama-3.2-3B"):
         wl |= {"model": {"preset": "llama-3b"}, "inputs": {"batch_size": batch, "seq_len": seq}}
         wl["optimizer"] = "adamw-fused"
@@ -195,6 +202,7 @@ _GRIDS: dict[str, np.ndarray] = {
     "bandwidth_efficiency": np.linspace(0.3, 1.0, 71),
     "tf32_factor": np.linspace(0.3, 1.0, 71),
     "host_overhead_us": np.linspace(5.0, 100.0, 96),
+    "tensor_tail_gflop_per_call": np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0]),
 }
 
 
@@ -217,7 +225,7 @@ def fit_calibration(
     rounds: int = 6,
     progress: Callable[[int], None] | None = None,
 ) -> Calibration:
-    """Coordinate descent of the six parameters on the throughput cases ``used_in_fit``."""
+    """Coordinate descent of the seven parameters on the throughput cases ``used_in_fit``."""
     fit_pairs = [(c, p) for c, p in pairs if c.used_in_fit and c.metric != _MEMORY_METRIC]
     if not fit_pairs:
         raise DataError("no throughput rows to fit")

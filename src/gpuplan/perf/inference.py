@@ -100,7 +100,7 @@ def decode_estimate(
         raise EstimateError(
             f"{profile.workload_name!r} has no sequence length; decode needs a sequence model"
         )
-    cal = calibration or load_calibration()
+    cal = (calibration or load_calibration()).for_gpu(gpu.id)
     batch = batch or profile.batch_size
     ctx = context_tokens or profile.seq_len
     weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
@@ -125,7 +125,7 @@ def decode_estimate(
         flops = n * (2.0 * profile.params + 4.0 * layers * hidden * ctx)
         return max(
             read / bw,
-            flops / (peak * 1e12 * cal.tensor_matmul_efficiency),
+            flops / (peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)),
             # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused
             # kernels: no eager per-op host overhead, and ~12 kernels per layer (fused QKV, rotary,
             # attention, output, two norms, gate/up, activation, down, residuals), each at least
@@ -232,7 +232,7 @@ def batch_sweep(
 ) -> tuple[BatchPoint, ...]:
     """Latency and throughput per batch size, derived from the traced batch (FLOPs and bytes
     scale with the batch; memory as static + per-sample × batch; the host floor stays)."""
-    cal = calibration or load_calibration()
+    cal = (calibration or load_calibration()).for_gpu(gpu.id)
     per_sample = profile.seq_len or 1
     out = []
     for b in batch_sizes:

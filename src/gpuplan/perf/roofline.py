@@ -1,6 +1,7 @@
 """Per-operator roofline: time of each traced op on a GPU, from its FLOPs, bytes and dtype path.
 
-An op call takes ``max(flops / (peak[path] × eff), bytes / (bandwidth × eff_bw), min_kernel_time)``.
+An op call takes ``max(flops / (peak[path] × eff), bytes / (bandwidth × eff_bw), min_kernel_time)``;
+a matmul or attention call adds a fixed wave-quantization tail to its FLOPs.
 The dtype path is where the op runs on the GPU:
 
 - float16 / bfloat16 / float8 inputs → the FP16 / BF16 / FP8 tensor-core peak;
@@ -106,7 +107,11 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     memory_s = op.bytes_moved / bandwidth
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
-            compute_s = op.flops / (_peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class))
+            # NB: convolutions (cuDNN implicit GEMM) have the same tail in principle, but the fit
+            # finds none beyond what their own efficiency already absorbs, so it is not added.
+            tail = calls * cal.tensor_tail_gflop_per_call * 1e9 if op.op_class != "conv" else 0.0
+            peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
+            compute_s = (op.flops + tail) / peak
         elif (fp32 := fp32_peak_tflops(gpu)) is not None:
             compute_s = op.flops / (fp32 * 1e12 * cal.vector_efficiency)
         else:

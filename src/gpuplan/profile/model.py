@@ -13,8 +13,9 @@ from typing import Any, Literal
 
 __all__ = ["PROFILE_SCHEMA_VERSION", "MemoryBreakdown", "ModelShape", "OpRecord", "Profile"]
 
-#: Bump when the fields below change; cached profiles of another version are re-traced.
-PROFILE_SCHEMA_VERSION = 1
+#: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes);
+#: cached profiles of another version are re-traced.
+PROFILE_SCHEMA_VERSION = 2
 
 Phase = Literal["forward", "backward", "optimizer"]
 OpClass = Literal["matmul", "attention", "conv", "other"]

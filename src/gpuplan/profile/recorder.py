@@ -20,8 +20,15 @@ _MATMUL = {
     aten.mm, aten.addmm, aten.bmm, aten.baddbmm, aten.addbmm, aten.mv, aten.addmv, aten.dot,
     aten._scaled_mm, aten.matmul, aten.linear,
 }  # fmt: skip
-#: Ops that allocate without writing (no traffic) and ops that only copy metadata.
-_NO_TRAFFIC = {aten.empty, aten.empty_like, aten.empty_strided, aten.new_empty, aten.new_empty_strided}
+#: Ops that move no memory although their schema does not mark them as views: allocations that
+#: write nothing, and ``_unsafe_view`` — a reshape whose output shares its input's storage (the
+#: schema omits the alias only so autograd treats the result as a fresh tensor). Every other
+#: alias-without-traffic op (``alias``, ``lift_fresh``, ``_reshape_alias``, ``detach``, ``expand``,
+#: ``t``, ``view``, ``reshape``, ``contiguous``) is flagged ``is_view`` by its schema.
+_NO_TRAFFIC = {
+    aten.empty, aten.empty_like, aten.empty_strided, aten.new_empty, aten.new_empty_strided,
+    aten._unsafe_view,
+}  # fmt: skip
 #: Namespaces of dispatcher calls that launch no kernel: metadata queries and profiler markers.
 _NOT_KERNELS = {"prim", "profiler"}
 _MATMUL_DTYPES = {torch.float16, torch.bfloat16}
