@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli._profiles import load_profile
+from gpuplan.cli._progress import spinner
 
 if TYPE_CHECKING:
     pass
@@ -27,7 +28,6 @@ def estimate_cmd(
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from gpuplan.api import estimate
     from gpuplan.cli import settings
@@ -35,18 +35,9 @@ def estimate_cmd(
     from gpuplan.workload import load_workload
 
     workload = load_workload(workload_file)
-    err = Console(stderr=True)
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=as_json or not err.is_terminal,
-    ) as progress:
-        task = progress.add_task(f"tracing {workload.name} on fake tensors…", total=None)
+    with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
         prof = load_profile(workload, settings(ctx).db)
-        progress.update(task, description="estimating…")
+        say("estimating…")
         report = estimate(workload, gpu or None, count=count, profile=prof)
     prof, outcomes, cal = report.profile, list(report.outcomes), report.calibration
     if gpu and all(o.error for o in outcomes):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from gpuplan.cli._profiles import load_profile
+from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 
 if TYPE_CHECKING:
@@ -142,22 +143,10 @@ def plan_cmd(
         "commitment": commitment.lower() if commitment else None,
         "allow_low_confidence": allow_low_confidence or None,
     }
-    from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    err = Console(stderr=True)
     # A spinner on a terminal only: piped or --json output stays clean.
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("{task.description}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=as_json or not err.is_terminal,
-    ) as progress:
-        task = progress.add_task(f"profiling {workload.name} (cached after the first run)…", total=None)
+    with spinner(f"profiling {workload.name} (cached after the first run)…", quiet=as_json) as say:
         prof = load_profile(workload, settings(ctx).db, saved_profile)
-        progress.update(task, description="planning over the catalog…")
+        say("planning over the catalog…")
         store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
         try:
             plan = plan_workload(
@@ -180,11 +169,13 @@ def plan_cmd(
 
         sys.stdout.write(json.dumps(plan_json(plan, workload.to_dict()), indent=2) + "\n")
         return
+    from rich.console import Console
+
     from gpuplan.report.plan import plan_view
 
     Console(width=None if sys.stdout.isatty() else 200).print(plan_view(plan))
     if out is not None:
-        err.print(f"report written to {out}")
+        Console(stderr=True).print(f"report written to {out}")
 
 
 def _write_report(plan: Any, title: str, out: Path) -> None:
