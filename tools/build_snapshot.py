@@ -612,18 +612,50 @@ PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"
 
 
 def build_facts(snap: Snapshot, shared: Path) -> None:
+    # Billing granularity of on-demand Linux VMs. Not in shared/data; AWS and GCP announced
+    # per-second billing publicly (both with a one-minute minimum). The others stay unknown, and the
+    # planner bills them by the hour and says so, rather than guess.
+    known_billing = {
+        "aws": (
+            1,
+            60,
+            "2017-10-02",
+            "AWS announcement 2017-09-18 'Per-second billing for EC2 instances and EBS volumes' "
+            "(Linux instances, from 2017-10-02, one-minute minimum), as cited in "
+            "rumpkernel/rumprun-packages#147",
+        ),
+        "gcp": (
+            1,
+            60,
+            "2017-09-26",
+            "Google Cloud announcement 2017-09-26 'Extending per-second billing in Google Cloud' "
+            "(Compute Engine VMs incl. GPUs, one-minute minimum), as reported in the press",
+        ),
+    }
     for provider in PROVIDERS:
-        # Billing granularity is not in the shared data for any provider's compute.
-        snap.add(
-            "billing.csv",
-            provider=provider,
-            region="*",
-            granularity_s=None,
-            min_billing_s=None,
-            as_of=None,
-            source=None,
-            reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-        )
+        if provider in known_billing:
+            gran, minimum, as_of, source = known_billing[provider]
+            snap.add(
+                "billing.csv",
+                provider=provider,
+                region="*",
+                granularity_s=gran,
+                min_billing_s=minimum,
+                as_of=as_of,
+                source=source,
+                reason=None,
+            )
+        else:
+            snap.add(
+                "billing.csv",
+                provider=provider,
+                region="*",
+                granularity_s=None,
+                min_billing_s=None,
+                as_of=None,
+                source=None,
+                reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+            )
         snap.add(
             "licences.csv",
             provider=provider,
