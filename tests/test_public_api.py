@@ -65,6 +65,27 @@ def test_estimate_returns_one_outcome_per_gpu_asked(small_workload: gpuplan.Work
     assert report.profile.params == pytest.approx(124.4e6, rel=0.01)
 
 
+def test_a_gpu_measured_slow_by_bench_is_estimated_slower(small_workload: gpuplan.Workload) -> None:
+    from gpuplan.catalog import BenchResult
+
+    # Batch large enough that the step is GPU-bound, not host-bound.
+    big = gpuplan.Workload.from_dict(
+        {**small_workload.to_dict(), "inputs": {"batch_size": 8, "seq_len": 1024}}
+    )
+    base = gpuplan.estimate(big, ["A100-SXM4-80GB"])
+    # A power-capped card: bf16 matmuls at 93.6 of 312 TFLOP/s (30 %), below the fitted efficiency.
+    slow = BenchResult(
+        gpu_id="A100-SXM4-80GB", device_name="NVIDIA A100-SXM4-80GB", host="node-1",
+        measured_at="2026-11-30T10:00:00+00:00", metric="matmul_tflops", dtype="bf16",
+        value=93.6, unit="TFLOP/s", datasheet_value=312.0, details={},
+    )  # fmt: skip
+    measured = gpuplan.estimate(big, ["A100-SXM4-80GB"], profile=base.profile, measurements=[slow])
+    before, after = base.outcomes[0].estimate, measured.outcomes[0].estimate
+    assert before is not None and after is not None
+    assert after.step_time_s > before.step_time_s
+    assert any("measured on this GPU" in n for n in after.notes)
+
+
 def test_plan_recommends_a_priced_fitting_option(small_workload: gpuplan.Workload, tmp_path: Path) -> None:
     result = gpuplan.plan(small_workload, db=str(tmp_path / "c.sqlite"), providers=["aws", "gcp"])
     best = result.recommended

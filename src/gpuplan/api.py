@@ -48,11 +48,14 @@ def estimate(
     count: int = 1,
     cache: ProfileCache | None = None,
     profile: Profile | None = None,
+    measurements: Sequence[Any] = (),
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
     ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
     GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
+    ``measurements``: ``gpuplan bench`` results (``Store.bench_results()``); a measured GPU's
+    efficiencies are capped by what was measured on it.
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, job_size, load_calibration, serving_load
@@ -61,7 +64,7 @@ def estimate(
     w = _workload(workload)
     specs = [parse_gpu_spec(g) for g in gpus] if gpus else [(g, None) for g in all_gpus()]
     prof = profile if profile is not None else trace_profile(w, cache)
-    cal = load_calibration()
+    cal = load_calibration().with_measurements(measurements)
     job, serving = job_size(w), serving_load(w)
     outcomes: list[EstimateOutcome] = []
     for gpu, n in specs:

@@ -46,6 +46,15 @@ def test_hand_computed_all_in_cost_of_one_on_demand_node() -> None:
     assert rec.total_cost_usd == pytest.approx(21.9830137, rel=1e-6)
 
 
+def test_set_up_time_is_part_of_the_job_and_billed() -> None:
+    # Same node as above plus 15 min of set-up: 1 h + 0.25 h = 1.25 h, per-second billing
+    # -> 1.25 h × $21.96 = $27.45 of compute.
+    job = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"), setup_h=0.25)
+    rec = _plan([offer()], Constraints(max_gpus=8), job=job).recommended
+    assert rec.job_time_h == pytest.approx(1.25)
+    assert rec.cost_breakdown.compute_usd == pytest.approx(27.45)
+
+
 def test_hourly_billing_rounds_a_short_job_up() -> None:
     # 1 × A100 at $3.67/h, hourly billing, job 8 h / 1 GPU -> exactly 8 h; at 2 GPUs (2 nodes,
     # 0.9 scaling per doubling) 8 / 2 / 0.9 = 4.444 h -> billed 5 h × 2 × 3.67 = $36.70.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -14,6 +14,21 @@ from gpuplan.cli._progress import spinner
 
 if TYPE_CHECKING:
     pass
+
+
+def _bench_results(db: str | None) -> list[Any]:
+    """``gpuplan bench`` results stored in the catalog (none if it cannot be opened)."""
+    from gpuplan.catalog.store import open_store
+    from gpuplan.errors import StoreError
+
+    try:
+        store = open_store(db, seed=False)
+    except StoreError:
+        return []
+    try:
+        return list(store.bench_results())
+    finally:
+        store.close()
 
 
 def estimate_cmd(
@@ -38,7 +53,9 @@ def estimate_cmd(
     with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
         prof = load_profile(workload, settings(ctx).db)
         say("estimating…")
-        report = estimate(workload, gpu or None, count=count, profile=prof)
+        report = estimate(
+            workload, gpu or None, count=count, profile=prof, measurements=_bench_results(settings(ctx).db)
+        )
     prof, outcomes, cal = report.profile, list(report.outcomes), report.calibration
     if gpu and all(o.error for o in outcomes):
         # Every GPU the user named cannot run this workload at all (fp8 on an A100 …): that is an

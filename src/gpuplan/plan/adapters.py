@@ -30,6 +30,7 @@ from gpuplan.plan.regions import region_country
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.catalog import TransferTier as StoreTier
+    from gpuplan.perf import Calibration
     from gpuplan.profile.model import Profile
     from gpuplan.workload import ConstraintsSpec, Workload
 
@@ -256,17 +257,29 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
             f"checkpoint {checkpoint_gb:.2f} GB (fp32 trainable weights + optimizer state + buffers), "
             f"results sent back {results_gb:.2f} GB (weights at 2 bytes each)"
         )
+    base = JobFacts()
+    # Set-up before the first step: the same 10-minute boot + image pull + start that a spot
+    # restart costs (JobFacts.restart_h, an assumption), plus copying the dataset next to the GPUs
+    # at the assumed storage bandwidth (JobFacts.checkpoint_write_gbps).
+    setup_h = base.restart_h + (dataset_gb or 0.0) / base.checkpoint_write_gbps / 3600.0
+    notes.append(
+        f"set-up {setup_h * 60:.0f} min per run is included and billed (assumed: 10 min to boot and pull "
+        f"the image, plus the dataset copied at {base.checkpoint_write_gbps:g} GB/s)"
+    )
     job = JobFacts(
         task=str(workload.task),
         dataset_gb=dataset_gb or 0.0,
         checkpoint_gb=checkpoint_gb,
         results_gb=results_gb,
         data_location=location,
+        setup_h=setup_h,
     )
     return job, tuple(notes)
 
 
-def make_estimator(workload: Workload, profile: Profile) -> tuple[EstimateFn, tuple[str, ...]]:
+def make_estimator(
+    workload: Workload, profile: Profile, calibration: Calibration | None = None
+) -> tuple[EstimateFn, tuple[str, ...]]:
     """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
 
     Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
@@ -276,7 +289,7 @@ def make_estimator(workload: Workload, profile: Profile) -> tuple[EstimateFn, tu
     from gpuplan.hardware import get_gpu
     from gpuplan.perf import Link, decode_estimate, estimate, job_size, load_calibration, serving_estimate
 
-    cal = load_calibration()
+    cal = calibration or load_calibration()
     job = job_size(workload)
     serving = workload.serving
     notes: list[str] = []

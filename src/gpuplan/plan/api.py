@@ -54,7 +54,11 @@ def plan_workload(
     if job.data_location is not None:
         regions.add(job.data_location)
     facts = cost_facts_from_store(store, regions)
-    estimate_fn, est_notes = make_estimator(workload, profile)
+    from gpuplan.perf import load_calibration
+
+    # GPUs measured by `gpuplan bench` into this store use their measured efficiency.
+    calibration = load_calibration().with_measurements(store.bench_results())
+    estimate_fn, est_notes = make_estimator(workload, profile, calibration)
     rates = sorted(
         {
             f"{p.currency}->USD {p.exchange_rate_usd_per_unit:g} as of {p.exchange_rate_as_of}"

@@ -113,6 +113,8 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
     restart_h = job.restart_h + ckpt_write_h
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
+        # The instances are billed from the moment they start, set-up included.
+        work = work + job.setup_h
         st = spot_times(work[spot], rate_job, ckpt_write_h, restart_h)
         t = work.copy()
         t[spot] = st.expected_h

@@ -209,6 +209,11 @@ class JobFacts:
     10 minutes (instance boot + container pull + process start), not including reading the
     checkpoint, which is added from ``checkpoint_gb`` and ``checkpoint_write_gbps``."""
 
+    setup_h: float = 0.0
+    """Time from asking for the instances to the first training step, paid once per run, h:
+    provisioning, image pull, copying the dataset next to the GPUs. The adapter from a real
+    workload sets it (see ``plan.adapters.job_facts_from``); 0 in hand-made test facts."""
+
     @property
     def result_size_gb(self) -> float:
         return self.checkpoint_gb if self.results_gb is None else self.results_gb
