@@ -10,6 +10,7 @@ forward, backward, optimizer step — for ops and the memory peak. Inference run
 from __future__ import annotations
 
 import time
+import warnings
 from contextlib import ExitStack, nullcontext
 from typing import Any
 
@@ -48,8 +49,12 @@ def trace_workload(workload: Workload, key: str) -> Profile:
     """Trace ``workload``; raise UserCodeError for failures in user code, EstimateError otherwise."""
     started = time.perf_counter()
     try:
-        with FakeTensorMode(), open_bundle(workload) as bundle:
-            return _trace(workload, bundle, key, started)
+        with warnings.catch_warnings():
+            # torch's own deepcopy of a fake parameter touches its data pointer and warns; harmless here.
+            warnings.filterwarnings("ignore", message="Accessing the data pointer of FakeTensor")
+            with FakeTensorMode() as mode, open_bundle(workload) as bundle:
+                _adopt_foreign_fakes(bundle.model, mode)
+                return _trace(workload, bundle, key, started)
     except GpuplanError:
         raise
     except Exception as e:
@@ -61,6 +66,28 @@ def trace_workload(workload: Workload, key: str) -> Profile:
                 raise err from e
         first = (str(e).strip().splitlines() or [""])[0]
         raise EstimateError(f"tracing {workload.name!r} failed: {type(e).__name__}: {first}") from e
+
+
+def _adopt_foreign_fakes(model: torch.nn.Module, mode: FakeTensorMode) -> None:
+    """Give ``mode`` the parameters and buffers that another fake mode made.
+
+    ``copy.deepcopy`` of a fake parameter (``nn.TransformerEncoder`` clones its layer that way)
+    returns a tensor of a fresh fake mode, which cannot meet ours in one op ("Mixing fake modes").
+    Only shape, dtype and ``requires_grad`` matter for a trace, so an empty tensor of ours replaces it.
+    """
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    adopted: dict[int, torch.Tensor] = {}  # a tensor shared by several modules stays shared
+    for module in model.modules():
+        for name, p in list(module._parameters.items()):
+            if isinstance(p, FakeTensor) and p.fake_mode is not mode:
+                if id(p) not in adopted:
+                    fresh = torch.empty(p.shape, dtype=p.dtype)
+                    adopted[id(p)] = torch.nn.Parameter(fresh, requires_grad=p.requires_grad)
+                module._parameters[name] = adopted[id(p)]
+        for name, b in list(module._buffers.items()):
+            if isinstance(b, FakeTensor) and b.fake_mode is not mode:
+                module._buffers[name] = adopted.setdefault(id(b), torch.empty(b.shape, dtype=b.dtype))
 
 
 def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch.nn.Module:
