@@ -20,7 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-__all__ = ["MIN_DRIVER_FOR_CUDA_MAJOR", "CudaCompat", "CudaCompatStatus", "cuda_compat"]
+__all__ = [
+    "MIN_DRIVER_FOR_CUDA_BEFORE_11",
+    "MIN_DRIVER_FOR_CUDA_MAJOR",
+    "CudaCompat",
+    "CudaCompatStatus",
+    "cuda_compat",
+]
 
 #: Minimum Linux driver for minor-version compatibility within a CUDA major family (guide, Table 1,
 #: and the CUDA Toolkit Release Notes, Table 3). Windows numbers differ (452.39, 527.41 …).
@@ -28,6 +34,18 @@ MIN_DRIVER_FOR_CUDA_MAJOR: dict[int, tuple[int, ...]] = {
     11: (450, 80, 2),
     12: (525, 60, 13),
     13: (580,),
+}
+
+
+#: Before CUDA 11 there was no minor-version compatibility: a build needed a driver of at least its
+#: own toolkit version (CUDA Toolkit Release Notes, Table 3, Linux x86_64 minimums).
+MIN_DRIVER_FOR_CUDA_BEFORE_11: dict[tuple[int, int], tuple[int, ...]] = {
+    (9, 0): (384, 81),
+    (9, 1): (390, 46),
+    (9, 2): (396, 26),
+    (10, 0): (410, 48),
+    (10, 1): (418, 39),
+    (10, 2): (440, 33),
 }
 
 
@@ -54,7 +72,7 @@ class CudaCompat:
     driver_cuda: str | None
     """The newest CUDA the driver supports, ``"12.4"``."""
     min_driver: str | None
-    """The minimum driver of the build's CUDA major family, ``"525.60.13"``."""
+    """The minimum driver of the build's CUDA major family, ``"525.60.13"`` (before 11: of its version)."""
 
 
 def _parse_version(text: str) -> tuple[int, ...] | None:
@@ -73,7 +91,11 @@ def cuda_compat(*, driver_version: str, driver_cuda_version: int | None, build_c
             status=CudaCompatStatus.UNKNOWN, build_cuda=build_cuda, driver_cuda=None, min_driver=None
         )
     major, minor = build[0], build[1]
-    minimum = MIN_DRIVER_FOR_CUDA_MAJOR.get(major)
+    before_11 = major < 11
+    if before_11:
+        minimum = MIN_DRIVER_FOR_CUDA_BEFORE_11.get((major, minor))
+    else:
+        minimum = MIN_DRIVER_FOR_CUDA_MAJOR.get(major)
     min_text = ".".join(str(p) for p in minimum) if minimum else None
     drv_cuda: tuple[int, int] | None = None
     if driver_cuda_version is not None:
@@ -88,14 +110,17 @@ def cuda_compat(*, driver_version: str, driver_cuda_version: int | None, build_c
     if drv_cuda is not None:
         if drv_cuda >= (major, minor):
             return verdict(CudaCompatStatus.SUPPORTED)
-        if drv_cuda[0] < major:
-            # Minor-version compatibility never crosses a major version.
+        if drv_cuda[0] < major or before_11:
+            # Minor-version compatibility never crosses a major version, and before CUDA 11 it did
+            # not exist: a 10.2 build on a driver of CUDA 10.1 fails to initialise.
             return verdict(CudaCompatStatus.TOO_OLD)
     # Same major and an older minor, or NVML gave no CUDA version: the minimum driver decides.
     if minimum is None or driver is None:
         return verdict(CudaCompatStatus.UNKNOWN)
     if driver < minimum:
         return verdict(CudaCompatStatus.TOO_OLD)
+    if before_11:
+        return verdict(CudaCompatStatus.SUPPORTED)
     if drv_cuda is None:
         return verdict(CudaCompatStatus.UNKNOWN)
     return verdict(CudaCompatStatus.MINOR_COMPAT)
