@@ -101,6 +101,9 @@ def test_cheapest_by_gpu_ignores_unconvertible_prices(store: Store) -> None:
             candidates = [
                 x.price_usd_per_gpu_hour
                 for x in offers
-                if x.gpu == gpu and x.pricing == pricing and x.price_usd_per_gpu_hour is not None
+                if x.gpu == gpu
+                and x.pricing == pricing
+                and x.price_usd_per_gpu_hour is not None
+                and x.confidence != "low"
             ]
             assert o.price_usd_per_gpu_hour == min(candidates)

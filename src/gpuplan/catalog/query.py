@@ -177,10 +177,14 @@ def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
 
 
 def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPrice]]:
-    """GPU id -> pricing model -> the offer with the lowest known USD price per GPU-hour."""
+    """GPU id -> pricing model -> the offer with the lowest known USD price per GPU-hour.
+
+    Low-confidence prices (the source articles' 2024 tables) never count as "cheapest": a marketing
+    figure must not set the reference price of a GPU. ``offers`` still lists them, labelled.
+    """
     best: dict[str, dict[str, OfferPrice]] = {}
     for o in offers:
-        if o.pricing is None or o.price_usd_per_gpu_hour is None:
+        if o.pricing is None or o.price_usd_per_gpu_hour is None or o.confidence == "low":
             continue
         per = best.setdefault(o.gpu, {})
         cur = per.get(o.pricing)
