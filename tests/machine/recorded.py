@@ -94,9 +94,9 @@ def _flag(raw: str | None) -> bool | None:
     text = _value(raw)
     if text is None:
         return None
-    if text.lower() in ("enabled", "active", "yes", "on"):
+    if text.lower() in ("enabled", "active", "yes", "on", "true"):
         return True
-    if text.lower() in ("disabled", "not active", "no", "off"):
+    if text.lower() in ("disabled", "not active", "no", "off", "false"):
         return False
     raise ValueError(f"not an on/off value: {raw!r}")
 
@@ -308,7 +308,7 @@ def parse_collect_env(text: str) -> tuple[TorchFacts, dict[str, str], tuple[str,
     version = known("PyTorch version")
     if version is None:
         raise ValueError("no 'PyTorch version' line: not collect_env output")
-    available = _flag(fields.get("Is CUDA available")) or False  # older collect_env says Yes/No
+    available = _flag(fields.get("Is CUDA available")) or False  # True/False; Yes/No before 1.7
     names = tuple(name for _, name in sorted(gpus))
     torch = TorchFacts(
         installed=True,
@@ -418,6 +418,10 @@ def _v100_pcie_driver418_torch16(r: Recording) -> MachineFacts:
     return machine_from_recording(source=r.source, collect_env=collect_env, nvidia_smi=smi)
 
 
+def _collect_env_only(r: Recording) -> MachineFacts:
+    return machine_from_recording(source=r.source, collect_env=read_recorded(r.files[0]))
+
+
 def _q_only(r: Recording) -> MachineFacts:
     return machine_from_recording(source=r.source, nvidia_smi_q=read_recorded(r.files[0]))
 
@@ -440,6 +444,22 @@ RECORDINGS: tuple[Recording, ...] = (
         what="2x Tesla V100-PCIE-16GB, driver 418.67 (CUDA 10.1), PyTorch 1.6.0 built for CUDA 10.2: "
         "torch.cuda.is_available() is False",
         files=("v100_pcie_driver418_torch16.collect_env.txt", "v100_pcie_driver418_torch16.nvidia-smi.txt"),
+    ),
+    Recording(
+        name="h100_pcie_torch20_cu117",
+        source="https://github.com/pytorch/pytorch/issues/110153",
+        posted="2023-09-27",
+        what="1x NVIDIA H100 PCIe, driver 535.104.12, PyTorch 2.0.1 built for CUDA 11.7: CUDA available, "
+        "but the wheel has no sm_90 kernels (its own warning says so)",
+        files=("h100_pcie_torch20_cu117.collect_env.txt",),
+    ),
+    Recording(
+        name="h100_sxm_torch29_cu126",
+        source="https://github.com/Skovorp/feral/issues/18",
+        posted="not shown in the stored copy; after 2025-10-22 (the build date of its Python)",
+        what="1x NVIDIA H100 80GB HBM3 (an H100-SXM pod), driver 580.126.09, PyTorch 2.9.1 built for "
+        "CUDA 12.6, CUDA available: healthy",
+        files=("h100_sxm_torch29_cu126.collect_env.txt",),
     ),
     Recording(
         name="p100_pcie_driver418",
@@ -471,6 +491,8 @@ RECORDINGS: tuple[Recording, ...] = (
 
 _BUILDERS: dict[str, Callable[[Recording], MachineFacts]] = {
     "v100_pcie_driver418_torch16": _v100_pcie_driver418_torch16,
+    "h100_pcie_torch20_cu117": _collect_env_only,
+    "h100_sxm_torch29_cu126": _collect_env_only,
     "p100_pcie_driver418": _q_only,
     "a100_sxm4_driver450": _q_only,
     "a100_pcie_mig_driver460": _a100_pcie_mig_driver460,

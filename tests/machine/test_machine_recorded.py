@@ -91,6 +91,45 @@ def test_cuda_10_2_on_a_cuda_10_1_driver_is_too_old_not_unknown() -> None:
     )
 
 
+def test_h100_sxm_with_a_current_stack_is_healthy() -> None:
+    # Skovorp/feral#18, collect_env from an H100-SXM pod:
+    #   PyTorch version: 2.9.1+cu126 / CUDA used to build PyTorch: 12.6 / Is CUDA available: True
+    #   GPU models and configuration: GPU 0: NVIDIA H100 80GB HBM3 / Nvidia driver version: 580.126.09
+    facts = load_recorded("h100_sxm_torch29_cu126")
+    assert (facts.python_version, facts.torch.device_names) == ("3.11.14", ("NVIDIA H100 80GB HBM3",))
+    findings = diagnose(facts)
+    assert _by(findings, "torch_cuda") == [(Severity.OK, None)]
+    assert "datasheet H100-SXM" in next(f.message for f in findings if f.check == "gpu")
+    # No error or warning. The one INFO: collect_env does not carry the driver's CUDA version (NVML's
+    # nvmlSystemGetCudaDriverVersion would), so the compatibility verdict is left open, not guessed.
+    assert [(f.check, f.severity) for f in findings if f.severity is not Severity.OK] == [
+        ("cuda_compat", Severity.INFO)
+    ]
+
+
+def test_h100_pcie_with_a_cuda_11_7_wheel_reads_as_available() -> None:
+    # pytorch/pytorch#110153, collect_env:
+    #   NVIDIA H100 PCIe with CUDA capability sm_90 is not compatible with the current PyTorch installation.
+    #   PyTorch version: 2.0.1+cu117 / CUDA used to build PyTorch: 11.7 / Is CUDA available: True
+    #   GPU models and configuration: GPU 0: NVIDIA H100 PCIe / Nvidia driver version: 535.104.12
+    facts = load_recorded("h100_pcie_torch20_cu117")
+    assert (facts.torch.cuda_build, facts.torch.cuda_available, facts.torch.device_count) == ("11.7", True, 1)
+    findings = diagnose(facts)
+    assert _by(findings, "gpu") == [(Severity.OK, 0)]  # datasheet H100-PCIE
+    assert _by(findings, "torch_cuda") == [(Severity.OK, None)]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gap: no check compares a GPU's compute capability with what the PyTorch build's CUDA can "
+    "target (sm_90 needs CUDA >= 11.8), so the doctor passes a wheel that cannot run a kernel here",
+)
+def test_h100_pcie_with_a_cuda_11_7_wheel_is_an_error() -> None:
+    # What the reporter hit (same recording): every kernel fails, "no kernel image is available".
+    findings = diagnose(load_recorded("h100_pcie_torch20_cu117"))
+    assert any(f.severity is Severity.ERROR for f in findings)
+
+
 def test_p100_with_persistence_off() -> None:
     # PyTorch-BigGraph#151, nvidia-smi -q:
     #   Driver Version : 418.67 / CUDA Version : 10.1
