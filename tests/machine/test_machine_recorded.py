@@ -119,15 +119,12 @@ def test_h100_pcie_with_a_cuda_11_7_wheel_reads_as_available() -> None:
     assert _by(findings, "torch_cuda") == [(Severity.OK, None)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: no check compares a GPU's compute capability with what the PyTorch build's CUDA can "
-    "target (sm_90 needs CUDA >= 11.8), so the doctor passes a wheel that cannot run a kernel here",
-)
 def test_h100_pcie_with_a_cuda_11_7_wheel_is_an_error() -> None:
     # What the reporter hit (same recording): every kernel fails, "no kernel image is available".
     findings = diagnose(load_recorded("h100_pcie_torch20_cu117"))
-    assert any(f.severity is Severity.ERROR for f in findings)
+    [arch] = [f for f in findings if f.check == "arch_support"]
+    assert arch.severity is Severity.ERROR
+    assert "needs CUDA ≥ 11.8" in arch.message and "11.7" in arch.message
 
 
 def test_p100_with_persistence_off() -> None:

@@ -149,6 +149,91 @@ def check_cuda_compat(facts: MachineFacts) -> list[Finding]:
     ]
 
 
+#: First CUDA toolkit that generates code for each compute capability (major, minor), from NVIDIA's
+#: CUDA Toolkit release notes: Volta 9.0, Turing 10.0, A100 11.0, GA10x 11.1, Ada and Hopper 11.8,
+#: Blackwell (B200) 12.8. CUDA 13.0 dropped Volta (and older) again.
+_FIRST_CUDA_FOR_ARCH: dict[tuple[int, int], tuple[int, int]] = {
+    (7, 0): (9, 0),
+    (7, 5): (10, 0),
+    (8, 0): (11, 0),
+    (8, 6): (11, 1),
+    (8, 9): (11, 8),
+    (9, 0): (11, 8),
+    (10, 0): (12, 8),
+}
+_LAST_CUDA_MAJOR_FOR_VOLTA = 12
+
+
+def _version(text: str) -> tuple[int, int] | None:
+    parts = text.strip().split(".")
+    try:
+        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return None
+
+
+def check_arch_support(facts: MachineFacts) -> list[Finding]:
+    """Can the CUDA PyTorch was built with generate kernels for each GPU's architecture?
+
+    A wheel built with CUDA 11.7 has no Hopper (sm_90) code: on an H100 every kernel fails with "no
+    kernel image is available" although the driver is fine and ``torch.cuda.is_available()`` is True.
+    """
+    from gpuplan.machine.identify import identify_gpu
+
+    d, t = facts.driver, facts.torch
+    build = _version(t.cuda_build) if t.cuda_build else None
+    if build is None:
+        return []
+    names: list[tuple[int | None, str, str | None]] = []
+    if d is not None and d.gpus:
+        names = [(g.index, g.name, g.compute_capability) for g in d.gpus]
+    else:
+        names = [(i, n, None) for i, n in enumerate(t.device_names)]
+    found: list[Finding] = []
+    for index, name, cc_text in names:
+        if cc_text is None:
+            sheet = identify_gpu(name)
+            cc_text = sheet.compute_capability if sheet is not None else None
+        cc = _version(cc_text) if cc_text else None
+        if cc is None:
+            continue
+        first = _FIRST_CUDA_FOR_ARCH.get(cc)
+        built = f"CUDA {build[0]}.{build[1]}"
+        if first is not None and build < first:
+            found.append(
+                Finding(
+                    check="arch_support",
+                    severity=Severity.ERROR,
+                    message=f"{name} (compute capability {cc_text}) needs CUDA ≥ {first[0]}.{first[1]}; "
+                    f"this PyTorch was built with {built} and has no kernels for it",
+                    fix=f"Install a PyTorch wheel built for CUDA {first[0]}.{first[1]} or newer "
+                    f"({_TORCH_INSTALL_URL})",
+                    gpu_index=index,
+                )
+            )
+        elif cc[0] == 7 and cc[1] == 0 and build[0] > _LAST_CUDA_MAJOR_FOR_VOLTA:
+            found.append(
+                Finding(
+                    check="arch_support",
+                    severity=Severity.ERROR,
+                    message=f"{name} is a Volta GPU, which CUDA 13 no longer supports; this PyTorch was "
+                    f"built with {built}",
+                    fix=f"Install a PyTorch wheel built for CUDA 12.x ({_TORCH_INSTALL_URL})",
+                    gpu_index=index,
+                )
+            )
+        elif first is not None:
+            found.append(
+                Finding(
+                    check="arch_support",
+                    severity=Severity.OK,
+                    message=f"{built} targets {name} (compute capability {cc_text})",
+                    gpu_index=index,
+                )
+            )
+    return found
+
+
 def check_torch_cuda(facts: MachineFacts) -> list[Finding]:
     """``torch.cuda.is_available()`` and why it is False when GPUs exist."""
     t, gpus = facts.torch, gpus_of(facts)
@@ -306,6 +391,7 @@ CHECKS: tuple[Callable[[MachineFacts], list[Finding]], ...] = (
     check_torch,
     check_driver,
     check_cuda_compat,
+    check_arch_support,
     check_torch_cuda,
     check_gpus,
     check_mig,
