@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
@@ -109,9 +110,8 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def trace(workload: Workload | str | Path | dict[str, Any]) -> Profile:
-    """Trace one step of ``workload`` on fake tensors (seconds; imports torch). No cache."""
-    w = load_workload(workload)
+def _tracer() -> Callable[[Workload, str], Profile]:
+    """The tracer, imported on first use; one clear line when PyTorch is not installed."""
     try:
         from gpuplan.profile.tracer import trace_workload
     except ModuleNotFoundError as e:
@@ -120,7 +120,13 @@ def trace(workload: Workload | str | Path | dict[str, Any]) -> Profile:
         raise EstimateError(
             "tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'"
         ) from e
-    return trace_workload(w, profile_key(w))
+    return trace_workload
+
+
+def trace(workload: Workload | str | Path | dict[str, Any]) -> Profile:
+    """Trace one step of ``workload`` on fake tensors (seconds; imports torch). No cache."""
+    w = load_workload(workload)
+    return _tracer()(w, profile_key(w))
 
 
 def profile(workload: Workload | str | Path | dict[str, Any], cache: ProfileCache | None = None) -> Profile:
@@ -140,9 +146,7 @@ def profile(workload: Workload | str | Path | dict[str, Any], cache: ProfileCach
             if cached is not None and cached.schema_version == PROFILE_SCHEMA_VERSION:
                 # The key ignores the name, so a renamed workload reuses the trace under its own name.
                 return dataclasses.replace(cached, workload_name=w.name)
-    from gpuplan.profile.tracer import trace_workload
-
-    result = trace_workload(w, key)
+    result = _tracer()(w, key)
     if cache is not None:
         cache.put_profile(key, PROFILE_SCHEMA_VERSION, result.to_json())
     return result
