@@ -91,3 +91,21 @@ def test_plan_recommends_a_priced_fitting_option(small_workload: gpuplan.Workloa
     best = result.recommended
     assert best.provider in {"aws", "gcp"}
     assert best.total_cost_usd > 0 and best.job_time_h > 0
+
+
+def test_without_pytorch_tracing_is_one_line_saying_how_to_install_it(tmp_path: Path) -> None:
+    # sys.modules["torch"] = None makes `import torch` fail as on an install without the extra.
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from gpuplan.cli import main\n"
+        "sys.argv = ['gpuplan', '--db', sys.argv[1], 'estimate', sys.argv[2], '--gpu', 'L4']\n"
+        "main()\n"
+    )
+    example = EXAMPLES / "bert-large-squad.yaml"
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "c.sqlite"), str(example)], capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        "error: tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'"
+    ]
