@@ -112,8 +112,16 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
         if hasattr(model, "gradient_checkpointing_enable") and getattr(
             model, "supports_gradient_checkpointing", False
         ):
-            enable = getattr(model, "gradient_checkpointing_enable")  # noqa: B009 (nn.Module typing)
-            enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            config = getattr(model, "config", None)
+            if config is not None and getattr(config, "use_cache", None):
+                config.use_cache = False  # no KV cache in training; transformers would say so on stderr
+            # transformers >= 5 renamed the method (and its argument); the old name still works but warns.
+            if hasattr(model, "activation_checkpointing_enable"):
+                enable = getattr(model, "activation_checkpointing_enable")  # noqa: B009 (nn.Module typing)
+                enable(activation_checkpointing_kwargs={"use_reentrant": False})
+            else:
+                enable = getattr(model, "gradient_checkpointing_enable")  # noqa: B009
+                enable(gradient_checkpointing_kwargs={"use_reentrant": False})
             notes.append("gradient checkpointing: transformers' own, per layer")
         elif bundle.checkpoint_blocks:
             n = apply_checkpointing(model, bundle.checkpoint_blocks)
