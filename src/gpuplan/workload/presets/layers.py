@@ -6,6 +6,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gpuplan.profile.model import ModelShape
+from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.presets.registry import Arch
+
 __all__ = ["Attention", "RMSNorm", "apply_rope", "lm_loss", "rope_cos_sin"]
 
 
@@ -87,3 +91,40 @@ def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     Labels are taken as already shifted (HF shifts labels, not logits, so no logits copy is made).
     """
     return F.cross_entropy(logits.float().view(-1, logits.shape[-1]), labels.view(-1))
+
+
+def decoder_bundle(
+    model: nn.Module, arch: Arch, batch_size: int, seq_len: int, notes: tuple[str, ...] = ()
+) -> ModelBundle:
+    """The bundle of a decoder-only LM (GPT-2, Llama): random token batches, next-token loss, shape.
+
+    ``model.layers`` is the ``nn.ModuleList`` of transformer blocks (what checkpointing recomputes).
+    """
+
+    def make_batch() -> Batch:
+        tokens = (batch_size, seq_len)
+        return Batch(
+            args=(torch.randint(0, arch.vocab, tokens),), targets=(torch.randint(0, arch.vocab, tokens),)
+        )
+
+    first_block = model.get_submodule("layers.0")
+    per_block = sum(p.numel() for p in first_block.parameters())
+    return ModelBundle(
+        model=model,
+        make_batch=make_batch,
+        loss=lambda out, batch: lm_loss(out, batch.targets[0]),
+        shape=ModelShape(
+            family="decoder",
+            num_layers=arch.layers,
+            hidden_size=arch.hidden,
+            num_attention_heads=arch.heads,
+            num_kv_heads=arch.kv_heads,
+            head_dim=arch.head_dim,
+            vocab_size=arch.vocab,
+            max_seq_len=arch.max_positions,
+            largest_layer_params=max(per_block, arch.vocab * arch.hidden),
+        ),
+        seq_len=seq_len,
+        checkpoint_blocks=tuple(f"layers.{i}" for i in range(arch.layers)),
+        notes=notes,
+    )

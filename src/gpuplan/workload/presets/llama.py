@@ -6,9 +6,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gpuplan.profile.model import ModelShape
-from gpuplan.workload.bundle import Batch, ModelBundle
-from gpuplan.workload.presets.layers import Attention, RMSNorm, lm_loss, rope_cos_sin
+from gpuplan.workload.bundle import ModelBundle
+from gpuplan.workload.presets.layers import Attention, RMSNorm, decoder_bundle, rope_cos_sin
 from gpuplan.workload.presets.registry import Arch, PresetInfo
 from gpuplan.workload.spec import Workload
 
@@ -56,27 +55,5 @@ class Llama(nn.Module):
 def build(info: PresetInfo, workload: Workload) -> ModelBundle:
     a = info.arch
     model = Llama(a)
-    b, s = workload.inputs.batch_size, workload.inputs.seq_len or 2048
-
-    def make_batch() -> Batch:
-        return Batch(args=(torch.randint(0, a.vocab, (b, s)),), targets=(torch.randint(0, a.vocab, (b, s)),))
-
-    per_block = sum(p.numel() for p in model.layers[0].parameters())
-    return ModelBundle(
-        model=model,
-        make_batch=make_batch,
-        loss=lambda out, batch: lm_loss(out, batch.targets[0]),
-        shape=ModelShape(
-            family="decoder",
-            num_layers=a.layers,
-            hidden_size=a.hidden,
-            num_attention_heads=a.heads,
-            num_kv_heads=a.kv_heads,
-            head_dim=a.head_dim,
-            vocab_size=a.vocab,
-            max_seq_len=a.max_positions,
-            largest_layer_params=max(per_block, a.vocab * a.hidden),
-        ),
-        seq_len=s,
-        checkpoint_blocks=tuple(f"layers.{i}" for i in range(a.layers)),
-    )
+    s = workload.inputs.seq_len or 2048
+    return decoder_bundle(model, a, workload.inputs.batch_size, s)
