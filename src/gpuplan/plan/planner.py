@@ -165,24 +165,25 @@ def _option(ctx: _Ctx, j: int) -> Option:
     )
 
 
-def _dedup_key(ctx: _Ctx, j: int) -> tuple[str, str, str, int, str]:
+def _dedup_key(ctx: _Ctx, j: int, *, per_node_count: bool) -> tuple[str, str, str, int, str]:
     o = int(ctx.cands.offer[int(ctx.costs.idx[j])])
     t = ctx.offers
     return (
         str(t.provider[o]),
         str(t.region[o]),
         str(t.instance_type[o]),
-        int(ctx.cands.nodes[ctx.costs.idx[j]]),
+        int(ctx.cands.nodes[ctx.costs.idx[j]]) if per_node_count else 0,
         str(t.pricing[o]),
     )
 
 
-def _take(ctx: _Ctx, order: np.ndarray, n: int) -> list[Option]:
-    """The first ``n`` distinct (provider, region, instance, nodes, pricing) options in ``order``."""
+def _take(ctx: _Ctx, order: np.ndarray, n: int, *, per_node_count: bool = True) -> list[Option]:
+    """The first ``n`` distinct options in ``order``: one per (provider, region, instance, pricing),
+    and per node count too when ``per_node_count`` (the Pareto front shows every count's trade-off)."""
     seen: set[tuple[str, str, str, int, str]] = set()
     out: list[Option] = []
     for j in order:
-        key = _dedup_key(ctx, int(j))
+        key = _dedup_key(ctx, int(j), per_node_count=per_node_count)
         if key in seen:
             continue  # the same instance in another zone: the first (best) one stands for it
         seen.add(key)
@@ -220,14 +221,15 @@ def _top_positions(cost: np.ndarray, time: np.ndarray, objective: Objective, k: 
 
 
 def _ranked(ctx: _Ctx, feasible: np.ndarray, top: int) -> list[Option]:
-    """The top options, distinct per (provider, region, instance, nodes, pricing)."""
+    """The top options, one per (provider, region, instance, pricing) at its best node count, so that
+    the list compares offers rather than repeating one offer at 8, 7, 6 … nodes."""
     c = ctx.costs
     cost, time = c.total_usd[feasible], c.time_h[feasible]
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
     for k in (64 * top, feasible.size):
         order = feasible[_top_positions(cost, time, ctx.constraints.objective, min(k, feasible.size))]
-        ranked = _take(ctx, order, top)
+        ranked = _take(ctx, order, top, per_node_count=False)
         if len(ranked) >= top or k >= feasible.size:
             return ranked
     return ranked
