@@ -46,6 +46,14 @@ def test_hand_computed_all_in_cost_of_one_on_demand_node() -> None:
     assert rec.total_cost_usd == pytest.approx(21.9830137, rel=1e-6)
 
 
+def test_ranked_options_list_each_offer_once_and_pareto_keeps_node_counts() -> None:
+    rows = [offer(), offer(instance_type="a2", gpu_count=1, price_usd=3.67)]
+    plan = _plan(rows, Constraints(max_gpus=16, objective=Objective.TIME), top=10)
+    keys = [(o.provider, o.region, o.instance_type, o.pricing) for o in plan.options]
+    assert len(keys) == len(set(keys)) == 2
+    assert len({o.nodes for o in plan.pareto}) > 1  # the time/cost trade-off across node counts stays
+
+
 def test_set_up_time_is_part_of_the_job_and_billed() -> None:
     # Same node as above plus 15 min of set-up: 1 h + 0.25 h = 1.25 h, per-second billing
     # -> 1.25 h × $21.96 = $27.45 of compute.
