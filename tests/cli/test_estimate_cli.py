@@ -68,7 +68,7 @@ def workload_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def stub_trace(monkeypatch: pytest.MonkeyPatch) -> list[Profile]:
     profiles = [_profile()]
-    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None: profiles[0])
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: profiles[0])
     return profiles
 
 
@@ -136,7 +136,7 @@ def test_unknown_gpu_is_one_line_with_suggestion(workload_file: Path, stub_trace
 def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
     prof = Profile.from_json(known.read_text(encoding="utf-8"))
-    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None: prof)
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: prof)
     job = tmp_path / "serve.yaml"
     job.write_text(
         "name: chat\ntask: infer\nmodel: {preset: llama-7b}\ninputs: {batch_size: 1, seq_len: 2048}\n"

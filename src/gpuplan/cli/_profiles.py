@@ -4,20 +4,39 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError, StoreError
 
 if TYPE_CHECKING:
+    from gpuplan.catalog import Store
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
 
-def load_profile(workload: Workload, db: str | None, saved: Path | None = None) -> Profile:
-    """A saved profile (``--profile``), else the store's cached one, else a fresh trace (then cached).
+def open_cache(db: str | None) -> Store | None:
+    """The catalog store as a profile cache, or None (with a warning) when it cannot be opened:
+    a broken cache must not block an estimate."""
+    from gpuplan.catalog.store import open_store
 
-    A store that cannot be opened must not block an estimate: the trace runs without the cache and a
-    warning says so.
+    try:
+        return open_store(db, seed=False)
+    except StoreError as e:
+        sys.stderr.write(f"warning: profile cache unavailable ({e}); tracing without it\n")
+        return None
+
+
+#: ``load_profile(store=…)`` default: no store was opened yet, so open ``db`` for the cache.
+OPEN_DB: Any = object()
+
+
+def load_profile(
+    workload: Workload, db: str | None, saved: Path | None = None, *, store: Store | None = OPEN_DB
+) -> Profile:
+    """A saved profile (``--profile``), else the cached one, else a fresh trace (then cached).
+
+    ``store``: an already open catalog to use as the cache, or None when opening it failed (trace
+    without a cache); by default ``db`` is opened for it.
     """
     from gpuplan.profile import profile
     from gpuplan.profile.model import Profile
@@ -27,14 +46,11 @@ def load_profile(workload: Workload, db: str | None, saved: Path | None = None) 
             return Profile.from_json(saved.read_text(encoding="utf-8"))
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
-    from gpuplan.catalog.store import open_store
-
-    try:
-        store = open_store(db, seed=False)
-    except StoreError as e:
-        sys.stderr.write(f"warning: profile cache unavailable ({e}); tracing without it\n")
-        return profile(workload, None)
-    try:
+    if store is not OPEN_DB:
         return profile(workload, store)
+    cache = open_cache(db)
+    try:
+        return profile(workload, cache)
     finally:
-        store.close()
+        if cache is not None:
+            cache.close()

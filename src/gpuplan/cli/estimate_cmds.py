@@ -5,30 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-from gpuplan.cli._profiles import load_profile
+from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import spinner
-
-if TYPE_CHECKING:
-    pass
-
-
-def _bench_results(db: str | None) -> list[Any]:
-    """``gpuplan bench`` results stored in the catalog (none if it cannot be opened)."""
-    from gpuplan.catalog.store import open_store
-    from gpuplan.errors import StoreError
-
-    try:
-        store = open_store(db, seed=False)
-    except StoreError:
-        return []
-    try:
-        return list(store.bench_results())
-    finally:
-        store.close()
 
 
 def estimate_cmd(
@@ -50,12 +32,17 @@ def estimate_cmd(
     from gpuplan.workload import load_workload
 
     workload = load_workload(workload_file)
-    with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
-        prof = load_profile(workload, settings(ctx).db)
-        say("estimating…")
-        report = estimate(
-            workload, gpu or None, count=count, profile=prof, measurements=_bench_results(settings(ctx).db)
-        )
+    # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
+    store = open_cache(settings(ctx).db)
+    try:
+        with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
+            prof = load_profile(workload, settings(ctx).db, store=store)
+            say("estimating…")
+            measured = store.bench_results() if store is not None else []
+            report = estimate(workload, gpu or None, count=count, profile=prof, measurements=measured)
+    finally:
+        if store is not None:
+            store.close()
     prof, outcomes, cal = report.profile, list(report.outcomes), report.calibration
     if gpu and all(o.error for o in outcomes):
         # Every GPU the user named cannot run this workload at all (fp8 on an A100 …): that is an

@@ -145,10 +145,11 @@ def plan_cmd(
     }
     # A spinner on a terminal only: piped or --json output stays clean.
     with spinner(f"profiling {workload.name} (cached after the first run)…", quiet=as_json) as say:
-        prof = load_profile(workload, settings(ctx).db, saved_profile)
-        say("planning over the catalog…")
+        # One store: the catalog to plan over is also the profile cache.
         store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
         try:
+            prof = load_profile(workload, settings(ctx).db, saved_profile, store=store)
+            say("planning over the catalog…")
             plan = plan_workload(
                 workload,
                 prof,

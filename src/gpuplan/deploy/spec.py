@@ -356,21 +356,11 @@ class _PlanOption(BaseModel):
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
 
 
-#: Serving fields that only deploy reads; the workload spec does not know them (yet), so they are
-#: taken out before it validates the rest and put back for ServingSpec.
-_DEPLOY_SERVING_KEYS = ("gpu_utilization_target", "share_gpu", "mig_profile", "min_replicas", "max_replicas")
-
-
 def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
-    """The workload file checked by gpuplan.workload (the same errors as `gpuplan plan` gives),
-    as plain data, with deploy's own serving fields kept."""
+    """The workload file checked by gpuplan.workload (the same errors as `gpuplan plan` gives), as
+    plain data. Its ``serving`` block carries deploy's settings too (share_gpu, mig_profile …)."""
     from gpuplan.workload import Workload
 
-    serving = doc.get("serving")
-    extras: dict[str, Any] = {}
-    if isinstance(serving, dict):
-        extras = {k: serving[k] for k in _DEPLOY_SERVING_KEYS if k in serving}
-        doc = {**doc, "serving": {k: v for k, v in serving.items() if k not in extras}}
     model = doc.get("model")
     if isinstance(model, dict):
         # As Workload.from_yaml does: relative paths in the file are relative to the file's folder.
@@ -380,10 +370,7 @@ def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
             **doc,
             "model": {**model, "project_dir": str(folder / given if isinstance(given, str) else folder)},
         }
-    data = Workload.from_dict(doc, source=str(path)).to_dict()
-    if extras:
-        data["serving"] = {**data.get("serving", {}), **extras}
-    return data
+    return Workload.from_dict(doc, source=str(path)).to_dict()
 
 
 def _read_workload_dict(doc: dict[str, Any], source: str) -> _WorkloadView:
