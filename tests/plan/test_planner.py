@@ -160,9 +160,9 @@ def test_deadline_and_budget_together_name_both_sides() -> None:
     with pytest.raises(PlanInfeasibleError) as info:
         _plan(rows, Constraints(deadline_h=0.6, budget_usd=25.0, max_gpus=8))
     msg = str(info.value)
-    assert msg.startswith("no option meets 0.6 h under $25.00")
+    assert msg.startswith("no option meets 36 min under $25.00")
     assert "the fastest within budget takes 1.0 h" in msg
-    assert "the cheapest within 0.6 h costs $27.5" in msg
+    assert "the cheapest within 36 min costs $27.5" in msg
     assert info.value.excluded["over_deadline"] >= 1
 
 

@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any
 
 from gpuplan.errors import NotFoundError
+from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -33,10 +34,6 @@ __all__ = [
     "StoragePrice",
     "TransferTier",
 ]
-
-#: Hours in a billing month, used to turn a monthly subscription into an hourly figure.
-#: 730 = 8760 h / 12, the convention AWS, Azure and GCP price calculators use.
-HOURS_PER_MONTH = 730.0
 
 
 class _CastEnum(str, Enum):

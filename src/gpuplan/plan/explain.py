@@ -10,6 +10,7 @@ import numpy as np
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.inputs import IntArray
 from gpuplan.plan.result import Option
+from gpuplan.units import format_hours
 
 if TYPE_CHECKING:
     from gpuplan.plan.planner import _Ctx
@@ -22,10 +23,6 @@ _HINTS = {
     Reason.UNPRICED.value: "add a price with `gpuplan catalog` or widen providers/regions",
     Reason.NEEDS_COMMITMENT.value: "reserved prices need --commitment 1y|3y (monthly: --commitment monthly)",
 }
-
-
-def _hours(h: float) -> str:
-    return f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} d"
 
 
 def infeasible_message(ctx: _Ctx, pre: IntArray, option: Callable[[_Ctx, int], Option]) -> str:
@@ -70,29 +67,32 @@ def infeasible_message(ctx: _Ctx, pre: IntArray, option: Callable[[_Ctx, int], O
     everything = np.ones(pre.size, dtype=bool)
     clauses: list[str] = []
     if d is not None and b is not None:
-        head = f"no option meets {_hours(d)} under ${b:,.2f}"
+        head = f"no option meets {format_hours(d)} under ${b:,.2f}"
     elif d is not None:
-        head = f"no option finishes within {_hours(d)}"
+        head = f"no option finishes within {format_hours(d)}"
     else:
         head = f"no option costs under ${b:,.2f}"
     if d is not None:
         if b is not None and meets_b.any():
             f = fastest(meets_b)
-            clauses.append(f"the fastest within budget takes {_hours(f.job_time_h)} ({f.label})")
+            clauses.append(f"the fastest within budget takes {format_hours(f.job_time_h)} ({f.label})")
         elif not meets_d.any():
             f = fastest(everything)
             clauses.append(
-                f"the fastest option takes {_hours(f.job_time_h)} (${f.total_cost_usd:,.2f}, {f.label})"
+                f"the fastest option takes {format_hours(f.job_time_h)} (${f.total_cost_usd:,.2f}, {f.label})"
             )
     if b is not None:
         if d is not None and meets_d.any():
             ch = cheapest(meets_d)
-            clauses.append(f"the cheapest within {_hours(d)} costs ${ch.total_cost_usd:,.2f} ({ch.label})")
+            clauses.append(
+                f"the cheapest within {format_hours(d)} costs ${ch.total_cost_usd:,.2f} ({ch.label})"
+            )
         if not meets_b.any() and not (
             d is not None and meets_d.any() and cheapest(meets_d) == cheapest(everything)
         ):
             ch = cheapest(everything)
             clauses.append(
-                f"the cheapest option costs ${ch.total_cost_usd:,.2f} ({_hours(ch.job_time_h)}, {ch.label})"
+                f"the cheapest option costs ${ch.total_cost_usd:,.2f} "
+                f"({format_hours(ch.job_time_h)}, {ch.label})"
             )
     return f"{head}: " + "; ".join(clauses) if clauses else head

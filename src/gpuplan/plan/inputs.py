@@ -15,6 +15,8 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import numpy.typing as npt
 
+from gpuplan.units import HOURS_PER_MONTH
+
 __all__ = [
     "HOURS_PER_MONTH",
     "EstimateKey",
@@ -26,9 +28,6 @@ __all__ = [
     "TransferTier",
 ]
 
-#: Hours in a billing month. 730 = 8760 h / 12, the convention AWS, Azure and GCP price pages use
-#: to turn hourly prices into monthly ones.
-HOURS_PER_MONTH = 730.0
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

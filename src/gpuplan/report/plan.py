@@ -40,8 +40,9 @@ from dataclasses import asdict
 from typing import Any
 
 from gpuplan.plan.result import Option, Plan
+from gpuplan.units import format_hours
 
-__all__ = ["PLAN_SCHEMA_VERSION", "fmt_hours", "option_json", "plan_json", "plan_view"]
+__all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
 
 PLAN_SCHEMA_VERSION = 1
 
@@ -148,17 +149,6 @@ def _usd(x: float) -> str:
     return f"${x:,.0f}" if x >= 1000 else f"${x:,.2f}"
 
 
-def fmt_hours(x: float) -> str:
-    """A duration for people: seconds, minutes, hours or days as fits."""
-    if not math.isfinite(x):
-        return "?"
-    if x < 1 / 60:
-        return f"{x * 3600:.0f} s"
-    if x < 1:
-        return f"{x * 60:.0f} min"
-    return f"{x:.1f} h" if x < 48 else f"{x / 24:.1f} d"
-
-
 def plan_view(plan: Plan) -> Any:
     """A Rich renderable: ranked options, why the winner wins, personas, baseline, exclusions, notes."""
     from rich.console import Group
@@ -187,7 +177,7 @@ def plan_view(plan: Plan) -> Any:
             f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type,
             f"{o.gpu_count}× {o.gpu}",
             o.pricing,
-            fmt_hours(o.job_time_h),
+            format_hours(o.job_time_h),
             _usd(o.total_cost_usd),
             f"{_usd(o.total_cost_usd_low)}–{_usd(o.total_cost_usd_high)}",
             "" if miss is None else f"{miss:.0%}" if miss >= 0.01 or miss == 0 else "<1%",
@@ -199,7 +189,7 @@ def plan_view(plan: Plan) -> Any:
         Text.assemble(
             ("Recommended: ", "bold"),
             rec.label,
-            f" — {fmt_hours(rec.job_time_h)}, {_usd(rec.total_cost_usd)}",
+            f" — {format_hours(rec.job_time_h)}, {_usd(rec.total_cost_usd)}",
         ),
         Text(
             f"  compute {_usd(b.compute_usd)} · storage {_usd(b.storage_usd)} · egress {_usd(b.egress_usd)}"
@@ -217,8 +207,8 @@ def plan_view(plan: Plan) -> Any:
         lines.append(
             Text(
                 f"  spot: {s.expected_interruptions:.2f} expected interruptions "
-                f"(MTBI {fmt_hours(s.mtbi_h)}), "
-                f"{ckpt}, {fmt_hours(s.expected_lost_h)} lost to interruptions; rate: {s.rate_source}"
+                f"(MTBI {format_hours(s.mtbi_h)}), "
+                f"{ckpt}, {format_hours(s.expected_lost_h)} lost to interruptions; rate: {s.rate_source}"
             )
         )
     lines += [Text(f"  why: {w}") for w in plan.why]
@@ -228,7 +218,7 @@ def plan_view(plan: Plan) -> Any:
         lines.append(
             Text(
                 f"Savings vs {plan.baseline.label} ({_usd(plan.baseline.total_cost_usd)}, "
-                f"{fmt_hours(plan.baseline.job_time_h)}): {plan.savings_vs_baseline_pct:.0f} %"
+                f"{format_hours(plan.baseline.job_time_h)}): {plan.savings_vs_baseline_pct:.0f} %"
             )
         )
     else:
@@ -236,7 +226,7 @@ def plan_view(plan: Plan) -> Any:
     lines.append(Text("Personas:", style="bold"))
     for p in plan.personas:
         pick = (
-            f"{p.option.label} — {fmt_hours(p.option.job_time_h)}, {_usd(p.option.total_cost_usd)}"
+            f"{p.option.label} — {format_hours(p.option.job_time_h)}, {_usd(p.option.total_cost_usd)}"
             if p.option
             else p.note
         )
@@ -254,7 +244,7 @@ def plan_view(plan: Plan) -> Any:
         step = (len(front) - 1) / 7
         front = [front[round(i * step)] for i in range(8)]
     lines += [
-        Text(f"  {fmt_hours(o.job_time_h):>8}  {_usd(o.total_cost_usd):>10}  {o.label}", style="cyan")
+        Text(f"  {format_hours(o.job_time_h):>8}  {_usd(o.total_cost_usd):>10}  {o.label}", style="cyan")
         for o in front
     ]
     lines += [Text(f"note: {n}", style="dim") for n in plan.notes]

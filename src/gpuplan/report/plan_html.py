@@ -7,7 +7,7 @@ import math
 from html import escape
 
 from gpuplan.plan.result import Option, Plan
-from gpuplan.report.plan import fmt_hours
+from gpuplan.units import format_hours
 
 __all__ = ["cost_time_svg", "plan_html", "plan_markdown"]
 
@@ -122,7 +122,8 @@ def _rows(plan: Plan) -> list[list[str]]:
                 f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type,
                 f"{o.gpu_count}× {o.gpu}",
                 o.pricing,
-                f"{fmt_hours(o.job_time_h)} ({fmt_hours(o.job_time_h_low)}–{fmt_hours(o.job_time_h_high)})",
+                f"{format_hours(o.job_time_h)} "
+                f"({format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)})",
                 f"${o.total_cost_usd:,.2f} (${o.total_cost_usd_low:,.2f}–${o.total_cost_usd_high:,.2f})",
                 "" if miss is None else f"{miss:.1%}",
                 f"{o.as_of or '?'} ({o.confidence})",
@@ -150,7 +151,7 @@ def _summary_lines(plan: Plan) -> list[str]:
     rec = plan.recommended
     b = rec.cost_breakdown
     lines = [
-        f"Recommended: {rec.label} — {fmt_hours(rec.job_time_h)}, ${rec.total_cost_usd:,.2f} "
+        f"Recommended: {rec.label} — {format_hours(rec.job_time_h)}, ${rec.total_cost_usd:,.2f} "
         f"(compute ${b.compute_usd:,.2f}, storage ${b.storage_usd:,.2f}, egress ${b.egress_usd:,.2f}, "
         f"licences ${b.licence_usd:,.2f}, spot overhead ${b.spot_overhead_usd:,.2f})",
     ]
@@ -164,7 +165,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         lines.append(plan.baseline_note)
     for p in plan.personas:
         pick = (
-            f"{p.option.label} (${p.option.total_cost_usd:,.2f}, {fmt_hours(p.option.job_time_h)})"
+            f"{p.option.label} (${p.option.total_cost_usd:,.2f}, {format_hours(p.option.job_time_h)})"
             if p.option
             else p.note
         )
