@@ -30,17 +30,6 @@ def _names(text: str | None) -> tuple[str, ...] | None:
     return names or None
 
 
-def _hours(text: str | None) -> float | None:
-    if text is None:
-        return None
-    from gpuplan.workload import parse_duration_hours
-
-    try:
-        return parse_duration_hours(text)
-    except ValueError as e:
-        raise InputError(f"--deadline: {e}") from None
-
-
 def plan_cmd(
     ctx: typer.Context,
     workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
@@ -122,14 +111,14 @@ def plan_cmd(
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
     from gpuplan.catalog import open_store
     from gpuplan.cli import settings
-    from gpuplan.plan import BaselineSpec, plan_workload
+    from gpuplan.plan import BaselineSpec, parse_duration_h, plan_workload
     from gpuplan.workload import load_workload
 
     if out is not None and out.suffix.lower() not in (".html", ".md"):
         raise InputError(f"--out {out}: write a .html or .md file")
     workload = load_workload(workload_file)
     overrides: dict[str, Any] = {
-        "deadline_h": _hours(deadline),
+        "deadline_h": parse_duration_h(deadline) if deadline is not None else None,
         "budget_usd": budget_usd,
         "providers": _names(providers.lower() if providers else None),
         "regions": _names(regions),

@@ -170,4 +170,4 @@ def parse_duration_h(text: str | float | int) -> float:
     try:
         return parse_duration_hours(text)
     except ValueError as e:
-        raise InputError(f"cannot read duration {text!r}: {e}") from None
+        raise InputError(f"deadline: {e}") from None
