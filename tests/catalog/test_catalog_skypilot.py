@@ -80,6 +80,7 @@ def test_broken_file_imports_good_rows_and_reports_each_bad_line(store: Store) -
     report = _import(store, "aws_v8_broken.csv", "aws")
     reasons = {r.line: r.reason for r in report.rejected}
     assert set(reasons) == {3, 4, 5, 6, 7, 8}
+    assert [r.line for r in report.rejected] == [3, 4, 5, 6, 7, 8]  # reported in file order
     assert "truncated" in reasons[3]
     assert "not a positive amount" in reasons[4]
     assert "not below the on-demand" in reasons[5]

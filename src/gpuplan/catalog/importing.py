@@ -88,7 +88,8 @@ def import_offers(
             good.append(row)
             batch_known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
     # One file line can yield two rows (AWS: region on-demand + zone spot); report it once.
-    bad = list(dict.fromkeys(bad))
+    # In file order, parser and gate rejections together (a line without a number goes last).
+    bad = sorted(dict.fromkeys(bad), key=lambda r: (r.line is None, r.line or 0))
     if not good:
         return ImportReport(
             provider=prov,
