@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 
+#: An unknown name with no close match lists the known ones when there are at most this many.
+_LIST_AT_MOST = 12
+
+
 class GpuplanError(Exception):
     """Base of every error gpuplan raises on purpose. ``str(e)`` is the one line shown to the user."""
 
@@ -50,10 +54,13 @@ class NotFoundError(GpuplanError):
     def __init__(self, kind: str, name: str, known: Iterable[str], hint: str = "") -> None:
         self.kind = kind
         self.name = name
+        known = list(known)
         self.suggestions: list[str] = closest(name, known)
         msg = f"unknown {kind} {name!r}"
         if self.suggestions:
             msg += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
+        elif 0 < len(known) <= _LIST_AT_MOST:
+            msg += f"; use one of: {', '.join(known)}"
         if hint:
             msg += f" ({hint})"
         super().__init__(msg)

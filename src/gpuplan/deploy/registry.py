@@ -7,7 +7,7 @@ from gpuplan.deploy.docker import DockerGenerator
 from gpuplan.deploy.k8s import KubernetesGenerator
 from gpuplan.deploy.skypilot import SkyPilotGenerator
 from gpuplan.deploy.torchrun import TorchrunGenerator
-from gpuplan.errors import NotFoundError
+from gpuplan.errors import NotFoundError, closest
 
 __all__ = ["ALIASES", "GENERATORS", "get_generator", "target_names"]
 
@@ -35,4 +35,6 @@ def get_generator(name: str) -> Generator:
         if g.name == key:
             return g
     known = [*target_names(), *ALIASES]
-    raise NotFoundError("deploy target", name, known, hint=f"one of {', '.join(target_names())}")
+    if closest(name, known):
+        raise NotFoundError("deploy target", name, known, hint=f"one of {', '.join(target_names())}")
+    raise NotFoundError("deploy target", name, target_names())  # lists the targets itself
