@@ -36,6 +36,10 @@ from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = ["MilpOutcome", "commitment_offers", "solve_milp"]
 
+#: Schedules whose costs differ by less than this are the same price (the second, tie-breaking
+#: solve may pay this much more for a simpler schedule), USD.
+_TIE_USD = 0.001
+
 
 @dataclass(frozen=True, kw_only=True)
 class MilpOutcome:
@@ -137,16 +141,30 @@ def solve_milp(
         )
     if n == 0:
         return MilpOutcome(commitments=(), variables=0, integer_variables=0, constraints=0, status="empty")
-    res = milp(
-        c=np.asarray(cost),
-        integrality=np.asarray(integer),
-        bounds=Bounds(np.zeros(n), np.asarray(upper)),
-        constraints=LinearConstraint(a, lb=need, ub=np.full(len(need), np.inf)),
-        # mip_rel_gap 0: prove optimality, not HiGHS's default 0.01 % gap.
-        options={"mip_rel_gap": 0.0, "time_limit": time_limit_s, "disp": False},
-    )
+    c_vec, ints, bounds = np.asarray(cost), np.asarray(integer), Bounds(np.zeros(n), np.asarray(upper))
+    demand_rows = LinearConstraint(a, lb=need, ub=np.full(len(need), np.inf))
+    # mip_rel_gap 0: prove optimality, not HiGHS's default 0.01 % gap.
+    highs = {"mip_rel_gap": 0.0, "time_limit": time_limit_s, "disp": False}
+    res = milp(c=c_vec, integrality=ints, bounds=bounds, constraints=demand_rows, options=highs)
     if res.x is None:
         raise InfeasibleError(f"the commitment optimiser found no solution ({res.message})")
+    status = str(res.message)
+    if ints.any() and res.success:
+        # Many schedules often cost the same (eight 1-GPU units or one 8-GPU unit at the same price
+        # per GPU). Among the cheapest, take the one with the fewest units to buy: same cost within
+        # a tenth of a cent, a schedule people can read.
+        cheapest = LinearConstraint(c_vec[None, :], lb=-np.inf, ub=float(res.fun) + _TIE_USD)
+        simple = milp(
+            c=ints.astype(float),
+            integrality=ints,
+            bounds=bounds,
+            constraints=[demand_rows, cheapest],
+            options=highs,
+        )
+        if simple.x is not None and simple.success:
+            res = simple
+    else:
+        status += " (no integer variables)"
     x = np.asarray(res.x)
     commitments = []
     for col, (o, s) in enumerate(chosen):
@@ -165,5 +183,5 @@ def solve_milp(
         variables=n,
         integer_variables=int(sum(integer)),
         constraints=len(need),
-        status=str(res.message),
+        status=status,
     )
