@@ -8,7 +8,7 @@ import math
 from html import escape
 from typing import TYPE_CHECKING
 
-from gpuplan.i18n import _, current_language
+from gpuplan.i18n import N_, _, current_language
 from gpuplan.report.tco import PRICING_LABELS, SCHEDULE_HEAD, schedule_rows, summary_lines
 
 if TYPE_CHECKING:
@@ -47,9 +47,10 @@ def monthly_cost_svg(report: TcoReport) -> str:
     def y(v: float) -> float:
         return _T + plot_h * (1 - v / y_max)
 
+    label = escape(_("Cost per month"))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
-        f'font-family="sans-serif" font-size="11" role="img" aria-label="{escape(_("Cost per month"))}">',
+        f'font-family="sans-serif" font-size="11" role="img" aria-label="{label}">',
         f'<rect x="{_L}" y="{_T}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#999"/>',
     ]
     tick = 0.0
@@ -103,6 +104,9 @@ def tco_html(report: TcoReport, title: str) -> str:
     notes = [*report.notes, *([report.money.rate_note()] if report.money.rate_note() else [])]
     note_items = "\n".join(f"<li>{escape(n)}</li>" for n in notes)
     lang = current_language().value
+    h_cost, h_buy, h_demands, h_notes = (
+        escape(_(h)) for h in (N_("Cost per month"), N_("Commitments to buy"), N_("Demands"), N_("Notes"))
+    )
     return f"""<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>gpuplan tco: {escape(title)}</title>
 <style>
@@ -116,15 +120,15 @@ li {{ margin: 2px 0; }}
 <ul>
 {items}
 </ul>
-<h2>{escape(_("Cost per month"))}</h2>
+<h2>{h_cost}</h2>
 {monthly_cost_svg(report)}
-<h2>{escape(_("Commitments to buy"))}</h2>
+<h2>{h_buy}</h2>
 {table}
-<h2>{escape(_("Demands"))}</h2>
+<h2>{h_demands}</h2>
 <ul>
 {demands}
 </ul>
-<h2>{escape(_("Notes"))}</h2>
+<h2>{h_notes}</h2>
 <ul>
 {note_items}
 </ul>
