@@ -759,11 +759,6 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
         "sources are the undated SkyPilot snapshot's; p3.2xlarge is priced (3.06, 2026-09-06)",
     ),
     (
-        "aws",
-        "p4de.",
-        "no dated p4de price in the permitted sources; `catalog refresh --provider aws` reads it",
-    ),
-    (
         "azure",
         "NV36ads_A10",
         "Standard_NV36ads_A10_v5 (NVadsA10 v5): specs only, no dated price in the "
