@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.i18n import _
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.inputs import (
@@ -221,6 +222,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         countries=countries,
         pricing=names(spec.pricing),
         max_gpus=spec.max_gpus,
+        max_nodes=spec.max_nodes,
         min_gpu_memory_gib=spec.min_gpu_memory_gib,
         interconnect=spec.interconnect,
         compliance=names(spec.compliance),
@@ -263,9 +265,19 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     # at the assumed storage bandwidth (JobFacts.checkpoint_write_gbps).
     setup_h = base.restart_h + (dataset_gb or 0.0) / base.checkpoint_write_gbps / 3600.0
     notes.append(
-        f"set-up {setup_h * 60:.0f} min per run is included and billed (assumed: 10 min to boot and pull "
-        f"the image, plus the dataset copied at {base.checkpoint_write_gbps:g} GB/s)"
+        _(
+            "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
+            "plus the dataset copied at {gbps} GB/s)"
+        ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.checkpoint_write_gbps:g}")
     )
+    serving = workload.serving is not None
+    if serving:
+        notes.append(
+            _(
+                "serving: a month of capacity; monthly prices are billed as one month (set-up inside it), "
+                "hourly prices for {hours} h plus set-up"
+            ).format(hours=f"{SERVING_HOURS:g}")
+        )
     job = JobFacts(
         task=str(workload.task),
         dataset_gb=dataset_gb or 0.0,
@@ -273,6 +285,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         results_gb=results_gb,
         data_location=location,
         setup_h=setup_h,
+        # A service is planned for a month of calendar time (SERVING_HOURS), not a piece of work.
+        calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
     )
     return job, tuple(notes)
 
@@ -293,9 +307,7 @@ def make_estimator(
     job = job_size(workload)
     serving = workload.serving
     notes: list[str] = []
-    if serving is not None:
-        notes.append(f"serving: options compared on {SERVING_HOURS:g} h (one month) of capacity (assumed)")
-    elif job is None:
+    if serving is None and job is None:
         raise InputError(
             "the planner needs the job's length: give data.samples (or data.tokens) and data.epochs"
         )

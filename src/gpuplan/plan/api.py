@@ -34,6 +34,7 @@ def plan_workload(
     baseline: BaselineSpec | None = None,
     unknown_costs: str = "assume",
     storage: str = "block",
+    egress_free_tier: bool = False,
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
@@ -41,7 +42,9 @@ def plan_workload(
     ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
     ``interconnect``, ``compliance``, ``commitment``, ``objective``); None values are ignored.
     ``storage``: ``block`` (a disk per node holds the dataset and checkpoints) or ``object`` (one
-    bucket). Raises ``InfeasibleError`` naming the binding constraint when nothing is feasible.
+    bucket). ``egress_free_tier``: the account's monthly free egress is unused and may pay for the
+    job's first GBs (default: every GB priced). Raises ``InfeasibleError`` naming the binding
+    constraint when nothing is feasible.
     """
     if storage not in ("block", "object"):
         raise InputError(f"storage must be 'block' or 'object', got {storage!r}")
@@ -49,7 +52,7 @@ def plan_workload(
     prices = store.offers(include_unpriced=True)
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
-    job = replace(job, storage_kind=storage)
+    job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)
     regions = {(p.provider, p.region) for p in prices}
     if job.data_location is not None:
         regions.add(job.data_location)

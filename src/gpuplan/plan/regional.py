@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.plan.billing import tiered_cost_usd
+from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.inputs import HOURS_PER_MONTH, JobFacts, RegionCosts, TransferTier
 
 __all__ = [
@@ -94,7 +94,12 @@ class CostFacts:
         )
 
     def _transfer_usd(
-        self, gb: float, src: tuple[str, str] | None, dst: tuple[str, str] | None, what: str
+        self,
+        gb: float,
+        src: tuple[str, str] | None,
+        dst: tuple[str, str] | None,
+        what: str,
+        free_tier: bool = False,
     ) -> tuple[float, list[str], bool]:
         """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source;
         with the notes and whether the price is an assumption."""
@@ -114,16 +119,18 @@ class CostFacts:
         tiers, note, assumed = self._egress_tiers(src[0], src[1], what)
         if note:
             notes.append(note)
+        if not free_tier:
+            tiers = without_free_allowance(tiers)
         return float(tiered_cost_usd(np.array([gb]), tiers)[0]), notes, assumed
 
     def charges(self, provider: str, region: str, job: JobFacts) -> RegionCharges:
         """Egress, storage price and licence fees of running ``job`` in ``provider/region``."""
         here = (provider, region)
         egress_in, notes_in, assumed_in = self._transfer_usd(
-            job.dataset_gb, job.data_location, here, "dataset in"
+            job.dataset_gb, job.data_location, here, "dataset in", job.egress_free_tier
         )
         egress_out, notes_out, assumed_out = self._transfer_usd(
-            job.result_size_gb, here, job.data_location, "results back"
+            job.result_size_gb, here, job.data_location, "results back", job.egress_free_tier
         )
         assumptions = [*notes_in, *notes_out]
         unknown = assumed_in or assumed_out
