@@ -159,7 +159,10 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
     egress_rows = store.egress_tiers(provider, region)
     egress = _tiers(store, egress_rows)
     if egress is not None and any(r.fallback for r in egress_rows):
-        notes.append(f"egress: {egress_rows[0].reason or f'{provider}/{egress_rows[0].region} price used'}")
+        used = egress_rows[0].reason or _("{where} price used").format(
+            where=f"{provider}/{egress_rows[0].region}"
+        )
+        notes.append(_("egress: {note}").format(note=used))
     inter = store.inter_region_price(provider, region)
     inter_usd = None
     if inter is not None and inter.price_per_gb is not None:
@@ -172,7 +175,8 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
             continue
         per_kind[sp.kind] = sp.price_per_gb_month * rate
         if sp.fallback:
-            notes.append(f"storage ({sp.kind}): {sp.reason or f'{provider}/{sp.region} price used'}")
+            used = sp.reason or _("{where} price used").format(where=f"{provider}/{sp.region}")
+            notes.append(_("storage ({kind}): {note}").format(kind=sp.kind, note=used))
     licence = 0.0
     for fee in store.licence_fees(provider, region):
         if fee.applies and fee.price is not None and fee.currency and (fee.unit or "").startswith("hour"):
@@ -181,7 +185,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
                 licence += fee.price * rate
                 continue
         if fee.applies is None or (fee.applies and fee.price is None):
-            notes.append(f"licence fee unknown ({fee.item}): not included")
+            notes.append(_("licence fee unknown ({item}): not included").format(item=fee.item))
     return RegionCosts(
         provider=provider,
         region=region,
@@ -241,7 +245,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     data = workload.data
     dataset_gb = data.size_gb if data is not None and data.size_gb is not None else None
     if dataset_gb is None:
-        notes.append("data.size_gb not given: no dataset storage or transfer is priced")
+        notes.append(_("data.size_gb not given: no dataset storage or transfer is priced"))
     location = None
     if data is not None and data.location:
         provider, region = data.location.split("/", 1)
@@ -256,8 +260,10 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
         results_gb = profile.trainable_params * 2 / 1e9
         notes.append(
-            f"checkpoint {checkpoint_gb:.2f} GB (fp32 trainable weights + optimizer state + buffers), "
-            f"results sent back {results_gb:.2f} GB (weights at 2 bytes each)"
+            _(
+                "checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers), "
+                "results sent back {results} GB (weights at 2 bytes each)"
+            ).format(checkpoint=f"{checkpoint_gb:.2f}", results=f"{results_gb:.2f}")
         )
     base = JobFacts()
     # Set-up before the first step: the same 10-minute boot + image pull + start that a spot

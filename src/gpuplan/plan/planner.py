@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError
-from gpuplan.i18n import _
+from gpuplan.i18n import N_, _
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
 from gpuplan.plan.costing import CostArrays, cost_candidates
@@ -94,11 +94,11 @@ def _option(ctx: _Ctx, j: int) -> Option:
     charges = c.charges[int(c.region_id[j])]
     flags: list[str] = []
     if row.confidence == "low":
-        flags.append("low-confidence price")
+        flags.append(N_("low-confidence price"))
     if row.stale:
-        flags.append("stale price")
+        flags.append(N_("stale price"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
-        flags.append("billing granularity unknown: hourly assumed")
+        flags.append(N_("billing granularity unknown: hourly assumed"))
     spot: SpotRisk | None = None
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
@@ -106,7 +106,7 @@ def _option(ctx: _Ctx, j: int) -> Option:
     if bool(c.is_spot[j]):
         rate = c.rates[int(c.spot_rate_id[j])]
         if rate.assumed:
-            flags.append("spot interruption rate assumed")
+            flags.append(N_("spot interruption rate assumed"))
         lam = float(c.spot_rate_per_instance_hour[j]) * nodes
         tau = float(c.checkpoint_interval_h[j])
         delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
@@ -289,20 +289,22 @@ def _baseline(
     if not by_type.any() and spec.gpu_prefix:
         by_type = match & np.char.startswith(offers.gpu.astype(str), spec.gpu_prefix)
     rows = np.flatnonzero(by_type)
-    what = f"{spec.pricing} {spec.instance_type or spec.gpu_prefix} on {spec.provider}/{spec.region}"
+    what = f"{spec.provider}/{spec.region} {spec.instance_type or spec.gpu_prefix} {_(spec.pricing)}"
     if rows.size == 0:
-        return None, f"baseline {what}: not in the catalog"
+        return None, _("baseline {what}: not in the catalog").format(what=what)
     sub = OfferTable(**{name: getattr(offers, name)[rows] for name in offers.__dataclass_fields__})
     base_constraints = Constraints(pricing=(spec.pricing,), deadline_h=deadline_h)
     ctx = _run(sub, facts, job, estimate, base_constraints, "assume")
     alive = ctx.cands.alive[ctx.costs.idx]
     if not alive.any():
-        return None, f"baseline {what}: priced offer not found or the job does not fit on it"
+        return None, _("baseline {what}: no priced offer, or the job does not fit on it").format(what=what)
     pos = np.flatnonzero(alive)
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
     option = _option(ctx, int(best))
-    return option, f"baseline: {option.label} (the smallest configuration the job fits on)"
+    return option, _("baseline: {option} (the smallest configuration the job fits on)").format(
+        option=option.label
+    )
 
 
 def _baseline_problem(base: Option, constraints: Constraints) -> str:
@@ -365,16 +367,21 @@ def _plan_notes(
                 "account's other traffic; --egress-free-tier if it is unused)"
             )
         )
-    where = "a disk per node" if job.storage_kind == "block" else "one bucket"
-    plan_notes.append(
-        f"storage: dataset + {job.checkpoints_kept} checkpoints on {job.storage_kind} storage "
-        f"({where}) for the job's expected duration"
+    storage = (
+        _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
+        if job.storage_kind == "block"
+        else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
     )
+    plan_notes.append(storage.format(n=job.checkpoints_kept))
     if any(o.spot for o in ranked):
         plan_notes.append(
-            f"spot: checkpoint write {job.checkpoint_write_gbps} GB/s and restart "
-            f"{job.restart_h * 60:.0f} min are assumptions; rates: "
-            + "; ".join(sorted({o.spot.rate_source for o in ranked if o.spot}))
+            _(
+                "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
+            ).format(
+                gbps=f"{job.checkpoint_write_gbps:g}",
+                minutes=f"{job.restart_h * 60:.0f}",
+                rates="; ".join(sorted({_(o.spot.rate_source) for o in ranked if o.spot})),
+            )
         )
     return tuple(plan_notes)
 
