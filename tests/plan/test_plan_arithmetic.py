@@ -10,7 +10,7 @@ from plan_helpers import aws_costs, offer, toy_estimator
 
 from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, Objective, OfferTable
 from gpuplan.plan import plan_offers as _plan_offers
-from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss
+from gpuplan.plan.risk import SpotMissModel, deadline_miss, work_distribution
 from gpuplan.workload.spec import ConstraintsSpec
 
 JOB = JobFacts(dataset_gb=0, checkpoint_gb=0, data_location=("aws", "us-east-1"))
@@ -109,30 +109,30 @@ def test_savings_are_shown_only_against_a_baseline_that_meets_the_deadline() -> 
 
 
 def test_deadline_miss_probability_is_not_zero_at_the_band_edge() -> None:
-    # Failure: a deadline at the band's high edge read 0 %. Split log-normal with the edges at the
-    # 5th/95th percentiles: P(T > high) = 5 %; a deadline at the median: 50 %.
-    dist = TimeDistribution(median_h=10.0, low_h=9.0, high_h=12.0)
-    assert deadline_miss(dist, 12.0) == pytest.approx(0.05, abs=1e-9)
+    # Failure: a deadline at the band's high edge read 0 %. The estimator's distribution has the
+    # band's edges at the 10th/90th percentiles: P(T > high) = 10 %; a deadline at the median: 50 %.
+    dist = work_distribution(10.0, 9.0, 12.0)
+    assert deadline_miss(dist, 12.0) == pytest.approx(0.10, abs=1e-9)
     assert deadline_miss(dist, 10.0) == pytest.approx(0.5)
-    assert 0.0 < deadline_miss(dist, 13.0) < 0.05
+    assert 0.0 < deadline_miss(dist, 13.0) < 0.10
     # Set-up comes out of the time left: 1 h of set-up moves the 12 h deadline to 11 h of work.
-    assert deadline_miss(dist, 12.0, setup_h=1.0) > 0.05
+    assert deadline_miss(dist, 12.0, setup_h=1.0) > 0.10
 
 
 def test_spot_interruptions_add_to_the_estimate_spread() -> None:
-    dist = TimeDistribution(median_h=10.0, low_h=9.0, high_h=12.0)
+    dist = work_distribution(10.0, 9.0, 12.0)
     spot = SpotMissModel(rate_per_hour=1 / 24, stretch=1.0, lost_per_interruption_h=1.0)
     on_demand = deadline_miss(dist, 14.0)
     with_spot = deadline_miss(dist, 14.0, spot=spot)
     assert with_spot > on_demand > 0.0
     # With no spread, it is the Poisson model of plan/spot.py: W' = 10, δ = 1, λ = 1/24, D = 12 -> 1.439 %.
-    sharp = TimeDistribution(median_h=10.0, low_h=10.0, high_h=10.0)
+    sharp = work_distribution(10.0, 10.0, 10.0)
     assert deadline_miss(sharp, 12.0, spot=spot) == pytest.approx(0.01439, abs=1e-4)
 
 
 def test_an_option_near_its_deadline_reports_a_real_miss_probability() -> None:
-    # Toy A100 node: 1 h, band 0.9–1.2 h; deadline 1.2 h (the band's edge) -> about 5 %, not 0 %.
+    # Toy A100 node: 1 h, band 0.9–1.2 h; deadline 1.2 h (the band's edge) -> 10 %, not 0 %.
     plan = _plan([offer()], Constraints(deadline_h=1.2, max_nodes=1))
     miss = plan.recommended.deadline_miss_probability
-    assert miss is not None and miss == pytest.approx(0.05, abs=0.005)
+    assert miss is not None and miss == pytest.approx(0.10, abs=0.005)
     assert math.isfinite(miss)

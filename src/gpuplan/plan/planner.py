@@ -22,7 +22,7 @@ from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, pers
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
-from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss
+from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.units import format_hours
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
@@ -80,9 +80,7 @@ def _restart_h(job: JobFacts) -> tuple[float, float]:
 def _work_distribution(ctx: _Ctx, i: int) -> TimeDistribution:
     """The failure-free job time of candidate ``i`` as a distribution (see ``plan/risk.py``)."""
     cands = ctx.cands
-    return TimeDistribution(
-        median_h=float(cands.work_h[i]), low_h=float(cands.work_h_low[i]), high_h=float(cands.work_h_high[i])
-    )
+    return work_distribution(float(cands.work_h[i]), float(cands.work_h_low[i]), float(cands.work_h_high[i]))
 
 
 def _option(ctx: _Ctx, j: int) -> Option:
@@ -343,8 +341,8 @@ def _plan_notes(
     if constraints.deadline_h is not None:
         plan_notes.append(
             _(
-                "deadline risk: the estimate's band is read as its 5th–95th percentiles (split "
-                "log-normal), with spot interruptions on top"
+                "deadline risk: from the estimate's time distribution (its range is the 10th–90th "
+                "percentiles), with spot interruptions on top"
             )
         )
     plan_notes += notes

@@ -1,10 +1,8 @@
 """The chance of missing the deadline: the estimate's time distribution together with spot interruptions.
 
-The estimator gives each configuration a point estimate with a low/high band. Until it publishes a
-distribution of its own, the planner reads the band as a split log-normal: the point estimate is the
-median, ``low`` and ``high`` are the 5th and 95th percentiles (ASSUMPTION, stated in every plan), so
-each side has its own spread, σ = ln(edge / median) / 1.645. Unlike a triangle, this keeps a tail
-beyond the band's edge: a deadline just past ``high`` is missed about 5 % of the time, not never.
+The estimator's time distribution (``perf/distribution.py``: a two-piece log-normal whose 10th and
+90th percentiles are the estimate's low and high figures) gives P(job time > deadline). It keeps a
+tail beyond the band's edge: a deadline at ``high`` is missed 10 % of the time, not never.
 
 For spot options, interruptions come on top (``plan/spot.py``): the miss probability is averaged
 over the time distribution, P(miss) = E_W[P(miss | W)], with W taken at evenly spaced quantiles.
@@ -12,53 +10,21 @@ over the time distribution, P(miss) = E_W[P(miss | W)], with W taken at evenly s
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from statistics import NormalDist
 
+from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.plan.spot import deadline_miss_probability
 
-__all__ = ["BAND_PERCENTILE", "SpotMissModel", "TimeDistribution", "deadline_miss"]
+__all__ = ["SpotMissModel", "TimeDistribution", "deadline_miss", "work_distribution"]
 
-#: The band's edges are read as these percentiles (5th and 95th). ASSUMPTION, see the module docstring.
-BAND_PERCENTILE = 0.05
-_Z = NormalDist().inv_cdf(1.0 - BAND_PERCENTILE)  # 1.6449
 #: Quantiles at which a spot job's time is sampled: midpoints of 64 equal-probability slices.
 _SAMPLES = 64
 
 
-@dataclass(frozen=True, kw_only=True)
-class TimeDistribution:
-    """Failure-free job time, h, as a split log-normal around ``median_h``."""
-
-    median_h: float
-    low_h: float
-    """5th percentile."""
-    high_h: float
-    """95th percentile."""
-
-    def _sigma(self, upper: bool) -> float:
-        edge = self.high_h if upper else self.low_h
-        if not (edge > 0 and self.median_h > 0):
-            return 0.0
-        return abs(math.log(edge / self.median_h)) / _Z
-
-    def prob_exceeds(self, hours: float) -> float:
-        """P(T > ``hours``)."""
-        if self.median_h <= 0 or not math.isfinite(self.median_h):
-            return 1.0
-        if hours <= 0:
-            return 1.0
-        x = math.log(hours / self.median_h)
-        sigma = self._sigma(upper=x > 0)
-        if sigma == 0.0:
-            return 1.0 if x < 0 else 0.0
-        return 1.0 - NormalDist().cdf(x / sigma)
-
-    def quantile(self, p: float) -> float:
-        """The time not exceeded with probability ``p`` (0 < p < 1)."""
-        z = NormalDist().inv_cdf(p)
-        return self.median_h * math.exp(z * self._sigma(upper=z > 0))
+def work_distribution(median_h: float, low_h: float, high_h: float) -> TimeDistribution:
+    """The estimator's distribution for a job of ``median_h`` with the 80 % band ``[low_h, high_h]``."""
+    low = min(low_h, median_h) if low_h > 0 else median_h
+    return TimeDistribution.from_interval(median_h, low, max(high_h, median_h))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,7 +44,7 @@ def deadline_miss(
 ) -> float:
     """P(the job, set-up included, ends after ``deadline_h``).
 
-    e.g. median 10 h, 95th percentile 12 h, no spot, deadline 12 h: 5 %. With spot, the average over
+    e.g. median 10 h, 90th percentile 12 h, no spot, deadline 12 h: 10 %. With spot, the average over
     64 quantiles of W of the Poisson miss probability for (W + set-up) × stretch.
     """
     budget_h = deadline_h - setup_h

@@ -217,7 +217,7 @@ class ConstraintsSpec(Spec):
     compliance: Names = ()
     """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``)."""
     objective: ObjectiveField = Objective.COST
-    """``cost`` (default: the cheapest option that meets the deadline and budget), ``time`` or ``balanced``."""
+    """``cost`` (default: the cheapest that meets deadline and budget), ``time`` or ``balanced``."""
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
 
