@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError
+from gpuplan.i18n import _
 from gpuplan.plan.adapters import (
     constraints_from_spec,
     cost_facts_from_store,
@@ -64,12 +65,18 @@ def plan_workload(
     estimate_fn, est_notes = make_estimator(workload, profile, calibration)
     rates = sorted(
         {
-            f"{p.currency}->USD {p.exchange_rate_usd_per_unit:g} as of {p.exchange_rate_as_of}"
+            (p.currency, p.exchange_rate_usd_per_unit, p.exchange_rate_as_of)
             for p in prices
             if p.currency and p.currency != "USD" and p.exchange_rate_usd_per_unit is not None
         }
     )
-    notes = (*job_notes, *est_notes, *(f"exchange rate: {r}" for r in rates))
+    rate_notes = (
+        _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
+            currency=c, rate=f"{r:g}", date=d or "?"
+        )
+        for c, r, d in rates
+    )
+    notes = (*job_notes, *est_notes, *rate_notes)
     return plan_offers(
         table,
         facts,

@@ -308,11 +308,11 @@ def _baseline(
 def _baseline_problem(base: Option, constraints: Constraints) -> str:
     """Why the baseline is not a choice the user has (empty when it meets deadline and budget)."""
     if constraints.deadline_h is not None and base.job_time_h > constraints.deadline_h:
-        return _("misses the deadline ({time} > {deadline})").format(
+        return _("it misses the deadline ({time} > {deadline})").format(
             time=format_hours(base.job_time_h), deadline=format_hours(constraints.deadline_h)
         )
     if constraints.budget_usd is not None and base.total_cost_usd > constraints.budget_usd:
-        return _("is over the budget")
+        return _("it is over the budget")
     return ""
 
 
@@ -448,9 +448,7 @@ def plan_offers(
         problem = _baseline_problem(base, constraints)
         if problem:
             # Savings against an option the user could not take would flatter the plan.
-            base_note = _("{note}; it {problem}, so no savings are shown").format(
-                note=base_note, problem=problem
-            )
+            base_note = _("{note}; {problem}: no savings shown").format(note=base_note, problem=problem)
         elif base.total_cost_usd > 0:
             savings = 100.0 * (base.total_cost_usd - rec.total_cost_usd) / base.total_cost_usd
     return Plan(

@@ -141,7 +141,7 @@ def _main_driver(win: Option, other: Option) -> str:
         text = _("GPU speed ({a} vs {b})").format(a=win.gpu, b=other.gpu)
     else:
         text = _(_DRIVER_NAMES[name])
-    return f"{text} ({money(value)})"
+    return _("{driver} ({amount})").format(driver=text, amount=money(value))
 
 
 _DRIVER_NAMES = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpuplan.i18n import _
 from gpuplan.plan.constraints import Constraints, Objective
 
 __all__ = ["CostBreakdown", "Option", "PersonaPick", "Plan", "SpotRisk"]
@@ -110,8 +111,9 @@ class Option:
 
     @property
     def label(self) -> str:
+        """``aws/us-east-1 2× p5en.48xlarge spot``, the pricing model in the current language."""
         nodes = f"{self.nodes}× " if self.nodes > 1 else ""
-        return f"{self.provider}/{self.region} {nodes}{self.instance_type} {self.pricing}"
+        return f"{self.provider}/{self.region} {nodes}{self.instance_type} {_(self.pricing)}"
 
 
 @dataclass(frozen=True, kw_only=True)

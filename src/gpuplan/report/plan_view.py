@@ -27,10 +27,26 @@ __all__ = ["PERSONA_NAMES", "option_label", "plan_view", "pricing_name"]
 _MARKS = "*†‡§¶"
 #: Words the plan stores as codes (JSON keeps the codes), marked here for the catalog.
 _CODES = (
-    *(N_(r) for r in ("provider", "region", "country", "pricing", "needs_commitment", "compliance")),
-    *(N_(r) for r in ("interconnect", "min_gpu_memory", "max_gpus", "fractional_gpu", "unpriced")),
-    *(N_(r) for r in ("low_confidence_price", "does_not_fit", "spot_too_unstable", "unknown_cost_component")),
-    *(N_(r) for r in ("over_deadline", "over_budget", "high", "secondary", "low")),
+    N_("provider"),
+    N_("region"),
+    N_("country"),
+    N_("pricing"),
+    N_("needs_commitment"),
+    N_("compliance"),
+    N_("interconnect"),
+    N_("min_gpu_memory"),
+    N_("max_gpus"),
+    N_("fractional_gpu"),
+    N_("unpriced"),
+    N_("low_confidence_price"),
+    N_("does_not_fit"),
+    N_("spot_too_unstable"),
+    N_("unknown_cost_component"),
+    N_("over_deadline"),
+    N_("over_budget"),
+    N_("high"),
+    N_("secondary"),
+    N_("low"),
 )
 PERSONA_NAMES = {
     "budget": N_("budget"),
@@ -47,8 +63,7 @@ def pricing_name(code: str) -> str:
 
 def option_label(o: Option) -> str:
     """``aws/us-east-1 2× p5en.48xlarge spot``, with the pricing model in the user's language."""
-    nodes = f"{o.nodes}× " if o.nodes > 1 else ""
-    return f"{o.provider}/{o.region} {nodes}{o.instance_type} {pricing_name(o.pricing)}"
+    return o.label
 
 
 def _instance(o: Option) -> str:
@@ -230,7 +245,7 @@ def _personas(plan: Plan) -> list[Any]:
     for p in plan.personas:
         name = _(PERSONA_NAMES.get(p.persona, p.persona))
         pick = f"{option_label(p.option)} — {_time_cost(p.option)}" if p.option else p.note
-        lines.append(Text(f"  {name}: {pick}"))
+        lines.append(Text("  " + _("{name}: {pick}").format(name=name, pick=pick)))
         lines.append(Text(f"    {p.rule}", style="dim"))
     return lines
 
@@ -238,7 +253,7 @@ def _personas(plan: Plan) -> list[Any]:
 def _front(plan: Plan) -> list[Any]:
     from rich.text import Text
 
-    excluded = ", ".join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
+    excluded = _(", ").join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
     lines: list[Any] = [
         Text(
             _(
