@@ -368,6 +368,7 @@ def make_estimator(
             job_time_h_low=est.job_time_h_low or est.job_time_h,
             job_time_h_high=est.job_time_h_high or est.job_time_h,
             peak_memory_gib=peak,
+            step_time_s=est.step_time_s,
             notes=est.notes,
         )
 

@@ -254,4 +254,6 @@ class EstimateRow:
     job_time_h_low: float
     job_time_h_high: float
     peak_memory_gib: float = math.nan
+    step_time_s: float = math.nan
+    """One training step (or one batch) on this configuration, s; nan when unknown."""
     notes: tuple[str, ...] = field(default_factory=tuple)

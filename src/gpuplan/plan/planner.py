@@ -166,6 +166,7 @@ def _option(ctx: _Ctx, j: int) -> Option:
         as_of=row.as_of,
         stale=row.stale,
         peak_memory_gib=float(cands.peak_memory_gib[i]),
+        step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,

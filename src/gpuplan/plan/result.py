@@ -92,6 +92,8 @@ class Option:
     compliance: tuple[str, ...]
     kubernetes: str | None
     """The provider's managed Kubernetes service (EKS, AKS …)."""
+    step_time_s: float | None = None
+    """One training step (one batch) on this configuration, s; None when unknown."""
     flags: tuple[str, ...] = ()
     """Warnings: low-confidence price, stale price, assumed billing step …"""
     assumptions: tuple[str, ...] = ()

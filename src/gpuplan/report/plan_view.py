@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.i18n import N_, _, current_money, format_percent, money
+from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
 from gpuplan.units import format_hours
@@ -257,10 +257,10 @@ def _front(plan: Plan) -> list[Any]:
     lines: list[Any] = [
         Text(
             _(
-                "Pareto front ({n} options): {feasible} of {candidates} candidates feasible; "
+                "Pareto front ({options}): {feasible} of {candidates} candidates feasible; "
                 "excluded: {excluded}"
             ).format(
-                n=len(plan.pareto),
+                options=ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto)),
                 feasible=f"{plan.feasible:,}",
                 candidates=f"{plan.candidates:,}",
                 excluded=excluded,
