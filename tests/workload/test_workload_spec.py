@@ -194,7 +194,8 @@ def test_activation_checkpointing_modes_and_the_older_spelling_of_full() -> None
     from gpuplan.workload import ActivationCheckpointing
 
     assert Workload.from_dict(_base()).checkpointing is ActivationCheckpointing.NONE
-    assert Workload.from_dict(_base(gradient_checkpointing=True)).checkpointing is ActivationCheckpointing.FULL
+    old = Workload.from_dict(_base(gradient_checkpointing=True))
+    assert old.checkpointing is ActivationCheckpointing.FULL
     sel = Workload.from_dict(_base(activation_checkpointing="selective"))
     assert sel.checkpointing is ActivationCheckpointing.SELECTIVE
     assert "did you mean 'selective'" in _error(_base(activation_checkpointing="selectiv"))

@@ -89,6 +89,16 @@ SPOT_DEFAULTS: dict[str, SpotRate] = {
         "tencent": N_("assumed: 1 interruption per 24 instance-hours (Tencent publishes no rate)"),
         "huawei": N_("assumed: 1 interruption per 24 instance-hours (Huawei publishes no rate)"),
         "volcengine": N_("assumed: 1 interruption per 24 instance-hours (Volcano Engine publishes no rate)"),
+        "lambda": N_(
+            "assumed: 1 interruption per 24 instance-hours (Lambda sells no interruptible instances)"
+        ),
+        "runpod": N_(
+            "assumed: 1 interruption per 24 instance-hours (RunPod publishes no rate for interruptible pods)"
+        ),
+        "vast": N_(
+            "assumed: 1 interruption per 24 instance-hours (Vast.ai publishes no rate; an interruptible "
+            "instance is paused when outbid)"
+        ),
     }.items()
 }
 
