@@ -3,7 +3,6 @@ out and said, and how a workload demand is sized by the planner."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,10 +11,42 @@ import pytest
 from gpuplan.catalog import Store, open_store
 from gpuplan.commit import load_usage
 from gpuplan.commit.adapters import demands_from_usage, priced_offers
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "cli"))
-from test_plan_cli import _profile  # noqa: E402  (the same BERT-Large-sized profile the plan CLI tests use)
+
+
+def _profile() -> Profile:
+    # ~BERT-Large-sized (as in the plan CLI tests): 340 M parameters, 9 TFLOP per step.
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
+                 bytes_moved=1e9),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
+                 bytes_moved=2e9),
+    )  # fmt: skip
+    params = 340_000_000
+    return Profile(
+        key="tco-test",
+        workload_name="bert-large-squad",
+        task="finetune",
+        precision="amp-fp16",
+        batch_size=32,
+        seq_len=384,
+        params=params,
+        trainable_params=params,
+        flops_per_step=9e12,
+        forward_flops=3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0 * params,
+            optimizer_state_bytes=8.0 * params,
+            activations_bytes=4 * 1024**3,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="encoder"),
+    )
 
 
 @pytest.fixture(scope="module")
