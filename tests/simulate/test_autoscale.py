@@ -23,7 +23,12 @@ from gpuplan.simulate.engine import STATUS_SERVED, EngineConfig, run_engine
 
 PRICES = FleetPrices(usd_per_hour={"on_demand": 3.0, "spot": 1.2}, source="test prices")
 REPLICA = ReplicaModel(
-    gpu="A100-SXM4-80GB", slots=16, prefill_tokens_per_s=8000.0, time_per_output_token_s=0.03, source="given"
+    gpu="A100-SXM4-80GB",
+    slots=16,
+    prefill_tokens_per_s=8000.0,
+    time_per_output_token_s=0.03,
+    time_per_output_token_1_s=0.012,
+    source="given",
 )
 
 
@@ -40,7 +45,7 @@ POLICIES = [
     "target:target=0.7,min=1,max=6",
     "queue:per_replica=12,max=6",
     "scheduled:at=0h@1/3h@3",
-    "target:target=0.6,max=6,spot=0.5,name=hpa-spot",
+    "target:target=0.6,min=2,max=6,spot=0.5,name=hpa-spot",
 ]
 
 
@@ -79,10 +84,10 @@ def test_replica_hours_never_exceed_max_replicas_over_the_window(result) -> None
 
 def test_replicas_stay_within_min_and_max_at_every_decision() -> None:
     tr = _diurnal()
-    svc = REPLICA.service_s(tr.prompt_tokens, tr.output_tokens)
+    work = REPLICA.work(tr.prompt_tokens, tr.output_tokens)
     for spec in POLICIES[:4]:
         pol = parse_policy(spec)
-        run = run_engine(tr.arrival_s, svc, pol, EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s))
+        run = run_engine(tr.arrival_s, work, pol, EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s))
         assert min(run.tick_replicas) >= pol.min_replicas
         assert max(run.tick_replicas) <= pol.max_replicas
 
@@ -129,8 +134,9 @@ def test_waiting_time_matches_erlang_c_for_a_fixed_fleet() -> None:
 def test_light_load_waits_for_nothing() -> None:
     tr = _diurnal(rate=0.5, hours=2)
     res = simulate_autoscale(tr, REPLICA, [parse_policy("fixed:replicas=2")], PRICES).policies[0]
-    svc = REPLICA.service_s(tr.prompt_tokens, tr.output_tokens)
-    assert res.latency_p50_s == pytest.approx(float(np.percentile(svc, 50)))
+    # One request at a time on a replica: every step is the single-sequence step.
+    svc = REPLICA.service_s(tr.prompt_tokens, tr.output_tokens, running=1)
+    assert res.latency_p50_s == pytest.approx(float(np.percentile(svc, 50)), rel=0.02)
     assert res.dropped == 0
 
 
@@ -149,9 +155,13 @@ def test_target_policy_scales_up_after_a_step_once_replicas_are_ready() -> None:
         Shape(mean_requests_per_s=2.0, duration_s=7200, seed=1, prompt_tokens=256, output_tokens=128),
         factor=4,
     )
-    svc = REPLICA.service_s(tr.prompt_tokens, tr.output_tokens)
     pol = parse_policy("target:target=0.7,max=10,startup=120")
-    run = run_engine(tr.arrival_s, svc, pol, EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s))
+    run = run_engine(
+        tr.arrival_s,
+        REPLICA.work(tr.prompt_tokens, tr.output_tokens),
+        pol,
+        EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s),
+    )
     ticks = np.asarray(run.tick_s)
     reps = np.asarray(run.tick_replicas)
     before, after = reps[ticks < 3500].max(), reps[ticks > 4500].max()

@@ -4,8 +4,8 @@
 the same replicas, prices and interruption draws, so the policies differ only in their decisions.
 A replica's speed comes from the estimator (:func:`replica_from_decode`): its batch slots are the
 sequences whose KV cache fits, a request holds one slot for ``prompt / prefill rate + output ×
-time per token at full batch`` (conservative: the step time of a full batch, the worst case of
-continuous batching).
+time per token``, the time per token being the decode step of the batch the replicas run when the
+request starts (from one sequence to a full batch; see :mod:`gpuplan.simulate.engine`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from gpuplan.simulate.engine import (
     STATUS_SERVED,
     EngineConfig,
     EngineRun,
+    Work,
     run_engine,
 )
 from gpuplan.simulate.policy import Policy
@@ -56,20 +57,42 @@ class ReplicaModel:
     """Decode step time with every slot busy."""
     source: str
     """How these figures were obtained (estimator, or given)."""
+    time_per_output_token_1_s: float | None = None
+    """Decode step time with one sequence running; None: the full-batch time always."""
 
-    def service_s(self, prompt_tokens: np.ndarray, output_tokens: np.ndarray) -> np.ndarray:
-        """Seconds each request holds its slot."""
-        prefill = prompt_tokens / self.prefill_tokens_per_s if self.prefill_tokens_per_s > 0 else 0.0
-        return np.asarray(prefill + output_tokens * self.time_per_output_token_s, dtype=np.float64)
+    def work(self, prompt_tokens: np.ndarray, output_tokens: np.ndarray) -> Work:
+        """What each request asks of a slot."""
+        prefill = (
+            prompt_tokens / self.prefill_tokens_per_s
+            if self.prefill_tokens_per_s > 0
+            else 0.0 * prompt_tokens
+        )
+        one = self.time_per_output_token_1_s
+        return Work(
+            fixed_s=np.asarray(prefill, dtype=np.float64),
+            tokens=np.asarray(output_tokens, dtype=np.float64),
+            step_1_s=self.time_per_output_token_s if one is None else one,
+            step_full_s=self.time_per_output_token_s,
+        )
+
+    def service_s(
+        self, prompt_tokens: np.ndarray, output_tokens: np.ndarray, *, running: float
+    ) -> np.ndarray:
+        """Seconds each request holds its slot with ``running`` sequences per replica."""
+        w = self.work(prompt_tokens, output_tokens)
+        return np.asarray(w.fixed_s + w.tokens * w.step_s(running, self.slots))
 
 
-def replica_from_decode(decode: DecodeEstimate, *, mean_context_tokens: float | None = None) -> ReplicaModel:
+def replica_from_decode(
+    decode: DecodeEstimate, *, single: DecodeEstimate | None = None, mean_context_tokens: float | None = None
+) -> ReplicaModel:
     """A replica from the estimator's decode figures.
 
     ``mean_context_tokens``: the trace's mean KV length per running sequence (prompt + half the
     output, as a paged KV cache grows). The KV budget that held ``max_concurrent_sequences`` at
     the traced context then holds proportionally more or fewer sequences; the per-token time stays
-    (the same KV bytes are read per step).
+    (the same KV bytes are read per step). ``single``: the estimate at batch 1, for the step time of
+    a lightly loaded replica.
     """
     slots = max(1, decode.max_concurrent_sequences)
     if mean_context_tokens and mean_context_tokens > 0:
@@ -79,8 +102,10 @@ def replica_from_decode(decode: DecodeEstimate, *, mean_context_tokens: float | 
         slots=slots,
         prefill_tokens_per_s=decode.prefill_tokens_per_s,
         time_per_output_token_s=decode.time_per_token_at_max_s,
+        time_per_output_token_1_s=single.time_per_token_s if single is not None else None,
         source=f"estimator: {slots} concurrent sequences (KV cache), "
-        f"{decode.time_per_token_at_max_s * 1e3:.1f} ms per token at full batch, "
+        + (f"{single.time_per_token_s * 1e3:.1f} ms per token alone, " if single is not None else "")
+        + f"{decode.time_per_token_at_max_s * 1e3:.1f} ms per token at full batch, "
         f"prefill {decode.prefill_tokens_per_s:,.0f} tokens/s",
     )
 
@@ -192,10 +217,9 @@ def _timeline(
     )
 
 
-def _summarise(
-    policy: Policy, trace: Trace, service: np.ndarray, run: EngineRun, prices: FleetPrices, cfg: _Ctx
-) -> PolicyResult:
+def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, cfg: _Ctx) -> PolicyResult:
     st = run.status
+    service = run.service_s
     served = st == STATUS_SERVED
     latency = np.where(served, run.start_s + service - trace.arrival_s, np.nan)
     lat = latency[served]
@@ -264,7 +288,7 @@ def simulate_autoscale(
     names = [p.name for p in policies]
     if len(set(names)) != len(names):
         raise InputError("two policies share a name; give each a name=… key")
-    service = replica.service_s(trace.prompt_tokens, trace.output_tokens)
+    work = replica.work(trace.prompt_tokens, trace.output_tokens)
     ctx = _Ctx(replica=replica, settings=settings)
     out = []
     for p in policies:
@@ -277,8 +301,8 @@ def simulate_autoscale(
             seed=settings.seed,
             start_of_day_s=trace.start_of_day_s,
         )
-        run = run_engine(trace.arrival_s, service, p, cfg)
-        out.append(_summarise(p, trace, service, run, prices, ctx))
+        run = run_engine(trace.arrival_s, work, p, cfg)
+        out.append(_summarise(p, trace, run, prices, ctx))
     return AutoscaleResult(
         replica=replica,
         prices=prices,

@@ -3,7 +3,10 @@
 Model (exact for it, no time-stepping of requests):
 
 - A replica serves up to ``slots`` requests at once (continuous batching up to the sequences
-  whose KV cache fits); a request holds one slot for its service time, known at arrival.
+  whose KV cache fits); a request holds one slot for ``fixed_s + tokens × time per token``, where
+  the time per token is that of the batch the replicas run when it starts (linear from one
+  sequence to a full batch, as a bandwidth-bound decode step is; the batch is read at each
+  decision, so it lags by at most one period). With ``tokens`` zero the service time is exact.
 - One queue in front of all replicas, first come first served (a gateway with least-outstanding
   routing); a request that has waited ``timeout_s`` without starting is dropped.
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
@@ -31,7 +34,15 @@ import numpy as np
 
 from gpuplan.simulate.policy import Policy
 
-__all__ = ["STATUS_DROPPED", "STATUS_KILLED", "STATUS_SERVED", "EngineConfig", "EngineRun", "run_engine"]
+__all__ = [
+    "STATUS_DROPPED",
+    "STATUS_KILLED",
+    "STATUS_SERVED",
+    "EngineConfig",
+    "EngineRun",
+    "Work",
+    "run_engine",
+]
 
 STATUS_QUEUED = 0
 STATUS_SERVED = 1
@@ -59,6 +70,26 @@ class EngineConfig:
     start_of_day_s: float = 0.0
 
 
+@dataclass(frozen=True, kw_only=True)
+class Work:
+    """What each request asks of a slot."""
+
+    fixed_s: np.ndarray
+    """Seconds that do not depend on the batch (prefill), per request."""
+    tokens: np.ndarray
+    """Decode steps per request (output tokens); zeros for a fixed service time."""
+    step_1_s: float = 0.0
+    """One decode step with one sequence running."""
+    step_full_s: float = 0.0
+    """One decode step with every slot busy."""
+
+    def step_s(self, running: float, slots: int) -> float:
+        if slots <= 1:
+            return self.step_full_s
+        n = min(max(running, 1.0), float(slots))
+        return self.step_1_s + (self.step_full_s - self.step_1_s) * (n - 1.0) / (slots - 1.0)
+
+
 @dataclass(kw_only=True)
 class EngineRun:
     """Raw outcome of one policy; :mod:`gpuplan.simulate.autoscale` turns it into figures."""
@@ -67,6 +98,8 @@ class EngineRun:
     """Start of service per request (nan where it never started)."""
     status: np.ndarray
     """STATUS_* per request."""
+    service_s: np.ndarray = field(default_factory=lambda: np.empty(0))
+    """Seconds each started request held its slot."""
     replica_launch_s: list[float] = field(default_factory=list)
     replica_end_s: list[float] = field(default_factory=list)
     replica_spot: list[bool] = field(default_factory=list)
@@ -82,9 +115,13 @@ class _Fleet:
     """Replica and slot state, and the decisions taken at each tick."""
 
     def __init__(
-        self, policy: Policy, cfg: EngineConfig, arrival: list[float], service: np.ndarray, run: EngineRun
+        self, policy: Policy, cfg: EngineConfig, arrival: list[float], work: Work, run: EngineRun
     ) -> None:
-        self.p, self.cfg, self.arrival, self.service, self.run = policy, cfg, arrival, service, run
+        self.p, self.cfg, self.arrival, self.work, self.run = policy, cfg, arrival, work, run
+        self.step = work.step_s(1.0, cfg.slots)
+        self.marks: list[int] = [0]
+        """Index of the first request dispatched under each step time in ``steps``."""
+        self.steps: list[float] = [self.step]
         self.k = cfg.slots
         self.state: list[int] = []
         self.ready: list[float] = []
@@ -130,7 +167,10 @@ class _Fleet:
 
     def _slot_end(self, s: int, start: list[float]) -> float:
         q = self.slot_req[s]
-        return start[q] + float(self.service[q]) if q >= 0 else -_INF
+        if q < 0:
+            return -_INF
+        step = self.steps[bisect_right(self.marks, q) - 1]
+        return start[q] + float(self.work.fixed_s[q] + self.work.tokens[q] * step)
 
     def _busy_until(self, r: int, t: float, start: list[float]) -> float:
         base = r * self.k
@@ -182,7 +222,9 @@ class _Fleet:
             st = np.asarray(start[self.seen : j], dtype=np.float64)
             ok = np.isfinite(st)
             st = st[ok]
-            end = st + self.service[self.seen : j][ok]
+            # Every request since the last decision started under the current step time.
+            w = self.work
+            end = st + (w.fixed_s[self.seen : j] + w.tokens[self.seen : j] * self.step)[ok]
             last = len(self.diff) - 1
             np.add.at(self.diff, st.astype(np.int64), 1)
             np.add.at(self.diff, np.minimum(end.astype(np.int64), last), -1)
@@ -216,7 +258,7 @@ class _Fleet:
             floor_ = want
         if want > current and t - self.last_up >= p.up_cooldown_s:
             spot_now = sum(1 for r in self.alive if run.replica_spot[r])
-            spot_goal = round(p.spot_fraction * want)
+            spot_goal = math.floor(p.spot_fraction * want + 0.5)
             for _ in range(want - current):
                 spot = spot_now < spot_goal
                 spot_now += spot
@@ -228,6 +270,13 @@ class _Fleet:
             gone.append(-1)
         if gone:
             self._drop_slots()
+        # The batch each ready replica runs now sets the step time of the requests started next.
+        ready_now = sum(1 for r in self.alive if self.ready[r] <= t)
+        step = self.work.step_s(self.level / max(1, ready_now) + 1.0, self.k)
+        if step != self.step:
+            self.step = step
+            self.marks.append(j)
+            self.steps.append(step)
         run.tick_s.append(t)
         run.tick_replicas.append(len(self.alive))
         run.tick_ready.append(sum(1 for r in self.alive if self.ready[r] <= t))
@@ -242,19 +291,24 @@ def _initial(policy: Policy, cfg: EngineConfig) -> int:
     return policy.min_replicas
 
 
-def run_engine(arrival_s: np.ndarray, service_s: np.ndarray, policy: Policy, cfg: EngineConfig) -> EngineRun:
-    """Simulate ``policy`` over requests arriving at ``arrival_s`` (sorted) needing ``service_s``."""
+def run_engine(
+    arrival_s: np.ndarray, work: Work | np.ndarray, policy: Policy, cfg: EngineConfig
+) -> EngineRun:
+    """Simulate ``policy`` over requests arriving at ``arrival_s`` (sorted) that need ``work``
+    (or a fixed service time in seconds per request)."""
+    if not isinstance(work, Work):
+        work = Work(fixed_s=np.asarray(work, dtype=np.float64), tokens=np.zeros(len(arrival_s)))
     n = len(arrival_s)
     arrival: list[float] = arrival_s.tolist()
-    service: list[float] = service_s.tolist()
-    service_s = np.asarray(service_s, dtype=np.float64)
+    fixed: list[float] = work.fixed_s.tolist()
+    tokens: list[float] = np.asarray(work.tokens, dtype=np.float64).tolist()
     start = [math.nan] * n
     status = bytearray(n)
     run = EngineRun(start_s=np.empty(0), status=np.empty(0))
-    fleet = _Fleet(policy, cfg, arrival, service_s, run)
+    fleet = _Fleet(policy, cfg, arrival, work, run)
     # A warm start: the initial replicas are ready when the trace begins (and billed from then).
     initial = _initial(policy, cfg)
-    spot_goal = round(policy.spot_fraction * initial)
+    spot_goal = math.floor(policy.spot_fraction * initial + 0.5)
     for i in range(initial):
         fleet.launch(0.0, 0.0, spot=i < spot_goal)
 
@@ -262,6 +316,7 @@ def run_engine(arrival_s: np.ndarray, service_s: np.ndarray, policy: Policy, cfg
     horizon, period, timeout = cfg.horizon_s, policy.period_s, cfg.timeout_s
     replace = heapq.heapreplace
     next_tick = 0.0
+    step = fleet.step
     j = 0
     # The hot loop: locals only, one heap operation per request. Slots of retired replicas are
     # taken out of the heap when they retire, so every slot in it is live.
@@ -274,6 +329,7 @@ def run_engine(arrival_s: np.ndarray, service_s: np.ndarray, policy: Policy, cfg
                 break
             fleet.tick(next_tick, j, status, start)
             heap = fleet.heap  # a retirement rebuilds it
+            step = fleet.step
             next_tick += period
             continue
         if cs > horizon:
@@ -282,7 +338,7 @@ def run_engine(arrival_s: np.ndarray, service_s: np.ndarray, policy: Policy, cfg
             status[j] = STATUS_DROPPED
             j += 1
             continue
-        replace(heap, (cs + service[j], s))
+        replace(heap, (cs + fixed[j] + tokens[j] * step, s))
         start[j] = cs
         slot_req[s] = j
         j += 1
@@ -296,4 +352,6 @@ def run_engine(arrival_s: np.ndarray, service_s: np.ndarray, policy: Policy, cfg
     run.start_s = np.asarray(start, dtype=np.float64)
     run.status = np.frombuffer(bytes(status), dtype=np.uint8).copy()
     run.status[(run.status == STATUS_QUEUED) & np.isfinite(run.start_s)] = STATUS_SERVED
+    per_request = np.asarray(fleet.steps)[np.searchsorted(fleet.marks, np.arange(n), side="right") - 1]
+    run.service_s = work.fixed_s + work.tokens * per_request
     return run

@@ -4,6 +4,8 @@ A trace is a sorted array of arrival times (seconds from the trace's start) with
 requests, the prompt and output tokens of each request. CSV columns (header required, names
 case-insensitive):
 
+Lines starting with ``#`` before the header are comments (provenance, licence).
+
 - ``timestamp``: seconds from any origin (``12.5``) or an ISO date-time (``2023-11-16 18:15:46.68``);
 - ``prompt_tokens`` / ``output_tokens`` (aliases ``ContextTokens`` / ``GeneratedTokens``, the Azure
   LLM inference trace's names; ``tokens_in`` / ``tokens_out``): optional, the workload's
@@ -16,6 +18,7 @@ from a seeded generator, so the same arguments give the same trace.
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,7 +129,16 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             "limit; cut it to the window you want to simulate"
         )
     with p.open(newline="", encoding="utf-8-sig") as f:
-        reader = csv.reader(f)
+        # Comment lines (``# …``) may come before the header: a trace's provenance or licence.
+        comments = 0
+        synthetic = False
+        first = f.readline()
+        while first.lstrip().startswith("#"):
+            comments += 1
+            # gpuplan's own generator marks its files; a recorded trace must not be mistaken for one.
+            synthetic = synthetic or "synthetic" in first.lower()
+            first = f.readline()
+        reader = csv.reader(itertools.chain([first], f))
         header = next(reader, None)
         if not header:
             raise InputError(f"trace {p.name}: empty file; expected a header line with 'timestamp'")
@@ -141,7 +153,7 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
         prompts: list[int] = []
         outputs: list[int] = []
         kind: bool | None = None
-        for line, row in enumerate(reader, start=2):
+        for line, row in enumerate(reader, start=comments + 2):
             if not row or all(not c.strip() for c in row):
                 continue
             if len(times) >= max_rows:
@@ -188,7 +200,7 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
         output_tokens=cols[1],
         duration_s=float(arr[-1]) if len(arr) > 1 else 1.0,
         name=p.stem,
-        synthetic=False,
+        synthetic=synthetic,
         start_of_day_s=start_of_day,
     )
 
@@ -257,7 +269,7 @@ def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float
     t = np.arange(0.0, shape.duration_s, dt) + dt / 2
     amp = (peak_to_trough - 1) / (peak_to_trough + 1)
     rate = shape.mean_requests_per_s * (1 + amp * np.cos(2 * math.pi * (t / 3600 - peak_hour) / 24))
-    return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal (synthetic)", rng)
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal", rng)
 
 
 def bursty_trace(
@@ -276,7 +288,7 @@ def bursty_trace(
     for s in starts:
         level[int(s / dt) : int((s + burst_s) / dt)] = burst_factor
     rate = shape.mean_requests_per_s * level / level.mean()
-    return _finish(_poisson_from_rate(rate, dt, rng), shape, "bursty (synthetic)", rng)
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "bursty", rng)
 
 
 def step_trace(shape: Shape, *, factor: float = 3.0, at_fraction: float = 0.5) -> Trace:
@@ -288,4 +300,4 @@ def step_trace(shape: Shape, *, factor: float = 3.0, at_fraction: float = 0.5) -
     level = np.ones(bins)
     level[int(bins * at_fraction) :] = factor
     rate = shape.mean_requests_per_s * level / level.mean()
-    return _finish(_poisson_from_rate(rate, dt, rng), shape, "step (synthetic)", rng)
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "step", rng)
