@@ -129,7 +129,8 @@ class _Fleet:
         self.slot_rep: list[int] = []
         self.slot_req: list[int] = []
         self.alive: list[int] = []
-        self.heap: list[tuple[float, int]] = []
+        # A sentinel that never leaves the heap: with no live slot the next start is "never".
+        self.heap: list[tuple[float, int]] = [(_INF, -1)]
         self.recent: deque[tuple[float, int]] = deque()
         self.last_up = -_INF
         rng = np.random.default_rng(cfg.seed)
@@ -177,7 +178,7 @@ class _Fleet:
         return max(t, *(self._slot_end(s, start) for s in range(base, base + self.k)))
 
     def _drop_slots(self) -> None:
-        live = {s for r in self.alive for s in range(r * self.k, (r + 1) * self.k)}
+        live = {-1, *(s for r in self.alive for s in range(r * self.k, (r + 1) * self.k))}
         self.heap = [(f, s) for f, s in self.heap if s in live]
         heapq.heapify(self.heap)
 
@@ -321,7 +322,7 @@ def run_engine(
     # The hot loop: locals only, one heap operation per request. Slots of retired replicas are
     # taken out of the heap when they retire, so every slot in it is live.
     while j < n:
-        tf, s = heap[0] if heap else (_INF, -1)
+        tf, s = heap[0]
         a = arrival[j]
         cs = a if a >= tf else tf
         if cs >= next_tick:
