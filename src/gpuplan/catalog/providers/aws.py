@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow, Provider
 from gpuplan.catalog.providers.base import (
@@ -23,8 +23,10 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
-from gpuplan.catalog.providers.http import Http
 from gpuplan.errors import DataError
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_bulk_csv", "spot_bands", "spot_prices"]
 
