@@ -228,8 +228,12 @@ class _Fleet:
             w = self.work
             end = st + (w.fixed_s[self.seen : j] + w.tokens[self.seen : j] * self.step)[ok]
             last = len(self.diff) - 1
-            np.add.at(self.diff, st.astype(np.int64), 1)
-            np.add.at(self.diff, np.minimum(end.astype(np.int64), last), -1)
+            for idx, sign in ((st.astype(np.int64), 1), (np.minimum(end.astype(np.int64), last), -1)):
+                if len(idx):
+                    # bincount over the touched window (np.add.at is an order slower).
+                    lo = int(idx.min())
+                    counts = np.bincount(idx - lo)
+                    self.diff[lo : lo + len(counts)] += sign * counts
             self.seen = j
         end_bin = min(int(t), len(self.diff) - 1)
         if end_bin <= self.bin:
