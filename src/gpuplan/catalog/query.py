@@ -9,15 +9,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel, _CastEnum
+from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
+from gpuplan.vocab import Choice
 
 __all__ = ["OfferListing", "OfferQuery", "OfferView", "SortKey", "cheapest_by_gpu", "list_offers"]
 
 
-class SortKey(_CastEnum):
+class SortKey(Choice):
     """Orders of ``gpuplan offers``."""
 
     PRICE = "price"
@@ -25,7 +26,7 @@ class SortKey(_CastEnum):
     GPU_MEMORY = "gpu_memory"
 
     @classmethod
-    def _kind(cls) -> str:
+    def kind(cls) -> str:
         return "sort key"
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli import settings
+from gpuplan.vocab import PricingModel, Provider
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -93,12 +94,12 @@ def offers(
         float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.")
     ] = None,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="aws, azure, gcp, alibaba, tencent, huawei, volcengine.")
+        str | None, typer.Option("--provider", help=f"{', '.join(Provider.values())}.")
     ] = None,
     region: Annotated[str | None, typer.Option("--region", help="Region name, exactly.")] = None,
     pricing: Annotated[
         str | None,
-        typer.Option("--pricing", help="on_demand, spot, monthly, reserved_1y, reserved_3y."),
+        typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
     ] = None,
     max_price: Annotated[
         float | None, typer.Option("--max-price", help="Most per instance-hour, in --currency.")
@@ -122,7 +123,7 @@ def offers(
 
     Unknown prices are listed as "unknown (reason)", never as 0.
     """
-    from gpuplan.catalog.model import Currency, PricingModel, Provider
+    from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
     from gpuplan.report.catalog import offers_json, offers_view
@@ -195,7 +196,6 @@ def import_(
     is reported with its line and reason. A file unusable as a whole changes nothing."""
     from gpuplan.catalog.gates import parse_as_of
     from gpuplan.catalog.importers import parse_skypilot
-    from gpuplan.catalog.model import Provider
     from gpuplan.errors import CatalogImportError, InputError
     from gpuplan.report.catalog import import_view
 

@@ -15,13 +15,22 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from gpuplan.errors import DeployError, GpuplanError, NotFoundError
+from gpuplan.errors import DeployError, GpuplanError
 from gpuplan.hardware import GPU, get_gpu
+from gpuplan.vocab import Parallelism, PricingModel, Provider, Task, pydantic_cast
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
@@ -39,13 +48,13 @@ PLAN_SCHEMA_VERSION = 1
 #: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
 DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
 
-#: Providers a plan option can name. Kept in the order of DESIGN.md.
-PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
+#: Providers a plan option can name (the shared vocabulary's, in its order).
+PROVIDERS: tuple[str, ...] = Provider.values()
 
-Provider = Literal["aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"]
-Pricing = Literal["on_demand", "spot", "monthly", "reserved_1y", "reserved_3y"]
-Task = Literal["train", "finetune", "infer"]
-Parallelism = Literal["ddp", "fsdp", "zero1", "zero2", "zero3"]
+ProviderField = Annotated[Provider, BeforeValidator(pydantic_cast(Provider))]
+PricingField = Annotated[PricingModel, BeforeValidator(pydantic_cast(PricingModel))]
+TaskField = Annotated[Task, BeforeValidator(pydantic_cast(Task))]
+ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
 
 
 def _slug(name: str) -> str:
@@ -128,18 +137,18 @@ class _WorkloadView(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     name: str = "gpuplan-job"
-    task: Task = "train"
+    task: TaskField = Task.TRAIN
     model: _Model = Field(default_factory=_Model)
     inputs: _Inputs = Field(default_factory=_Inputs)
     precision: str = "fp32"
     optimizer: str = "adamw"
     gradient_checkpointing: bool = False
     gradient_accumulation: int = Field(default=1, ge=1)
-    parallelism: Parallelism = "ddp"
+    parallelism: ParallelismField = Parallelism.DDP
     data: _Data = Field(default_factory=_Data)
     serving: ServingSpec | None = None
 
-    @field_validator("task", "parallelism", "precision", "optimizer", mode="before")
+    @field_validator("precision", "optimizer", mode="before")
     @classmethod
     def _fold_case(cls, v: object) -> object:
         # Same forgiveness as the workload module: AMP_BF16, amp_bf16 and amp-bf16 are one value.
@@ -162,12 +171,14 @@ class LaunchSpec(BaseModel):
     """Everything the launch-file generators need. Built by :meth:`from_plan_json` or
     :meth:`from_workload`; immutable."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Enum fields validate any spelling and are stored as their plain string values, so that the
+    # generators can write them into YAML and shell without conversion.
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
 
     name: str
     """Job name as a DNS-1123 label (used for Kubernetes objects, images and SkyPilot tasks)."""
-    task: Task = "train"
-    provider: Provider | None = None
+    task: TaskField = Task.TRAIN
+    provider: ProviderField | None = None
     """Cloud provider; None when launching on hardware the user already has."""
     region: str | None = None
     instance_type: str | None = None
@@ -175,8 +186,8 @@ class LaunchSpec(BaseModel):
     """Canonical GPU id from ``gpuplan.hardware`` (``A100-SXM4-80GB``); None = any / unknown."""
     gpus_per_node: int = Field(default=1, ge=1, le=16)
     nodes: int = Field(default=1, ge=1)
-    pricing: Pricing = "on_demand"
-    parallelism: Parallelism = "ddp"
+    pricing: PricingField = PricingModel.ON_DEMAND
+    parallelism: ParallelismField = Parallelism.DDP
     precision: str = "fp32"
     optimizer: str = "adamw"
     model_entry_point: str | None = None
@@ -324,8 +335,8 @@ class LaunchSpec(BaseModel):
             raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
         workload = _read_workload_dict(_validated_workload(doc, path), str(path))
         gpu_id = get_gpu(gpu).id if gpu else None
-        if provider is not None and provider not in PROVIDERS:
-            raise NotFoundError("provider", provider, PROVIDERS)
+        if provider is not None:
+            provider = Provider.cast(provider).value
         return _build(
             workload,
             source=str(path),
@@ -345,13 +356,13 @@ class _PlanOption(BaseModel):
     """The fields of a plan option that a launch needs (the planner writes more; ignored)."""
 
     model_config = ConfigDict(extra="ignore")
-    provider: Provider
+    provider: ProviderField
     region: str
     instance_type: str
     gpu: str
     gpu_count: int = Field(ge=1)
     nodes: int = Field(default=1, ge=1)
-    pricing: Pricing
+    pricing: PricingField
     job_time_h: float | None = Field(default=None, ge=0)
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
 

@@ -13,6 +13,7 @@ from typing import Literal
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.profile.model import MemoryBreakdown
+from gpuplan.vocab import Parallelism
 
 __all__ = [
     "DEEPSPEED_MIXED_ADAM",
@@ -27,8 +28,7 @@ __all__ = [
     "zero_model_state_bytes",
 ]
 
-Parallelism = Literal["ddp", "fsdp", "zero1", "zero2", "zero3"]
-PARALLELISMS: tuple[str, ...] = ("ddp", "fsdp", "zero1", "zero2", "zero3")
+PARALLELISMS: tuple[str, ...] = Parallelism.values()
 
 #: Inter-node network assumed when the instance does not say, Gbit/s per node. 100 Gbit/s is what
 #: mid-range cloud GPU instances offer (AWS g5.48xlarge, p3dn 100; p4d 400; g4dn 25–100 —

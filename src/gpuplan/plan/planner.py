@@ -22,6 +22,7 @@ from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
 from gpuplan.plan.spot import deadline_miss_probability, range_miss_probability
+from gpuplan.vocab import Provider
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 
@@ -296,7 +297,7 @@ def _baseline(
 def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     """Providers and regions the user names must exist: a typo is an error with a suggestion,
     not an empty plan."""
-    known_providers = set(MANAGED_KUBERNETES) | {str(p) for p in np.unique(offers.provider)}
+    known_providers = set(Provider.values()) | {str(p) for p in np.unique(offers.provider)}
     for name in constraints.providers or ():
         if name.lower() not in known_providers:
             raise NotFoundError("provider", name, sorted(known_providers))
@@ -380,7 +381,7 @@ def plan_offers(
     assert cheapest is not None and fastest is not None  # feasible is not empty
     o_feas = cands.offer[costs.idx[feasible]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
-        offers.provider, list(MANAGED_KUBERNETES)
+        offers.provider, [p for p, service in MANAGED_KUBERNETES.items() if service]
     )
     k8s_mask = k8s_offer[o_feas]
     labelled = np.array(

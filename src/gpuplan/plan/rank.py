@@ -60,7 +60,7 @@ def persona_picks(
     candidate of its kind, not only the top N shown)."""
     objective = constraints.objective
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
-    services = ", ".join(sorted(set(MANAGED_KUBERNETES.values())))
+    services = ", ".join(sorted({s for s in MANAGED_KUBERNETES.values() if s}))
     return (
         PersonaPick(persona="budget", rule="lowest expected all-in cost, spot included", option=cheapest),
         PersonaPick(persona="performance", rule="shortest expected job time", option=fastest),

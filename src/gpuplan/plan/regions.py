@@ -5,19 +5,9 @@ Used only when the catalog does not carry a region's country itself.
 
 from __future__ import annotations
 
-__all__ = ["MANAGED_KUBERNETES", "region_country"]
+from gpuplan.vocab import MANAGED_KUBERNETES
 
-#: Managed Kubernetes service with GPU node pools, per provider (each provider's product page:
-#: Amazon EKS, Azure AKS, Google GKE, Alibaba ACK, Tencent TKE, Huawei CCE, Volcano Engine VKE).
-MANAGED_KUBERNETES: dict[str, str] = {
-    "aws": "EKS",
-    "azure": "AKS",
-    "gcp": "GKE",
-    "alibaba": "ACK",
-    "tencent": "TKE",
-    "huawei": "CCE",
-    "volcengine": "VKE",
-}
+__all__ = ["MANAGED_KUBERNETES", "region_country"]
 
 # Exact region names whose country a prefix rule would get wrong, from each provider's region list.
 _EXACT: dict[str, str] = {

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.plan.inputs import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
+from gpuplan.vocab import Provider
 
 __all__ = [
     "DEFAULT_SPOT_RATE",
@@ -67,16 +68,16 @@ DEFAULT_SPOT_RATE = SpotRate(
 SPOT_DEFAULTS: dict[str, SpotRate] = {
     provider: SpotRate(per_hour=_DEFAULT_PER_HOUR, source=f"{_DEFAULT_TEXT} ({what})", assumed=True)
     for provider, what in {
-        "aws": "AWS publishes interruption-frequency bands per instance type in the Spot Instance "
+        Provider.AWS: "AWS publishes interruption-frequency bands per instance type in the Spot Instance "
         "Advisor; none in the catalog for this offer",
-        "azure": "Azure shows an eviction-rate band per VM size in the portal; none in the catalog "
+        Provider.AZURE: "Azure shows an eviction-rate band per VM size in the portal; none in the catalog "
         "for this offer",
-        "gcp": "GCP publishes no rate; its preemptible VMs stop after 24 h",
-        "alibaba": "Alibaba publishes no rate; a spot instance is kept for at least its 1-hour "
+        Provider.GCP: "GCP publishes no rate; its preemptible VMs stop after 24 h",
+        Provider.ALIBABA: "Alibaba publishes no rate; a spot instance is kept for at least its 1-hour "
         "protection period",
-        "tencent": "Tencent publishes no rate",
-        "huawei": "Huawei publishes no rate",
-        "volcengine": "Volcano Engine publishes no rate",
+        Provider.TENCENT: "Tencent publishes no rate",
+        Provider.HUAWEI: "Huawei publishes no rate",
+        Provider.VOLCENGINE: "Volcano Engine publishes no rate",
     }.items()
 }
 

@@ -4,8 +4,8 @@ Importing this package does not import torch (``gpuplan --help`` stays fast); mo
 loaded only when a workload is traced.
 """
 
+from gpuplan.vocab import Objective, OptimizerName, Parallelism, Precision, Task
 from gpuplan.workload.durations import parse_duration_hours
-from gpuplan.workload.enums import Objective, OptimizerName, Parallelism, Precision, Task
 from gpuplan.workload.presets.registry import PRESETS, PresetInfo, get_preset
 from gpuplan.workload.spec import (
     ConstraintsSpec,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.vocab import MANAGED_KUBERNETES
 
 __all__ = ["Placement", "placement"]
 
@@ -87,8 +88,7 @@ def placement(spec: LaunchSpec) -> Placement:
                     "effect": "NoSchedule",
                 }
             )
-    elif provider in ("alibaba", "tencent", "huawei", "volcengine"):
-        cluster = {"alibaba": "ACK", "tencent": "TKE", "huawei": "CCE", "volcengine": "VKE"}[provider]
+    elif provider and (cluster := MANAGED_KUBERNETES.get(provider)):
         p.notes.append(
             f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
             "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "

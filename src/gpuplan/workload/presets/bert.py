@@ -12,8 +12,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from gpuplan.profile.model import ModelShape
+from gpuplan.vocab import Task
 from gpuplan.workload.bundle import Batch, ModelBundle
-from gpuplan.workload.enums import Task
 from gpuplan.workload.presets.layers import Attention, lm_loss
 from gpuplan.workload.presets.registry import Arch, PresetInfo
 from gpuplan.workload.spec import Workload
