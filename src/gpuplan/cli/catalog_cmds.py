@@ -62,9 +62,10 @@ def _print(renderable: object) -> None:
 
 
 def _print_json(document: object) -> None:
+    from gpuplan.documents.base import Document
     from gpuplan.report.common import to_json
 
-    sys.stdout.write(to_json(document) + "\n")
+    sys.stdout.write(document.to_json() if isinstance(document, Document) else to_json(document) + "\n")
 
 
 def gpus(ctx: typer.Context, usd_per_cny: UsdPerCny = None, json_out: JsonFlag = False) -> None:

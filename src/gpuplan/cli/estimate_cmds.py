@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -58,7 +57,7 @@ def estimate_cmd(
             parallelism=workload.parallelism.value,
             gradient_accumulation=workload.gradient_accumulation,
         )
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(doc.to_json())
         return
     Console().print(estimate_view(prof, outcomes, cal))
 

@@ -6,7 +6,6 @@ not import torch.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -157,7 +156,7 @@ def plan_cmd(
     if as_json:
         from gpuplan.report.plan import plan_json
 
-        sys.stdout.write(json.dumps(plan_json(plan, workload.to_dict()), indent=2) + "\n")
+        sys.stdout.write(plan_json(plan, workload.to_dict()).to_json())
         return
     from rich.console import Console
 

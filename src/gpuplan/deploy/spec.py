@@ -28,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from gpuplan.documents.plan import PLAN_SCHEMA_VERSION, PlanOption, PlanWorkload, WorkloadData
 from gpuplan.errors import DeployError, GpuplanError
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.vocab import Parallelism, PricingModel, Provider, Task, pydantic_cast
@@ -40,8 +41,6 @@ __all__ = [
     "ServingSpec",
 ]
 
-#: The plan-file schema this module reads (``schema_version`` of ``gpuplan plan --json``).
-PLAN_SCHEMA_VERSION = 1
 
 #: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
 #: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
@@ -110,61 +109,12 @@ class ServingSpec(BaseModel):
         return self
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    preset: str | None = None
-    hf_config: str | None = None
-    python: str | None = None
-
-
-class _Inputs(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    batch_size: int = Field(default=8, ge=1)
-    seq_len: int | None = Field(default=None, ge=1)
-    image_size: int | None = Field(default=None, ge=1)
-
-
-class _Data(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    samples: int | None = Field(default=None, ge=1)
-    tokens: int | None = Field(default=None, ge=1)
-    epochs: float | None = Field(default=None, gt=0)
-    size_gb: float | None = Field(default=None, ge=0)
-
-
-class _WorkloadView(BaseModel):
-    """The part of a workload spec that launch files depend on; everything else is ignored."""
-
-    model_config = ConfigDict(extra="ignore")
-    name: str = "gpuplan-job"
-    task: TaskField = Task.TRAIN
-    model: _Model = Field(default_factory=_Model)
-    inputs: _Inputs = Field(default_factory=_Inputs)
-    precision: str = "fp32"
-    optimizer: str = "adamw"
-    gradient_checkpointing: bool = False
-    gradient_accumulation: int = Field(default=1, ge=1)
-    parallelism: ParallelismField = Parallelism.DDP
-    data: _Data = Field(default_factory=_Data)
-    serving: ServingSpec | None = None
-
-    @field_validator("precision", "optimizer", mode="before")
-    @classmethod
-    def _fold_case(cls, v: object) -> object:
-        # Same forgiveness as the workload module: AMP_BF16, amp_bf16 and amp-bf16 are one value.
-        return str(v).strip().lower().replace("_", "-") if isinstance(v, str) else v
-
-    @field_validator("model", mode="before")
-    @classmethod
-    def _model_shorthand(cls, v: object) -> object:
-        return {"preset": v} if isinstance(v, str) else v
-
-
 def _short_errors(e: ValidationError) -> str:
     first = e.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    where = ".".join(str(p) for p in first["loc"])
+    msg = str(first["msg"]).removeprefix("Value error, ")
     more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}"
+    return f"{where}: {msg}{more}" if where else f"{msg}{more}"
 
 
 class LaunchSpec(BaseModel):
@@ -289,14 +239,11 @@ class LaunchSpec(BaseModel):
         if not isinstance(option, dict):
             raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
         try:
-            opt = _PlanOption.model_validate(option)
+            opt = PlanOption.model_validate(option)
         except ValidationError as e:
-            raise DeployError(f"{source}: recommended option is malformed: {_short_errors(e)}") from e
-        if opt.gpu_count % opt.nodes:
             raise DeployError(
-                f"{source}: gpu_count {opt.gpu_count} is not a multiple of nodes {opt.nodes}: "
-                "re-run `gpuplan plan`"
-            )
+                f"{source}: recommended option is malformed: {_short_errors(e)}: re-run `gpuplan plan`"
+            ) from e
         workload = _read_workload_dict(doc.get("workload") or {}, source)
         return _build(
             workload,
@@ -305,7 +252,7 @@ class LaunchSpec(BaseModel):
             region=opt.region,
             instance_type=opt.instance_type,
             gpu=opt.gpu,
-            gpus_per_node=opt.gpu_count // opt.nodes,
+            gpus_per_node=opt.gpus_per_node,
             nodes=opt.nodes,
             pricing=opt.pricing,
             checkpoint_interval_min=opt.checkpoint_interval_min,
@@ -352,21 +299,6 @@ class LaunchSpec(BaseModel):
         )
 
 
-class _PlanOption(BaseModel):
-    """The fields of a plan option that a launch needs (the planner writes more; ignored)."""
-
-    model_config = ConfigDict(extra="ignore")
-    provider: ProviderField
-    region: str
-    instance_type: str
-    gpu: str
-    gpu_count: int = Field(ge=1)
-    nodes: int = Field(default=1, ge=1)
-    pricing: PricingField
-    job_time_h: float | None = Field(default=None, ge=0)
-    checkpoint_interval_min: float | None = Field(default=None, gt=0)
-
-
 def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
     """The workload file checked by gpuplan.workload (the same errors as `gpuplan plan` gives), as
     plain data. Its ``serving`` block carries deploy's settings too (share_gpu, mig_profile …)."""
@@ -384,26 +316,27 @@ def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
     return Workload.from_dict(doc, source=str(path)).to_dict()
 
 
-def _read_workload_dict(doc: dict[str, Any], source: str) -> _WorkloadView:
+def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
     try:
-        return _WorkloadView.model_validate(doc)
+        return PlanWorkload.model_validate(doc)
     except ValidationError as e:
         raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
 
 
-def _samples(workload: _WorkloadView) -> int | None:
-    data = workload.data
+def _samples(workload: PlanWorkload) -> int | None:
+    data = workload.data or WorkloadData()
     if data.samples is None and data.tokens is not None and workload.inputs.seq_len:
         return max(1, data.tokens // workload.inputs.seq_len)  # the workload spec's own definition
     return data.samples
 
 
-def _serving_for(workload: _WorkloadView, launch: dict[str, Any]) -> ServingSpec | None:
+def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingSpec | None:
     """The serving block, with the replica range defaulting to what the plan priced: one replica
     per planned GPU to start, room to double under load."""
+    given = ServingSpec.model_validate(workload.serving) if workload.serving is not None else None
     if workload.task != "infer":
-        return workload.serving
-    serving = workload.serving or ServingSpec()
+        return given
+    serving = given or ServingSpec()
     gpus = launch.get("gpus_per_node", 1) * launch.get("nodes", 1)
     update: dict[str, int] = {}
     if "min_replicas" not in serving.model_fields_set:
@@ -417,7 +350,7 @@ def _serving_for(workload: _WorkloadView, launch: dict[str, Any]) -> ServingSpec
     return serving.model_copy(update=update)
 
 
-def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec:
+def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
     m = workload.model
     if m.python:
         model_source = f"python {m.python}"
@@ -447,7 +380,7 @@ def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec
             gradient_accumulation=workload.gradient_accumulation,
             gradient_checkpointing=workload.gradient_checkpointing,
             dataset_samples=_samples(workload),
-            epochs=workload.data.epochs,
+            epochs=(workload.data or WorkloadData()).epochs,
             serving=_serving_for(workload, launch),
             **launch,
         )
