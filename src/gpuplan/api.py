@@ -54,7 +54,7 @@ def estimate(
 
     ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
     GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
-    ``measurements``: ``gpuplan bench`` results (``Store.bench_results()``); a measured GPU's
+    ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it.
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
@@ -111,7 +111,7 @@ def plan(
     own = store is None
     st = open_store(db) if store is None else store
     try:
-        prof = profile if profile is not None else trace_profile(w, st)
+        prof = profile if profile is not None else trace_profile(w, st.local)
         return plan_workload(
             w,
             prof,

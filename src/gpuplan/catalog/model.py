@@ -15,6 +15,7 @@ from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import Confidence, Currency, PriceUnit, PricingModel, Provider
 
 __all__ = [
+    "ANY_REGION",
     "HOURS_PER_MONTH",
     "BenchResult",
     "BillingPolicy",
@@ -35,6 +36,9 @@ __all__ = [
     "StoragePrice",
     "TransferTier",
 ]
+
+#: The region of a provider-wide fact row (billing, compliance, generic transfer prices).
+ANY_REGION = "*"
 
 
 @dataclass(frozen=True, kw_only=True)

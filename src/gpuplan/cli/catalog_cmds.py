@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.cli import settings
+from gpuplan.cli._settings import settings
 from gpuplan.vocab import PricingModel, Provider
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (stable schem
 def _store(
     ctx: typer.Context, usd_per_cny: float | None = None, stale_after_days: int | None = None
 ) -> Store:
-    from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, open_store
+    from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, open_store
 
     return open_store(
         settings(ctx).db,

@@ -26,7 +26,7 @@ def estimate_cmd(
     from rich.console import Console
 
     from gpuplan.api import estimate
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
 
@@ -37,7 +37,7 @@ def estimate_cmd(
         with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say("estimating…")
-            measured = store.bench_results() if store is not None else []
+            measured = store.local.bench_results() if store is not None else []
             report = estimate(workload, gpu or None, count=count, profile=prof, measurements=measured)
     finally:
         if store is not None:

@@ -109,7 +109,7 @@ def plan_cmd(
 ) -> None:
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
     from gpuplan.catalog import open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.plan import BaselineSpec, parse_duration_h, plan_workload
     from gpuplan.workload import load_workload
 

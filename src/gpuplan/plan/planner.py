@@ -14,6 +14,7 @@ import numpy as np
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
+from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.inputs import JobFacts, OfferTable
@@ -62,21 +63,12 @@ class BaselineSpec:
         )
 
 
-@dataclass(frozen=True)
-class _Ctx:
-    offers: OfferTable
-    cands: Candidates
-    costs: CostArrays
-    job: JobFacts
-    constraints: Constraints
-
-
 def _restart_h(job: JobFacts) -> tuple[float, float]:
     write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
     return write_h, job.restart_h + write_h
 
 
-def _option(ctx: _Ctx, j: int) -> Option:
+def _option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
     i = int(c.idx[j])
@@ -166,7 +158,7 @@ def _option(ctx: _Ctx, j: int) -> Option:
     )
 
 
-def _dedup_key(ctx: _Ctx, j: int, *, per_node_count: bool) -> tuple[str, str, str, int, str]:
+def _dedup_key(ctx: PlanContext, j: int, *, per_node_count: bool) -> tuple[str, str, str, int, str]:
     o = int(ctx.cands.offer[int(ctx.costs.idx[j])])
     t = ctx.offers
     return (
@@ -178,7 +170,7 @@ def _dedup_key(ctx: _Ctx, j: int, *, per_node_count: bool) -> tuple[str, str, st
     )
 
 
-def _take(ctx: _Ctx, order: np.ndarray, n: int, *, per_node_count: bool = True) -> list[Option]:
+def _take(ctx: PlanContext, order: np.ndarray, n: int, *, per_node_count: bool = True) -> list[Option]:
     """The first ``n`` distinct options in ``order``: one per (provider, region, instance, pricing),
     and per node count too when ``per_node_count`` (the Pareto front shows every count's trade-off)."""
     seen: set[tuple[str, str, str, int, str]] = set()
@@ -195,7 +187,7 @@ def _take(ctx: _Ctx, order: np.ndarray, n: int, *, per_node_count: bool = True) 
 
 
 def _best_of(
-    ctx: _Ctx, feasible: np.ndarray, mask: np.ndarray | None, objective: Objective | None = None
+    ctx: PlanContext, feasible: np.ndarray, mask: np.ndarray | None, objective: Objective | None = None
 ) -> Option | None:
     """Best feasible candidate within ``mask`` (None = all) by ``objective`` (default: the plan's)."""
     sub = feasible if mask is None else feasible[mask]
@@ -221,7 +213,7 @@ def _top_positions(cost: np.ndarray, time: np.ndarray, objective: Objective, k: 
     return sub[objective_order(cost[sub], time[sub], objective)]
 
 
-def _ranked(ctx: _Ctx, feasible: np.ndarray, top: int) -> list[Option]:
+def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int) -> list[Option]:
     """The top options, one per (provider, region, instance, pricing) at its best node count, so that
     the list compares offers rather than repeating one offer at 8, 7, 6 … nodes."""
     c = ctx.costs
@@ -243,7 +235,7 @@ def _run(
     estimate: EstimateFn,
     constraints: Constraints,
     unknown_costs: str,
-) -> _Ctx:
+) -> PlanContext:
     cands = enumerate_candidates(offers, constraints)
     estimate_candidates(cands, offers, estimate)
     costs = cost_candidates(cands, offers, facts, job)
@@ -252,7 +244,7 @@ def _run(
         assumed = np.array([ch.unknown for ch in costs.charges], dtype=bool)
         if assumed.size:
             cands.exclude(_scatter(cands, costs, assumed[costs.region_id]), Reason.UNKNOWN_COST)
-    return _Ctx(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)
+    return PlanContext(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)
 
 
 def _scatter(cands: Candidates, costs: CostArrays, values: np.ndarray) -> np.ndarray:
