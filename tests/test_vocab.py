@@ -57,9 +57,10 @@ def test_members_are_their_strings() -> None:
 
 
 def _provider_tables() -> dict[str, Mapping[str, Any]]:
+    from gpuplan.catalog.providers import REGISTRY
     from gpuplan.plan.spot import SPOT_DEFAULTS
 
-    return {"vocab.MANAGED_KUBERNETES": vocab.MANAGED_KUBERNETES, "plan.spot.SPOT_DEFAULTS": SPOT_DEFAULTS}
+    return {"catalog.providers.REGISTRY": REGISTRY, "plan.spot.SPOT_DEFAULTS": SPOT_DEFAULTS}
 
 
 @pytest.mark.parametrize("name", list(_provider_tables()))

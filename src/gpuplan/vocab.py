@@ -6,8 +6,9 @@ member, or raises :class:`~gpuplan.errors.UnknownChoiceError` with "did you mean
 ``str`` subclasses, so ``Provider.AWS == "aws"`` and a table keyed by the enum is looked up by the
 plain string too.
 
-Per-provider tables (managed Kubernetes, spot facts, …) are keyed by :class:`Provider`; a test
-checks that each covers every member, so adding a provider here shows every table it needs.
+Per-provider facts live in the provider's module (``catalog/providers/<name>.py``); the few
+per-provider tables elsewhere are keyed by :class:`Provider`, and a test checks that each covers
+every member, so adding a provider here shows every table it needs.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from gpuplan.errors import UnknownChoiceError
 
 __all__ = [
     "COMMITTED_PRICING",
-    "MANAGED_KUBERNETES",
+    "ActivationCheckpointing",
     "Choice",
     "Commitment",
     "Confidence",
@@ -128,6 +129,11 @@ class Provider(Choice):
     TENCENT = "tencent"
     HUAWEI = "huawei"
     VOLCENGINE = "volcengine"
+    LAMBDA = "lambda"
+    """Lambda (GPU cloud marketplace)."""
+    RUNPOD = "runpod"
+    VAST = "vast"
+    """Vast.ai (GPU marketplace)."""
 
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
@@ -138,21 +144,9 @@ class Provider(Choice):
             "alibaba_cloud": "alibaba",
             "volcano": "volcengine",
             "volcano_engine": "volcengine",
+            "lambda_labs": "lambda",
+            "vast_ai": "vast",
         }
-
-
-#: Each provider's managed Kubernetes service with GPU node pools (each provider's product page:
-#: Amazon EKS, Azure AKS, Google GKE, Alibaba ACK, Tencent TKE, Huawei CCE, Volcano Engine VKE).
-#: None for a provider without one (a GPU marketplace): it gets no Kubernetes option.
-MANAGED_KUBERNETES: Mapping[str, str | None] = {
-    Provider.AWS: "EKS",
-    Provider.AZURE: "AKS",
-    Provider.GCP: "GKE",
-    Provider.ALIBABA: "ACK",
-    Provider.TENCENT: "TKE",
-    Provider.HUAWEI: "CCE",
-    Provider.VOLCENGINE: "VKE",
-}
 
 
 class PricingModel(Choice):
@@ -272,6 +266,20 @@ class Parallelism(Choice):
     ZERO1 = "zero1"
     ZERO2 = "zero2"
     ZERO3 = "zero3"
+
+
+class ActivationCheckpointing(Choice):
+    """What backward recomputes instead of keeping from forward."""
+
+    NONE = "none"
+    FULL = "full"
+    """Every transformer block (ResNet stage) is recomputed; only its input is kept."""
+    SELECTIVE = "selective"
+    """Matmul and attention outputs are kept; the cheap ops between them are recomputed."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "activation checkpointing"
 
 
 class Objective(Choice):

@@ -28,6 +28,7 @@ from gpuplan.catalog.model import (
     TransferTier,
 )
 from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, default_db_path, open_store
+from gpuplan.catalog.query import display_money
 from gpuplan.catalog.store import Store
 
 __all__ = [
@@ -53,5 +54,6 @@ __all__ = [
     "Store",
     "TransferTier",
     "default_db_path",
+    "display_money",
     "open_store",
 ]

@@ -106,6 +106,18 @@ class EstimateRow(Document):
     step_time_s_low: float | None
     step_time_s_high: float | None
     comm_time_s: float | None
+    """Communication time not hidden behind compute, s (the same as ``comm_exposed_s``)."""
+    comm_total_s: float | None
+    """All collective communication of one step, s, overlapped or not."""
+    comm_exposed_s: float | None
+    """The part of ``comm_total_s`` that adds to the step time, s."""
+    network_gbps: float | None
+    """Inter-node network assumed per node, Gbit/s."""
+    network_source: str | None
+    """Where ``network_gbps`` comes from: ``user``, ``catalog`` or ``assumed``."""
+    samples_per_s: float | None
+    tokens_per_s: float | None
+    """None for models without a sequence."""
     throughput: float | None
     throughput_low: float | None
     throughput_high: float | None

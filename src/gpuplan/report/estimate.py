@@ -1,7 +1,9 @@
 """Render ``gpuplan estimate`` results: a Rich table per GPU and the ``--json`` document
 (:class:`gpuplan.documents.EstimateDocument`; schema in ``docs/schemas/estimate.schema.json``).
 
-A GPU that cannot run the workload (e.g. FP8 on an A100) has ``error`` set and null figures.
+The ``_low``/``_high`` figures are the 80 % interval (10th and 90th percentiles) of the estimate's
+distribution (:class:`gpuplan.perf.distribution.TimeDistribution`). A GPU that cannot run the
+workload (e.g. FP8 on an A100) has ``error`` set and null figures.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ _FIGURES = (
     "step_time_s_low",
     "step_time_s_high",
     "comm_time_s",
+    "comm_total_s",
+    "comm_exposed_s",
+    "network_gbps",
+    "network_source",
+    "samples_per_s",
+    "tokens_per_s",
     "throughput",
     "throughput_low",
     "throughput_high",

@@ -4,7 +4,14 @@ Importing this package does not import torch (``gpuplan --help`` stays fast); mo
 loaded only when a workload is traced.
 """
 
-from gpuplan.vocab import Objective, OptimizerName, Parallelism, Precision, Task
+from gpuplan.vocab import (
+    ActivationCheckpointing,
+    Objective,
+    OptimizerName,
+    Parallelism,
+    Precision,
+    Task,
+)
 from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.presets.registry import PRESETS, PresetInfo, get_preset
 from gpuplan.workload.spec import (
@@ -20,6 +27,7 @@ from gpuplan.workload.spec import (
 
 __all__ = [
     "PRESETS",
+    "ActivationCheckpointing",
     "ConstraintsSpec",
     "DataSpec",
     "InputsSpec",

@@ -16,6 +16,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from gpuplan.errors import WorkloadError
 from gpuplan.vocab import (
+    ActivationCheckpointing,
     Commitment,
     Objective,
     OptimizerName,
@@ -46,6 +47,9 @@ PrecisionField = Annotated[Precision, BeforeValidator(pydantic_cast(Precision))]
 OptimizerField = Annotated[OptimizerName, BeforeValidator(pydantic_cast(OptimizerName))]
 ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
 ObjectiveField = Annotated[Objective, BeforeValidator(pydantic_cast(Objective))]
+CheckpointingField = Annotated[
+    ActivationCheckpointing, BeforeValidator(pydantic_cast(ActivationCheckpointing))
+]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
@@ -208,12 +212,15 @@ class ConstraintsSpec(Spec):
     pricing: Names = ()
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
     max_gpus: int | None = Field(default=None, ge=1)
+    max_nodes: int | None = Field(default=None, ge=1)
+    """Most instances the job may span (the planner's default is 8)."""
     min_gpu_memory_gib: float | None = Field(default=None, gt=0)
     interconnect: str | None = None
     """Required GPU link, e.g. ``nvlink``, ``pcie``, ``infiniband``."""
     compliance: Names = ()
     """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``)."""
-    objective: ObjectiveField = Objective.BALANCED
+    objective: ObjectiveField = Objective.COST
+    """``cost`` (default: the cheapest that meets deadline and budget), ``time`` or ``balanced``."""
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
 
@@ -255,7 +262,12 @@ class Workload(Spec):
     optimizer: OptimizerField = OptimizerName.ADAMW
     """Ignored for ``task: infer``."""
     gradient_checkpointing: bool = False
-    """Recompute each transformer block (ResNet stage) in backward instead of keeping activations."""
+    """The older spelling of ``activation_checkpointing: full``."""
+    activation_checkpointing: CheckpointingField = ActivationCheckpointing.NONE
+    """``none``, ``full`` (recompute each transformer block or ResNet stage in backward, keep only
+    its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
+    compile: bool = False
+    """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
     gradient_accumulation: int = Field(default=1, ge=1)
     parallelism: ParallelismField = Parallelism.DDP
     """How several GPUs share the job; the trace itself is always one GPU's step."""
@@ -273,8 +285,24 @@ class Workload(Spec):
             raise ValueError("model.lora: adapters only matter for training; use task: finetune or drop lora")
         if self.gradient_checkpointing and self.task is Task.INFER:
             raise ValueError("gradient_checkpointing: has no effect for task: infer; remove it")
+        if self.gradient_checkpointing and self.activation_checkpointing not in (
+            ActivationCheckpointing.NONE,
+            ActivationCheckpointing.FULL,
+        ):
+            raise ValueError(
+                "gradient_checkpointing: true means activation_checkpointing: full; give only one of them"
+            )
+        if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
+            raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
         self._check_inputs()
         return self
+
+    @property
+    def checkpointing(self) -> ActivationCheckpointing:
+        """The activation checkpointing mode, whichever spelling the spec used."""
+        if self.gradient_checkpointing:
+            return ActivationCheckpointing.FULL
+        return self.activation_checkpointing
 
     def _check_inputs(self) -> None:
         inp = self.inputs

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplan.catalog.providers import REGISTRY
 from gpuplan.deploy.spec import LaunchSpec
-from gpuplan.vocab import MANAGED_KUBERNETES
 
 __all__ = ["Placement", "placement"]
 
@@ -88,7 +88,7 @@ def placement(spec: LaunchSpec) -> Placement:
                     "effect": "NoSchedule",
                 }
             )
-    elif provider and (cluster := MANAGED_KUBERNETES.get(provider)):
+    elif provider and (module := REGISTRY.get(provider)) and (cluster := module.FACTS.kubernetes):
         p.notes.append(
             f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
             "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "
