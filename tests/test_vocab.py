@@ -68,3 +68,13 @@ def test_every_per_provider_table_covers_every_provider(name: str) -> None:
     table = _provider_tables()[name]
     assert vocab.missing_members(Provider, table) == []
     assert set(table) <= set(Provider.values()), "a table names a provider the vocabulary lacks"
+
+
+def test_every_pricing_model_has_a_billing_rule() -> None:
+    assert vocab.missing_members(PricingModel, vocab.PRICING_RULES) == []
+    assert vocab.PRICING_RULES[PricingModel.RESERVED_1Y].term_hours == 8760.0  # 365 × 24
+    assert vocab.COMMITTED_PRICING == (
+        PricingModel.MONTHLY,
+        PricingModel.RESERVED_1Y,
+        PricingModel.RESERVED_3Y,
+    )

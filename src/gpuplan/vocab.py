@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -22,6 +23,7 @@ from gpuplan.errors import UnknownChoiceError
 
 __all__ = [
     "COMMITTED_PRICING",
+    "PRICING_RULES",
     "ActivationCheckpointing",
     "Choice",
     "Commitment",
@@ -33,6 +35,7 @@ __all__ = [
     "Precision",
     "PriceUnit",
     "PricingModel",
+    "PricingRule",
     "Provider",
     "Task",
     "missing_members",
@@ -169,11 +172,35 @@ class PricingModel(Choice):
         return {"yearly": "reserved_1y", "annual": "reserved_1y", "1y": "reserved_1y", "3y": "reserved_3y"}
 
 
+@dataclass(frozen=True, kw_only=True)
+class PricingRule:
+    """How a pricing model is published and billed."""
+
+    units: frozenset[str]
+    """Price units it may be published in (``hour``, ``month``); the catalog's gates check them."""
+    term_hours: float | None
+    """Length of the commitment, hours (8760 for one year), billed whole; None = no term."""
+    committed: bool
+    """Binds the user beyond the job (monthly subscriptions, reservations)."""
+
+
+#: The billing rule of every pricing model (``tests/test_vocab.py`` checks that each has one).
+#: Monthly prices are billed per started month (``units`` month, 730 h each: see units.py).
+PRICING_RULES: Mapping[str, PricingRule] = {
+    PricingModel.ON_DEMAND: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
+    PricingModel.SPOT: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
+    PricingModel.MONTHLY: PricingRule(units=frozenset({"month"}), term_hours=None, committed=True),
+    PricingModel.RESERVED_1Y: PricingRule(
+        units=frozenset({"hour", "month"}), term_hours=8760.0, committed=True
+    ),
+    PricingModel.RESERVED_3Y: PricingRule(
+        units=frozenset({"hour", "month"}), term_hours=3 * 8760.0, committed=True
+    ),
+}
+
 #: Pricing models that bind the user beyond the job.
-COMMITTED_PRICING: tuple[PricingModel, ...] = (
-    PricingModel.MONTHLY,
-    PricingModel.RESERVED_1Y,
-    PricingModel.RESERVED_3Y,
+COMMITTED_PRICING: tuple[PricingModel, ...] = tuple(
+    PricingModel(p) for p, rule in PRICING_RULES.items() if rule.committed
 )
 
 

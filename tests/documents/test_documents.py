@@ -44,6 +44,18 @@ def test_each_document_declares_its_schema_version() -> None:
         assert model.model_fields["schema_version"].default == versions[name]
 
 
+def test_the_offers_document_carries_every_field_of_an_offer() -> None:
+    # A field added to the catalog's OfferPrice must be declared in the document too (the
+    # document refuses unknown keys, so `offers --json` would fail at run time otherwise).
+    from dataclasses import fields
+
+    from gpuplan.catalog.model import OfferPrice
+    from gpuplan.documents import OfferItem
+
+    missing = [f.name for f in fields(OfferPrice) if f.name not in OfferItem.model_fields]
+    assert missing == []
+
+
 def _bert_profile() -> Profile:
     # ~BERT-Large-sized: 340 M parameters, 9 TFLOP per step of 32 × 384 tokens (a stand-in profile:
     # what is tested is the document's path from `plan` to `deploy`, not the estimate).

@@ -65,6 +65,15 @@ class OfferItem(Document):
     price_reason: str | None
     exchange_rate_usd_per_unit: float | None = None
     exchange_rate_as_of: str | None = None
+    network_kind: str | None = None
+    """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None = not published."""
+    local_nvme_gb: float | None = None
+    fetched_at: str | None = None
+    """When ``catalog refresh`` read the price (None: from a file)."""
+    list_price_usd_per_hour: float | None = None
+    """The provider's list price before the user's negotiated discount (None: no discount applies)."""
+    discount_percent: float | None = None
+    """The user's negotiated discount applied to ``price_usd_per_hour``."""
     display_currency: str
     """The currency of ``price_per_hour`` and ``price_per_gpu_hour`` (the document's ``currency``)."""
     price_per_hour: float | None

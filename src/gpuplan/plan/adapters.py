@@ -27,6 +27,7 @@ from gpuplan.plan.inputs import (
 )
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import region_country
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -48,7 +49,7 @@ __all__ = [
 #: plan: a service has no end, so options are compared on a month of capacity.
 SERVING_HOURS = HOURS_PER_MONTH
 
-_TERM_HOURS = {"reserved_1y": 8760.0, "reserved_3y": 3 * 8760.0}
+_TERM_HOURS = {p: r.term_hours for p, r in PRICING_RULES.items() if r.term_hours is not None}
 _GB_PER_GIB = 1.073741824
 _COUNTRY_NAMES = {
     "china": "cn",
