@@ -45,8 +45,19 @@ def _global_options(
 
 def _register_all() -> None:
     # Explicit registry of command groups (no string dispatch); each module adds its commands.
-    from gpuplan.cli import catalog_cmds, deploy_cmds, estimate_cmds, machine_cmds, plan_cmds, simulate_cmds
+    from gpuplan.cli import (
+        catalog_cmds,
+        deploy_cmds,
+        estimate_cmds,
+        machine_cmds,
+        plan_cmds,
+        refresh_cmds,
+        simulate_cmds,
+    )
 
+    # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
+    # catalog_cmds' helpers without catalog_cmds importing it back.
+    refresh_cmds.register_into(catalog_cmds.catalog_app)
     for module in (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds):
         module.register(app)
 

@@ -324,7 +324,4 @@ def register(app: typer.Typer) -> None:
     """Add this group's commands to ``app``."""
     app.command("gpus")(gpus)
     app.command("offers")(offers)
-    from gpuplan.cli import refresh_cmds
-
-    refresh_cmds.register_into(catalog_app)
     app.add_typer(catalog_app)
