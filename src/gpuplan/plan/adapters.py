@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
@@ -25,6 +24,7 @@ from gpuplan.plan.inputs import (
     RegionCosts,
     TransferTier,
 )
+from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import region_country
 from gpuplan.vocab import PRICING_RULES
@@ -234,10 +234,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         commitment=spec.commitment,
         objective=Objective.cast(str(spec.objective)),
     )
-    given = {k: v for k, v in overrides.items() if v is not None}
-    if "objective" in given:
-        given["objective"] = Objective.cast(given["objective"])
-    return replace(base, **given)
+    return PlanOverrides.from_mapping(overrides).apply(base)
 
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
