@@ -53,12 +53,14 @@ def _register_all() -> None:
         plan_cmds,
         refresh_cmds,
         simulate_cmds,
+        tco_cmds,
     )
 
     # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
     # catalog_cmds' helpers without catalog_cmds importing it back.
     refresh_cmds.register_into(catalog_cmds.catalog_app)
-    for module in (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds):
+    groups = (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds, tco_cmds)
+    for module in groups:
         module.register(app)
 
 

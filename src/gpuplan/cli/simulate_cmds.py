@@ -79,9 +79,9 @@ def _shape_trace(
 def _replica(
     ctx: typer.Context, workload_file: Path, gpu_id: str, store: Store | None, mean_ctx: float
 ) -> ReplicaModel:
-    from gpuplan.cli import settings
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
+    from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
@@ -172,7 +172,7 @@ def autoscale_cmd(
     from rich.console import Console
 
     from gpuplan.catalog import open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
@@ -282,7 +282,7 @@ def share_cmd(
         str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
     ] = None,
     sharing: Annotated[
-        str, typer.Option("--sharing", help="mig, time-slice, whole, or best (fewest GPUs).")
+        str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
     ] = "best",
     target: Annotated[float, typer.Option("--target", help="Busy share each instance is sized for.")] = 0.8,
     time_slice_penalty: Annotated[
@@ -306,7 +306,7 @@ def share_cmd(
     from rich.console import Console
 
     from gpuplan.catalog import open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import share_html, share_json, share_view
@@ -368,8 +368,8 @@ def _estimate_services(
     todo = [s for s in spec.services if s.workload]
     if not todo:
         return out
-    from gpuplan.cli import settings
     from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._settings import settings
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
     from gpuplan.simulate.inputs import demand_from_decode
@@ -413,6 +413,9 @@ def _write_k8s(plan: SharePlan, directory: Path) -> None:
     elif plan.sharing == "time-slice":
         most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
         layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
+    elif plan.sharing == "mps":
+        parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
+        layout = SharingLayout(sharing="mps", time_slice_replicas=parts)
     else:
         layout = SharingLayout(sharing="whole")
     deps = [

@@ -1,1 +1,2 @@
-"""Alembic migrations of the catalog database (env.py, script template); run from code by catalog/opening.py."""
+"""Alembic migrations of the catalog database (env.py, the script template), run from code by
+catalog/opening.py."""
