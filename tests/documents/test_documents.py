@@ -16,6 +16,7 @@ from gpuplan.documents import (
     GPUS_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
+    TCO_SCHEMA_VERSION,
     PlanDocument,
 )
 from gpuplan.documents.schemas import schema_texts
@@ -38,6 +39,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "estimate": ESTIMATE_SCHEMA_VERSION,
         "offers": OFFERS_SCHEMA_VERSION,
         "gpus": GPUS_SCHEMA_VERSION,
+        "tco": TCO_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

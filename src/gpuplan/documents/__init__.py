@@ -38,6 +38,7 @@ from gpuplan.documents.plan import (
     PlanWorkload,
     SpotDoc,
 )
+from gpuplan.documents.tco import TCO_SCHEMA_VERSION, TcoDocument
 
 __all__ = [
     "DOCUMENTS",
@@ -45,6 +46,7 @@ __all__ = [
     "GPUS_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
+    "TCO_SCHEMA_VERSION",
     "AdviceItem",
     "CalibrationSummary",
     "CheapestPrice",
@@ -64,6 +66,7 @@ __all__ = [
     "PlanWorkload",
     "ServingDoc",
     "SpotDoc",
+    "TcoDocument",
 ]
 
 from gpuplan.documents.base import Document
@@ -74,4 +77,5 @@ DOCUMENTS: dict[str, type[Document]] = {
     "estimate": EstimateDocument,
     "offers": OffersDocument,
     "gpus": GpusDocument,
+    "tco": TcoDocument,
 }
