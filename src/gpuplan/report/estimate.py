@@ -6,7 +6,9 @@ JSON schema (``schema_version`` 1; field names carry their units)::
      "workload": {"name", "task", "precision", "params", "trainable_params", "flops_per_step",
                   "batch_size", "seq_len", "parallelism", "gradient_accumulation"},
      "software_level": str,
-     "calibration": {"fitted_on", "median_abs_error_pct", "worst_abs_error_pct", "source"},
+     "calibration": {"fitted_on", "median_abs_error_pct", "worst_abs_error_pct" (in-sample),
+                     "kfold_median_abs_error_pct", "kfold_worst_abs_error_pct", "band_coverage",
+                     "rows" (held out), "source"},
      "estimates": [{"gpu", "gpu_count", "parallelism", "fits",
                     "peak_memory_gib", "peak_memory_gib_low", "peak_memory_gib_high",
                     "memory_capacity_gib", "step_time_s", "step_time_s_low", "step_time_s_high",
@@ -75,11 +77,21 @@ _FIGURES = (
 
 def _calibration_json(cal: Calibration) -> dict[str, Any]:
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
+    held = dict(cal.heldout)
+
+    def figure(name: str) -> float | None:
+        return round(held[name], 3) if name in held else None
+
     return {
         "source": cal.source,
         "fitted_on": cal.fitted_on or None,
+        # In-sample (the fit judged on its own rows); the held-out figures below are the accuracy.
         "median_abs_error_pct": round(statistics.median(errors), 1) if errors else None,
         "worst_abs_error_pct": round(max(errors), 1) if errors else None,
+        "kfold_median_abs_error_pct": figure("kfold_median_abs_error_pct"),
+        "kfold_worst_abs_error_pct": figure("kfold_worst_abs_error_pct"),
+        "band_coverage": figure("band_coverage"),
+        "rows": int(held["rows"]) if "rows" in held else None,
     }
 
 
