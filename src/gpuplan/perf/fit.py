@@ -256,5 +256,5 @@ def with_band(
         memory_band=round(mem_band, 4),
         fitted_on=fitted_on,
         data_sha256=data_sha256,
-        source="benchmarks/calibrate.py on perf/data/calibration.csv (+ calibration_extra.csv)",
+        source="benchmarks/calibrate.py on perf/data/calibration*.csv (calibration, _extra, _v2)",
     )
