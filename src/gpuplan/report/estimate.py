@@ -280,10 +280,16 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
     if advice is not None:
         parts.append(advice)
     cj = _calibration_json(cal)
-    if cj.median_abs_error_pct is not None:
+    if cj.kfold_median_abs_error_pct is not None:
         calib = (
-            f"Calibrated {cj.fitted_on} on published runs: median error {cj.median_abs_error_pct} %, "
-            f"worst {cj.worst_abs_error_pct} %."
+            f"Calibrated {cj.fitted_on} on {cj.heldout_rows} published runs: held-out (k-fold) median "
+            f"error {cj.kfold_median_abs_error_pct:.1f} %, worst {cj.kfold_worst_abs_error_pct:.0f} %; "
+            f"ranges are 80 % intervals (covering {100 * (cj.band_coverage or 0):.0f} % of held-out runs)."
+        )
+    elif cj.median_abs_error_pct is not None:
+        calib = (
+            f"Calibrated {cj.fitted_on} on published runs: in-sample median error "
+            f"{cj.median_abs_error_pct} %, worst {cj.worst_abs_error_pct} %."
         )
     else:
         calib = "Uncalibrated (literature efficiencies)."
