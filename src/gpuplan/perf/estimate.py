@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
@@ -26,8 +27,10 @@ __all__ = [
     "SOFTWARE_LEVEL",
     "SOFTWARE_SLOWER",
     "Estimate",
+    "EstimateRequest",
     "JobSize",
     "estimate",
+    "run_estimate",
     "time_spread",
 ]
 
@@ -63,6 +66,39 @@ class JobSize:
     samples: float
     """Samples (sequences, images) per epoch."""
     epochs: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimateRequest:
+    """One estimate to make: a traced workload on a GPU configuration.
+
+    The group travels together from the caller (API, planner, calibration fit) through
+    :func:`run_estimate`, the sweep and the advisor.
+    """
+
+    profile: Profile
+    """The traced workload; ``profile.batch_size`` is the per-GPU micro-batch (samples)."""
+    gpu: GPU
+    """The GPU model (datasheet entry)."""
+    count: int = 1
+    """Number of GPUs of that model (all ranks, over every node)."""
+    parallelism: str = "ddp"
+    """How the ranks share the model: ``ddp``, ``zero1``/``zero2``/``zero3`` or ``fsdp``."""
+    link: Link | None = None
+    """The links joining the GPUs (NVLink/PCIe in a node, the network between nodes); None:
+    :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it)."""
+    calibration: Calibration | None = None
+    """The fitted efficiencies and bands; None: the calibration shipped in the package."""
+    job: JobSize | None = None
+    """How much data the job processes (samples × epochs); None: no job time, step figures only."""
+    grad_accum_steps: int = 1
+    """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
+    compiled: bool = False
+    """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
+
+    def changed(self, **changes: Any) -> EstimateRequest:
+        """The same request with some fields replaced (``dataclasses.replace``)."""
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,11 +263,33 @@ def estimate(
 ) -> Estimate:
     """Estimate one workload (its traced ``profile``) on ``count`` GPUs of model ``gpu``.
 
-    ``profile.batch_size`` is the per-GPU micro-batch. ``compiled``: the job runs under
-    ``torch.compile`` (:attr:`Calibration.compile_speedup`). With ``grad_accum_steps`` > 1 the optimizer
-    (and DDP's all-reduce) runs once per that many micro-batches. ``link`` defaults to
-    :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it).
+    The keyword form of :func:`run_estimate`; each argument is the :class:`EstimateRequest`
+    field of the same name.
     """
+    return run_estimate(
+        EstimateRequest(
+            profile=profile,
+            gpu=gpu,
+            count=count,
+            parallelism=parallelism,
+            link=link,
+            calibration=calibration,
+            job=job,
+            grad_accum_steps=grad_accum_steps,
+            compiled=compiled,
+        )
+    )
+
+
+def run_estimate(request: EstimateRequest) -> Estimate:
+    """Estimate ``request.profile`` on ``request.count`` GPUs of model ``request.gpu``.
+
+    ``profile.batch_size`` is the per-GPU micro-batch. With ``grad_accum_steps`` > 1 the optimizer
+    (and DDP's all-reduce) runs once per that many micro-batches.
+    """
+    profile, gpu, count, parallelism = request.profile, request.gpu, request.count, request.parallelism
+    job, grad_accum_steps, compiled = request.job, request.grad_accum_steps, request.compiled
+    calibration, link = request.calibration, request.link
     check_parallelism(parallelism)
     if count < 1:
         raise EstimateError(f"GPU count must be at least 1, got {count}")

@@ -315,9 +315,10 @@ def make_estimator(
     from gpuplan.perf import (
         NetworkSpec,
         decode_estimate,
-        estimate,
         job_size,
         load_calibration,
+        request_for,
+        run_estimate,
         serving_estimate,
     )
     from gpuplan.perf.parallel import network_kind_of
@@ -347,16 +348,8 @@ def make_estimator(
             gpus_per_node=key.gpus_per_node,
             nvlink=nvlink,
         ).link(gpu, key.gpu_count)
-        est = estimate(
-            profile,
-            gpu,
-            count=key.gpu_count,
-            parallelism=str(workload.parallelism),
-            link=link,
-            calibration=cal,
-            job=job,
-            grad_accum_steps=workload.gradient_accumulation,
-            compiled=workload.compile,
+        est = run_estimate(
+            request_for(workload, profile, gpu, count=key.gpu_count, link=link, calibration=cal)
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:
