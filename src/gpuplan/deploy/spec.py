@@ -12,14 +12,40 @@ module keeps working while the workload spec grows.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
+from gpuplan.deploy.grammar import (
+    CLOUD_NAME,
+    DNS_LABEL,
+    ENTRY_POINT,
+    MAX_BATCH,
+    MAX_CHECKPOINT_INTERVAL_MIN,
+    MAX_EPOCHS,
+    MAX_GRADIENT_ACCUMULATION,
+    MAX_IMAGE_SIZE,
+    MAX_JOB_HOURS,
+    MAX_NODES,
+    MAX_REPLICAS,
+    MAX_SAMPLES,
+    MAX_SEQ_LEN,
+    MIG_PROFILE,
+    WORD,
+    matches,
+    plain_text,
+)
 from gpuplan.errors import DeployError, GpuplanError, NotFoundError
 from gpuplan.hardware import GPU, get_gpu
 
@@ -58,9 +84,9 @@ def _slug(name: str) -> str:
 class ServingSpec(BaseModel):
     """How an inference workload is served (the workload's ``serving:`` block)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 
-    requests_per_s: float | None = None
+    requests_per_s: float | None = Field(default=None, gt=0, le=1e9)
     """Expected load, requests per second (informational in the generated files)."""
     gpu_utilization_target: float = Field(default=80.0, gt=0, le=100)
     """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
@@ -69,8 +95,8 @@ class ServingSpec(BaseModel):
     ``true`` in YAML means 4, the articles' "1/4 card"."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
-    min_replicas: int = Field(default=1, ge=1)
-    max_replicas: int = Field(default=8, ge=1)
+    min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
+    max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
 
     @field_validator("share_gpu", mode="before")
     @classmethod
@@ -88,7 +114,7 @@ class ServingSpec(BaseModel):
             return None
         v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
         # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
-        if not re.fullmatch(r"[1-7]g\.\d+gb(\+[a-z]+)?", v):
+        if not v.isascii() or not MIG_PROFILE.fullmatch(v):
             raise ValueError(f"MIG profile {v!r} is not of the form 1g.10gb")
         return v
 
@@ -106,35 +132,47 @@ class _Model(BaseModel):
     preset: str | None = None
     hf_config: str | None = None
     python: str | None = None
+    project_dir: str | None = None
+
+    @field_validator("python")
+    @classmethod
+    def _entry_point(cls, v: str | None) -> str | None:
+        # Strict even for a plan file from elsewhere: this string reaches train.py and the Dockerfile.
+        return None if v is None else matches(ENTRY_POINT, v, "model.python", "'package.module:build'")
+
+    @field_validator("preset", "hf_config")
+    @classmethod
+    def _one_line(cls, v: str | None, info: ValidationInfo) -> str | None:
+        return None if v is None else plain_text(v, f"model.{info.field_name}")
 
 
 class _Inputs(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    batch_size: int = Field(default=8, ge=1)
-    seq_len: int | None = Field(default=None, ge=1)
-    image_size: int | None = Field(default=None, ge=1)
+    batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
 
 
 class _Data(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    samples: int | None = Field(default=None, ge=1)
-    tokens: int | None = Field(default=None, ge=1)
-    epochs: float | None = Field(default=None, gt=0)
-    size_gb: float | None = Field(default=None, ge=0)
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
+    samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
+    tokens: int | None = Field(default=None, ge=1, le=MAX_SAMPLES * MAX_SEQ_LEN)
+    epochs: float | None = Field(default=None, gt=0, le=MAX_EPOCHS)
+    size_gb: float | None = Field(default=None, ge=0, le=1e9)
 
 
 class _WorkloadView(BaseModel):
     """The part of a workload spec that launch files depend on; everything else is ignored."""
 
     model_config = ConfigDict(extra="ignore")
-    name: str = "gpuplan-job"
+    name: str = Field(default="gpuplan-job", max_length=300)
     task: Task = "train"
     model: _Model = Field(default_factory=_Model)
     inputs: _Inputs = Field(default_factory=_Inputs)
     precision: str = "fp32"
     optimizer: str = "adamw"
     gradient_checkpointing: bool = False
-    gradient_accumulation: int = Field(default=1, ge=1)
+    gradient_accumulation: int = Field(default=1, ge=1, le=MAX_GRADIENT_ACCUMULATION)
     parallelism: Parallelism = "ddp"
     data: _Data = Field(default_factory=_Data)
     serving: ServingSpec | None = None
@@ -162,9 +200,9 @@ class LaunchSpec(BaseModel):
     """Everything the launch-file generators need. Built by :meth:`from_plan_json` or
     :meth:`from_workload`; immutable."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    name: str
+    name: str = Field(max_length=63)
     """Job name as a DNS-1123 label (used for Kubernetes objects, images and SkyPilot tasks)."""
     task: Task = "train"
     provider: Provider | None = None
@@ -174,7 +212,7 @@ class LaunchSpec(BaseModel):
     gpu: str | None = None
     """Canonical GPU id from ``gpuplan.hardware`` (``A100-SXM4-80GB``); None = any / unknown."""
     gpus_per_node: int = Field(default=1, ge=1, le=16)
-    nodes: int = Field(default=1, ge=1)
+    nodes: int = Field(default=1, ge=1, le=MAX_NODES)
     pricing: Pricing = "on_demand"
     parallelism: Parallelism = "ddp"
     precision: str = "fp32"
@@ -183,18 +221,23 @@ class LaunchSpec(BaseModel):
     """``pkg.module:build`` when the workload's model is the user's own Python code."""
     model_source: str = "stand-in"
     """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
-    batch_size: int = Field(default=8, ge=1)
+    project_dir: str | None = None
+    """Folder of the user's own model code (``model_entry_point``) on this machine, when it is known
+    and trusted (a workload file, or a plan file in or above it); its package goes into the image."""
+    batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
     """Per-GPU micro-batch, samples."""
-    seq_len: int | None = None
-    image_size: int | None = None
-    gradient_accumulation: int = Field(default=1, ge=1)
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
+    gradient_accumulation: int = Field(default=1, ge=1, le=MAX_GRADIENT_ACCUMULATION)
     gradient_checkpointing: bool = False
-    dataset_samples: int | None = Field(default=None, ge=1)
+    dataset_samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
     """Samples in the training set (the workload's ``data.samples``); None = unknown."""
-    epochs: float | None = Field(default=None, gt=0)
-    checkpoint_interval_min: float = Field(default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0)
+    epochs: float | None = Field(default=None, gt=0, le=MAX_EPOCHS)
+    checkpoint_interval_min: float = Field(
+        default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0, le=MAX_CHECKPOINT_INTERVAL_MIN
+    )
     """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
-    job_time_h: float | None = None
+    job_time_h: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """The plan's estimate of the job's duration, hours (None without a plan)."""
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
@@ -237,6 +280,33 @@ class LaunchSpec(BaseModel):
         except ValidationError as e:
             raise DeployError(f"serving: {_short_errors(e)}") from e
 
+    @field_validator("name")
+    @classmethod
+    def _dns_label(cls, v: str) -> str:
+        return matches(DNS_LABEL, v, "name", "'bert-finetune' (lower case, digits, dashes)")
+
+    @field_validator("region", "instance_type")
+    @classmethod
+    def _cloud_name(cls, v: str | None, info: ValidationInfo) -> str | None:
+        return None if v is None else matches(CLOUD_NAME, v, str(info.field_name), "'us-east-1'")
+
+    @field_validator("precision", "optimizer", "gpu")
+    @classmethod
+    def _word(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None:
+            matches(WORD, v.lower(), str(info.field_name), "'amp-bf16'")
+        return v
+
+    @field_validator("model_entry_point")
+    @classmethod
+    def _entry(cls, v: str | None) -> str | None:
+        return None if v is None else matches(ENTRY_POINT, v, "model.python", "'package.module:build'")
+
+    @field_validator("model_source", "project_dir")
+    @classmethod
+    def _text(cls, v: str | None, info: ValidationInfo) -> str | None:
+        return None if v is None else plain_text(v, str(info.field_name))
+
     @model_validator(mode="after")
     def _consistent(self) -> LaunchSpec:
         if self.serving and self.serving.mig_profile and self.gpu:
@@ -251,19 +321,20 @@ class LaunchSpec(BaseModel):
     def from_plan_json(cls, path: str | Path) -> LaunchSpec:
         """The recommended option of a plan file written by ``gpuplan plan --json``."""
         path = Path(path)
+        text = read_text(path, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise DeployError(f"cannot read plan file {path}: {e.strerror}") from e
-        except json.JSONDecodeError as e:
-            raise DeployError(
-                f"{path} is not valid JSON (line {e.lineno}): write it with `gpuplan plan --json`"
-            ) from e
-        return cls.from_plan(doc, source=str(path))
+            doc = load_json(text, source=str(path), error=DeployError)
+        except DeployError as e:
+            raise DeployError(f"{e}: write it with `gpuplan plan --json`") from None
+        return cls.from_plan(doc, source=str(path), folder=path.resolve().parent)
 
     @classmethod
-    def from_plan(cls, doc: object, source: str = "plan") -> LaunchSpec:
-        """Like :meth:`from_plan_json`, from the already-parsed document."""
+    def from_plan(cls, doc: object, source: str = "plan", folder: Path | None = None) -> LaunchSpec:
+        """Like :meth:`from_plan_json`, from the already-parsed document.
+
+        ``folder``: where the plan file lies. The plan's ``model.project_dir`` (whose package goes
+        into a Docker image) is used only when it is this folder or inside it: a plan from elsewhere
+        must not make deploy copy files from anywhere else on this machine."""
         if not isinstance(doc, dict) or "schema_version" not in doc:
             raise DeployError(
                 f"{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"
@@ -290,6 +361,7 @@ class LaunchSpec(BaseModel):
         return _build(
             workload,
             source=source,
+            project_dir=_project_inside(workload.model.project_dir, folder),
             provider=opt.provider,
             region=opt.region,
             instance_type=opt.instance_type,
@@ -314,12 +386,8 @@ class LaunchSpec(BaseModel):
     ) -> LaunchSpec:
         """A single-node launch of the workload file at ``path`` on ``count`` GPUs (no plan)."""
         path = Path(path)
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise DeployError(f"cannot read workload file {path}: {e.strerror}") from e
-        except yaml.YAMLError as e:
-            raise DeployError(f"{path} is not valid YAML: {str(e).splitlines()[0]}") from e
+        text = read_text(path, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
+        doc = load_yaml(text, source=str(path), error=DeployError)
         if not isinstance(doc, dict):
             raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
         workload = _read_workload_dict(_validated_workload(doc, path), str(path))
@@ -329,6 +397,7 @@ class LaunchSpec(BaseModel):
         return _build(
             workload,
             source=str(path),
+            project_dir=workload.model.project_dir,
             provider=provider,
             region=region,
             instance_type=None,
@@ -344,16 +413,16 @@ class LaunchSpec(BaseModel):
 class _PlanOption(BaseModel):
     """The fields of a plan option that a launch needs (the planner writes more; ignored)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
     provider: Provider
-    region: str
-    instance_type: str
-    gpu: str
-    gpu_count: int = Field(ge=1)
-    nodes: int = Field(default=1, ge=1)
+    region: str = Field(max_length=128)
+    instance_type: str = Field(max_length=128)
+    gpu: str = Field(max_length=64)
+    gpu_count: int = Field(ge=1, le=16 * MAX_NODES)
+    nodes: int = Field(default=1, ge=1, le=MAX_NODES)
     pricing: Pricing
-    job_time_h: float | None = Field(default=None, ge=0)
-    checkpoint_interval_min: float | None = Field(default=None, gt=0)
+    job_time_h: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
+    checkpoint_interval_min: float | None = Field(default=None, gt=0, le=MAX_CHECKPOINT_INTERVAL_MIN)
 
 
 def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -378,6 +447,17 @@ def _read_workload_dict(doc: dict[str, Any], source: str) -> _WorkloadView:
         return _WorkloadView.model_validate(doc)
     except ValidationError as e:
         raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
+
+
+def _project_inside(project_dir: str | None, folder: Path | None) -> str | None:
+    """``project_dir`` when it is ``folder`` or below it (resolved, links followed), else None."""
+    if project_dir is None or folder is None:
+        return None
+    try:
+        resolved = Path(project_dir).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+    return str(resolved) if resolved.is_relative_to(folder.resolve()) and resolved.is_dir() else None
 
 
 def _samples(workload: _WorkloadView) -> int | None:
@@ -418,6 +498,8 @@ def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec
         model_source = "stand-in"
     if launch.get("checkpoint_interval_min") is None:
         launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
+    if not m.python:
+        launch["project_dir"] = None  # only the user's own model code is packaged
     try:
         gpu = launch.get("gpu")
         if gpu:

@@ -6,14 +6,13 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
+from gpuplan.bounded import MAX_CONFIG_BYTES, MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
 from gpuplan.errors import WorkloadError
 from gpuplan.workload._validation import Spec, one_line_error
 from gpuplan.workload.durations import parse_duration_hours
@@ -320,17 +319,8 @@ class Workload(Spec):
     def from_yaml(cls, path: str | Path) -> Workload:
         """Read a workload file; ``model.hf_config`` and ``model.python`` resolve from its folder."""
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise WorkloadError(f"cannot read workload file {str(p)!r}: {e.strerror or e}") from e
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(p)
-            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-            raise WorkloadError(f"{where}: invalid YAML: {problem}") from None
+        text = read_text(p, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=WorkloadError)
+        data = load_yaml(text, source=str(p), error=WorkloadError)
         if not isinstance(data, dict):
             raise WorkloadError(f"{p}: expected a mapping of workload fields (got {type(data).__name__})")
         model = data.get("model")
@@ -375,11 +365,15 @@ def _hf_max_positions(path: Path | None) -> int | None:
         return None
     file = path / "config.json" if path.is_dir() else path
     try:
-        cfg = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"model.hf_config: cannot read {str(file)!r}: {e.strerror or e}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"model.hf_config: {file} is not valid JSON ({e.msg} at line {e.lineno})") from None
+        cfg = load_json(
+            read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError),
+            source=f"model.hf_config: {file}",
+            error=WorkloadError,
+        )
+    except WorkloadError as e:
+        raise ValueError(str(e)) from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"model.hf_config: {file} is not a JSON object")
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])
