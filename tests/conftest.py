@@ -17,5 +17,9 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     mp.setenv("XDG_CACHE_HOME", str(Path(home) / "cache"))
     mp.delenv("GPUPLAN_DB", raising=False)
     mp.delenv("GPUPLAN_USD_PER_CNY", raising=False)
+    # Output in English unless a test asks for Chinese, whatever the developer's locale.
+    for key in ("GPUPLAN_LANG", "GPUPLAN_CURRENCY", "LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        mp.delenv(key, raising=False)
+    mp.setenv("LANG", "C.UTF-8")
     yield
     mp.undo()

@@ -27,6 +27,7 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
+from gpuplan.catalog.query import display_money
 from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, Store, default_db_path, open_store
 
 __all__ = [
@@ -52,5 +53,6 @@ __all__ = [
     "Store",
     "TransferTier",
     "default_db_path",
+    "display_money",
     "open_store",
 ]

@@ -13,8 +13,17 @@ from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, Offer
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
+from gpuplan.i18n import Money
 
-__all__ = ["OfferListing", "OfferQuery", "OfferView", "SortKey", "cheapest_by_gpu", "list_offers"]
+__all__ = [
+    "OfferListing",
+    "OfferQuery",
+    "OfferView",
+    "SortKey",
+    "cheapest_by_gpu",
+    "display_money",
+    "list_offers",
+]
 
 
 class SortKey(_CastEnum):
@@ -86,6 +95,15 @@ def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -
     if currency is Currency.USD:
         return offer.price_usd_per_hour
     return offer.price_usd_per_hour / rate.usd_per_unit if rate else None
+
+
+def display_money(store: Store, currency: str | Currency) -> Money:
+    """How to show USD amounts in ``currency``: at the store's latest dated rate (DataError if none)."""
+    code = Currency.cast(currency).code
+    if code == "USD":
+        return Money.usd()
+    rate = store.exchange_rate(code)
+    return Money.from_rate(code, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source)
 
 
 def list_offers(store: Store, query: OfferQuery) -> OfferListing:

@@ -12,6 +12,8 @@ from typing import Any
 
 from rich.table import Table
 
+from gpuplan.i18n.numbers import format_amount, format_number
+
 __all__ = ["fmt_money", "fmt_num", "plain_table", "to_json", "to_jsonable"]
 
 
@@ -36,20 +38,15 @@ def to_json(value: Any) -> str:
 
 
 def fmt_num(value: float | None, digits: int = 4, unknown: str = "—") -> str:
-    """A number with up to ``digits`` significant digits; ``unknown`` for None."""
-    if value is None:
-        return unknown
-    if value == int(value) and abs(value) < 1e9:
-        return f"{int(value):,}"
-    return f"{value:,.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
+    """A number with up to ``digits`` significant digits; ``unknown`` for None (see gpuplan.i18n)."""
+    return format_number(value, digits, unknown)
 
 
 def fmt_money(value: float | None, currency: str, unknown: str = "unknown") -> str:
-    """``12.34 USD``; four significant digits under 10 (spot prices of cents), 2 decimals above."""
+    """An amount in its own currency, ``$12.34`` or ``¥12.34`` (see gpuplan.i18n.Money for USD amounts)."""
     if value is None:
         return unknown
-    text = f"{value:,.4g}" if abs(value) < 10 else f"{value:,.2f}"
-    return f"{text} {currency}"
+    return format_amount(value, currency)
 
 
 def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...] = ()) -> Table:

@@ -39,6 +39,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from gpuplan.i18n import _, ngettext
 from gpuplan.plan.result import Option, Plan
 from gpuplan.units import format_hours
 
@@ -234,7 +235,10 @@ def plan_view(plan: Plan) -> Any:
     excluded = ", ".join(f"{k} {v}" for k, v in plan.excluded.items()) or "none"
     lines.append(
         Text(
-            f"Pareto front: {len(plan.pareto)} options; {plan.feasible} feasible of "
+            _("Pareto front: {options};").format(
+                options=ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto))
+            )
+            + f" {plan.feasible} feasible of "
             f"{plan.candidates} candidates; excluded: {excluded}"
         )
     )

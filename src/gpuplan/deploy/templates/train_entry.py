@@ -615,6 +615,10 @@ def main(argv: list[str] | None = None) -> int:
                 json.dumps({"step": progress["step"], "loss": progress["loss"], "weights_sha256": digest})
                 + "\n"
             )
+    # Every rank leaves the last collective (the FSDP digest gathers) before any rank tears the group
+    # down: a rank that destroys it while its peer is still in a gloo call can abort with
+    # "terminate called without an active exception" after the run has succeeded.
+    dist.barrier()
     dist.destroy_process_group()
     return 0
 

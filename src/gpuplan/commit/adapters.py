@@ -1,0 +1,192 @@
+"""Build the optimiser's :class:`TcoProblem` from a usage description, the catalog and the planner.
+
+Thin on purpose: offers are filtered and converted to USD, workload demands are sized by the
+planner, and everything left out is counted and said in the notes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gpuplan.commit.model import COMMITMENT_PRICING, Demand, PricedOffer
+from gpuplan.commit.usage import DemandSpec, Usage
+from gpuplan.errors import GpuplanError, InputError
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import OfferPrice, Store
+
+__all__ = ["DemandSource", "demands_from_usage", "priced_offers"]
+
+#: Months of a term when the catalog's row does not say (``term.years``).
+_DEFAULT_TERM_MONTHS = {"monthly": 1, "reserved_1y": 12, "reserved_3y": 36}
+
+
+@dataclass(frozen=True, kw_only=True)
+class DemandSource:
+    """How one demand was sized, for the report."""
+
+    name: str
+    gpu: str
+    gpu_hours_total: float
+    how: str
+    """In words: given directly, or which plan option sized the workload."""
+
+
+def _term_months(p: OfferPrice) -> int:
+    years = (p.term or {}).get("years") if p.pricing != "monthly" else None
+    if isinstance(years, int | float) and years > 0:
+        return round(years * 12)
+    return _DEFAULT_TERM_MONTHS[p.pricing or ""]
+
+
+def _spot_rate(p: OfferPrice) -> SpotRate:
+    rate = band_rate_per_hour(p.interruption_band) if p.interruption_band else None
+    return rate or SPOT_DEFAULTS.get(p.provider, DEFAULT_SPOT_RATE)
+
+
+def priced_offers(
+    prices: Sequence[OfferPrice], usage: Usage, gpus: Sequence[str]
+) -> tuple[tuple[PricedOffer, ...], list[str]]:
+    """The catalog rows the optimiser may use, and notes on what was left out and why."""
+    c = usage.constraints
+    out: list[PricedOffer] = []
+    skipped: dict[str, int] = {}
+
+    def skip(reason: str) -> None:
+        skipped[reason] = skipped.get(reason, 0) + 1
+
+    for p in prices:
+        if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
+            continue
+        if c.providers and p.provider not in c.providers:
+            continue
+        if c.regions and p.region not in c.regions:
+            continue
+        if p.price_usd_per_hour is None:
+            skip("price not convertible to USD (no exchange rate)")
+            continue
+        if p.confidence == "low" and not c.allow_low_confidence:
+            skip("low-confidence price (set constraints.allow_low_confidence: true to use it)")
+            continue
+        if p.gpu_count < 1:
+            # A fractional GPU (vGPU slice) does not deliver a whole GPU-hour per hour.
+            skip("fractional-GPU instance")
+            continue
+        spot = _spot_rate(p) if p.pricing == "spot" else None
+        out.append(
+            PricedOffer(
+                provider=p.provider,
+                region=p.region,
+                instance_type=p.instance_type,
+                gpu=p.gpu,
+                gpus_per_unit=float(p.gpu_count),
+                pricing=p.pricing,
+                usd_per_unit_hour=float(p.price_usd_per_hour),
+                term_months=_term_months(p) if p.pricing in COMMITMENT_PRICING else 0,
+                interruptions_per_hour=spot.per_hour if spot else None,
+                rate_source=spot.source if spot else "",
+                confidence=p.confidence or "",
+                source=p.source or "",
+                as_of=p.as_of or "",
+            )
+        )
+    notes = [f"left out {n} offer row(s): {why}" for why, n in sorted(skipped.items())]
+    for gpu in gpus:
+        for pricing in c.pricing:
+            if not any(o.gpu == gpu and o.pricing == pricing for o in out):
+                notes.append(
+                    f"{pricing}: no usable price for {gpu} in the catalog within the constraints; not offered"
+                )
+    return tuple(out), notes
+
+
+def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Demand, DemandSource]:
+    """Size a workload demand with the planner: its cheapest on-demand option gives the GPU type,
+    the count and the hours of one run."""
+    from gpuplan.plan import plan_workload
+    from gpuplan.plan.adapters import job_facts_from
+    from gpuplan.profile import profile as trace_profile
+    from gpuplan.workload import load_workload
+
+    path = Path(spec.workload or "")
+    if not path.is_absolute() and usage.base_dir:
+        path = Path(usage.base_dir) / path
+    workload = load_workload(path)
+    prof = trace_profile(workload, store)
+    c = usage.constraints
+    overrides = {
+        "providers": c.providers or None,
+        "regions": c.regions or None,
+        # Sizing only: the GPU type, count and run time. The pricing is the optimiser's job.
+        "pricing": ("on_demand",),
+        "allow_low_confidence": c.allow_low_confidence or None,
+    }
+    try:
+        best = plan_workload(workload, prof, store, overrides=overrides, top=1).recommended
+    except GpuplanError as e:
+        raise InputError(f"demand {spec.name!r}: the planner cannot size {path.name}: {e}") from e
+    runs = spec.runs_per_month or 0.0
+    per_run = best.gpu_count * best.job_time_h
+    job, _ = job_facts_from(workload, prof)
+    ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
+    write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
+    hours = usage.scaled(spec, [runs * per_run] * usage.horizon_months)
+    demand = Demand(
+        name=spec.name,
+        gpu=best.gpu,
+        gpu_hours=hours,
+        interruptible=spec.interruptible,
+        run_hours=spec.run_hours or best.job_time_h,
+        gpus_per_run=float(best.gpu_count),
+        checkpoint_write_h=write_h,
+        # A restart reads the checkpoint back, as the planner counts it.
+        restart_h=job.restart_h + write_h,
+    )
+    how = (
+        f"{workload.name}: {runs:g} run(s)/month × {best.gpu_count} {best.gpu} × {best.job_time_h:.1f} h "
+        f"(planner's cheapest on-demand option: {best.label})"
+    )
+    return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
+
+
+def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource]:
+    from gpuplan.hardware import resolve_gpu
+
+    gpu = resolve_gpu(spec.gpu or "").id
+    hours = usage.direct_gpu_hours(spec)
+    ckpt_gb = spec.checkpoint_gb or 0.0
+    # The planner's assumed 0.5 GB/s checkpoint bandwidth and 10-minute restart (plan.inputs.JobFacts).
+    write_h = ckpt_gb / 0.5 / 3600.0
+    demand = Demand(
+        name=spec.name,
+        gpu=gpu,
+        gpu_hours=hours,
+        interruptible=spec.interruptible,
+        run_hours=spec.run_hours or 730.0,
+        gpus_per_run=float(spec.gpus or 1),
+        checkpoint_write_h=write_h,
+        restart_h=10.0 / 60.0 + write_h,
+    )
+    pattern = "a monthly calendar" if spec.hours_by_month else f"{spec.hours_per_month:g} h/month"
+    growth = f", {spec.growth_pct_per_month:+g} %/month" if spec.growth_pct_per_month else ""
+    how = f"given: {spec.gpus} × {gpu} for {pattern}{growth}"
+    return demand, DemandSource(name=spec.name, gpu=gpu, gpu_hours_total=sum(hours), how=how)
+
+
+def demands_from_usage(usage: Usage, store: Store) -> tuple[tuple[Demand, ...], tuple[DemandSource, ...]]:
+    """Every demand of ``usage`` in GPU-hours per month (workloads sized by the planner)."""
+    demands, sources = [], []
+    for spec in usage.demands:
+        d, s = _workload_demand(usage, spec, store) if spec.workload else _direct_demand(usage, spec)
+        if not all(math.isfinite(h) for h in d.gpu_hours):
+            raise InputError(
+                f"demand {spec.name!r}: its growth makes the GPU-hours overflow; lower growth_pct_per_month"
+            )
+        demands.append(d)
+        sources.append(s)
+    return tuple(demands), tuple(sources)

@@ -1,0 +1,109 @@
+"""``tco``: a usage description over the catalog -> the cheapest commitment schedule, in one call.
+
+from gpuplan.commit import tco
+report = tco("examples/tco/steady-serving-bursty-training.yaml")
+report.schedule.total_usd, report.schedule.savings_pct
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.commit.adapters import DemandSource, demands_from_usage, priced_offers
+from gpuplan.commit.model import Schedule, TcoProblem
+from gpuplan.commit.optimise import optimise
+from gpuplan.commit.usage import Usage, load_usage
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import ExchangeRate, Store
+
+__all__ = ["TcoReport", "tco"]
+
+#: What every schedule assumes, stated in every report.
+ASSUMPTIONS = (
+    "a month is 730 h; a committed unit supplies gpus_per_unit × 730 GPU-hours in each month of its "
+    "term, used or not",
+    "within a month, GPU-hours of one GPU type are pooled across demands (peaks inside a month are not "
+    "modelled); hourly capacity is unlimited at the cheapest price per GPU-hour",
+    "prices are today's catalog prices for every month; no discounting (money now = money later), and "
+    "reserved terms are paid monthly (no upfront option is modelled)",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TcoReport:
+    """A usage description's schedule, with what the report needs to show it."""
+
+    usage: Usage
+    problem: TcoProblem
+    schedule: Schedule
+    demands: tuple[DemandSource, ...]
+    currency: str
+    """Report currency code (``USD`` or ``CNY``)."""
+    usd_per_unit: float
+    """USD per one unit of ``currency`` (1.0 for USD)."""
+    exchange_rate: ExchangeRate | None
+    """The dated rate used when ``currency`` is not USD (or when CNY prices were converted)."""
+    notes: tuple[str, ...]
+
+    def money(self, usd: float) -> float:
+        """An amount in USD in the report currency."""
+        return usd / self.usd_per_unit
+
+
+def tco(
+    usage: Usage | str | Path | dict[str, Any],
+    *,
+    store: Store | None = None,
+    db: str | None = None,
+    currency: str | None = None,
+) -> TcoReport:
+    """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
+
+    ``store``: an open catalog; else ``db`` (path or URL; None = the user's default database) is
+    opened and closed here. ``currency`` overrides the usage file's.
+    """
+    from gpuplan.catalog import Currency, open_store
+
+    u = load_usage(usage)
+    own = store is None
+    st = open_store(db) if store is None else store
+    try:
+        demands, sources = demands_from_usage(u, st)
+        gpus = tuple(dict.fromkeys(d.gpu for d in demands))
+        prices = st.offers(include_unpriced=False)
+        offers, offer_notes = priced_offers(prices, u, gpus)
+        code = Currency.cast(currency or u.currency).code
+        rate = st.exchange_rate(code) if code != "USD" else None
+        used_cny = any(p.currency == "CNY" for p in prices if p.gpu in gpus)
+        if rate is None and used_cny:
+            rate = st.find_exchange_rate("CNY")
+    finally:
+        if own:
+            st.close()
+    problem = TcoProblem(
+        horizon_months=u.horizon_months,
+        demands=demands,
+        offers=offers,
+        past_horizon=u.past_horizon,
+        demand_changes_pct=(-u.sensitivity_pct, 0.0, u.sensitivity_pct),
+    )
+    schedule = optimise(problem)
+    notes = [*offer_notes, *ASSUMPTIONS]
+    if rate is not None and rate.currency != "USD":
+        notes.append(
+            f"exchange rate: 1 {rate.currency} = {rate.usd_per_unit:g} USD as of {rate.as_of} ({rate.source})"
+        )
+    notes.append(f"solver: {schedule.solver}")
+    return TcoReport(
+        usage=u,
+        problem=problem,
+        schedule=schedule,
+        demands=sources,
+        currency=code,
+        usd_per_unit=rate.usd_per_unit if rate is not None and code != "USD" else 1.0,
+        exchange_rate=rate,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,196 @@
+"""The commitment optimiser's own input and output types: priced offers, demands, the schedule.
+
+How capacity meets demand (the modelling decision every number here rests on):
+
+- Time is counted in months of :data:`~gpuplan.units.HOURS_PER_MONTH` (730 h) each; demand is
+  GPU-hours per month per GPU type.
+- A committed unit (one instance under a monthly subscription or a reserved term) is there for
+  every hour of every month of its term, so it supplies ``gpus_per_unit × 730`` GPU-hours in each
+  of those months, used or not.
+- Within a month, demand hours are *fluid*: any GPU-hour of a GPU type can serve any demand of that
+  type (serving by day and training at night share a reserved pool). Peaks inside a month are not
+  modelled: a demand of 2,920 GPU-hours in a month is four GPUs busy all month or eight busy half of
+  it, and is covered the same way.
+- What commitments do not cover is bought by the hour: on-demand for any demand, spot only for
+  interruptible demand, each at its cheapest price per GPU-hour for that GPU type (hourly capacity
+  has no limit in this model, so only the cheapest price matters). A spot GPU-hour delivers
+  ``1 / overhead`` useful GPU-hours (checkpoints, lost work, restarts; ``plan/spot.py``'s model).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from gpuplan.units import HOURS_PER_MONTH
+
+__all__ = [
+    "COMMITMENT_PRICING",
+    "HOURLY_PRICING",
+    "PAST_HORIZON_RULES",
+    "Commitment",
+    "Demand",
+    "MonthCost",
+    "PricedOffer",
+    "Schedule",
+    "TcoProblem",
+]
+
+#: Pricing models bought by the hour, and those bought for a term of whole months.
+HOURLY_PRICING = ("on_demand", "spot")
+COMMITMENT_PRICING = ("monthly", "reserved_1y", "reserved_3y")
+
+#: How a term that runs past the horizon is charged: ``full`` (every month of the term is paid: the
+#: contract says so) or ``remaining_value`` (the months past the horizon are credited at their
+#: price, as if the capacity keeps its value for the work after the horizon).
+PAST_HORIZON_RULES = ("full", "remaining_value")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PricedOffer:
+    """One instance type in one region under one pricing model, with a known USD price."""
+
+    provider: str
+    region: str
+    instance_type: str
+    gpu: str
+    """Canonical GPU id."""
+    gpus_per_unit: float
+    """GPUs in one instance (one unit of commitment)."""
+    pricing: str
+    """One of :data:`HOURLY_PRICING` or :data:`COMMITMENT_PRICING`."""
+    usd_per_unit_hour: float
+    """Price of one instance-hour in USD; for a commitment, its monthly price / 730."""
+    term_months: int = 0
+    """Months one commitment lasts: 0 for hourly pricing, 1 for a monthly subscription, 12 or 36."""
+    interruptions_per_hour: float | None = None
+    """Spot only: interruptions per instance-hour (band or the stated default)."""
+    rate_source: str = ""
+    confidence: str = "high"
+    source: str = ""
+    as_of: str = ""
+
+    @property
+    def usd_per_unit_month(self) -> float:
+        """One instance for one month (730 h)."""
+        return self.usd_per_unit_hour * HOURS_PER_MONTH
+
+    @property
+    def usd_per_gpu_hour(self) -> float:
+        return self.usd_per_unit_hour / self.gpus_per_unit
+
+    @property
+    def is_commitment(self) -> bool:
+        return self.term_months > 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider}/{self.region} {self.instance_type} {self.pricing}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Demand:
+    """GPU-hours needed per month on one GPU type."""
+
+    name: str
+    gpu: str
+    """Canonical GPU id."""
+    gpu_hours: tuple[float, ...]
+    """GPU-hours needed in each month of the horizon (month 0 first)."""
+    interruptible: bool = False
+    """True: the work may run on spot (it checkpoints and resumes)."""
+    run_hours: float = HOURS_PER_MONTH
+    """Failure-free length of one run, h (spot overhead: a checkpoint interval never exceeds it)."""
+    gpus_per_run: float = 1.0
+    """GPUs one run spans; a run on n spot instances is interrupted n times as often."""
+    checkpoint_write_h: float = 0.0
+    """Time to write one checkpoint, h; 0 for work without state (serving: restart only)."""
+    restart_h: float = 10.0 / 60.0
+    """Time to get a new instance and resume after an interruption, h (the planner's assumption)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TcoProblem:
+    """What to optimise: demands over a horizon and the offers that may cover them."""
+
+    horizon_months: int
+    demands: tuple[Demand, ...]
+    offers: tuple[PricedOffer, ...]
+    past_horizon: str = "full"
+    """One of :data:`PAST_HORIZON_RULES`."""
+    demand_changes_pct: tuple[float, ...] = (-30.0, 0.0, 30.0)
+    """Sensitivity: demand scaled by these percentages with the commitments fixed."""
+
+    def __post_init__(self) -> None:
+        if self.horizon_months < 1:
+            raise ValueError("horizon_months must be ≥ 1")
+        if self.past_horizon not in PAST_HORIZON_RULES:
+            raise ValueError(f"past_horizon must be one of {PAST_HORIZON_RULES}")
+        for d in self.demands:
+            if len(d.gpu_hours) != self.horizon_months:
+                raise ValueError(
+                    f"demand {d.name!r} has {len(d.gpu_hours)} months, not {self.horizon_months}"
+                )
+            if any(not math.isfinite(h) or h < 0 for h in d.gpu_hours):
+                raise ValueError(f"demand {d.name!r}: GPU-hours must be finite and ≥ 0")
+
+    def gpus(self) -> tuple[str, ...]:
+        """The GPU types demanded, in first-seen order."""
+        return tuple(dict.fromkeys(d.gpu for d in self.demands))
+
+    def billed_months(self, offer: PricedOffer, start: int) -> int:
+        """Months of a term starting at ``start`` that are paid under :attr:`past_horizon`."""
+        if self.past_horizon == "full":
+            return offer.term_months
+        return min(offer.term_months, self.horizon_months - start)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Commitment:
+    """Units of one commitment offer bought at one start month."""
+
+    offer: PricedOffer
+    units: int
+    start_month: int
+    """Index into the horizon (0 = its first month)."""
+    cost_usd: float
+    """What these units cost over their term (as billed under the past-horizon rule)."""
+
+    @property
+    def term_months(self) -> int:
+        return self.offer.term_months
+
+
+@dataclass(frozen=True, kw_only=True)
+class MonthCost:
+    """What one month of the horizon costs, by pricing model (USD)."""
+
+    month: int
+    cost_usd: float
+    by_pricing_usd: dict[str, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Schedule:
+    """The optimiser's answer: what to commit to, and what it all costs."""
+
+    commitments: tuple[Commitment, ...]
+    monthly: tuple[MonthCost, ...]
+    past_horizon_usd: float
+    """Term months past the horizon that are still paid (``past_horizon: full``)."""
+    total_usd: float
+    """Everything: sum of ``monthly`` plus ``past_horizon_usd``."""
+    all_on_demand_usd: float | None
+    """Every demanded GPU-hour at the cheapest on-demand price; None where a GPU has none."""
+    savings_pct: float | None
+    break_even_utilisation: dict[str, float]
+    """Per commitment pricing model: the share of a unit's hours it must be busy to beat on-demand
+    (the lowest over the offers of that model, for the GPUs demanded)."""
+    sensitivity: tuple[tuple[float, float | None], ...]
+    """(demand change %, total USD) with the commitments fixed; None when demand cannot be met."""
+    hourly_used: dict[str, PricedOffer] = field(default_factory=dict)
+    """Per "gpu/pricing" (and "gpu/spot/demand"): the hourly offer the recourse buys."""
+    spot_overhead: dict[str, float] = field(default_factory=dict)
+    """Per interruptible demand: paid spot hours per useful hour on its cheapest spot offer."""
+    solver: str = ""
+    notes: tuple[str, ...] = ()

@@ -1,0 +1,264 @@
+"""The usage description of ``gpuplan tco``: a horizon, demands and constraints, validated at the
+YAML edge into a frozen :class:`Usage` (one-line errors naming the field and the fix).
+
+    horizon_months: 36
+    start: 2027-01
+    currency: USD                      # or CNY: the report's currency
+    past_horizon: full                 # or remaining_value: how terms running past the horizon count
+    demands:
+      - name: pretrain-runs
+        workload: ../llama7b-lora.yaml # sized by the planner (GPU type, count, hours per run) …
+        runs_per_month: 4
+        interruptible: true
+      - name: serving
+        gpu: L4                        # … or given directly
+        gpus: 4
+        hours_per_month: 730
+        growth_pct_per_month: 5
+    constraints: {providers: [aws, alibaba], pricing: [on_demand, spot, monthly, reserved_3y]}
+
+A direct demand's GPU-hours in month m (counted from its ``start_month``) are
+``gpus × hours × (1 + growth_pct_per_month/100)^m``, where ``hours`` is ``hours_per_month`` or,
+for a profile that changes, ``hours_by_month`` (repeated when shorter than the horizon).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+
+from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
+from gpuplan.errors import InputError, closest
+from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.workload._validation import Spec, one_line_error
+
+__all__ = ["ConstraintsSpec", "DemandSpec", "Usage", "load_usage"]
+
+_PRICING = (*HOURLY_PRICING, *COMMITMENT_PRICING)
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def _names(value: Any) -> Any:
+    """A single string is accepted where a list of names is expected."""
+    return [value] if isinstance(value, str) else value
+
+
+Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
+
+
+def _pick(value: str, known: tuple[str, ...], what: str) -> str:
+    key = value.strip().lower().replace("-", "_")
+    if key in known:
+        return key
+    hint = closest(key, known)
+    did = f"did you mean {' or '.join(repr(h) for h in hint)}?" if hint else f"use one of: {', '.join(known)}"
+    raise ValueError(f"unknown {what} {value!r}; {did}")
+
+
+class ConstraintsSpec(Spec):
+    """Which offers may be used."""
+
+    providers: Names = ()
+    """Provider names (``aws``, ``alibaba`` …); empty = all."""
+    regions: Names = ()
+    """Region names exactly as the catalog writes them; empty = all."""
+    pricing: Names = _PRICING
+    """Pricing models allowed: on_demand, spot, monthly, reserved_1y, reserved_3y."""
+    allow_low_confidence: bool = False
+    """Also use prices labelled low-confidence (the source articles' 2024 tables)."""
+
+    @field_validator("pricing")
+    @classmethod
+    def _known_pricing(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if not v:
+            raise ValueError("list at least one pricing model, e.g. [on_demand, reserved_1y]")
+        return tuple(dict.fromkeys(_pick(p, _PRICING, "pricing model") for p in v))
+
+    @field_validator("providers")
+    @classmethod
+    def _lower(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(p.strip().lower() for p in v)
+
+
+class DemandSpec(Spec):
+    """One stream of work: a workload run N times a month, or GPUs for some hours a month."""
+
+    name: str = Field(min_length=1)
+    workload: str | None = None
+    """A workload YAML file (relative to the usage file); the planner picks its GPU type and count."""
+    runs_per_month: float | None = Field(default=None, ge=0)
+    """With ``workload``: how many times it runs each month."""
+    gpu: str | None = None
+    """With a direct demand: the GPU type (``L4``, ``a100-80gb`` …)."""
+    gpus: int | None = Field(default=None, ge=1)
+    """GPUs the work keeps busy during its hours."""
+    hours_per_month: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
+    """Hours each of those GPUs is busy per month (730 = all month)."""
+    hours_by_month: tuple[float, ...] | None = None
+    """Instead of ``hours_per_month``: hours per GPU in each month, repeated when shorter than the
+    horizon (a bursty training calendar)."""
+    growth_pct_per_month: float = Field(default=0.0, gt=-100.0)
+    """Compound change of the demand per month, %."""
+    interruptible: bool = False
+    """May it run on spot (it checkpoints and resumes)?"""
+    start_month: int = Field(default=1, ge=1)
+    """First month of the horizon with this demand (1 = the first)."""
+    end_month: int | None = Field(default=None, ge=1)
+    """Last month with this demand (default: the end of the horizon)."""
+    run_hours: float | None = Field(default=None, gt=0)
+    """Failure-free length of one run, h (spot overhead); default: a workload's job time, else 730."""
+    checkpoint_gb: float | None = Field(default=None, ge=0)
+    """Size of one checkpoint, GB (spot overhead); default: from the workload's trace, else 0."""
+
+    @field_validator("hours_by_month")
+    @classmethod
+    def _hours(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        if v is not None and (not v or any(h < 0 or h > HOURS_PER_MONTH for h in v)):
+            raise ValueError(f"list hours per GPU per month, each between 0 and {HOURS_PER_MONTH:g}")
+        return v
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> DemandSpec:
+        direct = [
+            k for k in ("gpu", "gpus", "hours_per_month", "hours_by_month") if getattr(self, k) is not None
+        ]
+        if self.workload is not None:
+            if direct:
+                raise ValueError(
+                    f"give either workload (+ runs_per_month) or gpu/gpus/hours, not both ({direct[0]})"
+                )
+            if self.runs_per_month is None:
+                raise ValueError("a workload demand needs runs_per_month (e.g. 4)")
+            return self
+        if self.runs_per_month is not None:
+            raise ValueError("runs_per_month goes with workload; a direct demand gives gpu, gpus and hours")
+        if self.gpu is None or self.gpus is None:
+            raise ValueError("give workload + runs_per_month, or gpu, gpus and hours_per_month")
+        if (self.hours_per_month is None) == (self.hours_by_month is None):
+            raise ValueError("give exactly one of hours_per_month or hours_by_month")
+        if self.end_month is not None and self.end_month < self.start_month:
+            raise ValueError(f"end_month {self.end_month} is before start_month {self.start_month}")
+        return self
+
+
+class Usage(Spec):
+    """A horizon of work to cover with commitments and hourly capacity."""
+
+    horizon_months: int = Field(ge=1, le=120)
+    start: str = "2027-01"
+    """Calendar month of the horizon's first month, ``YYYY-MM`` (labels only: prices are today's)."""
+    currency: str = "USD"
+    """Report currency: USD or CNY (converted at the catalog's dated rate)."""
+    past_horizon: str = "full"
+    """``full``: a term running past the horizon is paid in full; ``remaining_value``: the months
+    past the horizon are credited (the capacity keeps its value after the horizon)."""
+    sensitivity_pct: float = Field(default=30.0, ge=0, lt=100)
+    """The total is also priced with demand this much lower and higher, commitments fixed."""
+    demands: tuple[DemandSpec, ...]
+    constraints: ConstraintsSpec = ConstraintsSpec()
+    base_dir: str | None = None
+    """Folder that workload paths are relative to (the usage file's folder when read from a file)."""
+
+    @field_validator("start", mode="before")
+    @classmethod
+    def _month(cls, v: Any) -> str:
+        text = v.isoformat()[:7] if hasattr(v, "isoformat") else str(v).strip()
+        m = _MONTH.fullmatch(text)
+        if not m or not 1 <= int(m.group(2)) <= 12:
+            raise ValueError(f"write the first month as YYYY-MM, e.g. 2027-01 (got {v!r})")
+        return text
+
+    @field_validator("demands")
+    @classmethod
+    def _some(cls, v: tuple[DemandSpec, ...]) -> tuple[DemandSpec, ...]:
+        if not v:
+            raise ValueError("list at least one demand (a workload, or gpu + gpus + hours_per_month)")
+        return v
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, v: str) -> str:
+        return _pick(v, ("usd", "cny"), "currency").upper()
+
+    @field_validator("past_horizon")
+    @classmethod
+    def _rule(cls, v: str) -> str:
+        return _pick(v, PAST_HORIZON_RULES, "past_horizon rule")
+
+    @model_validator(mode="after")
+    def _names_and_months(self) -> Usage:
+        seen: set[str] = set()
+        for i, d in enumerate(self.demands):
+            if d.name in seen:
+                raise ValueError(
+                    f"demands[{i}].name: {d.name!r} is used twice; give each demand its own name"
+                )
+            seen.add(d.name)
+            if d.start_month > self.horizon_months:
+                raise ValueError(
+                    f"demands[{i}].start_month: {d.start_month} is after the horizon "
+                    f"({self.horizon_months} months)"
+                )
+        return self
+
+    def month_label(self, month: int) -> str:
+        """``YYYY-MM`` of horizon month ``month`` (0-based)."""
+        year, mon = int(self.start[:4]), int(self.start[5:7]) - 1 + month
+        return f"{year + mon // 12:04d}-{mon % 12 + 1:02d}"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "") -> Usage:
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise InputError(str(one_line_error(e, source))) from None
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> Usage:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"cannot read usage file {str(p)!r}: {e.strerror or e}") from e
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(p)
+            raise InputError(f"{where}: invalid YAML: {getattr(e, 'problem', None) or e}") from None
+        if not isinstance(data, dict):
+            raise InputError(
+                f"{p}: expected a mapping with horizon_months and demands (got {type(data).__name__})"
+            )
+        data = {**data, "base_dir": data.get("base_dir") or str(p.resolve().parent)}
+        return cls.from_dict(data, source=str(p))
+
+    def direct_gpu_hours(self, demand: DemandSpec) -> tuple[float, ...]:
+        """GPU-hours per month of a direct demand over the horizon."""
+        pattern = demand.hours_by_month or (demand.hours_per_month or 0.0,)
+        gpus = demand.gpus or 0  # validated: a direct demand has gpus
+        # Index i counts months from the demand's own start, so a calendar starts where it does.
+        return self.scaled(demand, [gpus * pattern[i % len(pattern)] for i in range(self.horizon_months)])
+
+    def scaled(self, demand: DemandSpec, base: list[float]) -> tuple[float, ...]:
+        """``base`` per horizon month, zero outside the demand's months and grown from its start."""
+        first = demand.start_month - 1
+        last = (demand.end_month or self.horizon_months) - 1
+        growth = 1.0 + demand.growth_pct_per_month / 100.0
+        return tuple(
+            base[m - first] * growth ** (m - first) if first <= m <= last else 0.0
+            for m in range(self.horizon_months)
+        )
+
+
+def load_usage(source: str | Path | dict[str, Any] | Usage) -> Usage:
+    """A Usage from a YAML path, a mapping, or a Usage (returned as is)."""
+    if isinstance(source, Usage):
+        return source
+    if isinstance(source, dict):
+        return Usage.from_dict(source)
+    return Usage.from_yaml(source)

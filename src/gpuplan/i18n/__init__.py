@@ -1,0 +1,49 @@
+"""Messages in English and Chinese, and one way to write numbers and money, for every layer.
+
+Usage (the CLI picks the language once per command; everything below it just calls ``_()``)::
+
+    from gpuplan.i18n import N_, Money, _, format_number, use_language
+
+    with use_language("zh"):                 # or set_language(...) in a CLI callback
+        _("Deadline")                        # -> "截止时间"
+        _("{count} options").format(count=3) # placeholders are filled *after* translation
+    HEADERS = (N_("Price"), N_("Time"))      # marked at import, translated when shown: _(HEADERS[0])
+
+    money = Money.usd()        # or gpuplan.catalog.display_money(store, "CNY"): the dated rate
+    money.format(1234.5)                     # "$1,234.50"  (amounts are always passed in USD)
+    money.format(2.5, per=_("h"))            # "$2.50/h"
+    format_number(12345.678)                 # "12,346"
+
+Adding a message: wrap the English text in ``_()`` (or ``N_()`` for a constant), run
+``python tools/i18n.py update``, write the Chinese in ``locale/zh/LC_MESSAGES/gpuplan.po``, then
+``python tools/i18n.py compile`` (the ``.mo`` is committed, so ``pip install`` needs no build step).
+``tests/i18n/`` fails if a message lacks its Chinese or the ``.mo`` is stale.
+"""
+
+from gpuplan.i18n.messages import (
+    N_,
+    Language,
+    _,
+    current_language,
+    language_from_locale,
+    ngettext,
+    set_language,
+    use_language,
+)
+from gpuplan.i18n.numbers import Money, format_amount, format_hours, format_number, format_percent
+
+__all__ = [
+    "N_",
+    "Language",
+    "Money",
+    "_",
+    "current_language",
+    "format_amount",
+    "format_hours",
+    "format_number",
+    "format_percent",
+    "language_from_locale",
+    "ngettext",
+    "set_language",
+    "use_language",
+]

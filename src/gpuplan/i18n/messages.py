@@ -1,0 +1,118 @@
+"""The message catalog: English source strings, Chinese from ``locale/zh/LC_MESSAGES/gpuplan.mo``.
+
+The language is a context variable, not a process-wide switch: the CLI sets it once per command
+from ``--lang`` or the locale, tests and libraries scope it with :func:`use_language`.
+"""
+
+from __future__ import annotations
+
+import gettext
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
+from enum import Enum
+from functools import cache
+from pathlib import Path
+
+from gpuplan.errors import NotFoundError
+
+__all__ = [
+    "DOMAIN",
+    "LOCALE_DIR",
+    "N_",
+    "Language",
+    "_",
+    "current_language",
+    "language_from_locale",
+    "ngettext",
+    "set_language",
+    "use_language",
+]
+
+DOMAIN = "gpuplan"
+LOCALE_DIR = Path(__file__).parent / "locale"
+
+
+class Language(str, Enum):
+    """A language gpuplan writes in."""
+
+    EN = "en"
+    ZH = "zh"
+
+    @classmethod
+    def cast(cls, value: str | Language) -> Language:
+        """``en``, ``zh``, or a locale name such as ``zh_CN.UTF-8``, ``zh-Hans``, ``en_US``."""
+        if isinstance(value, cls):
+            return value
+        text = str(value).strip().lower().replace("-", "_")
+        head = text.split(".")[0].split("_")[0]
+        for member in cls:
+            if head == member.value:
+                return member
+        raise NotFoundError("language", str(value), [m.value for m in cls])
+
+
+_current: ContextVar[Language] = ContextVar("gpuplan_language", default=Language.EN)
+
+
+def current_language() -> Language:
+    """The language messages are written in right now."""
+    return _current.get()
+
+
+def set_language(language: str | Language) -> Token[Language]:
+    """Write messages in ``language`` from now on in this context (the CLI's per-command switch)."""
+    return _current.set(Language.cast(language))
+
+
+@contextmanager
+def use_language(language: str | Language) -> Iterator[Language]:
+    """Write messages in ``language`` inside the ``with`` block."""
+    token = set_language(language)
+    try:
+        yield _current.get()
+    finally:
+        _current.reset(token)
+
+
+def language_from_locale(environ: Mapping[str, str]) -> Language:
+    """The language the user's locale asks for (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``).
+
+    The caller passes the environment (only the CLI reads it). Unknown or ``C``/``POSIX`` locales
+    give English.
+    """
+    for key in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(key, "")
+        # LANGUAGE may hold a priority list, "zh_CN:en".
+        for part in value.split(":"):
+            if not part or part in ("C", "POSIX") or part.startswith("C."):
+                continue
+            try:
+                return Language.cast(part)
+            except NotFoundError:
+                continue
+        if value:
+            return Language.EN
+    return Language.EN
+
+
+@cache
+def _translations(language: Language) -> gettext.NullTranslations:
+    if language is Language.EN:
+        return gettext.NullTranslations()  # the source strings are English
+    return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[language.value])
+
+
+def _(message: str) -> str:
+    """``message`` (English source text) in the current language."""
+    return _translations(_current.get()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for ``n``, in the current language."""
+    return _translations(_current.get()).ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog without translating it (constants defined at import)."""
+    return message

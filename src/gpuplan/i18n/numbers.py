@@ -1,0 +1,151 @@
+"""Numbers, durations, percentages and money, written one way everywhere (both languages).
+
+Money is always computed in USD and converted only when shown, by a :class:`Money` that carries the
+dated exchange rate it used, so every output can say which rate it applied.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpuplan.errors import DataError, NotFoundError
+from gpuplan.i18n.messages import _
+
+__all__ = ["CURRENCY_SYMBOLS", "Money", "format_amount", "format_hours", "format_number", "format_percent"]
+
+#: Display currencies and their symbols. "¥" is how prices in renminbi are written in China.
+CURRENCY_SYMBOLS: dict[str, str] = {"USD": "$", "CNY": "¥"}
+
+
+def format_number(value: float | None, digits: int = 4, unknown: str = "—") -> str:
+    """A number with up to ``digits`` significant digits and thousands separators; ``unknown`` for None."""
+    if value is None or not math.isfinite(value):
+        return unknown
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.{digits}g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+def format_percent(fraction: float | None, unknown: str = "—") -> str:
+    """``0.123`` as ``12%``; one decimal under 10 % (``0.4%``), ``<0.1%`` for tiny non-zero values."""
+    if fraction is None or not math.isfinite(fraction):
+        return unknown
+    pct = fraction * 100
+    if pct != 0 and abs(pct) < 0.1:
+        return "<0.1%" if pct > 0 else "-<0.1%"
+    return f"{pct:.1f}%" if abs(pct) < 10 else f"{pct:,.0f}%"
+
+
+def format_hours(hours: float | None) -> str:
+    """A duration in hours for people: seconds, minutes, hours or days, as fits (``?`` if unknown)."""
+    if hours is None or not math.isfinite(hours):
+        return "?"
+    if hours < 1 / 60:
+        return _("{n} s").format(n=f"{hours * 3600:.0f}")
+    if hours < 1:
+        return _("{n} min").format(n=f"{hours * 60:.0f}")
+    if hours < 48:
+        return _("{n} h").format(n=f"{hours:.1f}")
+    return _("{n} d").format(n=f"{hours / 24:.1f}")
+
+
+def _decimals(amount: float) -> int:
+    """2 decimals for cents, 0 from 10,000 up, two significant digits below one cent-ish amounts."""
+    a = abs(amount)
+    if a >= 10_000:
+        return 0
+    if a >= 1 or a == 0:
+        return 2
+    return min(6, max(2, -math.floor(math.log10(a)) + 1))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Money:
+    """How to show USD amounts: in ``currency``, at a dated rate.
+
+    Build it with :meth:`usd` or :meth:`from_rate` (the catalog's :class:`ExchangeRate` fields).
+    """
+
+    currency: str = "USD"
+    """Display currency code (ISO 4217, upper case)."""
+    units_per_usd: float = 1.0
+    """Units of ``currency`` per US dollar."""
+    as_of: str | None = None
+    """Date of the rate (None for USD)."""
+    source: str | None = None
+    """Where the rate comes from (None for USD)."""
+
+    def __post_init__(self) -> None:
+        if self.currency not in CURRENCY_SYMBOLS:
+            raise NotFoundError("currency", self.currency, list(CURRENCY_SYMBOLS))
+        if not (math.isfinite(self.units_per_usd) and self.units_per_usd > 0):
+            raise DataError(f"exchange rate must be a positive number, got {self.units_per_usd!r}")
+
+    @classmethod
+    def usd(cls) -> Money:
+        """Amounts shown as they are computed, in US dollars."""
+        return cls()
+
+    @classmethod
+    def from_rate(cls, currency: str, *, usd_per_unit: float, as_of: str, source: str) -> Money:
+        """Show amounts in ``currency``, one unit of which is worth ``usd_per_unit`` USD."""
+        code = currency.strip().upper()
+        if code == "USD":
+            return cls.usd()
+        if not (math.isfinite(usd_per_unit) and usd_per_unit > 0):
+            raise DataError(f"exchange rate for {code} must be a positive number, got {usd_per_unit!r}")
+        return cls(currency=code, units_per_usd=1.0 / usd_per_unit, as_of=as_of, source=source)
+
+    @property
+    def symbol(self) -> str:
+        """``$`` or ``¥``."""
+        return CURRENCY_SYMBOLS[self.currency]
+
+    def amount(self, usd: float) -> float:
+        """``usd`` converted to the display currency."""
+        return usd * self.units_per_usd
+
+    def format(self, usd: float | None, *, per: str | None = None, unknown: str = "?") -> str:
+        """``usd`` in the display currency: ``$1,234.50``, ``¥8,878``, ``$2.50/h`` with ``per="h"``."""
+        if usd is None or not math.isfinite(usd):
+            return unknown
+        return self.format_native(self.amount(usd), per=per)
+
+    def format_native(self, amount: float, *, per: str | None = None) -> str:
+        """An amount already in the display currency."""
+        text = f"{self.symbol}{abs(amount):,.{_decimals(amount)}f}"
+        if amount < 0:
+            text = "-" + text
+        return f"{text}/{per}" if per else text
+
+    def format_range(self, low_usd: float | None, high_usd: float | None, *, per: str | None = None) -> str:
+        """``$27.61–61.20`` (one symbol, so it stays narrow); one value when both round the same."""
+        low, high = self.format(low_usd), self.format(high_usd)
+        if low == high:
+            return self.format(low_usd, per=per)
+        tail = high.removeprefix(self.symbol) if high.startswith(self.symbol) else high
+        text = f"{low}–{tail}"
+        return f"{text}/{per}" if per else text
+
+    def rate_note(self) -> str:
+        """The rate used, for the output's footnote; empty for USD."""
+        if self.currency == "USD":
+            return ""
+        return _("Amounts in {currency} at 1 USD = {rate} {currency} (as of {date}; {source}).").format(
+            currency=self.currency,
+            rate=f"{self.units_per_usd:.4f}",
+            date=self.as_of or "?",
+            source=self.source or "?",
+        )
+
+
+def format_amount(amount: float | None, currency: str, *, per: str | None = None) -> str:
+    """An amount in its own currency (a price as published): ``¥12.00/h``; ``12.00 EUR`` if unknown code."""
+    if amount is None or not math.isfinite(amount):
+        return "?"
+    code = currency.strip().upper()
+    if code in CURRENCY_SYMBOLS:
+        return Money(currency=code).format_native(amount, per=per)
+    text = f"{amount:,.{_decimals(amount)}f} {code}"
+    return f"{text}/{per}" if per else text

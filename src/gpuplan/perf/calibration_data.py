@@ -1,0 +1,302 @@
+"""Read the published measurements in ``perf/data/`` as typed, validated rows.
+
+Three files, one row type (:class:`MeasuredRow`):
+
+- ``calibration.csv`` — the shared data set (a copy of ``shared/data/calibration.csv``);
+- ``calibration_extra.csv`` — figures quoted in that file's ``notes`` column;
+- ``calibration_v2.csv`` — the same first eleven columns plus the columns that multi-node, memory and
+  serving rows need (nodes, network, parallelism, checkpointing, memory, fits …); documented column by
+  column in ``perf/data/README.md``.
+
+Rows of the first two files carry no ``kind``/``family``/``arch`` columns; they are filled in here from
+the metric, the model name and the hardware catalog, so all three files read the same way.
+
+Every row is checked when it is read: a source, a GPU the hardware catalog knows (and, in v2, the
+architecture the catalog gives it), a known metric for its kind, a positive finite value, ``nodes ×
+gpus_per_node = gpu_count``. A bad row raises :class:`~gpuplan.errors.DataError` naming file and line.
+This module only reads; turning a row into a workload to trace stays in :mod:`gpuplan.perf.fit`.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+
+from gpuplan.errors import DataError, NotFoundError
+from gpuplan.hardware import get_gpu
+
+__all__ = [
+    "DATA_FILES",
+    "KINDS",
+    "METRICS",
+    "MeasuredRow",
+    "load_rows",
+]
+
+DATA_FILES: tuple[str, ...] = ("calibration.csv", "calibration_extra.csv", "calibration_v2.csv")
+
+#: What a row measures → the metrics (units) allowed for it.
+METRICS: Mapping[str, frozenset[str]] = {
+    # images_per_s, sequences_per_s, tokens_per_s, output_tokens_per_s: totals over all gpu_count GPUs.
+    # tokens_per_s_per_gpu, model_tflops_per_gpu: per GPU (model FLOPs by the row's flop_formula).
+    "throughput": frozenset(
+        {
+            "images_per_s",
+            "sequences_per_s",
+            "tokens_per_s",
+            "tokens_per_s_per_gpu",
+            "output_tokens_per_s",
+            "model_tflops_per_gpu",
+        }
+    ),
+    # Serving latencies: time to first token and inter-token latency, in milliseconds.
+    "latency": frozenset({"ttft_ms", "itl_ms"}),
+    # A published peak memory per GPU, GiB (what was counted is in memory_what).
+    "memory": frozenset({"peak_mem_gib"}),
+    # Only "it ran" or "it ran out of memory" is published: no value, fits says which.
+    "fit": frozenset({"fits"}),
+}
+KINDS = tuple(METRICS)
+FAMILIES = frozenset({"cnn", "vit", "encoder", "encoder-decoder", "decoder"})
+_CHECKPOINTING = frozenset({"", "none", "full", "selective", "unknown"})
+_TASKS = frozenset({"train", "finetune", "infer", "serve", "prefill", "decode"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasuredRow:
+    """One published measurement and the configuration it was measured on."""
+
+    file: str
+    """Data file name (``calibration_v2.csv`` …)."""
+    line: int
+    """Line in that file (the header is line 1)."""
+    model: str
+    """The model and run as published (free text)."""
+    task: str
+    """``train``, ``finetune``, ``infer``, ``serve`` (offline max-throughput LLM serving), ``prefill``,
+    ``decode``."""
+    gpu: str
+    """Canonical GPU id of the hardware catalog."""
+    gpu_count: int
+    """GPUs in the run, all nodes together."""
+    precision: str
+    """As published: ``fp32``, ``tf32``, ``amp`` (fp16 autocast), ``bf16``, ``fp16``, ``fp8``."""
+    batch_size: int | None
+    """Per-GPU micro-batch (sequences or images); None where not published."""
+    seq_or_image: str
+    """``seq2048``, ``seq4096 packed``, ``224x224``, ``in128/out2048`` (serving input/output tokens)."""
+    seq_len: int | None
+    """The sequence length parsed from ``seq_or_image`` (``seqN``), or None."""
+    metric: str
+    """Unit of ``value``; see :data:`METRICS`."""
+    value: float | None
+    """The published figure; None only for ``fit`` rows."""
+    source: str
+    """URL, paper (arXiv id + table) or ``owner/repo@commit path``."""
+    notes: str
+    kind: str
+    """``throughput``, ``latency``, ``memory`` or ``fit``."""
+    family: str
+    """``cnn``, ``vit``, ``encoder``, ``encoder-decoder`` or ``decoder``."""
+    arch: str
+    """GPU architecture (the hardware catalog's name: ``Ampere``, ``Hopper``, ``Ada Lovelace`` …)."""
+    nodes: int
+    gpus_per_node: int
+    preset: str = ""
+    """gpuplan preset with this model's shape ("" when none matches; see ``model_shape``)."""
+    model_shape: Mapping[str, int] = field(default_factory=dict)
+    """Architecture numbers of a model without a preset: layers, hidden, heads, kv_heads, ffn, vocab."""
+    network: str = ""
+    """Interconnect inside and across nodes, as published."""
+    parallelism: str = ""
+    activation_checkpointing: str = ""
+    """``none``, ``full``, ``selective``, ``unknown`` or "" (not applicable / not recorded)."""
+    attention: str = ""
+    global_batch: str = ""
+    """As published: sequences (``512``) or tokens (``4M tokens``)."""
+    software: str = ""
+    memory_gib: float | None = None
+    """Published peak memory per GPU of this run, GiB (converted from GB where the source says GB)."""
+    memory_what: str = ""
+    """What that memory figure counts (allocated, active, reserved, nvidia-smi)."""
+    fits: bool | None = None
+    """True: the configuration ran on this hardware; False: published out-of-memory; None: not a claim."""
+    flop_formula: str = ""
+    """For ``model_tflops_per_gpu``: the publisher's FLOP count (to turn the figure into tokens/s)."""
+    date: str = ""
+    """Publication or version date of the figure."""
+
+    @property
+    def multi_node(self) -> bool:
+        return self.nodes > 1
+
+    @property
+    def label(self) -> str:
+        return f"{self.file}:{self.line} {self.model} [{self.metric}] on {self.gpu_count}x {self.gpu}"
+
+
+def _read(name: str) -> str:
+    return resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
+
+
+def _gpu_id(name: str, where: str) -> str:
+    # The first two files name GPUs as their publishers do ("A100-80GB (DGX A100)"); the parenthesis
+    # names the machine, not the GPU. A bare "A100" (torchtune's README) is taken as the 80 GB SXM part,
+    # as perf/fit.py does: its 60 GiB peak does not fit a 40 GB A100.
+    bare = re.sub(r"\s*\(.*\)\s*$", "", name).strip()
+    if bare == "A100":
+        bare = "A100-SXM4-80GB"
+    try:
+        return get_gpu(bare).id
+    except NotFoundError as e:
+        raise DataError(f"{where}: GPU {name!r} is not in the hardware catalog ({e})") from e
+
+
+def _family(model: str) -> str:
+    # Only for the first two files, whose rows are ResNet-50, BERT-Large and Llama runs.
+    low = model.lower()
+    if low.startswith("resnet"):
+        return "cnn"
+    if low.startswith("bert"):
+        return "encoder"
+    if low.startswith("llama"):
+        return "decoder"
+    raise DataError(f"no model family known for {model!r}; give the row a family column (calibration_v2.csv)")
+
+
+def _int(text: str, where: str, column: str) -> int | None:
+    if not text.strip():
+        return None
+    try:
+        n = int(text)
+    except ValueError as e:
+        raise DataError(f"{where}: {column} {text!r} is not a whole number") from e
+    if n < 1:
+        raise DataError(f"{where}: {column} must be 1 or more, got {n}")
+    return n
+
+
+def _float(text: str, where: str, column: str) -> float | None:
+    if not text.strip():
+        return None
+    try:
+        x = float(text)
+    except ValueError as e:
+        raise DataError(f"{where}: {column} {text!r} is not a number") from e
+    if not (math.isfinite(x) and x > 0):
+        raise DataError(f"{where}: {column} must be positive and finite, got {text!r}")
+    return x
+
+
+def _shape(text: str, where: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        key, sep, num = part.partition("=")
+        if not sep or not num.isdigit():
+            raise DataError(f"{where}: model_shape part {part!r} is not KEY=INTEGER")
+        out[key] = int(num)
+    return out
+
+
+def _fits(text: str, where: str) -> bool | None:
+    if text in ("", "true", "false"):
+        return None if not text else text == "true"
+    raise DataError(f"{where}: fits must be true, false or empty, got {text!r}")
+
+
+def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
+    where = f"{file}:{line}"
+
+    def get(column: str) -> str:
+        return (raw.get(column) or "").strip()  # columns the first two files lack read as ""
+
+    if not get("source"):
+        raise DataError(f"{where}: no source")
+    gpu = _gpu_id(get("gpu"), where)
+    catalog_arch = get_gpu(gpu).architecture
+    metric = get("metric")
+    kind = get("kind") or ("memory" if metric == "peak_mem_gib" else "throughput")
+    if kind not in METRICS:
+        raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    if metric not in METRICS[kind]:
+        known = ", ".join(sorted(METRICS[kind]))
+        raise DataError(f"{where}: metric {metric!r} is not a {kind} metric ({known})")
+    value = _float(get("value"), where, "value")
+    if (value is None) != (kind == "fit"):
+        raise DataError(f"{where}: a {kind} row needs " + ("no value" if kind == "fit" else "a value"))
+    task = get("task")
+    if task not in _TASKS:
+        raise DataError(f"{where}: task {task!r} is not one of {', '.join(sorted(_TASKS))}")
+    gpu_count = _int(get("gpu_count"), where, "gpu_count") or 0
+    if not gpu_count:
+        raise DataError(f"{where}: no gpu_count")
+    nodes = _int(get("nodes"), where, "nodes") or 1
+    per_node = _int(get("gpus_per_node"), where, "gpus_per_node") or gpu_count
+    if nodes * per_node != gpu_count:
+        raise DataError(f"{where}: nodes {nodes} x gpus_per_node {per_node} != gpu_count {gpu_count}")
+    arch = get("arch") or catalog_arch
+    if arch != catalog_arch:
+        raise DataError(f"{where}: arch {arch!r} but the hardware catalog says {gpu} is {catalog_arch!r}")
+    family = get("family") or _family(get("model"))
+    if family not in FAMILIES:
+        raise DataError(f"{where}: family {family!r} is not one of {', '.join(sorted(FAMILIES))}")
+    checkpointing = get("activation_checkpointing")
+    if checkpointing not in _CHECKPOINTING:
+        raise DataError(f"{where}: activation_checkpointing {checkpointing!r}: none/full/selective/unknown")
+    fits = _fits(get("fits"), where)
+    memory = _float(get("memory_gib"), where, "memory_gib")
+    if kind == "memory":
+        memory = memory if memory is not None else value
+        if fits is None:
+            fits = True  # a published peak memory is a run that happened (the first two files say no more)
+    if kind == "fit" and fits is None:
+        raise DataError(f"{where}: a fit row must say fits=true or fits=false")
+    seq = re.match(r"seq(\d+)", get("seq_or_image"))
+    return MeasuredRow(
+        file=file,
+        line=line,
+        model=get("model"),
+        task=task,
+        gpu=gpu,
+        gpu_count=gpu_count,
+        precision=get("precision"),
+        batch_size=_int(get("batch_size"), where, "batch_size"),
+        seq_or_image=get("seq_or_image"),
+        seq_len=int(seq.group(1)) if seq else None,
+        metric=metric,
+        value=value,
+        source=get("source"),
+        notes=get("notes"),
+        kind=kind,
+        family=family,
+        arch=arch,
+        nodes=nodes,
+        gpus_per_node=per_node,
+        preset=get("preset"),
+        model_shape=_shape(get("model_shape"), where),
+        network=get("network"),
+        parallelism=get("parallelism"),
+        activation_checkpointing=checkpointing,
+        attention=get("attention"),
+        global_batch=get("global_batch"),
+        software=get("software"),
+        memory_gib=memory,
+        memory_what=get("memory_what"),
+        fits=fits,
+        flop_formula=get("flop_formula"),
+        date=get("date"),
+    )
+
+
+def load_rows(files: Sequence[str] = DATA_FILES) -> tuple[MeasuredRow, ...]:
+    """Every row of the given data files (default: all three), validated, in file order."""
+    rows: list[MeasuredRow] = []
+    for name in files:
+        reader = csv.DictReader(_read(name).splitlines())
+        # DictReader counts from the first data row; +2 gives the file line (header is line 1).
+        rows.extend(_row(name, i + 2, raw) for i, raw in enumerate(reader))
+    return tuple(rows)

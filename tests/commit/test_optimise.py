@@ -1,0 +1,160 @@
+"""The optimiser on hand-made instances, with the arithmetic in view."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, optimise
+from gpuplan.errors import InfeasibleError
+
+TERMS = {"on_demand": 0, "spot": 0, "monthly": 1, "reserved_1y": 12, "reserved_3y": 36}
+
+
+def offer(pricing: str, usd_per_month_or_hour: float, gpus: float = 1.0, **kw: object) -> PricedOffer:
+    """Hourly models take a price per hour; commitments a price per month (stored per hour / 730)."""
+    term = TERMS[pricing]
+    hourly = usd_per_month_or_hour / 730.0 if term else usd_per_month_or_hour
+    return PricedOffer(
+        provider="p",
+        region="r",
+        instance_type=f"i{gpus:g}",
+        gpu="G",
+        gpus_per_unit=gpus,
+        pricing=pricing,
+        usd_per_unit_hour=hourly,
+        term_months=term,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+def steady(gpu_hours: float, months: int, **kw: object) -> Demand:
+    return Demand(name="d", gpu="G", gpu_hours=(gpu_hours,) * months, **kw)  # type: ignore[arg-type]
+
+
+def test_a_busy_gpu_takes_monthly_subscriptions_and_saves_their_discount() -> None:
+    # on demand: 730 h × $2 = $1,460 a month; a monthly subscription is $1,000.
+    p = TcoProblem(
+        horizon_months=12,
+        demands=(steady(730, 12),),
+        offers=(offer("on_demand", 2.0), offer("monthly", 1000)),
+    )
+    s = optimise(p)
+    assert [(c.units, c.start_month) for c in s.commitments] == [(1, m) for m in range(12)]
+    assert s.total_usd == pytest.approx(12_000.0)
+    assert s.all_on_demand_usd == pytest.approx(17_520.0)
+    # (17,520 − 12,000) / 17,520 = 31.51 %
+    assert s.savings_pct == pytest.approx(31.5068, abs=1e-4)
+    # break-even: $1,000 / (730 × $2) = 0.6849 of the hours
+    assert s.break_even_utilisation == {"monthly": pytest.approx(1000 / 1460)}
+
+
+def test_schedule_is_exactly_all_on_demand_when_commitments_cannot_pay_off() -> None:
+    # Half-busy: 365 h × $2 = $730 a month on demand, below the $1,000 subscription.
+    p = TcoProblem(
+        horizon_months=6, demands=(steady(365, 6),), offers=(offer("on_demand", 2.0), offer("monthly", 1000))
+    )
+    s = optimise(p)
+    assert s.commitments == ()
+    assert s.total_usd == s.all_on_demand_usd == pytest.approx(6 * 730.0)
+    assert s.savings_pct == 0.0
+
+
+def test_a_commitment_that_only_breaks_even_is_not_signed() -> None:
+    # $1,460 a month = 730 h × $2: no saving, so no contract.
+    p = TcoProblem(
+        horizon_months=3, demands=(steady(730, 3),), offers=(offer("on_demand", 2.0), offer("monthly", 1460))
+    )
+    s = optimise(p)
+    assert s.commitments == ()
+    assert s.total_usd == s.all_on_demand_usd
+
+
+def test_a_term_past_the_horizon_is_paid_in_full_or_credited_as_the_user_chooses() -> None:
+    # 12 months of one busy GPU: $17,520 on demand. A 3-year term at $900/month costs $32,400 in
+    # full (dearer: not taken) or $10,800 for its 12 months inside the horizon (taken).
+    offers = (offer("on_demand", 2.0), offer("reserved_3y", 900))
+    full = optimise(TcoProblem(horizon_months=12, demands=(steady(730, 12),), offers=offers))
+    assert full.commitments == () and full.total_usd == pytest.approx(17_520.0)
+    credited = optimise(
+        TcoProblem(
+            horizon_months=12, demands=(steady(730, 12),), offers=offers, past_horizon="remaining_value"
+        )
+    )
+    assert [(c.units, c.start_month, c.term_months) for c in credited.commitments] == [(1, 0, 36)]
+    assert credited.total_usd == pytest.approx(10_800.0)
+    assert credited.past_horizon_usd == 0.0
+
+
+def test_a_reserved_term_paid_in_full_shows_its_months_past_the_horizon() -> None:
+    # 24 months busy: on demand $35,040; 3 years at $900 = $32,400, of which 12 × 900 past the horizon.
+    p = TcoProblem(
+        horizon_months=24,
+        demands=(steady(730, 24),),
+        offers=(offer("on_demand", 2.0), offer("reserved_3y", 900)),
+    )
+    s = optimise(p)
+    assert s.total_usd == pytest.approx(32_400.0)
+    assert s.past_horizon_usd == pytest.approx(10_800.0)
+    assert sum(m.cost_usd for m in s.monthly) == pytest.approx(21_600.0)
+    assert s.monthly[0].by_pricing_usd == {"reserved_3y": pytest.approx(900.0)}
+
+
+def test_spot_serves_interruptible_demand_only() -> None:
+    offers = (offer("on_demand", 2.0), offer("spot", 0.5, interruptions_per_hour=1 / 24))
+    firm = optimise(TcoProblem(horizon_months=2, demands=(steady(100, 2),), offers=offers))
+    assert firm.total_usd == pytest.approx(2 * 100 * 2.0)
+    loose = optimise(
+        TcoProblem(
+            horizon_months=2, demands=(steady(100, 2, interruptible=True, run_hours=730.0),), offers=offers
+        )
+    )
+    # No checkpoint, 10-min restart: 730 / (1 − (1/6)/24) / 730 = 1.006993 paid per useful hour.
+    f = 1 / (1 - (1 / 6) / 24)
+    assert loose.spot_overhead["d"] == pytest.approx(f)
+    assert loose.total_usd == pytest.approx(2 * 100 * 0.5 * f)
+    assert loose.monthly[0].by_pricing_usd == {"spot": pytest.approx(100 * 0.5 * f)}
+
+
+def test_sensitivity_keeps_the_commitments_and_reprices_the_rest() -> None:
+    # One busy GPU on a $1,000 subscription each month; +30 % demand adds 219 h on demand at $2;
+    # −30 % leaves the subscription unchanged (paid, partly idle).
+    p = TcoProblem(
+        horizon_months=1, demands=(steady(730, 1),), offers=(offer("on_demand", 2.0), offer("monthly", 1000))
+    )
+    s = optimise(p)
+    assert dict(s.sensitivity) == {
+        -30.0: pytest.approx(1000.0),
+        0.0: pytest.approx(1000.0),
+        30.0: pytest.approx(1000.0 + 219 * 2.0),
+    }
+
+
+def test_a_larger_unit_covers_several_gpus_of_demand() -> None:
+    # 4 GPUs busy: an 8-GPU unit at $5,000/month beats 4 × 730 × $2 = $5,840 on demand.
+    p = TcoProblem(
+        horizon_months=1,
+        demands=(steady(4 * 730, 1),),
+        offers=(offer("on_demand", 2.0), offer("monthly", 5000, gpus=8)),
+    )
+    s = optimise(p)
+    assert [(c.units, c.offer.gpus_per_unit) for c in s.commitments] == [(1, 8.0)]
+    assert s.total_usd == pytest.approx(5000.0)
+
+
+def test_firm_demand_with_only_spot_prices_is_infeasible_in_one_line() -> None:
+    p = TcoProblem(
+        horizon_months=2, demands=(steady(10, 2),), offers=(offer("spot", 0.5, interruptions_per_hour=0.01),)
+    )
+    with pytest.raises(
+        InfeasibleError, match=r"^the demand for G in month 1 cannot be met: no on-demand price"
+    ):
+        optimise(p)
+
+
+def test_no_demand_costs_nothing() -> None:
+    p = TcoProblem(
+        horizon_months=3, demands=(steady(0, 3),), offers=(offer("on_demand", 2.0), offer("monthly", 1000))
+    )
+    s = optimise(p)
+    assert s.total_usd == 0.0 and s.commitments == () and s.all_on_demand_usd == 0.0
+    assert s.savings_pct is None

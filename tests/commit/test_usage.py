@@ -1,0 +1,92 @@
+"""The usage description: validation errors in one line, demand arithmetic, month labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuplan.commit import Usage, load_usage
+from gpuplan.errors import InputError
+
+
+def usage(**kw: object) -> Usage:
+    data: dict[str, object] = {
+        "horizon_months": 12,
+        "demands": [{"name": "s", "gpu": "L4", "gpus": 2, "hours_per_month": 730}],
+    }
+    data.update(kw)
+    return load_usage(data)
+
+
+def test_direct_demand_grows_by_compound_percent_per_month() -> None:
+    u = usage(
+        demands=[{"name": "s", "gpu": "L4", "gpus": 2, "hours_per_month": 100, "growth_pct_per_month": 10}]
+    )
+    # 2 GPUs × 100 h × 1.1^m
+    assert u.direct_gpu_hours(u.demands[0])[:3] == pytest.approx((200.0, 220.0, 242.0))
+
+
+def test_hours_by_month_repeats_from_the_demands_own_start_and_stops_at_its_end() -> None:
+    u = usage(
+        demands=[
+            {"name": "t", "gpu": "L4", "gpus": 1, "hours_by_month": [10, 0], "start_month": 3, "end_month": 6}
+        ]
+    )
+    assert u.direct_gpu_hours(u.demands[0]) == (0, 0, 10, 0, 10, 0, 0, 0, 0, 0, 0, 0)
+
+
+def test_month_labels_cross_the_year() -> None:
+    u = usage(start="2027-11")
+    assert [u.month_label(m) for m in (0, 1, 2, 14)] == ["2027-11", "2027-12", "2028-01", "2029-01"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"horizon_month": 12}, "unknown key 'horizon_month'; did you mean 'horizon_months'"),
+        ({"start": "Jan 2027"}, "start: write the first month as YYYY-MM, e.g. 2027-01"),
+        ({"currency": "EUR"}, "currency: unknown currency 'EUR'"),
+        ({"past_horizon": "prorata"}, "past_horizon: unknown past_horizon rule 'prorata'"),
+        ({"constraints": {"pricing": ["reserved-1y", "spto"]}}, "did you mean 'spot'?"),
+        ({"demands": []}, "demands: list at least one demand"),
+        (
+            {"demands": [{"name": "a", "workload": "w.yaml", "gpu": "L4"}]},
+            "give either workload (+ runs_per_month) or gpu/gpus/hours, not both (gpu)",
+        ),
+        (
+            {"demands": [{"name": "a", "gpu": "L4", "gpus": 1}]},
+            "give exactly one of hours_per_month or hours_by_month",
+        ),
+        (
+            {"demands": [{"name": "a", "gpu": "L4", "gpus": 1, "hours_per_month": 800}]},
+            "hours_per_month: must be ≤ 730",
+        ),
+        (
+            {"demands": [{"name": "a", "gpu": "L4", "gpus": 1, "hours_per_month": 1, "start_month": 13}]},
+            "demands[0].start_month: 13 is after the horizon (12 months)",
+        ),
+    ],
+)
+def test_bad_usage_is_one_line_naming_the_field_and_the_fix(change: dict[str, object], message: str) -> None:
+    with pytest.raises(InputError) as e:
+        usage(**change)
+    text = str(e.value)
+    assert message in text and "\n" not in text
+
+
+def test_yaml_file_errors_name_the_file(tmp_path: Path) -> None:
+    f = tmp_path / "u.yaml"
+    f.write_text("horizon_months: [\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"u\.yaml:\d+:\d+: invalid YAML"):
+        load_usage(f)
+    with pytest.raises(InputError, match="cannot read usage file"):
+        load_usage(tmp_path / "missing.yaml")
+
+
+def test_workload_paths_are_relative_to_the_usage_file(tmp_path: Path) -> None:
+    f = tmp_path / "u.yaml"
+    f.write_text(
+        "horizon_months: 3\ndemands: [{name: w, workload: job.yaml, runs_per_month: 2}]\n", encoding="utf-8"
+    )
+    assert load_usage(f).base_dir == str(tmp_path.resolve())

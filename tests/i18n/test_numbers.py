@@ -1,0 +1,68 @@
+"""One way to write numbers, durations, percentages and money, in both languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuplan.errors import DataError, NotFoundError
+from gpuplan.i18n import Money, format_amount, format_hours, format_number, format_percent, use_language
+
+
+def test_usd_amounts_have_cents_and_separators() -> None:
+    usd = Money.usd()
+    assert usd.format(1234.5) == "$1,234.50"
+    assert usd.format(2.5, per="h") == "$2.50/h"
+    assert usd.format(123456.7) == "$123,457"
+    assert usd.format(-5) == "-$5.00"
+    assert usd.format(None) == "?"
+
+
+def test_sub_cent_prices_keep_two_significant_digits() -> None:
+    # Egress and storage are priced in fractions of a cent per GB.
+    assert Money.usd().format(0.0123) == "$0.012"
+    assert Money.usd().format(0.35) == "$0.35"
+
+
+def test_cny_converts_at_the_dated_rate_and_says_so() -> None:
+    # 1 CNY = 0.125 USD  ->  1 USD = 8 CNY; 100 USD = 800 CNY
+    cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="CFETS")
+    assert cny.format(100) == "¥800.00"
+    assert "2024-11-25" in cny.rate_note() and "8.0000" in cny.rate_note()
+    assert Money.usd().rate_note() == ""
+
+
+def test_money_refuses_an_unknown_currency_or_a_bad_rate() -> None:
+    with pytest.raises(NotFoundError):
+        Money(currency="EUR")
+    with pytest.raises(DataError):
+        Money.from_rate("CNY", usd_per_unit=0, as_of="2024-11-25", source="x")
+
+
+def test_a_range_shows_one_symbol_and_collapses_when_equal() -> None:
+    usd = Money.usd()
+    assert usd.format_range(27.61, 61.2) == "$27.61–61.20"
+    assert usd.format_range(10, 10.001) == "$10.00"
+
+
+def test_amounts_in_their_own_currency() -> None:
+    assert format_amount(12, "CNY", per="h") == "¥12.00/h"
+    assert format_amount(3, "EUR") == "3.00 EUR"
+
+
+def test_numbers_and_percentages() -> None:
+    assert format_number(12345.678) == "12,346"
+    assert format_number(3.14159) == "3.142"
+    assert format_number(None) == "—"
+    assert format_percent(0.123) == "12%"
+    assert format_percent(0.004) == "0.4%"
+    assert format_percent(0.0000001) == "<0.1%"
+
+
+def test_durations_in_both_languages() -> None:
+    assert format_hours(0.6) == "36 min"
+    assert format_hours(30) == "30.0 h"
+    assert format_hours(72) == "3.0 d"
+    with use_language("zh"):
+        assert format_hours(0.6) == "36 分钟"
+        assert format_hours(30) == "30.0 小时"
+        assert format_hours(72) == "3.0 天"
