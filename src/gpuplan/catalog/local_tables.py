@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from sqlalchemy import insert, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult
+from gpuplan.catalog.opening import db_error, writing
+from gpuplan.errors import StoreError
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -22,10 +26,19 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
+@contextmanager
+def _one_line_errors(store: Store, what: str) -> Iterator[None]:
+    """Database and file-system errors as one StoreError line (read-only file, disk full, locked)."""
+    try:
+        yield
+    except (SQLAlchemyError, OSError) as e:
+        raise StoreError(f"cannot {what} in {store.location}: {db_error(e)}") from e
+
+
 def get_profile(store: Store, key: str, schema_version: int) -> str | None:
     """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
     c = t.profile_cache.c
-    with store.engine.connect() as conn:
+    with _one_line_errors(store, "read the profile cache"), store.engine.connect() as conn:
         row = conn.execute(select(c.payload).where(c.key == key, c.schema_version == schema_version)).first()
     return None if row is None else str(row.payload)
 
@@ -33,7 +46,7 @@ def get_profile(store: Store, key: str, schema_version: int) -> str | None:
 def put_profile(store: Store, key: str, schema_version: int, payload: str) -> None:
     """Cache a profile payload (replacing any entry for ``key``)."""
     c = t.profile_cache.c
-    with store.engine.begin() as conn:
+    with _one_line_errors(store, "write the profile cache"), writing(store.engine) as conn:
         conn.execute(t.profile_cache.delete().where(c.key == key))
         conn.execute(
             insert(t.profile_cache).values(
@@ -46,7 +59,7 @@ def add_bench_results(store: Store, results: Sequence[BenchResult]) -> None:
     """Append measurements (one transaction)."""
     if not results:
         return
-    with store.engine.begin() as conn:
+    with _one_line_errors(store, "save bench results"), writing(store.engine) as conn:
         conn.execute(
             insert(t.bench_results),
             [

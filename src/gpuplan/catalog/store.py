@@ -41,7 +41,13 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
-from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, default_db_path, make_engine, open_store
+from gpuplan.catalog.opening import (
+    DEFAULT_STALE_AFTER_DAYS,
+    default_db_path,
+    make_engine,
+    open_store,
+    writing,
+)
 from gpuplan.errors import AmbiguousNameError, DataError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
@@ -165,7 +171,7 @@ class Store:
         code = Currency.cast(rate.currency).code
         if not (math.isfinite(rate.usd_per_unit) and rate.usd_per_unit > 0):
             raise DataError(f"exchange rate for {code} must be positive, got {rate.usd_per_unit!r}")
-        with self.engine.begin() as conn:
+        with writing(self.engine) as conn:
             conn.execute(
                 insert(t.exchange_rates).values(
                     currency=code, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
