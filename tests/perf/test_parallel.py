@@ -54,10 +54,29 @@ def test_ring_all_reduce_time() -> None:
     assert all_reduce_s(1e9, Link.for_gpus(A100, 1)) == 0.0
 
 
-def test_multi_node_ring_is_limited_by_the_network() -> None:
-    link = Link.for_gpus(A100, 16, network_gbit_s=100.0)
-    # 100 Gbit/s = 12.5 GB/s × 0.8 = 10 GB/s bus bandwidth: 2 × 15/16 × 1e9 / 1e10 = 187.5 ms
-    assert all_reduce_s(1e9, link) == pytest.approx(2 * 15 / 16 * 1e9 / 10e9 + 30 * 15e-6)
+def test_multi_node_all_reduce_is_hierarchical_and_limited_by_the_network() -> None:
+    link = Link.for_gpus(A100, 16, network_gbit_s=100.0, network_kind="rdma")
+    # 2 nodes × 8. Across nodes the node's NICs carry 2·(N−1)/N·bytes = 2·1/2·1e9 = 1e9 B at
+    # 100 Gbit/s = 12.5 GB/s × 0.8 (RDMA) = 10 GB/s → 100 ms; inside the node NVLink moves
+    # 2·7/8·1e9 B at 234 GB/s → 7.5 ms, pipelined with it, so the network sets the time.
+    # Latency: 2·7 NVLink hops × 5 µs + 2·1 network hops × 15 µs = 0.1 ms.
+    assert all_reduce_s(1e9, link) == pytest.approx(1e9 / 10e9 + 14 * 5e-6 + 2 * 15e-6)
+
+
+def test_tcp_reaches_a_smaller_share_of_the_line_rate_than_rdma() -> None:
+    rdma = Link.for_gpus(A100, 16, network_gbit_s=100.0, network_kind="rdma")
+    tcp = Link.for_gpus(A100, 16, network_gbit_s=100.0, network_kind="tcp")
+    # 1e9 B across 2 nodes: RDMA 1e9 / (12.5e9 × 0.8) = 100 ms; TCP 1e9 / (12.5e9 × 0.5) = 160 ms.
+    assert all_gather_s(2e9, tcp) / all_gather_s(2e9, rdma) == pytest.approx(0.160 / 0.100, rel=1e-3)
+
+
+def test_an_assumed_network_is_labelled_and_its_slow_end_is_100_gbit_tcp() -> None:
+    link = Link.for_gpus(A100, 16)
+    assert (link.network_source, link.network_gbit_s, link.network_kind) == ("assumed", 400.0, "rdma")
+    slow = link.slow_end()
+    assert (slow.network_gbit_s, slow.network_kind) == (100.0, "tcp")
+    given = Link.for_gpus(A100, 16, network_gbit_s=3200.0, network_source="catalog")
+    assert given.slow_end() is given and given.network_source == "catalog"
 
 
 def test_ddp_exposes_only_the_all_reduce_tail_beyond_backward() -> None:

@@ -107,4 +107,7 @@ def test_rates_come_from_the_band_else_the_providers_stated_default() -> None:
     assert per_hour[1] == per_hour[2] == pytest.approx(1 / 24)  # stated defaults, assumed
     assert rates[ids[1]] is SPOT_DEFAULTS["alibaba"] and "protection period" in rates[ids[1]].source
     assert rates[ids[2]] is DEFAULT_SPOT_RATE
-    assert set(SPOT_DEFAULTS) == {"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"}
+    assert set(SPOT_DEFAULTS) == {
+        *("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"),
+        *("lambda", "runpod", "vast"),
+    }

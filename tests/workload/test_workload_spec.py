@@ -188,3 +188,16 @@ def test_settings_without_effect_are_listed_for_a_warning() -> None:
     w = Workload.from_dict(_base(task="infer", optimizer="sgd"))
     assert w.ignored_settings() == ("optimizer: ignored for task: infer",)
     assert Workload.from_dict(_base(task="infer")).ignored_settings() == ()
+
+
+def test_activation_checkpointing_modes_and_the_older_spelling_of_full() -> None:
+    from gpuplan.workload import ActivationCheckpointing
+
+    assert Workload.from_dict(_base()).checkpointing is ActivationCheckpointing.NONE
+    old = Workload.from_dict(_base(gradient_checkpointing=True))
+    assert old.checkpointing is ActivationCheckpointing.FULL
+    sel = Workload.from_dict(_base(activation_checkpointing="selective"))
+    assert sel.checkpointing is ActivationCheckpointing.SELECTIVE
+    assert "did you mean 'selective'" in _error(_base(activation_checkpointing="selectiv"))
+    both = _error(_base(gradient_checkpointing=True, activation_checkpointing="selective"))
+    assert "give only one of them" in both

@@ -184,6 +184,8 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
                     source=row.source,
                     price_reason=row.price_reason,
                     notes=row.notes,
+                    network_kind=row.network_kind,
+                    local_nvme_gb=row.local_nvme_gb,
                 )
             ).inserted_primary_key[0]  # type: ignore[index]
             existing[key] = offer_id
@@ -208,6 +210,7 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
                     "interruption_band": pr.interruption_band,
                     "term_json": json.dumps(pr.term, sort_keys=True) if pr.term else None,
                     "import_id": import_id,
+                    "fetched_at": pr.fetched_at,
                 }
             )
     if price_values:

@@ -68,6 +68,9 @@ class Provider(_CastEnum):
     TENCENT = "tencent"
     HUAWEI = "huawei"
     VOLCENGINE = "volcengine"
+    LAMBDA = "lambda"
+    RUNPOD = "runpod"
+    VAST = "vast"
 
 
 class PricingModel(_CastEnum):
@@ -149,6 +152,9 @@ class PriceRow:
     """Spot only: the provider's interruption-frequency band (e.g. ``<5%``), where known."""
     term: dict[str, Any] | None = None
     """Commitment terms kept as data (``{"years": 3, "billing": "monthly"}``), or notes on the figure."""
+    fetched_at: str | None = None
+    """ISO timestamp at which ``catalog refresh`` read the figure from ``source``; None for prices
+    that came from a file (the shipped snapshot, an import)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,6 +179,10 @@ class OfferRow:
     """GPU-to-GPU link as the provider describes it (``NVLink/NVSwitch``, ``PCIe``)."""
     source: str
     """Where the instance specification comes from."""
+    network_kind: str | None = None
+    """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None = not published."""
+    local_nvme_gb: float | None = None
+    """Local NVMe instance storage in total, GB; None = unknown, 0 = the source says none."""
     prices: tuple[PriceRow, ...] = ()
     price_reason: str | None = None
     """Why the offer has no price, when ``prices`` is empty."""
@@ -227,6 +237,16 @@ class OfferPrice:
     exchange_rate_usd_per_unit: float | None = None
     """USD per unit of ``currency`` used for the conversion (1.0 for USD)."""
     exchange_rate_as_of: str | None = None
+    network_kind: str | None = None
+    """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None = not published."""
+    local_nvme_gb: float | None = None
+    fetched_at: str | None = None
+    """When ``catalog refresh`` read the price (None: from a file)."""
+    list_price_usd_per_hour: float | None = None
+    """The provider's list price before the user's negotiated discount (None: no discount applies,
+    ``price_usd_per_hour`` is the list price)."""
+    discount_percent: float | None = None
+    """The user's negotiated discount applied to ``price_usd_per_hour`` (``catalog discount set``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,7 @@ __all__ = [
     "bench_results",
     "billing_policies",
     "compliance_labels",
+    "discounts",
     "exchange_rates",
     "imports",
     "licence_fees",
@@ -24,6 +25,7 @@ __all__ = [
     "offers",
     "prices",
     "profile_cache",
+    "refresh_runs",
     "storage_prices",
     "transfer_prices",
 ]
@@ -61,6 +63,8 @@ offers = Table(
     Column("source", Text, nullable=False),
     Column("price_reason", Text, nullable=True),
     Column("notes", Text, nullable=False),
+    Column("network_kind", String(32), nullable=True),  # EFA | InfiniBand | RoCE | TCP
+    Column("local_nvme_gb", Float, nullable=True),
 )
 
 prices = Table(
@@ -78,6 +82,33 @@ prices = Table(
     Column("interruption_band", String(32), nullable=True),
     Column("term_json", Text, nullable=True),
     Column("import_id", Integer, ForeignKey("imports.id"), nullable=False),
+    Column("fetched_at", String(32), nullable=True),  # set by catalog refresh
+)
+
+refresh_runs = Table(
+    "refresh_runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("provider", String(32), nullable=False),
+    Column("started_at", String(32), nullable=False),
+    Column("status", String(16), nullable=False),  # ok | failed | skipped
+    Column("message", Text, nullable=False),
+    Column("offers", Integer, nullable=False),
+    Column("prices", Integer, nullable=False),
+    Column("rejected", Integer, nullable=False),
+    Column("sources", Text, nullable=False),  # JSON list of URLs
+    Column("import_id", Integer, ForeignKey("imports.id"), nullable=True),
+)
+
+discounts = Table(
+    "discounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("provider", String(32), nullable=False),
+    Column("family", String(64), nullable=False),  # '' = every instance type of the provider
+    Column("percent", Float, nullable=False),
+    Column("set_at", String(32), nullable=False),
+    Column("note", Text, nullable=False),
 )
 
 transfer_prices = Table(
@@ -207,3 +238,5 @@ Index("ix_transfer_provider_region", transfer_prices.c.provider, transfer_prices
 Index("ix_storage_provider_region", storage_prices.c.provider, storage_prices.c.region)
 Index("ix_exchange_rates_currency", exchange_rates.c.currency, exchange_rates.c.as_of)
 Index("ix_bench_results_gpu", bench_results.c.gpu_id)
+Index("ix_refresh_runs_provider", refresh_runs.c.provider, refresh_runs.c.id)
+Index("ix_discounts_key", discounts.c.provider, discounts.c.family, unique=True)

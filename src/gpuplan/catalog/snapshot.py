@@ -39,6 +39,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "source",
         "price_reason",
         "notes",
+        "network_kind",
+        "local_nvme_gb",
     ),
     "prices.csv": (
         "provider",
@@ -176,6 +178,8 @@ def _offer_rows() -> dict[str, list[OfferRow]]:
                 prices=tuple(prices.pop(key, [])),
                 price_reason=_opt_str(r["price_reason"]),
                 notes=r["notes"],
+                network_kind=_opt_str(r["network_kind"]),
+                local_nvme_gb=_opt_float(r["local_nvme_gb"]),
                 line=line,
             )
         )

@@ -77,6 +77,8 @@ class _Facts:
 
     billing: dict[tuple[str, str], BillingPolicy]
     compliance: dict[tuple[str, str], tuple[str, ...]]
+    discounts: list[Any]
+    """The user's negotiated discounts (:class:`gpuplan.catalog.discounts.Discount`)."""
 
 
 @cache
@@ -230,7 +232,13 @@ class Store:
                 labels = compliance.setdefault((r.provider, r.region), [])
                 if r.label not in labels:
                     labels.append(r.label)
-            self._facts = _Facts(billing=billing, compliance={k: tuple(v) for k, v in compliance.items()})
+            from gpuplan.catalog.discounts import discounts
+
+            self._facts = _Facts(
+                billing=billing,
+                compliance={k: tuple(v) for k, v in compliance.items()},
+                discounts=discounts(self),
+            )
         return self._facts
 
     def billing_policy(self, provider: str, region: str) -> BillingPolicy:
@@ -420,7 +428,8 @@ class Store:
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         offer_rows = self._query(
             "SELECT id, provider, region, zone, instance_type, gpu, gpu_count, vcpus, memory_gib, "
-            f"network_gbps, interconnect, source, price_reason FROM offers{where} "
+            "network_gbps, interconnect, source, price_reason, network_kind, local_nvme_gb "
+            f"FROM offers{where} "
             "ORDER BY provider, region, zone, instance_type",
             params,
         )
@@ -431,9 +440,9 @@ class Store:
             params["pricing"] = pricing_value
         price_rows = self._query(
             "SELECT offer_id, pricing, amount, currency, unit, as_of, source, confidence, "
-            "interruption_band, term_json FROM ("
+            "interruption_band, term_json, fetched_at FROM ("
             "SELECT p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.source, p.confidence, "
-            "p.interruption_band, p.term_json, ROW_NUMBER() OVER "
+            "p.interruption_band, p.term_json, p.fetched_at, ROW_NUMBER() OVER "
             "(PARTITION BY p.offer_id, p.pricing ORDER BY p.as_of DESC, p.id DESC) AS rn "
             f"FROM prices p WHERE p.offer_id IN (SELECT id FROM offers{where}){price_filter}"
             ") ranked WHERE rn = 1",
@@ -470,6 +479,8 @@ class Store:
             "memory_gib": orow.memory_gib,
             "network_gbps": orow.network_gbps,
             "interconnect": orow.interconnect,
+            "network_kind": orow.network_kind,
+            "local_nvme_gb": orow.local_nvme_gb,
             "billing_granularity_s": billing.granularity_s,
             "min_billing_s": billing.min_billing_s,
             "compliance": self.compliance_labels(orow.provider, orow.region),
@@ -504,6 +515,13 @@ class Store:
             )
         else:
             usd_hour = hourly * rate.usd_per_unit
+        from gpuplan.catalog.discounts import matching
+
+        discount = matching(self._load_facts().discounts, orow.provider, orow.instance_type)
+        list_usd_hour: float | None = None
+        if discount is not None and usd_hour is not None:
+            list_usd_hour = usd_hour
+            usd_hour = usd_hour * (1 - discount.percent / 100)
         as_of_date = _as_of_date(pr.as_of)
         stale = as_of_date is not None and (self._today - as_of_date).days > self.stale_after_days
         return OfferPrice(
@@ -523,6 +541,9 @@ class Store:
             price_reason=reason,
             exchange_rate_usd_per_unit=rate.usd_per_unit if rate else None,
             exchange_rate_as_of=rate.as_of if rate else None,
+            fetched_at=pr.fetched_at,
+            list_price_usd_per_hour=list_usd_hour,
+            discount_percent=discount.percent if list_usd_hour is not None and discount else None,
         )
 
     # ---------------------------------------------------------------- info

@@ -11,9 +11,10 @@ from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU, all_gpus
+from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, estimate
-from gpuplan.perf.memory import activation_estimate_bytes, is_optimizer_step_peak
+from gpuplan.perf.memory import is_optimizer_step_peak
 from gpuplan.profile.model import OpRecord, Profile
 
 __all__ = ["Advice", "advise"]
@@ -218,10 +219,10 @@ def _lora(st: _Setup) -> Advice | None:
     new_peak = replace(peak, gradients_bytes=0.0, optimizer_state_bytes=0.0)
     if is_optimizer_step_peak(peak):
         # The trace's peak shows no activations; LoRA's peak is at the end of the forward pass.
-        act = activation_estimate_bytes(p)
+        act = forward_activation_bytes(p)
         if act is None:
             return None
-        how = "activations from 34·s·b·h·L (Korthikanti et al.); "
+        how = "activations from 34·s·b·h·L (Korthikanti et al.) + fp32 logits; "
         new_peak = replace(new_peak, activations_bytes=act, temporaries_bytes=0.0)
     # Frozen base weights need no weight-gradient GEMMs: half of the backward matmul FLOPs go
     # (ESTIMATION_NOTES 1.2: Llama-7B LoRA 61.7 vs full 88.9 TFLOP), and the optimizer is negligible.

@@ -12,16 +12,12 @@ from dataclasses import dataclass, field, replace
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.memory import (
-    GIB,
-    MemoryEstimate,
-    activation_estimate_bytes,
-    is_optimizer_step_peak,
-    memory_estimate,
-    profile_has_conv,
-)
-from gpuplan.perf.parallel import Link, all_gather_s, all_reduce_s, check_parallelism, sharded_peak_bytes
+from gpuplan.perf.comm import comm_time
+from gpuplan.perf.distribution import TimeDistribution
+from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
+from gpuplan.perf.parallel import Link, check_parallelism, sharded_peak_bytes
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
 
@@ -46,9 +42,6 @@ SOFTWARE_SLOWER = 1200.0 / 893.0
 #: How much faster a more tuned stack runs it: torchtune Llama-3.2-3B full fine-tune on A100 went
 #: from 7075 to 8998 tokens/s with torch.compile: 8998 / 7075 = 1.27.
 SOFTWARE_FASTER = 8998.0 / 7075.0
-
-#: DDP's default gradient bucket (``bucket_cap_mb=25``): the last bucket's all-reduce cannot overlap.
-_DDP_BUCKET_BYTES = 25 * 1024**2
 
 
 def time_spread(cal: Calibration) -> tuple[float, float]:
@@ -90,8 +83,10 @@ class Estimate:
     step_time_s_high: float
     compute_time_s: float
     """Roofline time of the traced ops on one GPU per optimizer step."""
-    comm_time_s: float
-    """Communication not hidden behind compute, per optimizer step."""
+    comm_total_s: float
+    """Every collective of one optimizer step, end to end, as if none overlapped compute."""
+    comm_exposed_s: float
+    """The communication compute does not hide, per optimizer step (part of ``step_time_s``)."""
     phases: PhaseTimes
     """Roofline time of one traced micro-batch step, by phase."""
     samples_per_step: int
@@ -106,10 +101,48 @@ class Estimate:
     job_time_h: float | None
     job_time_h_low: float | None
     job_time_h_high: float | None
+    step_time: TimeDistribution
+    """The step time's distribution (seconds); ``step_time_s_low/high`` are its 10th/90th percentiles."""
+    network_gbps: float
+    """Inter-node network per node the estimate used, Gbit/s (what it would use on one node)."""
+    network_source: str
+    """``user``, ``catalog`` (the instance's entry) or ``assumed``."""
     software_level: str = SOFTWARE_LEVEL
     link: str = ""
     """The link the communication was costed on; empty on one GPU."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def comm_time_s(self) -> float:
+        """Exposed communication (the name before ``comm_exposed_s``)."""
+        return self.comm_exposed_s
+
+    @property
+    def samples_per_s(self) -> float:
+        """Samples (sequences, images) per second over all GPUs at the point estimate."""
+        return self.samples_per_step / self.step_time_s
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Tokens per second over all GPUs; None when the workload has no sequence."""
+        return self.throughput if self.throughput_unit == "tokens_per_s" else None
+
+    @property
+    def job_time(self) -> TimeDistribution | None:
+        """The job time's distribution (hours), None without a job size."""
+        if self.job_time_h is None:
+            return None
+        return self.step_time.scaled(self.job_time_h / self.step_time_s)
+
+    def time_quantile(self, p: float) -> float:
+        """The ``p``-quantile of the job time in hours (of the step time in seconds without a job)."""
+        dist = self.job_time or self.step_time
+        return dist.quantile(p)
+
+    def prob_time_exceeds(self, t: float) -> float:
+        """P(job time > ``t`` hours) (step time > ``t`` seconds without a job size)."""
+        dist = self.job_time or self.step_time
+        return dist.prob_exceeds(t)
 
     @property
     def peak_memory_gib(self) -> float:
@@ -129,43 +162,6 @@ def _bytes_per_param(profile: Profile) -> float:
     return profile.peak.parameters_bytes / profile.params if profile.params else 4.0
 
 
-def _comm_s(
-    profile: Profile,
-    phases: PhaseTimes,
-    parallelism: str,
-    link: Link,
-    *,
-    world: int,
-    slow_network: bool = False,
-) -> float:
-    """Exposed (not overlapped) communication per optimizer step, seconds."""
-    if world <= 1 or profile.task == "infer":
-        return 0.0
-    bytes_per_param = _bytes_per_param(profile)
-    grad_bytes = profile.trainable_params * bytes_per_param
-    if parallelism == "ddp":
-        # Buckets all-reduce as backward produces them; only what outlasts backward, and at least
-        # the last bucket, is exposed.
-        total = all_reduce_s(grad_bytes, link, slow_network=slow_network, world=world)
-        last = all_reduce_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network, world=world)
-        return max(total - phases.backward_s, last)
-    if parallelism in ("zero1", "zero2"):
-        # Reduce-scatter of gradients overlaps backward; the all-gather of updated params follows
-        # the optimizer step and is exposed (DeepSpeed stage 1/2 without overlap of the next forward).
-        rs = all_gather_s(grad_bytes, link, slow_network=slow_network, world=world)
-        last = all_gather_s(min(grad_bytes, _DDP_BUCKET_BYTES), link, slow_network=slow_network, world=world)
-        ag = all_gather_s(profile.params * bytes_per_param, link, slow_network=slow_network, world=world)
-        return max(rs - phases.backward_s, last) + ag
-    # ZeRO-3 / FSDP: all-gather params for forward and again for backward, reduce-scatter grads;
-    # prefetching overlaps them with compute; the first layer's gather is always exposed.
-    param_bytes = profile.params * bytes_per_param
-    volume = 2 * all_gather_s(param_bytes, link, slow_network=slow_network, world=world)
-    volume += all_gather_s(grad_bytes, link, slow_network=slow_network, world=world)
-    unit = profile.shape.largest_layer_params or profile.params / world
-    first = all_gather_s(unit * bytes_per_param, link, slow_network=slow_network, world=world)
-    return max(volume - (phases.forward_s + phases.backward_s), first)
-
-
 def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes: list[str]) -> float:
     """Allocated bytes at the peak on one GPU: the trace, sharded by ZeRO/FSDP, plus DDP's buckets."""
     traced = sharded_peak_bytes(
@@ -180,10 +176,22 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         # PyTorch's default): one more gradient-sized buffer per rank.
         traced += profile.trainable_params * _bytes_per_param(profile)
         notes.append("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)")
-    if count > 1 and parallelism != "ddp" and is_optimizer_step_peak(profile.peak):
+    sharded = count > 1 and parallelism != "ddp"
+    if sharded and parallelism in ("fsdp", "zero3") and not is_optimizer_step_peak(profile.peak):
+        # A forward-end peak under autocast holds autocast's bf16 copy of every weight (2 B/param,
+        # counted as activations). Sharded mixed precision gathers 16-bit weights per layer
+        # instead (FSDP MixedPrecision, DeepSpeed fp16/bf16 params): no whole-model copy per rank.
+        cache = 2.0 * profile.params if profile.precision.startswith("amp") else 0.0
+        drop = min(cache, profile.peak.activations_bytes)
+        if drop > 0:
+            traced -= drop
+            notes.append(
+                "autocast's whole-model bf16 weight cache dropped: sharded runs gather 16-bit weights"
+            )
+    if sharded and is_optimizer_step_peak(profile.peak):
         # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
         # live, gradients not yet) may then be the higher one. The trace did not see it there.
-        act = activation_estimate_bytes(profile)
+        act = forward_activation_bytes(profile)
         if act is not None:
             forward_end = replace(
                 profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
@@ -198,7 +206,10 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
                     largest_layer_params=profile.shape.largest_layer_params,
                 ),
             )
-            notes.append("per-rank peak checked at the end of the forward pass (activations derived)")
+            notes.append(
+                "per-rank peak checked at the end of the forward pass (activations derived: "
+                f"checkpointing {profile.activation_checkpointing}, fp32 logits)"
+            )
     return traced
 
 
@@ -250,8 +261,11 @@ def estimate(
     if micro_s > phases.forward_s + phases.backward_s:
         notes.append("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
     compute_s = grad_accum_steps * micro_s + optimizer_s
-    comm_s = _comm_s(profile, phases, parallelism, link, world=count)
-    comm_slow_s = _comm_s(profile, phases, parallelism, link, world=count, slow_network=True)
+    comm = comm_time(profile, phases, parallelism, link, world=count, grad_accum_steps=grad_accum_steps)
+    slow = comm_time(
+        profile, phases, parallelism, link.slow_end(), world=count, grad_accum_steps=grad_accum_steps
+    )
+    comm_s, comm_slow_s = comm.exposed_s, slow.exposed_s
     step_s = compute_s + comm_s
     if step_s <= 0:
         raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")
@@ -286,7 +300,10 @@ def estimate(
     if traced / GIB > mem.capacity_gib:
         notes.append("the traced peak alone exceeds the GPU's memory")
     if not link.network_known and link.nodes > 1:
-        notes.append(f"inter-node network assumed {link.network_gbit_s:g} Gbit/s (range from 25)")
+        notes.append(
+            f"inter-node network assumed {link.network_gbit_s:g} Gbit/s {link.network_kind} (range down to "
+            "100 Gbit/s TCP); give --network-gbps or --instance"
+        )
 
     return Estimate(
         gpu=gpu.id,
@@ -299,7 +316,8 @@ def estimate(
         step_time_s_low=step_low,
         step_time_s_high=step_high,
         compute_time_s=compute_s,
-        comm_time_s=comm_s,
+        comm_total_s=comm.total_s,
+        comm_exposed_s=comm_s,
         phases=phases,
         samples_per_step=samples,
         throughput=throughput,
@@ -310,6 +328,9 @@ def estimate(
         job_time_h=job_h,
         job_time_h_low=job_low,
         job_time_h_high=job_high,
+        step_time=TimeDistribution.from_interval(step_s, step_low, step_high),
+        network_gbps=link.network_gbit_s,
+        network_source=link.network_source,
         link=link.describe() if count > 1 else "",
         notes=tuple(notes),
     )

@@ -33,7 +33,6 @@ __all__ = [
     "GIB",
     "MemoryEstimate",
     "ScaledPeak",
-    "activation_estimate_bytes",
     "is_optimizer_step_peak",
     "memory_estimate",
     "overhead_gib",
@@ -117,17 +116,6 @@ def is_optimizer_step_peak(peak: MemoryBreakdown) -> bool:
     """Whether the traced peak is at the optimizer step: (almost) no activations are live, and the
     temporaries are the optimizer's (foreach AdamW's parameter-sized ``_foreach_sqrt``)."""
     return peak.activations_bytes < 0.01 * peak.total_bytes
-
-
-def activation_estimate_bytes(profile: Profile) -> float | None:
-    """Activation memory of a transformer's forward at the traced batch, when the trace's peak does
-    not show it (an optimizer-step peak): Korthikanti et al. (2205.05198) with fused attention,
-    34·s·b·h·L bytes in 16-bit (×2 in fp32). None when the layer structure is unknown."""
-    s = profile.shape
-    if not (s.num_layers and s.hidden_size and profile.seq_len):
-        return None
-    width = 2.0 if profile.precision in ("fp32", "tf32") else 1.0
-    return 34.0 * profile.seq_len * profile.batch_size * s.hidden_size * s.num_layers * width
 
 
 def split_static(peak: MemoryBreakdown, batch_size: int) -> tuple[float, float]:

@@ -1,13 +1,15 @@
 """Multi-GPU: the links between GPUs, collective times, and per-rank memory under ZeRO/FSDP.
 
-Collectives are costed as NCCL rings (the algorithm NCCL uses for large messages):
-all-reduce moves ``2(n−1)/n × bytes`` through each GPU's slowest link; reduce-scatter and
-all-gather move ``(n−1)/n × bytes`` each. A ring spanning nodes is limited by the network per node.
+Collectives are costed as NCCL rings (the algorithm NCCL uses for large messages), hierarchical
+across nodes: all-reduce moves ``2(n−1)/n × bytes`` per GPU, reduce-scatter and all-gather
+``(n−1)/n × bytes``; inside a node over NVLink/PCIe, across nodes through the node's network
+(RDMA or TCP, each with its own efficiency). How much of it hides behind compute is
+``perf/comm.py``'s job.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from gpuplan.errors import EstimateError
@@ -17,12 +19,14 @@ from gpuplan.profile.model import MemoryBreakdown
 __all__ = [
     "DEEPSPEED_MIXED_ADAM",
     "DEFAULT_NETWORK_GBIT_S",
+    "DEFAULT_NETWORK_KIND",
     "PARALLELISMS",
     "Link",
     "StateLayout",
     "all_gather_s",
     "all_reduce_s",
     "check_parallelism",
+    "network_kind_of",
     "sharded_peak_bytes",
     "zero_model_state_bytes",
 ]
@@ -30,19 +34,40 @@ __all__ = [
 Parallelism = Literal["ddp", "fsdp", "zero1", "zero2", "zero3"]
 PARALLELISMS: tuple[str, ...] = ("ddp", "fsdp", "zero1", "zero2", "zero3")
 
-#: Inter-node network assumed when the instance does not say, Gbit/s per node. 100 Gbit/s is what
-#: mid-range cloud GPU instances offer (AWS g5.48xlarge, p3dn 100; p4d 400; g4dn 25–100 —
-#: shared/data/instance_types.csv); the range uses 25 Gbit/s as its slow end.
-DEFAULT_NETWORK_GBIT_S = 100.0
-SLOW_NETWORK_GBIT_S = 25.0
+#: Inter-node network assumed when neither the user nor the instance says, Gbit/s per node, and
+#: its kind: 400 Gbit/s RDMA is the common multi-node training instance (AWS p4d.24xlarge: 4×100
+#: Gbit/s EFA; Azure ND A100 v4 and GCP a3 have more, 1,600–3,200). The slow end of the range is
+#: 100 Gbit/s over TCP (mid-range instances without RDMA: AWS g5.48xlarge, p3dn 100 Gbit/s).
+NetworkKind = Literal["rdma", "tcp"]
+NetworkSource = Literal["user", "catalog", "assumed"]
 
-#: Share of a link's one-direction bandwidth that NCCL's ring reaches ("bus bandwidth"):
-#: nccl-tests all_reduce on DGX A100 reports ≈230–240 GB/s of NVLink 3's 300 GB/s per direction;
-#: PCIe through host bridges and TCP/RDMA networks reach somewhat less of their line rate.
-_NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "network": 0.80}
+DEFAULT_NETWORK_GBIT_S = 400.0
+DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
+SLOW_NETWORK_GBIT_S = 100.0
+SLOW_NETWORK_KIND: NetworkKind = "tcp"
+
+#: Share of a link's one-direction bandwidth that NCCL reaches ("bus bandwidth"): nccl-tests
+#: all_reduce on DGX A100 reports ≈230–240 GB/s of NVLink 3's 300 GB/s per direction; PCIe through
+#: host bridges reaches somewhat less. Across nodes, RDMA (EFA, InfiniBand, RoCE: GPUDirect, no
+#: host copies) reaches ≈80 % of line rate; NCCL's socket transport over TCP copies through host
+#: memory and is CPU-bound per stream — taken as 50 % of line rate (an ASSUMPTION; the band's slow
+#: end covers worse).
+_NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "rdma": 0.80, "tcp": 0.50}
 #: Per-hop latency of a ring step, seconds (NCCL's LL/simple protocols: a few µs on NVLink/PCIe,
-#: ~10 µs across a network).
-_HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "network": 15e-6}
+#: ~10–15 µs over RDMA, tens of µs through the kernel's TCP stack).
+_HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
+#: Interconnect words in a catalog offer that mean RDMA between nodes.
+_RDMA_WORDS = ("efa", "infiniband", "roce", "rdma", " ib", "ib ", "gpudirect")
+
+
+def network_kind_of(text: str) -> NetworkKind | None:
+    """``rdma`` or ``tcp`` from an offer's interconnect/network description; None if it says neither."""
+    t = f" {text.lower()} "
+    if any(w in t for w in _RDMA_WORDS):
+        return "rdma"
+    if "tcp" in t or "ethernet" in t:
+        return "tcp"
+    return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,9 +80,14 @@ class Link:
     intra_node_gbps: float
     """One-direction bandwidth per GPU inside a node, GB/s (half the datasheet's bidirectional sum)."""
     network_gbit_s: float
-    """Inter-node network per node, Gbit/s (ignored on one node)."""
-    network_known: bool = True
-    """False when ``network_gbit_s`` is :data:`DEFAULT_NETWORK_GBIT_S` because nothing said otherwise."""
+    """Inter-node network per node (all its NICs together), Gbit/s (ignored on one node)."""
+    network_kind: NetworkKind = DEFAULT_NETWORK_KIND
+    network_source: NetworkSource = "user"
+    """Where ``network_gbit_s`` came from: the user, the instance's catalog entry, or assumed."""
+
+    @property
+    def network_known(self) -> bool:
+        return self.network_source != "assumed"
 
     @property
     def gpu_count(self) -> int:
@@ -72,17 +102,21 @@ class Link:
         gpus_per_node: int | None = None,
         nvlink: bool | None = None,
         network_gbit_s: float | None = None,
+        network_kind: NetworkKind | None = None,
+        network_source: NetworkSource = "user",
     ) -> Link:
         """A link from GPU datasheet facts and what the instance says.
 
         ``gpus_per_node`` defaults to ``min(count, 8)``; ``nvlink`` defaults to NVLink on SXM/OAM
         parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node;
-        ``network_gbit_s`` defaults to
-        :data:`DEFAULT_NETWORK_GBIT_S`.
+        ``network_gbit_s`` defaults to :data:`DEFAULT_NETWORK_GBIT_S` (then ``network_source`` is
+        ``assumed``), ``network_kind`` to RDMA.
         """
         if count < 1:
             raise EstimateError(f"GPU count must be at least 1, got {count}")
-        per_node = gpus_per_node or min(count, 8)
+        if network_gbit_s is not None and network_gbit_s <= 0:
+            raise EstimateError(f"network bandwidth must be positive, got {network_gbit_s:g} Gbit/s")
+        per_node = min(gpus_per_node, count) if gpus_per_node else min(count, 8)
         nodes = -(-count // per_node)
         if nvlink is None:
             # SXM/OAM boards join all GPUs of a node through NVSwitch (or Infinity Fabric); PCIe
@@ -94,50 +128,70 @@ class Link:
             raise EstimateError(f"{gpu.id} has no NVLink; drop the NVLink setting")
         intra: Literal["nvlink", "pcie"] = "nvlink" if has_nvlink else "pcie"
         bidir = gpu.nvlink_gbps if has_nvlink and gpu.nvlink_gbps else gpu.pcie_gbps
+        assumed = network_gbit_s is None
         return cls(
             nodes=nodes,
             gpus_per_node=per_node,
             intra_node=intra,
             intra_node_gbps=bidir / 2.0,
-            network_gbit_s=network_gbit_s if network_gbit_s is not None else DEFAULT_NETWORK_GBIT_S,
-            network_known=network_gbit_s is not None,
+            network_gbit_s=DEFAULT_NETWORK_GBIT_S if network_gbit_s is None else network_gbit_s,
+            network_kind=network_kind or DEFAULT_NETWORK_KIND,
+            network_source="assumed" if assumed else network_source,
         )
 
-    def _ring(self, *, slow_network: bool = False) -> tuple[float, float]:
-        """(bus bandwidth in bytes/s, per-hop latency in s) of the ring's slowest hop."""
-        intra = self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node]
-        if self.nodes <= 1:
-            return intra, _HOP_LATENCY_S[self.intra_node]
-        gbit = SLOW_NETWORK_GBIT_S if slow_network and not self.network_known else self.network_gbit_s
-        network = gbit / 8.0 * 1e9 * _NCCL_EFFICIENCY["network"]
-        return min(intra, network), _HOP_LATENCY_S["network"]
+    def slow_end(self) -> Link:
+        """The link at the slow end of the range: an assumed network becomes 100 Gbit/s TCP."""
+        if self.network_known or self.nodes <= 1:
+            return self
+        return replace(self, network_gbit_s=SLOW_NETWORK_GBIT_S, network_kind=SLOW_NETWORK_KIND)
+
+    def intra_bus_bytes_s(self) -> float:
+        return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node]
+
+    def network_bus_bytes_s(self) -> float:
+        """Bytes/s the node's NICs together carry for NCCL."""
+        return self.network_gbit_s / 8.0 * 1e9 * _NCCL_EFFICIENCY[self.network_kind]
 
     def describe(self) -> str:
         inside = f"{self.gpus_per_node}× GPU over {self.intra_node} ({self.intra_node_gbps:g} GB/s/dir)"
         if self.nodes <= 1:
             return inside
-        known = "" if self.network_known else ", assumed"
-        return f"{self.nodes} nodes × {inside}, network {self.network_gbit_s:g} Gbit/s{known}"
+        src = {"user": "", "catalog": ", from the instance", "assumed": ", assumed"}[self.network_source]
+        return (
+            f"{self.nodes} nodes × {inside}, network {self.network_gbit_s:g} Gbit/s {self.network_kind}{src}"
+        )
 
 
-def all_reduce_s(nbytes: float, link: Link, *, slow_network: bool = False, world: int | None = None) -> float:
-    """Ring all-reduce of ``nbytes`` over ``world`` GPUs (default: all of ``link``'s):
-    2(n−1)/n × bytes / bus bandwidth."""
-    n = world or link.gpu_count
-    if n <= 1 or nbytes <= 0:
+def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float:
+    """A ring collective of ``passes`` × (n−1)/n × ``nbytes`` per GPU (1 for all-gather and
+    reduce-scatter, 2 for all-reduce), hierarchical across nodes as NCCL runs it.
+
+    Inside a node each GPU moves ``passes·(g−1)/g·bytes`` over its own link. Across N nodes the
+    node's NICs together move ``passes·(N−1)/N·bytes`` (each of the g GPUs carries its 1/g share
+    of the data over the node's network). NCCL pipelines the two, so the slower one sets the time.
+    """
+    if world <= 1 or nbytes <= 0:
         return 0.0
-    bw, hop = link._ring(slow_network=slow_network)
-    return 2.0 * (n - 1) / n * nbytes / bw + 2.0 * (n - 1) * hop
+    g = min(link.gpus_per_node, world)
+    nodes = -(-world // g)
+    intra = passes * (g - 1) / g * nbytes / link.intra_bus_bytes_s() if g > 1 else 0.0
+    latency = passes * (g - 1) * _HOP_LATENCY_S[link.intra_node]
+    if nodes <= 1:
+        return intra + latency
+    inter = passes * (nodes - 1) / nodes * nbytes / link.network_bus_bytes_s()
+    latency += passes * (nodes - 1) * _HOP_LATENCY_S[link.network_kind]
+    return max(intra, inter) + latency
 
 
-def all_gather_s(nbytes: float, link: Link, *, slow_network: bool = False, world: int | None = None) -> float:
-    """Ring all-gather (or reduce-scatter) of a ``nbytes`` tensor over ``world`` GPUs (default: all
-    of ``link``'s): (n−1)/n × bytes / bus bandwidth."""
-    n = world or link.gpu_count
-    if n <= 1 or nbytes <= 0:
-        return 0.0
-    bw, hop = link._ring(slow_network=slow_network)
-    return (n - 1) / n * nbytes / bw + (n - 1) * hop
+def all_reduce_s(nbytes: float, link: Link, *, world: int | None = None) -> float:
+    """All-reduce of ``nbytes`` over ``world`` GPUs (default: all of ``link``'s)."""
+    return _collective_s(nbytes, link, world or link.gpu_count, 2.0)
+
+
+def all_gather_s(nbytes: float, link: Link, *, world: int | None = None) -> float:
+    """All-gather (or reduce-scatter) of a ``nbytes`` tensor over ``world`` GPUs (default: all of
+    ``link``'s)."""
+    return _collective_s(nbytes, link, world or link.gpu_count, 1.0)
 
 
 def check_parallelism(parallelism: str) -> str:

@@ -5,18 +5,14 @@ Used only when the catalog does not carry a region's country itself.
 
 from __future__ import annotations
 
+from gpuplan.catalog.providers import REGISTRY
+
 __all__ = ["MANAGED_KUBERNETES", "region_country"]
 
-#: Managed Kubernetes service with GPU node pools, per provider (each provider's product page:
-#: Amazon EKS, Azure AKS, Google GKE, Alibaba ACK, Tencent TKE, Huawei CCE, Volcano Engine VKE).
+#: Managed Kubernetes service with GPU node pools, per provider that has one (the marketplaces have
+#: none), from the provider modules of the catalog (gpuplan.catalog.providers).
 MANAGED_KUBERNETES: dict[str, str] = {
-    "aws": "EKS",
-    "azure": "AKS",
-    "gcp": "GKE",
-    "alibaba": "ACK",
-    "tencent": "TKE",
-    "huawei": "CCE",
-    "volcengine": "VKE",
+    p.value: m.FACTS.kubernetes for p, m in REGISTRY.items() if m.FACTS.kubernetes
 }
 
 # Exact region names whose country a prefix rule would get wrong, from each provider's region list.
@@ -153,6 +149,11 @@ def region_country(provider: str, region: str) -> str:
     """
     r = region.strip().lower()
     p = provider.strip().lower()
+    for prov, m in REGISTRY.items():
+        if prov.value == p:
+            found = m.FACTS.region(region.strip())
+            if found is not None and found.country:
+                return found.country
     if (p, r) in _PROVIDER_SPECIFIC:
         return _PROVIDER_SPECIFIC[(p, r)]
     if r in _EXACT:

@@ -77,6 +77,9 @@ SPOT_DEFAULTS: dict[str, SpotRate] = {
         "tencent": "Tencent publishes no rate",
         "huawei": "Huawei publishes no rate",
         "volcengine": "Volcano Engine publishes no rate",
+        "lambda": "Lambda sells no interruptible instances",
+        "runpod": "RunPod publishes no rate for interruptible pods",
+        "vast": "Vast.ai publishes no rate; an interruptible instance is paused when outbid",
     }.items()
 }
 

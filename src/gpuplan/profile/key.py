@@ -102,7 +102,7 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
         "inputs": w.inputs.model_dump(mode="json", exclude_none=True),
         "precision": w.precision.value,
         "optimizer": w.optimizer.value if w.is_training else None,
-        "gradient_checkpointing": w.gradient_checkpointing,
+        "activation_checkpointing": w.checkpointing.value,
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }

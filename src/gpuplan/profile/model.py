@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 __all__ = ["PROFILE_SCHEMA_VERSION", "MemoryBreakdown", "ModelShape", "OpRecord", "Profile"]
 
-#: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes);
-#: cached profiles of another version are re-traced.
-PROFILE_SCHEMA_VERSION = 2
+#: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes;
+#: 3: ``activation_checkpointing`` recorded); cached profiles of another version are re-traced.
+PROFILE_SCHEMA_VERSION = 3
 
 Phase = Literal["forward", "backward", "optimizer"]
 OpClass = Literal["matmul", "attention", "conv", "other"]
@@ -109,6 +109,9 @@ class Profile:
     peak: MemoryBreakdown
     """Memory at the step's peak (allocator-rounded tensors; no context, workspace or slack)."""
     shape: ModelShape
+    activation_checkpointing: str = "none"
+    """``none``, ``full`` or ``selective``: what the traced backward recomputes (the trace's peak
+    already reflects it; the per-GPU memory of sharded runs needs it where the peak hides it)."""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)

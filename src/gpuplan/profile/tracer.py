@@ -108,7 +108,15 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
         model.eval()
     else:
         model.train()
-    if workload.gradient_checkpointing:
+    mode = workload.checkpointing.value
+    if mode == "selective":
+        if not bundle.checkpoint_blocks:
+            raise EstimateError(
+                "activation_checkpointing: selective needs repeated blocks (an nn.ModuleList) to wrap"
+            )
+        n = apply_checkpointing(model, bundle.checkpoint_blocks, selective=True)
+        notes.append(f"selective checkpointing: {n} blocks keep matmul/attention outputs, recompute the rest")
+    elif mode == "full":
         if hasattr(model, "gradient_checkpointing_enable") and getattr(
             model, "supports_gradient_checkpointing", False
         ):
@@ -128,7 +136,7 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
             notes.append(f"gradient checkpointing: {n} blocks recomputed in backward")
         else:
             raise EstimateError(
-                "gradient_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in this model"
+                "activation_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in this model"
             )
     return model
 
@@ -207,6 +215,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         ops=ops,
         peak=tracker.peak_breakdown(),
         shape=bundle.shape,
+        activation_checkpointing=workload.checkpointing.value,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

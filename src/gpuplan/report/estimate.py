@@ -10,7 +10,10 @@ JSON schema (``schema_version`` 1; field names carry their units)::
      "estimates": [{"gpu", "gpu_count", "parallelism", "fits",
                     "peak_memory_gib", "peak_memory_gib_low", "peak_memory_gib_high",
                     "memory_capacity_gib", "step_time_s", "step_time_s_low", "step_time_s_high",
-                    "comm_time_s", "throughput", "throughput_low", "throughput_high",
+                    "comm_time_s" (= comm_exposed_s), "comm_total_s", "comm_exposed_s",
+                    "network_gbps", "network_source" ("user" | "catalog" | "assumed"),
+                    "samples_per_s", "tokens_per_s" (null without a sequence),
+                    "throughput", "throughput_low", "throughput_high",
                     "throughput_unit", "samples_per_step", "achieved_tflops",
                     "job_time_h", "job_time_h_low", "job_time_h_high", "link", "notes",
                     "advice": [{"action", "summary", "gpu", "gpu_count", "peak_memory_gib", "fits",
@@ -18,7 +21,9 @@ JSON schema (``schema_version`` 1; field names carry their units)::
                     "decode": {...} | null, "serving": {...} | null,
                     "error": str | null}]}
 
-A GPU that cannot run the workload (e.g. FP8 on an A100) has ``error`` set and null figures.
+The ``_low``/``_high`` figures are the 80 % interval (10th and 90th percentiles) of the estimate's
+distribution (:class:`gpuplan.perf.distribution.TimeDistribution`). A GPU that cannot run the
+workload (e.g. FP8 on an A100) has ``error`` set and null figures.
 """
 
 from __future__ import annotations
@@ -50,6 +55,12 @@ _FIGURES = (
     "step_time_s_low",
     "step_time_s_high",
     "comm_time_s",
+    "comm_total_s",
+    "comm_exposed_s",
+    "network_gbps",
+    "network_source",
+    "samples_per_s",
+    "tokens_per_s",
     "throughput",
     "throughput_low",
     "throughput_high",

@@ -5,7 +5,14 @@ loaded only when a workload is traced.
 """
 
 from gpuplan.workload.durations import parse_duration_hours
-from gpuplan.workload.enums import Objective, OptimizerName, Parallelism, Precision, Task
+from gpuplan.workload.enums import (
+    ActivationCheckpointing,
+    Objective,
+    OptimizerName,
+    Parallelism,
+    Precision,
+    Task,
+)
 from gpuplan.workload.presets.registry import PRESETS, PresetInfo, get_preset
 from gpuplan.workload.spec import (
     ConstraintsSpec,
@@ -20,6 +27,7 @@ from gpuplan.workload.spec import (
 
 __all__ = [
     "PRESETS",
+    "ActivationCheckpointing",
     "ConstraintsSpec",
     "DataSpec",
     "InputsSpec",

@@ -110,14 +110,36 @@ def freeze_prefixes(model: nn.Module, prefixes: Iterable[str]) -> None:
             p.requires_grad_(False)
 
 
-class Checkpointed(nn.Module):
-    """Runs ``block`` under non-reentrant activation checkpointing (recomputed in backward)."""
+def _keep_matmul_outputs(ctx: Any, func: Any, *args: Any, **kwargs: Any) -> Any:
+    """Selective checkpointing policy: keep what matmuls and attention produce (costly to redo),
+    recompute the elementwise ops, norms and activations between them (cheap, but their outputs
+    are most of a block's activation memory)."""
+    from torch.utils.checkpoint import CheckpointPolicy
 
-    def __init__(self, block: nn.Module) -> None:
+    name = str(getattr(func, "__name__", func))
+    kept = ("mm", "addmm", "bmm", "convolution", "scaled_dot_product", "flash_attention")
+    if any(k in name for k in kept):
+        return CheckpointPolicy.MUST_SAVE
+    return CheckpointPolicy.PREFER_RECOMPUTE
+
+
+class Checkpointed(nn.Module):
+    """Runs ``block`` under non-reentrant activation checkpointing (recomputed in backward);
+    ``selective`` keeps matmul and attention outputs (:func:`_keep_matmul_outputs`)."""
+
+    def __init__(self, block: nn.Module, *, selective: bool = False) -> None:
         super().__init__()
         self.block = block
+        self.selective = selective
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if self.selective:
+            from functools import partial
+
+            from torch.utils.checkpoint import create_selective_checkpoint_contexts
+
+            context = partial(create_selective_checkpoint_contexts, _keep_matmul_outputs)
+            return checkpoint(self.block, *args, use_reentrant=False, context_fn=context, **kwargs)
         return checkpoint(self.block, *args, use_reentrant=False, **kwargs)
 
 
@@ -130,10 +152,10 @@ def repeated_blocks(model: nn.Module) -> tuple[str, ...]:
     return tuple(f"{name}.{i}" if name else str(i) for i in range(len(best)))
 
 
-def apply_checkpointing(model: nn.Module, blocks: Iterable[str]) -> int:
+def apply_checkpointing(model: nn.Module, blocks: Iterable[str], *, selective: bool = False) -> int:
     """Wrap each named block in ``Checkpointed``. Returns how many were wrapped."""
     n = 0
     for name in blocks:
-        _set_submodule(model, name, Checkpointed(model.get_submodule(name)))
+        _set_submodule(model, name, Checkpointed(model.get_submodule(name), selective=selective))
         n += 1
     return n

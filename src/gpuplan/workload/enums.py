@@ -7,7 +7,15 @@ from typing import TypeVar
 
 from gpuplan.errors import closest
 
-__all__ = ["Objective", "OptimizerName", "Parallelism", "Precision", "Task", "cast_enum"]
+__all__ = [
+    "ActivationCheckpointing",
+    "Objective",
+    "OptimizerName",
+    "Parallelism",
+    "Precision",
+    "Task",
+    "cast_enum",
+]
 
 E = TypeVar("E", bound="_Choice")
 
@@ -67,6 +75,16 @@ class Parallelism(_Choice):
     ZERO1 = "zero1"
     ZERO2 = "zero2"
     ZERO3 = "zero3"
+
+
+class ActivationCheckpointing(_Choice):
+    """What backward recomputes instead of keeping from forward."""
+
+    NONE = "none"
+    FULL = "full"
+    """Every transformer block (ResNet stage) is recomputed; only its input is kept."""
+    SELECTIVE = "selective"
+    """Matmul and attention outputs are kept; the cheap ops between them are recomputed."""
 
 
 class Objective(_Choice):

@@ -16,7 +16,14 @@ from gpuplan.bounded import MAX_CONFIG_BYTES, MAX_DOCUMENT_BYTES, load_json, loa
 from gpuplan.errors import WorkloadError
 from gpuplan.workload._validation import Spec, one_line_error
 from gpuplan.workload.durations import parse_duration_hours
-from gpuplan.workload.enums import Objective, OptimizerName, Parallelism, Precision, Task
+from gpuplan.workload.enums import (
+    ActivationCheckpointing,
+    Objective,
+    OptimizerName,
+    Parallelism,
+    Precision,
+    Task,
+)
 from gpuplan.workload.presets.registry import get_preset
 
 __all__ = [
@@ -35,6 +42,7 @@ PrecisionField = Annotated[Precision, BeforeValidator(Precision.cast)]
 OptimizerField = Annotated[OptimizerName, BeforeValidator(OptimizerName.cast)]
 ParallelismField = Annotated[Parallelism, BeforeValidator(Parallelism.cast)]
 ObjectiveField = Annotated[Objective, BeforeValidator(Objective.cast)]
+CheckpointingField = Annotated[ActivationCheckpointing, BeforeValidator(ActivationCheckpointing.cast)]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
@@ -250,7 +258,12 @@ class Workload(Spec):
     optimizer: OptimizerField = OptimizerName.ADAMW
     """Ignored for ``task: infer``."""
     gradient_checkpointing: bool = False
-    """Recompute each transformer block (ResNet stage) in backward instead of keeping activations."""
+    """The older spelling of ``activation_checkpointing: full``."""
+    activation_checkpointing: CheckpointingField = ActivationCheckpointing.NONE
+    """``none``, ``full`` (recompute each transformer block or ResNet stage in backward, keep only
+    its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
+    compile: bool = False
+    """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
     gradient_accumulation: int = Field(default=1, ge=1)
     parallelism: ParallelismField = Parallelism.DDP
     """How several GPUs share the job; the trace itself is always one GPU's step."""
@@ -268,8 +281,24 @@ class Workload(Spec):
             raise ValueError("model.lora: adapters only matter for training; use task: finetune or drop lora")
         if self.gradient_checkpointing and self.task is Task.INFER:
             raise ValueError("gradient_checkpointing: has no effect for task: infer; remove it")
+        if self.gradient_checkpointing and self.activation_checkpointing not in (
+            ActivationCheckpointing.NONE,
+            ActivationCheckpointing.FULL,
+        ):
+            raise ValueError(
+                "gradient_checkpointing: true means activation_checkpointing: full; give only one of them"
+            )
+        if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
+            raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
         self._check_inputs()
         return self
+
+    @property
+    def checkpointing(self) -> ActivationCheckpointing:
+        """The activation checkpointing mode, whichever spelling the spec used."""
+        if self.gradient_checkpointing:
+            return ActivationCheckpointing.FULL
+        return self.activation_checkpointing
 
     def _check_inputs(self) -> None:
         inp = self.inputs

@@ -1,0 +1,198 @@
+"""Alibaba Cloud: regions, GPU instance types, and the fetcher of the international price list.
+
+Without credentials: the public JSON behind the international site's price calculator
+(``instancePrice.json``: USD per hour, week, month and year per region, instance type and OS).
+Its path carries a version segment that changes; pass the current one with
+``ALIBABA_PRICE_VERSION``. Mainland regions and subscription prices of the China site need the
+OpenAPI with keys, which this fetcher does not call yet (it says so).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.providers.base import (
+    Billing,
+    Credentials,
+    FetchResult,
+    ProviderFacts,
+    SpotFacts,
+    regions,
+)
+from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
+from gpuplan.catalog.providers.http import Http
+
+__all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_price_list", "price_list_url"]
+
+#: The version last seen in public code (price_apis.md, 2026-12-01); override when it moves on.
+DEFAULT_PRICE_VERSION = "2.0.421"
+
+
+def price_list_url(version: str) -> str:
+    return f"https://g.alicdn.com/aliyun/ecs-price-info-intl/{version}/price/download/instancePrice.json"
+
+
+FACTS = ProviderFacts(
+    provider=Provider.ALIBABA,
+    display_name="Alibaba Cloud",
+    kind="china_cloud",
+    regions=regions(
+        ("cn-hangzhou", "CN", "Hangzhou"),
+        ("cn-shanghai", "CN", "Shanghai"),
+        ("cn-beijing", "CN", "Beijing"),
+        ("cn-zhangjiakou", "CN", "Zhangjiakou"),
+        ("cn-wulanchabu", "CN", "Ulanqab"),
+        ("cn-shenzhen", "CN", "Shenzhen"),
+        ("cn-qingdao", "CN", "Qingdao"),
+        ("cn-heyuan", "CN", "Heyuan"),
+        ("cn-guangzhou", "CN", "Guangzhou"),
+        ("cn-chengdu", "CN", "Chengdu"),
+        ("cn-hongkong", "HK", "Hong Kong"),
+        ("ap-northeast-1", "JP", "Tokyo"),
+        ("ap-northeast-2", "KR", "Seoul"),
+        ("ap-southeast-1", "SG", "Singapore"),
+        ("ap-southeast-3", "MY", "Kuala Lumpur"),
+        ("ap-southeast-5", "ID", "Jakarta"),
+        ("ap-southeast-6", "PH", "Manila"),
+        ("ap-southeast-7", "TH", "Bangkok"),
+        ("us-east-1", "US", "Virginia"),
+        ("us-west-1", "US", "Silicon Valley"),
+        ("eu-central-1", "DE", "Frankfurt"),
+        ("eu-west-1", "GB", "London"),
+        ("me-east-1", "AE", "Dubai"),
+        ("me-central-1", "SA", "Riyadh"),
+    ),
+    regions_source="Alibaba Cloud 'Regions and zones', https://www.alibabacloud.com/help/en/ecs/product-overview/"
+    "regions-and-zones (read 2026-12-01)",
+    kubernetes="ACK",
+    billing=Billing(
+        granularity_s=None,
+        min_billing_s=None,
+        as_of=None,
+        source=None,
+        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+    ),
+    spot=SpotFacts(
+        name="preemptible (spot) instances",
+        notice_s=300,
+        published_rate="an interruption-rate band per zone through DescribeSpotAdvice (needs keys)",
+        source="Alibaba Cloud docs 'Preemptible instances' (5-minute notice; 1-hour protection period); "
+        "DescribeSpotAdvice in shared/data/price_api_samples",
+    ),
+    default_region="us-west-ot7-a01",
+    egress_storage_note="only the international site's block-storage row is known (shared/data)",
+    price_sources=(price_list_url(DEFAULT_PRICE_VERSION),),
+    credentials=("ALIBABA_PRICE_VERSION",),
+    price_list_region_codes=("us-west-ot7-a01",),
+)
+
+_DOC = "Alibaba Cloud 'GPU-accelerated compute-optimized instance families', https://www.alibabacloud.com/help/en/ecs/user-guide/gpu-accelerated-compute-optimized-and-vgpu-accelerated-instance-families-1"
+
+
+def _i(gpu: str, n: float, vcpus: float, mem: float, net: float | None, link: str) -> InstanceFacts:
+    return InstanceFacts(
+        gpu=gpu,
+        gpu_count=n,
+        vcpus=vcpus,
+        memory_gib=mem,
+        network_gbps=net,
+        network_kind="TCP",
+        interconnect=link,
+        local_nvme_gb=None,
+        source=_DOC,
+    )
+
+
+INSTANCES: dict[str, InstanceFacts] = {
+    "ecs.gn6i-c4g1.xlarge": _i("T4", 1, 4, 15, 4, "PCIe"),
+    "ecs.gn6i-c8g1.2xlarge": _i("T4", 1, 8, 31, 5, "PCIe"),
+    "ecs.gn6i-c16g1.4xlarge": _i("T4", 1, 16, 62, 6, "PCIe"),
+    "ecs.gn6i-c24g1.6xlarge": _i("T4", 1, 24, 93, 7.5, "PCIe"),
+    "ecs.gn6i-c24g1.12xlarge": _i("T4", 2, 48, 186, 15, "PCIe"),
+    "ecs.gn6i-c24g1.24xlarge": _i("T4", 4, 96, 372, 30, "PCIe"),
+    "ecs.gn6v-c8g1.2xlarge": _i("V100-SXM2-16GB", 1, 8, 32, 2.5, "NVLink"),
+    "ecs.gn6v-c8g1.8xlarge": _i("V100-SXM2-16GB", 4, 32, 128, 10, "NVLink"),
+    "ecs.gn6v-c8g1.16xlarge": _i("V100-SXM2-16GB", 8, 64, 256, 20, "NVLink"),
+    "ecs.gn6e-c12g1.24xlarge": _i("V100-SXM2-32GB", 8, 96, 736, 32, "NVLink"),
+    "ecs.gn7i-c8g1.2xlarge": _i("A10", 1, 8, 30, 16, "PCIe"),
+    "ecs.gn7i-c16g1.4xlarge": _i("A10", 1, 16, 60, 16, "PCIe"),
+    "ecs.gn7i-c32g1.8xlarge": _i("A10", 1, 32, 188, 16, "PCIe"),
+    "ecs.gn7i-c32g1.16xlarge": _i("A10", 2, 64, 376, 32, "PCIe"),
+    "ecs.gn7i-c32g1.32xlarge": _i("A10", 4, 128, 752, 64, "PCIe"),
+    "ecs.gn7-c12g1.3xlarge": _i("A100-SXM4-40GB", 1, 12, 94, 4, "NVLink/NVSwitch"),
+    "ecs.gn7-c13g1.13xlarge": _i("A100-SXM4-40GB", 4, 52, 378, 16, "NVLink/NVSwitch"),
+    "ecs.gn7-c13g1.26xlarge": _i("A100-SXM4-40GB", 8, 104, 756, 30, "NVLink/NVSwitch"),
+    "ecs.gn7e-c16g1.4xlarge": _i("A100-SXM4-80GB", 1, 16, 125, 8, "NVLink/NVSwitch"),
+    "ecs.gn7e-c16g1.32xlarge": _i("A100-SXM4-80GB", 8, 128, 1000, 32, "NVLink/NVSwitch"),
+}
+
+
+def parse_price_list(
+    doc: dict[str, Any], source: str, fetched_at: str
+) -> dict[tuple[str, str], list[PriceRow]]:
+    """(region, instance type) -> Linux on-demand (hour), monthly and 1y/3y prepaid prices (USD).
+
+    Keys are ``region::instance type::network::os::io``; values hold ``hours``, ``months`` and
+    ``years`` lists of ``{price, period}``. A prepaid year is stored as its monthly equivalent.
+    """
+    as_of = str(doc.get("publicationDate") or fetched_at)[:10]
+    currency = str(doc.get("currency") or "USD").upper()
+    out: dict[tuple[str, str], list[PriceRow]] = {}
+    for key, v in (doc.get("pricingInfo") or {}).items():
+        parts = key.split("::")
+        if len(parts) < 4 or parts[1] not in INSTANCES or parts[3] != "linux" or parts[2] != "vpc":
+            continue
+        rows: list[PriceRow] = []
+
+        def first(kind: str, period: str, v: dict[str, Any] = v) -> float | None:
+            for p in v.get(kind) or []:
+                if str(p.get("period", "1")) == period:
+                    value = number(p.get("price"))
+                    return value if value and value > 0 else None
+            return None
+
+        kw: dict[str, Any] = {
+            "currency": currency,
+            "as_of": as_of,
+            "source": source,
+            "fetched_at": fetched_at,
+        }
+        if (hourly := first("hours", "1")) is not None:
+            rows.append(price("on_demand", hourly, **kw))
+        if (monthly := first("months", "1")) is not None:
+            rows.append(
+                price("monthly", monthly, unit="month", term={"billing": "monthly subscription"}, **kw)
+            )
+        for years in (1, 3):
+            if (yearly := first("years", str(years))) is not None:
+                rows.append(
+                    price(
+                        f"reserved_{years}y",
+                        round(yearly / (12 * years), 4),
+                        unit="month",
+                        term={"years": years, "prepaid_total": yearly, "kind": "subscription"},
+                        **kw,
+                    )
+                )
+        if rows:
+            out[(parts[0], parts[1])] = rows
+    return out
+
+
+class _Fetcher:
+    def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
+        url = price_list_url(credentials.get("ALIBABA_PRICE_VERSION") or DEFAULT_PRICE_VERSION)
+        doc = http.get_json(url)
+        rows: list[OfferRow] = [
+            offer("alibaba", region, itype, INSTANCES[itype], prices)
+            for (region, itype), prices in sorted(parse_price_list(doc, url, today).items())
+            if FACTS.region(region) is not None
+        ]
+        notes = [
+            "mainland China regions and 包年包月 prices of the China site need the OpenAPI (not called yet)"
+        ]
+        return FetchResult(rows=tuple(rows), sources=(url,), notes=tuple(notes))
+
+
+FETCHER = _Fetcher()

@@ -1,0 +1,165 @@
+"""What every provider module declares: its regions, services and billing facts, and its fetcher.
+
+A provider module (``providers/<name>.py``) builds one :class:`ProviderFacts` and one fetcher
+object that satisfies :class:`Fetcher`; :mod:`gpuplan.catalog.providers` lists them in an explicit
+registry. Facts carry their source; unknown is None with a reason, never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from gpuplan.catalog.model import OfferRow, Provider
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
+
+__all__ = [
+    "Billing",
+    "Credentials",
+    "FetchResult",
+    "Fetcher",
+    "MissingCredentialsError",
+    "ProviderFacts",
+    "ProviderModule",
+    "Region",
+    "SpotFacts",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Region:
+    """One region of a provider, where its users rent machines."""
+
+    code: str
+    """The provider's own region id (``us-east-1``, ``cn-hangzhou``, ``ap-guangzhou``)."""
+    country: str | None
+    """ISO 3166-1 alpha-2 code of the country (or territory: ``HK``, ``TW``) it is in; None for a
+    marketplace's pseudo-region that spans countries (RunPod's ``secure`` cloud)."""
+    city: str | None
+    """The city or area the provider names; None where it names none (a marketplace's country)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Billing:
+    """How on-demand compute time is billed."""
+
+    granularity_s: int | None
+    """Billing increment, seconds; None = unknown (consumers assume hourly)."""
+    min_billing_s: int | None
+    as_of: str | None
+    source: str | None
+    reason: str | None = None
+    """Why the granularity is unknown, when it is."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpotFacts:
+    """What interruptible capacity is called and what the provider says about interruptions."""
+
+    name: str | None
+    """The provider's name for it (``Spot Instances``, ``Spot VMs``, ``interruptible``); None = none sold."""
+    notice_s: int | None
+    """Warning before an interruption, seconds; None = not published."""
+    published_rate: str | None
+    """What the provider publishes about interruption frequency (``advisor bands per instance``), or
+    None when it publishes nothing (the planner then states its assumed default)."""
+    source: str
+    max_runtime_h: float | None = None
+    """A hard runtime limit of an interruptible machine, hours (None = no limit published)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProviderFacts:
+    """Everything gpuplan knows about a provider apart from its offers and prices."""
+
+    provider: Provider
+    display_name: str
+    kind: str
+    """``hyperscaler``, ``china_cloud`` or ``marketplace``."""
+    regions: tuple[Region, ...]
+    regions_source: str
+    kubernetes: str | None
+    """The managed Kubernetes service with GPU node pools (``EKS``); None = none offered."""
+    billing: Billing
+    spot: SpotFacts
+    default_region: str | None
+    """The region whose egress/storage rows stand in for a region without any (marked as fallback);
+    None: the provider has only generic rows."""
+    egress_storage_note: str
+    """Where the provider's egress and storage prices come from, or why they are unknown."""
+    price_sources: tuple[str, ...]
+    """The price lists ``catalog refresh`` reads, as URLs or API names."""
+    credentials: tuple[str, ...] = ()
+    """Names of the settings the fetcher reads (keys, versions); none: public price lists."""
+    price_list_region_codes: tuple[str, ...] = ()
+    """Codes a price list uses that are not region ids (Alibaba BSS ``vm_region_no``)."""
+
+    def region(self, code: str) -> Region | None:
+        """The region with this code, or None."""
+        for r in self.regions:
+            if r.code == code:
+                return r
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Credentials:
+    """Credentials handed to fetchers by the caller (the CLI reads them from the environment)."""
+
+    values: Mapping[str, str] = field(default_factory=dict)
+
+    def get(self, name: str) -> str | None:
+        value = self.values.get(name, "").strip()
+        return value or None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FetchResult:
+    """What one provider's fetch produced: gated and imported by the refresh as one transaction."""
+
+    rows: tuple[OfferRow, ...]
+    sources: tuple[str, ...]
+    """Every URL read."""
+    notes: tuple[str, ...] = ()
+    """What the fetcher left out and why (one short line each)."""
+
+
+class MissingCredentialsError(Exception):
+    """The fetcher needs credentials the caller did not give: the provider is skipped, not failed."""
+
+
+@runtime_checkable
+class Fetcher(Protocol):
+    """Reads a provider's own price sources into offer rows."""
+
+    def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
+        """Offer rows with prices dated ``today`` (or the source's own date) and their source URLs.
+
+        Raises MissingCredentialsError when the provider needs keys that are not given, and any
+        :class:`gpuplan.errors.GpuplanError` or ``httpx.HTTPError`` when a source cannot be read.
+        """
+        ...
+
+
+@runtime_checkable
+class ProviderModule(Protocol):
+    """The face of one ``providers/<name>.py`` module, as the registry sees it (read-only)."""
+
+    @property
+    def FACTS(self) -> ProviderFacts: ...
+
+    @property
+    def FETCHER(self) -> Fetcher: ...
+
+
+def regions(*rows: tuple[str, str | None, str | None]) -> tuple[Region, ...]:
+    """Regions from (code, country, city) triples, the compact form provider modules write."""
+    return tuple(Region(code=c, country=k, city=city) for c, k, city in rows)
+
+
+def unique_codes(items: Sequence[Region]) -> bool:
+    codes = [r.code for r in items]
+    return len(codes) == len(set(codes))

@@ -1,0 +1,109 @@
+"""Small helpers the provider fetchers share: dated price rows, GPU tables, numbers from text."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gpuplan.catalog.model import OfferRow, PriceRow
+
+__all__ = ["GpuShape", "InstanceFacts", "UnsupportedFetchError", "number", "offer", "price"]
+
+
+class UnsupportedFetchError(Exception):
+    """The fetcher for this provider cannot run here (e.g. request signing not implemented): skipped."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuShape:
+    """GPU model and count of an instance type, as a provider table states it."""
+
+    gpu: str
+    """Canonical hardware id."""
+    count: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceFacts:
+    """What the estimator and planner need to know of one instance type, with its source."""
+
+    gpu: str
+    gpu_count: float
+    vcpus: float | None
+    memory_gib: float | None
+    network_gbps: float | None
+    """Peak network bandwidth of the instance, Gbit/s (EFA/InfiniBand aggregate where it has one)."""
+    network_kind: str | None
+    """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP`` (plain Ethernet); None = not published."""
+    interconnect: str | None
+    """GPU-to-GPU: ``NVLink/NVSwitch``, ``NVLink`` (bridges, hybrid cube mesh), ``PCIe``,
+    ``Infinity Fabric``."""
+    local_nvme_gb: float | None
+    """Local instance-store NVMe, GB in total; 0.0 only where the source says there is none."""
+    source: str
+
+
+def number(text: Any) -> float | None:
+    """The first number in ``text`` ('2048 GiB' -> 2048, '3200 Gigabit' -> 3200), or None."""
+    if text is None:
+        return None
+    m = re.search(r"\d+(?:\.\d+)?", str(text).replace(",", ""))
+    return float(m[0]) if m else None
+
+
+def price(
+    pricing: str,
+    amount: float,
+    *,
+    currency: str = "USD",
+    unit: str = "hour",
+    as_of: str,
+    source: str,
+    fetched_at: str,
+    band: str | None = None,
+    term: dict[str, Any] | None = None,
+) -> PriceRow:
+    """A price read from a provider's own list (confidence ``high``), with its URL and fetch time."""
+    return PriceRow(
+        pricing=pricing,
+        amount=amount,
+        currency=currency,
+        unit=unit,
+        as_of=as_of,
+        source=source,
+        confidence="high",
+        interruption_band=band,
+        term=term,
+        fetched_at=fetched_at,
+    )
+
+
+def offer(
+    provider: str,
+    region: str,
+    instance_type: str,
+    facts: InstanceFacts,
+    prices: list[PriceRow],
+    *,
+    zone: str | None = None,
+    notes: str = "",
+) -> OfferRow:
+    """An offer row with the instance's sourced facts."""
+    return OfferRow(
+        provider=provider,
+        region=region,
+        zone=zone,
+        instance_type=instance_type,
+        gpu=facts.gpu,
+        gpu_count=facts.gpu_count,
+        vcpus=facts.vcpus,
+        memory_gib=facts.memory_gib,
+        network_gbps=facts.network_gbps,
+        interconnect=facts.interconnect,
+        network_kind=facts.network_kind,
+        local_nvme_gb=facts.local_nvme_gb,
+        source=facts.source,
+        prices=tuple(prices),
+        notes=notes,
+    )

@@ -1,0 +1,278 @@
+"""Google Cloud: regions, GPU machine types, and the fetcher of the Cloud Billing Catalog.
+
+The Catalog has no price per machine type: a VM costs vCPUs x its family's core SKU + GiB x the
+RAM SKU + GPUs x the GPU SKU, each per region and usage type (OnDemand, Preemptible = Spot,
+Commit1Yr, Commit3Yr). The API needs an API key (403 without); without one the refresh skips GCP.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.providers.base import (
+    Billing,
+    Credentials,
+    FetchResult,
+    MissingCredentialsError,
+    ProviderFacts,
+    SpotFacts,
+    regions,
+)
+from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.catalog.providers.http import Http
+
+__all__ = ["FACTS", "FETCHER", "MACHINES", "component_prices"]
+
+COMPUTE_SERVICE = "6F81-5844-456A"
+SKUS_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_SERVICE}/skus"
+
+FACTS = ProviderFacts(
+    provider=Provider.GCP,
+    display_name="Google Cloud",
+    kind="hyperscaler",
+    regions=regions(
+        ("us-central1", "US", "Council Bluffs, Iowa"),
+        ("us-east1", "US", "Moncks Corner, South Carolina"),
+        ("us-east4", "US", "Ashburn, Virginia"),
+        ("us-east5", "US", "Columbus, Ohio"),
+        ("us-south1", "US", "Dallas, Texas"),
+        ("us-west1", "US", "The Dalles, Oregon"),
+        ("us-west2", "US", "Los Angeles, California"),
+        ("us-west3", "US", "Salt Lake City, Utah"),
+        ("us-west4", "US", "Las Vegas, Nevada"),
+        ("northamerica-northeast1", "CA", "Montréal"),
+        ("northamerica-northeast2", "CA", "Toronto"),
+        ("southamerica-east1", "BR", "São Paulo"),
+        ("europe-west1", "BE", "St. Ghislain"),
+        ("europe-west2", "GB", "London"),
+        ("europe-west3", "DE", "Frankfurt"),
+        ("europe-west4", "NL", "Eemshaven"),
+        ("europe-west6", "CH", "Zurich"),
+        ("europe-west8", "IT", "Milan"),
+        ("europe-west9", "FR", "Paris"),
+        ("europe-north1", "FI", "Hamina"),
+        ("europe-central2", "PL", "Warsaw"),
+        ("me-west1", "IL", "Tel Aviv"),
+        ("asia-east1", "TW", "Changhua County"),
+        ("asia-east2", "HK", "Hong Kong"),
+        ("asia-northeast1", "JP", "Tokyo"),
+        ("asia-northeast3", "KR", "Seoul"),
+        ("asia-south1", "IN", "Mumbai"),
+        ("asia-southeast1", "SG", "Jurong West"),
+        ("asia-southeast2", "ID", "Jakarta"),
+        ("australia-southeast1", "AU", "Sydney"),
+    ),
+    regions_source="Google Cloud 'Regions and zones', https://cloud.google.com/compute/docs/regions-zones "
+    "(read 2026-12-01)",
+    kubernetes="GKE",
+    billing=Billing(
+        granularity_s=1,
+        min_billing_s=60,
+        as_of="2017-09-26",
+        source="Google Cloud announcement 2017-09-26 'Extending per-second billing in Google Cloud' "
+        "(Compute Engine VMs incl. GPUs, one-minute minimum), as reported in the press",
+    ),
+    spot=SpotFacts(
+        name="Spot VMs",
+        notice_s=30,
+        published_rate=None,
+        source="Google Cloud docs 'Spot VMs' (30-second preemption notice; preemptible VMs stop after 24 h)",
+        max_runtime_h=None,
+    ),
+    default_region="us-east1",
+    egress_storage_note="egress SKUs from the Cloud Billing Catalog examples in shared/data",
+    price_sources=(SKUS_URL,),
+    credentials=("GOOGLE_API_KEY",),
+)
+
+_DOC = "Google Cloud GPU machine types, https://cloud.google.com/compute/docs/gpus"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Machine:
+    facts: InstanceFacts
+    family: str
+    """Core/RAM SKU family as the Catalog writes it (``A2``, ``G2``, ``N1 Predefined``)."""
+    gpu_sku: str
+    """The GPU's name in the Catalog's SKU descriptions (``Nvidia Tesla A100``)."""
+
+
+def _m(
+    family: str, gpu_sku: str, gpu: str, n: int, vcpus: int, mem: float, net: float, link: str, nvme: float
+) -> Machine:
+    return Machine(
+        family=family,
+        gpu_sku=gpu_sku,
+        facts=InstanceFacts(
+            gpu=gpu,
+            gpu_count=n,
+            vcpus=vcpus,
+            memory_gib=mem,
+            network_gbps=net,
+            network_kind="TCP",
+            interconnect=link,
+            local_nvme_gb=nvme,
+            source=_DOC,
+        ),
+    )
+
+
+#: Machine types with GPUs. n1 + T4/V100 are named ``n1-standard-N+<gpu>xK`` (GPUs attached).
+MACHINES: dict[str, Machine] = {
+    "a2-highgpu-1g": _m("A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 1, 12, 85, 24, "PCIe", 0),
+    "a2-highgpu-2g": _m("A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 2, 24, 170, 32, "NVLink/NVSwitch", 0),
+    "a2-highgpu-4g": _m("A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 4, 48, 340, 50, "NVLink/NVSwitch", 0),
+    "a2-highgpu-8g": _m("A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 8, 96, 680, 100, "NVLink/NVSwitch", 0),
+    "a2-megagpu-16g": _m(
+        "A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 16, 96, 1360, 100, "NVLink/NVSwitch", 0
+    ),
+    "a2-ultragpu-1g": _m("A2", "Nvidia Tesla A100 80GB", "A100-SXM4-80GB", 1, 12, 170, 24, "PCIe", 375),
+    "a2-ultragpu-2g": _m(
+        "A2", "Nvidia Tesla A100 80GB", "A100-SXM4-80GB", 2, 24, 340, 32, "NVLink/NVSwitch", 750
+    ),
+    "a2-ultragpu-4g": _m(
+        "A2", "Nvidia Tesla A100 80GB", "A100-SXM4-80GB", 4, 48, 680, 50, "NVLink/NVSwitch", 1500
+    ),
+    "a2-ultragpu-8g": _m(
+        "A2", "Nvidia Tesla A100 80GB", "A100-SXM4-80GB", 8, 96, 1360, 100, "NVLink/NVSwitch", 3000
+    ),
+    "a3-highgpu-8g": _m("A3", "Nvidia H100 80GB", "H100-SXM", 8, 208, 1872, 1000, "NVLink/NVSwitch", 6000),
+    "a3-megagpu-8g": _m(
+        "A3", "Nvidia H100 80GB Mega", "H100-SXM", 8, 208, 1872, 1800, "NVLink/NVSwitch", 6000
+    ),
+    "g2-standard-4": _m("G2", "Nvidia L4", "L4", 1, 4, 16, 10, "PCIe", 375),
+    "g2-standard-8": _m("G2", "Nvidia L4", "L4", 1, 8, 32, 16, "PCIe", 375),
+    "g2-standard-12": _m("G2", "Nvidia L4", "L4", 1, 12, 48, 16, "PCIe", 375),
+    "g2-standard-16": _m("G2", "Nvidia L4", "L4", 1, 16, 64, 32, "PCIe", 375),
+    "g2-standard-24": _m("G2", "Nvidia L4", "L4", 2, 24, 96, 32, "PCIe", 750),
+    "g2-standard-32": _m("G2", "Nvidia L4", "L4", 1, 32, 128, 32, "PCIe", 375),
+    "g2-standard-48": _m("G2", "Nvidia L4", "L4", 4, 48, 192, 50, "PCIe", 1500),
+    "g2-standard-96": _m("G2", "Nvidia L4", "L4", 8, 96, 384, 100, "PCIe", 3000),
+    "n1-standard-4+t4x1": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 1, 4, 15, 10, "PCIe", 0),
+    "n1-standard-8+t4x1": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 1, 8, 30, 16, "PCIe", 0),
+    "n1-standard-16+t4x2": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 2, 16, 60, 32, "PCIe", 0),
+    "n1-standard-32+t4x4": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 4, 32, 120, 32, "PCIe", 0),
+    "n1-standard-8+v100x1": _m(
+        "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 1, 8, 30, 16, "NVLink", 0
+    ),
+    "n1-standard-32+v100x4": _m(
+        "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 4, 32, 120, 32, "NVLink", 0
+    ),
+    "n1-standard-64+v100x8": _m(
+        "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 8, 64, 240, 32, "NVLink", 0
+    ),
+}
+
+_USAGE = {
+    "OnDemand": "on_demand",
+    "Preemptible": "spot",
+    "Commit1Yr": "reserved_1y",
+    "Commit3Yr": "reserved_3y",
+}
+_PREFIXES = re.compile(r"^(Spot Preemptible |Preemptible |Commitment v1: |Commitment: )")
+_SUFFIX = re.compile(r" (running in|in) .*$")
+
+
+def _unit_price(sku: dict[str, Any]) -> float | None:
+    info = (sku.get("pricingInfo") or [{}])[0]
+    rates = info.get("pricingExpression", {}).get("tieredRates") or []
+    if not rates:
+        return None
+    up = rates[-1].get("unitPrice", {})
+    value = int(up.get("units") or 0) + int(up.get("nanos") or 0) / 1e9
+    return value if value > 0 else None
+
+
+def component_prices(skus: list[dict[str, Any]]) -> dict[tuple[str, str, str], tuple[float, str]]:
+    """(name, usage, region) -> (USD per unit-hour, effectiveTime date) for core, RAM and GPU SKUs.
+
+    ``name`` is the description without its usage prefix and region suffix: ``A2 Instance Core``,
+    ``A2 Instance Ram``, ``Nvidia Tesla A100 GPU`` (commitments: ``A2 Cpu``, ``A2 Ram``).
+    """
+    out: dict[tuple[str, str, str], tuple[float, str]] = {}
+    for sku in skus:
+        cat = sku.get("category", {})
+        usage = cat.get("usageType", "")
+        if usage not in _USAGE or cat.get("resourceFamily") != "Compute":
+            continue
+        name = _SUFFIX.sub("", _PREFIXES.sub("", sku.get("description", ""))).strip()
+        name = re.sub(r" for \d Years?$", "", name)
+        value = _unit_price(sku)
+        if value is None:
+            continue
+        when = str((sku.get("pricingInfo") or [{}])[0].get("effectiveTime", ""))[:10]
+        for region in sku.get("serviceRegions", []):
+            out[(name, usage, region)] = (value, when)
+    return out
+
+
+def _machine_price(
+    m: Machine, usage: str, region: str, parts: dict[tuple[str, str, str], tuple[float, str]]
+) -> tuple[float, str, dict[str, float]] | None:
+    core_names = (f"{m.family} Instance Core", f"{m.family} Cpu", f"{m.family} Core")
+    ram_names = (f"{m.family} Instance Ram", f"{m.family} Ram")
+    gpu_names = (f"{m.gpu_sku} GPU",)
+
+    def first(names: tuple[str, ...]) -> tuple[float, str] | None:
+        for n in names:
+            if (n, usage, region) in parts:
+                return parts[(n, usage, region)]
+        return None
+
+    core, ram, gpu = first(core_names), first(ram_names), first(gpu_names)
+    if core is None or ram is None or gpu is None:
+        return None
+    f = m.facts
+    assert f.vcpus is not None and f.memory_gib is not None
+    total = core[0] * f.vcpus + ram[0] * f.memory_gib + gpu[0] * f.gpu_count
+    as_of = max(core[1], ram[1], gpu[1])
+    return round(total, 6), as_of, {"core": core[0], "ram_gib": ram[0], "gpu": gpu[0]}
+
+
+class _Fetcher:
+    def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
+        key = credentials.get("GOOGLE_API_KEY")
+        if key is None:
+            raise MissingCredentialsError("the Cloud Billing Catalog needs an API key: set GOOGLE_API_KEY")
+        skus: list[dict[str, Any]] = []
+        token = ""
+        while True:
+            params = {"key": key, "currencyCode": "USD", "pageSize": "5000"}
+            if token:
+                params["pageToken"] = token
+            page = http.get_json(SKUS_URL, params=params)
+            skus.extend(page.get("skus", []))
+            token = page.get("nextPageToken") or ""
+            if not token:
+                break
+        parts = component_prices(skus)
+        by_offer: dict[tuple[str, str], list[Any]] = defaultdict(list)
+        for name, m in MACHINES.items():
+            for region in FACTS.regions:
+                for usage, pricing in _USAGE.items():
+                    found = _machine_price(m, usage, region.code, parts)
+                    if found is None:
+                        continue
+                    amount, as_of, rates = found
+                    by_offer[(region.code, name)].append(
+                        price(
+                            pricing,
+                            amount,
+                            as_of=as_of or today,
+                            source=SKUS_URL,
+                            fetched_at=today,
+                            term={"components_usd_per_hour": rates},
+                        )
+                    )
+        rows: list[OfferRow] = []
+        for (code, name), prices in sorted(by_offer.items()):
+            if any(p.pricing == "on_demand" or p.pricing == "spot" for p in prices):
+                rows.append(offer("gcp", code, name, MACHINES[name].facts, prices))
+        return FetchResult(rows=tuple(rows), sources=(SKUS_URL,))
+
+
+FETCHER = _Fetcher()

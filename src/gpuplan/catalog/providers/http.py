@@ -1,0 +1,155 @@
+"""HTTP for fetchers: live (httpx), live and saved to a folder, or replayed from a folder.
+
+``--save DIR`` keeps every raw response body in ``DIR/<provider>/`` with an ``index.json`` that maps
+each request (method, URL, body) to its file; ``--from DIR`` answers the same requests from those
+files without touching the network, so an air-gapped team can refresh from files fetched elsewhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from gpuplan.errors import DataError
+
+__all__ = ["Http", "ReplayMissError"]
+
+#: Seconds to wait for a price list server; the AWS bulk files are large, so reads get longer.
+_TIMEOUT = httpx.Timeout(30.0, read=300.0)
+
+
+class ReplayMissError(DataError):
+    """A replayed refresh asked for a response the folder does not hold."""
+
+
+def _key(method: str, url: str, body: bytes | None) -> str:
+    h = hashlib.sha256(f"{method} {url}\n".encode())
+    if body:
+        h.update(body)
+    return h.hexdigest()[:24]
+
+
+class Http:
+    """One provider's HTTP session. Every response is read whole (the largest, the AWS per-region
+    bulk CSV, is streamed line by line through :meth:`lines`)."""
+
+    def __init__(
+        self,
+        provider: str,
+        *,
+        client: httpx.Client | None = None,
+        save_dir: Path | None = None,
+        replay_dir: Path | None = None,
+    ) -> None:
+        self.provider = provider
+        self._client = client
+        self._save = save_dir / provider if save_dir else None
+        self._replay = replay_dir / provider if replay_dir else None
+        self._index: dict[str, dict[str, str]] = {}
+        if self._replay is not None:
+            index = self._replay / "index.json"
+            if not index.is_file():
+                raise ReplayMissError(
+                    f"{provider}: no saved responses in {self._replay} (index.json missing)"
+                )
+            self._index = json.loads(index.read_text(encoding="utf-8"))
+
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=_TIMEOUT, follow_redirects=True)
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+    def _replayed(self, method: str, url: str, body: bytes | None) -> bytes:
+        assert self._replay is not None
+        entry = self._index.get(_key(method, url, body))
+        if entry is None:
+            raise ReplayMissError(f"{self.provider}: {method} {url} is not among the saved responses")
+        return (self._replay / entry["file"]).read_bytes()
+
+    def _keep(self, method: str, url: str, body: bytes | None, content: bytes) -> None:
+        if self._save is None:
+            return
+        self._save.mkdir(parents=True, exist_ok=True)
+        key = _key(method, url, body)
+        name = f"{key}.body"
+        (self._save / name).write_bytes(content)
+        self._index[key] = {"method": method, "url": url, "file": name}
+        (self._save / "index.json").write_text(
+            json.dumps(self._index, indent=1, sort_keys=True), encoding="utf-8"
+        )
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        vary: str = "",
+    ) -> bytes:
+        """The body of a successful response (raises httpx.HTTPStatusError on 4xx/5xx).
+
+        ``vary`` names what tells apart requests with the same URL and body (a region sent in a
+        header): it is part of the saved response's key, never sent.
+        """
+        full = str(httpx.URL(url, params=params)) if params else url
+        content_key = (content or b"") + b"\n" + vary.encode() if vary else content
+        if self._replay is not None:
+            return self._replayed(method, full, content_key)
+        response = self._http().request(method, full, headers=dict(headers or {}), content=content)
+        response.raise_for_status()
+        self._keep(method, full, content_key, response.content)
+        return response.content
+
+    def get_json(self, url: str, **kw: Any) -> Any:
+        body = self.request("GET", url, **kw)
+        try:
+            return json.loads(body)
+        except ValueError as e:
+            raise DataError(f"{self.provider}: {url} did not return JSON ({e})") from e
+
+    def post_json(self, url: str, payload: Any, headers: Mapping[str, str] | None = None) -> Any:
+        content = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+        body = self.request(
+            "POST", url, headers={"Content-Type": "application/json", **(headers or {})}, content=content
+        )
+        try:
+            return json.loads(body)
+        except ValueError as e:
+            raise DataError(f"{self.provider}: {url} did not return JSON ({e})") from e
+
+    def lines(self, url: str) -> Iterator[str]:
+        """A text response line by line (the AWS bulk CSV is hundreds of MB: never held whole)."""
+        if self._replay is not None:
+            yield from self._replayed("GET", url, None).decode("utf-8").splitlines()
+            return
+        sink = None
+        if self._save is not None:
+            self._save.mkdir(parents=True, exist_ok=True)
+            key = _key("GET", url, None)
+            sink = (self._save / f"{key}.body").open("w", encoding="utf-8")
+        try:
+            with self._http().stream("GET", url) as response:
+                response.raise_for_status()
+                for line in response.iter_lines():
+                    if sink is not None:
+                        sink.write(line + "\n")
+                    yield line
+        finally:
+            if sink is not None:
+                sink.close()
+                key = _key("GET", url, None)
+                self._index[key] = {"method": "GET", "url": url, "file": f"{key}.body"}
+                (self._save / "index.json").write_text(  # type: ignore[operator]
+                    json.dumps(self._index, indent=1, sort_keys=True), encoding="utf-8"
+                )

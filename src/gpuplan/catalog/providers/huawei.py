@@ -1,0 +1,59 @@
+"""Huawei Cloud: regions and GPU flavors; prices need BSS keys (signed calls not implemented yet)."""
+
+from __future__ import annotations
+
+from gpuplan.catalog.model import Provider
+from gpuplan.catalog.providers._keyed import KeyedFetcher
+from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+
+__all__ = ["FACTS", "FETCHER"]
+
+_KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY")
+
+FACTS = ProviderFacts(
+    provider=Provider.HUAWEI,
+    display_name="Huawei Cloud",
+    kind="china_cloud",
+    regions=regions(
+        ("cn-north-4", "CN", "Beijing"),
+        ("cn-north-9", "CN", "Ulanqab"),
+        ("cn-east-3", "CN", "Shanghai"),
+        ("cn-south-1", "CN", "Guangzhou"),
+        ("cn-southwest-2", "CN", "Guiyang"),
+        ("ap-southeast-1", "HK", "Hong Kong"),
+        ("ap-southeast-2", "TH", "Bangkok"),
+        ("ap-southeast-3", "SG", "Singapore"),
+        ("ap-southeast-4", "ID", "Jakarta"),
+        ("af-south-1", "ZA", "Johannesburg"),
+        ("sa-brazil-1", "BR", "São Paulo"),
+        ("la-south-2", "CL", "Santiago"),
+        ("me-east-1", "SA", "Riyadh"),
+        ("tr-west-1", "TR", "Istanbul"),
+    ),
+    regions_source="Huawei Cloud 'Regions and Endpoints', "
+    "https://developer.huaweicloud.com/intl/en-us/endpoint "
+    "(read 2026-12-01)",
+    kubernetes="CCE",
+    billing=Billing(
+        granularity_s=None,
+        min_billing_s=None,
+        as_of=None,
+        source=None,
+        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+    ),
+    spot=SpotFacts(
+        name="spot price ECSs",
+        notice_s=None,
+        published_rate=None,
+        source="Huawei Cloud ECS docs 'Spot Pricing' (no interruption rate published; "
+        "no spot price API found)",
+    ),
+    default_region=None,
+    egress_storage_note="no OBS or egress price found (shared/data)",
+    price_sources=(
+        "https://bss.myhuaweicloud.com/v2/bills/ratings/on-demand-resources (ListOnDemandResourceRatings)",
+    ),
+    credentials=_KEYS,
+)
+
+FETCHER = KeyedFetcher("huawei", _KEYS, "BSS ListOnDemandResourceRatings", "Huawei APIG (SDK-HMAC-SHA256)")

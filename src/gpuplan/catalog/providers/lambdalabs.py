@@ -1,0 +1,116 @@
+"""Lambda (Lambda Cloud): regions and the fetcher of its public instance-types API (API key)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.providers.base import (
+    Billing,
+    Credentials,
+    FetchResult,
+    MissingCredentialsError,
+    ProviderFacts,
+    SpotFacts,
+    regions,
+)
+from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.catalog.providers.marketplace import marketplace_gpu
+
+__all__ = ["FACTS", "FETCHER", "parse_instance_types"]
+
+API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
+
+FACTS = ProviderFacts(
+    provider=Provider.LAMBDA,
+    display_name="Lambda",
+    kind="marketplace",
+    regions=regions(
+        ("us-east-1", "US", "Virginia"),
+        ("us-east-2", "US", "Washington DC"),
+        ("us-east-3", "US", "Washington DC"),
+        ("us-south-1", "US", "Texas"),
+        ("us-south-2", "US", "North Texas"),
+        ("us-south-3", "US", "Central Texas"),
+        ("us-midwest-1", "US", "Illinois"),
+        ("us-west-1", "US", "California"),
+        ("us-west-2", "US", "Arizona"),
+        ("us-west-3", "US", "Utah"),
+        ("europe-central-1", "DE", "Germany"),
+        ("asia-northeast-1", "JP", "Tokyo"),
+        ("asia-northeast-2", "JP", "Osaka"),
+        ("asia-south-1", "IN", "India"),
+        ("me-west-1", "IL", "Israel"),
+    ),
+    regions_source="Lambda Cloud API 'List instance types' region names and descriptions, "
+    "https://docs.lambda.ai/public-cloud/cloud-api/ (read 2026-12-01)",
+    kubernetes=None,
+    billing=Billing(
+        granularity_s=None,
+        min_billing_s=None,
+        as_of=None,
+        source=None,
+        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+    ),
+    spot=SpotFacts(
+        name=None, notice_s=None, published_rate=None, source="Lambda sells no interruptible instances"
+    ),
+    default_region=None,
+    egress_storage_note="no egress or storage price in gpuplan's sourced data",
+    price_sources=(API_URL,),
+    credentials=("LAMBDA_API_KEY",),
+)
+
+
+def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str]]:
+    """Offers per region with capacity now; the names the GPU table lacks, as notes."""
+    rows: list[OfferRow] = []
+    notes: list[str] = []
+    for name, entry in sorted((doc.get("data") or {}).items()):
+        it = entry.get("instance_type", {})
+        specs = it.get("specs", {})
+        desc = it.get("gpu_description") or it.get("description", "")
+        m = re.search(r"(\d+)x\s+(.+?)\s*\((\d+)\s*GB(?:\s+([A-Za-z0-9]+))?\)", desc)
+        if not m:
+            notes.append(f"{name}: description {desc!r} not understood")
+            continue
+        gpu = marketplace_gpu(f"{m[2]} {m[4] or ''}".strip(), float(m[3]))
+        if gpu is None:
+            notes.append(f"{name}: GPU {m[2]!r} not in gpuplan's hardware catalog")
+            continue
+        cents = it.get("price_cents_per_hour")
+        if not cents:
+            continue
+        facts = InstanceFacts(
+            gpu=gpu,
+            gpu_count=float(specs.get("gpus") or m[1]),
+            vcpus=float(specs["vcpus"]) if specs.get("vcpus") else None,
+            memory_gib=float(specs["memory_gib"]) if specs.get("memory_gib") else None,
+            network_gbps=None,
+            network_kind=None,
+            interconnect="NVLink/NVSwitch" if "SXM" in desc.upper() and int(m[1]) == 8 else None,
+            local_nvme_gb=float(specs["storage_gib"]) if specs.get("storage_gib") else None,
+            source=API_URL,
+        )
+        for region in entry.get("regions_with_capacity_available", []):
+            code = region.get("name", "")
+            if FACTS.region(code) is None:
+                notes.append(f"{name}: region {code!r} not in gpuplan's Lambda region list")
+                continue
+            p = price("on_demand", cents / 100, as_of=fetched_at[:10], source=API_URL, fetched_at=fetched_at)
+            rows.append(offer("lambda", code, name, facts, [p]))
+    return rows, notes
+
+
+class _Fetcher:
+    def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
+        key = credentials.get("LAMBDA_API_KEY")
+        if key is None:
+            raise MissingCredentialsError("the Lambda Cloud API needs an API key: set LAMBDA_API_KEY")
+        doc = http.get_json(API_URL, headers={"Authorization": f"Bearer {key}"})
+        rows, notes = parse_instance_types(doc, today)
+        return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes))
+
+
+FETCHER = _Fetcher()

@@ -1,0 +1,236 @@
+"""Tencent Cloud: regions, GPU instance types, and the fetcher of CVM prices (keys required).
+
+``DescribeZoneInstanceConfigInfos`` lists every instance type sold in a region's zones with its
+price, per charge type (POSTPAID_BY_HOUR, SPOTPAID, PREPAID). It needs a SecretId/SecretKey; the
+request is signed with TC3-HMAC-SHA256 as Tencent Cloud API 3.0 documents ("Signature v3",
+https://www.tencentcloud.com/document/product/267/37447).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.providers.base import (
+    Billing,
+    Credentials,
+    FetchResult,
+    MissingCredentialsError,
+    ProviderFacts,
+    SpotFacts,
+    regions,
+)
+from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.catalog.providers.http import Http
+
+__all__ = ["FACTS", "FAMILIES", "FETCHER", "parse_quota_set", "tc3_authorization"]
+
+HOST = "cvm.tencentcloudapi.com"
+ENDPOINT = f"https://{HOST}/"
+VERSION = "2017-03-12"
+
+FACTS = ProviderFacts(
+    provider=Provider.TENCENT,
+    display_name="Tencent Cloud",
+    kind="china_cloud",
+    regions=regions(
+        ("ap-guangzhou", "CN", "Guangzhou"),
+        ("ap-shanghai", "CN", "Shanghai"),
+        ("ap-nanjing", "CN", "Nanjing"),
+        ("ap-beijing", "CN", "Beijing"),
+        ("ap-chengdu", "CN", "Chengdu"),
+        ("ap-chongqing", "CN", "Chongqing"),
+        ("ap-hongkong", "HK", "Hong Kong"),
+        ("ap-singapore", "SG", "Singapore"),
+        ("ap-jakarta", "ID", "Jakarta"),
+        ("ap-seoul", "KR", "Seoul"),
+        ("ap-tokyo", "JP", "Tokyo"),
+        ("ap-bangkok", "TH", "Bangkok"),
+        ("na-siliconvalley", "US", "Silicon Valley"),
+        ("na-ashburn", "US", "Virginia"),
+        ("eu-frankfurt", "DE", "Frankfurt"),
+        ("sa-saopaulo", "BR", "São Paulo"),
+    ),
+    regions_source="Tencent Cloud 'Regions and Availability Zones', "
+    "https://www.tencentcloud.com/document/product/213/6091 "
+    "(read 2026-12-01)",
+    kubernetes="TKE",
+    billing=Billing(
+        granularity_s=None,
+        min_billing_s=None,
+        as_of=None,
+        source=None,
+        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+    ),
+    spot=SpotFacts(
+        name="spot instances (竞价实例)",
+        notice_s=120,
+        published_rate=None,
+        source="Tencent Cloud docs 'Spot Instances' (2-minute reclaim notice)",
+    ),
+    default_region=None,
+    egress_storage_note="no COS or egress price found (shared/data: billing method only)",
+    price_sources=(f"{ENDPOINT} DescribeZoneInstanceConfigInfos {VERSION}",),
+    credentials=("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"),
+)
+
+_DOC = "Tencent Cloud 'Instance Types' GPU families, https://www.tencentcloud.com/document/product/560/19701"
+
+#: GPU families: the CVM family name -> (GPU id, GPU link). Counts, vCPUs and memory come from the API.
+FAMILIES: dict[str, tuple[str, str]] = {
+    "GN7": ("T4", "PCIe"),
+    "GN10Xp": ("V100-SXM2-32GB", "NVLink"),
+    "GN10X": ("V100-SXM2-32GB", "NVLink"),
+    "GT4": ("A100-SXM4-40GB", "NVLink/NVSwitch"),
+    "GNV4": ("A10", "PCIe"),
+    "PNV4": ("A10", "PCIe"),
+}
+
+
+def _sign(key: bytes, msg: str) -> bytes:
+    return hmac.new(key, msg.encode("utf-8"), hashlib.sha256).digest()
+
+
+def tc3_authorization(
+    *, secret_id: str, secret_key: str, service: str, host: str, action: str, payload: str, timestamp: int
+) -> str:
+    """The ``Authorization`` header of a TC3-HMAC-SHA256 signed POST (content-type application/json)."""
+    day = datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%d")
+    canonical_headers = (
+        f"content-type:application/json; charset=utf-8\nhost:{host}\nx-tc-action:{action.lower()}\n"
+    )
+    signed_headers = "content-type;host;x-tc-action"
+    canonical_request = "\n".join(
+        [
+            "POST",
+            "/",
+            "",
+            canonical_headers,
+            signed_headers,
+            hashlib.sha256(payload.encode("utf-8")).hexdigest(),
+        ]
+    )
+    scope = f"{day}/{service}/tc3_request"
+    to_sign = "\n".join(
+        [
+            "TC3-HMAC-SHA256",
+            str(timestamp),
+            scope,
+            hashlib.sha256(canonical_request.encode("utf-8")).hexdigest(),
+        ]
+    )
+    k = _sign(_sign(_sign(("TC3" + secret_key).encode("utf-8"), day), service), "tc3_request")
+    signature = hmac.new(k, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
+    return (
+        f"TC3-HMAC-SHA256 Credential={secret_id}/{scope}, "
+        f"SignedHeaders={signed_headers}, Signature={signature}"
+    )
+
+
+def parse_quota_set(
+    response: dict[str, Any], region: str, source: str, fetched_at: str, currency: str
+) -> dict[tuple[str, str, str], tuple[InstanceFacts, list[Any]]]:
+    """(region, zone, instance type) -> (facts, prices) of the GPU types a zone sells now."""
+    out: dict[tuple[str, str, str], tuple[InstanceFacts, list[Any]]] = {}
+    for item in response.get("Response", {}).get("InstanceTypeQuotaSet", []):
+        family = item.get("InstanceFamily") or str(item.get("InstanceType", "")).split(".")[0]
+        if family not in FAMILIES or item.get("Status") != "SELL":
+            continue
+        gpu, link = FAMILIES[family]
+        count = float(item.get("GpuCount") or item.get("Gpu") or 0)
+        if count <= 0:
+            continue
+        facts = InstanceFacts(
+            gpu=gpu,
+            gpu_count=count,
+            vcpus=float(item["Cpu"]) if item.get("Cpu") else None,
+            memory_gib=float(item["Memory"]) if item.get("Memory") else None,
+            network_gbps=float(item["InstanceBandwidth"]) if item.get("InstanceBandwidth") else None,
+            network_kind="TCP",
+            interconnect=link,
+            local_nvme_gb=None,
+            source=f"{_DOC}; counts from {source}",
+        )
+        p = item.get("Price") or {}
+        charge = item.get("InstanceChargeType")
+        rows = []
+        kw: dict[str, Any] = {
+            "currency": currency,
+            "as_of": fetched_at[:10],
+            "source": source,
+            "fetched_at": fetched_at,
+        }
+        if charge == "POSTPAID_BY_HOUR" and p.get("UnitPrice"):
+            rows.append(price("on_demand", float(p["UnitPrice"]), **kw))
+        elif charge == "SPOTPAID" and p.get("UnitPrice"):
+            rows.append(price("spot", float(p["UnitPrice"]), **kw))
+        elif charge == "PREPAID" and p.get("OriginalPrice"):
+            rows.append(price("monthly", float(p["OriginalPrice"]), unit="month", **kw))
+        key = (region, str(item.get("Zone", "")), str(item.get("InstanceType", "")))
+        if key in out:
+            out[key][1].extend(rows)
+        else:
+            out[key] = (facts, rows)
+    return out
+
+
+class _Fetcher:
+    def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
+        sid, skey = credentials.get("TENCENTCLOUD_SECRET_ID"), credentials.get("TENCENTCLOUD_SECRET_KEY")
+        if not sid or not skey:
+            raise MissingCredentialsError(
+                "Tencent Cloud prices need keys: set TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY"
+            )
+        currency = credentials.get("TENCENTCLOUD_CURRENCY") or "CNY"
+        action = "DescribeZoneInstanceConfigInfos"
+        found: dict[tuple[str, str, str], tuple[InstanceFacts, list[Any]]] = {}
+        for region in FACTS.regions:
+            for charge in ("POSTPAID_BY_HOUR", "SPOTPAID", "PREPAID"):
+                body = {"Filters": [{"Name": "instance-charge-type", "Values": [charge]}]}
+                payload = json.dumps(body, separators=(",", ":"), sort_keys=True)
+                ts = int(datetime.now(timezone.utc).timestamp())
+                headers = {
+                    "Authorization": tc3_authorization(
+                        secret_id=sid,
+                        secret_key=skey,
+                        service="cvm",
+                        host=HOST,
+                        action=action,
+                        payload=payload,
+                        timestamp=ts,
+                    ),
+                    "Content-Type": "application/json; charset=utf-8",
+                    "Host": HOST,
+                    "X-TC-Action": action,
+                    "X-TC-Timestamp": str(ts),
+                    "X-TC-Version": VERSION,
+                    "X-TC-Region": region.code,
+                }
+                response = json.loads(
+                    http.request(
+                        "POST", ENDPOINT, headers=headers, content=payload.encode(), vary=region.code
+                    )
+                )
+                error = response.get("Response", {}).get("Error")
+                if error:
+                    raise RuntimeError(f"tencent {region.code}: {error.get('Code')}: {error.get('Message')}")
+                for key, (facts, rows) in parse_quota_set(
+                    response, region.code, f"{ENDPOINT} {action}", today, currency
+                ).items():
+                    if key in found:
+                        found[key][1].extend(rows)
+                    else:
+                        found[key] = (facts, rows)
+        out: list[OfferRow] = [
+            offer("tencent", region, itype, facts, rows, zone=zone)
+            for (region, zone, itype), (facts, rows) in sorted(found.items())
+            if rows
+        ]
+        return FetchResult(rows=tuple(out), sources=(ENDPOINT,))
+
+
+FETCHER = _Fetcher()

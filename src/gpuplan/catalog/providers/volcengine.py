@@ -1,0 +1,48 @@
+"""Volcano Engine: regions and GPU families; prices need keys (signed calls not implemented yet)."""
+
+from __future__ import annotations
+
+from gpuplan.catalog.model import Provider
+from gpuplan.catalog.providers._keyed import KeyedFetcher
+from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+
+__all__ = ["FACTS", "FETCHER"]
+
+_KEYS = ("VOLCENGINE_ACCESS_KEY", "VOLCENGINE_SECRET_KEY")
+
+FACTS = ProviderFacts(
+    provider=Provider.VOLCENGINE,
+    display_name="Volcano Engine",
+    kind="china_cloud",
+    regions=regions(
+        ("cn-beijing", "CN", "Beijing"),
+        ("cn-shanghai", "CN", "Shanghai"),
+        ("cn-guangzhou", "CN", "Guangzhou"),
+        ("cn-hongkong", "HK", "Hong Kong"),
+        ("ap-southeast-1", "MY", "Johor"),
+        ("ap-southeast-3", "ID", "Jakarta"),
+    ),
+    regions_source="Volcano Engine 'Regions and availability zones', "
+    "https://www.volcengine.com/docs/6396/74013 "
+    "(read 2026-12-01)",
+    kubernetes="VKE",
+    billing=Billing(
+        granularity_s=None,
+        min_billing_s=None,
+        as_of=None,
+        source=None,
+        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+    ),
+    spot=SpotFacts(
+        name="preemptible instances (抢占式实例)",
+        notice_s=None,
+        published_rate=None,
+        source="Volcano Engine ECS docs (no interruption rate published; no spot price API found)",
+    ),
+    default_region=None,
+    egress_storage_note="no TOS or egress price found (shared/data: billing method only)",
+    price_sources=("https://open.volcengineapi.com billing QueryPriceForPayAsYouGo 2022-01-01",),
+    credentials=_KEYS,
+)
+
+FETCHER = KeyedFetcher("volcengine", _KEYS, "billing QueryPriceForPayAsYouGo", "Volcano Engine HMAC-SHA256")

@@ -1,0 +1,83 @@
+"""Per-GPU memory of published training configurations: the ones that ran must be predicted to fit.
+
+Profiles are traced fixtures (``fixtures/regenerate_known.py``): Llama-2-7B and Llama-3.1-70B,
+amp-bf16 (fp32 master weights), foreach AdamW, one sequence of 4,096 tokens per GPU. Their traced
+peak is the optimizer step (params 4 + grads 4 + Adam 8 + foreach temporary 4 B/param, no
+activations), so under sharding the end of forward — with the activations the checkpointing mode
+keeps — is derived (perf/activations.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.activations import forward_activation_bytes
+from gpuplan.perf.estimate import estimate
+from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
+
+KNOWN = Path(__file__).parent / "fixtures" / "known"
+GIB = 1024.0**3
+
+
+def _load(name: str) -> Profile:
+    prof = Profile.from_json((KNOWN / f"{name}.json").read_text(encoding="utf-8"))
+    assert prof.schema_version == PROFILE_SCHEMA_VERSION, "stale fixture: run fixtures/regenerate_known.py"
+    return prof
+
+
+def test_full_checkpointing_keeps_layer_inputs_one_layer_and_fp32_logits() -> None:
+    prof = _load("llama7b-ac-full-s4096-bs1")
+    s, h, layers, vocab = 4096, 4096, 32, 32000
+    # 32 layer inputs 2·s·h = 1.0 GiB + one layer recomputed 34·s·h = 0.53 GiB
+    # + fp32 logits and log-probs 8·s·V = 0.98 GiB → 2.51 GiB.
+    expected = 2 * s * h * layers + 34 * s * h + 8 * s * vocab
+    assert forward_activation_bytes(prof) == pytest.approx(expected)
+    assert expected / GIB == pytest.approx(2.51, abs=0.01)
+    # Without checkpointing every layer keeps 34·s·h: 32 × 0.53 = 17 GiB + 0.98 GiB logits.
+    none = _load("llama7b-ac-none-s4096-bs1")
+    assert forward_activation_bytes(none) == pytest.approx(34 * s * h * layers + 8 * s * vocab)
+
+
+def test_llama2_7b_full_checkpointing_fsdp_on_8_a100_40gb_fits() -> None:
+    # Per rank at the optimizer step: (25.1 + 25.1 + 50.2 + 25.1) GiB / 8 = 15.7 GiB + one
+    # gathered decoder layer (202.4M params × (4 + 4) B = 1.5 GiB) = 17.2 GiB allocated; the end of
+    # forward is lower: 75.3 / 8 + 1.5 + 2.5 = 13.4 GiB. × 1.10 allocator slack + 0.65 GiB context,
+    # cuBLAS and NCCL buffers ≈ 19.6 GiB of the A100-40GB's 39.4 usable. (It was put at 124 GiB when
+    # the sharded check re-added 34·s·b·h·L for every layer despite checkpointing.)
+    e = estimate(_load("llama7b-ac-full-s4096-bs1"), get_gpu("A100-SXM4-40GB"), count=8, parallelism="fsdp")
+    assert e.memory.traced_peak_gib == pytest.approx(17.2, abs=0.1)
+    assert e.fits and e.peak_memory_gib < 21
+
+
+def test_the_same_7b_run_under_ddp_does_not_fit_a_40gb_gpu() -> None:
+    # DDP keeps every rank's full state: the traced 125.5 GiB + a gradient-sized bucket copy.
+    e = estimate(_load("llama7b-ac-full-s4096-bs1"), get_gpu("A100-SXM4-40GB"), count=8, parallelism="ddp")
+    assert not e.fits and e.memory.traced_peak_gib > 140
+
+
+def test_70b_with_full_checkpointing_fsdp_on_128_gpus_fits_and_on_8_does_not() -> None:
+    prof = _load("llama70b-ac-full-s4096-bs1")
+    a100 = get_gpu("A100-SXM4-80GB")
+    # 128 ranks: (262.8 × 3 + 525.7) GiB / 128 = 10.3 GiB at the optimizer step + the largest
+    # gathered unit, the 128256 × 8192 embedding, with its gradient (1.05B params × 8 B = 7.8 GiB)
+    # = 18.1 GiB; the end of forward: (262.8 + 525.7) / 128 = 6.2 + the embedding's weights (3.9)
+    # + activations (2·s·h·80 = 5.0 + 34·s·h = 1.06 + fp32 logits 8·s·128256 = 3.9 GiB) = 20.0 GiB,
+    # the higher one. × 1.1 allocator slack + 0.65 GiB overhead = 22.7 GiB of 78.8 usable.
+    e128 = estimate(prof, a100, count=128, parallelism="fsdp")
+    assert e128.memory.traced_peak_gib == pytest.approx(20.0, abs=0.1)
+    assert e128.fits and e128.peak_memory_gib == pytest.approx(22.7, abs=0.2)
+    # 8 ranks: model state alone is 1314 GiB / 8 = 164 GiB per GPU.
+    assert not estimate(prof, a100, count=8, parallelism="fsdp").fits
+
+
+def test_selective_checkpointing_lies_between_none_and_full_in_time() -> None:
+    a100 = get_gpu("A100-SXM4-80GB")
+    times = {
+        mode: estimate(_load(f"llama7b-ac-{mode}-s4096-bs1"), a100, count=8, parallelism="fsdp").step_time_s
+        for mode in ("none", "selective", "full")
+    }
+    # Full recomputes every forward matmul (+1/3 of the FLOPs); selective only the cheap ops.
+    assert times["none"] < times["selective"] < times["full"]

@@ -1,0 +1,149 @@
+"""Extra inputs of tools/build_snapshot.py: dated marketplace quotes from public pages, a SkyPilot
+catalog directory, and a gpuhunt-format CSV.
+
+The marketplace quotes are transcribed from pages found with the search tool; each carries its URL
+and the date the page states. A SkyPilot catalog or gpuhunt CSV carries no date of its own, so the
+caller gives one (``--as-of``); without it they are not read.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuplan.catalog.importers import parse_skypilot
+from gpuplan.catalog.model import OfferRow, PriceRow
+from gpuplan.catalog.providers.marketplace import marketplace_gpu
+
+__all__ = ["MARKETPLACE_QUOTES", "Quote", "gpuhunt_rows", "skypilot_rows"]
+
+
+@dataclass(frozen=True)
+class Quote:
+    provider: str
+    region: str
+    instance_type: str
+    gpu: str
+    gpu_count: float
+    pricing: str
+    usd_per_hour: float
+    as_of: str
+    source: str
+
+
+_LAMBDA = (
+    "techbytes.app 'Serverless GPU Pricing Matrix [2026 Developer Cheat Sheet]' "
+    "(https://techbytes.app/posts/serverless-gpu-pricing-matrix-modal-replicate-lambda-2026/: "
+    "'Prices verified on May 7, 2026 from official vendor pricing'; secondary)"
+)
+_RUNPOD = (
+    "spheron.network 'RunPod H100 Pricing 2026' (https://www.spheron.network/blog/runpod-h100-pricing-2026/, "
+    "2026-05-22: Secure Cloud 'around'/'approximately'; secondary)"
+)
+_VAST = (
+    "usagepricing.com 'Vast.ai pricing' (https://www.usagepricing.com/blueprint/vast-ai: 'representative "
+    "on-demand rates captured June 2026 ... live market rates, not list prices'; secondary)"
+)
+
+#: Single dated figures only; ranges on the same pages are skipped (see build_snapshot's skips).
+MARKETPLACE_QUOTES: tuple[Quote, ...] = (
+    Quote(
+        "lambda", "unspecified", "gpu_1x_h100_pcie", "H100-PCIE", 1, "on_demand", 2.86, "2026-05-07", _LAMBDA
+    ),
+    Quote(
+        "lambda", "unspecified", "gpu_1x_h100_sxm5", "H100-SXM", 1, "on_demand", 3.78, "2026-05-07", _LAMBDA
+    ),
+    Quote(
+        "lambda", "unspecified", "gpu_1x_a100", "A100-SXM4-40GB", 1, "on_demand", 1.48, "2026-05-07", _LAMBDA
+    ),
+    Quote("lambda", "unspecified", "gpu_1x_a10", "A10", 1, "on_demand", 0.86, "2026-05-07", _LAMBDA),
+    Quote("runpod", "secure", "1x H100 PCIe", "H100-PCIE", 1, "on_demand", 2.79, "2026-05-22", _RUNPOD),
+    Quote("runpod", "secure", "1x H100 SXM5", "H100-SXM", 1, "on_demand", 2.69, "2026-05-22", _RUNPOD),
+    Quote("vast", "unspecified", "1x H100-NVL", "H100-NVL", 1, "on_demand", 2.525, "2026-06", _VAST),
+    Quote("vast", "unspecified", "1x B200", "B200", 1, "on_demand", 4.492, "2026-06", _VAST),
+)
+#: What those pages also say that is not shipped, and why.
+MARKETPLACE_SKIPPED: tuple[tuple[str, str], ...] = (
+    ("usagepricing.com Vast.ai RTX 4090 0.682-0.875, RTX 5090, A100 80GB 1.166-1.205", "ranges, not prices"),
+    (
+        "deploybase.ai 'RunPod GPU Pricing' 2026-03-10 table (spot / on-demand per GPU)",
+        "contradicts spheron.network: H100 SXM 2.69 is 'spot' there and Secure Cloud on-demand here; "
+        "the cloud (secure/community) is not named",
+    ),
+)
+
+#: SkyPilot catalog files per provider inside a catalog directory (catalogs/v8 layout).
+SKYPILOT_FILES = {"aws": "aws/vms.csv", "gcp": "gcp/vms.csv", "azure": "azure/vms.csv"}
+
+
+def skypilot_rows(root: Path, as_of: str) -> Iterator[tuple[str, list[OfferRow], int]]:
+    """(provider, offer rows, rejected count) for each cloud file found under a SkyPilot catalog dir."""
+    for provider, rel in SKYPILOT_FILES.items():
+        path = root / rel
+        if not path.is_file():
+            continue
+        parsed = parse_skypilot(path, provider, as_of=as_of, source=f"SkyPilot catalog {rel} (as of {as_of})")
+        yield provider, list(parsed.rows), len(parsed.rejected)
+
+
+#: gpuhunt CSV columns (gpuhunt's per-provider catalog files).
+GPUHUNT_COLUMNS = (
+    "instance_name",
+    "location",
+    "price",
+    "cpu",
+    "memory",
+    "gpu_count",
+    "gpu_name",
+    "gpu_memory",
+    "spot",
+)
+
+
+def gpuhunt_rows(path: Path, provider: str, as_of: str) -> tuple[list[OfferRow], list[str]]:
+    """Offer rows of a gpuhunt-format CSV for ``provider`` (one row per instance, location, spot flag)."""
+    rows: list[OfferRow] = []
+    skipped: list[str] = []
+    with path.open(encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = set(GPUHUNT_COLUMNS) - set(reader.fieldnames or ())
+        if missing:
+            raise SystemExit(f"{path}: not a gpuhunt CSV (missing columns {sorted(missing)})")
+        for line, r in enumerate(reader, start=2):
+            count = float(r["gpu_count"] or 0)
+            if count <= 0:
+                continue
+            gpu = marketplace_gpu(r["gpu_name"], float(r["gpu_memory"] or 0) or None)
+            if gpu is None:
+                skipped.append(f"{path.name}:{line} GPU {r['gpu_name']!r} not in the hardware catalog")
+                continue
+            spot = r["spot"].strip().lower() in ("true", "1")
+            price = PriceRow(
+                pricing="spot" if spot else "on_demand",
+                amount=float(r["price"]),
+                currency="USD",
+                unit="hour",
+                as_of=as_of,
+                source=f"gpuhunt CSV {path.name} (as of {as_of})",
+                confidence="secondary",
+            )
+            rows.append(
+                OfferRow(
+                    provider=provider,
+                    region=r["location"],
+                    zone=None,
+                    instance_type=r["instance_name"],
+                    gpu=gpu,
+                    gpu_count=count,
+                    vcpus=float(r["cpu"]) if r["cpu"] else None,
+                    memory_gib=float(r["memory"]) if r["memory"] else None,
+                    network_gbps=None,
+                    interconnect=None,
+                    source=f"gpuhunt CSV {path.name}",
+                    prices=(price,),
+                    line=line,
+                )
+            )
+    return rows, skipped
