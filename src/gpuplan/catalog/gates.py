@@ -119,9 +119,9 @@ def check_offer(
     if not row.region.strip() or not row.instance_type.strip():
         reasons.append("empty region or instance type")
     names = ((row.region, "region"), (row.zone or "", "zone"), (row.instance_type, "instance type"))
-    for value, what in names:
-        if value and not (value.isascii() and _NAME.fullmatch(value)):
-            reasons.append(f"{what} {value[:40]!r} is not a name (letters, digits, . _ - only)")
+    for name_value, what in names:
+        if name_value and not (name_value.isascii() and _NAME.fullmatch(name_value)):
+            reasons.append(f"{what} {name_value[:40]!r} is not a name (letters, digits, . _ - only)")
     known_gpus = {g.id for g in all_gpus()}
     if row.gpu not in known_gpus:
         reasons.append(f"unknown GPU {row.gpu!r} (not in the hardware catalog)")
