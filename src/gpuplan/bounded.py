@@ -136,8 +136,9 @@ def _expanded_nodes(root: yaml.Node) -> int:
 
 def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     """Parse one YAML document with the safe loader, within MAX_DEPTH and MAX_YAML_NODES."""
-    loader = _BoundedLoader(text)
+    loader = None
     try:
+        loader = _BoundedLoader(text)  # the reader refuses control characters (NUL …) right here
         node = loader.get_single_node()
         if node is None:
             return None
@@ -157,7 +158,8 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     except RecursionError:
         raise error(f"{source}: nested too deeply") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def _finite_float(text: str) -> float:

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import FIXTURES, plan_doc
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate, target_names
@@ -66,7 +68,9 @@ def _with(doc: dict[str, Any], where: str, key: str, value: object) -> dict[str,
     doc = copy.deepcopy(doc)
     node = doc
     for part in where.split("."):
-        node = node.setdefault(part, {})
+        if not isinstance(node.get(part), dict):
+            node[part] = {}
+        node = node[part]
     if where == "workload.model":
         node.clear()  # one model source at a time
     node[key] = value
@@ -210,3 +214,47 @@ def test_a_fixture_workload_still_deploys_everywhere() -> None:
     spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-80GB", provider="aws")
     for target in target_names():
         assert generate(spec, target)
+
+
+# ---- fuzzing the plan reader: any document is a launch or one DeployError line --------------------
+
+_JSON = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(min_value=-(10**30), max_value=10**30),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.sampled_from([*PAYLOADS[:12], "aws", "spot", "A100-SXM4-80GB", "gpt2", "m.x:build", "train"]),
+        st.text(max_size=12),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+_PLACES = [*FIELDS, ("recommended", "provider"), ("recommended", "pricing"), ("recommended", "gpu_count"),
+           ("recommended", "nodes"), ("recommended", "job_time_h"),
+           ("recommended", "checkpoint_interval_min"),
+           ("workload.inputs", "batch_size"), ("workload.data", "samples"), ("workload.data", "epochs"),
+           ("workload", "task"), ("workload", "serving"), ("workload", "model"), ("", "recommended"),
+           ("", "workload"), ("", "schema_version")]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(changes=st.lists(st.tuples(st.sampled_from(_PLACES), _JSON), min_size=1, max_size=3))
+def test_fuzzed_plan_files_launch_or_fail_in_one_own_line(
+    changes: list[tuple[tuple[str, str], object]],
+) -> None:
+    doc: Any = plan_doc()
+    for (where, key), value in changes:
+        doc = _with(doc, where, key, value) if where else {**doc, key: value}
+    try:
+        spec = LaunchSpec.from_plan(doc)
+    except GpuplanError as e:
+        assert "\n" not in str(e), str(e)
+        return
+    for target in target_names():
+        try:
+            generate(spec, target)
+        except GpuplanError as e:
+            assert "\n" not in str(e), str(e)

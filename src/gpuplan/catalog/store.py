@@ -48,7 +48,7 @@ from gpuplan.catalog.opening import (
     open_store,
     writing,
 )
-from gpuplan.errors import AmbiguousNameError, DataError, StoreError
+from gpuplan.errors import AmbiguousNameError, DataError, InputError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
 if TYPE_CHECKING:
@@ -413,6 +413,10 @@ class Store:
             params["region"] = region
         gpu_ids: list[str] | None = self._gpu_ids(gpu) if gpu is not None else None
         if min_gpu_memory_gib is not None:
+            if not (math.isfinite(min_gpu_memory_gib) and min_gpu_memory_gib >= 0):
+                raise InputError(
+                    f"minimum GPU memory must be a number of GiB, 0 or more (got {min_gpu_memory_gib})"
+                )
             big = [g.id for g in all_gpus() if g.memory_gib >= min_gpu_memory_gib]
             gpu_ids = big if gpu_ids is None else [g for g in gpu_ids if g in big]
         if gpu_ids is not None:

@@ -63,16 +63,22 @@ class _TolerantCache:
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        self._warned = False
+
+    def _warn(self, line: str) -> None:
+        if not self._warned:  # one warning per command, whichever of read and write failed first
+            sys.stderr.write(line + "\n")
+            self._warned = True
 
     def get_profile(self, key: str, schema_version: int) -> str | None:
         try:
             return self._store.get_profile(key, schema_version)
         except StoreError as e:
-            sys.stderr.write(f"warning: profile cache not read ({e}); tracing the workload\n")
+            self._warn(f"warning: profile cache not read ({e}); tracing the workload")
             return None
 
     def put_profile(self, key: str, schema_version: int, payload: str) -> None:
         try:
             self._store.put_profile(key, schema_version, payload)
         except StoreError as e:
-            sys.stderr.write(f"warning: profile not cached ({e}); the estimate is unaffected\n")
+            self._warn(f"warning: profile not cached ({e}); the estimate is unaffected")

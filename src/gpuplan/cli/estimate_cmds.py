@@ -58,7 +58,10 @@ def estimate_cmd(
             parallelism=workload.parallelism.value,
             gradient_accumulation=workload.gradient_accumulation,
         )
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        from gpuplan.report.common import to_jsonable
+
+        # to_jsonable: an unknown (infinite) figure is null, never the non-JSON `Infinity`.
+        sys.stdout.write(json.dumps(to_jsonable(doc), indent=2, allow_nan=False) + "\n")
         return
     Console().print(estimate_view(prof, outcomes, cal))
 

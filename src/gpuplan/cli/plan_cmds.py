@@ -155,9 +155,12 @@ def plan_cmd(
     if out is not None:
         _write_report(plan, workload.name, out)
     if as_json:
+        from gpuplan.report.common import to_jsonable
         from gpuplan.report.plan import plan_json
 
-        sys.stdout.write(json.dumps(plan_json(plan, workload.to_dict()), indent=2) + "\n")
+        # to_jsonable: an unknown (infinite) figure is null, never the non-JSON `Infinity`.
+        doc = to_jsonable(plan_json(plan, workload.to_dict()))
+        sys.stdout.write(json.dumps(doc, indent=2, allow_nan=False) + "\n")
         return
     from rich.console import Console
 

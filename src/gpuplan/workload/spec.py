@@ -52,6 +52,20 @@ _HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max
 PRICING_MODELS = ("on_demand", "spot", "monthly", "yearly", "reserved_1y", "reserved_3y")
 COMMITMENTS = ("none", "monthly", "1y", "3y")
 
+# Ranges at the schema: a workload file may come from someone else, and a number outside these is a
+# typo or an attack (10**400 samples, .inf epochs), never a job. Floats are finite (Spec's config).
+#: Per-GPU micro-batch, sequence length, image side: far above any real job.
+MAX_BATCH = 1_000_000
+MAX_SEQ_LEN = 10_000_000
+MAX_IMAGE_SIZE = 65_536
+#: Samples and tokens in a data set: 10^15 is a thousand times the largest public text corpora.
+MAX_SAMPLES = 10**15
+MAX_TOKENS = 10**18
+MAX_EPOCHS = 1_000_000.0
+#: A data set of an exabyte, in GB.
+MAX_DATA_GB = 1e9
+MAX_REPLICAS = 10_000
+
 
 def _names(value: Any) -> Any:
     """A single string is accepted where a list of names is expected."""
@@ -64,9 +78,9 @@ Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
 class LoraSpec(Spec):
     """Low-rank adapters on some linear layers; the base weights are frozen."""
 
-    rank: int = Field(ge=1)
+    rank: int = Field(ge=1, le=65_536)
     """Adapter rank r (A is r×in, B is out×r)."""
-    alpha: float | None = Field(default=None, gt=0)
+    alpha: float | None = Field(default=None, gt=0, le=1e6)
     """Scale numerator (scaling = alpha / rank); None means alpha = rank. Does not change the trace."""
     targets: Names = ("q", "v")
     """Which projections get adapters: ``q``, ``k``, ``v``, ``o`` (attention) or ``gate``, ``up``,
@@ -139,13 +153,13 @@ class ModelSpec(Spec):
 class InputsSpec(Spec):
     """One training (or inference) micro-batch on one GPU."""
 
-    batch_size: int = Field(ge=1)
+    batch_size: int = Field(ge=1, le=MAX_BATCH)
     """Samples per GPU per micro-batch, like HF ``per_device_train_batch_size``."""
-    seq_len: int | None = Field(default=None, ge=1)
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Tokens per sample (text models); the encoder length for encoder-decoders."""
-    target_len: int | None = Field(default=None, ge=1)
+    target_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Decoder tokens per sample for encoder-decoders (T5); ``seq_len`` when omitted."""
-    image_size: int | None = Field(default=None, ge=1)
+    image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     """Square image side in pixels (vision models)."""
 
     @model_validator(mode="after")
@@ -158,11 +172,11 @@ class InputsSpec(Spec):
 class DataSpec(Spec):
     """The data set one run goes through."""
 
-    samples: int | None = Field(default=None, ge=1)
-    tokens: int | None = Field(default=None, ge=1)
+    samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
+    tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
     """Alternative to ``samples`` for text: samples = tokens / seq_len."""
-    epochs: float = Field(default=1.0, gt=0)
-    size_gb: float | None = Field(default=None, ge=0)
+    epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
+    size_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     """Size of the data set in GB (10⁹ bytes), for storage and egress."""
     location: str | None = None
     """Where the data lives now, ``provider/region`` (``aws/us-east-1``)."""
@@ -179,10 +193,10 @@ class DataSpec(Spec):
 class ServingSpec(Spec):
     """The load an inference deployment must carry."""
 
-    requests_per_s: float = Field(gt=0)
-    prompt_tokens: int = Field(ge=1)
-    output_tokens: int = Field(ge=1)
-    p95_latency_ms: float | None = Field(default=None, gt=0)
+    requests_per_s: float = Field(gt=0, le=1e9)
+    prompt_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
+    output_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
+    p95_latency_ms: float | None = Field(default=None, gt=0, le=1e9)
     """Latency target for a whole request at the 95th percentile, in milliseconds."""
     # Deployment settings, read by ``gpuplan deploy`` (deploy/spec.py validates their shape):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
@@ -191,8 +205,8 @@ class ServingSpec(Spec):
     """Replicas time-sharing one GPU (``true`` = 4, the "1/4 card" of the source articles)."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb`` for each replica."""
-    min_replicas: int | None = Field(default=None, ge=1)
-    max_replicas: int | None = Field(default=None, ge=1)
+    min_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    max_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
 
 
 class ConstraintsSpec(Spec):
@@ -200,15 +214,15 @@ class ConstraintsSpec(Spec):
 
     deadline_hours: Hours | None = Field(default=None, alias="deadline")
     """Wall-clock limit; written ``12h``, ``2d``, ``90m`` or a number of hours."""
-    budget_usd: float | None = Field(default=None, gt=0)
+    budget_usd: float | None = Field(default=None, gt=0, le=1e12)
     providers: Names = ()
     regions: Names = ()
     countries: Names = ()
     """ISO country codes or names the data and GPUs may be in."""
     pricing: Names = ()
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
-    max_gpus: int | None = Field(default=None, ge=1)
-    min_gpu_memory_gib: float | None = Field(default=None, gt=0)
+    max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
+    min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=1e6)
     interconnect: str | None = None
     """Required GPU link, e.g. ``nvlink``, ``pcie``, ``infiniband``."""
     compliance: Names = ()
@@ -246,7 +260,7 @@ class ConstraintsSpec(Spec):
 class Workload(Spec):
     """A user's job: model, inputs, numerics, optimizer, parallelism, data and planner constraints."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=300)
     """What the user calls this job (shown in reports; not part of the profile cache key)."""
     task: TaskField = Task.TRAIN
     """``train`` (from scratch), ``finetune`` (same step; BERT gets its QA head) or ``infer``."""
@@ -264,7 +278,7 @@ class Workload(Spec):
     its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
     compile: bool = False
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
-    gradient_accumulation: int = Field(default=1, ge=1)
+    gradient_accumulation: int = Field(default=1, ge=1, le=100_000)
     parallelism: ParallelismField = Parallelism.DDP
     """How several GPUs share the job; the trace itself is always one GPU's step."""
     data: DataSpec | None = None
