@@ -102,11 +102,11 @@ def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> No
 
 def test_usd_per_cny_env_var(db: str) -> None:
     result = runner.invoke(
-        app, ["--db", db, "offers", "--provider", "alibaba", "--json"], env={"GPUPLAN_USD_PER_CNY": "0.5"}
+        app, ["--db", db, "offers", "--provider", "alibaba", "--json"], env={"GPUPLAN_USD_PER_CNY": "0.15"}
     )
     items = [i for i in json.loads(result.stdout) if i["currency"] == "CNY"]
     assert items and all(
-        i["price_usd_per_hour"] is not None and i["exchange_rate_usd_per_unit"] == 0.5 for i in items
+        i["price_usd_per_hour"] is not None and i["exchange_rate_usd_per_unit"] == 0.15 for i in items
     )
 
 

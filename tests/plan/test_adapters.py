@@ -79,7 +79,8 @@ def test_unpriced_store_rows_are_counted_as_unpriced_not_as_a_pricing_mismatch()
     def never(key):  # type: ignore[no-untyped-def]
         raise AssertionError("the estimator is not asked about unpriced candidates")
 
-    with pytest.raises(Exception, match="unpriced 64"):
+    # One 1-GPU offer, enumerated up to the default limit of 8 instances.
+    with pytest.raises(Exception, match="unpriced 8"):
         plan_offers(table, CostFacts([]), JobFacts(), never, Constraints())
 
 
@@ -105,10 +106,14 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> No
     job = JobFacts(dataset_gb=150.0, checkpoint_gb=1.0, data_location=("aws", "us-east-1"))
     aws = facts.charges("aws", "us-east-1", job)
     assert aws.egress_usd == 0.0
-    # 150 GB leave AWS for Alibaba over the internet: 100 GB free + 50 × $0.09 = $4.50, plus 1 GB
-    # of results back from Alibaba at its generic pay-by-traffic price ($0.123/GB) = $4.623.
+    # 150 GB leave AWS for Alibaba over the internet, every GB priced (the free 100 GB are the
+    # account's, not the job's): 150 × $0.09 = $13.50, plus 1 GB of results back from Alibaba at its
+    # generic pay-by-traffic price ($0.123/GB) = $13.623.
     ali = facts.charges("alibaba", "cn-shanghai", job)
-    assert ali.egress_usd == pytest.approx(4.50 + 0.123)
+    assert ali.egress_usd == pytest.approx(13.50 + 0.123)
+    # With the free allowance unused (--egress-free-tier): 100 GB free + 50 × $0.09 = $4.50 + $0.123.
+    free = facts.charges("alibaba", "cn-shanghai", replace(job, egress_free_tier=True))
+    assert free.egress_usd == pytest.approx(4.50 + 0.123)
     assert any("cn-shanghai" in a for a in ali.assumptions)  # another region's prices used, said so
     tencent = facts.charges("tencent", "ap-guangzhou", job)
     assert any("assumed" in a for a in tencent.assumptions)  # unknown storage: labelled, not 0

@@ -91,10 +91,23 @@ def test_candidates_span_one_to_sixty_four_gpus_and_unpriced_ones_are_counted() 
         offer(),
         offer(instance_type="x", price_usd=None),
     ]
-    plan = _plan(rows)
+    plan = _plan(rows, Constraints(max_nodes=64))
     assert plan.candidates == 64 + 8 + 8
     assert plan.excluded == {"unpriced": 8}
     assert all(o.instance_type != "x" for o in plan.options)
+
+
+def test_scale_out_stops_at_eight_instances_unless_asked_and_the_plan_says_so() -> None:
+    # 1-GPU offer: 8 node counts by default (a team rarely gets more instances unasked), 64 with
+    # --max-nodes 64; --max-gpus 4 caps the total.
+    rows = [offer(instance_type="a2", gpu_count=1, price_usd=3.67)]
+    default = _plan(rows)
+    assert default.candidates == 8
+    assert max(o.nodes for o in default.pareto) <= 8
+    assert any("at most 8 instances and 64 GPUs" in n for n in default.notes)
+    capped = _plan(rows, Constraints(max_gpus=4))
+    assert max(o.gpu_count for o in capped.pareto) <= 4
+    assert any("at most 8 instances and 4 GPUs" in n for n in capped.notes)
 
 
 def test_spot_option_carries_its_risk_and_overhead() -> None:
@@ -132,7 +145,7 @@ def test_filters_exclude_by_their_own_reason() -> None:
     ]
     plan = _plan(rows, Constraints(countries=("US",), interconnect="nvlink", min_gpu_memory_gib=20), top=50)
     assert plan.excluded["country"] == 8
-    assert plan.excluded["interconnect"] == 16  # every T4 node count has > 1 GPU
+    assert plan.excluded["interconnect"] == 8  # every T4 node count (1..8 instances) has > 1 GPU
     assert {o.instance_type for o in plan.options} == {"p4d.24xlarge"}
 
 

@@ -30,10 +30,20 @@ def test_inter_region_within_a_provider_uses_the_flat_inter_region_price() -> No
 
 
 def test_cross_provider_pays_internet_egress_tiers_and_labels_unknown_ones() -> None:
-    # Dataset 500 GB leaves AWS over the internet: 100 free + 400 × 0.09 = $36.00.
+    # Dataset 500 GB leaves AWS over the internet, every GB priced: 500 × 0.09 = $45.00.
     # Results (10 GB) leave alibaba, whose egress price is unknown: assumed at the highest known
     # paid-tier price, 0.09 USD/GB here -> $0.90, and said so.
     job = JobFacts(dataset_gb=500, checkpoint_gb=10, data_location=("aws", "us-east-1"))
+    ch = _facts().charges("alibaba", "cn-shanghai", job)
+    assert ch.egress_usd == pytest.approx(45.90)
+    assert any("alibaba/cn-shanghai" in a and "assumed" in a for a in ch.assumptions)
+
+
+def test_the_free_egress_allowance_counts_only_when_the_account_has_it_unused() -> None:
+    # --egress-free-tier: 100 GB free + 400 × 0.09 = $36.00, + $0.90 of results back.
+    job = JobFacts(
+        dataset_gb=500, checkpoint_gb=10, data_location=("aws", "us-east-1"), egress_free_tier=True
+    )
     ch = _facts().charges("alibaba", "cn-shanghai", job)
     assert ch.egress_usd == pytest.approx(36.90)
     assert any("alibaba/cn-shanghai" in a and "assumed" in a for a in ch.assumptions)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
-from gpuplan.errors import DataError, StoreError
+from gpuplan.errors import DataError, InputError, StoreError
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 __all__ = [
     "BUSY_TIMEOUT_S",
     "DEFAULT_STALE_AFTER_DAYS",
+    "RATE_TOLERANCE",
+    "check_rate",
     "db_error",
     "default_db_path",
     "is_busy",
@@ -288,12 +290,15 @@ def open_store(
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
     seed: bool = True,
     today: date | None = None,
+    force_rate: bool = False,
 ) -> Store:
     """Open (and on first use create, migrate and seed) the catalog database.
 
     ``db``: None = ``gpuplan.sqlite`` in the user's data directory; a file path; or an SQLAlchemy
     URL. ``usd_per_cny`` overrides the stored CNY rate for this session (dated today, source "user").
     ``seed``: load the shipped snapshot if this database has not got it yet (appends, never replaces).
+    A ``usd_per_cny`` more than 3× away from the catalog's own dated rate is refused (most often it
+    is the rate the wrong way round, CNY per USD) unless ``force_rate``.
     """
     if usd_per_cny is not None and not (math.isfinite(usd_per_cny) and usd_per_cny > 0):
         raise DataError(f"USD per CNY must be a positive number, got {usd_per_cny!r}")
@@ -325,6 +330,12 @@ def open_store(
                 ensure_snapshot(store)
     store.use_plain_sqlite(path)
     if usd_per_cny is not None:
+        if not force_rate:
+            try:
+                check_rate(usd_per_cny, store.find_exchange_rate("CNY"))
+            except InputError:
+                store.close()
+                raise
         store.override_exchange_rate(
             ExchangeRate(
                 currency="CNY",
@@ -334,3 +345,31 @@ def open_store(
             )
         )
     return store
+
+
+#: How far a user's rate may be from the catalog's dated one before it is refused without --force-rate.
+RATE_TOLERANCE = 3.0
+
+
+def check_rate(usd_per_cny: float, shipped: ExchangeRate | None) -> None:
+    """Refuse ``usd_per_cny`` when it is more than 3× away from ``shipped`` (InputError with the fix).
+
+    e.g. shipped 0.1390 USD/CNY (7.19 CNY per USD): 7.2 is 52× too high, and 1/7.2 = 0.139 is within
+    3× of the shipped rate, so the message says it is the rate the wrong way round.
+    """
+    if shipped is None or not shipped.usd_per_unit > 0:
+        return
+    ratio = usd_per_cny / shipped.usd_per_unit
+    if 1.0 / RATE_TOLERANCE <= ratio <= RATE_TOLERANCE:
+        return
+    inverse_ratio = (1.0 / usd_per_cny) / shipped.usd_per_unit
+    if 1.0 / RATE_TOLERANCE <= inverse_ratio <= RATE_TOLERANCE:
+        raise InputError(
+            f"--usd-per-cny {usd_per_cny:g} looks like the rate the wrong way round "
+            f"({usd_per_cny:g} CNY per USD); write --cny-per-usd {usd_per_cny:g} "
+            f"(or --usd-per-cny {1.0 / usd_per_cny:.4f})"
+        )
+    raise InputError(
+        f"--usd-per-cny {usd_per_cny:g} is {max(ratio, 1 / ratio):.0f}× away from the catalog's rate "
+        f"({shipped.usd_per_unit:.4f} USD per CNY, {shipped.as_of}); check it, or pass --force-rate"
+    )

@@ -1,20 +1,39 @@
-"""The ``--lang`` and ``--currency`` options every command that talks to people shares.
+"""The options every command that talks to people shares: ``--lang``, ``--currency`` and the CNY rate.
 
-def my_cmd(lang: LangOption = None, currency: CurrencyOption = "USD") -> None:
-    apply_language(lang)                       # first thing: later messages use it
-    money = display_money(store, currency)     # gpuplan.catalog.display_money
+def my_cmd(lang: LangOption = None, currency: CurrencyOption = "USD",
+           usd_per_cny: UsdPerCnyOption = None, cny_per_usd: CnyPerUsdOption = None,
+           force_rate: ForceRateOption = False) -> None:
+    apply_language(lang)                                   # first: later messages use it
+    rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)   # -> open_store(usd_per_cny=rate, force_rate=…)
+    money = display_money(store, currency)                 # gpuplan.catalog.display_money
+    console().print(...)                                   # the width rule below
 """
 
 from __future__ import annotations
 
+import math
 import os
-from typing import Annotated
+import sys
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.errors import InputError
 from gpuplan.i18n import Language, language_from_locale, set_language
 
-__all__ = ["CurrencyOption", "LangOption", "apply_language"]
+if TYPE_CHECKING:
+    from rich.console import Console
+
+__all__ = [
+    "CnyPerUsdOption",
+    "CurrencyOption",
+    "ForceRateOption",
+    "LangOption",
+    "UsdPerCnyOption",
+    "apply_language",
+    "console",
+    "resolve_usd_per_cny",
+]
 
 LangOption = Annotated[
     str | None,
@@ -33,6 +52,32 @@ CurrencyOption = Annotated[
         help="Show money in USD or CNY (converted at the catalog's dated rate, shown in the output).",
     ),
 ]
+UsdPerCnyOption = Annotated[
+    float | None,
+    typer.Option(
+        "--usd-per-cny",
+        envvar="GPUPLAN_USD_PER_CNY",
+        help="US dollars per yuan (about 0.14), instead of the catalog's dated rate.",
+        show_default=False,
+    ),
+]
+CnyPerUsdOption = Annotated[
+    float | None,
+    typer.Option(
+        "--cny-per-usd",
+        envvar="GPUPLAN_CNY_PER_USD",
+        help="Yuan per US dollar (about 7.2), the way the rate is usually quoted in China.",
+        show_default=False,
+    ),
+]
+ForceRateOption = Annotated[
+    bool,
+    typer.Option("--force-rate", help="Accept a rate more than 3× away from the catalog's own."),
+]
+
+#: Width of piped output when COLUMNS does not say: wide enough for every table's full layout,
+#: so that a file or a pager gets whole rows (tables also fit 80 columns when asked to).
+PIPED_WIDTH = 120
 
 
 def apply_language(lang: str | None) -> Language:
@@ -40,3 +85,26 @@ def apply_language(lang: str | None) -> Language:
     language = Language.cast(lang) if lang else language_from_locale(os.environ)
     set_language(language)
     return language
+
+
+def resolve_usd_per_cny(usd_per_cny: float | None, cny_per_usd: float | None) -> float | None:
+    """The one USD-per-CNY rate the user gave, whichever way round they wrote it (None: none)."""
+    if usd_per_cny is not None and cny_per_usd is not None:
+        raise InputError("give the rate once: --usd-per-cny or --cny-per-usd, not both")
+    if cny_per_usd is None:
+        return usd_per_cny
+    if not (math.isfinite(cny_per_usd) and cny_per_usd > 0):
+        raise InputError(f"--cny-per-usd must be a positive number, got {cny_per_usd!r}")
+    return 1.0 / cny_per_usd
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A Rich console: the terminal's width, else ``COLUMNS``, else :data:`PIPED_WIDTH` when piped."""
+    from rich.console import Console
+
+    stream = sys.stderr if stderr else sys.stdout
+    if stream.isatty():
+        return Console(stderr=stderr)
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) >= 40 else PIPED_WIDTH
+    return Console(stderr=stderr, width=width)

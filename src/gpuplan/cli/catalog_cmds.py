@@ -1,4 +1,5 @@
-"""CLI commands over the offer catalog: ``gpus``, ``offers``, ``catalog import|export|info``.
+"""CLI commands over the offer catalog: ``gpus``, ``offers``, ``catalog import|export|info`` (and,
+from :mod:`gpuplan.cli.refresh_cmds`, ``catalog refresh|history|discount``).
 
 Heavy modules (SQLAlchemy, the store) are imported inside the commands so that ``gpuplan --help``
 stays instant; nothing here imports torch.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import sys
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,6 +18,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli import settings
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    CurrencyOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+    resolve_usd_per_cny,
+)
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -28,27 +39,26 @@ catalog_app = typer.Typer(
     no_args_is_help=True,
 )
 
-UsdPerCny = Annotated[
-    float | None,
-    typer.Option(
-        "--usd-per-cny",
-        envvar="GPUPLAN_USD_PER_CNY",
-        help="US dollars per Chinese yuan, to convert CNY prices (the catalog ships no CNY rate). "
-        "Dated today in the output.",
-        show_default=False,
-    ),
-]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (stable schema) instead of a table.")]
 
 
-def _store(
-    ctx: typer.Context, usd_per_cny: float | None = None, stale_after_days: int | None = None
-) -> Store:
+@dataclass(frozen=True)
+class _Rate:
+    """The CNY rate options as given (``--usd-per-cny``, ``--cny-per-usd``, ``--force-rate``)."""
+
+    usd_per_cny: float | None = None
+    cny_per_usd: float | None = None
+    force: bool = False
+
+
+def _store(ctx: typer.Context, rate: _Rate | None = None, stale_after_days: int | None = None) -> Store:
     from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, open_store
 
+    rate = rate or _Rate()
     return open_store(
         settings(ctx).db,
-        usd_per_cny=usd_per_cny,
+        usd_per_cny=resolve_usd_per_cny(rate.usd_per_cny, rate.cny_per_usd),
+        force_rate=rate.force,
         stale_after_days=DEFAULT_STALE_AFTER_DAYS if stale_after_days is None else stale_after_days,
     )
 
@@ -66,14 +76,26 @@ def _print_json(document: object) -> None:
     sys.stdout.write(to_json(document) + "\n")
 
 
-def gpus(ctx: typer.Context, usd_per_cny: UsdPerCny = None, json_out: JsonFlag = False) -> None:
+def gpus(
+    ctx: typer.Context,
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
+    currency: CurrencyOption = "USD",
+    lang: LangOption = None,
+    json_out: JsonFlag = False,
+) -> None:
     """List GPUs: memory, bandwidth, dense FP32/TF32/BF16/FP8 peaks, interconnect, and the cheapest
     known price per GPU-hour under each pricing model, with where."""
+    from gpuplan.catalog import display_money
     from gpuplan.catalog.query import cheapest_by_gpu
     from gpuplan.hardware import all_gpus
+    from gpuplan.i18n import set_money
     from gpuplan.report.catalog import gpus_json, gpus_view
 
-    store = _store(ctx, usd_per_cny)
+    apply_language(lang)
+    store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate))
+    set_money(display_money(store, currency))
     cheapest = cheapest_by_gpu(store.offers())
     if json_out:
         _print_json(gpus_json(all_gpus(), cheapest))
@@ -103,7 +125,7 @@ def offers(
     max_price: Annotated[
         float | None, typer.Option("--max-price", help="Most per instance-hour, in --currency.")
     ] = None,
-    currency: Annotated[str, typer.Option("--currency", help="USD or CNY.")] = "USD",
+    currency: CurrencyOption = "USD",
     sort: Annotated[str, typer.Option("--sort", help="price, price-per-gpu or gpu-memory.")] = "price",
     all_regions: Annotated[
         bool,
@@ -115,7 +137,10 @@ def offers(
             "--stale-days", help="Flag prices older than this many days as stale (default 180).", min=0
         ),
     ] = None,
-    usd_per_cny: UsdPerCny = None,
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
+    lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """List offers: instance types with their price per hour and per GPU-hour under each pricing model.
@@ -127,6 +152,7 @@ def offers(
     from gpuplan.errors import InputError
     from gpuplan.report.catalog import offers_json, offers_view
 
+    apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
     if provider is not None:
         provider = Provider.cast(provider).value
@@ -141,7 +167,7 @@ def offers(
             raise InputError(f"--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more")
         gpu = name
         count = count if count is not None else int(n)
-    store = _store(ctx, usd_per_cny, stale_days)
+    store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     listing = list_offers(
         store,
         OfferQuery(
@@ -164,11 +190,17 @@ def offers(
 
 
 @catalog_app.command("info")
-def info(ctx: typer.Context, usd_per_cny: UsdPerCny = None, json_out: JsonFlag = False) -> None:
+def info(
+    ctx: typer.Context,
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
+    json_out: JsonFlag = False,
+) -> None:
     """Show where the catalog lives, its schema revision, providers, counts and price dates."""
     from gpuplan.report.catalog import info_json, info_view
 
-    data = _store(ctx, usd_per_cny).info()
+    data = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate)).info()
     if json_out:
         _print_json(info_json(data))
         return
@@ -256,7 +288,9 @@ def export(
     ctx: typer.Context,
     fmt: Annotated[str, typer.Option("--format", help="csv or json.")] = "csv",
     out: Annotated[Path | None, typer.Option("--out", help="Write here instead of stdout.")] = None,
-    usd_per_cny: UsdPerCny = None,
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
 ) -> None:
     """Export every offer with its current price under each pricing model (unpriced offers too)."""
     from gpuplan.errors import InputError
@@ -264,7 +298,7 @@ def export(
 
     if fmt not in ("csv", "json"):
         raise InputError(f"unknown --format {fmt!r}; supported: csv, json")
-    rows = _store(ctx, usd_per_cny).offers(include_unpriced=True)
+    rows = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate)).offers(include_unpriced=True)
     if fmt == "json":
         text = to_json(rows) + "\n"
     else:
@@ -289,4 +323,7 @@ def register(app: typer.Typer) -> None:
     """Add this group's commands to ``app``."""
     app.command("gpus")(gpus)
     app.command("offers")(offers)
+    from gpuplan.cli import refresh_cmds
+
+    refresh_cmds.register_into(catalog_app)
     app.add_typer(catalog_app)

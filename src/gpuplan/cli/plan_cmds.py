@@ -13,6 +13,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    CurrencyOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+    console,
+    resolve_usd_per_cny,
+)
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
@@ -43,11 +53,21 @@ def plan_cmd(
     regions: Annotated[
         str | None, typer.Option(help="Comma list of regions: us-east-1,cn-shanghai …")
     ] = None,
-    countries: Annotated[str | None, typer.Option(help="Comma list of ISO country codes: CN,US …")] = None,
+    countries: Annotated[
+        str | None, typer.Option(help="Comma list of countries, by ISO code or name: CN,US or China,中国 …")
+    ] = None,
     pricing: Annotated[
         str | None, typer.Option(help="Comma list: on_demand,spot,monthly,reserved_1y,reserved_3y.")
     ] = None,
-    max_gpus: Annotated[int | None, typer.Option("--max-gpus", min=1, help="At most this many GPUs.")] = None,
+    max_gpus: Annotated[
+        int | None, typer.Option("--max-gpus", min=1, help="At most this many GPUs in all (default 64).")
+    ] = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-nodes", min=1, help="At most this many instances (default 8, what a team can get)."
+        ),
+    ] = None,
     min_gpu_memory_gib: Annotated[
         float | None, typer.Option("--min-gpu-memory-gib", help="Only GPUs with at least this memory.")
     ] = None,
@@ -55,7 +75,13 @@ def plan_cmd(
         str | None, typer.Option(help="Required GPU link inside a node, e.g. nvlink.")
     ] = None,
     compliance: Annotated[str | None, typer.Option(help="Comma list of required compliance labels.")] = None,
-    objective: Annotated[str | None, typer.Option(help="cost, time or balanced (cost × time).")] = None,
+    objective: Annotated[
+        str | None,
+        typer.Option(
+            help="cost (default: the cheapest that meets deadline and budget, ties by time), "
+            "time, or balanced (cost × time)."
+        ),
+    ] = None,
     commitment: Annotated[
         str | None,
         typer.Option(help="Longest commitment you accept: none, monthly, 1y, 3y (reserved needs 1y/3y)."),
@@ -89,15 +115,18 @@ def plan_cmd(
             help="Where dataset and checkpoints live: block (a disk per node) or object (a bucket)."
         ),
     ] = "block",
-    usd_per_cny: Annotated[
-        float | None,
+    egress_free_tier: Annotated[
+        bool,
         typer.Option(
-            "--usd-per-cny",
-            envvar="GPUPLAN_USD_PER_CNY",
-            help="USD per CNY for CNY prices.",
-            show_default=False,
+            "--egress-free-tier",
+            help="Your account's monthly free egress is unused: let it pay for the job's first GBs.",
         ),
-    ] = None,
+    ] = False,
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
+    currency: CurrencyOption = "USD",
+    lang: LangOption = None,
     saved_profile: Annotated[
         Path | None,
         typer.Option("--profile", help="Use a saved profile JSON instead of tracing.", show_default=False),
@@ -109,8 +138,10 @@ def plan_cmd(
     ] = None,
 ) -> None:
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
-    from gpuplan.catalog import open_store
+    apply_language(lang)
+    from gpuplan.catalog import display_money, open_store
     from gpuplan.cli import settings
+    from gpuplan.i18n import set_money
     from gpuplan.plan import BaselineSpec, parse_duration_h, plan_workload
     from gpuplan.workload import load_workload
 
@@ -125,6 +156,7 @@ def plan_cmd(
         "countries": _names(countries),
         "pricing": _names(pricing.lower().replace("-", "_") if pricing else None),
         "max_gpus": max_gpus,
+        "max_nodes": max_nodes,
         "min_gpu_memory_gib": min_gpu_memory_gib,
         "interconnect": interconnect,
         "compliance": _names(compliance),
@@ -135,8 +167,10 @@ def plan_cmd(
     # A spinner on a terminal only: piped or --json output stays clean.
     with spinner(f"profiling {workload.name} (cached after the first run)…", quiet=as_json) as say:
         # One store: the catalog to plan over is also the profile cache.
-        store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+        rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
+        store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
         try:
+            set_money(display_money(store, currency))
             prof = load_profile(workload, settings(ctx).db, saved_profile, store=store)
             say("planning over the catalog…")
             plan = plan_workload(
@@ -148,6 +182,7 @@ def plan_cmd(
                 baseline=BaselineSpec.parse(baseline) if baseline else None,
                 unknown_costs=unknown_costs,
                 storage=storage,
+                egress_free_tier=egress_free_tier,
             )
         finally:
             store.close()
@@ -162,13 +197,12 @@ def plan_cmd(
         doc = to_jsonable(plan_json(plan, workload.to_dict()))
         sys.stdout.write(json.dumps(doc, indent=2, allow_nan=False) + "\n")
         return
-    from rich.console import Console
-
+    from gpuplan.i18n import _
     from gpuplan.report.plan import plan_view
 
-    Console(width=None if sys.stdout.isatty() else 200).print(plan_view(plan))
+    console().print(plan_view(plan))
     if out is not None:
-        Console(stderr=True).print(f"report written to {out}")
+        console(stderr=True).print(_("report written to {path}").format(path=out))
 
 
 def _write_report(plan: Any, title: str, out: Path) -> None:

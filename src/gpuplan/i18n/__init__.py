@@ -9,9 +9,10 @@ Usage (the CLI picks the language once per command; everything below it just cal
         _("{count} options").format(count=3) # placeholders are filled *after* translation
     HEADERS = (N_("Price"), N_("Time"))      # marked at import, translated when shown: _(HEADERS[0])
 
-    money = Money.usd()        # or gpuplan.catalog.display_money(store, "CNY"): the dated rate
-    money.format(1234.5)                     # "$1,234.50"  (amounts are always passed in USD)
-    money.format(2.5, per=_("h"))            # "$2.50/h"
+    cny = display_money(store, "CNY")        # gpuplan.catalog: Money at the catalog's dated rate
+    cny.format(1234.5)                       # "¥8,878.24" (amounts are always passed in USD)
+    with use_money(cny):                     # or set_money(...) in the CLI, once per command
+        money(2.5, per="h")                  # "¥17.98/h": what library messages call
     format_number(12345.678)                 # "12,346"
 
 Adding a message: wrap the English text in ``_()`` (or ``N_()`` for a constant), run
@@ -30,7 +31,17 @@ from gpuplan.i18n.messages import (
     set_language,
     use_language,
 )
-from gpuplan.i18n.numbers import Money, format_amount, format_hours, format_number, format_percent
+from gpuplan.i18n.numbers import (
+    Money,
+    current_money,
+    format_amount,
+    format_hours,
+    format_number,
+    format_percent,
+    money,
+    set_money,
+    use_money,
+)
 
 __all__ = [
     "N_",
@@ -38,12 +49,16 @@ __all__ = [
     "Money",
     "_",
     "current_language",
+    "current_money",
     "format_amount",
     "format_hours",
     "format_number",
     "format_percent",
     "language_from_locale",
+    "money",
     "ngettext",
     "set_language",
+    "set_money",
     "use_language",
+    "use_money",
 ]

@@ -7,12 +7,26 @@ dated exchange rate it used, so every output can say which rate it applied.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.i18n.messages import _
 
-__all__ = ["CURRENCY_SYMBOLS", "Money", "format_amount", "format_hours", "format_number", "format_percent"]
+__all__ = [
+    "CURRENCY_SYMBOLS",
+    "Money",
+    "current_money",
+    "format_amount",
+    "format_hours",
+    "format_number",
+    "format_percent",
+    "money",
+    "set_money",
+    "use_money",
+]
 
 #: Display currencies and their symbols. "¥" is how prices in renminbi are written in China.
 CURRENCY_SYMBOLS: dict[str, str] = {"USD": "$", "CNY": "¥"}
@@ -32,7 +46,9 @@ def format_percent(fraction: float | None, unknown: str = "—") -> str:
     if fraction is None or not math.isfinite(fraction):
         return unknown
     pct = fraction * 100
-    if pct != 0 and abs(pct) < 0.1:
+    if pct == 0:
+        return "0%"
+    if abs(pct) < 0.1:
         return "<0.1%" if pct > 0 else "-<0.1%"
     return f"{pct:.1f}%" if abs(pct) < 10 else f"{pct:,.0f}%"
 
@@ -149,3 +165,31 @@ def format_amount(amount: float | None, currency: str, *, per: str | None = None
         return Money(currency=code).format_native(amount, per=per)
     text = f"{amount:,.{_decimals(amount)}f} {code}"
     return f"{text}/{per}" if per else text
+
+
+_current_money: ContextVar[Money] = ContextVar("gpuplan_money", default=Money())  # noqa: B039 - frozen
+
+
+def current_money() -> Money:
+    """How USD amounts are shown right now (set per command, like the language)."""
+    return _current_money.get()
+
+
+def set_money(value: Money) -> Token[Money]:
+    """Show USD amounts as ``value`` from now on in this context (the CLI's ``--currency``)."""
+    return _current_money.set(value)
+
+
+@contextmanager
+def use_money(value: Money) -> Iterator[Money]:
+    """Show USD amounts as ``value`` inside the ``with`` block."""
+    token = _current_money.set(value)
+    try:
+        yield value
+    finally:
+        _current_money.reset(token)
+
+
+def money(usd: float | None, *, per: str | None = None) -> str:
+    """``usd`` in the current display currency: the one call every message with money uses."""
+    return _current_money.get().format(usd, per=per)

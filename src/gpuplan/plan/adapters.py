@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.i18n import _
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.inputs import (
@@ -158,7 +159,10 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
     egress_rows = store.egress_tiers(provider, region)
     egress = _tiers(store, egress_rows)
     if egress is not None and any(r.fallback for r in egress_rows):
-        notes.append(f"egress: {egress_rows[0].reason or f'{provider}/{egress_rows[0].region} price used'}")
+        used = egress_rows[0].reason or _("{where} price used").format(
+            where=f"{provider}/{egress_rows[0].region}"
+        )
+        notes.append(_("egress: {note}").format(note=used))
     inter = store.inter_region_price(provider, region)
     inter_usd = None
     if inter is not None and inter.price_per_gb is not None:
@@ -171,7 +175,8 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
             continue
         per_kind[sp.kind] = sp.price_per_gb_month * rate
         if sp.fallback:
-            notes.append(f"storage ({sp.kind}): {sp.reason or f'{provider}/{sp.region} price used'}")
+            used = sp.reason or _("{where} price used").format(where=f"{provider}/{sp.region}")
+            notes.append(_("storage ({kind}): {note}").format(kind=sp.kind, note=used))
     licence = 0.0
     for fee in store.licence_fees(provider, region):
         if fee.applies and fee.price is not None and fee.currency and (fee.unit or "").startswith("hour"):
@@ -180,7 +185,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
                 licence += fee.price * rate
                 continue
         if fee.applies is None or (fee.applies and fee.price is None):
-            notes.append(f"licence fee unknown ({fee.item}): not included")
+            notes.append(_("licence fee unknown ({item}): not included").format(item=fee.item))
     return RegionCosts(
         provider=provider,
         region=region,
@@ -221,6 +226,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         countries=countries,
         pricing=names(spec.pricing),
         max_gpus=spec.max_gpus,
+        max_nodes=spec.max_nodes,
         min_gpu_memory_gib=spec.min_gpu_memory_gib,
         interconnect=spec.interconnect,
         compliance=names(spec.compliance),
@@ -239,7 +245,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     data = workload.data
     dataset_gb = data.size_gb if data is not None and data.size_gb is not None else None
     if dataset_gb is None:
-        notes.append("data.size_gb not given: no dataset storage or transfer is priced")
+        notes.append(_("data.size_gb not given: no dataset storage or transfer is priced"))
     location = None
     if data is not None and data.location:
         provider, region = data.location.split("/", 1)
@@ -254,8 +260,10 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         # Results sent back: the trained weights at 2 bytes each (bf16/fp16 export).
         results_gb = profile.trainable_params * 2 / 1e9
         notes.append(
-            f"checkpoint {checkpoint_gb:.2f} GB (fp32 trainable weights + optimizer state + buffers), "
-            f"results sent back {results_gb:.2f} GB (weights at 2 bytes each)"
+            _(
+                "checkpoint {checkpoint} GB (fp32 trainable weights + optimizer state + buffers), "
+                "results sent back {results} GB (weights at 2 bytes each)"
+            ).format(checkpoint=f"{checkpoint_gb:.2f}", results=f"{results_gb:.2f}")
         )
     base = JobFacts()
     # Set-up before the first step: the same 10-minute boot + image pull + start that a spot
@@ -263,9 +271,19 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     # at the assumed storage bandwidth (JobFacts.checkpoint_write_gbps).
     setup_h = base.restart_h + (dataset_gb or 0.0) / base.checkpoint_write_gbps / 3600.0
     notes.append(
-        f"set-up {setup_h * 60:.0f} min per run is included and billed (assumed: 10 min to boot and pull "
-        f"the image, plus the dataset copied at {base.checkpoint_write_gbps:g} GB/s)"
+        _(
+            "set-up {minutes} min, billed once per instance (assumed: 10 min to boot and pull the image, "
+            "plus the dataset copied at {gbps} GB/s)"
+        ).format(minutes=f"{setup_h * 60:.0f}", gbps=f"{base.checkpoint_write_gbps:g}")
     )
+    serving = workload.serving is not None
+    if serving:
+        notes.append(
+            _(
+                "serving: a month of capacity; monthly prices are billed as one month (set-up inside it), "
+                "hourly prices for {hours} h plus set-up"
+            ).format(hours=f"{SERVING_HOURS:g}")
+        )
     job = JobFacts(
         task=str(workload.task),
         dataset_gb=dataset_gb or 0.0,
@@ -273,6 +291,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         results_gb=results_gb,
         data_location=location,
         setup_h=setup_h,
+        # A service is planned for a month of calendar time (SERVING_HOURS), not a piece of work.
+        calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
     )
     return job, tuple(notes)
 
@@ -293,9 +313,7 @@ def make_estimator(
     job = job_size(workload)
     serving = workload.serving
     notes: list[str] = []
-    if serving is not None:
-        notes.append(f"serving: options compared on {SERVING_HOURS:g} h (one month) of capacity (assumed)")
-    elif job is None:
+    if serving is None and job is None:
         raise InputError(
             "the planner needs the job's length: give data.samples (or data.tokens) and data.epochs"
         )
@@ -350,6 +368,7 @@ def make_estimator(
             job_time_h_low=est.job_time_h_low or est.job_time_h,
             job_time_h_high=est.job_time_h_high or est.job_time_h,
             peak_memory_gib=peak,
+            step_time_s=est.step_time_s,
             notes=est.notes,
         )
 

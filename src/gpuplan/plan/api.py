@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError
+from gpuplan.i18n import _
 from gpuplan.plan.adapters import (
     constraints_from_spec,
     cost_facts_from_store,
@@ -34,6 +35,7 @@ def plan_workload(
     baseline: BaselineSpec | None = None,
     unknown_costs: str = "assume",
     storage: str = "block",
+    egress_free_tier: bool = False,
 ) -> Plan:
     """Rank every way to run ``workload`` over every offer in ``store``.
 
@@ -41,7 +43,9 @@ def plan_workload(
     ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
     ``interconnect``, ``compliance``, ``commitment``, ``objective``); None values are ignored.
     ``storage``: ``block`` (a disk per node holds the dataset and checkpoints) or ``object`` (one
-    bucket). Raises ``InfeasibleError`` naming the binding constraint when nothing is feasible.
+    bucket). ``egress_free_tier``: the account's monthly free egress is unused and may pay for the
+    job's first GBs (default: every GB priced). Raises ``InfeasibleError`` naming the binding
+    constraint when nothing is feasible.
     """
     if storage not in ("block", "object"):
         raise InputError(f"storage must be 'block' or 'object', got {storage!r}")
@@ -49,7 +53,7 @@ def plan_workload(
     prices = store.offers(include_unpriced=True)
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
-    job = replace(job, storage_kind=storage)
+    job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)
     regions = {(p.provider, p.region) for p in prices}
     if job.data_location is not None:
         regions.add(job.data_location)
@@ -61,12 +65,18 @@ def plan_workload(
     estimate_fn, est_notes = make_estimator(workload, profile, calibration)
     rates = sorted(
         {
-            f"{p.currency}->USD {p.exchange_rate_usd_per_unit:g} as of {p.exchange_rate_as_of}"
+            (p.currency, p.exchange_rate_usd_per_unit, p.exchange_rate_as_of)
             for p in prices
             if p.currency and p.currency != "USD" and p.exchange_rate_usd_per_unit is not None
         }
     )
-    notes = (*job_notes, *est_notes, *(f"exchange rate: {r}" for r in rates))
+    rate_notes = (
+        _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
+            currency=c, rate=f"{r:g}", date=d or "?"
+        )
+        for c, r, d in rates
+    )
+    notes = (*job_notes, *est_notes, *rate_notes)
     return plan_offers(
         table,
         facts,

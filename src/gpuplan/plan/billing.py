@@ -17,6 +17,7 @@ __all__ = [
     "billed_hours",
     "compute_cost_usd",
     "tiered_cost_usd",
+    "without_free_allowance",
 ]
 
 #: Billing step used when the catalog does not state one: a whole hour, the coarsest step any of
@@ -47,6 +48,8 @@ def compute_cost_usd(
     granularity_s: FloatArray,
     min_billing_s: FloatArray,
     instances: FloatArray,
+    *,
+    calendar_months: float | None = None,
 ) -> FloatArray:
     """What ``instances`` instances cost for ``hours`` each, by pricing model:
 
@@ -55,13 +58,22 @@ def compute_cost_usd(
       uses it or not;
     - monthly (``unit_hours`` = 730): whole months, ``price × ceil(hours/730)``;
     - hourly (on-demand, spot): ``price × billed_hours`` (granularity and minimum).
+
+    ``calendar_months``: the job is a stretch of calendar time (a service run for one month), not a
+    piece of work; monthly and reserved terms are then counted in those months
+    (``ceil(calendar_months)`` months), with the set-up inside the first one, as a subscription
+    bought when the capacity is booted is. e.g. a one-month service on a 1,000 USD/month price costs
+    1,000 USD, not 2,000 USD for 730 h + 10 min of set-up. Hourly prices still bill ``hours``.
     """
     reserved = ~np.isnan(term_hours)
     monthly = ~reserved & (unit_hours >= HOURS_PER_MONTH)
     hourly_units = billed_hours(hours, granularity_s, min_billing_s) / unit_hours
-    month_units = np.ceil(np.maximum(hours / HOURS_PER_MONTH - 1e-9, 0.0))
+    term_basis_h = (
+        hours if calendar_months is None else np.full_like(hours, calendar_months * HOURS_PER_MONTH)
+    )
+    month_units = np.ceil(np.maximum(term_basis_h / HOURS_PER_MONTH - 1e-9, 0.0))
     safe_term = np.where(reserved, term_hours, 1.0)
-    term_units = np.ceil(np.maximum(hours / safe_term - 1e-9, 0.0)) * safe_term / unit_hours
+    term_units = np.ceil(np.maximum(term_basis_h / safe_term - 1e-9, 0.0)) * safe_term / unit_hours
     units = np.where(reserved, term_units, np.where(monthly, month_units, hourly_units))
     result: FloatArray = price_usd * units * instances
     return result
@@ -72,6 +84,7 @@ def tiered_cost_usd(gb: FloatArray, tiers: Sequence[TransferTier]) -> FloatArray
 
     Assumes the job's transfer is the only traffic of the month (so it starts in the first tier).
     e.g. AWS tiers (100 GB free, then $0.09 up to 10 TB): 150 GB -> 100 × 0 + 50 × 0.09 = $4.50.
+    Pass :func:`without_free_allowance` tiers unless the account's free allowance is known unused.
     """
     total = np.zeros_like(gb, dtype=float)
     lower = 0.0
@@ -80,3 +93,16 @@ def tiered_cost_usd(gb: FloatArray, tiers: Sequence[TransferTier]) -> FloatArray
         total = total + in_tier * tier.usd_per_gb
         lower = tier.upto_gb
     return total
+
+
+def without_free_allowance(tiers: Sequence[TransferTier]) -> tuple[TransferTier, ...]:
+    """``tiers`` with the free allowance priced like the first paid tier.
+
+    A provider's monthly free egress (AWS: the first 100 GB) is per account, shared with all its
+    other traffic; a team that runs anything else has used it up, so by default the job pays from
+    the first GB. e.g. (100 GB free, then $0.09) -> $0.09 from 0 GB; 150 GB -> 150 × 0.09 = $13.50.
+    """
+    paid = next((t.usd_per_gb for t in tiers if t.usd_per_gb > 0), None)
+    if paid is None:
+        return tuple(tiers)  # everything free (e.g. a provider that does not charge egress)
+    return tuple(TransferTier(upto_gb=t.upto_gb, usd_per_gb=t.usd_per_gb or paid) for t in tiers)

@@ -48,6 +48,7 @@ class Candidates:
     work_h_low: FloatArray
     work_h_high: FloatArray
     peak_memory_gib: FloatArray
+    step_time_s: FloatArray
 
     def __len__(self) -> int:
         return int(self.offer.shape[0])
@@ -73,14 +74,16 @@ def _in(values: np.ndarray, allowed: tuple[str, ...]) -> BoolArray:
 
 
 def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candidates:
-    """Every offer × node count up to ``MAX_TOTAL_GPUS``, with the offer-level filters applied."""
+    """Every offer × node count up to ``MAX_TOTAL_GPUS`` and the node limit, with the offer-level
+    filters applied. Counts beyond ``constraints.node_limit`` are not enumerated at all (the plan's
+    assumptions say where the limit is)."""
     from gpuplan.plan.constraints import MAX_TOTAL_GPUS
 
     per_node = offers.gpu_count
     whole = per_node >= 1
     # Offers with a fractional or too-large GPU count get one candidate (to carry their reason).
     max_nodes = np.where(whole, np.floor(MAX_TOTAL_GPUS / np.maximum(per_node, 1.0)), 1.0)
-    max_nodes = np.maximum(max_nodes, 1.0).astype(np.int64)
+    max_nodes = np.clip(max_nodes, 1.0, constraints.node_limit).astype(np.int64)
     offer = np.repeat(np.arange(len(offers), dtype=np.int64), max_nodes)
     starts = np.repeat(np.cumsum(max_nodes) - max_nodes, max_nodes)
     nodes = np.arange(offer.shape[0], dtype=np.int64) - starts + 1
@@ -95,6 +98,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         work_h_low=np.full(n, math.nan),
         work_h_high=np.full(n, math.nan),
         peak_memory_gib=np.full(n, math.nan),
+        step_time_s=np.full(n, math.nan),
     )
     c = constraints
     if c.providers:
@@ -146,7 +150,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
     key_code = (shape_id[o] * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     fits = np.zeros(codes.size, dtype=bool)
-    vals = np.full((codes.size, 4), math.nan)
+    vals = np.full((codes.size, 5), math.nan)
     for j, idx in enumerate(first):
         i_cand = live[idx]
         i_off = int(cands.offer[i_cand])
@@ -161,13 +165,20 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
             )
         )
         fits[j] = row.fits
-        vals[j] = (row.job_time_h, row.job_time_h_low, row.job_time_h_high, row.peak_memory_gib)
+        vals[j] = (
+            row.job_time_h,
+            row.job_time_h_low,
+            row.job_time_h_high,
+            row.peak_memory_gib,
+            row.step_time_s,
+        )
     inverse = inverse.reshape(-1)
     cands.fits[live] = fits[inverse]
     cands.work_h[live] = vals[inverse, 0]
     cands.work_h_low[live] = vals[inverse, 1]
     cands.work_h_high[live] = vals[inverse, 2]
     cands.peak_memory_gib[live] = vals[inverse, 3]
+    cands.step_time_s[live] = vals[inverse, 4]
     bad_time = ~(cands.work_h > 0) | ~np.isfinite(cands.work_h)
     cands.exclude(~cands.fits | bad_time, Reason.DOES_NOT_FIT)
     return int(codes.size)

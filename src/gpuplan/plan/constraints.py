@@ -11,6 +11,7 @@ from gpuplan.errors import InputError, closest
 __all__ = [
     "ALL_PRICING",
     "COMMITTED_PRICING",
+    "DEFAULT_MAX_NODES",
     "DEFAULT_PRICING",
     "MAX_TOTAL_GPUS",
     "Constraints",
@@ -22,6 +23,10 @@ __all__ = [
 
 #: Largest total GPU count enumerated (the planning budget in DESIGN.md: 1–64 GPUs).
 MAX_TOTAL_GPUS = 64
+#: Instances one job may span unless the user says more (``--max-nodes``). ASSUMPTION: 8, what a
+#: team can usually get at once without a capacity reservation or a quota request (default GPU
+#: quotas of new cloud accounts are far below 64 GPUs); shown in every plan's assumptions.
+DEFAULT_MAX_NODES = 8
 
 ALL_PRICING = ("on_demand", "spot", "monthly", "reserved_1y", "reserved_3y")
 #: Without a stated preference every pricing model is considered; the commitment decides which of
@@ -101,6 +106,9 @@ class Constraints:
     pricing: tuple[str, ...] | None = None
     """Pricing models allowed; None = on_demand, spot, monthly (+ reserved with a commitment)."""
     max_gpus: int | None = None
+    """Most GPUs in all (None: the planning limit, 64)."""
+    max_nodes: int | None = None
+    """Most instances (None: :data:`DEFAULT_MAX_NODES`)."""
     min_gpu_memory_gib: float | None = None
     interconnect: str | None = None
     """Required intra-node link, e.g. ``nvlink``."""
@@ -119,8 +127,10 @@ class Constraints:
             v = getattr(self, name)
             if v is not None and not v > 0:
                 raise InputError(f"{name} must be positive, got {v}")
-        if self.max_gpus is not None and self.max_gpus < 1:
-            raise InputError(f"max_gpus must be at least 1, got {self.max_gpus}")
+        for name in ("max_gpus", "max_nodes"):
+            v = getattr(self, name)
+            if v is not None and v < 1:
+                raise InputError(f"{name} must be at least 1, got {v}")
         if self.commitment not in _COMMITMENT_ALLOWS:
             raise InputError(f"commitment must be none, monthly, 1y or 3y, got {self.commitment!r}")
         if self.pricing is not None:
@@ -145,6 +155,10 @@ class Constraints:
     @property
     def total_gpu_limit(self) -> int:
         return min(self.max_gpus or MAX_TOTAL_GPUS, MAX_TOTAL_GPUS)
+
+    @property
+    def node_limit(self) -> int:
+        return self.max_nodes or DEFAULT_MAX_NODES
 
 
 def _label_key(label: str) -> str:

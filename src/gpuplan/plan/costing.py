@@ -119,7 +119,9 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
         t = work.copy()
         t[spot] = st.expected_h
         t_safe = np.where(np.isfinite(t), t, work)
-        total_compute = compute_cost_usd(t_safe, price, unit, term, gran, min_s, nodes)
+        total_compute = compute_cost_usd(
+            t_safe, price, unit, term, gran, min_s, nodes, calendar_months=job.calendar_months
+        )
         overhead = np.zeros_like(work)
         overhead[spot] = (price / unit * nodes)[spot] * (t_safe - work)[spot]
         billed = total_compute / np.where(price * nodes > 0, price * nodes / unit, 1.0)

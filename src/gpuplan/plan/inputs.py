@@ -213,6 +213,15 @@ class JobFacts:
     provisioning, image pull, copying the dataset next to the GPUs. The adapter from a real
     workload sets it (see ``plan.adapters.job_facts_from``); 0 in hand-made test facts."""
 
+    calendar_months: float | None = None
+    """Set when the job is a stretch of calendar time rather than a piece of work (a service planned
+    for one month): monthly and reserved terms are counted in these months (see
+    ``billing.compute_cost_usd``). None for training and batch jobs."""
+    egress_free_tier: bool = False
+    """True when the account's monthly free egress allowance is unused and may pay for this job's
+    first GBs; False (default) prices every GB, because the allowance is shared with all the
+    account's other traffic."""
+
     @property
     def result_size_gb(self) -> float:
         return self.checkpoint_gb if self.results_gb is None else self.results_gb
@@ -245,4 +254,6 @@ class EstimateRow:
     job_time_h_low: float
     job_time_h_high: float
     peak_memory_gib: float = math.nan
+    step_time_s: float = math.nan
+    """One training step (or one batch) on this configuration, s; nan when unknown."""
     notes: tuple[str, ...] = field(default_factory=tuple)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError
+from gpuplan.i18n import N_, _
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
 from gpuplan.plan.costing import CostArrays, cost_candidates
@@ -21,7 +22,8 @@ from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, pers
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
-from gpuplan.plan.spot import deadline_miss_probability, range_miss_probability
+from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
+from gpuplan.units import format_hours
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 
@@ -75,6 +77,12 @@ def _restart_h(job: JobFacts) -> tuple[float, float]:
     return write_h, job.restart_h + write_h
 
 
+def _work_distribution(ctx: _Ctx, i: int) -> TimeDistribution:
+    """The failure-free job time of candidate ``i`` as a distribution (see ``plan/risk.py``)."""
+    cands = ctx.cands
+    return work_distribution(float(cands.work_h[i]), float(cands.work_h_low[i]), float(cands.work_h_high[i]))
+
+
 def _option(ctx: _Ctx, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -84,11 +92,11 @@ def _option(ctx: _Ctx, j: int) -> Option:
     charges = c.charges[int(c.region_id[j])]
     flags: list[str] = []
     if row.confidence == "low":
-        flags.append("low-confidence price")
+        flags.append(N_("low-confidence price"))
     if row.stale:
-        flags.append("stale price")
+        flags.append(N_("stale price"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
-        flags.append("billing granularity unknown: hourly assumed")
+        flags.append(N_("billing granularity unknown: hourly assumed"))
     spot: SpotRisk | None = None
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
@@ -96,10 +104,9 @@ def _option(ctx: _Ctx, j: int) -> Option:
     if bool(c.is_spot[j]):
         rate = c.rates[int(c.spot_rate_id[j])]
         if rate.assumed:
-            flags.append("spot interruption rate assumed")
+            flags.append(N_("spot interruption rate assumed"))
         lam = float(c.spot_rate_per_instance_hour[j]) * nodes
         tau = float(c.checkpoint_interval_h[j])
-        stretched = float(cands.work_h[i]) + float(c.checkpoint_overhead_h[j])
         delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
         spot = SpotRisk(
             interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
@@ -112,13 +119,16 @@ def _option(ctx: _Ctx, j: int) -> Option:
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
         )
-        if deadline is not None:
-            # Interruptions are the dominant risk on spot; the estimate's own range is not folded in.
-            miss = deadline_miss_probability(stretched, delta, lam, deadline)
     elif deadline is not None:
-        miss = range_miss_probability(
-            float(c.time_h_low[j]), float(c.time_h[j]), float(c.time_h_high[j]), deadline
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h)
+    if spot is not None and deadline is not None:
+        started = float(cands.work_h[i]) + job.setup_h
+        model = SpotMissModel(
+            rate_per_hour=lam,
+            stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
+            lost_per_interruption_h=delta,
         )
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
     breakdown = CostBreakdown(
         compute_usd=float(c.compute_usd[j]),
         storage_usd=float(c.storage_usd[j]),
@@ -156,6 +166,7 @@ def _option(ctx: _Ctx, j: int) -> Option:
         as_of=row.as_of,
         stale=row.stale,
         peak_memory_gib=float(cands.peak_memory_gib[i]),
+        step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,
@@ -277,20 +288,33 @@ def _baseline(
     if not by_type.any() and spec.gpu_prefix:
         by_type = match & np.char.startswith(offers.gpu.astype(str), spec.gpu_prefix)
     rows = np.flatnonzero(by_type)
-    what = f"{spec.pricing} {spec.instance_type or spec.gpu_prefix} on {spec.provider}/{spec.region}"
+    what = f"{spec.provider}/{spec.region} {spec.instance_type or spec.gpu_prefix} {_(spec.pricing)}"
     if rows.size == 0:
-        return None, f"baseline {what}: not in the catalog"
+        return None, _("baseline {what}: not in the catalog").format(what=what)
     sub = OfferTable(**{name: getattr(offers, name)[rows] for name in offers.__dataclass_fields__})
     base_constraints = Constraints(pricing=(spec.pricing,), deadline_h=deadline_h)
     ctx = _run(sub, facts, job, estimate, base_constraints, "assume")
     alive = ctx.cands.alive[ctx.costs.idx]
     if not alive.any():
-        return None, f"baseline {what}: priced offer not found or the job does not fit on it"
+        return None, _("baseline {what}: no priced offer, or the job does not fit on it").format(what=what)
     pos = np.flatnonzero(alive)
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
     option = _option(ctx, int(best))
-    return option, f"baseline: {option.label} (the smallest configuration the job fits on)"
+    return option, _("baseline: {option} (the smallest configuration the job fits on)").format(
+        option=option.label
+    )
+
+
+def _baseline_problem(base: Option, constraints: Constraints) -> str:
+    """Why the baseline is not a choice the user has (empty when it meets deadline and budget)."""
+    if constraints.deadline_h is not None and base.job_time_h > constraints.deadline_h:
+        return _("it misses the deadline ({time} > {deadline})").format(
+            time=format_hours(base.job_time_h), deadline=format_hours(constraints.deadline_h)
+        )
+    if constraints.budget_usd is not None and base.total_cost_usd > constraints.budget_usd:
+        return _("it is over the budget")
+    return ""
 
 
 def _check_names(offers: OfferTable, constraints: Constraints) -> None:
@@ -306,28 +330,57 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
             raise NotFoundError("region", name, sorted(known_regions.values()), hint="no offer in it")
 
 
-def _plan_notes(job: JobFacts, ranked: list[Option], notes: tuple[str, ...]) -> tuple[str, ...]:
+def _plan_notes(
+    job: JobFacts, ranked: list[Option], notes: tuple[str, ...], constraints: Constraints
+) -> tuple[str, ...]:
     """Assumptions that apply to the whole plan, in words."""
-    plan_notes = list(notes)
+    plan_notes = [
+        _("scale-out: at most {nodes} instances and {gpus} GPUs per job (--max-nodes, --max-gpus)").format(
+            nodes=constraints.node_limit, gpus=constraints.total_gpu_limit
+        )
+    ]
+    if constraints.deadline_h is not None:
+        plan_notes.append(
+            _(
+                "deadline risk: from the estimate's time distribution (its range is the 10th–90th "
+                "percentiles), with spot interruptions on top"
+            )
+        )
+    plan_notes += notes
     if job.data_location is None and job.dataset_gb > 0:
         plan_notes.append(
             "data.location not given: the dataset is uploaded from your site (inbound traffic is free "
             "on all seven providers) and results go back over internet egress"
         )
-    plan_notes.append(
-        "egress tiers: the job's transfer is taken as the only traffic of the month (starts in the "
-        "first tier, free allowance included)"
+    if job.egress_free_tier:
+        plan_notes.append(
+            _(
+                "egress: the account's monthly free allowance is taken as unused (--egress-free-tier): "
+                "the job's transfer starts in the first tier"
+            )
+        )
+    elif job.dataset_gb > 0 or job.result_size_gb > 0:
+        plan_notes.append(
+            _(
+                "egress: every GB is priced, without the monthly free allowance (it is shared with the "
+                "account's other traffic; --egress-free-tier if it is unused)"
+            )
+        )
+    storage = (
+        _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
+        if job.storage_kind == "block"
+        else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
     )
-    where = "a disk per node" if job.storage_kind == "block" else "one bucket"
-    plan_notes.append(
-        f"storage: dataset + {job.checkpoints_kept} checkpoints on {job.storage_kind} storage "
-        f"({where}) for the job's expected duration"
-    )
+    plan_notes.append(storage.format(n=job.checkpoints_kept))
     if any(o.spot for o in ranked):
         plan_notes.append(
-            f"spot: checkpoint write {job.checkpoint_write_gbps} GB/s and restart "
-            f"{job.restart_h * 60:.0f} min are assumptions; rates: "
-            + "; ".join(sorted({o.spot.rate_source for o in ranked if o.spot}))
+            _(
+                "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
+            ).format(
+                gbps=f"{job.checkpoint_write_gbps:g}",
+                minutes=f"{job.restart_h * 60:.0f}",
+                rates="; ".join(sorted({_(o.spot.rate_source) for o in ranked if o.spot})),
+            )
         )
     return tuple(plan_notes)
 
@@ -391,11 +444,14 @@ def plan_offers(
         offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h
     )
     rec = ranked[0]
-    savings = (
-        100.0 * (base.total_cost_usd - rec.total_cost_usd) / base.total_cost_usd
-        if base is not None and base.total_cost_usd > 0
-        else None
-    )
+    savings = None
+    if base is not None:
+        problem = _baseline_problem(base, constraints)
+        if problem:
+            # Savings against an option the user could not take would flatter the plan.
+            base_note = _("{note}; {problem}: no savings shown").format(note=base_note, problem=problem)
+        elif base.total_cost_usd > 0:
+            savings = 100.0 * (base.total_cost_usd - rec.total_cost_usd) / base.total_cost_usd
     return Plan(
         objective=constraints.objective,
         constraints=constraints,
@@ -416,5 +472,5 @@ def plan_offers(
         why=explain_winner(ranked, constraints.objective),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=_plan_notes(job, ranked, notes),
+        notes=_plan_notes(job, ranked, notes, constraints),
     )

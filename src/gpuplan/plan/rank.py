@@ -6,12 +6,30 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.inputs import BoolArray, FloatArray, IntArray
 from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import Option, PersonaPick
+from gpuplan.units import format_hours
 
-__all__ = ["explain_winner", "objective_order", "pareto_mask", "persona_picks", "primary_key"]
+__all__ = [
+    "OBJECTIVE_NAMES",
+    "explain_winner",
+    "objective_order",
+    "pareto_mask",
+    "persona_picks",
+    "primary_key",
+]
+
+#: What each objective means, in words (translated where shown).
+OBJECTIVE_NAMES = {
+    Objective.COST: N_("the lowest all-in cost"),
+    Objective.TIME: N_("the shortest job time"),
+    Objective.BALANCED: N_("the best cost × time balance"),
+}
+#: Pricing models, in words (the codes are the English text; translated where shown).
+PRICING_NAMES = (N_("on_demand"), N_("spot"), N_("monthly"), N_("reserved_1y"), N_("reserved_3y"))
 
 
 def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> FloatArray:
@@ -58,26 +76,29 @@ def persona_picks(
 ) -> tuple[PersonaPick, ...]:
     """The pick for each persona of the source articles (each the best over every feasible
     candidate of its kind, not only the top N shown)."""
-    objective = constraints.objective
+    objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
     services = ", ".join(sorted(set(MANAGED_KUBERNETES.values())))
+    labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
     return (
-        PersonaPick(persona="budget", rule="lowest expected all-in cost, spot included", option=cheapest),
-        PersonaPick(persona="performance", rule="shortest expected job time", option=fastest),
+        PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),
+        PersonaPick(persona="performance", rule=_("shortest expected job time"), option=fastest),
         PersonaPick(
             persona="kubernetes",
-            rule=f"on-demand or spot nodes (autoscalable node pools) on a provider with managed "
-            f"Kubernetes GPU support ({services}); best by the {objective.value} objective",
+            rule=_(
+                "on-demand or spot nodes (autoscalable node pools) on a provider with managed "
+                "Kubernetes GPU support ({services}); best by {objective}"
+            ).format(services=services, objective=objective),
             option=kubernetes,
-            note="" if kubernetes else "no feasible on-demand or spot option",
+            note="" if kubernetes else _("no feasible on-demand or spot option"),
         ),
         PersonaPick(
             persona="compliance",
-            rule="region carries a compliance label"
-            + (f" ({', '.join(wanted)})" if wanted else " (e.g. MLPS level 3)")
-            + f"; best by the {objective.value} objective",
+            rule=_("region carries a compliance label ({labels}); best by {objective}").format(
+                labels=labels, objective=objective
+            ),
             option=compliant,
-            note="" if compliant else "no compliance labels known in the catalog for the feasible regions",
+            note="" if compliant else _("no compliance labels known in the catalog for the feasible regions"),
         ),
     )
 
@@ -93,44 +114,57 @@ def _main_driver(win: Option, other: Option) -> str:
     rate_w = win.price_usd_per_hour * win.nodes
     rate_o = other.price_usd_per_hour * other.nodes
     parts = {
-        "price per hour": (rate_o - rate_w) * win.billed_hours,
-        "job time (GPU speed and count)": rate_o * (other.billed_hours - win.billed_hours),
+        "price": (rate_o - rate_w) * win.billed_hours,
+        "time": rate_o * (other.billed_hours - win.billed_hours),
         "egress": o.egress_usd - w.egress_usd,
         "storage": o.storage_usd - w.storage_usd,
         "licences": o.licence_usd - w.licence_usd,
-        "spot interruptions": o.spot_overhead_usd - w.spot_overhead_usd,
+        "spot": o.spot_overhead_usd - w.spot_overhead_usd,
     }
     # Compute totals differ from rate × billed hours for monthly/reserved: put the rest on price.
-    residual = (o.compute_usd - w.compute_usd) - (
-        parts["price per hour"] + parts["job time (GPU speed and count)"]
-    )
-    parts["price per hour"] += residual
+    parts["price"] += (o.compute_usd - w.compute_usd) - (parts["price"] + parts["time"])
     name, value = max(parts.items(), key=lambda kv: kv[1])
     same_offer = (win.provider, win.region, win.instance_type) == (
         other.provider,
         other.region,
         other.instance_type,
     )
-    if name == "price per hour" and same_offer and win.pricing == other.pricing and win.nodes != other.nodes:
-        name = f"fewer instances ({win.nodes} vs {other.nodes} × {win.instance_type})"
-    elif name == "price per hour" and win.pricing != other.pricing:
-        name = f"pricing model ({win.pricing} vs {other.pricing})"
-    elif name == "price per hour" and win.gpu != other.gpu:
-        name = f"price per hour ({win.gpu} vs {other.gpu})"
-    elif name.startswith("job time") and win.gpu != other.gpu:
-        name = f"GPU speed ({win.gpu} vs {other.gpu})"
-    return f"{name} (${value:,.2f})"
+    if name == "price" and same_offer and win.pricing == other.pricing and win.nodes != other.nodes:
+        text = _("fewer instances ({a} vs {b} × {instance})").format(
+            a=win.nodes, b=other.nodes, instance=win.instance_type
+        )
+    elif name == "price" and win.pricing != other.pricing:
+        text = _("pricing model ({a} vs {b})").format(a=_(win.pricing), b=_(other.pricing))
+    elif name == "price" and win.gpu != other.gpu:
+        text = _("price per hour ({a} vs {b})").format(a=win.gpu, b=other.gpu)
+    elif name == "time" and win.gpu != other.gpu:
+        text = _("GPU speed ({a} vs {b})").format(a=win.gpu, b=other.gpu)
+    else:
+        text = _(_DRIVER_NAMES[name])
+    return _("{driver} ({amount})").format(driver=text, amount=money(value))
+
+
+_DRIVER_NAMES = {
+    "price": N_("price per hour"),
+    "time": N_("job time (GPU speed and count)"),
+    "egress": N_("egress"),
+    "storage": N_("storage"),
+    "licences": N_("licences"),
+    "spot": N_("spot interruptions"),
+}
 
 
 def _time_driver(win: Option, other: Option) -> str:
     """Why ``win`` is faster than ``other``, in words."""
     if win.gpu != other.gpu:
-        return f"GPU ({win.gpu} vs {other.gpu})"
+        return _("GPU ({a} vs {b})").format(a=win.gpu, b=other.gpu)
     if win.gpu_count != other.gpu_count:
-        return f"more GPUs ({win.gpu_count} vs {other.gpu_count})"
+        return _("more GPUs ({a} vs {b})").format(a=win.gpu_count, b=other.gpu_count)
     if win.pricing != other.pricing:
-        return f"pricing model ({win.pricing} vs {other.pricing}: spot interruptions)"
-    return "interconnect and network"
+        return _("pricing model ({a} vs {b}: spot interruptions)").format(
+            a=_(win.pricing), b=_(other.pricing)
+        )
+    return _("interconnect and network")
 
 
 def explain_winner(ranked: Sequence[Option], objective: Objective, n: int = 2) -> tuple[str, ...]:
@@ -142,14 +176,24 @@ def explain_winner(ranked: Sequence[Option], objective: Objective, n: int = 2) -
     for other in ranked[1 : 1 + n]:
         dc = other.total_cost_usd - win.total_cost_usd
         dt = other.job_time_h - win.job_time_h
-        pct = 100.0 * dc / other.total_cost_usd if other.total_cost_usd else 0.0
-        cost_word = f"${abs(dc):,.2f} ({abs(pct):.0f} %) {'cheaper' if dc >= 0 else 'dearer'}"
-        time_word = f"{abs(dt):.2f} h {'faster' if dt >= 0 else 'slower'}"
+        share = abs(dc) / other.total_cost_usd if other.total_cost_usd else 0.0
+        amount = {"amount": money(abs(dc)), "share": format_percent(share)}
+        cost_word = (_("{amount} ({share}) cheaper") if dc >= 0 else _("{amount} ({share}) dearer")).format(
+            **amount
+        )
+        hours = format_hours(abs(dt))
+        time_word = (_("{time} faster") if dt >= 0 else _("{time} slower")).format(time=hours)
         if dc > 0:
-            driver = f"main cost driver: {_main_driver(win, other)}"
+            driver = _("main cost driver: {driver}").format(driver=_main_driver(win, other))
         elif dt > 0:
-            driver = f"faster through: {_time_driver(win, other)}"
+            driver = _("faster through: {driver}").format(driver=_time_driver(win, other))
         else:
-            driver = f"ranked ahead by the {objective.value} objective (tie-break)"
-        lines.append(f"vs {other.label}: {cost_word}, {time_word}; {driver}")
+            driver = _("ranked ahead by {objective} (tie-break)").format(
+                objective=_(OBJECTIVE_NAMES[objective])
+            )
+        lines.append(
+            _("vs {option}: {cost}, {time}; {driver}").format(
+                option=other.label, cost=cost_word, time=time_word, driver=driver
+            )
+        )
     return tuple(lines)

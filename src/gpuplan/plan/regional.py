@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from gpuplan.plan.billing import tiered_cost_usd
+from gpuplan.i18n import N_, _, money
+from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.inputs import HOURS_PER_MONTH, JobFacts, RegionCosts, TransferTier
 
 __all__ = [
@@ -75,7 +76,9 @@ class CostFacts:
         for other in self._by_provider.get(provider, ()):
             v = getattr(other, name)
             if v is not None:
-                return v, f"{provider}/{other.region} price used for {region}"
+                return v, _("{where} price used for {region}").format(
+                    where=f"{provider}/{other.region}", region=region
+                )
         return None, ""
 
     def _egress_tiers(
@@ -84,17 +87,22 @@ class CostFacts:
         """(tiers, note, assumed): assumed is True when no catalog price exists at all."""
         tiers, note = self._field(provider, region, "internet_egress")
         if tiers is not None:
-            return tiers, (f"{what}: {note}" if note else ""), False
+            return tiers, (f"{_(what)}: {note}" if note else ""), False
         flat = (TransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
+        note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB (highest known)")
         return (
             flat,
-            f"{what}: internet egress price of {provider}/{region} unknown; "
-            f"assumed {self._max_egress} USD/GB (highest known)",
+            note.format(what=_(what), where=f"{provider}/{region}", price=money(self._max_egress)),
             True,
         )
 
     def _transfer_usd(
-        self, gb: float, src: tuple[str, str] | None, dst: tuple[str, str] | None, what: str
+        self,
+        gb: float,
+        src: tuple[str, str] | None,
+        dst: tuple[str, str] | None,
+        what: str,
+        free_tier: bool = False,
     ) -> tuple[float, list[str], bool]:
         """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source;
         with the notes and whether the price is an assumption."""
@@ -107,23 +115,27 @@ class CostFacts:
         if dst is not None and dst[0] == src[0]:
             price, note = self._field(src[0], src[1], "inter_region_usd_per_gb")
             if price is not None:
-                return float(gb * price), ([f"{what}: {note}"] if note else []), False
+                return float(gb * price), ([f"{_(what)}: {note}"] if note else []), False
             notes.append(
-                f"{what}: inter-region price of {src[0]}/{src[1]} unknown; internet egress used instead"
+                _("{what}: inter-region price of {where} unknown; internet egress used instead").format(
+                    what=_(what), where=f"{src[0]}/{src[1]}"
+                )
             )
         tiers, note, assumed = self._egress_tiers(src[0], src[1], what)
         if note:
             notes.append(note)
+        if not free_tier:
+            tiers = without_free_allowance(tiers)
         return float(tiered_cost_usd(np.array([gb]), tiers)[0]), notes, assumed
 
     def charges(self, provider: str, region: str, job: JobFacts) -> RegionCharges:
         """Egress, storage price and licence fees of running ``job`` in ``provider/region``."""
         here = (provider, region)
         egress_in, notes_in, assumed_in = self._transfer_usd(
-            job.dataset_gb, job.data_location, here, "dataset in"
+            job.dataset_gb, job.data_location, here, N_("dataset in"), job.egress_free_tier
         )
         egress_out, notes_out, assumed_out = self._transfer_usd(
-            job.result_size_gb, here, job.data_location, "results back"
+            job.result_size_gb, here, job.data_location, N_("results back"), job.egress_free_tier
         )
         assumptions = [*notes_in, *notes_out]
         unknown = assumed_in or assumed_out
@@ -133,12 +145,12 @@ class CostFacts:
         if price is None:
             unknown = True
             price = self._max_block if kind == "block" else self._max_object
-            assumptions.append(
-                f"storage: {kind} storage price of {provider}/{region} unknown; "
-                f"assumed {price} USD/GB-month (highest known)"
+            text = _(
+                "storage: {kind} storage price of {where} unknown; assumed {price}/GB-month (highest known)"
             )
+            assumptions.append(text.format(kind=kind, where=f"{provider}/{region}", price=money(price)))
         elif note:
-            assumptions.append(f"storage: {note}")
+            assumptions.append(_("storage: {note}").format(note=note))
         rc = self._by_region.get(here)
         licence = rc.licence_usd_per_instance_hour if rc else 0.0
         if rc is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpuplan.i18n import _
 from gpuplan.plan.constraints import Constraints, Objective
 
 __all__ = ["CostBreakdown", "Option", "PersonaPick", "Plan", "SpotRisk"]
@@ -91,6 +92,8 @@ class Option:
     compliance: tuple[str, ...]
     kubernetes: str | None
     """The provider's managed Kubernetes service (EKS, AKS …)."""
+    step_time_s: float | None = None
+    """One training step (one batch) on this configuration, s; None when unknown."""
     flags: tuple[str, ...] = ()
     """Warnings: low-confidence price, stale price, assumed billing step …"""
     assumptions: tuple[str, ...] = ()
@@ -110,8 +113,9 @@ class Option:
 
     @property
     def label(self) -> str:
+        """``aws/us-east-1 2× p5en.48xlarge spot``, the pricing model in the current language."""
         nodes = f"{self.nodes}× " if self.nodes > 1 else ""
-        return f"{self.provider}/{self.region} {nodes}{self.instance_type} {self.pricing}"
+        return f"{self.provider}/{self.region} {nodes}{self.instance_type} {_(self.pricing)}"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuplan.i18n import N_
 from gpuplan.plan.inputs import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 
 __all__ = [
@@ -55,31 +56,49 @@ class SpotRate:
 #: instances/preemptible); GPU spot capacity is the most contended, so a day is taken as the mean
 #: time between interruptions wherever nothing is published. Conservative, not measured.
 _DEFAULT_PER_HOUR = 1.0 / 24.0
-_DEFAULT_TEXT = "assumed: 1 interruption per 24 instance-hours"
-
 DEFAULT_SPOT_RATE = SpotRate(
     per_hour=_DEFAULT_PER_HOUR,
-    source=f"{_DEFAULT_TEXT} (no published rate; GCP stops preemptible VMs after 24 h)",
+    source=N_(
+        "assumed: 1 interruption per 24 instance-hours (no published rate; "
+        "GCP stops preemptible VMs after 24 h)"
+    ),
     assumed=True,
 )
 
 #: The stated default per provider: the same assumed rate, with what each provider does publish.
+#: Whole sentences, so that the report can show them in the user's language.
 SPOT_DEFAULTS: dict[str, SpotRate] = {
-    provider: SpotRate(per_hour=_DEFAULT_PER_HOUR, source=f"{_DEFAULT_TEXT} ({what})", assumed=True)
-    for provider, what in {
-        "aws": "AWS publishes interruption-frequency bands per instance type in the Spot Instance "
-        "Advisor; none in the catalog for this offer",
-        "azure": "Azure shows an eviction-rate band per VM size in the portal; none in the catalog "
-        "for this offer",
-        "gcp": "GCP publishes no rate; its preemptible VMs stop after 24 h",
-        "alibaba": "Alibaba publishes no rate; a spot instance is kept for at least its 1-hour "
-        "protection period",
-        "tencent": "Tencent publishes no rate",
-        "huawei": "Huawei publishes no rate",
-        "volcengine": "Volcano Engine publishes no rate",
-        "lambda": "Lambda sells no interruptible instances",
-        "runpod": "RunPod publishes no rate for interruptible pods",
-        "vast": "Vast.ai publishes no rate; an interruptible instance is paused when outbid",
+    provider: SpotRate(per_hour=_DEFAULT_PER_HOUR, source=text, assumed=True)
+    for provider, text in {
+        "aws": N_(
+            "assumed: 1 interruption per 24 instance-hours (AWS publishes interruption-frequency bands "
+            "per instance type in the Spot Instance Advisor; none in the catalog for this offer)"
+        ),
+        "azure": N_(
+            "assumed: 1 interruption per 24 instance-hours (Azure shows an eviction-rate band per VM "
+            "size in the portal; none in the catalog for this offer)"
+        ),
+        "gcp": N_(
+            "assumed: 1 interruption per 24 instance-hours (GCP publishes no rate; its preemptible VMs "
+            "stop after 24 h)"
+        ),
+        "alibaba": N_(
+            "assumed: 1 interruption per 24 instance-hours (Alibaba publishes no rate; a spot instance "
+            "is kept for at least its 1-hour protection period)"
+        ),
+        "tencent": N_("assumed: 1 interruption per 24 instance-hours (Tencent publishes no rate)"),
+        "huawei": N_("assumed: 1 interruption per 24 instance-hours (Huawei publishes no rate)"),
+        "volcengine": N_("assumed: 1 interruption per 24 instance-hours (Volcano Engine publishes no rate)"),
+        "lambda": N_(
+            "assumed: 1 interruption per 24 instance-hours (Lambda sells no interruptible instances)"
+        ),
+        "runpod": N_(
+            "assumed: 1 interruption per 24 instance-hours (RunPod publishes no rate for interruptible pods)"
+        ),
+        "vast": N_(
+            "assumed: 1 interruption per 24 instance-hours (Vast.ai publishes no rate; an interruptible "
+            "instance is paused when outbid)"
+        ),
     }.items()
 }
 

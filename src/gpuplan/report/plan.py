@@ -39,9 +39,7 @@ import math
 from dataclasses import asdict
 from typing import Any
 
-from gpuplan.i18n import _, ngettext
 from gpuplan.plan.result import Option, Plan
-from gpuplan.units import format_hours
 
 __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
 
@@ -146,110 +144,8 @@ def plan_json(plan: Plan, workload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _usd(x: float) -> str:
-    return f"${x:,.0f}" if x >= 1000 else f"${x:,.2f}"
-
-
 def plan_view(plan: Plan) -> Any:
-    """A Rich renderable: ranked options, why the winner wins, personas, baseline, exclusions, notes."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+    """A Rich renderable of ``plan`` (see ``report/plan_view.py``)."""
+    from gpuplan.report.plan_view import plan_view as view
 
-    table = Table(title=f"Options (objective: {plan.objective.value})", title_justify="left")
-    for col, justify in (
-        ("#", "right"),
-        ("provider/region", "left"),
-        ("instance", "left"),
-        ("GPUs", "right"),
-        ("pricing", "left"),
-        ("time", "right"),
-        ("all-in cost", "right"),
-        ("range", "right"),
-        ("miss P", "right"),
-        ("notes", "left"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
-    for rank, o in enumerate(plan.options, 1):
-        miss = o.deadline_miss_probability
-        table.add_row(
-            str(rank),
-            f"{o.provider}/{o.region}",
-            f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type,
-            f"{o.gpu_count}× {o.gpu}",
-            o.pricing,
-            format_hours(o.job_time_h),
-            _usd(o.total_cost_usd),
-            f"{_usd(o.total_cost_usd_low)}–{_usd(o.total_cost_usd_high)}",
-            "" if miss is None else f"{miss:.0%}" if miss >= 0.01 or miss == 0 else "<1%",
-            ", ".join(o.flags),
-        )
-    rec = plan.recommended
-    b = rec.cost_breakdown
-    lines = [
-        Text.assemble(
-            ("Recommended: ", "bold"),
-            rec.label,
-            f" — {format_hours(rec.job_time_h)}, {_usd(rec.total_cost_usd)}",
-        ),
-        Text(
-            f"  compute {_usd(b.compute_usd)} · storage {_usd(b.storage_usd)} · egress {_usd(b.egress_usd)}"
-            f" · licences {_usd(b.licence_usd)} · spot overhead {_usd(b.spot_overhead_usd)}"
-            f"  (price as of {rec.as_of or '?'}, {rec.confidence}; {rec.price_source})"
-        ),
-    ]
-    if rec.spot:
-        s = rec.spot
-        ckpt = (
-            f"checkpoint every {s.checkpoint_interval_min:.0f} min (Young/Daly)"
-            if s.checkpoint_interval_min
-            else "no checkpoints (restart only)"
-        )
-        lines.append(
-            Text(
-                f"  spot: {s.expected_interruptions:.2f} expected interruptions "
-                f"(MTBI {format_hours(s.mtbi_h)}), "
-                f"{ckpt}, {format_hours(s.expected_lost_h)} lost to interruptions; rate: {s.rate_source}"
-            )
-        )
-    lines += [Text(f"  why: {w}") for w in plan.why]
-    for a in rec.assumptions:
-        lines.append(Text(f"  assumed: {a}", style="yellow"))
-    if plan.baseline is not None and plan.savings_vs_baseline_pct is not None:
-        lines.append(
-            Text(
-                f"Savings vs {plan.baseline.label} ({_usd(plan.baseline.total_cost_usd)}, "
-                f"{format_hours(plan.baseline.job_time_h)}): {plan.savings_vs_baseline_pct:.0f} %"
-            )
-        )
-    else:
-        lines.append(Text(plan.baseline_note))
-    lines.append(Text("Personas:", style="bold"))
-    for p in plan.personas:
-        pick = (
-            f"{p.option.label} — {format_hours(p.option.job_time_h)}, {_usd(p.option.total_cost_usd)}"
-            if p.option
-            else p.note
-        )
-        lines.append(Text(f"  {p.persona}: {pick}  [{p.rule}]"))
-    excluded = ", ".join(f"{k} {v}" for k, v in plan.excluded.items()) or "none"
-    lines.append(
-        Text(
-            _("Pareto front: {options};").format(
-                options=ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto))
-            )
-            + f" {plan.feasible} feasible of "
-            f"{plan.candidates} candidates; excluded: {excluded}"
-        )
-    )
-    # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
-    front = list(plan.pareto)
-    if len(front) > 8:
-        step = (len(front) - 1) / 7
-        front = [front[round(i * step)] for i in range(8)]
-    lines += [
-        Text(f"  {format_hours(o.job_time_h):>8}  {_usd(o.total_cost_usd):>10}  {o.label}", style="cyan")
-        for o in front
-    ]
-    lines += [Text(f"note: {n}", style="dim") for n in plan.notes]
-    return Group(table, *lines)
+    return view(plan)

@@ -222,12 +222,15 @@ class ConstraintsSpec(Spec):
     pricing: Names = ()
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
     max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
+    max_nodes: int | None = Field(default=None, ge=1, le=100_000)
+    """Most instances the job may span (the planner's default is 8)."""
     min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=1e6)
     interconnect: str | None = None
     """Required GPU link, e.g. ``nvlink``, ``pcie``, ``infiniband``."""
     compliance: Names = ()
     """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``)."""
-    objective: ObjectiveField = Objective.BALANCED
+    objective: ObjectiveField = Objective.COST
+    """``cost`` (default: the cheapest that meets deadline and budget), ``time`` or ``balanced``."""
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
 

@@ -1,0 +1,306 @@
+"""The terminal view of a plan: ranked options, why the winner wins, personas, the front, assumptions.
+
+Every text goes through the message catalog and every amount through the current display currency
+(``gpuplan.i18n``). The options table picks, at render time, the widest layout that fits the
+console (stacking where/instance/GPUs and cost/range in one cell as it narrows), so 80, 100 and
+120 columns all show every identifier whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
+from gpuplan.plan.rank import OBJECTIVE_NAMES
+from gpuplan.plan.result import Option, Plan
+from gpuplan.units import format_hours
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.table import Table
+
+__all__ = ["PERSONA_NAMES", "option_label", "plan_view", "pricing_name"]
+
+#: Footnote markers for option flags, in the order flags are first met (not digits: "2¹" reads as a power).
+_MARKS = "*†‡§¶"
+#: Words the plan stores as codes (JSON keeps the codes), marked here for the catalog.
+_CODES = (
+    N_("provider"),
+    N_("region"),
+    N_("country"),
+    N_("pricing"),
+    N_("needs_commitment"),
+    N_("compliance"),
+    N_("interconnect"),
+    N_("min_gpu_memory"),
+    N_("max_gpus"),
+    N_("fractional_gpu"),
+    N_("unpriced"),
+    N_("low_confidence_price"),
+    N_("does_not_fit"),
+    N_("spot_too_unstable"),
+    N_("unknown_cost_component"),
+    N_("over_deadline"),
+    N_("over_budget"),
+    N_("high"),
+    N_("secondary"),
+    N_("low"),
+)
+PERSONA_NAMES = {
+    "budget": N_("budget"),
+    "performance": N_("performance"),
+    "kubernetes": N_("kubernetes"),
+    "compliance": N_("compliance"),
+}
+
+
+def pricing_name(code: str) -> str:
+    """A pricing model in the user's language (``on_demand`` → ``按需``)."""
+    return _(code)
+
+
+def option_label(o: Option) -> str:
+    """``aws/us-east-1 2× p5en.48xlarge spot``, with the pricing model in the user's language."""
+    return o.label
+
+
+def _instance(o: Option) -> str:
+    return f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
+
+
+class _Widest:
+    """Renders the first of ``builders`` (widest first) whose table fits the console width."""
+
+    def __init__(self, builders: Sequence[Callable[[], Table]]) -> None:
+        self.builders = builders
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.measure import Measurement
+
+        # Measure without the console's limit (Measurement.get clamps to it).
+        unbounded = options.update_width(10_000)
+        for build in self.builders[:-1]:
+            table = build()
+            if Measurement.get(console, unbounded, table).maximum <= options.max_width:
+                yield table
+                return
+        yield self.builders[-1]()
+
+
+def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
+    """Layout 0: one column per field; 1: range under the cost; 2: GPUs under where and instance."""
+    from rich import box
+    from rich.table import Table
+
+    with_miss = plan.constraints.deadline_h is not None
+    title = _("Options, best first by {objective}").format(objective=_(OBJECTIVE_NAMES[plan.objective]))
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
+    # Identifiers fold rather than end in "…" if the console is narrower than every layout.
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column(_("where / instance") if layout < 2 else _("where / instance / GPUs"), overflow="fold")
+    if layout < 2:
+        table.add_column(_("GPUs"), overflow="fold")
+    table.add_column(_("pricing"), overflow="fold")
+    table.add_column(_("time"), justify="right", no_wrap=True)
+    table.add_column(_("all-in cost"), justify="right", no_wrap=True)
+    if layout == 0:
+        table.add_column(_("range"), justify="right", no_wrap=True)
+    if with_miss:
+        table.add_column(_("miss P"), justify="right", no_wrap=True)
+    m = current_money()
+    for rank, o in enumerate(plan.options, 1):
+        gpus = f"{o.gpu_count}× {o.gpu}"
+        where = f"{o.provider}/{o.region}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
+        cost = m.format(o.total_cost_usd)
+        band = m.format_range(o.total_cost_usd_low, o.total_cost_usd_high)
+        row = [f"{rank}{''.join(sorted((marks[f] for f in o.flags), key=_MARKS.index))}", where]
+        if layout < 2:
+            row.append(gpus)
+        row += [pricing_name(o.pricing), format_hours(o.job_time_h)]
+        row += [cost, band] if layout == 0 else [f"{cost}\n[dim]{band}[/dim]"]
+        if with_miss:
+            miss = o.deadline_miss_probability
+            row.append(format_percent(miss) if miss is not None else "—")
+        table.add_row(*row)
+    return table
+
+
+def _flag_marks(options: Iterable[Option]) -> dict[str, str]:
+    marks: dict[str, str] = {}
+    for o in options:
+        for f in o.flags:
+            if f not in marks and len(marks) < len(_MARKS):
+                marks[f] = _MARKS[len(marks)]
+    return marks
+
+
+def _breakdown_line(o: Option) -> str:
+    b = o.cost_breakdown
+    parts = [
+        _("compute {amount}").format(amount=money(b.compute_usd)),
+        _("storage {amount}").format(amount=money(b.storage_usd)),
+        _("egress {amount}").format(amount=money(b.egress_usd)),
+        _("licences {amount}").format(amount=money(b.licence_usd)),
+    ]
+    if o.spot:
+        parts.append(_("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)))
+    return " · ".join(parts)
+
+
+def _recommended(plan: Plan) -> list[Any]:
+    from rich.text import Text
+
+    rec = plan.recommended
+    lines: list[Any] = [
+        Text.assemble(
+            (_("Recommended: "), "bold"),
+            option_label(rec),
+            " — " + _time_cost(rec),
+        ),
+        Text("  " + _breakdown_line(rec)),
+        Text(
+            "  "
+            + _("price {price} per instance, as of {date} ({confidence}); {source}").format(
+                price=money(rec.price_usd_per_hour, per=_("h")),
+                date=rec.as_of or "?",
+                confidence=_(rec.confidence),
+                source=rec.price_source,
+            )
+        ),
+        Text(
+            "  "
+            + _("peak memory {gib} GiB per GPU ({gpu}, {total} GiB)").format(
+                gib=f"{rec.peak_memory_gib:.1f}", gpu=rec.gpu, total=_gpu_memory(rec)
+            )
+        ),
+    ]
+    if rec.spot:
+        s = rec.spot
+        ckpt = (
+            _("checkpoint every {minutes} min (Young/Daly)").format(
+                minutes=f"{s.checkpoint_interval_min:.0f}"
+            )
+            if s.checkpoint_interval_min
+            else _("no checkpoints (restart only)")
+        )
+        lines.append(
+            Text(
+                "  "
+                + _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
+                    n=f"{s.expected_interruptions:.2f}",
+                    mtbi=format_hours(s.mtbi_h),
+                    checkpoint=ckpt,
+                    lost=format_hours(s.expected_lost_h),
+                )
+            )
+        )
+    lines += [Text("  " + _("why: {reason}").format(reason=w)) for w in plan.why]
+    lines += [Text("  " + _("assumed: {what}").format(what=a), style="yellow") for a in rec.assumptions]
+    return lines
+
+
+def _time_cost(o: Option) -> str:
+    return _("{time}, {cost}").format(time=format_hours(o.job_time_h), cost=money(o.total_cost_usd))
+
+
+def _gpu_memory(o: Option) -> str:
+    from gpuplan.errors import GpuplanError
+    from gpuplan.hardware import get_gpu
+
+    try:
+        return f"{get_gpu(o.gpu).memory_gib:g}"
+    except GpuplanError:
+        return "?"
+
+
+def _savings(plan: Plan) -> Any:
+    from rich.text import Text
+
+    base = plan.baseline
+    pct = plan.savings_vs_baseline_pct
+    if base is None or pct is None:
+        return Text(plan.baseline_note)
+    what = _("{option} ({cost}, {time})").format(
+        option=option_label(base), cost=money(base.total_cost_usd), time=format_hours(base.job_time_h)
+    )
+    if pct >= 0:
+        return Text(
+            _("Savings vs {baseline}: {share}").format(baseline=what, share=format_percent(pct / 100))
+        )
+    # Dearer than the naive choice (a time objective): say how much more, not "savings −1532 %".
+    times = plan.recommended.total_cost_usd / base.total_cost_usd
+    return Text(
+        _("Costs {times}× the baseline {baseline}, for {time} instead").format(
+            times=f"{times:.1f}", baseline=what, time=format_hours(plan.recommended.job_time_h)
+        )
+    )
+
+
+def _personas(plan: Plan) -> list[Any]:
+    from rich.text import Text
+
+    lines: list[Any] = [Text(_("Personas:"), style="bold")]
+    for p in plan.personas:
+        name = _(PERSONA_NAMES.get(p.persona, p.persona))
+        pick = f"{option_label(p.option)} — {_time_cost(p.option)}" if p.option else p.note
+        lines.append(Text("  " + _("{name}: {pick}").format(name=name, pick=pick)))
+        lines.append(Text(f"    {p.rule}", style="dim"))
+    return lines
+
+
+def _front(plan: Plan) -> list[Any]:
+    from rich.text import Text
+
+    excluded = _(", ").join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
+    lines: list[Any] = [
+        Text(
+            _(
+                "Pareto front ({options}): {feasible} of {candidates} candidates feasible; "
+                "excluded: {excluded}"
+            ).format(
+                options=ngettext("{n} option", "{n} options", len(plan.pareto)).format(n=len(plan.pareto)),
+                feasible=f"{plan.feasible:,}",
+                candidates=f"{plan.candidates:,}",
+                excluded=excluded,
+            ),
+            style="bold",
+        )
+    ]
+    # The front from cheapest to fastest; long fronts are thinned to a readable 8 points.
+    front = list(plan.pareto)
+    if len(front) > 8:
+        step = (len(front) - 1) / 7
+        front = [front[round(i * step)] for i in range(8)]
+    lines += [
+        Text(
+            f"  {format_hours(o.job_time_h):>8}  {money(o.total_cost_usd):>10}  {option_label(o)}",
+            style="cyan",
+        )
+        for o in front
+    ]
+    return lines
+
+
+def plan_view(plan: Plan) -> Any:
+    """A Rich renderable of ``plan`` in the current language and display currency."""
+    from rich.console import Group
+    from rich.text import Text
+
+    marks = _flag_marks(plan.options)
+    table = _Widest([partial(_options_table, plan, marks, layout) for layout in (0, 1, 2)])
+    parts: list[Any] = [table]
+    if marks:
+        parts.append(Text("  ".join(f"{m} {_(flag)}" for flag, m in marks.items()), style="dim"))
+    parts += _recommended(plan)
+    parts.append(_savings(plan))
+    parts += _personas(plan)
+    parts += _front(plan)
+    parts.append(Text(_("Assumptions and notes:"), style="bold"))
+    notes = list(plan.notes)
+    rate = current_money().rate_note()
+    if rate:
+        notes.append(rate)
+    parts += [Text(f"  - {n}", style="dim") for n in notes]
+    return Group(*parts)
