@@ -193,7 +193,10 @@ def _short_errors(e: ValidationError) -> str:
     first = e.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"
     more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}"
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    # A validator's message may already start with the field's name ("model.python 'x' is not …").
+    named = msg.startswith((where, where.rsplit(".", 1)[-1]))
+    return f"{msg}{more}" if named else f"{where}: {msg}{more}"
 
 
 class LaunchSpec(BaseModel):
