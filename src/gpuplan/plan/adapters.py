@@ -82,6 +82,13 @@ def _gpu_memory_gib(gpu_id: str) -> float:
         return math.nan
 
 
+def _discount_note(p: OfferPrice) -> str:
+    """Said beside the price wherever it is shown: the user's negotiated discount is in it."""
+    if p.discount_percent is None or p.list_price_usd_per_hour is None:
+        return ""
+    return f" [your {p.discount_percent:g} % discount applied; list {p.list_price_usd_per_hour:,.4f} USD/h]"
+
+
 def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     """The store's offers (one per offer × pricing model) as planner columns.
 
@@ -124,7 +131,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 compliance=tuple(p.compliance),
                 confidence=p.confidence or "low",
                 as_of=p.as_of or "",
-                source=p.source or "",
+                source=(p.source or "") + _discount_note(p),
                 stale=p.stale,
             )
         )
