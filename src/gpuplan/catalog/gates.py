@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
 from gpuplan.errors import NotFoundError
 from gpuplan.hardware import all_gpus
+from gpuplan.vocab import PRICING_RULES
 
 __all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "parse_as_of"]
 
@@ -40,14 +41,8 @@ MIN_GPU_FRACTION = 0.1
 #: No control characters, no quotes: these names reach reports and generated launch files.
 _NAME = re.compile(r"[A-Za-z0-9*][A-Za-z0-9 ._()/+:*-]{0,127}")
 
-#: Which units each pricing model may be published in.
-_UNITS: dict[PricingModel, frozenset[str]] = {
-    PricingModel.ON_DEMAND: frozenset({"hour"}),
-    PricingModel.SPOT: frozenset({"hour"}),
-    PricingModel.MONTHLY: frozenset({"month"}),
-    PricingModel.RESERVED_1Y: frozenset({"hour", "month"}),
-    PricingModel.RESERVED_3Y: frozenset({"hour", "month"}),
-}
+#: Which units each pricing model may be published in (its billing rule in the vocabulary).
+_UNITS: dict[PricingModel, frozenset[str]] = {PricingModel(p): r.units for p, r in PRICING_RULES.items()}
 
 _AS_OF = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 

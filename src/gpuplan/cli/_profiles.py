@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def open_cache(db: str | None) -> Store | None:
     """The catalog store as a profile cache, or None (with a warning) when it cannot be opened:
     a broken cache must not block an estimate."""
-    from gpuplan.catalog.store import open_store
+    from gpuplan.catalog.opening import open_store
 
     try:
         return open_store(db, seed=False)
@@ -47,10 +47,10 @@ def load_profile(
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
     if store is not OPEN_DB:
-        return profile(workload, _TolerantCache(store) if store is not None else None)
+        return profile(workload, _TolerantCache(store.local) if store is not None else None)
     cache = open_cache(db)
     try:
-        return profile(workload, _TolerantCache(cache) if cache is not None else None)
+        return profile(workload, _TolerantCache(cache.local) if cache is not None else None)
     finally:
         if cache is not None:
             cache.close()
@@ -61,7 +61,7 @@ class _TolerantCache:
     read-only catalog file or folder, a full disk, another writer holding the lock past the busy
     timeout. The trace is the expensive part; a cache that cannot keep it is only slower next time."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: LocalStore) -> None:
         self._store = store
         self._warned = False
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -45,7 +44,7 @@ def estimate_cmd(
     from rich.console import Console
 
     from gpuplan.api import estimate
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
 
@@ -57,7 +56,7 @@ def estimate_cmd(
         with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say("estimating…")
-            measured = store.bench_results() if store is not None else []
+            measured = store.local.bench_results() if store is not None else []
             report = estimate(
                 workload, gpu or None, count=count, profile=prof, measurements=measured, network=network
             )
@@ -79,10 +78,7 @@ def estimate_cmd(
             parallelism=workload.parallelism.value,
             gradient_accumulation=workload.gradient_accumulation,
         )
-        from gpuplan.report.common import to_jsonable
-
-        # to_jsonable: an unknown (infinite) figure is null, never the non-JSON `Infinity`.
-        sys.stdout.write(json.dumps(to_jsonable(doc), indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(doc.to_json())
         return
     Console().print(estimate_view(prof, outcomes, cal))
 

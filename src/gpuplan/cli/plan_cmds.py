@@ -6,7 +6,6 @@ not import torch.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -140,7 +139,7 @@ def plan_cmd(
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
     apply_language(lang)
     from gpuplan.catalog import display_money, open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.i18n import set_money
     from gpuplan.plan import BaselineSpec, parse_duration_h, plan_workload
     from gpuplan.workload import load_workload
@@ -190,12 +189,9 @@ def plan_cmd(
     if out is not None:
         _write_report(plan, workload.name, out)
     if as_json:
-        from gpuplan.report.common import to_jsonable
         from gpuplan.report.plan import plan_json
 
-        # to_jsonable: an unknown (infinite) figure is null, never the non-JSON `Infinity`.
-        doc = to_jsonable(plan_json(plan, workload.to_dict()))
-        sys.stdout.write(json.dumps(doc, indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(plan_json(plan, workload.to_dict()).to_json())
         return
     from gpuplan.i18n import _
     from gpuplan.report.plan import plan_view

@@ -119,7 +119,7 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
     if not path.is_absolute() and usage.base_dir:
         path = Path(usage.base_dir) / path
     workload = load_workload(path)
-    prof = trace_profile(workload, store)
+    prof = trace_profile(workload, store.local)
     c = usage.constraints
     overrides = {
         "providers": c.providers or None,

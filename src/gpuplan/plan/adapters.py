@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
@@ -25,8 +24,10 @@ from gpuplan.plan.inputs import (
     RegionCosts,
     TransferTier,
 )
+from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import region_country
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -48,7 +49,7 @@ __all__ = [
 #: plan: a service has no end, so options are compared on a month of capacity.
 SERVING_HOURS = HOURS_PER_MONTH
 
-_TERM_HOURS = {"reserved_1y": 8760.0, "reserved_3y": 3 * 8760.0}
+_TERM_HOURS = {p: r.term_hours for p, r in PRICING_RULES.items() if r.term_hours is not None}
 _GB_PER_GIB = 1.073741824
 _COUNTRY_NAMES = {
     "china": "cn",
@@ -240,10 +241,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         commitment=spec.commitment,
         objective=Objective.cast(str(spec.objective)),
     )
-    given = {k: v for k, v in overrides.items() if v is not None}
-    if "objective" in given:
-        given["objective"] = Objective.cast(given["objective"])
-    return replace(base, **given)
+    return PlanOverrides.from_mapping(overrides).apply(base)
 
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:

@@ -12,8 +12,8 @@ from typing import Any
 
 from gpuplan.bounded import MAX_CONFIG_BYTES, read_text
 from gpuplan.errors import EstimateError, WorkloadError
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
 __all__ = ["hf_bundle", "hf_bundle_for"]
