@@ -103,7 +103,7 @@ def test_store_errors_are_one_line_without_sql(tmp_path: Path, monkeypatch: pyte
     holder.execute("BEGIN IMMEDIATE")  # what an import in progress holds
     try:
         with pytest.raises(StoreError) as e:
-            store.put_profile("k", 1, "{}")
+            store.local.put_profile("k", 1, "{}")
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -40,6 +40,7 @@ class ImportTarget(Protocol):
 
     def invalidate_caches(self) -> None: ...
 
+
 T = TypeVar("T")
 
 
@@ -150,7 +151,7 @@ def import_offers(
 WRITE_ATTEMPTS = 3
 
 
-def _with_retry(store: Store, write: Callable[[Connection], T], what: str) -> T:
+def _with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str) -> T:
     """``write`` in its own transaction, tried again while another writer keeps the database locked
     beyond the busy timeout; any failure rolls back (the database is left unchanged)."""
     from gpuplan.catalog.opening import db_error, is_busy, writing

@@ -10,6 +10,7 @@ from gpuplan.errors import InputError, StoreError
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.catalog.local_store import LocalStore
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 

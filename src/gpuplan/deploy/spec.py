@@ -61,6 +61,9 @@ __all__ = [
 ]
 
 
+#: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.
+MAX_NAME_CHARS = 128
+
 #: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
 #: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
 #: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
@@ -293,6 +296,13 @@ class LaunchSpec(BaseModel):
         option = doc.get("recommended")
         if not isinstance(option, dict):
             raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
+        for key in ("provider", "region", "zone", "instance_type", "gpu", "pricing"):
+            value = option.get(key)
+            if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+                raise DeployError(
+                    f"{source}: recommended.{key} is {len(value):,} characters long (at most "
+                    f"{MAX_NAME_CHARS}): re-run `gpuplan plan`"
+                )
         try:
             opt = PlanOption.model_validate(option)
         except ValidationError as e:
