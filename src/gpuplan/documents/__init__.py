@@ -38,14 +38,23 @@ from gpuplan.documents.plan import (
     PlanWorkload,
     SpotDoc,
 )
+from gpuplan.documents.simulate import (
+    AUTOSCALE_SCHEMA_VERSION,
+    SHARE_SCHEMA_VERSION,
+    AutoscaleDocument,
+    ShareDocument,
+)
 
 __all__ = [
+    "AUTOSCALE_SCHEMA_VERSION",
     "DOCUMENTS",
     "ESTIMATE_SCHEMA_VERSION",
     "GPUS_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
+    "SHARE_SCHEMA_VERSION",
     "AdviceItem",
+    "AutoscaleDocument",
     "CalibrationSummary",
     "CheapestPrice",
     "CostBreakdownDoc",
@@ -63,6 +72,7 @@ __all__ = [
     "PlanOption",
     "PlanWorkload",
     "ServingDoc",
+    "ShareDocument",
     "SpotDoc",
 ]
 
@@ -74,4 +84,6 @@ DOCUMENTS: dict[str, type[Document]] = {
     "estimate": EstimateDocument,
     "offers": OffersDocument,
     "gpus": GpusDocument,
+    "simulate-autoscale": AutoscaleDocument,
+    "simulate-share": ShareDocument,
 }
