@@ -18,6 +18,7 @@ from gpuplan.documents import (
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
+    TCO_SCHEMA_VERSION,
     PlanDocument,
 )
 from gpuplan.documents.schemas import schema_texts
@@ -42,6 +43,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "gpus": GPUS_SCHEMA_VERSION,
         "simulate-autoscale": AUTOSCALE_SCHEMA_VERSION,
         "simulate-share": SHARE_SCHEMA_VERSION,
+        "tco": TCO_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

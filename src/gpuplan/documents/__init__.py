@@ -44,6 +44,7 @@ from gpuplan.documents.simulate import (
     AutoscaleDocument,
     ShareDocument,
 )
+from gpuplan.documents.tco import TCO_SCHEMA_VERSION, TcoDocument
 
 __all__ = [
     "AUTOSCALE_SCHEMA_VERSION",
@@ -53,6 +54,7 @@ __all__ = [
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
     "SHARE_SCHEMA_VERSION",
+    "TCO_SCHEMA_VERSION",
     "AdviceItem",
     "AutoscaleDocument",
     "CalibrationSummary",
@@ -74,6 +76,7 @@ __all__ = [
     "ServingDoc",
     "ShareDocument",
     "SpotDoc",
+    "TcoDocument",
 ]
 
 from gpuplan.documents.base import Document
@@ -86,4 +89,5 @@ DOCUMENTS: dict[str, type[Document]] = {
     "gpus": GpusDocument,
     "simulate-autoscale": AutoscaleDocument,
     "simulate-share": ShareDocument,
+    "tco": TcoDocument,
 }
