@@ -42,7 +42,9 @@ DATA_FILES: tuple[str, ...] = ("calibration.csv", "calibration_extra.csv", "cali
 #: What a row measures → the metrics (units) allowed for it.
 METRICS: Mapping[str, frozenset[str]] = {
     # images_per_s, sequences_per_s, tokens_per_s, output_tokens_per_s: totals over all gpu_count GPUs.
-    # tokens_per_s_per_gpu, model_tflops_per_gpu: per GPU (model FLOPs by the row's flop_formula).
+    # tokens_per_s_per_gpu, output_tokens_per_s_per_gpu: per GPU.
+    # model_tflops_per_gpu, hardware_tflops_per_gpu: per GPU, FLOPs counted by the row's flop_formula
+    # (hardware FLOPs include the recompute of activation checkpointing, model FLOPs do not).
     "throughput": frozenset(
         {
             "images_per_s",
@@ -50,7 +52,9 @@ METRICS: Mapping[str, frozenset[str]] = {
             "tokens_per_s",
             "tokens_per_s_per_gpu",
             "output_tokens_per_s",
+            "output_tokens_per_s_per_gpu",
             "model_tflops_per_gpu",
+            "hardware_tflops_per_gpu",
         }
     ),
     # Serving latencies: time to first token and inter-token latency, in milliseconds.
