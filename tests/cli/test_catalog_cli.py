@@ -282,3 +282,15 @@ def test_offers_on_a_ready_database_reads_without_sqlalchemy(db: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert "SQLA=False" in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)
+
+
+def test_a_rate_the_wrong_way_round_is_one_line_and_cny_per_usd_reads_it_right(db: str) -> None:
+    bad = runner.invoke(app, ["--db", db, "offers", "--provider", "alibaba", "--usd-per-cny", "7.2"])
+    assert bad.exit_code == 1
+    assert "--cny-per-usd 7.2" in str(bad.exception) or "--cny-per-usd 7.2" in bad.output
+    good = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "alibaba", "--cny-per-usd", "7.2", "--json"]
+    )
+    assert good.exit_code == 0, good.output
+    items = [i for i in json.loads(good.stdout) if i["currency"] == "CNY"]
+    assert items and all(i["exchange_rate_usd_per_unit"] == pytest.approx(1 / 7.2) for i in items)

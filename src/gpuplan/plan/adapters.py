@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
 from gpuplan.i18n import _
+from gpuplan.i18n.countries import country_code
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.inputs import (
@@ -50,27 +51,6 @@ SERVING_HOURS = HOURS_PER_MONTH
 
 _TERM_HOURS = {"reserved_1y": 8760.0, "reserved_3y": 3 * 8760.0}
 _GB_PER_GIB = 1.073741824
-_COUNTRY_NAMES = {
-    "china": "cn",
-    "united states": "us",
-    "usa": "us",
-    "us": "us",
-    "germany": "de",
-    "japan": "jp",
-    "singapore": "sg",
-    "hong kong": "hk",
-    "united kingdom": "gb",
-    "uk": "gb",
-    "india": "in",
-    "korea": "kr",
-    "south korea": "kr",
-    "france": "fr",
-    "netherlands": "nl",
-    "ireland": "ie",
-    "australia": "au",
-    "canada": "ca",
-    "brazil": "br",
-}
 
 
 def _gpu_memory_gib(gpu_id: str) -> float:
@@ -215,15 +195,12 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
     def names(v: Sequence[str]) -> tuple[str, ...] | None:
         return tuple(v) or None
 
-    countries = names(spec.countries)
-    if countries:
-        countries = tuple(_COUNTRY_NAMES.get(c.lower(), c.lower()) for c in countries)
     base = Constraints(
         deadline_h=spec.deadline_hours,
         budget_usd=spec.budget_usd,
         providers=names(spec.providers),
         regions=names(spec.regions),
-        countries=countries,
+        countries=names(spec.countries),
         pricing=names(spec.pricing),
         max_gpus=spec.max_gpus,
         max_nodes=spec.max_nodes,
@@ -236,7 +213,11 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
     given = {k: v for k, v in overrides.items() if v is not None}
     if "objective" in given:
         given["objective"] = Objective.cast(given["objective"])
-    return replace(base, **given)
+    merged = replace(base, **given)
+    if merged.countries:
+        # "China", "中国", "CN" and "chn" all mean CN (ISO 3166 alpha-2, as the offers carry it).
+        merged = replace(merged, countries=tuple(dict.fromkeys(country_code(c) for c in merged.countries)))
+    return merged
 
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
