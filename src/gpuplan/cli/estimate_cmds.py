@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import spinner
 
@@ -22,10 +23,10 @@ def estimate_cmd(
     ] = None,
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="GPUs per configuration.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    lang: LangOption = None,
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
-    from rich.console import Console
-
+    apply_language(lang)
     from gpuplan.api import estimate
     from gpuplan.cli import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
@@ -60,7 +61,7 @@ def estimate_cmd(
         )
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return
-    Console().print(estimate_view(prof, outcomes, cal))
+    console().print(estimate_view(prof, outcomes, cal))
 
 
 def register(app: typer.Typer) -> None:
