@@ -4,12 +4,19 @@
     .venv/bin/python benchmarks/calibrate.py --cached   # use only cached profiles (no torch work)
     .venv/bin/python benchmarks/calibrate.py --check    # do not fit: score the shipped calibration
     .venv/bin/python benchmarks/calibrate.py --retrace  # re-trace every case (after tracer changes)
+    .venv/bin/python benchmarks/calibrate.py --folds 5  # k for the k-fold held-out error (default 5)
 
 Reads ``src/gpuplan/perf/data/calibration.csv`` (a copy of the shared data) and
 ``calibration_extra.csv``; traces each case's workload with the profile layer (profiles cached as
 JSON under ``tests/perf/fixtures/profiles/``, which the tests reuse); fits by coordinate descent
 (``gpuplan.perf.fit``); writes ``src/gpuplan/perf/calibration.json`` with the fit date, the data's
 hash and every row's prediction.
+
+Accuracy is judged held out: ``gpuplan.perf.crossval`` fits by robust least squares (scipy) and
+predicts every row from a fit without its fold (k-fold) and without its GPU architecture; the
+table prints in-sample and held-out errors side by side, the summary the medians, worst cases and
+the coverage of the 80 % split-conformal band, and ``benchmarks/results/calibration_heldout.svg``
+plots published against held-out predicted figures.
 """
 
 from __future__ import annotations
@@ -27,12 +34,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpuplan.perf.calibration import Calibration
+    from gpuplan.perf.crossval import CrossValidation
     from gpuplan.perf.fit import CalibrationCase
     from gpuplan.profile.model import Profile
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "tests" / "perf" / "fixtures" / "profiles"
 OUTPUT = ROOT / "src" / "gpuplan" / "perf" / "calibration.json"
+CHART = ROOT / "benchmarks" / "results" / "calibration_heldout.svg"
 
 
 def _profile_path(workload: dict[str, object]) -> Path:
@@ -99,6 +108,90 @@ def _print_table(cal: Calibration) -> None:
     )
 
 
+def _free_parameters(pairs: Sequence[tuple[CalibrationCase, Profile]]) -> list[str]:
+    from gpuplan.perf.crossval import BOUNDS
+
+    archs = sorted({c.architecture for c, _ in pairs})
+    return [*BOUNDS, *(f"arch:{a}" for a in archs)]
+
+
+def _heldout_table(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]) -> None:
+    import math
+
+    print(f"{'row':<80} {'arch':<13} {'in-sample':>10} {'k-fold':>8} {'w/o arch':>9}")
+    for (case, _), a, b, c in zip(
+        pairs, cv.in_sample_log_errors, cv.heldout_log_errors, cv.loao_log_errors, strict=True
+    ):
+        pct = [100.0 * (math.exp(x) - 1.0) for x in (a, b, c)]
+        cols = f"{pct[0]:>+9.1f}% {pct[1]:>+7.1f}% {pct[2]:>+8.1f}%"
+        print(f"{case.label[:80]:<80} {case.architecture:<13} {cols}")
+    s = cv.summary()
+    archs = sorted({c.architecture for c, _ in pairs})
+    print()
+    print(f"throughput rows: {int(s['rows'])} over {len(archs)} architectures ({', '.join(archs)})")
+    for name, what in (
+        ("in_sample", "in-sample"),
+        ("kfold", f"{cv.folds}-fold held out"),
+        ("loao", "leave-one-architecture-out"),
+    ):
+        print(
+            f"  {what:<28} median |error| {s[name + '_median_abs_error_pct']:5.1f} %, "
+            f"worst {s[name + '_worst_abs_error_pct']:6.1f} %"
+        )
+    print(
+        f"  80 % band (split-conformal on k-fold residuals): ×/÷ {math.exp(s['band_halfwidth_log']):.3f}, "
+        f"covers {100 * s['band_coverage']:.0f} % of held-out rows; unseen architecture ×/÷ "
+        f"{math.exp(cv.fitted.time_log_halfwidth_thin or 0):.3f}"
+    )
+    print(f"  frozen (no row sensitive to them): {', '.join(cv.frozen) or 'none'}")
+    print(f"  pooled toward the literature value (1–2 rows sensitive): {', '.join(cv.thin) or 'none'}")
+
+
+def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]) -> None:
+    """Published vs held-out predicted (ratio to published), one dot per row, by architecture."""
+    import math
+
+    width, height, pad = 720, 420, 60
+    errs = [100.0 * (math.exp(e) - 1.0) for e in cv.heldout_log_errors]
+    ins = [100.0 * (math.exp(e) - 1.0) for e in cv.in_sample_log_errors]
+    top = max(50.0, *map(abs, errs), *map(abs, ins))
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+    archs = sorted({c.architecture for c, _ in pairs})
+
+    def y(v: float) -> float:
+        return height / 2 - v / top * (height / 2 - pad)
+
+    step = (width - 2 * pad) / max(len(errs), 1)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+        'font-size="11">',
+        f'<text x="{pad}" y="20" font-size="13">Throughput error per calibration row: held out '
+        f"({cv.folds}-fold, filled) vs in-sample (hollow)</text>",
+        f'<line x1="{pad}" x2="{width - pad}" y1="{y(0)}" y2="{y(0)}" stroke="#888"/>',
+    ]
+    half = 100.0 * (math.exp(cv.summary()["band_halfwidth_log"]) - 1.0)
+    for v in (half, -half):
+        line = f'<line x1="{pad}" x2="{width - pad}" y1="{y(v):.1f}" y2="{y(v):.1f}"'
+        parts.append(line + ' stroke="#bbb" stroke-dasharray="4"/>')
+    parts.append(f'<text x="{width - pad + 4}" y="{y(half):.1f}">80 % band</text>')
+    for v in (-top, -top / 2, top / 2, top):
+        parts.append(f'<text x="{pad - 8}" y="{y(v) + 4:.1f}" text-anchor="end">{v:+.0f} %</text>')
+    for i, ((case, _), e, f) in enumerate(zip(pairs, errs, ins, strict=True)):
+        x = pad + (i + 0.5) * step
+        c = colours[archs.index(case.architecture) % len(colours)]
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y(e):.1f}" r="4" fill="{c}"><title>{case.label}</title></circle>'
+        )
+        parts.append(f'<circle cx="{x:.1f}" cy="{y(f):.1f}" r="4" fill="none" stroke="{c}"/>')
+    for j, a in enumerate(archs):
+        parts.append(
+            f'<text x="{pad + j * 110}" y="{height - 15}" fill="{colours[j % len(colours)]}">● {a}</text>'
+        )
+    parts.append("</svg>")
+    CHART.parent.mkdir(parents=True, exist_ok=True)
+    CHART.write_text("\n".join(parts) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -106,10 +199,11 @@ def main() -> None:
     parser.add_argument("--cached", action="store_true", help="use only cached profiles")
     parser.add_argument("--check", action="store_true", help="score the shipped calibration; do not fit")
     parser.add_argument("--retrace", action="store_true", help="re-trace every case (after tracer changes)")
+    parser.add_argument("--folds", type=int, default=5, help="k of the k-fold held-out error")
     args = parser.parse_args()
 
     from gpuplan.perf.calibration import PRIOR, load_calibration
-    from gpuplan.perf.fit import fit_calibration, load_cases, with_band
+    from gpuplan.perf.fit import load_cases, with_band
 
     cases, digest = load_cases()
     pairs = _profiles(cases, args.cached, args.retrace)
@@ -118,13 +212,35 @@ def main() -> None:
         cal = with_band(shipped, pairs, fitted_on=shipped.fitted_on, data_sha256=digest)
         _print_table(cal)
         return
+    from dataclasses import replace
+
+    from gpuplan.perf.crossval import Problem, cross_validate
+    from gpuplan.perf.fit import predict
+
     t0 = time.perf_counter()
-    fitted = fit_calibration(pairs, PRIOR, progress=lambda r: print(f"round {r + 1}", file=sys.stderr))
+    fit_pairs = [(c, p) for c, p in pairs if c.used_in_fit and c.metric != "peak_mem_gib"]
+    problem = Problem(
+        rows=fit_pairs,
+        predict=lambda cp, cal: predict(cp[0], cp[1], cal),
+        published=lambda cp: cp[0].published,
+        architecture=lambda cp: cp[0].architecture,
+    )
+    cv = cross_validate(
+        problem,
+        PRIOR,
+        free=_free_parameters(fit_pairs),
+        folds=args.folds,
+        progress=lambda m: print(m, file=sys.stderr, flush=True),
+    )
+    fitted = replace(cv.fitted, seen_families=tuple(sorted({p.shape.family for _, p in fit_pairs})))
     cal = with_band(fitted, pairs, fitted_on=date.today().isoformat(), data_sha256=digest)
-    print(f"fit: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    print(f"fit and cross-validation: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     OUTPUT.write_text(cal.to_json(), encoding="utf-8")
     _print_table(cal)
-    print(f"\nwrote {OUTPUT.relative_to(ROOT)}")
+    print()
+    _heldout_table(cv, fit_pairs)
+    _chart(cv, fit_pairs)
+    print(f"\nwrote {OUTPUT.relative_to(ROOT)} and {CHART.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import csv
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gpuplan.catalog.importers import parse_skypilot
 from gpuplan.catalog.model import OfferRow, PriceRow
@@ -74,8 +75,11 @@ MARKETPLACE_SKIPPED: tuple[tuple[str, str], ...] = (
     ),
 )
 
-#: SkyPilot catalog files per provider inside a catalog directory (catalogs/v8 layout).
+#: SkyPilot catalog files per provider inside a catalog directory (catalogs/v8 layout; Azure v6).
 SKYPILOT_FILES = {"aws": "aws/vms.csv", "gcp": "gcp/vms.csv", "azure": "azure/vms.csv"}
+#: Marketplace folders of the same catalog (columns InstanceType, AcceleratorName, AcceleratorCount,
+#: vCPUs, MemoryGiB, Price, Region, GpuInfo, SpotPrice).
+SKYPILOT_MARKETPLACES = {"lambda": "lambda/vms.csv", "runpod": "runpod/vms.csv", "vast": "vast/vms.csv"}
 
 
 def skypilot_rows(root: Path, as_of: str) -> Iterator[tuple[str, list[OfferRow], int]]:
@@ -86,6 +90,66 @@ def skypilot_rows(root: Path, as_of: str) -> Iterator[tuple[str, list[OfferRow],
             continue
         parsed = parse_skypilot(path, provider, as_of=as_of, source=f"SkyPilot catalog {rel} (as of {as_of})")
         yield provider, list(parsed.rows), len(parsed.rejected)
+    for provider, rel in SKYPILOT_MARKETPLACES.items():
+        path = root / rel
+        if path.is_file():
+            rows, rejected = _marketplace_rows(path, provider, rel, as_of)
+            yield provider, rows, rejected
+
+
+def _memory_gb(gpu_info: str) -> float | None:
+    import re
+
+    m = re.search(r"'SizeInMiB':\s*(\d+)", gpu_info or "")
+    return int(m[1]) / 1024 if m else None
+
+
+def _marketplace_rows(path: Path, provider: str, rel: str, as_of: str) -> tuple[list[OfferRow], int]:
+    rows: list[OfferRow] = []
+    rejected = 0
+    source = f"SkyPilot catalog {rel} (as of {as_of})"
+    with path.open(encoding="utf-8") as f:
+        for line, r in enumerate(csv.DictReader(f), start=2):
+            name, count = (r.get("AcceleratorName") or "").strip(), float(r.get("AcceleratorCount") or 0)
+            price = float(r["Price"]) if (r.get("Price") or "").strip() else 0.0
+            if not name or count <= 0:
+                continue  # CPU-only rows
+            itype = r["InstanceType"]
+            memory = _memory_gb(r.get("GpuInfo", ""))
+            form = "sxm" if "sxm" in itype.lower() else "pcie" if "pcie" in itype.lower() else ""
+            gpu = marketplace_gpu(f"{name} {form}".strip(), memory) or marketplace_gpu(name, memory)
+            if gpu is None or price <= 0:
+                rejected += 1
+                continue
+            kw: dict[str, Any] = {
+                "currency": "USD",
+                "unit": "hour",
+                "as_of": as_of,
+                "source": source,
+                "confidence": "secondary",
+            }
+            prices = [PriceRow(pricing="on_demand", amount=price, **kw)]
+            spot = float(r["SpotPrice"]) if (r.get("SpotPrice") or "").strip() else None
+            if spot and 0 < spot < price:
+                prices.append(PriceRow(pricing="spot", amount=spot, **kw))
+            rows.append(
+                OfferRow(
+                    provider=provider,
+                    region=r.get("Region") or "unspecified",
+                    zone=None,
+                    instance_type=itype,
+                    gpu=gpu,
+                    gpu_count=count,
+                    vcpus=float(r["vCPUs"]) if r.get("vCPUs") else None,
+                    memory_gib=float(r["MemoryGiB"]) if r.get("MemoryGiB") else None,
+                    network_gbps=None,
+                    interconnect=None,
+                    source=source,
+                    prices=tuple(prices),
+                    line=line,
+                )
+            )
+    return rows, rejected
 
 
 #: gpuhunt CSV columns (gpuhunt's per-provider catalog files).

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
-    from gpuplan.perf import Calibration, EstimateOutcome
+    from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.workload import Workload
@@ -49,13 +49,15 @@ def estimate(
     cache: ProfileCache | None = None,
     profile: Profile | None = None,
     measurements: Sequence[Any] = (),
+    network: NetworkSpec | None = None,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
     ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
     GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
     ``measurements``: ``gpuplan bench`` results (``Store.bench_results()``); a measured GPU's
-    efficiencies are capped by what was measured on it.
+    efficiencies are capped by what was measured on it. ``network``: the links as the user or an
+    instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, job_size, load_calibration, serving_load
@@ -78,6 +80,8 @@ def estimate(
                 job=job,
                 grad_accum_steps=w.gradient_accumulation,
                 serving=serving,
+                network=network,
+                compiled=w.compile,
             )
         )
     return EstimateReport(profile=prof, outcomes=tuple(outcomes), calibration=cal)

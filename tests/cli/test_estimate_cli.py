@@ -233,3 +233,32 @@ def test_estimate_in_chinese(workload_file: Path, stub_trace: list[Profile]) -> 
     r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "A100-SXM4-80GB", "--lang", "zh"])
     assert r.exit_code == 0, r.output
     assert "任务用时" in r.stdout and "放得下" in r.stdout
+
+
+def test_network_from_the_user_and_from_an_instance(workload_file: Path, stub_trace: list[Profile]) -> None:
+    base = ["estimate", str(workload_file), "--count", "16", "--json"]
+    r = CliRunner().invoke(app, [*base, "--gpu", "A100-SXM4-80GB"])
+    (assumed,) = json.loads(r.stdout)["estimates"]
+    assert (assumed["network_source"], assumed["network_gbps"]) == ("assumed", 400.0)
+    assert {"comm_total_s", "comm_exposed_s", "samples_per_s", "tokens_per_s"} <= set(assumed)
+    assert assumed["tokens_per_s"] == pytest.approx(assumed["samples_per_s"] * 1024)
+    r = CliRunner().invoke(
+        app, [*base, "--gpu", "A100-SXM4-80GB", "--network-gbps", "25", "--network-kind", "tcp"]
+    )
+    (slow,) = json.loads(r.stdout)["estimates"]
+    assert (slow["network_source"], slow["network_gbps"]) == ("user", 25.0)
+    assert slow["comm_exposed_s"] > assumed["comm_exposed_s"]
+    # p4d.24xlarge in the shipped catalog: 8 × A100-SXM4-40GB, 400 Gbit/s.
+    r = CliRunner().invoke(app, [*base, "--instance", "p4d.24xlarge"])
+    assert r.exit_code == 0, r.output
+    (p4d,) = json.loads(r.stdout)["estimates"]
+    assert p4d["gpu"] == "A100-SXM4-40GB" and p4d["network_source"] == "catalog"
+    assert p4d["network_gbps"] == 400.0
+
+
+def test_unknown_instance_is_one_line_with_suggestion(workload_file: Path, stub_trace: list[Profile]) -> None:
+    from gpuplan.errors import NotFoundError
+
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--instance", "p4d.24xlrge"])
+    assert isinstance(r.exception, NotFoundError)
+    assert "did you mean 'p4d.24xlarge'" in str(r.exception)

@@ -1,24 +1,25 @@
-"""The shipped calibration: fresh for its data, reproducible from the cached traces, within bounds.
+"""The shipped calibration: fresh for its data, reproducible from the cached traces, judged held out.
 
-Targets (issue #3): median |throughput error| ≤ 10 %, none worse than 30 %, memory within 10 %.
-The fit reaches a median of 9.4 % and a worst of 27.6 % (BERT pre-training phase 1, which runs
-NVIDIA's fused kernels and scores the MLM head on masked positions only) over 16 fitted rows; the
-thresholds below are the targets, which the fit meets, so that a regression fails. Two BERT SQuAD
-inference rows are compared but not fitted: their timed loop includes per-sequence
-device-to-host copies (``perf/fit.py`` says why).
+``benchmarks/calibrate.py`` fits by robust least squares and records k-fold held-out figures in
+the calibration (``heldout``). On the 16 fitted rows of the first data set: in-sample median
+|error| 9.8 %, 5-fold held out 20.2 % (worst 178.7 %: ResNet-50 at batch 1, the one host-bound row,
+whose host overhead nothing else in its training folds determines), the 80 % split-conformal
+band (×/÷ 1.69) covering 88 % of held-out rows. The thresholds below sit just above those
+figures so that a regression fails; the issue's targets (k-fold ≤ 12 % on ≥ 40 rows) are not
+met yet and are not pretended here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import statistics
 from pathlib import Path
 
 import pytest
 
 from gpuplan.perf.calibration import PRIOR, Calibration, load_calibration
-from gpuplan.perf.estimate import time_spread
 from gpuplan.perf.fit import CalibrationCase, load_cases, predict, with_band
 from gpuplan.profile.model import Profile
 
@@ -49,12 +50,19 @@ def test_recorded_predictions_reproduce_from_cached_profiles() -> None:
         assert predict(case, prof, cal) == pytest.approx(rows[case.label].predicted, rel=1e-9)
 
 
-def test_throughput_errors_stay_within_the_fitted_bounds() -> None:
+def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
     cal = load_calibration()
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
     assert len(errors) >= 15
-    assert statistics.median(errors) <= 10.0  # achieved 9.4
-    assert max(errors) <= 30.0  # achieved 27.6
+    assert statistics.median(errors) <= 11.0  # achieved 9.8 (in-sample: not the accuracy figure)
+
+
+def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
+    held = dict(load_calibration().heldout)
+    assert held["rows"] >= 15 and held["folds"] >= 5
+    assert held["kfold_median_abs_error_pct"] <= 22.0  # achieved 20.2
+    assert held["kfold_median_abs_error_pct"] >= held["in_sample_median_abs_error_pct"]
+    assert held["band_coverage"] >= 0.8
 
 
 def test_fitted_memory_rows_within_ten_percent() -> None:
@@ -76,10 +84,18 @@ def test_fit_beats_the_literature_prior() -> None:
     assert med(fitted) < med(prior)
 
 
-def test_ranges_cover_most_published_rows() -> None:
-    # the band from residuals ⊕ software spread must contain the published figure for ≥ 80 % of rows
+def test_estimate_ranges_are_the_conformal_band_and_cover_most_published_rows() -> None:
     cal = load_calibration()
-    faster, slower = time_spread(cal)
+    assert cal.time_log_halfwidth is not None
+    band = math.exp(cal.time_log_halfwidth)
     rows = [r for r in cal.rows if r.metric != "peak_mem_gib"]
-    inside = [r.predicted / slower <= r.published <= r.predicted * faster for r in rows]
+    inside = [r.predicted / band <= r.published <= r.predicted * band for r in rows]
     assert sum(inside) / len(inside) >= 0.8
+
+
+def test_an_architecture_without_rows_gets_the_wider_band() -> None:
+    cal = load_calibration()
+    assert "Hopper" not in cal.seen_architectures
+    narrow = cal.time_log_halfwidth_for("Ampere", "decoder")
+    wide = cal.time_log_halfwidth_for("Hopper", "decoder")
+    assert narrow is not None and wide is not None and wide >= narrow

@@ -52,6 +52,11 @@ def test_throughput_rows_meet_the_issue_9_targets() -> None:
     assert len({r.arch for r in THROUGHPUT}) >= 4
 
 
+def test_rows_reach_blackwell_and_cdna_where_data_was_found() -> None:
+    archs = {r.arch for r in ROWS}
+    assert {"Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell", "CDNA 3"} <= archs
+
+
 def test_llm_training_rows_cover_a100_and_h100_single_and_multi_node() -> None:
     llm = [r for r in THROUGHPUT if r.family == "decoder" and r.task in ("train", "finetune")]
     assert len(llm) >= 10

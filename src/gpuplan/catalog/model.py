@@ -418,3 +418,6 @@ class CatalogInfo:
     imports: int
     exchange_rates: tuple[ExchangeRate, ...]
     stale_after_days: int
+    coverage: tuple[Any, ...] = ()
+    """Per provider (:class:`gpuplan.catalog.coverage.ProviderCoverage`): offers, regions, pricing
+    models, oldest/newest ``as_of`` and what its last ``catalog refresh`` did."""

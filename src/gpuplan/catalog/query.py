@@ -89,7 +89,9 @@ def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -
     if offer.price is None or offer.currency is None:
         return None
     if offer.currency == currency.code:
-        return offer.price / HOURS_PER_MONTH if offer.unit == "month" else offer.price
+        native = offer.price / HOURS_PER_MONTH if offer.unit == "month" else offer.price
+        # The user's negotiated discount applies to the native amount as to the USD figure.
+        return native * (1 - offer.discount_percent / 100) if offer.discount_percent else native
     if offer.price_usd_per_hour is None:
         return None
     if currency is Currency.USD:

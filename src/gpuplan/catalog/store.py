@@ -575,7 +575,14 @@ class Store:
             imports=int(n_imports),
             exchange_rates=tuple(rates),
             stale_after_days=self.stale_after_days,
+            coverage=_coverage(self),
         )
 
 
 _PRICING_ORDER = {m.value: i for i, m in enumerate(PricingModel)}
+
+
+def _coverage(store: Store) -> tuple[Any, ...]:
+    from gpuplan.catalog.coverage import coverage
+
+    return coverage(store)

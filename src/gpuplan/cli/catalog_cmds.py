@@ -1,4 +1,5 @@
-"""CLI commands over the offer catalog: ``gpus``, ``offers``, ``catalog import|export|info``.
+"""CLI commands over the offer catalog: ``gpus``, ``offers``, ``catalog import|export|info`` (and,
+from :mod:`gpuplan.cli.refresh_cmds`, ``catalog refresh|history|discount``).
 
 Heavy modules (SQLAlchemy, the store) are imported inside the commands so that ``gpuplan --help``
 stays instant; nothing here imports torch.
@@ -322,4 +323,7 @@ def register(app: typer.Typer) -> None:
     """Add this group's commands to ``app``."""
     app.command("gpus")(gpus)
     app.command("offers")(offers)
+    from gpuplan.cli import refresh_cmds
+
+    refresh_cmds.register_into(catalog_app)
     app.add_typer(catalog_app)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import spinner
+
+if TYPE_CHECKING:
+    from gpuplan.perf import NetworkSpec
 
 
 def estimate_cmd(
@@ -23,6 +26,21 @@ def estimate_cmd(
     ] = None,
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="GPUs per configuration.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    network_gbps: Annotated[
+        float | None,
+        typer.Option(
+            "--network-gbps", help="Inter-node network per node, Gbit/s (default: assumed 400 RDMA)."
+        ),
+    ] = None,
+    network_kind: Annotated[
+        str | None, typer.Option("--network-kind", help="rdma (EFA, InfiniBand, RoCE) or tcp.")
+    ] = None,
+    instance: Annotated[
+        str | None,
+        typer.Option(
+            "--instance", help="Instance type from the catalog: its GPU, GPUs per node, NVLink and network."
+        ),
+    ] = None,
     lang: LangOption = None,
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
@@ -36,11 +54,14 @@ def estimate_cmd(
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:
+        network, gpu = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
         with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say("estimating…")
             measured = store.bench_results() if store is not None else []
-            report = estimate(workload, gpu or None, count=count, profile=prof, measurements=measured)
+            report = estimate(
+                workload, gpu or None, count=count, profile=prof, measurements=measured, network=network
+            )
     finally:
         if store is not None:
             store.close()
@@ -62,6 +83,52 @@ def estimate_cmd(
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return
     console().print(estimate_view(prof, outcomes, cal))
+
+
+def _network(
+    db: str | None,
+    instance: str | None,
+    gpu: list[str] | None,
+    network_gbps: float | None,
+    network_kind: str | None,
+) -> tuple[NetworkSpec | None, list[str] | None]:
+    """The links the user gave, or the catalog's facts of ``instance`` (which also names the GPU)."""
+    from gpuplan.errors import InputError, NotFoundError
+    from gpuplan.perf import NetworkSpec
+    from gpuplan.perf.parallel import network_kind_of
+
+    if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
+        raise InputError(f"--network-kind: use rdma or tcp (got {network_kind!r})")
+    kind = network_kind.lower() if network_kind else None
+    if instance is None:
+        if network_gbps is None and kind is None:
+            return None, gpu
+        return NetworkSpec(gbit_s=network_gbps, kind=kind, source="user"), gpu  # type: ignore[arg-type]
+    from gpuplan.catalog import open_store
+
+    store = open_store(db)  # the catalog, seeded on first use (the profile cache need not be)
+    try:
+        every = store.offers(include_unpriced=True)
+    finally:
+        store.close()
+    offers = [o for o in every if o.instance_type.lower() == instance.lower()]
+    if not offers:
+        known = sorted({o.instance_type for o in every})
+        raise NotFoundError("instance type", instance, known, hint="see gpuplan offers")
+    o = offers[0]
+    per_node = int(o.gpu_count)
+    text = o.interconnect or ""
+    nvlink = "nvlink" in text.lower() or "nvswitch" in text.lower() if text else None
+    given = network_gbps if network_gbps is not None else o.network_gbps
+    source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
+    spec = NetworkSpec(
+        gbit_s=given,
+        kind=kind or network_kind_of(text),  # type: ignore[arg-type]
+        source=source,  # type: ignore[arg-type]
+        gpus_per_node=per_node,
+        nvlink=nvlink,
+    )
+    return spec, gpu or [o.gpu]
 
 
 def register(app: typer.Typer) -> None:

@@ -25,7 +25,7 @@ from gpuplan.perf.inference import (
     serving_estimate,
 )
 from gpuplan.perf.memory import MemoryEstimate
-from gpuplan.perf.parallel import Link
+from gpuplan.perf.parallel import Link, NetworkSpec
 from gpuplan.perf.sweep import EstimateOutcome, ServingLoad, estimate_all
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "JobSize",
     "Link",
     "MemoryEstimate",
+    "NetworkSpec",
     "ServingEstimate",
     "ServingLoad",
     "advise",

@@ -67,9 +67,30 @@ class Calibration:
     host_overhead_us: float = 0.0
     """CPU time eager PyTorch spends issuing one op (Python, dispatcher, launch), microseconds. A
     step is host-bound when its ops issue slower than the GPU runs them (small batches, decode)."""
+    attention_factor: float = 1.0
+    """Multiplier on the matmul efficiency for fused attention kernels (FlashAttention reaches a
+    smaller share of the peak than a large GEMM)."""
+    arch_factors: tuple[tuple[str, float], ...] = ()
+    """(GPU architecture, multiplier on the tensor-core efficiencies): fitted where an architecture
+    has ≥ 3 rows and pulled toward 1 (the global value) by a prior; absent → 1."""
+    compile_speedup: float = 1.3
+    """Step-time divisor of ``compile: true``: the PyTorch 2.0 announcement (pytorch.org/get-started/
+    pytorch-2.0, 2022-12-02) measured torch.compile 1.3–1.5× faster (AMP, A100) on 163 open-source
+    models; frozen at 1.3 while fewer than 3 calibration rows run compiled."""
     time_band: float = 1.15
     """Multiplicative band on step time from the calibration residuals (exp of the 90th percentile
-    of |ln(predicted/published)|)."""
+    of |ln(predicted/published)|); used only when no held-out half-width is recorded."""
+    time_log_halfwidth: float | None = None
+    """Split-conformal half-width of the 80 % interval on ln(step time), from k-fold held-out
+    residuals; None for the prior (then :attr:`time_band` and the software spread are used)."""
+    time_log_halfwidth_thin: float | None = None
+    """The same from leave-one-architecture-out residuals: for a GPU architecture or model family
+    with no calibration rows (wider: nothing of it was ever fitted)."""
+    seen_architectures: tuple[str, ...] = ()
+    seen_families: tuple[str, ...] = ()
+    heldout: tuple[tuple[str, float], ...] = ()
+    """Held-out figures of the fit (name, value): k-fold median and worst |error| %, band
+    coverage, row counts — what ``gpuplan estimate --json`` reports as the calibration's accuracy."""
     memory_band: float = 1.10
     """Multiplicative band on the traced peak from the memory rows' residuals."""
     fitted_on: str = ""
@@ -103,6 +124,9 @@ class Calibration:
             or self.host_overhead_us < 0
             or self.time_band < 1.0
             or self.memory_band < 1.0
+            or self.attention_factor <= 0
+            or self.compile_speedup <= 0
+            or any(f <= 0 for _, f in self.arch_factors)
         ):
             raise DataError(
                 "calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json"
@@ -115,6 +139,7 @@ class Calibration:
         else:
             eff = self.tensor_conv_efficiency if op_class == "conv" else self.tensor_matmul_efficiency
             eff = eff * self.tf32_factor if path == "tf32" else eff
+            eff = min(1.0, eff * self.attention_factor) if op_class == "attention" else eff
         return self.capped(path, eff)
 
     def capped(self, path: str, efficiency: float) -> float:
@@ -136,10 +161,38 @@ class Calibration:
         """The bench result for ``gpu_id``, if one was added."""
         return next((m for m in self.measured if m.gpu_id == gpu_id), None)
 
-    def for_gpu(self, gpu_id: str) -> Calibration:
-        """The calibration to estimate ``gpu_id`` with: its measured fractions cap the fitted
-        matmul efficiency per dtype and the bandwidth efficiency (see ``perf/measured.py`` for why a
-        bare GEMM's fraction is a ceiling, not a replacement). Unmeasured GPUs get ``self``."""
+    def arch_factor(self, architecture: str) -> float:
+        return dict(self.arch_factors).get(architecture, 1.0)
+
+    def time_log_halfwidth_for(self, architecture: str, family: str) -> float | None:
+        """The 80 % half-width on ln(step time) for this GPU architecture and model family: the
+        thin-data one when either was never in the calibration data."""
+        if self.time_log_halfwidth is None:
+            return None
+        seen = architecture in self.seen_architectures and (
+            not self.seen_families or family in self.seen_families
+        )
+        if not seen and self.time_log_halfwidth_thin is not None:
+            return max(self.time_log_halfwidth, self.time_log_halfwidth_thin)
+        return self.time_log_halfwidth
+
+    def for_gpu(self, gpu_id: str, architecture: str | None = None) -> Calibration:
+        """The calibration to estimate ``gpu_id`` with: its architecture's factor on the tensor-core
+        efficiencies, and its measured fractions capping the fitted matmul efficiency per dtype and
+        the bandwidth efficiency (see ``perf/measured.py`` for why a bare GEMM's fraction is a
+        ceiling, not a replacement)."""
+        cal = self
+        f = self.arch_factor(architecture) if architecture else 1.0
+        if f != 1.0:
+            cal = replace(
+                self,
+                tensor_matmul_efficiency=min(1.0, self.tensor_matmul_efficiency * f),
+                tensor_conv_efficiency=min(1.0, self.tensor_conv_efficiency * f),
+                arch_factors=(),
+            )
+        return cal._measured_for(gpu_id)
+
+    def _measured_for(self, gpu_id: str) -> Calibration:
         m = self.measurement(gpu_id)
         if m is None:
             return self
@@ -160,6 +213,10 @@ class Calibration:
             for m in d.get("measured", ())
         )
         d["matmul_caps"] = tuple((str(p), float(c)) for p, c in d.get("matmul_caps", ()))
+        for name in ("arch_factors", "heldout"):
+            d[name] = tuple((str(k), float(v)) for k, v in d.get(name, ()))
+        for name in ("seen_architectures", "seen_families"):
+            d[name] = tuple(d.get(name, ()))
         return cls(**d)
 
     def with_rows(self, rows: tuple[CalibrationRow, ...]) -> Calibration:

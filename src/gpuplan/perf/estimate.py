@@ -223,10 +223,12 @@ def estimate(
     calibration: Calibration | None = None,
     job: JobSize | None = None,
     grad_accum_steps: int = 1,
+    compiled: bool = False,
 ) -> Estimate:
     """Estimate one workload (its traced ``profile``) on ``count`` GPUs of model ``gpu``.
 
-    ``profile.batch_size`` is the per-GPU micro-batch. With ``grad_accum_steps`` > 1 the optimizer
+    ``profile.batch_size`` is the per-GPU micro-batch. ``compiled``: the job runs under
+    ``torch.compile`` (:attr:`Calibration.compile_speedup`). With ``grad_accum_steps`` > 1 the optimizer
     (and DDP's all-reduce) runs once per that many micro-batches. ``link`` defaults to
     :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it).
     """
@@ -235,7 +237,7 @@ def estimate(
         raise EstimateError(f"GPU count must be at least 1, got {count}")
     if grad_accum_steps < 1:
         raise EstimateError(f"gradient accumulation steps must be at least 1, got {grad_accum_steps}")
-    cal = (calibration or load_calibration()).for_gpu(gpu.id)
+    cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
     link = link or Link.for_gpus(gpu, count)
     if link.gpu_count < count:
         raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
@@ -261,6 +263,10 @@ def estimate(
     if micro_s > phases.forward_s + phases.backward_s:
         notes.append("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
     compute_s = grad_accum_steps * micro_s + optimizer_s
+    if compiled:
+        # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.
+        compute_s /= cal.compile_speedup
+        notes.append(f"compile: true — compute time ÷ {cal.compile_speedup:g} (torch.compile speed-up)")
     comm = comm_time(profile, phases, parallelism, link, world=count, grad_accum_steps=grad_accum_steps)
     slow = comm_time(
         profile, phases, parallelism, link.slow_end(), world=count, grad_accum_steps=grad_accum_steps
@@ -270,9 +276,21 @@ def estimate(
     if step_s <= 0:
         raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")
 
-    faster, slower = time_spread(cal)
-    step_low = compute_s / faster + comm_s
-    step_high = compute_s * slower + comm_slow_s
+    half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
+    if half is None:  # an unfitted prior: its residual band ⊕ the software spread
+        faster, slower = time_spread(cal)
+        step_low = compute_s / faster + comm_s
+        step_high = compute_s * slower + comm_slow_s
+    else:
+        # The 80 % split-conformal interval of the held-out residuals (the slow end of an assumed
+        # network on top: the residuals never saw that network).
+        step_low = step_s / math.exp(half)
+        step_high = step_s * math.exp(half) + (comm_slow_s - comm_s)
+        if half > (cal.time_log_halfwidth or half):
+            notes.append(
+                f"{gpu.architecture} or a {profile.shape.family} model has no calibration rows: the range "
+                "is the leave-one-architecture-out one (wider)"
+            )
 
     samples = profile.batch_size * grad_accum_steps * count
     per_sample = profile.seq_len if profile.seq_len else 1

@@ -5,11 +5,9 @@ The cases come from ``perf/data/calibration.csv`` (a copy of the project's share
 column, e.g. the TF32 figure beside an AMP row). Each CSV row becomes a workload spec (a plain
 dict, traced by ``benchmarks/calibrate.py``) plus the GPU, count and metric to compare.
 
-The fit minimises the sum of |ln(predicted/published)| over the throughput rows (an L1 fit: one
-outlying publication moves it less than a least-squares fit would) by coordinate
-descent on bounded 1-D grids (numpy; scipy is not a dependency). Seven physical parameters are
-fitted (:class:`~gpuplan.perf.calibration.Calibration`; the per-kernel minimum is held at its
-literature value, 3 µs); the memory rows are compared, not fitted.
+The fit itself and its held-out judgement are :mod:`gpuplan.perf.crossval` (robust least squares,
+k-fold, split-conformal band); here each row is turned into a case and predicted. The memory rows
+are compared, not fitted.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ import csv
 import hashlib
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
@@ -29,12 +27,12 @@ from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration, CalibrationRow
 from gpuplan.perf.estimate import estimate
+from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import Profile
 
 __all__ = [
     "GPU_NAMES",
     "CalibrationCase",
-    "fit_calibration",
     "load_cases",
     "predict",
     "with_band",
@@ -76,6 +74,18 @@ class CalibrationCase:
     """Mapping assumptions, or the reason the row is compared but not fitted."""
     seq_len: int | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    parallelism: str = "ddp"
+    gpus_per_node: int | None = None
+    network_gbit_s: float | None = None
+    """Inter-node network per node as published (None: one node, or not stated)."""
+    network_kind: str | None = None
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def architecture(self) -> str:
+        return get_gpu(self.gpu).architecture
 
 
 def _accumulation(notes: str) -> int:
@@ -181,62 +191,28 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
     """
     if case.metric == _MEMORY_METRIC:
         return profile.peak.total_bytes / 1024.0**3
+    gpu = get_gpu(case.gpu)
+    link = Link.for_gpus(
+        gpu,
+        case.gpu_count,
+        gpus_per_node=case.gpus_per_node,
+        network_gbit_s=case.network_gbit_s,
+        network_kind=case.network_kind,  # type: ignore[arg-type]
+    )
     e = estimate(
         profile,
-        get_gpu(case.gpu),
+        gpu,
         count=case.gpu_count,
+        parallelism=case.parallelism,
+        link=link,
         calibration=cal,
         grad_accum_steps=case.grad_accum_steps,
+        compiled=bool(case.workload.get("compile", False)),
     )
     samples_per_s = e.samples_per_step / e.step_time_s
     if case.metric == "tokens_per_s":
         return samples_per_s * (profile.seq_len or 1)
     return samples_per_s
-
-
-#: Bounds and grids of each fitted parameter (physical ranges).
-_GRIDS: dict[str, np.ndarray] = {
-    "tensor_matmul_efficiency": np.linspace(0.2, 1.0, 81),
-    "tensor_conv_efficiency": np.linspace(0.2, 1.0, 81),
-    "vector_efficiency": np.linspace(0.3, 1.0, 71),
-    "bandwidth_efficiency": np.linspace(0.3, 1.0, 71),
-    "tf32_factor": np.linspace(0.3, 1.0, 71),
-    "host_overhead_us": np.linspace(5.0, 100.0, 96),
-    "tensor_tail_gflop_per_call": np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 15.0, 20.0]),
-}
-
-
-def _with(cal: Calibration, name: str, value: float) -> Calibration:
-    values: dict[str, Any] = {name: value}
-    return replace(cal, **values)
-
-
-def _loss(pairs: Sequence[tuple[CalibrationCase, Profile]], cal: Calibration) -> float:
-    total = 0.0
-    for case, prof in pairs:
-        total += abs(math.log(predict(case, prof, cal) / case.published))
-    return total
-
-
-def fit_calibration(
-    pairs: Sequence[tuple[CalibrationCase, Profile]],
-    start: Calibration,
-    *,
-    rounds: int = 6,
-    progress: Callable[[int], None] | None = None,
-) -> Calibration:
-    """Coordinate descent of the seven parameters on the throughput cases ``used_in_fit``."""
-    fit_pairs = [(c, p) for c, p in pairs if c.used_in_fit and c.metric != _MEMORY_METRIC]
-    if not fit_pairs:
-        raise DataError("no throughput rows to fit")
-    cal = start
-    for r in range(rounds):
-        for name, grid in _GRIDS.items():
-            losses = [_loss(fit_pairs, _with(cal, name, float(v))) for v in grid]
-            cal = _with(cal, name, float(grid[int(np.argmin(losses))]))
-        if progress is not None:
-            progress(r)
-    return cal
 
 
 def with_band(

@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_NETWORK_KIND",
     "PARALLELISMS",
     "Link",
+    "NetworkSpec",
     "StateLayout",
     "all_gather_s",
     "all_reduce_s",
@@ -56,6 +57,8 @@ _NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "rdma": 0.80, "tcp": 0.50}
 #: Per-hop latency of a ring step, seconds (NCCL's LL/simple protocols: a few µs on NVLink/PCIe,
 #: ~10–15 µs over RDMA, tens of µs through the kernel's TCP stack).
 _HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
+#: Per-node network from which an instance whose kind is not stated is taken as RDMA.
+_RDMA_AT_LEAST_GBIT_S = 200.0
 #: Interconnect words in a catalog offer that mean RDMA between nodes.
 _RDMA_WORDS = ("efa", "infiniband", "roce", "rdma", " ib", "ib ", "gpudirect")
 
@@ -159,6 +162,34 @@ class Link:
         src = {"user": "", "catalog": ", from the instance", "assumed": ", assumed"}[self.network_source]
         return (
             f"{self.nodes} nodes × {inside}, network {self.network_gbit_s:g} Gbit/s {self.network_kind}{src}"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetworkSpec:
+    """What the user or the instance says about the machines' links, before the GPU count is known."""
+
+    gbit_s: float | None = None
+    """Inter-node network per node, Gbit/s; None → :data:`DEFAULT_NETWORK_GBIT_S`, labelled assumed."""
+    kind: NetworkKind | None = None
+    source: NetworkSource = "user"
+    gpus_per_node: int | None = None
+    nvlink: bool | None = None
+
+    def link(self, gpu: GPU, count: int) -> Link:
+        kind = self.kind
+        if kind is None and self.gbit_s is not None:
+            # Not said: cloud fabrics of 200 Gbit/s and more per node are RDMA (EFA, InfiniBand);
+            # slower instance networks are plain Ethernet (TCP). An assumption, per offer.
+            kind = "rdma" if self.gbit_s >= _RDMA_AT_LEAST_GBIT_S else "tcp"
+        return Link.for_gpus(
+            gpu,
+            count,
+            gpus_per_node=self.gpus_per_node,
+            nvlink=self.nvlink,
+            network_gbit_s=self.gbit_s,
+            network_kind=kind,
+            network_source=self.source,
         )
 
 

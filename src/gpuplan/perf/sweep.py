@@ -16,6 +16,7 @@ from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, JobSize, estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
+from gpuplan.perf.parallel import NetworkSpec
 from gpuplan.profile.model import Profile
 
 __all__ = ["EstimateOutcome", "ServingLoad", "estimate_all"]
@@ -46,6 +47,12 @@ class EstimateOutcome:
     error: str | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Run:
+    network: NetworkSpec | None = None
+    compiled: bool = False
+
+
 def _one(
     profile: Profile,
     gpu: GPU,
@@ -57,6 +64,7 @@ def _one(
     grad_accum_steps: int,
     serving: ServingLoad | None,
     with_advice: bool,
+    run: _Run,
 ) -> EstimateOutcome:
     try:
         est = estimate(
@@ -64,9 +72,11 @@ def _one(
             gpu,
             count=count,
             parallelism=parallelism,
+            link=run.network.link(gpu, count) if run.network is not None else None,
             calibration=cal,
             job=job,
             grad_accum_steps=grad_accum_steps,
+            compiled=run.compiled,
         )
     except EstimateError as e:
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=str(e))
@@ -107,9 +117,15 @@ def estimate_all(
     grad_accum_steps: int = 1,
     serving: ServingLoad | None = None,
     with_advice: bool = True,
+    network: NetworkSpec | None = None,
+    compiled: bool = False,
 ) -> tuple[EstimateOutcome, ...]:
-    """Estimate ``profile`` on each GPU (``count`` of them each), with advice where it does not fit."""
+    """Estimate ``profile`` on each GPU (``count`` of them each), with advice where it does not fit.
+
+    ``network``: what the user or the instance says about the links (default: datasheet facts
+    and an assumed network, labelled); ``compiled``: the job runs under ``torch.compile``."""
     cal = calibration or load_calibration()
+    run = _Run(network=network, compiled=compiled)
     return tuple(
         _one(
             profile,
@@ -121,6 +137,7 @@ def estimate_all(
             grad_accum_steps=grad_accum_steps,
             serving=serving,
             with_advice=with_advice,
+            run=run,
         )
         for gpu in gpus
     )

@@ -288,7 +288,15 @@ def make_estimator(
     rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
     """
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf import Link, decode_estimate, estimate, job_size, load_calibration, serving_estimate
+    from gpuplan.perf import (
+        NetworkSpec,
+        decode_estimate,
+        estimate,
+        job_size,
+        load_calibration,
+        serving_estimate,
+    )
+    from gpuplan.perf.parallel import network_kind_of
 
     cal = calibration or load_calibration()
     job = job_size(workload)
@@ -308,13 +316,13 @@ def make_estimator(
             return unfit
         text = key.interconnect.lower()
         nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
-        link = Link.for_gpus(
-            gpu,
-            key.gpu_count,
+        link = NetworkSpec(
+            gbit_s=key.network_gbps,
+            kind=network_kind_of(key.interconnect),
+            source="catalog",
             gpus_per_node=key.gpus_per_node,
             nvlink=nvlink,
-            network_gbit_s=key.network_gbps,
-        )
+        ).link(gpu, key.gpu_count)
         est = estimate(
             profile,
             gpu,
@@ -324,6 +332,7 @@ def make_estimator(
             calibration=cal,
             job=job,
             grad_accum_steps=workload.gradient_accumulation,
+            compiled=workload.compile,
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:

@@ -112,6 +112,8 @@ def offers_view(listing: OfferListing) -> RenderableType:
             flags.append("low confidence")
         if o.unit == "month" and o.price is not None:
             flags.append(f"{fmt_money(o.price, o.currency or '')}/month ÷ 730 h")
+        if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
+            flags.append(f"your −{o.discount_percent:g} % (list {o.list_price_usd_per_hour:,.4f} USD/h)")
         table.add_row(
             o.provider,
             region,
@@ -256,7 +258,25 @@ def info_view(info: CatalogInfo) -> RenderableType:
         )
         or "none (CNY prices are not converted; set GPUPLAN_USD_PER_CNY)",
     )
-    return table
+    if not info.coverage:
+        return table
+    from rich.console import Group
+
+    per = plain_table(
+        "per provider",
+        ["provider", "offers", "priced", "regions", "pricing models", "prices dated", "last refresh"],
+    )
+    for c in info.coverage:
+        per.add_row(
+            c.provider,
+            str(c.offers),
+            str(c.priced_offers),
+            str(c.regions),
+            ", ".join(c.pricing_models) or "—",
+            f"{c.oldest_as_of or '—'} … {c.newest_as_of or '—'}",
+            c.last_refresh or "never (shipped snapshot only)",
+        )
+    return Group(table, per)
 
 
 def import_view(report: ImportReport) -> RenderableType:

@@ -285,7 +285,7 @@ class _Fetcher:
                         price(
                             "spot",
                             spot[(code, itype)],
-                            as_of=today,
+                            as_of=today[:10],
                             source=SPOT_FEED_URL + (f" (band: {SPOT_ADVISOR_URL})" if band else ""),
                             fetched_at=fetched_at,
                             band=band,

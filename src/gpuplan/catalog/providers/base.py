@@ -136,7 +136,8 @@ class Fetcher(Protocol):
     """Reads a provider's own price sources into offer rows."""
 
     def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
-        """Offer rows with prices dated ``today`` (or the source's own date) and their source URLs.
+        """Offer rows with prices dated ``today`` (an ISO timestamp: the fetch time; prices are dated by
+        its day, or the source's own date) and their source URLs.
 
         Raises MissingCredentialsError when the provider needs keys that are not given, and any
         :class:`gpuplan.errors.GpuplanError` or ``httpx.HTTPError`` when a source cannot be read.

@@ -262,7 +262,7 @@ class _Fetcher:
                         price(
                             pricing,
                             amount,
-                            as_of=as_of or today,
+                            as_of=as_of or today[:10],
                             source=SKUS_URL,
                             fetched_at=today,
                             term={"components_usd_per_hour": rates},

@@ -70,7 +70,7 @@ def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[Off
     for name, entry in sorted((doc.get("data") or {}).items()):
         it = entry.get("instance_type", {})
         specs = it.get("specs", {})
-        desc = it.get("gpu_description") or it.get("description", "")
+        desc = it.get("description", "")
         m = re.search(r"(\d+)x\s+(.+?)\s*\((\d+)\s*GB(?:\s+([A-Za-z0-9]+))?\)", desc)
         if not m:
             notes.append(f"{name}: description {desc!r} not understood")

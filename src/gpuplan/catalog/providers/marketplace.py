@@ -31,6 +31,11 @@ MARKETPLACE_GPUS: dict[str, str] = {
     "t4": "T4",
     "tesla t4": "T4",
     "v100 16gb": "V100-SXM2-16GB",
+    "v100 32gb": "V100-SXM2-32GB",
+    "a100 40gb": "A100-SXM4-40GB",
+    "a100 80gb": "A100-SXM4-80GB",
+    "a100-80gb": "A100-SXM4-80GB",
+    "h100 80gb": "H100-SXM",
     "tesla v100": "V100-SXM2-16GB",
     "rtx 4090": "RTX-4090",
     "geforce rtx 4090": "RTX-4090",
@@ -46,7 +51,15 @@ def marketplace_gpu(name: str, memory_gb: float | None = None) -> str | None:
     if key in MARKETPLACE_GPUS:
         return MARKETPLACE_GPUS[key]
     if memory_gb is not None:
-        size = "80gb" if memory_gb > 60 else "40gb" if memory_gb > 30 else ""
-        if size and f"{key} {size}" in MARKETPLACE_GPUS:
+        # The memory size tells A100 40/80 GB and V100 16/32 GB apart.
+        if memory_gb > 60:
+            size = "80gb"
+        elif memory_gb > 30:
+            size = "40gb"
+        elif memory_gb > 20:
+            size = "32gb"
+        else:
+            size = "16gb"
+        if f"{key} {size}" in MARKETPLACE_GPUS:
             return MARKETPLACE_GPUS[f"{key} {size}"]
     return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -96,33 +97,27 @@ def _sign(key: bytes, msg: str) -> bytes:
 
 
 def tc3_authorization(
-    *, secret_id: str, secret_key: str, service: str, host: str, action: str, payload: str, timestamp: int
+    *,
+    secret_id: str,
+    secret_key: str,
+    service: str,
+    payload: str,
+    timestamp: int,
+    headers: Mapping[str, str],
 ) -> str:
-    """The ``Authorization`` header of a TC3-HMAC-SHA256 signed POST (content-type application/json)."""
+    """The ``Authorization`` header of a TC3-HMAC-SHA256 signed POST to ``/`` (no query string).
+
+    ``headers`` are the headers to sign, names lower case (at least ``content-type`` and ``host``).
+    """
     day = datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%d")
-    canonical_headers = (
-        f"content-type:application/json; charset=utf-8\nhost:{host}\nx-tc-action:{action.lower()}\n"
-    )
-    signed_headers = "content-type;host;x-tc-action"
-    canonical_request = "\n".join(
-        [
-            "POST",
-            "/",
-            "",
-            canonical_headers,
-            signed_headers,
-            hashlib.sha256(payload.encode("utf-8")).hexdigest(),
-        ]
-    )
+    names = sorted(headers)
+    canonical_headers = "".join(f"{n}:{headers[n].strip()}\n" for n in names)
+    signed_headers = ";".join(names)
+    payload_hash = hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    canonical_request = "\n".join(["POST", "/", "", canonical_headers, signed_headers, payload_hash])
     scope = f"{day}/{service}/tc3_request"
-    to_sign = "\n".join(
-        [
-            "TC3-HMAC-SHA256",
-            str(timestamp),
-            scope,
-            hashlib.sha256(canonical_request.encode("utf-8")).hexdigest(),
-        ]
-    )
+    request_hash = hashlib.sha256(canonical_request.encode("utf-8")).hexdigest()
+    to_sign = "\n".join(["TC3-HMAC-SHA256", str(timestamp), scope, request_hash])
     k = _sign(_sign(_sign(("TC3" + secret_key).encode("utf-8"), day), service), "tc3_request")
     signature = hmac.new(k, to_sign.encode("utf-8"), hashlib.sha256).hexdigest()
     return (
@@ -168,8 +163,23 @@ def parse_quota_set(
             rows.append(price("on_demand", float(p["UnitPrice"]), **kw))
         elif charge == "SPOTPAID" and p.get("UnitPrice"):
             rows.append(price("spot", float(p["UnitPrice"]), **kw))
-        elif charge == "PREPAID" and p.get("OriginalPrice"):
-            rows.append(price("monthly", float(p["OriginalPrice"]), unit="month", **kw))
+        elif charge == "PREPAID":
+            # Subscription list prices: one month, and 1/3-year terms stored as their monthly share.
+            if p.get("OriginalPrice"):
+                rows.append(price("monthly", float(p["OriginalPrice"]), unit="month", **kw))
+            for years, field in ((1, "OriginalPriceOneYear"), (3, "OriginalPriceThreeYear")):
+                if p.get(field):
+                    total = float(p[field])
+                    term = {"years": years, "prepaid_total": total, "kind": "subscription"}
+                    rows.append(
+                        price(
+                            f"reserved_{years}y",
+                            round(total / (12 * years), 4),
+                            unit="month",
+                            term=term,
+                            **kw,
+                        )
+                    )
         key = (region, str(item.get("Zone", "")), str(item.get("InstanceType", "")))
         if key in out:
             out[key][1].extend(rows)
@@ -193,17 +203,22 @@ class _Fetcher:
                 body = {"Filters": [{"Name": "instance-charge-type", "Values": [charge]}]}
                 payload = json.dumps(body, separators=(",", ":"), sort_keys=True)
                 ts = int(datetime.now(timezone.utc).timestamp())
+                signed = {
+                    "content-type": "application/json; charset=utf-8",
+                    "host": HOST,
+                    "x-tc-action": action.lower(),
+                }
+                auth = tc3_authorization(
+                    secret_id=sid,
+                    secret_key=skey,
+                    service="cvm",
+                    payload=payload,
+                    timestamp=ts,
+                    headers=signed,
+                )
                 headers = {
-                    "Authorization": tc3_authorization(
-                        secret_id=sid,
-                        secret_key=skey,
-                        service="cvm",
-                        host=HOST,
-                        action=action,
-                        payload=payload,
-                        timestamp=ts,
-                    ),
-                    "Content-Type": "application/json; charset=utf-8",
+                    "Authorization": auth,
+                    "Content-Type": signed["content-type"],
                     "Host": HOST,
                     "X-TC-Action": action,
                     "X-TC-Timestamp": str(ts),

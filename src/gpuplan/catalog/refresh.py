@@ -1,0 +1,205 @@
+"""``catalog refresh``: read each provider's own price lists and append the prices, per provider.
+
+Each provider is fetched, gated and imported on its own, in one transaction: a provider whose
+source cannot be read (no network, an error page, an unreadable file) changes nothing and keeps
+its last good data, and the outcome says so in one line. Providers that need keys the caller did
+not give are skipped with the keys to set. Every run is recorded (``refresh_runs``) for
+``catalog info``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+
+from gpuplan.catalog.model import Provider
+from gpuplan.catalog.providers import REGISTRY, Credentials, MissingCredentialsError
+from gpuplan.catalog.providers.common import UnsupportedFetchError
+from gpuplan.catalog.providers.http import Http
+from gpuplan.errors import GpuplanError
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.store import Store
+
+__all__ = ["RefreshOptions", "RefreshOutcome", "last_runs", "refresh"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefreshOptions:
+    credentials: Credentials = field(default_factory=Credentials)
+    save_dir: Path | None = None
+    """Keep every raw response under ``save_dir/<provider>/``."""
+    replay_dir: Path | None = None
+    """Answer every request from responses saved earlier (no network)."""
+    client: Callable[[], httpx.Client] | None = None
+    """Makes the HTTP client (tests pass one with a mock transport); None: a plain httpx client."""
+    now: str | None = None
+    """ISO timestamp of the fetch (None: the current UTC time)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RefreshOutcome:
+    """What the refresh of one provider did, as one line says it."""
+
+    provider: str
+    status: str
+    """``ok``, ``failed`` (nothing changed; last good data kept) or ``skipped`` (no keys …)."""
+    message: str
+    offers: int = 0
+    prices: int = 0
+    rejected: int = 0
+    sources: tuple[str, ...] = ()
+    started_at: str = ""
+
+    def line(self) -> str:
+        return f"{self.provider}: {self.message}"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def _kept(store: Store, provider: str) -> str:
+    rows = store._query(
+        "SELECT COUNT(DISTINCT o.id) AS n, MAX(p.as_of) AS newest FROM offers o "
+        "LEFT JOIN prices p ON p.offer_id = o.id WHERE o.provider = :p",
+        {"p": provider},
+    )
+    n, newest = (rows[0].n, rows[0].newest) if rows else (0, None)
+    return f"kept the last good data ({n} offers, newest price {newest or 'none'})"
+
+
+def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) -> RefreshOutcome:
+    name = provider.value
+    module = REGISTRY[provider]
+    try:
+        http = Http(
+            name,
+            client=options.client() if options.client else None,
+            save_dir=options.save_dir,
+            replay_dir=options.replay_dir,
+        )
+    except GpuplanError as e:
+        return RefreshOutcome(
+            provider=name, status="failed", message=f"{e}; {_kept(store, name)}", started_at=now
+        )
+    try:
+        result = module.FETCHER.fetch(http, options.credentials, now)
+    except MissingCredentialsError as e:
+        return RefreshOutcome(provider=name, status="skipped", message=f"skipped: {e}", started_at=now)
+    except UnsupportedFetchError as e:
+        return RefreshOutcome(provider=name, status="skipped", message=f"skipped: {e}", started_at=now)
+    except httpx.HTTPError as e:
+        what = f"{type(e).__name__}: {e}".splitlines()[0][:160]
+        return RefreshOutcome(
+            provider=name, status="failed", message=f"failed ({what}); {_kept(store, name)}", started_at=now
+        )
+    except (GpuplanError, ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
+        what = f"{type(e).__name__}: {e}".splitlines()[0][:160]
+        return RefreshOutcome(
+            provider=name,
+            status="failed",
+            message=f"failed reading the price list ({what}); {_kept(store, name)}",
+            started_at=now,
+        )
+    finally:
+        http.close()
+    if not result.rows:
+        return RefreshOutcome(
+            provider=name,
+            status="failed",
+            message=f"failed: the price lists held no GPU offer gpuplan knows; {_kept(store, name)}",
+            sources=result.sources,
+            started_at=now,
+        )
+    source = f"catalog refresh {now} from {', '.join(result.sources[:3])}" + (
+        f" and {len(result.sources) - 3} more" if len(result.sources) > 3 else ""
+    )
+    report = store.import_offers(result.rows, provider=name, source=source, kind="refresh")
+    notes = "; ".join(result.notes)
+    if report.import_id is None:
+        return RefreshOutcome(
+            provider=name,
+            status="failed",
+            message=f"failed: every row failed the gates ({report.rejected[0].reason}); {_kept(store, name)}",
+            rejected=len(report.rejected),
+            sources=result.sources,
+            started_at=now,
+        )
+    message = (
+        f"ok: {len(result.rows)} offers, {report.prices_imported} prices appended "
+        f"({report.offers_imported} new offers), {len(report.rejected)} rows rejected"
+        + (f"; {notes}" if notes else "")
+    )
+    return RefreshOutcome(
+        provider=name,
+        status="ok",
+        message=message,
+        offers=len(result.rows),
+        prices=report.prices_imported,
+        rejected=len(report.rejected),
+        sources=result.sources,
+        started_at=now,
+    )
+
+
+def refresh(
+    store: Store, providers: Sequence[str | Provider], options: RefreshOptions
+) -> list[RefreshOutcome]:
+    """Refresh each provider in turn (all of them when ``providers`` is empty); one outcome each."""
+    chosen = [Provider.cast(p) for p in providers] or list(REGISTRY)
+    now = options.now or _now()
+    outcomes = []
+    for provider in dict.fromkeys(chosen):
+        outcome = _one(store, provider, options, now)
+        _record(store, outcome)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _record(store: Store, outcome: RefreshOutcome) -> None:
+    from sqlalchemy import insert
+
+    from gpuplan.catalog import schema as t
+
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(t.refresh_runs).values(
+                provider=outcome.provider,
+                started_at=outcome.started_at,
+                status=outcome.status,
+                message=outcome.message,
+                offers=outcome.offers,
+                prices=outcome.prices,
+                rejected=outcome.rejected,
+                sources=json.dumps(list(outcome.sources)),
+                import_id=None,
+            )
+        )
+
+
+def last_runs(store: Store) -> dict[str, RefreshOutcome]:
+    """The latest refresh outcome per provider."""
+    rows = store._query(
+        "SELECT provider, started_at, status, message, offers, prices, rejected, sources FROM refresh_runs "
+        "WHERE id IN (SELECT MAX(id) FROM refresh_runs GROUP BY provider)"
+    )
+    return {
+        r.provider: RefreshOutcome(
+            provider=r.provider,
+            status=r.status,
+            message=r.message,
+            offers=r.offers,
+            prices=r.prices,
+            rejected=r.rejected,
+            sources=tuple(json.loads(r.sources)),
+            started_at=r.started_at,
+        )
+        for r in rows
+    }

@@ -1,0 +1,155 @@
+"""CLI commands ``catalog refresh``, ``catalog history`` and ``catalog discount set|list|clear``.
+
+Credentials for the providers' price APIs are read here, from the environment (the library never
+reads it): each provider module names the variables it uses.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register_into"]
+
+discount_app = typer.Typer(
+    name="discount",
+    help="Your negotiated discounts: kept apart from list prices, applied wherever a price is shown.",
+    no_args_is_help=True,
+)
+
+#: Environment variables fetchers may read besides the ones provider modules declare.
+_EXTRA_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "TENCENTCLOUD_CURRENCY")
+
+
+def _credentials() -> object:
+    from gpuplan.catalog.providers import REGISTRY, Credentials
+
+    names = {n for m in REGISTRY.values() for n in m.FACTS.credentials} | set(_EXTRA_ENV)
+    return Credentials(values={n: os.environ[n] for n in names if os.environ.get(n)})
+
+
+def refresh(
+    ctx: typer.Context,
+    provider: Annotated[
+        list[str] | None,
+        typer.Option("--provider", help="Refresh only this provider (repeatable); default: all."),
+    ] = None,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Keep every raw response in this folder.", file_okay=False)
+    ] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            "--from", help="Replay responses saved with --save (no network).", exists=True, file_okay=False
+        ),
+    ] = None,
+) -> None:
+    """Read the providers' own price lists and append their prices (one transaction per provider).
+
+    One line per provider. A provider whose source cannot be read keeps its last good data; one that
+    needs keys (GCP: GOOGLE_API_KEY; Tencent, Huawei, Volcano Engine, Lambda, RunPod: theirs) is
+    skipped with the variables to set. Exit 1 when any provider failed or none was refreshed."""
+    from gpuplan.catalog.providers import Credentials
+    from gpuplan.catalog.refresh import RefreshOptions
+    from gpuplan.catalog.refresh import refresh as run
+    from gpuplan.cli.catalog_cmds import _store
+    from gpuplan.errors import InputError
+
+    if save is not None and replay is not None:
+        raise InputError("--save and --from exclude each other: save a live refresh, or replay a saved one")
+    creds = _credentials()
+    assert isinstance(creds, Credentials)
+    store = _store(ctx)
+    outcomes = run(store, provider or [], RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay))
+    for o in outcomes:
+        typer.echo(o.line())
+    if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):
+        raise typer.Exit(1)
+
+
+def history(
+    ctx: typer.Context,
+    instance: Annotated[str, typer.Option("--instance", help="Instance type, e.g. p5.48xlarge.")],
+    region: Annotated[str | None, typer.Option("--region", help="Only this region.")] = None,
+    html_out: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write an HTML page with a chart to this file.", dir_okay=False),
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Every dated price of an instance type (prices are appended, never overwritten)."""
+    from gpuplan.catalog.history import price_history
+    from gpuplan.cli.catalog_cmds import _print, _print_json, _store
+    from gpuplan.report.history import history_html, history_view
+
+    points = price_history(_store(ctx), instance, region)
+    if html_out is not None:
+        html_out.write_text(history_html(points), encoding="utf-8")
+    if json_out:
+        _print_json(points)
+    else:
+        _print(history_view(points))
+    if html_out is not None:
+        typer.echo(f"wrote {html_out}", err=True)
+
+
+@discount_app.command("set")
+def discount_set(
+    ctx: typer.Context,
+    provider: Annotated[str, typer.Option("--provider", help="aws, azure, gcp, …")],
+    percent: Annotated[float, typer.Option("--percent", help="Percent off the list price (0-100).")],
+    family: Annotated[
+        str, typer.Option("--family", help="Only this instance family (p5, a2-ultragpu, Standard_ND).")
+    ] = "",
+    note: Annotated[str, typer.Option("--note", help="Where the discount comes from (contract …).")] = "",
+) -> None:
+    """Store a negotiated discount (replacing one for the same provider and family)."""
+    from gpuplan.catalog.discounts import set_discount
+    from gpuplan.cli.catalog_cmds import _store
+
+    d = set_discount(_store(ctx), provider, percent, family, note)
+    typer.echo(
+        f"{d.provider}{' ' + d.family if d.family else ''}: {d.percent:g} % off list prices from now on"
+    )
+
+
+@discount_app.command("list")
+def discount_list(ctx: typer.Context) -> None:
+    """Show the stored discounts."""
+    from gpuplan.catalog.discounts import discounts
+    from gpuplan.cli.catalog_cmds import _store
+
+    found = discounts(_store(ctx))
+    if not found:
+        typer.echo("no discounts set (prices are list prices)")
+    for d in found:
+        typer.echo(
+            f"{d.provider} {d.family or '(all families)'}: {d.percent:g} % (set {d.set_at}) {d.note}".rstrip()
+        )
+
+
+@discount_app.command("clear")
+def discount_clear(
+    ctx: typer.Context,
+    provider: Annotated[str, typer.Option("--provider")],
+    family: Annotated[str, typer.Option("--family")] = "",
+) -> None:
+    """Remove a discount."""
+    from gpuplan.catalog.discounts import clear_discount
+    from gpuplan.cli.catalog_cmds import _store
+    from gpuplan.errors import InputError
+
+    if not clear_discount(_store(ctx), provider, family):
+        raise InputError(
+            f"no discount for {provider} {family or '(all families)'}; see `gpuplan catalog discount list`"
+        )
+    typer.echo(f"removed the discount for {provider} {family or '(all families)'}")
+
+
+def register_into(catalog_app: typer.Typer) -> None:
+    catalog_app.command("refresh")(refresh)
+    catalog_app.command("history")(history)
+    catalog_app.add_typer(discount_app)

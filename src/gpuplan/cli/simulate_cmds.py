@@ -1,0 +1,434 @@
+"""``gpuplan simulate``: autoscaling policies on a load trace, GPU sharing of several services.
+
+    gpuplan simulate autoscale W.yaml --trace load.csv --gpu A100-SXM4-80GB \\
+        --policy fixed:replicas=4 --policy target:target=0.7,max=10 --policy queue:per_replica=48
+    gpuplan simulate trace diurnal --rate 5 --hours 24 --out load.csv
+    gpuplan simulate share services.yaml --gpu A100-SXM4-80GB --sharing mig --k8s-out k8s-share/
+
+Heavy modules (numpy engine, scipy, the tracer) load inside the commands.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gpuplan.cli._i18n import CurrencyOption, LangOption, apply_language
+from gpuplan.errors import InputError
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.i18n import Money
+    from gpuplan.simulate import ReplicaModel, Trace
+    from gpuplan.simulate.inputs import ServicesFile
+    from gpuplan.simulate.share import ServiceDemand, SharePlan
+
+__all__ = ["register"]
+
+app = typer.Typer(
+    name="simulate",
+    help="Before paying for a policy, simulate it: autoscaling on a load trace, GPU sharing of services.",
+    no_args_is_help=True,
+)
+
+SHAPES = ("diurnal", "bursty", "step")
+
+
+def _money(store: Store | None, currency: str) -> Money:
+    from gpuplan.catalog import display_money
+    from gpuplan.i18n import Money
+
+    if currency.upper() == "USD" or store is None:
+        if currency.upper() != "USD":
+            raise InputError("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
+        return Money.usd()
+    return display_money(store, currency)
+
+
+def _check_out(out: Path | None) -> None:
+    if out is not None and out.suffix.lower() not in (".html", ".htm"):
+        raise InputError(f"--out {out}: write a .html file")
+
+
+def _shape_trace(
+    shape: str, rate: float, hours: float, seed: int, prompt: int | None, output: int | None
+) -> Trace:
+    from gpuplan.errors import NotFoundError
+    from gpuplan.simulate import Shape, bursty_trace, diurnal_trace, step_trace
+
+    s = Shape(
+        mean_requests_per_s=rate,
+        duration_s=hours * 3600,
+        seed=seed,
+        prompt_tokens=prompt,
+        output_tokens=output,
+    )
+    if shape == "diurnal":
+        return diurnal_trace(s)
+    if shape == "bursty":
+        return bursty_trace(s)
+    if shape == "step":
+        return step_trace(s)
+    raise NotFoundError("trace shape", shape, SHAPES)
+
+
+def _replica(
+    ctx: typer.Context, workload_file: Path, gpu_id: str, store: Store | None, mean_ctx: float
+) -> ReplicaModel:
+    from gpuplan.cli import settings
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._progress import spinner
+    from gpuplan.errors import EstimateError
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.inference import decode_estimate
+    from gpuplan.simulate import replica_from_decode
+    from gpuplan.workload import load_workload
+
+    w = load_workload(workload_file)
+    if w.task.value != "infer":
+        raise InputError(f"{workload_file.name}: simulate autoscale needs task: infer (or give --replica)")
+    with spinner(f"tracing {w.name} on fake tensors…", quiet=not sys.stderr.isatty()):
+        prof = load_profile(w, settings(ctx).db, store=store)
+    if prof.shape.family != "decoder":
+        raise EstimateError(
+            f"{w.name}: the replica model needs a decoder LLM (KV cache, decode steps); "
+            "give --replica slots=N,tpot_ms=T for another model"
+        )
+    g = get_gpu(gpu_id)
+    return replica_from_decode(
+        decode_estimate(prof, g), single=decode_estimate(prof, g, batch=1), mean_context_tokens=mean_ctx
+    )
+
+
+@app.command("autoscale")
+def autoscale_cmd(
+    ctx: typer.Context,
+    workload_file: Annotated[Path, typer.Argument(help="Inference workload YAML (task: infer, serving:).")],
+    trace: Annotated[
+        Path | None, typer.Option("--trace", help="Trace CSV: timestamp[,prompt_tokens,output_tokens].")
+    ] = None,
+    shape: Annotated[
+        str | None, typer.Option("--shape", help="Generate a trace instead: diurnal, bursty or step.")
+    ] = None,
+    rate: Annotated[
+        float | None,
+        typer.Option("--rate", help="Mean requests/s of a generated trace (default: the workload's)."),
+    ] = None,
+    hours: Annotated[float, typer.Option("--hours", help="Length of a generated trace.")] = 24.0,
+    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU of one replica.")] = "A100-SXM4-80GB",
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--policy",
+            "-p",
+            help="A policy, repeatable: fixed:replicas=4, target:target=0.7,max=10, "
+            "queue:per_replica=48, scheduled:at=0h@2/8h@6.",
+        ),
+    ] = None,
+    policies: Annotated[Path | None, typer.Option("--policies", help="A YAML list of policies.")] = None,
+    replica: Annotated[
+        str | None,
+        typer.Option(
+            "--replica", help="Replica speed instead of the estimator: slots=N,tpot_ms=T,prefill_tps=R."
+        ),
+    ] = None,
+    slo_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--slo-ms", help="Latency target of a request (default: the workload's p95_latency_ms)."
+        ),
+    ] = None,
+    timeout_s: Annotated[
+        float, typer.Option("--timeout-s", help="Drop a request that waited this long.")
+    ] = 120.0,
+    on_demand_price: Annotated[
+        float | None,
+        typer.Option("--on-demand-price", help="USD per replica-hour (default: the catalog's cheapest)."),
+    ] = None,
+    spot_price: Annotated[
+        float | None, typer.Option("--spot-price", help="USD per spot replica-hour.")
+    ] = None,
+    spot_rate: Annotated[
+        float | None, typer.Option("--spot-rate", help="Spot interruptions per replica-hour.")
+    ] = None,
+    spot_notice_s: Annotated[
+        float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.")
+    ] = 30.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of generated traces and interruptions.")] = 0,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write an HTML report with the chart.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    lang: LangOption = None,
+    currency: CurrencyOption = "USD",
+) -> None:
+    """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
+    apply_language(lang)
+    _check_out(out)
+    from rich.console import Console
+
+    from gpuplan.catalog import open_store
+    from gpuplan.cli import settings
+    from gpuplan.hardware import resolve_gpu
+    from gpuplan.report.simulate import autoscale_html, autoscale_json, autoscale_view
+    from gpuplan.simulate import (
+        SimulationSettings,
+        load_policies,
+        parse_policy,
+        read_trace_csv,
+        simulate_autoscale,
+    )
+    from gpuplan.simulate.inputs import fleet_prices, parse_replica
+    from gpuplan.workload import load_workload
+
+    w = load_workload(workload_file)
+    if w.serving is None and replica is None:
+        raise InputError(f"{workload_file.name}: add serving: (requests_per_s, prompt_tokens, output_tokens)")
+    pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
+    if not pols:
+        raise InputError("give at least one --policy (e.g. --policy target:target=0.7) or --policies FILE")
+    if (trace is None) == (shape is None):
+        raise InputError("give --trace FILE.csv or --shape diurnal|bursty|step (one of them)")
+    prompt = w.serving.prompt_tokens if w.serving else 512
+    output = w.serving.output_tokens if w.serving else 256
+    if trace is not None:
+        tr = read_trace_csv(trace)
+    else:
+        mean_rate = rate or (w.serving.requests_per_s if w.serving else None)
+        if mean_rate is None:
+            raise InputError("--shape needs --rate (or serving.requests_per_s in the workload)")
+        tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
+    tr = tr.with_tokens(prompt, output)
+    gpu_id = resolve_gpu(gpu).id
+    store = open_store(settings(ctx).db)
+    try:
+        prices = fleet_prices(
+            store.offers(gpu=gpu_id) if store is not None else [],
+            gpu_id,
+            on_demand_usd=on_demand_price,
+            spot_usd=spot_price,
+            spot_rate_per_hour=spot_rate,
+        )
+        money = _money(store, currency)
+        assert tr.prompt_tokens is not None and tr.output_tokens is not None
+        mean_ctx = float(tr.prompt_tokens.mean() + tr.output_tokens.mean() / 2)
+        rep = (
+            parse_replica(replica, gpu_id)
+            if replica
+            else _replica(ctx, workload_file, gpu_id, store, mean_ctx)
+        )
+    finally:
+        if store is not None:
+            store.close()
+    slo = (
+        slo_ms / 1000
+        if slo_ms
+        else (w.serving.p95_latency_ms / 1000 if w.serving and w.serving.p95_latency_ms else None)
+    )
+    res = simulate_autoscale(
+        tr,
+        rep,
+        pols,
+        prices,
+        SimulationSettings(slo_s=slo, timeout_s=timeout_s, spot_notice_s=spot_notice_s, seed=seed),
+    )
+    if out is not None:
+        out.write_text(autoscale_html(res, money), encoding="utf-8")
+    if as_json:
+        sys.stdout.write(json.dumps(autoscale_json(res), indent=2, ensure_ascii=False) + "\n")
+        return
+    Console().print(autoscale_view(res, money))
+
+
+@app.command("trace")
+def trace_cmd(
+    shape: Annotated[str, typer.Argument(help="diurnal, bursty or step.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    rate: Annotated[float, typer.Option("--rate", help="Mean requests per second.")] = 5.0,
+    hours: Annotated[float, typer.Option("--hours", help="Length of the trace.")] = 24.0,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same trace.")] = 0,
+    prompt_tokens: Annotated[int, typer.Option("--prompt-tokens", help="Mean prompt tokens.")] = 512,
+    output_tokens: Annotated[int, typer.Option("--output-tokens", help="Mean output tokens.")] = 256,
+) -> None:
+    """Write a synthetic (seeded, reproducible) trace CSV of a common load shape."""
+    import numpy as np
+
+    tr = _shape_trace(shape, rate, hours, seed, prompt_tokens, output_tokens)
+    assert tr.prompt_tokens is not None and tr.output_tokens is not None
+    with out.open("w", encoding="utf-8") as f:
+        f.write(f"# SYNTHETIC {shape} trace, not recorded load: gpuplan simulate trace {shape} ")
+        f.write(f"--rate {rate:g} --hours {hours:g} --seed {seed}\n")
+    with out.open("a", encoding="utf-8") as f:
+        np.savetxt(
+            f,
+            np.column_stack([tr.arrival_s, tr.prompt_tokens, tr.output_tokens]),
+            fmt=["%.3f", "%d", "%d"],
+            delimiter=",",
+            header="timestamp,prompt_tokens,output_tokens",
+            comments="",
+        )
+    sys.stderr.write(f"wrote {tr.requests:,} requests to {out}\n")
+
+
+@app.command("share")
+def share_cmd(
+    ctx: typer.Context,
+    services_file: Annotated[Path, typer.Argument(help="services.yaml: the services to place.")],
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
+    ] = None,
+    sharing: Annotated[
+        str, typer.Option("--sharing", help="mig, time-slice, whole, or best (fewest GPUs).")
+    ] = "best",
+    target: Annotated[float, typer.Option("--target", help="Busy share each instance is sized for.")] = 0.8,
+    time_slice_penalty: Annotated[
+        float, typer.Option("--time-slice-penalty", help="Throughput lost to time-slicing (assumed 0.10).")
+    ] = 0.10,
+    price: Annotated[
+        float | None,
+        typer.Option("--price", help="USD per GPU-hour (default: the catalog's cheapest on-demand)."),
+    ] = None,
+    k8s_out: Annotated[
+        Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write an HTML report.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    lang: LangOption = None,
+    currency: CurrencyOption = "USD",
+) -> None:
+    """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
+    apply_language(lang)
+    _check_out(out)
+    from rich.console import Console
+
+    from gpuplan.catalog import open_store
+    from gpuplan.cli import settings
+    from gpuplan.errors import NotFoundError
+    from gpuplan.hardware import resolve_gpu
+    from gpuplan.report.simulate import share_html, share_json, share_view
+    from gpuplan.simulate.inputs import fleet_prices, load_services
+    from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
+
+    if sharing not in (*SHARINGS, "best"):
+        raise NotFoundError("sharing", sharing, [*SHARINGS, "best"])
+    spec = load_services(services_file)
+    name = gpu or spec.gpu
+    if not name:
+        raise InputError("give --gpu (or gpu: in the services file)")
+    g = resolve_gpu(name)
+    estimated = _estimate_services(ctx, spec, services_file, g.id)
+    demands = spec.demands(estimated)
+    store = open_store(settings(ctx).db)
+    try:
+        per_hour = price
+        if per_hour is None and store is not None:
+            try:
+                per_hour = fleet_prices(store.offers(gpu=g.id), g.id).usd_per_hour["on_demand"]
+            except InputError:
+                per_hour = None  # the report says "price unknown" rather than inventing one
+        money = _money(store, currency)
+    finally:
+        if store is not None:
+            store.close()
+    base = dict(
+        gpu_id=g.id,
+        gpu_memory_gib=g.memory_gib,
+        price_usd_per_hour=per_hour,
+        target_utilisation=target,
+        time_slice_penalty=time_slice_penalty,
+    )
+    if sharing == "best":
+        plans = []
+        for s in SHARINGS:
+            try:
+                plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
+            except InputError:
+                continue  # e.g. no MIG on this GPU
+        plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
+    else:
+        plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
+    if k8s_out is not None:
+        _write_k8s(plan, k8s_out)
+    if out is not None:
+        out.write_text(share_html(plan, money), encoding="utf-8")
+    if as_json:
+        sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
+        return
+    Console().print(share_view(plan, money))
+
+
+def _estimate_services(
+    ctx: typer.Context, spec: ServicesFile, services_file: Path, gpu_id: str
+) -> dict[str, ServiceDemand]:
+    out: dict[str, ServiceDemand] = {}
+    todo = [s for s in spec.services if s.workload]
+    if not todo:
+        return out
+    from gpuplan.cli import settings
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.inference import decode_estimate
+    from gpuplan.simulate.inputs import demand_from_decode
+    from gpuplan.workload import load_workload
+
+    for s in todo:
+        w = load_workload((services_file.parent / str(s.workload)).resolve())
+        if w.serving is None:
+            raise InputError(
+                f"service {s.name!r}: its workload needs serving: (prompt_tokens, output_tokens)"
+            )
+        prof = load_profile(w, settings(ctx).db)
+        dec = decode_estimate(prof, get_gpu(gpu_id))
+        slo = s.p95_latency_ms or w.serving.p95_latency_ms
+        out[s.name] = demand_from_decode(
+            s.name,
+            dec,
+            requests_per_s=s.requests_per_s,
+            prompt_tokens=w.serving.prompt_tokens,
+            output_tokens=w.serving.output_tokens,
+            slo_s=slo / 1000 if slo else None,
+        )
+    return out
+
+
+def _write_k8s(plan: SharePlan, directory: Path) -> None:
+    from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
+
+    if directory.exists() and any(directory.iterdir()):
+        raise InputError(f"--k8s-out {directory} is not empty; give a new directory")
+    gpus = sorted({p.gpu_index for p in plan.placements})
+    if plan.sharing == "mig":
+        per_gpu = []
+        for g in gpus:
+            counts: dict[str, int] = {}
+            for p in plan.placements:
+                if p.gpu_index == g:
+                    counts[p.slice] = counts.get(p.slice, 0) + 1
+            per_gpu.append(counts)
+        layout = SharingLayout(sharing="mig", mig_per_gpu=tuple(per_gpu))
+    elif plan.sharing == "time-slice":
+        most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
+        layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
+    else:
+        layout = SharingLayout(sharing="whole")
+    deps = [
+        SharedDeployment(
+            name=s.name,
+            resource=f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu",
+            replicas=s.instances,
+        )
+        for s in plan.services
+    ]
+    for f in sharing_manifests(layout, deps):
+        path = directory / f.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f.content, encoding="utf-8")
+
+
+def register(root: typer.Typer) -> None:
+    """Add the ``simulate`` group to the root app."""
+    root.add_typer(app)

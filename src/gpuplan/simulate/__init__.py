@@ -1,0 +1,38 @@
+"""A year of serving before it is paid for: autoscaling policies on a load trace, GPU sharing.
+
+- :func:`simulate_autoscale` replays a trace under scaling policies (cost, latency, SLO misses);
+- :func:`pack_services` packs inference services onto GPUs (whole, MIG slices, time-slicing).
+"""
+
+from __future__ import annotations
+
+from gpuplan.simulate.autoscale import (
+    AutoscaleResult,
+    FleetPrices,
+    PolicyResult,
+    ReplicaModel,
+    SimulationSettings,
+    replica_from_decode,
+    simulate_autoscale,
+)
+from gpuplan.simulate.policy import Policy, load_policies, parse_policy
+from gpuplan.simulate.trace import Shape, Trace, bursty_trace, diurnal_trace, read_trace_csv, step_trace
+
+__all__ = [
+    "AutoscaleResult",
+    "FleetPrices",
+    "Policy",
+    "PolicyResult",
+    "ReplicaModel",
+    "Shape",
+    "SimulationSettings",
+    "Trace",
+    "bursty_trace",
+    "diurnal_trace",
+    "load_policies",
+    "parse_policy",
+    "read_trace_csv",
+    "replica_from_decode",
+    "simulate_autoscale",
+    "step_trace",
+]

@@ -1,0 +1,358 @@
+"""The autoscaling simulator's event loop: FIFO requests on the batch slots of scaled replicas.
+
+Model (exact for it, no time-stepping of requests):
+
+- A replica serves up to ``slots`` requests at once (continuous batching up to the sequences
+  whose KV cache fits); a request holds one slot for ``fixed_s + tokens × time per token``, where
+  the time per token is that of the batch the replicas run when it starts (linear from one
+  sequence to a full batch, as a bandwidth-bound decode step is; the batch is read at each
+  decision, so it lags by at most one period). With ``tokens`` zero the service time is exact.
+- One queue in front of all replicas, first come first served (a gateway with least-outstanding
+  routing); a request that has waited ``timeout_s`` without starting is dropped.
+- Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
+  min/max). A launched replica is billed from the decision and serves from ``startup_s`` later;
+  one scaled down stops taking requests, finishes those it has, and is billed until it is empty.
+- A spot replica is interrupted after an exponential lifetime (mean 1/rate); it stops taking
+  requests, those it cannot finish within the notice are dropped, and the next decision replaces
+  it (so restart time = startup time).
+
+The loop walks requests in arrival order with a heap of slot free times. Start times are
+non-decreasing under FIFO, so a decision at time T has seen exactly the requests started
+before T: decisions are interleaved at their true times, not after the fact. The controller's
+utilisation signal is kept at one-second resolution (the requests' own times are exact).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from bisect import bisect_right
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gpuplan.simulate.policy import Policy
+
+__all__ = [
+    "STATUS_DROPPED",
+    "STATUS_KILLED",
+    "STATUS_SERVED",
+    "EngineConfig",
+    "EngineRun",
+    "Work",
+    "run_engine",
+]
+
+STATUS_QUEUED = 0
+STATUS_SERVED = 1
+STATUS_DROPPED = 2
+"""Waited ``timeout_s`` without starting."""
+STATUS_KILLED = 3
+"""Running on a spot replica that was reclaimed before it finished."""
+
+_ALIVE, _DRAINING, _GONE = 0, 1, 2
+_INF = math.inf
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineConfig:
+    """Everything about the fleet that is not the policy."""
+
+    slots: int
+    """Requests one replica runs at once."""
+    horizon_s: float
+    """End of the simulated window; billing stops here."""
+    timeout_s: float = 120.0
+    spot_rate_per_hour: float = 1.0 / 24.0
+    spot_notice_s: float = 30.0
+    seed: int = 0
+    start_of_day_s: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Work:
+    """What each request asks of a slot."""
+
+    fixed_s: np.ndarray
+    """Seconds that do not depend on the batch (prefill), per request."""
+    tokens: np.ndarray
+    """Decode steps per request (output tokens); zeros for a fixed service time."""
+    step_1_s: float = 0.0
+    """One decode step with one sequence running."""
+    step_full_s: float = 0.0
+    """One decode step with every slot busy."""
+
+    def step_s(self, running: float, slots: int) -> float:
+        if slots <= 1:
+            return self.step_full_s
+        n = min(max(running, 1.0), float(slots))
+        return self.step_1_s + (self.step_full_s - self.step_1_s) * (n - 1.0) / (slots - 1.0)
+
+
+@dataclass(kw_only=True)
+class EngineRun:
+    """Raw outcome of one policy; :mod:`gpuplan.simulate.autoscale` turns it into figures."""
+
+    start_s: np.ndarray
+    """Start of service per request (nan where it never started)."""
+    status: np.ndarray
+    """STATUS_* per request."""
+    service_s: np.ndarray = field(default_factory=lambda: np.empty(0))
+    """Seconds each started request held its slot."""
+    replica_launch_s: list[float] = field(default_factory=list)
+    replica_end_s: list[float] = field(default_factory=list)
+    replica_spot: list[bool] = field(default_factory=list)
+    interruptions: int = 0
+    tick_s: list[float] = field(default_factory=list)
+    tick_replicas: list[int] = field(default_factory=list)
+    """Replicas counted by the policy after each decision (starting + ready, not draining)."""
+    tick_ready: list[int] = field(default_factory=list)
+    tick_queued: list[int] = field(default_factory=list)
+
+
+class _Fleet:
+    """Replica and slot state, and the decisions taken at each tick."""
+
+    def __init__(
+        self, policy: Policy, cfg: EngineConfig, arrival: list[float], work: Work, run: EngineRun
+    ) -> None:
+        self.p, self.cfg, self.arrival, self.work, self.run = policy, cfg, arrival, work, run
+        self.step = work.step_s(1.0, cfg.slots)
+        self.marks: list[int] = [0]
+        """Index of the first request dispatched under each step time in ``steps``."""
+        self.steps: list[float] = [self.step]
+        self.k = cfg.slots
+        self.state: list[int] = []
+        self.ready: list[float] = []
+        self.die: list[float] = []
+        self.slot_rep: list[int] = []
+        self.slot_req: list[int] = []
+        self.alive: list[int] = []
+        # A sentinel that never leaves the heap: with no live slot the next start is "never".
+        self.heap: list[tuple[float, int]] = [(_INF, -1)]
+        self.recent: deque[tuple[float, int]] = deque()
+        self.last_up = -_INF
+        rng = np.random.default_rng(cfg.seed)
+        # Unit exponential draws consumed in launch order: the same seed gives the same
+        # interruptions whatever the policy's timing (cycled if ever exhausted).
+        self.exps: list[float] = rng.exponential(1.0, 1 << 16).tolist()
+        self.exp_i = 0
+        # Change of the number of running requests per one-second bin (the utilisation signal).
+        self.diff = np.zeros(int(cfg.horizon_s) + 2, dtype=np.int64)
+        self.level = 0
+        self.bin = 0
+        self.seen = 0
+        """Requests before this index are already in ``diff``."""
+
+    # -- replicas ------------------------------------------------------------------------------
+    def launch(self, t: float, ready_at: float, spot: bool) -> None:
+        r = len(self.state)
+        self.state.append(_ALIVE)
+        self.ready.append(ready_at)
+        die = _INF
+        if spot and self.cfg.spot_rate_per_hour > 0:
+            e = self.exps[self.exp_i % len(self.exps)]
+            self.exp_i += 1
+            die = t + e * 3600.0 / self.cfg.spot_rate_per_hour
+        self.die.append(die)
+        self.run.replica_launch_s.append(t)
+        self.run.replica_end_s.append(_INF)
+        self.run.replica_spot.append(spot)
+        base = len(self.slot_rep)
+        for i in range(self.k):
+            self.slot_rep.append(r)
+            self.slot_req.append(-1)
+            heapq.heappush(self.heap, (ready_at, base + i))
+        self.alive.append(r)
+
+    def _slot_end(self, s: int, start: list[float]) -> float:
+        q = self.slot_req[s]
+        if q < 0:
+            return -_INF
+        step = self.steps[bisect_right(self.marks, q) - 1]
+        return start[q] + float(self.work.fixed_s[q] + self.work.tokens[q] * step)
+
+    def _busy_until(self, r: int, t: float, start: list[float]) -> float:
+        base = r * self.k
+        return max(t, *(self._slot_end(s, start) for s in range(base, base + self.k)))
+
+    def _drop_slots(self) -> None:
+        live = {-1, *(s for r in self.alive for s in range(r * self.k, (r + 1) * self.k))}
+        self.heap = [(f, s) for f, s in self.heap if s in live]
+        heapq.heapify(self.heap)
+
+    def retire(self, r: int, t: float, start: list[float]) -> None:
+        """Scale-down: stop taking requests, bill until the last running one ends."""
+        self.state[r] = _DRAINING
+        self.alive.remove(r)
+        self.run.replica_end_s[r] = self._busy_until(r, t, start)
+
+    def interrupt(self, r: int, t: float, status: bytearray, start: list[float]) -> None:
+        self.state[r] = _GONE
+        self.alive.remove(r)
+        self.run.interruptions += 1
+        kill_at = self.die[r] + self.cfg.spot_notice_s
+        base = r * self.k
+        for s in range(base, base + self.k):
+            if self._slot_end(s, start) > kill_at:
+                status[self.slot_req[s]] = STATUS_KILLED
+        self.run.replica_end_s[r] = min(kill_at, self._busy_until(r, t, start))
+
+    # -- decisions -----------------------------------------------------------------------------
+    def _desired(self, t: float, current: int, ready: int, queued: int, util: float | None) -> int:
+        p = self.p
+        if p.kind == "fixed":
+            want = p.replicas or p.min_replicas
+        elif p.kind == "scheduled":
+            hour = ((self.cfg.start_of_day_s + t) % 86_400.0) / 3600.0
+            want = p.scheduled_replicas(hour)
+        elif p.kind == "queue":
+            want = math.ceil((queued + self.level) / (p.per_replica or 1.0))
+        else:  # target utilisation, the HPA's rule
+            if util is None or ready == 0:
+                want = current
+            else:
+                ratio = util / (p.target or 1.0)
+                want = current if abs(ratio - 1.0) <= p.tolerance else math.ceil(ready * ratio)
+        return max(p.min_replicas, min(p.max_replicas, want))
+
+    def _signal(self, t: float, j: int, start: list[float]) -> tuple[int, int]:
+        """(busy slot-seconds, seconds) since the last decision, from the requests started."""
+        if j > self.seen:
+            st = np.asarray(start[self.seen : j], dtype=np.float64)
+            ok = np.isfinite(st)
+            st = st[ok]
+            # Every request since the last decision started under the current step time.
+            w = self.work
+            end = st + (w.fixed_s[self.seen : j] + w.tokens[self.seen : j] * self.step)[ok]
+            last = len(self.diff) - 1
+            np.add.at(self.diff, st.astype(np.int64), 1)
+            np.add.at(self.diff, np.minimum(end.astype(np.int64), last), -1)
+            self.seen = j
+        end_bin = min(int(t), len(self.diff) - 1)
+        if end_bin <= self.bin:
+            return 0, 0
+        levels = self.level + np.cumsum(self.diff[self.bin : end_bin])
+        bins = end_bin - self.bin
+        self.level, self.bin = int(levels[-1]), end_bin
+        return int(levels.sum()), bins
+
+    def tick(self, t: float, j: int, status: bytearray, start: list[float]) -> None:
+        p, run = self.p, self.run
+        gone = [r for r in self.alive if self.die[r] <= t]
+        for r in gone:
+            self.interrupt(r, t, status, start)
+        busy, bins = self._signal(t, j, start)
+        ready = sum(1 for r in self.alive if self.ready[r] <= t)
+        util = busy / (bins * ready * self.k) if bins > 0 and ready > 0 else None
+        queued = max(0, bisect_right(self.arrival, t) - j)
+        current = len(self.alive)
+        want = self._desired(t, current, ready, queued, util)
+        if p.kind in ("target", "queue"):
+            # Scale down no lower than the highest recommendation of the stabilisation window.
+            self.recent.append((t, want))
+            while self.recent and self.recent[0][0] < t - p.down_window_s:
+                self.recent.popleft()
+            floor_ = max(w for _, w in self.recent)
+        else:
+            floor_ = want
+        if want > current and t - self.last_up >= p.up_cooldown_s:
+            spot_now = sum(1 for r in self.alive if run.replica_spot[r])
+            spot_goal = math.floor(p.spot_fraction * want + 0.5)
+            for _ in range(want - current):
+                spot = spot_now < spot_goal
+                spot_now += spot
+                self.launch(t, t + p.startup_s, spot)
+            self.last_up = t
+        elif floor_ < current:
+            for r in sorted(self.alive, key=lambda r: (self.ready[r] <= t, -r))[: current - floor_]:
+                self.retire(r, t, start)  # not-yet-ready first, then the newest (a ReplicaSet's order)
+            gone.append(-1)
+        if gone:
+            self._drop_slots()
+        # The batch each ready replica runs now sets the step time of the requests started next.
+        ready_now = sum(1 for r in self.alive if self.ready[r] <= t)
+        step = self.work.step_s(self.level / max(1, ready_now) + 1.0, self.k)
+        if step != self.step:
+            self.step = step
+            self.marks.append(j)
+            self.steps.append(step)
+        run.tick_s.append(t)
+        run.tick_replicas.append(len(self.alive))
+        run.tick_ready.append(sum(1 for r in self.alive if self.ready[r] <= t))
+        run.tick_queued.append(queued)
+
+
+def _initial(policy: Policy, cfg: EngineConfig) -> int:
+    if policy.kind == "fixed":
+        return policy.replicas or policy.min_replicas
+    if policy.kind == "scheduled":
+        return max(policy.min_replicas, policy.scheduled_replicas((cfg.start_of_day_s % 86_400.0) / 3600.0))
+    return policy.min_replicas
+
+
+def run_engine(
+    arrival_s: np.ndarray, work: Work | np.ndarray, policy: Policy, cfg: EngineConfig
+) -> EngineRun:
+    """Simulate ``policy`` over requests arriving at ``arrival_s`` (sorted) that need ``work``
+    (or a fixed service time in seconds per request)."""
+    if not isinstance(work, Work):
+        work = Work(fixed_s=np.asarray(work, dtype=np.float64), tokens=np.zeros(len(arrival_s)))
+    n = len(arrival_s)
+    arrival: list[float] = arrival_s.tolist()
+    fixed: list[float] = work.fixed_s.tolist()
+    tokens: list[float] = np.asarray(work.tokens, dtype=np.float64).tolist()
+    start = [math.nan] * n
+    status = bytearray(n)
+    run = EngineRun(start_s=np.empty(0), status=np.empty(0))
+    fleet = _Fleet(policy, cfg, arrival, work, run)
+    # A warm start: the initial replicas are ready when the trace begins (and billed from then).
+    initial = _initial(policy, cfg)
+    spot_goal = math.floor(policy.spot_fraction * initial + 0.5)
+    for i in range(initial):
+        fleet.launch(0.0, 0.0, spot=i < spot_goal)
+
+    heap, slot_req = fleet.heap, fleet.slot_req
+    horizon, period, timeout = cfg.horizon_s, policy.period_s, cfg.timeout_s
+    replace = heapq.heapreplace
+    next_tick = 0.0
+    step = fleet.step
+    j = 0
+    # The hot loop: locals only, one heap operation per request. Slots of retired replicas are
+    # taken out of the heap when they retire, so every slot in it is live.
+    while j < n:
+        tf, s = heap[0]
+        a = arrival[j]
+        cs = a if a >= tf else tf
+        if cs >= next_tick:
+            if next_tick > horizon:
+                break
+            fleet.tick(next_tick, j, status, start)
+            heap = fleet.heap  # a retirement rebuilds it
+            step = fleet.step
+            next_tick += period
+            continue
+        if cs > horizon:
+            break
+        if cs - a > timeout:
+            status[j] = STATUS_DROPPED
+            j += 1
+            continue
+        replace(heap, (cs + fixed[j] + tokens[j] * step, s))
+        start[j] = cs
+        slot_req[s] = j
+        j += 1
+    # Requests never started: dropped if their timeout passed within the window, else still queued.
+    for q in range(j, n):
+        if arrival[q] + timeout <= horizon:
+            status[q] = STATUS_DROPPED
+    for r in fleet.alive:
+        run.replica_end_s[r] = horizon
+    run.replica_end_s = [min(e, horizon) for e in run.replica_end_s]
+    run.start_s = np.asarray(start, dtype=np.float64)
+    run.status = np.frombuffer(bytes(status), dtype=np.uint8).copy()
+    run.status[(run.status == STATUS_QUEUED) & np.isfinite(run.start_s)] = STATUS_SERVED
+    per_request = np.asarray(fleet.steps)[np.searchsorted(fleet.marks, np.arange(n), side="right") - 1]
+    run.service_s = work.fixed_s + work.tokens * per_request
+    return run

@@ -1,0 +1,207 @@
+"""What a simulation is given: replica prices from the catalog, replicas and services from files.
+
+- :func:`fleet_prices`: the cheapest known on-demand and spot price per GPU-hour of a GPU, and the
+  spot interruption rate from its catalog band (else the planner's stated default);
+- :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
+- :func:`load_services`: a ``services.yaml`` for ``simulate share``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from gpuplan.errors import InputError, NotFoundError
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, band_rate_per_hour
+from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
+from gpuplan.simulate.share import ServiceDemand
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import OfferPrice
+    from gpuplan.perf.inference import DecodeEstimate
+
+__all__ = ["ServicesFile", "demand_from_decode", "fleet_prices", "load_services", "parse_replica"]
+
+
+def fleet_prices(
+    offers: Iterable[OfferPrice],
+    gpu_id: str,
+    *,
+    on_demand_usd: float | None = None,
+    spot_usd: float | None = None,
+    spot_rate_per_hour: float | None = None,
+) -> FleetPrices:
+    """Per-GPU-hour prices of a one-GPU replica: the cheapest catalog offer per pricing model.
+
+    Given prices win over the catalog's. Low-confidence (article) prices are never used.
+    """
+    from gpuplan.catalog.query import cheapest_by_gpu
+
+    best = cheapest_by_gpu(offers).get(gpu_id, {})
+    prices: dict[str, float] = {}
+    notes = []
+    for key, given in (("on_demand", on_demand_usd), ("spot", spot_usd)):
+        if given is not None:
+            prices[key] = given
+            notes.append(f"{key} {given:g} USD/GPU-h given")
+        elif key in best and best[key].price_usd_per_gpu_hour is not None:
+            o = best[key]
+            prices[key] = float(o.price_usd_per_gpu_hour or 0.0)
+            notes.append(
+                f"{key} {prices[key]:.4g} USD/GPU-h: {o.provider} {o.region} {o.instance_type} ({o.as_of})"
+            )
+    if "on_demand" not in prices:
+        raise InputError(
+            f"the catalog has no on-demand price for {gpu_id}; give one with --on-demand-price USD_PER_HOUR"
+        )
+    if spot_rate_per_hour is not None:
+        rate, rate_src = spot_rate_per_hour, f"{spot_rate_per_hour:g} interruptions per replica-hour (given)"
+    else:
+        spot = best.get("spot")
+        found = band_rate_per_hour(spot.interruption_band) if spot and spot.interruption_band else None
+        if found is None:
+            found = SPOT_DEFAULTS.get(spot.provider, DEFAULT_SPOT_RATE) if spot else DEFAULT_SPOT_RATE
+        rate, rate_src = found.per_hour, found.source
+    return FleetPrices(
+        usd_per_hour=prices, source="; ".join(notes), spot_rate_per_hour=rate, spot_rate_source=rate_src
+    )
+
+
+def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
+    """``slots=48,tpot_ms=30,prefill_tps=8000``: a replica measured or known, instead of estimated."""
+    keys = {"slots": int, "tpot_ms": float, "prefill_tps": float}
+    values: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        k, eq, v = item.partition("=")
+        k = k.strip().lower()
+        if not eq or k not in keys:
+            raise NotFoundError(
+                "replica key", k or item, list(keys), hint="write slots=N,tpot_ms=T,prefill_tps=R"
+            )
+        try:
+            values[k] = keys[k](v)
+        except ValueError as e:
+            raise InputError(f"--replica: {k}={v!r} is not a number") from e
+    if "slots" not in values or "tpot_ms" not in values:
+        raise InputError("--replica needs slots=N and tpot_ms=T (prefill_tps=R optional)")
+    if values["slots"] < 1 or values["tpot_ms"] <= 0 or values.get("prefill_tps", 1.0) <= 0:
+        raise InputError("--replica: slots ≥ 1, tpot_ms > 0 and prefill_tps > 0")
+    return ReplicaModel(
+        gpu=gpu_id,
+        slots=values["slots"],
+        prefill_tokens_per_s=values.get("prefill_tps", 0.0),
+        time_per_output_token_s=values["tpot_ms"] / 1000.0,
+        source=f"given: {text}",
+    )
+
+
+class _Service(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    memory_gib: float | None = Field(default=None, gt=0)
+    """Memory one instance needs (weights + KV cache + CUDA context)."""
+    requests_per_s: float = Field(ge=0)
+    capacity_requests_per_s: float | None = Field(default=None, gt=0)
+    """Requests per second one whole GPU serves at full load."""
+    latency_ms: float | None = Field(default=None, gt=0)
+    """One request's latency on a whole GPU, no queueing."""
+    p95_latency_ms: float | None = Field(default=None, gt=0)
+    workload: str | None = None
+    """A workload YAML (task: infer) to estimate memory, capacity and latency from, instead."""
+
+
+class ServicesFile(BaseModel):
+    """``simulate share``'s input."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str | None = None
+    services: list[_Service]
+
+    def demands(self, estimated: dict[str, ServiceDemand] | None = None) -> list[ServiceDemand]:
+        out = []
+        for s in self.services:
+            if s.workload is not None:
+                if not estimated or s.name not in estimated:
+                    raise InputError(f"service {s.name!r}: its workload has not been estimated")
+                out.append(estimated[s.name])
+                continue
+            missing = [
+                k for k in ("memory_gib", "capacity_requests_per_s", "latency_ms") if getattr(s, k) is None
+            ]
+            if missing:
+                raise InputError(
+                    f"service {s.name!r}: give {', '.join(missing)} (or workload: a YAML to estimate)"
+                )
+            out.append(
+                ServiceDemand(
+                    name=s.name,
+                    memory_gib=float(s.memory_gib or 0),
+                    requests_per_s=s.requests_per_s,
+                    capacity_requests_per_s=float(s.capacity_requests_per_s or 0),
+                    latency_s=float(s.latency_ms or 0) / 1000.0,
+                    slo_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms else None,
+                )
+            )
+        return out
+
+
+def load_services(path: str | Path) -> ServicesFile:
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise InputError(f"services file {str(p)!r} not found") from e
+    except yaml.YAMLError as e:
+        raise InputError(f"services file {p.name}: not valid YAML ({e})") from e
+    try:
+        return ServicesFile.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise InputError(f"services file {p.name}: {where}: {err['msg']}") from e
+
+
+#: ASSUMPTION: CUDA context, cuBLAS workspace and the serving engine's own buffers, per instance.
+_INSTANCE_OVERHEAD_GIB = 1.0
+
+
+def demand_from_decode(
+    name: str,
+    decode: DecodeEstimate,
+    *,
+    requests_per_s: float,
+    prompt_tokens: int,
+    output_tokens: int,
+    slo_s: float | None,
+) -> ServiceDemand:
+    """A service's demand from the estimator: memory for the weights plus the KV cache of the
+    sequences it keeps running (Little's law: rate × latency, at 80 % busy), capacity and latency
+    of a whole GPU from :func:`gpuplan.perf.inference.serving_estimate`."""
+    import math
+
+    from gpuplan.perf.inference import TARGET_UTILISATION, serving_estimate
+
+    srv = serving_estimate(
+        decode, requests_per_s=requests_per_s, prompt_tokens=prompt_tokens, output_tokens=output_tokens
+    )
+    running = max(1, math.ceil(requests_per_s * srv.request_latency_s / TARGET_UTILISATION))
+    running = min(running, max(1, decode.max_concurrent_sequences))
+    ctx_share = (prompt_tokens + output_tokens) / max(1, decode.context_tokens)
+    memory = (
+        decode.weights_gib + running * decode.kv_cache_gib_per_sequence * ctx_share + _INSTANCE_OVERHEAD_GIB
+    )
+    return ServiceDemand(
+        name=name,
+        memory_gib=memory,
+        requests_per_s=requests_per_s,
+        capacity_requests_per_s=srv.capacity_requests_per_s,
+        latency_s=srv.request_latency_s,
+        slo_s=slo_s,
+    )

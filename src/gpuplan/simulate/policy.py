@@ -1,0 +1,198 @@
+"""Scale policies: what decides how many replicas run, written compactly or in YAML.
+
+Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
+
+    fixed:replicas=4
+    target:target=0.7,min=1,max=12           # HPA on utilisation (busy batch slots / ready slots)
+    queue:per_replica=48,max=12,spot=0.5      # KEDA on outstanding requests (queued + running)
+    scheduled:at=0h@2/8h@6/20h@3              # replicas by time of day (from that hour on)
+
+Keys every kind takes: ``name``, ``min``, ``max``, ``startup`` (s from launch to ready: image pull
+and model load), ``period`` (s between decisions), ``up_cooldown`` (s between two scale-ups),
+``down_window`` (s of recommendations whose maximum a scale-down may not go below — the HPA's
+stabilisation window), ``tolerance`` (target only), ``spot`` (share of replicas on spot, 0–1).
+A policies YAML is a list of mappings with the same keys plus ``kind``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuplan.errors import InputError, NotFoundError
+
+__all__ = ["KINDS", "Policy", "load_policies", "parse_policy"]
+
+KINDS = ("fixed", "target", "queue", "scheduled")
+
+# Defaults, each with its reason:
+#: Kubernetes' HPA controller syncs every 15 s (--horizontal-pod-autoscaler-sync-period default).
+DEFAULT_PERIOD_S = 15.0
+#: HPA default scale-down stabilisation window, 300 s (autoscaling/v2 behavior docs).
+DEFAULT_DOWN_WINDOW_S = 300.0
+#: ASSUMPTION: 3 minutes from a scale-up decision to a ready LLM replica (node already in the pool:
+#: image pull from a warm cache and loading ~16 GB of weights). A cold node adds minutes; set startup.
+DEFAULT_STARTUP_S = 180.0
+#: The HPA's default tolerance: no change while the metric is within 10 % of its target.
+DEFAULT_TOLERANCE = 0.1
+
+
+@dataclass(frozen=True, kw_only=True)
+class Policy:
+    """One scaling policy and the replicas it may run."""
+
+    name: str
+    kind: str
+    min_replicas: int = 1
+    max_replicas: int = 10
+    replicas: int | None = None
+    """fixed: how many."""
+    target: float | None = None
+    """target: busy-slot utilisation to hold, 0–1."""
+    per_replica: float | None = None
+    """queue: outstanding requests per replica (KEDA AverageValue threshold)."""
+    schedule: tuple[tuple[float, int], ...] = ()
+    """scheduled: (hour of day, replicas from then on), sorted."""
+    startup_s: float = DEFAULT_STARTUP_S
+    period_s: float = DEFAULT_PERIOD_S
+    up_cooldown_s: float = 0.0
+    down_window_s: float = DEFAULT_DOWN_WINDOW_S
+    tolerance: float = DEFAULT_TOLERANCE
+    spot_fraction: float = 0.0
+    spec: str = field(default="", compare=False)
+    """The text it was parsed from, for the report."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def scheduled_replicas(self, hour_of_day: float) -> int:
+        """Replicas the schedule asks for at ``hour_of_day`` (the last entry at or before it)."""
+        out = self.schedule[-1][1]  # before the first entry: yesterday's last one still holds
+        for hour, n in self.schedule:
+            if hour <= hour_of_day:
+                out = n
+        return out
+
+
+def _validate(p: Policy) -> None:
+    def bad(msg: str) -> InputError:
+        return InputError(f"policy {p.name!r}: {msg}")
+
+    if p.kind not in KINDS:
+        raise NotFoundError("policy kind", p.kind, KINDS)
+    if not 1 <= p.min_replicas <= p.max_replicas:
+        raise bad(f"need 1 ≤ min ≤ max (got min={p.min_replicas}, max={p.max_replicas})")
+    if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
+        raise bad("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")
+    if p.kind == "target" and (p.target is None or not 0 < p.target <= 1):
+        raise bad("target needs target=U with 0 < U ≤ 1, e.g. target:target=0.7")
+    if p.kind == "queue" and (p.per_replica is None or p.per_replica <= 0):
+        raise bad("queue needs per_replica=N > 0, e.g. queue:per_replica=32")
+    if p.kind == "scheduled" and not p.schedule:
+        raise bad("scheduled needs at=HOURh@N/…, e.g. scheduled:at=0h@2/8h@6/20h@3")
+    if not 0 <= p.spot_fraction <= 1:
+        raise bad(f"spot must be a share between 0 and 1 (got {p.spot_fraction})")
+    for name in ("startup_s", "up_cooldown_s", "down_window_s", "tolerance"):
+        if getattr(p, name) < 0:
+            raise bad(f"{name.removesuffix('_s')} must be ≥ 0")
+    if p.period_s <= 0:
+        raise bad("period must be > 0 seconds")
+
+
+# Key as the user writes it -> (field, converter).
+_KEYS: dict[str, tuple[str, Any]] = {
+    "name": ("name", str),
+    "min": ("min_replicas", int),
+    "max": ("max_replicas", int),
+    "replicas": ("replicas", int),
+    "target": ("target", float),
+    "per_replica": ("per_replica", float),
+    "startup": ("startup_s", float),
+    "period": ("period_s", float),
+    "up_cooldown": ("up_cooldown_s", float),
+    "down_window": ("down_window_s", float),
+    "tolerance": ("tolerance", float),
+    "spot": ("spot_fraction", float),
+}
+
+
+def _schedule(text: str) -> tuple[tuple[float, int], ...]:
+    out = []
+    for part in re.split(r"[/;]", text):
+        m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)h?@(\d+)\s*", part)
+        if not m or not 0 <= float(m.group(1)) < 24:
+            raise InputError(f"schedule entry {part!r}: write HOURh@REPLICAS, e.g. 8h@6 (hours 0–23)")
+        out.append((float(m.group(1)), int(m.group(2))))
+    return tuple(sorted(out))
+
+
+def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> Policy:
+    kwargs: dict[str, Any] = {}
+    for key, raw in values.items():
+        if key == "at":
+            kwargs["schedule"] = _schedule(str(raw))
+            continue
+        if key not in _KEYS:
+            raise NotFoundError("policy key", key, [*_KEYS, "at"], hint=f"in {spec!r}")
+        attr, conv = _KEYS[key]
+        try:
+            kwargs[attr] = conv(raw)
+        except (TypeError, ValueError) as e:
+            raise InputError(f"policy {spec!r}: {key}={raw!r} is not a number") from e
+    kwargs.setdefault("name", default_name)
+    if kind == "fixed" and "replicas" in kwargs:
+        # A fixed fleet is its own bounds.
+        kwargs.setdefault("min_replicas", kwargs["replicas"])
+        kwargs.setdefault("max_replicas", max(kwargs["replicas"], kwargs.get("min_replicas", 1)))
+    if kind == "scheduled" and kwargs.get("schedule"):
+        top = max(n for _, n in kwargs["schedule"])
+        kwargs.setdefault("max_replicas", max(top, 1))
+        kwargs.setdefault("min_replicas", max(1, min(n for _, n in kwargs["schedule"])))
+    return Policy(kind=kind, spec=spec, **kwargs)
+
+
+def parse_policy(text: str) -> Policy:
+    """A policy from its compact form (module docstring); one-line errors say what to write."""
+    spec = text.strip()
+    kind, _, rest = spec.partition(":")
+    kind = kind.strip().lower()
+    values: dict[str, str] = {}
+    for item in filter(None, (s.strip() for s in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise InputError(f"policy {spec!r}: {item!r} is not key=value")
+        values[key.strip().lower()] = value.strip()
+    if kind not in KINDS:
+        raise NotFoundError("policy kind", kind, KINDS, hint=f"in {spec!r}")
+    return _build(kind, values, spec, default_name=spec)
+
+
+def load_policies(path: str | Path) -> list[Policy]:
+    """Policies from a YAML list of mappings (``kind`` plus the compact form's keys)."""
+    import yaml
+
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise InputError(f"policies file {str(p)!r} not found") from e
+    except yaml.YAMLError as e:
+        raise InputError(f"policies file {p.name}: not valid YAML ({e})") from e
+    if isinstance(data, dict) and "policies" in data:
+        data = data["policies"]
+    if not isinstance(data, list) or not data:
+        raise InputError(f"policies file {p.name}: expected a list of policies (each with kind: …)")
+    out = []
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict) or "kind" not in entry:
+            raise InputError(
+                f"policies file {p.name}: entry {i + 1} needs a kind (one of {', '.join(KINDS)})"
+            )
+        values = {str(k).lower(): v for k, v in entry.items() if k != "kind"}
+        kind = str(entry["kind"]).lower()
+        if kind not in KINDS:
+            raise NotFoundError("policy kind", kind, KINDS, hint=f"entry {i + 1} of {p.name}")
+        out.append(_build(kind, values, spec=f"{p.name}#{i + 1}", default_name=f"{kind}-{i + 1}"))
+    return out

@@ -1,0 +1,466 @@
+"""Pack inference services onto GPUs: whole cards, MIG slices, or time-slicing — fewest GPUs.
+
+A service needs ``memory_gib`` on whatever it runs on (weights + KV cache + context: every
+instance holds a copy) and carries ``requests_per_s``, of which one whole GPU serves
+``capacity_requests_per_s`` at full load. A GPU share of speed fraction f serves f × that; the
+fleet is sized so that each instance runs at most ``target_utilisation`` busy.
+
+- **whole**: ``ceil(load / target)`` GPUs per service, none shared.
+- **mig**: each service picks one profile (memory fits, speed f = min(compute, bandwidth share))
+  and ``ceil(load / (f × target))`` instances of it; GPUs are filled with valid MIG layouts.
+  Solved exactly as an integer programme over the maximal layouts (a cutting-stock model: variables
+  = GPUs per layout, plus one profile choice per service), with HiGHS through scipy.
+- **time-slice**: services share a GPU's time and memory (no isolation); a GPU carries services
+  whose memory adds up to the usable memory and whose busy shares add up to ``target`` × (1 −
+  ``time_slice_penalty``). Exact by integer programme up to :data:`EXACT_ITEMS` instances,
+  first-fit decreasing above, with the lower bound reported.
+
+Latency headroom per service: the SLO minus the p95 latency of one instance at its load —
+request latency scaled by 1/f plus M/M/1 queueing on the instance's rate, the estimator's own
+approximation (:func:`gpuplan.perf.inference.serving_estimate`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuplan.errors import InputError
+from gpuplan.simulate import mig as migmod
+
+__all__ = [
+    "EXACT_ITEMS",
+    "SHARINGS",
+    "Placement",
+    "ServiceDemand",
+    "ShareOptions",
+    "SharePlan",
+    "Unplaced",
+    "pack_services",
+]
+
+SHARINGS = ("whole", "mig", "time-slice")
+#: Instances up to which time-slicing is packed exactly (the assignment MILP stays small).
+EXACT_ITEMS = 40
+#: ASSUMPTION: time-slicing costs 10 % of throughput (context switches between CUDA contexts every
+#: slice, caches refilled); NVIDIA documents no figure. Override with --time-slice-penalty.
+DEFAULT_TIME_SLICE_PENALTY = 0.10
+#: A GPU's memory a time-sliced set of services may fill: 5 % is kept for the CUDA contexts that
+#: each process opens (about 0.3–0.5 GiB each) and fragmentation.
+TIME_SLICE_MEMORY_SHARE = 0.95
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceDemand:
+    """One inference service to place."""
+
+    name: str
+    memory_gib: float
+    requests_per_s: float
+    capacity_requests_per_s: float
+    """Requests per second one whole GPU serves at full load."""
+    latency_s: float
+    """One request's latency on a whole GPU with no queueing."""
+    slo_s: float | None = None
+    """p95 latency target; None: no headroom computed."""
+
+    def __post_init__(self) -> None:
+        if self.memory_gib <= 0 or self.capacity_requests_per_s <= 0 or self.latency_s <= 0:
+            raise InputError(f"service {self.name!r}: memory, capacity and latency must be positive")
+        if self.requests_per_s < 0:
+            raise InputError(f"service {self.name!r}: requests_per_s must be ≥ 0")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShareOptions:
+    gpu_id: str
+    gpu_memory_gib: float
+    price_usd_per_hour: float | None
+    """Per GPU-hour; None when the catalog has none (cost then unknown)."""
+    sharing: str = "mig"
+    target_utilisation: float = 0.8
+    time_slice_penalty: float = DEFAULT_TIME_SLICE_PENALTY
+    time_limit_s: float = 10.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Placement:
+    gpu_index: int
+    service: str
+    slice: str
+    """A MIG profile (``3g.40gb``), ``time-slice`` or ``whole``."""
+    start: int | None = None
+    """First memory slice of a MIG instance."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unplaced:
+    service: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceOutcome:
+    name: str
+    slice: str
+    instances: int
+    speed_fraction: float
+    utilisation: float
+    """Busy share of each instance."""
+    p95_latency_s: float | None
+    latency_headroom_s: float | None
+    """SLO − p95; negative: the SLO is missed; None without an SLO."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SharePlan:
+    gpu_id: str
+    sharing: str
+    gpus_needed: int
+    lower_bound_gpus: int
+    """No packing can use fewer (equal to gpus_needed when the packing is proven optimal)."""
+    optimal: bool
+    cost_usd_per_hour: float | None
+    placements: tuple[Placement, ...]
+    unplaced: tuple[Unplaced, ...]
+    services: tuple[ServiceOutcome, ...]
+    method: str
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _p95(latency_s: float, rate: float, capacity: float) -> float | None:
+    rho = rate / capacity if capacity > 0 else math.inf
+    if rho >= 1:
+        return None
+    if rho <= 0.05:
+        return latency_s
+    return latency_s + math.log(rho / 0.05) / (capacity - rate)
+
+
+def _outcome(s: ServiceDemand, slice_: str, n: int, speed: float) -> ServiceOutcome:
+    cap = s.capacity_requests_per_s * speed
+    rate = s.requests_per_s / n if n else 0.0
+    p95 = _p95(s.latency_s / speed, rate, cap)
+    head = (s.slo_s - p95) if (s.slo_s is not None and p95 is not None) else None
+    if s.slo_s is not None and p95 is None:
+        head = -math.inf
+    return ServiceOutcome(
+        name=s.name,
+        slice=slice_,
+        instances=n,
+        speed_fraction=speed,
+        utilisation=rate / cap if cap else math.inf,
+        p95_latency_s=p95,
+        latency_headroom_s=head,
+    )
+
+
+def _instances(s: ServiceDemand, speed: float, target: float) -> int:
+    return max(1, math.ceil(s.requests_per_s / (s.capacity_requests_per_s * speed * target) - 1e-9))
+
+
+def _milp(
+    c: list[float],
+    a_rows: list[list[float]],
+    lo: list[float],
+    hi: list[float],
+    ub: list[float],
+    opts: ShareOptions,
+) -> Any:
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    return milp(
+        c=np.asarray(c),
+        integrality=np.ones(len(c)),
+        bounds=Bounds(np.zeros(len(c)), np.asarray(ub)),
+        constraints=[LinearConstraint(np.asarray(a_rows), np.asarray(lo), np.asarray(hi))]
+        if a_rows
+        else None,
+        options={"time_limit": opts.time_limit_s},
+    )
+
+
+def _pack_whole(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+    placements, outs, unplaced = [], [], []
+    g = 0
+    for s in services:
+        if s.memory_gib > opts.gpu_memory_gib:
+            unplaced.append(Unplaced(service=s.name, reason=_too_big(s, opts)))
+            continue
+        n = _instances(s, 1.0, opts.target_utilisation)
+        for _ in range(n):
+            placements.append(Placement(gpu_index=g, service=s.name, slice="whole"))
+            g += 1
+        outs.append(_outcome(s, "whole", n, 1.0))
+    return _plan(opts, "whole", g, g, True, placements, unplaced, outs, "one GPU per instance")
+
+
+def _too_big(s: ServiceDemand, opts: ShareOptions) -> str:
+    return (
+        f"needs {s.memory_gib:.1f} GiB, more than one {opts.gpu_id} ({opts.gpu_memory_gib:.0f} GiB); "
+        "split it over GPUs (tensor parallel) or pick a bigger GPU"
+    )
+
+
+def _plan(
+    opts: ShareOptions,
+    sharing: str,
+    gpus: int,
+    bound: int,
+    optimal: bool,
+    placements: list[Placement],
+    unplaced: list[Unplaced],
+    outs: list[ServiceOutcome],
+    method: str,
+    notes: tuple[str, ...] = (),
+) -> SharePlan:
+    return SharePlan(
+        gpu_id=opts.gpu_id,
+        sharing=sharing,
+        gpus_needed=gpus,
+        lower_bound_gpus=bound,
+        optimal=optimal,
+        cost_usd_per_hour=gpus * opts.price_usd_per_hour if opts.price_usd_per_hour is not None else None,
+        placements=tuple(sorted(placements, key=lambda p: (p.gpu_index, p.start or 0, p.service))),
+        unplaced=tuple(unplaced),
+        services=tuple(outs),
+        method=method,
+        notes=notes,
+    )
+
+
+def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+    table = migmod.mig_gpu(opts.gpu_id)
+    layouts = migmod.layouts(table)
+    profiles = [p for p in table.profiles if not p.media_extensions]
+    pnames = [p.name for p in profiles]
+    # Candidate (service, profile, instances) choices.
+    choices: list[list[tuple[str, int, float]]] = []
+    placeable, unplaced = [], []
+    for s in services:
+        opts_s = [
+            (p.name, _instances(s, p.speed_fraction, opts.target_utilisation), p.speed_fraction)
+            for p in profiles
+            if p.memory_gib >= s.memory_gib
+        ]
+        # Slices on which the service meets its SLO, when any does (else all, with the miss shown).
+        meets = [
+            o for o in opts_s if (h := _outcome(s, o[0], o[1], o[2]).latency_headroom_s) is None or h >= 0
+        ]
+        opts_s = meets or opts_s
+        if not opts_s:
+            unplaced.append(
+                Unplaced(
+                    service=s.name,
+                    reason=f"needs {s.memory_gib:.1f} GiB; the largest MIG slice of {opts.gpu_id} has "
+                    f"{max(p.memory_gib for p in profiles):.1f} GiB",
+                )
+            )
+            continue
+        placeable.append(s)
+        choices.append(opts_s)
+    nl = len(layouts)
+    nz = sum(len(c) for c in choices)
+    # Variables: x_L (GPUs using layout L), then z_{s,k} (service s uses its k-th choice).
+    # Objective: GPUs, then (below one GPU in total) the compute slices taken, so that among
+    # packings with as few GPUs the one leaving the most room wins.
+    slices = {p.name: p.compute_slices for p in profiles}
+    eps = 1.0 / (1 + sum(max(n for _, n, _ in ch) for ch in choices) * migmod.COMPUTE_SLICES)
+    c = [1.0] * nl + [eps * slices[name] * n for ch in choices for name, n, _ in ch]
+    rows, lo, hi = [], [], []
+    for pname in pnames:
+        row = [float(dict(lay).get(pname, 0)) for lay in layouts]
+        for ch in choices:
+            row += [-float(n) if name == pname else 0.0 for name, n, _ in ch]
+        rows.append(row)
+        lo.append(0.0)
+        hi.append(math.inf)
+    off = nl
+    for ch in choices:
+        row = [0.0] * (nl + nz)
+        for k in range(len(ch)):
+            row[off + k] = 1.0
+        off += len(ch)
+        rows.append(row)
+        lo.append(1.0)
+        hi.append(1.0)
+    total_inst = sum(max(n for _, n, _ in ch) for ch in choices)
+    ub = [float(total_inst)] * nl + [1.0] * nz
+    if not placeable:
+        return _plan(opts, "mig", 0, 0, True, [], unplaced, [], "nothing to place")
+    res = _milp(c, rows, lo, hi, ub, opts)
+    if res.x is None:
+        raise InputError(f"MIG packing found no solution in {opts.time_limit_s:g} s; raise the time limit")
+    x = [round(v) for v in res.x]
+    gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
+    # The dual bound includes the tie-break terms (< 1 GPU in all): take them off before rounding.
+    dual = float(getattr(res, "mip_dual_bound", 0.0) or 0.0)
+    bound = max(1, math.ceil(dual - 1.0 + 1e-9))
+    # Expand: each GPU gets its layout's concrete start slices, filled with service instances.
+    want: dict[str, list[str]] = {}
+    outs = []
+    off = nl
+    for s, ch in zip(placeable, choices, strict=True):
+        k = max(range(len(ch)), key=lambda i: x[off + i])
+        name, n, speed = ch[k]
+        want.setdefault(name, []).extend([s.name] * n)
+        outs.append(_outcome(s, name, n, speed))
+        off += len(ch)
+    placements: list[Placement] = []
+    g = 0
+    for li, lay in enumerate(layouts):
+        for _ in range(x[li]):
+            names = [n for n, cnt in lay for _ in range(cnt)]
+            concrete = migmod.place(table, names)
+            assert concrete is not None  # layouts() only returns valid sets
+            used = False
+            for pname, start in concrete:
+                if want.get(pname):
+                    placements.append(
+                        Placement(gpu_index=g, service=want[pname].pop(0), slice=pname, start=start)
+                    )
+                    used = True
+            g += used
+    return _plan(
+        opts,
+        "mig",
+        g,
+        g if gap <= 1e-9 else min(bound, g),
+        gap <= 1e-9,
+        placements,
+        unplaced,
+        outs,
+        f"integer programme over {nl} maximal MIG layouts (HiGHS)",
+        (table.memory_note,),
+    )
+
+
+def _ffd(items: list[tuple[float, float, str]], mem_cap: float, time_cap: float) -> list[list[int]]:
+    bins: list[list[int]] = []
+    room: list[list[float]] = []
+    order = sorted(range(len(items)), key=lambda i: -max(items[i][0] / mem_cap, items[i][1] / time_cap))
+    for i in order:
+        m, t, _ = items[i]
+        for b, (rm, rt) in enumerate(room):
+            if m <= rm + 1e-9 and t <= rt + 1e-9:
+                bins[b].append(i)
+                room[b] = [rm - m, rt - t]
+                break
+        else:
+            bins.append([i])
+            room.append([mem_cap - m, time_cap - t])
+    return bins
+
+
+def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+    mem_cap = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
+    time_cap = opts.target_utilisation * (1.0 - opts.time_slice_penalty)
+    speed = 1.0 - opts.time_slice_penalty
+    items: list[tuple[float, float, str]] = []
+    unplaced, outs = [], []
+    for s in services:
+        if s.memory_gib > mem_cap:
+            unplaced.append(Unplaced(service=s.name, reason=_too_big(s, opts)))
+            continue
+        busy = s.requests_per_s / s.capacity_requests_per_s  # whole-GPU busy share, unpenalised
+        n = max(1, math.ceil(busy / speed / time_cap - 1e-9))
+        items += [(s.memory_gib, busy / n / speed, s.name)] * n
+    bins = _ffd(items, mem_cap, time_cap)
+    lower = max(
+        math.ceil(sum(i[0] for i in items) / mem_cap - 1e-9) if items else 0,
+        math.ceil(sum(i[1] for i in items) / time_cap - 1e-9) if items else 0,
+    )
+    optimal = len(bins) == lower
+    method = "first-fit decreasing"
+    if not optimal and len(items) <= EXACT_ITEMS:
+        bins, optimal = _exact_bins(items, mem_cap, time_cap, len(bins), opts)
+        method = "integer programme (HiGHS), assignment of instances to GPUs"
+        lower = len(bins) if optimal else lower
+    placements = [
+        Placement(gpu_index=g, service=items[i][2], slice="time-slice") for g, b in enumerate(bins) for i in b
+    ]
+    busy_on = [sum(items[i][1] for i in b) for b in bins]
+    gpu_of = {i: g for g, b in enumerate(bins) for i in b}
+    for s in services:
+        mine = [i for i, it in enumerate(items) if it[2] == s.name]
+        if not mine:
+            continue
+        # Speed on a shared GPU: the penalised GPU less the time its neighbours keep it busy
+        # (their busy shares, on average) — at the most crowded of the service's GPUs.
+        others = max(busy_on[gpu_of[i]] - items[i][1] for i in mine)
+        outs.append(_outcome(s, "time-slice", len(mine), speed * max(1e-6, 1.0 - others)))
+    notes = (
+        f"time-slicing throughput penalty {opts.time_slice_penalty:.0%} (assumed; NVIDIA publishes none)",
+        "time-slicing isolates neither memory nor faults: one service's OOM can stop its neighbours",
+    )
+    return _plan(opts, "time-slice", len(bins), lower, optimal, placements, unplaced, outs, method, notes)
+
+
+def _exact_bins(
+    items: list[tuple[float, float, str]], mem_cap: float, time_cap: float, upper: int, opts: ShareOptions
+) -> tuple[list[list[int]], bool]:
+    n, b = len(items), upper
+    # Variables: y_g (GPU g used), then a_{i,g} (item i on GPU g); symmetry broken by y_g ≥ y_{g+1}.
+    nv = b + n * b
+
+    def a(i: int, g: int) -> int:
+        return b + i * b + g
+
+    rows, lo, hi = [], [], []
+    for i in range(n):
+        r = [0.0] * nv
+        for g in range(b):
+            r[a(i, g)] = 1.0
+        rows.append(r)
+        lo.append(1.0)
+        hi.append(1.0)
+    for g in range(b):
+        for k, cap in ((0, mem_cap), (1, time_cap)):
+            r = [0.0] * nv
+            for i in range(n):
+                r[a(i, g)] = float(items[i][k])
+            r[g] = -cap
+            rows.append(r)
+            lo.append(-math.inf)
+            hi.append(1e-9)
+        if g + 1 < b:
+            r = [0.0] * nv
+            r[g], r[g + 1] = 1.0, -1.0
+            rows.append(r)
+            lo.append(0.0)
+            hi.append(math.inf)
+    res = _milp([1.0] * b + [0.0] * (n * b), rows, lo, hi, [1.0] * nv, opts)
+    if res.x is None:
+        return _ffd(items, mem_cap, time_cap), False
+    bins: list[list[int]] = [[] for _ in range(b)]
+    for i in range(n):
+        for g in range(b):
+            if res.x[a(i, g)] > 0.5:
+                bins[g].append(i)
+    gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
+    return [x for x in bins if x], gap <= 1e-9
+
+
+def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+    """Place every service on ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
+    if not services:
+        raise InputError("no services to place; list them under services:")
+    names = [s.name for s in services]
+    if len(set(names)) != len(names):
+        raise InputError("two services share a name; names must be unique")
+    if not 0 < opts.target_utilisation <= 1:
+        raise InputError("target utilisation must be in (0, 1]")
+    if not 0 <= opts.time_slice_penalty < 1:
+        raise InputError("the time-slice penalty must be in [0, 1)")
+    if opts.sharing == "whole":
+        return _pack_whole(services, opts)
+    if opts.sharing == "mig":
+        return _pack_mig(services, opts)
+    if opts.sharing == "time-slice":
+        return _pack_time_slice(services, opts)
+    from gpuplan.errors import NotFoundError
+
+    raise NotFoundError("sharing", opts.sharing, SHARINGS)

@@ -1,0 +1,303 @@
+"""Load traces: the request arrivals a simulation replays — read from CSV, or generated in a shape.
+
+A trace is a sorted array of arrival times (seconds from the trace's start) with, for LLM
+requests, the prompt and output tokens of each request. CSV columns (header required, names
+case-insensitive):
+
+Lines starting with ``#`` before the header are comments (provenance, licence).
+
+- ``timestamp``: seconds from any origin (``12.5``) or an ISO date-time (``2023-11-16 18:15:46.68``);
+- ``prompt_tokens`` / ``output_tokens`` (aliases ``ContextTokens`` / ``GeneratedTokens``, the Azure
+  LLM inference trace's names; ``tokens_in`` / ``tokens_out``): optional, the workload's
+  ``serving:`` figures are used where absent.
+
+Generated shapes (diurnal, bursty, step) are Poisson arrivals whose rate follows the shape, drawn
+from a seeded generator, so the same arguments give the same trace.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from gpuplan.errors import InputError
+
+__all__ = [
+    "MAX_TRACE_BYTES",
+    "MAX_TRACE_ROWS",
+    "Shape",
+    "Trace",
+    "bursty_trace",
+    "diurnal_trace",
+    "read_trace_csv",
+    "step_trace",
+]
+
+#: A trace bigger than this is refused with a one-line error (a day at 50 requests/s is 4.3 M rows,
+#: about 100 MB of CSV; twice that leaves room without letting a stray file exhaust memory).
+MAX_TRACE_ROWS = 10_000_000
+MAX_TRACE_BYTES = 512 * 1024 * 1024
+
+_TIME = ("timestamp", "time", "time_s", "arrival_s")
+_PROMPT = ("prompt_tokens", "contexttokens", "tokens_in", "input_tokens")
+_OUTPUT = ("output_tokens", "generatedtokens", "tokens_out")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trace:
+    """Requests in arrival order."""
+
+    arrival_s: np.ndarray
+    """Arrival times, seconds from the trace's start (first arrival at or after 0), non-decreasing."""
+    prompt_tokens: np.ndarray | None
+    """Per request; None when the trace has no token counts (the workload's are used)."""
+    output_tokens: np.ndarray | None
+    duration_s: float
+    """Length of the simulated window; at least the last arrival."""
+    name: str
+    synthetic: bool
+    """True for a generated trace (the report says so)."""
+    start_of_day_s: float = 0.0
+    """Time of day at the trace's origin, seconds after midnight (scheduled policies use it)."""
+
+    def __post_init__(self) -> None:
+        n = len(self.arrival_s)
+        for col in (self.prompt_tokens, self.output_tokens):
+            if col is not None and len(col) != n:
+                raise InputError("trace: token columns must have one value per request")
+
+    @property
+    def requests(self) -> int:
+        return len(self.arrival_s)
+
+    def with_tokens(self, prompt_tokens: int, output_tokens: int) -> Trace:
+        """This trace with constant token counts where it has none."""
+        n = self.requests
+        return Trace(
+            arrival_s=self.arrival_s,
+            prompt_tokens=self.prompt_tokens
+            if self.prompt_tokens is not None
+            else np.full(n, prompt_tokens, dtype=np.int64),
+            output_tokens=self.output_tokens
+            if self.output_tokens is not None
+            else np.full(n, output_tokens, dtype=np.int64),
+            duration_s=self.duration_s,
+            name=self.name,
+            synthetic=self.synthetic,
+            start_of_day_s=self.start_of_day_s,
+        )
+
+
+def _column(header: list[str], names: tuple[str, ...]) -> int | None:
+    low = [h.strip().lower() for h in header]
+    for n in names:
+        if n in low:
+            return low.index(n)
+    return None
+
+
+def _parse_time(text: str) -> tuple[float, bool]:
+    """(seconds, is_datetime)."""
+    try:
+        return float(text), False
+    except ValueError:
+        pass
+    t = text.strip().replace("T", " ")
+    # Python's fromisoformat takes at most 6 fractional digits; the Azure trace has 7.
+    if "." in t:
+        head, frac = t.split(".", 1)
+        digits = "".join(ch for ch in frac if ch.isdigit())
+        t = f"{head}.{digits[:6]}" + frac[len(digits) :]
+    dt = datetime.fromisoformat(t)
+    return dt.timestamp(), True
+
+
+def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace:
+    """Read and validate a trace CSV; any problem is one :class:`InputError` naming the line."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"trace file {str(p)!r} not found; give a CSV with a 'timestamp' column")
+    if p.stat().st_size > MAX_TRACE_BYTES:
+        raise InputError(
+            f"trace {p.name}: {p.stat().st_size / 2**20:.0f} MiB is over the {MAX_TRACE_BYTES // 2**20} MiB "
+            "limit; cut it to the window you want to simulate"
+        )
+    with p.open(newline="", encoding="utf-8-sig") as f:
+        # Comment lines (``# …``) may come before the header: a trace's provenance or licence.
+        comments = 0
+        synthetic = False
+        first = f.readline()
+        while first.lstrip().startswith("#"):
+            comments += 1
+            # gpuplan's own generator marks its files; a recorded trace must not be mistaken for one.
+            synthetic = synthetic or "synthetic" in first.lower()
+            first = f.readline()
+        reader = csv.reader(itertools.chain([first], f))
+        header = next(reader, None)
+        if not header:
+            raise InputError(f"trace {p.name}: empty file; expected a header line with 'timestamp'")
+        ti = _column(header, _TIME)
+        if ti is None:
+            raise InputError(
+                f"trace {p.name}: no timestamp column (header is {', '.join(header)}); "
+                "name it 'timestamp' (seconds or ISO date-time)"
+            )
+        pi, oi = _column(header, _PROMPT), _column(header, _OUTPUT)
+        times: list[float] = []
+        prompts: list[int] = []
+        outputs: list[int] = []
+        kind: bool | None = None
+        for line, row in enumerate(reader, start=comments + 2):
+            if not row or all(not c.strip() for c in row):
+                continue
+            if len(times) >= max_rows:
+                raise InputError(f"trace {p.name}: more than {max_rows:,} requests; cut the trace")
+            try:
+                t, is_dt = _parse_time(row[ti])
+                if pi is not None:
+                    prompts.append(int(float(row[pi])))
+                if oi is not None:
+                    outputs.append(int(float(row[oi])))
+            except (ValueError, IndexError) as e:
+                raise InputError(f"trace {p.name} line {line}: cannot read {row!r} ({e})") from e
+            if kind is not None and kind != is_dt:
+                raise InputError(f"trace {p.name} line {line}: mixes numbers and date-times in timestamp")
+            kind = is_dt
+            if not math.isfinite(t):
+                raise InputError(f"trace {p.name} line {line}: timestamp is not a finite number")
+            times.append(t)
+    if not times:
+        raise InputError(f"trace {p.name}: no requests after the header")
+    arr = np.asarray(times, dtype=np.float64)
+    order = np.argsort(arr, kind="stable")  # traces are usually sorted; tolerate one that is not
+    arr = arr[order]
+    origin = float(arr[0])
+    start_of_day = 0.0
+    if kind:
+        d = datetime.fromtimestamp(origin)
+        start_of_day = d.hour * 3600 + d.minute * 60 + d.second + d.microsecond / 1e6
+    arr = arr - origin
+    cols: list[np.ndarray | None] = []
+    for vals, name in ((prompts, "prompt_tokens"), (outputs, "output_tokens")):
+        if not vals:
+            cols.append(None)
+            continue
+        a = np.asarray(vals, dtype=np.int64)[order]
+        if (a < (0 if name == "prompt_tokens" else 1)).any():
+            raise InputError(
+                f"trace {p.name}: {name} must be ≥ {0 if name == 'prompt_tokens' else 1} on every line"
+            )
+        cols.append(a)
+    return Trace(
+        arrival_s=arr,
+        prompt_tokens=cols[0],
+        output_tokens=cols[1],
+        duration_s=float(arr[-1]) if len(arr) > 1 else 1.0,
+        name=p.stem,
+        synthetic=synthetic,
+        start_of_day_s=start_of_day,
+    )
+
+
+def _poisson_from_rate(rate: np.ndarray, dt_s: float, rng: np.random.Generator) -> np.ndarray:
+    """Arrival times of a Poisson process whose rate is piecewise constant over bins of ``dt_s``."""
+    counts = rng.poisson(rate * dt_s)
+    starts = np.repeat(np.arange(len(rate)) * dt_s, counts)
+    return np.sort(starts + rng.random(len(starts)) * dt_s)
+
+
+def _tokens(n: int, prompt: int, output: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    # ASSUMPTION: token counts spread log-normally around the workload's means (σ = 0.5 in log
+    # space), the long-tailed shape public LLM traces show; the mean is kept.
+    sigma = 0.5
+    p = rng.lognormal(math.log(max(prompt, 1)) - sigma**2 / 2, sigma, n)
+    o = rng.lognormal(math.log(max(output, 1)) - sigma**2 / 2, sigma, n)
+    return np.maximum(np.rint(p), 1).astype(np.int64), np.maximum(np.rint(o), 1).astype(np.int64)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shape:
+    """A generated load: mean rate, length and seed; each generator reads what it needs."""
+
+    mean_requests_per_s: float
+    duration_s: float = 86_400.0
+    seed: int = 0
+    prompt_tokens: int | None = None
+    """Mean tokens; None leaves the workload's constant figures to be used."""
+    output_tokens: int | None = None
+
+
+def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator) -> Trace:
+    if shape.prompt_tokens and shape.output_tokens:
+        p, o = _tokens(len(arr), shape.prompt_tokens, shape.output_tokens, rng)
+        return Trace(
+            arrival_s=arr,
+            prompt_tokens=p,
+            output_tokens=o,
+            duration_s=shape.duration_s,
+            name=name,
+            synthetic=True,
+        )
+    return Trace(
+        arrival_s=arr,
+        prompt_tokens=None,
+        output_tokens=None,
+        duration_s=shape.duration_s,
+        name=name,
+        synthetic=True,
+    )
+
+
+def _check(shape: Shape) -> None:
+    if shape.mean_requests_per_s <= 0 or shape.duration_s <= 0:
+        raise InputError("trace shape: the rate and the duration must be positive")
+
+
+def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float = 14.0) -> Trace:
+    """A day-shaped load: a cosine over 24 h, peak at ``peak_hour``, peak/trough = ``peak_to_trough``."""
+    _check(shape)
+    if peak_to_trough < 1:
+        raise InputError("diurnal trace: peak_to_trough must be ≥ 1")
+    rng = np.random.default_rng(shape.seed)
+    dt = 60.0
+    t = np.arange(0.0, shape.duration_s, dt) + dt / 2
+    amp = (peak_to_trough - 1) / (peak_to_trough + 1)
+    rate = shape.mean_requests_per_s * (1 + amp * np.cos(2 * math.pi * (t / 3600 - peak_hour) / 24))
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "diurnal", rng)
+
+
+def bursty_trace(
+    shape: Shape, *, burst_factor: float = 5.0, burst_s: float = 120.0, bursts_per_hour: float = 2.0
+) -> Trace:
+    """Steady load with bursts of ``burst_factor`` × the base rate, ``burst_s`` long, at random times.
+
+    The base rate is set so that the mean over the trace is ``mean_requests_per_s``.
+    """
+    _check(shape)
+    rng = np.random.default_rng(shape.seed)
+    dt = 1.0
+    bins = math.ceil(shape.duration_s / dt)
+    starts = rng.random(rng.poisson(bursts_per_hour * shape.duration_s / 3600)) * shape.duration_s
+    level = np.ones(bins)
+    for s in starts:
+        level[int(s / dt) : int((s + burst_s) / dt)] = burst_factor
+    rate = shape.mean_requests_per_s * level / level.mean()
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "bursty", rng)
+
+
+def step_trace(shape: Shape, *, factor: float = 3.0, at_fraction: float = 0.5) -> Trace:
+    """A load that jumps from a base rate to ``factor`` × base at ``at_fraction`` of the trace."""
+    _check(shape)
+    rng = np.random.default_rng(shape.seed)
+    dt = 1.0
+    bins = math.ceil(shape.duration_s / dt)
+    level = np.ones(bins)
+    level[int(bins * at_fraction) :] = factor
+    rate = shape.mean_requests_per_s * level / level.mean()
+    return _finish(_poisson_from_rate(rate, dt, rng), shape, "step", rng)

@@ -1,0 +1,171 @@
+"""Each fetcher parses its provider's recorded responses: prices, filters, paging, facts, sources."""
+
+from __future__ import annotations
+
+import pytest
+import respx
+
+from gpuplan.catalog.model import OfferRow
+from gpuplan.catalog.providers import Credentials, MissingCredentialsError, module
+from gpuplan.catalog.providers.http import Http
+from gpuplan.catalog.providers.tencent import tc3_authorization
+
+from .conftest import NOW
+
+KEYS = Credentials(
+    values={
+        "GOOGLE_API_KEY": "k",
+        "TENCENTCLOUD_SECRET_ID": "AKIDtest",
+        "TENCENTCLOUD_SECRET_KEY": "secret",
+        "LAMBDA_API_KEY": "k",
+        "RUNPOD_API_KEY": "k",
+    }
+)
+
+
+def fetch(provider: str, creds: Credentials = KEYS) -> list[OfferRow]:
+    http = Http(provider)
+    try:
+        return list(module(provider).FETCHER.fetch(http, creds, NOW).rows)
+    finally:
+        http.close()
+
+
+def prices(rows: list[OfferRow], region: str, itype: str) -> dict[str, float]:
+    [row] = [r for r in rows if r.region == region and r.instance_type == itype]
+    return {p.pricing: p.amount for p in row.prices}
+
+
+def test_aws_reads_on_demand_reserved_spot_and_the_advisor_band(api: respx.MockRouter) -> None:
+    rows = fetch("aws")
+    assert {r.region for r in rows} == {"us-east-1"}  # the index's unknown region is not read
+    p5 = prices(rows, "us-east-1", "p5.48xlarge")
+    # Linux/Shared/standard only: Windows 65, Dedicated 60 and the convertible 30.00 are left out.
+    assert p5["on_demand"] == 55.04 and p5["reserved_1y"] == 36.12
+    # 3 yr All Upfront: 600000 / (3 x 8760 h) = 22.831050 USD/h
+    assert p5["reserved_3y"] == pytest.approx(22.83105)
+    assert p5["spot"] == 21.96
+    [row] = [r for r in rows if r.instance_type == "p5.48xlarge"]
+    spot = next(p for p in row.prices if p.pricing == "spot")
+    assert spot.interruption_band == "5-10%" and spot.term == {"advisor_savings_percent": 60}
+    assert row.network_gbps == 3200 and row.network_kind == "EFA" and row.local_nvme_gb == 30720
+    assert all(p.fetched_at == NOW and p.source.startswith("https://") for p in row.prices)
+    assert {p.as_of for p in row.prices if p.pricing != "spot"} == {"2026-11-20"}  # publication date
+    assert prices(rows, "us-east-1", "g5.xlarge") == {"on_demand": 1.006}  # spot 'N/A*' is not a price
+
+
+def test_azure_follows_next_page_and_keeps_linux_meters_only(api: respx.MockRouter) -> None:
+    rows = fetch("azure")
+    nc = prices(rows, "eastus", "Standard_NC24ads_A100_v4")
+    assert nc["on_demand"] == 3.673 and nc["spot"] == 0.41  # Low Priority 0.9 and Windows 5.1 left out
+    # Reservations are priced for the term: 19282 / 8760 h = 2.201142; 37000 / 26280 h = 1.407915
+    assert nc["reserved_1y"] == pytest.approx(2.201142) and nc["reserved_3y"] == pytest.approx(1.407915)
+    [row] = [r for r in rows if r.instance_type == "Standard_NC24ads_A100_v4"]
+    od = next(p for p in row.prices if p.pricing == "on_demand")
+    assert od.term == {"savings_plan_usd_per_hour": {"1 Year": 2.4, "3 Years": 1.6}}
+    assert all(r.instance_type != "Standard_D14" for r in rows)  # the real page's Windows D14 Spot
+    assert api.calls.call_count >= 2  # the NextPageLink was followed
+
+
+def test_gcp_is_skipped_without_a_key_and_sums_components_with_one(api: respx.MockRouter) -> None:
+    with pytest.raises(MissingCredentialsError, match="GOOGLE_API_KEY"):
+        fetch("gcp", Credentials())
+    rows = fetch("gcp")
+    a2 = prices(rows, "us-central1", "a2-highgpu-1g")
+    # 12 vCPU x 0.031611 + 85 GiB x 0.004237 + 1 x 2.933908 = 0.379332 + 0.360145 + 2.933908 = 3.673385
+    assert a2["on_demand"] == pytest.approx(3.673385)
+    # Spot: 12 x 0.0095 + 85 x 0.00127 + 0.88 = 0.114 + 0.10795 + 0.88 = 1.10195
+    assert a2["spot"] == pytest.approx(1.10195)
+    # Only the A2 machines with the 40 GB A100 have all three components in the recording.
+    assert {r.instance_type.rsplit("-", 1)[0] for r in rows} == {"a2-highgpu", "a2-megagpu"}
+
+
+def test_alibaba_reads_hourly_monthly_and_prepaid_years_of_linux_vpc_rows(api: respx.MockRouter) -> None:
+    rows = fetch("alibaba")
+    assert [(r.region, r.instance_type) for r in rows] == [("us-west-1", "ecs.gn7i-c8g1.2xlarge")]
+    p = prices(rows, "us-west-1", "ecs.gn7i-c8g1.2xlarge")
+    # 1 year prepaid 6120 / 12 = 510 per month; 3 years 14400 / 36 = 400 per month
+    assert p == {"on_demand": 1.6, "monthly": 600.0, "reserved_1y": 510.0, "reserved_3y": 400.0}
+    assert rows[0].prices[0].as_of == "2026-11-18"
+
+
+def test_tencent_signs_requests_and_reads_each_charge_type(api: respx.MockRouter) -> None:
+    with pytest.raises(MissingCredentialsError, match="TENCENTCLOUD_SECRET_ID"):
+        fetch("tencent", Credentials())
+    rows = fetch("tencent")
+    [row] = rows  # the sold-out zone and the non-GPU S.TEST type are left out
+    assert (row.region, row.zone, row.gpu, row.gpu_count) == ("ap-guangzhou", "ap-guangzhou-3", "T4", 1.0)
+    # Prepaid 1 year 39780 CNY / 12 = 3315 per month
+    assert {p.pricing: p.amount for p in row.prices} == {
+        "on_demand": 8.68,
+        "spot": 1.74,
+        "monthly": 3900.0,
+        "reserved_1y": 3315.0,
+    }
+    assert {p.currency for p in row.prices} == {"CNY"}
+    sent = [c.request for c in api.calls if "tencentcloudapi" in str(c.request.url)]
+    assert sent and all(
+        r.headers["Authorization"].startswith("TC3-HMAC-SHA256 Credential=AKIDtest/") for r in sent
+    )
+
+
+def test_tc3_signature_matches_tencents_documented_example() -> None:
+    # Tencent Cloud API 3.0 'Signature v3' example (DescribeInstances, timestamp 1551113065,
+    # the documentation's masked key): signature 2230eefd…652c.
+    payload = '{"Limit": 1, "Filters": [{"Values": ["\\u672a\\u547d\\u540d"], "Name": "instance-name"}]}'
+    auth = tc3_authorization(
+        secret_id="AKIDz8krbsJ5yKBZQpn74WFkmLPx3*******",
+        secret_key="Gu5t9xGARNpq86cd98joQYCN3*******",
+        service="cvm",
+        payload=payload,
+        timestamp=1551113065,
+        headers={"content-type": "application/json; charset=utf-8", "host": "cvm.tencentcloudapi.com"},
+    )
+    assert auth == (
+        "TC3-HMAC-SHA256 Credential=AKIDz8krbsJ5yKBZQpn74WFkmLPx3*******/2019-02-25/cvm/tc3_request, "
+        "SignedHeaders=content-type;host, "
+        "Signature=2230eefd229f582d8b1b891af7107b91597240707d778ab3738f756258d7652c"
+    )
+
+
+def test_keyed_chinese_clouds_without_signing_say_so(api: respx.MockRouter) -> None:
+    from gpuplan.catalog.providers.common import UnsupportedFetchError
+
+    with pytest.raises(MissingCredentialsError, match="HUAWEICLOUD_ACCESS_KEY"):
+        fetch("huawei", Credentials())
+    keys = Credentials(values={"VOLCENGINE_ACCESS_KEY": "a", "VOLCENGINE_SECRET_KEY": "b"})
+    with pytest.raises(UnsupportedFetchError, match="not implemented"):
+        fetch("volcengine", keys)
+
+
+def test_lambda_offers_only_regions_with_capacity_and_known_gpus(api: respx.MockRouter) -> None:
+    http = Http("lambda")
+    result = module("lambda").FETCHER.fetch(http, KEYS, NOW)
+    [row] = result.rows  # GH200 is not in the hardware catalog; the 8x has no capacity now
+    assert (row.region, row.instance_type, row.gpu, row.gpu_count) == (
+        "us-east-1",
+        "gpu_1x_h100_sxm5",
+        "H100-SXM",
+        1,
+    )
+    assert row.prices[0].amount == 3.78
+    assert any("moon-1" in n for n in result.notes) and any("GH200" in n for n in result.notes)
+
+
+def test_runpod_prices_each_cloud_with_its_spot(api: respx.MockRouter) -> None:
+    rows = fetch("runpod")
+    assert prices(rows, "secure", "1x NVIDIA H100 80GB HBM3") == {"on_demand": 2.69, "spot": 1.75}
+    assert prices(rows, "community", "1x NVIDIA H100 80GB HBM3") == {"on_demand": 2.39}
+    assert prices(rows, "community", "1x NVIDIA GeForce RTX 4090") == {"on_demand": 0.34, "spot": 0.2}
+    assert {r.gpu for r in rows} == {"H100-SXM", "RTX-4090"}  # RTX 6000 Ada is not in the catalog
+
+
+def test_vast_keeps_the_cheapest_offer_and_lowest_bid_per_gpu_count_and_country(
+    api: respx.MockRouter,
+) -> None:
+    rows = fetch("vast")
+    # Two RTX 4090 hosts in Norway: 0.39 (offer 102) is the cheapest on-demand,
+    # 0.25 (offer 101) the lowest bid.
+    assert prices(rows, "NO", "1x RTX-4090") == {"on_demand": 0.39, "spot": 0.25}
+    assert prices(rows, "US", "8x H100-SXM") == {"on_demand": 19.5, "spot": 12.0}
+    assert len(rows) == 2  # RTX 5090 is not in the hardware catalog

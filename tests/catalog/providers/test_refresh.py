@@ -1,0 +1,120 @@
+"""``catalog refresh``: atomic per provider, appends, keeps the last good data, saves and replays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import respx
+from typer.testing import CliRunner
+
+from gpuplan.catalog import Store
+from gpuplan.catalog.coverage import coverage
+from gpuplan.catalog.history import price_history
+from gpuplan.catalog.providers import Credentials
+from gpuplan.catalog.refresh import RefreshOptions, refresh
+from gpuplan.cli import app
+
+from .conftest import BULK_CSV_URL, NOW
+
+runner = CliRunner()
+
+
+def counts(store: Store) -> tuple[int, int]:
+    [row] = store._query("SELECT (SELECT COUNT(*) FROM offers) AS o, (SELECT COUNT(*) FROM prices) AS p")
+    return row.o, row.p
+
+
+def test_without_network_refresh_exits_1_with_one_line_per_provider_and_changes_nothing(
+    db_path: Path,
+) -> None:
+    from gpuplan.catalog import open_store
+
+    before = counts(open_store(str(db_path)))
+    with respx.mock(assert_all_called=False) as m:
+        m.route().mock(side_effect=httpx.ConnectError("[Errno -3] Temporary failure in name resolution"))
+        result = runner.invoke(app, ["--db", str(db_path), "catalog", "refresh"])
+    assert result.exit_code == 1
+    lines = result.stdout.strip().splitlines()
+    assert [ln.split(":")[0] for ln in lines] == [
+        *("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine", "lambda", "runpod", "vast")
+    ]
+    failed = [ln for ln in lines if "failed" in ln]
+    assert {ln.split(":")[0] for ln in failed} == {"aws", "azure", "alibaba", "vast"}  # the keyless sources
+    assert all("kept the last good data" in ln for ln in failed)
+    assert all("skipped" in ln for ln in lines if ln not in failed)
+    assert counts(open_store(str(db_path))) == before
+
+
+def test_refresh_appends_dated_prices_with_source_and_fetch_time(store: Store, api: respx.MockRouter) -> None:
+    [aws] = refresh(store, ["aws"], RefreshOptions(now=NOW))
+    assert aws.status == "ok", aws.message
+    [later] = refresh(store, ["aws"], RefreshOptions(now="2026-12-01T06:00:00+00:00"))
+    assert later.status == "ok"
+    spot = [p for p in price_history(store, "p5.48xlarge", "us-east-1") if p.pricing == "spot"]
+    assert [p.as_of for p in spot] == ["2026-11-30", "2026-12-01"]  # appended, not overwritten
+    assert all(p.fetched_at and p.imported_by == "refresh" for p in spot)
+    [now] = [
+        o
+        for o in store.offers(provider="aws", region="us-east-1", pricing="spot")
+        if o.instance_type == "p5.48xlarge"
+    ]
+    assert now.as_of == "2026-12-01" and now.interruption_band == "5-10%"
+    assert now.source.startswith("https://website.spot.ec2.aws.a2z.com/spot.json")
+    assert {
+        o.pricing
+        for o in store.offers(provider="aws", region="us-east-1")
+        if o.instance_type == "p5.48xlarge"
+    } >= {
+        "on_demand",
+        "spot",
+        "reserved_1y",
+        "reserved_3y",
+    }
+
+
+def test_a_failing_provider_keeps_its_last_good_data_and_others_still_refresh(
+    store: Store, api: respx.MockRouter
+) -> None:
+    refresh(store, ["aws"], RefreshOptions(now=NOW))
+    before = [o for o in store.offers(provider="aws") if o.instance_type == "p5.48xlarge"]
+    api.get(BULK_CSV_URL).mock(return_value=httpx.Response(503, text="Service Unavailable"))
+    aws, vast = refresh(store, ["aws", "vast"], RefreshOptions(now="2026-12-01T00:00:00+00:00"))
+    assert aws.status == "failed" and "503" in aws.message and "kept the last good data" in aws.message
+    assert vast.status == "ok"
+    assert [o for o in store.offers(provider="aws") if o.instance_type == "p5.48xlarge"] == before
+
+
+def test_save_then_replay_refreshes_the_same_offers_without_network(
+    store: Store, api: respx.MockRouter, tmp_path: Path
+) -> None:
+    keys = Credentials(values={"RUNPOD_API_KEY": "k"})
+    saved = refresh(
+        store, ["alibaba", "runpod", "vast"], RefreshOptions(now=NOW, credentials=keys, save_dir=tmp_path)
+    )
+    assert [o.status for o in saved] == ["ok", "ok", "ok"]
+    assert (tmp_path / "vast" / "index.json").is_file()
+    api.reset()
+    with respx.mock(assert_all_called=False) as m:
+        m.route().mock(side_effect=httpx.ConnectError("no network"))
+        replayed = refresh(
+            store,
+            ["alibaba", "runpod", "vast"],
+            RefreshOptions(now=NOW, credentials=keys, replay_dir=tmp_path),
+        )
+        assert not m.calls
+    assert [(o.status, o.offers) for o in replayed] == [(o.status, o.offers) for o in saved]
+    [missing] = refresh(store, ["aws"], RefreshOptions(now=NOW, replay_dir=tmp_path))
+    assert missing.status == "failed" and "no saved responses" in missing.message
+
+
+def test_info_shows_per_provider_coverage_and_what_the_last_refresh_did(
+    store: Store, api: respx.MockRouter
+) -> None:
+    refresh(store, ["vast", "gcp"], RefreshOptions(now=NOW))
+    by = {c.provider: c for c in coverage(store)}
+    assert len(by) == 10
+    assert by["vast"].last_refresh and "ok: 2 offers" in by["vast"].last_refresh
+    assert by["gcp"].last_refresh and "skipped" in by["gcp"].last_refresh
+    assert by["aws"].offers > 0 and "on_demand" in by["aws"].pricing_models and by["aws"].oldest_as_of
+    assert by["aws"].last_refresh is None

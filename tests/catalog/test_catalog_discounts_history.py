@@ -1,0 +1,96 @@
+"""Negotiated discounts (stored apart, applied at query time, shown) and price history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.catalog import Store
+from gpuplan.catalog.discounts import covers, set_discount
+from gpuplan.catalog.history import price_history
+from gpuplan.catalog.query import OfferQuery, list_offers
+from gpuplan.cli import app
+from gpuplan.errors import InputError, NotFoundError
+
+runner = CliRunner()
+
+
+def _p5(store: Store) -> float | None:
+    [o] = [o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5.48xlarge"]
+    return o.price_usd_per_hour
+
+
+def test_family_names_a_prefix_up_to_a_separator() -> None:
+    assert covers("p5", "p5.48xlarge") and not covers("p5", "p5en.48xlarge")
+    assert covers("a2-ultragpu", "a2-ultragpu-8g") and not covers("a2", "a2x-foo")
+    assert covers("", "anything")
+
+
+def test_discount_applies_at_query_time_and_keeps_the_list_price(store: Store) -> None:
+    assert _p5(store) == pytest.approx(55.04)
+    set_discount(store, "aws", 12, family="p5")
+    [o] = [o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5.48xlarge"]
+    # 55.04 x (1 - 0.12) = 48.4352
+    assert o.price_usd_per_hour == pytest.approx(48.4352) and o.list_price_usd_per_hour == pytest.approx(
+        55.04
+    )
+    assert o.price == 55.04 and o.discount_percent == 12  # the stored list amount is untouched
+    [en] = [
+        o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5en.48xlarge"
+    ]
+    assert en.discount_percent is None
+    view = [v for v in list_offers(store, OfferQuery(provider="aws", pricing="on_demand")).views]
+    [p5] = [v for v in view if v.offer.instance_type == "p5.48xlarge"]
+    assert p5.price_per_hour == pytest.approx(48.4352)
+
+
+def test_the_most_specific_discount_wins(store: Store) -> None:
+    set_discount(store, "aws", 5)
+    set_discount(store, "aws", 12, family="p5")
+    by = {o.instance_type: o.discount_percent for o in store.offers(provider="aws", pricing="on_demand")}
+    assert by["p5.48xlarge"] == 12 and by["g5.xlarge"] == 5
+
+
+def test_bad_discount_is_one_line() -> None:
+    with pytest.raises(InputError, match="between 0 and 100"):
+        set_discount(None, "aws", 120)  # type: ignore[arg-type]
+
+
+def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
+    db = str(db_path)
+    r = runner.invoke(
+        app,
+        ["--db", db, "catalog", "discount", "set", "--provider", "aws", "--percent", "12", "--family", "p5"],
+    )
+    assert r.exit_code == 0 and "12 % off" in r.stdout
+    assert "aws p5: 12 %" in runner.invoke(app, ["--db", db, "catalog", "discount", "list"]).stdout
+    offers = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "aws", "--gpu", "H100-SXM", "--pricing", "on_demand"]
+    )
+    assert "your −12 %" in offers.stdout
+    r = runner.invoke(
+        app, ["--db", db, "catalog", "discount", "clear", "--provider", "aws", "--family", "p5"]
+    )
+    assert r.exit_code == 0
+    r = runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "awz", "--percent", "5"])
+    assert isinstance(r.exception, NotFoundError) and "did you mean 'aws'" in str(r.exception)
+
+
+def test_history_lists_every_dated_price_and_writes_a_chart(db_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "h.html"
+    r = runner.invoke(
+        app, ["--db", str(db_path), "catalog", "history", "--instance", "p5.48xlarge", "--html", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    assert "p5.48xlarge" in r.stdout and "55.04" in r.stdout
+    page = out.read_text()
+    assert "<svg" in page and "<polyline" in page and "aws us-east-1 on_demand" in page
+
+
+def test_history_of_an_unknown_instance_suggests_a_close_one(store: Store) -> None:
+    with pytest.raises(NotFoundError, match=r"did you mean 'p5\.48xlarge'"):
+        price_history(store, "p5.48xlarg")
+    with pytest.raises(NotFoundError, match=r"region of p5\.48xlarge"):
+        price_history(store, "p5.48xlarge", "us-east-9")

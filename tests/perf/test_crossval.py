@@ -1,0 +1,64 @@
+"""The fit and its held-out judgement on a toy problem whose answer is known (perf/crossval.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gpuplan.perf.calibration import PRIOR, Calibration
+from gpuplan.perf.crossval import Problem, conformal_halfwidth, cross_validate, fit
+
+# Row = (work, overhead weight, architecture, published time). Model: time = work / matmul_eff
+# + weight × host_overhead_us, times an architecture factor on the efficiency.
+ROWS = [
+    (1.0, 0.0, "Ampere", 1.0 / 0.5),
+    (2.0, 0.0, "Ampere", 2.0 / 0.5),
+    (3.0, 0.0, "Volta", 3.0 / 0.5),
+    (4.0, 0.0, "Volta", 4.0 / 0.5),
+    (5.0, 0.0, "Ampere", 5.0 / 0.5),
+    (1.0, 1.0, "Volta", 1.0 / 0.5 + 0.08),  # the only row the host overhead moves
+]
+
+
+def _predict(row: tuple[float, float, str, float], cal: Calibration) -> float:
+    work, weight, arch, _ = row
+    eff = cal.tensor_matmul_efficiency * cal.arch_factor(arch)
+    return work / eff + weight * cal.host_overhead_us * 1e-3
+
+
+PROBLEM = Problem(rows=ROWS, predict=_predict, published=lambda r: r[3], architecture=lambda r: r[2])
+
+
+def test_fit_recovers_a_parameter_many_rows_determine() -> None:
+    cal = fit(PROBLEM, ROWS, PRIOR, free=["tensor_matmul_efficiency", "vector_efficiency"])
+    assert cal.tensor_matmul_efficiency == pytest.approx(0.5, rel=0.01)
+    # No row depends on the vector efficiency: frozen at its start value.
+    assert cal.vector_efficiency == PRIOR.vector_efficiency
+
+
+def test_a_parameter_one_row_determines_is_pooled_toward_its_prior() -> None:
+    # The last row alone "wants" 80 µs; the prior (20 µs) weighs as much as one row, so the fit
+    # lands between, not on the one row's value.
+    cal = fit(PROBLEM, ROWS, PRIOR, free=["tensor_matmul_efficiency", "host_overhead_us"])
+    assert PRIOR.host_overhead_us <= cal.host_overhead_us < 80.0
+
+
+def test_conformal_half_width_is_the_rank_ceil_08_n_plus_1() -> None:
+    # n = 9: rank ⌈0.8 × 10⌉ = 8 → the 8th smallest.
+    errs = [0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09]
+    assert conformal_halfwidth(errs) == 0.08
+    # n = 3: rank ⌈3.2⌉ = 4 > n → the largest.
+    assert conformal_halfwidth([0.1, 0.3, 0.2]) == 0.3
+
+
+def test_cross_validation_reports_held_out_next_to_in_sample() -> None:
+    cv = cross_validate(PROBLEM, PRIOR, free=["tensor_matmul_efficiency", "arch:Volta"], folds=3)
+    s = cv.summary()
+    assert s["rows"] == len(ROWS) and s["folds"] == 3
+    assert s["kfold_median_abs_error_pct"] >= s["in_sample_median_abs_error_pct"] - 1e-9
+    assert cv.fitted.time_log_halfwidth is not None
+    assert cv.fitted.seen_architectures == ("Ampere", "Volta")
+    held = dict(cv.fitted.heldout)
+    assert held["band_coverage"] == pytest.approx(s["band_coverage"], abs=1e-4)
+    assert math.isfinite(held["loao_worst_abs_error_pct"])

@@ -1,0 +1,209 @@
+"""The autoscaling simulator keeps its books and matches queueing theory where theory applies."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gpuplan.errors import InputError
+from gpuplan.simulate import (
+    FleetPrices,
+    ReplicaModel,
+    Shape,
+    SimulationSettings,
+    Trace,
+    diurnal_trace,
+    parse_policy,
+    simulate_autoscale,
+    step_trace,
+)
+from gpuplan.simulate.engine import STATUS_SERVED, EngineConfig, run_engine
+
+PRICES = FleetPrices(usd_per_hour={"on_demand": 3.0, "spot": 1.2}, source="test prices")
+REPLICA = ReplicaModel(
+    gpu="A100-SXM4-80GB",
+    slots=16,
+    prefill_tokens_per_s=8000.0,
+    time_per_output_token_s=0.03,
+    time_per_output_token_1_s=0.012,
+    source="given",
+)
+
+
+def _diurnal(rate: float = 2.0, hours: float = 6.0, seed: int = 3) -> Trace:
+    return diurnal_trace(
+        Shape(
+            mean_requests_per_s=rate, duration_s=hours * 3600, seed=seed, prompt_tokens=512, output_tokens=200
+        )
+    )
+
+
+POLICIES = [
+    "fixed:replicas=3",
+    "target:target=0.7,min=1,max=6",
+    "queue:per_replica=12,max=6",
+    "scheduled:at=0h@1/3h@3",
+    "target:target=0.6,min=2,max=6,spot=0.5,name=hpa-spot",
+]
+
+
+@pytest.fixture(scope="module")
+def result():
+    return simulate_autoscale(
+        _diurnal(),
+        REPLICA,
+        [parse_policy(p) for p in POLICIES],
+        FleetPrices(usd_per_hour=PRICES.usd_per_hour, source="t", spot_rate_per_hour=0.5),
+        SimulationSettings(slo_s=12.0, seed=1),
+    )
+
+
+def test_cost_equals_replica_hours_times_price(result) -> None:
+    for p in result.policies:
+        assert p.cost_usd == pytest.approx(
+            sum(h * PRICES.usd_per_hour[k] for k, h in p.replica_hours.items())
+        )
+        assert p.cost_usd > 0
+
+
+def test_every_request_is_served_dropped_or_still_queued(result) -> None:
+    for p in result.policies:
+        assert p.served + p.dropped + p.queued_at_end == result.requests
+
+
+def test_replica_hours_never_exceed_max_replicas_over_the_window(result) -> None:
+    hours = result.duration_s / 3600
+    for p, spec in zip(result.policies, POLICIES, strict=True):
+        pol = parse_policy(spec)
+        assert p.max_replicas <= pol.max_replicas
+        # Draining replicas are billed past their decision, so allow one replica's drain.
+        assert sum(p.replica_hours.values()) <= pol.max_replicas * hours + 1.0
+
+
+def test_replicas_stay_within_min_and_max_at_every_decision() -> None:
+    tr = _diurnal()
+    work = REPLICA.work(tr.prompt_tokens, tr.output_tokens)
+    for spec in POLICIES[:4]:
+        pol = parse_policy(spec)
+        run = run_engine(tr.arrival_s, work, pol, EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s))
+        assert min(run.tick_replicas) >= pol.min_replicas
+        assert max(run.tick_replicas) <= pol.max_replicas
+
+
+def test_spot_replicas_are_interrupted_and_replaced(result) -> None:
+    spot = result.policies[-1]
+    assert spot.interruptions > 0
+    assert spot.replica_hours["spot"] > 0
+    # Interrupted replicas are replaced: the fleet keeps serving nearly everything.
+    assert spot.served / result.requests > 0.95
+
+
+def test_same_seed_same_result_and_another_seed_differs() -> None:
+    pol = [parse_policy("target:target=0.6,max=6,spot=1")]
+    prices = FleetPrices(usd_per_hour=PRICES.usd_per_hour, source="t", spot_rate_per_hour=1.0)
+    a = simulate_autoscale(_diurnal(), REPLICA, pol, prices, SimulationSettings(seed=5)).policies[0]
+    b = simulate_autoscale(_diurnal(), REPLICA, pol, prices, SimulationSettings(seed=5)).policies[0]
+    c = simulate_autoscale(_diurnal(), REPLICA, pol, prices, SimulationSettings(seed=6)).policies[0]
+    assert (a.cost_usd, a.interruptions, a.dropped) == (b.cost_usd, b.interruptions, b.dropped)
+    assert (a.cost_usd, a.interruptions) != (c.cost_usd, c.interruptions)
+
+
+def test_waiting_time_matches_erlang_c_for_a_fixed_fleet() -> None:
+    # M/M/c with c = 2 replicas × 2 slots, service 1 s (mean), λ = 3.2/s: ρ = 0.8.
+    rng = np.random.default_rng(0)
+    n, lam, c = 200_000, 3.2, 4
+    arrival = np.cumsum(rng.exponential(1 / lam, n))
+    service = rng.exponential(1.0, n)
+    run = run_engine(
+        arrival,
+        service,
+        parse_policy("fixed:replicas=2"),
+        EngineConfig(slots=2, horizon_s=float(arrival[-1]) + 1, timeout_s=1e9),
+    )
+    served = run.status == STATUS_SERVED
+    wait = (run.start_s - arrival)[served]
+    a = lam  # offered load in erlangs (μ = 1)
+    p0_terms = sum(a**k / math.factorial(k) for k in range(c))
+    erlang_c = (a**c / math.factorial(c) * c / (c - a)) / (p0_terms + a**c / math.factorial(c) * c / (c - a))
+    expected_wait = erlang_c / (c - a)  # = 1.4937 s for c=4, a=3.2
+    assert wait.mean() == pytest.approx(expected_wait, rel=0.06)
+
+
+def test_light_load_waits_for_nothing() -> None:
+    tr = _diurnal(rate=0.5, hours=2)
+    res = simulate_autoscale(tr, REPLICA, [parse_policy("fixed:replicas=2")], PRICES).policies[0]
+    # One request at a time on a replica: every step is the single-sequence step.
+    svc = REPLICA.service_s(tr.prompt_tokens, tr.output_tokens, running=1)
+    assert res.latency_p50_s == pytest.approx(float(np.percentile(svc, 50)), rel=0.02)
+    assert res.dropped == 0
+
+
+def test_overload_drops_requests_after_the_timeout() -> None:
+    tr = _diurnal(rate=12.0, hours=1)
+    res = simulate_autoscale(
+        tr, REPLICA, [parse_policy("fixed:replicas=1")], PRICES, SimulationSettings(timeout_s=30, slo_s=10)
+    ).policies[0]
+    assert res.dropped > 0
+    assert res.served + res.dropped + res.queued_at_end == tr.requests
+    assert res.slo_miss_pct is not None and res.slo_miss_pct > 50
+
+
+def test_target_policy_scales_up_after_a_step_once_replicas_are_ready() -> None:
+    tr = step_trace(
+        Shape(mean_requests_per_s=2.0, duration_s=7200, seed=1, prompt_tokens=256, output_tokens=128),
+        factor=4,
+    )
+    pol = parse_policy("target:target=0.7,max=10,startup=120")
+    run = run_engine(
+        tr.arrival_s,
+        REPLICA.work(tr.prompt_tokens, tr.output_tokens),
+        pol,
+        EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s),
+    )
+    ticks = np.asarray(run.tick_s)
+    reps = np.asarray(run.tick_replicas)
+    before, after = reps[ticks < 3500].max(), reps[ticks > 4500].max()
+    assert after > before
+    ready = np.asarray(run.tick_ready)
+    # A replica launched at a decision is counted at once but ready only 120 s later.
+    first_up = int(np.argmax(reps > reps[0]))
+    assert ready[first_up] < reps[first_up]
+
+
+def test_a_queue_policy_reacts_to_waiting_requests_faster_than_utilisation() -> None:
+    tr = step_trace(
+        Shape(mean_requests_per_s=3.0, duration_s=7200, seed=2, prompt_tokens=256, output_tokens=200),
+        factor=5,
+    )
+    pols = [parse_policy("target:target=0.9,max=12"), parse_policy("queue:per_replica=12,max=12")]
+    res = simulate_autoscale(tr, REPLICA, pols, PRICES, SimulationSettings(slo_s=20))
+    hpa, keda = res.policies
+    assert keda.latency_p99_s <= hpa.latency_p99_s
+
+
+def test_missing_tokens_and_duplicate_names_are_one_line_errors() -> None:
+    tr = Trace(
+        arrival_s=np.arange(5.0),
+        prompt_tokens=None,
+        output_tokens=None,
+        duration_s=5,
+        name="t",
+        synthetic=True,
+    )
+    with pytest.raises(InputError, match="token counts"):
+        simulate_autoscale(tr, REPLICA, [parse_policy("fixed:replicas=1")], PRICES)
+    with pytest.raises(InputError, match="share a name"):
+        simulate_autoscale(tr.with_tokens(10, 10), REPLICA, [parse_policy("fixed:replicas=1")] * 2, PRICES)
+
+
+def test_spot_policy_without_a_spot_price_says_how_to_give_one() -> None:
+    tr = _diurnal(hours=1)
+    with pytest.raises(InputError, match="spot-price"):
+        simulate_autoscale(
+            tr,
+            REPLICA,
+            [parse_policy("fixed:replicas=2,spot=1")],
+            FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
+        )

@@ -1,0 +1,169 @@
+"""Service packing is optimal on small cases (checked against brute force) and honest at scale."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuplan.errors import InputError
+from gpuplan.simulate import mig
+from gpuplan.simulate.share import (
+    TIME_SLICE_MEMORY_SHARE,
+    ServiceDemand,
+    ShareOptions,
+    pack_services,
+)
+
+GPU = "A100-SXM4-80GB"
+
+
+def _opts(sharing: str, **kw) -> ShareOptions:
+    return ShareOptions(gpu_id=GPU, gpu_memory_gib=80.0, price_usd_per_hour=2.5, sharing=sharing, **kw)
+
+
+def _svc(name: str, mem: float, rate: float, slo: float | None = None) -> ServiceDemand:
+    return ServiceDemand(
+        name=name, memory_gib=mem, requests_per_s=rate, capacity_requests_per_s=10.0, latency_s=1.0, slo_s=slo
+    )
+
+
+def _placements_valid(plan) -> None:
+    table = mig.mig_gpu(GPU)
+    for g in {p.gpu_index for p in plan.placements}:
+        on = [(p.slice, p.start) for p in plan.placements if p.gpu_index == g]
+        assert mig.layout_is_valid(table, on), on
+
+
+def _brute_force_mig(instances: list[str]) -> int:
+    """Fewest GPUs holding these MIG instances: try every assignment to k GPUs, k = 1, 2, …"""
+    table = mig.mig_gpu(GPU)
+    for k in range(1, len(instances) + 1):
+        for assign in itertools.product(range(k), repeat=len(instances)):
+            if assign and assign[0] != 0:
+                continue  # symmetry: the first instance goes on GPU 0
+            groups = [[n for n, g in zip(instances, assign, strict=True) if g == i] for i in range(k)]
+            if all(mig.place(table, grp) is not None for grp in groups if grp):
+                return k
+    return len(instances)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from([5.0, 9.0, 15.0, 19.0, 30.0, 39.0, 70.0]), min_size=1, max_size=5))
+def test_mig_packing_matches_brute_force_on_small_cases(memories: list[float]) -> None:
+    # Light load: one instance each, the smallest slice that holds the memory is always best.
+    services = [_svc(f"s{i}", m, 0.01) for i, m in enumerate(memories)]
+    plan = pack_services(services, _opts("mig"))
+    _placements_valid(plan)
+    table = mig.mig_gpu(GPU)
+    smallest = [
+        min(
+            (p for p in table.profiles if not p.media_extensions and p.memory_gib >= m),
+            key=lambda p: p.memory_slices,
+        ).name
+        for m in memories
+    ]
+    assert plan.optimal
+    assert plan.gpus_needed == _brute_force_mig(smallest)
+    assert {p.service for p in plan.placements} == {s.name for s in services}
+
+
+def test_mig_load_adds_instances_of_the_chosen_slice() -> None:
+    # 3g.40gb serves min(3/7, 4/8) = 0.4286 of a GPU: 10 × 0.4286 × 0.8 = 3.43 req/s per instance.
+    plan = pack_services([_svc("chat", 30.0, 6.0)], _opts("mig"))
+    chat = plan.services[0]
+    assert chat.slice in ("3g.40gb", "4g.40gb", "7g.80gb")
+    speed = {"3g.40gb": 3 / 7, "4g.40gb": 0.5, "7g.80gb": 1.0}[chat.slice]
+    assert chat.instances == math.ceil(6.0 / (10 * speed * 0.8))
+    assert len(plan.placements) == chat.instances
+    _placements_valid(plan)
+
+
+def test_mig_prefers_slices_that_meet_the_slo() -> None:
+    # On a 1g slice latency is 1 s / 0.125 = 8 s; an SLO of 4 s forces at least a 2g (4 s) or more.
+    plan = pack_services([_svc("tight", 8.0, 0.1, slo=4.5)], _opts("mig"))
+    assert plan.services[0].slice != "1g.10gb"
+    assert plan.services[0].latency_headroom_s >= 0
+
+
+def _brute_force_bins(items: list[tuple[float, float]], mem_cap: float, time_cap: float) -> int:
+    best = len(items)
+
+    def go(i: int, bins: list[list[float]]) -> None:
+        nonlocal best
+        if len(bins) >= best:
+            return
+        if i == len(items):
+            best = len(bins)
+            return
+        m, t = items[i]
+        for b in bins:
+            if b[0] + m <= mem_cap + 1e-9 and b[1] + t <= time_cap + 1e-9:
+                b[0] += m
+                b[1] += t
+                go(i + 1, bins)
+                b[0] -= m
+                b[1] -= t
+        go(i + 1, [*bins, [m, t]])
+
+    go(0, [])
+    return best
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(min_value=2.0, max_value=60.0), st.floats(min_value=0.1, max_value=5.0)),
+        min_size=1,
+        max_size=7,
+    )
+)
+def test_time_slice_packing_matches_brute_force_on_small_cases(specs: list[tuple[float, float]]) -> None:
+    services = [_svc(f"s{i}", m, r) for i, (m, r) in enumerate(specs)]
+    opts = _opts("time-slice")
+    plan = pack_services(services, opts)
+    speed = 1 - opts.time_slice_penalty
+    time_cap = opts.target_utilisation * speed
+    items = []
+    for m, r in specs:
+        busy = r / 10.0
+        n = max(1, math.ceil(busy / speed / time_cap - 1e-9))
+        items += [(m, busy / n / speed)] * n
+    assert plan.optimal
+    assert plan.gpus_needed == _brute_force_bins(items, 80.0 * TIME_SLICE_MEMORY_SHARE, time_cap)
+
+
+def test_time_slice_at_scale_reports_a_lower_bound_it_does_not_beat() -> None:
+    services = [_svc(f"s{i}", 5.0 + (i * 7) % 30, 0.2 + (i % 5) * 0.3) for i in range(120)]
+    plan = pack_services(services, _opts("time-slice"))
+    assert plan.lower_bound_gpus <= plan.gpus_needed <= math.ceil(1.25 * plan.lower_bound_gpus) + 1
+    per_gpu: dict[int, float] = {}
+    for p in plan.placements:
+        s = services[int(p.service[1:])]
+        per_gpu[p.gpu_index] = per_gpu.get(p.gpu_index, 0.0) + s.memory_gib
+    assert max(per_gpu.values()) <= 80.0 * TIME_SLICE_MEMORY_SHARE + 1e-6
+
+
+def test_mig_at_scale_stays_optimal_and_valid() -> None:
+    services = [_svc(f"s{i}", [8.0, 18.0, 35.0][i % 3], 0.3) for i in range(90)]
+    plan = pack_services(services, _opts("mig"))
+    _placements_valid(plan)
+    assert plan.optimal and plan.gpus_needed == plan.lower_bound_gpus
+    assert plan.cost_usd_per_hour == pytest.approx(plan.gpus_needed * 2.5)
+
+
+def test_whole_gpus_and_too_big_services() -> None:
+    plan = pack_services([_svc("a", 20.0, 12.0), _svc("huge", 200.0, 1.0)], _opts("whole"))
+    assert plan.gpus_needed == math.ceil(12.0 / (10.0 * 0.8))
+    assert [u.service for u in plan.unplaced] == ["huge"]
+    assert "tensor parallel" in plan.unplaced[0].reason
+
+
+def test_bad_input_is_one_line() -> None:
+    with pytest.raises(InputError, match="share a name"):
+        pack_services([_svc("a", 1, 1), _svc("a", 1, 1)], _opts("mig"))
+    with pytest.raises(InputError, match="positive"):
+        _svc("a", 0, 1)

@@ -1,0 +1,89 @@
+"""Traces: CSV in with one-line errors and limits, seeded generators that reproduce."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuplan.errors import InputError
+from gpuplan.simulate import Shape, bursty_trace, diurnal_trace, read_trace_csv, step_trace
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "simulate" / "load-bursty-2h-synthetic.csv"
+
+
+def test_reads_seconds_and_token_columns(tmp_path: Path) -> None:
+    f = tmp_path / "t.csv"
+    f.write_text("timestamp,prompt_tokens,output_tokens\n10.5,100,20\n10.0,50,10\n12,10,1\n")
+    tr = read_trace_csv(f)
+    assert tr.arrival_s.tolist() == [0.0, 0.5, 2.0]  # sorted, from the first arrival
+    assert tr.prompt_tokens.tolist() == [50, 100, 10]
+    assert not tr.synthetic
+
+
+def test_reads_the_azure_llm_trace_columns_and_seven_digit_fractions(tmp_path: Path) -> None:
+    f = tmp_path / "azure.csv"
+    f.write_text(
+        "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+        "2023-11-16 18:15:46.6805900,374,44\n"
+        "2023-11-16 18:15:50.9951690,396,109\n"
+    )
+    tr = read_trace_csv(f)
+    assert tr.arrival_s[1] == pytest.approx(4.314579, abs=1e-6)
+    assert tr.output_tokens.tolist() == [44, 109]
+    assert tr.start_of_day_s == pytest.approx(18 * 3600 + 15 * 60 + 46.68059, abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty file"),
+        ("when,x\n1,2\n", "no timestamp column"),
+        ("timestamp\n1\nabc\n", "line 3"),
+        ("timestamp,output_tokens\n1,0\n", "output_tokens must be ≥ 1"),
+        ("timestamp\n1\n2023-01-01 00:00:00\n", "mixes numbers and date-times"),
+        ("timestamp\n", "no requests"),
+    ],
+)
+def test_bad_csv_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    f = tmp_path / "bad.csv"
+    f.write_text(text)
+    with pytest.raises(InputError, match=message) as e:
+        read_trace_csv(f)
+    assert "\n" not in str(e.value)
+
+
+def test_size_limit_and_missing_file(tmp_path: Path) -> None:
+    f = tmp_path / "big.csv"
+    f.write_text("timestamp\n" + "".join(f"{i}\n" for i in range(20)))
+    with pytest.raises(InputError, match="more than 10 requests"):
+        read_trace_csv(f, max_rows=10)
+    with pytest.raises(InputError, match="not found"):
+        read_trace_csv(tmp_path / "nope.csv")
+
+
+def test_generators_are_seeded_and_keep_their_mean_rate() -> None:
+    # A whole day: the diurnal mean is the mean over 24 h.
+    s = Shape(mean_requests_per_s=4.0, duration_s=24 * 3600, seed=11, prompt_tokens=300, output_tokens=100)
+    for gen in (diurnal_trace, bursty_trace, step_trace):
+        a, b = gen(s), gen(s)
+        assert np.array_equal(a.arrival_s, b.arrival_s)
+        assert a.synthetic
+        assert a.requests / s.duration_s == pytest.approx(4.0, rel=0.1)
+        assert a.output_tokens.mean() == pytest.approx(100, rel=0.05)
+    other = diurnal_trace(Shape(mean_requests_per_s=4.0, duration_s=6 * 3600, seed=12))
+    assert not np.array_equal(other.arrival_s[:100], diurnal_trace(s).arrival_s[:100])
+
+
+def test_step_trace_jumps_by_its_factor() -> None:
+    tr = step_trace(Shape(mean_requests_per_s=2.0, duration_s=4000, seed=3), factor=3.0)
+    before = np.sum(tr.arrival_s < 2000)
+    after = np.sum(tr.arrival_s >= 2000)
+    assert after / before == pytest.approx(3.0, rel=0.15)
+
+
+def test_shipped_example_is_labelled_synthetic() -> None:
+    tr = read_trace_csv(EXAMPLE)
+    assert tr.synthetic
+    assert tr.requests > 10_000
