@@ -217,6 +217,7 @@ def test_piped_table_fits_and_keeps_gpu_names_whole(
     workload_file: Path, stub_trace: list[Profile], width: int
 ) -> None:
     # The failure: piped, the table dropped to 80 columns and cut two V100 names to the same text.
+    stub_trace[0] = _profile("amp-fp16", "float16")  # every GPU here runs it
     gpus = ["V100-SXM2-16GB", "V100-SXM2-32GB", "V100-PCIE-16GB", "A100-SXM4-80GB"]
     args = ["estimate", str(workload_file), *[x for g in gpus for x in ("--gpu", g)]]
     r = CliRunner().invoke(app, args, env={"COLUMNS": str(width)})
