@@ -135,3 +135,21 @@ def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str) -> None
     assert res.returncode == 1
     assert message in res.stderr
     assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("sharing", ["time-slice", "mps", "whole"])
+def test_share_kubernetes_files_validate_for_every_sharing(tmp_path: Path, sharing: str) -> None:
+    k8s = tmp_path / "k8s"
+    _run("simulate", "share", str(SERVICES), "--sharing", sharing, "--price", "3", "--k8s-out", str(k8s))
+    for f in (k8s / "k8s").glob("*.yaml"):
+        for doc in yaml.safe_load_all(f.read_text()):
+            validate_k8s(doc)
+    services = list(yaml.safe_load_all((k8s / "k8s" / "services.yaml").read_text()))
+    assert all(
+        d["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}
+        for d in services
+    )
+    if sharing != "whole":
+        config = yaml.safe_load((k8s / "k8s" / "sharing-config.yaml").read_text())
+        key = "mps" if sharing == "mps" else "timeSlicing"
+        assert yaml.safe_load(config["data"]["any"])["sharing"][key]["resources"][0]["replicas"] >= 1

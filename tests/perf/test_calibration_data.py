@@ -100,6 +100,13 @@ def test_memory_checks_include_runs_that_fit_and_runs_that_did_not() -> None:
             assert r.memory_gib <= get_gpu(r.gpu).memory_gib, r.label
 
 
+def test_every_v2_row_says_which_model_shape_it_ran() -> None:
+    # A preset, explicit shape numbers, or (litgpt rows) the litgpt config file that holds them.
+    for r in ROWS:
+        if r.file == "calibration_v2.csv":
+            assert r.preset or r.model_shape or "litgpt/config.py" in r.notes, r.label
+
+
 def test_tflops_rows_say_how_the_publisher_counted_flops() -> None:
     for r in ROWS:
         if r.metric.endswith("tflops_per_gpu"):

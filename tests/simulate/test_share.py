@@ -167,3 +167,15 @@ def test_bad_input_is_one_line() -> None:
         pack_services([_svc("a", 1, 1), _svc("a", 1, 1)], _opts("mig"))
     with pytest.raises(InputError, match="positive"):
         _svc("a", 0, 1)
+
+
+def test_mps_splits_every_gpu_into_equal_parts_sized_for_the_largest_service() -> None:
+    small = [_svc(f"s{i}", 10.0, 0.05) for i in range(5)]
+    plan = pack_services(small, _opts("mps"))
+    # 76 GiB usable / 10 GiB: up to 7 parts; 5 light services fit one GPU.
+    assert plan.gpus_needed == 1 and plan.optimal
+    assert plan.services[0].slice.startswith("mps-1/")
+    # One 40 GiB service forces parts of 76 GiB (N = 1): every instance then needs its own GPU.
+    plan = pack_services([*small, _svc("big", 40.0, 0.05)], _opts("mps"))
+    assert plan.gpus_needed == 6
+    assert {s.slice for s in plan.services} == {"mps-1/1"}

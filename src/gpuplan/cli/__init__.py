@@ -58,9 +58,18 @@ def settings(ctx: typer.Context) -> Settings:
 
 def _register_all() -> None:
     # Explicit registry of command groups (no string dispatch); each module adds its commands.
-    from gpuplan.cli import catalog_cmds, deploy_cmds, estimate_cmds, machine_cmds, plan_cmds, simulate_cmds
+    from gpuplan.cli import (
+        catalog_cmds,
+        deploy_cmds,
+        estimate_cmds,
+        machine_cmds,
+        plan_cmds,
+        simulate_cmds,
+        tco_cmds,
+    )
 
-    for module in (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds):
+    groups = (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds, tco_cmds)
+    for module in groups:
         module.register(app)
 
 

@@ -282,7 +282,7 @@ def share_cmd(
         str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
     ] = None,
     sharing: Annotated[
-        str, typer.Option("--sharing", help="mig, time-slice, whole, or best (fewest GPUs).")
+        str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
     ] = "best",
     target: Annotated[float, typer.Option("--target", help="Busy share each instance is sized for.")] = 0.8,
     time_slice_penalty: Annotated[
@@ -413,6 +413,9 @@ def _write_k8s(plan: SharePlan, directory: Path) -> None:
     elif plan.sharing == "time-slice":
         most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
         layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
+    elif plan.sharing == "mps":
+        parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
+        layout = SharingLayout(sharing="mps", time_slice_replicas=parts)
     else:
         layout = SharingLayout(sharing="whole")
     deps = [

@@ -130,25 +130,28 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
         best = plan_workload(workload, prof, store, overrides=overrides, top=1).recommended
     except GpuplanError as e:
         raise InputError(f"demand {spec.name!r}: the planner cannot size {path.name}: {e}") from e
-    runs = spec.runs_per_month or 0.0
-    per_run = best.gpu_count * best.job_time_h
+    # A serving workload's "run" is a month of capacity (730 h, no set-up); a training run is billed
+    # from boot to the end, set-up included, as the planner prices it.
+    run_h = best.compute_time_h if workload.serving is not None else best.job_time_h
+    per_run = best.gpu_count * run_h
     job, _ = job_facts_from(workload, prof)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
-    hours = usage.scaled(spec, [runs * per_run] * usage.horizon_months)
+    hours = usage.scaled(spec, [r * per_run for r in usage.runs(spec)])
     demand = Demand(
         name=spec.name,
         gpu=best.gpu,
         gpu_hours=hours,
         interruptible=spec.interruptible,
-        run_hours=spec.run_hours or best.job_time_h,
+        run_hours=spec.run_hours or run_h,
         gpus_per_run=float(best.gpu_count),
         checkpoint_write_h=write_h,
         # A restart reads the checkpoint back, as the planner counts it.
         restart_h=job.restart_h + write_h,
     )
+    runs = f"{spec.runs_per_month:g} run(s)/month" if spec.runs_by_month is None else "runs by month"
     how = (
-        f"{workload.name}: {runs:g} run(s)/month × {best.gpu_count} {best.gpu} × {best.job_time_h:.1f} h "
+        f"{workload.name}: {runs} × {best.gpu_count} {best.gpu} × {run_h:.1f} h "
         f"(planner's cheapest on-demand option: {best.label})"
     )
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)

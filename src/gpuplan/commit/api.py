@@ -17,7 +17,8 @@ from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 
 if TYPE_CHECKING:
-    from gpuplan.catalog import ExchangeRate, Store
+    from gpuplan.catalog import Store
+    from gpuplan.i18n import Money
 
 __all__ = ["TcoReport", "tco"]
 
@@ -40,17 +41,14 @@ class TcoReport:
     problem: TcoProblem
     schedule: Schedule
     demands: tuple[DemandSource, ...]
-    currency: str
-    """Report currency code (``USD`` or ``CNY``)."""
-    usd_per_unit: float
-    """USD per one unit of ``currency`` (1.0 for USD)."""
-    exchange_rate: ExchangeRate | None
-    """The dated rate used when ``currency`` is not USD (or when CNY prices were converted)."""
+    money: Money
+    """How amounts (computed in USD) are shown: the report currency at its dated rate."""
     notes: tuple[str, ...]
 
-    def money(self, usd: float) -> float:
-        """An amount in USD in the report currency."""
-        return usd / self.usd_per_unit
+    @property
+    def currency(self) -> str:
+        """Report currency code (``USD`` or ``CNY``)."""
+        return self.money.currency
 
 
 def tco(
@@ -65,7 +63,7 @@ def tco(
     ``store``: an open catalog; else ``db`` (path or URL; None = the user's default database) is
     opened and closed here. ``currency`` overrides the usage file's.
     """
-    from gpuplan.catalog import Currency, open_store
+    from gpuplan.catalog import display_money, open_store
 
     u = load_usage(usage)
     own = store is None
@@ -75,11 +73,10 @@ def tco(
         gpus = tuple(dict.fromkeys(d.gpu for d in demands))
         prices = st.offers(include_unpriced=False)
         offers, offer_notes = priced_offers(prices, u, gpus)
-        code = Currency.cast(currency or u.currency).code
-        rate = st.exchange_rate(code) if code != "USD" else None
-        used_cny = any(p.currency == "CNY" for p in prices if p.gpu in gpus)
-        if rate is None and used_cny:
-            rate = st.find_exchange_rate("CNY")
+        money = display_money(st, currency or u.currency)
+        # Prices published in another currency were converted to USD at the catalog's dated rate.
+        converted = sorted({o.currency for o in prices if o.gpu in gpus and o.currency not in (None, "USD")})
+        rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
     finally:
         if own:
             st.close()
@@ -92,18 +89,16 @@ def tco(
     )
     schedule = optimise(problem)
     notes = [*offer_notes, *ASSUMPTIONS]
-    if rate is not None and rate.currency != "USD":
-        notes.append(
-            f"exchange rate: 1 {rate.currency} = {rate.usd_per_unit:g} USD as of {rate.as_of} ({rate.source})"
-        )
+    notes += [
+        f"prices in {r.currency} converted to USD at {r.usd_per_unit:g} USD each ({r.as_of}; {r.source})"
+        for r in rates
+    ]
     notes.append(f"solver: {schedule.solver}")
     return TcoReport(
         usage=u,
         problem=problem,
         schedule=schedule,
         demands=sources,
-        currency=code,
-        usd_per_unit=rate.usd_per_unit if rate is not None and code != "USD" else 1.0,
-        exchange_rate=rate,
+        money=money,
         notes=tuple(notes),
     )

@@ -14,10 +14,18 @@ Per GPU type g and month m: ``Σ c[j, s] · gpus_j · 730 (j active in m) + D[g,
 Σ demand[d, m]``. Spot counts towards the total only up to the interruptible demand's own hours,
 so the non-interruptible demand is always met by committed and on-demand hours.
 
-Two reductions keep it small and stay exact: among commitment offers of the same GPU type, term
-and size only the cheapest is kept (a dearer identical unit is never better), and ``c[j, s]`` is
-bounded by the units that would cover the largest demand in its term (one more costs money and
-covers nothing). The recourse cost is recomputed from the integer solution in closed form
+Reductions keep it small and stay exact, each by a dominance argument:
+
+- among commitment offers of one GPU type and term, a unit of k GPUs is dropped when r = k / k'
+  smaller units of k' GPUs cost no more (r of them give the same capacity; e.g. Alibaba's 8-GPU
+  subscription at 8 × its 1-GPU price). Where they cost exactly the same, the schedule is shown
+  with the larger units afterwards (same cost, fewer machines to buy);
+- paid in full, a term that would start after month H − term covers less of the horizon than the
+  same term started then, at the same price, so only starts s ≤ max(0, H − term) are offered;
+- ``c[j, s]`` is bounded by the units that cover the largest demand in its term (one more costs
+  money and covers nothing).
+
+The recourse cost is recomputed from the integer solution in closed form
 (``recourse.price_schedule``), so the reported totals do not carry the solver's tolerances.
 """
 
@@ -25,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -48,9 +56,8 @@ class MilpOutcome:
     status: str
 
 
-def commitment_offers(problem: TcoProblem) -> list[PricedOffer]:
-    """The commitment offers worth considering: for each GPU type demanded, term and unit size,
-    the cheapest per month (ties by label)."""
+def _cheapest_per_size(problem: TcoProblem) -> dict[tuple[str, int], list[PricedOffer]]:
+    """Per (GPU type demanded, term): the cheapest commitment offer of each unit size, by size."""
     demanded = set(problem.gpus())
     best: dict[tuple[str, int, float], PricedOffer] = {}
     for o in problem.offers:
@@ -60,13 +67,104 @@ def commitment_offers(problem: TcoProblem) -> list[PricedOffer]:
         cur = best.get(key)
         if cur is None or (o.usd_per_unit_month, o.label) < (cur.usd_per_unit_month, cur.label):
             best[key] = o
-    return sorted(best.values(), key=lambda o: (o.gpu, o.term_months, o.gpus_per_unit, o.label))
+    groups: dict[tuple[str, int], list[PricedOffer]] = {}
+    for (gpu, term, _), o in sorted(best.items()):
+        groups.setdefault((gpu, term), []).append(o)
+    return groups
+
+
+def _ratio(big: PricedOffer, small: PricedOffer) -> int | None:
+    """How many ``small`` units make one ``big`` unit, when a whole number does."""
+    r = big.gpus_per_unit / small.gpus_per_unit
+    return round(r) if r > 1 and abs(r - round(r)) < 1e-9 else None
+
+
+def commitment_offers(problem: TcoProblem) -> list[PricedOffer]:
+    """The commitment offers worth considering (see the module docstring's reductions)."""
+    kept = []
+    for offers in _cheapest_per_size(problem).values():
+        for big in offers:
+            dominated = any(
+                (r := _ratio(big, small)) is not None
+                and r * small.usd_per_unit_month <= big.usd_per_unit_month * (1 + 1e-12)
+                for small in offers
+            )
+            if not dominated:
+                kept.append(big)
+    return sorted(kept, key=lambda o: (o.gpu, o.term_months, o.gpus_per_unit, o.label))
+
+
+def _consolidate(problem: TcoProblem, commitments: list[Commitment]) -> tuple[Commitment, ...]:
+    """Show r small units as one larger unit where the larger costs exactly r times as much."""
+    groups = _cheapest_per_size(problem)
+    out = []
+    for c in commitments:
+        units, small = c.units, c.offer
+        for big in reversed(groups.get((small.gpu, small.term_months), [])):
+            r = _ratio(big, small)
+            if (
+                r is None
+                or units < r
+                or not math.isclose(r * small.usd_per_unit_month, big.usd_per_unit_month, rel_tol=1e-9)
+            ):
+                continue
+            n = units // r
+            paid = problem.billed_months(big, c.start_month)
+            out.append(
+                Commitment(
+                    offer=big, units=n, start_month=c.start_month, cost_usd=n * big.usd_per_unit_month * paid
+                )
+            )
+            units -= n * r
+        if units:
+            paid = problem.billed_months(small, c.start_month)
+            out.append(
+                Commitment(
+                    offer=small,
+                    units=units,
+                    start_month=c.start_month,
+                    cost_usd=units * small.usd_per_unit_month * paid,
+                )
+            )
+    return tuple(sorted(out, key=lambda c: (c.start_month, c.offer.label)))
 
 
 def solve_milp(
-    problem: TcoProblem, options: Mapping[str, HourlyOptions], *, time_limit_s: float = 60.0
+    problem: TcoProblem,
+    options: Mapping[str, HourlyOptions],
+    *,
+    time_limit_s: float = 60.0,
+    integral: bool = True,
 ) -> MilpOutcome:
-    """Choose the commitments that minimise the total cost over the horizon."""
+    """Choose the commitments that minimise the total cost over the horizon.
+
+    GPU types share no variable and no row, so each is its own, smaller MILP (branch and bound
+    grows faster than linearly with the size). ``integral=False`` solves the LP relaxation
+    (fractional units; a lower bound, for benchmarks).
+    """
+    parts = []
+    for gpu in problem.gpus():
+        sub = replace(
+            problem,
+            demands=tuple(d for d in problem.demands if d.gpu == gpu),
+            offers=tuple(o for o in problem.offers if o.gpu == gpu),
+        )
+        parts.append(_solve_one(sub, options, time_limit_s=time_limit_s, integral=integral))
+    return MilpOutcome(
+        commitments=tuple(
+            sorted((c for p in parts for c in p.commitments), key=lambda c: (c.start_month, c.offer.label))
+        ),
+        variables=sum(p.variables for p in parts),
+        integer_variables=sum(p.integer_variables for p in parts),
+        constraints=sum(p.constraints for p in parts),
+        status="; ".join(dict.fromkeys(p.status for p in parts)) or "empty",
+    )
+
+
+def _solve_one(
+    problem: TcoProblem, options: Mapping[str, HourlyOptions], *, time_limit_s: float, integral: bool
+) -> MilpOutcome:
+    """:func:`solve_milp` for the demands and offers given (one GPU type)."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
@@ -90,7 +188,7 @@ def solve_milp(
         col = len(cost)
         cost.append(c)
         upper.append(ub)
-        integer.append(1 if is_int else 0)
+        integer.append(1 if is_int and integral else 0)
         for r, v in cells:
             rows.append(r)
             cols.append(col)
@@ -99,7 +197,9 @@ def solve_milp(
     for o in commitment_offers(problem):
         gi = gpus.index(o.gpu)
         cap = o.gpus_per_unit * HOURS_PER_MONTH
-        for s in range(h):
+        # Paid in full, a later start covers less for the same price (module docstring).
+        last_start = max(0, h - o.term_months) if problem.past_horizon == "full" else h - 1
+        for s in range(last_start + 1):
             active = range(s, min(s + o.term_months, h))
             peak = float(need[gi * h + s : gi * h + active.stop].max())
             units = math.ceil(peak / cap - 1e-9)
@@ -137,16 +237,14 @@ def solve_milp(
         )
     if n == 0:
         return MilpOutcome(commitments=(), variables=0, integer_variables=0, constraints=0, status="empty")
-    res = milp(
-        c=np.asarray(cost),
-        integrality=np.asarray(integer),
-        bounds=Bounds(np.zeros(n), np.asarray(upper)),
-        constraints=LinearConstraint(a, lb=need, ub=np.full(len(need), np.inf)),
-        # mip_rel_gap 0: prove optimality, not HiGHS's default 0.01 % gap.
-        options={"mip_rel_gap": 0.0, "time_limit": time_limit_s, "disp": False},
-    )
+    c_vec, ints, bounds = np.asarray(cost), np.asarray(integer), Bounds(np.zeros(n), np.asarray(upper))
+    demand_rows = LinearConstraint(a, lb=need, ub=np.full(len(need), np.inf))
+    # mip_rel_gap 0: prove optimality, not HiGHS's default 0.01 % gap.
+    highs = {"mip_rel_gap": 0.0, "time_limit": time_limit_s, "disp": False}
+    res = milp(c=c_vec, integrality=ints, bounds=bounds, constraints=demand_rows, options=highs)
     if res.x is None:
         raise InfeasibleError(f"the commitment optimiser found no solution ({res.message})")
+    status = str(res.message)
     x = np.asarray(res.x)
     commitments = []
     for col, (o, s) in enumerate(chosen):
@@ -161,9 +259,9 @@ def solve_milp(
                 )
             )
     return MilpOutcome(
-        commitments=tuple(commitments),
+        commitments=_consolidate(problem, commitments),
         variables=n,
         integer_variables=int(sum(integer)),
         constraints=len(need),
-        status=str(res.message),
+        status=status,
     )

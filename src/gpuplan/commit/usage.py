@@ -92,6 +92,9 @@ class DemandSpec(Spec):
     """A workload YAML file (relative to the usage file); the planner picks its GPU type and count."""
     runs_per_month: float | None = Field(default=None, ge=0)
     """With ``workload``: how many times it runs each month."""
+    runs_by_month: tuple[float, ...] | None = None
+    """Instead of ``runs_per_month``: runs in each month, repeated when shorter than the horizon
+    (a release calendar: ``[20, 2, 2]`` is a burst every quarter)."""
     gpu: str | None = None
     """With a direct demand: the GPU type (``L4``, ``a100-80gb`` …)."""
     gpus: int | None = Field(default=None, ge=1)
@@ -114,6 +117,13 @@ class DemandSpec(Spec):
     checkpoint_gb: float | None = Field(default=None, ge=0)
     """Size of one checkpoint, GB (spot overhead); default: from the workload's trace, else 0."""
 
+    @field_validator("runs_by_month")
+    @classmethod
+    def _runs(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        if v is not None and (not v or any(r < 0 for r in v)):
+            raise ValueError("list runs per month, each ≥ 0, e.g. [20, 2, 2]")
+        return v
+
     @field_validator("hours_by_month")
     @classmethod
     def _hours(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
@@ -131,10 +141,10 @@ class DemandSpec(Spec):
                 raise ValueError(
                     f"give either workload (+ runs_per_month) or gpu/gpus/hours, not both ({direct[0]})"
                 )
-            if self.runs_per_month is None:
-                raise ValueError("a workload demand needs runs_per_month (e.g. 4)")
+            if (self.runs_per_month is None) == (self.runs_by_month is None):
+                raise ValueError("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month")
             return self
-        if self.runs_per_month is not None:
+        if self.runs_per_month is not None or self.runs_by_month is not None:
             raise ValueError("runs_per_month goes with workload; a direct demand gives gpu, gpus and hours")
         if self.gpu is None or self.gpus is None:
             raise ValueError("give workload + runs_per_month, or gpu, gpus and hours_per_month")
@@ -243,6 +253,11 @@ class Usage(Spec):
         gpus = demand.gpus or 0  # validated: a direct demand has gpus
         # Index i counts months from the demand's own start, so a calendar starts where it does.
         return self.scaled(demand, [gpus * pattern[i % len(pattern)] for i in range(self.horizon_months)])
+
+    def runs(self, demand: DemandSpec) -> list[float]:
+        """Runs of a workload demand in each month counted from its own start (before growth)."""
+        pattern = demand.runs_by_month or (demand.runs_per_month or 0.0,)
+        return [pattern[i % len(pattern)] for i in range(self.horizon_months)]
 
     def scaled(self, demand: DemandSpec, base: list[float]) -> tuple[float, ...]:
         """``base`` per horizon month, zero outside the demand's months and grown from its start."""

@@ -175,9 +175,18 @@ def _polyline(xs: list[float], ys: list[float | None], sx: Any, sy: Any) -> str:
     return "".join(f'<polyline points="{p}"/>' for p in out)
 
 
-def _panel(title: str, xs: list[float], series: list[tuple[str, list[float | None], str]], y0: float) -> str:
+def _panel(
+    title: str,
+    xs: list[float],
+    series: list[tuple[str, list[float | None], str]],
+    y0: float,
+    line: float | None = None,
+) -> str:
+    """One chart: ``series`` over ``xs`` (seconds), with an optional dashed level ``line``."""
     w, h, left = 860.0, 150.0, 60.0
     vals = [v for _, ys, _ in series for v in ys if v is not None and math.isfinite(v)]
+    if line is not None:
+        vals.append(line)
     top = max(vals) * 1.1 if vals and max(vals) > 0 else 1.0
     span = max(xs[-1], 1.0) if xs else 1.0
 
@@ -193,8 +202,16 @@ def _panel(title: str, xs: list[float], series: list[tuple[str, list[float | Non
         parts.append(
             f'<text x="{left - 6}" y="{sy(top * frac / 1.1) + 4:.1f}" class="l">{top * frac / 1.1:.3g}</text>'
         )
-    for hour in range(0, int(span // 3600) + 1, max(1, int(span // 3600) // 12 or 1)):
-        parts.append(f'<text x="{sx(hour * 3600):.1f}" y="{y0 + h + 14}" class="x">{hour} h</text>')
+    # At most ~12 time labels: every 15 min, 30 min, 1 h, 2 h … as the trace's length allows.
+    step = next((s for s in (900, 1800, 3600, 7200, 14400, 43200) if span / s <= 12), 86400)
+    for k in range(int(span // step) + 1):
+        parts.append(f'<text x="{sx(k * step):.1f}" y="{y0 + h + 14}" class="x">{k * step / 3600:g} h</text>')
+    if line is not None:
+        parts.append(
+            f'<line x1="{left}" y1="{sy(line):.1f}" x2="{w - 10}" y2="{sy(line):.1f}" stroke="#999" '
+            'stroke-dasharray="4 3"/>'
+            f'<text x="{left + 4}" y="{sy(line) - 3:.1f}" fill="#777">SLO</text>'
+        )
     for i, (name, ys, colour) in enumerate(series):
         parts.append(f'<g stroke="{colour}" fill="none" stroke-width="1.5">{_polyline(xs, ys, sx, sy)}</g>')
         parts.append(f'<text x="{w - 200}" y="{y0 + 14 + 14 * i}" fill="{colour}">{escape(name)}</text>')
@@ -226,6 +243,7 @@ def autoscale_svg(res: AutoscaleResult) -> str:
             for i, p in enumerate(res.policies)
         ],
         430,
+        line=res.settings.slo_s,
     )
     style = (
         "<style>.t{font:bold 13px sans-serif}.l{font:10px sans-serif;text-anchor:end}"

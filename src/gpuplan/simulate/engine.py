@@ -24,6 +24,7 @@ utilisation signal is kept at one-second resolution (the requests' own times are
 
 from __future__ import annotations
 
+import gc
 import heapq
 import math
 from bisect import bisect_right
@@ -297,6 +298,18 @@ def run_engine(
 ) -> EngineRun:
     """Simulate ``policy`` over requests arriving at ``arrival_s`` (sorted) that need ``work``
     (or a fixed service time in seconds per request)."""
+    # The loop allocates one heap tuple per request and no reference cycles: the cyclic
+    # collector only costs time here (~25 % on a day at 50 requests/s). Paused, then restored.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(arrival_s, work, policy, cfg)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _run(arrival_s: np.ndarray, work: Work | np.ndarray, policy: Policy, cfg: EngineConfig) -> EngineRun:
     if not isinstance(work, Work):
         work = Work(fixed_s=np.asarray(work, dtype=np.float64), tokens=np.zeros(len(arrival_s)))
     n = len(arrival_s)

@@ -14,6 +14,9 @@ fleet is sized so that each instance runs at most ``target_utilisation`` busy.
   whose memory adds up to the usable memory and whose busy shares add up to ``target`` × (1 −
   ``time_slice_penalty``). Exact by integer programme up to :data:`EXACT_ITEMS` instances,
   first-fit decreasing above, with the lower bound reported.
+- **mps**: the device plugin's MPS sharing splits every GPU into N equal parts (memory limit and
+  active-thread share 1/N each, the same N cluster-wide); each instance takes one part. Exact: every
+  N whose part holds the largest service is tried, and the fewest GPUs win.
 
 Latency headroom per service: the SLO minus the p95 latency of one instance at its load —
 request latency scaled by 1/f plus M/M/1 queueing on the instance's rate, the estimator's own
@@ -41,12 +44,17 @@ __all__ = [
     "pack_services",
 ]
 
-SHARINGS = ("whole", "mig", "time-slice")
+SHARINGS = ("whole", "mig", "time-slice", "mps")
 #: Instances up to which time-slicing is packed exactly (the assignment MILP stays small).
 EXACT_ITEMS = 40
 #: ASSUMPTION: time-slicing costs 10 % of throughput (context switches between CUDA contexts every
 #: slice, caches refilled); NVIDIA documents no figure. Override with --time-slice-penalty.
 DEFAULT_TIME_SLICE_PENALTY = 0.10
+#: ASSUMPTION: MPS runs the clients' kernels concurrently, so it loses little to sharing; 5 % is
+#: taken for the MPS server and the smaller per-client L2/SM share. NVIDIA publishes no figure.
+DEFAULT_MPS_PENALTY = 0.05
+#: The device plugin allows at most 48 MPS clients per GPU (CUDA's limit on Volta and later).
+MAX_MPS_PARTS = 48
 #: A GPU's memory a time-sliced set of services may fill: 5 % is kept for the CUDA contexts that
 #: each process opens (about 0.3–0.5 GiB each) and fragmentation.
 TIME_SLICE_MEMORY_SHARE = 0.95
@@ -82,6 +90,7 @@ class ShareOptions:
     sharing: str = "mig"
     target_utilisation: float = 0.8
     time_slice_penalty: float = DEFAULT_TIME_SLICE_PENALTY
+    mps_penalty: float = DEFAULT_MPS_PENALTY
     time_limit_s: float = 10.0
 
 
@@ -444,6 +453,38 @@ def _exact_bins(
     return [x for x in bins if x], gap <= 1e-9
 
 
+def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
+    mem = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
+    unplaced = [Unplaced(service=s.name, reason=_too_big(s, opts)) for s in services if s.memory_gib > mem]
+    fit = [s for s in services if s.memory_gib <= mem]
+    if not fit:
+        return _plan(opts, "mps", 0, 0, True, [], unplaced, [], "nothing to place")
+    best: tuple[int, int, list[int]] | None = None
+    for parts in range(1, MAX_MPS_PARTS + 1):
+        if max(s.memory_gib for s in fit) > mem / parts:
+            break
+        speed = (1.0 - opts.mps_penalty) / parts
+        counts = [_instances(s, speed, opts.target_utilisation) for s in fit]
+        gpus = math.ceil(sum(counts) / parts)
+        if best is None or gpus < best[0]:
+            best = (gpus, parts, counts)
+    assert best is not None  # parts = 1 always fits: every service in `fit` fits a whole GPU
+    gpus, parts, counts = best
+    placements, outs, k = [], [], 0
+    for s, n in zip(fit, counts, strict=True):
+        for _ in range(n):
+            placements.append(Placement(gpu_index=k // parts, service=s.name, slice=f"mps-1/{parts}"))
+            k += 1
+        outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts))
+    notes = (
+        f"MPS throughput penalty {opts.mps_penalty:.0%} (assumed; NVIDIA publishes none); each part is "
+        f"1/{parts} of the GPU's memory and threads",
+    )
+    return _plan(
+        opts, "mps", gpus, gpus, True, placements, unplaced, outs, f"MPS in {parts} equal parts", notes
+    )
+
+
 def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
     """Place every service on ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
     if not services:
@@ -453,14 +494,16 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
         raise InputError("two services share a name; names must be unique")
     if not 0 < opts.target_utilisation <= 1:
         raise InputError("target utilisation must be in (0, 1]")
-    if not 0 <= opts.time_slice_penalty < 1:
-        raise InputError("the time-slice penalty must be in [0, 1)")
+    if not (0 <= opts.time_slice_penalty < 1 and 0 <= opts.mps_penalty < 1):
+        raise InputError("the time-slice and MPS penalties must be in [0, 1)")
     if opts.sharing == "whole":
         return _pack_whole(services, opts)
     if opts.sharing == "mig":
         return _pack_mig(services, opts)
     if opts.sharing == "time-slice":
         return _pack_time_slice(services, opts)
+    if opts.sharing == "mps":
+        return _pack_mps(services, opts)
     from gpuplan.errors import NotFoundError
 
     raise NotFoundError("sharing", opts.sharing, SHARINGS)

@@ -6,6 +6,8 @@
 - **time-slicing**: the device plugin's sharing ConfigMap advertising each GPU as N
   ``nvidia.com/gpu`` (N = the most services one GPU carries) and Deployments requesting one each.
   The scheduler, not this file, decides which services share a card: the packing is a count.
+- **mps**: the device plugin's MPS sharing ConfigMap (``sharing.mps``, k8s-device-plugin ≥ 0.15):
+  each GPU is advertised as N ``nvidia.com/gpu``, each with 1/N of its memory and threads.
 - **whole**: Deployments requesting ``nvidia.com/gpu: 1`` per replica.
 
 Names and keys follow NVIDIA's GPU Operator docs ("GPU Operator with MIG", "Time-Slicing GPUs in
@@ -39,7 +41,7 @@ class SharedDeployment:
 @dataclass(frozen=True, kw_only=True)
 class SharingLayout:
     sharing: str
-    """``mig``, ``time-slice`` or ``whole``."""
+    """``mig``, ``time-slice``, ``mps`` or ``whole``."""
     mig_per_gpu: tuple[dict[str, int], ...] = ()
     """MIG: profile -> instances, for GPU 0, 1, … (GPUs in node order)."""
     gpus_per_node: int = 8
@@ -96,9 +98,9 @@ def _mig_parted(layout: SharingLayout) -> dict[str, Any]:
     }
 
 
-def _time_slicing(replicas: int) -> dict[str, Any]:
+def _time_slicing(replicas: int, key: str = "timeSlicing") -> dict[str, Any]:
     config = (
-        "version: v1\nsharing:\n  timeSlicing:\n    resources:\n"
+        f"version: v1\nsharing:\n  {key}:\n    resources:\n"
         f"      - name: nvidia.com/gpu\n        replicas: {replicas}\n"
     )
     return {
@@ -125,6 +127,23 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                         f"  kubectl label node NODE_{n} nvidia.com/mig.config=gpuplan-node-{n} --overwrite"
                         for n in range(nodes)
                     ),
+                ),
+            )
+        )
+    elif layout.sharing == "mps":
+        files.append(
+            GeneratedFile(
+                path="k8s/sharing-config.yaml",
+                content=dump_documents(
+                    [_time_slicing(layout.time_slice_replicas, key="mps")],
+                    f"Device plugin MPS sharing: each GPU is advertised as {layout.time_slice_replicas} "
+                    "nvidia.com/gpu, each limited to\n"
+                    f"1/{layout.time_slice_replicas} of its memory and threads. Point the GPU Operator at it "
+                    "as for time-slicing:\n"
+                    "kubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator "
+                    "--type merge \\\n"
+                    '  -p \'{"spec": {"devicePlugin": {"config": {"name": "time-slicing-config", '
+                    '"default": "any"}}}}\'',
                 ),
             )
         )

@@ -158,3 +158,32 @@ def test_no_demand_costs_nothing() -> None:
     s = optimise(p)
     assert s.total_usd == 0.0 and s.commitments == () and s.all_on_demand_usd == 0.0
     assert s.savings_pct is None
+
+
+def test_equal_priced_small_units_are_shown_as_the_larger_unit() -> None:
+    # 8 GPUs busy: eight 1-GPU subscriptions at $1,000 or one 8-GPU one at $8,000 cost the same;
+    # the schedule buys the one machine.
+    offers = (offer("on_demand", 2.0), offer("monthly", 1000, gpus=1), offer("monthly", 8000, gpus=8))
+    s = optimise(TcoProblem(horizon_months=2, demands=(steady(8 * 730 + 730, 2),), offers=offers))
+    assert [(c.units, c.offer.gpus_per_unit, c.start_month) for c in s.commitments] == [
+        (1, 1.0, 0),
+        (1, 8.0, 0),
+        (1, 1.0, 1),
+        (1, 8.0, 1),
+    ]
+    assert s.total_usd == pytest.approx(2 * 9000.0)
+
+
+def test_a_term_paid_in_full_is_never_started_where_an_earlier_start_covers_more() -> None:
+    # Demand only in the last 6 of 12 months: a 1-year term starting in month 7 would cover 6 months
+    # for the full 12 months' price, the same as starting in month 1; the schedule starts it at 0.
+    hours = (0.0,) * 6 + (730.0,) * 6
+    p = TcoProblem(
+        horizon_months=12,
+        demands=(Demand(name="d", gpu="G", gpu_hours=hours),),
+        offers=(offer("on_demand", 4.0), offer("reserved_1y", 400)),
+    )
+    s = optimise(p)
+    # 12 × $400 = $4,800 against 6 × 730 × $4 = $17,520 on demand.
+    assert [(c.units, c.start_month) for c in s.commitments] == [(1, 0)]
+    assert s.total_usd == pytest.approx(4800.0)

@@ -1,0 +1,110 @@
+"""Check the source articles' commitment claims on the catalog's own prices.
+
+    python examples/tco/check_claims.py            # every scenario in this folder
+    python examples/tco/check_claims.py --db URL   # against another catalog
+
+Each scenario is solved twice: on the catalog's sourced prices (the providers' lists and dated
+compilations of them), and again with the articles' own low-confidence 2024 tables allowed, so a
+claim is seen both against real prices and against the numbers it was made with. Next to the claim
+it prints the measured saving against buying everything on demand, what the schedule buys, the
+prices it used and which terms the catalog has no price for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuplan.catalog import open_store
+from gpuplan.commit import TcoReport, Usage, load_usage, tco
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Claim:
+    file: str
+    quote: str
+    """The article's words and where they are (seeds/…)."""
+    claimed: str
+    """The saving claimed, as the article states it."""
+
+
+CLAIMS = (
+    Claim(
+        "steady-serving-bursty-training.yaml",
+        "seeds/000 §三: 混合部署：训练阶段使用按量计费（高峰期），推理阶段切换至预留实例",
+        "train on demand at peaks, serve on reserved (no figure)",
+    ),
+    Claim(
+        "alibaba-3y-subscription.yaml",
+        "seeds/000 §二: 长期项目：阿里云包年包月（3年合约）可享5折优惠",
+        "50 % off (3-year subscription, Alibaba)",
+    ),
+    Claim(
+        "reserved-plus-spot.yaml",
+        "seeds/004 结语: 对于长期项目，预留实例+竞价实例的组合可降低TCO达50%",
+        "up to 50 % lower TCO (reserved + spot)",
+    ),
+    Claim(
+        "enterprise-3y-reserved.yaml",
+        "seeds/000 §六: 企业用户：阿里云或AWS的3年预留实例可节省40%以上成本",
+        "40 %+ saved (3-year reserved, Alibaba or AWS)",
+    ),
+)
+
+
+def _with_articles(usage: Usage) -> Usage:
+    data = usage.model_dump()
+    data["constraints"] = {**data["constraints"], "allow_low_confidence": True}
+    return load_usage(data)
+
+
+def _describe(report: TcoReport) -> list[str]:
+    s, money = report.schedule, report.money
+    saving = "n/a (no on-demand price)" if s.savings_pct is None else f"{s.savings_pct:.1f} %"
+    lines = [
+        f"measured saving {saving}: {money.format(s.total_usd)} against {money.format(s.all_on_demand_usd)} "
+        "all on demand"
+    ]
+    spend: dict[str, float] = {}
+    for m in s.monthly:
+        for p, v in m.by_pricing_usd.items():
+            spend[p] = spend.get(p, 0.0) + v
+    if s.past_horizon_usd:
+        spend["(term past the horizon)"] = s.past_horizon_usd
+    mix = ", ".join(f"{p} {v / s.total_usd:.0%}" for p, v in sorted(spend.items(), key=lambda kv: -kv[1]))
+    lines.append(f"spend by pricing model: {mix or 'nothing'}")
+    used = {c.offer for c in s.commitments} | set(s.hourly_used.values())
+    for o in sorted(used, key=lambda o: (o.gpu, o.pricing, o.label)):
+        per = money.format(o.usd_per_gpu_hour * 730.0, per="GPU-month") if o.is_commitment else ""
+        hourly = money.format(o.usd_per_gpu_hour, per="GPU-h")
+        lines.append(f"price used: {o.label}: {hourly} {per} [{o.confidence}, {o.as_of}]".replace("  ", " "))
+    for pricing, be in s.break_even_utilisation.items():
+        lines.append(f"break-even utilisation {pricing}: {be:.0%}")
+    lines += [n for n in report.notes if "not offered" in n]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None, help="catalog database (default: the user's)")
+    args = parser.parse_args()
+    store = open_store(args.db)
+    try:
+        for claim in CLAIMS:
+            usage = load_usage(HERE / claim.file)
+            print(f"== {claim.file}")
+            print(f"   claim: {claim.claimed}  ({claim.quote})")
+            runs = (("catalog's sourced prices", usage), ("with the articles' tables", _with_articles(usage)))
+            for label, u in runs:
+                print(f"   -- {label}")
+                for line in _describe(tco(u, store=store)):
+                    print(f"      {line}")
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    main()

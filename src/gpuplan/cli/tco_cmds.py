@@ -1,0 +1,90 @@
+"""``gpuplan tco``: the cheapest mix of reserved, monthly, on-demand and spot capacity for a usage file.
+
+Heavy modules (the store, scipy, the tracer for workload demands) are imported inside the command:
+``gpuplan tco --help`` imports none of them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._progress import spinner
+from gpuplan.errors import InputError
+
+__all__ = ["register"]
+
+
+def tco_cmd(
+    ctx: typer.Context,
+    usage_file: Annotated[Path, typer.Argument(help="Usage YAML file (horizon, demands, constraints).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Also write a self-contained HTML report with the cost chart (FILE.html)."),
+    ] = None,
+    lang: LangOption = None,
+    currency: Annotated[
+        str | None,
+        typer.Option(
+            "--currency",
+            envvar="GPUPLAN_CURRENCY",
+            help="Show money in USD or CNY (default: the usage file's), at the catalog's dated rate.",
+            show_default=False,
+        ),
+    ] = None,
+    usd_per_cny: Annotated[
+        float | None,
+        typer.Option(
+            "--usd-per-cny",
+            envvar="GPUPLAN_USD_PER_CNY",
+            help="USD per CNY for CNY prices.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """The cheapest schedule of commitments (monthly, reserved 1y/3y) and hourly capacity (on-demand,
+    spot) for a year or three of work, with the all-on-demand baseline, break-even and sensitivity."""
+    apply_language(lang)
+    from gpuplan.catalog import open_store
+    from gpuplan.cli import settings
+    from gpuplan.commit import load_usage, tco
+
+    if out is not None and out.suffix.lower() != ".html":
+        raise InputError(f"--out {out}: write a .html file")
+    usage = load_usage(usage_file)
+    with spinner("sizing the demands and solving the commitment schedule…", quiet=as_json):
+        store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+        try:
+            report = tco(usage, store=store, currency=currency)
+        finally:
+            store.close()
+    if out is not None:
+        from gpuplan.report.tco_html import tco_html
+
+        try:
+            out.write_text(tco_html(report, usage_file.stem), encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"cannot write report {out}: {e.strerror or e}") from e
+    if as_json:
+        from gpuplan.report.tco import tco_json
+
+        sys.stdout.write(json.dumps(tco_json(report), indent=2, ensure_ascii=False) + "\n")
+        return
+    from rich.console import Console
+
+    from gpuplan.report.tco import tco_view
+
+    Console(width=None if sys.stdout.isatty() else 200).print(tco_view(report))
+    if out is not None:
+        Console(stderr=True).print(f"report written to {out}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this group's commands to `app`."""
+    app.command("tco")(tco_cmd)

@@ -1,0 +1,249 @@
+"""Render a commitment schedule (``gpuplan tco``): the stable ``--json`` document and the terminal view.
+
+JSON schema (``schema_version`` 1; amounts in ``currency``, rounded to the cent)::
+
+    {"schema_version": 1, "horizon_months": int, "start": "YYYY-MM", "currency": "USD" | "CNY",
+     "exchange_rate": {"usd_per_unit", "as_of", "source"} | null,   # when currency is not USD
+     "past_horizon": "full" | "remaining_value",
+     "total_cost": float, "all_on_demand_cost": float | null, "savings_pct": float | null,
+     "past_horizon_cost": float,          # term months after the horizon still paid (in total_cost)
+     "monthly": [{"month": "YYYY-MM", "cost", "by_pricing": {pricing: cost}}],
+     "commitments": [{"provider", "region", "instance_type", "gpu", "gpus_per_unit", "pricing",
+                      "units", "start_month": "YYYY-MM", "term_months", "cost"}],
+     "break_even_utilisation": {pricing: fraction of a unit's hours},
+     "sensitivity": [{"demand_change_pct", "total_cost" | null}],   # commitments fixed
+     "demands": [{"name", "gpu", "gpu_hours_total", "how"}],
+     "hourly_prices": [{"use", "provider", "region", "instance_type", "pricing",
+                        "price_per_gpu_hour", "spot_overhead" | null}],
+     "notes": [str]}
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.i18n import N_, _, format_number, format_percent
+
+if TYPE_CHECKING:
+    from gpuplan.commit import Commitment, TcoReport
+
+__all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
+
+TCO_SCHEMA_VERSION = 1
+
+#: How each pricing model is named to people, in the order the chart stacks them.
+PRICING_LABELS = {
+    "reserved_3y": N_("reserved 3 years"),
+    "reserved_1y": N_("reserved 1 year"),
+    "monthly": N_("monthly subscription"),
+    "on_demand": N_("on demand"),
+    "spot": N_("spot"),
+}
+
+
+def _cents(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
+
+
+def tco_json(report: TcoReport) -> dict[str, Any]:
+    """The stable document ``gpuplan tco --json`` prints (see the module docstring)."""
+    s, u, money = report.schedule, report.usage, report.money
+
+    def cost(usd: float | None) -> float | None:
+        return None if usd is None else _cents(money.amount(usd))
+
+    rate = None
+    if money.currency != "USD":
+        rate = {"usd_per_unit": 1.0 / money.units_per_usd, "as_of": money.as_of, "source": money.source}
+    hourly = []
+    for key, o in s.hourly_used.items():
+        demand = key.split("/spot/", 1)[1] if "/spot/" in key else None
+        hourly.append(
+            {
+                "use": key,
+                "provider": o.provider,
+                "region": o.region,
+                "instance_type": o.instance_type,
+                "pricing": o.pricing,
+                "price_per_gpu_hour": round(money.amount(o.usd_per_gpu_hour), 6),
+                "spot_overhead": s.spot_overhead.get(demand) if demand else None,
+            }
+        )
+    return {
+        "schema_version": TCO_SCHEMA_VERSION,
+        "horizon_months": u.horizon_months,
+        "start": u.start,
+        "currency": money.currency,
+        "exchange_rate": rate,
+        "past_horizon": u.past_horizon,
+        "total_cost": cost(s.total_usd),
+        "all_on_demand_cost": cost(s.all_on_demand_usd),
+        "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2),
+        "past_horizon_cost": cost(s.past_horizon_usd),
+        "monthly": [
+            {
+                "month": u.month_label(m.month),
+                "cost": cost(m.cost_usd),
+                "by_pricing": {p: cost(v) for p, v in m.by_pricing_usd.items()},
+            }
+            for m in s.monthly
+        ],
+        "commitments": [
+            {
+                "provider": c.offer.provider,
+                "region": c.offer.region,
+                "instance_type": c.offer.instance_type,
+                "gpu": c.offer.gpu,
+                "gpus_per_unit": c.offer.gpus_per_unit,
+                "pricing": c.offer.pricing,
+                "units": c.units,
+                "start_month": u.month_label(c.start_month),
+                "term_months": c.term_months,
+                "cost": cost(c.cost_usd),
+            }
+            for c in s.commitments
+        ],
+        "break_even_utilisation": {p: round(v, 4) for p, v in s.break_even_utilisation.items()},
+        "sensitivity": [{"demand_change_pct": pct, "total_cost": cost(t)} for pct, t in s.sensitivity],
+        "demands": [
+            {"name": d.name, "gpu": d.gpu, "gpu_hours_total": round(d.gpu_hours_total, 2), "how": d.how}
+            for d in report.demands
+        ],
+        "hourly_prices": hourly,
+        "notes": list(report.notes),
+    }
+
+
+def commitment_runs(commitments: tuple[Commitment, ...]) -> list[tuple[Commitment, int, float]]:
+    """Monthly subscriptions of the same offer and unit count in consecutive months, as one run:
+    (first commitment, months, their cost in USD). Reserved terms stay one row each."""
+    runs: list[tuple[Commitment, int, int, float]] = []  # (first, months, last start, cost)
+    for c in sorted(commitments, key=lambda c: (c.offer.label, c.start_month)):
+        if runs:
+            first, months, last, total = runs[-1]
+            if (
+                c.term_months == 1
+                and first.term_months == 1
+                and first.offer == c.offer
+                and first.units == c.units
+                and c.start_month == last + 1
+            ):
+                runs[-1] = (first, months + 1, c.start_month, total + c.cost_usd)
+                continue
+        runs.append((c, c.term_months, c.start_month, c.cost_usd))
+    out = [(first, months, total) for first, months, _last, total in runs]
+    return sorted(out, key=lambda r: (r[0].start_month, r[0].offer.label))
+
+
+def _pricing(p: str) -> str:
+    return _(PRICING_LABELS.get(p, p))
+
+
+def summary_lines(report: TcoReport) -> list[str]:
+    """The headline figures, one sentence each (also the HTML report's summary)."""
+    s, money = report.schedule, report.money
+    lines = [
+        _("Total over {months} months: {total}").format(
+            months=report.usage.horizon_months, total=money.format(s.total_usd)
+        )
+    ]
+    if s.all_on_demand_usd is not None:
+        lines.append(
+            _("All on demand: {baseline}; saving {pct}").format(
+                baseline=money.format(s.all_on_demand_usd),
+                pct=format_percent((s.savings_pct or 0.0) / 100.0),
+            )
+        )
+    else:
+        lines.append(_("All on demand: not priced (a GPU demanded has no on-demand price)"))
+    if s.past_horizon_usd > 0:
+        lines.append(
+            _("Of the total, {amount} pays for term months after the horizon").format(
+                amount=money.format(s.past_horizon_usd)
+            )
+        )
+    for p, be in s.break_even_utilisation.items():
+        verdict = _("never pays off") if be >= 1 else _("pays off above this")
+        lines.append(
+            _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
+                pricing=_pricing(p), share=format_percent(be), verdict=verdict
+            )
+        )
+    for pct, total in s.sensitivity:
+        if pct == 0:
+            continue
+        lines.append(
+            _("Demand {change}: total {total} (commitments fixed)").format(
+                change=f"{pct:+g}%",
+                total=money.format(total) if total is not None else _("cannot be met"),
+            )
+        )
+    return lines
+
+
+def schedule_rows(report: TcoReport) -> list[list[str]]:
+    """The commitment schedule for people: what to buy, when, for how long, what it costs."""
+    u, money = report.usage, report.money
+    rows = []
+    for first, months, cost_usd in commitment_runs(report.schedule.commitments):
+        o = first.offer
+        if first.term_months == 1:
+            span = _("{n} month(s), renewed monthly").format(n=months)
+        else:
+            span = _("{n}-month term").format(n=first.term_months)
+        rows.append(
+            [
+                u.month_label(first.start_month),
+                f"{o.provider}/{o.region}",
+                o.instance_type,
+                f"{format_number(o.gpus_per_unit)}× {o.gpu}",
+                _pricing(o.pricing),
+                str(first.units),
+                span,
+                money.format(cost_usd),
+            ]
+        )
+    return rows
+
+
+SCHEDULE_HEAD = (
+    N_("start"),
+    N_("provider/region"),
+    N_("instance"),
+    N_("GPUs per unit"),
+    N_("pricing"),
+    N_("units"),
+    N_("for"),
+    N_("cost"),
+)
+
+
+def tco_view(report: TcoReport) -> Any:
+    """A Rich renderable: the summary, the schedule, cost per month by pricing model, the notes."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts: list[Any] = [Text(line) for line in summary_lines(report)]
+    schedule = Table(title=_("Commitments to buy"), title_justify="left")
+    for col in SCHEDULE_HEAD:
+        schedule.add_column(_(col), justify="right" if col in ("units", "cost") else "left")
+    rows = schedule_rows(report)
+    for row in rows:
+        schedule.add_row(*row)
+    parts.append(schedule if rows else Text(_("No commitment pays off: everything is bought by the hour.")))
+    models = [p for p in PRICING_LABELS if any(p in m.by_pricing_usd for m in report.schedule.monthly)]
+    months = Table(title=_("Cost per month"), title_justify="left")
+    months.add_column(_("month"))
+    for p in models:
+        months.add_column(_pricing(p), justify="right")
+    months.add_column(_("total"), justify="right")
+    for m in report.schedule.monthly:
+        cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
+        months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
+    parts.append(months)
+    parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
+    parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in report.notes]
+    if report.money.rate_note():
+        parts.append(Text(report.money.rate_note(), style="dim"))
+    return Group(*parts)

@@ -1,0 +1,59 @@
+"""``gpuplan tco`` end to end on the shipped catalog: the JSON contract, the HTML report, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TCO = ROOT / "examples" / "tco"
+
+
+def _run(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(db), "tco", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("tco_cli") / "catalog.sqlite"
+
+
+def test_json_follows_the_contract_and_is_never_dearer_than_on_demand(db: Path) -> None:
+    r = _run(db, str(TCO / "alibaba-3y-subscription.yaml"), "--json", "--currency", "USD")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    for key in ("schema_version", "horizon_months", "currency", "total_cost", "all_on_demand_cost",
+                "savings_pct", "monthly", "commitments", "break_even_utilisation", "sensitivity",
+                "notes"):  # fmt: skip
+        assert key in doc, key
+    assert doc["currency"] == "USD" and doc["horizon_months"] == 36 and len(doc["monthly"]) == 36
+    assert doc["total_cost"] <= doc["all_on_demand_cost"]
+    monthly_sum = sum(m["cost"] for m in doc["monthly"])
+    assert monthly_sum + doc["past_horizon_cost"] == pytest.approx(doc["total_cost"])
+    # The catalog has no Alibaba 3-year price from a sourced list: the report says so.
+    assert any(n.startswith("reserved_3y: no usable price for A100-SXM4-40GB") for n in doc["notes"])
+
+
+def test_html_report_in_chinese(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    r = _run(db, str(TCO / "reserved-plus-spot.yaml"), "--out", str(out), "--lang", "zh")
+    assert r.returncode == 0, r.stderr
+    page = out.read_text(encoding="utf-8")
+    assert "<svg" in page and "每月费用" in page
+    assert "总计" in r.stdout
+
+
+def test_bad_usage_is_one_line_and_exit_1(db: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "u.yaml"
+    bad.write_text("horizon_months: 12\ndemands: [{name: a, gpu: a100-40gb, gpus: 1, hour_per_month: 5}]\n")
+    r = _run(db, str(bad))
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "did you mean 'hours_per_month'" in lines[0], r.stderr
+    r = _run(db, str(TCO / "alibaba-3y-subscription.yaml"), "--out", str(tmp_path / "r.pdf"))
+    assert r.returncode == 1 and r.stderr.strip() == f"error: --out {tmp_path / 'r.pdf'}: write a .html file"

@@ -1,0 +1,120 @@
+"""From a usage file and the shipped catalog to the optimiser's inputs: what is used, what is left
+out and said, and how a workload demand is sized by the planner."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.commit import load_usage
+from gpuplan.commit.adapters import demands_from_usage, priced_offers
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _profile() -> Profile:
+    # ~BERT-Large-sized (as in the plan CLI tests): 340 M parameters, 9 TFLOP per step.
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
+                 bytes_moved=1e9),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
+                 bytes_moved=2e9),
+    )  # fmt: skip
+    params = 340_000_000
+    return Profile(
+        key="tco-test",
+        workload_name="bert-large-squad",
+        task="finetune",
+        precision="amp-fp16",
+        batch_size=32,
+        seq_len=384,
+        params=params,
+        trainable_params=params,
+        flops_per_step=9e12,
+        forward_flops=3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0 * params,
+            optimizer_state_bytes=8.0 * params,
+            activations_bytes=4 * 1024**3,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="encoder"),
+    )
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    st = open_store(str(tmp_path_factory.mktemp("tco") / "catalog.sqlite"))
+    yield st
+    st.close()
+
+
+def _usage(**constraints: object) -> object:
+    return load_usage(
+        {
+            "horizon_months": 12,
+            "demands": [{"name": "d", "gpu": "A10", "gpus": 1, "hours_per_month": 730}],
+            "constraints": constraints,
+        }
+    )
+
+
+def test_low_confidence_and_fractional_gpu_rows_are_left_out_and_counted(store: Store) -> None:
+    offers, notes = priced_offers(store.offers(), _usage(), ["A10", "A100-SXM4-40GB"])  # type: ignore[arg-type]
+    assert offers and all(o.confidence != "low" and o.gpus_per_unit >= 1 for o in offers)
+    assert any("low-confidence price" in n for n in notes)
+    assert any("fractional-GPU instance" in n for n in notes)  # Azure NV6ads A10 v5 is 1/6 of an A10
+    assert "reserved_1y: no usable price for A10 in the catalog within the constraints; not offered" in notes
+
+
+def test_article_rows_are_used_when_allowed_with_their_term(store: Store) -> None:
+    usage = _usage(allow_low_confidence=True, pricing=["reserved_3y"])
+    offers, _ = priced_offers(store.offers(), usage, ["A100-SXM4-40GB"])  # type: ignore[arg-type]
+    assert offers and {o.pricing for o in offers} == {"reserved_3y"}
+    assert {o.term_months for o in offers} == {36}
+    # e.g. the article's Alibaba row: $1,000 per month.
+    ali = next(o for o in offers if o.provider == "alibaba")
+    assert ali.usd_per_unit_month == pytest.approx(1000.0)
+
+
+def test_constraints_filter_providers_and_pricing(store: Store) -> None:
+    usage = _usage(providers=["alibaba"], pricing=["on_demand", "monthly"])
+    offers, _ = priced_offers(store.offers(), usage, ["A10"])  # type: ignore[arg-type]
+    assert offers and {o.provider for o in offers} == {"alibaba"}
+    assert {o.pricing for o in offers} == {"on_demand", "monthly"}
+    monthly = next(o for o in offers if o.pricing == "monthly" and o.gpus_per_unit == 1)
+    assert monthly.term_months == 1
+
+
+def test_workload_demand_is_sized_by_the_planner(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.profile
+
+    monkeypatch.setattr(gpuplan.profile, "profile", lambda workload, cache=None: _profile())
+    usage = load_usage(
+        {
+            "horizon_months": 4,
+            "base_dir": str(ROOT / "examples"),
+            "demands": [
+                {
+                    "name": "ft",
+                    "workload": "bert-large-squad.yaml",
+                    "runs_by_month": [3, 0],
+                    "interruptible": True,
+                }
+            ],
+            "constraints": {"providers": ["aws"]},
+        }
+    )
+    (demand,), (source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    per_run = demand.gpu_hours[0] / 3
+    assert demand.gpu_hours == pytest.approx((3 * per_run, 0.0, 3 * per_run, 0.0))
+    assert per_run > 0 and demand.interruptible and demand.gpus_per_run >= 1
+    assert demand.run_hours * demand.gpus_per_run == pytest.approx(per_run)
+    assert "bert-large-squad" in source.how and "planner's cheapest on-demand option: aws/" in source.how

@@ -1,0 +1,47 @@
+"""The claim scenarios in examples/tco solve on the shipped catalog with the promised guarantees.
+
+(The workload-sized scenario traces two models; ``examples/tco/check_claims.py`` runs it.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.commit import load_usage, tco
+
+TCO = Path(__file__).resolve().parents[2] / "examples" / "tco"
+DIRECT = ("alibaba-3y-subscription.yaml", "reserved-plus-spot.yaml", "enterprise-3y-reserved.yaml")
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    st = open_store(str(tmp_path_factory.mktemp("examples") / "catalog.sqlite"))
+    yield st
+    st.close()
+
+
+@pytest.mark.parametrize("name", DIRECT)
+@pytest.mark.parametrize("articles", [False, True])
+def test_scenario_is_never_dearer_than_on_demand_and_more_demand_costs_more(
+    store: Store, name: str, articles: bool
+) -> None:
+    usage = load_usage(TCO / name)
+    if articles:
+        data = usage.model_dump()
+        data["constraints"]["allow_low_confidence"] = True
+        usage = load_usage(data)
+    s = tco(usage, store=store, currency="USD").schedule
+    assert s.all_on_demand_usd is not None and s.total_usd <= s.all_on_demand_usd + 1e-6
+    low, mid, high = (t for _, t in s.sensitivity)
+    assert low is not None and mid is not None and high is not None
+    assert low <= mid <= high and mid == pytest.approx(s.total_usd)
+
+
+def test_every_yaml_in_the_folder_is_a_valid_usage_file() -> None:
+    files = sorted(TCO.glob("*.yaml"))
+    assert len(files) >= 4
+    for f in files:
+        assert load_usage(f).demands

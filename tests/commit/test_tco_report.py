@@ -1,0 +1,154 @@
+"""The tco report: the JSON contract, the schedule rows, the HTML chart, both languages."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, load_usage, optimise
+from gpuplan.commit.adapters import DemandSource
+from gpuplan.i18n import Money, use_language
+from gpuplan.report.tco import commitment_runs, schedule_rows, tco_json, tco_view
+from gpuplan.report.tco_html import monthly_cost_svg, tco_html
+
+CONTRACT = {
+    "schema_version",
+    "horizon_months",
+    "currency",
+    "total_cost",
+    "all_on_demand_cost",
+    "savings_pct",
+    "monthly",
+    "commitments",
+    "break_even_utilisation",
+    "sensitivity",
+    "notes",
+}
+COMMITMENT_KEYS = {
+    "provider",
+    "region",
+    "instance_type",
+    "gpu",
+    "gpus_per_unit",
+    "pricing",
+    "units",
+    "start_month",
+    "term_months",
+    "cost",
+}
+
+
+def _offer(pricing: str, usd_per_hour: float, term: int = 0) -> PricedOffer:
+    return PricedOffer(
+        provider="aws",
+        region="us-east-1",
+        instance_type="p.x",
+        gpu="A100-SXM4-40GB",
+        gpus_per_unit=1.0,
+        pricing=pricing,
+        usd_per_unit_hour=usd_per_hour,
+        term_months=term,
+    )
+
+
+def _report(money: Money | None = None) -> TcoReport:
+    # Two years: one GPU busy all along (a 3-year term at $900/month beats $2 × 730 = $1,460), and
+    # a second GPU busy 730 h in months 3 and 4 only (a monthly subscription at $1,400 each; 24 of
+    # them, $33,600, would cost more than the 3-year term).
+    usage = load_usage(
+        {
+            "horizon_months": 24,
+            "start": "2027-11",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": 730}],
+        }
+    )
+    hours = tuple(730.0 * (2 if m in (2, 3) else 1) for m in range(24))
+    problem = TcoProblem(
+        horizon_months=24,
+        demands=(Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=hours),),
+        offers=(
+            _offer("on_demand", 2.0),
+            _offer("reserved_3y", 900 / 730, 36),
+            _offer("monthly", 1400 / 730, 1),
+        ),
+    )
+    return TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=optimise(problem),
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=sum(hours), how="given"),),
+        money=money or Money.usd(),
+        notes=("a note",),
+    )
+
+
+def test_json_document_has_the_contracts_names_and_adds_up() -> None:
+    doc = json.loads(json.dumps(tco_json(_report())))
+    assert set(doc) >= CONTRACT
+    assert doc["schema_version"] == 1 and doc["currency"] == "USD" and doc["horizon_months"] == 24
+    # 36 × $900 (12 months past the horizon, paid in full) + 2 × $1,400 = $35,200
+    assert doc["total_cost"] == 35_200.0
+    assert doc["past_horizon_cost"] == 10_800.0
+    monthly_sum = sum(m["cost"] for m in doc["monthly"])
+    assert monthly_sum + doc["past_horizon_cost"] == pytest.approx(doc["total_cost"])
+    # all on demand: (24 + 2) × 730 × $2 = $37,960
+    assert doc["all_on_demand_cost"] == 37_960.0
+    assert doc["savings_pct"] == pytest.approx((37_960 - 35_200) / 37_960 * 100, abs=0.01)
+    assert [m["month"] for m in doc["monthly"][:3]] == ["2027-11", "2027-12", "2028-01"]
+    assert doc["monthly"][2]["by_pricing"] == {"monthly": 1400.0, "reserved_3y": 900.0}
+    assert {tuple(sorted(c)) for c in doc["commitments"]} == {tuple(sorted(COMMITMENT_KEYS))}
+    assert [(c["pricing"], c["units"], c["start_month"], c["term_months"]) for c in doc["commitments"]] == [
+        ("reserved_3y", 1, "2027-11", 36),
+        ("monthly", 1, "2028-01", 1),
+        ("monthly", 1, "2028-02", 1),
+    ]
+    assert doc["break_even_utilisation"] == {
+        "monthly": pytest.approx(1400 / 1460, abs=1e-4),
+        "reserved_3y": pytest.approx(900 / 1460, abs=1e-4),
+    }
+    assert [s["demand_change_pct"] for s in doc["sensitivity"]] == [-30.0, 0.0, 30.0]
+
+
+def test_json_amounts_are_in_the_report_currency_with_the_rate() -> None:
+    cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate")
+    doc = tco_json(_report(cny))
+    assert doc["currency"] == "CNY"
+    assert doc["total_cost"] == 35_200.0 * 8
+    assert doc["exchange_rate"] == {"usd_per_unit": 0.125, "as_of": "2024-11-25", "source": "test rate"}
+
+
+def test_consecutive_monthly_subscriptions_show_as_one_run() -> None:
+    runs = commitment_runs(_report().schedule.commitments)
+    assert [(r[0].offer.pricing, r[0].start_month, r[1], r[2]) for r in runs] == [
+        ("reserved_3y", 0, 36, 32_400.0),
+        ("monthly", 2, 2, 2_800.0),
+    ]
+    rows = schedule_rows(_report())
+    assert rows[1][0] == "2028-01" and rows[1][6] == "2 month(s), renewed monthly"
+
+
+def test_chart_stacks_one_bar_segment_per_pricing_model_and_month() -> None:
+    svg = monthly_cost_svg(_report())
+    bar = r'<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)" fill="(#\w+)"><title>'
+    segments = re.findall(bar, svg)
+    # 24 reserved segments and 2 monthly ones, each 1400 / 900 as tall as a reserved one.
+    assert len([s for s in segments if s[1] == "#0072B2"]) == 24
+    monthly = [float(h) for h, c in segments if c == "#009E73"]
+    reserved = [float(h) for h, c in segments if c == "#0072B2"]
+    assert len(monthly) == 2 and monthly[0] / reserved[0] == pytest.approx(1400 / 900, rel=0.01)
+
+
+def test_html_and_view_speak_chinese_when_asked() -> None:
+    with use_language("zh"):
+        page = tco_html(_report(), "t")
+        assert '<html lang="zh">' in page and "每月费用" in page and "3 年预留" in page
+    page = tco_html(_report(), "t")
+    assert "Cost per month" in page and "reserved 3 years" in page
+    from rich.console import Console
+
+    console = Console(record=True, width=160)
+    console.print(tco_view(_report()))
+    text = console.export_text()
+    assert "Total over 24 months: $35,200" in text and "Break-even utilisation" in text
