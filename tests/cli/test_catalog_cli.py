@@ -92,7 +92,8 @@ def test_gpu_with_count(db: str) -> None:
 
 
 def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> None:
-    result = runner.invoke(app, ["--db", db, "offers", "--provider", "tencent"])
+    # Wide enough for whole cells (COLUMNS is what a pipe's width follows).
+    result = runner.invoke(app, ["--db", db, "offers", "--provider", "tencent"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     assert "unknown (specs only" in result.stdout
     assert "not convertible" not in result.stdout
@@ -188,9 +189,25 @@ def test_gpus_json(db: str) -> None:
 
 
 def test_gpus_table(db: str) -> None:
-    result = runner.invoke(app, ["--db", db, "gpus"])
+    result = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     assert "H200-SXM" in result.stdout and "NVLink 3" in result.stdout
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_gpus_table_fits_narrow_consoles_with_whole_gpu_names(db: str, width: int) -> None:
+    result = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= width
+    assert "…" not in result.stdout
+    for gpu in ("V100-SXM2-16GB", "V100-PCIE-16GB", "A100-SXM4-80GB", "H200-SXM"):
+        assert gpu in result.stdout
+
+
+def test_gpus_in_yuan_and_chinese(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "gpus", "--currency", "CNY", "--lang", "zh"])
+    assert result.exit_code == 0, result.output
+    assert "¥" in result.stdout and "按量付费" in result.stdout and "$" not in result.stdout
 
 
 def test_catalog_info(db: str) -> None:
