@@ -32,9 +32,31 @@ def _best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return min(times), statistics.median(times)
 
 
+def _scale(store: object, target: int) -> None:
+    """Copy every shipped offer (with its prices) into synthetic regions ``bench-rK`` until ``target``."""
+    from dataclasses import replace
+
+    from gpuplan.catalog.snapshot import _offer_rows
+
+    by_provider = _offer_rows()
+    base = sum(len(v) for v in by_provider.values())
+    copies = max(0, target // max(base, 1) - 1)
+    for provider, rows in by_provider.items():
+        batch = [replace(r, region=f"bench-r{k}", line=None) for k in range(copies) for r in rows]
+        if batch:
+            store.import_offers(batch, provider=provider, source="bench_offers --scale (synthetic)")  # type: ignore[attr-defined]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=0,
+        help="also copy the shipped offers into synthetic regions until the catalog holds about this many "
+        "offers (the size a full refresh reaches), then time the same queries over it",
+    )
     args = parser.parse_args()
 
     from gpuplan.catalog import open_store
@@ -45,6 +67,8 @@ def main() -> int:
         t0 = time.perf_counter()
         store = open_store(db)
         first_open = time.perf_counter() - t0
+        if args.scale:
+            _scale(store, args.scale)
         n = len(store.offers(include_unpriced=True))
 
         def raw() -> object:

@@ -930,6 +930,9 @@ def main(argv: list[str] | None = None) -> int:
             f"error: {shared} has no instance_types.csv; pass --shared PATH/TO/shared/data", file=sys.stderr
         )
         return 1
+    if (args.skypilot_catalog or args.gpuhunt_csv) and not args.as_of:
+        print("error: --skypilot-catalog/--gpuhunt-csv need --as-of YYYY-MM-DD", file=sys.stderr)
+        return 1
     snap = Snapshot()
     build_offers(snap, shared)
     build_articles(snap, shared.parent / "seeds")
@@ -937,9 +940,6 @@ def main(argv: list[str] | None = None) -> int:
     build_family_gaps(snap)
     build_egress_storage(snap, shared)
     build_facts(snap, shared)
-    if (args.skypilot_catalog or args.gpuhunt_csv) and not args.as_of:
-        print("error: --skypilot-catalog/--gpuhunt-csv need --as-of YYYY-MM-DD", file=sys.stderr)
-        return 1
     if args.skypilot_catalog:
         for provider, rows, rejected in skypilot_rows(args.skypilot_catalog, args.as_of):
             n = add_offer_rows(snap, rows)

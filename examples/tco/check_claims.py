@@ -48,6 +48,11 @@ CLAIMS = (
         "up to 50 % lower TCO (reserved + spot)",
     ),
     Claim(
+        "reserved-plus-spot-h100.yaml",
+        "seeds/004 结语: 对于长期项目，预留实例+竞价实例的组合可降低TCO达50%",
+        "up to 50 % lower TCO (reserved + spot), on H100",
+    ),
+    Claim(
         "enterprise-3y-reserved.yaml",
         "seeds/000 §六: 企业用户：阿里云或AWS的3年预留实例可节省40%以上成本",
         "40 %+ saved (3-year reserved, Alibaba or AWS)",

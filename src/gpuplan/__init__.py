@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gpuplan.api import EstimateReport, estimate, plan
     from gpuplan.catalog import Store, open_store
+    from gpuplan.commit import TcoReport, Usage, load_usage, tco
     from gpuplan.errors import GpuplanError
     from gpuplan.hardware import GPU, all_gpus, resolve_gpu
     from gpuplan.workload import Workload, load_workload
@@ -28,6 +29,10 @@ _EXPORTS = {
     "plan": "gpuplan.api",
     "Store": "gpuplan.catalog",
     "open_store": "gpuplan.catalog",
+    "TcoReport": "gpuplan.commit",
+    "Usage": "gpuplan.commit",
+    "load_usage": "gpuplan.commit",
+    "tco": "gpuplan.commit",
     "GpuplanError": "gpuplan.errors",
     "GPU": "gpuplan.hardware",
     "all_gpus": "gpuplan.hardware",
@@ -41,14 +46,18 @@ __all__ = [
     "EstimateReport",
     "GpuplanError",
     "Store",
+    "TcoReport",
+    "Usage",
     "Workload",
     "__version__",
     "all_gpus",
     "estimate",
+    "load_usage",
     "load_workload",
     "open_store",
     "plan",
     "resolve_gpu",
+    "tco",
 ]
 
 

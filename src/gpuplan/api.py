@@ -55,7 +55,7 @@ def estimate(
 
     ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
     GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
-    ``measurements``: ``gpuplan bench`` results (``Store.bench_results()``); a measured GPU's
+    ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     """
@@ -103,7 +103,9 @@ def plan(
 
     ``constraints`` override the workload's own, by name: ``deadline_h``, ``budget_usd``,
     ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
-    ``interconnect``, ``compliance``, ``commitment``, ``objective``. ``store``: an open catalog;
+    ``interconnect``, ``compliance``, ``commitment``, ``objective`` (the fields of
+    :class:`gpuplan.plan.overrides.PlanOverrides`; another name raises NotFoundError with "did you
+    mean …"). ``store``: an open catalog;
     else ``db`` (path or URL; None = the user's default database) is opened and closed here.
     Raises :class:`~gpuplan.errors.InfeasibleError` naming the binding constraint.
     """
@@ -115,7 +117,7 @@ def plan(
     own = store is None
     st = open_store(db) if store is None else store
     try:
-        prof = profile if profile is not None else trace_profile(w, st)
+        prof = profile if profile is not None else trace_profile(w, st.local)
         return plan_workload(
             w,
             prof,

@@ -6,7 +6,8 @@ A message says what is wrong *and* how to fix it. Causes are chained with ``rais
 
     GpuplanError
     ├── NotFoundError            an unknown name (GPU, preset, provider, target …); carries suggestions
-    │   └── AmbiguousNameError   a name that matches several things; carries the choices
+    │   ├── AmbiguousNameError   a name that matches several things; carries the choices
+    │   └── UnknownChoiceError   a name outside one of gpuplan.vocab's lists (also an InputError)
     ├── InputError               a value the user gave is invalid (workload field, flag value, file)
     │   ├── WorkloadError        the workload spec is invalid or impossible (batch 0, seq too long …)
     │   └── UserCodeError        the user's own model code failed; carries its traceback text
@@ -34,6 +35,7 @@ __all__ = [
     "InputError",
     "NotFoundError",
     "StoreError",
+    "UnknownChoiceError",
     "UserCodeError",
     "WorkloadError",
     "closest",
@@ -51,11 +53,18 @@ class GpuplanError(Exception):
 class NotFoundError(GpuplanError):
     """A name that matches nothing. ``suggestions`` holds the nearest known names."""
 
-    def __init__(self, kind: str, name: str, known: Iterable[str], hint: str = "") -> None:
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        known: Iterable[str],
+        hint: str = "",
+        suggestions: Sequence[str] | None = None,
+    ) -> None:
         self.kind = kind
         self.name = name
         known = list(known)
-        self.suggestions: list[str] = closest(name, known)
+        self.suggestions: list[str] = list(suggestions) if suggestions else closest(name, known)
         msg = f"unknown {kind} {name!r}"
         if self.suggestions:
             msg += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
@@ -91,6 +100,10 @@ class UserCodeError(InputError):
     def __init__(self, message: str, user_traceback: str = "") -> None:
         super().__init__(message)
         self.user_traceback = user_traceback
+
+
+class UnknownChoiceError(NotFoundError, InputError):
+    """A name outside one of the closed lists of :mod:`gpuplan.vocab` (provider, pricing model …)."""
 
 
 class DataError(GpuplanError):

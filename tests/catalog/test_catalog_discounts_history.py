@@ -94,3 +94,13 @@ def test_history_of_an_unknown_instance_suggests_a_close_one(store: Store) -> No
         price_history(store, "p5.48xlarg")
     with pytest.raises(NotFoundError, match=r"region of p5\.48xlarge"):
         price_history(store, "p5.48xlarge", "us-east-9")
+
+
+def test_the_planner_sees_the_discounted_price_and_says_so(store: Store) -> None:
+    from gpuplan.plan.adapters import offer_table_from_prices
+
+    set_discount(store, "aws", 12, family="p5")
+    table = offer_table_from_prices(store.offers(provider="aws", pricing="on_demand"))
+    [i] = [k for k, t in enumerate(table.instance_type) if t == "p5.48xlarge"]
+    assert table.price_usd[i] == pytest.approx(48.4352)  # 55.04 x 0.88
+    assert "your 12 % discount applied; list 55.0400 USD/h" in table.source[i]

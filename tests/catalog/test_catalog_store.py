@@ -322,11 +322,11 @@ def test_licences_billing_and_compliance_are_sourced_or_unknown(store: Store) ->
 
 
 def test_profile_cache_roundtrip(store: Store) -> None:
-    assert store.get_profile("k", 1) is None
-    store.put_profile("k", 1, '{"a": 1}')
-    store.put_profile("k", 2, '{"a": 2}')
-    assert store.get_profile("k", 2) == '{"a": 2}'
-    assert store.get_profile("k", 1) is None  # replaced: an older schema's payload is not served
+    assert store.local.get_profile("k", 1) is None
+    store.local.put_profile("k", 1, '{"a": 1}')
+    store.local.put_profile("k", 2, '{"a": 2}')
+    assert store.local.get_profile("k", 2) == '{"a": 2}'
+    assert store.local.get_profile("k", 1) is None  # replaced: an older schema's payload is not served
 
 
 def test_bench_results_roundtrip(store: Store) -> None:
@@ -342,9 +342,9 @@ def test_bench_results_roundtrip(store: Store) -> None:
         datasheet_value=989.5,
         details={"n": 8192},
     )
-    store.add_bench_results([r, BenchResult(**{**r.__dict__, "gpu_id": None, "metric": "x"})])
-    assert store.bench_results("H100-SXM") == [r]
-    assert len(store.bench_results()) == 2
+    store.local.add_bench_results([r, BenchResult(**{**r.__dict__, "gpu_id": None, "metric": "x"})])
+    assert store.local.bench_results("H100-SXM") == [r]
+    assert len(store.local.bench_results()) == 2
 
 
 def test_info(store: Store) -> None:

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -36,10 +37,17 @@ def db(seeded: Path, tmp_path: Path) -> str:
     return str(path)
 
 
+def _offers(stdout: str) -> list[dict[str, Any]]:
+    doc = json.loads(stdout)
+    assert doc["schema_version"] == 1
+    items: list[dict[str, Any]] = doc["offers"]
+    return items
+
+
 def test_offers_json_contract(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "offers", "--json", "--all-regions"])
     assert result.exit_code == 0, result.output
-    items = json.loads(result.stdout)
+    items = _offers(result.stdout)
     required = {
         "provider",
         "region",
@@ -81,13 +89,13 @@ def test_offers_json_contract(db: str) -> None:
 def test_ambiguous_family_lists_every_variant(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "offers", "--gpu", "a100", "--json"])
     assert result.exit_code == 0, result.output
-    gpus = {i["gpu"] for i in json.loads(result.stdout)}
+    gpus = {i["gpu"] for i in _offers(result.stdout)}
     assert {"A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-80GB"} <= gpus
 
 
 def test_gpu_with_count(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "offers", "--gpu", "h100:8", "--json"])
-    items = json.loads(result.stdout)
+    items = _offers(result.stdout)
     assert items and all(i["gpu_count"] == 8 and i["gpu"].startswith("H100") for i in items)
 
 
@@ -105,7 +113,7 @@ def test_usd_per_cny_env_var(db: str) -> None:
     result = runner.invoke(
         app, ["--db", db, "offers", "--provider", "alibaba", "--json"], env={"GPUPLAN_USD_PER_CNY": "0.15"}
     )
-    items = [i for i in json.loads(result.stdout) if i["currency"] == "CNY"]
+    items = [i for i in _offers(result.stdout) if i["currency"] == "CNY"]
     assert items and all(
         i["price_usd_per_hour"] is not None and i["exchange_rate_usd_per_unit"] == 0.15 for i in items
     )
@@ -117,7 +125,7 @@ def test_max_price_and_currency(db: str) -> None:
         ["--db", db, "offers", "--max-price", "20", "--currency", "cny", "--usd-per-cny", "0.125", "--json"],
     )
     assert result.exit_code == 0, result.output
-    items = json.loads(result.stdout)
+    items = _offers(result.stdout)
     assert items and all(i["display_currency"] == "CNY" and i["price_per_hour"] <= 20 for i in items)
 
 
@@ -163,7 +171,9 @@ def test_error_becomes_one_line_and_exit_1(db: str) -> None:
 def test_gpus_json(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "gpus", "--json"])
     assert result.exit_code == 0, result.output
-    gpus = {g["id"]: g for g in json.loads(result.stdout)}
+    doc = json.loads(result.stdout)
+    assert doc["schema_version"] == 1
+    gpus = {g["id"]: g for g in doc["gpus"]}
     keys = {
         "id",
         "name",
@@ -215,8 +225,11 @@ def test_catalog_info(db: str) -> None:
     assert result.exit_code == 0, result.output
     info = json.loads(result.stdout)
     assert len(info["providers"]) == 10 and info["schema_revision"] == "0002_refresh_discounts"
+    by = {c["provider"]: c for c in info["coverage"]}
+    assert set(by) == set(info["providers"]) and by["aws"]["offers"] > 0 and by["aws"]["last_refresh"] is None
+    assert "on_demand" in by["aws"]["pricing_models"] and by["aws"]["newest_as_of"]
     table = runner.invoke(app, ["--db", db, "catalog", "info"])
-    assert "schema revision" in table.stdout
+    assert "schema revision" in table.stdout and "last refresh" in table.stdout
 
 
 def test_catalog_import_reports_lines(db: str) -> None:
@@ -280,9 +293,9 @@ def test_region_typo_suggests(db: str) -> None:
 
 
 def test_stale_days_option(db: str) -> None:
-    fresh = json.loads(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "100000"]).stdout)
+    fresh = _offers(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "100000"]).stdout)
     assert not any(i["stale"] for i in fresh)
-    old = json.loads(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "0"]).stdout)
+    old = _offers(runner.invoke(app, ["--db", db, "offers", "--json", "--stale-days", "0"]).stdout)
     assert all(i["stale"] for i in old if i["as_of"])
 
 

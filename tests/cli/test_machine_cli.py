@@ -98,7 +98,7 @@ def test_bench_stores_results_in_the_given_database(tmp_path: Path) -> None:
     assert json.loads(r.stdout)["stored"] is True
     store = open_store(str(db))
     try:
-        stored = store.bench_results()
+        stored = store.local.bench_results()
     finally:
         store.close()
     assert {(s.metric, s.dtype) for s in stored} == {

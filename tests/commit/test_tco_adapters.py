@@ -118,3 +118,13 @@ def test_workload_demand_is_sized_by_the_planner(store: Store, monkeypatch: pyte
     assert per_run > 0 and demand.interruptible and demand.gpus_per_run >= 1
     assert demand.run_hours * demand.gpus_per_run == pytest.approx(per_run)
     assert "bert-large-squad" in source.how and "planner's cheapest on-demand option: aws/" in source.how
+
+
+def test_an_unknown_gpu_names_the_demand(store: Store) -> None:
+    from gpuplan.errors import InputError
+
+    usage = load_usage(
+        {"horizon_months": 2, "demands": [{"name": "svc", "gpu": "a100", "gpus": 1, "hours_per_month": 9}]}
+    )
+    with pytest.raises(InputError, match=r"^demand 'svc': GPU 'a100' is ambiguous; say which one: A100"):
+        demands_from_usage(usage, store)  # type: ignore[arg-type]

@@ -13,7 +13,12 @@ from gpuplan.catalog import Store, open_store
 from gpuplan.commit import load_usage, tco
 
 TCO = Path(__file__).resolve().parents[2] / "examples" / "tco"
-DIRECT = ("alibaba-3y-subscription.yaml", "reserved-plus-spot.yaml", "enterprise-3y-reserved.yaml")
+DIRECT = (
+    "alibaba-3y-subscription.yaml",
+    "reserved-plus-spot.yaml",
+    "reserved-plus-spot-h100.yaml",
+    "enterprise-3y-reserved.yaml",
+)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +47,6 @@ def test_scenario_is_never_dearer_than_on_demand_and_more_demand_costs_more(
 
 def test_every_yaml_in_the_folder_is_a_valid_usage_file() -> None:
     files = sorted(TCO.glob("*.yaml"))
-    assert len(files) >= 4
+    assert len(files) >= 5
     for f in files:
         assert load_usage(f).demands

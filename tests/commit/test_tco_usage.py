@@ -90,3 +90,9 @@ def test_workload_paths_are_relative_to_the_usage_file(tmp_path: Path) -> None:
         "horizon_months: 3\ndemands: [{name: w, workload: job.yaml, runs_per_month: 2}]\n", encoding="utf-8"
     )
     assert load_usage(f).base_dir == str(tmp_path.resolve())
+
+
+def test_tco_is_public_api() -> None:
+    import gpuplan
+
+    assert gpuplan.tco is gpuplan.commit.tco and gpuplan.load_usage is load_usage

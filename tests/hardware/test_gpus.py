@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpuplan.errors import AmbiguousNameError, NotFoundError
-from gpuplan.hardware import get_gpu, parse_gpu_spec, resolve_gpu
+from gpuplan.hardware import all_gpus, get_gpu, parse_gpu_spec, resolve_gpu
 
 
 def test_v100_fp32_is_15_7_not_the_125_tensor_figure() -> None:
@@ -74,3 +74,16 @@ def test_unknown_name_suggests() -> None:
         resolve_gpu("h1000")
     assert e.value.suggestions
     assert "did you mean" in str(e.value)
+
+
+def test_launch_and_driver_names_come_from_the_hardware_table() -> None:
+    from gpuplan.hardware import gpu_by_driver_name
+
+    h100 = get_gpu("H100-SXM")
+    assert (h100.skypilot_name, h100.gke_accelerator) == ("H100", "nvidia-h100-80gb")
+    # nvidia-smi names the SXM5 part "NVIDIA H100 80GB HBM3", which no alias resolves.
+    found = gpu_by_driver_name("nvidia h100 80gb hbm3")
+    assert found is not None and found.id == "H100-SXM"
+    assert gpu_by_driver_name("NVIDIA Z100") is None
+    # Every GKE label follows GCP's nvidia-<model> spelling.
+    assert all(g.gke_accelerator.startswith("nvidia-") for g in all_gpus() if g.gke_accelerator)

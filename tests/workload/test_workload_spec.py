@@ -92,7 +92,7 @@ def test_unknown_top_level_key_is_rejected() -> None:
 
 def test_unknown_enum_value_suggests_the_nearest() -> None:
     msg = _error(_base(precision="bf61"))
-    assert msg.startswith("precision: unknown value 'bf61'; did you mean 'bf16'")
+    assert msg.startswith("precision: unknown precision 'bf61'; did you mean 'bf16'")
 
 
 def test_enum_values_are_forgiving_about_case_and_underscores() -> None:
@@ -152,6 +152,18 @@ def test_bad_deadline_names_the_field() -> None:
 
 def test_pricing_models_are_checked() -> None:
     assert "did you mean 'on_demand'" in _error(_base(constraints={"pricing": ["ondemand"]}))
+
+
+def test_yearly_is_refused_with_the_reserved_term_it_means() -> None:
+    # "yearly" used to pass the workload spec and then fail in the planner.
+    msg = _error(_base(constraints={"pricing": ["yearly"]}))
+    assert msg == "constraints.pricing: unknown pricing model 'yearly'; did you mean 'reserved_1y'?"
+
+
+def test_providers_are_checked_at_the_spec() -> None:
+    assert "did you mean 'alibaba'" in _error(_base(constraints={"providers": ["alibab"]}))
+    w = Workload.from_dict(_base(constraints={"providers": ["AWS", "volcano"]}))
+    assert w.constraints.providers == ("aws", "volcengine")
 
 
 def test_missing_file_is_one_line() -> None:

@@ -27,8 +27,9 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
+from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, default_db_path, open_store
 from gpuplan.catalog.query import display_money
-from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, Store, default_db_path, open_store
+from gpuplan.catalog.store import Store
 
 __all__ = [
     "DEFAULT_STALE_AFTER_DAYS",

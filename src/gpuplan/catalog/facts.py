@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import (
+    ANY_REGION,
     HOURS_PER_MONTH,
     ComplianceLabel,
     LicenceFee,
@@ -22,10 +23,9 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
-from gpuplan.catalog.store import ANY_REGION
 
 if TYPE_CHECKING:
-    from gpuplan.catalog.store import Store
+    from sqlalchemy import Engine
 
 __all__ = [
     "compliance_details",
@@ -36,11 +36,11 @@ __all__ = [
 ]
 
 
-def compliance_details(store: Store, provider: str) -> list[ComplianceLabel]:
+def compliance_details(engine: Engine, provider: str) -> list[ComplianceLabel]:
     """The compliance labels of a provider with their sources."""
     p = Provider.cast(provider).value
     c = t.compliance_labels.c
-    with store.engine.connect() as conn:
+    with engine.connect() as conn:
         rows = conn.execute(
             select(c.provider, c.region, c.label, c.as_of, c.source, c.confidence)
             .where(c.provider == p)
@@ -62,7 +62,7 @@ def compliance_details(store: Store, provider: str) -> list[ComplianceLabel]:
 # ---------------------------------------------------------------- transfer, storage, licences
 
 
-def _transfer(store: Store, provider: str, region: str, kind: str) -> list[TransferTier]:
+def _transfer(engine: Engine, provider: str, region: str, kind: str) -> list[TransferTier]:
     p = Provider.cast(provider).value
     c = t.transfer_prices.c
     cols = (
@@ -80,7 +80,7 @@ def _transfer(store: Store, provider: str, region: str, kind: str) -> list[Trans
         c.reason,
         c.import_id,
     )
-    with store.engine.connect() as conn:
+    with engine.connect() as conn:
         base = select(*cols).where(c.provider == p, c.kind == kind).order_by(c.start_gb, c.id)
         rows = _latest_import(conn.execute(base.where(c.region == region)).all())
         fallback = False
@@ -112,22 +112,22 @@ def _transfer(store: Store, provider: str, region: str, kind: str) -> list[Trans
     ]
 
 
-def egress_tiers(store: Store, provider: str, region: str) -> list[TransferTier]:
+def egress_tiers(engine: Engine, provider: str, region: str) -> list[TransferTier]:
     """Internet egress tiers of ``region``, ordered by tier start.
 
     Without rows for ``region``, the provider's generic/default-region rows, with
     ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
     """
-    return _transfer(store, provider, region, "internet_egress")
+    return _transfer(engine, provider, region, "internet_egress")
 
 
-def inter_region_price(store: Store, provider: str, region: str) -> TransferTier | None:
+def inter_region_price(engine: Engine, provider: str, region: str) -> TransferTier | None:
     """Price of moving data from ``region`` to another region of the provider; None if unknown."""
-    tiers = _transfer(store, provider, region, "inter_region")
+    tiers = _transfer(engine, provider, region, "inter_region")
     return tiers[0] if tiers else None
 
 
-def storage_prices(store: Store, provider: str, region: str) -> list[StoragePrice]:
+def storage_prices(engine: Engine, provider: str, region: str) -> list[StoragePrice]:
     """Object and block storage prices of ``region`` (default-region rows as fallback)."""
     p = Provider.cast(provider).value
     c = t.storage_prices.c
@@ -145,7 +145,7 @@ def storage_prices(store: Store, provider: str, region: str) -> list[StoragePric
         c.reason,
         c.import_id,
     )
-    with store.engine.connect() as conn:
+    with engine.connect() as conn:
         base = select(*cols).where(c.provider == p).order_by(c.kind.desc(), c.id)
         rows = _latest_import(conn.execute(base.where(c.region == region)).all())
         fallback = False
@@ -178,11 +178,11 @@ def storage_prices(store: Store, provider: str, region: str) -> list[StoragePric
     return out
 
 
-def licence_fees(store: Store, provider: str, region: str) -> list[LicenceFee]:
+def licence_fees(engine: Engine, provider: str, region: str) -> list[LicenceFee]:
     """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
     p = Provider.cast(provider).value
     c = t.licence_fees.c
-    with store.engine.connect() as conn:
+    with engine.connect() as conn:
         rows = conn.execute(
             select(
                 c.region,

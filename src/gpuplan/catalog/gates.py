@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
 from gpuplan.errors import NotFoundError
 from gpuplan.hardware import all_gpus
+from gpuplan.vocab import PRICING_RULES
 
 __all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "parse_as_of"]
 
@@ -25,14 +26,8 @@ MAX_USD_PER_GPU_HOUR = 1000.0
 #: CNY rate of the last decades, so the gate can run before a rate is known.
 MAX_CNY_PER_GPU_HOUR = 10000.0
 
-#: Which units each pricing model may be published in.
-_UNITS: dict[PricingModel, frozenset[str]] = {
-    PricingModel.ON_DEMAND: frozenset({"hour"}),
-    PricingModel.SPOT: frozenset({"hour"}),
-    PricingModel.MONTHLY: frozenset({"month"}),
-    PricingModel.RESERVED_1Y: frozenset({"hour", "month"}),
-    PricingModel.RESERVED_3Y: frozenset({"hour", "month"}),
-}
+#: Which units each pricing model may be published in (its billing rule in the vocabulary).
+_UNITS: dict[PricingModel, frozenset[str]] = {PricingModel(p): r.units for p, r in PRICING_RULES.items()}
 
 _AS_OF = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
 

@@ -6,9 +6,9 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
@@ -16,6 +16,7 @@ from gpuplan.catalog.gates import check_offer
 from gpuplan.catalog.model import (
     Currency,
     ImportReport,
+    OfferPrice,
     OfferRow,
     PricingModel,
     Provider,
@@ -23,10 +24,21 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.errors import CatalogImportError
 
-if TYPE_CHECKING:
-    from gpuplan.catalog.store import Store
+__all__ = ["ImportTarget", "import_offers", "write_offers"]
 
-__all__ = ["import_offers", "write_offers"]
+
+class ImportTarget(Protocol):
+    """What an import needs of the store (the :class:`~gpuplan.catalog.store.Store` is one); a
+    Protocol, so that this module does not import the store that calls it."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]: ...
+
+    def offers(self, *, provider: str | None = ..., pricing: str | None = ...) -> list[OfferPrice]: ...
+
+    def invalidate_caches(self) -> None: ...
 
 
 def _now_iso() -> str:
@@ -34,7 +46,7 @@ def _now_iso() -> str:
 
 
 def import_offers(
-    store: Store,
+    store: ImportTarget,
     rows: Iterable[OfferRow],
     *,
     provider: str,
@@ -190,7 +202,7 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
     return n_offers, len(price_values)
 
 
-def _current_on_demand(store: Store, provider: str) -> dict[tuple[str, str, str], float]:
+def _current_on_demand(store: ImportTarget, provider: str) -> dict[tuple[str, str, str], float]:
     rows = store.offers(provider=provider, pricing=PricingModel.ON_DEMAND.value)
     out: dict[tuple[str, str, str], float] = {}
     for r in rows:

@@ -7,13 +7,15 @@ reason, never 0. Monthly prices convert to an hourly figure at :data:`HOURS_PER_
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
-from gpuplan.errors import NotFoundError
 from gpuplan.units import HOURS_PER_MONTH
 
+# The catalog's closed lists are the shared vocabulary's; re-exported here for the catalog's users.
+from gpuplan.vocab import Confidence, Currency, PriceUnit, PricingModel, Provider
+
 __all__ = [
+    "ANY_REGION",
     "HOURS_PER_MONTH",
     "BenchResult",
     "BillingPolicy",
@@ -35,98 +37,8 @@ __all__ = [
     "TransferTier",
 ]
 
-
-class _CastEnum(str, Enum):
-    """A string enum whose ``cast()`` turns user input into a member or a did-you-mean error."""
-
-    @classmethod
-    def _kind(cls) -> str:
-        return cls.__name__.lower()
-
-    @classmethod
-    def cast(cls, value: str | _CastEnum) -> Any:
-        """The member named ``value`` (case- and dash-insensitive); NotFoundError otherwise."""
-        if isinstance(value, cls):
-            return value
-        key = str(value).strip().lower().replace("-", "_")
-        for member in cls:
-            if member.value == key:
-                return member
-        raise NotFoundError(cls._kind(), str(value), [m.value for m in cls])
-
-    def __str__(self) -> str:
-        return str(self.value)
-
-
-class Provider(_CastEnum):
-    """A cloud provider gpuplan has a catalog for."""
-
-    AWS = "aws"
-    AZURE = "azure"
-    GCP = "gcp"
-    ALIBABA = "alibaba"
-    TENCENT = "tencent"
-    HUAWEI = "huawei"
-    VOLCENGINE = "volcengine"
-    LAMBDA = "lambda"
-    RUNPOD = "runpod"
-    VAST = "vast"
-
-
-class PricingModel(_CastEnum):
-    """How an offer is paid for."""
-
-    ON_DEMAND = "on_demand"
-    SPOT = "spot"
-    MONTHLY = "monthly"
-    RESERVED_1Y = "reserved_1y"
-    RESERVED_3Y = "reserved_3y"
-
-    @classmethod
-    def _kind(cls) -> str:
-        return "pricing model"
-
-
-class Currency(_CastEnum):
-    """A currency prices are published in."""
-
-    USD = "usd"
-    CNY = "cny"
-
-    @classmethod
-    def cast(cls, value: str | _CastEnum) -> Any:
-        # Currencies are written upper case (ISO 4217); members hold lower case only for cast().
-        if isinstance(value, cls):
-            return value
-        for member in cls:
-            if member.value == str(value).strip().lower():
-                return member
-        raise NotFoundError("currency", str(value), [m.code for m in cls])
-
-    @property
-    def code(self) -> str:
-        """ISO 4217 code, upper case (``USD``)."""
-        return self.value.upper()
-
-
-class PriceUnit(_CastEnum):
-    """What one published amount pays for."""
-
-    HOUR = "hour"
-    MONTH = "month"
-
-    @classmethod
-    def _kind(cls) -> str:
-        return "price unit"
-
-
-class Confidence(_CastEnum):
-    """How far a figure can be trusted: ``high`` (the provider's own list or API), ``secondary``
-    (a dated compilation of those lists), ``low`` (marketing-grade tables, undated or suspect)."""
-
-    HIGH = "high"
-    SECONDARY = "secondary"
-    LOW = "low"
+#: The region of a provider-wide fact row (billing, compliance, generic transfer prices).
+ANY_REGION = "*"
 
 
 @dataclass(frozen=True, kw_only=True)

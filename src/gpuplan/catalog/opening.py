@@ -144,6 +144,10 @@ def _ready_for_plain_sqlite(path: Path, snapshot: str | None) -> bool:
         conn.close()
 
 
+def _engine_only(url: str) -> Engine:
+    return make_engine(url)[0]
+
+
 def open_store(
     db: str | None = None,
     *,
@@ -172,7 +176,14 @@ def open_store(
 
     sid = snapshot_id() if seed else None
     if path is not None and _ready_for_plain_sqlite(path, sid):
-        store = Store(url, location=url, revision=HEAD_REVISION, stale_after_days=stale_after_days, today=day)
+        store = Store(
+            url,
+            location=url,
+            revision=HEAD_REVISION,
+            stale_after_days=stale_after_days,
+            today=day,
+            engine_factory=_engine_only,
+        )
     else:
         engine, location = make_engine(url)
         revision = _migrate(engine)

@@ -9,11 +9,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel, _CastEnum
+from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import Money
+from gpuplan.vocab import Choice
 
 __all__ = [
     "OfferListing",
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-class SortKey(_CastEnum):
+class SortKey(Choice):
     """Orders of ``gpuplan offers``."""
 
     PRICE = "price"
@@ -34,7 +35,7 @@ class SortKey(_CastEnum):
     GPU_MEMORY = "gpu_memory"
 
     @classmethod
-    def _kind(cls) -> str:
+    def kind(cls) -> str:
         return "sort key"
 
 

@@ -16,7 +16,7 @@ import json
 import math
 import sqlite3
 from collections import namedtuple
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import (
+    ANY_REGION,
     HOURS_PER_MONTH,
-    BenchResult,
     BillingPolicy,
     CatalogInfo,
     ComplianceLabel,
@@ -41,17 +41,17 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
-from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, default_db_path, make_engine, open_store
 from gpuplan.errors import AmbiguousNameError, DataError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-__all__ = ["ANY_REGION", "DEFAULT_STALE_AFTER_DAYS", "Store", "default_db_path", "open_store"]
+    from gpuplan.catalog.local_store import LocalStore
+
+__all__ = ["ANY_REGION", "Store"]
 
 #: Region value of rows that hold for every region of a provider.
-ANY_REGION = "*"
 
 
 def _as_of_date(as_of: str) -> date | None:
@@ -96,9 +96,11 @@ class Store:
         stale_after_days: int,
         today: date,
         engine: Engine | None = None,
+        engine_factory: Callable[[str], Engine] | None = None,
     ) -> None:
         self._url = url
         self._engine = engine
+        self._engine_factory = engine_factory
         self._sqlite_path: Path | None = None
         self._reader: sqlite3.Connection | None = None
         self.location = location
@@ -112,7 +114,9 @@ class Store:
     def engine(self) -> Engine:
         """The SQLAlchemy engine (created on first use; for layers that keep their own tables here)."""
         if self._engine is None:
-            self._engine, _ = make_engine(self._url)
+            if self._engine_factory is None:
+                raise StoreError("this store was opened without a database engine; use open_store()")
+            self._engine = self._engine_factory(self._url)
         return self._engine
 
     def use_plain_sqlite(self, path: Path | None) -> None:
@@ -262,7 +266,7 @@ class Store:
         """The compliance labels of a provider with their sources."""
         from gpuplan.catalog import facts
 
-        return facts.compliance_details(self, provider)
+        return facts.compliance_details(self.engine, provider)
 
     # ---------------------------------------------------------------- transfer, storage, licences
 
@@ -274,51 +278,34 @@ class Store:
         """
         from gpuplan.catalog import facts
 
-        return facts.egress_tiers(self, provider, region)
+        return facts.egress_tiers(self.engine, provider, region)
 
     def inter_region_price(self, provider: str, region: str) -> TransferTier | None:
         """Price of moving data from ``region`` to another region of the provider; None if unknown."""
         from gpuplan.catalog import facts
 
-        return facts.inter_region_price(self, provider, region)
+        return facts.inter_region_price(self.engine, provider, region)
 
     def storage_prices(self, provider: str, region: str) -> list[StoragePrice]:
         """Object and block storage prices of ``region`` (default-region rows as fallback)."""
         from gpuplan.catalog import facts
 
-        return facts.storage_prices(self, provider, region)
+        return facts.storage_prices(self.engine, provider, region)
 
     def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
         """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
         from gpuplan.catalog import facts
 
-        return facts.licence_fees(self, provider, region)
+        return facts.licence_fees(self.engine, provider, region)
 
-    # ---------------------------------------------------------------- other layers' tables
+    # ---------------------------------------------------------------- what this machine records
 
-    def get_profile(self, key: str, schema_version: int) -> str | None:
-        """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
-        from gpuplan.catalog import local_tables
+    @property
+    def local(self) -> LocalStore:
+        """The profile cache and bench results kept in the same database (their own module)."""
+        from gpuplan.catalog.local_store import LocalStore
 
-        return local_tables.get_profile(self, key, schema_version)
-
-    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
-        """Cache a profile payload (replacing any entry for ``key``)."""
-        from gpuplan.catalog import local_tables
-
-        local_tables.put_profile(self, key, schema_version, payload)
-
-    def add_bench_results(self, results: Sequence[BenchResult]) -> None:
-        """Append measurements (one transaction)."""
-        from gpuplan.catalog import local_tables
-
-        local_tables.add_bench_results(self, results)
-
-    def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
-        """Stored measurements, oldest first; only ``gpu_id``'s when given."""
-        from gpuplan.catalog import local_tables
-
-        return local_tables.bench_results(self, gpu_id)
+        return LocalStore(self.engine)
 
     # ---------------------------------------------------------------- imports
 

@@ -6,14 +6,15 @@ prints, exits or reads the environment (``GPUPLAN_DB``, ``GPUPLAN_USD_PER_CNY``)
 
 from __future__ import annotations
 
-import os
 import sys
-from dataclasses import dataclass
 from typing import Annotated
 
 import typer
 
+from gpuplan.cli._settings import Settings, settings
 from gpuplan.errors import GpuplanError, UserCodeError
+
+__all__ = ["Settings", "app", "main", "settings"]
 
 app = typer.Typer(
     name="gpuplan",
@@ -23,14 +24,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-
-
-@dataclass
-class Settings:
-    """Global options, resolved once per invocation."""
-
-    db: str | None
-    """File path or SQLAlchemy URL of the catalog database; None = the user's data directory."""
 
 
 @app.callback()
@@ -50,12 +43,6 @@ def _global_options(
     ctx.obj = Settings(db=db)
 
 
-def settings(ctx: typer.Context) -> Settings:
-    """The global options of this invocation."""
-    obj = ctx.find_root().obj
-    return obj if isinstance(obj, Settings) else Settings(db=os.environ.get("GPUPLAN_DB"))
-
-
 def _register_all() -> None:
     # Explicit registry of command groups (no string dispatch); each module adds its commands.
     from gpuplan.cli import (
@@ -64,10 +51,14 @@ def _register_all() -> None:
         estimate_cmds,
         machine_cmds,
         plan_cmds,
+        refresh_cmds,
         simulate_cmds,
         tco_cmds,
     )
 
+    # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
+    # catalog_cmds' helpers without catalog_cmds importing it back.
+    refresh_cmds.register_into(catalog_cmds.catalog_app)
     groups = (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds, tco_cmds)
     for module in groups:
         module.register(app)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def open_cache(db: str | None) -> Store | None:
     """The catalog store as a profile cache, or None (with a warning) when it cannot be opened:
     a broken cache must not block an estimate."""
-    from gpuplan.catalog.store import open_store
+    from gpuplan.catalog.opening import open_store
 
     try:
         return open_store(db, seed=False)
@@ -47,10 +47,10 @@ def load_profile(
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
     if store is not OPEN_DB:
-        return profile(workload, store)
+        return profile(workload, store.local if store is not None else None)
     cache = open_cache(db)
     try:
-        return profile(workload, cache)
+        return profile(workload, cache.local if cache is not None else None)
     finally:
         if cache is not None:
             cache.close()

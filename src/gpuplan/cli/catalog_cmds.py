@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.cli import settings
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -28,6 +27,8 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._settings import settings
+from gpuplan.vocab import PricingModel, Provider
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -53,7 +54,7 @@ class _Rate:
 
 
 def _store(ctx: typer.Context, rate: _Rate | None = None, stale_after_days: int | None = None) -> Store:
-    from gpuplan.catalog.store import DEFAULT_STALE_AFTER_DAYS, open_store
+    from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, open_store
 
     rate = rate or _Rate()
     return open_store(
@@ -70,9 +71,10 @@ def _print(renderable: object) -> None:
 
 
 def _print_json(document: object) -> None:
+    from gpuplan.documents.base import Document
     from gpuplan.report.common import to_json
 
-    sys.stdout.write(to_json(document) + "\n")
+    sys.stdout.write(document.to_json() if isinstance(document, Document) else to_json(document) + "\n")
 
 
 def gpus(
@@ -114,12 +116,12 @@ def offers(
         float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.")
     ] = None,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="aws, azure, gcp, alibaba, tencent, huawei, volcengine.")
+        str | None, typer.Option("--provider", help=f"{', '.join(Provider.values())}.")
     ] = None,
     region: Annotated[str | None, typer.Option("--region", help="Region name, exactly.")] = None,
     pricing: Annotated[
         str | None,
-        typer.Option("--pricing", help="on_demand, spot, monthly, reserved_1y, reserved_3y."),
+        typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
     ] = None,
     max_price: Annotated[
         float | None, typer.Option("--max-price", help="Most per instance-hour, in --currency.")
@@ -146,7 +148,7 @@ def offers(
 
     Unknown prices are listed as "unknown (reason)", never as 0.
     """
-    from gpuplan.catalog.model import Currency, PricingModel, Provider
+    from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
     from gpuplan.report.catalog import offers_json, offers_view
@@ -226,7 +228,6 @@ def import_(
     is reported with its line and reason. A file unusable as a whole changes nothing."""
     from gpuplan.catalog.gates import parse_as_of
     from gpuplan.catalog.importers import parse_skypilot
-    from gpuplan.catalog.model import Provider
     from gpuplan.errors import CatalogImportError, InputError
     from gpuplan.report.catalog import import_view
 
@@ -322,7 +323,4 @@ def register(app: typer.Typer) -> None:
     """Add this group's commands to ``app``."""
     app.command("gpus")(gpus)
     app.command("offers")(offers)
-    from gpuplan.cli import refresh_cmds
-
-    refresh_cmds.register_into(catalog_app)
     app.add_typer(catalog_app)

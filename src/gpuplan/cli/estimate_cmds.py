@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -46,7 +45,7 @@ def estimate_cmd(
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
     from gpuplan.api import estimate
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
 
@@ -58,7 +57,7 @@ def estimate_cmd(
         with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say("estimating…")
-            measured = store.bench_results() if store is not None else []
+            measured = store.local.bench_results() if store is not None else []
             report = estimate(
                 workload, gpu or None, count=count, profile=prof, measurements=measured, network=network
             )
@@ -80,7 +79,7 @@ def estimate_cmd(
             parallelism=workload.parallelism.value,
             gradient_accumulation=workload.gradient_accumulation,
         )
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        sys.stdout.write(doc.to_json())
         return
     console().print(estimate_view(prof, outcomes, cal))
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.cli import settings
+from gpuplan.cli._settings import settings
 
 if TYPE_CHECKING:
     from gpuplan.machine.bench import BenchReport
@@ -108,7 +108,7 @@ def _store(db: str | None, report: BenchReport) -> None:
 
     store = open_store(db)
     try:
-        store.add_bench_results(report.results)
+        store.local.add_bench_results(report.results)
     finally:
         store.close()
 

@@ -6,7 +6,6 @@ not import torch.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -140,7 +139,7 @@ def plan_cmd(
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
     apply_language(lang)
     from gpuplan.catalog import display_money, open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.i18n import set_money
     from gpuplan.plan import BaselineSpec, parse_duration_h, plan_workload
     from gpuplan.workload import load_workload
@@ -192,7 +191,7 @@ def plan_cmd(
     if as_json:
         from gpuplan.report.plan import plan_json
 
-        sys.stdout.write(json.dumps(plan_json(plan, workload.to_dict()), indent=2) + "\n")
+        sys.stdout.write(plan_json(plan, workload.to_dict()).to_json())
         return
     from gpuplan.i18n import _
     from gpuplan.report.plan import plan_view

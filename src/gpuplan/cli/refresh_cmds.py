@@ -21,7 +21,7 @@ discount_app = typer.Typer(
 )
 
 #: Environment variables fetchers may read besides the ones provider modules declare.
-_EXTRA_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "TENCENTCLOUD_CURRENCY")
+_EXTRA_ENV = ("TENCENTCLOUD_CURRENCY",)
 
 
 def _credentials() -> object:

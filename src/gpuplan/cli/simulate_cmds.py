@@ -79,9 +79,9 @@ def _shape_trace(
 def _replica(
     ctx: typer.Context, workload_file: Path, gpu_id: str, store: Store | None, mean_ctx: float
 ) -> ReplicaModel:
-    from gpuplan.cli import settings
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
+    from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
@@ -172,7 +172,7 @@ def autoscale_cmd(
     from rich.console import Console
 
     from gpuplan.catalog import open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
@@ -306,7 +306,7 @@ def share_cmd(
     from rich.console import Console
 
     from gpuplan.catalog import open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import share_html, share_json, share_view
@@ -368,8 +368,8 @@ def _estimate_services(
     todo = [s for s in spec.services if s.workload]
     if not todo:
         return out
-    from gpuplan.cli import settings
     from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._settings import settings
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
     from gpuplan.simulate.inputs import demand_from_decode

@@ -52,7 +52,7 @@ def tco_cmd(
     spot) for a year or three of work, with the all-on-demand baseline, break-even and sensitivity."""
     apply_language(lang)
     from gpuplan.catalog import open_store
-    from gpuplan.cli import settings
+    from gpuplan.cli._settings import settings
     from gpuplan.commit import load_usage, tco
 
     if out is not None and out.suffix.lower() != ".html":

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, PricedOffer
 from gpuplan.commit.usage import DemandSpec, Usage
-from gpuplan.errors import GpuplanError, InputError
+from gpuplan.errors import GpuplanError, InputError, NotFoundError
+from gpuplan.plan.inputs import JobFacts
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
+from gpuplan.units import HOURS_PER_MONTH
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -117,7 +119,7 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
     if not path.is_absolute() and usage.base_dir:
         path = Path(usage.base_dir) / path
     workload = load_workload(path)
-    prof = trace_profile(workload, store)
+    prof = trace_profile(workload, store.local)
     c = usage.constraints
     overrides = {
         "providers": c.providers or None,
@@ -160,20 +162,24 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
 def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource]:
     from gpuplan.hardware import resolve_gpu
 
-    gpu = resolve_gpu(spec.gpu or "").id
+    try:
+        gpu = resolve_gpu(spec.gpu or "").id
+    except NotFoundError as e:
+        raise InputError(f"demand {spec.name!r}: {e}") from e
     hours = usage.direct_gpu_hours(spec)
     ckpt_gb = spec.checkpoint_gb or 0.0
-    # The planner's assumed 0.5 GB/s checkpoint bandwidth and 10-minute restart (plan.inputs.JobFacts).
-    write_h = ckpt_gb / 0.5 / 3600.0
+    # The planner's stated assumptions: checkpoint bandwidth and restart time (plan.inputs.JobFacts).
+    facts = JobFacts()
+    write_h = ckpt_gb / facts.checkpoint_write_gbps / 3600.0
     demand = Demand(
         name=spec.name,
         gpu=gpu,
         gpu_hours=hours,
         interruptible=spec.interruptible,
-        run_hours=spec.run_hours or 730.0,
+        run_hours=spec.run_hours or HOURS_PER_MONTH,
         gpus_per_run=float(spec.gpus or 1),
         checkpoint_write_h=write_h,
-        restart_h=10.0 / 60.0 + write_h,
+        restart_h=facts.restart_h + write_h,
     )
     pattern = "a monthly calendar" if spec.hours_by_month else f"{spec.hours_per_month:g} h/month"
     growth = f", {spec.growth_pct_per_month:+g} %/month" if spec.growth_pct_per_month else ""

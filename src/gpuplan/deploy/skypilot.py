@@ -17,35 +17,14 @@ from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
+from gpuplan.hardware import get_gpu
 
-__all__ = ["SKYPILOT_ACCELERATORS", "SKYPILOT_CLOUDS", "SkyPilotGenerator", "task_yaml"]
+__all__ = ["SKYPILOT_CLOUDS", "SkyPilotGenerator", "task_yaml"]
 
 #: gpuplan providers that are SkyPilot clouds. SkyPilot 0.14.1 ships cloud modules for aws, azure
 #: and gcp among ours, and none for Alibaba, Tencent, Huawei or Volcano Engine (``sky/clouds/``).
 SKYPILOT_CLOUDS = {"aws": "aws", "azure": "azure", "gcp": "gcp"}
 
-#: Canonical GPU id -> SkyPilot accelerator name, as in SkyPilot 0.14.1's
-#: ``sky.catalog.get_common_gpus()`` (A10, A10G, A100, A100-80GB, B200, H100, H200, L4, L40S, T4,
-#: V100, V100-32GB). SkyPilot does not tell SXM from PCIe: A100 means 40 GB, A100-80GB 80 GB.
-SKYPILOT_ACCELERATORS = {
-    "T4": "T4",
-    "A10G": "A10G",
-    "A10": "A10",
-    "L4": "L4",
-    "L40S": "L40S",
-    "V100-SXM2-16GB": "V100",
-    "V100-PCIE-16GB": "V100",
-    "V100-SXM2-32GB": "V100-32GB",
-    "V100-PCIE-32GB": "V100-32GB",
-    "A100-PCIE-40GB": "A100",
-    "A100-SXM4-40GB": "A100",
-    "A100-PCIE-80GB": "A100-80GB",
-    "A100-SXM4-80GB": "A100-80GB",
-    "H100-SXM": "H100",
-    "H100-PCIE": "H100",
-    "H200-SXM": "H200",
-    "B200": "B200",
-}
 
 #: train.py exits with this after checkpointing on SIGTERM; recovering on it is not an error.
 EXIT_PREEMPTED = 143
@@ -59,7 +38,8 @@ def accelerator(spec: LaunchSpec) -> str:
         raise DeployError(
             "SkyPilot needs a GPU type: pass --gpu (e.g. --gpu A100-80GB) or deploy a plan file"
         )
-    name = SKYPILOT_ACCELERATORS.get(spec.gpu)
+    # SkyPilot's name for the GPU is a column of the hardware table (gpus.csv skypilot_name).
+    name = get_gpu(spec.gpu).skypilot_name
     if name is None:
         raise DeployError(
             f"no SkyPilot accelerator name is known for {spec.gpu}: use --target k8s or --target torchrun"

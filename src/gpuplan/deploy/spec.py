@@ -15,13 +15,23 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from gpuplan.errors import DeployError, GpuplanError, NotFoundError
+from gpuplan.documents.plan import PLAN_SCHEMA_VERSION, PlanOption, PlanWorkload, WorkloadData
+from gpuplan.errors import DeployError, GpuplanError
 from gpuplan.hardware import GPU, get_gpu
+from gpuplan.vocab import Parallelism, PricingModel, Provider, Task, pydantic_cast
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
@@ -31,21 +41,19 @@ __all__ = [
     "ServingSpec",
 ]
 
-#: The plan-file schema this module reads (``schema_version`` of ``gpuplan plan --json``).
-PLAN_SCHEMA_VERSION = 1
 
 #: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
 #: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
 #: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
 DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
 
-#: Providers a plan option can name. Kept in the order of DESIGN.md.
-PROVIDERS = ("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine")
+#: Providers a plan option can name (the shared vocabulary's, in its order).
+PROVIDERS: tuple[str, ...] = Provider.values()
 
-Provider = Literal["aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"]
-Pricing = Literal["on_demand", "spot", "monthly", "reserved_1y", "reserved_3y"]
-Task = Literal["train", "finetune", "infer"]
-Parallelism = Literal["ddp", "fsdp", "zero1", "zero2", "zero3"]
+ProviderField = Annotated[Provider, BeforeValidator(pydantic_cast(Provider))]
+PricingField = Annotated[PricingModel, BeforeValidator(pydantic_cast(PricingModel))]
+TaskField = Annotated[Task, BeforeValidator(pydantic_cast(Task))]
+ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
 
 
 def _slug(name: str) -> str:
@@ -101,73 +109,26 @@ class ServingSpec(BaseModel):
         return self
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    preset: str | None = None
-    hf_config: str | None = None
-    python: str | None = None
-
-
-class _Inputs(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    batch_size: int = Field(default=8, ge=1)
-    seq_len: int | None = Field(default=None, ge=1)
-    image_size: int | None = Field(default=None, ge=1)
-
-
-class _Data(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-    samples: int | None = Field(default=None, ge=1)
-    tokens: int | None = Field(default=None, ge=1)
-    epochs: float | None = Field(default=None, gt=0)
-    size_gb: float | None = Field(default=None, ge=0)
-
-
-class _WorkloadView(BaseModel):
-    """The part of a workload spec that launch files depend on; everything else is ignored."""
-
-    model_config = ConfigDict(extra="ignore")
-    name: str = "gpuplan-job"
-    task: Task = "train"
-    model: _Model = Field(default_factory=_Model)
-    inputs: _Inputs = Field(default_factory=_Inputs)
-    precision: str = "fp32"
-    optimizer: str = "adamw"
-    gradient_checkpointing: bool = False
-    gradient_accumulation: int = Field(default=1, ge=1)
-    parallelism: Parallelism = "ddp"
-    data: _Data = Field(default_factory=_Data)
-    serving: ServingSpec | None = None
-
-    @field_validator("task", "parallelism", "precision", "optimizer", mode="before")
-    @classmethod
-    def _fold_case(cls, v: object) -> object:
-        # Same forgiveness as the workload module: AMP_BF16, amp_bf16 and amp-bf16 are one value.
-        return str(v).strip().lower().replace("_", "-") if isinstance(v, str) else v
-
-    @field_validator("model", mode="before")
-    @classmethod
-    def _model_shorthand(cls, v: object) -> object:
-        return {"preset": v} if isinstance(v, str) else v
-
-
 def _short_errors(e: ValidationError) -> str:
     first = e.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    where = ".".join(str(p) for p in first["loc"])
+    msg = str(first["msg"]).removeprefix("Value error, ")
     more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}"
+    return f"{where}: {msg}{more}" if where else f"{msg}{more}"
 
 
 class LaunchSpec(BaseModel):
     """Everything the launch-file generators need. Built by :meth:`from_plan_json` or
     :meth:`from_workload`; immutable."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Enum fields validate any spelling and are stored as their plain string values, so that the
+    # generators can write them into YAML and shell without conversion.
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
 
     name: str
     """Job name as a DNS-1123 label (used for Kubernetes objects, images and SkyPilot tasks)."""
-    task: Task = "train"
-    provider: Provider | None = None
+    task: TaskField = Task.TRAIN
+    provider: ProviderField | None = None
     """Cloud provider; None when launching on hardware the user already has."""
     region: str | None = None
     instance_type: str | None = None
@@ -175,8 +136,8 @@ class LaunchSpec(BaseModel):
     """Canonical GPU id from ``gpuplan.hardware`` (``A100-SXM4-80GB``); None = any / unknown."""
     gpus_per_node: int = Field(default=1, ge=1, le=16)
     nodes: int = Field(default=1, ge=1)
-    pricing: Pricing = "on_demand"
-    parallelism: Parallelism = "ddp"
+    pricing: PricingField = PricingModel.ON_DEMAND
+    parallelism: ParallelismField = Parallelism.DDP
     precision: str = "fp32"
     optimizer: str = "adamw"
     model_entry_point: str | None = None
@@ -278,14 +239,11 @@ class LaunchSpec(BaseModel):
         if not isinstance(option, dict):
             raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
         try:
-            opt = _PlanOption.model_validate(option)
+            opt = PlanOption.model_validate(option)
         except ValidationError as e:
-            raise DeployError(f"{source}: recommended option is malformed: {_short_errors(e)}") from e
-        if opt.gpu_count % opt.nodes:
             raise DeployError(
-                f"{source}: gpu_count {opt.gpu_count} is not a multiple of nodes {opt.nodes}: "
-                "re-run `gpuplan plan`"
-            )
+                f"{source}: recommended option is malformed: {_short_errors(e)}: re-run `gpuplan plan`"
+            ) from e
         workload = _read_workload_dict(doc.get("workload") or {}, source)
         return _build(
             workload,
@@ -294,7 +252,7 @@ class LaunchSpec(BaseModel):
             region=opt.region,
             instance_type=opt.instance_type,
             gpu=opt.gpu,
-            gpus_per_node=opt.gpu_count // opt.nodes,
+            gpus_per_node=opt.gpus_per_node,
             nodes=opt.nodes,
             pricing=opt.pricing,
             checkpoint_interval_min=opt.checkpoint_interval_min,
@@ -324,8 +282,8 @@ class LaunchSpec(BaseModel):
             raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
         workload = _read_workload_dict(_validated_workload(doc, path), str(path))
         gpu_id = get_gpu(gpu).id if gpu else None
-        if provider is not None and provider not in PROVIDERS:
-            raise NotFoundError("provider", provider, PROVIDERS)
+        if provider is not None:
+            provider = Provider.cast(provider).value
         return _build(
             workload,
             source=str(path),
@@ -339,21 +297,6 @@ class LaunchSpec(BaseModel):
             checkpoint_interval_min=None,
             job_time_h=None,
         )
-
-
-class _PlanOption(BaseModel):
-    """The fields of a plan option that a launch needs (the planner writes more; ignored)."""
-
-    model_config = ConfigDict(extra="ignore")
-    provider: Provider
-    region: str
-    instance_type: str
-    gpu: str
-    gpu_count: int = Field(ge=1)
-    nodes: int = Field(default=1, ge=1)
-    pricing: Pricing
-    job_time_h: float | None = Field(default=None, ge=0)
-    checkpoint_interval_min: float | None = Field(default=None, gt=0)
 
 
 def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -373,26 +316,27 @@ def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
     return Workload.from_dict(doc, source=str(path)).to_dict()
 
 
-def _read_workload_dict(doc: dict[str, Any], source: str) -> _WorkloadView:
+def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
     try:
-        return _WorkloadView.model_validate(doc)
+        return PlanWorkload.model_validate(doc)
     except ValidationError as e:
         raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
 
 
-def _samples(workload: _WorkloadView) -> int | None:
-    data = workload.data
+def _samples(workload: PlanWorkload) -> int | None:
+    data = workload.data or WorkloadData()
     if data.samples is None and data.tokens is not None and workload.inputs.seq_len:
         return max(1, data.tokens // workload.inputs.seq_len)  # the workload spec's own definition
     return data.samples
 
 
-def _serving_for(workload: _WorkloadView, launch: dict[str, Any]) -> ServingSpec | None:
+def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingSpec | None:
     """The serving block, with the replica range defaulting to what the plan priced: one replica
     per planned GPU to start, room to double under load."""
+    given = ServingSpec.model_validate(workload.serving) if workload.serving is not None else None
     if workload.task != "infer":
-        return workload.serving
-    serving = workload.serving or ServingSpec()
+        return given
+    serving = given or ServingSpec()
     gpus = launch.get("gpus_per_node", 1) * launch.get("nodes", 1)
     update: dict[str, int] = {}
     if "min_replicas" not in serving.model_fields_set:
@@ -406,7 +350,7 @@ def _serving_for(workload: _WorkloadView, launch: dict[str, Any]) -> ServingSpec
     return serving.model_copy(update=update)
 
 
-def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec:
+def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
     m = workload.model
     if m.python:
         model_source = f"python {m.python}"
@@ -436,7 +380,7 @@ def _build(workload: _WorkloadView, *, source: str, **launch: Any) -> LaunchSpec
             gradient_accumulation=workload.gradient_accumulation,
             gradient_checkpointing=workload.gradient_checkpointing,
             dataset_samples=_samples(workload),
-            epochs=workload.data.epochs,
+            epochs=(workload.data or WorkloadData()).epochs,
             serving=_serving_for(workload, launch),
             **launch,
         )

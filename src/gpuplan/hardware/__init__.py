@@ -1,5 +1,21 @@
 """GPU datasheets and name resolution. Knows nothing of workloads, offers or prices."""
 
-from gpuplan.hardware.gpus import DTYPE_PATHS, GPU, all_gpus, get_gpu, parse_gpu_spec, resolve_gpu
+from gpuplan.hardware.gpus import (
+    DTYPE_PATHS,
+    GPU,
+    all_gpus,
+    get_gpu,
+    gpu_by_driver_name,
+    parse_gpu_spec,
+    resolve_gpu,
+)
 
-__all__ = ["DTYPE_PATHS", "GPU", "all_gpus", "get_gpu", "parse_gpu_spec", "resolve_gpu"]
+__all__ = [
+    "DTYPE_PATHS",
+    "GPU",
+    "all_gpus",
+    "get_gpu",
+    "gpu_by_driver_name",
+    "parse_gpu_spec",
+    "resolve_gpu",
+]

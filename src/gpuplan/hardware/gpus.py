@@ -14,7 +14,7 @@ from importlib import resources
 
 from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError, closest
 
-__all__ = ["GPU", "all_gpus", "get_gpu", "parse_gpu_spec", "resolve_gpu"]
+__all__ = ["GPU", "all_gpus", "get_gpu", "gpu_by_driver_name", "parse_gpu_spec", "resolve_gpu"]
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
@@ -65,6 +65,15 @@ class GPU:
     """A GeForce (consumer) card, as rental marketplaces offer."""
     source: str
     notes: str
+    skypilot_name: str | None = None
+    """SkyPilot's accelerator name (``A100-80GB``), as in SkyPilot 0.14.1's
+    ``sky.catalog.get_common_gpus()``; SkyPilot does not tell SXM from PCIe. None = SkyPilot has none."""
+    gke_accelerator: str | None = None
+    """GKE's ``cloud.google.com/gke-accelerator`` node label (``nvidia-a100-80gb``), per GCP's GPU
+    list (the same mapping as SkyPilot 0.14.1 ``get_gke_accelerator_name``). None = not on GKE."""
+    driver_names: tuple[str, ...] = ()
+    """Names the NVIDIA driver (NVML, nvidia-smi) reports that the id and aliases do not resolve,
+    e.g. ``NVIDIA H100 80GB HBM3`` for the SXM5 part."""
 
     @property
     def pcie_gbps(self) -> float:
@@ -128,6 +137,9 @@ def all_gpus() -> tuple[GPU, ...]:
                     consumer=row["consumer"] == "true",
                     source=row["source"],
                     notes=row["notes"],
+                    skypilot_name=row["skypilot_name"] or None,
+                    gke_accelerator=row["gke_accelerator"] or None,
+                    driver_names=tuple(n.strip() for n in row["driver_names"].split(";") if n.strip()),
                 )
             )
         except (KeyError, ValueError) as e:
@@ -138,6 +150,17 @@ def all_gpus() -> tuple[GPU, ...]:
 @cache
 def _index() -> dict[str, GPU]:
     return {g.id: g for g in all_gpus()}
+
+
+@cache
+def _driver_index() -> dict[str, GPU]:
+    return {n.lower(): g for g in all_gpus() for n in g.driver_names}
+
+
+def gpu_by_driver_name(name: str) -> GPU | None:
+    """The GPU whose ``driver_names`` column lists ``name`` (case-insensitive); None otherwise
+    (then :func:`resolve_gpu` on the name is the next try)."""
+    return _driver_index().get(name.strip().lower())
 
 
 def get_gpu(gpu_id: str) -> GPU:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+
+from gpuplan.vocab import Choice
 
 __all__ = ["Finding", "Severity"]
 
 
-class Severity(str, Enum):
+class Severity(Choice):
     """How bad a finding is, in increasing order."""
 
     OK = "ok"
@@ -24,11 +25,6 @@ class Severity(str, Enum):
     def rank(self) -> int:
         """0 for ok … 3 for error, to sort and to compare with a threshold."""
         return list(Severity).index(self)
-
-    @classmethod
-    def cast(cls, value: str | Severity) -> Severity:
-        """A Severity from its name as a user types it (``"Warning"``)."""
-        return value if isinstance(value, Severity) else cls(value.strip().lower())
 
 
 @dataclass(frozen=True, kw_only=True)

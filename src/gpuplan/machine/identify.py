@@ -11,18 +11,10 @@ from __future__ import annotations
 import re
 
 from gpuplan.errors import AmbiguousNameError, NotFoundError
-from gpuplan.hardware import GPU, all_gpus, get_gpu, resolve_gpu
+from gpuplan.hardware import GPU, all_gpus, get_gpu, gpu_by_driver_name, resolve_gpu
 
-__all__ = ["DRIVER_NAMES", "identify_gpu"]
+__all__ = ["identify_gpu"]
 
-#: Driver-reported names (lower case) that ``resolve_gpu`` does not resolve, to canonical ids.
-#: From nvidia-smi output as published by NVIDIA and cloud providers' instance docs.
-DRIVER_NAMES: dict[str, str] = {
-    "nvidia h100 80gb hbm3": "H100-SXM",  # the SXM5 part; the PCIe card reports "NVIDIA H100 PCIe"
-    "nvidia h100 sxm5 80gb": "H100-SXM",
-    "nvidia a100 80gb pcie": "A100-PCIE-80GB",
-    "nvidia h200": "H200-SXM",  # the SXM part; the NVL card reports "NVIDIA H200 NVL"
-}
 
 _GIB = 1024**3
 #: A MIG device reports its parent's name plus the profile: "NVIDIA A100-SXM4-40GB MIG 1g.5gb".
@@ -43,9 +35,10 @@ def identify_gpu(name: str, *, memory_bytes: int | None = None) -> GPU | None:
     base = _MIG_SUFFIX.sub("", name.strip())
     if base != name.strip():
         memory_bytes = None  # a MIG instance has a slice of its parent's memory, not a different part
-    table_id = DRIVER_NAMES.get(base.lower())
+    # Names the driver reports that the ids and aliases do not resolve: gpus.csv driver_names.
+    known = gpu_by_driver_name(base)
     try:
-        gpu = get_gpu(table_id) if table_id is not None else resolve_gpu(base)
+        gpu = known if known is not None else resolve_gpu(base)
     except AmbiguousNameError as e:
         if memory_bytes is None:
             return None

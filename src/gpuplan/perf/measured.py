@@ -8,7 +8,7 @@ unit that reaches less of its datasheet than the fit assumes (power-capped, thro
 part) is slowed to what it showed; a healthy one keeps the fitted figures.
 
 perf never imports the catalog: any objects with :class:`BenchMeasurement`'s fields will do
-(``gpuplan.catalog.BenchResult`` rows from ``store.bench_results()``).
+(``gpuplan.catalog.BenchResult`` rows from ``store.local.bench_results()``).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Literal
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.profile.model import MemoryBreakdown
+from gpuplan.vocab import Parallelism
 
 __all__ = [
     "DEEPSPEED_MIXED_ADAM",
@@ -32,8 +33,7 @@ __all__ = [
     "zero_model_state_bytes",
 ]
 
-Parallelism = Literal["ddp", "fsdp", "zero1", "zero2", "zero3"]
-PARALLELISMS: tuple[str, ...] = ("ddp", "fsdp", "zero1", "zero2", "zero3")
+PARALLELISMS: tuple[str, ...] = Parallelism.values()
 
 #: Inter-node network assumed when neither the user nor the instance says, Gbit/s per node, and
 #: its kind: 400 Gbit/s RDMA is the common multi-node training instance (AWS p4d.24xlarge: 4×100

@@ -26,8 +26,10 @@ from gpuplan.plan.inputs import (
     RegionCosts,
     TransferTier,
 )
+from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.regional import CostFacts
 from gpuplan.plan.regions import region_country
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -49,7 +51,7 @@ __all__ = [
 #: plan: a service has no end, so options are compared on a month of capacity.
 SERVING_HOURS = HOURS_PER_MONTH
 
-_TERM_HOURS = {"reserved_1y": 8760.0, "reserved_3y": 3 * 8760.0}
+_TERM_HOURS = {p: r.term_hours for p, r in PRICING_RULES.items() if r.term_hours is not None}
 _GB_PER_GIB = 1.073741824
 
 
@@ -60,6 +62,13 @@ def _gpu_memory_gib(gpu_id: str) -> float:
         return float(get_gpu(gpu_id).memory_gib)
     except GpuplanError:
         return math.nan
+
+
+def _discount_note(p: OfferPrice) -> str:
+    """Said beside the price wherever it is shown: the user's negotiated discount is in it."""
+    if p.discount_percent is None or p.list_price_usd_per_hour is None:
+        return ""
+    return f" [your {p.discount_percent:g} % discount applied; list {p.list_price_usd_per_hour:,.4f} USD/h]"
 
 
 def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
@@ -104,7 +113,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 compliance=tuple(p.compliance),
                 confidence=p.confidence or "low",
                 as_of=p.as_of or "",
-                source=p.source or "",
+                source=(p.source or "") + _discount_note(p),
                 stale=p.stale,
             )
         )
@@ -210,10 +219,7 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         commitment=spec.commitment,
         objective=Objective.cast(str(spec.objective)),
     )
-    given = {k: v for k, v in overrides.items() if v is not None}
-    if "objective" in given:
-        given["objective"] = Objective.cast(given["objective"])
-    merged = replace(base, **given)
+    merged = PlanOverrides.from_mapping(overrides).apply(base)
     if merged.countries:
         # "China", "中国", "CN" and "chn" all mean CN (ISO 3166 alpha-2, as the offers carry it).
         merged = replace(merged, countries=tuple(dict.fromkeys(country_code(c) for c in merged.countries)))

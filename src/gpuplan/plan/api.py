@@ -83,7 +83,7 @@ def plan_workload(
     from gpuplan.perf import load_calibration
 
     # GPUs measured by `gpuplan bench` into this store use their measured efficiency.
-    calibration = load_calibration().with_measurements(store.bench_results())
+    calibration = load_calibration().with_measurements(store.local.bench_results())
     estimate_fn, est_notes = make_estimator(workload, profile, calibration)
     rates = sorted(
         {

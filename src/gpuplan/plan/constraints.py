@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from gpuplan.errors import InputError, closest
+from gpuplan import vocab
+from gpuplan.errors import InputError
+from gpuplan.vocab import Commitment, Objective, PricingModel
 
 __all__ = [
     "ALL_PRICING",
@@ -28,47 +30,22 @@ MAX_TOTAL_GPUS = 64
 #: quotas of new cloud accounts are far below 64 GPUs); shown in every plan's assumptions.
 DEFAULT_MAX_NODES = 8
 
-ALL_PRICING = ("on_demand", "spot", "monthly", "reserved_1y", "reserved_3y")
+ALL_PRICING: tuple[str, ...] = PricingModel.values()
 #: Without a stated preference every pricing model is considered; the commitment decides which of
 #: the committed ones (monthly, reserved) may be chosen.
 DEFAULT_PRICING = ALL_PRICING
 #: Pricing models that bind the user beyond the job.
-COMMITTED_PRICING = ("monthly", "reserved_1y", "reserved_3y")
+COMMITTED_PRICING: tuple[str, ...] = tuple(m.value for m in vocab.COMMITTED_PRICING)
 #: What each commitment level permits. Not stated (None): a monthly subscription (one month is a
 #: small, visible commitment) but no reservation; reservations only when the user says the capacity
 #: will be used for the whole term.
 _COMMITMENT_ALLOWS: dict[str | None, tuple[str, ...]] = {
     None: ("monthly",),
-    "none": (),
-    "monthly": ("monthly",),
-    "1y": ("monthly", "reserved_1y"),
-    "3y": ("monthly", "reserved_1y", "reserved_3y"),
+    Commitment.NONE: (),
+    Commitment.MONTHLY: ("monthly",),
+    Commitment.ONE_YEAR: ("monthly", "reserved_1y"),
+    Commitment.THREE_YEARS: ("monthly", "reserved_1y", "reserved_3y"),
 }
-
-
-class Objective(str, Enum):
-    """What "best" means.
-
-    - ``cost``: the lowest expected all-in cost (ties: faster first);
-    - ``time``: the shortest expected job time (ties: cheaper first);
-    - ``balanced``: the lowest cost × time, i.e. equal weight on relative savings of money and of
-      time: a 10 % cheaper option beats a 9 % faster one. Scale-free, so dollars and hours need no
-      exchange rate between them.
-    """
-
-    COST = "cost"
-    TIME = "time"
-    BALANCED = "balanced"
-
-    @classmethod
-    def cast(cls, value: str | Objective) -> Objective:
-        try:
-            return cls(str(value.value if isinstance(value, Objective) else value).strip().lower())
-        except ValueError:
-            known = [o.value for o in cls]
-            hint = closest(str(value), known)
-            did = f"did you mean {hint[0]!r}? " if hint else ""
-            raise InputError(f"unknown objective {value!r}; {did}use one of: {', '.join(known)}") from None
 
 
 class Reason(str, Enum):
@@ -131,16 +108,11 @@ class Constraints:
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise InputError(f"{name} must be at least 1, got {v}")
-        if self.commitment not in _COMMITMENT_ALLOWS:
-            raise InputError(f"commitment must be none, monthly, 1y or 3y, got {self.commitment!r}")
+        if self.commitment is not None:
+            # A frozen dataclass: the cast spelling is stored through object.__setattr__.
+            object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
         if self.pricing is not None:
-            bad = [p for p in self.pricing if p not in ALL_PRICING]
-            if bad:
-                hint = closest(bad[0], ALL_PRICING)
-                did = f"did you mean {hint[0]!r}? " if hint else ""
-                raise InputError(
-                    f"unknown pricing model {bad[0]!r}; {did}use one of: {', '.join(ALL_PRICING)}"
-                )
+            object.__setattr__(self, "pricing", tuple(PricingModel.cast(p).value for p in self.pricing))
 
     @property
     def allowed_pricing(self) -> tuple[str, ...]:

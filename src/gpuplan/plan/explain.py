@@ -13,7 +13,7 @@ from gpuplan.plan.result import Option
 from gpuplan.units import format_hours
 
 if TYPE_CHECKING:
-    from gpuplan.plan.planner import _Ctx
+    from gpuplan.plan.context import PlanContext
 
 __all__ = ["infeasible_message"]
 
@@ -25,7 +25,7 @@ _HINTS = {
 }
 
 
-def infeasible_message(ctx: _Ctx, pre: IntArray, option: Callable[[_Ctx, int], Option]) -> str:
+def infeasible_message(ctx: PlanContext, pre: IntArray, option: Callable[[PlanContext, int], Option]) -> str:
     """Say which constraint excludes what.
 
     ``pre`` are the positions (in the cost arrays) still feasible before deadline and budget.

@@ -15,6 +15,7 @@ from gpuplan.errors import InfeasibleError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
+from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.inputs import JobFacts, OfferTable
@@ -24,6 +25,7 @@ from gpuplan.plan.regions import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.units import format_hours
+from gpuplan.vocab import Provider
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 
@@ -63,27 +65,18 @@ class BaselineSpec:
         )
 
 
-@dataclass(frozen=True)
-class _Ctx:
-    offers: OfferTable
-    cands: Candidates
-    costs: CostArrays
-    job: JobFacts
-    constraints: Constraints
-
-
 def _restart_h(job: JobFacts) -> tuple[float, float]:
     write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
     return write_h, job.restart_h + write_h
 
 
-def _work_distribution(ctx: _Ctx, i: int) -> TimeDistribution:
+def _work_distribution(ctx: PlanContext, i: int) -> TimeDistribution:
     """The failure-free job time of candidate ``i`` as a distribution (see ``plan/risk.py``)."""
     cands = ctx.cands
     return work_distribution(float(cands.work_h[i]), float(cands.work_h_low[i]), float(cands.work_h_high[i]))
 
 
-def _option(ctx: _Ctx, j: int) -> Option:
+def _option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
     i = int(c.idx[j])
@@ -176,7 +169,7 @@ def _option(ctx: _Ctx, j: int) -> Option:
     )
 
 
-def _dedup_key(ctx: _Ctx, j: int, *, per_node_count: bool) -> tuple[str, str, str, int, str]:
+def _dedup_key(ctx: PlanContext, j: int, *, per_node_count: bool) -> tuple[str, str, str, int, str]:
     o = int(ctx.cands.offer[int(ctx.costs.idx[j])])
     t = ctx.offers
     return (
@@ -188,7 +181,7 @@ def _dedup_key(ctx: _Ctx, j: int, *, per_node_count: bool) -> tuple[str, str, st
     )
 
 
-def _take(ctx: _Ctx, order: np.ndarray, n: int, *, per_node_count: bool = True) -> list[Option]:
+def _take(ctx: PlanContext, order: np.ndarray, n: int, *, per_node_count: bool = True) -> list[Option]:
     """The first ``n`` distinct options in ``order``: one per (provider, region, instance, pricing),
     and per node count too when ``per_node_count`` (the Pareto front shows every count's trade-off)."""
     seen: set[tuple[str, str, str, int, str]] = set()
@@ -205,7 +198,7 @@ def _take(ctx: _Ctx, order: np.ndarray, n: int, *, per_node_count: bool = True) 
 
 
 def _best_of(
-    ctx: _Ctx, feasible: np.ndarray, mask: np.ndarray | None, objective: Objective | None = None
+    ctx: PlanContext, feasible: np.ndarray, mask: np.ndarray | None, objective: Objective | None = None
 ) -> Option | None:
     """Best feasible candidate within ``mask`` (None = all) by ``objective`` (default: the plan's)."""
     sub = feasible if mask is None else feasible[mask]
@@ -231,7 +224,7 @@ def _top_positions(cost: np.ndarray, time: np.ndarray, objective: Objective, k: 
     return sub[objective_order(cost[sub], time[sub], objective)]
 
 
-def _ranked(ctx: _Ctx, feasible: np.ndarray, top: int) -> list[Option]:
+def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int) -> list[Option]:
     """The top options, one per (provider, region, instance, pricing) at its best node count, so that
     the list compares offers rather than repeating one offer at 8, 7, 6 … nodes."""
     c = ctx.costs
@@ -253,7 +246,7 @@ def _run(
     estimate: EstimateFn,
     constraints: Constraints,
     unknown_costs: str,
-) -> _Ctx:
+) -> PlanContext:
     cands = enumerate_candidates(offers, constraints)
     estimate_candidates(cands, offers, estimate)
     costs = cost_candidates(cands, offers, facts, job)
@@ -262,7 +255,7 @@ def _run(
         assumed = np.array([ch.unknown for ch in costs.charges], dtype=bool)
         if assumed.size:
             cands.exclude(_scatter(cands, costs, assumed[costs.region_id]), Reason.UNKNOWN_COST)
-    return _Ctx(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)
+    return PlanContext(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)
 
 
 def _scatter(cands: Candidates, costs: CostArrays, values: np.ndarray) -> np.ndarray:
@@ -320,7 +313,7 @@ def _baseline_problem(base: Option, constraints: Constraints) -> str:
 def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     """Providers and regions the user names must exist: a typo is an error with a suggestion,
     not an empty plan."""
-    known_providers = set(MANAGED_KUBERNETES) | {str(p) for p in np.unique(offers.provider)}
+    known_providers = set(Provider.values()) | {str(p) for p in np.unique(offers.provider)}
     for name in constraints.providers or ():
         if name.lower() not in known_providers:
             raise NotFoundError("provider", name, sorted(known_providers))
@@ -433,7 +426,7 @@ def plan_offers(
     assert cheapest is not None and fastest is not None  # feasible is not empty
     o_feas = cands.offer[costs.idx[feasible]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
-        offers.provider, list(MANAGED_KUBERNETES)
+        offers.provider, [p for p, service in MANAGED_KUBERNETES.items() if service]
     )
     k8s_mask = k8s_offer[o_feas]
     labelled = np.array(

@@ -11,6 +11,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+# The model source reports the shape; the profile carries it (re-exported for the profile's users).
+from gpuplan.workload.shape import ModelShape
+
 __all__ = ["PROFILE_SCHEMA_VERSION", "MemoryBreakdown", "ModelShape", "OpRecord", "Profile"]
 
 #: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes;
@@ -64,24 +67,6 @@ class MemoryBreakdown:
             + self.temporaries_bytes
             + self.other_bytes
         )
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelShape:
-    """Architecture facts the performance model needs beyond the trace (KV cache, sharding)."""
-
-    family: str
-    """``cnn``, ``vit``, ``encoder`` (BERT), ``encoder-decoder`` (T5), ``decoder`` (GPT, Llama),
-    ``custom``."""
-    num_layers: int | None = None
-    hidden_size: int | None = None
-    num_attention_heads: int | None = None
-    num_kv_heads: int | None = None
-    head_dim: int | None = None
-    vocab_size: int | None = None
-    max_seq_len: int | None = None
-    largest_layer_params: int | None = None
-    """Parameters of the largest module that FSDP/ZeRO-3 must gather at once."""
 
 
 @dataclass(frozen=True, kw_only=True)

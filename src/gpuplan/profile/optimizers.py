@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import torch
 
-from gpuplan.workload.enums import OptimizerName
+from gpuplan.vocab import OptimizerName
 
 __all__ = ["make_optimizer"]
 

@@ -22,9 +22,9 @@ from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import Profile
 from gpuplan.profile.optimizers import make_optimizer
 from gpuplan.profile.recorder import OpRecorder
+from gpuplan.vocab import Precision
 from gpuplan.workload.adapt import apply_checkpointing, apply_lora, cast_floating, freeze_prefixes
 from gpuplan.workload.bundle import ModelBundle
-from gpuplan.workload.enums import Precision
 from gpuplan.workload.sources import open_bundle
 from gpuplan.workload.spec import Workload
 

@@ -1,1 +1,1 @@
-"""report layer (see DESIGN.md)."""
+"""The render layer: tables, the JSON documents, Markdown/HTML reports (docs/architecture.md)."""

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from gpuplan.catalog.model import CatalogInfo, ExchangeRate, ImportReport, OfferPrice, PricingModel
 from gpuplan.catalog.query import OfferListing
+from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import _, current_money, money
 from gpuplan.report.common import Widest, fmt_money, fmt_num, plain_table, to_jsonable
@@ -54,7 +55,7 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
     return "Exchange rate: " + "; ".join(parts)
 
 
-def offers_json(listing: OfferListing) -> list[dict[str, Any]]:
+def offers_json(listing: OfferListing) -> OffersDocument:
     """The ``offers --json`` document."""
     out = []
     for v in listing.views:
@@ -65,8 +66,8 @@ def offers_json(listing: OfferListing) -> list[dict[str, Any]]:
             price_per_gpu_hour=v.price_per_gpu_hour,
             regions_compared=v.regions_compared,
         )
-        out.append(item)
-    return out
+        out.append(OfferItem.model_validate(item))
+    return OffersDocument(currency=listing.currency, offers=out)
 
 
 def _amount(value: float | None) -> str:
@@ -167,30 +168,32 @@ def _gpu_base(g: GPU) -> dict[str, Any]:
     }
 
 
-def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -> list[dict[str, Any]]:
+def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -> GpusDocument:
     """The ``gpus --json`` document."""
     out = []
     for g in gpus:
-        item = _gpu_base(g)
         per = cheapest.get(g.id, {})
-        item["cheapest"] = {
-            p: (
-                {
-                    "price_usd_per_gpu_hour": o.price_usd_per_gpu_hour,
-                    "provider": o.provider,
-                    "region": o.region,
-                    "instance_type": o.instance_type,
-                    "as_of": o.as_of,
-                    "source": o.source,
-                    "confidence": o.confidence,
-                }
-                if (o := per.get(p))
-                else None
-            )
-            for p in _PRICINGS
-        }
+        item = GpuItem(
+            **_gpu_base(g),
+            cheapest={
+                p: (
+                    CheapestPrice(
+                        price_usd_per_gpu_hour=o.price_usd_per_gpu_hour,
+                        provider=o.provider,
+                        region=o.region,
+                        instance_type=o.instance_type,
+                        as_of=o.as_of,
+                        source=o.source,
+                        confidence=o.confidence,
+                    )
+                    if (o := per.get(p))
+                    else None
+                )
+                for p in _PRICINGS
+            },
+        )
         out.append(item)
-    return out
+    return GpusDocument(gpus=out)
 
 
 def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:

@@ -1,25 +1,5 @@
-"""Render ``gpuplan estimate`` results: a Rich table per GPU and the stable ``--json`` document.
-
-JSON schema (``schema_version`` 1; field names carry their units)::
-
-    {"schema_version": 1,
-     "workload": {"name", "task", "precision", "params", "trainable_params", "flops_per_step",
-                  "batch_size", "seq_len", "parallelism", "gradient_accumulation"},
-     "software_level": str,
-     "calibration": {"fitted_on", "median_abs_error_pct", "worst_abs_error_pct", "source"},
-     "estimates": [{"gpu", "gpu_count", "parallelism", "fits",
-                    "peak_memory_gib", "peak_memory_gib_low", "peak_memory_gib_high",
-                    "memory_capacity_gib", "step_time_s", "step_time_s_low", "step_time_s_high",
-                    "comm_time_s" (= comm_exposed_s), "comm_total_s", "comm_exposed_s",
-                    "network_gbps", "network_source" ("user" | "catalog" | "assumed"),
-                    "samples_per_s", "tokens_per_s" (null without a sequence),
-                    "throughput", "throughput_low", "throughput_high",
-                    "throughput_unit", "samples_per_step", "achieved_tflops",
-                    "job_time_h", "job_time_h_low", "job_time_h_high", "link", "notes",
-                    "advice": [{"action", "summary", "gpu", "gpu_count", "peak_memory_gib", "fits",
-                                "step_time_s", "step_time_factor", "derivation"}],
-                    "decode": {...} | null, "serving": {...} | null,
-                    "error": str | null}]}
+"""Render ``gpuplan estimate`` results: a Rich table per GPU and the ``--json`` document
+(:class:`gpuplan.documents.EstimateDocument`; schema in ``docs/schemas/estimate.schema.json``).
 
 The ``_low``/``_high`` figures are the 80 % interval (10th and 90th percentiles) of the estimate's
 distribution (:class:`gpuplan.perf.distribution.TimeDistribution`). A GPU that cannot run the
@@ -39,6 +19,16 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.documents.estimate import (
+    ESTIMATE_SCHEMA_VERSION,
+    AdviceItem,
+    CalibrationSummary,
+    DecodeDoc,
+    EstimateDocument,
+    EstimateRow,
+    EstimateWorkload,
+    ServingDoc,
+)
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.calibration import Calibration
@@ -49,7 +39,7 @@ from gpuplan.report.common import Widest
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = ESTIMATE_SCHEMA_VERSION
 
 _FIGURES = (
     "peak_memory_gib",
@@ -77,48 +67,61 @@ _FIGURES = (
 )
 
 
-def _calibration_json(cal: Calibration) -> dict[str, Any]:
+def _calibration_json(cal: Calibration) -> CalibrationSummary:
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
-    return {
-        "source": cal.source,
-        "fitted_on": cal.fitted_on or None,
-        "median_abs_error_pct": round(statistics.median(errors), 1) if errors else None,
-        "worst_abs_error_pct": round(max(errors), 1) if errors else None,
-    }
+    return CalibrationSummary(
+        source=cal.source,
+        fitted_on=cal.fitted_on or None,
+        median_abs_error_pct=round(statistics.median(errors), 1) if errors else None,
+        worst_abs_error_pct=round(max(errors), 1) if errors else None,
+    )
 
 
-def _advice_json(a: Advice) -> dict[str, Any]:
-    return {
-        "action": a.action,
-        "summary": a.summary,
-        "gpu": a.gpu,
-        "gpu_count": a.gpu_count,
-        "peak_memory_gib": a.peak_memory_gib,
-        "fits": a.fits,
-        "step_time_s": a.step_time_s,
-        "step_time_factor": a.step_time_factor,
-        "derivation": a.derivation,
-    }
+def _advice_json(a: Advice) -> AdviceItem:
+    return AdviceItem(
+        action=a.action,
+        summary=a.summary,
+        gpu=a.gpu,
+        gpu_count=a.gpu_count,
+        peak_memory_gib=a.peak_memory_gib,
+        fits=a.fits,
+        step_time_s=a.step_time_s,
+        step_time_factor=a.step_time_factor,
+        derivation=a.derivation,
+    )
 
 
-def _outcome_json(o: EstimateOutcome, parallelism: str) -> dict[str, Any]:
+def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
     e = o.estimate
-    row: dict[str, Any] = {"gpu": o.gpu, "gpu_count": o.gpu_count, "parallelism": parallelism}
     if e is None:
-        row.update({"fits": False, **dict.fromkeys(_FIGURES), "memory_capacity_gib": None})
-        row.update({"link": "", "notes": [], "advice": [], "decode": None, "serving": None})
-        row["error"] = o.error
-        return row
-    row["fits"] = e.fits
-    row.update({k: getattr(e, k) for k in _FIGURES})
-    row["memory_capacity_gib"] = e.memory.capacity_gib
-    row["link"] = e.link
-    row["notes"] = list(e.notes)
-    row["advice"] = [_advice_json(a) for a in o.advice]
-    row["decode"] = asdict(o.decode) if o.decode else None
-    row["serving"] = asdict(o.serving) if o.serving else None
-    row["error"] = None
-    return row
+        return EstimateRow.model_validate(
+            {
+                "gpu": o.gpu,
+                "gpu_count": o.gpu_count,
+                "parallelism": parallelism,
+                "fits": False,
+                **dict.fromkeys(_FIGURES),
+                "memory_capacity_gib": None,
+                **{"link": "", "notes": [], "advice": [], "decode": None, "serving": None},
+                "error": o.error,
+            }
+        )
+    return EstimateRow.model_validate(
+        {
+            "gpu": o.gpu,
+            "gpu_count": o.gpu_count,
+            "parallelism": parallelism,
+            "fits": e.fits,
+            **{k: getattr(e, k) for k in _FIGURES},
+            "memory_capacity_gib": e.memory.capacity_gib,
+            "link": e.link,
+            "notes": list(e.notes),
+            "advice": [_advice_json(a) for a in o.advice],
+            "decode": DecodeDoc(**asdict(o.decode)) if o.decode else None,
+            "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
+            "error": None,
+        }
+    )
 
 
 def estimate_json(
@@ -128,26 +131,25 @@ def estimate_json(
     *,
     parallelism: str = "ddp",
     gradient_accumulation: int = 1,
-) -> dict[str, Any]:
+) -> EstimateDocument:
     """The ``gpuplan estimate --json`` document."""
-    return {
-        "schema_version": JSON_SCHEMA_VERSION,
-        "workload": {
-            "name": profile.workload_name,
-            "task": profile.task,
-            "precision": profile.precision,
-            "params": profile.params,
-            "trainable_params": profile.trainable_params,
-            "flops_per_step": profile.flops_per_step,
-            "batch_size": profile.batch_size,
-            "seq_len": profile.seq_len,
-            "parallelism": parallelism,
-            "gradient_accumulation": gradient_accumulation,
-        },
-        "software_level": SOFTWARE_LEVEL,
-        "calibration": _calibration_json(cal),
-        "estimates": [_outcome_json(o, parallelism) for o in outcomes],
-    }
+    return EstimateDocument(
+        workload=EstimateWorkload(
+            name=profile.workload_name,
+            task=profile.task,
+            precision=profile.precision,
+            params=profile.params,
+            trainable_params=profile.trainable_params,
+            flops_per_step=profile.flops_per_step,
+            batch_size=profile.batch_size,
+            seq_len=profile.seq_len,
+            parallelism=parallelism,
+            gradient_accumulation=gradient_accumulation,
+        ),
+        software_level=SOFTWARE_LEVEL,
+        calibration=_calibration_json(cal),
+        estimates=[_outcome_json(o, parallelism) for o in outcomes],
+    )
 
 
 def _num(x: float) -> str:
@@ -313,9 +315,9 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
     if advice is not None:
         parts.append(advice)
     cj = _calibration_json(cal)
-    if cj["median_abs_error_pct"] is not None:
+    if cj.median_abs_error_pct is not None:
         calib = _("Calibrated {date} on published runs: median error {median} %, worst {worst} %.").format(
-            date=cj["fitted_on"], median=cj["median_abs_error_pct"], worst=cj["worst_abs_error_pct"]
+            date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct
         )
     else:
         calib = _("Uncalibrated (literature efficiencies).")

@@ -294,6 +294,7 @@ def simulate_autoscale(
     if len(set(names)) != len(names):
         raise InputError("two policies share a name; give each a name=… key")
     work = replica.work(trace.prompt_tokens, trace.output_tokens)
+    arrivals = trace.arrival_s.tolist()  # once for all policies (the loop indexes a list)
     ctx = _Ctx(replica=replica, settings=settings)
     out = []
     for p in policies:
@@ -306,7 +307,7 @@ def simulate_autoscale(
             seed=settings.seed,
             start_of_day_s=trace.start_of_day_s,
         )
-        run = run_engine(trace.arrival_s, work, p, cfg)
+        run = run_engine(trace.arrival_s, work, p, cfg, arrival_list=arrivals)
         out.append(_summarise(p, trace, run, prices, ctx))
     return AutoscaleResult(
         replica=replica,

@@ -4,8 +4,7 @@ Importing this package does not import torch (``gpuplan --help`` stays fast); mo
 loaded only when a workload is traced.
 """
 
-from gpuplan.workload.durations import parse_duration_hours
-from gpuplan.workload.enums import (
+from gpuplan.vocab import (
     ActivationCheckpointing,
     Objective,
     OptimizerName,
@@ -13,6 +12,7 @@ from gpuplan.workload.enums import (
     Precision,
     Task,
 )
+from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.presets.registry import PRESETS, PresetInfo, get_preset
 from gpuplan.workload.spec import (
     ConstraintsSpec,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.profile.model import ModelShape
+from gpuplan.workload.shape import ModelShape
 
 if TYPE_CHECKING:
     import torch

@@ -11,8 +11,8 @@ import inspect
 from typing import Any
 
 from gpuplan.errors import EstimateError, WorkloadError
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
 __all__ = ["hf_bundle", "hf_bundle_for"]

@@ -15,16 +15,20 @@ import yaml
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
 from gpuplan.errors import WorkloadError
-from gpuplan.workload._validation import Spec, one_line_error
-from gpuplan.workload.durations import parse_duration_hours
-from gpuplan.workload.enums import (
+from gpuplan.vocab import (
     ActivationCheckpointing,
+    Commitment,
     Objective,
     OptimizerName,
     Parallelism,
     Precision,
+    PricingModel,
+    Provider,
     Task,
+    pydantic_cast,
 )
+from gpuplan.workload._validation import Spec, one_line_error
+from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.presets.registry import get_preset
 
 __all__ = [
@@ -38,20 +42,19 @@ __all__ = [
     "load_workload",
 ]
 
-TaskField = Annotated[Task, BeforeValidator(Task.cast)]
-PrecisionField = Annotated[Precision, BeforeValidator(Precision.cast)]
-OptimizerField = Annotated[OptimizerName, BeforeValidator(OptimizerName.cast)]
-ParallelismField = Annotated[Parallelism, BeforeValidator(Parallelism.cast)]
-ObjectiveField = Annotated[Objective, BeforeValidator(Objective.cast)]
-CheckpointingField = Annotated[ActivationCheckpointing, BeforeValidator(ActivationCheckpointing.cast)]
+TaskField = Annotated[Task, BeforeValidator(pydantic_cast(Task))]
+PrecisionField = Annotated[Precision, BeforeValidator(pydantic_cast(Precision))]
+OptimizerField = Annotated[OptimizerName, BeforeValidator(pydantic_cast(OptimizerName))]
+ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
+ObjectiveField = Annotated[Objective, BeforeValidator(pydantic_cast(Objective))]
+CheckpointingField = Annotated[
+    ActivationCheckpointing, BeforeValidator(pydantic_cast(ActivationCheckpointing))
+]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
 #: Keys of a Hugging Face config.json that bound the sequence length, in the order checked.
 _HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length")
-#: Pricing models the catalog knows (DESIGN.md "Data"); ``-`` and ``_`` are interchangeable.
-PRICING_MODELS = ("on_demand", "spot", "monthly", "yearly", "reserved_1y", "reserved_3y")
-COMMITMENTS = ("none", "monthly", "1y", "3y")
 
 
 def _names(value: Any) -> Any:
@@ -221,30 +224,27 @@ class ConstraintsSpec(Spec):
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
 
-    @field_validator("providers", "regions", "countries", "compliance")
+    @field_validator("regions", "countries", "compliance")
     @classmethod
     def _lower(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(s.strip().lower() for s in v)
 
+    @field_validator("providers")
+    @classmethod
+    def _providers(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        cast = pydantic_cast(Provider)
+        return tuple(cast(p).value for p in v)
+
     @field_validator("pricing")
     @classmethod
     def _pricing(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        out = tuple(s.strip().lower().replace("-", "_") for s in v)
-        for p in out:
-            if p not in PRICING_MODELS:
-                from gpuplan.errors import closest
-
-                hint = closest(p, PRICING_MODELS)
-                did = f"did you mean {hint[0]!r}? " if hint else ""
-                raise ValueError(f"unknown pricing model {p!r}; {did}(one of {', '.join(PRICING_MODELS)})")
-        return out
+        cast = pydantic_cast(PricingModel)
+        return tuple(cast(p).value for p in v)
 
     @field_validator("commitment")
     @classmethod
     def _commitment(cls, v: str | None) -> str | None:
-        if v is not None and v.strip().lower() not in COMMITMENTS:
-            raise ValueError(f"expected one of {', '.join(COMMITMENTS)} (got {v!r})")
-        return None if v is None else v.strip().lower()
+        return None if v is None else pydantic_cast(Commitment)(v).value
 
 
 class Workload(Spec):

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from gpuplan.errors import UserCodeError
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
 __all__ = ["build_user_bundle", "user_error", "user_project"]

@@ -33,6 +33,11 @@ def _gcp(request: httpx.Request) -> httpx.Response:
     return httpx.Response(200, json=pages[1] if request.url.params.get("pageToken") == "page2" else pages[0])
 
 
+def _ec2(request: httpx.Request) -> httpx.Response:
+    page = 2 if request.url.params.get("NextToken") else 1
+    return httpx.Response(200, text=(REC / f"aws_describe_spot_price_history_page{page}.xml").read_text())
+
+
 def _tencent(request: httpx.Request) -> httpx.Response:
     # Answer like the API: only the region asked (X-TC-Region) and the charge type filtered on.
     charge = json.loads(request.content)["Filters"][0]["Values"][0]
@@ -56,6 +61,7 @@ def api() -> Iterator[respx.MockRouter]:
         m.get(aws.SPOT_ADVISOR_URL).mock(
             return_value=httpx.Response(200, json=recorded("aws_spot_advisor.json"))
         )
+        m.get(url__startswith="https://ec2.us-east-1.amazonaws.com/").mock(side_effect=_ec2)
         m.get(url__startswith=azure.RETAIL_URL).mock(side_effect=_azure)
         m.get(url__startswith="https://prices.azure.com:443/api/retail/prices").mock(side_effect=_azure)
         m.get(url__startswith=gcp.SKUS_URL).mock(side_effect=_gcp)

@@ -54,6 +54,37 @@ def test_aws_reads_on_demand_reserved_spot_and_the_advisor_band(api: respx.MockR
     assert prices(rows, "us-east-1", "g5.xlarge") == {"on_demand": 1.006}  # spot 'N/A*' is not a price
 
 
+def test_aws_with_keys_adds_per_zone_spot_from_signed_describe_spot_price_history(
+    api: respx.MockRouter,
+) -> None:
+    keys = Credentials(values={"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"})
+    rows = fetch("aws", keys)
+    zones = {r.zone: r.prices[0].amount for r in rows if r.zone and r.instance_type == "p5.48xlarge"}
+    # us-east-1a: the newest item (20.41, page 1) wins over the older 25.00 of page 2.
+    assert zones == {"us-east-1a": 20.41, "us-east-1b": 23.1}
+    assert not [r for r in rows if r.instance_type == "z1d.large"]  # not a GPU instance type
+    sent = [c.request for c in api.calls if "ec2.us-east-1" in str(c.request.url)]
+    assert len(sent) == 2 and "NextToken=AAHcNbVWluvVeerM53" in str(sent[1].url)
+    scope = "AKIDEXAMPLE/20261130/us-east-1/ec2/aws4_request"
+    assert sent[0].headers["Authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={scope}, ")
+
+
+def test_sigv4_matches_the_aws_test_suite_get_vanilla_vector() -> None:
+    from gpuplan.catalog.providers.sigv4 import authorization
+
+    # AWS Signature Version 4 test suite, 'get-vanilla': GET / at 20150830T123600Z.
+    auth = authorization(
+        access_key="AKIDEXAMPLE",
+        secret_key="wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        region="us-east-1",
+        service="service",
+        host="example.amazonaws.com",
+        query="",
+        amz_date="20150830T123600Z",
+    )
+    assert auth.endswith("Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31")
+
+
 def test_azure_follows_next_page_and_keeps_linux_meters_only(api: respx.MockRouter) -> None:
     rows = fetch("azure")
     nc = prices(rows, "eastus", "Standard_NC24ads_A100_v4")

@@ -87,3 +87,7 @@ def test_instance_tables_name_only_hardware_gpus() -> None:
 def test_unknown_provider_suggests_the_close_one() -> None:
     with pytest.raises(NotFoundError, match="did you mean 'runpod'"):
         module("runpd")
+
+
+def test_vast_regions_are_every_iso_country() -> None:
+    assert {r.code for r in facts("vast").regions} == {c.alpha_2 for c in pycountry.countries}

@@ -1,0 +1,2 @@
+"""Alembic migrations of the catalog database (env.py, the script template), run from code by
+catalog/opening.py."""

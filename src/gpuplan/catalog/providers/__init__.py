@@ -4,7 +4,7 @@ Each ``providers/<name>.py`` declares ``FACTS`` (:class:`ProviderFacts`: regions
 city, managed Kubernetes, billing granularity, spot semantics, egress/storage notes, price
 sources) and ``FETCHER`` (a :class:`Fetcher` that reads the provider's own price lists).
 
-Adding a provider: a member in :class:`gpuplan.catalog.model.Provider`, one module here, one line
+Adding a provider: a member in :class:`gpuplan.vocab.Provider`, one module here, one line
 in :data:`REGISTRY`; ``tests/catalog/providers/test_registry.py`` checks that both agree and that
 every per-provider table covers every provider.
 """

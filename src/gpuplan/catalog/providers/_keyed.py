@@ -6,9 +6,13 @@ the signed call is not implemented, rather than pretend.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCredentialsError
 from gpuplan.catalog.providers.common import UnsupportedFetchError
-from gpuplan.catalog.providers.http import Http
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
 
 __all__ = ["KeyedFetcher"]
 

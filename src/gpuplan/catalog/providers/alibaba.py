@@ -9,7 +9,7 @@ OpenAPI with keys, which this fetcher does not call yet (it says so).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow, Provider
 from gpuplan.catalog.providers.base import (
@@ -21,7 +21,9 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
-from gpuplan.catalog.providers.http import Http
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_price_list", "price_list_url"]
 

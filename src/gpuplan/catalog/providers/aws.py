@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow, Provider
 from gpuplan.catalog.providers.base import (
@@ -23,10 +23,21 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
-from gpuplan.catalog.providers.http import Http
 from gpuplan.errors import DataError
 
-__all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_bulk_csv", "spot_bands", "spot_prices"]
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
+
+__all__ = [
+    "FACTS",
+    "FETCHER",
+    "INSTANCES",
+    "parse_bulk_csv",
+    "parse_spot_history_xml",
+    "spot_bands",
+    "spot_prices",
+    "zone_spot_prices",
+]
 
 PRICING_HOST = "https://pricing.us-east-1.amazonaws.com"
 REGION_INDEX_URL = f"{PRICING_HOST}/offers/v1.0/aws/AmazonEC2/current/region_index.json"
@@ -94,7 +105,8 @@ FACTS = ProviderFacts(
     default_region="us-east-1",
     egress_storage_note="egress tiers and S3/EBS prices from shared/data/egress_storage.csv "
     "(AWS Price List API examples and dated secondary tables)",
-    price_sources=(REGION_INDEX_URL, SPOT_FEED_URL, SPOT_ADVISOR_URL),
+    price_sources=(REGION_INDEX_URL, SPOT_FEED_URL, SPOT_ADVISOR_URL, "EC2 DescribeSpotPriceHistory (keys)"),
+    credentials=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
 )
 
 _DOC = "AWS EC2 accelerated computing instance specifications, https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
@@ -257,6 +269,72 @@ def spot_bands(advisor: dict[str, Any]) -> dict[tuple[str, str], tuple[str, int 
     return out
 
 
+def zone_spot_prices(
+    http: Http, region: str, key: str, secret: str, credentials: Credentials, now: str
+) -> list[tuple[str, str, float]]:
+    """(instance type, zone, USD/h) now, from EC2 DescribeSpotPriceHistory (SigV4-signed, paged)."""
+    from datetime import datetime
+
+    from gpuplan.catalog.providers import sigv4
+
+    host = f"ec2.{region}.amazonaws.com"
+    moment = datetime.fromisoformat(now)
+    amz_date = moment.strftime("%Y%m%dT%H%M%SZ")
+    base = {
+        "Action": "DescribeSpotPriceHistory",
+        "Version": "2016-11-15",
+        "ProductDescription.1": "Linux/UNIX",
+        "MaxResults": "1000",
+        **{f"InstanceType.{i}": t for i, t in enumerate(sorted(INSTANCES), start=1)},
+    }
+    out: list[tuple[str, str, float]] = []
+    token = ""
+    while True:
+        params = {**base, "StartTime": moment.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        if token:
+            params["NextToken"] = token
+        query = sigv4.canonical_query(params)
+        headers = {
+            "X-Amz-Date": amz_date,
+            "Authorization": sigv4.authorization(
+                access_key=key,
+                secret_key=secret,
+                region=region,
+                service="ec2",
+                host=host,
+                query=query,
+                amz_date=amz_date,
+                session_token=credentials.get("AWS_SESSION_TOKEN"),
+            ),
+        }
+        if credentials.get("AWS_SESSION_TOKEN"):
+            headers["X-Amz-Security-Token"] = str(credentials.get("AWS_SESSION_TOKEN"))
+        key_query = sigv4.canonical_query({k: v for k, v in params.items() if k != "StartTime"})
+        body = http.request(
+            "GET", f"https://{host}/?{query}", headers=headers, key_url=f"https://{host}/?{key_query}"
+        )
+        items, token = parse_spot_history_xml(body)
+        seen = {(t, z) for t, z, _ in out}
+        out.extend(x for x in items if (x[0], x[1]) not in seen)  # newest first: keep each zone's latest
+        if not token:
+            return out
+
+
+def parse_spot_history_xml(body: bytes) -> tuple[list[tuple[str, str, float]], str]:
+    """(instance type, zone, price) items and the next token of a DescribeSpotPriceHistory answer."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(body)
+    ns = root.tag.split("}")[0] + "}" if root.tag.startswith("{") else ""
+    items = []
+    for item in root.iter(f"{ns}item"):
+        itype, zone = item.findtext(f"{ns}instanceType"), item.findtext(f"{ns}availabilityZone")
+        amount = number(item.findtext(f"{ns}spotPrice"))
+        if itype and zone and amount:
+            items.append((itype, zone, amount))
+    return items, root.findtext(f"{ns}nextToken") or ""
+
+
 class _Fetcher:
     def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
         fetched_at = today
@@ -294,8 +372,28 @@ class _Fetcher:
                     )
                 rows.append(offer("aws", code, itype, INSTANCES[itype], prices))
         notes: tuple[str, ...] = ()
-        if credentials.get("AWS_ACCESS_KEY_ID"):
-            notes = ("per-zone spot (DescribeSpotPriceHistory) is not read yet: region-level spot only",)
+        key, secret = credentials.get("AWS_ACCESS_KEY_ID"), credentials.get("AWS_SECRET_ACCESS_KEY")
+        if key and secret:
+            known = {(r.region, r.instance_type) for r in rows}
+            for code in sorted(region_urls):
+                url = f"https://ec2.{code}.amazonaws.com/"
+                for itype, zone, amount in zone_spot_prices(http, code, key, secret, credentials, today):
+                    if (code, itype) not in known:
+                        continue
+                    band, savings = bands.get((code, itype), (None, None))
+                    p = price(
+                        "spot",
+                        amount,
+                        as_of=today[:10],
+                        source=f"{url} DescribeSpotPriceHistory",
+                        fetched_at=today,
+                        band=band,
+                        term={"advisor_savings_percent": savings} if savings is not None else None,
+                    )
+                    rows.append(offer("aws", code, itype, INSTANCES[itype], [p], zone=zone))
+                sources.append(url)
+        else:
+            notes = ("per-zone spot needs AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (region-level spot read)",)
         return FetchResult(rows=tuple(rows), sources=tuple(sources), notes=notes)
 
 

@@ -7,7 +7,7 @@ plan rates on the Consumption items. Windows meters and Low Priority (retiring) 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow, Provider
 from gpuplan.catalog.providers.base import (
@@ -19,7 +19,9 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.catalog.providers.http import Http
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_items"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, Provider
 from gpuplan.catalog.providers.base import (
@@ -23,7 +23,9 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.catalog.providers.http import Http
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
 
 __all__ = ["FACTS", "FETCHER", "MACHINES", "component_prices"]
 

@@ -96,19 +96,22 @@ class Http:
         headers: Mapping[str, str] | None = None,
         content: bytes | None = None,
         vary: str = "",
+        key_url: str | None = None,
     ) -> bytes:
         """The body of a successful response (raises httpx.HTTPStatusError on 4xx/5xx).
 
         ``vary`` names what tells apart requests with the same URL and body (a region sent in a
-        header): it is part of the saved response's key, never sent.
+        header): it is part of the saved response's key, never sent. ``key_url`` replaces the URL in
+        that key (a URL carrying the fetch time, which a replay on another day would not repeat).
         """
         full = str(httpx.URL(url, params=params)) if params else url
+        key = key_url or full
         content_key = (content or b"") + b"\n" + vary.encode() if vary else content
         if self._replay is not None:
-            return self._replayed(method, full, content_key)
+            return self._replayed(method, key, content_key)
         response = self._http().request(method, full, headers=dict(headers or {}), content=content)
         response.raise_for_status()
-        self._keep(method, full, content_key, response.content)
+        self._keep(method, key, content_key, response.content)
         return response.content
 
     def get_json(self, url: str, **kw: Any) -> Any:

@@ -13,7 +13,7 @@ import hmac
 import json
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, Provider
 from gpuplan.catalog.providers.base import (
@@ -26,7 +26,9 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.catalog.providers.http import Http
+
+if TYPE_CHECKING:
+    from gpuplan.catalog.providers.http import Http
 
 __all__ = ["FACTS", "FAMILIES", "FETCHER", "parse_quota_set", "tc3_authorization"]
 

@@ -9,8 +9,8 @@ comments for the user to confirm on their cluster (``kubectl get nodes --show-la
 * AKS spot node pools carry the label and the taint ``kubernetes.azure.com/scalesetpriority=spot``
   (NoSchedule); AKS's GPU guide taints GPU pools ``sku=gpu:NoSchedule``.
 * GKE labels ``cloud.google.com/gke-spot: "true"`` and ``cloud.google.com/gke-accelerator``, and
-  taints GPU nodes ``nvidia.com/gpu=present:NoSchedule``. Accelerator names follow GCP's GPU list;
-  the same mapping is in SkyPilot 0.14.1 ``sky/provision/kubernetes/utils.get_gke_accelerator_name``.
+  taints GPU nodes ``nvidia.com/gpu=present:NoSchedule``. Accelerator names follow GCP's GPU list
+  (the ``gke_accelerator`` column of ``hardware/data/gpus.csv``).
 """
 
 from __future__ import annotations
@@ -18,21 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplan.catalog.providers import REGISTRY
 from gpuplan.deploy.spec import LaunchSpec
+from gpuplan.hardware import get_gpu
 
 __all__ = ["Placement", "placement"]
 
-#: GKE ``cloud.google.com/gke-accelerator`` values by canonical GPU id.
-GKE_ACCELERATORS = {
-    "T4": "nvidia-tesla-t4",
-    "L4": "nvidia-l4",
-    "V100-SXM2-16GB": "nvidia-tesla-v100",
-    "A100-SXM4-40GB": "nvidia-tesla-a100",
-    "A100-SXM4-80GB": "nvidia-a100-80gb",
-    "H100-SXM": "nvidia-h100-80gb",
-    "H200-SXM": "nvidia-h200-141gb",
-    "B200": "nvidia-b200",
-}
 
 #: Tolerating the common GPU taint is harmless where nodes lack it and needed where they have it.
 _GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
@@ -71,8 +62,9 @@ def placement(spec: LaunchSpec) -> Placement:
                 }
             )
     elif provider == "gcp":
-        if spec.gpu in GKE_ACCELERATORS:
-            p.node_selector["cloud.google.com/gke-accelerator"] = GKE_ACCELERATORS[spec.gpu]
+        label = get_gpu(spec.gpu).gke_accelerator if spec.gpu else None  # gpus.csv gke_accelerator
+        if label:
+            p.node_selector["cloud.google.com/gke-accelerator"] = label
         elif spec.gpu:
             p.notes.append(
                 f"no GKE accelerator label known for {spec.gpu}: add cloud.google.com/gke-accelerator"
@@ -87,8 +79,7 @@ def placement(spec: LaunchSpec) -> Placement:
                     "effect": "NoSchedule",
                 }
             )
-    elif provider in ("alibaba", "tencent", "huawei", "volcengine"):
-        cluster = {"alibaba": "ACK", "tencent": "TKE", "huawei": "CCE", "volcengine": "VKE"}[provider]
+    elif provider and (module := REGISTRY.get(provider)) and (cluster := module.FACTS.kubernetes):
         p.notes.append(
             f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
             "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "

@@ -6,9 +6,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
-from gpuplan.workload.presets.registry import Arch
+from gpuplan.workload.presets.info import Arch
+from gpuplan.workload.shape import ModelShape
 
 __all__ = ["Attention", "RMSNorm", "apply_rope", "lm_loss", "rope_cos_sin"]
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from gpuplan.workload.bundle import ModelBundle
+from gpuplan.workload.presets.info import Arch, PresetInfo
 from gpuplan.workload.presets.layers import Attention, RMSNorm, decoder_bundle, rope_cos_sin
-from gpuplan.workload.presets.registry import Arch, PresetInfo
-from gpuplan.workload.spec import Workload
+
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import Workload  # annotations only: the spec imports the registry
 
 __all__ = ["Llama", "build"]
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
-from gpuplan.workload.presets.registry import PresetInfo
-from gpuplan.workload.spec import Workload
+from gpuplan.workload.presets.info import PresetInfo
+from gpuplan.workload.shape import ModelShape
+
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import Workload  # annotations only: the spec imports the registry
 
 __all__ = ["ResNet", "build"]
 

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.presets.info import Arch, PresetInfo
 from gpuplan.workload.presets.layers import Attention, RMSNorm, lm_loss
-from gpuplan.workload.presets.registry import Arch, PresetInfo
-from gpuplan.workload.spec import Workload
+from gpuplan.workload.shape import ModelShape
+
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import Workload  # annotations only: the spec imports the registry
 
 __all__ = ["T5", "build"]
 

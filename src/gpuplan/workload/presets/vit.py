@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from gpuplan.profile.model import ModelShape
 from gpuplan.workload.bundle import Batch, ModelBundle
-from gpuplan.workload.presets.registry import Arch, PresetInfo
-from gpuplan.workload.spec import Workload
+from gpuplan.workload.presets.info import Arch, PresetInfo
+from gpuplan.workload.shape import ModelShape
 
 __all__ = ["ViT", "build"]
 
 from gpuplan.workload.presets.layers import Attention
+
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import Workload  # annotations only: the spec imports the registry
 
 PATCH = 16
 

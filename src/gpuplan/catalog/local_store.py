@@ -1,0 +1,109 @@
+"""What gpuplan records on this machine, kept beside the catalog: the profile cache and bench results.
+
+The tables live in the same database as the offers (one file to back up, one migration chain),
+but their owner is this module, not the catalog :class:`~gpuplan.catalog.store.Store`, which
+knows nothing of workloads. ``store.local`` opens a :class:`LocalStore` on the store's engine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime, timezone
+
+from sqlalchemy import Engine, insert, select
+
+from gpuplan.catalog import schema as t
+from gpuplan.catalog.model import BenchResult
+
+__all__ = ["LocalStore"]
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+class LocalStore:
+    """The profile cache and the ``gpuplan bench`` results of one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def get_profile(self, key: str, schema_version: int) -> str | None:
+        """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
+        c = t.profile_cache.c
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(c.payload).where(c.key == key, c.schema_version == schema_version)
+            ).first()
+        return None if row is None else str(row.payload)
+
+    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
+        """Cache a profile payload (replacing any entry for ``key``)."""
+        c = t.profile_cache.c
+        with self.engine.begin() as conn:
+            conn.execute(t.profile_cache.delete().where(c.key == key))
+            conn.execute(
+                insert(t.profile_cache).values(
+                    key=key, schema_version=schema_version, created_at=_now_iso(), payload=payload
+                )
+            )
+
+    def add_bench_results(self, results: Sequence[BenchResult]) -> None:
+        """Append measurements (one transaction)."""
+        if not results:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(
+                insert(t.bench_results),
+                [
+                    {
+                        "gpu_id": r.gpu_id,
+                        "device_name": r.device_name,
+                        "host": r.host,
+                        "measured_at": r.measured_at,
+                        "metric": r.metric,
+                        "dtype": r.dtype,
+                        "value": r.value,
+                        "unit": r.unit,
+                        "datasheet_value": r.datasheet_value,
+                        "details": json.dumps(r.details, sort_keys=True),
+                    }
+                    for r in results
+                ],
+            )
+
+    def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
+        """Stored measurements, oldest first; only ``gpu_id``'s when given."""
+        c = t.bench_results.c
+        stmt = select(
+            c.gpu_id,
+            c.device_name,
+            c.host,
+            c.measured_at,
+            c.metric,
+            c.dtype,
+            c.value,
+            c.unit,
+            c.datasheet_value,
+            c.details,
+        ).order_by(c.measured_at, c.id)
+        if gpu_id is not None:
+            stmt = stmt.where(c.gpu_id == gpu_id)
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt).all()
+        return [
+            BenchResult(
+                gpu_id=r.gpu_id,
+                device_name=r.device_name,
+                host=r.host,
+                measured_at=r.measured_at,
+                metric=r.metric,
+                dtype=r.dtype,
+                value=r.value,
+                unit=r.unit,
+                datasheet_value=r.datasheet_value,
+                details=json.loads(r.details) if r.details else {},
+            )
+            for r in rows
+        ]

@@ -1,0 +1,148 @@
+"""The estimate document: what ``gpuplan estimate --json`` writes, one row per GPU configuration.
+
+A GPU that cannot run the workload (e.g. FP8 on an A100) has ``error`` set and null figures.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gpuplan.documents.base import Document
+
+__all__ = [
+    "ESTIMATE_SCHEMA_VERSION",
+    "AdviceItem",
+    "CalibrationSummary",
+    "DecodeDoc",
+    "EstimateDocument",
+    "EstimateRow",
+    "EstimateWorkload",
+    "ServingDoc",
+]
+
+ESTIMATE_SCHEMA_VERSION = 1
+
+
+class EstimateWorkload(Document):
+    """What was traced: the workload's identity and size."""
+
+    name: str
+    task: str
+    precision: str
+    params: int = Field(ge=0)
+    trainable_params: int = Field(ge=0)
+    flops_per_step: float | None
+    """FLOPs of one training (or inference) step of one micro-batch on one GPU."""
+    batch_size: int = Field(ge=1)
+    seq_len: int | None
+    parallelism: str
+    gradient_accumulation: int = Field(ge=1)
+
+
+class CalibrationSummary(Document):
+    """Which calibration the figures use and how far off it was on its own data."""
+
+    source: str
+    fitted_on: str | None
+    median_abs_error_pct: float | None
+    worst_abs_error_pct: float | None
+
+
+class AdviceItem(Document):
+    """One change that makes the workload fit (or run better), with what it costs in time."""
+
+    action: str
+    summary: str
+    gpu: str
+    gpu_count: int = Field(ge=1)
+    peak_memory_gib: float | None
+    fits: bool
+    step_time_s: float | None
+    step_time_factor: float | None
+    derivation: str
+
+
+class DecodeDoc(Document):
+    """LLM generation figures on one GPU (decoder models, ``task: infer``)."""
+
+    gpu: str
+    weights_gib: float | None
+    kv_cache_gib_per_sequence: float | None
+    context_tokens: int
+    max_concurrent_sequences: int
+    prefill_s: float | None
+    prefill_tokens_per_s: float | None
+    batch: int
+    time_per_token_s: float | None
+    tokens_per_s: float | None
+    time_per_token_at_max_s: float | None
+
+
+class ServingDoc(Document):
+    """The serving load against one GPU's capacity."""
+
+    capacity_requests_per_s: float | None
+    requests_per_s: float | None
+    utilisation: float | None
+    request_latency_s: float | None
+    p95_latency_s: float | None
+    gpus_needed: int
+    derivation: str
+
+
+class EstimateRow(Document):
+    """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
+
+    gpu: str
+    gpu_count: int = Field(ge=1)
+    parallelism: str
+    fits: bool
+    peak_memory_gib: float | None
+    peak_memory_gib_low: float | None
+    peak_memory_gib_high: float | None
+    step_time_s: float | None
+    step_time_s_low: float | None
+    step_time_s_high: float | None
+    comm_time_s: float | None
+    """Communication time not hidden behind compute, s (the same as ``comm_exposed_s``)."""
+    comm_total_s: float | None
+    """All collective communication of one step, s, overlapped or not."""
+    comm_exposed_s: float | None
+    """The part of ``comm_total_s`` that adds to the step time, s."""
+    network_gbps: float | None
+    """Inter-node network assumed per node, Gbit/s."""
+    network_source: str | None
+    """Where ``network_gbps`` comes from: ``user``, ``catalog`` or ``assumed``."""
+    samples_per_s: float | None
+    tokens_per_s: float | None
+    """None for models without a sequence."""
+    throughput: float | None
+    throughput_low: float | None
+    throughput_high: float | None
+    throughput_unit: str | None
+    """``samples_per_s`` or ``tokens_per_s``."""
+    samples_per_step: int | None
+    achieved_tflops: float | None
+    job_time_h: float | None
+    job_time_h_low: float | None
+    job_time_h_high: float | None
+    memory_capacity_gib: float | None
+    link: str
+    notes: list[str]
+    advice: list[AdviceItem]
+    decode: DecodeDoc | None
+    serving: ServingDoc | None
+    error: str | None
+
+
+class EstimateDocument(Document):
+    """``gpuplan estimate --json``."""
+
+    schema_version: Literal[1] = 1
+    workload: EstimateWorkload
+    software_level: str
+    """The software stack the figures assume (kernels, eager or compiled)."""
+    calibration: CalibrationSummary
+    estimates: list[EstimateRow]

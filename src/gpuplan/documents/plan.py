@@ -1,0 +1,239 @@
+"""The plan document: what ``gpuplan plan --json`` writes and ``gpuplan deploy`` reads.
+
+One model, both ways: the writer (report/plan.py) builds a :class:`PlanDocument`, the reader
+(deploy/spec.py) validates a file into the same class, so the two cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from gpuplan.documents.base import Document
+from gpuplan.vocab import Parallelism, PricingModel, Provider, Task
+
+__all__ = [
+    "PLAN_SCHEMA_VERSION",
+    "CostBreakdownDoc",
+    "PersonaDoc",
+    "PlanConstraintsDoc",
+    "PlanDocument",
+    "PlanOption",
+    "PlanWorkload",
+    "SpotDoc",
+    "WorkloadData",
+    "WorkloadInputs",
+    "WorkloadModel",
+]
+
+#: The plan document's schema version; a reader refuses any other.
+PLAN_SCHEMA_VERSION = 1
+
+
+class CostBreakdownDoc(Document):
+    """The all-in cost of one option by component, USD; the parts sum to ``total_cost_usd``."""
+
+    compute_usd: float | None
+    storage_usd: float | None
+    egress_usd: float | None
+    licence_usd: float | None
+    spot_overhead_usd: float | None
+
+
+class SpotDoc(Document):
+    """Spot risk of one option: interruption rate, checkpointing and the time they cost."""
+
+    interruptions_per_instance_hour: float | None
+    mtbi_h: float | None
+    """Mean time between interruptions of the whole job (all its nodes), hours."""
+    rate_source: str
+    rate_assumed: bool
+    checkpoint_write_min: float | None
+    checkpoint_interval_min: float | None
+    checkpoint_overhead_h: float | None
+    expected_lost_h: float | None
+    expected_interruptions: float | None
+
+
+class PlanOption(Document):
+    """One costed option: an offer, a node count and a pricing model."""
+
+    provider: Provider
+    region: str
+    zone: str | None = None
+    country: str | None = None
+    """ISO 3166 alpha-2 code; None when unknown."""
+    instance_type: str
+    gpu: str
+    """Canonical GPU id from gpuplan.hardware (``A100-SXM4-80GB``)."""
+    gpu_count: int = Field(ge=1)
+    """GPUs in all, over every node."""
+    gpus_per_node: int = Field(ge=1)
+    """GPUs per node; a file that omits it means ``gpu_count // nodes``."""
+    nodes: int = Field(default=1, ge=1)
+    pricing: PricingModel
+    interconnect: str | None = None
+    network_gbps: float | None = None
+    """Network bandwidth per node, Gbit/s."""
+    job_time_h: float | None = Field(default=None, ge=0)
+    job_time_h_low: float | None = None
+    job_time_h_high: float | None = None
+    compute_time_h: float | None = None
+    billed_hours: float | None = None
+    total_cost_usd: float | None = None
+    total_cost_usd_low: float | None = None
+    total_cost_usd_high: float | None = None
+    cost_breakdown: CostBreakdownDoc | None = None
+    price_usd_per_hour: float | None = None
+    """Price of one instance-hour, USD (monthly / 730 h; CNY at the dated rate)."""
+    price_usd: float | None = None
+    """The published price in USD per ``price_unit_hours`` hours (one hour, or a month)."""
+    price_unit_hours: float | None = None
+    price_source: str | None = None
+    confidence: str | None = None
+    as_of: str | None = None
+    stale: bool = False
+    peak_memory_gib: float | None = None
+    """Estimated peak memory per GPU, GiB."""
+    deadline_miss_probability: float | None = None
+    checkpoint_interval_min: float | None = Field(default=None, gt=0)
+    expected_interruptions: float | None = None
+    spot: SpotDoc | None = None
+    compliance: list[str] = Field(default_factory=list)
+    kubernetes: str | None = None
+    """The provider's managed Kubernetes service (``EKS``), None where it has none."""
+    flags: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _per_node(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "gpus_per_node" not in data:
+            count, nodes = data.get("gpu_count"), data.get("nodes", 1)
+            if isinstance(count, int) and isinstance(nodes, int) and nodes >= 1:
+                return {**data, "gpus_per_node": max(1, count // nodes)}
+        return data
+
+    @model_validator(mode="after")
+    def _whole_nodes(self) -> PlanOption:
+        if self.gpu_count % self.nodes:
+            raise ValueError(f"gpu_count {self.gpu_count} is not a multiple of nodes {self.nodes}")
+        if self.gpu_count != self.gpus_per_node * self.nodes:
+            raise ValueError(
+                f"gpu_count {self.gpu_count} is not gpus_per_node {self.gpus_per_node} x nodes {self.nodes}"
+            )
+        return self
+
+
+class PlanConstraintsDoc(Document):
+    """The constraints the plan was made under."""
+
+    deadline_h: float | None = None
+    budget_usd: float | None = None
+    providers: list[str] | None = None
+    regions: list[str] | None = None
+    countries: list[str] | None = None
+    pricing: list[PricingModel]
+    max_gpus: int | None = None
+    min_gpu_memory_gib: float | None = None
+    interconnect: str | None = None
+    compliance: list[str] | None = None
+    commitment: str | None = None
+
+
+class PersonaDoc(Document):
+    """The pick for one persona of the source articles (budget, performance, kubernetes …)."""
+
+    persona: str
+    rule: str
+    option: PlanOption | None
+    note: str | None = None
+
+
+# --- the workload as a plan carries it ---------------------------------------------------------
+# The plan holds the whole workload (Workload.to_dict), so that `deploy` has what it needs. These
+# models type the fields launch files depend on and keep every other field as it is
+# (extra="allow"), so the workload spec can grow without a new plan schema.
+
+
+class _WorkloadPart(Document):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class WorkloadModel(_WorkloadPart):
+    """Where the model comes from: one of a preset, a HF config or the user's Python entry point."""
+
+    preset: str | None = None
+    hf_config: str | None = None
+    python: str | None = None
+
+
+class WorkloadInputs(_WorkloadPart):
+    """One micro-batch on one GPU."""
+
+    batch_size: int = Field(default=8, ge=1)
+    seq_len: int | None = Field(default=None, ge=1)
+    image_size: int | None = Field(default=None, ge=1)
+
+
+class WorkloadData(_WorkloadPart):
+    """The data set one run goes through."""
+
+    samples: int | None = Field(default=None, ge=1)
+    tokens: int | None = Field(default=None, ge=1)
+    epochs: float | None = Field(default=None, gt=0)
+    size_gb: float | None = Field(default=None, ge=0)
+
+
+class PlanWorkload(_WorkloadPart):
+    """The workload the plan was made for (its fields as ``gpuplan.workload.Workload`` writes them)."""
+
+    name: str = "gpuplan-job"
+    task: Task = Task.TRAIN
+    model: WorkloadModel = Field(default_factory=WorkloadModel)
+    inputs: WorkloadInputs = Field(default_factory=WorkloadInputs)
+    precision: str = "fp32"
+    optimizer: str = "adamw"
+    gradient_checkpointing: bool = False
+    gradient_accumulation: int = Field(default=1, ge=1)
+    parallelism: Parallelism = Parallelism.DDP
+    data: WorkloadData | None = None
+    serving: dict[str, Any] | None = None
+    """The serving block (load and deploy settings); deploy validates it into its ServingSpec."""
+
+    @field_validator("task", "parallelism", "precision", "optimizer", mode="before")
+    @classmethod
+    def _fold_case(cls, v: object) -> object:
+        # As the workload spec: AMP_BF16, amp_bf16 and amp-bf16 are one value.
+        return str(v).strip().lower().replace("_", "-") if isinstance(v, str) else v
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _model_shorthand(cls, v: object) -> object:
+        return {"preset": v} if isinstance(v, str) else v
+
+
+class PlanDocument(Document):
+    """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
+
+    schema_version: Literal[1] = 1
+    workload: PlanWorkload
+    objective: str
+    """``cost``, ``time`` or ``balanced``."""
+    constraints: PlanConstraintsDoc
+    recommended: PlanOption
+    options: list[PlanOption]
+    """Ranked, best first."""
+    pareto: list[PlanOption]
+    """The cost/time front, cheapest first."""
+    baseline: PlanOption | None = None
+    baseline_note: str = ""
+    savings_vs_baseline_pct: float | None = None
+    excluded: dict[str, int] = Field(default_factory=dict)
+    """Candidates left out, counted by their first reason."""
+    personas: list[PersonaDoc] = Field(default_factory=list)
+    why: list[str] = Field(default_factory=list)
+    candidates: int = Field(ge=0)
+    feasible: int = Field(ge=0)
+    notes: list[str] = Field(default_factory=list)

@@ -1,0 +1,31 @@
+"""The planner's working set for one plan, as one public, typed object.
+
+:class:`PlanContext` holds the offers, the enumerated candidates, their costs, the job's facts
+and the user's constraints. The planner builds it once; the ranking, the option builder and the
+infeasibility explanation (plan/explain.py) all read it, so none of them needs the planner itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplan.plan.candidates import Candidates
+from gpuplan.plan.constraints import Constraints
+from gpuplan.plan.costing import CostArrays
+from gpuplan.plan.inputs import JobFacts, OfferTable
+
+__all__ = ["PlanContext"]
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """Everything one planning run has computed, indexable by candidate and cost position."""
+
+    offers: OfferTable
+    """The offers considered (one row per offer x pricing model)."""
+    cands: Candidates
+    """Every offer x node count, with the estimate for each."""
+    costs: CostArrays
+    """The all-in cost of the candidates that passed the pre-filters (``costs.idx`` into ``cands``)."""
+    job: JobFacts
+    constraints: Constraints

@@ -1,0 +1,324 @@
+"""The shared words of gpuplan: every closed list of names, as string enums with one ``cast()``.
+
+A name list is defined here once and used by the pydantic models, the catalog, the planner and
+deploy. ``Choice.cast`` turns what a user wrote (any case; ``-``, ``_`` and spaces alike) into a
+member, or raises :class:`~gpuplan.errors.UnknownChoiceError` with "did you mean …". Members are
+``str`` subclasses, so ``Provider.AWS == "aws"`` and a table keyed by the enum is looked up by the
+plain string too.
+
+Per-provider facts live in the provider's module (``catalog/providers/<name>.py``); the few
+per-provider tables elsewhere are keyed by :class:`Provider`, and a test checks that each covers
+every member, so adding a provider here shows every table it needs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, TypeVar
+
+from gpuplan.errors import UnknownChoiceError
+
+__all__ = [
+    "COMMITTED_PRICING",
+    "PRICING_RULES",
+    "ActivationCheckpointing",
+    "Choice",
+    "Commitment",
+    "Confidence",
+    "Currency",
+    "Objective",
+    "OptimizerName",
+    "Parallelism",
+    "Precision",
+    "PriceUnit",
+    "PricingModel",
+    "PricingRule",
+    "Provider",
+    "Task",
+    "missing_members",
+    "pydantic_cast",
+]
+
+C = TypeVar("C", bound="Choice")
+
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def _key(text: str) -> str:
+    """What two spellings of one name share: lower case, runs of ``-``, ``_`` and spaces as ``_``."""
+    return _SEPARATORS.sub("_", text.strip().lower())
+
+
+class Choice(str, Enum):
+    """A closed list of names users write. Subclasses may override :meth:`kind`, :meth:`aliases`
+    (other spellings that are accepted) and :meth:`hints` (names that are refused with a pointer)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def kind(cls) -> str:
+        """What one member is called in messages (``pricing model``)."""
+        return re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).lower()
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        """Other accepted spellings (keys as :func:`_key` writes them) -> member value."""
+        return {}
+
+    @classmethod
+    def hints(cls) -> Mapping[str, str]:
+        """Names that look plausible but are not accepted -> the member the user probably means."""
+        return {}
+
+    @classmethod
+    def values(cls) -> tuple[str, ...]:
+        """The members' values, in definition order."""
+        return tuple(m.value for m in cls)
+
+    @classmethod
+    def cast(cls: type[C], value: object) -> C:
+        """The member ``value`` names; :class:`UnknownChoiceError` with "did you mean" otherwise."""
+        if isinstance(value, cls):
+            return value
+        key = _key(str(value))
+        by_key = {_key(m.value): m for m in cls}
+        for alias, target in cls.aliases().items():
+            by_key.setdefault(_key(alias), cls(target))
+        if key in by_key:
+            return by_key[key]
+        hint = cls.hints().get(key)
+        raise UnknownChoiceError(cls.kind(), str(value), cls.shown(), suggestions=[hint] if hint else None)
+
+    @classmethod
+    def shown(cls) -> tuple[str, ...]:
+        """The names messages offer ("did you mean", "use one of"); the values unless overridden."""
+        return cls.values()
+
+
+def pydantic_cast(cls: type[C]) -> Callable[[object], C]:
+    """``cls.cast`` for a pydantic ``BeforeValidator``: the error becomes a ValueError, so pydantic
+    reports it with the field's path (``precision: unknown precision 'bf61'; did you mean 'bf16'?``)."""
+
+    def cast(value: object) -> C:
+        try:
+            return cls.cast(value)
+        except UnknownChoiceError as e:
+            raise ValueError(str(e)) from None
+
+    return cast
+
+
+def missing_members(cls: type[Choice], table: Mapping[Any, Any]) -> list[str]:
+    """Members of ``cls`` that ``table`` has no entry for (for the "every table covers every
+    member" tests)."""
+    return [m.value for m in cls if m not in table]
+
+
+# --- catalog -----------------------------------------------------------------------------------
+
+
+class Provider(Choice):
+    """A cloud or GPU marketplace gpuplan has offers for. The value is the code used everywhere:
+    catalog rows, workload ``providers:``, ``data.location`` (``aws/us-east-1``), plan files."""
+
+    AWS = "aws"
+    AZURE = "azure"
+    GCP = "gcp"
+    ALIBABA = "alibaba"
+    TENCENT = "tencent"
+    HUAWEI = "huawei"
+    VOLCENGINE = "volcengine"
+    LAMBDA = "lambda"
+    """Lambda (GPU cloud marketplace)."""
+    RUNPOD = "runpod"
+    VAST = "vast"
+    """Vast.ai (GPU marketplace)."""
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {
+            "amazon": "aws",
+            "google": "gcp",
+            "aliyun": "alibaba",
+            "alibaba_cloud": "alibaba",
+            "volcano": "volcengine",
+            "volcano_engine": "volcengine",
+            "lambda_labs": "lambda",
+            "vast_ai": "vast",
+        }
+
+
+class PricingModel(Choice):
+    """How an offer is paid for (DESIGN.md "Data")."""
+
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    MONTHLY = "monthly"
+    """A monthly subscription (Chinese clouds' 包月), billed per started month."""
+    RESERVED_1Y = "reserved_1y"
+    RESERVED_3Y = "reserved_3y"
+
+    @classmethod
+    def kind(cls) -> str:
+        return "pricing model"
+
+    @classmethod
+    def hints(cls) -> Mapping[str, str]:
+        # "yearly" was once accepted by the workload spec and then failed in the planner.
+        return {"yearly": "reserved_1y", "annual": "reserved_1y", "1y": "reserved_1y", "3y": "reserved_3y"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PricingRule:
+    """How a pricing model is published and billed."""
+
+    units: frozenset[str]
+    """Price units it may be published in (``hour``, ``month``); the catalog's gates check them."""
+    term_hours: float | None
+    """Length of the commitment, hours (8760 for one year), billed whole; None = no term."""
+    committed: bool
+    """Binds the user beyond the job (monthly subscriptions, reservations)."""
+
+
+#: The billing rule of every pricing model (``tests/test_vocab.py`` checks that each has one).
+#: Monthly prices are billed per started month (``units`` month, 730 h each: see units.py).
+PRICING_RULES: Mapping[str, PricingRule] = {
+    PricingModel.ON_DEMAND: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
+    PricingModel.SPOT: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
+    PricingModel.MONTHLY: PricingRule(units=frozenset({"month"}), term_hours=None, committed=True),
+    PricingModel.RESERVED_1Y: PricingRule(
+        units=frozenset({"hour", "month"}), term_hours=8760.0, committed=True
+    ),
+    PricingModel.RESERVED_3Y: PricingRule(
+        units=frozenset({"hour", "month"}), term_hours=3 * 8760.0, committed=True
+    ),
+}
+
+#: Pricing models that bind the user beyond the job.
+COMMITTED_PRICING: tuple[PricingModel, ...] = tuple(
+    PricingModel(p) for p, rule in PRICING_RULES.items() if rule.committed
+)
+
+
+class Commitment(Choice):
+    """The longest commitment a user accepts (``constraints.commitment``, ``--commitment``)."""
+
+    NONE = "none"
+    MONTHLY = "monthly"
+    ONE_YEAR = "1y"
+    THREE_YEARS = "3y"
+
+
+class Currency(Choice):
+    """A currency prices are published in. Values are lower case for ``cast``; :attr:`code` is ISO."""
+
+    USD = "usd"
+    CNY = "cny"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"rmb": "cny"}
+
+    @classmethod
+    def shown(cls) -> tuple[str, ...]:
+        return tuple(m.code for m in cls)
+
+    @property
+    def code(self) -> str:
+        """ISO 4217 code, upper case (``USD``)."""
+        return self.value.upper()
+
+
+class PriceUnit(Choice):
+    """What one published amount pays for."""
+
+    HOUR = "hour"
+    MONTH = "month"
+
+
+class Confidence(Choice):
+    """How far a figure can be trusted: ``high`` (the provider's own list or API), ``secondary``
+    (a dated compilation of those lists), ``low`` (marketing-grade tables, undated or suspect)."""
+
+    HIGH = "high"
+    SECONDARY = "secondary"
+    LOW = "low"
+
+
+# --- workload ----------------------------------------------------------------------------------
+
+
+class Task(Choice):
+    """What the job does with the model."""
+
+    TRAIN = "train"
+    FINETUNE = "finetune"
+    INFER = "infer"
+
+
+class Precision(Choice):
+    """The numerics of a step: ``amp-*`` keeps fp32 weights under autocast; ``bf16`` is all-bf16."""
+
+    FP32 = "fp32"
+    TF32 = "tf32"
+    AMP_FP16 = "amp-fp16"
+    AMP_BF16 = "amp-bf16"
+    BF16 = "bf16"
+    FP8 = "fp8"
+
+
+class OptimizerName(Choice):
+    """The optimizers a workload may name."""
+
+    SGD = "sgd"
+    ADAM = "adam"
+    ADAMW = "adamw"
+    ADAMW_FUSED = "adamw-fused"
+    ADAFACTOR = "adafactor"
+
+    @classmethod
+    def kind(cls) -> str:
+        return "optimizer"
+
+
+class Parallelism(Choice):
+    """How several GPUs share one job."""
+
+    DDP = "ddp"
+    FSDP = "fsdp"
+    ZERO1 = "zero1"
+    ZERO2 = "zero2"
+    ZERO3 = "zero3"
+
+
+class ActivationCheckpointing(Choice):
+    """What backward recomputes instead of keeping from forward."""
+
+    NONE = "none"
+    FULL = "full"
+    """Every transformer block (ResNet stage) is recomputed; only its input is kept."""
+    SELECTIVE = "selective"
+    """Matmul and attention outputs are kept; the cheap ops between them are recomputed."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "activation checkpointing"
+
+
+class Objective(Choice):
+    """What "best" means to the planner.
+
+    - ``cost``: the lowest expected all-in cost (ties: faster first);
+    - ``time``: the shortest expected job time (ties: cheaper first);
+    - ``balanced``: the lowest cost × time, i.e. equal weight on relative savings of money and of
+      time: a 10 % cheaper option beats a 9 % faster one. Scale-free, so dollars and hours need no
+      exchange rate between them.
+    """
+
+    COST = "cost"
+    TIME = "time"
+    BALANCED = "balanced"

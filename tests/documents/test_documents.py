@@ -1,0 +1,130 @@
+"""The JSON documents: published schemas match the models, and a real plan reaches every target."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.cli import app
+from gpuplan.deploy import GENERATORS, LaunchSpec, generate
+from gpuplan.documents import (
+    DOCUMENTS,
+    ESTIMATE_SCHEMA_VERSION,
+    GPUS_SCHEMA_VERSION,
+    OFFERS_SCHEMA_VERSION,
+    PLAN_SCHEMA_VERSION,
+    PlanDocument,
+)
+from gpuplan.documents.schemas import schema_texts
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def test_committed_schemas_are_current() -> None:
+    for name, text in schema_texts().items():
+        path = ROOT / "docs" / "schemas" / name
+        assert path.is_file(), f"{name} missing: run python tools/gen_schemas.py"
+        assert path.read_text(encoding="utf-8") == text, f"{name} is stale: run python tools/gen_schemas.py"
+
+
+def test_each_document_declares_its_schema_version() -> None:
+    versions = {
+        "plan": PLAN_SCHEMA_VERSION,
+        "estimate": ESTIMATE_SCHEMA_VERSION,
+        "offers": OFFERS_SCHEMA_VERSION,
+        "gpus": GPUS_SCHEMA_VERSION,
+    }
+    assert set(versions) == set(DOCUMENTS)
+    for name, model in DOCUMENTS.items():
+        assert model.model_fields["schema_version"].default == versions[name]
+
+
+def test_the_offers_document_carries_every_field_of_an_offer() -> None:
+    # A field added to the catalog's OfferPrice must be declared in the document too (the
+    # document refuses unknown keys, so `offers --json` would fail at run time otherwise).
+    from dataclasses import fields
+
+    from gpuplan.catalog.model import OfferPrice
+    from gpuplan.documents import OfferItem
+
+    missing = [f.name for f in fields(OfferPrice) if f.name not in OfferItem.model_fields]
+    assert missing == []
+
+
+def _bert_profile() -> Profile:
+    # ~BERT-Large-sized: 340 M parameters, 9 TFLOP per step of 32 × 384 tokens (a stand-in profile:
+    # what is tested is the document's path from `plan` to `deploy`, not the estimate).
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
+                 bytes_moved=1e9),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
+                 bytes_moved=2e9),
+    )  # fmt: skip
+    params = 340_000_000
+    return Profile(
+        key="documents-test",
+        workload_name="bert-large-squad",
+        task="finetune",
+        precision="amp-fp16",
+        batch_size=32,
+        seq_len=384,
+        params=params,
+        trainable_params=params,
+        flops_per_step=9e12,
+        forward_flops=3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0 * params,
+            optimizer_state_bytes=8.0 * params,
+            activations_bytes=4 * 1024**3,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="encoder"),
+    )
+
+
+@pytest.fixture(scope="module")
+def real_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``gpuplan plan examples/bert-large-squad.yaml --json`` as the CLI writes it."""
+    d = tmp_path_factory.mktemp("plan_doc")
+    profile = d / "profile.json"
+    profile.write_text(_bert_profile().to_json(), encoding="utf-8")
+    args = ["--db", str(d / "catalog.sqlite"), "plan", str(ROOT / "examples" / "bert-large-squad.yaml")]
+    r = runner.invoke(app, [*args, "--profile", str(profile), "--json", "--top", "3"])
+    assert r.exit_code == 0, r.output
+    path = d / "plan.json"
+    path.write_text(r.stdout, encoding="utf-8")
+    return path
+
+
+def test_real_plan_output_is_a_valid_plan_document(real_plan: Path) -> None:
+    text = real_plan.read_text(encoding="utf-8")
+    doc = PlanDocument.model_validate_json(text)
+    assert doc.recommended.gpu_count == doc.recommended.gpus_per_node * doc.recommended.nodes
+    # Written and read by one model: a second trip changes nothing.
+    assert PlanDocument.model_validate_json(doc.to_json()) == doc
+    assert isinstance(json.loads(text)["candidates"], int)
+
+
+@pytest.mark.parametrize("target", [g.name for g in GENERATORS])
+def test_real_plan_output_deploys_to_every_target(real_plan: Path, target: str) -> None:
+    doc = PlanDocument.model_validate_json(real_plan.read_text(encoding="utf-8"))
+    spec = LaunchSpec.from_plan_json(real_plan)
+    rec = doc.recommended
+    assert (spec.provider, spec.instance_type, spec.pricing) == (rec.provider, rec.instance_type, rec.pricing)
+    assert (spec.gpus_per_node, spec.nodes) == (rec.gpus_per_node, rec.nodes)
+    files = generate(spec, target)
+    assert files and all(f.content for f in files)
+
+
+def test_deploy_cli_reads_real_plan_output(real_plan: Path, tmp_path: Path) -> None:
+    r = runner.invoke(app, ["deploy", str(real_plan), "--target", "k8s", "--out", str(tmp_path / "k8s")])
+    assert r.exit_code == 0, r.output
+    assert any((tmp_path / "k8s").iterdir())
