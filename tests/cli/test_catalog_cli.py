@@ -228,7 +228,7 @@ def test_catalog_info(db: str) -> None:
     by = {c["provider"]: c for c in info["coverage"]}
     assert set(by) == set(info["providers"]) and by["aws"]["offers"] > 0 and by["aws"]["last_refresh"] is None
     assert "on_demand" in by["aws"]["pricing_models"] and by["aws"]["newest_as_of"]
-    table = runner.invoke(app, ["--db", db, "catalog", "info"])
+    table = runner.invoke(app, ["--db", db, "catalog", "info"], env={"COLUMNS": "220"})
     assert "schema revision" in table.stdout and "last refresh" in table.stdout
 
 
@@ -322,5 +322,5 @@ def test_a_rate_the_wrong_way_round_is_one_line_and_cny_per_usd_reads_it_right(d
         app, ["--db", db, "offers", "--provider", "alibaba", "--cny-per-usd", "7.2", "--json"]
     )
     assert good.exit_code == 0, good.output
-    items = [i for i in json.loads(good.stdout) if i["currency"] == "CNY"]
+    items = [i for i in _offers(good.stdout) if i["currency"] == "CNY"]
     assert items and all(i["exchange_rate_usd_per_unit"] == pytest.approx(1 / 7.2) for i in items)

@@ -72,7 +72,7 @@ def test_a_data_location_must_be_a_region_of_its_provider(tmp_path: Path) -> Non
         _check_location(("aws", "us-east-1"), store)
         with pytest.raises(NotFoundError, match="unknown region 'us-east-9'; did you mean"):
             _check_location(("aws", "us-east-9"), store)
-        with pytest.raises(NotFoundError, match="unknown provider 'amazon'"):
-            _check_location(("amazon", "us-east-1"), store)
+        with pytest.raises(NotFoundError, match="unknown provider 'ibm'"):
+            _check_location(("ibm", "us-east-1"), store)
     finally:
         store.close()
