@@ -122,7 +122,7 @@ def _network(
     source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
     spec = NetworkSpec(
         gbit_s=given,
-        kind=kind or network_kind_of(text),  # type: ignore[arg-type]
+        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),  # type: ignore[arg-type]
         source=source,  # type: ignore[arg-type]
         gpus_per_node=per_node,
         nvlink=nvlink,

@@ -42,12 +42,20 @@ class EstimateWorkload(Document):
 
 
 class CalibrationSummary(Document):
-    """Which calibration the figures use and how far off it was on its own data."""
+    """Which calibration the figures use and how far off it is: in-sample (on its own data) and
+    held out (k-fold: each row predicted by a fit that never saw it — the accuracy figure)."""
 
     source: str
     fitted_on: str | None
     median_abs_error_pct: float | None
+    """In-sample."""
     worst_abs_error_pct: float | None
+    """In-sample."""
+    kfold_median_abs_error_pct: float | None = None
+    kfold_worst_abs_error_pct: float | None = None
+    band_coverage: float | None = None
+    """Share of held-out rows inside the 80 % band the ``_low``/``_high`` figures give."""
+    heldout_rows: int | None = None
 
 
 class AdviceItem(Document):
@@ -112,7 +120,7 @@ class EstimateRow(Document):
     comm_exposed_s: float | None
     """The part of ``comm_total_s`` that adds to the step time, s."""
     network_gbps: float | None
-    """Inter-node network assumed per node, Gbit/s."""
+    """Inter-node network per node the estimate used, Gbit/s."""
     network_source: str | None
     """Where ``network_gbps`` comes from: ``user``, ``catalog`` or ``assumed``."""
     samples_per_s: float | None

@@ -177,10 +177,13 @@ def _read(name: str) -> str:
 
 def load_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     """All calibration cases and the SHA-256 of the data they came from."""
+    from gpuplan.perf.fit_v2 import v2_cases
+
     texts = [_read("calibration.csv"), _read("calibration_extra.csv")]
-    digest = hashlib.sha256("".join(texts).encode()).hexdigest()
     cases = [_case(row) for text in texts for row in csv.DictReader(text.splitlines())]
-    return tuple(cases), digest
+    more, _, v2_text = v2_cases()
+    digest = hashlib.sha256("".join([*texts, v2_text]).encode()).hexdigest()
+    return (*cases, *more), digest
 
 
 def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
@@ -209,6 +212,10 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
         grad_accum_steps=case.grad_accum_steps,
         compiled=bool(case.workload.get("compile", False)),
     )
+    if case.metric in ("model_tflops_per_gpu", "hardware_tflops_per_gpu"):
+        # Traced FLOPs per GPU-second: attention counted full (FlopCounterMode), a checkpointed
+        # step's recompute included — hardware FLOPs.
+        return e.achieved_tflops
     samples_per_s = e.samples_per_step / e.step_time_s
     if case.metric == "tokens_per_s":
         return samples_per_s * (profile.seq_len or 1)
@@ -249,5 +256,5 @@ def with_band(
         memory_band=round(mem_band, 4),
         fitted_on=fitted_on,
         data_sha256=data_sha256,
-        source="benchmarks/calibrate.py on perf/data/calibration.csv (+ calibration_extra.csv)",
+        source="benchmarks/calibrate.py on perf/data/calibration*.csv (calibration, _extra, _v2)",
     )

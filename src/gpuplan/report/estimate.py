@@ -69,11 +69,21 @@ _FIGURES = (
 
 def _calibration_json(cal: Calibration) -> CalibrationSummary:
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
+    held = dict(cal.heldout)
+
+    def figure(name: str) -> float | None:
+        return round(held[name], 3) if name in held else None
+
     return CalibrationSummary(
         source=cal.source,
         fitted_on=cal.fitted_on or None,
+        # In-sample (the fit judged on its own rows); the held-out figures are the accuracy.
         median_abs_error_pct=round(statistics.median(errors), 1) if errors else None,
         worst_abs_error_pct=round(max(errors), 1) if errors else None,
+        kfold_median_abs_error_pct=figure("kfold_median_abs_error_pct"),
+        kfold_worst_abs_error_pct=figure("kfold_worst_abs_error_pct"),
+        band_coverage=figure("band_coverage"),
+        heldout_rows=int(held["rows"]) if "rows" in held else None,
     )
 
 
@@ -315,10 +325,21 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
     if advice is not None:
         parts.append(advice)
     cj = _calibration_json(cal)
-    if cj.median_abs_error_pct is not None:
-        calib = _("Calibrated {date} on published runs: median error {median} %, worst {worst} %.").format(
-            date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct
+    if cj.kfold_median_abs_error_pct is not None:
+        calib = _(
+            "Calibrated {date} on {rows} published runs: held-out (k-fold) median error {median} %, "
+            "worst {worst} %; ranges are 80 % intervals (covering {coverage} % of held-out runs)."
+        ).format(
+            date=cj.fitted_on,
+            rows=cj.heldout_rows,
+            median=f"{cj.kfold_median_abs_error_pct:.1f}",
+            worst=f"{cj.kfold_worst_abs_error_pct:.0f}",
+            coverage=f"{100 * (cj.band_coverage or 0):.0f}",
         )
+    elif cj.median_abs_error_pct is not None:
+        calib = _(
+            "Calibrated {date} on published runs: in-sample median error {median} %, worst {worst} %."
+        ).format(date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct)
     else:
         calib = _("Uncalibrated (literature efficiencies).")
     parts.append(Text(_("Assumes {level}.").format(level=SOFTWARE_LEVEL) + " " + calib, style="dim"))
