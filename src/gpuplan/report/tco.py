@@ -46,7 +46,14 @@ def _cents(x: float | None) -> float | None:
 
 
 def tco_json(report: TcoReport) -> dict[str, Any]:
-    """The stable document ``gpuplan tco --json`` prints (see the module docstring)."""
+    """The stable document ``gpuplan tco --json`` prints, validated by
+    :class:`gpuplan.documents.TcoDocument` (see the module docstring)."""
+    from gpuplan.documents import TcoDocument
+
+    return TcoDocument.model_validate(_tco_data(report)).model_dump(mode="json")
+
+
+def _tco_data(report: TcoReport) -> dict[str, Any]:
     s, u, money = report.schedule, report.usage, report.money
 
     def cost(usd: float | None) -> float | None:
