@@ -154,7 +154,7 @@ WRITE_ATTEMPTS = 3
 def _with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str) -> T:
     """``write`` in its own transaction, tried again while another writer keeps the database locked
     beyond the busy timeout; any failure rolls back (the database is left unchanged)."""
-    from gpuplan.catalog.opening import db_error, is_busy, writing
+    from gpuplan.catalog.transactions import db_error, is_busy, writing
 
     for attempt in range(1, WRITE_ATTEMPTS + 1):
         try:

@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult
-from gpuplan.catalog.opening import db_error, writing
+from gpuplan.catalog.transactions import db_error, writing
 from gpuplan.errors import StoreError
 
 __all__ = ["LocalStore"]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
+from gpuplan.catalog.transactions import db_error, is_busy, writing
 from gpuplan.errors import DataError, InputError, StoreError
 
 if TYPE_CHECKING:
@@ -58,26 +59,6 @@ BUSY_TIMEOUT_S = 60.0
 #: Seconds open_store waits for another process creating or migrating the same catalog: creating
 #: and seeding takes ~1-3 s, so this only runs out when a lock holder hangs.
 CREATION_LOCK_TIMEOUT_S = 120.0
-
-
-def db_error(e: BaseException) -> str:
-    """One line for a database error: the driver's own message, without SQL or parameters."""
-    orig = getattr(e, "orig", None)
-    text = str(orig if orig is not None else e).strip()
-    return (text.splitlines() or [type(e).__name__])[0][:300]
-
-
-def is_busy(e: BaseException) -> bool:
-    """True for SQLite's "database is locked" / "busy": worth retrying once the other writer is done."""
-    text = db_error(e).lower()
-    return "locked" in text or "busy" in text
-
-
-@contextmanager
-def writing(engine: Engine) -> Iterator[Connection]:
-    """A write transaction (``BEGIN IMMEDIATE`` on SQLite): committed on success, rolled back on error."""
-    with engine.execution_options(gpuplan_begin="IMMEDIATE").begin() as conn:
-        yield conn
 
 
 def default_db_path() -> Path:

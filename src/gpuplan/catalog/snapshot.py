@@ -215,7 +215,7 @@ def ensure_snapshot(store: Any) -> bool:
     from sqlalchemy import select  # lazy: the read path never needs SQLAlchemy
 
     from gpuplan.catalog import schema as t
-    from gpuplan.catalog.opening import writing
+    from gpuplan.catalog.transactions import writing
 
     sid = snapshot_id()
     marker = select(t.imports.c.id).where(t.imports.c.snapshot_id == sid, t.imports.c.kind == "snapshot")

@@ -171,7 +171,7 @@ class Store:
         code = Currency.cast(rate.currency).code
         if not (math.isfinite(rate.usd_per_unit) and rate.usd_per_unit > 0):
             raise DataError(f"exchange rate for {code} must be positive, got {rate.usd_per_unit!r}")
-        from gpuplan.catalog.opening import writing
+        from gpuplan.catalog.transactions import writing
 
         with writing(self.engine) as conn:
             conn.execute(

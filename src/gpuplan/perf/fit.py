@@ -26,7 +26,7 @@ import numpy as np
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration, CalibrationRow
-from gpuplan.perf.calibration_case import CalibrationCase
+from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.estimate import estimate
 from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import Profile

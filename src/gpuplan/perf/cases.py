@@ -1,8 +1,7 @@
-"""One calibration case: a published figure and the workload, GPUs and metric that reproduce it.
+"""One calibration case: a published figure and the workload that reproduces it.
 
-Its own module so that every source of cases (:mod:`gpuplan.perf.fit` for the v1 CSVs,
-:mod:`gpuplan.perf.fit_v2` for ``calibration_v2.csv``) builds the same type without importing
-each other.
+Its own module so that the v1 reader (:mod:`gpuplan.perf.fit`) and the v2 reader
+(:mod:`gpuplan.perf.fit_v2`) share the type without importing each other.
 """
 
 from __future__ import annotations
