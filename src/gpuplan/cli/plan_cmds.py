@@ -7,8 +7,9 @@ not import torch.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -26,10 +27,7 @@ from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["register"]
+__all__ = ["PlanOptions", "register"]
 
 
 def _names(text: str | None) -> tuple[str, ...] | None:
@@ -37,6 +35,88 @@ def _names(text: str | None) -> tuple[str, ...] | None:
         return None
     names = tuple(s.strip() for s in text.split(",") if s.strip())
     return names or None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlanOptions:
+    """Everything ``gpuplan plan`` was asked, as typed: built once from the command line, then
+    handed down whole. Each field is the option of the same name (``--help`` says more)."""
+
+    workload_file: Path
+    """The workload YAML."""
+    deadline: str | None = None
+    """Finish within this long (``12h``, ``2d``, ``90m``); overrides the YAML."""
+    budget_usd: float | None = None
+    """Spend at most this many US dollars, all-in."""
+    providers: str | None = None
+    """Comma list of providers."""
+    regions: str | None = None
+    """Comma list of regions."""
+    countries: str | None = None
+    """Comma list of countries (ISO code or name)."""
+    pricing: str | None = None
+    """Comma list of pricing models."""
+    max_gpus: int | None = None
+    """At most this many GPUs in all."""
+    max_nodes: int | None = None
+    """At most this many instances."""
+    min_gpu_memory_gib: float | None = None
+    """Only GPUs with at least this memory, GiB."""
+    interconnect: str | None = None
+    """Required GPU link inside a node (``nvlink``)."""
+    compliance: str | None = None
+    """Comma list of required compliance labels."""
+    objective: str | None = None
+    """``cost``, ``time`` or ``balanced``."""
+    commitment: str | None = None
+    """Longest commitment accepted: ``none``, ``monthly``, ``1y``, ``3y``."""
+    allow_low_confidence: bool = False
+    """Also plan on prices labelled low-confidence."""
+    top: int = 10
+    """Options to show."""
+    baseline: str | None = None
+    """Savings baseline ``provider/region/instance[/pricing]``; None: on-demand p4d in us-east-1."""
+    unknown_costs: str = "assume"
+    """``assume`` (price an unknown storage/egress price conservatively) or ``exclude``."""
+    storage: str = "block"
+    """Where dataset and checkpoints live: ``block`` or ``object``."""
+    egress_free_tier: bool = False
+    """The account's monthly free egress may pay for the job's first GBs."""
+    usd_per_cny: float | None = None
+    """US dollars per yuan for this run (overrides the catalog's dated rate)."""
+    cny_per_usd: float | None = None
+    """The same rate the other way round."""
+    force_rate: bool = False
+    """Accept a rate far from the catalog's."""
+    currency: str = "USD"
+    """Currency amounts are shown in."""
+    saved_profile: Path | None = None
+    """A saved profile JSON to use instead of tracing."""
+    as_json: bool = False
+    """Print the JSON plan document."""
+    out: Path | None = None
+    """Also write a report: ``FILE.html`` or ``FILE.md`` (+ ``FILE.svg``)."""
+
+    def overrides(self) -> dict[str, Any]:
+        """The constraints given on the command line, by name (None: keep the workload's)."""
+        from gpuplan.plan import parse_duration_h
+
+        return {
+            "deadline_h": parse_duration_h(self.deadline) if self.deadline is not None else None,
+            "budget_usd": self.budget_usd,
+            "providers": _names(self.providers.lower() if self.providers else None),
+            "regions": _names(self.regions),
+            "countries": _names(self.countries),
+            "pricing": _names(self.pricing.lower().replace("-", "_") if self.pricing else None),
+            "max_gpus": self.max_gpus,
+            "max_nodes": self.max_nodes,
+            "min_gpu_memory_gib": self.min_gpu_memory_gib,
+            "interconnect": self.interconnect,
+            "compliance": _names(self.compliance),
+            "objective": self.objective,
+            "commitment": self.commitment.lower() if self.commitment else None,
+            "allow_low_confidence": self.allow_low_confidence or None,
+        }
 
 
 def plan_cmd(
@@ -138,57 +218,78 @@ def plan_cmd(
 ) -> None:
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
     apply_language(lang)
-    from gpuplan.catalog import display_money, open_store
     from gpuplan.cli._settings import settings
+
+    options = PlanOptions(
+        workload_file=workload_file,
+        deadline=deadline,
+        budget_usd=budget_usd,
+        providers=providers,
+        regions=regions,
+        countries=countries,
+        pricing=pricing,
+        max_gpus=max_gpus,
+        max_nodes=max_nodes,
+        min_gpu_memory_gib=min_gpu_memory_gib,
+        interconnect=interconnect,
+        compliance=compliance,
+        objective=objective,
+        commitment=commitment,
+        allow_low_confidence=allow_low_confidence,
+        top=top,
+        baseline=baseline,
+        unknown_costs=unknown_costs,
+        storage=storage,
+        egress_free_tier=egress_free_tier,
+        usd_per_cny=usd_per_cny,
+        cny_per_usd=cny_per_usd,
+        force_rate=force_rate,
+        currency=currency,
+        saved_profile=saved_profile,
+        as_json=as_json,
+        out=out,
+    )
+    run_plan(options, settings(ctx).db)
+
+
+def run_plan(options: PlanOptions, db: str | None) -> None:
+    """Plan ``options.workload_file`` over the catalog at ``db`` and print (and write) the result."""
+    from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import set_money
-    from gpuplan.plan import BaselineSpec, parse_duration_h, plan_workload
+    from gpuplan.plan import BaselineSpec, plan_workload
     from gpuplan.workload import load_workload
 
+    out = options.out
     if out is not None and out.suffix.lower() not in (".html", ".md"):
         raise InputError(f"--out {out}: write a .html or .md file")
-    workload = load_workload(workload_file)
-    overrides: dict[str, Any] = {
-        "deadline_h": parse_duration_h(deadline) if deadline is not None else None,
-        "budget_usd": budget_usd,
-        "providers": _names(providers.lower() if providers else None),
-        "regions": _names(regions),
-        "countries": _names(countries),
-        "pricing": _names(pricing.lower().replace("-", "_") if pricing else None),
-        "max_gpus": max_gpus,
-        "max_nodes": max_nodes,
-        "min_gpu_memory_gib": min_gpu_memory_gib,
-        "interconnect": interconnect,
-        "compliance": _names(compliance),
-        "objective": objective,
-        "commitment": commitment.lower() if commitment else None,
-        "allow_low_confidence": allow_low_confidence or None,
-    }
+    workload = load_workload(options.workload_file)
+    overrides = options.overrides()
     # A spinner on a terminal only: piped or --json output stays clean.
-    with spinner(f"profiling {workload.name} (cached after the first run)…", quiet=as_json) as say:
+    with spinner(f"profiling {workload.name} (cached after the first run)…", quiet=options.as_json) as say:
         # One store: the catalog to plan over is also the profile cache.
-        rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
-        store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
+        rate = resolve_usd_per_cny(options.usd_per_cny, options.cny_per_usd)
+        store = open_store(db, usd_per_cny=rate, force_rate=options.force_rate)
         try:
-            set_money(display_money(store, currency))
-            prof = load_profile(workload, settings(ctx).db, saved_profile, store=store)
+            set_money(display_money(store, options.currency))
+            prof = load_profile(workload, db, options.saved_profile, store=store)
             say("planning over the catalog…")
             plan = plan_workload(
                 workload,
                 prof,
                 store,
                 overrides=overrides,
-                top=top,
-                baseline=BaselineSpec.parse(baseline) if baseline else None,
-                unknown_costs=unknown_costs,
-                storage=storage,
-                egress_free_tier=egress_free_tier,
+                top=options.top,
+                baseline=BaselineSpec.parse(options.baseline) if options.baseline else None,
+                unknown_costs=options.unknown_costs,
+                storage=options.storage,
+                egress_free_tier=options.egress_free_tier,
             )
         finally:
             store.close()
 
     if out is not None:
         _write_report(plan, workload.name, out)
-    if as_json:
+    if options.as_json:
         from gpuplan.report.plan import plan_json
 
         sys.stdout.write(plan_json(plan, workload.to_dict()).to_json())
