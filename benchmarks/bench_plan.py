@@ -4,7 +4,7 @@
 
 Builds a synthetic catalog the size of the real one fully populated (7 providers × 10 regions ×
 2 zones × 12 instance shapes × 5 pricing models, 1–64 GPUs per candidate), plans over it with the
-real estimator (``perf.estimate`` through ``plan.adapters.make_estimator``), and prints:
+real estimator (``perf.estimate`` through ``plan.build_inputs.make_estimator``), and prints:
 
 - the planning time (median of 5 runs), split into estimator calls and the rest;
 - a same-run reference: the same costing arithmetic done candidate by candidate in plain Python
@@ -30,10 +30,10 @@ from gpuplan.plan import (
     EstimateRow,
     JobFacts,
     Objective,
-    OfferRow,
     OfferTable,
+    PlanOffer,
     RegionCosts,
-    TransferTier,
+    UsdTransferTier,
     plan_offers,
 )
 from gpuplan.plan.billing import DEFAULT_GRANULARITY_S
@@ -58,7 +58,7 @@ PRICING = ("on_demand", "spot", "monthly", "reserved_1y", "reserved_3y")
 _FACTOR = {"on_demand": 1.0, "spot": 0.35, "monthly": 0.7 * 730, "reserved_1y": 0.6, "reserved_3y": 0.4}
 
 
-def synthetic_offers() -> list[OfferRow]:
+def synthetic_offers() -> list[PlanOffer]:
     from gpuplan.hardware import get_gpu
 
     rows = []
@@ -70,7 +70,7 @@ def synthetic_offers() -> list[OfferRow]:
                     for pricing in PRICING:
                         base = per_gpu * count * (1.0 + 0.03 * p_i + 0.01 * r)
                         rows.append(
-                            OfferRow(
+                            PlanOffer(
                                 provider=provider,
                                 region=region,
                                 zone=f"{region}{zone}",
@@ -94,7 +94,10 @@ def synthetic_offers() -> list[OfferRow]:
 
 
 def synthetic_facts() -> CostFacts:
-    tiers = (TransferTier(upto_gb=100.0, usd_per_gb=0.0), TransferTier(upto_gb=math.inf, usd_per_gb=0.09))
+    tiers = (
+        UsdTransferTier(upto_gb=100.0, usd_per_gb=0.0),
+        UsdTransferTier(upto_gb=math.inf, usd_per_gb=0.09),
+    )
     return CostFacts(
         RegionCosts(
             provider=p,
@@ -153,7 +156,7 @@ def bert_like_profile() -> Profile:
 
 
 def real_estimator(profile: Profile):  # type: ignore[no-untyped-def]
-    from gpuplan.plan.adapters import make_estimator
+    from gpuplan.plan.build_inputs import make_estimator
     from gpuplan.workload import Workload
 
     workload = Workload.from_dict(

@@ -99,7 +99,7 @@ def test_history_of_an_unknown_instance_suggests_a_close_one(store: Store) -> No
 
 
 def test_the_planner_sees_the_discounted_price_and_says_so(store: Store) -> None:
-    from gpuplan.plan.adapters import offer_table_from_prices
+    from gpuplan.plan.build_inputs import offer_table_from_prices
 
     set_discount(store, "aws", 12, family="p5")
     table = offer_table_from_prices(store.offers(provider="aws", pricing="on_demand"))

@@ -178,7 +178,7 @@ def test_profiles_are_cached_in_the_store(tmp_path: Path, monkeypatch: pytest.Mo
 def test_unusable_cache_falls_back_to_tracing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import gpuplan.catalog.opening as store_mod
+    import gpuplan.catalog.open_catalog as store_mod
     import gpuplan.profile.tracer as tracer
     from gpuplan.errors import StoreError
     from gpuplan.workload import load_workload

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import gpuplan.catalog.opening as opening
+import gpuplan.catalog.open_catalog as opening
 import gpuplan.profile.key as profile_key
 from fault_helpers import record, remount, small_tmpfs
 from gpuplan.catalog import open_store

@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from gpuplan.plan import EstimateKey, EstimateRow, OfferRow, RegionCosts, TransferTier
+from gpuplan.plan import EstimateKey, EstimateRow, PlanOffer, RegionCosts, UsdTransferTier
 
 #: GPU speed in "job-hours on one GPU" and memory per GPU, for the toy estimator.
 GPU_HOURS = {"A100-SXM4-40GB": 8.0, "H100-SXM5-80GB": 4.0, "T4": 40.0, "A10G": 24.0}
 GPU_MEM = {"A100-SXM4-40GB": 40.0, "H100-SXM5-80GB": 80.0, "T4": 16.0, "A10G": 24.0}
 
 
-def offer(**kw: object) -> OfferRow:
-    base = OfferRow(
+def offer(**kw: object) -> PlanOffer:
+    base = PlanOffer(
         provider="aws",
         region="us-east-1",
         instance_type="p4d.24xlarge",
@@ -52,11 +52,11 @@ def toy_estimator(peak_gib: float = 20.0, scaling: float = 0.9) -> object:
 
 
 AWS_TIERS = (
-    TransferTier(upto_gb=100.0, usd_per_gb=0.0),
-    TransferTier(upto_gb=10_240.0, usd_per_gb=0.09),
-    TransferTier(upto_gb=51_200.0, usd_per_gb=0.085),
-    TransferTier(upto_gb=153_600.0, usd_per_gb=0.07),
-    TransferTier(upto_gb=math.inf, usd_per_gb=0.05),
+    UsdTransferTier(upto_gb=100.0, usd_per_gb=0.0),
+    UsdTransferTier(upto_gb=10_240.0, usd_per_gb=0.09),
+    UsdTransferTier(upto_gb=51_200.0, usd_per_gb=0.085),
+    UsdTransferTier(upto_gb=153_600.0, usd_per_gb=0.07),
+    UsdTransferTier(upto_gb=math.inf, usd_per_gb=0.05),
 )
 
 

@@ -7,7 +7,7 @@ import pytest
 from gpuplan.errors import InputError
 from gpuplan.plan import Constraints, Objective
 from gpuplan.plan.constraints import labels_satisfy, parse_duration_h
-from gpuplan.plan.regions import region_country
+from gpuplan.plan.region_countries import region_country
 
 
 def test_unknown_names_suggest_the_closest() -> None:
@@ -49,7 +49,7 @@ def test_region_countries_and_compliance_labels() -> None:
 
 def test_provider_tables_cover_exactly_the_catalogs_providers() -> None:
     from gpuplan.catalog import Provider
-    from gpuplan.plan.regions import MANAGED_KUBERNETES
+    from gpuplan.plan.region_countries import MANAGED_KUBERNETES
     from gpuplan.plan.spot import SPOT_DEFAULTS
 
     known = {p.value for p in Provider}

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from gpuplan.catalog import ExchangeRate, open_store
-from gpuplan.catalog.opening import check_rate
+from gpuplan.catalog.open_catalog import check_rate
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n.countries import country_code
-from gpuplan.plan.adapters import constraints_from_spec
 from gpuplan.plan.api import _check_location
+from gpuplan.plan.build_inputs import constraints_from_spec
 from gpuplan.workload.spec import ConstraintsSpec
 
 SHIPPED = ExchangeRate(currency="CNY", usd_per_unit=0.1390, as_of="2024-11-25", source="CFETS")

@@ -16,8 +16,8 @@ from gpuplan.plan import (
     EstimateRow,
     JobFacts,
     Objective,
-    OfferRow,
     OfferTable,
+    PlanOffer,
     plan_offers,
 )
 
@@ -34,7 +34,7 @@ def _estimator(peak: float):  # type: ignore[no-untyped-def]
     return est
 
 
-def _reference_cost(row: OfferRow, nodes: int, peak: float) -> float | None:
+def _reference_cost(row: PlanOffer, nodes: int, peak: float) -> float | None:
     """Scalar re-statement of the on-demand/monthly/spot arithmetic, written independently of
     billing.py and spot.py (spot: the Young/Daly model of plan/spot.py's docstring)."""
     if row.price_usd is None or peak > GPU_MEM[row.gpu]:
@@ -94,9 +94,9 @@ offers_strategy = st.lists(
     max_gpus=st.sampled_from([8, 16, 64]),
 )
 def test_recommended_is_the_cheapest_feasible_by_brute_force(
-    rows: list[OfferRow], peak: float, max_gpus: int
+    rows: list[PlanOffer], peak: float, max_gpus: int
 ) -> None:
-    brute: list[tuple[float, OfferRow, int]] = []
+    brute: list[tuple[float, PlanOffer, int]] = []
     for row in rows:
         for nodes in range(1, 65):
             if row.gpu_count * nodes > max_gpus:

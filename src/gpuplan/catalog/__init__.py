@@ -27,7 +27,7 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
-from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, default_db_path, open_store
+from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS, default_db_path, open_store
 from gpuplan.catalog.query import display_money
 from gpuplan.catalog.store import Store
 

@@ -266,9 +266,9 @@ class Store:
 
     def compliance_details(self, provider: str) -> list[ComplianceLabel]:
         """The compliance labels of a provider with their sources."""
-        from gpuplan.catalog import facts
+        from gpuplan.catalog import provider_facts
 
-        return facts.compliance_details(self.engine, provider)
+        return provider_facts.compliance_details(self.engine, provider)
 
     # ---------------------------------------------------------------- transfer, storage, licences
 
@@ -278,27 +278,27 @@ class Store:
         Without rows for ``region``, the provider's generic/default-region rows, with
         ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
         """
-        from gpuplan.catalog import facts
+        from gpuplan.catalog import provider_facts
 
-        return facts.egress_tiers(self.engine, provider, region)
+        return provider_facts.egress_tiers(self.engine, provider, region)
 
     def inter_region_price(self, provider: str, region: str) -> TransferTier | None:
         """Price of moving data from ``region`` to another region of the provider; None if unknown."""
-        from gpuplan.catalog import facts
+        from gpuplan.catalog import provider_facts
 
-        return facts.inter_region_price(self.engine, provider, region)
+        return provider_facts.inter_region_price(self.engine, provider, region)
 
     def storage_prices(self, provider: str, region: str) -> list[StoragePrice]:
         """Object and block storage prices of ``region`` (default-region rows as fallback)."""
-        from gpuplan.catalog import facts
+        from gpuplan.catalog import provider_facts
 
-        return facts.storage_prices(self.engine, provider, region)
+        return provider_facts.storage_prices(self.engine, provider, region)
 
     def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
         """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
-        from gpuplan.catalog import facts
+        from gpuplan.catalog import provider_facts
 
-        return facts.licence_fees(self.engine, provider, region)
+        return provider_facts.licence_fees(self.engine, provider, region)
 
     # ---------------------------------------------------------------- what this machine records
 

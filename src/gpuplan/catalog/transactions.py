@@ -1,7 +1,7 @@
 """Write transactions and database errors of the catalog, shared by opening, store, seeding and imports.
 
 Its own module so that the store, the snapshot seeding and the importers can begin a write without
-importing :mod:`gpuplan.catalog.opening`, which itself imports them (a cycle import-linter forbids).
+importing :mod:`gpuplan.catalog.open_catalog`, which itself imports them (a cycle import-linter forbids).
 """
 
 from __future__ import annotations

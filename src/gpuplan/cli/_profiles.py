@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def open_cache(db: str | None) -> Store | None:
     """The catalog store as a profile cache, or None (with a warning) when it cannot be opened:
     a broken cache must not block an estimate."""
-    from gpuplan.catalog.opening import open_store
+    from gpuplan.catalog.open_catalog import open_store
 
     try:
         return open_store(db, seed=False)

@@ -54,7 +54,7 @@ class _Rate:
 
 
 def _store(ctx: typer.Context, rate: _Rate | None = None, stale_after_days: int | None = None) -> Store:
-    from gpuplan.catalog.opening import DEFAULT_STALE_AFTER_DAYS, open_store
+    from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS, open_store
 
     rate = rate or _Rate()
     return open_store(

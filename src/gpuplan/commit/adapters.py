@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, PricedOffer
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
-from gpuplan.plan.inputs import JobFacts
+from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
 from gpuplan.units import HOURS_PER_MONTH
 
@@ -111,7 +111,7 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
     """Size a workload demand with the planner: its cheapest on-demand option gives the GPU type,
     the count and the hours of one run."""
     from gpuplan.plan import plan_workload
-    from gpuplan.plan.adapters import job_facts_from
+    from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile as trace_profile
     from gpuplan.workload import load_workload
 
@@ -168,7 +168,7 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         raise InputError(f"demand {spec.name!r}: {e}") from e
     hours = usage.direct_gpu_hours(spec)
     ckpt_gb = spec.checkpoint_gb or 0.0
-    # The planner's stated assumptions: checkpoint bandwidth and restart time (plan.inputs.JobFacts).
+    # The planner's stated assumptions: checkpoint bandwidth and restart time (plan.input_types.JobFacts).
     facts = JobFacts()
     write_h = ckpt_gb / facts.checkpoint_write_gbps / 3600.0
     demand = Demand(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, Generator
 from gpuplan.deploy.output import write_files
 from gpuplan.deploy.registry import GENERATORS, get_generator, target_names
-from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingSpec
+from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingDeployment
 
 __all__ = [
     "GENERATORS",
@@ -19,7 +19,7 @@ __all__ = [
     "GeneratedFile",
     "Generator",
     "LaunchSpec",
-    "ServingSpec",
+    "ServingDeployment",
     "generate",
     "get_generator",
     "load_spec",

@@ -57,7 +57,7 @@ __all__ = [
     "PLAN_SCHEMA_VERSION",
     "PROVIDERS",
     "LaunchSpec",
-    "ServingSpec",
+    "ServingDeployment",
 ]
 
 
@@ -85,8 +85,9 @@ def _slug(name: str) -> str:
     return s or "gpuplan-job"
 
 
-class ServingSpec(BaseModel):
-    """How an inference workload is served (the workload's ``serving:`` block)."""
+class ServingDeployment(BaseModel):
+    """How an inference workload is deployed: the workload's ``serving:`` block (its
+    :class:`~gpuplan.workload.spec.ServingSpec`) with deploy's defaults filled in."""
 
     model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 
@@ -123,7 +124,7 @@ class ServingSpec(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _one_sharing_mode(self) -> ServingSpec:
+    def _one_sharing_mode(self) -> ServingDeployment:
         if self.mig_profile and self.share_gpu > 1:
             raise ValueError("choose either mig_profile or share_gpu, not both")
         if self.max_replicas < self.min_replicas:
@@ -189,7 +190,7 @@ class LaunchSpec(BaseModel):
     """The plan's estimate of the job's duration, hours (None without a plan)."""
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
-    serving: ServingSpec | None = None
+    serving: ServingDeployment | None = None
 
     @property
     def spot(self) -> bool:
@@ -221,9 +222,9 @@ class LaunchSpec(BaseModel):
             return self
         if self.task != "infer":
             raise DeployError(f"{', '.join(sorted(changes))}: only for serving workloads (task: infer)")
-        current = (self.serving or ServingSpec()).model_dump(exclude_unset=True)
+        current = (self.serving or ServingDeployment()).model_dump(exclude_unset=True)
         try:
-            serving = ServingSpec.model_validate({**current, **changes})
+            serving = ServingDeployment.model_validate({**current, **changes})
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
             raise DeployError(f"serving: {_short_errors(e)}") from e
@@ -404,13 +405,13 @@ def _samples(workload: PlanWorkload) -> int | None:
     return data.samples
 
 
-def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingSpec | None:
+def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingDeployment | None:
     """The serving block, with the replica range defaulting to what the plan priced: one replica
     per planned GPU to start, room to double under load."""
-    given = ServingSpec.model_validate(workload.serving) if workload.serving is not None else None
+    given = ServingDeployment.model_validate(workload.serving) if workload.serving is not None else None
     if workload.task != "infer":
         return given
-    serving = given or ServingSpec()
+    serving = given or ServingDeployment()
     gpus = launch.get("gpus_per_node", 1) * launch.get("nodes", 1)
     update: dict[str, int] = {}
     if "min_replicas" not in serving.model_fields_set:

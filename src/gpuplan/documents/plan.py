@@ -203,7 +203,7 @@ class PlanWorkload(_WorkloadPart):
     parallelism: Parallelism = Parallelism.DDP
     data: WorkloadData | None = None
     serving: dict[str, Any] | None = None
-    """The serving block (load and deploy settings); deploy validates it into its ServingSpec."""
+    """The serving block (load and deploy settings); deploy validates it into its ServingDeployment."""
 
     @field_validator("task", "parallelism", "precision", "optimizer", mode="before")
     @classmethod

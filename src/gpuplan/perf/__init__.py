@@ -19,7 +19,6 @@ imports torch.
 from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, EstimateRequest, JobSize, estimate, run_estimate
-from gpuplan.perf.from_workload import job_size, request_for, serving_load
 from gpuplan.perf.inference import (
     BatchPoint,
     DecodeEstimate,
@@ -31,6 +30,7 @@ from gpuplan.perf.inference import (
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.parallel import Link, NetworkSpec
 from gpuplan.perf.sweep import EstimateOutcome, ServingLoad, estimate_all
+from gpuplan.perf.workload_request import job_size, request_for, serving_load
 
 __all__ = [
     "SOFTWARE_LEVEL",

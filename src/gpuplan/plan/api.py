@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n import _
-from gpuplan.plan.adapters import (
+from gpuplan.plan.build_inputs import (
     constraints_from_spec,
     cost_facts_from_store,
     job_facts_from,

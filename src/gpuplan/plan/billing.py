@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gpuplan.plan.inputs import HOURS_PER_MONTH, FloatArray, TransferTier
+from gpuplan.plan.input_types import HOURS_PER_MONTH, FloatArray, UsdTransferTier
 
 __all__ = [
     "DEFAULT_GRANULARITY_S",
@@ -79,7 +79,7 @@ def compute_cost_usd(
     return result
 
 
-def tiered_cost_usd(gb: FloatArray, tiers: Sequence[TransferTier]) -> FloatArray:
+def tiered_cost_usd(gb: FloatArray, tiers: Sequence[UsdTransferTier]) -> FloatArray:
     """Cost of moving ``gb`` through monthly volume tiers, each GB at the price of its tier.
 
     Assumes the job's transfer is the only traffic of the month (so it starts in the first tier).
@@ -95,7 +95,7 @@ def tiered_cost_usd(gb: FloatArray, tiers: Sequence[TransferTier]) -> FloatArray
     return total
 
 
-def without_free_allowance(tiers: Sequence[TransferTier]) -> tuple[TransferTier, ...]:
+def without_free_allowance(tiers: Sequence[UsdTransferTier]) -> tuple[UsdTransferTier, ...]:
     """``tiers`` with the free allowance priced like the first paid tier.
 
     A provider's monthly free egress (AWS: the first 100 GB) is per account, shared with all its
@@ -105,4 +105,4 @@ def without_free_allowance(tiers: Sequence[TransferTier]) -> tuple[TransferTier,
     paid = next((t.usd_per_gb for t in tiers if t.usd_per_gb > 0), None)
     if paid is None:
         return tuple(tiers)  # everything free (e.g. a provider that does not charge egress)
-    return tuple(TransferTier(upto_gb=t.upto_gb, usd_per_gb=t.usd_per_gb or paid) for t in tiers)
+    return tuple(UsdTransferTier(upto_gb=t.upto_gb, usd_per_gb=t.usd_per_gb or paid) for t in tiers)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, Reason, labels_satisfy
-from gpuplan.plan.inputs import (
+from gpuplan.plan.input_types import (
     BoolArray,
     EstimateKey,
     EstimateRow,

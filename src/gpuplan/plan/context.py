@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.constraints import Constraints
 from gpuplan.plan.costing import CostArrays
-from gpuplan.plan.inputs import JobFacts, OfferTable
+from gpuplan.plan.input_types import JobFacts, OfferTable
 
 __all__ = ["PlanContext"]
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from gpuplan.plan.billing import compute_cost_usd
 from gpuplan.plan.candidates import Candidates
-from gpuplan.plan.inputs import BoolArray, FloatArray, IntArray, JobFacts, OfferTable
-from gpuplan.plan.regional import CostFacts, RegionCharges
+from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray, JobFacts, OfferTable
+from gpuplan.plan.region_costs import CostFacts, RegionCharges
 from gpuplan.plan.spot import SpotRate, SpotTimes, spot_rates, spot_times
 
 __all__ = ["CostArrays", "cost_candidates"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuplan.plan.constraints import Reason
-from gpuplan.plan.inputs import IntArray
+from gpuplan.plan.input_types import IntArray
 from gpuplan.plan.result import Option
 from gpuplan.units import format_hours
 

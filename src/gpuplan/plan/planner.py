@@ -1,6 +1,6 @@
 """The planner: candidates → estimates → all-in costs → constraints → ranked plan.
 
-Everything runs on the planner's own input types (``plan/inputs.py``); ``plan/adapters.py`` builds
+Everything runs on the planner's own input types (``plan/input_types.py``); ``plan/build_inputs.py`` builds
 them from the catalog store, the workload and the estimator.
 """
 
@@ -18,10 +18,10 @@ from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_sati
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates
 from gpuplan.plan.explain import infeasible_message
-from gpuplan.plan.inputs import JobFacts, OfferTable
+from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, persona_picks, primary_key
-from gpuplan.plan.regional import CostFacts
-from gpuplan.plan.regions import MANAGED_KUBERNETES
+from gpuplan.plan.region_costs import CostFacts
+from gpuplan.plan.region_countries import MANAGED_KUBERNETES
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.units import format_hours

@@ -8,8 +8,8 @@ import numpy as np
 
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.constraints import Constraints, Objective
-from gpuplan.plan.inputs import BoolArray, FloatArray, IntArray
-from gpuplan.plan.regions import MANAGED_KUBERNETES
+from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
+from gpuplan.plan.region_countries import MANAGED_KUBERNETES
 from gpuplan.plan.result import Option, PersonaPick
 from gpuplan.units import format_hours
 

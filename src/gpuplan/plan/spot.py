@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.i18n import N_
-from gpuplan.plan.inputs import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
+from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 
 __all__ = [
     "DEFAULT_SPOT_RATE",

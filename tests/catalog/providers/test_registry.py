@@ -10,7 +10,7 @@ from gpuplan.catalog.providers import REGISTRY, Fetcher, ProviderFacts, facts, m
 from gpuplan.catalog.snapshot import read_table
 from gpuplan.errors import NotFoundError
 from gpuplan.hardware import all_gpus
-from gpuplan.plan.regions import MANAGED_KUBERNETES, region_country
+from gpuplan.plan.region_countries import MANAGED_KUBERNETES, region_country
 from gpuplan.plan.spot import SPOT_DEFAULTS
 
 

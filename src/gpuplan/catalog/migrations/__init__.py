@@ -1,2 +1,2 @@
 """Alembic migrations of the catalog database (env.py, the script template), run from code by
-catalog/opening.py."""
+catalog/open_catalog.py."""

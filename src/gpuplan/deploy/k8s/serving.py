@@ -14,7 +14,7 @@ from typing import Any
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
-from gpuplan.deploy.spec import LaunchSpec, ServingSpec
+from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
 
 __all__ = ["GPU_UTIL_METRIC", "serving_manifests"]
@@ -30,8 +30,8 @@ _CLUSTER_POLICY_PATCH = (
 )
 
 
-def _serving(spec: LaunchSpec) -> ServingSpec:
-    return spec.serving or ServingSpec()
+def _serving(spec: LaunchSpec) -> ServingDeployment:
+    return spec.serving or ServingDeployment()
 
 
 def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:

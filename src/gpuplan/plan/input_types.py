@@ -1,7 +1,7 @@
 """The planner's own input types: offers as numpy columns, regional non-compute prices, job facts.
 
 The planner core works on these small types only, so its arithmetic is testable with hand-made data;
-``plan/adapters.py`` builds them from the catalog store, the workload and the estimator.
+``plan/build_inputs.py`` builds them from the catalog store, the workload and the estimator.
 Unknown is ``nan`` (numbers) or ``""`` (strings) in the columns, ``None`` in the dataclasses —
 never 0.
 """
@@ -22,10 +22,10 @@ __all__ = [
     "EstimateKey",
     "EstimateRow",
     "JobFacts",
-    "OfferRow",
     "OfferTable",
+    "PlanOffer",
     "RegionCosts",
-    "TransferTier",
+    "UsdTransferTier",
 ]
 
 
@@ -36,8 +36,9 @@ BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, kw_only=True)
-class OfferRow:
-    """One priced (or unpriced) offer: an instance type in a region under one pricing model."""
+class PlanOffer:
+    """One priced (or unpriced) offer the planner ranks: an instance type in a region under one
+    pricing model (built from the catalog's ``OfferRow`` and its prices)."""
 
     provider: str
     region: str
@@ -81,7 +82,7 @@ class OfferRow:
 
 @dataclass(frozen=True, kw_only=True)
 class OfferTable:
-    """Offers as parallel numpy columns (one row per offer × pricing model); see :class:`OfferRow`."""
+    """Offers as parallel numpy columns (one row per offer × pricing model); see :class:`PlanOffer`."""
 
     provider: StrArray
     region: StrArray
@@ -112,10 +113,10 @@ class OfferTable:
         return int(self.provider.shape[0])
 
     @classmethod
-    def from_rows(cls, rows: Sequence[OfferRow]) -> OfferTable:
+    def from_rows(cls, rows: Sequence[PlanOffer]) -> OfferTable:
         """Columns from rows; None becomes nan (numbers) so that unknown never reads as 0."""
         cols: dict[str, object] = {}
-        for f in fields(OfferRow):
+        for f in fields(PlanOffer):
             values = [getattr(r, f.name) for r in rows]
             if f.name == "compliance":
                 arr = np.empty(len(values), dtype=object)
@@ -129,15 +130,15 @@ class OfferTable:
                 cols[f.name] = np.array([math.nan if v is None else v for v in values], dtype=float)
         return cls(**cols)  # type: ignore[arg-type]
 
-    def row(self, i: int) -> OfferRow:
-        """One row back as an :class:`OfferRow` (for the few options the planner materialises)."""
+    def row(self, i: int) -> PlanOffer:
+        """One row back as an :class:`PlanOffer` (for the few options the planner materialises)."""
 
         def num(a: FloatArray) -> float | None:
             v = float(a[i])
             return None if math.isnan(v) else v
 
         kw: dict[str, object] = {}
-        for f in fields(OfferRow):
+        for f in fields(PlanOffer):
             col = getattr(self, f.name)
             if f.name == "compliance":
                 kw[f.name] = tuple(col[i])
@@ -149,12 +150,13 @@ class OfferTable:
                 kw[f.name] = num(col)
         for required in ("gpu_count", "gpu_memory_gib", "unit_hours"):
             kw[required] = float(getattr(self, required)[i])
-        return OfferRow(**kw)  # type: ignore[arg-type]
+        return PlanOffer(**kw)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, kw_only=True)
-class TransferTier:
-    """One tier of a monthly, volume-tiered transfer price."""
+class UsdTransferTier:
+    """One tier of a monthly, volume-tiered transfer price, in US dollars (the planner's form of
+    the catalog's :class:`~gpuplan.catalog.model.TransferTier`: cumulative upper bound, USD per GB)."""
 
     upto_gb: float
     """Cumulative GB per month up to which this tier applies; ``inf`` for the last tier."""
@@ -167,7 +169,7 @@ class RegionCosts:
 
     provider: str
     region: str
-    internet_egress: tuple[TransferTier, ...] | None = None
+    internet_egress: tuple[UsdTransferTier, ...] | None = None
     """Internet egress tiers (ascending ``upto_gb``); None when unknown."""
     inter_region_usd_per_gb: float | None = None
     """Transfer to another region of the same provider, USD/GB; None when unknown."""
@@ -211,7 +213,7 @@ class JobFacts:
     setup_h: float = 0.0
     """Time from asking for the instances to the first training step, paid once per run, h:
     provisioning, image pull, copying the dataset next to the GPUs. The adapter from a real
-    workload sets it (see ``plan.adapters.job_facts_from``); 0 in hand-made test facts."""
+    workload sets it (see ``plan.build_inputs.job_facts_from``); 0 in hand-made test facts."""
 
     calendar_months: float | None = None
     """Set when the job is a stretch of calendar time rather than a piece of work (a service planned

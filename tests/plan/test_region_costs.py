@@ -6,7 +6,7 @@ import pytest
 from plan_helpers import aws_costs
 
 from gpuplan.plan import CostFacts, JobFacts, RegionCosts
-from gpuplan.plan.regional import FALLBACK_BLOCK_USD_PER_GB_MONTH
+from gpuplan.plan.region_costs import FALLBACK_BLOCK_USD_PER_GB_MONTH
 
 
 def _facts() -> CostFacts:

@@ -10,7 +10,7 @@ import pytest
 
 from gpuplan.catalog import OfferPrice, open_store
 from gpuplan.plan import Constraints, CostFacts, JobFacts, Objective, OfferTable, plan_offers
-from gpuplan.plan.adapters import (
+from gpuplan.plan.build_inputs import (
     constraints_from_spec,
     cost_facts_from_store,
     job_facts_from,

@@ -1,7 +1,12 @@
-"""Build the planner's inputs from the catalog store, the workload and the estimator.
+"""Build the planner's inputs (:mod:`gpuplan.plan.input_types`) from the catalog store, the
+workload and the estimator.
 
-Thin on purpose: all arithmetic lives in the planner core; here fields are renamed, currencies and
-GiB-priced tiers converted, and unknowns kept unknown.
+The catalog's offers become an :class:`OfferTable` (currencies and GiB-priced tiers converted,
+unknowns kept unknown); each region's storage, egress and licence prices become
+:class:`RegionCosts`; the workload becomes :class:`JobFacts` (dataset and checkpoint sizes); and
+:func:`make_estimator` wraps ``perf.run_estimate`` for the planner, reading from an offer's
+interconnect text whether its GPUs share NVLink. The ranking and cost arithmetic live in the
+planner core, not here.
 """
 
 from __future__ import annotations
@@ -16,19 +21,19 @@ from gpuplan.i18n import _
 from gpuplan.i18n.countries import country_code
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
-from gpuplan.plan.inputs import (
+from gpuplan.plan.input_types import (
     HOURS_PER_MONTH,
     EstimateKey,
     EstimateRow,
     JobFacts,
-    OfferRow,
     OfferTable,
+    PlanOffer,
     RegionCosts,
-    TransferTier,
+    UsdTransferTier,
 )
 from gpuplan.plan.overrides import PlanOverrides
-from gpuplan.plan.regional import CostFacts
-from gpuplan.plan.regions import region_country
+from gpuplan.plan.region_costs import CostFacts
+from gpuplan.plan.region_countries import region_country
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
@@ -90,7 +95,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
         if p.gpu not in memory:
             memory[p.gpu] = _gpu_memory_gib(p.gpu)
         rows.append(
-            OfferRow(
+            PlanOffer(
                 provider=p.provider,
                 region=p.region,
                 zone=p.zone or "",
@@ -130,7 +135,7 @@ def _usd(store: Store, currency: str) -> float | None:
     return float(rate.usd_per_unit) if rate is not None else None
 
 
-def _tiers(store: Store, rows: Sequence[StoreTier]) -> tuple[TransferTier, ...] | None:
+def _tiers(store: Store, rows: Sequence[StoreTier]) -> tuple[UsdTransferTier, ...] | None:
     """Store tiers as planner tiers in USD per GB; None if any tier's price is unknown."""
     out = []
     for r in rows:
@@ -139,7 +144,7 @@ def _tiers(store: Store, rows: Sequence[StoreTier]) -> tuple[TransferTier, ...] 
             return None
         per_gb_factor = 1.0 / _GB_PER_GIB if r.quantity_unit.lower() == "gib" else 1.0
         end = math.inf if r.end_gb is None else r.end_gb / per_gb_factor
-        out.append(TransferTier(upto_gb=end, usd_per_gb=r.price_per_gb * rate * per_gb_factor))
+        out.append(UsdTransferTier(upto_gb=end, usd_per_gb=r.price_per_gb * rate * per_gb_factor))
     return tuple(out) if out else None
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from gpuplan.i18n import N_, _, money
 from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
-from gpuplan.plan.inputs import HOURS_PER_MONTH, JobFacts, RegionCosts, TransferTier
+from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, RegionCosts, UsdTransferTier
 
 __all__ = [
     "FALLBACK_BLOCK_USD_PER_GB_MONTH",
@@ -83,12 +83,12 @@ class CostFacts:
 
     def _egress_tiers(
         self, provider: str, region: str, what: str
-    ) -> tuple[tuple[TransferTier, ...], str, bool]:
+    ) -> tuple[tuple[UsdTransferTier, ...], str, bool]:
         """(tiers, note, assumed): assumed is True when no catalog price exists at all."""
         tiers, note = self._field(provider, region, "internet_egress")
         if tiers is not None:
             return tiers, (f"{_(what)}: {note}" if note else ""), False
-        flat = (TransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
+        flat = (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
         note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB (highest known)")
         return (
             flat,
