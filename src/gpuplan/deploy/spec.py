@@ -291,7 +291,7 @@ class LaunchSpec(BaseModel):
         version = doc["schema_version"]
         if version != PLAN_SCHEMA_VERSION:
             raise DeployError(
-                f"plan file has schema version {version}; this gpuplan reads {PLAN_SCHEMA_VERSION}: "
+                f"plan file has schema version {version!r}; this gpuplan reads {PLAN_SCHEMA_VERSION}: "
                 "re-run `gpuplan plan`"
             )
         option = doc.get("recommended")
