@@ -50,6 +50,7 @@ def estimate(
     profile: Profile | None = None,
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
+    vcpus_per_gpu: float | None = None,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -58,9 +59,11 @@ def estimate(
     ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
+    ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
+    what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
-    from gpuplan.perf import estimate_all, job_size, load_calibration, serving_load
+    from gpuplan.perf import estimate_all, image_input_pipeline, job_size, load_calibration, serving_load
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
@@ -68,6 +71,7 @@ def estimate(
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
     job, serving = job_size(w), serving_load(w)
+    feed = image_input_pipeline(w.inputs.image_size, vcpus_per_gpu, 1.0) if serving is None else None
     outcomes: list[EstimateOutcome] = []
     for gpu, n in specs:
         outcomes.extend(
@@ -82,6 +86,7 @@ def estimate(
                 serving=serving,
                 network=network,
                 compiled=w.compile,
+                input_pipeline=feed,
             )
         )
     return EstimateReport(profile=prof, outcomes=tuple(outcomes), calibration=cal)

@@ -17,7 +17,7 @@ import hashlib
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -26,6 +26,7 @@ import numpy as np
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration, CalibrationRow
+from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.estimate import estimate
 from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import Profile
@@ -54,38 +55,6 @@ GPU_NAMES: Mapping[str, str] = {
 _PRECISIONS = {"fp32": "fp32", "tf32": "tf32", "amp": "amp-fp16", "bf16": "bf16"}
 _THROUGHPUT_METRICS = ("images_per_s", "sequences_per_s", "tokens_per_s")
 _MEMORY_METRIC = "peak_mem_gib"
-
-
-@dataclass(frozen=True, kw_only=True)
-class CalibrationCase:
-    """One published figure and the workload that reproduces it."""
-
-    label: str
-    workload: dict[str, Any]
-    """Workload spec (as YAML would give it) to trace."""
-    gpu: str
-    gpu_count: int
-    grad_accum_steps: int
-    metric: str
-    """``images_per_s``, ``sequences_per_s``, ``tokens_per_s`` or ``peak_mem_gib``."""
-    published: float
-    used_in_fit: bool
-    why: str = ""
-    """Mapping assumptions, or the reason the row is compared but not fitted."""
-    seq_len: int | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
-    parallelism: str = "ddp"
-    gpus_per_node: int | None = None
-    network_gbit_s: float | None = None
-    """Inter-node network per node as published (None: one node, or not stated)."""
-    network_kind: str | None = None
-
-    def __str__(self) -> str:
-        return self.label
-
-    @property
-    def architecture(self) -> str:
-        return get_gpu(self.gpu).architecture
 
 
 def _accumulation(notes: str) -> int:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from gpuplan.perf.fit import CalibrationCase
+from gpuplan.perf.cases import CalibrationCase
 
 __all__ = ["v2_cases"]
 

@@ -16,6 +16,7 @@ from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, JobSize, estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
+from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.parallel import NetworkSpec
 from gpuplan.profile.model import Profile
 
@@ -51,6 +52,7 @@ class EstimateOutcome:
 class _Run:
     network: NetworkSpec | None = None
     compiled: bool = False
+    input_pipeline: InputPipeline | None = None
 
 
 def _one(
@@ -77,6 +79,7 @@ def _one(
             job=job,
             grad_accum_steps=grad_accum_steps,
             compiled=run.compiled,
+            input_pipeline=run.input_pipeline,
         )
     except EstimateError as e:
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=str(e))
@@ -119,13 +122,15 @@ def estimate_all(
     with_advice: bool = True,
     network: NetworkSpec | None = None,
     compiled: bool = False,
+    input_pipeline: InputPipeline | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate ``profile`` on each GPU (``count`` of them each), with advice where it does not fit.
 
     ``network``: what the user or the instance says about the links (default: datasheet facts
-    and an assumed network, labelled); ``compiled``: the job runs under ``torch.compile``."""
+    and an assumed network, labelled); ``compiled``: the job runs under ``torch.compile``;
+    ``input_pipeline``: the host CPUs of an image workload (None: assumed to keep up)."""
     cal = calibration or load_calibration()
-    run = _Run(network=network, compiled=compiled)
+    run = _Run(network=network, compiled=compiled, input_pipeline=input_pipeline)
     return tuple(
         _one(
             profile,

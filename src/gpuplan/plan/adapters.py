@@ -316,6 +316,7 @@ def make_estimator(
         NetworkSpec,
         decode_estimate,
         estimate,
+        image_input_pipeline,
         job_size,
         load_calibration,
         serving_estimate,
@@ -357,6 +358,10 @@ def make_estimator(
             job=job,
             grad_accum_steps=workload.gradient_accumulation,
             compiled=workload.compile,
+            # A service's requests arrive decoded by its clients; a job reads its own JPEGs.
+            input_pipeline=None
+            if serving is not None
+            else image_input_pipeline(workload.inputs.image_size, key.vcpus, key.gpus_per_node),
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:
@@ -383,6 +388,7 @@ def make_estimator(
             job_time_h_high=est.job_time_h_high or est.job_time_h,
             peak_memory_gib=peak,
             step_time_s=est.step_time_s,
+            input_bound=est.input_bound,
             notes=est.notes,
         )
 

@@ -1,0 +1,46 @@
+"""One calibration case: a published figure and the workload that reproduces it.
+
+Its own module so that both readers of the calibration data (``perf/fit.py`` for the first files,
+``perf/fit_v2.py`` for ``calibration_v2.csv``) build it without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuplan.hardware import get_gpu
+
+__all__ = ["CalibrationCase"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CalibrationCase:
+    """One published figure and the workload that reproduces it."""
+
+    label: str
+    workload: dict[str, Any]
+    """Workload spec (as YAML would give it) to trace."""
+    gpu: str
+    gpu_count: int
+    grad_accum_steps: int
+    metric: str
+    """``images_per_s``, ``sequences_per_s``, ``tokens_per_s`` or ``peak_mem_gib``."""
+    published: float
+    used_in_fit: bool
+    why: str = ""
+    """Mapping assumptions, or the reason the row is compared but not fitted."""
+    seq_len: int | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+    parallelism: str = "ddp"
+    gpus_per_node: int | None = None
+    network_gbit_s: float | None = None
+    """Inter-node network per node as published (None: one node, or not stated)."""
+    network_kind: str | None = None
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def architecture(self) -> str:
+        return get_gpu(self.gpu).architecture
