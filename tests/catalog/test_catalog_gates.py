@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpuplan.catalog import OfferRow, PriceRow
-from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR, check_offer, parse_as_of
+from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR, check_offer, parse_as_of
 
 
 def _row(*prices: PriceRow, count: float = 1.0) -> OfferRow:
@@ -42,7 +42,7 @@ def _check(row: OfferRow, od: float | None = None) -> list[str]:
     return check_offer(row, provider="aws", known_instances={}, on_demand_hourly=lambda _r: od)
 
 
-@given(st.floats(min_value=1e-6, max_value=MAX_USD_PER_GPU_HOUR, allow_nan=False))
+@given(st.floats(min_value=MIN_USD_PER_GPU_HOUR, max_value=MAX_USD_PER_GPU_HOUR, allow_nan=False))
 def test_any_positive_sane_hourly_price_passes(amount: float) -> None:
     assert _check(_row(_price(amount))) == []
 
@@ -82,3 +82,23 @@ def test_as_of_formats() -> None:
 
 def test_offer_without_price_needs_a_reason() -> None:
     assert any("no price and no reason" in r for r in _check(_row()))
+
+
+@given(st.floats(min_value=0.0, max_value=MIN_USD_PER_GPU_HOUR, exclude_min=True, exclude_max=True))
+def test_a_price_below_the_sanity_floor_fails(amount: float) -> None:
+    # 5e-324 (the smallest float) was once recommended at $0.0004 all-in.
+    assert any("below the sanity floor" in r for r in _check(_row(_price(amount))))
+    assert any("below the sanity floor" in r for r in _check(_row(_price(5e-324))))
+
+
+def test_gpu_counts_are_whole_numbers_or_a_real_fraction() -> None:
+    assert _check(_row(_price(0.5), count=0.167)) == []  # Azure NV6ads_A10_v5: 1/6 of an A10
+    for count in (1e-300, 0.05, 2.5, 17.0):
+        assert any("GPU count" in r for r in _check(_row(_price(5.0), count=count))), count
+
+
+def test_names_with_control_characters_fail() -> None:
+    for region in ("us-east-1\nINJECT", "us-east-1\r", "us\x00east", "us-east-1\u2028x", "'quoted'"):
+        row = _row(_price(1.0))
+        row = OfferRow(**{**row.__dict__, "region": region})
+        assert any("is not a name" in r for r in _check(row)), region

@@ -60,13 +60,29 @@ def wait_for_checkpoint_after(ckpt: Path, step: int, proc: subprocess.Popen[str]
         time.sleep(0.05)
 
 
-def one_rank(torchrun_pid: int) -> int:
-    """The pid of one worker process of the torchrun agent (one of its children)."""
+def _children(pid: int) -> list[int]:
+    out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == torchrun_pid:  # field 4 of /proc/PID/stat: the parent pid
-            return int(stat.parent.name)
+        if int(fields[1]) == pid:  # field 4 of /proc/PID/stat: the parent pid
+            out.append(int(stat.parent.name))
+    return out
+
+
+def one_rank(launcher_pid: int) -> int:
+    """The pid of one worker process below launch.sh (bash -> torchrun agent -> ranks)."""
+    pending = _children(launcher_pid)
+    while pending:
+        pid = pending.pop(0)
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"torch.distributed.run" in cmdline:
+            pending.extend(_children(pid))
+        elif b"train.py" in cmdline:
+            return pid
     raise AssertionError("torchrun has no worker processes")

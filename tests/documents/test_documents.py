@@ -11,11 +11,13 @@ from typer.testing import CliRunner
 from gpuplan.cli import app
 from gpuplan.deploy import GENERATORS, LaunchSpec, generate
 from gpuplan.documents import (
+    AUTOSCALE_SCHEMA_VERSION,
     DOCUMENTS,
     ESTIMATE_SCHEMA_VERSION,
     GPUS_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
+    SHARE_SCHEMA_VERSION,
     TCO_SCHEMA_VERSION,
     PlanDocument,
 )
@@ -39,6 +41,8 @@ def test_each_document_declares_its_schema_version() -> None:
         "estimate": ESTIMATE_SCHEMA_VERSION,
         "offers": OFFERS_SCHEMA_VERSION,
         "gpus": GPUS_SCHEMA_VERSION,
+        "simulate-autoscale": AUTOSCALE_SCHEMA_VERSION,
+        "simulate-share": SHARE_SCHEMA_VERSION,
         "tco": TCO_SCHEMA_VERSION,
     }
     assert set(versions) == set(DOCUMENTS)

@@ -26,6 +26,21 @@ MAX_USD_PER_GPU_HOUR = 1000.0
 #: CNY rate of the last decades, so the gate can run before a rate is known.
 MAX_CNY_PER_GPU_HOUR = 10000.0
 
+#: Sanity floors per GPU-hour. The cheapest price in the shipped catalog is 0.149 USD per GPU-hour
+#: (a T4 on Azure spot); 0.01 USD is 15x below it. A smaller figure (``5e-324``, a price in the wrong
+#: unit) would make the planner recommend it at a near-zero cost.
+MIN_USD_PER_GPU_HOUR = 0.01
+#: The same floor in CNY, stated without an exchange rate: 0.05 CNY is below 0.01 USD at any CNY rate
+#: of the last decades (5.5-8.5 CNY per USD).
+MIN_CNY_PER_GPU_HOUR = 0.05
+#: Smallest fraction of a GPU an instance may carry: Azure's NV6ads_A10_v5 sells 1/6 of an A10
+#: (0.167 in the catalog). Above one GPU, counts are whole numbers.
+MIN_GPU_FRACTION = 0.1
+#: Region, zone and instance-type names: the providers' own (``us-east-1``, ``Standard_ND96asr_v4``,
+#: ``ecs.gn7i-c8g1.2xlarge``) and the catalog's descriptive ones (``A100 40GB (article 004 table)``).
+#: No control characters, no quotes: these names reach reports and generated launch files.
+_NAME = re.compile(r"[A-Za-z0-9*][A-Za-z0-9 ._()/+:*-]{0,127}")
+
 #: Which units each pricing model may be published in (its billing rule in the vocabulary).
 _UNITS: dict[PricingModel, frozenset[str]] = {PricingModel(p): r.units for p, r in PRICING_RULES.items()}
 
@@ -64,11 +79,18 @@ def _check_price(price: PriceRow, gpu_count: float) -> list[str]:
     if not reasons and gpu_count > 0:
         hourly = price.amount / HOURS_PER_MONTH if price.unit == "month" else price.amount
         ceiling = MAX_CNY_PER_GPU_HOUR if currency is Currency.CNY else MAX_USD_PER_GPU_HOUR
+        floor = MIN_CNY_PER_GPU_HOUR if currency is Currency.CNY else MIN_USD_PER_GPU_HOUR
         if hourly / gpu_count > ceiling:
             reasons.append(
                 f"{pricing} price {price.amount:g} {currency.code}/{price.unit} is "
                 f"{hourly / gpu_count:,.0f} {currency.code} per GPU-hour, above the sanity ceiling "
                 f"{ceiling:g}: a unit or parsing error"
+            )
+        elif hourly / gpu_count < floor:
+            reasons.append(
+                f"{pricing} price {price.amount:g} {currency.code}/{price.unit} is "
+                f"{hourly / gpu_count:.3g} {currency.code} per GPU-hour, below the sanity floor "
+                f"{floor:g}: a unit or parsing error"
             )
     return reasons
 
@@ -91,11 +113,19 @@ def check_offer(
         reasons.append(f"provider {row.provider!r} in an import for {provider!r}")
     if not row.region.strip() or not row.instance_type.strip():
         reasons.append("empty region or instance type")
+    names = ((row.region, "region"), (row.zone or "", "zone"), (row.instance_type, "instance type"))
+    for name_value, what in names:
+        if name_value and not (name_value.isascii() and _NAME.fullmatch(name_value)):
+            reasons.append(f"{what} {name_value[:40]!r} is not a name (letters, digits, . _ - only)")
     known_gpus = {g.id for g in all_gpus()}
     if row.gpu not in known_gpus:
         reasons.append(f"unknown GPU {row.gpu!r} (not in the hardware catalog)")
-    if not (math.isfinite(row.gpu_count) and 0 < row.gpu_count <= MAX_GPUS_PER_INSTANCE):
-        reasons.append(f"GPU count {row.gpu_count:g} is outside 0 < count <= {MAX_GPUS_PER_INSTANCE}")
+    if not (math.isfinite(row.gpu_count) and MIN_GPU_FRACTION <= row.gpu_count <= MAX_GPUS_PER_INSTANCE):
+        reasons.append(
+            f"GPU count {row.gpu_count:g} is outside {MIN_GPU_FRACTION:g} <= count <= {MAX_GPUS_PER_INSTANCE}"
+        )
+    elif row.gpu_count > 1 and not float(row.gpu_count).is_integer():
+        reasons.append(f"GPU count {row.gpu_count:g} is not a whole number")
     if row.accelerator_count_reported is not None and row.accelerator_count_reported != row.gpu_count:
         reasons.append(
             f"GPU count {row.gpu_count:g} disagrees with the {row.accelerator_count_reported:g} GPUs "

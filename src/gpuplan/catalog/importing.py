@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import SQLAlchemyError
@@ -41,6 +41,9 @@ class ImportTarget(Protocol):
     def invalidate_caches(self) -> None: ...
 
 
+T = TypeVar("T")
+
+
 def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
@@ -54,8 +57,11 @@ def import_offers(
     kind: str = "manual",
     rejected: Sequence[RejectedRow] = (),
     snapshot_id: str | None = None,
+    conn: Connection | None = None,
 ) -> ImportReport:
     """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
+
+    ``conn``: write inside this open transaction (the caller commits) instead of a new one.
 
     ``rejected`` are rows the parser already refused (truncated lines …); they are reported
     along with the rows the gates refuse. Offers are matched on (provider, region, zone,
@@ -111,24 +117,25 @@ def import_offers(
             rejected=tuple(bad),
             import_id=None,
         )
-    try:
-        with store.engine.begin() as conn:
-            import_id = conn.execute(
-                insert(t.imports).values(
-                    provider=prov,
-                    kind=kind,
-                    source=source,
-                    snapshot_id=snapshot_id,
-                    imported_at=_now_iso(),
-                    rows_ok=len(good),
-                    rows_rejected=len(bad),
-                )
-            ).inserted_primary_key[0]  # type: ignore[index]
-            n_offers, n_prices = write_offers(conn, good, import_id)
-    except SQLAlchemyError as e:
-        raise CatalogImportError(
-            f"import of {prov} from {source} failed and was rolled back (database unchanged): {e}"
-        ) from e
+
+    def write(conn: Connection) -> tuple[int, int, int]:
+        import_id = conn.execute(
+            insert(t.imports).values(
+                provider=prov,
+                kind=kind,
+                source=source,
+                snapshot_id=snapshot_id,
+                imported_at=_now_iso(),
+                rows_ok=len(good),
+                rows_rejected=len(bad),
+            )
+        ).inserted_primary_key[0]  # type: ignore[index]
+        return (int(import_id), *write_offers(conn, good, import_id))
+
+    if conn is not None:
+        import_id, n_offers, n_prices = write(conn)
+    else:
+        import_id, n_offers, n_prices = _with_retry(store, write, f"import of {prov} from {source}")
     store.invalidate_caches()
     return ImportReport(
         provider=prov,
@@ -138,6 +145,28 @@ def import_offers(
         rejected=tuple(bad),
         import_id=int(import_id),
     )
+
+
+#: Attempts of a write transaction that finds the database locked after the busy timeout.
+WRITE_ATTEMPTS = 3
+
+
+def _with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str) -> T:
+    """``write`` in its own transaction, tried again while another writer keeps the database locked
+    beyond the busy timeout; any failure rolls back (the database is left unchanged)."""
+    from gpuplan.catalog.transactions import db_error, is_busy, writing
+
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
+        try:
+            with writing(store.engine) as conn:
+                return write(conn)
+        except SQLAlchemyError as e:
+            if attempt < WRITE_ATTEMPTS and is_busy(e):
+                continue
+            raise CatalogImportError(
+                f"{what} failed and was rolled back (database unchanged): {db_error(e)}"
+            ) from e
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> tuple[int, int]:

@@ -8,13 +8,17 @@ knows nothing of workloads. ``store.local`` opens a :class:`LocalStore` on the s
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from sqlalchemy import Engine, insert, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult
+from gpuplan.catalog.transactions import db_error, writing
+from gpuplan.errors import StoreError
 
 __all__ = ["LocalStore"]
 
@@ -29,10 +33,20 @@ class LocalStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
+    @contextmanager
+    def _one_line_errors(self, what: str) -> Iterator[None]:
+        """Database and file-system errors as one StoreError line (read-only file, disk full, locked):
+        the caller (the CLI's profile cache) turns it into a warning instead of losing an estimate."""
+        try:
+            yield
+        except (SQLAlchemyError, OSError) as e:
+            where = self.engine.url.render_as_string(hide_password=True)
+            raise StoreError(f"cannot {what} in {where}: {db_error(e)}") from e
+
     def get_profile(self, key: str, schema_version: int) -> str | None:
         """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
         c = t.profile_cache.c
-        with self.engine.connect() as conn:
+        with self._one_line_errors("read the profile cache"), self.engine.connect() as conn:
             row = conn.execute(
                 select(c.payload).where(c.key == key, c.schema_version == schema_version)
             ).first()
@@ -41,7 +55,7 @@ class LocalStore:
     def put_profile(self, key: str, schema_version: int, payload: str) -> None:
         """Cache a profile payload (replacing any entry for ``key``)."""
         c = t.profile_cache.c
-        with self.engine.begin() as conn:
+        with self._one_line_errors("write the profile cache"), writing(self.engine) as conn:
             conn.execute(t.profile_cache.delete().where(c.key == key))
             conn.execute(
                 insert(t.profile_cache).values(
@@ -53,7 +67,7 @@ class LocalStore:
         """Append measurements (one transaction)."""
         if not results:
             return
-        with self.engine.begin() as conn:
+        with self._one_line_errors("save bench results"), writing(self.engine) as conn:
             conn.execute(
                 insert(t.bench_results),
                 [

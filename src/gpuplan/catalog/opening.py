@@ -1,18 +1,36 @@
 """Opening the catalog database: where it lives, the engine, schema migrations, first-use seeding.
 
 Split from :mod:`gpuplan.catalog.store` (the queries); ``open_store`` is the way in for both.
+
+A catalog survives being interrupted and shared:
+
+* SQLite's Python driver runs DDL outside any transaction unless told otherwise; the engine here
+  turns the driver's own transaction handling off and issues ``BEGIN`` itself, so the schema's
+  creation (every ``CREATE TABLE`` and the Alembic revision row) commits as one unit or not at all.
+  Writers begin with ``BEGIN IMMEDIATE`` (:func:`writing`): two writers never both hold a read
+  lock they must upgrade, which SQLite would answer with an immediate "database is locked".
+* Creation, migration and seeding run under an inter-process file lock (``<db>.lock``, filelock), so
+  N processes opening a fresh catalog at once create it once; each step is idempotent, so a run
+  killed at any point leaves a catalog the next open completes.
+* A database that is not gpuplan's (tables of another application) is refused without a change; a
+  half-created one from an older gpuplan (tables but no revision, and no data) is rebuilt.
+* Connections wait up to :data:`BUSY_TIMEOUT_S` for another writer (an import holds the lock for
+  seconds), and database errors become one line (the driver's message, not the SQL).
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
+from gpuplan.catalog.transactions import db_error, is_busy, writing
 from gpuplan.errors import DataError, InputError, StoreError
 
 if TYPE_CHECKING:
@@ -21,16 +39,26 @@ if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
 __all__ = [
+    "BUSY_TIMEOUT_S",
     "DEFAULT_STALE_AFTER_DAYS",
     "RATE_TOLERANCE",
     "check_rate",
+    "db_error",
     "default_db_path",
+    "is_busy",
     "make_engine",
     "open_store",
+    "writing",
 ]
 
 #: A price older than this many days is flagged ``stale``.
 DEFAULT_STALE_AFTER_DAYS = 180
+#: Seconds a connection waits for another writer. A large SkyPilot import holds the write lock for
+#: ~8 s on a slow disk (measured in the fault-injection pass); SQLite's default 5 s was too short.
+BUSY_TIMEOUT_S = 60.0
+#: Seconds open_store waits for another process creating or migrating the same catalog: creating
+#: and seeding takes ~1-3 s, so this only runs out when a lock holder hangs.
+CREATION_LOCK_TIMEOUT_S = 120.0
 
 
 def default_db_path() -> Path:
@@ -65,18 +93,27 @@ def make_engine(url: str) -> tuple[Engine, str]:
     from sqlalchemy import create_engine, event
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+    sqlite = url.startswith("sqlite")
     try:
-        engine = create_engine(url)
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S} if sqlite else {})
     except (SQLAlchemyError, ArgumentError, ImportError, ValueError) as e:
-        raise StoreError(f"cannot open database {url!r}: {e}") from e
+        raise StoreError(f"cannot open database {url!r}: {db_error(e)}") from e
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
-            # Foreign keys are off by default in SQLite; the schema relies on them.
+            # The driver's own transaction handling leaves DDL outside transactions: off, and
+            # BEGIN is issued below. Foreign keys are off by default in SQLite; the schema relies
+            # on them.
+            dbapi_conn.isolation_level = None
             cursor = dbapi_conn.cursor()
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Connection) -> None:
+            mode = conn.get_execution_options().get("gpuplan_begin", "DEFERRED")
+            conn.exec_driver_sql(f"BEGIN {mode}")
 
     return engine, engine.url.render_as_string(hide_password=True)
 
@@ -90,34 +127,117 @@ def _current_revision(conn: Connection) -> str | None:
     return str(rev) if rev is not None else None
 
 
-def _migrate(engine: Engine) -> str:
-    """Bring the schema to head; refuse a database from a newer gpuplan. Returns the revision."""
+#: Tables that hold data; a catalog without a revision but with rows in one of these is not rebuilt.
+_DATA_TABLES = ("imports", "offers", "prices", "bench_results", "exchange_rates")
+
+
+def _check_owned(conn: Connection, location: str) -> None:
+    """Refuse a database that is not gpuplan's, untouched; rebuild a half-created gpuplan one.
+
+    Half-created: gpuplan's tables (some or all) without a revision row, and no data in them — what
+    an interrupted first use left before the schema's creation became one transaction.
+    """
+    from sqlalchemy import inspect
+
+    from gpuplan.catalog.schema import metadata
+
+    tables = set(inspect(conn).get_table_names())
+    ours = set(metadata.tables) | {"alembic_version"}
+    revision = _current_revision(conn)
+    foreign = sorted(tables - ours)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
+        raise StoreError(
+            f"{location} is not a gpuplan catalog (it has other tables: {shown}); it was left unchanged: "
+            "point --db at a new file"
+        )
+    if revision is not None or not tables:
+        return
+    for name in _DATA_TABLES:
+        if name in tables and conn.exec_driver_sql(f"SELECT 1 FROM {name} LIMIT 1").first():
+            raise StoreError(
+                f"{location} holds gpuplan data but no schema revision; move it aside and run again "
+                "(a new catalog is created), then re-import your price files"
+            )
+    for name in tables:  # nothing in them: drop and let the migration create them again
+        conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{name}"')
+
+
+def _migrate(engine: Engine, location: str) -> str:
+    """Bring the schema to head in one transaction; refuse a database that is not gpuplan's or is
+    from a newer gpuplan. Returns the revision."""
     from sqlalchemy.exc import SQLAlchemyError
 
     try:
         with engine.connect() as conn:
             current = _current_revision(conn)
     except SQLAlchemyError as e:
-        raise StoreError(f"cannot read the database: {e}") from e
+        raise StoreError(f"cannot read the database {location}: {db_error(e)}") from e
     if current == HEAD_REVISION:
         return current  # no Alembic import at all
-    if current is not None and current not in KNOWN_REVISIONS:
-        raise StoreError(
-            f"the database is at schema revision {current!r}, newer than this gpuplan knows "
-            f"(head {HEAD_REVISION!r}); upgrade gpuplan or point --db at another database"
-        )
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     try:
-        with engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+        with writing(engine) as conn:
+            _check_owned(conn, location)
+            current = _current_revision(conn)
+            if current is not None and current not in KNOWN_REVISIONS:
+                raise StoreError(
+                    f"the database is at schema revision {current!r}, newer than this gpuplan knows "
+                    f"(head {HEAD_REVISION!r}); upgrade gpuplan or point --db at another database"
+                )
+            if current != HEAD_REVISION:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, "head")
     except SQLAlchemyError as e:
-        raise StoreError(f"cannot create or migrate the database schema: {e}") from e
+        raise StoreError(f"cannot create or migrate the database schema in {location}: {db_error(e)}") from e
     return HEAD_REVISION
+
+
+@contextmanager
+def _creation_lock(path: Path | None) -> Iterator[None]:
+    """The inter-process lock held while a SQLite catalog file is created, migrated or seeded.
+    Other databases (PostgreSQL) rely on their transactional DDL alone."""
+    if path is None:
+        yield
+        return
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(f"{path}.lock", timeout=CREATION_LOCK_TIMEOUT_S)
+    try:
+        lock.acquire()
+    except Timeout as e:
+        raise StoreError(
+            f"another gpuplan has been creating {path} for {CREATION_LOCK_TIMEOUT_S:.0f} s; if none is "
+            f"running, delete {path}.lock and try again"
+        ) from e
+    except OSError as e:
+        raise StoreError(
+            f"cannot create the catalog {path}: {e.strerror or e} (for its lock file); pass --db "
+            "with a writable folder"
+        ) from e
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _refuse_non_sqlite(path: Path) -> None:
+    """Refuse, untouched, a file that exists and is not a SQLite database (or not a regular file)."""
+    try:
+        if not path.exists():
+            return
+        if not path.is_file():
+            raise StoreError(f"--db {path} is not a regular file; point --db at a new file")
+        with path.open("rb") as fh:
+            head = fh.read(16)
+    except OSError as e:
+        raise StoreError(f"cannot read the database {path}: {e.strerror or e}") from e
+    if head and head != b"SQLite format 3\x00":
+        raise StoreError(f"{path} is not a SQLite database; it was left unchanged: point --db at a new file")
 
 
 def _ready_for_plain_sqlite(path: Path, snapshot: str | None) -> bool:
@@ -185,18 +305,21 @@ def open_store(
             engine_factory=_engine_only,
         )
     else:
+        if path is not None:
+            _refuse_non_sqlite(path)
         engine, location = make_engine(url)
-        revision = _migrate(engine)
-        store = Store(
-            url,
-            location=location,
-            revision=revision,
-            stale_after_days=stale_after_days,
-            today=day,
-            engine=engine,
-        )
-        if seed:
-            ensure_snapshot(store)
+        with _creation_lock(path):
+            revision = _migrate(engine, str(path or location))
+            store = Store(
+                url,
+                location=location,
+                revision=revision,
+                stale_after_days=stale_after_days,
+                today=day,
+                engine=engine,
+            )
+            if seed:
+                ensure_snapshot(store)
     store.use_plain_sqlite(path)
     if usd_per_cny is not None:
         if not force_rate:

@@ -209,35 +209,50 @@ def _facts_rows(name: str) -> list[dict[str, Any]]:
 def ensure_snapshot(store: Any) -> bool:
     """Load the shipped snapshot into ``store`` unless it has it already. True if it was loaded.
 
-    Offers and prices pass the same gates as any import (one transaction per provider); a shipped
-    row that fails them is a packaging bug and raises DataError.
+    Offers and prices pass the same gates as any import; the whole snapshot is one transaction. A
+    shipped row that fails the gates is a packaging bug and raises DataError.
     """
-    from sqlalchemy import insert, select  # lazy: the read path never needs SQLAlchemy
+    from sqlalchemy import select  # lazy: the read path never needs SQLAlchemy
 
     from gpuplan.catalog import schema as t
+    from gpuplan.catalog.transactions import writing
 
     sid = snapshot_id()
+    marker = select(t.imports.c.id).where(t.imports.c.snapshot_id == sid, t.imports.c.kind == "snapshot")
     with store.engine.connect() as conn:
-        have = conn.execute(
-            select(t.imports.c.id).where(t.imports.c.snapshot_id == sid, t.imports.c.kind == "snapshot")
-        ).first()
-    if have is not None:
-        return False
+        if conn.execute(marker).first() is not None:
+            return False
     source = "gpuplan shipped snapshot (tools/build_snapshot.py from shared/data)"
     by_provider = _offer_rows()
+    # Every provider's offers, the facts tables and the marker import that says this snapshot is in,
+    # in one transaction: a run killed half-way leaves nothing, and the next open seeds it whole.
+    with writing(store.engine) as conn:
+        if conn.execute(marker).first() is not None:
+            return False  # another process seeded it while this one waited for the lock
+        _seed(store, conn, by_provider, source, sid)
+    store.invalidate_caches()  # billing/compliance caches are rebuilt on next use
+    return True
+
+
+def _seed(store: Any, conn: Any, by_provider: dict[str, list[OfferRow]], source: str, sid: str) -> None:
+    from sqlalchemy import insert
+
+    from gpuplan.catalog import schema as t
+    from gpuplan.catalog.importing import import_offers
+
     for provider in Provider:
         rows = by_provider.get(provider.value, [])
         if not rows:
             continue
-        report = store.import_offers(
-            rows, provider=provider.value, source=source, kind="snapshot-offers", snapshot_id=sid
-        )
+        report = import_offers(
+            store, rows, provider=provider.value, source=source, kind="snapshot-offers", snapshot_id=sid,
+            conn=conn,
+        )  # fmt: skip
         if report.rejected:
             first = report.rejected[0]
             raise DataError(
                 f"shipped snapshot row {first.instance_type} ({first.region}) fails the gates: {first.reason}"
             )
-    # Facts tables, and the marker import that says this snapshot is in, in one transaction.
     tables = {
         "transfer.csv": t.transfer_prices,
         "storage.csv": t.storage_prices,
@@ -245,27 +260,24 @@ def ensure_snapshot(store: Any) -> bool:
         "billing.csv": t.billing_policies,
         "compliance.csv": t.compliance_labels,
     }
-    with store.engine.begin() as conn:
-        import_id = conn.execute(
-            insert(t.imports).values(
-                provider=None,
-                kind="snapshot",
-                source=source,
-                snapshot_id=sid,
-                imported_at=_now(),
-                rows_ok=0,
-                rows_rejected=0,
-            )
-        ).inserted_primary_key[0]
-        for name, table in tables.items():
-            facts = _facts_rows(name)
-            if facts:
-                conn.execute(insert(table), [{**r, "import_id": import_id} for r in facts])
-        rates = _facts_rows("exchange_rates.csv")
-        if rates:
-            conn.execute(insert(t.exchange_rates), rates)
-    store.invalidate_caches()  # billing/compliance caches are rebuilt on next use
-    return True
+    import_id = conn.execute(
+        insert(t.imports).values(
+            provider=None,
+            kind="snapshot",
+            source=source,
+            snapshot_id=sid,
+            imported_at=_now(),
+            rows_ok=0,
+            rows_rejected=0,
+        )
+    ).inserted_primary_key[0]
+    for name, table in tables.items():
+        facts = _facts_rows(name)
+        if facts:
+            conn.execute(insert(table), [{**r, "import_id": import_id} for r in facts])
+    rates = _facts_rows("exchange_rates.csv")
+    if rates:
+        conn.execute(insert(t.exchange_rates), rates)
 
 
 def _now() -> str:

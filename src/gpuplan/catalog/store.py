@@ -41,7 +41,7 @@ from gpuplan.catalog.model import (
     StoragePrice,
     TransferTier,
 )
-from gpuplan.errors import AmbiguousNameError, DataError, StoreError
+from gpuplan.errors import AmbiguousNameError, DataError, InputError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
 if TYPE_CHECKING:
@@ -171,7 +171,9 @@ class Store:
         code = Currency.cast(rate.currency).code
         if not (math.isfinite(rate.usd_per_unit) and rate.usd_per_unit > 0):
             raise DataError(f"exchange rate for {code} must be positive, got {rate.usd_per_unit!r}")
-        with self.engine.begin() as conn:
+        from gpuplan.catalog.transactions import writing
+
+        with writing(self.engine) as conn:
             conn.execute(
                 insert(t.exchange_rates).values(
                     currency=code, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
@@ -394,6 +396,10 @@ class Store:
             params["region"] = region
         gpu_ids: list[str] | None = self._gpu_ids(gpu) if gpu is not None else None
         if min_gpu_memory_gib is not None:
+            if not (math.isfinite(min_gpu_memory_gib) and min_gpu_memory_gib >= 0):
+                raise InputError(
+                    f"minimum GPU memory must be a number of GiB, 0 or more (got {min_gpu_memory_gib})"
+                )
             big = [g.id for g in all_gpus() if g.memory_gib >= min_gpu_memory_gib]
             gpu_ids = big if gpu_ids is None else [g for g in gpu_ids if g in big]
         if gpu_ids is not None:

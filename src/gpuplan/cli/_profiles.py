@@ -10,6 +10,7 @@ from gpuplan.errors import InputError, StoreError
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.catalog.local_store import LocalStore
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -47,10 +48,38 @@ def load_profile(
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
     if store is not OPEN_DB:
-        return profile(workload, store.local if store is not None else None)
+        return profile(workload, _TolerantCache(store.local) if store is not None else None)
     cache = open_cache(db)
     try:
-        return profile(workload, cache.local if cache is not None else None)
+        return profile(workload, _TolerantCache(cache.local) if cache is not None else None)
     finally:
         if cache is not None:
             cache.close()
+
+
+class _TolerantCache:
+    """The store as a profile cache whose failures are a one-line warning, never a lost estimate: a
+    read-only catalog file or folder, a full disk, another writer holding the lock past the busy
+    timeout. The trace is the expensive part; a cache that cannot keep it is only slower next time."""
+
+    def __init__(self, store: LocalStore) -> None:
+        self._store = store
+        self._warned = False
+
+    def _warn(self, line: str) -> None:
+        if not self._warned:  # one warning per command, whichever of read and write failed first
+            sys.stderr.write(line + "\n")
+            self._warned = True
+
+    def get_profile(self, key: str, schema_version: int) -> str | None:
+        try:
+            return self._store.get_profile(key, schema_version)
+        except StoreError as e:
+            self._warn(f"warning: profile cache not read ({e}); tracing the workload")
+            return None
+
+    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
+        try:
+            self._store.put_profile(key, schema_version, payload)
+        except StoreError as e:
+            self._warn(f"warning: profile not cached ({e}); the estimate is unaffected")

@@ -10,10 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from gpuplan.deploy.grammar import check_image
+from gpuplan.errors import DeployError
+
 if TYPE_CHECKING:
     from gpuplan.deploy.spec import LaunchSpec
 
 __all__ = ["GenerateOptions", "GeneratedFile", "Generator"]
+
+#: Most optimizer steps a launch may ask for (a year of 1-ms steps is 3 x 10^10; no job gets near).
+MAX_STEPS = 10**10
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,6 +46,13 @@ class GenerateOptions:
     """Container base image instead of the one chosen for the GPU (``docker``, ``k8s``)."""
     steps: int | None = None
     """Optimizer steps to train for; None = from the workload's samples x epochs, else 1000."""
+
+    def __post_init__(self) -> None:
+        # Both images reach a Dockerfile FROM line and manifests: a strict reference grammar.
+        check_image(self.image, "--image")
+        check_image(self.base_image, "--base-image")
+        if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
+            raise DeployError(f"--steps must be a whole number from 1 to {MAX_STEPS:,} (got {self.steps!r})")
 
 
 class Generator(Protocol):

@@ -6,6 +6,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
+from gpuplan.deploy.user_package import PROJECT_DIR, user_package
 
 __all__ = ["DockerGenerator", "base_image", "dockerfile"]
 
@@ -44,13 +45,29 @@ def dockerfile(spec: LaunchSpec, options: GenerateOptions) -> str:
     code = "train.py serve.py" if serve else "train.py launch.sh"
     entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
     chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
-    user_code = (
-        f"# Your model comes from `{spec.model_entry_point}`: copy its package next to this Dockerfile and\n"
-        "# install it, e.g.\n# COPY mypkg/ /workspace/mypkg/\n"
-        "# RUN pip install --no-cache-dir -e /workspace/mypkg\n"
-        if spec.model_entry_point
-        else "# Your own model and data code: COPY it here and pip install its requirements.\n"
-    )
+    package = user_package(spec)
+    if package is not None:
+        requirements = (
+            f"RUN pip install --no-cache-dir -r /workspace/{PROJECT_DIR}/requirements.txt\n"
+            if package.requirements
+            else ""
+        )
+        user_code = (
+            f"# Your model's package `{package.top_level}` (model.python `{spec.model_entry_point}`),\n"
+            f"# copied by gpuplan deploy from {package.source} into {PROJECT_DIR}/;\n"
+            "# installed so that train.py imports it.\n"
+            f"COPY {PROJECT_DIR}/ /workspace/{PROJECT_DIR}/\n{requirements}"
+            f"RUN pip install --no-cache-dir /workspace/{PROJECT_DIR}\n"
+        )
+    elif spec.model_entry_point:
+        user_code = (
+            f"# Your model comes from `{spec.model_entry_point}`, whose project folder is not known here\n"
+            "# (deploy the workload file, or a plan file saved in the project, to have it copied). Copy\n"
+            "# its package next to this Dockerfile and install it, e.g.\n# COPY mypkg/ /workspace/mypkg/\n"
+            "# RUN pip install --no-cache-dir /workspace/mypkg\n"
+        )
+    else:
+        user_code = "# Your own model and data code: COPY it here and pip install its requirements.\n"
     return f"""# syntax=docker/dockerfile:1
 # {spec.name}: training image written by `gpuplan deploy --target docker`.
 {why}
@@ -119,8 +136,10 @@ class DockerGenerator:
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         image, _ = base_image(spec, options)
+        package = user_package(spec)
         return [
             *entry_point_files(spec, options),
+            *(package.files if package else ()),
             GeneratedFile(path="Dockerfile", content=dockerfile(spec, options)),
             GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
             GeneratedFile(path="README.md", content=readme(spec, image)),

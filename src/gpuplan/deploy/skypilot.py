@@ -13,8 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files
+from gpuplan.deploy.user_package import PROJECT_DIR, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
@@ -52,6 +54,7 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     if spec.task == "infer":
         raise DeployError("the skypilot target writes training tasks; for serving use --target k8s")
     resources: dict[str, Any] = {}
+    package = user_package(spec)
     if spec.provider is not None:
         cloud = SKYPILOT_CLOUDS.get(spec.provider)
         if cloud is None:
@@ -62,9 +65,10 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         resources["cloud"] = cloud
         if spec.region:
             resources["region"] = spec.region
-        if spec.instance_type:
+        vm = vm_type(spec.instance_type) if spec.instance_type else None
+        if vm:
             # The instance the plan priced; SkyPilot checks it carries the accelerators below.
-            resources["instance_type"] = spec.instance_type
+            resources["instance_type"] = vm
     resources["accelerators"] = f"{accelerator(spec)}:{spec.gpus_per_node}"
     resources["use_spot"] = spec.spot
     resources["disk_size"] = spec.disk_size_gb
@@ -99,6 +103,12 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             "set -e\n"
             "# SkyPilot's GPU images have the NVIDIA driver and CUDA; install PyTorch if missing.\n"
             'python3 -c "import torch" 2>/dev/null || pip install "torch>=2.6"\n'
+            + (
+                f"# Your model's package {package.top_level}, copied into {PROJECT_DIR}/ by gpuplan deploy.\n"
+                f"pip install ./{PROJECT_DIR}\n"
+                if package
+                else ""
+            )
         ),
         "run": run,
     }
@@ -134,8 +144,10 @@ class SkyPilotGenerator:
         text = dump_documents(
             [task], f"{spec.name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema)."
         )
+        package = user_package(spec)
         return [
             *entry_point_files(spec, options),
+            *(package.files if package else ()),
             GeneratedFile(path="task.yaml", content=text),
             GeneratedFile(path="README.md", content=_readme(spec)),
         ]

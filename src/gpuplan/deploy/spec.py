@@ -12,22 +12,41 @@ module keeps working while the workload spec grows.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
+from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
+from gpuplan.deploy.grammar import (
+    CLOUD_NAME,
+    DNS_LABEL,
+    ENTRY_POINT,
+    MAX_BATCH,
+    MAX_CHECKPOINT_INTERVAL_MIN,
+    MAX_EPOCHS,
+    MAX_GRADIENT_ACCUMULATION,
+    MAX_IMAGE_SIZE,
+    MAX_JOB_HOURS,
+    MAX_NODES,
+    MAX_REPLICAS,
+    MAX_SAMPLES,
+    MAX_SEQ_LEN,
+    MIG_PROFILE,
+    WORD,
+    matches,
+    plain_text,
+)
 from gpuplan.documents.plan import PLAN_SCHEMA_VERSION, PlanOption, PlanWorkload, WorkloadData
 from gpuplan.errors import DeployError, GpuplanError
 from gpuplan.hardware import GPU, get_gpu
@@ -41,6 +60,9 @@ __all__ = [
     "ServingSpec",
 ]
 
+
+#: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.
+MAX_NAME_CHARS = 128
 
 #: Checkpoint interval when the plan gives none (on-demand plans, or a workload without a plan).
 #: 30 min bounds the work lost to a 2-minute spot notice at half an hour, at a checkpoint cost that
@@ -66,9 +88,9 @@ def _slug(name: str) -> str:
 class ServingSpec(BaseModel):
     """How an inference workload is served (the workload's ``serving:`` block)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 
-    requests_per_s: float | None = None
+    requests_per_s: float | None = Field(default=None, gt=0, le=1e9)
     """Expected load, requests per second (informational in the generated files)."""
     gpu_utilization_target: float = Field(default=80.0, gt=0, le=100)
     """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
@@ -77,8 +99,8 @@ class ServingSpec(BaseModel):
     ``true`` in YAML means 4, the articles' "1/4 card"."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
-    min_replicas: int = Field(default=1, ge=1)
-    max_replicas: int = Field(default=8, ge=1)
+    min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
+    max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
 
     @field_validator("share_gpu", mode="before")
     @classmethod
@@ -96,7 +118,7 @@ class ServingSpec(BaseModel):
             return None
         v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
         # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
-        if not re.fullmatch(r"[1-7]g\.\d+gb(\+[a-z]+)?", v):
+        if not v.isascii() or not MIG_PROFILE.fullmatch(v):
             raise ValueError(f"MIG profile {v!r} is not of the form 1g.10gb")
         return v
 
@@ -114,7 +136,9 @@ def _short_errors(e: ValidationError) -> str:
     where = ".".join(str(p) for p in first["loc"])
     msg = str(first["msg"]).removeprefix("Value error, ")
     more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
-    return f"{where}: {msg}{more}" if where else f"{msg}{more}"
+    # A validator's message may already start with the field's name ("model.python 'x' is not …").
+    named = not where or msg.startswith((where, where.rsplit(".", 1)[-1]))
+    return f"{msg}{more}" if named else f"{where}: {msg}{more}"
 
 
 class LaunchSpec(BaseModel):
@@ -122,10 +146,11 @@ class LaunchSpec(BaseModel):
     :meth:`from_workload`; immutable."""
 
     # Enum fields validate any spelling and are stored as their plain string values, so that the
-    # generators can write them into YAML and shell without conversion.
-    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
+    # generators can write them into YAML and shell without conversion. No Inf/NaN: a plan file may
+    # come from someone else, and every number here reaches a generated file.
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True, allow_inf_nan=False)
 
-    name: str
+    name: str = Field(max_length=63)
     """Job name as a DNS-1123 label (used for Kubernetes objects, images and SkyPilot tasks)."""
     task: TaskField = Task.TRAIN
     provider: ProviderField | None = None
@@ -135,7 +160,7 @@ class LaunchSpec(BaseModel):
     gpu: str | None = None
     """Canonical GPU id from ``gpuplan.hardware`` (``A100-SXM4-80GB``); None = any / unknown."""
     gpus_per_node: int = Field(default=1, ge=1, le=16)
-    nodes: int = Field(default=1, ge=1)
+    nodes: int = Field(default=1, ge=1, le=MAX_NODES)
     pricing: PricingField = PricingModel.ON_DEMAND
     parallelism: ParallelismField = Parallelism.DDP
     precision: str = "fp32"
@@ -144,18 +169,23 @@ class LaunchSpec(BaseModel):
     """``pkg.module:build`` when the workload's model is the user's own Python code."""
     model_source: str = "stand-in"
     """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
-    batch_size: int = Field(default=8, ge=1)
+    project_dir: str | None = None
+    """Folder of the user's own model code (``model_entry_point``) on this machine, when it is known
+    and trusted (a workload file, or a plan file in or above it); its package goes into the image."""
+    batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
     """Per-GPU micro-batch, samples."""
-    seq_len: int | None = None
-    image_size: int | None = None
-    gradient_accumulation: int = Field(default=1, ge=1)
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
+    gradient_accumulation: int = Field(default=1, ge=1, le=MAX_GRADIENT_ACCUMULATION)
     gradient_checkpointing: bool = False
-    dataset_samples: int | None = Field(default=None, ge=1)
+    dataset_samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
     """Samples in the training set (the workload's ``data.samples``); None = unknown."""
-    epochs: float | None = Field(default=None, gt=0)
-    checkpoint_interval_min: float = Field(default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0)
+    epochs: float | None = Field(default=None, gt=0, le=MAX_EPOCHS)
+    checkpoint_interval_min: float = Field(
+        default=DEFAULT_CHECKPOINT_INTERVAL_MIN, gt=0, le=MAX_CHECKPOINT_INTERVAL_MIN
+    )
     """Minutes between checkpoints (the plan's spot-risk optimum, or the default)."""
-    job_time_h: float | None = None
+    job_time_h: float | None = Field(default=None, ge=0, le=MAX_JOB_HOURS)
     """The plan's estimate of the job's duration, hours (None without a plan)."""
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
@@ -198,6 +228,33 @@ class LaunchSpec(BaseModel):
         except ValidationError as e:
             raise DeployError(f"serving: {_short_errors(e)}") from e
 
+    @field_validator("name")
+    @classmethod
+    def _dns_label(cls, v: str) -> str:
+        return matches(DNS_LABEL, v, "name", "'bert-finetune' (lower case, digits, dashes)")
+
+    @field_validator("region", "instance_type")
+    @classmethod
+    def _cloud_name(cls, v: str | None, info: ValidationInfo) -> str | None:
+        return None if v is None else matches(CLOUD_NAME, v, str(info.field_name), "'us-east-1'")
+
+    @field_validator("precision", "optimizer", "gpu")
+    @classmethod
+    def _word(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is not None:
+            matches(WORD, v.lower(), str(info.field_name), "'amp-bf16'")
+        return v
+
+    @field_validator("model_entry_point")
+    @classmethod
+    def _entry(cls, v: str | None) -> str | None:
+        return None if v is None else matches(ENTRY_POINT, v, "model.python", "'package.module:build'")
+
+    @field_validator("model_source", "project_dir")
+    @classmethod
+    def _text(cls, v: str | None, info: ValidationInfo) -> str | None:
+        return None if v is None else plain_text(v, str(info.field_name))
+
     @model_validator(mode="after")
     def _consistent(self) -> LaunchSpec:
         if self.serving and self.serving.mig_profile and self.gpu:
@@ -212,19 +269,20 @@ class LaunchSpec(BaseModel):
     def from_plan_json(cls, path: str | Path) -> LaunchSpec:
         """The recommended option of a plan file written by ``gpuplan plan --json``."""
         path = Path(path)
+        text = read_text(path, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise DeployError(f"cannot read plan file {path}: {e.strerror}") from e
-        except json.JSONDecodeError as e:
-            raise DeployError(
-                f"{path} is not valid JSON (line {e.lineno}): write it with `gpuplan plan --json`"
-            ) from e
-        return cls.from_plan(doc, source=str(path))
+            doc = load_json(text, source=str(path), error=DeployError)
+        except DeployError as e:
+            raise DeployError(f"{e}: write it with `gpuplan plan --json`") from None
+        return cls.from_plan(doc, source=str(path), folder=path.resolve().parent)
 
     @classmethod
-    def from_plan(cls, doc: object, source: str = "plan") -> LaunchSpec:
-        """Like :meth:`from_plan_json`, from the already-parsed document."""
+    def from_plan(cls, doc: object, source: str = "plan", folder: Path | None = None) -> LaunchSpec:
+        """Like :meth:`from_plan_json`, from the already-parsed document.
+
+        ``folder``: where the plan file lies. The plan's ``model.project_dir`` (whose package goes
+        into a Docker image) is used only when it is this folder or inside it: a plan from elsewhere
+        must not make deploy copy files from anywhere else on this machine."""
         if not isinstance(doc, dict) or "schema_version" not in doc:
             raise DeployError(
                 f"{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"
@@ -238,6 +296,13 @@ class LaunchSpec(BaseModel):
         option = doc.get("recommended")
         if not isinstance(option, dict):
             raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
+        for key in ("provider", "region", "zone", "instance_type", "gpu", "pricing"):
+            value = option.get(key)
+            if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+                raise DeployError(
+                    f"{source}: recommended.{key} is {len(value):,} characters long (at most "
+                    f"{MAX_NAME_CHARS}): re-run `gpuplan plan`"
+                )
         try:
             opt = PlanOption.model_validate(option)
         except ValidationError as e:
@@ -248,6 +313,7 @@ class LaunchSpec(BaseModel):
         return _build(
             workload,
             source=source,
+            project_dir=_project_inside(workload.model.project_dir, folder),
             provider=opt.provider,
             region=opt.region,
             instance_type=opt.instance_type,
@@ -272,12 +338,8 @@ class LaunchSpec(BaseModel):
     ) -> LaunchSpec:
         """A single-node launch of the workload file at ``path`` on ``count`` GPUs (no plan)."""
         path = Path(path)
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise DeployError(f"cannot read workload file {path}: {e.strerror}") from e
-        except yaml.YAMLError as e:
-            raise DeployError(f"{path} is not valid YAML: {str(e).splitlines()[0]}") from e
+        text = read_text(path, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
+        doc = load_yaml(text, source=str(path), error=DeployError)
         if not isinstance(doc, dict):
             raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
         workload = _read_workload_dict(_validated_workload(doc, path), str(path))
@@ -287,6 +349,7 @@ class LaunchSpec(BaseModel):
         return _build(
             workload,
             source=str(path),
+            project_dir=workload.model.project_dir,
             provider=provider,
             region=region,
             instance_type=None,
@@ -321,6 +384,17 @@ def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
         return PlanWorkload.model_validate(doc)
     except ValidationError as e:
         raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
+
+
+def _project_inside(project_dir: str | None, folder: Path | None) -> str | None:
+    """``project_dir`` when it is ``folder`` or below it (resolved, links followed), else None."""
+    if project_dir is None or folder is None:
+        return None
+    try:
+        resolved = Path(project_dir).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+    return str(resolved) if resolved.is_relative_to(folder.resolve()) and resolved.is_dir() else None
 
 
 def _samples(workload: PlanWorkload) -> int | None:
@@ -362,6 +436,8 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
         model_source = "stand-in"
     if launch.get("checkpoint_interval_min") is None:
         launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
+    if not m.python:
+        launch["project_dir"] = None  # only the user's own model code is packaged
     try:
         gpu = launch.get("gpu")
         if gpu:

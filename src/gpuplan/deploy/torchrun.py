@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from importlib import resources
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
@@ -30,6 +31,10 @@ DEFAULT_STEPS = 1000
 #: torchrun's conventional rendezvous port (its own default for --master-port).
 MASTER_PORT = 29500
 
+#: launch.sh's exit status after an interrupted run: 128 + SIGTERM, what train.py exits with after
+#: its checkpoint, and what the k8s podFailurePolicy and SkyPilot's recover_on_exit_codes expect.
+EXIT_PREEMPTED = 143
+
 _SETTINGS = re.compile(r"# >>> gpuplan settings.*?\n(.*?)# <<< gpuplan settings", re.S)
 
 
@@ -44,8 +49,16 @@ def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None 
 
 
 def _literal(value: object) -> str:
-    """A Python literal for a setting; strings in double quotes (JSON's escapes are Python's too)."""
-    return json.dumps(value) if isinstance(value, str) else repr(value)
+    """A Python literal for a setting: strings through json (ASCII, every control and line-separator
+    character escaped, and JSON's escapes are Python's too); numbers finite only (``inf`` is not
+    Python syntax: it would be a NameError in train.py)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=True)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DeployError(f"refusing to write a non-finite setting ({value!r}) into train.py")
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    raise TypeError(f"no Python literal for {type(value).__name__}")  # pragma: no cover - generator bug
 
 
 def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
@@ -87,6 +100,39 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
     return template[: match.start(1)] + block + template[match.end(1) :]
 
 
+#: Runs torchrun as a child instead of exec-ing it, so that this script (PID 1 in a container, the
+#: process Kubernetes and `docker stop` signal) forwards SIGTERM/SIGINT to it once and exits with
+#: 143 after an interrupted run. torchrun itself exits 1 when signalled (its SignalException), which
+#: a Job's podFailurePolicy and SkyPilot's recover_on_exit_codes would count as a genuine failure.
+#: `set -m` gives torchrun its own process group, so a signal to this script's group reaches torchrun
+#: once (from here), never twice: a second SIGTERM would cut short torchrun's wait for its ranks'
+#: checkpoint.
+_RUN_TORCHRUN = f"""
+# ---- signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {EXIT_PREEMPTED} ----
+run_torchrun() {{
+  local child="" interrupted=0 status=0
+  trap 'interrupted=1; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' TERM
+  trap 'interrupted=1; [ -z "$child" ] || kill -INT "$child" 2>/dev/null || true' INT
+  set -m
+  "$PYTHON" -m torch.distributed.run "$@" &
+  child=$!
+  set +m
+  [ "$interrupted" = 0 ] || kill -TERM "$child" 2>/dev/null || true
+  while :; do
+    status=0
+    wait "$child" || status=$?
+    kill -0 "$child" 2>/dev/null || break   # wait returned for a signal: torchrun still runs
+  done
+  trap - TERM INT
+  if [ "$interrupted" = 1 ] && [ "$status" != 0 ]; then
+    echo "launch.sh: interrupted; run the same command to resume from the newest checkpoint" >&2
+    exit {EXIT_PREEMPTED}
+  fi
+  exit "$status"
+}}
+"""
+
+
 def launch_sh(spec: LaunchSpec) -> str:
     """launch.sh: torchrun for one node (--standalone) or many (c10d rendezvous on node 0)."""
     head = f"""#!/usr/bin/env bash
@@ -106,12 +152,12 @@ cd "$(dirname "$0")"
 NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
 export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # multi-node or spot: durable storage (bucket mount, NFS, PVC)
-"""
+{_RUN_TORCHRUN}"""
     if spec.nodes == 1:
-        return head + (
-            "\n# One node: --standalone runs its own rendezvous on a free local port.\n"
-            'exec "$PYTHON" -m torch.distributed.run --standalone \\\n'
-            '  --nproc-per-node "$NPROC_PER_NODE" train.py "$@"\n'
+        return (
+            head
+            + "\n# One node: --standalone runs its own rendezvous on a free local port.\n"
+            + 'run_torchrun --standalone --nproc-per-node "$NPROC_PER_NODE" train.py "$@"\n'
         )
     return (
         head
@@ -122,9 +168,9 @@ NNODES="${{NNODES:-{spec.nodes}}}"
 : "${{MASTER_ADDR:?set MASTER_ADDR to the private IP address of node 0}}"
 : "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
 MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"
-exec "$PYTHON" -m torch.distributed.run \\
+run_torchrun \\
   --nnodes "$NNODES" --nproc-per-node "$NPROC_PER_NODE" --node-rank "$NODE_RANK" \\
-  --rdzv-backend c10d --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" --rdzv-id "{spec.name}" \\
+  --rdzv-backend c10d --rdzv-endpoint "$MASTER_ADDR:$MASTER_PORT" --rdzv-id {shlex.quote(spec.name)} \\
   train.py "$@"
 """
     )

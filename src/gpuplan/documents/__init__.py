@@ -38,16 +38,25 @@ from gpuplan.documents.plan import (
     PlanWorkload,
     SpotDoc,
 )
+from gpuplan.documents.simulate import (
+    AUTOSCALE_SCHEMA_VERSION,
+    SHARE_SCHEMA_VERSION,
+    AutoscaleDocument,
+    ShareDocument,
+)
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION, TcoDocument
 
 __all__ = [
+    "AUTOSCALE_SCHEMA_VERSION",
     "DOCUMENTS",
     "ESTIMATE_SCHEMA_VERSION",
     "GPUS_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
+    "SHARE_SCHEMA_VERSION",
     "TCO_SCHEMA_VERSION",
     "AdviceItem",
+    "AutoscaleDocument",
     "CalibrationSummary",
     "CheapestPrice",
     "CostBreakdownDoc",
@@ -65,6 +74,7 @@ __all__ = [
     "PlanOption",
     "PlanWorkload",
     "ServingDoc",
+    "ShareDocument",
     "SpotDoc",
     "TcoDocument",
 ]
@@ -77,5 +87,7 @@ DOCUMENTS: dict[str, type[Document]] = {
     "estimate": EstimateDocument,
     "offers": OffersDocument,
     "gpus": GpusDocument,
+    "simulate-autoscale": AutoscaleDocument,
+    "simulate-share": ShareDocument,
     "tco": TcoDocument,
 }

@@ -171,6 +171,9 @@ class WorkloadModel(_WorkloadPart):
     preset: str | None = None
     hf_config: str | None = None
     python: str | None = None
+    project_dir: str | None = None
+    """Folder of the user's own model code where the plan was made (deploy copies it only from the
+    plan file's own folder or below)."""
 
 
 class WorkloadInputs(_WorkloadPart):

@@ -1,7 +1,7 @@
 """One calibration case: a published figure and the workload that reproduces it.
 
-Its own module so that both readers of the calibration data (``perf/fit.py`` for the first files,
-``perf/fit_v2.py`` for ``calibration_v2.csv``) build it without importing each other.
+Its own module so that the v1 reader (:mod:`gpuplan.perf.fit`) and the v2 reader
+(:mod:`gpuplan.perf.fit_v2`) share the type without importing each other.
 """
 
 from __future__ import annotations

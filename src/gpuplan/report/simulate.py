@@ -25,6 +25,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.documents.base import Document
+from gpuplan.documents.simulate import AutoscaleDocument, ShareDocument
 from gpuplan.i18n import Money, _, format_number, format_percent
 from gpuplan.report.common import to_jsonable
 from gpuplan.simulate.autoscale import AutoscaleResult, PolicyResult
@@ -41,6 +43,11 @@ __all__ = [
 ]
 
 JSON_SCHEMA_VERSION = 1
+
+
+def _validated(model: type[Document], doc: Any) -> dict[str, Any]:
+    # Through the published model: a key the model does not declare fails here, not downstream.
+    return model.model_validate(to_jsonable(doc)).model_dump(mode="json")
 
 
 def _policy_doc(p: PolicyResult) -> dict[str, Any]:
@@ -64,7 +71,9 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
 
 
 def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
-    return to_jsonable(
+    """The ``simulate autoscale --json`` document, validated by :class:`AutoscaleDocument`."""
+    return _validated(
+        AutoscaleDocument,
         {
             "schema_version": JSON_SCHEMA_VERSION,
             "trace": {
@@ -93,7 +102,7 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
                 "seed": res.settings.seed,
             },
             "policies": [_policy_doc(p) for p in res.policies],
-        }
+        },
     )
 
 
@@ -311,7 +320,9 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
 
 
 def share_json(plan: SharePlan) -> dict[str, Any]:
-    return to_jsonable(
+    """The ``simulate share --json`` document, validated by :class:`ShareDocument`."""
+    return _validated(
+        ShareDocument,
         {
             "schema_version": JSON_SCHEMA_VERSION,
             "gpu": plan.gpu_id,
@@ -339,7 +350,7 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
             ],
             "method": plan.method,
             "notes": list(plan.notes),
-        }
+        },
     )
 
 

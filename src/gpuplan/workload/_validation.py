@@ -14,7 +14,10 @@ __all__ = ["Spec", "one_line_error"]
 class Spec(BaseModel):
     """Base of every workload section: frozen, unknown keys rejected with a did-you-mean."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, use_enum_values=False)
+    # allow_inf_nan=False: no .inf / .nan from YAML reaches an estimate, a plan or a launch file.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, use_enum_values=False, allow_inf_nan=False
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -49,6 +52,12 @@ def _loc_path(loc: tuple[int | str, ...]) -> str:
     return "".join(parts)
 
 
+def _shown(value: object) -> str:
+    """``repr(value)`` for a message, cut in the middle when long (a 400-digit number, a huge string)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}…{text[-12:]}"
+
+
 def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
     """The first problem in ``err`` as ``<field.path>: <what is wrong and how to fix it>``."""
     first = err.errors(include_url=False)[0]
@@ -58,15 +67,15 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
     for prefix in ("Value error, ", "Assertion failed, "):
         msg = msg.removeprefix(prefix)
     ctx = first.get("ctx") or {}
-    got = first.get("input")
+    got = _shown(first.get("input"))
     if first["type"] == "missing":
         msg = "required field is missing"
     elif first["type"] in _BOUNDS:
-        msg = f"must be {_BOUNDS[first['type']]} {next(iter(ctx.values()))} (got {got!r})"
+        msg = f"must be {_BOUNDS[first['type']]} {next(iter(ctx.values()))} (got {got})"
     elif first["type"] == "string_too_short":
         msg = "must not be empty"
     elif first["type"] in {"int_parsing", "float_parsing", "int_type", "float_type", "bool_parsing"}:
-        msg = f"{msg[0].lower()}{msg[1:]} (got {got!r})"
+        msg = f"{msg[0].lower()}{msg[1:]} (got {got})"
     # A whole-workload check already names its field at the start of its message.
     path = f"{_loc_path(loc)}: " if loc else ""
     more = len(err.errors()) - 1

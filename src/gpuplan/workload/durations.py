@@ -8,6 +8,8 @@ __all__ = ["parse_duration_hours"]
 
 #: Hours per unit letter. ``w`` is a 7-day week.
 _UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
+#: Longest duration accepted: ten years, in hours (no plan runs longer; inf is not a deadline).
+MAX_HOURS = 87_660.0
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|[smhdw])")
 
 
@@ -18,10 +20,12 @@ def parse_duration_hours(value: object) -> float:
     """
     if isinstance(value, bool):
         raise ValueError(f"expected a duration like 12h, 2d or 90m (got {value!r})")
+    if isinstance(value, int) and abs(value) > MAX_HOURS:
+        raise ValueError(f"a duration must be at most {MAX_HOURS:g} h, ten years (got {str(value)[:40]}…)")
     if isinstance(value, int | float):
         hours = float(value)
     else:
-        text = str(value).strip().lower().replace(" ", "")
+        text = str(value).strip().lower().replace(" ", "")[:200]  # a longer one is not a duration
         if re.fullmatch(r"\d+(?:\.\d+)?", text):
             hours = float(text)
         elif text and re.fullmatch(rf"(?:{_PART.pattern})+", text):
@@ -30,4 +34,6 @@ def parse_duration_hours(value: object) -> float:
             raise ValueError(f"expected a duration like 12h, 2d, 90m or 1h30m (got {value!r})")
     if not hours > 0:
         raise ValueError(f"a duration must be > 0 (got {value!r})")
+    if not hours <= MAX_HOURS:
+        raise ValueError(f"a duration must be at most {MAX_HOURS:g} h, ten years (got {str(value)[:40]})")
     return hours

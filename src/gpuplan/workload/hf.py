@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from gpuplan.bounded import MAX_CONFIG_BYTES, read_text
 from gpuplan.errors import EstimateError, WorkloadError
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.shape import ModelShape
@@ -33,8 +34,18 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     tf = _transformers()
     path = workload.model.hf_config_path
     assert path is not None
+    # A regular file of bounded size only (not /dev/zero, not a FIFO): checked here because
+    # transformers would open it without either check.
+    read_text(
+        path / "config.json" if path.is_dir() else path,
+        what="model.hf_config",
+        max_bytes=MAX_CONFIG_BYTES,
+        error=WorkloadError,
+    )
     try:
-        config = tf.AutoConfig.from_pretrained(str(path), local_files_only=True)
+        # trust_remote_code=False: a config whose auto_map names Python files in its folder must
+        # not make transformers run (or offer to run) that code; it is refused instead.
+        config = tf.AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as e:
         first = (str(e).strip().splitlines() or [""])[0]
         raise WorkloadError(f"model.hf_config: cannot read {path} as a Hugging Face config: {first}") from e

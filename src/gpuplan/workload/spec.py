@@ -6,14 +6,13 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
+from gpuplan.bounded import MAX_CONFIG_BYTES, MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
 from gpuplan.errors import WorkloadError
 from gpuplan.vocab import (
     ActivationCheckpointing,
@@ -56,6 +55,20 @@ _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
 #: Keys of a Hugging Face config.json that bound the sequence length, in the order checked.
 _HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length")
 
+# Ranges at the schema: a workload file may come from someone else, and a number outside these is a
+# typo or an attack (10**400 samples, .inf epochs), never a job. Floats are finite (Spec's config).
+#: Per-GPU micro-batch, sequence length, image side: far above any real job.
+MAX_BATCH = 1_000_000
+MAX_SEQ_LEN = 10_000_000
+MAX_IMAGE_SIZE = 65_536
+#: Samples and tokens in a data set: 10^15 is a thousand times the largest public text corpora.
+MAX_SAMPLES = 10**15
+MAX_TOKENS = 10**18
+MAX_EPOCHS = 1_000_000.0
+#: A data set of an exabyte, in GB.
+MAX_DATA_GB = 1e9
+MAX_REPLICAS = 10_000
+
 
 def _names(value: Any) -> Any:
     """A single string is accepted where a list of names is expected."""
@@ -68,9 +81,9 @@ Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
 class LoraSpec(Spec):
     """Low-rank adapters on some linear layers; the base weights are frozen."""
 
-    rank: int = Field(ge=1)
+    rank: int = Field(ge=1, le=65_536)
     """Adapter rank r (A is r×in, B is out×r)."""
-    alpha: float | None = Field(default=None, gt=0)
+    alpha: float | None = Field(default=None, gt=0, le=1e6)
     """Scale numerator (scaling = alpha / rank); None means alpha = rank. Does not change the trace."""
     targets: Names = ("q", "v")
     """Which projections get adapters: ``q``, ``k``, ``v``, ``o`` (attention) or ``gate``, ``up``,
@@ -143,13 +156,13 @@ class ModelSpec(Spec):
 class InputsSpec(Spec):
     """One training (or inference) micro-batch on one GPU."""
 
-    batch_size: int = Field(ge=1)
+    batch_size: int = Field(ge=1, le=MAX_BATCH)
     """Samples per GPU per micro-batch, like HF ``per_device_train_batch_size``."""
-    seq_len: int | None = Field(default=None, ge=1)
+    seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Tokens per sample (text models); the encoder length for encoder-decoders."""
-    target_len: int | None = Field(default=None, ge=1)
+    target_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
     """Decoder tokens per sample for encoder-decoders (T5); ``seq_len`` when omitted."""
-    image_size: int | None = Field(default=None, ge=1)
+    image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     """Square image side in pixels (vision models)."""
 
     @model_validator(mode="after")
@@ -162,11 +175,11 @@ class InputsSpec(Spec):
 class DataSpec(Spec):
     """The data set one run goes through."""
 
-    samples: int | None = Field(default=None, ge=1)
-    tokens: int | None = Field(default=None, ge=1)
+    samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
+    tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
     """Alternative to ``samples`` for text: samples = tokens / seq_len."""
-    epochs: float = Field(default=1.0, gt=0)
-    size_gb: float | None = Field(default=None, ge=0)
+    epochs: float = Field(default=1.0, gt=0, le=MAX_EPOCHS)
+    size_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     """Size of the data set in GB (10⁹ bytes), for storage and egress."""
     location: str | None = None
     """Where the data lives now, ``provider/region`` (``aws/us-east-1``)."""
@@ -183,10 +196,10 @@ class DataSpec(Spec):
 class ServingSpec(Spec):
     """The load an inference deployment must carry."""
 
-    requests_per_s: float = Field(gt=0)
-    prompt_tokens: int = Field(ge=1)
-    output_tokens: int = Field(ge=1)
-    p95_latency_ms: float | None = Field(default=None, gt=0)
+    requests_per_s: float = Field(gt=0, le=1e9)
+    prompt_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
+    output_tokens: int = Field(ge=1, le=MAX_SEQ_LEN)
+    p95_latency_ms: float | None = Field(default=None, gt=0, le=1e9)
     """Latency target for a whole request at the 95th percentile, in milliseconds."""
     # Deployment settings, read by ``gpuplan deploy`` (deploy/spec.py validates their shape):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
@@ -195,8 +208,8 @@ class ServingSpec(Spec):
     """Replicas time-sharing one GPU (``true`` = 4, the "1/4 card" of the source articles)."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb`` for each replica."""
-    min_replicas: int | None = Field(default=None, ge=1)
-    max_replicas: int | None = Field(default=None, ge=1)
+    min_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    max_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
 
 
 class ConstraintsSpec(Spec):
@@ -204,17 +217,17 @@ class ConstraintsSpec(Spec):
 
     deadline_hours: Hours | None = Field(default=None, alias="deadline")
     """Wall-clock limit; written ``12h``, ``2d``, ``90m`` or a number of hours."""
-    budget_usd: float | None = Field(default=None, gt=0)
+    budget_usd: float | None = Field(default=None, gt=0, le=1e12)
     providers: Names = ()
     regions: Names = ()
     countries: Names = ()
     """ISO country codes or names the data and GPUs may be in."""
     pricing: Names = ()
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
-    max_gpus: int | None = Field(default=None, ge=1)
-    max_nodes: int | None = Field(default=None, ge=1)
+    max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
+    max_nodes: int | None = Field(default=None, ge=1, le=100_000)
     """Most instances the job may span (the planner's default is 8)."""
-    min_gpu_memory_gib: float | None = Field(default=None, gt=0)
+    min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=1e6)
     interconnect: str | None = None
     """Required GPU link, e.g. ``nvlink``, ``pcie``, ``infiniband``."""
     compliance: Names = ()
@@ -250,7 +263,7 @@ class ConstraintsSpec(Spec):
 class Workload(Spec):
     """A user's job: model, inputs, numerics, optimizer, parallelism, data and planner constraints."""
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=300)
     """What the user calls this job (shown in reports; not part of the profile cache key)."""
     task: TaskField = Task.TRAIN
     """``train`` (from scratch), ``finetune`` (same step; BERT gets its QA head) or ``infer``."""
@@ -268,7 +281,7 @@ class Workload(Spec):
     its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
     compile: bool = False
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
-    gradient_accumulation: int = Field(default=1, ge=1)
+    gradient_accumulation: int = Field(default=1, ge=1, le=100_000)
     parallelism: ParallelismField = Parallelism.DDP
     """How several GPUs share the job; the trace itself is always one GPU's step."""
     data: DataSpec | None = None
@@ -352,17 +365,8 @@ class Workload(Spec):
     def from_yaml(cls, path: str | Path) -> Workload:
         """Read a workload file; ``model.hf_config`` and ``model.python`` resolve from its folder."""
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise WorkloadError(f"cannot read workload file {str(p)!r}: {e.strerror or e}") from e
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(p)
-            problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-            raise WorkloadError(f"{where}: invalid YAML: {problem}") from None
+        text = read_text(p, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=WorkloadError)
+        data = load_yaml(text, source=str(p), error=WorkloadError)
         if not isinstance(data, dict):
             raise WorkloadError(f"{p}: expected a mapping of workload fields (got {type(data).__name__})")
         model = data.get("model")
@@ -407,11 +411,15 @@ def _hf_max_positions(path: Path | None) -> int | None:
         return None
     file = path / "config.json" if path.is_dir() else path
     try:
-        cfg = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"model.hf_config: cannot read {str(file)!r}: {e.strerror or e}") from None
-    except json.JSONDecodeError as e:
-        raise ValueError(f"model.hf_config: {file} is not valid JSON ({e.msg} at line {e.lineno})") from None
+        cfg = load_json(
+            read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError),
+            source=f"model.hf_config: {file}",
+            error=WorkloadError,
+        )
+    except WorkloadError as e:
+        raise ValueError(str(e)) from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"model.hf_config: {file} is not a JSON object")
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuplan.bounded import MAX_CSV_BYTES, read_text
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, Provider, RejectedRow
 from gpuplan.errors import CatalogImportError
@@ -125,12 +126,14 @@ def _gpu_info(text: str) -> tuple[int | None, int | None]:
     """(GPU count, memory MiB per GPU) from a SkyPilot ``GpuInfo`` Python-repr dict."""
     if not text.strip() or not text.strip().startswith("{"):
         return None, None
+    if len(text) > 4096:  # SkyPilot's GpuInfo reprs are ~150 characters
+        raise _LineError(f"GpuInfo of {len(text)} characters is not a SkyPilot GPU description")
     try:
         info = ast.literal_eval(text)  # literal_eval: a repr, never code
         gpus = info.get("Gpus") or [{}]
         count = gpus[0].get("Count")
         mem = gpus[0].get("MemoryInfo", {}).get("SizeInMiB")
-    except (ValueError, SyntaxError, AttributeError, TypeError, IndexError):
+    except (ValueError, SyntaxError, AttributeError, TypeError, IndexError, RecursionError, MemoryError):
         raise _LineError(f"GpuInfo {text[:40]!r}… is not a readable dict") from None
     return (int(count) if count is not None else None), (int(mem) if mem is not None else None)
 
@@ -155,9 +158,9 @@ def _gpu_id(
 
 def _read(path: Path | str, provider: str) -> list[tuple[int, dict[str, str]]]:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise CatalogImportError(f"cannot read {path}: {e}; nothing was imported") from e
+        text = read_text(path, what="price file", max_bytes=MAX_CSV_BYTES, error=CatalogImportError)
+    except CatalogImportError as e:
+        raise CatalogImportError(f"{e}; nothing was imported") from None
     reader = csv.reader(io.StringIO(text))
     try:
         header = tuple(next(reader))

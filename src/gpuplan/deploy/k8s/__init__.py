@@ -9,16 +9,41 @@ from gpuplan.deploy.k8s.serving import serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
+from gpuplan.deploy.user_package import user_package
 
 __all__ = ["KubernetesGenerator"]
 
 
-def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile]) -> str:
-    serving = spec.task == "infer"
-    apply_order = "\n".join(
+def _apply_commands(manifests: list[GeneratedFile]) -> str:
+    return "\n".join(
         f"kubectl apply -f {f.path}"
         for f in manifests
         if f.path.endswith(".yaml") and "prometheus-adapter" not in f.path and "time-slicing" not in f.path
+    )
+
+
+def _manifests_readme(spec: LaunchSpec, manifests: list[GeneratedFile]) -> str:
+    listed = "\n".join(f"- `{f.path.removeprefix('k8s/')}`" for f in manifests)
+    return f"""# {spec.name}: the Kubernetes manifests
+
+Apply them from the folder above (its README.md says what the cluster needs first):
+
+```bash
+{_apply_commands(manifests)}
+```
+
+{listed}
+"""
+
+
+def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile]) -> str:
+    serving = spec.task == "infer"
+    apply_order = _apply_commands(manifests)
+    own_model = (
+        " Your model's package is not in the stock image: build this Dockerfile (it installs project/), "
+        "push it, and re-run with `--image REGISTRY/IMAGE:TAG`."
+        if spec.model_entry_point
+        else ""
     )
     image = (
         f"The pods run your image `{options.image}` (built from the Dockerfile here)."
@@ -26,7 +51,7 @@ def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[Generate
         else "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
         "to bake your "
         "own model into an image instead, `docker build` the Dockerfile, push it, and re-run "
-        "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`."
+        "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`." + own_model
     )
     extra = []
     if serving:
@@ -86,10 +111,13 @@ class KubernetesGenerator:
             manifests = serving_manifests(spec, options, code)
         else:
             manifests = training_manifests(spec, options, code)
+        package = user_package(spec)
         return [
             *code,
+            *(package.files if package else ()),
             GeneratedFile(path="Dockerfile", content=dockerfile(spec, options)),
             GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
             *manifests,
+            GeneratedFile(path="k8s/README.md", content=_manifests_readme(spec, manifests)),
             GeneratedFile(path="README.md", content=_readme(spec, options, manifests)),
         ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.catalog.providers import REGISTRY
+from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware import get_gpu
 
@@ -41,7 +42,14 @@ def placement(spec: LaunchSpec) -> Placement:
     """Node selectors, tolerations and notes for ``spec``'s provider, GPU and pricing."""
     p = Placement(tolerations=[dict(_GPU_TOLERATION)])
     if spec.instance_type:
-        p.node_selector["node.kubernetes.io/instance-type"] = spec.instance_type
+        label = vm_type(spec.instance_type)
+        if label is not None:
+            p.node_selector["node.kubernetes.io/instance-type"] = label
+        else:
+            p.notes.append(
+                f"the plan's instance type {spec.instance_type!r} is not a VM type name (not a valid label "
+                "value): select your GPU node pool with node.kubernetes.io/instance-type yourself"
+            )
     provider = spec.provider
     if provider == "aws":
         if spec.spot:

@@ -1,0 +1,204 @@
+"""Reading files that may come from someone else, within bounds: size, depth, aliases, numbers.
+
+Every file gpuplan reads from the user's command line (workload YAML, plan JSON, a Hugging Face
+``config.json``, a price CSV) goes through :func:`read_text`, and YAML and JSON through
+:func:`load_yaml` / :func:`load_json`. What they guarantee, each failure being one line of the
+caller's own error class:
+
+* only a **regular file** is read (``/dev/zero``, a FIFO or a folder is refused before the first
+  byte; opened non-blocking, so a FIFO without a writer cannot hang the open), and at most
+  ``max_bytes`` of it;
+* a path with a NUL byte, too long a name or too many segments is a one-line error, not a crash;
+* YAML: nesting deeper than :data:`MAX_DEPTH` and documents whose aliases expand to more than
+  :data:`MAX_YAML_NODES` nodes are refused while composing, before any object is built (a 387-byte
+  "billion laughs" document expands to 10^9 nodes); only the safe loader's tags are understood;
+* JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no nesting deeper than
+  :data:`MAX_DEPTH`.
+
+This module is the bottom layer (stdlib and PyYAML only).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpuplan.errors import GpuplanError, InputError
+
+__all__ = [
+    "MAX_CONFIG_BYTES",
+    "MAX_CSV_BYTES",
+    "MAX_DEPTH",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_YAML_NODES",
+    "load_json",
+    "load_yaml",
+    "read_text",
+]
+
+#: Workload and plan files: the largest real one is a few kB (a plan with every option ~100 kB).
+MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
+#: A Hugging Face config.json is 1-10 kB; the largest on the Hub (with id2label tables) are < 1 MB.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+#: Price CSVs: SkyPilot's whole AWS vms.csv is ~20 MB; 256 MB leaves room and still bounds memory.
+MAX_CSV_BYTES = 256 * 1024 * 1024
+#: Nesting of mappings and lists: a workload nests 3 deep, a plan 6.
+MAX_DEPTH = 64
+#: Nodes a YAML document may expand to, aliases counted at every use. A workload has < 200.
+MAX_YAML_NODES = 100_000
+
+ErrorClass = type[GpuplanError]
+
+
+def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
+    """The UTF-8 text of the regular file at ``path`` (at most ``max_bytes``), or ``error`` in one line.
+
+    ``what`` names the file in messages ("workload file", "plan file", "model.hf_config").
+    """
+    shown = str(path)[:200]
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except ValueError:  # a NUL byte in the path
+        raise error(f"cannot read {what} {shown!r}: the path contains a NUL byte") from None
+    except OSError as e:
+        raise error(f"cannot read {what} {shown!r}: {e.strerror or e}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise error(f"cannot read {what} {shown!r}: it is {kind}; give the path of a file")
+        if info.st_size > max_bytes:
+            raise error(f"{what} {shown!r} is {info.st_size:,} bytes, more than the {max_bytes:,} accepted")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as e:
+        raise error(f"cannot read {what} {shown!r}: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:  # grew while being read
+        raise error(f"{what} {shown!r} is more than the {max_bytes:,} bytes accepted")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{what} {shown!r} is not UTF-8 text (byte {e.start})") from None
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader that refuses deep nesting while composing (before recursion gets deep)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _TooDeep(f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _expanded_nodes(root: yaml.Node) -> int:
+    """Nodes of ``root`` with every alias expanded, computed once per distinct node (no expansion)."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = 1  # a recursive alias counts once (the safe constructor builds it as a cycle)
+        if isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(n) for n in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in node.value)
+        else:
+            total = 1
+        total = min(total, MAX_YAML_NODES + 1)
+        sizes[key] = total
+        return total
+
+    return size(root)
+
+
+def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
+    """Parse one YAML document with the safe loader, within MAX_DEPTH and MAX_YAML_NODES."""
+    loader = None
+    try:
+        loader = _BoundedLoader(text)  # the reader refuses control characters (NUL …) right here
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded_nodes(node) > MAX_YAML_NODES:
+            raise error(
+                f"{source}: YAML aliases expand to more than {MAX_YAML_NODES:,} values; "
+                "this is not a workload file (write the values out)"
+            )
+        return loader.construct_document(node)
+    except _TooDeep as e:
+        raise error(f"{source}: {e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+        problem = getattr(e, "problem", None) or (str(e).splitlines() or ["invalid YAML"])[0]
+        raise error(f"{where}: invalid YAML: {problem}") from None
+    except RecursionError:
+        raise error(f"{source}: nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number gpuplan accepts")
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of parsed JSON, stopping once past ``limit``."""
+    stack = [(value, 1)]
+    deepest = 0
+    while stack:
+        item, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, dict):
+            stack.extend((v, d + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, d + 1) for v in item)
+    return deepest
+
+
+def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
+    """Parse JSON without NaN, Infinity or overflowing numbers, nested at most MAX_DEPTH deep."""
+    try:
+        value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise error(f"{source} is not valid JSON ({e.msg} at line {e.lineno})") from None
+    except ValueError as e:  # from the hooks, or an integer too long to convert
+        raise error(f"{source}: {e}") from None
+    except RecursionError:
+        raise error(f"{source}: nested too deeply (more than {MAX_DEPTH} levels)") from None
+    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+        raise error(f"{source}: nested too deeply (more than {MAX_DEPTH} levels)")
+    return value

@@ -1,0 +1,125 @@
+"""The strict grammars that every value reaching a generated file must match.
+
+A plan file may come from someone else; ``gpuplan deploy`` treats it as data. Each field that ends up
+in a Dockerfile, a shell script, a manifest or train.py is checked here against a grammar narrow
+enough that no quoting mistake in a generator could turn it into code: no newline, no quote, no
+``$``, no backtick, no control or line-separator character. The generators still quote for their
+language (shlex, the YAML dumper, json for Python literals); these checks are the second wall.
+
+Sources of the grammars:
+
+* Kubernetes label values: at most 63 characters, ``(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?``
+  (kubernetes.io/docs/concepts/overview/working-with-objects/labels/, "Syntax and character set";
+  the same regex is ``LabelValueFmt`` in k8s.io/apimachinery ``validation.go``).
+* DNS-1123 labels (object names): ``[a-z0-9]([-a-z0-9]*[a-z0-9])?``, at most 63 characters.
+* Container image references: the distribution/reference grammar (github.com/distribution/reference
+  ``regexp.go``): lower-case path components joined by ``.``, ``_``, ``__`` or ``-``, an optional
+  registry host with port, a tag ``[\\w][\\w.-]{0,127}`` and/or a digest ``@sha256:<64 hex>``.
+* Python entry points ``pkg.module:function``: ASCII identifiers only (the user-code protocol).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuplan.errors import DeployError
+
+__all__ = [
+    "ENTRY_POINT",
+    "K8S_LABEL_VALUE",
+    "MAX_TEXT_CHARS",
+    "check_image",
+    "k8s_label_value",
+    "plain_text",
+    "vm_type",
+]
+
+K8S_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+K8S_LABEL_VALUE_MAX_CHARS = 63
+DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+#: Cloud names as the providers spell them: ``us-east-1``, ``p4d.24xlarge``, ``Standard_ND96asr_v4``,
+#: ``ecs.gn7i-c8g1.2xlarge``, and the catalog's descriptive ``A100 40GB (article 004 table)`` or
+#: ``n1-standard-4 + 1x nvidia-tesla-t4`` (a GCP host and its GPU).
+CLOUD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._()/+:-]{0,127}")
+#: A lower-case word (precision, optimizer names): ``amp-bf16``, ``adamw``, ``sgd-momentum``.
+WORD = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
+#: MIG profile names: ``<slices>g.<memory>gb`` with an optional ``+me`` style suffix.
+MIG_PROFILE = re.compile(r"[1-7]g\.\d{1,4}gb(\+[a-z]{1,8})?")
+
+_COMPONENT = r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*"
+_DOMAIN_PART = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_HOST = rf"(?:{_DOMAIN_PART}(?:\.{_DOMAIN_PART})*(?::\d{{1,5}})?)"
+IMAGE = re.compile(
+    rf"(?:{_HOST}/)?{_COMPONENT}(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?(?:@sha256:[a-f0-9]{{64}})?",
+    re.ASCII,
+)
+#: Longest image reference accepted (Docker's own limit is 255 for the name part).
+MAX_IMAGE_CHARS = 255
+#: Longest free text (a model description shown in comments and READMEs).
+MAX_TEXT_CHARS = 300
+
+# ---- Ranges of the numbers a launch carries. A plan file may come from someone else, so every number
+# is finite (no Inf/NaN reaches train.py or a manifest) and within what a real job can have.
+#: Largest per-GPU micro-batch, sequence length and image side accepted (far above any real job).
+MAX_BATCH = 1_000_000
+MAX_SEQ_LEN = 10_000_000
+MAX_IMAGE_SIZE = 65_536
+#: Nodes in one job: the largest public training runs use a few thousand 8-GPU nodes.
+MAX_NODES = 4096
+#: Samples in a data set: 10^15 is a thousand times the largest public text corpora in tokens.
+MAX_SAMPLES = 10**15
+MAX_EPOCHS = 1_000_000.0
+#: A year, in hours and minutes: no plan runs longer, no checkpoint waits longer.
+MAX_JOB_HOURS = 8766.0
+MAX_CHECKPOINT_INTERVAL_MIN = 525_960.0
+MAX_GRADIENT_ACCUMULATION = 100_000
+MAX_REPLICAS = 10_000
+
+#: Characters that end a line somewhere: Python, YAML 1.1 (NEL, LS, PS), shells, Markdown.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def plain_text(value: str, what: str) -> str:
+    """``value`` if it is one printable line of at most MAX_TEXT_CHARS characters, else ValueError."""
+    if len(value) > MAX_TEXT_CHARS:
+        raise ValueError(f"{what} is {len(value)} characters long (at most {MAX_TEXT_CHARS})")
+    if _CONTROL.search(value):
+        raise ValueError(f"{what} contains a control character or line break: {value[:60]!r}")
+    if any(c in value for c in "`$\"'\\"):
+        raise ValueError(f"{what} contains a quote, backslash, '$' or backtick: {value[:60]!r}")
+    return value
+
+
+def matches(pattern: re.Pattern[str], value: str, what: str, example: str) -> str:
+    """``value`` if it fully matches ``pattern`` (ASCII), else a ValueError naming ``what``."""
+    if not value.isascii() or not pattern.fullmatch(value):
+        raise ValueError(f"{what} {value[:60]!r} is not valid (expected something like {example})")
+    return value
+
+
+def check_image(image: str | None, option: str) -> str | None:
+    """An image reference from ``--image``/``--base-image``, or DeployError in one line."""
+    if image is None:
+        return None
+    if len(image) > MAX_IMAGE_CHARS or not image.isascii() or not IMAGE.fullmatch(image):
+        raise DeployError(
+            f"{option} {image[:60]!r} is not a container image reference "
+            "(expected e.g. registry.example.com/team/train:1.0 or "
+            "pytorch/pytorch:2.7.0-cuda12.8-cudnn9-runtime)"
+        )
+    return image
+
+
+def k8s_label_value(value: str) -> str | None:
+    """``value`` if the Kubernetes API server accepts it as a label value, else None."""
+    ok = len(value) <= K8S_LABEL_VALUE_MAX_CHARS and value.isascii() and K8S_LABEL_VALUE.fullmatch(value)
+    return value if ok else None
+
+
+def vm_type(instance_type: str) -> str | None:
+    """The VM type name in a catalog instance type, or None when there is none: the value a
+    ``node.kubernetes.io/instance-type`` label and SkyPilot's ``instance_type`` take. The catalog's
+    descriptive ``A100 40GB (article 004 table)`` has none; GCP's ``n1-standard-4 + 1x
+    nvidia-tesla-t4`` (a host and its attached GPU) is the host ``n1-standard-4``."""
+    return k8s_label_value(instance_type.split(" + ", 1)[0].strip())
