@@ -32,7 +32,7 @@ def _best_of(fn: Callable[[], object], n: int = 5) -> float:
 
 def _sweeps() -> None:
     from gpuplan.hardware import all_gpus
-    from gpuplan.perf import estimate_all, load_calibration
+    from gpuplan.perf import EstimateRequest, estimate_all, load_calibration
     from gpuplan.profile.model import Profile
 
     cal = load_calibration()
@@ -47,7 +47,8 @@ def _sweeps() -> None:
         text = f.read_text(encoding="utf-8")
         prof = Profile.from_json(text)
         parse = _best_of(partial(Profile.from_json, text))
-        sweep = _best_of(partial(estimate_all, prof, gpus, calibration=cal))
+        requests = [EstimateRequest(profile=prof, gpu=g, calibration=cal) for g in gpus]
+        sweep = _best_of(partial(estimate_all, requests))
         ratios.append(sweep / parse)
         print(
             f"{f.stem[:60]:<60} {len(prof.ops):>4} {parse * 1e3:>9.2f} {sweep * 1e3:>9.1f} "
@@ -58,7 +59,7 @@ def _sweeps() -> None:
 
 def _end_to_end() -> None:
     from gpuplan.hardware import all_gpus
-    from gpuplan.perf import estimate_all
+    from gpuplan.perf import EstimateRequest, estimate_all
     from gpuplan.profile.key import trace
 
     cases = {
@@ -82,7 +83,7 @@ def _end_to_end() -> None:
         t0 = time.perf_counter()
         prof = trace(spec)
         t1 = time.perf_counter()
-        outcomes = estimate_all(prof, all_gpus())
+        outcomes = estimate_all(EstimateRequest(profile=prof, gpu=g) for g in all_gpus())
         t2 = time.perf_counter()
         fits = sum(1 for o in outcomes if o.estimate is not None and o.estimate.fits)
         print(

@@ -23,3 +23,13 @@ def _isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     mp.setenv("LANG", "C.UTF-8")
     yield
     mp.undo()
+
+
+@pytest.fixture(autouse=True)
+def _english_and_dollars() -> Iterator[None]:
+    """Each test starts in English with amounts in USD, whatever an earlier test's command set."""
+    from gpuplan.i18n import Money, set_language, set_money
+
+    set_language("en")
+    set_money(Money.usd())
+    yield

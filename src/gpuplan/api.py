@@ -63,33 +63,27 @@ def estimate(
     what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
-    from gpuplan.perf import estimate_all, image_input_pipeline, job_size, load_calibration, serving_load
+    from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
     specs = [parse_gpu_spec(g) for g in gpus] if gpus else [(g, None) for g in all_gpus()]
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
-    job, serving = job_size(w), serving_load(w)
-    feed = image_input_pipeline(w.inputs.image_size, vcpus_per_gpu, 1.0) if serving is None else None
-    outcomes: list[EstimateOutcome] = []
-    for gpu, n in specs:
-        outcomes.extend(
-            estimate_all(
-                prof,
-                [gpu],
-                count=n or count,
-                parallelism=str(w.parallelism.value),
-                calibration=cal,
-                job=job,
-                grad_accum_steps=w.gradient_accumulation,
-                serving=serving,
-                network=network,
-                compiled=w.compile,
-                input_pipeline=feed,
-            )
+    requests = [
+        request_for(
+            w,
+            prof,
+            gpu,
+            count=n or count,
+            link=network.link(gpu, n or count) if network is not None else None,
+            calibration=cal,
+            vcpus_per_gpu=vcpus_per_gpu,
         )
-    return EstimateReport(profile=prof, outcomes=tuple(outcomes), calibration=cal)
+        for gpu, n in specs
+    ]
+    outcomes = estimate_all(requests, serving=serving_load(w))
+    return EstimateReport(profile=prof, outcomes=outcomes, calibration=cal)
 
 
 def plan(

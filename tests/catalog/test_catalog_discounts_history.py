@@ -67,7 +67,9 @@ def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
     assert r.exit_code == 0 and "12 % off" in r.stdout
     assert "aws p5: 12 %" in runner.invoke(app, ["--db", db, "catalog", "discount", "list"]).stdout
     offers = runner.invoke(
-        app, ["--db", db, "offers", "--provider", "aws", "--gpu", "H100-SXM", "--pricing", "on_demand"]
+        app,
+        ["--db", db, "offers", "--provider", "aws", "--gpu", "H100-SXM", "--pricing", "on_demand"],
+        env={"COLUMNS": "220"},  # whole cells (piped output follows COLUMNS, else 120)
     )
     assert "your −12 %" in offers.stdout
     r = runner.invoke(

@@ -100,7 +100,8 @@ def test_gpu_with_count(db: str) -> None:
 
 
 def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> None:
-    result = runner.invoke(app, ["--db", db, "offers", "--provider", "tencent"])
+    # Wide enough for whole cells (COLUMNS is what a pipe's width follows).
+    result = runner.invoke(app, ["--db", db, "offers", "--provider", "tencent"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     assert "unknown (specs only" in result.stdout
     assert "not convertible" not in result.stdout
@@ -198,9 +199,25 @@ def test_gpus_json(db: str) -> None:
 
 
 def test_gpus_table(db: str) -> None:
-    result = runner.invoke(app, ["--db", db, "gpus"])
+    result = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     assert "H200-SXM" in result.stdout and "NVLink 3" in result.stdout
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_gpus_table_fits_narrow_consoles_with_whole_gpu_names(db: str, width: int) -> None:
+    result = runner.invoke(app, ["--db", db, "gpus"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= width
+    assert "…" not in result.stdout
+    for gpu in ("V100-SXM2-16GB", "V100-PCIE-16GB", "A100-SXM4-80GB", "H200-SXM"):
+        assert gpu in result.stdout
+
+
+def test_gpus_in_yuan_and_chinese(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "gpus", "--currency", "CNY", "--lang", "zh"])
+    assert result.exit_code == 0, result.output
+    assert "¥" in result.stdout and "按量付费" in result.stdout and "$" not in result.stdout
 
 
 def test_catalog_info(db: str) -> None:
@@ -211,7 +228,7 @@ def test_catalog_info(db: str) -> None:
     by = {c["provider"]: c for c in info["coverage"]}
     assert set(by) == set(info["providers"]) and by["aws"]["offers"] > 0 and by["aws"]["last_refresh"] is None
     assert "on_demand" in by["aws"]["pricing_models"] and by["aws"]["newest_as_of"]
-    table = runner.invoke(app, ["--db", db, "catalog", "info"])
+    table = runner.invoke(app, ["--db", db, "catalog", "info"], env={"COLUMNS": "220"})
     assert "schema revision" in table.stdout and "last refresh" in table.stdout
 
 
@@ -295,3 +312,15 @@ def test_offers_on_a_ready_database_reads_without_sqlalchemy(db: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert "SQLA=False" in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)
+
+
+def test_a_rate_the_wrong_way_round_is_one_line_and_cny_per_usd_reads_it_right(db: str) -> None:
+    bad = runner.invoke(app, ["--db", db, "offers", "--provider", "alibaba", "--usd-per-cny", "7.2"])
+    assert bad.exit_code == 1
+    assert "--cny-per-usd 7.2" in str(bad.exception) or "--cny-per-usd 7.2" in bad.output
+    good = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "alibaba", "--cny-per-usd", "7.2", "--json"]
+    )
+    assert good.exit_code == 0, good.output
+    items = [i for i in _offers(good.stdout) if i["currency"] == "CNY"]
+    assert items and all(i["exchange_rate_usd_per_unit"] == pytest.approx(1 / 7.2) for i in items)

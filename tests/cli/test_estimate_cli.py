@@ -212,6 +212,30 @@ def test_only_gpus_that_cannot_run_it_is_one_line_and_exit_1(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_piped_table_fits_and_keeps_gpu_names_whole(
+    workload_file: Path, stub_trace: list[Profile], width: int
+) -> None:
+    # The failure: piped, the table dropped to 80 columns and cut two V100 names to the same text.
+    stub_trace[0] = _profile("amp-fp16", "float16")  # every GPU here runs it
+    gpus = ["V100-SXM2-16GB", "V100-SXM2-32GB", "V100-PCIE-16GB", "A100-SXM4-80GB"]
+    args = ["estimate", str(workload_file), *[x for g in gpus for x in ("--gpu", g)]]
+    r = CliRunner().invoke(app, args, env={"COLUMNS": str(width)})
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert max(len(line) for line in lines) <= width
+    assert "…" not in r.stdout
+    summary = r.stdout.split("Where it does not fit")[0].splitlines()
+    for g in gpus:
+        assert sum(line.strip().startswith(g) for line in summary) == 1, g  # one whole row each
+
+
+def test_estimate_in_chinese(workload_file: Path, stub_trace: list[Profile]) -> None:
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "A100-SXM4-80GB", "--lang", "zh"])
+    assert r.exit_code == 0, r.output
+    assert "任务用时" in r.stdout and "放得下" in r.stdout
+
+
 def test_network_from_the_user_and_from_an_instance(workload_file: Path, stub_trace: list[Profile]) -> None:
     base = ["estimate", str(workload_file), "--count", "16", "--json"]
     r = CliRunner().invoke(app, [*base, "--gpu", "A100-SXM4-80GB"])

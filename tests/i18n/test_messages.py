@@ -108,3 +108,24 @@ def test_unknown_language_lists_the_known_ones() -> None:
 )
 def test_default_language_comes_from_the_locale(environ: dict[str, str], language: Language) -> None:
     assert language_from_locale(environ) is language
+
+
+def test_no_message_hides_inside_an_f_string() -> None:
+    # The extractor does not read f-string expressions: a _("...") there would never be translated.
+    import ast
+
+    hidden = []
+    for path in (REPO / "src" / "gpuplan").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.JoinedStr):
+                continue
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Name)
+                    and inner.func.id in ("_", "N_", "ngettext")
+                    and inner.args
+                    and isinstance(inner.args[0], ast.Constant)
+                ):
+                    hidden.append(f"{path.relative_to(REPO)}:{inner.lineno}")
+    assert not hidden, hidden

@@ -60,6 +60,7 @@ def test_numbers_and_percentages() -> None:
 
 def test_durations_in_both_languages() -> None:
     assert format_hours(0.6) == "36 min"
+    assert format_hours(10.4 / 60) == "10.4 min"
     assert format_hours(30) == "30.0 h"
     assert format_hours(72) == "3.0 d"
     with use_language("zh"):

@@ -8,7 +8,7 @@ from perf_helpers import GIB, make_profile, op
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.advisor import advise
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.estimate import estimate
+from gpuplan.perf.estimate import EstimateRequest, estimate
 from gpuplan.profile.model import MemoryBreakdown, ModelShape
 
 CAL = Calibration(
@@ -47,7 +47,7 @@ def _cnn(batch: int = 256) -> object:
 def test_micro_batch_keeps_global_batch_and_fits() -> None:
     p = _cnn()
     assert not estimate(p, V100, calibration=CAL).fits
-    advice = {a.action: a for a in advise(p, V100, calibration=CAL)}
+    advice = {a.action: a for a in advise(EstimateRequest(profile=p, gpu=V100, calibration=CAL))}
     mb = advice["micro_batch"]
     assert mb.fits
     assert "× 2 accumulation" in mb.summary or "× 4 accumulation" in mb.summary
@@ -57,7 +57,9 @@ def test_micro_batch_keeps_global_batch_and_fits() -> None:
 
 def test_checkpointing_costs_one_forward() -> None:
     p = _cnn()
-    a = {a.action: a for a in advise(p, V100, calibration=CAL)}["gradient_checkpointing"]
+    a = {a.action: a for a in advise(EstimateRequest(profile=p, gpu=V100, calibration=CAL))}[
+        "gradient_checkpointing"
+    ]
     # fwd 2e12, bwd 4e12: (2 + 4 + 2) / (2 + 4) = 1.333
     assert a.step_time_factor == pytest.approx(8 / 6)
     assert a.peak_memory_gib < estimate(p, V100, calibration=CAL).peak_memory_gib
@@ -76,7 +78,9 @@ def test_fused_optimizer_removes_the_foreach_temporary() -> None:
     p = make_profile(
         ops=(op(flops=1e14),), peak=peak, params=6_738_415_616, shape=ModelShape(family="decoder")
     )
-    advice = {a.action: a for a in advise(p, get_gpu("H100-SXM"), calibration=CAL)}
+    advice = {
+        a.action: a for a in advise(EstimateRequest(profile=p, gpu=get_gpu("H100-SXM"), calibration=CAL))
+    }
     fused = advice["fused_optimizer"]
     assert fused.peak_memory_gib == pytest.approx(100 * 1.1 + 0.5 + 32 / 1024, rel=1e-3)
     assert "lower bound" in fused.derivation
@@ -99,7 +103,7 @@ def test_lora_drops_gradients_and_optimizer_state_and_fits_80gb() -> None:
         shape=ModelShape(family="decoder"),
     )
     a100 = get_gpu("A100-SXM4-80GB")
-    lora = {a.action: a for a in advise(p, a100, calibration=CAL)}["lora"]
+    lora = {a.action: a for a in advise(EstimateRequest(profile=p, gpu=a100, calibration=CAL))}["lora"]
     # 25 + 26.5 + 0.5 = 52 GiB traced → 57.6 GiB shown
     assert lora.fits
     assert lora.peak_memory_gib == pytest.approx(52 * 1.1 + 0.4 + 8.125 / 1024, rel=1e-3)
@@ -108,7 +112,7 @@ def test_lora_drops_gradients_and_optimizer_state_and_fits_80gb() -> None:
 
 
 def test_advice_lists_fitting_changes_first() -> None:
-    advice = advise(_cnn(), V100, calibration=CAL)
+    advice = advise(EstimateRequest(profile=_cnn(), gpu=V100, calibration=CAL))
     fits = [a.fits for a in advice]
     assert fits == sorted(fits, reverse=True)
     assert any(a.action == "bigger_gpu" for a in advice)

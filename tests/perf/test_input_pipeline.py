@@ -8,7 +8,7 @@ from perf_helpers import make_profile, op
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.estimate import JobSize, estimate
+from gpuplan.perf.estimate import EstimateRequest, JobSize, run_estimate
 from gpuplan.perf.input_pipeline import (
     IMAGES_PER_S_PER_VCPU,
     IMAGES_PER_S_PER_VCPU_HIGH,
@@ -51,11 +51,11 @@ def test_only_image_workloads_on_instances_with_known_vcpus_get_a_pipeline() -> 
 
 
 def test_too_few_vcpus_bound_the_step_and_flag_it() -> None:
-    free = estimate(IMAGE_PROFILE, H100, count=8, calibration=CAL)
-    pipe = InputPipeline(vcpus_per_gpu=12)
-    fed = estimate(
-        IMAGE_PROFILE, H100, count=8, calibration=CAL, input_pipeline=pipe, job=JobSize(samples=1e6)
+    base = EstimateRequest(
+        profile=IMAGE_PROFILE, gpu=H100, count=8, calibration=CAL, job=JobSize(samples=1e6)
     )
+    free = run_estimate(base)
+    fed = run_estimate(base.changed(input_pipeline=InputPipeline(vcpus_per_gpu=12)))
     # 256 × 8 = 2,048 images per step ÷ 9,600 images/s = 0.2133 s, far above the GPUs' time.
     assert free.step_time_s < 0.05
     assert fed.input_bound and not free.input_bound
@@ -71,9 +71,10 @@ def test_too_few_vcpus_bound_the_step_and_flag_it() -> None:
 
 
 def test_enough_vcpus_leave_the_gpu_estimate_alone() -> None:
-    free = estimate(IMAGE_PROFILE, H100, calibration=CAL)
+    base = EstimateRequest(profile=IMAGE_PROFILE, gpu=H100, calibration=CAL)
+    free = run_estimate(base)
     # 1e6 vCPUs per GPU: 1e8 images/s, 256 images in 2.6 µs ≪ the GPU's ~2 ms.
-    fed = estimate(IMAGE_PROFILE, H100, calibration=CAL, input_pipeline=InputPipeline(vcpus_per_gpu=1e6))
+    fed = run_estimate(base.changed(input_pipeline=InputPipeline(vcpus_per_gpu=1e6)))
     assert not fed.input_bound
     assert fed.step_time_s == free.step_time_s
     assert fed.step_time_s_high == free.step_time_s_high

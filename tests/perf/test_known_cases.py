@@ -12,7 +12,7 @@ import pytest
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import all_gpus, get_gpu
-from gpuplan.perf import advise, decode_estimate, estimate
+from gpuplan.perf import EstimateRequest, advise, decode_estimate, estimate
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 
 KNOWN = Path(__file__).parent / "fixtures" / "known"
@@ -31,7 +31,10 @@ def test_resnet50_fp32_bs256_does_not_fit_v100_16gb_but_bs112_does() -> None:
 
 
 def test_resnet50_micro_batch_advice_on_v100() -> None:
-    advice = {a.action: a for a in advise(_load("resnet50-fp32-bs256"), get_gpu("V100-SXM2-16GB"))}
+    advice = {
+        a.action: a
+        for a in advise(EstimateRequest(profile=_load("resnet50-fp32-bs256"), gpu=get_gpu("V100-SXM2-16GB")))
+    }
     mb = advice["micro_batch"]
     assert mb.fits
     assert 64 <= 256 // int(mb.summary.split("×")[1].split()[0]) <= 128  # micro-batch between 64 and 128
@@ -47,7 +50,7 @@ def test_llama7b_full_finetune_fits_no_80gb_gpu_but_lora_does() -> None:
 
 
 def test_llama7b_advice_includes_lora_and_sharding_that_fit() -> None:
-    advice = advise(_load("llama7b-full-adamw"), get_gpu("A100-SXM4-80GB"))
+    advice = advise(EstimateRequest(profile=_load("llama7b-full-adamw"), gpu=get_gpu("A100-SXM4-80GB")))
     fitting = {a.action for a in advice if a.fits}
     assert "lora" in fitting
     assert "fsdp" in fitting
@@ -93,6 +96,6 @@ def test_advice_for_eight_gpus_keeps_the_configuration() -> None:
     full = _load("llama7b-full-adamw")
     a100 = get_gpu("A100-SXM4-80GB")
     assert not estimate(full, a100, count=8).fits
-    advice = {a.action: a for a in advise(full, a100, count=8)}
+    advice = {a.action: a for a in advise(EstimateRequest(profile=full, gpu=a100, count=8))}
     assert advice["fsdp"].fits and advice["fsdp"].gpu_count == 8
     assert advice["lora"].gpu_count == 8

@@ -92,7 +92,7 @@ def test_yaml_constraints_are_overridden_field_by_field() -> None:
     assert c.providers == ("aws", "azure", "gcp", "alibaba")
     assert c.objective is Objective.TIME
     spec = w.constraints.model_copy(update={"countries": ("china", "us")})
-    assert constraints_from_spec(spec).countries == ("cn", "us")
+    assert constraints_from_spec(spec).countries == ("CN", "US")  # ISO alpha-2, as offers carry it
 
 
 def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ prints, exits or reads the environment (``GPUPLAN_DB``, ``GPUPLAN_USD_PER_CNY``)
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -41,6 +42,13 @@ def _global_options(
     ] = None,
 ) -> None:
     ctx.obj = Settings(db=db)
+    # Every invocation starts from the defaults (the language of the locale, amounts in USD): the
+    # context variables would otherwise carry one command's --lang/--currency into the next run
+    # in the same process (tests, notebooks calling the app twice).
+    from gpuplan.i18n import Money, language_from_locale, set_language, set_money
+
+    set_language(language_from_locale(os.environ))
+    set_money(Money.usd())
 
 
 def _register_all() -> None:

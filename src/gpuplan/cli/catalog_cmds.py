@@ -24,6 +24,7 @@ from gpuplan.cli._i18n import (
     LangOption,
     UsdPerCnyOption,
     apply_language,
+    console,
     resolve_usd_per_cny,
 )
 from gpuplan.cli._settings import settings
@@ -65,10 +66,8 @@ def _store(ctx: typer.Context, rate: _Rate | None = None, stale_after_days: int 
 
 
 def _print(renderable: object) -> None:
-    from rich.console import Console
-
-    # Piped output keeps whole rows (Rich would wrap at 80 columns); a terminal uses its width.
-    Console(width=None if sys.stdout.isatty() else 220).print(renderable)
+    # A terminal uses its width; piped output COLUMNS or 120 (cli._i18n.console).
+    console().print(renderable)
 
 
 def _print_json(document: object) -> None:

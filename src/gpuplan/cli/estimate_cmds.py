@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import spinner
 
@@ -39,10 +40,10 @@ def estimate_cmd(
             "--instance", help="Instance type from the catalog: its GPU, GPUs per node, NVLink and network."
         ),
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
-    from rich.console import Console
-
+    apply_language(lang)
     from gpuplan.api import estimate
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
@@ -86,7 +87,7 @@ def estimate_cmd(
         )
         sys.stdout.write(doc.to_json())
         return
-    Console().print(estimate_view(prof, outcomes, cal))
+    console().print(estimate_view(prof, outcomes, cal))
 
 
 def _network(

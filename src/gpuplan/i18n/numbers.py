@@ -60,7 +60,9 @@ def format_hours(hours: float | None) -> str:
     if hours < 1 / 60:
         return _("{n} s").format(n=f"{hours * 3600:.0f}")
     if hours < 1:
-        return _("{n} min").format(n=f"{hours * 60:.0f}")
+        # A decimal under 20 min: short jobs differ by less than a minute (10.4 vs 10.9 min).
+        minutes = hours * 60
+        return _("{n} min").format(n=f"{minutes:.1f}" if minutes < 20 else f"{minutes:.0f}")
     if hours < 48:
         return _("{n} h").format(n=f"{hours:.1f}")
     return _("{n} d").format(n=f"{hours / 24:.1f}")

@@ -3,10 +3,14 @@
 Pure arithmetic over a traced :class:`~gpuplan.profile.model.Profile` and GPU datasheets; it never
 imports torch.
 
-- :func:`estimate` — one GPU configuration → :class:`Estimate` (fits?, memory per GPU as
-  nvidia-smi would show it, step time, throughput, job time, each with a range).
-- :func:`estimate_all` — one profile over many GPUs, with :func:`advise` where it does not fit and
-  LLM decode/serving figures (:func:`decode_estimate`, :func:`serving_estimate`) for decoders.
+- :class:`EstimateRequest` — what one estimate needs (profile, GPU, count, parallelism, link,
+  calibration, job size, gradient accumulation, torch.compile), travelling as one object.
+- :func:`run_estimate` (:func:`estimate`, its keyword form) — one GPU configuration →
+  :class:`Estimate` (fits?, memory per GPU as nvidia-smi would show it, step time, throughput,
+  job time, each with a range).
+- :func:`estimate_all` — many requests (one profile over many GPUs), with :func:`advise` where
+  it does not fit and LLM decode/serving figures (:func:`decode_estimate`,
+  :func:`serving_estimate`) for decoders.
 - :class:`Link` — how the GPUs talk (NVLink/PCIe inside a node, network between nodes).
 - :class:`InputPipeline` — the host CPUs that decode an image workload's samples (a bound on them).
 - :func:`batch_sweep` — latency, throughput and memory per batch size.
@@ -15,8 +19,8 @@ imports torch.
 
 from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, JobSize, estimate
-from gpuplan.perf.from_workload import job_size, serving_load
+from gpuplan.perf.estimate import SOFTWARE_LEVEL, Estimate, EstimateRequest, JobSize, estimate, run_estimate
+from gpuplan.perf.from_workload import job_size, request_for, serving_load
 from gpuplan.perf.inference import (
     BatchPoint,
     DecodeEstimate,
@@ -38,6 +42,7 @@ __all__ = [
     "DecodeEstimate",
     "Estimate",
     "EstimateOutcome",
+    "EstimateRequest",
     "InputPipeline",
     "JobSize",
     "Link",
@@ -53,6 +58,8 @@ __all__ = [
     "image_input_pipeline",
     "job_size",
     "load_calibration",
+    "request_for",
+    "run_estimate",
     "serving_estimate",
     "serving_load",
 ]

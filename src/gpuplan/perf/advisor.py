@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU, all_gpus
 from gpuplan.perf.activations import forward_activation_bytes
-from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.estimate import Estimate, estimate
+from gpuplan.perf.calibration import load_calibration
+from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
 from gpuplan.profile.model import OpRecord, Profile
 
@@ -54,13 +54,24 @@ class Advice:
 class _Setup:
     """The configuration that does not fit, and its estimate."""
 
-    profile: Profile
-    gpu: GPU
-    cal: Calibration
-    count: int
-    parallelism: str
-    accum: int
+    request: EstimateRequest
     base: Estimate
+
+    @property
+    def profile(self) -> Profile:
+        return self.request.profile
+
+    @property
+    def gpu(self) -> GPU:
+        return self.request.gpu
+
+    @property
+    def count(self) -> int:
+        return self.request.count
+
+    @property
+    def accum(self) -> int:
+        return self.request.grad_accum_steps
 
     def run(
         self,
@@ -72,13 +83,15 @@ class _Setup:
         parallelism: str | None = None,
     ) -> Estimate:
         """Estimate a changed profile on this configuration (or another GPU, count, parallelism)."""
-        return estimate(
-            profile,
-            gpu or self.gpu,
-            count=count or self.count,
-            parallelism=parallelism or self.parallelism,
-            calibration=self.cal,
-            grad_accum_steps=accum or self.accum,
+        r = self.request
+        return run_estimate(
+            r.changed(
+                profile=profile,
+                gpu=gpu or r.gpu,
+                count=count or r.count,
+                parallelism=parallelism or r.parallelism,
+                grad_accum_steps=accum or r.grad_accum_steps,
+            )
         )
 
     def advice(
@@ -193,7 +206,7 @@ def _sharding(st: _Setup) -> list[Advice]:
     worlds = sorted({st.count * m for m in _WORLD_MULTIPLES if 1 < st.count * m <= _MAX_WORLD})
     for parallelism, label in (("zero2", "ZeRO-2"), ("fsdp", "FSDP (ZeRO-3)")):
         for n in worlds:
-            if n == st.count and parallelism == st.parallelism:
+            if n == st.count and parallelism == st.request.parallelism:
                 continue
             e = st.run(st.profile, count=n, parallelism=parallelism)
             if e.fits:
@@ -292,33 +305,19 @@ def _bigger_gpu(st: _Setup) -> Advice | None:
     )
 
 
-def advise(
-    profile: Profile,
-    gpu: GPU,
-    *,
-    count: int = 1,
-    parallelism: str = "ddp",
-    calibration: Calibration | None = None,
-    grad_accum_steps: int = 1,
-) -> tuple[Advice, ...]:
-    """Changes that make ``profile`` fit ``count`` × ``gpu``, those that fit first, cheapest first.
+def advise(request: EstimateRequest) -> tuple[Advice, ...]:
+    """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``, those that
+    fit first, cheapest first.
 
     Each change is applied to the Profile (memory breakdown, ops) and estimated on the same
     configuration, so sharding, DDP buckets and communication are accounted as in :func:`estimate`.
+    The advice is costed on the default links, without the job size or ``torch.compile``.
     """
-    cal = calibration or load_calibration()
-    base = estimate(
-        profile, gpu, count=count, parallelism=parallelism, calibration=cal, grad_accum_steps=grad_accum_steps
+    request = request.changed(
+        calibration=request.calibration or load_calibration(), link=None, job=None, compiled=False
     )
-    st = _Setup(
-        profile=profile,
-        gpu=gpu,
-        cal=cal,
-        count=count,
-        parallelism=parallelism,
-        accum=grad_accum_steps,
-        base=base,
-    )
+    gpu, count = request.gpu, request.count
+    st = _Setup(request=request, base=run_estimate(request))
     candidates: list[Advice | None] = [
         _micro_batch(st),
         _checkpointing(st),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
@@ -27,8 +28,10 @@ __all__ = [
     "SOFTWARE_LEVEL",
     "SOFTWARE_SLOWER",
     "Estimate",
+    "EstimateRequest",
     "JobSize",
     "estimate",
+    "run_estimate",
     "time_spread",
 ]
 
@@ -64,6 +67,42 @@ class JobSize:
     samples: float
     """Samples (sequences, images) per epoch."""
     epochs: float = 1.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class EstimateRequest:
+    """One estimate to make: a traced workload on a GPU configuration.
+
+    The group travels together from the caller (API, planner, calibration fit) through
+    :func:`run_estimate`, the sweep and the advisor.
+    """
+
+    profile: Profile
+    """The traced workload; ``profile.batch_size`` is the per-GPU micro-batch (samples)."""
+    gpu: GPU
+    """The GPU model (datasheet entry)."""
+    count: int = 1
+    """Number of GPUs of that model (all ranks, over every node)."""
+    parallelism: str = "ddp"
+    """How the ranks share the model: ``ddp``, ``zero1``/``zero2``/``zero3`` or ``fsdp``."""
+    link: Link | None = None
+    """The links joining the GPUs (NVLink/PCIe in a node, the network between nodes); None:
+    :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it)."""
+    calibration: Calibration | None = None
+    """The fitted efficiencies and bands; None: the calibration shipped in the package."""
+    job: JobSize | None = None
+    """How much data the job processes (samples × epochs); None: no job time, step figures only."""
+    grad_accum_steps: int = 1
+    """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
+    compiled: bool = False
+    """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
+    input_pipeline: InputPipeline | None = None
+    """The host CPUs that decode an image workload's samples; the step is never faster than they
+    feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
+
+    def changed(self, **changes: Any) -> EstimateRequest:
+        """The same request with some fields replaced (``dataclasses.replace``)."""
+        return replace(self, **changes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -230,16 +269,36 @@ def estimate(
     job: JobSize | None = None,
     grad_accum_steps: int = 1,
     compiled: bool = False,
-    input_pipeline: InputPipeline | None = None,
 ) -> Estimate:
     """Estimate one workload (its traced ``profile``) on ``count`` GPUs of model ``gpu``.
 
-    ``profile.batch_size`` is the per-GPU micro-batch. ``compiled``: the job runs under
-    ``torch.compile`` (:attr:`Calibration.compile_speedup`). With ``grad_accum_steps`` > 1 the optimizer
-    (and DDP's all-reduce) runs once per that many micro-batches. ``link`` defaults to
-    :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it). ``input_pipeline``:
-    the host CPUs of an image workload; the step is never faster than they feed it.
+    The keyword form of :func:`run_estimate`; each argument is the :class:`EstimateRequest`
+    field of the same name.
     """
+    return run_estimate(
+        EstimateRequest(
+            profile=profile,
+            gpu=gpu,
+            count=count,
+            parallelism=parallelism,
+            link=link,
+            calibration=calibration,
+            job=job,
+            grad_accum_steps=grad_accum_steps,
+            compiled=compiled,
+        )
+    )
+
+
+def run_estimate(request: EstimateRequest) -> Estimate:
+    """Estimate ``request.profile`` on ``request.count`` GPUs of model ``request.gpu``.
+
+    ``profile.batch_size`` is the per-GPU micro-batch. With ``grad_accum_steps`` > 1 the optimizer
+    (and DDP's all-reduce) runs once per that many micro-batches.
+    """
+    profile, gpu, count, parallelism = request.profile, request.gpu, request.count, request.parallelism
+    job, grad_accum_steps, compiled = request.job, request.grad_accum_steps, request.compiled
+    calibration, link = request.calibration, request.link
     check_parallelism(parallelism)
     if count < 1:
         raise EstimateError(f"GPU count must be at least 1, got {count}")
@@ -303,17 +362,17 @@ def estimate(
     samples = profile.batch_size * grad_accum_steps * count
     feed_s: float | None = None
     input_bound = False
-    if input_pipeline is not None:
+    if (pipe := request.input_pipeline) is not None:
         # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
         # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
         # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
-        point, low, high = input_pipeline.samples_per_s(count)
+        point, low, high = pipe.samples_per_s(count)
         feed_s = point
         input_bound = samples / point > step_s
         step_s = max(step_s, samples / point)
         step_low = max(step_low, samples / high)
         step_high = max(step_high, samples / low)
-        said = input_pipeline.describe(count)
+        said = pipe.describe(count)
         if input_bound:
             notes.append(f"input-bound: the CPUs feed {point:,.0f} images/s, slower than the GPUs ({said})")
         elif step_high == samples / low:

@@ -1,4 +1,5 @@
-"""What the performance model needs from a workload spec: the job's size and the serving load.
+"""What the performance model needs from a workload spec: the estimate request, the job's size
+and the serving load.
 
 One place for it, so that ``gpuplan estimate`` and the planner size a job the same way.
 """
@@ -7,13 +8,50 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuplan.perf.estimate import JobSize
+from gpuplan.perf.estimate import EstimateRequest, JobSize
+from gpuplan.perf.input_pipeline import image_input_pipeline
 from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
+    from gpuplan.hardware import GPU
+    from gpuplan.perf.calibration import Calibration
+    from gpuplan.perf.parallel import Link
+    from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["job_size", "serving_load"]
+__all__ = ["job_size", "request_for", "serving_load"]
+
+
+def request_for(
+    workload: Workload,
+    profile: Profile,
+    gpu: GPU,
+    *,
+    count: int = 1,
+    link: Link | None = None,
+    calibration: Calibration | None = None,
+    vcpus_per_gpu: float | None = None,
+) -> EstimateRequest:
+    """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
+
+    The workload gives the parallelism, the job size, the gradient accumulation and
+    ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
+    instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
+    service's requests arrive decoded, and None means the input pipeline is assumed to keep up).
+    """
+    image_size = workload.inputs.image_size if workload.serving is None else None
+    return EstimateRequest(
+        profile=profile,
+        gpu=gpu,
+        count=count,
+        parallelism=str(workload.parallelism.value),
+        link=link,
+        calibration=calibration,
+        job=job_size(workload),
+        grad_accum_steps=workload.gradient_accumulation,
+        compiled=workload.compile,
+        input_pipeline=image_input_pipeline(image_size, vcpus_per_gpu, 1.0),
+    )
 
 
 def job_size(workload: Workload) -> JobSize | None:

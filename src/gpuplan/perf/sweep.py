@@ -11,14 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
-from gpuplan.hardware import GPU
 from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.estimate import Estimate, JobSize, estimate
+from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
-from gpuplan.perf.input_pipeline import InputPipeline
-from gpuplan.perf.parallel import NetworkSpec
-from gpuplan.profile.model import Profile
 
 __all__ = ["EstimateOutcome", "ServingLoad", "estimate_all"]
 
@@ -48,55 +44,19 @@ class EstimateOutcome:
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Run:
-    network: NetworkSpec | None = None
-    compiled: bool = False
-    input_pipeline: InputPipeline | None = None
-
-
-def _one(
-    profile: Profile,
-    gpu: GPU,
-    *,
-    count: int,
-    parallelism: str,
-    cal: Calibration,
-    job: JobSize | None,
-    grad_accum_steps: int,
-    serving: ServingLoad | None,
-    with_advice: bool,
-    run: _Run,
-) -> EstimateOutcome:
+def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: bool) -> EstimateOutcome:
+    profile, gpu, count = request.profile, request.gpu, request.count
     try:
-        est = estimate(
-            profile,
-            gpu,
-            count=count,
-            parallelism=parallelism,
-            link=run.network.link(gpu, count) if run.network is not None else None,
-            calibration=cal,
-            job=job,
-            grad_accum_steps=grad_accum_steps,
-            compiled=run.compiled,
-            input_pipeline=run.input_pipeline,
-        )
+        est = run_estimate(request)
     except EstimateError as e:
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=str(e))
     advice: tuple[Advice, ...] = ()
     if with_advice and not est.fits:
-        advice = advise(
-            profile,
-            gpu,
-            count=count,
-            parallelism=parallelism,
-            calibration=cal,
-            grad_accum_steps=grad_accum_steps,
-        )
+        advice = advise(request)
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
-            dec = decode_estimate(profile, gpu, calibration=cal)
+            dec = decode_estimate(profile, gpu, calibration=request.calibration)
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands
         if dec is not None and serving is not None:
@@ -110,39 +70,20 @@ def _one(
 
 
 def estimate_all(
-    profile: Profile,
-    gpus: Iterable[GPU],
+    requests: Iterable[EstimateRequest],
     *,
-    count: int = 1,
-    parallelism: str = "ddp",
-    calibration: Calibration | None = None,
-    job: JobSize | None = None,
-    grad_accum_steps: int = 1,
     serving: ServingLoad | None = None,
     with_advice: bool = True,
-    network: NetworkSpec | None = None,
-    compiled: bool = False,
-    input_pipeline: InputPipeline | None = None,
 ) -> tuple[EstimateOutcome, ...]:
-    """Estimate ``profile`` on each GPU (``count`` of them each), with advice where it does not fit.
+    """Estimate each request (one GPU configuration each), with advice where it does not fit.
 
-    ``network``: what the user or the instance says about the links (default: datasheet facts
-    and an assumed network, labelled); ``compiled``: the job runs under ``torch.compile``;
-    ``input_pipeline``: the host CPUs of an image workload (None: assumed to keep up)."""
-    cal = calibration or load_calibration()
-    run = _Run(network=network, compiled=compiled, input_pipeline=input_pipeline)
-    return tuple(
-        _one(
-            profile,
-            gpu,
-            count=count,
-            parallelism=parallelism,
-            cal=cal,
-            job=job,
-            grad_accum_steps=grad_accum_steps,
-            serving=serving,
-            with_advice=with_advice,
-            run=run,
-        )
-        for gpu in gpus
-    )
+    A request without a calibration gets the one shipped in the package (loaded once);
+    ``serving``: the request load an inference deployment must carry."""
+    cal: Calibration | None = None
+    outcomes = []
+    for request in requests:
+        if request.calibration is None:
+            cal = cal or load_calibration()
+            request = request.changed(calibration=cal)
+        outcomes.append(_one(request, serving=serving, with_advice=with_advice))
+    return tuple(outcomes)

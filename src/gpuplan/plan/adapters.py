@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
 from gpuplan.i18n import _
+from gpuplan.i18n.countries import country_code
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.inputs import (
@@ -51,27 +53,6 @@ SERVING_HOURS = HOURS_PER_MONTH
 
 _TERM_HOURS = {p: r.term_hours for p, r in PRICING_RULES.items() if r.term_hours is not None}
 _GB_PER_GIB = 1.073741824
-_COUNTRY_NAMES = {
-    "china": "cn",
-    "united states": "us",
-    "usa": "us",
-    "us": "us",
-    "germany": "de",
-    "japan": "jp",
-    "singapore": "sg",
-    "hong kong": "hk",
-    "united kingdom": "gb",
-    "uk": "gb",
-    "india": "in",
-    "korea": "kr",
-    "south korea": "kr",
-    "france": "fr",
-    "netherlands": "nl",
-    "ireland": "ie",
-    "australia": "au",
-    "canada": "ca",
-    "brazil": "br",
-}
 
 
 def _gpu_memory_gib(gpu_id: str) -> float:
@@ -223,15 +204,12 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
     def names(v: Sequence[str]) -> tuple[str, ...] | None:
         return tuple(v) or None
 
-    countries = names(spec.countries)
-    if countries:
-        countries = tuple(_COUNTRY_NAMES.get(c.lower(), c.lower()) for c in countries)
     base = Constraints(
         deadline_h=spec.deadline_hours,
         budget_usd=spec.budget_usd,
         providers=names(spec.providers),
         regions=names(spec.regions),
-        countries=countries,
+        countries=names(spec.countries),
         pricing=names(spec.pricing),
         max_gpus=spec.max_gpus,
         max_nodes=spec.max_nodes,
@@ -241,7 +219,11 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
         commitment=spec.commitment,
         objective=Objective.cast(str(spec.objective)),
     )
-    return PlanOverrides.from_mapping(overrides).apply(base)
+    merged = PlanOverrides.from_mapping(overrides).apply(base)
+    if merged.countries:
+        # "China", "中国", "CN" and "chn" all mean CN (ISO 3166 alpha-2, as the offers carry it).
+        merged = replace(merged, countries=tuple(dict.fromkeys(country_code(c) for c in merged.countries)))
+    return merged
 
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
@@ -315,10 +297,10 @@ def make_estimator(
     from gpuplan.perf import (
         NetworkSpec,
         decode_estimate,
-        estimate,
-        image_input_pipeline,
         job_size,
         load_calibration,
+        request_for,
+        run_estimate,
         serving_estimate,
     )
     from gpuplan.perf.parallel import network_kind_of
@@ -348,20 +330,16 @@ def make_estimator(
             gpus_per_node=key.gpus_per_node,
             nvlink=nvlink,
         ).link(gpu, key.gpu_count)
-        est = estimate(
-            profile,
-            gpu,
-            count=key.gpu_count,
-            parallelism=str(workload.parallelism),
-            link=link,
-            calibration=cal,
-            job=job,
-            grad_accum_steps=workload.gradient_accumulation,
-            compiled=workload.compile,
-            # A service's requests arrive decoded by its clients; a job reads its own JPEGs.
-            input_pipeline=None
-            if serving is not None
-            else image_input_pipeline(workload.inputs.image_size, key.vcpus, key.gpus_per_node),
+        est = run_estimate(
+            request_for(
+                workload,
+                profile,
+                gpu,
+                count=key.gpu_count,
+                link=link,
+                calibration=cal,
+                vcpus_per_gpu=key.vcpus / key.gpus_per_node if key.vcpus else None,
+            )
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n import _
 from gpuplan.plan.adapters import (
     constraints_from_spec,
@@ -23,6 +23,26 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 __all__ = ["plan_workload"]
+
+
+def _check_location(location: tuple[str, str], store: Store) -> None:
+    """``data.location`` must name a real region of a known provider: a typo would otherwise price
+    the dataset's transfer with assumed prices instead of stopping."""
+    from gpuplan.catalog.providers import facts
+
+    provider, region = location
+    try:
+        regions = facts(provider).regions
+    except NotFoundError as e:
+        raise NotFoundError("provider", provider, e.suggestions or [], hint="in data.location") from None
+    known = {r.code for r in regions} | set(store.regions(provider))
+    if region not in known:
+        raise NotFoundError(
+            "region",
+            region,
+            sorted(known),
+            hint=f"data.location {provider}/{region}: not a region of {provider}",
+        )
 
 
 def plan_workload(
@@ -54,6 +74,8 @@ def plan_workload(
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
     job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)
+    if job.data_location is not None:
+        _check_location(job.data_location, store)
     regions = {(p.provider, p.region) for p in prices}
     if job.data_location is not None:
         regions.add(job.data_location)

@@ -19,16 +19,19 @@ interconnect, nvlink_gen, nvlink_gbps, pcie_gen, source, and ``cheapest``: prici
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
 from gpuplan.catalog.model import CatalogInfo, ExchangeRate, ImportReport, OfferPrice, PricingModel
 from gpuplan.catalog.query import OfferListing
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.hardware import GPU
-from gpuplan.report.common import fmt_money, fmt_num, plain_table, to_jsonable
+from gpuplan.i18n import _, current_money, money
+from gpuplan.report.common import Widest, fmt_money, fmt_num, plain_table, to_jsonable
 
 __all__ = [
     "gpus_json",
@@ -193,41 +196,52 @@ def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -
     return GpusDocument(gpus=out)
 
 
-def gpus_view(
-    gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], rates: Sequence[ExchangeRate]
-) -> RenderableType:
-    """The ``gpus`` table: datasheet figures and the cheapest USD per GPU-hour under each pricing model."""
-    table = plain_table(
-        None,
-        ["GPU", "mem GiB", "GB/s", "FP32", "TF32", "BF16", "FP8", "interconnect", *_PRICINGS],
-        right=("mem GiB", "GB/s", "FP32", "TF32", "BF16", "FP8", *_PRICINGS),
-    )
+def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:
+    """Layout 0: every column; 1: fewer peaks, hourly and monthly prices; 2 (narrow consoles): memory, BF16,
+    on-demand and spot prices."""
+    pricings = (_PRICINGS, _PRICINGS[:3], _PRICINGS[:2])[layout]
+    mem, link = _("mem GiB"), _("interconnect")
+    figures = ([mem, "GB/s", "FP32", "TF32", "BF16", "FP8"], [mem, "FP32", "BF16"], [mem, "BF16"])[layout]
+    names = [_(p) for p in pricings]
+    header = ["GPU", *figures, *([link] if layout == 0 else []), *names]
+    table = plain_table(None, header, right=(*figures, *names))
+    table.columns[0].no_wrap = True  # GPU ids stay whole
     for g in gpus:
         per = cheapest.get(g.id, {})
         cells = []
-        for p in _PRICINGS:
+        for p in pricings:
             o = per.get(p)
-            cells.append(
-                f"{fmt_money(o.price_usd_per_gpu_hour, 'USD')}\n{o.provider}/{o.region}" if o else "—"
-            )
-        table.add_row(
-            g.id,
-            fmt_num(g.memory_gib),
-            fmt_num(g.memory_bandwidth_gbps),
-            fmt_num(g.fp32_tflops),
-            fmt_num(g.tf32_tflops),
-            fmt_num(g.bf16_tflops),
-            fmt_num(g.fp8_tflops),
-            g.interconnect,
-            *cells,
-        )
+            cells.append(f"{money(o.price_usd_per_gpu_hour)}\n{o.provider}/{o.region}" if o else "—")
+        values = {
+            mem: g.memory_gib,
+            "GB/s": g.memory_bandwidth_gbps,
+            "FP32": g.fp32_tflops,
+            "TF32": g.tf32_tflops,
+            "BF16": g.bf16_tflops,
+            "FP8": g.fp8_tflops,
+        }
+        link_cell = [g.interconnect] if layout == 0 else []
+        table.add_row(g.id, *(fmt_num(values[f]) for f in figures), *link_cell, *cells)
+    return table
+
+
+def gpus_view(
+    gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], rates: Sequence[ExchangeRate]
+) -> RenderableType:
+    """The ``gpus`` table: datasheet figures and the cheapest price per GPU-hour under each pricing model,
+    in the current display currency (``gpuplan.i18n.current_money``)."""
+    table = Widest([partial(_gpus_table, gpus, cheapest, layout) for layout in (0, 1, 2)])
     notes = [
-        "Peaks are dense datasheet TFLOP/s. Prices: cheapest known USD per GPU-hour (monthly ÷ 730 h), "
-        "any provider; — = no known price.",
+        _(
+            "Peaks are dense datasheet TFLOP/s. Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
+            "any provider; — = no known price."
+        ),
         rates_line(rates, "USD")
         if rates
-        else "CNY prices count only once a CNY rate is set (--usd-per-cny).",
+        else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd)."),
     ]
+    if current_money().rate_note():
+        notes.append(current_money().rate_note())
     return Group(table, *(Text(n, style="dim") for n in notes))
 
 

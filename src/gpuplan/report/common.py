@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
 from gpuplan.i18n.numbers import format_amount, format_number
 
-__all__ = ["fmt_money", "fmt_num", "plain_table", "to_json", "to_jsonable"]
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+
+__all__ = ["Widest", "fmt_money", "fmt_num", "plain_table", "to_json", "to_jsonable"]
 
 
 def to_jsonable(value: Any) -> Any:
@@ -55,3 +59,22 @@ def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...]
     for col in columns:
         table.add_column(col, justify="right" if col in right else "left", overflow="fold")
     return table
+
+
+class Widest:
+    """Renders the first of ``builders`` (widest first) whose table fits the console width."""
+
+    def __init__(self, builders: Sequence[Callable[[], Table]]) -> None:
+        self.builders = builders
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.measure import Measurement
+
+        # Measure without the console's limit (Measurement.get clamps to it).
+        unbounded = options.update_width(10_000)
+        for build in self.builders[:-1]:
+            table = build()
+            if Measurement.get(console, unbounded, table).maximum <= options.max_width:
+                yield table
+                return
+        yield self.builders[-1]()

@@ -11,8 +11,10 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
+from functools import partial
 from typing import Any
 
+from rich import box
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -27,11 +29,13 @@ from gpuplan.documents.estimate import (
     EstimateWorkload,
     ServingDoc,
 )
+from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
+from gpuplan.report.common import Widest
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
@@ -161,17 +165,15 @@ def estimate_json(
 
 
 def _num(x: float) -> str:
-    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+    return format_number(x, 3)
 
 
 def _time(s: float) -> str:
     if s < 1.0:
-        return f"{s * 1e3:.3g} ms"
+        return _("{n} ms").format(n=f"{s * 1e3:.3g}")
     if s < 120:
-        return f"{s:.3g} s"
-    if s < 7200:
-        return f"{s / 60:.3g} min"
-    return f"{s / 3600:.3g} h"
+        return _("{n} s").format(n=f"{s:.3g}")
+    return format_hours(s / 3600.0)
 
 
 def _hours(h: float | None) -> str:
@@ -180,31 +182,56 @@ def _hours(h: float | None) -> str:
     return _time(h * 3600.0)
 
 
-def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str) -> Table:
-    short = "tok/s" if unit == "tokens_per_s" else "samples/s"
-    table = Table(title=Text("Estimate per GPU: point [low–high]"), header_style="bold")
-    table.add_column("GPU")
-    table.add_column("fits")
-    table.add_column("memory / GPU (GiB)", justify="right")
-    table.add_column("step time", justify="right")
-    table.add_column(f"throughput ({short})", justify="right")
-    table.add_column("job time", justify="right")
+def _band(point: str, low: str, high: str) -> str:
+    """``563 ms [394–836]``: the unit once when all three share it (narrow columns, no wrapping)."""
+    unit = point.rsplit(" ", 1)[-1] if " " in point else ""
+    if unit and low.endswith(" " + unit) and high.endswith(" " + unit):
+        return f"{point} [{low.removesuffix(' ' + unit)}–{high.removesuffix(' ' + unit)}]"
+    return f"{point} [{low}–{high}]"
+
+
+def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool = True) -> Table:
+    short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+    title = (
+        _("Estimate per GPU: point [low–high]")
+        if ranges
+        else _("Estimate per GPU (ranges on a wider terminal or in --json)")
+    )
+    table = Table(
+        title=Text(title),
+        title_justify="left",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    # GPU ids never wrap: two V100 variants must not become the same cut-off name.
+    table.add_column("GPU", no_wrap=True)
+    table.add_column(_("fits"), overflow="fold")
+    table.add_column(_("memory / GPU (GiB)"), justify="right", overflow="fold")
+    table.add_column(_("step time"), justify="right", overflow="fold")
+    table.add_column(_("throughput ({unit})").format(unit=short), justify="right", overflow="fold")
+    table.add_column(_("job time"), justify="right", overflow="fold")
     for o in outcomes:
         name = o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}"
         e = o.estimate
         if e is None:
-            table.add_row(name, Text("n/a", style="red"), Text(o.error or "", style="red"), "", "", "")
+            table.add_row(name, Text(_("n/a"), style="red"), Text(o.error or "", style="red"), "", "", "")
             continue
         mem = (
             f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
             f" / {e.memory.capacity_gib:.0f}"
+            if ranges
+            else f"{e.peak_memory_gib:.1f} / {e.memory.capacity_gib:.0f}"
         )
-        fits = Text("yes", style="green") if e.fits else Text("no", style="bold red")
-        step = f"{_time(e.step_time_s)} [{_time(e.step_time_s_low)}–{_time(e.step_time_s_high)}]"
-        thr = f"{_num(e.throughput)} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
+        fits = Text(_("yes"), style="green") if e.fits else Text(_("no"), style="bold red")
+        step = _time(e.step_time_s)
+        thr = _num(e.throughput)
         job = _hours(e.job_time_h)
-        if e.job_time_h is not None:
-            job += f" [{_hours(e.job_time_h_low)}–{_hours(e.job_time_h_high)}]"
+        if ranges:
+            step = _band(step, _time(e.step_time_s_low), _time(e.step_time_s_high))
+            thr = f"{thr} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
+            if e.job_time_h is not None:
+                job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
         table.add_row(name, fits, Text(mem), Text(step), Text(thr), Text(job))
     return table
 
@@ -220,15 +247,17 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         return None
     table = Table(
         title=Text(
-            f"Where it does not fit: changes that would (best {_ADVICE_SHOWN} per GPU; all in --json)"
+            _("Where it does not fit: changes that would (best {n} per GPU; all in --json)").format(
+                n=_ADVICE_SHOWN
+            )
         ),
         header_style="bold",
     )
-    table.add_column("GPU")
-    table.add_column("change")
-    table.add_column("GiB / GPU", justify="right")
-    table.add_column("step time", justify="right")
-    table.add_column("how derived")
+    table.add_column("GPU", no_wrap=True)
+    table.add_column(_("change"))
+    table.add_column(_("GiB / GPU"), justify="right")
+    table.add_column(_("step time"), justify="right")
+    table.add_column(_("how derived"))
     for o in rows:
         shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or list(o.advice[:1])
         for i, a in enumerate(shown):
@@ -242,17 +271,21 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     rows = [o for o in outcomes if o.decode is not None]
     if not rows:
         return None
-    table = Table(title=Text("LLM generation (decode is memory-bandwidth-bound)"), header_style="bold")
-    for col in ("GPU", "max sequences", "tokens/s/seq", "tokens/s (batch)", "prefill tok/s", "serving"):
-        table.add_column(col, justify="left" if col in ("GPU", "serving") else "right")
+    table = Table(title=Text(_("LLM generation (decode is memory-bandwidth-bound)")), header_style="bold")
+    table.add_column("GPU", no_wrap=True)
+    for col in (_("max sequences"), _("tokens/s/seq"), _("tokens/s (batch)"), _("prefill tok/s")):
+        table.add_column(col, justify="right")
+    table.add_column(_("serving"))
     for o in rows:
         d = o.decode
         assert d is not None  # filtered above
         serving = ""
         if o.serving is not None:
             s = o.serving
-            p95 = "overloaded" if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"
-            serving = f"{s.capacity_requests_per_s:.3g} req/s/GPU, {p95}, needs {s.gpus_needed} GPU(s)"
+            p95 = _("overloaded") if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"
+            serving = _("{rate} req/s/GPU, {p95}, needs {n} GPU(s)").format(
+                rate=f"{s.capacity_requests_per_s:.3g}", p95=p95, n=s.gpus_needed
+            )
         table.add_row(
             o.gpu,
             str(d.max_concurrent_sequences),
@@ -267,14 +300,26 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
 def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Calibration) -> Group:
     """Everything ``gpuplan estimate`` prints on a terminal."""
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
+    batch = (
+        _("batch {b} × {s} tokens").format(b=profile.batch_size, s=profile.seq_len)
+        if profile.seq_len
+        else _("batch {b}").format(b=profile.batch_size)
+    )
     head = Text.assemble(
         (profile.workload_name, "bold"),
-        f": {profile.task}, {profile.precision}, {profile.params / 1e6:,.1f} M params, "
-        f"batch {profile.batch_size}"
-        + (f" × {profile.seq_len} tokens" if profile.seq_len else "")
-        + f", {profile.flops_per_step / 1e12:.3g} TFLOP per step",
+        ": "
+        + _("{task}, {precision}, {params} M params, {batch}, {tflop} TFLOP per step").format(
+            task=profile.task,
+            precision=profile.precision,
+            params=f"{profile.params / 1e6:,.1f}",
+            batch=batch,
+            tflop=f"{profile.flops_per_step / 1e12:.3g}",
+        ),
     )
-    parts: list[Any] = [head, _summary_table(outcomes, unit)]
+    summary = Widest(
+        [partial(_summary_table, outcomes, unit, True), partial(_summary_table, outcomes, unit, False)]
+    )
+    parts: list[Any] = [head, summary]
     decode = _decode_table(outcomes)
     if decode is not None:
         parts.append(decode)
@@ -283,17 +328,21 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
         parts.append(advice)
     cj = _calibration_json(cal)
     if cj.kfold_median_abs_error_pct is not None:
-        calib = (
-            f"Calibrated {cj.fitted_on} on {cj.heldout_rows} published runs: held-out (k-fold) median "
-            f"error {cj.kfold_median_abs_error_pct:.1f} %, worst {cj.kfold_worst_abs_error_pct:.0f} %; "
-            f"ranges are 80 % intervals (covering {100 * (cj.band_coverage or 0):.0f} % of held-out runs)."
+        calib = _(
+            "Calibrated {date} on {rows} published runs: held-out (k-fold) median error {median} %, "
+            "worst {worst} %; ranges are 80 % intervals (covering {coverage} % of held-out runs)."
+        ).format(
+            date=cj.fitted_on,
+            rows=cj.heldout_rows,
+            median=f"{cj.kfold_median_abs_error_pct:.1f}",
+            worst=f"{cj.kfold_worst_abs_error_pct:.0f}",
+            coverage=f"{100 * (cj.band_coverage or 0):.0f}",
         )
     elif cj.median_abs_error_pct is not None:
-        calib = (
-            f"Calibrated {cj.fitted_on} on published runs: in-sample median error "
-            f"{cj.median_abs_error_pct} %, worst {cj.worst_abs_error_pct} %."
-        )
+        calib = _(
+            "Calibrated {date} on published runs: in-sample median error {median} %, worst {worst} %."
+        ).format(date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct)
     else:
-        calib = "Uncalibrated (literature efficiencies)."
-    parts.append(Text(f"Assumes {SOFTWARE_LEVEL}. {calib}", style="dim"))
+        calib = _("Uncalibrated (literature efficiencies).")
+    parts.append(Text(_("Assumes {level}.").format(level=SOFTWARE_LEVEL) + " " + calib, style="dim"))
     return Group(*parts)

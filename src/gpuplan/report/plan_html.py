@@ -1,207 +1,231 @@
-"""Plan reports as files: self-contained HTML with an inline SVG cost/time chart, or Markdown with the
-chart as an SVG file next to it. Nothing is loaded from the network."""
+"""Plan reports as files: a self-contained HTML page (plotly.js embedded, nothing loaded from the
+network, a static SVG version of the charts for printing and for browsers without JavaScript), or
+Markdown with the chart as an SVG file next to it.
+
+Text is in the current language, money in the current display currency (``gpuplan.i18n``).
+"""
 
 from __future__ import annotations
 
-import math
 from html import escape
 
+from gpuplan.i18n import _, current_language, current_money, format_percent, money
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg
+from gpuplan.report.plan_view import PERSONA_NAMES
 from gpuplan.units import format_hours
 
 __all__ = ["cost_time_svg", "plan_html", "plan_markdown"]
 
-_W, _H = 720, 420
-_L, _R, _T, _B = 80, 20, 20, 50  # plot margins, px
+
+def _gpu_memory(gpu: str) -> float | None:
+    from gpuplan.errors import GpuplanError
+    from gpuplan.hardware import get_gpu
+
+    try:
+        return float(get_gpu(gpu).memory_gib)
+    except GpuplanError:
+        return None
 
 
-def _ticks(lo: float, hi: float, log: bool) -> list[float]:
-    if log:
-        a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-        return [10.0**e * m for e in range(a, b + 1) for m in (1, 2, 5) if lo <= 10.0**e * m <= hi]
-    step = 10 ** math.floor(math.log10(max(hi - lo, 1e-9)))
-    while (hi - lo) / step > 8:
-        step *= 2
-    first = math.ceil(lo / step) * step
-    return [first + i * step for i in range(int((hi - first) / step) + 1)]
-
-
-def _fmt(v: float, unit: str) -> str:
-    if unit == "$":
-        return f"${v:,.0f}" if v >= 10 else f"${v:,.2f}"
-    return f"{v:g} h"
-
-
-def cost_time_svg(plan: Plan) -> str:
-    """Scatter of the shown options (time vs all-in cost), the Pareto front as a line, the
-    recommended option and the baseline marked. Log axes when the values span over 20×."""
-    opts: list[tuple[Option, str]] = [(o, "option") for o in plan.options]
-    opts += [(o, "pareto") for o in plan.pareto]
-    if plan.baseline is not None:
-        opts.append((plan.baseline, "baseline"))
-    xs = [o.job_time_h for o, _ in opts]
-    ys = [o.total_cost_usd for o, _ in opts]
-    x_lo, x_hi = min(xs), max(xs)
-    y_lo, y_hi = min(ys), max(ys)
-    x_log = x_hi / max(x_lo, 1e-9) > 20
-    y_log = y_hi / max(y_lo, 1e-9) > 20
-    pad = 1.15
-
-    def span(lo: float, hi: float, log: bool) -> tuple[float, float]:
-        if log:
-            return lo / pad, hi * pad
-        width = max(hi - lo, 0.1 * max(hi, 1e-9))
-        return max(0.0, lo - 0.1 * width), hi + 0.1 * width
-
-    x0, x1 = span(x_lo, x_hi, x_log)
-    y0, y1 = span(y_lo, y_hi, y_log)
-
-    def sx(v: float) -> float:
-        f = (math.log(v / x0) / math.log(x1 / x0)) if x_log else (v - x0) / (x1 - x0)
-        return _L + f * (_W - _L - _R)
-
-    def sy(v: float) -> float:
-        f = (math.log(v / y0) / math.log(y1 / y0)) if y_log else (v - y0) / (y1 - y0)
-        return _H - _B - f * (_H - _T - _B)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
-        'font-family="sans-serif" font-size="11" role="img" aria-label="cost versus time">',
-        f'<rect x="{_L}" y="{_T}" width="{_W - _L - _R}" height="{_H - _T - _B}" '
-        'fill="#fafafa" stroke="#999"/>',
+def _head() -> list[str]:
+    return [
+        "#",
+        _("where / instance"),
+        _("GPUs"),
+        _("pricing"),
+        _("price per instance-hour"),
+        _("time"),
+        _("all-in cost"),
+        _("compute"),
+        _("storage"),
+        _("egress"),
+        _("licences"),
+        _("spot overhead"),
+        _("peak memory / GPU"),
+        _("miss P"),
+        _("price date"),
+        _("notes"),
     ]
-    for t in _ticks(x0, x1, x_log):
-        x = sx(t)
-        parts.append(f'<line x1="{x:.1f}" y1="{_T}" x2="{x:.1f}" y2="{_H - _B}" stroke="#e4e4e4"/>')
-        parts.append(f'<text x="{x:.1f}" y="{_H - _B + 14}" text-anchor="middle">{_fmt(t, "h")}</text>')
-    for t in _ticks(y0, y1, y_log):
-        y = sy(t)
-        parts.append(f'<line x1="{_L}" y1="{y:.1f}" x2="{_W - _R}" y2="{y:.1f}" stroke="#e4e4e4"/>')
-        parts.append(f'<text x="{_L - 6}" y="{y + 4:.1f}" text-anchor="end">{_fmt(t, "$")}</text>')
-    parts.append(
-        f'<text x="{(_W + _L) / 2:.0f}" y="{_H - 12}" text-anchor="middle">expected job time'
-        f"{' (log)' if x_log else ''}</text>"
-    )
-    parts.append(
-        f'<text x="16" y="{(_H - _B) / 2:.0f}" transform="rotate(-90 16 {(_H - _B) / 2:.0f})" '
-        f'text-anchor="middle">all-in cost, USD{" (log)" if y_log else ""}</text>'
-    )
-    front = sorted(plan.pareto, key=lambda o: o.job_time_h)
-    if len(front) > 1:
-        pts = " ".join(f"{sx(o.job_time_h):.1f},{sy(o.total_cost_usd):.1f}" for o in front)
-        parts.append(f'<polyline points="{pts}" fill="none" stroke="#2b7bb9" stroke-width="1.5"/>')
-    style = {"option": ("#888", 4), "pareto": ("#2b7bb9", 4), "baseline": ("#c0392b", 6)}
-    for o, kind in opts:
-        color, r = style[kind]
-        title = escape(f"{o.label}: {o.job_time_h:.2f} h, ${o.total_cost_usd:,.2f}")
-        parts.append(
-            f'<circle cx="{sx(o.job_time_h):.1f}" cy="{sy(o.total_cost_usd):.1f}" r="{r}" fill="{color}" '
-            f'fill-opacity="0.8"><title>{title}</title></circle>'
-        )
-    rec = plan.recommended
-    cx, cy = sx(rec.job_time_h), sy(rec.total_cost_usd)
-    parts.append(
-        f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="9" fill="none" stroke="#27ae60" stroke-width="2.5"/>'
-    )
-    parts.append(f'<text x="{cx + 12:.1f}" y="{cy - 8:.1f}" fill="#1e8449">recommended</text>')
-    if plan.baseline is not None:
-        bx, by = sx(plan.baseline.job_time_h), sy(plan.baseline.total_cost_usd)
-        parts.append(f'<text x="{bx + 10:.1f}" y="{by + 4:.1f}" fill="#c0392b">baseline</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
 
 
-def _rows(plan: Plan) -> list[list[str]]:
-    out = []
-    for i, o in enumerate(plan.options, 1):
-        miss = o.deadline_miss_probability
-        out.append(
-            [
-                str(i),
-                f"{o.provider}/{o.region}",
-                f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type,
-                f"{o.gpu_count}× {o.gpu}",
-                o.pricing,
-                f"{format_hours(o.job_time_h)} "
-                f"({format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)})",
-                f"${o.total_cost_usd:,.2f} (${o.total_cost_usd_low:,.2f}–${o.total_cost_usd_high:,.2f})",
-                "" if miss is None else f"{miss:.1%}",
-                f"{o.as_of or '?'} ({o.confidence})",
-                "; ".join((*o.flags, *o.assumptions)),
-            ]
-        )
-    return out
-
-
-_HEAD = [
-    "#",
-    "provider/region",
-    "instance",
-    "GPUs",
-    "pricing",
-    "time",
-    "all-in cost",
-    "miss P",
-    "price date",
-    "notes",
-]
+def _row(rank: int, o: Option) -> list[str]:
+    b = o.cost_breakdown
+    miss = o.deadline_miss_probability
+    capacity = _gpu_memory(o.gpu)
+    memory = f"{o.peak_memory_gib:.1f} / {capacity:g} GiB" if capacity else f"{o.peak_memory_gib:.1f} GiB"
+    instance = f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
+    band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
+    return [
+        str(rank),
+        f"{o.provider}/{o.region} {instance}",
+        f"{o.gpu_count}× {o.gpu}",
+        _(o.pricing),
+        money(o.price_usd_per_hour, per=_("h")),
+        f"{format_hours(o.job_time_h)} ({format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)})",
+        f"{money(o.total_cost_usd)} ({band})",
+        money(b.compute_usd),
+        money(b.storage_usd),
+        money(b.egress_usd),
+        money(b.licence_usd),
+        money(b.spot_overhead_usd),
+        memory,
+        "—" if miss is None else format_percent(miss),
+        f"{o.as_of or '?'} ({_(o.confidence)})",
+        "; ".join((*(_(f) for f in o.flags), *o.assumptions)),
+    ]
 
 
 def _summary_lines(plan: Plan) -> list[str]:
     rec = plan.recommended
     b = rec.cost_breakdown
     lines = [
-        f"Recommended: {rec.label} — {format_hours(rec.job_time_h)}, ${rec.total_cost_usd:,.2f} "
-        f"(compute ${b.compute_usd:,.2f}, storage ${b.storage_usd:,.2f}, egress ${b.egress_usd:,.2f}, "
-        f"licences ${b.licence_usd:,.2f}, spot overhead ${b.spot_overhead_usd:,.2f})",
-    ]
-    lines += [f"Why: {w}" for w in plan.why]
-    if plan.baseline is not None and plan.savings_vs_baseline_pct is not None:
-        lines.append(
-            f"Savings vs baseline {plan.baseline.label} (${plan.baseline.total_cost_usd:,.2f}): "
-            f"{plan.savings_vs_baseline_pct:.0f} %"
+        _("Recommended: ")
+        + _("{option} — {time}, {cost}").format(
+            option=rec.label, time=format_hours(rec.job_time_h), cost=money(rec.total_cost_usd)
         )
+        + " ("
+        + _(", ").join(
+            [
+                _("compute {amount}").format(amount=money(b.compute_usd)),
+                _("storage {amount}").format(amount=money(b.storage_usd)),
+                _("egress {amount}").format(amount=money(b.egress_usd)),
+                _("licences {amount}").format(amount=money(b.licence_usd)),
+                _("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)),
+            ]
+        )
+        + ")",
+    ]
+    lines += [_("why: {reason}").format(reason=w) for w in plan.why]
+    if plan.baseline is not None and plan.savings_vs_baseline_pct is not None:
+        what = _("{option} ({cost}, {time})").format(
+            option=plan.baseline.label,
+            cost=money(plan.baseline.total_cost_usd),
+            time=format_hours(plan.baseline.job_time_h),
+        )
+        share = format_percent(plan.savings_vs_baseline_pct / 100)
+        lines.append(_("Savings vs {baseline}: {share}").format(baseline=what, share=share))
     else:
         lines.append(plan.baseline_note)
     for p in plan.personas:
         pick = (
-            f"{p.option.label} (${p.option.total_cost_usd:,.2f}, {format_hours(p.option.job_time_h)})"
+            _("{option} — {time}, {cost}").format(
+                option=p.option.label,
+                time=format_hours(p.option.job_time_h),
+                cost=money(p.option.total_cost_usd),
+            )
             if p.option
             else p.note
         )
-        lines.append(f"Persona {p.persona}: {pick} — {p.rule}")
-    lines.append("Excluded: " + (", ".join(f"{k} {v}" for k, v in plan.excluded.items()) or "none"))
-    lines += [f"Note: {n}" for n in plan.notes]
+        lines.append(_("{name}: {pick}").format(name=_(PERSONA_NAMES.get(p.persona, p.persona)), pick=pick))
+    excluded = _(", ").join(f"{_(k)} {v:,}" for k, v in plan.excluded.items()) or _("none")
+    lines.append(_("excluded: {reasons}").format(reasons=excluded))
     return lines
 
 
+def _notes(plan: Plan) -> list[str]:
+    notes = list(plan.notes)
+    rate = current_money().rate_note()
+    return [*notes, rate] if rate else notes
+
+
+_STYLE = """
+body { font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif; margin: 2em auto;
+       max-width: 1200px; color: #222; padding: 0 1em; }
+table { border-collapse: collapse; font-size: 12px; }
+td, th { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }
+td.num { text-align: right; white-space: nowrap; }
+td:last-child { min-width: 22em; }
+.wide { overflow-x: auto; }
+th { background: #f0f0f0; }
+li { margin: 2px 0; }
+.static { display: none; }
+@media print {
+  body { margin: 0; max-width: none; }
+  .interactive { display: none; }
+  .wide { overflow: visible; }
+  .static { display: block; }
+  table { font-size: 9px; }
+  h2 { break-after: avoid; }
+}
+"""
+
+
 def plan_html(plan: Plan, title: str) -> str:
-    """One self-contained HTML page (inline CSS and SVG)."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in _HEAD)
-    body = "\n".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in _rows(plan))
+    """One self-contained HTML page: summary, three interactive charts (with static SVG versions for
+    print), the ranked options with price per hour, cost breakdown and memory, and the assumptions."""
+    from gpuplan.report.plan_charts import (
+        breakdown_figure,
+        cost_time_figure,
+        figure_div,
+        gpu_figure,
+        per_gpu,
+        plotly_js,
+    )
+
+    memory = {o.gpu: cap for o in per_gpu(plan) if (cap := _gpu_memory(o.gpu)) is not None}
+    numeric = {4, 5, 6, 7, 8, 9, 10, 11, 13}
+    head = "".join(f"<th>{escape(h)}</th>" for h in _head())
+    body = "\n".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{escape(c)}</td>' if i in numeric else f"<td>{escape(c)}</td>"
+            for i, c in enumerate(_row(rank, o))
+        )
+        + "</tr>"
+        for rank, o in enumerate(plan.options, 1)
+    )
     items = "\n".join(f"<li>{escape(line)}</li>" for line in _summary_lines(plan))
+    notes = "\n".join(f"<li>{escape(n)}</li>" for n in _notes(plan))
+    objective = _("Options, best first by {objective}").format(objective=_(_objective_name(plan)))
+    lang = "zh-CN" if current_language().value == "zh" else "en"
+    # Messages outside the f-string: the catalog's extractor does not read inside one.
+    feasible = _("{feasible} of {candidates} candidates feasible").format(
+        feasible=f"{plan.feasible:,}", candidates=f"{plan.candidates:,}"
+    )
+    h_cost_time = _("Cost and time")
+    h_breakdown = _("What the top options pay for")
+    h_gpu = _("Per GPU: step time and memory fit")
+    h_table = _("Ranked options")
+    h_notes = _("Assumptions and notes:")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>gpuplan: {escape(title)}</title>
-<style>
-body {{ font-family: sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; font-size: 13px; }}
-td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}
-th {{ background: #f0f0f0; }}
-li {{ margin: 2px 0; }}
-</style></head><body>
-<h1>gpuplan plan: {escape(title)}</h1>
-<p>Objective: {escape(plan.objective.value)}; {plan.feasible} feasible of {plan.candidates} candidates.</p>
+<html lang="{lang}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gpuplan: {escape(title)}</title>
+<style>{_STYLE}</style>
+<script>{plotly_js()}</script>
+</head><body>
+<h1>gpuplan: {escape(title)}</h1>
+<p>{escape(objective)} · {escape(feasible)}</p>
 <ul>
 {items}
 </ul>
-<h2>Cost and time</h2>
-{cost_time_svg(plan)}
-<h2>Ranked options</h2>
-<table><tr>{head}</tr>
+<h2>{escape(h_cost_time)}</h2>
+<div class="interactive">{figure_div(cost_time_figure(plan), "cost-time")}</div>
+<div class="static">{cost_time_svg(plan)}</div>
+<noscript>{cost_time_svg(plan)}</noscript>
+<h2>{escape(h_breakdown)}</h2>
+<div class="interactive">{figure_div(breakdown_figure(plan), "breakdown")}</div>
+<div class="static">{breakdown_svg(plan)}</div>
+<noscript>{breakdown_svg(plan)}</noscript>
+<h2>{escape(h_gpu)}</h2>
+<div class="interactive">{figure_div(gpu_figure(plan, memory), "per-gpu")}</div>
+<h2>{escape(h_table)}</h2>
+<div class="wide"><table><tr>{head}</tr>
 {body}
-</table>
+</table></div>
+<h2>{escape(h_notes)}</h2>
+<ul>
+{notes}
+</ul>
 </body></html>
 """
+
+
+def _objective_name(plan: Plan) -> str:
+    from gpuplan.plan.rank import OBJECTIVE_NAMES
+
+    return OBJECTIVE_NAMES[plan.objective]
 
 
 def plan_markdown(plan: Plan, title: str, svg_name: str) -> str:
@@ -210,9 +234,15 @@ def plan_markdown(plan: Plan, title: str, svg_name: str) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = [f"# gpuplan plan: {title}", "", f"Objective: {plan.objective.value}", ""]
+    head = _head()
+    lines = [f"# gpuplan: {title}", ""]
     lines += [f"- {cell(x)}" for x in _summary_lines(plan)]
-    lines += ["", f"![cost versus time]({svg_name})", "", "| " + " | ".join(_HEAD) + " |"]
-    lines.append("|" + "---|" * len(_HEAD))
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in _rows(plan)]
+    chart = _("cost versus time")
+    lines += ["", f"![{chart}]({svg_name})", "", "| " + " | ".join(head) + " |"]
+    lines.append("|" + "---|" * len(head))
+    lines += [
+        "| " + " | ".join(cell(c) for c in _row(rank, o)) + " |" for rank, o in enumerate(plan.options, 1)
+    ]
+    notes = _("Assumptions and notes:")
+    lines += ["", f"## {notes}", ""] + [f"- {cell(n)}" for n in _notes(plan)]
     return "\n".join(lines) + "\n"

@@ -8,17 +8,17 @@ console (stacking where/instance/GPUs and cost/range in one cell as it narrows),
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.common import Widest
 from gpuplan.units import format_hours
 
 if TYPE_CHECKING:
-    from rich.console import Console, ConsoleOptions, RenderResult
     from rich.table import Table
 
 __all__ = ["PERSONA_NAMES", "option_label", "plan_view", "pricing_name"]
@@ -68,25 +68,6 @@ def option_label(o: Option) -> str:
 
 def _instance(o: Option) -> str:
     return f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
-
-
-class _Widest:
-    """Renders the first of ``builders`` (widest first) whose table fits the console width."""
-
-    def __init__(self, builders: Sequence[Callable[[], Table]]) -> None:
-        self.builders = builders
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        from rich.measure import Measurement
-
-        # Measure without the console's limit (Measurement.get clamps to it).
-        unbounded = options.update_width(10_000)
-        for build in self.builders[:-1]:
-            table = build()
-            if Measurement.get(console, unbounded, table).maximum <= options.max_width:
-                yield table
-                return
-        yield self.builders[-1]()
 
 
 def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
@@ -289,7 +270,7 @@ def plan_view(plan: Plan) -> Any:
     from rich.text import Text
 
     marks = _flag_marks(plan.options)
-    table = _Widest([partial(_options_table, plan, marks, layout) for layout in (0, 1, 2)])
+    table = Widest([partial(_options_table, plan, marks, layout) for layout in (0, 1, 2)])
     parts: list[Any] = [table]
     if marks:
         parts.append(Text("  ".join(f"{m} {_(flag)}" for flag, m in marks.items()), style="dim"))

@@ -94,11 +94,9 @@ def tco_html(report: TcoReport, title: str) -> str:
     head = "".join(f"<th>{escape(_(h))}</th>" for h in SCHEDULE_HEAD)
     rows = schedule_rows(report)
     body = "\n".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    table = (
-        f"<table><tr>{head}</tr>\n{body}\n</table>"
-        if rows
-        else f"<p>{escape(_('No commitment pays off: everything is bought by the hour.'))}</p>"
-    )
+    # The message stays outside the f-string: the catalog's extractor does not read inside one.
+    nothing = _("No commitment pays off: everything is bought by the hour.")
+    table = f"<table><tr>{head}</tr>\n{body}\n</table>" if rows else f"<p>{escape(nothing)}</p>"
     items = "\n".join(f"<li>{escape(line)}</li>" for line in summary_lines(report))
     demands = "\n".join(f"<li>{escape(d.name)}: {escape(d.how)}</li>" for d in report.demands)
     notes = [*report.notes, *([report.money.rate_note()] if report.money.rate_note() else [])]

@@ -49,6 +49,7 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     except (OSError, ValueError, KeyError) as e:
         first = (str(e).strip().splitlines() or [""])[0]
         raise WorkloadError(f"model.hf_config: cannot read {path} as a Hugging Face config: {first}") from e
+    _check_size_keys(config, path)
     config._attn_implementation = "sdpa"
     cls = None
     for arch in getattr(config, "architectures", None) or ():
@@ -68,6 +69,46 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     except (ValueError, TypeError, AttributeError, RuntimeError) as e:
         raise EstimateError(f"model.hf_config: transformers cannot build {config.model_type!r}: {e}") from e
     return hf_bundle_for(model, workload)
+
+
+#: The keys that set a model's size, by role: the first name is transformers' standard attribute,
+#: the others what some architectures call it (GPT-2 ``n_layer``, T5 ``d_model`` …).
+_SIZE_KEYS = (
+    ("hidden_size", "n_embd", "d_model", "dim"),
+    ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
+    ("num_attention_heads", "n_head", "num_heads", "n_heads"),
+    ("vocab_size",),
+)
+
+
+def _check_size_keys(config: Any, path: Any) -> None:
+    """Refuse a config that leaves a size key its architecture uses to transformers' defaults.
+
+    Without it, ``{"model_type": "llama", "hidden_size": 1024}`` silently becomes a 32-layer,
+    32,000-token model of the library's default shape, and every estimate is of the wrong model.
+    """
+    import json
+
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # transformers read it; a file we cannot re-read is not this check's business
+    if not isinstance(raw, dict):
+        return
+    aliases = getattr(config, "attribute_map", {}) or {}
+    for names in _SIZE_KEYS:
+        standard = names[0]
+        value = getattr(config, standard, None)
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue  # this architecture has no such size (a vision model has no vocabulary)
+        accepted = {*names, aliases.get(standard, standard)}
+        if not accepted & raw.keys():
+            raise WorkloadError(
+                f"model.hf_config: {file} has no {standard!r}, which {config.model_type} needs "
+                f"(transformers would silently use its default, {value}); copy it from the "
+                "model's own config.json"
+            )
 
 
 def _first(cfg: Any, *names: str) -> int | None:

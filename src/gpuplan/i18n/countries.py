@@ -1,0 +1,90 @@
+"""Countries by ISO code or by name, in English or Chinese: ``CN``, ``CHN``, ``China``, ``中国``.
+
+Names come from pycountry's ISO 3166 tables and their Chinese translations (zh_CN, zh_TW, zh_HK),
+plus the everyday names those tables do not hold (``South Korea``, ``韩国``, ``台湾``, ``UK``).
+pycountry is imported on first use only.
+"""
+
+from __future__ import annotations
+
+import gettext
+import unicodedata
+from functools import cache
+
+from gpuplan.errors import NotFoundError
+
+__all__ = ["country_code"]
+
+#: Everyday names missing from ISO 3166's (official or Chinese-translated) names.
+_COMMON = {
+    "uk": "GB",
+    "great britain": "GB",
+    "britain": "GB",
+    "england": "GB",
+    "usa": "US",
+    "america": "US",
+    "south korea": "KR",
+    "korea": "KR",
+    "russia": "RU",
+    "taiwan": "TW",
+    "vietnam": "VN",
+    "uae": "AE",
+    "美国": "US",
+    "英国": "GB",
+    "韩国": "KR",
+    "南韩": "KR",
+    "台湾": "TW",
+    "中国台湾": "TW",
+    "臺灣": "TW",
+    "香港": "HK",
+    "中国香港": "HK",
+    "澳门": "MO",
+    "中国澳门": "MO",
+    "俄罗斯": "RU",
+    "阿联酋": "AE",
+    "沙特": "SA",
+    "沙特阿拉伯": "SA",
+    "越南": "VN",
+    "中國": "CN",
+    "中华人民共和国": "CN",
+}
+
+
+def _key(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).strip().casefold()
+
+
+@cache
+def _names() -> dict[str, str]:
+    """Every known way to write a country -> its alpha-2 code."""
+    import pycountry
+
+    out: dict[str, str] = {}
+    chinese = [
+        gettext.translation("iso3166-1", pycountry.LOCALES_DIR, languages=[lang], fallback=True)
+        for lang in ("zh_CN", "zh_TW", "zh_HK")
+    ]
+    for c in pycountry.countries:
+        code = c.alpha_2
+        for attr in ("alpha_2", "alpha_3", "name", "common_name", "official_name"):
+            value = getattr(c, attr, None)
+            if value:
+                out.setdefault(_key(value), code)
+        for t in chinese:
+            out.setdefault(_key(t.gettext(c.name)), code)
+    for name, code in _COMMON.items():
+        out[_key(name)] = code
+    return out
+
+
+def country_code(text: str) -> str:
+    """The ISO 3166 alpha-2 code (upper case) of a country written as a code or a name.
+
+    e.g. ``country_code("China") == country_code("中国") == country_code("cn") == "CN"``.
+    Raises NotFoundError with the nearest names for anything else.
+    """
+    names = _names()
+    code = names.get(_key(text))
+    if code is None:
+        raise NotFoundError("country", text, sorted(k for k in names if len(k) > 3))
+    return code

@@ -1,0 +1,111 @@
+"""The HTML report: offline (plotly.js embedded), charts with legends, the table's price per hour,
+breakdown and memory, a print fallback; rendered in a real headless Chromium when one is installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from plan_helpers import aws_costs, offer, toy_estimator
+
+from gpuplan.i18n import Money, use_language, use_money
+from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, plan_offers
+from gpuplan.report.plan_charts import plotly_js
+from gpuplan.report.plan_html import plan_html, plan_markdown
+from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def _plan():  # type: ignore[no-untyped-def]
+    rows = [
+        offer(),
+        offer(pricing="spot", price_usd=8.0, interruption_band=">20%"),
+        offer(instance_type="g5|x", gpu="A10G", gpu_count=1, gpu_memory_gib=24, price_usd=1.2),
+        offer(provider="tencent", region="ap-guangzhou", country="CN", instance_type="GT4", price_usd=20.0),
+    ]
+    job = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"))
+    return plan_offers(
+        OfferTable.from_rows(rows), CostFacts([aws_costs()]), job, toy_estimator(), Constraints(deadline_h=30)
+    )
+
+
+def test_html_is_offline_and_has_the_charts_the_table_and_a_print_fallback() -> None:
+    html = plan_html(_plan(), "toy <job>")
+    assert "toy &lt;job&gt;" in html
+    assert plotly_js() in html  # embedded whole: the page works offline
+    page = html.replace(plotly_js(), "")
+    assert "<script src=" not in page and "http" not in page.split("<body>")[0]  # nothing fetched
+    assert "Plotly.newPlot" in html or "Plotly.react" in html
+    for div in ("cost-time", "breakdown", "per-gpu"):
+        assert f'id="{div}"' in html
+    assert "Pareto front" in html and "baseline" in html  # legend entries
+    assert "price per instance-hour" in html and "peak memory / GPU" in html
+    assert "$21.96/h" in html  # the p4d's price per hour
+    assert "@media print" in html and '<div class="static"><svg' in html
+
+
+def test_static_charts_have_a_legend_numbered_points_and_several_ticks() -> None:
+    svg = cost_time_svg(_plan())
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert "Pareto front" in svg and "recommended" in svg and "baseline" in svg
+    assert svg.count('text-anchor="end"') >= 3  # y ticks: more than two
+    assert ">1</text>" in svg  # the top option is numbered as in the table
+    bars = breakdown_svg(_plan())
+    assert "compute" in bars and "egress" in bars and "<rect" in bars
+
+
+def test_report_in_chinese_and_yuan() -> None:
+    cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="CFETS")
+    with use_language("zh"), use_money(cny):
+        html = plan_html(_plan(), "toy")
+    assert 'lang="zh-CN"' in html and "帕累托前沿" in html and "¥175.68/小时" in html  # 21.96 × 8
+
+
+def test_markdown_report_escapes_pipes() -> None:
+    md = plan_markdown(_plan(), "toy", "toy.svg")
+    assert "(toy.svg)" in md and "g5\\|x" in md
+
+
+def _browser() -> str | None:
+    for name in BROWSERS:
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Path) -> None:
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium found (apt-get install chromium); the report is not rendered")
+    page = tmp_path / "plan.html"
+    page.write_text(plan_html(_plan(), "toy"), encoding="utf-8")
+    png = tmp_path / "plan.png"
+    run = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1200,1600",
+            f"--screenshot={png}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "HOME": str(tmp_path)},
+        check=False,
+    )
+    console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
+    assert not console, console
+    data = png.read_bytes()
+    assert data.startswith(b"\x89PNG")
+    # A blank 1200×1600 page compresses to a few KB; charts and a table are far more.
+    assert len(data) > 40_000

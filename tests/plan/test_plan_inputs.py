@@ -1,0 +1,78 @@
+"""Inputs that cannot silently mislead: the rate the wrong way round, countries by any name, data
+locations that are not regions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import ExchangeRate, open_store
+from gpuplan.catalog.opening import check_rate
+from gpuplan.errors import InputError, NotFoundError
+from gpuplan.i18n.countries import country_code
+from gpuplan.plan.adapters import constraints_from_spec
+from gpuplan.plan.api import _check_location
+from gpuplan.workload.spec import ConstraintsSpec
+
+SHIPPED = ExchangeRate(currency="CNY", usd_per_unit=0.1390, as_of="2024-11-25", source="CFETS")
+
+
+def test_a_rate_quoted_as_cny_per_usd_is_recognised_as_the_wrong_way_round() -> None:
+    # 7.2 as USD per CNY is 52× the shipped 0.139; 1/7.2 = 0.1389 is within 3× of it.
+    with pytest.raises(InputError, match=r"wrong way round.*--cny-per-usd 7\.2"):
+        check_rate(7.2, SHIPPED)
+
+
+def test_a_rate_far_from_the_shipped_one_needs_force() -> None:
+    with pytest.raises(InputError, match="--force-rate"):
+        check_rate(0.5, SHIPPED)  # 3.6× the shipped rate, and not its inverse either
+    check_rate(0.14, SHIPPED)  # a fresh, plausible rate passes
+    check_rate(0.3, SHIPPED)  # 2.2×: within the tolerance
+
+
+def test_open_store_refuses_the_wrong_way_round_unless_forced(tmp_path: Path) -> None:
+    db = str(tmp_path / "c.sqlite")
+    with pytest.raises(InputError, match="wrong way round"):
+        open_store(db, usd_per_cny=7.2)
+    store = open_store(db, usd_per_cny=7.2, force_rate=True)
+    try:
+        assert store.exchange_rate("CNY").usd_per_unit == 7.2
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("name", ["China", "中国", "CN", "cn", "CHN", "People's Republic of China"])
+def test_countries_by_code_or_name_in_either_language(name: str) -> None:
+    assert country_code(name) == "CN"
+
+
+def test_everyday_country_names() -> None:
+    assert [country_code(n) for n in ("South Korea", "韩国", "UK", "美国", "香港", "Japan")] == [
+        "KR",
+        "KR",
+        "GB",
+        "US",
+        "HK",
+        "JP",
+    ]
+    with pytest.raises(NotFoundError, match="did you mean 'china'"):
+        country_code("Chna")
+
+
+def test_constraints_take_country_names_from_the_yaml_and_the_command_line() -> None:
+    spec = ConstraintsSpec.model_validate({"countries": ["China", "美国"]})
+    assert constraints_from_spec(spec).countries == ("CN", "US")
+    assert constraints_from_spec(spec, countries=("中国",)).countries == ("CN",)
+
+
+def test_a_data_location_must_be_a_region_of_its_provider(tmp_path: Path) -> None:
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        _check_location(("aws", "us-east-1"), store)
+        with pytest.raises(NotFoundError, match="unknown region 'us-east-9'; did you mean"):
+            _check_location(("aws", "us-east-9"), store)
+        with pytest.raises(NotFoundError, match="unknown provider 'ibm'"):
+            _check_location(("ibm", "us-east-1"), store)
+    finally:
+        store.close()

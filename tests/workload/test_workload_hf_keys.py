@@ -1,0 +1,53 @@
+"""A Hugging Face config that leaves a size key to transformers' defaults is an error naming the key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuplan.errors import WorkloadError
+from gpuplan.workload import Workload
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hf"
+pytest.importorskip("transformers", reason="HF configs need the hf extra")
+
+
+def _workload(config: Path) -> Workload:
+    return Workload.from_dict(
+        {
+            "name": "h",
+            "task": "train",
+            "model": {"hf_config": str(config)},
+            "inputs": {"batch_size": 1, "seq_len": 8},
+        }
+    )
+
+
+def test_a_config_with_only_hidden_size_names_the_missing_key(tmp_path: Path) -> None:
+    # The issue's failure: {"hidden_size": ...} became a 2.8 B-parameter model of default shape.
+    from gpuplan.workload.hf import hf_bundle
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 1024}))
+    with pytest.raises(WorkloadError, match="has no 'num_hidden_layers', which llama needs"):
+        hf_bundle(_workload(path))
+
+
+def test_architecture_specific_key_names_count(tmp_path: Path) -> None:
+    # GPT-2 writes n_layer / n_head / n_embd; those satisfy the check.
+    import transformers
+
+    from gpuplan.workload.hf import _check_size_keys
+
+    path = FIXTURES / "tiny_gpt2.json"
+    config = transformers.AutoConfig.from_pretrained(str(path), local_files_only=True)
+    _check_size_keys(config, path)  # no error
+    raw = json.loads(path.read_text())
+    raw.pop("vocab_size", None)
+    bad = tmp_path / "gpt2.json"
+    bad.write_text(json.dumps(raw))
+    config = transformers.AutoConfig.from_pretrained(str(bad), local_files_only=True)
+    with pytest.raises(WorkloadError, match="'vocab_size'"):
+        _check_size_keys(config, bad)
