@@ -50,6 +50,7 @@ def estimate(
     profile: Profile | None = None,
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
+    vcpus_per_gpu: float | None = None,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -58,6 +59,8 @@ def estimate(
     ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
+    ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
+    what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -75,6 +78,7 @@ def estimate(
             count=n or count,
             link=network.link(gpu, n or count) if network is not None else None,
             calibration=cal,
+            vcpus_per_gpu=vcpus_per_gpu,
         )
         for gpu, n in specs
     ]

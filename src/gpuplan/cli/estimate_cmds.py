@@ -53,13 +53,19 @@ def estimate_cmd(
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:
-        network, gpu = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
+        network, gpu, vcpus_per_gpu = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
         with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say("estimating…")
             measured = store.local.bench_results() if store is not None else []
             report = estimate(
-                workload, gpu or None, count=count, profile=prof, measurements=measured, network=network
+                workload,
+                gpu or None,
+                count=count,
+                profile=prof,
+                measurements=measured,
+                network=network,
+                vcpus_per_gpu=vcpus_per_gpu,
             )
     finally:
         if store is not None:
@@ -90,8 +96,9 @@ def _network(
     gpu: list[str] | None,
     network_gbps: float | None,
     network_kind: str | None,
-) -> tuple[NetworkSpec | None, list[str] | None]:
-    """The links the user gave, or the catalog's facts of ``instance`` (which also names the GPU)."""
+) -> tuple[NetworkSpec | None, list[str] | None, float | None]:
+    """The links the user gave, or the catalog's facts of ``instance`` (which also names the GPU),
+    and the instance's vCPUs per GPU (None without an instance, or when the catalog lacks them)."""
     from gpuplan.errors import InputError, NotFoundError
     from gpuplan.perf import NetworkSpec
     from gpuplan.perf.parallel import network_kind_of
@@ -101,8 +108,8 @@ def _network(
     kind = network_kind.lower() if network_kind else None
     if instance is None:
         if network_gbps is None and kind is None:
-            return None, gpu
-        return NetworkSpec(gbit_s=network_gbps, kind=kind, source="user"), gpu  # type: ignore[arg-type]
+            return None, gpu, None
+        return NetworkSpec(gbit_s=network_gbps, kind=kind, source="user"), gpu, None  # type: ignore[arg-type]
     from gpuplan.catalog import open_store
 
     store = open_store(db)  # the catalog, seeded on first use (the profile cache need not be)
@@ -127,7 +134,8 @@ def _network(
         gpus_per_node=per_node,
         nvlink=nvlink,
     )
-    return spec, gpu or [o.gpu]
+    vcpus_per_gpu = o.vcpus / o.gpu_count if o.vcpus and o.gpu_count else None
+    return spec, gpu or [o.gpu], vcpus_per_gpu
 
 
 def register(app: typer.Typer) -> None:

@@ -137,6 +137,12 @@ class EstimateRow(Document):
     job_time_h_low: float | None
     job_time_h_high: float | None
     memory_capacity_gib: float | None
+    input_bound: bool = False
+    """An image workload whose host CPUs (JPEG decode + augmentation at the instance's vCPUs per
+    GPU) cannot keep up with the GPUs: its step time is that bound."""
+    input_samples_per_s: float | None = None
+    """Images/s the host CPUs feed all GPUs (point rate); None when not checked (no images, or no
+    instance vCPUs given)."""
     link: str
     notes: list[str]
     advice: list[AdviceItem]

@@ -96,6 +96,10 @@ class PlanOption(Document):
     stale: bool = False
     peak_memory_gib: float | None = None
     """Estimated peak memory per GPU, GiB."""
+    input_bound: bool = False
+    """An image workload whose decode and augmentation on this instance's vCPUs per GPU cannot keep
+    up with its GPUs: the job time is the CPUs' bound (JPEG decode + random-resized crop at an
+    assumed 100 images/s per vCPU, 50–200)."""
     deadline_miss_probability: float | None = None
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
     expected_interruptions: float | None = None

@@ -12,6 +12,7 @@ imports torch.
   it does not fit and LLM decode/serving figures (:func:`decode_estimate`,
   :func:`serving_estimate`) for decoders.
 - :class:`Link` — how the GPUs talk (NVLink/PCIe inside a node, network between nodes).
+- :class:`InputPipeline` — the host CPUs that decode an image workload's samples (a bound on them).
 - :func:`batch_sweep` — latency, throughput and memory per batch size.
 - :func:`load_calibration` — the fitted efficiencies (``perf/calibration.json``).
 """
@@ -27,6 +28,7 @@ from gpuplan.perf.inference import (
     decode_estimate,
     serving_estimate,
 )
+from gpuplan.perf.input_pipeline import InputPipeline, image_input_pipeline
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.parallel import Link, NetworkSpec
 from gpuplan.perf.sweep import EstimateOutcome, ServingLoad, estimate_all
@@ -41,6 +43,7 @@ __all__ = [
     "Estimate",
     "EstimateOutcome",
     "EstimateRequest",
+    "InputPipeline",
     "JobSize",
     "Link",
     "MemoryEstimate",
@@ -52,6 +55,7 @@ __all__ = [
     "decode_estimate",
     "estimate",
     "estimate_all",
+    "image_input_pipeline",
     "job_size",
     "load_calibration",
     "request_for",

@@ -17,6 +17,7 @@ from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.comm import comm_time
 from gpuplan.perf.distribution import TimeDistribution
+from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
 from gpuplan.perf.parallel import Link, check_parallelism, sharded_peak_bytes
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
@@ -95,6 +96,9 @@ class EstimateRequest:
     """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
     compiled: bool = False
     """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
+    input_pipeline: InputPipeline | None = None
+    """The host CPUs that decode an image workload's samples; the step is never faster than they
+    feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
 
     def changed(self, **changes: Any) -> EstimateRequest:
         """The same request with some fields replaced (``dataclasses.replace``)."""
@@ -146,6 +150,11 @@ class Estimate:
     software_level: str = SOFTWARE_LEVEL
     link: str = ""
     """The link the communication was costed on; empty on one GPU."""
+    input_bound: bool = False
+    """The CPUs' decode and augmentation, not the GPUs, set the step time (image workloads)."""
+    input_samples_per_s: float | None = None
+    """Images/s the host CPUs feed all GPUs at the point rate; None when not checked (no images
+    or vCPUs unknown)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -351,6 +360,23 @@ def run_estimate(request: EstimateRequest) -> Estimate:
             )
 
     samples = profile.batch_size * grad_accum_steps * count
+    feed_s: float | None = None
+    input_bound = False
+    if (pipe := request.input_pipeline) is not None:
+        # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
+        # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
+        # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
+        point, low, high = pipe.samples_per_s(count)
+        feed_s = point
+        input_bound = samples / point > step_s
+        step_s = max(step_s, samples / point)
+        step_low = max(step_low, samples / high)
+        step_high = max(step_high, samples / low)
+        said = pipe.describe(count)
+        if input_bound:
+            notes.append(f"input-bound: the CPUs feed {point:,.0f} images/s, slower than the GPUs ({said})")
+        elif step_high == samples / low:
+            notes.append(f"may be input-bound at the slow end of the CPU rate ({said})")
     per_sample = profile.seq_len if profile.seq_len else 1
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     throughput = samples * per_sample / step_s
@@ -408,5 +434,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         network_gbps=link.network_gbit_s,
         network_source=link.network_source,
         link=link.describe() if count > 1 else "",
+        input_bound=input_bound,
+        input_samples_per_s=feed_s,
         notes=tuple(notes),
     )

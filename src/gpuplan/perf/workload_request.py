@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpuplan.perf.estimate import EstimateRequest, JobSize
+from gpuplan.perf.input_pipeline import image_input_pipeline
 from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
@@ -29,12 +30,16 @@ def request_for(
     count: int = 1,
     link: Link | None = None,
     calibration: Calibration | None = None,
+    vcpus_per_gpu: float | None = None,
 ) -> EstimateRequest:
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
 
     The workload gives the parallelism, the job size, the gradient accumulation and
-    ``torch.compile``; the caller gives the GPU configuration and the calibration.
+    ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
+    instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
+    service's requests arrive decoded, and None means the input pipeline is assumed to keep up).
     """
+    image_size = workload.inputs.image_size if workload.serving is None else None
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -45,6 +50,7 @@ def request_for(
         job=job_size(workload),
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
+        input_pipeline=image_input_pipeline(image_size, vcpus_per_gpu, 1.0),
     )
 
 

@@ -336,7 +336,15 @@ def make_estimator(
             nvlink=nvlink,
         ).link(gpu, key.gpu_count)
         est = run_estimate(
-            request_for(workload, profile, gpu, count=key.gpu_count, link=link, calibration=cal)
+            request_for(
+                workload,
+                profile,
+                gpu,
+                count=key.gpu_count,
+                link=link,
+                calibration=cal,
+                vcpus_per_gpu=key.vcpus / key.gpus_per_node if key.vcpus else None,
+            )
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:
@@ -363,6 +371,7 @@ def make_estimator(
             job_time_h_high=est.job_time_h_high or est.job_time_h,
             peak_memory_gib=peak,
             step_time_s=est.step_time_s,
+            input_bound=est.input_bound,
             notes=est.notes,
         )
 

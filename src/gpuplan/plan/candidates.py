@@ -49,6 +49,8 @@ class Candidates:
     work_h_high: FloatArray
     peak_memory_gib: FloatArray
     step_time_s: FloatArray
+    input_bound: BoolArray
+    """The instance's CPUs, not its GPUs, set the step time (see ``EstimateRow.input_bound``)."""
 
     def __len__(self) -> int:
         return int(self.offer.shape[0])
@@ -99,6 +101,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         work_h_high=np.full(n, math.nan),
         peak_memory_gib=np.full(n, math.nan),
         step_time_s=np.full(n, math.nan),
+        input_bound=np.zeros(n, dtype=bool),
     )
     c = constraints
     if c.providers:
@@ -141,20 +144,23 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
         return 0
     o = cands.offer[live]
     net = np.where(np.isnan(offers.network_gbps), -1.0, offers.network_gbps)
+    vcpus = np.where(np.isnan(offers.vcpus), -1.0, offers.vcpus)
     shape_text = np.char.add(
         np.char.add(np.char.add(offers.gpu.astype(str), "|"), offers.interconnect.astype(str)),
-        np.char.add("|", net.astype(str)),
+        np.char.add(np.char.add("|", net.astype(str)), np.char.add("|", vcpus.astype(str))),
     )
     _, shape_id = np.unique(shape_text, return_inverse=True)
     shape_id = shape_id.reshape(-1)
     key_code = (shape_id[o] * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     fits = np.zeros(codes.size, dtype=bool)
+    bound = np.zeros(codes.size, dtype=bool)
     vals = np.full((codes.size, 5), math.nan)
     for j, idx in enumerate(first):
         i_cand = live[idx]
         i_off = int(cands.offer[i_cand])
         network = float(offers.network_gbps[i_off])
+        vcpus_i = float(offers.vcpus[i_off])
         row = estimate(
             EstimateKey(
                 gpu=str(offers.gpu[i_off]),
@@ -162,9 +168,11 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
                 nodes=int(cands.nodes[i_cand]),
                 interconnect=str(offers.interconnect[i_off]),
                 network_gbps=None if math.isnan(network) else network,
+                vcpus=None if math.isnan(vcpus_i) else vcpus_i,
             )
         )
         fits[j] = row.fits
+        bound[j] = row.input_bound
         vals[j] = (
             row.job_time_h,
             row.job_time_h_low,
@@ -174,6 +182,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
         )
     inverse = inverse.reshape(-1)
     cands.fits[live] = fits[inverse]
+    cands.input_bound[live] = bound[inverse]
     cands.work_h[live] = vals[inverse, 0]
     cands.work_h_low[live] = vals[inverse, 1]
     cands.work_h_high[live] = vals[inverse, 2]

@@ -240,6 +240,8 @@ class EstimateKey:
     """Intra-node link as the catalog states it ("" when unknown)."""
     network_gbps: float | None
     """Inter-node network per instance, Gbit/s (matters for nodes > 1)."""
+    vcpus: float | None = None
+    """vCPUs of one instance (they decode an image workload's samples); None when unknown."""
 
     @property
     def gpu_count(self) -> int:
@@ -258,4 +260,7 @@ class EstimateRow:
     peak_memory_gib: float = math.nan
     step_time_s: float = math.nan
     """One training step (or one batch) on this configuration, s; nan when unknown."""
+    input_bound: bool = False
+    """The instance's CPUs, not its GPUs, set the step time (an image workload's decode and
+    augmentation at its vCPUs per GPU)."""
     notes: tuple[str, ...] = field(default_factory=tuple)

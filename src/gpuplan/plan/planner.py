@@ -160,6 +160,7 @@ def _option(ctx: PlanContext, j: int) -> Option:
         stale=row.stale,
         peak_memory_gib=float(cands.peak_memory_gib[i]),
         step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
+        input_bound=bool(cands.input_bound[i]),
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,

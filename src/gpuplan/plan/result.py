@@ -94,6 +94,8 @@ class Option:
     """The provider's managed Kubernetes service (EKS, AKS …)."""
     step_time_s: float | None = None
     """One training step (one batch) on this configuration, s; None when unknown."""
+    input_bound: bool = False
+    """The instance's CPUs (an image workload's decode and augmentation), not its GPUs, set the time."""
     flags: tuple[str, ...] = ()
     """Warnings: low-confidence price, stale price, assumed billing step …"""
     assumptions: tuple[str, ...] = ()

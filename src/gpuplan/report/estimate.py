@@ -124,6 +124,8 @@ def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
             "fits": e.fits,
             **{k: getattr(e, k) for k in _FIGURES},
             "memory_capacity_gib": e.memory.capacity_gib,
+            "input_bound": e.input_bound,
+            "input_samples_per_s": e.input_samples_per_s,
             "link": e.link,
             "notes": list(e.notes),
             "advice": [_advice_json(a) for a in o.advice],

@@ -58,6 +58,7 @@ def option_json(o: Option) -> PlanOption:
         as_of=o.as_of or None,
         stale=o.stale,
         peak_memory_gib=o.peak_memory_gib,
+        input_bound=o.input_bound,
         deadline_miss_probability=o.deadline_miss_probability,
         checkpoint_interval_min=o.checkpoint_interval_min,
         expected_interruptions=o.expected_interruptions,

@@ -1,0 +1,84 @@
+"""The CPU input pipeline of an image workload: how many images per second the host's vCPUs feed.
+
+An image job decodes each JPEG and augments it (random-resized crop, flip, normalise) on the CPU
+in DataLoader workers before the GPU sees it. When the instance has too few vCPUs per GPU the
+GPUs wait for data: samples/s is bounded by ``vCPUs × images/s per vCPU``. Text and token
+workloads read pre-tokenised arrays and are not bounded here.
+
+The rate per vCPU is an ASSUMPTION with a range (no calibration row measures it):
+
+- "A single core decodes 50–200 images per second depending on resolution" (JPEG decode only):
+  https://www.systemoverflow.com/learn/ml-cv-systems/image-preprocessing/production-data-pipeline-design-and-throughput
+  (read 2026-12-01).
+- 955 images/s from 8 PyTorch DataLoader workers on a Ryzen 9 9950X3D, decoding 1024×1024 JPEGs
+  and resizing to 224×224 with flip, rotation and colour jitter: 955 / 8 ≈ 119 images/s per
+  worker (one worker ≈ one core): https://isztld.com/posts/gpu-preprocessing.html (read 2026-12-01).
+
+A cloud vCPU is one hyperthread (half a physical core on most x86 instances), and ImageNet's
+JPEGs average about 400×350 px (smaller than that benchmark's): both taken together, 100 images/s
+per vCPU is the point, 50–200 the range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplan.errors import EstimateError
+
+__all__ = [
+    "IMAGES_PER_S_PER_VCPU",
+    "IMAGES_PER_S_PER_VCPU_HIGH",
+    "IMAGES_PER_S_PER_VCPU_LOW",
+    "InputPipeline",
+    "image_input_pipeline",
+]
+
+#: JPEG decode + random-resized crop + flip per vCPU, images/s (ASSUMPTION; sources above).
+IMAGES_PER_S_PER_VCPU = 100.0
+IMAGES_PER_S_PER_VCPU_LOW = 50.0
+IMAGES_PER_S_PER_VCPU_HIGH = 200.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class InputPipeline:
+    """The host CPUs that decode and augment an image workload's samples."""
+
+    vcpus_per_gpu: float
+    """vCPUs of the instance divided by its GPUs (every vCPU taken as a DataLoader worker)."""
+    source: str = "catalog"
+    """Where the vCPU count comes from (``catalog``: the instance's entry)."""
+
+    def __post_init__(self) -> None:
+        if not self.vcpus_per_gpu > 0:
+            raise EstimateError(f"vCPUs per GPU must be positive, got {self.vcpus_per_gpu:g}")
+
+    def samples_per_s(self, gpus: int) -> tuple[float, float, float]:
+        """(point, low, high) images/s the CPUs of ``gpus`` GPUs' hosts feed in all."""
+        vcpus = self.vcpus_per_gpu * gpus
+        return (
+            vcpus * IMAGES_PER_S_PER_VCPU,
+            vcpus * IMAGES_PER_S_PER_VCPU_LOW,
+            vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
+        )
+
+    def describe(self, gpus: int) -> str:
+        point, low, high = self.samples_per_s(gpus)
+        return (
+            f"{self.vcpus_per_gpu:g} vCPUs per GPU × {IMAGES_PER_S_PER_VCPU:g} images/s per vCPU "
+            f"(JPEG decode + random-resized crop, assumed; range {IMAGES_PER_S_PER_VCPU_LOW:g}–"
+            f"{IMAGES_PER_S_PER_VCPU_HIGH:g}) × {gpus} GPU = {point:,.0f} images/s "
+            f"({low:,.0f}–{high:,.0f})"
+        )
+
+
+def image_input_pipeline(
+    image_size: int | None, vcpus: float | None, gpus_per_node: float, *, source: str = "catalog"
+) -> InputPipeline | None:
+    """The pipeline of an image workload on an instance of ``vcpus`` and ``gpus_per_node`` GPUs.
+
+    None when the workload has no images (``image_size`` None) or the instance's vCPUs are unknown
+    (then nothing is bounded: unknown is not zero).
+    """
+    if image_size is None or vcpus is None or not vcpus > 0 or not gpus_per_node > 0:
+        return None
+    return InputPipeline(vcpus_per_gpu=vcpus / gpus_per_node, source=source)

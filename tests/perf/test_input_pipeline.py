@@ -1,0 +1,82 @@
+"""The CPU input pipeline of image workloads: its rate, and the bound it puts on the step time."""
+
+from __future__ import annotations
+
+import pytest
+from perf_helpers import make_profile, op
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import EstimateRequest, JobSize, run_estimate
+from gpuplan.perf.input_pipeline import (
+    IMAGES_PER_S_PER_VCPU,
+    IMAGES_PER_S_PER_VCPU_HIGH,
+    IMAGES_PER_S_PER_VCPU_LOW,
+    InputPipeline,
+    image_input_pipeline,
+)
+
+H100 = get_gpu("H100-SXM")
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+    time_band=1.1,
+)
+# 256 images per GPU; 0.3 + 0.6 TFLOP of bf16 convolutions: on an H100 (989 TFLOPS dense bf16 at
+# 0.5 efficiency) ≈ 0.9e12 / 4.9e14 ≈ 1.8 ms — far faster than any CPU feeds 256 images.
+IMAGE_PROFILE = make_profile(
+    batch_size=256,
+    params=25_000_000,
+    ops=(op("forward", "conv", flops=0.3e12), op("backward", "conv", flops=0.6e12)),
+)
+
+
+def test_rate_per_vcpu_is_a_labelled_range_around_the_point() -> None:
+    assert IMAGES_PER_S_PER_VCPU_LOW < IMAGES_PER_S_PER_VCPU < IMAGES_PER_S_PER_VCPU_HIGH
+    # 12 vCPUs per GPU × 8 GPUs = 96 vCPUs: 96 × 100 = 9,600 images/s (96 × 50 … 96 × 200).
+    assert InputPipeline(vcpus_per_gpu=12).samples_per_s(8) == (9600.0, 4800.0, 19200.0)
+
+
+def test_only_image_workloads_on_instances_with_known_vcpus_get_a_pipeline() -> None:
+    assert image_input_pipeline(None, 96, 8) is None  # text: pre-tokenised, not decoded per step
+    assert image_input_pipeline(224, None, 8) is None  # vCPUs unknown: nothing bounded, not zero
+    pipe = image_input_pipeline(224, 96, 8)
+    assert pipe is not None and pipe.vcpus_per_gpu == 12  # 96 vCPUs ÷ 8 GPUs
+    with pytest.raises(EstimateError):
+        InputPipeline(vcpus_per_gpu=0)
+
+
+def test_too_few_vcpus_bound_the_step_and_flag_it() -> None:
+    base = EstimateRequest(
+        profile=IMAGE_PROFILE, gpu=H100, count=8, calibration=CAL, job=JobSize(samples=1e6)
+    )
+    free = run_estimate(base)
+    fed = run_estimate(base.changed(input_pipeline=InputPipeline(vcpus_per_gpu=12)))
+    # 256 × 8 = 2,048 images per step ÷ 9,600 images/s = 0.2133 s, far above the GPUs' time.
+    assert free.step_time_s < 0.05
+    assert fed.input_bound and not free.input_bound
+    assert fed.step_time_s == pytest.approx(2048 / 9600)
+    assert fed.samples_per_s == pytest.approx(9600)
+    assert fed.input_samples_per_s == pytest.approx(9600)
+    # The range follows the CPU rate's range: 2048 ÷ 19,200 … 2048 ÷ 4,800 s.
+    assert fed.step_time_s_low == pytest.approx(2048 / 19200)
+    assert fed.step_time_s_high == pytest.approx(2048 / 4800)
+    # 1e6 images ÷ 9,600 images/s = 104.2 s of job.
+    assert fed.job_time_h == pytest.approx(1e6 / 9600 / 3600)
+    assert any(n.startswith("input-bound") for n in fed.notes)
+
+
+def test_enough_vcpus_leave_the_gpu_estimate_alone() -> None:
+    base = EstimateRequest(profile=IMAGE_PROFILE, gpu=H100, calibration=CAL)
+    free = run_estimate(base)
+    # 1e6 vCPUs per GPU: 1e8 images/s, 256 images in 2.6 µs ≪ the GPU's ~2 ms.
+    fed = run_estimate(base.changed(input_pipeline=InputPipeline(vcpus_per_gpu=1e6)))
+    assert not fed.input_bound
+    assert fed.step_time_s == free.step_time_s
+    assert fed.step_time_s_high == free.step_time_s_high
+    assert fed.input_samples_per_s == pytest.approx(1e8)
+    assert free.input_samples_per_s is None

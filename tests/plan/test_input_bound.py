@@ -1,0 +1,109 @@
+"""An image workload on an offer with too few vCPUs per GPU: flagged, and its time bounded by the CPUs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from plan_helpers import aws_costs, offer
+
+from gpuplan.perf.calibration import Calibration
+from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
+from gpuplan.plan.adapters import make_estimator
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from gpuplan.report.plan import plan_json
+from gpuplan.workload import Workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+    time_band=1.1,
+)
+
+
+def _conv(phase: str, flops: float) -> OpRecord:
+    return OpRecord(
+        op="aten.convolution",
+        op_class="conv",
+        phase=phase,
+        dtype="float16",
+        count=1,
+        flops=flops,
+        bytes_moved=0.0,
+    )
+
+
+def _image_profile() -> Profile:
+    """256 images, 0.9 TFLOP of fp16 convolutions per micro-batch: ~2 ms on an H100 at 0.5 efficiency."""
+    ops = (_conv("forward", 0.3e12), _conv("backward", 0.6e12))
+    return Profile(
+        key="test",
+        workload_name="resnet50-imagenet",
+        task="train",
+        precision="amp-fp16",
+        batch_size=256,
+        seq_len=None,
+        params=25_000_000,
+        trainable_params=25_000_000,
+        flops_per_step=0.9e12,
+        forward_flops=0.3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=1e8,
+            buffers_bytes=0.0,
+            gradients_bytes=1e8,
+            optimizer_state_bytes=1e8,
+            activations_bytes=20e9,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="cnn"),
+    )
+
+
+def test_planner_bounds_an_image_job_by_each_offers_vcpus() -> None:
+    workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
+    est, _ = make_estimator(workload, _image_profile(), CAL)
+    key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
+    unknown = est(key)
+    few = est(EstimateKey(**{**key.__dict__, "vcpus": 96.0}))
+    assert not unknown.input_bound  # vCPUs unknown: not bounded (unknown is not zero)
+    assert few.input_bound
+    # 96 vCPUs × 100 images/s = 9,600 images/s; 1,281,167 images × 90 epochs ÷ 9,600 = 3.336 h.
+    assert few.job_time_h == pytest.approx(1_281_167 * 90 / 9600 / 3600)
+    assert few.job_time_h > unknown.job_time_h
+    assert any(n.startswith("input-bound") for n in few.notes)
+
+
+def _cpu_bound_estimator(key: EstimateKey) -> EstimateRow:
+    """1 h on 8 GPUs when fed; an instance of fewer than 100 vCPUs feeds half as fast (2 h)."""
+    bound = key.vcpus is not None and key.vcpus < 100
+    t = 2.0 if bound else 1.0
+    return EstimateRow(
+        fits=True, job_time_h=t, job_time_h_low=t, job_time_h_high=t, peak_memory_gib=10.0, input_bound=bound
+    )
+
+
+def test_plan_options_carry_the_input_bound_flag_per_offer() -> None:
+    rows = [
+        offer(instance_type="many-vcpus", vcpus=192.0),
+        offer(instance_type="few-vcpus", vcpus=48.0, price_usd=20.0),
+    ]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        JobFacts(),
+        _cpu_bound_estimator,
+        Constraints(max_gpus=8),
+    )
+    by_type = {o.instance_type: o for o in plan.options}
+    assert not by_type["many-vcpus"].input_bound
+    assert by_type["few-vcpus"].input_bound
+    assert math.isclose(by_type["few-vcpus"].compute_time_h, 2.0)
+    doc = plan_json(plan, {"name": "resnet50-imagenet", "task": "train"})
+    flags = {o.instance_type: o.input_bound for o in doc.options}
+    assert flags == {"many-vcpus": False, "few-vcpus": True}
