@@ -10,7 +10,7 @@ from plan_helpers import aws_costs, offer
 
 from gpuplan.perf.calibration import Calibration
 from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
-from gpuplan.plan.adapters import make_estimator
+from gpuplan.plan.build_inputs import make_estimator
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.report.plan import plan_json
 from gpuplan.workload import Workload
