@@ -57,3 +57,19 @@ def test_bad_usage_is_one_line_and_exit_1(db: Path, tmp_path: Path) -> None:
     assert len(lines) == 1 and "did you mean 'hours_per_month'" in lines[0], r.stderr
     r = _run(db, str(TCO / "alibaba-3y-subscription.yaml"), "--out", str(tmp_path / "r.pdf"))
     assert r.returncode == 1 and r.stderr.strip() == f"error: --out {tmp_path / 'r.pdf'}: write a .html file"
+
+
+def test_no_saving_reads_zero_not_minus_zero(db: Path, tmp_path: Path) -> None:
+    # Two L4s on demand all year and nothing committable cheaper: the schedule is all on demand, and
+    # a total a hair above the baseline must not print as "-0.0" in the JSON.
+    usage = tmp_path / "u.yaml"
+    usage.write_text(
+        "horizon_months: 12\nstart: 2027-01\n"
+        "demands:\n  - {name: s, gpu: L4, gpus: 2, hours_per_month: 730}\n"
+        "constraints: {pricing: [on_demand]}\n"
+    )
+    r = _run(db, str(usage), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["total_cost"] == doc["all_on_demand_cost"]
+    assert '"savings_pct": -0.0' not in r.stdout and doc["savings_pct"] == 0.0

@@ -85,7 +85,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "past_horizon": u.past_horizon,
         "total_cost": cost(s.total_usd),
         "all_on_demand_cost": cost(s.all_on_demand_usd),
-        "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2),
+        "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
         "past_horizon_cost": cost(s.past_horizon_usd),
         "monthly": [
             {
