@@ -116,3 +116,18 @@ def test_advice_lists_fitting_changes_first() -> None:
     fits = [a.fits for a in advice]
     assert fits == sorted(fits, reverse=True)
     assert any(a.action == "bigger_gpu" for a in advice)
+
+
+def test_advice_is_costed_under_the_workloads_torch_compile() -> None:
+    p = _cnn()
+    eager = {a.action: a for a in advise(EstimateRequest(profile=p, gpu=V100, calibration=CAL))}
+    compiled = {
+        a.action: a for a in advise(EstimateRequest(profile=p, gpu=V100, calibration=CAL, compiled=True))
+    }
+    # One GPU, no communication: every step is compute ÷ compile_speedup (1.3 by default), so the
+    # micro-batch change takes 1/1.3 of its eager time and costs the same factor of its own base.
+    eager_s, compiled_s = eager["micro_batch"].step_time_s, compiled["micro_batch"].step_time_s
+    assert eager_s is not None and compiled_s is not None
+    assert compiled_s == pytest.approx(eager_s / CAL.compile_speedup)
+    assert compiled["micro_batch"].step_time_factor == pytest.approx(eager["micro_batch"].step_time_factor)
+    assert compiled.keys() == eager.keys()

@@ -311,11 +311,11 @@ def advise(request: EstimateRequest) -> tuple[Advice, ...]:
 
     Each change is applied to the Profile (memory breakdown, ops) and estimated on the same
     configuration, so sharding, DDP buckets and communication are accounted as in :func:`estimate`.
-    The advice is costed on the default links, without the job size or ``torch.compile``.
+    The advice is costed on the default links and without the job size, under the workload's own
+    ``torch.compile`` setting (``request.compiled``: compute ÷ the compile speed-up, in the base
+    and in every change alike, so each step time is what the user's compiled job would take).
     """
-    request = request.changed(
-        calibration=request.calibration or load_calibration(), link=None, job=None, compiled=False
-    )
+    request = request.changed(calibration=request.calibration or load_calibration(), link=None, job=None)
     gpu, count = request.gpu, request.count
     st = _Setup(request=request, base=run_estimate(request))
     candidates: list[Advice | None] = [

@@ -18,6 +18,7 @@ from gpuplan.profile.model import MemoryBreakdown
 from gpuplan.vocab import Parallelism
 
 __all__ = [
+    "CATALOG_NETWORK_KINDS",
     "DEEPSPEED_MIXED_ADAM",
     "DEFAULT_NETWORK_GBIT_S",
     "DEFAULT_NETWORK_KIND",
@@ -27,6 +28,7 @@ __all__ = [
     "StateLayout",
     "all_gather_s",
     "all_reduce_s",
+    "catalog_network_kind",
     "check_parallelism",
     "network_kind_of",
     "sharded_peak_bytes",
@@ -61,6 +63,22 @@ _HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
 _RDMA_AT_LEAST_GBIT_S = 200.0
 #: Interconnect words in a catalog offer that mean RDMA between nodes.
 _RDMA_WORDS = ("efa", "infiniband", "roce", "rdma", " ib", "ib ", "gpudirect")
+
+
+#: The catalog's ``network_kind`` values (catalog/schema.py) and what NCCL runs over them: EFA
+#: (libfabric, GPUDirect RDMA on p4d/p5), InfiniBand and RoCE are RDMA; TCP is the socket transport.
+CATALOG_NETWORK_KINDS: dict[str, NetworkKind] = {
+    "efa": "rdma",
+    "infiniband": "rdma",
+    "roce": "rdma",
+    "tcp": "tcp",
+}
+
+
+def catalog_network_kind(value: str | None) -> NetworkKind | None:
+    """``rdma`` or ``tcp`` for a catalog ``network_kind`` (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
+    None when the catalog does not say (or says something else)."""
+    return CATALOG_NETWORK_KINDS.get((value or "").strip().lower())
 
 
 def network_kind_of(text: str) -> NetworkKind | None:

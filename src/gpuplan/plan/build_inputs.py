@@ -112,6 +112,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 memory_gib=p.memory_gib,
                 network_gbps=p.network_gbps,
                 interconnect=p.interconnect or "",
+                network_kind=p.network_kind or "",
                 billing_granularity_s=p.billing_granularity_s,
                 min_billing_s=p.min_billing_s,
                 interruption_band=p.interruption_band or "",
@@ -308,7 +309,7 @@ def make_estimator(
         run_estimate,
         serving_estimate,
     )
-    from gpuplan.perf.parallel import network_kind_of
+    from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 
     cal = calibration or load_calibration()
     job = job_size(workload)
@@ -328,9 +329,14 @@ def make_estimator(
             return unfit
         text = key.interconnect.lower()
         nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
+        # The offer's own fabric (the catalog's network_kind: EFA/InfiniBand/RoCE are RDMA, TCP is
+        # not). Where the catalog does not say, the interconnect's words and then the bandwidth
+        # (≥ 200 Gbit/s taken as RDMA, NetworkSpec.link) decide — an assumption, said on the option.
+        kind = catalog_network_kind(key.network_kind)
+        inferred = kind is None and key.nodes > 1
         link = NetworkSpec(
             gbit_s=key.network_gbps,
-            kind=network_kind_of(key.interconnect),
+            kind=kind or network_kind_of(key.interconnect),
             source="catalog",
             gpus_per_node=key.gpus_per_node,
             nvlink=nvlink,
@@ -372,7 +378,9 @@ def make_estimator(
             peak_memory_gib=peak,
             step_time_s=est.step_time_s,
             input_bound=est.input_bound,
-            notes=est.notes,
+            notes=(*est.notes, f"network kind not in the catalog: taken as {link.network_kind}")
+            if inferred
+            else est.notes,
         )
 
     def estimate_fn(key: EstimateKey) -> EstimateRow:

@@ -136,8 +136,9 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
 def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: EstimateFn) -> int:
     """Ask the estimator once per distinct shape among live candidates; returns the calls made.
 
-    A shape is (GPU, GPUs per node, nodes, intra-node link, network); thousands of candidates
-    (zones, regions, pricing models of the same instance) share a few hundred shapes.
+    A shape is (GPU, GPUs per node, nodes, intra-node link, network, vCPUs, network kind);
+    thousands of candidates (zones, regions, pricing models of the same instance) share a few
+    hundred shapes.
     """
     live = np.flatnonzero(cands.alive)
     if live.size == 0:
@@ -147,7 +148,10 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
     vcpus = np.where(np.isnan(offers.vcpus), -1.0, offers.vcpus)
     shape_text = np.char.add(
         np.char.add(np.char.add(offers.gpu.astype(str), "|"), offers.interconnect.astype(str)),
-        np.char.add(np.char.add("|", net.astype(str)), np.char.add("|", vcpus.astype(str))),
+        np.char.add(
+            np.char.add(np.char.add("|", net.astype(str)), np.char.add("|", vcpus.astype(str))),
+            np.char.add("|", offers.network_kind.astype(str)),
+        ),
     )
     _, shape_id = np.unique(shape_text, return_inverse=True)
     shape_id = shape_id.reshape(-1)
@@ -169,6 +173,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
                 interconnect=str(offers.interconnect[i_off]),
                 network_gbps=None if math.isnan(network) else network,
                 vcpus=None if math.isnan(vcpus_i) else vcpus_i,
+                network_kind=str(offers.network_kind[i_off]),
             )
         )
         fits[j] = row.fits

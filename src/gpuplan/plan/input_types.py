@@ -66,6 +66,9 @@ class PlanOffer:
     """Inter-node network bandwidth of one instance, Gbit/s."""
     interconnect: str = ""
     """Intra-node GPU link as the catalog states it (``NVLink``, ``PCIe`` …); "" when unknown."""
+    network_kind: str = ""
+    """Inter-node fabric as the catalog states it: ``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``;
+    "" when not published."""
     billing_granularity_s: float | None = None
     """Billing step in seconds (1 = per second, 3600 = per hour); None when unknown."""
     min_billing_s: float | None = None
@@ -100,6 +103,7 @@ class OfferTable:
     memory_gib: FloatArray
     network_gbps: FloatArray
     interconnect: StrArray
+    network_kind: StrArray
     billing_granularity_s: FloatArray
     min_billing_s: FloatArray
     interruption_band: StrArray
@@ -242,6 +246,9 @@ class EstimateKey:
     """Inter-node network per instance, Gbit/s (matters for nodes > 1)."""
     vcpus: float | None = None
     """vCPUs of one instance (they decode an image workload's samples); None when unknown."""
+    network_kind: str = ""
+    """Inter-node fabric as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``); "" when
+    not published."""
 
     @property
     def gpu_count(self) -> int:

@@ -1,0 +1,102 @@
+"""The planner costs each offer's collectives on the fabric the catalog names (network_kind)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gpuplan.catalog import open_store
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.parallel import catalog_network_kind
+from gpuplan.plan import EstimateKey
+from gpuplan.plan.adapters import make_estimator, offer_table_from_prices
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from gpuplan.workload import Workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+    time_band=1.1,
+)
+
+
+def _big_ddp_profile() -> Profile:
+    """1e9 fp32-master parameters (a 4 GB gradient all-reduce) and ~3 TFLOP per micro-batch."""
+    ops = tuple(
+        OpRecord(
+            op="aten.mm", op_class="matmul", phase=ph, dtype="bfloat16", count=1, flops=f, bytes_moved=0.0
+        )
+        for ph, f in (("forward", 1e12), ("backward", 2e12))
+    )
+    return Profile(
+        key="test",
+        workload_name="resnet50-imagenet",
+        task="train",
+        precision="amp-fp16",
+        batch_size=256,
+        seq_len=None,
+        params=1_000_000_000,
+        trainable_params=1_000_000_000,
+        flops_per_step=3e12,
+        forward_flops=1e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4e9,
+            buffers_bytes=0.0,
+            gradients_bytes=4e9,
+            optimizer_state_bytes=4e9,
+            activations_bytes=4e9,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="custom"),
+    )
+
+
+def test_catalog_kinds_map_to_rdma_or_tcp() -> None:
+    assert [catalog_network_kind(k) for k in ("EFA", "InfiniBand", "RoCE", "TCP")] == [
+        "rdma",
+        "rdma",
+        "rdma",
+        "tcp",
+    ]
+    assert catalog_network_kind(None) is None and catalog_network_kind("") is None
+
+
+def test_the_catalog_network_kind_decides_rdma_or_tcp_not_the_bandwidth() -> None:
+    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), _big_ddp_profile(), CAL)
+
+    def key(gbps: float, kind: str) -> EstimateKey:
+        return EstimateKey(
+            gpu="A100-SXM4-80GB",
+            gpus_per_node=8,
+            nodes=2,
+            interconnect="NVSwitch",
+            network_gbps=gbps,
+            network_kind=kind,
+        )
+
+    # 100 Gbit/s: below 200 the old rule said TCP; an EFA offer runs NCCL over RDMA (80 % of the
+    # line rate against 50 %): its exposed all-reduce, and so its step, is shorter.
+    efa, unsaid = est(key(100, "EFA")), est(key(100, ""))
+    assert efa.step_time_s < unsaid.step_time_s
+    assert any("network kind not in the catalog: taken as tcp" in n for n in unsaid.notes)
+    assert not any("network kind not in the catalog" in n for n in efa.notes)
+    # 400 Gbit/s: ≥ 200 was taken as RDMA; the catalog saying TCP makes it slower.
+    tcp, unsaid_fast = est(key(400, "TCP")), est(key(400, ""))
+    assert tcp.step_time_s > unsaid_fast.step_time_s
+
+
+def test_offer_table_carries_each_offers_network_kind(tmp_path: Path) -> None:
+    store = open_store(str(tmp_path / "catalog.db"))
+    try:
+        prices = store.offers(include_unpriced=True)
+    finally:
+        store.close()
+    table = offer_table_from_prices(prices)
+    kinds = {str(k) for k in table.network_kind}
+    assert {"EFA", "TCP"} <= kinds  # the seeded catalog names AWS's EFA instances and TCP ones
+    by_type = {str(t): str(k) for t, k in zip(table.instance_type, table.network_kind, strict=True)}
+    assert by_type.get("p4d.24xlarge") == "EFA"
