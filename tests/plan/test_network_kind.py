@@ -8,7 +8,7 @@ from gpuplan.catalog import open_store
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.parallel import catalog_network_kind
 from gpuplan.plan import EstimateKey
-from gpuplan.plan.adapters import make_estimator, offer_table_from_prices
+from gpuplan.plan.build_inputs import make_estimator, offer_table_from_prices
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.workload import Workload
 
