@@ -67,7 +67,8 @@ def _image_profile() -> Profile:
 
 def test_planner_bounds_an_image_job_by_each_offers_vcpus() -> None:
     workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
-    est, _ = make_estimator(workload, _image_profile(), CAL)
+    est, notes = make_estimator(workload, _image_profile(), CAL)
+    assert any(n.startswith("image job: each offer's images/s is bounded by its vCPUs") for n in notes)
     key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
     unknown = est(key)
     few = est(EstimateKey(**{**key.__dict__, "vcpus": 96.0}))

@@ -319,6 +319,19 @@ def make_estimator(
         raise InputError(
             "the planner needs the job's length: give data.samples (or data.tokens) and data.epochs"
         )
+    if serving is None and workload.inputs.image_size is not None:
+        from gpuplan.perf.input_pipeline import (
+            IMAGES_PER_S_PER_VCPU,
+            IMAGES_PER_S_PER_VCPU_HIGH,
+            IMAGES_PER_S_PER_VCPU_LOW,
+        )
+
+        notes.append(
+            f"image job: each offer's images/s is bounded by its vCPUs × {IMAGES_PER_S_PER_VCPU:g} images/s "
+            f"per vCPU (JPEG decode + random-resized crop, assumed; {IMAGES_PER_S_PER_VCPU_LOW:g}–"
+            f"{IMAGES_PER_S_PER_VCPU_HIGH:g}); options marked input_bound are CPU-bound; offers whose "
+            "vCPUs the catalog lacks are assumed fed"
+        )
     cache: dict[EstimateKey, EstimateRow] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
 
