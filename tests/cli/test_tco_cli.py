@@ -46,6 +46,9 @@ def test_html_report_in_chinese(db: Path, tmp_path: Path) -> None:
     page = out.read_text(encoding="utf-8")
     assert "<svg" in page and "每月费用" in page
     assert "总计" in r.stdout
+    # The notes and demand lines follow the language too, not only the headline and the tables.
+    assert "每月按 730 小时计" in page and "直接给定" in page and "求解器" in page
+    assert "a month is 730 h" not in page and "given:" not in page
 
 
 def test_bad_usage_is_one_line_and_exit_1(db: Path, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, PricedOffer
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
+from gpuplan.i18n import _
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
 from gpuplan.units import HOURS_PER_MONTH
@@ -97,12 +98,15 @@ def priced_offers(
                 as_of=p.as_of or "",
             )
         )
-    notes = [f"left out {n} offer row(s): {why}" for why, n in sorted(skipped.items())]
+    notes = [_("left out {n} offer row(s): {why}").format(n=n, why=why) for why, n in sorted(skipped.items())]
     for gpu in gpus:
         for pricing in c.pricing:
             if not any(o.gpu == gpu and o.pricing == pricing for o in out):
                 notes.append(
-                    f"{pricing}: no usable price for {gpu} in the catalog within the constraints; not offered"
+                    _(
+                        "{pricing}: no usable price for {gpu} in the catalog within the constraints; "
+                        "not offered"
+                    ).format(pricing=pricing, gpu=gpu)
                 )
     return tuple(out), notes
 
@@ -136,7 +140,7 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
     # from boot to the end, set-up included, as the planner prices it.
     run_h = best.compute_time_h if workload.serving is not None else best.job_time_h
     per_run = best.gpu_count * run_h
-    job, _ = job_facts_from(workload, prof)
+    job, _unused = job_facts_from(workload, prof)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
     hours = usage.scaled(spec, [r * per_run for r in usage.runs(spec)])
@@ -151,10 +155,15 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
         # A restart reads the checkpoint back, as the planner counts it.
         restart_h=job.restart_h + write_h,
     )
-    runs = f"{spec.runs_per_month:g} run(s)/month" if spec.runs_by_month is None else "runs by month"
-    how = (
-        f"{workload.name}: {runs} × {best.gpu_count} {best.gpu} × {run_h:.1f} h "
-        f"(planner's cheapest on-demand option: {best.label})"
+    runs = (
+        _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
+        if spec.runs_by_month is None
+        else _("runs by month")
+    )
+    how = _(
+        "{workload}: {runs} × {count} {gpu} × {hours:.1f} h (planner's cheapest on-demand option: {option})"
+    ).format(
+        workload=workload.name, runs=runs, count=best.gpu_count, gpu=best.gpu, hours=run_h, option=best.label
     )
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
 
@@ -181,9 +190,17 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
         checkpoint_write_h=write_h,
         restart_h=facts.restart_h + write_h,
     )
-    pattern = "a monthly calendar" if spec.hours_by_month else f"{spec.hours_per_month:g} h/month"
-    growth = f", {spec.growth_pct_per_month:+g} %/month" if spec.growth_pct_per_month else ""
-    how = f"given: {spec.gpus} × {gpu} for {pattern}{growth}"
+    pattern = (
+        _("a monthly calendar")
+        if spec.hours_by_month
+        else _("{hours:g} h/month").format(hours=spec.hours_per_month)
+    )
+    growth = (
+        _(", {pct:+g} %/month").format(pct=spec.growth_pct_per_month) if spec.growth_pct_per_month else ""
+    )
+    how = _("given: {gpus} × {gpu} for {pattern}{growth}").format(
+        gpus=spec.gpus, gpu=gpu, pattern=pattern, growth=growth
+    )
     return demand, DemandSource(name=spec.name, gpu=gpu, gpu_hours_total=sum(hours), how=how)
 
 

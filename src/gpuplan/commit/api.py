@@ -15,6 +15,7 @@ from gpuplan.commit.adapters import DemandSource, demands_from_usage, priced_off
 from gpuplan.commit.model import Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -24,12 +25,18 @@ __all__ = ["TcoReport", "tco"]
 
 #: What every schedule assumes, stated in every report.
 ASSUMPTIONS = (
-    "a month is 730 h; a committed unit supplies gpus_per_unit × 730 GPU-hours in each month of its "
-    "term, used or not",
-    "within a month, GPU-hours of one GPU type are pooled across demands (peaks inside a month are not "
-    "modelled); hourly capacity is unlimited at the cheapest price per GPU-hour",
-    "prices are today's catalog prices for every month; no discounting (money now = money later), and "
-    "reserved terms are paid monthly (no upfront option is modelled)",
+    N_(
+        "a month is 730 h; a committed unit supplies gpus_per_unit × 730 GPU-hours in each month of its "
+        "term, used or not"
+    ),
+    N_(
+        "within a month, GPU-hours of one GPU type are pooled across demands (peaks inside a month are not "
+        "modelled); hourly capacity is unlimited at the cheapest price per GPU-hour"
+    ),
+    N_(
+        "prices are today's catalog prices for every month; no discounting (money now = money later), and "
+        "reserved terms are paid monthly (no upfront option is modelled)"
+    ),
 )
 
 
@@ -88,12 +95,14 @@ def tco(
         demand_changes_pct=(-u.sensitivity_pct, 0.0, u.sensitivity_pct),
     )
     schedule = optimise(problem)
-    notes = [*offer_notes, *ASSUMPTIONS]
+    notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
     notes += [
-        f"prices in {r.currency} converted to USD at {r.usd_per_unit:g} USD each ({r.as_of}; {r.source})"
+        _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
+            currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+        )
         for r in rates
     ]
-    notes.append(f"solver: {schedule.solver}")
+    notes.append(_("solver: {solver}").format(solver=schedule.solver))
     return TcoReport(
         usage=u,
         problem=problem,
