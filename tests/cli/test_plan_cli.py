@@ -9,50 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from stand_in_profiles import bert_large_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-
-
-def _profile() -> Profile:
-    # ~BERT-Large-sized: 340 M parameters, 9 TFLOP per step of 32 × 384 tokens.
-    ops = (
-        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
-                 bytes_moved=1e9),
-        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
-                 bytes_moved=2e9),
-    )  # fmt: skip
-    params = 340_000_000
-    return Profile(
-        key="cli-test",
-        workload_name="bert-large-squad",
-        task="finetune",
-        precision="amp-fp16",
-        batch_size=32,
-        seq_len=384,
-        params=params,
-        trainable_params=params,
-        flops_per_step=9e12,
-        forward_flops=3e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=4.0 * params,
-            buffers_bytes=0.0,
-            gradients_bytes=4.0 * params,
-            optimizer_state_bytes=8.0 * params,
-            activations_bytes=4 * 1024**3,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="encoder"),
-    )
 
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("plan_cli")
     prof = d / "profile.json"
-    prof.write_text(_profile().to_json(), encoding="utf-8")
+    prof.write_text(bert_large_profile("cli-test").to_json(), encoding="utf-8")
     return {"dir": d, "db": d / "catalog.sqlite", "profile": prof}
 
 

@@ -11,42 +11,9 @@ import pytest
 from gpuplan.catalog import Store, open_store
 from gpuplan.commit import load_usage
 from gpuplan.commit.adapters import demands_from_usage, priced_offers
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from stand_in_profiles import bert_large_profile
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _profile() -> Profile:
-    # ~BERT-Large-sized (as in the plan CLI tests): 340 M parameters, 9 TFLOP per step.
-    ops = (
-        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
-                 bytes_moved=1e9),
-        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
-                 bytes_moved=2e9),
-    )  # fmt: skip
-    params = 340_000_000
-    return Profile(
-        key="tco-test",
-        workload_name="bert-large-squad",
-        task="finetune",
-        precision="amp-fp16",
-        batch_size=32,
-        seq_len=384,
-        params=params,
-        trainable_params=params,
-        flops_per_step=9e12,
-        forward_flops=3e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=4.0 * params,
-            buffers_bytes=0.0,
-            gradients_bytes=4.0 * params,
-            optimizer_state_bytes=8.0 * params,
-            activations_bytes=4 * 1024**3,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="encoder"),
-    )
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +63,9 @@ def test_constraints_filter_providers_and_pricing(store: Store) -> None:
 def test_workload_demand_is_sized_by_the_planner(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     import gpuplan.profile
 
-    monkeypatch.setattr(gpuplan.profile, "profile", lambda workload, cache=None: _profile())
+    monkeypatch.setattr(
+        gpuplan.profile, "profile", lambda workload, cache=None: bert_large_profile("tco-test")
+    )
     usage = load_usage(
         {
             "horizon_months": 4,

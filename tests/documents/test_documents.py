@@ -22,7 +22,7 @@ from gpuplan.documents import (
     PlanDocument,
 )
 from gpuplan.documents.schemas import schema_texts
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from stand_in_profiles import bert_large_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -62,46 +62,12 @@ def test_the_offers_document_carries_every_field_of_an_offer() -> None:
     assert missing == []
 
 
-def _bert_profile() -> Profile:
-    # ~BERT-Large-sized: 340 M parameters, 9 TFLOP per step of 32 × 384 tokens (a stand-in profile:
-    # what is tested is the document's path from `plan` to `deploy`, not the estimate).
-    ops = (
-        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
-                 bytes_moved=1e9),
-        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
-                 bytes_moved=2e9),
-    )  # fmt: skip
-    params = 340_000_000
-    return Profile(
-        key="documents-test",
-        workload_name="bert-large-squad",
-        task="finetune",
-        precision="amp-fp16",
-        batch_size=32,
-        seq_len=384,
-        params=params,
-        trainable_params=params,
-        flops_per_step=9e12,
-        forward_flops=3e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=4.0 * params,
-            buffers_bytes=0.0,
-            gradients_bytes=4.0 * params,
-            optimizer_state_bytes=8.0 * params,
-            activations_bytes=4 * 1024**3,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="encoder"),
-    )
-
-
 @pytest.fixture(scope="module")
 def real_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``gpuplan plan examples/bert-large-squad.yaml --json`` as the CLI writes it."""
     d = tmp_path_factory.mktemp("plan_doc")
     profile = d / "profile.json"
-    profile.write_text(_bert_profile().to_json(), encoding="utf-8")
+    profile.write_text(bert_large_profile("documents-test").to_json(), encoding="utf-8")
     args = ["--db", str(d / "catalog.sqlite"), "plan", str(ROOT / "examples" / "bert-large-squad.yaml")]
     r = runner.invoke(app, [*args, "--profile", str(profile), "--json", "--top", "3"])
     assert r.exit_code == 0, r.output

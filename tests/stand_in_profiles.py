@@ -1,0 +1,39 @@
+"""Stand-in profiles shared by tests that need a traced profile but must not trace (seconds each)."""
+
+from __future__ import annotations
+
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+
+
+def bert_large_profile(key: str) -> Profile:
+    """A stand-in profile for tests of the paths after tracing (plan, documents, tco), not of the estimate."""
+    # ~BERT-Large-sized: 340 M parameters, 9 TFLOP per step of 32 × 384 tokens.
+    ops = (
+        OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="float16", count=1, flops=3e12,
+                 bytes_moved=1e9),
+        OpRecord(op="aten.mm", op_class="matmul", phase="backward", dtype="float16", count=1, flops=6e12,
+                 bytes_moved=2e9),
+    )  # fmt: skip
+    params = 340_000_000
+    return Profile(
+        key=key,
+        workload_name="bert-large-squad",
+        task="finetune",
+        precision="amp-fp16",
+        batch_size=32,
+        seq_len=384,
+        params=params,
+        trainable_params=params,
+        flops_per_step=9e12,
+        forward_flops=3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4.0 * params,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0 * params,
+            optimizer_state_bytes=8.0 * params,
+            activations_bytes=4 * 1024**3,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="encoder"),
+    )
