@@ -9,6 +9,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.memory import (
     ALLOCATOR_SLACK,
     CONTEXT_GIB,
+    HARD_FRAGMENTATION,
     memory_estimate,
     overhead_gib,
     peak_at_batch,
@@ -25,6 +26,72 @@ def test_point_memory_is_peak_times_slack_plus_context_and_cublas() -> None:
     cublas = (4096 * 1024 * 2 + 16 * 1024 * 8) / GIB
     assert m.peak_memory_gib == pytest.approx(10 * ALLOCATOR_SLACK[1] + CONTEXT_GIB["Ampere"][1] + cublas)
     assert m.peak_memory_gib_low < m.peak_memory_gib < m.peak_memory_gib_high
+
+
+CUBLAS_GIB = (4096 * 1024 * 2 + 16 * 1024 * 8) / GIB
+
+
+def test_each_term_is_named_for_the_tool_that_shows_it() -> None:
+    # 10 GiB allocated on one A100: reserved 10 × 1.10 = 11.0 (max_memory_reserved); + 0.40 context
+    # + 8.1 MiB cuBLAS = 11.408 GiB on nvidia-smi.
+    m = memory_estimate(10 * GIB, A100, has_conv=False)
+    assert m.peak_allocated_gib == pytest.approx(10.0)
+    assert m.reserved_gib == pytest.approx(11.0)
+    assert m.cuda_context_gib == pytest.approx(0.40)
+    assert m.nvidia_smi_gib == pytest.approx(11.0 + 0.40 + CUBLAS_GIB)
+    assert m.nvidia_smi_gib == m.peak_memory_gib
+    assert m.overhead_gib == pytest.approx(0.40 + CUBLAS_GIB)
+
+
+def test_what_must_fit_is_allocated_plus_unreleasable_fragmentation_and_context() -> None:
+    # Under pressure the allocator frees its cache and retries: only 2 % stays reserved.
+    # 10 × 1.02 + 0.40 + 8.1 MiB = 10.608 GiB, 0.8 GiB below nvidia-smi's figure on a roomy GPU.
+    m = memory_estimate(10 * GIB, A100, has_conv=False)
+    assert HARD_FRAGMENTATION[1] == 0.02
+    assert m.required_gib == pytest.approx(10.2 + 0.40 + CUBLAS_GIB)
+    assert m.required_gib < m.nvidia_smi_gib
+    assert m.required_gib < m.required_gib_high
+
+
+def test_a_run_that_fills_the_gpu_fits_when_only_the_elastic_terms_overflow() -> None:
+    # RTX 3090, 24.0 GiB: 22 GiB allocated by a CNN shows 22 × 1.10 + 0.40 + 0.25 cuDNN + 8 MiB
+    # = 24.86 GiB on a roomy GPU, but needs only 22 × 1.02 + 0.40 + 8 MiB = 22.85 GiB.
+    m = memory_estimate(22 * GIB, get_gpu("RTX-3090"), has_conv=True)
+    assert m.peak_memory_gib > m.capacity_gib
+    assert m.required_gib == pytest.approx(22.44 + 0.40 + CUBLAS_GIB)
+    assert m.fits
+
+
+def test_cudnn_workspace_gives_way_but_nccl_buffers_do_not() -> None:
+    base = memory_estimate(10 * GIB, A100, has_conv=False)
+    conv = memory_estimate(10 * GIB, A100, has_conv=True)
+    ddp = memory_estimate(10 * GIB, A100, has_conv=False, gpu_count=8)
+    assert conv.cudnn_workspace_gib == pytest.approx(0.25)
+    assert conv.nvidia_smi_gib == pytest.approx(base.nvidia_smi_gib + 0.25)
+    assert conv.required_gib == pytest.approx(base.required_gib)
+    assert ddp.nccl_buffers_gib == pytest.approx(0.25)
+    assert ddp.required_gib == pytest.approx(base.required_gib + 0.25)
+
+
+def test_paged_optimizer_state_is_not_required_and_spills_to_host() -> None:
+    # RTX 4090 (24.0 GiB): 17 GiB allocated + 15 GiB of paged 8-bit Adam state. Required:
+    # 17 × 1.02 + 0.40 + 8.1 MiB = 17.75 GiB; room for 6.25 GiB of the state, 8.75 GiB in host RAM.
+    m = memory_estimate(17 * GIB, get_gpu("RTX-4090"), has_conv=False, paged_optimizer_bytes=15 * GIB)
+    assert m.fits
+    assert m.paged_optimizer_gib == pytest.approx(15.0)
+    assert m.required_gib == pytest.approx(17.34 + 0.40 + CUBLAS_GIB)
+    assert m.host_spill_gib == pytest.approx(15.0 - (24.0 - m.required_gib))
+    # nvidia-smi shows the resident part of the state: the GPU looks full.
+    assert m.nvidia_smi_gib > 24.0 - 0.01
+    roomy = memory_estimate(17 * GIB, A100, has_conv=False, paged_optimizer_bytes=15 * GIB)
+    assert roomy.host_spill_gib == 0.0
+
+
+def test_the_context_range_covers_stacks_that_load_every_kernel_at_start() -> None:
+    # Before CUDA 11.7 every kernel loaded at start-up: > 1000 MB (pytorch/pytorch#107667).
+    for arch in ("Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper"):
+        low, point, high = CONTEXT_GIB[arch]
+        assert low < point < 0.6 and high >= 1000 / 1024
 
 
 def test_convolutions_and_multi_gpu_add_workspace_and_nccl_buffers() -> None:

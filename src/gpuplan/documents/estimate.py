@@ -19,6 +19,7 @@ __all__ = [
     "EstimateDocument",
     "EstimateRow",
     "EstimateWorkload",
+    "MemoryDoc",
     "ServingDoc",
 ]
 
@@ -100,6 +101,30 @@ class ServingDoc(Document):
     derivation: str
 
 
+class MemoryDoc(Document):
+    """One GPU's memory term by term, GiB, each named for the tool that shows it."""
+
+    peak_allocated_gib: float
+    """Tensors at the peak: ``torch.cuda.max_memory_allocated`` (torchtune's "peak memory alloc")."""
+    reserved_gib: float
+    """PyTorch's caching allocator at the peak on a roomy GPU: ``torch.cuda.max_memory_reserved``."""
+    cuda_context_gib: float
+    """Driver state and loaded kernel images (lazy module loading assumed)."""
+    cublas_workspace_gib: float
+    cudnn_workspace_gib: float
+    """Convolution workspace; gives way (smaller algorithms) when memory is short."""
+    nccl_buffers_gib: float
+    paged_optimizer_gib: float
+    """Optimizer state in CUDA managed memory (paged optimizers); pages out to host memory."""
+    host_spill_gib: float
+    """The part of ``paged_optimizer_gib`` that does not fit on the GPU next to the rest."""
+    nvidia_smi_gib: float
+    """What nvidia-smi shows for the process on a roomy GPU (= ``peak_memory_gib``)."""
+    required_gib: float
+    """What must fit (allocated + unreleasable fragmentation + context + cuBLAS + NCCL): ``fits``
+    compares it with ``memory_capacity_gib``."""
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -137,6 +162,8 @@ class EstimateRow(Document):
     job_time_h_low: float | None
     job_time_h_high: float | None
     memory_capacity_gib: float | None
+    memory: MemoryDoc | None = None
+    """The terms behind ``peak_memory_gib`` and ``fits``; None with ``error``."""
     input_bound: bool = False
     """An image workload whose host CPUs (JPEG decode + augmentation at the instance's vCPUs per
     GPU) cannot keep up with the GPUs: its step time is that bound."""

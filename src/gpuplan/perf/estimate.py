@@ -394,10 +394,17 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     mem = memory_estimate(
         traced, gpu, has_conv=profile_has_conv(profile), gpu_count=count, memory_band=cal.memory_band
     )
-    if mem.fits and mem.peak_memory_gib_high > mem.capacity_gib:
+    if mem.fits and mem.required_gib_high > mem.capacity_gib:
         notes.append(
-            f"tight: fits at the point estimate but the high end ({mem.peak_memory_gib_high:.1f} GiB) "
-            "does not; leave headroom (smaller micro-batch or fused optimizer)"
+            f"tight: fits at the point estimate ({mem.required_gib:.1f} GiB required) but not at the high "
+            f"end ({mem.required_gib_high:.1f} GiB); leave headroom (smaller micro-batch, fused or 8-bit "
+            "optimizer, chunked loss)"
+        )
+    elif mem.fits and mem.peak_memory_gib > mem.capacity_gib:
+        notes.append(
+            f"fits only because PyTorch's allocator releases its cache and cuDNN picks algorithms with "
+            f"smaller workspaces under pressure ({mem.required_gib:.1f} GiB required, "
+            f"{mem.peak_memory_gib:.1f} GiB on a roomy GPU)"
         )
     if traced / GIB > mem.capacity_gib:
         notes.append("the traced peak alone exceeds the GPU's memory")

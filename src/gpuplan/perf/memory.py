@@ -1,20 +1,26 @@
-"""GPU memory per device, as nvidia-smi would show it, from a Profile's traced peak.
+"""GPU memory per device from a Profile's traced peak, as separate named terms.
 
-    shown = traced peak × allocator slack + CUDA context + library workspaces (+ NCCL buffers)
+Each term is what one tool shows, so a user can tell which number to compare with which reading:
 
-The traced peak (MemTracker on fake tensors) is what PyTorch's allocator hands out
-(``torch.cuda.max_memory_allocated``). nvidia-smi shows more:
+    peak_allocated_gib   the trace (MemTracker on fake tensors) = ``torch.cuda.max_memory_allocated``
+    + allocator_reserve  the caching allocator's cached-but-free blocks
+    = reserved_gib       ``torch.cuda.max_memory_reserved`` (when memory is plentiful)
+    + cuda_context_gib   driver state and the kernel images loaded so far
+    + cublas / cudnn workspaces, NCCL buffers (more than one GPU)
+    = nvidia_smi_gib     what nvidia-smi shows for the process (``peak_memory_gib``)
 
-- the caching allocator reserves whole segments and fragments them: reserved/allocated is
-  1.05–1.25 on training loops; we take 1.10 as the point (ESTIMATION_NOTES §4.3: "peak_alloc ×
-  1.1–1.2"), 1.0 and 1.25 for the range;
-- the CUDA context (driver state, PyTorch's kernel images, loaded lazily since CUDA 11.7's
-  ``CUDA_MODULE_LOADING=LAZY`` which PyTorch enables by default) — see :data:`CONTEXT_GIB`;
-- cuBLAS workspace: PyTorch's default ``CUBLAS_WORKSPACE_CONFIG`` is ``:4096:2:16:8`` (≈8 MiB)
-  before Hopper and ``:4096:8`` (32 MiB) on Hopper and newer (c10/cuda/CUDABlasHandlePool.cpp);
-- cuDNN convolution workspace when the model has convolutions: ``cudnn.benchmark`` picks
-  algorithms with workspaces of tens to hundreds of MiB; we take 0.25 GiB (range 0.1–0.6);
-- NCCL buffers with more than one GPU: ``NCCL_BUFFSIZE`` 4 MiB × channels × peers, ≈0.2–0.5 GiB.
+What must fit is less than what nvidia-smi shows on a roomy GPU, because two terms give way under
+pressure: the allocator frees its cached blocks and retries before it reports out-of-memory (only
+free space *inside* partly used segments stays reserved), and PyTorch's cuDNN wrapper catches an
+out-of-memory on a workspace and falls back to an algorithm that needs less
+(``AlgoIterator::try_all`` in aten/src/ATen/native/cudnn/Conv_v7.cpp, read 2026-12-01). So
+
+    required_gib = peak_allocated × (1 + hard fragmentation) + context + cuBLAS + NCCL
+
+and :attr:`MemoryEstimate.fits` is ``required_gib <= capacity_gib``. Optimizer state in CUDA
+managed memory (bitsandbytes' paged optimizers) is outside PyTorch's allocator and pages out to host
+memory when the GPU is full: it is ``paged_optimizer_gib``, never part of ``required_gib``; the part
+that does not fit next to the rest is ``host_spill_gib``.
 
 Memory scales with the micro-batch as ``static + per_sample × batch``: parameters, buffers,
 gradients and optimizer state are static; activations and temporaries are per sample.
@@ -31,11 +37,14 @@ __all__ = [
     "ALLOCATOR_SLACK",
     "CONTEXT_GIB",
     "GIB",
+    "HARD_FRAGMENTATION",
     "MemoryEstimate",
+    "MemoryTerms",
     "ScaledPeak",
     "is_optimizer_step_peak",
     "memory_estimate",
     "overhead_gib",
+    "overhead_terms",
     "peak_at_batch",
     "profile_has_conv",
     "split_static",
@@ -44,26 +53,45 @@ __all__ = [
 
 GIB = 1024.0**3
 
-#: Reserved / allocated ratio of PyTorch's caching allocator: (low, point, high).
+#: Reserved / allocated of PyTorch's caching allocator on a roomy GPU: (low, point, high).
+#: Published pairs: 16726 / 15006 MB = 1.115 and 19354 / 17402 MB = 1.112 (pytorch/pytorch#40989,
+#: 2020-07-05, a repeated benchmark loop); 13.27 / 13.19 GiB = 1.006 (torchtune PR #1348,
+#: 2024-08-14, start of a Llama-2-7B run). ESTIMATION_NOTES §4 gives 1.1–1.2. No fitted constant.
 ALLOCATOR_SLACK = (1.0, 1.10, 1.25)
 
-#: CUDA context per architecture, GiB: (low, point, high). Measured contexts reported by PyTorch
-#: users are ≈300 MiB (Volta/Turing, CUDA 11) to ≈500–600 MiB (Hopper, CUDA 12, more SMs and
-#: larger sm_90 kernel images); ESTIMATION_NOTES §4.3 bounds context + workspace at 0.3–1.3 GiB.
+#: Free space inside partly used segments that the allocator cannot hand back before it reports
+#: out-of-memory, as a share of allocated bytes: (low, point, high). Out-of-memory messages (printed
+#: after the allocator has released its cached blocks and retried) show 1.83 GiB "reserved but
+#: unallocated" next to 75.31 GiB allocated = 2.4 % (vllm-project/compressed-tensors PR #587,
+#: 2026-02-17; that project then reserves 5 %) and 3.00 − 2.98 GiB of 2.98 GiB = 0.7 %
+#: (Strawberry-Eat-Mango/PCT_Pytorch#27, 2022-03-23). No fitted constant.
+HARD_FRAGMENTATION = (0.0, 0.02, 0.05)
+
+#: CUDA context per architecture, GiB: (low, point, high). With lazy module loading (CUDA ≥ 11.7;
+#: PyTorch ≥ 1.13 sets ``CUDA_MODULE_LOADING=LAZY`` itself, pytorch/pytorch PR #86509) a bare
+#: context is 287,047,680 B lazy vs 666,632,192 B eager (that PR's test, 2022-10); "~300 MB" and
+#: "around 400MB" (pytorch/pytorch#107667, 2023-08-28; #109888, 2023-09-23); 426 MiB on an RTX 6000
+#: Ada with PyTorch 2.10 + CUDA 13 (unslothai/unsloth-zoo PR #1053, 2026-08-12); kernels loaded
+#: during training add to it. Stacks before CUDA 11.7 load every kernel at start-up: ">1000MB"
+#: (#107667) and 1008 MB on a Titan V with PyTorch 1.3 (pytorch/pytorch#28394, 2019-10-22) — the
+#: high ends cover such a stack. The point assumes a current, lazily loading stack.
 CONTEXT_GIB: dict[str, tuple[float, float, float]] = {
-    "Volta": (0.25, 0.30, 0.50),
-    "Turing": (0.25, 0.30, 0.50),
-    "Ampere": (0.30, 0.40, 0.70),
-    "Ada Lovelace": (0.30, 0.40, 0.70),
-    "Hopper": (0.40, 0.50, 0.90),
-    "Blackwell": (0.40, 0.55, 1.00),
+    "Volta": (0.25, 0.30, 1.00),
+    "Turing": (0.25, 0.30, 1.00),
+    "Ampere": (0.30, 0.40, 1.10),
+    "Ada Lovelace": (0.30, 0.40, 1.10),
+    "Hopper": (0.40, 0.50, 1.20),
+    "Blackwell": (0.40, 0.55, 1.20),
     "CDNA 3": (0.40, 0.50, 1.00),  # ROCm/HIP context; no measured figure found, Hopper-like assumed
 }
-_DEFAULT_CONTEXT_GIB = (0.30, 0.45, 1.00)
+_DEFAULT_CONTEXT_GIB = (0.30, 0.45, 1.20)
 
 _CUBLAS_PRE_HOPPER_GIB = (4096 * 1024 * 2 + 16 * 1024 * 8) / GIB  # ":4096:2:16:8" ≈ 8.1 MiB
 _CUBLAS_HOPPER_GIB = 4096 * 1024 * 8 / GIB  # ":4096:8" = 32 MiB
+#: cuDNN convolution workspace with ``cudnn.benchmark`` on a roomy GPU: tens to hundreds of MiB
+#: (an assumption; no published figure found). Elastic: never part of ``required_gib``.
 _CUDNN_CONV_GIB = (0.10, 0.25, 0.60)
+#: NCCL buffers with more than one GPU: ``NCCL_BUFFSIZE`` 4 MiB × channels × peers ≈ 0.2–0.5 GiB.
 _NCCL_GIB = (0.15, 0.25, 0.50)
 
 #: Share of the datasheet memory that a process can use. HBM parts: nvidia-smi reports e.g.
@@ -83,19 +111,42 @@ def usable_memory_gib(gpu: GPU) -> float:
     return gpu.memory_gib * _USABLE_HBM
 
 
+@dataclass(frozen=True, kw_only=True)
+class MemoryTerms:
+    """The memory outside PyTorch's tensors on one GPU, GiB, each term (low, point, high)."""
+
+    cuda_context_gib: tuple[float, float, float]
+    cublas_workspace_gib: tuple[float, float, float]
+    cudnn_workspace_gib: tuple[float, float, float]
+    """Zero without convolutions; elastic (falls back to smaller algorithms under pressure)."""
+    nccl_buffers_gib: tuple[float, float, float]
+    """Zero on one GPU."""
+
+    def fixed(self, i: int) -> float:
+        """Context + cuBLAS + NCCL at bound ``i`` (0 low, 1 point, 2 high): what cannot give way."""
+        return self.cuda_context_gib[i] + self.cublas_workspace_gib[i] + self.nccl_buffers_gib[i]
+
+    def total(self, i: int) -> float:
+        """Every term at bound ``i``, the cuDNN workspace included."""
+        return self.fixed(i) + self.cudnn_workspace_gib[i]
+
+
+def overhead_terms(gpu: GPU, *, has_conv: bool, gpu_count: int) -> MemoryTerms:
+    """CUDA context, library workspaces and NCCL buffers of one GPU, as separate terms."""
+    cublas = _CUBLAS_HOPPER_GIB if gpu.architecture in ("Hopper", "Blackwell") else _CUBLAS_PRE_HOPPER_GIB
+    none = (0.0, 0.0, 0.0)
+    return MemoryTerms(
+        cuda_context_gib=CONTEXT_GIB.get(gpu.architecture, _DEFAULT_CONTEXT_GIB),
+        cublas_workspace_gib=(cublas, cublas, cublas),
+        cudnn_workspace_gib=_CUDNN_CONV_GIB if has_conv else none,
+        nccl_buffers_gib=_NCCL_GIB if gpu_count > 1 else none,
+    )
+
+
 def overhead_gib(gpu: GPU, *, has_conv: bool, gpu_count: int) -> tuple[float, float, float]:
     """CUDA context + workspaces + NCCL buffers, GiB: (low, point, high)."""
-    ctx = CONTEXT_GIB.get(gpu.architecture, _DEFAULT_CONTEXT_GIB)
-    cublas = _CUBLAS_HOPPER_GIB if gpu.architecture in ("Hopper", "Blackwell") else _CUBLAS_PRE_HOPPER_GIB
-    out = []
-    for i in range(3):
-        v = ctx[i] + cublas
-        if has_conv:
-            v += _CUDNN_CONV_GIB[i]
-        if gpu_count > 1:
-            v += _NCCL_GIB[i]
-        out.append(v)
-    return out[0], out[1], out[2]
+    t = overhead_terms(gpu, has_conv=has_conv, gpu_count=gpu_count)
+    return t.total(0), t.total(1), t.total(2)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,23 +203,69 @@ def peak_at_batch(profile: Profile, batch_size: int) -> ScaledPeak:
 
 @dataclass(frozen=True, kw_only=True)
 class MemoryEstimate:
-    """Memory of one GPU, GiB."""
+    """Memory of one GPU, GiB, term by term (see the module docstring for which tool shows which)."""
 
-    traced_peak_gib: float
-    """Allocated bytes at the peak (the trace, after sharding for ZeRO/FSDP)."""
-    allocator_slack_gib: float
-    overhead_gib: float
-    """CUDA context + cuBLAS/cuDNN workspaces + NCCL buffers."""
+    peak_allocated_gib: float
+    """Allocated bytes at the peak: the trace, after sharding for ZeRO/FSDP
+    (``torch.cuda.max_memory_allocated``)."""
+    allocator_reserve_gib: float
+    """Cached-but-free blocks on a roomy GPU: ``reserved_gib − peak_allocated_gib``."""
+    cuda_context_gib: float
+    cublas_workspace_gib: float
+    cudnn_workspace_gib: float
+    nccl_buffers_gib: float
+    paged_optimizer_gib: float = 0.0
+    """Optimizer state in CUDA managed memory (paged optimizers): resident on the GPU when there is
+    room, paged out to host memory when not; outside ``reserved_gib`` and ``required_gib``."""
+    required_gib: float
+    """What must fit: allocated × (1 + hard fragmentation) + context + cuBLAS + NCCL buffers."""
+    required_gib_high: float
+    """The same at the high end of every term (and the calibration's memory band)."""
     peak_memory_gib: float
-    """What nvidia-smi would show: the three above together."""
+    """What nvidia-smi would show for the process on a GPU with room to spare."""
     peak_memory_gib_low: float
     peak_memory_gib_high: float
     capacity_gib: float
     """Usable memory of the GPU (see :func:`usable_memory_gib`)."""
 
     @property
+    def traced_peak_gib(self) -> float:
+        """The older name of :attr:`peak_allocated_gib`."""
+        return self.peak_allocated_gib
+
+    @property
+    def reserved_gib(self) -> float:
+        """PyTorch's reserved memory at the peak (``torch.cuda.max_memory_reserved``)."""
+        return self.peak_allocated_gib + self.allocator_reserve_gib
+
+    @property
+    def nvidia_smi_gib(self) -> float:
+        """The same as :attr:`peak_memory_gib`."""
+        return self.peak_memory_gib
+
+    @property
+    def allocator_slack_gib(self) -> float:
+        """The older name of :attr:`allocator_reserve_gib`."""
+        return self.allocator_reserve_gib
+
+    @property
+    def overhead_gib(self) -> float:
+        """CUDA context + cuBLAS/cuDNN workspaces + NCCL buffers."""
+        return (
+            self.cuda_context_gib
+            + self.cublas_workspace_gib
+            + self.cudnn_workspace_gib
+            + self.nccl_buffers_gib
+        )
+
+    @property
+    def host_spill_gib(self) -> float:
+        """Paged optimizer state that does not fit next to the required memory (lives in host RAM)."""
+        return max(0.0, self.paged_optimizer_gib - max(0.0, self.capacity_gib - self.required_gib))
+
+    @property
     def fits(self) -> bool:
-        return self.peak_memory_gib <= self.capacity_gib
+        return self.required_gib <= self.capacity_gib
 
 
 def memory_estimate(
@@ -178,21 +275,33 @@ def memory_estimate(
     has_conv: bool,
     gpu_count: int = 1,
     memory_band: float = 1.0,
+    paged_optimizer_bytes: float = 0.0,
 ) -> MemoryEstimate:
-    """Compose the nvidia-smi figure from an allocated peak. ``memory_band`` widens the traced part
-    by the calibration's memory residuals."""
-    traced = traced_peak_bytes / GIB
-    lo_o, o, hi_o = overhead_gib(gpu, has_conv=has_conv, gpu_count=gpu_count)
+    """Compose every term from an allocated peak. ``memory_band`` widens the allocated part by the
+    calibration's memory residuals; ``paged_optimizer_bytes`` is optimizer state in managed memory,
+    not included in ``traced_peak_bytes``."""
+    alloc = traced_peak_bytes / GIB
+    paged = paged_optimizer_bytes / GIB
+    terms = overhead_terms(gpu, has_conv=has_conv, gpu_count=gpu_count)
+    capacity = usable_memory_gib(gpu)
     lo_s, s, hi_s = ALLOCATOR_SLACK
-    point = traced * s + o
+    required = alloc * (1.0 + HARD_FRAGMENTATION[1]) + terms.fixed(1)
+    # nvidia-smi counts the paged state that is resident: all of it when there is room.
+    resident = min(paged, max(0.0, capacity - required))
     return MemoryEstimate(
-        traced_peak_gib=traced,
-        allocator_slack_gib=traced * (s - 1.0),
-        overhead_gib=o,
-        peak_memory_gib=point,
-        peak_memory_gib_low=traced * lo_s / memory_band + lo_o,
-        peak_memory_gib_high=traced * hi_s * memory_band + hi_o,
-        capacity_gib=usable_memory_gib(gpu),
+        peak_allocated_gib=alloc,
+        allocator_reserve_gib=alloc * (s - 1.0),
+        cuda_context_gib=terms.cuda_context_gib[1],
+        cublas_workspace_gib=terms.cublas_workspace_gib[1],
+        cudnn_workspace_gib=terms.cudnn_workspace_gib[1],
+        nccl_buffers_gib=terms.nccl_buffers_gib[1],
+        paged_optimizer_gib=paged,
+        required_gib=required,
+        required_gib_high=alloc * memory_band * (1.0 + HARD_FRAGMENTATION[2]) + terms.fixed(2),
+        peak_memory_gib=alloc * s + terms.total(1) + resident,
+        peak_memory_gib_low=alloc * lo_s / memory_band + terms.total(0),
+        peak_memory_gib_high=alloc * hi_s * memory_band + terms.total(2) + paged,
+        capacity_gib=capacity,
     )
 
 

@@ -27,12 +27,14 @@ from gpuplan.documents.estimate import (
     EstimateDocument,
     EstimateRow,
     EstimateWorkload,
+    MemoryDoc,
     ServingDoc,
 )
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.perf.advisor import Advice
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
+from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
@@ -101,6 +103,21 @@ def _advice_json(a: Advice) -> AdviceItem:
     )
 
 
+def _memory_json(m: MemoryEstimate) -> MemoryDoc:
+    return MemoryDoc(
+        peak_allocated_gib=m.peak_allocated_gib,
+        reserved_gib=m.reserved_gib,
+        cuda_context_gib=m.cuda_context_gib,
+        cublas_workspace_gib=m.cublas_workspace_gib,
+        cudnn_workspace_gib=m.cudnn_workspace_gib,
+        nccl_buffers_gib=m.nccl_buffers_gib,
+        paged_optimizer_gib=m.paged_optimizer_gib,
+        host_spill_gib=m.host_spill_gib,
+        nvidia_smi_gib=m.nvidia_smi_gib,
+        required_gib=m.required_gib,
+    )
+
+
 def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
     e = o.estimate
     if e is None:
@@ -124,6 +141,7 @@ def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
             "fits": e.fits,
             **{k: getattr(e, k) for k in _FIGURES},
             "memory_capacity_gib": e.memory.capacity_gib,
+            "memory": _memory_json(e.memory),
             "input_bound": e.input_bound,
             "input_samples_per_s": e.input_samples_per_s,
             "link": e.link,
