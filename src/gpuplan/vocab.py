@@ -29,6 +29,7 @@ __all__ = [
     "Commitment",
     "Confidence",
     "Currency",
+    "LossKind",
     "Objective",
     "OptimizerName",
     "Parallelism",
@@ -279,10 +280,50 @@ class OptimizerName(Choice):
     ADAMW = "adamw"
     ADAMW_FUSED = "adamw-fused"
     ADAFACTOR = "adafactor"
+    ADAMW_8BIT = "adamw-8bit"
+    """bitsandbytes ``AdamW8bit``: both moments block-wise quantised to 8 bits."""
+    PAGED_ADAMW_8BIT = "paged-adamw-8bit"
+    """bitsandbytes ``PagedAdamW8bit``: the same state in CUDA managed memory (spills to host)."""
 
     @classmethod
     def kind(cls) -> str:
         return "optimizer"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        # bitsandbytes' own class names, as torchtune configs and HF ``optim=`` spell them.
+        return {
+            "adamw8bit": "adamw-8bit",
+            "adamw_bnb_8bit": "adamw-8bit",
+            "pagedadamw8bit": "paged-adamw-8bit",
+            "paged_adamw_8bit": "paged-adamw-8bit",
+        }
+
+    @property
+    def paged(self) -> bool:
+        """Whether the optimizer keeps its state in CUDA managed memory."""
+        return self is OptimizerName.PAGED_ADAMW_8BIT
+
+
+class LossKind(Choice):
+    """How a language model's cross-entropy meets its logits."""
+
+    STANDARD = "standard"
+    """The whole logits tensor upcast to fp32; cross-entropy keeps fp32 log-probabilities."""
+    CHUNKED = "chunked"
+    """Whole 16-bit logits, upcast and scored one chunk at a time, the softmax recomputed in
+    backward (torchtune ``CEWithChunkedOutputLoss`` with the loss compiled)."""
+    FUSED_LINEAR = "fused-linear"
+    """The output projection and the loss fused per chunk: the logits never exist whole (Liger
+    ``LigerFusedLinearCrossEntropyLoss``, torchtune ``LinearCrossEntropyLoss``)."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "loss"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"chunked-ce": "chunked", "fused": "fused-linear", "fused-linear-ce": "fused-linear"}
 
 
 class Parallelism(Choice):

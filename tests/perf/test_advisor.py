@@ -9,7 +9,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.advisor import advise
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import EstimateRequest, estimate
-from gpuplan.profile.model import MemoryBreakdown, ModelShape
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
 
 CAL = Calibration(
     tensor_matmul_efficiency=0.7,
@@ -131,3 +131,42 @@ def test_advice_is_costed_under_the_workloads_torch_compile() -> None:
     assert compiled_s == pytest.approx(eager_s / CAL.compile_speedup)
     assert compiled["micro_batch"].step_time_factor == pytest.approx(eager["micro_batch"].step_time_factor)
     assert compiled.keys() == eager.keys()
+
+
+def _llm_full_finetune_bf16() -> Profile:
+    # A 3B decoder in pure bf16 with fused AdamW, peaking in the loss: weights 6 + AdamW 12 GiB
+    # (4 B/param of bf16 moments) + activations 4 GiB + fp32 logits and log-probs
+    # 8 B × 2 × 4096 × 128,256 = 7.8 GiB (temporaries).
+    params = 3 * 2**30  # 3.2e9 parameters, 2 B each = 6 GiB
+    logits = 8.0 * 2 * 4096 * 128_256
+    peak = MemoryBreakdown(
+        parameters_bytes=2.0 * params,
+        buffers_bytes=0.0,
+        gradients_bytes=0.0,
+        optimizer_state_bytes=4.0 * params,
+        activations_bytes=4 * GIB,
+        temporaries_bytes=logits,
+    )
+    shape = ModelShape(family="decoder", num_layers=28, hidden_size=3072, vocab_size=128_256)
+    return make_profile(
+        ops=(op(flops=1e14),), peak=peak, params=params, batch_size=2, seq_len=4096, shape=shape
+    )
+
+
+def test_oom_advice_offers_8bit_adamw_paged_adamw_and_lighter_losses() -> None:
+    p = _llm_full_finetune_bf16()
+    rtx = get_gpu("RTX-4090")
+    base = estimate(p, rtx, calibration=CAL)
+    # 6 + 12 + 4 + 7.8 = 29.8 GiB allocated: no fit on 24 GiB.
+    assert not base.fits
+    advice = {a.action: a for a in advise(EstimateRequest(profile=p, gpu=rtx, calibration=CAL))}
+    # 8-bit AdamW: 12 → 2.03 B/param × 3.2e9 = 6.06 GiB; 29.8 − 5.94 = 23.9 GiB allocated, still
+    # no fit; paged: the 6.06 GiB of state leaves the required memory: 17.8 GiB fits.
+    assert "8-bit AdamW" in advice["adamw_8bit"].summary and not advice["adamw_8bit"].fits
+    assert advice["paged_adamw_8bit"].fits
+    # Chunked loss: logits 8 → 3 B/element saves 5 × 2 × 4096 × 128,256 B = 4.9 GiB;
+    # fused-linear 8 → 1.5 B/element minus the head's weight gradient (128,256 × 3072 × 2 B).
+    chunked, fused = advice["chunked_loss"], advice["fused_linear_loss"]
+    assert "loss: chunked" in chunked.summary and "loss: fused-linear" in fused.summary
+    assert fused.peak_memory_gib < chunked.peak_memory_gib < base.peak_memory_gib
+    assert base.peak_memory_gib - chunked.peak_memory_gib == pytest.approx(4.9 * 1.10, rel=0.01)

@@ -1,11 +1,13 @@
 """The shipped calibration: fresh for its data, reproducible from the cached traces, judged held out.
 
 ``benchmarks/calibrate.py`` fits by robust least squares and records k-fold held-out figures in
-the calibration (``heldout``). On 35 fitted throughput rows over 4 architectures (Volta, Turing,
-Ampere, Ada; 15 LLM-training rows, 6 multi-node): in-sample median |error| 5.4 %, 5-fold held out
-11.9 % (worst 178.7 %: ResNet-50 at batch 1, the one host-bound row, whose host overhead nothing
-else in its training folds determines), leave-one-architecture-out 17.9 %; the 80 % split-conformal
-band (×/÷ 1.43) covers 83 % of held-out rows. NB: the 8 ATorch rows are one workload at 8–64 GPUs,
+the calibration (``heldout``). On 36 fitted throughput rows over 4 architectures (Volta, Turing,
+Ampere, Ada; 16 LLM-training rows, 6 multi-node): in-sample median |error| 5.4 %, 5-fold held out
+9.9 % (worst 178.7 %: ResNet-50 at batch 1, the one host-bound row, whose host overhead nothing
+else in its training folds determines), leave-one-architecture-out 18.1 %; the 80 % split-conformal
+band (×/÷ 1.41) covers 83 % of held-out rows. (With the torchtune rows mapped to what their recipes
+run — chunked loss, 8-bit paged AdamW stepped in backward — one more row is fitted: 11.9 % and
+17.9 % before.) NB: the 8 ATorch rows are one workload at 8–64 GPUs,
 so a k-fold split usually keeps a sibling of each in training; the architecture-out figure is the
 harder one. The thresholds below sit just above the achieved figures so that a regression fails.
 """
@@ -61,8 +63,8 @@ def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
 def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
     held = dict(load_calibration().heldout)
     assert held["rows"] >= 35 and held["folds"] >= 5
-    assert held["kfold_median_abs_error_pct"] <= 12.0  # achieved 11.9
-    assert held["loao_median_abs_error_pct"] <= 20.0  # achieved 17.9
+    assert held["kfold_median_abs_error_pct"] <= 11.0  # achieved 9.9
+    assert held["loao_median_abs_error_pct"] <= 20.0  # achieved 18.1
     assert held["kfold_median_abs_error_pct"] >= held["in_sample_median_abs_error_pct"]
     assert held["band_coverage"] >= 0.8
 

@@ -213,3 +213,22 @@ def test_activation_checkpointing_modes_and_the_older_spelling_of_full() -> None
     assert "did you mean 'selective'" in _error(_base(activation_checkpointing="selectiv"))
     both = _error(_base(gradient_checkpointing=True, activation_checkpointing="selective"))
     assert "give only one of them" in both
+
+
+def test_memory_saving_options_parse_with_their_published_spellings() -> None:
+    w = Workload.from_dict(_base(optimizer="PagedAdamW8bit", optimizer_in_backward=True, loss="fused"))
+    assert w.optimizer is OptimizerName.PAGED_ADAMW_8BIT and w.optimizer.paged
+    assert w.optimizer_in_backward and w.loss.value == "fused-linear"
+    assert Workload.from_dict(_base(optimizer="adamw_8bit")).optimizer is OptimizerName.ADAMW_8BIT
+
+
+def test_optimizer_in_backward_refuses_gradient_accumulation_in_one_line() -> None:
+    with pytest.raises(WorkloadError, match="use gradient_accumulation: 1 or drop optimizer_in_backward"):
+        Workload.from_dict(_base(optimizer_in_backward=True, gradient_accumulation=4))
+
+
+def test_loss_choice_has_no_effect_on_inference_and_says_so() -> None:
+    with pytest.raises(WorkloadError, match="loss: has no effect for task: infer"):
+        Workload.from_dict(_base(task="infer", loss="chunked"))
+    with pytest.raises(WorkloadError, match="did you mean 'chunked'"):
+        Workload.from_dict(_base(loss="chunkd"))

@@ -16,6 +16,7 @@ from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
 from gpuplan.profile.model import OpRecord, Profile
+from gpuplan.vocab import LossKind
 
 __all__ = ["Advice", "advise"]
 
@@ -34,8 +35,9 @@ class Advice:
     """One change that reduces memory, evaluated on one GPU configuration."""
 
     action: str
-    """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``zero2``, ``fsdp``,
-    ``lora``, ``bf16_weights`` or ``bigger_gpu``."""
+    """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
+    ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
+    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights`` or ``bigger_gpu``."""
     summary: str
     """One line saying what to change."""
     gpu: str
@@ -199,6 +201,120 @@ def _fused_optimizer(st: _Setup) -> Advice | None:
     )
 
 
+#: bitsandbytes 8-bit Adam state: two uint8 moments + one fp32 absmax per 256 elements each
+#: (profile/optimizers.py has the source); parameters under 4096 elements keep fp32 moments.
+_ADAM_8BIT_BYTES_PER_PARAM = 2.0 + 2 * 4.0 / 256
+#: Bytes per batch × sequence × vocabulary element that each loss keeps at its peak (see
+#: profile/losses.py): fp32 logits + fp32 log-probs; 16-bit logits + one of 8 chunks at 8 B;
+#: one of 8 chunks of 16-bit and fp32 logits and the fp32 softmax gradient (2 + 4 + 4 + 2 B), and
+#: the head's weight gradient (see :func:`_lighter_loss`).
+_LOSS_BYTES_PER_ELEMENT = {
+    LossKind.STANDARD: 8.0,
+    LossKind.CHUNKED: 2.0 + 8.0 / 8,
+    LossKind.FUSED_LINEAR: 12.0 / 8,
+}
+
+
+def _bytes_per_param(p: Profile) -> float:
+    return p.peak.parameters_bytes / p.params if p.params else 4.0
+
+
+def _eight_bit_adam(st: _Setup) -> list[Advice]:
+    p = st.profile
+    trainable = p.trainable_params
+    if p.task == "infer" or not trainable or p.paged_optimizer_bytes > 0:
+        return []
+    if p.peak.optimizer_state_bytes < 3.0 * trainable:
+        return []  # not a two-moment fp32/bf16 optimizer (SGD, Adafactor, already 8-bit)
+    state = _ADAM_8BIT_BYTES_PER_PARAM * trainable
+    # bitsandbytes updates each parameter in one fused kernel: no optimizer-step temporary.
+    temps = 0.0 if is_optimizer_step_peak(p.peak) else p.peak.temporaries_bytes
+    peak = replace(p.peak, optimizer_state_bytes=state, temporaries_bytes=temps)
+    how = (
+        f"AdamW state {p.peak.optimizer_state_bytes / trainable:.1f} → "
+        f"{_ADAM_8BIT_BYTES_PER_PARAM:.2f} B/param (bitsandbytes block-wise 8-bit moments)"
+    )
+    out = []
+    for action, summary, paged in (
+        ("adamw_8bit", "use 8-bit AdamW (bitsandbytes AdamW8bit; optimizer: adamw-8bit)", 0.0),
+        (
+            "paged_adamw_8bit",
+            "use paged 8-bit AdamW (bitsandbytes PagedAdamW8bit; optimizer: paged-adamw-8bit): its state "
+            "pages out to host memory when the GPU is full",
+            state,
+        ),
+    ):
+        e = st.run(replace(p, peak=peak, paged_optimizer_bytes=paged))
+        extra = "; the paged state is not required on the GPU" if paged else ""
+        out.append(st.advice(e, action=action, summary=summary, derivation=how + extra, timed=False))
+    return out
+
+
+def _optimizer_in_backward(st: _Setup) -> Advice | None:
+    p = st.profile
+    if p.task == "infer" or st.accum > 1 or p.peak.gradients_bytes <= 0:
+        return None  # nothing to free, or accumulation needs the whole gradient
+    largest = p.shape.largest_layer_params or 0
+    per_grad = p.peak.gradients_bytes / max(p.trainable_params, 1)
+    # Each gradient is freed right after its own step: about one layer's gradients live at a time.
+    grads = min(p.peak.gradients_bytes, largest * per_grad)
+    temps = min(p.peak.temporaries_bytes, largest * per_grad) if is_optimizer_step_peak(p.peak) else None
+    peak = replace(
+        p.peak,
+        gradients_bytes=grads,
+        temporaries_bytes=p.peak.temporaries_bytes if temps is None else temps,
+    )
+    return st.advice(
+        st.run(replace(p, peak=peak)),
+        action="optimizer_in_backward",
+        summary="step the optimizer inside backward (optimizer_in_backward: true; torchtune's "
+        "optimizer_in_bwd)",
+        derivation="gradients live one layer at a time (the largest layer's), not the whole model's; "
+        "needs gradient_accumulation: 1",
+    )
+
+
+def _lighter_loss(st: _Setup) -> list[Advice]:
+    p = st.profile
+    vocab, seq = p.shape.vocab_size, p.seq_len
+    if p.task == "infer" or not vocab or not seq or is_optimizer_step_peak(p.peak):
+        return []  # no logits at the peak
+    elements = float(p.batch_size) * seq * vocab
+    standard = _LOSS_BYTES_PER_ELEMENT[LossKind.STANDARD]
+    out = []
+    for kind, action, summary in (
+        (
+            LossKind.CHUNKED,
+            "chunked_loss",
+            "chunked cross-entropy (loss: chunked; torchtune CEWithChunkedOutputLoss)",
+        ),
+        (
+            LossKind.FUSED_LINEAR,
+            "fused_linear_loss",
+            "fused linear cross-entropy (loss: fused-linear; Liger / torchtune LinearCrossEntropyLoss)",
+        ),
+    ):
+        saved = (standard - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
+        if kind is LossKind.FUSED_LINEAR:
+            # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
+            # weights' dtype).
+            saved -= vocab * (p.shape.hidden_size or 0) * _bytes_per_param(p)
+        act = max(0.0, p.peak.activations_bytes + p.peak.temporaries_bytes - saved)
+        peak = replace(p.peak, activations_bytes=act, temporaries_bytes=0.0)
+        out.append(
+            st.advice(
+                st.run(replace(p, peak=peak)),
+                action=action,
+                summary=summary,
+                derivation=f"logits memory {standard:g} → {_LOSS_BYTES_PER_ELEMENT[kind]:g} B per "
+                f"batch·seq·vocab element ({saved / 2**30:.2f} GiB); a bound: the peak may move — "
+                f"re-trace with loss: {kind.value} to confirm",
+                timed=False,
+            )
+        )
+    return out
+
+
 def _sharding(st: _Setup) -> list[Advice]:
     if st.profile.task == "infer":
         return []
@@ -322,6 +438,9 @@ def advise(request: EstimateRequest) -> tuple[Advice, ...]:
         _micro_batch(st),
         _checkpointing(st),
         _fused_optimizer(st),
+        *_eight_bit_adam(st),
+        _optimizer_in_backward(st),
+        *_lighter_loss(st),
         _lora(st),
         _bf16_weights(st),
         *_sharding(st),

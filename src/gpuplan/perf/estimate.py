@@ -389,11 +389,25 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         job_high = total / (samples * per_sample / step_high) / 3600.0
 
     traced = _traced_per_gpu_bytes(profile, parallelism, count, notes)
+    # Paged optimizer state sits in the trace's optimizer state (sharded with it) but outside
+    # PyTorch's allocator: it is its own term, never part of what must fit.
+    paged = profile.paged_optimizer_bytes / (count if count > 1 and parallelism != "ddp" else 1)
+    traced -= paged
     if parallelism in ("zero3", "fsdp") and count > 1 and not profile.shape.largest_layer_params:
         notes.append("largest layer unknown: assumed 1/N of the parameters is gathered at once")
     mem = memory_estimate(
-        traced, gpu, has_conv=profile_has_conv(profile), gpu_count=count, memory_band=cal.memory_band
+        traced,
+        gpu,
+        has_conv=profile_has_conv(profile),
+        gpu_count=count,
+        memory_band=cal.memory_band,
+        paged_optimizer_bytes=paged,
     )
+    if mem.host_spill_gib > 0:
+        notes.append(
+            f"paged optimizer: {mem.host_spill_gib:.1f} of {mem.paged_optimizer_gib:.1f} GiB of its state "
+            "lives in host memory and pages over PCIe at each step (not in the step time)"
+        )
     if mem.fits and mem.required_gib_high > mem.capacity_gib:
         notes.append(
             f"tight: fits at the point estimate ({mem.required_gib:.1f} GiB required) but not at the high "

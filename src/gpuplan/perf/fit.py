@@ -112,8 +112,9 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
             wl["task"] = "finetune"
             wl["model"]["lora"] = {"rank": 64, "targets": ["q", "v", "o"]}
             wl["gradient_checkpointing"] = True
+            wl["loss"] = "chunked"
             used = False
-            why = "torch.compile + chunked cross-entropy + activation offloading applied; not modelled"
+            why = "torch.compile and activation offloading applied on top of chunked loss: not modelled"
         else:
             wl["task"] = "finetune"
             why = "torchtune: optimizer step fused into backward and chunked loss; modelled as fused AdamW"

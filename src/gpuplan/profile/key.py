@@ -103,6 +103,9 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
         "precision": w.precision.value,
         "optimizer": w.optimizer.value if w.is_training else None,
         "activation_checkpointing": w.checkpointing.value,
+        # Only when set, so that the keys of every workload traced before these existed stay valid.
+        **({"optimizer_in_backward": True} if w.optimizer_in_backward else {}),
+        **({"loss": w.loss.value} if w.loss.value != "standard" else {}),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }

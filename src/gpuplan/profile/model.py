@@ -97,6 +97,10 @@ class Profile:
     activation_checkpointing: str = "none"
     """``none``, ``full`` or ``selective``: what the traced backward recomputes (the trace's peak
     already reflects it; the per-GPU memory of sharded runs needs it where the peak hides it)."""
+    paged_optimizer_bytes: float = 0.0
+    """The part of ``peak.optimizer_state_bytes`` in CUDA managed memory (paged optimizers): outside
+    PyTorch's allocator, paged out to host memory when the GPU is full. (0 in profiles traced before
+    it was recorded, which is right for them: no paged optimizer existed then.)"""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)

@@ -1,14 +1,89 @@
-"""The optimizer a workload names, configured as it would run on a GPU."""
+"""The optimizer a workload names, configured as it would run on a GPU.
+
+bitsandbytes is not a dependency (it needs CUDA to import its kernels); its 8-bit AdamW is traced
+with :class:`BlockwiseAdamW8bit`, a stand-in that allocates exactly the state bitsandbytes
+allocates (``Optimizer2State.init_state``, bitsandbytes/optim/optimizer.py, read 2026-12-01 via
+the public code index): for a parameter of at least ``min_8bit_size`` = 4096 elements, two uint8
+moment buffers of its size and two fp32 ``absmax`` vectors, one value per 256-element block
+(2 + 8/256 = 2.03 bytes per parameter); a smaller parameter keeps two fp32 moments (8 bytes). The
+update is one fused kernel per parameter in bitsandbytes, so the stand-in makes no parameter-sized
+temporary. With ``is_paged`` the moment buffers of parameters of at least 100,000 elements live in
+CUDA managed memory (``get_state_buffer``), which pages out to host RAM when the GPU is full.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 
 import torch
 
 from gpuplan.vocab import OptimizerName
 
-__all__ = ["make_optimizer"]
+__all__ = ["BlockwiseAdamW8bit", "make_optimizer", "paged_state_bytes"]
+
+#: bitsandbytes' defaults (Optimizer2State): smallest parameter with 8-bit state, quantisation block.
+MIN_8BIT_SIZE = 4096
+BLOCK_SIZE = 256
+#: Smallest parameter whose state a paged optimizer puts in managed memory (``get_state_buffer``).
+MIN_PAGED_SIZE = 100_000
+
+
+class BlockwiseAdamW8bit(torch.optim.Optimizer):
+    """Stand-in for bitsandbytes ``AdamW8bit`` / ``PagedAdamW8bit``: the same state tensors, and
+    an update that reads and writes what the fused kernel does (parameter, gradient, both moments)."""
+
+    def __init__(
+        self, params: Iterable[torch.nn.Parameter], *, lr: float = 1e-4, paged: bool = False
+    ) -> None:
+        super().__init__(list(params), {"lr": lr})
+        self.paged = paged
+
+    def _init_state(self, p: torch.Tensor) -> dict[str, torch.Tensor]:
+        n = p.numel()
+        if n < MIN_8BIT_SIZE:
+            return {
+                "state1": torch.zeros(n, dtype=torch.float32),
+                "state2": torch.zeros(n, dtype=torch.float32),
+            }
+        blocks = math.ceil(n / BLOCK_SIZE)
+        return {
+            "state1": torch.zeros(n, dtype=torch.uint8),
+            "state2": torch.zeros(n, dtype=torch.uint8),
+            "absmax1": torch.zeros(blocks, dtype=torch.float32),
+            "absmax2": torch.zeros(blocks, dtype=torch.float32),
+        }
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], float] | None = None) -> None:  # type: ignore[override]
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state.update(self._init_state(p))
+                # NB: one fused kernel on the GPU (dequantise, update, requantise): in-place ops only.
+                state["state1"].add_(1)
+                state["state2"].add_(1)
+                p.add_(p.grad, alpha=-group["lr"])
+
+    def paged_bytes(self) -> float:
+        """Bytes of state in managed memory (0 unless paged)."""
+        if not self.paged:
+            return 0.0
+        total = 0
+        for state in self.state.values():
+            for name in ("state1", "state2"):
+                t = state.get(name)
+                if t is not None and t.numel() >= MIN_PAGED_SIZE:
+                    total += t.numel() * t.element_size()
+        return float(total)
+
+
+def paged_state_bytes(optimizers: Iterable[torch.optim.Optimizer]) -> float:
+    """Optimizer state that lives in CUDA managed memory, bytes, over ``optimizers``."""
+    return sum(o.paged_bytes() for o in optimizers if isinstance(o, BlockwiseAdamW8bit))
 
 
 def make_optimizer(name: OptimizerName, params: Iterable[torch.nn.Parameter]) -> torch.optim.Optimizer:
@@ -27,4 +102,6 @@ def make_optimizer(name: OptimizerName, params: Iterable[torch.nn.Parameter]) ->
         return torch.optim.AdamW(p, lr=1e-4, fused=True)
     if name is OptimizerName.ADAFACTOR:
         return torch.optim.Adafactor(p, lr=1e-2, foreach=True)
+    if name in (OptimizerName.ADAMW_8BIT, OptimizerName.PAGED_ADAMW_8BIT):
+        return BlockwiseAdamW8bit(p, paged=name.paged)
     raise ValueError(f"no optimizer for {name!r}")  # unreachable: OptimizerName is closed

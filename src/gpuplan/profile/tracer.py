@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from contextlib import ExitStack, nullcontext
 from typing import Any
 
@@ -18,13 +19,14 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from gpuplan.errors import EstimateError, GpuplanError
+from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
 from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import Profile
-from gpuplan.profile.optimizers import make_optimizer
+from gpuplan.profile.optimizers import make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
-from gpuplan.vocab import Precision
+from gpuplan.vocab import LossKind, Precision
 from gpuplan.workload.adapt import apply_checkpointing, apply_lora, cast_floating, freeze_prefixes
-from gpuplan.workload.bundle import ModelBundle
+from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
 from gpuplan.workload.spec import Workload
 
@@ -156,6 +158,50 @@ def _create_optimizer_state(
     optimizer.zero_grad(set_to_none=True)
 
 
+def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) -> Callable[[Any, Batch], Any]:
+    """The loss the workload names (see :mod:`gpuplan.profile.losses`)."""
+    kind = workload.loss
+    if kind is LossKind.STANDARD:
+        return bundle.loss
+    if not bundle.lm_head:
+        raise EstimateError(
+            f"loss: {kind.value} needs a language model whose output is its vocabulary logits (the "
+            "decoder presets, t5-base, bert-large with task: train); use loss: standard for this model"
+        )
+    head = model.get_submodule(bundle.lm_head)
+    if not isinstance(head, torch.nn.Linear):
+        raise EstimateError(f"loss: {kind.value} needs {bundle.lm_head!r} to be an nn.Linear")
+    # The model then returns the hidden states and the loss applies the head chunk by chunk: its
+    # forward passes them through, its parameters stay registered (the optimizer and the memory
+    # tracker still see them).
+    head.forward = lambda input: input  # type: ignore[method-assign]
+    if kind is LossKind.CHUNKED:
+        return lambda out, batch: chunked_cross_entropy(out, head, batch.targets[0])
+    return lambda out, batch: fused_linear_cross_entropy(out, head, batch.targets[0])
+
+
+def _step_in_backward(
+    workload: Workload, trainable: list[torch.nn.Parameter], recorder: OpRecorder
+) -> tuple[list[torch.optim.Optimizer], Callable[[], None]]:
+    """One optimizer per parameter, and a function that installs the hooks that step each as soon
+    as its parameter's gradient is complete and free that gradient (torchtune's
+    ``optimizer_in_bwd``). Install them after the forward pass: the memory tracker adds its own
+    gradient hooks in forward, and they must run first (a freed gradient cannot be labelled)."""
+    per_param = {p: make_optimizer(workload.optimizer, [p]) for p in trainable}
+
+    def step(p: torch.Tensor) -> None:
+        phase, recorder.phase = recorder.phase, "optimizer"
+        per_param[p].step()  # type: ignore[index]
+        per_param[p].zero_grad(set_to_none=True)  # type: ignore[index]
+        recorder.phase = phase
+
+    def install() -> None:
+        for p in trainable:
+            p.register_post_accumulate_grad_hook(step)
+
+    return list(per_param.values()), install
+
+
 def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) -> Profile:
     notes: list[str] = list(bundle.notes)
     model = _prepare(workload, bundle, notes)
@@ -163,18 +209,26 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     trainable = [p for p in model.parameters() if p.requires_grad]
     if training and not trainable:
         raise EstimateError("nothing to train: every parameter is frozen (check model.frozen)")
-    optimizer = make_optimizer(workload.optimizer, trainable) if training else None
+    in_backward = training and workload.optimizer_in_backward
+    optimizer = make_optimizer(workload.optimizer, trainable) if training and not in_backward else None
+    loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss
     batch = bundle.make_batch()
 
     recorder = OpRecorder(fp8_matmuls=workload.precision is Precision.FP8)
     tracker = GpuMemTracker()
     tracker.track_external(model, *batch.tensors(), *([optimizer] if optimizer else []))
     amp = _AUTOCAST.get(workload.precision)
+    optimizers: list[torch.optim.Optimizer] = [optimizer] if optimizer else []
     with ExitStack() as stack:
         stack.enter_context(tracker)
         stack.enter_context(recorder)
-        if optimizer is not None:
-            _create_optimizer_state(optimizer, trainable, recorder)
+        install_steps: Callable[[], None] | None = None
+        if in_backward:
+            optimizers, install_steps = _step_in_backward(workload, trainable, recorder)
+            tracker.track_external(*optimizers)
+        for opt in optimizers:
+            _create_optimizer_state(opt, [p for g in opt.param_groups for p in g["params"]], recorder)
+        if optimizers:
             tracker.reset_peak()
         recorder.recording = True
         recorder.phase = "forward"
@@ -183,16 +237,19 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
             nullcontext() if training else torch.no_grad(),
         ):
             out: Any = model(*batch.args, **batch.kwargs)
-            loss = bundle.loss(out, batch) if training else None
+            loss = loss_fn(out, batch) if training else None
         # The model output is dropped before backward, as HF Trainer's compute_loss returns only
         # the loss: the logits are not kept alive next to their gradient.
         del out
-        if optimizer is not None and loss is not None:
+        if training and loss is not None:
+            if install_steps is not None:
+                install_steps()
             recorder.phase = "backward"
             loss.backward()
-            recorder.phase = "optimizer"
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
+            if optimizer is not None:
+                recorder.phase = "optimizer"
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
         del loss
 
     ops = recorder.records()
@@ -200,6 +257,13 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         notes.append("attention FLOPs: causal attention counted as full, as torch's FlopCounterMode does")
     if workload.precision in _NOTES:
         notes.append(_NOTES[workload.precision])
+    if training and workload.loss is not LossKind.STANDARD:
+        notes.append(f"loss: {workload.loss.value} cross-entropy (profile/losses.py)")
+    if in_backward:
+        notes.append("optimizer_in_backward: each parameter stepped and its gradient freed during backward")
+    paged = paged_state_bytes(optimizers)
+    if paged:
+        notes.append(f"paged optimizer: {paged / 2**30:.2f} GiB of state in CUDA managed memory")
     notes.append("memory: tensors only, 512-byte CUDA blocks; no CUDA context, workspaces or allocator slack")
     return Profile(
         key=key,
@@ -216,6 +280,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         peak=tracker.peak_breakdown(),
         shape=bundle.shape,
         activation_checkpointing=workload.checkpointing.value,
+        paged_optimizer_bytes=paged,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

@@ -62,6 +62,10 @@ class ModelBundle:
     shape: ModelShape
     seq_len: int | None
     """Tokens per sample, for the Profile (None for vision)."""
+    lm_head: str = ""
+    """Name of the ``nn.Linear`` that turns hidden states into vocabulary logits, for a model whose
+    output is those logits and whose loss is token cross-entropy against ``Batch.targets[0]``
+    (what ``loss: chunked`` / ``fused-linear`` need); "" for every other model."""
     checkpoint_blocks: tuple[str, ...] = ()
     """Module names recomputed in backward under gradient checkpointing (blocks or stages)."""
     notes: tuple[str, ...] = ()

@@ -17,6 +17,7 @@ from gpuplan.errors import WorkloadError
 from gpuplan.vocab import (
     ActivationCheckpointing,
     Commitment,
+    LossKind,
     Objective,
     OptimizerName,
     Parallelism,
@@ -46,6 +47,7 @@ PrecisionField = Annotated[Precision, BeforeValidator(pydantic_cast(Precision))]
 OptimizerField = Annotated[OptimizerName, BeforeValidator(pydantic_cast(OptimizerName))]
 ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
 ObjectiveField = Annotated[Objective, BeforeValidator(pydantic_cast(Objective))]
+LossField = Annotated[LossKind, BeforeValidator(pydantic_cast(LossKind))]
 CheckpointingField = Annotated[
     ActivationCheckpointing, BeforeValidator(pydantic_cast(ActivationCheckpointing))
 ]
@@ -273,7 +275,15 @@ class Workload(Spec):
     """``fp32``, ``tf32``, ``amp-fp16``/``amp-bf16`` (fp32 weights, autocast), ``bf16`` (all-bf16
     weights and state) or ``fp8`` (fp8 matmuls on top of amp-bf16)."""
     optimizer: OptimizerField = OptimizerName.ADAMW
-    """Ignored for ``task: infer``."""
+    """Ignored for ``task: infer``. ``adamw-8bit`` / ``paged-adamw-8bit`` are bitsandbytes' 8-bit
+    AdamW (2 bytes of state per parameter; the paged one keeps it in memory that spills to host)."""
+    optimizer_in_backward: bool = False
+    """Step each parameter as soon as its gradient is complete and free the gradient (torchtune's
+    ``optimizer_in_bwd``): no whole-model gradient is ever live. Needs ``gradient_accumulation: 1``."""
+    loss: LossField = LossKind.STANDARD
+    """Language models: ``standard`` (fp32 logits and log-probabilities), ``chunked`` (16-bit logits,
+    fp32 one chunk at a time) or ``fused-linear`` (output projection and loss fused per chunk; the
+    logits never exist whole)."""
     gradient_checkpointing: bool = False
     """The older spelling of ``activation_checkpointing: full``."""
     activation_checkpointing: CheckpointingField = ActivationCheckpointing.NONE
@@ -307,6 +317,15 @@ class Workload(Spec):
             )
         if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
             raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
+        if self.optimizer_in_backward and self.task is Task.INFER:
+            raise ValueError("optimizer_in_backward: has no effect for task: infer; remove it")
+        if self.optimizer_in_backward and self.gradient_accumulation > 1:
+            raise ValueError(
+                "optimizer_in_backward: steps during backward, so it cannot accumulate gradients; "
+                "use gradient_accumulation: 1 or drop optimizer_in_backward"
+            )
+        if self.loss is not LossKind.STANDARD and self.task is Task.INFER:
+            raise ValueError("loss: has no effect for task: infer; remove it")
         self._check_inputs()
         return self
 

@@ -98,6 +98,7 @@ def build(info: PresetInfo, workload: Workload) -> ModelBundle:
         model=model,
         make_batch=make_batch,
         loss=loss,
+        lm_head="decoder" if head == "mlm" else "",
         shape=ModelShape(
             family="encoder",
             num_layers=a.layers,

@@ -113,6 +113,7 @@ def decoder_bundle(
         model=model,
         make_batch=make_batch,
         loss=lambda out, batch: lm_loss(out, batch.targets[0]),
+        lm_head="lm_head",
         shape=ModelShape(
             family="decoder",
             num_layers=arch.layers,

@@ -126,6 +126,7 @@ def build(info: PresetInfo, workload: Workload) -> ModelBundle:
         model=model,
         make_batch=make_batch,
         loss=lambda out, batch: lm_loss(out, batch.targets[0]),
+        lm_head="lm_head",
         shape=ModelShape(
             family="encoder-decoder",
             num_layers=2 * a.layers,

@@ -1,0 +1,80 @@
+"""Per-GPU memory of the calibration configurations against what their publishers measured.
+
+    .venv/bin/python benchmarks/memory_check.py     # needs the profiles benchmarks/calibrate.py caches
+
+For every calibration case (a run that happened): whether it is predicted to fit, and, where the
+publisher printed a peak memory, the estimate's term that counts the same thing (``memory_what``:
+``max_memory_allocated`` / torchtune "peak memory active" → ``peak_allocated_gib``; reserved →
+``reserved_gib``; nvidia-smi → ``nvidia_smi_gib``) and its error. No constant of the memory model
+is fitted on these rows (perf/memory.py cites each one's source), so every error is out of sample.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from calibrate import _profiles
+
+
+def _term(what: str) -> str:
+    w = what.lower()
+    if "nvidia-smi" in w:
+        return "nvidia_smi_gib"
+    if "reserved" in w:
+        return "reserved_gib"
+    return "peak_allocated_gib"  # allocated, active, torchtune's peak memory stats
+
+
+def main() -> None:
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.calibration_data import load_rows
+    from gpuplan.perf.estimate import estimate
+    from gpuplan.perf.fit import load_cases
+
+    cases, _ = load_cases()
+    rows = [r for r in load_rows() if r.memory_gib is not None]
+    seen: dict[tuple[str, str, int, str], bool] = {}
+    errors: list[float] = []
+    print(
+        f"{'case':<78} {'fits':>5} {'alloc':>6} {'req':>6} {'smi':>6} {'cap':>5} {'published':>18} {'err':>7}"
+    )
+    for case, prof in _profiles(cases, cached_only=True):
+        e = estimate(prof, get_gpu(case.gpu), count=case.gpu_count, parallelism=case.parallelism)
+        m = e.memory
+        key = (prof.key, case.gpu, case.gpu_count, case.parallelism)
+        first = key not in seen
+        seen[key] = e.fits
+        match = next(
+            (
+                r
+                for r in rows
+                if r.model == case.workload["name"] and r.gpu == case.gpu and r.gpu_count == case.gpu_count
+            ),
+            None,
+        )
+        published, err = "", ""
+        if match is not None and match.memory_gib is not None and first:
+            term = _term(match.memory_what)
+            got = getattr(m, term)
+            pct = 100.0 * (got / match.memory_gib - 1.0)
+            errors.append(abs(pct))
+            published, err = f"{match.memory_gib:.1f} {term.split('_')[0]}", f"{pct:+.1f}%"
+        print(
+            f"{case.label[:78]:<78} {e.fits!s:>5} {m.peak_allocated_gib:6.1f} {m.required_gib:6.1f} "
+            f"{m.nvidia_smi_gib:6.1f} {m.capacity_gib:5.1f} {published:>18} {err:>7}"
+        )
+    print()
+    print(f"configurations that ran: {len(seen)}; predicted to fit: {sum(seen.values())}")
+    if errors:
+        print(
+            f"published memory figures compared: {len(errors)}; median |error| "
+            f"{statistics.median(errors):.1f} %, worst {max(errors):.1f} % (no fitted constant: held out)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Token cross-entropy the ways a workload's ``loss:`` names it, for the tracer.
+
+- ``standard``: the model source's own loss — the whole logits upcast to fp32 and fp32
+  log-probabilities kept for backward (8 bytes per batch × sequence × vocabulary element).
+- ``chunked``: the output projection runs per token chunk (:data:`CHUNKS` of them) and each
+  chunk's 16-bit logits are upcast and scored on their own, the softmax recomputed in backward
+  (each chunk's loss is checkpointed, as a compiled chunked loss saves only its input): the 16-bit
+  logits of every chunk stay for backward (2 bytes per element), fp32 lives one chunk at a time,
+  and backward never assembles a whole-logits gradient. torchtune's ``CEWithChunkedOutputLoss``
+  with the model's ``num_output_chunks`` = 8.
+- ``fused-linear``: the output projection and the loss run together chunk by chunk and the gradients
+  of the hidden states and the projection weight are computed in forward (Liger's fused linear
+  cross-entropy): the logits never exist whole; the hidden-state gradient and a weight-sized
+  gradient are held from forward to backward. torchtune's ``LinearCrossEntropyLoss`` chunks the same
+  way (8 chunks); Liger sizes its chunks from vocabulary ÷ hidden size — 8 is taken for both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+__all__ = ["CHUNKS", "chunked_cross_entropy", "fused_linear_cross_entropy"]
+
+#: Token chunks (torchtune's ``num_output_chunks`` default).
+CHUNKS = 8
+
+
+def _ce_sum(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(logits.float().flatten(0, -2), labels.flatten(), reduction="sum")
+
+
+def chunked_cross_entropy(
+    hidden: torch.Tensor, head: torch.nn.Linear, labels: torch.Tensor, chunks: int = CHUNKS
+) -> torch.Tensor:
+    """Mean token cross-entropy of ``head(hidden)`` (hidden: batch, seq, dim), projected and scored
+    ``chunks`` sequence chunks at a time; see the module docstring."""
+    total = torch.zeros((), dtype=torch.float32)
+    for hc, tc in zip(hidden.tensor_split(chunks, dim=1), labels.tensor_split(chunks, dim=1), strict=True):
+        logits = F.linear(hc, head.weight, head.bias)
+        part = checkpoint(_ce_sum, logits, tc, use_reentrant=False)
+        assert isinstance(part, torch.Tensor)
+        total = total + part
+    return total / labels.numel()
+
+
+class _FusedLinearCrossEntropy(torch.autograd.Function):
+    """Liger-style: loss and both gradients per chunk in forward; backward only scales them."""
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        hidden: torch.Tensor,
+        weight: torch.Tensor,
+        bias: torch.Tensor | None,
+        labels: torch.Tensor,
+        chunks: int,
+    ) -> torch.Tensor:
+        flat, flat_labels = hidden.flatten(0, -2), labels.flatten()
+        n = flat_labels.numel()
+        grad_hidden = torch.empty_like(flat)
+        grad_weight = torch.zeros_like(weight)
+        grad_bias = torch.zeros_like(bias) if bias is not None else None
+        loss = torch.zeros((), dtype=torch.float32)
+        start = 0
+        for rows, lab in zip(flat.tensor_split(chunks), flat_labels.tensor_split(chunks), strict=True):
+            logits = rows @ weight.t()
+            if bias is not None:
+                logits = logits + bias
+            logits = logits.float()
+            idx = lab.unsqueeze(1)
+            loss = loss + (torch.logsumexp(logits, dim=-1) - logits.gather(1, idx).squeeze(1)).sum()
+            # d loss / d logits = (softmax − one-hot) / n, cast back to the matmul dtype.
+            g = torch.softmax(logits, dim=-1)
+            g.scatter_add_(1, idx, torch.full(idx.shape, -1.0, dtype=g.dtype))
+            g = (g / n).to(rows.dtype)
+            grad_hidden.narrow(0, start, rows.shape[0]).copy_(g @ weight.to(g.dtype))
+            grad_weight += (g.t() @ rows).to(grad_weight.dtype)
+            if grad_bias is not None:
+                grad_bias += g.sum(0).to(grad_bias.dtype)
+            start += rows.shape[0]
+        extra = () if grad_bias is None else (grad_bias,)
+        ctx.save_for_backward(grad_hidden, grad_weight, *extra)
+        ctx.hidden_shape = hidden.shape
+        return loss / n
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        grad_hidden, grad_weight, *rest = ctx.saved_tensors
+        return (
+            (grad_hidden * grad_out).view(ctx.hidden_shape),
+            grad_weight * grad_out,
+            rest[0] * grad_out if rest else None,
+            None,
+            None,
+        )
+
+
+def fused_linear_cross_entropy(
+    hidden: torch.Tensor, head: torch.nn.Linear, labels: torch.Tensor, chunks: int = CHUNKS
+) -> torch.Tensor:
+    """Mean token cross-entropy of ``head(hidden)`` without ever holding the whole logits."""
+    out = _FusedLinearCrossEntropy.apply(hidden, head.weight, head.bias, labels, chunks)
+    assert isinstance(out, torch.Tensor)
+    return out
