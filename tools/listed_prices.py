@@ -132,15 +132,21 @@ _SEARCHED = (
 #: Providers with no public, dated list price for any instance in the snapshot: the reason carried by
 #: their spec-only offers (instead of a price).
 NO_PUBLIC_PRICE = {
-    "huawei": "no public dated list price found for Huawei Cloud GPU flavors (p2v, p2s, pi2, p3, g6): the "
-    "billing pages found describe billing modes and point to the price calculator, which none of the "
-    "searched sources holds; " + _SEARCHED + "; `gpuplan catalog refresh --provider huawei` prices "
-    "them with keys (BSS ListOnDemandResourceRatings)",
-    "volcengine": "no public dated list price found for Volcano Engine GPU types (ecs.gni2 and the "
-    "ini2/g1v families): public repositories name the types but no price, and no Volcano Engine price "
-    "page is in the searched sources; " + _SEARCHED + "; `gpuplan catalog refresh --provider "
-    "volcengine` prices them with keys",
-    "tencent": "no dated Tencent Cloud list price found for this type: Tencent's own price docs "
-    "(tencentyun/qcloud-documents, intlcloud-documents) carry figures but no date (listed in "
-    "skipped.csv); " + _SEARCHED + "; `gpuplan catalog refresh --provider tencent` prices it with keys",
+    "huawei": (
+        "specs only: no public dated list price found for Huawei Cloud GPU flavors (p2v, p2s, pi2, p3, "
+        "g6): the billing pages found describe billing modes and point to the price calculator, which "
+        "none of the searched sources holds; " + _SEARCHED + "; `gpuplan catalog refresh --provider "
+        "huawei` prices them with keys (BSS ListOnDemandResourceRatings)"
+    ),
+    "volcengine": (
+        "specs only: no public dated list price found for Volcano Engine GPU types (ecs.gni2 and the "
+        "ini2/g1v families): public repositories name the types but no price, and no Volcano Engine "
+        "price page is in the searched sources; " + _SEARCHED + "; `gpuplan catalog refresh "
+        "--provider volcengine` prices them with keys"
+    ),
+    "tencent": (
+        "specs only: no dated Tencent Cloud list price found for this type: Tencent's own price docs "
+        "(tencentyun/qcloud-documents, intlcloud-documents) carry figures but no date (listed in "
+        "skipped.csv); " + _SEARCHED + "; `gpuplan catalog refresh --provider tencent` prices it with keys"
+    ),
 }
