@@ -743,10 +743,6 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
 
 
 # ------------------------------------------------------------------ families issue 10 asks for
-_NO_FEED = (
-    "no credential-free {name} price feed and no dated list price in the permitted sources "
-    "(shared/data, public pages, PyPI data); `gpuplan catalog refresh --provider {p}` prices it with keys"
-)
 #: Instance families issue 10 lists, with the reason when the snapshot has no price for them.
 FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
@@ -791,12 +787,17 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
         "GN7.2XLARGE32 and GT4.4XLARGE96 are priced (monthly, 2026-06-15); "
         "`gpuplan catalog refresh --provider tencent` prices the rest with keys",
     ),
-    ("huawei", "p2v/p2s/pi2/p3", NO_PUBLIC_PRICE["huawei"]),
+    (
+        "huawei",
+        "p2v/p2s/pi2/p3",
+        NO_PUBLIC_PRICE["huawei"] + " (pi2 left out of the snapshot: its GPU is unverified in shared/data)",
+    ),
     (
         "volcengine",
         "ini2/g1v/gni2",
-        NO_PUBLIC_PRICE["volcengine"] + "; ini2/g1v type names not found in shared/data or the searched "
-        "corpora (ecs.gni2.3xlarge is in the snapshot, spec-only)",
+        NO_PUBLIC_PRICE["volcengine"] + " (billing API; its charge-item codes are unverified); ini2/g1v "
+        "type names not found in shared/data or the searched corpora (ecs.gni2.3xlarge is in the "
+        "snapshot, spec-only)",
     ),
 )
 
