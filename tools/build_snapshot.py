@@ -790,7 +790,8 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
         "huawei",
         "p2v/p2s/pi2/p3",
-        NO_PUBLIC_PRICE["huawei"] + " (pi2 left out of the snapshot: its GPU is unverified in shared/data)",
+        NO_PUBLIC_PRICE["huawei"]
+        + " (pi2.2xlarge.4 left out of the snapshot: shared/data has its flavor name only, no specs)",
     ),
     (
         "volcengine",
