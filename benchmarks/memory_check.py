@@ -30,22 +30,21 @@ def _term(what: str) -> str:
 
 
 def main() -> None:
-    from gpuplan.hardware import get_gpu
     from gpuplan.perf.calibration_data import load_rows
-    from gpuplan.perf.estimate import estimate
-    from gpuplan.perf.fit import load_cases
+    from gpuplan.perf.estimate import run_estimate
+    from gpuplan.perf.fit import case_request, load_cases
 
     cases, _ = load_cases()
     rows = [r for r in load_rows() if r.memory_gib is not None]
-    seen: dict[tuple[str, str, int, str], bool] = {}
-    errors: list[float] = []
+    seen: dict[tuple[str, str, int, str, int], bool] = {}
+    errors: dict[str, list[float]] = {}
     print(
         f"{'case':<78} {'fits':>5} {'alloc':>6} {'req':>6} {'smi':>6} {'cap':>5} {'published':>18} {'err':>7}"
     )
     for case, prof in _profiles(cases, cached_only=True):
-        e = estimate(prof, get_gpu(case.gpu), count=case.gpu_count, parallelism=case.parallelism)
+        e = run_estimate(case_request(case, prof))
         m = e.memory
-        key = (prof.key, case.gpu, case.gpu_count, case.parallelism)
+        key = (prof.key, case.gpu, case.gpu_count, case.parallelism, case.tensor_parallel)
         first = key not in seen
         seen[key] = e.fits
         match = next(
@@ -61,7 +60,7 @@ def main() -> None:
             term = _term(match.memory_what)
             got = getattr(m, term)
             pct = 100.0 * (got / match.memory_gib - 1.0)
-            errors.append(abs(pct))
+            errors.setdefault(match.source.split("@")[0].split(" ")[0], []).append(abs(pct))
             published, err = f"{match.memory_gib:.1f} {term.split('_')[0]}", f"{pct:+.1f}%"
         print(
             f"{case.label[:78]:<78} {e.fits!s:>5} {m.peak_allocated_gib:6.1f} {m.required_gib:6.1f} "
@@ -69,10 +68,10 @@ def main() -> None:
         )
     print()
     print(f"configurations that ran: {len(seen)}; predicted to fit: {sum(seen.values())}")
-    if errors:
+    for source, errs in errors.items():
         print(
-            f"published memory figures compared: {len(errors)}; median |error| "
-            f"{statistics.median(errors):.1f} %, worst {max(errors):.1f} % (no fitted constant: held out)"
+            f"{source}: {len(errs)} published memory figures; median |error| "
+            f"{statistics.median(errs):.1f} %, worst {max(errs):.1f} % (no fitted constant: held out)"
         )
 
 

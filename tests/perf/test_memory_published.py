@@ -9,17 +9,14 @@ keeps — is derived (perf/activations.py).
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.activations import forward_activation_bytes
-from gpuplan.perf.estimate import estimate
-from gpuplan.perf.fit import CalibrationCase, load_cases
+from gpuplan.perf.estimate import Estimate, estimate, run_estimate
+from gpuplan.perf.fit import CalibrationCase, case_request, load_cases
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 
 KNOWN = Path(__file__).parent / "fixtures" / "known"
@@ -91,27 +88,22 @@ def test_selective_checkpointing_lies_between_none_and_full_in_time() -> None:
 def _calibration_pairs() -> list[tuple[CalibrationCase, Profile]]:
     # The traced profiles benchmarks/calibrate.py caches for every calibration case.
     cases, _ = load_cases()
-    out = []
-    for case in cases:
-        digest = hashlib.sha256(json.dumps(case.workload, sort_keys=True).encode()).hexdigest()[:16]
-        name = f"{case.workload['name']}-{digest}.json".replace(" ", "_").replace("(", "").replace(")", "")
-        out.append((case, Profile.from_json((PROFILES / name).read_text(encoding="utf-8"))))
-    return out
+    return [(c, Profile.from_json((PROFILES / c.profile_file).read_text(encoding="utf-8"))) for c in cases]
 
 
-def _estimate_case(case: CalibrationCase, prof: Profile) -> Any:
-    return estimate(prof, get_gpu(case.gpu), count=case.gpu_count, parallelism=case.parallelism)
+def _estimate_case(case: CalibrationCase, prof: Profile) -> Estimate:
+    return run_estimate(case_request(case, prof))
 
 
 def test_every_calibration_configuration_that_ran_is_predicted_to_fit() -> None:
     # Every calibration case is a run that happened (its figure was measured on that hardware).
-    # 41 cases, 39 distinct configurations (the 3B packed run gives a memory and a throughput row;
-    # the +compile row traces the same step). Before the named memory terms, 8-bit paged AdamW,
-    # steps in backward and chunked loss: 35 of 38.
+    # 47 cases, 45 distinct configurations (the 3B packed run gives a memory and a throughput row;
+    # the +compile row traces the same step; six Megatron-LM tensor/pipeline-parallel runs). Before
+    # the named memory terms, 8-bit paged AdamW, steps in backward and chunked loss: 35 of 38.
     pairs = _calibration_pairs()
-    configs = {(p.key, c.gpu, c.gpu_count, c.parallelism): (c, p) for c, p in pairs}
+    configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in pairs}
     misses = [c.label for c, p in configs.values() if not _estimate_case(c, p).fits]
-    assert len(pairs) == 41 and len(configs) == 39
+    assert len(pairs) == 47 and len(configs) == 45
     assert misses == []
 
 

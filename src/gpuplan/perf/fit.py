@@ -35,6 +35,7 @@ from gpuplan.profile.model import Profile
 __all__ = [
     "GPU_NAMES",
     "CalibrationCase",
+    "case_request",
     "load_cases",
     "predict",
     "with_band",
@@ -157,14 +158,9 @@ def load_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     return (*cases, *more), digest
 
 
-def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
-    """The model's figure for ``case`` in the case's own unit.
-
-    Memory rows compare the *allocated* peak (PyTorch's ``max_memory_allocated``, torchtune's "peak
-    memory active") with the traced peak — like with like; no context or allocator slack.
-    """
-    if case.metric == _MEMORY_METRIC:
-        return profile.peak.total_bytes / 1024.0**3
+def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | None = None) -> EstimateRequest:
+    """The estimate of ``case``'s published configuration: its GPUs, links, parallelism (data,
+    tensor, pipeline), accumulation and ``torch.compile``."""
     gpu = get_gpu(case.gpu)
     link = Link.for_gpus(
         gpu,
@@ -173,23 +169,32 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
         network_gbit_s=case.network_gbit_s,
         network_kind=case.network_kind,  # type: ignore[arg-type]
     )
-    e = run_estimate(
-        EstimateRequest(
-            profile=profile,
-            gpu=gpu,
-            count=case.gpu_count,
-            parallelism=case.parallelism,
-            model_parallel=ModelParallel(
-                tensor=case.tensor_parallel,
-                pipeline=case.pipeline_parallel,
-                virtual_stages=case.virtual_stages,
-            ),
-            link=link,
-            calibration=cal,
-            grad_accum_steps=case.grad_accum_steps,
-            compiled=bool(case.workload.get("compile", False)),
-        )
+    return EstimateRequest(
+        profile=profile,
+        gpu=gpu,
+        count=case.gpu_count,
+        parallelism=case.parallelism,
+        model_parallel=ModelParallel(
+            tensor=case.tensor_parallel,
+            pipeline=case.pipeline_parallel,
+            virtual_stages=case.virtual_stages,
+        ),
+        link=link,
+        calibration=cal,
+        grad_accum_steps=case.grad_accum_steps,
+        compiled=bool(case.workload.get("compile", False)),
     )
+
+
+def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
+    """The model's figure for ``case`` in the case's own unit.
+
+    Memory rows compare the *allocated* peak (PyTorch's ``max_memory_allocated``, torchtune's "peak
+    memory active") with the traced peak — like with like; no context or allocator slack.
+    """
+    if case.metric == _MEMORY_METRIC:
+        return profile.peak.total_bytes / 1024.0**3
+    e = run_estimate(case_request(case, profile, cal))
     if case.published_flops_per_gpu_step is not None:
         return case.published_flops_per_gpu_step / e.step_time_s / 1e12
     if case.metric in ("model_tflops_per_gpu", "hardware_tflops_per_gpu"):
