@@ -168,5 +168,6 @@ def test_oom_advice_offers_8bit_adamw_paged_adamw_and_lighter_losses() -> None:
     # fused-linear 8 → 1.5 B/element minus the head's weight gradient (128,256 × 3072 × 2 B).
     chunked, fused = advice["chunked_loss"], advice["fused_linear_loss"]
     assert "loss: chunked" in chunked.summary and "loss: fused-linear" in fused.summary
+    assert "8-bit AdamW" in advice["paged_adamw_8bit"].summary
     assert fused.peak_memory_gib < chunked.peak_memory_gib < base.peak_memory_gib
     assert base.peak_memory_gib - chunked.peak_memory_gib == pytest.approx(4.9 * 1.10, rel=0.01)

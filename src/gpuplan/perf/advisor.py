@@ -232,15 +232,14 @@ def _eight_bit_adam(st: _Setup) -> list[Advice]:
     peak = replace(p.peak, optimizer_state_bytes=state, temporaries_bytes=temps)
     how = (
         f"AdamW state {p.peak.optimizer_state_bytes / trainable:.1f} → "
-        f"{_ADAM_8BIT_BYTES_PER_PARAM:.2f} B/param (bitsandbytes block-wise 8-bit moments)"
+        f"{_ADAM_8BIT_BYTES_PER_PARAM:.2f} B/param (block-wise 8-bit moments)"
     )
     out = []
     for action, summary, paged in (
-        ("adamw_8bit", "use 8-bit AdamW (bitsandbytes AdamW8bit; optimizer: adamw-8bit)", 0.0),
+        ("adamw_8bit", "use 8-bit AdamW (bitsandbytes), optimizer adamw-8bit", 0.0),
         (
             "paged_adamw_8bit",
-            "use paged 8-bit AdamW (bitsandbytes PagedAdamW8bit; optimizer: paged-adamw-8bit): its state "
-            "pages out to host memory when the GPU is full",
+            "use paged 8-bit AdamW (bitsandbytes): its state pages out to host memory when the GPU is full",
             state,
         ),
     ):
@@ -267,10 +266,9 @@ def _optimizer_in_backward(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(replace(p, peak=peak)),
         action="optimizer_in_backward",
-        summary="step the optimizer inside backward (optimizer_in_backward: true; torchtune's "
-        "optimizer_in_bwd)",
+        summary="step the optimizer inside backward, freeing each gradient at once",
         derivation="gradients live one layer at a time (the largest layer's), not the whole model's; "
-        "needs gradient_accumulation: 1",
+        "needs no gradient accumulation",
     )
 
 
@@ -286,12 +284,12 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
         (
             LossKind.CHUNKED,
             "chunked_loss",
-            "chunked cross-entropy (loss: chunked; torchtune CEWithChunkedOutputLoss)",
+            "chunked cross-entropy (torchtune), loss: chunked",
         ),
         (
             LossKind.FUSED_LINEAR,
             "fused_linear_loss",
-            "fused linear cross-entropy (loss: fused-linear; Liger / torchtune LinearCrossEntropyLoss)",
+            "fused linear cross-entropy (Liger), loss: fused-linear",
         ),
     ):
         saved = (standard - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
@@ -307,8 +305,8 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
                 action=action,
                 summary=summary,
                 derivation=f"logits memory {standard:g} → {_LOSS_BYTES_PER_ELEMENT[kind]:g} B per "
-                f"batch·seq·vocab element ({saved / 2**30:.2f} GiB); a bound: the peak may move — "
-                f"re-trace with loss: {kind.value} to confirm",
+                f"batch·seq·vocab element ({saved / 2**30:.2f} GiB); a bound: the peak may move, "
+                f"re-trace to confirm",
                 timed=False,
             )
         )
