@@ -820,6 +820,7 @@ def build_listed_prices(snap: Snapshot) -> None:
                 f"{what} {p.amount:g} {p.currency}/{p.unit} ({p.region})",
                 f"official figure, but the page states no date: not shipped as a price; {p.cited_source}",
             )
+            _note_undated_figure(snap, p)
             continue
         _price_listed_offer(snap, p)
         _add_price(
@@ -838,6 +839,23 @@ def build_listed_prices(snap: Snapshot) -> None:
                 "term": {"billing": "monthly subscription"} if p.pricing == "monthly" else None,
             },
         )
+
+
+def _note_undated_figure(snap: Snapshot, p: ListedPrice) -> None:
+    """Say in the unpriced offer's reason which undated official figures exist for it."""
+    figure = f"{p.pricing} {p.amount:g} {p.currency}/{p.unit}"
+    for o in snap.rows["offers.csv"]:
+        if (o["provider"], o["instance_type"]) != (p.provider, p.instance_type) or not o["price_reason"]:
+            continue
+        lead = "specs only: the provider's own price doc lists "
+        if o["price_reason"].startswith(lead):
+            head, _, tail = o["price_reason"].partition(" (undated")
+            o["price_reason"] = f"{head}, {figure} ({p.region}) (undated{tail}"
+        else:
+            o["price_reason"] = (
+                f"{lead}{figure} ({p.region}) (undated: not shipped as a price; the figures and their "
+                "pages are in skipped.csv)"
+            )
 
 
 def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
