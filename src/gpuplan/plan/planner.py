@@ -463,7 +463,7 @@ def plan_offers(
             _best_of(ctx, feasible, comp_mask),
             constraints,
         ),
-        why=explain_winner(ranked, constraints.objective),
+        why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
         notes=_plan_notes(job, ranked, notes, constraints),
