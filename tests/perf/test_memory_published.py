@@ -97,13 +97,14 @@ def _estimate_case(case: CalibrationCase, prof: Profile) -> Estimate:
 
 def test_every_calibration_configuration_that_ran_is_predicted_to_fit() -> None:
     # Every calibration case is a run that happened (its figure was measured on that hardware).
-    # 47 cases, 45 distinct configurations (the 3B packed run gives a memory and a throughput row;
-    # the +compile row traces the same step; six Megatron-LM tensor/pipeline-parallel runs). Before
-    # the named memory terms, 8-bit paged AdamW, steps in backward and chunked loss: 35 of 38.
+    # 62 cases, 60 distinct configurations (the 3B packed run gives a memory and a throughput row;
+    # the +compile row traces the same step; Megatron-LM tensor/pipeline-parallel runs and
+    # KempnerForge H200 runs among them). Before the named memory terms, 8-bit paged AdamW, steps
+    # in backward and chunked loss: 35 of the 38 configurations of the time.
     pairs = _calibration_pairs()
     configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in pairs}
     misses = [c.label for c, p in configs.values() if not _estimate_case(c, p).fits]
-    assert len(pairs) == 47 and len(configs) == 45
+    assert len(pairs) == 62 and len(configs) == 60
     assert misses == []
 
 
