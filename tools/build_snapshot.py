@@ -28,7 +28,14 @@ from gpuplan.catalog.snapshot import COLUMNS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
-from snapshot_sources import MARKETPLACE_QUOTES, MARKETPLACE_SKIPPED, gpuhunt_rows, skypilot_rows
+from snapshot_sources import (
+    MARKETPLACE_QUOTES,
+    MARKETPLACE_SKIPPED,
+    MARKETPLACE_SPECS,
+    MARKETPLACE_SPECS_MISSING,
+    gpuhunt_rows,
+    skypilot_rows,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "src" / "gpuplan" / "catalog" / "data"
@@ -813,6 +820,7 @@ def build_listed_prices(snap: Snapshot) -> None:
                 f"{what} {p.amount:g} {p.currency}/{p.unit} ({p.region})",
                 f"official figure, but the page states no date: not shipped as a price; {p.cited_source}",
             )
+            _note_undated_figure(snap, p)
             continue
         _price_listed_offer(snap, p)
         _add_price(
@@ -831,6 +839,23 @@ def build_listed_prices(snap: Snapshot) -> None:
                 "term": {"billing": "monthly subscription"} if p.pricing == "monthly" else None,
             },
         )
+
+
+def _note_undated_figure(snap: Snapshot, p: ListedPrice) -> None:
+    """Say in the unpriced offer's reason which undated official figures exist for it."""
+    figure = f"{p.pricing} {p.amount:g} {p.currency}/{p.unit}"
+    for o in snap.rows["offers.csv"]:
+        if (o["provider"], o["instance_type"]) != (p.provider, p.instance_type) or not o["price_reason"]:
+            continue
+        lead = "specs only: the provider's own price doc lists "
+        if o["price_reason"].startswith(lead):
+            head, _, tail = o["price_reason"].partition(" (undated")
+            o["price_reason"] = f"{head}, {figure} ({p.region}) (undated{tail}"
+        else:
+            o["price_reason"] = (
+                f"{lead}{figure} ({p.region}) (undated: not shipped as a price; the figures and their "
+                "pages are in skipped.csv)"
+            )
 
 
 def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
@@ -866,6 +891,12 @@ def build_marketplaces(snap: Snapshot) -> None:
         key = (q.provider, q.region, "", q.instance_type)
         if key not in snap.offer_keys:
             snap.offer_keys.add(key)
+            spec = MARKETPLACE_SPECS.get((q.provider, q.instance_type))
+            specs_note = (
+                f"vCPUs and RAM: {spec[2]}"
+                if spec
+                else MARKETPLACE_SPECS_MISSING.get(q.provider, "vCPUs unknown")
+            )
             snap.add(
                 "offers.csv",
                 provider=q.provider,
@@ -874,13 +905,14 @@ def build_marketplaces(snap: Snapshot) -> None:
                 instance_type=q.instance_type,
                 gpu=q.gpu,
                 gpu_count=q.gpu_count,
-                vcpus=None,
-                memory_gib=None,
+                vcpus=spec[0] if spec else None,
+                memory_gib=spec[1] if spec else None,
                 network_gbps=None,
                 interconnect=None,
                 source=q.source,
                 price_reason=None,
-                notes="marketplace price per GPU-hour from a dated public page; region not named there",
+                notes="marketplace price per GPU-hour from a dated public page; region not named there; "
+                + specs_note,
                 network_kind=None,
                 local_nvme_gb=None,
             )

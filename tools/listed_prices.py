@@ -145,8 +145,7 @@ NO_PUBLIC_PRICE = {
         "--provider volcengine` prices them with keys"
     ),
     "tencent": (
-        "specs only: no dated Tencent Cloud list price found for this type: Tencent's own price docs "
-        "(tencentyun/qcloud-documents, intlcloud-documents) carry figures but no date (listed in "
-        "skipped.csv); " + _SEARCHED + "; `gpuplan catalog refresh --provider tencent` prices it with keys"
+        "specs only: no Tencent Cloud list price found for this type: " + _SEARCHED + "; "
+        "`gpuplan catalog refresh --provider tencent` prices it with keys"
     ),
 }

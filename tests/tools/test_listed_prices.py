@@ -113,3 +113,12 @@ def test_article_quotes_stay_low_confidence_claims_on_pseudo_instances() -> None
         assert from_article == ("(article" in r["instance_type"]), r["instance_type"]
         if from_article:
             assert r["confidence"] == "low"
+
+
+def test_unpriced_offer_names_the_undated_official_figures_it_has() -> None:
+    reasons = {
+        r["instance_type"]: r["price_reason"] for r in _table("offers.csv") if r["provider"] == "tencent"
+    }
+    assert "monthly 5750 CNY/month" in reasons["GN10Xp.2XLARGE40"]
+    assert "undated: not shipped as a price" in reasons["GN10Xp.2XLARGE40"]
+    assert reasons["PNV4.7XLARGE116"] == NO_PUBLIC_PRICE["tencent"]
