@@ -19,6 +19,7 @@ import hashlib
 import json
 import re
 import shutil
+import stat
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -119,6 +120,12 @@ class Http:
         path = self._replay / name
         if path.resolve().parent != self._replay.resolve():
             raise DataError(f"saved response {name} links out of {self._replay}")
+        try:
+            regular = stat.S_ISREG(path.stat().st_mode)
+        except OSError as e:
+            raise DataError(f"cannot read saved response {name}: {e.strerror or e}") from None
+        if not regular:  # checked here too, so that the line names the file, not its long path
+            raise DataError(f"saved response {name} is not a regular file")
         text = read_text(
             path, what=f"{self.provider} saved response", max_bytes=MAX_REPLAY_BYTES, error=DataError
         )
