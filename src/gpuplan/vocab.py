@@ -20,9 +20,12 @@ from enum import Enum
 from typing import Any, TypeVar
 
 from gpuplan.errors import UnknownChoiceError
+from gpuplan.i18n import N_, _
+from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
     "COMMITTED_PRICING",
+    "HOURLY_PRICING",
     "PRICING_RULES",
     "ActivationCheckpointing",
     "Choice",
@@ -39,6 +42,7 @@ __all__ = [
     "Provider",
     "Task",
     "missing_members",
+    "pricing_name",
     "pydantic_cast",
 ]
 
@@ -182,23 +186,70 @@ class PricingRule:
     """Length of the commitment, hours (8760 for one year), billed whole; None = no term."""
     committed: bool
     """Binds the user beyond the job (monthly subscriptions, reservations)."""
+    name: str
+    """How tables name it, marked for translation (translated where shown): the code itself in
+    English (``on_demand``), so that the English tables keep the word users type."""
+    label: str
+    """The model in words, marked for translation (``reserved 1 year``; the tco report's legend)."""
+
+    @property
+    def term_months(self) -> int:
+        """Months the user commits to: the term in billing months (730 h), one for a monthly
+        subscription, none for hourly models."""
+        if not self.committed:
+            return 0
+        return round(self.term_hours / HOURS_PER_MONTH) if self.term_hours else 1
 
 
-#: The billing rule of every pricing model (``tests/test_vocab.py`` checks that each has one).
-#: Monthly prices are billed per started month (``units`` month, 730 h each: see units.py).
+#: The billing rule and the names of every pricing model, in one place (``tests/test_vocab.py``
+#: checks that each has one). Monthly prices are billed per started month (``units`` month, 730 h
+#: each: see units.py).
 PRICING_RULES: Mapping[str, PricingRule] = {
-    PricingModel.ON_DEMAND: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
-    PricingModel.SPOT: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
-    PricingModel.MONTHLY: PricingRule(units=frozenset({"month"}), term_hours=None, committed=True),
+    PricingModel.ON_DEMAND: PricingRule(
+        units=frozenset({"hour"}),
+        term_hours=None,
+        committed=False,
+        name=N_("on_demand"),
+        label=N_("on demand"),
+    ),
+    PricingModel.SPOT: PricingRule(
+        units=frozenset({"hour"}), term_hours=None, committed=False, name=N_("spot"), label=N_("spot")
+    ),
+    PricingModel.MONTHLY: PricingRule(
+        units=frozenset({"month"}),
+        term_hours=None,
+        committed=True,
+        name=N_("monthly"),
+        label=N_("monthly subscription"),
+    ),
     PricingModel.RESERVED_1Y: PricingRule(
-        units=frozenset({"hour", "month"}), term_hours=8760.0, committed=True
+        units=frozenset({"hour", "month"}),
+        term_hours=8760.0,
+        committed=True,
+        name=N_("reserved_1y"),
+        label=N_("reserved 1 year"),
     ),
     PricingModel.RESERVED_3Y: PricingRule(
-        units=frozenset({"hour", "month"}), term_hours=3 * 8760.0, committed=True
+        units=frozenset({"hour", "month"}),
+        term_hours=3 * 8760.0,
+        committed=True,
+        name=N_("reserved_3y"),
+        label=N_("reserved 3 years"),
     ),
 }
 
-#: Pricing models that bind the user beyond the job.
+
+def pricing_name(code: str) -> str:
+    """How tables name a pricing model, in the user's language (``on_demand`` → ``按需``); an
+    unknown code as it is."""
+    rule = PRICING_RULES.get(code)
+    return _(rule.name) if rule else code
+
+
+#: Pricing models that bind the user beyond the job, and those bought by the hour.
+HOURLY_PRICING: tuple[PricingModel, ...] = tuple(
+    PricingModel(p) for p, rule in PRICING_RULES.items() if not rule.committed
+)
 COMMITTED_PRICING: tuple[PricingModel, ...] = tuple(
     PricingModel(p) for p, rule in PRICING_RULES.items() if rule.committed
 )
@@ -211,6 +262,12 @@ class Commitment(Choice):
     MONTHLY = "monthly"
     ONE_YEAR = "1y"
     THREE_YEARS = "3y"
+
+    @property
+    def months(self) -> int:
+        """The longest term it accepts, months: a pricing model is allowed when its
+        :attr:`PricingRule.term_months` is no longer."""
+        return {"none": 0, "monthly": 1, "1y": 12, "3y": 36}[self.value]
 
 
 class Currency(Choice):

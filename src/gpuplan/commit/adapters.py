@@ -19,14 +19,12 @@ from gpuplan.i18n import _
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
 from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
 
 __all__ = ["DemandSource", "demands_from_usage", "priced_offers"]
-
-#: Months of a term when the catalog's row does not say (``term.years``).
-_DEFAULT_TERM_MONTHS = {"monthly": 1, "reserved_1y": 12, "reserved_3y": 36}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,7 +42,8 @@ def _term_months(p: OfferPrice) -> int:
     years = (p.term or {}).get("years") if p.pricing != "monthly" else None
     if isinstance(years, int | float) and years > 0:
         return round(years * 12)
-    return _DEFAULT_TERM_MONTHS[p.pricing or ""]
+    # The catalog's row does not say (``term.years``): the pricing model's own term.
+    return PRICING_RULES[p.pricing or ""].term_months
 
 
 def _spot_rate(p: OfferPrice) -> SpotRate:

@@ -28,8 +28,6 @@ OBJECTIVE_NAMES = {
     Objective.TIME: N_("the shortest job time"),
     Objective.BALANCED: N_("the best cost × time balance"),
 }
-#: Pricing models, in words (the codes are the English text; translated where shown).
-PRICING_NAMES = (N_("on_demand"), N_("spot"), N_("monthly"), N_("reserved_1y"), N_("reserved_3y"))
 
 
 def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> FloatArray:
