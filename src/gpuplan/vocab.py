@@ -6,18 +6,19 @@ member, or raises :class:`~gpuplan.errors.UnknownChoiceError` with "did you mean
 ``str`` subclasses, so ``Provider.AWS == "aws"`` and a table keyed by the enum is looked up by the
 plain string too.
 
-Per-provider facts live in the provider's module (``catalog/providers/<name>.py``); the few
-per-provider tables elsewhere are keyed by :class:`Provider`, and a test checks that each covers
-every member, so adding a provider here shows every table it needs.
+Two lists are known only when the program runs, because a module above this one owns them:
+:class:`Names` gives them the same ``cast``. The providers are one: each provider's module
+(``catalog/providers/<name>.py``) declares its code, and ``gpuplan.catalog.PROVIDERS`` is the
+registry's list of codes as :class:`Names` — so adding a provider touches no table here.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar, overload
 
 from gpuplan.errors import UnknownChoiceError
 from gpuplan.i18n import N_, _
@@ -28,10 +29,12 @@ __all__ = [
     "HOURLY_PRICING",
     "PRICING_RULES",
     "ActivationCheckpointing",
+    "CastsToStr",
     "Choice",
     "Commitment",
     "Confidence",
     "Currency",
+    "Names",
     "Objective",
     "OptimizerName",
     "Parallelism",
@@ -39,7 +42,6 @@ __all__ = [
     "PriceUnit",
     "PricingModel",
     "PricingRule",
-    "Provider",
     "Task",
     "missing_members",
     "pricing_name",
@@ -88,14 +90,10 @@ class Choice(str, Enum):
         """The member ``value`` names; :class:`UnknownChoiceError` with "did you mean" otherwise."""
         if isinstance(value, cls):
             return value
-        key = _key(str(value))
-        by_key = {_key(m.value): m for m in cls}
-        for alias, target in cls.aliases().items():
-            by_key.setdefault(_key(alias), cls(target))
-        if key in by_key:
-            return by_key[key]
-        hint = cls.hints().get(key)
-        raise UnknownChoiceError(cls.kind(), str(value), cls.shown(), suggestions=[hint] if hint else None)
+        found = _lookup(value, cls.values(), cls.aliases())
+        if found is None:
+            _refuse(value, cls.kind(), cls.shown(), cls.hints())
+        return cls(found)
 
     @classmethod
     def shown(cls) -> tuple[str, ...]:
@@ -103,13 +101,68 @@ class Choice(str, Enum):
         return cls.values()
 
 
-def pydantic_cast(cls: type[C]) -> Callable[[object], C]:
-    """``cls.cast`` for a pydantic ``BeforeValidator``: the error becomes a ValueError, so pydantic
-    reports it with the field's path (``precision: unknown precision 'bf61'; did you mean 'bf16'?``)."""
+def _lookup(value: object, values: tuple[str, ...], aliases: Mapping[str, str]) -> str | None:
+    """The value among ``values`` (or ``aliases``) that ``value`` spells, or None."""
+    key = _key(str(value))
+    by_key = {_key(v): v for v in values}
+    for alias, target in aliases.items():
+        by_key.setdefault(_key(alias), target)
+    return by_key.get(key)
 
-    def cast(value: object) -> C:
+
+def _refuse(value: object, kind: str, shown: tuple[str, ...], hints: Mapping[str, str]) -> NoReturn:
+    hint = hints.get(_key(str(value)))
+    raise UnknownChoiceError(kind, str(value), shown, suggestions=[hint] if hint else None)
+
+
+class CastsToStr(Protocol):
+    """A list of names that casts to plain strings (:class:`Names`, ``gpuplan.catalog.PROVIDERS``)."""
+
+    def cast(self, value: object, /) -> str: ...
+
+
+@dataclass(frozen=True)
+class Names:
+    """A closed list of names known only at run time, cast like a :class:`Choice`: the layer that
+    owns the list builds it (``gpuplan.catalog.PROVIDERS``: the provider registry's codes). Members are
+    plain strings."""
+
+    kind: str
+    """What one name is called in messages (``provider``)."""
+    values: tuple[str, ...]
+    """The names, in the owner's order."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Other accepted spellings -> the name they stand for."""
+
+    def cast(self, value: object) -> str:
+        """The name ``value`` spells; :class:`UnknownChoiceError` with "did you mean" otherwise."""
+        found = _lookup(value, self.values, self.aliases)
+        if found is None:
+            _refuse(value, self.kind, self.values, {})
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.values
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@overload
+def pydantic_cast(names: type[C]) -> Callable[[object], C]: ...
+@overload
+def pydantic_cast(names: CastsToStr) -> Callable[[object], str]: ...
+def pydantic_cast(names: type[Choice] | CastsToStr) -> Callable[[object], Choice | str]:
+    """``names.cast`` (a :class:`Choice` or :class:`Names`) for a pydantic ``BeforeValidator``: the
+    error becomes a ValueError, so pydantic reports it with the field's path (``precision: unknown
+    precision 'bf61'; did you mean 'bf16'?``)."""
+
+    def cast(value: object) -> Choice | str:
         try:
-            return cls.cast(value)
+            return names.cast(value)
         except UnknownChoiceError as e:
             raise ValueError(str(e)) from None
 
@@ -123,37 +176,6 @@ def missing_members(cls: type[Choice], table: Mapping[Any, Any]) -> list[str]:
 
 
 # --- catalog -----------------------------------------------------------------------------------
-
-
-class Provider(Choice):
-    """A cloud or GPU marketplace gpuplan has offers for. The value is the code used everywhere:
-    catalog rows, workload ``providers:``, ``data.location`` (``aws/us-east-1``), plan files."""
-
-    AWS = "aws"
-    AZURE = "azure"
-    GCP = "gcp"
-    ALIBABA = "alibaba"
-    TENCENT = "tencent"
-    HUAWEI = "huawei"
-    VOLCENGINE = "volcengine"
-    LAMBDA = "lambda"
-    """Lambda (GPU cloud marketplace)."""
-    RUNPOD = "runpod"
-    VAST = "vast"
-    """Vast.ai (GPU marketplace)."""
-
-    @classmethod
-    def aliases(cls) -> Mapping[str, str]:
-        return {
-            "amazon": "aws",
-            "google": "gcp",
-            "aliyun": "alibaba",
-            "alibaba_cloud": "alibaba",
-            "volcano": "volcengine",
-            "volcano_engine": "volcengine",
-            "lambda_labs": "lambda",
-            "vast_ai": "vast",
-        }
 
 
 class PricingModel(Choice):

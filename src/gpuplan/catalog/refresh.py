@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from gpuplan.catalog.model import Provider
-from gpuplan.catalog.providers import REGISTRY, Credentials, MissingCredentialsError
+from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.errors import GpuplanError
@@ -75,9 +74,9 @@ def _kept(store: Store, provider: str) -> str:
     return f"kept the last good data ({n} offers, newest price {newest or 'none'})"
 
 
-def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) -> RefreshOutcome:
-    name = provider.value
-    module = REGISTRY[provider]
+def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> RefreshOutcome:
+    name = provider
+    provider_module = module(provider)
     try:
         http = Http(
             name,
@@ -90,7 +89,7 @@ def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) ->
             provider=name, status="failed", message=f"{e}; {_kept(store, name)}", started_at=now
         )
     try:
-        result = module.FETCHER.fetch(http, options.credentials, now)
+        result = provider_module.FETCHER.fetch(http, options.credentials, now)
     except MissingCredentialsError as e:
         return RefreshOutcome(provider=name, status="skipped", message=f"skipped: {e}", started_at=now)
     except UnsupportedFetchError as e:
@@ -149,11 +148,9 @@ def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) ->
     )
 
 
-def refresh(
-    store: Store, providers: Sequence[str | Provider], options: RefreshOptions
-) -> list[RefreshOutcome]:
+def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> list[RefreshOutcome]:
     """Refresh each provider in turn (all of them when ``providers`` is empty); one outcome each."""
-    chosen = [Provider.cast(p) for p in providers] or list(REGISTRY)
+    chosen = [PROVIDERS.cast(p) for p in providers] or list(PROVIDERS)
     now = options.now or _now()
     outcomes = []
     for provider in dict.fromkeys(chosen):

@@ -17,7 +17,7 @@ from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import _
 from gpuplan.plan.input_types import JobFacts
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
+from gpuplan.plan.spot import SpotRate, band_rate_per_hour, spot_default
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import PRICING_RULES
 
@@ -48,7 +48,7 @@ def _term_months(p: OfferPrice) -> int:
 
 def _spot_rate(p: OfferPrice) -> SpotRate:
     rate = band_rate_per_hour(p.interruption_band) if p.interruption_band else None
-    return rate or SPOT_DEFAULTS.get(p.provider, DEFAULT_SPOT_RATE)
+    return rate or spot_default(p.provider)
 
 
 def priced_offers(

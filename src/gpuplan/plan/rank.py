@@ -9,7 +9,7 @@ import numpy as np
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
-from gpuplan.plan.region_countries import MANAGED_KUBERNETES
+from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, PersonaPick
 from gpuplan.units import format_hours
 
@@ -76,7 +76,7 @@ def persona_picks(
     candidate of its kind, not only the top N shown)."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
-    services = ", ".join(sorted(set(MANAGED_KUBERNETES.values())))
+    services = ", ".join(sorted(set(managed_kubernetes().values())))
     labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
     return (
         PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),

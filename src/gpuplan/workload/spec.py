@@ -22,7 +22,6 @@ from gpuplan.vocab import (
     Parallelism,
     Precision,
     PricingModel,
-    Provider,
     Task,
     pydantic_cast,
 )
@@ -245,8 +244,12 @@ class ConstraintsSpec(Spec):
     @field_validator("providers")
     @classmethod
     def _providers(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        cast = pydantic_cast(Provider)
-        return tuple(cast(p).value for p in v)
+        # The provider codes are the catalog registry's (imported here: the catalog package opens
+        # the database layer, which a workload that names no provider does not need).
+        from gpuplan.catalog.providers import PROVIDERS
+
+        cast = pydantic_cast(PROVIDERS)
+        return tuple(cast(p) for p in v)
 
     @field_validator("pricing")
     @classmethod

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -24,6 +24,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
 from gpuplan.errors import DataError
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -45,7 +46,8 @@ SPOT_FEED_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
 SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 
 FACTS = ProviderFacts(
-    provider=Provider.AWS,
+    provider="aws",
+    aliases=("amazon",),
     display_name="Amazon Web Services",
     kind="hyperscaler",
     regions=regions(
@@ -101,6 +103,10 @@ FACTS = ProviderFacts(
         published_rate="interruption-frequency bands per instance type and region (Spot Instance Advisor)",
         source="AWS EC2 user guide 'Spot Instance interruption notices' (two-minute warning); "
         "Spot Instance Advisor data " + SPOT_ADVISOR_URL,
+        rate_note=N_(
+            "AWS publishes interruption-frequency bands per instance type in the Spot Instance Advisor; "
+            "none in the catalog for this offer"
+        ),
     ),
     default_region="us-east-1",
     egress_storage_note="egress tiers and S3/EBS prices from shared/data/egress_storage.csv "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -19,6 +19,7 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -31,7 +32,7 @@ API_VERSION = "2023-01-01-preview"
 _HOURS_PER_YEAR = 8760
 
 FACTS = ProviderFacts(
-    provider=Provider.AZURE,
+    provider="azure",
     display_name="Microsoft Azure",
     kind="hyperscaler",
     regions=regions(
@@ -90,6 +91,9 @@ FACTS = ProviderFacts(
         published_rate="an eviction-rate band per VM size and region in the portal "
         "(not in the Retail Prices API)",
         source="Azure docs 'Use Azure Spot Virtual Machines' (30-second Scheduled Events notice)",
+        rate_note=N_(
+            "Azure shows an eviction-rate band per VM size in the portal; none in the catalog for this offer"
+        ),
     ),
     default_region="eastus",
     egress_storage_note="bandwidth and storage meters from the Retail Prices API examples in shared/data",

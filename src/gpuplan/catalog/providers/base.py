@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -67,6 +67,10 @@ class SpotFacts:
     """What the provider publishes about interruption frequency (``advisor bands per instance``), or
     None when it publishes nothing (the planner then states its assumed default)."""
     source: str
+    rate_note: str
+    """What users are told about the provider's interruption rate when the catalog has no band for
+    an offer and the planner assumes its default: one clause, marked with ``N_()`` so that it is
+    translated where shown (``Tencent publishes no rate``)."""
     max_runtime_h: float | None = None
     """A hard runtime limit of an interruptible machine, hours (None = no limit published)."""
 
@@ -75,7 +79,10 @@ class SpotFacts:
 class ProviderFacts:
     """Everything gpuplan knows about a provider apart from its offers and prices."""
 
-    provider: Provider
+    provider: str
+    """The provider's code, used everywhere: catalog rows, a workload's ``providers:``,
+    ``data.location`` (``aws/us-east-1``), plan files. Lower case letters, digits and ``_``; the
+    registry (``gpuplan.catalog.providers.REGISTRY``) is keyed by it."""
     display_name: str
     kind: str
     """``hyperscaler``, ``china_cloud`` or ``marketplace``."""
@@ -96,6 +103,8 @@ class ProviderFacts:
     """Names of the settings the fetcher reads (keys, versions); none: public price lists."""
     price_list_region_codes: tuple[str, ...] = ()
     """Codes a price list uses that are not region ids (Alibaba BSS ``vm_region_no``)."""
+    aliases: tuple[str, ...] = ()
+    """Other names users write for the provider (``aliyun``); any case, ``-``/``_``/spaces alike."""
 
     def region(self, code: str) -> Region | None:
         """The region with this code, or None."""

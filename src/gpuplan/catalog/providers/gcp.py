@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -23,6 +23,7 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -33,7 +34,8 @@ COMPUTE_SERVICE = "6F81-5844-456A"
 SKUS_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_SERVICE}/skus"
 
 FACTS = ProviderFacts(
-    provider=Provider.GCP,
+    provider="gcp",
+    aliases=("google",),
     display_name="Google Cloud",
     kind="hyperscaler",
     regions=regions(
@@ -84,6 +86,7 @@ FACTS = ProviderFacts(
         published_rate=None,
         source="Google Cloud docs 'Spot VMs' (30-second preemption notice; preemptible VMs stop after 24 h)",
         max_runtime_h=None,
+        rate_note=N_("GCP publishes no rate; its preemptible VMs stop after 24 h"),
     ),
     default_region="us-east1",
     egress_storage_note="egress SKUs from the Cloud Billing Catalog examples in shared/data",

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from gpuplan.catalog.model import Provider
 from gpuplan.catalog.providers._keyed import KeyedFetcher
 from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER"]
 
 _KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY")
 
 FACTS = ProviderFacts(
-    provider=Provider.HUAWEI,
+    provider="huawei",
     display_name="Huawei Cloud",
     kind="china_cloud",
     regions=regions(
@@ -47,6 +47,7 @@ FACTS = ProviderFacts(
         published_rate=None,
         source="Huawei Cloud ECS docs 'Spot Pricing' (no interruption rate published; "
         "no spot price API found)",
+        rate_note=N_("Huawei publishes no rate"),
     ),
     default_region=None,
     egress_storage_note="no OBS or egress price found (shared/data)",

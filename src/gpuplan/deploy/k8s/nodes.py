@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuplan.catalog.providers import REGISTRY
+from gpuplan.catalog.providers import kubernetes_service
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware import get_gpu
@@ -87,7 +87,7 @@ def placement(spec: LaunchSpec) -> Placement:
                     "effect": "NoSchedule",
                 }
             )
-    elif provider and (module := REGISTRY.get(provider)) and (cluster := module.FACTS.kubernetes):
+    elif provider and (cluster := kubernetes_service(provider)):
         p.notes.append(
             f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
             "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "
