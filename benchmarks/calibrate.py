@@ -22,8 +22,6 @@ plots published against held-out predicted figures.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import statistics
 import sys
 import time
@@ -44,11 +42,6 @@ OUTPUT = ROOT / "src" / "gpuplan" / "perf" / "calibration.json"
 CHART = ROOT / "benchmarks" / "results" / "calibration_heldout.svg"
 
 
-def _profile_path(workload: dict[str, object]) -> Path:
-    digest = hashlib.sha256(json.dumps(workload, sort_keys=True).encode()).hexdigest()[:16]
-    return PROFILES / f"{workload['name']}-{digest}.json".replace(" ", "_").replace("(", "").replace(")", "")
-
-
 def _profiles(
     cases: Sequence[CalibrationCase], cached_only: bool, retrace: bool = False
 ) -> list[tuple[CalibrationCase, Profile]]:
@@ -58,7 +51,7 @@ def _profiles(
     started = time.time()
     PROFILES.mkdir(parents=True, exist_ok=True)
     for case in cases:
-        path = _profile_path(case.workload)
+        path = PROFILES / case.profile_file
         if path.exists() and not (retrace and path.stat().st_mtime < started):
             prof = Profile.from_json(path.read_text(encoding="utf-8"))
         elif cached_only:

@@ -787,13 +787,14 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
         "huawei",
         "p2v/p2s/pi2/p3.",
-        _NO_FEED.format(name="Huawei Cloud", p="huawei") + " (its BSS signing is not implemented yet)",
+        _NO_FEED.format(name="Huawei Cloud", p="huawei")
+        + " (BSS ratings; pi2 left out: its GPU is unverified in shared/data)",
     ),
     (
         "volcengine",
         "ini2/g1v/gni2",
         _NO_FEED.format(name="Volcano Engine", p="volcengine")
-        + " (its signing is not implemented yet); ini2/g1v names not found in shared/data",
+        + " (billing API; its charge-item codes are unverified); ini2/g1v names not found in shared/data",
     ),
 )
 

@@ -3,13 +3,14 @@
 A name list is defined here once and used by the pydantic models, the catalog, the planner and
 deploy. ``Choice.cast`` turns what a user wrote (any case; ``-``, ``_`` and spaces alike) into a
 member, or raises :class:`~gpuplan.errors.UnknownChoiceError` with "did you mean …". Members are
-``str`` subclasses, so ``Provider.AWS == "aws"`` and a table keyed by the enum is looked up by the
-plain string too.
+``str`` subclasses, so ``PricingModel.SPOT == "spot"`` and a table keyed by the enum is looked up by
+the plain string too. A pricing model's billing rule and its names (translated where shown) are
+:data:`PRICING_RULES`, beside the enum.
 
-Two lists are known only when the program runs, because a module above this one owns them:
-:class:`Names` gives them the same ``cast``. The providers are one: each provider's module
-(``catalog/providers/<name>.py``) declares its code, and ``gpuplan.catalog.PROVIDERS`` is the
-registry's list of codes as :class:`Names` — so adding a provider touches no table here.
+A list known only when the program runs, because a layer above this one owns it, is a :class:`Names`
+with the same ``cast``. The providers are one: each provider's module
+(``catalog/providers/<name>.py``) declares its code, and ``gpuplan.catalog.PROVIDERS`` casts against
+the registry's codes — so adding a provider touches no table here.
 """
 
 from __future__ import annotations

@@ -1,19 +1,19 @@
 """The shipped calibration: fresh for its data, reproducible from the cached traces, judged held out.
 
 ``benchmarks/calibrate.py`` fits by robust least squares and records k-fold held-out figures in
-the calibration (``heldout``). On 35 fitted throughput rows over 4 architectures (Volta, Turing,
-Ampere, Ada; 15 LLM-training rows, 6 multi-node): in-sample median |error| 5.4 %, 5-fold held out
-11.9 % (worst 178.7 %: ResNet-50 at batch 1, the one host-bound row, whose host overhead nothing
-else in its training folds determines), leave-one-architecture-out 17.9 %; the 80 % split-conformal
-band (×/÷ 1.43) covers 83 % of held-out rows. NB: the 8 ATorch rows are one workload at 8–64 GPUs,
-so a k-fold split usually keeps a sibling of each in training; the architecture-out figure is the
-harder one. The thresholds below sit just above the achieved figures so that a regression fails.
-"""
+the calibration (``heldout``). On 41 fitted throughput rows over 4 architectures (Volta, Turing,
+Ampere, Ada; 21 LLM-training rows, 12 multi-node, 5 of them tensor/pipeline parallel): in-sample
+median |error| 9.8 %, 5-fold held out 13.4 % (worst 178.7 %: ResNet-50 at batch 1, the one
+host-bound row), leave-one-architecture-out 17.5 %; the 80 % split-conformal band (×/÷ 1.45)
+covers 83 % of held-out rows. Before the six Megatron-LM SC21 rows joined (35 rows) the figures
+were 5.4 / 11.9 / 17.9 %: those rows' small models are over-predicted (+50 % at 1.7B) because
+their attention is traced fused and causal while Megatron 2021 ran an unfused masked softmax.
+NB: the 8 ATorch rows are one workload at 8–64 GPUs, so a k-fold split usually keeps a sibling of
+each in training. The thresholds below sit just above the achieved figures so that a regression
+fails."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import statistics
 from pathlib import Path
@@ -31,9 +31,7 @@ def _pairs() -> list[tuple[CalibrationCase, Profile]]:
     cases, _ = load_cases()
     out = []
     for case in cases:
-        digest = hashlib.sha256(json.dumps(case.workload, sort_keys=True).encode()).hexdigest()[:16]
-        name = f"{case.workload['name']}-{digest}.json".replace(" ", "_").replace("(", "").replace(")", "")
-        out.append((case, Profile.from_json((PROFILES / name).read_text(encoding="utf-8"))))
+        out.append((case, Profile.from_json((PROFILES / case.profile_file).read_text(encoding="utf-8"))))
     return out
 
 
@@ -54,15 +52,15 @@ def test_recorded_predictions_reproduce_from_cached_profiles() -> None:
 def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
     cal = load_calibration()
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
-    assert len(errors) >= 35
-    assert statistics.median(errors) <= 7.0  # achieved 5.4 (in-sample: not the accuracy figure)
+    assert len(errors) >= 41
+    assert statistics.median(errors) <= 10.5  # achieved 9.8 (in-sample: not the accuracy figure)
 
 
 def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
     held = dict(load_calibration().heldout)
-    assert held["rows"] >= 35 and held["folds"] >= 5
-    assert held["kfold_median_abs_error_pct"] <= 12.0  # achieved 11.9
-    assert held["loao_median_abs_error_pct"] <= 20.0  # achieved 17.9
+    assert held["rows"] >= 41 and held["folds"] >= 5
+    assert held["kfold_median_abs_error_pct"] <= 14.0  # achieved 13.4
+    assert held["loao_median_abs_error_pct"] <= 19.0  # achieved 17.5
     assert held["kfold_median_abs_error_pct"] >= held["in_sample_median_abs_error_pct"]
     assert held["band_coverage"] >= 0.8
 

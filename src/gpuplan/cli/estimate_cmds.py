@@ -84,6 +84,8 @@ def estimate_cmd(
             cal,
             parallelism=workload.parallelism.value,
             gradient_accumulation=workload.gradient_accumulation,
+            tensor_parallel=workload.tensor_parallel,
+            pipeline_parallel=workload.pipeline_parallel,
         )
         sys.stdout.write(doc.to_json())
         return

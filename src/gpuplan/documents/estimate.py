@@ -39,6 +39,8 @@ class EstimateWorkload(Document):
     seq_len: int | None
     parallelism: str
     gradient_accumulation: int = Field(ge=1)
+    tensor_parallel: int = Field(default=1, ge=1)
+    pipeline_parallel: int = Field(default=1, ge=1)
 
 
 class CalibrationSummary(Document):
@@ -119,6 +121,20 @@ class EstimateRow(Document):
     """All collective communication of one step, s, overlapped or not."""
     comm_exposed_s: float | None
     """The part of ``comm_total_s`` that adds to the step time, s."""
+    tensor_parallel: int | None = None
+    """Tensor-parallel degree (GPUs each layer is split over); None on an error row."""
+    pipeline_parallel: int | None = None
+    """Pipeline stages; None on an error row."""
+    data_parallel: int | None = None
+    """Model replicas: ``gpu_count / (tensor_parallel · pipeline_parallel)``."""
+    pipeline_bubble_fraction: float | None = None
+    """Share of the pipeline's time its stages idle (1F1B: ``(p−1)/(m+p−1)``, m micro-batches)."""
+    pipeline_bubble_s: float | None = None
+    """That idle time per optimizer step, s (part of ``step_time_s``)."""
+    tensor_parallel_comm_s: float | None = None
+    """Tensor-parallel all-reduces per step, s, all exposed (part of ``comm_exposed_s``)."""
+    pipeline_comm_s: float | None = None
+    """Stage-to-stage sends per step, s, exposed (part of ``comm_exposed_s``)."""
     network_gbps: float | None
     """Inter-node network per node the estimate used, Gbit/s."""
     network_source: str | None

@@ -6,6 +6,8 @@ Its own module so that the v1 reader (:mod:`gpuplan.perf.fit`) and the v2 reader
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +39,14 @@ class CalibrationCase:
     network_gbit_s: float | None = None
     """Inter-node network per node as published (None: one node, or not stated)."""
     network_kind: str | None = None
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    virtual_stages: int = 1
+    """Model chunks per GPU of Megatron's interleaved schedule (1: plain 1F1B)."""
+    published_flops_per_gpu_step: float | None = None
+    """FLOPs per GPU per optimizer step by the publisher's own formula, for a ``*_tflops_per_gpu``
+    figure: the prediction divides these (not the traced FLOPs) by the predicted step time, so
+    both sides count alike. None: the traced FLOPs are the publisher's count."""
 
     def __str__(self) -> str:
         return self.label
@@ -44,3 +54,11 @@ class CalibrationCase:
     @property
     def architecture(self) -> str:
         return get_gpu(self.gpu).architecture
+
+    @property
+    def profile_file(self) -> str:
+        """File name of the case's cached trace (``tests/perf/fixtures/profiles/``): its name and
+        a hash of its workload."""
+        digest = hashlib.sha256(json.dumps(self.workload, sort_keys=True).encode()).hexdigest()[:16]
+        name = f"{self.workload['name']}-{digest}.json"
+        return name.replace(" ", "_").replace("(", "").replace(")", "")

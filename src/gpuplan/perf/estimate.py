@@ -19,6 +19,15 @@ from gpuplan.perf.comm import comm_time
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
+from gpuplan.perf.model_parallel import (
+    ModelParallel,
+    check_model_parallel,
+    data_parallel_link,
+    local_profile,
+    pipeline_bubble_fraction,
+    stage_p2p_s,
+    tensor_parallel_comm_s,
+)
 from gpuplan.perf.parallel import Link, check_parallelism, sharded_peak_bytes
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
@@ -84,7 +93,10 @@ class EstimateRequest:
     count: int = 1
     """Number of GPUs of that model (all ranks, over every node)."""
     parallelism: str = "ddp"
-    """How the ranks share the model: ``ddp``, ``zero1``/``zero2``/``zero3`` or ``fsdp``."""
+    """How the data-parallel replicas share the model: ``ddp``, ``zero1``/``zero2``/``zero3`` or ``fsdp``."""
+    model_parallel: ModelParallel = field(default_factory=ModelParallel)
+    """Tensor × pipeline split of each replica (Megatron-style); the data-parallel degree is
+    ``count / (tensor · pipeline)``, and ``grad_accum_steps`` are the pipeline's micro-batches."""
     link: Link | None = None
     """The links joining the GPUs (NVLink/PCIe in a node, the network between nodes); None:
     :meth:`Link.for_gpus` (one node up to 8 GPUs, NVLink where the GPU has it)."""
@@ -147,6 +159,18 @@ class Estimate:
     """Inter-node network per node the estimate used, Gbit/s (what it would use on one node)."""
     network_source: str
     """``user``, ``catalog`` (the instance's entry) or ``assumed``."""
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    data_parallel: int = 1
+    """Model replicas: ``gpu_count / (tensor_parallel · pipeline_parallel)``."""
+    pipeline_bubble_fraction: float = 0.0
+    """Share of the pipeline's time its stages idle (1F1B: ``(p−1)/(m+p−1)``)."""
+    pipeline_bubble_s: float = 0.0
+    """Idle time of a stage per optimizer step (part of ``step_time_s``)."""
+    tensor_parallel_comm_s: float = 0.0
+    """Tensor-parallel all-reduces per optimizer step, all exposed (part of ``comm_exposed_s``)."""
+    pipeline_comm_s: float = 0.0
+    """Stage-to-stage sends per optimizer step, exposed (part of ``comm_exposed_s``)."""
     software_level: str = SOFTWARE_LEVEL
     link: str = ""
     """The link the communication was costed on; empty on one GPU."""
@@ -308,7 +332,15 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     link = link or Link.for_gpus(gpu, count)
     if link.gpu_count < count:
         raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
+    mp = request.model_parallel
+    dp = check_model_parallel(
+        mp, profile, count=count, gpus_per_node=link.gpus_per_node, microbatches=grad_accum_steps
+    )
+    whole, profile = profile, local_profile(profile, mp, microbatches=grad_accum_steps)
+    dp_link = data_parallel_link(link, mp, dp)
     notes: list[str] = []
+    if mp.active:
+        notes.append(f"{mp.describe()} DP={dp}: each GPU runs 1/{mp.degree} of the model (Megatron-style)")
     if (measured := cal.measurement(gpu.id)) is not None:
         notes.append(measured.describe())
     if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:
@@ -319,8 +351,8 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     phases = phase_times(profile.ops, gpu, profile.precision, cal, causal=is_causal(profile))
     host_us = cal.host_overhead_us * 1e-6
     optimizer_s = phases.optimizer_s
-    if parallelism != "ddp" and count > 1:
-        optimizer_s /= count  # each rank updates only its shard
+    if parallelism != "ddp" and dp > 1:
+        optimizer_s /= dp  # each rank updates only its shard
     # Eager PyTorch issues ops from the CPU while the GPU runs earlier ones: a phase takes the
     # longer of the GPU's work and the CPU's issuing (host-bound at small batches).
     optimizer_s = max(optimizer_s, phases.optimizer_calls * host_us)
@@ -329,16 +361,20 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     )
     if micro_s > phases.forward_s + phases.backward_s:
         notes.append("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
-    compute_s = grad_accum_steps * micro_s + optimizer_s
+    # 1F1B: m micro-batches take (m + (p−1)/v) stage times; each stage time carries its exposed
+    # tensor-parallel all-reduces and stage-to-stage sends (SC21 §2.2–2.3; perf/model_parallel.py).
+    stages = grad_accum_steps + (mp.pipeline - 1) / mp.virtual_stages
+    tp_s, p2p_s = tensor_parallel_comm_s(whole, mp, link), stage_p2p_s(whole, mp, link)
+    compute_s = stages * micro_s + optimizer_s
     if compiled:
         # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.
         compute_s /= cal.compile_speedup
         notes.append(f"compile: true — compute time ÷ {cal.compile_speedup:g} (torch.compile speed-up)")
-    comm = comm_time(profile, phases, parallelism, link, world=count, grad_accum_steps=grad_accum_steps)
-    slow = comm_time(
-        profile, phases, parallelism, link.slow_end(), world=count, grad_accum_steps=grad_accum_steps
-    )
-    comm_s, comm_slow_s = comm.exposed_s, slow.exposed_s
+    comm = comm_time(profile, phases, parallelism, dp_link, world=dp, grad_accum_steps=grad_accum_steps)
+    slow_link = data_parallel_link(link.slow_end(), mp, dp)
+    slow = comm_time(profile, phases, parallelism, slow_link, world=dp, grad_accum_steps=grad_accum_steps)
+    mp_comm_s = stages * (tp_s + p2p_s)
+    comm_s, comm_slow_s = comm.exposed_s + mp_comm_s, slow.exposed_s + mp_comm_s
     step_s = compute_s + comm_s
     if step_s <= 0:
         raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")
@@ -359,7 +395,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
                 "is the leave-one-architecture-out one (wider)"
             )
 
-    samples = profile.batch_size * grad_accum_steps * count
+    samples = profile.batch_size * grad_accum_steps * dp
     feed_s: float | None = None
     input_bound = False
     if (pipe := request.input_pipeline) is not None:
@@ -388,8 +424,8 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         job_low = total / (samples * per_sample / step_low) / 3600.0
         job_high = total / (samples * per_sample / step_high) / 3600.0
 
-    traced = _traced_per_gpu_bytes(profile, parallelism, count, notes)
-    if parallelism in ("zero3", "fsdp") and count > 1 and not profile.shape.largest_layer_params:
+    traced = _traced_per_gpu_bytes(profile, parallelism, dp, notes)
+    if parallelism in ("zero3", "fsdp") and dp > 1 and not profile.shape.largest_layer_params:
         notes.append("largest layer unknown: assumed 1/N of the parameters is gathered at once")
     mem = memory_estimate(
         traced, gpu, has_conv=profile_has_conv(profile), gpu_count=count, memory_band=cal.memory_band
@@ -418,7 +454,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         step_time_s_low=step_low,
         step_time_s_high=step_high,
         compute_time_s=compute_s,
-        comm_total_s=comm.total_s,
+        comm_total_s=comm.total_s + mp_comm_s,
         comm_exposed_s=comm_s,
         phases=phases,
         samples_per_step=samples,
@@ -433,6 +469,13 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         step_time=TimeDistribution.from_interval(step_s, step_low, step_high),
         network_gbps=link.network_gbit_s,
         network_source=link.network_source,
+        tensor_parallel=mp.tensor,
+        pipeline_parallel=mp.pipeline,
+        data_parallel=dp,
+        pipeline_bubble_fraction=pipeline_bubble_fraction(mp, grad_accum_steps),
+        pipeline_bubble_s=(stages - grad_accum_steps) * (micro_s + tp_s + p2p_s),
+        tensor_parallel_comm_s=stages * tp_s,
+        pipeline_comm_s=stages * p2p_s,
         link=link.describe() if count > 1 else "",
         input_bound=input_bound,
         input_samples_per_s=feed_s,

@@ -28,7 +28,8 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration, CalibrationRow
 from gpuplan.perf.calibration_data import published_gpu_id
 from gpuplan.perf.cases import CalibrationCase
-from gpuplan.perf.estimate import estimate
+from gpuplan.perf.estimate import EstimateRequest, run_estimate
+from gpuplan.perf.model_parallel import ModelParallel
 from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import Profile
 
@@ -166,16 +167,25 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
         network_gbit_s=case.network_gbit_s,
         network_kind=case.network_kind,  # type: ignore[arg-type]
     )
-    e = estimate(
-        profile,
-        gpu,
-        count=case.gpu_count,
-        parallelism=case.parallelism,
-        link=link,
-        calibration=cal,
-        grad_accum_steps=case.grad_accum_steps,
-        compiled=bool(case.workload.get("compile", False)),
+    e = run_estimate(
+        EstimateRequest(
+            profile=profile,
+            gpu=gpu,
+            count=case.gpu_count,
+            parallelism=case.parallelism,
+            model_parallel=ModelParallel(
+                tensor=case.tensor_parallel,
+                pipeline=case.pipeline_parallel,
+                virtual_stages=case.virtual_stages,
+            ),
+            link=link,
+            calibration=cal,
+            grad_accum_steps=case.grad_accum_steps,
+            compiled=bool(case.workload.get("compile", False)),
+        )
     )
+    if case.published_flops_per_gpu_step is not None:
+        return case.published_flops_per_gpu_step / e.step_time_s / 1e12
     if case.metric in ("model_tflops_per_gpu", "hardware_tflops_per_gpu"):
         # Traced FLOPs per GPU-second: attention counted full (FlopCounterMode), a checkpointed
         # step's recompute included — hardware FLOPs.

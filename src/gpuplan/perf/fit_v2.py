@@ -1,8 +1,9 @@
 """Calibration cases from ``perf/data/calibration_v2.csv``: the rows the estimator can reproduce.
 
 A v2 row becomes a case only when everything that sets its speed is something the estimator
-models: a preset with the model's exact shape, data parallelism (DDP/FSDP, no tensor or pipeline
-parallelism), eager PyTorch kernels (no TensorRT), no NF4/8-bit optimizer arithmetic. Every other
+models: a preset with the model's exact shape, data parallelism (DDP/FSDP) with Megatron-style
+tensor and pipeline parallelism where published with its micro-batch, PyTorch kernels (no
+TensorRT), no NF4/8-bit optimizer arithmetic. Every other
 row is left out by :func:`v2_cases` with its reason (``left_out``), so the benchmark can print
 them. Assumptions a case makes beyond the row are in its ``why``.
 """
@@ -10,6 +11,7 @@ them. Assumptions a case makes beyond the row are in its ``why``.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Mapping
 from importlib import resources
 from typing import Any
@@ -25,8 +27,6 @@ _ATORCH_PRECISION = "amp-bf16"
 
 def _rdma_gbit(network: str) -> float | None:
     """The inter-node Gbit/s from a row's ``network`` text ("800 Gb/s RDMA between nodes")."""
-    import re
-
     m = re.search(r"(\d+(?:\.\d+)?)\s*Gb/s\s*RDMA", network)
     return float(m.group(1)) if m else None
 
@@ -43,6 +43,8 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         return None, f"{row['kind']} row (not a throughput figure)"
     if task == "serve" or "TensorRT" in row["software"] or "MLPerf" in model:
         return None, "TensorRT / serving engine kernels, not eager PyTorch"
+    if "(Megatron-LM)" in model:
+        return _megatron_case(row)
     if not row["preset"]:
         return None, "no preset with this model's exact shape"
     metric = row["metric"]
@@ -116,6 +118,84 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         ),
         why,
     )
+
+
+def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
+    """A Megatron-LM SC21 Table 1 row: GPT (GPT-2 architecture, V = 51200, s = 2048) under
+    TP × PP × DP with full recompute, fp16 mixed precision, fused Adam.
+
+    The micro-batch and the interleaving (layers per virtual stage) are the paper's artifact
+    script's (``examples/sc21/run_table_1.sh``, quoted in the row's notes); the micro-batches per
+    step are ``global batch / (micro-batch × DP)``. The model is the ``megatron-gpt-<size>`` preset
+    (the row's layers, hidden size and heads).
+    """
+    tp = int(re.search(r"TP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
+    pp = int(re.search(r"PP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
+    count, per_node = int(row["gpu_count"]), int(row["gpus_per_node"])
+    if not row["batch_size"]:
+        return None, "micro-batch not published"
+    micro = int(row["batch_size"])
+    dp = count // (tp * pp)
+    steps = int(row["global_batch"]) // (micro * dp)
+    layers = int(row["model_shape"].split("layers=")[1].split(";")[0])
+    chunk = re.search(r"layers-per-virtual-pipeline-stage (\d+)", row["notes"])
+    virtual = layers // pp // int(chunk.group(1)) if chunk else 1
+    nics = re.search(r"(\d+)x (\d+) Gb/s HDR InfiniBand per node", row["network"])
+    network = float(int(nics.group(1)) * int(nics.group(2))) if nics else None
+    size = row["model"].split()[1].lower()
+    wl: dict[str, Any] = {
+        "name": row["model"],
+        "model": {"preset": f"megatron-gpt-{size}"},
+        "task": "train",
+        "precision": "amp-fp16",
+        "inputs": {"batch_size": micro, "seq_len": _seq(row["seq_or_image"])},
+        "optimizer": "adamw-fused",
+        "activation_checkpointing": "full",
+        "gradient_accumulation": steps,
+    }
+    seq, hidden, vocab = (
+        _seq(row["seq_or_image"]),
+        int(row["model_shape"].split("hidden=")[1].split(";")[0]),
+        51200,
+    )
+    # SC21 §5.1: F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) per iteration of B sequences; per GPU
+    # B = micro-batch × micro-batches × DP over all GPUs.
+    per_gpu_sequences = micro * steps * dp / count
+    flops = (
+        96
+        * per_gpu_sequences
+        * seq
+        * layers
+        * hidden**2
+        * (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden))
+    )
+    why = (
+        f"TP={tp} PP={pp}" + (f" interleaved ×{virtual}" if virtual > 1 else "") + f" DP={dp}, "
+        f"{steps} micro-batch(es) of {micro} per step; Megatron's own DDP costed as PyTorch DDP; "
+        "attention traced fused and causal (Megatron 2021 ran unfused masked softmax over the full s²)"
+    )
+    label = f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]"
+    case = CalibrationCase(
+        label=label,
+        workload=wl,
+        gpu=row["gpu"],
+        gpu_count=count,
+        grad_accum_steps=steps,
+        metric=row["metric"],
+        published=float(row["value"]),
+        used_in_fit=True,
+        why=why,
+        seq_len=seq,
+        parallelism="ddp",
+        gpus_per_node=per_node,
+        network_gbit_s=network,
+        network_kind="rdma" if network else None,
+        tensor_parallel=tp,
+        pipeline_parallel=pp,
+        virtual_stages=virtual,
+        published_flops_per_gpu_step=flops,
+    )
+    return case, why
 
 
 def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...], str]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.perf.estimate import EstimateRequest, JobSize
 from gpuplan.perf.input_pipeline import image_input_pipeline
+from gpuplan.perf.model_parallel import ModelParallel
 from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["job_size", "request_for", "serving_load"]
+__all__ = ["job_size", "model_parallel", "request_for", "serving_load"]
 
 
 def request_for(
@@ -34,7 +35,7 @@ def request_for(
 ) -> EstimateRequest:
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
 
-    The workload gives the parallelism, the job size, the gradient accumulation and
+    The workload gives the parallelism (data, tensor, pipeline), the job size, the gradient accumulation and
     ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
     instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
     service's requests arrive decoded, and None means the input pipeline is assumed to keep up).
@@ -45,12 +46,23 @@ def request_for(
         gpu=gpu,
         count=count,
         parallelism=str(workload.parallelism.value),
+        model_parallel=model_parallel(workload),
         link=link,
         calibration=calibration,
         job=job_size(workload),
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
         input_pipeline=image_input_pipeline(image_size, vcpus_per_gpu, 1.0),
+    )
+
+
+def model_parallel(workload: Workload) -> ModelParallel:
+    """The workload's tensor × pipeline split (``tensor_parallel``, ``pipeline_parallel`` …)."""
+    return ModelParallel(
+        tensor=workload.tensor_parallel,
+        pipeline=workload.pipeline_parallel,
+        virtual_stages=workload.pipeline_virtual_stages,
+        sequence_parallel=workload.sequence_parallel,
     )
 
 

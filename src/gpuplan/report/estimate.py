@@ -64,6 +64,13 @@ _FIGURES = (
     "job_time_h",
     "job_time_h_low",
     "job_time_h_high",
+    "tensor_parallel",
+    "pipeline_parallel",
+    "data_parallel",
+    "pipeline_bubble_fraction",
+    "pipeline_bubble_s",
+    "tensor_parallel_comm_s",
+    "pipeline_comm_s",
 )
 
 
@@ -143,6 +150,8 @@ def estimate_json(
     *,
     parallelism: str = "ddp",
     gradient_accumulation: int = 1,
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
 ) -> EstimateDocument:
     """The ``gpuplan estimate --json`` document."""
     return EstimateDocument(
@@ -157,6 +166,8 @@ def estimate_json(
             seq_len=profile.seq_len,
             parallelism=parallelism,
             gradient_accumulation=gradient_accumulation,
+            tensor_parallel=tensor_parallel,
+            pipeline_parallel=pipeline_parallel,
         ),
         software_level=SOFTWARE_LEVEL,
         calibration=_calibration_json(cal),

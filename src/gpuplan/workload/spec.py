@@ -67,6 +67,7 @@ MAX_EPOCHS = 1_000_000.0
 #: A data set of an exabyte, in GB.
 MAX_DATA_GB = 1e9
 MAX_REPLICAS = 10_000
+MAX_MODEL_PARALLEL = 4096
 
 
 def _names(value: Any) -> Any:
@@ -286,7 +287,15 @@ class Workload(Spec):
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
     gradient_accumulation: int = Field(default=1, ge=1, le=100_000)
     parallelism: ParallelismField = Parallelism.DDP
-    """How several GPUs share the job; the trace itself is always one GPU's step."""
+    """How the data-parallel replicas share the job; the trace itself is always one GPU's step."""
+    tensor_parallel: int = Field(default=1, ge=1, le=MAX_MODEL_PARALLEL)
+    """Megatron-style tensor parallelism: each layer's matmuls split over this many GPUs of a node."""
+    pipeline_parallel: int = Field(default=1, ge=1, le=MAX_MODEL_PARALLEL)
+    """Pipeline stages (1F1B over the ``gradient_accumulation`` micro-batches of a step)."""
+    pipeline_virtual_stages: int = Field(default=1, ge=1, le=MAX_MODEL_PARALLEL)
+    """Model chunks per GPU of the interleaved pipeline schedule (1: plain 1F1B)."""
+    sequence_parallel: bool = False
+    """Split layer norms and dropouts along the sequence too (with ``tensor_parallel`` > 1)."""
     data: DataSpec | None = None
     serving: ServingSpec | None = None
     """Only for ``task: infer``."""
@@ -310,6 +319,15 @@ class Workload(Spec):
             )
         if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
             raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
+        if self.task is Task.INFER and (self.tensor_parallel > 1 or self.pipeline_parallel > 1):
+            raise ValueError(
+                "tensor_parallel / pipeline_parallel: modelled for training only; for task: infer "
+                "estimate one replica per GPU (remove them)"
+            )
+        if self.sequence_parallel and self.tensor_parallel == 1:
+            raise ValueError("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)")
+        if self.pipeline_virtual_stages > 1 and self.pipeline_parallel == 1:
+            raise ValueError("pipeline_virtual_stages: needs pipeline_parallel of 2 or more (or remove it)")
         self._check_inputs()
         return self
 

@@ -159,14 +159,13 @@ def test_tc3_signature_matches_tencents_documented_example() -> None:
     )
 
 
-def test_keyed_chinese_clouds_without_signing_say_so(api: respx.MockRouter) -> None:
-    from gpuplan.catalog.providers.common import UnsupportedFetchError
-
+def test_keyed_chinese_clouds_without_keys_are_skipped_with_the_settings_to_set(
+    api: respx.MockRouter,
+) -> None:
     with pytest.raises(MissingCredentialsError, match="HUAWEICLOUD_ACCESS_KEY"):
         fetch("huawei", Credentials())
-    keys = Credentials(values={"VOLCENGINE_ACCESS_KEY": "a", "VOLCENGINE_SECRET_KEY": "b"})
-    with pytest.raises(UnsupportedFetchError, match="not implemented"):
-        fetch("volcengine", keys)
+    with pytest.raises(MissingCredentialsError, match="VOLCENGINE_SECRET_KEY"):
+        fetch("volcengine", Credentials(values={"VOLCENGINE_ACCESS_KEY": "a"}))
 
 
 def test_lambda_offers_only_regions_with_capacity_and_known_gpus(api: respx.MockRouter) -> None:

@@ -3,8 +3,10 @@
 Without credentials: the public JSON behind the international site's price calculator
 (``instancePrice.json``: USD per hour, week, month and year per region, instance type and OS).
 Its path carries a version segment that changes; pass the current one with
-``ALIBABA_PRICE_VERSION``. Mainland regions and subscription prices of the China site need the
-OpenAPI with keys, which this fetcher does not call yet (it says so).
+``ALIBABA_PRICE_VERSION``. With ``ALIBABA_CLOUD_ACCESS_KEY_ID`` and ``ALIBABA_CLOUD_ACCESS_KEY_SECRET``
+the fetcher also reads the mainland regions through the ECS OpenAPI
+(:mod:`gpuplan.catalog.providers.alibaba_openapi`): hourly, 包年包月 (1 month, 1 and 3 years) and
+per-zone spot prices with their interruption band, in CNY.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow
+from gpuplan.catalog.providers.alibaba_openapi import KEYS as OPENAPI_KEYS
+from gpuplan.catalog.providers.alibaba_openapi import OpenApiFetch
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -93,7 +97,7 @@ FACTS = ProviderFacts(
     default_region="us-west-ot7-a01",
     egress_storage_note="only the international site's block-storage row is known (shared/data)",
     price_sources=(price_list_url(DEFAULT_PRICE_VERSION),),
-    credentials=("ALIBABA_PRICE_VERSION",),
+    credentials=("ALIBABA_PRICE_VERSION", *OPENAPI_KEYS),
     price_list_region_codes=("us-west-ot7-a01",),
 )
 
@@ -199,10 +203,23 @@ class _Fetcher:
             for (region, itype), prices in sorted(parse_price_list(doc, url, today).items())
             if FACTS.region(region) is not None
         ]
-        notes = [
-            "mainland China regions and 包年包月 prices of the China site need the OpenAPI (not called yet)"
-        ]
-        return FetchResult(rows=tuple(rows), sources=(url,), notes=tuple(notes))
+        sources = [url]
+        notes: list[str] = []
+        key_id, secret = (credentials.get(k) for k in OPENAPI_KEYS)
+        if key_id and secret:
+            api = OpenApiFetch(http, key_id, secret, today)
+            for region in FACTS.regions:
+                if region.country == "CN":
+                    rows.extend(api.region_offers(region.code, INSTANCES))
+                    sources.append(f"https://ecs.{region.code}.aliyuncs.com")
+            if api.skipped:
+                notes.append(f"{api.skipped} OpenAPI requests refused (instance type not sold there)")
+        else:
+            notes.append(
+                "mainland China regions, 包年包月 and spot prices need the OpenAPI: set "
+                f"{' and '.join(OPENAPI_KEYS)}"
+            )
+        return FetchResult(rows=tuple(rows), sources=tuple(sources), notes=tuple(notes))
 
 
 FETCHER = _Fetcher()

@@ -97,8 +97,13 @@ class Http:
         content: bytes | None = None,
         vary: str = "",
         key_url: str | None = None,
+        client_errors: tuple[int, ...] = (),
     ) -> bytes:
         """The body of a successful response (raises httpx.HTTPStatusError on 4xx/5xx).
+
+        ``client_errors``: answers with these 4xx statuses are returned (and saved, so a replay sees
+        them too) rather than raised, for APIs that answer "not sold in this region" per item with
+        an error body; the caller reads the body and raises when the keys were refused.
 
         ``vary`` names what tells apart requests with the same URL and body (a region sent in a
         header): it is part of the saved response's key, never sent. ``key_url`` replaces the URL in
@@ -110,7 +115,8 @@ class Http:
         if self._replay is not None:
             return self._replayed(method, key, content_key)
         response = self._http().request(method, full, headers=dict(headers or {}), content=content)
-        response.raise_for_status()
+        if response.status_code not in client_errors:
+            response.raise_for_status()
         self._keep(method, key, content_key, response.content)
         return response.content
 

@@ -1,14 +1,23 @@
-"""Huawei Cloud: regions and GPU flavors; prices need BSS keys (signed calls not implemented yet)."""
+"""Huawei Cloud: regions, GPU flavors, and the fetcher of BSS list prices (keys required).
+
+Prices come from the BSS rating APIs, signed with the APIG ``SDK-HMAC-SHA256`` scheme
+(:func:`gpuplan.catalog.providers.signing.huawei_authorization`): ``ListOnDemandResourceRatings``
+for the hourly price and ``ListRateOnPeriodDetail`` for one month, one year and three years
+prepaid. The list price is ``official_website_amount`` (``amount`` carries the account's
+discounts). A flavor a region does not sell answers an error for that request only, and is left
+out with a count in the refresh line (one unknown flavor would reject a whole batch, so each
+flavor is asked on its own).
+"""
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers._keyed import KeyedFetcher
 from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+from gpuplan.catalog.providers.huawei_bss import INSTANCES, BssFetcher
 from gpuplan.i18n import N_
 
-__all__ = ["FACTS", "FETCHER"]
+__all__ = ["FACTS", "FETCHER", "INSTANCES"]
 
-_KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY")
+_KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY", "HUAWEICLOUD_PROJECT_ID")
 
 FACTS = ProviderFacts(
     provider="huawei",
@@ -53,8 +62,10 @@ FACTS = ProviderFacts(
     egress_storage_note="no OBS or egress price found (shared/data)",
     price_sources=(
         "https://bss.myhuaweicloud.com/v2/bills/ratings/on-demand-resources (ListOnDemandResourceRatings)",
+        "https://bss.myhuaweicloud.com/v2/bills/ratings/period-resources/subscribe-rate "
+        "(ListRateOnPeriodDetail)",
     ),
-    credentials=_KEYS,
+    credentials=(*_KEYS, "HUAWEICLOUD_BSS_ENDPOINT"),
 )
 
-FETCHER = KeyedFetcher("huawei", _KEYS, "BSS ListOnDemandResourceRatings", "Huawei APIG (SDK-HMAC-SHA256)")
+FETCHER = BssFetcher(regions=FACTS.regions, keys=_KEYS)

@@ -1,12 +1,15 @@
-"""Volcano Engine: regions and GPU families; prices need keys (signed calls not implemented yet)."""
+"""Volcano Engine: regions, GPU types, and the fetcher of billing-API list prices (keys required).
+
+The fetcher and its (unverified) charge-item codes: :mod:`gpuplan.catalog.providers.volcengine_billing`.
+"""
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers._keyed import KeyedFetcher
 from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
+from gpuplan.catalog.providers.volcengine_billing import INSTANCES, BillingFetcher
 from gpuplan.i18n import N_
 
-__all__ = ["FACTS", "FETCHER"]
+__all__ = ["FACTS", "FETCHER", "INSTANCES"]
 
 _KEYS = ("VOLCENGINE_ACCESS_KEY", "VOLCENGINE_SECRET_KEY")
 
@@ -46,8 +49,11 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="no TOS or egress price found (shared/data: billing method only)",
-    price_sources=("https://open.volcengineapi.com billing QueryPriceForPayAsYouGo 2022-01-01",),
+    price_sources=(
+        "https://open.volcengineapi.com billing QueryPriceForPayAsYouGo 2022-01-01",
+        "https://open.volcengineapi.com billing QueryPriceForSubscription 2022-01-01",
+    ),
     credentials=_KEYS,
 )
 
-FETCHER = KeyedFetcher("volcengine", _KEYS, "billing QueryPriceForPayAsYouGo", "Volcano Engine HMAC-SHA256")
+FETCHER = BillingFetcher(regions=FACTS.regions, keys=_KEYS)

@@ -57,6 +57,31 @@ def _gpt2_arch(layers: int, hidden: int, heads: int) -> Arch:
     )  # fmt: skip
 
 
+def _megatron_gpt_arch(layers: int, hidden: int, heads: int) -> Arch:
+    # Narayanan et al. (SC21, arXiv:2104.04473) Table 1: GPT-2 architecture, vocabulary padded to
+    # 51,200, 2,048 learned positions, output layer tied to the input embedding (Megatron's default).
+    return Arch(
+        layers=layers, hidden=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads,
+        intermediate=4 * hidden, vocab=51200, max_positions=2048, tied_head=True,
+    )  # fmt: skip
+
+
+def _megatron_params(layers: int, hidden: int) -> int:
+    # Embeddings V·h + positions 2048·h, per layer 12h² + 13h (QKV, projection, two MLP matmuls
+    # with biases, two layer norms), the final layer norm 2h.
+    return 51200 * hidden + 2048 * hidden + layers * (12 * hidden**2 + 13 * hidden) + 2 * hidden
+
+
+def _megatron(size: str, layers: int, hidden: int, heads: int) -> PresetInfo:
+    return PresetInfo(
+        name=f"megatron-gpt-{size}", family="decoder", modality="text", loader=_gpt2,
+        expected_params=_megatron_params(layers, hidden),
+        source=f"GPT {size.upper()} of Megatron-LM SC21 Table 1 (arXiv:2104.04473): {layers} layers, "
+        f"hidden {hidden}, {heads} heads",
+        arch=_megatron_gpt_arch(layers, hidden, heads),
+    )  # fmt: skip
+
+
 def _llama_arch(
     layers: int, hidden: int, heads: int, kv_heads: int, inter: int, vocab: int, max_pos: int, **kw: object
 ) -> Arch:
@@ -114,6 +139,12 @@ PRESETS: dict[str, PresetInfo] = {
                    expected_params=774_030_080, source="gpt2-large (774M)", arch=_gpt2_arch(36, 1280, 20)),
         PresetInfo(name="gpt2-xl", family="decoder", modality="text", loader=_gpt2,
                    expected_params=1_557_611_200, source="gpt2-xl (1.5B)", arch=_gpt2_arch(48, 1600, 25)),
+        _megatron("1.7b", 24, 2304, 24),
+        _megatron("3.6b", 30, 3072, 32),
+        _megatron("7.5b", 36, 4096, 32),
+        _megatron("18.4b", 40, 6144, 48),
+        _megatron("39.1b", 48, 8192, 64),
+        _megatron("76.1b", 60, 10240, 80),
         PresetInfo(name="llama-1b", family="decoder", modality="text", loader=_llama,
                    expected_params=1_235_814_400, source="meta-llama/Llama-3.2-1B (GQA 32/8, tied head)",
                    arch=_llama_arch(16, 2048, 32, 8, 8192, 128256, 131072, **_TIED_L3)),

@@ -1,0 +1,296 @@
+"""Tensor and pipeline parallelism (Megatron-LM style): one GPU's share of a traced step, the
+tensor-parallel all-reduces, the pipeline bubble and the stage-to-stage sends.
+
+The trace is always the whole model at the per-GPU micro-batch on one device. With tensor
+parallelism ``t`` and pipeline parallelism ``p`` one GPU runs ``1/p`` of the layers, each split
+``t`` ways, and the data-parallel dimension is ``d = GPUs / (t·p)``. The formulas are those of
+Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
+Megatron-LM", SC21 (arXiv:2104.04473), and Korthikanti et al., "Reducing Activation
+Recomputation in Large Transformer Models" (arXiv:2205.05198):
+
+- **Compute** (SC21 §2.3): the attention and MLP matmuls split by columns then rows, so every
+  matmul and attention call does ``1/t`` of its FLOPs (the call count stays: smaller GEMMs, the
+  same per-call tail). Without sequence parallelism the layer norms, dropouts and residual adds
+  run whole on every tensor rank: Korthikanti's per-layer activation bytes are
+  ``s·b·h·(10 + 24/t)`` of ``34·s·b·h`` (§4.2.1), and the elementwise ops, which move those
+  bytes, take the same share; with sequence parallelism they too are ``1/t`` (§4.2.2). A stage
+  runs ``1/p`` of the calls (the embedding and the head are spread evenly: an approximation, as
+  they are ≤ ``V/(16·l·h)`` of the FLOPs, under 2 % for the rows calibrated here).
+- **Tensor-parallel communication** (SC21 §2.3, Fig. 5): two all-reduces of ``b·s·h`` 16-bit
+  values per layer in forward and two in backward, and two more in the recomputed forward under
+  full activation checkpointing; with sequence parallelism each all-reduce becomes an
+  all-gather plus a reduce-scatter, the same bytes. Megatron runs them on the compute stream
+  (``f``/``g`` operators), so they are **exposed**. ``t`` must fit inside one node (NVLink).
+- **Pipeline** (SC21 §2.2): the 1F1B schedule with ``m`` micro-batches per step takes
+  ``(m + p − 1)`` stage-micro-batch times; the bubble is ``(p − 1)/(m + p − 1)`` of the
+  pipeline's time. The interleaved schedule with ``v`` model chunks per GPU cuts the bubble to
+  ``(p − 1)/v`` stage times and multiplies the stage-to-stage sends by ``v`` (§2.2.2).
+- **Stage-to-stage sends** (SC21 §4.1): the activations (forward) and their gradients
+  (backward), ``b·s·h`` 16-bit values each per micro-batch; with the scatter/gather
+  optimisation each tensor rank sends ``1/t`` of them. Across nodes they share the node's NICs
+  with the node's other GPUs. Charged exposed (the 2021 schedule blocks on them).
+- **Memory** (Korthikanti §4): parameters, gradients and optimizer state ``÷ t·p``; activations
+  of one micro-batch × ``(10 + 24/t)/34`` (or ``1/t`` with sequence parallelism); the first stage
+  of 1F1B keeps ``min(p, m)`` micro-batches in flight, each of ``L/p`` layers, so the activation
+  memory does not shrink with ``p`` (§4: "the first stage must store the activations of ``p``
+  micro-batches"). Autocast's bf16 weight cache (traced as activations) is a weight: ``÷ t·p``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from gpuplan.errors import EstimateError
+from gpuplan.perf.parallel import Link, all_reduce_s
+from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
+
+__all__ = [
+    "ModelParallel",
+    "check_model_parallel",
+    "data_parallel_link",
+    "local_profile",
+    "pipeline_bubble_fraction",
+    "stage_p2p_s",
+    "tensor_parallel_comm_s",
+]
+
+#: Korthikanti et al. (arXiv:2205.05198) §4.2: per-layer activation bytes per s·b·h element that
+#: tensor parallelism splits (24: the matmul inputs and outputs, attention, the GELU input) and
+#: that it does not (10: two layer-norm inputs and two dropout masks … replicated on every rank).
+_SPLIT_BYTES_PER_SBH = 24.0
+_REPLICATED_BYTES_PER_SBH = 10.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelParallel:
+    """How one model is split over GPUs: tensor (inside a layer) × pipeline (layers in stages)."""
+
+    tensor: int = 1
+    """Tensor-parallel degree ``t`` (Megatron ``--tensor-model-parallel-size``)."""
+    pipeline: int = 1
+    """Pipeline-parallel degree ``p`` (``--pipeline-model-parallel-size``)."""
+    virtual_stages: int = 1
+    """Model chunks per GPU of the interleaved 1F1B schedule (``v``; 1 = plain 1F1B)."""
+    sequence_parallel: bool = False
+    """Korthikanti's sequence parallelism: norms and dropouts split along the sequence too."""
+
+    @property
+    def degree(self) -> int:
+        """GPUs one model replica spans: ``t·p``."""
+        return self.tensor * self.pipeline
+
+    @property
+    def active(self) -> bool:
+        return self.degree > 1
+
+    def elementwise_share(self) -> float:
+        """Share of the elementwise work (and activation bytes) one tensor rank keeps."""
+        t = self.tensor
+        if t == 1 or self.sequence_parallel:
+            return 1.0 / t
+        split = _SPLIT_BYTES_PER_SBH
+        return (_REPLICATED_BYTES_PER_SBH + split / t) / (_REPLICATED_BYTES_PER_SBH + split)
+
+    def describe(self) -> str:
+        parts = [f"TP={self.tensor}", f"PP={self.pipeline}"]
+        if self.virtual_stages > 1:
+            parts.append(f"interleaved ×{self.virtual_stages}")
+        if self.sequence_parallel:
+            parts.append("sequence parallel")
+        return " ".join(parts)
+
+
+def _divisors(n: int, limit: int) -> str:
+    return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
+
+
+def check_model_parallel(
+    mp: ModelParallel, profile: Profile, *, count: int, gpus_per_node: int, microbatches: int
+) -> int:
+    """The data-parallel degree ``count / (t·p)``; one-line :class:`EstimateError` when the split
+    cannot run: degrees below 1, ``t·p`` not dividing the GPUs, ``t`` not dividing the attention
+    heads or spanning nodes, ``p`` above the layers, or no layer structure known."""
+    t, p, v = mp.tensor, mp.pipeline, mp.virtual_stages
+    for name, value in (("tensor_parallel", t), ("pipeline_parallel", p), ("pipeline_virtual_stages", v)):
+        if value < 1:
+            raise EstimateError(f"{name} must be at least 1, got {value}")
+    if not mp.active:
+        return count
+    shape = profile.shape
+    layers, heads = shape.num_layers or 0, shape.num_attention_heads or 0
+    if not (layers and heads):
+        raise EstimateError(
+            "tensor/pipeline parallelism needs a transformer whose layers and attention heads are known; "
+            "use data parallelism (parallelism: ddp or fsdp) for this model"
+        )
+    if count % mp.degree:
+        raise EstimateError(
+            f"tensor_parallel {t} × pipeline_parallel {p} = {mp.degree} does not divide {count} GPUs; "
+            f"use a GPU count that is a multiple of {mp.degree}"
+        )
+    if heads % t:
+        raise EstimateError(
+            f"tensor_parallel {t} does not divide the model's {heads} attention heads; "
+            f"use one of {_divisors(heads, gpus_per_node)}"
+        )
+    kv = shape.num_kv_heads or heads
+    if kv % t and t % kv:
+        raise EstimateError(
+            f"tensor_parallel {t} splits the model's {kv} key/value heads unevenly; "
+            f"use one of {_divisors(kv, gpus_per_node)}"
+        )
+    if t > gpus_per_node:
+        raise EstimateError(
+            f"tensor_parallel {t} spans nodes of {gpus_per_node} GPUs (its all-reduces run every layer and "
+            f"need NVLink); use at most {gpus_per_node} and raise pipeline_parallel instead"
+        )
+    if p > layers:
+        raise EstimateError(
+            f"pipeline_parallel {p} is more stages than the model's {layers} layers; use at most {layers}"
+        )
+    if v > 1 and (p == 1 or layers % (p * v)):
+        raise EstimateError(
+            f"pipeline_virtual_stages {v} needs pipeline_parallel > 1 and {layers} layers divisible by "
+            f"pipeline_parallel × pipeline_virtual_stages ({p * v})"
+        )
+    if v > 1 and microbatches % p:
+        raise EstimateError(
+            f"the interleaved schedule needs the micro-batches per step ({microbatches}, "
+            f"gradient_accumulation) to be a multiple of pipeline_parallel {p}"
+        )
+    return count // mp.degree
+
+
+def _local_op(op: OpRecord, mp: ModelParallel) -> OpRecord:
+    t, p = mp.tensor, mp.pipeline
+    if op.phase == "optimizer":
+        share = 1.0 / (t * p)  # each rank updates only its own parameters
+    elif op.op_class in ("matmul", "attention", "conv"):
+        share = 1.0 / (t * p)
+    else:
+        share = mp.elementwise_share() / p
+    return replace(
+        op,
+        count=max(1, math.ceil(op.count / p)),
+        flops=op.flops * share,
+        bytes_moved=op.bytes_moved * share,
+    )
+
+
+def _local_peak(profile: Profile, mp: ModelParallel, microbatches: int) -> MemoryBreakdown:
+    peak = profile.peak
+    state = 1.0 / mp.degree
+    act_share = mp.elementwise_share() * min(mp.pipeline, microbatches) / mp.pipeline
+    activations = peak.activations_bytes
+    weight_cache = 0.0
+    optimizer_step = peak.activations_bytes < 0.01 * peak.total_bytes
+    if profile.precision.startswith("amp") and not optimizer_step:
+        # Autocast's bf16 copy of every weight is live at a forward-end peak (traced as
+        # activations); it is a copy of this rank's weights, so it shrinks as they do.
+        weight_cache = min(2.0 * profile.params, activations)
+        activations -= weight_cache
+    temporaries = peak.temporaries_bytes * (state if optimizer_step else act_share)
+    return replace(
+        peak,
+        parameters_bytes=peak.parameters_bytes * state,
+        gradients_bytes=peak.gradients_bytes * state,
+        optimizer_state_bytes=peak.optimizer_state_bytes * state,
+        activations_bytes=activations * act_share + weight_cache * state,
+        temporaries_bytes=temporaries,
+    )
+
+
+def local_profile(profile: Profile, mp: ModelParallel, *, microbatches: int) -> Profile:
+    """One GPU's share of the traced step: its stage's layers, each split ``t`` ways.
+
+    The ops are those of one micro-batch on one stage; the peak is the first stage's (the most
+    micro-batches in flight). Parameter counts and the shape are per rank, so data parallelism
+    over the ``d`` replicas works on them as on a whole model.
+    """
+    if not mp.active:
+        return profile
+    t, p = mp.tensor, mp.pipeline
+    shape = profile.shape
+    local_shape = replace(
+        shape,
+        num_layers=max(1, math.ceil((shape.num_layers or 1) / p)),
+        largest_layer_params=(shape.largest_layer_params // t) if shape.largest_layer_params else None,
+    )
+    ops = tuple(_local_op(op, mp) for op in profile.ops)
+    return replace(
+        profile,
+        ops=ops,
+        peak=_local_peak(profile, mp, microbatches),
+        params=math.ceil(profile.params / mp.degree),
+        trainable_params=math.ceil(profile.trainable_params / mp.degree),
+        flops_per_step=sum(op.flops for op in ops),
+        forward_flops=sum(op.flops for op in ops if op.phase == "forward"),
+        shape=local_shape,
+    )
+
+
+def _activation_bytes(profile: Profile) -> float:
+    """Bytes of one ``b·s·h`` activation tensor of the traced micro-batch (16-bit unless fp32)."""
+    width = 4.0 if profile.precision in ("fp32", "tf32") else 2.0
+    return width * profile.batch_size * (profile.seq_len or 1) * (profile.shape.hidden_size or 0)
+
+
+def tensor_parallel_comm_s(profile: Profile, mp: ModelParallel, link: Link) -> float:
+    """Exposed tensor-parallel all-reduce time of one micro-batch on one stage, seconds.
+
+    E.g. GPT 18.4B (h = 6144, 40 layers), b = 8, s = 2048, t = 8, full checkpointing: each
+    all-reduce moves 8·2048·6144·2 B = 201 MB; 6 per layer × 40 layers = 240 of them.
+    """
+    if mp.tensor == 1 or not profile.seq_len:
+        return 0.0
+    per_layer = 2 if profile.task == "infer" else 4
+    if profile.activation_checkpointing == "full" and profile.task != "infer":
+        per_layer += 2  # the recomputed forward runs its two all-reduces again
+    layers = math.ceil((profile.shape.num_layers or 0) / mp.pipeline)
+    one = all_reduce_s(_activation_bytes(profile), link, world=mp.tensor)
+    return layers * per_layer * one
+
+
+def stage_p2p_s(profile: Profile, mp: ModelParallel, link: Link) -> float:
+    """Stage-to-stage send time of one micro-batch (activations forward, gradients backward),
+    seconds, on the critical path; ×``v`` for the interleaved schedule."""
+    if mp.pipeline == 1:
+        return 0.0
+    nbytes = _activation_bytes(profile) / mp.tensor  # scatter/gather: each tensor rank sends 1/t
+    sends = (1 if profile.task == "infer" else 2) * mp.virtual_stages
+    if link.nodes > 1:
+        # Stages sit on different nodes (Megatron orders ranks tensor, data, then pipeline): all of
+        # a node's GPUs send at once and share its NICs.
+        per_gpu = link.network_bus_bytes_s() / link.gpus_per_node
+        latency = 15e-6
+    else:
+        per_gpu = link.intra_bus_bytes_s()
+        latency = 5e-6
+    return sends * (nbytes / per_gpu + latency)
+
+
+def pipeline_bubble_fraction(mp: ModelParallel, microbatches: int) -> float:
+    """Share of the pipeline's time its stages idle: ``((p−1)/v) / (m + (p−1)/v)`` (SC21 §2.2)."""
+    idle = (mp.pipeline - 1) / mp.virtual_stages
+    return idle / (microbatches + idle)
+
+
+def data_parallel_link(link: Link, mp: ModelParallel, data_parallel: int) -> Link:
+    """The link one data-parallel group's collectives see.
+
+    A group holds one GPU of each replica: ``g/(t·p)`` of a node's ``g`` GPUs when a replica fits
+    in a node, else one per node. All of a node's groups run their collectives at once, so each
+    gets ``1/(groups per node)`` of the node's NICs (each GPU keeps its own NVLink ports).
+    """
+    if not mp.active:
+        return link
+    in_node = max(1, link.gpus_per_node // mp.degree)
+    groups = link.gpus_per_node // in_node
+    nodes = -(-data_parallel // in_node)
+    return replace(
+        link,
+        nodes=nodes,
+        gpus_per_node=in_node,
+        network_gbit_s=link.network_gbit_s / groups,
+    )

@@ -1,0 +1,243 @@
+"""Tensor and pipeline parallelism (perf/model_parallel.py): per-GPU share, comm, bubble, errors."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from perf_helpers import GIB, make_profile, op
+
+from gpuplan.errors import EstimateError, WorkloadError
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
+from gpuplan.perf.model_parallel import (
+    ModelParallel,
+    data_parallel_link,
+    local_profile,
+    pipeline_bubble_fraction,
+    tensor_parallel_comm_s,
+)
+from gpuplan.perf.parallel import Link, all_reduce_s
+from gpuplan.perf.sweep import EstimateOutcome
+from gpuplan.perf.workload_request import request_for
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
+from gpuplan.report.estimate import estimate_json
+from gpuplan.workload import Workload
+
+A100 = get_gpu("A100-SXM4-80GB")
+CAL = Calibration(
+    tensor_matmul_efficiency=0.5,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.8,
+    min_kernel_time_us=0.0,
+)
+#: 32 layers, 32 heads, h = 4096: a 7B-class decoder.
+SHAPE = ModelShape(
+    family="decoder",
+    num_layers=32,
+    hidden_size=4096,
+    num_attention_heads=32,
+    num_kv_heads=32,
+    largest_layer_params=200_000_000,
+)
+#: One micro-batch: 100 TFLOP of matmuls (forward 1/3, backward 2/3) and 10 GB of elementwise bytes.
+OPS = (
+    op("forward", flops=100e12 / 3, count=320),
+    op("backward", flops=200e12 / 3, count=640),
+    op("forward", op_class="other", bytes_moved=10e9, count=1000),
+)
+PEAK = MemoryBreakdown(
+    parameters_bytes=4.0 * 7e9,
+    buffers_bytes=0.0,
+    gradients_bytes=4.0 * 7e9,
+    optimizer_state_bytes=8.0 * 7e9,
+    activations_bytes=20 * GIB,
+    temporaries_bytes=0.0,
+)
+
+
+def _profile() -> Profile:
+    return make_profile(
+        ops=OPS, peak=PEAK, params=7_000_000_000, shape=SHAPE, batch_size=1, seq_len=4096, precision="bf16"
+    )
+
+
+def _run(count: int, mp: ModelParallel, accum: int = 1) -> Estimate:
+    return run_estimate(
+        EstimateRequest(
+            profile=_profile(),
+            gpu=A100,
+            count=count,
+            model_parallel=mp,
+            calibration=CAL,
+            grad_accum_steps=accum,
+        )
+    )
+
+
+def test_tensor_parallel_divides_weights_gradients_and_optimizer_state_by_tp() -> None:
+    local = local_profile(_profile(), ModelParallel(tensor=4), microbatches=1)
+    assert local.peak.parameters_bytes == pytest.approx(PEAK.parameters_bytes / 4)
+    assert local.peak.optimizer_state_bytes == pytest.approx(PEAK.optimizer_state_bytes / 4)
+    assert local.params == 7_000_000_000 // 4
+    # Activations: Korthikanti's (10 + 24/t)/34 without sequence parallelism, 1/t with it.
+    assert local.peak.activations_bytes == pytest.approx(20 * GIB * (10 + 24 / 4) / 34)
+    sp = local_profile(_profile(), ModelParallel(tensor=4, sequence_parallel=True), microbatches=1)
+    assert sp.peak.activations_bytes == pytest.approx(20 * GIB / 4)
+
+
+def test_pipeline_first_stage_keeps_p_microbatches_so_activations_do_not_shrink_with_pp() -> None:
+    # 4 stages of 8 layers, 8 micro-batches: 4 in flight × 1/4 of the layers = one whole micro-batch.
+    local = local_profile(_profile(), ModelParallel(pipeline=4), microbatches=8)
+    assert local.peak.parameters_bytes == pytest.approx(PEAK.parameters_bytes / 4)
+    assert local.peak.activations_bytes == pytest.approx(20 * GIB)
+    assert local.shape.num_layers == 8
+    # Fewer micro-batches than stages: only m are ever in flight.
+    two = local_profile(_profile(), ModelParallel(pipeline=4), microbatches=2)
+    assert two.peak.activations_bytes == pytest.approx(20 * GIB * 2 / 4)
+
+
+def test_tensor_parallel_splits_matmul_flops_and_keeps_the_call_count() -> None:
+    local = local_profile(_profile(), ModelParallel(tensor=8), microbatches=1)
+    fwd = next(o for o in local.ops if o.phase == "forward" and o.op_class == "matmul")
+    assert fwd.flops == pytest.approx(100e12 / 3 / 8) and fwd.count == 320
+    pp = local_profile(_profile(), ModelParallel(pipeline=4), microbatches=4)
+    fwd = next(o for o in pp.ops if o.phase == "forward" and o.op_class == "matmul")
+    assert fwd.flops == pytest.approx(100e12 / 3 / 4) and fwd.count == 80
+
+
+def test_bubble_fraction_is_p_minus_1_over_m_plus_p_minus_1() -> None:
+    assert pipeline_bubble_fraction(ModelParallel(pipeline=4), 12) == pytest.approx(3 / 15)
+    assert pipeline_bubble_fraction(ModelParallel(pipeline=1), 12) == 0.0
+    # Interleaving v chunks per GPU divides the idle stage times by v (SC21 §2.2.2).
+    assert pipeline_bubble_fraction(ModelParallel(pipeline=4, virtual_stages=3), 12) == pytest.approx(1 / 13)
+
+
+def test_pipeline_step_is_m_plus_p_minus_1_stage_times() -> None:
+    # One node of 4 GPUs, PP=4, 12 micro-batches: the step is (12 + 3) stage times plus the sends;
+    # the whole model on one GPU would take 12 micro-batch times, a stage 1/4 of one.
+    single = _run(1, ModelParallel(), accum=12)
+    piped = _run(4, ModelParallel(pipeline=4), accum=12)
+    stage_s = single.compute_time_s / 12 / 4
+    assert piped.compute_time_s == pytest.approx(15 * stage_s, rel=0.01)
+    assert piped.pipeline_bubble_fraction == pytest.approx(3 / 15)
+    assert piped.pipeline_bubble_s / piped.step_time_s == pytest.approx(3 / 15, rel=0.02)
+    assert piped.data_parallel == 1 and piped.samples_per_step == 12
+
+
+def test_tensor_parallel_all_reduces_are_exposed_four_per_layer() -> None:
+    link = Link.for_gpus(A100, 8)
+    mp = ModelParallel(tensor=8)
+    # b·s·h·2 B = 1·4096·4096·2 = 33.5 MB per all-reduce; 2 forward + 2 backward per layer, 32 layers.
+    one = all_reduce_s(4096 * 4096 * 2.0, link, world=8)
+    assert tensor_parallel_comm_s(_profile(), mp, link) == pytest.approx(32 * 4 * one)
+    # Full recompute runs the forward (and its two all-reduces) again in backward: 6 per layer.
+    full = replace(_profile(), activation_checkpointing="full")
+    assert tensor_parallel_comm_s(full, mp, link) == pytest.approx(32 * 6 * one)
+    e = _run(8, mp)
+    assert e.tensor_parallel_comm_s == pytest.approx(32 * 4 * one)
+    assert e.comm_exposed_s >= e.tensor_parallel_comm_s
+    assert e.data_parallel == 1 and e.tensor_parallel == 8
+
+
+def test_tensor_parallel_makes_the_step_faster_but_not_tp_times_faster() -> None:
+    one, tp8 = _run(1, ModelParallel()), _run(8, ModelParallel(tensor=8))
+    assert one.step_time_s / 8 < tp8.step_time_s < one.step_time_s / 4
+    assert tp8.peak_memory_gib < one.peak_memory_gib / 3
+
+
+def test_data_parallel_groups_share_the_nodes_network() -> None:
+    link = Link.for_gpus(A100, 64, network_gbit_s=1600.0)
+    # TP=8 fills a node: each DP group has one GPU per node and 1/8 of its 1600 Gbit/s.
+    dp = data_parallel_link(link, ModelParallel(tensor=8), 8)
+    assert (dp.nodes, dp.gpus_per_node, dp.network_gbit_s) == (8, 1, 200.0)
+    # TP=2: four ranks of a group in each node, two groups per node share the NICs.
+    dp2 = data_parallel_link(link, ModelParallel(tensor=2), 32)
+    assert (dp2.nodes, dp2.gpus_per_node, dp2.network_gbit_s) == (8, 4, 800.0)
+
+
+@pytest.mark.parametrize(
+    ("count", "mp", "message"),
+    [
+        (8, ModelParallel(tensor=3), "does not divide 8 GPUs"),
+        (6, ModelParallel(tensor=3), "does not divide the model's 32 attention heads; use one of 1, 2, 4"),
+        (32, ModelParallel(tensor=16), "spans nodes of 8 GPUs"),
+        (64, ModelParallel(pipeline=64), "more stages than the model's 32 layers"),
+        (12, ModelParallel(tensor=4, pipeline=2), "4 × pipeline_parallel 2 = 8 does not divide 12 GPUs"),
+        (8, ModelParallel(tensor=0), "tensor_parallel must be at least 1"),
+    ],
+)
+def test_impossible_splits_are_refused_in_one_line(count: int, mp: ModelParallel, message: str) -> None:
+    with pytest.raises(EstimateError, match=message) as info:
+        _run(count, mp)
+    assert "\n" not in str(info.value)
+
+
+def test_model_parallelism_needs_a_known_transformer() -> None:
+    cnn = make_profile(ops=OPS, shape=ModelShape(family="cnn"))
+    with pytest.raises(EstimateError, match="layers and attention heads are known"):
+        run_estimate(EstimateRequest(profile=cnn, gpu=A100, count=2, model_parallel=ModelParallel(tensor=2)))
+
+
+def test_without_model_parallelism_the_estimate_is_unchanged() -> None:
+    plain = run_estimate(EstimateRequest(profile=_profile(), gpu=A100, count=8, calibration=CAL))
+    same = _run(8, ModelParallel())
+    assert same.step_time_s == plain.step_time_s and same.peak_memory_gib == plain.peak_memory_gib
+    assert same.pipeline_bubble_s == 0.0 and same.tensor_parallel_comm_s == 0.0
+
+
+def _workload(**extra: object) -> dict[str, object]:
+    return {
+        "name": "tp",
+        "model": {"preset": "llama-7b"},
+        "inputs": {"batch_size": 1, "seq_len": 4096},
+        "precision": "amp-bf16",
+        **extra,
+    }
+
+
+def test_the_workload_carries_the_degrees_into_the_estimate_request() -> None:
+    w = Workload.from_dict(
+        _workload(tensor_parallel=4, pipeline_parallel=2, sequence_parallel=True, gradient_accumulation=8)
+    )
+    req = request_for(w, _profile(), A100, count=16)
+    assert req.model_parallel == ModelParallel(tensor=4, pipeline=2, sequence_parallel=True)
+    assert req.grad_accum_steps == 8
+    e = run_estimate(req.changed(calibration=CAL))
+    assert (e.tensor_parallel, e.pipeline_parallel, e.data_parallel) == (4, 2, 2)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"sequence_parallel": True}, "sequence_parallel: needs tensor_parallel of 2 or more"),
+        ({"pipeline_virtual_stages": 2}, "pipeline_virtual_stages: needs pipeline_parallel of 2 or more"),
+        ({"task": "infer", "tensor_parallel": 2}, "modelled for training only"),
+        ({"tensor_parallel": 0}, "tensor_parallel"),
+    ],
+)
+def test_workload_refuses_inconsistent_degrees_in_one_line(extra: dict[str, object], message: str) -> None:
+    with pytest.raises(WorkloadError, match=message) as info:
+        Workload.from_dict(_workload(**extra))
+    assert "\n" not in str(info.value).strip()
+
+
+def test_the_estimate_document_reports_the_split() -> None:
+    req = EstimateRequest(
+        profile=_profile(),
+        gpu=A100,
+        count=8,
+        model_parallel=ModelParallel(tensor=2, pipeline=2),
+        calibration=CAL,
+        grad_accum_steps=4,
+    )
+    est = run_estimate(req)
+    outcome = EstimateOutcome(gpu=A100.id, gpu_count=8, estimate=est)
+    doc = estimate_json(_profile(), [outcome], CAL, tensor_parallel=2, pipeline_parallel=2)
+    row = doc.estimates[0]
+    assert (row.tensor_parallel, row.pipeline_parallel, row.data_parallel) == (2, 2, 2)
+    assert row.pipeline_bubble_fraction == pytest.approx(1 / 5)
+    assert row.tensor_parallel_comm_s is not None and row.tensor_parallel_comm_s > 0
+    assert doc.workload.tensor_parallel == 2
