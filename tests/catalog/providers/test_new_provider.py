@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.catalog import providers
+from gpuplan.cli import app
 from stand_in_profiles import bert_large_profile
 
 #: The whole provider, as a newcomer would write ``catalog/providers/acme.py``.
@@ -96,7 +97,7 @@ def acme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def _cli(*args: str) -> str:
-    r = runner.invoke(__import__("gpuplan.cli", fromlist=["app"]).app, list(args))
+    r = runner.invoke(app, list(args))
     assert r.exit_code == 0, (r.output, r.exception)
     return r.stdout
 
@@ -124,6 +125,13 @@ def test_a_registered_module_is_a_provider_everywhere(acme: Path) -> None:
     manifests = "\n".join(p.read_text(encoding="utf-8") for p in sorted((acme / "k8s").rglob("*.yaml")))
     assert "node.kubernetes.io/instance-type: acme.a100x8" in manifests and "AKE" in manifests
     _cli("deploy", str(acme / "plan.json"), "--target", "torchrun", "--out", str(acme / "torchrun"))
+    # SkyPilot has no such cloud (the module declares no skypilot_cloud): refused in one line
+    r = runner.invoke(
+        app, ["deploy", str(acme / "plan.json"), "--target", "skypilot", "--out", str(acme / "s")]
+    )
+    assert r.exit_code != 0 and "SkyPilot has no acme cloud (of ours it supports aws, azure, gcp)" in str(
+        r.exception
+    )
 
 
 def test_without_its_registry_line_the_name_is_refused_with_a_suggestion(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
@@ -47,6 +48,7 @@ SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.
 
 FACTS = ProviderFacts(
     provider="aws",
+    skypilot_cloud="aws",
     aliases=("amazon",),
     display_name="Amazon Web Services",
     kind="hyperscaler",
@@ -90,6 +92,12 @@ FACTS = ProviderFacts(
     "aws-regions.html (names as published; cross-checked with paessler.com's AWS region code list, "
     "read 2026-12-01)",
     kubernetes="EKS",
+    node_labels=NodeLabels(
+        source="EKS managed node groups label capacity eks.amazonaws.com/capacityType: SPOT|ON_DEMAND "
+        "(EKS user guide 'Managed node groups')",
+        spot_selector={"eks.amazonaws.com/capacityType": "SPOT"},
+        spot_note="EKS with Karpenter instead of managed node groups: karpenter.sh/capacity-type: spot",
+    ),
     billing=Billing(
         granularity_s=1,
         min_billing_s=60,

@@ -14,6 +14,7 @@ from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
@@ -33,6 +34,7 @@ _HOURS_PER_YEAR = 8760
 
 FACTS = ProviderFacts(
     provider="azure",
+    skypilot_cloud="azure",
     display_name="Microsoft Azure",
     kind="hyperscaler",
     regions=regions(
@@ -78,6 +80,21 @@ FACTS = ProviderFacts(
     regions_source="Azure geographies, https://learn.microsoft.com/azure/reliability/regions-list "
     "(armRegionName and location as published; read 2026-12-01)",
     kubernetes="AKS",
+    node_labels=NodeLabels(
+        source="AKS docs: spot node pools carry the label and taint "
+        "kubernetes.azure.com/scalesetpriority=spot (NoSchedule); the GPU guide taints GPU pools "
+        "sku=gpu:NoSchedule",
+        gpu_tolerations=({"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},),
+        spot_selector={"kubernetes.azure.com/scalesetpriority": "spot"},
+        spot_tolerations=(
+            {
+                "key": "kubernetes.azure.com/scalesetpriority",
+                "operator": "Equal",
+                "value": "spot",
+                "effect": "NoSchedule",
+            },
+        ),
+    ),
     billing=Billing(
         granularity_s=None,
         min_billing_s=None,

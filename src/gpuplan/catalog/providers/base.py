@@ -22,6 +22,7 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "MissingCredentialsError",
+    "NodeLabels",
     "ProviderFacts",
     "ProviderModule",
     "Region",
@@ -76,6 +77,27 @@ class SpotFacts:
 
 
 @dataclass(frozen=True, kw_only=True)
+class NodeLabels:
+    """Labels and taints the provider's managed Kubernetes documents for GPU and spot nodes, which
+    the k8s deploy target writes into its manifests (a provider without them gets a comment asking
+    for the user's own)."""
+
+    source: str
+    """Where the provider documents them."""
+    gpu_tolerations: tuple[Mapping[str, str], ...] = ()
+    """Taints its GPU node pools carry besides ``nvidia.com/gpu`` (each a toleration as written)."""
+    accelerator_label: str | None = None
+    """Node label whose value names the GPU model, as ``hardware/data/gpus.csv`` ``gke_accelerator``
+    spells it (GKE's ``cloud.google.com/gke-accelerator``); None: no such label."""
+    spot_selector: Mapping[str, str] = field(default_factory=dict)
+    """Node selector that picks spot (preemptible) capacity."""
+    spot_tolerations: tuple[Mapping[str, str], ...] = ()
+    """Taints its spot nodes carry."""
+    spot_note: str | None = None
+    """A comment for spot manifests (another way clusters of this provider mark spot nodes)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProviderFacts:
     """Everything gpuplan knows about a provider apart from its offers and prices."""
 
@@ -105,6 +127,11 @@ class ProviderFacts:
     """Codes a price list uses that are not region ids (Alibaba BSS ``vm_region_no``)."""
     aliases: tuple[str, ...] = ()
     """Other names users write for the provider (``aliyun``); any case, ``-``/``_``/spaces alike."""
+    node_labels: NodeLabels | None = None
+    """What its managed Kubernetes labels and taints (None: nothing documented gpuplan knows)."""
+    skypilot_cloud: str | None = None
+    """SkyPilot's name for this cloud (``resources.cloud``), None where SkyPilot has none: the
+    skypilot deploy target then refuses the plan with a pointer to k8s or torchrun."""
 
     def region(self, code: str) -> Region | None:
         """The region with this code, or None."""

@@ -18,6 +18,7 @@ from gpuplan.catalog.providers.base import (
     Credentials,
     FetchResult,
     MissingCredentialsError,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
@@ -35,6 +36,7 @@ SKUS_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_SERVICE}/s
 
 FACTS = ProviderFacts(
     provider="gcp",
+    skypilot_cloud="gcp",
     aliases=("google",),
     display_name="Google Cloud",
     kind="hyperscaler",
@@ -73,6 +75,20 @@ FACTS = ProviderFacts(
     regions_source="Google Cloud 'Regions and zones', https://cloud.google.com/compute/docs/regions-zones "
     "(read 2026-12-01)",
     kubernetes="GKE",
+    node_labels=NodeLabels(
+        source='GKE docs: cloud.google.com/gke-spot: "true" and cloud.google.com/gke-accelerator labels; '
+        "GPU nodes tainted nvidia.com/gpu=present:NoSchedule; accelerator names as GCP's GPU list",
+        accelerator_label="cloud.google.com/gke-accelerator",
+        spot_selector={"cloud.google.com/gke-spot": "true"},
+        spot_tolerations=(
+            {
+                "key": "cloud.google.com/gke-spot",
+                "operator": "Equal",
+                "value": "true",
+                "effect": "NoSchedule",
+            },
+        ),
+    ),
     billing=Billing(
         granularity_s=1,
         min_billing_s=60,
