@@ -44,7 +44,15 @@ def remount(folder: Path, options: str) -> None:
 #: Children fork from a server that has gpuplan's catalog and SQLAlchemy imported already, so each
 #: costs only its work (a fresh interpreter would spend more time importing than the kill window).
 _CTX = multiprocessing.get_context("forkserver")
-_CTX.set_forkserver_preload(["gpuplan.catalog", "gpuplan.catalog.snapshot", "sqlalchemy", "alembic.command"])
+_CTX.set_forkserver_preload(
+    [
+        "gpuplan.catalog",
+        "gpuplan.catalog.snapshot",
+        "gpuplan.catalog.refresh",
+        "sqlalchemy",
+        "alembic.command",
+    ]
+)
 
 
 def _run(go: Any, work: Callable[..., None], args: tuple[Any, ...]) -> None:
@@ -123,3 +131,17 @@ def record(kind: str, tried: int, survived: int, lost: int, **extra: object) -> 
     if TALLY_FILE:
         with open(TALLY_FILE, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(line) + "\n")
+
+
+def refresh_from(path: str, replay_dir: str, providers: list[str], keys: dict[str, str], now: str) -> None:
+    """``gpuplan catalog refresh --from replay_dir`` of ``providers`` (recorded responses, no network)."""
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.providers import Credentials
+    from gpuplan.catalog.refresh import RefreshOptions, refresh
+
+    store = open_store(path)
+    options = RefreshOptions(credentials=Credentials(values=keys), replay_dir=Path(replay_dir), now=now)
+    outcomes = refresh(store, providers, options)
+    store.close()
+    if any(o.status != "ok" for o in outcomes):
+        raise SystemExit(3)

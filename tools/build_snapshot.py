@@ -27,6 +27,7 @@ from gpuplan.catalog.providers.common import InstanceFacts
 from gpuplan.catalog.snapshot import COLUMNS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
 from snapshot_sources import MARKETPLACE_QUOTES, MARKETPLACE_SKIPPED, gpuhunt_rows, skypilot_rows
 
 REPO = Path(__file__).resolve().parent.parent
@@ -270,11 +271,7 @@ def build_offers(snap: Snapshot, shared: Path) -> None:
         elif not_sold is not None:
             price_reason = not_sold
         else:
-            price_reason = {
-                "tencent": "specs only: no verified Tencent Cloud list price in the shared data",
-                "huawei": "specs only: no verified Huawei Cloud list price in the shared data",
-                "volcengine": "specs only: no verified Volcano Engine list price in the shared data",
-            }.get(provider, "no price in the shared data for this instance type")
+            price_reason = NO_PUBLIC_PRICE.get(provider, "no price in the shared data for this instance type")
         spot = SPOT_FROM_NOTES.get((provider, itype))
         if spot is not None:
             if f"{spot['amount']}" not in notes:
@@ -746,10 +743,6 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
 
 
 # ------------------------------------------------------------------ families issue 10 asks for
-_NO_FEED = (
-    "no credential-free {name} price feed and no dated list price in the permitted sources "
-    "(shared/data, public pages, PyPI data); `gpuplan catalog refresh --provider {p}` prices it with keys"
-)
 #: Instance families issue 10 lists, with the reason when the snapshot has no price for them.
 FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
@@ -780,23 +773,104 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
         "alibaba",
         "gn6i/gn7i/gn6v/gn7e international prices",
-        "only the 2023-06 CNY list prices are shipped; "
-        "`catalog refresh --provider alibaba` reads the international instancePrice.json",
+        "only the 2023-06 CNY list prices (cn-shanghai, secondary) are shipped: no newer dated public "
+        "list price found (searched 2026-12-01: pages, docs, code and issues corpora; PAI/ECI price pages "
+        "price other products); `catalog refresh --provider alibaba` reads the international "
+        "instancePrice.json",
     ),
-    ("tencent", "GN7/GN10X/GNV4/GT4", _NO_FEED.format(name="Tencent Cloud", p="tencent")),
+    (
+        "tencent",
+        "GN10X/GNV4",
+        "GN10X: Tencent's own price doc gives only ranges (GN10X.2XLARGE40 '16.21 - 18.04' CNY/h) or "
+        "undated single figures, and GN10X is not in shared/data/instance_types.csv; GN10Xp (same V100 "
+        "32GB) has undated official figures in skipped.csv. GNV4: no price in any searched source. "
+        "GN7.2XLARGE32 and GT4.4XLARGE96 are priced (monthly, 2026-06-15); "
+        "`gpuplan catalog refresh --provider tencent` prices the rest with keys",
+    ),
     (
         "huawei",
-        "p2v/p2s/pi2/p3.",
-        _NO_FEED.format(name="Huawei Cloud", p="huawei")
-        + " (BSS ratings; pi2 left out: its GPU is unverified in shared/data)",
+        "p2v/p2s/pi2/p3",
+        NO_PUBLIC_PRICE["huawei"]
+        + " (pi2.2xlarge.4 left out of the snapshot: shared/data has its flavor name only, no specs)",
     ),
     (
         "volcengine",
         "ini2/g1v/gni2",
-        _NO_FEED.format(name="Volcano Engine", p="volcengine")
-        + " (billing API; its charge-item codes are unverified); ini2/g1v names not found in shared/data",
+        NO_PUBLIC_PRICE["volcengine"] + " (billing API; its charge-item codes are unverified); ini2/g1v "
+        "type names not found in shared/data or the searched corpora (ecs.gni2.3xlarge is in the "
+        "snapshot, spec-only)",
     ),
 )
+
+
+def build_listed_prices(snap: Snapshot) -> None:
+    """The transcribed Chinese-cloud list prices: dated rows priced on their instance type, undated
+    rows listed in skipped.csv with their figure (an undated price is never shipped)."""
+    for p in read_listed_prices():
+        what = f"tools/cn_list_prices.csv:{p.line} {p.provider} {p.instance_type} {p.pricing}"
+        if not p.dated:
+            snap.skip(
+                f"{what} {p.amount:g} {p.currency}/{p.unit} ({p.region})",
+                f"official figure, but the page states no date: not shipped as a price; {p.cited_source}",
+            )
+            _note_undated_figure(snap, p)
+            continue
+        _price_listed_offer(snap, p)
+        _add_price(
+            snap,
+            p.provider,
+            p.region,
+            p.instance_type,
+            {
+                "pricing": p.pricing,
+                "amount": p.amount,
+                "currency": p.currency,
+                "unit": p.unit,
+                "as_of": p.as_of,
+                "source": p.cited_source,
+                "confidence": p.confidence,
+                "term": {"billing": "monthly subscription"} if p.pricing == "monthly" else None,
+            },
+        )
+
+
+def _note_undated_figure(snap: Snapshot, p: ListedPrice) -> None:
+    """Say in the unpriced offer's reason which undated official figures exist for it."""
+    figure = f"{p.pricing} {p.amount:g} {p.currency}/{p.unit}"
+    for o in snap.rows["offers.csv"]:
+        if (o["provider"], o["instance_type"]) != (p.provider, p.instance_type) or not o["price_reason"]:
+            continue
+        lead = "specs only: the provider's own price doc lists "
+        if o["price_reason"].startswith(lead):
+            head, _, tail = o["price_reason"].partition(" (undated")
+            o["price_reason"] = f"{head}, {figure} ({p.region}) (undated{tail}"
+        else:
+            o["price_reason"] = (
+                f"{lead}{figure} ({p.region}) (undated: not shipped as a price; the figures and their "
+                "pages are in skipped.csv)"
+            )
+
+
+def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
+    """Clear the spec-only reason of the offer a listed price belongs to (adding the offer in the
+    price's region when the snapshot has the instance type only elsewhere)."""
+    same_type = [
+        o
+        for o in snap.rows["offers.csv"]
+        if (o["provider"], o["instance_type"], o["zone"]) == (p.provider, p.instance_type, "")
+    ]
+    if not same_type:
+        raise SystemExit(
+            f"tools/cn_list_prices.csv:{p.line}: {p.provider} {p.instance_type} is not in the snapshot; "
+            "add it with its specs to shared/data/instance_types.csv first"
+        )
+    here = [o for o in same_type if o["region"] == p.region]
+    if here:
+        here[0]["price_reason"] = ""
+        return
+    offer = dict(same_type[0], region=p.region, price_reason="")
+    snap.rows["offers.csv"].append(offer)
+    snap.offer_keys.add((p.provider, p.region, "", p.instance_type))
 
 
 def build_family_gaps(snap: Snapshot) -> None:
@@ -936,6 +1010,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     snap = Snapshot()
     build_offers(snap, shared)
+    build_listed_prices(snap)
     build_articles(snap, shared.parent / "seeds")
     build_marketplaces(snap)
     build_family_gaps(snap)

@@ -24,7 +24,7 @@ from gpuplan.catalog.model import (
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import CatalogImportError
 
-__all__ = ["ImportTarget", "import_offers", "write_offers"]
+__all__ = ["ImportTarget", "import_offers", "write_offers", "write_with_retry"]
 
 
 class ImportTarget(Protocol):
@@ -135,7 +135,7 @@ def import_offers(
     if conn is not None:
         import_id, n_offers, n_prices = write(conn)
     else:
-        import_id, n_offers, n_prices = _with_retry(store, write, f"import of {prov} from {source}")
+        import_id, n_offers, n_prices = write_with_retry(store, write, f"import of {prov} from {source}")
     store.invalidate_caches()
     return ImportReport(
         provider=prov,
@@ -151,7 +151,7 @@ def import_offers(
 WRITE_ATTEMPTS = 3
 
 
-def _with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str) -> T:
+def write_with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str) -> T:
     """``write`` in its own transaction, tried again while another writer keeps the database locked
     beyond the busy timeout; any failure rolls back (the database is left unchanged)."""
     from gpuplan.catalog.transactions import db_error, is_busy, writing

@@ -4,7 +4,9 @@ Each provider is fetched, gated and imported on its own, in one transaction: a p
 source cannot be read (no network, an error page, an unreadable file) changes nothing and keeps
 its last good data, and the outcome says so in one line. Providers that need keys the caller did
 not give are skipped with the keys to set. Every run is recorded (``refresh_runs``) for
-``catalog info``.
+``catalog info``; a run that imported is recorded in the import's own transaction, with its
+``import_id``, so that a refresh killed at any point leaves each provider's prices and its last
+run in step (both the old or both the new).
 """
 
 from __future__ import annotations
@@ -18,12 +20,17 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from gpuplan.catalog.importing import import_offers, write_with_retry
 from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
+from gpuplan.catalog.transactions import writing
 from gpuplan.errors import GpuplanError
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from gpuplan.catalog.model import ImportReport
     from gpuplan.catalog.store import Store
 
 __all__ = ["RefreshOptions", "RefreshOutcome", "last_runs", "refresh"]
@@ -120,28 +127,37 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
     source = f"catalog refresh {now} from {', '.join(result.sources[:3])}" + (
         f" and {len(result.sources) - 3} more" if len(result.sources) > 3 else ""
     )
-    report = store.import_offers(result.rows, provider=name, source=source, kind="refresh")
     notes = "; ".join(result.notes)
-    if report.import_id is None:
-        return RefreshOutcome(
+
+    def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
+        report = import_offers(store, result.rows, provider=name, source=source, kind="refresh", conn=conn)
+        if report.import_id is None:
+            return report, None  # nothing written: every row failed the gates
+        message = (
+            f"ok: {len(result.rows)} offers, {report.prices_imported} prices appended "
+            f"({report.offers_imported} new offers), {len(report.rejected)} rows rejected"
+            + (f"; {notes}" if notes else "")
+        )
+        outcome = RefreshOutcome(
             provider=name,
-            status="failed",
-            message=f"failed: every row failed the gates ({report.rejected[0].reason}); {_kept(store, name)}",
+            status="ok",
+            message=message,
+            offers=len(result.rows),
+            prices=report.prices_imported,
             rejected=len(report.rejected),
             sources=result.sources,
             started_at=now,
         )
-    message = (
-        f"ok: {len(result.rows)} offers, {report.prices_imported} prices appended "
-        f"({report.offers_imported} new offers), {len(report.rejected)} rows rejected"
-        + (f"; {notes}" if notes else "")
-    )
+        _record(conn, outcome, import_id=report.import_id)
+        return report, outcome
+
+    report, done = write_with_retry(store, write, f"import of {name} from {source}")
+    if done is not None:
+        return done
     return RefreshOutcome(
         provider=name,
-        status="ok",
-        message=message,
-        offers=len(result.rows),
-        prices=report.prices_imported,
+        status="failed",
+        message=f"failed: every row failed the gates ({report.rejected[0].reason}); {_kept(store, name)}",
         rejected=len(report.rejected),
         sources=result.sources,
         started_at=now,
@@ -155,30 +171,31 @@ def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> 
     outcomes = []
     for provider in dict.fromkeys(chosen):
         outcome = _one(store, provider, options, now)
-        _record(store, outcome)
+        if outcome.status != "ok":  # an ok run was recorded with its import
+            with writing(store.engine) as conn:
+                _record(conn, outcome, import_id=None)
         outcomes.append(outcome)
     return outcomes
 
 
-def _record(store: Store, outcome: RefreshOutcome) -> None:
+def _record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:
     from sqlalchemy import insert
 
     from gpuplan.catalog import schema as t
 
-    with store.engine.begin() as conn:
-        conn.execute(
-            insert(t.refresh_runs).values(
-                provider=outcome.provider,
-                started_at=outcome.started_at,
-                status=outcome.status,
-                message=outcome.message,
-                offers=outcome.offers,
-                prices=outcome.prices,
-                rejected=outcome.rejected,
-                sources=json.dumps(list(outcome.sources)),
-                import_id=None,
-            )
+    conn.execute(
+        insert(t.refresh_runs).values(
+            provider=outcome.provider,
+            started_at=outcome.started_at,
+            status=outcome.status,
+            message=outcome.message,
+            offers=outcome.offers,
+            prices=outcome.prices,
+            rejected=outcome.rejected,
+            sources=json.dumps(list(outcome.sources)),
+            import_id=import_id,
         )
+    )
 
 
 def last_runs(store: Store) -> dict[str, RefreshOutcome]:

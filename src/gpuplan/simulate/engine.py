@@ -16,7 +16,8 @@ Model (exact for it, no time-stepping of requests):
   requests, those it cannot finish within the notice are dropped, and the next decision replaces
   it (so restart time = startup time).
 
-The loop walks requests in arrival order with a heap of slot free times. Start times are
+The loop walks requests in arrival order against each slot's free time (:mod:`gpuplan.simulate.slots`:
+in blocks where that is exact, else one heap operation per request). Start times are
 non-decreasing under FIFO, so a decision at time T has seen exactly the requests started
 before T: decisions are interleaved at their true times, not after the fact. The controller's
 utilisation signal is kept at one-second resolution (the requests' own times are exact).
@@ -25,16 +26,15 @@ utilisation signal is kept at one-second resolution (the requests' own times are
 from __future__ import annotations
 
 import gc
-import heapq
 import math
 from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
 from gpuplan.simulate.policy import Policy
+from gpuplan.simulate.slots import MIN_BLOCK, Dispatch, SlotPool, dispatch_block, dispatch_heap
 
 __all__ = [
     "STATUS_DROPPED",
@@ -85,11 +85,6 @@ class Work:
     step_full_s: float = 0.0
     """One decode step with every slot busy."""
 
-    @cached_property
-    def lists(self) -> tuple[list[float], list[float]]:
-        """``fixed_s`` and ``tokens`` as Python lists (what the loop indexes), made once per Work."""
-        return self.fixed_s.tolist(), np.asarray(self.tokens, dtype=np.float64).tolist()
-
     def step_s(self, running: float, slots: int) -> float:
         if slots <= 1:
             return self.step_full_s
@@ -122,7 +117,7 @@ class _Fleet:
     """Replica and slot state, and the decisions taken at each tick."""
 
     def __init__(
-        self, policy: Policy, cfg: EngineConfig, arrival: list[float], work: Work, run: EngineRun
+        self, policy: Policy, cfg: EngineConfig, arrival: np.ndarray, work: Work, run: EngineRun
     ) -> None:
         self.p, self.cfg, self.arrival, self.work, self.run = policy, cfg, arrival, work, run
         self.step = work.step_s(1.0, cfg.slots)
@@ -133,11 +128,9 @@ class _Fleet:
         self.state: list[int] = []
         self.ready: list[float] = []
         self.die: list[float] = []
-        self.slot_rep: list[int] = []
-        self.slot_req: list[int] = []
+        self.slots = SlotPool()
+        """Replica r owns slots r·k … r·k + k - 1."""
         self.alive: list[int] = []
-        # A sentinel that never leaves the heap: with no live slot the next start is "never".
-        self.heap: list[tuple[float, int]] = [(_INF, -1)]
         self.recent: deque[tuple[float, int]] = deque()
         self.last_up = -_INF
         rng = np.random.default_rng(cfg.seed)
@@ -166,44 +159,37 @@ class _Fleet:
         self.run.replica_launch_s.append(t)
         self.run.replica_end_s.append(_INF)
         self.run.replica_spot.append(spot)
-        base = len(self.slot_rep)
-        for i in range(self.k):
-            self.slot_rep.append(r)
-            self.slot_req.append(-1)
-            heapq.heappush(self.heap, (ready_at, base + i))
+        self.slots.add(self.k, ready_at)
         self.alive.append(r)
 
-    def _slot_end(self, s: int, start: list[float]) -> float:
-        q = self.slot_req[s]
+    def _slot_end(self, s: int, start: np.ndarray) -> float:
+        q = int(self.slots.req[s])
         if q < 0:
             return -_INF
         step = self.steps[bisect_right(self.marks, q) - 1]
-        return start[q] + float(self.work.fixed_s[q] + self.work.tokens[q] * step)
+        return float(start[q]) + float(self.work.fixed_s[q] + self.work.tokens[q] * step)
 
-    def _busy_until(self, r: int, t: float, start: list[float]) -> float:
+    def _busy_until(self, r: int, t: float, start: np.ndarray) -> float:
         base = r * self.k
         return max(t, *(self._slot_end(s, start) for s in range(base, base + self.k)))
 
-    def _drop_slots(self) -> None:
-        live = {-1, *(s for r in self.alive for s in range(r * self.k, (r + 1) * self.k))}
-        self.heap = [(f, s) for f, s in self.heap if s in live]
-        heapq.heapify(self.heap)
-
-    def retire(self, r: int, t: float, start: list[float]) -> None:
+    def retire(self, r: int, t: float, start: np.ndarray) -> None:
         """Scale-down: stop taking requests, bill until the last running one ends."""
         self.state[r] = _DRAINING
         self.alive.remove(r)
+        self.slots.close(r * self.k, self.k)
         self.run.replica_end_s[r] = self._busy_until(r, t, start)
 
-    def interrupt(self, r: int, t: float, status: bytearray, start: list[float]) -> None:
+    def interrupt(self, r: int, t: float, status: np.ndarray, start: np.ndarray) -> None:
         self.state[r] = _GONE
         self.alive.remove(r)
+        self.slots.close(r * self.k, self.k)
         self.run.interruptions += 1
         kill_at = self.die[r] + self.cfg.spot_notice_s
         base = r * self.k
         for s in range(base, base + self.k):
             if self._slot_end(s, start) > kill_at:
-                status[self.slot_req[s]] = STATUS_KILLED
+                status[self.slots.req[s]] = STATUS_KILLED
         self.run.replica_end_s[r] = min(kill_at, self._busy_until(r, t, start))
 
     # -- decisions -----------------------------------------------------------------------------
@@ -224,10 +210,10 @@ class _Fleet:
                 want = current if abs(ratio - 1.0) <= p.tolerance else math.ceil(ready * ratio)
         return max(p.min_replicas, min(p.max_replicas, want))
 
-    def _signal(self, t: float, j: int, start: list[float]) -> tuple[int, int]:
+    def _signal(self, t: float, j: int, start: np.ndarray) -> tuple[int, int]:
         """(busy slot-seconds, seconds) since the last decision, from the requests started."""
         if j > self.seen:
-            st = np.asarray(start[self.seen : j], dtype=np.float64)
+            st = start[self.seen : j]
             ok = np.isfinite(st)
             st = st[ok]
             # Every request since the last decision started under the current step time.
@@ -249,7 +235,7 @@ class _Fleet:
         self.level, self.bin = int(levels[-1]), end_bin
         return int(levels.sum()), bins
 
-    def tick(self, t: float, j: int, status: bytearray, start: list[float]) -> None:
+    def tick(self, t: float, j: int, status: np.ndarray, start: np.ndarray) -> None:
         p, run = self.p, self.run
         gone = [r for r in self.alive if self.die[r] <= t]
         for r in gone:
@@ -257,7 +243,7 @@ class _Fleet:
         busy, bins = self._signal(t, j, start)
         ready = sum(1 for r in self.alive if self.ready[r] <= t)
         util = busy / (bins * ready * self.k) if bins > 0 and ready > 0 else None
-        queued = max(0, bisect_right(self.arrival, t) - j)
+        queued = max(0, int(np.searchsorted(self.arrival, t, side="right")) - j)
         current = len(self.alive)
         want = self._desired(t, current, ready, queued, util)
         if p.kind in ("target", "queue"):
@@ -279,9 +265,6 @@ class _Fleet:
         elif floor_ < current:
             for r in sorted(self.alive, key=lambda r: (self.ready[r] <= t, -r))[: current - floor_]:
                 self.retire(r, t, start)  # not-yet-ready first, then the newest (a ReplicaSet's order)
-            gone.append(-1)
-        if gone:
-            self._drop_slots()
         # The batch each ready replica runs now sets the step time of the requests started next.
         ready_now = sum(1 for r in self.alive if self.ready[r] <= t)
         step = self.work.step_s(self.level / max(1, ready_now) + 1.0, self.k)
@@ -309,36 +292,38 @@ def run_engine(
     policy: Policy,
     cfg: EngineConfig,
     *,
-    arrival_list: list[float] | None = None,
+    blocks: bool = True,
 ) -> EngineRun:
     """Simulate ``policy`` over requests arriving at ``arrival_s`` (sorted) that need ``work``
-    (or a fixed service time in seconds per request). ``arrival_list``: ``arrival_s.tolist()``
-    made once for several policies."""
-    # The loop allocates one heap tuple per request and no reference cycles: the cyclic
-    # collector only costs time here (~25 % on a day at 50 requests/s). Paused, then restored.
+    (or a fixed service time in seconds per request). ``blocks=False`` dispatches every request
+    through the heap loop (the reference the block dispatch is tested against)."""
+    # The heap loop allocates one tuple per request and no reference cycles: the cyclic
+    # collector only costs time here. Paused, then restored.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(arrival_s, work, policy, cfg, arrival_list)
+        return _run(np.asarray(arrival_s, dtype=np.float64), work, policy, cfg, blocks)
     finally:
         if was_enabled:
             gc.enable()
 
 
 def _run(
-    arrival_s: np.ndarray,
-    work: Work | np.ndarray,
-    policy: Policy,
-    cfg: EngineConfig,
-    arrival_list: list[float] | None,
+    arrival: np.ndarray, work: Work | np.ndarray, policy: Policy, cfg: EngineConfig, blocks: bool
 ) -> EngineRun:
+    n = len(arrival)
     if not isinstance(work, Work):
-        work = Work(fixed_s=np.asarray(work, dtype=np.float64), tokens=np.zeros(len(arrival_s)))
-    n = len(arrival_s)
-    arrival: list[float] = arrival_list if arrival_list is not None else arrival_s.tolist()
-    fixed, tokens = work.lists
-    start = [math.nan] * n
-    status = bytearray(n)
+        work = Work(fixed_s=np.asarray(work, dtype=np.float64), tokens=np.zeros(n))
+    d = Dispatch(
+        arrival=arrival,
+        fixed_s=np.asarray(work.fixed_s, dtype=np.float64),
+        tokens=np.asarray(work.tokens, dtype=np.float64),
+        start=np.full(n, math.nan),
+        status=np.zeros(n, dtype=np.uint8),
+        horizon_s=cfg.horizon_s,
+        timeout_s=cfg.timeout_s,
+    )
+    start, status = d.start, d.status
     run = EngineRun(start_s=np.empty(0), status=np.empty(0))
     fleet = _Fleet(policy, cfg, arrival, work, run)
     # A warm start: the initial replicas are ready when the trace begins (and billed from then).
@@ -347,45 +332,33 @@ def _run(
     for i in range(initial):
         fleet.launch(0.0, 0.0, spot=i < spot_goal)
 
-    heap, slot_req = fleet.heap, fleet.slot_req
-    horizon, period, timeout = cfg.horizon_s, policy.period_s, cfg.timeout_s
-    replace = heapq.heapreplace
+    pool = fleet.slots
+    horizon, period = cfg.horizon_s, policy.period_s
     next_tick = 0.0
-    step = fleet.step
     j = 0
-    # The hot loop: locals only, one heap operation per request. Slots of retired replicas are
-    # taken out of the heap when they retire, so every slot in it is live.
     while j < n:
-        tf, s = heap[0]
-        a = arrival[j]
-        cs = a if a >= tf else tf
-        if cs >= next_tick:
+        a = float(arrival[j])
+        tf = pool.earliest()
+        if (a if a >= tf else tf) >= next_tick:
             if next_tick > horizon:
                 break
             fleet.tick(next_tick, j, status, start)
-            heap = fleet.heap  # a retirement rebuilds it
-            step = fleet.step
             next_tick += period
             continue
-        if cs > horizon:
-            break
-        if cs - a > timeout:
-            status[j] = STATUS_DROPPED
-            j += 1
-            continue
-        replace(heap, (cs + fixed[j] + tokens[j] * step, s))
-        start[j] = cs
-        slot_req[s] = j
-        j += 1
+        # Request j starts before the next decision: dispatch up to that decision.
+        done = dispatch_block(pool, d, j, next_tick, fleet.step) if blocks else 0
+        j += done
+        if done < MIN_BLOCK:
+            j, stop = dispatch_heap(pool, d, j, next_tick, fleet.step)
+            if stop:
+                break
     # Requests never started: dropped if their timeout passed within the window, else still queued.
-    for q in range(j, n):
-        if arrival[q] + timeout <= horizon:
-            status[q] = STATUS_DROPPED
+    status[j:][arrival[j:] + cfg.timeout_s <= horizon] = STATUS_DROPPED
     for r in fleet.alive:
         run.replica_end_s[r] = horizon
     run.replica_end_s = [min(e, horizon) for e in run.replica_end_s]
-    run.start_s = np.asarray(start, dtype=np.float64)
-    run.status = np.frombuffer(bytes(status), dtype=np.uint8).copy()
+    run.start_s = start
+    run.status = status
     run.status[(run.status == STATUS_QUEUED) & np.isfinite(run.start_s)] = STATUS_SERVED
     per_request = np.asarray(fleet.steps)[np.searchsorted(fleet.marks, np.arange(n), side="right") - 1]
     run.service_s = work.fixed_s + work.tokens * per_request
