@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NoReturn, Protocol, TypeVar, overload
 
-from gpuplan.errors import UnknownChoiceError
+from gpuplan.errors import UnknownChoiceError, closest
 from gpuplan.i18n import N_, _
 from gpuplan.units import HOURS_PER_MONTH
 
@@ -139,7 +139,10 @@ class Names:
         """The name ``value`` spells; :class:`UnknownChoiceError` with "did you mean" otherwise."""
         found = _lookup(value, self.values, self.aliases)
         if found is None:
-            _refuse(value, self.kind, self.values, {})
+            # Near an alias counts too ("amzon" -> aws), suggested by the name it stands for.
+            owner = {v: v for v in self.values} | dict(self.aliases)
+            near = list(dict.fromkeys(owner[h] for h in closest(str(value), owner, n=6)))[:3]
+            raise UnknownChoiceError(self.kind, str(value), self.values, suggestions=near or None)
         return found
 
     def __iter__(self) -> Iterator[str]:
