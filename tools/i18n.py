@@ -6,7 +6,10 @@
 
 After a merge conflict in the binary .mo, keep either side and run `compile` again.
 
-Messages are the English source text; the Chinese lives in
+Messages are the English source text: every `_()`, `N_()` and `ngettext()` string in src/, and every
+help text of the command line (option help, command docstrings), found by walking the built Typer
+app the way `gpuplan --help` shows it (gpuplan/cli/_help.py translates them at run time). The
+Chinese lives in
 src/gpuplan/i18n/locale/zh/LC_MESSAGES/gpuplan.po. Babel (a dev dependency) does the extraction and
 compilation; at run time gpuplan reads the .mo with the standard library's gettext.
 """
@@ -33,14 +36,30 @@ KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 HEADER_DATE = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
 
 
+def cli_help_messages() -> list[str]:
+    """The command line's help texts, as `gpuplan … --help` shows them (in English)."""
+    sys.path.insert(0, str(SRC.parent))
+    import typer.main
+
+    from gpuplan.cli import app
+    from gpuplan.cli._help import help_messages
+
+    return help_messages(typer.main.get_command(app))
+
+
 def extract() -> Catalog:
-    """Every message marked in the package's Python source, with where it is used."""
+    """Every message marked in the package's Python source and every --help text, with where."""
     template = Catalog(project="gpuplan", domain="gpuplan", creation_date=HEADER_DATE)
     for filename, lineno, message, comments, context in extract_from_dir(
         str(SRC), method_map=[("**.py", "python")], keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)
     ):
         where = [(f"src/gpuplan/{filename}", lineno)]
         template.add(message, None, where, auto_comments=comments, context=context)
+    for message in cli_help_messages():
+        if message in template:
+            template[message].locations.append(("src/gpuplan/cli/_help.py", 0))
+        else:
+            template.add(message, None, [("src/gpuplan/cli/_help.py", 0)])
     return template
 
 

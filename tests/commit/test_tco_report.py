@@ -152,3 +152,24 @@ def test_html_and_view_speak_chinese_when_asked() -> None:
     console.print(tco_view(_report()))
     text = console.export_text()
     assert "Total over 24 months: $35,200" in text and "Break-even utilisation" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_schedule_fits_the_console_with_whole_instance_types(width: int, lang: str) -> None:
+    from dataclasses import replace
+
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    report = _report()
+    long_name = "n1-standard-4 + 1x nvidia-tesla-t4"  # the catalog's longest instance type
+    offers = tuple(replace(o, instance_type=long_name, region="cn-shanghai") for o in report.problem.offers)
+    problem = replace(report.problem, offers=offers)
+    report = replace(report, problem=problem, schedule=optimise(problem))
+    console = Console(record=True, width=width)
+    with use_language(lang):
+        console.print(tco_view(report))
+    lines = console.export_text().splitlines()
+    assert max(cell_len(line) for line in lines) <= width
+    assert any(long_name in line for line in lines) and "…" not in "\n".join(lines)

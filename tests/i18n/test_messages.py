@@ -129,3 +129,19 @@ def test_no_message_hides_inside_an_f_string() -> None:
                 ):
                     hidden.append(f"{path.relative_to(REPO)}:{inner.lineno}")
     assert not hidden, hidden
+
+
+def test_every_chinese_message_is_a_valid_format_string(i18n_tool: ModuleType) -> None:
+    # A stray or lost brace ("{" for "{n}") would raise at run time, in the middle of a command.
+    import string
+
+    broken = []
+    for m in i18n_tool.read("zh"):
+        if not m.id:
+            continue
+        for text in (m.string,) if isinstance(m.string, str) else m.string:
+            try:
+                list(string.Formatter().parse(text))
+            except ValueError:
+                broken.append(m.id)
+    assert not broken, broken

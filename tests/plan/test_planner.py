@@ -274,3 +274,27 @@ def test_a_misspelt_provider_or_region_suggests_the_right_one() -> None:
         _plan([offer()], Constraints(providers=("awss",)))
     with pytest.raises(NotFoundError, match="did you mean 'us-east-1'"):
         _plan([offer()], Constraints(regions=("us-east1x",)))
+
+
+def test_a_service_compares_cost_for_the_same_period_not_seconds_faster() -> None:
+    # A service: every option is capacity for the same month; "0 s faster" would say nothing.
+    from gpuplan.i18n import use_language
+
+    service = JobFacts(dataset_gb=0, checkpoint_gb=0, data_location=("aws", "us-east-1"), calendar_months=1.0)
+    rows = [
+        offer(),
+        offer(instance_type="p4d.b", price_usd=25.0),
+        offer(instance_type="p4d.c", price_usd=30.0),
+    ]
+    plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST), job=service)
+    assert plan.why and all("of service" in w and "faster" not in w for w in plan.why)
+    with use_language("zh"):
+        plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST), job=service)
+    assert all("同样" in w and "快" not in w for w in plan.why)
+
+
+def test_two_jobs_of_about_the_same_time_are_not_called_faster() -> None:
+    # The same instance in two regions: the same job time, so the line says so instead of "0 s faster".
+    rows = [offer(), offer(region="us-west-2", price_usd=25.0)]
+    plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
+    assert "about the same time" in plan.why[0] and "0 s" not in plan.why[0]

@@ -26,6 +26,7 @@ from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
 from gpuplan.errors import GpuplanError
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -78,7 +79,15 @@ def _kept(store: Store, provider: str) -> str:
         {"p": provider},
     )
     n, newest = (rows[0].n, rows[0].newest) if rows else (0, None)
-    return f"kept the last good data ({n} offers, newest price {newest or 'none'})"
+    return _("kept the last good data ({n} offers, newest price {newest})").format(
+        n=n, newest=newest or _("none")
+    )
+
+
+def _skipped(name: str, e: Exception, now: str) -> RefreshOutcome:
+    return RefreshOutcome(
+        provider=name, status="skipped", message=_("skipped: {why}").format(why=e), started_at=now
+    )
 
 
 def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> RefreshOutcome:
@@ -93,34 +102,48 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         )
     except GpuplanError as e:
         return RefreshOutcome(
-            provider=name, status="failed", message=f"{e}; {_kept(store, name)}", started_at=now
+            provider=name, status="failed", message=f"failed ({e}); {_kept(store, name)}", started_at=now
         )
+    fetched = False
     try:
         result = provider_module.FETCHER.fetch(http, options.credentials, now)
+        fetched = True
     except MissingCredentialsError as e:
-        return RefreshOutcome(provider=name, status="skipped", message=f"skipped: {e}", started_at=now)
+        return _skipped(name, e, now)
     except UnsupportedFetchError as e:
-        return RefreshOutcome(provider=name, status="skipped", message=f"skipped: {e}", started_at=now)
+        return _skipped(name, e, now)
     except httpx.HTTPError as e:
         what = f"{type(e).__name__}: {e}".splitlines()[0][:160]
         return RefreshOutcome(
-            provider=name, status="failed", message=f"failed ({what}); {_kept(store, name)}", started_at=now
+            provider=name,
+            status="failed",
+            message=_("failed ({what}); {kept}").format(what=what, kept=_kept(store, name)),
+            started_at=now,
         )
     except (GpuplanError, ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
         what = f"{type(e).__name__}: {e}".splitlines()[0][:160]
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=f"failed reading the price list ({what}); {_kept(store, name)}",
+            message=_("failed reading the price list ({what}); {kept}").format(
+                what=what, kept=_kept(store, name)
+            ),
             started_at=now,
         )
     finally:
+        # --save is atomic per provider: a fetch that raised leaves the last complete save.
+        if fetched:
+            http.commit()
+        else:
+            http.discard()
         http.close()
     if not result.rows:
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=f"failed: the price lists held no GPU offer gpuplan knows; {_kept(store, name)}",
+            message=_("failed: the price lists held no GPU offer gpuplan knows; {kept}").format(
+                kept=_kept(store, name)
+            ),
             sources=result.sources,
             started_at=now,
         )
@@ -133,11 +156,14 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         report = import_offers(store, result.rows, provider=name, source=source, kind="refresh", conn=conn)
         if report.import_id is None:
             return report, None  # nothing written: every row failed the gates
-        message = (
-            f"ok: {len(result.rows)} offers, {report.prices_imported} prices appended "
-            f"({report.offers_imported} new offers), {len(report.rejected)} rows rejected"
-            + (f"; {notes}" if notes else "")
-        )
+        message = _(
+            "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected"
+        ).format(
+            offers=len(result.rows),
+            prices=report.prices_imported,
+            new=report.offers_imported,
+            rejected=len(report.rejected),
+        ) + (f"; {notes}" if notes else "")
         outcome = RefreshOutcome(
             provider=name,
             status="ok",
@@ -157,7 +183,9 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
     return RefreshOutcome(
         provider=name,
         status="failed",
-        message=f"failed: every row failed the gates ({report.rejected[0].reason}); {_kept(store, name)}",
+        message=_("failed: every row failed the gates ({reason}); {kept}").format(
+            reason=report.rejected[0].reason, kept=_kept(store, name)
+        ),
         rejected=len(report.rejected),
         sources=result.sources,
         started_at=now,

@@ -6,12 +6,13 @@ prints, exits or reads the environment (``GPUPLAN_DB``, ``GPUPLAN_USD_PER_CNY``)
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Annotated
 
 import typer
 
+from gpuplan.cli._help import LocalisedGroup
+from gpuplan.cli._i18n import LangOption, apply_language
 from gpuplan.cli._settings import Settings, settings
 from gpuplan.errors import GpuplanError, UserCodeError
 
@@ -24,6 +25,8 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    # Picks the language of each invocation and translates the help texts (cli/_help.py).
+    cls=LocalisedGroup,
 )
 
 
@@ -40,14 +43,16 @@ def _global_options(
             show_default=False,
         ),
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     ctx.obj = Settings(db=db)
-    # Every invocation starts from the defaults (the language of the locale, amounts in USD): the
-    # context variables would otherwise carry one command's --lang/--currency into the next run
-    # in the same process (tests, notebooks calling the app twice).
-    from gpuplan.i18n import Money, language_from_locale, set_language, set_money
+    # Every invocation starts from the defaults (the language of this command line, amounts in
+    # USD): the context variables would otherwise carry one command's --lang/--currency into the
+    # next run in the same process (tests, notebooks calling the app twice). The root group has
+    # already set the language from --lang anywhere on the line, GPUPLAN_LANG or the locale.
+    from gpuplan.i18n import Money, set_money
 
-    set_language(language_from_locale(os.environ))
+    apply_language(lang)
     set_money(Money.usd())
 
 
@@ -83,9 +88,11 @@ def main() -> None:
     try:
         app()
     except GpuplanError as e:
+        from gpuplan.i18n import _
+
         if isinstance(e, UserCodeError) and e.user_traceback:
-            sys.stderr.write("---- traceback from your code (not gpuplan's) ----\n")
+            sys.stderr.write(_("---- traceback from your code (not gpuplan's) ----") + "\n")
             sys.stderr.write(e.user_traceback.rstrip() + "\n")
-            sys.stderr.write("---- end of your code's traceback ----\n")
-        sys.stderr.write(f"error: {e}\n")
+            sys.stderr.write(_("---- end of your code's traceback ----") + "\n")
+        sys.stderr.write(_("error: {message}").format(message=e) + "\n")
         raise SystemExit(1) from None

@@ -14,12 +14,13 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.errors import InputError
-from gpuplan.i18n import Language, language_from_locale, set_language
+from gpuplan.errors import InputError, NotFoundError
+from gpuplan.i18n import Language, current_language, language_from_locale, set_language
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,6 +33,7 @@ __all__ = [
     "UsdPerCnyOption",
     "apply_language",
     "console",
+    "invocation_language",
     "resolve_usd_per_cny",
 ]
 
@@ -40,7 +42,8 @@ LangOption = Annotated[
     typer.Option(
         "--lang",
         envvar="GPUPLAN_LANG",
-        help="Language of the output: en or zh. Default: from your locale (LANG).",
+        help="Language of the output and of --help: en or zh. "
+        "Default: GPUPLAN_LANG, else your locale (LANG).",
         show_default=False,
     ),
 ]
@@ -80,9 +83,34 @@ ForceRateOption = Annotated[
 PIPED_WIDTH = 120
 
 
+def invocation_language(args: Sequence[str], environ: Mapping[str, str]) -> Language:
+    """The language of one command line: ``--lang X`` (or ``--lang=X``) anywhere on it, else
+    ``GPUPLAN_LANG``, else the locale (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``).
+
+    Read before Typer parses anything, so that ``--help`` (handled first) is in that language too.
+    A value that is not a language is skipped here; the ``--lang`` option itself reports it.
+    """
+    given: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            given.append(args[i + 1])
+        elif arg.startswith("--lang="):
+            given.append(arg.split("=", 1)[1])
+    for value in [*reversed(given), environ.get("GPUPLAN_LANG", "")]:
+        if value:
+            try:
+                return Language.cast(value)
+            except NotFoundError:
+                continue
+    return language_from_locale(environ)
+
+
 def apply_language(lang: str | None) -> Language:
-    """Write this command's messages in ``lang``, or in the locale's language when None."""
-    language = Language.cast(lang) if lang else language_from_locale(os.environ)
+    """Write this command's messages in ``lang``; None keeps the language of the invocation
+    (:func:`invocation_language`, set by the root group before parsing)."""
+    language = Language.cast(lang) if lang else current_language()
     set_language(language)
     return language
 

@@ -23,7 +23,11 @@ def open_cache(db: str | None) -> Store | None:
     try:
         return open_store(db, seed=False)
     except StoreError as e:
-        sys.stderr.write(f"warning: profile cache unavailable ({e}); tracing without it\n")
+        from gpuplan.i18n import _
+
+        sys.stderr.write(
+            _("warning: profile cache unavailable ({error}); tracing without it").format(error=e) + "\n"
+        )
         return None
 
 

@@ -41,6 +41,14 @@ catalog_app = typer.Typer(
     no_args_is_help=True,
 )
 
+
+@catalog_app.callback()
+def _catalog_group(lang: LangOption = None) -> None:
+    # --lang is accepted on the group too (`gpuplan catalog --lang zh …`); the root group has
+    # already read it from the command line for --help (cli/_help.py).
+    apply_language(lang)
+
+
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON (stable schema) instead of a table.")]
 
 
@@ -200,11 +208,13 @@ def info(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Show where the catalog lives, its schema revision, providers, counts and price dates."""
     from gpuplan.report.catalog import info_json, info_view
 
+    apply_language(lang)
     data = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate)).info()
     if json_out:
         _print_json(info_json(data))
@@ -226,6 +236,7 @@ def import_(
         str | None,
         typer.Option("--as-of", help="Date the file's prices are valid (YYYY-MM-DD); default: today."),
     ] = None,
+    lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Import a provider catalog file. Good rows are stored (appended, one transaction); each bad row
@@ -236,6 +247,7 @@ def import_(
     from gpuplan.errors import CatalogImportError, InputError
     from gpuplan.report.catalog import import_view
 
+    apply_language(lang)
     if fmt != "skypilot":
         raise InputError(f"unknown --format {fmt!r}; supported: skypilot")
     prov = PROVIDERS.cast(provider)
@@ -296,11 +308,14 @@ def export(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    lang: LangOption = None,
 ) -> None:
     """Export every offer with its current price under each pricing model (unpriced offers too)."""
     from gpuplan.errors import InputError
+    from gpuplan.i18n import _
     from gpuplan.report.common import to_json, to_jsonable
 
+    apply_language(lang)
     if fmt not in ("csv", "json"):
         raise InputError(f"unknown --format {fmt!r}; supported: csv, json")
     rows = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate)).offers(include_unpriced=True)
@@ -321,7 +336,7 @@ def export(
         out.write_text(text, encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot write {out}: {e}") from e
-    sys.stderr.write(f"wrote {len(rows)} rows to {out}\n")
+    sys.stderr.write(_("wrote {n} rows to {path}").format(n=len(rows), path=out) + "\n")
 
 
 def register(app: typer.Typer) -> None:

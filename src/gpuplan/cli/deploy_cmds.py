@@ -9,6 +9,9 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.i18n import _
+
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
 
 
@@ -82,6 +85,7 @@ def deploy(
         int | None,
         typer.Option(min=1, help="Training steps (default: from samples x epochs).", show_default=False),
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Write the files that launch a plan (or a workload): torchrun, Docker, Kubernetes or SkyPilot.
 
@@ -90,6 +94,7 @@ def deploy(
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
     from gpuplan.errors import InputError
 
+    apply_language(lang)
     generator = get_generator(target)  # fails fast, with "did you mean", before reading anything
     if autoscaler.lower() not in ("hpa", "keda"):
         raise InputError(f"--autoscaler must be hpa or keda, not {autoscaler!r}")
@@ -98,7 +103,8 @@ def deploy(
     if is_plan and (
         given := [k for k, v in workload_only.items() if v is not None] + (["--count"] if count != 1 else [])
     ):
-        sys.stderr.write(f"warning: {', '.join(given)} ignored: the plan file already says where to run\n")
+        warning = _("warning: {options} ignored: the plan file already says where to run")
+        sys.stderr.write(warning.format(options=", ".join(given)) + "\n")
     spec = load_spec(
         str(source),
         gpu=gpu,
@@ -127,6 +133,8 @@ def deploy(
         typer.echo(json.dumps(doc, indent=2))
         return
     typer.echo(
-        f"wrote {len(written)} files to {out}/ for {generator.name}: {', '.join(f.path for f in files)}"
+        _("wrote {n} files to {out}/ for {target}: {files}").format(
+            n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files)
+        )
     )
-    typer.echo(f"next: read {out / 'README.md'}")
+    typer.echo(_("next: read {readme}").format(readme=out / "README.md"))

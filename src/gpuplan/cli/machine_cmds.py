@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._settings import settings
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from gpuplan.machine.bench import BenchReport
@@ -32,20 +34,20 @@ def doctor(
     strict: Annotated[
         bool, typer.Option("--strict", help="Exit with code 1 when any finding is an error (for CI gates).")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Check this machine's GPU stack: driver, CUDA vs PyTorch, MIG/vGPU, PCIe, ECC, clocks, NCCL settings."""
-    from rich.console import Console
-
     from gpuplan.machine import Severity, diagnose, probe_machine
     from gpuplan.report.machine import doctor_json, doctor_table
 
+    apply_language(lang)
     # The environment is read here, in the CLI, and handed to the library (STYLE: library reads no env).
     facts = probe_machine(os.environ)
     findings = diagnose(facts)
     if as_json:
         _print_json(doctor_json(facts, findings))
     else:
-        Console().print(doctor_table(findings))
+        console().print(doctor_table(findings))
     if strict and any(f.severity is Severity.ERROR for f in findings):
         raise typer.Exit(1)
 
@@ -65,6 +67,7 @@ def bench(
     no_store: Annotated[
         bool, typer.Option("--no-store", help="Do not save the results in the database.")
     ] = False,
+    lang: LangOption = None,
 ) -> None:
     """Measure this machine against its datasheet: matmul TFLOPS, memory and PCIe bandwidth, a training
     step, all-reduce."""
@@ -74,8 +77,11 @@ def bench(
     from gpuplan.machine import BenchProgress, run_bench
     from gpuplan.report.machine import bench_json, bench_table
 
+    apply_language(lang)
     if device is not None and device not in ("cpu", "cuda"):
-        raise typer.BadParameter(f"{device!r} is not cpu or cuda", param_hint="--device")
+        raise typer.BadParameter(
+            _("{device} is not cpu or cuda").format(device=repr(device)), param_hint="--device"
+        )
     err = Console(stderr=True)
     # A progress bar on a terminal only; piped or redirected output stays quiet.
     if err.is_terminal:
@@ -98,9 +104,9 @@ def bench(
     if as_json:
         _print_json(bench_json(report, stored=stored))
     else:
-        Console().print(bench_table(report))
+        console().print(bench_table(report))
         if stored:
-            err.print(f"saved {len(report.results)} results to the database")
+            err.print(_("saved {n} results to the database").format(n=len(report.results)))
 
 
 def _store(db: str | None, report: BenchReport) -> None:

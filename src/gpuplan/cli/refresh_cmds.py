@@ -12,6 +12,9 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.i18n import _
+
 __all__ = ["register_into"]
 
 discount_app = typer.Typer(
@@ -19,6 +22,14 @@ discount_app = typer.Typer(
     help="Your negotiated discounts: kept apart from list prices, applied wherever a price is shown.",
     no_args_is_help=True,
 )
+
+
+@discount_app.callback()
+def _discount_group(lang: LangOption = None) -> None:
+    # --lang is accepted on the group too (`gpuplan catalog discount --lang zh …`); the root group has
+    # already read it from the command line for --help (cli/_help.py).
+    apply_language(lang)
+
 
 #: Environment variables fetchers may read besides the ones provider modules declare.
 _EXTRA_ENV = ("TENCENTCLOUD_CURRENCY",)
@@ -46,6 +57,7 @@ def refresh(
             "--from", help="Replay responses saved with --save (no network).", exists=True, file_okay=False
         ),
     ] = None,
+    lang: LangOption = None,
 ) -> None:
     """Read the providers' own price lists and append their prices (one transaction per provider).
 
@@ -58,6 +70,7 @@ def refresh(
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
 
+    apply_language(lang)
     if save is not None and replay is not None:
         raise InputError("--save and --from exclude each other: save a live refresh, or replay a saved one")
     creds = _credentials()
@@ -79,12 +92,14 @@ def history(
         typer.Option("--html", help="Also write an HTML page with a chart to this file.", dir_okay=False),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    lang: LangOption = None,
 ) -> None:
     """Every dated price of an instance type (prices are appended, never overwritten)."""
     from gpuplan.catalog.history import price_history
     from gpuplan.cli.catalog_cmds import _print, _print_json, _store
     from gpuplan.report.history import history_html, history_view
 
+    apply_language(lang)
     points = price_history(_store(ctx), instance, region)
     if html_out is not None:
         html_out.write_text(history_html(points), encoding="utf-8")
@@ -93,7 +108,7 @@ def history(
     else:
         _print(history_view(points))
     if html_out is not None:
-        typer.echo(f"wrote {html_out}", err=True)
+        typer.echo(_("wrote {path}").format(path=html_out), err=True)
 
 
 @discount_app.command("set")
@@ -105,48 +120,62 @@ def discount_set(
         str, typer.Option("--family", help="Only this instance family (p5, a2-ultragpu, Standard_ND).")
     ] = "",
     note: Annotated[str, typer.Option("--note", help="Where the discount comes from (contract …).")] = "",
+    lang: LangOption = None,
 ) -> None:
     """Store a negotiated discount (replacing one for the same provider and family)."""
     from gpuplan.catalog.discounts import set_discount
     from gpuplan.cli.catalog_cmds import _store
 
+    apply_language(lang)
     d = set_discount(_store(ctx), provider, percent, family, note)
     typer.echo(
-        f"{d.provider}{' ' + d.family if d.family else ''}: {d.percent:g} % off list prices from now on"
+        _("{provider}: {percent} % off list prices from now on").format(
+            provider=_scope(d.provider, d.family), percent=f"{d.percent:g}"
+        )
     )
 
 
+def _scope(provider: str, family: str) -> str:
+    return f"{provider} {family}" if family else _("{provider} (all families)").format(provider=provider)
+
+
 @discount_app.command("list")
-def discount_list(ctx: typer.Context) -> None:
+def discount_list(ctx: typer.Context, lang: LangOption = None) -> None:
     """Show the stored discounts."""
     from gpuplan.catalog.discounts import discounts
     from gpuplan.cli.catalog_cmds import _store
 
+    apply_language(lang)
     found = discounts(_store(ctx))
     if not found:
-        typer.echo("no discounts set (prices are list prices)")
+        typer.echo(_("no discounts set (prices are list prices)"))
     for d in found:
-        typer.echo(
-            f"{d.provider} {d.family or '(all families)'}: {d.percent:g} % (set {d.set_at}) {d.note}".rstrip()
+        line = _("{scope}: {percent} % (set {date})").format(
+            scope=_scope(d.provider, d.family), percent=f"{d.percent:g}", date=d.set_at
         )
+        typer.echo(f"{line} {d.note}".rstrip())
 
 
 @discount_app.command("clear")
 def discount_clear(
     ctx: typer.Context,
-    provider: Annotated[str, typer.Option("--provider")],
-    family: Annotated[str, typer.Option("--family")] = "",
+    provider: Annotated[str, typer.Option("--provider", help="aws, azure, gcp, …")],
+    family: Annotated[str, typer.Option("--family", help="Only this instance family's discount.")] = "",
+    lang: LangOption = None,
 ) -> None:
     """Remove a discount."""
     from gpuplan.catalog.discounts import clear_discount
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
 
+    apply_language(lang)
     if not clear_discount(_store(ctx), provider, family):
         raise InputError(
-            f"no discount for {provider} {family or '(all families)'}; see `gpuplan catalog discount list`"
+            _("no discount for {scope}; see `gpuplan catalog discount list`").format(
+                scope=_scope(provider, family)
+            )
         )
-    typer.echo(f"removed the discount for {provider} {family or '(all families)'}")
+    typer.echo(_("removed the discount for {scope}").format(scope=_scope(provider, family)))
 
 
 def register_into(catalog_app: typer.Typer) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.cli._i18n import CurrencyOption, LangOption, apply_language
+from gpuplan.cli._i18n import CurrencyOption, LangOption, apply_language, console
 from gpuplan.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,6 +34,14 @@ app = typer.Typer(
     help="Before paying for a policy, simulate it: autoscaling on a load trace, GPU sharing of services.",
     no_args_is_help=True,
 )
+
+
+@app.callback()
+def _simulate_group(lang: LangOption = None) -> None:
+    # --lang is accepted on the group too (`gpuplan simulate --lang zh …`); the root group has
+    # already read it from the command line for --help (cli/_help.py).
+    apply_language(lang)
+
 
 SHAPES = ("diurnal", "bursty", "step")
 
@@ -169,8 +177,6 @@ def autoscale_cmd(
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
     _check_out(out)
-    from rich.console import Console
-
     from gpuplan.catalog import open_store
     from gpuplan.cli._settings import settings
     from gpuplan.hardware import resolve_gpu
@@ -241,7 +247,7 @@ def autoscale_cmd(
     if as_json:
         sys.stdout.write(json.dumps(autoscale_json(res), indent=2, ensure_ascii=False) + "\n")
         return
-    Console().print(autoscale_view(res, money))
+    console().print(autoscale_view(res, money))
 
 
 @app.command("trace")
@@ -253,10 +259,14 @@ def trace_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same trace.")] = 0,
     prompt_tokens: Annotated[int, typer.Option("--prompt-tokens", help="Mean prompt tokens.")] = 512,
     output_tokens: Annotated[int, typer.Option("--output-tokens", help="Mean output tokens.")] = 256,
+    lang: LangOption = None,
 ) -> None:
     """Write a synthetic (seeded, reproducible) trace CSV of a common load shape."""
     import numpy as np
 
+    from gpuplan.i18n import _
+
+    apply_language(lang)
     tr = _shape_trace(shape, rate, hours, seed, prompt_tokens, output_tokens)
     assert tr.prompt_tokens is not None and tr.output_tokens is not None
     with out.open("w", encoding="utf-8") as f:
@@ -271,7 +281,7 @@ def trace_cmd(
             header="timestamp,prompt_tokens,output_tokens",
             comments="",
         )
-    sys.stderr.write(f"wrote {tr.requests:,} requests to {out}\n")
+    sys.stderr.write(_("wrote {n} requests to {path}").format(n=f"{tr.requests:,}", path=out) + "\n")
 
 
 @app.command("share")
@@ -303,8 +313,6 @@ def share_cmd(
     """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
     apply_language(lang)
     _check_out(out)
-    from rich.console import Console
-
     from gpuplan.catalog import open_store
     from gpuplan.cli._settings import settings
     from gpuplan.errors import NotFoundError
@@ -358,7 +366,7 @@ def share_cmd(
     if as_json:
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
         return
-    Console().print(share_view(plan, money))
+    console().print(share_view(plan, money))
 
 
 def _estimate_services(

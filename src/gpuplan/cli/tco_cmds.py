@@ -13,9 +13,10 @@ from typing import Annotated
 
 import typer
 
-from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
+from gpuplan.i18n import _
 
 __all__ = ["register"]
 
@@ -76,13 +77,11 @@ def tco_cmd(
 
         sys.stdout.write(json.dumps(tco_json(report), indent=2, ensure_ascii=False) + "\n")
         return
-    from rich.console import Console
-
     from gpuplan.report.tco import tco_view
 
-    Console(width=None if sys.stdout.isatty() else 200).print(tco_view(report))
+    console().print(tco_view(report))
     if out is not None:
-        Console(stderr=True).print(f"report written to {out}")
+        console(stderr=True).print(_("report written to {path}").format(path=out))
 
 
 def register(app: typer.Typer) -> None:

@@ -91,6 +91,8 @@ def _option(ctx: PlanContext, j: int) -> Option:
         flags.append(N_("stale price"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
         flags.append(N_("billing granularity unknown: hourly assumed"))
+    if bool(cands.input_unknown[i]):
+        flags.append(N_("input pipeline unknown: the catalog has no vCPU count for this instance"))
     spot: SpotRisk | None = None
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
@@ -469,7 +471,7 @@ def plan_offers(
             _best_of(ctx, feasible, comp_mask),
             constraints,
         ),
-        why=explain_winner(ranked, constraints.objective),
+        why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
         notes=_plan_notes(job, ranked, notes, constraints, ctx.costs.rates),

@@ -165,22 +165,50 @@ def _time_driver(win: Option, other: Option) -> str:
     return _("interconnect and network")
 
 
-def explain_winner(ranked: Sequence[Option], objective: Objective, n: int = 2) -> tuple[str, ...]:
-    """One line per runner-up: cost and time deltas against the winner and the main driver."""
+#: Job times closer than this share are "the same time", not "0 s faster".
+_SAME_TIME_SHARE = 0.005
+
+
+def _time_gap_h(win: Option, other: Option, *, service: bool) -> float:
+    """How much longer ``other`` takes, 0 when the two take about the same time (or are a service)."""
+    dt = other.job_time_h - win.job_time_h
+    if service or abs(dt) <= _SAME_TIME_SHARE * max(win.job_time_h, other.job_time_h):
+        return 0.0
+    return dt
+
+
+def _time_words(win: Option, dt: float, *, service: bool) -> str:
+    """How the winner's time compares: faster/slower, the same, or — for a service, whose options all
+    run for the same stretch of calendar time — the period both carry the load for."""
+    if service:
+        return _("for the same {time} of service").format(time=format_hours(win.job_time_h))
+    if dt == 0:
+        return _("about the same time ({time})").format(time=format_hours(win.job_time_h))
+    hours = format_hours(abs(dt))
+    return (_("{time} faster") if dt > 0 else _("{time} slower")).format(time=hours)
+
+
+def explain_winner(
+    ranked: Sequence[Option], objective: Objective, n: int = 2, *, service: bool = False
+) -> tuple[str, ...]:
+    """One line per runner-up: cost and time deltas against the winner and the main driver.
+
+    ``service``: the options are capacity for a service over the same period (every one carries the
+    load), so time is not a difference between them and the line says so instead of "0 s faster".
+    """
     if not ranked:
         return ()
     win = ranked[0]
     lines = []
     for other in ranked[1 : 1 + n]:
         dc = other.total_cost_usd - win.total_cost_usd
-        dt = other.job_time_h - win.job_time_h
+        dt = _time_gap_h(win, other, service=service)
         share = abs(dc) / other.total_cost_usd if other.total_cost_usd else 0.0
         amount = {"amount": money(abs(dc)), "share": format_percent(share)}
         cost_word = (_("{amount} ({share}) cheaper") if dc >= 0 else _("{amount} ({share}) dearer")).format(
             **amount
         )
-        hours = format_hours(abs(dt))
-        time_word = (_("{time} faster") if dt >= 0 else _("{time} slower")).format(time=hours)
+        time_word = _time_words(win, dt, service=service)
         if dc > 0:
             driver = _("main cost driver: {driver}").format(driver=_main_driver(win, other))
         elif dt > 0:

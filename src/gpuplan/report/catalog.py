@@ -22,16 +22,17 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from gpuplan.catalog.model import CatalogInfo, ExchangeRate, ImportReport, OfferPrice, PricingModel
-from gpuplan.catalog.query import OfferListing
+from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.hardware import GPU
-from gpuplan.i18n import _, current_money, money
-from gpuplan.report.common import Widest, fmt_money, fmt_num, plain_table, to_jsonable
+from gpuplan.i18n import N_, _, current_money, money, ngettext
+from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
 from gpuplan.vocab import pricing_name
 
 __all__ = [
@@ -46,14 +47,23 @@ __all__ = [
 ]
 
 _PRICINGS = tuple(m.value for m in PricingModel)
+#: Price units as stored (``OfferPrice.unit``), marked for the catalog.
+_UNITS = (N_("hour"), N_("month"))
 
 
 def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
     """One line naming the exchange rates used, with their dates and sources."""
     if not rates:
-        return f"Prices in {currency}; no currency conversion needed." if currency == "USD" else ""
-    parts = [f"1 {r.currency} = {r.usd_per_unit:g} USD (as of {r.as_of}; {r.source})" for r in rates]
-    return "Exchange rate: " + "; ".join(parts)
+        if currency != "USD":
+            return ""
+        return _("Prices in {currency}; no currency conversion needed.").format(currency=currency)
+    parts = [
+        _("1 {currency} = {usd} USD (as of {date}; {source})").format(
+            currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
+        )
+        for r in rates
+    ]
+    return _("Exchange rate: {rates}").format(rates="; ".join(parts))
 
 
 def offers_json(listing: OfferListing) -> OffersDocument:
@@ -77,72 +87,123 @@ def _amount(value: float | None) -> str:
     return f"{value:,.4g}" if abs(value) < 10 else f"{value:,.2f}"
 
 
-def _price_cell(offer: OfferPrice, value: float | None) -> str:
+def _price_cell(value: float | None) -> str:
+    # An unknown price says why in the notes column (the reason is a sentence; this cell stays narrow).
+    return _amount(value) if value is not None else _("unknown")
+
+
+def _price_note(offer: OfferPrice, value: float | None) -> str | None:
     if value is not None:
-        return _amount(value)
+        return None
     if offer.price is not None and offer.currency:
         # Priced in a currency that cannot be converted: show it as published.
-        return f"{fmt_money(offer.price, offer.currency)}/{offer.unit} (not convertible)"
-    return f"unknown ({offer.price_reason})" if offer.price_reason else "unknown"
+        return _("{price}/{unit} as published (not convertible)").format(
+            price=fmt_money(offer.price, offer.currency), unit=_(offer.unit or "hour")
+        )
+    if offer.price_reason:
+        return _("price unknown: {reason}").format(reason=offer.price_reason)
+    return None
 
 
-def offers_view(listing: OfferListing) -> RenderableType:
-    """The ``offers`` table, the rates used and what was left out."""
+def _offer_notes(v: OfferView) -> str:
+    o = v.offer
+    flags = [n] if (n := _price_note(o, v.price_per_hour)) else []
+    if v.regions_compared > 1:
+        flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
+    if o.stale:
+        flags.append(_("stale"))
+    if o.confidence == "low":
+        flags.append(_("low confidence"))
+    if o.unit == "month" and o.price is not None:
+        flags.append(_("{price}/month ÷ 730 h").format(price=fmt_money(o.price, o.currency or "")))
+    if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
+        flags.append(
+            _("your −{percent} % (list {price} USD/h)").format(
+                percent=f"{o.discount_percent:g}", price=f"{o.list_price_usd_per_hour:,.4f}"
+            )
+        )
+    return _(", ").join(flags)
+
+
+#: The notes column wraps at this width when one line does not fit, so that a long note does not
+#: push a layout out.
+_NOTES_WIDTH = 28
+
+
+def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -> Table:
+    """Layout 0: one column per field; 1: the instance under provider/region, the GPUs in one cell,
+    the date under the pricing model; 2 (narrow consoles): the GPUs under the instance too, and the
+    price per GPU-hour under the price per hour. Identifiers never wrap; only the notes do."""
     cur = listing.currency
-    table = plain_table(
-        None,
-        [
-            "provider",
-            "region",
-            "instance type",
-            "GPU",
-            "n",
-            "pricing",
-            f"{cur}/h",
-            f"{cur}/GPU-h",
-            "as of",
-            "",
-        ],
-        right=("n", f"{cur}/h", f"{cur}/GPU-h"),
-    )
+    per_h, per_gpu_h = _("{currency}/h").format(currency=cur), _("{currency}/GPU-h").format(currency=cur)
+    table = house_table()
+    # The last layout is the fallback for consoles narrower than every layout: the notes give way
+    # first (the identifiers' column keeps the longest one's width), and identifiers fold rather
+    # than end in "…" only where even that does not fit.
+    longest = max((cell_len(v.offer.instance_type) for v in listing.views), default=0)
+    ident: dict[str, Any] = {"no_wrap": True} if layout < 2 else {"overflow": "fold", "min_width": longest}
+    if layout == 0:
+        table.add_column(_("provider"), **ident)
+        table.add_column(_("region"), **ident)
+        table.add_column(_("instance type"), **ident)
+        table.add_column("GPU", **ident)
+        table.add_column("n", justify="right", no_wrap=True)
+        table.add_column(_("pricing"), no_wrap=True)
+    else:
+        table.add_column(_("where / instance") if layout == 1 else _("where / instance / GPUs"), **ident)
+        if layout == 1:
+            table.add_column(_("GPUs"), **ident)
+        table.add_column(_("pricing / as of"), no_wrap=True)
+    table.add_column(per_h if layout < 2 else f"{per_h}\n{per_gpu_h}", justify="right", no_wrap=True)
+    if layout < 2:
+        table.add_column(per_gpu_h, justify="right", no_wrap=True)
+    if layout == 0:
+        table.add_column(_("as of"), no_wrap=True)
+    table.add_column(_("notes"), max_width=notes_width, overflow="fold")
     for v in listing.views:
         o = v.offer
         region = o.region + (f" ({o.zone})" if o.zone else "")
-        if v.regions_compared > 1:
-            region += f" [cheapest of {v.regions_compared}]"
-        flags = []
-        if o.stale:
-            flags.append("stale")
-        if o.confidence == "low":
-            flags.append("low confidence")
-        if o.unit == "month" and o.price is not None:
-            flags.append(f"{fmt_money(o.price, o.currency or '')}/month ÷ 730 h")
-        if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
-            flags.append(f"your −{o.discount_percent:g} % (list {o.list_price_usd_per_hour:,.4f} USD/h)")
-        table.add_row(
-            o.provider,
-            region,
-            o.instance_type,
-            o.gpu,
-            fmt_num(o.gpu_count, 3),
-            o.pricing or "—",
-            _price_cell(o, v.price_per_hour),
-            _amount(v.price_per_gpu_hour),
-            o.as_of or "—",
-            ", ".join(flags),
-        )
+        gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
+        pricing = _(o.pricing) if o.pricing else "—"
+        price, per_gpu = _price_cell(v.price_per_hour), _amount(v.price_per_gpu_hour)
+        as_of, notes = o.as_of or "—", _offer_notes(v)
+        if layout == 0:
+            cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
+            cells += [pricing, price, per_gpu, as_of, notes]
+        elif layout == 1:
+            cells = [f"{o.provider}/{region}\n{o.instance_type}", gpus, f"{pricing}\n{as_of}"]
+            cells += [price, per_gpu, notes]
+        else:
+            cells = [f"{o.provider}/{region}\n{o.instance_type}\n{gpus}", f"{pricing}\n{as_of}"]
+            cells += [f"{price}\n{per_gpu}", notes]
+        table.add_row(*cells)
+    return table
+
+
+def offers_view(listing: OfferListing) -> RenderableType:
+    """The ``offers`` table (the widest layout that fits the console), the rates used and what was
+    left out."""
+    cur = listing.currency
+    layouts = ((0, None), (0, _NOTES_WIDTH), (1, _NOTES_WIDTH), (2, _NOTES_WIDTH))
+    table = Widest([partial(_offers_table, listing, layout, notes) for layout, notes in layouts])
     lines: list[RenderableType] = [table]
     notes = [
-        f"{len(listing.views)} offers.",
+        ngettext("{n} offer.", "{n} offers.", len(listing.views)).format(n=len(listing.views)),
         rates_line(listing.rates, cur),
     ]
     if listing.unconvertible:
         notes.append(
-            f"{listing.unconvertible} priced offers are not convertible to {cur}: no dated exchange rate; "
-            "set GPUPLAN_USD_PER_CNY=<USD per CNY> or --usd-per-cny."
+            _(
+                "{n} priced offers are not convertible to {currency}: no dated exchange rate; "
+                "set GPUPLAN_USD_PER_CNY=<USD per CNY> or --usd-per-cny."
+            ).format(n=listing.unconvertible, currency=cur)
         )
     if listing.hidden_unknown_price:
-        notes.append(f"{listing.hidden_unknown_price} offers with an unknown price left out by --max-price.")
+        notes.append(
+            _("{n} offers with an unknown price left out by --max-price.").format(
+                n=listing.hidden_unknown_price
+            )
+        )
     lines.extend(Text(n, style="dim") for n in notes if n)
     return Group(*lines)
 
@@ -252,60 +313,92 @@ def info_json(info: CatalogInfo) -> dict[str, Any]:
     return result
 
 
-def info_view(info: CatalogInfo) -> RenderableType:
-    """``catalog info`` as a two-column table."""
-    table = plain_table(None, ["", ""])
+def _info_table(info: CatalogInfo) -> Table:
+    table = house_table()
     table.show_header = False
-    table.add_row("database", info.location)
-    table.add_row("schema revision", info.schema_revision)
-    table.add_row("providers", ", ".join(info.providers))
-    table.add_row(
-        "offers",
-        ", ".join(f"{p} {n}" for p, n in info.offers_by_provider.items()) + f" (total {info.offers})",
-    )
-    table.add_row(
-        "prices", ", ".join(f"{p} {n}" for p, n in info.prices_by_pricing.items()) + f" (total {info.prices})"
-    )
-    table.add_row("prices dated", f"{info.oldest_as_of or '—'} … {info.newest_as_of or '—'}")
-    table.add_row("stale after", f"{info.stale_after_days} days")
-    table.add_row("imports", str(info.imports))
-    table.add_row(
-        "exchange rates",
-        "; ".join(
-            f"1 {r.currency} = {r.usd_per_unit:g} USD ({r.as_of}, {r.source})" for r in info.exchange_rates
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")  # sentences wrap; a long database path folds
+    counts = _(", ").join(f"{p} {n}" for p, n in info.offers_by_provider.items())
+    prices = _(", ").join(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
+    rates = "; ".join(
+        _("1 {currency} = {usd} USD ({date}, {source})").format(
+            currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
         )
-        or "none (CNY prices are not converted; set GPUPLAN_USD_PER_CNY)",
+        for r in info.exchange_rates
     )
+    table.add_row(_("database"), info.location)
+    table.add_row(_("schema revision"), info.schema_revision)
+    table.add_row(_("providers"), _(", ").join(info.providers))
+    table.add_row(_("offers"), _("{counts} (total {total})").format(counts=counts, total=info.offers))
+    table.add_row(_("prices"), _("{counts} (total {total})").format(counts=prices, total=info.prices))
+    table.add_row(_("prices dated"), f"{info.oldest_as_of or '—'} … {info.newest_as_of or '—'}")
+    table.add_row(_("stale after"), _("{n} days").format(n=info.stale_after_days))
+    table.add_row(_("imports"), str(info.imports))
+    table.add_row(
+        _("exchange rates"), rates or _("none (CNY prices are not converted; set GPUPLAN_USD_PER_CNY)")
+    )
+    return table
+
+
+def _coverage_table(info: CatalogInfo, layout: int) -> Table:
+    """Layout 0: one column per field; 1: the three counts in one cell and the dates stacked."""
+    table = house_table(_("per provider"))
+    table.add_column(_("provider"), no_wrap=True)
+    if layout == 0:
+        for head in (_("offers"), _("priced"), _("regions")):
+            table.add_column(head, justify="right", no_wrap=True)
+    else:
+        table.add_column(_("offers /\npriced /\nregions"), justify="right", no_wrap=True)
+    # Pricing model codes stay whole: on one line, or one per line in the narrow layout.
+    table.add_column(_("pricing models"), no_wrap=True)
+    table.add_column(_("prices dated"), no_wrap=True)
+    table.add_column(_("last refresh"), overflow="fold")
+    for c in info.coverage:
+        dated = (
+            f"{c.oldest_as_of or '—'} … {c.newest_as_of or '—'}"
+            if layout == 0
+            else f"{c.oldest_as_of or '—'} …\n{c.newest_as_of or '—'}"
+        )
+        counts = [str(c.offers), str(c.priced_offers), str(c.regions)]
+        table.add_row(
+            c.provider,
+            *(counts if layout == 0 else [" / ".join(counts)]),
+            (_(", ") if layout == 0 else "\n").join(_(m) for m in c.pricing_models) or "—",
+            dated,
+            c.last_refresh or _("never"),
+        )
+    return table
+
+
+def info_view(info: CatalogInfo) -> RenderableType:
+    """``catalog info``: what the catalog holds, then one row per provider (widest layout that fits)."""
+    table = _info_table(info)
     if not info.coverage:
         return table
-    from rich.console import Group
-
-    per = plain_table(
-        "per provider",
-        ["provider", "offers", "priced", "regions", "pricing models", "prices dated", "last refresh"],
-    )
-    for c in info.coverage:
-        per.add_row(
-            c.provider,
-            str(c.offers),
-            str(c.priced_offers),
-            str(c.regions),
-            ", ".join(c.pricing_models) or "—",
-            f"{c.oldest_as_of or '—'} … {c.newest_as_of or '—'}",
-            c.last_refresh or "never (shipped snapshot only)",
-        )
-    return Group(table, per)
+    per = Widest([partial(_coverage_table, info, layout) for layout in (0, 1)])
+    parts: list[RenderableType] = [table, Text(""), per]
+    if any(c.last_refresh is None for c in info.coverage):
+        parts.append(Text(_("never: only the shipped snapshot; run `gpuplan catalog refresh`."), style="dim"))
+    return Group(*parts)
 
 
 def import_view(report: ImportReport) -> RenderableType:
     """What an import did, and each rejected row with its line and reason."""
     head = Text(
-        f"{report.provider}: {report.offers_imported} new offers, {report.prices_imported} prices imported; "
-        f"{len(report.rejected)} rows rejected."
+        _("{provider}: {offers} new offers, {prices} prices imported; {rejected} rows rejected.").format(
+            provider=report.provider,
+            offers=report.offers_imported,
+            prices=report.prices_imported,
+            rejected=len(report.rejected),
+        )
     )
     if not report.rejected:
         return head
-    table = plain_table("rejected", ["line", "instance type", "region", "reason"], right=("line",))
+    table = house_table(_("rejected"))
+    table.add_column(_("line"), justify="right", no_wrap=True)
+    table.add_column(_("instance type"), no_wrap=True)
+    table.add_column(_("region"), no_wrap=True)
+    table.add_column(_("reason"), overflow="fold")
     for r in report.rejected:
         table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason)
     return Group(head, table)

@@ -18,7 +18,7 @@ from gpuplan.i18n.numbers import format_amount, format_number
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
 
-__all__ = ["Widest", "fmt_money", "fmt_num", "plain_table", "to_json", "to_jsonable"]
+__all__ = ["Widest", "fmt_money", "fmt_num", "house_table", "plain_table", "to_json", "to_jsonable"]
 
 
 def to_jsonable(value: Any) -> Any:
@@ -59,6 +59,24 @@ def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...]
     for col in columns:
         table.add_column(col, justify="right" if col in right else "left", overflow="fold")
     return table
+
+
+def house_table(title: str | None = None) -> Table:
+    """The compact table the layouts below are measured in: a rule under the header, no borders,
+    two spaces between columns. Piped into a file or a pager it reads as plain columns."""
+    from rich import box
+
+    return Table(
+        title=title,
+        title_justify="left",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+        show_edge=False,
+        show_lines=False,
+    )
 
 
 class Widest:

@@ -7,7 +7,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gpuplan.report.common import plain_table
+from gpuplan.i18n import _, current_language
+from gpuplan.report.common import house_table
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -20,10 +21,21 @@ _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#
 
 
 def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
-    table = plain_table(
-        f"price history of {points[0].instance_type}" if points else "price history",
-        ["as of", "provider", "region", "pricing", "price", "USD/h", "confidence", "via", "source"],
+    """One row per dated price; the price as published and in USD per hour (identifiers whole)."""
+    title = (
+        _("price history of {instance}").format(instance=points[0].instance_type)
+        if points
+        else _("price history")
     )
+    table = house_table(title)
+    for head in (_("as of"), _("provider"), _("region")):
+        table.add_column(head, no_wrap=True)
+    table.add_column(_("pricing"), no_wrap=True)
+    table.add_column(_("price"), justify="right", no_wrap=True)
+    table.add_column("USD/h", justify="right", no_wrap=True)
+    table.add_column(_("confidence"), no_wrap=True)
+    table.add_column(_("via"), no_wrap=True)
+    table.add_column(_("source"), overflow="fold")
     for p in points:
         usd = "—" if p.price_usd_per_hour is None else f"{p.price_usd_per_hour:,.4f}"
         if p.discount_percent is not None:
@@ -32,10 +44,10 @@ def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
             p.as_of,
             p.provider,
             p.region + (f"/{p.zone}" if p.zone else ""),
-            p.pricing,
-            f"{p.amount:g} {p.currency}/{p.unit}",
+            _(p.pricing),
+            f"{p.amount:g} {p.currency}/{_(p.unit)}",
             usd,
-            p.confidence,
+            _(p.confidence),
             p.imported_by,
             p.source[:60],
         )
@@ -69,7 +81,8 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img">']
     parts.append(f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#999"/>')
     parts.append(f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="#999"/>')
-    parts.append(f'<text x="4" y="{pad - 8}" font-size="11">USD/h (max {top:,.2f})</text>')
+    axis = html.escape(_("USD/h (max {top})").format(top=f"{top:,.2f}"))
+    parts.append(f'<text x="4" y="{pad - 8}" font-size="11">{axis}</text>')
     for d in dates:
         parts.append(
             f'<text x="{x(d):.1f}" y="{h - pad + 16}" font-size="10" text-anchor="middle">{d}</text>'
@@ -103,10 +116,14 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
         + "</tr>"
         for p in points
     )
-    title = html.escape(points[0].instance_type if points else "")
+    title = html.escape(
+        _("Price history of {instance}").format(instance=points[0].instance_type if points else "")
+    )
+    heads = (_("as of"), _("provider"), _("region"), _("pricing"), _("price"), "USD/h", _("confidence"))
+    head_row = "".join(f"<th>{html.escape(h)}</th>" for h in (*heads, _("source")))
+    lang = html.escape(current_language().value)
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>Price history of {title}</title></head>"
-        f"<body><h1>Price history of {title}</h1>{''.join(parts)}"
-        "<table border='1' cellpadding='3'><tr><th>as of</th><th>provider</th><th>region</th><th>pricing</th>"
-        f"<th>price</th><th>USD/h</th><th>confidence</th><th>source</th></tr>{rows}</table></body></html>\n"
+        f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title></head>"
+        f"<body><h1>{title}</h1>{''.join(parts)}"
+        f"<table border='1' cellpadding='3'><tr>{head_row}</tr>{rows}</table></body></html>\n"
     )

@@ -24,6 +24,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.i18n import N_, _
 from gpuplan.machine.bench import BenchReport
 from gpuplan.machine.facts import MachineFacts
 from gpuplan.machine.findings import Finding, Severity
@@ -34,6 +35,13 @@ __all__ = ["bench_json", "bench_table", "doctor_json", "doctor_table"]
 JSON_SCHEMA_VERSION = 1
 
 _STYLE = {Severity.OK: "green", Severity.INFO: "cyan", Severity.WARNING: "yellow", Severity.ERROR: "bold red"}
+#: Severity names for people (the JSON keeps the codes).
+_SEVERITY_NAMES = {
+    Severity.OK: N_("ok"),
+    Severity.INFO: N_("info"),
+    Severity.WARNING: N_("warning"),
+    Severity.ERROR: N_("error"),
+}
 
 
 def doctor_json(facts: MachineFacts, findings: Sequence[Finding]) -> dict[str, Any]:
@@ -60,13 +68,16 @@ def doctor_table(findings: Sequence[Finding]) -> Table:
     """One row per finding: severity, what was found, how to fix it."""
     table = Table(title="gpuplan doctor", show_lines=False, expand=False)
     table.add_column("", no_wrap=True)
-    table.add_column("check", no_wrap=True)
-    table.add_column("finding")
-    table.add_column("fix")
+    table.add_column(_("check"), no_wrap=True)
+    table.add_column(_("finding"))
+    table.add_column(_("fix"))
     for f in findings:
-        table.add_row(Text(f.severity.value, style=_STYLE[f.severity]), f.check, f.message, f.fix or "")
+        severity = Text(_(_SEVERITY_NAMES[f.severity]), style=_STYLE[f.severity])
+        table.add_row(severity, f.check, f.message, f.fix or "")
     counts = Counter(f.severity for f in findings)
-    table.caption = ", ".join(f"{counts.get(s, 0)} {s.value}" for s in Severity)
+    table.caption = _(", ").join(
+        _("{n} {severity}").format(n=counts.get(s, 0), severity=_(_SEVERITY_NAMES[s])) for s in Severity
+    )
     return table
 
 
@@ -108,20 +119,22 @@ def bench_table(report: BenchReport) -> Table:
     """Measured vs datasheet, one row per result; the skipped measurements and why in the caption."""
     title = f"gpuplan bench — {report.device_name}"
     if report.gpu_id:
-        title += f" (datasheet {report.gpu_id})"
+        title += " " + _("(datasheet {gpu})").format(gpu=report.gpu_id)
     table = Table(title=title)
-    table.add_column("metric", no_wrap=True)
+    table.add_column(_("metric"), no_wrap=True)
     table.add_column("dtype", no_wrap=True)
-    table.add_column("measured", justify="right", no_wrap=True)
-    table.add_column("datasheet", justify="right", no_wrap=True)
-    table.add_column("eff.", justify="right", no_wrap=True)
-    table.add_column("note")
+    table.add_column(_("measured"), justify="right", no_wrap=True)
+    table.add_column(_("datasheet"), justify="right", no_wrap=True)
+    table.add_column(_("eff."), justify="right", no_wrap=True)
+    table.add_column(_("note"))
     notes: set[str] = set()
     for r in report.results:
         eff = efficiency(r)
         note = ""
         if r.metric == "train_step_s":
-            note = f"{_fmt(r.details.get('samples_per_s'))} samples/s, batch {r.details.get('batch')}"
+            note = _("{rate} samples/s, batch {batch}").format(
+                rate=_fmt(r.details.get("samples_per_s")), batch=r.details.get("batch")
+            )
         elif r.datasheet_value is None and r.details.get("datasheet_note"):
             notes.add(str(r.details["datasheet_note"]))
         table.add_row(
@@ -132,8 +145,13 @@ def bench_table(report: BenchReport) -> Table:
             "—" if eff is None else f"{eff:.0%}",
             note,
         )
-    caption = [f"no datasheet: {n}" for n in sorted(notes)]
-    caption += [f"skipped {s.metric}{f' ({s.dtype})' if s.dtype else ''}: {s.reason}" for s in report.skipped]
+    caption = [_("no datasheet: {note}").format(note=n) for n in sorted(notes)]
+    caption += [
+        _("skipped {metric}: {reason}").format(
+            metric=s.metric + (f" ({s.dtype})" if s.dtype else ""), reason=s.reason
+        )
+        for s in report.skipped
+    ]
     table.caption = "\n".join(caption) or None
     table.caption_justify = "left"
     return table

@@ -18,6 +18,7 @@ JSON schemas (``schema_version`` 1; money in USD, times in seconds)::
 from __future__ import annotations
 
 import math
+from functools import partial
 from html import escape
 from typing import Any
 
@@ -28,7 +29,7 @@ from rich.text import Text
 from gpuplan.documents.base import Document
 from gpuplan.documents.simulate import AutoscaleDocument, ShareDocument
 from gpuplan.i18n import Money, _, format_number, format_percent
-from gpuplan.report.common import to_jsonable
+from gpuplan.report.common import Widest, house_table, to_jsonable
 from gpuplan.simulate.autoscale import AutoscaleResult, PolicyResult
 from gpuplan.simulate.share import SharePlan
 
@@ -132,41 +133,72 @@ def _header(res: AutoscaleResult) -> list[str]:
     return lines
 
 
+def _policy_table(res: AutoscaleResult, money: Money, layout: int) -> Table:
+    """Layout 0: one column per figure; 1: the three latencies in one cell, replicas and
+    interruptions in one; 2 (narrow consoles): policies by number (named in a key below the table),
+    cost over utilisation and SLO miss over dropped. Policy names (``queue:per_replica=48,max=10``)
+    never wrap."""
+    t = house_table(_("Policies side by side"))
+    if layout < 2:
+        t.add_column(_("Policy"), no_wrap=True)
+        t.add_column(_("Cost"), justify="right", no_wrap=True)
+    else:
+        t.add_column("#", justify="right", no_wrap=True)
+        t.add_column(_("Cost") + "\n" + _("Utilisation"), justify="right", no_wrap=True)
+    t.add_column(_("Replica-hours"), justify="right", no_wrap=True)
+    if layout < 2:
+        t.add_column(_("Utilisation"), justify="right", no_wrap=True)
+    if layout == 0:
+        for h in ("p50", "p95", "p99"):
+            t.add_column(h, justify="right", no_wrap=True)
+        for h in (_("SLO miss"), _("Dropped"), _("Max replicas"), _("Interruptions")):
+            t.add_column(h, justify="right", no_wrap=True)
+    else:
+        t.add_column(_("latency") + "\np50/p95/p99", justify="right", no_wrap=True)
+        if layout == 1:
+            t.add_column(_("SLO miss"), justify="right", no_wrap=True)
+            t.add_column(_("Dropped"), justify="right", no_wrap=True)
+        else:
+            t.add_column(_("SLO miss") + "\n" + _("Dropped"), justify="right", no_wrap=True)
+        t.add_column(_("Max replicas") + "\n" + _("Interruptions"), justify="right", no_wrap=True)
+    for number, p in enumerate(res.policies, 1):
+        hours = "\n".join(f"{_(k)} {v:.1f}" for k, v in sorted(p.replica_hours.items()))
+        cost, util = money.format(p.cost_usd), format_percent(p.utilisation)
+        latencies = [_s(p.latency_p50_s), _s(p.latency_p95_s), _s(p.latency_p99_s)]
+        miss = "—" if p.slo_miss_pct is None else f"{p.slo_miss_pct:.2f}%"
+        dropped = format_number(p.dropped)
+        row = [p.name, cost] if layout < 2 else [str(number), f"{cost}\n{util}"]
+        row.append(hours)
+        if layout < 2:
+            row.append(util)
+        if layout == 0:
+            row += [*latencies, miss, dropped, str(p.max_replicas), str(p.interruptions)]
+        else:
+            row.append("\n".join(latencies))
+            row += [miss, dropped] if layout == 1 else [f"{miss}\n{dropped}"]
+            row.append(f"{p.max_replicas}\n{p.interruptions}")
+        t.add_row(*row)
+    if layout < 2:
+        return t
+    key = house_table()
+    key.show_header = False
+    key.add_column(justify="right", no_wrap=True)
+    key.add_column(overflow="fold")  # wider than the console itself: fold, never "…"
+    for number, p in enumerate(res.policies, 1):
+        key.add_row(str(number), p.name)
+    grid = Table.grid()
+    grid.add_row(t)
+    grid.add_row(key)
+    return grid
+
+
 def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
-    t = Table(title=_("Policies side by side"), show_lines=False)
-    for h in (
-        _("Policy"),
-        _("Cost"),
-        _("Replica-hours"),
-        _("Utilisation"),
-        "p50",
-        "p95",
-        "p99",
-        _("SLO miss"),
-        _("Dropped"),
-        _("Max replicas"),
-        _("Interruptions"),
-    ):
-        t.add_column(h, justify="left" if h == _("Policy") else "right")
-    for p in res.policies:
-        hours = ", ".join(f"{k} {v:.1f}" for k, v in sorted(p.replica_hours.items()))
-        t.add_row(
-            p.name,
-            money.format(p.cost_usd),
-            hours,
-            format_percent(p.utilisation),
-            _s(p.latency_p50_s),
-            _s(p.latency_p95_s),
-            _s(p.latency_p99_s),
-            "—" if p.slo_miss_pct is None else f"{p.slo_miss_pct:.2f}%",
-            format_number(p.dropped),
-            str(p.max_replicas),
-            str(p.interruptions),
-        )
+    """The policies side by side (the widest layout that fits the console), then what was assumed."""
+    table = Widest([partial(_policy_table, res, money, layout) for layout in (0, 1, 2)])
     notes = [Text(line, style="dim") for line in _header(res)]
     if money.rate_note():
         notes.append(Text(money.rate_note(), style="dim"))
-    return Group(t, *notes)
+    return Group(table, *notes)
 
 
 def _polyline(xs: list[float], ys: list[float | None], sx: Any, sy: Any) -> str:
@@ -403,9 +435,11 @@ def _service_headers() -> list[str]:
 
 
 def share_view(plan: SharePlan, money: Money) -> Group:
-    t = Table(title=_("Services on shared GPUs"))
+    t = house_table(_("Services on shared GPUs"))
     for h in _service_headers():
-        t.add_column(h, justify="left" if h in (_("Service"), _("Slice"), _("GPUs")) else "right")
+        left = h in (_("Service"), _("Slice"), _("GPUs"))
+        # Service names and slice names are identifiers: whole, never wrapped.
+        t.add_column(h, justify="left" if left else "right", no_wrap=h != _("GPUs"))
     for r in _service_rows(plan):
         t.add_row(*r)
     return Group(t, *[Text(line, style="dim") for line in _share_summary(plan, money)])

@@ -226,30 +226,62 @@ SCHEDULE_HEAD = (
 )
 
 
+def _schedule_table(rows: list[list[str]], layout: int) -> Any:
+    """Layout 0: one column per field; 1: the instance under provider/region, the term under the
+    pricing model (words that may wrap); 2 (narrow consoles): start month, where, instance and
+    GPUs in one cell.
+    Identifiers never wrap."""
+    from gpuplan.report.common import house_table
+
+    table = house_table(_("Commitments to buy"))
+    start, where, instance, gpus, pricing, units, span, cost = (_(c) for c in SCHEDULE_HEAD)
+    if layout == 0:
+        heads = [start, where, instance, gpus, pricing, units, span, cost]
+    elif layout == 1:
+        heads = [start, f"{where}\n{instance}", gpus, f"{pricing}\n{span}", units, cost]
+    else:
+        heads = [f"{start}\n{where}\n{instance}\n{gpus}", f"{pricing}\n{span}", units, cost]
+    for h in heads:
+        # Identifiers and amounts stay whole; the pricing model and term are words and may wrap.
+        words = layout > 0 and h == heads[-3]
+        table.add_column(h, justify="right" if h in (units, cost) else "left", no_wrap=not words)
+    for r in rows:
+        if layout == 0:
+            table.add_row(*r)
+        elif layout == 1:
+            table.add_row(r[0], f"{r[1]}\n{r[2]}", r[3], f"{r[4]}\n{r[6]}", r[5], r[7])
+        else:
+            table.add_row(f"{r[0]}\n{r[1]}\n{r[2]}\n{r[3]}", f"{r[4]}\n{r[6]}", r[5], r[7])
+    return table
+
+
 def tco_view(report: TcoReport) -> Any:
-    """A Rich renderable: the summary, the schedule, cost per month by pricing model, the notes."""
+    """A Rich renderable: the summary, the schedule (the widest layout that fits the console), cost
+    per month by pricing model, the notes."""
+    from functools import partial
+
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
+    from gpuplan.report.common import Widest, house_table
+
     parts: list[Any] = [Text(line) for line in summary_lines(report)]
-    schedule = Table(title=_("Commitments to buy"), title_justify="left")
-    for col in SCHEDULE_HEAD:
-        schedule.add_column(_(col), justify="right" if col in ("units", "cost") else "left")
     rows = schedule_rows(report)
-    for row in rows:
-        schedule.add_row(*row)
-    parts.append(schedule if rows else Text(_("No commitment pays off: everything is bought by the hour.")))
+    if rows:
+        parts.append(Widest([partial(_schedule_table, rows, layout) for layout in (0, 1, 2)]))
+    else:
+        parts.append(Text(_("No commitment pays off: everything is bought by the hour.")))
     models = [p for p in PRICING_LABELS if any(p in m.by_pricing_usd for m in report.schedule.monthly)]
-    months = Table(title=_("Cost per month"), title_justify="left")
-    months.add_column(_("month"))
+    months = house_table(_("Cost per month"))
+    months.add_column(_("month"), no_wrap=True)
+    # Pricing names are words (they may wrap in the header); amounts have no spaces and stay whole.
     for p in models:
         months.add_column(_pricing(p), justify="right")
     months.add_column(_("total"), justify="right")
     for m in report.schedule.monthly:
         cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
         months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
-    parts.append(months)
+    parts += [Text(""), months]
     parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
     parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in report.notes]
     if report.money.rate_note():

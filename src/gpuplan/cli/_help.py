@@ -1,0 +1,116 @@
+"""``--help`` in the user's language: the help texts are translated when a command line is parsed.
+
+Typer reads every help text (option ``help=``, command docstrings) when the app is built, before
+any option is parsed, and ``--help`` is handled before ``--lang`` is. So the root group does two
+things at the start of each invocation, in :meth:`LocalisedGroup.make_context`, which sees the
+whole command line:
+
+1. it picks the language of this invocation (``--lang X`` anywhere on the line, else
+   ``GPUPLAN_LANG``, else the locale: :func:`gpuplan.cli._i18n.invocation_language`), and
+2. it replaces each help text of the click command tree by its translation from the message
+   catalog (the English source text is kept, so a second invocation in another language works).
+
+The help texts are the catalog's message ids: ``tools/i18n.py`` extracts them by walking the same
+tree (:func:`help_messages`), so a new option or command docstring is a message to translate like
+any ``_()`` string, and the catalog tests fail while it lacks its Chinese. Click's own words
+("Usage:", "[default: …]", error panels) stay English.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from typer.core import TyperGroup
+
+from gpuplan.i18n import N_, Language, _, current_language, set_language
+
+__all__ = ["LocalisedGroup", "help_messages", "translate_help"]
+
+#: The words of the help screens gpuplan sets itself (Typer's panel titles, click's --help text).
+PANEL_OPTIONS = N_("Options")
+PANEL_ARGUMENTS = N_("Arguments")
+PANEL_COMMANDS = N_("Commands")
+HELP_OPTION = N_("Show this message and exit.")
+
+_TEXT_ATTRS = ("help", "short_help", "epilog")
+_SOURCE = "_gpuplan_help_source"
+#: Where a Chinese help line may break. Rich wraps only at spaces, and Typer's help tables cut a
+#: longer run of text with "…" (a run of Chinese has no spaces): a space after these punctuation
+#: marks and after 的 lets Chinese lines wrap there instead. Only --help is treated so; gpuplan's
+#: own tables fold Chinese text, which needs no spaces.
+_CJK_BREAK = re.compile(r"([，；：。、）的])(?=[^\s，；：。、）])|(?<=[\u4e00-\u9fff])(?=（)")
+
+
+def _translated(text: str) -> str:
+    out = _(text)
+    return (
+        _CJK_BREAK.sub(lambda m: (m.group(1) or "") + " ", out) if current_language() is Language.ZH else out
+    )
+
+
+def _commands(command: Any) -> Iterator[Any]:
+    yield command
+    children = getattr(command, "commands", None) or {}
+    for name in sorted(children):
+        yield from _commands(children[name])
+
+
+def _slots(command: Any) -> Iterator[tuple[Any, str, str]]:
+    """Every (object, attribute, English text) of the help screens under ``command``."""
+    for cmd in _commands(command):
+        for attr in _TEXT_ATTRS:
+            yield cmd, attr, ""
+        help_option = cmd.get_help_option(cmd.context_class(cmd))
+        for param in [*cmd.params, *([help_option] if help_option else [])]:
+            yield param, "help", ""
+            if param.param_type_name == "argument":
+                yield param, "rich_help_panel", PANEL_ARGUMENTS
+            else:
+                yield param, "rich_help_panel", PANEL_OPTIONS
+        yield cmd, "rich_help_panel", PANEL_COMMANDS
+
+
+def _source(obj: Any, attr: str, default: str) -> str | None:
+    """The English text of ``obj.attr`` (kept from the first translation), or ``default``."""
+    kept: dict[str, str | None] = obj.__dict__.setdefault(_SOURCE, {})
+    if attr not in kept:
+        kept[attr] = getattr(obj, attr, None) or default or None
+    return kept[attr]
+
+
+def translate_help(command: Any) -> None:
+    """Put every help text under ``command`` in the current language."""
+    for obj, attr, default in _slots(command):
+        text = _source(obj, attr, default)
+        if text:
+            setattr(obj, attr, _translated(text))
+
+
+def help_messages(command: Any) -> list[str]:
+    """The English help texts under ``command`` (the message ids ``tools/i18n.py`` extracts)."""
+    seen: dict[str, None] = {}
+    for obj, attr, default in _slots(command):
+        text = _source(obj, attr, default)
+        if text:
+            seen.setdefault(text, None)
+    return list(seen)
+
+
+class LocalisedGroup(TyperGroup):
+    """The root command group: sets this invocation's language and translates the help first."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Any = None,
+        **extra: Any,
+    ) -> Any:
+        from gpuplan.cli._i18n import invocation_language
+
+        set_language(invocation_language(args, os.environ))
+        translate_help(self)
+        return super().make_context(info_name, args, parent, **extra)

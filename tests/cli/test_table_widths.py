@@ -1,0 +1,102 @@
+"""Tables at 80, 100 and 120 columns (and piped): no line is wider, no identifier is cut or wrapped.
+
+The offers, catalog info, simulate and tco tables pick the widest of their layouts that fits,
+as the plan table does; identifiers (instance types, regions, policy names) stay whole on a line.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+from typer.testing import CliRunner
+
+from gpuplan.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACE = ROOT / "examples" / "simulate" / "load-bursty-2h-synthetic.csv"
+WORKLOAD = ROOT / "examples" / "llm-inference-service.yaml"
+FIXTURES = ROOT / "tests" / "catalog" / "fixtures"
+WIDTHS = (80, 100, 120)
+LANGS = ("en", "zh")
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("widths") / "gpuplan.sqlite"
+    res = runner.invoke(app, ["--db", str(path), "catalog", "info"])
+    assert res.exit_code == 0, res.output
+    return path
+
+
+@pytest.fixture
+def db(seeded: Path, tmp_path: Path) -> str:
+    copy = tmp_path / "gpuplan.sqlite"
+    shutil.copy(seeded, copy)
+    return str(copy)
+
+
+def _lines(args: list[str], width: int) -> list[str]:
+    res = runner.invoke(app, args, env={"COLUMNS": str(width)}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res.stdout.splitlines()
+
+
+def _assert_fits_and_whole(lines: list[str], width: int, identifiers: set[str]) -> None:
+    widest = max(lines, key=cell_len)
+    assert cell_len(widest) <= width, widest
+    # Rich marks a cut cell with "…"; the catalog's date ranges are written "from … to".
+    assert "…" not in "\n".join(lines).replace(" … ", " ~ ")
+    cut = sorted(i for i in identifiers if not any(i in line for line in lines))
+    assert not cut, f"cut or wrapped at {width} columns: {cut}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_offers_fit_and_keep_every_instance_type_and_region_whole(db: str, width: int, lang: str) -> None:
+    args = ["--db", db, "offers", "--all-regions", "--lang", lang, "--currency", "CNY"]
+    doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
+    ids = {o["instance_type"] for o in doc["offers"]} | {
+        f"{o['provider']}/{o['region']}" for o in doc["offers"]
+    }
+    assert len(ids) > 40
+    _assert_fits_and_whole(_lines(args, width), width, ids)
+
+
+def test_offers_use_one_line_per_offer_when_the_console_is_wide(db: str) -> None:
+    lines = _lines(["--db", db, "offers", "--provider", "aws"], 400)
+    doc = json.loads(runner.invoke(app, ["--db", db, "offers", "--provider", "aws", "--json"]).stdout)
+    # header, rule, one line per offer, then the count and the rate line
+    assert len(lines) == 2 + len(doc["offers"]) + 2
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_catalog_info_fits_and_keeps_pricing_codes_whole(db: str, width: int, lang: str) -> None:
+    lines = _lines(["--db", db, "catalog", "info", "--lang", lang], width)
+    codes = {"reserved_3y", "on_demand", "volcengine", "2026-11-09"} if lang == "en" else {"volcengine"}
+    _assert_fits_and_whole(lines, width, codes)
+
+
+POLICIES = ("fixed:replicas=4", "target:target=0.7,max=10", "queue:per_replica=48,max=10,spot=0.5")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", WIDTHS)
+def test_simulate_policies_fit_with_whole_policy_names(width: int, lang: str) -> None:
+    args = ["simulate", "autoscale", str(WORKLOAD), "--shape", "step", "--rate", "2", "--hours", "0.5"]
+    args += ["--replica", "slots=64,tpot_ms=40,prefill_tps=3000", "--on-demand-price", "0.7"]
+    args += ["--spot-price", "0.3", "--lang", lang]
+    for p in POLICIES:
+        args += ["--policy", p]
+    _assert_fits_and_whole(_lines(args, width), width, set(POLICIES))
+
+
+def test_piped_output_without_columns_is_120_wide_at_most(db: str) -> None:
+    res = runner.invoke(app, ["--db", db, "offers", "--all-regions"], catch_exceptions=False)
+    assert max(cell_len(line) for line in res.stdout.splitlines()) <= 120
