@@ -1,7 +1,10 @@
 """HTTP for fetchers: live (httpx), live and saved to a folder, or replayed from a folder.
 
 ``--save DIR`` keeps every raw response body in ``DIR/<provider>/`` with an ``index.json`` that maps
-each request (method, URL, body) to its file; ``--from DIR`` answers the same requests from those
+each request (method, URL, body) to its file, atomically per provider: responses go to a hidden
+``DIR/.<provider>.partial-*`` folder that replaces ``DIR/<provider>/`` only when the provider's
+fetch completes (:meth:`Http.commit`), so a fetch that fails half-way leaves the last complete
+save as it was; ``--from DIR`` answers the same requests from those
 files without touching the network, so an air-gapped team can refresh from files fetched elsewhere.
 """
 
@@ -9,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -48,15 +53,14 @@ class Http:
     ) -> None:
         self.provider = provider
         self._client = client
-        self._save = save_dir / provider if save_dir else None
+        self._final = save_dir / provider if save_dir else None
+        self._save = save_dir / f".{provider}.partial-{uuid.uuid4().hex[:8]}" if save_dir else None
         self._replay = replay_dir / provider if replay_dir else None
         self._index: dict[str, dict[str, str]] = {}
         if self._replay is not None:
             index = self._replay / "index.json"
             if not index.is_file():
-                raise ReplayMissError(
-                    f"{provider}: no saved responses in {self._replay} (index.json missing)"
-                )
+                raise ReplayMissError(f"no saved responses in {self._replay} (index.json missing)")
             self._index = json.loads(index.read_text(encoding="utf-8"))
 
     def _http(self) -> httpx.Client:
@@ -68,11 +72,27 @@ class Http:
         if self._client is not None:
             self._client.close()
 
+    def commit(self) -> None:
+        """Make this session's saved responses the provider's saved set (``--save``), replacing the
+        previous one; nothing happens when nothing was saved."""
+        if self._save is None or self._final is None or not self._save.is_dir():
+            return
+        old = self._final.with_name(f".{self.provider}.old-{uuid.uuid4().hex[:8]}")
+        if self._final.exists():
+            self._final.rename(old)
+        self._save.rename(self._final)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Drop the responses saved by a fetch that did not complete."""
+        if self._save is not None:
+            shutil.rmtree(self._save, ignore_errors=True)
+
     def _replayed(self, method: str, url: str, body: bytes | None) -> bytes:
         assert self._replay is not None
         entry = self._index.get(_key(method, url, body))
         if entry is None:
-            raise ReplayMissError(f"{self.provider}: {method} {url} is not among the saved responses")
+            raise ReplayMissError(f"{method} {url} is not among the saved responses")
         return (self._replay / entry["file"]).read_bytes()
 
     def _keep(self, method: str, url: str, body: bytes | None, content: bytes) -> None:
