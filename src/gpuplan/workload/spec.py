@@ -330,10 +330,10 @@ class Workload(Spec):
             )
         if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
             raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
-        if self.task is Task.INFER and (self.tensor_parallel > 1 or self.pipeline_parallel > 1):
+        if self.task is Task.INFER and self.pipeline_parallel > 1:
             raise ValueError(
-                "tensor_parallel / pipeline_parallel: modelled for training only; for task: infer "
-                "estimate one replica per GPU (remove them)"
+                "pipeline_parallel: modelled for training only; for task: infer use tensor_parallel "
+                "(or one replica per GPU)"
             )
         if self.sequence_parallel and self.tensor_parallel == 1:
             raise ValueError("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)")
