@@ -232,3 +232,11 @@ def test_loss_choice_has_no_effect_on_inference_and_says_so() -> None:
         Workload.from_dict(_base(task="infer", loss="chunked"))
     with pytest.raises(WorkloadError, match="did you mean 'chunked'"):
         Workload.from_dict(_base(loss="chunkd"))
+
+
+def test_data_location_names_its_provider_by_code() -> None:
+    # An alias is stored as the provider's code, so egress compares "aws" with "aws" offers.
+    w = Workload.from_dict(_base(data={"samples": 100, "location": "Amazon/us-east-1"}))
+    assert w.data.location == "aws/us-east-1"
+    with pytest.raises(WorkloadError, match=r"data.location: unknown provider 'amzon'; did you mean 'aws'\?"):
+        Workload.from_dict(_base(data={"samples": 100, "location": "amzon/us-east-1"}))
