@@ -2,7 +2,7 @@
 
 ``benchmarks/calibrate.py`` fits by robust least squares and records k-fold held-out figures in
 the calibration (``heldout``). On 47 fitted throughput rows over 5 architectures (Volta, Turing,
-Ampere, Ada, Hopper; 27 LLM-training rows, 12 multi-node, 9 with tensor/pipeline parallelism):
+Ampere, Ada, Hopper; 27 LLM-training rows, 12 multi-node, 8 with tensor/pipeline parallelism):
 in-sample median |error| 8.8 %, 5-fold held out 10.8 % (worst 178.7 %: ResNet-50 at batch 1, the
 one host-bound row), leave-one-architecture-out 13.0 %; the 80 % split-conformal band (×/÷ 1.43)
 covers 83 % of held-out rows. Before the Megatron-LM SC21 and KempnerForge H200 rows joined (35
