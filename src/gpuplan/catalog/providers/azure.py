@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -31,7 +33,8 @@ API_VERSION = "2023-01-01-preview"
 _HOURS_PER_YEAR = 8760
 
 FACTS = ProviderFacts(
-    provider=Provider.AZURE,
+    provider="azure",
+    skypilot_cloud="azure",
     display_name="Microsoft Azure",
     kind="hyperscaler",
     regions=regions(
@@ -77,6 +80,21 @@ FACTS = ProviderFacts(
     regions_source="Azure geographies, https://learn.microsoft.com/azure/reliability/regions-list "
     "(armRegionName and location as published; read 2026-12-01)",
     kubernetes="AKS",
+    node_labels=NodeLabels(
+        source="AKS docs: spot node pools carry the label and taint "
+        "kubernetes.azure.com/scalesetpriority=spot (NoSchedule); the GPU guide taints GPU pools "
+        "sku=gpu:NoSchedule",
+        gpu_tolerations=({"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},),
+        spot_selector={"kubernetes.azure.com/scalesetpriority": "spot"},
+        spot_tolerations=(
+            {
+                "key": "kubernetes.azure.com/scalesetpriority",
+                "operator": "Equal",
+                "value": "spot",
+                "effect": "NoSchedule",
+            },
+        ),
+    ),
     billing=Billing(
         granularity_s=None,
         min_billing_s=None,
@@ -90,6 +108,9 @@ FACTS = ProviderFacts(
         published_rate="an eviction-rate band per VM size and region in the portal "
         "(not in the Retail Prices API)",
         source="Azure docs 'Use Azure Spot Virtual Machines' (30-second Scheduled Events notice)",
+        rate_note=N_(
+            "Azure shows an eviction-rate band per VM size in the portal; none in the catalog for this offer"
+        ),
     ),
     default_region="eastus",
     egress_storage_note="bandwidth and storage meters from the Retail Prices API examples in shared/data",
