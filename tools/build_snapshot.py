@@ -28,7 +28,14 @@ from gpuplan.catalog.snapshot import COLUMNS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
-from snapshot_sources import MARKETPLACE_QUOTES, MARKETPLACE_SKIPPED, gpuhunt_rows, skypilot_rows
+from snapshot_sources import (
+    MARKETPLACE_QUOTES,
+    MARKETPLACE_SKIPPED,
+    MARKETPLACE_SPECS,
+    MARKETPLACE_SPECS_MISSING,
+    gpuhunt_rows,
+    skypilot_rows,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "src" / "gpuplan" / "catalog" / "data"
@@ -884,6 +891,12 @@ def build_marketplaces(snap: Snapshot) -> None:
         key = (q.provider, q.region, "", q.instance_type)
         if key not in snap.offer_keys:
             snap.offer_keys.add(key)
+            spec = MARKETPLACE_SPECS.get((q.provider, q.instance_type))
+            specs_note = (
+                f"vCPUs and RAM: {spec[2]}"
+                if spec
+                else MARKETPLACE_SPECS_MISSING.get(q.provider, "vCPUs unknown")
+            )
             snap.add(
                 "offers.csv",
                 provider=q.provider,
@@ -892,13 +905,14 @@ def build_marketplaces(snap: Snapshot) -> None:
                 instance_type=q.instance_type,
                 gpu=q.gpu,
                 gpu_count=q.gpu_count,
-                vcpus=None,
-                memory_gib=None,
+                vcpus=spec[0] if spec else None,
+                memory_gib=spec[1] if spec else None,
                 network_gbps=None,
                 interconnect=None,
                 source=q.source,
                 price_reason=None,
-                notes="marketplace price per GPU-hour from a dated public page; region not named there",
+                notes="marketplace price per GPU-hour from a dated public page; region not named there; "
+                + specs_note,
                 network_kind=None,
                 local_nvme_gb=None,
             )

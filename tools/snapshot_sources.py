@@ -18,7 +18,14 @@ from gpuplan.catalog.importers import parse_skypilot
 from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
 
-__all__ = ["MARKETPLACE_QUOTES", "Quote", "gpuhunt_rows", "skypilot_rows"]
+__all__ = [
+    "MARKETPLACE_QUOTES",
+    "MARKETPLACE_SPECS",
+    "MARKETPLACE_SPECS_MISSING",
+    "Quote",
+    "gpuhunt_rows",
+    "skypilot_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,25 @@ MARKETPLACE_QUOTES: tuple[Quote, ...] = (
     Quote("vast", "unspecified", "1x H100-NVL", "H100-NVL", 1, "on_demand", 2.525, "2026-06", _VAST),
     Quote("vast", "unspecified", "1x B200", "B200", 1, "on_demand", 4.492, "2026-06", _VAST),
 )
+_LAMBDA_SPECS = (
+    "lambda.ai/instances (Lambda's instance table: vCPUs, RAM per instance), as transcribed on 2026-09-20 "
+    "in api-evangelist/lambda-labs plans/lambda-labs-plans-pricing.yml ('numbers are quoted, not "
+    "derived'; secondary; read 2026-12-01)"
+)
+#: Host specs of marketplace instances, (provider, instance type) -> (vCPUs, RAM GiB, source). Only
+#: where a dated public source gives them; the others stay unknown (see MARKETPLACE_SPECS_MISSING).
+MARKETPLACE_SPECS: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("lambda", "gpu_1x_h100_pcie"): (26, 225, _LAMBDA_SPECS),
+    ("lambda", "gpu_1x_h100_sxm5"): (26, 225, _LAMBDA_SPECS),
+    ("lambda", "gpu_1x_a10"): (30, 226, _LAMBDA_SPECS),
+}
+#: Why the other marketplace offers have no vCPU count (plans flag them "input pipeline unknown").
+MARKETPLACE_SPECS_MISSING: dict[str, str] = {
+    "lambda": "vCPUs unknown: the dated transcription of lambda.ai/instances lists no 1x A100 40 GB",
+    "runpod": "vCPUs unknown: RunPod sizes a pod's vCPUs per machine; its price page gives none per GPU type",
+    "vast": "vCPUs unknown: each Vast.ai host offers its own CPU count (`catalog refresh` reads it)",
+}
+
 #: What those pages also say that is not shipped, and why.
 MARKETPLACE_SKIPPED: tuple[tuple[str, str], ...] = (
     ("usagepricing.com Vast.ai RTX 4090 0.682-0.875, RTX 5090, A100 80GB 1.166-1.205", "ranges, not prices"),

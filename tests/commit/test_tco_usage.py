@@ -84,6 +84,21 @@ def test_yaml_file_errors_name_the_file(tmp_path: Path) -> None:
         load_usage(tmp_path / "missing.yaml")
 
 
+def test_a_usage_file_that_is_a_fifo_or_an_alias_bomb_is_refused_not_waited_on(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "u.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"):
+        load_usage(fifo)  # before: blocked forever waiting for a writer
+    bomb = tmp_path / "bomb.yaml"
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True)]
+    bomb.write_text("\n".join([*lines, "horizon_months: 3", "demands: *i"]) + "\n")
+    with pytest.raises(InputError, match="aliases expand"):
+        load_usage(bomb)
+
+
 def test_workload_paths_are_relative_to_the_usage_file(tmp_path: Path) -> None:
     f = tmp_path / "u.yaml"
     f.write_text(

@@ -108,3 +108,38 @@ def test_plan_options_carry_the_input_bound_flag_per_offer() -> None:
     doc = plan_json(plan, {"name": "resnet50-imagenet", "task": "train"})
     flags = {o.instance_type: o.input_bound for o in doc.options}
     assert flags == {"many-vcpus": False, "few-vcpus": True}
+
+
+def test_an_image_job_on_an_instance_of_unknown_vcpus_is_flagged_not_taken_as_fed() -> None:
+    workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
+    est, notes = make_estimator(workload, _image_profile(), CAL)
+    assert any("input pipeline unknown" in n for n in notes)
+    key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
+    assert est(key).input_unknown
+    assert not est(EstimateKey(**{**key.__dict__, "vcpus": 192.0})).input_unknown
+
+
+def _unknown_aware_estimator(key: EstimateKey) -> EstimateRow:
+    return EstimateRow(
+        fits=True,
+        job_time_h=1.0,
+        job_time_h_low=1.0,
+        job_time_h_high=1.0,
+        peak_memory_gib=10.0,
+        input_unknown=key.vcpus is None,
+    )
+
+
+def test_plan_rows_warn_where_the_input_pipeline_is_unknown() -> None:
+    rows = [offer(instance_type="known-vcpus", vcpus=192.0), offer(instance_type="no-vcpus", vcpus=None)]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        JobFacts(),
+        _unknown_aware_estimator,
+        Constraints(max_gpus=8),
+    )
+    flags = {o.instance_type: o.flags for o in plan.options}
+    warning = "input pipeline unknown: the catalog has no vCPU count for this instance"
+    assert warning in flags["no-vcpus"]
+    assert warning not in flags["known-vcpus"]

@@ -9,9 +9,12 @@ A catalog survives being interrupted and shared:
   creation (every ``CREATE TABLE`` and the Alembic revision row) commits as one unit or not at all.
   Writers begin with ``BEGIN IMMEDIATE`` (:func:`writing`): two writers never both hold a read
   lock they must upgrade, which SQLite would answer with an immediate "database is locked".
-* Creation, migration and seeding run under an inter-process file lock (``<db>.lock``, filelock), so
-  N processes opening a fresh catalog at once create it once; each step is idempotent, so a run
-  killed at any point leaves a catalog the next open completes.
+* Creation, migration and seeding run under an inter-process lock, so N processes opening a fresh
+  catalog at once create it once; each step is idempotent, so a run killed at any point leaves a
+  catalog the next open completes. A SQLite file is locked with a file beside it (``<db>.lock``,
+  filelock); PostgreSQL with a transaction-level advisory lock (``pg_advisory_xact_lock``) held on
+  a connection of its own for the whole creation, which the server releases if the process dies.
+  Other servers rely on their transactional DDL alone.
 * A database that is not gpuplan's (tables of another application) is refused without a change; a
   half-created one from an older gpuplan (tables but no revision, and no data) is rebuilt.
 * Connections wait up to :data:`BUSY_TIMEOUT_S` for another writer (an import holds the lock for
@@ -197,12 +200,57 @@ def _migrate(engine: Engine, location: str) -> str:
     return HEAD_REVISION
 
 
+#: The advisory lock key of catalog creation on PostgreSQL: "gpuplan\0" as a big-endian bigint
+#: (advisory locks are per database, so two catalogs in two databases do not wait for each other).
+PG_CREATION_LOCK_KEY = int.from_bytes(b"gpuplan\x00", "big")
+
+
+def pg_creation_lock_sql(timeout_s: float | None = None) -> tuple[str, str]:
+    """The two statements that take the creation lock on PostgreSQL, in its own transaction: a
+    bound on the wait (default :data:`CREATION_LOCK_TIMEOUT_S`), then the lock (released when that
+    transaction ends)."""
+    if timeout_s is None:
+        timeout_s = CREATION_LOCK_TIMEOUT_S
+    return (
+        f"SET LOCAL lock_timeout = '{int(timeout_s * 1000)}ms'",
+        f"SELECT pg_advisory_xact_lock({PG_CREATION_LOCK_KEY})",
+    )
+
+
 @contextmanager
-def _creation_lock(path: Path | None) -> Iterator[None]:
-    """The inter-process lock held while a SQLite catalog file is created, migrated or seeded.
-    Other databases (PostgreSQL) rely on their transactional DDL alone."""
+def _pg_creation_lock(engine: Engine, location: str) -> Iterator[None]:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        conn = engine.connect()
+    except SQLAlchemyError as e:
+        raise StoreError(f"cannot open database {location}: {db_error(e)}") from e
+    try:
+        with conn.begin():
+            try:
+                for statement in pg_creation_lock_sql():
+                    conn.exec_driver_sql(statement)
+            except SQLAlchemyError as e:
+                if "lock timeout" in db_error(e).lower():
+                    raise StoreError(
+                        f"another gpuplan has been creating the catalog in {location} for "
+                        f"{CREATION_LOCK_TIMEOUT_S:.0f} s; try again once it is done"
+                    ) from e
+                raise StoreError(f"cannot lock the catalog in {location}: {db_error(e)}") from e
+            yield  # the creation runs on other connections; ending this transaction releases it
+    finally:
+        conn.close()
+
+
+@contextmanager
+def _creation_lock(engine: Engine, path: Path | None, location: str) -> Iterator[None]:
+    """The inter-process lock held while a catalog is created, migrated or seeded (module docstring)."""
     if path is None:
-        yield
+        if engine.dialect.name == "postgresql":
+            with _pg_creation_lock(engine, location):
+                yield
+        else:
+            yield
         return
     from filelock import FileLock, Timeout
 
@@ -308,18 +356,22 @@ def open_store(
         if path is not None:
             _refuse_non_sqlite(path)
         engine, location = make_engine(url)
-        with _creation_lock(path):
-            revision = _migrate(engine, str(path or location))
-            store = Store(
-                url,
-                location=location,
-                revision=revision,
-                stale_after_days=stale_after_days,
-                today=day,
-                engine=engine,
-            )
-            if seed:
-                ensure_snapshot(store)
+        try:
+            with _creation_lock(engine, path, location):
+                revision = _migrate(engine, str(path or location))
+                store = Store(
+                    url,
+                    location=location,
+                    revision=revision,
+                    stale_after_days=stale_after_days,
+                    today=day,
+                    engine=engine,
+                )
+                if seed:
+                    ensure_snapshot(store)
+        except BaseException:
+            engine.dispose()  # no connection left open behind a failed open
+            raise
     store.use_plain_sqlite(path)
     if usd_per_cny is not None:
         if not force_rate:

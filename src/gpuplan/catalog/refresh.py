@@ -103,10 +103,12 @@ def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) ->
         )
     except GpuplanError as e:
         return RefreshOutcome(
-            provider=name, status="failed", message=f"{e}; {_kept(store, name)}", started_at=now
+            provider=name, status="failed", message=f"failed ({e}); {_kept(store, name)}", started_at=now
         )
+    fetched = False
     try:
         result = module.FETCHER.fetch(http, options.credentials, now)
+        fetched = True
     except MissingCredentialsError as e:
         return _skipped(name, e, now)
     except UnsupportedFetchError as e:
@@ -130,6 +132,11 @@ def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) ->
             started_at=now,
         )
     finally:
+        # --save is atomic per provider: a fetch that raised leaves the last complete save.
+        if fetched:
+            http.commit()
+        else:
+            http.discard()
         http.close()
     if not result.rows:
         return RefreshOutcome(

@@ -28,7 +28,6 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
@@ -229,17 +228,12 @@ class Usage(Spec):
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Usage:
+        from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
+
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read usage file {str(p)!r}: {e.strerror or e}") from e
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{p}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(p)
-            raise InputError(f"{where}: invalid YAML: {getattr(e, 'problem', None) or e}") from None
+        # Within bounds: a regular file (a FIFO would block), its size, YAML depth and aliases.
+        text = read_text(p, what="usage file", max_bytes=MAX_DOCUMENT_BYTES)
+        data = load_yaml(text, source=str(p))
         if not isinstance(data, dict):
             raise InputError(
                 f"{p}: expected a mapping with horizon_months and demands (got {type(data).__name__})"

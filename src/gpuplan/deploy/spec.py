@@ -305,7 +305,7 @@ class LaunchSpec(BaseModel):
                     f"{MAX_NAME_CHARS}): re-run `gpuplan plan`"
                 )
         try:
-            opt = PlanOption.model_validate(option)
+            opt = PlanOption.read(option)
         except ValidationError as e:
             raise DeployError(
                 f"{source}: recommended option is malformed: {_short_errors(e)}: re-run `gpuplan plan`"
@@ -382,7 +382,7 @@ def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
 
 def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
     try:
-        return PlanWorkload.model_validate(doc)
+        return PlanWorkload.read(doc)
     except ValidationError as e:
         raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
 

@@ -1,13 +1,23 @@
-"""The base of every JSON document model: strict keys, finite numbers, one way to write JSON."""
+"""The base of every JSON document model: strict keys, finite numbers, one way to write JSON.
+
+gpuplan writes documents (``--json``) and reads some back (``deploy`` reads a plan file, which may
+come from someone else). Writing, a NaN or infinity that a computation produced becomes ``null``
+(strict JSON has no such numbers). Reading, one is refused: :meth:`Document.read` validates in the
+reading context, where a non-finite number in any field — a float, or a string such as
+``"Infinity"`` that pydantic would turn into one — is an error located at that field.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
-__all__ = ["Document", "finite"]
+__all__ = ["READING", "Document", "finite"]
+
+#: The validation context key that marks a document being read from a file.
+READING = "gpuplan_reading"
 
 
 def finite(x: Any) -> Any:
@@ -21,16 +31,55 @@ def finite(x: Any) -> Any:
     return x
 
 
+def _has_non_finite(x: Any) -> bool:
+    """True if ``x`` is or holds a NaN/inf float (nested documents check their own fields)."""
+    if isinstance(x, float):
+        return not math.isfinite(x)
+    if isinstance(x, dict):
+        return any(_has_non_finite(v) for v in x.values())
+    if isinstance(x, (list, tuple, set, frozenset)):
+        return any(_has_non_finite(v) for v in x)
+    return False
+
+
+def _reading(info: ValidationInfo) -> bool:
+    return isinstance(info.context, dict) and bool(info.context.get(READING))
+
+
 class Document(BaseModel):
     """A part of a published document: unknown keys are refused (a typo in a writer, or a file
-    from elsewhere that is not what it claims), NaN/inf become null."""
+    from elsewhere that is not what it claims); NaN/inf become null when written and are refused
+    when read (:meth:`read`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _finite(cls, data: Any) -> Any:
-        return finite(data)
+    def _finite(cls, data: Any, info: ValidationInfo) -> Any:
+        return data if _reading(info) else finite(data)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _refuse_non_finite_when_read(cls, value: Any, info: ValidationInfo) -> Any:
+        if _reading(info) and _has_non_finite(value):
+            raise ValueError("must be a finite number, not NaN or infinity")
+        return value
+
+    @model_validator(mode="after")
+    def _refuse_non_finite_extras_when_read(self, info: ValidationInfo) -> Self:
+        # Parts that keep unknown keys (extra="allow": the workload a plan carries) hold them
+        # outside the fields; they are read from the same file.
+        if _reading(info):
+            for key, value in (self.__pydantic_extra__ or {}).items():
+                if _has_non_finite(value):
+                    raise ValueError(f"{key}: must be a finite number, not NaN or infinity")
+        return self
+
+    @classmethod
+    def read(cls, data: Any) -> Self:
+        """``data`` parsed from a file, validated: as ``model_validate``, and every number finite
+        (a :class:`pydantic.ValidationError` locates the first that is not)."""
+        return cls.model_validate(data, context={READING: True})
 
     def to_json(self) -> str:
         """The document as the CLI writes it: indented, keys in declaration order, a final newline."""

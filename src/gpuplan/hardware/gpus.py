@@ -36,7 +36,10 @@ class GPU:
     """CUDA compute capability (``8.0``); None for non-NVIDIA parts."""
     form_factor: str
     memory_gib: float
-    """Memory as the datasheet states it (NVIDIA's "GB" on these parts)."""
+    """Physical memory as the datasheet states it, GiB (NVIDIA's "24 GB" on an L4 is 24 GiB of
+    GDDR6). Not what a process can use: ECC reserve and firmware are deducted once, in
+    :func:`gpuplan.perf.memory.usable_memory_gib` (L4: 24 × 15/16 = 22.5 GiB; nvidia-smi 23034 MiB).
+    See ``hardware/data/README.md``."""
     memory_type: str
     memory_bandwidth_gbps: float
     """Peak memory bandwidth, GB/s."""

@@ -43,6 +43,7 @@ class CalibrationCase:
     pipeline_parallel: int = 1
     virtual_stages: int = 1
     """Model chunks per GPU of Megatron's interleaved schedule (1: plain 1F1B)."""
+    sequence_parallel: bool = False
     published_flops_per_gpu_step: float | None = None
     """FLOPs per GPU per optimizer step by the publisher's own formula, for a ``*_tflops_per_gpu``
     figure: the prediction divides these (not the traced FLOPs) by the predicted step time, so

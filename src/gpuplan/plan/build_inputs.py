@@ -330,7 +330,7 @@ def make_estimator(
             f"image job: each offer's images/s is bounded by its vCPUs × {IMAGES_PER_S_PER_VCPU:g} images/s "
             f"per vCPU (JPEG decode + random-resized crop, assumed; {IMAGES_PER_S_PER_VCPU_LOW:g}–"
             f"{IMAGES_PER_S_PER_VCPU_HIGH:g}); options marked input_bound are CPU-bound; offers whose "
-            "vCPUs the catalog lacks are assumed fed"
+            "vCPUs the catalog lacks carry the warning 'input pipeline unknown' (not bounded, not known fed)"
         )
     cache: dict[EstimateKey, EstimateRow] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
@@ -391,6 +391,7 @@ def make_estimator(
             peak_memory_gib=peak,
             step_time_s=est.step_time_s,
             input_bound=est.input_bound,
+            input_unknown=workload.inputs.image_size is not None and not key.vcpus,
             notes=(*est.notes, f"network kind not in the catalog: taken as {link.network_kind}")
             if inferred
             else est.notes,

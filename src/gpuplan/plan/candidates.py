@@ -51,6 +51,8 @@ class Candidates:
     step_time_s: FloatArray
     input_bound: BoolArray
     """The instance's CPUs, not its GPUs, set the step time (see ``EstimateRow.input_bound``)."""
+    input_unknown: BoolArray
+    """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
 
     def __len__(self) -> int:
         return int(self.offer.shape[0])
@@ -102,6 +104,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         peak_memory_gib=np.full(n, math.nan),
         step_time_s=np.full(n, math.nan),
         input_bound=np.zeros(n, dtype=bool),
+        input_unknown=np.zeros(n, dtype=bool),
     )
     c = constraints
     if c.providers:
@@ -159,6 +162,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     fits = np.zeros(codes.size, dtype=bool)
     bound = np.zeros(codes.size, dtype=bool)
+    unknown = np.zeros(codes.size, dtype=bool)
     vals = np.full((codes.size, 5), math.nan)
     for j, idx in enumerate(first):
         i_cand = live[idx]
@@ -178,6 +182,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
         )
         fits[j] = row.fits
         bound[j] = row.input_bound
+        unknown[j] = row.input_unknown
         vals[j] = (
             row.job_time_h,
             row.job_time_h_low,
@@ -188,6 +193,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
     inverse = inverse.reshape(-1)
     cands.fits[live] = fits[inverse]
     cands.input_bound[live] = bound[inverse]
+    cands.input_unknown[live] = unknown[inverse]
     cands.work_h[live] = vals[inverse, 0]
     cands.work_h_low[live] = vals[inverse, 1]
     cands.work_h_high[live] = vals[inverse, 2]

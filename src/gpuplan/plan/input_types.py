@@ -270,4 +270,7 @@ class EstimateRow:
     input_bound: bool = False
     """The instance's CPUs, not its GPUs, set the step time (an image workload's decode and
     augmentation at its vCPUs per GPU)."""
+    input_unknown: bool = False
+    """An image workload on an instance whose vCPUs the catalog lacks: whether its CPUs keep the
+    GPUs fed is unknown (the time is the GPUs' alone, and the option says so)."""
     notes: tuple[str, ...] = field(default_factory=tuple)

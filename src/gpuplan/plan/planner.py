@@ -90,6 +90,8 @@ def _option(ctx: PlanContext, j: int) -> Option:
         flags.append(N_("stale price"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
         flags.append(N_("billing granularity unknown: hourly assumed"))
+    if bool(cands.input_unknown[i]):
+        flags.append(N_("input pipeline unknown: the catalog has no vCPU count for this instance"))
     spot: SpotRisk | None = None
     miss: float | None = None
     deadline = ctx.constraints.deadline_h

@@ -96,7 +96,7 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         where = f"{o.provider}/{o.region}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
         cost = m.format(o.total_cost_usd)
         band = m.format_range(o.total_cost_usd_low, o.total_cost_usd_high)
-        row = [f"{rank}{''.join(sorted((marks[f] for f in o.flags), key=_MARKS.index))}", where]
+        row = [f"{rank}{''.join(sorted((marks[f] for f in o.flags if f in marks), key=_MARKS.index))}", where]
         if layout < 2:
             row.append(gpus)
         row += [pricing_name(o.pricing), format_hours(o.job_time_h)]

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,11 @@ def fleet_prices(
     """
     from gpuplan.catalog.query import cheapest_by_gpu
 
+    for flag, value in (("--on-demand-price", on_demand_usd), ("--spot-price", spot_usd)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError(f"{flag} must be a positive number of USD per replica-hour, got {value:g}")
+    if spot_rate_per_hour is not None and not (math.isfinite(spot_rate_per_hour) and spot_rate_per_hour >= 0):
+        raise InputError(f"--spot-rate must be 0 or more interruptions per hour, got {spot_rate_per_hour:g}")
     best = cheapest_by_gpu(offers).get(gpu_id, {})
     prices: dict[str, float] = {}
     notes = []
@@ -85,6 +91,8 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
             values[k] = keys[k](v)
         except ValueError as e:
             raise InputError(f"--replica: {k}={v!r} is not a number") from e
+        if not math.isfinite(values[k]):
+            raise InputError(f"--replica: {k}={v.strip()} is not a finite number")
     if "slots" not in values or "tpot_ms" not in values:
         raise InputError("--replica needs slots=N and tpot_ms=T (prefill_tps=R optional)")
     if values["slots"] < 1 or values["tpot_ms"] <= 0 or values.get("prefill_tps", 1.0) <= 0:
@@ -99,7 +107,8 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
 
 
 class _Service(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # allow_inf_nan=False: a .inf or .nan from the YAML is refused, naming its field.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str
     memory_gib: float | None = Field(default=None, gt=0)
@@ -117,7 +126,7 @@ class _Service(BaseModel):
 class ServicesFile(BaseModel):
     """``simulate share``'s input."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     gpu: str | None = None
     services: list[_Service]
@@ -151,15 +160,12 @@ class ServicesFile(BaseModel):
 
 
 def load_services(path: str | Path) -> ServicesFile:
-    import yaml
+    """A ``services.yaml``, read within bounds (a regular file, size, YAML depth and aliases)."""
+    from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
-        raise InputError(f"services file {str(p)!r} not found") from e
-    except yaml.YAMLError as e:
-        raise InputError(f"services file {p.name}: not valid YAML ({e})") from e
+    text = read_text(p, what="services file", max_bytes=MAX_DOCUMENT_BYTES)
+    data = load_yaml(text, source=f"services file {p.name}")
     try:
         return ServicesFile.model_validate(data)
     except ValidationError as e:

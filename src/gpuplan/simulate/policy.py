@@ -16,6 +16,7 @@ A policies YAML is a list of mappings with the same keys plus ``kind``.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,10 @@ def _validate(p: Policy) -> None:
 
     if p.kind not in KINDS:
         raise NotFoundError("policy kind", p.kind, KINDS)
+    for name in _FLOATS:
+        value = getattr(p, name)
+        if value is not None and not math.isfinite(value):
+            raise bad(f"{name.removesuffix('_s')} must be a finite number (got {value})")
     if not 1 <= p.min_replicas <= p.max_replicas:
         raise bad(f"need 1 ≤ min ≤ max (got min={p.min_replicas}, max={p.max_replicas})")
     if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
@@ -100,6 +105,18 @@ def _validate(p: Policy) -> None:
     if p.period_s <= 0:
         raise bad("period must be > 0 seconds")
 
+
+#: Number fields that must be finite (an infinite start-up or period would stall the simulation).
+_FLOATS = (
+    "target",
+    "per_replica",
+    "startup_s",
+    "period_s",
+    "up_cooldown_s",
+    "down_window_s",
+    "tolerance",
+    "spot_fraction",
+)
 
 # Key as the user writes it -> (field, converter).
 _KEYS: dict[str, tuple[str, Any]] = {
@@ -171,15 +188,11 @@ def parse_policy(text: str) -> Policy:
 
 def load_policies(path: str | Path) -> list[Policy]:
     """Policies from a YAML list of mappings (``kind`` plus the compact form's keys)."""
-    import yaml
+    from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
-        raise InputError(f"policies file {str(p)!r} not found") from e
-    except yaml.YAMLError as e:
-        raise InputError(f"policies file {p.name}: not valid YAML ({e})") from e
+    text = read_text(p, what="policies file", max_bytes=MAX_DOCUMENT_BYTES)
+    data = load_yaml(text, source=f"policies file {p.name}")
     if isinstance(data, dict) and "policies" in data:
         data = data["policies"]
     if not isinstance(data, list) or not data:

@@ -118,9 +118,23 @@ def _parse_time(text: str) -> tuple[float, bool]:
     return dt.timestamp(), True
 
 
+#: More tokens than any model's context holds: a count above it is a corrupt line, not a request.
+MAX_TOKENS = 10_000_000
+
+
+def _count(text: str) -> int:
+    """A token count: a whole number (``512`` or ``512.0``), finite, at most MAX_TOKENS."""
+    x = float(text)
+    if not math.isfinite(x) or x != int(x) or abs(x) > MAX_TOKENS:
+        raise ValueError(f"{text.strip()!r} is not a token count (a whole number up to {MAX_TOKENS:,})")
+    return int(x)
+
+
 def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace:
     """Read and validate a trace CSV; any problem is one :class:`InputError` naming the line."""
     p = Path(path)
+    if p.exists() and not p.is_file():
+        raise InputError(f"trace {str(p)!r} is not a regular file; give a CSV with a 'timestamp' column")
     if not p.is_file():
         raise InputError(f"trace file {str(p)!r} not found; give a CSV with a 'timestamp' column")
     if p.stat().st_size > MAX_TRACE_BYTES:
@@ -161,10 +175,10 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             try:
                 t, is_dt = _parse_time(row[ti])
                 if pi is not None:
-                    prompts.append(int(float(row[pi])))
+                    prompts.append(_count(row[pi]))
                 if oi is not None:
-                    outputs.append(int(float(row[oi])))
-            except (ValueError, IndexError) as e:
+                    outputs.append(_count(row[oi]))
+            except (ValueError, IndexError, OverflowError) as e:
                 raise InputError(f"trace {p.name} line {line}: cannot read {row!r} ({e})") from e
             if kind is not None and kind != is_dt:
                 raise InputError(f"trace {p.name} line {line}: mixes numbers and date-times in timestamp")
@@ -255,8 +269,12 @@ def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator) 
 
 
 def _check(shape: Shape) -> None:
-    if shape.mean_requests_per_s <= 0 or shape.duration_s <= 0:
-        raise InputError("trace shape: the rate and the duration must be positive")
+    if not (math.isfinite(shape.mean_requests_per_s) and shape.mean_requests_per_s > 0):
+        raise InputError(
+            f"trace shape: the rate must be a positive number, got {shape.mean_requests_per_s:g}"
+        )
+    if not (math.isfinite(shape.duration_s) and shape.duration_s > 0):
+        raise InputError(f"trace shape: the duration must be a positive number, got {shape.duration_s:g} s")
 
 
 def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float = 14.0) -> Trace:

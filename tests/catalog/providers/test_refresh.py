@@ -118,3 +118,28 @@ def test_info_shows_per_provider_coverage_and_what_the_last_refresh_did(
     assert by["gcp"].last_refresh and "skipped" in by["gcp"].last_refresh
     assert by["aws"].offers > 0 and "on_demand" in by["aws"].pricing_models and by["aws"].oldest_as_of
     assert by["aws"].last_refresh is None
+
+
+def test_save_is_atomic_per_provider_a_failed_fetch_keeps_the_last_complete_save(
+    store: Store, tmp_path: Path
+) -> None:
+    from .conftest import _azure
+
+    out = tmp_path / "saved"
+    broken = {"page2": False}
+
+    def azure(request: httpx.Request) -> httpx.Response:
+        if broken["page2"] and "skip=1000" in str(request.url):
+            return httpx.Response(503, text="Service Unavailable")  # fails after page 1 was saved
+        return _azure(request)
+
+    with respx.mock(assert_all_called=False) as m:
+        m.get(url__startswith="https://prices.azure.com").mock(side_effect=azure)
+        [first] = refresh(store, ["azure"], RefreshOptions(now=NOW, save_dir=out))
+        assert first.status == "ok", first.message
+        saved = {p.name: p.read_bytes() for p in (out / "azure").iterdir()}
+        broken["page2"] = True
+        [second] = refresh(store, ["azure"], RefreshOptions(now=NOW, save_dir=out))
+    assert second.status == "failed" and "503" in second.message
+    assert {p.name: p.read_bytes() for p in (out / "azure").iterdir()} == saved  # the complete save
+    assert [p.name for p in out.iterdir()] == ["azure"]  # no half-written folder left behind

@@ -117,3 +117,34 @@ def test_kill_9_during_a_refresh_leaves_each_provider_old_or_new_whole(
     record("kill -9 during catalog refresh --from", tried, tried - lost, lost, killed_mid_run=landed)
     assert landed >= 3  # most kills land while the refresh is still running
     assert partial >= 1  # and some between two providers' transactions
+
+
+def test_a_hostile_replay_folder_fails_in_one_line_and_reads_nothing_outside(
+    store: Store, api: respx.MockRouter, tmp_path: Path
+) -> None:
+    import json
+    import os
+
+    recordings = tmp_path / "recorded"
+    [saved] = refresh(store, ["vast"], RefreshOptions(now=NOW, save_dir=recordings))
+    assert saved.status == "ok"
+    index_path = recordings / "vast" / "index.json"
+    index = json.loads(index_path.read_text())
+    secret = tmp_path / "secret.txt"
+    secret.write_text('{"offers": []}')
+    (recordings / "vast" / "fifo.body").unlink(missing_ok=True)
+    os.mkfifo(recordings / "vast" / "fifo.body")
+    (recordings / "vast" / "link.body").symlink_to(secret)
+    for planted, words in [
+        ("../../secret.txt", "plain file names"),
+        (str(secret), "plain file names"),
+        ("link.body", "links out of"),
+        ("fifo.body", "not a regular file"),
+    ]:
+        index_path.write_text(json.dumps({k: {**v, "file": planted} for k, v in index.items()}))
+        [out] = refresh(store, ["vast"], RefreshOptions(now=LATER, replay_dir=recordings))
+        assert out.status == "failed" and words in out.message, out.message
+        assert "\n" not in out.message and "kept the last good data" in out.message
+    index_path.write_text("[1, 2]")
+    [out] = refresh(store, ["vast"], RefreshOptions(now=LATER, replay_dir=recordings))
+    assert out.status == "failed" and "not a gpuplan replay index" in out.message

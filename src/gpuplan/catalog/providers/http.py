@@ -1,26 +1,43 @@
 """HTTP for fetchers: live (httpx), live and saved to a folder, or replayed from a folder.
 
 ``--save DIR`` keeps every raw response body in ``DIR/<provider>/`` with an ``index.json`` that maps
-each request (method, URL, body) to its file; ``--from DIR`` answers the same requests from those
+each request (method, URL, body) to its file, atomically per provider: responses go to a hidden
+``DIR/.<provider>.partial-*`` folder that replaces ``DIR/<provider>/`` only when the provider's
+fetch completes (:meth:`Http.commit`), so a fetch that fails half-way leaves the last complete
+save as it was; ``--from DIR`` answers the same requests from those
 files without touching the network, so an air-gapped team can refresh from files fetched elsewhere.
+
+A replay folder may come from someone else: its ``index.json`` is read within bounds, and each file
+it names must be a plain name inside the provider's folder (no ``/``, no ``..``; links are not
+followed out of it) and a regular file of at most :data:`MAX_REPLAY_BYTES` — never a FIFO, a
+device or a file elsewhere on this machine.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
+import shutil
+import stat
+import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, read_text
 from gpuplan.errors import DataError
 
 __all__ = ["Http", "ReplayMissError"]
 
 #: Seconds to wait for a price list server; the AWS bulk files are large, so reads get longer.
 _TIMEOUT = httpx.Timeout(30.0, read=300.0)
+#: A saved response: AWS's largest per-region bulk CSV is a few hundred MB.
+MAX_REPLAY_BYTES = 1024 * 1024 * 1024
+#: What a saved response's file is called (``_keep`` writes ``<24 hex>.body``); plain names only.
+_SAVED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 class ReplayMissError(DataError):
@@ -48,16 +65,21 @@ class Http:
     ) -> None:
         self.provider = provider
         self._client = client
-        self._save = save_dir / provider if save_dir else None
+        self._final = save_dir / provider if save_dir else None
+        self._save = save_dir / f".{provider}.partial-{uuid.uuid4().hex[:8]}" if save_dir else None
         self._replay = replay_dir / provider if replay_dir else None
         self._index: dict[str, dict[str, str]] = {}
         if self._replay is not None:
             index = self._replay / "index.json"
             if not index.is_file():
-                raise ReplayMissError(
-                    f"{provider}: no saved responses in {self._replay} (index.json missing)"
-                )
-            self._index = json.loads(index.read_text(encoding="utf-8"))
+                raise ReplayMissError(f"no saved responses in {self._replay} (index.json missing)")
+            text = read_text(
+                index, what=f"{provider} replay index", max_bytes=MAX_DOCUMENT_BYTES, error=DataError
+            )
+            loaded = load_json(text, source=str(index), error=DataError)
+            if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
+                raise DataError(f"{index} is not a gpuplan replay index (a mapping of saved responses)")
+            self._index = loaded
 
     def _http(self) -> httpx.Client:
         if self._client is None:
@@ -68,12 +90,46 @@ class Http:
         if self._client is not None:
             self._client.close()
 
+    def commit(self) -> None:
+        """Make this session's saved responses the provider's saved set (``--save``), replacing the
+        previous one; nothing happens when nothing was saved."""
+        if self._save is None or self._final is None or not self._save.is_dir():
+            return
+        old = self._final.with_name(f".{self.provider}.old-{uuid.uuid4().hex[:8]}")
+        if self._final.exists():
+            self._final.rename(old)
+        self._save.rename(self._final)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Drop the responses saved by a fetch that did not complete."""
+        if self._save is not None:
+            shutil.rmtree(self._save, ignore_errors=True)
+
     def _replayed(self, method: str, url: str, body: bytes | None) -> bytes:
         assert self._replay is not None
         entry = self._index.get(_key(method, url, body))
         if entry is None:
-            raise ReplayMissError(f"{self.provider}: {method} {url} is not among the saved responses")
-        return (self._replay / entry["file"]).read_bytes()
+            raise ReplayMissError(f"{method} {url} is not among the saved responses")
+        name = entry.get("file")
+        if not isinstance(name, str) or not _SAVED_NAME.fullmatch(name) or ".." in name:
+            raise DataError(
+                "saved responses are plain file names inside the provider's folder; "
+                f"the replay index names {str(name)[:60]!r}"
+            )
+        path = self._replay / name
+        if path.resolve().parent != self._replay.resolve():
+            raise DataError(f"saved response {name} links out of {self._replay}")
+        try:
+            regular = stat.S_ISREG(path.stat().st_mode)
+        except OSError as e:
+            raise DataError(f"cannot read saved response {name}: {e.strerror or e}") from None
+        if not regular:  # checked here too, so that the line names the file, not its long path
+            raise DataError(f"saved response {name} is not a regular file")
+        text = read_text(
+            path, what=f"{self.provider} saved response", max_bytes=MAX_REPLAY_BYTES, error=DataError
+        )
+        return text.encode("utf-8")
 
     def _keep(self, method: str, url: str, body: bytes | None, content: bytes) -> None:
         if self._save is None:

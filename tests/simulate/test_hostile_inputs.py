@@ -1,0 +1,135 @@
+"""Hostile simulation inputs fail in one line naming what is wrong: non-finite numbers, FIFOs, alias
+bombs, overflowing counts — in services, policies, traces, replica and price settings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gpuplan.errors import InputError
+from gpuplan.simulate import Shape, bursty_trace, load_policies, parse_policy, read_trace_csv
+from gpuplan.simulate.inputs import fleet_prices, load_services, parse_replica
+
+BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+def _one_line(exc: pytest.ExceptionInfo[InputError], *words: str) -> None:
+    msg = str(exc.value)
+    assert "\n" not in msg, msg
+    for w in words:
+        assert w in msg, msg
+
+
+SERVICE = {
+    "name": "a",
+    "memory_gib": "9",
+    "requests_per_s": "1",
+    "capacity_requests_per_s": "9",
+    "latency_ms": "9",
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("memory_gib", ".inf"), ("requests_per_s", ".nan"), ("latency_ms", "-.inf")]
+)
+def test_a_services_file_refuses_non_finite_numbers_naming_the_field(
+    field: str, value: str, tmp_path: Path
+) -> None:
+    p = tmp_path / "services.yaml"
+    service = ", ".join(f"{k}: {value if k == field else v}" for k, v in SERVICE.items())
+    p.write_text(f"services:\n  - {{{service}}}\n")
+    with pytest.raises(InputError) as e:
+        load_services(p)
+    _one_line(e, f"services.0.{field}", "finite")
+
+
+def test_services_and_policies_files_that_are_fifos_or_alias_bombs_are_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(BOMB + "services: *i\n")
+    for load in (load_services, load_policies):
+        with pytest.raises(InputError) as e:
+            load(fifo)  # before: blocked forever waiting for a writer
+        _one_line(e, "not a regular file")
+        with pytest.raises(InputError) as e:
+            load(bomb)
+        _one_line(e, "aliases expand")
+
+
+@pytest.mark.parametrize(
+    ("kind", "given", "field", "value"),
+    [
+        ("target", "target=0.7", "startup", "inf"),
+        ("target", "", "target", "nan"),
+        ("queue", "", "per_replica", "inf"),
+        ("fixed", "replicas=2", "period", "inf"),
+        ("target", "target=0.7", "down_window", "-inf"),
+    ],
+)
+def test_a_policy_with_a_non_finite_number_is_refused(
+    kind: str, given: str, field: str, value: str, tmp_path: Path
+) -> None:
+    with pytest.raises(InputError) as e:
+        parse_policy(f"{kind}:{given + ',' if given else ''}{field}={value}")
+    _one_line(e, f"{field} must be a finite number")
+    p = tmp_path / "policies.yaml"
+    yaml_value = value.replace("inf", ".inf").replace("nan", ".nan")  # YAML's spelling
+    p.write_text(
+        f"- {{kind: {kind}, {given.replace('=', ': ') + ', ' if given else ''}{field}: {yaml_value}}}\n"
+    )
+    with pytest.raises(InputError) as e:
+        load_policies(p)
+    _one_line(e, f"{field} must be a finite number")
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("0,10,1e999", ("line 2", "not a token count")),
+        ("0,nan,10", ("line 2", "not a token count")),
+        ("0,10.5,10", ("line 2", "not a token count")),
+        ("0,10,99999999999", ("line 2", "not a token count")),
+        ("inf,10,10", ("line 2", "timestamp is not a finite number")),
+    ],
+)
+def test_a_trace_with_a_bad_number_names_its_line(line: str, words: tuple[str, ...], tmp_path: Path) -> None:
+    p = tmp_path / "t.csv"
+    p.write_text(f"timestamp,prompt_tokens,output_tokens\n{line}\n1,10,10\n")
+    with pytest.raises(InputError) as e:
+        read_trace_csv(p)  # before: 1e999 was an OverflowError traceback
+    _one_line(e, *words)
+
+
+def test_a_trace_that_is_a_fifo_is_not_called_missing(tmp_path: Path) -> None:
+    fifo = tmp_path / "t.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError) as e:
+        read_trace_csv(fifo)
+    _one_line(e, "not a regular file")
+
+
+def test_replica_prices_and_shapes_refuse_non_finite_numbers() -> None:
+    with pytest.raises(InputError) as e:
+        parse_replica("slots=8,tpot_ms=inf", "L4")  # before: a traceback
+    _one_line(e, "tpot_ms=inf is not a finite number")
+    nan, inf = float("nan"), float("inf")
+    with pytest.raises(InputError) as e:
+        fleet_prices([], "L4", on_demand_usd=nan)
+    _one_line(e, "--on-demand-price")
+    with pytest.raises(InputError) as e:
+        fleet_prices([], "L4", on_demand_usd=1.0, spot_usd=inf)
+    _one_line(e, "--spot-price")
+    with pytest.raises(InputError) as e:
+        fleet_prices([], "L4", on_demand_usd=1.0, spot_rate_per_hour=nan)
+    _one_line(e, "--spot-rate")
+    with pytest.raises(InputError) as e:
+        bursty_trace(Shape(mean_requests_per_s=inf))
+    _one_line(e, "rate")
+    with pytest.raises(InputError) as e:
+        bursty_trace(Shape(mean_requests_per_s=1, duration_s=nan))
+    _one_line(e, "duration")
