@@ -86,9 +86,9 @@ def _print_table(cal: Calibration) -> None:
         "memory rows compare the traced allocated peak with torchtune's 'peak memory active' "
         "(torch.cuda max active bytes), like with like: no CUDA context, workspaces or allocator slack"
     )
-    from gpuplan.perf.fit import GPU_NAMES
+    from gpuplan.perf.fit import gpu_names_used
 
-    print("GPU names mapped: " + "; ".join(f"{k!r} → {v}" for k, v in GPU_NAMES.items()))
+    print("GPU names mapped: " + "; ".join(f"{k!r} → {v}" for k, v in gpu_names_used().items()))
     print(
         "parameters: "
         f"tensor matmul eff {cal.tensor_matmul_efficiency:.3f}, "

@@ -1,15 +1,12 @@
-"""The shared vocabulary: one cast for every closed list, and per-provider tables that cover it."""
+"""The shared vocabulary: one cast for every closed list; pricing models named and billed in one place."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 import pytest
 
 from gpuplan import vocab
 from gpuplan.errors import InputError, NotFoundError, UnknownChoiceError
-from gpuplan.vocab import Choice, Currency, Objective, Precision, PricingModel, Provider, Task
+from gpuplan.vocab import Choice, Currency, Names, Objective, Precision, PricingModel, Task
 
 
 def _choices() -> list[type[Choice]]:
@@ -43,8 +40,6 @@ def test_yearly_points_to_the_one_year_reservation() -> None:
 
 
 def test_aliases_and_separators() -> None:
-    assert Provider.cast("Volcano Engine") is Provider.VOLCENGINE
-    assert Provider.cast("aliyun") is Provider.ALIBABA
     assert Precision.cast("AMP_BF16") is Precision.AMP_BF16
     assert PricingModel.cast("on-demand") is PricingModel.ON_DEMAND
     assert Objective.cast(" Cost ") is Objective.COST
@@ -52,29 +47,55 @@ def test_aliases_and_separators() -> None:
 
 def test_members_are_their_strings() -> None:
     # Tables keyed by the enum are looked up by plain strings from the database and JSON.
-    assert Provider.AWS == "aws" and {Provider.AWS: 1}["aws"] == 1
+    assert PricingModel.SPOT == "spot" and {PricingModel.SPOT: 1}["spot"] == 1
     assert f"{PricingModel.RESERVED_3Y}" == "reserved_3y"
 
 
-def _provider_tables() -> dict[str, Mapping[str, Any]]:
-    from gpuplan.catalog.providers import REGISTRY
-    from gpuplan.plan.spot import SPOT_DEFAULTS
-
-    return {"catalog.providers.REGISTRY": REGISTRY, "plan.spot.SPOT_DEFAULTS": SPOT_DEFAULTS}
-
-
-@pytest.mark.parametrize("name", list(_provider_tables()))
-def test_every_per_provider_table_covers_every_provider(name: str) -> None:
-    table = _provider_tables()[name]
-    assert vocab.missing_members(Provider, table) == []
-    assert set(table) <= set(Provider.values()), "a table names a provider the vocabulary lacks"
+def test_names_known_at_run_time_cast_like_a_choice() -> None:
+    names = Names(kind="provider", values=("aws", "volcengine"), aliases={"volcano_engine": "volcengine"})
+    assert names.cast("Volcano Engine") == "volcengine" and names.cast("VOLCANO-ENGINE") == "volcengine"
+    assert names.cast(" AWS ") == "aws" and "aws" in names and list(names) == ["aws", "volcengine"]
+    with pytest.raises(UnknownChoiceError, match=r"^unknown provider 'asw'; did you mean 'aws'\?$"):
+        names.cast("asw")
 
 
-def test_every_pricing_model_has_a_billing_rule() -> None:
+def test_pydantic_cast_turns_the_error_into_a_value_error() -> None:
+    cast = vocab.pydantic_cast(Names(kind="provider", values=("aws",)))
+    with pytest.raises(ValueError, match="did you mean 'aws'"):
+        cast("aws2")
+    assert vocab.pydantic_cast(Task)("Train") is Task.TRAIN
+
+
+def test_every_pricing_model_has_a_billing_rule_and_names() -> None:
     assert vocab.missing_members(PricingModel, vocab.PRICING_RULES) == []
+    for code, rule in vocab.PRICING_RULES.items():
+        # Tables show the code users type, translated; the words are the tco legend's.
+        assert rule.name == code and rule.label
+    assert [vocab.PRICING_RULES[p].term_months for p in PricingModel] == [0, 0, 1, 12, 36]  # 8760 / 730 = 12
     assert vocab.PRICING_RULES[PricingModel.RESERVED_1Y].term_hours == 8760.0  # 365 × 24
     assert vocab.COMMITTED_PRICING == (
         PricingModel.MONTHLY,
         PricingModel.RESERVED_1Y,
         PricingModel.RESERVED_3Y,
     )
+
+
+def test_pricing_models_are_named_in_the_users_language() -> None:
+    from gpuplan.i18n import use_language
+
+    assert vocab.pricing_name("on_demand") == "on_demand"
+    with use_language("zh"):
+        assert vocab.pricing_name("on_demand") == "按量付费"
+    assert vocab.pricing_name("barter") == "barter"  # an unknown code as it is
+
+
+def test_a_commitment_allows_the_committed_models_its_term_covers() -> None:
+    from gpuplan.plan.constraints import Constraints
+
+    def allowed(commitment: str | None) -> tuple[str, ...]:
+        return Constraints(commitment=commitment).committed_allowed
+
+    assert allowed(None) == allowed("monthly") == ("monthly",)
+    assert allowed("none") == ()
+    assert allowed("1y") == ("monthly", "reserved_1y")
+    assert allowed("3y") == ("monthly", "reserved_1y", "reserved_3y")

@@ -527,7 +527,7 @@ def _confidence(text: str) -> str:
 
 
 #: Which region's rows a provider falls back to when asked about a region without rows.
-DEFAULT_REGIONS = {p.value: m.FACTS.default_region for p, m in REGISTRY.items() if m.FACTS.default_region}
+DEFAULT_REGIONS = {p: m.FACTS.default_region for p, m in REGISTRY.items() if m.FACTS.default_region}
 
 
 def build_egress_storage(snap: Snapshot, shared: Path) -> None:
@@ -669,7 +669,7 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
         billing = module.FACTS.billing
         snap.add(
             "billing.csv",
-            provider=provider.value,
+            provider=provider,
             region="*",
             granularity_s=billing.granularity_s,
             min_billing_s=billing.min_billing_s,
@@ -679,7 +679,7 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
         )
         snap.add(
             "licences.csv",
-            provider=provider.value,
+            provider=provider,
             region="*",
             item="PyTorch / framework licence",
             applies=None,

@@ -3,32 +3,39 @@
 A name list is defined here once and used by the pydantic models, the catalog, the planner and
 deploy. ``Choice.cast`` turns what a user wrote (any case; ``-``, ``_`` and spaces alike) into a
 member, or raises :class:`~gpuplan.errors.UnknownChoiceError` with "did you mean …". Members are
-``str`` subclasses, so ``Provider.AWS == "aws"`` and a table keyed by the enum is looked up by the
-plain string too.
+``str`` subclasses, so ``PricingModel.SPOT == "spot"`` and a table keyed by the enum is looked up by
+the plain string too. A pricing model's billing rule and its names (translated where shown) are
+:data:`PRICING_RULES`, beside the enum.
 
-Per-provider facts live in the provider's module (``catalog/providers/<name>.py``); the few
-per-provider tables elsewhere are keyed by :class:`Provider`, and a test checks that each covers
-every member, so adding a provider here shows every table it needs.
+A list known only when the program runs, because a layer above this one owns it, is a :class:`Names`
+with the same ``cast``. The providers are one: each provider's module
+(``catalog/providers/<name>.py``) declares its code, and ``gpuplan.catalog.PROVIDERS`` casts against
+the registry's codes — so adding a provider touches no table here.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar, overload
 
-from gpuplan.errors import UnknownChoiceError
+from gpuplan.errors import UnknownChoiceError, closest
+from gpuplan.i18n import N_, _
+from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
     "COMMITTED_PRICING",
+    "HOURLY_PRICING",
     "PRICING_RULES",
     "ActivationCheckpointing",
+    "CastsToStr",
     "Choice",
     "Commitment",
     "Confidence",
     "Currency",
+    "Names",
     "Objective",
     "OptimizerName",
     "Parallelism",
@@ -36,9 +43,9 @@ __all__ = [
     "PriceUnit",
     "PricingModel",
     "PricingRule",
-    "Provider",
     "Task",
     "missing_members",
+    "pricing_name",
     "pydantic_cast",
 ]
 
@@ -84,14 +91,10 @@ class Choice(str, Enum):
         """The member ``value`` names; :class:`UnknownChoiceError` with "did you mean" otherwise."""
         if isinstance(value, cls):
             return value
-        key = _key(str(value))
-        by_key = {_key(m.value): m for m in cls}
-        for alias, target in cls.aliases().items():
-            by_key.setdefault(_key(alias), cls(target))
-        if key in by_key:
-            return by_key[key]
-        hint = cls.hints().get(key)
-        raise UnknownChoiceError(cls.kind(), str(value), cls.shown(), suggestions=[hint] if hint else None)
+        found = _lookup(value, cls.values(), cls.aliases())
+        if found is None:
+            _refuse(value, cls.kind(), cls.shown(), cls.hints())
+        return cls(found)
 
     @classmethod
     def shown(cls) -> tuple[str, ...]:
@@ -99,13 +102,71 @@ class Choice(str, Enum):
         return cls.values()
 
 
-def pydantic_cast(cls: type[C]) -> Callable[[object], C]:
-    """``cls.cast`` for a pydantic ``BeforeValidator``: the error becomes a ValueError, so pydantic
-    reports it with the field's path (``precision: unknown precision 'bf61'; did you mean 'bf16'?``)."""
+def _lookup(value: object, values: tuple[str, ...], aliases: Mapping[str, str]) -> str | None:
+    """The value among ``values`` (or ``aliases``) that ``value`` spells, or None."""
+    key = _key(str(value))
+    by_key = {_key(v): v for v in values}
+    for alias, target in aliases.items():
+        by_key.setdefault(_key(alias), target)
+    return by_key.get(key)
 
-    def cast(value: object) -> C:
+
+def _refuse(value: object, kind: str, shown: tuple[str, ...], hints: Mapping[str, str]) -> NoReturn:
+    hint = hints.get(_key(str(value)))
+    raise UnknownChoiceError(kind, str(value), shown, suggestions=[hint] if hint else None)
+
+
+class CastsToStr(Protocol):
+    """A list of names that casts to plain strings (:class:`Names`, ``gpuplan.catalog.PROVIDERS``)."""
+
+    def cast(self, value: object, /) -> str: ...
+
+
+@dataclass(frozen=True)
+class Names:
+    """A closed list of names known only at run time, cast like a :class:`Choice`: the layer that
+    owns the list builds it (``gpuplan.catalog.PROVIDERS``: the provider registry's codes). Members are
+    plain strings."""
+
+    kind: str
+    """What one name is called in messages (``provider``)."""
+    values: tuple[str, ...]
+    """The names, in the owner's order."""
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Other accepted spellings -> the name they stand for."""
+
+    def cast(self, value: object) -> str:
+        """The name ``value`` spells; :class:`UnknownChoiceError` with "did you mean" otherwise."""
+        found = _lookup(value, self.values, self.aliases)
+        if found is None:
+            # Near an alias counts too ("amzon" -> aws), suggested by the name it stands for.
+            owner = {v: v for v in self.values} | dict(self.aliases)
+            near = list(dict.fromkeys(owner[h] for h in closest(str(value), owner, n=6)))[:3]
+            raise UnknownChoiceError(self.kind, str(value), self.values, suggestions=near or None)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.values
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@overload
+def pydantic_cast(names: type[C]) -> Callable[[object], C]: ...
+@overload
+def pydantic_cast(names: CastsToStr) -> Callable[[object], str]: ...
+def pydantic_cast(names: type[Choice] | CastsToStr) -> Callable[[object], Choice | str]:
+    """``names.cast`` (a :class:`Choice` or :class:`Names`) for a pydantic ``BeforeValidator``: the
+    error becomes a ValueError, so pydantic reports it with the field's path (``precision: unknown
+    precision 'bf61'; did you mean 'bf16'?``)."""
+
+    def cast(value: object) -> Choice | str:
         try:
-            return cls.cast(value)
+            return names.cast(value)
         except UnknownChoiceError as e:
             raise ValueError(str(e)) from None
 
@@ -119,37 +180,6 @@ def missing_members(cls: type[Choice], table: Mapping[Any, Any]) -> list[str]:
 
 
 # --- catalog -----------------------------------------------------------------------------------
-
-
-class Provider(Choice):
-    """A cloud or GPU marketplace gpuplan has offers for. The value is the code used everywhere:
-    catalog rows, workload ``providers:``, ``data.location`` (``aws/us-east-1``), plan files."""
-
-    AWS = "aws"
-    AZURE = "azure"
-    GCP = "gcp"
-    ALIBABA = "alibaba"
-    TENCENT = "tencent"
-    HUAWEI = "huawei"
-    VOLCENGINE = "volcengine"
-    LAMBDA = "lambda"
-    """Lambda (GPU cloud marketplace)."""
-    RUNPOD = "runpod"
-    VAST = "vast"
-    """Vast.ai (GPU marketplace)."""
-
-    @classmethod
-    def aliases(cls) -> Mapping[str, str]:
-        return {
-            "amazon": "aws",
-            "google": "gcp",
-            "aliyun": "alibaba",
-            "alibaba_cloud": "alibaba",
-            "volcano": "volcengine",
-            "volcano_engine": "volcengine",
-            "lambda_labs": "lambda",
-            "vast_ai": "vast",
-        }
 
 
 class PricingModel(Choice):
@@ -182,23 +212,70 @@ class PricingRule:
     """Length of the commitment, hours (8760 for one year), billed whole; None = no term."""
     committed: bool
     """Binds the user beyond the job (monthly subscriptions, reservations)."""
+    name: str
+    """How tables name it, marked for translation (translated where shown): the code itself in
+    English (``on_demand``), so that the English tables keep the word users type."""
+    label: str
+    """The model in words, marked for translation (``reserved 1 year``; the tco report's legend)."""
+
+    @property
+    def term_months(self) -> int:
+        """Months the user commits to: the term in billing months (730 h), one for a monthly
+        subscription, none for hourly models."""
+        if not self.committed:
+            return 0
+        return round(self.term_hours / HOURS_PER_MONTH) if self.term_hours else 1
 
 
-#: The billing rule of every pricing model (``tests/test_vocab.py`` checks that each has one).
-#: Monthly prices are billed per started month (``units`` month, 730 h each: see units.py).
+#: The billing rule and the names of every pricing model, in one place (``tests/test_vocab.py``
+#: checks that each has one). Monthly prices are billed per started month (``units`` month, 730 h
+#: each: see units.py).
 PRICING_RULES: Mapping[str, PricingRule] = {
-    PricingModel.ON_DEMAND: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
-    PricingModel.SPOT: PricingRule(units=frozenset({"hour"}), term_hours=None, committed=False),
-    PricingModel.MONTHLY: PricingRule(units=frozenset({"month"}), term_hours=None, committed=True),
+    PricingModel.ON_DEMAND: PricingRule(
+        units=frozenset({"hour"}),
+        term_hours=None,
+        committed=False,
+        name=N_("on_demand"),
+        label=N_("on demand"),
+    ),
+    PricingModel.SPOT: PricingRule(
+        units=frozenset({"hour"}), term_hours=None, committed=False, name=N_("spot"), label=N_("spot")
+    ),
+    PricingModel.MONTHLY: PricingRule(
+        units=frozenset({"month"}),
+        term_hours=None,
+        committed=True,
+        name=N_("monthly"),
+        label=N_("monthly subscription"),
+    ),
     PricingModel.RESERVED_1Y: PricingRule(
-        units=frozenset({"hour", "month"}), term_hours=8760.0, committed=True
+        units=frozenset({"hour", "month"}),
+        term_hours=8760.0,
+        committed=True,
+        name=N_("reserved_1y"),
+        label=N_("reserved 1 year"),
     ),
     PricingModel.RESERVED_3Y: PricingRule(
-        units=frozenset({"hour", "month"}), term_hours=3 * 8760.0, committed=True
+        units=frozenset({"hour", "month"}),
+        term_hours=3 * 8760.0,
+        committed=True,
+        name=N_("reserved_3y"),
+        label=N_("reserved 3 years"),
     ),
 }
 
-#: Pricing models that bind the user beyond the job.
+
+def pricing_name(code: str) -> str:
+    """How tables name a pricing model, in the user's language (``on_demand`` → ``按需``); an
+    unknown code as it is."""
+    rule = PRICING_RULES.get(code)
+    return _(rule.name) if rule else code
+
+
+#: Pricing models that bind the user beyond the job, and those bought by the hour.
+HOURLY_PRICING: tuple[PricingModel, ...] = tuple(
+    PricingModel(p) for p, rule in PRICING_RULES.items() if not rule.committed
+)
 COMMITTED_PRICING: tuple[PricingModel, ...] = tuple(
     PricingModel(p) for p, rule in PRICING_RULES.items() if rule.committed
 )
@@ -211,6 +288,12 @@ class Commitment(Choice):
     MONTHLY = "monthly"
     ONE_YEAR = "1y"
     THREE_YEARS = "3y"
+
+    @property
+    def months(self) -> int:
+        """The longest term it accepts, months: a pricing model is allowed when its
+        :attr:`PricingRule.term_months` is no longer."""
+        return {"none": 0, "monthly": 1, "1y": 12, "3y": 36}[self.value]
 
 
 class Currency(Choice):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuplan.catalog import Provider, Store
+from gpuplan.catalog import PROVIDERS, Store
 from gpuplan.catalog.snapshot import COLUMNS, read_table
 from gpuplan.hardware import all_gpus
 
@@ -20,7 +20,7 @@ SHARED = REPO.parent / "shared" / "data"
 
 def test_all_seven_providers_have_offers(store: Store) -> None:
     offers = store.offers(include_unpriced=True)
-    assert {o.provider for o in offers} == {p.value for p in Provider}
+    assert {o.provider for o in offers} == set(PROVIDERS)
 
 
 def test_at_least_four_pricing_models_and_no_zero_price(store: Store) -> None:

@@ -9,11 +9,11 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from gpuplan.catalog import (
+    PROVIDERS,
     BenchResult,
     ExchangeRate,
     OfferRow,
     PriceRow,
-    Provider,
     Store,
     importing,
     open_store,
@@ -121,7 +121,7 @@ def test_default_location_is_created_and_seeded_on_first_use() -> None:
     # conftest points XDG_DATA_HOME at a temp dir: this is never the user's real database.
     store = open_store(None)
     assert default_db_path().is_file()
-    assert len(store.info().providers) == len(Provider)
+    assert len(store.info().providers) == len(PROVIDERS)
     store.close()
 
 
@@ -350,7 +350,7 @@ def test_bench_results_roundtrip(store: Store) -> None:
 def test_info(store: Store) -> None:
     info = store.info()
     assert info.schema_revision == t.HEAD_REVISION
-    assert len(info.providers) == len(Provider)
+    assert len(info.providers) == len(PROVIDERS)
     assert info.oldest_as_of is not None and info.newest_as_of is not None
     assert info.oldest_as_of <= info.newest_as_of
     assert "sqlite" in info.location

@@ -8,7 +8,8 @@ from perf_helpers import GIB, make_profile, op
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.advisor import advise
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.estimate import EstimateRequest, estimate
+from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
+from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import MemoryBreakdown, ModelShape
 
 CAL = Calibration(
@@ -131,3 +132,51 @@ def test_advice_is_costed_under_the_workloads_torch_compile() -> None:
     assert compiled_s == pytest.approx(eager_s / CAL.compile_speedup)
     assert compiled["micro_batch"].step_time_factor == pytest.approx(eager["micro_batch"].step_time_factor)
     assert compiled.keys() == eager.keys()
+
+
+def _llm_on_two_nodes() -> EstimateRequest:
+    # 1.3B-parameter decoder under AMP fp16, DDP over 2 nodes × 8 V100 joined by a slow 10 Gbit/s TCP
+    # network the user gave: 2.6 GB of fp16 gradients to all-reduce each step make the network matter.
+    peak = MemoryBreakdown(
+        parameters_bytes=5.2 * GIB,
+        buffers_bytes=0.0,
+        gradients_bytes=2.6 * GIB,
+        optimizer_state_bytes=10.4 * GIB,
+        activations_bytes=8.0 * GIB,
+        temporaries_bytes=0.2 * GIB,
+    )
+    p = make_profile(
+        ops=(op("forward", dtype="float16", flops=1e13), op("backward", dtype="float16", flops=2e13)),
+        peak=peak,
+        precision="amp-fp16",
+        params=1_300_000_000,
+        shape=ModelShape(family="decoder"),
+    )
+    link = Link.for_gpus(V100, 16, gpus_per_node=8, network_gbit_s=10.0, network_kind="tcp")
+    return EstimateRequest(profile=p, gpu=V100, count=16, link=link, calibration=CAL)
+
+
+def test_advice_is_costed_on_the_requests_own_link() -> None:
+    # The advisor once dropped the link (and the job size) and compared each change with a step
+    # costed on the default 400 Gbit/s network: its factors did not match `estimate`'s step time.
+    request = _llm_on_two_nodes()
+    base = run_estimate(request)
+    default_link = run_estimate(request.changed(link=None))
+    assert not base.fits
+    assert base.step_time_s > 1.05 * default_link.step_time_s  # the slow network shows
+    advice = advise(request)
+    same_config = [a for a in advice if a.gpu == V100.id and a.gpu_count == 16 and a.step_time_s]
+    assert same_config
+    for a in same_config:
+        assert a.step_time_s is not None and a.step_time_factor is not None
+        assert a.step_time_s / a.step_time_factor == pytest.approx(base.step_time_s), a.action
+
+
+def test_advice_on_more_gpus_keeps_the_users_network_and_node_size() -> None:
+    request = _llm_on_two_nodes()
+    sharded = [a for a in advise(request) if a.action in ("zero2", "fsdp") and a.gpu_count > 16]
+    assert sharded
+    for a in sharded:
+        link = Link.for_gpus(V100, a.gpu_count, gpus_per_node=8, network_gbit_s=10.0, network_kind="tcp")
+        expected = run_estimate(request.changed(count=a.gpu_count, parallelism=a.action, link=link))
+        assert a.step_time_s == pytest.approx(expected.step_time_s), a.action

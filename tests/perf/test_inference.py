@@ -97,3 +97,17 @@ def test_batch_sweep_scales_latency_and_memory_with_batch() -> None:
     assert big.throughput == pytest.approx(base.throughput)
     assert small.peak_memory_gib < base.peak_memory_gib < big.peak_memory_gib
     assert all(x.fits and x.memory_exact for x in (small, base, big))
+
+
+def test_tensor_parallel_decode_splits_weights_and_kv_and_adds_per_layer_all_reduces() -> None:
+    a100 = get_gpu("A100-SXM4-80GB")
+    one = decode_estimate(_llama_infer(), a100, calibration=CAL)
+    tp2 = decode_estimate(_llama_infer(), a100, calibration=CAL, tensor_parallel=2)
+    assert tp2.weights_gib == pytest.approx(one.weights_gib / 2)
+    assert tp2.kv_cache_gib_per_sequence == pytest.approx(one.kv_cache_gib_per_sequence / 2)
+    # Half the bytes per GPU plus 2 all-reduces per layer (latency-bound at batch 1): faster than
+    # one GPU, slower than half of it.
+    assert one.time_per_token_s / 2 < tp2.time_per_token_s < one.time_per_token_s
+    assert tp2.max_concurrent_sequences > 2 * one.max_concurrent_sequences
+    heavy = serving_estimate(tp2, requests_per_s=50.0, prompt_tokens=512, output_tokens=256)
+    assert heavy.gpus_needed % 2 == 0 and "replica of 2 GPUs" in heavy.derivation

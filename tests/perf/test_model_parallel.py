@@ -214,7 +214,7 @@ def test_the_workload_carries_the_degrees_into_the_estimate_request() -> None:
     [
         ({"sequence_parallel": True}, "sequence_parallel: needs tensor_parallel of 2 or more"),
         ({"pipeline_virtual_stages": 2}, "pipeline_virtual_stages: needs pipeline_parallel of 2 or more"),
-        ({"task": "infer", "tensor_parallel": 2}, "modelled for training only"),
+        ({"task": "infer", "pipeline_parallel": 2}, "modelled for training only"),
         ({"tensor_parallel": 0}, "tensor_parallel"),
     ],
 )

@@ -48,11 +48,11 @@ def test_region_countries_and_compliance_labels() -> None:
 
 
 def test_provider_tables_cover_exactly_the_catalogs_providers() -> None:
-    from gpuplan.catalog import Provider
-    from gpuplan.plan.region_countries import MANAGED_KUBERNETES
-    from gpuplan.plan.spot import SPOT_DEFAULTS
+    from gpuplan.catalog import PROVIDERS
+    from gpuplan.plan.region_countries import managed_kubernetes
+    from gpuplan.plan.spot import DEFAULT_SPOT_RATE, spot_default
 
-    known = {p.value for p in Provider}
+    known = set(PROVIDERS)
     # The marketplaces (lambda, runpod, vast) have no managed Kubernetes service.
-    assert set(MANAGED_KUBERNETES) == known - {"lambda", "runpod", "vast"}
-    assert set(SPOT_DEFAULTS) == known
+    assert set(managed_kubernetes()) == known - {"lambda", "runpod", "vast"}
+    assert all(spot_default(p) is not DEFAULT_SPOT_RATE for p in known)

@@ -98,16 +98,25 @@ def test_range_miss_probability_reads_the_estimate_range_as_triangular() -> None
 
 
 def test_rates_come_from_the_band_else_the_providers_stated_default() -> None:
-    from gpuplan.plan.spot import SPOT_DEFAULTS, spot_rates
+    from gpuplan.plan.spot import spot_default, spot_rates
 
     bands = np.array(["5-10%", "", ""])
     providers = np.array(["aws", "alibaba", "somecloud"])
     per_hour, ids, rates = spot_rates(bands, providers)
     assert per_hour[0] == pytest.approx(1.443295e-4, rel=1e-6)  # from the band
     assert per_hour[1] == per_hour[2] == pytest.approx(1 / 24)  # stated defaults, assumed
-    assert rates[ids[1]] is SPOT_DEFAULTS["alibaba"] and "protection period" in rates[ids[1]].source
+    assert rates[ids[1]] == spot_default("alibaba") and "protection period" in rates[ids[1]].source
     assert rates[ids[2]] is DEFAULT_SPOT_RATE
-    assert set(SPOT_DEFAULTS) == {
-        *("aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"),
-        *("lambda", "runpod", "vast"),
-    }
+
+
+def test_a_providers_stated_default_reads_as_before_and_in_chinese() -> None:
+    from gpuplan.i18n import use_language
+    from gpuplan.plan.spot import spot_default
+
+    # The English sentence the plan file carries, composed from the module's clause.
+    assert spot_default("tencent").source == (
+        "assumed: 1 interruption per 24 instance-hours (Tencent publishes no rate)"
+    )
+    with use_language("zh"):
+        assert spot_default("tencent").shown() == "假设每 24 实例小时中断 1 次（腾讯云未公布中断率）"
+        assert DEFAULT_SPOT_RATE.shown().startswith("假设每 24 实例小时中断 1 次")

@@ -213,3 +213,11 @@ def test_activation_checkpointing_modes_and_the_older_spelling_of_full() -> None
     assert "did you mean 'selective'" in _error(_base(activation_checkpointing="selectiv"))
     both = _error(_base(gradient_checkpointing=True, activation_checkpointing="selective"))
     assert "give only one of them" in both
+
+
+def test_data_location_names_its_provider_by_code() -> None:
+    # An alias is stored as the provider's code, so egress compares "aws" with "aws" offers.
+    w = Workload.from_dict(_base(data={"samples": 100, "location": "Amazon/us-east-1"}))
+    assert w.data.location == "aws/us-east-1"
+    with pytest.raises(WorkloadError, match=r"data.location: unknown provider 'amzon'; did you mean 'aws'\?"):
+        Workload.from_dict(_base(data={"samples": 100, "location": "amzon/us-east-1"}))

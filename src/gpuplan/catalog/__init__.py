@@ -22,18 +22,19 @@ from gpuplan.catalog.model import (
     PriceRow,
     PriceUnit,
     PricingModel,
-    Provider,
     RejectedRow,
     StoragePrice,
     TransferTier,
 )
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS, default_db_path, open_store
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.catalog.query import display_money
 from gpuplan.catalog.store import Store
 
 __all__ = [
     "DEFAULT_STALE_AFTER_DAYS",
     "HOURS_PER_MONTH",
+    "PROVIDERS",
     "BenchResult",
     "BillingPolicy",
     "CatalogInfo",
@@ -48,7 +49,6 @@ __all__ = [
     "PriceRow",
     "PriceUnit",
     "PricingModel",
-    "Provider",
     "RejectedRow",
     "StoragePrice",
     "Store",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpuplan.catalog.model import Provider
+from gpuplan.catalog.providers import PROVIDERS
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -49,7 +49,7 @@ def coverage(store: Store) -> tuple[ProviderCoverage, ...]:
     ):
         models.setdefault(r.provider, []).append(r.pricing)
     runs = last_runs(store)
-    order = [m.value for m in Provider]
+    order = list(PROVIDERS)
     out = []
     for p in order:
         o, pr, run = offers.get(p), prices.get(p), runs.get(p)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from gpuplan.catalog.model import Provider
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def discounts(store: Store) -> list[Discount]:
 
 def set_discount(store: Store, provider: str, percent: float, family: str = "", note: str = "") -> Discount:
     """Store (or replace) a discount; InputError for a percentage outside 0 < p < 100."""
-    prov = Provider.cast(provider).value
+    prov = PROVIDERS.cast(provider)
     if not (math.isfinite(percent) and 0 < percent < 100):
         raise InputError(f"discount percent must be between 0 and 100 (exclusive), got {percent:g}")
     family = family.strip()
@@ -101,7 +101,7 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
 
 def clear_discount(store: Store, provider: str, family: str = "") -> bool:
     """Remove a discount; False if there was none."""
-    prov = Provider.cast(provider).value
+    prov = PROVIDERS.cast(provider)
     from sqlalchemy import delete
 
     from gpuplan.catalog import schema as t

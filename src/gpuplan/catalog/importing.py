@@ -19,9 +19,9 @@ from gpuplan.catalog.model import (
     OfferPrice,
     OfferRow,
     PricingModel,
-    Provider,
     RejectedRow,
 )
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import CatalogImportError
 
 __all__ = ["ImportTarget", "import_offers", "write_offers", "write_with_retry"]
@@ -67,7 +67,7 @@ def import_offers(
     along with the rows the gates refuse. Offers are matched on (provider, region, zone,
     instance type); their prices are appended, never overwritten.
     """
-    prov = Provider.cast(provider).value
+    prov = PROVIDERS.cast(provider)
     rows = list(rows)
     known = store.known_instances()
     # Instance types first seen in this batch are checked against each other too.

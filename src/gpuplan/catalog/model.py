@@ -12,7 +12,7 @@ from typing import Any
 from gpuplan.units import HOURS_PER_MONTH
 
 # The catalog's closed lists are the shared vocabulary's; re-exported here for the catalog's users.
-from gpuplan.vocab import Confidence, Currency, PriceUnit, PricingModel, Provider
+from gpuplan.vocab import Confidence, Currency, PriceUnit, PricingModel
 
 __all__ = [
     "ANY_REGION",
@@ -31,7 +31,6 @@ __all__ = [
     "PriceRow",
     "PriceUnit",
     "PricingModel",
-    "Provider",
     "RejectedRow",
     "StoragePrice",
     "TransferTier",

@@ -19,10 +19,10 @@ from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
     ComplianceLabel,
     LicenceFee,
-    Provider,
     StoragePrice,
     TransferTier,
 )
+from gpuplan.catalog.providers import PROVIDERS
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -38,7 +38,7 @@ __all__ = [
 
 def compliance_details(engine: Engine, provider: str) -> list[ComplianceLabel]:
     """The compliance labels of a provider with their sources."""
-    p = Provider.cast(provider).value
+    p = PROVIDERS.cast(provider)
     c = t.compliance_labels.c
     with engine.connect() as conn:
         rows = conn.execute(
@@ -63,7 +63,7 @@ def compliance_details(engine: Engine, provider: str) -> list[ComplianceLabel]:
 
 
 def _transfer(engine: Engine, provider: str, region: str, kind: str) -> list[TransferTier]:
-    p = Provider.cast(provider).value
+    p = PROVIDERS.cast(provider)
     c = t.transfer_prices.c
     cols = (
         c.region,
@@ -129,7 +129,7 @@ def inter_region_price(engine: Engine, provider: str, region: str) -> TransferTi
 
 def storage_prices(engine: Engine, provider: str, region: str) -> list[StoragePrice]:
     """Object and block storage prices of ``region`` (default-region rows as fallback)."""
-    p = Provider.cast(provider).value
+    p = PROVIDERS.cast(provider)
     c = t.storage_prices.c
     cols = (
         c.region,
@@ -180,7 +180,7 @@ def storage_prices(engine: Engine, provider: str, region: str) -> list[StoragePr
 
 def licence_fees(engine: Engine, provider: str, region: str) -> list[LicenceFee]:
     """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
-    p = Provider.cast(provider).value
+    p = PROVIDERS.cast(provider)
     c = t.licence_fees.c
     with engine.connect() as conn:
         rows = conn.execute(

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from gpuplan.catalog.importing import import_offers, write_with_retry
-from gpuplan.catalog.model import Provider
-from gpuplan.catalog.providers import REGISTRY, Credentials, MissingCredentialsError
+from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
@@ -91,9 +90,9 @@ def _skipped(name: str, e: Exception, now: str) -> RefreshOutcome:
     )
 
 
-def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) -> RefreshOutcome:
-    name = provider.value
-    module = REGISTRY[provider]
+def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> RefreshOutcome:
+    name = provider
+    provider_module = module(provider)
     try:
         http = Http(
             name,
@@ -107,7 +106,7 @@ def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) ->
         )
     fetched = False
     try:
-        result = module.FETCHER.fetch(http, options.credentials, now)
+        result = provider_module.FETCHER.fetch(http, options.credentials, now)
         fetched = True
     except MissingCredentialsError as e:
         return _skipped(name, e, now)
@@ -193,11 +192,9 @@ def _one(store: Store, provider: Provider, options: RefreshOptions, now: str) ->
     )
 
 
-def refresh(
-    store: Store, providers: Sequence[str | Provider], options: RefreshOptions
-) -> list[RefreshOutcome]:
+def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> list[RefreshOutcome]:
     """Refresh each provider in turn (all of them when ``providers`` is empty); one outcome each."""
-    chosen = [Provider.cast(p) for p in providers] or list(REGISTRY)
+    chosen = [PROVIDERS.cast(p) for p in providers] or list(PROVIDERS)
     now = options.now or _now()
     outcomes = []
     for provider in dict.fromkeys(chosen):

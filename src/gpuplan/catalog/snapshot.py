@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import DataError
 
 __all__ = ["COLUMNS", "SNAPSHOT_FILES", "ensure_snapshot", "read_table", "snapshot_id"]
@@ -240,12 +241,12 @@ def _seed(store: Any, conn: Any, by_provider: dict[str, list[OfferRow]], source:
     from gpuplan.catalog import schema as t
     from gpuplan.catalog.importing import import_offers
 
-    for provider in Provider:
-        rows = by_provider.get(provider.value, [])
+    for provider in PROVIDERS:
+        rows = by_provider.get(provider, [])
         if not rows:
             continue
         report = import_offers(
-            store, rows, provider=provider.value, source=source, kind="snapshot-offers", snapshot_id=sid,
+            store, rows, provider=provider, source=source, kind="snapshot-offers", snapshot_id=sid,
             conn=conn,
         )  # fmt: skip
         if report.rejected:

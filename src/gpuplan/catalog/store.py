@@ -36,11 +36,11 @@ from gpuplan.catalog.model import (
     OfferPrice,
     OfferRow,
     PricingModel,
-    Provider,
     RejectedRow,
     StoragePrice,
     TransferTier,
 )
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import AmbiguousNameError, DataError, InputError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
 
@@ -243,7 +243,7 @@ class Store:
 
     def billing_policy(self, provider: str, region: str) -> BillingPolicy:
         """How ``provider`` bills compute in ``region`` (granularity None = unknown: assume hourly)."""
-        p = Provider.cast(provider).value
+        p = PROVIDERS.cast(provider)
         facts = self._load_facts()
         found = facts.billing.get((p, region)) or facts.billing.get((p, ANY_REGION))
         if found is not None:
@@ -260,7 +260,7 @@ class Store:
 
     def compliance_labels(self, provider: str, region: str) -> tuple[str, ...]:
         """Sourced compliance labels of a provider/region (provider-wide labels included)."""
-        p = Provider.cast(provider).value
+        p = PROVIDERS.cast(provider)
         facts = self._load_facts()
         return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
 
@@ -353,7 +353,7 @@ class Store:
         else:
             rows = self._query(
                 "SELECT DISTINCT region FROM offers WHERE provider = :provider ORDER BY region",
-                {"provider": Provider.cast(provider).value},
+                {"provider": PROVIDERS.cast(provider)},
             )
         return [r.region for r in rows]
 
@@ -390,7 +390,7 @@ class Store:
         params: dict[str, Any] = {}
         if provider is not None:
             conds.append("provider = :provider")
-            params["provider"] = Provider.cast(provider).value
+            params["provider"] = PROVIDERS.cast(provider)
         if region is not None:
             conds.append("region = :region")
             params["region"] = region

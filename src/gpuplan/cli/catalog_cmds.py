@@ -28,7 +28,7 @@ from gpuplan.cli._i18n import (
     resolve_usd_per_cny,
 )
 from gpuplan.cli._settings import settings
-from gpuplan.vocab import PricingModel, Provider
+from gpuplan.vocab import PricingModel
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -124,7 +124,10 @@ def offers(
         float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.")
     ] = None,
     provider: Annotated[
-        str | None, typer.Option("--provider", help=f"{', '.join(Provider.values())}.")
+        str | None,
+        typer.Option(
+            "--provider", help="Provider code: aws, gcp, alibaba … (`gpuplan catalog info` lists them)."
+        ),
     ] = None,
     region: Annotated[str | None, typer.Option("--region", help="Region name, exactly.")] = None,
     pricing: Annotated[
@@ -156,6 +159,7 @@ def offers(
 
     Unknown prices are listed as "unknown (reason)", never as 0.
     """
+    from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
@@ -164,7 +168,7 @@ def offers(
     apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
     if provider is not None:
-        provider = Provider.cast(provider).value
+        provider = PROVIDERS.cast(provider)
     if pricing is not None:
         pricing = PricingModel.cast(pricing).value
     currency = Currency.cast(currency).code
@@ -237,6 +241,7 @@ def import_(
 ) -> None:
     """Import a provider catalog file. Good rows are stored (appended, one transaction); each bad row
     is reported with its line and reason. A file unusable as a whole changes nothing."""
+    from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.gates import parse_as_of
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.errors import CatalogImportError, InputError
@@ -245,7 +250,7 @@ def import_(
     apply_language(lang)
     if fmt != "skypilot":
         raise InputError(f"unknown --format {fmt!r}; supported: skypilot")
-    prov = Provider.cast(provider).value
+    prov = PROVIDERS.cast(provider)
     day = as_of or date.today().isoformat()
     if not parse_as_of(day):
         raise InputError(f"--as-of {day!r} is not a date; write YYYY-MM-DD")

@@ -17,16 +17,14 @@ from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import _
 from gpuplan.plan.input_types import JobFacts
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, SpotRate, band_rate_per_hour
+from gpuplan.plan.spot import SpotRate, band_rate_per_hour, spot_default
 from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
 
 __all__ = ["DemandSource", "demands_from_usage", "priced_offers"]
-
-#: Months of a term when the catalog's row does not say (``term.years``).
-_DEFAULT_TERM_MONTHS = {"monthly": 1, "reserved_1y": 12, "reserved_3y": 36}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,12 +42,13 @@ def _term_months(p: OfferPrice) -> int:
     years = (p.term or {}).get("years") if p.pricing != "monthly" else None
     if isinstance(years, int | float) and years > 0:
         return round(years * 12)
-    return _DEFAULT_TERM_MONTHS[p.pricing or ""]
+    # The catalog's row does not say (``term.years``): the pricing model's own term.
+    return PRICING_RULES[p.pricing or ""].term_months
 
 
 def _spot_rate(p: OfferPrice) -> SpotRate:
     rate = band_rate_per_hour(p.interruption_band) if p.interruption_band else None
-    return rate or SPOT_DEFAULTS.get(p.provider, DEFAULT_SPOT_RATE)
+    return rate or spot_default(p.provider)
 
 
 def priced_offers(

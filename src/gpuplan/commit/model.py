@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from gpuplan import vocab
 from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
@@ -36,9 +37,10 @@ __all__ = [
     "TcoProblem",
 ]
 
-#: Pricing models bought by the hour, and those bought for a term of whole months.
-HOURLY_PRICING = ("on_demand", "spot")
-COMMITMENT_PRICING = ("monthly", "reserved_1y", "reserved_3y")
+#: Pricing models bought by the hour, and those bought for a term of whole months (vocab
+#: ``PRICING_RULES``).
+HOURLY_PRICING: tuple[str, ...] = tuple(p.value for p in vocab.HOURLY_PRICING)
+COMMITMENT_PRICING: tuple[str, ...] = tuple(p.value for p in vocab.COMMITTED_PRICING)
 
 #: How a term that runs past the horizon is charged: ``full`` (every month of the term is paid: the
 #: contract says so) or ``remaining_value`` (the months past the horizon are credited at their

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
@@ -21,11 +22,14 @@ from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
 
-__all__ = ["SKYPILOT_CLOUDS", "SkyPilotGenerator", "task_yaml"]
+__all__ = ["SkyPilotGenerator", "skypilot_clouds", "task_yaml"]
 
-#: gpuplan providers that are SkyPilot clouds. SkyPilot 0.14.1 ships cloud modules for aws, azure
-#: and gcp among ours, and none for Alibaba, Tencent, Huawei or Volcano Engine (``sky/clouds/``).
-SKYPILOT_CLOUDS = {"aws": "aws", "azure": "azure", "gcp": "gcp"}
+
+def skypilot_clouds() -> dict[str, str]:
+    """gpuplan providers that are SkyPilot clouds -> SkyPilot's name, from each provider module's
+    ``FACTS.skypilot_cloud``. SkyPilot 0.14.1 ships cloud modules for aws, azure and gcp among ours,
+    and none for Alibaba, Tencent, Huawei or Volcano Engine (``sky/clouds/``)."""
+    return {p: c for p in PROVIDERS if (c := facts(p).skypilot_cloud)}
 
 
 #: train.py exits with this after checkpointing on SIGTERM; recovering on it is not an error.
@@ -56,10 +60,11 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     resources: dict[str, Any] = {}
     package = user_package(spec)
     if spec.provider is not None:
-        cloud = SKYPILOT_CLOUDS.get(spec.provider)
+        clouds = skypilot_clouds()
+        cloud = clouds.get(spec.provider)
         if cloud is None:
             raise DeployError(
-                f"SkyPilot has no {spec.provider} cloud (of ours it supports aws, azure, gcp): "
+                f"SkyPilot has no {spec.provider} cloud (of ours it supports {', '.join(clouds)}): "
                 "use --target k8s or --target torchrun"
             )
         resources["cloud"] = cloud

@@ -28,6 +28,7 @@ from pydantic import (
 )
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.deploy.grammar import (
     CLOUD_NAME,
     DNS_LABEL,
@@ -50,12 +51,11 @@ from gpuplan.deploy.grammar import (
 from gpuplan.documents.plan import PLAN_SCHEMA_VERSION, PlanOption, PlanWorkload, WorkloadData
 from gpuplan.errors import DeployError, GpuplanError
 from gpuplan.hardware import GPU, get_gpu
-from gpuplan.vocab import Parallelism, PricingModel, Provider, Task, pydantic_cast
+from gpuplan.vocab import Parallelism, PricingModel, Task, pydantic_cast
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
     "PLAN_SCHEMA_VERSION",
-    "PROVIDERS",
     "LaunchSpec",
     "ServingDeployment",
 ]
@@ -69,10 +69,8 @@ MAX_NAME_CHARS = 128
 #: is small for models that fit one node; the planner's spot-risk model sets a tighter one for spot.
 DEFAULT_CHECKPOINT_INTERVAL_MIN = 30.0
 
-#: Providers a plan option can name (the shared vocabulary's, in its order).
-PROVIDERS: tuple[str, ...] = Provider.values()
-
-ProviderField = Annotated[Provider, BeforeValidator(pydantic_cast(Provider))]
+#: A provider's code, cast by the catalog's registry (``gpuplan.catalog.PROVIDERS``: "did you mean").
+ProviderField = Annotated[str, BeforeValidator(pydantic_cast(PROVIDERS))]
 PricingField = Annotated[PricingModel, BeforeValidator(pydantic_cast(PricingModel))]
 TaskField = Annotated[Task, BeforeValidator(pydantic_cast(Task))]
 ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
@@ -346,7 +344,7 @@ class LaunchSpec(BaseModel):
         workload = _read_workload_dict(_validated_workload(doc, path), str(path))
         gpu_id = get_gpu(gpu).id if gpu else None
         if provider is not None:
-            provider = Provider.cast(provider).value
+            provider = PROVIDERS.cast(provider)
         return _build(
             workload,
             source=str(path),

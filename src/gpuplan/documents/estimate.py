@@ -88,6 +88,8 @@ class DecodeDoc(Document):
     time_per_token_s: float | None
     tokens_per_s: float | None
     time_per_token_at_max_s: float | None
+    tensor_parallel: int = Field(default=1, ge=1)
+    """GPUs one replica spans; the figures above are the replica's."""
 
 
 class ServingDoc(Document):

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from gpuplan.documents.base import Document
-from gpuplan.vocab import Parallelism, PricingModel, Provider, Task
+from gpuplan.vocab import Parallelism, PricingModel, Task
 
 __all__ = [
     "PLAN_SCHEMA_VERSION",
@@ -59,7 +59,9 @@ class SpotDoc(Document):
 class PlanOption(Document):
     """One costed option: an offer, a node count and a pricing model."""
 
-    provider: Provider
+    provider: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    """The provider's code (``aws``); which codes exist is the catalog's registry
+    (``gpuplan.catalog.PROVIDERS``), checked when deploy reads the file."""
     region: str
     zone: str | None = None
     country: str | None = None

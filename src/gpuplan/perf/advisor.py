@@ -15,6 +15,7 @@ from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
+from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import OpRecord, Profile
 
 __all__ = ["Advice", "advise"]
@@ -84,13 +85,15 @@ class _Setup:
     ) -> Estimate:
         """Estimate a changed profile on this configuration (or another GPU, count, parallelism)."""
         r = self.request
+        gpu, count = gpu or r.gpu, count or r.count
         return run_estimate(
             r.changed(
                 profile=profile,
-                gpu=gpu or r.gpu,
-                count=count or r.count,
+                gpu=gpu,
+                count=count,
                 parallelism=parallelism or r.parallelism,
                 grad_accum_steps=accum or r.grad_accum_steps,
+                link=_link_for(r, gpu, count),
             )
         )
 
@@ -108,6 +111,31 @@ class _Setup:
             step_time_factor=e.step_time_s / self.base.step_time_s if timed else None,
             derivation=derivation,
         )
+
+
+def _link_for(request: EstimateRequest, gpu: GPU, count: int) -> Link | None:
+    """The link of a changed configuration: the request's own on the same GPUs; for more GPUs or
+    another GPU, one built like it.
+
+    More GPUs of the same model keep the node size and in-node link (when the request's nodes hold
+    more than one GPU; a one-GPU request says nothing about node size, so the default applies) and
+    the network. Another GPU is another instance type: it keeps only a network the user gave.
+    """
+    link = request.link
+    if link is None or (gpu.id == request.gpu.id and count == request.count):
+        return link
+    same_gpu = gpu.id == request.gpu.id
+    multi = same_gpu and link.gpus_per_node > 1
+    keep_network = same_gpu or link.network_source == "user"
+    return Link.for_gpus(
+        gpu,
+        count,
+        gpus_per_node=link.gpus_per_node if multi else None,
+        nvlink=link.intra_node == "nvlink" if multi else None,
+        network_gbit_s=link.network_gbit_s if keep_network and link.network_known else None,
+        network_kind=link.network_kind if keep_network else None,
+        network_source=link.network_source,
+    )
 
 
 def _scaled(
@@ -311,11 +339,12 @@ def advise(request: EstimateRequest) -> tuple[Advice, ...]:
 
     Each change is applied to the Profile (memory breakdown, ops) and estimated on the same
     configuration, so sharding, DDP buckets and communication are accounted as in :func:`estimate`.
-    The advice is costed on the default links and without the job size, under the workload's own
-    ``torch.compile`` setting (``request.compiled``: compute ÷ the compile speed-up, in the base
-    and in every change alike, so each step time is what the user's compiled job would take).
+    The advice is costed on the request as given — its link (network, node size), job size and
+    ``torch.compile`` setting — so the unchanged step time it compares against is the one
+    :func:`run_estimate` gives for the same request; a change to more GPUs or another GPU gets a
+    link built like the request's (:func:`_link_for`).
     """
-    request = request.changed(calibration=request.calibration or load_calibration(), link=None, job=None)
+    request = request.changed(calibration=request.calibration or load_calibration())
     gpu, count = request.gpu, request.count
     st = _Setup(request=request, base=run_estimate(request))
     candidates: list[Advice | None] = [

@@ -35,6 +35,7 @@ __all__ = [
     "METRICS",
     "MeasuredRow",
     "load_rows",
+    "published_gpu_id",
 ]
 
 DATA_FILES: tuple[str, ...] = ("calibration.csv", "calibration_extra.csv", "calibration_v2.csv")
@@ -147,10 +148,15 @@ def _read(name: str) -> str:
     return resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
-def _gpu_id(name: str, where: str) -> str:
-    # The first two files name GPUs as their publishers do ("A100-80GB (DGX A100)"); the parenthesis
-    # names the machine, not the GPU. A bare "A100" (torchtune's README) is taken as the 80 GB SXM part,
-    # as perf/fit.py does: its 60 GiB peak does not fit a 40 GB A100.
+def published_gpu_id(name: str, where: str) -> str:
+    """The hardware table's id of a GPU as a calibration file names it (``where``: file and line,
+    for the error). The one reader of those names: :mod:`gpuplan.perf.fit` uses it too.
+
+    The first two files name GPUs as their publishers do (``A100-80GB (DGX A100)``); the parenthesis
+    names the machine, not the GPU, and the rest goes through :func:`gpuplan.hardware.get_gpu` (ids and
+    ``gpus.csv`` aliases). A bare ``A100`` (torchtune's README) is taken as the 80 GB SXM part: its
+    60 GiB peak does not fit a 40 GB A100, and DGX-class machines are what that README measured on.
+    """
     bare = re.sub(r"\s*\(.*\)\s*$", "", name).strip()
     if bare == "A100":
         bare = "A100-SXM4-80GB"
@@ -220,7 +226,7 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
 
     if not get("source"):
         raise DataError(f"{where}: no source")
-    gpu = _gpu_id(get("gpu"), where)
+    gpu = published_gpu_id(get("gpu"), where)
     catalog_arch = get_gpu(gpu).architecture
     metric = get("metric")
     kind = get("kind") or ("memory" if metric == "peak_mem_gib" else "throughput")

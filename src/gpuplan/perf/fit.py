@@ -26,6 +26,7 @@ import numpy as np
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration, CalibrationRow
+from gpuplan.perf.calibration_data import published_gpu_id
 from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.model_parallel import ModelParallel
@@ -33,26 +34,15 @@ from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import Profile
 
 __all__ = [
-    "GPU_NAMES",
     "CalibrationCase",
+    "gpu_names_used",
     "load_cases",
     "predict",
     "with_band",
 ]
 
-#: How calibration.csv names GPUs → our canonical ids. "A100" alone (torchtune's README) is taken
-#: as the 80 GB SXM part: its 60 GiB peak does not fit a 40 GB A100, and DGX-class machines are
-#: what that README's numbers come from.
-GPU_NAMES: Mapping[str, str] = {
-    "A100-SXM4-80GB (DGX A100)": "A100-SXM4-80GB",
-    "A100-80GB (DGX A100)": "A100-SXM4-80GB",
-    "A100-80GB": "A100-SXM4-80GB",
-    "A100": "A100-SXM4-80GB",
-    "V100-SXM2-16GB (DGX-1)": "V100-SXM2-16GB",
-    "V100-SXM2-16GB": "V100-SXM2-16GB",
-    "V100-32GB (DGX-1)": "V100-SXM2-32GB",
-    "T4": "T4",
-}
+#: The files of the first calibration set (the v2 set is read by :mod:`gpuplan.perf.fit_v2`).
+_V1_FILES = ("calibration.csv", "calibration_extra.csv")
 _PRECISIONS = {"fp32": "fp32", "tf32": "tf32", "amp": "amp-fp16", "bf16": "bf16"}
 _THROUGHPUT_METRICS = ("images_per_s", "sequences_per_s", "tokens_per_s")
 _MEMORY_METRIC = "peak_mem_gib"
@@ -65,9 +55,7 @@ def _accumulation(notes: str) -> int:
 
 def _case(row: Mapping[str, str]) -> CalibrationCase:
     model, notes = row["model"], row["notes"]
-    gpu = GPU_NAMES.get(row["gpu"])
-    if gpu is None:
-        raise DataError(f"calibration.csv: GPU {row['gpu']!r} has no mapping in perf/fit.py GPU_NAMES")
+    gpu = published_gpu_id(row["gpu"], where=f"calibration.csv row {model!r}")
     precision = _PRECISIONS[row["precision"]]
     batch = int(row["batch_size"])
     task = row["task"]
@@ -145,11 +133,18 @@ def _read(name: str) -> str:
     return resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
+def gpu_names_used() -> dict[str, str]:
+    """How the first two calibration files name GPUs -> the hardware id each resolves to, in order of
+    first use (what ``benchmarks/calibrate.py`` prints)."""
+    rows = [row for name in _V1_FILES for row in csv.DictReader(_read(name).splitlines())]
+    return {r["gpu"]: published_gpu_id(r["gpu"], where=f"{r['model']!r}") for r in rows}
+
+
 def load_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     """All calibration cases and the SHA-256 of the data they came from."""
     from gpuplan.perf.fit_v2 import v2_cases
 
-    texts = [_read("calibration.csv"), _read("calibration_extra.csv")]
+    texts = [_read(name) for name in _V1_FILES]
     cases = [_case(row) for text in texts for row in csv.DictReader(text.splitlines())]
     more, _, v2_text = v2_cases()
     digest = hashlib.sha256("".join([*texts, v2_text]).encode()).hexdigest()

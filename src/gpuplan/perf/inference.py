@@ -23,6 +23,8 @@ from gpuplan.perf.memory import (
     profile_has_conv,
     usable_memory_gib,
 )
+from gpuplan.perf.model_parallel import ModelParallel, local_profile, tensor_parallel_comm_s
+from gpuplan.perf.parallel import Link, all_reduce_s
 from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.profile.model import ModelShape, Profile
 
@@ -73,6 +75,8 @@ class DecodeEstimate:
     """Generated tokens per second over all ``batch`` sequences."""
     time_per_token_at_max_s: float
     """One decode step with ``max_concurrent_sequences`` running (continuous batching, full)."""
+    tensor_parallel: int = 1
+    """GPUs one replica spans (Megatron-style tensor parallelism); the figures are the replica's."""
 
 
 def _dtype_path(precision: str, weight_bytes: float) -> str:
@@ -90,11 +94,17 @@ def decode_estimate(
     batch: int | None = None,
     context_tokens: int | None = None,
     calibration: Calibration | None = None,
+    tensor_parallel: int = 1,
+    link: Link | None = None,
 ) -> DecodeEstimate:
     """Prefill and decode of a decoder LLM traced for inference (``profile.task == 'infer'``).
 
     ``batch`` defaults to the traced batch; ``context_tokens`` to the traced sequence length
-    (average context of a running sequence).
+    (average context of a running sequence). With ``tensor_parallel`` t > 1 one replica spans t
+    GPUs of a node (``link``; default NVLink where the GPU has it): each reads 1/t of the weights
+    and of the KV cache (K/V heads split, replicated beyond their count), does 1/t of the FLOPs,
+    and every layer adds two all-reduces of ``batch × hidden`` 16-bit values per token (Megatron
+    SC21 §2.3) — small messages, so their latency is what shows in the time per token.
     """
     if not profile.seq_len:
         raise EstimateError(
@@ -103,13 +113,21 @@ def decode_estimate(
     cal = (calibration or load_calibration()).for_gpu(gpu.id)
     batch = batch or profile.batch_size
     ctx = context_tokens or profile.seq_len
-    weights = profile.peak.parameters_bytes + profile.peak.buffers_bytes
+    tp = tensor_parallel
+    if tp < 1:
+        raise EstimateError(f"tensor_parallel must be at least 1, got {tp}")
+    mp = ModelParallel(tensor=tp)
+    link = link or Link.for_gpus(gpu, tp)
     weight_bytes = profile.peak.parameters_bytes / profile.params if profile.params else 2.0
+    weights = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / tp
     act_bytes = 4.0 if weight_bytes > 2.0 else 2.0  # KV cache in 16-bit (also for fp8 weights) unless fp32
-    kv_tok = kv_cache_bytes_per_token(profile.shape, act_bytes)
+    kv_heads = profile.shape.num_kv_heads or profile.shape.num_attention_heads or 1
+    kv_tok = kv_cache_bytes_per_token(profile.shape, act_bytes) / min(tp, kv_heads)
 
-    forward = tuple(op for op in profile.ops if op.phase == "forward")
+    local = local_profile(profile, mp, microbatches=1)
+    forward = tuple(op for op in local.ops if op.phase == "forward")
     prefill = phase_times(forward, gpu, profile.precision, cal, causal=True).forward_s
+    prefill += tensor_parallel_comm_s(profile, mp, link)
 
     path = _dtype_path(profile.precision, weight_bytes)
     peak = gpu.peak_tflops(path)
@@ -122,8 +140,9 @@ def decode_estimate(
     def step_s(n: int) -> float:
         read = weights + n * ctx * kv_tok
         # 2 FLOPs per weight per token; attention over the context adds 4 · layers · hidden · ctx.
-        flops = n * (2.0 * profile.params + 4.0 * layers * hidden * ctx)
-        return max(
+        flops = n * (2.0 * profile.params + 4.0 * layers * hidden * ctx) / tp
+        reduce = 2 * layers * all_reduce_s(n * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
+        return reduce + max(
             read / bw,
             flops / (peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)),
             # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused
@@ -133,7 +152,7 @@ def decode_estimate(
             _SERVING_KERNELS_PER_LAYER * max(layers, 1) * cal.min_kernel_time_us * 1e-6,
         )
 
-    free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=1)[1] * GIB
+    free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
     free -= weights * ALLOCATOR_SLACK[1]
     per_seq = ctx * kv_tok * ALLOCATOR_SLACK[1]
     concurrent = max(0, math.floor(free / per_seq)) if per_seq > 0 else 0
@@ -150,15 +169,16 @@ def decode_estimate(
         time_per_token_s=step_s(batch),
         tokens_per_s=batch / step_s(batch),
         time_per_token_at_max_s=step_s(max(concurrent, 1)),
+        tensor_parallel=tp,
     )
 
 
 @dataclass(frozen=True, kw_only=True)
 class ServingEstimate:
-    """Whether one GPU serves a request rate, and with what latency."""
+    """Whether one GPU (one replica) serves a request rate, and with what latency."""
 
     capacity_requests_per_s: float
-    """Requests per second one GPU completes at full concurrency."""
+    """Requests per second one GPU (one tensor-parallel replica) completes at full concurrency."""
     requests_per_s: float
     utilisation: float
     request_latency_s: float
@@ -166,7 +186,7 @@ class ServingEstimate:
     p95_latency_s: float | None
     """Latency including queueing at the 95th percentile; None when the GPU is overloaded."""
     gpus_needed: int
-    """GPUs to serve ``requests_per_s`` at :data:`TARGET_UTILISATION`."""
+    """GPUs to serve ``requests_per_s`` at :data:`TARGET_UTILISATION` (replicas × tensor_parallel)."""
     derivation: str
 
 
@@ -203,8 +223,11 @@ def serving_estimate(
         utilisation=rho,
         request_latency_s=latency,
         p95_latency_s=p95,
-        gpus_needed=max(1, math.ceil(requests_per_s / (capacity * TARGET_UTILISATION))),
-        derivation=f"{slots} concurrent sequences (KV cache limit); queueing as M/M/1 on the aggregate rate",
+        gpus_needed=max(1, math.ceil(requests_per_s / (capacity * TARGET_UTILISATION)))
+        * decode.tensor_parallel,
+        derivation=f"{slots} concurrent sequences (KV cache limit)"
+        + (f" per replica of {decode.tensor_parallel} GPUs" if decode.tensor_parallel > 1 else "")
+        + "; queueing as M/M/1 on the aggregate rate",
     )
 
 

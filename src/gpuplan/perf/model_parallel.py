@@ -126,7 +126,8 @@ def check_model_parallel(
         )
     if count % mp.degree:
         raise EstimateError(
-            f"tensor_parallel {t} × pipeline_parallel {p} = {mp.degree} does not divide {count} GPUs; "
+            f"tensor_parallel {t} × pipeline_parallel {p} = {mp.degree} does not divide "
+            f"{count} GPU{'s' if count != 1 else ''}; "
             f"use a GPU count that is a multiple of {mp.degree}"
         )
     if heads % t:

@@ -56,7 +56,13 @@ def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: 
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
-            dec = decode_estimate(profile, gpu, calibration=request.calibration)
+            dec = decode_estimate(
+                profile,
+                gpu,
+                calibration=request.calibration,
+                tensor_parallel=request.model_parallel.tensor,
+                link=request.link,
+            )
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands
         if dec is not None and serving is not None:

@@ -36,15 +36,13 @@ ALL_PRICING: tuple[str, ...] = PricingModel.values()
 DEFAULT_PRICING = ALL_PRICING
 #: Pricing models that bind the user beyond the job.
 COMMITTED_PRICING: tuple[str, ...] = tuple(m.value for m in vocab.COMMITTED_PRICING)
-#: What each commitment level permits. Not stated (None): a monthly subscription (one month is a
-#: small, visible commitment) but no reservation; reservations only when the user says the capacity
-#: will be used for the whole term.
+#: What each commitment level permits: the committed pricing models whose term is no longer than it
+#: (vocab ``PRICING_RULES``). Not stated (None): a monthly subscription (one month is a small, visible
+#: commitment) but no reservation; reservations only when the user says the capacity will be used
+#: for the whole term.
 _COMMITMENT_ALLOWS: dict[str | None, tuple[str, ...]] = {
-    None: ("monthly",),
-    Commitment.NONE: (),
-    Commitment.MONTHLY: ("monthly",),
-    Commitment.ONE_YEAR: ("monthly", "reserved_1y"),
-    Commitment.THREE_YEARS: ("monthly", "reserved_1y", "reserved_3y"),
+    level: tuple(p.value for p in vocab.COMMITTED_PRICING if vocab.PRICING_RULES[p].term_months <= months)
+    for level, months in [(None, Commitment.MONTHLY.months), *((c, c.months) for c in Commitment)]
 }
 
 

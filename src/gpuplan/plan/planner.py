@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
@@ -21,11 +22,11 @@ from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, persona_picks, primary_key
 from gpuplan.plan.region_costs import CostFacts
-from gpuplan.plan.region_countries import MANAGED_KUBERNETES
+from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
+from gpuplan.plan.spot import SpotRate
 from gpuplan.units import format_hours
-from gpuplan.vocab import Provider
 
 __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 
@@ -166,7 +167,7 @@ def _option(ctx: PlanContext, j: int) -> Option:
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,
-        kubernetes=MANAGED_KUBERNETES.get(row.provider),
+        kubernetes=kubernetes_service(row.provider),
         flags=tuple(flags),
         assumptions=charges.assumptions,
     )
@@ -316,7 +317,7 @@ def _baseline_problem(base: Option, constraints: Constraints) -> str:
 def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     """Providers and regions the user names must exist: a typo is an error with a suggestion,
     not an empty plan."""
-    known_providers = set(Provider.values()) | {str(p) for p in np.unique(offers.provider)}
+    known_providers = set(PROVIDERS) | {str(p) for p in np.unique(offers.provider)}
     for name in constraints.providers or ():
         if name.lower() not in known_providers:
             raise NotFoundError("provider", name, sorted(known_providers))
@@ -327,7 +328,11 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
 
 
 def _plan_notes(
-    job: JobFacts, ranked: list[Option], notes: tuple[str, ...], constraints: Constraints
+    job: JobFacts,
+    ranked: list[Option],
+    notes: tuple[str, ...],
+    constraints: Constraints,
+    rates: tuple[SpotRate, ...],
 ) -> tuple[str, ...]:
     """Assumptions that apply to the whole plan, in words."""
     plan_notes = [
@@ -369,13 +374,14 @@ def _plan_notes(
     )
     plan_notes.append(storage.format(n=job.checkpoints_kept))
     if any(o.spot for o in ranked):
+        shown = {r.source: r.shown() for r in rates}
         plan_notes.append(
             _(
                 "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
             ).format(
                 gbps=f"{job.checkpoint_write_gbps:g}",
                 minutes=f"{job.restart_h * 60:.0f}",
-                rates="; ".join(sorted({_(o.spot.rate_source) for o in ranked if o.spot})),
+                rates="; ".join(sorted({shown.get(o.spot.rate_source, "") for o in ranked if o.spot})),
             )
         )
     return tuple(plan_notes)
@@ -429,7 +435,7 @@ def plan_offers(
     assert cheapest is not None and fastest is not None  # feasible is not empty
     o_feas = cands.offer[costs.idx[feasible]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
-        offers.provider, [p for p, service in MANAGED_KUBERNETES.items() if service]
+        offers.provider, list(managed_kubernetes())
     )
     k8s_mask = k8s_offer[o_feas]
     labelled = np.array(
@@ -468,5 +474,5 @@ def plan_offers(
         why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=_plan_notes(job, ranked, notes, constraints),
+        notes=_plan_notes(job, ranked, notes, constraints, ctx.costs.rates),
     )

@@ -9,7 +9,7 @@ import numpy as np
 from gpuplan.i18n import N_, _, format_percent, money
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
-from gpuplan.plan.region_countries import MANAGED_KUBERNETES
+from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, PersonaPick
 from gpuplan.units import format_hours
 
@@ -28,8 +28,6 @@ OBJECTIVE_NAMES = {
     Objective.TIME: N_("the shortest job time"),
     Objective.BALANCED: N_("the best cost × time balance"),
 }
-#: Pricing models, in words (the codes are the English text; translated where shown).
-PRICING_NAMES = (N_("on_demand"), N_("spot"), N_("monthly"), N_("reserved_1y"), N_("reserved_3y"))
 
 
 def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> FloatArray:
@@ -78,7 +76,7 @@ def persona_picks(
     candidate of its kind, not only the top N shown)."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
-    services = ", ".join(sorted(set(MANAGED_KUBERNETES.values())))
+    services = ", ".join(sorted(set(managed_kubernetes().values())))
     labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
     return (
         PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),

@@ -5,15 +5,16 @@ Used only when the catalog does not carry a region's country itself.
 
 from __future__ import annotations
 
-from gpuplan.catalog.providers import REGISTRY
+from gpuplan.catalog import providers
 
-__all__ = ["MANAGED_KUBERNETES", "region_country"]
+__all__ = ["managed_kubernetes", "region_country"]
 
-#: Managed Kubernetes service with GPU node pools, per provider that has one (the marketplaces have
-#: none), from the provider modules of the catalog (gpuplan.catalog.providers).
-MANAGED_KUBERNETES: dict[str, str] = {
-    p.value: m.FACTS.kubernetes for p, m in REGISTRY.items() if m.FACTS.kubernetes
-}
+
+def managed_kubernetes() -> dict[str, str]:
+    """Managed Kubernetes service with GPU node pools, per provider that has one (the marketplaces
+    have none), from the provider modules of the catalog's registry as it stands."""
+    return {code: m.FACTS.kubernetes for code, m in providers.REGISTRY.items() if m.FACTS.kubernetes}
+
 
 # Exact region names whose country a prefix rule would get wrong, from each provider's region list.
 _EXACT: dict[str, str] = {
@@ -149,11 +150,10 @@ def region_country(provider: str, region: str) -> str:
     """
     r = region.strip().lower()
     p = provider.strip().lower()
-    for prov, m in REGISTRY.items():
-        if prov.value == p:
-            found = m.FACTS.region(region.strip())
-            if found is not None and found.country:
-                return found.country
+    m = providers.REGISTRY.get(p)
+    found = m.FACTS.region(region.strip()) if m is not None else None
+    if found is not None and found.country:
+        return found.country
     if (p, r) in _PROVIDER_SPECIFIC:
         return _PROVIDER_SPECIFIC[(p, r)]
     if r in _EXACT:

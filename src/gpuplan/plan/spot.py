@@ -24,17 +24,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.i18n import N_
+from gpuplan.catalog import providers
+from gpuplan.i18n import N_, _
 from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, StrArray
 
 __all__ = [
     "DEFAULT_SPOT_RATE",
-    "SPOT_DEFAULTS",
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
     "deadline_miss_probability",
     "range_miss_probability",
+    "spot_default",
     "spot_rates",
     "spot_times",
 ]
@@ -48,6 +49,14 @@ class SpotRate:
     source: str
     assumed: bool
     """True when no published figure backs it (the output then says "assumed")."""
+    note: str | None = None
+    """The provider's clause inside ``source`` (a message of its own), for :meth:`shown`."""
+
+    def shown(self) -> str:
+        """``source`` in the user's language."""
+        if self.note is not None:
+            return _(_ASSUMED_WITH_NOTE).format(note=_(self.note))
+        return _(self.source)
 
 
 #: Used where the catalog gives no interruption band for an offer. ASSUMPTION: one interruption
@@ -65,42 +74,24 @@ DEFAULT_SPOT_RATE = SpotRate(
     assumed=True,
 )
 
-#: The stated default per provider: the same assumed rate, with what each provider does publish.
-#: Whole sentences, so that the report can show them in the user's language.
-SPOT_DEFAULTS: dict[str, SpotRate] = {
-    provider: SpotRate(per_hour=_DEFAULT_PER_HOUR, source=text, assumed=True)
-    for provider, text in {
-        "aws": N_(
-            "assumed: 1 interruption per 24 instance-hours (AWS publishes interruption-frequency bands "
-            "per instance type in the Spot Instance Advisor; none in the catalog for this offer)"
-        ),
-        "azure": N_(
-            "assumed: 1 interruption per 24 instance-hours (Azure shows an eviction-rate band per VM "
-            "size in the portal; none in the catalog for this offer)"
-        ),
-        "gcp": N_(
-            "assumed: 1 interruption per 24 instance-hours (GCP publishes no rate; its preemptible VMs "
-            "stop after 24 h)"
-        ),
-        "alibaba": N_(
-            "assumed: 1 interruption per 24 instance-hours (Alibaba publishes no rate; a spot instance "
-            "is kept for at least its 1-hour protection period)"
-        ),
-        "tencent": N_("assumed: 1 interruption per 24 instance-hours (Tencent publishes no rate)"),
-        "huawei": N_("assumed: 1 interruption per 24 instance-hours (Huawei publishes no rate)"),
-        "volcengine": N_("assumed: 1 interruption per 24 instance-hours (Volcano Engine publishes no rate)"),
-        "lambda": N_(
-            "assumed: 1 interruption per 24 instance-hours (Lambda sells no interruptible instances)"
-        ),
-        "runpod": N_(
-            "assumed: 1 interruption per 24 instance-hours (RunPod publishes no rate for interruptible pods)"
-        ),
-        "vast": N_(
-            "assumed: 1 interruption per 24 instance-hours (Vast.ai publishes no rate; an interruptible "
-            "instance is paused when outbid)"
-        ),
-    }.items()
-}
+#: The stated default of a provider: the same assumed rate, with what the provider does publish
+#: (its module's ``SpotFacts.rate_note``). Both parts are messages, translated where shown
+#: (:meth:`SpotRate.shown`).
+_ASSUMED_WITH_NOTE = N_("assumed: 1 interruption per 24 instance-hours ({note})")
+
+
+def spot_default(provider: str) -> SpotRate:
+    """The assumed rate for a ``provider`` offer without an interruption band, stating what that
+    provider publishes (from the catalog's provider registry); :data:`DEFAULT_SPOT_RATE` for a
+    provider the registry does not know."""
+    m = providers.REGISTRY.get(provider)
+    if m is None:
+        return DEFAULT_SPOT_RATE
+    note = m.FACTS.spot.rate_note
+    return SpotRate(
+        per_hour=_DEFAULT_PER_HOUR, source=_ASSUMED_WITH_NOTE.format(note=note), assumed=True, note=note
+    )
+
 
 _BAND_SOURCE = (
     "interruption band {band!r} per month from the catalog (AWS Spot Instance Advisor "
@@ -141,7 +132,7 @@ def spot_rates(bands: StrArray, providers: StrArray) -> tuple[FloatArray, IntArr
     rates = []
     for k in uniq:
         band, provider = str(k).split("\x1f")
-        rates.append(band_rate_per_hour(band) or SPOT_DEFAULTS.get(provider, DEFAULT_SPOT_RATE))
+        rates.append(band_rate_per_hour(band) or spot_default(provider))
     inverse = inverse.reshape(-1).astype(np.int64)
     per_hour: FloatArray = np.array([r.per_hour for r in rates], dtype=float)[inverse]
     return per_hour, inverse, rates

@@ -33,6 +33,7 @@ from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, Offe
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, money, ngettext
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
+from gpuplan.vocab import pricing_name
 
 __all__ = [
     "gpus_json",
@@ -263,7 +264,7 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
     pricings = (_PRICINGS, _PRICINGS[:3], _PRICINGS[:2])[layout]
     mem, link = _("mem GiB"), _("interconnect")
     figures = ([mem, "GB/s", "FP32", "TF32", "BF16", "FP8"], [mem, "FP32", "BF16"], [mem, "BF16"])[layout]
-    names = [_(p) for p in pricings]
+    names = [pricing_name(p) for p in pricings]
     header = ["GPU", *figures, *([link] if layout == 0 else []), *names]
     table = plain_table(None, header, right=(*figures, *names))
     table.columns[0].no_wrap = True  # GPU ids stay whole

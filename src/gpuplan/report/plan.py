@@ -21,7 +21,7 @@ from gpuplan.documents.plan import (
     SpotDoc,
 )
 from gpuplan.plan.result import Option, Plan
-from gpuplan.vocab import PricingModel, Provider
+from gpuplan.vocab import PricingModel
 
 __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
 
@@ -29,7 +29,7 @@ __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
 def option_json(o: Option) -> PlanOption:
     """One option as its document part."""
     return PlanOption(
-        provider=Provider(o.provider),
+        provider=o.provider,
         region=o.region,
         zone=o.zone or None,
         country=o.country or None,

@@ -17,6 +17,7 @@ from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.common import Widest
 from gpuplan.units import format_hours
+from gpuplan.vocab import pricing_name
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -54,11 +55,6 @@ PERSONA_NAMES = {
     "kubernetes": N_("kubernetes"),
     "compliance": N_("compliance"),
 }
-
-
-def pricing_name(code: str) -> str:
-    """A pricing model in the user's language (``on_demand`` → ``按需``)."""
-    return _(code)
 
 
 def option_label(o: Option) -> str:

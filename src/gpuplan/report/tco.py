@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.i18n import N_, _, format_number, format_percent
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.commit import Commitment, TcoReport
@@ -31,13 +32,13 @@ __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json"
 
 TCO_SCHEMA_VERSION = 1
 
-#: How each pricing model is named to people, in the order the chart stacks them.
-PRICING_LABELS = {
-    "reserved_3y": N_("reserved 3 years"),
-    "reserved_1y": N_("reserved 1 year"),
-    "monthly": N_("monthly subscription"),
-    "on_demand": N_("on demand"),
-    "spot": N_("spot"),
+#: How each pricing model is named to people (vocab ``PRICING_RULES`` labels), in the order the chart
+#: stacks them: committed models first, the longest term lowest, then the hourly ones.
+PRICING_LABELS: dict[str, str] = {
+    str(p): rule.label
+    for p, rule in sorted(
+        PRICING_RULES.items(), key=lambda kv: (not kv[1].committed, -(kv[1].term_hours or 0.0))
+    )
 }
 
 

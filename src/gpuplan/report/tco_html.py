@@ -18,14 +18,10 @@ __all__ = ["monthly_cost_svg", "tco_html"]
 
 _W, _H = 760, 380
 _L, _R, _T, _B = 80, 170, 20, 50  # plot margins, px (legend on the right)
-#: One colour per pricing model (colour-blind-safe Okabe-Ito palette).
-_COLOURS = {
-    "reserved_3y": "#0072B2",
-    "reserved_1y": "#56B4E9",
-    "monthly": "#009E73",
-    "on_demand": "#E69F00",
-    "spot": "#CC79A7",
-}
+#: Colours for the pricing models, given in the chart's stacking order (``PRICING_LABELS``): the
+#: colour-blind-safe Okabe-Ito palette (Okabe & Ito 2008), its black last.
+_PALETTE = ("#0072B2", "#56B4E9", "#009E73", "#E69F00", "#CC79A7", "#D55E00", "#F0E442", "#000000")
+_COLOURS = dict(zip(PRICING_LABELS, _PALETTE, strict=False))
 
 
 def _nice_step(top: float) -> float:

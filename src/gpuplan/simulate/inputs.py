@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuplan.errors import InputError, NotFoundError
-from gpuplan.plan.spot import DEFAULT_SPOT_RATE, SPOT_DEFAULTS, band_rate_per_hour
+from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
 
@@ -69,7 +69,7 @@ def fleet_prices(
         spot = best.get("spot")
         found = band_rate_per_hour(spot.interruption_band) if spot and spot.interruption_band else None
         if found is None:
-            found = SPOT_DEFAULTS.get(spot.provider, DEFAULT_SPOT_RATE) if spot else DEFAULT_SPOT_RATE
+            found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
         rate, rate_src = found.per_hour, found.source
     return FleetPrices(
         usd_per_hour=prices, source="; ".join(notes), spot_rate_per_hour=rate, spot_rate_source=rate_src

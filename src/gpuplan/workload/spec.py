@@ -22,7 +22,6 @@ from gpuplan.vocab import (
     Parallelism,
     Precision,
     PricingModel,
-    Provider,
     Task,
     pydantic_cast,
 )
@@ -185,12 +184,23 @@ class DataSpec(Spec):
     location: str | None = None
     """Where the data lives now, ``provider/region`` (``aws/us-east-1``)."""
 
+    @field_validator("location")
+    @classmethod
+    def _location(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", v):
+            raise ValueError(f"expected provider/region like aws/us-east-1 (got {v!r})")
+        # The provider as its code (``amazon/…`` → ``aws/…``), so that egress compares like with like.
+        from gpuplan.catalog.providers import PROVIDERS
+
+        provider, region = v.split("/", 1)
+        return f"{pydantic_cast(PROVIDERS)(provider)}/{region}"
+
     @model_validator(mode="after")
     def _check(self) -> DataSpec:
         if self.samples is not None and self.tokens is not None:
             raise ValueError("give samples or tokens, not both")
-        if self.location is not None and not re.fullmatch(r"[\w.-]+/[\w.-]+", self.location):
-            raise ValueError(f"location: expected provider/region like aws/us-east-1 (got {self.location!r})")
         return self
 
 
@@ -246,8 +256,12 @@ class ConstraintsSpec(Spec):
     @field_validator("providers")
     @classmethod
     def _providers(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        cast = pydantic_cast(Provider)
-        return tuple(cast(p).value for p in v)
+        # The provider codes are the catalog registry's (imported here: the catalog package opens
+        # the database layer, which a workload that names no provider does not need).
+        from gpuplan.catalog.providers import PROVIDERS
+
+        cast = pydantic_cast(PROVIDERS)
+        return tuple(cast(p) for p in v)
 
     @field_validator("pricing")
     @classmethod
@@ -316,10 +330,10 @@ class Workload(Spec):
             )
         if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
             raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
-        if self.task is Task.INFER and (self.tensor_parallel > 1 or self.pipeline_parallel > 1):
+        if self.task is Task.INFER and self.pipeline_parallel > 1:
             raise ValueError(
-                "tensor_parallel / pipeline_parallel: modelled for training only; for task: infer "
-                "estimate one replica per GPU (remove them)"
+                "pipeline_parallel: modelled for training only; for task: infer use tensor_parallel "
+                "(or one replica per GPU)"
             )
         if self.sequence_parallel and self.tensor_parallel == 1:
             raise ValueError("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)")

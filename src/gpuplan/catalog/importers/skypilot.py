@@ -27,7 +27,8 @@ from pathlib import Path
 
 from gpuplan.bounded import MAX_CSV_BYTES, read_text
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider, RejectedRow
+from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import CatalogImportError
 
 __all__ = ["HEADERS", "ParsedFile", "parse_skypilot"]
@@ -211,7 +212,7 @@ def parse_skypilot(
     ``as_of`` dates every price (the files carry no date); ``known_instances`` (from the store)
     decides the GPU of instance types the catalog already knows.
     """
-    prov = Provider.cast(provider).value
+    prov = PROVIDERS.cast(provider)
     if prov not in HEADERS:
         raise CatalogImportError(
             f"no SkyPilot layout for {prov}; SkyPilot catalogs exist for aws, gcp, azure"

@@ -4,16 +4,20 @@ Each ``providers/<name>.py`` declares ``FACTS`` (:class:`ProviderFacts`: regions
 city, managed Kubernetes, billing granularity, spot semantics, egress/storage notes, price
 sources) and ``FETCHER`` (a :class:`Fetcher` that reads the provider's own price lists).
 
-Adding a provider: a member in :class:`gpuplan.vocab.Provider`, one module here, one line
-in :data:`REGISTRY`; ``tests/catalog/providers/test_registry.py`` checks that both agree and that
-every per-provider table covers every provider.
+The registry is the vocabulary of providers: :data:`PROVIDERS` (``gpuplan.catalog.PROVIDERS``)
+lists its codes and casts what users write ("did you mean"), and every per-provider table of the
+planner and deploy (spot defaults, managed Kubernetes, region countries) is read from the modules'
+facts. Adding a provider is therefore one module here and one line in :data:`REGISTRY`;
+``tests/catalog/providers/test_new_provider.py`` registers a throwaway one and plans, lists and
+deploys with it. Everything here reads :data:`REGISTRY` when called, never at import.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from types import MappingProxyType
 
-from gpuplan.catalog.model import Provider
 from gpuplan.catalog.providers import (
     alibaba,
     aws,
@@ -37,8 +41,10 @@ from gpuplan.catalog.providers.base import (
     Region,
     SpotFacts,
 )
+from gpuplan.vocab import Names
 
 __all__ = [
+    "PROVIDERS",
     "REGISTRY",
     "Billing",
     "Credentials",
@@ -50,30 +56,98 @@ __all__ = [
     "Region",
     "SpotFacts",
     "facts",
+    "kubernetes_service",
     "module",
+    "registry",
 ]
 
-REGISTRY: MappingProxyType[Provider, ProviderModule] = MappingProxyType(
-    {
-        Provider.AWS: aws,
-        Provider.AZURE: azure,
-        Provider.GCP: gcp,
-        Provider.ALIBABA: alibaba,
-        Provider.TENCENT: tencent,
-        Provider.HUAWEI: huawei,
-        Provider.VOLCENGINE: volcengine,
-        Provider.LAMBDA: lambdalabs,
-        Provider.RUNPOD: runpod,
-        Provider.VAST: vast,
-    }
+_CODE = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def registry(*modules: ProviderModule) -> MappingProxyType[str, ProviderModule]:
+    """Provider modules keyed by their code (``FACTS.provider``); ValueError on a malformed or
+    repeated code, or an alias that names another provider."""
+    out: dict[str, ProviderModule] = {}
+    for m in modules:
+        code = m.FACTS.provider
+        if not _CODE.fullmatch(code):
+            raise ValueError(f"provider code {code!r} is not lower-case letters, digits and '_'")
+        if code in out:
+            raise ValueError(f"two provider modules declare the code {code!r}")
+        out[code] = m
+    spellings = [a for m in out.values() for a in m.FACTS.aliases]
+    clashes = sorted(set(spellings) & set(out) | {a for a in spellings if spellings.count(a) > 1})
+    if clashes:
+        raise ValueError(f"provider aliases {clashes} name more than one provider")
+    return MappingProxyType(out)
+
+
+#: Every provider gpuplan knows, one module a line; the order is the order lists and tables show.
+REGISTRY: MappingProxyType[str, ProviderModule] = registry(
+    aws,
+    azure,
+    gcp,
+    alibaba,
+    tencent,
+    huawei,
+    volcengine,
+    lambdalabs,
+    runpod,
+    vast,
 )
 
 
-def module(provider: str | Provider) -> ProviderModule:
-    """The module of ``provider`` (NotFoundError with a suggestion for an unknown name)."""
-    return REGISTRY[Provider.cast(provider)]
+class ProviderNames:
+    """The provider codes of :data:`REGISTRY` as a vocabulary (:class:`gpuplan.vocab.Names`), read
+    from the registry at each use: ``PROVIDERS.cast("Aliyun") == "alibaba"``, ``"aws" in PROVIDERS``,
+    ``list(PROVIDERS)``."""
+
+    def __init__(self) -> None:
+        self._built: tuple[object, Names] | None = None
+
+    def names(self) -> Names:
+        """The vocabulary as the registry stands now (rebuilt only when the registry is replaced)."""
+        current = REGISTRY
+        if self._built is None or self._built[0] is not current:
+            aliases = {a: code for code, m in current.items() for a in m.FACTS.aliases}
+            self._built = (current, Names(kind="provider", values=tuple(current), aliases=aliases))
+        return self._built[1]
+
+    def cast(self, value: object) -> str:
+        """The provider code ``value`` names (any case; aliases such as ``aliyun``);
+        :class:`gpuplan.errors.UnknownChoiceError` with "did you mean" otherwise."""
+        return self.names().cast(value)
+
+    def values(self) -> tuple[str, ...]:
+        """Every provider code, in registry order."""
+        return self.names().values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values())
+
+    def __contains__(self, value: object) -> bool:
+        return value in REGISTRY
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
 
 
-def facts(provider: str | Provider) -> ProviderFacts:
+#: The vocabulary of providers (see :class:`ProviderNames`).
+PROVIDERS = ProviderNames()
+
+
+def module(provider: str) -> ProviderModule:
+    """The module of ``provider`` (UnknownChoiceError with "did you mean" for an unknown name)."""
+    return REGISTRY[PROVIDERS.cast(provider)]
+
+
+def facts(provider: str) -> ProviderFacts:
     """The facts of ``provider``."""
     return module(provider).FACTS
+
+
+def kubernetes_service(provider: str) -> str | None:
+    """The provider's managed Kubernetes service with GPU node pools (``EKS``); None when it has none
+    or is not registered (a row from an older catalog)."""
+    m = REGISTRY.get(provider)
+    return m.FACTS.kubernetes if m is not None else None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.alibaba_openapi import KEYS as OPENAPI_KEYS
 from gpuplan.catalog.providers.alibaba_openapi import OpenApiFetch
 from gpuplan.catalog.providers.base import (
@@ -25,6 +25,7 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -40,7 +41,11 @@ def price_list_url(version: str) -> str:
 
 
 FACTS = ProviderFacts(
-    provider=Provider.ALIBABA,
+    provider="alibaba",
+    aliases=(
+        "aliyun",
+        "alibaba_cloud",
+    ),
     display_name="Alibaba Cloud",
     kind="china_cloud",
     regions=regions(
@@ -85,6 +90,9 @@ FACTS = ProviderFacts(
         published_rate="an interruption-rate band per zone through DescribeSpotAdvice (needs keys)",
         source="Alibaba Cloud docs 'Preemptible instances' (5-minute notice; 1-hour protection period); "
         "DescribeSpotAdvice in shared/data/price_api_samples",
+        rate_note=N_(
+            "Alibaba publishes no rate; a spot instance is kept for at least its 1-hour protection period"
+        ),
     ),
     default_region="us-west-ot7-a01",
     egress_storage_note="only the international site's block-storage row is known (shared/data)",

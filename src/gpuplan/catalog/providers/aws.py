@@ -13,17 +13,19 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
 from gpuplan.errors import DataError
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -45,7 +47,9 @@ SPOT_FEED_URL = "https://website.spot.ec2.aws.a2z.com/spot.json"
 SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 
 FACTS = ProviderFacts(
-    provider=Provider.AWS,
+    provider="aws",
+    skypilot_cloud="aws",
+    aliases=("amazon",),
     display_name="Amazon Web Services",
     kind="hyperscaler",
     regions=regions(
@@ -88,6 +92,12 @@ FACTS = ProviderFacts(
     "aws-regions.html (names as published; cross-checked with paessler.com's AWS region code list, "
     "read 2026-12-01)",
     kubernetes="EKS",
+    node_labels=NodeLabels(
+        source="EKS managed node groups label capacity eks.amazonaws.com/capacityType: SPOT|ON_DEMAND "
+        "(EKS user guide 'Managed node groups')",
+        spot_selector={"eks.amazonaws.com/capacityType": "SPOT"},
+        spot_note="EKS with Karpenter instead of managed node groups: karpenter.sh/capacity-type: spot",
+    ),
     billing=Billing(
         granularity_s=1,
         min_billing_s=60,
@@ -101,6 +111,10 @@ FACTS = ProviderFacts(
         published_rate="interruption-frequency bands per instance type and region (Spot Instance Advisor)",
         source="AWS EC2 user guide 'Spot Instance interruption notices' (two-minute warning); "
         "Spot Instance Advisor data " + SPOT_ADVISOR_URL,
+        rate_note=N_(
+            "AWS publishes interruption-frequency bands per instance type in the Spot Instance Advisor; "
+            "none in the catalog for this offer"
+        ),
     ),
     default_region="us-east-1",
     egress_storage_note="egress tiers and S3/EBS prices from shared/data/egress_storage.csv "

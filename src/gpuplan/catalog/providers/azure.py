@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, PriceRow, Provider
+from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -31,7 +33,8 @@ API_VERSION = "2023-01-01-preview"
 _HOURS_PER_YEAR = 8760
 
 FACTS = ProviderFacts(
-    provider=Provider.AZURE,
+    provider="azure",
+    skypilot_cloud="azure",
     display_name="Microsoft Azure",
     kind="hyperscaler",
     regions=regions(
@@ -77,6 +80,21 @@ FACTS = ProviderFacts(
     regions_source="Azure geographies, https://learn.microsoft.com/azure/reliability/regions-list "
     "(armRegionName and location as published; read 2026-12-01)",
     kubernetes="AKS",
+    node_labels=NodeLabels(
+        source="AKS docs: spot node pools carry the label and taint "
+        "kubernetes.azure.com/scalesetpriority=spot (NoSchedule); the GPU guide taints GPU pools "
+        "sku=gpu:NoSchedule",
+        gpu_tolerations=({"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"},),
+        spot_selector={"kubernetes.azure.com/scalesetpriority": "spot"},
+        spot_tolerations=(
+            {
+                "key": "kubernetes.azure.com/scalesetpriority",
+                "operator": "Equal",
+                "value": "spot",
+                "effect": "NoSchedule",
+            },
+        ),
+    ),
     billing=Billing(
         granularity_s=None,
         min_billing_s=None,
@@ -90,6 +108,9 @@ FACTS = ProviderFacts(
         published_rate="an eviction-rate band per VM size and region in the portal "
         "(not in the Retail Prices API)",
         source="Azure docs 'Use Azure Spot Virtual Machines' (30-second Scheduled Events notice)",
+        rate_note=N_(
+            "Azure shows an eviction-rate band per VM size in the portal; none in the catalog for this offer"
+        ),
     ),
     default_region="eastus",
     egress_storage_note="bandwidth and storage meters from the Retail Prices API examples in shared/data",
@@ -115,7 +136,16 @@ def _i(
     )
 
 
+def _gib(gib: float) -> float:
+    """Azure's size tables give local disks in GiB; ``local_nvme_gb`` is GB (960 GiB = 1030.8 GB)."""
+    return round(gib * 1024**3 / 1e9, 1)
+
+
 #: GPU VM sizes: network is the InfiniBand aggregate where the size has it, else the Ethernet figure.
+#: Local NVMe (checked 2026-12-01 against the size tables of MicrosoftDocs/azure-docs
+#: articles/virtual-machines/sizes/gpu-accelerated/includes/, ms.date 2024-07-31 / 2024-08-01):
+#: NC A100 v4 "960 GiB NVMe Disks" x 1-4; ND H100 v5 "Local Storage 28000 GiB"; the ND A100 v4
+#: and ND MI300X v5 local disks are not said to be NVMe there (left unknown).
 INSTANCES: dict[str, InstanceFacts] = {
     "Standard_NC4as_T4_v3": _i("T4", 1, 4, 28, 8, "TCP", "PCIe", None),
     "Standard_NC8as_T4_v3": _i("T4", 1, 8, 56, 8, "TCP", "PCIe", None),
@@ -124,16 +154,18 @@ INSTANCES: dict[str, InstanceFacts] = {
     "Standard_NC6s_v3": _i("V100-PCIE-16GB", 1, 6, 112, None, "TCP", "PCIe", None),
     "Standard_NC12s_v3": _i("V100-PCIE-16GB", 2, 12, 224, None, "TCP", "PCIe", None),
     "Standard_NC24s_v3": _i("V100-PCIE-16GB", 4, 24, 448, None, "TCP", "PCIe", None),
-    "Standard_NC24ads_A100_v4": _i("A100-PCIE-80GB", 1, 24, 220, 20, "TCP", "PCIe", 960),
-    "Standard_NC48ads_A100_v4": _i("A100-PCIE-80GB", 2, 48, 440, 40, "TCP", "PCIe", 1920),
-    "Standard_NC96ads_A100_v4": _i("A100-PCIE-80GB", 4, 96, 880, 80, "TCP", "PCIe", 3840),
+    "Standard_NC24ads_A100_v4": _i("A100-PCIE-80GB", 1, 24, 220, 20, "TCP", "PCIe", _gib(960)),
+    "Standard_NC48ads_A100_v4": _i("A100-PCIE-80GB", 2, 48, 440, 40, "TCP", "PCIe", _gib(1920)),
+    "Standard_NC96ads_A100_v4": _i("A100-PCIE-80GB", 4, 96, 880, 80, "TCP", "PCIe", _gib(3840)),
     "Standard_ND96asr_v4": _i("A100-SXM4-40GB", 8, 96, 900, 1600, "InfiniBand", "NVLink/NVSwitch", None),
     "Standard_ND96amsr_A100_v4": _i(
         "A100-SXM4-80GB", 8, 96, 1900, 1600, "InfiniBand", "NVLink/NVSwitch", None
     ),
     "Standard_NC40ads_H100_v5": _i("H100-NVL", 1, 40, 320, 40, "TCP", "PCIe", None),
     "Standard_NC80adis_H100_v5": _i("H100-NVL", 2, 80, 640, 80, "TCP", "NVLink", None),
-    "Standard_ND96isr_H100_v5": _i("H100-SXM", 8, 96, 1900, 3200, "InfiniBand", "NVLink/NVSwitch", 28000),
+    "Standard_ND96isr_H100_v5": _i(
+        "H100-SXM", 8, 96, 1900, 3200, "InfiniBand", "NVLink/NVSwitch", _gib(28000)
+    ),
     "Standard_ND96isr_H200_v5": _i("H200-SXM", 8, 96, 1850, 3200, "InfiniBand", "NVLink/NVSwitch", None),
     "Standard_ND96isr_MI300X_v5": _i("MI300X", 8, 96, 1850, 3200, "InfiniBand", "Infinity Fabric", None),
     "Standard_NV6ads_A10_v5": _i("A10", 1 / 6, 6, 55, 5, "TCP", "PCIe", None),

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -22,6 +22,7 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "MissingCredentialsError",
+    "NodeLabels",
     "ProviderFacts",
     "ProviderModule",
     "Region",
@@ -67,15 +68,43 @@ class SpotFacts:
     """What the provider publishes about interruption frequency (``advisor bands per instance``), or
     None when it publishes nothing (the planner then states its assumed default)."""
     source: str
+    rate_note: str
+    """What users are told about the provider's interruption rate when the catalog has no band for
+    an offer and the planner assumes its default: one clause, marked with ``N_()`` so that it is
+    translated where shown (``Tencent publishes no rate``)."""
     max_runtime_h: float | None = None
     """A hard runtime limit of an interruptible machine, hours (None = no limit published)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NodeLabels:
+    """Labels and taints the provider's managed Kubernetes documents for GPU and spot nodes, which
+    the k8s deploy target writes into its manifests (a provider without them gets a comment asking
+    for the user's own)."""
+
+    source: str
+    """Where the provider documents them."""
+    gpu_tolerations: tuple[Mapping[str, str], ...] = ()
+    """Taints its GPU node pools carry besides ``nvidia.com/gpu`` (each a toleration as written)."""
+    accelerator_label: str | None = None
+    """Node label whose value names the GPU model, as ``hardware/data/gpus.csv`` ``gke_accelerator``
+    spells it (GKE's ``cloud.google.com/gke-accelerator``); None: no such label."""
+    spot_selector: Mapping[str, str] = field(default_factory=dict)
+    """Node selector that picks spot (preemptible) capacity."""
+    spot_tolerations: tuple[Mapping[str, str], ...] = ()
+    """Taints its spot nodes carry."""
+    spot_note: str | None = None
+    """A comment for spot manifests (another way clusters of this provider mark spot nodes)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class ProviderFacts:
     """Everything gpuplan knows about a provider apart from its offers and prices."""
 
-    provider: Provider
+    provider: str
+    """The provider's code, used everywhere: catalog rows, a workload's ``providers:``,
+    ``data.location`` (``aws/us-east-1``), plan files. Lower case letters, digits and ``_``; the
+    registry (``gpuplan.catalog.providers.REGISTRY``) is keyed by it."""
     display_name: str
     kind: str
     """``hyperscaler``, ``china_cloud`` or ``marketplace``."""
@@ -96,6 +125,13 @@ class ProviderFacts:
     """Names of the settings the fetcher reads (keys, versions); none: public price lists."""
     price_list_region_codes: tuple[str, ...] = ()
     """Codes a price list uses that are not region ids (Alibaba BSS ``vm_region_no``)."""
+    aliases: tuple[str, ...] = ()
+    """Other names users write for the provider (``aliyun``); any case, ``-``/``_``/spaces alike."""
+    node_labels: NodeLabels | None = None
+    """What its managed Kubernetes labels and taints (None: nothing documented gpuplan knows)."""
+    skypilot_cloud: str | None = None
+    """SkyPilot's name for this cloud (``resources.cloud``), None where SkyPilot has none: the
+    skypilot deploy target then refuses the plan with a pointer to k8s or torchrun."""
 
     def region(self, code: str) -> Region | None:
         """The region with this code, or None."""

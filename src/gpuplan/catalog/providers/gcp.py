@@ -12,17 +12,19 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
     FetchResult,
     MissingCredentialsError,
+    NodeLabels,
     ProviderFacts,
     SpotFacts,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -33,7 +35,9 @@ COMPUTE_SERVICE = "6F81-5844-456A"
 SKUS_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_SERVICE}/skus"
 
 FACTS = ProviderFacts(
-    provider=Provider.GCP,
+    provider="gcp",
+    skypilot_cloud="gcp",
+    aliases=("google",),
     display_name="Google Cloud",
     kind="hyperscaler",
     regions=regions(
@@ -71,6 +75,20 @@ FACTS = ProviderFacts(
     regions_source="Google Cloud 'Regions and zones', https://cloud.google.com/compute/docs/regions-zones "
     "(read 2026-12-01)",
     kubernetes="GKE",
+    node_labels=NodeLabels(
+        source='GKE docs: cloud.google.com/gke-spot: "true" and cloud.google.com/gke-accelerator labels; '
+        "GPU nodes tainted nvidia.com/gpu=present:NoSchedule; accelerator names as GCP's GPU list",
+        accelerator_label="cloud.google.com/gke-accelerator",
+        spot_selector={"cloud.google.com/gke-spot": "true"},
+        spot_tolerations=(
+            {
+                "key": "cloud.google.com/gke-spot",
+                "operator": "Equal",
+                "value": "true",
+                "effect": "NoSchedule",
+            },
+        ),
+    ),
     billing=Billing(
         granularity_s=1,
         min_billing_s=60,
@@ -84,6 +102,7 @@ FACTS = ProviderFacts(
         published_rate=None,
         source="Google Cloud docs 'Spot VMs' (30-second preemption notice; preemptible VMs stop after 24 h)",
         max_runtime_h=None,
+        rate_note=N_("GCP publishes no rate; its preemptible VMs stop after 24 h"),
     ),
     default_region="us-east1",
     egress_storage_note="egress SKUs from the Cloud Billing Catalog examples in shared/data",

@@ -11,16 +11,16 @@ flavor is asked on its own).
 
 from __future__ import annotations
 
-from gpuplan.catalog.model import Provider
 from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
 from gpuplan.catalog.providers.huawei_bss import INSTANCES, BssFetcher
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES"]
 
 _KEYS = ("HUAWEICLOUD_ACCESS_KEY", "HUAWEICLOUD_SECRET_KEY", "HUAWEICLOUD_PROJECT_ID")
 
 FACTS = ProviderFacts(
-    provider=Provider.HUAWEI,
+    provider="huawei",
     display_name="Huawei Cloud",
     kind="china_cloud",
     regions=regions(
@@ -56,6 +56,7 @@ FACTS = ProviderFacts(
         published_rate=None,
         source="Huawei Cloud ECS docs 'Spot Pricing' (no interruption rate published; "
         "no spot price API found)",
+        rate_note=N_("Huawei publishes no rate"),
     ),
     default_region=None,
     egress_storage_note="no OBS or egress price found (shared/data)",

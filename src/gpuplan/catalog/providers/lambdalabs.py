@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -17,13 +17,15 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "parse_instance_types"]
 
 API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
 
 FACTS = ProviderFacts(
-    provider=Provider.LAMBDA,
+    provider="lambda",
+    aliases=("lambda_labs",),
     display_name="Lambda",
     kind="marketplace",
     regions=regions(
@@ -54,7 +56,11 @@ FACTS = ProviderFacts(
         reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
     ),
     spot=SpotFacts(
-        name=None, notice_s=None, published_rate=None, source="Lambda sells no interruptible instances"
+        name=None,
+        notice_s=None,
+        published_rate=None,
+        source="Lambda sells no interruptible instances",
+        rate_note=N_("Lambda sells no interruptible instances"),
     ),
     default_region=None,
     egress_storage_note="no egress or storage price in gpuplan's sourced data",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -20,6 +20,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "QUERY", "parse_gpu_types"]
 
@@ -30,7 +31,7 @@ QUERY = (
 )
 
 FACTS = ProviderFacts(
-    provider=Provider.RUNPOD,
+    provider="runpod",
     display_name="RunPod",
     kind="marketplace",
     regions=(
@@ -52,6 +53,7 @@ FACTS = ProviderFacts(
         notice_s=5,
         published_rate=None,
         source="RunPod docs 'Pod pricing' (interruptible pods get a 5-second SIGTERM)",
+        rate_note=N_("RunPod publishes no rate for interruptible pods"),
     ),
     default_region=None,
     egress_storage_note="no egress or storage price in gpuplan's sourced data",

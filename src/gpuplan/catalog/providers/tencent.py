@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -26,6 +26,7 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -37,7 +38,7 @@ ENDPOINT = f"https://{HOST}/"
 VERSION = "2017-03-12"
 
 FACTS = ProviderFacts(
-    provider=Provider.TENCENT,
+    provider="tencent",
     display_name="Tencent Cloud",
     kind="china_cloud",
     regions=regions(
@@ -74,6 +75,7 @@ FACTS = ProviderFacts(
         notice_s=120,
         published_rate=None,
         source="Tencent Cloud docs 'Spot Instances' (2-minute reclaim notice)",
+        rate_note=N_("Tencent publishes no rate"),
     ),
     default_region=None,
     egress_storage_note="no COS or egress price found (shared/data: billing method only)",

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from gpuplan.catalog.model import OfferRow, Provider
+from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import Billing, Credentials, FetchResult, ProviderFacts, Region, SpotFacts
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "SEARCH", "parse_offers"]
 
@@ -41,7 +42,8 @@ def _countries() -> tuple[Region, ...]:
 
 
 FACTS = ProviderFacts(
-    provider=Provider.VAST,
+    provider="vast",
+    aliases=("vast_ai",),
     display_name="Vast.ai",
     kind="marketplace",
     regions=_countries(),
@@ -59,6 +61,7 @@ FACTS = ProviderFacts(
         notice_s=None,
         published_rate=None,
         source="Vast.ai docs 'Rental types' (an interruptible instance is paused when outbid)",
+        rate_note=N_("Vast.ai publishes no rate; an interruptible instance is paused when outbid"),
     ),
     default_region=None,
     egress_storage_note="hosts set their own bandwidth prices (inet_up_cost per offer); not stored yet",

@@ -5,16 +5,20 @@ The fetcher and its (unverified) charge-item codes: :mod:`gpuplan.catalog.provid
 
 from __future__ import annotations
 
-from gpuplan.catalog.model import Provider
 from gpuplan.catalog.providers.base import Billing, ProviderFacts, SpotFacts, regions
 from gpuplan.catalog.providers.volcengine_billing import INSTANCES, BillingFetcher
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES"]
 
 _KEYS = ("VOLCENGINE_ACCESS_KEY", "VOLCENGINE_SECRET_KEY")
 
 FACTS = ProviderFacts(
-    provider=Provider.VOLCENGINE,
+    provider="volcengine",
+    aliases=(
+        "volcano",
+        "volcano_engine",
+    ),
     display_name="Volcano Engine",
     kind="china_cloud",
     regions=regions(
@@ -41,6 +45,7 @@ FACTS = ProviderFacts(
         notice_s=None,
         published_rate=None,
         source="Volcano Engine ECS docs (no interruption rate published; no spot price API found)",
+        rate_note=N_("Volcano Engine publishes no rate"),
     ),
     default_region=None,
     egress_storage_note="no TOS or egress price found (shared/data: billing method only)",

@@ -5,12 +5,10 @@ comments for the user to confirm on their cluster (``kubectl get nodes --show-la
 
 * ``node.kubernetes.io/instance-type`` is a Kubernetes well-known label, set by every cloud
   controller manager from the VM type (kubernetes.io/docs/reference/labels-annotations-taints/).
-* EKS managed node groups label capacity ``eks.amazonaws.com/capacityType: SPOT|ON_DEMAND``.
-* AKS spot node pools carry the label and the taint ``kubernetes.azure.com/scalesetpriority=spot``
-  (NoSchedule); AKS's GPU guide taints GPU pools ``sku=gpu:NoSchedule``.
-* GKE labels ``cloud.google.com/gke-spot: "true"`` and ``cloud.google.com/gke-accelerator``, and
-  taints GPU nodes ``nvidia.com/gpu=present:NoSchedule``. Accelerator names follow GCP's GPU list
-  (the ``gke_accelerator`` column of ``hardware/data/gpus.csv``).
+* Each provider's own labels and taints (EKS capacity type, AKS spot and GPU taints, GKE spot and
+  accelerator labels) are facts of its module: ``FACTS.node_labels``
+  (:class:`gpuplan.catalog.providers.NodeLabels`), each with its source. Accelerator names follow
+  the ``gke_accelerator`` column of ``hardware/data/gpus.csv``.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuplan.catalog.providers import REGISTRY
+from gpuplan.catalog.providers import PROVIDERS, facts, kubernetes_service
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware import get_gpu
@@ -51,43 +49,24 @@ def placement(spec: LaunchSpec) -> Placement:
                 "value): select your GPU node pool with node.kubernetes.io/instance-type yourself"
             )
     provider = spec.provider
-    if provider == "aws":
+    labels = facts(provider).node_labels if provider is not None and provider in PROVIDERS else None
+    cluster = kubernetes_service(provider) if provider is not None else None
+    if labels is not None:
+        p.tolerations.extend(dict(t) for t in labels.gpu_tolerations)
+        if labels.accelerator_label:
+            value = get_gpu(spec.gpu).gke_accelerator if spec.gpu else None  # gpus.csv gke_accelerator
+            if value:
+                p.node_selector[labels.accelerator_label] = value
+            elif spec.gpu:
+                p.notes.append(
+                    f"no {cluster} accelerator label known for {spec.gpu}: add {labels.accelerator_label}"
+                )
         if spec.spot:
-            p.node_selector["eks.amazonaws.com/capacityType"] = "SPOT"
-            p.notes.append(
-                "EKS with Karpenter instead of managed node groups: karpenter.sh/capacity-type: spot"
-            )
-    elif provider == "azure":
-        p.tolerations.append({"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"})
-        if spec.spot:
-            p.node_selector["kubernetes.azure.com/scalesetpriority"] = "spot"
-            p.tolerations.append(
-                {
-                    "key": "kubernetes.azure.com/scalesetpriority",
-                    "operator": "Equal",
-                    "value": "spot",
-                    "effect": "NoSchedule",
-                }
-            )
-    elif provider == "gcp":
-        label = get_gpu(spec.gpu).gke_accelerator if spec.gpu else None  # gpus.csv gke_accelerator
-        if label:
-            p.node_selector["cloud.google.com/gke-accelerator"] = label
-        elif spec.gpu:
-            p.notes.append(
-                f"no GKE accelerator label known for {spec.gpu}: add cloud.google.com/gke-accelerator"
-            )
-        if spec.spot:
-            p.node_selector["cloud.google.com/gke-spot"] = "true"
-            p.tolerations.append(
-                {
-                    "key": "cloud.google.com/gke-spot",
-                    "operator": "Equal",
-                    "value": "true",
-                    "effect": "NoSchedule",
-                }
-            )
-    elif provider and (module := REGISTRY.get(provider)) and (cluster := module.FACTS.kubernetes):
+            p.node_selector.update(labels.spot_selector)
+            if labels.spot_note:
+                p.notes.append(labels.spot_note)
+            p.tolerations.extend(dict(t) for t in labels.spot_tolerations)
+    elif cluster:
         p.notes.append(
             f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
             "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "
@@ -95,7 +74,7 @@ def placement(spec: LaunchSpec) -> Placement:
             if spec.spot
             else f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller"
         )
-    if spec.gpu and provider != "gcp":
+    if spec.gpu and not (labels is not None and labels.accelerator_label):
         p.notes.append(
             "with NVIDIA GPU Feature Discovery you can also select nvidia.com/gpu.product (value as "
             "`kubectl get nodes -L nvidia.com/gpu.product` shows it)"
