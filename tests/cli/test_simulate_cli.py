@@ -60,6 +60,42 @@ def test_autoscale_json_has_the_contract_fields_for_every_policy(tmp_path: Path)
     assert "<svg" in html and "polyline" in html and "synthetic" in html
 
 
+def _azure_format_trace(path: Path, *, comment: str = "") -> Path:
+    """A small file in the Azure LLM inference trace 2023 layout (Azure/AzurePublicDataset,
+    AzureLLMInferenceTrace_*.csv: TIMESTAMP with 7 fractional digits, ContextTokens,
+    GeneratedTokens). The rows are INVENTED by this test, not taken from the trace."""
+    rows = ["TIMESTAMP,ContextTokens,GeneratedTokens"]
+    for i in range(600):  # 10 minutes at one request per second, tokens varying
+        stamp = f"2023-11-16 18:{15 + i // 60:02d}:{i % 60:02d}.{(i * 7919) % 10**7:07d}"
+        rows.append(f"{stamp},{200 + i % 900},{20 + i % 300}")
+    path.write_text(comment + "\n".join(rows) + "\n")
+    return path
+
+
+def test_autoscale_reads_a_trace_in_the_azure_llm_inference_layout(tmp_path: Path) -> None:
+    # No recorded trace ships (none may be committed here); the reader is checked on the layout.
+    trace = _azure_format_trace(tmp_path / "AzureLLMInferenceTrace_conv_sample.csv")
+    doc = json.loads(
+        _run(
+            "simulate", "autoscale", str(WORKLOAD), "--trace", str(trace), "--gpu", "L4",
+            "--replica", REPLICA, "--policy", "fixed:replicas=1", "--on-demand-price", "0.7", "--json",
+        )
+    )  # fmt: skip
+    assert doc["trace"]["requests"] == 600
+    assert doc["trace"]["synthetic"] is False  # a recorded trace has no SYNTHETIC mark
+    assert doc["policies"][0]["dropped"] == 0
+    labelled = _azure_format_trace(
+        tmp_path / "labelled.csv", comment="# SYNTHETIC rows in the Azure layout\n"
+    )
+    doc = json.loads(
+        _run(
+            "simulate", "autoscale", str(WORKLOAD), "--trace", str(labelled), "--gpu", "L4",
+            "--replica", REPLICA, "--policy", "fixed:replicas=1", "--on-demand-price", "0.7", "--json",
+        )
+    )  # fmt: skip
+    assert doc["trace"]["synthetic"] is True
+
+
 def test_autoscale_in_chinese_and_yuan() -> None:
     text = _run(
         "simulate", "autoscale", str(WORKLOAD), "--shape", "step", "--rate", "2", "--hours", "1",

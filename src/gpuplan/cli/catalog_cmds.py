@@ -332,10 +332,9 @@ def export(
     if out is None:
         sys.stdout.write(text)
         return
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot write {out}: {e}") from e
+    from gpuplan.cli._files import write_text_atomic
+
+    write_text_atomic(out, text, what="export")
     sys.stderr.write(_("wrote {n} rows to {path}").format(n=len(rows), path=out) + "\n")
 
 

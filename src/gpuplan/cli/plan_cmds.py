@@ -303,17 +303,15 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
 
 
 def _write_report(plan: Any, title: str, out: Path) -> None:
+    from gpuplan.cli._files import write_text_atomic
     from gpuplan.report.plan_html import cost_time_svg, plan_html, plan_markdown
 
-    try:
-        if out.suffix.lower() == ".html":
-            out.write_text(plan_html(plan, title), encoding="utf-8")
-        else:
-            svg = out.with_suffix(".svg")
-            svg.write_text(cost_time_svg(plan), encoding="utf-8")
-            out.write_text(plan_markdown(plan, title, svg.name), encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot write report {out}: {e.strerror or e}") from e
+    if out.suffix.lower() == ".html":
+        write_text_atomic(out, plan_html(plan, title))
+    else:
+        svg = out.with_suffix(".svg")
+        write_text_atomic(svg, cost_time_svg(plan))
+        write_text_atomic(out, plan_markdown(plan, title, svg.name))
 
 
 def register(app: typer.Typer) -> None:

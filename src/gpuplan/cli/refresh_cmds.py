@@ -102,7 +102,9 @@ def history(
     apply_language(lang)
     points = price_history(_store(ctx), instance, region)
     if html_out is not None:
-        html_out.write_text(history_html(points), encoding="utf-8")
+        from gpuplan.cli._files import write_text_atomic
+
+        write_text_atomic(html_out, history_html(points))
     if json_out:
         _print_json(points)
     else:

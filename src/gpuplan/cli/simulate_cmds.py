@@ -10,6 +10,7 @@ Heavy modules (numpy engine, scipy, the tracer) load inside the commands.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import CurrencyOption, LangOption, apply_language, console
 from gpuplan.errors import InputError
 
@@ -243,7 +245,7 @@ def autoscale_cmd(
         SimulationSettings(slo_s=slo, timeout_s=timeout_s, spot_notice_s=spot_notice_s, seed=seed),
     )
     if out is not None:
-        out.write_text(autoscale_html(res, money), encoding="utf-8")
+        write_text_atomic(out, autoscale_html(res, money))
     if as_json:
         sys.stdout.write(json.dumps(autoscale_json(res), indent=2, ensure_ascii=False) + "\n")
         return
@@ -269,18 +271,19 @@ def trace_cmd(
     apply_language(lang)
     tr = _shape_trace(shape, rate, hours, seed, prompt_tokens, output_tokens)
     assert tr.prompt_tokens is not None and tr.output_tokens is not None
-    with out.open("w", encoding="utf-8") as f:
-        f.write(f"# SYNTHETIC {shape} trace, not recorded load: gpuplan simulate trace {shape} ")
-        f.write(f"--rate {rate:g} --hours {hours:g} --seed {seed}\n")
-    with out.open("a", encoding="utf-8") as f:
-        np.savetxt(
-            f,
-            np.column_stack([tr.arrival_s, tr.prompt_tokens, tr.output_tokens]),
-            fmt=["%.3f", "%d", "%d"],
-            delimiter=",",
-            header="timestamp,prompt_tokens,output_tokens",
-            comments="",
-        )
+    f = io.StringIO()
+    f.write(f"# SYNTHETIC {shape} trace, not recorded load: gpuplan simulate trace {shape} ")
+    f.write(f"--rate {rate:g} --hours {hours:g} --seed {seed}\n")
+    np.savetxt(
+        f,
+        np.column_stack([tr.arrival_s, tr.prompt_tokens, tr.output_tokens]),
+        fmt=["%.3f", "%d", "%d"],
+        delimiter=",",
+        header="timestamp,prompt_tokens,output_tokens",
+        comments="",
+    )
+    # Written whole once built: an interrupted run leaves no half trace that reads as a short one.
+    write_text_atomic(out, f.getvalue(), what="trace")
     sys.stderr.write(_("wrote {n} requests to {path}").format(n=f"{tr.requests:,}", path=out) + "\n")
 
 
@@ -362,7 +365,7 @@ def share_cmd(
     if k8s_out is not None:
         _write_k8s(plan, k8s_out)
     if out is not None:
-        out.write_text(share_html(plan, money), encoding="utf-8")
+        write_text_atomic(out, share_html(plan, money))
     if as_json:
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
         return
@@ -434,10 +437,10 @@ def _write_k8s(plan: SharePlan, directory: Path) -> None:
         )
         for s in plan.services
     ]
-    for f in sharing_manifests(layout, deps):
-        path = directory / f.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f.content, encoding="utf-8")
+    from gpuplan.deploy.output import write_files
+
+    # Inside the directory only, all files or none (deploy's writer: no link followed out of it).
+    write_files(sharing_manifests(layout, deps), directory)
 
 
 def register(root: typer.Typer) -> None:

@@ -66,12 +66,10 @@ def tco_cmd(
         finally:
             store.close()
     if out is not None:
+        from gpuplan.cli._files import write_text_atomic
         from gpuplan.report.tco_html import tco_html
 
-        try:
-            out.write_text(tco_html(report, usage_file.stem), encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"cannot write report {out}: {e.strerror or e}") from e
+        write_text_atomic(out, tco_html(report, usage_file.stem))
     if as_json:
         from gpuplan.report.tco import tco_json
 

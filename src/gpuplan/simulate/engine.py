@@ -335,6 +335,7 @@ def _run(
     pool = fleet.slots
     horizon, period = cfg.horizon_s, policy.period_s
     next_tick = 0.0
+    arrived = 0  # requests arriving before next_tick
     j = 0
     while j < n:
         a = float(arrival[j])
@@ -344,12 +345,13 @@ def _run(
                 break
             fleet.tick(next_tick, j, status, start)
             next_tick += period
+            arrived = int(np.searchsorted(arrival, next_tick, side="left"))
             continue
         # Request j starts before the next decision: dispatch up to that decision.
-        done = dispatch_block(pool, d, j, next_tick, fleet.step) if blocks else 0
+        done = dispatch_block(pool, d, j, next_tick, fleet.step, arrived) if blocks else 0
         j += done
         if done < MIN_BLOCK:
-            j, stop = dispatch_heap(pool, d, j, next_tick, fleet.step)
+            j, stop = dispatch_heap(pool, d, j, next_tick, fleet.step, arrived)
             if stop:
                 break
     # Requests never started: dropped if their timeout passed within the window, else still queued.

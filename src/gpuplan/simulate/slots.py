@@ -83,10 +83,11 @@ class Dispatch:
     timeout_s: float
 
 
-def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float) -> int:
-    """Start requests ``j, j+1, …`` as a block while exact (module docstring); returns how many."""
+def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float, arrived: int) -> int:
+    """Start requests ``j, j+1, …`` as a block while exact (module docstring); returns how many.
+    ``arrived``: the requests that arrive before ``next_tick`` (the first index at or after it)."""
     live = pool.live
-    hi = min(int(np.searchsorted(d.arrival, next_tick, side="left")), j + len(live), len(d.arrival))
+    hi = min(arrived, j + len(live))
     if hi <= j:
         return 0
     # Live slots are in ascending order, so a stable sort breaks ties by the lower slot.
@@ -111,7 +112,9 @@ def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s
     return v
 
 
-def dispatch_heap(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float) -> tuple[int, bool]:
+def dispatch_heap(
+    pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float, arrived: int
+) -> tuple[int, bool]:
     """The per-request heap loop from request ``j`` until the next start is at or after
     ``next_tick`` (or past the horizon: then the bool is True, the run ends). Returns the next
     request's index."""
@@ -119,7 +122,7 @@ def dispatch_heap(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s:
     # A sentinel that never leaves the heap: with no live slot the next start is "never".
     heap = [*zip(free[live].tolist(), live.tolist(), strict=True), (_INF, -1)]
     heapq.heapify(heap)
-    hi = int(np.searchsorted(d.arrival, next_tick, side="left"))
+    hi = arrived
     # Every request started here arrived before next_tick (a start is never before its arrival).
     arrival = d.arrival[j : hi + 1].tolist()
     fixed = d.fixed_s[j : hi + 1].tolist()

@@ -220,6 +220,7 @@ def _ecs(request: httpx.Request) -> httpx.Response:
     if not sold:
         return httpx.Response(404, json={"Code": "InvalidInstanceType.NotFound", "Message": "not sold"})
     if action == "DescribePrice":
+        assert q["SystemDisk.Category"] == "cloud_essd"
         answer = copy.deepcopy(recorded("alibaba_describe_price_shared.json"))
         # SYNTHETIC: the real answer's USD figures replaced by CNY ones per price unit.
         amount = {

@@ -133,7 +133,14 @@ class OpenApiFetch:
         kw: dict[str, Any] = {"as_of": self.now[:10], "source": source, "fetched_at": self.now}
         rows: list[OfferRow] = []
         for itype, facts in instances.items():
-            base = {"ResourceType": "instance", "InstanceType": itype, "InstanceNetworkType": "vpc"}
+            # The quote includes a system disk; ESSD is named because the default category
+            # (cloud_efficiency) is refused by newer GPU families. Its line is not in the price.
+            base = {
+                "ResourceType": "instance",
+                "InstanceType": itype,
+                "InstanceNetworkType": "vpc",
+                "SystemDisk.Category": "cloud_essd",
+            }
             prices: list[PriceRow] = []
             hourly = self._price(region, {**base, "PriceUnit": "Hour", "Period": "1"})
             if hourly is None:

@@ -1,0 +1,62 @@
+"""Writing a file the user named (``--out report.html``, ``catalog export --out``, a trace CSV):
+whole or not at all.
+
+The text goes first to a new temporary file beside the target (a random name opened with
+``O_EXCL | O_NOFOLLOW``, so a planted link is never written through), is flushed to the disk, and
+is then renamed over the target. A write that is interrupted (Ctrl-C, ``kill -9``) or fails (a
+full disk) leaves the previous file or none, never half a report; on failure the temporary file is
+removed and the error is one line. A rename replaces a link sitting at the target's name; it does
+not write through it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from pathlib import Path
+
+from gpuplan.errors import InputError
+
+__all__ = ["write_text_atomic"]
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _why(e: OSError) -> str:
+    if e.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return e.strerror or type(e).__name__
+
+
+def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (module docstring); InputError in one line."""
+    shown = str(path)[:200]
+    try:
+        folder = path.parent.resolve(strict=True)
+    except (OSError, RuntimeError) as e:
+        reason = _why(e) if isinstance(e, OSError) else "a loop of links"
+        raise InputError(f"cannot write {what} {shown}: its folder is not there ({reason})") from None
+    if path.is_dir():
+        raise InputError(f"cannot write {what} {shown}: it is a folder; give a file name")
+    temp = folder / f".{path.name[:100]}.{secrets.token_hex(6)}.gpuplan-tmp"
+    try:
+        fd = os.open(temp, _NEW_FILE, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(text.encode("utf-8"))
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise
+        try:
+            os.replace(temp, folder / path.name)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                temp.unlink()
+            raise
+    except OSError as e:
+        raise InputError(f"cannot write {what} {shown}: {_why(e)}") from None
