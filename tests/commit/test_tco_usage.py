@@ -49,6 +49,10 @@ def test_month_labels_cross_the_year() -> None:
         ({"currency": "EUR"}, "currency: unknown currency 'EUR'"),
         ({"past_horizon": "prorata"}, "past_horizon: unknown past_horizon rule 'prorata'"),
         ({"constraints": {"pricing": ["reserved-1y", "spto"]}}, "did you mean 'spot'?"),
+        (
+            {"constraints": {"providers": ["aws", "azrue"]}},
+            "constraints.providers: unknown provider 'azrue'; did you mean 'azure'?",
+        ),
         ({"demands": []}, "demands: list at least one demand"),
         (
             {"demands": [{"name": "a", "workload": "w.yaml", "gpu": "L4"}]},
@@ -73,6 +77,10 @@ def test_bad_usage_is_one_line_naming_the_field_and_the_fix(change: dict[str, ob
         usage(**change)
     text = str(e.value)
     assert message in text and "\n" not in text
+
+
+def test_providers_are_the_catalogs_codes() -> None:
+    assert usage(constraints={"providers": ["Aliyun", "aws"]}).constraints.providers == ("alibaba", "aws")
 
 
 def test_yaml_file_errors_name_the_file(tmp_path: Path) -> None:

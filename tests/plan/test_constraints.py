@@ -56,3 +56,11 @@ def test_provider_tables_cover_exactly_the_catalogs_providers() -> None:
     # The marketplaces (lambda, runpod, vast) have no managed Kubernetes service.
     assert set(managed_kubernetes()) == known - {"lambda", "runpod", "vast"}
     assert all(spot_default(p) is not DEFAULT_SPOT_RATE for p in known)
+
+
+def test_providers_are_cast_to_the_registrys_codes() -> None:
+    from gpuplan.errors import UnknownChoiceError
+
+    assert Constraints(providers=("Aliyun", "AWS")).providers == ("alibaba", "aws")
+    with pytest.raises(UnknownChoiceError, match="did you mean 'azure'"):
+        Constraints(providers=("azrue",))

@@ -33,6 +33,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
 from gpuplan.errors import InputError, closest
 from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.vocab import pydantic_cast
 from gpuplan.workload._validation import Spec, one_line_error
 
 __all__ = ["ConstraintsSpec", "DemandSpec", "Usage", "load_usage"]
@@ -79,8 +80,13 @@ class ConstraintsSpec(Spec):
 
     @field_validator("providers")
     @classmethod
-    def _lower(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(p.strip().lower() for p in v)
+    def _providers(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        # The catalog registry's codes ("aliyun" -> alibaba; a typo gets "did you mean"), not a
+        # silent filter that matches no offer.
+        from gpuplan.catalog.providers import PROVIDERS
+
+        cast = pydantic_cast(PROVIDERS)
+        return tuple(dict.fromkeys(cast(p) for p in v))
 
 
 class DemandSpec(Spec):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from gpuplan import vocab
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
 from gpuplan.vocab import Commitment, Objective, PricingModel
 
@@ -111,6 +112,9 @@ class Constraints:
             object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
         if self.pricing is not None:
             object.__setattr__(self, "pricing", tuple(PricingModel.cast(p).value for p in self.pricing))
+        if self.providers is not None:
+            # The registry's codes: `--providers aliyun` is alibaba; a typo gets "did you mean".
+            object.__setattr__(self, "providers", tuple(PROVIDERS.cast(p) for p in self.providers))
 
     @property
     def allowed_pricing(self) -> tuple[str, ...]:
