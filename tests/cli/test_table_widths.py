@@ -100,3 +100,9 @@ def test_simulate_policies_fit_with_whole_policy_names(width: int, lang: str) ->
 def test_piped_output_without_columns_is_120_wide_at_most(db: str) -> None:
     res = runner.invoke(app, ["--db", db, "offers", "--all-regions"], catch_exceptions=False)
     assert max(cell_len(line) for line in res.stdout.splitlines()) <= 120
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_price_history_fits_with_whole_regions_and_dates(db: str, width: int) -> None:
+    lines = _lines(["--db", db, "catalog", "history", "--instance", "p5.48xlarge", "--lang", "zh"], width)
+    _assert_fits_and_whole(lines, width, {"p5.48xlarge", "us-east-1", "2026-11-09"})

@@ -15,7 +15,7 @@ from gpuplan.i18n import Money, use_language, use_money
 from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, plan_offers
 from gpuplan.report.plan_charts import plotly_js
 from gpuplan.report.plan_html import plan_html, plan_markdown
-from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg
+from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -43,9 +43,11 @@ def test_html_is_offline_and_has_the_charts_the_table_and_a_print_fallback() -> 
     for div in ("cost-time", "breakdown", "per-gpu"):
         assert f'id="{div}"' in html
     assert "Pareto front" in html and "baseline" in html  # legend entries
-    assert "price per instance-hour" in html and "peak memory / GPU" in html
+    assert "pricing / per hour" in html and "peak memory / GPU" in html and "breakdown" in html
     assert "$21.96/h" in html  # the p4d's price per hour
-    assert "@media print" in html and '<div class="static"><svg' in html
+    assert "@media print" in html
+    # Each of the three charts has its static SVG twin, for print and browsers without JavaScript.
+    assert html.count('<div class="static"><svg') == 3 and html.count("<noscript><svg") == 3
 
 
 def test_static_charts_have_a_legend_numbered_points_and_several_ticks() -> None:
@@ -56,6 +58,27 @@ def test_static_charts_have_a_legend_numbered_points_and_several_ticks() -> None
     assert ">1</text>" in svg  # the top option is numbered as in the table
     bars = breakdown_svg(_plan())
     assert "compute" in bars and "egress" in bars and "<rect" in bars
+
+
+def test_per_gpu_fallback_names_each_gpu_with_its_step_time_and_memory_against_capacity() -> None:
+    plan = _plan()
+    svg = gpu_svg(plan, {"A100-SXM4-40GB": 40.0, "A10G": 24.0})
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    assert "A100-SXM4-40GB ×" in svg and "A10G ×1" in svg
+    assert "20.0 / 40" in svg and "20.0 / 24" in svg  # the toy estimator's 20 GiB peak per GPU
+    assert svg.count('stroke="#c0392b"') == 2  # one capacity mark per GPU model
+    assert "step time" in svg and "peak memory" in svg and "GPU memory" in svg  # the legend
+    with use_language("zh"):
+        assert "显存" in gpu_svg(plan, {})
+
+
+def test_a_service_has_no_step_time_bar_but_keeps_its_memory_fit() -> None:
+    from dataclasses import replace
+
+    plan = _plan()
+    services = tuple(replace(o, step_time_s=None) for o in plan.options)
+    svg = gpu_svg(replace(plan, options=services, pareto=services), {"A10G": 24.0})
+    assert ">—</text>" in svg and "20.0 / 24" in svg
 
 
 def test_report_in_chinese_and_yuan() -> None:
@@ -109,3 +132,38 @@ def test_report_renders_in_headless_chromium_without_console_errors(tmp_path: Pa
     assert data.startswith(b"\x89PNG")
     # A blank 1200×1600 page compresses to a few KB; charts and a table are far more.
     assert len(data) > 40_000
+
+
+def test_ranked_table_fits_the_page_width_in_headless_chromium(tmp_path: Path) -> None:
+    browser = _browser()
+    if browser is None:
+        pytest.skip("no headless Chromium found (apt-get install chromium); the layout is not measured")
+    # The page measures itself once laid out and writes the widths into the DOM that Chromium dumps.
+    probe = (
+        "<script>addEventListener('load', () => { const t = document.querySelector('.wide table');"
+        " const p = document.body; document.body.dataset.fit = t.scrollWidth + '/' + p.clientWidth; });"
+        "</script></body>"
+    )
+    # Long instance names, a spot option with its risk notes: the 16-column table of wave 2 was
+    # 1397 px wide on this plan's 1185 px page.
+    rows = [
+        offer(instance_type=f"n1-standard-{i} + 1x nvidia-tesla-a100", price_usd=20.0 + i) for i in range(8)
+    ]
+    rows.append(offer(pricing="spot", price_usd=8.0, interruption_band=">20%"))
+    job = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"))
+    plan = plan_offers(
+        OfferTable.from_rows(rows), CostFacts([aws_costs()]), job, toy_estimator(), Constraints(deadline_h=30)
+    )
+    page = tmp_path / "plan.html"
+    page.write_text(plan_html(plan, "wide").replace("</body>", probe), encoding="utf-8")
+    run = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600",
+         "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "HOME": str(tmp_path)}, check=False,
+    )  # fmt: skip
+    import re
+
+    found = re.search(r'data-fit="(\d+)/(\d+)"', run.stdout)
+    assert found, run.stderr[-2000:]
+    table_px, page_px = int(found[1]), int(found[2])
+    assert table_px <= page_px, f"the table is {table_px}px wide on a {page_px}px page"

@@ -5,13 +5,15 @@ from __future__ import annotations
 import html
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from gpuplan.i18n import _, current_language
-from gpuplan.report.common import house_table
+from gpuplan.report.common import Widest, house_table
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+    from rich.table import Table
 
     from gpuplan.catalog.history import HistoryPoint
 
@@ -20,38 +22,49 @@ __all__ = ["history_html", "history_view"]
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 
 
-def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
-    """One row per dated price; the price as published and in USD per hour (identifiers whole)."""
+def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: int | None) -> Table:
+    """Layout 0: one column per field; 1 (narrower consoles): where under the date, the price in USD
+    under the published one, how it was imported under the confidence. The source wraps at
+    ``source_width`` (None: one line)."""
     title = (
         _("price history of {instance}").format(instance=points[0].instance_type)
         if points
         else _("price history")
     )
     table = house_table(title)
-    for head in (_("as of"), _("provider"), _("region")):
-        table.add_column(head, no_wrap=True)
-    table.add_column(_("pricing"), no_wrap=True)
-    table.add_column(_("price"), justify="right", no_wrap=True)
-    table.add_column("USD/h", justify="right", no_wrap=True)
-    table.add_column(_("confidence"), no_wrap=True)
-    table.add_column(_("via"), no_wrap=True)
-    table.add_column(_("source"), overflow="fold")
+    if layout == 0:
+        for head in (_("as of"), _("provider"), _("region"), _("pricing")):
+            table.add_column(head, no_wrap=True)
+        table.add_column(_("price"), justify="right", no_wrap=True)
+        table.add_column("USD/h", justify="right", no_wrap=True)
+        table.add_column(_("confidence"), no_wrap=True)
+        table.add_column(_("via"), no_wrap=True)
+    else:
+        table.add_column(_("as of") + "\n" + _("provider") + "/" + _("region"), no_wrap=True)
+        table.add_column(_("pricing"), no_wrap=True)
+        table.add_column(_("price") + "\nUSD/h", justify="right", no_wrap=True)
+        table.add_column(_("confidence") + "\n" + _("via"), overflow="fold")
+    table.add_column(_("source"), overflow="fold", min_width=12, max_width=source_width)
     for p in points:
         usd = "—" if p.price_usd_per_hour is None else f"{p.price_usd_per_hour:,.4f}"
         if p.discount_percent is not None:
             usd += f" (−{p.discount_percent:g} %)"
-        table.add_row(
-            p.as_of,
-            p.provider,
-            p.region + (f"/{p.zone}" if p.zone else ""),
-            _(p.pricing),
-            f"{p.amount:g} {p.currency}/{_(p.unit)}",
-            usd,
-            _(p.confidence),
-            p.imported_by,
-            p.source[:60],
-        )
+        where = p.region + (f"/{p.zone}" if p.zone else "")
+        price = f"{p.amount:g} {p.currency}/{_(p.unit)}"
+        if layout == 0:
+            cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, _(p.confidence), p.imported_by]
+        else:
+            cells = [f"{p.as_of}\n{p.provider}/{where}", _(p.pricing), f"{price}\n{usd}"]
+            cells.append(f"{_(p.confidence)}\n{p.imported_by}")
+        table.add_row(*cells, p.source[:60])
     return table
+
+
+def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
+    """One row per dated price, the price as published and in USD per hour: the widest layout that
+    fits the console, identifiers whole."""
+    layouts = ((0, None), (0, 30), (1, 30))
+    return Widest([partial(_history_table, points, layout, width) for layout, width in layouts])
 
 
 def _series(points: Sequence[HistoryPoint]) -> dict[str, list[tuple[str, float]]]:

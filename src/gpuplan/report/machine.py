@@ -69,8 +69,9 @@ def doctor_table(findings: Sequence[Finding]) -> Table:
     table = Table(title="gpuplan doctor", show_lines=False, expand=False)
     table.add_column("", no_wrap=True)
     table.add_column(_("check"), no_wrap=True)
-    table.add_column(_("finding"))
-    table.add_column(_("fix"))
+    # Long tokens (a platform string, a path) fold rather than end in "…".
+    table.add_column(_("finding"), overflow="fold")
+    table.add_column(_("fix"), overflow="fold")
     for f in findings:
         severity = Text(_(_SEVERITY_NAMES[f.severity]), style=_STYLE[f.severity])
         table.add_row(severity, f.check, f.message, f.fix or "")

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpuplan.i18n import _, current_money, format_number
 from gpuplan.plan.result import Option, Plan
-from gpuplan.report.plan_svg import COMPONENTS, hours_tick, nice_ticks
+from gpuplan.report.plan_svg import COMPONENTS, hours_tick, nice_ticks, per_gpu
 
 __all__ = ["breakdown_figure", "cost_time_figure", "figure_div", "gpu_figure", "per_gpu", "plotly_js"]
 
@@ -42,7 +42,10 @@ def _padded_ticks(values: list[float]) -> list[float]:
     """Round tick values over the data's range, a little beyond it (1-2-5 steps on a log axis)."""
     log = _log(values)
     lo, hi = min(values), max(values)
-    lo, hi = (lo / 1.3, hi * 1.3) if log else (max(0.0, lo - 0.1 * (hi - lo)), hi + 0.1 * (hi - lo) + 1e-9)
+    # All equal (a service: every option runs the same month): a ±20 % window, not a 1e-9-wide one
+    # whose ticks would pile up on each other.
+    width = max(hi - lo, 0.2 * max(abs(hi), 1e-9))
+    lo, hi = (lo / 1.3, hi * 1.3) if log else (max(0.0, lo - 0.1 * width), hi + 0.1 * width)
     return nice_ticks(lo, hi, log)
 
 
@@ -108,8 +111,10 @@ def cost_time_figure(plan: Plan) -> Any:
                 hoverinfo="text",
             )
         )
-    xs = [o.job_time_h for o in (*front, *ranked)]
-    ys = [m.amount(o.total_cost_usd) for o in (*front, *ranked)]
+    # The baseline is drawn too: the ticks cover it.
+    shown = (*front, *ranked, *((plan.baseline,) if plan.baseline is not None else ()))
+    xs = [o.job_time_h for o in shown]
+    ys = [m.amount(o.total_cost_usd) for o in shown]
     x_ticks = _padded_ticks(xs)
     y_ticks = _padded_ticks(ys)
     fig.update_layout(
@@ -162,16 +167,6 @@ def breakdown_figure(plan: Plan, top: int = 8) -> Any:
         template="plotly_white",
     )
     return fig
-
-
-def per_gpu(plan: Plan) -> list[Option]:
-    """For each GPU model among the shown options, its cheapest option (fewest GPUs on a tie)."""
-    best: dict[str, Option] = {}
-    for o in (*plan.options, *plan.pareto):
-        cur = best.get(o.gpu)
-        if cur is None or (o.total_cost_usd, o.gpu_count) < (cur.total_cost_usd, cur.gpu_count):
-            best[o.gpu] = o
-    return sorted(best.values(), key=lambda o: o.gpu)
 
 
 def gpu_figure(plan: Plan, gpu_memory_gib: dict[str, float]) -> Any:

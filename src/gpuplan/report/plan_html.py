@@ -1,5 +1,6 @@
 """Plan reports as files: a self-contained HTML page (plotly.js embedded, nothing loaded from the
-network, a static SVG version of the charts for printing and for browsers without JavaScript), or
+network, a static SVG version of each of the three charts for printing and for browsers without
+JavaScript, a ranked table that fits the page), or
 Markdown with the chart as an SVG file next to it.
 
 Text is in the current language, money in the current display currency (``gpuplan.i18n``).
@@ -11,7 +12,7 @@ from html import escape
 
 from gpuplan.i18n import _, current_language, current_money, format_percent, money
 from gpuplan.plan.result import Option, Plan
-from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg
+from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_gpu
 from gpuplan.report.plan_view import PERSONA_NAMES
 from gpuplan.units import format_hours
 
@@ -76,6 +77,61 @@ def _row(rank: int, o: Option) -> list[str]:
     ]
 
 
+def _html_head() -> list[str]:
+    """The HTML table's columns: related figures share a cell (a range under its value, the
+    breakdown as one list) so that the table fits a page; the Markdown table keeps one per field."""
+    return [
+        "#",
+        _("where / instance"),
+        _("GPUs"),
+        _("pricing / per hour"),
+        _("time / miss P"),
+        _("all-in cost"),
+        _("breakdown"),
+        _("peak memory / GPU"),
+        _("price date"),
+        _("notes"),
+    ]
+
+
+def _ids(*lines: str) -> str:
+    # Identifiers (provider/region, instance type, GPU) never wrap inside; lines stack.
+    return "<br>".join(f'<span class="id">{escape(line)}</span>' for line in lines)
+
+
+def _html_row(rank: int, o: Option) -> str:
+    cells = _row(rank, o)
+    b = o.cost_breakdown
+    instance = f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
+    band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
+    times = f"{format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)}"
+    parts = [
+        (_("compute {amount}"), b.compute_usd),
+        (_("storage {amount}"), b.storage_usd),
+        (_("egress {amount}"), b.egress_usd),
+        (_("licences {amount}"), b.licence_usd),
+        (_("spot overhead {amount}"), b.spot_overhead_usd),
+    ]
+    breakdown = "<br>".join(
+        escape(text.format(amount=money(v))) for text, v in parts if v or text == parts[0][0]
+    )
+    small = '<br><span class="band">{}</span>'
+    tds = [
+        f'<td class="num">{rank}</td>',
+        f"<td>{_ids(f'{o.provider}/{o.region}', instance)}</td>",
+        f"<td>{_ids(f'{o.gpu_count}× {o.gpu}')}</td>",
+        f"<td>{escape(_(o.pricing))}{small.format(escape(cells[4]))}</td>",
+        f'<td class="num">{escape(format_hours(o.job_time_h))}{small.format(escape(times))}'
+        f"{small.format(escape(cells[13]))}</td>",
+        f'<td class="num">{escape(money(o.total_cost_usd))}{small.format(escape(band))}</td>',
+        f'<td class="num">{breakdown}</td>',
+        f'<td class="num">{escape(cells[12])}</td>',
+        f"<td>{escape(o.as_of or '?')}{small.format(escape(_(o.confidence)))}</td>",
+        f'<td class="notes">{escape(cells[15])}</td>',
+    ]
+    return "<tr>" + "".join(tds) + "</tr>"
+
+
 def _summary_lines(plan: Plan) -> list[str]:
     rec = plan.recommended
     b = rec.cost_breakdown
@@ -135,8 +191,13 @@ body { font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif; ma
 table { border-collapse: collapse; font-size: 12px; }
 td, th { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }
 td.num { text-align: right; white-space: nowrap; }
-td:last-child { min-width: 22em; }
-.wide { overflow-x: auto; }
+td.notes { min-width: 16em; font-size: 11px; }
+.id { white-space: nowrap; }
+.band { color: #666; font-size: 11px; }
+/* The table fits the page; on a narrower screen it scrolls inside its box, never past the page. */
+.wide { overflow-x: auto; max-width: 100%; }
+.wide table { width: 100%; }
+svg { max-width: 100%; height: auto; }
 th { background: #f0f0f0; }
 li { margin: 2px 0; }
 .static { display: none; }
@@ -159,22 +220,12 @@ def plan_html(plan: Plan, title: str) -> str:
         cost_time_figure,
         figure_div,
         gpu_figure,
-        per_gpu,
         plotly_js,
     )
 
     memory = {o.gpu: cap for o in per_gpu(plan) if (cap := _gpu_memory(o.gpu)) is not None}
-    numeric = {4, 5, 6, 7, 8, 9, 10, 11, 13}
-    head = "".join(f"<th>{escape(h)}</th>" for h in _head())
-    body = "\n".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num">{escape(c)}</td>' if i in numeric else f"<td>{escape(c)}</td>"
-            for i, c in enumerate(_row(rank, o))
-        )
-        + "</tr>"
-        for rank, o in enumerate(plan.options, 1)
-    )
+    head = "".join(f"<th>{escape(h)}</th>" for h in _html_head())
+    body = "\n".join(_html_row(rank, o) for rank, o in enumerate(plan.options, 1))
     items = "\n".join(f"<li>{escape(line)}</li>" for line in _summary_lines(plan))
     notes = "\n".join(f"<li>{escape(n)}</li>" for n in _notes(plan))
     objective = _("Options, best first by {objective}").format(objective=_(_objective_name(plan)))
@@ -210,6 +261,8 @@ def plan_html(plan: Plan, title: str) -> str:
 <noscript>{breakdown_svg(plan)}</noscript>
 <h2>{escape(h_gpu)}</h2>
 <div class="interactive">{figure_div(gpu_figure(plan, memory), "per-gpu")}</div>
+<div class="static">{gpu_svg(plan, memory)}</div>
+<noscript>{gpu_svg(plan, memory)}</noscript>
 <h2>{escape(h_table)}</h2>
 <div class="wide"><table><tr>{head}</tr>
 {body}

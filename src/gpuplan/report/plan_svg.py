@@ -13,7 +13,7 @@ from html import escape
 from gpuplan.i18n import N_, _, current_money
 from gpuplan.plan.result import Option, Plan
 
-__all__ = ["COMPONENTS", "breakdown_svg", "cost_time_svg", "hours_tick", "nice_ticks"]
+__all__ = ["COMPONENTS", "breakdown_svg", "cost_time_svg", "gpu_svg", "hours_tick", "nice_ticks", "per_gpu"]
 
 _W, _H = 760, 440
 _L, _R, _T, _B = 84, 170, 20, 50  # plot margins, px (the legend sits in the right margin)
@@ -178,5 +178,98 @@ def breakdown_svg(plan: Plan, top: int = 8) -> str:
             )
             bx += w
         parts.append(f'<text x="{bx + 6:.1f}" y="{y + 16}">{escape(m.format(o.total_cost_usd))}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def per_gpu(plan: Plan) -> list[Option]:
+    """For each GPU model among the shown options, its cheapest option (fewest GPUs on a tie)."""
+    best: dict[str, Option] = {}
+    for o in (*plan.options, *plan.pareto):
+        cur = best.get(o.gpu)
+        if cur is None or (o.total_cost_usd, o.gpu_count) < (cur.total_cost_usd, cur.gpu_count):
+            best[o.gpu] = o
+    return sorted(best.values(), key=lambda o: o.gpu)
+
+
+_GPU_COLORS = {"step": "#1f6fb2", "peak": "#e6a100", "capacity": "#c0392b"}
+
+
+def _panel_axis(x0: float, width: float, most: float, y: float, unit: str) -> list[str]:
+    parts = [f'<line x1="{x0:.1f}" y1="{y:.1f}" x2="{x0 + width:.1f}" y2="{y:.1f}" stroke="#999"/>']
+    for t in nice_ticks(0.0, most, False):
+        x = x0 + width * t / most
+        parts.append(f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" y2="{y + 4:.1f}" stroke="#999"/>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{y + 16:.1f}" text-anchor="middle" font-size="10">{t:g}{unit}</text>'
+        )
+    return parts
+
+
+def gpu_svg(plan: Plan, gpu_memory_gib: dict[str, float]) -> str:
+    """Per GPU model, its cheapest configuration: step time as a bar, and peak memory per GPU as a
+    bar against the GPU's own memory (a red mark). The static twin of the interactive chart, for
+    print and browsers without JavaScript. A service has no training step: its bar reads "—"."""
+    rows = per_gpu(plan)
+    row_h, top, label_w, gap, right = 26, 40, 190, 60, 20
+    panel_w = (_W - label_w - gap - right) / 2
+    axis_y = top + row_h * len(rows) + 4
+    height = axis_y + 64
+    # Axes run 25 % past the largest value so that the value written after a bar stays inside.
+    most_step = 1.25 * max((o.step_time_s or 0.0 for o in rows), default=0.0) or 1.0
+    memories = [o.peak_memory_gib for o in rows] + [gpu_memory_gib.get(o.gpu, 0.0) for o in rows]
+    most_mem = 1.25 * max(memories, default=0.0) or 1.0
+    x_step, x_mem = float(label_w), label_w + panel_w + gap
+    aria = escape(_("Per GPU: step time and memory fit"))
+    # Messages outside the f-strings: the catalog's extractor does not read inside one.
+    step_title, memory_title = escape(_("step time, s")), escape(_("memory per GPU, GiB"))
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {height}" width="{_W}" '
+        f'height="{height}" font-family="sans-serif" font-size="12" role="img" aria-label="{aria}">',
+        f'<text x="{x_step:.1f}" y="{top - 14}" font-weight="bold">{step_title}</text>',
+        f'<text x="{x_mem:.1f}" y="{top - 14}" font-weight="bold">{memory_title}</text>',
+    ]
+    for i, o in enumerate(rows):
+        y = top + i * row_h
+        label = escape(f"{o.gpu} ×{o.gpu_count}")
+        parts.append(f'<text x="{label_w - 8}" y="{y + 17}" text-anchor="end">{label}</text>')
+        if o.step_time_s is not None:
+            w = panel_w * o.step_time_s / most_step
+            parts.append(
+                f'<rect x="{x_step:.1f}" y="{y + 5}" width="{w:.1f}" height="{row_h - 10}" '
+                f'fill="{_GPU_COLORS["step"]}"/>'
+            )
+            text, tx = f"{o.step_time_s:.3g} s", x_step + w + 4
+        else:
+            text, tx = "—", x_step + 4
+        parts.append(f'<text x="{tx:.1f}" y="{y + 17}" font-size="11">{escape(text)}</text>')
+        w = panel_w * o.peak_memory_gib / most_mem
+        parts.append(
+            f'<rect x="{x_mem:.1f}" y="{y + 5}" width="{w:.1f}" height="{row_h - 10}" '
+            f'fill="{_GPU_COLORS["peak"]}"/>'
+        )
+        capacity = gpu_memory_gib.get(o.gpu)
+        value = f"{o.peak_memory_gib:.1f}"
+        if capacity:
+            cx = x_mem + panel_w * capacity / most_mem
+            parts.append(
+                f'<line x1="{cx:.1f}" y1="{y + 2}" x2="{cx:.1f}" y2="{y + row_h - 2}" '
+                f'stroke="{_GPU_COLORS["capacity"]}" stroke-width="3"/>'
+            )
+            value += f" / {capacity:g}"
+        tx = max(x_mem + w, x_mem + panel_w * (capacity or 0.0) / most_mem) + 6
+        parts.append(f'<text x="{tx:.1f}" y="{y + 17}" font-size="11">{escape(value)}</text>')
+    parts += _panel_axis(x_step, panel_w, most_step, axis_y, "")
+    parts += _panel_axis(x_mem, panel_w, most_mem, axis_y, "")
+    legend = [
+        ("step", _("step time")),
+        ("peak", _("peak memory")),
+        ("capacity", _("GPU memory")),
+    ]
+    lx, ly = float(label_w), axis_y + 44
+    for kind, text in legend:
+        parts.append(f'<rect x="{lx:.1f}" y="{ly - 10}" width="12" height="12" fill="{_GPU_COLORS[kind]}"/>')
+        parts.append(f'<text x="{lx + 16:.1f}" y="{ly}">{escape(text)}</text>')
+        lx += 36 + 8 * len(text)
     parts.append("</svg>")
     return "\n".join(parts)
