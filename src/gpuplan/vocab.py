@@ -30,6 +30,7 @@ __all__ = [
     "HOURLY_PRICING",
     "PRICING_RULES",
     "ActivationCheckpointing",
+    "AttentionImpl",
     "CastsToStr",
     "Choice",
     "Commitment",
@@ -431,6 +432,24 @@ class ActivationCheckpointing(Choice):
     @classmethod
     def kind(cls) -> str:
         return "activation checkpointing"
+
+
+class AttentionImpl(Choice):
+    """How attention runs: one fused kernel or separate matmul / softmax kernels."""
+
+    FUSED = "fused"
+    """``F.scaled_dot_product_attention`` on a flash / memory-efficient kernel: no s×s scores kept."""
+    EAGER = "eager"
+    """The math path (HF ``attn_implementation="eager"``, 2021 Megatron's masked softmax): the
+    s×s score and probability matrices are materialised and saved for backward."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "attention"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"sdpa": "fused", "flash": "fused", "unfused": "eager", "math": "eager"}
 
 
 class Objective(Choice):

@@ -32,6 +32,8 @@ class EstimateWorkload(Document):
     name: str
     task: str
     precision: str
+    attention: str = "fused"
+    """``fused`` (one SDPA kernel, no s×s scores kept) or ``eager`` (scores materialised)."""
     params: int = Field(ge=0)
     trainable_params: int = Field(ge=0)
     flops_per_step: float | None

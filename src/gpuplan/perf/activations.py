@@ -37,7 +37,7 @@ _CHECKPOINT_BYTES_PER_SBH = 2.0
 def uses_fused_attention(profile: Profile) -> bool:
     """Whether the traced attention ran as one fused kernel (SDPA → flash / memory-efficient on a
     GPU): the trace then has ``attention`` op records; eager attention is plain bmm + softmax."""
-    return any(op.op_class == "attention" for op in profile.ops)
+    return profile.attention != "eager" and any(op.op_class == "attention" for op in profile.ops)
 
 
 def forward_activation_bytes(profile: Profile) -> float | None:

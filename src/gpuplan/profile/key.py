@@ -106,6 +106,7 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
         # Only when set, so that the keys of every workload traced before these existed stay valid.
         **({"optimizer_in_backward": True} if w.optimizer_in_backward else {}),
         **({"loss": w.loss.value} if w.loss.value != "standard" else {}),
+        **({"attention": w.attention.value} if w.attention.value != "fused" else {}),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }

@@ -97,6 +97,9 @@ class Profile:
     activation_checkpointing: str = "none"
     """``none``, ``full`` or ``selective``: what the traced backward recomputes (the trace's peak
     already reflects it; the per-GPU memory of sharded runs needs it where the peak hides it)."""
+    attention: str = "fused"
+    """``fused`` or ``eager``: how the traced attention ran (eager: the s×s scores are in the trace's
+    FLOPs, bytes and peak). Profiles traced before it was recorded were all fused."""
     paged_optimizer_bytes: float = 0.0
     """The part of ``peak.optimizer_state_bytes`` in CUDA managed memory (paged optimizers): outside
     PyTorch's allocator, paged out to host memory when the GPU is full. (0 in profiles traced before

@@ -24,7 +24,7 @@ from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import Profile
 from gpuplan.profile.optimizers import make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
-from gpuplan.vocab import LossKind, Precision
+from gpuplan.vocab import AttentionImpl, LossKind, Precision
 from gpuplan.workload.adapt import apply_checkpointing, apply_lora, cast_floating, freeze_prefixes
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
@@ -97,6 +97,8 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
     training = workload.is_training
     if workload.precision is Precision.BF16:
         cast_floating(model, torch.bfloat16)
+    if workload.attention is AttentionImpl.EAGER:
+        _use_eager_attention(model, workload, notes)
     if workload.model.lora is not None:
         n = apply_lora(model, workload.model.lora)
         notes.append(
@@ -141,6 +143,23 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
                 "activation_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in this model"
             )
     return model
+
+
+def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list[str]) -> None:
+    """Switch the presets' attention to the math path (HF configs are built eager by hf.py)."""
+    from gpuplan.workload.presets.layers import Attention
+
+    n = 0
+    for module in model.modules():
+        if isinstance(module, Attention):
+            module.eager = True
+            n += 1
+    if n:
+        notes.append(f"eager attention: {n} layers materialise the s×s scores (math path, fp32 softmax)")
+    elif workload.model.hf_config is not None:
+        notes.append("eager attention: transformers' attn_implementation='eager'")
+    else:
+        notes.append("attention: eager has no effect on this model's own code (it picks its own kernels)")
 
 
 def _create_optimizer_state(
@@ -280,6 +299,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         peak=tracker.peak_breakdown(),
         shape=bundle.shape,
         activation_checkpointing=workload.checkpointing.value,
+        attention=workload.attention.value,
         paged_optimizer_bytes=paged,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),

@@ -177,6 +177,7 @@ def estimate_json(
             name=profile.workload_name,
             task=profile.task,
             precision=profile.precision,
+            attention=profile.attention,
             params=profile.params,
             trainable_params=profile.trainable_params,
             flops_per_step=profile.flops_per_step,

@@ -12,6 +12,7 @@ from typing import Any
 
 from gpuplan.bounded import MAX_CONFIG_BYTES, read_text
 from gpuplan.errors import EstimateError, WorkloadError
+from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
@@ -50,7 +51,8 @@ def hf_bundle(workload: Workload) -> ModelBundle:
         first = (str(e).strip().splitlines() or [""])[0]
         raise WorkloadError(f"model.hf_config: cannot read {path} as a Hugging Face config: {first}") from e
     _check_size_keys(config, path)
-    config._attn_implementation = "sdpa"
+    # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
+    config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
     cls = None
     for arch in getattr(config, "architectures", None) or ():
         cls = getattr(tf, arch, None)

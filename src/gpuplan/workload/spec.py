@@ -16,6 +16,7 @@ from gpuplan.bounded import MAX_CONFIG_BYTES, MAX_DOCUMENT_BYTES, load_json, loa
 from gpuplan.errors import WorkloadError
 from gpuplan.vocab import (
     ActivationCheckpointing,
+    AttentionImpl,
     Commitment,
     LossKind,
     Objective,
@@ -50,6 +51,7 @@ LossField = Annotated[LossKind, BeforeValidator(pydantic_cast(LossKind))]
 CheckpointingField = Annotated[
     ActivationCheckpointing, BeforeValidator(pydantic_cast(ActivationCheckpointing))
 ]
+AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(AttentionImpl))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
@@ -304,6 +306,9 @@ class Workload(Spec):
     activation_checkpointing: CheckpointingField = ActivationCheckpointing.NONE
     """``none``, ``full`` (recompute each transformer block or ResNet stage in backward, keep only
     its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
+    attention: AttentionField = AttentionImpl.FUSED
+    """``fused`` (SDPA flash / memory-efficient kernel) or ``eager`` (score matrix materialised,
+    softmax as separate kernels: HF ``attn_implementation="eager"``, Megatron's 2021 softmax)."""
     compile: bool = False
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
     gradient_accumulation: int = Field(default=1, ge=1, le=100_000)

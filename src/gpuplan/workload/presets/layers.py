@@ -10,7 +10,7 @@ from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.presets.info import Arch
 from gpuplan.workload.shape import ModelShape
 
-__all__ = ["Attention", "RMSNorm", "apply_rope", "lm_loss", "rope_cos_sin"]
+__all__ = ["Attention", "RMSNorm", "apply_rope", "eager_attention", "lm_loss", "rope_cos_sin"]
 
 
 class RMSNorm(nn.Module):
@@ -45,6 +45,10 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
 class Attention(nn.Module):
     """Multi-head (or grouped-query) attention on ``F.scaled_dot_product_attention``.
 
+    ``eager`` (set by the tracer for ``attention: eager``) replaces the fused kernel by the math path
+    HF's eager attention runs: the s×s scores and probabilities exist as tensors and are saved for
+    backward, softmax in fp32 as separate kernels (:func:`eager_attention`).
+
     Projections are separate ``q_proj``/``k_proj``/``v_proj``/``o_proj`` linears in every preset (GPT-2's
     fused ``c_attn`` has the same parameters and FLOPs), so LoRA targets mean the same everywhere.
     """
@@ -54,6 +58,7 @@ class Attention(nn.Module):
     ) -> None:
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
+        self.eager = False
         kv_in = kv_dim or dim
         self.q_proj = nn.Linear(dim, heads * head_dim, bias=bias)
         self.k_proj = nn.Linear(kv_in, kv_heads * head_dim, bias=bias)
@@ -77,12 +82,44 @@ class Attention(nn.Module):
         v = self.v_proj(kv).view(b, kv.shape[1], self.kv_heads, self.head_dim).transpose(1, 2)
         if rope is not None:
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)
-        # NB: GQA shares each K/V head across heads/kv_heads query heads without copying, as flash
-        # attention does on a GPU (HF's eager repeat_kv would store the repeated K/V).
-        out = F.scaled_dot_product_attention(
-            q, k, v, attn_mask=bias, is_causal=causal, scale=scale, enable_gqa=self.kv_heads != self.heads
-        )
+        if self.eager:
+            out = eager_attention(q, k, v, bias=bias, causal=causal, scale=scale)
+        else:
+            # NB: GQA shares each K/V head across heads/kv_heads query heads without copying, as flash
+            # attention does on a GPU (HF's eager repeat_kv stores the repeated K/V: eager_attention).
+            out = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=bias, is_causal=causal, scale=scale, enable_gqa=self.kv_heads != self.heads
+            )
         return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
+
+
+def eager_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    bias: torch.Tensor | None,
+    causal: bool,
+    scale: float | None,
+) -> torch.Tensor:
+    """Attention as separate kernels, as HF's ``eager_attention_forward`` runs it.
+
+    (batch, heads, q, d) × (batch, kv_heads, k, d): K/V repeated to every query head (a copy, as
+    ``repeat_kv``), scores ``q·kᵀ·scale`` plus the mask, softmax in fp32 cast back to the input's
+    dtype, then ``probs·v``. Autograd keeps the probabilities (b·heads·s² elements) for backward.
+    """
+    if k.shape[1] != q.shape[1]:
+        rep = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+    scores = torch.matmul(q, k.transpose(-2, -1)) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if bias is not None:
+        scores = scores + bias
+    if causal:
+        s_q, s_k = q.shape[-2], k.shape[-2]
+        future = torch.ones(s_q, s_k, dtype=torch.bool, device=q.device).triu(s_k - s_q + 1)
+        scores = scores.masked_fill(future, torch.finfo(scores.dtype).min)
+    probs = F.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(probs, v)
 
 
 def lm_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
