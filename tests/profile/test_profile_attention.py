@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -84,8 +86,6 @@ def test_attention_spellings_and_typos(small_gpt2: Make) -> None:
 
 def test_hf_config_traces_transformers_eager_attention() -> None:
     pytest.importorskip("transformers")
-    from pathlib import Path
-
     from gpuplan.vocab import AttentionImpl
 
     fused_w = Workload.from_yaml(Path(__file__).parents[1] / "workload" / "fixtures" / "hf_tiny_gpt2.yaml")
@@ -95,3 +95,24 @@ def test_hf_config_traces_transformers_eager_attention() -> None:
     assert not any(op.op_class == "attention" for op in eager.ops)
     # Tiny (2 layers, 64 tokens): the peak falls in backward, with part of the scores already freed.
     assert eager.peak.activations_bytes > fused.peak.activations_bytes
+
+
+def test_hf_attention_dropout_traces_as_the_fused_kernel_in_half_precision(tmp_path: Path) -> None:
+    pytest.importorskip("transformers")
+    # attn_pdrop 0.1 (GPT-2's default): on the CPU, SDPA with dropout falls back to the math path and
+    # upcasts fp16 to fp32 bmm; a GPU runs it inside flash attention, in fp16.
+    config = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 64, "n_layer": 2}
+    config |= {"n_head": 4, "n_positions": 128, "vocab_size": 1000, "attn_pdrop": 0.1}
+    (tmp_path / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    p = trace(
+        {
+            "name": "gpt2-dropout",
+            "model": {"hf_config": str(tmp_path / "config.json")},
+            "inputs": {"batch_size": 2, "seq_len": 64},
+            "precision": "amp-fp16",
+        }
+    )
+    attention = [op for op in p.ops if op.op_class == "attention"]
+    assert attention and {op.dtype for op in attention} == {"float16"}
+    assert not any(op.op == "aten.bmm" for op in p.ops)
+    assert any(n.startswith("attention dropout: 2 SDPA calls") for n in p.notes)

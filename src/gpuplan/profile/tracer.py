@@ -16,7 +16,9 @@ from contextlib import ExitStack, nullcontext
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.overrides import TorchFunctionMode
 
 from gpuplan.errors import EstimateError, GpuplanError
 from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
@@ -156,10 +158,36 @@ def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list
             n += 1
     if n:
         notes.append(f"eager attention: {n} layers materialise the s×s scores (math path, fp32 softmax)")
-    elif workload.model.hf_config is not None:
-        notes.append("eager attention: transformers' attn_implementation='eager'")
-    else:
+    elif workload.model.hf_config is None:  # an HF config is built eager by hf.py, which says so
         notes.append("attention: eager has no effect on this model's own code (it picks its own kernels)")
+
+
+class _FusedAttentionDropout(TorchFunctionMode):
+    """Trace SDPA calls that carry dropout as the fused kernel a GPU runs, without the dropout.
+
+    On the CPU, ``scaled_dot_product_attention`` with ``dropout_p > 0`` (HF models in training mode)
+    falls back to the math path: s×s scores, an fp32 upcast of fp16/bf16 inputs, a stored dropout
+    mask. On a GPU flash / memory-efficient attention apply dropout inside the kernel (only the RNG
+    state is kept), so the fused trace drops ``dropout_p`` rather than trace a path no GPU takes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.with_dropout = 0
+        """Calls whose dropout was dropped."""
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = dict(kwargs or {})
+        if func is F.scaled_dot_product_attention:
+            if len(args) > 3 and args[3]:
+                args = (*args[:3], 0.0, *args[4:])
+                self.with_dropout += 1
+            if kwargs.get("dropout_p"):
+                kwargs["dropout_p"] = 0.0
+                self.with_dropout += 1
+        return func(*args, **kwargs)
 
 
 def _create_optimizer_state(
@@ -241,6 +269,9 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     with ExitStack() as stack:
         stack.enter_context(tracker)
         stack.enter_context(recorder)
+        fused_dropout = _FusedAttentionDropout()
+        if workload.attention is AttentionImpl.FUSED:
+            stack.enter_context(fused_dropout)
         install_steps: Callable[[], None] | None = None
         if in_backward:
             optimizers, install_steps = _step_in_backward(workload, trainable, recorder)
@@ -272,6 +303,11 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         del loss
 
     ops = recorder.records()
+    if fused_dropout.with_dropout:
+        notes.append(
+            f"attention dropout: {fused_dropout.with_dropout} SDPA calls traced as the fused kernel "
+            "(a GPU applies it inside flash attention; the CPU would fall back to the math path)"
+        )
     if any(r.op_class == "attention" for r in ops):
         notes.append("attention FLOPs: causal attention counted as full, as torch's FlopCounterMode does")
     if workload.precision in _NOTES:

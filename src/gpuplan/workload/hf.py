@@ -192,7 +192,10 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
         ),
         seq_len=s,
         checkpoint_blocks=tuple(layers_list),
-        notes=(f"hf_config: {arch} built by transformers {_transformers().__version__} with SDPA attention",),
+        notes=(
+            f"hf_config: {arch} built by transformers {_transformers().__version__} "
+            f"with {'eager' if workload.attention is AttentionImpl.EAGER else 'SDPA'} attention",
+        ),
     )
 
 
