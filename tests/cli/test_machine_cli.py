@@ -125,3 +125,17 @@ def test_help_does_not_import_torch_or_pynvml(command: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_doctor_in_chinese_on_a_machine_without_gpu() -> None:
+    english = CliRunner().invoke(app, ["doctor", "--json", "--lang", "en"])
+    chinese = CliRunner().invoke(app, ["doctor", "--json", "--lang", "zh"])
+    assert english.exit_code == chinese.exit_code == 0, chinese.output
+    en, zh = json.loads(english.stdout)["findings"], json.loads(chinese.stdout)["findings"]
+    assert [f["check"] for f in zh] == [f["check"] for f in en]
+    driver = next(f for f in zh if f["check"] == "driver")
+    assert driver["message"].startswith("本机没有可用的 NVIDIA GPU") and "驱动" in driver["fix"]
+    for e, z in zip(en, zh, strict=True):
+        assert z["message"] != e["message"], z  # every finding of this machine has its Chinese
+    table = CliRunner().invoke(app, ["doctor", "--lang", "zh"], env={"COLUMNS": "200"})
+    assert "本机没有可用的 NVIDIA GPU" in table.stdout and "No NVIDIA GPU" not in table.stdout

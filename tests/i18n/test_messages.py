@@ -145,3 +145,24 @@ def test_every_chinese_message_is_a_valid_format_string(i18n_tool: ModuleType) -
             except ValueError:
                 broken.append(m.id)
     assert not broken, broken
+
+
+def test_doctor_and_bench_texts_are_catalog_messages_not_english_literals() -> None:
+    # A finding's message/fix or a bench skip reason written as a plain or f-string literal would stay
+    # English under --lang zh; they must go through _() (or be built from messages that did).
+    import ast
+
+    literal = []
+    for path in (REPO / "src" / "gpuplan" / "machine").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if node.func.id not in ("Finding", "BenchSkip"):
+                continue
+            for kw in node.keywords:
+                if kw.arg in ("message", "fix", "reason") and (
+                    isinstance(kw.value, ast.JoinedStr)
+                    or (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str))
+                ):
+                    literal.append(f"{path.relative_to(REPO)}:{kw.value.lineno}")
+    assert not literal, literal

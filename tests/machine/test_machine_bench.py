@@ -195,3 +195,25 @@ def test_mig_instance_keeps_its_model_but_is_not_compared_with_the_whole_gpu() -
     matmul = _result(report.results, "matmul_tflops", "bf16")
     assert matmul.gpu_id == "A100-SXM4-40GB" and matmul.datasheet_value is None
     assert "MIG" in matmul.details["datasheet_note"]
+
+
+def test_bench_in_chinese_keeps_the_stored_note_english_and_shows_it_translated() -> None:
+    from rich.console import Console
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.machine import bench_table
+
+    with use_language("zh"):
+        seen: list[BenchProgress] = []
+        report = run_bench(device="cpu", sizes=TINY, timer=FixedTimer(0.001), progress=seen.append)
+        console = Console(width=200, record=True)
+        console.print(bench_table(report))
+    text = console.export_text()
+    # The database keeps the note in English; the table and the skip reasons are in Chinese.
+    assert _result(report.results, "matmul_tflops", "fp32").details["datasheet_note"] == (
+        "gpuplan has no datasheet for CPUs"
+    )
+    assert "gpuplan 没有 CPU 的规格表" in text and "no datasheet for CPUs" not in text
+    assert all(s.reason != "TF32 is a GPU tensor-core mode" for s in report.skipped)
+    assert "TF32 是 GPU Tensor Core 的模式" in text
+    assert [p.label for p in seen][-1] == "完成" and "显存带宽" in [p.label for p in seen]

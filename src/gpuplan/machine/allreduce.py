@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuplan.errors import GpuplanError
+from gpuplan.i18n import _
 
 __all__ = ["measure_allreduce"]
 
@@ -38,11 +39,11 @@ def _worker(
     )
     try:
         buf = torch.ones(nbytes // 4, dtype=torch.float32, device="cuda")
-        for _ in range(warmup):
+        for _warm in range(warmup):
             dist.all_reduce(buf)
         torch.cuda.synchronize()
         samples = []
-        for _ in range(repeats):
+        for _rep in range(repeats):
             dist.barrier()
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
@@ -73,10 +74,13 @@ def measure_allreduce(*, world_size: int, nbytes: int, warmup: int, repeats: int
                 start_method="spawn",
             )
         except Exception as e:  # ProcessRaisedException carries the worker's traceback text
+            first_line = str(e).splitlines()[0] if str(e) else ""
             raise GpuplanError(
-                f"the all-reduce benchmark failed: {e}".splitlines()[0]
-                + "; run `gpuplan doctor` and retry with NCCL_DEBUG=INFO"
+                _(
+                    "the all-reduce benchmark failed: {error}; run `gpuplan doctor` and retry with "
+                    "NCCL_DEBUG=INFO"
+                ).format(error=first_line)
             ) from e
     if queue.empty():
-        raise GpuplanError("the all-reduce benchmark returned no timing; retry with NCCL_DEBUG=INFO")
+        raise GpuplanError(_("the all-reduce benchmark returned no timing; retry with NCCL_DEBUG=INFO"))
     return float(queue.get())

@@ -22,6 +22,7 @@ from typing import Any
 
 from gpuplan.errors import InputError
 from gpuplan.hardware import GPU
+from gpuplan.i18n import N_, _
 from gpuplan.machine.identify import identify_gpu
 from gpuplan.machine.results import (
     ALLREDUCE_BUSBW_GBPS,
@@ -35,10 +36,21 @@ from gpuplan.machine.results import (
 )
 from gpuplan.machine.timing import CudaEventTimer, PerfCounterTimer, Timer, median_s
 
-__all__ = ["BenchProgress", "BenchReport", "BenchSizes", "BenchSkip", "default_sizes", "run_bench"]
+__all__ = [
+    "BenchProgress",
+    "BenchReport",
+    "BenchSizes",
+    "BenchSkip",
+    "datasheet_note_text",
+    "default_sizes",
+    "run_bench",
+]
 
 _MIB = 1024**2
-_NO_CPU_DATASHEET = "gpuplan has no datasheet for CPUs"
+_NO_CPU_DATASHEET = N_("gpuplan has no datasheet for CPUs")
+_MIG_DATASHEET = N_("a MIG instance has a fraction of the GPU; the datasheet describes the whole GPU")
+_UNKNOWN_GPU_DATASHEET = N_("{name} is not in gpuplan's datasheet table")
+_TRAIN_STEP_DATASHEET = N_("a training step has no datasheet figure")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -193,9 +205,9 @@ class _Ctx:
             if self.device == "cpu":
                 note = _NO_CPU_DATASHEET
             elif self.gpu_id is not None:
-                note = "a MIG instance has a fraction of the GPU; the datasheet describes the whole GPU"
+                note = _MIG_DATASHEET
             else:
-                note = f"{self.device_name!r} is not in gpuplan's datasheet table"
+                note = _UNKNOWN_GPU_DATASHEET.format(name=repr(self.device_name))
             details.setdefault("datasheet_note", note)
         self.results.append(
             BenchResult(
@@ -216,6 +228,13 @@ class _Ctx:
         self.skipped.append(BenchSkip(metric=metric, dtype=dtype, reason=reason))
 
 
+def datasheet_note_text(note: str, device_name: str) -> str:
+    """A result's stored ``datasheet_note`` (English, as the database keeps it) in the current language."""
+    if note == _UNKNOWN_GPU_DATASHEET.format(name=repr(device_name)):
+        return _(_UNKNOWN_GPU_DATASHEET).format(name=repr(device_name))
+    return _(note)
+
+
 def _cpu_name() -> str:
     # platform.processor() is often empty on Linux; /proc/cpuinfo has the model name.
     cpuinfo = Path("/proc/cpuinfo")
@@ -233,23 +252,23 @@ def _matmul_dtypes(ctx: _Ctx) -> tuple[list[str], list[BenchSkip]]:
     """The precisions to measure here, and the others with the reason they are skipped."""
     if ctx.device == "cpu":
         skips = [
-            BenchSkip(metric=MATMUL_TFLOPS, dtype="tf32", reason="TF32 is a GPU tensor-core mode"),
-            BenchSkip(metric=MATMUL_TFLOPS, dtype="fp16", reason="fp16 matmul is not a CPU training path"),
+            BenchSkip(metric=MATMUL_TFLOPS, dtype="tf32", reason=_("TF32 is a GPU tensor-core mode")),
+            BenchSkip(metric=MATMUL_TFLOPS, dtype="fp16", reason=_("fp16 matmul is not a CPU training path")),
         ]
         return ["fp32", "bf16"], skips
-    major, _ = ctx.torch.cuda.get_device_capability()
+    major, _minor = ctx.torch.cuda.get_device_capability()
     dtypes, skips = ["fp32"], []
     if major >= 8:
         dtypes.append("tf32")
     else:
         skips.append(
-            BenchSkip(metric=MATMUL_TFLOPS, dtype="tf32", reason="TF32 needs compute capability 8.0+")
+            BenchSkip(metric=MATMUL_TFLOPS, dtype="tf32", reason=_("TF32 needs compute capability 8.0+"))
         )
     dtypes.append("fp16")
     if ctx.torch.cuda.is_bf16_supported():
         dtypes.append("bf16")
     else:
-        skips.append(BenchSkip(metric=MATMUL_TFLOPS, dtype="bf16", reason="this GPU has no BF16"))
+        skips.append(BenchSkip(metric=MATMUL_TFLOPS, dtype="bf16", reason=_("this GPU has no BF16")))
     return dtypes, skips
 
 
@@ -369,7 +388,7 @@ def _bench_train_step(ctx: _Ctx) -> None:
         parameters=params,
         optimizer="adamw",
         samples_per_s=s.model_batch / seconds,
-        datasheet_note="a training step has no datasheet figure",
+        datasheet_note=_TRAIN_STEP_DATASHEET,
     )
 
 
@@ -406,10 +425,14 @@ def _bench_allreduce(ctx: _Ctx) -> None:
 
 def _resolve_device(torch: Any, device: str | None) -> str:
     if device not in (None, "cpu", "cuda"):
-        raise InputError(f"unknown device {device!r}; use --device cpu or --device cuda")
+        raise InputError(
+            _("unknown device {device}; use --device cpu or --device cuda").format(device=repr(device))
+        )
     available = bool(torch.cuda.is_available())
     if device == "cuda" and not available:
-        raise InputError("--device cuda, but torch.cuda.is_available() is False; `gpuplan doctor` says why")
+        raise InputError(
+            _("--device cuda, but torch.cuda.is_available() is False; `gpuplan doctor` says why")
+        )
     return device or ("cuda" if available else "cpu")
 
 
@@ -431,7 +454,9 @@ def run_bench(
         torch = import_torch()
     except ImportError as e:
         raise InputError(
-            f"`gpuplan bench` needs PyTorch, which is not installed ({e}); pip install torch"
+            _("`gpuplan bench` needs PyTorch, which is not installed ({error}); pip install torch").format(
+                error=e
+            )
         ) from e
     dev = _resolve_device(torch, device)
     if dev == "cuda":
@@ -461,23 +486,27 @@ def run_bench(
     dtypes, skips = _matmul_dtypes(ctx)
     ctx.skipped.extend(skips)
     tasks: list[tuple[str, Callable[[], None]]] = [
-        (f"matmul {d}", partial(_bench_matmul, ctx, d)) for d in dtypes
+        (_("matmul {dtype}").format(dtype=d), partial(_bench_matmul, ctx, d)) for d in dtypes
     ]
-    tasks.append(("memory bandwidth", lambda: _bench_memory(ctx)))
+    tasks.append((_("memory bandwidth"), lambda: _bench_memory(ctx)))
     if dev == "cuda":
-        tasks.append(("host→device copy", lambda: _bench_transfer(ctx, "h2d")))
-        tasks.append(("device→host copy", lambda: _bench_transfer(ctx, "d2h")))
+        tasks.append((_("host→device copy"), lambda: _bench_transfer(ctx, "h2d")))
+        tasks.append((_("device→host copy"), lambda: _bench_transfer(ctx, "d2h")))
     else:
         for metric in (H2D_GBPS, D2H_GBPS):
-            ctx.skip(metric, None, "no device memory on a CPU: host and device are the same")
-    tasks.append(("training step", lambda: _bench_train_step(ctx)))
+            ctx.skip(metric, None, _("no device memory on a CPU: host and device are the same"))
+    tasks.append((_("training step"), lambda: _bench_train_step(ctx)))
     if dev == "cuda" and gpu_count >= 2:
-        tasks.append((f"all-reduce on {gpu_count} GPUs", lambda: _bench_allreduce(ctx)))
+        tasks.append((_("all-reduce on {count} GPUs").format(count=gpu_count), lambda: _bench_allreduce(ctx)))
     elif dev == "cuda":
-        ctx.skip(ALLREDUCE_BUSBW_GBPS, "fp32", f"needs at least 2 GPUs; this machine has {gpu_count}")
+        ctx.skip(
+            ALLREDUCE_BUSBW_GBPS,
+            "fp32",
+            _("needs at least 2 GPUs; this machine has {count}").format(count=gpu_count),
+        )
     else:
         ctx.skip(
-            ALLREDUCE_BUSBW_GBPS, "fp32", "all-reduce is measured across local GPUs with NCCL; none here"
+            ALLREDUCE_BUSBW_GBPS, "fp32", _("all-reduce is measured across local GPUs with NCCL; none here")
         )
 
     for i, (label, task) in enumerate(tasks):
@@ -486,7 +515,7 @@ def run_bench(
         task()
         ctx.sync()
     if progress:
-        progress(BenchProgress(done=len(tasks), total=len(tasks), label="done"))
+        progress(BenchProgress(done=len(tasks), total=len(tasks), label=_("done")))
     return BenchReport(
         device=dev,
         device_name=name,

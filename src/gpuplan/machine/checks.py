@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gpuplan.i18n import _
 from gpuplan.machine.cuda_compat import CudaCompatStatus, cuda_compat
 from gpuplan.machine.facts import MachineFacts
 from gpuplan.machine.findings import Finding, Severity
@@ -33,7 +34,11 @@ def check_python(facts: MachineFacts) -> list[Finding]:
     """Python version and platform, for the record."""
     return [
         Finding(
-            check="python", severity=Severity.OK, message=f"Python {facts.python_version} on {facts.platform}"
+            check="python",
+            severity=Severity.OK,
+            message=_("Python {version} on {platform}").format(
+                version=facts.python_version, platform=facts.platform
+            ),
         )
     ]
 
@@ -46,18 +51,26 @@ def check_torch(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="torch",
                 severity=Severity.ERROR,
-                message=f"PyTorch is not installed ({t.import_error})",
-                fix=f"pip install torch; on a GPU machine pick the wheel for a CUDA version the driver "
-                f"supports ({_TORCH_INSTALL_URL})",
+                message=_("PyTorch is not installed ({error})").format(error=t.import_error),
+                fix=_(
+                    "pip install torch; on a GPU machine pick the wheel for a CUDA version the driver "
+                    "supports ({url})"
+                ).format(url=_TORCH_INSTALL_URL),
             )
         ]
     if t.cuda_build:
-        build = f"built for CUDA {t.cuda_build}"
+        build = _("built for CUDA {version}").format(version=t.cuda_build)
     elif t.hip_build:
-        build = f"built for ROCm {t.hip_build}"
+        build = _("built for ROCm {version}").format(version=t.hip_build)
     else:
-        build = "CPU-only build"
-    return [Finding(check="torch", severity=Severity.OK, message=f"PyTorch {t.version} ({build})")]
+        build = _("CPU-only build")
+    message = _("PyTorch {version} ({build})").format(version=t.version, build=build)
+    return [Finding(check="torch", severity=Severity.OK, message=message)]
+
+
+def _reason(text: str | None) -> str:
+    # The probe's reasons are English facts marked N_(); never _("") (gettext's "" is the catalog header).
+    return _(text) if text else str(text)
 
 
 def check_driver(facts: MachineFacts) -> list[Finding]:
@@ -70,32 +83,45 @@ def check_driver(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="driver",
                     severity=Severity.INFO,
-                    message=f"CUDA works but the driver cannot be inspected: {facts.nvml_error}",
-                    fix="pip install 'gpuplan[nvml]' to check driver, ECC, clocks and PCIe",
+                    message=_("CUDA works but the driver cannot be inspected: {error}").format(
+                        error=_reason(facts.nvml_error)
+                    ),
+                    fix=_("pip install 'gpuplan[nvml]' to check driver, ECC, clocks and PCIe"),
                 )
             ]
         return [
             Finding(
                 check="driver",
                 severity=Severity.WARNING,
-                message=f"No NVIDIA GPU usable on this machine: {facts.nvml_error}",
-                fix="Expected on a laptop or CI runner without a GPU. On a GPU machine: install the NVIDIA "
-                "driver (the provider's GPU image, or e.g. `sudo apt install nvidia-driver-550`), reboot, "
-                "and check that `nvidia-smi` lists the GPUs",
+                message=_("No NVIDIA GPU usable on this machine: {error}").format(
+                    error=_reason(facts.nvml_error)
+                ),
+                fix=_(
+                    "Expected on a laptop or CI runner without a GPU. On a GPU machine: install the NVIDIA "
+                    "driver (the provider's GPU image, or e.g. `sudo apt install nvidia-driver-550`), "
+                    "reboot, and check that `nvidia-smi` lists the GPUs"
+                ),
             )
         ]
-    cuda = f", supports CUDA up to {d.cuda_driver_version_str}" if d.cuda_driver_version_str else ""
+    if d.cuda_driver_version_str:
+        driver = _("NVIDIA driver {version}, supports CUDA up to {cuda}").format(
+            version=d.driver_version, cuda=d.cuda_driver_version_str
+        )
+    else:
+        driver = _("NVIDIA driver {version}").format(version=d.driver_version)
     if not d.gpus:
         return [
             Finding(
                 check="driver",
                 severity=Severity.ERROR,
-                message=f"NVIDIA driver {d.driver_version}{cuda} is loaded but reports no GPU",
-                fix="Check `nvidia-smi` and `dmesg | grep -i nvrm`; in a container, run it with `--gpus all` "
-                "(NVIDIA Container Toolkit)",
+                message=_("{driver} is loaded but reports no GPU").format(driver=driver),
+                fix=_(
+                    "Check `nvidia-smi` and `dmesg | grep -i nvrm`; in a container, run it with `--gpus all` "
+                    "(NVIDIA Container Toolkit)"
+                ),
             )
         ]
-    return [Finding(check="driver", severity=Severity.OK, message=f"NVIDIA driver {d.driver_version}{cuda}")]
+    return [Finding(check="driver", severity=Severity.OK, message=driver)]
 
 
 def check_cuda_compat(facts: MachineFacts) -> list[Finding]:
@@ -106,13 +132,17 @@ def check_cuda_compat(facts: MachineFacts) -> list[Finding]:
     c = cuda_compat(
         driver_version=d.driver_version, driver_cuda_version=d.cuda_driver_version, build_cuda=t.cuda_build
     )
-    reinstall = f"or install a PyTorch wheel built for CUDA {c.driver_cuda} or older ({_TORCH_INSTALL_URL})"
+    reinstall = _("or install a PyTorch wheel built for CUDA {cuda} or older ({url})").format(
+        cuda=c.driver_cuda, url=_TORCH_INSTALL_URL
+    )
     if c.status is CudaCompatStatus.SUPPORTED:
         return [
             Finding(
                 check="cuda_compat",
                 severity=Severity.OK,
-                message=f"driver supports CUDA {c.driver_cuda} ≥ PyTorch's CUDA {c.build_cuda}",
+                message=_("driver supports CUDA {driver_cuda} ≥ PyTorch's CUDA {build_cuda}").format(
+                    driver_cuda=c.driver_cuda, build_cuda=c.build_cuda
+                ),
             )
         ]
     if c.status is CudaCompatStatus.MINOR_COMPAT:
@@ -120,10 +150,14 @@ def check_cuda_compat(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="cuda_compat",
                 severity=Severity.WARNING,
-                message=f"driver {d.driver_version} supports CUDA {c.driver_cuda}, older than PyTorch's CUDA "
-                f"{c.build_cuda}: it runs through CUDA minor-version compatibility, with a limited feature "
-                "set (no JIT of newer PTX; some calls fail with cudaErrorCallRequiresNewerDriver)",
-                fix=f"Upgrade the driver to one that supports CUDA {c.build_cuda}, {reinstall}",
+                message=_(
+                    "driver {driver} supports CUDA {driver_cuda}, older than PyTorch's CUDA "
+                    "{build_cuda}: it runs through CUDA minor-version compatibility, with a limited feature "
+                    "set (no JIT of newer PTX; some calls fail with cudaErrorCallRequiresNewerDriver)"
+                ).format(driver=d.driver_version, driver_cuda=c.driver_cuda, build_cuda=c.build_cuda),
+                fix=_("Upgrade the driver to one that supports CUDA {build_cuda}, {reinstall}").format(
+                    build_cuda=c.build_cuda, reinstall=reinstall
+                ),
             )
         ]
     if c.status is CudaCompatStatus.TOO_OLD:
@@ -131,20 +165,32 @@ def check_cuda_compat(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="cuda_compat",
                 severity=Severity.ERROR,
-                message=f"driver {d.driver_version} (CUDA {c.driver_cuda or '?'}) is too old for PyTorch's "
-                "CUDA "
-                f"{c.build_cuda}, which needs a driver ≥ {c.min_driver} (Linux): CUDA cannot start",
-                fix=f"Upgrade the NVIDIA driver to ≥ {c.min_driver}, {reinstall}. On data-center GPUs the "
-                "cuda-compat forward-compatibility package is another way",
+                message=_(
+                    "driver {driver} (CUDA {driver_cuda}) is too old for PyTorch's CUDA "
+                    "{build_cuda}, which needs a driver ≥ {min_driver} (Linux): CUDA cannot start"
+                ).format(
+                    driver=d.driver_version,
+                    driver_cuda=c.driver_cuda or "?",
+                    build_cuda=c.build_cuda,
+                    min_driver=c.min_driver,
+                ),
+                fix=_(
+                    "Upgrade the NVIDIA driver to ≥ {min_driver}, {reinstall}. On data-center GPUs the "
+                    "cuda-compat forward-compatibility package is another way"
+                ).format(min_driver=c.min_driver, reinstall=reinstall),
             )
         ]
     return [
         Finding(
             check="cuda_compat",
             severity=Severity.INFO,
-            message=f"cannot tell whether driver {d.driver_version} runs PyTorch's CUDA {t.cuda_build} "
-            f"(the driver did not report its CUDA version)",
-            fix="Compare `nvidia-smi`'s 'CUDA Version' with torch.version.cuda: it must be the same or newer",
+            message=_(
+                "cannot tell whether driver {driver} runs PyTorch's CUDA {build_cuda} "
+                "(the driver did not report its CUDA version)"
+            ).format(driver=d.driver_version, build_cuda=t.cuda_build),
+            fix=_(
+                "Compare `nvidia-smi`'s 'CUDA Version' with torch.version.cuda: it must be the same or newer"
+            ),
         )
     ]
 
@@ -204,10 +250,13 @@ def check_arch_support(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="arch_support",
                     severity=Severity.ERROR,
-                    message=f"{name} (compute capability {cc_text}) needs CUDA ≥ {first[0]}.{first[1]}; "
-                    f"this PyTorch was built with {built} and has no kernels for it",
-                    fix=f"Install a PyTorch wheel built for CUDA {first[0]}.{first[1]} or newer "
-                    f"({_TORCH_INSTALL_URL})",
+                    message=_(
+                        "{gpu} (compute capability {cc}) needs CUDA ≥ {first_cuda}; "
+                        "this PyTorch was built with {built} and has no kernels for it"
+                    ).format(gpu=name, cc=cc_text, first_cuda=f"{first[0]}.{first[1]}", built=built),
+                    fix=_("Install a PyTorch wheel built for CUDA {first_cuda} or newer ({url})").format(
+                        first_cuda=f"{first[0]}.{first[1]}", url=_TORCH_INSTALL_URL
+                    ),
                     gpu_index=index,
                 )
             )
@@ -216,9 +265,13 @@ def check_arch_support(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="arch_support",
                     severity=Severity.ERROR,
-                    message=f"{name} is a Volta GPU, which CUDA 13 no longer supports; this PyTorch was "
-                    f"built with {built}",
-                    fix=f"Install a PyTorch wheel built for CUDA 12.x ({_TORCH_INSTALL_URL})",
+                    message=_(
+                        "{gpu} is a Volta GPU, which CUDA 13 no longer supports; this PyTorch was "
+                        "built with {built}"
+                    ).format(gpu=name, built=built),
+                    fix=_("Install a PyTorch wheel built for CUDA 12.x ({url})").format(
+                        url=_TORCH_INSTALL_URL
+                    ),
                     gpu_index=index,
                 )
             )
@@ -227,7 +280,9 @@ def check_arch_support(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="arch_support",
                     severity=Severity.OK,
-                    message=f"{built} targets {name} (compute capability {cc_text})",
+                    message=_("{built} targets {gpu} (compute capability {cc})").format(
+                        built=built, gpu=name, cc=cc_text
+                    ),
                     gpu_index=index,
                 )
             )
@@ -245,8 +300,9 @@ def check_torch_cuda(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="torch_cuda",
                 severity=Severity.OK,
-                message=f"torch.cuda.is_available() is True; {t.device_count} device(s): "
-                f"{', '.join(t.device_names)}",
+                message=_("torch.cuda.is_available() is True; {count} device(s): {names}").format(
+                    count=t.device_count, names=", ".join(t.device_names)
+                ),
             )
         ]
         if gpus and t.device_count < len(gpus) and visible is not None:
@@ -254,35 +310,43 @@ def check_torch_cuda(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="torch_cuda",
                     severity=Severity.INFO,
-                    message=f"PyTorch sees {t.device_count} of {len(gpus)} GPUs because "
-                    f"CUDA_VISIBLE_DEVICES={visible}",
+                    message=_(
+                        "PyTorch sees {count} of {total} GPUs because CUDA_VISIBLE_DEVICES={visible}"
+                    ).format(count=t.device_count, total=len(gpus), visible=visible),
                 )
             )
         return found
     if not gpus:
-        build = "a CUDA build, but there is no GPU" if t.cuda_build else "a CPU-only build"
-        return [
-            Finding(
-                check="torch_cuda",
-                severity=Severity.INFO,
-                message=f"torch.cuda.is_available() is False: PyTorch is {build}; it will run on the CPU",
+        if t.cuda_build:
+            message = _(
+                "torch.cuda.is_available() is False: PyTorch is a CUDA build, but there is no GPU; "
+                "it will run on the CPU"
             )
-        ]
+        else:
+            message = _(
+                "torch.cuda.is_available() is False: PyTorch is a CPU-only build; it will run on the CPU"
+            )
+        return [Finding(check="torch_cuda", severity=Severity.INFO, message=message)]
     if not t.cuda_build:
         return [
             Finding(
                 check="torch_cuda",
                 severity=Severity.ERROR,
-                message=f"PyTorch {t.version} is a CPU-only build, so it cannot use the {len(gpus)} GPU(s) "
-                "here",
-                fix=f"Reinstall PyTorch from a CUDA wheel index, e.g. `pip install torch --index-url "
-                f"https://download.pytorch.org/whl/cu128` ({_TORCH_INSTALL_URL})",
+                message=_(
+                    "PyTorch {version} is a CPU-only build, so it cannot use the {count} GPU(s) here"
+                ).format(version=t.version, count=len(gpus)),
+                fix=_(
+                    "Reinstall PyTorch from a CUDA wheel index, e.g. `pip install torch --index-url "
+                    "https://download.pytorch.org/whl/cu128` ({url})"
+                ).format(url=_TORCH_INSTALL_URL),
             )
         ]
     if visible is not None and visible.strip() in ("", "-1", "none", "void"):
-        fix = f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU: unset it or list the GPUs (0,1,…)"
+        fix = _("CUDA_VISIBLE_DEVICES={visible} hides every GPU: unset it or list the GPUs (0,1,…)").format(
+            visible=repr(visible)
+        )
     else:
-        fix = (
+        fix = _(
             "Check the cuda_compat finding above; in a container run with `--gpus all` (NVIDIA Container "
             "Toolkit); check that /dev/nvidia* is readable; after a driver upgrade, reboot"
         )
@@ -290,7 +354,9 @@ def check_torch_cuda(facts: MachineFacts) -> list[Finding]:
         Finding(
             check="torch_cuda",
             severity=Severity.ERROR,
-            message=f"torch.cuda.is_available() is False although the driver lists {len(gpus)} GPU(s)",
+            message=_("torch.cuda.is_available() is False although the driver lists {count} GPU(s)").format(
+                count=len(gpus)
+            ),
             fix=fix,
         )
     ]
@@ -310,9 +376,11 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.WARNING,
-                message="NCCL_P2P_DISABLE=1: GPUs cannot talk directly (NVLink / PCIe peer-to-peer); "
-                "all-reduce goes through host memory, several times slower",
-                fix="Unset it unless P2P hangs on this machine (some VMs and hosts with PCIe ACS need it)",
+                message=_(
+                    "NCCL_P2P_DISABLE=1: GPUs cannot talk directly (NVLink / PCIe peer-to-peer); "
+                    "all-reduce goes through host memory, several times slower"
+                ),
+                fix=_("Unset it unless P2P hangs on this machine (some VMs and hosts with PCIe ACS need it)"),
             )
         )
     if _flag_on(env.get("NCCL_SHM_DISABLE")):
@@ -320,9 +388,11 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.WARNING,
-                message="NCCL_SHM_DISABLE=1: intra-node traffic without P2P falls back to sockets",
-                fix="Unset it; in Docker give the container enough shared memory (`--shm-size=16g` or "
-                "`--ipc=host`)",
+                message=_("NCCL_SHM_DISABLE=1: intra-node traffic without P2P falls back to sockets"),
+                fix=_(
+                    "Unset it; in Docker give the container enough shared memory (`--shm-size=16g` or "
+                    "`--ipc=host`)"
+                ),
             )
         )
     if _flag_on(env.get("NCCL_IB_DISABLE")):
@@ -330,10 +400,14 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.INFO,
-                message="NCCL_IB_DISABLE=1: InfiniBand/RoCE is off, so traffic between nodes uses TCP "
-                "sockets (fine on one node, slow across nodes)",
-                fix="Unset it on multi-node jobs with InfiniBand or RoCE (EFA on AWS uses the aws-ofi-nccl "
-                "plugin)",
+                message=_(
+                    "NCCL_IB_DISABLE=1: InfiniBand/RoCE is off, so traffic between nodes uses TCP "
+                    "sockets (fine on one node, slow across nodes)"
+                ),
+                fix=_(
+                    "Unset it on multi-node jobs with InfiniBand or RoCE (EFA on AWS uses the aws-ofi-nccl "
+                    "plugin)"
+                ),
             )
         )
     if "NCCL_SOCKET_IFNAME" in env:
@@ -341,9 +415,10 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.INFO,
-                message=f"NCCL_SOCKET_IFNAME={env['NCCL_SOCKET_IFNAME']}: NCCL bootstraps over this "
-                "interface; it "
-                "must exist on every node (`ip link`)",
+                message=_(
+                    "NCCL_SOCKET_IFNAME={value}: NCCL bootstraps over this interface; it "
+                    "must exist on every node (`ip link`)"
+                ).format(value=env["NCCL_SOCKET_IFNAME"]),
             )
         )
     if "NCCL_DEBUG" in env:
@@ -351,8 +426,10 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.INFO,
-                message=f"NCCL_DEBUG={env['NCCL_DEBUG']}: NCCL logs its topology and transports (good for "
-                "diagnosis, noisy in production)",
+                message=_(
+                    "NCCL_DEBUG={value}: NCCL logs its topology and transports (good for "
+                    "diagnosis, noisy in production)"
+                ).format(value=env["NCCL_DEBUG"]),
             )
         )
     elif multi_gpu:
@@ -360,8 +437,8 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.INFO,
-                message="to diagnose slow or hanging multi-GPU training, run it once with NCCL_DEBUG=INFO",
-                fix="Look for 'via P2P/IPC' or 'NVLS' (fast) versus 'via NET/Socket' (slow) in the log",
+                message=_("to diagnose slow or hanging multi-GPU training, run it once with NCCL_DEBUG=INFO"),
+                fix=_("Look for 'via P2P/IPC' or 'NVLS' (fast) versus 'via NET/Socket' (slow) in the log"),
             )
         )
     if _flag_on(env.get("CUDA_LAUNCH_BLOCKING")):
@@ -369,9 +446,11 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             Finding(
                 check="nccl_env",
                 severity=Severity.WARNING,
-                message="CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch: for debugging only, it slows "
-                "training a lot",
-                fix="Unset it for real runs",
+                message=_(
+                    "CUDA_LAUNCH_BLOCKING=1 serialises every kernel launch: for debugging only, it slows "
+                    "training a lot"
+                ),
+                fix=_("Unset it for real runs"),
             )
         )
     known = {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "NCCL_DEBUG"}
@@ -379,7 +458,9 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
     if others:
         found.append(
             Finding(
-                check="nccl_env", severity=Severity.INFO, message=f"other NCCL settings: {', '.join(others)}"
+                check="nccl_env",
+                severity=Severity.INFO,
+                message=_("other NCCL settings: {settings}").format(settings=", ".join(others)),
             )
         )
     return found

@@ -5,6 +5,7 @@ Pure functions of :class:`MachineFacts`; registered in :data:`gpuplan.machine.ch
 
 from __future__ import annotations
 
+from gpuplan.i18n import N_, _
 from gpuplan.machine.facts import GpuFacts, MachineFacts
 from gpuplan.machine.findings import Finding, Severity
 from gpuplan.machine.identify import identify_gpu
@@ -40,8 +41,10 @@ def check_gpus(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="gpu",
                     severity=Severity.INFO,
-                    message=f"GPU {g.index}: {g.name}{mem}; not in gpuplan's datasheet table, so `gpuplan "
-                    "bench` cannot compare it with a datasheet",
+                    message=_(
+                        "GPU {index}: {name}{memory}; not in gpuplan's datasheet table, so `gpuplan "
+                        "bench` cannot compare it with a datasheet"
+                    ).format(index=g.index, name=g.name, memory=mem),
                     gpu_index=g.index,
                 )
             )
@@ -50,7 +53,9 @@ def check_gpus(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="gpu",
                     severity=Severity.OK,
-                    message=f"GPU {g.index}: {g.name}{mem} (datasheet {gpu.id})",
+                    message=_("GPU {index}: {name}{memory} (datasheet {gpu})").format(
+                        index=g.index, name=g.name, memory=mem, gpu=gpu.id
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -59,10 +64,13 @@ def check_gpus(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="gpu_memory_in_use",
                     severity=Severity.WARNING,
-                    message=f"GPU {g.index}: {g.memory_used_bytes / _GIB:.1f} GiB of memory are already in "
-                    "use by other processes",
-                    fix="See `nvidia-smi` for the processes; a leftover job, or a GPU shared with other "
-                    "tenants",
+                    message=_(
+                        "GPU {index}: {used_gib} GiB of memory are already in use by other processes"
+                    ).format(index=g.index, used_gib=f"{g.memory_used_bytes / _GIB:.1f}"),
+                    fix=_(
+                        "See `nvidia-smi` for the processes; a leftover job, or a GPU shared with other "
+                        "tenants"
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -78,10 +86,14 @@ def check_mig(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="mig",
                     severity=Severity.WARNING,
-                    message=f"GPU {g.index}: MIG is enabled; CUDA programs get MIG instances (a fraction of "
-                    "the SMs and memory each), not the whole GPU; datasheet peaks overstate what one gets",
-                    fix="Fine if you rented a slice. For the whole GPU: `sudo nvidia-smi -i "
-                    f"{g.index} -mig 0` and a GPU reset (the provider may not allow it)",
+                    message=_(
+                        "GPU {index}: MIG is enabled; CUDA programs get MIG instances (a fraction of "
+                        "the SMs and memory each), not the whole GPU; datasheet peaks overstate what one gets"
+                    ).format(index=g.index),
+                    fix=_(
+                        "Fine if you rented a slice. For the whole GPU: `sudo nvidia-smi -i "
+                        "{index} -mig 0` and a GPU reset (the provider may not allow it)"
+                    ).format(index=g.index),
                     gpu_index=g.index,
                 )
             )
@@ -94,13 +106,20 @@ def check_mig(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="mig",
                     severity=Severity.WARNING,
-                    message=f"GPU {g.index}: a MIG mode change is pending (now "
-                    f"{'on' if g.mig_mode_current else 'off'}, next {'on' if g.mig_mode_pending else 'off'})",
-                    fix=f"Reset the GPU (`sudo nvidia-smi -i {g.index} -r`) or reboot to apply it",
+                    message=_("GPU {index}: a MIG mode change is pending (now {now}, next {next})").format(
+                        index=g.index, now=_on_off(g.mig_mode_current), next=_on_off(g.mig_mode_pending)
+                    ),
+                    fix=_("Reset the GPU (`sudo nvidia-smi -i {index} -r`) or reboot to apply it").format(
+                        index=g.index
+                    ),
                     gpu_index=g.index,
                 )
             )
     return found
+
+
+def _on_off(flag: bool | None) -> str:
+    return _("on") if flag else _("off")
 
 
 def check_virtualization(facts: MachineFacts) -> list[Finding]:
@@ -115,7 +134,7 @@ def check_virtualization(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="virtualization",
                     severity=Severity.OK,
-                    message=f"GPU {g.index}: bare metal",
+                    message=_("GPU {index}: bare metal").format(index=g.index),
                     gpu_index=g.index,
                 )
             )
@@ -124,7 +143,9 @@ def check_virtualization(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="virtualization",
                     severity=Severity.OK,
-                    message=f"GPU {g.index}: the whole physical GPU is passed through to this VM",
+                    message=_("GPU {index}: the whole physical GPU is passed through to this VM").format(
+                        index=g.index
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -133,11 +154,15 @@ def check_virtualization(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="virtualization",
                     severity=Severity.WARNING,
-                    message=f"GPU {g.index}: this is a vGPU — a share of a physical GPU, time-sliced or "
-                    "partitioned with other VMs; speed and memory can be a fraction of the datasheet, and "
-                    "P2P, unified memory or profiling may be disabled",
-                    fix="Run `gpuplan bench` to see what you really get; if you paid for a whole GPU, ask "
-                    "the provider for a passthrough or bare-metal instance",
+                    message=_(
+                        "GPU {index}: this is a vGPU — a share of a physical GPU, time-sliced or "
+                        "partitioned with other VMs; speed and memory can be a fraction of the datasheet, "
+                        "and P2P, unified memory or profiling may be disabled"
+                    ).format(index=g.index),
+                    fix=_(
+                        "Run `gpuplan bench` to see what you really get; if you paid for a whole GPU, ask "
+                        "the provider for a passthrough or bare-metal instance"
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -146,8 +171,9 @@ def check_virtualization(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="virtualization",
                     severity=Severity.INFO,
-                    message=f"GPU {g.index}: virtualization mode {mode} — this machine is a vGPU hypervisor "
-                    "host",
+                    message=_(
+                        "GPU {index}: virtualization mode {mode} — this machine is a vGPU hypervisor host"
+                    ).format(index=g.index, mode=mode),
                     gpu_index=g.index,
                 )
             )
@@ -176,11 +202,14 @@ def check_pcie(facts: MachineFacts) -> list[Finding]:
                     Finding(
                         check="pcie_link",
                         severity=Severity.WARNING,
-                        message=f"GPU {g.index}: PCIe link runs at {now} under load "
-                        f"({g.utilization_gpu_pct} % busy), below its maximum {best}; host↔device copies are "
-                        "slower",
-                        fix="Check the slot, riser and BIOS PCIe speed settings (`nvidia-smi -q -d PCIE`); "
-                        "on a cloud VM, report it to the provider",
+                        message=_(
+                            "GPU {index}: PCIe link runs at {now} under load ({busy_pct} % busy), below its "
+                            "maximum {best}; host↔device copies are slower"
+                        ).format(index=g.index, now=now, busy_pct=g.utilization_gpu_pct, best=best),
+                        fix=_(
+                            "Check the slot, riser and BIOS PCIe speed settings (`nvidia-smi -q -d PCIE`); "
+                            "on a cloud VM, report it to the provider"
+                        ),
                         gpu_index=g.index,
                     )
                 )
@@ -191,9 +220,11 @@ def check_pcie(facts: MachineFacts) -> list[Finding]:
                     Finding(
                         check="pcie_link",
                         severity=Severity.INFO,
-                        message=f"GPU {g.index}: PCIe link at {now} now, maximum {best}; idle GPUs lower the "
-                        "link to save power, so this is expected unless it stays so under load",
-                        fix="Re-check while the GPU is busy (e.g. during `gpuplan bench`)",
+                        message=_(
+                            "GPU {index}: PCIe link at {now} now, maximum {best}; idle GPUs lower the "
+                            "link to save power, so this is expected unless it stays so under load"
+                        ).format(index=g.index, now=now, best=best),
+                        fix=_("Re-check while the GPU is busy (e.g. during `gpuplan bench`)"),
                         gpu_index=g.index,
                     )
                 )
@@ -202,7 +233,7 @@ def check_pcie(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="pcie_link",
                     severity=Severity.OK,
-                    message=f"GPU {g.index}: PCIe link {now}",
+                    message=_("GPU {index}: PCIe link {now}").format(index=g.index, now=now),
                     gpu_index=g.index,
                 )
             )
@@ -211,10 +242,11 @@ def check_pcie(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="pcie_link",
                     severity=Severity.WARNING,
-                    message=f"GPU {g.index}: the link is at most x{g.pcie_width_max}, so host↔device "
-                    "bandwidth is at "
-                    f"most {g.pcie_width_max}/16 of a x16 link",
-                    fix="Move the GPU to a x16 slot, or ask the provider about the host's topology",
+                    message=_(
+                        "GPU {index}: the link is at most x{width}, so host↔device bandwidth is at "
+                        "most {width}/16 of a x16 link"
+                    ).format(index=g.index, width=g.pcie_width_max),
+                    fix=_("Move the GPU to a x16 slot, or ask the provider about the host's topology"),
                     gpu_index=g.index,
                 )
             )
@@ -224,9 +256,10 @@ def check_pcie(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="pcie_link",
                     severity=Severity.INFO,
-                    message=f"GPU {g.index}: the host limits the link to Gen{g.pcie_gen_max}; the GPU "
-                    "supports "
-                    f"Gen{gpu.pcie_gen}",
+                    message=_(
+                        "GPU {index}: the host limits the link to Gen{host_gen}; "
+                        "the GPU supports Gen{gpu_gen}"
+                    ).format(index=g.index, host_gen=g.pcie_gen_max, gpu_gen=gpu.pcie_gen),
                     gpu_index=g.index,
                 )
             )
@@ -242,11 +275,15 @@ def check_ecc(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="ecc",
                     severity=Severity.ERROR,
-                    message=f"GPU {g.index}: {g.ecc_volatile_uncorrected} uncorrected ECC error(s) since the "
-                    "driver loaded; computations on this GPU may be corrupt",
-                    fix="Stop jobs on it; check `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`; reset "
-                    "the GPU or reboot; if errors return, the GPU is failing: ask the provider for another "
-                    "machine",
+                    message=_(
+                        "GPU {index}: {count} uncorrected ECC error(s) since the "
+                        "driver loaded; computations on this GPU may be corrupt"
+                    ).format(index=g.index, count=g.ecc_volatile_uncorrected),
+                    fix=_(
+                        "Stop jobs on it; check `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER`; reset "
+                        "the GPU or reboot; if errors return, the GPU is failing: ask the provider for "
+                        "another machine"
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -255,8 +292,12 @@ def check_ecc(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="ecc",
                     severity=Severity.INFO,
-                    message=f"GPU {g.index}: ECC is off (a little more memory, no memory error detection)",
-                    fix=f"For long training runs: `sudo nvidia-smi -i {g.index} -e 1` and reboot",
+                    message=_(
+                        "GPU {index}: ECC is off (a little more memory, no memory error detection)"
+                    ).format(index=g.index),
+                    fix=_("For long training runs: `sudo nvidia-smi -i {index} -e 1` and reboot").format(
+                        index=g.index
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -265,7 +306,7 @@ def check_ecc(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="ecc",
                     severity=Severity.OK,
-                    message=f"GPU {g.index}: ECC on, no uncorrected errors",
+                    message=_("GPU {index}: ECC on, no uncorrected errors").format(index=g.index),
                     gpu_index=g.index,
                 )
             )
@@ -281,9 +322,11 @@ def check_persistence(facts: MachineFacts) -> list[Finding]:
         Finding(
             check="persistence_mode",
             severity=Severity.INFO,
-            message=f"persistence mode is off on GPU(s) {', '.join(map(str, off))}: the driver tears the GPU "
-            "down when no process uses it, so each new process starts seconds slower",
-            fix="`sudo nvidia-smi -pm 1`, or better enable the nvidia-persistenced service",
+            message=_(
+                "persistence mode is off on GPU(s) {indices}: the driver tears the GPU "
+                "down when no process uses it, so each new process starts seconds slower"
+            ).format(indices=", ".join(map(str, off))),
+            fix=_("`sudo nvidia-smi -pm 1`, or better enable the nvidia-persistenced service"),
         )
     ]
 
@@ -292,37 +335,39 @@ def check_persistence(facts: MachineFacts) -> list[Finding]:
 _CLOCK_REASONS: dict[str, tuple[Severity, str, str]] = {
     "HW_SLOWDOWN": (
         Severity.ERROR,
-        "hardware slowdown (clocks cut by half or more: overheating or power supply)",
-        "Check temperatures and power cables/PSU; on a cloud VM, ask the provider to move you",
+        N_("hardware slowdown (clocks cut by half or more: overheating or power supply)"),
+        N_("Check temperatures and power cables/PSU; on a cloud VM, ask the provider to move you"),
     ),
     "HW_THERMAL_SLOWDOWN": (
         Severity.ERROR,
-        "hardware thermal slowdown (the GPU is too hot)",
-        "Check airflow and fans; on a cloud VM, ask the provider to move you",
+        N_("hardware thermal slowdown (the GPU is too hot)"),
+        N_("Check airflow and fans; on a cloud VM, ask the provider to move you"),
     ),
     "HW_POWER_BRAKE_SLOWDOWN": (
         Severity.ERROR,
-        "external power brake (the system's power supply asserted a slowdown)",
-        "Check the PSU and power cabling; on a cloud VM, ask the provider to move you",
+        N_("external power brake (the system's power supply asserted a slowdown)"),
+        N_("Check the PSU and power cabling; on a cloud VM, ask the provider to move you"),
     ),
     "SW_THERMAL_SLOWDOWN": (
         Severity.WARNING,
-        "software thermal slowdown (the driver lowers clocks to keep the GPU below its thermal limit)",
-        "Improve cooling; sustained throughput will be below the datasheet",
+        N_("software thermal slowdown (the driver lowers clocks to keep the GPU below its thermal limit)"),
+        N_("Improve cooling; sustained throughput will be below the datasheet"),
     ),
     "SW_POWER_CAP": (
         Severity.INFO,
-        "power cap (normal at full load; if the GPU is idle, check the power limit with `nvidia-smi -q -d "
-        "POWER`)",
+        N_(
+            "power cap (normal at full load; if the GPU is idle, check the power limit with "
+            "`nvidia-smi -q -d POWER`)"
+        ),
         "",
     ),
     "APPLICATIONS_CLOCKS_SETTING": (
         Severity.INFO,
-        "application clocks set below the maximum",
-        "`sudo nvidia-smi -rac` resets them",
+        N_("application clocks set below the maximum"),
+        N_("`sudo nvidia-smi -rac` resets them"),
     ),
-    "SYNC_BOOST": (Severity.INFO, "sync boost (clocks held to those of the slowest GPU of a group)", ""),
-    "DISPLAY_CLOCK_SETTING": (Severity.INFO, "display clock setting", ""),
+    "SYNC_BOOST": (Severity.INFO, N_("sync boost (clocks held to those of the slowest GPU of a group)"), ""),
+    "DISPLAY_CLOCK_SETTING": (Severity.INFO, N_("display clock setting"), ""),
 }
 
 
@@ -332,15 +377,21 @@ def check_clocks(facts: MachineFacts) -> list[Finding]:
     for g in gpus_of(facts):
         if g.clock_event_reasons is None:
             continue
-        temp = f" at {g.temperature_c} °C" if g.temperature_c is not None else ""
+        temp = (
+            _(" at {temperature_c} °C").format(temperature_c=g.temperature_c)
+            if g.temperature_c is not None
+            else ""
+        )
         reported = [r for r in g.clock_event_reasons if r in _CLOCK_REASONS]
         if not reported:
-            idle = " (idle)" if "GPU_IDLE" in g.clock_event_reasons else ""
+            idle = _(" (idle)") if "GPU_IDLE" in g.clock_event_reasons else ""
             found.append(
                 Finding(
                     check="clocks",
                     severity=Severity.OK,
-                    message=f"GPU {g.index}: no clock slowdown{idle}{temp}",
+                    message=_("GPU {index}: no clock slowdown{idle}{temperature}").format(
+                        index=g.index, idle=idle, temperature=temp
+                    ),
                     gpu_index=g.index,
                 )
             )
@@ -350,8 +401,10 @@ def check_clocks(facts: MachineFacts) -> list[Finding]:
                 Finding(
                     check="clocks",
                     severity=severity,
-                    message=f"GPU {g.index}: clocks limited by {what}{temp}",
-                    fix=fix or None,
+                    message=_("GPU {index}: clocks limited by {reason}{temperature}").format(
+                        index=g.index, reason=_(what), temperature=temp
+                    ),
+                    fix=_(fix) if fix else None,
                     gpu_index=g.index,
                 )
             )

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any, TypeVar
 
+from gpuplan.i18n import N_
 from gpuplan.machine.facts import DriverFacts, GpuFacts, MachineFacts, TorchFacts
 
 __all__ = ["ENV_PREFIXES", "ENV_VARS", "probe_driver", "probe_machine", "probe_torch"]
@@ -137,6 +138,10 @@ class _Nvml:
         )
 
 
+# The reasons below are facts and stay in English (--json, fixtures); they are marked N_() so that the
+# doctor's checks can show them translated (gpuplan.machine.checks, `_(facts.nvml_error)`).
+
+
 def probe_driver(nvml: Any) -> tuple[DriverFacts | None, str | None]:
     """Driver and GPU facts from ``nvml`` (the pynvml module); ``(None, reason)`` when NVML cannot start."""
     try:
@@ -144,9 +149,11 @@ def probe_driver(nvml: Any) -> tuple[DriverFacts | None, str | None]:
     except nvml.NVMLError as e:
         code = getattr(e, "value", None)
         if code == getattr(nvml, "NVML_ERROR_LIBRARY_NOT_FOUND", object()):
-            return None, "no NVIDIA driver found (the NVML library libnvidia-ml is not installed)"
+            return None, N_("no NVIDIA driver found (the NVML library libnvidia-ml is not installed)")
         if code == getattr(nvml, "NVML_ERROR_DRIVER_NOT_LOADED", object()):
-            return None, "the NVIDIA driver is installed but not loaded (no GPU, or the kernel module failed)"
+            return None, N_(
+                "the NVIDIA driver is installed but not loaded (no GPU, or the kernel module failed)"
+            )
         return None, f"NVML failed to start: {e}"
     try:
         q = _Nvml(nvml)
@@ -207,7 +214,9 @@ def _import_pynvml() -> tuple[Any | None, str | None]:
     except ImportError:
         return (
             None,
-            "nvidia-ml-py is not installed, so the driver cannot be queried (pip install 'gpuplan[nvml]')",
+            N_(
+                "nvidia-ml-py is not installed, so the driver cannot be queried (pip install 'gpuplan[nvml]')"
+            ),
         )
 
 

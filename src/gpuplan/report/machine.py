@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuplan.i18n import N_, _
-from gpuplan.machine.bench import BenchReport
+from gpuplan.machine.bench import BenchReport, datasheet_note_text
 from gpuplan.machine.facts import MachineFacts
 from gpuplan.machine.findings import Finding, Severity
 from gpuplan.machine.results import efficiency
@@ -146,7 +146,10 @@ def bench_table(report: BenchReport) -> Table:
             "—" if eff is None else f"{eff:.0%}",
             note,
         )
-    caption = [_("no datasheet: {note}").format(note=n) for n in sorted(notes)]
+    caption = [
+        _("no datasheet: {note}").format(note=datasheet_note_text(n, report.device_name))
+        for n in sorted(notes)
+    ]
     caption += [
         _("skipped {metric}: {reason}").format(
             metric=s.metric + (f" ({s.dtype})" if s.dtype else ""), reason=s.reason
