@@ -37,3 +37,36 @@ def bert_large_profile(key: str) -> Profile:
         ),
         shape=ModelShape(family="encoder"),
     )
+
+
+def resnet50_profile(key: str, *, activations_bytes: float) -> Profile:
+    """A stand-in ResNet-50 step for tests of the image input bound: 256 images, 0.9 TFLOP of fp16
+    convolutions (~2 ms on an H100, ~10 ms on a V100 at 0.5 efficiency: far above a few hundred
+    images/s, so the vCPUs decide)."""
+    ops = tuple(
+        OpRecord(op="aten.convolution", op_class="conv", phase=phase, dtype="float16", count=1, flops=flops,
+                 bytes_moved=0.0)
+        for phase, flops in (("forward", 0.3e12), ("backward", 0.6e12))
+    )  # fmt: skip
+    return Profile(
+        key=key,
+        workload_name="resnet50-imagenet",
+        task="train",
+        precision="amp-fp16",
+        batch_size=256,
+        seq_len=None,
+        params=25_000_000,
+        trainable_params=25_000_000,
+        flops_per_step=0.9e12,
+        forward_flops=0.3e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=1e8,
+            buffers_bytes=0.0,
+            gradients_bytes=1e8,
+            optimizer_state_bytes=1e8,
+            activations_bytes=activations_bytes,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="cnn"),
+    )

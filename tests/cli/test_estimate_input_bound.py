@@ -9,52 +9,13 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli import app, estimate_cmds
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
-
-
-def _image_profile() -> Profile:
-    """256 images, 0.9 TFLOP of fp16 convolutions: ~10 ms on a V100, i.e. far above 800 images/s."""
-    ops = tuple(
-        OpRecord(
-            op="aten.convolution",
-            op_class="conv",
-            phase=ph,
-            dtype="float16",
-            count=1,
-            flops=f,
-            bytes_moved=0.0,
-        )
-        for ph, f in (("forward", 0.3e12), ("backward", 0.6e12))
-    )
-    return Profile(
-        key="k",
-        workload_name="resnet50-imagenet",
-        task="train",
-        precision="amp-fp16",
-        batch_size=256,
-        seq_len=None,
-        params=25_000_000,
-        trainable_params=25_000_000,
-        flops_per_step=0.9e12,
-        forward_flops=0.3e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=1e8,
-            buffers_bytes=0.0,
-            gradients_bytes=1e8,
-            optimizer_state_bytes=1e8,
-            activations_bytes=5e9,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="cnn"),
-    )
+from stand_in_profiles import resnet50_profile
 
 
 @pytest.fixture
 def image_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(
-        estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: _image_profile()
-    )
+    profile = resnet50_profile("k", activations_bytes=5e9)
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: profile)
     p = tmp_path / "resnet.yaml"
     p.write_text(
         "name: resnet50-imagenet\ntask: train\nmodel: {preset: resnet50}\n"

@@ -11,9 +11,9 @@ from plan_helpers import aws_costs, offer
 from gpuplan.perf.calibration import Calibration
 from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
 from gpuplan.plan.build_inputs import make_estimator
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.report.plan import plan_json
 from gpuplan.workload import Workload
+from stand_in_profiles import resnet50_profile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CAL = Calibration(
@@ -26,48 +26,9 @@ CAL = Calibration(
 )
 
 
-def _conv(phase: str, flops: float) -> OpRecord:
-    return OpRecord(
-        op="aten.convolution",
-        op_class="conv",
-        phase=phase,
-        dtype="float16",
-        count=1,
-        flops=flops,
-        bytes_moved=0.0,
-    )
-
-
-def _image_profile() -> Profile:
-    """256 images, 0.9 TFLOP of fp16 convolutions per micro-batch: ~2 ms on an H100 at 0.5 efficiency."""
-    ops = (_conv("forward", 0.3e12), _conv("backward", 0.6e12))
-    return Profile(
-        key="test",
-        workload_name="resnet50-imagenet",
-        task="train",
-        precision="amp-fp16",
-        batch_size=256,
-        seq_len=None,
-        params=25_000_000,
-        trainable_params=25_000_000,
-        flops_per_step=0.9e12,
-        forward_flops=0.3e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=1e8,
-            buffers_bytes=0.0,
-            gradients_bytes=1e8,
-            optimizer_state_bytes=1e8,
-            activations_bytes=20e9,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="cnn"),
-    )
-
-
 def test_planner_bounds_an_image_job_by_each_offers_vcpus() -> None:
     workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
-    est, notes = make_estimator(workload, _image_profile(), CAL)
+    est, notes = make_estimator(workload, resnet50_profile("test", activations_bytes=20e9), CAL)
     assert any(n.startswith("image job: each offer's images/s is bounded by its vCPUs") for n in notes)
     key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
     unknown = est(key)
@@ -112,7 +73,7 @@ def test_plan_options_carry_the_input_bound_flag_per_offer() -> None:
 
 def test_an_image_job_on_an_instance_of_unknown_vcpus_is_flagged_not_taken_as_fed() -> None:
     workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
-    est, notes = make_estimator(workload, _image_profile(), CAL)
+    est, notes = make_estimator(workload, resnet50_profile("test", activations_bytes=20e9), CAL)
     assert any("input pipeline unknown" in n for n in notes)
     key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
     assert est(key).input_unknown
