@@ -24,7 +24,7 @@ from gpuplan.catalog.providers.base import (
     SpotFacts,
     regions,
 )
-from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
+from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, number, offer, price
 from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
@@ -105,17 +105,7 @@ _DOC = "Alibaba Cloud 'GPU-accelerated compute-optimized instance families', htt
 
 
 def _i(gpu: str, n: float, vcpus: float, mem: float, net: float | None, link: str) -> InstanceFacts:
-    return InstanceFacts(
-        gpu=gpu,
-        gpu_count=n,
-        vcpus=vcpus,
-        memory_gib=mem,
-        network_gbps=net,
-        network_kind="TCP",
-        interconnect=link,
-        local_nvme_gb=None,
-        source=_DOC,
-    )
+    return ethernet_instance(_DOC, gpu, n, vcpus, mem, net, link)
 
 
 INSTANCES: dict[str, InstanceFacts] = {

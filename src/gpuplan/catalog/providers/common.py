@@ -44,6 +44,30 @@ class InstanceFacts:
     source: str
 
 
+def ethernet_instance(
+    source: str,
+    gpu: str,
+    gpus: float,
+    vcpus: float,
+    memory_gib: float,
+    network_gbps: float | None,
+    link: str | None,
+) -> InstanceFacts:
+    """Facts of a GPU instance on plain VPC Ethernet with no local NVMe (the Chinese clouds' GPU
+    families as their docs list them): positional, so a provider's table stays one line a type."""
+    return InstanceFacts(
+        gpu=gpu,
+        gpu_count=gpus,
+        vcpus=vcpus,
+        memory_gib=memory_gib,
+        network_gbps=network_gbps,
+        network_kind="TCP",
+        interconnect=link,
+        local_nvme_gb=None,
+        source=source,
+    )
+
+
 def number(text: Any) -> float | None:
     """The first number in ``text`` ('2048 GiB' -> 2048, '3200 Gigabit' -> 3200), or None."""
     if text is None:

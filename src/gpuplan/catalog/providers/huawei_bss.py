@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCredentialsError, Region
-from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, offer, price
 from gpuplan.catalog.providers.signing import huawei_authorization
 from gpuplan.errors import DataError
 
@@ -38,17 +38,7 @@ _DOC = (
 def _i(gpu: str, n: float, vcpus: float, mem: float, net: float, link: str | None) -> InstanceFacts:
     # Network: the doc's maximum of "max/assured" Gbit/s (p2s.2xlarge.8: 10/4 -> 10); plain VPC
     # Ethernet (no RDMA flavor among these).
-    return InstanceFacts(
-        gpu=gpu,
-        gpu_count=n,
-        vcpus=vcpus,
-        memory_gib=mem,
-        network_gbps=net,
-        network_kind="TCP",
-        interconnect=link,
-        local_nvme_gb=None,
-        source=_DOC,
-    )
+    return ethernet_instance(_DOC, gpu, n, vcpus, mem, net, link)
 
 
 #: GPU flavors with their facts. pi2 is left out: shared/data marks its GPU as unverified.
