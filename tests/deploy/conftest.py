@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
+from torchrun_helpers import reap
 
 from gpuplan.deploy import GeneratedFile, LaunchSpec
 
@@ -21,6 +23,13 @@ SCHEMAS = Path(__file__).parent / "schemas"
 #: fields are errors). 1.33 is the oldest minor still supported upstream in 2026 that has every
 #: field the generators use (Job podFailurePolicy is GA since 1.31).
 K8S_VERSION = "1.33.0"
+
+
+@pytest.fixture(autouse=True)
+def _reap_torchrun_runs() -> Iterator[None]:
+    """After each test, end the torchrun runs it left (see torchrun_helpers.reap)."""
+    yield
+    reap()
 
 
 @pytest.fixture

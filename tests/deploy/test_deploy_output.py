@@ -141,3 +141,32 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path: Path, run: Callabl
         r = run("-t", "k8s", "-o", str(out), "--force")
         assert r.returncode == 1 and "no space left" in r.stderr
         assert sorted(os.listdir(out)) == ["notes.txt"]
+
+
+def test_a_folder_holding_only_what_a_killed_write_left_counts_as_empty(tmp_path: Path) -> None:
+    files = generate(LaunchSpec.from_plan_json(PLAN), "k8s")
+    out = tmp_path / "o"
+    (out / "k8s").mkdir(parents=True)
+    # What kill -9 between stage() and commit() leaves: temporary names only, in the folders made.
+    for stale in (
+        out / ".train.py.0123456789abcdef.gpuplan-tmp",
+        out / "k8s" / ".job.yaml.fedcba9876543210.gpuplan-tmp",
+    ):
+        stale.write_text("half")
+    written = write_files(files, out)  # no --force needed: nothing of the user's is there
+    assert all(p.is_file() for p in written) and _leftovers(out) == []
+
+
+def test_a_user_file_beside_leftovers_still_needs_force(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / ".train.py.0123456789abcdef.gpuplan-tmp").write_text("half")
+    (out / "notes.txt").write_text("mine\n")
+    with pytest.raises(DeployError, match="not empty"):
+        write_files(generate(LaunchSpec.from_plan_json(PLAN), "torchrun"), out)
+    link_out = tmp_path / "o2"
+    link_out.mkdir()
+    (link_out / "sub").symlink_to(tmp_path)  # a link is never a leftover of ours
+    with pytest.raises(DeployError, match="not empty"):
+        write_files(generate(LaunchSpec.from_plan_json(PLAN), "torchrun"), link_out)
+    assert (out / "notes.txt").read_text() == "mine\n"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -26,7 +28,7 @@ def launch(job_dir: Path, *args: str, **env_vars: str) -> subprocess.Popen[str]:
     # One intra-op thread everywhere: torchrun sets it only for several ranks per node, and a
     # different thread count changes float summation order (same loss, different last bits).
     env = {**os.environ, "PYTHON": sys.executable, "OMP_NUM_THREADS": "1", **env_vars}
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         ["bash", str(job_dir / "launch.sh"), *TINY, *args],
         cwd=job_dir,
         env=env,
@@ -35,6 +37,23 @@ def launch(job_dir: Path, *args: str, **env_vars: str) -> subprocess.Popen[str]:
         text=True,
         start_new_session=True,  # its own process group, so the test can signal torchrun and ranks
     )
+    _launched.append(proc)
+    return proc
+
+
+#: Every run `launch` started in this worker; `reap` ends and closes those a test left behind.
+_launched: list[subprocess.Popen[str]] = []
+
+
+def reap() -> None:
+    """Kill what is still running and close every pipe: a test that failed between `launch` and
+    `finish` must not leave a live run, or an open pipe whose ResourceWarning fails a later test."""
+    while _launched:
+        proc = _launched.pop()
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 180) -> tuple[int, str]:

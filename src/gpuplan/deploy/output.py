@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ __all__ = ["write_files"]
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+#: A temporary name `_Batch.stage` makes; one left on disk is the trace of a write that was killed.
+_LEFTOVER = re.compile(r"^\..+\.[0-9a-f]{16}\.gpuplan-tmp$")
 
 
 def _short(path: object) -> str:
@@ -147,7 +150,7 @@ class _Batch:
                 f"{_short(self.root / f.path)} is a folder where the file must go: "
                 "remove it or choose another --out"
             )
-        temp = f".{name}.{secrets.token_hex(8)}.gpuplan-tmp"
+        temp = f".{name}.{secrets.token_hex(8)}.gpuplan-tmp"  # the shape _LEFTOVER matches
         fd = os.open(temp, _NEW_FILE_FLAGS, 0o600, dir_fd=folder)
         self.temps.append((folder, temp, name))
         with os.fdopen(fd, "wb") as fh:
@@ -186,7 +189,8 @@ def write_files(files: list[GeneratedFile], out_dir: str | Path, *, force: bool 
     """
     out = Path(out_dir)
     try:
-        non_empty = out.is_dir() and any(out.iterdir())
+        leftovers = _leftovers(out)
+        non_empty = leftovers is None
     except OSError as e:
         raise DeployError(f"cannot read --out {_short(out)}: {_why(e)}; choose another --out") from e
     if non_empty and not force:
@@ -214,4 +218,25 @@ def write_files(files: list[GeneratedFile], out_dir: str | Path, *, force: bool 
             ) from e
         raise
     batch.close()
+    for path in leftovers or ():
+        with contextlib.suppress(OSError):
+            path.unlink()
     return [out / f.path for f in files]
+
+
+def _leftovers(out: Path) -> list[Path] | None:
+    """The temporary files a killed earlier write left in ``out`` (``[]`` for an empty or missing
+    folder), or None when ``out`` holds anything else: a folder holding only those still counts
+    as empty, so a deploy killed half-way can be run again without ``--force``."""
+    if not out.is_dir():
+        return []
+    found: list[Path] = []
+    for folder, dirs, names in os.walk(out, followlinks=False):
+        if any(Path(folder, d).is_symlink() for d in dirs):
+            return None
+        for name in names:
+            path = Path(folder, name)
+            if not (_LEFTOVER.match(name) and stat.S_ISREG(path.lstat().st_mode)):
+                return None
+            found.append(path)
+    return found
