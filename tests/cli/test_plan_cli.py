@@ -33,7 +33,7 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
     r = _run(env, "--json", "--top", "3", "--budget-usd", "500")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert doc["workload"]["name"] == "bert-large-squad"
     for key in ("recommended", "options", "pareto", "baseline", "savings_vs_baseline_pct", "excluded"):
         assert key in doc
@@ -48,7 +48,9 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
     assert sum(parts.values()) == pytest.approx(rec["total_cost_usd"])
     assert len(doc["options"]) <= 3
     assert doc["excluded"]  # the YAML's provider filter leaves tencent/huawei/volcengine out
-    assert all(o["price_usd"] is not None for o in doc["options"])
+    assert all(o["price_usd_per_hour"] is not None for o in doc["options"])
+    monthly = [o for o in doc["options"] if o["price_unit"] == "month"]
+    assert all(o["price_usd_per_month"] is not None for o in monthly)
 
 
 def test_infeasible_constraints_explain_and_exit_1(env: dict[str, Path]) -> None:
@@ -87,3 +89,33 @@ def test_plan_help_does_not_import_torch() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert r.returncode == 0, r.stderr
+
+
+def test_offers_a_tensor_parallel_split_cannot_use_are_counted_in_both_languages(
+    env: dict[str, Path],
+) -> None:
+    from dataclasses import replace
+
+    from gpuplan.workload.shape import ModelShape
+
+    shape = ModelShape(family="encoder", num_layers=24, hidden_size=1024, num_attention_heads=16)
+    prof = env["dir"] / "profile-tp2.json"
+    prof.write_text(replace(bert_large_profile("cli-tp2"), shape=shape).to_json(), encoding="utf-8")
+    spec = env["dir"] / "bert-tp2.yaml"
+    text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
+    text = text.replace("parallelism: ddp", "parallelism: ddp\ntensor_parallel: 2")
+    spec.write_text(text, encoding="utf-8")
+    docs = {}
+    for lang in ("en", "zh"):
+        cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
+               str(spec), "--profile", str(prof), "--json", "--lang", lang]  # fmt: skip
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        assert r.returncode == 0, r.stderr
+        docs[lang] = json.loads(r.stdout)
+    dropped = docs["en"]["excluded"]["model_parallel_split"]
+    assert dropped > 0 and docs["en"]["recommended"]["gpu_count"] % 2 == 0
+    en = [n for n in docs["en"]["notes"] if n.startswith("tensor_parallel 2 × pipeline_parallel 1")]
+    zh = [n for n in docs["zh"]["notes"] if n.startswith("tensor_parallel 2 × pipeline_parallel 1")]
+    assert len(en) == len(zh) == 1
+    assert f"{dropped} candidates left out" in en[0]
+    assert f"排除了 {dropped} 个候选" in zh[0]

@@ -29,6 +29,7 @@ def test_python_entry_point_model_trains_with_its_own_inputs_and_loss(tmp_path: 
         "PYTHONPATH": str(FIXTURES / "userproj"),
         "MASTER_PORT": str(_free_port()),
         "OMP_NUM_THREADS": "1",
+        "TINYUSER_ATEXIT_FILE": str(tmp_path / "atexit.txt"),
     }
     r = subprocess.run(
         [
@@ -48,6 +49,8 @@ def test_python_entry_point_model_trains_with_its_own_inputs_and_loss(tmp_path: 
         timeout=120,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+    # The user's exit handler still runs before train.py leaves without gloo's teardown.
+    assert (tmp_path / "atexit.txt").read_text() == "flushed\n"
     result = json.loads((tmp_path / "r.json").read_text())
     # The user's loss_fn on a 64-token vocabulary starts near ln(64) = 4.16.
     assert result["step"] == 4 and 3.0 < result["loss"] < 5.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -104,3 +105,75 @@ def test_unreadable_cache_entry_is_retraced_and_replaced(
     result = profile(w, cache)
     assert result.flops_per_step == 1.0
     assert cache.get_profile(key, PROFILE_SCHEMA_VERSION) == result.to_json()
+
+
+def _hf_workload(tmp_path: Any, **over: Any) -> Workload:
+    cfg = tmp_path / "config.json"
+    cfg.write_text('{"model_type": "gpt2", "n_positions": 128, "attn_pdrop": 0.1}')
+    d = {"name": "h", "model": {"hf_config": str(cfg)}, "inputs": {"batch_size": 1, "seq_len": 8}, **over}
+    return Workload.from_dict(d)
+
+
+def _old_key(w: Workload) -> str:
+    """The key as it was before the SDPA-dropout trace fix: the same fields without its version."""
+    import hashlib
+    import json
+
+    from gpuplan.profile.key import key_fields
+
+    fields = key_fields(w)
+    fields.pop("sdpa_dropout_trace")
+    return hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def test_an_hf_profile_cached_before_the_dropout_fix_is_traced_again(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    w = _hf_workload(tmp_path)
+    peak = MemoryBreakdown(
+        parameters_bytes=4.0,
+        buffers_bytes=0.0,
+        gradients_bytes=4.0,
+        optimizer_state_bytes=8.0,
+        activations_bytes=0.0,
+        temporaries_bytes=0.0,
+    )
+    stale = Profile(
+        key=_old_key(w),
+        workload_name="h",
+        task="train",
+        precision="fp32",
+        batch_size=1,
+        seq_len=8,
+        params=1,
+        trainable_params=1,
+        flops_per_step=1.0,
+        forward_flops=1.0,
+        ops=(),
+        peak=peak,
+        shape=ModelShape(family="decoder"),
+    )
+    cache = MemoryProfileCache()
+    cache.put_profile(stale.key, PROFILE_SCHEMA_VERSION, stale.to_json())
+    traced: list[str] = []
+
+    def fresh(w: Workload, key: str) -> Profile:
+        traced.append(key)
+        return dataclasses.replace(stale, key=key, params=2)
+
+    monkeypatch.setattr(tracer_module, "trace_workload", fresh)
+    got = profile(w, cache)
+    assert traced == [profile_key(w)] and profile_key(w) != stale.key
+    assert got.params == 2  # the fresh trace, not the stale one
+
+
+def test_the_dropout_trace_version_leaves_preset_and_eager_keys_as_they_were(
+    small_gpt2: Make, tmp_path: Any
+) -> None:
+    from gpuplan.profile.key import key_fields
+
+    # Presets never pass dropout to SDPA, and eager attention never took the fused path: their keys,
+    # and so the committed calibration profiles, are unchanged.
+    assert "sdpa_dropout_trace" not in key_fields(small_gpt2())
+    assert "sdpa_dropout_trace" not in key_fields(_hf_workload(tmp_path, attention="eager"))
+    assert "sdpa_dropout_trace" in key_fields(_hf_workload(tmp_path, task="infer"))

@@ -286,6 +286,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         setup_h=setup_h,
         # A service is planned for a month of calendar time (SERVING_HOURS), not a piece of work.
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
+        tensor_parallel=workload.tensor_parallel,
+        pipeline_parallel=workload.pipeline_parallel,
     )
     return job, tuple(notes)
 

@@ -20,10 +20,21 @@ from gpuplan.plan.input_types import (
     EstimateRow,
     FloatArray,
     IntArray,
+    JobFacts,
     OfferTable,
 )
 
-__all__ = ["NO_REASON", "REASONS", "Candidates", "EstimateFn", "enumerate_candidates", "estimate_candidates"]
+__all__ = [
+    "NO_REASON",
+    "REASONS",
+    "Candidates",
+    "EstimateFn",
+    "ModelSplitMisfits",
+    "enumerate_candidates",
+    "estimate_candidates",
+    "exclude_model_split",
+    "model_split_misfits",
+]
 
 #: The estimator as the planner sees it: one GPU configuration in, one answer out.
 EstimateFn = Callable[[EstimateKey], EstimateRow]
@@ -134,6 +145,49 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
     if not c.allow_low_confidence:
         cands.exclude((offers.confidence == "low")[offer], Reason.LOW_CONFIDENCE)
     return cands
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelSplitMisfits:
+    """Candidates the job's tensor × pipeline split cannot run on, by why (first reason wins)."""
+
+    not_multiple: int
+    """GPU count not a multiple of ``tensor_parallel × pipeline_parallel``."""
+    node_too_narrow: int
+    """An instance with fewer GPUs than ``tensor_parallel`` (its group would span nodes)."""
+
+    @property
+    def total(self) -> int:
+        return self.not_multiple + self.node_too_narrow
+
+
+def _split_masks(cands: Candidates, job: JobFacts) -> tuple[BoolArray, BoolArray]:
+    total = cands.gpus_per_node * cands.nodes
+    not_multiple: BoolArray = total % job.replica_gpus != 0
+    # The same two rules as perf.model_parallel.check_model_parallel, over every candidate at once.
+    narrow: BoolArray = ~not_multiple & (cands.gpus_per_node < job.tensor_parallel)
+    return not_multiple, narrow
+
+
+def exclude_model_split(cands: Candidates, job: JobFacts) -> None:
+    """Leave out (``Reason.MODEL_SPLIT``) the candidates whose GPUs cannot hold whole replicas of the
+    job's tensor × pipeline split, before the estimator is asked about them."""
+    if job.replica_gpus == 1:
+        return
+    not_multiple, narrow = _split_masks(cands, job)
+    cands.exclude(not_multiple | narrow, Reason.MODEL_SPLIT)
+
+
+def model_split_misfits(cands: Candidates, job: JobFacts) -> ModelSplitMisfits:
+    """How many candidates :func:`exclude_model_split` left out, by why."""
+    if job.replica_gpus == 1:
+        return ModelSplitMisfits(not_multiple=0, node_too_narrow=0)
+    not_multiple, narrow = _split_masks(cands, job)
+    mine = cands.reason == REASONS.index(Reason.MODEL_SPLIT)
+    return ModelSplitMisfits(
+        not_multiple=int(np.count_nonzero(mine & not_multiple)),
+        node_too_narrow=int(np.count_nonzero(mine & narrow)),
+    )
 
 
 def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: EstimateFn) -> int:

@@ -62,6 +62,7 @@ class Reason(str, Enum):
     FRACTIONAL_GPU = "fractional_gpu"
     UNPRICED = "unpriced"
     LOW_CONFIDENCE = "low_confidence_price"
+    MODEL_SPLIT = "model_parallel_split"
     DOES_NOT_FIT = "does_not_fit"
     SPOT_UNSTABLE = "spot_too_unstable"
     UNKNOWN_COST = "unknown_cost_component"

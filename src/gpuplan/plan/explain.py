@@ -22,6 +22,8 @@ _HINTS = {
     "or allow more GPUs / bigger GPUs",
     Reason.UNPRICED.value: "add a price with `gpuplan catalog` or widen providers/regions",
     Reason.NEEDS_COMMITMENT.value: "reserved prices need --commitment 1y|3y (monthly: --commitment monthly)",
+    Reason.MODEL_SPLIT.value: "tensor_parallel × pipeline_parallel must divide each option's GPUs and "
+    "tensor_parallel fit in one instance: lower them, or allow more GPUs (--max-gpus)",
 }
 
 

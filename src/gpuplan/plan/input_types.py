@@ -227,6 +227,17 @@ class JobFacts:
     """True when the account's monthly free egress allowance is unused and may pay for this job's
     first GBs; False (default) prices every GB, because the allowance is shared with all the
     account's other traffic."""
+    tensor_parallel: int = 1
+    """GPUs one layer's matmuls are split over (the workload's ``tensor_parallel``); they must sit in
+    one instance, because their all-reduces run every layer over NVLink."""
+    pipeline_parallel: int = 1
+    """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
+
+    @property
+    def replica_gpus(self) -> int:
+        """GPUs of one model replica, ``tensor_parallel × pipeline_parallel``: a candidate's GPU
+        count must be a multiple of it."""
+        return self.tensor_parallel * self.pipeline_parallel
 
     @property
     def result_size_gb(self) -> float:

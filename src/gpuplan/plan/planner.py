@@ -14,7 +14,15 @@ import numpy as np
 from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
-from gpuplan.plan.candidates import Candidates, EstimateFn, enumerate_candidates, estimate_candidates
+from gpuplan.plan.candidates import (
+    Candidates,
+    EstimateFn,
+    ModelSplitMisfits,
+    enumerate_candidates,
+    estimate_candidates,
+    exclude_model_split,
+    model_split_misfits,
+)
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates
@@ -252,6 +260,7 @@ def _run(
     unknown_costs: str,
 ) -> PlanContext:
     cands = enumerate_candidates(offers, constraints)
+    exclude_model_split(cands, job)
     estimate_candidates(cands, offers, estimate)
     costs = cost_candidates(cands, offers, facts, job)
     cands.exclude(_scatter(cands, costs, ~costs.stable), Reason.SPOT_UNSTABLE)
@@ -327,12 +336,31 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
             raise NotFoundError("region", name, sorted(known_regions.values()), hint="no offer in it")
 
 
+def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
+    """Say how many candidates the tensor × pipeline split left out, and why (empty when none)."""
+    if misfits.total == 0:
+        return ""
+    return _(
+        "tensor_parallel {tp} × pipeline_parallel {pp}: {total} candidates left out "
+        "({not_multiple} whose GPU count is not a multiple of {degree}, {narrow} on instances with "
+        "fewer than {tp} GPUs, where the tensor-parallel group would span nodes)"
+    ).format(
+        tp=job.tensor_parallel,
+        pp=job.pipeline_parallel,
+        degree=job.replica_gpus,
+        total=f"{misfits.total:,}",
+        not_multiple=f"{misfits.not_multiple:,}",
+        narrow=f"{misfits.node_too_narrow:,}",
+    )
+
+
 def _plan_notes(
     job: JobFacts,
     ranked: list[Option],
     notes: tuple[str, ...],
     constraints: Constraints,
     rates: tuple[SpotRate, ...],
+    misfits: ModelSplitMisfits,
 ) -> tuple[str, ...]:
     """Assumptions that apply to the whole plan, in words."""
     plan_notes = [
@@ -340,6 +368,8 @@ def _plan_notes(
             nodes=constraints.node_limit, gpus=constraints.total_gpu_limit
         )
     ]
+    if split := _split_note(job, misfits):
+        plan_notes.append(split)
     if constraints.deadline_h is not None:
         plan_notes.append(
             _(
@@ -474,5 +504,5 @@ def plan_offers(
         why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=_plan_notes(job, ranked, notes, constraints, ctx.costs.rates),
+        notes=_plan_notes(job, ranked, notes, constraints, ctx.costs.rates, model_split_misfits(cands, job)),
     )

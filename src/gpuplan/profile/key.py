@@ -14,7 +14,15 @@ from gpuplan.errors import EstimateError
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 from gpuplan.workload.spec import Workload, load_workload
 
-__all__ = ["MemoryProfileCache", "ProfileCache", "profile", "profile_key", "trace"]
+__all__ = [
+    "SDPA_DROPOUT_TRACE",
+    "MemoryProfileCache",
+    "ProfileCache",
+    "key_fields",
+    "profile",
+    "profile_key",
+    "trace",
+]
 
 
 class ProfileCache(Protocol):
@@ -89,14 +97,24 @@ def _model_identity(w: Workload) -> dict[str, Any]:
     return ident
 
 
-def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of what shapes the trace, the Profile schema and torch's version.
+#: Version of how fused attention traces ``F.scaled_dot_product_attention`` calls that carry dropout.
+#: 2 (2026-12-01, commit 8541fcb): traced as the fused kernel a GPU runs (``tracer._FusedAttentionDropout``);
+#: before, the CPU's math fallback (fp32 ``bmm``, s×s scores) was traced. Only models whose own code
+#: picks the attention call can pass dropout to SDPA (HF configs in training, Python entry points);
+#: the presets never do, so their keys, and the committed calibration profiles, do not carry it.
+SDPA_DROPOUT_TRACE = 2
 
-    Not in the key: name, data, constraints, parallelism, gradient accumulation, serving — they do
-    not change one traced micro-batch step on one device.
-    """
-    w = load_workload(workload)
-    fields = {
+
+def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
+    """The trace-version component of the key, for the workloads whose trace the dropout fix changed."""
+    if w.model.preset is not None or w.attention.value != "fused":
+        return {}
+    return {"sdpa_dropout_trace": SDPA_DROPOUT_TRACE}
+
+
+def key_fields(w: Workload) -> dict[str, Any]:
+    """What :func:`profile_key` hashes (public so that a test can rebuild an older key)."""
+    return {
         "task": w.task.value,
         "model": _model_identity(w),
         "inputs": w.inputs.model_dump(mode="json", exclude_none=True),
@@ -107,9 +125,22 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
         **({"optimizer_in_backward": True} if w.optimizer_in_backward else {}),
         **({"loss": w.loss.value} if w.loss.value != "standard" else {}),
         **({"attention": w.attention.value} if w.attention.value != "fused" else {}),
+        **_sdpa_dropout_trace(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }
+
+
+def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of what shapes the trace, the Profile schema and torch's version.
+
+    Not in the key: name, data, constraints, parallelism, gradient accumulation, serving — they do
+    not change one traced micro-batch step on one device.
+    """
+    return _digest(key_fields(load_workload(workload)))
+
+
+def _digest(fields: dict[str, Any]) -> str:
     canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

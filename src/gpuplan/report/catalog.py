@@ -1,19 +1,8 @@
 """Render the catalog commands: ``gpuplan gpus``, ``gpuplan offers``, ``gpuplan catalog info|import``.
 
-JSON schemas (stable; units in the names):
-
-``offers --json``: a list of objects, one per listed offer x pricing model, with every
-:class:`~gpuplan.catalog.OfferPrice` field (provider, region, zone, instance_type, gpu, gpu_count,
-vcpus, memory_gib, network_gbps, interconnect, pricing, price, currency, unit, price_usd_per_hour,
-price_usd_per_gpu_hour, as_of, source, confidence, interruption_band, billing_granularity_s,
-min_billing_s, term, compliance, stale, price_reason, exchange_rate_usd_per_unit,
-exchange_rate_as_of) plus ``display_currency``, ``price_per_hour`` and ``price_per_gpu_hour`` (in the
-display currency) and ``regions_compared``.
-
-``gpus --json``: a list of objects: id, name, vendor, architecture, memory_gib,
-memory_bandwidth_gbps, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops, int8_tops,
-interconnect, nvlink_gen, nvlink_gbps, pcie_gen, source, and ``cheapest``: pricing model ->
-{price_usd_per_gpu_hour, provider, region, instance_type, as_of, source, confidence} (null when none).
+The ``--json`` documents are declared in :mod:`gpuplan.documents.catalog` (schemas in
+``docs/schemas/``): every amount names its currency and unit, USD always and CNY wherever the
+catalog has a CNY rate, which the document states once.
 """
 
 from __future__ import annotations
@@ -27,8 +16,16 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuplan.catalog.model import CatalogInfo, ExchangeRate, ImportReport, OfferPrice, PricingModel
+from gpuplan.catalog.model import (
+    HOURS_PER_MONTH,
+    CatalogInfo,
+    ExchangeRate,
+    ImportReport,
+    OfferPrice,
+    PricingModel,
+)
 from gpuplan.catalog.query import OfferListing, OfferView
+from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, money, ngettext
@@ -41,8 +38,10 @@ __all__ = [
     "import_view",
     "info_json",
     "info_view",
+    "offer_prices",
     "offers_json",
     "offers_view",
+    "rate_doc",
     "rates_line",
 ]
 
@@ -66,19 +65,90 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
     return _("Exchange rate: {rates}").format(rates="; ".join(parts))
 
 
+def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
+    """A catalog rate as the documents state it (None stays None)."""
+    if rate is None:
+        return None
+    return ExchangeRateDoc(
+        currency=rate.currency,
+        usd_per_unit=rate.usd_per_unit,
+        units_per_usd=1.0 / rate.usd_per_unit,
+        as_of=rate.as_of,
+        source=rate.source,
+    )
+
+
+def _term_doc(term: dict[str, Any] | None, currency: str | None) -> dict[str, Any] | None:
+    # Providers store a prepaid total in the price's own currency under one name; the document
+    # names the currency (prepaid_total_cny).
+    if not term or "prepaid_total" not in term or not currency:
+        return term
+    out = {k: v for k, v in term.items() if k != "prepaid_total"}
+    out[f"prepaid_total_{currency.lower()}"] = term["prepaid_total"]
+    return out
+
+
+def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
+    """The ``price_{usd,cny}_per_{hour,gpu_hour,month}`` fields of one offer: a price published in
+    CNY keeps its exact amount in CNY, the other currency is converted at ``cny``."""
+    share = 1 - o.discount_percent / 100 if o.discount_percent else 1.0
+    monthly = o.unit == "month"
+    usd_h = o.price_usd_per_hour
+    cny_h: float | None = None
+    if o.currency == "CNY" and o.price is not None:
+        cny_h = o.price * share / (HOURS_PER_MONTH if monthly else 1.0)
+    elif usd_h is not None and cny is not None:
+        cny_h = usd_h / cny.usd_per_unit
+    usd_month = None
+    if monthly and o.currency == "USD" and o.price is not None:
+        usd_month = o.price * share
+    elif monthly and usd_h is not None:
+        usd_month = usd_h * HOURS_PER_MONTH
+    cny_month = None
+    if monthly and o.currency == "CNY" and o.price is not None:
+        cny_month = o.price * share
+    elif monthly and cny_h is not None:
+        cny_month = cny_h * HOURS_PER_MONTH
+
+    def per_gpu(x: float | None) -> float | None:
+        return x / o.gpu_count if x is not None else None
+
+    return {
+        "price_usd_per_hour": usd_h,
+        "price_usd_per_gpu_hour": per_gpu(usd_h),
+        "price_cny_per_hour": cny_h,
+        "price_cny_per_gpu_hour": per_gpu(cny_h),
+        "price_usd_per_month": usd_month,
+        "price_cny_per_month": cny_month,
+    }
+
+
+#: OfferPrice fields the document writes under other names (``offer_prices``, ``published_*``).
+_RENAMED = frozenset(
+    {"price", "currency", "unit", "price_usd_per_hour", "price_usd_per_gpu_hour"}
+    | {"exchange_rate_usd_per_unit", "exchange_rate_as_of", "term"}
+)
+
+
 def offers_json(listing: OfferListing) -> OffersDocument:
     """The ``offers --json`` document."""
     out = []
     for v in listing.views:
-        item = to_jsonable(v.offer)
+        o = v.offer
+        item = {k: x for k, x in to_jsonable(o).items() if k not in _RENAMED}
+        item.update(offer_prices(o, listing.cny_rate))
         item.update(
-            display_currency=listing.currency,
-            price_per_hour=v.price_per_hour,
-            price_per_gpu_hour=v.price_per_gpu_hour,
+            published_currency=o.currency,
+            published_unit=o.unit,
+            term=_term_doc(o.term, o.currency),
             regions_compared=v.regions_compared,
         )
         out.append(OfferItem.model_validate(item))
-    return OffersDocument(currency=listing.currency, offers=out)
+    return OffersDocument(
+        display_currency=listing.currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
+        exchange_rate=rate_doc(listing.cny_rate),
+        offers=out,
+    )
 
 
 def _amount(value: float | None) -> str:
@@ -230,8 +300,13 @@ def _gpu_base(g: GPU) -> dict[str, Any]:
     }
 
 
-def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -> GpusDocument:
-    """The ``gpus --json`` document."""
+def gpus_json(
+    gpus: Sequence[GPU],
+    cheapest: dict[str, dict[str, OfferPrice]],
+    cny: ExchangeRate | None,
+    display_currency: str = "USD",
+) -> GpusDocument:
+    """The ``gpus --json`` document; ``cny``: the rate of its ``_cny_`` figures (None: none)."""
     out = []
     for g in gpus:
         per = cheapest.get(g.id, {})
@@ -241,6 +316,7 @@ def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -
                 p: (
                     CheapestPrice(
                         price_usd_per_gpu_hour=o.price_usd_per_gpu_hour,
+                        price_cny_per_gpu_hour=offer_prices(o, cny)["price_cny_per_gpu_hour"],
                         provider=o.provider,
                         region=o.region,
                         instance_type=o.instance_type,
@@ -255,7 +331,11 @@ def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -
             },
         )
         out.append(item)
-    return GpusDocument(gpus=out)
+    return GpusDocument(
+        display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
+        exchange_rate=rate_doc(cny),
+        gpus=out,
+    )
 
 
 def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:

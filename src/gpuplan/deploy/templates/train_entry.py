@@ -22,11 +22,13 @@ Where to plug in your job: the section "YOUR MODEL AND DATA" below. Everything e
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import hashlib
 import importlib
 import inspect
 import json
+import logging
 import math
 import os
 import random
@@ -650,5 +652,29 @@ def _set_grad_sync(model: nn.Module, sync: bool) -> None:
             switch(sync)
 
 
+#: The exit status to leave with, bypassing interpreter teardown; set only by a run that ended on gloo.
+_GLOO_EXIT_STATUS: list[int] = []
+
+
+def _leave_without_gloo_teardown() -> None:
+    """Registered before main() runs, so it runs after every exit handler the user's code adds.
+
+    DDP and FSDP keep the gloo process group alive in C++ after destroy_process_group() (its
+    pt_gloo_runloop threads are still running at exit; a bare all_reduce + destroy does free them).
+    Tearing those threads down during interpreter shutdown aborted finished CPU runs now and then
+    ("terminate called without an active exception", exit -6, after the atexit handlers), so a
+    run that ended normally on gloo leaves here instead, once its output is flushed. NCCL runs
+    exit normally."""
+    if _GLOO_EXIT_STATUS:
+        logging.shutdown()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_GLOO_EXIT_STATUS[0])
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    atexit.register(_leave_without_gloo_teardown)
+    code = main()
+    if not torch.cuda.is_available():  # the gloo branch of setup_distributed()
+        _GLOO_EXIT_STATUS.append(code)
+    sys.exit(code)
