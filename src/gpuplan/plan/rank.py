@@ -71,16 +71,25 @@ def persona_picks(
     kubernetes: Option | None,
     compliant: Option | None,
     constraints: Constraints,
+    *,
+    service: bool = False,
 ) -> tuple[PersonaPick, ...]:
     """The pick for each persona of the source articles (each the best over every feasible
-    candidate of its kind, not only the top N shown)."""
+    candidate of its kind, not only the top N shown). A ``service`` runs the same month on every
+    option, so its "performance" pick is the time objective's tie-break, the cheapest: said so."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
     services = ", ".join(sorted(set(managed_kubernetes().values())))
     labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
     return (
         PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),
-        PersonaPick(persona="performance", rule=_("shortest expected job time"), option=fastest),
+        PersonaPick(
+            persona="performance",
+            rule=_("a service runs the same month on every option: none is faster, this is the cheapest")
+            if service
+            else _("shortest expected job time"),
+            option=fastest,
+        ),
         PersonaPick(
             persona="kubernetes",
             rule=_(
