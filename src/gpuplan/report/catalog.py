@@ -27,6 +27,7 @@ from gpuplan.catalog.model import (
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
+from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, money, ngettext
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
@@ -35,12 +36,14 @@ from gpuplan.vocab import pricing_name
 __all__ = [
     "gpus_json",
     "gpus_view",
+    "import_json",
     "import_view",
     "info_json",
     "info_view",
     "offer_prices",
     "offers_json",
     "offers_view",
+    "price_fields",
     "rate_doc",
     "rates_line",
 ]
@@ -88,39 +91,58 @@ def _term_doc(term: dict[str, Any] | None, currency: str | None) -> dict[str, An
     return out
 
 
-def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
-    """The ``price_{usd,cny}_per_{hour,gpu_hour,month}`` fields of one offer: a price published in
-    CNY keeps its exact amount in CNY, the other currency is converted at ``cny``."""
-    share = 1 - o.discount_percent / 100 if o.discount_percent else 1.0
-    monthly = o.unit == "month"
-    usd_h = o.price_usd_per_hour
+def price_fields(
+    *,
+    amount: float | None,
+    currency: str | None,
+    unit: str | None,
+    usd_per_hour: float | None,
+    discount_percent: float | None,
+    cny: ExchangeRate | None,
+) -> dict[str, float | None]:
+    """The ``price_{usd,cny}_per_{hour,month}`` fields of one published price (``amount`` in
+    ``currency`` per ``unit``; ``usd_per_hour`` as the catalog converted it, after the discount).
+    A price published in CNY keeps its exact amount in CNY; the other currency is converted at
+    ``cny``; the ``_per_month`` fields are for prices published per month only."""
+    share = 1 - discount_percent / 100 if discount_percent else 1.0
+    monthly = unit == "month"
     cny_h: float | None = None
-    if o.currency == "CNY" and o.price is not None:
-        cny_h = o.price * share / (HOURS_PER_MONTH if monthly else 1.0)
-    elif usd_h is not None and cny is not None:
-        cny_h = usd_h / cny.usd_per_unit
-    usd_month = None
-    if monthly and o.currency == "USD" and o.price is not None:
-        usd_month = o.price * share
-    elif monthly and usd_h is not None:
-        usd_month = usd_h * HOURS_PER_MONTH
-    cny_month = None
-    if monthly and o.currency == "CNY" and o.price is not None:
-        cny_month = o.price * share
-    elif monthly and cny_h is not None:
-        cny_month = cny_h * HOURS_PER_MONTH
-
-    def per_gpu(x: float | None) -> float | None:
-        return x / o.gpu_count if x is not None else None
-
+    if currency == "CNY" and amount is not None:
+        cny_h = amount * share / (HOURS_PER_MONTH if monthly else 1.0)
+    elif usd_per_hour is not None and cny is not None:
+        cny_h = usd_per_hour / cny.usd_per_unit
+    usd_month = cny_month = None
+    if monthly:
+        if currency == "USD" and amount is not None:
+            usd_month = amount * share
+        elif usd_per_hour is not None:
+            usd_month = usd_per_hour * HOURS_PER_MONTH
+        if currency == "CNY" and amount is not None:
+            cny_month = amount * share
+        elif cny_h is not None:
+            cny_month = cny_h * HOURS_PER_MONTH
     return {
-        "price_usd_per_hour": usd_h,
-        "price_usd_per_gpu_hour": per_gpu(usd_h),
+        "price_usd_per_hour": usd_per_hour,
         "price_cny_per_hour": cny_h,
-        "price_cny_per_gpu_hour": per_gpu(cny_h),
         "price_usd_per_month": usd_month,
         "price_cny_per_month": cny_month,
     }
+
+
+def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
+    """:func:`price_fields` of one offer, with the per-GPU-hour figures."""
+    out = price_fields(
+        amount=o.price,
+        currency=o.currency,
+        unit=o.unit,
+        usd_per_hour=o.price_usd_per_hour,
+        discount_percent=o.discount_percent,
+        cny=cny,
+    )
+    for code in ("usd", "cny"):
+        hourly = out[f"price_{code}_per_hour"]
+        out[f"price_{code}_per_gpu_hour"] = hourly / o.gpu_count if hourly is not None else None
+    return out
 
 
 #: OfferPrice fields the document writes under other names (``offer_prices``, ``published_*``).
@@ -387,10 +409,14 @@ def gpus_view(
     return Group(table, *(Text(n, style="dim") for n in notes))
 
 
-def info_json(info: CatalogInfo) -> dict[str, Any]:
+def info_json(info: CatalogInfo) -> CatalogInfoDocument:
     """The ``catalog info --json`` document."""
-    result: dict[str, Any] = to_jsonable(info)
-    return result
+    return CatalogInfoDocument.model_validate(to_jsonable(info))
+
+
+def import_json(report: ImportReport) -> ImportDocument:
+    """The ``catalog import --json`` document."""
+    return ImportDocument.model_validate(to_jsonable(report))
 
 
 def _info_table(info: CatalogInfo) -> Table:
