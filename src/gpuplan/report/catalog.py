@@ -29,7 +29,7 @@ from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_, _, current_money, money, ngettext
+from gpuplan.i18n import N_, _, current_money, format_amount, format_number, money, ngettext
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
 from gpuplan.vocab import pricing_name
 
@@ -173,15 +173,14 @@ def offers_json(listing: OfferListing) -> OffersDocument:
     )
 
 
-def _amount(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.4g}" if abs(value) < 10 else f"{value:,.2f}"
+def _amount(value: float | None, currency: str) -> str:
+    # The one money formatter (gpuplan.i18n): "$2.53", "¥18.16", "$0.035".
+    return "—" if value is None else format_amount(value, currency)
 
 
-def _price_cell(value: float | None) -> str:
+def _price_cell(value: float | None, currency: str) -> str:
     # An unknown price says why in the notes column (the reason is a sentence; this cell stays narrow).
-    return _amount(value) if value is not None else _("unknown")
+    return _amount(value, currency) if value is not None else _("unknown")
 
 
 def _price_note(offer: OfferPrice, value: float | None) -> str | None:
@@ -210,8 +209,9 @@ def _offer_notes(v: OfferView) -> str:
         flags.append(_("{price}/month ÷ 730 h").format(price=fmt_money(o.price, o.currency or "")))
     if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
         flags.append(
-            _("your −{percent} % (list {price} USD/h)").format(
-                percent=f"{o.discount_percent:g}", price=f"{o.list_price_usd_per_hour:,.4f}"
+            _("your −{percent} % (list {price})").format(
+                percent=format_number(o.discount_percent),
+                price=format_amount(o.list_price_usd_per_hour, "USD", per=_("h")),
             )
         )
     return _(", ").join(flags)
@@ -257,7 +257,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         region = o.region + (f" ({o.zone})" if o.zone else "")
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
-        price, per_gpu = _price_cell(v.price_per_hour), _amount(v.price_per_gpu_hour)
+        price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
         as_of, notes = o.as_of or "—", _offer_notes(v)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
@@ -400,12 +400,14 @@ def gpus_view(
             "Peaks are dense datasheet TFLOP/s. Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
             "any provider; — = no known price."
         ),
-        rates_line(rates, "USD")
-        if rates
-        else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd)."),
+        # Shown in CNY, the display note names the same rate, both ways round: said once.
+        current_money().rate_note()
+        or (
+            rates_line(rates, "USD")
+            if rates
+            else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd).")
+        ),
     ]
-    if current_money().rate_note():
-        notes.append(current_money().rate_note())
     return Group(table, *(Text(n, style="dim") for n in notes))
 
 
