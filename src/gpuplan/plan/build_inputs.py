@@ -330,10 +330,16 @@ def make_estimator(
         )
 
         notes.append(
-            f"image job: each offer's images/s is bounded by its vCPUs × {IMAGES_PER_S_PER_VCPU:g} images/s "
-            f"per vCPU (JPEG decode + random-resized crop, assumed; {IMAGES_PER_S_PER_VCPU_LOW:g}–"
-            f"{IMAGES_PER_S_PER_VCPU_HIGH:g}); options marked input_bound are CPU-bound; offers whose "
-            "vCPUs the catalog lacks carry the warning 'input pipeline unknown' (not bounded, not known fed)"
+            _(
+                "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
+                "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
+                "input_bound are CPU-bound; offers whose vCPUs the catalog lacks carry the warning "
+                "'input pipeline unknown' (not bounded, not known fed)"
+            ).format(
+                rate=f"{IMAGES_PER_S_PER_VCPU:g}",
+                low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
+                high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
+            )
         )
     cache: dict[EstimateKey, EstimateRow] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)

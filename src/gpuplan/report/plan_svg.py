@@ -43,8 +43,11 @@ def nice_ticks(lo: float, hi: float, log: bool) -> list[float]:
 
 
 def hours_tick(h: float) -> str:
-    """A tick label for a duration in hours: ``0.5 h``, ``12 h``, ``3 d``."""
-    return f"{h:g} h" if h < 48 else f"{h / 24:g} d"
+    """A tick label for a duration in hours: ``0.5 h``, ``50 h``, ``3 d``.
+
+    Days only for whole days: the ticks are round numbers of hours (1-2-5 steps), and 50 h
+    written as "2.08333 d" reads as noise."""
+    return f"{h / 24:g} d" if h >= 48 and (h / 24).is_integer() else f"{h:g} h"
 
 
 def _span(lo: float, hi: float, log: bool) -> tuple[float, float]:
