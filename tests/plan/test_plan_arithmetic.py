@@ -47,22 +47,6 @@ def test_a_month_of_serving_on_a_monthly_price_is_billed_as_one_month() -> None:
     assert on_demand.cost_breakdown.compute_usd == pytest.approx(13.0 * (730 + 10 / 60))
 
 
-def test_a_services_performance_pick_says_it_is_the_cheapest_not_the_fastest() -> None:
-    # Every option serves the same month, so "shortest expected job time" would be untrue.
-    rows = [
-        offer(pricing="on_demand", price_usd=13.0),
-        offer(pricing="monthly", price_usd=9000.0, unit_hours=730.0),
-    ]
-    job = replace(JOB, setup_h=10 / 60, calendar_months=1.0)
-    plan = _plan(rows, Constraints(max_nodes=1), job=job, estimate=_serving_month)
-    performance = next(p for p in plan.personas if p.persona == "performance")
-    assert performance.rule.startswith("a service runs the same month on every option")
-    assert performance.option is not None and performance.option.pricing == "monthly"
-    trained = _plan(rows[:1], Constraints(max_nodes=1))
-    training = next(p for p in trained.personas if p.persona == "performance")
-    assert training.rule == "shortest expected job time"
-
-
 def test_a_training_job_longer_than_a_month_still_pays_two_months() -> None:
     # 740 h of work on a monthly price: ceil(740 / 730) = 2 months.
     rows = [offer(pricing="monthly", price_usd=9000.0, unit_hours=730.0)]

@@ -246,7 +246,7 @@ def import_(
     from gpuplan.catalog.gates import parse_as_of
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.errors import CatalogImportError, InputError
-    from gpuplan.report.catalog import import_view
+    from gpuplan.report.catalog import import_json, import_view
 
     apply_language(lang)
     if fmt != "skypilot":
@@ -265,7 +265,7 @@ def import_(
         rejected=parsed.rejected,
     )
     if json_out:
-        _print_json(report)
+        _print_json(import_json(report))
     else:
         _print(import_view(report))
     if report.import_id is None:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
-from gpuplan.i18n import _
+from gpuplan.i18n import _, format_number, money
 from gpuplan.i18n.countries import country_code
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
@@ -73,7 +73,8 @@ def _discount_note(p: OfferPrice) -> str:
     """Said beside the price wherever it is shown: the user's negotiated discount is in it."""
     if p.discount_percent is None or p.list_price_usd_per_hour is None:
         return ""
-    return f" [your {p.discount_percent:g} % discount applied; list {p.list_price_usd_per_hour:,.4f} USD/h]"
+    percent, listed = format_number(p.discount_percent), money(p.list_price_usd_per_hour, per="h")
+    return f" [your {percent} % discount applied; list {listed}]"
 
 
 def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:

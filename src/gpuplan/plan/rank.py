@@ -75,8 +75,8 @@ def persona_picks(
     service: bool = False,
 ) -> tuple[PersonaPick, ...]:
     """The pick for each persona of the source articles (each the best over every feasible
-    candidate of its kind, not only the top N shown). A ``service`` runs the same month on every
-    option, so its "performance" pick is the time objective's tie-break, the cheapest: said so."""
+    candidate of its kind, not only the top N shown). ``service``: the job is a service, whose
+    time is its calendar period on every option, so "fastest" means the shortest set-up."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
     services = ", ".join(sorted(set(managed_kubernetes().values())))
@@ -85,7 +85,10 @@ def persona_picks(
         PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),
         PersonaPick(
             persona="performance",
-            rule=_("a service runs the same month on every option: none is faster, this is the cheapest")
+            rule=_(
+                "a service runs the same hours on every option: the shortest set-up, "
+                "then the lowest all-in cost"
+            )
             if service
             else _("shortest expected job time"),
             option=fastest,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from gpuplan.i18n import N_, _, current_money
+from gpuplan.i18n import N_, _, current_money, format_hours
 from gpuplan.plan.result import Option, Plan
 
 __all__ = ["COMPONENTS", "breakdown_svg", "cost_time_svg", "gpu_svg", "hours_tick", "nice_ticks", "per_gpu"]
@@ -112,7 +112,7 @@ def cost_time_svg(plan: Plan) -> str:
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{_COLORS["front"]}" stroke-width="1.5"/>')
     for o, kind in points:
         x, y = sx(o.job_time_h), sy(m.amount(o.total_cost_usd))
-        tip = escape(f"{o.label}: {o.job_time_h:.2f} h, {m.format(o.total_cost_usd)}")
+        tip = escape(f"{o.label}: {format_hours(o.job_time_h)}, {m.format(o.total_cost_usd)}")
         if kind == "baseline":
             parts.append(
                 f'<path d="M{x - 5:.1f},{y - 5:.1f} L{x + 5:.1f},{y + 5:.1f} M{x - 5:.1f},{y + 5:.1f} '
