@@ -306,7 +306,8 @@ class Currency(Choice):
 
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
-        return {"rmb": "cny"}
+        # How people write them, in English and Chinese (--currency yuan, --currency 人民币).
+        return {"rmb": "cny", "yuan": "cny", "renminbi": "cny", "人民币": "cny", "元": "cny", "美元": "usd"}
 
     @classmethod
     def shown(cls) -> tuple[str, ...]:

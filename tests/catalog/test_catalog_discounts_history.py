@@ -105,4 +105,4 @@ def test_the_planner_sees_the_discounted_price_and_says_so(store: Store) -> None
     table = offer_table_from_prices(store.offers(provider="aws", pricing="on_demand"))
     [i] = [k for k, t in enumerate(table.instance_type) if t == "p5.48xlarge"]
     assert table.price_usd[i] == pytest.approx(48.4352)  # 55.04 x 0.88
-    assert "your 12 % discount applied; list 55.0400 USD/h" in table.source[i]
+    assert "your 12 % discount applied; list $55.04/h" in table.source[i]

@@ -39,7 +39,7 @@ def db(seeded: Path, tmp_path: Path) -> str:
 
 def _offers(stdout: str) -> list[dict[str, Any]]:
     doc = json.loads(stdout)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     items: list[dict[str, Any]] = doc["offers"]
     return items
 
@@ -58,10 +58,14 @@ def test_offers_json_contract(db: str) -> None:
         "vcpus",
         "memory_gib",
         "pricing",
-        "price",
-        "currency",
+        "published_currency",
+        "published_unit",
         "price_usd_per_hour",
         "price_usd_per_gpu_hour",
+        "price_cny_per_hour",
+        "price_cny_per_gpu_hour",
+        "price_usd_per_month",
+        "price_cny_per_month",
         "as_of",
         "source",
         "stale",
@@ -82,8 +86,8 @@ def test_offers_json_contract(db: str) -> None:
     }
     priced = [i for i in items if i["pricing"] is not None]
     assert len({i["pricing"] for i in priced}) >= 4
-    assert all(i["price"] > 0 and i["as_of"] and i["source"] for i in priced)
-    assert all(i["price"] is None and i["price_reason"] for i in items if i["pricing"] is None)
+    assert all(i["price_usd_per_hour"] > 0 and i["as_of"] and i["source"] for i in priced)
+    assert all(i["price_usd_per_hour"] is None and i["price_reason"] for i in items if i["pricing"] is None)
 
 
 def test_ambiguous_family_lists_every_variant(db: str) -> None:
@@ -114,9 +118,11 @@ def test_usd_per_cny_env_var(db: str) -> None:
     result = runner.invoke(
         app, ["--db", db, "offers", "--provider", "alibaba", "--json"], env={"GPUPLAN_USD_PER_CNY": "0.15"}
     )
-    items = [i for i in _offers(result.stdout) if i["currency"] == "CNY"]
+    doc = json.loads(result.stdout)
+    assert doc["exchange_rate"]["usd_per_unit"] == 0.15
+    items = [i for i in doc["offers"] if i["published_currency"] == "CNY" and i["pricing"]]
     assert items and all(
-        i["price_usd_per_hour"] is not None and i["exchange_rate_usd_per_unit"] == 0.15 for i in items
+        i["price_usd_per_hour"] == pytest.approx(i["price_cny_per_hour"] * 0.15) for i in items
     )
 
 
@@ -127,7 +133,8 @@ def test_max_price_and_currency(db: str) -> None:
     )
     assert result.exit_code == 0, result.output
     items = _offers(result.stdout)
-    assert items and all(i["display_currency"] == "CNY" and i["price_per_hour"] <= 20 for i in items)
+    assert json.loads(result.stdout)["display_currency"] == "CNY"
+    assert items and all(i["price_cny_per_hour"] <= 20 for i in items)
 
 
 @pytest.mark.parametrize(
@@ -173,7 +180,7 @@ def test_gpus_json(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "gpus", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     gpus = {g["id"]: g for g in doc["gpus"]}
     keys = {
         "id",
@@ -323,5 +330,4 @@ def test_a_rate_the_wrong_way_round_is_one_line_and_cny_per_usd_reads_it_right(d
         app, ["--db", db, "offers", "--provider", "alibaba", "--cny-per-usd", "7.2", "--json"]
     )
     assert good.exit_code == 0, good.output
-    items = [i for i in _offers(good.stdout) if i["currency"] == "CNY"]
-    assert items and all(i["exchange_rate_usd_per_unit"] == pytest.approx(1 / 7.2) for i in items)
+    assert json.loads(good.stdout)["exchange_rate"]["units_per_usd"] == pytest.approx(7.2)

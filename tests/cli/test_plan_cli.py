@@ -33,7 +33,7 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
     r = _run(env, "--json", "--top", "3", "--budget-usd", "500")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert doc["workload"]["name"] == "bert-large-squad"
     for key in ("recommended", "options", "pareto", "baseline", "savings_vs_baseline_pct", "excluded"):
         assert key in doc
@@ -48,7 +48,9 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
     assert sum(parts.values()) == pytest.approx(rec["total_cost_usd"])
     assert len(doc["options"]) <= 3
     assert doc["excluded"]  # the YAML's provider filter leaves tencent/huawei/volcengine out
-    assert all(o["price_usd"] is not None for o in doc["options"])
+    assert all(o["price_usd_per_hour"] is not None for o in doc["options"])
+    monthly = [o for o in doc["options"] if o["price_unit"] == "month"]
+    assert all(o["price_usd_per_month"] is not None for o in monthly)
 
 
 def test_infeasible_constraints_explain_and_exit_1(env: dict[str, Path]) -> None:

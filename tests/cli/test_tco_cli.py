@@ -27,14 +27,14 @@ def test_json_follows_the_contract_and_is_never_dearer_than_on_demand(db: Path) 
     r = _run(db, str(TCO / "alibaba-3y-subscription.yaml"), "--json", "--currency", "USD")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    for key in ("schema_version", "horizon_months", "currency", "total_cost", "all_on_demand_cost",
-                "savings_pct", "monthly", "commitments", "break_even_utilisation", "sensitivity",
-                "notes"):  # fmt: skip
+    for key in ("schema_version", "horizon_months", "display_currency", "total_cost_usd",
+                "all_on_demand_cost_usd", "savings_pct", "monthly", "commitments",
+                "break_even_utilisation", "sensitivity", "notes"):  # fmt: skip
         assert key in doc, key
-    assert doc["currency"] == "USD" and doc["horizon_months"] == 36 and len(doc["monthly"]) == 36
-    assert doc["total_cost"] <= doc["all_on_demand_cost"]
-    monthly_sum = sum(m["cost"] for m in doc["monthly"])
-    assert monthly_sum + doc["past_horizon_cost"] == pytest.approx(doc["total_cost"])
+    assert doc["display_currency"] == "USD" and doc["horizon_months"] == 36 and len(doc["monthly"]) == 36
+    assert doc["total_cost_usd"] <= doc["all_on_demand_cost_usd"]
+    monthly_sum = sum(m["cost_usd"] for m in doc["monthly"])
+    assert monthly_sum + doc["past_horizon_cost_usd"] == pytest.approx(doc["total_cost_usd"])
     # The catalog has no Alibaba 3-year price from a sourced list: the report says so.
     assert any(n.startswith("reserved_3y: no usable price for A100-SXM4-40GB") for n in doc["notes"])
 
@@ -74,5 +74,5 @@ def test_no_saving_reads_zero_not_minus_zero(db: Path, tmp_path: Path) -> None:
     r = _run(db, str(usage), "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["total_cost"] == doc["all_on_demand_cost"]
+    assert doc["total_cost_usd"] == doc["all_on_demand_cost_usd"]
     assert '"savings_pct": -0.0' not in r.stdout and doc["savings_pct"] == 0.0

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
+from gpuplan.catalog.model import ExchangeRate
 from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, load_usage, optimise
 from gpuplan.commit.adapters import DemandSource
 from gpuplan.i18n import Money, use_language
@@ -16,9 +18,10 @@ from gpuplan.report.tco_html import monthly_cost_svg, tco_html
 CONTRACT = {
     "schema_version",
     "horizon_months",
-    "currency",
-    "total_cost",
-    "all_on_demand_cost",
+    "display_currency",
+    "exchange_rate",
+    "total_cost_usd",
+    "all_on_demand_cost_usd",
     "savings_pct",
     "monthly",
     "commitments",
@@ -36,7 +39,7 @@ COMMITMENT_KEYS = {
     "units",
     "start_month",
     "term_months",
-    "cost",
+    "cost_usd",
 }
 
 
@@ -87,17 +90,17 @@ def _report(money: Money | None = None) -> TcoReport:
 def test_json_document_has_the_contracts_names_and_adds_up() -> None:
     doc = json.loads(json.dumps(tco_json(_report())))
     assert set(doc) >= CONTRACT
-    assert doc["schema_version"] == 1 and doc["currency"] == "USD" and doc["horizon_months"] == 24
+    assert doc["schema_version"] == 2 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
     # 36 × $900 (12 months past the horizon, paid in full) + 2 × $1,400 = $35,200
-    assert doc["total_cost"] == 35_200.0
-    assert doc["past_horizon_cost"] == 10_800.0
-    monthly_sum = sum(m["cost"] for m in doc["monthly"])
-    assert monthly_sum + doc["past_horizon_cost"] == pytest.approx(doc["total_cost"])
+    assert doc["total_cost_usd"] == 35_200.0
+    assert doc["past_horizon_cost_usd"] == 10_800.0
+    monthly_sum = sum(m["cost_usd"] for m in doc["monthly"])
+    assert monthly_sum + doc["past_horizon_cost_usd"] == pytest.approx(doc["total_cost_usd"])
     # all on demand: (24 + 2) × 730 × $2 = $37,960
-    assert doc["all_on_demand_cost"] == 37_960.0
+    assert doc["all_on_demand_cost_usd"] == 37_960.0
     assert doc["savings_pct"] == pytest.approx((37_960 - 35_200) / 37_960 * 100, abs=0.01)
     assert [m["month"] for m in doc["monthly"][:3]] == ["2027-11", "2027-12", "2028-01"]
-    assert doc["monthly"][2]["by_pricing"] == {"monthly": 1400.0, "reserved_3y": 900.0}
+    assert doc["monthly"][2]["cost_usd_by_pricing"] == {"monthly": 1400.0, "reserved_3y": 900.0}
     assert {tuple(sorted(c)) for c in doc["commitments"]} == {tuple(sorted(COMMITMENT_KEYS))}
     assert [(c["pricing"], c["units"], c["start_month"], c["term_months"]) for c in doc["commitments"]] == [
         ("reserved_3y", 1, "2027-11", 36),
@@ -111,12 +114,19 @@ def test_json_document_has_the_contracts_names_and_adds_up() -> None:
     assert [s["demand_change_pct"] for s in doc["sensitivity"]] == [-30.0, 0.0, 30.0]
 
 
-def test_json_amounts_are_in_the_report_currency_with_the_rate() -> None:
+def test_json_amounts_stay_in_usd_when_cny_is_shown_and_the_rate_is_stated() -> None:
     cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate")
-    doc = tco_json(_report(cny))
-    assert doc["currency"] == "CNY"
-    assert doc["total_cost"] == 35_200.0 * 8
-    assert doc["exchange_rate"] == {"usd_per_unit": 0.125, "as_of": "2024-11-25", "source": "test rate"}
+    rate = ExchangeRate(currency="CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate")
+    doc = tco_json(replace(_report(cny), cny_rate=rate))
+    assert doc["display_currency"] == "CNY"
+    assert doc["total_cost_usd"] == 35_200.0  # the names say USD whatever the table shows
+    assert doc["exchange_rate"] == {
+        "currency": "CNY",
+        "usd_per_unit": 0.125,
+        "units_per_usd": 8.0,
+        "as_of": "2024-11-25",
+        "source": "test rate",
+    }
 
 
 def test_consecutive_monthly_subscriptions_show_as_one_run() -> None:

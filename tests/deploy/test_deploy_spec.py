@@ -40,12 +40,11 @@ def test_multinode_plan_splits_gpus_over_nodes_and_slugs_the_name(multinode_plan
 
 def test_another_schema_version_says_rerun_plan(tmp_path: Path) -> None:
     doc = plan_doc()
-    doc["schema_version"] = 2
+    doc["schema_version"] = 99
     p = tmp_path / "plan.json"
     p.write_text(json.dumps(doc))
-    with pytest.raises(
-        DeployError, match=r"plan file has schema version 2; this gpuplan reads 1: re-run `gpuplan plan`"
-    ):
+    message = r"plan file has schema version 99; this gpuplan reads 1 and 2: re-run `gpuplan plan`"
+    with pytest.raises(DeployError, match=message):
         LaunchSpec.from_plan_json(p)
 
 

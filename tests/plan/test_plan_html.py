@@ -167,3 +167,10 @@ def test_ranked_table_fits_the_page_width_in_headless_chromium(tmp_path: Path) -
     assert found, run.stderr[-2000:]
     table_px, page_px = int(found[1]), int(found[2])
     assert table_px <= page_px, f"the table is {table_px}px wide on a {page_px}px page"
+
+
+def test_time_ticks_are_round_hours_or_whole_days() -> None:
+    from gpuplan.report.plan_svg import hours_tick
+
+    # 1-2-5 ticks are round hours: 50 h stays "50 h", not "2.08333 d"; whole days read as days.
+    assert [hours_tick(h) for h in (0.5, 20, 50, 72, 500)] == ["0.5 h", "20 h", "50 h", "3 d", "500 h"]

@@ -83,6 +83,9 @@ class OfferListing:
     """Offers left out by ``max_price_per_hour`` because their price is unknown."""
     unconvertible: int
     """Priced offers whose price cannot be shown in the display currency (no exchange rate)."""
+    cny_rate: ExchangeRate | None = None
+    """The catalog's CNY rate (whatever the display currency), for documents that give both USD
+    and CNY figures; None when it has none."""
 
 
 def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> float | None:
@@ -164,6 +167,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         rates=rates,
         hidden_unknown_price=hidden,
         unconvertible=unconvertible,
+        cny_rate=store.find_exchange_rate("CNY"),
     )
 
 

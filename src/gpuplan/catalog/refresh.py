@@ -102,7 +102,10 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         )
     except GpuplanError as e:
         return RefreshOutcome(
-            provider=name, status="failed", message=f"failed ({e}); {_kept(store, name)}", started_at=now
+            provider=name,
+            status="failed",
+            message=_("failed ({what}); {kept}").format(what=e, kept=_kept(store, name)),
+            started_at=now,
         )
     fetched = False
     try:

@@ -12,8 +12,9 @@ whole command line:
 
 The help texts are the catalog's message ids: ``tools/i18n.py`` extracts them by walking the same
 tree (:func:`help_messages`), so a new option or command docstring is a message to translate like
-any ``_()`` string, and the catalog tests fail while it lacks its Chinese. Click's own words
-("Usage:", "[default: …]", error panels) stay English.
+any ``_()`` string, and the catalog tests fail while it lacks its Chinese. Click's and Typer's own
+words ("Usage:", "[default: …]", the panel titles, usage errors) are set by the same group through
+:mod:`gpuplan.cli._click_words`.
 """
 
 from __future__ import annotations
@@ -25,17 +26,17 @@ from typing import Any
 
 from typer.core import TyperGroup
 
+from gpuplan.cli._click_words import localise_command, localised_usage_errors, use_typer_words
 from gpuplan.i18n import N_, Language, _, current_language, set_language
 
 __all__ = ["LocalisedGroup", "help_messages", "translate_help"]
 
-#: The words of the help screens gpuplan sets itself (Typer's panel titles, click's --help text).
-PANEL_OPTIONS = N_("Options")
-PANEL_ARGUMENTS = N_("Arguments")
-PANEL_COMMANDS = N_("Commands")
+#: Click's --help option text, which gpuplan sets itself.
 HELP_OPTION = N_("Show this message and exit.")
 
-_TEXT_ATTRS = ("help", "short_help", "epilog")
+#: The texts of a command's help screen; the metavars are the usage line's "[OPTIONS]" and
+#: "COMMAND [ARGS]...".
+_TEXT_ATTRS = ("help", "short_help", "epilog", "options_metavar", "subcommand_metavar")
 _SOURCE = "_gpuplan_help_source"
 #: Where a Chinese help line may break. Rich wraps only at spaces, and Typer's help tables cut a
 #: longer run of text with "…" (a run of Chinese has no spaces): a space after these punctuation
@@ -66,11 +67,6 @@ def _slots(command: Any) -> Iterator[tuple[Any, str, str]]:
         help_option = cmd.get_help_option(cmd.context_class(cmd))
         for param in [*cmd.params, *([help_option] if help_option else [])]:
             yield param, "help", ""
-            if param.param_type_name == "argument":
-                yield param, "rich_help_panel", PANEL_ARGUMENTS
-            else:
-                yield param, "rich_help_panel", PANEL_OPTIONS
-        yield cmd, "rich_help_panel", PANEL_COMMANDS
 
 
 def _source(obj: Any, attr: str, default: str) -> str | None:
@@ -83,6 +79,8 @@ def _source(obj: Any, attr: str, default: str) -> str | None:
 
 def translate_help(command: Any) -> None:
     """Put every help text under ``command`` in the current language."""
+    for cmd in _commands(command):
+        localise_command(cmd)
     for obj, attr, default in _slots(command):
         text = _source(obj, attr, default)
         if text:
@@ -111,6 +109,14 @@ class LocalisedGroup(TyperGroup):
     ) -> Any:
         from gpuplan.cli._i18n import invocation_language
 
-        set_language(invocation_language(args, os.environ))
+        language = invocation_language(args, os.environ)
+        set_language(language)
         translate_help(self)
-        return super().make_context(info_name, args, parent, **extra)
+        use_typer_words(language)
+        with localised_usage_errors():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: Any) -> Any:
+        # The subcommands parse their options in here: their usage errors come out through it.
+        with localised_usage_errors():
+            return super().invoke(ctx)

@@ -104,10 +104,11 @@ def gpus(
 
     apply_language(lang)
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate))
-    set_money(display_money(store, currency))
+    shown = display_money(store, currency)
+    set_money(shown)
     cheapest = cheapest_by_gpu(store.offers())
     if json_out:
-        _print_json(gpus_json(all_gpus(), cheapest))
+        _print_json(gpus_json(all_gpus(), cheapest, store.find_exchange_rate("CNY"), shown.currency))
         return
     rates = [r for r in (store.find_exchange_rate("CNY"),) if r is not None]
     _print(gpus_view(all_gpus(), cheapest, rates))
@@ -245,7 +246,7 @@ def import_(
     from gpuplan.catalog.gates import parse_as_of
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.errors import CatalogImportError, InputError
-    from gpuplan.report.catalog import import_view
+    from gpuplan.report.catalog import import_json, import_view
 
     apply_language(lang)
     if fmt != "skypilot":
@@ -264,7 +265,7 @@ def import_(
         rejected=parsed.rejected,
     )
     if json_out:
-        _print_json(report)
+        _print_json(import_json(report))
     else:
         _print(import_view(report))
     if report.import_id is None:

@@ -270,7 +270,9 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
         rate = resolve_usd_per_cny(options.usd_per_cny, options.cny_per_usd)
         store = open_store(db, usd_per_cny=rate, force_rate=options.force_rate)
         try:
-            set_money(display_money(store, options.currency))
+            shown = display_money(store, options.currency)
+            set_money(shown)
+            cny_rate = store.find_exchange_rate("CNY")
             prof = load_profile(workload, db, options.saved_profile, store=store)
             say("planning over the catalog…")
             plan = plan_workload(
@@ -292,7 +294,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     if options.as_json:
         from gpuplan.report.plan import plan_json
 
-        sys.stdout.write(plan_json(plan, workload.to_dict()).to_json())
+        sys.stdout.write(plan_json(plan, workload.to_dict(), cny_rate, shown.currency).to_json())
         return
     from gpuplan.i18n import _
     from gpuplan.report.plan import plan_view

@@ -12,7 +12,14 @@ from typing import Annotated
 
 import typer
 
-from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    CurrencyOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+)
 from gpuplan.i18n import _
 
 __all__ = ["register_into"]
@@ -92,21 +99,30 @@ def history(
         typer.Option("--html", help="Also write an HTML page with a chart to this file.", dir_okay=False),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    currency: CurrencyOption = "USD",
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
     lang: LangOption = None,
 ) -> None:
     """Every dated price of an instance type (prices are appended, never overwritten)."""
+    from gpuplan.catalog import display_money
     from gpuplan.catalog.history import price_history
-    from gpuplan.cli.catalog_cmds import _print, _print_json, _store
-    from gpuplan.report.history import history_html, history_view
+    from gpuplan.cli.catalog_cmds import _print, _print_json, _Rate, _store
+    from gpuplan.i18n import set_money
+    from gpuplan.report.history import history_html, history_json, history_view
 
     apply_language(lang)
-    points = price_history(_store(ctx), instance, region)
+    store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate))
+    shown = display_money(store, currency)  # a wrong currency fails here, before any query
+    set_money(shown)
+    points = price_history(store, instance, region)
     if html_out is not None:
         from gpuplan.cli._files import write_text_atomic
 
         write_text_atomic(html_out, history_html(points))
     if json_out:
-        _print_json(points)
+        _print_json(history_json(points, instance, store.find_exchange_rate("CNY"), shown.currency))
     else:
         _print(history_view(points))
     if html_out is not None:

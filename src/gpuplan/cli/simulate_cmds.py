@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.cli._files import write_text_atomic
-from gpuplan.cli._i18n import CurrencyOption, LangOption, apply_language, console
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    CurrencyOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+    console,
+    resolve_usd_per_cny,
+)
 from gpuplan.errors import InputError
 
 if TYPE_CHECKING:
@@ -57,6 +66,24 @@ def _money(store: Store | None, currency: str) -> Money:
             raise InputError("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
         return Money.usd()
     return display_money(store, currency)
+
+
+def _open_store(ctx: typer.Context, currency: str, rate: tuple[float | None, float | None, bool]) -> Store:
+    """The catalog, with the user's CNY rate (``--usd-per-cny``/``--cny-per-usd``, ``--force-rate``)."""
+    from gpuplan.catalog import open_store
+    from gpuplan.cli._settings import settings
+
+    usd_per_cny, cny_per_usd, force = rate
+    return open_store(
+        settings(ctx).db, usd_per_cny=resolve_usd_per_cny(usd_per_cny, cny_per_usd), force_rate=force
+    )
+
+
+def _check_currency(currency: str) -> None:
+    # A misspelt --currency fails in one line ("did you mean"), before any tracing or simulation.
+    from gpuplan.vocab import Currency
+
+    Currency.cast(currency)
 
 
 def _check_out(out: Path | None) -> None:
@@ -175,12 +202,14 @@ def autoscale_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     lang: LangOption = None,
     currency: CurrencyOption = "USD",
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
 ) -> None:
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
     _check_out(out)
-    from gpuplan.catalog import open_store
-    from gpuplan.cli._settings import settings
+    _check_currency(currency)
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
@@ -212,7 +241,7 @@ def autoscale_cmd(
         tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
     tr = tr.with_tokens(prompt, output)
     gpu_id = resolve_gpu(gpu).id
-    store = open_store(settings(ctx).db)
+    store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         prices = fleet_prices(
             store.offers(gpu=gpu_id) if store is not None else [],
@@ -312,12 +341,14 @@ def share_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     lang: LangOption = None,
     currency: CurrencyOption = "USD",
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
 ) -> None:
     """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
     apply_language(lang)
     _check_out(out)
-    from gpuplan.catalog import open_store
-    from gpuplan.cli._settings import settings
+    _check_currency(currency)
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import share_html, share_json, share_view
@@ -333,7 +364,7 @@ def share_cmd(
     g = resolve_gpu(name)
     estimated = _estimate_services(ctx, spec, services_file, g.id)
     demands = spec.demands(estimated)
-    store = open_store(settings(ctx).db)
+    store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         per_hour = price
         if per_hour is None and store is not None:

@@ -13,7 +13,15 @@ from typing import Annotated
 
 import typer
 
-from gpuplan.cli._i18n import LangOption, apply_language, console
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+    console,
+    resolve_usd_per_cny,
+)
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.i18n import _
@@ -39,15 +47,9 @@ def tco_cmd(
             show_default=False,
         ),
     ] = None,
-    usd_per_cny: Annotated[
-        float | None,
-        typer.Option(
-            "--usd-per-cny",
-            envvar="GPUPLAN_USD_PER_CNY",
-            help="USD per CNY for CNY prices.",
-            show_default=False,
-        ),
-    ] = None,
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
 ) -> None:
     """The cheapest schedule of commitments (monthly, reserved 1y/3y) and hourly capacity (on-demand,
     spot) for a year or three of work, with the all-on-demand baseline, break-even and sensitivity."""
@@ -55,12 +57,16 @@ def tco_cmd(
     from gpuplan.catalog import open_store
     from gpuplan.cli._settings import settings
     from gpuplan.commit import load_usage, tco
+    from gpuplan.vocab import Currency
 
     if out is not None and out.suffix.lower() != ".html":
         raise InputError(f"--out {out}: write a .html file")
+    if currency is not None:
+        currency = Currency.cast(currency).code  # a typo fails here, in one line
+    rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     usage = load_usage(usage_file)
     with spinner("sizing the demands and solving the commitment schedule…", quiet=as_json):
-        store = open_store(settings(ctx).db, usd_per_cny=usd_per_cny)
+        store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
         try:
             report = tco(usage, store=store, currency=currency)
         finally:

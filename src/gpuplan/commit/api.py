@@ -19,6 +19,7 @@ from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.catalog.model import ExchangeRate
     from gpuplan.i18n import Money
 
 __all__ = ["TcoReport", "tco"]
@@ -51,6 +52,8 @@ class TcoReport:
     money: Money
     """How amounts (computed in USD) are shown: the report currency at its dated rate."""
     notes: tuple[str, ...]
+    cny_rate: ExchangeRate | None = None
+    """The catalog's CNY rate (CNY prices were converted at it), stated in the JSON document."""
 
     @property
     def currency(self) -> str:
@@ -84,6 +87,7 @@ def tco(
         # Prices published in another currency were converted to USD at the catalog's dated rate.
         converted = sorted({o.currency for o in prices if o.gpu in gpus and o.currency not in (None, "USD")})
         rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
+        cny_rate = st.find_exchange_rate("CNY")
     finally:
         if own:
             st.close()
@@ -110,4 +114,5 @@ def tco(
         demands=sources,
         money=money,
         notes=tuple(notes),
+        cny_rate=cny_rate,
     )

@@ -48,7 +48,13 @@ from gpuplan.deploy.grammar import (
     matches,
     plain_text,
 )
-from gpuplan.documents.plan import PLAN_SCHEMA_VERSION, PlanOption, PlanWorkload, WorkloadData
+from gpuplan.documents.plan import (
+    PLAN_SCHEMA_VERSION,
+    PlanOption,
+    PlanWorkload,
+    WorkloadData,
+    upgrade_v1_option,
+)
 from gpuplan.errors import DeployError, GpuplanError
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.vocab import Parallelism, PricingModel, Task, pydantic_cast
@@ -59,6 +65,9 @@ __all__ = [
     "LaunchSpec",
     "ServingDeployment",
 ]
+
+#: Plan files deploy reads: the current version, and 1 (whose option is upgraded on reading).
+_READABLE_PLAN_VERSIONS = (1, PLAN_SCHEMA_VERSION)
 
 
 #: Longest name (region, instance type, GPU …) a plan option may carry; cloud names are < 64.
@@ -287,14 +296,18 @@ class LaunchSpec(BaseModel):
                 f"{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"
             )
         version = doc["schema_version"]
-        if version != PLAN_SCHEMA_VERSION:
+        if version not in _READABLE_PLAN_VERSIONS:
             raise DeployError(
-                f"plan file has schema version {version!r}; this gpuplan reads {PLAN_SCHEMA_VERSION}: "
-                "re-run `gpuplan plan`"
+                f"plan file has schema version {version!r}; this gpuplan reads "
+                f"{' and '.join(map(str, _READABLE_PLAN_VERSIONS))}: re-run `gpuplan plan`"
             )
         option = doc.get("recommended")
         if not isinstance(option, dict):
             raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
+        if version == 1:
+            # Version 2 renamed only money fields, which deploy does not use: a plan made before
+            # still deploys.
+            option = upgrade_v1_option(option)
         for key in ("provider", "region", "zone", "instance_type", "gpu", "pricing"):
             value = option.get(key)
             if isinstance(value, str) and len(value) > MAX_NAME_CHARS:

@@ -18,6 +18,14 @@ from gpuplan.documents.catalog import (
     OfferItem,
     OffersDocument,
 )
+from gpuplan.documents.catalog_admin import (
+    CATALOG_INFO_SCHEMA_VERSION,
+    HISTORY_SCHEMA_VERSION,
+    IMPORT_SCHEMA_VERSION,
+    CatalogInfoDocument,
+    HistoryDocument,
+    ImportDocument,
+)
 from gpuplan.documents.estimate import (
     ESTIMATE_SCHEMA_VERSION,
     AdviceItem,
@@ -48,9 +56,12 @@ from gpuplan.documents.tco import TCO_SCHEMA_VERSION, TcoDocument
 
 __all__ = [
     "AUTOSCALE_SCHEMA_VERSION",
+    "CATALOG_INFO_SCHEMA_VERSION",
     "DOCUMENTS",
     "ESTIMATE_SCHEMA_VERSION",
     "GPUS_SCHEMA_VERSION",
+    "HISTORY_SCHEMA_VERSION",
+    "IMPORT_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
     "SHARE_SCHEMA_VERSION",
@@ -58,6 +69,7 @@ __all__ = [
     "AdviceItem",
     "AutoscaleDocument",
     "CalibrationSummary",
+    "CatalogInfoDocument",
     "CheapestPrice",
     "CostBreakdownDoc",
     "DecodeDoc",
@@ -66,6 +78,8 @@ __all__ = [
     "EstimateWorkload",
     "GpuItem",
     "GpusDocument",
+    "HistoryDocument",
+    "ImportDocument",
     "OfferItem",
     "OffersDocument",
     "PersonaDoc",
@@ -87,6 +101,9 @@ DOCUMENTS: dict[str, type[Document]] = {
     "estimate": EstimateDocument,
     "offers": OffersDocument,
     "gpus": GpusDocument,
+    "catalog-info": CatalogInfoDocument,
+    "catalog-import": ImportDocument,
+    "catalog-history": HistoryDocument,
     "simulate-autoscale": AutoscaleDocument,
     "simulate-share": ShareDocument,
     "tco": TcoDocument,

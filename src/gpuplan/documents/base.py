@@ -10,11 +10,11 @@ reading context, where a non-finite number in any field — a float, or a string
 from __future__ import annotations
 
 import math
-from typing import Any, Self
+from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator, model_validator
 
-__all__ = ["READING", "Document", "finite"]
+__all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "finite"]
 
 #: The validation context key that marks a document being read from a file.
 READING = "gpuplan_reading"
@@ -29,6 +29,18 @@ def finite(x: Any) -> Any:
     if isinstance(x, (list, tuple)):
         return [finite(v) for v in x]
     return x
+
+
+def _whole(x: Any) -> Any:
+    """A whole float as an int (``8.0`` -> ``8``), so that counts are written as integers."""
+    if isinstance(x, float) and math.isfinite(x) and x == int(x):
+        return int(x)
+    return x
+
+
+#: A count that is an integer except where a fraction is real (a GPU partition: 1/6 of an A10):
+#: whole values are written as integers.
+Count = Annotated[int | float, BeforeValidator(_whole)]
 
 
 def _has_non_finite(x: Any) -> bool:
@@ -84,3 +96,19 @@ class Document(BaseModel):
     def to_json(self) -> str:
         """The document as the CLI writes it: indented, keys in declaration order, a final newline."""
         return self.model_dump_json(indent=2) + "\n"
+
+
+class ExchangeRateDoc(Document):
+    """The dated rate a document's CNY figures were converted at (``_cny_`` fields from ``_usd_``
+    ones and back): stated once per document, with where it comes from."""
+
+    currency: str
+    """The currency converted to and from USD (``CNY``)."""
+    usd_per_unit: float
+    """US dollars per one unit of ``currency`` (about 0.14 for CNY)."""
+    units_per_usd: float
+    """Units of ``currency`` per US dollar (about 7.2 for CNY), the way the rate is quoted in China."""
+    as_of: str | None
+    source: str | None
+    """The rate's source: the catalog's dated CFETS central parity, or ``user`` for a rate given
+    with ``--usd-per-cny``/``--cny-per-usd``."""

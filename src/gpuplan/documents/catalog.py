@@ -1,8 +1,10 @@
 """The catalog documents: ``gpuplan offers --json`` and ``gpuplan gpus --json``.
 
-Prices keep the currency and unit they were published in (``price``, ``currency``, ``unit``), the
-USD figures say so in their names (``price_usd_per_hour``), and the display-currency figures
-(``price_per_hour``) sit next to the document's ``currency``.
+Every amount names its currency and unit (``price_usd_per_hour``, ``price_cny_per_month``), and the
+names do not change with ``--currency``: the USD figures are always there, the CNY ones wherever
+the catalog has a CNY rate (stated once, in the document's ``exchange_rate``). A price published in
+CNY keeps its exact amount in its ``_cny_`` field (``published_currency`` and ``published_unit`` say
+which field that is); the other currency's figure is converted at the stated rate.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from gpuplan.documents.base import Document
+from gpuplan.documents.base import Count, Document, ExchangeRateDoc
 
 __all__ = [
     "GPUS_SCHEMA_VERSION",
@@ -23,8 +25,12 @@ __all__ = [
     "OffersDocument",
 ]
 
-OFFERS_SCHEMA_VERSION = 1
-GPUS_SCHEMA_VERSION = 1
+#: 2: money fields name their currency (``price_cny_per_hour`` replaces the display-currency
+#: ``price_per_hour``; ``price``/``currency``/``unit`` became the ``_per_month`` fields and
+#: ``published_currency``/``published_unit``); the rate is stated once per document.
+OFFERS_SCHEMA_VERSION = 2
+#: 2: ``cheapest`` carries ``price_cny_per_gpu_hour`` and the document its ``exchange_rate``.
+GPUS_SCHEMA_VERSION = 2
 
 
 class OfferItem(Document):
@@ -36,9 +42,9 @@ class OfferItem(Document):
     instance_type: str
     gpu: str
     """Canonical GPU id."""
-    gpu_count: float = Field(gt=0)
-    """GPUs per instance; fractional for partitions (Azure NV6ads A10 v5 = 1/6)."""
-    vcpus: float | None
+    gpu_count: Count = Field(gt=0)
+    """GPUs per instance; fractional only for partitions (Azure NV6ads A10 v5 = 1/6)."""
+    vcpus: Count | None
     memory_gib: float | None
     """Host memory, GiB."""
     network_gbps: float | None
@@ -46,13 +52,27 @@ class OfferItem(Document):
     interconnect: str | None
     pricing: str | None
     """A pricing model; None for an offer without any price."""
-    price: float | None
-    """The published amount in ``currency`` per ``unit``."""
-    currency: str | None
-    unit: str | None
-    """``hour`` or ``month``."""
+    published_currency: str | None
+    """The currency the provider publishes this price in (``USD`` or ``CNY``); None when unknown."""
+    published_unit: str | None
+    """What the published amount pays for: ``hour`` or ``month``."""
     price_usd_per_hour: float | None
+    """Per instance-hour, USD (a monthly price ÷ 730 h; CNY at ``exchange_rate``); after the user's
+    negotiated discount; None when unknown or not convertible (``price_reason``)."""
     price_usd_per_gpu_hour: float | None
+    price_cny_per_hour: float | None
+    """Per instance-hour, CNY: the published amount (÷ 730 h for a month) when published in CNY,
+    else ``price_usd_per_hour`` at ``exchange_rate``; None without a rate."""
+    price_cny_per_gpu_hour: float | None
+    price_usd_per_month: float | None
+    """Per instance-month, USD, for a price published per month (None for hourly prices)."""
+    price_cny_per_month: float | None
+    """Per instance-month, CNY, for a price published per month: the published amount when
+    published in CNY (less the user's discount)."""
+    list_price_usd_per_hour: float | None = None
+    """The provider's list price before the user's negotiated discount (None: no discount applies)."""
+    discount_percent: float | None = None
+    """The user's negotiated discount applied to the ``price_`` fields."""
     as_of: str | None
     source: str | None
     confidence: str | None
@@ -60,25 +80,16 @@ class OfferItem(Document):
     billing_granularity_s: int | None
     min_billing_s: int | None
     term: dict[str, Any] | None
+    """The provider's terms as published (``years``, ``prepaid_total_usd`` or ``prepaid_total_cny``,
+    ``kind`` …)."""
     compliance: list[str]
     stale: bool
     price_reason: str | None
-    exchange_rate_usd_per_unit: float | None = None
-    exchange_rate_as_of: str | None = None
     network_kind: str | None = None
     """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None = not published."""
     local_nvme_gb: float | None = None
     fetched_at: str | None = None
     """When ``catalog refresh`` read the price (None: from a file)."""
-    list_price_usd_per_hour: float | None = None
-    """The provider's list price before the user's negotiated discount (None: no discount applies)."""
-    discount_percent: float | None = None
-    """The user's negotiated discount applied to ``price_usd_per_hour``."""
-    display_currency: str
-    """The currency of ``price_per_hour`` and ``price_per_gpu_hour`` (the document's ``currency``)."""
-    price_per_hour: float | None
-    """Per instance-hour in ``display_currency``; None when unknown or not convertible."""
-    price_per_gpu_hour: float | None
     regions_compared: int = Field(ge=1)
     """How many regions/zones were compared to pick this one (1 with ``--all-regions``)."""
 
@@ -86,9 +97,11 @@ class OfferItem(Document):
 class OffersDocument(Document):
     """``gpuplan offers --json``."""
 
-    schema_version: Literal[1] = 1
-    currency: str
-    """Display currency of ``price_per_hour`` (ISO code)."""
+    schema_version: Literal[2] = 2
+    display_currency: Literal["USD", "CNY"]
+    """The currency the table would show (``--currency``); the fields below do not depend on it."""
+    exchange_rate: ExchangeRateDoc | None
+    """The CNY rate of every ``_cny_`` figure; None when the catalog has none (``_cny_`` fields null)."""
     offers: list[OfferItem]
 
 
@@ -96,6 +109,8 @@ class CheapestPrice(Document):
     """The cheapest known price of one GPU under one pricing model."""
 
     price_usd_per_gpu_hour: float | None
+    price_cny_per_gpu_hour: float | None
+    """At the document's ``exchange_rate`` (the published amount for a price published in CNY)."""
     provider: str
     region: str
     instance_type: str
@@ -132,5 +147,8 @@ class GpuItem(Document):
 class GpusDocument(Document):
     """``gpuplan gpus --json``."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
+    display_currency: Literal["USD", "CNY"]
+    exchange_rate: ExchangeRateDoc | None
+    """The CNY rate of every ``_cny_`` figure; None when the catalog has none."""
     gpus: list[GpuItem]

@@ -2,6 +2,10 @@
 
 One model, both ways: the writer (report/plan.py) builds a :class:`PlanDocument`, the reader
 (deploy/spec.py) validates a file into the same class, so the two cannot drift apart.
+
+Money is in USD, in fields that say so (``total_cost_usd``, ``price_usd_per_hour``), whatever
+``--currency`` shows: the document states the display currency and the CNY rate (the one CNY
+prices were converted at, and the one the table shows yuan at).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from gpuplan.documents.base import Document
+from gpuplan.documents.base import Document, ExchangeRateDoc
 from gpuplan.vocab import Parallelism, PricingModel, Task
 
 __all__ = [
@@ -25,10 +29,13 @@ __all__ = [
     "WorkloadData",
     "WorkloadInputs",
     "WorkloadModel",
+    "upgrade_v1_option",
 ]
 
-#: The plan document's schema version; a reader refuses any other.
-PLAN_SCHEMA_VERSION = 1
+#: The plan document's schema version. 2: ``price_usd`` per ``price_unit_hours`` became
+#: ``price_usd_per_month`` (monthly billing) with ``price_unit``; the document states
+#: ``display_currency`` and ``exchange_rate``. ``deploy`` still reads version 1 (:func:`upgrade_v1`).
+PLAN_SCHEMA_VERSION = 2
 
 
 class CostBreakdownDoc(Document):
@@ -89,9 +96,10 @@ class PlanOption(Document):
     cost_breakdown: CostBreakdownDoc | None = None
     price_usd_per_hour: float | None = None
     """Price of one instance-hour, USD (monthly / 730 h; CNY at the dated rate)."""
-    price_usd: float | None = None
-    """The published price in USD per ``price_unit_hours`` hours (one hour, or a month)."""
-    price_unit_hours: float | None = None
+    price_usd_per_month: float | None = None
+    """Price of one instance-month, USD, for an option billed by the month (None when hourly)."""
+    price_unit: Literal["hour", "month"] = "hour"
+    """What one billed unit is: an hour, or a calendar month (monthly and reserved terms)."""
     price_source: str | None = None
     confidence: str | None = None
     as_of: str | None = None
@@ -226,7 +234,11 @@ class PlanWorkload(_WorkloadPart):
 class PlanDocument(Document):
     """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
+    display_currency: Literal["USD", "CNY"] = "USD"
+    """The currency the table showed (``--currency``); the fields stay in USD."""
+    exchange_rate: ExchangeRateDoc | None = None
+    """The catalog's CNY rate for this plan (CNY prices converted, CNY shown); None when it has none."""
     workload: PlanWorkload
     objective: str
     """``cost``, ``time`` or ``balanced``."""
@@ -246,3 +258,14 @@ class PlanDocument(Document):
     candidates: int = Field(ge=0)
     feasible: int = Field(ge=0)
     notes: list[str] = Field(default_factory=list)
+
+
+def upgrade_v1_option(option: dict[str, Any]) -> dict[str, Any]:
+    """An option of a version-1 plan file in version 2's names (``deploy`` reads both): the price
+    per ``price_unit_hours`` becomes ``price_usd_per_month`` and ``price_unit``."""
+    out = {k: v for k, v in option.items() if k not in ("price_usd", "price_unit_hours")}
+    unit_hours, price = option.get("price_unit_hours"), option.get("price_usd")
+    monthly = isinstance(unit_hours, (int, float)) and unit_hours > 1
+    out["price_unit"] = "month" if monthly else "hour"
+    out["price_usd_per_month"] = price if monthly else None
+    return out

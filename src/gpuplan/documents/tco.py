@@ -1,13 +1,15 @@
 """The tco document: what ``gpuplan tco --json`` writes (the writer is ``report/tco.py``).
 
-Amounts are in the document's ``currency`` (USD, or CNY at ``exchange_rate``), rounded to the cent.
+Amounts are in USD, in fields that say so (``total_cost_usd``), rounded to the cent, whatever
+``--currency`` shows; the document states the display currency and the CNY rate (the one CNY
+prices were converted at and the table shows yuan at).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from gpuplan.documents.base import Document
+from gpuplan.documents.base import Document, ExchangeRateDoc
 from gpuplan.vocab import PricingModel
 
 __all__ = [
@@ -15,22 +17,15 @@ __all__ = [
     "TcoCommitment",
     "TcoDemand",
     "TcoDocument",
-    "TcoExchangeRate",
     "TcoHourlyPrice",
     "TcoMonth",
     "TcoSensitivity",
 ]
 
-#: The tco document's schema version.
-TCO_SCHEMA_VERSION = 1
-
-
-class TcoExchangeRate(Document):
-    """The dated rate amounts were converted at (when ``currency`` is not USD)."""
-
-    usd_per_unit: float
-    as_of: str | None
-    source: str | None
+#: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
+#: in the display currency, unnamed), ``spot_overhead`` is ``spot_overhead_ratio``, and the
+#: document states ``display_currency`` and ``exchange_rate``.
+TCO_SCHEMA_VERSION = 2
 
 
 class TcoMonth(Document):
@@ -38,9 +33,9 @@ class TcoMonth(Document):
 
     month: str
     """Calendar month, ``YYYY-MM``."""
-    cost: float
-    by_pricing: dict[PricingModel, float]
-    """The month's cost by pricing model."""
+    cost_usd: float
+    cost_usd_by_pricing: dict[PricingModel, float]
+    """The month's cost by pricing model, USD."""
 
 
 class TcoCommitment(Document):
@@ -56,15 +51,15 @@ class TcoCommitment(Document):
     start_month: str
     """``YYYY-MM``."""
     term_months: int
-    cost: float
-    """What these units cost over their term (as billed under ``past_horizon``)."""
+    cost_usd: float
+    """What these units cost over their term (as billed under ``past_horizon``), USD."""
 
 
 class TcoSensitivity(Document):
     """The total with demand scaled, commitments fixed."""
 
     demand_change_pct: float
-    total_cost: float | None
+    total_cost_usd: float | None
     """None when the changed demand cannot be met (no on-demand price)."""
 
 
@@ -86,28 +81,30 @@ class TcoHourlyPrice(Document):
     region: str
     instance_type: str
     pricing: PricingModel
-    price_per_gpu_hour: float
-    spot_overhead: float | None
+    price_usd_per_gpu_hour: float
+    spot_overhead_ratio: float | None
     """Paid spot hours per useful hour (checkpoints, lost work, restarts)."""
 
 
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
     """:data:`TCO_SCHEMA_VERSION`."""
     horizon_months: int
     start: str
     """First month of the horizon, ``YYYY-MM``."""
-    currency: Literal["USD", "CNY"]
-    exchange_rate: TcoExchangeRate | None
+    display_currency: Literal["USD", "CNY"]
+    """The currency the table shows (``--currency``, else the usage file's); the fields stay USD."""
+    exchange_rate: ExchangeRateDoc | None
+    """The catalog's CNY rate; None when it has none."""
     past_horizon: Literal["full", "remaining_value"]
-    total_cost: float
-    all_on_demand_cost: float | None
+    total_cost_usd: float
+    all_on_demand_cost_usd: float | None
     """Every GPU-hour at the cheapest on-demand price; None where a GPU has none."""
     savings_pct: float | None
-    past_horizon_cost: float
-    """Term months after the horizon that are still paid (included in ``total_cost``)."""
+    past_horizon_cost_usd: float
+    """Term months after the horizon that are still paid (included in ``total_cost_usd``)."""
     monthly: list[TcoMonth]
     commitments: list[TcoCommitment]
     break_even_utilisation: dict[PricingModel, float]

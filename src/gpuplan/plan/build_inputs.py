@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
-from gpuplan.i18n import _
+from gpuplan.i18n import _, format_number, money
 from gpuplan.i18n.countries import country_code
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
@@ -73,7 +73,8 @@ def _discount_note(p: OfferPrice) -> str:
     """Said beside the price wherever it is shown: the user's negotiated discount is in it."""
     if p.discount_percent is None or p.list_price_usd_per_hour is None:
         return ""
-    return f" [your {p.discount_percent:g} % discount applied; list {p.list_price_usd_per_hour:,.4f} USD/h]"
+    percent, listed = format_number(p.discount_percent), money(p.list_price_usd_per_hour, per="h")
+    return f" [your {percent} % discount applied; list {listed}]"
 
 
 def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
@@ -329,10 +330,16 @@ def make_estimator(
         )
 
         notes.append(
-            f"image job: each offer's images/s is bounded by its vCPUs × {IMAGES_PER_S_PER_VCPU:g} images/s "
-            f"per vCPU (JPEG decode + random-resized crop, assumed; {IMAGES_PER_S_PER_VCPU_LOW:g}–"
-            f"{IMAGES_PER_S_PER_VCPU_HIGH:g}); options marked input_bound are CPU-bound; offers whose "
-            "vCPUs the catalog lacks carry the warning 'input pipeline unknown' (not bounded, not known fed)"
+            _(
+                "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
+                "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
+                "input_bound are CPU-bound; offers whose vCPUs the catalog lacks carry the warning "
+                "'input pipeline unknown' (not bounded, not known fed)"
+            ).format(
+                rate=f"{IMAGES_PER_S_PER_VCPU:g}",
+                low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
+                high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
+            )
         )
     cache: dict[EstimateKey, EstimateRow] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gpuplan.i18n import money
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.input_types import IntArray
 from gpuplan.plan.result import Option
@@ -69,32 +70,31 @@ def infeasible_message(ctx: PlanContext, pre: IntArray, option: Callable[[PlanCo
     everything = np.ones(pre.size, dtype=bool)
     clauses: list[str] = []
     if d is not None and b is not None:
-        head = f"no option meets {format_hours(d)} under ${b:,.2f}"
+        head = f"no option meets {format_hours(d)} under {money(b)}"
     elif d is not None:
         head = f"no option finishes within {format_hours(d)}"
     else:
-        head = f"no option costs under ${b:,.2f}"
+        head = f"no option costs under {money(b)}"
     if d is not None:
         if b is not None and meets_b.any():
             f = fastest(meets_b)
             clauses.append(f"the fastest within budget takes {format_hours(f.job_time_h)} ({f.label})")
         elif not meets_d.any():
             f = fastest(everything)
-            clauses.append(
-                f"the fastest option takes {format_hours(f.job_time_h)} (${f.total_cost_usd:,.2f}, {f.label})"
-            )
+            took, paid = format_hours(f.job_time_h), money(f.total_cost_usd)
+            clauses.append(f"the fastest option takes {took} ({paid}, {f.label})")
     if b is not None:
         if d is not None and meets_d.any():
             ch = cheapest(meets_d)
             clauses.append(
-                f"the cheapest within {format_hours(d)} costs ${ch.total_cost_usd:,.2f} ({ch.label})"
+                f"the cheapest within {format_hours(d)} costs {money(ch.total_cost_usd)} ({ch.label})"
             )
         if not meets_b.any() and not (
             d is not None and meets_d.any() and cheapest(meets_d) == cheapest(everything)
         ):
             ch = cheapest(everything)
             clauses.append(
-                f"the cheapest option costs ${ch.total_cost_usd:,.2f} "
+                f"the cheapest option costs {money(ch.total_cost_usd)} "
                 f"({format_hours(ch.job_time_h)}, {ch.label})"
             )
     return f"{head}: " + "; ".join(clauses) if clauses else head

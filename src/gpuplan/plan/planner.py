@@ -500,6 +500,7 @@ def plan_offers(
             _best_of(ctx, feasible, k8s_mask),
             _best_of(ctx, feasible, comp_mask),
             constraints,
+            service=job.calendar_months is not None,
         ),
         why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),

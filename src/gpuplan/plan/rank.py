@@ -71,16 +71,28 @@ def persona_picks(
     kubernetes: Option | None,
     compliant: Option | None,
     constraints: Constraints,
+    *,
+    service: bool = False,
 ) -> tuple[PersonaPick, ...]:
     """The pick for each persona of the source articles (each the best over every feasible
-    candidate of its kind, not only the top N shown)."""
+    candidate of its kind, not only the top N shown). ``service``: the job is a service, whose
+    time is its calendar period on every option, so "fastest" means the shortest set-up."""
     objective = _(OBJECTIVE_NAMES[constraints.objective])
     wanted = sorted({x.lower() for x in constraints.compliance or ()})
     services = ", ".join(sorted(set(managed_kubernetes().values())))
     labels = ", ".join(wanted) if wanted else _("e.g. MLPS level 3")
     return (
         PersonaPick(persona="budget", rule=_("lowest expected all-in cost, spot included"), option=cheapest),
-        PersonaPick(persona="performance", rule=_("shortest expected job time"), option=fastest),
+        PersonaPick(
+            persona="performance",
+            rule=_(
+                "a service runs the same hours on every option: the shortest set-up, "
+                "then the lowest all-in cost"
+            )
+            if service
+            else _("shortest expected job time"),
+            option=fastest,
+        ),
         PersonaPick(
             persona="kubernetes",
             rule=_(

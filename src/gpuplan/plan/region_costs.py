@@ -145,10 +145,16 @@ class CostFacts:
         if price is None:
             unknown = True
             price = self._max_block if kind == "block" else self._max_object
-            text = _(
-                "storage: {kind} storage price of {where} unknown; assumed {price}/GB-month (highest known)"
+            # One message per kind: "block" and "object" are words of the sentence, not names.
+            text = (
+                _("storage: block storage price of {where} unknown; assumed {price}/GB-month (highest known)")
+                if kind == "block"
+                else _(
+                    "storage: object storage price of {where} unknown; "
+                    "assumed {price}/GB-month (highest known)"
+                )
             )
-            assumptions.append(text.format(kind=kind, where=f"{provider}/{region}", price=money(price)))
+            assumptions.append(text.format(where=f"{provider}/{region}", price=money(price)))
         elif note:
             assumptions.append(_("storage: {note}").format(note=note))
         rc = self._by_region.get(here)

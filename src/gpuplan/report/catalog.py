@@ -1,19 +1,8 @@
 """Render the catalog commands: ``gpuplan gpus``, ``gpuplan offers``, ``gpuplan catalog info|import``.
 
-JSON schemas (stable; units in the names):
-
-``offers --json``: a list of objects, one per listed offer x pricing model, with every
-:class:`~gpuplan.catalog.OfferPrice` field (provider, region, zone, instance_type, gpu, gpu_count,
-vcpus, memory_gib, network_gbps, interconnect, pricing, price, currency, unit, price_usd_per_hour,
-price_usd_per_gpu_hour, as_of, source, confidence, interruption_band, billing_granularity_s,
-min_billing_s, term, compliance, stale, price_reason, exchange_rate_usd_per_unit,
-exchange_rate_as_of) plus ``display_currency``, ``price_per_hour`` and ``price_per_gpu_hour`` (in the
-display currency) and ``regions_compared``.
-
-``gpus --json``: a list of objects: id, name, vendor, architecture, memory_gib,
-memory_bandwidth_gbps, fp32_tflops, tf32_tflops, bf16_tflops, fp16_tflops, fp8_tflops, int8_tops,
-interconnect, nvlink_gen, nvlink_gbps, pcie_gen, source, and ``cheapest``: pricing model ->
-{price_usd_per_gpu_hour, provider, region, instance_type, as_of, source, confidence} (null when none).
+The ``--json`` documents are declared in :mod:`gpuplan.documents.catalog` (schemas in
+``docs/schemas/``): every amount names its currency and unit, USD always and CNY wherever the
+catalog has a CNY rate, which the document states once.
 """
 
 from __future__ import annotations
@@ -27,22 +16,35 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from gpuplan.catalog.model import CatalogInfo, ExchangeRate, ImportReport, OfferPrice, PricingModel
+from gpuplan.catalog.model import (
+    HOURS_PER_MONTH,
+    CatalogInfo,
+    ExchangeRate,
+    ImportReport,
+    OfferPrice,
+    PricingModel,
+)
 from gpuplan.catalog.query import OfferListing, OfferView
+from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
+from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_, _, current_money, money, ngettext
+from gpuplan.i18n import N_, _, current_money, format_amount, format_number, money, ngettext
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
 from gpuplan.vocab import pricing_name
 
 __all__ = [
     "gpus_json",
     "gpus_view",
+    "import_json",
     "import_view",
     "info_json",
     "info_view",
+    "offer_prices",
     "offers_json",
     "offers_view",
+    "price_fields",
+    "rate_doc",
     "rates_line",
 ]
 
@@ -66,30 +68,119 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
     return _("Exchange rate: {rates}").format(rates="; ".join(parts))
 
 
+def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
+    """A catalog rate as the documents state it (None stays None)."""
+    if rate is None:
+        return None
+    return ExchangeRateDoc(
+        currency=rate.currency,
+        usd_per_unit=rate.usd_per_unit,
+        units_per_usd=1.0 / rate.usd_per_unit,
+        as_of=rate.as_of,
+        source=rate.source,
+    )
+
+
+def _term_doc(term: dict[str, Any] | None, currency: str | None) -> dict[str, Any] | None:
+    # Providers store a prepaid total in the price's own currency under one name; the document
+    # names the currency (prepaid_total_cny).
+    if not term or "prepaid_total" not in term or not currency:
+        return term
+    out = {k: v for k, v in term.items() if k != "prepaid_total"}
+    out[f"prepaid_total_{currency.lower()}"] = term["prepaid_total"]
+    return out
+
+
+def price_fields(
+    *,
+    amount: float | None,
+    currency: str | None,
+    unit: str | None,
+    usd_per_hour: float | None,
+    discount_percent: float | None,
+    cny: ExchangeRate | None,
+) -> dict[str, float | None]:
+    """The ``price_{usd,cny}_per_{hour,month}`` fields of one published price (``amount`` in
+    ``currency`` per ``unit``; ``usd_per_hour`` as the catalog converted it, after the discount).
+    A price published in CNY keeps its exact amount in CNY; the other currency is converted at
+    ``cny``; the ``_per_month`` fields are for prices published per month only."""
+    share = 1 - discount_percent / 100 if discount_percent else 1.0
+    monthly = unit == "month"
+    cny_h: float | None = None
+    if currency == "CNY" and amount is not None:
+        cny_h = amount * share / (HOURS_PER_MONTH if monthly else 1.0)
+    elif usd_per_hour is not None and cny is not None:
+        cny_h = usd_per_hour / cny.usd_per_unit
+    usd_month = cny_month = None
+    if monthly:
+        if currency == "USD" and amount is not None:
+            usd_month = amount * share
+        elif usd_per_hour is not None:
+            usd_month = usd_per_hour * HOURS_PER_MONTH
+        if currency == "CNY" and amount is not None:
+            cny_month = amount * share
+        elif cny_h is not None:
+            cny_month = cny_h * HOURS_PER_MONTH
+    return {
+        "price_usd_per_hour": usd_per_hour,
+        "price_cny_per_hour": cny_h,
+        "price_usd_per_month": usd_month,
+        "price_cny_per_month": cny_month,
+    }
+
+
+def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
+    """:func:`price_fields` of one offer, with the per-GPU-hour figures."""
+    out = price_fields(
+        amount=o.price,
+        currency=o.currency,
+        unit=o.unit,
+        usd_per_hour=o.price_usd_per_hour,
+        discount_percent=o.discount_percent,
+        cny=cny,
+    )
+    for code in ("usd", "cny"):
+        hourly = out[f"price_{code}_per_hour"]
+        out[f"price_{code}_per_gpu_hour"] = hourly / o.gpu_count if hourly is not None else None
+    return out
+
+
+#: OfferPrice fields the document writes under other names (``offer_prices``, ``published_*``).
+_RENAMED = frozenset(
+    {"price", "currency", "unit", "price_usd_per_hour", "price_usd_per_gpu_hour"}
+    | {"exchange_rate_usd_per_unit", "exchange_rate_as_of", "term"}
+)
+
+
 def offers_json(listing: OfferListing) -> OffersDocument:
     """The ``offers --json`` document."""
     out = []
     for v in listing.views:
-        item = to_jsonable(v.offer)
+        o = v.offer
+        item = {k: x for k, x in to_jsonable(o).items() if k not in _RENAMED}
+        item.update(offer_prices(o, listing.cny_rate))
         item.update(
-            display_currency=listing.currency,
-            price_per_hour=v.price_per_hour,
-            price_per_gpu_hour=v.price_per_gpu_hour,
+            published_currency=o.currency,
+            published_unit=o.unit,
+            term=_term_doc(o.term, o.currency),
             regions_compared=v.regions_compared,
         )
         out.append(OfferItem.model_validate(item))
-    return OffersDocument(currency=listing.currency, offers=out)
+    return OffersDocument(
+        display_currency=listing.currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
+        exchange_rate=rate_doc(listing.cny_rate),
+        offers=out,
+    )
 
 
-def _amount(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.4g}" if abs(value) < 10 else f"{value:,.2f}"
+def _amount(value: float | None, currency: str) -> str:
+    # The one money formatter (gpuplan.i18n): "$2.53", "¥18.16", "$0.035".
+    return "—" if value is None else format_amount(value, currency)
 
 
-def _price_cell(value: float | None) -> str:
+def _price_cell(value: float | None, currency: str) -> str:
     # An unknown price says why in the notes column (the reason is a sentence; this cell stays narrow).
-    return _amount(value) if value is not None else _("unknown")
+    return _amount(value, currency) if value is not None else _("unknown")
 
 
 def _price_note(offer: OfferPrice, value: float | None) -> str | None:
@@ -118,8 +209,9 @@ def _offer_notes(v: OfferView) -> str:
         flags.append(_("{price}/month ÷ 730 h").format(price=fmt_money(o.price, o.currency or "")))
     if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
         flags.append(
-            _("your −{percent} % (list {price} USD/h)").format(
-                percent=f"{o.discount_percent:g}", price=f"{o.list_price_usd_per_hour:,.4f}"
+            _("your −{percent} % (list {price})").format(
+                percent=format_number(o.discount_percent),
+                price=format_amount(o.list_price_usd_per_hour, "USD", per=_("h")),
             )
         )
     return _(", ").join(flags)
@@ -165,7 +257,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         region = o.region + (f" ({o.zone})" if o.zone else "")
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
-        price, per_gpu = _price_cell(v.price_per_hour), _amount(v.price_per_gpu_hour)
+        price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
         as_of, notes = o.as_of or "—", _offer_notes(v)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
@@ -230,8 +322,13 @@ def _gpu_base(g: GPU) -> dict[str, Any]:
     }
 
 
-def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -> GpusDocument:
-    """The ``gpus --json`` document."""
+def gpus_json(
+    gpus: Sequence[GPU],
+    cheapest: dict[str, dict[str, OfferPrice]],
+    cny: ExchangeRate | None,
+    display_currency: str = "USD",
+) -> GpusDocument:
+    """The ``gpus --json`` document; ``cny``: the rate of its ``_cny_`` figures (None: none)."""
     out = []
     for g in gpus:
         per = cheapest.get(g.id, {})
@@ -241,6 +338,7 @@ def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -
                 p: (
                     CheapestPrice(
                         price_usd_per_gpu_hour=o.price_usd_per_gpu_hour,
+                        price_cny_per_gpu_hour=offer_prices(o, cny)["price_cny_per_gpu_hour"],
                         provider=o.provider,
                         region=o.region,
                         instance_type=o.instance_type,
@@ -255,7 +353,11 @@ def gpus_json(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]]) -
             },
         )
         out.append(item)
-    return GpusDocument(gpus=out)
+    return GpusDocument(
+        display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
+        exchange_rate=rate_doc(cny),
+        gpus=out,
+    )
 
 
 def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:
@@ -298,19 +400,25 @@ def gpus_view(
             "Peaks are dense datasheet TFLOP/s. Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
             "any provider; — = no known price."
         ),
-        rates_line(rates, "USD")
-        if rates
-        else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd)."),
+        # Shown in CNY, the display note names the same rate, both ways round: said once.
+        current_money().rate_note()
+        or (
+            rates_line(rates, "USD")
+            if rates
+            else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd).")
+        ),
     ]
-    if current_money().rate_note():
-        notes.append(current_money().rate_note())
     return Group(table, *(Text(n, style="dim") for n in notes))
 
 
-def info_json(info: CatalogInfo) -> dict[str, Any]:
+def info_json(info: CatalogInfo) -> CatalogInfoDocument:
     """The ``catalog info --json`` document."""
-    result: dict[str, Any] = to_jsonable(info)
-    return result
+    return CatalogInfoDocument.model_validate(to_jsonable(info))
+
+
+def import_json(report: ImportReport) -> ImportDocument:
+    """The ``catalog import --json`` document."""
+    return ImportDocument.model_validate(to_jsonable(report))
 
 
 def _info_table(info: CatalogInfo) -> Table:

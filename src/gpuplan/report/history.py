@@ -1,4 +1,6 @@
-"""Views of price history (``catalog history``): a table, and an HTML page with an inline SVG chart."""
+"""Views of price history (``catalog history``): the ``--json`` document, a table, and an HTML page
+with an inline SVG chart. Amounts are shown in the current display currency
+(:func:`gpuplan.i18n.current_money`, ``--currency``) next to the price as published."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from gpuplan.i18n import _, current_language
+from gpuplan.documents.catalog_admin import HistoryDocument, HistoryPrice
+from gpuplan.i18n import _, current_language, current_money, format_amount, format_number
+from gpuplan.report.catalog import price_fields, rate_doc
 from gpuplan.report.common import Widest, house_table
 
 if TYPE_CHECKING:
@@ -16,8 +20,61 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from gpuplan.catalog.history import HistoryPoint
+    from gpuplan.catalog.model import ExchangeRate
 
-__all__ = ["history_html", "history_view"]
+__all__ = ["history_html", "history_json", "history_view"]
+
+
+def history_json(
+    points: Sequence[HistoryPoint], instance_type: str, cny: ExchangeRate | None, display_currency: str
+) -> HistoryDocument:
+    """The ``catalog history --json`` document; ``cny``: the rate of its ``_cny_`` figures."""
+    prices = [
+        HistoryPrice(
+            provider=p.provider,
+            region=p.region,
+            zone=p.zone,
+            instance_type=p.instance_type,
+            pricing=p.pricing,
+            published_currency=p.currency,
+            published_unit=p.unit,  # type: ignore[arg-type]  # the store's units: hour or month
+            **price_fields(
+                amount=p.amount,
+                currency=p.currency,
+                unit=p.unit,
+                usd_per_hour=p.price_usd_per_hour,
+                discount_percent=p.discount_percent,
+                cny=cny,
+            ),
+            discount_percent=p.discount_percent,
+            as_of=p.as_of,
+            source=p.source,
+            confidence=p.confidence,
+            fetched_at=p.fetched_at,
+            imported_by=p.imported_by,
+        )
+        for p in points
+    ]
+    return HistoryDocument(
+        instance_type=instance_type,
+        display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
+        exchange_rate=rate_doc(cny),
+        prices=prices,
+    )
+
+
+def _published(p: HistoryPoint) -> str:
+    """The price as published: ``¥2,500.00/month``."""
+    return format_amount(p.amount, p.currency, per=_(p.unit))
+
+
+def _shown(p: HistoryPoint) -> str:
+    """Per instance-hour in the display currency, with the user's discount: ``$0.48 (−10 %)``."""
+    text = current_money().format(p.price_usd_per_hour, per=None, unknown="—")
+    if p.discount_percent is not None:
+        text += f" (−{format_number(p.discount_percent)} %)"
+    return text
+
 
 _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf")
 
@@ -32,25 +89,24 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
         else _("price history")
     )
     table = house_table(title)
+    per_h = _("{currency}/h").format(currency=current_money().currency)
     if layout == 0:
         for head in (_("as of"), _("provider"), _("region"), _("pricing")):
             table.add_column(head, no_wrap=True)
         table.add_column(_("price"), justify="right", no_wrap=True)
-        table.add_column("USD/h", justify="right", no_wrap=True)
+        table.add_column(per_h, justify="right", no_wrap=True)
         table.add_column(_("confidence"), no_wrap=True)
         table.add_column(_("via"), no_wrap=True)
     else:
         table.add_column(_("as of") + "\n" + _("provider") + "/" + _("region"), no_wrap=True)
         table.add_column(_("pricing"), no_wrap=True)
-        table.add_column(_("price") + "\nUSD/h", justify="right", no_wrap=True)
+        table.add_column(_("price") + "\n" + per_h, justify="right", no_wrap=True)
         table.add_column(_("confidence") + "\n" + _("via"), overflow="fold")
     table.add_column(_("source"), overflow="fold", min_width=12, max_width=source_width)
     for p in points:
-        usd = "—" if p.price_usd_per_hour is None else f"{p.price_usd_per_hour:,.4f}"
-        if p.discount_percent is not None:
-            usd += f" (−{p.discount_percent:g} %)"
+        usd = _shown(p)
         where = p.region + (f"/{p.zone}" if p.zone else "")
-        price = f"{p.amount:g} {p.currency}/{_(p.unit)}"
+        price = _published(p)
         if layout == 0:
             cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, _(p.confidence), p.imported_by]
         else:
@@ -61,18 +117,24 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
 
 
 def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
-    """One row per dated price, the price as published and in USD per hour: the widest layout that
-    fits the console, identifiers whole."""
+    """One row per dated price, the price as published and per hour in the display currency: the
+    widest layout that fits the console, identifiers whole; then the rate used, when not USD."""
+    from rich.console import Group
+    from rich.text import Text
+
     layouts = ((0, None), (0, 30), (1, 30))
-    return Widest([partial(_history_table, points, layout, width) for layout, width in layouts])
+    table = Widest([partial(_history_table, points, layout, width) for layout, width in layouts])
+    note = current_money().rate_note()
+    return Group(table, Text(note, style="dim")) if note else table
 
 
 def _series(points: Sequence[HistoryPoint]) -> dict[str, list[tuple[str, float]]]:
     out: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    shown = current_money()
     for p in points:
         if p.price_usd_per_hour is not None:
             out[f"{p.provider} {p.region}{'/' + p.zone if p.zone else ''} {p.pricing}"].append(
-                (p.as_of, p.price_usd_per_hour)
+                (p.as_of, shown.amount(p.price_usd_per_hour))
             )
     return out
 
@@ -94,7 +156,10 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" role="img">']
     parts.append(f'<line x1="{pad}" y1="{h - pad}" x2="{w - pad}" y2="{h - pad}" stroke="#999"/>')
     parts.append(f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{h - pad}" stroke="#999"/>')
-    axis = html.escape(_("USD/h (max {top})").format(top=f"{top:,.2f}"))
+    shown = current_money()
+    axis = html.escape(
+        _("{currency}/h (max {top})").format(currency=shown.currency, top=shown.format_native(top))
+    )
     parts.append(f'<text x="4" y="{pad - 8}" font-size="11">{axis}</text>')
     for d in dates:
         parts.append(
@@ -120,8 +185,8 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
                 p.provider,
                 p.region,
                 p.pricing,
-                f"{p.amount:g} {p.currency}/{p.unit}",
-                "" if p.price_usd_per_hour is None else f"{p.price_usd_per_hour:,.4f}",
+                _published(p),
+                _shown(p),
                 p.confidence,
                 p.source,
             )
@@ -132,11 +197,13 @@ def history_html(points: Sequence[HistoryPoint]) -> str:
     title = html.escape(
         _("Price history of {instance}").format(instance=points[0].instance_type if points else "")
     )
-    heads = (_("as of"), _("provider"), _("region"), _("pricing"), _("price"), "USD/h", _("confidence"))
+    per_h = _("{currency}/h").format(currency=shown.currency)
+    heads = (_("as of"), _("provider"), _("region"), _("pricing"), _("price"), per_h, _("confidence"))
     head_row = "".join(f"<th>{html.escape(h)}</th>" for h in (*heads, _("source")))
     lang = html.escape(current_language().value)
     return (
         f"<!doctype html><html lang='{lang}'><head><meta charset='utf-8'><title>{title}</title></head>"
         f"<body><h1>{title}</h1>{''.join(parts)}"
-        f"<table border='1' cellpadding='3'><tr>{head_row}</tr>{rows}</table></body></html>\n"
+        f"<table border='1' cellpadding='3'><tr>{head_row}</tr>{rows}</table>"
+        f"<p>{html.escape(shown.rate_note())}</p></body></html>\n"
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from gpuplan.catalog.model import HOURS_PER_MONTH, ExchangeRate
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     CostBreakdownDoc,
@@ -21,6 +22,7 @@ from gpuplan.documents.plan import (
     SpotDoc,
 )
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.catalog import rate_doc
 from gpuplan.vocab import PricingModel
 
 __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
@@ -28,6 +30,7 @@ __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
 
 def option_json(o: Option) -> PlanOption:
     """One option as its document part."""
+    monthly = o.unit_hours >= HOURS_PER_MONTH
     return PlanOption(
         provider=o.provider,
         region=o.region,
@@ -51,8 +54,8 @@ def option_json(o: Option) -> PlanOption:
         total_cost_usd_high=o.total_cost_usd_high,
         cost_breakdown=CostBreakdownDoc(**asdict(o.cost_breakdown)),
         price_usd_per_hour=o.price_usd_per_hour,
-        price_usd=o.price_usd,
-        price_unit_hours=o.unit_hours,
+        price_usd_per_month=o.price_usd if monthly else None,
+        price_unit="month" if monthly else "hour",
         price_source=o.price_source,
         confidence=o.confidence,
         as_of=o.as_of or None,
@@ -70,10 +73,18 @@ def option_json(o: Option) -> PlanOption:
     )
 
 
-def plan_json(plan: Plan, workload: dict[str, Any]) -> PlanDocument:
-    """The document ``gpuplan plan --json`` prints and ``gpuplan deploy`` reads."""
+def plan_json(
+    plan: Plan,
+    workload: dict[str, Any],
+    cny: ExchangeRate | None = None,
+    display_currency: str = "USD",
+) -> PlanDocument:
+    """The document ``gpuplan plan --json`` prints and ``gpuplan deploy`` reads; ``cny``: the
+    catalog's CNY rate, stated in the document."""
     c = plan.constraints
     return PlanDocument(
+        display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
+        exchange_rate=rate_doc(cny),
         workload=PlanWorkload.model_validate(workload),
         objective=plan.objective.value,
         constraints=PlanConstraintsDoc(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gpuplan.i18n import _, current_money, format_number
+from gpuplan.i18n import _, current_money, format_hours, format_number
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.plan_svg import COMPONENTS, hours_tick, nice_ticks, per_gpu
 
@@ -51,7 +51,7 @@ def _padded_ticks(values: list[float]) -> list[float]:
 
 def _hover(o: Option) -> str:
     m = current_money()
-    return f"{o.label}<br>{o.job_time_h:.2f} h · {m.format(o.total_cost_usd)}"
+    return f"{o.label}<br>{format_hours(o.job_time_h)} · {m.format(o.total_cost_usd)}"
 
 
 def cost_time_figure(plan: Plan) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from gpuplan.i18n import N_, _, current_money
+from gpuplan.i18n import N_, _, current_money, format_hours
 from gpuplan.plan.result import Option, Plan
 
 __all__ = ["COMPONENTS", "breakdown_svg", "cost_time_svg", "gpu_svg", "hours_tick", "nice_ticks", "per_gpu"]
@@ -43,8 +43,11 @@ def nice_ticks(lo: float, hi: float, log: bool) -> list[float]:
 
 
 def hours_tick(h: float) -> str:
-    """A tick label for a duration in hours: ``0.5 h``, ``12 h``, ``3 d``."""
-    return f"{h:g} h" if h < 48 else f"{h / 24:g} d"
+    """A tick label for a duration in hours: ``0.5 h``, ``50 h``, ``3 d``.
+
+    Days only for whole days: the ticks are round numbers of hours (1-2-5 steps), and 50 h
+    written as "2.08333 d" reads as noise."""
+    return f"{h / 24:g} d" if h >= 48 and (h / 24).is_integer() else f"{h:g} h"
 
 
 def _span(lo: float, hi: float, log: bool) -> tuple[float, float]:
@@ -109,7 +112,7 @@ def cost_time_svg(plan: Plan) -> str:
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{_COLORS["front"]}" stroke-width="1.5"/>')
     for o, kind in points:
         x, y = sx(o.job_time_h), sy(m.amount(o.total_cost_usd))
-        tip = escape(f"{o.label}: {o.job_time_h:.2f} h, {m.format(o.total_cost_usd)}")
+        tip = escape(f"{o.label}: {format_hours(o.job_time_h)}, {m.format(o.total_cost_usd)}")
         if kind == "baseline":
             parts.append(
                 f'<path d="M{x - 5:.1f},{y - 5:.1f} L{x + 5:.1f},{y + 5:.1f} M{x - 5:.1f},{y + 5:.1f} '

@@ -1,28 +1,17 @@
 """Render a commitment schedule (``gpuplan tco``): the stable ``--json`` document and the terminal view.
 
-JSON schema (``schema_version`` 1; amounts in ``currency``, rounded to the cent)::
-
-    {"schema_version": 1, "horizon_months": int, "start": "YYYY-MM", "currency": "USD" | "CNY",
-     "exchange_rate": {"usd_per_unit", "as_of", "source"} | null,   # when currency is not USD
-     "past_horizon": "full" | "remaining_value",
-     "total_cost": float, "all_on_demand_cost": float | null, "savings_pct": float | null,
-     "past_horizon_cost": float,          # term months after the horizon still paid (in total_cost)
-     "monthly": [{"month": "YYYY-MM", "cost", "by_pricing": {pricing: cost}}],
-     "commitments": [{"provider", "region", "instance_type", "gpu", "gpus_per_unit", "pricing",
-                      "units", "start_month": "YYYY-MM", "term_months", "cost"}],
-     "break_even_utilisation": {pricing: fraction of a unit's hours},
-     "sensitivity": [{"demand_change_pct", "total_cost" | null}],   # commitments fixed
-     "demands": [{"name", "gpu", "gpu_hours_total", "how"}],
-     "hourly_prices": [{"use", "provider", "region", "instance_type", "pricing",
-                        "price_per_gpu_hour", "spot_overhead" | null}],
-     "notes": [str]}
+JSON (``gpuplan.documents.TcoDocument``, ``docs/schemas/tco.schema.json``): amounts in USD with
+``_usd`` in their names, rounded to the cent; ``display_currency`` and ``exchange_rate`` say how the
+table shows them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_number, format_percent
+from gpuplan.report.catalog import rate_doc
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
@@ -30,7 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
-TCO_SCHEMA_VERSION = 1
 
 #: How each pricing model is named to people (vocab ``PRICING_RULES`` labels), in the order the chart
 #: stacks them: committed models first, the longest term lowest, then the hourly ones.
@@ -55,14 +43,8 @@ def tco_json(report: TcoReport) -> dict[str, Any]:
 
 
 def _tco_data(report: TcoReport) -> dict[str, Any]:
-    s, u, money = report.schedule, report.usage, report.money
-
-    def cost(usd: float | None) -> float | None:
-        return None if usd is None else _cents(money.amount(usd))
-
-    rate = None
-    if money.currency != "USD":
-        rate = {"usd_per_unit": 1.0 / money.units_per_usd, "as_of": money.as_of, "source": money.source}
+    s, u = report.schedule, report.usage
+    cost = _cents
     hourly = []
     for key, o in s.hourly_used.items():
         demand = key.split("/spot/", 1)[1] if "/spot/" in key else None
@@ -73,26 +55,27 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "region": o.region,
                 "instance_type": o.instance_type,
                 "pricing": o.pricing,
-                "price_per_gpu_hour": round(money.amount(o.usd_per_gpu_hour), 6),
-                "spot_overhead": s.spot_overhead.get(demand) if demand else None,
+                "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+                "spot_overhead_ratio": s.spot_overhead.get(demand) if demand else None,
             }
         )
+    rate = rate_doc(report.cny_rate)
     return {
         "schema_version": TCO_SCHEMA_VERSION,
         "horizon_months": u.horizon_months,
         "start": u.start,
-        "currency": money.currency,
-        "exchange_rate": rate,
+        "display_currency": report.money.currency,
+        "exchange_rate": rate.model_dump() if rate else None,
         "past_horizon": u.past_horizon,
-        "total_cost": cost(s.total_usd),
-        "all_on_demand_cost": cost(s.all_on_demand_usd),
+        "total_cost_usd": cost(s.total_usd),
+        "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
         "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
-        "past_horizon_cost": cost(s.past_horizon_usd),
+        "past_horizon_cost_usd": cost(s.past_horizon_usd),
         "monthly": [
             {
                 "month": u.month_label(m.month),
-                "cost": cost(m.cost_usd),
-                "by_pricing": {p: cost(v) for p, v in m.by_pricing_usd.items()},
+                "cost_usd": cost(m.cost_usd),
+                "cost_usd_by_pricing": {p: cost(v) for p, v in m.by_pricing_usd.items()},
             }
             for m in s.monthly
         ],
@@ -107,12 +90,12 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "units": c.units,
                 "start_month": u.month_label(c.start_month),
                 "term_months": c.term_months,
-                "cost": cost(c.cost_usd),
+                "cost_usd": cost(c.cost_usd),
             }
             for c in s.commitments
         ],
         "break_even_utilisation": {p: round(v, 4) for p, v in s.break_even_utilisation.items()},
-        "sensitivity": [{"demand_change_pct": pct, "total_cost": cost(t)} for pct, t in s.sensitivity],
+        "sensitivity": [{"demand_change_pct": pct, "total_cost_usd": cost(t)} for pct, t in s.sensitivity],
         "demands": [
             {"name": d.name, "gpu": d.gpu, "gpu_hours_total": round(d.gpu_hours_total, 2), "how": d.how}
             for d in report.demands

@@ -46,6 +46,26 @@ def test_without_network_refresh_exits_1_with_one_line_per_provider_and_changes_
     assert counts(open_store(str(db_path))) == before
 
 
+def test_refresh_lines_under_zh_have_the_fetchers_own_texts_in_chinese(db_path: Path, tmp_path: Path) -> None:
+    import re
+
+    with respx.mock(assert_all_called=False) as m:
+        m.route().mock(side_effect=httpx.ConnectError("[Errno -3] Temporary failure in name resolution"))
+        result = runner.invoke(app, ["--db", str(db_path), "catalog", "refresh", "--lang", "zh"])
+    lines = result.stdout.strip().splitlines()
+    skipped = [ln for ln in lines if "已跳过" in ln]
+    keyed = {"gcp", "tencent", "huawei", "volcengine", "lambda", "runpod"}
+    assert {ln.split(":")[0] for ln in skipped} == keyed
+    # The fetcher's reason is Chinese too: only API and variable names stay Latin, no English words.
+    assert all("请设置" in ln and not re.search(r"\b(?:needs?|keys?|set)\b", ln) for ln in skipped), skipped
+    assert "HUAWEICLOUD_ACCESS_KEY，HUAWEICLOUD_SECRET_KEY 和 HUAWEICLOUD_PROJECT_ID" in result.stdout
+    # A replay folder without a saved response says so in Chinese.
+    (tmp_path / "replay" / "aws").mkdir(parents=True)
+    replay = ["--provider", "aws", "--from", str(tmp_path / "replay"), "--lang", "zh"]
+    replayed = runner.invoke(app, ["--db", str(db_path), "catalog", "refresh", *replay])
+    assert "中没有保存的响应（缺少 index.json）" in replayed.stdout, replayed.stdout
+
+
 def test_refresh_appends_dated_prices_with_source_and_fetch_time(store: Store, api: respx.MockRouter) -> None:
     [aws] = refresh(store, ["aws"], RefreshOptions(now=NOW))
     assert aws.status == "ok", aws.message

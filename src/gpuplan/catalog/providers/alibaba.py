@@ -24,8 +24,8 @@ from gpuplan.catalog.providers.base import (
     SpotFacts,
     regions,
 )
-from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, number, offer, price
-from gpuplan.i18n import N_
+from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, number, offer, price
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -203,11 +203,14 @@ class _Fetcher:
                     rows.extend(api.region_offers(region.code, INSTANCES))
                     sources.append(f"https://ecs.{region.code}.aliyuncs.com")
             if api.skipped:
-                notes.append(f"{api.skipped} OpenAPI requests refused (instance type not sold there)")
+                notes.append(
+                    _("{n} OpenAPI requests refused (instance type not sold there)").format(n=api.skipped)
+                )
         else:
             notes.append(
-                "mainland China regions, 包年包月 and spot prices need the OpenAPI: set "
-                f"{' and '.join(OPENAPI_KEYS)}"
+                _("mainland China regions, 包年包月 and spot prices need the OpenAPI: set {keys}").format(
+                    keys=key_list(OPENAPI_KEYS)
+                )
             )
         return FetchResult(rows=tuple(rows), sources=tuple(sources), notes=tuple(notes))
 

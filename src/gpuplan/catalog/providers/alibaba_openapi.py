@@ -29,6 +29,7 @@ from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.signing import acs3_authorization, canonical_query, sha256_hex
 from gpuplan.errors import DataError
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -123,7 +124,11 @@ class OpenApiFetch:
         code = str(doc.get("Code") or "")
         if code and "PriceInfo" not in doc and "SpotPrices" not in doc and "AvailableSpotZones" not in doc:
             if code.startswith(_FATAL):
-                raise DataError(f"alibaba: the OpenAPI refused the keys ({code}: {doc.get('Message')})")
+                raise DataError(
+                    _("alibaba: the OpenAPI refused the keys ({code}: {message})").format(
+                        code=code, message=doc.get("Message")
+                    )
+                )
             self.skipped += 1
             return None
         return doc if isinstance(doc, dict) else None

@@ -25,7 +25,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
 from gpuplan.errors import DataError
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -210,7 +210,7 @@ def parse_bulk_csv(lines: Iterable[str], source: str, fetched_at: str) -> dict[s
     """
     it: Iterator[str] = iter(lines)
     meta: dict[str, str] = {}
-    for _ in range(5):
+    for _line in range(5):
         row = next(csv.reader([next(it, "")]), [])
         if len(row) >= 2:
             meta[row[0]] = row[1]
@@ -359,7 +359,7 @@ class _Fetcher:
             if FACTS.region(code) is not None
         }
         if not region_urls:
-            raise DataError(f"aws: {REGION_INDEX_URL} lists no region gpuplan knows")
+            raise DataError(_("aws: {url} lists no region gpuplan knows").format(url=REGION_INDEX_URL))
         feed = http.get_json(SPOT_FEED_URL)
         advisor = http.get_json(SPOT_ADVISOR_URL)
         spot = spot_prices(feed)
@@ -407,7 +407,9 @@ class _Fetcher:
                     rows.append(offer("aws", code, itype, INSTANCES[itype], [p], zone=zone))
                 sources.append(url)
         else:
-            notes = ("per-zone spot needs AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (region-level spot read)",)
+            notes = (
+                _("per-zone spot needs AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (region-level spot read)"),
+            )
         return FetchResult(rows=tuple(rows), sources=tuple(sources), notes=notes)
 
 

@@ -7,8 +7,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow
+from gpuplan.i18n import _
 
-__all__ = ["GpuShape", "InstanceFacts", "UnsupportedFetchError", "number", "offer", "price"]
+__all__ = ["GpuShape", "InstanceFacts", "UnsupportedFetchError", "key_list", "number", "offer", "price"]
+
+
+def key_list(keys: list[str] | tuple[str, ...]) -> str:
+    """Environment variables to set, as one phrase of a message: ``A, B and C`` (in the current
+    language: ``A、B 和 C``)."""
+    if len(keys) < 2:
+        return "".join(keys)
+    return _("{names} and {last}").format(names=_(", ").join(keys[:-1]), last=keys[-1])
 
 
 class UnsupportedFetchError(Exception):

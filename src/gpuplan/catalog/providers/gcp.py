@@ -24,7 +24,7 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -258,7 +258,7 @@ class _Fetcher:
     def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
         key = credentials.get("GOOGLE_API_KEY")
         if key is None:
-            raise MissingCredentialsError("the Cloud Billing Catalog needs an API key: set GOOGLE_API_KEY")
+            raise MissingCredentialsError(_("the Cloud Billing Catalog needs an API key: set GOOGLE_API_KEY"))
         skus: list[dict[str, Any]] = []
         token = ""
         while True:

@@ -29,6 +29,7 @@ import httpx
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, read_text
 from gpuplan.errors import DataError
+from gpuplan.i18n import _
 
 __all__ = ["Http", "ReplayMissError"]
 
@@ -72,13 +73,19 @@ class Http:
         if self._replay is not None:
             index = self._replay / "index.json"
             if not index.is_file():
-                raise ReplayMissError(f"no saved responses in {self._replay} (index.json missing)")
+                raise ReplayMissError(
+                    _("no saved responses in {folder} (index.json missing)").format(folder=self._replay)
+                )
             text = read_text(
                 index, what=f"{provider} replay index", max_bytes=MAX_DOCUMENT_BYTES, error=DataError
             )
             loaded = load_json(text, source=str(index), error=DataError)
             if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
-                raise DataError(f"{index} is not a gpuplan replay index (a mapping of saved responses)")
+                raise DataError(
+                    _("{index} is not a gpuplan replay index (a mapping of saved responses)").format(
+                        index=index
+                    )
+                )
             self._index = loaded
 
     def _http(self) -> httpx.Client:
@@ -110,22 +117,30 @@ class Http:
         assert self._replay is not None
         entry = self._index.get(_key(method, url, body))
         if entry is None:
-            raise ReplayMissError(f"{method} {url} is not among the saved responses")
+            raise ReplayMissError(
+                _("{method} {url} is not among the saved responses").format(method=method, url=url)
+            )
         name = entry.get("file")
         if not isinstance(name, str) or not _SAVED_NAME.fullmatch(name) or ".." in name:
             raise DataError(
-                "saved responses are plain file names inside the provider's folder; "
-                f"the replay index names {str(name)[:60]!r}"
+                _(
+                    "saved responses are plain file names inside the provider's folder; "
+                    "the replay index names {name}"
+                ).format(name=repr(str(name)[:60]))
             )
         path = self._replay / name
         if path.resolve().parent != self._replay.resolve():
-            raise DataError(f"saved response {name} links out of {self._replay}")
+            raise DataError(
+                _("saved response {name} links out of {folder}").format(name=name, folder=self._replay)
+            )
         try:
             regular = stat.S_ISREG(path.stat().st_mode)
         except OSError as e:
-            raise DataError(f"cannot read saved response {name}: {e.strerror or e}") from None
+            raise DataError(
+                _("cannot read saved response {name}: {why}").format(name=name, why=e.strerror or e)
+            ) from None
         if not regular:  # checked here too, so that the line names the file, not its long path
-            raise DataError(f"saved response {name} is not a regular file")
+            raise DataError(_("saved response {name} is not a regular file").format(name=name))
         text = read_text(
             path, what=f"{self.provider} saved response", max_bytes=MAX_REPLAY_BYTES, error=DataError
         )
@@ -181,7 +196,11 @@ class Http:
         try:
             return json.loads(body)
         except ValueError as e:
-            raise DataError(f"{self.provider}: {url} did not return JSON ({e})") from e
+            raise DataError(
+                _("{provider}: {url} did not return JSON ({why})").format(
+                    provider=self.provider, url=url, why=e
+                )
+            ) from e
 
     def post_json(self, url: str, payload: Any, headers: Mapping[str, str] | None = None) -> Any:
         content = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
@@ -191,7 +210,11 @@ class Http:
         try:
             return json.loads(body)
         except ValueError as e:
-            raise DataError(f"{self.provider}: {url} did not return JSON ({e})") from e
+            raise DataError(
+                _("{provider}: {url} did not return JSON ({why})").format(
+                    provider=self.provider, url=url, why=e
+                )
+            ) from e
 
     def lines(self, url: str) -> Iterator[str]:
         """A text response line by line (the AWS bulk CSV is hundreds of MB: never held whole)."""

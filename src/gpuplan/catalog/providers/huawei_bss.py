@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCredentialsError, Region
-from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, offer, price
+from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, offer, price
 from gpuplan.catalog.providers.signing import huawei_authorization
 from gpuplan.errors import DataError
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -137,7 +138,7 @@ class BssFetcher:
         missing = [k for k in self.keys if not credentials.get(k)]
         if missing:
             raise MissingCredentialsError(
-                f"Huawei Cloud prices need keys (BSS ratings): set {' and '.join(missing)}"
+                _("Huawei Cloud prices need keys (BSS ratings): set {keys}").format(keys=key_list(missing))
             )
         ak, sk, project = (str(credentials.get(k)) for k in self.keys)
         creds = {"ak": ak, "sk": sk}
@@ -199,6 +200,10 @@ class BssFetcher:
                         )
                 rows.append(offer("huawei", region.code, flavor, facts, prices))
         if not rows and self._first_error:
-            raise DataError(f"huawei: BSS refused every rating request ({self._first_error})")
-        notes = (f"{refused} region x flavor pairs not rated (not sold there)",) if refused else ()
+            raise DataError(
+                _("huawei: BSS refused every rating request ({error})").format(error=self._first_error)
+            )
+        notes = (
+            (_("{n} region x flavor pairs not rated (not sold there)").format(n=refused),) if refused else ()
+        )
         return FetchResult(rows=tuple(rows), sources=(on_demand_url, period_url), notes=notes)

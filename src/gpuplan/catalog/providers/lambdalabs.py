@@ -17,7 +17,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "parse_instance_types"]
 
@@ -79,11 +79,17 @@ def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[Off
         desc = it.get("description", "")
         m = re.search(r"(\d+)x\s+(.+?)\s*\((\d+)\s*GB(?:\s+([A-Za-z0-9]+))?\)", desc)
         if not m:
-            notes.append(f"{name}: description {desc!r} not understood")
+            notes.append(
+                _("{name}: description {description} not understood").format(
+                    name=name, description=repr(desc)
+                )
+            )
             continue
         gpu = marketplace_gpu(f"{m[2]} {m[4] or ''}".strip(), float(m[3]))
         if gpu is None:
-            notes.append(f"{name}: GPU {m[2]!r} not in gpuplan's hardware catalog")
+            notes.append(
+                _("{name}: GPU {gpu} not in gpuplan's hardware catalog").format(name=name, gpu=repr(m[2]))
+            )
             continue
         cents = it.get("price_cents_per_hour")
         if not cents:
@@ -102,7 +108,11 @@ def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[Off
         for region in entry.get("regions_with_capacity_available", []):
             code = region.get("name", "")
             if FACTS.region(code) is None:
-                notes.append(f"{name}: region {code!r} not in gpuplan's Lambda region list")
+                notes.append(
+                    _("{name}: region {region} not in gpuplan's Lambda region list").format(
+                        name=name, region=repr(code)
+                    )
+                )
                 continue
             p = price("on_demand", cents / 100, as_of=fetched_at[:10], source=API_URL, fetched_at=fetched_at)
             rows.append(offer("lambda", code, name, facts, [p]))
@@ -113,7 +123,7 @@ class _Fetcher:
     def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
         key = credentials.get("LAMBDA_API_KEY")
         if key is None:
-            raise MissingCredentialsError("the Lambda Cloud API needs an API key: set LAMBDA_API_KEY")
+            raise MissingCredentialsError(_("the Lambda Cloud API needs an API key: set LAMBDA_API_KEY"))
         doc = http.get_json(API_URL, headers={"Authorization": f"Bearer {key}"})
         rows, notes = parse_instance_types(doc, today)
         return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes))

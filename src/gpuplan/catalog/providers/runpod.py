@@ -20,7 +20,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "QUERY", "parse_gpu_types"]
 
@@ -69,7 +69,7 @@ def parse_gpu_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow
     for t in (doc.get("data") or {}).get("gpuTypes") or []:
         gpu = marketplace_gpu(str(t.get("displayName", "")), t.get("memoryInGb"))
         if gpu is None:
-            notes.append(f"{t.get('id')}: GPU not in gpuplan's hardware catalog")
+            notes.append(_("{name}: GPU not in gpuplan's hardware catalog").format(name=t.get("id")))
             continue
         facts = InstanceFacts(
             gpu=gpu,
@@ -100,7 +100,7 @@ class _Fetcher:
     def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
         key = credentials.get("RUNPOD_API_KEY")
         if key is None:
-            raise MissingCredentialsError("the RunPod API needs an API key: set RUNPOD_API_KEY")
+            raise MissingCredentialsError(_("the RunPod API needs an API key: set RUNPOD_API_KEY"))
         doc = http.post_json(API_URL, {"query": QUERY}, headers={"Authorization": f"Bearer {key}"})
         rows, notes = parse_gpu_types(doc, today)
         return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes))

@@ -25,8 +25,8 @@ from gpuplan.catalog.providers.base import (
     SpotFacts,
     regions,
 )
-from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.i18n import N_
+from gpuplan.catalog.providers.common import InstanceFacts, key_list, offer, price
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -197,7 +197,9 @@ class _Fetcher:
         sid, skey = credentials.get("TENCENTCLOUD_SECRET_ID"), credentials.get("TENCENTCLOUD_SECRET_KEY")
         if not sid or not skey:
             raise MissingCredentialsError(
-                "Tencent Cloud prices need keys: set TENCENTCLOUD_SECRET_ID and TENCENTCLOUD_SECRET_KEY"
+                _("Tencent Cloud prices need keys: set {keys}").format(
+                    keys=key_list(("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"))
+                )
             )
         currency = credentials.get("TENCENTCLOUD_CURRENCY") or "CNY"
         action = "DescribeZoneInstanceConfigInfos"

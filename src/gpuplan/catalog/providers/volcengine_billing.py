@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCredentialsError, Region
-from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.catalog.providers.common import InstanceFacts, key_list, offer, price
 from gpuplan.catalog.providers.signing import canonical_query, sha256_hex, volc_authorization
 from gpuplan.errors import DataError
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -105,7 +106,9 @@ class BillingFetcher:
             code = str(error.get("Code") or "")
             if code.startswith(_FATAL):
                 raise DataError(
-                    f"volcengine: the billing API refused the keys ({code}: {error.get('Message')})"
+                    _("volcengine: the billing API refused the keys ({code}: {message})").format(
+                        code=code, message=error.get("Message")
+                    )
                 )
             return None
         return doc if isinstance(doc, dict) else None
@@ -114,7 +117,7 @@ class BillingFetcher:
         missing = [k for k in self.keys if not credentials.get(k)]
         if missing:
             raise MissingCredentialsError(
-                f"Volcano Engine prices need keys (billing API): set {' and '.join(missing)}"
+                _("Volcano Engine prices need keys (billing API): set {keys}").format(keys=key_list(missing))
             )
         ak, sk = (str(credentials.get(k)) for k in self.keys)
         source = f"https://{HOST} billing {VERSION}"
@@ -191,7 +194,11 @@ class BillingFetcher:
                         )
                 rows.append(offer("volcengine", region.code, itype, facts, prices))
         notes = (
-            (f"{refused} region x type pairs not priced (charge-item code unknown to the API or not sold)",)
+            (
+                _(
+                    "{n} region x type pairs not priced (charge-item code unknown to the API or not sold)"
+                ).format(n=refused),
+            )
             if refused
             else ()
         )

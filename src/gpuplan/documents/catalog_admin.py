@@ -1,0 +1,137 @@
+"""The documents of the catalog's own commands: ``catalog info``, ``catalog import`` and
+``catalog history`` (``--json``).
+
+History prices name their currency and unit as the offers document does: USD always, CNY wherever
+the catalog has a CNY rate (stated once in ``exchange_rate``), the exact published amount in the
+field of its ``published_currency`` and ``published_unit``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gpuplan.documents.base import Document, ExchangeRateDoc
+
+__all__ = [
+    "CATALOG_INFO_SCHEMA_VERSION",
+    "HISTORY_SCHEMA_VERSION",
+    "IMPORT_SCHEMA_VERSION",
+    "CatalogInfoDocument",
+    "HistoryDocument",
+    "HistoryPrice",
+    "ImportDocument",
+    "ProviderCoverageDoc",
+    "RateDoc",
+    "RejectedRowDoc",
+]
+
+CATALOG_INFO_SCHEMA_VERSION = 1
+IMPORT_SCHEMA_VERSION = 1
+#: 1: was a bare list of prices with ``amount``/``currency``/``unit``; now a document.
+HISTORY_SCHEMA_VERSION = 1
+
+
+class RateDoc(Document):
+    """One dated exchange rate the catalog holds."""
+
+    currency: str
+    usd_per_unit: float
+    """US dollars per one unit of ``currency``."""
+    as_of: str
+    source: str
+
+
+class ProviderCoverageDoc(Document):
+    """What the catalog holds of one provider."""
+
+    provider: str
+    offers: int = Field(ge=0)
+    priced_offers: int = Field(ge=0)
+    regions: int = Field(ge=0)
+    pricing_models: list[str]
+    oldest_as_of: str | None
+    newest_as_of: str | None
+    last_refresh: str | None
+    """What the last ``catalog refresh`` of the provider did (its one line), or None."""
+
+
+class CatalogInfoDocument(Document):
+    """``gpuplan catalog info --json``: where the catalog lives and what it holds."""
+
+    schema_version: Literal[1] = 1
+    location: str
+    """Database URL, password masked."""
+    schema_revision: str
+    providers: list[str]
+    offers: int = Field(ge=0)
+    prices: int = Field(ge=0)
+    offers_by_provider: dict[str, int]
+    prices_by_pricing: dict[str, int]
+    oldest_as_of: str | None
+    newest_as_of: str | None
+    imports: int = Field(ge=0)
+    exchange_rates: list[RateDoc]
+    stale_after_days: int = Field(ge=0)
+    coverage: list[ProviderCoverageDoc]
+
+
+class RejectedRowDoc(Document):
+    """One row an import refused, with why."""
+
+    line: int | None
+    instance_type: str
+    region: str
+    reason: str
+
+
+class ImportDocument(Document):
+    """``gpuplan catalog import --json``: what the import stored and what it refused."""
+
+    schema_version: Literal[1] = 1
+    provider: str
+    source: str
+    offers_imported: int = Field(ge=0)
+    prices_imported: int = Field(ge=0)
+    rejected: list[RejectedRowDoc]
+    import_id: int | None
+    """Id of the import in the catalog; None when nothing was written."""
+
+
+class HistoryPrice(Document):
+    """One dated price of the instance type."""
+
+    provider: str
+    region: str
+    zone: str | None
+    instance_type: str
+    pricing: str
+    published_currency: str
+    published_unit: Literal["hour", "month"]
+    price_usd_per_hour: float | None
+    """Per instance-hour, USD (a month ÷ 730 h; CNY at ``exchange_rate``), after the user's
+    discount; None when the published currency has no rate."""
+    price_cny_per_hour: float | None
+    price_usd_per_month: float | None
+    """For a price published per month (None for hourly prices)."""
+    price_cny_per_month: float | None
+    discount_percent: float | None
+    as_of: str
+    source: str
+    confidence: str
+    fetched_at: str | None
+    imported_by: str
+    """How the price entered the catalog: ``snapshot-offers``, ``refresh``, ``skypilot`` …"""
+
+
+class HistoryDocument(Document):
+    """``gpuplan catalog history --json``: every dated price of one instance type, oldest first."""
+
+    schema_version: Literal[1] = 1
+    instance_type: str
+    display_currency: Literal["USD", "CNY"]
+    """The currency the table shows (``--currency``); the fields below do not depend on it."""
+    exchange_rate: ExchangeRateDoc | None
+    """The CNY rate of every ``_cny_`` figure; None when the catalog has none."""
+    prices: list[HistoryPrice]
