@@ -44,7 +44,7 @@ MONEY_WORDS = frozenset(
 CURRENCY = re.compile(r"(^|_)(usd|cny)(_|$)")
 RATIO = re.compile(r"_(pct|percent|ratio|fraction)$")
 #: Keys that count things: their values are integers.
-COUNT = re.compile(r"(^|_)(count|candidates|feasible|nodes|units|imports|offers|prices|requests)$")
+COUNT = re.compile(r"(^|_)(count|candidates|feasible|nodes|units|imports|offers|prices|requests)$|^gpus_per_")
 #: Maps of counts keyed by a reason, whose keys may be money words.
 NOT_MONEY = {"excluded": "candidates left out, counted by their first reason (budget, deadline …)"}
 #: Commands with --json that this test does not run, and why.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from gpuplan.documents.base import Document, ExchangeRateDoc
+from gpuplan.documents.base import Count, Document, ExchangeRateDoc
 from gpuplan.vocab import PricingModel
 
 __all__ = [
@@ -45,7 +45,8 @@ class TcoCommitment(Document):
     region: str
     instance_type: str
     gpu: str
-    gpus_per_unit: float
+    gpus_per_unit: Count
+    """GPUs in one unit bought (an instance; a fraction for a GPU partition)."""
     pricing: PricingModel
     units: int
     start_month: str
