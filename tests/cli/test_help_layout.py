@@ -81,3 +81,15 @@ def test_cjk_text_measures_its_widest_line_and_a_short_minimum() -> None:
     console = Console(width=80)
     m = CjkText("一二三四五\n一二").__rich_measure__(console, console.options)
     assert (m.minimum, m.maximum) == (2, 10)
+
+
+def test_a_docstring_paragraph_shows_as_one_paragraph_not_its_source_lines() -> None:
+    from gpuplan.cli._help import _translated
+
+    # Typer keeps the line breaks of later paragraphs: "… one that\n needs keys" showed ragged.
+    assert _translated("First.\n\nOne that\n    needs keys.\n\n\bkept\nas is") == (
+        "First.\n\nOne that needs keys.\n\n\bkept\nas is"
+    )
+    assert _translated("中文\n继续，Latin\nword") == "中文继续，Latin word"
+    out = runner.invoke(app, ["catalog", "refresh", "--help"], env={"COLUMNS": "120"}).output
+    assert "one that needs keys" in out

@@ -19,7 +19,9 @@ words ("Usage:", "[default: …]", the panel titles, usage errors) are set by th
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,8 +42,23 @@ _SOURCE = "_gpuplan_help_source"
 
 
 def _translated(text: str) -> str:
-    # Chinese needs no spaces to break at: its help screen wraps between characters (_help_layout).
-    return _(text)
+    """``text`` in the current language, each paragraph on one line.
+
+    Typer's help keeps the line breaks of a docstring's later paragraphs, which then show as
+    ragged lines; a paragraph marked ``\\b`` keeps its lines, as Click's help does. Chinese needs no
+    spaces to break at: its help screen wraps between characters (``_help_layout``).
+    """
+    paragraphs = inspect.cleandoc(_(text)).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else _LINE_BREAK.sub(_joined, p) for p in paragraphs)
+
+
+_LINE_BREAK = re.compile(r"(?<=(.))[ \t]*\n[ \t]*(?=(.))")
+_WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+
+
+def _joined(m: re.Match[str]) -> str:
+    # Lines of Chinese join with nothing between them; Latin words with a space.
+    return "" if _WIDE.match(m.group(1)) and _WIDE.match(m.group(2)) else " "
 
 
 def _commands(command: Any) -> Iterator[Any]:
