@@ -315,10 +315,9 @@ def export(
     force_rate: ForceRateOption = False,
     lang: LangOption = None,
 ) -> None:
-    """Export every offer with its current price under each pricing model (unpriced offers too).
-
-    JSON is the ``offers --json`` document over every region; CSV keeps each price as published
-    (``price``, ``currency``, ``unit``) beside its USD figures."""
+    """Export every offer with its current price under each pricing model (unpriced offers too)."""
+    # JSON is the `offers --json` document over every region; CSV keeps each price as published
+    # (price, currency, unit) beside its USD figures.
     from gpuplan.errors import InputError
     from gpuplan.i18n import _
     from gpuplan.report.common import to_jsonable
