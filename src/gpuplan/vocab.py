@@ -441,8 +441,11 @@ class AttentionImpl(Choice):
     FUSED = "fused"
     """``F.scaled_dot_product_attention`` on a flash / memory-efficient kernel: no s×s scores kept."""
     EAGER = "eager"
-    """The math path (HF ``attn_implementation="eager"``, 2021 Megatron's masked softmax): the
-    s×s score and probability matrices are materialised and saved for backward."""
+    """The math path (HF ``attn_implementation="eager"``): the s×s score and probability matrices
+    are materialised and saved for backward; scale, mask and an fp32 softmax as separate kernels."""
+    FUSED_SOFTMAX = "fused-softmax"
+    """Megatron-LM's 2021 attention: the s×s scores of a 16-bit batched GEMM, then one fused
+    scale + mask + softmax kernel in 16-bit (``FusedScaleMaskSoftmax``); probabilities saved."""
 
     @classmethod
     def kind(cls) -> str:
@@ -450,7 +453,14 @@ class AttentionImpl(Choice):
 
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
-        return {"sdpa": "fused", "flash": "fused", "unfused": "eager", "math": "eager"}
+        return {
+            "sdpa": "fused",
+            "flash": "fused",
+            "unfused": "eager",
+            "math": "eager",
+            "fused-masked-softmax": "fused-softmax",
+            "megatron": "fused-softmax",
+        }
 
 
 class Objective(Choice):

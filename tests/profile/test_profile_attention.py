@@ -27,8 +27,8 @@ _LONG = {
 
 @pytest.fixture(scope="module")
 def traced() -> dict[str, Profile]:
-    """Both traces once for the module (about 3 s each)."""
-    return {a: trace({**_LONG, "attention": a}) for a in ("fused", "eager")}
+    """The three traces once for the module (about 3 s each)."""
+    return {a: trace({**_LONG, "attention": a}) for a in ("fused", "eager", "fused-softmax")}
 
 
 def test_eager_attention_keeps_the_score_matrices_for_backward(traced: dict[str, Profile]) -> None:
@@ -46,6 +46,29 @@ def test_eager_attention_keeps_the_score_matrices_for_backward(traced: dict[str,
     assert eager.flops_per_step == pytest.approx(fused.flops_per_step, rel=0.02)
     moved = sum(op.bytes_moved for op in eager.ops) - sum(op.bytes_moved for op in fused.ops)
     assert moved > 3 * s2_bytes  # each score element is written and read again by several kernels
+
+
+def test_fused_softmax_keeps_16_bit_probabilities_and_moves_each_score_once(
+    traced: dict[str, Profile],
+) -> None:
+    fused, eager, megatron = traced["fused"], traced["eager"], traced["fused-softmax"]
+    assert megatron.attention == "fused-softmax"
+    # Megatron 2021: saved for backward is only the 16-bit softmax output, 75.5 M elements × 2 B
+    # = 151 MB (12 · 2 · 12 · 512² · 2), a third of eager's 6 B per element.
+    extra = megatron.peak.activations_bytes - fused.peak.activations_bytes
+    assert extra == pytest.approx(12 * 2 * 12 * 512**2 * 2, rel=0.15)
+    # One 16-bit softmax per layer, each reading and writing its 2 · 12 · 512² scores once in bf16:
+    # 2 × 6.29 M × 2 B = 25.2 MB per call (the loss's fp32 log-softmax is another op).
+    softmax = [op for op in megatron.ops if op.op == "aten._softmax" and op.phase == "forward"]
+    assert [(op.dtype, op.count) for op in softmax] == [("bfloat16", 12)]
+    assert softmax[0].bytes_moved / 12 == pytest.approx(2 * 2 * 12 * 512**2 * 2, rel=0.01)
+    assert not any(op.op_class == "attention" for op in megatron.ops)  # full s² GEMMs, as Megatron
+    assert megatron.flops_per_step == pytest.approx(fused.flops_per_step, rel=0.02)
+
+    def moved(p: Profile) -> float:
+        return sum(op.bytes_moved for op in p.ops)
+
+    assert moved(fused) < moved(megatron) < moved(eager)
 
 
 def test_eager_attention_is_slower_and_needs_more_memory_on_a_gpu(traced: dict[str, Profile]) -> None:
@@ -78,10 +101,20 @@ def test_attention_reaches_the_key_and_the_estimate_document(
 def test_attention_spellings_and_typos(small_gpt2: Make) -> None:
     assert small_gpt2(attention="sdpa").attention.value == "fused"
     assert small_gpt2(attention="unfused").attention.value == "eager"
+    assert small_gpt2(attention="megatron").attention.value == "fused-softmax"
+    assert profile_key(small_gpt2(attention="fused-softmax")) != profile_key(small_gpt2(attention="eager"))
     with pytest.raises(WorkloadError) as info:
         small_gpt2(attention="eagre")
     msg = str(info.value).strip()
     assert "did you mean 'eager'" in msg and "\n" not in msg
+
+
+def test_fused_softmax_is_refused_for_an_hf_config_in_one_line() -> None:
+    path = Path(__file__).parents[1] / "workload" / "fixtures" / "hf_tiny_gpt2.yaml"
+    with pytest.raises(WorkloadError) as info:
+        Workload.from_dict({**Workload.from_yaml(path).model_dump(mode="json"), "attention": "fused-softmax"})
+    msg = str(info.value).strip()
+    assert "fused-softmax is Megatron-LM's kernel" in msg and "\n" not in msg
 
 
 def test_hf_config_traces_transformers_eager_attention() -> None:

@@ -33,7 +33,8 @@ class EstimateWorkload(Document):
     task: str
     precision: str
     attention: str = "fused"
-    """``fused`` (one SDPA kernel, no s×s scores kept) or ``eager`` (scores materialised)."""
+    """``fused`` (one SDPA kernel, no s×s scores kept), ``eager`` (scores materialised, fp32 softmax) or
+    ``fused-softmax`` (scores materialised, one fused 16-bit softmax kernel: Megatron-LM 2021)."""
     params: int = Field(ge=0)
     trainable_params: int = Field(ge=0)
     flops_per_step: float | None

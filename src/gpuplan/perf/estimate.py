@@ -348,7 +348,9 @@ def run_estimate(request: EstimateRequest) -> Estimate:
             f"{gpu.id}: no published FP32 peak; taken as {FP32_FROM_FP16_RATIO:.2f} × its FP16 tensor peak"
         )
 
-    phases = phase_times(profile.ops, gpu, profile.precision, cal, causal=is_causal(profile))
+    phases = phase_times(
+        profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
+    )
     host_us = cal.host_overhead_us * 1e-6
     optimizer_s = phases.optimizer_s
     if parallelism != "ddp" and dp > 1:

@@ -126,7 +126,9 @@ def decode_estimate(
 
     local = local_profile(profile, mp, microbatches=1)
     forward = tuple(op for op in local.ops if op.phase == "forward")
-    prefill = phase_times(forward, gpu, profile.precision, cal, causal=True).forward_s
+    prefill = phase_times(
+        forward, gpu, profile.precision, cal, causal=True, seq_len=profile.seq_len
+    ).forward_s
     prefill += tensor_parallel_comm_s(profile, mp, link)
 
     path = _dtype_path(profile.precision, weight_bytes)
@@ -268,6 +270,7 @@ def batch_sweep(
             cal,
             batch_scale=b / profile.batch_size,
             causal=is_causal(profile),
+            seq_len=profile.seq_len,
         )
         latency = max(ph.total_s, ph.kernel_calls * cal.host_overhead_us * 1e-6)
         scaled = peak_at_batch(profile, b)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
 from gpuplan.profile.model import OpRecord, Profile
 
@@ -153,21 +154,25 @@ def phase_times(
     *,
     batch_scale: float = 1.0,
     causal: bool = False,
+    seq_len: int | None = None,
 ) -> PhaseTimes:
     """Sum the roofline over ops, by phase.
 
     ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
     (NB: weight reads do not really scale; at small scales this slightly underestimates), the
     optimizer does not. ``causal``: the model's attention is causal (decoders); FlopCounterMode
-    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the masked half.
+    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the key blocks
+    above the diagonal: at ``seq_len`` tokens they compute ``perf.attention.causal_work_fraction``
+    of the count (the diagonal blocks whole; one half when the length is unknown).
     """
+    causal_share = causal_work_fraction(seq_len) if causal else 1.0
     by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
     compute_bound = 0.0
     calls = {"forward": 0, "backward": 0, "optimizer": 0}
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     for op in ops:
         scale = batch_scale if op.phase != "optimizer" else 1.0
-        flops_scale = scale * (0.5 if causal and op.op_class == "attention" else 1.0)
+        flops_scale = scale * (causal_share if op.op_class == "attention" else 1.0)
         if scale != 1.0 or flops_scale != 1.0:
             op = OpRecord(
                 op=op.op,

@@ -99,7 +99,7 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
     training = workload.is_training
     if workload.precision is Precision.BF16:
         cast_floating(model, torch.bfloat16)
-    if workload.attention is AttentionImpl.EAGER:
+    if workload.attention in (AttentionImpl.EAGER, AttentionImpl.FUSED_SOFTMAX):
         _use_eager_attention(model, workload, notes)
     if workload.model.lora is not None:
         n = apply_lora(model, workload.model.lora)
@@ -151,15 +151,27 @@ def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list
     """Switch the presets' attention to the math path (HF configs are built eager by hf.py)."""
     from gpuplan.workload.presets.layers import Attention
 
+    fused_softmax = workload.attention is AttentionImpl.FUSED_SOFTMAX
     n = 0
     for module in model.modules():
         if isinstance(module, Attention):
-            module.eager = True
+            if fused_softmax:
+                module.fused_softmax = True
+            else:
+                module.eager = True
             n += 1
-    if n:
+    if n and fused_softmax:
+        notes.append(
+            f"fused-softmax attention: {n} layers materialise the s×s scores (16-bit GEMMs around one "
+            "fused scale + mask + softmax kernel, as Megatron-LM 2021)"
+        )
+    elif n:
         notes.append(f"eager attention: {n} layers materialise the s×s scores (math path, fp32 softmax)")
     elif workload.model.hf_config is None:  # an HF config is built eager by hf.py, which says so
-        notes.append("attention: eager has no effect on this model's own code (it picks its own kernels)")
+        notes.append(
+            f"attention: {workload.attention.value} has no effect on this model's own code "
+            "(it picks its own kernels)"
+        )
 
 
 class _FusedAttentionDropout(TorchFunctionMode):

@@ -307,8 +307,9 @@ class Workload(Spec):
     """``none``, ``full`` (recompute each transformer block or ResNet stage in backward, keep only
     its input) or ``selective`` (keep matmul/attention outputs, recompute the ops between them)."""
     attention: AttentionField = AttentionImpl.FUSED
-    """``fused`` (SDPA flash / memory-efficient kernel) or ``eager`` (score matrix materialised,
-    softmax as separate kernels: HF ``attn_implementation="eager"``, Megatron's 2021 softmax)."""
+    """``fused`` (SDPA flash / memory-efficient kernel), ``eager`` (score matrix materialised,
+    softmax as separate kernels: HF ``attn_implementation="eager"``) or ``fused-softmax`` (score
+    matrix materialised, one fused 16-bit scale + mask + softmax kernel: Megatron-LM 2021)."""
     compile: bool = False
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
     gradient_accumulation: int = Field(default=1, ge=1, le=100_000)
@@ -358,6 +359,11 @@ class Workload(Spec):
             raise ValueError(
                 "pipeline_parallel: modelled for training only; for task: infer use tensor_parallel "
                 "(or one replica per GPU)"
+            )
+        if self.attention is AttentionImpl.FUSED_SOFTMAX and self.model.hf_config is not None:
+            raise ValueError(
+                "attention: fused-softmax is Megatron-LM's kernel, modelled for the presets; "
+                "for model.hf_config use fused or eager"
             )
         if self.sequence_parallel and self.tensor_parallel == 1:
             raise ValueError("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)")

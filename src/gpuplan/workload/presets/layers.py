@@ -47,7 +47,9 @@ class Attention(nn.Module):
 
     ``eager`` (set by the tracer for ``attention: eager``) replaces the fused kernel by the math path
     HF's eager attention runs: the s×s scores and probabilities exist as tensors and are saved for
-    backward, softmax in fp32 as separate kernels (:func:`eager_attention`).
+    backward, softmax in fp32 as separate kernels (:func:`eager_attention`). ``fused_softmax`` (for
+    ``attention: fused-softmax``) keeps the s×s matrices but runs Megatron's one-kernel 16-bit
+    scale + mask + softmax (:func:`fused_softmax_attention`).
 
     Projections are separate ``q_proj``/``k_proj``/``v_proj``/``o_proj`` linears in every preset (GPT-2's
     fused ``c_attn`` has the same parameters and FLOPs), so LoRA targets mean the same everywhere.
@@ -59,6 +61,7 @@ class Attention(nn.Module):
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
         self.eager = False
+        self.fused_softmax = False
         kv_in = kv_dim or dim
         self.q_proj = nn.Linear(dim, heads * head_dim, bias=bias)
         self.k_proj = nn.Linear(kv_in, kv_heads * head_dim, bias=bias)
@@ -84,6 +87,8 @@ class Attention(nn.Module):
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)
         if self.eager:
             out = eager_attention(q, k, v, bias=bias, causal=causal, scale=scale)
+        elif self.fused_softmax:
+            out = fused_softmax_attention(q, k, v, bias=bias, scale=scale)
         else:
             # NB: GQA shares each K/V head across heads/kv_heads query heads without copying, as flash
             # attention does on a GPU (HF's eager repeat_kv stores the repeated K/V: eager_attention).
@@ -119,6 +124,31 @@ def eager_attention(
         future = torch.ones(s_q, s_k, dtype=torch.bool, device=q.device).triu(s_k - s_q + 1)
         scores = scores.masked_fill(future, torch.finfo(scores.dtype).min)
     probs = F.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+    return torch.matmul(probs, v)
+
+
+def fused_softmax_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, bias: torch.Tensor | None, scale: float | None
+) -> torch.Tensor:
+    """Attention as Megatron-LM (2021) runs it: batched GEMMs around one fused softmax kernel.
+
+    Megatron's ``CoreAttention`` computes ``q·kᵀ`` with ``baddbmm`` (the 1/√d scale folded into the
+    GEMM's alpha), then ``FusedScaleMaskSoftmax`` reads the 16-bit scores once and writes the 16-bit
+    probabilities once: scale, causal/padding mask and softmax in one kernel, no fp32 copy. Traced
+    here as the scale on q (b·h·s·d elements, small next to s²), the GEMM, a 16-bit softmax with the
+    mask left to the kernel (it reads no s×s mask tensor), and ``probs·v``; autograd keeps the
+    probabilities for backward, as Megatron does. An additive ``bias`` (not a mask) is a tensor the
+    kernel must read, so it stays. K/V heads are repeated (GQA) as Megatron 2021 had none to share.
+    """
+    if k.shape[1] != q.shape[1]:
+        rep = q.shape[1] // k.shape[1]
+        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+    scores = torch.matmul(q * (scale if scale is not None else q.shape[-1] ** -0.5), k.transpose(-2, -1))
+    if bias is not None:
+        scores = scores + bias
+    # NB: the causal mask is applied inside the fused kernel (upper triangle set to -inf), which moves
+    # no extra bytes; the FLOPs and bytes of the masked half are still spent, as Megatron 2021 did.
+    probs = torch.softmax(scores, dim=-1)
     return torch.matmul(probs, v)
 
 
