@@ -55,7 +55,7 @@ def test_the_usage_line_and_help_hint_of_an_error_are_chinese() -> None:
 def test_a_help_page_under_zh_has_typers_words_in_chinese(command: list[str]) -> None:
     res = runner.invoke(app, [*command, "--help", "--lang", "zh"], env={"COLUMNS": "120"})
     assert res.exit_code == 0, res.output
-    assert "用法：gpuplan" in res.output and "选项" in res.output and "[环境变量：GPUPLAN_LANG]" in res.output
+    assert "用法：gpuplan" in res.output and "选项" in res.output and "[环境变量 GPUPLAN_LANG]" in res.output
     assert not ENGLISH_WORDS.findall(res.output), ENGLISH_WORDS.findall(res.output)
 
 

@@ -11,7 +11,8 @@ three things instead, at the start of each command line:
   puts back the values Typer itself had, so English help and errors are Typer's own, byte for byte
   (and an English command line never imports rich_utils for this: it is loaded only for zh);
 - :class:`LocalisedContext` is every command's context class: its help formatter writes the
-  translated ``Usage:`` (the ``[OPTIONS]`` metavars are help texts, translated by ``_help.py``);
+  translated ``Usage:`` (the ``[OPTIONS]`` metavars are help texts, translated by ``_help.py``),
+  and it draws the Chinese help screen with ``_help_layout`` (Typer's cuts Chinese with "…");
 - :func:`localised_usage_errors` rewrites a usage error on its way out: the English text is matched
   against Click's message templates below and the same parts are put into the translated template.
   A text no template matches is left as it was (a test keeps the templates in step with Typer's).
@@ -110,9 +111,18 @@ class LocalisedHelpFormatter(HelpFormatter):
 
 
 class LocalisedContext(typer.Context):
-    """The context of every gpuplan command: its usage line speaks the invocation's language."""
+    """The context of every gpuplan command: its usage line speaks the invocation's language,
+    and its help screen in Chinese is drawn by :mod:`gpuplan.cli._help_layout`."""
 
     formatter_class = LocalisedHelpFormatter
+
+    def get_help(self) -> str:
+        if current_language() is Language.EN:
+            return super().get_help()
+        from gpuplan.cli._help_layout import print_help
+
+        print_help(self.command, self)
+        return ""  # printed, as Typer's own rich help is
 
 
 @cache

@@ -20,14 +20,13 @@ words ("Usage:", "[default: …]", the panel titles, usage errors) are set by th
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from typer.core import TyperGroup
 
 from gpuplan.cli._click_words import localise_command, localised_usage_errors, use_typer_words
-from gpuplan.i18n import N_, Language, _, current_language, set_language
+from gpuplan.i18n import N_, _, set_language
 
 __all__ = ["LocalisedGroup", "help_messages", "translate_help"]
 
@@ -38,18 +37,11 @@ HELP_OPTION = N_("Show this message and exit.")
 #: "COMMAND [ARGS]...".
 _TEXT_ATTRS = ("help", "short_help", "epilog", "options_metavar", "subcommand_metavar")
 _SOURCE = "_gpuplan_help_source"
-#: Where a Chinese help line may break. Rich wraps only at spaces, and Typer's help tables cut a
-#: longer run of text with "…" (a run of Chinese has no spaces): a space after these punctuation
-#: marks and after 的 lets Chinese lines wrap there instead. Only --help is treated so; gpuplan's
-#: own tables fold Chinese text, which needs no spaces.
-_CJK_BREAK = re.compile(r"([，；：。、）的])(?=[^\s，；：。、）])|(?<=[\u4e00-\u9fff])(?=（)")
 
 
 def _translated(text: str) -> str:
-    out = _(text)
-    return (
-        _CJK_BREAK.sub(lambda m: (m.group(1) or "") + " ", out) if current_language() is Language.ZH else out
-    )
+    # Chinese needs no spaces to break at: its help screen wraps between characters (_help_layout).
+    return _(text)
 
 
 def _commands(command: Any) -> Iterator[Any]:

@@ -136,7 +136,10 @@ def plan_cmd(
         str | None, typer.Option(help="Comma list of countries, by ISO code or name: CN,US or China,中国 …")
     ] = None,
     pricing: Annotated[
-        str | None, typer.Option(help="Comma list: on_demand,spot,monthly,reserved_1y,reserved_3y.")
+        str | None,
+        typer.Option(
+            help="Comma list of pricing models: on_demand, spot, monthly, reserved_1y, reserved_3y."
+        ),
     ] = None,
     max_gpus: Annotated[
         int | None, typer.Option("--max-gpus", min=1, help="At most this many GPUs in all (default 64).")

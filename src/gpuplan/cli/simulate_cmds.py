@@ -146,7 +146,10 @@ def autoscale_cmd(
     ctx: typer.Context,
     workload_file: Annotated[Path, typer.Argument(help="Inference workload YAML (task: infer, serving:).")],
     trace: Annotated[
-        Path | None, typer.Option("--trace", help="Trace CSV: timestamp[,prompt_tokens,output_tokens].")
+        Path | None,
+        typer.Option(
+            "--trace", help="Trace CSV: a timestamp column, optionally prompt_tokens and output_tokens."
+        ),
     ] = None,
     shape: Annotated[
         str | None, typer.Option("--shape", help="Generate a trace instead: diurnal, bursty or step.")
