@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuplan.catalog.gpu_names import SNAPSHOT_GPU_NAMES, SNAPSHOT_GPU_OVERRIDES, UNMAPPED_GPU_NAMES
-from gpuplan.catalog.model import OfferRow
+from gpuplan.catalog.model import FRAMEWORK_LICENCE, LINUX_OS_LICENCE, OfferRow
 from gpuplan.catalog.providers import REGISTRY, alibaba, aws, azure, gcp
 from gpuplan.catalog.providers.common import InstanceFacts
 from gpuplan.catalog.snapshot import COLUMNS
@@ -681,7 +681,7 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             "licences.csv",
             provider=provider,
             region="*",
-            item="PyTorch / framework licence",
+            item=FRAMEWORK_LICENCE,
             applies=None,
             price=None,
             currency=None,
@@ -701,7 +701,7 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             "licences.csv",
             provider="aws",
             region="*",
-            item="OS licence (Linux, on-demand)",
+            item=LINUX_OS_LICENCE,
             applies=False,
             price=None,
             currency=None,

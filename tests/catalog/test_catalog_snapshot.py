@@ -106,3 +106,13 @@ def test_term_json_is_valid() -> None:
     for row in read_table("prices.csv"):
         if row["term_json"]:
             assert isinstance(json.loads(row["term_json"]), dict)
+
+
+def test_every_shipped_licence_item_is_a_message_with_its_chinese() -> None:
+    from gpuplan.catalog.model import LICENCE_ITEMS
+    from gpuplan.i18n import _, use_language
+
+    items = {row["item"] for row in read_table("licences.csv")}
+    assert items and items <= set(LICENCE_ITEMS)
+    with use_language("zh"):
+        assert all(_(item) != item for item in items)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuplan.i18n import N_
 from gpuplan.units import HOURS_PER_MONTH
 
 # The catalog's closed lists are the shared vocabulary's; re-exported here for the catalog's users.
@@ -16,7 +17,10 @@ from gpuplan.vocab import Confidence, Currency, PriceUnit, PricingModel
 
 __all__ = [
     "ANY_REGION",
+    "FRAMEWORK_LICENCE",
     "HOURS_PER_MONTH",
+    "LICENCE_ITEMS",
+    "LINUX_OS_LICENCE",
     "BenchResult",
     "BillingPolicy",
     "CatalogInfo",
@@ -212,6 +216,14 @@ class StoragePrice:
     fallback: bool = False
     """True when these rows are another region's (the provider's default region) for lack of data."""
     reason: str | None = None
+
+
+#: The licence items the shipped snapshot names (``tools/build_snapshot.py`` writes them from here):
+#: catalog messages, so that a plan's "licence fee unknown (…)" note names them in the user's
+#: language. An item a team adds itself is shown as written.
+FRAMEWORK_LICENCE = N_("PyTorch / framework licence")
+LINUX_OS_LICENCE = N_("OS licence (Linux, on-demand)")
+LICENCE_ITEMS = (FRAMEWORK_LICENCE, LINUX_OS_LICENCE)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -181,7 +181,8 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
                 licence += fee.price * rate
                 continue
         if fee.applies is None or (fee.applies and fee.price is None):
-            notes.append(_("licence fee unknown ({item}): not included").format(item=fee.item))
+            # The shipped items are catalog messages (catalog.model.LICENCE_ITEMS); others stay as written.
+            notes.append(_("licence fee unknown ({item}): not included").format(item=_(fee.item)))
     return RegionCosts(
         provider=provider,
         region=region,
