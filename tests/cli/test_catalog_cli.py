@@ -276,7 +276,8 @@ def test_catalog_export_csv_and_json(db: str, tmp_path: Path) -> None:
     out = tmp_path / "catalog.json"
     result = runner.invoke(app, ["--db", db, "catalog", "export", "--format", "json", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert len(json.loads(out.read_text())) == len(rows)
+    doc = json.loads(out.read_text())
+    assert doc["schema_version"] == 2 and len(doc["offers"]) == len(rows)
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--db", "{db}", "offers", "--json"]])

@@ -47,6 +47,8 @@ RATIO = re.compile(r"_(pct|percent|ratio|fraction)$")
 COUNT = re.compile(r"(^|_)(count|candidates|feasible|nodes|units|imports|offers|prices|requests)$|^gpus_per_")
 #: Maps of counts keyed by a reason, whose keys may be money words.
 NOT_MONEY = {"excluded": "candidates left out, counted by their first reason (budget, deadline …)"}
+#: Commands that write JSON without --json, run here too.
+OTHER_JSON = {"catalog export": "--format json"}
 #: Commands with --json that this test does not run, and why.
 NOT_RUN = {
     "bench": "runs a real measurement (seconds of CPU); it shows no money",
@@ -211,6 +213,9 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         r = runner.invoke(app, [*db, "deploy", str(plan_file), "-t", "k8s", "-o", str(d / "k8s"), "--json"])
         assert r.exit_code == 0, r.output
         out["deploy"] = [json.loads(r.stdout)]
+        r = runner.invoke(app, [*db, "catalog", "export", "--format", "json"])
+        assert r.exit_code == 0, r.output
+        out["catalog export"] = [json.loads(r.stdout)]
     finally:
         mp.undo()
     return out
@@ -232,7 +237,7 @@ def _json_commands() -> set[str]:
 
 
 def test_every_json_command_is_walked(outputs: dict[str, list[dict[str, Any]]]) -> None:
-    assert _json_commands() == set(outputs) | set(NOT_RUN)
+    assert _json_commands() | set(OTHER_JSON) == set(outputs) | set(NOT_RUN)
 
 
 def test_every_document_has_a_schema_version(outputs: dict[str, list[dict[str, Any]]]) -> None:

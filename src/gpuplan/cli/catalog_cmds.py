@@ -31,7 +31,11 @@ from gpuplan.cli._settings import settings
 from gpuplan.vocab import PricingModel
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gpuplan.catalog.model import ExchangeRate, OfferPrice
     from gpuplan.catalog.store import Store
+    from gpuplan.documents import OffersDocument
 
 __all__ = ["register"]
 
@@ -312,16 +316,20 @@ def export(
     lang: LangOption = None,
 ) -> None:
     """Export every offer with its current price under each pricing model (unpriced offers too)."""
+    # JSON is the `offers --json` document over every region; CSV keeps each price as published
+    # (price, currency, unit) beside its USD figures.
     from gpuplan.errors import InputError
     from gpuplan.i18n import _
-    from gpuplan.report.common import to_json, to_jsonable
+    from gpuplan.report.common import to_jsonable
 
     apply_language(lang)
     if fmt not in ("csv", "json"):
         raise InputError(f"unknown --format {fmt!r}; supported: csv, json")
-    rows = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate)).offers(include_unpriced=True)
+    store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate))
+    rows = store.offers(include_unpriced=True)
     if fmt == "json":
-        text = to_json(rows) + "\n"
+        # The offers document (every offer, region and price): money named by currency and unit.
+        text = _export_document(rows, store.find_exchange_rate("CNY")).to_json()
     else:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
@@ -337,6 +345,25 @@ def export(
 
     write_text_atomic(out, text, what="export")
     sys.stderr.write(_("wrote {n} rows to {path}").format(n=len(rows), path=out) + "\n")
+
+
+def _export_document(rows: Sequence[OfferPrice], cny: ExchangeRate | None) -> OffersDocument:
+    from gpuplan.catalog.query import OfferListing, OfferView
+    from gpuplan.report.catalog import offers_json
+
+    views = tuple(
+        OfferView(
+            offer=r,
+            price_per_hour=r.price_usd_per_hour,
+            price_per_gpu_hour=r.price_usd_per_gpu_hour,
+            regions_compared=1,
+        )
+        for r in rows
+    )
+    listing = OfferListing(
+        views=views, currency="USD", rates=(), hidden_unknown_price=0, unconvertible=0, cny_rate=cny
+    )
+    return offers_json(listing)
 
 
 def register(app: typer.Typer) -> None:
