@@ -15,7 +15,7 @@ caller's own error class:
 * JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no nesting deeper than
   :data:`MAX_DEPTH`.
 
-This module is the bottom layer (stdlib and PyYAML only).
+This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`` marker).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from gpuplan.errors import GpuplanError, InputError
+from gpuplan.i18n.messages import N_
 
 __all__ = [
     "MAX_CONFIG_BYTES",
@@ -55,6 +56,17 @@ MAX_YAML_NODES = 100_000
 
 ErrorClass = type[GpuplanError]
 
+# read_text's messages: English templates the CLI translates (GpuplanError.worded); ``what`` is a
+# catalog message too ("workload file").
+_WHAT = ("what",)
+_NUL = N_("cannot read {what} {path!r}: the path contains a NUL byte")
+_CANNOT_READ = N_("cannot read {what} {path!r}: {why}")
+_A_FOLDER = N_("cannot read {what} {path!r}: it is a folder; give the path of a file")
+_NOT_A_FILE = N_("cannot read {what} {path!r}: it is not a regular file; give the path of a file")
+_TOO_BIG = N_("{what} {path!r} is {size:,} bytes, more than the {limit:,} accepted")
+_GREW = N_("{what} {path!r} is more than the {limit:,} bytes accepted")
+_NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
+
 
 def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
     """The UTF-8 text of the regular file at ``path`` (at most ``max_bytes``), or ``error`` in one line.
@@ -65,29 +77,31 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except ValueError:  # a NUL byte in the path
-        raise error(f"cannot read {what} {shown!r}: the path contains a NUL byte") from None
+        raise error.worded(_NUL, words=_WHAT, what=what, path=shown) from None
     except OSError as e:
-        raise error(f"cannot read {what} {shown!r}: {e.strerror or e}") from None
+        raise error.worded(_CANNOT_READ, words=_WHAT, what=what, path=shown, why=e.strerror or e) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise error(f"cannot read {what} {shown!r}: it is {kind}; give the path of a file")
+            template = _A_FOLDER if stat.S_ISDIR(info.st_mode) else _NOT_A_FILE
+            raise error.worded(template, words=_WHAT, what=what, path=shown)
         if info.st_size > max_bytes:
-            raise error(f"{what} {shown!r} is {info.st_size:,} bytes, more than the {max_bytes:,} accepted")
+            raise error.worded(
+                _TOO_BIG, words=_WHAT, what=what, path=shown, size=info.st_size, limit=max_bytes
+            )
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as e:
-        raise error(f"cannot read {what} {shown!r}: {e.strerror or e}") from None
+        raise error.worded(_CANNOT_READ, words=_WHAT, what=what, path=shown, why=e.strerror or e) from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # grew while being read
-        raise error(f"{what} {shown!r} is more than the {max_bytes:,} bytes accepted")
+        raise error.worded(_GREW, words=_WHAT, what=what, path=shown, limit=max_bytes)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise error(f"{what} {shown!r} is not UTF-8 text (byte {e.start})") from None
+        raise error.worded(_NOT_UTF8, words=_WHAT, what=what, path=shown, byte=e.start) from None
 
 
 class _BoundedLoader(yaml.SafeLoader):

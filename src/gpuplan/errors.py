@@ -22,9 +22,12 @@ A message says what is wrong *and* how to fix it. Causes are chained with ``rais
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Self
 
 __all__ = [
+    "LIST_AT_MOST",
     "AmbiguousNameError",
     "CatalogImportError",
     "DataError",
@@ -43,11 +46,35 @@ __all__ = [
 
 
 #: An unknown name with no close match lists the known ones when there are at most this many.
-_LIST_AT_MOST = 12
+LIST_AT_MOST = 12
 
 
 class GpuplanError(Exception):
-    """Base of every error gpuplan raises on purpose. ``str(e)`` is the one line shown to the user."""
+    """Base of every error gpuplan raises on purpose. ``str(e)`` is the one line shown to the user.
+
+    An error made with :meth:`worded` also keeps its English template and fields, so that the CLI
+    can write it in the user's language (``gpuplan.i18n.error_text``); this module stays below the
+    message catalog.
+    """
+
+    #: The English template ``str(e)`` was formatted from, or "" when the message was given whole.
+    template: str = ""
+    #: The template's fields.
+    fields: Mapping[str, object] = MappingProxyType({})
+    #: The fields whose values are themselves catalog messages ("workload file"), translated too.
+    words: tuple[str, ...] = ()
+
+    @classmethod
+    def worded(cls, template: str, /, words: tuple[str, ...] = (), **fields: object) -> Self:
+        """The error whose message is ``template.format(**fields)``, template and fields kept.
+
+        ``template`` is a catalog message (``tools/i18n.py`` extracts ``worded(...)`` calls).
+        """
+        error = cls(template.format(**fields))
+        error.template = template
+        error.fields = MappingProxyType(dict(fields))
+        error.words = words
+        return error
 
 
 class NotFoundError(GpuplanError):
@@ -64,11 +91,14 @@ class NotFoundError(GpuplanError):
         self.kind = kind
         self.name = name
         known = list(known)
+        # The parts the message is made of, so that gpuplan.i18n can write it in the user's language.
+        self.known: list[str] = known
+        self.hint = hint
         self.suggestions: list[str] = list(suggestions) if suggestions else closest(name, known)
         msg = f"unknown {kind} {name!r}"
         if self.suggestions:
             msg += f"; did you mean {' or '.join(repr(s) for s in self.suggestions)}?"
-        elif 0 < len(known) <= _LIST_AT_MOST:
+        elif 0 < len(known) <= LIST_AT_MOST:
             msg += f"; use one of: {', '.join(known)}"
         if hint:
             msg += f" ({hint})"
@@ -83,6 +113,8 @@ class AmbiguousNameError(NotFoundError):
         self.name = name
         self.choices = list(choices)
         self.suggestions = list(choices)
+        self.known = list(choices)
+        self.hint = ""
         GpuplanError.__init__(self, f"{kind} {name!r} is ambiguous; say which one: {', '.join(self.choices)}")
 
 

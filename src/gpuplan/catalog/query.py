@@ -13,7 +13,7 @@ from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, Offer
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
-from gpuplan.i18n import Money
+from gpuplan.i18n import N_, Money
 from gpuplan.vocab import Choice
 
 __all__ = [
@@ -131,7 +131,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         known = store.regions(query.provider)
         if query.region not in known:
             raise NotFoundError(
-                "region", query.region, known, hint="`gpuplan offers --all-regions` lists them"
+                "region", query.region, known, hint=N_("`gpuplan offers --all-regions` lists them")
             )
     views = [
         OfferView(

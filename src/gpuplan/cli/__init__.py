@@ -89,10 +89,11 @@ def main() -> None:
         app()
     except GpuplanError as e:
         from gpuplan.i18n import _
+        from gpuplan.i18n.error_text import error_text
 
         if isinstance(e, UserCodeError) and e.user_traceback:
             sys.stderr.write(_("---- traceback from your code (not gpuplan's) ----") + "\n")
             sys.stderr.write(e.user_traceback.rstrip() + "\n")
             sys.stderr.write(_("---- end of your code's traceback ----") + "\n")
-        sys.stderr.write(_("error: {message}").format(message=e) + "\n")
+        sys.stderr.write(_("error: {message}").format(message=error_text(e)) + "\n")
         raise SystemExit(1) from None

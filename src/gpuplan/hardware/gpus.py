@@ -13,6 +13,7 @@ from functools import cache
 from importlib import resources
 
 from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError, closest
+from gpuplan.i18n import N_
 
 __all__ = ["GPU", "all_gpus", "get_gpu", "gpu_by_driver_name", "parse_gpu_spec", "resolve_gpu"]
 
@@ -189,7 +190,7 @@ def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
     n: int | None = None
     if sep:
         if not count.strip().isdigit() or int(count) < 1:
-            raise NotFoundError("GPU count", count, [], hint="write NAME:COUNT with a count of 1 or more")
+            raise NotFoundError("GPU count", count, [], hint=N_("write NAME:COUNT with a count of 1 or more"))
         n = int(count)
     return resolve_gpu(name), n
 
@@ -221,4 +222,4 @@ def resolve_gpu(name: str) -> GPU:
     # Match against ids and aliases, but suggest canonical ids, each once.
     owner = {g.id: g.id for g in all_gpus()} | {a: g.id for g in all_gpus() for a in g.aliases}
     hits = list(dict.fromkeys(owner[h] for h in closest(name, owner, n=6)))[:3]
-    raise NotFoundError("GPU", name, hits, hint="`gpuplan gpus` lists them")
+    raise NotFoundError("GPU", name, hits, hint=N_("`gpuplan gpus` lists them"))

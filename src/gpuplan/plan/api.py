@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError, NotFoundError
-from gpuplan.i18n import _
+from gpuplan.i18n import N_, _
 from gpuplan.plan.build_inputs import (
     constraints_from_spec,
     cost_facts_from_store,
@@ -34,7 +34,7 @@ def _check_location(location: tuple[str, str], store: Store) -> None:
     try:
         regions = facts(provider).regions
     except NotFoundError as e:
-        raise NotFoundError("provider", provider, e.suggestions or [], hint="in data.location") from None
+        raise NotFoundError("provider", provider, e.suggestions or [], hint=N_("in data.location")) from None
     known = {r.code for r in regions} | set(store.regions(provider))
     if region not in known:
         raise NotFoundError(

@@ -333,7 +333,7 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     known_regions = {str(r).lower(): str(r) for r in np.unique(offers.region)}
     for name in constraints.regions or ():
         if name.lower() not in known_regions:
-            raise NotFoundError("region", name, sorted(known_regions.values()), hint="no offer in it")
+            raise NotFoundError("region", name, sorted(known_regions.values()), hint=N_("no offer in it"))
 
 
 def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:

@@ -1,0 +1,132 @@
+"""The line a user reads for an error, in the current language.
+
+The exception tree (:mod:`gpuplan.errors`) sits below the message catalog, so its messages are
+English. An error made with :meth:`~gpuplan.errors.GpuplanError.worded` keeps its template and
+fields; the errors that carry their parts (:class:`~gpuplan.errors.NotFoundError` and its
+subclasses: kind, name, suggestions, known names, hint) are written again from those parts. Both go
+through the catalog. Any other error, or one whose English text is not what its parts make, is
+shown as raised. Under English the line is ``str(error)``, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError
+from gpuplan.i18n.messages import N_, Language, _, current_language
+
+__all__ = ["KIND_WORDS", "error_text"]
+
+#: What the library calls the things a name can fail to match (``NotFoundError.kind``): catalog
+#: messages, so that "unknown provider …" names the kind in the user's language. A kind not listed
+#: here is shown as written.
+KIND_WORDS = (
+    N_("provider"),
+    N_("GPU"),
+    N_("GPU count"),
+    N_("currency"),
+    N_("preset"),
+    N_("pricing model"),
+    N_("objective"),
+    N_("deploy target"),
+    N_("country"),
+    N_("region"),
+    N_("instance type"),
+    N_("language"),
+    N_("commitment"),
+    N_("price unit"),
+    N_("confidence"),
+    N_("task"),
+    N_("precision"),
+    N_("optimizer"),
+    N_("loss"),
+    N_("parallelism"),
+    N_("activation checkpointing"),
+    N_("attention"),
+    N_("constraint"),
+    N_("sharing"),
+    N_("MIG profile"),
+    N_("trace shape"),
+    N_("policy kind"),
+    N_("policy key"),
+    N_("replica key"),
+    # The files gpuplan.bounded.read_text names ("cannot read workload file …").
+    N_("workload file"),
+    N_("plan file"),
+    N_("policies file"),
+    N_("price file"),
+    N_("services file"),
+    N_("usage file"),
+    N_("trace"),
+)
+
+# The message shapes of gpuplan.errors.NotFoundError and AmbiguousNameError, as they are in English.
+_UNKNOWN = N_("unknown {kind} {name}")
+_DID_YOU_MEAN = N_("; did you mean {names}?")
+_USE_ONE_OF = N_("; use one of: {names}")
+_HINT = N_(" ({hint})")
+_AMBIGUOUS = N_("{kind} {name} is ambiguous; say which one: {choices}")
+# TRANSLATORS: joins one more name to a list ("'a', 'b'"); Chinese uses 、
+_AND_ONE_MORE = N_("{names}, {name}")
+# TRANSLATORS: joins one more suggestion to the ones before ("'a' or 'b'")
+_OR_ONE_MORE = N_("{names} or {name}")
+
+
+def error_text(error: BaseException) -> str:
+    """``error``'s one line for the user, in the current language."""
+    english = str(error)
+    if current_language() is Language.EN:
+        return english
+    if isinstance(error, GpuplanError) and error.template:
+        return _worded_text(error, english)
+    if not isinstance(error, NotFoundError):
+        return english
+    # Only an error whose text is exactly what its parts make is rewritten (a subclass or a caller
+    # that words its own message keeps it).
+    if _not_found_text(error, _same) != english:
+        return english
+    return _not_found_text(error, _)
+
+
+def _worded_text(error: GpuplanError, english: str) -> str:
+    """An error made with ``GpuplanError.worded``: its template and word fields translated."""
+    if error.template.format(**error.fields) != english:  # its text was changed after it was made
+        return english
+    fields = dict(error.fields)
+    for name in error.words:
+        value = fields.get(name)
+        if isinstance(value, str) and value:
+            fields[name] = _(value)
+    return _(error.template).format(**fields)
+
+
+def _same(message: str) -> str:
+    return message
+
+
+def _not_found_text(error: NotFoundError, tr: Callable[[str], str]) -> str:
+    """The message of ``error`` from its parts, each English template passed through ``tr``."""
+    kind = tr(error.kind) if error.kind else error.kind  # gettext("") is the catalog's header
+    name = repr(error.name)
+    if isinstance(error, AmbiguousNameError):
+        choices = _join(error.choices, tr(_AND_ONE_MORE))
+        return tr(_AMBIGUOUS).format(kind=kind, name=name, choices=choices)
+    text = tr(_UNKNOWN).format(kind=kind, name=name)
+    if error.suggestions:
+        names = _join([repr(s) for s in error.suggestions], tr(_OR_ONE_MORE))
+        text += tr(_DID_YOU_MEAN).format(names=names)
+    elif 0 < len(error.known) <= LIST_AT_MOST:
+        text += tr(_USE_ONE_OF).format(names=_join(error.known, tr(_AND_ONE_MORE)))
+    if error.hint:
+        text += tr(_HINT).format(hint=tr(error.hint))
+    return text
+
+
+def _join(names: Sequence[str], pattern: str) -> str:
+    """``names`` joined two by two with ``pattern`` (``"{names}, {name}"``), already translated."""
+    if not names:
+        return ""
+    text = names[0]
+    for name in names[1:]:
+        text = pattern.format(names=text, name=name)
+    return text

@@ -1,0 +1,127 @@
+"""Error lines in the user's language: unknown names and unreadable files in Chinese under zh,
+English byte for byte as raised."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gpuplan.bounded import read_text
+from gpuplan.catalog import PROVIDERS
+from gpuplan.errors import AmbiguousNameError, DeployError, GpuplanError, InputError, NotFoundError
+from gpuplan.i18n import _, use_language
+from gpuplan.i18n.error_text import KIND_WORDS, error_text
+from gpuplan.vocab import Currency
+
+
+def _raised(call: Callable[..., object], *args: object) -> GpuplanError:
+    with pytest.raises(GpuplanError) as info:
+        call(*args)
+    return info.value
+
+
+def _not_found_cases() -> list[NotFoundError]:
+    return [
+        NotFoundError("sort key", "prise", ["price", "price_per_gpu", "gpu_memory"]),
+        NotFoundError("sort key", "cheapest", ["price", "price_per_gpu", "gpu_memory"]),
+        NotFoundError("GPU", "zzz", [f"gpu{i}" for i in range(40)]),
+        NotFoundError("region", "mars-1", ["us-east-1", "eu-west-1"], hint="no offer in it"),
+        NotFoundError("preset", "bert", [], hint="known presets: a, b", suggestions=["bert-large", "x"]),
+        NotFoundError("", "x", ["a"]),
+        AmbiguousNameError("GPU", "a100", ["A100-40GB", "A100-80GB"]),
+        _raised(PROVIDERS.cast, "amzon"),
+        _raised(Currency.cast, "eur"),
+    ]
+
+
+def test_english_is_the_raised_text_byte_for_byte() -> None:
+    for e in _not_found_cases():
+        with use_language("en"):
+            assert error_text(e) == str(e)
+
+
+def test_an_unknown_provider_is_named_in_chinese_with_its_suggestion_unchanged() -> None:
+    e = _raised(PROVIDERS.cast, "amzon")
+    assert str(e) == "unknown provider 'amzon'; did you mean 'aws'?"
+    with use_language("zh"):
+        assert error_text(e) == "云厂商 'amzon' 无法识别；您是不是指 'aws'？"
+
+
+def test_an_unknown_currency_lists_the_known_ones_in_chinese() -> None:
+    e = _raised(Currency.cast, "eur")
+    assert isinstance(e, NotFoundError)
+    with use_language("zh"):
+        assert error_text(e) == f"货币 'eur' 无法识别；请使用以下之一：{'、'.join(e.known)}"
+
+
+def test_suggestions_hints_and_ambiguity_read_in_chinese() -> None:
+    with use_language("zh"):
+        several = error_text(NotFoundError("GPU", "h1", [], suggestions=["H100-SXM", "H100-PCIe"]))
+        hinted = error_text(NotFoundError("region", "mars-1", ["us-east-1"], hint="no offer in it"))
+        ambiguous = error_text(AmbiguousNameError("GPU", "a100", ["A100-40GB", "A100-80GB"]))
+    assert several == "GPU 'h1' 无法识别；您是不是指 'H100-SXM' 或 'H100-PCIe'？"
+    assert hinted == "地域 'mars-1' 无法识别；请使用以下之一：us-east-1（其中没有报价）"
+    assert ambiguous == "GPU 'a100' 有歧义；请指明是哪一个：A100-40GB、A100-80GB"
+
+
+def test_a_kind_or_hint_outside_the_catalog_is_kept_as_written() -> None:
+    with use_language("zh"):
+        text = error_text(NotFoundError("sort key", "zz", ["price"], hint="see `gpuplan offers`"))
+    assert text == "sort key 'zz' 无法识别；请使用以下之一：price（see `gpuplan offers`）"
+
+
+def test_an_error_whose_text_is_not_its_parts_is_shown_as_raised() -> None:
+    e = NotFoundError("provider", "amzon", ["aws"])
+    e.args = ("something else entirely",)
+    with use_language("zh"):
+        assert error_text(e) == "something else entirely"
+        assert error_text(InputError("batch size must be positive")) == "batch size must be positive"
+
+
+def test_every_kind_word_has_its_chinese() -> None:
+    with use_language("zh"):
+        assert [k for k in KIND_WORDS if _(k) == k and k != "GPU"] == []
+
+
+def test_a_missing_workload_file_is_reported_in_chinese(tmp_path: Path) -> None:
+    missing = tmp_path / "job.yaml"
+    e = _raised(lambda: read_text(missing, what="workload file", max_bytes=10))
+    assert str(e) == f"cannot read workload file {str(missing)!r}: No such file or directory"
+    with use_language("en"):
+        assert error_text(e) == str(e)
+    with use_language("zh"):
+        assert error_text(e) == f"无法读取工作负载文件 {str(missing)!r}：No such file or directory"
+
+
+def test_unreadable_files_keep_their_error_class_and_english_text(tmp_path: Path) -> None:
+    big = tmp_path / "plan.json"
+    big.write_bytes(b"x" * 2000)
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"\xff\xfe")
+    too_big = _raised(lambda: read_text(big, what="plan file", max_bytes=1000, error=DeployError))
+    folder = _raised(lambda: read_text(tmp_path, what="plan file", max_bytes=10))
+    not_utf8 = _raised(lambda: read_text(bad, what="workload file", max_bytes=10))
+    assert isinstance(too_big, DeployError)
+    assert str(too_big) == f"plan file {str(big)!r} is 2,000 bytes, more than the 1,000 accepted"
+    assert str(folder) == f"cannot read plan file {str(tmp_path)!r}: it is a folder; give the path of a file"
+    assert str(not_utf8) == f"workload file {str(bad)!r} is not UTF-8 text (byte 0)"
+    with use_language("zh"):
+        assert error_text(too_big) == f"方案文件 {str(big)!r} 有 2,000 字节，超过了可接受的 1,000 字节"
+        assert error_text(folder).startswith("无法读取方案文件 ")
+        assert error_text(not_utf8) == f"工作负载文件 {str(bad)!r} 不是 UTF-8 文本（第 0 字节）"
+
+
+def test_the_command_line_writes_the_error_in_the_chosen_language(tmp_path: Path) -> None:
+    def run(lang: str) -> str:
+        cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db",
+               str(tmp_path / "db.sqlite"), "offers", "--currency", "eur", "--lang", lang]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 1
+        return done.stderr
+
+    assert run("en") == "error: unknown currency 'eur'; use one of: USD, CNY\n"
+    assert run("zh") == "错误：货币 'eur' 无法识别；请使用以下之一：USD、CNY\n"
