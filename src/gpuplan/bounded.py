@@ -157,9 +157,13 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         if node is None:
             return None
         if _expanded_nodes(node) > MAX_YAML_NODES:
-            raise error(
-                f"{source}: YAML aliases expand to more than {MAX_YAML_NODES:,} values; "
-                "this is not a workload file (write the values out)"
+            raise error.worded(
+                N_(
+                    "{source}: YAML aliases expand to more than {limit:,} values; "
+                    "this is not a workload file (write the values out)"
+                ),
+                source=source,
+                limit=MAX_YAML_NODES,
             )
         return loader.construct_document(node)
     except _TooDeep as e:
@@ -168,9 +172,9 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
         problem = getattr(e, "problem", None) or (str(e).splitlines() or ["invalid YAML"])[0]
-        raise error(f"{where}: invalid YAML: {problem}") from None
+        raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=problem) from None
     except RecursionError:
-        raise error(f"{source}: nested too deeply") from None
+        raise error.worded(N_("{source}: nested too deeply"), source=source) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -208,11 +212,17 @@ def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     try:
         value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
-        raise error(f"{source} is not valid JSON ({e.msg} at line {e.lineno})") from None
+        raise error.worded(
+            N_("{source} is not valid JSON ({why} at line {line})"), source=source, why=e.msg, line=e.lineno
+        ) from None
     except ValueError as e:  # from the hooks, or an integer too long to convert
         raise error(f"{source}: {e}") from None
     except RecursionError:
-        raise error(f"{source}: nested too deeply (more than {MAX_DEPTH} levels)") from None
+        raise error.worded(
+            N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH
+        ) from None
     if _depth(value, MAX_DEPTH) > MAX_DEPTH:
-        raise error(f"{source}: nested too deeply (more than {MAX_DEPTH} levels)")
+        raise error.worded(
+            N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH
+        )
     return value

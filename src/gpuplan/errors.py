@@ -37,12 +37,31 @@ __all__ = [
     "InfeasibleError",
     "InputError",
     "NotFoundError",
+    "Phrase",
     "StoreError",
     "UnknownChoiceError",
     "UserCodeError",
     "WorkloadError",
     "closest",
 ]
+
+
+class Phrase:
+    """A piece of an error message kept as its English template and fields: given as a field of
+    :meth:`GpuplanError.worded`, it is written in the user's language with the rest of the line
+    (``"must be {op} {bound} (got {got})"`` inside ``"{path}: {problem}"``)."""
+
+    __slots__ = ("fields", "template")
+
+    def __init__(self, template: str, /, **fields: object) -> None:
+        self.template = template
+        self.fields = MappingProxyType(dict(fields))
+
+    def __str__(self) -> str:
+        return self.template.format(**self.fields)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 #: An unknown name with no close match lists the known ones when there are at most this many.

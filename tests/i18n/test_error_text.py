@@ -125,3 +125,52 @@ def test_the_command_line_writes_the_error_in_the_chosen_language(tmp_path: Path
 
     assert run("en") == "error: unknown currency 'eur'; use one of: USD, CNY\n"
     assert run("zh") == "错误：货币 'eur' 无法识别；请使用以下之一：USD、CNY\n"
+
+
+def test_workload_validation_lines_read_in_chinese_with_the_field_path_kept() -> None:
+    from gpuplan.workload.spec import load_workload
+
+    cases = {
+        # (workload, English as raised, Chinese)
+        "missing": (
+            {"model": {"preset": "resnet50"}, "inputs": {"batch_size": -1, "image_size": 224}},
+            "name: required field is missing (and 1 more problem)",
+            "name: 缺少必填字段（另有 1 处问题）",
+        ),
+        "bound": (
+            {"name": "x", "model": {"preset": "resnet50"}, "inputs": {"batch_size": 0, "image_size": 224}},
+            "inputs.batch_size: must be ≥ 1 (got 0)",
+            "inputs.batch_size: 必须 ≥ 1（实际为 0）",
+        ),
+    }
+    for workload, english, chinese in cases.values():
+        e = _raised(load_workload, workload)
+        assert str(e) == english
+        with use_language("en"):
+            assert error_text(e) == english
+        with use_language("zh"):
+            assert error_text(e) == chinese
+
+
+def test_bad_yaml_and_json_and_a_rate_the_wrong_way_round_read_in_chinese() -> None:
+    from gpuplan.bounded import load_json, load_yaml
+    from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.catalog.open_catalog import check_rate
+
+    shipped = ExchangeRate(currency="CNY", usd_per_unit=0.139, as_of="2024-11-25", source="test")
+    with pytest.raises(GpuplanError) as yaml_error:
+        load_yaml("model: [1\n", source="w.yaml")
+    with pytest.raises(GpuplanError) as json_error:
+        load_json('{"a": }', source="p.json")
+    rate_error = _raised(check_rate, 7.2, shipped)
+    assert str(rate_error) == (
+        "--usd-per-cny 7.2 looks like the rate the wrong way round (7.2 CNY per USD); "
+        "write --cny-per-usd 7.2 (or --usd-per-cny 0.1389)"
+    )
+    with use_language("zh"):
+        assert error_text(yaml_error.value).startswith("w.yaml:2:1：YAML 格式错误：")
+        assert error_text(json_error.value) == "p.json 不是有效的 JSON（第 1 行：Expecting value）"
+        assert error_text(rate_error) == (
+            "--usd-per-cny 7.2 看起来把汇率写反了（这是 1 美元 = 7.2 元）；"
+            "请写 --cny-per-usd 7.2（或 --usd-per-cny 0.1389）"
+        )

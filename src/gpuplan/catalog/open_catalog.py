@@ -35,6 +35,7 @@ from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
 from gpuplan.catalog.transactions import db_error, is_busy, writing
 from gpuplan.errors import DataError, InputError, StoreError
+from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -408,12 +409,21 @@ def check_rate(usd_per_cny: float, shipped: ExchangeRate | None) -> None:
         return
     inverse_ratio = (1.0 / usd_per_cny) / shipped.usd_per_unit
     if 1.0 / RATE_TOLERANCE <= inverse_ratio <= RATE_TOLERANCE:
-        raise InputError(
-            f"--usd-per-cny {usd_per_cny:g} looks like the rate the wrong way round "
-            f"({usd_per_cny:g} CNY per USD); write --cny-per-usd {usd_per_cny:g} "
-            f"(or --usd-per-cny {1.0 / usd_per_cny:.4f})"
+        raise InputError.worded(
+            N_(
+                "--usd-per-cny {rate:g} looks like the rate the wrong way round ({rate:g} CNY per USD); "
+                "write --cny-per-usd {rate:g} (or --usd-per-cny {inverse:.4f})"
+            ),
+            rate=usd_per_cny,
+            inverse=1.0 / usd_per_cny,
         )
-    raise InputError(
-        f"--usd-per-cny {usd_per_cny:g} is {max(ratio, 1 / ratio):.0f}× away from the catalog's rate "
-        f"({shipped.usd_per_unit:.4f} USD per CNY, {shipped.as_of}); check it, or pass --force-rate"
+    raise InputError.worded(
+        N_(
+            "--usd-per-cny {rate:g} is {times:.0f}× away from the catalog's rate "
+            "({shipped:.4f} USD per CNY, {as_of}); check it, or pass --force-rate"
+        ),
+        rate=usd_per_cny,
+        times=max(ratio, 1 / ratio),
+        shipped=shipped.usd_per_unit,
+        as_of=shipped.as_of,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError
+from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_, Language, _, current_language
 
 __all__ = ["KIND_WORDS", "error_text"]
@@ -97,6 +97,9 @@ def _worded_text(error: GpuplanError, english: str) -> str:
         value = fields.get(name)
         if isinstance(value, str) and value:
             fields[name] = _(value)
+    for name, value in fields.items():
+        if isinstance(value, Phrase):
+            fields[name] = _(value.template).format(**value.fields)
     return _(error.template).format(**fields)
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from gpuplan.errors import WorkloadError, closest
+from gpuplan.errors import Phrase, WorkloadError, closest
+from gpuplan.i18n.messages import N_
 
 __all__ = ["Spec", "one_line_error"]
 
@@ -68,17 +69,29 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
         msg = msg.removeprefix(prefix)
     ctx = first.get("ctx") or {}
     got = _shown(first.get("input"))
+    problem: str | Phrase = msg  # pydantic's or a validator's own words otherwise
     if first["type"] == "missing":
-        msg = "required field is missing"
+        problem = Phrase(N_("required field is missing"))
     elif first["type"] in _BOUNDS:
-        msg = f"must be {_BOUNDS[first['type']]} {next(iter(ctx.values()))} (got {got})"
+        problem = Phrase(
+            N_("must be {op} {bound} (got {got})"),
+            op=_BOUNDS[first["type"]],
+            bound=next(iter(ctx.values())),
+            got=got,
+        )
     elif first["type"] == "string_too_short":
-        msg = "must not be empty"
+        problem = Phrase(N_("must not be empty"))
     elif first["type"] in {"int_parsing", "float_parsing", "int_type", "float_type", "bool_parsing"}:
-        msg = f"{msg[0].lower()}{msg[1:]} (got {got})"
+        problem = f"{msg[0].lower()}{msg[1:]} (got {got})"
     # A whole-workload check already names its field at the start of its message.
     path = f"{_loc_path(loc)}: " if loc else ""
     more = len(err.errors()) - 1
-    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    tail: str | Phrase = ""
+    if more == 1:
+        tail = Phrase(N_(" (and 1 more problem)"))
+    elif more > 1:
+        tail = Phrase(N_(" (and {more} more problems)"), more=more)
     where = f"{source}: " if source else ""
-    return WorkloadError(f"{where}{path}{msg}{tail}")
+    return WorkloadError.worded(
+        "{where}{path}{problem}{tail}", where=where, path=path, problem=problem, tail=tail
+    )
