@@ -29,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from gpuplan.errors import GpuplanError, InputError
+from gpuplan.errors import GpuplanError, InputError, Phrase
 from gpuplan.i18n.messages import N_
 
 __all__ = [
@@ -57,8 +57,7 @@ MAX_YAML_NODES = 100_000
 ErrorClass = type[GpuplanError]
 
 # read_text's messages: English templates the CLI translates (GpuplanError.worded); ``what`` is a
-# catalog message too ("workload file").
-_WHAT = ("what",)
+# catalog message too ("workload file"), passed as a Phrase.
 _NUL = N_("cannot read {what} {path!r}: the path contains a NUL byte")
 _CANNOT_READ = N_("cannot read {what} {path!r}: {why}")
 _A_FOLDER = N_("cannot read {what} {path!r}: it is a folder; give the path of a file")
@@ -73,35 +72,33 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
 
     ``what`` names the file in messages ("workload file", "plan file", "model.hf_config").
     """
-    shown = str(path)[:200]
+    shown, word = str(path)[:200], Phrase(what)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except ValueError:  # a NUL byte in the path
-        raise error.worded(_NUL, words=_WHAT, what=what, path=shown) from None
+        raise error.worded(_NUL, what=word, path=shown) from None
     except OSError as e:
-        raise error.worded(_CANNOT_READ, words=_WHAT, what=what, path=shown, why=e.strerror or e) from None
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             template = _A_FOLDER if stat.S_ISDIR(info.st_mode) else _NOT_A_FILE
-            raise error.worded(template, words=_WHAT, what=what, path=shown)
+            raise error.worded(template, what=word, path=shown)
         if info.st_size > max_bytes:
-            raise error.worded(
-                _TOO_BIG, words=_WHAT, what=what, path=shown, size=info.st_size, limit=max_bytes
-            )
+            raise error.worded(_TOO_BIG, what=word, path=shown, size=info.st_size, limit=max_bytes)
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as e:
-        raise error.worded(_CANNOT_READ, words=_WHAT, what=what, path=shown, why=e.strerror or e) from None
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:  # grew while being read
-        raise error.worded(_GREW, words=_WHAT, what=what, path=shown, limit=max_bytes)
+        raise error.worded(_GREW, what=word, path=shown, limit=max_bytes)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise error.worded(_NOT_UTF8, words=_WHAT, what=what, path=shown, byte=e.start) from None
+        raise error.worded(_NOT_UTF8, what=word, path=shown, byte=e.start) from None
 
 
 class _BoundedLoader(yaml.SafeLoader):

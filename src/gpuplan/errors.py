@@ -78,21 +78,19 @@ class GpuplanError(Exception):
 
     #: The English template ``str(e)`` was formatted from, or "" when the message was given whole.
     template: str = ""
-    #: The template's fields.
+    #: The template's fields; a :class:`Phrase` among them is translated too.
     fields: Mapping[str, object] = MappingProxyType({})
-    #: The fields whose values are themselves catalog messages ("workload file"), translated too.
-    words: tuple[str, ...] = ()
 
     @classmethod
-    def worded(cls, template: str, /, words: tuple[str, ...] = (), **fields: object) -> Self:
+    def worded(cls, template: str, /, **fields: object) -> Self:
         """The error whose message is ``template.format(**fields)``, template and fields kept.
 
-        ``template`` is a catalog message (``tools/i18n.py`` extracts ``worded(...)`` calls).
+        ``template`` is a catalog message: mark it with ``N_()`` where it is written, so that
+        ``tools/i18n.py`` extracts it.
         """
         error = cls(template.format(**fields))
         error.template = template
         error.fields = MappingProxyType(dict(fields))
-        error.words = words
         return error
 
 

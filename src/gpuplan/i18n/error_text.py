@@ -89,17 +89,15 @@ def error_text(error: BaseException) -> str:
 
 
 def _worded_text(error: GpuplanError, english: str) -> str:
-    """An error made with ``GpuplanError.worded``: its template and word fields translated."""
+    """An error made with ``GpuplanError.worded``: its template and its Phrase fields translated."""
     if error.template.format(**error.fields) != english:  # its text was changed after it was made
         return english
-    fields = dict(error.fields)
-    for name in error.words:
-        value = fields.get(name)
-        if isinstance(value, str) and value:
-            fields[name] = _(value)
-    for name, value in fields.items():
-        if isinstance(value, Phrase):
-            fields[name] = _(value.template).format(**value.fields)
+    fields = {
+        name: _(value.template).format(**value.fields)
+        if isinstance(value, Phrase) and value.template
+        else value
+        for name, value in error.fields.items()
+    }
     return _(error.template).format(**fields)
 
 
