@@ -12,7 +12,7 @@ import pytest
 
 from gpuplan.bounded import read_text
 from gpuplan.catalog import PROVIDERS
-from gpuplan.errors import AmbiguousNameError, DeployError, GpuplanError, InputError, NotFoundError
+from gpuplan.errors import AmbiguousNameError, DeployError, GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import _, use_language
 from gpuplan.i18n.error_text import KIND_WORDS, error_text
 from gpuplan.vocab import Currency
@@ -174,3 +174,26 @@ def test_bad_yaml_and_json_and_a_rate_the_wrong_way_round_read_in_chinese() -> N
             "--usd-per-cny 7.2 看起来把汇率写反了（这是 1 美元 = 7.2 元）；"
             "请写 --cny-per-usd 7.2（或 --usd-per-cny 0.1389）"
         )
+
+
+def test_phrases_inside_phrases_and_a_wrapped_error_are_written_in_the_language_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chinese = {
+        "{path}: {problem}": "{path}：{problem}",
+        "must be {op} {bound}": "必须{op} {bound}",
+        "at least": "至少为",
+        "cannot use {what}: {why}": "无法使用{what}：{why}",
+    }
+    monkeypatch.setattr("gpuplan.i18n.error_text._", lambda m: chinese.get(m, m))
+    inner = InputError.worded(
+        "{path}: {problem}",
+        path="a.b",
+        problem=Phrase("must be {op} {bound}", op=Phrase("at least"), bound=1),
+    )
+    outer = DeployError.worded("cannot use {what}: {why}", what="plan.json", why=inner)
+    assert str(outer) == "cannot use plan.json: a.b: must be at least 1"
+    with use_language("en"):
+        assert error_text(outer) == str(outer)
+    with use_language("zh"):
+        assert error_text(outer) == "无法使用plan.json：a.b：必须至少为 1"

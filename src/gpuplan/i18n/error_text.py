@@ -10,7 +10,7 @@ shown as raised. Under English the line is ``str(error)``, byte for byte.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_, Language, _, current_language
@@ -92,13 +92,21 @@ def _worded_text(error: GpuplanError, english: str) -> str:
     """An error made with ``GpuplanError.worded``: its template and its Phrase fields translated."""
     if error.template.format(**error.fields) != english:  # its text was changed after it was made
         return english
-    fields = {
-        name: _(value.template).format(**value.fields)
-        if isinstance(value, Phrase) and value.template
-        else value
-        for name, value in error.fields.items()
-    }
-    return _(error.template).format(**fields)
+    return _(error.template).format(**_translated_fields(error.fields))
+
+
+def _translated_fields(fields: Mapping[str, object]) -> dict[str, object]:
+    """``fields`` with each Phrase written in the current language (its own Phrase fields too) and
+    each error among them given as :func:`error_text` words it (an error that wraps another)."""
+    return {name: _translated(value) for name, value in fields.items()}
+
+
+def _translated(value: object) -> object:
+    if isinstance(value, Phrase) and value.template:
+        return _(value.template).format(**_translated_fields(value.fields))
+    if isinstance(value, GpuplanError):
+        return error_text(value)
+    return value
 
 
 def _same(message: str) -> str:
