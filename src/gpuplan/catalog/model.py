@@ -303,12 +303,34 @@ class BenchResult:
 
 @dataclass(frozen=True, kw_only=True)
 class RejectedRow:
-    """A row an import did not take, and why."""
+    """A row an import did not take, and why.
+
+    ``reason`` is the English line (what ``--json`` and the import's record say); ``worded`` the
+    same reason as Phrases, written in the user's language by :meth:`reason_text`.
+    """
 
     line: int | None
     instance_type: str
     region: str
     reason: str
+    worded: object = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def because(cls, reason: object, *, line: int | None, instance_type: str, region: str) -> RejectedRow:
+        """The row refused for ``reason`` (a Phrase, an error, or the joined Phrases of several)."""
+        return cls(line=line, instance_type=instance_type, region=region, reason=str(reason), worded=reason)
+
+    def worded_reason(self) -> object:
+        """The reason as Phrases when it was made from them (and is still their text), else ``reason``."""
+        if self.worded is not None and str(self.worded) == self.reason:
+            return self.worded
+        return self.reason
+
+    def reason_text(self) -> str:
+        """The reason in the current language."""
+        from gpuplan.i18n.error_text import phrase_text
+
+        return phrase_text(self.worded_reason())
 
 
 @dataclass(frozen=True, kw_only=True)

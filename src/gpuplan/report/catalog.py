@@ -508,5 +508,5 @@ def import_view(report: ImportReport) -> RenderableType:
     table.add_column(_("region"), no_wrap=True)
     table.add_column(_("reason"), overflow="fold")
     for r in report.rejected:
-        table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason)
+        table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason_text())
     return Group(head, table)
