@@ -266,3 +266,23 @@ def test_lines_skypilot_cannot_read_are_rejected_in_chinese(tmp_path: Path) -> N
         "GpuInfo '{bad'… 不是可读取的字典",
         "行被截断或格式错误：11 个字段中只有 2 个",
     ]
+
+
+def test_an_unreadable_replay_index_names_the_provider_in_a_chinese_line(tmp_path: Path) -> None:
+    from gpuplan.catalog.providers.http import Http
+
+    (tmp_path / "aws").mkdir()
+    index = tmp_path / "aws" / "index.json"
+    index.write_bytes(b"\xff{}")
+    e = _raised(lambda: Http("aws", replay_dir=tmp_path))
+    assert str(e) == f"aws replay index '{index}' is not UTF-8 text (byte 0)"
+    assert _in_chinese(e) == f"aws 的回放索引 '{index}' 不是 UTF-8 文本（第 0 字节）"
+
+
+def test_the_import_document_of_rejected_rows_keeps_the_english_reasons(store: Store) -> None:
+    from gpuplan.report.catalog import import_json
+
+    report = store.import_offers([_row(_price(-1.0), line=1)], provider="aws", source="t")
+    with use_language("zh"):
+        doc = import_json(report).model_dump(mode="json")
+    assert [r["reason"] for r in doc["rejected"]] == ["on_demand price -1 is not a positive amount"]

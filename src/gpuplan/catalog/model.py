@@ -305,25 +305,28 @@ class BenchResult:
 class RejectedRow:
     """A row an import did not take, and why.
 
-    ``reason`` is the English line (what ``--json`` and the import's record say); ``worded`` the
-    same reason as Phrases, written in the user's language by :meth:`reason_text`.
+    ``reason`` is the English line (what ``--json`` and the import's record say); a row made with
+    :meth:`because` also keeps it as Phrases, written in the user's language by :meth:`reason_text`.
     """
 
     line: int | None
     instance_type: str
     region: str
     reason: str
-    worded: object = field(default=None, compare=False, repr=False)
 
     @classmethod
     def because(cls, reason: object, *, line: int | None, instance_type: str, region: str) -> RejectedRow:
         """The row refused for ``reason`` (a Phrase, an error, or the joined Phrases of several)."""
-        return cls(line=line, instance_type=instance_type, region=region, reason=str(reason), worded=reason)
+        row = cls(line=line, instance_type=instance_type, region=region, reason=str(reason))
+        # Not a field: documents and JSON are made from the fields, and a Phrase is no JSON value.
+        object.__setattr__(row, "_worded", reason)
+        return row
 
     def worded_reason(self) -> object:
         """The reason as Phrases when it was made from them (and is still their text), else ``reason``."""
-        if self.worded is not None and str(self.worded) == self.reason:
-            return self.worded
+        worded = self.__dict__.get("_worded")
+        if worded is not None and str(worded) == self.reason:
+            return worded
         return self.reason
 
     def reason_text(self) -> str:
