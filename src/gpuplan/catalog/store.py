@@ -502,7 +502,7 @@ class Store:
             interruption_band=None,
             term=None,
             stale=False,
-            price_reason=orow.price_reason or "no price in the catalog",
+            price_reason=orow.price_reason or N_("no price in the catalog"),  # translated when shown
         )
 
     def _priced(self, orow: Any, pr: Any, rate: ExchangeRate | None) -> OfferPrice:

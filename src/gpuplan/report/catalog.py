@@ -192,7 +192,8 @@ def _price_note(offer: OfferPrice, value: float | None) -> str | None:
             price=fmt_money(offer.price, offer.currency), unit=_(offer.unit or "hour")
         )
     if offer.price_reason:
-        return _("price unknown: {reason}").format(reason=offer.price_reason)
+        # The store's own reason is a catalog message; a reason from the catalog's data stays as written.
+        return _("price unknown: {reason}").format(reason=_(offer.price_reason))
     return None
 
 
