@@ -88,7 +88,7 @@ def test_plan_reads_in_chinese_with_yuan() -> None:
     text = buf.getvalue()
     assert "推荐：" in text and "候选方案" in text and "假设与说明" in text
     assert "¥" in text and "$" not in text.split("假设与说明")[0]
-    assert "按 1 美元 = 8.0000 CNY 换算" in text
+    assert "按 1 USD = 8.0000 CNY 换算" in text
     for english in ("Recommended", "Personas", "Options", "on_demand"):
         assert english not in text
 
