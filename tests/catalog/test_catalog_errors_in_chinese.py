@@ -3,9 +3,8 @@ Chinese under zh and stay the English they always were under en."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,24 +23,12 @@ from gpuplan.catalog.snapshot import read_table
 from gpuplan.errors import GpuplanError, Phrase
 from gpuplan.i18n import use_language
 from gpuplan.i18n.error_text import error_text
+from i18n.english_left import english_left
 
 HEADER = (
     "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,"
     "AvailabilityZone,Arch\n"
 )
-
-# Data inside a line that stays as written: quoted names, paths, identifiers, numbers, and text
-# taken from a library (SQLite's own message).
-_DATA = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|\S*[_/.\d=<>@-]\S*""")
-_NOT_ASCII = re.compile(r"[^\x21-\x7e\s]+")
-
-
-def english_runs(text: str, allow: Iterable[str] = ()) -> list[str]:
-    """Runs of three or more English words in a row in ``text``, outside data (``allow`` too)."""
-    for data in sorted(allow, key=len, reverse=True):
-        text = text.replace(data, " | ")
-    text = _NOT_ASCII.sub(" | ", _DATA.sub(" | ", text))
-    return re.findall(r"[A-Za-z]+(?:[ ,;:()]+[A-Za-z]+){2,}", text)
 
 
 def _raised(call: Callable[[], object], what: str = "") -> GpuplanError:
@@ -54,11 +41,6 @@ def _raised(call: Callable[[], object], what: str = "") -> GpuplanError:
 def _in_chinese(e: BaseException) -> str:
     with use_language("zh"):
         return error_text(e)
-
-
-def test_english_runs_finds_an_untranslated_clause_and_ignores_data() -> None:
-    assert english_runs("错误：no row of x.csv passed the gates") == ["no row of", "passed the gates"]
-    assert english_runs("无法打开数据库 'sqlite:///a b c'：unable to open", allow=["unable to open"]) == []
 
 
 def test_opening_a_database_in_a_missing_folder_is_refused_in_chinese(tmp_path: Path) -> None:
@@ -180,7 +162,7 @@ def test_each_catalog_error_keeps_its_english_and_reads_in_chinese(store: Store,
         assert zh != str(e), str(e)
         # The library's own words (an OSError's strerror, SQLite's message) are data.
         data = [str(v) for v in e.fields.values() if not isinstance(v, GpuplanError | Phrase)]
-        assert english_runs(zh, allow=[*data, "No such file or directory"]) == [], zh
+        assert english_left(zh, allow=[*data, "No such file or directory"]) == [], zh
 
 
 def _row(*prices: PriceRow, **kw: object) -> OfferRow:
@@ -233,7 +215,7 @@ def test_rows_that_fail_the_gates_say_why_in_chinese_and_keep_their_english_reas
         )
         assert reasons[6].reason_text() == "没有价格，也没有说明原因"
         for r in report.rejected:
-            assert english_runs(r.reason_text()) == [], r.reason_text()
+            assert english_left(r.reason_text()) == [], r.reason_text()
     with use_language("en"):
         assert [r.reason_text() for r in report.rejected] == [r.reason for r in report.rejected]
 
@@ -286,3 +268,16 @@ def test_the_import_document_of_rejected_rows_keeps_the_english_reasons(store: S
     with use_language("zh"):
         doc = import_json(report).model_dump(mode="json")
     assert [r["reason"] for r in doc["rejected"]] == ["on_demand price -1 is not a positive amount"]
+
+
+def test_a_refresh_that_cannot_read_its_replay_says_so_in_chinese(store: Store, tmp_path: Path) -> None:
+    from gpuplan.catalog.refresh import RefreshOptions, refresh
+
+    (tmp_path / "aws").mkdir()
+    (tmp_path / "aws" / "index.json").write_bytes(b"\xff{}")
+    with use_language("zh"):
+        [outcome] = refresh(store, ["aws"], RefreshOptions(replay_dir=tmp_path))
+    assert outcome.status == "failed"
+    assert outcome.message.startswith("失败（aws 的回放索引 '")
+    assert "不是 UTF-8 文本（第 0 字节）" in outcome.message
+    assert english_left(outcome.message) == []

@@ -3,8 +3,7 @@ stay the English they always were under en."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,18 +12,7 @@ from gpuplan.commit import Demand, PricedOffer, TcoProblem, load_usage, optimise
 from gpuplan.errors import GpuplanError
 from gpuplan.i18n import use_language
 from gpuplan.i18n.error_text import error_text
-
-# Data inside a line that stays as written: quoted names, paths, identifiers, numbers.
-_DATA = re.compile(r"""'[^']*'|"[^"]*"|`[^`]*`|\S*[_/.\d=<>@\[\]-]\S*""")
-_NOT_ASCII = re.compile(r"[^\x21-\x7e\s]+")
-
-
-def english_runs(text: str, allow: Iterable[str] = ()) -> list[str]:
-    """Runs of three or more English words in a row in ``text``, outside data (``allow`` too)."""
-    for data in sorted(allow, key=len, reverse=True):
-        text = text.replace(data, " | ")
-    text = _NOT_ASCII.sub(" | ", _DATA.sub(" | ", text))
-    return re.findall(r"[A-Za-z]+(?:[ ,;:()]+[A-Za-z]+){2,}", text)
+from i18n.english_left import english_left
 
 
 def _usage(**kw: object) -> dict[str, object]:
@@ -151,7 +139,7 @@ def test_a_usage_problem_keeps_its_english_and_reads_in_chinese(
     with use_language("zh"):
         line = error_text(e)
     assert line == chinese
-    assert english_runs(line) == []
+    assert english_left(line) == []
 
 
 def test_a_usage_file_that_is_not_a_mapping_is_refused_in_chinese(tmp_path: Path) -> None:
@@ -172,7 +160,7 @@ def test_a_demand_on_an_unknown_gpu_names_the_demand_and_the_gpu_in_chinese() ->
     with use_language("zh"):
         line = error_text(e)
     assert line.startswith("需求 's'：GPU 'H900' 无法识别")
-    assert english_runs(line) == []
+    assert english_left(line) == []
 
 
 def test_demand_that_nothing_can_serve_is_infeasible_in_chinese() -> None:
