@@ -53,12 +53,12 @@ Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
 
 
 class _Invalid(ValueError):
-    """A problem a validator reports through pydantic; ``phrase`` is the same words as a Phrase, so
-    that the line is written in the user's language (:func:`_worded_line`)."""
+    """A problem a validator reports through pydantic; its one argument (``phrase``) is the words as
+    a Phrase, so that the line is written in the user's language (:func:`_worded_line`)."""
 
     def __init__(self, template: str, /, **fields: object) -> None:
         self.phrase = Phrase(template, **fields)
-        super().__init__(str(self.phrase))
+        super().__init__(self.phrase)
 
 
 def _pick(value: str, known: tuple[str, ...], what: str) -> str:
