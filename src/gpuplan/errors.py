@@ -102,7 +102,7 @@ class NotFoundError(GpuplanError):
         kind: str,
         name: str,
         known: Iterable[str],
-        hint: str = "",
+        hint: str | Phrase = "",
         suggestions: Sequence[str] | None = None,
     ) -> None:
         self.kind = kind
