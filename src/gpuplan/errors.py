@@ -95,7 +95,8 @@ class GpuplanError(Exception):
 
 
 class NotFoundError(GpuplanError):
-    """A name that matches nothing. ``suggestions`` holds the nearest known names."""
+    """A name that matches nothing. ``suggestions`` holds the nearest known names; ``hint`` is a
+    catalog message, or a :class:`Phrase` when it holds data ("in 'fixed:replicas=x'")."""
 
     def __init__(
         self,

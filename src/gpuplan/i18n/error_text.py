@@ -127,16 +127,10 @@ def _not_found_text(error: NotFoundError, tr: Callable[[str], str]) -> str:
     elif 0 < len(error.known) <= LIST_AT_MOST:
         text += tr(_USE_ONE_OF).format(names=_join(error.known, tr(_AND_ONE_MORE)))
     if error.hint:
-        text += tr(_HINT).format(hint=_hint_text(error.hint, tr))
+        hint = error.hint  # a hint with data in it is a Phrase, translated with its fields
+        shown = _translated(hint) if isinstance(hint, Phrase) and tr is _ else tr(str(hint))
+        text += tr(_HINT).format(hint=shown)
     return text
-
-
-def _hint_text(hint: str | Phrase, tr: Callable[[str], str]) -> object:
-    """A NotFoundError's hint through ``tr``; a Phrase (a hint with names in it, "known presets:
-    …") is translated with its fields."""
-    if not isinstance(hint, Phrase):
-        return tr(hint)
-    return _translated(hint) if tr is _ else str(hint)
 
 
 def _join(names: Sequence[str], pattern: str) -> str:

@@ -77,6 +77,11 @@ class Calibration:
     """Step-time divisor of ``compile: true``: the PyTorch 2.0 announcement (pytorch.org/get-started/
     pytorch-2.0, 2022-12-02) measured torch.compile 1.3–1.5× faster (AMP, A100) on 163 open-source
     models; frozen at 1.3 while fewer than 3 calibration rows run compiled."""
+    overlap_cost: float = 0.0
+    """Share of a collective's time that still lengthens the step while compute "hides" it: NCCL's
+    kernels take SMs and memory bandwidth from the compute kernels they overlap with, so overlap is
+    not free. 0 is perfect overlap (the FSDP and DDP designs' premise, and the prior); fitted on the
+    multi-GPU rows."""
     time_band: float = 1.15
     """Multiplicative band on step time from the calibration residuals (exp of the 90th percentile
     of |ln(predicted/published)|); used only when no held-out half-width is recorded."""
@@ -126,6 +131,7 @@ class Calibration:
             or self.memory_band < 1.0
             or self.attention_factor <= 0
             or self.compile_speedup <= 0
+            or not 0.0 <= self.overlap_cost <= 1.0
             or any(f <= 0 for _, f in self.arch_factors)
         ):
             raise DataError(

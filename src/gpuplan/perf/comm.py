@@ -18,6 +18,10 @@ rings); what differs is when they can run:
   ``max(0, comm_phase − compute_phase)``. The first layer's gather (nothing to hide behind) and
   the last layer's reduce-scatter (nothing after it) are always exposed.
 
+Overlap is not free: the collectives' kernels share the SMs and memory bandwidth with the compute
+they overlap, so ``overlap_cost`` (:attr:`Calibration.overlap_cost`, fitted) of every hidden
+second still lengthens the step: exposed = bare exposed + overlap_cost × (total − bare exposed).
+
 Bytes on the wire: FSDP/ZeRO-3 gather 16-bit parameters under mixed precision (FSDP
 ``MixedPrecision(param_dtype=bf16)``, DeepSpeed fp16/bf16 params) and reduce gradients in fp32
 (torchtitan's ``reduce_dtype=float32``); DDP all-reduces gradients in their own dtype.
@@ -67,8 +71,19 @@ def comm_time(
     *,
     world: int,
     grad_accum_steps: int = 1,
+    overlap_cost: float = 0.0,
 ) -> CommTime:
-    """Collective time per optimizer step of ``grad_accum_steps`` micro-batches on ``world`` GPUs."""
+    """Collective time per optimizer step of ``grad_accum_steps`` micro-batches on ``world`` GPUs;
+    ``overlap_cost`` of the hidden time counts as exposed too."""
+    bare = _bare_comm_time(profile, phases, parallelism, link, world=world, grad_accum_steps=grad_accum_steps)
+    hidden_s = max(0.0, bare.total_s - bare.exposed_s)
+    return CommTime(total_s=bare.total_s, exposed_s=bare.exposed_s + overlap_cost * hidden_s)
+
+
+def _bare_comm_time(
+    profile: Profile, phases: PhaseTimes, parallelism: str, link: Link, *, world: int, grad_accum_steps: int
+) -> CommTime:
+    """The collectives' time and the part compute cannot hide at all (perfect overlap)."""
     if world <= 1 or profile.task == "infer":
         return CommTime(total_s=0.0, exposed_s=0.0)
     grad_bytes = profile.trainable_params * _grad_bytes_per_param(profile)

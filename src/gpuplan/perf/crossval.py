@@ -53,6 +53,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "tensor_tail_gflop_per_call": (0.0, 20.0),
     "attention_factor": (0.3, 1.5),
     "compile_speedup": (1.0, 2.0),
+    "overlap_cost": (0.0, 1.0),
 }
 _ARCH_BOUNDS = (0.5, 1.6)
 #: Log-sd of the prior that pools an architecture's factor toward 1. Under the soft-L1 loss a

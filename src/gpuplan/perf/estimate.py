@@ -372,9 +372,26 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.
         compute_s /= cal.compile_speedup
         notes.append(f"compile: true — compute time ÷ {cal.compile_speedup:g} (torch.compile speed-up)")
-    comm = comm_time(profile, phases, parallelism, dp_link, world=dp, grad_accum_steps=grad_accum_steps)
+    overlap = cal.overlap_cost
+    comm = comm_time(
+        profile,
+        phases,
+        parallelism,
+        dp_link,
+        world=dp,
+        grad_accum_steps=grad_accum_steps,
+        overlap_cost=overlap,
+    )
     slow_link = data_parallel_link(link.slow_end(), mp, dp)
-    slow = comm_time(profile, phases, parallelism, slow_link, world=dp, grad_accum_steps=grad_accum_steps)
+    slow = comm_time(
+        profile,
+        phases,
+        parallelism,
+        slow_link,
+        world=dp,
+        grad_accum_steps=grad_accum_steps,
+        overlap_cost=overlap,
+    )
     mp_comm_s = stages * (tp_s + p2p_s)
     comm_s, comm_slow_s = comm.exposed_s + mp_comm_s, slow.exposed_s + mp_comm_s
     step_s = compute_s + comm_s
