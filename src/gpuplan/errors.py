@@ -95,14 +95,15 @@ class GpuplanError(Exception):
 
 
 class NotFoundError(GpuplanError):
-    """A name that matches nothing. ``suggestions`` holds the nearest known names."""
+    """A name that matches nothing. ``suggestions`` holds the nearest known names; ``hint`` is a
+    catalog message, or a :class:`Phrase` when it holds data ("in 'fixed:replicas=x'")."""
 
     def __init__(
         self,
         kind: str,
         name: str,
         known: Iterable[str],
-        hint: str = "",
+        hint: str | Phrase = "",
         suggestions: Sequence[str] | None = None,
     ) -> None:
         self.kind = kind

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuplan.deploy.grammar import check_image
 from gpuplan.errors import DeployError
+from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from gpuplan.deploy.spec import LaunchSpec
@@ -52,7 +53,11 @@ class GenerateOptions:
         check_image(self.image, "--image")
         check_image(self.base_image, "--base-image")
         if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
-            raise DeployError(f"--steps must be a whole number from 1 to {MAX_STEPS:,} (got {self.steps!r})")
+            raise DeployError.worded(
+                N_("--steps must be a whole number from 1 to {limit:,} (got {steps!r})"),
+                limit=MAX_STEPS,
+                steps=self.steps,
+            )
 
 
 class Generator(Protocol):

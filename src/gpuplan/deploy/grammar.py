@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 
-from gpuplan.errors import DeployError
+from gpuplan.errors import DeployError, Phrase
+from gpuplan.i18n.messages import N_
 
 __all__ = [
     "ENTRY_POINT",
@@ -80,21 +81,53 @@ MAX_REPLICAS = 10_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
+# The ValueErrors below are raised inside pydantic validators: each carries a Phrase, so that the
+# DeployError made from pydantic's error (gpuplan.deploy.reasons) reads in the user's language.
+
+
 def plain_text(value: str, what: str) -> str:
     """``value`` if it is one printable line of at most MAX_TEXT_CHARS characters, else ValueError."""
     if len(value) > MAX_TEXT_CHARS:
-        raise ValueError(f"{what} is {len(value)} characters long (at most {MAX_TEXT_CHARS})")
+        raise ValueError(
+            Phrase(
+                N_("{what} is {length} characters long (at most {limit})"),
+                what=what,
+                length=len(value),
+                limit=MAX_TEXT_CHARS,
+            )
+        )
     if _CONTROL.search(value):
-        raise ValueError(f"{what} contains a control character or line break: {value[:60]!r}")
+        raise ValueError(
+            Phrase(
+                N_("{what} contains a control character or line break: {value!r}"),
+                what=what,
+                value=value[:60],
+            )
+        )
     if any(c in value for c in "`$\"'\\"):
-        raise ValueError(f"{what} contains a quote, backslash, '$' or backtick: {value[:60]!r}")
+        raise ValueError(
+            Phrase(
+                N_("{what} contains a quote, backslash, '$' or backtick: {value!r}"),
+                what=what,
+                value=value[:60],
+            )
+        )
     return value
 
 
-def matches(pattern: re.Pattern[str], value: str, what: str, example: str) -> str:
-    """``value`` if it fully matches ``pattern`` (ASCII), else a ValueError naming ``what``."""
+def matches(pattern: re.Pattern[str], value: str, what: str, example: str | Phrase) -> str:
+    """``value`` if it fully matches ``pattern`` (ASCII), else a ValueError naming ``what``.
+
+    ``example`` is data (``"'us-east-1'"``), or a Phrase where it has words in it."""
     if not value.isascii() or not pattern.fullmatch(value):
-        raise ValueError(f"{what} {value[:60]!r} is not valid (expected something like {example})")
+        raise ValueError(
+            Phrase(
+                N_("{what} {value!r} is not valid (expected something like {example})"),
+                what=what,
+                value=value[:60],
+                example=example,
+            )
+        )
     return value
 
 
@@ -103,10 +136,14 @@ def check_image(image: str | None, option: str) -> str | None:
     if image is None:
         return None
     if len(image) > MAX_IMAGE_CHARS or not image.isascii() or not IMAGE.fullmatch(image):
-        raise DeployError(
-            f"{option} {image[:60]!r} is not a container image reference "
-            "(expected e.g. registry.example.com/team/train:1.0 or "
-            "pytorch/pytorch:2.7.0-cuda12.8-cudnn9-runtime)"
+        raise DeployError.worded(
+            N_(
+                "{option} {image!r} is not a container image reference "
+                "(expected e.g. registry.example.com/team/train:1.0 or "
+                "pytorch/pytorch:2.7.0-cuda12.8-cudnn9-runtime)"
+            ),
+            option=option,
+            image=image[:60],
         )
     return image
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from gpuplan.errors import DeployError
 from gpuplan.hardware import GPU
+from gpuplan.i18n.messages import N_
 
 __all__ = ["BaseImage", "base_image_for"]
 
@@ -67,13 +68,16 @@ def base_image_for(gpu: GPU | None) -> BaseImage:
     if gpu is None:
         return _CUDA_12_8
     if gpu.vendor != "nvidia" or gpu.compute_capability is None:
-        raise DeployError(
-            f"{gpu.id} is not an NVIDIA GPU: no CUDA image fits; pass --base-image with a ROCm PyTorch image"
+        raise DeployError.worded(
+            N_("{gpu} is not an NVIDIA GPU: no CUDA image fits; pass --base-image with a ROCm PyTorch image"),
+            gpu=gpu.id,
         )
     major, _, minor = gpu.compute_capability.partition(".")
     cc = (int(major), int(minor or 0))
     if cc < (7, 0):
-        raise DeployError(
-            f"{gpu.id} (compute capability {gpu.compute_capability}) is too old for current PyTorch"
+        raise DeployError.worded(
+            N_("{gpu} (compute capability {capability}) is too old for current PyTorch"),
+            gpu=gpu.id,
+            capability=gpu.compute_capability,
         )
     return _CUDA_12_4 if cc < (7, 5) else _CUDA_12_8

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from gpuplan.deploy.base import GeneratedFile
-from gpuplan.errors import DeployError
+from gpuplan.errors import DeployError, Phrase
+from gpuplan.i18n.messages import N_
 
 __all__ = ["write_files"]
 
@@ -43,11 +44,12 @@ def _short(path: object) -> str:
     return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]}"
 
 
-def _why(e: OSError) -> str:
+def _why(e: OSError) -> str | Phrase:
+    """Why a write failed: our words for a full disk, else the system's own (strerror)."""
     if e.errno == errno.ENOSPC:
-        return "no space left on the device"
+        return Phrase(N_("no space left on the device"))
     if e.errno == errno.EDQUOT:
-        return "disk quota exceeded"
+        return Phrase(N_("disk quota exceeded"))
     return e.strerror or type(e).__name__
 
 
@@ -59,22 +61,26 @@ def _relative_parts(path: str) -> tuple[str, ...]:
         or PurePosixPath(path).is_absolute()
         or any(p in ("", ".", "..") or "\x00" in p or "\\" in p for p in parts)
     ):
-        raise DeployError(f"refusing to write outside the output directory: {path!r}")  # a generator bug
+        # A generator bug, never the user's input.
+        raise DeployError.worded(N_("refusing to write outside the output directory: {path!r}"), path=path)
     return parts
 
 
 def _open_root(out: Path) -> tuple[Path, int, bool]:
     """(resolved --out, its descriptor, whether this call created it)."""
     if "\x00" in str(out):
-        raise DeployError("--out contains a NUL byte: choose another --out")
+        raise DeployError.worded(N_("--out contains a NUL byte: choose another --out"))
     created = False
     try:
         if out.is_symlink() and not out.exists():
-            raise DeployError(
-                f"--out {_short(out)} is a symbolic link to a missing folder: remove it or choose another"
+            raise DeployError.worded(
+                N_("--out {out} is a symbolic link to a missing folder: remove it or choose another"),
+                out=_short(out),
             )
         if out.exists() and not out.is_dir():
-            raise DeployError(f"--out {_short(out)} is a file, not a directory: choose another --out")
+            raise DeployError.worded(
+                N_("--out {out} is a file, not a directory: choose another --out"), out=_short(out)
+            )
         if not out.exists():
             try:
                 out.mkdir(parents=True)
@@ -88,11 +94,16 @@ def _open_root(out: Path) -> tuple[Path, int, bool]:
         raise
     except OSError as e:
         where = e.filename or out
-        raise DeployError(
-            f"cannot create --out {_short(out)}: {_short(where)}: {_why(e)}; choose another --out"
+        raise DeployError.worded(
+            N_("cannot create --out {out}: {where}: {why}; choose another --out"),
+            out=_short(out),
+            where=_short(where),
+            why=_why(e),
         ) from e
     except (ValueError, RuntimeError) as e:  # NUL, a symlink loop
-        raise DeployError(f"cannot use --out {_short(out)}: {e}; choose another --out") from e
+        raise DeployError.worded(
+            N_("cannot use --out {out}: {why}; choose another --out"), out=_short(out), why=e
+        ) from e
     return real, fd, created
 
 
@@ -125,13 +136,17 @@ class _Batch:
         except OSError as e:
             info = os.stat(name, dir_fd=parent, follow_symlinks=False)
             if stat.S_ISLNK(info.st_mode):
-                raise DeployError(
-                    f"{_short(shown)} is a symbolic link: refusing to write through it; remove it or choose "
-                    "another --out"
+                raise DeployError.worded(
+                    N_(
+                        "{path} is a symbolic link: refusing to write through it; remove it or choose "
+                        "another --out"
+                    ),
+                    path=_short(shown),
                 ) from e
             if not stat.S_ISDIR(info.st_mode):
-                raise DeployError(
-                    f"{_short(shown)} exists and is not a folder: remove it or choose another --out"
+                raise DeployError.worded(
+                    N_("{path} exists and is not a folder: remove it or choose another --out"),
+                    path=_short(shown),
                 ) from e
             raise
         self.dir_fds[parts] = fd
@@ -146,9 +161,9 @@ class _Batch:
         except FileNotFoundError:
             info = None
         if info is not None and stat.S_ISDIR(info.st_mode):
-            raise DeployError(
-                f"{_short(self.root / f.path)} is a folder where the file must go: "
-                "remove it or choose another --out"
+            raise DeployError.worded(
+                N_("{path} is a folder where the file must go: remove it or choose another --out"),
+                path=_short(self.root / f.path),
             )
         temp = f".{name}.{secrets.token_hex(8)}.gpuplan-tmp"  # the shape _LEFTOVER matches
         fd = os.open(temp, _NEW_FILE_FLAGS, 0o600, dir_fd=folder)
@@ -192,11 +207,16 @@ def write_files(files: list[GeneratedFile], out_dir: str | Path, *, force: bool 
         leftovers = _leftovers(out)
         non_empty = leftovers is None
     except OSError as e:
-        raise DeployError(f"cannot read --out {_short(out)}: {_why(e)}; choose another --out") from e
+        raise DeployError.worded(
+            N_("cannot read --out {out}: {why}; choose another --out"), out=_short(out), why=_why(e)
+        ) from e
     if non_empty and not force:
-        raise DeployError(
-            f"output directory {_short(out)} exists and is not empty: "
-            "choose another --out, or pass --force to overwrite"
+        raise DeployError.worded(
+            N_(
+                "output directory {out} exists and is not empty: "
+                "choose another --out, or pass --force to overwrite"
+            ),
+            out=_short(out),
         )
     for f in files:
         _relative_parts(f.path)
@@ -213,8 +233,10 @@ def write_files(files: list[GeneratedFile], out_dir: str | Path, *, force: bool 
             with contextlib.suppress(OSError):
                 out.rmdir()
         if isinstance(e, OSError):
-            raise DeployError(
-                f"cannot write the launch files into {_short(root)}: {_why(e)} (nothing was written)"
+            raise DeployError.worded(
+                N_("cannot write the launch files into {out}: {why} (nothing was written)"),
+                out=_short(root),
+                why=_why(e),
             ) from e
         raise
     batch.close()

@@ -7,7 +7,8 @@ from gpuplan.deploy.docker import DockerGenerator
 from gpuplan.deploy.k8s import KubernetesGenerator
 from gpuplan.deploy.skypilot import SkyPilotGenerator
 from gpuplan.deploy.torchrun import TorchrunGenerator
-from gpuplan.errors import NotFoundError, closest
+from gpuplan.errors import NotFoundError, Phrase, closest
+from gpuplan.i18n.messages import N_
 
 __all__ = ["ALIASES", "GENERATORS", "get_generator", "target_names"]
 
@@ -36,5 +37,6 @@ def get_generator(name: str) -> Generator:
             return g
     known = [*target_names(), *ALIASES]
     if closest(name, known):
-        raise NotFoundError("deploy target", name, known, hint=f"one of {', '.join(target_names())}")
+        hint = Phrase(N_("one of {targets}"), targets=", ".join(target_names()))
+        raise NotFoundError("deploy target", name, known, hint=hint)
     raise NotFoundError("deploy target", name, target_names())  # lists the targets itself

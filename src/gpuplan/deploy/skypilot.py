@@ -21,6 +21,7 @@ from gpuplan.deploy.user_package import PROJECT_DIR, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
+from gpuplan.i18n.messages import N_
 
 __all__ = ["SkyPilotGenerator", "skypilot_clouds", "task_yaml"]
 
@@ -41,14 +42,15 @@ MAX_RESTARTS_ON_ERRORS = 3
 
 def accelerator(spec: LaunchSpec) -> str:
     if spec.gpu is None:
-        raise DeployError(
-            "SkyPilot needs a GPU type: pass --gpu (e.g. --gpu A100-80GB) or deploy a plan file"
+        raise DeployError.worded(
+            N_("SkyPilot needs a GPU type: pass --gpu (e.g. --gpu A100-80GB) or deploy a plan file")
         )
     # SkyPilot's name for the GPU is a column of the hardware table (gpus.csv skypilot_name).
     name = get_gpu(spec.gpu).skypilot_name
     if name is None:
-        raise DeployError(
-            f"no SkyPilot accelerator name is known for {spec.gpu}: use --target k8s or --target torchrun"
+        raise DeployError.worded(
+            N_("no SkyPilot accelerator name is known for {gpu}: use --target k8s or --target torchrun"),
+            gpu=spec.gpu,
         )
     return name
 
@@ -56,16 +58,22 @@ def accelerator(spec: LaunchSpec) -> str:
 def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     """The task as a dict, in the order SkyPilot's docs present the fields."""
     if spec.task == "infer":
-        raise DeployError("the skypilot target writes training tasks; for serving use --target k8s")
+        raise DeployError.worded(
+            N_("the skypilot target writes training tasks; for serving use --target k8s")
+        )
     resources: dict[str, Any] = {}
     package = user_package(spec)
     if spec.provider is not None:
         clouds = skypilot_clouds()
         cloud = clouds.get(spec.provider)
         if cloud is None:
-            raise DeployError(
-                f"SkyPilot has no {spec.provider} cloud (of ours it supports {', '.join(clouds)}): "
-                "use --target k8s or --target torchrun"
+            raise DeployError.worded(
+                N_(
+                    "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
+                    "use --target k8s or --target torchrun"
+                ),
+                provider=spec.provider,
+                clouds=", ".join(clouds),
             )
         resources["cloud"] = cloud
         if spec.region:

@@ -48,6 +48,7 @@ from gpuplan.deploy.grammar import (
     matches,
     plain_text,
 )
+from gpuplan.deploy.reasons import reason
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     PlanOption,
@@ -55,8 +56,9 @@ from gpuplan.documents.plan import (
     WorkloadData,
     upgrade_v1_option,
 )
-from gpuplan.errors import DeployError, GpuplanError
+from gpuplan.errors import DeployError, GpuplanError, Phrase
 from gpuplan.hardware import GPU, get_gpu
+from gpuplan.i18n.messages import N_
 from gpuplan.vocab import Parallelism, PricingModel, Task, pydantic_cast
 
 __all__ = [
@@ -127,26 +129,32 @@ class ServingDeployment(BaseModel):
         v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
         # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
         if not v.isascii() or not MIG_PROFILE.fullmatch(v):
-            raise ValueError(f"MIG profile {v!r} is not of the form 1g.10gb")
+            raise ValueError(Phrase(N_("MIG profile {profile!r} is not of the form 1g.10gb"), profile=v))
         return v
 
     @model_validator(mode="after")
     def _one_sharing_mode(self) -> ServingDeployment:
         if self.mig_profile and self.share_gpu > 1:
-            raise ValueError("choose either mig_profile or share_gpu, not both")
+            raise ValueError(Phrase(N_("choose either mig_profile or share_gpu, not both")))
         if self.max_replicas < self.min_replicas:
-            raise ValueError("max_replicas is below min_replicas")
+            raise ValueError(Phrase(N_("max_replicas is below min_replicas")))
         return self
 
 
-def _short_errors(e: ValidationError) -> str:
+def _short_errors(e: ValidationError) -> Phrase:
+    """The first problem of ``e`` as ``field.path: reason``, and how many more there are."""
     first = e.errors()[0]
     where = ".".join(str(p) for p in first["loc"])
-    msg = str(first["msg"]).removeprefix("Value error, ")
-    more = f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else ""
+    problem = reason(first)
+    more: str | Phrase = ""
+    if e.error_count() > 1:
+        more = Phrase(N_(" (and {more} more)"), more=e.error_count() - 1)
     # A validator's message may already start with the field's name ("model.python 'x' is not …").
-    named = not where or msg.startswith((where, where.rsplit(".", 1)[-1]))
-    return f"{msg}{more}" if named else f"{where}: {msg}{more}"
+    named = not where or str(problem).startswith((where, where.rsplit(".", 1)[-1]))
+    if named:
+        return Phrase("{problem}{more}", problem=problem, more=more)
+    # TRANSLATORS: a field's path in a plan or workload file, and what is wrong with it
+    return Phrase(N_("{where}: {problem}{more}"), where=where, problem=problem, more=more)
 
 
 class LaunchSpec(BaseModel):
@@ -228,18 +236,20 @@ class LaunchSpec(BaseModel):
         if not changes:
             return self
         if self.task != "infer":
-            raise DeployError(f"{', '.join(sorted(changes))}: only for serving workloads (task: infer)")
+            raise DeployError.worded(
+                N_("{options}: only for serving workloads (task: infer)"), options=", ".join(sorted(changes))
+            )
         current = (self.serving or ServingDeployment()).model_dump(exclude_unset=True)
         try:
             serving = ServingDeployment.model_validate({**current, **changes})
             return LaunchSpec.model_validate({**self.model_dump(), "serving": serving})
         except ValidationError as e:
-            raise DeployError(f"serving: {_short_errors(e)}") from e
+            raise DeployError.worded(N_("serving: {problem}"), problem=_short_errors(e)) from e
 
     @field_validator("name")
     @classmethod
     def _dns_label(cls, v: str) -> str:
-        return matches(DNS_LABEL, v, "name", "'bert-finetune' (lower case, digits, dashes)")
+        return matches(DNS_LABEL, v, "name", Phrase(N_("'bert-finetune' (lower case, digits, dashes)")))
 
     @field_validator("region", "instance_type")
     @classmethod
@@ -268,7 +278,9 @@ class LaunchSpec(BaseModel):
         if self.serving and self.serving.mig_profile and self.gpu:
             gpu = get_gpu(self.gpu)
             if gpu.mig_max_instances == 0:
-                raise ValueError(f"{gpu.id} does not support MIG; use share_gpu (time-slicing) instead")
+                raise ValueError(
+                    Phrase(N_("{gpu} does not support MIG; use share_gpu (time-slicing) instead"), gpu=gpu.id)
+                )
         return self
 
     # ---- builders ---------------------------------------------------------------------------
@@ -281,7 +293,7 @@ class LaunchSpec(BaseModel):
         try:
             doc = load_json(text, source=str(path), error=DeployError)
         except DeployError as e:
-            raise DeployError(f"{e}: write it with `gpuplan plan --json`") from None
+            raise DeployError.worded(N_("{error}: write it with `gpuplan plan --json`"), error=e) from None
         return cls.from_plan(doc, source=str(path), folder=path.resolve().parent)
 
     @classmethod
@@ -292,18 +304,27 @@ class LaunchSpec(BaseModel):
         into a Docker image) is used only when it is this folder or inside it: a plan from elsewhere
         must not make deploy copy files from anywhere else on this machine."""
         if not isinstance(doc, dict) or "schema_version" not in doc:
-            raise DeployError(
-                f"{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"
+            raise DeployError.worded(
+                N_("{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"),
+                source=source,
             )
         version = doc["schema_version"]
         if version not in _READABLE_PLAN_VERSIONS:
-            raise DeployError(
-                f"plan file has schema version {version!r}; this gpuplan reads "
-                f"{' and '.join(map(str, _READABLE_PLAN_VERSIONS))}: re-run `gpuplan plan`"
+            first, last = _READABLE_PLAN_VERSIONS
+            raise DeployError.worded(
+                N_(
+                    "plan file has schema version {version!r}; this gpuplan reads {first} and {last}: "
+                    "re-run `gpuplan plan`"
+                ),
+                version=version,
+                first=first,
+                last=last,
             )
         option = doc.get("recommended")
         if not isinstance(option, dict):
-            raise DeployError(f"{source} has no recommended option: re-run `gpuplan plan`")
+            raise DeployError.worded(
+                N_("{source} has no recommended option: re-run `gpuplan plan`"), source=source
+            )
         if version == 1:
             # Version 2 renamed only money fields, which deploy does not use: a plan made before
             # still deploys.
@@ -311,15 +332,23 @@ class LaunchSpec(BaseModel):
         for key in ("provider", "region", "zone", "instance_type", "gpu", "pricing"):
             value = option.get(key)
             if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
-                raise DeployError(
-                    f"{source}: recommended.{key} is {len(value):,} characters long (at most "
-                    f"{MAX_NAME_CHARS}): re-run `gpuplan plan`"
+                raise DeployError.worded(
+                    N_(
+                        "{source}: recommended.{key} is {length:,} characters long (at most {limit}): "
+                        "re-run `gpuplan plan`"
+                    ),
+                    source=source,
+                    key=key,
+                    length=len(value),
+                    limit=MAX_NAME_CHARS,
                 )
         try:
             opt = PlanOption.read(option)
         except ValidationError as e:
-            raise DeployError(
-                f"{source}: recommended option is malformed: {_short_errors(e)}: re-run `gpuplan plan`"
+            raise DeployError.worded(
+                N_("{source}: recommended option is malformed: {problem}: re-run `gpuplan plan`"),
+                source=source,
+                problem=_short_errors(e),
             ) from e
         workload = _read_workload_dict(doc.get("workload") or {}, source)
         return _build(
@@ -353,7 +382,9 @@ class LaunchSpec(BaseModel):
         text = read_text(path, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
         doc = load_yaml(text, source=str(path), error=DeployError)
         if not isinstance(doc, dict):
-            raise DeployError(f"{path} is not a workload file (expected a mapping at the top level)")
+            raise DeployError.worded(
+                N_("{path} is not a workload file (expected a mapping at the top level)"), path=path
+            )
         workload = _read_workload_dict(_validated_workload(doc, path), str(path))
         gpu_id = get_gpu(gpu).id if gpu else None
         if provider is not None:
@@ -395,7 +426,9 @@ def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
     try:
         return PlanWorkload.read(doc)
     except ValidationError as e:
-        raise DeployError(f"{source}: workload is invalid: {_short_errors(e)}") from e
+        raise DeployError.worded(
+            N_("{source}: workload is invalid: {problem}"), source=source, problem=_short_errors(e)
+        ) from e
 
 
 def _project_inside(project_dir: str | None, folder: Path | None) -> str | None:
@@ -473,6 +506,9 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
             **launch,
         )
     except ValidationError as e:
-        raise DeployError(f"{source}: cannot build a launch from it: {_short_errors(e)}") from e
+        raise DeployError.worded(
+            N_("{source}: cannot build a launch from it: {problem}"), source=source, problem=_short_errors(e)
+        ) from e
     except GpuplanError as e:
-        raise DeployError(f"{source}: {e}") from e
+        # TRANSLATORS: a plan or workload file, and the error one of its names gave
+        raise DeployError.worded(N_("{source}: {error}"), source=source, error=e) from e

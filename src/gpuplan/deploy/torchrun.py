@@ -15,6 +15,7 @@ from importlib import resources
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
+from gpuplan.i18n.messages import N_
 
 __all__ = [
     "DEFAULT_STEPS",
@@ -55,7 +56,9 @@ def _literal(value: object) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=True)
     if isinstance(value, float) and not math.isfinite(value):
-        raise DeployError(f"refusing to write a non-finite setting ({value!r}) into train.py")
+        raise DeployError.worded(
+            N_("refusing to write a non-finite setting ({value!r}) into train.py"), value=value
+        )
     if value is None or isinstance(value, bool | int | float):
         return repr(value)
     raise TypeError(f"no Python literal for {type(value).__name__}")  # pragma: no cover - generator bug
@@ -270,5 +273,7 @@ class TorchrunGenerator:
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         if spec.task == "infer":
-            raise DeployError("torchrun launches training; to serve this workload use --target k8s or docker")
+            raise DeployError.worded(
+                N_("torchrun launches training; to serve this workload use --target k8s or docker")
+            )
         return [*entry_point_files(spec, options), GeneratedFile(path="README.md", content=readme(spec))]

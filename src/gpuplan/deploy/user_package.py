@@ -21,6 +21,7 @@ from pathlib import Path
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
+from gpuplan.i18n.messages import N_
 
 __all__ = ["PROJECT_DIR", "UserPackage", "user_package"]
 
@@ -72,9 +73,13 @@ def _regular_text(path: Path, budget: list[int]) -> str | None:
         return None
     budget[0] -= info.st_size
     if budget[0] < 0:
-        raise DeployError(
-            f"model package in {path.parent} is larger than {MAX_BYTES // 2**20} MB: "
-            "build the image yourself (COPY your package into it) and pass --image"
+        raise DeployError.worded(
+            N_(
+                "model package in {folder} is larger than {limit_mb} MB: "
+                "build the image yourself (COPY your package into it) and pass --image"
+            ),
+            folder=path.parent,
+            limit_mb=MAX_BYTES // 2**20,
         )
     try:
         return path.read_bytes().decode("utf-8")
@@ -91,9 +96,13 @@ def _walk(root: Path, top: Path) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         out.extend(Path(folder) / n for n in sorted(names) if not n.endswith((".pyc", ".pyo")))
         if len(out) > MAX_FILES:
-            raise DeployError(
-                f"model package {top} has more than {MAX_FILES} files: build the image yourself "
-                "(COPY your package into it) and pass --image"
+            raise DeployError.worded(
+                N_(
+                    "model package {package} has more than {limit} files: build the image yourself "
+                    "(COPY your package into it) and pass --image"
+                ),
+                package=top,
+                limit=MAX_FILES,
             )
     return out
 

@@ -127,7 +127,9 @@ def _not_found_text(error: NotFoundError, tr: Callable[[str], str]) -> str:
     elif 0 < len(error.known) <= LIST_AT_MOST:
         text += tr(_USE_ONE_OF).format(names=_join(error.known, tr(_AND_ONE_MORE)))
     if error.hint:
-        text += tr(_HINT).format(hint=tr(error.hint))
+        hint = error.hint  # a hint with data in it is a Phrase, translated with its fields
+        shown = _translated(hint) if isinstance(hint, Phrase) and tr is _ else tr(str(hint))
+        text += tr(_HINT).format(hint=shown)
     return text
 
 

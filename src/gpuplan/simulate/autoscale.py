@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
+from gpuplan.i18n.messages import N_
 from gpuplan.simulate.engine import (
     STATUS_DROPPED,
     STATUS_KILLED,
@@ -43,6 +44,9 @@ __all__ = [
     "replica_from_decode",
     "simulate_autoscale",
 ]
+
+#: The pricing models a replica-hour is billed under, as a message names them (catalog words).
+_PRICING_WORDS = {"on_demand": N_("on_demand"), "spot": N_("spot")}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -235,7 +239,12 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     missing = [k for k in hours if k not in prices.usd_per_hour]
     if missing:
         flag = missing[0].replace("_", "-")
-        raise InputError(f"no {missing[0]} price for {cfg.replica.gpu}; give one with --{flag}-price")
+        raise InputError.worded(
+            N_("no {pricing} price for {gpu}; give one with --{flag}-price"),
+            pricing=Phrase(_PRICING_WORDS[missing[0]]),
+            gpu=cfg.replica.gpu,
+            flag=flag,
+        )
     cost = sum(h * prices.usd_per_hour[k] for k, h in hours.items())
     ran = served | (st == STATUS_KILLED)
     started = run.start_s[ran]
@@ -286,12 +295,12 @@ def simulate_autoscale(
     """Each policy on ``trace``; requests need the trace's token counts (see ``Trace.with_tokens``)."""
     settings = settings or SimulationSettings()
     if trace.prompt_tokens is None or trace.output_tokens is None:
-        raise InputError("the trace has no token counts; give the workload's serving: figures")
+        raise InputError.worded(N_("the trace has no token counts; give the workload's serving: figures"))
     if not policies:
-        raise InputError("no policy to simulate; give --policy (e.g. target:target=0.7)")
+        raise InputError.worded(N_("no policy to simulate; give --policy (e.g. target:target=0.7)"))
     names = [p.name for p in policies]
     if len(set(names)) != len(names):
-        raise InputError("two policies share a name; give each a name=… key")
+        raise InputError.worded(N_("two policies share a name; give each a name=… key"))
     work = replica.work(trace.prompt_tokens, trace.output_tokens)
     ctx = _Ctx(replica=replica, settings=settings)
     out = []

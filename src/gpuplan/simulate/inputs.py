@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuplan.errors import InputError, NotFoundError
+from gpuplan.i18n.messages import N_
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
@@ -43,9 +44,15 @@ def fleet_prices(
 
     for flag, value in (("--on-demand-price", on_demand_usd), ("--spot-price", spot_usd)):
         if value is not None and not (math.isfinite(value) and value > 0):
-            raise InputError(f"{flag} must be a positive number of USD per replica-hour, got {value:g}")
+            raise InputError.worded(
+                N_("{flag} must be a positive number of USD per replica-hour, got {value:g}"),
+                flag=flag,
+                value=value,
+            )
     if spot_rate_per_hour is not None and not (math.isfinite(spot_rate_per_hour) and spot_rate_per_hour >= 0):
-        raise InputError(f"--spot-rate must be 0 or more interruptions per hour, got {spot_rate_per_hour:g}")
+        raise InputError.worded(
+            N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
+        )
     best = cheapest_by_gpu(offers).get(gpu_id, {})
     prices: dict[str, float] = {}
     notes = []
@@ -60,8 +67,9 @@ def fleet_prices(
                 f"{key} {prices[key]:.4g} USD/GPU-h: {o.provider} {o.region} {o.instance_type} ({o.as_of})"
             )
     if "on_demand" not in prices:
-        raise InputError(
-            f"the catalog has no on-demand price for {gpu_id}; give one with --on-demand-price USD_PER_HOUR"
+        raise InputError.worded(
+            N_("the catalog has no on-demand price for {gpu}; give one with --on-demand-price USD_PER_HOUR"),
+            gpu=gpu_id,
         )
     if spot_rate_per_hour is not None:
         rate, rate_src = spot_rate_per_hour, f"{spot_rate_per_hour:g} interruptions per replica-hour (given)"
@@ -85,18 +93,20 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
         k = k.strip().lower()
         if not eq or k not in keys:
             raise NotFoundError(
-                "replica key", k or item, list(keys), hint="write slots=N,tpot_ms=T,prefill_tps=R"
+                "replica key", k or item, list(keys), hint=N_("write slots=N,tpot_ms=T,prefill_tps=R")
             )
         try:
             values[k] = keys[k](v)
         except ValueError as e:
-            raise InputError(f"--replica: {k}={v!r} is not a number") from e
+            raise InputError.worded(N_("--replica: {key}={value!r} is not a number"), key=k, value=v) from e
         if not math.isfinite(values[k]):
-            raise InputError(f"--replica: {k}={v.strip()} is not a finite number")
+            raise InputError.worded(
+                N_("--replica: {key}={value} is not a finite number"), key=k, value=v.strip()
+            )
     if "slots" not in values or "tpot_ms" not in values:
-        raise InputError("--replica needs slots=N and tpot_ms=T (prefill_tps=R optional)")
+        raise InputError.worded(N_("--replica needs slots=N and tpot_ms=T (prefill_tps=R optional)"))
     if values["slots"] < 1 or values["tpot_ms"] <= 0 or values.get("prefill_tps", 1.0) <= 0:
-        raise InputError("--replica: slots ≥ 1, tpot_ms > 0 and prefill_tps > 0")
+        raise InputError.worded(N_("--replica: slots ≥ 1, tpot_ms > 0 and prefill_tps > 0"))
     return ReplicaModel(
         gpu=gpu_id,
         slots=values["slots"],
@@ -136,15 +146,19 @@ class ServicesFile(BaseModel):
         for s in self.services:
             if s.workload is not None:
                 if not estimated or s.name not in estimated:
-                    raise InputError(f"service {s.name!r}: its workload has not been estimated")
+                    raise InputError.worded(
+                        N_("service {name!r}: its workload has not been estimated"), name=s.name
+                    )
                 out.append(estimated[s.name])
                 continue
             missing = [
                 k for k in ("memory_gib", "capacity_requests_per_s", "latency_ms") if getattr(s, k) is None
             ]
             if missing:
-                raise InputError(
-                    f"service {s.name!r}: give {', '.join(missing)} (or workload: a YAML to estimate)"
+                raise InputError.worded(
+                    N_("service {name!r}: give {fields} (or workload: a YAML to estimate)"),
+                    name=s.name,
+                    fields=", ".join(missing),
                 )
             out.append(
                 ServiceDemand(
@@ -171,7 +185,11 @@ def load_services(path: str | Path) -> ServicesFile:
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(x) for x in err["loc"])
-        raise InputError(f"services file {p.name}: {where}: {err['msg']}") from e
+        from gpuplan.deploy.reasons import reason  # pydantic's words, in the user's language
+
+        raise InputError.worded(
+            N_("services file {name}: {where}: {problem}"), name=p.name, where=where, problem=reason(err)
+        ) from e
 
 
 #: ASSUMPTION: CUDA context, cuBLAS workspace and the serving engine's own buffers, per instance.

@@ -29,7 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from gpuplan.errors import InputError, NotFoundError
+from gpuplan.errors import InputError, NotFoundError, Phrase
+from gpuplan.i18n.messages import N_
 
 __all__ = [
     "COMPUTE_SLICES",
@@ -93,9 +94,8 @@ class MigGpu:
         for p in self.profiles:
             if p.name == name:
                 return p
-        raise NotFoundError(
-            "MIG profile", name, [p.name for p in self.profiles], hint=f"on {self.gpu_ids[0]}"
-        )
+        hint = Phrase(N_("on {gpu}"), gpu=self.gpu_ids[0])
+        raise NotFoundError("MIG profile", name, [p.name for p in self.profiles], hint=hint)
 
 
 def _table(ids: tuple[str, ...], rows: Sequence[tuple[str, str, float]], note: str) -> MigGpu:
@@ -172,9 +172,10 @@ def mig_gpu(gpu_id: str) -> MigGpu:
         if gpu_id in t.gpu_ids:
             return t
     known = [i for t in _TABLES for i in t.gpu_ids]
-    raise InputError(
-        f"{gpu_id} has no MIG profile table here (MIG tables: {', '.join(known)}); "
-        "use --sharing time-slice or whole"
+    raise InputError.worded(
+        N_("{gpu} has no MIG profile table here (MIG tables: {known}); use --sharing time-slice or whole"),
+        gpu=gpu_id,
+        known=", ".join(known),
     )
 
 

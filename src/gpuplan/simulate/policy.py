@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpuplan.errors import InputError, NotFoundError
+from gpuplan.errors import InputError, NotFoundError, Phrase
+from gpuplan.i18n.messages import N_
 
 __all__ = ["KINDS", "Policy", "load_policies", "parse_policy"]
 
@@ -78,32 +79,42 @@ class Policy:
 
 
 def _validate(p: Policy) -> None:
-    def bad(msg: str) -> InputError:
-        return InputError(f"policy {p.name!r}: {msg}")
+    def bad(problem: Phrase) -> InputError:
+        return InputError.worded(N_("policy {name!r}: {problem}"), name=p.name, problem=problem)
 
     if p.kind not in KINDS:
         raise NotFoundError("policy kind", p.kind, KINDS)
     for name in _FLOATS:
         value = getattr(p, name)
         if value is not None and not math.isfinite(value):
-            raise bad(f"{name.removesuffix('_s')} must be a finite number (got {value})")
+            raise bad(
+                Phrase(
+                    N_("{key} must be a finite number (got {value})"),
+                    key=name.removesuffix("_s"),
+                    value=value,
+                )
+            )
     if not 1 <= p.min_replicas <= p.max_replicas:
-        raise bad(f"need 1 ≤ min ≤ max (got min={p.min_replicas}, max={p.max_replicas})")
+        raise bad(
+            Phrase(
+                N_("need 1 ≤ min ≤ max (got min={min}, max={max})"), min=p.min_replicas, max=p.max_replicas
+            )
+        )
     if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
-        raise bad("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")
+        raise bad(Phrase(N_("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")))
     if p.kind == "target" and (p.target is None or not 0 < p.target <= 1):
-        raise bad("target needs target=U with 0 < U ≤ 1, e.g. target:target=0.7")
+        raise bad(Phrase(N_("target needs target=U with 0 < U ≤ 1, e.g. target:target=0.7")))
     if p.kind == "queue" and (p.per_replica is None or p.per_replica <= 0):
-        raise bad("queue needs per_replica=N > 0, e.g. queue:per_replica=32")
+        raise bad(Phrase(N_("queue needs per_replica=N > 0, e.g. queue:per_replica=32")))
     if p.kind == "scheduled" and not p.schedule:
-        raise bad("scheduled needs at=HOURh@N/…, e.g. scheduled:at=0h@2/8h@6/20h@3")
+        raise bad(Phrase(N_("scheduled needs at=HOURh@N/…, e.g. scheduled:at=0h@2/8h@6/20h@3")))
     if not 0 <= p.spot_fraction <= 1:
-        raise bad(f"spot must be a share between 0 and 1 (got {p.spot_fraction})")
+        raise bad(Phrase(N_("spot must be a share between 0 and 1 (got {spot})"), spot=p.spot_fraction))
     for name in ("startup_s", "up_cooldown_s", "down_window_s", "tolerance"):
         if getattr(p, name) < 0:
-            raise bad(f"{name.removesuffix('_s')} must be ≥ 0")
+            raise bad(Phrase(N_("{key} must be ≥ 0"), key=name.removesuffix("_s")))
     if p.period_s <= 0:
-        raise bad("period must be > 0 seconds")
+        raise bad(Phrase(N_("period must be > 0 seconds")))
 
 
 #: Number fields that must be finite (an infinite start-up or period would stall the simulation).
@@ -140,7 +151,9 @@ def _schedule(text: str) -> tuple[tuple[float, int], ...]:
     for part in re.split(r"[/;]", text):
         m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)h?@(\d+)\s*", part)
         if not m or not 0 <= float(m.group(1)) < 24:
-            raise InputError(f"schedule entry {part!r}: write HOURh@REPLICAS, e.g. 8h@6 (hours 0–23)")
+            raise InputError.worded(
+                N_("schedule entry {entry!r}: write HOURh@REPLICAS, e.g. 8h@6 (hours 0–23)"), entry=part
+            )
         out.append((float(m.group(1)), int(m.group(2))))
     return tuple(sorted(out))
 
@@ -152,12 +165,14 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
             kwargs["schedule"] = _schedule(str(raw))
             continue
         if key not in _KEYS:
-            raise NotFoundError("policy key", key, [*_KEYS, "at"], hint=f"in {spec!r}")
+            raise NotFoundError("policy key", key, [*_KEYS, "at"], hint=_in_spec(spec))
         attr, conv = _KEYS[key]
         try:
             kwargs[attr] = conv(raw)
         except (TypeError, ValueError) as e:
-            raise InputError(f"policy {spec!r}: {key}={raw!r} is not a number") from e
+            raise InputError.worded(
+                N_("policy {spec!r}: {key}={raw!r} is not a number"), spec=spec, key=key, raw=raw
+            ) from e
     kwargs.setdefault("name", default_name)
     if kind == "fixed" and "replicas" in kwargs:
         # A fixed fleet is its own bounds.
@@ -170,6 +185,11 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
     return Policy(kind=kind, spec=spec, **kwargs)
 
 
+def _in_spec(spec: str) -> Phrase:
+    """The hint of an unknown name inside a policy: which policy it was in."""
+    return Phrase(N_("in {spec!r}"), spec=spec)
+
+
 def parse_policy(text: str) -> Policy:
     """A policy from its compact form (module docstring); one-line errors say what to write."""
     spec = text.strip()
@@ -179,10 +199,10 @@ def parse_policy(text: str) -> Policy:
     for item in filter(None, (s.strip() for s in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq:
-            raise InputError(f"policy {spec!r}: {item!r} is not key=value")
+            raise InputError.worded(N_("policy {spec!r}: {item!r} is not key=value"), spec=spec, item=item)
         values[key.strip().lower()] = value.strip()
     if kind not in KINDS:
-        raise NotFoundError("policy kind", kind, KINDS, hint=f"in {spec!r}")
+        raise NotFoundError("policy kind", kind, KINDS, hint=_in_spec(spec))
     return _build(kind, values, spec, default_name=spec)
 
 
@@ -196,16 +216,22 @@ def load_policies(path: str | Path) -> list[Policy]:
     if isinstance(data, dict) and "policies" in data:
         data = data["policies"]
     if not isinstance(data, list) or not data:
-        raise InputError(f"policies file {p.name}: expected a list of policies (each with kind: …)")
+        raise InputError.worded(
+            N_("policies file {name}: expected a list of policies (each with kind: …)"), name=p.name
+        )
     out = []
     for i, entry in enumerate(data):
         if not isinstance(entry, dict) or "kind" not in entry:
-            raise InputError(
-                f"policies file {p.name}: entry {i + 1} needs a kind (one of {', '.join(KINDS)})"
+            raise InputError.worded(
+                N_("policies file {name}: entry {entry} needs a kind (one of {kinds})"),
+                name=p.name,
+                entry=i + 1,
+                kinds=", ".join(KINDS),
             )
         values = {str(k).lower(): v for k, v in entry.items() if k != "kind"}
         kind = str(entry["kind"]).lower()
         if kind not in KINDS:
-            raise NotFoundError("policy kind", kind, KINDS, hint=f"entry {i + 1} of {p.name}")
+            hint = Phrase(N_("entry {entry} of {name}"), entry=i + 1, name=p.name)
+            raise NotFoundError("policy kind", kind, KINDS, hint=hint)
         out.append(_build(kind, values, spec=f"{p.name}#{i + 1}", default_name=f"{kind}-{i + 1}"))
     return out

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.errors import InputError
+from gpuplan.i18n.messages import N_
 from gpuplan.simulate import mig as migmod
 
 __all__ = [
@@ -76,9 +77,11 @@ class ServiceDemand:
 
     def __post_init__(self) -> None:
         if self.memory_gib <= 0 or self.capacity_requests_per_s <= 0 or self.latency_s <= 0:
-            raise InputError(f"service {self.name!r}: memory, capacity and latency must be positive")
+            raise InputError.worded(
+                N_("service {name!r}: memory, capacity and latency must be positive"), name=self.name
+            )
         if self.requests_per_s < 0:
-            raise InputError(f"service {self.name!r}: requests_per_s must be ≥ 0")
+            raise InputError.worded(N_("service {name!r}: requests_per_s must be ≥ 0"), name=self.name)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -302,7 +305,10 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         return _plan(opts, "mig", 0, 0, True, [], unplaced, [], "nothing to place")
     res = _milp(c, rows, lo, hi, ub, opts)
     if res.x is None:
-        raise InputError(f"MIG packing found no solution in {opts.time_limit_s:g} s; raise the time limit")
+        raise InputError.worded(
+            N_("MIG packing found no solution in {limit_s:g} s; raise the time limit"),
+            limit_s=opts.time_limit_s,
+        )
     x = [round(v) for v in res.x]
     gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
     # The dual bound includes the tie-break terms (< 1 GPU in all): take them off before rounding.
@@ -488,14 +494,14 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
 def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
     """Place every service on ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
     if not services:
-        raise InputError("no services to place; list them under services:")
+        raise InputError.worded(N_("no services to place; list them under services:"))
     names = [s.name for s in services]
     if len(set(names)) != len(names):
-        raise InputError("two services share a name; names must be unique")
+        raise InputError.worded(N_("two services share a name; names must be unique"))
     if not 0 < opts.target_utilisation <= 1:
-        raise InputError("target utilisation must be in (0, 1]")
+        raise InputError.worded(N_("target utilisation must be in (0, 1]"))
     if not (0 <= opts.time_slice_penalty < 1 and 0 <= opts.mps_penalty < 1):
-        raise InputError("the time-slice and MPS penalties must be in [0, 1)")
+        raise InputError.worded(N_("the time-slice and MPS penalties must be in [0, 1)"))
     if opts.sharing == "whole":
         return _pack_whole(services, opts)
     if opts.sharing == "mig":

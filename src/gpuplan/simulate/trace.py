@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
+from gpuplan.i18n.messages import N_
 
 __all__ = [
     "MAX_TRACE_BYTES",
@@ -70,7 +71,7 @@ class Trace:
         n = len(self.arrival_s)
         for col in (self.prompt_tokens, self.output_tokens):
             if col is not None and len(col) != n:
-                raise InputError("trace: token columns must have one value per request")
+                raise InputError.worded(N_("trace: token columns must have one value per request"))
 
     @property
     def requests(self) -> int:
@@ -126,21 +127,44 @@ def _count(text: str) -> int:
     """A token count: a whole number (``512`` or ``512.0``), finite, at most MAX_TOKENS."""
     x = float(text)
     if not math.isfinite(x) or x != int(x) or abs(x) > MAX_TOKENS:
-        raise ValueError(f"{text.strip()!r} is not a token count (a whole number up to {MAX_TOKENS:,})")
+        # A Phrase, so that the line naming the bad row is written in the user's language too.
+        raise ValueError(
+            Phrase(
+                N_("{text!r} is not a token count (a whole number up to {limit:,})"),
+                text=text.strip(),
+                limit=MAX_TOKENS,
+            )
+        )
     return int(x)
+
+
+def _why(e: Exception) -> object:
+    """Why a row could not be read: this module's own Phrase (a bad token count), else Python's
+    own words (an unparsable date-time), which stay as they are."""
+    reason = e.args[0] if e.args else None
+    return reason if isinstance(reason, Phrase) else e
 
 
 def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace:
     """Read and validate a trace CSV; any problem is one :class:`InputError` naming the line."""
     p = Path(path)
     if p.exists() and not p.is_file():
-        raise InputError(f"trace {str(p)!r} is not a regular file; give a CSV with a 'timestamp' column")
+        raise InputError.worded(
+            N_("trace {path!r} is not a regular file; give a CSV with a 'timestamp' column"), path=str(p)
+        )
     if not p.is_file():
-        raise InputError(f"trace file {str(p)!r} not found; give a CSV with a 'timestamp' column")
+        raise InputError.worded(
+            N_("trace file {path!r} not found; give a CSV with a 'timestamp' column"), path=str(p)
+        )
     if p.stat().st_size > MAX_TRACE_BYTES:
-        raise InputError(
-            f"trace {p.name}: {p.stat().st_size / 2**20:.0f} MiB is over the {MAX_TRACE_BYTES // 2**20} MiB "
-            "limit; cut it to the window you want to simulate"
+        raise InputError.worded(
+            N_(
+                "trace {name}: {size_mib:.0f} MiB is over the {limit_mib} MiB limit; cut it to the window "
+                "you want to simulate"
+            ),
+            name=p.name,
+            size_mib=p.stat().st_size / 2**20,
+            limit_mib=MAX_TRACE_BYTES // 2**20,
         )
     with p.open(newline="", encoding="utf-8-sig") as f:
         # Comment lines (``# …``) may come before the header: a trace's provenance or licence.
@@ -155,12 +179,18 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
         reader = csv.reader(itertools.chain([first], f))
         header = next(reader, None)
         if not header:
-            raise InputError(f"trace {p.name}: empty file; expected a header line with 'timestamp'")
+            raise InputError.worded(
+                N_("trace {name}: empty file; expected a header line with 'timestamp'"), name=p.name
+            )
         ti = _column(header, _TIME)
         if ti is None:
-            raise InputError(
-                f"trace {p.name}: no timestamp column (header is {', '.join(header)}); "
-                "name it 'timestamp' (seconds or ISO date-time)"
+            raise InputError.worded(
+                N_(
+                    "trace {name}: no timestamp column (header is {header}); "
+                    "name it 'timestamp' (seconds or ISO date-time)"
+                ),
+                name=p.name,
+                header=", ".join(header),
             )
         pi, oi = _column(header, _PROMPT), _column(header, _OUTPUT)
         times: list[float] = []
@@ -171,7 +201,11 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             if not row or all(not c.strip() for c in row):
                 continue
             if len(times) >= max_rows:
-                raise InputError(f"trace {p.name}: more than {max_rows:,} requests; cut the trace")
+                raise InputError.worded(
+                    N_("trace {name}: more than {limit:,} requests; cut the trace"),
+                    name=p.name,
+                    limit=max_rows,
+                )
             try:
                 t, is_dt = _parse_time(row[ti])
                 if pi is not None:
@@ -179,15 +213,27 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                 if oi is not None:
                     outputs.append(_count(row[oi]))
             except (ValueError, IndexError, OverflowError) as e:
-                raise InputError(f"trace {p.name} line {line}: cannot read {row!r} ({e})") from e
+                raise InputError.worded(
+                    N_("trace {name} line {line}: cannot read {row!r} ({why})"),
+                    name=p.name,
+                    line=line,
+                    row=row,
+                    why=_why(e),
+                ) from e
             if kind is not None and kind != is_dt:
-                raise InputError(f"trace {p.name} line {line}: mixes numbers and date-times in timestamp")
+                raise InputError.worded(
+                    N_("trace {name} line {line}: mixes numbers and date-times in timestamp"),
+                    name=p.name,
+                    line=line,
+                )
             kind = is_dt
             if not math.isfinite(t):
-                raise InputError(f"trace {p.name} line {line}: timestamp is not a finite number")
+                raise InputError.worded(
+                    N_("trace {name} line {line}: timestamp is not a finite number"), name=p.name, line=line
+                )
             times.append(t)
     if not times:
-        raise InputError(f"trace {p.name}: no requests after the header")
+        raise InputError.worded(N_("trace {name}: no requests after the header"), name=p.name)
     arr = np.asarray(times, dtype=np.float64)
     order = np.argsort(arr, kind="stable")  # traces are usually sorted; tolerate one that is not
     arr = arr[order]
@@ -204,8 +250,11 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             continue
         a = np.asarray(vals, dtype=np.int64)[order]
         if (a < (0 if name == "prompt_tokens" else 1)).any():
-            raise InputError(
-                f"trace {p.name}: {name} must be ≥ {0 if name == 'prompt_tokens' else 1} on every line"
+            raise InputError.worded(
+                N_("trace {name}: {column} must be ≥ {least} on every line"),
+                name=p.name,
+                column=name,
+                least=0 if name == "prompt_tokens" else 1,
             )
         cols.append(a)
     return Trace(
@@ -270,18 +319,22 @@ def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator) 
 
 def _check(shape: Shape) -> None:
     if not (math.isfinite(shape.mean_requests_per_s) and shape.mean_requests_per_s > 0):
-        raise InputError(
-            f"trace shape: the rate must be a positive number, got {shape.mean_requests_per_s:g}"
+        raise InputError.worded(
+            N_("trace shape: the rate must be a positive number, got {rate:g}"),
+            rate=shape.mean_requests_per_s,
         )
     if not (math.isfinite(shape.duration_s) and shape.duration_s > 0):
-        raise InputError(f"trace shape: the duration must be a positive number, got {shape.duration_s:g} s")
+        raise InputError.worded(
+            N_("trace shape: the duration must be a positive number, got {duration_s:g} s"),
+            duration_s=shape.duration_s,
+        )
 
 
 def diurnal_trace(shape: Shape, *, peak_to_trough: float = 4.0, peak_hour: float = 14.0) -> Trace:
     """A day-shaped load: a cosine over 24 h, peak at ``peak_hour``, peak/trough = ``peak_to_trough``."""
     _check(shape)
     if peak_to_trough < 1:
-        raise InputError("diurnal trace: peak_to_trough must be ≥ 1")
+        raise InputError.worded(N_("diurnal trace: peak_to_trough must be ≥ 1"))
     rng = np.random.default_rng(shape.seed)
     dt = 60.0
     t = np.arange(0.0, shape.duration_s, dt) + dt / 2
