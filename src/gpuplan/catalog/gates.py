@@ -57,9 +57,10 @@ def parse_as_of(as_of: str) -> str | None:
 def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:
     reasons: list[Worded] = []
     try:
-        pricing = PricingModel.cast(price.pricing)
+        model = PricingModel.cast(price.pricing)
     except NotFoundError as e:
         return [e]
+    pricing = Phrase(model.value)  # the pricing model's name, in the user's language
     try:
         currency = Currency.cast(price.currency)
     except NotFoundError:
@@ -72,13 +73,13 @@ def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:
                 amount=price.amount,
             )
         )
-    if price.unit not in _UNITS[pricing]:
+    if price.unit not in _UNITS[model]:
         reasons.append(
             Phrase(
                 N_("{pricing} price in unit {unit}; expected {expected}"),
                 pricing=pricing,
                 unit=repr(price.unit),
-                expected=either(sorted(_UNITS[pricing])),
+                expected=either(sorted(_UNITS[model])),
             )
         )
     if not parse_as_of(price.as_of):
