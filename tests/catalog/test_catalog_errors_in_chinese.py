@@ -294,3 +294,22 @@ def test_a_fallback_egress_row_says_in_chinese_which_rows_it_uses(store: Store) 
     assert chinese is not None and chinese.startswith(
         "地域 'eu-central-1' 没有数据；使用该云厂商 us-east-1 的数据"
     )
+
+
+def test_catalog_import_in_chinese_shows_each_rejected_line_in_chinese_and_json_in_english(
+    db_path: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from gpuplan.cli import app
+
+    csv_file = tmp_path / "aws.csv"
+    csv_file.write_text(HEADER + "g.x,,1,4,16,,1.0,,us-east-1,us-east-1a,x86_64\n")
+    base = ["--db", str(db_path), "catalog", "import", str(csv_file), "--provider", "aws"]
+    shown = CliRunner().invoke(app, [*base, "--lang", "zh"], terminal_width=200)
+    assert "没有加速器（不是 GPU 实例）" in shown.stdout
+    as_json = CliRunner().invoke(app, [*base, "--lang", "zh", "--json"])
+    doc = json.loads(as_json.stdout)
+    assert [r["reason"] for r in doc["rejected"]] == ["no accelerator (not a GPU instance)"]
