@@ -188,3 +188,26 @@ def test_demand_that_nothing_can_serve_is_infeasible_in_chinese() -> None:
             "第 1 个月对 G 的需求无法满足：在约束范围内没有按量付费价格（抢占式只用于可中断的需求）；"
             "请允许 on_demand，或放开更多云厂商或地域"
         )
+
+
+def test_the_solver_note_is_written_in_chinese_around_highs_own_status() -> None:
+    offer = PricedOffer(
+        provider="p",
+        region="r",
+        instance_type="i1",
+        gpu="G",
+        gpus_per_unit=1.0,
+        pricing="on_demand",
+        usd_per_unit_hour=1.0,
+        term_months=0,
+    )
+    problem = TcoProblem(
+        horizon_months=2, demands=(Demand(name="d", gpu="G", gpu_hours=(10, 10)),), offers=(offer,)
+    )
+    with use_language("en"):
+        assert optimise(problem).solver.startswith("HiGHS via scipy.optimize.milp: ")
+    with use_language("zh"):
+        solver = optimise(problem).solver
+    assert solver.startswith("HiGHS（经 scipy.optimize.milp）：")
+    status = solver.split("；", 1)[1]  # HiGHS's own words
+    assert english_left(solver, allow=[status]) == []

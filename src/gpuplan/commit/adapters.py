@@ -107,7 +107,7 @@ def priced_offers(
                     _(
                         "{pricing}: no usable price for {gpu} in the catalog within the constraints; "
                         "not offered"
-                    ).format(pricing=pricing, gpu=gpu)
+                    ).format(pricing=_(pricing), gpu=gpu)
                 )
     return tuple(out), notes
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gpuplan.commit.milp import commitment_offers, solve_milp
 from gpuplan.commit.model import COMMITMENT_PRICING, Schedule, TcoProblem
 from gpuplan.commit.recourse import HourlyOptions, hourly_options, price_schedule
+from gpuplan.i18n import _
 
 __all__ = ["all_on_demand_usd", "break_even_utilisation", "optimise"]
 
@@ -89,6 +90,13 @@ def optimise(problem: TcoProblem) -> Schedule:
         sensitivity=tuple(sensitivity),
         hourly_used=hourly_used,
         spot_overhead=overheads,
-        solver=f"HiGHS via scipy.optimize.milp: {outcome.integer_variables} integer of {outcome.variables} "
-        f"variables, {outcome.constraints} rows; {outcome.status}",
+        # In the user's language, as the report's other notes; the status is HiGHS's own words.
+        solver=_(
+            "HiGHS via scipy.optimize.milp: {integer} integer of {variables} variables, {rows} rows; {status}"
+        ).format(
+            integer=outcome.integer_variables,
+            variables=outcome.variables,
+            rows=outcome.constraints,
+            status=outcome.status,
+        ),
     )
