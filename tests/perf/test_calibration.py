@@ -60,15 +60,15 @@ def test_recorded_predictions_reproduce_from_cached_profiles() -> None:
 def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
     cal = load_calibration()
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
-    assert len(errors) >= 56
-    assert statistics.median(errors) <= 6.0  # achieved 4.9 (in-sample: not the accuracy figure)
+    assert len(errors) >= 60
+    assert statistics.median(errors) <= 6.0  # achieved 5.1 (in-sample: not the accuracy figure)
 
 
 def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
     held = dict(load_calibration().heldout)
-    assert held["rows"] >= 56 and held["folds"] >= 5
-    assert held["kfold_median_abs_error_pct"] <= 8.5  # achieved 7.4
-    # Achieved 14.8 (12.2 before the overlap cost): only the Hopper rows (KempnerForge, multi-node
+    assert held["rows"] >= 60 and held["folds"] >= 5
+    assert held["kfold_median_abs_error_pct"] <= 8.5  # achieved 7.3
+    # Achieved 14.7 (12.2 before the overlap cost): only the Hopper rows (KempnerForge, multi-node
     # over InfiniBand) determine it, so without them it stays near 0 and they come out ~43 % fast.
     assert held["loao_median_abs_error_pct"] <= 16.0
     assert held["kfold_median_abs_error_pct"] >= held["in_sample_median_abs_error_pct"]
@@ -112,3 +112,17 @@ def test_an_architecture_without_rows_gets_the_wider_band() -> None:
     narrow = cal.time_log_halfwidth_for("Ampere", "decoder")
     wide = cal.time_log_halfwidth_for("Blackwell", "decoder")
     assert narrow is not None and wide is not None and wide >= narrow
+
+
+def test_long_context_rows_are_fitted_and_gain_from_the_causal_fused_kernel() -> None:
+    # FlashAttention-2 Table 1 on 8× A100: 1.3B 196 → 220 and 2.7B 205 → 225 model TFLOPs/s per
+    # GPU from 2k to 8k context: at 8k attention is ~40 % of the counted FLOPs and the causal kernel
+    # skips half of its blocks (counted whole by the formula). In-sample figures (what the shipped
+    # calibration predicts), not the held-out accuracy.
+    rows = {r.label: r for r in load_calibration().rows if "FlashAttention-2" in r.label}
+    assert len(rows) == 4 and all(r.used_in_fit for r in rows.values())
+    for size in ("1.3B", "2.7B"):
+        short = next(r for k, r in rows.items() if size in k and "seq2048" in k)
+        long = next(r for k, r in rows.items() if size in k and "seq8192" in k)
+        assert long.published > short.published and long.predicted > short.predicted
+        assert abs(long.error_pct) <= 5.0 and abs(short.error_pct) <= 5.0

@@ -101,10 +101,15 @@ def test_every_calibration_configuration_that_ran_is_predicted_to_fit() -> None:
     # the +compile row traces the same step; Megatron-LM tensor/pipeline-parallel runs and
     # KempnerForge H200 runs among them). Before the named memory terms, 8-bit paged AdamW, steps
     # in backward and chunked loss: 35 of the 38 configurations of the time.
+    # The FlashAttention-2 rows (4) ran the repo's fused MLP, LayerNorm and in-place cross-entropy
+    # kernels, which keep less than the stock modules traced (CalibrationCase.memory_why): at 2k
+    # they are predicted to fit anyway, at 8k not (87 and 136 GiB on 80 GB). Their time is fitted.
     pairs = _calibration_pairs()
-    configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in pairs}
+    as_run = [(c, p) for c, p in pairs if c.memory_as_run]
+    configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in as_run}
     misses = [c.label for c, p in configs.values() if not _estimate_case(c, p).fits]
-    assert len(pairs) == 62 and len(configs) == 60
+    assert len(pairs) == 66 and len(as_run) == 62 and len(configs) == 60
+    assert all(c.memory_why for c, _ in pairs if not c.memory_as_run)
     assert misses == []
 
 

@@ -48,6 +48,11 @@ class CalibrationCase:
     """FLOPs per GPU per optimizer step by the publisher's own formula, for a ``*_tflops_per_gpu``
     figure: the prediction divides these (not the traced FLOPs) by the predicted step time, so
     both sides count alike. None: the traced FLOPs are the publisher's count."""
+    memory_as_run: bool = True
+    """The traced step holds what the published run held in memory. False where the run used
+    memory-saving kernels the workload cannot say (then :attr:`memory_why` says which): its time is
+    compared, its fit on the GPU is not."""
+    memory_why: str = ""
 
     def __str__(self) -> str:
         return self.label

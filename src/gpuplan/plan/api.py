@@ -68,7 +68,7 @@ def plan_workload(
     constraint when nothing is feasible.
     """
     if storage not in ("block", "object"):
-        raise InputError(f"storage must be 'block' or 'object', got {storage!r}")
+        raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
     constraints = constraints_from_spec(workload.constraints, **(overrides or {}))
     prices = store.offers(include_unpriced=True)
     table = offer_table_from_prices(prices)

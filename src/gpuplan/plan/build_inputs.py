@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
-from gpuplan.i18n import _, format_number, money
+from gpuplan.i18n import N_, _, format_number, money
 from gpuplan.i18n.countries import country_code
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
@@ -320,8 +320,8 @@ def make_estimator(
     serving = workload.serving
     notes: list[str] = []
     if serving is None and job is None:
-        raise InputError(
-            "the planner needs the job's length: give data.samples (or data.tokens) and data.epochs"
+        raise InputError.worded(
+            N_("the planner needs the job's length: give data.samples (or data.tokens) and data.epochs")
         )
     if serving is None and workload.inputs.image_size is not None:
         from gpuplan.perf.input_pipeline import (

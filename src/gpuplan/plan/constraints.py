@@ -9,6 +9,7 @@ from enum import Enum
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
+from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, Objective, PricingModel
 
 __all__ = [
@@ -103,11 +104,11 @@ class Constraints:
         for name in ("deadline_h", "budget_usd", "min_gpu_memory_gib"):
             v = getattr(self, name)
             if v is not None and not v > 0:
-                raise InputError(f"{name} must be positive, got {v}")
+                raise InputError.worded(N_("{name} must be positive, got {value}"), name=name, value=v)
         for name in ("max_gpus", "max_nodes"):
             v = getattr(self, name)
             if v is not None and v < 1:
-                raise InputError(f"{name} must be at least 1, got {v}")
+                raise InputError.worded(N_("{name} must be at least 1, got {value}"), name=name, value=v)
         if self.commitment is not None:
             # A frozen dataclass: the cast spelling is stored through object.__setattr__.
             object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
@@ -159,4 +160,5 @@ def parse_duration_h(text: str | float | int) -> float:
     try:
         return parse_duration_hours(text)
     except ValueError as e:
-        raise InputError(f"deadline: {e}") from None
+        # The parser's own line is kept whole (translated with the rest when it is a worded error).
+        raise InputError.worded(N_("deadline: {why}"), why=e) from None

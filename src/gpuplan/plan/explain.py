@@ -1,13 +1,18 @@
-"""Why nothing is feasible: the binding constraint, in one line the user can act on."""
+"""Why nothing is feasible: the binding constraint, in one line the user can act on.
+
+The line is built from :class:`~gpuplan.errors.Phrase` pieces so that the CLI writes all of it in
+the user's language (``gpuplan.i18n.error_text``); in English it reads as it always has.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gpuplan.i18n import money
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_, money
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.input_types import IntArray
 from gpuplan.plan.result import Option
@@ -19,37 +24,74 @@ if TYPE_CHECKING:
 __all__ = ["infeasible_message"]
 
 _HINTS = {
-    Reason.DOES_NOT_FIT.value: "enable gradient_checkpointing, lower the batch size, use fsdp, "
-    "or allow more GPUs / bigger GPUs",
-    Reason.UNPRICED.value: "add a price with `gpuplan catalog` or widen providers/regions",
-    Reason.NEEDS_COMMITMENT.value: "reserved prices need --commitment 1y|3y (monthly: --commitment monthly)",
-    Reason.MODEL_SPLIT.value: "tensor_parallel × pipeline_parallel must divide each option's GPUs and "
-    "tensor_parallel fit in one instance: lower them, or allow more GPUs (--max-gpus)",
+    Reason.DOES_NOT_FIT.value: N_(
+        "enable gradient_checkpointing, lower the batch size, use fsdp, or allow more GPUs / bigger GPUs"
+    ),
+    Reason.UNPRICED.value: N_("add a price with `gpuplan catalog` or widen providers/regions"),
+    Reason.NEEDS_COMMITMENT.value: N_(
+        "reserved prices need --commitment 1y|3y (monthly: --commitment monthly)"
+    ),
+    Reason.MODEL_SPLIT.value: N_(
+        "tensor_parallel × pipeline_parallel must divide each option's GPUs and tensor_parallel fit "
+        "in one instance: lower them, or allow more GPUs (--max-gpus)"
+    ),
 }
+_SERVICE_HINT = N_("; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target")
+_NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
+_NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
+# TRANSLATORS: one reason in "candidates excluded by does_not_fit 12, unpriced 3"; {reason} is
+# a reason code (its catalog entry), {count} a number of candidates
+_REASON_COUNT = N_("{reason} {count}")
+# TRANSLATORS: joins one more item to a comma-separated list ("does_not_fit 12, unpriced 3")
+_COMMA_ONE_MORE = N_("{items}, {item}")
+_PEAK = N_(" (peak memory per GPU at least {peak_gib:.1f} GiB)")
+_ADVICE = N_("; {hint}")
+# TRANSLATORS: joins one more clause to the ones before ("…takes 2 h (…); the cheapest …")
+_SEMICOLON_ONE_MORE = N_("{clauses}; {clause}")
+_HEAD_AND_CLAUSES = N_("{head}: {clauses}")
 
 
-def infeasible_message(ctx: PlanContext, pre: IntArray, option: Callable[[PlanContext, int], Option]) -> str:
-    """Say which constraint excludes what.
+def infeasible_message(
+    ctx: PlanContext, pre: IntArray, option: Callable[[PlanContext, int], Option]
+) -> Phrase:
+    """Say which constraint excludes what: a Phrase, ready for ``InfeasibleError.worded``.
 
     ``pre`` are the positions (in the cost arrays) still feasible before deadline and budget.
     """
-    c = ctx.constraints
     if pre.size == 0:
-        counts = ctx.cands.excluded_counts()
-        parts = ", ".join(f"{k} {v}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1]))
-        top = max(counts, key=lambda k: counts[k]) if counts else ""
-        if not counts:
-            return "the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`"
-        msg = f"no option is left: candidates excluded by {parts}"
-        if top == Reason.DOES_NOT_FIT.value:
-            peaks = ctx.cands.peak_memory_gib[np.isfinite(ctx.cands.peak_memory_gib)]
-            if peaks.size:
-                msg += f" (peak memory per GPU at least {float(peaks.min()):.1f} GiB)"
-        if top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
-            msg += "; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target"
-        elif top in _HINTS:
-            msg += f"; {_HINTS[top]}"
-        return msg
+        return _nothing_left(ctx)
+    return _over_deadline_or_budget(ctx, pre, option)
+
+
+def _nothing_left(ctx: PlanContext) -> Phrase:
+    """Every candidate fell before deadline and budget: the counts by reason, and what to change."""
+    counts = ctx.cands.excluded_counts()
+    if not counts:
+        return Phrase(_NO_OFFERS)
+    ordered = sorted(counts.items(), key=lambda kv: -kv[1])
+    # A reason is a code (does_not_fit); its catalog entry is the word shown under another language.
+    items = [Phrase(_REASON_COUNT, reason=Phrase(k), count=v) for k, v in ordered]
+    top = max(counts, key=lambda k: counts[k])
+    peak: Phrase | str = ""
+    if top == Reason.DOES_NOT_FIT.value:
+        peaks = ctx.cands.peak_memory_gib[np.isfinite(ctx.cands.peak_memory_gib)]
+        if peaks.size:
+            peak = Phrase(_PEAK, peak_gib=float(peaks.min()))
+    advice: Phrase | str = ""
+    if top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
+        advice = Phrase(_SERVICE_HINT)
+    elif top in _HINTS:
+        advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
+    return Phrase(
+        _NONE_LEFT, counts=_joined(items, _COMMA_ONE_MORE, "items", "item"), peak=peak, advice=advice
+    )
+
+
+def _over_deadline_or_budget(
+    ctx: PlanContext, pre: IntArray, option: Callable[[PlanContext, int], Option]
+) -> Phrase:
+    """Options remain but miss the deadline or the budget: the best each side can do."""
+    c = ctx.constraints
     costs = ctx.costs
     time = costs.time_h[pre]
     cost = costs.total_usd[pre]
@@ -68,33 +110,69 @@ def infeasible_message(ctx: PlanContext, pre: IntArray, option: Callable[[PlanCo
         return option(ctx, int(j))
 
     everything = np.ones(pre.size, dtype=bool)
-    clauses: list[str] = []
+    clauses: list[Phrase] = []
     if d is not None and b is not None:
-        head = f"no option meets {format_hours(d)} under {money(b)}"
+        head = Phrase(
+            N_("no option meets {deadline} under {budget}"), deadline=format_hours(d), budget=money(b)
+        )
     elif d is not None:
-        head = f"no option finishes within {format_hours(d)}"
+        head = Phrase(N_("no option finishes within {deadline}"), deadline=format_hours(d))
     else:
-        head = f"no option costs under {money(b)}"
+        head = Phrase(N_("no option costs under {budget}"), budget=money(b))
     if d is not None:
         if b is not None and meets_b.any():
             f = fastest(meets_b)
-            clauses.append(f"the fastest within budget takes {format_hours(f.job_time_h)} ({f.label})")
+            clauses.append(
+                Phrase(
+                    N_("the fastest within budget takes {time} ({option})"),
+                    time=format_hours(f.job_time_h),
+                    option=f.label,
+                )
+            )
         elif not meets_d.any():
             f = fastest(everything)
-            took, paid = format_hours(f.job_time_h), money(f.total_cost_usd)
-            clauses.append(f"the fastest option takes {took} ({paid}, {f.label})")
+            clauses.append(
+                Phrase(
+                    N_("the fastest option takes {time} ({cost}, {option})"),
+                    time=format_hours(f.job_time_h),
+                    cost=money(f.total_cost_usd),
+                    option=f.label,
+                )
+            )
     if b is not None:
         if d is not None and meets_d.any():
             ch = cheapest(meets_d)
             clauses.append(
-                f"the cheapest within {format_hours(d)} costs {money(ch.total_cost_usd)} ({ch.label})"
+                Phrase(
+                    N_("the cheapest within {deadline} costs {cost} ({option})"),
+                    deadline=format_hours(d),
+                    cost=money(ch.total_cost_usd),
+                    option=ch.label,
+                )
             )
         if not meets_b.any() and not (
             d is not None and meets_d.any() and cheapest(meets_d) == cheapest(everything)
         ):
             ch = cheapest(everything)
             clauses.append(
-                f"the cheapest option costs {money(ch.total_cost_usd)} "
-                f"({format_hours(ch.job_time_h)}, {ch.label})"
+                Phrase(
+                    N_("the cheapest option costs {cost} ({time}, {option})"),
+                    cost=money(ch.total_cost_usd),
+                    time=format_hours(ch.job_time_h),
+                    option=ch.label,
+                )
             )
-    return f"{head}: " + "; ".join(clauses) if clauses else head
+    if not clauses:
+        return head
+    return Phrase(
+        _HEAD_AND_CLAUSES, head=head, clauses=_joined(clauses, _SEMICOLON_ONE_MORE, "clauses", "clause")
+    )
+
+
+def _joined(parts: Sequence[Phrase], pattern: str, many: str, one: str) -> Phrase:
+    """``parts`` joined two by two with ``pattern`` (``"{items}, {item}"``), each join a Phrase
+    itself, so that the separator is written in the user's language too."""
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = Phrase(pattern, **{many: joined, one: part})
+    return joined

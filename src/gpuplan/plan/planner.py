@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
-from gpuplan.errors import InfeasibleError, InputError, NotFoundError
+from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.plan.candidates import (
     Candidates,
@@ -42,9 +42,16 @@ __all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 class PlanInfeasibleError(InfeasibleError):
     """No option meets the constraints; ``excluded`` counts candidates by reason."""
 
-    def __init__(self, message: str, excluded: dict[str, int]) -> None:
+    def __init__(self, message: str, excluded: dict[str, int] | None = None) -> None:
         super().__init__(message)
-        self.excluded = excluded
+        self.excluded = dict(excluded or {})
+
+    @classmethod
+    def because(cls, why: Phrase, excluded: dict[str, int]) -> PlanInfeasibleError:
+        """The error whose line is ``why`` (worded, so that the CLI can translate it)."""
+        error = cls.worded(why.template, **why.fields)
+        error.excluded = dict(excluded)
+        return error
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,9 +71,12 @@ class BaselineSpec:
         """``provider/region/instance_type[/pricing]``, e.g. ``aws/us-east-1/p4d.24xlarge/on_demand``."""
         parts = [p.strip() for p in text.split("/")]
         if len(parts) not in (3, 4) or not all(parts):
-            raise InputError(
-                f"cannot read baseline {text!r}; write provider/region/instance_type[/pricing], "
-                "e.g. aws/us-east-1/p4d.24xlarge/on_demand"
+            raise InputError.worded(
+                N_(
+                    "cannot read baseline {text!r}; write provider/region/instance_type[/pricing], "
+                    "e.g. aws/us-east-1/p4d.24xlarge/on_demand"
+                ),
+                text=text,
             )
         pricing = parts[3] if len(parts) == 4 else "on_demand"
         return cls(
@@ -380,8 +390,10 @@ def _plan_notes(
     plan_notes += notes
     if job.data_location is None and job.dataset_gb > 0:
         plan_notes.append(
-            "data.location not given: the dataset is uploaded from your site (inbound traffic is free "
-            "on all seven providers) and results go back over internet egress"
+            _(
+                "data.location not given: the dataset is uploaded from your site (inbound traffic is "
+                "free on all seven providers) and results go back over internet egress"
+            )
         )
     if job.egress_free_tier:
         plan_notes.append(
@@ -437,9 +449,11 @@ def plan_offers(
     nothing is feasible, naming the binding constraint.
     """
     if unknown_costs not in ("assume", "exclude"):
-        raise InputError(f"unknown_costs must be 'assume' or 'exclude', got {unknown_costs!r}")
+        raise InputError.worded(
+            N_("unknown_costs must be 'assume' or 'exclude', got {value!r}"), value=unknown_costs
+        )
     if top < 1:
-        raise InputError(f"top must be at least 1, got {top}")
+        raise InputError.worded(N_("top must be at least 1, got {top}"), top=top)
     _check_names(offers, constraints)
     ctx = _run(offers, facts, job, estimate, constraints, unknown_costs)
     cands, costs = ctx.cands, ctx.costs
@@ -452,7 +466,7 @@ def plan_offers(
     feasible = np.flatnonzero(cands.alive[costs.idx])
     excluded = cands.excluded_counts()
     if feasible.size == 0:
-        raise PlanInfeasibleError(infeasible_message(ctx, np.flatnonzero(pre), _option), excluded)
+        raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), _option), excluded)
 
     cost = costs.total_usd[feasible]
     time = costs.time_h[feasible]

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from gpuplan.errors import NotFoundError
+from gpuplan.errors import NotFoundError, Phrase
+from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.workload.presets.info import Arch, Family, PresetInfo
 
 __all__ = ["PRESETS", "Arch", "Family", "PresetInfo", "get_preset"]
@@ -82,6 +84,28 @@ def _megatron(size: str, layers: int, hidden: int, heads: int) -> PresetInfo:
     )  # fmt: skip
 
 
+#: Learned positions of the GPT-3 presets: enough for the 8k-context runs of FlashAttention-2's
+#: Table 1 (its 2k runs had 2,048: the extra 6,144·h parameters are ~1 % of the model).
+_GPT3_POSITIONS = 8192
+
+
+def _gpt3(size: str, layers: int, hidden: int, heads: int) -> PresetInfo:
+    # GPT-3 paper (arXiv:2005.14165) Table 2.1 layers and width; heads as FlashAttention's GPT
+    # configs have them (Dao-AILab/flash-attention training/configs/experiment/pile/gpt3xl-flash.yaml:
+    # n_head 16; gpt3-2.7B-flash.yaml: n_head 32), GPT-2 vocabulary 50,257, tied output layer.
+    positions = _GPT3_POSITIONS
+    params = 50257 * hidden + positions * hidden + layers * (12 * hidden**2 + 13 * hidden) + 2 * hidden
+    return PresetInfo(
+        name=f"gpt3-{size}", family="decoder", modality="text", loader=_gpt2, expected_params=params,
+        source=f"GPT-3 {size.upper()} (GPT-2 architecture, arXiv:2005.14165 Table 2.1): {layers} layers, "
+        f"hidden {hidden}, {heads} heads, {positions} positions",
+        arch=Arch(
+            layers=layers, hidden=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads,
+            intermediate=4 * hidden, vocab=50257, max_positions=positions, tied_head=True,
+        ),
+    )  # fmt: skip
+
+
 def _llama_arch(
     layers: int, hidden: int, heads: int, kv_heads: int, inter: int, vocab: int, max_pos: int, **kw: object
 ) -> Arch:
@@ -139,6 +163,8 @@ PRESETS: dict[str, PresetInfo] = {
                    expected_params=774_030_080, source="gpt2-large (774M)", arch=_gpt2_arch(36, 1280, 20)),
         PresetInfo(name="gpt2-xl", family="decoder", modality="text", loader=_gpt2,
                    expected_params=1_557_611_200, source="gpt2-xl (1.5B)", arch=_gpt2_arch(48, 1600, 25)),
+        _gpt3("1.3b", 24, 2048, 16),
+        _gpt3("2.7b", 32, 2560, 32),
         _megatron("1.7b", 24, 2304, 24),
         _megatron("3.6b", 30, 3072, 32),
         _megatron("7.5b", 36, 4096, 32),
@@ -173,5 +199,6 @@ def get_preset(name: str) -> PresetInfo:
     """The preset called ``name`` (case-insensitive); NotFoundError with suggestions otherwise."""
     info = PRESETS.get(name.strip().lower())
     if info is None:
-        raise NotFoundError("preset", name, PRESETS, hint=f"known presets: {', '.join(PRESETS)}")
+        hint = Phrase(N_("known presets: {names}"), names=listed(PRESETS))
+        raise NotFoundError("preset", name, PRESETS, hint=hint)
     return info

@@ -1,0 +1,197 @@
+"""The planner's error lines in Chinese under zh, English byte for byte as before under en: why
+nothing is feasible (deadline, budget, the counts by reason and what to change) and the bad
+values it refuses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from plan_helpers import aws_costs, offer, toy_estimator
+
+from gpuplan.errors import GpuplanError
+from gpuplan.i18n import use_language
+from gpuplan.i18n.error_text import error_text
+from gpuplan.plan import BaselineSpec, Constraints, CostFacts, JobFacts, OfferTable, plan_offers
+from gpuplan.plan.api import plan_workload
+from gpuplan.plan.build_inputs import make_estimator
+from gpuplan.plan.constraints import parse_duration_h
+from gpuplan.workload import Workload, load_workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+JOB = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"))
+H100 = {"instance_type": "p5", "gpu": "H100-SXM5-80GB", "gpu_memory_gib": 80, "price_usd": 55.04}
+
+
+def _plan(rows, constraints, job=JOB, estimate=None, **kw):  # type: ignore[no-untyped-def]
+    return plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        job,
+        estimate or toy_estimator(),
+        constraints,
+        **kw,
+    )
+
+
+def _without_length() -> Workload:
+    spec = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml").model_dump(exclude_none=True)
+    spec["data"] = {"size_gb": 150}
+    return load_workload(spec)
+
+
+def _line(call: Callable[[], object], language: str) -> str:
+    """The error line ``call`` raises, with the error made (durations, option labels) and written
+    in ``language``, as the CLI does."""
+    with use_language(language), pytest.raises(GpuplanError) as info:
+        call()
+    with use_language(language):
+        return error_text(info.value)
+
+
+# (what, call, English line as gpuplan has always written it, its Chinese)
+CASES: list[tuple[str, Callable[[], object], str, str]] = [
+    (
+        "deadline and budget",
+        # A100 8 GPU-h, H100 4 GPU-h on one node: A100 1 h for ~$22, H100 0.5 h for ~$27.5.
+        lambda: _plan([offer(), offer(**H100)], Constraints(deadline_h=0.6, budget_usd=25.0, max_gpus=8)),
+        "no option meets 36 min under $25.00: the fastest within budget takes 1.0 h "
+        "(aws/us-east-1 p4d.24xlarge on_demand); the cheapest within 36 min costs $27.53 "
+        "(aws/us-east-1 p5 on_demand)",
+        "没有方案能在 36 分钟内完成且花费在 $25.00 以内：预算内最快的方案需要 1.0 小时"
+        "（aws/us-east-1 p4d.24xlarge 按量付费）；36 分钟内能完成的方案中，最便宜的需要 $27.53"
+        "（aws/us-east-1 p5 按量付费）",
+    ),
+    (
+        "deadline alone",
+        lambda: _plan([offer()], Constraints(deadline_h=0.1, max_gpus=8)),
+        "no option finishes within 6.0 min: the fastest option takes 1.0 h "
+        "($21.98, aws/us-east-1 p4d.24xlarge on_demand)",
+        "没有方案能在 6.0 分钟内完成：最快的方案需要 1.0 小时（$21.98，aws/us-east-1 p4d.24xlarge 按量付费）",
+    ),
+    (
+        "budget alone",
+        lambda: _plan([offer()], Constraints(budget_usd=1.0, max_gpus=8)),
+        "no option costs under $1.00: the cheapest option costs $21.98 "
+        "(1.0 h, aws/us-east-1 p4d.24xlarge on_demand)",
+        "没有方案的花费在 $1.00 以内：最便宜的方案需要 $21.98"
+        "（1.0 小时，aws/us-east-1 p4d.24xlarge 按量付费）",
+    ),
+    (
+        "a budget below everything within the deadline",
+        lambda: _plan([offer(), offer(**H100)], Constraints(deadline_h=0.6, budget_usd=5.0, max_gpus=8)),
+        "no option meets 36 min under $5.00: the cheapest within 36 min costs $27.53 "
+        "(aws/us-east-1 p5 on_demand); the cheapest option costs $21.98 "
+        "(1.0 h, aws/us-east-1 p4d.24xlarge on_demand)",
+        "没有方案能在 36 分钟内完成且花费在 $5.00 以内：36 分钟内能完成的方案中，最便宜的需要 $27.53"
+        "（aws/us-east-1 p5 按量付费）；最便宜的方案需要 $21.98"
+        "（1.0 小时，aws/us-east-1 p4d.24xlarge 按量付费）",
+    ),
+    (
+        "a model too big for every GPU",
+        lambda: _plan([offer()], Constraints(), estimate=toy_estimator(peak_gib=100)),
+        "no option is left: candidates excluded by does_not_fit 8 (peak memory per GPU at least "
+        "100.0 GiB); enable gradient_checkpointing, lower the batch size, use fsdp, or allow more "
+        "GPUs / bigger GPUs",
+        "没有剩下可选的方案：被排除的候选有 放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
+        "请启用 gradient_checkpointing、减小批大小、改用 fsdp，或允许更多、更大的 GPU",
+    ),
+    (
+        "a service too big for every GPU",
+        lambda: _plan(
+            [offer()], Constraints(), job=JobFacts(task="infer"), estimate=toy_estimator(peak_gib=100)
+        ),
+        "no option is left: candidates excluded by does_not_fit 8 (peak memory per GPU at least "
+        "100.0 GiB); for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target",
+        "没有剩下可选的方案：被排除的候选有 放不下 8 个（每块 GPU 的显存峰值至少 100.0 GiB）；"
+        "对于在线服务：请换更大的 GPU、增加 GPU、降低请求速率或放宽 p95 目标",
+    ),
+    (
+        "an empty catalog",
+        lambda: _plan([], Constraints()),
+        "the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`",
+        "目录中没有可供规划的 GPU 报价；请用 `gpuplan catalog info` 检查",
+    ),
+    (
+        "a model split no instance holds",
+        lambda: _plan([offer()], Constraints(), job=JobFacts(tensor_parallel=16)),
+        "no option is left: candidates excluded by model_parallel_split 8; tensor_parallel × "
+        "pipeline_parallel must divide each option's GPUs and tensor_parallel fit in one instance: "
+        "lower them, or allow more GPUs (--max-gpus)",
+        "没有剩下可选的方案：被排除的候选有 模型并行切分不符 8 个；tensor_parallel × pipeline_parallel "
+        "必须能整除每个方案的 GPU 数，且 tensor_parallel 不能超出一台实例："
+        "请调小它们，或允许更多 GPU（--max-gpus）",
+    ),
+    (
+        "offers without a price",
+        lambda: _plan([offer(price_usd=None)], Constraints()),
+        "no option is left: candidates excluded by unpriced 8; add a price with `gpuplan catalog` "
+        "or widen providers/regions",
+        "没有剩下可选的方案：被排除的候选有 无报价 8 个；"
+        "请用 `gpuplan catalog` 添加价格，或放宽 providers/regions 的限制",
+    ),
+    (
+        "max_gpus 0",
+        lambda: Constraints(max_gpus=0),
+        "max_gpus must be at least 1, got 0",
+        "max_gpus 至少为 1，实际为 0",
+    ),
+    (
+        "a negative deadline",
+        lambda: Constraints(deadline_h=-1.0),
+        "deadline_h must be positive, got -1.0",
+        "deadline_h 必须为正数，实际为 -1.0",
+    ),
+    (
+        "a baseline without its instance type",
+        lambda: BaselineSpec.parse("aws/us-east-1"),
+        "cannot read baseline 'aws/us-east-1'; write provider/region/instance_type[/pricing], "
+        "e.g. aws/us-east-1/p4d.24xlarge/on_demand",
+        "无法识别基准方案 'aws/us-east-1'；请写成 云厂商/地域/实例类型[/计费方式]，例如 "
+        "aws/us-east-1/p4d.24xlarge/on_demand",
+    ),
+    (
+        "an unknown unknown_costs",
+        lambda: _plan([offer()], Constraints(), unknown_costs="guess"),
+        "unknown_costs must be 'assume' or 'exclude', got 'guess'",
+        "unknown_costs 必须是 'assume' 或 'exclude'，实际为 'guess'",
+    ),
+    (
+        "a training job without its length",
+        lambda: make_estimator(_without_length(), None),  # type: ignore[arg-type]
+        "the planner needs the job's length: give data.samples (or data.tokens) and data.epochs",
+        "规划需要知道任务的长度：请给出 data.samples（或 data.tokens）和 data.epochs",
+    ),
+    (
+        "an unknown storage kind",
+        lambda: plan_workload(_without_length(), None, None, storage="tape"),  # type: ignore[arg-type]
+        "storage must be 'block' or 'object', got 'tape'",
+        "storage 必须是 'block' 或 'object'，实际为 'tape'",
+    ),
+    (
+        "top 0",
+        lambda: _plan([offer()], Constraints(), top=0),
+        "top must be at least 1, got 0",
+        "top 至少为 1，实际为 0",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "english", "chinese"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_each_line_keeps_its_english_and_reads_in_chinese(
+    call: Callable[[], object], english: str, chinese: str
+) -> None:
+    assert _line(call, "en") == english
+    assert _line(call, "zh") == chinese
+
+
+def test_the_english_line_is_the_errors_own_text() -> None:
+    with pytest.raises(GpuplanError) as info:
+        _plan([offer()], Constraints(deadline_h=0.1, max_gpus=8))
+    assert error_text(info.value) == str(info.value)
+
+
+def test_a_bad_duration_keeps_the_parsers_own_words_after_the_translated_field_name() -> None:
+    assert _line(lambda: parse_duration_h("1x"), "zh").startswith("截止时间（deadline）：")
