@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
@@ -171,7 +172,7 @@ class ServicesFile(BaseModel):
                 raise InputError.worded(
                     N_("service {name!r}: give {fields} (or workload: a YAML to estimate)"),
                     name=s.name,
-                    fields=", ".join(missing),
+                    fields=listed(missing),
                 )
             out.append(
                 ServiceDemand(

@@ -31,6 +31,7 @@ from functools import cache
 
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = [
     "COMPUTE_SLICES",
@@ -176,7 +177,7 @@ def mig_gpu(gpu_id: str) -> MigGpu:
     raise InputError.worded(
         N_("{gpu} has no MIG profile table here (MIG tables: {known}); use --sharing time-slice or whole"),
         gpu=gpu_id,
-        known=", ".join(known),
+        known=listed(known),
     )
 
 
