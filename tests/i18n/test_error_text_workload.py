@@ -271,11 +271,15 @@ def test_user_code_that_cannot_be_imported_or_returns_the_wrong_thing_reads_in_c
 
     (tmp_path / "proj_a.py").write_text("def build():\n    return 3\n", encoding="utf-8")
     (tmp_path / "proj_b.py").write_text("def build():\n    raise RuntimeError('boom')\n", encoding="utf-8")
+    (tmp_path / "proj_c.py").write_text(
+        "def build():\n    raise RuntimeError('no cuda here')\n", encoding="utf-8"
+    )
     base = {**_BASE, "model": {"python": "proj_a:build", "project_dir": str(tmp_path)}}
     missing = load_workload({**base, "model": {"python": "nowhere_mod:build", "project_dir": str(tmp_path)}})
     wrong = load_workload(base)
     failing = load_workload({**base, "model": {"python": "proj_b:build", "project_dir": str(tmp_path)}})
     no_function = load_workload({**base, "model": {"python": "proj_a:make", "project_dir": str(tmp_path)}})
+    on_cuda = load_workload({**base, "model": {"python": "proj_c:build", "project_dir": str(tmp_path)}})
     for workload, english in (
         (
             missing,
@@ -285,8 +289,13 @@ def test_user_code_that_cannot_be_imported_or_returns_the_wrong_thing_reads_in_c
         (wrong, "proj_a:build() must return an nn.Module or (model, make_inputs[, loss_fn]); got int"),
         (failing, "proj_b:build() failed (proj_b.py:2): RuntimeError: boom"),
         (no_function, "model.python: proj_a has no function 'make'"),
+        (
+            on_cuda,
+            "proj_c:build() failed (proj_c.py:2): RuntimeError: no cuda here (gpuplan traces on a fake CPU "
+            "device: create tensors and modules without device='cuda')",
+        ),
     ):
         with user_project(tmp_path):
             e = _raised(lambda w=workload: build_user_bundle(w))
         assert str(e) == english
-        assert english_left(_chinese(e), allow=["boom"]) == []
+        assert english_left(_chinese(e), allow=["boom", "no cuda here"]) == []
