@@ -64,6 +64,8 @@ _A_FOLDER = N_("cannot read {what} {path!r}: it is a folder; give the path of a 
 _NOT_A_FILE = N_("cannot read {what} {path!r}: it is not a regular file; give the path of a file")
 _TOO_BIG = N_("{what} {path!r} is {size:,} bytes, more than the {limit:,} accepted")
 _GREW = N_("{what} {path!r} is more than the {limit:,} bytes accepted")
+# TRANSLATORS: a file (or a field) and what is wrong with it
+_SOURCE_PROBLEM = N_("{source}: {problem}")
 _NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
 
 
@@ -113,7 +115,13 @@ class _BoundedLoader(yaml.SafeLoader):
         try:
             if self._depth > MAX_DEPTH:
                 mark = self.peek_event().start_mark
-                raise _TooDeep(f"line {mark.line + 1}: nested more than {MAX_DEPTH} levels deep")
+                raise _TooDeep(
+                    Phrase(
+                        N_("line {line}: nested more than {limit} levels deep"),
+                        line=mark.line + 1,
+                        limit=MAX_DEPTH,
+                    )
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -164,7 +172,7 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
             )
         return loader.construct_document(node)
     except _TooDeep as e:
-        raise error(f"{source}: {e}") from None
+        raise error.worded(_SOURCE_PROBLEM, source=source, problem=e.args[0]) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
@@ -180,12 +188,12 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
 def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
-        raise ValueError(f"number {text[:40]} is out of range")
+        raise ValueError(Phrase(N_("number {number} is out of range"), number=text[:40]))
     return value
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number gpuplan accepts")
+    raise ValueError(Phrase(N_("{name} is not a number gpuplan accepts"), name=name))
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -212,8 +220,9 @@ def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         raise error.worded(
             N_("{source} is not valid JSON ({why} at line {line})"), source=source, why=e.msg, line=e.lineno
         ) from None
-    except ValueError as e:  # from the hooks, or an integer too long to convert
-        raise error(f"{source}: {e}") from None
+    except ValueError as e:  # from the hooks (a Phrase), or an integer too long to convert (Python's words)
+        problem = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], Phrase) else str(e)
+        raise error.worded(_SOURCE_PROBLEM, source=source, problem=problem) from None
     except RecursionError:
         raise error.worded(
             N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH

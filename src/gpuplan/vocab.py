@@ -170,7 +170,9 @@ def pydantic_cast(names: type[Choice] | CastsToStr) -> Callable[[object], Choice
         try:
             return names.cast(value)
         except UnknownChoiceError as e:
-            raise ValueError(str(e)) from None
+            # The error itself as the argument: str() is its message, and the workload's one-line
+            # error can still write it in the user's language.
+            raise ValueError(e) from None
 
     return cast
 

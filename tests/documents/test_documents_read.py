@@ -47,3 +47,24 @@ def test_a_written_document_still_turns_non_finite_numbers_into_null() -> None:
     written = PlanOption.model_validate({**OPTION, "job_time_h": math.inf, "total_cost_usd": math.nan})
     assert written.job_time_h is None and written.total_cost_usd is None
     assert PlanOption.read({**OPTION, "job_time_h": 2.5}).job_time_h == 2.5
+
+
+def test_a_refused_number_or_node_split_carries_its_words_for_the_users_language() -> None:
+    from gpuplan.deploy.reasons import reason
+    from gpuplan.errors import DeployError, Phrase
+    from gpuplan.i18n import use_language
+    from gpuplan.i18n.error_text import error_text
+
+    with pytest.raises(ValidationError) as finite:
+        PlanOption.read({**OPTION, "total_cost_usd": math.inf})
+    with pytest.raises(ValidationError) as split:
+        PlanOption.read({**OPTION, "gpu_count": 8, "gpus_per_node": 4, "nodes": 3})
+    for e, english, chinese in (
+        (finite, "must be a finite number, not NaN or infinity", "必须是有限的数，不能是 NaN 或无穷大"),
+        (split, "gpu_count 8 is not a multiple of nodes 3", "gpu_count 8 不是 nodes 3 的整数倍"),
+    ):
+        said = reason(e.value.errors()[0])
+        assert isinstance(said, Phrase)
+        assert str(said) == english
+        with use_language("zh"):
+            assert error_text(DeployError.worded("{why}", why=said)) == chinese

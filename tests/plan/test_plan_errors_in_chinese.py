@@ -18,6 +18,7 @@ from gpuplan.plan.api import plan_workload
 from gpuplan.plan.build_inputs import make_estimator
 from gpuplan.plan.constraints import parse_duration_h
 from gpuplan.workload import Workload, load_workload
+from i18n.english_left import english_left
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -184,7 +185,9 @@ def test_each_line_keeps_its_english_and_reads_in_chinese(
     call: Callable[[], object], english: str, chinese: str
 ) -> None:
     assert _line(call, "en") == english
-    assert _line(call, "zh") == chinese
+    zh = _line(call, "zh")
+    assert zh == chinese
+    assert english_left(zh) == []
 
 
 def test_the_english_line_is_the_errors_own_text() -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
+from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -73,7 +74,9 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
     """Store (or replace) a discount; InputError for a percentage outside 0 < p < 100."""
     prov = PROVIDERS.cast(provider)
     if not (math.isfinite(percent) and 0 < percent < 100):
-        raise InputError(f"discount percent must be between 0 and 100 (exclusive), got {percent:g}")
+        raise InputError.worded(
+            N_("discount percent must be between 0 and 100 (exclusive), got {percent:g}"), percent=percent
+        )
     family = family.strip()
     from sqlalchemy import delete, insert
 

@@ -11,11 +11,13 @@ import re
 from collections.abc import Callable, Mapping
 
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
-from gpuplan.errors import NotFoundError
+from gpuplan.catalog.wording import Worded, either
+from gpuplan.errors import NotFoundError, Phrase
 from gpuplan.hardware import all_gpus
+from gpuplan.i18n.messages import N_
 from gpuplan.vocab import PRICING_RULES
 
-__all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "parse_as_of"]
+__all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "offer_problems", "parse_as_of"]
 
 #: Most GPUs one instance has (GCP a2-megagpu-16g); a larger count is a data error.
 MAX_GPUS_PER_INSTANCE = 16
@@ -52,45 +54,80 @@ def parse_as_of(as_of: str) -> str | None:
     return as_of if _AS_OF.match(as_of.strip()) else None
 
 
-def _check_price(price: PriceRow, gpu_count: float) -> list[str]:
-    reasons: list[str] = []
+def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:
+    reasons: list[Worded] = []
     try:
-        pricing = PricingModel.cast(price.pricing)
+        model = PricingModel.cast(price.pricing)
     except NotFoundError as e:
-        return [str(e)]
+        return [e]
+    pricing = Phrase(model.value)  # the pricing model's name, in the user's language
     try:
         currency = Currency.cast(price.currency)
     except NotFoundError:
-        return [f"unknown currency {price.currency!r} (known: USD, CNY)"]
+        return [Phrase(N_("unknown currency {currency} (known: USD, CNY)"), currency=repr(price.currency))]
     if not math.isfinite(price.amount) or price.amount <= 0:
-        reasons.append(f"{pricing} price {price.amount:g} is not a positive amount")
-    if price.unit not in _UNITS[pricing]:
         reasons.append(
-            f"{pricing} price in unit {price.unit!r}; expected {' or '.join(sorted(_UNITS[pricing]))}"
+            Phrase(
+                N_("{pricing} price {amount:g} is not a positive amount"),
+                pricing=pricing,
+                amount=price.amount,
+            )
+        )
+    if price.unit not in _UNITS[model]:
+        reasons.append(
+            Phrase(
+                N_("{pricing} price in unit {unit}; expected {expected}"),
+                pricing=pricing,
+                unit=repr(price.unit),
+                expected=either(sorted(_UNITS[model])),
+            )
         )
     if not parse_as_of(price.as_of):
-        reasons.append(f"{pricing} price has no ISO as_of date ({price.as_of!r})")
+        reasons.append(
+            Phrase(
+                N_("{pricing} price has no ISO as_of date ({as_of})"),
+                pricing=pricing,
+                as_of=repr(price.as_of),
+            )
+        )
     if not price.source.strip():
-        reasons.append(f"{pricing} price has no source")
+        reasons.append(Phrase(N_("{pricing} price has no source"), pricing=pricing))
     try:
         Confidence.cast(price.confidence)
     except NotFoundError as e:
-        reasons.append(str(e))
+        reasons.append(e)
     if not reasons and gpu_count > 0:
         hourly = price.amount / HOURS_PER_MONTH if price.unit == "month" else price.amount
         ceiling = MAX_CNY_PER_GPU_HOUR if currency is Currency.CNY else MAX_USD_PER_GPU_HOUR
         floor = MIN_CNY_PER_GPU_HOUR if currency is Currency.CNY else MIN_USD_PER_GPU_HOUR
+        fields = {
+            "pricing": pricing,
+            "amount": price.amount,
+            "currency": currency.code,
+            "unit": price.unit,
+            "per_gpu_hour": hourly / gpu_count,
+        }
         if hourly / gpu_count > ceiling:
             reasons.append(
-                f"{pricing} price {price.amount:g} {currency.code}/{price.unit} is "
-                f"{hourly / gpu_count:,.0f} {currency.code} per GPU-hour, above the sanity ceiling "
-                f"{ceiling:g}: a unit or parsing error"
+                Phrase(
+                    N_(
+                        "{pricing} price {amount:g} {currency}/{unit} is {per_gpu_hour:,.0f} {currency} per "
+                        "GPU-hour, above the sanity ceiling {ceiling:g}: a unit or parsing error"
+                    ),
+                    ceiling=ceiling,
+                    **fields,
+                )
             )
         elif hourly / gpu_count < floor:
             reasons.append(
-                f"{pricing} price {price.amount:g} {currency.code}/{price.unit} is "
-                f"{hourly / gpu_count:.3g} {currency.code} per GPU-hour, below the sanity floor "
-                f"{floor:g}: a unit or parsing error"
+                Phrase(
+                    N_(
+                        "{pricing} price {amount:g} {currency}/{unit} is {per_gpu_hour:.3g} {currency} per "
+                        "GPU-hour, below the sanity floor {floor:g}: a unit or parsing error"
+                    ),
+                    floor=floor,
+                    **fields,
+                )
             )
     return reasons
 
@@ -108,46 +145,101 @@ def check_offer(
     holds for it; ``on_demand_hourly`` gives the on-demand price per hour (same currency) of the
     same instance type in the same region, for the spot gate.
     """
-    reasons: list[str] = []
+    problems = offer_problems(
+        row, provider=provider, known_instances=known_instances, on_demand_hourly=on_demand_hourly
+    )
+    return [str(p) for p in problems]
+
+
+def offer_problems(
+    row: OfferRow,
+    *,
+    provider: str,
+    known_instances: Mapping[tuple[str, str], tuple[str, float]],
+    on_demand_hourly: Callable[[OfferRow], float | None],
+) -> list[Worded]:
+    """:func:`check_offer`'s reasons as Phrases (and errors), to be written in the user's language."""
+    reasons: list[Worded] = []
     if row.provider != provider:
-        reasons.append(f"provider {row.provider!r} in an import for {provider!r}")
+        reasons.append(
+            Phrase(
+                N_("provider {provider} in an import for {expected}"),
+                provider=repr(row.provider),
+                expected=repr(provider),
+            )
+        )
     if not row.region.strip() or not row.instance_type.strip():
-        reasons.append("empty region or instance type")
-    names = ((row.region, "region"), (row.zone or "", "zone"), (row.instance_type, "instance type"))
+        reasons.append(Phrase(N_("empty region or instance type")))
+    names = (
+        (row.region, N_("region")),
+        (row.zone or "", N_("zone")),
+        (row.instance_type, N_("instance type")),
+    )
     for name_value, what in names:
         if name_value and not (name_value.isascii() and _NAME.fullmatch(name_value)):
-            reasons.append(f"{what} {name_value[:40]!r} is not a name (letters, digits, . _ - only)")
+            reasons.append(
+                Phrase(
+                    N_("{what} {name} is not a name (letters, digits, . _ - only)"),
+                    what=Phrase(what),
+                    name=repr(name_value[:40]),
+                )
+            )
     known_gpus = {g.id for g in all_gpus()}
     if row.gpu not in known_gpus:
-        reasons.append(f"unknown GPU {row.gpu!r} (not in the hardware catalog)")
+        reasons.append(Phrase(N_("unknown GPU {gpu} (not in the hardware catalog)"), gpu=repr(row.gpu)))
     if not (math.isfinite(row.gpu_count) and MIN_GPU_FRACTION <= row.gpu_count <= MAX_GPUS_PER_INSTANCE):
         reasons.append(
-            f"GPU count {row.gpu_count:g} is outside {MIN_GPU_FRACTION:g} <= count <= {MAX_GPUS_PER_INSTANCE}"
+            Phrase(
+                N_("GPU count {count:g} is outside {low:g} <= count <= {high}"),
+                count=row.gpu_count,
+                low=MIN_GPU_FRACTION,
+                high=MAX_GPUS_PER_INSTANCE,
+            )
         )
     elif row.gpu_count > 1 and not float(row.gpu_count).is_integer():
-        reasons.append(f"GPU count {row.gpu_count:g} is not a whole number")
+        reasons.append(Phrase(N_("GPU count {count:g} is not a whole number"), count=row.gpu_count))
     if row.accelerator_count_reported is not None and row.accelerator_count_reported != row.gpu_count:
         reasons.append(
-            f"GPU count {row.gpu_count:g} disagrees with the {row.accelerator_count_reported:g} GPUs "
-            "the same source's GPU info reports"
+            Phrase(
+                N_(
+                    "GPU count {count:g} disagrees with the {reported:g} GPUs "
+                    "the same source's GPU info reports"
+                ),
+                count=row.gpu_count,
+                reported=row.accelerator_count_reported,
+            )
         )
     known = known_instances.get((row.provider, row.instance_type))
     if known is not None:
         known_gpu, known_count = known
         if known_count != row.gpu_count:
             reasons.append(
-                f"GPU count {row.gpu_count:g} contradicts instance type {row.instance_type} "
-                f"({known_count:g} x {known_gpu} in the catalog)"
+                Phrase(
+                    N_(
+                        "GPU count {count:g} contradicts instance type {instance_type} "
+                        "({known_count:g} x {known_gpu} in the catalog)"
+                    ),
+                    count=row.gpu_count,
+                    instance_type=row.instance_type,
+                    known_count=known_count,
+                    known_gpu=known_gpu,
+                )
             )
         elif known_gpu != row.gpu:
             reasons.append(
-                f"GPU {row.gpu} contradicts instance type {row.instance_type} ({known_gpu} in the catalog)"
+                Phrase(
+                    N_("GPU {gpu} contradicts instance type {instance_type} ({known_gpu} in the catalog)"),
+                    gpu=row.gpu,
+                    instance_type=row.instance_type,
+                    known_gpu=known_gpu,
+                )
             )
-    for value, name in ((row.vcpus, "vCPU count"), (row.memory_gib, "memory"), (row.network_gbps, "network")):
+    sizes = ((row.vcpus, N_("vCPU count")), (row.memory_gib, N_("memory")), (row.network_gbps, N_("network")))
+    for value, name in sizes:
         if value is not None and not (math.isfinite(value) and value > 0):
-            reasons.append(f"{name} {value:g} is not positive")
+            reasons.append(Phrase(N_("{what} {value:g} is not positive"), what=Phrase(name), value=value))
     if not row.source.strip():
-        reasons.append("no specification source")
+        reasons.append(Phrase(N_("no specification source")))
     for price in row.prices:
         reasons.extend(_check_price(price, row.gpu_count))
     spot = [p for p in row.prices if p.pricing == PricingModel.SPOT.value]
@@ -155,7 +247,13 @@ def check_offer(
         od = on_demand_hourly(row)
         for p in spot:
             if od is not None and p.amount >= od:
-                reasons.append(f"spot price {p.amount:g} is not below the on-demand price {od:g}")
+                reasons.append(
+                    Phrase(
+                        N_("spot price {amount:g} is not below the on-demand price {on_demand:g}"),
+                        amount=p.amount,
+                        on_demand=od,
+                    )
+                )
     if not row.prices and not row.price_reason:
-        reasons.append("no price and no reason why")
+        reasons.append(Phrase(N_("no price and no reason why")))
     return reasons

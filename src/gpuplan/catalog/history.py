@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 from gpuplan.catalog.discounts import discounts, matching
 from gpuplan.catalog.model import HOURS_PER_MONTH
-from gpuplan.errors import NotFoundError
+from gpuplan.catalog.wording import not_found
+from gpuplan.errors import NotFoundError, Phrase
+from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -64,7 +66,9 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
                     {"i": instance_type},
                 )
             ]
-            raise NotFoundError(f"region of {instance_type}", region, regions)
+            raise not_found(
+                Phrase(N_("region of {instance_type}"), instance_type=instance_type), region, regions
+            )
         raise NotFoundError("instance type", instance_type, known)
     found = discounts(store)
     rates: dict[str, float | None] = {}

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Engine, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from gpuplan.catalog import schema as t
-from gpuplan.catalog.gates import check_offer
+from gpuplan.catalog.gates import offer_problems
 from gpuplan.catalog.model import (
     Currency,
     ImportReport,
@@ -22,9 +22,11 @@ from gpuplan.catalog.model import (
     RejectedRow,
 )
 from gpuplan.catalog.providers import PROVIDERS
-from gpuplan.errors import CatalogImportError
+from gpuplan.catalog.wording import joined
+from gpuplan.errors import CatalogImportError, Phrase
+from gpuplan.i18n.messages import N_
 
-__all__ = ["ImportTarget", "import_offers", "write_offers", "write_with_retry"]
+__all__ = ["ImportTarget", "import_of", "import_offers", "write_offers", "write_with_retry"]
 
 
 class ImportTarget(Protocol):
@@ -87,7 +89,7 @@ def import_offers(
     good: list[OfferRow] = []
     bad: list[RejectedRow] = list(rejected)
     for row in rows:
-        reasons = check_offer(
+        reasons = offer_problems(
             row,
             provider=prov,
             known_instances={**batch_known, **known},
@@ -95,11 +97,8 @@ def import_offers(
         )
         if reasons:
             bad.append(
-                RejectedRow(
-                    line=row.line,
-                    instance_type=row.instance_type,
-                    region=row.region,
-                    reason="; ".join(reasons),
+                RejectedRow.because(
+                    joined(reasons), line=row.line, instance_type=row.instance_type, region=row.region
                 )
             )
         else:
@@ -135,7 +134,7 @@ def import_offers(
     if conn is not None:
         import_id, n_offers, n_prices = write(conn)
     else:
-        import_id, n_offers, n_prices = write_with_retry(store, write, f"import of {prov} from {source}")
+        import_id, n_offers, n_prices = write_with_retry(store, write, import_of(prov, source))
     store.invalidate_caches()
     return ImportReport(
         provider=prov,
@@ -147,11 +146,16 @@ def import_offers(
     )
 
 
+def import_of(provider: str, source: str) -> Phrase:
+    """What a failed import's line calls it: "import of aws from <source>"."""
+    return Phrase(N_("import of {provider} from {source}"), provider=provider, source=source)
+
+
 #: Attempts of a write transaction that finds the database locked after the busy timeout.
 WRITE_ATTEMPTS = 3
 
 
-def write_with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str) -> T:
+def write_with_retry(store: ImportTarget, write: Callable[[Connection], T], what: str | Phrase) -> T:
     """``write`` in its own transaction, tried again while another writer keeps the database locked
     beyond the busy timeout; any failure rolls back (the database is left unchanged)."""
     from gpuplan.catalog.transactions import db_error, is_busy, writing
@@ -163,8 +167,10 @@ def write_with_retry(store: ImportTarget, write: Callable[[Connection], T], what
         except SQLAlchemyError as e:
             if attempt < WRITE_ATTEMPTS and is_busy(e):
                 continue
-            raise CatalogImportError(
-                f"{what} failed and was rolled back (database unchanged): {db_error(e)}"
+            raise CatalogImportError.worded(
+                N_("{what} failed and was rolled back (database unchanged): {why}"),
+                what=what,
+                why=db_error(e),
             ) from e
     raise AssertionError("unreachable")  # pragma: no cover
 

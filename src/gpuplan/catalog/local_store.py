@@ -18,7 +18,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult
 from gpuplan.catalog.transactions import db_error, writing
-from gpuplan.errors import StoreError
+from gpuplan.errors import Phrase, StoreError
+from gpuplan.i18n.messages import N_
 
 __all__ = ["LocalStore"]
 
@@ -34,19 +35,21 @@ class LocalStore:
         self.engine = engine
 
     @contextmanager
-    def _one_line_errors(self, what: str) -> Iterator[None]:
+    def _one_line_errors(self, what: Phrase) -> Iterator[None]:
         """Database and file-system errors as one StoreError line (read-only file, disk full, locked):
         the caller (the CLI's profile cache) turns it into a warning instead of losing an estimate."""
         try:
             yield
         except (SQLAlchemyError, OSError) as e:
             where = self.engine.url.render_as_string(hide_password=True)
-            raise StoreError(f"cannot {what} in {where}: {db_error(e)}") from e
+            raise StoreError.worded(
+                N_("cannot {what} in {where}: {why}"), what=what, where=where, why=db_error(e)
+            ) from e
 
     def get_profile(self, key: str, schema_version: int) -> str | None:
         """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
         c = t.profile_cache.c
-        with self._one_line_errors("read the profile cache"), self.engine.connect() as conn:
+        with self._one_line_errors(Phrase(N_("read the profile cache"))), self.engine.connect() as conn:
             row = conn.execute(
                 select(c.payload).where(c.key == key, c.schema_version == schema_version)
             ).first()
@@ -55,7 +58,7 @@ class LocalStore:
     def put_profile(self, key: str, schema_version: int, payload: str) -> None:
         """Cache a profile payload (replacing any entry for ``key``)."""
         c = t.profile_cache.c
-        with self._one_line_errors("write the profile cache"), writing(self.engine) as conn:
+        with self._one_line_errors(Phrase(N_("write the profile cache"))), writing(self.engine) as conn:
             conn.execute(t.profile_cache.delete().where(c.key == key))
             conn.execute(
                 insert(t.profile_cache).values(
@@ -67,7 +70,7 @@ class LocalStore:
         """Append measurements (one transaction)."""
         if not results:
             return
-        with self._one_line_errors("save bench results"), writing(self.engine) as conn:
+        with self._one_line_errors(Phrase(N_("save bench results"))), writing(self.engine) as conn:
             conn.execute(
                 insert(t.bench_results),
                 [

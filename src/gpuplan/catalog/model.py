@@ -303,12 +303,37 @@ class BenchResult:
 
 @dataclass(frozen=True, kw_only=True)
 class RejectedRow:
-    """A row an import did not take, and why."""
+    """A row an import did not take, and why.
+
+    ``reason`` is the English line (what ``--json`` and the import's record say); a row made with
+    :meth:`because` also keeps it as Phrases, written in the user's language by :meth:`reason_text`.
+    """
 
     line: int | None
     instance_type: str
     region: str
     reason: str
+
+    @classmethod
+    def because(cls, reason: object, *, line: int | None, instance_type: str, region: str) -> RejectedRow:
+        """The row refused for ``reason`` (a Phrase, an error, or the joined Phrases of several)."""
+        row = cls(line=line, instance_type=instance_type, region=region, reason=str(reason))
+        # Not a field: documents and JSON are made from the fields, and a Phrase is no JSON value.
+        object.__setattr__(row, "_worded", reason)
+        return row
+
+    def worded_reason(self) -> object:
+        """The reason as Phrases when it was made from them (and is still their text), else ``reason``."""
+        worded = self.__dict__.get("_worded")
+        if worded is not None and str(worded) == self.reason:
+            return worded
+        return self.reason
+
+    def reason_text(self) -> str:
+        """The reason in the current language."""
+        from gpuplan.i18n.error_text import phrase_text
+
+        return phrase_text(self.worded_reason())
 
 
 @dataclass(frozen=True, kw_only=True)

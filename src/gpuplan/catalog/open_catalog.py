@@ -79,7 +79,11 @@ def _resolve(db: str | None) -> tuple[str, Path | None]:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise StoreError(f"cannot create the data directory {path.parent}: {e}; pass --db PATH") from e
+            raise StoreError.worded(
+                N_("cannot create the data directory {folder}: {why}; pass --db PATH"),
+                folder=path.parent,
+                why=e,
+            ) from e
         return f"sqlite:///{path}", path
     if "://" in db:
         # A plain SQLite file URL can be read through sqlite3 as well; anything else (options,
@@ -89,7 +93,9 @@ def _resolve(db: str | None) -> tuple[str, Path | None]:
         return db, (Path(file).resolve() if plain else None)
     path = Path(db).expanduser().resolve()
     if not path.parent.is_dir():
-        raise StoreError(f"database folder {path.parent} does not exist; create it or pass another --db")
+        raise StoreError.worded(
+            N_("database folder {folder} does not exist; create it or pass another --db"), folder=path.parent
+        )
     return f"sqlite:///{path}", path
 
 
@@ -101,7 +107,9 @@ def make_engine(url: str) -> tuple[Engine, str]:
     try:
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S} if sqlite else {})
     except (SQLAlchemyError, ArgumentError, ImportError, ValueError) as e:
-        raise StoreError(f"cannot open database {url!r}: {db_error(e)}") from e
+        raise StoreError.worded(
+            N_("cannot open database {url}: {why}"), url=repr(url), why=db_error(e)
+        ) from e
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
@@ -131,6 +139,8 @@ def _current_revision(conn: Connection) -> str | None:
     return str(rev) if rev is not None else None
 
 
+_CANNOT_READ = N_("cannot read the database {location}: {why}")
+
 #: Tables that hold data; a catalog without a revision but with rows in one of these is not rebuilt.
 _DATA_TABLES = ("imports", "offers", "prices", "bench_results", "exchange_rates")
 
@@ -151,17 +161,24 @@ def _check_owned(conn: Connection, location: str) -> None:
     foreign = sorted(tables - ours)
     if foreign:
         shown = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
-        raise StoreError(
-            f"{location} is not a gpuplan catalog (it has other tables: {shown}); it was left unchanged: "
-            "point --db at a new file"
+        raise StoreError.worded(
+            N_(
+                "{location} is not a gpuplan catalog (it has other tables: {shown}); it was left unchanged: "
+                "point --db at a new file"
+            ),
+            location=location,
+            shown=shown,
         )
     if revision is not None or not tables:
         return
     for name in _DATA_TABLES:
         if name in tables and conn.exec_driver_sql(f"SELECT 1 FROM {name} LIMIT 1").first():
-            raise StoreError(
-                f"{location} holds gpuplan data but no schema revision; move it aside and run again "
-                "(a new catalog is created), then re-import your price files"
+            raise StoreError.worded(
+                N_(
+                    "{location} holds gpuplan data but no schema revision; move it aside and run again "
+                    "(a new catalog is created), then re-import your price files"
+                ),
+                location=location,
             )
     for name in tables:  # nothing in them: drop and let the migration create them again
         conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{name}"')
@@ -176,7 +193,7 @@ def _migrate(engine: Engine, location: str) -> str:
         with engine.connect() as conn:
             current = _current_revision(conn)
     except SQLAlchemyError as e:
-        raise StoreError(f"cannot read the database {location}: {db_error(e)}") from e
+        raise StoreError.worded(_CANNOT_READ, location=location, why=db_error(e)) from e
     if current == HEAD_REVISION:
         return current  # no Alembic import at all
     from alembic import command
@@ -189,15 +206,23 @@ def _migrate(engine: Engine, location: str) -> str:
             _check_owned(conn, location)
             current = _current_revision(conn)
             if current is not None and current not in KNOWN_REVISIONS:
-                raise StoreError(
-                    f"the database is at schema revision {current!r}, newer than this gpuplan knows "
-                    f"(head {HEAD_REVISION!r}); upgrade gpuplan or point --db at another database"
+                raise StoreError.worded(
+                    N_(
+                        "the database is at schema revision {current}, newer than this gpuplan knows "
+                        "(head {head}); upgrade gpuplan or point --db at another database"
+                    ),
+                    current=repr(current),
+                    head=repr(HEAD_REVISION),
                 )
             if current != HEAD_REVISION:
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, "head")
     except SQLAlchemyError as e:
-        raise StoreError(f"cannot create or migrate the database schema in {location}: {db_error(e)}") from e
+        raise StoreError.worded(
+            N_("cannot create or migrate the database schema in {location}: {why}"),
+            location=location,
+            why=db_error(e),
+        ) from e
     return HEAD_REVISION
 
 
@@ -225,7 +250,7 @@ def _pg_creation_lock(engine: Engine, location: str) -> Iterator[None]:
     try:
         conn = engine.connect()
     except SQLAlchemyError as e:
-        raise StoreError(f"cannot open database {location}: {db_error(e)}") from e
+        raise StoreError.worded(N_("cannot open database {url}: {why}"), url=location, why=db_error(e)) from e
     try:
         with conn.begin():
             try:
@@ -233,11 +258,17 @@ def _pg_creation_lock(engine: Engine, location: str) -> Iterator[None]:
                     conn.exec_driver_sql(statement)
             except SQLAlchemyError as e:
                 if "lock timeout" in db_error(e).lower():
-                    raise StoreError(
-                        f"another gpuplan has been creating the catalog in {location} for "
-                        f"{CREATION_LOCK_TIMEOUT_S:.0f} s; try again once it is done"
+                    raise StoreError.worded(
+                        N_(
+                            "another gpuplan has been creating the catalog in {location} for "
+                            "{wait_s:.0f} s; try again once it is done"
+                        ),
+                        location=location,
+                        wait_s=CREATION_LOCK_TIMEOUT_S,
                     ) from e
-                raise StoreError(f"cannot lock the catalog in {location}: {db_error(e)}") from e
+                raise StoreError.worded(
+                    N_("cannot lock the catalog in {location}: {why}"), location=location, why=db_error(e)
+                ) from e
             yield  # the creation runs on other connections; ending this transaction releases it
     finally:
         conn.close()
@@ -259,14 +290,22 @@ def _creation_lock(engine: Engine, path: Path | None, location: str) -> Iterator
     try:
         lock.acquire()
     except Timeout as e:
-        raise StoreError(
-            f"another gpuplan has been creating {path} for {CREATION_LOCK_TIMEOUT_S:.0f} s; if none is "
-            f"running, delete {path}.lock and try again"
+        raise StoreError.worded(
+            N_(
+                "another gpuplan has been creating {path} for {wait_s:.0f} s; if none is "
+                "running, delete {path}.lock and try again"
+            ),
+            path=path,
+            wait_s=CREATION_LOCK_TIMEOUT_S,
         ) from e
     except OSError as e:
-        raise StoreError(
-            f"cannot create the catalog {path}: {e.strerror or e} (for its lock file); pass --db "
-            "with a writable folder"
+        raise StoreError.worded(
+            N_(
+                "cannot create the catalog {path}: {why} (for its lock file); pass --db "
+                "with a writable folder"
+            ),
+            path=path,
+            why=e.strerror or e,
         ) from e
     try:
         yield
@@ -280,13 +319,17 @@ def _refuse_non_sqlite(path: Path) -> None:
         if not path.exists():
             return
         if not path.is_file():
-            raise StoreError(f"--db {path} is not a regular file; point --db at a new file")
+            raise StoreError.worded(
+                N_("--db {path} is not a regular file; point --db at a new file"), path=path
+            )
         with path.open("rb") as fh:
             head = fh.read(16)
     except OSError as e:
-        raise StoreError(f"cannot read the database {path}: {e.strerror or e}") from e
+        raise StoreError.worded(_CANNOT_READ, location=path, why=e.strerror or e) from e
     if head and head != b"SQLite format 3\x00":
-        raise StoreError(f"{path} is not a SQLite database; it was left unchanged: point --db at a new file")
+        raise StoreError.worded(
+            N_("{path} is not a SQLite database; it was left unchanged: point --db at a new file"), path=path
+        )
 
 
 def _ready_for_plain_sqlite(path: Path, snapshot: str | None) -> bool:
@@ -335,9 +378,11 @@ def open_store(
     is the rate the wrong way round, CNY per USD) unless ``force_rate``.
     """
     if usd_per_cny is not None and not (math.isfinite(usd_per_cny) and usd_per_cny > 0):
-        raise DataError(f"USD per CNY must be a positive number, got {usd_per_cny!r}")
+        raise DataError.worded(
+            N_("USD per CNY must be a positive number, got {rate}"), rate=repr(usd_per_cny)
+        )
     if stale_after_days < 0:
-        raise DataError(f"stale_after_days must be 0 or more, got {stale_after_days}")
+        raise DataError.worded(N_("stale_after_days must be 0 or more, got {days}"), days=stale_after_days)
     url, path = _resolve(db)
     day = today or date.today()
     from gpuplan.catalog.snapshot import ensure_snapshot, snapshot_id  # stdlib-only until it writes

@@ -148,7 +148,9 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     hidden = 0
     if query.max_price_per_hour is not None:
         if not (math.isfinite(query.max_price_per_hour) and query.max_price_per_hour > 0):
-            raise DataError(f"--max-price must be a positive number, got {query.max_price_per_hour!r}")
+            raise DataError.worded(
+                N_("--max-price must be a positive number, got {got}"), got=repr(query.max_price_per_hour)
+            )
         kept = []
         for v in views:
             if v.price_per_hour is None:

@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from gpuplan.catalog.importing import import_offers, write_with_retry
+from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
 from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
 from gpuplan.errors import GpuplanError
 from gpuplan.i18n import _
+from gpuplan.i18n.error_text import error_text
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -104,7 +105,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=_("failed ({what}); {kept}").format(what=e, kept=_kept(store, name)),
+            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=_kept(store, name)),
             started_at=now,
         )
     fetched = False
@@ -124,7 +125,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
             started_at=now,
         )
     except (GpuplanError, ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
-        what = f"{type(e).__name__}: {e}".splitlines()[0][:160]
+        what = f"{type(e).__name__}: {error_text(e)}".splitlines()[0][:160]
         return RefreshOutcome(
             provider=name,
             status="failed",
@@ -180,14 +181,14 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         _record(conn, outcome, import_id=report.import_id)
         return report, outcome
 
-    report, done = write_with_retry(store, write, f"import of {name} from {source}")
+    report, done = write_with_retry(store, write, import_of(name, source))
     if done is not None:
         return done
     return RefreshOutcome(
         provider=name,
         status="failed",
         message=_("failed: every row failed the gates ({reason}); {kept}").format(
-            reason=report.rejected[0].reason, kept=_kept(store, name)
+            reason=report.rejected[0].reason_text(), kept=_kept(store, name)
         ),
         rejected=len(report.rejected),
         sources=result.sources,

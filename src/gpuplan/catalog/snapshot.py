@@ -20,6 +20,7 @@ from typing import Any
 from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import DataError
+from gpuplan.i18n.messages import N_
 
 __all__ = ["COLUMNS", "SNAPSHOT_FILES", "ensure_snapshot", "read_table", "snapshot_id"]
 
@@ -114,15 +115,20 @@ def _read_text(name: str) -> str:
     try:
         return resources.files("gpuplan.catalog").joinpath("data", name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError) as e:
-        raise DataError(f"shipped catalog file {name} is missing ({e}); reinstall gpuplan") from e
+        raise DataError.worded(
+            N_("shipped catalog file {name} is missing ({why}); reinstall gpuplan"), name=name, why=e
+        ) from e
 
 
 def read_table(name: str) -> Iterator[dict[str, str]]:
     """Rows of a shipped file, checked against its declared header."""
     reader = csv.DictReader(io.StringIO(_read_text(name)))
     if tuple(reader.fieldnames or ()) != COLUMNS[name]:
-        raise DataError(
-            f"shipped catalog file {name} has header {reader.fieldnames}, expected {COLUMNS[name]}"
+        raise DataError.worded(
+            N_("shipped catalog file {name} has header {header}, expected {expected}"),
+            name=name,
+            header=reader.fieldnames,
+            expected=COLUMNS[name],
         )
     yield from reader
 
@@ -185,7 +191,10 @@ def _offer_rows() -> dict[str, list[OfferRow]]:
             )
         )
     if prices:
-        raise DataError(f"shipped prices.csv has prices for offers not in offers.csv: {sorted(prices)[:3]}")
+        raise DataError.worded(
+            N_("shipped prices.csv has prices for offers not in offers.csv: {first}"),
+            first=sorted(prices)[:3],
+        )
     return by_provider
 
 
@@ -251,8 +260,11 @@ def _seed(store: Any, conn: Any, by_provider: dict[str, list[OfferRow]], source:
         )  # fmt: skip
         if report.rejected:
             first = report.rejected[0]
-            raise DataError(
-                f"shipped snapshot row {first.instance_type} ({first.region}) fails the gates: {first.reason}"
+            raise DataError.worded(
+                N_("shipped snapshot row {instance_type} ({region}) fails the gates: {reason}"),
+                instance_type=first.instance_type,
+                region=first.region,
+                reason=first.worded_reason(),
             )
     tables = {
         "transfer.csv": t.transfer_prices,

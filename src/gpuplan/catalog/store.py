@@ -43,6 +43,7 @@ from gpuplan.catalog.model import (
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import AmbiguousNameError, DataError, InputError, StoreError
 from gpuplan.hardware import all_gpus, resolve_gpu
+from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -115,7 +116,9 @@ class Store:
         """The SQLAlchemy engine (created on first use; for layers that keep their own tables here)."""
         if self._engine is None:
             if self._engine_factory is None:
-                raise StoreError("this store was opened without a database engine; use open_store()")
+                raise StoreError.worded(
+                    N_("this store was opened without a database engine; use open_store()")
+                )
             self._engine = self._engine_factory(self._url)
         return self._engine
 
@@ -150,7 +153,9 @@ class Store:
             try:
                 return self._reader.execute(sql, params or {}).fetchall()
             except sqlite3.Error as e:
-                raise StoreError(f"cannot read the catalog database {self.location}: {e}") from e
+                raise StoreError.worded(
+                    N_("cannot read the catalog database {location}: {why}"), location=self.location, why=e
+                ) from e
         from sqlalchemy import text
 
         with self.engine.connect() as conn:
@@ -170,7 +175,11 @@ class Store:
 
         code = Currency.cast(rate.currency).code
         if not (math.isfinite(rate.usd_per_unit) and rate.usd_per_unit > 0):
-            raise DataError(f"exchange rate for {code} must be positive, got {rate.usd_per_unit!r}")
+            raise DataError.worded(
+                N_("exchange rate for {code} must be positive, got {rate}"),
+                code=code,
+                rate=repr(rate.usd_per_unit),
+            )
         from gpuplan.catalog.transactions import writing
 
         with writing(self.engine) as conn:
@@ -185,9 +194,13 @@ class Store:
         rate = self.find_exchange_rate(currency)
         if rate is None:
             code = Currency.cast(currency).code
-            raise DataError(
-                f"no dated {code}->USD exchange rate in the catalog; set one, e.g. "
-                f"GPUPLAN_USD_PER_{code}=<USD per {code}> (CLI: --usd-per-{code.lower()})"
+            raise DataError.worded(
+                N_(
+                    "no dated {code}->USD exchange rate in the catalog; set one, e.g. "
+                    "GPUPLAN_USD_PER_{code}=<USD per {code}> (CLI: --usd-per-{lower})"
+                ),
+                code=code,
+                lower=code.lower(),
             )
         return rate
 
@@ -397,8 +410,9 @@ class Store:
         gpu_ids: list[str] | None = self._gpu_ids(gpu) if gpu is not None else None
         if min_gpu_memory_gib is not None:
             if not (math.isfinite(min_gpu_memory_gib) and min_gpu_memory_gib >= 0):
-                raise InputError(
-                    f"minimum GPU memory must be a number of GiB, 0 or more (got {min_gpu_memory_gib})"
+                raise InputError.worded(
+                    N_("minimum GPU memory must be a number of GiB, 0 or more (got {got})"),
+                    got=min_gpu_memory_gib,
                 )
             big = [g.id for g in all_gpus() if g.memory_gib >= min_gpu_memory_gib]
             gpu_ids = big if gpu_ids is None else [g for g in gpu_ids if g in big]
@@ -488,7 +502,7 @@ class Store:
             interruption_band=None,
             term=None,
             stale=False,
-            price_reason=orow.price_reason or "no price in the catalog",
+            price_reason=orow.price_reason or N_("no price in the catalog"),  # translated when shown
         )
 
     def _priced(self, orow: Any, pr: Any, rate: ExchangeRate | None) -> OfferPrice:

@@ -17,29 +17,42 @@ import os
 import secrets
 from pathlib import Path
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
+from gpuplan.i18n import N_
 
 __all__ = ["write_text_atomic"]
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _why(e: OSError) -> str:
+#: What the commands call the files they write (``what=``), as catalog messages.
+WHAT_WORDS = (N_("report"), N_("export"), N_("trace"))
+_CANNOT_WRITE = N_("cannot write {what} {path}: {why}")
+
+
+def _why(e: OSError) -> str | Phrase:
     if e.errno == errno.ENOSPC:
-        return "no space left on the device"
+        return Phrase(N_("no space left on the device"))
     return e.strerror or type(e).__name__
 
 
 def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically (module docstring); InputError in one line."""
-    shown = str(path)[:200]
+    shown, word = str(path)[:200], Phrase(what)
     try:
         folder = path.parent.resolve(strict=True)
     except (OSError, RuntimeError) as e:
-        reason = _why(e) if isinstance(e, OSError) else "a loop of links"
-        raise InputError(f"cannot write {what} {shown}: its folder is not there ({reason})") from None
+        reason = _why(e) if isinstance(e, OSError) else Phrase(N_("a loop of links"))
+        raise InputError.worded(
+            N_("cannot write {what} {path}: its folder is not there ({why})"),
+            what=word,
+            path=shown,
+            why=reason,
+        ) from None
     if path.is_dir():
-        raise InputError(f"cannot write {what} {shown}: it is a folder; give a file name")
+        raise InputError.worded(
+            N_("cannot write {what} {path}: it is a folder; give a file name"), what=word, path=shown
+        )
     temp = folder / f".{path.name[:100]}.{secrets.token_hex(6)}.gpuplan-tmp"
     try:
         fd = os.open(temp, _NEW_FILE, 0o644)
@@ -59,4 +72,4 @@ def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
                 temp.unlink()
             raise
     except OSError as e:
-        raise InputError(f"cannot write {what} {shown}: {_why(e)}") from None
+        raise InputError.worded(_CANNOT_WRITE, what=word, path=shown, why=_why(e)) from None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from gpuplan.errors import InputError, NotFoundError
-from gpuplan.i18n import Language, current_language, language_from_locale, set_language
+from gpuplan.i18n import N_, Language, current_language, language_from_locale, set_language
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -118,11 +118,11 @@ def apply_language(lang: str | None) -> Language:
 def resolve_usd_per_cny(usd_per_cny: float | None, cny_per_usd: float | None) -> float | None:
     """The one USD-per-CNY rate the user gave, whichever way round they wrote it (None: none)."""
     if usd_per_cny is not None and cny_per_usd is not None:
-        raise InputError("give the rate once: --usd-per-cny or --cny-per-usd, not both")
+        raise InputError.worded(N_("give the rate once: --usd-per-cny or --cny-per-usd, not both"))
     if cny_per_usd is None:
         return usd_per_cny
     if not (math.isfinite(cny_per_usd) and cny_per_usd > 0):
-        raise InputError(f"--cny-per-usd must be a positive number, got {cny_per_usd!r}")
+        raise InputError.worded(N_("--cny-per-usd must be a positive number, got {rate!r}"), rate=cny_per_usd)
     return 1.0 / cny_per_usd
 
 

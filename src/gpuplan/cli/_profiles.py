@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError, StoreError
+from gpuplan.i18n import N_, _
+from gpuplan.i18n.error_text import error_text
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -24,9 +26,11 @@ def open_cache(db: str | None) -> Store | None:
         return open_store(db, seed=False)
     except StoreError as e:
         from gpuplan.i18n import _
+        from gpuplan.i18n.error_text import error_text
 
         sys.stderr.write(
-            _("warning: profile cache unavailable ({error}); tracing without it").format(error=e) + "\n"
+            _("warning: profile cache unavailable ({error}); tracing without it").format(error=error_text(e))
+            + "\n"
         )
         return None
 
@@ -50,7 +54,9 @@ def load_profile(
         try:
             return Profile.from_json(saved.read_text(encoding="utf-8"))
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise InputError(f"--profile {saved}: not a gpuplan profile JSON ({e})") from e
+            raise InputError.worded(
+                N_("--profile {path}: not a gpuplan profile JSON ({why})"), path=saved, why=e
+            ) from e
     if store is not OPEN_DB:
         return profile(workload, _TolerantCache(store.local) if store is not None else None)
     cache = open_cache(db)
@@ -70,20 +76,20 @@ class _TolerantCache:
         self._store = store
         self._warned = False
 
-    def _warn(self, line: str) -> None:
+    def _warn(self, line: str, error: StoreError) -> None:
         if not self._warned:  # one warning per command, whichever of read and write failed first
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(line.format(error=error_text(error)) + "\n")
             self._warned = True
 
     def get_profile(self, key: str, schema_version: int) -> str | None:
         try:
             return self._store.get_profile(key, schema_version)
         except StoreError as e:
-            self._warn(f"warning: profile cache not read ({e}); tracing the workload")
+            self._warn(_("warning: profile cache not read ({error}); tracing the workload"), e)
             return None
 
     def put_profile(self, key: str, schema_version: int, payload: str) -> None:
         try:
             self._store.put_profile(key, schema_version, payload)
         except StoreError as e:
-            self._warn(f"warning: profile not cached ({e}); the estimate is unaffected")
+            self._warn(_("warning: profile not cached ({error}); the estimate is unaffected"), e)

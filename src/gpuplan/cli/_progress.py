@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from gpuplan.i18n import N_
+
+#: The caption while a workload is traced (``name``: the workload's name).
+TRACING = N_("tracing {name} on fake tensors…")
+
 
 @contextmanager
 def spinner(first: str, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:

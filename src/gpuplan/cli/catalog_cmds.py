@@ -28,6 +28,8 @@ from gpuplan.cli._i18n import (
     resolve_usd_per_cny,
 )
 from gpuplan.cli._settings import settings
+from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import PricingModel
 
 if TYPE_CHECKING:
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
     from gpuplan.documents import OffersDocument
 
 __all__ = ["register"]
+
+_UNKNOWN_FORMAT = N_("unknown --format {format!r}; supported: {supported}")
 
 catalog_app = typer.Typer(
     name="catalog",
@@ -182,7 +186,7 @@ def offers(
         # "V100:8" = the GPU and a count, as everywhere else in gpuplan.
         name, _, n = gpu.partition(":")
         if not n.strip().isdigit() or int(n) < 1:
-            raise InputError(f"--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more")
+            raise InputError.worded(N_("--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more"), gpu=gpu)
         gpu = name
         count = count if count is not None else int(n)
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
@@ -254,11 +258,11 @@ def import_(
 
     apply_language(lang)
     if fmt != "skypilot":
-        raise InputError(f"unknown --format {fmt!r}; supported: skypilot")
+        raise InputError.worded(_UNKNOWN_FORMAT, format=fmt, supported="skypilot")
     prov = PROVIDERS.cast(provider)
     day = as_of or date.today().isoformat()
     if not parse_as_of(day):
-        raise InputError(f"--as-of {day!r} is not a date; write YYYY-MM-DD")
+        raise InputError.worded(N_("--as-of {day!r} is not a date; write YYYY-MM-DD"), day=day)
     store = _store(ctx)
     parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
     report = store.import_offers(
@@ -273,8 +277,10 @@ def import_(
     else:
         _print(import_view(report))
     if report.import_id is None:
-        raise CatalogImportError(
-            f"no row of {file} passed the gates ({len(report.rejected)} rejected); nothing was imported"
+        raise CatalogImportError.worded(
+            N_("no row of {file} passed the gates ({rejected} rejected); nothing was imported"),
+            file=file,
+            rejected=len(report.rejected),
         )
 
 
@@ -324,7 +330,7 @@ def export(
 
     apply_language(lang)
     if fmt not in ("csv", "json"):
-        raise InputError(f"unknown --format {fmt!r}; supported: csv, json")
+        raise InputError.worded(_UNKNOWN_FORMAT, format=fmt, supported=listed(["csv", "json"]))
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate))
     rows = store.offers(include_unpriced=True)
     if fmt == "json":

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from gpuplan.cli._i18n import LangOption, apply_language
-from gpuplan.i18n import _
+from gpuplan.i18n import N_, _
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
 
@@ -97,7 +97,7 @@ def deploy(
     apply_language(lang)
     generator = get_generator(target)  # fails fast, with "did you mean", before reading anything
     if autoscaler.lower() not in ("hpa", "keda"):
-        raise InputError(f"--autoscaler must be hpa or keda, not {autoscaler!r}")
+        raise InputError.worded(N_("--autoscaler must be hpa or keda, not {value!r}"), value=autoscaler)
     is_plan = source.suffix.lower() == ".json"
     workload_only = {"--gpu": gpu, "--provider": provider, "--region": region, "--spot": spot or None}
     if is_plan and (

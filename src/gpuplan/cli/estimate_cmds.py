@@ -10,7 +10,8 @@ import typer
 
 from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._profiles import load_profile, open_cache
-from gpuplan.cli._progress import spinner
+from gpuplan.cli._progress import TRACING, spinner
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.perf import NetworkSpec
@@ -54,9 +55,9 @@ def estimate_cmd(
     store = open_cache(settings(ctx).db)
     try:
         network, gpu, vcpus_per_gpu = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
-        with spinner(f"tracing {workload.name} on fake tensors…", quiet=as_json) as say:
+        with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
-            say("estimating…")
+            say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
             report = estimate(
                 workload,
@@ -106,7 +107,7 @@ def _network(
     from gpuplan.perf.parallel import network_kind_of
 
     if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
-        raise InputError(f"--network-kind: use rdma or tcp (got {network_kind!r})")
+        raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=network_kind)
     kind = network_kind.lower() if network_kind else None
     if instance is None:
         if network_gbps is None and kind is None:
@@ -122,7 +123,7 @@ def _network(
     offers = [o for o in every if o.instance_type.lower() == instance.lower()]
     if not offers:
         known = sorted({o.instance_type for o in every})
-        raise NotFoundError("instance type", instance, known, hint="see gpuplan offers")
+        raise NotFoundError("instance type", instance, known, hint=N_("see gpuplan offers"))
     o = offers[0]
     per_node = int(o.gpu_count)
     text = o.interconnect or ""

@@ -26,6 +26,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
+from gpuplan.i18n import N_, _
 
 __all__ = ["PlanOptions", "register"]
 
@@ -264,11 +265,12 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
 
     out = options.out
     if out is not None and out.suffix.lower() not in (".html", ".md"):
-        raise InputError(f"--out {out}: write a .html or .md file")
+        raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out)
     workload = load_workload(options.workload_file)
     overrides = options.overrides()
     # A spinner on a terminal only: piped or --json output stays clean.
-    with spinner(f"profiling {workload.name} (cached after the first run)…", quiet=options.as_json) as say:
+    profiling = _("profiling {name} (cached after the first run)…").format(name=workload.name)
+    with spinner(profiling, quiet=options.as_json) as say:
         # One store: the catalog to plan over is also the profile cache.
         rate = resolve_usd_per_cny(options.usd_per_cny, options.cny_per_usd)
         store = open_store(db, usd_per_cny=rate, force_rate=options.force_rate)
@@ -277,7 +279,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
             set_money(shown)
             cny_rate = store.find_exchange_rate("CNY")
             prof = load_profile(workload, db, options.saved_profile, store=store)
-            say("planning over the catalog…")
+            say(_("planning over the catalog…"))
             plan = plan_workload(
                 workload,
                 prof,
@@ -299,7 +301,6 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
 
         sys.stdout.write(plan_json(plan, workload.to_dict(), cny_rate, shown.currency).to_json())
         return
-    from gpuplan.i18n import _
     from gpuplan.report.plan import plan_view
 
     console().print(plan_view(plan))

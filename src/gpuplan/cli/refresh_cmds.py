@@ -20,7 +20,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
 )
-from gpuplan.i18n import _
+from gpuplan.i18n import N_, _
 
 __all__ = ["register_into"]
 
@@ -79,7 +79,9 @@ def refresh(
 
     apply_language(lang)
     if save is not None and replay is not None:
-        raise InputError("--save and --from exclude each other: save a live refresh, or replay a saved one")
+        raise InputError.worded(
+            N_("--save and --from exclude each other: save a live refresh, or replay a saved one")
+        )
     creds = _credentials()
     assert isinstance(creds, Credentials)
     store = _store(ctx)

@@ -29,7 +29,9 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._progress import TRACING
 from gpuplan.errors import InputError
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -63,7 +65,9 @@ def _money(store: Store | None, currency: str) -> Money:
 
     if currency.upper() == "USD" or store is None:
         if currency.upper() != "USD":
-            raise InputError("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
+            raise InputError.worded(
+                N_("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
+            )
         return Money.usd()
     return display_money(store, currency)
 
@@ -88,7 +92,7 @@ def _check_currency(currency: str) -> None:
 
 def _check_out(out: Path | None) -> None:
     if out is not None and out.suffix.lower() not in (".html", ".htm"):
-        raise InputError(f"--out {out}: write a .html file")
+        raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
 
 
 def _shape_trace(
@@ -127,13 +131,18 @@ def _replica(
 
     w = load_workload(workload_file)
     if w.task.value != "infer":
-        raise InputError(f"{workload_file.name}: simulate autoscale needs task: infer (or give --replica)")
-    with spinner(f"tracing {w.name} on fake tensors…", quiet=not sys.stderr.isatty()):
+        raise InputError.worded(
+            N_("{file}: simulate autoscale needs task: infer (or give --replica)"), file=workload_file.name
+        )
+    with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
     if prof.shape.family != "decoder":
-        raise EstimateError(
-            f"{w.name}: the replica model needs a decoder LLM (KV cache, decode steps); "
-            "give --replica slots=N,tpot_ms=T for another model"
+        raise EstimateError.worded(
+            N_(
+                "{name}: the replica model needs a decoder LLM (KV cache, decode steps); "
+                "give --replica slots=N,tpot_ms=T for another model"
+            ),
+            name=w.name,
         )
     g = get_gpu(gpu_id)
     return replica_from_decode(
@@ -227,12 +236,16 @@ def autoscale_cmd(
 
     w = load_workload(workload_file)
     if w.serving is None and replica is None:
-        raise InputError(f"{workload_file.name}: add serving: (requests_per_s, prompt_tokens, output_tokens)")
+        raise InputError.worded(
+            N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
+        )
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
     if not pols:
-        raise InputError("give at least one --policy (e.g. --policy target:target=0.7) or --policies FILE")
+        raise InputError.worded(
+            N_("give at least one --policy (e.g. --policy target:target=0.7) or --policies FILE")
+        )
     if (trace is None) == (shape is None):
-        raise InputError("give --trace FILE.csv or --shape diurnal|bursty|step (one of them)")
+        raise InputError.worded(N_("give --trace FILE.csv or --shape diurnal|bursty|step (one of them)"))
     prompt = w.serving.prompt_tokens if w.serving else 512
     output = w.serving.output_tokens if w.serving else 256
     if trace is not None:
@@ -240,7 +253,7 @@ def autoscale_cmd(
     else:
         mean_rate = rate or (w.serving.requests_per_s if w.serving else None)
         if mean_rate is None:
-            raise InputError("--shape needs --rate (or serving.requests_per_s in the workload)")
+            raise InputError.worded(N_("--shape needs --rate (or serving.requests_per_s in the workload)"))
         tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
     tr = tr.with_tokens(prompt, output)
     gpu_id = resolve_gpu(gpu).id
@@ -363,7 +376,7 @@ def share_cmd(
     spec = load_services(services_file)
     name = gpu or spec.gpu
     if not name:
-        raise InputError("give --gpu (or gpu: in the services file)")
+        raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
     g = resolve_gpu(name)
     estimated = _estimate_services(ctx, spec, services_file, g.id)
     demands = spec.demands(estimated)
@@ -423,8 +436,9 @@ def _estimate_services(
     for s in todo:
         w = load_workload((services_file.parent / str(s.workload)).resolve())
         if w.serving is None:
-            raise InputError(
-                f"service {s.name!r}: its workload needs serving: (prompt_tokens, output_tokens)"
+            raise InputError.worded(
+                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
+                name=s.name,
             )
         prof = load_profile(w, settings(ctx).db)
         dec = decode_estimate(prof, get_gpu(gpu_id))
@@ -444,7 +458,7 @@ def _write_k8s(plan: SharePlan, directory: Path) -> None:
     from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
 
     if directory.exists() and any(directory.iterdir()):
-        raise InputError(f"--k8s-out {directory} is not empty; give a new directory")
+        raise InputError.worded(N_("--k8s-out {folder} is not empty; give a new directory"), folder=directory)
     gpus = sorted({p.gpu_index for p in plan.placements})
     if plan.sharing == "mig":
         per_gpu = []

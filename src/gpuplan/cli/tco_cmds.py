@@ -24,7 +24,7 @@ from gpuplan.cli._i18n import (
 )
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
-from gpuplan.i18n import _
+from gpuplan.i18n import N_, _
 
 __all__ = ["register"]
 
@@ -60,12 +60,12 @@ def tco_cmd(
     from gpuplan.vocab import Currency
 
     if out is not None and out.suffix.lower() != ".html":
-        raise InputError(f"--out {out}: write a .html file")
+        raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
     if currency is not None:
         currency = Currency.cast(currency).code  # a typo fails here, in one line
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
     usage = load_usage(usage_file)
-    with spinner("sizing the demands and solving the commitment schedule…", quiet=as_json):
+    with spinner(_("sizing the demands and solving the commitment schedule…"), quiet=as_json):
         store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
         try:
             report = tco(usage, store=store, currency=currency)

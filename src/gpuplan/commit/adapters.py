@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, PricedOffer
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
-from gpuplan.i18n import _
+from gpuplan.i18n import N_, _
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.spot import SpotRate, band_rate_per_hour, spot_default
 from gpuplan.units import HOURS_PER_MONTH
@@ -59,7 +59,7 @@ def priced_offers(
     out: list[PricedOffer] = []
     skipped: dict[str, int] = {}
 
-    def skip(reason: str) -> None:
+    def skip(reason: str) -> None:  # a catalog message, written in the user's language in the notes
         skipped[reason] = skipped.get(reason, 0) + 1
 
     for p in prices:
@@ -70,14 +70,14 @@ def priced_offers(
         if c.regions and p.region not in c.regions:
             continue
         if p.price_usd_per_hour is None:
-            skip("price not convertible to USD (no exchange rate)")
+            skip(N_("price not convertible to USD (no exchange rate)"))
             continue
         if p.confidence == "low" and not c.allow_low_confidence:
-            skip("low-confidence price (set constraints.allow_low_confidence: true to use it)")
+            skip(N_("low-confidence price (set constraints.allow_low_confidence: true to use it)"))
             continue
         if p.gpu_count < 1:
             # A fractional GPU (vGPU slice) does not deliver a whole GPU-hour per hour.
-            skip("fractional-GPU instance")
+            skip(N_("fractional-GPU instance"))
             continue
         spot = _spot_rate(p) if p.pricing == "spot" else None
         out.append(
@@ -97,7 +97,9 @@ def priced_offers(
                 as_of=p.as_of or "",
             )
         )
-    notes = [_("left out {n} offer row(s): {why}").format(n=n, why=why) for why, n in sorted(skipped.items())]
+    notes = [
+        _("left out {n} offer row(s): {why}").format(n=n, why=_(why)) for why, n in sorted(skipped.items())
+    ]
     for gpu in gpus:
         for pricing in c.pricing:
             if not any(o.gpu == gpu and o.pricing == pricing for o in out):
@@ -134,7 +136,12 @@ def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Dema
     try:
         best = plan_workload(workload, prof, store, overrides=overrides, top=1).recommended
     except GpuplanError as e:
-        raise InputError(f"demand {spec.name!r}: the planner cannot size {path.name}: {e}") from e
+        raise InputError.worded(
+            N_("demand {name}: the planner cannot size {file}: {problem}"),
+            name=repr(spec.name),
+            file=path.name,
+            problem=e,
+        ) from e
     # A serving workload's "run" is a month of capacity (730 h, no set-up); a training run is billed
     # from boot to the end, set-up included, as the planner prices it.
     run_h = best.compute_time_h if workload.serving is not None else best.job_time_h
@@ -173,7 +180,7 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
     try:
         gpu = resolve_gpu(spec.gpu or "").id
     except NotFoundError as e:
-        raise InputError(f"demand {spec.name!r}: {e}") from e
+        raise InputError.worded(N_("demand {name}: {problem}"), name=repr(spec.name), problem=e) from e
     hours = usage.direct_gpu_hours(spec)
     ckpt_gb = spec.checkpoint_gb or 0.0
     # The planner's stated assumptions: checkpoint bandwidth and restart time (plan.input_types.JobFacts).
@@ -209,8 +216,9 @@ def demands_from_usage(usage: Usage, store: Store) -> tuple[tuple[Demand, ...], 
     for spec in usage.demands:
         d, s = _workload_demand(usage, spec, store) if spec.workload else _direct_demand(usage, spec)
         if not all(math.isfinite(h) for h in d.gpu_hours):
-            raise InputError(
-                f"demand {spec.name!r}: its growth makes the GPU-hours overflow; lower growth_pct_per_month"
+            raise InputError.worded(
+                N_("demand {name}: its growth makes the GPU-hours overflow; lower growth_pct_per_month"),
+                name=repr(spec.name),
             )
         demands.append(d)
         sources.append(s)

@@ -39,7 +39,8 @@ import numpy as np
 
 from gpuplan.commit.model import Commitment, PricedOffer, TcoProblem
 from gpuplan.commit.recourse import HourlyOptions
-from gpuplan.errors import InfeasibleError
+from gpuplan.errors import InfeasibleError, Phrase
+from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = ["MilpOutcome", "commitment_offers", "solve_milp"]
@@ -230,10 +231,15 @@ def _solve_one(
     short = np.flatnonzero(need > reachable + 1e-9)
     if short.size:
         g, m = gpus[int(short[0]) // h], int(short[0]) % h
-        what = "no on-demand price" if options[g].on_demand is None else "too little capacity"
-        raise InfeasibleError(
-            f"the demand for {g} in month {m + 1} cannot be met: {what} for it within the constraints "
-            "(spot serves interruptible demand only); allow on_demand, or more providers or regions"
+        what = Phrase(N_("no on-demand price") if options[g].on_demand is None else N_("too little capacity"))
+        raise InfeasibleError.worded(
+            N_(
+                "the demand for {gpu} in month {month} cannot be met: {what} for it within the constraints "
+                "(spot serves interruptible demand only); allow on_demand, or more providers or regions"
+            ),
+            gpu=g,
+            month=m + 1,
+            what=what,
         )
     if n == 0:
         return MilpOutcome(commitments=(), variables=0, integer_variables=0, constraints=0, status="empty")
@@ -243,7 +249,9 @@ def _solve_one(
     highs = {"mip_rel_gap": 0.0, "time_limit": time_limit_s, "disp": False}
     res = milp(c=c_vec, integrality=ints, bounds=bounds, constraints=demand_rows, options=highs)
     if res.x is None:
-        raise InfeasibleError(f"the commitment optimiser found no solution ({res.message})")
+        raise InfeasibleError.worded(
+            N_("the commitment optimiser found no solution ({why})"), why=res.message
+        )
     status = str(res.message)
     x = np.asarray(res.x)
     commitments = []

@@ -30,8 +30,10 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
+from gpuplan.catalog.wording import either, listed
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
-from gpuplan.errors import InputError, closest
+from gpuplan.errors import GpuplanError, InputError, Phrase, closest
+from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import pydantic_cast
 from gpuplan.workload._validation import Spec, one_line_error
@@ -50,13 +52,51 @@ def _names(value: Any) -> Any:
 Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
 
 
+class _Invalid(ValueError):
+    """A problem a validator reports through pydantic; its one argument (``phrase``) is the words as
+    a Phrase, so that the line is written in the user's language (:func:`_worded_line`)."""
+
+    def __init__(self, template: str, /, **fields: object) -> None:
+        self.phrase = Phrase(template, **fields)
+        super().__init__(self.phrase)
+
+
 def _pick(value: str, known: tuple[str, ...], what: str) -> str:
     key = value.strip().lower().replace("-", "_")
     if key in known:
         return key
     hint = closest(key, known)
-    did = f"did you mean {' or '.join(repr(h) for h in hint)}?" if hint else f"use one of: {', '.join(known)}"
-    raise ValueError(f"unknown {what} {value!r}; {did}")
+    if hint:
+        raise _Invalid(
+            N_("unknown {what} {value}; did you mean {names}?"),
+            what=Phrase(what),
+            value=repr(value),
+            names=either(repr(h) for h in hint),
+        )
+    raise _Invalid(
+        N_("unknown {what} {value}; use one of: {names}"),
+        what=Phrase(what),
+        value=repr(value),
+        names=listed(known),
+    )
+
+
+def _worded_line(err: ValidationError, source: str) -> InputError:
+    """``one_line_error``'s line as an InputError, with the validator's own problem as its Phrase (or
+    the gpuplan error behind it) so that all of it is written in the user's language."""
+    line = one_line_error(err, source)
+    if not line.template:
+        return InputError(str(line))
+    fields = dict(line.fields)
+    cause = (err.errors(include_url=False)[0].get("ctx") or {}).get("error")
+    problem: object = None
+    if isinstance(cause, _Invalid):
+        problem = cause.phrase
+    elif isinstance(cause, ValueError) and isinstance(cause.__context__, GpuplanError):
+        problem = cause.__context__  # pydantic_cast's ValueError around an unknown name
+    if problem is not None and str(problem) == str(fields.get("problem")):
+        fields["problem"] = problem
+    return InputError.worded(line.template, **fields)
 
 
 class ConstraintsSpec(Spec):
@@ -75,8 +115,8 @@ class ConstraintsSpec(Spec):
     @classmethod
     def _known_pricing(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if not v:
-            raise ValueError("list at least one pricing model, e.g. [on_demand, reserved_1y]")
-        return tuple(dict.fromkeys(_pick(p, _PRICING, "pricing model") for p in v))
+            raise _Invalid(N_("list at least one pricing model, e.g. [on_demand, reserved_1y]"))
+        return tuple(dict.fromkeys(_pick(p, _PRICING, N_("pricing model")) for p in v))
 
     @field_validator("providers")
     @classmethod
@@ -126,14 +166,16 @@ class DemandSpec(Spec):
     @classmethod
     def _runs(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
         if v is not None and (not v or any(r < 0 for r in v)):
-            raise ValueError("list runs per month, each ≥ 0, e.g. [20, 2, 2]")
+            raise _Invalid(N_("list runs per month, each ≥ 0, e.g. [20, 2, 2]"))
         return v
 
     @field_validator("hours_by_month")
     @classmethod
     def _hours(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
         if v is not None and (not v or any(h < 0 or h > HOURS_PER_MONTH for h in v)):
-            raise ValueError(f"list hours per GPU per month, each between 0 and {HOURS_PER_MONTH:g}")
+            raise _Invalid(
+                N_("list hours per GPU per month, each between 0 and {hours:g}"), hours=HOURS_PER_MONTH
+            )
         return v
 
     @model_validator(mode="after")
@@ -143,20 +185,25 @@ class DemandSpec(Spec):
         ]
         if self.workload is not None:
             if direct:
-                raise ValueError(
-                    f"give either workload (+ runs_per_month) or gpu/gpus/hours, not both ({direct[0]})"
+                raise _Invalid(
+                    N_("give either workload (+ runs_per_month) or gpu/gpus/hours, not both ({field})"),
+                    field=direct[0],
                 )
             if (self.runs_per_month is None) == (self.runs_by_month is None):
-                raise ValueError("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month")
+                raise _Invalid(N_("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month"))
             return self
         if self.runs_per_month is not None or self.runs_by_month is not None:
-            raise ValueError("runs_per_month goes with workload; a direct demand gives gpu, gpus and hours")
+            raise _Invalid(N_("runs_per_month goes with workload; a direct demand gives gpu, gpus and hours"))
         if self.gpu is None or self.gpus is None:
-            raise ValueError("give workload + runs_per_month, or gpu, gpus and hours_per_month")
+            raise _Invalid(N_("give workload + runs_per_month, or gpu, gpus and hours_per_month"))
         if (self.hours_per_month is None) == (self.hours_by_month is None):
-            raise ValueError("give exactly one of hours_per_month or hours_by_month")
+            raise _Invalid(N_("give exactly one of hours_per_month or hours_by_month"))
         if self.end_month is not None and self.end_month < self.start_month:
-            raise ValueError(f"end_month {self.end_month} is before start_month {self.start_month}")
+            raise _Invalid(
+                N_("end_month {end} is before start_month {start}"),
+                end=self.end_month,
+                start=self.start_month,
+            )
         return self
 
 
@@ -184,39 +231,43 @@ class Usage(Spec):
         text = v.isoformat()[:7] if hasattr(v, "isoformat") else str(v).strip()
         m = _MONTH.fullmatch(text)
         if not m or not 1 <= int(m.group(2)) <= 12:
-            raise ValueError(f"write the first month as YYYY-MM, e.g. 2027-01 (got {v!r})")
+            raise _Invalid(N_("write the first month as YYYY-MM, e.g. 2027-01 (got {got})"), got=repr(v))
         return text
 
     @field_validator("demands")
     @classmethod
     def _some(cls, v: tuple[DemandSpec, ...]) -> tuple[DemandSpec, ...]:
         if not v:
-            raise ValueError("list at least one demand (a workload, or gpu + gpus + hours_per_month)")
+            raise _Invalid(N_("list at least one demand (a workload, or gpu + gpus + hours_per_month)"))
         return v
 
     @field_validator("currency")
     @classmethod
     def _currency(cls, v: str) -> str:
-        return _pick(v, ("usd", "cny"), "currency").upper()
+        return _pick(v, ("usd", "cny"), N_("currency")).upper()
 
     @field_validator("past_horizon")
     @classmethod
     def _rule(cls, v: str) -> str:
-        return _pick(v, PAST_HORIZON_RULES, "past_horizon rule")
+        return _pick(v, PAST_HORIZON_RULES, N_("past_horizon rule"))
 
     @model_validator(mode="after")
     def _names_and_months(self) -> Usage:
         seen: set[str] = set()
         for i, d in enumerate(self.demands):
             if d.name in seen:
-                raise ValueError(
-                    f"demands[{i}].name: {d.name!r} is used twice; give each demand its own name"
+                raise _Invalid(
+                    N_("demands[{i}].name: {name} is used twice; give each demand its own name"),
+                    i=i,
+                    name=repr(d.name),
                 )
             seen.add(d.name)
             if d.start_month > self.horizon_months:
-                raise ValueError(
-                    f"demands[{i}].start_month: {d.start_month} is after the horizon "
-                    f"({self.horizon_months} months)"
+                raise _Invalid(
+                    N_("demands[{i}].start_month: {start} is after the horizon ({horizon} months)"),
+                    i=i,
+                    start=d.start_month,
+                    horizon=self.horizon_months,
                 )
         return self
 
@@ -230,7 +281,7 @@ class Usage(Spec):
         try:
             return cls.model_validate(data)
         except ValidationError as e:
-            raise InputError(str(one_line_error(e, source))) from None
+            raise _worded_line(e, source) from None
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> Usage:
@@ -238,11 +289,13 @@ class Usage(Spec):
 
         p = Path(path)
         # Within bounds: a regular file (a FIFO would block), its size, YAML depth and aliases.
-        text = read_text(p, what="usage file", max_bytes=MAX_DOCUMENT_BYTES)
+        text = read_text(p, what=N_("usage file"), max_bytes=MAX_DOCUMENT_BYTES)
         data = load_yaml(text, source=str(p))
         if not isinstance(data, dict):
-            raise InputError(
-                f"{p}: expected a mapping with horizon_months and demands (got {type(data).__name__})"
+            raise InputError.worded(
+                N_("{path}: expected a mapping with horizon_months and demands (got {got})"),
+                path=p,
+                got=type(data).__name__,
             )
         data = {**data, "base_dir": data.get("base_dir") or str(p.resolve().parent)}
         return cls.from_dict(data, source=str(p))

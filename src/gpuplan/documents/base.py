@@ -14,6 +14,9 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator, model_validator
 
+from gpuplan.errors import Phrase
+from gpuplan.i18n.messages import N_
+
 __all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "finite"]
 
 #: The validation context key that marks a document being read from a file.
@@ -74,7 +77,8 @@ class Document(BaseModel):
     @classmethod
     def _refuse_non_finite_when_read(cls, value: Any, info: ValidationInfo) -> Any:
         if _reading(info) and _has_non_finite(value):
-            raise ValueError("must be a finite number, not NaN or infinity")
+            # A Phrase as the ValueError's words: a reader can show them in the user's language.
+            raise ValueError(Phrase(N_("must be a finite number, not NaN or infinity")))
         return value
 
     @model_validator(mode="after")
@@ -84,7 +88,9 @@ class Document(BaseModel):
         if _reading(info):
             for key, value in (self.__pydantic_extra__ or {}).items():
                 if _has_non_finite(value):
-                    raise ValueError(f"{key}: must be a finite number, not NaN or infinity")
+                    raise ValueError(
+                        Phrase(N_("{key}: must be a finite number, not NaN or infinity"), key=key)
+                    )
         return self
 
     @classmethod

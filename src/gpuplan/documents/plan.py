@@ -15,6 +15,8 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from gpuplan.documents.base import Document, ExchangeRateDoc
+from gpuplan.errors import Phrase
+from gpuplan.i18n.messages import N_
 from gpuplan.vocab import Parallelism, PricingModel, Task
 
 __all__ = [
@@ -132,10 +134,21 @@ class PlanOption(Document):
     @model_validator(mode="after")
     def _whole_nodes(self) -> PlanOption:
         if self.gpu_count % self.nodes:
-            raise ValueError(f"gpu_count {self.gpu_count} is not a multiple of nodes {self.nodes}")
+            raise ValueError(
+                Phrase(
+                    N_("gpu_count {count} is not a multiple of nodes {nodes}"),
+                    count=self.gpu_count,
+                    nodes=self.nodes,
+                )
+            )
         if self.gpu_count != self.gpus_per_node * self.nodes:
             raise ValueError(
-                f"gpu_count {self.gpu_count} is not gpus_per_node {self.gpus_per_node} x nodes {self.nodes}"
+                Phrase(
+                    N_("gpu_count {count} is not gpus_per_node {per_node} x nodes {nodes}"),
+                    count=self.gpu_count,
+                    per_node=self.gpus_per_node,
+                    nodes=self.nodes,
+                )
             )
         return self
 

@@ -147,7 +147,9 @@ def all_gpus() -> tuple[GPU, ...]:
                 )
             )
         except (KeyError, ValueError) as e:
-            raise DataError(f"gpus.csv line {i} is malformed: {e}; the package data is broken") from e
+            raise DataError.worded(
+                N_("gpus.csv line {line} is malformed: {why}; the package data is broken"), line=i, why=e
+            ) from e
     return tuple(gpus)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_, Language, _, current_language
 
-__all__ = ["KIND_WORDS", "error_text"]
+__all__ = ["KIND_WORDS", "error_text", "phrase_text"]
 
 #: What the library calls the things a name can fail to match (``NotFoundError.kind``): catalog
 #: messages, so that "unknown provider …" names the kind in the user's language. A kind not listed
@@ -99,6 +99,11 @@ def _translated_fields(fields: Mapping[str, object]) -> dict[str, object]:
     """``fields`` with each Phrase written in the current language (its own Phrase fields too) and
     each error among them given as :func:`error_text` words it (an error that wraps another)."""
     return {name: _translated(value) for name, value in fields.items()}
+
+
+def phrase_text(value: object) -> str:
+    """A piece of a line outside an error (a Phrase, an error, or plain data) in the current language."""
+    return str(_translated(value))
 
 
 def _translated(value: object) -> object:

@@ -13,7 +13,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from gpuplan.errors import DataError, NotFoundError
-from gpuplan.i18n.messages import _
+from gpuplan.i18n.messages import N_, _
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -98,7 +98,9 @@ class Money:
         if self.currency not in CURRENCY_SYMBOLS:
             raise NotFoundError("currency", self.currency, list(CURRENCY_SYMBOLS))
         if not (math.isfinite(self.units_per_usd) and self.units_per_usd > 0):
-            raise DataError(f"exchange rate must be a positive number, got {self.units_per_usd!r}")
+            raise DataError.worded(
+                N_("exchange rate must be a positive number, got {rate!r}"), rate=self.units_per_usd
+            )
 
     @classmethod
     def usd(cls) -> Money:
@@ -112,7 +114,11 @@ class Money:
         if code == "USD":
             return cls.usd()
         if not (math.isfinite(usd_per_unit) and usd_per_unit > 0):
-            raise DataError(f"exchange rate for {code} must be a positive number, got {usd_per_unit!r}")
+            raise DataError.worded(
+                N_("exchange rate for {currency} must be a positive number, got {rate!r}"),
+                currency=code,
+                rate=usd_per_unit,
+            )
         return cls(currency=code, units_per_usd=1.0 / usd_per_unit, as_of=as_of, source=source)
 
     @property

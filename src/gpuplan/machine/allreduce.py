@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuplan.errors import GpuplanError
-from gpuplan.i18n import _
+from gpuplan.i18n import N_
 
 __all__ = ["measure_allreduce"]
 
@@ -75,12 +75,15 @@ def measure_allreduce(*, world_size: int, nbytes: int, warmup: int, repeats: int
             )
         except Exception as e:  # ProcessRaisedException carries the worker's traceback text
             first_line = str(e).splitlines()[0] if str(e) else ""
-            raise GpuplanError(
-                _(
+            raise GpuplanError.worded(
+                N_(
                     "the all-reduce benchmark failed: {error}; run `gpuplan doctor` and retry with "
                     "NCCL_DEBUG=INFO"
-                ).format(error=first_line)
+                ),
+                error=first_line,
             ) from e
     if queue.empty():
-        raise GpuplanError(_("the all-reduce benchmark returned no timing; retry with NCCL_DEBUG=INFO"))
+        raise GpuplanError.worded(
+            N_("the all-reduce benchmark returned no timing; retry with NCCL_DEBUG=INFO")
+        )
     return float(queue.get())

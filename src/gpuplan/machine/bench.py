@@ -425,13 +425,13 @@ def _bench_allreduce(ctx: _Ctx) -> None:
 
 def _resolve_device(torch: Any, device: str | None) -> str:
     if device not in (None, "cpu", "cuda"):
-        raise InputError(
-            _("unknown device {device}; use --device cpu or --device cuda").format(device=repr(device))
+        raise InputError.worded(
+            N_("unknown device {device}; use --device cpu or --device cuda"), device=repr(device)
         )
     available = bool(torch.cuda.is_available())
     if device == "cuda" and not available:
-        raise InputError(
-            _("--device cuda, but torch.cuda.is_available() is False; `gpuplan doctor` says why")
+        raise InputError.worded(
+            N_("--device cuda, but torch.cuda.is_available() is False; `gpuplan doctor` says why")
         )
     return device or ("cuda" if available else "cpu")
 
@@ -453,10 +453,8 @@ def run_bench(
     try:
         torch = import_torch()
     except ImportError as e:
-        raise InputError(
-            _("`gpuplan bench` needs PyTorch, which is not installed ({error}); pip install torch").format(
-                error=e
-            )
+        raise InputError.worded(
+            N_("`gpuplan bench` needs PyTorch, which is not installed ({error}); pip install torch"), error=e
         ) from e
     dev = _resolve_device(torch, device)
     if dev == "cuda":

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.errors import DataError
+from gpuplan.i18n import N_
 
 __all__ = ["DriverFacts", "GpuFacts", "MachineFacts", "TorchFacts", "cuda_version_str"]
 
@@ -143,9 +144,13 @@ class MachineFacts:
         try:
             version = data.get("schema_version", FACTS_SCHEMA_VERSION)
             if version != FACTS_SCHEMA_VERSION:
-                raise DataError(
-                    f"machine facts have schema version {version}, this gpuplan reads "
-                    f"{FACTS_SCHEMA_VERSION}; record them again with `gpuplan doctor --json`"
+                raise DataError.worded(
+                    N_(
+                        "machine facts have schema version {version}, this gpuplan reads "
+                        "{reads}; record them again with `gpuplan doctor --json`"
+                    ),
+                    version=version,
+                    reads=FACTS_SCHEMA_VERSION,
                 )
             torch_data = dict(data["torch"])
             torch_data["device_names"] = tuple(torch_data.get("device_names", ()))
@@ -169,6 +174,6 @@ class MachineFacts:
                 env=dict(data.get("env", {})),
             )
         except (KeyError, TypeError) as e:
-            raise DataError(
-                f"machine facts are malformed: {e}; expected the shape `doctor --json` prints"
+            raise DataError.worded(
+                N_("machine facts are malformed: {why}; expected the shape `doctor --json` prints"), why=e
             ) from e

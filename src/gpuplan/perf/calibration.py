@@ -17,6 +17,7 @@ from functools import cache
 from importlib import resources
 
 from gpuplan.errors import DataError
+from gpuplan.i18n import N_
 from gpuplan.perf.measured import BenchMeasurement, MeasuredGPU, measured_gpus
 
 __all__ = ["PRIOR", "Calibration", "CalibrationRow", "load_calibration"]
@@ -120,8 +121,10 @@ class Calibration:
         ):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
-                raise DataError(
-                    f"calibration {name}={value} is outside (0, 1]; refit or fix calibration.json"
+                raise DataError.worded(
+                    N_("calibration {name}={value} is outside (0, 1]; refit or fix calibration.json"),
+                    name=name,
+                    value=value,
                 )
         if (
             self.tensor_tail_gflop_per_call < 0
@@ -134,8 +137,8 @@ class Calibration:
             or not 0.0 <= self.overlap_cost <= 1.0
             or any(f <= 0 for _, f in self.arch_factors)
         ):
-            raise DataError(
-                "calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json"
+            raise DataError.worded(
+                N_("calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json")
             )
 
     def compute_efficiency(self, path: str, op_class: str) -> float:
@@ -254,4 +257,6 @@ def load_calibration() -> Calibration:
     try:
         return Calibration.from_json(ref.read_text(encoding="utf-8"))
     except (ValueError, TypeError, KeyError) as e:
-        raise DataError(f"perf/calibration.json is malformed ({e}); rerun benchmarks/calibrate.py") from e
+        raise DataError.worded(
+            N_("perf/calibration.json is malformed ({why}); rerun benchmarks/calibrate.py"), why=e
+        ) from e

@@ -28,6 +28,7 @@ from importlib import resources
 
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
+from gpuplan.i18n import N_
 
 __all__ = [
     "DATA_FILES",
@@ -163,7 +164,9 @@ def published_gpu_id(name: str, where: str) -> str:
     try:
         return get_gpu(bare).id
     except NotFoundError as e:
-        raise DataError(f"{where}: GPU {name!r} is not in the hardware catalog ({e})") from e
+        raise DataError.worded(
+            N_("{where}: GPU {name!r} is not in the hardware catalog ({why})"), where=where, name=name, why=e
+        ) from e
 
 
 def _family(model: str) -> str:
@@ -175,7 +178,10 @@ def _family(model: str) -> str:
         return "encoder"
     if low.startswith("llama"):
         return "decoder"
-    raise DataError(f"no model family known for {model!r}; give the row a family column (calibration_v2.csv)")
+    raise DataError.worded(
+        N_("no model family known for {model!r}; give the row a family column (calibration_v2.csv)"),
+        model=model,
+    )
 
 
 def _int(text: str, where: str, column: str) -> int | None:
@@ -184,9 +190,13 @@ def _int(text: str, where: str, column: str) -> int | None:
     try:
         n = int(text)
     except ValueError as e:
-        raise DataError(f"{where}: {column} {text!r} is not a whole number") from e
+        raise DataError.worded(
+            N_("{where}: {column} {text!r} is not a whole number"), where=where, column=column, text=text
+        ) from e
     if n < 1:
-        raise DataError(f"{where}: {column} must be 1 or more, got {n}")
+        raise DataError.worded(
+            N_("{where}: {column} must be 1 or more, got {n}"), where=where, column=column, n=n
+        )
     return n
 
 
@@ -196,9 +206,16 @@ def _float(text: str, where: str, column: str) -> float | None:
     try:
         x = float(text)
     except ValueError as e:
-        raise DataError(f"{where}: {column} {text!r} is not a number") from e
+        raise DataError.worded(
+            N_("{where}: {column} {text!r} is not a number"), where=where, column=column, text=text
+        ) from e
     if not (math.isfinite(x) and x > 0):
-        raise DataError(f"{where}: {column} must be positive and finite, got {text!r}")
+        raise DataError.worded(
+            N_("{where}: {column} must be positive and finite, got {text!r}"),
+            where=where,
+            column=column,
+            text=text,
+        )
     return x
 
 
@@ -207,7 +224,9 @@ def _shape(text: str, where: str) -> dict[str, int]:
     for part in filter(None, (p.strip() for p in text.split(";"))):
         key, sep, num = part.partition("=")
         if not sep or not num.isdigit():
-            raise DataError(f"{where}: model_shape part {part!r} is not KEY=INTEGER")
+            raise DataError.worded(
+                N_("{where}: model_shape part {part!r} is not KEY=INTEGER"), where=where, part=part
+            )
         out[key] = int(num)
     return out
 
@@ -215,7 +234,9 @@ def _shape(text: str, where: str) -> dict[str, int]:
 def _fits(text: str, where: str) -> bool | None:
     if text in ("", "true", "false"):
         return None if not text else text == "true"
-    raise DataError(f"{where}: fits must be true, false or empty, got {text!r}")
+    raise DataError.worded(
+        N_("{where}: fits must be true, false or empty, got {text!r}"), where=where, text=text
+    )
 
 
 def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
@@ -225,38 +246,77 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
         return (raw.get(column) or "").strip()  # columns the first two files lack read as ""
 
     if not get("source"):
-        raise DataError(f"{where}: no source")
+        raise DataError.worded(N_("{where}: no source"), where=where)
     gpu = published_gpu_id(get("gpu"), where)
     catalog_arch = get_gpu(gpu).architecture
     metric = get("metric")
     kind = get("kind") or ("memory" if metric == "peak_mem_gib" else "throughput")
     if kind not in METRICS:
-        raise DataError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+        raise DataError.worded(
+            N_("{where}: kind {kind!r} is not one of {kinds}"), where=where, kind=kind, kinds=", ".join(KINDS)
+        )
     if metric not in METRICS[kind]:
         known = ", ".join(sorted(METRICS[kind]))
-        raise DataError(f"{where}: metric {metric!r} is not a {kind} metric ({known})")
+        raise DataError.worded(
+            N_("{where}: metric {metric!r} is not a {kind} metric ({known})"),
+            where=where,
+            metric=metric,
+            kind=kind,
+            known=known,
+        )
     value = _float(get("value"), where, "value")
     if (value is None) != (kind == "fit"):
-        raise DataError(f"{where}: a {kind} row needs " + ("no value" if kind == "fit" else "a value"))
+        template = (
+            N_("{where}: a {kind} row needs no value")
+            if kind == "fit"
+            else N_("{where}: a {kind} row needs a value")
+        )
+        raise DataError.worded(template, where=where, kind=kind)
     task = get("task")
     if task not in _TASKS:
-        raise DataError(f"{where}: task {task!r} is not one of {', '.join(sorted(_TASKS))}")
+        raise DataError.worded(
+            N_("{where}: task {task!r} is not one of {tasks}"),
+            where=where,
+            task=task,
+            tasks=", ".join(sorted(_TASKS)),
+        )
     gpu_count = _int(get("gpu_count"), where, "gpu_count") or 0
     if not gpu_count:
-        raise DataError(f"{where}: no gpu_count")
+        raise DataError.worded(N_("{where}: no gpu_count"), where=where)
     nodes = _int(get("nodes"), where, "nodes") or 1
     per_node = _int(get("gpus_per_node"), where, "gpus_per_node") or gpu_count
     if nodes * per_node != gpu_count:
-        raise DataError(f"{where}: nodes {nodes} x gpus_per_node {per_node} != gpu_count {gpu_count}")
+        raise DataError.worded(
+            N_("{where}: nodes {nodes} x gpus_per_node {per_node} != gpu_count {gpu_count}"),
+            where=where,
+            nodes=nodes,
+            per_node=per_node,
+            gpu_count=gpu_count,
+        )
     arch = get("arch") or catalog_arch
     if arch != catalog_arch:
-        raise DataError(f"{where}: arch {arch!r} but the hardware catalog says {gpu} is {catalog_arch!r}")
+        raise DataError.worded(
+            N_("{where}: arch {arch!r} but the hardware catalog says {gpu} is {catalog_arch!r}"),
+            where=where,
+            arch=arch,
+            gpu=gpu,
+            catalog_arch=catalog_arch,
+        )
     family = get("family") or _family(get("model"))
     if family not in FAMILIES:
-        raise DataError(f"{where}: family {family!r} is not one of {', '.join(sorted(FAMILIES))}")
+        raise DataError.worded(
+            N_("{where}: family {family!r} is not one of {families}"),
+            where=where,
+            family=family,
+            families=", ".join(sorted(FAMILIES)),
+        )
     checkpointing = get("activation_checkpointing")
     if checkpointing not in _CHECKPOINTING:
-        raise DataError(f"{where}: activation_checkpointing {checkpointing!r}: none/full/selective/unknown")
+        raise DataError.worded(
+            N_("{where}: activation_checkpointing {value!r}: none/full/selective/unknown"),
+            where=where,
+            value=checkpointing,
+        )
     fits = _fits(get("fits"), where)
     memory = _float(get("memory_gib"), where, "memory_gib")
     if kind == "memory":
@@ -264,7 +324,7 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
         if fits is None:
             fits = True  # a published peak memory is a run that happened (the first two files say no more)
     if kind == "fit" and fits is None:
-        raise DataError(f"{where}: a fit row must say fits=true or fits=false")
+        raise DataError.worded(N_("{where}: a fit row must say fits=true or fits=false"), where=where)
     seq = re.match(r"seq(\d+)", get("seq_or_image"))
     return MeasuredRow(
         file=file,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from gpuplan.errors import EstimateError
+from gpuplan.i18n import N_
 
 __all__ = ["Z80", "TimeDistribution"]
 
@@ -37,8 +38,11 @@ class TimeDistribution:
     def from_interval(cls, median: float, low: float, high: float) -> TimeDistribution:
         """The distribution whose 10th/90th percentiles are ``low``/``high``."""
         if not 0 < low <= median <= high:
-            raise EstimateError(
-                f"an 80 % interval needs 0 < low ≤ median ≤ high (got {low}, {median}, {high})"
+            raise EstimateError.worded(
+                N_("an 80 % interval needs 0 < low ≤ median ≤ high (got {low}, {median}, {high})"),
+                low=low,
+                median=median,
+                high=high,
             )
         return cls(
             median=median,
@@ -55,7 +59,7 @@ class TimeDistribution:
     def quantile(self, p: float) -> float:
         """The ``p``-quantile (0 < p < 1)."""
         if not 0.0 < p < 1.0:
-            raise EstimateError(f"a quantile needs 0 < p < 1 (got {p})")
+            raise EstimateError.worded(N_("a quantile needs 0 < p < 1 (got {p})"), p=p)
         z = _STD.inv_cdf(p)
         sigma = self.sigma_below if z < 0 else self.sigma_above
         return self.median * math.exp(z * sigma)

@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.i18n import N_
 from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.comm import comm_time
@@ -325,13 +326,19 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     calibration, link = request.calibration, request.link
     check_parallelism(parallelism)
     if count < 1:
-        raise EstimateError(f"GPU count must be at least 1, got {count}")
+        raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
     if grad_accum_steps < 1:
-        raise EstimateError(f"gradient accumulation steps must be at least 1, got {grad_accum_steps}")
+        raise EstimateError.worded(
+            N_("gradient accumulation steps must be at least 1, got {steps}"), steps=grad_accum_steps
+        )
     cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
     link = link or Link.for_gpus(gpu, count)
     if link.gpu_count < count:
-        raise EstimateError(f"the link joins {link.gpu_count} GPUs but the estimate asks for {count}")
+        raise EstimateError.worded(
+            N_("the link joins {joined} GPUs but the estimate asks for {count}"),
+            joined=link.gpu_count,
+            count=count,
+        )
     mp = request.model_parallel
     dp = check_model_parallel(
         mp, profile, count=count, gpus_per_node=link.gpus_per_node, microbatches=grad_accum_steps
@@ -396,7 +403,9 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     comm_s, comm_slow_s = comm.exposed_s + mp_comm_s, slow.exposed_s + mp_comm_s
     step_s = compute_s + comm_s
     if step_s <= 0:
-        raise EstimateError(f"profile {profile.workload_name!r} has no timed ops; re-trace the workload")
+        raise EstimateError.worded(
+            N_("profile {workload!r} has no timed ops; re-trace the workload"), workload=profile.workload_name
+        )
 
     half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
     if half is None:  # an unfitted prior: its residual band ⊕ the software spread

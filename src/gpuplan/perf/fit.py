@@ -25,6 +25,7 @@ import numpy as np
 
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
+from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, CalibrationRow
 from gpuplan.perf.calibration_data import published_gpu_id
 from gpuplan.perf.cases import CalibrationCase
@@ -109,12 +110,12 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
             wl["task"] = "finetune"
             why = "torchtune: optimizer step fused into backward and chunked loss; modelled as fused AdamW"
     else:
-        raise DataError(f"calibration.csv: no workload mapping for model {model!r}")
+        raise DataError.worded(N_("calibration.csv: no workload mapping for model {model!r}"), model=model)
     if accum > 1:
         wl["gradient_accumulation"] = accum
     metric = row["metric"]
     if metric not in (*_THROUGHPUT_METRICS, _MEMORY_METRIC):
-        raise DataError(f"calibration.csv: unknown metric {metric!r}")
+        raise DataError.worded(N_("calibration.csv: unknown metric {metric!r}"), metric=metric)
     return CalibrationCase(
         label=f"{model} {task} {row['precision']} bs{batch}"
         + (f"×{row['gpu_count']}gpu" if row["gpu_count"] != "1" else "")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.memory import (
     ALLOCATOR_SLACK,
@@ -46,8 +47,8 @@ TARGET_UTILISATION = 0.8
 def kv_cache_bytes_per_token(shape: ModelShape, dtype_bytes: float) -> float:
     """2 × layers × kv_heads × head_dim × bytes (K and V of every layer)."""
     if not (shape.num_layers and shape.head_dim and (shape.num_kv_heads or shape.num_attention_heads)):
-        raise EstimateError(
-            "the model's layer count, heads and head size are unknown; cannot size a KV cache"
+        raise EstimateError.worded(
+            N_("the model's layer count, heads and head size are unknown; cannot size a KV cache")
         )
     kv_heads = shape.num_kv_heads or shape.num_attention_heads or 0
     return 2.0 * shape.num_layers * kv_heads * shape.head_dim * dtype_bytes
@@ -107,15 +108,16 @@ def decode_estimate(
     SC21 §2.3) — small messages, so their latency is what shows in the time per token.
     """
     if not profile.seq_len:
-        raise EstimateError(
-            f"{profile.workload_name!r} has no sequence length; decode needs a sequence model"
+        raise EstimateError.worded(
+            N_("{workload!r} has no sequence length; decode needs a sequence model"),
+            workload=profile.workload_name,
         )
     cal = (calibration or load_calibration()).for_gpu(gpu.id)
     batch = batch or profile.batch_size
     ctx = context_tokens or profile.seq_len
     tp = tensor_parallel
     if tp < 1:
-        raise EstimateError(f"tensor_parallel must be at least 1, got {tp}")
+        raise EstimateError.worded(N_("tensor_parallel must be at least 1, got {value}"), value=tp)
     mp = ModelParallel(tensor=tp)
     link = link or Link.for_gpus(gpu, tp)
     weight_bytes = profile.peak.parameters_bytes / profile.params if profile.params else 2.0
@@ -134,7 +136,9 @@ def decode_estimate(
     path = _dtype_path(profile.precision, weight_bytes)
     peak = gpu.peak_tflops(path)
     if peak is None:
-        raise EstimateError(f"{gpu.id} has no {path} peak for this model's weights; choose another GPU")
+        raise EstimateError.worded(
+            N_("{gpu} has no {path} peak for this model's weights; choose another GPU"), gpu=gpu.id, path=path
+        )
     bw = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     hidden = profile.shape.hidden_size or 0
     layers = profile.shape.num_layers or 0
@@ -205,7 +209,9 @@ def serving_estimate(
     aggregate rate): ``P(wait > t) = ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
     """
     if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1:
-        raise EstimateError("serving needs requests_per_s ≥ 0, prompt_tokens ≥ 0 and output_tokens ≥ 1")
+        raise EstimateError.worded(
+            N_("serving needs requests_per_s ≥ 0, prompt_tokens ≥ 0 and output_tokens ≥ 1")
+        )
     slots = max(1, decode.max_concurrent_sequences)
     per_token = decode.time_per_token_at_max_s
     prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
@@ -262,7 +268,7 @@ def batch_sweep(
     out = []
     for b in batch_sizes:
         if b < 1:
-            raise EstimateError(f"batch sizes must be at least 1, got {b}")
+            raise EstimateError.worded(N_("batch sizes must be at least 1, got {batch}"), batch=b)
         ph = phase_times(
             profile.ops,
             gpu,

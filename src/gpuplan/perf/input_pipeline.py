@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
+from gpuplan.i18n import N_
 
 __all__ = [
     "IMAGES_PER_S_PER_VCPU",
@@ -50,7 +51,9 @@ class InputPipeline:
 
     def __post_init__(self) -> None:
         if not self.vcpus_per_gpu > 0:
-            raise EstimateError(f"vCPUs per GPU must be positive, got {self.vcpus_per_gpu:g}")
+            raise EstimateError.worded(
+                N_("vCPUs per GPU must be positive, got {vcpus:g}"), vcpus=self.vcpus_per_gpu
+            )
 
     def samples_per_s(self, gpus: int) -> tuple[float, float, float]:
         """(point, low, high) images/s the CPUs of ``gpus`` GPUs' hosts feed in all."""

@@ -41,7 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from gpuplan.errors import EstimateError
+from gpuplan.errors import EstimateError, Phrase
+from gpuplan.i18n import N_
 from gpuplan.perf.parallel import Link, all_reduce_s
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
 
@@ -114,51 +115,88 @@ def check_model_parallel(
     t, p, v = mp.tensor, mp.pipeline, mp.virtual_stages
     for name, value in (("tensor_parallel", t), ("pipeline_parallel", p), ("pipeline_virtual_stages", v)):
         if value < 1:
-            raise EstimateError(f"{name} must be at least 1, got {value}")
+            raise EstimateError.worded(N_("{name} must be at least 1, got {value}"), name=name, value=value)
     if not mp.active:
         return count
     shape = profile.shape
     layers, heads = shape.num_layers or 0, shape.num_attention_heads or 0
     if not (layers and heads):
-        raise EstimateError(
-            "tensor/pipeline parallelism needs a transformer whose layers and attention heads are known; "
-            "use data parallelism (parallelism: ddp or fsdp) for this model"
+        raise EstimateError.worded(
+            N_(
+                "tensor/pipeline parallelism needs a transformer whose layers and attention heads are "
+                "known; use data parallelism (parallelism: ddp or fsdp) for this model"
+            )
         )
     if count % mp.degree:
-        raise EstimateError(
-            f"tensor_parallel {t} × pipeline_parallel {p} = {mp.degree} does not divide "
-            f"{count} GPU{'s' if count != 1 else ''}; "
-            f"use a GPU count that is a multiple of {mp.degree}"
+        gpus = (
+            Phrase(N_("{count} GPU"), count=count) if count == 1 else Phrase(N_("{count} GPUs"), count=count)
+        )
+        raise EstimateError.worded(
+            N_(
+                "tensor_parallel {tp} × pipeline_parallel {pp} = {degree} does not divide {gpus}; "
+                "use a GPU count that is a multiple of {degree}"
+            ),
+            tp=t,
+            pp=p,
+            degree=mp.degree,
+            gpus=gpus,
         )
     if heads % t:
-        raise EstimateError(
-            f"tensor_parallel {t} does not divide the model's {heads} attention heads; "
-            f"use one of {_divisors(heads, gpus_per_node)}"
+        raise EstimateError.worded(
+            N_(
+                "tensor_parallel {tp} does not divide the model's {heads} attention heads; "
+                "use one of {choices}"
+            ),
+            tp=t,
+            heads=heads,
+            choices=_divisors(heads, gpus_per_node),
         )
     kv = shape.num_kv_heads or heads
     if kv % t and t % kv:
-        raise EstimateError(
-            f"tensor_parallel {t} splits the model's {kv} key/value heads unevenly; "
-            f"use one of {_divisors(kv, gpus_per_node)}"
+        raise EstimateError.worded(
+            N_(
+                "tensor_parallel {tp} splits the model's {heads} key/value heads unevenly; "
+                "use one of {choices}"
+            ),
+            tp=t,
+            heads=kv,
+            choices=_divisors(kv, gpus_per_node),
         )
     if t > gpus_per_node:
-        raise EstimateError(
-            f"tensor_parallel {t} spans nodes of {gpus_per_node} GPUs (its all-reduces run every layer and "
-            f"need NVLink); use at most {gpus_per_node} and raise pipeline_parallel instead"
+        raise EstimateError.worded(
+            N_(
+                "tensor_parallel {tp} spans nodes of {per_node} GPUs (its all-reduces run every layer and "
+                "need NVLink); use at most {per_node} and raise pipeline_parallel instead"
+            ),
+            tp=t,
+            per_node=gpus_per_node,
         )
     if p > layers:
-        raise EstimateError(
-            f"pipeline_parallel {p} is more stages than the model's {layers} layers; use at most {layers}"
+        raise EstimateError.worded(
+            N_(
+                "pipeline_parallel {pp} is more stages than the model's {layers} layers; use at most {layers}"
+            ),
+            pp=p,
+            layers=layers,
         )
     if v > 1 and (p == 1 or layers % (p * v)):
-        raise EstimateError(
-            f"pipeline_virtual_stages {v} needs pipeline_parallel > 1 and {layers} layers divisible by "
-            f"pipeline_parallel × pipeline_virtual_stages ({p * v})"
+        raise EstimateError.worded(
+            N_(
+                "pipeline_virtual_stages {virtual} needs pipeline_parallel > 1 and {layers} layers "
+                "divisible by pipeline_parallel × pipeline_virtual_stages ({product})"
+            ),
+            virtual=v,
+            layers=layers,
+            product=p * v,
         )
     if v > 1 and microbatches % p:
-        raise EstimateError(
-            f"the interleaved schedule needs the micro-batches per step ({microbatches}, "
-            f"gradient_accumulation) to be a multiple of pipeline_parallel {p}"
+        raise EstimateError.worded(
+            N_(
+                "the interleaved schedule needs the micro-batches per step ({microbatches}, "
+                "gradient_accumulation) to be a multiple of pipeline_parallel {pp}"
+            ),
+            microbatches=microbatches,
+            pp=p,
         )
     return count // mp.degree
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.i18n import N_
 from gpuplan.profile.model import MemoryBreakdown
 from gpuplan.vocab import Parallelism
 
@@ -134,9 +135,11 @@ class Link:
         ``assumed``), ``network_kind`` to RDMA.
         """
         if count < 1:
-            raise EstimateError(f"GPU count must be at least 1, got {count}")
+            raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
         if network_gbit_s is not None and network_gbit_s <= 0:
-            raise EstimateError(f"network bandwidth must be positive, got {network_gbit_s:g} Gbit/s")
+            raise EstimateError.worded(
+                N_("network bandwidth must be positive, got {gbit_s:g} Gbit/s"), gbit_s=network_gbit_s
+            )
         per_node = min(gpus_per_node, count) if gpus_per_node else min(count, 8)
         nodes = -(-count // per_node)
         if nvlink is None:
@@ -146,7 +149,7 @@ class Link:
             nvlink = bool(gpu.nvlink_gbps) and (switched or per_node <= 2)
         has_nvlink = nvlink
         if has_nvlink and not gpu.nvlink_gbps:
-            raise EstimateError(f"{gpu.id} has no NVLink; drop the NVLink setting")
+            raise EstimateError.worded(N_("{gpu} has no NVLink; drop the NVLink setting"), gpu=gpu.id)
         intra: Literal["nvlink", "pcie"] = "nvlink" if has_nvlink else "pcie"
         bidir = gpu.nvlink_gbps if has_nvlink and gpu.nvlink_gbps else gpu.pcie_gbps
         assumed = network_gbit_s is None
@@ -245,7 +248,11 @@ def all_gather_s(nbytes: float, link: Link, *, world: int | None = None) -> floa
 
 def check_parallelism(parallelism: str) -> str:
     if parallelism not in PARALLELISMS:
-        raise EstimateError(f"unknown parallelism {parallelism!r}; use one of {', '.join(PARALLELISMS)}")
+        raise EstimateError.worded(
+            N_("unknown parallelism {name!r}; use one of {names}"),
+            name=parallelism,
+            names=", ".join(PARALLELISMS),
+        )
     return parallelism
 
 
@@ -282,7 +289,7 @@ def zero_model_state_bytes(
     working params and gathers the largest layer's params and grads (``4·Lmax + 18P/G``).
     """
     if world < 1:
-        raise EstimateError("world size must be at least 1")
+        raise EstimateError.worded(N_("world size must be at least 1"))
     working = layout.param_bytes + layout.grad_bytes
     sharded = layout.optimizer_bytes + layout.grad_partition_bytes
     if stage == 0:
@@ -291,7 +298,7 @@ def zero_model_state_bytes(
         return params * working + params * sharded / world
     if stage == 3:
         return largest_layer_params * working + params * (layout.param_bytes + sharded) / world
-    raise EstimateError(f"ZeRO stage must be 0–3, got {stage}")
+    raise EstimateError.worded(N_("ZeRO stage must be 0–3, got {stage}"), stage=stage)
 
 
 def sharded_peak_bytes(

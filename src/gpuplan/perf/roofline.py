@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
 from gpuplan.profile.model import OpRecord, Profile
@@ -42,12 +43,13 @@ _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
 
 # What each path needs, for the one-line error when a GPU lacks it.
 _NEEDS = {
-    "fp8": "fp8 needs Hopper/Ada; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)",
-    "bf16": "bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use amp-fp16)",
-    "fp16": "{gpu} has no published FP16 tensor-core peak; choose another GPU",
-    "int8": "{gpu} has no published INT8 tensor-core peak; choose another GPU",
-    "fp32": "{gpu} has no published FP32 peak (no public datasheet); choose another GPU",
+    "fp8": N_("fp8 needs Hopper/Ada; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)"),
+    "bf16": N_("bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use amp-fp16)"),
+    "fp16": N_("{gpu} has no published FP16 tensor-core peak; choose another GPU"),
+    "int8": N_("{gpu} has no published INT8 tensor-core peak; choose another GPU"),
+    "fp32": N_("{gpu} has no published FP32 peak (no public datasheet); choose another GPU"),
 }
+_LACKS = N_("{gpu} lacks the {path} path")
 
 
 def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
@@ -90,7 +92,7 @@ def fp32_peak_tflops(gpu: GPU) -> float | None:
 def _peak_flops(gpu: GPU, path: str) -> float:
     peak = fp32_peak_tflops(gpu) if path == "fp32" else gpu.peak_tflops(path)
     if peak is None:
-        raise EstimateError(_NEEDS.get(path, "{gpu} lacks the " + path + " path").format(gpu=gpu.id))
+        raise EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
     return peak * 1e12
 
 

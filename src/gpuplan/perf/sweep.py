@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
+from gpuplan.i18n.error_text import error_text
 from gpuplan.perf.advisor import Advice, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
@@ -42,6 +43,7 @@ class EstimateOutcome:
     """LLM generation figures (decoder models, ``task: infer``)."""
     serving: ServingEstimate | None = None
     error: str | None = None
+    """Why the workload cannot run there: the error's line in the language current when estimated."""
 
 
 def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: bool) -> EstimateOutcome:
@@ -49,7 +51,8 @@ def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: 
     try:
         est = run_estimate(request)
     except EstimateError as e:
-        return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=str(e))
+        # The line as the user reads it, in the current language like the rest of the estimate.
+        return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=error_text(e))
     advice: tuple[Advice, ...] = ()
     if with_advice and not est.fits:
         advice = advise(request)

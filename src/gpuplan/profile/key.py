@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpuplan.errors import EstimateError
+from gpuplan.i18n import N_
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 from gpuplan.workload.spec import Workload, load_workload
 
@@ -152,8 +153,8 @@ def _tracer() -> Callable[[Workload, str], Profile]:
     except ModuleNotFoundError as e:
         if e.name != "torch":
             raise
-        raise EstimateError(
-            "tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'"
+        raise EstimateError.worded(
+            N_("tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'")
         ) from e
     return trace_workload
 

@@ -21,6 +21,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.overrides import TorchFunctionMode
 
 from gpuplan.errors import EstimateError, GpuplanError
+from gpuplan.i18n import N_
 from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
 from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import Profile
@@ -69,7 +70,13 @@ def trace_workload(workload: Workload, key: str) -> Profile:
             if err is not None:
                 raise err from e
         first = (str(e).strip().splitlines() or [""])[0]
-        raise EstimateError(f"tracing {workload.name!r} failed: {type(e).__name__}: {first}") from e
+        # The exception's own first line is data (torch's words), kept as it was raised.
+        raise EstimateError.worded(
+            N_("tracing {workload!r} failed: {kind}: {first}"),
+            workload=workload.name,
+            kind=type(e).__name__,
+            first=first,
+        ) from e
 
 
 def _adopt_foreign_fakes(model: torch.nn.Module, mode: FakeTensorMode) -> None:
@@ -117,8 +124,8 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
     mode = workload.checkpointing.value
     if mode == "selective":
         if not bundle.checkpoint_blocks:
-            raise EstimateError(
-                "activation_checkpointing: selective needs repeated blocks (an nn.ModuleList) to wrap"
+            raise EstimateError.worded(
+                N_("activation_checkpointing: selective needs repeated blocks (an nn.ModuleList) to wrap")
             )
         n = apply_checkpointing(model, bundle.checkpoint_blocks, selective=True)
         notes.append(f"selective checkpointing: {n} blocks keep matmul/attention outputs, recompute the rest")
@@ -141,8 +148,11 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
             n = apply_checkpointing(model, bundle.checkpoint_blocks)
             notes.append(f"gradient checkpointing: {n} blocks recomputed in backward")
         else:
-            raise EstimateError(
-                "activation_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in this model"
+            raise EstimateError.worded(
+                N_(
+                    "activation_checkpointing: no repeated blocks (an nn.ModuleList) to checkpoint in "
+                    "this model"
+                )
             )
     return model
 
@@ -223,13 +233,18 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
     if kind is LossKind.STANDARD:
         return bundle.loss
     if not bundle.lm_head:
-        raise EstimateError(
-            f"loss: {kind.value} needs a language model whose output is its vocabulary logits (the "
-            "decoder presets, t5-base, bert-large with task: train); use loss: standard for this model"
+        raise EstimateError.worded(
+            N_(
+                "loss: {loss} needs a language model whose output is its vocabulary logits (the "
+                "decoder presets, t5-base, bert-large with task: train); use loss: standard for this model"
+            ),
+            loss=kind.value,
         )
     head = model.get_submodule(bundle.lm_head)
     if not isinstance(head, torch.nn.Linear):
-        raise EstimateError(f"loss: {kind.value} needs {bundle.lm_head!r} to be an nn.Linear")
+        raise EstimateError.worded(
+            N_("loss: {loss} needs {head!r} to be an nn.Linear"), loss=kind.value, head=bundle.lm_head
+        )
     # The model then returns the hidden states and the loss applies the head chunk by chunk: its
     # forward passes them through, its parameters stay registered (the optimizer and the memory
     # tracker still see them).
@@ -267,7 +282,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     training = workload.is_training
     trainable = [p for p in model.parameters() if p.requires_grad]
     if training and not trainable:
-        raise EstimateError("nothing to train: every parameter is frozen (check model.frozen)")
+        raise EstimateError.worded(N_("nothing to train: every parameter is frozen (check model.frozen)"))
     in_backward = training and workload.optimizer_in_backward
     optimizer = make_optimizer(workload.optimizer, trainable) if training and not in_backward else None
     loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss

@@ -192,7 +192,8 @@ def _price_note(offer: OfferPrice, value: float | None) -> str | None:
             price=fmt_money(offer.price, offer.currency), unit=_(offer.unit or "hour")
         )
     if offer.price_reason:
-        return _("price unknown: {reason}").format(reason=offer.price_reason)
+        # The store's own reason is a catalog message; a reason from the catalog's data stays as written.
+        return _("price unknown: {reason}").format(reason=_(offer.price_reason))
     return None
 
 
@@ -508,5 +509,5 @@ def import_view(report: ImportReport) -> RenderableType:
     table.add_column(_("region"), no_wrap=True)
     table.add_column(_("reason"), overflow="fold")
     for r in report.rejected:
-        table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason)
+        table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason_text())
     return Group(head, table)

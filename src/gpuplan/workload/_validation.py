@@ -6,10 +6,34 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from gpuplan.errors import Phrase, WorkloadError, closest
+from gpuplan.errors import GpuplanError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
 
 __all__ = ["Spec", "one_line_error"]
+
+#: Pydantic's own message for an error type, as ``one_line_error`` shows it, and the same words as a
+#: catalog message (``{got}``: the value given; other fields are pydantic's ``ctx``). Used only when
+#: the English it makes is exactly pydantic's text, so a pydantic that words it otherwise is shown
+#: as it words it.
+_PYDANTIC_WORDS = {
+    "int_parsing": N_("input should be a valid integer, unable to parse string as an integer (got {got})"),
+    "float_parsing": N_("input should be a valid number, unable to parse string as a number (got {got})"),
+    "bool_parsing": N_("input should be a valid boolean, unable to interpret input (got {got})"),
+    "int_type": N_("input should be a valid integer (got {got})"),
+    "float_type": N_("input should be a valid number (got {got})"),
+    "int_from_float": N_("Input should be a valid integer, got a number with a fractional part"),
+    "bool_type": N_("Input should be a valid boolean"),
+    "string_type": N_("Input should be a valid string"),
+    "finite_number": N_("Input should be a finite number"),
+    "tuple_type": N_("Input should be a valid tuple"),
+    "list_type": N_("Input should be a valid list"),
+    "dict_type": N_("Input should be a valid dictionary"),
+    "model_type": N_("Input should be a valid dictionary or instance of {class_name}"),
+    "model_attributes_type": N_("Input should be a valid dictionary or object to extract fields from"),
+    "string_too_long": N_("String should have at most {max_length} characters"),
+    "too_long": N_("Tuple should have at most {max_length} items after validation, not {actual_length}"),
+}
 
 
 class Spec(BaseModel):
@@ -32,9 +56,18 @@ class Spec(BaseModel):
             for key in data:
                 if str(key) not in known:
                     hint = closest(str(key), known)
-                    did = f"did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
-                    shown = ", ".join(sorted({info.alias or n for n, info in cls.model_fields.items()}))
-                    raise ValueError(f"unknown key {key!r}; {did or f'known keys: {shown}'}".rstrip())
+                    if hint:
+                        raise ValueError(
+                            Phrase(
+                                N_("unknown key {key!r}; did you mean {names}?"),
+                                key=key,
+                                names=either(repr(h) for h in hint),
+                            )
+                        )
+                    shown = sorted({info.alias or n for n, info in cls.model_fields.items()})
+                    raise ValueError(
+                        Phrase(N_("unknown key {key!r}; known keys: {names}"), key=key, names=listed(shown))
+                    )
         return data
 
 
@@ -69,8 +102,14 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
         msg = msg.removeprefix(prefix)
     ctx = first.get("ctx") or {}
     got = _shown(first.get("input"))
-    problem: str | Phrase = msg  # pydantic's or a validator's own words otherwise
-    if first["type"] == "missing":
+    raised = ctx.get("error")
+    problem: str | Phrase | GpuplanError = msg  # pydantic's or a validator's own words otherwise
+    if isinstance(raised, ValueError) and len(raised.args) == 1 and str(raised) == msg:
+        # A validator's ValueError carrying its words as a Phrase (or a gpuplan error) is shown in
+        # the user's language.
+        if isinstance(raised.args[0], Phrase | GpuplanError):
+            problem = raised.args[0]
+    elif first["type"] == "missing":
         problem = Phrase(N_("required field is missing"))
     elif first["type"] in _BOUNDS:
         problem = Phrase(
@@ -83,6 +122,10 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
         problem = Phrase(N_("must not be empty"))
     elif first["type"] in {"int_parsing", "float_parsing", "int_type", "float_type", "bool_parsing"}:
         problem = f"{msg[0].lower()}{msg[1:]} (got {got})"
+    if isinstance(problem, str) and first["type"] in _PYDANTIC_WORDS:
+        words = Phrase(_PYDANTIC_WORDS[first["type"]], got=got, **ctx)
+        if str(words) == problem:
+            problem = words
     # A whole-workload check already names its field at the start of its message.
     path = f"{_loc_path(loc)}: " if loc else ""
     more = len(err.errors()) - 1

@@ -9,7 +9,9 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from gpuplan.errors import WorkloadError, closest
+from gpuplan.errors import Phrase, WorkloadError, closest
+from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.workload.bundle import LORA_ALIASES
 from gpuplan.workload.spec import LoraSpec
 
@@ -82,9 +84,13 @@ def apply_lora(model: nn.Module, spec: LoraSpec) -> int:
     hits = [(n, m) for n, m in linears if n.rpartition(".")[2] in wanted]
     if not hits:
         names = sorted({n.rpartition(".")[2] for n, _ in linears})
-        raise WorkloadError(
-            f"model.lora.targets: no nn.Linear named {', '.join(sorted(wanted))} in this model; "
-            f"its linear layers are named: {', '.join(names[:12]) or 'none'}"
+        raise WorkloadError.worded(
+            N_(
+                "model.lora.targets: no nn.Linear named {wanted} in this model; "
+                "its linear layers are named: {names}"
+            ),
+            wanted=listed(sorted(wanted)),
+            names=listed(names[:12]) if names else Phrase(N_("none")),
         )
     for p in model.parameters():
         p.requires_grad_(False)
@@ -104,8 +110,13 @@ def freeze_prefixes(model: nn.Module, prefixes: Iterable[str]) -> None:
         if not hit:
             modules = [n for n, _ in model.named_modules() if n]
             hint = closest(prefix, modules)
-            did = f"; did you mean {' or '.join(repr(h) for h in hint)}?" if hint else ""
-            raise WorkloadError(f"model.frozen: no parameters under {prefix!r}{did} (e.g. {names[0]!r})")
+            did = Phrase(N_("; did you mean {names}?"), names=either(repr(h) for h in hint)) if hint else ""
+            raise WorkloadError.worded(
+                N_("model.frozen: no parameters under {prefix!r}{did} (e.g. {example!r})"),
+                prefix=prefix,
+                did=did,
+                example=names[0],
+            )
         for p in hit:
             p.requires_grad_(False)
 

@@ -4,24 +4,29 @@ from __future__ import annotations
 
 import re
 
+from gpuplan.errors import Phrase
+from gpuplan.i18n.messages import N_
+
 __all__ = ["parse_duration_hours"]
 
 #: Hours per unit letter. ``w`` is a 7-day week.
 _UNIT_HOURS = {"s": 1 / 3600, "m": 1 / 60, "min": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
 #: Longest duration accepted: ten years, in hours (no plan runs longer; inf is not a deadline).
 MAX_HOURS = 87_660.0
+_TOO_LONG = N_("a duration must be at most {most:g} h, ten years (got {value})")
 _PART = re.compile(r"(\d+(?:\.\d+)?)\s*(min|[smhdw])")
 
 
 def parse_duration_hours(value: object) -> float:
     """Hours in ``value``: a number (already hours) or a string of ``<number><unit>`` parts.
 
-    Raises ValueError with the accepted forms when the text is not a positive duration.
+    Raises ValueError with the accepted forms when the text is not a positive duration; its one
+    argument is a :class:`~gpuplan.errors.Phrase`, so that the line can be shown in the user's language.
     """
     if isinstance(value, bool):
-        raise ValueError(f"expected a duration like 12h, 2d or 90m (got {value!r})")
+        raise ValueError(Phrase(N_("expected a duration like 12h, 2d or 90m (got {value!r})"), value=value))
     if isinstance(value, int) and abs(value) > MAX_HOURS:
-        raise ValueError(f"a duration must be at most {MAX_HOURS:g} h, ten years (got {str(value)[:40]}…)")
+        raise ValueError(Phrase(_TOO_LONG, most=MAX_HOURS, value=f"{str(value)[:40]}…"))
     if isinstance(value, int | float):
         hours = float(value)
     else:
@@ -31,9 +36,11 @@ def parse_duration_hours(value: object) -> float:
         elif text and re.fullmatch(rf"(?:{_PART.pattern})+", text):
             hours = sum(float(n) * _UNIT_HOURS[u] for n, u in _PART.findall(text))
         else:
-            raise ValueError(f"expected a duration like 12h, 2d, 90m or 1h30m (got {value!r})")
+            raise ValueError(
+                Phrase(N_("expected a duration like 12h, 2d, 90m or 1h30m (got {value!r})"), value=value)
+            )
     if not hours > 0:
-        raise ValueError(f"a duration must be > 0 (got {value!r})")
+        raise ValueError(Phrase(N_("a duration must be > 0 (got {value!r})"), value=value))
     if not hours <= MAX_HOURS:
-        raise ValueError(f"a duration must be at most {MAX_HOURS:g} h, ten years (got {str(value)[:40]})")
+        raise ValueError(Phrase(_TOO_LONG, most=MAX_HOURS, value=str(value)[:40]))
     return hours

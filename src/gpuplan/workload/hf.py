@@ -12,6 +12,7 @@ from typing import Any
 
 from gpuplan.bounded import MAX_CONFIG_BYTES, read_text
 from gpuplan.errors import EstimateError, WorkloadError
+from gpuplan.i18n.messages import N_
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.shape import ModelShape
@@ -19,14 +20,14 @@ from gpuplan.workload.spec import Workload
 
 __all__ = ["hf_bundle", "hf_bundle_for"]
 
-_INSTALL = "model.hf_config needs transformers: pip install 'gpuplan[hf]'"
+_INSTALL = N_("model.hf_config needs transformers: pip install 'gpuplan[hf]'")
 
 
 def _transformers() -> Any:
     try:
         import transformers
     except ImportError as e:
-        raise EstimateError(_INSTALL) from e
+        raise EstimateError.worded(_INSTALL) from e
     return transformers
 
 
@@ -49,7 +50,9 @@ def hf_bundle(workload: Workload) -> ModelBundle:
         config = tf.AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as e:
         first = (str(e).strip().splitlines() or [""])[0]
-        raise WorkloadError(f"model.hf_config: cannot read {path} as a Hugging Face config: {first}") from e
+        raise WorkloadError.worded(
+            N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
+        ) from e
     _check_size_keys(config, path)
     # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
@@ -69,7 +72,11 @@ def hf_bundle(workload: Workload) -> ModelBundle:
             except ValueError:
                 model = tf.AutoModel.from_config(config)
     except (ValueError, TypeError, AttributeError, RuntimeError) as e:
-        raise EstimateError(f"model.hf_config: transformers cannot build {config.model_type!r}: {e}") from e
+        raise EstimateError.worded(
+            N_("model.hf_config: transformers cannot build {model_type!r}: {why}"),
+            model_type=config.model_type,
+            why=e,
+        ) from e
     return hf_bundle_for(model, workload)
 
 
@@ -106,10 +113,15 @@ def _check_size_keys(config: Any, path: Any) -> None:
             continue  # this architecture has no such size (a vision model has no vocabulary)
         accepted = {*names, aliases.get(standard, standard)}
         if not accepted & raw.keys():
-            raise WorkloadError(
-                f"model.hf_config: {file} has no {standard!r}, which {config.model_type} needs "
-                f"(transformers would silently use its default, {value}); copy it from the "
-                "model's own config.json"
+            raise WorkloadError.worded(
+                N_(
+                    "model.hf_config: {file} has no {key!r}, which {model_type} needs (transformers "
+                    "would silently use its default, {default}); copy it from the model's own config.json"
+                ),
+                file=file,
+                key=standard,
+                model_type=config.model_type,
+                default=value,
             )
 
 
@@ -143,7 +155,9 @@ def hf_bundle_for(model: Any, workload: Workload) -> ModelBundle:
                 kw["labels"] = torch.randint(0, max(getattr(cfg, "num_labels", 2), 1), (b,))
             return Batch(args=(), kwargs=kw)
         if vocab is None or s is None:
-            raise WorkloadError(f"inputs: {arch} needs seq_len (text) or image_size (vision)")
+            raise WorkloadError.worded(
+                N_("inputs: {arch} needs seq_len (text) or image_size (vision)"), arch=arch
+            )
         ids = torch.randint(0, vocab, (b, s))
         kw = {"input_ids": ids}
         if seq2seq:

@@ -13,7 +13,9 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
 from gpuplan.bounded import MAX_CONFIG_BYTES, MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
-from gpuplan.errors import WorkloadError
+from gpuplan.errors import Phrase, WorkloadError
+from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AttentionImpl,
@@ -97,7 +99,7 @@ class LoraSpec(Spec):
     @classmethod
     def _non_empty(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if not v:
-            raise ValueError("list at least one target, e.g. [q, v]")
+            raise _refused(N_("list at least one target, e.g. [q, v]"))
         return v
 
 
@@ -132,15 +134,15 @@ class ModelSpec(Spec):
     @classmethod
     def _entry_point(cls, v: str | None) -> str | None:
         if v is not None and not _ENTRY_POINT.fullmatch(v.strip()):
-            raise ValueError(f"expected 'package.module:function' (got {v!r})")
+            raise _refused(N_("expected 'package.module:function' (got {value!r})"), value=v)
         return None if v is None else v.strip()
 
     @model_validator(mode="after")
     def _one_source(self) -> ModelSpec:
         given = [k for k in ("preset", "hf_config", "python") if getattr(self, k) is not None]
         if len(given) != 1:
-            what = f"got {', '.join(given)}" if given else "got none"
-            raise ValueError(f"give exactly one of preset, hf_config or python ({what})")
+            what = Phrase(N_("got {names}"), names=listed(given)) if given else Phrase(N_("got none"))
+            raise _refused(N_("give exactly one of preset, hf_config or python ({what})"), what=what)
         return self
 
     @property
@@ -172,7 +174,7 @@ class InputsSpec(Spec):
     @model_validator(mode="after")
     def _one_size(self) -> InputsSpec:
         if self.seq_len is not None and self.image_size is not None:
-            raise ValueError("give seq_len (text) or image_size (vision), not both")
+            raise _refused(N_("give seq_len (text) or image_size (vision), not both"))
         return self
 
 
@@ -194,7 +196,7 @@ class DataSpec(Spec):
         if v is None:
             return None
         if not re.fullmatch(r"[\w.-]+/[\w.-]+", v):
-            raise ValueError(f"expected provider/region like aws/us-east-1 (got {v!r})")
+            raise _refused(N_("expected provider/region like aws/us-east-1 (got {value!r})"), value=v)
         # The provider as its code (``amazon/…`` → ``aws/…``), so that egress compares like with like.
         from gpuplan.catalog.providers import PROVIDERS
 
@@ -204,7 +206,7 @@ class DataSpec(Spec):
     @model_validator(mode="after")
     def _check(self) -> DataSpec:
         if self.samples is not None and self.tokens is not None:
-            raise ValueError("give samples or tokens, not both")
+            raise _refused(N_("give samples or tokens, not both"))
         return self
 
 
@@ -332,43 +334,51 @@ class Workload(Spec):
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
         if self.serving is not None and self.task is not Task.INFER:
-            raise ValueError("serving: only applies to task: infer (remove it or set task: infer)")
+            raise _refused(N_("serving: only applies to task: infer (remove it or set task: infer)"))
         if self.model.lora is not None and self.task is Task.INFER:
-            raise ValueError("model.lora: adapters only matter for training; use task: finetune or drop lora")
+            raise _refused(
+                N_("model.lora: adapters only matter for training; use task: finetune or drop lora")
+            )
         if self.gradient_checkpointing and self.task is Task.INFER:
-            raise ValueError("gradient_checkpointing: has no effect for task: infer; remove it")
+            raise _refused(N_("gradient_checkpointing: has no effect for task: infer; remove it"))
         if self.gradient_checkpointing and self.activation_checkpointing not in (
             ActivationCheckpointing.NONE,
             ActivationCheckpointing.FULL,
         ):
-            raise ValueError(
-                "gradient_checkpointing: true means activation_checkpointing: full; give only one of them"
+            raise _refused(
+                N_("gradient_checkpointing: true means activation_checkpointing: full; give only one of them")
             )
         if self.activation_checkpointing is not ActivationCheckpointing.NONE and self.task is Task.INFER:
-            raise ValueError("activation_checkpointing: has no effect for task: infer; remove it")
+            raise _refused(N_("activation_checkpointing: has no effect for task: infer; remove it"))
         if self.optimizer_in_backward and self.task is Task.INFER:
-            raise ValueError("optimizer_in_backward: has no effect for task: infer; remove it")
+            raise _refused(N_("optimizer_in_backward: has no effect for task: infer; remove it"))
         if self.optimizer_in_backward and self.gradient_accumulation > 1:
-            raise ValueError(
-                "optimizer_in_backward: steps during backward, so it cannot accumulate gradients; "
-                "use gradient_accumulation: 1 or drop optimizer_in_backward"
+            raise _refused(
+                N_(
+                    "optimizer_in_backward: steps during backward, so it cannot accumulate gradients; "
+                    "use gradient_accumulation: 1 or drop optimizer_in_backward"
+                )
             )
         if self.loss is not LossKind.STANDARD and self.task is Task.INFER:
-            raise ValueError("loss: has no effect for task: infer; remove it")
+            raise _refused(N_("loss: has no effect for task: infer; remove it"))
         if self.task is Task.INFER and self.pipeline_parallel > 1:
-            raise ValueError(
-                "pipeline_parallel: modelled for training only; for task: infer use tensor_parallel "
-                "(or one replica per GPU)"
+            raise _refused(
+                N_(
+                    "pipeline_parallel: modelled for training only; for task: infer use tensor_parallel "
+                    "(or one replica per GPU)"
+                )
             )
         if self.attention is AttentionImpl.FUSED_SOFTMAX and self.model.hf_config is not None:
-            raise ValueError(
-                "attention: fused-softmax is Megatron-LM's kernel, modelled for the presets; "
-                "for model.hf_config use fused or eager"
+            raise _refused(
+                N_(
+                    "attention: fused-softmax is Megatron-LM's kernel, modelled for the presets; "
+                    "for model.hf_config use fused or eager"
+                )
             )
         if self.sequence_parallel and self.tensor_parallel == 1:
-            raise ValueError("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)")
+            raise _refused(N_("sequence_parallel: needs tensor_parallel of 2 or more (or remove it)"))
         if self.pipeline_virtual_stages > 1 and self.pipeline_parallel == 1:
-            raise ValueError("pipeline_virtual_stages: needs pipeline_parallel of 2 or more (or remove it)")
+            raise _refused(N_("pipeline_virtual_stages: needs pipeline_parallel of 2 or more (or remove it)"))
         self._check_inputs()
         return self
 
@@ -385,28 +395,44 @@ class Workload(Spec):
             info = get_preset(self.model.preset)
             if info.modality == "image":
                 if inp.seq_len is not None or inp.target_len is not None:
-                    raise ValueError(f"inputs: {info.name} takes images; give image_size, not seq_len")
+                    raise _refused(
+                        N_("inputs: {model} takes images; give image_size, not seq_len"), model=info.name
+                    )
                 if inp.image_size is None:
-                    raise ValueError(f"inputs.image_size: required for {info.name} (e.g. image_size: 224)")
+                    raise _refused(
+                        N_("inputs.image_size: required for {model} (e.g. image_size: 224)"), model=info.name
+                    )
                 if info.family == "vit" and inp.image_size % 16:
-                    raise ValueError(f"inputs.image_size: must be a multiple of 16 for {info.name} "
-                                     f"(got {inp.image_size})")  # fmt: skip
+                    raise _refused(
+                        N_("inputs.image_size: must be a multiple of 16 for {model} (got {size})"),
+                        model=info.name,
+                        size=inp.image_size,
+                    )
                 return
             if inp.image_size is not None:
-                raise ValueError(f"inputs: {info.name} takes tokens; give seq_len, not image_size")
-            limit, source = info.max_seq_len, f"{info.name}"
+                raise _refused(
+                    N_("inputs: {model} takes tokens; give seq_len, not image_size"), model=info.name
+                )
+            source: str | Phrase = info.name
+            limit = info.max_seq_len
         elif self.model.hf_config is not None:
-            limit, source = _hf_max_positions(self.model.hf_config_path), "its config.json"
+            limit, source = _hf_max_positions(self.model.hf_config_path), Phrase(N_("its config.json"))
         else:
             return  # user code: checked when traced
         if inp.seq_len is None and inp.image_size is None:
-            raise ValueError("inputs.seq_len: required for a text model (e.g. seq_len: 1024)")
+            raise _refused(N_("inputs.seq_len: required for a text model (e.g. seq_len: 1024)"))
         for field_name in ("seq_len", "target_len"):
             n = getattr(inp, field_name)
             if limit is not None and n is not None and n > limit:
-                raise ValueError(
-                    f"inputs.{field_name}: {n} is longer than the model allows ({limit} positions in "
-                    f"{source}); use {field_name}: {limit} or less"
+                raise _refused(
+                    N_(
+                        "inputs.{field}: {n} is longer than the model allows ({limit} positions in "
+                        "{source}); use {field}: {limit} or less"
+                    ),
+                    field=field_name,
+                    n=n,
+                    limit=limit,
+                    source=source,
                 )
 
     # ---- construction -------------------------------------------------------------------------
@@ -415,8 +441,10 @@ class Workload(Spec):
     def from_dict(cls, data: dict[str, Any], *, source: str = "") -> Workload:
         """Validate ``data`` (as parsed from YAML/JSON). Raises WorkloadError (one line) or NotFoundError."""
         if not isinstance(data, dict):
-            raise WorkloadError(
-                f"{source or 'workload'}: expected a mapping of fields (got {type(data).__name__})"
+            raise WorkloadError.worded(
+                N_("{source}: expected a mapping of fields (got {type})"),
+                source=source or Phrase(N_("workload")),
+                type=type(data).__name__,
             )
         try:
             return cls.model_validate(data)
@@ -430,7 +458,11 @@ class Workload(Spec):
         text = read_text(p, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=WorkloadError)
         data = load_yaml(text, source=str(p), error=WorkloadError)
         if not isinstance(data, dict):
-            raise WorkloadError(f"{p}: expected a mapping of workload fields (got {type(data).__name__})")
+            raise WorkloadError.worded(
+                N_("{path}: expected a mapping of workload fields (got {type})"),
+                path=p,
+                type=type(data).__name__,
+            )
         model = data.get("model")
         if isinstance(model, dict):
             # Relative paths in a file mean relative to that file, wherever it is run from.
@@ -479,13 +511,18 @@ def _hf_max_positions(path: Path | None) -> int | None:
             error=WorkloadError,
         )
     except WorkloadError as e:
-        raise ValueError(str(e)) from None
+        raise ValueError(e) from None
     if not isinstance(cfg, dict):
-        raise ValueError(f"model.hf_config: {file} is not a JSON object")
+        raise _refused(N_("model.hf_config: {file} is not a JSON object"), file=file)
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])
     return None
+
+
+def _refused(template: str, /, **fields: object) -> ValueError:
+    """A validator's refusal, its words kept as a Phrase so that the line reads in the user's language."""
+    return ValueError(Phrase(template, **fields))
 
 
 def load_workload(source: str | Path | dict[str, Any] | Workload) -> Workload:

@@ -33,12 +33,27 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gpuplan.errors import UserCodeError
+from gpuplan.errors import Phrase, UserCodeError
+from gpuplan.i18n.messages import N_
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
 __all__ = ["build_user_bundle", "user_error", "user_project"]
+
+_FAILED = N_("{what} failed: {error_type}: {message}")
+# Advice added when the user's error is one that tracing on fake tensors causes.
+_NOT_ON_CUDA = N_(" (gpuplan traces on a fake CPU device: create tensors and modules without device='cuda')")
+_NO_VALUES = N_(
+    " (gpuplan traces with fake tensors, which have no values: avoid .item() and branching on data)"
+)
+
+
+def _refusal(user_traceback: str, template: str, /, **fields: object) -> UserCodeError:
+    """A UserCodeError worded from ``template`` (so the CLI can translate it), with the user's traceback."""
+    error = UserCodeError.worded(template, **fields)
+    error.user_traceback = user_traceback
+    return error
 
 
 @contextmanager
@@ -73,8 +88,10 @@ def _is_user_frame(filename: str, project_dir: Path) -> bool:
     return f.startswith(root) and "site-packages" not in f
 
 
-def user_error(exc: BaseException, project_dir: Path, what: str) -> UserCodeError | None:
-    """A UserCodeError for ``exc`` if any traceback frame is in the user's project, else None."""
+def user_error(exc: BaseException, project_dir: Path, what: str | Phrase) -> UserCodeError | None:
+    """A UserCodeError for ``exc`` if any traceback frame is in the user's project, else None.
+
+    ``what`` names what was running (``"pkg.model:build()"``, or a Phrase such as "importing …")."""
     frames = traceback.extract_tb(exc.__traceback__)
     mine = [fr for fr in frames if _is_user_frame(fr.filename, project_dir)]
     if not mine and not isinstance(exc, ImportError | SyntaxError):
@@ -83,14 +100,20 @@ def user_error(exc: BaseException, project_dir: Path, what: str) -> UserCodeErro
     text += "".join(traceback.format_exception_only(type(exc), exc))
     where = f" ({Path(mine[-1].filename).name}:{mine[-1].lineno})" if mine else ""
     first = (str(exc).strip().splitlines() or [""])[0]
-    msg = f"{what} failed{where}: {type(exc).__name__}: {first}"
+    advice: str | Phrase = ""
     if "cuda" in first.lower():
-        msg += " (gpuplan traces on a fake CPU device: create tensors and modules without device='cuda')"
+        advice = Phrase(_NOT_ON_CUDA)
     elif "DataDependent" in type(exc).__name__:
-        msg += (
-            " (gpuplan traces with fake tensors, which have no values: avoid .item() and branching on data)"
-        )
-    return UserCodeError(msg, text)
+        advice = Phrase(_NO_VALUES)
+    return _refusal(
+        text,
+        N_("{what} failed{where}: {error_type}: {message}{advice}"),
+        what=what,
+        where=where,
+        error_type=type(exc).__name__,
+        message=first,
+        advice=advice,
+    )
 
 
 def _call(fn: Callable[..., Any], project_dir: Path, what: str, *args: Any, **kwargs: Any) -> Any:
@@ -99,7 +122,7 @@ def _call(fn: Callable[..., Any], project_dir: Path, what: str, *args: Any, **kw
     except Exception as e:
         err = user_error(e, project_dir, what)
         if err is None:
-            err = UserCodeError(f"{what} failed: {type(e).__name__}: {e}", traceback.format_exc())
+            err = _refusal(traceback.format_exc(), _FAILED, what=what, error_type=type(e).__name__, message=e)
         raise err from e
 
 
@@ -109,18 +132,28 @@ def _load_entry(entry: str, project_dir: Path) -> Callable[..., Any]:
         module = importlib.import_module(mod_name)
     except ModuleNotFoundError as e:
         if e.name and mod_name.startswith(e.name) and not _found_in(e.name, project_dir):
-            raise UserCodeError(
-                f"model.python: cannot import {mod_name!r}: no module {e.name!r} in {project_dir} or the "
-                "current directory",
+            raise _refusal(
                 "",
+                N_(
+                    "model.python: cannot import {module!r}: no module {missing!r} in {folder} or the "
+                    "current directory"
+                ),
+                module=mod_name,
+                missing=e.name,
+                folder=project_dir,
             ) from e
-        raise _as_user(e, project_dir, f"importing {mod_name}") from e
+        raise _as_user(e, project_dir, Phrase(_IMPORTING, module=mod_name)) from e
     except Exception as e:
-        raise _as_user(e, project_dir, f"importing {mod_name}") from e
+        raise _as_user(e, project_dir, Phrase(_IMPORTING, module=mod_name)) from e
     fn = getattr(module, fn_name, None)
     if not callable(fn):
-        raise UserCodeError(f"model.python: {mod_name} has no function {fn_name!r}", "")
+        raise _refusal(
+            "", N_("model.python: {module} has no function {function!r}"), module=mod_name, function=fn_name
+        )
     return fn
+
+
+_IMPORTING = N_("importing {module}")
 
 
 def _found_in(top: str, project_dir: Path) -> bool:
@@ -128,9 +161,9 @@ def _found_in(top: str, project_dir: Path) -> bool:
     return any((d / first).exists() or (d / f"{first}.py").exists() for d in (project_dir, Path.cwd()))
 
 
-def _as_user(e: BaseException, project_dir: Path, what: str) -> UserCodeError:
-    return user_error(e, project_dir, what) or UserCodeError(
-        f"{what} failed: {type(e).__name__}: {e}", "".join(traceback.format_exception(e))
+def _as_user(e: BaseException, project_dir: Path, what: str | Phrase) -> UserCodeError:
+    return user_error(e, project_dir, what) or _refusal(
+        "".join(traceback.format_exception(e)), _FAILED, what=what, error_type=type(e).__name__, message=e
     )
 
 
@@ -148,10 +181,13 @@ def _default_loss(out: Any, inputs: Any) -> Any:
     for t in leaves:
         if isinstance(t, torch.Tensor) and t.is_floating_point():
             return t.float().mean()
-    raise UserCodeError(
-        f"the model returned {type(out).__name__} with no tensor to take a loss of; return "
-        "(model, make_inputs, loss_fn) from build()",
+    raise _refusal(
         "",
+        N_(
+            "the model returned {type} with no tensor to take a loss of; return "
+            "(model, make_inputs, loss_fn) from build()"
+        ),
+        type=type(out).__name__,
     )
 
 
@@ -167,19 +203,21 @@ def build_user_bundle(workload: Workload) -> ModelBundle:
     parts = built if isinstance(built, tuple) else (built,)
     model = parts[0]
     if not isinstance(model, nn.Module):
-        raise UserCodeError(
-            f"{spec.python}() must return an nn.Module or (model, make_inputs[, loss_fn]); got "
-            f"{type(model).__name__}",
+        raise _refusal(
             "",
+            N_("{entry}() must return an nn.Module or (model, make_inputs[, loss_fn]); got {type}"),
+            entry=spec.python,
+            type=type(model).__name__,
         )
     if len(parts) == 1:
         if hasattr(model, "config") and hasattr(model.config, "to_dict"):
             from gpuplan.workload.hf import hf_bundle_for
 
             return hf_bundle_for(model, workload)
-        raise UserCodeError(
-            f"{spec.python}() returned only a model; return (model, make_inputs) so gpuplan knows its inputs",
+        raise _refusal(
             "",
+            N_("{entry}() returned only a model; return (model, make_inputs) so gpuplan knows its inputs"),
+            entry=spec.python,
         )
     make_inputs = parts[1]
     loss_fn = parts[2] if len(parts) > 2 else None

@@ -29,7 +29,8 @@ from gpuplan.bounded import MAX_CSV_BYTES, read_text
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS
-from gpuplan.errors import CatalogImportError
+from gpuplan.errors import CatalogImportError, Phrase
+from gpuplan.i18n.messages import N_
 
 __all__ = ["HEADERS", "ParsedFile", "parse_skypilot"]
 
@@ -105,21 +106,29 @@ class ParsedFile:
     rejected: tuple[RejectedRow, ...]
 
 
+# TRANSLATORS: a column of a GCP host VM row ("host Price is not a number")
+_HOST_COLUMN = N_("host {column}")
+
+
 class _LineError(ValueError):
-    """A line that cannot become an offer row."""
+    """A line that cannot become an offer row; ``phrase`` says why (in the user's language too)."""
+
+    def __init__(self, template: str, /, **fields: object) -> None:
+        self.phrase = Phrase(template, **fields)
+        super().__init__(str(self.phrase))
 
 
-def _float(value: str, what: str) -> float:
+def _float(value: str, what: str | Phrase) -> float:
     try:
         x = float(value)
     except ValueError:
-        raise _LineError(f"{what} {value!r} is not a number") from None
+        raise _LineError(N_("{what} {value} is not a number"), what=what, value=repr(value)) from None
     if not math.isfinite(x):
-        raise _LineError(f"{what} {value!r} is not a finite number")
+        raise _LineError(N_("{what} {value} is not a finite number"), what=what, value=repr(value))
     return x
 
 
-def _opt_float(value: str, what: str) -> float | None:
+def _opt_float(value: str, what: str | Phrase) -> float | None:
     return _float(value, what) if value.strip() else None
 
 
@@ -128,14 +137,14 @@ def _gpu_info(text: str) -> tuple[int | None, int | None]:
     if not text.strip() or not text.strip().startswith("{"):
         return None, None
     if len(text) > 4096:  # SkyPilot's GpuInfo reprs are ~150 characters
-        raise _LineError(f"GpuInfo of {len(text)} characters is not a SkyPilot GPU description")
+        raise _LineError(N_("GpuInfo of {n} characters is not a SkyPilot GPU description"), n=len(text))
     try:
         info = ast.literal_eval(text)  # literal_eval: a repr, never code
         gpus = info.get("Gpus") or [{}]
         count = gpus[0].get("Count")
         mem = gpus[0].get("MemoryInfo", {}).get("SizeInMiB")
     except (ValueError, SyntaxError, AttributeError, TypeError, IndexError, RecursionError, MemoryError):
-        raise _LineError(f"GpuInfo {text[:40]!r}… is not a readable dict") from None
+        raise _LineError(N_("GpuInfo {start}… is not a readable dict"), start=repr(text[:40])) from None
     return (int(count) if count is not None else None), (int(mem) if mem is not None else None)
 
 
@@ -153,27 +162,37 @@ def _gpu_id(
     gpu = table.get(f"{accelerator}@{mem_mib}") if mem_mib is not None else None
     gpu = gpu or table.get(accelerator)
     if gpu is None:
-        raise _LineError(f"unknown GPU {accelerator!r} (no mapping from SkyPilot's name to a hardware id)")
+        raise _LineError(
+            N_("unknown GPU {name} (no mapping from SkyPilot's name to a hardware id)"),
+            name=repr(accelerator),
+        )
     return gpu
 
 
 def _read(path: Path | str, provider: str) -> list[tuple[int, dict[str, str]]]:
     try:
-        text = read_text(path, what="price file", max_bytes=MAX_CSV_BYTES, error=CatalogImportError)
+        text = read_text(path, what=N_("price file"), max_bytes=MAX_CSV_BYTES, error=CatalogImportError)
     except CatalogImportError as e:
-        raise CatalogImportError(f"{e}; nothing was imported") from None
+        raise CatalogImportError.worded(N_("{problem}; nothing was imported"), problem=e) from None
     reader = csv.reader(io.StringIO(text))
     try:
         header = tuple(next(reader))
     except StopIteration:
-        raise CatalogImportError(f"{path} is empty; nothing was imported") from None
+        raise CatalogImportError.worded(N_("{path} is empty; nothing was imported"), path=path) from None
     except csv.Error as e:
-        raise CatalogImportError(f"{path} is not CSV ({e}); nothing was imported") from e
+        raise CatalogImportError.worded(
+            N_("{path} is not CSV ({why}); nothing was imported"), path=path, why=e
+        ) from e
     expected = HEADERS[provider]
     if header != expected:
-        raise CatalogImportError(
-            f"{path} does not have the SkyPilot {provider} header ({', '.join(expected)}); "
-            "check --provider; nothing was imported"
+        raise CatalogImportError.worded(
+            N_(
+                "{path} does not have the SkyPilot {provider} header ({expected}); "
+                "check --provider; nothing was imported"
+            ),
+            path=path,
+            provider=provider,
+            expected=", ".join(expected),
         )
     rows: list[tuple[int, dict[str, str]]] = []
     try:
@@ -183,7 +202,9 @@ def _read(path: Path | str, provider: str) -> list[tuple[int, dict[str, str]]]:
                 continue
             rows.append((line, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))}))
     except csv.Error as e:
-        raise CatalogImportError(f"{path} line {reader.line_num}: {e}; nothing was imported") from e
+        raise CatalogImportError.worded(
+            N_("{path} line {line}: {why}; nothing was imported"), path=path, line=reader.line_num, why=e
+        ) from e
     return rows
 
 
@@ -214,8 +235,9 @@ def parse_skypilot(
     """
     prov = PROVIDERS.cast(provider)
     if prov not in HEADERS:
-        raise CatalogImportError(
-            f"no SkyPilot layout for {prov}; SkyPilot catalogs exist for aws, gcp, azure"
+        raise CatalogImportError.worded(
+            N_("no SkyPilot layout for {provider}; SkyPilot catalogs exist for aws, gcp, azure"),
+            provider=prov,
         )
     src = source or f"SkyPilot catalog file {Path(path).name} ({prov} layout), imported as of {as_of}"
     rows = _read(path, prov)
@@ -229,11 +251,8 @@ def parse_skypilot(
             out.extend(_parse_aws_azure_line(prov, r, line, as_of=as_of, source=src, known=known))
         except _LineError as e:
             rejected.append(
-                RejectedRow(
-                    line=line,
-                    instance_type=r.get("InstanceType", ""),
-                    region=r.get("Region", ""),
-                    reason=str(e),
+                RejectedRow.because(
+                    e.phrase, line=line, instance_type=r.get("InstanceType", ""), region=r.get("Region", "")
                 )
             )
     return ParsedFile(rows=tuple(out), rejected=tuple(rejected))
@@ -242,7 +261,7 @@ def parse_skypilot(
 def _check_width(r: dict[str, str], width: int) -> None:
     n = int(r["__n"])
     if n != width:
-        raise _LineError(f"truncated or malformed line: {n} of {width} fields")
+        raise _LineError(N_("truncated or malformed line: {n} of {width} fields"), n=n, width=width)
 
 
 def _parse_aws_azure_line(
@@ -257,7 +276,7 @@ def _parse_aws_azure_line(
     _check_width(r, len(HEADERS[prov]))
     itype, region = r["InstanceType"].strip(), r["Region"].strip()
     if not r["AcceleratorName"].strip():
-        raise _LineError("no accelerator (not a GPU instance)")
+        raise _LineError(N_("no accelerator (not a GPU instance)"))
     count = _float(r["AcceleratorCount"], "AcceleratorCount")
     info_count, mem_mib = _gpu_info(r["GpuInfo"]) if prov == "aws" else (None, None)
     gpu = _gpu_id(prov, itype, r["AcceleratorName"].strip(), mem_mib, known)
@@ -266,7 +285,7 @@ def _parse_aws_azure_line(
     vcpus = _opt_float(r["vCPUs"], "vCPUs")
     memory_gib = _opt_float(r["MemoryGiB"], "MemoryGiB")
     if od is None:
-        raise _LineError("no on-demand price")
+        raise _LineError(N_("no on-demand price"))
 
     def offer(zone: str | None, prices: tuple[PriceRow, ...]) -> OfferRow:
         return OfferRow(
@@ -336,11 +355,8 @@ def _parse_gcp(
                 gpu_rows[key] = (line, r)
         except _LineError as e:
             rejected.append(
-                RejectedRow(
-                    line=line,
-                    instance_type=r.get("InstanceType", ""),
-                    region=r.get("Region", ""),
-                    reason=str(e),
+                RejectedRow.because(
+                    e.phrase, line=line, instance_type=r.get("InstanceType", ""), region=r.get("Region", "")
                 )
             )
     used: set[tuple[str, str, float]] = set()
@@ -351,27 +367,36 @@ def _parse_gcp(
             bundle = _gcp_bundle(itype)
             if bundle is None:
                 raise _LineError(
-                    f"host type {itype} has no bundled GPUs (n1 + attachable GPUs are not imported)"
+                    N_(
+                        "host type {instance_type} has no bundled GPUs "
+                        "(n1 + attachable GPUs are not imported)"
+                    ),
+                    instance_type=itype,
                 )
             accelerator, count = bundle
             key = (zone, accelerator, float(count))
             if key not in gpu_rows:
                 raise _LineError(
-                    f"no {accelerator} x{count} GPU row in zone {zone} to add to the host price "
-                    "(GCP prices a VM as host + GPUs)"
+                    N_(
+                        "no {accelerator} x{count} GPU row in zone {zone} to add to the host price "
+                        "(GCP prices a VM as host + GPUs)"
+                    ),
+                    accelerator=accelerator,
+                    count=count,
+                    zone=zone,
                 )
             used.add(key)
             gline, g = gpu_rows[key]
-            host_od = _opt_float(h["Price"], "host Price")
-            gpu_od = _opt_float(g["Price"], f"GPU row (line {gline}) Price")
+            host_od = _opt_float(h["Price"], Phrase(_HOST_COLUMN, column="Price"))
+            gpu_od = _opt_float(g["Price"], Phrase(N_("GPU row (line {line}) Price"), line=gline))
             if host_od is None or gpu_od is None:
-                raise _LineError("no on-demand price on the host or GPU row")
+                raise _LineError(N_("no on-demand price on the host or GPU row"))
             _, mem_mib = _gpu_info(g["GpuInfo"])
             gpu = _gpu_id("gcp", itype, accelerator, mem_mib, known)
             row_source = f"{source}: host line {line} + GPU line {gline}"
             prices = [_price("on_demand", host_od + gpu_od, as_of=as_of, source=row_source)]
-            host_spot = _opt_float(h["SpotPrice"], "host SpotPrice")
-            gpu_spot = _opt_float(g["SpotPrice"], "GPU row SpotPrice")
+            host_spot = _opt_float(h["SpotPrice"], Phrase(_HOST_COLUMN, column="SpotPrice"))
+            gpu_spot = _opt_float(g["SpotPrice"], Phrase(N_("GPU row {column}"), column="SpotPrice"))
             if host_spot is not None and gpu_spot is not None:
                 prices.append(_price("spot", host_spot + gpu_spot, as_of=as_of, source=row_source))
             out.append(
@@ -392,17 +417,22 @@ def _parse_gcp(
                 )
             )
         except _LineError as e:
-            rejected.append(RejectedRow(line=line, instance_type=itype, region=region, reason=str(e)))
+            rejected.append(RejectedRow.because(e.phrase, line=line, instance_type=itype, region=region))
     for key, (gline, g) in sorted(gpu_rows.items(), key=lambda kv: kv[1][0]):
         if key not in used:
             zone, accelerator, n = key
             rejected.append(
-                RejectedRow(
+                RejectedRow.because(
+                    Phrase(
+                        N_(
+                            "GPU row with no bundled host row in zone {zone} in this file "
+                            "(attachable GPUs are priced only with a host)"
+                        ),
+                        zone=zone,
+                    ),
                     line=gline,
                     instance_type=f"{accelerator} x{n:g} (GPU row)",
                     region=g["Region"].strip(),
-                    reason=f"GPU row with no bundled host row in zone {zone} in this file "
-                    "(attachable GPUs are priced only with a host)",
                 )
             )
     rejected.sort(key=lambda r: r.line or 0)

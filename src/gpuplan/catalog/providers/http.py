@@ -28,8 +28,8 @@ from typing import Any
 import httpx
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, read_text
-from gpuplan.errors import DataError
-from gpuplan.i18n import _
+from gpuplan.errors import DataError, Phrase
+from gpuplan.i18n import N_, _
 
 __all__ = ["Http", "ReplayMissError"]
 
@@ -43,6 +43,17 @@ _SAVED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 class ReplayMissError(DataError):
     """A replayed refresh asked for a response the folder does not hold."""
+
+
+def _read_saved(path: Path, what: Phrase, max_bytes: int) -> str:
+    """``read_text`` of a saved file, its line naming the file with ``what`` (a Phrase with the
+    provider in it, so that the words around the name are written in the user's language too)."""
+    try:
+        return read_text(path, what=str(what), max_bytes=max_bytes, error=DataError)
+    except DataError as e:
+        if not e.template or "what" not in e.fields:
+            raise
+        raise DataError.worded(e.template, **{**e.fields, "what": what}) from None
 
 
 def _key(method: str, url: str, body: bytes | None) -> str:
@@ -76,9 +87,8 @@ class Http:
                 raise ReplayMissError(
                     _("no saved responses in {folder} (index.json missing)").format(folder=self._replay)
                 )
-            text = read_text(
-                index, what=f"{provider} replay index", max_bytes=MAX_DOCUMENT_BYTES, error=DataError
-            )
+            what = Phrase(N_("{provider} replay index"), provider=provider)
+            text = _read_saved(index, what, MAX_DOCUMENT_BYTES)
             loaded = load_json(text, source=str(index), error=DataError)
             if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
                 raise DataError(
@@ -141,9 +151,8 @@ class Http:
             ) from None
         if not regular:  # checked here too, so that the line names the file, not its long path
             raise DataError(_("saved response {name} is not a regular file").format(name=name))
-        text = read_text(
-            path, what=f"{self.provider} saved response", max_bytes=MAX_REPLAY_BYTES, error=DataError
-        )
+        what = Phrase(N_("{provider} saved response"), provider=self.provider)
+        text = _read_saved(path, what, MAX_REPLAY_BYTES)
         return text.encode("utf-8")
 
     def _keep(self, method: str, url: str, body: bytes | None, content: bytes) -> None:

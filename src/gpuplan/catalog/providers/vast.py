@@ -14,7 +14,7 @@ from gpuplan.catalog.model import OfferRow
 from gpuplan.catalog.providers.base import Billing, Credentials, FetchResult, ProviderFacts, Region, SpotFacts
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "SEARCH", "parse_offers"]
 
@@ -113,7 +113,15 @@ def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], 
                 price("spot", b["bid"], term={"vast_offer_id": b["bid_id"], "kind": "minimum bid"}, **kw)
             )
         rows.append(offer("vast", country, f"{n}x {gpu}", facts, prices))
-    notes = [f"GPU names not in gpuplan's hardware catalog: {', '.join(sorted(unknown))}"] if unknown else []
+    notes = (
+        [
+            _("GPU names not in gpuplan's hardware catalog: {names}").format(
+                names=_(", ").join(sorted(unknown))
+            )
+        ]
+        if unknown
+        else []
+    )
     return rows, notes
 
 

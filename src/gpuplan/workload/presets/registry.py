@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from gpuplan.errors import NotFoundError
+from gpuplan.errors import NotFoundError, Phrase
+from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.workload.presets.info import Arch, Family, PresetInfo
 
 __all__ = ["PRESETS", "Arch", "Family", "PresetInfo", "get_preset"]
@@ -222,5 +224,6 @@ def get_preset(name: str) -> PresetInfo:
     """The preset called ``name`` (case-insensitive); NotFoundError with suggestions otherwise."""
     info = PRESETS.get(name.strip().lower())
     if info is None:
-        raise NotFoundError("preset", name, PRESETS, hint=f"known presets: {', '.join(PRESETS)}")
+        hint = Phrase(N_("known presets: {names}"), names=listed(PRESETS))
+        raise NotFoundError("preset", name, PRESETS, hint=hint)
     return info

@@ -1,0 +1,41 @@
+"""Lists of names inside an error line, joined in the user's language.
+
+``listed(["a", "b"])`` is ``a, b`` in English and ``a，b`` in Chinese; ``either(["'a'", "'b'"])``
+is ``'a' or 'b'`` and ``'a' 或 'b'``. Each is an :class:`~gpuplan.errors.Phrase`, so it goes into
+``XError.worded(...)`` as a field and is written with the rest of the line by
+:func:`gpuplan.i18n.error_text.error_text`; ``str()`` of it is the English, byte for byte the same
+as ``", ".join(names)`` / ``" or ".join(names)``. The names themselves are data and stay as given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpuplan.errors import Phrase
+from gpuplan.i18n.messages import N_
+
+__all__ = ["either", "listed"]
+
+# TRANSLATORS: the separator between the names of a list ("a, b, c"); the reports use it too
+_LIST_SEPARATOR = N_(", ")
+# TRANSLATORS: the separator between alternatives ("'a' or 'b'"); Chinese: " 或 "
+_OR_SEPARATOR = N_(" or ")
+
+
+def listed(names: Iterable[object]) -> Phrase:
+    """``names`` joined by ", " (Chinese: ，)."""
+    return _joined(names, _LIST_SEPARATOR)
+
+
+def either(names: Iterable[object]) -> Phrase:
+    """``names`` joined by " or " (Chinese: 或)."""
+    return _joined(names, _OR_SEPARATOR)
+
+
+def _joined(names: Iterable[object], separator: str) -> Phrase:
+    # A flat template ("{n0}{sep}{n1}…"), not one Phrase per name nested in the next: a list of a
+    # thousand names must not nest a thousand deep. The template itself is no catalog message, so
+    # it is kept as is in every language; only the separator is translated.
+    items = {f"n{i}": name for i, name in enumerate(names)}
+    template = "{sep}".join(f"{{{key}}}" for key in items)
+    return Phrase(template, sep=Phrase(separator), **items)

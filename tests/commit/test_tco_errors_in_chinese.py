@@ -1,0 +1,190 @@
+"""``gpuplan tco`` error lines (the usage file, demands, the optimiser) read in Chinese under zh and
+stay the English they always were under en."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gpuplan.commit import Demand, PricedOffer, TcoProblem, load_usage, optimise
+from gpuplan.errors import GpuplanError
+from gpuplan.i18n import use_language
+from gpuplan.i18n.error_text import error_text
+from i18n.english_left import english_left
+
+
+def _usage(**kw: object) -> dict[str, object]:
+    data: dict[str, object] = {
+        "horizon_months": 12,
+        "demands": [{"name": "s", "gpu": "L4", "gpus": 2, "hours_per_month": 730}],
+    }
+    return data | kw
+
+
+def _demand(**kw: object) -> dict[str, object]:
+    return _usage(demands=[{"name": "s", **kw}])
+
+
+def _raised(call: Callable[[], object]) -> GpuplanError:
+    with pytest.raises(GpuplanError) as info:
+        call()
+    return info.value
+
+
+#: (usage data, its English line as it always was, its Chinese line)
+USAGE_CASES: list[tuple[dict[str, object], str, str]] = [
+    (
+        _usage(constraints={"pricing": ["on_demnd"]}),
+        "constraints.pricing: unknown pricing model 'on_demnd'; did you mean 'on_demand'?",
+        "constraints.pricing: 计费方式 'on_demnd' 无法识别；您是不是指 'on_demand'？",
+    ),
+    (
+        _usage(constraints={"pricing": []}),
+        "constraints.pricing: list at least one pricing model, e.g. [on_demand, reserved_1y]",
+        "constraints.pricing: 请至少列出一种计费方式，如 [on_demand, reserved_1y]",
+    ),
+    (
+        _usage(currency="EUR"),
+        "currency: unknown currency 'EUR'; use one of: usd, cny",
+        "currency: 货币 'EUR' 无法识别；请使用以下之一：usd、cny",
+    ),
+    (
+        _usage(past_horizon="never"),
+        "past_horizon: unknown past_horizon rule 'never'; use one of: full, remaining_value",
+        "past_horizon: past_horizon 规则 'never' 无法识别；请使用以下之一：full、remaining_value",
+    ),
+    (
+        _usage(start="Jan 2027"),
+        "start: write the first month as YYYY-MM, e.g. 2027-01 (got 'Jan 2027')",
+        "start: 请把第一个月写成 YYYY-MM，如 2027-01（实际为 'Jan 2027'）",
+    ),
+    (
+        _usage(demands=[]),
+        "demands: list at least one demand (a workload, or gpu + gpus + hours_per_month)",
+        "demands: 请至少列出一个需求（一个 workload，或 gpu + gpus + hours_per_month）",
+    ),
+    (
+        _demand(workload="w.yaml", runs_per_month=2, gpu="L4"),
+        "demands[0]: give either workload (+ runs_per_month) or gpu/gpus/hours, not both (gpu)",
+        "demands[0]: 请给出 workload（+ runs_per_month）或 gpu/gpus/hours 之一，不要同时给出（gpu）",
+    ),
+    (
+        _demand(workload="w.yaml"),
+        "demands[0]: a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month",
+        "demands[0]: 工作负载需求需要 runs_per_month（如 4）或 runs_by_month 二者之一",
+    ),
+    (
+        _demand(gpu="L4", gpus=1, runs_per_month=3),
+        "demands[0]: runs_per_month goes with workload; a direct demand gives gpu, gpus and hours",
+        "demands[0]: runs_per_month 只与 workload 一起使用；直接需求请给出 gpu、gpus 和小时数",
+    ),
+    (
+        _demand(gpu="L4"),
+        "demands[0]: give workload + runs_per_month, or gpu, gpus and hours_per_month",
+        "demands[0]: 请给出 workload + runs_per_month，或 gpu、gpus 和 hours_per_month",
+    ),
+    (
+        _demand(gpu="L4", gpus=1),
+        "demands[0]: give exactly one of hours_per_month or hours_by_month",
+        "demands[0]: 请只给出 hours_per_month 或 hours_by_month 中的一个",
+    ),
+    (
+        _demand(gpu="L4", gpus=1, hours_per_month=5, start_month=4, end_month=2),
+        "demands[0]: end_month 2 is before start_month 4",
+        "demands[0]: end_month 2 早于 start_month 4",
+    ),
+    (
+        _demand(gpu="L4", gpus=1, hours_by_month=[800]),
+        "demands[0].hours_by_month: list hours per GPU per month, each between 0 and 730",
+        "demands[0].hours_by_month: 请列出每块 GPU 每月的小时数，每项在 0 到 730 之间",
+    ),
+    (
+        _demand(workload="w.yaml", runs_by_month=[-1]),
+        "demands[0].runs_by_month: list runs per month, each ≥ 0, e.g. [20, 2, 2]",
+        "demands[0].runs_by_month: 请列出每月运行次数，每项 ≥ 0，如 [20, 2, 2]",
+    ),
+    (
+        _usage(
+            demands=[
+                {"name": "a", "gpu": "L4", "gpus": 1, "hours_per_month": 5},
+                {"name": "a", "gpu": "L4", "gpus": 1, "hours_per_month": 5},
+            ]
+        ),
+        "demands[1].name: 'a' is used twice; give each demand its own name",
+        "demands[1].name：'a' 用了两次；请给每个需求起不同的名字",
+    ),
+    (
+        _demand(gpu="L4", gpus=1, hours_per_month=5, start_month=13),
+        "demands[0].start_month: 13 is after the horizon (12 months)",
+        "demands[0].start_month：13 在规划期（12 个月）之后",
+    ),
+    (
+        _usage(constraints={"providers": ["amzon"]}),
+        "constraints.providers: unknown provider 'amzon'; did you mean 'aws'?",
+        "constraints.providers: 云厂商 'amzon' 无法识别；您是不是指 'aws'？",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "english", "chinese"), USAGE_CASES, ids=[c[1][:40] for c in USAGE_CASES])
+def test_a_usage_problem_keeps_its_english_and_reads_in_chinese(
+    data: dict[str, object], english: str, chinese: str
+) -> None:
+    e = _raised(lambda: load_usage(data))
+    assert str(e) == english
+    with use_language("en"):
+        assert error_text(e) == english
+    with use_language("zh"):
+        line = error_text(e)
+    assert line == chinese
+    assert english_left(line) == []
+
+
+def test_a_usage_file_that_is_not_a_mapping_is_refused_in_chinese(tmp_path: Path) -> None:
+    path = tmp_path / "usage.yaml"
+    path.write_text("- 1\n- 2\n")
+    e = _raised(lambda: load_usage(path))
+    assert str(e) == f"{path}: expected a mapping with horizon_months and demands (got list)"
+    with use_language("zh"):
+        assert error_text(e) == f"{path}：应为包含 horizon_months 和 demands 的映射（实际为 list）"
+
+
+def test_a_demand_on_an_unknown_gpu_names_the_demand_and_the_gpu_in_chinese() -> None:
+    from gpuplan.commit.adapters import demands_from_usage
+
+    usage = load_usage(_demand(gpu="H900", gpus=1, hours_per_month=5))
+    e = _raised(lambda: demands_from_usage(usage, None))  # type: ignore[arg-type]
+    assert str(e).startswith("demand 's': unknown GPU 'H900'")
+    with use_language("zh"):
+        line = error_text(e)
+    assert line.startswith("需求 's'：GPU 'H900' 无法识别")
+    assert english_left(line) == []
+
+
+def test_demand_that_nothing_can_serve_is_infeasible_in_chinese() -> None:
+    offer = PricedOffer(
+        provider="p",
+        region="r",
+        instance_type="i1",
+        gpu="G",
+        gpus_per_unit=1.0,
+        pricing="spot",
+        usd_per_unit_hour=0.5,
+        term_months=0,
+        interruptions_per_hour=0.01,
+    )
+    problem = TcoProblem(
+        horizon_months=2, demands=(Demand(name="d", gpu="G", gpu_hours=(10, 10)),), offers=(offer,)
+    )
+    e = _raised(lambda: optimise(problem))
+    assert str(e) == (
+        "the demand for G in month 1 cannot be met: no on-demand price for it within the constraints "
+        "(spot serves interruptible demand only); allow on_demand, or more providers or regions"
+    )
+    with use_language("zh"):
+        assert error_text(e) == (
+            "第 1 个月对 G 的需求无法满足：在约束范围内没有按量付费价格（抢占式只用于可中断的需求）；"
+            "请允许 on_demand，或放开更多云厂商或地域"
+        )
