@@ -91,7 +91,10 @@ def kill_at_random(child: tuple[Any, Any], within_s: float, rng: random.Random) 
     time.sleep(rng.uniform(0, within_s))
     alive = proc.is_alive()
     if alive:
-        os.kill(proc.pid, signal.SIGKILL)
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:  # it ended between the check and the kill: the kill did not land
+            alive = False
     proc.join(60)
     return alive
 

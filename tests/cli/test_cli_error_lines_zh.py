@@ -26,6 +26,7 @@ CASES = [
         "error: give the rate once: --usd-per-cny or --cny-per-usd, not both",
     ),
     (["offers", "--cny-per-usd", "-1"], "error: --cny-per-usd must be a positive number, got -1.0"),
+    (["offers", "--sort", "prise"], "error: unknown sort key 'prise'; did you mean 'price'?"),
     (["plan", "job.yaml", "--out", "report.txt"], "error: --out report.txt: write a .html or .md file"),
     (["tco", "usage.yaml", "--out", "report.txt"], "error: --out report.txt: write a .html file"),
     (

@@ -70,8 +70,8 @@ def test_suggestions_hints_and_ambiguity_read_in_chinese() -> None:
 
 def test_a_kind_or_hint_outside_the_catalog_is_kept_as_written() -> None:
     with use_language("zh"):
-        text = error_text(NotFoundError("sort key", "zz", ["price"], hint="see `gpuplan offers`"))
-    assert text == "sort key 'zz' 无法识别；请使用以下之一：price（see `gpuplan offers`）"
+        text = error_text(NotFoundError("widget kind", "zz", ["price"], hint="see `gpuplan offers`"))
+    assert text == "widget kind 'zz' 无法识别；请使用以下之一：price（see `gpuplan offers`）"
 
 
 def test_an_error_whose_text_is_not_its_parts_is_shown_as_raised() -> None:

@@ -96,7 +96,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "tensor_parallel that splits the attention heads",
         lambda: _split(6, ModelParallel(tensor=3)),
         "tensor_parallel 3 does not divide the model's 32 attention heads; use one of 1, 2, 4",
-        "tensor_parallel 3 不能整除模型的 32 个注意力头；请使用以下之一：1, 2, 4",
+        "tensor_parallel 3 不能整除模型的 32 个注意力头；请使用以下之一：1，2，4",
     ),
     (
         "tensor_parallel across nodes",
@@ -110,7 +110,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "tensor_parallel that splits the key/value heads unevenly",
         lambda: _split(4, ModelParallel(tensor=4), shape=UNEVEN_KV),
         "tensor_parallel 4 splits the model's 6 key/value heads unevenly; use one of 1, 2, 3",
-        "tensor_parallel 4 无法均分模型的 6 个键/值头；请使用以下之一：1, 2, 3",
+        "tensor_parallel 4 无法均分模型的 6 个键/值头；请使用以下之一：1，2，3",
     ),
     (
         "more stages than layers",
@@ -196,7 +196,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         "an unknown parallelism",
         lambda: check_parallelism("zero9"),
         "unknown parallelism 'zero9'; use one of ddp, fsdp, zero1, zero2, zero3",
-        "未知的并行方式 'zero9'；请使用以下之一：ddp, fsdp, zero1, zero2, zero3",
+        "未知的并行方式 'zero9'；请使用以下之一：ddp，fsdp，zero1，zero2，zero3",
     ),
     (
         "a ZeRO stage out of range",
@@ -296,7 +296,7 @@ ROWS = [
     (
         "x,train,H100-SXM,1,bf16,2,seq2048,furlongs,100,src,,decoder",
         f"bad.csv:2: metric 'furlongs' is not a throughput metric ({THROUGHPUT_METRICS})",
-        f"bad.csv:2：metric 'furlongs' 不是 throughput 类指标（{THROUGHPUT_METRICS}）",
+        f"bad.csv:2：metric 'furlongs' 不是 throughput 类指标（{THROUGHPUT_METRICS.replace(', ', '，')}）",
     ),
     (
         "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,-3,src,,decoder",
@@ -311,12 +311,12 @@ ROWS = [
     (
         "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,martian",
         "bad.csv:2: family 'martian' is not one of cnn, decoder, encoder, encoder-decoder, vit",
-        "bad.csv:2：family 'martian' 不在以下之列：cnn, decoder, encoder, encoder-decoder, vit",
+        "bad.csv:2：family 'martian' 不在以下之列：cnn，decoder，encoder，encoder-decoder，vit",
     ),
     (
         "x,dance,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,decoder",
         "bad.csv:2: task 'dance' is not one of decode, finetune, infer, prefill, serve, train",
-        "bad.csv:2：task 'dance' 不在以下之列：decode, finetune, infer, prefill, serve, train",
+        "bad.csv:2：task 'dance' 不在以下之列：decode，finetune，infer，prefill，serve，train",
     ),
 ]
 

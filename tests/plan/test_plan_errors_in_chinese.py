@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from plan_helpers import aws_costs, offer, toy_estimator
@@ -14,7 +15,7 @@ from gpuplan.errors import GpuplanError
 from gpuplan.i18n import use_language
 from gpuplan.i18n.error_text import error_text
 from gpuplan.plan import BaselineSpec, Constraints, CostFacts, JobFacts, OfferTable, plan_offers
-from gpuplan.plan.api import plan_workload
+from gpuplan.plan.api import _check_location, plan_workload
 from gpuplan.plan.build_inputs import make_estimator
 from gpuplan.plan.constraints import parse_duration_h
 from gpuplan.workload import Workload, load_workload
@@ -170,6 +171,15 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
         lambda: plan_workload(_without_length(), None, None, storage="tape"),  # type: ignore[arg-type]
         "storage must be 'block' or 'object', got 'tape'",
         "storage 必须是 'block' 或 'object'，实际为 'tape'",
+    ),
+    (
+        "a data.location in no region of its provider",
+        # The store is asked only for the regions it holds prices in (none here).
+        lambda: _check_location(("aws", "mars-1"), SimpleNamespace(regions=lambda provider: [])),  # type: ignore[arg-type]
+        "unknown region 'mars-1'; did you mean 'ca-west-1' or 'ap-east-1' or 'me-south-1'? "
+        "(data.location aws/mars-1: not a region of aws)",
+        "地域 'mars-1' 无法识别；您是不是指 'ca-west-1' 或 'ap-east-1' 或 'me-south-1'？"
+        "（data.location aws/mars-1：aws 没有这个地域）",
     ),
     (
         "top 0",

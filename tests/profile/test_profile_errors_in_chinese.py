@@ -113,3 +113,23 @@ def test_without_pytorch_the_install_line_reads_in_chinese(
         _line(lambda: trace(workload), "zh")
         == "追踪工作负载需要 PyTorch，但未安装：请 pip install 'gpuplan[torch]'"
     )
+
+
+def test_an_error_in_the_users_forward_names_the_trace_in_chinese(tmp_path: Path) -> None:
+    (tmp_path / "badforward.py").write_text(
+        "import torch\n\n"
+        "class Bad(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.l = torch.nn.Linear(4, 4)\n\n"
+        "    def forward(self, x):\n"
+        "        raise KeyError('depth')\n\n"
+        "def build():\n"
+        "    return Bad(), lambda batch_size: torch.randn(batch_size, 4), lambda out, x: out.sum()\n"
+    )
+    spec = {"python": "badforward:build", "project_dir": str(tmp_path)}
+    workload = Workload.from_dict({"name": "bad", "model": spec, "inputs": {"batch_size": 2}})
+    english, chinese = _line(lambda: trace(workload), "en"), _line(lambda: trace(workload), "zh")
+    assert english.startswith("tracing the model failed (badforward.py:9): KeyError: 'depth'")
+    # What ran is this module's words; where it failed and how are the user-code error's own.
+    assert chinese.startswith("追踪模型 失败") and "KeyError: 'depth'" in chinese

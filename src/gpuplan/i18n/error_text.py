@@ -50,6 +50,7 @@ KIND_WORDS = (
     N_("policy kind"),
     N_("policy key"),
     N_("replica key"),
+    N_("sort key"),
     # The files gpuplan.bounded.read_text names ("cannot read workload file …").
     N_("workload file"),
     N_("plan file"),

@@ -29,6 +29,7 @@ from importlib import resources
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = [
     "DATA_FILES",
@@ -253,16 +254,15 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
     kind = get("kind") or ("memory" if metric == "peak_mem_gib" else "throughput")
     if kind not in METRICS:
         raise DataError.worded(
-            N_("{where}: kind {kind!r} is not one of {kinds}"), where=where, kind=kind, kinds=", ".join(KINDS)
+            N_("{where}: kind {kind!r} is not one of {kinds}"), where=where, kind=kind, kinds=listed(KINDS)
         )
     if metric not in METRICS[kind]:
-        known = ", ".join(sorted(METRICS[kind]))
         raise DataError.worded(
             N_("{where}: metric {metric!r} is not a {kind} metric ({known})"),
             where=where,
             metric=metric,
             kind=kind,
-            known=known,
+            known=listed(sorted(METRICS[kind])),
         )
     value = _float(get("value"), where, "value")
     if (value is None) != (kind == "fit"):
@@ -278,7 +278,7 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
             N_("{where}: task {task!r} is not one of {tasks}"),
             where=where,
             task=task,
-            tasks=", ".join(sorted(_TASKS)),
+            tasks=listed(sorted(_TASKS)),
         )
     gpu_count = _int(get("gpu_count"), where, "gpu_count") or 0
     if not gpu_count:
@@ -308,7 +308,7 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
             N_("{where}: family {family!r} is not one of {families}"),
             where=where,
             family=family,
-            families=", ".join(sorted(FAMILIES)),
+            families=listed(sorted(FAMILIES)),
         )
     checkpointing = get("activation_checkpointing")
     if checkpointing not in _CHECKPOINTING:

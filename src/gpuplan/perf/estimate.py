@@ -45,8 +45,9 @@ __all__ = [
     "time_spread",
 ]
 
-#: What the point estimate assumes about the user's software stack (the calibration data's level).
-SOFTWARE_LEVEL = (
+#: What the point estimate assumes about the user's software stack (the calibration data's level);
+#: a catalog message, so that a report can show it in the user's language.
+SOFTWARE_LEVEL = N_(
     "NGC-container-level kernels: cuDNN (channels_last for CNNs under AMP), fused (flash) attention, "
     "fused layer norms and optimizers, eager mode without torch.compile, input pipeline not limiting"
 )

@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError, Phrase
 from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.perf.parallel import Link, all_reduce_s
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
 
@@ -102,8 +103,8 @@ class ModelParallel:
         return " ".join(parts)
 
 
-def _divisors(n: int, limit: int) -> str:
-    return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
+def _divisors(n: int, limit: int) -> Phrase:
+    return listed(d for d in range(1, min(n, limit) + 1) if n % d == 0)
 
 
 def check_model_parallel(

@@ -15,6 +15,7 @@ from typing import Literal
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.profile.model import MemoryBreakdown
 from gpuplan.vocab import Parallelism
 
@@ -251,7 +252,7 @@ def check_parallelism(parallelism: str) -> str:
         raise EstimateError.worded(
             N_("unknown parallelism {name!r}; use one of {names}"),
             name=parallelism,
-            names=", ".join(PARALLELISMS),
+            names=listed(PARALLELISMS),
         )
     return parallelism
 

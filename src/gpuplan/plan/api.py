@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.errors import InputError, NotFoundError
+from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.plan.build_inputs import (
     constraints_from_spec,
@@ -41,7 +41,11 @@ def _check_location(location: tuple[str, str], store: Store) -> None:
             "region",
             region,
             sorted(known),
-            hint=f"data.location {provider}/{region}: not a region of {provider}",
+            hint=Phrase(
+                N_("data.location {provider}/{region}: not a region of {provider}"),
+                provider=provider,
+                region=region,
+            ),
         )
 
 

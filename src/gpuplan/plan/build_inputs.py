@@ -402,7 +402,10 @@ def make_estimator(
             step_time_s=est.step_time_s,
             input_bound=est.input_bound,
             input_unknown=workload.inputs.image_size is not None and not key.vcpus,
-            notes=(*est.notes, f"network kind not in the catalog: taken as {link.network_kind}")
+            notes=(
+                *est.notes,
+                _("network kind not in the catalog: taken as {kind}").format(kind=link.network_kind),
+            )
             if inferred
             else est.notes,
         )

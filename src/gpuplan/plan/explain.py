@@ -13,6 +13,7 @@ import numpy as np
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n import N_, money
+from gpuplan.i18n.phrases import listed
 from gpuplan.plan.constraints import Reason
 from gpuplan.plan.input_types import IntArray
 from gpuplan.plan.result import Option
@@ -42,8 +43,6 @@ _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice
 # TRANSLATORS: one reason in "candidates excluded by does_not_fit 12, unpriced 3"; {reason} is
 # a reason code (its catalog entry), {count} a number of candidates
 _REASON_COUNT = N_("{reason} {count}")
-# TRANSLATORS: joins one more item to a comma-separated list ("does_not_fit 12, unpriced 3")
-_COMMA_ONE_MORE = N_("{items}, {item}")
 _PEAK = N_(" (peak memory per GPU at least {peak_gib:.1f} GiB)")
 _ADVICE = N_("; {hint}")
 # TRANSLATORS: joins one more clause to the ones before ("…takes 2 h (…); the cheapest …")
@@ -82,9 +81,7 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         advice = Phrase(_SERVICE_HINT)
     elif top in _HINTS:
         advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
-    return Phrase(
-        _NONE_LEFT, counts=_joined(items, _COMMA_ONE_MORE, "items", "item"), peak=peak, advice=advice
-    )
+    return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
 
 
 def _over_deadline_or_budget(

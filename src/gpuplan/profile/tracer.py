@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.overrides import TorchFunctionMode
 
-from gpuplan.errors import EstimateError, GpuplanError
+from gpuplan.errors import EstimateError, GpuplanError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
 from gpuplan.profile.memtrack import GpuMemTracker
@@ -66,7 +66,7 @@ def trace_workload(workload: Workload, key: str) -> Profile:
         if workload.model.python is not None:
             from gpuplan.workload.user_code import user_error
 
-            err = user_error(e, workload.model.base_dir, "tracing the model")
+            err = user_error(e, workload.model.base_dir, Phrase(N_("tracing the model")))
             if err is not None:
                 raise err from e
         first = (str(e).strip().splitlines() or [""])[0]
