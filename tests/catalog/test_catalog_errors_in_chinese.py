@@ -281,3 +281,16 @@ def test_a_refresh_that_cannot_read_its_replay_says_so_in_chinese(store: Store, 
     assert outcome.message.startswith("失败（aws 的回放索引 '")
     assert "不是 UTF-8 文本（第 0 字节）" in outcome.message
     assert english_left(outcome.message) == []
+
+
+def test_a_fallback_egress_row_says_in_chinese_which_rows_it_uses(store: Store) -> None:
+    with use_language("en"):
+        english = store.egress_tiers("aws", "eu-central-1")[0].reason
+    with use_language("zh"):
+        chinese = store.egress_tiers("aws", "eu-central-1")[0].reason
+    assert english is not None and english.startswith(
+        "no rows for region 'eu-central-1'; using the provider's us-east-1 rows"
+    )
+    assert chinese is not None and chinese.startswith(
+        "地域 'eu-central-1' 没有数据；使用该云厂商 us-east-1 的数据"
+    )

@@ -23,6 +23,7 @@ from gpuplan.catalog.model import (
     TransferTier,
 )
 from gpuplan.catalog.providers import PROVIDERS
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -227,9 +228,14 @@ def _latest_import(rows: Sequence[Any]) -> list[Any]:
 
 
 def _fallback_reason(reason: str | None, fallback: bool, asked: str, used: str) -> str | None:
+    """Why a fallback row is used, in the current language (these rows are read afresh for each
+    plan, never cached); the row's own ``reason`` is catalog data and stays as written."""
     if not fallback:
         return reason
-    note = (
-        f"no rows for region {asked!r}; using the provider's {'generic' if used == ANY_REGION else used} rows"
-    )
-    return f"{note}; {reason}" if reason else note
+    if used == ANY_REGION:
+        note = _("no rows for region {asked}; using the provider's generic rows").format(asked=repr(asked))
+    else:
+        note = _("no rows for region {asked}; using the provider's {used} rows").format(
+            asked=repr(asked), used=used
+        )
+    return _("{names}; {name}").format(names=note, name=reason) if reason else note

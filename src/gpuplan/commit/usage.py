@@ -32,7 +32,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 
 from gpuplan.catalog.wording import either, listed
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
-from gpuplan.errors import GpuplanError, InputError, Phrase, closest
+from gpuplan.errors import InputError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import pydantic_cast
@@ -54,7 +54,7 @@ Names = Annotated[tuple[str, ...], BeforeValidator(_names)]
 
 class _Invalid(ValueError):
     """A problem a validator reports through pydantic; its one argument (``phrase``) is the words as
-    a Phrase, so that the line is written in the user's language (:func:`_worded_line`)."""
+    a Phrase, which ``one_line_error`` writes in the user's language."""
 
     def __init__(self, template: str, /, **fields: object) -> None:
         self.phrase = Phrase(template, **fields)
@@ -82,21 +82,12 @@ def _pick(value: str, known: tuple[str, ...], what: str) -> str:
 
 
 def _worded_line(err: ValidationError, source: str) -> InputError:
-    """``one_line_error``'s line as an InputError, with the validator's own problem as its Phrase (or
-    the gpuplan error behind it) so that all of it is written in the user's language."""
+    """``one_line_error``'s line as an InputError, still worded (a validator's Phrase, or the gpuplan
+    error behind a ValueError, is written in the user's language)."""
     line = one_line_error(err, source)
     if not line.template:
         return InputError(str(line))
-    fields = dict(line.fields)
-    cause = (err.errors(include_url=False)[0].get("ctx") or {}).get("error")
-    problem: object = None
-    if isinstance(cause, _Invalid):
-        problem = cause.phrase
-    elif isinstance(cause, ValueError) and isinstance(cause.__context__, GpuplanError):
-        problem = cause.__context__  # pydantic_cast's ValueError around an unknown name
-    if problem is not None and str(problem) == str(fields.get("problem")):
-        fields["problem"] = problem
-    return InputError.worded(line.template, **fields)
+    return InputError.worded(line.template, **line.fields)
 
 
 class ConstraintsSpec(Spec):
