@@ -90,6 +90,11 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
         "p.json: unknown GPU 'A9000'",
     ),
     (
+        "plan provider unknown",
+        lambda t: LaunchSpec.from_plan(_plan(provider="awz"), source="p.json"),
+        "cannot build a launch from it: provider: unknown provider 'awz'",
+    ),
+    (
         "plan workload invalid",
         lambda t: LaunchSpec.from_plan(
             {**_plan(), "workload": {"name": "x", "inputs": {"batch_size": 0}}}, source="p.json"
@@ -225,6 +230,18 @@ def test_pydantic_s_own_reason_is_translated_with_its_path() -> None:
     assert zh(error) == "p.json：工作负载无效：inputs.batch_size：应不小于 1"
 
 
+def test_an_unknown_name_inside_a_plan_option_is_translated_inside_the_line() -> None:
+    error = raised(lambda: LaunchSpec.from_plan(_plan(provider="awz"), source="p.json"))
+    assert str(error) == (
+        "p.json: cannot build a launch from it: provider: unknown provider 'awz'; "
+        "did you mean 'aws' or 'azure'?"
+    )
+    assert (
+        zh(error)
+        == "p.json：无法据此生成启动配置：provider：云厂商 'awz' 无法识别；您是不是指 'aws' 或 'azure'？"
+    )
+
+
 def test_an_error_wrapped_by_deploy_is_translated_inside_it(tmp_path: Path) -> None:
     error = raised(lambda: LaunchSpec.from_plan(_plan(gpu="A9000"), source="p.json"))
     assert str(error).startswith("p.json: unknown GPU 'A9000'")
@@ -247,4 +264,4 @@ def test_a_target_hint_with_the_target_list_is_translated_around_it() -> None:
         str(error)
         == "unknown deploy target 'k8z'; did you mean 'k8s'? (one of torchrun, docker, k8s, skypilot)"
     )
-    assert zh(error) == "部署目标 'k8z' 无法识别；您是不是指 'k8s'？（可选：torchrun, docker, k8s, skypilot）"
+    assert zh(error) == "部署目标 'k8z' 无法识别；您是不是指 'k8s'？（可选：torchrun，docker，k8s，skypilot）"

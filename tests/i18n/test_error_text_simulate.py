@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from error_lines import check_line, english_runs, raised, write, zh
+from error_lines import check_line, raised, write, zh
 
 from gpuplan.i18n.error_text import error_text
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel, simulate_autoscale
@@ -257,12 +257,6 @@ def test_each_error_keeps_its_english_and_reads_in_chinese(
     tmp_path: Path, raise_it: Callable[[Path], object], english: str
 ) -> None:
     check_line(raised(lambda: raise_it(tmp_path)), english)
-
-
-def test_the_english_runs_finder_sees_english_and_not_data() -> None:
-    assert english_runs("policy 'x': need 1 ≤ min ≤ max") == []
-    assert english_runs("策略 'x'：spot must be a share between 0 and 1") == ["spot must be a share between"]
-    assert english_runs("无法读取 '/a/b c.csv'：请使用 --sharing time-slice 或 whole") == []
 
 
 def test_a_hint_with_data_in_it_is_translated_around_the_data() -> None:

@@ -108,7 +108,10 @@ def test_every_calibration_configuration_that_ran_is_predicted_to_fit() -> None:
     as_run = [(c, p) for c, p in pairs if c.memory_as_run]
     configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in as_run}
     misses = [c.label for c, p in configs.values() if not _estimate_case(c, p).fits]
-    assert len(pairs) == 66 and len(as_run) == 62 and len(configs) == 60
+    # The OLMo-core H100 rows (8) are compared for time only: traced eagerly, five of their eight
+    # compiled, uncheckpointed runs come out over 80 GB (1B 103 GiB allocated, 8B 80 GiB, the FP8
+    # 7B/8B/13B 90–95 GiB) — torch.compile's smaller saved set is not modelled (memory_why).
+    assert len(pairs) == 74 and len(as_run) == 62 and len(configs) == 60
     assert all(c.memory_why for c, _ in pairs if not c.memory_as_run)
     assert misses == []
 

@@ -338,3 +338,23 @@ def test_a_gpu_that_cannot_run_the_workload_is_said_in_the_language_of_the_sweep
         outcome.error
         == "fp8 需要 Hopper/Ada 架构；A100-SXM4-80GB 没有 FP8 Tensor Core（请改用 amp-bf16 或 amp-fp16）"
     )
+
+
+def test_the_estimates_notes_are_written_in_the_current_language() -> None:
+    # 16 A100s under DDP: two nodes on an assumed network, DDP's gradient bucket copy.
+    profile = make_profile(ops=OPS)
+    english = estimate(profile, A100, count=16, calibration=CAL).notes
+    with use_language("zh"):
+        chinese = estimate(profile, A100, count=16, calibration=CAL).notes
+    assert "DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)" in english
+    assert (
+        "inter-node network assumed 400 Gbit/s rdma (range down to 100 Gbit/s TCP); "
+        "give --network-gbps or --instance"
+    ) in english
+    assert "DDP 梯度桶：每块 GPU 多一份梯度副本（gradient_as_bucket_view=False）" in chinese
+    assert (
+        "节点间网络假设为 400 Gbit/s rdma（区间下限为 100 Gbit/s TCP）；请给出 --network-gbps 或 --instance"
+        in chinese
+    )
+    assert len(chinese) == len(english)
+    assert all(english_left(n, allow=["gradient_as_bucket_view=False"]) == [] for n in chinese)

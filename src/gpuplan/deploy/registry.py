@@ -9,6 +9,7 @@ from gpuplan.deploy.skypilot import SkyPilotGenerator
 from gpuplan.deploy.torchrun import TorchrunGenerator
 from gpuplan.errors import NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = ["ALIASES", "GENERATORS", "get_generator", "target_names"]
 
@@ -37,6 +38,6 @@ def get_generator(name: str) -> Generator:
             return g
     known = [*target_names(), *ALIASES]
     if closest(name, known):
-        hint = Phrase(N_("one of {targets}"), targets=", ".join(target_names()))
+        hint = Phrase(N_("one of {targets}"), targets=listed(target_names()))
         raise NotFoundError("deploy target", name, known, hint=hint)
     raise NotFoundError("deploy target", name, target_names())  # lists the targets itself

@@ -22,6 +22,7 @@ from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = ["SkyPilotGenerator", "skypilot_clouds", "task_yaml"]
 
@@ -73,7 +74,7 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
                     "use --target k8s or --target torchrun"
                 ),
                 provider=spec.provider,
-                clouds=", ".join(clouds),
+                clouds=listed(clouds),
             )
         resources["cloud"] = cloud
         if spec.region:

@@ -59,6 +59,7 @@ from gpuplan.documents.plan import (
 from gpuplan.errors import DeployError, GpuplanError, Phrase
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import Parallelism, PricingModel, Task, pydantic_cast
 
 __all__ = [
@@ -237,7 +238,7 @@ class LaunchSpec(BaseModel):
             return self
         if self.task != "infer":
             raise DeployError.worded(
-                N_("{options}: only for serving workloads (task: infer)"), options=", ".join(sorted(changes))
+                N_("{options}: only for serving workloads (task: infer)"), options=listed(sorted(changes))
             )
         current = (self.serving or ServingDeployment()).model_dump(exclude_unset=True)
         try:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU, all_gpus
+from gpuplan.i18n.messages import _
 from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
@@ -168,15 +169,17 @@ def _micro_batch(st: _Setup) -> Advice | None:
         if e.fits:
             if not train:  # serve the same batch as k smaller ones in sequence
                 e = replace(e, step_time_s=e.step_time_s * k)
-            how = "micro-batch × gradient accumulation" if train else "smaller batches in sequence"
+            how = _("micro-batch × gradient accumulation") if train else _("smaller batches in sequence")
             return st.advice(
                 e,
                 action="micro_batch",
-                summary=f"micro-batch {b} × {k} accumulation steps (global batch kept)"
+                summary=_("micro-batch {b} × {k} accumulation steps (global batch kept)").format(b=b, k=k)
                 if train
-                else f"batch {b} instead of {p.batch_size}",
-                derivation=f"{how}: activations and temporaries scaled to {b} samples (linear in batch); "
-                "time = roofline with FLOPs and bytes scaled to the micro-batch",
+                else _("batch {b} instead of {was}").format(b=b, was=p.batch_size),
+                derivation=_(
+                    "{how}: activations and temporaries scaled to {b} samples (linear in batch); "
+                    "time = roofline with FLOPs and bytes scaled to the micro-batch"
+                ).format(how=how, b=b),
             )
     return None
 
@@ -191,10 +194,12 @@ def _checkpoint_keep(profile: Profile) -> tuple[float, str]:
         # in 16-bit, plus one layer's activations while it is recomputed.
         boundary = act_bytes * profile.seq_len * profile.batch_size * s.hidden_size * s.num_layers
         keep = min(1.0, (boundary + act / s.num_layers) / act)
-        return keep, f"layer inputs kept (s·b·h·L·{act_bytes} B) + one layer's activations"
+        return keep, _("layer inputs kept (s·b·h·L·{bytes} B) + one layer's activations").format(
+            bytes=act_bytes
+        )
     return (
         _GENERIC_CHECKPOINT_KEEP,
-        "≈1/4 of activations kept (checkpoint per stage; no layer structure known)",
+        _("≈1/4 of activations kept (checkpoint per stage; no layer structure known)"),
     )
 
 
@@ -211,8 +216,10 @@ def _checkpointing(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(changed),
         action="gradient_checkpointing",
-        summary="enable activation (gradient) checkpointing",
-        derivation=f"activations × {keep:.2f} ({why}); time + one forward recompute",
+        summary=_("enable activation (gradient) checkpointing"),
+        derivation=_("activations × {keep:.2f} ({why}); time + one forward recompute").format(
+            keep=keep, why=why
+        ),
     )
 
 
@@ -223,9 +230,11 @@ def _fused_optimizer(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(replace(p, peak=replace(p.peak, temporaries_bytes=0.0))),
         action="fused_optimizer",
-        summary="use a fused optimizer (torch.optim.AdamW(..., fused=True))",
-        derivation="foreach AdamW's parameter-sized temporary removed; a lower bound: the peak may move "
-        "to the end of the forward pass — re-trace with fused=True to confirm",
+        summary=_("use a fused optimizer (torch.optim.AdamW(..., fused=True))"),
+        derivation=_(
+            "foreach AdamW's parameter-sized temporary removed; a lower bound: the peak may move "
+            "to the end of the forward pass — re-trace with fused=True to confirm"
+        ),
     )
 
 
@@ -258,21 +267,23 @@ def _eight_bit_adam(st: _Setup) -> list[Advice]:
     # bitsandbytes updates each parameter in one fused kernel: no optimizer-step temporary.
     temps = 0.0 if is_optimizer_step_peak(p.peak) else p.peak.temporaries_bytes
     peak = replace(p.peak, optimizer_state_bytes=state, temporaries_bytes=temps)
-    how = (
-        f"AdamW state {p.peak.optimizer_state_bytes / trainable:.1f} → "
-        f"{_ADAM_8BIT_BYTES_PER_PARAM:.2f} B/param (block-wise 8-bit moments)"
+    how = _("AdamW state {was:.1f} → {now:.2f} B/param (block-wise 8-bit moments)").format(
+        was=p.peak.optimizer_state_bytes / trainable, now=_ADAM_8BIT_BYTES_PER_PARAM
     )
     out = []
     for action, summary, paged in (
-        ("adamw_8bit", "use 8-bit AdamW (bitsandbytes), optimizer adamw-8bit", 0.0),
+        ("adamw_8bit", _("use 8-bit AdamW (bitsandbytes), optimizer adamw-8bit"), 0.0),
         (
             "paged_adamw_8bit",
-            "use paged 8-bit AdamW (bitsandbytes): its state pages out to host memory when the GPU is full",
+            _(
+                "use paged 8-bit AdamW (bitsandbytes): its state pages out to host memory "
+                "when the GPU is full"
+            ),
             state,
         ),
     ):
         e = st.run(replace(p, peak=peak, paged_optimizer_bytes=paged))
-        extra = "; the paged state is not required on the GPU" if paged else ""
+        extra = _("; the paged state is not required on the GPU") if paged else ""
         out.append(st.advice(e, action=action, summary=summary, derivation=how + extra, timed=False))
     return out
 
@@ -294,9 +305,11 @@ def _optimizer_in_backward(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(replace(p, peak=peak)),
         action="optimizer_in_backward",
-        summary="step the optimizer inside backward, freeing each gradient at once",
-        derivation="gradients live one layer at a time (the largest layer's), not the whole model's; "
-        "needs no gradient accumulation",
+        summary=_("step the optimizer inside backward, freeing each gradient at once"),
+        derivation=_(
+            "gradients live one layer at a time (the largest layer's), not the whole model's; "
+            "needs no gradient accumulation"
+        ),
     )
 
 
@@ -312,12 +325,12 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
         (
             LossKind.CHUNKED,
             "chunked_loss",
-            "chunked cross-entropy (torchtune), loss: chunked",
+            _("chunked cross-entropy (torchtune), loss: chunked"),
         ),
         (
             LossKind.FUSED_LINEAR,
             "fused_linear_loss",
-            "fused linear cross-entropy (Liger), loss: fused-linear",
+            _("fused linear cross-entropy (Liger), loss: fused-linear"),
         ),
     ):
         saved = (standard - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
@@ -332,9 +345,10 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
                 st.run(replace(p, peak=peak)),
                 action=action,
                 summary=summary,
-                derivation=f"logits memory {standard:g} → {_LOSS_BYTES_PER_ELEMENT[kind]:g} B per "
-                f"batch·seq·vocab element ({saved / 2**30:.2f} GiB); a bound: the peak may move, "
-                f"re-trace to confirm",
+                derivation=_(
+                    "logits memory {was:g} → {now:g} B per batch·seq·vocab element ({saved:.2f} GiB); "
+                    "a bound: the peak may move, re-trace to confirm"
+                ).format(was=standard, now=_LOSS_BYTES_PER_ELEMENT[kind], saved=saved / 2**30),
                 timed=False,
             )
         )
@@ -356,9 +370,13 @@ def _sharding(st: _Setup) -> list[Advice]:
                     st.advice(
                         e,
                         action=parallelism,
-                        summary=f"{label} on {n} GPUs (same micro-batch per GPU)",
-                        derivation="state sharded per rank (DeepSpeed/FSDP layout) from the traced "
-                        "breakdown; time adds the exposed collectives on " + (e.link or "one GPU"),
+                        summary=_("{scheme} on {n} GPUs (same micro-batch per GPU)").format(
+                            scheme=label, n=n
+                        ),
+                        derivation=_(
+                            "state sharded per rank (DeepSpeed/FSDP layout) from the traced "
+                            "breakdown; time adds the exposed collectives on {link}"
+                        ).format(link=e.link or _("one GPU")),
                     )
                 )
                 break
@@ -377,7 +395,7 @@ def _lora(st: _Setup) -> Advice | None:
         act = forward_activation_bytes(p)
         if act is None:
             return None
-        how = "activations from 34·s·b·h·L (Korthikanti et al.) + fp32 logits; "
+        how = _("activations from 34·s·b·h·L (Korthikanti et al.) + fp32 logits; ")
         new_peak = replace(new_peak, activations_bytes=act, temporaries_bytes=0.0)
     # Frozen base weights need no weight-gradient GEMMs: half of the backward matmul FLOPs go
     # (ESTIMATION_NOTES 1.2: Llama-7B LoRA 61.7 vs full 88.9 TFLOP), and the optimizer is negligible.
@@ -392,9 +410,12 @@ def _lora(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(changed),
         action="lora",
-        summary="fine-tune with LoRA adapters instead of all weights (changes the method)",
-        derivation=how + "frozen base: no gradients or optimizer state for it (adapters ≈0.1–1 % of "
-        "params); backward matmuls halved (no weight gradients)",
+        summary=_("fine-tune with LoRA adapters instead of all weights (changes the method)"),
+        derivation=how
+        + _(
+            "frozen base: no gradients or optimizer state for it (adapters ≈0.1–1 % of "
+            "params); backward matmuls halved (no weight gradients)"
+        ),
     )
 
 
@@ -416,9 +437,11 @@ def _bf16_weights(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(replace(p, peak=halved)),
         action="bf16_weights",
-        summary="keep weights, gradients and AdamW state in bf16 (pure-bf16 training)",
-        derivation="parameters, gradients and optimizer state halved (fp32 → bf16); activations unchanged; "
-        "numerics risk: use stochastic rounding or Kahan summation for long runs",
+        summary=_("keep weights, gradients and AdamW state in bf16 (pure-bf16 training)"),
+        derivation=_(
+            "parameters, gradients and optimizer state halved (fp32 → bf16); activations unchanged; "
+            "numerics risk: use stochastic rounding or Kahan summation for long runs"
+        ),
         timed=False,
     )
 
@@ -437,13 +460,14 @@ def _bigger_gpu(st: _Setup) -> Advice | None:
     if not fitting:
         return None
     # the smallest memory that fits; among equals, the fastest
-    _, _, gid, e = min(fitting, key=lambda t: (t[0], t[1]))
+    _memory, _time, gid, e = min(fitting, key=lambda t: (t[0], t[1]))
     g = next(x for x in all_gpus() if x.id == gid)
     return st.advice(
         e,
         action="bigger_gpu",
-        summary=f"use {g.id} ({g.memory_gib:g} GB)" + (f" × {st.count}" if st.count > 1 else ""),
-        derivation="same workload estimated on the smallest larger GPU that fits (fastest of those)",
+        summary=_("use {gpu} ({memory:g} GB)").format(gpu=g.id, memory=g.memory_gib)
+        + (f" × {st.count}" if st.count > 1 else ""),
+        derivation=_("same workload estimated on the smallest larger GPU that fits (fastest of those)"),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.comm import comm_time
@@ -246,7 +246,7 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
         # PyTorch's default): one more gradient-sized buffer per rank.
         traced += profile.trainable_params * _bytes_per_param(profile)
-        notes.append("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)")
+        notes.append(_("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)"))
     sharded = count > 1 and parallelism != "ddp"
     if sharded and parallelism in ("fsdp", "zero3") and not is_optimizer_step_peak(profile.peak):
         # A forward-end peak under autocast holds autocast's bf16 copy of every weight (2 B/param,
@@ -257,7 +257,7 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         if drop > 0:
             traced -= drop
             notes.append(
-                "autocast's whole-model bf16 weight cache dropped: sharded runs gather 16-bit weights"
+                _("autocast's whole-model bf16 weight cache dropped: sharded runs gather 16-bit weights")
             )
     if sharded and is_optimizer_step_peak(profile.peak):
         # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
@@ -278,8 +278,10 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
                 ),
             )
             notes.append(
-                "per-rank peak checked at the end of the forward pass (activations derived: "
-                f"checkpointing {profile.activation_checkpointing}, fp32 logits)"
+                _(
+                    "per-rank peak checked at the end of the forward pass (activations derived: "
+                    "checkpointing {checkpointing}, fp32 logits)"
+                ).format(checkpointing=profile.activation_checkpointing)
             )
     return traced
 
@@ -353,7 +355,9 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         notes.append(measured.describe())
     if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:
         notes.append(
-            f"{gpu.id}: no published FP32 peak; taken as {FP32_FROM_FP16_RATIO:.2f} × its FP16 tensor peak"
+            _("{gpu}: no published FP32 peak; taken as {ratio:.2f} × its FP16 tensor peak").format(
+                gpu=gpu.id, ratio=FP32_FROM_FP16_RATIO
+            )
         )
 
     phases = phase_times(
@@ -370,7 +374,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         phases.forward_s + phases.backward_s, (phases.forward_calls + phases.backward_calls) * host_us
     )
     if micro_s > phases.forward_s + phases.backward_s:
-        notes.append("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
+        notes.append(_("host-bound: the CPU issues ops slower than the GPU runs them (small batch)"))
     # 1F1B: m micro-batches take (m + (p−1)/v) stage times; each stage time carries its exposed
     # tensor-parallel all-reduces and stage-to-stage sends (SC21 §2.2–2.3; perf/model_parallel.py).
     stages = grad_accum_steps + (mp.pipeline - 1) / mp.virtual_stages
@@ -379,7 +383,11 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     if compiled:
         # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.
         compute_s /= cal.compile_speedup
-        notes.append(f"compile: true — compute time ÷ {cal.compile_speedup:g} (torch.compile speed-up)")
+        notes.append(
+            _("compile: true — compute time ÷ {speedup:g} (torch.compile speed-up)").format(
+                speedup=cal.compile_speedup
+            )
+        )
     overlap = cal.overlap_cost
     comm = comm_time(
         profile,
@@ -420,8 +428,10 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         step_high = step_s * math.exp(half) + (comm_slow_s - comm_s)
         if half > (cal.time_log_halfwidth or half):
             notes.append(
-                f"{gpu.architecture} or a {profile.shape.family} model has no calibration rows: the range "
-                "is the leave-one-architecture-out one (wider)"
+                _(
+                    "{architecture} or a {family} model has no calibration rows: the range is the "
+                    "leave-one-architecture-out one (wider)"
+                ).format(architecture=gpu.architecture, family=profile.shape.family)
             )
 
     samples = profile.batch_size * grad_accum_steps * dp
@@ -459,7 +469,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     paged = profile.paged_optimizer_bytes / (dp if dp > 1 and parallelism != "ddp" else 1)
     traced -= paged
     if parallelism in ("zero3", "fsdp") and dp > 1 and not profile.shape.largest_layer_params:
-        notes.append("largest layer unknown: assumed 1/N of the parameters is gathered at once")
+        notes.append(_("largest layer unknown: assumed 1/N of the parameters is gathered at once"))
     mem = memory_estimate(
         traced,
         gpu,
@@ -470,27 +480,35 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     )
     if mem.host_spill_gib > 0:
         notes.append(
-            f"paged optimizer: {mem.host_spill_gib:.1f} of {mem.paged_optimizer_gib:.1f} GiB of its state "
-            "lives in host memory and pages over PCIe at each step (not in the step time)"
+            _(
+                "paged optimizer: {spill_gib:.1f} of {paged_gib:.1f} GiB of its state lives in host "
+                "memory and pages over PCIe at each step (not in the step time)"
+            ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib)
         )
     if mem.fits and mem.required_gib_high > mem.capacity_gib:
         notes.append(
-            f"tight: fits at the point estimate ({mem.required_gib:.1f} GiB required) but not at the high "
-            f"end ({mem.required_gib_high:.1f} GiB); leave headroom (smaller micro-batch, fused or 8-bit "
-            "optimizer, chunked loss)"
+            _(
+                "tight: fits at the point estimate ({required_gib:.1f} GiB required) but not at the high "
+                "end ({high_gib:.1f} GiB); leave headroom (smaller micro-batch, fused or 8-bit "
+                "optimizer, chunked loss)"
+            ).format(required_gib=mem.required_gib, high_gib=mem.required_gib_high)
         )
     elif mem.fits and mem.peak_memory_gib > mem.capacity_gib:
         notes.append(
-            f"fits only because PyTorch's allocator releases its cache and cuDNN picks algorithms with "
-            f"smaller workspaces under pressure ({mem.required_gib:.1f} GiB required, "
-            f"{mem.peak_memory_gib:.1f} GiB on a roomy GPU)"
+            _(
+                "fits only because PyTorch's allocator releases its cache and cuDNN picks algorithms with "
+                "smaller workspaces under pressure ({required_gib:.1f} GiB required, "
+                "{roomy_gib:.1f} GiB on a roomy GPU)"
+            ).format(required_gib=mem.required_gib, roomy_gib=mem.peak_memory_gib)
         )
     if traced / GIB > mem.capacity_gib:
-        notes.append("the traced peak alone exceeds the GPU's memory")
+        notes.append(_("the traced peak alone exceeds the GPU's memory"))
     if not link.network_known and link.nodes > 1:
         notes.append(
-            f"inter-node network assumed {link.network_gbit_s:g} Gbit/s {link.network_kind} (range down to "
-            "100 Gbit/s TCP); give --network-gbps or --instance"
+            _(
+                "inter-node network assumed {gbit_s:g} Gbit/s {kind} (range down to 100 Gbit/s TCP); "
+                "give --network-gbps or --instance"
+            ).format(gbit_s=link.network_gbit_s, kind=link.network_kind)
         )
 
     return Estimate(

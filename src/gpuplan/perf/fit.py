@@ -200,6 +200,8 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
     samples_per_s = e.samples_per_step / e.step_time_s
     if case.metric == "tokens_per_s":
         return samples_per_s * (profile.seq_len or 1)
+    if case.metric == "tokens_per_s_per_gpu":
+        return samples_per_s * (profile.seq_len or 1) / case.gpu_count
     return samples_per_s
 
 

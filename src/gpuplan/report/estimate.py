@@ -374,5 +374,5 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
         ).format(date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct)
     else:
         calib = _("Uncalibrated (literature efficiencies).")
-    parts.append(Text(_("Assumes {level}.").format(level=SOFTWARE_LEVEL) + " " + calib, style="dim"))
+    parts.append(Text(_("Assumes {level}.").format(level=_(SOFTWARE_LEVEL)) + " " + calib, style="dim"))
     return Group(*parts)

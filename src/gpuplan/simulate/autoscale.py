@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gpuplan.errors import InputError, Phrase
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 from gpuplan.simulate.engine import (
     STATUS_DROPPED,
     STATUS_KILLED,
@@ -45,8 +45,8 @@ __all__ = [
     "simulate_autoscale",
 ]
 
-#: The pricing models a replica-hour is billed under, as a message names them (catalog words).
-_PRICING_WORDS = {"on_demand": N_("on_demand"), "spot": N_("spot")}
+#: The pricing models a replica-hour is billed under, as messages name them (catalog words).
+PRICING_WORDS = {"on_demand": N_("on_demand"), "spot": N_("spot")}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,11 +107,22 @@ def replica_from_decode(
         prefill_tokens_per_s=decode.prefill_tokens_per_s,
         time_per_output_token_s=decode.time_per_token_at_max_s,
         time_per_output_token_1_s=single.time_per_token_s if single is not None else None,
-        source=f"estimator: {slots} concurrent sequences (KV cache), "
-        + (f"{single.time_per_token_s * 1e3:.1f} ms per token alone, " if single is not None else "")
-        + f"{decode.time_per_token_at_max_s * 1e3:.1f} ms per token at full batch, "
-        f"prefill {decode.prefill_tokens_per_s:,.0f} tokens/s",
+        source=_replica_source(decode, single, slots),
     )
+
+
+def _replica_source(decode: DecodeEstimate, single: DecodeEstimate | None, slots: int) -> str:
+    """Where a replica's figures come from, in the user's language."""
+    full_ms, prefill = decode.time_per_token_at_max_s * 1e3, decode.prefill_tokens_per_s
+    if single is None:
+        return _(
+            "estimator: {slots} concurrent sequences (KV cache), {full_ms:.1f} ms per token at full batch, "
+            "prefill {prefill:,.0f} tokens/s"
+        ).format(slots=slots, full_ms=full_ms, prefill=prefill)
+    return _(
+        "estimator: {slots} concurrent sequences (KV cache), {alone_ms:.1f} ms per token alone, "
+        "{full_ms:.1f} ms per token at full batch, prefill {prefill:,.0f} tokens/s"
+    ).format(slots=slots, alone_ms=single.time_per_token_s * 1e3, full_ms=full_ms, prefill=prefill)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -241,7 +252,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         flag = missing[0].replace("_", "-")
         raise InputError.worded(
             N_("no {pricing} price for {gpu}; give one with --{flag}-price"),
-            pricing=Phrase(_PRICING_WORDS[missing[0]]),
+            pricing=Phrase(PRICING_WORDS[missing[0]]),
             gpu=cfg.replica.gpu,
             flag=flag,
         )

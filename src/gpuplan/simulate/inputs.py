@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpuplan.errors import InputError, NotFoundError
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
-from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
+from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
 
 if TYPE_CHECKING:
@@ -55,16 +56,26 @@ def fleet_prices(
         )
     best = cheapest_by_gpu(offers).get(gpu_id, {})
     prices: dict[str, float] = {}
+    # Where each price comes from, in the user's language (the report shows them as they are).
     notes = []
     for key, given in (("on_demand", on_demand_usd), ("spot", spot_usd)):
         if given is not None:
             prices[key] = given
-            notes.append(f"{key} {given:g} USD/GPU-h given")
+            notes.append(
+                _("{pricing} {price:g} USD/GPU-h given").format(pricing=_(PRICING_WORDS[key]), price=given)
+            )
         elif key in best and best[key].price_usd_per_gpu_hour is not None:
             o = best[key]
             prices[key] = float(o.price_usd_per_gpu_hour or 0.0)
             notes.append(
-                f"{key} {prices[key]:.4g} USD/GPU-h: {o.provider} {o.region} {o.instance_type} ({o.as_of})"
+                _("{pricing} {price:.4g} USD/GPU-h: {provider} {region} {instance_type} ({as_of})").format(
+                    pricing=_(PRICING_WORDS[key]),
+                    price=prices[key],
+                    provider=o.provider,
+                    region=o.region,
+                    instance_type=o.instance_type,
+                    as_of=o.as_of,
+                )
             )
     if "on_demand" not in prices:
         raise InputError.worded(
@@ -72,16 +83,19 @@ def fleet_prices(
             gpu=gpu_id,
         )
     if spot_rate_per_hour is not None:
-        rate, rate_src = spot_rate_per_hour, f"{spot_rate_per_hour:g} interruptions per replica-hour (given)"
+        rate = spot_rate_per_hour
+        rate_src = _("{rate:g} interruptions per replica-hour (given)").format(rate=spot_rate_per_hour)
     else:
         spot = best.get("spot")
         found = band_rate_per_hour(spot.interruption_band) if spot and spot.interruption_band else None
         if found is None:
             found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
         rate, rate_src = found.per_hour, found.source
-    return FleetPrices(
-        usd_per_hour=prices, source="; ".join(notes), spot_rate_per_hour=rate, spot_rate_source=rate_src
-    )
+    source = notes[0]
+    for note in notes[1:]:
+        # TRANSLATORS: joins one more price source to those before ("on_demand …; spot …")
+        source = _("{sources}; {source}").format(sources=source, source=note)
+    return FleetPrices(usd_per_hour=prices, source=source, spot_rate_per_hour=rate, spot_rate_source=rate_src)
 
 
 def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
@@ -112,7 +126,7 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
         slots=values["slots"],
         prefill_tokens_per_s=values.get("prefill_tps", 0.0),
         time_per_output_token_s=values["tpot_ms"] / 1000.0,
-        source=f"given: {text}",
+        source=_("given: {replica}").format(replica=text),
     )
 
 
@@ -158,7 +172,7 @@ class ServicesFile(BaseModel):
                 raise InputError.worded(
                     N_("service {name!r}: give {fields} (or workload: a YAML to estimate)"),
                     name=s.name,
-                    fields=", ".join(missing),
+                    fields=listed(missing),
                 )
             out.append(
                 ServiceDemand(

@@ -31,6 +31,7 @@ from functools import cache
 
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = [
     "COMPUTE_SLICES",
@@ -89,6 +90,7 @@ class MigGpu:
     """Canonical ids in the hardware catalog this table applies to."""
     profiles: tuple[MigProfile, ...]
     memory_note: str
+    """Where the slice sizes come from: a catalog message, in English (``_()`` it to show it)."""
 
     def profile(self, name: str) -> MigProfile:
         for p in self.profiles:
@@ -138,14 +140,14 @@ _TABLES = (
             ("4g.20gb", "4", 19.62),
             ("7g.40gb", "7", 39.38),
         ),
-        "nvidia-smi mig -lgip (MIG user guide); 1g.10gb taken equal to 2g.10gb (same two memory slices)",
+        N_("nvidia-smi mig -lgip (MIG user guide); 1g.10gb taken equal to 2g.10gb (same two memory slices)"),
     ),
     _table(
         ("A100-SXM4-80GB", "A100-PCIE-80GB"),
         _H100_80,
-        "H100 80GB's nvidia-smi -lgip figures (same 8 × 10 GB split); not seen on an A100 80GB",
+        N_("H100 80GB's nvidia-smi -lgip figures (same 8 × 10 GB split); not seen on an A100 80GB"),
     ),
-    _table(("H100-SXM", "H100-PCIE"), _H100_80, "nvidia-smi mig -lgip on an H100 80GB (public output)"),
+    _table(("H100-SXM", "H100-PCIE"), _H100_80, N_("nvidia-smi mig -lgip on an H100 80GB (public output)")),
     _table(
         ("H200-SXM", "H200-NVL"),
         (
@@ -157,7 +159,7 @@ _TABLES = (
             ("4g.71gb", "4", 69.50),
             ("7g.141gb", "7", 139.75),
         ),
-        "nvidia-smi mig -lgip on an H200 (NVIDIA/mig-parted issue #120); 2g.35gb taken equal to 1g.35gb",
+        N_("nvidia-smi mig -lgip on an H200 (NVIDIA/mig-parted issue #120); 2g.35gb taken equal to 1g.35gb"),
     ),
 )
 
@@ -175,7 +177,7 @@ def mig_gpu(gpu_id: str) -> MigGpu:
     raise InputError.worded(
         N_("{gpu} has no MIG profile table here (MIG tables: {known}); use --sharing time-slice or whole"),
         gpu=gpu_id,
-        known=", ".join(known),
+        known=listed(known),
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = ["KINDS", "Policy", "load_policies", "parse_policy"]
 
@@ -226,7 +227,7 @@ def load_policies(path: str | Path) -> list[Policy]:
                 N_("policies file {name}: entry {entry} needs a kind (one of {kinds})"),
                 name=p.name,
                 entry=i + 1,
-                kinds=", ".join(KINDS),
+                kinds=listed(KINDS),
             )
         values = {str(k).lower(): v for k, v in entry.items() if k != "kind"}
         kind = str(entry["kind"]).lower()

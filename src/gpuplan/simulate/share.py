@@ -31,7 +31,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.errors import InputError
-from gpuplan.i18n.messages import N_
+
+# The words of a packing (method, notes, why a service was not placed) are written in the user's
+# language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
+from gpuplan.i18n.messages import N_, _
 from gpuplan.simulate import mig as migmod
 
 __all__ = [
@@ -203,18 +206,18 @@ def _pack_whole(services: Sequence[ServiceDemand], opts: ShareOptions) -> ShareP
             unplaced.append(Unplaced(service=s.name, reason=_too_big(s, opts)))
             continue
         n = _instances(s, 1.0, opts.target_utilisation)
-        for _ in range(n):
+        for _copy in range(n):
             placements.append(Placement(gpu_index=g, service=s.name, slice="whole"))
             g += 1
         outs.append(_outcome(s, "whole", n, 1.0))
-    return _plan(opts, "whole", g, g, True, placements, unplaced, outs, "one GPU per instance")
+    return _plan(opts, "whole", g, g, True, placements, unplaced, outs, _("one GPU per instance"))
 
 
 def _too_big(s: ServiceDemand, opts: ShareOptions) -> str:
-    return (
-        f"needs {s.memory_gib:.1f} GiB, more than one {opts.gpu_id} ({opts.gpu_memory_gib:.0f} GiB); "
+    return _(
+        "needs {need_gib:.1f} GiB, more than one {gpu} ({gpu_gib:.0f} GiB); "
         "split it over GPUs (tensor parallel) or pick a bigger GPU"
-    )
+    ).format(need_gib=s.memory_gib, gpu=opts.gpu_id, gpu_gib=opts.gpu_memory_gib)
 
 
 def _plan(
@@ -267,8 +270,11 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
             unplaced.append(
                 Unplaced(
                     service=s.name,
-                    reason=f"needs {s.memory_gib:.1f} GiB; the largest MIG slice of {opts.gpu_id} has "
-                    f"{max(p.memory_gib for p in profiles):.1f} GiB",
+                    reason=_(
+                        "needs {need_gib:.1f} GiB; the largest MIG slice of {gpu} has {slice_gib:.1f} GiB"
+                    ).format(
+                        need_gib=s.memory_gib, gpu=opts.gpu_id, slice_gib=max(p.memory_gib for p in profiles)
+                    ),
                 )
             )
             continue
@@ -302,7 +308,7 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     total_inst = sum(max(n for _, n, _ in ch) for ch in choices)
     ub = [float(total_inst)] * nl + [1.0] * nz
     if not placeable:
-        return _plan(opts, "mig", 0, 0, True, [], unplaced, [], "nothing to place")
+        return _plan(opts, "mig", 0, 0, True, [], unplaced, [], _("nothing to place"))
     res = _milp(c, rows, lo, hi, ub, opts)
     if res.x is None:
         raise InputError.worded(
@@ -327,7 +333,7 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     placements: list[Placement] = []
     g = 0
     for li, lay in enumerate(layouts):
-        for _ in range(x[li]):
+        for _copy in range(x[li]):
             names = [n for n, cnt in lay for _ in range(cnt)]
             concrete = migmod.place(table, names)
             assert concrete is not None  # layouts() only returns valid sets
@@ -348,8 +354,8 @@ def _pack_mig(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
         placements,
         unplaced,
         outs,
-        f"integer programme over {nl} maximal MIG layouts (HiGHS)",
-        (table.memory_note,),
+        _("integer programme over {layouts} maximal MIG layouts (HiGHS)").format(layouts=nl),
+        (_(table.memory_note),),
     )
 
 
@@ -358,7 +364,7 @@ def _ffd(items: list[tuple[float, float, str]], mem_cap: float, time_cap: float)
     room: list[list[float]] = []
     order = sorted(range(len(items)), key=lambda i: -max(items[i][0] / mem_cap, items[i][1] / time_cap))
     for i in order:
-        m, t, _ = items[i]
+        m, t, _name = items[i]
         for b, (rm, rt) in enumerate(room):
             if m <= rm + 1e-9 and t <= rt + 1e-9:
                 bins[b].append(i)
@@ -389,10 +395,10 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
         math.ceil(sum(i[1] for i in items) / time_cap - 1e-9) if items else 0,
     )
     optimal = len(bins) == lower
-    method = "first-fit decreasing"
+    method = _("first-fit decreasing")
     if not optimal and len(items) <= EXACT_ITEMS:
         bins, optimal = _exact_bins(items, mem_cap, time_cap, len(bins), opts)
-        method = "integer programme (HiGHS), assignment of instances to GPUs"
+        method = _("integer programme (HiGHS), assignment of instances to GPUs")
         lower = len(bins) if optimal else lower
     placements = [
         Placement(gpu_index=g, service=items[i][2], slice="time-slice") for g, b in enumerate(bins) for i in b
@@ -408,8 +414,10 @@ def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> S
         others = max(busy_on[gpu_of[i]] - items[i][1] for i in mine)
         outs.append(_outcome(s, "time-slice", len(mine), speed * max(1e-6, 1.0 - others)))
     notes = (
-        f"time-slicing throughput penalty {opts.time_slice_penalty:.0%} (assumed; NVIDIA publishes none)",
-        "time-slicing isolates neither memory nor faults: one service's OOM can stop its neighbours",
+        _("time-slicing throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none)").format(
+            penalty=opts.time_slice_penalty
+        ),
+        _("time-slicing isolates neither memory nor faults: one service's OOM can stop its neighbours"),
     )
     return _plan(opts, "time-slice", len(bins), lower, optimal, placements, unplaced, outs, method, notes)
 
@@ -464,7 +472,7 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     unplaced = [Unplaced(service=s.name, reason=_too_big(s, opts)) for s in services if s.memory_gib > mem]
     fit = [s for s in services if s.memory_gib <= mem]
     if not fit:
-        return _plan(opts, "mps", 0, 0, True, [], unplaced, [], "nothing to place")
+        return _plan(opts, "mps", 0, 0, True, [], unplaced, [], _("nothing to place"))
     best: tuple[int, int, list[int]] | None = None
     for parts in range(1, MAX_MPS_PARTS + 1):
         if max(s.memory_gib for s in fit) > mem / parts:
@@ -478,17 +486,18 @@ def _pack_mps(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePla
     gpus, parts, counts = best
     placements, outs, k = [], [], 0
     for s, n in zip(fit, counts, strict=True):
-        for _ in range(n):
+        for _copy in range(n):
             placements.append(Placement(gpu_index=k // parts, service=s.name, slice=f"mps-1/{parts}"))
             k += 1
         outs.append(_outcome(s, f"mps-1/{parts}", n, (1.0 - opts.mps_penalty) / parts))
     notes = (
-        f"MPS throughput penalty {opts.mps_penalty:.0%} (assumed; NVIDIA publishes none); each part is "
-        f"1/{parts} of the GPU's memory and threads",
+        _(
+            "MPS throughput penalty {penalty:.0%} (assumed; NVIDIA publishes none); each part is "
+            "1/{parts} of the GPU's memory and threads"
+        ).format(penalty=opts.mps_penalty, parts=parts),
     )
-    return _plan(
-        opts, "mps", gpus, gpus, True, placements, unplaced, outs, f"MPS in {parts} equal parts", notes
-    )
+    method = _("MPS in {parts} equal parts").format(parts=parts)
+    return _plan(opts, "mps", gpus, gpus, True, placements, unplaced, outs, method, notes)
 
 
 def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:

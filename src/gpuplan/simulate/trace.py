@@ -28,6 +28,7 @@ import numpy as np
 
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 __all__ = [
     "MAX_TRACE_BYTES",
@@ -190,7 +191,7 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                     "name it 'timestamp' (seconds or ISO date-time)"
                 ),
                 name=p.name,
-                header=", ".join(header),
+                header=listed(header),
             )
         pi, oi = _column(header, _PROMPT), _column(header, _OUTPUT)
         times: list[float] = []

@@ -186,6 +186,31 @@ PRESETS: dict[str, PresetInfo] = {
         PresetInfo(name="llama-13b", family="decoder", modality="text", loader=_llama,
                    expected_params=13_015_864_320, source="meta-llama/Llama-2-13b-hf (MHA, untied head)",
                    arch=_llama_arch(40, 5120, 40, 40, 13824, 32000, 4096)),
+        # OLMo-core's training configs (allenai/OLMo-core@e27ba74550f1 src/olmo_core/nn/transformer/
+        # config.py, 2024-11-05): Llama-like blocks (SwiGLU, RoPE θ 500,000, untied head) with the
+        # dolma2 tokenizer's 100,278 tokens padded to 100,352. OLMo-2 ("OLMo-1124") also normalises q
+        # and k (QK-norm) and puts each block's norms after attention/MLP ("reordered_norm"): traced
+        # here as the Llama block (pre-norm, no QK-norm), two RMSNorms per layer fewer.
+        PresetInfo(name="olmo-core-1b", family="decoder", modality="text", loader=_llama,
+                   expected_params=1_335_961_600,
+                   source="OLMo-core olmo_1B = llama2_1B (18 layers, 2048, 16 heads MHA, FFN 5632), "
+                          "vocab 100,352",
+                   arch=_llama_arch(18, 2048, 16, 16, 5632, 100352, 4096, **_L3)),
+        PresetInfo(name="olmo2-7b", family="decoder", modality="text", loader=_llama,
+                   expected_params=7_298_355_200,
+                   source="OLMo-core olmo_7B = llama2_7B (32 layers, 4096, 32 heads MHA, FFN 11008), "
+                          "vocab 100,352",
+                   arch=_llama_arch(32, 4096, 32, 32, 11008, 100352, 4096, **_L3)),
+        PresetInfo(name="olmo2-13b", family="decoder", modality="text", loader=_llama,
+                   expected_params=13_715_788_800,
+                   source="OLMo-core olmo_13B = llama2_13B (40 layers, 5120, 40 heads MHA, FFN 13824), "
+                          "vocab 100,352",
+                   arch=_llama_arch(40, 5120, 40, 40, 13824, 100352, 4096, **_L3)),
+        PresetInfo(name="olmo-core-llama3-8b", family="decoder", modality="text", loader=_llama,
+                   expected_params=7_801_671_680,
+                   source="OLMo-core llama3_8B (the Llama-3-8B blocks: GQA 32/8, FFN 14336) with "
+                          "vocab 100,352",
+                   arch=_llama_arch(32, 4096, 32, 8, 14336, 100352, 8192, **_L3)),
         # NB: the 70B preset is Llama-3.1-70B (GQA 64/8, 128K vocabulary), the one teams fine-tune
         # today; Llama-2-70B has the same blocks but a 32K vocabulary (68.98B parameters).
         PresetInfo(name="llama-70b", family="decoder", modality="text", loader=_llama,
