@@ -15,6 +15,8 @@ from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from gpuplan.cli import app
+from gpuplan.i18n import use_language
+from gpuplan.i18n.places import place
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "examples" / "simulate" / "load-bursty-2h-synthetic.csv"
@@ -61,9 +63,10 @@ def _assert_fits_and_whole(lines: list[str], width: int, identifiers: set[str]) 
 def test_offers_fit_and_keep_every_instance_type_and_region_whole(db: str, width: int, lang: str) -> None:
     args = ["--db", db, "offers", "--all-regions", "--lang", lang, "--currency", "CNY"]
     doc = json.loads(runner.invoke(app, [*args, "--json"]).stdout)
-    ids = {o["instance_type"] for o in doc["offers"]} | {
-        f"{o['provider']}/{o['region']}" for o in doc["offers"]
-    }
+    with use_language(lang):  # the catalog's "unspecified" region is shown in the language
+        ids = {o["instance_type"] for o in doc["offers"]} | {
+            place(o["provider"], o["region"]) for o in doc["offers"]
+        }
     assert len(ids) > 40
     _assert_fits_and_whole(_lines(args, width), width, ids)
 

@@ -59,3 +59,14 @@ def test_unknown_storage_price_is_a_labelled_conservative_assumption_not_zero() 
 def test_dataset_from_the_users_site_is_free_ingress() -> None:
     job = JobFacts(dataset_gb=100, checkpoint_gb=0)
     assert _facts().charges("aws", "us-east-1", job).egress_usd == 0.0
+
+
+def test_ingress_to_a_gpu_marketplace_is_counted_free_but_said_to_be_unpriced() -> None:
+    # The seven clouds list inbound traffic as free; lambda's, runpod's and vast's price for it is
+    # not in the catalog, so the upload costs 0 there too, labelled as an assumption.
+    job = JobFacts(dataset_gb=100, checkpoint_gb=0)
+    cloud = _facts().charges("aws", "us-east-1", job)
+    market = _facts().charges("vast", "unspecified", job)
+    assert cloud.egress_usd == market.egress_usd == 0.0
+    assert not any("inbound" in a for a in cloud.assumptions)
+    assert any("inbound traffic price of vast not in the catalog" in a for a in market.assumptions)

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 #: Billing step used when the catalog does not state one: a whole hour, the coarsest step any of
-#: the seven providers uses for GPU instances, so the cost is never understated. Options priced
+#: the seven clouds uses for GPU instances, so the cost is never understated. Options priced
 #: with it say "billing granularity unknown: hourly assumed".
 DEFAULT_GRANULARITY_S = 3600.0
 

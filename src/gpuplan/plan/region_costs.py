@@ -36,6 +36,10 @@ FALLBACK_BLOCK_USD_PER_GB_MONTH = 0.10
 FALLBACK_OBJECT_USD_PER_GB_MONTH = 0.023
 
 
+#: Providers whose price pages list inbound (ingress) internet traffic as free: the seven clouds.
+INGRESS_FREE_PROVIDERS = frozenset({"aws", "azure", "gcp", "alibaba", "tencent", "huawei", "volcengine"})
+
+
 @dataclass(frozen=True, kw_only=True)
 class RegionCharges:
     """What the job pays in one candidate region, apart from compute."""
@@ -109,8 +113,12 @@ class CostFacts:
         if gb <= 0 or src == dst:
             return 0.0, [], False
         if src is None:
-            # Every one of the seven providers lists inbound (ingress) traffic as free.
-            return 0.0, [], False
+            # The seven clouds list inbound (ingress) traffic as free; the GPU marketplaces' price
+            # for it is not in the catalog: counted as free, and said so.
+            if dst is None or dst[0] in INGRESS_FREE_PROVIDERS:
+                return 0.0, [], False
+            note = _("{what}: inbound traffic price of {provider} not in the catalog; counted as free")
+            return 0.0, [note.format(what=_(what), provider=dst[0])], True
         notes: list[str] = []
         if dst is not None and dst[0] == src[0]:
             price, note = self._field(src[0], src[1], "inter_region_usd_per_gb")

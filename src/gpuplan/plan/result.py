@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpuplan.i18n.places import place
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.vocab import pricing_name
 
@@ -117,7 +118,7 @@ class Option:
     def label(self) -> str:
         """``aws/us-east-1 2× p5en.48xlarge spot``, the pricing model in the current language."""
         nodes = f"{self.nodes}× " if self.nodes > 1 else ""
-        return f"{self.provider}/{self.region} {nodes}{self.instance_type} {pricing_name(self.pricing)}"
+        return f"{place(self.provider, self.region)} {nodes}{self.instance_type} {pricing_name(self.pricing)}"
 
 
 @dataclass(frozen=True, kw_only=True)

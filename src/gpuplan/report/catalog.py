@@ -30,6 +30,7 @@ from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, Offe
 from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_amount, format_number, money, ngettext
+from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
 from gpuplan.vocab import pricing_name
 
@@ -255,7 +256,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
     table.add_column(_("notes"), max_width=notes_width, overflow="fold")
     for v in listing.views:
         o = v.offer
-        region = o.region + (f" ({o.zone})" if o.zone else "")
+        region = region_name(o.region) + (f" ({o.zone})" if o.zone else "")
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
         price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
@@ -376,7 +377,7 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
         cells = []
         for p in pricings:
             o = per.get(p)
-            cells.append(f"{money(o.price_usd_per_gpu_hour)}\n{o.provider}/{o.region}" if o else "—")
+            cells.append(f"{money(o.price_usd_per_gpu_hour)}\n{place(o.provider, o.region)}" if o else "—")
         values = {
             mem: g.memory_gib,
             "GB/s": g.memory_bandwidth_gbps,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.documents.catalog_admin import HistoryDocument, HistoryPrice
 from gpuplan.i18n import _, current_language, current_money, format_amount, format_number
+from gpuplan.i18n.places import region_name
 from gpuplan.report.catalog import price_fields, rate_doc
 from gpuplan.report.common import Widest, house_table
 
@@ -105,7 +106,7 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
     table.add_column(_("source"), overflow="fold", min_width=12, max_width=source_width)
     for p in points:
         usd = _shown(p)
-        where = p.region + (f"/{p.zone}" if p.zone else "")
+        where = region_name(p.region) + (f"/{p.zone}" if p.zone else "")
         price = _published(p)
         if layout == 0:
             cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, _(p.confidence), p.imported_by]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from gpuplan.i18n import _, current_language, current_money, format_percent, money
+from gpuplan.i18n.places import place
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_gpu
 from gpuplan.report.plan_view import PERSONA_NAMES
@@ -59,7 +60,7 @@ def _row(rank: int, o: Option) -> list[str]:
     band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
     return [
         str(rank),
-        f"{o.provider}/{o.region} {instance}",
+        f"{place(o.provider, o.region)} {instance}",
         f"{o.gpu_count}× {o.gpu}",
         _(o.pricing),
         money(o.price_usd_per_hour, per=_("h")),
@@ -118,7 +119,7 @@ def _html_row(rank: int, o: Option) -> str:
     small = '<br><span class="band">{}</span>'
     tds = [
         f'<td class="num">{rank}</td>',
-        f"<td>{_ids(f'{o.provider}/{o.region}', instance)}</td>",
+        f"<td>{_ids(place(o.provider, o.region), instance)}</td>",
         f"<td>{_ids(f'{o.gpu_count}× {o.gpu}')}</td>",
         f"<td>{escape(_(o.pricing))}{small.format(escape(cells[4]))}</td>",
         f'<td class="num">{escape(format_hours(o.job_time_h))}{small.format(escape(times))}'

@@ -13,6 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
+from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.common import Widest
@@ -90,7 +91,7 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
     m = current_money()
     for rank, o in enumerate(plan.options, 1):
         gpus = f"{o.gpu_count}× {o.gpu}"
-        where = f"{o.provider}/{o.region}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
+        where = f"{place(o.provider, o.region)}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
         cost = m.format(o.total_cost_usd)
         band = m.format_range(o.total_cost_usd_low, o.total_cost_usd_high)
         row = [f"{rank}{''.join(sorted((marks[f] for f in o.flags if f in marks), key=_MARKS.index))}", where]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_number, format_percent
+from gpuplan.i18n.places import place
 from gpuplan.report.catalog import rate_doc
 from gpuplan.vocab import PRICING_RULES
 
@@ -185,7 +186,7 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
         rows.append(
             [
                 u.month_label(first.start_month),
-                f"{o.provider}/{o.region}",
+                place(o.provider, o.region),
                 o.instance_type,
                 f"{format_number(o.gpus_per_unit)}× {o.gpu}",
                 _pricing(o.pricing),

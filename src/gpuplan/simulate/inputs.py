@@ -90,7 +90,7 @@ def fleet_prices(
         found = band_rate_per_hour(spot.interruption_band) if spot and spot.interruption_band else None
         if found is None:
             found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
-        rate, rate_src = found.per_hour, found.source
+        rate, rate_src = found.per_hour, found.shown()
     source = notes[0]
     for note in notes[1:]:
         # TRANSLATORS: joins one more price source to those before ("on_demand …; spot …")

@@ -1,0 +1,15 @@
+"""An offer's place as a user reads it: the catalog's ``unspecified`` region in the language."""
+
+from __future__ import annotations
+
+from gpuplan.i18n import use_language
+from gpuplan.i18n.places import place, region_name
+
+
+def test_an_unnamed_region_is_written_in_the_language_and_named_regions_stay_as_they_are() -> None:
+    with use_language("en"):
+        assert place("lambda", "unspecified") == "lambda/unspecified"
+    with use_language("zh"):
+        assert place("lambda", "unspecified") == "lambda/未注明地域"
+        assert place("aws", "us-east-1") == "aws/us-east-1"
+        assert region_name("cn-shanghai") == "cn-shanghai"
