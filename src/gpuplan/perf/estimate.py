@@ -350,7 +350,11 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     dp_link = data_parallel_link(link, mp, dp)
     notes: list[str] = []
     if mp.active:
-        notes.append(f"{mp.describe()} DP={dp}: each GPU runs 1/{mp.degree} of the model (Megatron-style)")
+        notes.append(
+            _("{layout} DP={dp}: each GPU runs 1/{degree} of the model (Megatron-style)").format(
+                layout=mp.describe(), dp=dp, degree=mp.degree
+            )
+        )
     if (measured := cal.measurement(gpu.id)) is not None:
         notes.append(measured.describe())
     if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 __all__ = [
     "IMAGES_PER_S_PER_VCPU",
@@ -66,11 +66,19 @@ class InputPipeline:
 
     def describe(self, gpus: int) -> str:
         point, low, high = self.samples_per_s(gpus)
-        return (
-            f"{self.vcpus_per_gpu:g} vCPUs per GPU × {IMAGES_PER_S_PER_VCPU:g} images/s per vCPU "
-            f"(JPEG decode + random-resized crop, assumed; range {IMAGES_PER_S_PER_VCPU_LOW:g}–"
-            f"{IMAGES_PER_S_PER_VCPU_HIGH:g}) × {gpus} GPU = {point:,.0f} images/s "
-            f"({low:,.0f}–{high:,.0f})"
+        return _(
+            "{vcpus:g} vCPUs per GPU × {rate:g} images/s per vCPU (JPEG decode + random-resized crop, "
+            "assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = {point:,.0f} images/s "
+            "({low:,.0f}–{high:,.0f})"
+        ).format(
+            vcpus=self.vcpus_per_gpu,
+            rate=IMAGES_PER_S_PER_VCPU,
+            rate_low=IMAGES_PER_S_PER_VCPU_LOW,
+            rate_high=IMAGES_PER_S_PER_VCPU_HIGH,
+            gpus=gpus,
+            point=point,
+            low=low,
+            high=high,
         )
 
 

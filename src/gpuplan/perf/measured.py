@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from gpuplan.i18n import _
+
 __all__ = ["BANDWIDTH_METRIC", "MATMUL_METRIC", "BenchMeasurement", "MeasuredGPU", "measured_gpus"]
 
 #: The metric names ``gpuplan bench`` writes (``gpuplan.machine.results``; a contract, not renamed).
@@ -60,13 +62,16 @@ class MeasuredGPU:
         return dict(self.matmul_fraction).get(path)
 
     def describe(self) -> str:
-        parts = [f"{path} matmul {frac:.2f}" for path, frac in self.matmul_fraction]
+        parts = [
+            _("{path} matmul {fraction:.2f}").format(path=path, fraction=f)
+            for path, f in self.matmul_fraction
+        ]
         if self.bandwidth_fraction is not None:
-            parts.append(f"memory bandwidth {self.bandwidth_fraction:.2f}")
-        return (
-            f"measured on this GPU by gpuplan bench at {self.measured_at} "
-            f"({', '.join(parts)} of datasheet; these cap the fitted efficiencies)"
-        )
+            parts.append(_("memory bandwidth {fraction:.2f}").format(fraction=self.bandwidth_fraction))
+        return _(
+            "measured on this GPU by gpuplan bench at {when} ({parts} of datasheet; these cap the "
+            "fitted efficiencies)"
+        ).format(when=self.measured_at, parts=_(", ").join(parts))
 
 
 def _fraction(row: BenchMeasurement) -> float | None:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import listed
 from gpuplan.profile.model import MemoryBreakdown
 from gpuplan.vocab import Parallelism
@@ -178,12 +178,16 @@ class Link:
         return self.network_gbit_s / 8.0 * 1e9 * _NCCL_EFFICIENCY[self.network_kind]
 
     def describe(self) -> str:
-        inside = f"{self.gpus_per_node}× GPU over {self.intra_node} ({self.intra_node_gbps:g} GB/s/dir)"
+        inside = _("{gpus}× GPU over {link} ({gbps:g} GB/s/dir)").format(
+            gpus=self.gpus_per_node, link=self.intra_node, gbps=self.intra_node_gbps
+        )
         if self.nodes <= 1:
             return inside
-        src = {"user": "", "catalog": ", from the instance", "assumed": ", assumed"}[self.network_source]
-        return (
-            f"{self.nodes} nodes × {inside}, network {self.network_gbit_s:g} Gbit/s {self.network_kind}{src}"
+        src = {"user": "", "catalog": _(", from the instance"), "assumed": _(", assumed")}[
+            self.network_source
+        ]
+        return _("{nodes} nodes × {inside}, network {gbit:g} Gbit/s {kind}{source}").format(
+            nodes=self.nodes, inside=inside, gbit=self.network_gbit_s, kind=self.network_kind, source=src
         )
 
 
