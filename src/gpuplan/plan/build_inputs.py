@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.errors import EstimateError, GpuplanError, InputError
 from gpuplan.i18n import N_, _, format_number, money
 from gpuplan.i18n.countries import country_code
+from gpuplan.i18n.places import place
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.input_types import (
@@ -156,7 +157,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
     egress = _tiers(store, egress_rows)
     if egress is not None and any(r.fallback for r in egress_rows):
         used = egress_rows[0].reason or _("{where} price used").format(
-            where=f"{provider}/{egress_rows[0].region}"
+            where=place(provider, egress_rows[0].region)
         )
         notes.append(_("egress: {note}").format(note=used))
     inter = store.inter_region_price(provider, region)
@@ -171,7 +172,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
             continue
         per_kind[sp.kind] = sp.price_per_gb_month * rate
         if sp.fallback:
-            used = sp.reason or _("{where} price used").format(where=f"{provider}/{sp.region}")
+            used = sp.reason or _("{where} price used").format(where=place(provider, sp.region))
             notes.append(_("storage ({kind}): {note}").format(kind=sp.kind, note=used))
     licence = 0.0
     for fee in store.licence_fees(provider, region):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from gpuplan.i18n import N_, _, money
+from gpuplan.i18n.places import place
 from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, RegionCosts, UsdTransferTier
 
@@ -81,7 +82,7 @@ class CostFacts:
             v = getattr(other, name)
             if v is not None:
                 return v, _("{where} price used for {region}").format(
-                    where=f"{provider}/{other.region}", region=region
+                    where=place(provider, other.region), region=region
                 )
         return None, ""
 
@@ -96,7 +97,7 @@ class CostFacts:
         note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB (highest known)")
         return (
             flat,
-            note.format(what=_(what), where=f"{provider}/{region}", price=money(self._max_egress)),
+            note.format(what=_(what), where=place(provider, region), price=money(self._max_egress)),
             True,
         )
 
@@ -162,7 +163,7 @@ class CostFacts:
                     "assumed {price}/GB-month (highest known)"
                 )
             )
-            assumptions.append(text.format(where=f"{provider}/{region}", price=money(price)))
+            assumptions.append(text.format(where=place(provider, region), price=money(price)))
         elif note:
             assumptions.append(_("storage: {note}").format(note=note))
         rc = self._by_region.get(here)
