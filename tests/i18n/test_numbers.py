@@ -67,3 +67,14 @@ def test_durations_in_both_languages() -> None:
         assert format_hours(0.6) == "36 分钟"
         assert format_hours(30) == "30.0 小时"
         assert format_hours(72) == "3.0 天"
+
+
+def test_chart_axis_amounts_are_compact_in_thousands_in_english_and_in_wan_in_chinese() -> None:
+    from gpuplan.i18n.numbers import Money
+
+    cny = Money.from_rate("CNY", usd_per_unit=0.139, as_of="2024-11-25", source="test")
+    with use_language("en"):
+        assert [cny.format_compact(v) for v in (12_000, 1_250_000)] == ["¥12k", "¥1,250k"]
+    with use_language("zh"):
+        assert [cny.format_compact(v) for v in (12_000, 120_000, 1_250_000)] == ["¥1.2万", "¥12万", "¥125万"]
+        assert cny.format_compact(5_000) == cny.format_native(5_000)  # small amounts as everywhere

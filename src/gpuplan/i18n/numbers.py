@@ -13,7 +13,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from gpuplan.errors import DataError, NotFoundError
-from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.messages import N_, Language, _, current_language
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -142,6 +142,16 @@ class Money:
         if amount < 0:
             text = "-" + text
         return f"{text}/{per}" if per else text
+
+    def format_compact(self, amount: float) -> str:
+        """An amount in the display currency for a chart axis: as :meth:`format_native` below
+        10,000, else in thousands (``$12k``) — in Chinese in 万 (ten thousands, ``¥1.2万``), as a
+        Chinese reader counts."""
+        if abs(amount) < 10_000:
+            return self.format_native(amount)
+        if current_language() is Language.ZH:
+            return f"{self.symbol}{amount / 10_000:,.4g}万"
+        return f"{self.symbol}{amount / 1000:,.0f}k"
 
     def format_range(self, low_usd: float | None, high_usd: float | None, *, per: str | None = None) -> str:
         """``$27.61–61.20`` (one symbol, so it stays narrow); one value when both round the same."""

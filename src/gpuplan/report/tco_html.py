@@ -54,7 +54,7 @@ def monthly_cost_svg(report: TcoReport) -> str:
         parts.append(
             f'<line x1="{_L}" y1="{y(tick):.1f}" x2="{_L + plot_w}" y2="{y(tick):.1f}" stroke="#e4e4e4"/>'
         )
-        label = money.format_native(tick) if tick < 10_000 else f"{money.symbol}{tick / 1000:,.0f}k"
+        label = money.format_compact(tick)
         parts.append(f'<text x="{_L - 6}" y="{y(tick) + 4:.1f}" text-anchor="end">{escape(label)}</text>')
         tick += step
     every = max(1, math.ceil(len(months) / 12))
