@@ -68,3 +68,12 @@ def test_a_refused_number_or_node_split_carries_its_words_for_the_users_language
         assert str(said) == english
         with use_language("zh"):
             assert error_text(DeployError.worded("{why}", why=said)) == chinese
+
+
+def test_a_zero_node_count_is_the_error_named_not_a_missing_gpus_per_node() -> None:
+    # Before: "gpus_per_node: Field required (and 1 more)": the per-node split was not filled in
+    # when nodes was invalid, so the first error named a field the file may leave out.
+    option = {k: v for k, v in OPTION.items() if k != "gpus_per_node"}
+    with pytest.raises(ValidationError) as e:
+        PlanOption.read({**option, "nodes": 0})
+    assert [err["loc"] for err in e.value.errors()] == [("nodes",)]
