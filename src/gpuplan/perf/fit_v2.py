@@ -156,6 +156,23 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     )
 
 
+def _megatron_flops(
+    sequences: float, seq: int, layers: int, hidden: int, vocab: int, *, recompute: bool
+) -> float:
+    """FLOPs of ``sequences`` GPT sequences by Megatron-LM's formula (SC21 §5.1):
+    F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) with full activation recompute, 3/4 of it (72·…)
+    without — the model FLOPs FlashAttention's README reports."""
+    factor = 96 if recompute else 72
+    return (
+        factor
+        * sequences
+        * seq
+        * layers
+        * hidden**2
+        * (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden))
+    )
+
+
 #: FlashAttention's own GPT-3 training configs for 8× A100 80GB (Dao-AILab/flash-attention,
 #: training/configs/experiment/pile/: gpt3xl-flash.yaml @0b037c2d, gpt3xl-flash-8k.yaml and
 #: gpt3-2.7B-flash-8k.yaml @0bf5e500, gpt3-2.7B-flash.yaml @edc7698f; read 2026-12-01): per-GPU
@@ -207,18 +224,9 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
     layers = int(row["model_shape"].split("layers=")[1].split(";")[0])
     hidden = int(row["model_shape"].split("hidden=")[1].split(";")[0])
     vocab = 50257
-    # The repo's README ("Training speed"): the Megatron-LM formula (SC21 §5.1) scaled by 3/4 to
-    # model FLOPs (no recompute): 72·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)); per GPU B = micro-batch ×
-    # micro-batches (every GPU runs its own).
-    flops = (
-        72
-        * micro
-        * steps
-        * seq
-        * layers
-        * hidden**2
-        * (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden))
-    )
+    # The repo's README ("Training speed"): the Megatron-LM formula scaled by 3/4 to model FLOPs
+    # (no recompute); per GPU B = micro-batch × micro-batches (every GPU runs its own).
+    flops = _megatron_flops(micro * steps, seq, layers, hidden, vocab, recompute=False)
     why = f"ZeRO-1 over {count} GPUs, {steps} micro-batch(es) of {micro} per step, FlashAttention's configs"
     label = f"{row['model']} train bs{micro}×{count}gpu seq{seq} {row['gpu']} [{row['metric']}]"
     case = CalibrationCase(
@@ -286,17 +294,8 @@ def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]
         int(row["model_shape"].split("hidden=")[1].split(";")[0]),
         51200,
     )
-    # SC21 §5.1: F = 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) per iteration of B sequences; per GPU
-    # B = micro-batch × micro-batches × DP over all GPUs.
-    per_gpu_sequences = micro * steps * dp / count
-    flops = (
-        96
-        * per_gpu_sequences
-        * seq
-        * layers
-        * hidden**2
-        * (1 + seq / (6 * hidden) + vocab / (16 * layers * hidden))
-    )
+    # Per GPU B = micro-batch × micro-batches × DP over all GPUs; full recompute.
+    flops = _megatron_flops(micro * steps * dp / count, seq, layers, hidden, vocab, recompute=True)
     why = (
         f"TP={tp} PP={pp}" + (f" interleaved ×{virtual}" if virtual > 1 else "") + f" DP={dp}, "
         f"{steps} micro-batch(es) of {micro} per step; Megatron's own DDP costed as PyTorch DDP; "
