@@ -110,6 +110,8 @@ class EstimateRequest:
     """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
     compiled: bool = False
     """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
+    cuda_graphs: bool = True
+    """Inference: decode steps replay CUDA graphs (serving engines); False: the CPU issues each kernel."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
