@@ -254,7 +254,7 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         # A forward-end peak under autocast holds autocast's bf16 copy of every weight (2 B/param,
         # counted as activations). Sharded mixed precision gathers 16-bit weights per layer
         # instead (FSDP MixedPrecision, DeepSpeed fp16/bf16 params): no whole-model copy per rank.
-        cache = 2.0 * profile.params if profile.precision.startswith("amp") else 0.0
+        cache = 2.0 * profile.params if profile.autocast else 0.0
         drop = min(cache, profile.peak.activations_bytes)
         if drop > 0:
             traced -= drop
@@ -394,6 +394,13 @@ def run_estimate(request: EstimateRequest) -> Estimate:
                 speedup=cal.compile_speedup
             )
         )
+        if profile.compile_saving_bytes > 0:
+            notes.append(
+                _(
+                    "compile: true — {gib:.1f} GiB less memory at the traced peak (what AOTAutograd's "
+                    "partitioner keeps for backward, measured on the model's blocks and loss)"
+                ).format(gib=profile.compile_saving_bytes / 2**30)
+            )
     overlap = cal.overlap_cost
     comm = comm_time(
         profile,
