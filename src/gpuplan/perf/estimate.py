@@ -402,9 +402,13 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         step_high = max(step_high, samples / low)
         said = pipe.describe(count)
         if input_bound:
-            notes.append(f"input-bound: the CPUs feed {point:,.0f} images/s, slower than the GPUs ({said})")
+            notes.append(
+                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
+                    rate=point, said=said
+                )
+            )
         elif step_high == samples / low:
-            notes.append(f"may be input-bound at the slow end of the CPU rate ({said})")
+            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
     per_sample = profile.seq_len if profile.seq_len else 1
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     throughput = samples * per_sample / step_s
