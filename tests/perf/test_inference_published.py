@@ -74,3 +74,23 @@ def test_eager_decode_is_host_bound_and_graph_replay_is_not() -> None:
     bw = {"H100-SXM": 3350e9, "A100-SXM4-40GB": 1555e9, "A100-SXM4-80GB": 2039e9}[graphs.gpu]
     eff = CAL.for_gpu(graphs.gpu).bandwidth_efficiency
     assert g.time_per_token_s == pytest.approx(read * 1024**3 / (bw * eff))
+
+
+def test_the_workload_cuda_graphs_flag_reaches_the_decode_estimate() -> None:
+    # The same traced eager 7B step, estimated as a user's workload would be: with graphs it is the
+    # weight read; with cuda_graphs: false it is the CPU issuing every launch (slower).
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.sweep import estimate_all
+    from gpuplan.perf.workload_request import request_for
+    from gpuplan.workload import load_workload
+
+    eager = next(c for c in CASES if c.launch == "eager" and c.metric == "itl_ms")
+    prof = _profile(eager)
+    steps: dict[bool, float] = {}
+    for graphs in (True, False):
+        w = load_workload(eager.workload | {"cuda_graphs": graphs})
+        request = request_for(w, prof, get_gpu(eager.gpu), calibration=CAL)
+        (outcome,) = estimate_all((request,), with_advice=False)
+        assert outcome.decode is not None
+        steps[graphs] = outcome.decode.time_per_token_s
+    assert steps[False] > 2.0 * steps[True]
