@@ -102,7 +102,7 @@ def _bare_comm_time(
     # ZeRO-3 / FSDP, per micro-batch: gather params in forward and again in backward, reduce-scatter
     # gradients in backward (fp32 reduce under mixed precision: 4 B; bf16 weights: 2 B).
     gather = all_gather_s(profile.params * wire, link, world=world)
-    reduce_bytes = profile.trainable_params * (4.0 if profile.precision.startswith("amp") else wire)
+    reduce_bytes = profile.trainable_params * (4.0 if profile.autocast else wire)
     reduce = all_gather_s(reduce_bytes, link, world=world)
     layers = max(profile.shape.num_layers or 1, 1)
     unit = profile.shape.largest_layer_params or profile.params / layers

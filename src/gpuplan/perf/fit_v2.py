@@ -434,14 +434,6 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
         seq_len=seq,
         parallelism="fsdp",
         gpus_per_node=int(row["gpus_per_node"]),
-        memory_as_run=False,
-        memory_why=(
-            "torch.compile keeps fewer activations than the eager modules traced (inductor's "
-            "partitioner recomputes pointwise ops such as SwiGLU's silu·up and RMSNorm's fp32 upcast "
-            "in backward; the compiled loss keeps no fp32 logits): traced eagerly without "
-            "checkpointing, the 1B at 8 × 4,096 tokens (logits over 100,352) comes to ~103 GiB "
-            "allocated per GPU and the 8B to ~80 GiB, on the 80 GB GPUs that ran them"
-        ),
     )
 
 

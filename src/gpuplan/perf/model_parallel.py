@@ -225,7 +225,7 @@ def _local_peak(profile: Profile, mp: ModelParallel, microbatches: int) -> Memor
     activations = peak.activations_bytes
     weight_cache = 0.0
     optimizer_step = peak.activations_bytes < 0.01 * peak.total_bytes
-    if profile.precision.startswith("amp") and not optimizer_step:
+    if profile.autocast and not optimizer_step:
         # Autocast's bf16 copy of every weight is live at a forward-end peak (traced as
         # activations); it is a copy of this rank's weights, so it shrinks as they do.
         weight_cache = min(2.0 * profile.params, activations)

@@ -126,6 +126,8 @@ def key_fields(w: Workload) -> dict[str, Any]:
         **({"optimizer_in_backward": True} if w.optimizer_in_backward else {}),
         **({"loss": w.loss.value} if w.loss.value != "standard" else {}),
         **({"attention": w.attention.value} if w.attention.value != "fused" else {}),
+        # A compiled training step keeps what AOTAutograd's partitioner keeps (profile/compiled.py).
+        **({"compile": True} if w.compile and w.is_training else {}),
         **_sdpa_dropout_trace(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),

@@ -104,11 +104,25 @@ class Profile:
     """The part of ``peak.optimizer_state_bytes`` in CUDA managed memory (paged optimizers): outside
     PyTorch's allocator, paged out to host memory when the GPU is full. (0 in profiles traced before
     it was recorded, which is right for them: no paged optimizer existed then.)"""
+    compile_saving_bytes: float = 0.0
+    """Activation bytes the compiled step keeps fewer than the eager one at the traced peak
+    (already taken off ``peak``; profile/compiled.py). 0 when not compiled or not measurable."""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     """Approximations made while tracing, shown to the user."""
     schema_version: int = PROFILE_SCHEMA_VERSION
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Bytes of one parameter as traced (4 for fp32 master weights, 2 for bf16 weights)."""
+        return self.peak.parameters_bytes / self.params if self.params else 4.0
+
+    @property
+    def autocast(self) -> bool:
+        """Whether the step ran under autocast: fp32 weights with 16-bit copies made per op
+        (``amp-fp16``, ``amp-bf16``, and ``fp8``, which is traced as ``amp-bf16``)."""
+        return self.precision.startswith("amp") or self.precision == "fp8"
 
     @property
     def tokens_per_step(self) -> int | None:

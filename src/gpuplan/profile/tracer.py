@@ -13,6 +13,7 @@ import time
 import warnings
 from collections.abc import Callable
 from contextlib import ExitStack, nullcontext
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -22,9 +23,10 @@ from torch.overrides import TorchFunctionMode
 
 from gpuplan.errors import EstimateError, GpuplanError, Phrase
 from gpuplan.i18n import N_
+from gpuplan.profile.compiled import BlockCalls, SavedPair, TensorSpec, loss_saved
 from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
 from gpuplan.profile.memtrack import GpuMemTracker
-from gpuplan.profile.model import Profile
+from gpuplan.profile.model import MemoryBreakdown, Profile
 from gpuplan.profile.optimizers import make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
 from gpuplan.vocab import AttentionImpl, LossKind, Precision
@@ -155,6 +157,81 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
                 )
             )
     return model
+
+
+def _compiled_blocks(
+    workload: Workload, bundle: ModelBundle, model: torch.nn.Module, notes: list[str]
+) -> BlockCalls | None:
+    """Hooks that capture each block class's first call, when the step's memory is that of
+    ``torch.compile`` (training, compile: true, blocks not checkpointed); else None."""
+    if not (workload.compile and workload.is_training):
+        return None
+    if workload.checkpointing.value != "none":
+        notes.append(
+            "torch.compile: checkpointed blocks keep only their inputs compiled or not; eager memory kept"
+        )
+        return None
+    if not bundle.checkpoint_blocks:
+        notes.append("torch.compile: no repeated blocks to partition; eager memory kept (an upper bound)")
+        return None
+    return BlockCalls(model, bundle.checkpoint_blocks)
+
+
+def _loss_pair(
+    workload: Workload,
+    bundle: ModelBundle,
+    batch: Batch,
+    output: TensorSpec | None,
+    amp: torch.dtype | None,
+) -> SavedPair | None:
+    """The standard loss, traced compiled from the model's output tensor; None when the output is
+    not one tensor or the loss is another (chunked / fused-linear losses keep no whole logits)."""
+    if output is None or workload.loss is not LossKind.STANDARD:
+        return None
+    targets = [t for t in batch.targets if isinstance(t, torch.Tensor)]
+    if len(targets) != len(batch.targets):
+        return None
+
+    def loss(out: torch.Tensor, *labels: torch.Tensor) -> torch.Tensor:
+        return bundle.loss(out, Batch(args=batch.args, kwargs=batch.kwargs, targets=labels))
+
+    try:
+        return loss_saved(loss, replace(output, requires_grad=True), [TensorSpec.of(t) for t in targets], amp)
+    except Exception:  # a loss that reads more of the batch than its labels: kept eager
+        return None
+
+
+def _compiled_peak(
+    peak: MemoryBreakdown,
+    calls: BlockCalls,
+    loss: SavedPair | None,
+    amp: torch.dtype | None,
+    notes: list[str],
+) -> MemoryBreakdown:
+    """The eager peak with what ``torch.compile`` keeps instead (profile/compiled.py).
+
+    Only a peak at the end of forward (every activation live, no gradient yet) holds what the
+    partitioner changes; there the compiled step keeps ``saving`` fewer activation bytes, and its
+    loss (compiled too) leaves no fp32 intermediates, only the gradient of its input at the start of
+    backward. Any other peak is kept as traced: an upper bound.
+    """
+    if peak.gradients_bytes > 0 or peak.activations_bytes < 0.01 * peak.total_bytes:
+        notes.append("torch.compile: the traced peak is not at the end of forward; eager memory kept")
+        return peak
+    saving = calls.saving_bytes(amp)
+    activations = max(0.0, peak.activations_bytes - saving)
+    temporaries = float(loss.input_grad_bytes) if loss is not None else peak.temporaries_bytes
+    if loss is None:
+        notes.append("torch.compile: the loss was not partitioned on its own; its eager memory kept")
+    notes.append(
+        f"torch.compile: activations {peak.activations_bytes / 2**30:.2f} → {activations / 2**30:.2f} GiB "
+        f"(AOTAutograd's min-cut partitioner on {calls.blocks} blocks"
+        + (f"; compiled loss: {temporaries / 2**30:.2f} GiB at the start of backward)" if loss else ")")
+    )
+    compiled = replace(peak, activations_bytes=activations, temporaries_bytes=temporaries)
+    # The eager peak is the step's highest moment, its start of backward included: the compiled
+    # start of backward keeps less, so a higher figure here would be a measuring error.
+    return compiled if compiled.total_bytes <= peak.total_bytes else peak
 
 
 def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list[str]) -> None:
@@ -288,6 +365,8 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss
     batch = bundle.make_batch()
 
+    calls = _compiled_blocks(workload, bundle, model, notes)
+    output_spec: TensorSpec | None = None
     recorder = OpRecorder(fp8_matmuls=workload.precision is Precision.FP8)
     tracker = GpuMemTracker()
     tracker.track_external(model, *batch.tensors(), *([optimizer] if optimizer else []))
@@ -315,6 +394,8 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         ):
             out: Any = model(*batch.args, **batch.kwargs)
             loss = loss_fn(out, batch) if training else None
+        if calls is not None and isinstance(out, torch.Tensor):
+            output_spec = TensorSpec.of(out)
         # The model output is dropped before backward, as HF Trainer's compute_loss returns only
         # the loss: the logits are not kept alive next to their gradient.
         del out
@@ -330,6 +411,10 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         del loss
 
     ops = recorder.records()
+    eager_peak = peak = tracker.peak_breakdown()
+    if calls is not None:
+        calls.remove()
+        peak = _compiled_peak(peak, calls, _loss_pair(workload, bundle, batch, output_spec, amp), amp, notes)
     if fused_dropout.with_dropout:
         notes.append(
             f"attention dropout: {fused_dropout.with_dropout} SDPA calls traced as the fused kernel "
@@ -359,11 +444,12 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         flops_per_step=float(sum(r.flops for r in ops)),
         forward_flops=float(sum(r.flops for r in ops if r.phase == "forward")),
         ops=ops,
-        peak=tracker.peak_breakdown(),
+        peak=peak,
         shape=bundle.shape,
         activation_checkpointing=workload.checkpointing.value,
         attention=workload.attention.value,
         paged_optimizer_bytes=paged,
+        compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )
