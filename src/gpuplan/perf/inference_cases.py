@@ -45,6 +45,11 @@ class InferenceCase(CalibrationCase):
     """How the step's kernels reach the GPU: ``graphs`` (CUDA-graph replay: vLLM, SGLang,
     ``torch.compile(mode="reduce-overhead")``), ``compiled`` (Inductor kernels launched one by one
     from Python) or ``eager`` (every PyTorch op issued from the CPU)."""
+    prompt_tokens: int
+    output_tokens: int
+    with_prefill: bool = False
+    """The published tokens/s divides the new tokens by the whole ``generate()`` call (the prompt's
+    prefill included), so the prediction does too."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +100,7 @@ def _case(row: dict[str, str]) -> InferenceCase | None:
         "precision": "bf16",
         "inputs": {"batch_size": int(row["batch_size"]), "seq_len": ctx},
         "compile": "torch.compile" in row["software"],
+        "attention": "eager" if row["attention"] == "eager" else "fused",
         "cuda_graphs": launch == "graphs",
         "tensor_parallel": tp,
     }
@@ -113,6 +119,9 @@ def _case(row: dict[str, str]) -> InferenceCase | None:
         phase=phase,
         context_tokens=ctx,
         launch=launch,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        with_prefill="(prefill included)" in row["notes"],
     )
 
 
@@ -147,6 +156,11 @@ def predict_inference(
         value = dec.time_per_token_s * 1000.0
     elif case.metric == "ttft_ms":
         value = dec.prefill_s * 1000.0
+    elif case.with_prefill:
+        # The traced batch holds the mean context; its prefill, scaled to the prompt, then every step.
+        prefill_s = dec.prefill_s * case.prompt_tokens / case.context_tokens
+        batch = dec.batch
+        value = batch * case.output_tokens / (prefill_s + case.output_tokens * dec.time_per_token_s)
     else:
         value = dec.tokens_per_s
     return InferencePrediction(value=value, fits=outcome.estimate.fits, decode=dec)
