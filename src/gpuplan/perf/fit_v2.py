@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from gpuplan.perf.cases import CalibrationCase
+from gpuplan.perf.fit_mlperf import mlperf_training_case
 
 __all__ = ["v2_cases"]
 
@@ -44,6 +45,8 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if task in ("decode", "prefill"):
         # Scored against the inference path instead (tests/perf/test_calibration.py).
         return None, "decode/prefill throughput: compared with perf/inference.py, not a training step"
+    if "MLPerf Training" in model:
+        return mlperf_training_case(row)
     if task == "serve" or "TensorRT" in row["software"] or "MLPerf" in model:
         return None, "TensorRT / serving engine kernels, not eager PyTorch"
     if "Llama-3-405B" in model:
