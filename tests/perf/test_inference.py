@@ -132,3 +132,4 @@ def test_decode_without_cuda_graphs_is_never_faster_than_the_cpu_issuing_its_lau
     compiled = decode_estimate(prof, a100, calibration=cal, cuda_graphs=False, compiled=True)
     assert compiled.time_per_token_s == pytest.approx(12 * 32 * 40e-6)
     assert compiled.prefill_s >= 12 * 32 * 40e-6
+    assert compiled.host_bound and not eager.host_bound and not graphs.host_bound

@@ -78,6 +78,9 @@ class DecodeEstimate:
     """One decode step with ``max_concurrent_sequences`` running (continuous batching, full)."""
     tensor_parallel: int = 1
     """GPUs one replica spans (Megatron-style tensor parallelism); the figures are the replica's."""
+    host_bound: bool = False
+    """Without CUDA graphs, the CPU issuing each step's kernels (not memory bandwidth) sets the time
+    per token at ``batch``."""
 
 
 def _dtype_path(precision: str, weight_bytes: float) -> str:
@@ -157,12 +160,11 @@ def decode_estimate(
     # short prompts.
     prefill = max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link)
 
-    def step_s(n: int) -> float:
+    def gpu_s(n: int) -> float:
         read = weights + n * ctx * kv_tok
         # 2 FLOPs per weight per token; attention over the context adds 4 · layers · hidden · ctx.
         flops = n * (2.0 * profile.params + 4.0 * layers * hidden * ctx) / tp
-        reduce = 2 * layers * all_reduce_s(n * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
-        return reduce + max(
+        return max(
             read / bw,
             flops / (peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)),
             # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused
@@ -170,9 +172,12 @@ def decode_estimate(
             # attention, output, two norms, gate/up, activation, down, residuals), each at least
             # its minimum time.
             _SERVING_KERNELS_PER_LAYER * max(layers, 1) * cal.min_kernel_time_us * 1e-6,
-            # Without graphs the CPU issues each launch while the GPU runs earlier ones.
-            host_s,
         )
+
+    def step_s(n: int) -> float:
+        reduce = 2 * layers * all_reduce_s(n * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
+        # Without graphs the CPU issues each launch while the GPU runs earlier ones.
+        return reduce + max(gpu_s(n), host_s)
 
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
     free -= weights * ALLOCATOR_SLACK[1]
@@ -192,6 +197,7 @@ def decode_estimate(
         tokens_per_s=batch / step_s(batch),
         time_per_token_at_max_s=step_s(max(concurrent, 1)),
         tensor_parallel=tp,
+        host_bound=host_s > gpu_s(batch),
     )
 
 

@@ -301,7 +301,12 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     rows = [o for o in outcomes if o.decode is not None]
     if not rows:
         return None
-    table = Table(title=Text(_("LLM generation (decode is memory-bandwidth-bound)")), header_style="bold")
+    title = (
+        _("LLM generation (no CUDA graphs: decode is bound by the CPU issuing kernels)")
+        if any(o.decode is not None and o.decode.host_bound for o in rows)
+        else _("LLM generation (decode is memory-bandwidth-bound)")
+    )
+    table = Table(title=Text(title), header_style="bold")
     table.add_column("GPU", no_wrap=True)
     for col in (_("max sequences"), _("tokens/s/seq"), _("tokens/s (batch)"), _("prefill tok/s")):
         table.add_column(col, justify="right")
