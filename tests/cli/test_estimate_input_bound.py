@@ -40,3 +40,11 @@ def test_instance_vcpus_bound_an_image_job_and_the_json_says_so(image_job: Path)
     (free,) = json.loads(r.stdout)["estimates"]
     assert free["input_bound"] is False and free["input_samples_per_s"] is None
     assert free["samples_per_s"] > 800.0
+
+
+def test_the_input_bound_note_is_in_chinese_under_lang_zh(image_job: Path) -> None:
+    args = ["--lang", "zh", "estimate", str(image_job), "--instance", "p3.2xlarge", "--json"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["estimates"]
+    assert any(n.startswith("受输入限制：CPU 每秒只能供给 800 张图像") for n in row["notes"])

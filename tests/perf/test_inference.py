@@ -111,3 +111,24 @@ def test_tensor_parallel_decode_splits_weights_and_kv_and_adds_per_layer_all_red
     assert tp2.max_concurrent_sequences > 2 * one.max_concurrent_sequences
     heavy = serving_estimate(tp2, requests_per_s=50.0, prompt_tokens=512, output_tokens=256)
     assert heavy.gpus_needed % 2 == 0 and "replica of 2 GPUs" in heavy.derivation
+
+
+def test_decode_without_cuda_graphs_is_never_faster_than_the_cpu_issuing_its_launches() -> None:
+    a100 = get_gpu("A100-SXM4-80GB")
+    prof = _llama_infer()
+    cal = Calibration(
+        tensor_matmul_efficiency=0.7,
+        tensor_conv_efficiency=0.5,
+        vector_efficiency=0.8,
+        bandwidth_efficiency=0.9,
+        min_kernel_time_us=0.0,
+        host_overhead_us=40.0,
+    )
+    graphs = decode_estimate(prof, a100, calibration=cal)
+    # Eager: the traced forward's one kernel call × 40 µs = 40 µs, below the 7.63 ms weight read.
+    eager = decode_estimate(prof, a100, calibration=cal, cuda_graphs=False)
+    assert eager.time_per_token_s == pytest.approx(graphs.time_per_token_s)
+    # Compiled without graphs: 12 fused kernels × 32 layers × 40 µs = 15.36 ms > 7.63 ms: host-bound.
+    compiled = decode_estimate(prof, a100, calibration=cal, cuda_graphs=False, compiled=True)
+    assert compiled.time_per_token_s == pytest.approx(12 * 32 * 40e-6)
+    assert compiled.prefill_s >= 12 * 32 * 40e-6

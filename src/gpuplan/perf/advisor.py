@@ -252,10 +252,6 @@ _LOSS_BYTES_PER_ELEMENT = {
 }
 
 
-def _bytes_per_param(p: Profile) -> float:
-    return p.peak.parameters_bytes / p.params if p.params else 4.0
-
-
 def _eight_bit_adam(st: _Setup) -> list[Advice]:
     p = st.profile
     trainable = p.trainable_params
@@ -337,7 +333,7 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
         if kind is LossKind.FUSED_LINEAR:
             # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
             # weights' dtype).
-            saved -= vocab * (p.shape.hidden_size or 0) * _bytes_per_param(p)
+            saved -= vocab * (p.shape.hidden_size or 0) * p.bytes_per_param
         act = max(0.0, p.peak.activations_bytes + p.peak.temporaries_bytes - saved)
         peak = replace(p.peak, activations_bytes=act, temporaries_bytes=0.0)
         out.append(

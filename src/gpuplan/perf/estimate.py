@@ -14,12 +14,11 @@ from typing import Any
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _
-from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.comm import comm_time
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
-from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
+from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.model_parallel import (
     ModelParallel,
     check_model_parallel,
@@ -29,7 +28,8 @@ from gpuplan.perf.model_parallel import (
     stage_p2p_s,
     tensor_parallel_comm_s,
 )
-from gpuplan.perf.parallel import Link, check_parallelism, sharded_peak_bytes
+from gpuplan.perf.parallel import Link, check_parallelism
+from gpuplan.perf.per_gpu import MemoryRequest, per_gpu_memory
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
 
@@ -110,6 +110,8 @@ class EstimateRequest:
     """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
     compiled: bool = False
     """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
+    cuda_graphs: bool = True
+    """Inference: decode steps replay CUDA graphs (serving engines); False: the CPU issues each kernel."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
@@ -226,64 +228,6 @@ class Estimate:
     @property
     def peak_memory_gib_high(self) -> float:
         return self.memory.peak_memory_gib_high
-
-
-def _bytes_per_param(profile: Profile) -> float:
-    """Bytes of one parameter as traced (4 for fp32 master weights, 2 for bf16 weights)."""
-    return profile.peak.parameters_bytes / profile.params if profile.params else 4.0
-
-
-def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes: list[str]) -> float:
-    """Allocated bytes at the peak on one GPU: the trace, sharded by ZeRO/FSDP, plus DDP's buckets."""
-    traced = sharded_peak_bytes(
-        profile.peak,
-        parallelism=parallelism,
-        world=count,
-        params=profile.params,
-        largest_layer_params=profile.shape.largest_layer_params,
-    )
-    if count > 1 and parallelism == "ddp" and profile.task != "infer":
-        # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
-        # PyTorch's default): one more gradient-sized buffer per rank.
-        traced += profile.trainable_params * _bytes_per_param(profile)
-        notes.append(_("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)"))
-    sharded = count > 1 and parallelism != "ddp"
-    if sharded and parallelism in ("fsdp", "zero3") and not is_optimizer_step_peak(profile.peak):
-        # A forward-end peak under autocast holds autocast's bf16 copy of every weight (2 B/param,
-        # counted as activations). Sharded mixed precision gathers 16-bit weights per layer
-        # instead (FSDP MixedPrecision, DeepSpeed fp16/bf16 params): no whole-model copy per rank.
-        cache = 2.0 * profile.params if profile.autocast else 0.0
-        drop = min(cache, profile.peak.activations_bytes)
-        if drop > 0:
-            traced -= drop
-            notes.append(
-                _("autocast's whole-model bf16 weight cache dropped: sharded runs gather 16-bit weights")
-            )
-    if sharded and is_optimizer_step_peak(profile.peak):
-        # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
-        # live, gradients not yet) may then be the higher one. The trace did not see it there.
-        act = forward_activation_bytes(profile)
-        if act is not None:
-            forward_end = replace(
-                profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
-            )
-            traced = max(
-                traced,
-                sharded_peak_bytes(
-                    forward_end,
-                    parallelism=parallelism,
-                    world=count,
-                    params=profile.params,
-                    largest_layer_params=profile.shape.largest_layer_params,
-                ),
-            )
-            notes.append(
-                _(
-                    "per-rank peak checked at the end of the forward pass (activations derived: "
-                    "checkpointing {checkpointing}, fp32 logits)"
-                ).format(checkpointing=profile.activation_checkpointing)
-            )
-    return traced
 
 
 def estimate(
@@ -460,9 +404,13 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         step_high = max(step_high, samples / low)
         said = pipe.describe(count)
         if input_bound:
-            notes.append(f"input-bound: the CPUs feed {point:,.0f} images/s, slower than the GPUs ({said})")
+            notes.append(
+                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
+                    rate=point, said=said
+                )
+            )
         elif step_high == samples / low:
-            notes.append(f"may be input-bound at the slow end of the CPU rate ({said})")
+            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
     per_sample = profile.seq_len if profile.seq_len else 1
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     throughput = samples * per_sample / step_s
@@ -474,46 +422,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         job_low = total / (samples * per_sample / step_low) / 3600.0
         job_high = total / (samples * per_sample / step_high) / 3600.0
 
-    traced = _traced_per_gpu_bytes(profile, parallelism, dp, notes)
-    # Paged optimizer state sits in the trace's optimizer state (sharded with it) but outside
-    # PyTorch's allocator: it is its own term, never part of what must fit.
-    paged = profile.paged_optimizer_bytes / (dp if dp > 1 and parallelism != "ddp" else 1)
-    traced -= paged
-    if parallelism in ("zero3", "fsdp") and dp > 1 and not profile.shape.largest_layer_params:
-        notes.append(_("largest layer unknown: assumed 1/N of the parameters is gathered at once"))
-    mem = memory_estimate(
-        traced,
-        gpu,
-        has_conv=profile_has_conv(profile),
-        gpu_count=count,
-        memory_band=cal.memory_band,
-        paged_optimizer_bytes=paged,
-    )
-    if mem.host_spill_gib > 0:
-        notes.append(
-            _(
-                "paged optimizer: {spill_gib:.1f} of {paged_gib:.1f} GiB of its state lives in host "
-                "memory and pages over PCIe at each step (not in the step time)"
-            ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib)
-        )
-    if mem.fits and mem.required_gib_high > mem.capacity_gib:
-        notes.append(
-            _(
-                "tight: fits at the point estimate ({required_gib:.1f} GiB required) but not at the high "
-                "end ({high_gib:.1f} GiB); leave headroom (smaller micro-batch, fused or 8-bit "
-                "optimizer, chunked loss)"
-            ).format(required_gib=mem.required_gib, high_gib=mem.required_gib_high)
-        )
-    elif mem.fits and mem.peak_memory_gib > mem.capacity_gib:
-        notes.append(
-            _(
-                "fits only because PyTorch's allocator releases its cache and cuDNN picks algorithms with "
-                "smaller workspaces under pressure ({required_gib:.1f} GiB required, "
-                "{roomy_gib:.1f} GiB on a roomy GPU)"
-            ).format(required_gib=mem.required_gib, roomy_gib=mem.peak_memory_gib)
-        )
-    if traced / GIB > mem.capacity_gib:
-        notes.append(_("the traced peak alone exceeds the GPU's memory"))
+    mem = per_gpu_memory(profile, gpu, MemoryRequest(parallelism, dp, count, cal.memory_band), notes)
     if not link.network_known and link.nodes > 1:
         notes.append(
             _(

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from gpuplan.perf.cases import CalibrationCase
+from gpuplan.perf.fit_mlperf import mlperf_training_case
 from gpuplan.perf.fit_v2_megatron_core import flagperf_case
 
 __all__ = ["v2_cases"]
@@ -45,6 +46,8 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if task in ("decode", "prefill"):
         # Scored against the inference path instead (tests/perf/test_calibration.py).
         return None, "decode/prefill throughput: compared with perf/inference.py, not a training step"
+    if "MLPerf Training" in model:
+        return mlperf_training_case(row)
     if task == "serve" or "TensorRT" in row["software"] or "MLPerf" in model:
         return None, "TensorRT / serving engine kernels, not eager PyTorch"
     if "Llama-3-405B" in model:
@@ -193,6 +196,23 @@ _FLASH_BATCH = {
 }
 
 
+#: Why the FlashAttention-2 rows' memory is not compared (both ran at 4 × 8k tokens per 80 GB GPU).
+_FLASH_MEMORY_WHY = {
+    "1.3b": (
+        "the repo's fused kernels keep less than the stock modules a workload can name: ≈ 38 B per "
+        "token per hidden unit per layer (~61 GB) + weights, gradients and a ZeRO-1 optimizer shard "
+        "(~12 GB) + 16-bit logits from its in-place cross-entropy ≈ 77 GB, where the traced modules "
+        "also keep fp32 logits and log-probabilities (2 × 6.1 GiB) and the eager MLP and LayerNorm "
+        "intermediates"
+    ),
+    "2.7b": (
+        "the published run cannot be the repo's config as written: at 4 × 8k tokens per GPU without "
+        "checkpointing its own kernels keep ≈ 38 B per token per hidden unit per layer, 102 GB for the "
+        "2.7B before weights and optimizer state, on an 80 GB GPU — how the run fitted is not published"
+    ),
+}
+
+
 def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     """A FlashAttention-2 paper Table 1 row: GPT-3 1.3B/2.7B at 2k and 8k context on 8× A100.
 
@@ -248,11 +268,14 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
         gpus_per_node=count,
         published_flops_per_gpu_step=flops,
         memory_as_run=False,
-        memory_why=(
-            "the repo's fused kernels keep less than the stock modules traced: its in-place bf16 "
-            "cross-entropy alone saves the fp32 logits and log-probabilities (at 4 × 8k × 50,257: "
-            "2 × 6.1 GiB), its fused MLP and dropout + residual + LayerNorm their intermediates"
-        ),
+        # Dao-AILab/flash-attention@0251105a training/configs/experiment/pile/gpt3-2.7B-flash-8k.yaml
+        # (read 2026-12-01): 4 sequences per GPU when nvidia-smi shows ≥ 80 GB, mlp_checkpoint_lvl 0,
+        # no activation checkpointing, residual_in_fp32. By the kernels' own save_for_backward
+        # (flash_attn/ops/fused_dense.py FusedMLP at level 0 keeps x, pre_act and the GELU output;
+        # flash attention q, k, v, out; each dropout + add + LayerNorm its fp32 residual and mask)
+        # a layer keeps ≈ 38 B per token per hidden unit: 32 × 38 × 4 × 8192 × 2560 = 102 GB for
+        # the 2.7B alone, more than the 80 GB it ran on.
+        memory_why=_FLASH_MEMORY_WHY[size],
     )
     return case, why
 

@@ -97,6 +97,8 @@ def decode_estimate(
     calibration: Calibration | None = None,
     tensor_parallel: int = 1,
     link: Link | None = None,
+    cuda_graphs: bool = True,
+    compiled: bool = False,
 ) -> DecodeEstimate:
     """Prefill and decode of a decoder LLM traced for inference (``profile.task == 'infer'``).
 
@@ -106,6 +108,13 @@ def decode_estimate(
     and of the KV cache (K/V heads split, replicated beyond their count), does 1/t of the FLOPs,
     and every layer adds two all-reduces of ``batch × hidden`` 16-bit values per token (Megatron
     SC21 §2.3) — small messages, so their latency is what shows in the time per token.
+
+    ``cuda_graphs``: each decode step replays a captured graph (serving engines,
+    ``torch.compile(mode="reduce-overhead")``). Without them the CPU issues every kernel of every
+    step, and — as in the training estimate's host floor — a step takes at least its launches ×
+    :attr:`Calibration.host_overhead_us`: the traced forward's kernel calls in eager PyTorch, or
+    with ``compiled`` (Inductor fuses the ops between two matmuls into one kernel) the same ~12
+    fused kernels per layer a serving engine runs.
     """
     if not profile.seq_len:
         raise EstimateError.worded(
@@ -128,10 +137,8 @@ def decode_estimate(
 
     local = local_profile(profile, mp, microbatches=1)
     forward = tuple(op for op in local.ops if op.phase == "forward")
-    prefill = phase_times(
-        forward, gpu, profile.precision, cal, causal=True, seq_len=profile.seq_len
-    ).forward_s
-    prefill += tensor_parallel_comm_s(profile, mp, link)
+    forward_phase = phase_times(forward, gpu, profile.precision, cal, causal=True, seq_len=profile.seq_len)
+    prefill = forward_phase.forward_s
 
     path = _dtype_path(profile.precision, weight_bytes)
     peak = gpu.peak_tflops(path)
@@ -142,6 +149,13 @@ def decode_estimate(
     bw = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     hidden = profile.shape.hidden_size or 0
     layers = profile.shape.num_layers or 0
+    host_s = 0.0
+    if not cuda_graphs:
+        launches = _SERVING_KERNELS_PER_LAYER * max(layers, 1) if compiled else forward_phase.forward_calls
+        host_s = launches * cal.host_overhead_us * 1e-6
+    # Prefill is one forward of the traced batch: the same launches, without graphs host-bound at
+    # short prompts.
+    prefill = max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link)
 
     def step_s(n: int) -> float:
         read = weights + n * ctx * kv_tok
@@ -156,6 +170,8 @@ def decode_estimate(
             # attention, output, two norms, gate/up, activation, down, residuals), each at least
             # its minimum time.
             _SERVING_KERNELS_PER_LAYER * max(layers, 1) * cal.min_kernel_time_us * 1e-6,
+            # Without graphs the CPU issues each launch while the GPU runs earlier ones.
+            host_s,
         )
 
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB

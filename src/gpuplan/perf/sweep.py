@@ -65,6 +65,8 @@ def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: 
                 calibration=request.calibration,
                 tensor_parallel=request.model_parallel.tensor,
                 link=request.link,
+                cuda_graphs=request.cuda_graphs,
+                compiled=request.compiled,
             )
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands

@@ -52,6 +52,7 @@ def request_for(
         job=job_size(workload),
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
+        cuda_graphs=workload.cuda_graphs,
         input_pipeline=image_input_pipeline(image_size, vcpus_per_gpu, 1.0),
     )
 

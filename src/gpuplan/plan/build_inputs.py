@@ -378,7 +378,9 @@ def make_estimator(
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:
-            dec = decode_estimate(profile, gpu, calibration=cal)
+            dec = decode_estimate(
+                profile, gpu, calibration=cal, cuda_graphs=workload.cuda_graphs, compiled=workload.compile
+            )
             srv = serving_estimate(
                 dec,
                 requests_per_s=serving.requests_per_s / key.gpu_count,

@@ -114,6 +114,11 @@ class Profile:
     schema_version: int = PROFILE_SCHEMA_VERSION
 
     @property
+    def bytes_per_param(self) -> float:
+        """Bytes of one parameter as traced (4 for fp32 master weights, 2 for bf16 weights)."""
+        return self.peak.parameters_bytes / self.params if self.params else 4.0
+
+    @property
     def autocast(self) -> bool:
         """Whether the step ran under autocast: fp32 weights with 16-bit copies made per op
         (``amp-fp16``, ``amp-bf16``, and ``fp8``, which is traced as ``amp-bf16``)."""

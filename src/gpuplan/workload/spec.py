@@ -314,6 +314,11 @@ class Workload(Spec):
     matrix materialised, one fused 16-bit scale + mask + softmax kernel: Megatron-LM 2021)."""
     compile: bool = False
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
+    cuda_graphs: bool = True
+    """``task: infer``: each decode step replays a captured CUDA graph, as serving engines (vLLM,
+    SGLang, TensorRT-LLM) and ``torch.compile(mode="reduce-overhead")`` do. ``false``: the CPU issues
+    every kernel of every step (Hugging Face ``generate`` in eager mode, ``torch.compile`` in its
+    default mode), so a small-batch step takes at least its kernel launches × the host time of one."""
     gradient_accumulation: int = Field(default=1, ge=1, le=100_000)
     parallelism: ParallelismField = Parallelism.DDP
     """How the data-parallel replicas share the job; the trace itself is always one GPU's step."""
