@@ -115,6 +115,15 @@ class TensorSpec:
         return math.prod(self.shape) * self.dtype.itemsize
 
 
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is a tensor, a plain value or a tuple/list/dict of them."""
+    if isinstance(value, tuple | list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain(v) for v in value.values())
+    return value is None or isinstance(value, torch.Tensor | bool | int | float | str | torch.dtype)
+
+
 def _describe(value: Any) -> Any:
     return TensorSpec.of(value) if isinstance(value, torch.Tensor) else value
 
@@ -234,8 +243,12 @@ class BlockCalls:
 
     def _keep(self, block: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         # Metadata only: a reference would keep the first block's input alive past its backward.
+        # An argument that is an object (a KV cache that Hugging Face models pass every layer even
+        # in training) holds tensors of this step: the trace runs without it (None in its place).
         if type(block) not in self.calls:
-            self.calls[type(block)] = (block, tree_map(_describe, args), tree_map(_describe, kwargs))
+            plain_args = tuple(a if _plain(a) else None for a in args)
+            kept = {k: v for k, v in kwargs.items() if _plain(v)}
+            self.calls[type(block)] = (block, tree_map(_describe, plain_args), tree_map(_describe, kept))
 
     def remove(self) -> None:
         for handle in self._handles:

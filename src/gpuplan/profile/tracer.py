@@ -218,7 +218,13 @@ def _compiled_peak(
     if peak.gradients_bytes > 0 or peak.activations_bytes < 0.01 * peak.total_bytes:
         notes.append("torch.compile: the traced peak is not at the end of forward; eager memory kept")
         return peak
-    saving = calls.saving_bytes(amp)
+    try:
+        saving = calls.saving_bytes(amp)
+    except Exception as e:  # a block AOTAutograd cannot trace on its own (data-dependent code …)
+        notes.append(
+            f"torch.compile: a block could not be partitioned ({type(e).__name__}); eager memory kept"
+        )
+        return peak
     activations = max(0.0, peak.activations_bytes - saving)
     temporaries = float(loss.input_grad_bytes) if loss is not None else peak.temporaries_bytes
     if loss is None:
