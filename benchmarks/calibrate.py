@@ -12,6 +12,9 @@ JSON under ``tests/perf/fixtures/profiles/``, which the tests reuse); fits by co
 (``gpuplan.perf.fit``); writes ``src/gpuplan/perf/calibration.json`` with the fit date, the data's
 hash and every row's prediction.
 
+The ``task: decode`` / ``task: prefill`` rows are not fitted: after the fit the script prints the
+inference model's error on each (``benchmarks/inference_check.py``), out of sample.
+
 Accuracy is judged held out: ``gpuplan.perf.crossval`` fits by robust least squares (scipy) and
 predicts every row from a fit without its fold (k-fold) and without its GPU architecture; the
 table prints in-sample and held-out errors side by side, the summary the medians, worst cases and
@@ -235,6 +238,11 @@ def main() -> None:
     _heldout_table(cv, fit_pairs)
     _chart(cv, fit_pairs)
     print(f"\nwrote {OUTPUT.relative_to(ROOT)} and {CHART.relative_to(ROOT)}")
+    # The decode/prefill rows are scored against the calibration just written, never fitted on.
+    from inference_check import report
+
+    print("\nLLM decode and prefill with the calibration just written (benchmarks/inference_check.py):")
+    report(args.cached)
 
 
 if __name__ == "__main__":

@@ -23,19 +23,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from calibrate import _profiles
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--cached", action="store_true", help="use only cached profiles")
-    args = parser.parse_args()
-
+def report(cached_only: bool) -> float:
+    """Print every decode/prefill row's prediction and error; return the median |error|, percent."""
     from gpuplan.perf.calibration import load_calibration
     from gpuplan.perf.inference_cases import inference_cases, predict_inference
 
     cal = load_calibration()
     cases = inference_cases()
-    pairs = _profiles(cases, args.cached)
+    pairs = _profiles(cases, cached_only)
     head = f"{'row':<84} {'launch':<8} {'ctx':>5} {'fits':>5}"
     print(f"{head} {'published':>10} {'predicted':>10} {'error':>8}")
     errors: dict[str, list[float]] = {}
@@ -59,6 +54,15 @@ def main() -> None:
         "units: itl_ms = one decode step of the whole batch; ttft_ms = one prefill forward of the batch; "
         "output_tokens_per_s = generated tokens per second over the batch (TP rows: the whole replica)"
     )
+    return statistics.median(every)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--cached", action="store_true", help="use only cached profiles")
+    report(parser.parse_args().cached)
 
 
 if __name__ == "__main__":
