@@ -18,6 +18,7 @@ from typing import Any
 
 from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.fit_mlperf import mlperf_training_case
+from gpuplan.perf.fit_v2_megatron_core import flagperf_case
 
 __all__ = ["v2_cases"]
 
@@ -68,6 +69,9 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         return _flash_attention_case(row)
     if "(OLMo-core)" in model:
         case = _olmo_core_case(row)
+        return case, case.why
+    if "(FlagPerf Megatron-core)" in model:
+        case = flagperf_case(row)
         return case, case.why
     if not row["preset"]:
         return None, "no preset with this model's exact shape"
