@@ -94,6 +94,9 @@ class DecodeDoc(Document):
     time_per_token_at_max_s: float | None
     tensor_parallel: int = Field(default=1, ge=1)
     """GPUs one replica spans; the figures above are the replica's."""
+    host_bound: bool = False
+    """Without CUDA graphs (``cuda_graphs: false``), the CPU issuing each step's kernels, not memory
+    bandwidth, sets the time per token."""
 
 
 class ServingDoc(Document):
