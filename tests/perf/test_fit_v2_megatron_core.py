@@ -50,3 +50,18 @@ def test_megatron_memory_is_not_claimed_as_traced() -> None:
     # bf16 weights + fp32 main gradients + a DP-sharded fp32 master copy: no workload precision
     # holds that, so the fit check of these rows would test the wrong state.
     assert all(not c.memory_as_run and "fp32 main gradients" in c.memory_why for c in _flagperf().values())
+
+
+def test_the_estimate_of_a_case_keeps_its_sequence_parallelism() -> None:
+    # Megatron's --sequence-parallel (and KempnerForge's DTensor TP, whose run logs print
+    # sequence_parallel=True) split the norms, dropouts and their activations t ways too.
+    from pathlib import Path
+
+    from gpuplan.perf.fit import case_request
+    from gpuplan.profile.model import Profile
+
+    case = _one("70B")
+    path = Path(__file__).parent / "fixtures" / "profiles" / case.profile_file
+    request = case_request(case, Profile.from_json(path.read_text(encoding="utf-8")))
+    assert request.model_parallel.sequence_parallel
+    assert request.model_parallel.elementwise_share() == 1 / 8

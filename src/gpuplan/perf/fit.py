@@ -174,6 +174,7 @@ def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | Non
             tensor=case.tensor_parallel,
             pipeline=case.pipeline_parallel,
             virtual_stages=case.virtual_stages,
+            sequence_parallel=case.sequence_parallel,
         ),
         link=link,
         calibration=cal,
