@@ -3,10 +3,13 @@
 The rows are the ``task: decode`` / ``task: prefill`` rows of ``perf/data/calibration_v2.csv`` that
 ran a PyTorch stack (``perf.inference_cases``); ``benchmarks/inference_check.py`` prints the same
 comparison. No constant is fitted on them (the efficiencies and the host time per launch come from
-the training fit), so these errors are out of sample. At the last run (2026-12-01, 11 rows on A100,
-A10G and H100): median |error| 16.4 %, worst −39.8 % (the compiled-without-graphs FMS step); the
-CUDA-graph rows −16 … +26 %, the eager decode rows −18 … +17 % (the FMS eager step was −70 % before
-the host floor for eager launches).
+the training fit), so these errors are out of sample, and they move when the training fit moves.
+With the calibration of 2026-12-01 on 69 training rows (bandwidth efficiency 0.735, host time 33.5 µs
+per launch), 11 rows on A100, A10G and H100: median |error| 17.6 %, worst −39.6 % (the FMS step
+compiled without CUDA graphs); the CUDA-graph rows −21 … +34 % (the H100 SGLang rows over-predicted
++16 … +34 %), the eager decode rows −19 … +18 % (the FMS eager step was −70 % before the host floor
+for eager launches). With the earlier fit on 64 rows (bandwidth efficiency 0.653) the median was
+16.4 %. The bounds below leave room for such refits: a factor of two per row, 25 % on the median.
 """
 
 from __future__ import annotations
@@ -56,9 +59,9 @@ def test_each_row_is_predicted_within_a_factor_of_two_and_to_fit(case: Inference
     assert p.fits, "every published configuration ran, so it must be predicted to fit"
 
 
-def test_median_error_over_the_rows_stays_below_20_percent() -> None:
+def test_median_error_over_the_rows_stays_below_25_percent() -> None:
     errors = [abs(_error(c)) for c in CASES]
-    assert statistics.median(errors) < 0.20
+    assert statistics.median(errors) < 0.25
 
 
 def test_eager_decode_is_host_bound_and_graph_replay_is_not() -> None:

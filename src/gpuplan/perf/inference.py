@@ -124,7 +124,7 @@ def decode_estimate(
             N_("{workload!r} has no sequence length; decode needs a sequence model"),
             workload=profile.workload_name,
         )
-    cal = (calibration or load_calibration()).for_gpu(gpu.id)
+    cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
     batch = batch or profile.batch_size
     ctx = context_tokens or profile.seq_len
     tp = tensor_parallel
@@ -285,7 +285,7 @@ def batch_sweep(
 ) -> tuple[BatchPoint, ...]:
     """Latency and throughput per batch size, derived from the traced batch (FLOPs and bytes
     scale with the batch; memory as static + per-sample × batch; the host floor stays)."""
-    cal = (calibration or load_calibration()).for_gpu(gpu.id)
+    cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
     per_sample = profile.seq_len or 1
     out = []
     for b in batch_sizes:
