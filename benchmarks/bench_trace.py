@@ -64,6 +64,18 @@ CASES: dict[str, tuple[dict[str, Any], float | None, float | None]] = {
         88.9,
         102.3,
     ),
+    # The same step under torch.compile: the block and loss partitions (profile/compiled.py) on top.
+    "llama-7b-full-fused-compiled": (
+        {
+            "model": {"preset": "llama-7b"},
+            "inputs": {"batch_size": 1, "seq_len": 2048},
+            "precision": "amp-bf16",
+            "optimizer": "adamw-fused",
+            "compile": True,
+        },
+        88.9,
+        None,
+    ),
     "llama-8b-infer": (
         {
             "task": "infer",
