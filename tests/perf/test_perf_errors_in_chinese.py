@@ -60,7 +60,7 @@ def _split(count: int, mp: ModelParallel, *, accumulation: int = 1, shape: Model
 
 def _bad_row(monkeypatch: pytest.MonkeyPatch, line: str) -> Callable[[], object]:
     header = "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,family"
-    monkeypatch.setattr(calibration_data, "_read", lambda name: f"{header}\n{line}\n")
+    monkeypatch.setattr(calibration_data, "read_data", lambda name: f"{header}\n{line}\n")
     return lambda: load_rows(("bad.csv",))
 
 

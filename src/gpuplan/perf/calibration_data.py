@@ -38,6 +38,7 @@ __all__ = [
     "MeasuredRow",
     "load_rows",
     "published_gpu_id",
+    "read_data",
 ]
 
 DATA_FILES: tuple[str, ...] = ("calibration.csv", "calibration_extra.csv", "calibration_v2.csv")
@@ -146,7 +147,8 @@ class MeasuredRow:
         return f"{self.file}:{self.line} {self.model} [{self.metric}] on {self.gpu_count}x {self.gpu}"
 
 
-def _read(name: str) -> str:
+def read_data(name: str) -> str:
+    """The text of one shipped data file (``calibration_v2.csv`` …)."""
     return resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
@@ -366,7 +368,7 @@ def load_rows(files: Sequence[str] = DATA_FILES) -> tuple[MeasuredRow, ...]:
     """Every row of the given data files (default: all three), validated, in file order."""
     rows: list[MeasuredRow] = []
     for name in files:
-        reader = csv.DictReader(_read(name).splitlines())
+        reader = csv.DictReader(read_data(name).splitlines())
         # DictReader counts from the first data row; +2 gives the file line (header is line 1).
         rows.extend(_row(name, i + 2, raw) for i, raw in enumerate(reader))
     return tuple(rows)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
+from gpuplan.perf.calibration_data import read_data
 from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.fit_mlperf import mlperf_training_case
 from gpuplan.perf.fit_v2_megatron_core import flagperf_case
@@ -463,7 +463,7 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
 
 def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...], str]:
     """(cases, (row label, reason) for each row left out, the file's text for the data hash)."""
-    text = resources.files("gpuplan.perf").joinpath("data/calibration_v2.csv").read_text(encoding="utf-8")
+    text = read_data("calibration_v2.csv")
     cases, left = [], []
     for row in csv.DictReader(text.splitlines()):
         case, why = _case(row)

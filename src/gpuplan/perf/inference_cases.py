@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
-from importlib import resources
 from typing import TYPE_CHECKING, Literal
 
+from gpuplan.perf.calibration_data import read_data
 from gpuplan.perf.cases import CalibrationCase
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def _case(row: dict[str, str]) -> InferenceCase | None:
 
 def inference_cases() -> tuple[InferenceCase, ...]:
     """Every decode/prefill row the inference model can reproduce, in file order."""
-    text = resources.files("gpuplan.perf").joinpath("data/calibration_v2.csv").read_text(encoding="utf-8")
+    text = read_data("calibration_v2.csv")
     cases = (_case(row) for row in csv.DictReader(text.splitlines()))
     return tuple(c for c in cases if c is not None)
 

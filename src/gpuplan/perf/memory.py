@@ -166,7 +166,7 @@ class ScaledPeak:
 def is_optimizer_step_peak(peak: MemoryBreakdown) -> bool:
     """Whether the traced peak is at the optimizer step: (almost) no activations are live, and the
     temporaries are the optimizer's (foreach AdamW's parameter-sized ``_foreach_sqrt``)."""
-    return peak.activations_bytes < 0.01 * peak.total_bytes
+    return peak.at_optimizer_step
 
 
 def split_static(peak: MemoryBreakdown, batch_size: int) -> tuple[float, float]:

@@ -224,7 +224,7 @@ def _local_peak(profile: Profile, mp: ModelParallel, microbatches: int) -> Memor
     act_share = mp.elementwise_share() * min(mp.pipeline, microbatches) / mp.pipeline
     activations = peak.activations_bytes
     weight_cache = 0.0
-    optimizer_step = peak.activations_bytes < 0.01 * peak.total_bytes
+    optimizer_step = peak.at_optimizer_step
     if profile.autocast and not optimizer_step:
         # Autocast's bf16 copy of every weight is live at a forward-end peak (traced as
         # activations); it is a copy of this rank's weights, so it shrinks as they do.

@@ -162,7 +162,11 @@ def _saved(
     first = len(weights)
     positions = set(range(first, first + len(activations)))
     results: list[int] = []
-    grad_bytes = 0
+    grad_bytes = sum(
+        TensorSpec.of(a).nbytes if isinstance(a, torch.Tensor) else a.nbytes
+        for a in activations
+        if a.requires_grad
+    )
     for partition in (default_partition, min_cut_rematerialization_partition):
         forward = _Keep()
 
@@ -183,8 +187,6 @@ def _saved(
         out = compiled(*inputs)
         assert forward.graph is not None  # aot_function compiles the forward on its first call
         results.append(_activation_saved_bytes(forward.graph, positions, len(tree_flatten(out)[0])))
-        grads = inputs[first : first + len(activations)]
-        grad_bytes = sum(t.numel() * t.element_size() for t in grads if t.requires_grad)
     return SavedPair(eager_bytes=results[0], compiled_bytes=results[1], input_grad_bytes=grad_bytes)
 
 

@@ -57,6 +57,12 @@ class MemoryBreakdown:
     other_bytes: float = 0.0
 
     @property
+    def at_optimizer_step(self) -> bool:
+        """Whether this peak is at the optimizer step: (almost) no activations are live, and the
+        temporaries are the optimizer's (foreach AdamW's parameter-sized ``_foreach_sqrt``)."""
+        return self.activations_bytes < 0.01 * self.total_bytes
+
+    @property
     def total_bytes(self) -> float:
         return (
             self.parameters_bytes

@@ -9,6 +9,7 @@ forward, backward, optimizer step — for ops and the memory peak. Inference run
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -204,7 +205,7 @@ def _loss_pair(
 def _compiled_peak(
     peak: MemoryBreakdown,
     calls: BlockCalls,
-    loss: SavedPair | None,
+    loss_pair: Callable[[], SavedPair | None],
     amp: torch.dtype | None,
     notes: list[str],
 ) -> MemoryBreakdown:
@@ -215,7 +216,7 @@ def _compiled_peak(
     loss (compiled too) leaves no fp32 intermediates, only the gradient of its input at the start of
     backward. Any other peak is kept as traced: an upper bound.
     """
-    if peak.gradients_bytes > 0 or peak.activations_bytes < 0.01 * peak.total_bytes:
+    if peak.gradients_bytes > 0 or peak.at_optimizer_step:
         notes.append("torch.compile: the traced peak is not at the end of forward; eager memory kept")
         return peak
     try:
@@ -226,6 +227,7 @@ def _compiled_peak(
         )
         return peak
     activations = max(0.0, peak.activations_bytes - saving)
+    loss = loss_pair()  # traced only here: a peak elsewhere keeps its eager figure without it
     temporaries = float(loss.input_grad_bytes) if loss is not None else peak.temporaries_bytes
     if loss is None:
         notes.append("torch.compile: the loss was not partitioned on its own; its eager memory kept")
@@ -420,7 +422,8 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     eager_peak = peak = tracker.peak_breakdown()
     if calls is not None:
         calls.remove()
-        peak = _compiled_peak(peak, calls, _loss_pair(workload, bundle, batch, output_spec, amp), amp, notes)
+        loss_pair = functools.partial(_loss_pair, workload, bundle, batch, output_spec, amp)
+        peak = _compiled_peak(peak, calls, loss_pair, amp, notes)
     if fused_dropout.with_dropout:
         notes.append(
             f"attention dropout: {fused_dropout.with_dropout} SDPA calls traced as the fused kernel "
