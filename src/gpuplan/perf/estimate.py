@@ -49,7 +49,8 @@ __all__ = [
 #: a catalog message, so that a report can show it in the user's language.
 SOFTWARE_LEVEL = N_(
     "NGC-container-level kernels: cuDNN (channels_last for CNNs under AMP), fused (flash) attention, "
-    "fused layer norms and optimizers, eager mode without torch.compile, input pipeline not limiting"
+    "fused layer norms and optimizers, eager mode unless the workload sets compile: true, input pipeline "
+    "not limiting"
 )
 #: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
 #: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.
