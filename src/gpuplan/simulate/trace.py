@@ -21,7 +21,7 @@ import csv
 import itertools
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,7 @@ import numpy as np
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
+from gpuplan.simulate.trace_arrow import Columns
 
 __all__ = [
     "MAX_TRACE_BYTES",
@@ -117,7 +118,9 @@ def _parse_time(text: str) -> tuple[float, bool]:
         digits = "".join(ch for ch in frac if ch.isdigit())
         t = f"{head}.{digits[:6]}" + frac[len(digits) :]
     dt = datetime.fromisoformat(t)
-    return dt.timestamp(), True
+    # Seconds of the wall clock as written (an offset, if any, is not applied): the trace's own
+    # time of day, whatever the zone of the machine reading it.
+    return dt.replace(tzinfo=timezone.utc).timestamp(), True
 
 
 #: More tokens than any model's context holds: a count above it is a corrupt line, not a request.
@@ -194,6 +197,17 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                 header=listed(header),
             )
         pi, oi = _column(header, _PROMPT), _column(header, _OUTPUT)
+        first_row = next((r for r in reader if r and any(c.strip() for c in r)), None)
+        fast = (
+            _read_fast(p, comments, header, (ti, pi, oi), first_row[ti])
+            if first_row is not None and len(first_row) > ti
+            else None
+        )
+        if fast is not None:
+            return _finish_read(p, fast, synthetic, max_rows)
+        f.seek(0)
+        reader = csv.reader(itertools.islice(f, comments, None))
+        next(reader)  # the header again: the line-by-line reader names the first bad line
         times: list[float] = []
         prompts: list[int] = []
         outputs: list[int] = []
@@ -233,23 +247,55 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                     N_("trace {name} line {line}: timestamp is not a finite number"), name=p.name, line=line
                 )
             times.append(t)
-    if not times:
+    cols = Columns(
+        time_s=np.asarray(times, dtype=np.float64),
+        is_datetime=bool(kind),
+        prompt_tokens=np.asarray(prompts, dtype=np.int64) if pi is not None else None,
+        output_tokens=np.asarray(outputs, dtype=np.int64) if oi is not None else None,
+    )
+    return _finish_read(p, cols, synthetic, max_rows)
+
+
+def _read_fast(
+    p: Path, comments: int, header: list[str], cols: tuple[int, int | None, int | None], first_time: str
+) -> Columns | None:
+    from gpuplan.simulate.trace_arrow import read_columns
+
+    ti, pi, oi = cols
+    return read_columns(
+        p,
+        skip_lines=comments,
+        header=header,
+        time_col=ti,
+        prompt_col=pi,
+        output_col=oi,
+        first_time=first_time,
+        max_tokens=MAX_TOKENS,
+    )
+
+
+def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int) -> Trace:
+    """Sorted arrivals from the first one, the checks every reader shares, and the time of day."""
+    if not len(read.time_s):
         raise InputError.worded(N_("trace {name}: no requests after the header"), name=p.name)
-    arr = np.asarray(times, dtype=np.float64)
+    if len(read.time_s) > max_rows:
+        raise InputError.worded(
+            N_("trace {name}: more than {limit:,} requests; cut the trace"), name=p.name, limit=max_rows
+        )
+    arr = read.time_s
     order = np.argsort(arr, kind="stable")  # traces are usually sorted; tolerate one that is not
     arr = arr[order]
     origin = float(arr[0])
-    start_of_day = 0.0
-    if kind:
-        d = datetime.fromtimestamp(origin)
-        start_of_day = d.hour * 3600 + d.minute * 60 + d.second + d.microsecond / 1e6
+    # Date-times are seconds of their own wall clock (no time zone applied): the time of day is
+    # the trace's, whatever the zone of the machine reading it.
+    start_of_day = origin % 86_400.0 if read.is_datetime else 0.0
     arr = arr - origin
     cols: list[np.ndarray | None] = []
-    for vals, name in ((prompts, "prompt_tokens"), (outputs, "output_tokens")):
-        if not vals:
+    for vals, name in ((read.prompt_tokens, "prompt_tokens"), (read.output_tokens, "output_tokens")):
+        if vals is None:
             cols.append(None)
             continue
-        a = np.asarray(vals, dtype=np.int64)[order]
+        a = vals[order]
         if (a < (0 if name == "prompt_tokens" else 1)).any():
             raise InputError.worded(
                 N_("trace {name}: {column} must be ≥ {least} on every line"),
