@@ -128,6 +128,8 @@ class BehaviourDoc(Document):
     period_s: float
     up_cooldown_s: float
     down_window_s: float
+    saturated_s: float
+    """Time its replicas ran near saturation, where the simulated latency tails are optimistic."""
 
 
 class PolicyDoc(Document):

@@ -93,8 +93,8 @@ class StepModel:
     requests (prefill, whole or in chunks) in the same forward pass. Its time is the estimator's
     roofline of that pass: it reads every weight once and the KV cache of every decoding sequence
     (memory), and does 2 FLOPs per weight per token plus attention over each decoding sequence's
-    context (compute); prompt tokens cost what one token of the traced prefill costs (the traced
-    forward's time per token: compute-bound, attention at the traced sequence length). The slower of
+    context (compute); prompt tokens cost what one token of the estimator's prefill costs (the
+    traced forward's time per token, attention at the traced sequence length). The slower of
     memory and compute sets the time, never below the fused kernels' floor; without CUDA graphs the
     host's kernel launches are a floor too; tensor parallelism adds its all-reduces.
     """
@@ -112,7 +112,8 @@ class StepModel:
     attention_s_per_context_token: float
     """Compute time of attention per token of context a decoding sequence reads."""
     prefill_s_per_token: float
-    """The traced forward pass's time per prompt token."""
+    """The estimator's prefill time per prompt token: the traced forward's time over its tokens
+    (its fixed part, kernel floors and launches, spread over the traced tokens)."""
     floor_s: float
     """Least time of one iteration on the GPU (its fused kernels' minimum times)."""
     host_s: float

@@ -26,7 +26,13 @@ from gpuplan.i18n import N_, Money, _, format_number, format_percent
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.simulate_common import JSON_SCHEMA_VERSION, html_page, seconds, table_html, validated
-from gpuplan.simulate.autoscale import LOSS_CAUSES, AutoscaleResult, PolicyResult
+from gpuplan.simulate.autoscale import (
+    LOSS_CAUSES,
+    SATURATED_BATCH,
+    SATURATED_PREFILL,
+    AutoscaleResult,
+    PolicyResult,
+)
 from gpuplan.simulate.latency import METRICS
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view"]
@@ -72,6 +78,7 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
             "period_s": pol.period_s,
             "up_cooldown_s": pol.up_cooldown_s,
             "down_window_s": pol.down_window_s,
+            "saturated_s": p.saturated_s,
         },
     }
 
@@ -168,21 +175,29 @@ def _behaviour(p: PolicyResult) -> str:
     pol = p.policy
     start = _("starts with {n} ready").format(n=p.start_replicas)
     if pol.kind == "fixed":
-        return _("{name}: {start}, never scales.").format(name=p.name, start=start)
-    return _(
-        "{name}: {start} (min {min}, max {max}); decides every {period:g} s; a replica it adds serves "
-        "{startup:.0f} s after the decision; scale-ups at least {cooldown:g} s apart; scales down no "
-        "lower than the highest wish of the last {window:g} s."
-    ).format(
-        name=p.name,
-        start=start,
-        min=pol.min_replicas,
-        max=pol.max_replicas,
-        period=pol.period_s,
-        startup=p.startup_s,
-        cooldown=pol.up_cooldown_s,
-        window=pol.down_window_s,
-    )
+        text = _("{name}: {start}, never scales.").format(name=p.name, start=start)
+    else:
+        text = _(
+            "{name}: {start} (min {min}, max {max}); decides every {period:g} s; a replica it adds "
+            "serves {startup:.0f} s after the decision; scales down no lower than the highest wish of "
+            "the last {window:g} s."
+        ).format(
+            name=p.name,
+            start=start,
+            min=pol.min_replicas,
+            max=pol.max_replicas,
+            period=pol.period_s,
+            startup=p.startup_s,
+            window=pol.down_window_s,
+        )
+        if pol.up_cooldown_s > 0:
+            text += " " + _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
+    if p.saturated_s > 0:
+        text += " " + _(
+            "Its replicas ran near saturation for {minutes:.0f} min (batch ≥ {batch:.0%} of the slots or "
+            "prompts ≥ {prefill:.0%} of the compute): latency tails there are optimistic."
+        ).format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL)
+    return text
 
 
 def _policy_table(res: AutoscaleResult, money: Money, layout: int) -> Table:
@@ -304,9 +319,9 @@ def _unreachable_lines(res: AutoscaleResult) -> list[str]:
         if o.slo.metric == "e2e":
             lines.append(
                 _(
-                    "{slo}: {n} requests ({pct:.1f}%) cannot finish within {limit} on any number of "
-                    "replicas: alone on a replica their prompt and output take longer (each has at least "
-                    "{tokens:,} output tokens; {tpot} per token at best)."
+                    "{slo}: {n} of the requests ({pct:.1f}%) cannot finish within {limit} on any number "
+                    "of replicas: alone on a replica their prompt and output take longer (each has at "
+                    "least {tokens:,} output tokens; {tpot} per token at best)."
                 ).format(
                     slo=o.slo.name,
                     n=format_number(o.unreachable),
@@ -318,7 +333,7 @@ def _unreachable_lines(res: AutoscaleResult) -> list[str]:
             )
         else:
             lines.append(
-                _("{slo}: {n} requests ({pct:.1f}%) exceed it even alone on an idle replica.").format(
+                _("{slo}: {n} of the requests ({pct:.1f}%) exceed it even alone on an idle replica.").format(
                     slo=o.slo.name, n=format_number(o.unreachable), pct=share
                 )
             )

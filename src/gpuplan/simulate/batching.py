@@ -152,12 +152,15 @@ def run_replica(
     *,
     arrival_s: np.ndarray | None = None,
     concurrency: int | None = None,
+    stagger_s: float = 0.0,
 ) -> ReplicaRun:
     """Serve every request on one replica and time it.
 
     Open loop: request i is sent at ``arrival_s[i]`` (sorted). Closed loop (``concurrency`` C, as
-    ``vllm bench serve --max-concurrency C --request-rate inf``): C requests are sent at 0 and each
-    next one when a request finishes.
+    ``vllm bench serve --max-concurrency C --request-rate inf``): C clients each send a request and
+    the next one when it finishes; ``stagger_s`` spreads the clients' first requests evenly over
+    that time (a closed loop's steady state, once timing jitter has spread them, instead of C
+    prompts arriving in one iteration again and again).
     """
     prompt = np.asarray(prompt_tokens, dtype=np.int64)
     output = np.asarray(output_tokens, dtype=np.int64)
@@ -176,30 +179,33 @@ def run_replica(
     admitted = np.full(n, math.nan)
     first = np.full(n, math.nan)
     finish = np.full(n, math.nan)
-    arrivals = np.asarray(arrival_s, dtype=np.float64) if arrival_s is not None else None
-    if arrivals is not None:
-        sent[:] = arrivals
+    closed = concurrency is not None
+    if arrival_s is not None:
+        arrivals = np.asarray(arrival_s, dtype=np.float64)
+    else:
+        # Closed loop: the clients' first requests arrive as scheduled; each next one is sent
+        # (below, in ``_retire``) when one finishes.
+        c = min(int(concurrency or 0), n)
+        arrivals = np.full(n, math.inf)
+        arrivals[:c] = np.arange(c) * (stagger_s / max(c, 1))
+    sent[:] = arrivals
+    sent[~np.isfinite(sent)] = math.nan
     waiting: deque[int] = deque()
     resume: dict[int, int] = {}
     """Preempted requests: tokens generated before (computed again as prompt)."""
     run = _State()
     t = 0.0
-    nxt = 0  # next request not yet sent
-    if concurrency is not None:
-        for i in range(min(concurrency, n)):
-            sent[i] = 0.0
-            waiting.append(i)
-        nxt = min(concurrency, n)
+    nxt = 0  # next request whose arrival time is set
+    next_send = min(int(concurrency or 0), n)  # closed loop: the next request a client sends
     done = 0
     iterations = preemptions = 0
     kv_used = 0
     while done < n:
-        if arrivals is not None:
-            while nxt < n and arrivals[nxt] <= t:
-                waiting.append(nxt)
-                nxt += 1
+        while nxt < n and arrivals[nxt] <= t:
+            waiting.append(nxt)
+            nxt += 1
         if not run and not waiting:
-            if arrivals is None or nxt >= n:
+            if nxt >= n or not math.isfinite(arrivals[nxt]):
                 break  # nothing left that can ever run
             t = float(arrivals[nxt])
             continue
@@ -216,14 +222,20 @@ def run_replica(
                 for k in range(len(run)):
                     run.kv[k] += m
                     run.left[k] -= m
-                gone, nxt = _retire(run, t, finish, sent, waiting, concurrency, n, nxt)
+                gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send)
                 done += gone
                 kv_used = sum(run.kv)
                 continue
         # One iteration with prefill (or a decode step that needs a preemption first).
         budget = settings.max_batched_tokens
         chunks: dict[int, int] = {}
-        if settings.chunked_prefill or not waiting or pending_prefill:
+        prefill_only = False
+        if not settings.chunked_prefill and waiting and len(run) < settings.max_num_seqs:
+            # vLLM V0 without chunking: an iteration that starts prompts runs nothing else; it
+            # happens when the first waiting prompt fits the cache (else the decodes go on).
+            head = int(prompt[waiting[0]]) + resume.get(waiting[0], 0)
+            prefill_only = _blocks(head, block) <= cap - kv_used
+        if not prefill_only:
             # Decodes first (one token each), then the prompts already started, then new ones.
             need = len(decoding)
             while run and kv_used + need > cap:
@@ -243,12 +255,14 @@ def run_replica(
                         budget -= c
             decode_now = decoding
         else:
-            decode_now = []  # vLLM V0 without chunking: a prefill iteration stalls the decodes
-        while waiting and budget > 0 and len(run) < settings.max_num_seqs:
+            decode_now = []
+        while (settings.chunked_prefill or prefill_only) and waiting and budget > 0:
+            if len(run) >= settings.max_num_seqs:
+                break
             rid = waiting[0]
             todo = int(prompt[rid]) + resume.get(rid, 0)
-            if not settings.chunked_prefill and todo > budget and (chunks or decode_now):
-                break  # a whole prompt must fit the budget next to what is scheduled
+            if not settings.chunked_prefill and todo > budget and chunks:
+                break  # a whole prompt must fit the budget beside those scheduled (one may exceed it alone)
             c = todo if not settings.chunked_prefill else min(todo, budget)
             room = cap - kv_used - len(decode_now) - sum(chunks.values())
             if _blocks(c, block) > room:
@@ -277,7 +291,7 @@ def run_replica(
                 if math.isnan(first[rid]):
                     first[rid] = t
                 run.left[k] -= 1  # the iteration that ends a prompt samples its first token
-        gone, nxt = _retire(run, t, finish, sent, waiting, concurrency, n, nxt)
+        gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send)
         done += gone
         kv_used = sum(run.kv)
     return ReplicaRun(
@@ -298,7 +312,7 @@ def _retire(
     finish: np.ndarray,
     sent: np.ndarray,
     waiting: deque[int],
-    concurrency: int | None,
+    closed: bool,
     n: int,
     nxt: int,
 ) -> tuple[int, int]:
@@ -308,7 +322,7 @@ def _retire(
     for k in reversed(gone):
         rid = run.drop(k)[0]
         finish[rid] = t
-    if concurrency is not None:
+    if closed:
         for _ in gone:
             if nxt < n:
                 sent[nxt] = t
@@ -323,7 +337,7 @@ def _decode_stretch(
     kv_used: int,
     cap: int,
     t: float,
-    arrivals: np.ndarray | None,
+    arrivals: np.ndarray,
     nxt: int,
     admissible: bool,
 ) -> tuple[int, float]:
@@ -340,7 +354,7 @@ def _decode_stretch(
     gpu = np.maximum(np.maximum(mem, compute), model.floor_s)
     step = model.comm_fixed_s + model.comm_s_per_token * b + np.maximum(gpu, model.host_s)
     ends = t + np.cumsum(step)
-    if admissible and arrivals is not None and nxt < len(arrivals) and arrivals[nxt] < ends[-1]:
+    if admissible and nxt < len(arrivals) and arrivals[nxt] < ends[-1]:
         # The request arriving now is admitted at the first iteration boundary after it.
         m = int(np.searchsorted(ends, arrivals[nxt], side="left")) + 1
     return m, float(ends[m - 1] - t)

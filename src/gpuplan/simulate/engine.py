@@ -128,6 +128,8 @@ class EngineRun:
     """Replicas counted by the policy after each decision (starting + ready, not draining)."""
     tick_ready: list[int] = field(default_factory=list)
     tick_queued: list[int] = field(default_factory=list)
+    tick_batch: list[float] = field(default_factory=list)
+    """Sequences per ready replica at each decision (what the next requests start beside)."""
 
 
 class _Fleet:
@@ -297,6 +299,7 @@ class _Fleet:
         run.tick_replicas.append(len(self.alive))
         run.tick_ready.append(sum(1 for r in self.alive if self.ready[r] <= t))
         run.tick_queued.append(queued)
+        run.tick_batch.append(self.batch)
 
 
 def initial_replicas(policy: Policy, start_of_day_s: float = 0.0) -> int:

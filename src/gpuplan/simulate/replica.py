@@ -7,13 +7,14 @@ every iteration of every replica for a day of traffic, so it takes from that ser
 the figures that hold on average over the request's life at the batch its replica runs when the
 request starts (``B`` sequences per replica):
 
-- time per output token: one iteration with ``B`` decoding sequences of the trace's mean context and,
-  with chunked prefill, the prompt tokens of the ``B / mean output`` requests that join per
-  iteration in steady state (each finishing sequence is replaced); without chunking those prompts
-  run as iterations of their own that the decodes wait for;
-- prefill: the request's prompt in the token budget the ``B`` decodes leave per iteration (chunks),
-  each chunk one iteration beside the decodes, plus half an iteration already under way when it
-  arrives; without chunking one prompt-only iteration;
+- time per output token: the mean time of an iteration with ``B`` decoding sequences of the trace's
+  mean context and, with chunked prefill, the prompts of the requests that join it — a Poisson
+  number with mean ``B / mean output`` (in steady state each finishing sequence is replaced), so
+  an iteration that carries a prompt counts as long as it is, not as the average prompt spread
+  thin; without chunking those prompts run as iterations of their own that the decodes wait for;
+- prefill: the rest of the iteration under way when the request starts (length-biased), then its
+  prompt in the token budget the ``B`` decodes leave per iteration (chunks), the last chunk sharing
+  its iteration with the prompts joining then; without chunking one prompt-only iteration;
 - slots: the sequences of the trace's mean context (prompt + half the output, as a paged KV cache
   grows) whose cache fits, at most the engine's ``max_num_seqs``.
 
@@ -66,8 +67,35 @@ class ReplicaModel:
     mean_prompt_tokens: float = 0.0
     mean_output_tokens: float = 1.0
 
+    def _joining(self, n: float) -> tuple[np.ndarray, np.ndarray]:
+        """Prompts that join one iteration beside ``n`` decoding sequences: k = 0, 1, … and the
+        Poisson weight of each, its mean ``n / mean output`` (in steady state every sequence that
+        finishes is replaced)."""
+        a = n / max(self.mean_output_tokens, 1.0)
+        top = int(a + 6.0 * math.sqrt(a) + 6.0)
+        k = np.arange(top + 1, dtype=np.float64)
+        logw = k * math.log(a) - a - np.array([math.lgamma(x + 1.0) for x in k]) if a > 0 else None
+        w = np.exp(logw) if logw is not None else (k == 0).astype(np.float64)
+        return k, w / w.sum()
+
+    def _iteration_times(self, running: float) -> tuple[float, float]:
+        """Mean and mean square of one iteration's time with ``running`` sequences decoding."""
+        assert self.step is not None and self.engine is not None
+        n = min(max(running, 0.0), float(self.slots))
+        ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+        k, w = self._joining(n)
+        if self.engine.chunked_prefill:
+            t = _iterations_s(self.step, n, ctx, k * self.mean_prompt_tokens)
+            return float(w @ t), float(w @ (t * t))
+        # Whole-prompt iterations run between the decodes: a decode step, then (k > 0) a prefill.
+        d = float(_iterations_s(self.step, n, ctx, np.zeros(1))[0])
+        pre = np.where(k > 0, _iterations_s(self.step, 0.0, 0.0, k * self.mean_prompt_tokens), 0.0)
+        mean = d + float(w @ pre)
+        return mean, float(w @ ((d + pre) ** 2))
+
     def tpot_s(self, running: float) -> float:
-        """Seconds per output token with ``running`` sequences on the replica."""
+        """Seconds per output token with ``running`` sequences on the replica: the mean time of an
+        iteration, prompts of the requests that join it included."""
         n = min(max(running, 1.0), float(self.slots))
         if self.step is None or self.engine is None:
             one = self.time_per_output_token_1_s
@@ -75,32 +103,32 @@ class ReplicaModel:
             if one is None or self.slots <= 1:
                 return full
             return one + (full - one) * (n - 1.0) / (self.slots - 1.0)
-        ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
-        joining = n / max(self.mean_output_tokens, 1.0)  # requests that start per iteration
-        if self.engine.chunked_prefill:
-            prefill = min(joining * self.mean_prompt_tokens, float(self.engine.max_batched_tokens))
-            return self.step.iteration_s(n, ctx, prefill)
-        # Whole-prompt iterations between the decodes, ``joining`` of them per decode iteration.
-        alone = self.step.iteration_s(0, 0, self.mean_prompt_tokens)
-        return self.step.iteration_s(n, ctx, 0) + joining * alone
+        return self._iteration_times(n)[0]
 
     def prefill_s(self, prompt: np.ndarray, running: float) -> np.ndarray:
-        """Seconds from a request's start until its first token, per request."""
+        """Seconds from a request's start until its first token, per request: the rest of the
+        iteration under way (length-biased: E[t²] / 2E[t]), then its prompt's iterations."""
         p = np.asarray(prompt, dtype=np.float64)
         if self.step is None or self.engine is None:
             rate = self.prefill_tokens_per_s
             return p / rate if rate > 0 else np.zeros_like(p)
         m = self.step
-        under_way = 0.5 * self.tpot_s(running)
-        if not self.engine.chunked_prefill:
-            return under_way + _iterations_s(m, 0.0, 0.0, p)
         n = min(max(running, 0.0), float(self.slots))
+        mean, square = self._iteration_times(n)
+        under_way = square / (2.0 * mean) if mean > 0 else 0.0
+        k, w = self._joining(n)
+        others = k * self.mean_prompt_tokens
+        if not self.engine.chunked_prefill:
+            own = _iterations_s(m, 0.0, 0.0, p[:, None] + others[None, :])
+            return np.asarray(under_way + own @ w)
         ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
         left = max(1.0, self.engine.max_batched_tokens - n)
         full = np.floor(np.maximum(p - 1.0, 0.0) / left)
         last = p - full * left
-        chunk = _iterations_s(m, n, ctx, np.asarray(left))
-        return under_way + full * chunk + _iterations_s(m, n, ctx, last)
+        chunk = float(_iterations_s(m, n, ctx, np.asarray([left]))[0])
+        # The last chunk shares its iteration with the prompts of the others joining then.
+        shared = _iterations_s(m, n, ctx, last[:, None] + others[None, :]) @ w
+        return np.asarray(under_way + full * chunk + shared)
 
     def best_e2e_s(self, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
         """End-to-end time of each request alone on an idle replica: no capacity does better."""
