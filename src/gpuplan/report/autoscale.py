@@ -191,13 +191,22 @@ def _behaviour(p: PolicyResult) -> str:
             window=pol.down_window_s,
         )
         if pol.up_cooldown_s > 0:
-            text += " " + _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
+            more = _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
+            text = _join(text, more)
     if p.saturated_s > 0:
-        text += " " + _(
-            "Its replicas ran near saturation for {minutes:.0f} min (batch ≥ {batch:.0%} of the slots or "
-            "prompts ≥ {prefill:.0%} of the compute): latency tails there are optimistic."
-        ).format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL)
+        text = _join(
+            text,
+            _(
+                "Its replicas ran near saturation for {minutes:.0f} min (batch ≥ {batch:.0%} of the slots or "
+                "prompts ≥ {prefill:.0%} of the compute): latency tails there are optimistic."
+            ).format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL),
+        )
     return text
+
+
+def _join(sentence: str, more: str) -> str:
+    # TRANSLATORS: one sentence after another (Chinese needs no space between them)
+    return _("{sentence} {more}").format(sentence=sentence, more=more)
 
 
 def _policy_table(res: AutoscaleResult, money: Money, layout: int) -> Table:
@@ -354,20 +363,29 @@ def _cause_header(cause: str) -> str:
     return _(_CAUSE_WORDS[cause])
 
 
-def _losses_table(res: AutoscaleResult, numbered: bool) -> Table:
+def _worst(p: PolicyResult) -> str:
+    peak = p.losses.peak_bin_s
+    return "—" if peak is None else f"{peak / 3600:.2f} h: {format_number(p.losses.peak_lost)}"
+
+
+def _losses_table(res: AutoscaleResult, layout: int) -> Table:
+    """Layout 0: a row per policy, a column per cause; 1 (narrow consoles): a row per cause and a
+    column per policy (numbered as in the first table), so that no cause's words are cut."""
     t = house_table(_("Where each policy lost requests (dropped, killed, or over an SLO) and why"))
-    t.add_column("#" if numbered else _("Policy"), no_wrap=True, justify="right" if numbered else "left")
+    if layout == 0:
+        t.add_column(_("Policy"), no_wrap=True)
+        for cause in LOSS_CAUSES:
+            t.add_column(_cause_header(cause), justify="right")
+        t.add_column(_("worst 5 min"), justify="right", no_wrap=True)
+        for p in res.policies:
+            t.add_row(p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES), _worst(p))
+        return t
+    t.add_column("", overflow="fold")
+    for number in range(1, len(res.policies) + 1):
+        t.add_column(str(number), justify="right", no_wrap=True)
     for cause in LOSS_CAUSES:
-        t.add_column(_cause_header(cause), justify="right")
-    t.add_column(_("worst 5 min"), justify="right")
-    for number, p in enumerate(res.policies, 1):
-        peak = p.losses.peak_bin_s
-        worst = "—" if peak is None else f"{peak / 3600:.2f} h: {format_number(p.losses.peak_lost)}"
-        t.add_row(
-            str(number) if numbered else p.name,
-            *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES),
-            worst,
-        )
+        t.add_row(_cause_header(cause), *(format_number(p.losses.counts[cause]) for p in res.policies))
+    t.add_row(_("worst 5 min"), *(_worst(p).replace(": ", "\n") for p in res.policies))
     return t
 
 
@@ -378,7 +396,7 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
     if res.settings.slos:
         parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))
         parts += [Text(line) for line in _unreachable_lines(res)]
-    parts.append(Widest([partial(_losses_table, res, numbered) for numbered in (False, True)]))
+    parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
     parts += [Text(_behaviour(p)) for p in res.policies]
     parts += [Text(line, style="dim") for line in _header(res)]
     if money.rate_note():
