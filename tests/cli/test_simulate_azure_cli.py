@@ -96,7 +96,9 @@ def test_a_real_trace_is_re_timed_in_place_or_into_a_file(tmp_path: Path) -> Non
     out = tmp_path / "day.csv"
     _run("simulate", "trace", "--from", str(CONV), "--scale", "2", "--tile-hours", "1.5", "--out", str(out))
     tr = read_trace_csv(out)
-    assert tr.note.startswith("re-timed from AzureLLMInferenceTrace_conv: 2× its rate, repeated to fill 1.5 h")
+    assert tr.note.startswith(
+        "re-timed from AzureLLMInferenceTrace_conv: 2× its rate, repeated to fill 1.5 h"
+    )
     assert not tr.synthetic
     assert tr.requests == pytest.approx(19_366 * 1.5 * 3600 / (3501.72 / 2), rel=0.01)
     assert out.read_text().splitlines()[1].startswith("# derived from AzureLLMInferenceTrace_conv.csv")

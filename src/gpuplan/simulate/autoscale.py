@@ -181,16 +181,15 @@ def _bins(trace: Trace, bin_s: float) -> tuple[int, np.ndarray]:
     return nb, np.minimum((trace.arrival_s / bin_s).astype(np.int64), nb - 1)
 
 
-def _p95_per_bin(bins: np.ndarray, values: np.ndarray, mask: np.ndarray, nb: int) -> list[float | None]:
+def _p95_per_bin(bins: np.ndarray, values: np.ndarray, nb: int) -> list[float | None]:
+    """p95 of ``values`` per bin; ``bins`` (non-decreasing: arrivals are sorted) gives each one's."""
     out: list[float | None] = [None] * nb
-    # Arrivals are sorted, so the bins of the masked requests are too: each bin is one slice.
-    sb, v = bins[mask], values[mask]
-    edges = np.searchsorted(sb, np.arange(nb + 1))
+    edges = np.searchsorted(bins, np.arange(nb + 1))
     for b in range(nb):
         lo, hi = edges[b], edges[b + 1]
         if hi > lo:
             k = int(0.95 * (hi - lo - 1))
-            out[b] = float(np.partition(v[lo:hi], k)[k])
+            out[b] = float(np.partition(values[lo:hi], k)[k])
     return out
 
 
@@ -203,37 +202,43 @@ def _tick_means(run: EngineRun, values: Sequence[float], nb: int, bin_s: float) 
 
 @dataclass(frozen=True, kw_only=True)
 class _Requests:
-    """Per-request figures of one policy's run."""
+    """Per-request figures of one policy's run, for the requests served (in arrival order)."""
 
     served: np.ndarray
+    """Indices of the requests served."""
     lost: np.ndarray
+    """Per request: dropped or killed."""
     values: dict[str, np.ndarray]
+    """Per metric, per request served (nan where undefined: TPOT of one token)."""
     late: np.ndarray
-    """Served and over some SLO."""
+    """Per request served: over some SLO."""
     hopeless: np.ndarray
-    """Over some SLO that no capacity meets for it."""
+    """Per request served: over some SLO that no capacity meets for it."""
 
 
 def _per_request(trace: Trace, run: EngineRun, best: dict[str, np.ndarray], slos: Sequence[Slo]) -> _Requests:
     st = run.status
-    served = st == STATUS_SERVED
+    idx = np.flatnonzero(st == STATUS_SERVED)
     lost = (st == STATUS_DROPPED) | (st == STATUS_KILLED)
-    nan = np.full(trace.requests, math.nan)
-    queue = np.where(served, run.start_s - trace.arrival_s, nan)
-    output = trace.output_tokens if trace.output_tokens is not None else np.ones(trace.requests)
+    start = run.start_s[idx]
+    queue = start - trace.arrival_s[idx]
+    output = trace.output_tokens[idx] if trace.output_tokens is not None else np.ones(len(idx))
+    tpot = run.step_s[idx]
+    tpot[output <= 1] = math.nan
     values = {
         "queue": queue,
-        "ttft": queue + np.where(served, run.first_token_s, nan),
-        "tpot": np.where(served & (output > 1), run.step_s, nan),
-        "e2e": np.where(served, run.start_s + run.service_s - trace.arrival_s, nan),
+        "ttft": queue + run.first_token_s[idx],
+        "tpot": tpot,
+        "e2e": queue + run.service_s[idx],
     }
-    late = np.zeros(trace.requests, dtype=bool)
-    hopeless = np.zeros(trace.requests, dtype=bool)
+    late = np.zeros(len(idx), dtype=bool)
+    hopeless = np.zeros(len(idx), dtype=bool)
     for slo in slos:
-        over = np.nan_to_num(values[slo.metric], nan=-math.inf) > slo.threshold_s
+        with np.errstate(invalid="ignore"):
+            over = values[slo.metric] > slo.threshold_s  # nan compares False
         late |= over
-        hopeless |= over & (best[slo.metric] > slo.threshold_s)
-    return _Requests(served=served, lost=lost, values=values, late=late, hopeless=hopeless)
+        hopeless |= over & (best[slo.metric][idx] > slo.threshold_s)
+    return _Requests(served=idx, lost=lost, values=values, late=late, hopeless=hopeless)
 
 
 def _losses(
@@ -253,10 +258,12 @@ def _losses(
         counts["at_max"] = int(at_max.sum())
         counts["not_scaled"] = len(dropped) - counts["cold_start"] - counts["at_max"]
     counts["spot"] = int(np.count_nonzero(st == STATUS_KILLED))
-    counts["unreachable"] = int(np.count_nonzero(req.served & req.hopeless))
-    counts["queueing"] = int(np.count_nonzero(req.served & req.late & ~req.hopeless))
+    counts["unreachable"] = int(np.count_nonzero(req.hopeless))
+    counts["queueing"] = int(np.count_nonzero(req.late & ~req.hopeless))
     nb, bins = _bins(trace, cfg.settings.chart_bin_s)
-    lost_bins = np.bincount(bins, weights=(req.lost | req.late).astype(float), minlength=nb).astype(np.int64)
+    lost_bins = np.bincount(bins[req.lost], minlength=nb) + np.bincount(
+        bins[req.served[req.late]], minlength=nb
+    )
     peak = int(np.argmax(lost_bins))
     peak_lost = int(lost_bins[peak])
     losses = Losses(
@@ -270,7 +277,8 @@ def _losses(
 def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, cfg: _Ctx) -> PolicyResult:
     st = run.status
     req = _per_request(trace, run, cfg.best, cfg.settings.slos)
-    served = req.served
+    served = st == STATUS_SERVED
+    n_served = len(req.served)
     horizon = trace.duration_s
     hours: dict[str, float] = {}
     for launch, end, spot in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True):
@@ -296,14 +304,14 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     lost = dropped + killed
     output = trace.output_tokens if trace.output_tokens is not None else np.ones(trace.requests)
     outcomes = tuple(
-        slo_outcome(slo, req.values[slo.metric][served], lost, cfg.best[slo.metric], output)
+        slo_outcome(slo, req.values[slo.metric], lost, cfg.best[slo.metric], output)
         for slo in cfg.settings.slos
     )
     miss: float | None = None
     if cfg.settings.slos:
-        counted = int(served.sum()) + lost
+        counted = n_served + lost
         miss = 100.0 * (int(np.count_nonzero(req.late)) + lost) / counted if counted else 0.0
-    latency = {m: stats(req.values[m][served]) for m in METRICS}
+    latency = {m: stats(req.values[m]) for m in METRICS}
     losses, lost_bins = _losses(trace, run, req, policy, cfg)
     nb, bins = _bins(trace, cfg.settings.chart_bin_s)
     timeline = Timeline(
@@ -311,8 +319,8 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         requests_per_s=(np.bincount(bins, minlength=nb) / cfg.settings.chart_bin_s).tolist(),
         replicas=_tick_means(run, run.tick_replicas, nb, cfg.settings.chart_bin_s),
         ready=_tick_means(run, run.tick_ready, nb, cfg.settings.chart_bin_s),
-        latency_p95_s=_p95_per_bin(bins, req.values["e2e"], served, nb),
-        ttft_p95_s=_p95_per_bin(bins, req.values["ttft"], served, nb),
+        latency_p95_s=_p95_per_bin(bins[req.served], req.values["e2e"], nb),
+        ttft_p95_s=_p95_per_bin(bins[req.served], req.values["ttft"], nb),
         lost=lost_bins,
     )
     e2e = latency["e2e"]
@@ -340,7 +348,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         dropped=lost,
         max_replicas=max(run.tick_replicas) if run.tick_replicas else 0,
         interruptions=run.interruptions,
-        served=int(served.sum()),
+        served=n_served,
         queued_at_end=queued,
         killed=killed,
         timeline=timeline,
@@ -362,15 +370,19 @@ class _Ctx:
     """Per request, each metric on an idle replica (what no capacity improves on)."""
 
 
-def _best(trace: Trace, replica: ReplicaModel) -> dict[str, np.ndarray]:
+def _best(
+    trace: Trace, replica: ReplicaModel, lengths: np.ndarray, back: np.ndarray
+) -> dict[str, np.ndarray]:
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    first = replica.prefill_s(trace.prompt_tokens, 0.0)
+    first = np.asarray(replica.prefill_s(lengths, 0.0), dtype=np.float64)[back]
     out = trace.output_tokens
+    one = replica.tpot_s(1.0)
     return {
         "queue": np.zeros(trace.requests),
-        "ttft": np.asarray(first, dtype=np.float64),
-        "tpot": np.where(out > 1, replica.tpot_s(1.0), math.nan),
-        "e2e": np.asarray(replica.best_e2e_s(trace.prompt_tokens, out), dtype=np.float64),
+        "ttft": first,
+        "tpot": np.where(out > 1, one, math.nan),
+        # As ReplicaModel.best_e2e_s, from the prefill already computed.
+        "e2e": first + np.maximum(out - 1.0, 0.0) * one,
     }
 
 
@@ -390,8 +402,10 @@ def simulate_autoscale(
     names = [p.name for p in policies]
     if len(set(names)) != len(names):
         raise InputError.worded(N_("two policies share a name; give each a name=… key"))
-    work = replica.work(trace.prompt_tokens, trace.output_tokens)
-    ctx = _Ctx(replica=replica, settings=settings, best=_best(trace, replica))
+    # Prompt lengths repeat: each distinct one is costed once, per batch (replica.work) and alone.
+    lengths, back = np.unique(trace.prompt_tokens, return_inverse=True)
+    work = replica.work(trace.prompt_tokens, trace.output_tokens, distinct=(lengths, back))
+    ctx = _Ctx(replica=replica, settings=settings, best=_best(trace, replica, lengths, back))
     out = []
     for given in policies:
         # A policy without its own start-up time takes the cold start derived from the model.

@@ -91,10 +91,8 @@ class Work:
     """One decode step with every slot busy (without ``step_at``)."""
     step_at: Callable[[float], float] | None = None
     """Seconds per output token with this many sequences per replica."""
-    prefill_at: Callable[[np.ndarray, float], np.ndarray] | None = None
-    """Prefill seconds of these prompts with this many sequences per replica."""
-    prompt: np.ndarray | None = None
-    """Prompt tokens per request (what ``prefill_at`` reads)."""
+    prefill_at: Callable[[int, int, float], np.ndarray] | None = None
+    """Prefill seconds of requests ``lo … hi - 1`` with this many sequences per replica."""
 
     def step_s(self, running: float, slots: int) -> float:
         if self.step_at is not None:
@@ -378,10 +376,10 @@ def _run(
             fleet.tick(next_tick, j, status, start)
             next_tick += period
             arrived = int(np.searchsorted(arrival, next_tick, side="left"))
-            if work.prefill_at is not None and work.prompt is not None:
+            if work.prefill_at is not None:
                 # The prompts that can start before the next decision, at the batch read now.
                 hi = min(n, arrived + 1)
-                d.fixed_s[j:hi] = work.prefill_at(work.prompt[j:hi], fleet.batch)
+                d.fixed_s[j:hi] = work.prefill_at(j, hi, fleet.batch)
             continue
         # Request j starts before the next decision: dispatch up to that decision.
         done = dispatch_block(pool, d, j, next_tick, fleet.step, arrived) if blocks else 0
