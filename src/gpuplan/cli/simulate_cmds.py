@@ -28,18 +28,16 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
     console,
-    resolve_usd_per_cny,
 )
 from gpuplan.cli._progress import TRACING
+from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
+from gpuplan.cli.simulate_share import add_share
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
-    from gpuplan.i18n import Money
     from gpuplan.simulate import ReplicaModel, Slo, Trace
-    from gpuplan.simulate.inputs import ServicesFile
-    from gpuplan.simulate.share import ServiceDemand, SharePlan
 
 __all__ = ["register"]
 
@@ -58,42 +56,6 @@ def _simulate_group(lang: LangOption = None) -> None:
 
 
 SHAPES = ("diurnal", "bursty", "step")
-
-
-def _money(store: Store | None, currency: str) -> Money:
-    from gpuplan.catalog import display_money
-    from gpuplan.i18n import Money
-
-    if currency.upper() == "USD" or store is None:
-        if currency.upper() != "USD":
-            raise InputError.worded(
-                N_("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
-            )
-        return Money.usd()
-    return display_money(store, currency)
-
-
-def _open_store(ctx: typer.Context, currency: str, rate: tuple[float | None, float | None, bool]) -> Store:
-    """The catalog, with the user's CNY rate (``--usd-per-cny``/``--cny-per-usd``, ``--force-rate``)."""
-    from gpuplan.catalog import open_store
-    from gpuplan.cli._settings import settings
-
-    usd_per_cny, cny_per_usd, force = rate
-    return open_store(
-        settings(ctx).db, usd_per_cny=resolve_usd_per_cny(usd_per_cny, cny_per_usd), force_rate=force
-    )
-
-
-def _check_currency(currency: str) -> None:
-    # A misspelt --currency fails in one line ("did you mean"), before any tracing or simulation.
-    from gpuplan.vocab import Currency
-
-    Currency.cast(currency)
-
-
-def _check_out(out: Path | None) -> None:
-    if out is not None and out.suffix.lower() not in (".html", ".htm"):
-        raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
 
 
 def _shape_trace(
@@ -281,8 +243,8 @@ def autoscale_cmd(
 ) -> None:
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
-    _check_out(out)
-    _check_currency(currency)
+    check_out(out)
+    check_currency(currency)
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
@@ -334,7 +296,7 @@ def autoscale_cmd(
             N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
         )
     gpu_id = resolve_gpu(gpu).id
-    store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
+    store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         prices = fleet_prices(
             store.offers(gpu=gpu_id) if store is not None else [],
@@ -343,7 +305,7 @@ def autoscale_cmd(
             spot_usd=spot_price,
             spot_rate_per_hour=spot_rate,
         )
-        money = _money(store, currency)
+        money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (float(tr.prompt_tokens.mean()), float(tr.output_tokens.mean()))
         weights: float | None = None
@@ -451,165 +413,7 @@ def trace_cmd(
     sys.stderr.write(_("wrote {n} requests to {path}").format(n=f"{tr.requests:,}", path=out) + "\n")
 
 
-@app.command("share")
-def share_cmd(
-    ctx: typer.Context,
-    services_file: Annotated[Path, typer.Argument(help="services.yaml: the services to place.")],
-    gpu: Annotated[
-        str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
-    ] = None,
-    sharing: Annotated[
-        str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
-    ] = "best",
-    target: Annotated[float, typer.Option("--target", help="Busy share each instance is sized for.")] = 0.8,
-    time_slice_penalty: Annotated[
-        float, typer.Option("--time-slice-penalty", help="Throughput lost to time-slicing (assumed 0.10).")
-    ] = 0.10,
-    price: Annotated[
-        float | None,
-        typer.Option("--price", help="USD per GPU-hour (default: the catalog's cheapest on-demand)."),
-    ] = None,
-    k8s_out: Annotated[
-        Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write an HTML report.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
-    lang: LangOption = None,
-    currency: CurrencyOption = "USD",
-    usd_per_cny: UsdPerCnyOption = None,
-    cny_per_usd: CnyPerUsdOption = None,
-    force_rate: ForceRateOption = False,
-) -> None:
-    """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
-    apply_language(lang)
-    _check_out(out)
-    _check_currency(currency)
-    from gpuplan.errors import NotFoundError
-    from gpuplan.hardware import resolve_gpu
-    from gpuplan.report.simulate import share_html, share_json, share_view
-    from gpuplan.simulate.inputs import fleet_prices, load_services
-    from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
-
-    if sharing not in (*SHARINGS, "best"):
-        raise NotFoundError("sharing", sharing, [*SHARINGS, "best"])
-    spec = load_services(services_file)
-    name = gpu or spec.gpu
-    if not name:
-        raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
-    g = resolve_gpu(name)
-    estimated = _estimate_services(ctx, spec, services_file, g.id)
-    demands = spec.demands(estimated)
-    store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
-    try:
-        per_hour = price
-        if per_hour is None and store is not None:
-            try:
-                per_hour = fleet_prices(store.offers(gpu=g.id), g.id).usd_per_hour["on_demand"]
-            except InputError:
-                per_hour = None  # the report says "price unknown" rather than inventing one
-        money = _money(store, currency)
-    finally:
-        if store is not None:
-            store.close()
-    base = dict(
-        gpu_id=g.id,
-        gpu_memory_gib=g.memory_gib,
-        price_usd_per_hour=per_hour,
-        target_utilisation=target,
-        time_slice_penalty=time_slice_penalty,
-    )
-    if sharing == "best":
-        plans = []
-        for s in SHARINGS:
-            try:
-                plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
-            except InputError:
-                continue  # e.g. no MIG on this GPU
-        plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
-    else:
-        plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    if k8s_out is not None:
-        _write_k8s(plan, k8s_out)
-    if out is not None:
-        write_text_atomic(out, share_html(plan, money))
-    if as_json:
-        sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
-        return
-    console().print(share_view(plan, money))
-
-
-def _estimate_services(
-    ctx: typer.Context, spec: ServicesFile, services_file: Path, gpu_id: str
-) -> dict[str, ServiceDemand]:
-    out: dict[str, ServiceDemand] = {}
-    todo = [s for s in spec.services if s.workload]
-    if not todo:
-        return out
-    from gpuplan.cli._profiles import load_profile
-    from gpuplan.cli._settings import settings
-    from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import decode_estimate
-    from gpuplan.simulate.inputs import demand_from_decode
-    from gpuplan.workload import load_workload
-
-    for s in todo:
-        w = load_workload((services_file.parent / str(s.workload)).resolve())
-        if w.serving is None:
-            raise InputError.worded(
-                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
-                name=s.name,
-            )
-        prof = load_profile(w, settings(ctx).db)
-        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.cuda_graphs, compiled=w.compile)
-        slo = s.p95_latency_ms or w.serving.p95_latency_ms
-        out[s.name] = demand_from_decode(
-            s.name,
-            dec,
-            requests_per_s=s.requests_per_s,
-            prompt_tokens=w.serving.prompt_tokens,
-            output_tokens=w.serving.output_tokens,
-            slo_s=slo / 1000 if slo else None,
-        )
-    return out
-
-
-def _write_k8s(plan: SharePlan, directory: Path) -> None:
-    from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
-
-    if directory.exists() and any(directory.iterdir()):
-        raise InputError.worded(N_("--k8s-out {folder} is not empty; give a new directory"), folder=directory)
-    gpus = sorted({p.gpu_index for p in plan.placements})
-    if plan.sharing == "mig":
-        per_gpu = []
-        for g in gpus:
-            counts: dict[str, int] = {}
-            for p in plan.placements:
-                if p.gpu_index == g:
-                    counts[p.slice] = counts.get(p.slice, 0) + 1
-            per_gpu.append(counts)
-        layout = SharingLayout(sharing="mig", mig_per_gpu=tuple(per_gpu))
-    elif plan.sharing == "time-slice":
-        most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
-        layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
-    elif plan.sharing == "mps":
-        parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
-        layout = SharingLayout(sharing="mps", time_slice_replicas=parts)
-    else:
-        layout = SharingLayout(sharing="whole")
-    deps = [
-        SharedDeployment(
-            name=s.name,
-            resource=f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu",
-            replicas=s.instances,
-        )
-        for s in plan.services
-    ]
-    from gpuplan.deploy.output import write_files
-
-    # Inside the directory only, all files or none (deploy's writer: no link followed out of it).
-    write_files(sharing_manifests(layout, deps), directory)
-
-
 def register(root: typer.Typer) -> None:
     """Add the ``simulate`` group to the root app."""
+    add_share(app)
     root.add_typer(app)
