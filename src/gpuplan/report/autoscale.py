@@ -355,7 +355,7 @@ _CAUSE_WORDS = {
     "not_scaled": N_("dropped, not scaled up yet"),
     "spot": N_("killed by spot reclaim"),
     "unreachable": N_("late, no capacity helps"),
-    "queueing": N_("late from queueing"),
+    "queueing": N_("late under load"),
 }
 
 

@@ -111,7 +111,8 @@ class Losses:
     every replica the policy may run; not_scaled: dropped below max with none starting (the
     policy's metric, tolerance or cooldown had not asked for more yet); spot: killed by a spot
     reclaim; unreachable: served over an SLO that no capacity meets for it; queueing: served over an
-    SLO it would have met on an idle replica."""
+    SLO it would have met on an idle replica (it waited, or shared its replica's iterations with a
+    large batch: more capacity helps)."""
     peak_bin_s: float | None
     """Start of the chart bin with the most losses (None: none)."""
     peak_lost: int
