@@ -127,24 +127,42 @@ def test_an_auto_map_anywhere_is_refused_when_the_workload_is_read(tmp_path: Pat
 
 
 def test_transformers_is_never_left_to_ask(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Past the auto_map check (a config object built some other way), every from_config call says
-    trust_remote_code=False: no input() prompt, no import of the folder's module."""
-    tf = pytest.importorskip("transformers")
+    """Past the auto_map check (a config object built some other way), every call into transformers
+    says trust_remote_code=False, and transformers then neither asks on stdin nor runs the code."""
     from gpuplan.workload.hf import build_model
 
+    calls: list[tuple[str, dict[str, object]]] = []
+
+    def auto(name: str, fails: bool = False) -> types.SimpleNamespace:
+        def from_config(config: object, **kwargs: object) -> str:
+            calls.append((name, kwargs))
+            if fails:
+                raise ValueError("unrecognized configuration class")
+            return name
+
+        return types.SimpleNamespace(from_config=from_config)
+
+    fake = types.SimpleNamespace(
+        PreTrainedModel=type("PreTrainedModel", (), {}),
+        AutoModelForSeq2SeqLM=auto("seq2seq"),
+        AutoModelForCausalLM=auto("causal", fails=True),
+        AutoModel=auto("base"),
+    )
+    assert build_model(fake, types.SimpleNamespace(is_encoder_decoder=True)) == "seq2seq"
+    assert build_model(fake, types.SimpleNamespace()) == "base"  # causal refused, then the base model
+    assert calls == [(n, {"trust_remote_code": False}) for n in ("seq2seq", "causal", "base")]
+    # What transformers does with that answer, pinned: it refuses without input() and runs nothing.
+    dynamic = pytest.importorskip("transformers.dynamic_module_utils")
     marker = tmp_path / "PWNED"
     (tmp_path / "modeling_evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
     asked: list[str] = []
     monkeypatch.setattr("builtins.input", lambda prompt="": asked.append(prompt) or "y")
-    raw = {k: v for k, v in VIT_WITH_AUTO_MAP.items() if k != "model_type"}
-    config = tf.ViTConfig(**{**raw, "num_hidden_layers": 1, "hidden_size": 8, "intermediate_size": 8})
-    config._name_or_path = str(tmp_path)
-    model = build_model(tf, config)  # AutoModelForCausalLM refuses the config; AutoModel has ViT
-    assert type(model).__module__.startswith("transformers.models.vit.")
+    with pytest.raises(ValueError, match="trust_remote_code=True"):
+        dynamic.resolve_trust_remote_code(False, str(tmp_path), has_local_code=False, has_remote_code=True)
     assert asked == [] and not marker.exists()
 
 
-def test_architectures_name_only_model_classes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_architectures_name_only_model_classes() -> None:
     """A config's architectures cannot make gpuplan call another function transformers exports."""
     called: list[object] = []
     fake = types.SimpleNamespace(

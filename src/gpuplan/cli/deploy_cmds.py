@@ -130,7 +130,7 @@ def deploy(
         image=image,
         base_image=base_image,
         steps=steps,
-        out_dir=str(out.absolute().resolve()) if "\x00" not in str(out) else None,
+        out_dir=_absolute(out),
     )
     files = generate(spec, generator.name, options)
     copies = [f for f in files if f.source is not None]
@@ -164,6 +164,15 @@ def deploy(
         )
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _absolute(out: Path) -> str:
+    """``--out`` as SkyPilot's workdir: absolute, links resolved (as write_files resolves it); a path
+    that cannot be resolved (a NUL byte) is left to write_files to refuse in its own words."""
+    try:
+        return str(out.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return str(out.absolute())
 
 
 #: Copies listed before writing; --dry-run lists them all.

@@ -140,8 +140,9 @@ class LaunchSpec(BaseModel):
     model_source: str = "stand-in"
     """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
     project_dir: str | None = None
-    """Folder of the user's own model code (``model_entry_point``) on this machine, when it is known
-    and trusted (a workload file, or a plan file in or above it); its package goes into the image."""
+    """Folder of the user's own model code (``model_entry_point``) on this machine, resolved and
+    checked by the builders to lie inside the folder the user named (the plan's or workload's own,
+    or ``--project DIR``; ``gpuplan.confine``); its package goes into the image. None: not copied."""
     batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
     """Per-GPU micro-batch, samples."""
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
