@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
@@ -38,6 +39,7 @@ from gpuplan.i18n import N_, _
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.simulate import ReplicaModel, Slo, Trace
+    from gpuplan.workload import Workload
 
 __all__ = ["register"]
 
@@ -82,7 +84,8 @@ def _shape_trace(
 
 def _replica(
     ctx: typer.Context,
-    workload_file: Path,
+    w: Workload,
+    file_name: str,
     gpu_id: str,
     store: Store | None,
     lengths: tuple[float, float],
@@ -97,12 +100,10 @@ def _replica(
     from gpuplan.perf.inference import step_model
     from gpuplan.simulate import replica_from_step
     from gpuplan.simulate.batching import engine_defaults, parse_engine
-    from gpuplan.workload import load_workload
 
-    w = load_workload(workload_file)
     if w.task.value != "infer":
         raise InputError.worded(
-            N_("{file}: simulate autoscale needs task: infer (or give --replica)"), file=workload_file.name
+            N_("{file}: simulate autoscale needs task: infer (or give --replica)"), file=file_name
         )
     with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
@@ -240,6 +241,7 @@ def autoscale_cmd(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    project: ProjectOption = None,
 ) -> None:
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
@@ -260,7 +262,7 @@ def autoscale_cmd(
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
     from gpuplan.workload import load_workload
 
-    w = load_workload(workload_file)
+    w = load_workload(workload_file, project=project)
     if w.serving is None and replica is None:
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
@@ -316,7 +318,7 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights = _replica(ctx, workload_file, gpu_id, store, lengths, engine)
+            rep, weights = _replica(ctx, w, workload_file.name, gpu_id, store, lengths, engine)
     finally:
         if store is not None:
             store.close()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._access import AllowCodeOption, ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
@@ -24,8 +25,7 @@ from gpuplan.errors import InputError
 from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
-    from gpuplan.simulate.inputs import ServicesFile
-    from gpuplan.simulate.share import ServiceDemand, SharePlan
+    from gpuplan.simulate.share import SharePlan
 
 __all__ = ["add_share"]
 
@@ -62,11 +62,16 @@ def share_cmd(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    project: ProjectOption = None,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
     apply_language(lang)
     check_out(out)
     check_currency(currency)
+    from gpuplan.cli._services import estimate_services
+    from gpuplan.cli._settings import settings
+    from gpuplan.confine import Folder
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import share_html, share_json, share_view
@@ -80,7 +85,8 @@ def share_cmd(
     if not name:
         raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
     g = resolve_gpu(name)
-    estimated = _estimate_services(ctx, spec, services_file, g.id)
+    access = (Folder.of(services_file, project), allow_code)
+    estimated = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
     demands = spec.demands(estimated)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
@@ -119,41 +125,6 @@ def share_cmd(
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
         return
     console().print(share_view(plan, money))
-
-
-def _estimate_services(
-    ctx: typer.Context, spec: ServicesFile, services_file: Path, gpu_id: str
-) -> dict[str, ServiceDemand]:
-    out: dict[str, ServiceDemand] = {}
-    todo = [s for s in spec.services if s.workload]
-    if not todo:
-        return out
-    from gpuplan.cli._profiles import load_profile
-    from gpuplan.cli._settings import settings
-    from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import decode_estimate
-    from gpuplan.simulate.inputs import demand_from_decode
-    from gpuplan.workload import load_workload
-
-    for s in todo:
-        w = load_workload((services_file.parent / str(s.workload)).resolve())
-        if w.serving is None:
-            raise InputError.worded(
-                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
-                name=s.name,
-            )
-        prof = load_profile(w, settings(ctx).db)
-        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.cuda_graphs, compiled=w.compile)
-        slo = s.p95_latency_ms or w.serving.p95_latency_ms
-        out[s.name] = demand_from_decode(
-            s.name,
-            dec,
-            requests_per_s=s.requests_per_s,
-            prompt_tokens=w.serving.prompt_tokens,
-            output_tokens=w.serving.output_tokens,
-            slo_s=slo / 1000 if slo else None,
-        )
-    return out
 
 
 def _write_k8s(plan: SharePlan, directory: Path) -> None:
