@@ -204,8 +204,8 @@ def autoscale_cmd(
         str | None,
         typer.Option(
             "--engine",
-            help="Serving engine settings: max_num_seqs=N,max_batched_tokens=N,chunked_prefill=on|off "
-            "(default: vLLM's for the GPU).",
+            help="Serving engine settings, comma-separated: max_num_seqs=N, max_batched_tokens=N, "
+            "chunked_prefill=on or off (default: vLLM's for the GPU).",
         ),
     ] = None,
     storage_gbps: Annotated[
