@@ -34,6 +34,8 @@ class Columns:
 
 def _whole_counts(values: np.ndarray, limit: int) -> np.ndarray | None:
     """int64 counts, or None when any value is not a whole number within ``±limit``."""
+    if values.dtype.kind == "i":
+        return values if bool(np.all(np.abs(values) <= limit)) else None
     ok = np.isfinite(values) & (np.abs(values) <= limit)
     if not ok.all():
         return None
@@ -69,22 +71,32 @@ def read_columns(
     names = [h.strip() for h in header]
     if len(set(names)) != len(names):
         return None  # duplicate column names: Arrow would not know which one is meant
-    wanted = {time_col: pa.timestamp("ns") if is_datetime else pa.float64()}
-    for col in (prompt_col, output_col):
-        if col is not None:
-            wanted[col] = pa.float64()
-    try:
-        table = pacsv.read_csv(
-            path,
-            read_options=pacsv.ReadOptions(skip_rows=skip_lines + 1, column_names=names),
-            convert_options=pacsv.ConvertOptions(
-                include_columns=[names[c] for c in wanted],
-                column_types={names[c]: t for c, t in wanted.items()},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+    table = None
+    # Token counts are whole numbers: read as integers (a cell such as "512.0" makes that fail, and
+    # the columns are read again as floats, checked below). One thread: on two shared cores the
+    # parser's threads cost more CPU and time than they save.
+    for token_type in (pa.int64(), pa.float64()):
+        wanted = {time_col: pa.timestamp("ns") if is_datetime else pa.float64()}
+        for col in (prompt_col, output_col):
+            if col is not None:
+                wanted[col] = token_type
+        try:
+            table = pacsv.read_csv(
+                path,
+                read_options=pacsv.ReadOptions(
+                    skip_rows=skip_lines + 1, column_names=names, use_threads=False
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    include_columns=[names[c] for c in wanted],
+                    column_types={names[c]: t for c, t in wanted.items()},
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                ),
+            )
+            break
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+            continue
+    if table is None:
         return None
     cols: dict[int, np.ndarray] = {}
     for c in wanted:
@@ -95,7 +107,7 @@ def read_columns(
         if c == time_col and is_datetime:
             # Wall-clock seconds: the trace's own clock, whatever the time zone of this machine.
             arr = arr.astype("datetime64[ns]").astype(np.int64) / 1e9
-        cols[c] = np.asarray(arr, dtype=np.float64)
+        cols[c] = arr if arr.dtype.kind == "i" else np.asarray(arr, dtype=np.float64)
     times = cols[time_col]
     if not np.isfinite(times).all():
         return None
