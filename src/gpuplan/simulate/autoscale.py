@@ -371,6 +371,19 @@ class _Ctx:
     """Per request, each metric on an idle replica (what no capacity improves on)."""
 
 
+def _distinct(tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct token counts and each request's index among them (``np.unique`` with
+    ``return_inverse``, by a lookup table: counts are whole numbers within the reader's bound)."""
+    if tokens.dtype.kind not in "iu" or (len(tokens) and tokens.min() < 0):
+        lengths, back = np.unique(tokens, return_inverse=True)
+        return lengths, back
+    seen = np.bincount(tokens)
+    lengths = np.flatnonzero(seen)
+    index = np.zeros(len(seen), dtype=np.int64)
+    index[lengths] = np.arange(len(lengths))
+    return lengths, index[tokens]
+
+
 def _best(
     trace: Trace, replica: ReplicaModel, lengths: np.ndarray, back: np.ndarray
 ) -> dict[str, np.ndarray]:
@@ -404,9 +417,11 @@ def simulate_autoscale(
     if len(set(names)) != len(names):
         raise InputError.worded(N_("two policies share a name; give each a name=… key"))
     # Prompt lengths repeat: each distinct one is costed once, per batch (replica.work) and alone.
-    lengths, back = np.unique(trace.prompt_tokens, return_inverse=True)
+    lengths, back = _distinct(trace.prompt_tokens)
     work = replica.work(trace.prompt_tokens, trace.output_tokens, distinct=(lengths, back))
-    ctx = _Ctx(replica=replica, settings=settings, best=_best(trace, replica, lengths, back))
+    # What no capacity improves on matters only against a target.
+    best = _best(trace, replica, lengths, back) if settings.slos else {}
+    ctx = _Ctx(replica=replica, settings=settings, best=best)
     out = []
     for given in policies:
         # A policy without its own start-up time takes the cold start derived from the model.
