@@ -1,4 +1,4 @@
-"""Calibration cases from ``perf/data/calibration_v2.csv``: the rows the estimator can reproduce.
+"""Calibration cases from ``calibration/data/calibration_v2.csv``: the rows the estimator can reproduce.
 
 A v2 row becomes a case only when everything that sets its speed is something the estimator
 models: a preset with the model's exact shape, data parallelism (DDP/FSDP) with Megatron-style
@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpuplan.perf.calibration_data import read_data
-from gpuplan.perf.cases import CalibrationCase
-from gpuplan.perf.fit_mlperf import mlperf_training_case
-from gpuplan.perf.fit_v2_megatron_core import flagperf_case
+from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.flagperf_cases import flagperf_case
+from gpuplan.calibration.mlperf_cases import mlperf_training_case
+from gpuplan.calibration.published import read_data
 
 __all__ = ["v2_cases"]
 
@@ -44,7 +44,7 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if row["kind"] != "throughput":
         return None, f"{row['kind']} row (not a throughput figure)"
     if task in ("decode", "prefill"):
-        # Scored against the inference path instead (tests/perf/test_calibration.py).
+        # Scored against the inference path instead (calibration/inference_cases.py).
         return None, "decode/prefill throughput: compared with perf/inference.py, not a training step"
     if "MLPerf Training" in model:
         return mlperf_training_case(row)
