@@ -17,8 +17,9 @@ from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
 from gpuplan.perf.inference import batch_sweep, decode_estimate, kv_cache_bytes_per_token
 from gpuplan.perf.input_pipeline import InputPipeline
-from gpuplan.perf.model_parallel import ModelParallel
-from gpuplan.perf.parallel import Link, check_parallelism, zero_model_state_bytes
+from gpuplan.perf.links import Link
+from gpuplan.perf.stages.layout import ModelParallel, check_parallelism
+from gpuplan.perf.stages.memory import zero_model_state_bytes
 from gpuplan.perf.sweep import estimate_all
 from gpuplan.profile.model import ModelShape
 from i18n.english_left import english_left
@@ -254,7 +255,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
 
 
 def _layout():  # type: ignore[no-untyped-def]
-    from gpuplan.perf.parallel import DEEPSPEED_MIXED_ADAM
+    from gpuplan.perf.stages.memory import DEEPSPEED_MIXED_ADAM
 
     return DEEPSPEED_MIXED_ADAM
 

@@ -33,8 +33,8 @@ from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, CalibrationRow
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
-from gpuplan.perf.model_parallel import ModelParallel
-from gpuplan.perf.parallel import Link
+from gpuplan.perf.links import Link
+from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.profile.model import Profile
 
 __all__ = [

@@ -363,9 +363,10 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
     launch script does (4 ConnectX-7 NDR NICs per H200 node, 400 Gbit/s each: the row's ``network``
     text, source in its notes). The multi-node rows are fitted with the rest: at that rate, with
     perfect overlap, they came out 16–40 % fast (FSDP's gathers of ~35 GB of 70B weights per
-    micro-batch hidden behind compute for free); the fitted ``overlap_cost`` (comm.py) is what they
-    determine. The 2-node 70B row is compared, not fitted: its report calls it memory-bound (128.5
-    of 141 GB per GPU), a slowdown the model does not have."""
+    micro-batch hidden behind compute for free); the fitted ``overlap_cost``
+    (perf/stages/communication.py) is what they determine. The 2-node 70B row is compared, not
+    fitted: its report calls it memory-bound (128.5 of 141 GB per GPU), a slowdown the model does
+    not have."""
     tp = int(re.search(r"TP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     fsdp = int(re.search(r"FSDP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     accum = int(re.search(r"grad_accum (\d+)", row["notes"]).group(1))  # type: ignore[union-attr]
