@@ -12,7 +12,7 @@ TRACES = REPO.parent / "shared" / "data" / "traces"
 CONV = TRACES / "AzureLLMInferenceTrace_conv.csv"
 CODE = TRACES / "AzureLLMInferenceTrace_code.csv"
 LLAMA_8B = (
-    REPO / "tests" / "perf" / "fixtures" / "profiles"
+    REPO / "tests" / "calibration" / "fixtures" / "profiles"
     / "Llama-3.1-8B-Instruct_decode,_1_request_vLLM_0.23.0-38764370bf9943bc.json"
 )  # fmt: skip
 
