@@ -1,0 +1,126 @@
+"""Who is calling, may they, and how often: bearer tokens with scopes, per-token rate limits, the
+request's language, and the catalog store each request works on.
+
+A token is sent as ``Authorization: Bearer gpuplan_…`` (never in a URL, which access logs keep).
+Unknown, revoked or expired → 401; a scope below the endpoint's → 403; more requests in a minute
+than the token's limit → 429 with ``Retry-After``. The count is kept in the database, so the limit
+holds across workers and replicas.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Depends, HTTPException, Request
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.catalog.team_store import TokenInfo
+    from gpuplan.web.config import ServeConfig
+
+__all__ = ["Caller", "StoreProvider", "authorised", "request_language"]
+
+
+class StoreProvider:
+    """One open catalog store per server thread and day (a store keeps one reader connection and
+    today's date for staleness); its cached facts are dropped at each request so that a discount
+    set through another worker shows at once."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self._local = threading.local()
+
+    def open(self) -> Store:
+        from gpuplan.catalog import open_store
+
+        return open_store(self.config.db)
+
+    def get(self) -> Store:
+        today = date.today()
+        held = getattr(self._local, "held", None)
+        if held is None or held[0] != today:
+            if held is not None:
+                held[1].close()
+            held = (today, self.open())
+            self._local.held = held
+        store: Store = held[1]
+        store.invalidate_caches()
+        return store
+
+
+@dataclass(frozen=True)
+class Caller:
+    token: TokenInfo
+    lang: str
+
+    @property
+    def name(self) -> str:
+        return self.token.name
+
+
+def request_language(request: Request) -> str:
+    """``?lang=zh|en``, else the first of Accept-Language that gpuplan speaks, else the default."""
+    asked = request.query_params.get("lang")
+    if asked in ("en", "zh"):
+        return asked
+    for part in request.headers.get("accept-language", "").split(","):
+        code = part.split(";")[0].strip().lower()
+        if code.startswith("zh"):
+            return "zh"
+        if code.startswith("en"):
+            return "en"
+    return str(getattr(request.app.state, "default_lang", "en"))
+
+
+def _unauthorised(message: str) -> HTTPException:
+    return HTTPException(status_code=401, detail=message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def authorised(scope: str) -> Any:
+    """A dependency that returns the :class:`Caller` when its token allows ``scope``."""
+
+    def check(request: Request) -> Iterator[Caller]:
+        from gpuplan.catalog.team_store import TeamStore
+        from gpuplan.i18n import _, use_language
+
+        lang = request_language(request)
+        with use_language(lang):
+            header = request.headers.get("authorization", "")
+            kind, _sep, token = header.partition(" ")
+            if kind.lower() != "bearer" or not token.strip():
+                raise _unauthorised(_("send a token: Authorization: Bearer gpuplan_…"))
+            store = request.app.state.stores.get()
+            team = TeamStore(store.engine)
+            info = team.verify_token(token.strip())
+            if info is None:
+                raise _unauthorised(_("this token is not valid (unknown or revoked)"))
+            if info.expired():
+                raise _unauthorised(
+                    _("this token expired at {at}; ask for a new one").format(at=info.expires_at)
+                )
+            if not info.allows(scope):
+                raise HTTPException(
+                    status_code=403,
+                    detail=_("this token's scope ({scopes}) does not allow {scope}").format(
+                        scopes=",".join(info.scopes), scope=scope
+                    ),
+                )
+            now = time.time()
+            count = team.count_request(info.id, int(now // 60))
+            if count > info.rate_per_minute:
+                wait = 60 - int(now % 60)
+                raise HTTPException(
+                    status_code=429,
+                    detail=_("more than {n} requests this minute for this token; try again in {s} s").format(
+                        n=info.rate_per_minute, s=wait
+                    ),
+                    headers={"Retry-After": str(wait)},
+                )
+        yield Caller(token=info, lang=lang)
+
+    return Depends(check)

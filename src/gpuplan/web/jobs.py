@@ -1,0 +1,152 @@
+"""Background jobs: huey queues them in the catalog's own database, any replica's worker runs them.
+
+The queue is huey's: its SQLite storage in the catalog file (WAL mode, so readers never wait for
+it), or its SQL storage (peewee, psycopg 3) in a PostgreSQL catalog — every worker and replica that
+opens the same database takes work from the same queue, and nothing else has to run. The job's
+record (request, status, progress, result) is a row of ``jobs`` (:mod:`gpuplan.catalog.job_store`).
+huey removes a message when a worker takes it, so a worker killed mid-job would lose it; the
+record is what keeps it: a running job beats a heartbeat every few seconds, and every worker looks
+for jobs whose heartbeat stopped (or that stayed queued too long) and queues them again. A job is
+run by one worker at a time (``JobStore.claim``) and finishes once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from huey import Huey
+
+    from gpuplan.catalog import Store
+    from gpuplan.web.config import ServeConfig
+
+__all__ = ["HEARTBEAT_S", "STALL_S", "JobRunner", "make_queue"]
+
+#: Seconds between heartbeats of a running job.
+HEARTBEAT_S = 3.0
+#: A running job whose heartbeat is older than this (or a job queued this long) is queued again.
+STALL_S = 30.0
+
+
+def make_queue(config: ServeConfig) -> Huey:
+    """The huey instance of ``config``'s database (SQLite file or PostgreSQL), or an in-process
+    one that runs each job as it is queued (``config.jobs_inline``: tests, one-off use)."""
+    from huey import MemoryHuey, SqliteHuey
+
+    name = "gpuplan"
+    if config.jobs_inline:
+        return MemoryHuey(name, immediate=True)
+    url, path = config.database()
+    if path is not None:
+        # timeout: wait for another writer as the catalog does (open_catalog.BUSY_TIMEOUT_S).
+        return SqliteHuey(name, filename=str(path), journal_mode="wal", timeout=60)
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    if u.get_backend_name() != "postgresql":
+        from gpuplan.errors import StoreError
+        from gpuplan.i18n import N_
+
+        raise StoreError.worded(
+            N_("gpuplan serve keeps its job queue in a SQLite file or PostgreSQL, not in {backend}"),
+            backend=u.get_backend_name(),
+        )
+    from huey.contrib.sql_huey import SqlHuey
+    from playhouse.postgres_ext import Psycopg3Database
+
+    params: dict[str, Any] = {k: v for k, v in u.query.items() if isinstance(v, str)}
+    for key, value in (("host", u.host), ("port", u.port), ("user", u.username), ("password", u.password)):
+        if value is not None:
+            params[key] = value
+    database = Psycopg3Database(u.database, **params)
+    return SqlHuey(name, database=database)
+
+
+class JobRunner:
+    """Queues jobs and runs them: the endpoints call :meth:`submit`; a worker process (``gpuplan
+    serve`` starts one, ``gpuplan serve worker`` runs one alone) calls :meth:`work`."""
+
+    def __init__(self, config: ServeConfig, open_store: Any) -> None:
+        from gpuplan.catalog.job_store import JobStore
+
+        self.config = config
+        self._open_store = open_store
+        self.huey = make_queue(config)
+        self.task = self.huey.task(name="gpuplan.run_job")(self.run)
+        with self._store() as store:
+            self.jobs = JobStore(store.engine)
+
+    @contextlib.contextmanager
+    def _store(self) -> Iterator[Store]:
+        store = self._open_store()
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def submit(self, job_id: str) -> None:
+        self.task(job_id)
+
+    def run(self, job_id: str) -> None:
+        """Run one job to its end (done or failed), beating its heartbeat meanwhile."""
+        from gpuplan.catalog.job_store import JobStore
+        from gpuplan.errors import GpuplanError
+        from gpuplan.i18n.error_text import error_text
+        from gpuplan.web.work import run_job
+
+        with self._store() as store:
+            jobs = JobStore(store.engine)
+            record = jobs.claim(job_id)
+            if record is None:
+                return  # finished, unknown, or another worker has it
+            state = {"progress": 0.0, "message": "started"}
+            stop = threading.Event()
+
+            def beat() -> None:
+                while not stop.wait(HEARTBEAT_S):
+                    with contextlib.suppress(Exception):  # a missed beat only risks a re-run
+                        jobs.beat(job_id, state["progress"], state["message"])
+
+            def progress(fraction: float, message: str) -> None:
+                state["progress"], state["message"] = fraction, message
+                jobs.beat(job_id, fraction, message)
+
+            beater = threading.Thread(target=beat, name=f"gpuplan-job-{job_id}", daemon=True)
+            beater.start()
+            try:
+                result = run_job(store, record, Path(self.config.scratch_dir), progress)
+            except GpuplanError as e:
+                jobs.fail(job_id, error_text(e))
+            except Exception as e:
+                jobs.fail(job_id, f"internal error: {type(e).__name__}: {e}")
+                traceback.print_exc()
+            else:
+                jobs.finish(job_id, result)
+            finally:
+                stop.set()
+                beater.join(timeout=HEARTBEAT_S * 2)
+
+    def requeue_stalled(self) -> list[str]:
+        again = self.jobs.stalled(STALL_S)
+        for job_id in again:
+            self.submit(job_id)
+        return again
+
+    def work(self, threads: int = 1, stop: threading.Event | None = None) -> None:
+        """Take jobs from the queue until ``stop`` is set (or forever), and queue stalled ones again."""
+        consumer = self.huey.create_consumer(workers=threads, worker_type="thread", periodic=False)
+        consumer.start()
+        stop = stop or threading.Event()
+        try:
+            while not stop.wait(STALL_S / 3):
+                with contextlib.suppress(Exception):  # a busy database: try again next round
+                    self.requeue_stalled()
+        finally:
+            consumer.stop(graceful=False)
+            time.sleep(0)
