@@ -344,9 +344,11 @@ class TeamStore:
         with writing(self.engine) as conn:
             row = conn.execute(select(w.id).where(w.name == name)).first()
             if row is None:
-                wid = conn.execute(
+                key = conn.execute(
                     insert(t.team_workloads).values(name=name, created_by=actor, created_at=now)
-                ).inserted_primary_key[0]
+                ).inserted_primary_key
+                assert key is not None
+                wid = key[0]
                 version = 1
             else:
                 wid = row.id
@@ -421,7 +423,7 @@ class TeamStore:
         as_of = rec.get("as_of")
         with writing(self.engine) as conn:
             wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
-            pid = conn.execute(
+            key = conn.execute(
                 insert(t.team_plans).values(
                     workload_id=wid,
                     workload_version=workload.version,
@@ -435,7 +437,9 @@ class TeamStore:
                     created_at=now,
                     status="planned",
                 )
-            ).inserted_primary_key[0]
+            ).inserted_primary_key
+            assert key is not None
+            pid = key[0]
             self.audit(
                 conn,
                 actor,

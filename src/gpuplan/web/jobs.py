@@ -105,7 +105,7 @@ class JobRunner:
             record = jobs.claim(job_id)
             if record is None:
                 return  # finished, unknown, or another worker has it
-            state = {"progress": 0.0, "message": "started"}
+            state: dict[str, Any] = {"progress": 0.0, "message": "started"}
             stop = threading.Event()
 
             def beat() -> None:

@@ -86,6 +86,44 @@ _SCRIPT_WORDS = (
 )
 
 
+#: The form's words (written inside the markup below, where the extractor cannot see them).
+_FORM_WORDS = (
+    N_("API token"),
+    N_("Batch size per GPU"),
+    N_("Budget, USD"),
+    N_("Check today's prices"),
+    N_("Currency"),
+    N_("Deadline"),
+    N_("Epochs"),
+    N_("GPUs"),
+    N_("Hours per month"),
+    N_("Interruptible (spot)"),
+    N_("Map by country"),
+    N_("Max price/h"),
+    N_("Model preset"),
+    N_("Months"),
+    N_("Name"),
+    N_("Plan report"),
+    N_("Precision"),
+    N_("Price changes"),
+    N_("Providers"),
+    N_("Samples"),
+    N_("Save plan for the month"),
+    N_("Save workload"),
+    N_("Saved plans"),
+    N_("Saved workload"),
+    N_("Saved workloads"),
+    N_("Search"),
+    N_("Sequence length"),
+    N_("Set budget"),
+    N_("Show"),
+    N_("Solve"),
+    N_("Start"),
+    N_("Task"),
+    N_("Image size"),
+)
+
+
 @cache
 def _asset(name: str) -> bytes:
     if name == "plotly.js":
@@ -124,81 +162,89 @@ def _presets() -> list[str]:
 def _body(page: str) -> str:
     """The page's own controls (the script fills in the rest)."""
     e = html.escape
+    L = _labels()
     if page == "offers":
         from gpuplan.vocab import pricing_name
 
         pricing = "".join(f'<option value="{p}">{e(pricing_name(p))}</option>' for p in _pricing())
         return f"""
 <form id="filters" class="bar">
-  <label>{e(_("GPU"))} <input name="gpu" placeholder="H100, a100, L4" size="10"></label>
-  <label>{e(_("Provider"))} <input name="provider" placeholder="aws, alibaba" size="9"></label>
-  <label>{e(_("Pricing"))} <select name="pricing"><option value="">—</option>{pricing}</select></label>
-  <label>{e(_("Currency"))} <select name="currency"><option>USD</option><option>CNY</option></select></label>
-  <label>{e(_("Max price/h"))} <input name="max_price" type="number" min="0" step="any" size="6"></label>
-  <button type="submit" id="search">{e(_("Search"))}</button>
+  <label>{L["GPU"]} <input name="gpu" placeholder="H100, a100, L4" size="10"></label>
+  <label>{L["Provider"]} <input name="provider" placeholder="aws, alibaba" size="9"></label>
+  <label>{L["Pricing"]} <select name="pricing"><option value="">—</option>{pricing}</select></label>
+  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Max price/h"]} <input name="max_price" type="number" min="0" step="any" size="6"></label>
+  <button type="submit" id="search">{L["Search"]}</button>
 </form>
-<section><h2>{e(_("Map by country"))}</h2><div id="map" class="map"></div></section>
-<section><h2>{e(_("Offers"))} <small id="count"></small></h2><div id="table" class="scroll"></div></section>"""
+<section><h2>{L["Map by country"]}</h2><div id="map" class="map"></div></section>
+<section><h2>{L["Offers"]} <small id="count"></small></h2><div id="table" class="scroll"></div></section>"""
     if page == "plan":
         options = "".join(f'<option value="{p}">{p}</option>' for p in _presets())
         return f"""
 <form id="planform" class="grid">
-  <label>{e(_("Saved workload"))} <select name="saved"><option value="">—</option></select></label>
-  <label>{e(_("Name"))} <input name="name" value="my-job" required></label>
-  <label>{e(_("Model preset"))} <select name="preset">{options}</select></label>
-  <label>{e(_("Task"))} <select name="task"><option>train</option><option>finetune</option><option>infer</option></select></label>
-  <label>{e(_("Batch size per GPU"))} <input name="batch_size" type="number" min="1" value="32"></label>
-  <label>{e(_("Sequence length"))} <input name="seq_len" type="number" min="1" placeholder="—"></label>
-  <label>{e(_("Precision"))} <select name="precision"><option>amp-bf16</option><option>amp-fp16</option><option>bf16</option><option>fp32</option><option>tf32</option></select></label>
-  <label>{e(_("Samples"))} <input name="samples" type="number" min="1" value="1281167"></label>
-  <label>{e(_("Epochs"))} <input name="epochs" type="number" min="1" value="1"></label>
-  <label>{e(_("Deadline"))} <input name="deadline" placeholder="12h, 2d"></label>
-  <label>{e(_("Budget, USD"))} <input name="budget_usd" type="number" min="0" step="any"></label>
-  <label>{e(_("Providers"))} <input name="providers" placeholder="aws,gcp,alibaba"></label>
-  <label>{e(_("Currency"))} <select name="currency"><option>USD</option><option>CNY</option></select></label>
-  <label>{e(_("Month"))} <input name="month" type="month"></label>
+  <label>{L["Saved workload"]} <select name="saved"><option value="">—</option></select></label>
+  <label>{L["Name"]} <input name="name" value="my-job" required></label>
+  <label>{L["Model preset"]} <select name="preset">{options}</select></label>
+  <label>{L["Task"]} <select name="task"><option>train</option><option>finetune</option><option>infer</option></select></label>
+  <label>{L["Batch size per GPU"]} <input name="batch_size" type="number" min="1" value="32"></label>
+  <label>{L["Sequence length"]} <input name="seq_len" type="number" min="1" placeholder="—"></label>
+  <label>{L["Image size"]} <input name="image_size" type="number" min="1" placeholder="224"></label>
+  <label>{L["Precision"]} <select name="precision"><option>amp-bf16</option><option>amp-fp16</option><option>bf16</option><option>fp32</option><option>tf32</option></select></label>
+  <label>{L["Samples"]} <input name="samples" type="number" min="1" value="1281167"></label>
+  <label>{L["Epochs"]} <input name="epochs" type="number" min="1" value="1"></label>
+  <label>{L["Deadline"]} <input name="deadline" placeholder="12h, 2d"></label>
+  <label>{L["Budget, USD"]} <input name="budget_usd" type="number" min="0" step="any"></label>
+  <label>{L["Providers"]} <input name="providers" placeholder="aws,gcp,alibaba"></label>
+  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Month"]} <input name="month" type="month"></label>
   <div class="buttons">
-    <button type="submit" id="plan">{e(_("Plan"))}</button>
-    <button type="button" id="saveworkload">{e(_("Save workload"))}</button>
-    <button type="button" id="saveplan">{e(_("Save plan for the month"))}</button>
+    <button type="submit" id="plan">{L["Plan"]}</button>
+    <button type="button" id="saveworkload">{L["Save workload"]}</button>
+    <button type="button" id="saveplan">{L["Save plan for the month"]}</button>
   </div>
 </form>
 <div id="status" class="status" role="status"></div>
 <div id="summary"></div>
-<iframe id="report" title="{e(_("Plan report"))}" sandbox="allow-scripts"></iframe>"""
+<iframe id="report" title="{L["Plan report"]}" sandbox="allow-scripts"></iframe>"""
     if page == "history":
         return f"""
 <form id="historyform" class="bar">
-  <label>{e(_("Instance"))} <input name="instance" value="p4d.24xlarge" required></label>
-  <label>{e(_("Region"))} <input name="region" placeholder="—"></label>
-  <label>{e(_("Currency"))} <select name="currency"><option>USD</option><option>CNY</option></select></label>
-  <button type="submit" id="show">{e(_("Show"))}</button>
+  <label>{L["Instance"]} <input name="instance" value="p4d.24xlarge" required></label>
+  <label>{L["Region"]} <input name="region" placeholder="—"></label>
+  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <button type="submit" id="show">{L["Show"]}</button>
 </form>
 <div id="chart" class="chart"></div><div id="table" class="scroll"></div>"""
     if page == "tco":
         return f"""
 <form id="tcoform" class="grid">
-  <label>{e(_("Months"))} <input name="horizon_months" type="number" min="1" max="120" value="36"></label>
-  <label>{e(_("Start"))} <input name="start" type="month" value="2027-01"></label>
-  <label>{e(_("Providers"))} <input name="providers" value="aws,azure,gcp"></label>
-  <label>{e(_("GPU"))} <input name="gpu" value="A100-SXM4-40GB"></label>
-  <label>{e(_("GPUs"))} <input name="gpus" type="number" min="1" value="8"></label>
-  <label>{e(_("Hours per month"))} <input name="hours" type="number" min="1" max="744" value="730"></label>
-  <label>{e(_("Interruptible (spot)"))} <input name="interruptible" type="checkbox"></label>
-  <div class="buttons"><button type="submit" id="tco">{e(_("Solve"))}</button></div>
+  <label>{L["Months"]} <input name="horizon_months" type="number" min="1" max="120" value="36"></label>
+  <label>{L["Start"]} <input name="start" type="month" value="2027-01"></label>
+  <label>{L["Providers"]} <input name="providers" value="aws,azure,gcp"></label>
+  <label>{L["GPU"]} <input name="gpu" value="A100-SXM4-40GB"></label>
+  <label>{L["GPUs"]} <input name="gpus" type="number" min="1" value="8"></label>
+  <label>{L["Hours per month"]} <input name="hours" type="number" min="1" max="744" value="730"></label>
+  <label>{L["Interruptible (spot)"]} <input name="interruptible" type="checkbox"></label>
+  <div class="buttons"><button type="submit" id="tco">{L["Solve"]}</button></div>
 </form>
 <div id="summary"></div><div id="chart" class="chart"></div><div id="table" class="scroll"></div>"""
     return f"""
 <form id="budgetform" class="bar">
-  <label>{e(_("Month"))} <input name="month" type="month" required></label>
-  <label>{e(_("Budget, USD"))} <input name="amount_usd" type="number" min="0" step="any"></label>
-  <button type="button" id="setbudget">{e(_("Set budget"))}</button>
+  <label>{L["Month"]} <input name="month" type="month" required></label>
+  <label>{L["Budget, USD"]} <input name="amount_usd" type="number" min="0" step="any"></label>
+  <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
-<section><h2>{e(_("Budget"))}</h2><div id="budget"></div></section>
-<section><h2>{e(_("Saved plans"))}</h2><div id="plans" class="scroll"></div></section>
-<section><h2>{e(_("Price changes"))} <button type="button" id="changes">{e(_("Check today's prices"))}</button></h2>
+<section><h2>{L["Budget"]}</h2><div id="budget"></div></section>
+<section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div></section>
+<section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
 <div id="changestable" class="scroll"></div></section>
-<section><h2>{e(_("Saved workloads"))}</h2><div id="workloads" class="scroll"></div></section>"""
+<section><h2>{L["Saved workloads"]}</h2><div id="workloads" class="scroll"></div></section>"""
+
+
+def _labels() -> dict[str, str]:
+    """Every word of the pages, translated and escaped for HTML, by its English text."""
+    words = (*PAGES.values(), *_SCRIPT_WORDS, *_FORM_WORDS)
+    return {w: html.escape(_(w)) for w in words}
 
 
 def _pricing() -> list[str]:
@@ -208,24 +254,24 @@ def _pricing() -> list[str]:
 
 
 def _page(page: str, lang: str) -> str:
-    e = html.escape
     other = "zh" if lang == "en" else "en"
+    L = _labels()
     nav = "".join(
-        f'<a href="/ui/{name}?lang={lang}"{" aria-current=page" if name == page else ""}>{e(_(title))}</a>'
+        f'<a href="/ui/{name}?lang={lang}"{" aria-current=page" if name == page else ""}>{L[title]}</a>'
         for name, title in PAGES.items()
     )
     words = json.dumps({w: _(w) for w in _SCRIPT_WORDS}, ensure_ascii=False).replace("</", "<\\/")
     return f"""<!doctype html>
 <html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>gpuplan · {e(_(PAGES[page]))}</title>
+<title>gpuplan · {L[PAGES[page]]}</title><link rel="icon" href="data:,">
 <link rel="stylesheet" href="/static/app.css"></head>
 <body data-page="{page}" data-lang="{lang}">
 <header><strong class="brand">gpuplan</strong><nav>{nav}</nav>
-<div class="who"><input id="token" type="password" autocomplete="off" placeholder="{e(_("API token"))}"
- aria-label="{e(_("API token"))}"><a id="lang" href="/ui/{page}?lang={other}">{"English" if lang == "zh" else "中文"}</a></div>
+<div class="who"><input id="token" type="password" autocomplete="off" placeholder="{L["API token"]}"
+ aria-label="{L["API token"]}"><a id="lang" href="/ui/{page}?lang={other}">{"English" if lang == "zh" else "中文"}</a></div>
 </header>
-<main><h1>{e(_(PAGES[page]))}</h1><div id="error" class="error" role="alert" hidden></div>{_body(page)}</main>
+<main><h1>{L[PAGES[page]]}</h1><div id="error" class="error" role="alert" hidden></div>{_body(page)}</main>
 <script>window.T = {words};</script>
 <script src="/static/plotly.js" defer></script><script src="/static/app.js" defer></script>
 </body></html>"""

@@ -60,7 +60,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (503, "the database is unavailable"),
     )
 }
-_JOB = {202: {"model": JobDocument, "description": "queued: poll the job"}}
+_JOB: dict[int | str, dict[str, Any]] = {202: {"model": JobDocument, "description": "queued: poll the job"}}
 
 router = APIRouter(prefix="/api/v1", responses=_ERRORS)
 

@@ -217,7 +217,12 @@ def simulate_document(
         prompt_tokens=serving.prompt_tokens,
         output_tokens=serving.output_tokens,
     )
-    make = {"diurnal": diurnal_trace, "bursty": bursty_trace, "step": step_trace}[request.shape]
+    makers: dict[str, Callable[[Shape], Any]] = {
+        "diurnal": diurnal_trace,
+        "bursty": bursty_trace,
+        "step": step_trace,
+    }
+    make = makers[request.shape]
     trace = make(shape).with_tokens(serving.prompt_tokens, serving.output_tokens)
     gpu_id = resolve_gpu(request.gpu).id
     prof = _profile(store, workload, progress)

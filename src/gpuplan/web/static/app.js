@@ -160,6 +160,7 @@
   function workloadFrom(f) {
     const w = { name: f.name || "my-job", task: f.task, model: { preset: f.preset }, inputs: { batch_size: Number(f.batch_size) || 1 }, precision: f.precision };
     if (f.seq_len) w.inputs.seq_len = Number(f.seq_len);
+    if (f.image_size) w.inputs.image_size = Number(f.image_size);
     if (f.samples) w.data = { samples: Number(f.samples), epochs: Number(f.epochs) || 1 };
     return w;
   }
@@ -185,6 +186,9 @@
     const form = $("#planform"), status = $("#status");
     const month = form.querySelector("[name=month]");
     month.value = new Date().toISOString().slice(0, 7);
+    // Start from the BERT-Large SQuAD fine-tune of the examples folder.
+    const start = { preset: "bert-large", task: "finetune", batch_size: 32, seq_len: 384, precision: "amp-fp16", samples: 88000, epochs: 2, name: "bert-large-squad" };
+    for (const k in start) { const el = form.querySelector(`[name=${k}]`); if (el) el.value = start[k]; }
     async function loadSaved() {
       const found = (await api("GET", "/api/v1/workloads")).data.workloads;
       const sel = form.querySelector("[name=saved]");
