@@ -76,6 +76,12 @@ def serve(
     max_body_mb: Annotated[
         float, typer.Option("--max-body-mb", min=0.01, max=1024, help="Largest request body.")
     ] = 4.0,
+    job_stall_s: Annotated[
+        float,
+        typer.Option(
+            "--job-stall-s", min=1, max=3600, help="Hand a job out again after this long without a heartbeat."
+        ),
+    ] = 30.0,
     lang: LangOption = None,
 ) -> None:
     """Run the API, the dashboard and a job worker on the catalog database (--db, GPUPLAN_DB)."""
@@ -92,16 +98,20 @@ def serve(
         ctx,
         cors_origins=tuple(cors_origin or ()),
         max_body_bytes=int(max_body_mb * 1024 * 1024),
+        job_stall_s=job_stall_s,
         default_lang=(lang or "en") if (lang or "en") in ("en", "zh") else "en",
     )
     assert isinstance(config, ServeConfig)
     open_store(config.db).close()  # create, migrate and seed once, before the workers start
     env = {**os.environ, ENV: config.to_env()}
     os.environ[ENV] = env[ENV]
-    worker = None
-    if job_workers:
-        command = [sys.executable, "-m", "gpuplan", "serve", "worker", "--threads", str(job_workers)]
-        worker = subprocess.Popen(command, env=env)
+    keeper = (
+        _WorkerKeeper(
+            [sys.executable, "-m", "gpuplan", "serve", "worker", "--threads", str(job_workers)], env
+        )
+        if job_workers
+        else None
+    )
     shown = config.database()[0]
     from sqlalchemy.engine import make_url
 
@@ -122,13 +132,43 @@ def serve(
             server_header=False,
         )
     finally:
-        if worker is not None:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+        if keeper is not None:
+            keeper.stop()
+
+
+class _WorkerKeeper:
+    """The job worker process beside uvicorn, started again when it dies (a killed worker's job
+    is taken over by the next one: ``web.jobs``)."""
+
+    def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        import threading
+
+        self._command, self._env = command, env
+        self._stopping = threading.Event()
+        self._process = subprocess.Popen(command, env=env)
+        self._thread = threading.Thread(target=self._watch, name="gpuplan-worker-keeper", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(1.0):
+            if self._process.poll() is not None and not self._stopping.is_set():
+                typer.echo(
+                    _("job worker stopped (exit {code}); starting another").format(
+                        code=self._process.returncode
+                    ),
+                    err=True,
+                )
+                self._process = subprocess.Popen(self._command, env=self._env)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(timeout=5)
+        self._process.send_signal(signal.SIGTERM)
+        try:
+            self._process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
 
 
 @serve_app.command("worker")

@@ -33,6 +33,9 @@ class ServeConfig:
     jobs_inline: bool = False
     """Run each job in the request's process as it is queued (tests); else a worker takes it."""
     default_lang: str = "en"
+    job_stall_s: float = 30.0
+    """A running job whose heartbeat is older than this (its worker died), or a job queued this
+    long, is queued again; heartbeats come every quarter of it (at most every 3 s)."""
 
     def database(self) -> tuple[str, Path | None]:
         """(SQLAlchemy URL, SQLite file or None) of :attr:`db`."""

@@ -26,12 +26,10 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.web.config import ServeConfig
 
-__all__ = ["HEARTBEAT_S", "STALL_S", "JobRunner", "make_queue"]
+__all__ = ["JobRunner", "make_queue"]
 
-#: Seconds between heartbeats of a running job.
+#: Most seconds between two heartbeats of a running job (fewer when ``job_stall_s`` is short).
 HEARTBEAT_S = 3.0
-#: A running job whose heartbeat is older than this (or a job queued this long) is queued again.
-STALL_S = 30.0
 
 
 def make_queue(config: ServeConfig) -> Huey:
@@ -78,6 +76,8 @@ class JobRunner:
         self.config = config
         self._open_store = open_store
         self.huey = make_queue(config)
+        self.stall_s = config.job_stall_s
+        self.heartbeat_s = min(HEARTBEAT_S, config.job_stall_s / 4)
         self.task = self.huey.task(name="gpuplan.run_job")(self.run)
         with self._store() as store:
             self.jobs = JobStore(store.engine)
@@ -109,7 +109,7 @@ class JobRunner:
             stop = threading.Event()
 
             def beat() -> None:
-                while not stop.wait(HEARTBEAT_S):
+                while not stop.wait(self.heartbeat_s):
                     with contextlib.suppress(Exception):  # a missed beat only risks a re-run
                         jobs.beat(job_id, state["progress"], state["message"])
 
@@ -130,10 +130,10 @@ class JobRunner:
                 jobs.finish(job_id, result)
             finally:
                 stop.set()
-                beater.join(timeout=HEARTBEAT_S * 2)
+                beater.join(timeout=self.heartbeat_s * 2)
 
     def requeue_stalled(self) -> list[str]:
-        again = self.jobs.stalled(STALL_S)
+        again = self.jobs.stalled(self.stall_s)
         for job_id in again:
             self.submit(job_id)
         return again
@@ -143,8 +143,10 @@ class JobRunner:
         consumer = self.huey.create_consumer(workers=threads, worker_type="thread", periodic=False)
         consumer.start()
         stop = stop or threading.Event()
+        with contextlib.suppress(Exception):
+            self.requeue_stalled()  # a worker that starts takes over what a dead one left
         try:
-            while not stop.wait(STALL_S / 3):
+            while not stop.wait(self.stall_s / 3):
                 with contextlib.suppress(Exception):  # a busy database: try again next round
                     self.requeue_stalled()
         finally:
