@@ -55,7 +55,9 @@ def make_tokens(db: str, rate: int = 10_000) -> dict[str, str]:
     store = open_store(db)
     try:
         team = TeamStore(store.engine)
-        return {s: team.create_token(f"{s}-user", s, rate_per_minute=rate)[0] for s in ("read", "plan", "admin")}
+        return {
+            s: team.create_token(f"{s}-user", s, rate_per_minute=rate)[0] for s in ("read", "plan", "admin")
+        }
     finally:
         store.close()
 

@@ -44,13 +44,17 @@ def cmdline(pid: int) -> str:
 
 
 @contextlib.contextmanager
-def serving(db: str, *args: str, log: Path, ready_s: float = 90.0) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def serving(
+    db: str, *args: str, log: Path, ready_s: float = 90.0
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Start ``gpuplan --db DB serve ARGS`` on a free port; yield (base URL, process)."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     command = [sys.executable, "-m", "gpuplan", "--db", db, "serve", "--port", str(port), *args]
     with log.open("wb") as out:
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        proc = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + ready_s

@@ -60,7 +60,9 @@ def test_no_wrong_revoked_or_expired_token_gets_401(service: Service) -> None:
 
 def test_a_read_only_token_gets_403_on_plan_and_admin_endpoints(service: Service) -> None:
     c, read = service.client, service.auth("read")
-    assert "does not allow plan" in _error(c.post("/api/v1/plan", json={"workload": bert_workload()}, headers=read), 403)
+    assert "does not allow plan" in _error(
+        c.post("/api/v1/plan", json={"workload": bert_workload()}, headers=read), 403
+    )
     _error(c.put("/api/v1/catalog/discounts", json={"provider": "aws", "percent": 10}, headers=read), 403)
     _error(c.put("/api/v1/budget/2027-01", json={"amount_usd": 100}, headers=service.auth("plan")), 403)
 
@@ -150,7 +152,9 @@ def test_a_discount_changes_the_cached_plan_and_is_audited(service: Service) -> 
     before = service.client.post("/api/v1/plan", json=body, headers=h).json()["recommended"]
     provider = before["provider"]
     r = service.client.put(
-        "/api/v1/catalog/discounts", json={"provider": provider, "percent": 50, "note": "contract"}, headers=service.auth("admin")
+        "/api/v1/catalog/discounts",
+        json={"provider": provider, "percent": 50, "note": "contract"},
+        headers=service.auth("admin"),
     )
     assert r.status_code == 200 and r.json()["discounts"][0]["percent"] == 50
     after = service.client.post("/api/v1/plan", json=body, headers=h).json()["recommended"]
@@ -185,13 +189,20 @@ def test_tco_and_deploy(service: Service) -> None:
     assert "reads no workload file" in _error(
         service.client.post("/api/v1/tco", json={"usage": with_file}, headers=service.auth("plan")), 400
     )
-    plan = service.client.post("/api/v1/plan", json={"workload": bert_workload()}, headers=service.auth("plan")).json()
-    r = service.client.post("/api/v1/deploy", json={"plan": plan, "target": "torchrun"}, headers=service.auth("plan"))
+    plan = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload()}, headers=service.auth("plan")
+    ).json()
+    r = service.client.post(
+        "/api/v1/deploy", json={"plan": plan, "target": "torchrun"}, headers=service.auth("plan")
+    )
     assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
     assert "torchrun/README.md" in names and "torchrun/train.py" in names
     assert "did you mean" in _error(
-        service.client.post("/api/v1/deploy", json={"plan": plan, "target": "torchrn"}, headers=service.auth("plan")), 400
+        service.client.post(
+            "/api/v1/deploy", json={"plan": plan, "target": "torchrn"}, headers=service.auth("plan")
+        ),
+        400,
     )
 
 

@@ -75,7 +75,9 @@ def test_a_job_whose_worker_is_killed_is_finished_by_the_next_worker(tmp_path: P
     headers = {"Authorization": f"Bearer {token}"}
     w = {"name": "gpt2-kill", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 2, "seq_len": 256}}
     with serving(db, "--job-stall-s", "4", log=tmp_path / "serve.log") as (base, proc):
-        r = httpx.post(base + "/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=headers, timeout=30)
+        r = httpx.post(
+            base + "/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=headers, timeout=30
+        )
         assert r.status_code == 202, r.text
         href = base + r.json()["href"]
         deadline = time.monotonic() + 60

@@ -32,12 +32,16 @@ def test_workloads_keep_every_version_with_who_and_when(service: Service) -> Non
 
 def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Service) -> None:
     c = service.client
-    c.post("/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan"))
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
     first = _save_plan(service)
     second = _save_plan(service, deadline="6h")
     assert first["document"]["recommended"]["total_cost_usd"] == first["total_cost_usd"]
     assert first["created_by"] == "plan-user" and first["prices_as_of"]
-    budget = c.put("/api/v1/budget/2027-03", json={"amount_usd": 1000, "note": "Q1"}, headers=service.auth("admin"))
+    budget = c.put(
+        "/api/v1/budget/2027-03", json={"amount_usd": 1000, "note": "Q1"}, headers=service.auth("admin")
+    )
     doc = budget.json()
     planned = first["total_cost_usd"] + second["total_cost_usd"]
     assert abs(doc["planned_usd"] - round(planned, 2)) < 0.01
@@ -52,12 +56,16 @@ def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Ser
 
 def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service) -> None:
     c = service.client
-    c.post("/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan"))
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
     saved = _save_plan(service)
     provider = saved["document"]["recommended"]["provider"]
     unchanged = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
     assert unchanged["change_pct"] == 0.0
-    c.put("/api/v1/catalog/discounts", json={"provider": provider, "percent": 20}, headers=service.auth("admin"))
+    c.put(
+        "/api/v1/catalog/discounts", json={"provider": provider, "percent": 20}, headers=service.auth("admin")
+    )
     item = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
     assert item["plan_id"] == saved["id"] and item["then_usd"] == saved["total_cost_usd"]
     assert item["now_usd"] < item["then_usd"] and item["change_pct"] < 0
@@ -67,7 +75,9 @@ def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service
 
 def test_every_change_is_in_the_audit_log(service: Service) -> None:
     c = service.client
-    c.post("/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan"))
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
     saved = _save_plan(service)
     c.put("/api/v1/budget/2027-03", json={"amount_usd": 5}, headers=service.auth("admin"))
     c.post(f"/api/v1/plans/{saved['id']}/cancel", headers=service.auth("plan"))
@@ -75,7 +85,15 @@ def test_every_change_is_in_the_audit_log(service: Service) -> None:
     c.delete("/api/v1/catalog/discounts?provider=aws", headers=service.auth("admin"))
     entries = c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
     actions = [e["action"] for e in entries]
-    for action in ("token.create", "workload.save", "plan.save", "budget.set", "plan.status", "discount.set", "discount.clear"):
+    for action in (
+        "token.create",
+        "workload.save",
+        "plan.save",
+        "budget.set",
+        "plan.status",
+        "discount.set",
+        "discount.clear",
+    ):
         assert action in actions, action
     text = json.dumps(entries)
     assert not any(token in text for token in service.tokens.values())
@@ -91,7 +109,9 @@ def test_an_uncached_workload_is_a_job_with_progress_and_a_result(service: Servi
         "inputs": {"batch_size": 1, "seq_len": 32},
         "data": {"samples": 1000, "epochs": 1},
     }
-    r = service.client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=service.auth("plan"))
+    r = service.client.post(
+        "/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=service.auth("plan")
+    )
     assert r.status_code == 202, r.text
     job = r.json()
     polled = service.client.get(job["href"], headers=service.auth("read")).json()
@@ -101,7 +121,9 @@ def test_an_uncached_workload_is_a_job_with_progress_and_a_result(service: Servi
     events = service.client.get(job["href"] + "/events", headers=service.auth("read"))
     assert events.headers["content-type"].startswith("text/event-stream")
     assert "event: done" in events.text and '"status": "done"' in events.text
-    again = service.client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=service.auth("plan"))
+    again = service.client.post(
+        "/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=service.auth("plan")
+    )
     assert again.status_code == 200  # the profile is cached now
     assert service.client.get("/api/v1/jobs/" + "0" * 24, headers=service.auth("read")).status_code == 404
 

@@ -350,9 +350,10 @@ team_budgets = Table(
     Column("set_at", String(32), nullable=False),
 )
 
-#: Tables the job queue library (huey) creates in the same database for `gpuplan serve`: its own
-#: format, not declared here, but gpuplan's (a catalog holding them is not another application's).
-QUEUE_TABLES = ("kv", "schedule", "task", "counter")
+#: Tables the job queue library (huey) creates in the same database for `gpuplan serve` (its SQLite
+#: storage's names, then its PostgreSQL storage's with our prefix): its own format, not declared
+#: here, but gpuplan's (a catalog holding them is not another application's).
+QUEUE_TABLES = ("kv", "schedule", "task", "counter", "huey_kv", "huey_schedule", "huey_task", "huey_counter")
 
 Index("ix_offers_key", offers.c.provider, offers.c.region, offers.c.zone, offers.c.instance_type, unique=True)
 Index("ix_offers_gpu", offers.c.gpu)

@@ -112,7 +112,8 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
         yield
-        app.state.runner.huey.storage.close() if hasattr(app.state.runner.huey.storage, "close") else None
+        app.state.runner.close()
+        stores.close()
 
     app = FastAPI(
         title="gpuplan",

@@ -34,6 +34,8 @@ class StoreProvider:
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self._local = threading.local()
+        self._lock = threading.Lock()
+        self._held: list[Store] = []
 
     def open(self) -> Store:
         from gpuplan.catalog import open_store
@@ -46,11 +48,22 @@ class StoreProvider:
         if held is None or held[0] != today:
             if held is not None:
                 held[1].close()
+                with self._lock:
+                    self._held.remove(held[1])
             held = (today, self.open())
             self._local.held = held
+            with self._lock:
+                self._held.append(held[1])
         store: Store = held[1]
         store.invalidate_caches()
         return store
+
+    def close(self) -> None:
+        """Close every thread's store (at shutdown)."""
+        with self._lock:
+            held, self._held = self._held, []
+        for store in held:
+            store.close()
 
 
 @dataclass(frozen=True)

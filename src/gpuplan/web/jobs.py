@@ -1,7 +1,7 @@
 """Background jobs: huey queues them in the catalog's own database, any replica's worker runs them.
 
 The queue is huey's: its SQLite storage in the catalog file (WAL mode, so readers never wait for
-it), or its SQL storage (peewee, psycopg 3) in a PostgreSQL catalog — every worker and replica that
+it), or its PostgreSQL storage (psycopg 3, tables ``huey_*``) in a PostgreSQL catalog — every worker and replica that
 opens the same database takes work from the same queue, and nothing else has to run. The job's
 record (request, status, progress, result) is a row of ``jobs`` (:mod:`gpuplan.catalog.job_store`).
 huey removes a message when a worker takes it, so a worker killed mid-job would lose it; the
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,15 +54,12 @@ def make_queue(config: ServeConfig) -> Huey:
             N_("gpuplan serve keeps its job queue in a SQLite file or PostgreSQL, not in {backend}"),
             backend=u.get_backend_name(),
         )
-    from huey.contrib.sql_huey import SqlHuey
-    from playhouse.postgres_ext import Psycopg3Database
+    from huey import PostgresHuey
 
-    params: dict[str, Any] = {k: v for k, v in u.query.items() if isinstance(v, str)}
-    for key, value in (("host", u.host), ("port", u.port), ("user", u.username), ("password", u.password)):
-        if value is not None:
-            params[key] = value
-    database = Psycopg3Database(u.database, **params)
-    return SqlHuey(name, database=database)
+    # libpq reads the same URL without SQLAlchemy's driver name (host/port may be query parameters).
+    dsn = u.set(drivername="postgresql").render_as_string(hide_password=False)
+    # blocking=False: poll rather than LISTEN, whose per-thread connections huey leaves to the GC.
+    return PostgresHuey(name, dsn=dsn, table_prefix="huey", blocking=False)
 
 
 class JobRunner:
@@ -79,8 +75,8 @@ class JobRunner:
         self.stall_s = config.job_stall_s
         self.heartbeat_s = min(HEARTBEAT_S, config.job_stall_s / 4)
         self.task = self.huey.task(name="gpuplan.run_job")(self.run)
-        with self._store() as store:
-            self.jobs = JobStore(store.engine)
+        self._own = open_store()
+        self.jobs = JobStore(self._own.engine)
 
     @contextlib.contextmanager
     def _store(self) -> Iterator[Store]:
@@ -138,17 +134,48 @@ class JobRunner:
             self.submit(job_id)
         return again
 
+    def _take(self, stop: threading.Event) -> None:
+        """One worker thread: take the next message from huey's queue and run it, until ``stop``."""
+        idle = 0.1
+        try:
+            while not stop.is_set():
+                try:
+                    task = self.huey.dequeue()
+                except Exception:  # noqa: BLE001 - a busy or restarting database: wait and try again
+                    task = None
+                if task is None:
+                    stop.wait(idle)
+                    idle = min(idle * 2, 1.0)
+                    continue
+                idle = 0.1
+                self.huey.execute(task)
+        finally:
+            self.huey.storage.close()  # this thread's connection
+
     def work(self, threads: int = 1, stop: threading.Event | None = None) -> None:
-        """Take jobs from the queue until ``stop`` is set (or forever), and queue stalled ones again."""
-        consumer = self.huey.create_consumer(workers=threads, worker_type="thread", periodic=False)
-        consumer.start()
+        """Run jobs on ``threads`` threads until ``stop`` is set (or forever), and queue stalled jobs
+        again. huey's own consumer would also install signal handlers, which only the main thread
+        of a process may; this loop leaves signals to its caller."""
         stop = stop or threading.Event()
         with contextlib.suppress(Exception):
             self.requeue_stalled()  # a worker that starts takes over what a dead one left
+        takers = [
+            threading.Thread(target=self._take, args=(stop,), name=f"gpuplan-jobs-{i}", daemon=True)
+            for i in range(threads)
+        ]
+        for t in takers:
+            t.start()
         try:
             while not stop.wait(self.stall_s / 3):
                 with contextlib.suppress(Exception):  # a busy database: try again next round
                     self.requeue_stalled()
         finally:
-            consumer.stop(graceful=False)
-            time.sleep(0)
+            stop.set()
+            for t in takers:
+                t.join(timeout=30)
+            self.huey.storage.close()
+
+    def close(self) -> None:
+        """Release the runner's store and the queue's connection of the calling thread."""
+        self.huey.storage.close()
+        self._own.close()
