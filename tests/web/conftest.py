@@ -62,14 +62,31 @@ def make_tokens(db: str, rate: int = 10_000) -> dict[str, str]:
         store.close()
 
 
+@pytest.fixture(scope="session")
+def seeded_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalog created and seeded once (at the head revision, with the stand-in profile cached)."""
+    db = tmp_path_factory.mktemp("seeded") / "catalog.sqlite"
+    cache_stand_in(str(db), bert_workload())
+    return db
+
+
 @pytest.fixture
-def service(tmp_path: Path) -> Iterator[Service]:
+def fresh_db(seeded_catalog: Path, tmp_path: Path) -> str:
+    """A copy of the seeded catalog for one test."""
+    import shutil
+
+    db = tmp_path / "catalog.sqlite"
+    shutil.copyfile(seeded_catalog, db)
+    return str(db)
+
+
+@pytest.fixture
+def service(fresh_db: str, tmp_path: Path) -> Iterator[Service]:
     from gpuplan.web.app import create_app
     from gpuplan.web.config import ServeConfig
 
-    db = str(tmp_path / "catalog.sqlite")
+    db = fresh_db
     tokens = make_tokens(db)
-    cache_stand_in(db, bert_workload())
     app = create_app(ServeConfig(db=db, jobs_inline=True, scratch_dir=str(tmp_path / "scratch")))
     with TestClient(app) as client:
         yield Service(client=client, db=db, tokens=tokens)

@@ -19,8 +19,8 @@ from conftest import make_tokens
 from server_process import children, cmdline, serving
 
 
-def test_killing_a_worker_during_writes_loses_no_acknowledged_write(tmp_path: Path) -> None:
-    db = str(tmp_path / "catalog.sqlite")
+def test_killing_a_worker_during_writes_loses_no_acknowledged_write(tmp_path: Path, fresh_db: str) -> None:
+    db = fresh_db
     token = make_tokens(db)["plan"]
     acknowledged: list[str] = []
     lock = threading.Lock()
@@ -30,7 +30,7 @@ def test_killing_a_worker_during_writes_loses_no_acknowledged_write(tmp_path: Pa
 
         def writer(n: int) -> None:
             with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=30) as c:
-                for i in range(60):
+                for i in range(40):
                     if stop.is_set():
                         return
                     name = f"w-{n}-{i}"
@@ -67,10 +67,10 @@ def test_killing_a_worker_during_writes_loses_no_acknowledged_write(tmp_path: Pa
     assert stored <= audited  # every stored change has its audit row (same transaction)
 
 
-def test_a_job_whose_worker_is_killed_is_finished_by_the_next_worker(tmp_path: Path) -> None:
+def test_a_job_whose_worker_is_killed_is_finished_by_the_next_worker(tmp_path: Path, fresh_db: str) -> None:
     """Traces a small GPT-2 step; the worker is killed while it runs, the supervisor starts another,
     which takes the job over once its heartbeat is stale (4 s here)."""
-    db = str(tmp_path / "catalog.sqlite")
+    db = fresh_db
     token = make_tokens(db)["plan"]
     headers = {"Authorization": f"Bearer {token}"}
     w = {"name": "gpt2-kill", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 2, "seq_len": 256}}
