@@ -8,7 +8,7 @@ import zipfile
 from typing import Any
 
 import pytest
-from conftest import Service, bert_workload
+from serve_helpers import Service, bert_workload
 
 from gpuplan.documents import (
     CatalogInfoDocument,

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import httpx
-from conftest import make_tokens
+from serve_helpers import make_tokens
 from server_process import children, cmdline, serving
 
 

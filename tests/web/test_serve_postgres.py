@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Service, bert_workload, cache_stand_in, make_tokens
+from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
 
 from postgres_server import Server, fresh_database, start
 

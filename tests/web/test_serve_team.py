@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import Service, bert_workload
+from serve_helpers import Service, bert_workload
 
 
 def _save_plan(service: Service, month: str = "2027-03", **extra: object) -> dict:

@@ -46,12 +46,6 @@ from gpuplan.documents.plan import (
     PlanWorkload,
     SpotDoc,
 )
-from gpuplan.documents.simulate import (
-    AUTOSCALE_SCHEMA_VERSION,
-    SHARE_SCHEMA_VERSION,
-    AutoscaleDocument,
-    ShareDocument,
-)
 from gpuplan.documents.serve import (
     SERVE_SCHEMA_VERSION,
     AuditDocument,
@@ -64,6 +58,12 @@ from gpuplan.documents.serve import (
     PriceChangesDocument,
     SavedPlansDocument,
     WorkloadsDocument,
+)
+from gpuplan.documents.simulate import (
+    AUTOSCALE_SCHEMA_VERSION,
+    SHARE_SCHEMA_VERSION,
+    AutoscaleDocument,
+    ShareDocument,
 )
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION, TcoDocument
 
@@ -86,9 +86,9 @@ __all__ = [
     "BudgetDocument",
     "CalibrationSummary",
     "CatalogInfoDocument",
-    "CountriesDocument",
     "CheapestPrice",
     "CostBreakdownDoc",
+    "CountriesDocument",
     "DecodeDoc",
     "DiscountsDocument",
     "ErrorDocument",

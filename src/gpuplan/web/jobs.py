@@ -1,9 +1,10 @@
 """Background jobs: huey queues them in the catalog's own database, any replica's worker runs them.
 
 The queue is huey's: its SQLite storage in the catalog file (WAL mode, so readers never wait for
-it), or its PostgreSQL storage (psycopg 3, tables ``huey_*``) in a PostgreSQL catalog — every worker and replica that
-opens the same database takes work from the same queue, and nothing else has to run. The job's
-record (request, status, progress, result) is a row of ``jobs`` (:mod:`gpuplan.catalog.job_store`).
+it), or its PostgreSQL storage (psycopg 3, tables ``huey_*``) in a PostgreSQL catalog — every
+worker and replica that opens the same database takes work from the same queue, and nothing else
+has to run. The job's record (request, status, progress, result) is a row of ``jobs``
+(:mod:`gpuplan.catalog.job_store`).
 huey removes a message when a worker takes it, so a worker killed mid-job would lose it; the
 record is what keeps it: a running job beats a heartbeat every few seconds, and every worker looks
 for jobs whose heartbeat stopped (or that stayed queued too long) and queues them again. A job is
@@ -141,7 +142,7 @@ class JobRunner:
             while not stop.is_set():
                 try:
                     task = self.huey.dequeue()
-                except Exception:  # noqa: BLE001 - a busy or restarting database: wait and try again
+                except Exception:
                     task = None
                 if task is None:
                     stop.wait(idle)

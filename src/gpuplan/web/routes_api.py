@@ -54,6 +54,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (400, "a value is wrong (the line says which and how to fix it)"),
         (401, "no token, or an unknown, revoked or expired one"),
         (403, "the token's scope does not allow this"),
+        (404, "no such job"),
         (413, "request body too large"),
         (422, "a well-formed request without an answer, or one that does not match the schema"),
         (429, "too many requests for this token this minute"),
@@ -357,7 +358,6 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
 
 @router.post(
     "/plan/report",
-    response_class=HTMLResponse,
     responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}, **_JOB},
 )
 def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")], body: PlanRequest) -> Any:
@@ -386,7 +386,6 @@ def tco(request: Request, caller: Annotated[Caller, authorised("plan")], body: T
 
 @router.post(
     "/deploy",
-    response_class=Response,
     responses={200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}},
 )
 def deploy(request: Request, caller: Annotated[Caller, authorised("plan")], body: DeployRequest) -> Response:

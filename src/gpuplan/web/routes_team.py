@@ -76,7 +76,6 @@ def job(request: Request, caller: Annotated[Caller, authorised("read")], job_id:
 
 @router.get(
     "/jobs/{job_id}/events",
-    response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
 )
 async def job_events(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
