@@ -151,7 +151,10 @@ class _WorkerKeeper:
 
     def _watch(self) -> None:
         while not self._stopping.wait(1.0):
-            if self._process.poll() is not None and not self._stopping.is_set():
+            code = self._process.poll()
+            if code in (-signal.SIGTERM, -signal.SIGINT):
+                return  # stopped on purpose (the whole service is stopping)
+            if code is not None and not self._stopping.is_set():
                 typer.echo(
                     _("job worker stopped (exit {code}); starting another").format(
                         code=self._process.returncode
@@ -189,7 +192,21 @@ def worker_cmd(
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_args: stop.set())
-    JobRunner(config, StoreProvider(config).open).work(threads=threads, stop=stop)
+    parent = os.getppid()
+
+    def orphaned() -> None:
+        # Started by `gpuplan serve`: stop with it, even when it was killed without a word.
+        while not stop.wait(2.0):
+            if os.getppid() != parent:
+                stop.set()
+
+    if os.environ.get(ENV):
+        threading.Thread(target=orphaned, name="gpuplan-parent-watch", daemon=True).start()
+    runner = JobRunner(config, StoreProvider(config).open)
+    try:
+        runner.work(threads=threads, stop=stop)
+    finally:
+        runner.close()
 
 
 @token_app.command("create")

@@ -260,7 +260,10 @@ def _page(page: str, lang: str) -> str:
         f'<a href="/ui/{name}?lang={lang}"{" aria-current=page" if name == page else ""}>{L[title]}</a>'
         for name, title in PAGES.items()
     )
-    words = json.dumps({w: _(w) for w in _SCRIPT_WORDS}, ensure_ascii=False).replace("</", "<\\/")
+    from gpuplan.vocab import pricing_name
+
+    script_words = {w: _(w) for w in _SCRIPT_WORDS} | {p: pricing_name(p) for p in _pricing()}
+    words = json.dumps(script_words, ensure_ascii=False).replace("</", "<\\/")
     return f"""<!doctype html>
 <html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -449,3 +449,11 @@ def offer_countries(
         )
     source = f"IANA time zone database, {ZONE_TAB[0]}" if points else None
     return {"map_source": source, "countries": out}
+
+
+@router.get("/live", response_model=HealthDocument)
+def live() -> dict[str, Any]:
+    """Liveness: the process answers (the database is not asked; see /health for readiness)."""
+    from gpuplan import __version__
+
+    return {"status": "ok", "database": "not checked", "schema_revision": None, "version": __version__}

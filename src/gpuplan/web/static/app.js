@@ -141,7 +141,7 @@
           Object.fromEntries(["gpu", "pricing"].filter((k) => f[k]).map((k) => [k, f[k]]))))]);
       const perHour = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
       const perGpu = cur === "CNY" ? "price_cny_per_gpu_hour" : "price_usd_per_gpu_hour";
-      const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, o.pricing,
+      const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
         { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, o.as_of, o.confidence]);
       $("#count").textContent = `(${rows.length})`;
       table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("As of"), t("Confidence")], rows, [5, 6]);
@@ -238,11 +238,15 @@
       const series = {};
       doc.prices.forEach((p) => { const k = `${p.provider}/${p.region} ${p.pricing}`; (series[k] = series[k] || []).push(p); });
       const traces = Object.entries(series).map(([name, ps]) => ({ name, mode: "lines+markers", x: ps.map((p) => p.as_of), y: ps.map((p) => p[key]), line: { shape: "hv" } }));
+      // One dated price draws as a point in a month-wide window, not on a millisecond axis.
+      const days = doc.prices.map((p) => Date.parse(p.as_of)).filter((d) => !isNaN(d));
+      const lo = Math.min(...days) - 15 * 864e5, hi = Math.max(...days) + 15 * 864e5;
+      const xaxis = days.length ? { type: "date", range: [new Date(lo).toISOString().slice(0, 10), new Date(hi).toISOString().slice(0, 10)] } : {};
       const chart = $("#chart");
       if (!traces.length) chart.textContent = t("no prices for this instance");
-      else if (window.Plotly) window.Plotly.newPlot(chart, traces, { height: 340, margin: { t: 20, r: 10, l: 60, b: 40 }, yaxis: { title: cur + "/h" }, legend: { orientation: "h" } }, { displaylogo: false, responsive: true });
+      else if (window.Plotly) window.Plotly.newPlot(chart, traces, { height: 340, margin: { t: 20, r: 10, l: 60, b: 40 }, xaxis, yaxis: { title: { text: cur + "/h" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       table($("#table"), [t("Provider"), t("Region"), t("Pricing"), t("Price/h"), t("As of"), t("Confidence")],
-        doc.prices.map((p) => [p.provider, p.region, p.pricing, { text: money(p[key], cur), sort: p[key] }, p.as_of, p.confidence]), [3]);
+        doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, p.as_of, p.confidence]), [3]);
     }
     form.addEventListener("submit", show);
     if (tokenBox.value) show().catch(() => {});
