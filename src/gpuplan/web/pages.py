@@ -79,6 +79,8 @@ _SCRIPT_WORDS = (
     N_("Savings"),
     N_("hours"),
     N_("Note"),
+    N_("Kind"),
+    N_("Commitment"),
     N_("no prices for this instance"),
     N_("dots: offers per country; colour: cheapest GPU-hour (green cheap, red dear)"),
     N_("no map: this server has no time zone table to place countries"),
@@ -95,7 +97,7 @@ _FORM_WORDS = (
     N_("Currency"),
     N_("Deadline"),
     N_("Epochs"),
-    N_("GPUs"),
+    N_("Number of GPUs"),
     N_("Hours per month"),
     N_("Interruptible (spot)"),
     N_("Map by country"),
@@ -222,7 +224,7 @@ def _body(page: str) -> str:
   <label>{L["Start"]} <input name="start" type="month" value="2027-01"></label>
   <label>{L["Providers"]} <input name="providers" value="aws,azure,gcp"></label>
   <label>{L["GPU"]} <input name="gpu" value="A100-SXM4-40GB"></label>
-  <label>{L["GPUs"]} <input name="gpus" type="number" min="1" value="8"></label>
+  <label>{L["Number of GPUs"]} <input name="gpus" type="number" min="1" value="8"></label>
   <label>{L["Hours per month"]} <input name="hours" type="number" min="1" max="744" value="730"></label>
   <label>{L["Interruptible (spot)"]} <input name="interruptible" type="checkbox"></label>
   <div class="buttons"><button type="submit" id="tco">{L["Solve"]}</button></div>

@@ -271,13 +271,14 @@
       card.querySelector(".sv").textContent = num(doc.savings_pct, 1);
       box.append(card);
       const months = doc.monthly || [];
+      const kinds = [...new Set(months.flatMap((m) => Object.keys(m.cost_usd_by_pricing || {})))];
       if (window.Plotly && months.length) {
-        const keys = Object.keys(months[0]).filter((k) => k.endsWith("_usd") && typeof months[0][k] === "number");
-        const traces = keys.map((k) => ({ type: "bar", name: k.replace(/_usd$/, ""), x: months.map((m) => m.month), y: months.map((m) => m[k]) }));
-        window.Plotly.newPlot($("#chart"), traces, { barmode: "stack", height: 320, margin: { t: 20, r: 10, l: 60, b: 40 }, legend: { orientation: "h" } }, { displaylogo: false, responsive: true });
+        const traces = kinds.map((k) => ({ type: "bar", name: t(k), x: months.map((m) => m.month), y: months.map((m) => (m.cost_usd_by_pricing || {})[k] || 0) }));
+        window.Plotly.newPlot($("#chart"), traces, { barmode: "stack", height: 320, margin: { t: 20, r: 10, l: 60, b: 40 }, yaxis: { title: { text: "USD" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       }
-      const commitments = doc.commitments || [];
-      table($("#table"), Object.keys(commitments[0] || { note: "" }), commitments.map((c) => Object.values(c).map((v) => typeof v === "object" ? JSON.stringify(v) : v)));
+      // What the solver said: commitments bought, prices left out, assumptions.
+      const rows = (doc.commitments || []).map((c) => [t("Commitment"), JSON.stringify(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
+      table($("#table"), [t("Kind"), t("Note")], rows);
     });
   }
 
