@@ -302,32 +302,32 @@ class TeamStore:
 
     # -- rate windows ------------------------------------------------------------------------------
 
-    def count_request(self, token_id: int, minute: int) -> int:
-        """Count one request of ``token_id`` in ``minute`` (Unix time // 60); the count so far.
+    def count_requests(self, token_id: int, minute: int, n: int = 1) -> int:
+        """Add ``n`` requests of ``token_id`` to ``minute`` (Unix time // 60); the count so far.
 
         Shared by every worker and replica through the database; windows older than an hour are
         dropped on the way."""
 
         def write() -> int:
             with writing(self.engine) as conn:
-                return self._count(conn, token_id, minute)
+                return self._count(conn, token_id, minute, n)
 
         return _once_more_on_conflict(write)
 
     @staticmethod
-    def _count(conn: Connection, token_id: int, minute: int) -> int:
+    def _count(conn: Connection, token_id: int, minute: int, n: int) -> int:
         c = t.rate_windows.c
         done = conn.execute(
             update(t.rate_windows)
             .where(c.token_id == token_id, c.minute == minute)
-            .values(count=c.count + 1)
+            .values(count=c.count + n)
             .returning(c.count)
         ).first()
         if done is not None:
             return int(done[0])
         conn.execute(t.rate_windows.delete().where(c.token_id == token_id, c.minute < minute - 60))
-        conn.execute(insert(t.rate_windows).values(token_id=token_id, minute=minute, count=1))
-        return 1
+        conn.execute(insert(t.rate_windows).values(token_id=token_id, minute=minute, count=n))
+        return n
 
     # -- workloads ---------------------------------------------------------------------------------
 

@@ -99,7 +99,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     from contextlib import asynccontextmanager
 
     from gpuplan import __version__
-    from gpuplan.web.auth import StoreProvider, request_language
+    from gpuplan.web.auth import RateWindows, StoreProvider, request_language
     from gpuplan.web.config import ServeConfig
     from gpuplan.web.jobs import JobRunner
     from gpuplan.web.pages import router as pages_router
@@ -127,6 +127,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     app.state.config = config
     app.state.stores = stores
     app.state.default_lang = config.default_lang
+    app.state.rates = RateWindows()
     # Opening the catalog here creates, migrates and seeds it once, before the first request.
     stores.open().close()
     app.state.runner = JobRunner(config, stores.open)

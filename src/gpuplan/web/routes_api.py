@@ -342,14 +342,16 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
     from gpuplan.catalog.job_store import JobStore
     from gpuplan.web.service import plan_cache_key, plan_document
 
+    store = _store(request)
+    jobs = JobStore(store.engine)
+    # An answer given before is found by the request itself, before the workload is even read.
+    key = plan_cache_key(store, body, date.today().isoformat(), caller.lang)
+    cached = jobs.cached_document(key)
+    if cached is not None:
+        return Response(cached, media_type="application/json")
+
     def compute(store: Any, req: PlanRequest, workload: Any) -> Any:
-        jobs = JobStore(store.engine)
-        key = plan_cache_key(store, req, workload, date.today().isoformat() + caller.lang)
-        cached = jobs.cached_document(key)
-        if cached is not None:
-            return Response(cached, media_type="application/json")
-        document = plan_document(store, req, workload)
-        text = json.dumps(document, ensure_ascii=False)
+        text = json.dumps(plan_document(store, req, workload), ensure_ascii=False)
         jobs.cache_document(key, text)
         return Response(text, media_type="application/json")
 

@@ -85,18 +85,22 @@ def _profile(store: Store, workload: Workload, progress: Progress) -> Profile:
     return profile(workload, store.local)
 
 
-def plan_cache_key(store: Store, request: PlanRequest, workload: Workload, day: str) -> str:
-    """What an identical answer depends on: the request, the catalog's newest import and
-    discounts, the day (prices age into ``stale``), and the profile's key."""
+def plan_cache_key(store: Store, request: PlanRequest, day: str, lang: str) -> str:
+    """What an identical answer depends on: the request as validated, this gpuplan (its estimator
+    and the profile format), the catalog's newest import and discounts, the day (prices age into
+    ``stale``) and the language of the document's words. The workload's profile is a function of
+    the request and this gpuplan, so it needs no place of its own in the key."""
+    from gpuplan import __version__
     from gpuplan.catalog.team_store import TeamStore
-    from gpuplan.profile import profile_key
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION
 
     newest, discounts = TeamStore(store.engine).catalog_state()
     fields = {
         "request": request.model_dump(mode="json"),
-        "profile": profile_key(workload),
+        "gpuplan": [__version__, PROFILE_SCHEMA_VERSION],
         "catalog": [newest, discounts],
         "day": day,
+        "lang": lang,
     }
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
