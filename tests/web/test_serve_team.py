@@ -153,3 +153,66 @@ def test_a_job_whose_worker_died_is_handed_out_again_and_finishes_once(service: 
     done = jobs.get(job.id)
     assert done is not None and done.status == "done" and done.result == {"ok": 1}
     engine.dispose()
+
+
+def test_simulate_runs_as_a_job_on_a_small_decoder(service: Service) -> None:
+    """Traces GPT-2 in inference (seconds) and replays two hours of generated load."""
+    w = {
+        "name": "gpt2-service",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 8, "seq_len": 256},
+        "precision": "bf16",
+        "serving": {"requests_per_s": 2, "prompt_tokens": 128, "output_tokens": 64},
+    }
+    body = {
+        "workload": w,
+        "gpu": "L4",
+        "hours": 2,
+        "policies": ["fixed:replicas=2", "target:target=0.7,max=4"],
+    }
+    r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    from gpuplan.documents.simulate import AutoscaleDocument
+
+    doc = AutoscaleDocument.model_validate(job["result"])
+    assert len(doc.policies) == 2
+    training = {**w, "task": "train"}
+    failed = service.client.post(
+        "/api/v1/simulate", json={**body, "workload": training}, headers=service.auth("plan")
+    ).json()
+    polled = service.client.get(failed["href"], headers=service.auth("read")).json()
+    assert polled["status"] == "failed" and "task: infer" in polled["error"]
+
+
+def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None:
+    from pathlib import Path
+
+    csv = (
+        Path(__file__).resolve().parents[1] / "catalog" / "fixtures" / "aws_vms_v8_gpu_sample.csv"
+    ).read_bytes()
+    url = "/api/v1/catalog/import?provider=aws&as_of=2026-11-01"
+    headers = {"Content-Type": "text/csv"}
+    assert (
+        service.client.post(url, content=csv, headers={**headers, **service.auth("plan")}).status_code == 403
+    )
+    r = service.client.post(url, content=csv, headers={**headers, **service.auth("admin")})
+    assert r.status_code == 200, r.text
+    assert r.json()["prices_imported"] > 0 and r.json()["import_id"] is not None
+    bad = service.client.post(
+        url, content=b"not,a,catalog\n1,2,3\n", headers={**headers, **service.auth("admin")}
+    )
+    assert bad.status_code == 400
+    # GCP needs GOOGLE_API_KEY, which the test environment does not have: skipped, no network used.
+    job = service.client.post(
+        "/api/v1/catalog/refresh", json={"providers": ["gcp"]}, headers=service.auth("admin")
+    ).json()
+    done = service.client.get(job["href"], headers=service.auth("read")).json()
+    assert done["status"] == "done" and done["result"]["outcomes"][0]["status"] == "skipped"
+    actions = [
+        e["action"]
+        for e in service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    ]
+    assert "catalog.import" in actions and "catalog.refresh" in actions

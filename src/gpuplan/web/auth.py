@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -132,7 +131,7 @@ def _unauthorised(message: str) -> HTTPException:
 def authorised(scope: str) -> Any:
     """A dependency that returns the :class:`Caller` when its token allows ``scope``."""
 
-    def check(request: Request) -> Iterator[Caller]:
+    def check(request: Request) -> Caller:
         from gpuplan.catalog.team_store import TeamStore
         from gpuplan.i18n import _, use_language
 
@@ -169,6 +168,6 @@ def authorised(scope: str) -> Any:
                     ),
                     headers={"Retry-After": str(wait)},
                 )
-        yield Caller(token=info, lang=lang)
+        return Caller(token=info, lang=lang)
 
     return Depends(check)
