@@ -136,7 +136,9 @@ def main() -> int:
         until = time.monotonic() + args.seconds
 
         async def run() -> None:
-            await asyncio.gather(*(_client(n, base, token, workload, until, out) for n in range(args.clients)))
+            await asyncio.gather(
+                *(_client(n, base, token, workload, until, out) for n in range(args.clients))
+            )
 
         started = time.monotonic()
         asyncio.run(run())
@@ -156,7 +158,8 @@ def main() -> int:
     print(f"  plans answered: {len(plans)} ({len(plans) / elapsed:.0f}/s); errors: {len(out['errors'])}")
     print(f"  plan latency: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
     if out["write_s"]:
-        print(f"  writes: {len(out['written'])} acknowledged, p95 {_quantile(sorted(out['write_s']), 0.95) * 1000:.0f} ms")
+        write_p95 = _quantile(sorted(out["write_s"]), 0.95)
+        print(f"  writes: {len(out['written'])} acknowledged, p95 {write_p95 * 1000:.0f} ms")
     print(f"  lost writes: {len(lost)}")
     print(f"  reference (one library plan, no HTTP, no cache): {reference_s * 1000:.0f} ms")
     print(f"  p95 / reference: {p95 / reference_s:.2f}")

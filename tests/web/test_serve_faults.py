@@ -45,7 +45,10 @@ def test_killing_a_worker_during_writes_loses_no_acknowledged_write(tmp_path: Pa
         threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
         for t in threads:
             t.start()
-        time.sleep(1.5)
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < 5:  # writes are going through both workers
+            assert time.monotonic() < deadline, "no write was acknowledged"
+            time.sleep(0.1)
         workers = [p for p in children(proc.pid) if "serve worker" not in cmdline(p)]
         assert workers, "no uvicorn worker process found"
         before = len(acknowledged)

@@ -55,7 +55,7 @@ def test_every_operation_answers_within_its_schema(served: tuple[object, str]) -
         operations += 1
 
         @settings(
-            max_examples=10,
+            max_examples=6,
             deadline=None,
             derandomize=True,
             database=None,

@@ -4,8 +4,9 @@ price-change view, the audit log, and background jobs (poll and server-sent even
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from serve_helpers import Service, bert_workload
+from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
 
 
 def _save_plan(service: Service, month: str = "2027-03", **extra: object) -> dict:
@@ -100,32 +101,35 @@ def test_every_change_is_in_the_audit_log(service: Service) -> None:
     assert c.get("/api/v1/audit", headers=service.auth("plan")).status_code == 403
 
 
-def test_an_uncached_workload_is_a_job_with_progress_and_a_result(service: Service) -> None:
-    """Traces a tiny GPT-2 step (a few seconds): the inline job runner runs it as it is queued."""
-    w = {
-        "name": "tiny",
-        "task": "train",
-        "model": {"preset": "gpt2"},
-        "inputs": {"batch_size": 1, "seq_len": 32},
-        "data": {"samples": 1000, "epochs": 1},
-    }
-    r = service.client.post(
-        "/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=service.auth("plan")
-    )
-    assert r.status_code == 202, r.text
-    job = r.json()
-    polled = service.client.get(job["href"], headers=service.auth("read")).json()
-    assert polled["status"] == "done", polled
-    assert polled["attempts"] == 1 and polled["progress"] == 1.0
-    assert polled["result"]["estimates"][0]["gpu"] == "L4"
-    events = service.client.get(job["href"] + "/events", headers=service.auth("read"))
-    assert events.headers["content-type"].startswith("text/event-stream")
-    assert "event: done" in events.text and '"status": "done"' in events.text
-    again = service.client.post(
-        "/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=service.auth("plan")
-    )
-    assert again.status_code == 200  # the profile is cached now
-    assert service.client.get("/api/v1/jobs/" + "0" * 24, headers=service.auth("read")).status_code == 404
+def test_an_uncached_workload_is_a_job_with_progress_and_a_result(fresh_db: str, tmp_path: Path) -> None:
+    """The job path without tracing: the request is queued (no worker yet), the profile appears in
+    the cache (as a worker's trace would put it), and a worker runs the job."""
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    tokens = make_tokens(fresh_db)
+    h = {"Authorization": f"Bearer {tokens['plan']}"}
+    w = {**bert_workload(), "name": "bert-16", "inputs": {"batch_size": 16, "seq_len": 384}}
+    app = create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))
+    with TestClient(app) as client:
+        r = client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=h)
+        assert r.status_code == 202, r.text
+        job = r.json()
+        assert job["status"] == "queued" and job["href"] == f"/api/v1/jobs/{job['job_id']}"
+        cache_stand_in(fresh_db, w)
+        app.state.runner.run(job["job_id"])
+        polled = client.get(job["href"], headers=h).json()
+        assert polled["status"] == "done", polled
+        assert polled["attempts"] == 1 and polled["progress"] == 1.0 and polled["created_by"] == "plan-user"
+        assert polled["result"]["estimates"][0]["gpu"] == "L4"
+        events = client.get(job["href"] + "/events", headers=h)
+        assert events.headers["content-type"].startswith("text/event-stream")
+        assert "event: done" in events.text and '"status": "done"' in events.text
+        again = client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=h)
+        assert again.status_code == 200  # the profile is cached now
+        assert client.get("/api/v1/jobs/" + "0" * 24, headers=h).status_code == 404
 
 
 def test_a_job_whose_worker_died_is_handed_out_again_and_finishes_once(service: Service) -> None:

@@ -363,10 +363,24 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
     responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}, **_JOB},
 )
 def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")], body: PlanRequest) -> Any:
-    """The plan's HTML report (``gpuplan plan --out report.html``), self-contained."""
-    from gpuplan.web.service import plan_report_html
+    """The plan's HTML report (``gpuplan plan --out report.html``), self-contained; kept in the
+    plan cache like the document."""
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.web.service import plan_cache_key, plan_report_html
 
-    return _answer(request, caller, "plan", body, lambda s, r, w: HTMLResponse(plan_report_html(s, r, w)))
+    store = _store(request)
+    jobs = JobStore(store.engine)
+    key = plan_cache_key(store, body, date.today().isoformat(), caller.lang, kind="report")
+    cached = jobs.cached_document(key)
+    if cached is not None:
+        return HTMLResponse(cached)
+
+    def compute(store: Any, req: PlanRequest, workload: Any) -> Any:
+        text = plan_report_html(store, req, workload)
+        jobs.cache_document(key, text)
+        return HTMLResponse(text)
+
+    return _answer(request, caller, "plan", body, compute)
 
 
 @router.post("/simulate", response_model=AutoscaleDocument, responses=_JOB)

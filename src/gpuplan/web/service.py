@@ -85,10 +85,11 @@ def _profile(store: Store, workload: Workload, progress: Progress) -> Profile:
     return profile(workload, store.local)
 
 
-def plan_cache_key(store: Store, request: PlanRequest, day: str, lang: str) -> str:
+def plan_cache_key(store: Store, request: PlanRequest, day: str, lang: str, kind: str = "document") -> str:
     """What an identical answer depends on: the request as validated, this gpuplan (its estimator
     and the profile format), the catalog's newest import and discounts, the day (prices age into
-    ``stale``) and the language of the document's words. The workload's profile is a function of
+    ``stale``), the language of the document's words and what is kept (``document`` or
+    ``report``). The workload's profile is a function of
     the request and this gpuplan, so it needs no place of its own in the key."""
     from gpuplan import __version__
     from gpuplan.catalog.team_store import TeamStore
@@ -101,6 +102,7 @@ def plan_cache_key(store: Store, request: PlanRequest, day: str, lang: str) -> s
         "catalog": [newest, discounts],
         "day": day,
         "lang": lang,
+        "kind": kind,
     }
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
