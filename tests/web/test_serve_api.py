@@ -220,3 +220,23 @@ def test_cors_is_off_unless_configured(service: Service, tmp_path: Any) -> None:
         ok = client.options("/api/v1/offers", headers={**pre, "Origin": "https://team.example"})
         assert ok.headers["access-control-allow-origin"] == "https://team.example"
         assert "access-control-allow-origin" not in client.options("/api/v1/offers", headers=pre).headers
+
+
+def test_an_inline_hf_config_is_read_by_content_and_one_naming_code_is_refused(tmp_path: Any) -> None:
+    import json
+    from pathlib import Path
+
+    from gpuplan.errors import GpuplanError
+    from gpuplan.profile import profile_key
+    from gpuplan.web.service import materialize
+
+    config = json.loads(
+        (Path(__file__).resolve().parents[2] / "examples" / "hf-config" / "config.json").read_text()
+    )
+    w = {"name": "hf", "model": {"hf_config": "inline"}, "inputs": {"batch_size": 1, "seq_len": 64}}
+    a = materialize(w, config, tmp_path / "one")
+    b = materialize({**w, "name": "other"}, config, tmp_path / "two")
+    assert profile_key(a) == profile_key(b)  # the same content traces once, wherever it was written
+    nested = {**config, "text_config": {"auto_map": {"AutoModel": "evil.Model"}}}
+    with pytest.raises(GpuplanError, match="auto_map"):
+        materialize(w, nested, tmp_path / "three")

@@ -1,9 +1,10 @@
 """What the service's endpoints accept: the CLI's options as JSON, with a workload inline.
 
 A request is data, never code: the edge (:func:`check_workload`) refuses a workload whose model is
-``python:`` (it would import code on the server), a Hugging Face config that names code
-(``auto_map``), and any path into the server's disk (``hf_config`` as a path, ``project_dir``); a
-Hugging Face config comes inline as ``hf_config_json`` instead.
+``python:`` (it would import code on the server) and any path into the server's disk
+(``hf_config`` as a path, ``project_dir``); a Hugging Face config comes inline as
+``hf_config_json`` instead, and the library refuses one that names code (``auto_map``, anywhere
+in it) when the workload is read, before transformers is imported.
 """
 
 from __future__ import annotations
@@ -179,21 +180,14 @@ def check_workload(workload: dict[str, Any], hf_config_json: dict[str, Any] | No
             raise InputError.worded(
                 N_("model.project_dir: the service reads no folder of its disk; leave it out")
             )
-        if model.get("hf_config") is not None:
-            if model.get("hf_config") != "inline" or hf_config_json is None:
-                raise InputError.worded(
-                    N_(
-                        "model.hf_config: the service reads no file of its disk; write hf_config: inline "
-                        "and send the config.json's content as hf_config_json"
-                    )
+        inline = model.get("hf_config") == "inline" and hf_config_json is not None
+        if model.get("hf_config") is not None and not inline:
+            raise InputError.worded(
+                N_(
+                    "model.hf_config: the service reads no file of its disk; write hf_config: inline "
+                    "and send the config.json's content as hf_config_json"
                 )
-            if "auto_map" in hf_config_json:
-                raise InputError.worded(
-                    N_(
-                        "hf_config_json: this config names its own model code (auto_map), which the "
-                        "service never runs; use a config of a model transformers ships"
-                    )
-                )
+            )
     elif hf_config_json is not None:
         raise InputError.worded(N_("hf_config_json is given but model.hf_config is not 'inline'"))
     return workload
