@@ -130,6 +130,15 @@ def test_an_uncached_workload_is_a_job_with_progress_and_a_result(fresh_db: str,
         again = client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=h)
         assert again.status_code == 200  # the profile is cached now
         assert client.get("/api/v1/jobs/" + "0" * 24, headers=h).status_code == 404
+        # A plan job leaves its document in the plan cache: the same request then gets it at once.
+        w2 = {**w, "name": "bert-8", "inputs": {"batch_size": 8, "seq_len": 384}}
+        queued = client.post("/api/v1/plan", json={"workload": w2}, headers=h)
+        assert queued.status_code == 202
+        cache_stand_in(fresh_db, w2)
+        app.state.runner.run(queued.json()["job_id"])
+        result = client.get(queued.json()["href"], headers=h).json()["result"]
+        answered = client.post("/api/v1/plan", json={"workload": w2}, headers=h)
+        assert answered.status_code == 200 and answered.json() == result
 
 
 def test_a_job_whose_worker_died_is_handed_out_again_and_finishes_once(service: Service) -> None:

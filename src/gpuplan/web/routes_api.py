@@ -80,11 +80,15 @@ def job_response(request: Request, job: Any, status: int = 202) -> JSONResponse:
     return JSONResponse(job_document(job), status_code=status)
 
 
-def _queue(request: Request, caller: Caller, kind: str, body: Any) -> JSONResponse:
+def _queue(
+    request: Request, caller: Caller, kind: str, body: Any, cache_key: str | None = None
+) -> JSONResponse:
+    """Queue a job; ``cache_key``: where the plan cache keeps its document once done (the next
+    identical request is answered from it)."""
     from gpuplan.catalog.job_store import JobStore
 
     jobs = JobStore(_store(request).engine)
-    payload = {"request": body.model_dump(mode="json"), "lang": caller.lang}
+    payload = {"request": body.model_dump(mode="json"), "lang": caller.lang, "cache_key": cache_key}
     job = jobs.create(kind, payload, actor=caller.name)
     request.app.state.runner.submit(job.id)
     return job_response(request, jobs.get(job.id))
@@ -315,7 +319,9 @@ def catalog_refresh(
     return _queue(request, caller, "refresh", body)
 
 
-def _answer(request: Request, caller: Caller, kind: str, body: Any, compute: Any) -> Any:
+def _answer(
+    request: Request, caller: Caller, kind: str, body: Any, compute: Any, cache_key: str | None = None
+) -> Any:
     """At once when the profile is cached, else a queued job."""
     from gpuplan.i18n import use_language
     from gpuplan.web.service import materialize, profile_cached
@@ -324,7 +330,7 @@ def _answer(request: Request, caller: Caller, kind: str, body: Any, compute: Any
     with use_language(caller.lang):
         workload = materialize(body.workload, body.hf_config_json, _scratch(request))
         if not profile_cached(store, workload):
-            return _queue(request, caller, kind, body)
+            return _queue(request, caller, kind, body, cache_key)
         return compute(store, body, workload)
 
 
@@ -355,7 +361,7 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
         jobs.cache_document(key, text)
         return Response(text, media_type="application/json")
 
-    return _answer(request, caller, "plan", body, compute)
+    return _answer(request, caller, "plan", body, compute, cache_key=key)
 
 
 @router.post(

@@ -58,7 +58,15 @@ def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) 
             return estimate_document(store, request, workload, progress)
         if record.kind == "simulate":
             return simulate_document(store, request, workload, progress)
-        return plan_document(store, request, workload, progress)
+        document = plan_document(store, request, workload, progress)
+        key = record.request.get("cache_key")
+        if key:
+            import json
+
+            from gpuplan.catalog.job_store import JobStore
+
+            JobStore(store.engine).cache_document(str(key), json.dumps(document, ensure_ascii=False))
+        return document
 
 
 def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, Any]:
