@@ -100,6 +100,21 @@ async def _client(
                 out["write_s"].append(time.perf_counter() - t)
 
 
+def _cpu_s(root: int) -> float:
+    """CPU seconds (user + system) of ``root`` and every process below it, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            todo += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            continue
+    return total
+
+
 def _quantile(xs: list[float], q: float) -> float:
     return statistics.quantiles(xs, n=100, method="inclusive")[int(q * 100) - 1] if len(xs) > 1 else xs[0]
 
@@ -140,9 +155,10 @@ def main() -> int:
                 *(_client(n, base, token, workload, until, out) for n in range(args.clients))
             )
 
-        started = time.monotonic()
+        started, cpu_before = time.monotonic(), _cpu_s(proc.pid)
         asyncio.run(run())
-        elapsed = time.monotonic() - started
+        elapsed, server_cpu_s = time.monotonic() - started, _cpu_s(proc.pid) - cpu_before
+        load = os.getloadavg()[0]
     finally:
         if proc is not None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -161,6 +177,10 @@ def main() -> int:
         write_p95 = _quantile(sorted(out["write_s"]), 0.95)
         print(f"  writes: {len(out['written'])} acknowledged, p95 {write_p95 * 1000:.0f} ms")
     print(f"  lost writes: {len(lost)}")
+    requests = len(plans) + len(out["write_s"])
+    per_request_ms = server_cpu_s / requests * 1000
+    print(f"  server CPU: {per_request_ms:.1f} ms per request ({requests / server_cpu_s:.0f} per CPU-second)")
+    print(f"  machine load average at the end: {load:.1f} on {os.cpu_count()} CPUs")
     print(f"  reference (one library plan, no HTTP, no cache): {reference_s * 1000:.0f} ms")
     print(f"  p95 / reference: {p95 / reference_s:.2f}")
     return 0 if not lost and not out["errors"] else 1
