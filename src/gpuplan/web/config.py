@@ -1,9 +1,9 @@
 """The service's settings: built once by ``gpuplan serve`` and handed to every worker process.
 
 uvicorn starts each worker by importing the application, so the settings travel as JSON in one
-environment variable (:data:`ENV`) that :func:`create_app` reads; secrets never travel this way
-(a database URL's password is read from ``GPUPLAN_DB`` or a mounted file by the CLI, and is
-never logged).
+environment variable (:data:`ENV`) that :func:`create_app` reads. The database URL, password
+included, goes to the worker processes this way (as ``GPUPLAN_DB`` reached the parent); it is
+never printed or logged (shown, it has its password hidden).
 """
 
 from __future__ import annotations
