@@ -178,8 +178,10 @@ class _WorkerKeeper:
 def worker_cmd(
     ctx: typer.Context,
     threads: Annotated[int, typer.Option(min=1, max=64, help="Jobs run at once.")] = 1,
+    lang: LangOption = None,
 ) -> None:
     """Run background jobs only (tracing, planning, simulating): one per replica, or more."""
+    apply_language(lang)
     _need_extra()
     import threading
 
