@@ -195,19 +195,24 @@ def simulate_document(
     from gpuplan.errors import EstimateError, InputError
     from gpuplan.hardware import get_gpu, resolve_gpu
     from gpuplan.i18n import N_
-    from gpuplan.perf.inference import decode_estimate
-    from gpuplan.report.simulate import autoscale_json
+    from gpuplan.report.autoscale import autoscale_json
     from gpuplan.simulate import (
         Shape,
         SimulationSettings,
+        Slo,
         bursty_trace,
         diurnal_trace,
         parse_policy,
-        replica_from_decode,
         simulate_autoscale,
         step_trace,
     )
     from gpuplan.simulate.inputs import fleet_prices
+    from gpuplan.simulate.replica import (
+        DEFAULT_STORAGE_BYTES_PER_S,
+        ServingStack,
+        cold_start,
+        estimator_replica,
+    )
 
     if workload.task.value != "infer" or workload.serving is None:
         raise InputError.worded(N_("simulate needs an inference workload: task: infer with a serving: block"))
@@ -238,20 +243,24 @@ def simulate_document(
         )
     progress(0.5, "simulating")
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    mean_ctx = float(trace.prompt_tokens.mean() + trace.output_tokens.mean() / 2)
-    g = get_gpu(gpu_id)
-    graphs, compiled = workload.cuda_graphs, workload.compile
-    replica = replica_from_decode(
-        decode_estimate(prof, g, cuda_graphs=graphs, compiled=compiled),
-        single=decode_estimate(prof, g, batch=1, cuda_graphs=graphs, compiled=compiled),
-        mean_context_tokens=mean_ctx,
+    stack = ServingStack(
+        tensor_parallel=workload.tensor_parallel, cuda_graphs=workload.cuda_graphs, compiled=workload.compile
     )
+    replica, weights = estimator_replica(
+        prof,
+        get_gpu(gpu_id),
+        stack,
+        mean_prompt_tokens=float(trace.prompt_tokens.mean()),
+        mean_output_tokens=float(trace.output_tokens.mean()),
+    )
+    cold_s, cold_words = cold_start(weights, DEFAULT_STORAGE_BYTES_PER_S)
     prices = fleet_prices(store.offers(gpu=gpu_id), gpu_id)
-    slo = request.slo_ms / 1000 if request.slo_ms else (serving.p95_latency_ms or 0) / 1000 or None
-    result = simulate_autoscale(
-        trace, replica, policies, prices, SimulationSettings(slo_s=slo, seed=request.seed)
+    slo_ms = request.slo_ms or serving.p95_latency_ms
+    slos = (Slo(metric="e2e", percentile=95.0, threshold_s=slo_ms / 1000),) if slo_ms else ()
+    settings = SimulationSettings(
+        slos=slos, seed=request.seed, cold_start_s=cold_s, cold_start_source=cold_words
     )
-    return autoscale_json(result)
+    return autoscale_json(simulate_autoscale(trace, replica, policies, prices, settings))
 
 
 def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
