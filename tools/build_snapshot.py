@@ -135,9 +135,9 @@ def build_offers(snap: Snapshot, sources: Path, covered: set[tuple[str, str]]) -
             price_reason = f"only an undated third-party price ({native}, {r['price_source'].strip()})"
             snap.skip(f"{what} price {native}", price_reason)
         else:
-            price_reason = NO_PUBLIC_PRICE.get(provider, "no price in the shared data for this instance type")
+            price_reason = NO_PUBLIC_PRICE.get(provider, "no dated public price found for this instance type")
         if not prices and price_reason is None:
-            price_reason = "no price in the shared data for this instance type"
+            price_reason = "no dated public price found for this instance type"
         facts = instance_facts(provider, itype)
         offer = {
             "provider": provider,
@@ -182,63 +182,73 @@ def instance_facts(provider: str, itype: str) -> InstanceFacts | None:
     return table.get(itype)
 
 
-# ------------------------------------------------------------------ families issue 10 asks for
-#: Instance families issue 10 lists, with the reason when the snapshot has no price for them.
+# ------------------------------------------------------------------ families without every price model
+#: GPU instance families whose snapshot rows lack a pricing model (or every price), with the reason.
+#: Families with on-demand, spot and reserved prices need no entry; tests/catalog check the list.
 FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
         "aws",
-        "p3.8xlarge/p3.16xlarge/p3dn",
-        "in AWS's current list, but the only figures in the permitted "
-        "sources are the undated SkyPilot snapshot's; p3.2xlarge is priced (3.06, 2026-09-06)",
+        "p3 / p5en reserved",
+        "AWS offers no reserved instance for p3.* and p5en.48xlarge: instances.vantage.sh's AWS data of "
+        "2025-11-30 lists no reserved term for them in any region (on-demand and spot are shipped)",
+    ),
+    (
+        "aws",
+        "p5e.48xlarge on-demand and reserved",
+        "no on-demand price in SkyPilot's catalog or instances.vantage.sh's compilation: AWS sells "
+        "p5e.48xlarge through EC2 Capacity Blocks for ML, priced per reservation "
+        "(https://aws.amazon.com/ec2/capacityblocks/pricing/); its per-zone spot prices are shipped",
     ),
     (
         "azure",
-        "NV36ads_A10",
-        "Standard_NV36ads_A10_v5 (NVadsA10 v5): specs only, no dated price in the "
-        "permitted sources; NV6ads_A10_v5 is priced",
+        "reserved 1y/3y (every size)",
+        "no dated public copy of Azure's reservation prices is in the shipped sources; `gpuplan catalog "
+        "refresh --provider azure` reads them from the Retail Prices API (priceType 'Reservation')",
+    ),
+    (
+        "azure",
+        "NC H100 v5 / ND H100 v5 spot",
+        "SkyPilot's catalog repeats the on-demand price in the spot column (not a spot price; each row in "
+        "this file above)",
     ),
     (
         "gcp",
-        "a3-megagpu",
-        "no dated a3-megagpu-8g price in the permitted sources; `catalog refresh "
-        "--provider gcp` (GOOGLE_API_KEY) composes it from the Cloud Billing Catalog",
+        "committed use 1y/3y (every machine type)",
+        "SkyPilot's GCP catalog carries on-demand and spot only; `gpuplan catalog refresh --provider gcp` "
+        "(GOOGLE_API_KEY) prices committed use from the Cloud Billing Catalog",
     ),
-    ("gcp", "n1-standard + nvidia-tesla-v100", "no dated n1 + V100 price in the permitted sources"),
     (
         "alibaba",
         "gn8is",
-        "gn8is carries an NVIDIA L20, which is not in the hardware catalog (no datasheet "
-        "numbers in shared/data/gpu_specs.csv)",
+        "gn8is carries an NVIDIA L20, which has no datasheet row in gpuplan's hardware catalog",
     ),
     (
         "alibaba",
         "gn6i/gn7i/gn6v/gn7e international prices",
-        "only the 2023-06 CNY list prices (cn-shanghai, secondary) are shipped: no newer dated public "
-        "list price found (searched 2026-12-01: pages, docs, code and issues corpora; PAI/ECI price pages "
-        "price other products); `catalog refresh --provider alibaba` reads the international "
-        "instancePrice.json",
+        "only the 2023-06 CNY list prices (cn-shanghai, secondary) are shipped: no newer dated public list "
+        "price was found on 2026-12-01 (Alibaba's PAI and ECI price pages price other products); `gpuplan "
+        "catalog refresh --provider alibaba` reads the international instancePrice.json",
     ),
     (
         "tencent",
         "GN10X/GNV4",
         "GN10X: Tencent's own price doc gives only ranges (GN10X.2XLARGE40 '16.21 - 18.04' CNY/h) or "
-        "undated single figures, and GN10X is not in shared/data/instance_types.csv; GN10Xp (same V100 "
-        "32GB) has undated official figures in skipped.csv. GNV4: no price in any searched source. "
-        "GN7.2XLARGE32 and GT4.4XLARGE96 are priced (monthly, 2026-06-15); "
-        "`gpuplan catalog refresh --provider tencent` prices the rest with keys",
+        "undated single figures, and the instance table has no GN10X row; GN10Xp (same V100 32GB) has "
+        "undated official figures listed in this file. GNV4: no price found. GN7.2XLARGE32 and "
+        "GT4.4XLARGE96 are priced (monthly, 2026-06-15); `gpuplan catalog refresh --provider tencent` "
+        "prices the rest with keys",
     ),
     (
         "huawei",
         "p2v/p2s/pi2/p3",
-        NO_PUBLIC_PRICE["huawei"]
-        + " (pi2.2xlarge.4 left out of the snapshot: shared/data has its flavor name only, no specs)",
+        NO_PUBLIC_PRICE["huawei"] + " (pi2.2xlarge.4 left out of the snapshot: its flavor name is known, "
+        "not its specs)",
     ),
     (
         "volcengine",
         "ini2/g1v/gni2",
-        NO_PUBLIC_PRICE["volcengine"] + " (billing API; its charge-item codes are unverified); ini2/g1v "
-        "type names not found in shared/data or the searched corpora (ecs.gni2.3xlarge is in the "
-        "snapshot, spec-only)",
+        NO_PUBLIC_PRICE["volcengine"] + " (billing API; its charge-item codes are unverified); no ini2 or "
+        "g1v type names were found (ecs.gni2.3xlarge is in the snapshot, spec-only)",
     ),
 )
 
@@ -302,7 +312,7 @@ def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
     if not same_type:
         raise SystemExit(
             f"tools/cn_list_prices.csv:{p.line}: {p.provider} {p.instance_type} is not in the snapshot; "
-            "add it with its specs to shared/data/instance_types.csv first"
+            "add it with its specs to the sources' instance_types.csv first"
         )
     here = [o for o in same_type if o["region"] == p.region]
     if here:
@@ -315,7 +325,7 @@ def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
 
 def build_family_gaps(snap: Snapshot) -> None:
     for provider, family, reason in FAMILY_GAPS:
-        snap.skip(f"{provider} {family} (issue 10 family list)", reason)
+        snap.skip(f"{provider} {family} (instance family without this price)", reason)
 
 
 # ------------------------------------------------------------------ offer rows (SkyPilot, gpuhunt)

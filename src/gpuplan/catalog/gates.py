@@ -40,7 +40,7 @@ MIN_CNY_PER_GPU_HOUR = 0.05
 #: (0.167 in the catalog). Above one GPU, counts are whole numbers.
 MIN_GPU_FRACTION = 0.1
 #: Region, zone and instance-type names: the providers' own (``us-east-1``, ``Standard_ND96asr_v4``,
-#: ``ecs.gn7i-c8g1.2xlarge``) and the catalog's descriptive ones (``A100 40GB (article 004 table)``).
+#: ``ecs.gn7i-c8g1.2xlarge``) and the catalog's descriptive ones (``A100 40GB (GPU platform guide table)``).
 #: No control characters, no quotes: these names reach reports and generated launch files.
 _NAME = re.compile(r"[A-Za-z0-9*][A-Za-z0-9 ._()/+:*-]{0,127}")
 

@@ -16,7 +16,7 @@ __all__ = [
     "market_gpu",
 ]
 
-#: GPU names as written in shared/data/instance_types.csv -> canonical hardware id.
+#: GPU names as the snapshot's instance table writes them -> canonical hardware id.
 #: Memory size and form factor decide the variant; where the source leaves the form factor out,
 #: the comment says what the instance family is (an 8-GPU NVLink/NVSwitch box is SXM).
 SNAPSHOT_GPU_NAMES: dict[str, str] = {
@@ -56,7 +56,7 @@ SNAPSHOT_GPU_OVERRIDES: dict[tuple[str, str], str] = {
 #: Names in instance_types.csv that are deliberately not mapped, with the reason the builder prints.
 UNMAPPED_GPU_NAMES: dict[str, str] = {
     "A800-SXM4-80GB": "no A800 in the hardware catalog (China-market A100 variant with a cut NVLink; "
-    "its datasheet numbers are not in shared/data/gpu_specs.csv)",
+    "no datasheet row in gpuplan's hardware catalog)",
     "A800 80GB": "no A800 in the hardware catalog",
     "A100 (80G per queue comment)": "GPU variant not determinable (A100 80G from a YAML comment; "
     "SXM4 vs PCIe unknown; UNVERIFIED source)",
@@ -131,7 +131,21 @@ SKYPILOT_MARKET_GPUS: dict[str, str] = {
     "RTX4090": "RTX-4090",
     "RTX3090": "RTX-3090",
     "P100": "P100-PCIE-16GB",  # the 16 GB PCIe card is the P100 the clouds rent
+    "A40": "A40",
+    "A6000": "RTX-A6000",  # Lambda, Shadeform, Prime Intellect: the RTX A6000 48 GB
+    "RTXA6000": "RTX-A6000",
+    "L40": "L40",
+    "RTX5090": "RTX-5090",
 }
+_PRO_6000 = (
+    "RTX PRO 6000 Blackwell (server and workstation editions): no datasheet row; NVIDIA's published "
+    "tensor figures (with sparsity, FP4) do not give the dense FP16/BF16 rate with FP32 accumulate the "
+    "estimator needs"
+)
+_RTX_6000_ADA = (
+    "RTX 6000 Ada: no datasheet row; the datasheet read gives tensor figures with sparsity only, not the "
+    "dense FP16/BF16 rate with FP32 accumulate the estimator needs"
+)
 #: Marketplace GPU names deliberately not mapped, with the reason the builder lists them under.
 SKYPILOT_MARKET_UNMAPPED: dict[str, str] = {
     "GAUDI2": "Intel Gaudi 2 is not a CUDA GPU; gpuplan estimates PyTorch on NVIDIA and AMD GPUs",
@@ -141,6 +155,19 @@ SKYPILOT_MARKET_UNMAPPED: dict[str, str] = {
     "A16": "an A16 board carries four small GPUs; gpuplan has no datasheet row for it",
     "M4000": "Quadro M4000 (Maxwell, 2015): too old for gpuplan's PyTorch estimates",
     "P4000": "Quadro P4000 (Pascal workstation card): no datasheet row in gpuplan's hardware catalog",
+    "RTX6000": "Lambda's 'RTX6000' is the Quadro RTX 6000 (Turing, 24 GB): no datasheet row in gpuplan's "
+    "hardware catalog",
+    "B300": "B300: no datasheet row yet; NVIDIA publishes its figures per HGX B300 system (with sparsity, "
+    "FP4), and dense per-GPU FP16/BF16 peaks were not confirmed from a primary source",
+    "GH200": "GH200: the superchip's GPU (an H100 with 96 GB HBM3 sharing memory with a Grace CPU) has no "
+    "datasheet row; gpuplan does not model the shared CPU memory",
+    "MI355X": "AMD Instinct MI355X: no datasheet row in gpuplan's hardware catalog",
+    "RTXPRO6000": _PRO_6000,
+    "RTXPRO6000S": _PRO_6000,
+    "RTXPRO6000WK": _PRO_6000,
+    "RTXPRO600096GB": _PRO_6000,
+    "RTXPROSERVER6000": _PRO_6000,
+    "RTX6000ADA": _RTX_6000_ADA,
 }
 _NO_DATASHEET = "no datasheet row for this GPU in gpuplan's hardware catalog (hardware/data/gpus.csv)"
 

@@ -168,12 +168,12 @@ class OfferPrice:
     """How precisely ``as_of`` dates the price (:class:`gpuplan.catalog.dates.AsOfPrecision`):
     ``day``, ``month``, ``year`` or ``bounded`` (``2025-06/2026-12-02``: observed at some time between
     the two dates, the source carrying no date); None for an offer without a price."""
-    price_age_days: int | None = None
+    age_days: int | None = None
     """Days since the earliest day ``as_of`` allows: the oldest the price can be (the age to judge
     it by); None without a price or a readable date."""
-    price_age_min_days: int | None = None
+    age_min_days: int | None = None
     """Days since the latest day ``as_of`` allows: the youngest the price can be (equal to
-    ``price_age_days`` for a day-precise date)."""
+    ``age_days`` for a day-precise date)."""
     staleness: str | None = None
     """``fresh`` (within ``stale_after_days`` even at its oldest), ``stale`` (beyond it even at its
     youngest) or ``unknown`` (the bounds straddle the limit); None without a price."""

@@ -243,7 +243,7 @@ def ensure_snapshot(store: Any) -> bool:
     with store.engine.connect() as conn:
         if conn.execute(marker).first() is not None:
             return False
-    source = "gpuplan shipped snapshot (tools/build_snapshot.py from shared/data)"
+    source = "gpuplan shipped snapshot (tools/build_snapshot.py; sources in data/sources.csv)"
     terms: _TermTexts = {}
     by_provider = _offer_rows(terms)
     # Every provider's offers, the facts tables and the marker import that says this snapshot is in,

@@ -67,8 +67,8 @@ def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
     staleness = "fresh" if oldest <= limit_days else "stale" if youngest > limit_days else "unknown"
     return {
         "as_of_precision": parsed.precision.value,
-        "price_age_days": oldest,
-        "price_age_min_days": youngest,
+        "age_days": oldest,
+        "age_min_days": youngest,
         "staleness": staleness,
         "stale": staleness != "fresh",
         "stale_after_days": limit_days,

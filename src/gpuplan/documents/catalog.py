@@ -89,9 +89,9 @@ class OfferItem(Document):
     as_of_precision: Literal["day", "month", "year", "bounded"] | None = None
     """How precisely ``as_of`` dates the price; ``bounded``: ``as_of`` is ``earliest/latest``
     (``2025-06/2026-12-02``), the source carrying no date."""
-    price_age_days: Count | None = None
+    age_days: Count | None = None
     """Days since the earliest day ``as_of`` allows (the oldest the price can be)."""
-    price_age_min_days: Count | None = None
+    age_min_days: Count | None = None
     """Days since the latest day ``as_of`` allows (the youngest the price can be)."""
     staleness: Literal["fresh", "stale", "unknown"] | None = None
     """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown."""

@@ -170,6 +170,10 @@ def offers_json(listing: OfferListing) -> OffersDocument:
         o = v.offer
         item = {k: getattr(o, k) for k in _COPIED}
         item["compliance"] = list(o.compliance)
+        for count in ("gpu_count", "vcpus"):  # counts as integers where whole (the documents' Count)
+            x = item[count]
+            if isinstance(x, float) and x.is_integer():
+                item[count] = int(x)
         item.update(offer_prices(o, listing.cny_rate))
         item.update(
             published_currency=o.currency,
@@ -213,9 +217,9 @@ def age_flags(o: OfferPrice) -> list[str]:
     """What a price's age says when it is not known to be fresh: ``stale (10 mo)`` past the limit,
     ``age unknown (up to 4.7 y)`` when the source carries no date and its bounds straddle it."""
     if o.staleness == "stale":
-        return [_("stale ({age})").format(age=format_age(o.price_age_days))]
+        return [_("stale ({age})").format(age=format_age(o.age_days))]
     if o.staleness == "unknown":
-        return [_("age unknown (up to {age})").format(age=format_age(o.price_age_days))]
+        return [_("age unknown (up to {age})").format(age=format_age(o.age_days))]
     if o.stale:  # an offer whose date the store could not read
         return [_("stale")]
     return []

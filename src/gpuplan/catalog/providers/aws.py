@@ -118,7 +118,7 @@ FACTS = ProviderFacts(
         ),
     ),
     default_region="us-east-1",
-    egress_storage_note="egress tiers and S3/EBS prices from shared/data/egress_storage.csv "
+    egress_storage_note="egress tiers and S3/EBS prices from dated secondary tables and AWS Price List "
     "(AWS Price List API examples and dated secondary tables)",
     price_sources=(REGION_INDEX_URL, SPOT_FEED_URL, SPOT_ADVISOR_URL, "EC2 DescribeSpotPriceHistory (keys)"),
     credentials=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),

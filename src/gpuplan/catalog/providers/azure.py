@@ -120,7 +120,7 @@ FACTS = ProviderFacts(
         ),
     ),
     default_region="eastus",
-    egress_storage_note="bandwidth and storage meters from the Retail Prices API examples in shared/data",
+    egress_storage_note="bandwidth and storage meters from published Retail Prices API example responses",
     price_sources=(f"{RETAIL_URL}?api-version={API_VERSION}",),
     offer_terms=(
         OfferTerms(

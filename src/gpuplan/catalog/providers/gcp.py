@@ -112,7 +112,7 @@ FACTS = ProviderFacts(
         rate_note=N_("GCP publishes no rate; its preemptible VMs stop after 24 h"),
     ),
     default_region="us-east1",
-    egress_storage_note="egress SKUs from the Cloud Billing Catalog examples in shared/data",
+    egress_storage_note="egress SKUs from published Cloud Billing Catalog example responses",
     price_sources=(SKUS_URL,),
     credentials=("GOOGLE_API_KEY",),
     offer_terms=(
