@@ -92,6 +92,7 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
     known = _known_instances()
     aws_src = read_aws_sources(sources)
     rows: list[OfferRow] = []
+    listed: dict[str, set[str]] = {}  # every region a file names, offer or not
     for f in SKYPILOT:
         path = folder / f.name
         problem = check_copy(path, f.sha256)
@@ -101,6 +102,10 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
         _report(f, "", parsed.rejected, skip)
         _report(f, "taken with a caveat: ", parsed.caveats, skip)
         got = list(parsed.rows)
+        if f.provider != "vast":  # a refused Vast row names its place as written, not as a region
+            listed.setdefault(f.provider, set()).update(
+                {r.region for r in got} | {r.region for r in parsed.rejected if r.region}
+            )
         if f.provider == "aws":
             regions = {r.code for r in aws.FACTS.regions}
             got, notes = aws_extras(got, aws_src, regions)
@@ -123,7 +128,16 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
     rows = hyper + [r for r in rows if r.provider not in _HYPERSCALERS]
     for t in (*traps, *far):
         skip(t.what(), t.reason)
-    return _gated(rows, skip)
+    shipped = _gated(rows, skip)
+    have = {(r.provider, r.region) for r in shipped}
+    for provider, regions in listed.items():
+        for region in sorted(regions):
+            if (provider, region) not in have:
+                skip(
+                    f"{provider} region {region}",
+                    "listed in the source, but no row there makes a GPU offer (each row's reason above)",
+                )
+    return shipped
 
 
 def _regional_gcp(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
