@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from gpuplan.documents.base import Document
+from gpuplan.vocab import MemoryVerdict
 
 __all__ = [
     "ESTIMATE_SCHEMA_VERSION",
@@ -131,8 +132,11 @@ class MemoryDoc(Document):
     nvidia_smi_gib: float
     """What nvidia-smi shows for the process on a roomy GPU (= ``peak_memory_gib``)."""
     required_gib: float
-    """What must fit (allocated + unreleasable fragmentation + context + cuBLAS + NCCL): ``fits``
-    compares it with ``memory_capacity_gib``."""
+    """What must fit (allocated + unreleasable fragmentation + context + cuBLAS + NCCL), at the point."""
+    required_gib_low: float | None = None
+    """The low end of what must fit: above ``memory_capacity_gib`` means *does not fit*."""
+    required_gib_high: float | None = None
+    """The high end of what must fit: within ``memory_capacity_gib`` means *fits*."""
 
 
 class EstimateRow(Document):
@@ -142,6 +146,10 @@ class EstimateRow(Document):
     gpu_count: int = Field(ge=1)
     parallelism: str
     fits: bool
+    """Fits for certain (``memory_verdict`` is ``fits``)."""
+    memory_verdict: MemoryVerdict | None = None
+    """``fits``, ``may-not-fit`` or ``does-not-fit``, on the whole band of ``memory.required_gib``;
+    None with ``error``."""
     peak_memory_gib: float | None
     peak_memory_gib_low: float | None
     peak_memory_gib_high: float | None

@@ -55,6 +55,8 @@ class Candidates:
     reason: IntArray
     """Index into ``REASONS`` of the first reason the candidate was left out, or ``NO_REASON``."""
     fits: BoolArray
+    memory_uncertain: BoolArray
+    """*May not fit*: the memory band straddles the usable memory (see ``EstimateRow``)."""
     work_h: FloatArray
     work_h_low: FloatArray
     work_h_high: FloatArray
@@ -109,6 +111,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         gpus_per_node=np.floor(per_node[offer]).astype(np.int64),
         reason=np.full(n, NO_REASON, dtype=np.int64),
         fits=np.zeros(n, dtype=bool),
+        memory_uncertain=np.zeros(n, dtype=bool),
         work_h=np.full(n, math.nan),
         work_h_low=np.full(n, math.nan),
         work_h_high=np.full(n, math.nan),
@@ -215,6 +218,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
     key_code = (shape_id[o] * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     fits = np.zeros(codes.size, dtype=bool)
+    uncertain = np.zeros(codes.size, dtype=bool)
     bound = np.zeros(codes.size, dtype=bool)
     unknown = np.zeros(codes.size, dtype=bool)
     vals = np.full((codes.size, 5), math.nan)
@@ -235,6 +239,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
             )
         )
         fits[j] = row.fits
+        uncertain[j] = row.memory_uncertain
         bound[j] = row.input_bound
         unknown[j] = row.input_unknown
         vals[j] = (
@@ -246,6 +251,7 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
         )
     inverse = inverse.reshape(-1)
     cands.fits[live] = fits[inverse]
+    cands.memory_uncertain[live] = uncertain[inverse]
     cands.input_bound[live] = bound[inverse]
     cands.input_unknown[live] = unknown[inverse]
     cands.work_h[live] = vals[inverse, 0]

@@ -13,7 +13,7 @@ import numpy as np
 
 from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, format_number, money
 from gpuplan.plan.candidates import (
     Candidates,
     EstimateFn,
@@ -36,7 +36,13 @@ from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, wo
 from gpuplan.plan.spot import SpotRate
 from gpuplan.units import format_hours
 
-__all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
+__all__ = ["MAY_NOT_FIT_FLAG", "BaselineSpec", "PlanInfeasibleError", "plan_offers"]
+
+#: The flag of an option whose memory band straddles the GPU's usable memory.
+MAY_NOT_FIT_FLAG = N_(
+    "may not fit in memory: the high end of the memory estimate is above the GPU's usable memory "
+    "(ranked after the options that fit)"
+)
 
 
 class PlanInfeasibleError(InfeasibleError):
@@ -109,6 +115,9 @@ def _option(ctx: PlanContext, j: int) -> Option:
         flags.append(N_("stale price"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
         flags.append(N_("billing granularity unknown: hourly assumed"))
+    uncertain = bool(cands.memory_uncertain[i])
+    if uncertain:
+        flags.append(MAY_NOT_FIT_FLAG)
     if bool(cands.input_unknown[i]):
         flags.append(N_("input pipeline unknown: the catalog has no vCPU count for this instance"))
     spot: SpotRisk | None = None
@@ -182,6 +191,7 @@ def _option(ctx: PlanContext, j: int) -> Option:
         peak_memory_gib=float(cands.peak_memory_gib[i]),
         step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
         input_bound=bool(cands.input_bound[i]),
+        memory_uncertain=uncertain,
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,
@@ -246,19 +256,66 @@ def _top_positions(cost: np.ndarray, time: np.ndarray, objective: Objective, k: 
     return sub[objective_order(cost[sub], time[sub], objective)]
 
 
+def _ordered(ctx: PlanContext, subset: np.ndarray, k: int) -> np.ndarray:
+    """At least the best ``k`` of ``subset`` by the plan's objective, best first."""
+    if subset.size == 0:
+        return subset
+    c = ctx.costs
+    cost, time = c.total_usd[subset], c.time_h[subset]
+    return subset[_top_positions(cost, time, ctx.constraints.objective, min(k, subset.size))]
+
+
+def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
+    """The feasible positions that fit in memory for certain; all of them when none does (then
+    every option is flagged *may not fit* and the plan says so)."""
+    sure = feasible[~ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
+    return sure if sure.size else feasible
+
+
 def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int) -> list[Option]:
     """The top options, one per (provider, region, instance, pricing) at its best node count, so that
-    the list compares offers rather than repeating one offer at 8, 7, 6 … nodes."""
-    c = ctx.costs
-    cost, time = c.total_usd[feasible], c.time_h[feasible]
+    the list compares offers rather than repeating one offer at 8, 7, 6 … nodes.
+
+    Options that may not fit in memory rank after every option that fits for certain: unknown is
+    never the best case. They are shown (flagged) where the list has room, and named in the notes.
+    """
+    uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
+    sure, unsure = feasible[~uncertain], feasible[uncertain]
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
     for k in (64 * top, feasible.size):
-        order = feasible[_top_positions(cost, time, ctx.constraints.objective, min(k, feasible.size))]
+        order = np.concatenate((_ordered(ctx, sure, k), _ordered(ctx, unsure, k)))
         ranked = _take(ctx, order, top, per_node_count=False)
-        if len(ranked) >= top or k >= feasible.size:
+        complete = k >= sure.size or sum(not o.memory_uncertain for o in ranked) >= top
+        if (len(ranked) >= top and complete) or k >= feasible.size:
             return ranked
     return ranked
+
+
+def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
+    """What the plan says about options that may not fit in memory, or None when there are none."""
+    unsure = feasible[ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
+    if unsure.size == 0:
+        return None
+    if unsure.size == feasible.size:
+        return _(
+            "memory: no option fits for certain — on every one the high end of the memory estimate is "
+            "above the GPU's usable memory (may not fit); `gpuplan estimate` lists the changes that "
+            "make it fit"
+        )
+    best = _best_of(ctx, unsure, None)
+    assert best is not None  # unsure is not empty
+    shown = any(o.memory_uncertain for o in ranked)
+    return _(
+        "memory: {n} options may not fit (their memory band straddles the GPU's usable memory); ranked "
+        "after every option that fits{shown}; the best of them: {label}, {cost}; `gpuplan estimate` "
+        "lists the changes that make it fit"
+    ).format(
+        n=format_number(int(unsure.size)),
+        shown="" if shown else _(", none in the top list"),
+        label=best.label,
+        cost=money(best.total_cost_usd),
+    )
 
 
 def _run(
@@ -469,16 +526,16 @@ def plan_offers(
     if feasible.size == 0:
         raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), _option), excluded)
 
-    cost = costs.total_usd[feasible]
-    time = costs.time_h[feasible]
     ranked = _ranked(ctx, feasible, top)
-    front = feasible[pareto_mask(cost, time)]
+    # The front and the personas' picks come from the options that fit for certain, when any do.
+    sure = _memory_sure(ctx, feasible)
+    front = sure[pareto_mask(costs.total_usd[sure], costs.time_h[sure])]
     front = front[np.lexsort((costs.time_h[front], costs.total_usd[front]))]
     pareto = _take(ctx, front, len(front))
-    cheapest = _best_of(ctx, feasible, None, Objective.COST)
-    fastest = _best_of(ctx, feasible, None, Objective.TIME)
+    cheapest = _best_of(ctx, sure, None, Objective.COST)
+    fastest = _best_of(ctx, sure, None, Objective.TIME)
     assert cheapest is not None and fastest is not None  # feasible is not empty
-    o_feas = cands.offer[costs.idx[feasible]]
+    o_feas = cands.offer[costs.idx[sure]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())
     )
@@ -512,13 +569,20 @@ def plan_offers(
         personas=persona_picks(
             cheapest,
             fastest,
-            _best_of(ctx, feasible, k8s_mask),
-            _best_of(ctx, feasible, comp_mask),
+            _best_of(ctx, sure, k8s_mask),
+            _best_of(ctx, sure, comp_mask),
             constraints,
             service=job.calendar_months is not None,
         ),
         why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=_plan_notes(job, ranked, notes, constraints, ctx.costs.rates, model_split_misfits(cands, job)),
+        notes=_plan_notes(
+            job,
+            ranked,
+            (*notes, *filter(None, [_uncertain_note(ctx, feasible, ranked)])),
+            constraints,
+            ctx.costs.rates,
+            model_split_misfits(cands, job),
+        ),
     )

@@ -38,6 +38,7 @@ from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
+from gpuplan.vocab import MemoryVerdict
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
@@ -122,6 +123,8 @@ def _memory_json(m: MemoryEstimate) -> MemoryDoc:
         host_spill_gib=m.host_spill_gib,
         nvidia_smi_gib=m.nvidia_smi_gib,
         required_gib=m.required_gib,
+        required_gib_low=m.required_gib_low,
+        required_gib_high=m.required_gib_high,
     )
 
 
@@ -146,6 +149,7 @@ def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
             "gpu_count": o.gpu_count,
             "parallelism": parallelism,
             "fits": e.fits,
+            "memory_verdict": e.memory_verdict,
             **{k: getattr(e, k) for k in _FIGURES},
             "memory_capacity_gib": e.memory.capacity_gib,
             "memory": _memory_json(e.memory),
@@ -253,7 +257,11 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             if ranges
             else f"{e.peak_memory_gib:.1f} / {e.memory.capacity_gib:.0f}"
         )
-        fits = Text(_("yes"), style="green") if e.fits else Text(_("no"), style="bold red")
+        fits = {
+            MemoryVerdict.FITS: Text(_("yes"), style="green"),
+            MemoryVerdict.MAY_NOT_FIT: Text(_("may not"), style="bold yellow"),
+            MemoryVerdict.DOES_NOT_FIT: Text(_("no"), style="bold red"),
+        }[e.memory_verdict]
         step = _time(e.step_time_s)
         thr = _num(e.throughput)
         job = _hours(e.job_time_h)
@@ -277,9 +285,9 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         return None
     table = Table(
         title=Text(
-            _("Where it does not fit: changes that would (best {n} per GPU; all in --json)").format(
-                n=_ADVICE_SHOWN
-            )
+            _(
+                "Where it does not or may not fit: changes that make it fit (best {n} per GPU; all in --json)"
+            ).format(n=_ADVICE_SHOWN)
         ),
         header_style="bold",
     )
