@@ -50,7 +50,8 @@ class EstimateWorkload(Document):
 
 class CalibrationSummary(Document):
     """Which calibration the figures use and how far off it is: in-sample (on its own data) and
-    held out (k-fold: each row predicted by a fit that never saw it — the accuracy figure)."""
+    held out — by publisher (each row predicted by a fit on the other publishers' rows: the accuracy
+    figure) and k-fold (each row predicted by a fit that never saw it, but saw its publisher)."""
 
     source: str
     fitted_on: str | None
@@ -58,6 +59,12 @@ class CalibrationSummary(Document):
     """In-sample."""
     worst_abs_error_pct: float | None
     """In-sample."""
+    lopo_median_abs_error_pct: float | None = None
+    """Leave-one-publisher-out; None for a calibration fitted before the grouped figures."""
+    lopo_worst_abs_error_pct: float | None = None
+    lopo_band_coverage: float | None = None
+    """Share of rows inside the 80 % band built from the other publishers' residuals."""
+    publishers: int | None = None
     kfold_median_abs_error_pct: float | None = None
     kfold_worst_abs_error_pct: float | None = None
     band_coverage: float | None = None

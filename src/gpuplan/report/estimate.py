@@ -90,6 +90,10 @@ def _calibration_json(cal: Calibration) -> CalibrationSummary:
         # In-sample (the fit judged on its own rows); the held-out figures are the accuracy.
         median_abs_error_pct=round(statistics.median(errors), 1) if errors else None,
         worst_abs_error_pct=round(max(errors), 1) if errors else None,
+        lopo_median_abs_error_pct=figure("lopo_median_abs_error_pct"),
+        lopo_worst_abs_error_pct=figure("lopo_worst_abs_error_pct"),
+        lopo_band_coverage=figure("lopo_band_coverage"),
+        publishers=int(held["publishers"]) if "publishers" in held else None,
         kfold_median_abs_error_pct=figure("kfold_median_abs_error_pct"),
         kfold_worst_abs_error_pct=figure("kfold_worst_abs_error_pct"),
         band_coverage=figure("band_coverage"),
@@ -370,7 +374,20 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
     if advice is not None:
         parts.append(advice)
     cj = _calibration_json(cal)
-    if cj.kfold_median_abs_error_pct is not None:
+    if cj.lopo_median_abs_error_pct is not None:
+        calib = _(
+            "Calibrated {date} on {rows} published runs of {publishers} publishers: held out by "
+            "publisher (each predicted by a fit on the others' runs) median error {median} %, worst "
+            "{worst} %; ranges are 80 % intervals (covering {coverage} % of a left-out publisher's runs)."
+        ).format(
+            date=cj.fitted_on,
+            rows=cj.heldout_rows,
+            publishers=cj.publishers,
+            median=f"{cj.lopo_median_abs_error_pct:.1f}",
+            worst=f"{cj.lopo_worst_abs_error_pct or 0:.0f}",
+            coverage=f"{100 * (cj.lopo_band_coverage or 0):.0f}",
+        )
+    elif cj.kfold_median_abs_error_pct is not None:
         calib = _(
             "Calibrated {date} on {rows} published runs: held-out (k-fold) median error {median} %, "
             "worst {worst} %; ranges are 80 % intervals (covering {coverage} % of held-out runs)."
