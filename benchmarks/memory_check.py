@@ -39,6 +39,7 @@ def main() -> None:
     cases, _ = load_cases()
     rows = [r for r in load_rows() if r.memory_gib is not None]
     seen: dict[tuple[str, str, int, str, int], tuple[str, str]] = {}
+    unclaimed: dict[str, tuple[str, str]] = {}
     errors: dict[str, list[float]] = {}
     print(
         f"{'case':<78} {'verdict':>12} {'alloc':>6} {'req low–high':>13} {'smi':>6} {'cap':>5} "
@@ -49,7 +50,10 @@ def main() -> None:
         m = e.memory
         key = (prof.key, case.gpu, case.gpu_count, case.parallelism, case.tensor_parallel)
         first = key not in seen
-        seen[key] = (e.memory_verdict.value, case.label)
+        if case.memory_as_run:
+            seen[key] = (e.memory_verdict.value, case.label)
+        else:  # the case reproduces the run's time, not its memory (memory_why says what differs)
+            unclaimed[case.label] = (e.memory_verdict.value, case.memory_why)
         match = next(
             (
                 r
@@ -79,6 +83,9 @@ def main() -> None:
     for verdict, label in seen.values():
         if verdict == "does-not-fit":
             print(f"  ran, but called 'does not fit': {label}")
+    print(f"cases whose memory is not claimed (the workload cannot say what the run did): {len(unclaimed)}")
+    for label, (verdict, why) in unclaimed.items():
+        print(f"  {verdict:>12}  {label[:70]} — {why[:120]}")
     for source, errs in errors.items():
         print(
             f"{source}: {len(errs)} published memory figures; median |error| "
