@@ -12,6 +12,7 @@ run in step (both the old or both the new).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.model import ImportReport
     from gpuplan.catalog.store import Store
 
-__all__ = ["RefreshOptions", "RefreshOutcome", "last_runs", "refresh"]
+__all__ = ["RefreshOptions", "RefreshOutcome", "last_runs", "refresh", "refresh_rates"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,9 +65,11 @@ class RefreshOutcome:
     rejected: int = 0
     sources: tuple[str, ...] = ()
     started_at: str = ""
+    label: str = ""
+    """What the line names (``exchange rates``); empty: the provider's code."""
 
     def line(self) -> str:
-        return f"{self.provider}: {self.message}"
+        return f"{self.label or self.provider}: {self.message}"
 
 
 def _now() -> str:
@@ -249,3 +252,93 @@ def last_runs(store: Store) -> dict[str, RefreshOutcome]:
         )
         for r in rows
     }
+
+
+def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
+    """Fetch the ECB's latest reference rates (:mod:`gpuplan.catalog.rates`) and append the CNY rate
+    with its day, in one transaction with its run; a source that cannot be read, a broken file or a
+    rate far from the catalog's last one changes nothing. ``--save``/``--from`` as for providers."""
+    from gpuplan.catalog.rates import ECB_DAILY_URL, MAX_RATE_CHANGE, RATES_SOURCE, fetch_cny_rate
+
+    now = options.now or _now()
+    label = _("exchange rates")
+
+    def done(status: str, message: str, prices: int = 0) -> RefreshOutcome:
+        return RefreshOutcome(
+            provider=RATES_SOURCE,
+            status=status,
+            message=message,
+            prices=prices,
+            sources=(ECB_DAILY_URL,),
+            started_at=now,
+            label=label,
+        )
+
+    def failed(what: str) -> RefreshOutcome:
+        outcome = done("failed", _("failed ({what}); {kept}").format(what=what, kept=_kept_rate(store)))
+        with writing(store.engine) as conn:
+            _record(conn, outcome, import_id=None)
+        return outcome
+
+    try:
+        http = Http(
+            RATES_SOURCE,
+            client=options.client() if options.client else None,
+            save_dir=options.save_dir,
+            replay_dir=options.replay_dir,
+        )
+    except GpuplanError as e:
+        return failed(error_text(e))
+    fetched = False
+    try:
+        rate = fetch_cny_rate(http, today=store.today, fetched_at=now)
+        fetched = True
+    except httpx.HTTPError as e:
+        return failed(f"{type(e).__name__}: {e}".splitlines()[0][:160])
+    except (GpuplanError, OSError) as e:
+        return failed(error_text(e).splitlines()[0][:200])
+    finally:
+        if fetched:
+            http.commit()
+        else:
+            http.discard()
+        http.close()
+    last = store.find_exchange_rate("CNY")
+    if last is not None and not (
+        1 / MAX_RATE_CHANGE <= rate.usd_per_unit / last.usd_per_unit <= MAX_RATE_CHANGE
+    ):
+        return failed(
+            _(
+                "1 USD = {new:.4f} CNY on {day} is more than {factor:g}× away from the catalog's {old:.4f}"
+            ).format(
+                new=1 / rate.usd_per_unit, day=rate.as_of, factor=MAX_RATE_CHANGE, old=1 / last.usd_per_unit
+            )
+        )
+    said = _("1 USD = {cny:.4f} CNY as of {day}").format(cny=1 / rate.usd_per_unit, day=rate.as_of)
+    if last is not None and last.as_of == rate.as_of and math.isclose(last.usd_per_unit, rate.usd_per_unit):
+        outcome = done("ok", _("ok: {rate}, already in the catalog").format(rate=said))
+        with writing(store.engine) as conn:
+            _record(conn, outcome, import_id=None)
+        return outcome
+    outcome = done("ok", _("ok: {rate} appended (ECB reference rates, cross rate)").format(rate=said), 1)
+    from sqlalchemy import insert
+
+    from gpuplan.catalog import schema as t
+
+    with writing(store.engine) as conn:  # the rate and its run, both or neither
+        conn.execute(
+            insert(t.exchange_rates).values(
+                currency=rate.currency, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
+            )
+        )
+        _record(conn, outcome, import_id=None)
+    return outcome
+
+
+def _kept_rate(store: Store) -> str:
+    rate = store.find_exchange_rate("CNY")
+    if rate is None:
+        return _("the catalog has no CNY rate")
+    return _("kept the last rate (1 USD = {cny:.4f} CNY as of {day})").format(
+        cny=1 / rate.usd_per_unit, day=rate.as_of
+    )
