@@ -36,7 +36,7 @@ def test_spot_task_validates_and_recovers_from_preemption(spot_plan: LaunchSpec)
     task = _task(spot_plan)
     _validate(task)
     r = task["resources"]
-    assert (r["cloud"], r["region"], r["accelerators"], r["use_spot"]) == ("aws", "us-east-1", "A100:8", True)
+    assert (r["infra"], r["accelerators"], r["use_spot"]) == ("aws/us-east-1", "A100:8", True)
     assert r["job_recovery"]["recover_on_exit_codes"] == [143]  # train.py's checkpointed-on-SIGTERM exit
     assert task["num_nodes"] == 1
     for var in ("$SKYPILOT_NODE_RANK", "$SKYPILOT_NODE_IPS", "$SKYPILOT_NUM_GPUS_PER_NODE"):
@@ -63,7 +63,8 @@ def test_the_schema_rejects_the_old_spot_recovery_field(spot_plan: LaunchSpec) -
 def test_providers_skypilot_lacks_get_one_line_pointing_elsewhere(provider: str) -> None:
     spec = LaunchSpec.from_plan(plan_doc(provider=provider))
     with pytest.raises(
-        DeployError, match=f"SkyPilot has no {provider} cloud.*--target k8s or --target torchrun"
+        DeployError,
+        match=f"SkyPilot has no {provider} cloud.*--target k8s, --target docker or --target torchrun",
     ):
         generate(spec, "skypilot", LAUNCH)
 
@@ -92,4 +93,4 @@ def test_workload_without_gpu_or_provider() -> None:
         generate(LaunchSpec.from_workload(FIXTURES / "train.yaml"), "skypilot")
     task = _task(LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="L4", count=2))
     _validate(task)
-    assert "cloud" not in task["resources"]  # SkyPilot picks the cheapest cloud
+    assert "infra" not in task["resources"]  # SkyPilot picks the cheapest cloud
