@@ -2,7 +2,8 @@
 
 Three files, one row type (:class:`MeasuredRow`):
 
-- ``calibration.csv`` — the shared data set (a copy of ``shared/data/calibration.csv``);
+- ``calibration.csv`` — published measurements (NVIDIA DeepLearningExamples, torchtune), each row
+  with its source;
 - ``calibration_extra.csv`` — figures quoted in that file's ``notes`` column;
 - ``calibration_v2.csv`` — the same first eleven columns plus the columns that multi-node, memory and
   serving rows need (nodes, network, parallelism, checkpointing, memory, fits …); documented column by
