@@ -33,10 +33,19 @@ from gpuplan.i18n.error_text import error_text
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from gpuplan.catalog.model import ImportReport
+    from gpuplan.catalog.model import ImportReport, OfferRow
     from gpuplan.catalog.store import Store
 
-__all__ = ["RefreshOptions", "RefreshOutcome", "last_runs", "refresh", "refresh_rates"]
+__all__ = [
+    "RefreshOptions",
+    "RefreshOutcome",
+    "kept_line",
+    "last_runs",
+    "record",
+    "refresh",
+    "refresh_rates",
+    "store_rows",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,7 +85,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def _kept(store: Store, provider: str) -> str:
+def kept_line(store: Store, provider: str) -> str:
     rows = store._query(
         "SELECT COUNT(DISTINCT o.id) AS n, MAX(p.as_of) AS newest FROM offers o "
         "LEFT JOIN prices p ON p.offer_id = o.id WHERE o.provider = :p",
@@ -108,7 +117,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=_kept(store, name)),
+            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=kept_line(store, name)),
             started_at=now,
         )
     fetched = False
@@ -124,7 +133,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=_("failed ({what}); {kept}").format(what=what, kept=_kept(store, name)),
+            message=_("failed ({what}); {kept}").format(what=what, kept=kept_line(store, name)),
             started_at=now,
         )
     except (GpuplanError, ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
@@ -133,7 +142,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
             provider=name,
             status="failed",
             message=_("failed reading the price list ({what}); {kept}").format(
-                what=what, kept=_kept(store, name)
+                what=what, kept=kept_line(store, name)
             ),
             started_at=now,
         )
@@ -144,44 +153,64 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         else:
             http.discard()
         http.close()
-    if not result.rows:
+    return store_rows(
+        store, name, result.rows, sources=result.sources, notes=result.notes, now=now, kind="refresh"
+    )
+
+
+def store_rows(
+    store: Store,
+    provider: str,
+    rows: Sequence[OfferRow],
+    *,
+    sources: tuple[str, ...],
+    notes: Sequence[str],
+    now: str,
+    kind: str,
+) -> RefreshOutcome:
+    """Gate ``rows`` of one provider and append them with their run, in one transaction (the
+    refresh of a provider, or its file of a catalog checkout): all the rows or none, and one line
+    that says which. ``sources`` name where the rows were read (the source of the import)."""
+    name = provider
+    if not rows:
         return RefreshOutcome(
             provider=name,
             status="failed",
             message=_("failed: the price lists held no GPU offer gpuplan knows; {kept}").format(
-                kept=_kept(store, name)
+                kept=kept_line(store, name)
             ),
-            sources=result.sources,
+            sources=sources,
             started_at=now,
         )
-    source = f"catalog refresh {now} from {', '.join(result.sources[:3])}" + (
-        f" and {len(result.sources) - 3} more" if len(result.sources) > 3 else ""
+    verb = "catalog refresh" if kind == "refresh" else f"catalog import ({kind})"
+    source = f"{verb} {now} from {', '.join(sources[:3])}" + (
+        f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
-    notes = "; ".join(result.notes)
+    said = "; ".join(notes)
 
     def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
-        report = import_offers(store, result.rows, provider=name, source=source, kind="refresh", conn=conn)
+        report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn)
         if report.import_id is None:
             return report, None  # nothing written: every row failed the gates
         message = _(
             "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected"
         ).format(
-            offers=len(result.rows),
+            offers=len(rows),
             prices=report.prices_imported,
             new=report.offers_imported,
             rejected=len(report.rejected),
-        ) + (f"; {notes}" if notes else "")
+        ) + (f"; {said}" if said else "")
         outcome = RefreshOutcome(
             provider=name,
             status="ok",
             message=message,
-            offers=len(result.rows),
+            offers=len(rows),
             prices=report.prices_imported,
             rejected=len(report.rejected),
-            sources=result.sources,
+            sources=sources,
             started_at=now,
         )
-        _record(conn, outcome, import_id=report.import_id)
+        record(conn, outcome, import_id=report.import_id)
         return report, outcome
 
     report, done = write_with_retry(store, write, import_of(name, source))
@@ -191,10 +220,10 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         provider=name,
         status="failed",
         message=_("failed: every row failed the gates ({reason}); {kept}").format(
-            reason=report.rejected[0].reason_text(), kept=_kept(store, name)
+            reason=report.rejected[0].reason_text(), kept=kept_line(store, name)
         ),
         rejected=len(report.rejected),
-        sources=result.sources,
+        sources=sources,
         started_at=now,
     )
 
@@ -208,12 +237,13 @@ def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> 
         outcome = _one(store, provider, options, now)
         if outcome.status != "ok":  # an ok run was recorded with its import
             with writing(store.engine) as conn:
-                _record(conn, outcome, import_id=None)
+                record(conn, outcome, import_id=None)
         outcomes.append(outcome)
     return outcomes
 
 
-def _record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:
+def record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:
+    """Write ``outcome`` as the provider's latest run (``catalog info``), inside ``conn``'s transaction."""
     from sqlalchemy import insert
 
     from gpuplan.catalog import schema as t
@@ -277,7 +307,7 @@ def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
     def failed(what: str) -> RefreshOutcome:
         outcome = done("failed", _("failed ({what}); {kept}").format(what=what, kept=_kept_rate(store)))
         with writing(store.engine) as conn:
-            _record(conn, outcome, import_id=None)
+            record(conn, outcome, import_id=None)
         return outcome
 
     try:
@@ -318,7 +348,7 @@ def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
     if last is not None and last.as_of == rate.as_of and math.isclose(last.usd_per_unit, rate.usd_per_unit):
         outcome = done("ok", _("ok: {rate}, already in the catalog").format(rate=said))
         with writing(store.engine) as conn:
-            _record(conn, outcome, import_id=None)
+            record(conn, outcome, import_id=None)
         return outcome
     outcome = done("ok", _("ok: {rate} appended (ECB reference rates, cross rate)").format(rate=said), 1)
     from sqlalchemy import insert
@@ -331,7 +361,7 @@ def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
                 currency=rate.currency, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
             )
         )
-        _record(conn, outcome, import_id=None)
+        record(conn, outcome, import_id=None)
     return outcome
 
 

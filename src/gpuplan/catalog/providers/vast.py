@@ -43,7 +43,7 @@ SEARCH = {"verified": {"eq": True}, "rentable": {"eq": True}, "rented": {"eq": F
 
 FACTS = ProviderFacts(
     provider="vast",
-    aliases=("vast_ai",),
+    aliases=("vast_ai", "vastai"),  # vastai: gpuhunt's and dstack's name
     display_name="Vast.ai",
     kind="marketplace",
     regions=iso_country_regions(),
