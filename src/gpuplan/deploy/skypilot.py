@@ -55,8 +55,8 @@ def infra(spec: LaunchSpec) -> str | None:
             provider=spec.provider,
             clouds=listed(clouds),
         )
-    if not spec.region:
-        return cloud
+    if not spec.region or not facts(spec.provider).skypilot_regions:
+        return cloud  # SkyPilot picks the region (and, on Vast.ai, the host)
     if "/" in spec.region:
         # infra is <cloud>/<region>/<zone>: a slash inside the region would name another zone.
         raise DeployError.worded(
@@ -164,6 +164,13 @@ def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
         else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # when done")
     )
     extra = f", {PROJECT_DIR}/ with your package {package.top_level}" if package else ""
+    where = ""
+    if spec.provider and spec.region and not facts(spec.provider).skypilot_regions:
+        where = (
+            f"\nThe plan priced an offer in {spec.region}; SkyPilot names {spec.provider}'s regions "
+            "differently, so `infra:` names the cloud only and SkyPilot picks the host: check the price "
+            "`sky launch` shows before you confirm.\n"
+        )
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
@@ -179,7 +186,7 @@ pip install "skypilot[{cloud}]" && sky check
 launch.sh{extra}) to every node wherever `sky` is run; if you move the folder, run `gpuplan deploy`
 again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.
 Checkpoints go to the bucket mounted at /checkpoints{resumes}.
-"""
+{where}"""
 
 
 class SkyPilotGenerator:
