@@ -87,6 +87,7 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
     known = _known_instances()
     aws_src = read_aws_sources(sources)
     rows: list[OfferRow] = []
+    listed: dict[str, set[str]] = {}  # every region a file names, offer or not
     for f in SKYPILOT:
         path = folder / f.name
         problem = check_copy(path, f.sha256)
@@ -96,6 +97,10 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
         _report(f, "", parsed.rejected, skip)
         _report(f, "taken with a caveat: ", parsed.caveats, skip)
         got = list(parsed.rows)
+        if f.provider != "vast":  # a refused Vast row names its place as written, not as a region
+            listed.setdefault(f.provider, set()).update(
+                {r.region for r in got} | {r.region for r in parsed.rejected if r.region}
+            )
         if f.provider == "aws":
             regions = {r.code for r in aws.FACTS.regions}
             got, notes = aws_extras(got, aws_src, regions)
@@ -116,7 +121,16 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
     prepared = prepare(rows, all_taken_out=_ALL_TAKEN_OUT)
     for what, why in prepared.taken_out:
         skip(what, why)
-    return _gated(list(prepared.rows), skip)
+    shipped = _gated(list(prepared.rows), skip)
+    have = {(r.provider, r.region) for r in shipped}
+    for provider, regions in listed.items():
+        for region in sorted(regions):
+            if (provider, region) not in have:
+                skip(
+                    f"{provider} region {region}",
+                    "listed in the source, but no row there makes a GPU offer (each row's reason above)",
+                )
+    return shipped
 
 
 def _gated(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:

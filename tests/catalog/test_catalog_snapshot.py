@@ -125,6 +125,22 @@ def test_skip_report_names_the_a800_the_reserved_column_and_the_source_traps() -
     assert "another price list" in text  # the same SKU far apart between regions
 
 
+@pytest.mark.skipif(not (SHARED / "skypilot_catalog").is_dir(), reason="needs ../shared/data")
+@pytest.mark.parametrize("provider", ["aws", "gcp", "azure"])
+def test_every_region_the_hyperscaler_source_lists_ships_or_says_why(store: Store, provider: str) -> None:
+    import csv
+
+    listed = set()
+    for path in (SHARED / "skypilot_catalog").glob(f"{provider}_*.csv"):
+        with path.open(encoding="utf-8", newline="") as f:
+            listed |= {row["Region"] for row in csv.DictReader(f) if row.get("Region")}
+    shipped = {o.region for o in store.offers(provider=provider, include_unpriced=True)}
+    report = (REPO / "src/gpuplan/catalog/data/skipped.csv").read_text(encoding="utf-8")
+    skipped = {row["what"] for row in csv.DictReader(report.splitlines())}
+    unexplained = sorted(r for r in listed - shipped if f"{provider} region {r}" not in skipped)
+    assert listed and unexplained == []
+
+
 @pytest.mark.skipif(not (SHARED / "instance_types.csv").is_file(), reason="needs ../shared/data")
 def test_builder_reproduces_the_committed_snapshot() -> None:
     result = subprocess.run(

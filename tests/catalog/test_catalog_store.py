@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from gpuplan.catalog import (
     open_store,
 )
 from gpuplan.catalog import schema as t
+from gpuplan.catalog.history import price_history
 from gpuplan.errors import CatalogImportError, DataError, NotFoundError, StoreError
 
 
@@ -388,3 +390,42 @@ def test_sqlite_url_and_path_open_the_same_catalog(db_path: Path) -> None:
     by_path = open_store(str(db_path)).offers(include_unpriced=True)
     by_url = open_store(f"sqlite:///{db_path}").offers(include_unpriced=True)
     assert by_path == by_url and by_path
+
+
+def test_a_newer_snapshot_replaces_the_older_ones_rows_and_keeps_them_in_history(db_path: Path) -> None:
+    # Pretend the database was first seeded by an older gpuplan: its snapshot import, a price it
+    # shipped that the newer one dropped (dated later, so it would win on as_of), and an offer only
+    # it had.
+    con = sqlite3.connect(db_path)
+    with con:
+        (old_import,) = con.execute(
+            "INSERT INTO imports (provider, kind, source, snapshot_id, imported_at, rows_ok, rows_rejected) "
+            "VALUES ('aws', 'snapshot-offers', 'older snapshot', 'old', '2026-01-01T00:00:00', 2, 0) "
+            "RETURNING id"
+        ).fetchone()
+        (p4d,) = con.execute(
+            "SELECT id FROM offers WHERE provider = 'aws' AND region = 'us-east-1' AND zone = '' "
+            "AND instance_type = 'p4d.24xlarge'"
+        ).fetchone()
+        (gone,) = con.execute(
+            "INSERT INTO offers (provider, region, zone, instance_type, gpu, gpu_count, source, notes) "
+            "VALUES ('aws', 'us-east-1', '', 'p9.old', 'A100-SXM4-40GB', 8, 'older snapshot', '') "
+            "RETURNING id"
+        ).fetchone()
+        for offer in (p4d, gone):
+            con.execute(
+                "INSERT INTO prices (offer_id, pricing, amount, currency, unit, as_of, source, confidence, "
+                "import_id) VALUES (?, 'on_demand', 1.0, 'USD', 'hour', '2099-01-01', 'older snapshot', "
+                "'high', ?)",
+                (offer, old_import),
+            )
+    con.close()
+    store = open_store(str(db_path))
+    try:
+        offers = store.offers(provider="aws", region="us-east-1", pricing="on_demand")
+        [p4d_now] = [o for o in offers if o.instance_type == "p4d.24xlarge"]
+        assert p4d_now.price != 1.0 and p4d_now.source != "older snapshot"
+        assert not [o for o in store.offers(include_unpriced=True) if o.instance_type == "p9.old"]
+        assert "older snapshot" in {h.source for h in price_history(store, "p4d.24xlarge")}
+    finally:
+        store.close()

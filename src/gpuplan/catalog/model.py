@@ -59,7 +59,8 @@ class PriceRow:
     """``hour`` or ``month``."""
     as_of: str
     """Date the price was published or observed: ISO ``YYYY-MM-DD``, or ``YYYY-MM`` / ``YYYY`` when
-    only the month or year is known."""
+    only the month or year is known, or an ISO interval ``earliest/latest`` (``2025-06/2026-12-02``)
+    for a source without a date of its own (:mod:`gpuplan.catalog.dates`)."""
     source: str
     """Where the figure comes from, precise enough to look it up again."""
     confidence: str

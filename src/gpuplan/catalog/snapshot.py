@@ -283,8 +283,8 @@ def _seed(
             known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
             for pr in row.prices:
                 if pr.pricing == "on_demand" and pr.unit == "hour":
-                    key = (row.provider, row.region, row.instance_type)
-                    on_demand[key] = min(on_demand.get(key, pr.amount), pr.amount)
+                    od_key = (row.provider, row.region, row.instance_type)
+                    on_demand[od_key] = min(on_demand.get(od_key, pr.amount), pr.amount)
     o = t.offers.c
     offer_ids = {
         (r.provider, r.region, r.zone, r.instance_type): r.id

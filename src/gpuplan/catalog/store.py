@@ -120,6 +120,7 @@ class Store:
         self._rate_overrides: dict[str, ExchangeRate] = {}
         self._facts: _Facts | None = None
         self._fact_cache: dict[tuple[str, str], list[Any]] = {}
+        self._superseded: tuple[int, ...] | None = None
 
     @property
     def engine(self) -> Engine:
@@ -148,6 +149,31 @@ class Store:
         """Forget cached facts (after a write)."""
         self._facts = None
         self._fact_cache.clear()
+        self._superseded = None
+
+    def _superseded_imports(self) -> tuple[int, ...]:
+        """Ids of the offer imports of shipped snapshots older than the newest one loaded.
+
+        A newer snapshot replaces the older one's rows rather than adding to them: its prices are the
+        current ones even where its ``as_of`` sorts lower (an undated source's bounds), and an offer
+        or price it no longer ships (a price found to be another list's) does not come back from the
+        older snapshot. The older rows stay in the price history."""
+        if self._superseded is None:
+            newest = self._query(
+                "SELECT snapshot_id FROM imports WHERE kind = 'snapshot' ORDER BY id DESC LIMIT 1"
+            )
+            self._superseded = (
+                tuple(
+                    r.id
+                    for r in self._query(
+                        "SELECT id FROM imports WHERE kind = 'snapshot-offers' AND snapshot_id <> :sid",
+                        {"sid": newest[0].snapshot_id},
+                    )
+                )
+                if newest
+                else ()
+            )
+        return self._superseded
 
     def _fact_rows(self, table: str, provider: str) -> list[Any]:
         """Every row of facts table ``table`` for ``provider``, in insertion order, read once until
@@ -464,6 +490,16 @@ class Store:
             conds.append("gpu_count = :count")
             params["count"] = count
         pricing_value = PricingModel.cast(pricing).value if pricing is not None else None
+        superseded = self._superseded_imports()
+        old_only = ""
+        if superseded:
+            # an offer whose every price came from an older snapshot is one the newest no longer ships
+            old = ", ".join(str(i) for i in superseded)
+            old_only = f" AND p.import_id NOT IN ({old})"
+            conds.append(
+                f"id NOT IN (SELECT offer_id FROM prices WHERE import_id IN ({old}) EXCEPT "
+                f"SELECT offer_id FROM prices WHERE import_id NOT IN ({old}))"
+            )
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         offer_rows = self._query(
             "SELECT id, provider, region, zone, instance_type, gpu, gpu_count, vcpus, memory_gib, "
@@ -483,7 +519,7 @@ class Store:
             "SELECT p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.source, p.confidence, "
             "p.interruption_band, p.term_json, p.fetched_at, ROW_NUMBER() OVER "
             "(PARTITION BY p.offer_id, p.pricing ORDER BY p.as_of DESC, p.id DESC) AS rn "
-            f"FROM prices p WHERE p.offer_id IN (SELECT id FROM offers{where}){price_filter}"
+            f"FROM prices p WHERE p.offer_id IN (SELECT id FROM offers{where}){price_filter}{old_only}"
             ") ranked WHERE rn = 1",
             params,
         )

@@ -419,7 +419,8 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
             "BF16": g.bf16_tflops,
             "FP8": g.fp8_tflops,
         }
-        link_cell = [g.interconnect] if layout == 0 else []
+        # one link a line ("NVLink 4 (900 GB/s)" over "PCIe Gen5 (128 GB/s)"): the prices need the width
+        link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout == 0 else []
         table.add_row(g.id, *(fmt_num(values[f]) for f in figures), *link_cell, *cells)
     return table
 
