@@ -70,7 +70,8 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
         for r in rates
     ]
     warnings = [w for w in map(rate_warning, rates) if w]
-    return " ".join([_("Exchange rate: {rates}").format(rates="; ".join(parts)), *warnings])
+    # The warning on a line of its own: the rate's source is long, and the warning is what to act on.
+    return "\n".join([_("Exchange rate: {rates}").format(rates="; ".join(parts)), *warnings])
 
 
 def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
@@ -467,7 +468,7 @@ def _info_table(info: CatalogInfo) -> Table:
     counts = _(", ").join(f"{p} {n}" for p, n in info.offers_by_provider.items())
     prices = _(", ").join(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
     rates = "; ".join(
-        " ".join(
+        "\n".join(
             [
                 _("1 {currency} = {usd} USD ({date}, {source})").format(
                     currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
