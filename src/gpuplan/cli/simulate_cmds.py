@@ -145,7 +145,7 @@ def _replica(
             name=w.name,
         )
     g = get_gpu(gpu_id)
-    graphs, compiled = w.cuda_graphs, w.compile
+    graphs, compiled = w.uses_cuda_graphs, w.compile
     return replica_from_decode(
         decode_estimate(prof, g, cuda_graphs=graphs, compiled=compiled),
         single=decode_estimate(prof, g, batch=1, cuda_graphs=graphs, compiled=compiled),
@@ -444,7 +444,7 @@ def _estimate_services(
                 name=s.name,
             )
         prof = load_profile(w, settings(ctx).db)
-        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.cuda_graphs, compiled=w.compile)
+        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.uses_cuda_graphs, compiled=w.compile)
         slo = s.p95_latency_ms or w.serving.p95_latency_ms
         out[s.name] = demand_from_decode(
             s.name,

@@ -111,11 +111,17 @@ class EstimateRequest:
     """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
     compiled: bool = False
     """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
-    cuda_graphs: bool = True
-    """Inference: decode steps replay CUDA graphs (serving engines); False: the CPU issues each kernel."""
+    cuda_graphs: bool | None = None
+    """Whether steps replay captured CUDA graphs, so the CPU does not issue each kernel. None: yes
+    for inference (decode, as serving engines run it), no for training (eager PyTorch)."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
+
+    @property
+    def replays_graphs(self) -> bool:
+        """``cuda_graphs`` resolved: given, else inference yes and training no."""
+        return self.cuda_graphs if self.cuda_graphs is not None else self.profile.task == "infer"
 
     def changed(self, **changes: Any) -> EstimateRequest:
         """The same request with some fields replaced (``dataclasses.replace``)."""
@@ -312,7 +318,12 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     phases = phase_times(
         profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
     )
-    host_us = cal.host_overhead_us * 1e-6
+    # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
+    # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
+    graphs = request.replays_graphs and profile.task != "infer"
+    host_us = 0.0 if graphs else cal.host_overhead_us * 1e-6
+    if graphs:
+        notes.append(_("CUDA graphs: the training step is replayed without the CPU issuing each kernel"))
     optimizer_s = phases.optimizer_s
     if parallelism != "ddp" and dp > 1:
         optimizer_s /= dp  # each rank updates only its shard
@@ -399,19 +410,31 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
         point, low, high = pipe.samples_per_s(count)
         feed_s = point
-        input_bound = samples / point > step_s
-        step_s = max(step_s, samples / point)
-        step_low = max(step_low, samples / high)
-        step_high = max(step_high, samples / low)
         said = pipe.describe(count)
-        if input_bound:
+        if pipe.serial:
+            # DataLoader(num_workers=0): each batch is decoded in the training process before the
+            # GPUs run it, so the two add up instead of overlapping.
+            input_bound = True
+            step_s, step_low = step_s + samples / point, step_low + samples / high
+            step_high = step_high + samples / low
             notes.append(
-                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
-                    rate=point, said=said
-                )
+                _("input decoded in the training process, not overlapped ({said})").format(said=said)
             )
-        elif step_high == samples / low:
-            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
+        else:
+            input_bound = samples / point > step_s
+            step_s = max(step_s, samples / point)
+            step_low = max(step_low, samples / high)
+            step_high = max(step_high, samples / low)
+            if input_bound:
+                notes.append(
+                    _(
+                        "input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})"
+                    ).format(rate=point, said=said)
+                )
+            elif step_high == samples / low:
+                notes.append(
+                    _("may be input-bound at the slow end of the CPU rate ({said})").format(said=said)
+                )
     per_sample = profile.seq_len if profile.seq_len else 1
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     throughput = samples * per_sample / step_s
