@@ -173,11 +173,21 @@ class InputsSpec(Spec):
     """Decoder tokens per sample for encoder-decoders (T5); ``seq_len`` when omitted."""
     image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     """Square image side in pixels (vision models)."""
+    masked_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """Masked-LM pre-training (BERT presets, ``task: train``): positions per sequence the MLM head
+    scores. NVIDIA's BERT scripts score only the masked ones (``dense_seq_output``, at most
+    ``max_predictions_per_seq``); None scores every position, as Hugging Face's BertForMaskedLM does."""
 
     @model_validator(mode="after")
     def _one_size(self) -> InputsSpec:
         if self.seq_len is not None and self.image_size is not None:
             raise _refused(N_("give seq_len (text) or image_size (vision), not both"))
+        if self.masked_tokens is not None and self.masked_tokens > (self.seq_len or 0):
+            raise _refused(
+                N_("masked_tokens: {n} is more than the sequence's {seq} tokens; use {seq} or less"),
+                n=self.masked_tokens,
+                seq=self.seq_len or 0,
+            )
         return self
 
 
@@ -446,6 +456,14 @@ class Workload(Spec):
 
     def _check_inputs(self) -> None:
         inp = self.inputs
+        if inp.masked_tokens is not None and not (
+            self.task is Task.TRAIN
+            and self.model.preset is not None
+            and get_preset(self.model.preset).family == "encoder"
+        ):
+            raise _refused(
+                N_("inputs.masked_tokens: applies to masked-LM pre-training of a BERT preset (task: train)")
+            )
         if self.model.preset is not None:
             info = get_preset(self.model.preset)
             if info.modality == "image":
