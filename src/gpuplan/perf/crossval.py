@@ -49,6 +49,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "vector_efficiency": (0.2, 1.0),
     "bandwidth_efficiency": (0.3, 1.0),
     "tf32_factor": (0.3, 1.0),
+    "fp8_factor": (0.3, 1.0),
     "host_overhead_us": (2.0, 120.0),
     "tensor_tail_gflop_per_call": (0.0, 20.0),
     "attention_factor": (0.3, 1.5),

@@ -1,8 +1,9 @@
 """Profile × GPU × count × parallelism → step time, throughput, job time and memory fit.
 
-The point estimate assumes :data:`SOFTWARE_LEVEL`; the ranges add the calibration residuals and
-the spread of software stacks measured on the same model and GPU (:data:`SOFTWARE_SLOWER`,
-:data:`SOFTWARE_FASTER`).
+The point estimate is the traced step on the workload's own software stack (``workload/stack.py``:
+its kernels, layout, CUDA graphs and ``torch.compile``; :data:`SOFTWARE_LEVEL` in words where no
+stack is given); the ranges add the calibration residuals, or for an unfitted prior the spread of
+software stacks measured on the same model and GPU (:data:`SOFTWARE_SLOWER`, :data:`SOFTWARE_FASTER`).
 """
 
 from __future__ import annotations
@@ -45,12 +46,11 @@ __all__ = [
     "time_spread",
 ]
 
-#: What the point estimate assumes about the user's software stack (the calibration data's level);
-#: a catalog message, so that a report can show it in the user's language.
+#: What the point estimate assumes about the software stack when a caller does not say which: the
+#: traced kernels as they are; a catalog message, so that a report can show it in the user's language.
 SOFTWARE_LEVEL = N_(
-    "NGC-container-level kernels: cuDNN (channels_last for CNNs under AMP), fused (flash) attention, "
-    "fused layer norms and optimizers, eager mode unless the workload sets compile: true, input pipeline "
-    "not limiting"
+    "the traced kernels as the workload's stack runs them (plain PyTorch unless its stack says "
+    "otherwise), eager mode unless it sets compile: true, input pipeline not limiting unless bounded"
 )
 #: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
 #: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.

@@ -13,9 +13,10 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from gpuplan.perf.calibration_data import read_data
+from gpuplan.perf.calibration_data import parse_stack, read_data, stack_workload
 from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.fit_mlperf import mlperf_training_case
 from gpuplan.perf.fit_v2_megatron_core import flagperf_case
@@ -131,14 +132,12 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         if count > 1:
             parallelism, per_node = "fsdp", count
     elif "(timm)" in model:
-        if "NCHW" in row["notes"] and row["preset"] == "resnet50":
-            return None, "CNN under AMP in NCHW layout: below the assumed software level (channels_last)"
         batch = int(row["batch_size"])
         wl |= {"task": task, "precision": _PRECISIONS[row["precision"]]}
         wl |= {"inputs": {"batch_size": batch, "image_size": 224}}
         if task != "infer":
             wl["optimizer"] = "sgd"
-        why = "timm benchmark.py: synthetic input, SGD"
+        why = "timm benchmark.py: synthetic input, SGD, " + ("NHWC" if "nhwc" in row["source"] else "NCHW")
     else:
         return None, "no workload mapping for this publisher's setup"
     label = f"{model} {task} bs{row['batch_size']}" + (f"×{count}gpu" if count > 1 else "")
@@ -420,7 +419,8 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
     micro-batches per step. Eight GPUs on one node is the scripts' default launch (whether the
     README's runs used more nodes is not stated: with hybrid sharding each node runs the same
     step, so the per-GPU figure is that of one node). The FP8 rows (torchao float8 linears) are
-    compared, not fitted: no other row determines an fp8 efficiency, and the casts and scale
+    fitted with the others since the MLPerf BERT rows on Hopper also run fp8 GEMMs (Transformer
+    Engine): their share of the fp8 peak is the calibration's ``fp8_factor``; the casts and scale
     reductions of dynamic float8 scaling are not traced."""
     count, micro, seq = int(row["gpu_count"]), int(row["batch_size"]), _seq(row["seq_or_image"])
     accum = int(re.search(r"grad accumulation (\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
@@ -444,7 +444,9 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
     if "OLMo-2" in row["model"]:
         why += "; OLMo-2's QK-norm traced as the Llama block (without it)"
     if fp8:
-        why += "; not fitted: torchao float8 (no other row sets an fp8 efficiency; scaling casts not traced)"
+        why += (
+            "; torchao float8 linears (their efficiency is the fitted fp8 factor; scaling casts not traced)"
+        )
     return CalibrationCase(
         label=f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]",
         workload=wl,
@@ -453,12 +455,21 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
         grad_accum_steps=accum,
         metric=row["metric"],
         published=float(row["value"]),
-        used_in_fit=not fp8,
+        used_in_fit=True,
         why=why,
         seq_len=seq,
         parallelism="fsdp",
         gpus_per_node=int(row["gpus_per_node"]),
     )
+
+
+def _with_row_stack(case: CalibrationCase, row: Mapping[str, str]) -> CalibrationCase:
+    """The case with its row's publisher and the stack its launch script set (``stack`` column)."""
+    extra = stack_workload(parse_stack(row["stack"], case.label))
+    workload = dict(case.workload)
+    if "stack" in extra:
+        workload["stack"] = {**workload.get("stack", {}), **extra.pop("stack")}
+    return replace(case, workload=workload | extra, publisher=row["publisher"])
 
 
 def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...], str]:
@@ -467,6 +478,8 @@ def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...]
     cases, left = [], []
     for row in csv.DictReader(text.splitlines()):
         case, why = _case(row)
+        if case is not None:
+            case = _with_row_stack(case, row)
         if case is None:
             left.append((f"{row['model']} {row['gpu']}×{row['gpu_count']} [{row['metric']}]", why))
         else:
