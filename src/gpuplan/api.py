@@ -66,7 +66,7 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     vcpus_per_gpu: float | None = None,
-    levels: bool = True,
+    levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
@@ -78,9 +78,9 @@ def estimate(
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
     what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
-    ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs), each
-    profile from ``level_profile`` (default: traced through ``cache``; a level whose trace is the
-    workload's own reuses its profile).
+    ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
+    ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
+    ``cache``; a level whose trace is the workload's own reuses its profile).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load

@@ -68,6 +68,7 @@ def estimate_cmd(
                 network=network,
                 vcpus_per_gpu=vcpus_per_gpu,
                 # The stock and tuned stacks' profiles come through the same cache.
+                levels=True,
                 level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),
             )
     finally:
