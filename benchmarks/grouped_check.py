@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/grouped_check.py --stricter  # MLPerf submitters as one publisher
 
 Random k-fold puts rows of one publisher (one software stack) on both sides of a split; these
-folds do not. Each fitted row is predicted by a fit (``gpuplan.perf.crossval.fit``, the same robust
+folds do not. Each fitted row is predicted by a fit (``gpuplan.calibration.crossval.fit``, the same robust
 least squares and free parameters as ``benchmarks/calibrate.py``) on the rows of every *other*
 publisher (architecture); the held-out architecture's own factor stays at 1. Prints the median and
 worst |error| overall, per GPU architecture, per stack level (stock: plain PyTorch; tuned: any
@@ -28,9 +28,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate import _free_parameters, _profiles
+from gpuplan.calibration.cases import load_cases, predict
+from gpuplan.calibration.crossval import Problem, conformal_halfwidth, fit
 from gpuplan.perf.calibration import PRIOR
-from gpuplan.perf.crossval import Problem, conformal_halfwidth, fit
-from gpuplan.perf.fit import load_cases, predict
 
 
 def _grouped(

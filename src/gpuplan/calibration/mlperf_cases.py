@@ -1,4 +1,4 @@
-"""Calibration cases for the MLPerf Training BERT rows of ``perf/data/calibration_v2.csv``.
+"""Calibration cases for the MLPerf Training BERT rows of ``calibration_v2.csv``.
 
 MLPerf Training's BERT is the only public, non-reserved PyTorch BERT-Large pre-training throughput
 on Ada (L40S) and Hopper (H100, H200), published by many submitters who each ran NVIDIA's
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpuplan.perf.cases import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase
 
 __all__ = ["mlperf_training_case"]
 
@@ -51,7 +51,7 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
             "seq_len": _TOKENS_PER_SEQUENCE,
             "masked_tokens": _MASKED_PER_SEQUENCE,
         },
-        # LAMB keeps AdamW's two moments and a like per-parameter update (as perf/fit.py's BERT rows).
+        # LAMB keeps AdamW's two moments and a like per-parameter update (as cases.py's BERT rows).
         "optimizer": "adamw-fused",
         "activation_checkpointing": "none",
         "attention": "fused",

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
+from gpuplan.calibration import published as calibration_data
+from gpuplan.calibration.cases import load_cases
+from gpuplan.calibration.published import load_rows, parse_stack, stack_workload
 from gpuplan.errors import DataError
-from gpuplan.perf import calibration_data
-from gpuplan.perf.calibration_data import load_rows, parse_stack, stack_workload
-from gpuplan.perf.fit import load_cases
 
 ROWS = load_rows()
 CASES, _ = load_cases()
