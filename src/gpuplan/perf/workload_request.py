@@ -41,6 +41,7 @@ def request_for(
     service's requests arrive decoded, and None means the input pipeline is assumed to keep up).
     """
     image_size = workload.inputs.image_size if workload.serving is None else None
+    stack = workload.software_stack
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -52,8 +53,14 @@ def request_for(
         job=job_size(workload),
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
-        cuda_graphs=workload.cuda_graphs,
-        input_pipeline=image_input_pipeline(image_size, vcpus_per_gpu, 1.0),
+        cuda_graphs=workload.uses_cuda_graphs,
+        input_pipeline=image_input_pipeline(
+            image_size,
+            vcpus_per_gpu,
+            1.0,
+            kind=stack.input_pipeline.value,
+            workers=stack.loader_workers,
+        ),
     )
 
 
