@@ -232,7 +232,7 @@ def test_catalog_info(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "catalog", "info", "--json"])
     assert result.exit_code == 0, result.output
     info = json.loads(result.stdout)
-    assert len(info["providers"]) == 10 and info["schema_revision"] == "0002_refresh_discounts"
+    assert len(info["providers"]) == 10 and info["schema_revision"] == "0003_step_measurements"
     by = {c["provider"]: c for c in info["coverage"]}
     assert set(by) == set(info["providers"]) and by["aws"]["offers"] > 0 and by["aws"]["last_refresh"] is None
     assert "on_demand" in by["aws"]["pricing_models"] and by["aws"]["newest_as_of"]

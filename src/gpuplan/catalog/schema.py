@@ -26,6 +26,7 @@ __all__ = [
     "prices",
     "profile_cache",
     "refresh_runs",
+    "step_measurements",
     "storage_prices",
     "transfer_prices",
 ]
@@ -231,6 +232,21 @@ bench_results = Table(
     Column("details", Text, nullable=False),
 )
 
+step_measurements = Table(
+    "step_measurements",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("profile_key", String(128), nullable=False),
+    Column("workload_name", String(255), nullable=False),
+    Column("device", String(16), nullable=False),
+    Column("gpu_id", String(64), nullable=True),
+    Column("device_name", String(256), nullable=False),
+    Column("measured_at", String(40), nullable=False),
+    Column("stored_at", String(32), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("payload", Text, nullable=False),
+)
+
 Index("ix_offers_key", offers.c.provider, offers.c.region, offers.c.zone, offers.c.instance_type, unique=True)
 Index("ix_offers_gpu", offers.c.gpu)
 Index("ix_prices_offer_pricing", prices.c.offer_id, prices.c.pricing, prices.c.as_of)
@@ -238,5 +254,6 @@ Index("ix_transfer_provider_region", transfer_prices.c.provider, transfer_prices
 Index("ix_storage_provider_region", storage_prices.c.provider, storage_prices.c.region)
 Index("ix_exchange_rates_currency", exchange_rates.c.currency, exchange_rates.c.as_of)
 Index("ix_bench_results_gpu", bench_results.c.gpu_id)
+Index("ix_step_measurements_key", step_measurements.c.profile_key, step_measurements.c.measured_at)
 Index("ix_refresh_runs_provider", refresh_runs.c.provider, refresh_runs.c.id)
 Index("ix_discounts_key", discounts.c.provider, discounts.c.family, unique=True)
