@@ -51,6 +51,7 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     vcpus_per_gpu: float | None = None,
+    measured_steps: Sequence[Any] = (),
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -61,6 +62,8 @@ def estimate(
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
     what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
+    ``measured_steps``: ``gpuplan measure`` recordings (``perf.anchor.StepMeasurement``); those of
+    this workload anchor its estimates (``perf/anchor.py``).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -79,6 +82,7 @@ def estimate(
             link=network.link(gpu, n or count) if network is not None else None,
             calibration=cal,
             vcpus_per_gpu=vcpus_per_gpu,
+            measured_steps=tuple(measured_steps),
         )
         for gpu, n in specs
     ]

@@ -36,6 +36,7 @@ from gpuplan.documents.estimate import (
     EstimateWorkload,
     ServingDoc,
 )
+from gpuplan.documents.measure import MEASURE_SCHEMA_VERSION, MeasurementDocument
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     CostBreakdownDoc,
@@ -62,6 +63,7 @@ __all__ = [
     "GPUS_SCHEMA_VERSION",
     "HISTORY_SCHEMA_VERSION",
     "IMPORT_SCHEMA_VERSION",
+    "MEASURE_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
     "SHARE_SCHEMA_VERSION",
@@ -80,6 +82,7 @@ __all__ = [
     "GpusDocument",
     "HistoryDocument",
     "ImportDocument",
+    "MeasurementDocument",
     "OfferItem",
     "OffersDocument",
     "PersonaDoc",
@@ -99,6 +102,7 @@ from gpuplan.documents.base import Document
 DOCUMENTS: dict[str, type[Document]] = {
     "plan": PlanDocument,
     "estimate": EstimateDocument,
+    "measure": MeasurementDocument,
     "offers": OffersDocument,
     "gpus": GpusDocument,
     "catalog-info": CatalogInfoDocument,

@@ -50,6 +50,7 @@ __all__ = [
     "make_anchor",
     "profiler_class",
     "read_measurement",
+    "stored_measurements",
     "trace_class",
 ]
 
@@ -206,6 +207,19 @@ def read_measurement(
             high=doc.step_time.high_s,
         )
     return doc, StepMeasurement.from_document(doc)
+
+
+def stored_measurements(rows: Iterable[object]) -> tuple[list[StepMeasurement], list[str]]:
+    """The catalog's recordings (objects with a ``payload``: ``catalog.StoredMeasurement``) as
+    values, and a line for each that no longer reads (kept out, never fatal to an estimate)."""
+    out, problems = [], []
+    for row in rows:
+        payload = str(getattr(row, "payload", ""))
+        try:
+            out.append(read_measurement(payload, source=_("the stored measurement"), error=DataError)[1])
+        except DataError as e:
+            problems.append(str(e))
+    return out, problems
 
 
 def class_times(
