@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import OpRecord, Profile
 
 __all__ = [
+    "HOST_BOUND_IDLE",
     "OP_CLASSES",
     "TRANSFER_LOG_HALFWIDTH",
     "Anchor",
@@ -58,9 +59,14 @@ __all__ = [
 OP_CLASSES: tuple[str, ...] = ("gemm", "attention", "memory", "communication", "other")
 
 #: ln-half-width of the 80 % range of a step transferred from one GPU to another: the 80th
-#: percentile of |ln(transferred / published)| over published pairs of one workload on two GPUs
-#: (``benchmarks/transfer_check.py``; see its header for the pairs, the figure and its date).
-TRANSFER_LOG_HALFWIDTH = 0.20
+#: percentile of |ln(transferred / published)| over 44 transfers of 22 published pairs of one
+#: workload on two GPUs (``benchmarks/transfer_check.py``, measured 2026-12-02: 0.230, ×/÷ 1.26;
+#: the model alone's own 80 % range is ×/÷ 1.29).
+TRANSFER_LOG_HALFWIDTH = 0.23
+#: Share of a measured step the GPU sat idle from which the step counts as the CPU's (host-bound):
+#: a GPU-bound eager step idles only in launch gaps, a few µs per kernel of tens to hundreds of µs
+#: (a few per cent); a host-bound one (small batches, decode) idles for most of the step.
+HOST_BOUND_IDLE = 0.2
 #: The same for an estimate on the GPU that was measured: nothing is transferred, so only the
 #: run-to-run spread of the measured steps remains; this floor covers a second run of the same
 #: code on another unit of the same model (clocks, thermals: a few per cent).
@@ -260,10 +266,14 @@ class Anchor:
     moved by memory bandwidth (mostly copies and fills)."""
     source_bandwidth: float
     """Achieved bandwidth of the measured GPU, bytes/s (for :attr:`unmodelled_s`)."""
-    idle_s: float
-    """Step time not covered by kernels: CPU time, kept as measured."""
+    host_s: float
+    """The CPU's time to issue the measured step's kernels, s: the whole step when the GPU sat idle
+    for :data:`HOST_BOUND_IDLE` of it or more (the CPU set the pace), else the model's issue time
+    (no more than the step). Another GPU runs the step in the longer of its kernels and this."""
+    gaps_s: float
+    """Idle time of a GPU-bound step (launch gaps, synchronisations): kept as measured."""
     forward_share: float
-    """Share of the idle time spent in the forward/backward phases (by kernel calls)."""
+    """Share of the CPU's time spent in the forward/backward phases (by kernel calls)."""
 
     def factor(self, cls: str) -> float:
         return dict(self.scale).get(cls, 1.0)
@@ -304,13 +314,19 @@ def make_anchor(m: StepMeasurement, profile: Profile, source: GPU, cal: Calibrat
         busy = m.step_time_s
     phases = phase_times(profile.ops, source, profile.precision, cal)
     calls = phases.forward_calls + phases.backward_calls
+    idle = max(0.0, m.step_time_s - busy)
+    if idle >= HOST_BOUND_IDLE * m.step_time_s:
+        host, gaps = m.step_time_s, 0.0  # the GPU waited on the CPU: the step is the CPU's time
+    else:
+        host, gaps = min(phases.kernel_calls * cal.host_overhead_us * 1e-6, m.step_time_s), idle
     return Anchor(
         measurement=m,
         source_gpu=source.id,
         scale=tuple(scale),
         unmodelled_s=unmodelled,
         source_bandwidth=source.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency,
-        idle_s=max(0.0, m.step_time_s - busy),
+        host_s=host,
+        gaps_s=gaps,
         forward_share=calls / phases.kernel_calls if phases.kernel_calls else 1.0,
     )
 

@@ -157,12 +157,16 @@ def _anchored(layout: Layout, anchor: Anchor, model: ComputeTime) -> ComputeTime
     whole_calls = sum(op.count for op in whole.ops) or 1
     share = sum(op.count for op in local.ops) / whole_calls
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
-    extra_s = share * (anchor.idle_s + anchor.unmodelled_s * anchor.source_bandwidth / bandwidth)
+    extra_s = share * (anchor.gaps_s + anchor.unmodelled_s * anchor.source_bandwidth / bandwidth)
+    host_s = share * anchor.host_s
+    fs = anchor.forward_share
     optimizer_s = phases.optimizer_s
     if layout.parallelism != "ddp" and layout.data_parallel > 1:
         optimizer_s /= layout.data_parallel  # each rank updates only its shard
-    micro_s = phases.forward_s + phases.backward_s + extra_s * anchor.forward_share
-    optimizer_s += extra_s * (1.0 - anchor.forward_share)
+    # As the model's own compute stage: a phase takes the longer of the GPU's kernels and the CPU
+    # issuing them — the CPU's time measured on the user's machine.
+    micro_s = max(phases.forward_s + phases.backward_s + extra_s * fs, host_s * fs)
+    optimizer_s = max(optimizer_s + extra_s * (1.0 - fs), host_s * (1.0 - fs))
     mp = layout.model_parallel
     stages = layout.microbatches + (mp.pipeline - 1) / mp.virtual_stages
     # NB: no torch.compile factor — `gpuplan measure` ran the step as the workload says (compiled
@@ -185,7 +189,7 @@ def _anchored(layout: Layout, anchor: Anchor, model: ComputeTime) -> ComputeTime
         transferred=not same,
         hardware_ratio=tuple(ratio.items()),
         class_s=tuple((c, local_model[c] * anchor.factor(c)) for c in OP_CLASSES if local_model[c] > 0),
-        host_s=share * anchor.idle_s,
+        host_s=host_s * fs,
         model_compute_s=model.compute_s,
         log_halfwidth=half,
     )
