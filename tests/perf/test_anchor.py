@@ -75,7 +75,8 @@ def _measured(profile: Profile, **kw: object) -> StepMeasurement:
         # (model 2 ms), and 50 ms of the step is the CPU (not covered by kernels): 0.358 s step.
         "step_time_s": 0.358,
         "step_samples_s": (0.357, 0.358, 0.358, 0.359, 0.358),
-        "kernel_time_s": (("gemm", 0.3), ("attention", 0.0), ("memory", 0.008), ("communication", 0.0), ("other", 0.0)),
+        "kernel_time_s": (("gemm", 0.3), ("attention", 0.0), ("memory", 0.008), ("communication", 0.0),
+                          ("other", 0.0)),
     }  # fmt: skip
     fields.update(kw)
     return StepMeasurement(**fields)  # type: ignore[arg-type]

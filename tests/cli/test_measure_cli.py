@@ -1,0 +1,82 @@
+"""``gpuplan measure`` as a user runs it: a real CPU recording replayed into a catalog (``--from``),
+estimates that say what they did with it, and one line for every wrong input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from gpuplan.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "machine" / "fixtures" / "measure"
+WORKLOAD = FIXTURES / "gpt2-lora.yaml"
+RECORDING = FIXTURES / "gpt2-lora.cpu.json"
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "catalog.sqlite")
+
+
+def test_a_recording_replays_into_the_catalog_and_the_estimate_says_what_it_did(db: str) -> None:
+    stored = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING), "--json"])
+    assert stored.exit_code == 0, stored.output
+    doc = json.loads(stored.stdout)
+    assert doc["stored"] is True and doc["device"]["kind"] == "cpu"
+    table = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING), "--no-store"])
+    assert table.exit_code == 0 and "CPU recording" in table.stdout
+    est = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB", "--json"])
+    assert est.exit_code == 0, est.output
+    row = json.loads(est.stdout)["estimates"][0]
+    # A CPU recording never anchors a GPU estimate, and the estimate says so.
+    assert row["anchored"] is None
+    assert any("CPU recording" in n for n in row["notes"])
+
+
+def test_a_recording_of_another_workload_is_refused_in_one_line(db: str) -> None:
+    other = ROOT / "examples" / "bert-large-squad.yaml"
+    result = runner.invoke(app, ["--db", db, "measure", str(other), "--from", str(RECORDING)])
+    assert result.exit_code == 1
+    assert "is a measurement of 'gpt2-lora-tiny'" in str(result.exception)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("{", "JSON"),
+        ('{"kind": "gpuplan-measurement"}', "not a gpuplan measurement"),
+        ("[1, 2]", "not a gpuplan measurement"),
+    ],
+)
+def test_a_file_that_is_not_a_recording_is_one_line(db: str, tmp_path: Path, text: str, says: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1 and says in str(result.exception)
+
+
+def test_a_tampered_recording_is_refused(db: str, tmp_path: Path) -> None:
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    doc["step_time"]["median_s"] = -1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1 and "step_time.median_s" in str(result.exception)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_no_gpu_is_one_line_and_exit_1(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD)])
+    assert result.exit_code == 1
+    assert "no CUDA GPU here" in str(result.exception) and "--device cpu" in str(result.exception)
+
+
+def test_a_malformed_command_line_is_exit_2(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--steps", "0"])
+    assert result.exit_code == 2
