@@ -18,8 +18,10 @@ from gpuplan.documents import (
     GPUS_SCHEMA_VERSION,
     HISTORY_SCHEMA_VERSION,
     IMPORT_SCHEMA_VERSION,
+    MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
+    SERVE_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
     TCO_SCHEMA_VERSION,
     PlanDocument,
@@ -42,6 +44,7 @@ def test_each_document_declares_its_schema_version() -> None:
     versions = {
         "plan": PLAN_SCHEMA_VERSION,
         "estimate": ESTIMATE_SCHEMA_VERSION,
+        "measure": MEASURE_SCHEMA_VERSION,
         "offers": OFFERS_SCHEMA_VERSION,
         "gpus": GPUS_SCHEMA_VERSION,
         "simulate-autoscale": AUTOSCALE_SCHEMA_VERSION,
@@ -50,6 +53,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "catalog-info": CATALOG_INFO_SCHEMA_VERSION,
         "catalog-import": IMPORT_SCHEMA_VERSION,
         "catalog-history": HISTORY_SCHEMA_VERSION,
+        **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

@@ -3,24 +3,26 @@ and the workload steps ``gpuplan measure`` timed.
 
 The tables live in the same database as the offers (one file to back up, one migration chain),
 but their owner is this module, not the catalog :class:`~gpuplan.catalog.store.Store`, which
-knows nothing of workloads. ``store.local`` opens a :class:`LocalStore` on the store's engine.
+knows nothing of workloads. ``store.local`` opens a :class:`LocalStore` on the store: reads go
+through the store's plain SQL (the standard library's sqlite3 on a ready SQLite file, so a plan on a
+cached profile never imports SQLAlchemy), writes through its engine.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Engine, insert, select
-from sqlalchemy.exc import SQLAlchemyError
-
-from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult, StoredMeasurement
-from gpuplan.catalog.transactions import db_error, writing
 from gpuplan.errors import Phrase, StoreError
 from gpuplan.i18n.messages import N_
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = ["LocalStore"]
 
@@ -29,12 +31,28 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
+class Database(Protocol):
+    """What a :class:`LocalStore` needs of its database (the catalog ``Store`` is one)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    location: str
+    """Where the database is, password masked (for messages)."""
+
+    def _query(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]: ...
+
+
 class LocalStore:
     """The profile cache, the ``gpuplan bench`` results and the ``gpuplan measure`` recordings of
     one database."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @property
+    def engine(self) -> Engine:
+        return self._db.engine
 
     @contextmanager
     def _one_line_errors(self, what: Phrase) -> Iterator[None]:
@@ -42,7 +60,20 @@ class LocalStore:
         the caller (the CLI's profile cache) turns it into a warning instead of losing an estimate."""
         try:
             yield
-        except (SQLAlchemyError, OSError) as e:
+        except StoreError as e:  # the store's plain read, already one line
+            raise StoreError.worded(
+                N_("cannot {what} in {where}: {why}"),
+                what=what,
+                where=self._db.location,
+                why=e.__cause__ or e,
+            ) from e
+        except Exception as e:
+            # A SQLAlchemy error can only come once SQLAlchemy is loaded: the read path never loads it.
+            sa = sys.modules.get("sqlalchemy.exc")
+            if not (isinstance(e, OSError) or (sa is not None and isinstance(e, sa.SQLAlchemyError))):
+                raise
+            from gpuplan.catalog.transactions import db_error
+
             where = self.engine.url.render_as_string(hide_password=True)
             raise StoreError.worded(
                 N_("cannot {what} in {where}: {why}"), what=what, where=where, why=db_error(e)
@@ -50,15 +81,20 @@ class LocalStore:
 
     def get_profile(self, key: str, schema_version: int) -> str | None:
         """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
-        c = t.profile_cache.c
-        with self._one_line_errors(Phrase(N_("read the profile cache"))), self.engine.connect() as conn:
-            row = conn.execute(
-                select(c.payload).where(c.key == key, c.schema_version == schema_version)
-            ).first()
-        return None if row is None else str(row.payload)
+        with self._one_line_errors(Phrase(N_("read the profile cache"))):
+            rows = self._db._query(
+                "SELECT payload FROM profile_cache WHERE key = :key AND schema_version = :version",
+                {"key": key, "version": schema_version},
+            )
+        return None if not rows else str(rows[0].payload)
 
     def put_profile(self, key: str, schema_version: int, payload: str) -> None:
         """Cache a profile payload (replacing any entry for ``key``)."""
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
         c = t.profile_cache.c
         with self._one_line_errors(Phrase(N_("write the profile cache"))), writing(self.engine) as conn:
             conn.execute(t.profile_cache.delete().where(c.key == key))
@@ -72,6 +108,11 @@ class LocalStore:
         """Append measurements (one transaction)."""
         if not results:
             return
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
         with self._one_line_errors(Phrase(N_("save bench results"))), writing(self.engine) as conn:
             conn.execute(
                 insert(t.bench_results),
@@ -94,23 +135,12 @@ class LocalStore:
 
     def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
         """Stored measurements, oldest first; only ``gpu_id``'s when given."""
-        c = t.bench_results.c
-        stmt = select(
-            c.gpu_id,
-            c.device_name,
-            c.host,
-            c.measured_at,
-            c.metric,
-            c.dtype,
-            c.value,
-            c.unit,
-            c.datasheet_value,
-            c.details,
-        ).order_by(c.measured_at, c.id)
-        if gpu_id is not None:
-            stmt = stmt.where(c.gpu_id == gpu_id)
-        with self.engine.connect() as conn:
-            rows = conn.execute(stmt).all()
+        where = " WHERE gpu_id = :gpu" if gpu_id is not None else ""
+        rows = self._db._query(
+            "SELECT gpu_id, device_name, host, measured_at, metric, dtype, value, unit, datasheet_value, "
+            f"details FROM bench_results{where} ORDER BY measured_at, id",
+            {"gpu": gpu_id} if gpu_id is not None else None,
+        )
         return [
             BenchResult(
                 gpu_id=r.gpu_id,
@@ -129,6 +159,11 @@ class LocalStore:
 
     def add_step_measurement(self, m: StoredMeasurement) -> None:
         """Keep one ``gpuplan measure`` recording (its JSON payload, indexed by the workload's key)."""
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
         with self._one_line_errors(Phrase(N_("save the measurement"))), writing(self.engine) as conn:
             conn.execute(
                 insert(t.step_measurements).values(
@@ -146,21 +181,13 @@ class LocalStore:
 
     def step_measurements(self, profile_key: str | None = None) -> list[StoredMeasurement]:
         """Stored recordings, oldest first; only those of ``profile_key`` when given."""
-        c = t.step_measurements.c
-        stmt = select(
-            c.profile_key,
-            c.workload_name,
-            c.device,
-            c.gpu_id,
-            c.device_name,
-            c.measured_at,
-            c.schema_version,
-            c.payload,
-        ).order_by(c.measured_at, c.id)
-        if profile_key is not None:
-            stmt = stmt.where(c.profile_key == profile_key)
-        with self._one_line_errors(Phrase(N_("read the measurements"))), self.engine.connect() as conn:
-            rows = conn.execute(stmt).all()
+        where = " WHERE profile_key = :key" if profile_key is not None else ""
+        with self._one_line_errors(Phrase(N_("read the measurements"))):
+            rows = self._db._query(
+                "SELECT profile_key, workload_name, device, gpu_id, device_name, measured_at, "
+                f"schema_version, payload FROM step_measurements{where} ORDER BY measured_at, id",
+                {"key": profile_key} if profile_key is not None else None,
+            )
         return [
             StoredMeasurement(
                 profile_key=r.profile_key,

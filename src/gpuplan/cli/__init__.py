@@ -66,6 +66,7 @@ def _register_all() -> None:
         measure_cmds,
         plan_cmds,
         refresh_cmds,
+        serve_cmds,
         simulate_cmds,
         tco_cmds,
     )
@@ -82,6 +83,7 @@ def _register_all() -> None:
         measure_cmds,
         simulate_cmds,
         tco_cmds,
+        serve_cmds,
     )
     for module in groups:
         module.register(app)

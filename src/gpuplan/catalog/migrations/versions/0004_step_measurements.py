@@ -1,7 +1,7 @@
-"""Catalog v3: the workload steps ``gpuplan measure`` timed on real GPUs (the recording as JSON).
+"""Catalog v4: the workload steps ``gpuplan measure`` timed on real GPUs (the recording as JSON).
 
-Revision ID: 0003_step_measurements
-Revises: 0002_refresh_discounts
+Revision ID: 0004_step_measurements
+Revises: 0003_serve
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_step_measurements"
-down_revision = "0002_refresh_discounts"
+revision = "0004_step_measurements"
+down_revision = "0003_serve"
 branch_labels = None
 depends_on = None
 
