@@ -31,12 +31,20 @@ def test_a_recording_replays_into_the_catalog_and_the_estimate_says_what_it_did(
     assert doc["stored"] is True and doc["device"]["kind"] == "cpu"
     table = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING), "--no-store"])
     assert table.exit_code == 0 and "CPU recording" in table.stdout
+    assert "saved" not in table.stderr  # --no-store
+    again = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING)])
+    # Storing a CPU recording never claims that GPU estimates now anchor on it.
+    assert again.exit_code == 0 and "as a CPU recording" in again.stderr and "now anchor" not in again.stderr
     est = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB", "--json"])
     assert est.exit_code == 0, est.output
     row = json.loads(est.stdout)["estimates"][0]
     # A CPU recording never anchors a GPU estimate, and the estimate says so.
     assert row["anchored"] is None
     assert any("CPU recording" in n for n in row["notes"])
+    # The table says it too (a note under it), so the recording is not silently ignored.
+    shown = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB"])
+    assert shown.exit_code == 0 and "⚓" not in shown.stdout
+    assert "note: your measured step on" in shown.stderr and "CPU recording" in shown.stderr
 
 
 def test_a_recording_of_another_workload_is_refused_in_one_line(db: str) -> None:

@@ -97,6 +97,13 @@ def estimate_cmd(
         sys.stdout.write(doc.to_json())
         return
     console().print(estimate_view(prof, outcomes, cal))
+    if steps and not any(o.estimate is not None and o.estimate.anchored for o in outcomes):
+        # Recordings of this workload exist but none anchors these GPUs (a CPU recording, a GPU
+        # without a datasheet): the table alone would not say that the measurement was seen.
+        from gpuplan.perf.anchor import not_anchored_note
+
+        newest = max(steps, key=lambda m: m.measured_at)
+        sys.stderr.write(_("note: {line}").format(line=not_anchored_note(newest)) + "\n")
 
 
 def _measured_steps(store: Store | None, key: str) -> list[StepMeasurement]:

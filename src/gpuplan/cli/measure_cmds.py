@@ -87,12 +87,22 @@ def measure_cmd(
 
     console().print(measure_view(doc))
     if stored:
-        sys.stderr.write(
-            _("saved to the database: estimate and plan of {name} now anchor on it").format(
-                name=workload.name
-            )
-            + "\n"
-        )
+        sys.stderr.write(_saved_line(doc, workload.name) + "\n")
+
+
+def _saved_line(doc: MeasurementDocument, name: str) -> str:
+    """What storing the recording changes: only a GPU gpuplan has a datasheet of anchors estimates."""
+    if doc.device.kind == "cpu":
+        return _(
+            "saved to the database as a CPU recording: estimate shows it but never anchors a GPU "
+            "estimate of {name} on it"
+        ).format(name=name)
+    if doc.device.gpu_id is None:
+        return _(
+            "saved to the database; {device} is not in gpuplan's datasheet table, so estimate and plan "
+            "of {name} are not anchored on it"
+        ).format(device=doc.device.name, name=name)
+    return _("saved to the database: estimate and plan of {name} now anchor on it").format(name=name)
 
 
 def _measure(

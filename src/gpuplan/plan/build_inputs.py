@@ -321,7 +321,7 @@ def make_estimator(
         run_estimate,
         serving_estimate,
     )
-    from gpuplan.perf.anchor import choose_measurement
+    from gpuplan.perf.anchor import choose_measurement, not_anchored_note
     from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 
     cal = calibration or load_calibration()
@@ -351,15 +351,16 @@ def make_estimator(
                 high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
             )
         )
-    if (
-        chosen := choose_measurement([m for m in measured_steps if m.workload_key == profile.key], "")
-    ) is not None:
+    mine = [m for m in measured_steps if m.workload_key == profile.key]
+    if (chosen := choose_measurement(mine, "")) is not None:
         notes.append(
             _(
                 "step times anchored on your measured step on {gpu} ({when}, gpuplan measure), moved to each "
                 "offer's GPU op class by op class (Habitat, Yu et al., USENIX ATC'21)"
             ).format(gpu=chosen.gpu_id, when=chosen.measured_at)
         )
+    elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
+        notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
     cache: dict[EstimateKey, EstimateRow] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
 
