@@ -85,6 +85,16 @@ def test_no_gpu_is_one_line_and_exit_1(db: str) -> None:
     assert "no CUDA GPU here" in str(result.exception) and "--device cpu" in str(result.exception)
 
 
+def test_a_recording_on_an_unknown_gpu_is_one_line_naming_the_file(db: str, tmp_path: Path) -> None:
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    doc["device"].update(kind="cuda", gpu_id="Z9000")
+    bad = tmp_path / "z.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1
+    assert "z.json was recorded on Z9000" in str(result.exception) and "\n" not in str(result.exception)
+
+
 def test_a_malformed_command_line_is_exit_2(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--steps", "0"])
     assert result.exit_code == 2

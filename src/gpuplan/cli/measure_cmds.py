@@ -145,7 +145,17 @@ def _recording(path: Path, workload: Workload) -> MeasurementDocument:
             workload=workload.name,
         )
     if doc.device.gpu_id is not None:
-        get_gpu(doc.device.gpu_id)  # a GPU this gpuplan has no datasheet of: NotFoundError, one line
+        from gpuplan.errors import NotFoundError
+
+        try:
+            get_gpu(doc.device.gpu_id)
+        except NotFoundError as e:  # a GPU this gpuplan has no datasheet of (a newer gpuplan's file)
+            raise InputError.worded(
+                N_("{path} was recorded on {gpu}, a GPU this gpuplan has no datasheet of: {why}"),
+                path=path,
+                gpu=doc.device.gpu_id,
+                why=e,
+            ) from e
     if doc.device.kind == "cpu" and doc.device.gpu_id is not None:
         raise InputError.worded(N_("{path}: a CPU recording cannot name a GPU"), path=path)
     return doc
