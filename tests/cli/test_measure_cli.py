@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "machine" / "fixtures" / "measure"
 WORKLOAD = FIXTURES / "gpt2-lora.yaml"
 RECORDING = FIXTURES / "gpt2-lora.cpu.json"
+TINY = ROOT / "tests" / "deploy" / "fixtures" / "userproj" / "job.yaml"
 runner = CliRunner()
 
 
@@ -98,3 +99,44 @@ def test_a_recording_on_an_unknown_gpu_is_one_line_naming_the_file(db: str, tmp_
 def test_a_malformed_command_line_is_exit_2(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--steps", "0"])
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        "cpu",
+        pytest.param(
+            "cuda",
+            marks=[
+                pytest.mark.gpu,
+                pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+            ],
+        ),
+    ],
+)
+def test_measure_out_then_from_elsewhere_anchors_the_estimate(db: str, tmp_path: Path, device: str) -> None:
+    """The round trip a user makes: measure on the rented machine (--out), store it at home (--from)."""
+    out = tmp_path / "rec.json"
+    sizes = ["--steps", "2", "--warmup", "1", "--profiled", "1"]
+    on = ["--device", "cpu"] if device == "cpu" else []
+    measured = runner.invoke(
+        app, ["--db", db, "measure", str(TINY), *sizes, *on, "--out", str(out), "--no-store", "--json"]
+    )
+    assert measured.exit_code == 0, measured.output
+    doc = json.loads(measured.stdout)
+    assert doc["device"]["kind"] == device and doc["stored"] is False
+    assert json.loads(out.read_text(encoding="utf-8"))["step_time"] == doc["step_time"]
+    home = runner.invoke(app, ["--db", db, "measure", str(TINY), "--from", str(out)])
+    assert home.exit_code == 0, home.output
+    gpu = doc["device"]["gpu_id"] or "A100-SXM4-80GB"
+    other = "A100-SXM4-80GB" if gpu == "H100-SXM" else "H100-SXM"
+    est = runner.invoke(app, ["--db", db, "estimate", str(TINY), "--gpu", gpu, "--gpu", other, "--json"])
+    assert est.exit_code == 0, est.output
+    rows = json.loads(est.stdout)["estimates"]
+    if device == "cpu" or doc["device"]["gpu_id"] is None:
+        assert all(r["anchored"] is None for r in rows)
+        return
+    own = rows[0]
+    assert own["anchored"]["measured_on"] == gpu and own["anchored"]["transferred"] is False
+    assert own["step_time_s"] == pytest.approx(doc["step_time"]["median_s"], rel=0.05)
+    assert rows[1]["anchored"]["measured_on"] == gpu and rows[1]["anchored"]["transferred"] is True
