@@ -263,13 +263,15 @@ def ablate(
     *,
     free: Sequence[str],
     candidates: Sequence[str],
+    group: Callable[[R], str] | None = None,
     say: Callable[[str], None] | None = None,
 ) -> Ablation:
-    """Leave-one-publisher-out with every parameter free, then once per candidate with that one
-    held at its value in ``start`` (``arch:*`` holds every architecture factor at 1)."""
-    if p.publisher is None:
+    """Leave-one-publisher-out (or out of ``group``) with every parameter free, then once per
+    candidate with that one held at its value in ``start`` (``arch:*`` holds every architecture
+    factor at 1)."""
+    group = group or p.publisher
+    if group is None:
         raise ValueError("ablation needs the rows' publisher")
-    group = p.publisher
 
     def median_worst(names: Sequence[str]) -> tuple[float, float]:
         pct = CrossValidation._pct(grouped_log_errors(p, start, free=names, group=group, say=say))
