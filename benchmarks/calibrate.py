@@ -186,7 +186,8 @@ def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]
     import math
 
     width, height, pad = 720, 420, 60
-    errs = [100.0 * (math.exp(e) - 1.0) for e in cv.heldout_log_errors]
+    grouped = bool(cv.lopo_log_errors)
+    errs = [100.0 * (math.exp(e) - 1.0) for e in cv.band_log_errors]
     ins = [100.0 * (math.exp(e) - 1.0) for e in cv.in_sample_log_errors]
     top = max(50.0, *map(abs, errs), *map(abs, ins))
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
@@ -200,7 +201,7 @@ def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
         'font-size="11">',
         f'<text x="{pad}" y="20" font-size="13">Throughput error per calibration row: held out '
-        f"({cv.folds}-fold, filled) vs in-sample (hollow)</text>",
+        f"({'publisher left out' if grouped else f'{cv.folds}-fold'}, filled) vs in-sample (hollow)</text>",
         f'<line x1="{pad}" x2="{width - pad}" y1="{y(0)}" y2="{y(0)}" stroke="#888"/>',
     ]
     half = 100.0 * (math.exp(cv.summary()["band_halfwidth_log"]) - 1.0)

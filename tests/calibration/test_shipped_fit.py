@@ -99,6 +99,20 @@ def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
     assert held["band_coverage"] >= 0.8
 
 
+def test_the_headline_is_leave_one_publisher_out_and_the_band_is_built_on_it() -> None:
+    cal = load_calibration()
+    held = dict(cal.heldout)
+    # Achieved on 106 rows of 16 publishers: 14.4 % (the target is 12 %: not met). Random k-fold
+    # says 10.2 % on the same fit: one publisher's stack on both sides of a split flatters.
+    assert held["publishers"] >= 15
+    assert held["kfold_median_abs_error_pct"] < held["lopo_median_abs_error_pct"] <= 15.0
+    # The band is the split-conformal half-width of the publisher-out residuals (×/÷ 1.372), so
+    # it covers 80 % of them by construction; a left-out publisher's rows judged against the band
+    # of the others' residuals: 76 % (the target is 80 %: not met).
+    assert cal.time_log_halfwidth == pytest.approx(held["band_halfwidth_log"], abs=1e-4)
+    assert held["band_coverage"] >= 0.8 and held["lopo_band_coverage"] >= 0.75
+
+
 def test_fitted_memory_rows_within_ten_percent() -> None:
     mem = [r for r in load_calibration().rows if r.metric == "peak_mem_gib" and r.used_in_fit]
     assert mem
