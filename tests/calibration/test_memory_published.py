@@ -116,9 +116,10 @@ def test_no_calibration_configuration_that_ran_is_called_does_not_fit() -> None:
     verdicts = {c.label: _estimate_case(c, p).memory_verdict for c, p in configs.values()}
     misses = [label for label, v in verdicts.items() if v is MemoryVerdict.DOES_NOT_FIT]
     # "Does not fit" only when the whole band is above the usable memory; the ResNet-50 at 512 on a
-    # 24 GiB 3090 is the one whose band straddles it (below): may not fit.
-    assert [label for label, v in verdicts.items() if v is MemoryVerdict.MAY_NOT_FIT] == [
-        "resnet50 (timm) train bs512 RTX-3090 [images_per_s]"
+    # 24 GiB 3090 (both memory formats) is the one whose band straddles it (below): may not fit.
+    assert sorted(label for label, v in verdicts.items() if v is MemoryVerdict.MAY_NOT_FIT) == [
+        "resnet50 (timm) train bs512 NCHW RTX-3090 [images_per_s]",
+        "resnet50 (timm) train bs512 NHWC RTX-3090 [images_per_s]",
     ]
     # The OLMo-core H100 rows (8: compiled, uncheckpointed FSDP on 80 GB) fit with what
     # torch.compile keeps (profile/compiled.py): traced eagerly the 1B came to 103 GiB allocated
@@ -172,17 +173,20 @@ def test_resnet50_b512_amp_on_a_3090_is_not_ruled_out_because_cache_and_cudnn_wo
     assert e.memory_verdict is MemoryVerdict.MAY_NOT_FIT and m.required_gib_high > m.capacity_gib
 
 
-def test_the_flashattention2_1_3b_run_at_8k_fits_once_its_fused_kernels_are_said_as_compile() -> None:
+def test_the_fa2_1_3b_run_at_8k_is_not_ruled_out_once_its_fused_kernels_are_said_as_compile() -> None:
     # Dao-AILab/flash-attention's gpt3xl-flash-8k config ran 4 × 8,192 tokens per 80 GB A100 under
     # ZeRO-1 over 8 GPUs with fused LayerNorm, MLP and in-place cross-entropy kernels. Traced with
     # stock modules it needs 87.5 GiB allocated (its calibration case compares time only); said
     # as compile: true — inductor fuses the same ops, and its partitioner keeps what such kernels
-    # keep — it fits. (The 2.7B at 8k does not, even so: 112 GiB; its config as written keeps
-    # ≈ 102 GB of activations by the repo's own kernels, so the run cannot have been that.)
+    # keep — it is not ruled out: 74.5 GiB must fit at the point, 69.4–81.5 over the band, of 78.8
+    # usable (may not fit; the eager trace of its fused kernels fits for certain, below). (The 2.7B
+    # at 8k does not, even so: 112 GiB; its config as written keeps ≈ 102 GB of activations by the
+    # repo's own kernels, so the run cannot have been that.)
     prof = _load("gpt3-1.3b-s8192-bs4-compiled")
     e = estimate(prof, get_gpu("A100-SXM4-80GB"), count=8, parallelism="zero1", compiled=True)
     assert prof.compile_saving_bytes > 10 * GIB
-    assert e.fits and 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.3
+    assert e.memory_verdict is MemoryVerdict.MAY_NOT_FIT and not e.memory.ruled_out
+    assert 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.3
 
 
 def test_the_flashattention2_1_3b_run_at_8k_fits_eagerly_with_its_fused_kernels_traced() -> None:
