@@ -40,6 +40,10 @@ COMMITMENT_KEYS = {
     "start_month",
     "term_months",
     "cost_usd",
+    "as_of",
+    "age_days",
+    "stale",
+    "confidence",
 }
 
 

@@ -112,6 +112,11 @@ class Store:
         self._facts: _Facts | None = None
 
     @property
+    def today(self) -> date:
+        """The day prices are aged against (``open_store(today=…)``, else the real date)."""
+        return self._today
+
+    @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine (created on first use; for layers that keep their own tables here)."""
         if self._engine is None:

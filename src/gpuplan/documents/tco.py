@@ -20,6 +20,7 @@ __all__ = [
     "TcoHourlyPrice",
     "TcoMonth",
     "TcoSensitivity",
+    "TcoUnknownPrice",
 ]
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
@@ -54,6 +55,13 @@ class TcoCommitment(Document):
     term_months: int
     cost_usd: float
     """What these units cost over their term (as billed under ``past_horizon``), USD."""
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    age_days: int | None
+    """Days from ``as_of`` (its first possible day) to the day of the report; None when undated."""
+    stale: bool
+    """Older than ``stale_after_days``, or undated."""
+    confidence: str
 
 
 class TcoSensitivity(Document):
@@ -85,6 +93,23 @@ class TcoHourlyPrice(Document):
     price_usd_per_gpu_hour: float
     spot_overhead_ratio: float | None
     """Paid spot hours per useful hour (checkpoints, lost work, restarts)."""
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    age_days: int | None
+    """Days from ``as_of`` (its first possible day) to the day of the report; None when undated."""
+    stale: bool
+    """Older than ``stale_after_days``, or undated."""
+    confidence: str
+
+
+class TcoUnknownPrice(Document):
+    """A pricing model the usage allows for a GPU demanded that has no usable price: whether it
+    pays off is unknown (not "no")."""
+
+    pricing: PricingModel
+    gpu: str
+    fill: str
+    """What would fill it, in words."""
 
 
 class TcoDocument(Document):
@@ -113,4 +138,8 @@ class TcoDocument(Document):
     sensitivity: list[TcoSensitivity]
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
+    unknown_prices: list[TcoUnknownPrice]
+    """Pricing models whose saving is unknown for want of a price."""
+    stale_after_days: int
+    """The staleness limit prices are flagged against, days."""
     notes: list[str]

@@ -13,6 +13,7 @@ from html import escape
 from gpuplan.i18n import _, current_language, current_money, format_percent, money
 from gpuplan.i18n.places import place
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.fonts import FONT_STACK
 from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_gpu
 from gpuplan.report.plan_view import PERSONA_NAMES
 from gpuplan.units import format_hours
@@ -186,8 +187,10 @@ def _notes(plan: Plan) -> list[str]:
     return [*notes, rate] if rate else notes
 
 
-_STYLE = """
-body { font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif; margin: 2em auto;
+_STYLE = (
+    "body { font-family: "
+    + FONT_STACK
+    + """; margin: 2em auto;
        max-width: 1200px; color: #222; padding: 0 1em; }
 table { border-collapse: collapse; font-size: 12px; }
 td, th { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }
@@ -211,6 +214,7 @@ li { margin: 2px 0; }
   h2 { break-after: avoid; }
 }
 """
+)
 
 
 def plan_html(plan: Plan, title: str) -> str:

@@ -30,6 +30,7 @@ from gpuplan.documents.base import Document
 from gpuplan.documents.simulate import AutoscaleDocument, ShareDocument
 from gpuplan.i18n import Money, _, format_number, format_percent
 from gpuplan.report.common import Widest, house_table, to_jsonable
+from gpuplan.report.fonts import FONT_STACK
 from gpuplan.simulate.autoscale import AutoscaleResult, PolicyResult
 from gpuplan.simulate.share import SharePlan
 
@@ -287,9 +288,9 @@ def autoscale_svg(res: AutoscaleResult) -> str:
         line=res.settings.slo_s,
     )
     style = (
-        "<style>.t{font:bold 13px sans-serif}.l{font:10px sans-serif;text-anchor:end}"
-        ".x{font:10px sans-serif;text-anchor:middle}.ax{stroke:#999}"
-        "text{font-family:sans-serif;font-size:11px}</style>"
+        "<style>.t{font-weight:bold;font-size:13px}.l{font-size:10px;text-anchor:end}"
+        ".x{font-size:10px;text-anchor:middle}.ax{stroke:#999}"
+        f"text{{font-family:{FONT_STACK};font-size:11px}}</style>"
     )
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="880" height="620" viewBox="0 0 880 620">'
     return f"{svg}{style}{load}{reps}{lat}</svg>"
@@ -298,7 +299,7 @@ def autoscale_svg(res: AutoscaleResult) -> str:
 def _html_page(title: str, body: str) -> str:
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>gpuplan: {escape(title)}</title>
-<style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}
+<style>body{{font-family:{FONT_STACK};max-width:960px;margin:2em auto}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
 td:first-child,th:first-child{{text-align:left}}
 .note{{color:#555;font-size:90%}}</style></head><body>
