@@ -406,7 +406,7 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         said = pipe.describe(count)
         if input_bound:
             notes.append(
-                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
+                _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
                     rate=point, said=said
                 )
             )

@@ -75,7 +75,7 @@ def plan_workload(
         raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
     constraints = constraints_from_spec(workload.constraints, **(overrides or {}))
     prices = store.offers(include_unpriced=True)
-    table = offer_table_from_prices(prices)
+    table = offer_table_from_prices(prices, today=store.today, stale_after_days=store.stale_after_days)
     job, job_notes = job_facts_from(workload, profile)
     job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)
     if job.data_location is not None:
@@ -113,4 +113,5 @@ def plan_workload(
         baseline=baseline,
         unknown_costs=unknown_costs,
         notes=notes,
+        stale_after_days=store.stale_after_days,
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
@@ -33,6 +34,7 @@ from gpuplan.plan.input_types import (
     UsdTransferTier,
 )
 from gpuplan.plan.overrides import PlanOverrides
+from gpuplan.plan.price_age import DEFAULT_STALE_AFTER_DAYS, price_age
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.vocab import PRICING_RULES
@@ -78,12 +80,18 @@ def _discount_note(p: OfferPrice) -> str:
     return f" [your {percent} % discount applied; list {listed}]"
 
 
-def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
+def offer_table_from_prices(
+    prices: Sequence[OfferPrice],
+    *,
+    today: date | None = None,
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
+) -> OfferTable:
     """The store's offers (one per offer × pricing model) as planner columns.
 
     A row whose price is unknown, or not convertible to USD, keeps ``price_usd=None`` (counted as
     unpriced, never free). Monthly prices stay monthly (``unit_hours`` 730) so that the planner
-    rounds them to whole months; reserved prices carry their term.
+    rounds them to whole months; reserved prices carry their term. ``today``: the day prices are
+    aged against (each row's ``price_age_days``; an undated price counts as stale).
     """
     memory: dict[str, float] = {}
     rows = []
@@ -96,6 +104,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
             term_h = float(years) * 8760.0 if isinstance(years, int | float) else _TERM_HOURS[p.pricing]
         if p.gpu not in memory:
             memory[p.gpu] = _gpu_memory_gib(p.gpu)
+        age = price_age(p.as_of, today, stale_after_days) if today is not None and p.pricing else None
         rows.append(
             PlanOffer(
                 provider=p.provider,
@@ -122,7 +131,8 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 confidence=p.confidence or "low",
                 as_of=p.as_of or "",
                 source=(p.source or "") + _discount_note(p),
-                stale=p.stale,
+                stale=p.stale or (age is not None and age.stale),
+                price_age_days=None if age is None or age.age_days is None else float(age.age_days),
             )
         )
     return OfferTable.from_rows(rows)
@@ -237,6 +247,8 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
+    from gpuplan.perf.workload_request import job_size as job_size_of
+
     notes: list[str] = []
     data = workload.data
     dataset_gb = data.size_gb if data is not None and data.size_gb is not None else None
@@ -280,8 +292,12 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
                 "hourly prices for {hours} h plus set-up"
             ).format(hours=f"{SERVING_HOURS:g}")
         )
+    size = job_size_of(workload)
     job = JobFacts(
         task=str(workload.task),
+        data_transfer=str(data.transfer.value) if data is not None else "per_node",
+        image_job=not serving and workload.inputs.image_size is not None,
+        rereads_dataset=not serving and bool(dataset_gb) and size is not None and size.epochs > 1,
         dataset_gb=dataset_gb or 0.0,
         checkpoint_gb=checkpoint_gb,
         results_gb=results_gb,
@@ -314,6 +330,7 @@ def make_estimator(
         run_estimate,
         serving_estimate,
     )
+    from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 
     cal = calibration or load_calibration()
@@ -335,8 +352,8 @@ def make_estimator(
             _(
                 "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
                 "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
-                "input_bound are CPU-bound; offers whose vCPUs the catalog lacks carry the warning "
-                "'input pipeline unknown' (not bounded, not known fed)"
+                "input_bound are CPU-bound; an offer whose vCPUs the catalog lacks is bounded at the "
+                "fewest vCPUs per GPU of any offer of its GPU (its best case, not bounded, shown beside)"
             ).format(
                 rate=f"{IMAGES_PER_S_PER_VCPU:g}",
                 low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
@@ -373,7 +390,7 @@ def make_estimator(
                 count=key.gpu_count,
                 link=link,
                 calibration=cal,
-                vcpus_per_gpu=key.vcpus / key.gpus_per_node if key.vcpus else None,
+                host=Host(gpus=key.gpus_per_node, vcpus=key.vcpus, ram_gib=key.memory_gib),
             )
         )
         peak = est.memory.peak_memory_gib
