@@ -135,6 +135,27 @@ class MemoryDoc(Document):
     compares it with ``memory_capacity_gib``."""
 
 
+class PlausibilityDoc(Document):
+    """One step checked against what the datasheets allow (``perf/plausibility.py``)."""
+
+    reference_gpu: str | None
+    """The generation's reference GPU compared with; None when this GPU is its own reference."""
+    ratio_to_reference: float | None
+    """Step time on the reference ÷ on this GPU (above 1: faster than the reference)."""
+    datasheet_low: float | None
+    datasheet_high: float | None
+    """The compute-peak and bandwidth ratios to the reference, smaller and larger: no mix of the two
+    runs faster than ``datasheet_high``."""
+    parity_high: float | None
+    """The ratio with the reference's fitted efficiencies on both GPUs."""
+    peak_fraction: float
+    """Tensor FLOPs per second over the datasheet's dense peak (at most 1)."""
+    bandwidth_fraction: float
+    """Bytes per second over the datasheet's memory bandwidth (at most 1)."""
+    flags: list[str]
+    """Each bound the estimate breaks, in words; empty when it is plausible."""
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -196,6 +217,8 @@ class EstimateRow(Document):
     instance vCPUs given)."""
     link: str
     notes: list[str]
+    plausibility: PlausibilityDoc | None = None
+    """The step against the datasheets and the generation's reference GPU; None with ``error``."""
     advice: list[AdviceItem]
     decode: DecodeDoc | None
     serving: ServingDoc | None

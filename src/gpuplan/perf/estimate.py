@@ -30,6 +30,7 @@ from gpuplan.perf.model_parallel import (
 )
 from gpuplan.perf.parallel import Link, check_parallelism
 from gpuplan.perf.per_gpu import MemoryRequest, per_gpu_memory
+from gpuplan.perf.plausibility import Plausibility, check, power_floor, unseen_architecture_note
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.profile.model import Profile
 
@@ -185,6 +186,9 @@ class Estimate:
     """Images/s the host CPUs feed all GPUs at the point rate; None when not checked (no images
     or vCPUs unknown)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    plausibility: Plausibility | None = None
+    """The step checked against the datasheets and the generation's reference GPU
+    (``perf/plausibility.py``); its ``flags`` are in ``notes`` too."""
 
     @property
     def comm_time_s(self) -> float:
@@ -312,6 +316,13 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     phases = phase_times(
         profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
     )
+    # The physical bounds (perf/plausibility.py): a lower-power part of a chip no faster than the
+    # full-power one; the step checked against the datasheets and the generation's reference GPU.
+    phases, power_note = power_floor(profile, gpu, cal, phases)
+    base_cal = calibration or load_calibration()
+    plausible = check(profile, gpu, base_cal, phases.total_s)
+    notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
+    notes += plausible.flags
     host_us = cal.host_overhead_us * 1e-6
     optimizer_s = phases.optimizer_s
     if parallelism != "ddp" and dp > 1:
@@ -469,4 +480,5 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         input_bound=input_bound,
         input_samples_per_s=feed_s,
         notes=tuple(notes),
+        plausibility=plausible,
     )

@@ -28,6 +28,7 @@ from gpuplan.documents.estimate import (
     EstimateRow,
     EstimateWorkload,
     MemoryDoc,
+    PlausibilityDoc,
     ServingDoc,
 )
 from gpuplan.i18n import _, format_hours, format_number
@@ -35,6 +36,7 @@ from gpuplan.perf.advisor import Advice
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.memory import MemoryEstimate
+from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
@@ -125,6 +127,21 @@ def _memory_json(m: MemoryEstimate) -> MemoryDoc:
     )
 
 
+def _plausibility_json(p: Plausibility | None) -> PlausibilityDoc | None:
+    if p is None:
+        return None
+    return PlausibilityDoc(
+        reference_gpu=p.reference_gpu,
+        ratio_to_reference=p.ratio,
+        datasheet_low=p.datasheet_low,
+        datasheet_high=p.datasheet_high,
+        parity_high=p.parity_high,
+        peak_fraction=p.peak_fraction,
+        bandwidth_fraction=p.bandwidth_fraction,
+        flags=list(p.flags),
+    )
+
+
 def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
     e = o.estimate
     if e is None:
@@ -153,6 +170,7 @@ def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
             "input_samples_per_s": e.input_samples_per_s,
             "link": e.link,
             "notes": list(e.notes),
+            "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
             "decode": DecodeDoc(**asdict(o.decode)) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
