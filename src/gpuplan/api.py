@@ -51,19 +51,24 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     vcpus_per_gpu: float | None = None,
+    offered_gpus: frozenset[str] | None = None,
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
-    ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
+    ``gpus``: names as people type them (``"a100-sxm4-80gb"``, ``"V100-SXM2-16GB:8"`` for a count;
+    a name several parts fit, ``"a100-80gb"``, raises AmbiguousNameError with the choices); default every
     GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
     ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
     what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
+    ``offered_gpus``: the GPUs a catalog has offers of; where the workload does not fit, another GPU
+    is suggested among them first (else labelled "not offered in the catalog").
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
+    from gpuplan.perf.advisor import Current
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
@@ -82,7 +87,7 @@ def estimate(
         )
         for gpu, n in specs
     ]
-    outcomes = estimate_all(requests, serving=serving_load(w))
+    outcomes = estimate_all(requests, serving=serving_load(w), current=Current.of(w), offered=offered_gpus)
     return EstimateReport(profile=prof, outcomes=outcomes, calibration=cal)
 
 

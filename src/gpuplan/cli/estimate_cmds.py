@@ -59,6 +59,7 @@ def estimate_cmd(
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
+            offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
             report = estimate(
                 workload,
                 gpu or None,
@@ -67,6 +68,7 @@ def estimate_cmd(
                 measurements=measured,
                 network=network,
                 vcpus_per_gpu=vcpus_per_gpu,
+                offered_gpus=offered,
             )
     finally:
         if store is not None:

@@ -72,10 +72,18 @@ class AdviceItem(Document):
     gpu: str
     gpu_count: int = Field(ge=1)
     peak_memory_gib: float | None
+    """What nvidia-smi would show after the change."""
     fits: bool
+    """By the estimate's verdict: ``required_gib`` ≤ ``capacity_gib``."""
     step_time_s: float | None
     step_time_factor: float | None
     derivation: str
+    required_gib: float | None = None
+    """What must fit after the change (allocated + CUDA context + cuBLAS + NCCL)."""
+    capacity_gib: float | None = None
+    """Usable memory of the GPU the change runs on."""
+    offered: bool | None = None
+    """Another GPU: whether the catalog has an offer of it (None when not checked or the same GPU)."""
 
 
 class DecodeDoc(Document):

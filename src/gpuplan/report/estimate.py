@@ -109,6 +109,9 @@ def _advice_json(a: Advice) -> AdviceItem:
         step_time_s=a.step_time_s,
         step_time_factor=a.step_time_factor,
         derivation=a.derivation,
+        required_gib=a.required_gib,
+        capacity_gib=a.capacity_gib,
+        offered=a.offered,
     )
 
 
@@ -267,9 +270,9 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             continue
         mem = (
             f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
-            f" / {e.memory.capacity_gib:.0f}"
+            f" / {_gib(e.memory.capacity_gib)}"
             if ranges
-            else f"{e.peak_memory_gib:.1f} / {e.memory.capacity_gib:.0f}"
+            else f"{e.peak_memory_gib:.1f} / {_gib(e.memory.capacity_gib)}"
         )
         fits = Text(_("yes"), style="green") if e.fits else Text(_("no"), style="bold red")
         step = _time(e.step_time_s)
@@ -282,6 +285,11 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
                 job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
         table.add_row(name, fits, Text(mem), Text(step), Text(thr), Text(job))
     return table
+
+
+def _gib(x: float) -> str:
+    """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
 
 
 #: Advice rows shown per GPU on a terminal (all of them are in ``--json``).
@@ -303,14 +311,18 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     )
     table.add_column("GPU", no_wrap=True)
     table.add_column(_("change"))
-    table.add_column(_("GiB / GPU"), justify="right")
+    # The verdict's two figures, stacked so that the column stays narrow: GiB that must fit over usable.
+    table.add_column(_("GiB needed") + "\n/ " + _("usable"), justify="right")
     table.add_column(_("step time"), justify="right")
     table.add_column(_("how derived"))
     for o in rows:
         shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or list(o.advice[:1])
         for i, a in enumerate(shown):
             t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
-            mem = Text(f"{a.peak_memory_gib:.1f}", style="" if a.fits else "red")
+            # The verdict's own figures: what must fit against what the GPU can hold.
+            needs = a.required_gib if a.required_gib is not None else a.peak_memory_gib
+            usable = f"\n/ {_gib(a.capacity_gib)}" if a.capacity_gib is not None else ""
+            mem = Text(f"{needs:.1f}{usable}", style="" if a.fits else "red")
             table.add_row(o.gpu if i == 0 else "", Text(a.summary), mem, t, Text(a.derivation, style="dim"))
     return table
 
