@@ -102,10 +102,37 @@ def _peak(gpu: GPU, path: str) -> float | None:
     return fp32_peak_tflops(gpu) if path == "fp32" else gpu.peak_tflops(path)
 
 
+#: Roofline times already worked out, per (profile object, GPU, efficiencies): the planner asks
+#: about the same profile on the same GPU at many counts and links, and the references' times do not
+#: depend on them. The profile itself is kept with its entry, so that a reused id() never matches.
+_CACHE: dict[tuple[object, ...], tuple[Profile, PhaseTimes]] = {}
+_CACHE_SIZE = 512
+
+
 def _phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
-    return phase_times(
+    key = (
+        id(profile),
+        gpu.id,
+        cal.tensor_matmul_efficiency,
+        cal.tensor_conv_efficiency,
+        cal.vector_efficiency,
+        cal.bandwidth_efficiency,
+        cal.min_kernel_time_us,
+        cal.tf32_factor,
+        cal.tensor_tail_gflop_per_call,
+        cal.attention_factor,
+        cal.matmul_caps,
+    )
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    out = phase_times(
         profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
     )
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[key] = (profile, out)
+    return out
 
 
 def _fractions(profile: Profile, gpu: GPU, step_s: float) -> tuple[float, float]:
@@ -118,9 +145,27 @@ def _fractions(profile: Profile, gpu: GPU, step_s: float) -> tuple[float, float]
     return peak_fraction, bw_fraction
 
 
+_CHECKS: dict[tuple[object, ...], tuple[Profile, Calibration, Plausibility]] = {}
+
+
 def check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) -> Plausibility:
     """Check ``step_s``, the roofline time of one micro-batch step of ``profile`` on ``gpu`` (one
-    GPU, no communication), against the bounds of the module docstring."""
+    GPU, no communication), against the bounds of the module docstring.
+
+    The answer depends on these four only (not on the GPU count or the links), so it is kept for
+    the planner's next question about the same GPU."""
+    key = (id(profile), gpu.id, id(calibration), step_s)
+    hit = _CHECKS.get(key)
+    if hit is not None and hit[0] is profile and hit[1] is calibration:
+        return hit[2]
+    out = _check(profile, gpu, calibration, step_s)
+    if len(_CHECKS) >= _CACHE_SIZE:
+        _CHECKS.clear()
+    _CHECKS[key] = (profile, calibration, out)
+    return out
+
+
+def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) -> Plausibility:
     peak_fraction, bw_fraction = _fractions(profile, gpu, step_s)
     flags: list[str] = []
     if peak_fraction > _SLACK:

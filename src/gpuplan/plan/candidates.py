@@ -198,19 +198,22 @@ def model_split_misfits(cands: Candidates, job: JobFacts) -> ModelSplitMisfits:
     )
 
 
+def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer codes of a column (equal values, equal codes; nan as one value) and how many."""
+    values = np.where(np.isnan(values), -1.0, values) if values.dtype.kind in "fc" else values.astype(str)
+    uniq, inverse = np.unique(values, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64), int(uniq.size)
+
+
 def _offer_shapes(
     offers: OfferTable, vcpus: np.ndarray, ram: np.ndarray, net: np.ndarray, kind: np.ndarray
 ) -> np.ndarray:
-    """An id per offer row of what the estimator sees of it (GPU, links, host), -1 for unknown."""
-
-    def text(a: np.ndarray) -> np.ndarray:
-        return np.where(np.isnan(a), -1.0, a).astype(str)
-
-    parts = [offers.gpu.astype(str), offers.interconnect.astype(str), text(net), text(vcpus), text(ram)]
-    shape_text = kind.astype(str)
-    for part in parts:
-        shape_text = np.char.add(np.char.add(shape_text, "|"), part)
-    _, shape_id = np.unique(shape_text, return_inverse=True)
+    """An id per offer row of what the estimator sees of it (GPU, links, host; unknown alike)."""
+    key = np.zeros(len(offers), dtype=np.int64)
+    for column in (offers.gpu, offers.interconnect, kind, net, vcpus, ram):
+        codes, n = _codes(column)
+        key = key * max(n, 1) + codes  # mixed radix: a few hundred values per column at most
+    _, shape_id = np.unique(key, return_inverse=True)
     out: np.ndarray = shape_id.reshape(-1)
     return out
 
@@ -329,27 +332,38 @@ def estimate_candidates(
     return calls
 
 
+def _per_gpu_bound(offers: OfferTable, per_gpu: dict[str, float], fallback: float | None) -> np.ndarray:
+    """Per offer row: its GPU's bound per GPU × its GPU count (nan where there is none)."""
+    uniq, inverse = np.unique(offers.gpu.astype(str), return_inverse=True)
+    none = math.nan if fallback is None else fallback
+    per = np.array([per_gpu.get(str(g), none) for g in uniq], dtype=float)
+    out: np.ndarray = per[inverse.reshape(-1)] * offers.gpu_count
+    return out
+
+
 def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.ndarray, ...]:
     """The offers' vCPUs, RAM, network and network kind with each relevant unknown at its bound."""
-    vcpus, ram = offers.vcpus.copy(), offers.memory_gib.copy()
-    net, kind = offers.network_gbps.copy(), offers.network_kind.copy()
-    for i in range(len(offers)):
-        gpu, n = str(offers.gpu[i]), float(offers.gpu_count[i])
-        if relevant & Fact.VCPUS and math.isnan(vcpus[i]):
-            vcpus[i] = bounds.vcpus(gpu, n) or math.nan
-        if relevant & Fact.RAM and math.isnan(ram[i]):
-            ram[i] = bounds.ram_gib(gpu, n) or math.nan
-        if math.isnan(net[i]) and bounds.network_gbps is not None:
-            net[i], kind[i] = bounds.network_gbps, "TCP"
+    vcpus, ram = offers.vcpus, offers.memory_gib
+    if relevant & int(Fact.VCPUS):
+        bound = _per_gpu_bound(offers, bounds.vcpus_per_gpu, bounds.any_vcpus_per_gpu)
+        vcpus = np.where(np.isnan(vcpus), bound, vcpus)
+    if relevant & int(Fact.RAM):
+        bound = _per_gpu_bound(offers, bounds.ram_gib_per_gpu, bounds.any_ram_gib_per_gpu)
+        ram = np.where(np.isnan(ram), bound, ram)
+    net, kind = offers.network_gbps, offers.network_kind
+    if bounds.network_gbps is not None:
+        unknown = np.isnan(net)
+        net = np.where(unknown, bounds.network_gbps, net)
+        kind = np.where(unknown, "TCP", kind.astype(str))
     return vcpus, ram, net, kind
 
 
 def _taken(offers: OfferTable, relevant: int) -> IntArray:
     """Per offer row: the relevant instance facts it lacks (a :class:`Fact` mask)."""
     out = np.zeros(len(offers), dtype=np.int64)
-    if relevant & Fact.VCPUS:
+    if relevant & int(Fact.VCPUS):
         out |= np.where(np.isnan(offers.vcpus), int(Fact.VCPUS), 0)
-    if relevant & Fact.RAM:
+    if relevant & int(Fact.RAM):
         out |= np.where(np.isnan(offers.memory_gib), int(Fact.RAM), 0)
     out |= np.where(np.isnan(offers.network_gbps), int(Fact.NETWORK), 0)
     return out
