@@ -285,9 +285,9 @@ def estimate_candidates(
 
     A shape is (GPU, GPUs per node, nodes, intra-node link, network, vCPUs, RAM, network kind);
     thousands of candidates (zones, regions, pricing models of the same instance) share a few
-    hundred shapes. ``bounds``: an instance fact the catalog lacks (vCPUs and RAM where ``relevant``
-    has their bit, the network of a multi-node candidate) is asked at its conservative bound
-    (``plan/unknowns.py``) for the candidate's time, and as unknown for its best case
+    hundred shapes. ``bounds``: an instance fact the catalog lacks (vCPUs, RAM and the network
+    where ``relevant`` has their bit; the network only for a multi-node candidate) is asked at its
+    conservative bound (``plan/unknowns.py``) for the candidate's time, and as unknown for its best case
     (``work_h_best``); the facts so taken are marked in ``cands.unknown``.
     """
     live = np.flatnonzero(cands.alive)
@@ -351,7 +351,7 @@ def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.n
         bound = _per_gpu_bound(offers, bounds.ram_gib_per_gpu, bounds.any_ram_gib_per_gpu)
         ram = np.where(np.isnan(ram), bound, ram)
     net, kind = offers.network_gbps, offers.network_kind
-    if bounds.network_gbps is not None:
+    if bounds.network_gbps is not None and relevant & int(Fact.NETWORK):
         unknown = np.isnan(net)
         net = np.where(unknown, bounds.network_gbps, net)
         kind = np.where(unknown, "TCP", kind.astype(str))
@@ -365,5 +365,6 @@ def _taken(offers: OfferTable, relevant: int) -> IntArray:
         out |= np.where(np.isnan(offers.vcpus), int(Fact.VCPUS), 0)
     if relevant & int(Fact.RAM):
         out |= np.where(np.isnan(offers.memory_gib), int(Fact.RAM), 0)
-    out |= np.where(np.isnan(offers.network_gbps), int(Fact.NETWORK), 0)
+    if relevant & int(Fact.NETWORK):
+        out |= np.where(np.isnan(offers.network_gbps), int(Fact.NETWORK), 0)
     return out
