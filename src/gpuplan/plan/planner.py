@@ -217,7 +217,7 @@ def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) ->
         "unknown facts decide the ranking: with its {facts} at their best case, {option} would rank "
         "first ({best}); at their conservative bound it costs {cost} and ranks below {winner}"
     ).format(
-        facts=", ".join(fact_names(mask)) or _("figures"),
+        facts=_(", ").join(fact_names(mask)) or _("figures"),
         option=a.label,
         best=_time_cost_words(a.best_case_job_time_h, a.best_case_total_cost_usd),
         cost=_time_cost_words(a.job_time_h, a.total_cost_usd),

@@ -148,7 +148,7 @@ def unknowns_cell(o: Option) -> str:
     bound of, and its cost were they at their best case."""
     if not o.unknown_facts:
         return ""
-    names = ", ".join(fact_name(u.fact) for u in o.unknown_facts)
+    names = _(", ").join(fact_name(u.fact) for u in o.unknown_facts)
     if o.best_case_total_cost_usd is None:
         return _("unknown: {facts}").format(facts=names)
     return _("unknown: {facts}; best case {cost}").format(facts=names, cost=money(o.best_case_total_cost_usd))
