@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gpuplan.hardware import GPU
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.parallel import Link
+from gpuplan.perf.links import Link
 from gpuplan.profile.model import Profile
 
 __all__ = ["Advice", "Current", "Setup"]
