@@ -18,7 +18,7 @@ from gpuplan.perf.plausibility import check, power_floor
 from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.profile.model import Profile
 
-PROFILES = Path(__file__).parent / "fixtures" / "profiles"
+PROFILES = Path(__file__).resolve().parents[1] / "calibration" / "fixtures" / "profiles"
 H100 = get_gpu("H100-SXM")
 
 
