@@ -43,6 +43,7 @@ COMMITMENT_KEYS = {
     "as_of",
     "age_days",
     "stale",
+    "staleness",
     "confidence",
 }
 

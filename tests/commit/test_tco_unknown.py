@@ -106,23 +106,35 @@ def test_missing_prices_lists_commitments_for_every_gpu_and_spot_only_for_interr
 def test_every_price_used_shows_its_age_and_stale_ones_are_flagged_in_the_headline() -> None:
     report = _report((_offer("on_demand", 2.74, as_of="2023-06"), _offer("reserved_3y", 1.2, term=36)))
     rows = price_rows(report)
-    dates = {r[3]: r[5] for r in rows}
+    dates = {r[3]: r[5:] for r in rows}
     # 2023-06-01 to 2026-12-01 is 1,279 days: 3.5 years.
     assert dates == {
-        "on demand": "as of 2023-06 (3.5 years old)",
-        "reserved 3 years": "as of 2026-11-09 (22 days old)",
+        "on demand": ["2023-06 (3.5 y)", "stale"],
+        "reserved 3 years": ["2026-11-09 (22 d)", ""],
     }
     headline = "\n".join(summary_lines(report))
-    assert "Stale prices: 1 of the 2 used are older than 180 days or undated" in headline
-    assert "as of 2023-06 (3.5 years old)" in headline
+    assert "Stale prices: 1 of the 2 used are older than 180 days or of unknown age" in headline
+    assert "stale (3.5 y)" in headline
     doc = tco_json(report)
-    ages = {c["pricing"]: (c["age_days"], c["stale"]) for c in [*doc["commitments"], *doc["hourly_prices"]]}
-    assert ages == {"on_demand": (1279, True), "reserved_3y": (22, False)}
+    ages = {
+        c["pricing"]: (c["age_days"], c["stale"], c["staleness"])
+        for c in [*doc["commitments"], *doc["hourly_prices"]]
+    }
+    assert ages == {"on_demand": (1279, True, "stale"), "reserved_3y": (22, False, "fresh")}
+
+
+def test_a_price_whose_source_carries_no_date_is_of_unknown_age() -> None:
+    # A bounded date (observed some time between June 2025 and the day of the report) straddles the
+    # 180-day limit: its age is unknown, never taken as fresh, shown at its oldest.
+    report = _report((_offer("on_demand", 2.74, as_of="2025-06/2026-12-01"),))
+    assert price_rows(report)[0][5:] == ["2025-06–2026-12-01 (18 mo)", "age unknown"]
+    assert "age unknown (up to 18 mo)" in "\n".join(summary_lines(report))
+    assert tco_json(report)["hourly_prices"][0]["staleness"] == "unknown"
 
 
 def test_an_undated_price_counts_as_stale() -> None:
     report = _report((_offer("on_demand", 2.74, as_of=""),))
-    assert price_rows(report)[0][5:] == ["date unknown", "stale"]
+    assert price_rows(report)[0][5:] == ["date unknown", "age unknown"]
 
 
 def test_a_total_equal_to_all_on_demand_saves_nothing_and_says_so() -> None:

@@ -153,10 +153,10 @@ def _check_owned(conn: Connection, location: str) -> None:
     """
     from sqlalchemy import inspect
 
-    from gpuplan.catalog.schema import metadata
+    from gpuplan.catalog.schema import QUEUE_TABLES, metadata
 
     tables = set(inspect(conn).get_table_names())
-    ours = set(metadata.tables) | {"alembic_version"}
+    ours = set(metadata.tables) | {"alembic_version"} | set(QUEUE_TABLES)
     revision = _current_revision(conn)
     foreign = sorted(tables - ours)
     if foreign:

@@ -12,12 +12,12 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.commit.adapters import DemandSource, demands_from_usage, missing_prices, priced_offers
 from gpuplan.commit.model import MissingPrice, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.i18n import N_, _
-from gpuplan.plan.price_age import DEFAULT_STALE_AFTER_DAYS
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store

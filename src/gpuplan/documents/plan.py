@@ -131,9 +131,13 @@ class PlanOption(Document):
     confidence: str | None = None
     as_of: str | None = None
     stale: bool = False
-    """The price is older than the catalog's staleness limit, or undated."""
+    """The price is not known to be within the catalog's staleness limit: older, or of unknown age."""
     age_days: int | None = None
-    """Days from ``as_of`` (its first possible day) to the day of the plan; None when undated."""
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
+    days; None when undated."""
+    staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown
+    (the date's bounds straddle the limit, or there is none)."""
     unknown_facts: list[UnknownFactDoc] = Field(default_factory=list)
     """Facts the catalog lacks, each costed at its conservative bound (which the ranking uses)."""
     best_case_total_cost_usd: float | None = None

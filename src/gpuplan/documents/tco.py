@@ -58,9 +58,13 @@ class TcoCommitment(Document):
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     age_days: int | None
-    """Days from ``as_of`` (its first possible day) to the day of the report; None when undated."""
+    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
+    allows), days; None when undated."""
     stale: bool
-    """Older than ``stale_after_days``, or undated."""
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
+    the limit, or there is none)."""
     confidence: str
 
 
@@ -96,9 +100,13 @@ class TcoHourlyPrice(Document):
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     age_days: int | None
-    """Days from ``as_of`` (its first possible day) to the day of the report; None when undated."""
+    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
+    allows), days; None when undated."""
     stale: bool
-    """Older than ``stale_after_days``, or undated."""
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
+    the limit, or there is none)."""
     confidence: str
 
 

@@ -75,7 +75,7 @@ def plan_workload(
         raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
     constraints = constraints_from_spec(workload.constraints, **(overrides or {}))
     prices = store.offers(include_unpriced=True)
-    table = offer_table_from_prices(prices, today=store.today, stale_after_days=store.stale_after_days)
+    table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
     job = replace(job, storage_kind=storage, egress_free_tier=egress_free_tier)
     if job.data_location is not None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
@@ -34,7 +33,6 @@ from gpuplan.plan.input_types import (
     UsdTransferTier,
 )
 from gpuplan.plan.overrides import PlanOverrides
-from gpuplan.plan.price_age import DEFAULT_STALE_AFTER_DAYS, price_age
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.vocab import PRICING_RULES
@@ -80,18 +78,13 @@ def _discount_note(p: OfferPrice) -> str:
     return f" [your {percent} % discount applied; list {listed}]"
 
 
-def offer_table_from_prices(
-    prices: Sequence[OfferPrice],
-    *,
-    today: date | None = None,
-    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
-) -> OfferTable:
+def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     """The store's offers (one per offer × pricing model) as planner columns.
 
     A row whose price is unknown, or not convertible to USD, keeps ``price_usd=None`` (counted as
     unpriced, never free). Monthly prices stay monthly (``unit_hours`` 730) so that the planner
-    rounds them to whole months; reserved prices carry their term. ``today``: the day prices are
-    aged against (each row's ``price_age_days``; an undated price counts as stale).
+    rounds them to whole months; reserved prices carry their term. Each row's age and staleness
+    are the store's (:func:`gpuplan.catalog.dates.price_age`: an undated price counts as stale).
     """
     memory: dict[str, float] = {}
     rows = []
@@ -104,7 +97,6 @@ def offer_table_from_prices(
             term_h = float(years) * 8760.0 if isinstance(years, int | float) else _TERM_HOURS[p.pricing]
         if p.gpu not in memory:
             memory[p.gpu] = _gpu_memory_gib(p.gpu)
-        age = price_age(p.as_of, today, stale_after_days) if today is not None and p.pricing else None
         rows.append(
             PlanOffer(
                 provider=p.provider,
@@ -131,8 +123,9 @@ def offer_table_from_prices(
                 confidence=p.confidence or "low",
                 as_of=p.as_of or "",
                 source=(p.source or "") + _discount_note(p),
-                stale=p.stale or (age is not None and age.stale),
-                price_age_days=None if age is None or age.age_days is None else float(age.age_days),
+                stale=p.stale,
+                staleness=p.staleness or "",
+                price_age_days=None if p.age_days is None else float(p.age_days),
             )
         )
     return OfferTable.from_rows(rows)

@@ -182,7 +182,8 @@ def cost_candidates(
     setup = np.minimum(price / unit * nodes * job.setup_h, mid.compute)
     unknown = cands.unknown[idx] | region_facts
     unknown |= np.where(is_spot & no_band, int(Fact.SPOT_RATE), 0)
-    unknown |= np.where(offers.as_of[o] == "", int(Fact.PRICE_DATE), 0)
+    # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
+    unknown |= np.where((offers.as_of[o] == "") | (offers.staleness[o] == "unknown"), int(Fact.PRICE_DATE), 0)
 
     def total(a: _AtTime) -> FloatArray:
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence

@@ -81,9 +81,13 @@ class PlanOffer:
     as_of: str = ""
     source: str = ""
     stale: bool = False
-    """Older than the catalog's staleness limit, or undated."""
+    """Not known to be within the catalog's staleness limit: older, or of unknown age."""
+    staleness: str = ""
+    """The catalog's word on the price's age (``fresh``, ``stale``, ``unknown``: the date's bounds
+    straddle the limit, or there is none); "" for an offer without a price."""
     price_age_days: float | None = None
-    """Days from ``as_of`` (its first possible day) to the day of the plan; None when undated."""
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
+    days; None when undated."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +119,7 @@ class OfferTable:
     as_of: StrArray
     source: StrArray
     stale: BoolArray
+    staleness: StrArray
     price_age_days: FloatArray
 
     def __len__(self) -> int:

@@ -93,8 +93,10 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
     flags: list[str] = []
     if row.confidence == "low":
         flags.append(N_("low-confidence price"))
-    if row.stale:
+    if row.staleness == "stale":
         flags.append(N_("stale price"))
+    elif row.stale:  # a source without a date of its own, or none at all: never taken as fresh
+        flags.append(N_("price of unknown age"))
     if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
         flags.append(N_("billing granularity unknown: hourly assumed"))
     if bool(ctx.costs.is_spot[j]) and ctx.costs.rates[int(ctx.costs.spot_rate_id[j])].assumed:
@@ -198,4 +200,5 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         best_case_total_cost_usd=best_total,
         best_case_job_time_h=best_time,
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
+        staleness=row.staleness,
     )

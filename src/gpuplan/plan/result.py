@@ -127,7 +127,11 @@ class Option:
     best_case_job_time_h: float | None = None
     """The job time with every unknown fact at its best case (None when none is unknown)."""
     price_age_days: int | None = None
-    """Days from ``as_of`` to the day of the plan; None when the price is undated."""
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
+    days; None when the price is undated."""
+    staleness: str = ""
+    """``fresh``, ``stale`` or ``unknown`` (the date's bounds straddle the staleness limit, or there is
+    none): the catalog's judgement (:func:`gpuplan.catalog.dates.price_age`)."""
 
     @property
     def gpu_count(self) -> int:

@@ -58,6 +58,7 @@ def option_json(o: Option) -> PlanOption:
         best_case_total_cost_usd=o.best_case_total_cost_usd,
         best_case_job_time_h=o.best_case_job_time_h,
         age_days=o.price_age_days,
+        staleness=o.staleness or None,  # type: ignore[arg-type]
         price_usd_per_hour=o.price_usd_per_hour,
         price_usd_per_month=o.price_usd if monthly else None,
         price_unit="month" if monthly else "hour",

@@ -88,7 +88,7 @@ def _row(rank: int, o: Option) -> list[str]:
         money(b.spot_overhead_usd),
         memory,
         "—" if miss is None else format_percent(miss),
-        f"{o.as_of or '?'} ({'; '.join(w for w in (age_text(o), _(o.confidence)) if w)})",
+        f"{o.as_of.replace('/', '–') or '?'} ({'; '.join(w for w in (age_text(o), _(o.confidence)) if w)})",
         "; ".join(
             (*(_(f) for f in o.flags), *([unknowns_cell(o)] if o.unknown_facts else []), *o.assumptions)
         ),
@@ -128,7 +128,6 @@ def _html_row(rank: int, o: Option) -> str:
         for text, n, words in _item_lines(o)
     )
     small = '<br><span class="band">{}</span>'
-    stale = _("stale price")
     tds = [
         f'<td class="num">{rank}</td>',
         f"<td>{_ids(place(o.provider, o.region), instance)}</td>",
@@ -139,9 +138,8 @@ def _html_row(rank: int, o: Option) -> str:
         f'<td class="num">{escape(money(o.total_cost_usd))}{small.format(escape(band))}</td>',
         f'<td class="num">{breakdown}</td>',
         f'<td class="num">{escape(cells[12])}</td>',
-        f"<td>{escape(o.as_of or '?')}"
+        f"<td>{escape(o.as_of.replace('/', '–') or '?')}"
         + small.format(escape("; ".join(w for w in (age_text(o), _(o.confidence)) if w)))
-        + (small.format(escape(stale)) if o.stale else "")
         + "</td>",
         f'<td class="notes">{escape(cells[15])}</td>',
     ]
@@ -183,7 +181,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         + ")",
         _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(
             price=money(rec.price_usd_per_hour, per=_("h")),
-            date=rec.as_of or "?",
+            date=rec.as_of.replace("/", "–") or "?",
             age=age_text(rec) or "?",
             confidence=_(rec.confidence),
             source=rec.price_source,

@@ -19,7 +19,7 @@ from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
 from gpuplan.plan.unknowns import fact_name
-from gpuplan.report.common import Widest
+from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import format_hours
 from gpuplan.vocab import pricing_name
 
@@ -214,24 +214,26 @@ def per_words(per: str, n: int) -> str:
 
 
 def age_text(o: Option) -> str:
-    """``87 days old`` / ``5 months old``; ``date unknown`` for an undated price ("" for a dated one
-    whose age was not worked out)."""
-    from gpuplan.plan.price_age import age_words
-
-    if o.price_age_days is not None:
-        return age_words(o.price_age_days)
-    return "" if o.as_of else _("date unknown")
+    """``5 mo old``, ``stale (2.7 y)``, ``age unknown (up to 18 mo)``, ``date unknown``."""
+    return price_age_words(o.price_age_days, o.staleness)
 
 
 def stale_warning(plan: Plan) -> str:
     """The headline's warning when the recommended price is stale or of low confidence ("" if neither)."""
     rec = plan.recommended
     words = []
-    if rec.stale:
+    if rec.staleness == "stale":
         words.append(
-            _("stale price: older than the {days}-day limit or undated; check it before you rent").format(
+            _("stale price: older than the {days}-day limit; check it before you rent").format(
                 days=plan.stale_after_days
             )
+        )
+    elif rec.stale:
+        words.append(
+            _(
+                "price of unknown age: its source carries no date, and it may be older than the "
+                "{days}-day limit; check it before you rent"
+            ).format(days=plan.stale_after_days)
         )
     if rec.confidence == "low":
         words.append(_("low-confidence price: check it before you rent"))
@@ -247,7 +249,7 @@ def _price_line(plan: Plan, rec: Option) -> list[Any]:
             "  "
             + _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(
                 price=money(rec.price_usd_per_hour, per=_("h")),
-                date=rec.as_of or "?",
+                date=rec.as_of.replace("/", "–") or "?",
                 age=age_text(rec) or "?",
                 confidence=_(rec.confidence),
                 source=rec.price_source,

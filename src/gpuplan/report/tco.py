@@ -10,14 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
-from gpuplan.i18n import N_, _, format_number, format_percent
+from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.places import place
 from gpuplan.report.catalog import rate_doc
+from gpuplan.report.common import price_age_words
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
+    from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
-    from gpuplan.plan.price_age import PriceAge
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -45,10 +46,10 @@ def tco_json(report: TcoReport) -> dict[str, Any]:
 
 
 def offer_age(report: TcoReport, offer: PricedOffer) -> PriceAge:
-    """How old ``offer``'s price is on the report's day (undated or past the limit: stale)."""
+    """How old ``offer``'s price is on the report's day (past the limit or of unknown age: stale)."""
     from datetime import date
 
-    from gpuplan.plan.price_age import price_age
+    from gpuplan.catalog.dates import price_age
 
     return price_age(offer.as_of, report.today or date.today(), report.stale_after_days)
 
@@ -59,6 +60,7 @@ def _age_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
         "as_of": offer.as_of,
         "age_days": age.age_days,
         "stale": age.stale,
+        "staleness": age.staleness,
         "confidence": offer.confidence,
     }
 
@@ -264,10 +266,11 @@ def _age_lines(report: TcoReport) -> list[str]:
     stale = [(o, a) for o, a in stale if a.stale]
     lines = []
     if stale:
-        listed = "; ".join(f"{o.label} {a.words()}" for o, a in stale)
+        listed = "; ".join(f"{o.label} {price_age_words(a.age_days, a.staleness)}" for o, a in stale)
         lines.append(
             _(
-                "Stale prices: {n} of the {total} used are older than {days} days or undated ({listed})"
+                "Stale prices: {n} of the {total} used are older than {days} days or of unknown age "
+                "({listed})"
             ).format(n=len(stale), total=len(used), days=report.stale_after_days, listed=listed)
         )
     low = [o for _use, o in used if o.confidence == "low"]
@@ -281,7 +284,7 @@ def price_rows(report: TcoReport) -> list[list[str]]:
     rows = []
     for use, o in used_offers(report):
         age = offer_age(report, o)
-        flags = [_("stale")] if age.stale else []
+        flags = [_("stale")] if age.staleness == "stale" else [_("age unknown")] if age.stale else []
         if o.confidence == "low":
             flags.append(_("low confidence"))
         rows.append(
@@ -291,7 +294,9 @@ def price_rows(report: TcoReport) -> list[list[str]]:
                 o.instance_type,
                 _pricing(o.pricing),
                 report.money.format(o.usd_per_gpu_hour),
-                age.words(),
+                _("date unknown")
+                if age.age_days is None
+                else f"{o.as_of.replace('/', '–')} ({format_age(age.age_days)})",
                 ", ".join(flags),
             ]
         )
