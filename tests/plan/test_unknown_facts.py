@@ -172,6 +172,18 @@ def test_unknown_price_date(as_of: str) -> None:
     _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
 
 
+@pytest.mark.parametrize("as_of", ["2026-11-09", "2025-01", "2019"])
+def test_a_date_whose_bounds_straddle_the_limit_is_an_unknown_price_date(as_of: str) -> None:
+    # A source without a date of its own ("observed between June 2025 and today"): the store says
+    # its staleness is unknown, and the plan counts its date as an unknown fact (it never wins a tie).
+    staleness = "fresh" if as_of.startswith("2026") else "stale"
+    rows = [
+        offer(instance_type="known", as_of=as_of, staleness=staleness, stale=staleness == "stale"),
+        offer(instance_type="unknown", as_of="2025-06/2026-12-01", staleness="unknown", stale=True),
+    ]
+    _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
+
+
 def test_the_plan_says_when_an_unknown_decided_the_winner() -> None:
     # The unknown offer is cheaper per hour: with its vCPUs at the best case (not bounded: the GPUs'
     # 1 h) it would win. The catalog's fewest vCPUs per A100 are 1 / 8 (the "tiny" offer), so it is
