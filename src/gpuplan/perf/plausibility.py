@@ -35,7 +35,15 @@ from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.roofline import PhaseTimes, dtype_path, fp32_peak_tflops, is_causal, phase_times
 from gpuplan.profile.model import Profile
 
-__all__ = ["REFERENCES", "Plausibility", "check", "power_floor", "reference_for", "unseen_architecture_note"]
+__all__ = [
+    "REFERENCES",
+    "Plausibility",
+    "check",
+    "power_floor",
+    "reference_for",
+    "roofline_phases",
+    "unseen_architecture_note",
+]
 
 #: The reference GPU of each architecture: its calibrated flagship (the GPU with the most
 #: calibration rows of the architecture). An architecture not listed is compared with H100-SXM,
@@ -109,7 +117,9 @@ _CACHE: dict[tuple[object, ...], tuple[Profile, PhaseTimes]] = {}
 _CACHE_SIZE = 512
 
 
-def _phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
+def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
+    """``phase_times`` of ``profile`` on ``gpu`` at ``cal``'s efficiencies, kept for the next question
+    about the same traced step on the same GPU (the compute stage and the checks share it)."""
     key = (
         id(profile),
         gpu.id,
@@ -182,7 +192,7 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
         )
     power = _power_reference(gpu)
     if power is not None:
-        full = _phases(profile, power, calibration.for_gpu(power.id, power.architecture)).total_s
+        full = roofline_phases(profile, power, calibration.for_gpu(power.id, power.architecture)).total_s
         if step_s < full / _SLACK:
             flags.append(
                 _(
@@ -204,7 +214,7 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
         )
     # The reference at its fitted efficiencies (a bench measurement of either GPU aside).
     ref_cal = replace(calibration, measured=()).for_gpu(ref.id, ref.architecture)
-    ref_s = _phases(profile, ref, ref_cal).total_s
+    ref_s = roofline_phases(profile, ref, ref_cal).total_s
     ratio = ref_s / step_s
     path = _dominant_path(profile, gpu)
     mine, theirs = _peak(gpu, path), _peak(ref, path)
@@ -213,7 +223,7 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
         bands.append(mine / theirs)
     low, high = min(bands), max(bands)
     # The same step on this GPU at the reference's efficiencies (its own measured caps aside).
-    parity = ref_s / _phases(profile, gpu, ref_cal).total_s
+    parity = ref_s / roofline_phases(profile, gpu, ref_cal).total_s
     if ratio > high * _SLACK:
         flags.append(
             _(
@@ -253,8 +263,21 @@ def unseen_architecture_note(gpu: GPU, calibration: Calibration) -> str:
     ).format(architecture=gpu.architecture, low=low, factor=fitted[low])
 
 
+#: Each GPU's higher-power twin, once worked out (the datasheets do not change while running).
+_POWER_REFERENCES: dict[str, tuple[GPU, GPU | None]] = {}
+
+
 def _power_reference(gpu: GPU) -> GPU | None:
     """The higher-power part of the same architecture and memory with peaks at least ``gpu``'s."""
+    hit = _POWER_REFERENCES.get(gpu.id)
+    if hit is not None and hit[0] is gpu:
+        return hit[1]
+    out = _find_power_reference(gpu)
+    _POWER_REFERENCES[gpu.id] = (gpu, out)
+    return out
+
+
+def _find_power_reference(gpu: GPU) -> GPU | None:
     from gpuplan.hardware import all_gpus
 
     if gpu.tdp_w is None:
@@ -290,7 +313,7 @@ def power_floor(
     ref = _power_reference(gpu)
     if ref is None:
         return phases, ""
-    theirs = _phases(profile, ref, calibration.for_gpu(ref.id, ref.architecture))
+    theirs = roofline_phases(profile, ref, calibration.for_gpu(ref.id, ref.architecture))
     if theirs.total_s <= phases.total_s:
         return phases, ""
     floored = replace(

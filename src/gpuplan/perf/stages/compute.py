@@ -20,8 +20,14 @@ from dataclasses import dataclass
 
 from gpuplan.i18n import _
 from gpuplan.perf.calibration import load_calibration
-from gpuplan.perf.plausibility import Plausibility, check, power_floor, unseen_architecture_note
-from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
+from gpuplan.perf.plausibility import (
+    Plausibility,
+    check,
+    power_floor,
+    roofline_phases,
+    unseen_architecture_note,
+)
+from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes
 from gpuplan.perf.stages.layout import Layout, ModelParallel
 
 __all__ = ["ComputeTime", "compute_time", "pipeline_bubble_fraction"]
@@ -63,9 +69,9 @@ def compute_time(layout: Layout) -> ComputeTime:
                 gpu=gpu.id, ratio=FP32_FROM_FP16_RATIO
             )
         )
-    phases = phase_times(
-        profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
-    )
+    # Kept per (traced step, GPU, efficiencies): the planner asks the same step on the same GPU at
+    # many counts, networks and hosts, and the roofline sum depends on none of them.
+    phases = roofline_phases(profile, gpu, cal)
     # The physical bounds (perf/plausibility.py): a lower-power part of a chip no faster than the
     # full-power one; the step checked against the datasheets and the generation's reference GPU.
     phases, power_note = power_floor(profile, gpu, cal, phases)
