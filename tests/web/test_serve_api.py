@@ -175,6 +175,21 @@ def test_catalog_documents_validate_against_their_models(service: Service) -> No
     assert "did you mean" in _error(c.get("/api/v1/offers?provider=amazn", headers=h), 400)
 
 
+def test_yuan_prices_name_their_rate_and_its_warning_in_the_callers_language(service: Service) -> None:
+    c, h = service.client, service.auth("read")
+    for path in (
+        "/api/v1/offers?gpu=H100&currency=CNY",
+        "/api/v1/catalog/history?instance=p4d.24xlarge&currency=CNY",
+    ):
+        en = c.get(path, headers=h).json()["exchange_rate"]
+        zh = c.get(path + "&lang=zh", headers=h).json()["exchange_rate"]
+        assert en["as_of"] == zh["as_of"] and en["stale"] == zh["stale"]
+        if en["stale"]:  # the shipped rate ages with the calendar: both branches are real outcomes
+            assert f"the CNY rate of {en['as_of']} is" in en["warning"] and "超过 30 天" in zh["warning"]
+        else:
+            assert en["warning"] is None and zh["warning"] is None
+
+
 def test_tco_and_deploy(service: Service) -> None:
     usage = {
         "horizon_months": 12,

@@ -71,11 +71,15 @@ def estimate_cmd(
                 network=network,
                 vcpus_per_gpu=vcpus_per_gpu,
                 offered_gpus=offered,
+                # The stock and tuned stacks' profiles come through the same cache.
+                levels=True,
+                level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),
             )
     finally:
         if store is not None:
             store.close()
     prof, outcomes, cal = report.profile, list(report.outcomes), report.calibration
+    levels = [(lv.level, lv.outcomes) for lv in report.levels]
     if gpu and all(o.error for o in outcomes):
         # Every GPU the user named cannot run this workload at all (fp8 on an A100 …): that is an
         # error of the request, not a table of blanks.
@@ -91,10 +95,12 @@ def estimate_cmd(
             gradient_accumulation=workload.gradient_accumulation,
             tensor_parallel=workload.tensor_parallel,
             pipeline_parallel=workload.pipeline_parallel,
+            stack=report.stack,
+            levels=levels,
         )
         sys.stdout.write(doc.to_json())
         return
-    console().print(estimate_view(prof, outcomes, cal))
+    console().print(estimate_view(prof, outcomes, cal, stack=report.stack, levels=levels))
 
 
 def _network(

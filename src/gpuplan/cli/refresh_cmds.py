@@ -64,15 +64,24 @@ def refresh(
             "--from", help="Replay responses saved with --save (no network).", exists=True, file_okay=False
         ),
     ] = None,
+    rates: Annotated[
+        bool,
+        typer.Option(
+            "--rates",
+            help="Refresh the exchange rate (the ECB's daily reference rates); alone: only the rate. "
+            "A refresh without --provider or --rates does every provider and the rate.",
+        ),
+    ] = False,
     lang: LangOption = None,
 ) -> None:
-    """Read the providers' own price lists and append their prices (one transaction per provider).
+    """Read the providers' own price lists and append their prices (one transaction per provider),
+    and the CNY rate from the ECB's daily reference rates.
 
     One line per provider. A provider whose source cannot be read keeps its last good data; one that
     needs keys (GCP: GOOGLE_API_KEY; Tencent, Huawei, Volcano Engine, Lambda, RunPod: theirs) is
     skipped with the variables to set. Exit 1 when any provider failed or none was refreshed."""
     from gpuplan.catalog.providers import Credentials
-    from gpuplan.catalog.refresh import RefreshOptions
+    from gpuplan.catalog.refresh import RefreshOptions, refresh_rates
     from gpuplan.catalog.refresh import refresh as run
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
@@ -85,7 +94,11 @@ def refresh(
     creds = _credentials()
     assert isinstance(creds, Credentials)
     store = _store(ctx)
-    outcomes = run(store, provider or [], RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay))
+    options = RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay)
+    # No selection: every provider and the rate; --provider and --rates select.
+    outcomes = run(store, provider or [], options) if provider or not rates else []
+    if rates or not provider:
+        outcomes.append(refresh_rates(store, options))
     for o in outcomes:
         typer.echo(o.line())
     if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
+from gpuplan.catalog.rates import rate_warning
 from gpuplan.commit.adapters import DemandSource, demands_from_usage, missing_prices, priced_offers
 from gpuplan.commit.model import MissingPrice, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
@@ -115,8 +116,13 @@ def tco(
     missing = missing_prices(prices, u, demands, offers)
     notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
     notes += [
-        _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
-            currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+        " ".join(
+            [
+                _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
+                    currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+                ),
+                *filter(None, [rate_warning(r)]),
+            ]
         )
         for r in rates
     ]

@@ -21,6 +21,8 @@ __all__ = [
     "EstimateWorkload",
     "MemoryDoc",
     "ServingDoc",
+    "StackDoc",
+    "StackLevelFigures",
 ]
 
 ESTIMATE_SCHEMA_VERSION = 1
@@ -164,6 +166,39 @@ class PlausibilityDoc(Document):
     """Each bound the estimate breaks, in words; empty when it is plausible."""
 
 
+class StackDoc(Document):
+    """The software stack the figures assume: the workload's ``stack`` with its level's defaults."""
+
+    level: str | None
+    """``stock`` or ``tuned`` when the settings are exactly that level's; None when mixed."""
+    memory_format: str
+    """``channels-first`` (NCHW) or ``channels-last`` (NHWC)."""
+    input_pipeline: str
+    """``dataloader``, ``dali`` or ``synthetic``."""
+    loader_workers: int | None
+    """DataLoader workers per GPU; None: one per vCPU of the instance."""
+    fused_kernels: list[str]
+    """Hand-fused kernels used: ``dense-activation``, ``dropout-add-norm``, ``cross-entropy``."""
+    dropout: bool
+    """Dropout as the model's config sets it (false: none)."""
+    optimizer: str
+    compile: bool
+    cuda_graphs: bool
+
+
+class StackLevelFigures(Document):
+    """One GPU configuration's figures with the workload on a named stack (same model and GPUs)."""
+
+    level: str
+    """``stock`` (plain PyTorch) or ``tuned`` (NVIDIA NGC-script level)."""
+    step_time_s: float | None
+    throughput: float | None
+    """In the row's ``throughput_unit``."""
+    peak_memory_gib: float | None
+    fits: bool | None
+    error: str | None = None
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -228,6 +263,8 @@ class EstimateRow(Document):
     plausibility: PlausibilityDoc | None = None
     """The step against the datasheets and the generation's reference GPU; None with ``error``."""
     advice: list[AdviceItem]
+    stack_levels: list[StackLevelFigures] = Field(default_factory=list)
+    """The same configuration on the stock and the tuned stack: the spread the code's choices make."""
     decode: DecodeDoc | None
     serving: ServingDoc | None
     error: str | None
@@ -239,6 +276,8 @@ class EstimateDocument(Document):
     schema_version: Literal[1] = 1
     workload: EstimateWorkload
     software_level: str
-    """The software stack the figures assume (kernels, eager or compiled)."""
+    """The software stack the figures assume, in words."""
+    stack: StackDoc | None = None
+    """The same, setting by setting."""
     calibration: CalibrationSummary
     estimates: list[EstimateRow]

@@ -14,9 +14,15 @@ The rate per vCPU is an ASSUMPTION with a range (no calibration row measures it)
   and resizing to 224×224 with flip, rotation and colour jitter: 955 / 8 ≈ 119 images/s per
   worker (one worker ≈ one core): https://isztld.com/posts/gpu-preprocessing.html (read 2026-12-01).
 
+- At least 247 images/s per DataLoader worker process on a DGX A100: NVIDIA's ResNet-50 AMP
+  training reached 2,470 images/s on one A100 with ``data_backend: pytorch`` and 10 workers per GPU
+  (NVIDIA/DeepLearningExamples@729963dd PyTorch/Classification/ConvNets/resnet50v1.5/README.md
+  training table and configs.yml, read 2026-12-01), each worker on its own core of the host's 128.
+
 A cloud vCPU is one hyperthread (half a physical core on most x86 instances), and ImageNet's
 JPEGs average about 400×350 px (smaller than that benchmark's): both taken together, 100 images/s
-per vCPU is the point, 50–200 the range.
+per vCPU is the point, 50–250 the range (the high end from the DGX A100 figure, a full core per
+worker). A workload's ``stack.loader_workers`` counts each worker at the same rate.
 
 The host's RAM bounds the pipeline too. Every epoch touches the whole dataset (a distributed
 sampler reshuffles it across nodes each epoch), so each node needs all of it: when the host's page
@@ -51,7 +57,7 @@ __all__ = [
 #: JPEG decode + random-resized crop + flip per vCPU, images/s (ASSUMPTION; sources above).
 IMAGES_PER_S_PER_VCPU = 100.0
 IMAGES_PER_S_PER_VCPU_LOW = 50.0
-IMAGES_PER_S_PER_VCPU_HIGH = 200.0
+IMAGES_PER_S_PER_VCPU_HIGH = 250.0
 
 #: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: 0.5 GB/s, the
 #: planner's storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``: between the
@@ -96,10 +102,14 @@ class InputPipeline:
     the disk that holds a dataset the page cache cannot (either may be absent: not bounded)."""
 
     vcpus_per_gpu: float | None = None
-    """vCPUs of the instance divided by its GPUs (every vCPU taken as a DataLoader worker); None:
-    the decode is not bounded (text, or not known)."""
+    """Decoding processes per GPU: the instance's vCPUs divided by its GPUs (every vCPU a
+    DataLoader worker), or fewer where the workload names its ``loader_workers``; None: the decode
+    is not bounded (text, or not known)."""
     source: str = "catalog"
-    """Where the vCPU count comes from (``catalog``: the instance's entry)."""
+    """Where the count comes from: ``catalog`` (the instance's vCPUs) or ``workers`` (the
+    workload's ``stack.loader_workers``)."""
+    serial: bool = False
+    """``loader_workers: 0``: one process decodes in the training loop, between the GPU's steps."""
     reads: DatasetReads | None = None
     """The dataset re-read from disk each epoch; None when the page cache holds it (or no size)."""
 
@@ -129,22 +139,31 @@ class InputPipeline:
         parts = []
         if self.vcpus_per_gpu is not None:
             vcpus = self.vcpus_per_gpu * gpus
-            parts.append(
-                _(
-                    "{vcpus:g} vCPUs per GPU × {rate:g} images/s per vCPU (JPEG decode + random-resized "
-                    "crop, assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = {point:,.0f} images/s "
-                    "({low:,.0f}–{high:,.0f})"
-                ).format(
-                    vcpus=self.vcpus_per_gpu,
-                    rate=IMAGES_PER_S_PER_VCPU,
-                    rate_low=IMAGES_PER_S_PER_VCPU_LOW,
-                    rate_high=IMAGES_PER_S_PER_VCPU_HIGH,
-                    gpus=gpus,
-                    point=vcpus * IMAGES_PER_S_PER_VCPU,
-                    low=vcpus * IMAGES_PER_S_PER_VCPU_LOW,
-                    high=vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
-                )
+            figures = dict(
+                rate=IMAGES_PER_S_PER_VCPU,
+                rate_low=IMAGES_PER_S_PER_VCPU_LOW,
+                rate_high=IMAGES_PER_S_PER_VCPU_HIGH,
+                gpus=gpus,
+                point=vcpus * IMAGES_PER_S_PER_VCPU,
+                low=vcpus * IMAGES_PER_S_PER_VCPU_LOW,
+                high=vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
             )
+            if self.source == "workers":
+                parts.append(
+                    _(
+                        "{workers:g} DataLoader workers per GPU × {rate:g} images/s each (JPEG decode + "
+                        "random-resized crop, assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = "
+                        "{point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
+                    ).format(workers=self.vcpus_per_gpu, **figures)
+                )
+            else:
+                parts.append(
+                    _(
+                        "{vcpus:g} vCPUs per GPU × {rate:g} images/s per vCPU (JPEG decode + "
+                        "random-resized crop, assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = "
+                        "{point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
+                    ).format(vcpus=self.vcpus_per_gpu, **figures)
+                )
         if (r := self.reads) is not None:
             parts.append(
                 _(
@@ -182,22 +201,53 @@ def dataset_reads(
 
 
 def image_input_pipeline(
-    image_size: int | None, vcpus: float | None, gpus_per_node: float, *, source: str = "catalog"
+    image_size: int | None,
+    vcpus: float | None,
+    gpus_per_node: float,
+    *,
+    source: str = "catalog",
+    kind: str = "dataloader",
+    workers: int | None = None,
 ) -> InputPipeline | None:
     """The pipeline of an image workload on an instance of ``vcpus`` and ``gpus_per_node`` GPUs.
 
-    None when the workload has no images (``image_size`` None) or the instance's vCPUs are unknown
-    (then nothing is bounded: unknown is not zero).
+    ``kind`` is the workload's ``stack.input_pipeline``: only ``dataloader`` decodes on the CPUs
+    (``dali`` decodes on the GPU with nvJPEG, ``synthetic`` decodes nothing: neither is bounded
+    here). ``workers``: the DataLoader's ``num_workers`` per GPU, at most one per vCPU; 0 decodes in
+    the training process, one batch after another with the GPUs' work.
+
+    None when the workload has no images (``image_size`` None), its pipeline is not the CPUs', or
+    neither the workers nor the instance's vCPUs are known (then nothing is bounded: unknown is not
+    zero).
     """
-    if image_size is None or vcpus is None or not vcpus > 0 or not gpus_per_node > 0:
+    if image_size is None or kind != "dataloader" or not gpus_per_node > 0:
         return None
-    return InputPipeline(vcpus_per_gpu=vcpus / gpus_per_node, source=source)
+    per_gpu = vcpus / gpus_per_node if vcpus is not None and vcpus > 0 else None
+    if workers is not None:
+        if workers == 0:
+            return InputPipeline(vcpus_per_gpu=1.0, source="workers", serial=True)
+        if per_gpu is None or workers < per_gpu:
+            return InputPipeline(vcpus_per_gpu=float(workers), source="workers")
+    if per_gpu is None:
+        return None
+    return InputPipeline(vcpus_per_gpu=per_gpu, source=source)
 
 
-def input_pipeline(image_size: int | None, host: Host, reads: DatasetReads | None) -> InputPipeline | None:
-    """What feeds the GPUs on ``host``: its vCPUs for an image workload, its disk for a dataset its
-    RAM cannot cache; None when neither bounds anything."""
-    decode = image_input_pipeline(image_size, host.vcpus, host.gpus)
+def input_pipeline(
+    image_size: int | None,
+    host: Host,
+    reads: DatasetReads | None,
+    *,
+    kind: str = "dataloader",
+    workers: int | None = None,
+) -> InputPipeline | None:
+    """What feeds the GPUs on ``host``: its vCPUs (or the workload's DataLoader workers) for an image
+    workload, its disk for a dataset its RAM cannot cache; None when neither bounds anything."""
+    decode = image_input_pipeline(image_size, host.vcpus, host.gpus, kind=kind, workers=workers)
     if reads is None:
         return decode
-    return InputPipeline(vcpus_per_gpu=decode.vcpus_per_gpu if decode else None, reads=reads)
+    if decode is None:
+        return InputPipeline(reads=reads)
+    return InputPipeline(
+        vcpus_per_gpu=decode.vcpus_per_gpu, source=decode.source, serial=decode.serial, reads=reads
+    )

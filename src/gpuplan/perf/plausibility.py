@@ -129,6 +129,7 @@ def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
         cal.bandwidth_efficiency,
         cal.min_kernel_time_us,
         cal.tf32_factor,
+        cal.fp8_factor,
         cal.tensor_tail_gflop_per_call,
         cal.attention_factor,
         cal.matmul_caps,

@@ -11,7 +11,10 @@ The dtype path is where the op runs on the GPU:
 - float32 convolutions → TF32 on Ampere and newer, because ``torch.backends.cudnn.allow_tf32``
   defaults to True; FP32 before Ampere;
 - ``other`` ops (elementwise, norms, softmax, reductions, optimizer updates) → bandwidth-bound,
-  capped by the FP32 vector peak.
+  capped by the FP32 vector peak;
+- the layout transposes cuDNN runs around an NCHW convolution (``profile/recorder.py``) → by
+  their bytes, where the convolution runs on tensor cores (fp16/bf16, or fp32 as TF32 on Ampere and
+  newer); an fp32 convolution off the tensor cores reads NCHW as it is.
 
 A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) raises
 :class:`EstimateError` with one line.
@@ -27,7 +30,7 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
-from gpuplan.profile.model import OpRecord, Profile
+from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile
 
 __all__ = [
     "FP32_FROM_FP16_RATIO",
@@ -69,6 +72,14 @@ def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
     if gpu.tf32_tflops is not None and (precision == "tf32" or op.op_class == "conv"):
         return "tf32"
     return "fp32"
+
+
+def _tensor_core_conv(dtype: str, precision: str, gpu: GPU) -> bool:
+    """Whether a convolution of ``dtype`` runs on the GPU's tensor cores (and so, with NCHW
+    tensors, behind cuDNN's layout transposes): fp16/bf16 always; fp32 as TF32 on Ampere and newer."""
+    conv = OpRecord(op="aten.convolution", op_class="conv", phase="forward", dtype=dtype, count=1, flops=1.0,
+                    bytes_moved=0.0)  # fmt: skip
+    return dtype_path(conv, precision, gpu) != "fp32"
 
 
 def is_causal(profile: Profile) -> bool:
@@ -173,6 +184,8 @@ def phase_times(
     calls = {"forward": 0, "backward": 0, "optimizer": 0}
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     for op in ops:
+        if op.op == LAYOUT_TRANSPOSE_OP and not _tensor_core_conv(op.dtype, precision, gpu):
+            continue  # cuDNN runs NCHW convolutions off the tensor cores without transposing
         scale = batch_scale if op.phase != "optimizer" else 1.0
         flops_scale = scale * (causal_share if op.op_class == "attention" else 1.0)
         if scale != 1.0 or flops_scale != 1.0:
@@ -187,7 +200,8 @@ def phase_times(
             )
         t = op_time_s(op, gpu, precision, cal)
         by_phase[op.phase] += t
-        if t > 0:
+        if t > 0 and op.op != LAYOUT_TRANSPOSE_OP:
+            # (the layout transposes are launched by cuDNN inside the convolution's own call)
             calls[op.phase] += op.count
         if op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6:
             compute_bound += t

@@ -72,7 +72,7 @@ def _one(
                 calibration=request.calibration,
                 tensor_parallel=request.model_parallel.tensor,
                 link=request.link,
-                cuda_graphs=request.cuda_graphs,
+                cuda_graphs=request.replays_graphs,
                 compiled=request.compiled,
             )
         except EstimateError:

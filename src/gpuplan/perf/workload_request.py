@@ -45,7 +45,9 @@ def request_for(
     """
     image_size = workload.inputs.image_size if workload.serving is None else None
     job = job_size(workload)
-    pipeline = image_input_pipeline(image_size, vcpus_per_gpu, 1.0)
+    stack = workload.software_stack
+    pipeline_kind, workers = stack.input_pipeline.value, stack.loader_workers
+    pipeline = image_input_pipeline(image_size, vcpus_per_gpu, 1.0, kind=pipeline_kind, workers=workers)
     if host is not None and workload.serving is None:
         data = workload.data
         reads = dataset_reads(
@@ -54,7 +56,7 @@ def request_for(
             job.epochs if job is not None else 1.0,
             host,
         )
-        pipeline = input_pipeline(image_size, host, reads)
+        pipeline = input_pipeline(image_size, host, reads, kind=pipeline_kind, workers=workers)
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -66,7 +68,7 @@ def request_for(
         job=job,
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
-        cuda_graphs=workload.cuda_graphs,
+        cuda_graphs=workload.uses_cuda_graphs,
         input_pipeline=pipeline,
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.rates import rate_warning
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.plan.build_inputs import (
@@ -97,8 +98,13 @@ def plan_workload(
         }
     )
     rate_notes = (
-        _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
-            currency=c, rate=f"{r:g}", date=d or "?"
+        " ".join(
+            [
+                _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
+                    currency=c, rate=f"{r:g}", date=d or "?"
+                ),
+                *filter(None, [rate_warning(store.find_exchange_rate(c))]),
+            ]
         )
         for c, r, d in rates
     )

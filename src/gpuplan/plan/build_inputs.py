@@ -389,7 +389,11 @@ def make_estimator(
         peak = est.memory.peak_memory_gib
         if serving is not None:
             dec = decode_estimate(
-                profile, gpu, calibration=cal, cuda_graphs=workload.cuda_graphs, compiled=workload.compile
+                profile,
+                gpu,
+                calibration=cal,
+                cuda_graphs=workload.uses_cuda_graphs,
+                compiled=workload.compile,
             )
             srv = serving_estimate(
                 dec,
@@ -414,7 +418,12 @@ def make_estimator(
             peak_memory_gib=peak,
             step_time_s=est.step_time_s,
             input_bound=est.input_bound,
-            input_unknown=workload.inputs.image_size is not None and not key.vcpus,
+            # Only a CPU-decoding pipeline with neither vCPUs nor workers known is unknown
+            # (DALI decodes on the GPU, synthetic data decodes nothing).
+            input_unknown=workload.inputs.image_size is not None
+            and not key.vcpus
+            and workload.software_stack.input_pipeline.value == "dataloader"
+            and workload.stack.loader_workers is None,
             notes=(
                 *est.notes,
                 _("network kind not in the catalog: taken as {kind}").format(kind=link.network_kind),

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
+    RATE_STALE_AFTER_DAYS,
     CatalogInfo,
     ExchangeRate,
     ImportReport,
@@ -26,6 +27,7 @@ from gpuplan.catalog.model import (
     PricingModel,
 )
 from gpuplan.catalog.query import OfferListing, OfferView
+from gpuplan.catalog.rates import rate_warning
 from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
@@ -44,6 +46,7 @@ __all__ = [
     "info_view",
     "offer_prices",
     "offers_json",
+    "offers_json_text",
     "offers_view",
     "price_fields",
     "rate_doc",
@@ -67,7 +70,9 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
         )
         for r in rates
     ]
-    return _("Exchange rate: {rates}").format(rates="; ".join(parts))
+    warnings = [w for w in map(rate_warning, rates) if w]
+    # The warning on a line of its own: the rate's source is long, and the warning is what to act on.
+    return "\n".join([_("Exchange rate: {rates}").format(rates="; ".join(parts)), *warnings])
 
 
 def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
@@ -80,6 +85,10 @@ def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
         units_per_usd=1.0 / rate.usd_per_unit,
         as_of=rate.as_of,
         source=rate.source,
+        age_days=rate.age_days,
+        stale=rate.stale,
+        stale_after_days=RATE_STALE_AFTER_DAYS,
+        warning=rate_warning(rate),
     )
 
 
@@ -158,17 +167,16 @@ _RENAMED = frozenset(
 _COPIED = tuple(f for f in OfferItem.model_fields if f in {x.name for x in fields(OfferPrice)} - _RENAMED)
 
 
-def offers_json(listing: OfferListing) -> OffersDocument:
-    """The ``offers --json`` document.
-
-    Its items are built from the store's own typed rows, whose values are already what the schema
-    allows, so they are constructed without validating each one again: at catalog size (8,000
-    rows) validation costs more than the rest of the command (``tests/documents`` validates a
-    full listing against the schema)."""
+def _offer_items(listing: OfferListing) -> list[dict[str, Any]]:
+    # The document's items as plain dicts, keys in the document's order. They are built from the
+    # store's own typed rows, whose values are already what the schema allows, so they are not
+    # validated again: at catalog size (8,000 rows) validation costs more than the rest of the
+    # command (``tests/documents`` validates a full listing against the schema).
     out = []
     for v in listing.views:
         o = v.offer
-        item = {k: getattr(o, k) for k in _COPIED}
+        fields = o.__dict__  # a plain dataclass: its fields without a getattr each
+        item = {k: fields[k] for k in _COPIED}
         item["compliance"] = list(o.compliance)
         for count in ("gpu_count", "vcpus"):  # counts as integers where whole (the documents' Count)
             x = item[count]
@@ -181,12 +189,36 @@ def offers_json(listing: OfferListing) -> OffersDocument:
             term=_term_doc(o.term, o.currency),
             regions_compared=v.regions_compared,
         )
-        out.append(OfferItem.model_construct(**item))
+        out.append({k: item[k] for k in _ITEM_ORDER})
+    return out
+
+
+#: OfferItem's fields in declaration order: the order its JSON is written in.
+_ITEM_ORDER = tuple(OfferItem.model_fields)
+
+
+def _offers_header(listing: OfferListing) -> OffersDocument:
     return OffersDocument(
         display_currency=listing.currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=rate_doc(listing.cny_rate),
-        offers=out,
+        offers=[],
     )
+
+
+def offers_json(listing: OfferListing) -> OffersDocument:
+    """The ``offers --json`` document (:func:`offers_json_text` writes the same text faster)."""
+    items = [OfferItem.model_construct(**item) for item in _offer_items(listing)]
+    return _offers_header(listing).model_copy(update={"offers": items})
+
+
+def offers_json_text(listing: OfferListing) -> str:
+    """``offers_json(listing).to_json()``, written without building a model per offer: the whole
+    market is 8,000 offers, and the command's time is spent here (``benchmarks/bench_catalog.py``)."""
+    import pydantic_core
+
+    data = _offers_header(listing).model_dump(mode="json")
+    data["offers"] = _offer_items(listing)
+    return pydantic_core.to_json(data, indent=2).decode() + "\n"
 
 
 def _amount(value: float | None, currency: str) -> str:
@@ -452,7 +484,9 @@ def gpus_view(
 
 def info_json(info: CatalogInfo) -> CatalogInfoDocument:
     """The ``catalog info --json`` document."""
-    return CatalogInfoDocument.model_validate(to_jsonable(info))
+    doc = to_jsonable(info)
+    doc["exchange_rates"] = [{**to_jsonable(r), "stale": r.stale} for r in info.exchange_rates]
+    return CatalogInfoDocument.model_validate(doc)
 
 
 def import_json(report: ImportReport) -> ImportDocument:
@@ -468,8 +502,13 @@ def _info_table(info: CatalogInfo) -> Table:
     counts = _(", ").join(f"{p} {n}" for p, n in info.offers_by_provider.items())
     prices = _(", ").join(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
     rates = "; ".join(
-        _("1 {currency} = {usd} USD ({date}, {source})").format(
-            currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
+        "\n".join(
+            [
+                _("1 {currency} = {usd} USD ({date}, {source})").format(
+                    currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
+                ),
+                *filter(None, [rate_warning(r)]),
+            ]
         )
         for r in info.exchange_rates
     )

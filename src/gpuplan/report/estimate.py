@@ -40,6 +40,8 @@ from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
+from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
+from gpuplan.workload.stack import Stack
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
@@ -145,7 +147,9 @@ def _plausibility_json(p: Plausibility | None) -> PlausibilityDoc | None:
     )
 
 
-def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
+def _outcome_json(
+    o: EstimateOutcome, parallelism: str, levels: Sequence[LevelOutcomes] = (), row: int = 0
+) -> EstimateRow:
     e = o.estimate
     if e is None:
         return EstimateRow.model_validate(
@@ -175,6 +179,7 @@ def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
             "notes": list(e.notes),
             "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
+            "stack_levels": level_figures(levels, row),
             "decode": DecodeDoc(**asdict(o.decode)) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
             "error": None,
@@ -191,8 +196,11 @@ def estimate_json(
     gradient_accumulation: int = 1,
     tensor_parallel: int = 1,
     pipeline_parallel: int = 1,
+    stack: Stack | None = None,
+    levels: Sequence[LevelOutcomes] = (),
 ) -> EstimateDocument:
-    """The ``gpuplan estimate --json`` document."""
+    """The ``gpuplan estimate --json`` document; ``stack``: the one assumed, ``levels``: the same
+    GPU configurations on the stock and tuned stacks."""
     return EstimateDocument(
         workload=EstimateWorkload(
             name=profile.workload_name,
@@ -209,10 +217,18 @@ def estimate_json(
             tensor_parallel=tensor_parallel,
             pipeline_parallel=pipeline_parallel,
         ),
-        software_level=SOFTWARE_LEVEL,
+        software_level=_stack_line(profile, stack),
+        stack=stack_json(stack) if stack is not None else None,
         calibration=_calibration_json(cal),
-        estimates=[_outcome_json(o, parallelism) for o in outcomes],
+        estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
     )
+
+
+def _stack_line(profile: Profile, stack: Stack | None) -> str:
+    """The stack assumed, in words (the fixed level of old callers that give none)."""
+    if stack is None:
+        return _(SOFTWARE_LEVEL)
+    return stack_words(stack, images=profile.seq_len is None and profile.shape.family in ("cnn", "vit"))
 
 
 def _num(x: float) -> str:
@@ -362,7 +378,14 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     return table
 
 
-def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Calibration) -> Group:
+def estimate_view(
+    profile: Profile,
+    outcomes: Sequence[EstimateOutcome],
+    cal: Calibration,
+    *,
+    stack: Stack | None = None,
+    levels: Sequence[LevelOutcomes] = (),
+) -> Group:
     """Everything ``gpuplan estimate`` prints on a terminal."""
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     batch = (
@@ -391,6 +414,9 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
     advice = _advice_table(outcomes)
     if advice is not None:
         parts.append(advice)
+    spread = levels_table(outcomes, levels, unit, stack)
+    if spread is not None:
+        parts.append(spread)
     cj = _calibration_json(cal)
     if cj.kfold_median_abs_error_pct is not None:
         calib = _(
@@ -409,5 +435,7 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
         ).format(date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct)
     else:
         calib = _("Uncalibrated (literature efficiencies).")
-    parts.append(Text(_("Assumes {level}.").format(level=_(SOFTWARE_LEVEL)) + " " + calib, style="dim"))
+    parts.append(
+        Text(_("Assumes {level}.").format(level=_stack_line(profile, stack)) + " " + calib, style="dim")
+    )
     return Group(*parts)

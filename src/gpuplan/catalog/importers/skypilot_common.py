@@ -154,7 +154,9 @@ def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None])
         text = read_text(path, what=N_("price file"), max_bytes=MAX_CSV_BYTES, error=CatalogImportError)
     except CatalogImportError as e:
         raise CatalogImportError.worded(N_("{problem}; nothing was imported"), problem=e) from None
-    reader = csv.reader(io.StringIO(text))
+    # strict: a quote left open would otherwise swallow every later line into one field, and the
+    # import would go on with the lines before it; here the file fails as a whole.
+    reader = csv.reader(io.StringIO(text), strict=True)
     try:
         header = tuple(next(reader))
     except StopIteration:

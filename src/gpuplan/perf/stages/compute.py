@@ -79,7 +79,12 @@ def compute_time(layout: Layout) -> ComputeTime:
     plausible = check(profile, gpu, base_cal, phases.total_s)
     notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
     notes += plausible.flags
-    host_us = cal.host_overhead_us * 1e-6
+    # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
+    # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
+    graphs = layout.request.replays_graphs and profile.task != "infer"
+    host_us = 0.0 if graphs else cal.host_overhead_us * 1e-6
+    if graphs:
+        notes.append(_("CUDA graphs: the training step is replayed without the CPU issuing each kernel"))
     optimizer_s = phases.optimizer_s
     if layout.parallelism != "ddp" and dp > 1:
         optimizer_s /= dp  # each rank updates only its shard

@@ -93,19 +93,31 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
         # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
         point, low, high = pipe.samples_per_s(layout.count)
         feed_s = point
-        input_bound = samples / point > step_s
-        step_s = max(step_s, samples / point)
-        step_low = max(step_low, samples / high)
-        step_high = max(step_high, samples / low)
         said = pipe.describe(layout.count)
-        if input_bound:
+        if pipe.serial:
+            # DataLoader(num_workers=0): each batch is decoded in the training process before the
+            # GPUs run it, so the two add up instead of overlapping.
+            input_bound = True
+            step_s, step_low = step_s + samples / point, step_low + samples / high
+            step_high = step_high + samples / low
             notes.append(
-                _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
-                    rate=point, said=said
-                )
+                _("input decoded in the training process, not overlapped ({said})").format(said=said)
             )
-        elif step_high == samples / low:
-            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
+        else:
+            input_bound = samples / point > step_s
+            step_s = max(step_s, samples / point)
+            step_low = max(step_low, samples / high)
+            step_high = max(step_high, samples / low)
+            if input_bound:
+                notes.append(
+                    _(
+                        "input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})"
+                    ).format(rate=point, said=said)
+                )
+            elif step_high == samples / low:
+                notes.append(
+                    _("may be input-bound at the slow end of the CPU rate ({said})").format(said=said)
+                )
     return StepSpread(
         step_s=step_s,
         low_s=step_low,
