@@ -24,7 +24,7 @@ H100 = get_gpu("H100-SXM")
 
 @pytest.fixture(scope="module")
 def resnet50() -> Profile:
-    prof = Profile.from_json((PROFILES / "resnet50-v1.5-c890b3659e125a53.json").read_text(encoding="utf-8"))
+    prof = Profile.from_json((PROFILES / "resnet50-v1.5-554630c7d30796ec.json").read_text(encoding="utf-8"))
     assert (prof.precision, prof.batch_size, prof.task) == ("amp-fp16", 256, "train")
     return prof
 
@@ -35,9 +35,38 @@ def _step_s(profile: Profile, gpu_id: str, cal) -> float:  # type: ignore[no-unt
     return phase_times(profile.ops, gpu, profile.precision, c, causal=is_causal(profile)).total_s
 
 
+#: The shipped fit under which the cases were reported (fitted 2026-12-01 on 69 published rows):
+#: Hopper's tensor cores at 0.82 of the shared efficiencies, bandwidth at 0.735. The refit on 106
+#: rows moves Hopper to 0.97 and narrows every gap (MI300X 1.48×, B200 2.28×, H100-NVL 0.5 % ahead,
+#: within the check's slack), so the cases are pinned to the fit they were seen with.
+_REPORTED = {
+    "arch_factors": (
+        ("Ada Lovelace", 1.0072520657211914),
+        ("Ampere", 1.0117559007904602),
+        ("Hopper", 0.8190954957653832),
+        ("Turing", 0.9976770925654942),
+        ("Volta", 1.0015677721447687),
+    ),
+    "attention_factor": 0.5750040604090723,
+    "bandwidth_efficiency": 0.735063046194698,
+    "tensor_conv_efficiency": 0.4649068892925912,
+    "tensor_matmul_efficiency": 0.85693229472192,
+    "tensor_tail_gflop_per_call": 16.04242587981834,
+    "tf32_factor": 0.5532838562078756,
+    "vector_efficiency": 0.9999982370270059,
+    "min_kernel_time_us": 3.0,
+    "fp8_factor": 1.0,
+}
+
+
+def _as_reported():  # type: ignore[no-untyped-def]
+    """The calibration of the fit the cases were reported with."""
+    return replace(load_calibration(), **_REPORTED)  # type: ignore[arg-type]
+
+
 def _at_full_efficiency(architecture: str):  # type: ignore[no-untyped-def]
-    """The shipped calibration as it was before the fix: an architecture without rows at factor 1."""
-    cal = load_calibration()
+    """That calibration as it was before the fix: an architecture without rows at factor 1."""
+    cal = _as_reported()
     return replace(cal, arch_factors=(*cal.arch_factors, (architecture, 1.0)))
 
 
@@ -56,7 +85,7 @@ def test_mi300x_at_1_58x_an_h100_on_resnet50_is_flagged_and_its_cause_fixed(resn
 
 
 def test_h100_nvl_faster_than_h100_sxm_is_flagged_and_bounded_by_it(resnet50: Profile) -> None:
-    cal = load_calibration()
+    cal = _as_reported()
     nvl = get_gpu("H100-NVL")
     raw = _step_s(resnet50, "H100-NVL", cal)
     # The roofline alone puts the 400-W NVL ahead: 16 % more bandwidth on a step 65 % bandwidth-bound.

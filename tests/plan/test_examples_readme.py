@@ -22,7 +22,7 @@ from gpuplan.profile.model import Profile
 from gpuplan.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
-PROFILE = ROOT / "tests" / "calibration" / "fixtures" / "profiles" / "resnet50-v1.5-c890b3659e125a53.json"
+PROFILE = ROOT / "tests" / "calibration" / "fixtures" / "profiles" / "resnet50-v1.5-554630c7d30796ec.json"
 
 
 @pytest.fixture(scope="module")
