@@ -69,6 +69,7 @@ def estimate(
     offered_gpus: frozenset[str] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
+    measured_steps: Sequence[Any] = (),
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -85,6 +86,8 @@ def estimate(
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).
+    ``measured_steps``: ``gpuplan measure`` recordings (``perf.anchor.StepMeasurement``); those of
+    this workload anchor its estimates (``perf/anchor.py``).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -96,7 +99,9 @@ def estimate(
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
 
-    def outcomes_of(wl: Workload, p: Profile, *, with_advice: bool = True) -> tuple[EstimateOutcome, ...]:
+    def outcomes_of(
+        wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
+    ) -> tuple[EstimateOutcome, ...]:
         requests = [
             request_for(
                 wl,
@@ -106,6 +111,7 @@ def estimate(
                 link=network.link(gpu, n or count) if network is not None else None,
                 calibration=cal,
                 vcpus_per_gpu=vcpus_per_gpu,
+                measured_steps=tuple(steps),
             )
             for gpu, n in specs
         ]
@@ -117,7 +123,8 @@ def estimate(
             offered=offered_gpus,
         )
 
-    outcomes = outcomes_of(w, prof)
+    # A measured step anchors the workload as measured, not its stock/tuned variants.
+    outcomes = outcomes_of(w, prof, steps=measured_steps)
     level_reports: list[StackLevelReport] = []
     if levels:
         from gpuplan.profile.key import profile_key

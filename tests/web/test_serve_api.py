@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from serve_helpers import Service, bert_workload
 
+from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.documents import (
     CatalogInfoDocument,
     GpusDocument,
@@ -29,7 +30,7 @@ def _error(response: Any, status: int) -> str:
 def test_health_needs_no_token_and_names_the_revision(service: Service) -> None:
     r = service.client.get("/api/v1/health")
     assert r.status_code == 200
-    assert r.json()["status"] == "ok" and r.json()["schema_revision"] == "0003_serve"
+    assert r.json()["status"] == "ok" and r.json()["schema_revision"] == HEAD_REVISION
 
 
 def test_no_wrong_revoked_or_expired_token_gets_401(service: Service) -> None:

@@ -38,6 +38,7 @@ __all__ = [
     "PricingModel",
     "RejectedRow",
     "StoragePrice",
+    "StoredMeasurement",
     "TransferTier",
 ]
 
@@ -404,3 +405,21 @@ class CatalogInfo:
     coverage: tuple[Any, ...] = ()
     """Per provider (:class:`gpuplan.catalog.coverage.ProviderCoverage`): offers, regions, pricing
     models, oldest/newest ``as_of`` and what its last ``catalog refresh`` did."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredMeasurement:
+    """One ``gpuplan measure`` recording as the store keeps it: a few columns to find it by, and
+    the whole recording as JSON (its format is ``gpuplan.documents.measure``, read by ``perf``)."""
+
+    profile_key: str
+    """The measured workload's trace key."""
+    workload_name: str
+    device: str
+    """``cuda`` or ``cpu``."""
+    gpu_id: str | None
+    device_name: str
+    measured_at: str
+    schema_version: int
+    """The recording's ``schema_version``."""
+    payload: str

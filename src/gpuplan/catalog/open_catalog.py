@@ -142,7 +142,7 @@ def _current_revision(conn: Connection) -> str | None:
 _CANNOT_READ = N_("cannot read the database {location}: {why}")
 
 #: Tables that hold data; a catalog without a revision but with rows in one of these is not rebuilt.
-_DATA_TABLES = ("imports", "offers", "prices", "bench_results", "exchange_rates")
+_DATA_TABLES = ("imports", "offers", "prices", "bench_results", "step_measurements", "exchange_rates")
 
 
 def _check_owned(conn: Connection, location: str) -> None:

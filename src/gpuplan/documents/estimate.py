@@ -14,6 +14,7 @@ from gpuplan.documents.base import Document
 __all__ = [
     "ESTIMATE_SCHEMA_VERSION",
     "AdviceItem",
+    "AnchoredDoc",
     "CalibrationSummary",
     "DecodeDoc",
     "EstimateDocument",
@@ -199,6 +200,30 @@ class StackLevelFigures(Document):
     error: str | None = None
 
 
+class AnchoredDoc(Document):
+    """The measured step (``gpuplan measure``) a row's compute time is anchored on, and how it
+    moved to this GPU: each op class by the roofline's ratio between the two GPUs — compute-bound
+    by achieved FLOP/s, memory-bound by bandwidth (Habitat, Yu et al., USENIX ATC'21)."""
+
+    measured_on: str
+    """gpuplan's id of the GPU the step was measured on."""
+    measured_at: str
+    measured_step_s: float
+    """The measured step (median of the timed steps), s."""
+    transferred: bool
+    """False on the GPU that was measured."""
+    hardware_ratio: dict[str, float]
+    """Per op class: the roofline's time on this GPU over its time on the measured one."""
+    class_s: dict[str, float]
+    """Per op class: anchored seconds of one micro-batch step on one GPU of this row."""
+    host_s: float
+    """CPU time of the measured step not covered by kernels, kept as measured, s."""
+    model_compute_s: float
+    """The model's own compute time per optimizer step without the measurement, s (to compare)."""
+    range_factor: float
+    """The anchored compute's 80 % range is ×/÷ this (narrower than the model's own)."""
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -258,6 +283,8 @@ class EstimateRow(Document):
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs (point rate); None when not checked (no images, or no
     instance vCPUs given)."""
+    anchored: AnchoredDoc | None = None
+    """Set when the workload's own measured step anchors this row (``gpuplan measure``)."""
     link: str
     notes: list[str]
     plausibility: PlausibilityDoc | None = None

@@ -18,6 +18,7 @@ from typing import Any
 
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
+from gpuplan.perf.anchor import AnchoredStep, StepMeasurement
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
@@ -97,6 +98,9 @@ class EstimateRequest:
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
+    measured_steps: tuple[StepMeasurement, ...] = ()
+    """``gpuplan measure`` recordings of this workload: the estimate is anchored on the one
+    :func:`perf.anchor.choose_measurement` picks for the GPU (``perf/anchor.py``)."""
 
     @property
     def replays_graphs(self) -> bool:
@@ -170,6 +174,9 @@ class Estimate:
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs at the point rate; None when not checked (no images
     or vCPUs unknown)."""
+    anchored: AnchoredStep | None = None
+    """The measured step the compute time is anchored on, and how it moved to this GPU; None
+    when the estimate is the model's alone."""
     notes: tuple[str, ...] = field(default_factory=tuple)
     plausibility: Plausibility | None = None
     """The step checked against the datasheets and the generation's reference GPU
@@ -318,6 +325,7 @@ def _estimate(
         link=link.describe() if layout.count > 1 else "",
         input_bound=spread.input_bound,
         input_samples_per_s=spread.input_samples_per_s,
+        anchored=compute.anchored,
         # In the order a reader meets them: the layout, the time and its range, the memory; the
         # network assumption last, as it ends with what to give instead.
         notes=(*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes),

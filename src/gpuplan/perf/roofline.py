@@ -22,7 +22,7 @@ A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
@@ -38,6 +38,7 @@ __all__ = [
     "dtype_path",
     "fp32_peak_tflops",
     "is_causal",
+    "op_seconds",
     "op_time_s",
     "phase_times",
 ]
@@ -159,33 +160,12 @@ class PhaseTimes:
         return self.forward_calls + self.backward_calls + self.optimizer_calls
 
 
-def phase_times(
-    ops: Iterable[OpRecord],
-    gpu: GPU,
-    precision: str,
-    cal: Calibration,
-    *,
-    batch_scale: float = 1.0,
-    causal: bool = False,
-    seq_len: int | None = None,
-) -> PhaseTimes:
-    """Sum the roofline over ops, by phase.
-
-    ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
-    (NB: weight reads do not really scale; at small scales this slightly underestimates), the
-    optimizer does not. ``causal``: the model's attention is causal (decoders); FlopCounterMode
-    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the key blocks
-    above the diagonal: at ``seq_len`` tokens they compute ``perf.attention.causal_work_fraction``
-    of the count (the diagonal blocks whole; one half when the length is unknown).
-    """
+def _scaled_ops(
+    ops: Iterable[OpRecord], *, batch_scale: float, causal: bool, seq_len: int | None
+) -> Iterator[OpRecord]:
+    """``ops`` at another micro-batch and with a causal kernel's share of the attention FLOPs."""
     causal_share = causal_work_fraction(seq_len) if causal else 1.0
-    by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
-    compute_bound = 0.0
-    calls = {"forward": 0, "backward": 0, "optimizer": 0}
-    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     for op in ops:
-        if op.op == LAYOUT_TRANSPOSE_OP and not _tensor_core_conv(op.dtype, precision, gpu):
-            continue  # cuDNN runs NCHW convolutions off the tensor cores without transposing
         scale = batch_scale if op.phase != "optimizer" else 1.0
         flops_scale = scale * (causal_share if op.op_class == "attention" else 1.0)
         if scale != 1.0 or flops_scale != 1.0:
@@ -198,12 +178,65 @@ def phase_times(
                 flops=op.flops * flops_scale,
                 bytes_moved=op.bytes_moved * scale,
             )
-        t = op_time_s(op, gpu, precision, cal)
-        by_phase[op.phase] += t
+        yield op
+
+
+def op_seconds(
+    ops: Iterable[OpRecord],
+    gpu: GPU,
+    precision: str,
+    cal: Calibration,
+    *,
+    batch_scale: float = 1.0,
+    causal: bool = False,
+    seq_len: int | None = None,
+) -> Iterator[tuple[OpRecord, float]]:
+    """Each op record (as :func:`phase_times` evaluates it) with its roofline seconds."""
+    for op in _scaled_ops(ops, batch_scale=batch_scale, causal=causal, seq_len=seq_len):
+        if op.op == LAYOUT_TRANSPOSE_OP and not _tensor_core_conv(op.dtype, precision, gpu):
+            continue  # cuDNN runs NCHW convolutions off the tensor cores without transposing
+        yield op, op_time_s(op, gpu, precision, cal)
+
+
+def phase_times(
+    ops: Iterable[OpRecord],
+    gpu: GPU,
+    precision: str,
+    cal: Calibration,
+    *,
+    batch_scale: float = 1.0,
+    causal: bool = False,
+    seq_len: int | None = None,
+    op_factor: Callable[[OpRecord], float] | None = None,
+) -> PhaseTimes:
+    """Sum the roofline over ops, by phase.
+
+    ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
+    (NB: weight reads do not really scale; at small scales this slightly underestimates), the
+    optimizer does not. ``causal``: the model's attention is causal (decoders); FlopCounterMode
+    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the key blocks
+    above the diagonal: at ``seq_len`` tokens they compute ``perf.attention.causal_work_fraction``
+    of the count (the diagonal blocks whole; one half when the length is unknown).
+    ``op_factor``: a multiplier on each op's time (a measured step's ratio to the roofline for
+    the op's class, ``perf/anchor.py``).
+    """
+    by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
+    compute_bound = 0.0
+    calls = {"forward": 0, "backward": 0, "optimizer": 0}
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    for op, t in op_seconds(
+        ops, gpu, precision, cal, batch_scale=batch_scale, causal=causal, seq_len=seq_len
+    ):
         if t > 0 and op.op != LAYOUT_TRANSPOSE_OP:
             # (the layout transposes are launched by cuDNN inside the convolution's own call)
             calls[op.phase] += op.count
-        if op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6:
+        bound = (
+            op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6
+        )
+        if op_factor is not None:
+            t *= op_factor(op)
+        by_phase[op.phase] += t
+        if bound:
             compute_bound += t
     return PhaseTimes(
         forward_s=by_phase["forward"],

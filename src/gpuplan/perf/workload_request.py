@@ -15,6 +15,7 @@ from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
+    from gpuplan.perf.anchor import StepMeasurement
     from gpuplan.perf.calibration import Calibration
     from gpuplan.perf.links import Link
     from gpuplan.profile.model import Profile
@@ -33,15 +34,17 @@ def request_for(
     calibration: Calibration | None = None,
     vcpus_per_gpu: float | None = None,
     host: Host | None = None,
+    measured_steps: tuple[StepMeasurement, ...] = (),
 ) -> EstimateRequest:
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
 
     The workload gives the parallelism (data, tensor, pipeline), the job size, the gradient accumulation and
     ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
     instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
-    service's requests arrive decoded, and None means the input pipeline is assumed to keep up).
-    ``host``: the instance (vCPUs and RAM per instance of ``host.gpus`` GPUs), instead of
-    ``vcpus_per_gpu``: its RAM also decides whether the dataset is re-read from disk each epoch.
+    service's requests arrive decoded, and None means the input pipeline is assumed to keep up),
+    and the workload's measured steps (``gpuplan measure``) that anchor it. ``host``: the instance
+    (vCPUs and RAM per instance of ``host.gpus`` GPUs), instead of ``vcpus_per_gpu``: its RAM also
+    decides whether the dataset is re-read from disk each epoch.
     """
     image_size = workload.inputs.image_size if workload.serving is None else None
     job = job_size(workload)
@@ -70,6 +73,7 @@ def request_for(
         compiled=workload.compile,
         cuda_graphs=workload.uses_cuda_graphs,
         input_pipeline=pipeline,
+        measured_steps=measured_steps,
     )
 
 

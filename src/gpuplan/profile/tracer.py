@@ -14,7 +14,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -42,7 +42,7 @@ from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
 from gpuplan.workload.spec import Workload
 
-__all__ = ["trace_workload"]
+__all__ = ["StepParts", "step_parts", "trace_workload"]
 
 _AUTOCAST = {
     Precision.AMP_FP16: torch.float16,
@@ -584,5 +584,48 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         paged_optimizer_bytes=paged,
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
         trace_seconds=time.perf_counter() - started,
+        notes=tuple(notes),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepParts:
+    """What one step of a workload runs, prepared as the trace prepares it: for ``gpuplan measure``
+    to run the same step on a real device (``machine/measure.py``)."""
+
+    model: torch.nn.Module
+    """Prepared as the workload says: precision cast, attention path, LoRA, frozen parameters,
+    checkpointing, train or eval mode."""
+    loss: Callable[[Any, Batch], Any]
+    optimizers: tuple[torch.optim.Optimizer, ...]
+    """One for the step; one per parameter when ``optimizer_in_backward`` (stepped by hooks)."""
+    install_backward_steps: Callable[[], None] | None
+    """Installs the hooks that step each parameter in backward (``optimizer_in_backward``)."""
+    autocast: torch.dtype | None
+    """The autocast dtype of the workload's precision, or None."""
+    notes: tuple[str, ...]
+
+
+def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
+    """The model, loss, optimizer(s) and autocast of ``workload``'s step, as :func:`trace_workload`
+    prepares them (the same helpers), on whatever device the bundle was built."""
+    notes: list[str] = list(bundle.notes)
+    model = _prepare(workload, bundle, notes)
+    training = workload.is_training
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if training and not trainable:
+        raise EstimateError.worded(N_("nothing to train: every parameter is frozen (check model.frozen)"))
+    optimizers: list[torch.optim.Optimizer] = []
+    install: Callable[[], None] | None = None
+    if training and workload.optimizer_in_backward:
+        optimizers, install = _step_in_backward(workload, trainable, OpRecorder())
+    elif training:
+        optimizers = [make_optimizer(workload.optimizer, trainable)]
+    return StepParts(
+        model=model,
+        loss=_loss_fn(workload, bundle, model) if training else bundle.loss,
+        optimizers=tuple(optimizers),
+        install_backward_steps=install,
+        autocast=_AUTOCAST.get(workload.precision),
         notes=tuple(notes),
     )

@@ -8,6 +8,7 @@ workload (e.g. FP8 on an A100) has ``error`` set and null figures.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -22,6 +23,7 @@ from rich.text import Text
 from gpuplan.documents.estimate import (
     ESTIMATE_SCHEMA_VERSION,
     AdviceItem,
+    AnchoredDoc,
     CalibrationSummary,
     DecodeDoc,
     EstimateDocument,
@@ -33,6 +35,7 @@ from gpuplan.documents.estimate import (
 )
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.perf.advisor import Advice
+from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.memory import MemoryEstimate
@@ -147,6 +150,22 @@ def _plausibility_json(p: Plausibility | None) -> PlausibilityDoc | None:
     )
 
 
+def _anchored_json(a: AnchoredStep | None) -> AnchoredDoc | None:
+    if a is None:
+        return None
+    return AnchoredDoc(
+        measured_on=a.measured_on,
+        measured_at=a.measured_at,
+        measured_step_s=a.measured_step_s,
+        transferred=a.transferred,
+        hardware_ratio=dict(a.hardware_ratio),
+        class_s=dict(a.class_s),
+        host_s=a.host_s,
+        model_compute_s=a.model_compute_s,
+        range_factor=math.exp(a.log_halfwidth),
+    )
+
+
 def _outcome_json(
     o: EstimateOutcome, parallelism: str, levels: Sequence[LevelOutcomes] = (), row: int = 0
 ) -> EstimateRow:
@@ -175,6 +194,7 @@ def _outcome_json(
             "memory": _memory_json(e.memory),
             "input_bound": e.input_bound,
             "input_samples_per_s": e.input_samples_per_s,
+            "anchored": _anchored_json(e.anchored),
             "link": e.link,
             "notes": list(e.notes),
             "plausibility": _plausibility_json(e.plausibility),
@@ -293,19 +313,40 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
         fits = Text(_("yes"), style="green") if e.fits else Text(_("no"), style="bold red")
         step = _time(e.step_time_s)
         thr = _num(e.throughput)
+        mark = _ANCHOR_MARK if e.anchored is not None else ""
         job = _hours(e.job_time_h)
         if ranges:
             step = _band(step, _time(e.step_time_s_low), _time(e.step_time_s_high))
             thr = f"{thr} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
             if e.job_time_h is not None:
                 job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
-        table.add_row(name, fits, Text(mem), Text(step), Text(thr), Text(job))
+        table.add_row(name, fits, Text(mem), Text(mark + step), Text(thr), Text(job))
     return table
 
 
 def _gib(x: float) -> str:
     """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
+
+
+#: Marks a step time anchored on the user's measured step (explained under the table).
+_ANCHOR_MARK = "⚓ "
+
+
+def _anchor_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    anchored = [o.estimate.anchored for o in outcomes if o.estimate is not None and o.estimate.anchored]
+    if not anchored:
+        return None
+    a = anchored[0]
+    return Text(
+        _ANCHOR_MARK
+        + _(
+            "anchored on your step measured on {gpu} ({when}, gpuplan measure: {ms}); other GPUs get it "
+            "moved op class by op class, compute-bound by achieved FLOP/s, memory-bound by bandwidth "
+            "(Habitat, Yu et al., USENIX ATC'21), with a narrower range"
+        ).format(gpu=a.measured_on, when=a.measured_at, ms=_time(a.measured_step_s)),
+        style="dim",
+    )
 
 
 #: Advice rows shown per GPU on a terminal (all of them are in ``--json``).
@@ -408,6 +449,8 @@ def estimate_view(
         [partial(_summary_table, outcomes, unit, True), partial(_summary_table, outcomes, unit, False)]
     )
     parts: list[Any] = [head, summary]
+    if (line := _anchor_line(outcomes)) is not None:
+        parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:
         parts.append(decode)

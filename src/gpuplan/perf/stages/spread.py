@@ -68,7 +68,22 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
         )
     notes: list[str] = []
     half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
-    if half is None:  # an unfitted prior: its residual band ⊕ the software spread
+    if compute.anchored is not None:
+        # The compute is a measured step (moved to this GPU): its own, narrower range; the
+        # communication keeps the model's (or the prior's) range, and an assumed network's slow end.
+        a = math.exp(compute.anchored.log_halfwidth)
+        faster, slower = (math.exp(half), math.exp(half)) if half is not None else time_spread(cal)
+        step_low = compute_s / a + comm_s / faster
+        step_high = compute_s * a + comm_s * slower + (comm_slow_s - comm_s)
+        notes.append(
+            _("range: ×/÷ {factor} on the anchored compute ({why})").format(
+                factor=f"{a:.2f}",
+                why=_("the spread of the measured steps")
+                if not compute.anchored.transferred
+                else _("the transfer's error on published pairs of one workload on two GPUs"),
+            )
+        )
+    elif half is None:  # an unfitted prior: its residual band ⊕ the software spread
         faster, slower = time_spread(cal)
         step_low = compute_s / faster + comm_s
         step_high = compute_s * slower + comm_slow_s
