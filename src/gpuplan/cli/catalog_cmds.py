@@ -172,7 +172,7 @@ def offers(
     from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
-    from gpuplan.report.catalog import offers_json_text, offers_view
+    from gpuplan.report.offers_json import offers_json_text
 
     apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
@@ -208,6 +208,8 @@ def offers(
     if json_out:
         sys.stdout.write(offers_json_text(listing))
         return
+    from gpuplan.report.catalog import offers_view  # (pydantic's documents: not for --json)
+
     _print(offers_view(listing))
 
 
