@@ -72,8 +72,7 @@ def refresh(
     needs keys (GCP: GOOGLE_API_KEY; Tencent, Huawei, Volcano Engine, Lambda, RunPod: theirs) is
     skipped with the variables to set. Exit 1 when any provider failed or none was refreshed."""
     from gpuplan.catalog.providers import Credentials
-    from gpuplan.catalog.refresh import RefreshOptions
-    from gpuplan.catalog.refresh import refresh as run
+    from gpuplan.catalog.refresh import RefreshOptions, iter_refresh
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
 
@@ -85,9 +84,11 @@ def refresh(
     creds = _credentials()
     assert isinstance(creds, Credentials)
     store = _store(ctx)
-    outcomes = run(store, provider or [], RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay))
-    for o in outcomes:
+    options = RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay)
+    outcomes = []
+    for o in iter_refresh(store, provider or [], options):  # each line as soon as its provider is done
         typer.echo(o.line())
+        outcomes.append(o)
     if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):
         raise typer.Exit(1)
 
