@@ -9,9 +9,11 @@ caller's own error class:
   byte; opened non-blocking, so a FIFO without a writer cannot hang the open), and at most
   ``max_bytes`` of it;
 * a path with a NUL byte, too long a name or too many segments is a one-line error, not a crash;
-* YAML: nesting deeper than :data:`MAX_DEPTH` and documents whose aliases expand to more than
-  :data:`MAX_YAML_NODES` nodes are refused while composing, before any object is built (a 387-byte
-  "billion laughs" document expands to 10^9 nodes); only the safe loader's tags are understood;
+* YAML: nesting deeper than :data:`MAX_DEPTH` and documents of more than :data:`MAX_YAML_NODES`
+  values, aliases counted at every use, are refused while parsing: nothing past the limit is read,
+  no object is built (a 387-byte "billion laughs" document expands to 10^9 values, a 15 MB list
+  holds millions); only the safe loader's tags are understood; a scalar Python cannot make (an
+  integer of 5,000 digits, 2023-02-30) is a line naming its place;
 * JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no nesting deeper than
   :data:`MAX_DEPTH`.
 
@@ -25,7 +27,7 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -67,6 +69,7 @@ _GREW = N_("{what} {path!r} is more than the {limit:,} bytes accepted")
 # TRANSLATORS: a file (or a field) and what is wrong with it
 _SOURCE_PROBLEM = N_("{source}: {problem}")
 _NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
+_TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
 
 
 def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
@@ -103,65 +106,134 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
         raise error.worded(_NOT_UTF8, what=word, path=shown, byte=e.start) from None
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses deep nesting while composing (before recursion gets deep)."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
-                raise _TooDeep(
-                    Phrase(
-                        N_("line {line}: nested more than {limit} levels deep"),
-                        line=mark.line + 1,
-                        limit=MAX_DEPTH,
-                    )
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+try:  # libyaml scans ~30x faster than PyYAML's Python reader: a 15 MB file is read in about a second
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _Parser = None  # type: ignore[misc, assignment]
 
 
 class _TooDeep(Exception):
     pass
 
 
-def _expanded_nodes(root: yaml.Node) -> int:
-    """Nodes of ``root`` with every alias expanded, computed once per distinct node (no expansion)."""
-    sizes: dict[int, int] = {}
+class _TooMany(Exception):
+    """More than MAX_YAML_NODES values; ``aliases``: whether expanded aliases counted towards them."""
 
-    def size(node: yaml.Node) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        sizes[key] = 1  # a recursive alias counts once (the safe constructor builds it as a cycle)
-        if isinstance(node, yaml.SequenceNode):
-            total = 1 + sum(size(n) for n in node.value)
-        elif isinstance(node, yaml.MappingNode):
-            total = 1 + sum(size(k) + size(v) for k, v in node.value)
-        else:
-            total = 1
-        total = min(total, MAX_YAML_NODES + 1)
-        sizes[key] = total
-        return total
+    def __init__(self, aliases: bool) -> None:
+        self.aliases = aliases
 
-    return size(root)
+
+class _BadValue(Exception):
+    """A scalar the safe constructor cannot make (an integer of 5,000 digits, 2023-02-30)."""
+
+    def __init__(self, mark: Any, problem: str) -> None:
+        self.mark = mark
+        self.problem = problem
+
+
+class _BoundedComposer(yaml.composer.Composer):
+    """Composes nodes from the parser's events and stops at the limits *while* composing: nesting
+    deeper than MAX_DEPTH, or more than MAX_YAML_NODES values with every alias counted at each use
+    (its anchor's size, known once the anchored node is composed). Nothing past the limit is parsed,
+    so a 15 MB file of values or a 387-byte "billion laughs" fails after 100,000 values."""
+
+    if TYPE_CHECKING:  # the parser's, mixed in below
+
+        def check_event(self, *choices: Any) -> bool: ...
+        def peek_event(self) -> Any: ...
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._depth = 0
+        self._nodes = 0
+        self._aliased = False
+        self._sizes: dict[int, int] = {}
+
+    def _count(self, n: int) -> None:
+        self._nodes += n
+        if self._nodes > MAX_YAML_NODES:
+            raise _TooMany(self._aliased)
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            anchored = self.anchors.get(self.peek_event().anchor)
+            if anchored is not None:  # an unknown anchor is the composer's own error, below
+                self._aliased = True
+                # A recursive alias (inside its own anchor) has no size yet: it counts once, and the
+                # safe constructor builds it as a cycle.
+                self._count(self._sizes.get(id(anchored), 1))
+            return super().compose_node(parent, index)
+        self._depth += 1
+        before = self._nodes
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _TooDeep(Phrase(_TOO_DEEP, line=mark.line + 1, limit=MAX_DEPTH))
+            self._count(1)
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        self._sizes[id(node)] = self._nodes - before
+        return node
+
+
+class _BoundedConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor whose failures on a scalar (Python's ValueError) name the line."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError, TypeError) as e:
+            raise _BadValue(node.start_mark, str(e).split("; use sys.")[0]) from None
+
+
+class _PyLoader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    _BoundedComposer,
+    _BoundedConstructor,
+    yaml.resolver.Resolver,
+):
+    """PyYAML's own reader, scanner and parser (the reader refuses control characters such as NUL),
+    our composer and the safe constructor: where PyYAML was built without libyaml."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        _BoundedComposer.__init__(self)
+        _BoundedConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+
+
+_BoundedLoader: Any = _PyLoader
+if _Parser is not None:
+
+    class _CLoader(_BoundedComposer, _Parser, _BoundedConstructor, yaml.resolver.Resolver):
+        """libyaml's parser (it refuses control characters such as NUL), our composer and the safe
+        constructor."""
+
+        def __init__(self, stream: str) -> None:
+            _Parser.__init__(self, stream)
+            _BoundedComposer.__init__(self)
+            _BoundedConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+    _BoundedLoader = _CLoader
 
 
 def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     """Parse one YAML document with the safe loader, within MAX_DEPTH and MAX_YAML_NODES."""
     loader = None
     try:
-        loader = _BoundedLoader(text)  # the reader refuses control characters (NUL …) right here
+        loader = _BoundedLoader(text)  # the reader refuses control characters (NUL …)
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_nodes(node) > MAX_YAML_NODES:
+        return loader.construct_document(node)
+    except _TooMany as e:
+        if e.aliases:
             raise error.worded(
                 N_(
                     "{source}: YAML aliases expand to more than {limit:,} values; "
@@ -169,15 +241,31 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
                 ),
                 source=source,
                 limit=MAX_YAML_NODES,
-            )
-        return loader.construct_document(node)
+            ) from None
+        raise error.worded(
+            N_(
+                "{source}: more than {limit:,} YAML values, the limit of one file; gpuplan's files hold fewer"
+            ),
+            source=source,
+            limit=MAX_YAML_NODES,
+        ) from None
     except _TooDeep as e:
         raise error.worded(_SOURCE_PROBLEM, source=source, problem=e.args[0]) from None
+    except _BadValue as e:
+        where = f"{source}:{e.mark.line + 1}:{e.mark.column + 1}"
+        raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=e.problem) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
         problem = getattr(e, "problem", None) or (str(e).splitlines() or ["invalid YAML"])[0]
+        if mark is not None and "maximum nesting depth" in problem:
+            # libyaml's scanner reads flow collections ahead of the composer and stops at 1,000 levels.
+            raise error.worded(
+                _SOURCE_PROBLEM, source=source, problem=Phrase(_TOO_DEEP, line=mark.line + 1, limit=MAX_DEPTH)
+            ) from None
         raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=problem) from None
+    except (ValueError, OverflowError, TypeError) as e:  # a collection the constructor cannot make
+        raise error.worded(_SOURCE_PROBLEM, source=source, problem=str(e).split("; use sys.")[0]) from None
     except RecursionError:
         raise error.worded(N_("{source}: nested too deeply"), source=source) from None
     finally:
