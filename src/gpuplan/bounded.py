@@ -1,13 +1,14 @@
 """Reading files that may come from someone else, within bounds: size, depth, aliases, numbers.
 
 Every file gpuplan reads from the user's command line (workload YAML, plan JSON, a Hugging Face
-``config.json``, a price CSV) goes through :func:`read_text`, and YAML and JSON through
+``config.json``) goes through :func:`read_text` (a price CSV, read as a stream, through
+:func:`read_lines`), and YAML and JSON through
 :func:`load_yaml` / :func:`load_json`. What they guarantee, each failure being one line of the
 caller's own error class:
 
 * only a **regular file** is read (``/dev/zero``, a FIFO or a folder is refused before the first
   byte; opened non-blocking, so a FIFO without a writer cannot hang the open), and at most
-  ``max_bytes`` of it;
+  ``max_bytes`` of it (a stream, at most ``max_line_bytes`` per line);
 * a path with a NUL byte, too long a name or too many segments is a one-line error, not a crash;
 * YAML: nesting deeper than :data:`MAX_DEPTH` and documents of more than :data:`MAX_YAML_NODES`
   values, aliases counted at every use, are refused while parsing: nothing past the limit is read,
@@ -26,6 +27,7 @@ import json
 import math
 import os
 import stat
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,11 +39,14 @@ from gpuplan.i18n.messages import N_
 __all__ = [
     "MAX_CONFIG_BYTES",
     "MAX_CSV_BYTES",
+    "MAX_CSV_LINE_BYTES",
+    "MAX_CSV_ROWS",
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_YAML_NODES",
     "load_json",
     "load_yaml",
+    "read_lines",
     "read_text",
 ]
 
@@ -49,8 +54,15 @@ __all__ = [
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 #: A Hugging Face config.json is 1-10 kB; the largest on the Hub (with id2label tables) are < 1 MB.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
-#: Price CSVs: SkyPilot's whole AWS vms.csv is ~20 MB; 256 MB leaves room and still bounds memory.
+#: Price CSVs: SkyPilot's whole AWS v8 vms.csv is 3.7 MB; 256 MB leaves room, and the row cap below
+#: bounds the work (the file is read as a stream, never whole).
 MAX_CSV_BYTES = 256 * 1024 * 1024
+#: Rows of a price CSV: SkyPilot's whole AWS v8 vms.csv has about 50,000 (1,933 of them GPU rows,
+#: 546 kB; the rest CPU rows of ~60 bytes), its GCP and Azure files fewer. Four times that is read;
+#: beyond it the import stops before reading on, nothing imported.
+MAX_CSV_ROWS = 200_000
+#: A line of a price CSV: a SkyPilot row is ~300 bytes, and the csv module refuses a field over 128 KiB.
+MAX_CSV_LINE_BYTES = 1024 * 1024
 #: Nesting of mappings and lists: a workload nests 3 deep, a plan 6.
 MAX_DEPTH = 64
 #: Nodes a YAML document may expand to, aliases counted at every use. A workload has < 200.
@@ -69,14 +81,13 @@ _GREW = N_("{what} {path!r} is more than the {limit:,} bytes accepted")
 # TRANSLATORS: a file (or a field) and what is wrong with it
 _SOURCE_PROBLEM = N_("{source}: {problem}")
 _NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
+_LONG_LINE = N_("{what} {path!r} line {line} is longer than {limit:,} bytes")
+_NOT_UTF8_LINE = N_("{what} {path!r} line {line} is not UTF-8 text (byte {byte} of the line)")
 _TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
 
 
-def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
-    """The UTF-8 text of the regular file at ``path`` (at most ``max_bytes``), or ``error`` in one line.
-
-    ``what`` names the file in messages ("workload file", "plan file", "model.hf_config").
-    """
+def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass) -> int:
+    """A descriptor on the regular file at ``path`` of at most ``max_bytes``, blocking again."""
     shown, word = str(path)[:200], Phrase(what)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -92,6 +103,23 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
         if info.st_size > max_bytes:
             raise error.worded(_TOO_BIG, what=word, path=shown, size=info.st_size, limit=max_bytes)
         os.set_blocking(fd, True)
+    except OSError as e:
+        os.close(fd)
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+    except GpuplanError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
+    """The UTF-8 text of the regular file at ``path`` (at most ``max_bytes``), or ``error`` in one line.
+
+    ``what`` names the file in messages ("workload file", "plan file", "model.hf_config").
+    """
+    shown, word = str(path)[:200], Phrase(what)
+    fd = _open_regular(path, what, max_bytes, error)
+    try:
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as e:
@@ -104,6 +132,35 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise error.worded(_NOT_UTF8, what=word, path=shown, byte=e.start) from None
+
+
+def read_lines(
+    path: str | Path, *, what: str, max_bytes: int, max_line_bytes: int, error: ErrorClass = InputError
+) -> Generator[str, None, None]:
+    """The lines of the regular file at ``path`` (at most ``max_bytes``), each decoded as UTF-8 with
+    its line ending, read as a stream: one line of at most ``max_line_bytes`` is held at a time (a
+    file without a newline is not read whole). A line too long or not UTF-8 is ``error``, naming it.
+    """
+    shown, word = str(path)[:200], Phrase(what)
+    fd = _open_regular(path, what, max_bytes, error)
+    with os.fdopen(fd, "rb") as fh:
+        number = 0
+        while True:
+            try:
+                raw = fh.readline(max_line_bytes + 1)
+            except OSError as e:
+                raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > max_line_bytes:
+                raise error.worded(_LONG_LINE, what=word, path=shown, line=number, limit=max_line_bytes)
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise error.worded(
+                    _NOT_UTF8_LINE, what=word, path=shown, line=number, byte=e.start + 1
+                ) from None
 
 
 try:  # libyaml scans ~30x faster than PyYAML's Python reader: a 15 MB file is read in about a second

@@ -10,22 +10,24 @@ Layouts (shared/data/README.md):
   zone with its accelerator and count; n1 + attachable GPU combinations are not offers by themselves.
 - Azure v6: one row per instance type and region, on-demand and spot.
 
-A file unusable as a whole (unreadable, wrong header) raises CatalogImportError before anything is
-written. A bad line becomes a RejectedRow with its line number; the store's gates judge the rest.
+A file unusable as a whole (unreadable, wrong header, more than ``MAX_CSV_ROWS`` rows) raises
+CatalogImportError before anything is written. The file is read as a stream, one row at a time: only
+GPU rows (and GCP's bundled host rows) are kept. A bad line becomes a RejectedRow with its line
+number; the store's gates judge the rest.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import io
+import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuplan.bounded import MAX_CSV_BYTES, read_text
+from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_LINE_BYTES, MAX_CSV_ROWS, read_lines
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS
@@ -132,6 +134,7 @@ def _opt_float(value: str, what: str | Phrase) -> float | None:
     return _float(value, what) if value.strip() else None
 
 
+@functools.lru_cache(maxsize=4096)  # every zone of an instance type repeats its GpuInfo
 def _gpu_info(text: str) -> tuple[int | None, int | None]:
     """(GPU count, memory MiB per GPU) from a SkyPilot ``GpuInfo`` Python-repr dict."""
     if not text.strip() or not text.strip().startswith("{"):
@@ -145,7 +148,34 @@ def _gpu_info(text: str) -> tuple[int | None, int | None]:
         mem = gpus[0].get("MemoryInfo", {}).get("SizeInMiB")
     except (ValueError, SyntaxError, AttributeError, TypeError, IndexError, RecursionError, MemoryError):
         raise _LineError(N_("GpuInfo {start}… is not a readable dict"), start=repr(text[:40])) from None
-    return (int(count) if count is not None else None), (int(mem) if mem is not None else None)
+    return _whole(count, "GpuInfo Count", _MAX_GPU_INFO_COUNT), _whole(mem, "GpuInfo SizeInMiB", _MAX_GPU_MIB)
+
+
+#: Sanity ranges of the GpuInfo figures (a cross-check of AcceleratorCount and the GPU's memory;
+#: the store's gates judge the count itself): no instance has 1,024 GPUs or a GPU of 10 TiB.
+_MAX_GPU_INFO_COUNT = 1024
+_MAX_GPU_MIB = 10 * 1024 * 1024
+
+
+def _whole(value: object, what: str, most: int) -> int | None:
+    """A count from a GpuInfo dict: a whole number from 1 to ``most`` (``1e999``, ``True``, ``2.5``
+    or ``-1`` are refused), or None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        number: float = math.nan
+    else:  # an int of 400 digits is compared as it is (float() of it would overflow)
+        number = (
+            value if isinstance(value, int) or (math.isfinite(value) and value == int(value)) else math.nan
+        )
+    if not 1 <= number <= most:  # False for NaN
+        raise _LineError(
+            N_("{what} {value} is not a whole number from 1 to {most:,}"),
+            what=what,
+            value=repr(value)[:40],
+            most=most,
+        )
+    return int(number)
 
 
 def _gpu_id(
@@ -169,43 +199,77 @@ def _gpu_id(
     return gpu
 
 
-def _read(path: Path | str, provider: str) -> list[tuple[int, dict[str, str]]]:
+def _rows(path: Path | str, provider: str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, fields by column) of each row, read as a stream: one row is held at a time, and a file
+    of more than MAX_CSV_ROWS rows stops there, before the rest is read."""
+    lines = read_lines(
+        path,
+        what=N_("price file"),
+        max_bytes=MAX_CSV_BYTES,
+        max_line_bytes=MAX_CSV_LINE_BYTES,
+        error=CatalogImportError,
+    )
     try:
-        text = read_text(path, what=N_("price file"), max_bytes=MAX_CSV_BYTES, error=CatalogImportError)
+        reader = csv.reader(lines)
+        try:
+            header = tuple(next(reader))
+        except StopIteration:
+            raise CatalogImportError.worded(N_("{path} is empty; nothing was imported"), path=path) from None
+        except csv.Error as e:
+            raise CatalogImportError.worded(
+                N_("{path} is not CSV ({why}); nothing was imported"), path=path, why=e
+            ) from e
+        expected = HEADERS[provider]
+        if header != expected:
+            raise CatalogImportError.worded(
+                N_(
+                    "{path} does not have the SkyPilot {provider} header ({expected}); "
+                    "check --provider; nothing was imported"
+                ),
+                path=path,
+                provider=provider,
+                expected=", ".join(expected),
+            )
+        count = 0
+        try:
+            for fields in reader:
+                if not fields:
+                    continue
+                count += 1
+                if count > MAX_CSV_ROWS:
+                    raise CatalogImportError.worded(
+                        N_(
+                            "{path} has more than {limit:,} rows, the limit of a price file; "
+                            "split it by region; nothing was imported"
+                        ),
+                        path=path,
+                        limit=MAX_CSV_ROWS,
+                    )
+                yield reader.line_num, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))}
+        except csv.Error as e:
+            raise CatalogImportError.worded(
+                N_("{path} line {line}: {why}; nothing was imported"), path=path, line=reader.line_num, why=e
+            ) from e
     except CatalogImportError as e:
+        if e.template.endswith("nothing was imported"):
+            raise
+        # read_lines' own line (not a regular file, too big, a line too long or not UTF-8)
         raise CatalogImportError.worded(N_("{problem}; nothing was imported"), problem=e) from None
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = tuple(next(reader))
-    except StopIteration:
-        raise CatalogImportError.worded(N_("{path} is empty; nothing was imported"), path=path) from None
-    except csv.Error as e:
-        raise CatalogImportError.worded(
-            N_("{path} is not CSV ({why}); nothing was imported"), path=path, why=e
-        ) from e
-    expected = HEADERS[provider]
-    if header != expected:
-        raise CatalogImportError.worded(
-            N_(
-                "{path} does not have the SkyPilot {provider} header ({expected}); "
-                "check --provider; nothing was imported"
-            ),
-            path=path,
-            provider=provider,
-            expected=", ".join(expected),
-        )
-    rows: list[tuple[int, dict[str, str]]] = []
-    try:
-        for fields in reader:
-            line = reader.line_num
-            if not fields:
-                continue
-            rows.append((line, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))}))
-    except csv.Error as e:
-        raise CatalogImportError.worded(
-            N_("{path} line {line}: {why}; nothing was imported"), path=path, line=reader.line_num, why=e
-        ) from e
-    return rows
+    finally:
+        lines.close()
+
+
+#: Characters of a rejected row's instance type or region kept for the report.
+_SHOWN_CHARS = 100
+
+
+def _rejected(reason: object, line: int, r: Mapping[str, str]) -> RejectedRow:
+    return RejectedRow.because(
+        reason,
+        line=line,
+        instance_type=r.get("InstanceType", "")[:_SHOWN_CHARS],
+        region=r.get("Region", "")[:_SHOWN_CHARS],
+    )
 
 
 def _price(pricing: str, amount: float, *, as_of: str, source: str) -> PriceRow:
@@ -240,7 +304,7 @@ def parse_skypilot(
             provider=prov,
         )
     src = source or f"SkyPilot catalog file {Path(path).name} ({prov} layout), imported as of {as_of}"
-    rows = _read(path, prov)
+    rows = _rows(path, prov)
     known = known_instances or {}
     if prov == "gcp":
         return _parse_gcp(rows, as_of=as_of, source=src, known=known)
@@ -250,11 +314,7 @@ def parse_skypilot(
         try:
             out.extend(_parse_aws_azure_line(prov, r, line, as_of=as_of, source=src, known=known))
         except _LineError as e:
-            rejected.append(
-                RejectedRow.because(
-                    e.phrase, line=line, instance_type=r.get("InstanceType", ""), region=r.get("Region", "")
-                )
-            )
+            rejected.append(_rejected(e.phrase, line, r))
     return ParsedFile(rows=tuple(out), rejected=tuple(rejected))
 
 
@@ -330,8 +390,15 @@ def _gcp_bundle(instance_type: str) -> tuple[str, int] | None:
     return None
 
 
+def _no_bundled_gpus(instance_type: str) -> _LineError:
+    return _LineError(
+        N_("host type {instance_type} has no bundled GPUs (n1 + attachable GPUs are not imported)"),
+        instance_type=instance_type[:_SHOWN_CHARS],
+    )
+
+
 def _parse_gcp(
-    rows: list[tuple[int, dict[str, str]]],
+    rows: Iterable[tuple[int, dict[str, str]]],
     *,
     as_of: str,
     source: str,
@@ -345,7 +412,9 @@ def _parse_gcp(
         try:
             _check_width(r, width)
             if r["InstanceType"].strip():
-                hosts.append((line, r))
+                if _gcp_bundle(r["InstanceType"].strip()) is None:
+                    raise _no_bundled_gpus(r["InstanceType"].strip())
+                hosts.append((line, r))  # kept for the second pass: bundled hosts only
             else:
                 key = (
                     r["AvailabilityZone"].strip(),
@@ -354,25 +423,15 @@ def _parse_gcp(
                 )
                 gpu_rows[key] = (line, r)
         except _LineError as e:
-            rejected.append(
-                RejectedRow.because(
-                    e.phrase, line=line, instance_type=r.get("InstanceType", ""), region=r.get("Region", "")
-                )
-            )
+            rejected.append(_rejected(e.phrase, line, r))
     used: set[tuple[str, str, float]] = set()
     out: list[OfferRow] = []
     for line, h in hosts:
         itype, zone, region = h["InstanceType"].strip(), h["AvailabilityZone"].strip(), h["Region"].strip()
         try:
             bundle = _gcp_bundle(itype)
-            if bundle is None:
-                raise _LineError(
-                    N_(
-                        "host type {instance_type} has no bundled GPUs "
-                        "(n1 + attachable GPUs are not imported)"
-                    ),
-                    instance_type=itype,
-                )
+            if bundle is None:  # pragma: no cover - hosts without GPUs were refused in the first pass
+                raise _no_bundled_gpus(itype)
             accelerator, count = bundle
             key = (zone, accelerator, float(count))
             if key not in gpu_rows:
@@ -417,7 +476,7 @@ def _parse_gcp(
                 )
             )
         except _LineError as e:
-            rejected.append(RejectedRow.because(e.phrase, line=line, instance_type=itype, region=region))
+            rejected.append(_rejected(e.phrase, line, h))
     for key, (gline, g) in sorted(gpu_rows.items(), key=lambda kv: kv[1][0]):
         if key not in used:
             zone, accelerator, n = key
