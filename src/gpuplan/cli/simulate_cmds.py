@@ -403,12 +403,14 @@ def share_cmd(
         time_slice_penalty=time_slice_penalty,
     )
     if sharing == "best":
-        plans = []
+        plans, refused = [], []
         for s in SHARINGS:
             try:
                 plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
-            except InputError:
-                continue  # e.g. no MIG on this GPU
+            except InputError as e:
+                refused.append(e)  # e.g. no MIG on this GPU
+        if not plans:  # what no sharing can place (no services, a load past the limit) says why
+            raise refused[0]
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
