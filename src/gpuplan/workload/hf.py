@@ -8,6 +8,7 @@ Only local paths are passed to transformers, so nothing is downloaded. The model
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Any
 
 from gpuplan.bounded import MAX_CONFIG_BYTES, read_text
@@ -15,10 +16,11 @@ from gpuplan.errors import EstimateError, WorkloadError
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
+from gpuplan.workload.hf_size import MAX_LAYERS, layers_problem
 from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
-__all__ = ["hf_bundle", "hf_bundle_for"]
+__all__ = ["MAX_LAYERS", "hf_bundle", "hf_bundle_for"]
 
 _INSTALL = N_("model.hf_config needs transformers: pip install 'gpuplan[hf]'")
 
@@ -33,17 +35,18 @@ def _transformers() -> Any:
 
 def hf_bundle(workload: Workload) -> ModelBundle:
     """Build the model described by ``workload.model.hf_config`` (call under the tracer's fake mode)."""
-    tf = _transformers()
     path = workload.model.hf_config_path
     assert path is not None
     # A regular file of bounded size only (not /dev/zero, not a FIFO): checked here because
     # transformers would open it without either check.
-    read_text(
-        path / "config.json" if path.is_dir() else path,
-        what="model.hf_config",
-        max_bytes=MAX_CONFIG_BYTES,
-        error=WorkloadError,
-    )
+    file = path / "config.json" if path.is_dir() else path
+    text = read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError)
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raw = None  # transformers says what is wrong with it, below
+    _check_layers(raw, file)  # before transformers is imported or builds anything
+    tf = _transformers()
     try:
         # trust_remote_code=False: a config whose auto_map names Python files in its folder must
         # not make transformers run (or offer to run) that code; it is refused instead.
@@ -53,7 +56,7 @@ def hf_bundle(workload: Workload) -> ModelBundle:
         raise WorkloadError.worded(
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
         ) from e
-    _check_size_keys(config, path)
+    _check_size_keys(config, raw, file)
     # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
     cls = None
@@ -90,19 +93,12 @@ _SIZE_KEYS = (
 )
 
 
-def _check_size_keys(config: Any, path: Any) -> None:
+def _check_size_keys(config: Any, raw: Any, file: Any) -> None:
     """Refuse a config that leaves a size key its architecture uses to transformers' defaults.
 
     Without it, ``{"model_type": "llama", "hidden_size": 1024}`` silently becomes a 32-layer,
     32,000-token model of the library's default shape, and every estimate is of the wrong model.
     """
-    import json
-
-    file = path / "config.json" if path.is_dir() else path
-    try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # transformers read it; a file we cannot re-read is not this check's business
     if not isinstance(raw, dict):
         return
     aliases = getattr(config, "attribute_map", {}) or {}
@@ -123,6 +119,13 @@ def _check_size_keys(config: Any, path: Any) -> None:
                 model_type=config.model_type,
                 default=value,
             )
+
+
+def _check_layers(raw: Any, file: Any) -> None:
+    """Refuse a config of more than MAX_LAYERS layers (also checked when the workload is read)."""
+    problem = layers_problem(raw, file)
+    if problem is not None:
+        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=problem)
 
 
 def _first(cfg: Any, *names: str) -> int | None:

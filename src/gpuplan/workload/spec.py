@@ -31,6 +31,7 @@ from gpuplan.vocab import (
 )
 from gpuplan.workload._validation import Spec, one_line_error
 from gpuplan.workload.durations import parse_duration_hours
+from gpuplan.workload.hf_size import layers_problem
 from gpuplan.workload.presets.registry import get_preset
 
 __all__ = [
@@ -519,6 +520,9 @@ def _hf_max_positions(path: Path | None) -> int | None:
         raise ValueError(e) from None
     if not isinstance(cfg, dict):
         raise _refused(N_("model.hf_config: {file} is not a JSON object"), file=file)
+    too_deep = layers_problem(cfg, file)
+    if too_deep is not None:  # refused as the workload is read, before torch is imported
+        raise _refused(N_("model.hf_config: {problem}"), problem=too_deep)
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])
