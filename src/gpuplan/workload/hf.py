@@ -56,7 +56,7 @@ def hf_bundle(workload: Workload) -> ModelBundle:
         raise WorkloadError.worded(
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
         ) from e
-    _check_size_keys(config, raw, file)
+    _check_size_keys(config, path)
     # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
     cls = None
@@ -93,12 +93,19 @@ _SIZE_KEYS = (
 )
 
 
-def _check_size_keys(config: Any, raw: Any, file: Any) -> None:
+def _check_size_keys(config: Any, path: Any) -> None:
     """Refuse a config that leaves a size key its architecture uses to transformers' defaults.
 
     Without it, ``{"model_type": "llama", "hidden_size": 1024}`` silently becomes a 32-layer,
     32,000-token model of the library's default shape, and every estimate is of the wrong model.
     """
+    import json
+
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # transformers read it; a file we cannot re-read is not this check's business
     if not isinstance(raw, dict):
         return
     aliases = getattr(config, "attribute_map", {}) or {}
