@@ -16,7 +16,8 @@ caller's own error class:
   holds millions); only the safe loader's tags are understood; a scalar Python cannot make (an
   integer of 5,000 digits, 2023-02-30) is a line naming its place;
 * JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no nesting deeper than
-  :data:`MAX_DEPTH`.
+  :data:`MAX_DEPTH`, no string holding a lone surrogate (``"\\ud800"``, which no file or terminal
+  can be written with).
 
 This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`` marker).
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from collections.abc import Generator
 from pathlib import Path
@@ -341,20 +343,29 @@ def _no_constant(name: str) -> Any:
     raise ValueError(Phrase(N_("{name} is not a number gpuplan accepts"), name=name))
 
 
-def _depth(value: Any, limit: int) -> int:
-    """Nesting depth of parsed JSON, stopping once past ``limit``."""
+#: A UTF-16 surrogate alone: JSON's ``"\\ud800"`` decodes to one, which is no character (it cannot be
+#: written to a file or a terminal as UTF-8).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _walk(value: Any, limit: int) -> tuple[int, str | None]:
+    """(nesting depth, stopping once past ``limit``; the first string holding a lone surrogate)."""
     stack = [(value, 1)]
     deepest = 0
     while stack:
         item, d = stack.pop()
         deepest = max(deepest, d)
         if deepest > limit:
-            return deepest
+            return deepest, None
         if isinstance(item, dict):
             stack.extend((v, d + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, d + 1) for v in item)
-    return deepest
+            item = list(item)  # the keys are strings too
+        if isinstance(item, list):
+            stack.extend((v, d + 1) for v in item if not isinstance(v, str))
+            item = next((v for v in item if isinstance(v, str) and _SURROGATE.search(v)), None)
+        if isinstance(item, str) and _SURROGATE.search(item):
+            return deepest, item
+    return deepest, None
 
 
 def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
@@ -372,8 +383,15 @@ def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         raise error.worded(
             N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH
         ) from None
-    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+    depth, surrogate = _walk(value, MAX_DEPTH)
+    if depth > MAX_DEPTH:
         raise error.worded(
             N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH
+        )
+    if surrogate is not None:
+        raise error.worded(
+            N_("{source}: the string {text} holds a lone UTF-16 surrogate, which is not text"),
+            source=source,
+            text=ascii(surrogate[:60]),
         )
     return value

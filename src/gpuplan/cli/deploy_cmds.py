@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
@@ -67,6 +68,7 @@ def deploy(
         typer.Option(
             help="k8s serving: scale out above this GPU utilisation, percent (default 80).",
             show_default=False,
+            parser=finite_float,
         ),
     ] = None,
     share_gpu: Annotated[

@@ -20,6 +20,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
 
 __all__ = ["register_into"]
@@ -136,7 +137,9 @@ def history(
 def discount_set(
     ctx: typer.Context,
     provider: Annotated[str, typer.Option("--provider", help="aws, azure, gcp, …")],
-    percent: Annotated[float, typer.Option("--percent", help="Percent off the list price (0-100).")],
+    percent: Annotated[
+        float, typer.Option("--percent", help="Percent off the list price (0-100).", parser=finite_float)
+    ],
     family: Annotated[
         str, typer.Option("--family", help="Only this instance family (p5, a2-ultragpu, Standard_ND).")
     ] = "",

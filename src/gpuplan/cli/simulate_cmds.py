@@ -29,6 +29,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._progress import TRACING
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
@@ -168,9 +169,15 @@ def autoscale_cmd(
     ] = None,
     rate: Annotated[
         float | None,
-        typer.Option("--rate", help="Mean requests/s of a generated trace (default: the workload's)."),
+        typer.Option(
+            "--rate",
+            help="Mean requests/s of a generated trace (default: the workload's).",
+            parser=finite_float,
+        ),
     ] = None,
-    hours: Annotated[float, typer.Option("--hours", help="Length of a generated trace.")] = 24.0,
+    hours: Annotated[
+        float, typer.Option("--hours", help="Length of a generated trace.", parser=finite_float)
+    ] = 24.0,
     gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU of one replica.")] = "A100-SXM4-80GB",
     policy: Annotated[
         list[str] | None,
@@ -191,24 +198,31 @@ def autoscale_cmd(
     slo_ms: Annotated[
         float | None,
         typer.Option(
-            "--slo-ms", help="Latency target of a request (default: the workload's p95_latency_ms)."
+            "--slo-ms",
+            help="Latency target of a request (default: the workload's p95_latency_ms).",
+            parser=finite_float,
         ),
     ] = None,
     timeout_s: Annotated[
-        float, typer.Option("--timeout-s", help="Drop a request that waited this long.")
+        float, typer.Option("--timeout-s", help="Drop a request that waited this long.", parser=finite_float)
     ] = 120.0,
     on_demand_price: Annotated[
         float | None,
-        typer.Option("--on-demand-price", help="USD per replica-hour (default: the catalog's cheapest)."),
+        typer.Option(
+            "--on-demand-price",
+            help="USD per replica-hour (default: the catalog's cheapest).",
+            parser=finite_float,
+        ),
     ] = None,
     spot_price: Annotated[
-        float | None, typer.Option("--spot-price", help="USD per spot replica-hour.")
+        float | None, typer.Option("--spot-price", help="USD per spot replica-hour.", parser=finite_float)
     ] = None,
     spot_rate: Annotated[
-        float | None, typer.Option("--spot-rate", help="Spot interruptions per replica-hour.")
+        float | None,
+        typer.Option("--spot-rate", help="Spot interruptions per replica-hour.", parser=finite_float),
     ] = None,
     spot_notice_s: Annotated[
-        float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.")
+        float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.", parser=finite_float)
     ] = 30.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of generated traces and interruptions.")] = 0,
     out: Annotated[
@@ -304,8 +318,10 @@ def autoscale_cmd(
 def trace_cmd(
     shape: Annotated[str, typer.Argument(help="diurnal, bursty or step.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
-    rate: Annotated[float, typer.Option("--rate", help="Mean requests per second.")] = 5.0,
-    hours: Annotated[float, typer.Option("--hours", help="Length of the trace.")] = 24.0,
+    rate: Annotated[
+        float, typer.Option("--rate", help="Mean requests per second.", parser=finite_float)
+    ] = 5.0,
+    hours: Annotated[float, typer.Option("--hours", help="Length of the trace.", parser=finite_float)] = 24.0,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same trace.")] = 0,
     prompt_tokens: Annotated[int, typer.Option("--prompt-tokens", help="Mean prompt tokens.")] = 512,
     output_tokens: Annotated[int, typer.Option("--output-tokens", help="Mean output tokens.")] = 256,
@@ -345,13 +361,24 @@ def share_cmd(
     sharing: Annotated[
         str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
     ] = "best",
-    target: Annotated[float, typer.Option("--target", help="Busy share each instance is sized for.")] = 0.8,
+    target: Annotated[
+        float, typer.Option("--target", help="Busy share each instance is sized for.", parser=finite_float)
+    ] = 0.8,
     time_slice_penalty: Annotated[
-        float, typer.Option("--time-slice-penalty", help="Throughput lost to time-slicing (assumed 0.10).")
+        float,
+        typer.Option(
+            "--time-slice-penalty",
+            help="Throughput lost to time-slicing (assumed 0.10).",
+            parser=finite_float,
+        ),
     ] = 0.10,
     price: Annotated[
         float | None,
-        typer.Option("--price", help="USD per GPU-hour (default: the catalog's cheapest on-demand)."),
+        typer.Option(
+            "--price",
+            help="USD per GPU-hour (default: the catalog's cheapest on-demand).",
+            parser=finite_float,
+        ),
     ] = None,
     k8s_out: Annotated[
         Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")

@@ -172,7 +172,9 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             size_mib=p.stat().st_size / 2**20,
             limit_mib=MAX_TRACE_BYTES // 2**20,
         )
-    with p.open(newline="", encoding="utf-8-sig") as f:
+    # errors="replace": a byte that is not UTF-8 becomes U+FFFD, so a number holding one is refused
+    # naming its line (a column gpuplan does not read may hold anything), never a UnicodeDecodeError.
+    with p.open(newline="", encoding="utf-8-sig", errors="replace") as f:
         # Comment lines (``# …``) may come before the header: a trace's provenance or licence.
         comments = 0
         synthetic = False
