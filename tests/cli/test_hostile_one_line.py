@@ -236,3 +236,25 @@ def test_k8s_names_of_shared_services_are_unique_valid_labels(tmp_path: Path) ->
     assert len(set(names)) == len(rows)
     assert all(DNS_LABEL.fullmatch(n) and len(n) <= 63 and n.isascii() for n in names), names
     assert names[:3] == ["chat-8b", "chat-8b-2", "chat-8b-3"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--seed", "-1"], "Invalid value for '--seed'"),
+        (["--prompt-tokens", "100000000000000000000"], "Invalid value for '--prompt-tokens'"),
+        (["--output-tokens", "0"], "Invalid value for '--output-tokens'"),
+    ],
+)
+def test_a_generated_trace_takes_a_seed_and_token_counts_a_trace_can_hold(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from gpuplan.cli.simulate_cmds import _MAX_TOKENS
+    from gpuplan.simulate.trace import MAX_TOKENS
+
+    assert _MAX_TOKENS == MAX_TOKENS
+    result = CliRunner().invoke(app, ["simulate", "trace", "bursty", "--out", str(tmp_path / "t.csv"), *args])
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert not (tmp_path / "t.csv").exists()

@@ -34,6 +34,10 @@ from gpuplan.cli._progress import TRACING
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
 
+#: ``gpuplan.simulate.trace.MAX_TOKENS``, which imports numpy: written out here so that the command
+#: line is built without it (``tests/cli/test_hostile_one_line.py`` keeps the two equal).
+_MAX_TOKENS = 10_000_000
+
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.i18n import Money
@@ -224,7 +228,9 @@ def autoscale_cmd(
     spot_notice_s: Annotated[
         float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.", parser=finite_float)
     ] = 30.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of generated traces and interruptions.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of generated traces and interruptions.")
+    ] = 0,
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write an HTML report with the chart.")
     ] = None,
@@ -322,9 +328,14 @@ def trace_cmd(
         float, typer.Option("--rate", help="Mean requests per second.", parser=finite_float)
     ] = 5.0,
     hours: Annotated[float, typer.Option("--hours", help="Length of the trace.", parser=finite_float)] = 24.0,
-    seed: Annotated[int, typer.Option("--seed", help="Same seed, same trace.")] = 0,
-    prompt_tokens: Annotated[int, typer.Option("--prompt-tokens", help="Mean prompt tokens.")] = 512,
-    output_tokens: Annotated[int, typer.Option("--output-tokens", help="Mean output tokens.")] = 256,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same trace.")] = 0,
+    # A trace holds at most MAX_TOKENS per request (the reader refuses more): so does a generated one.
+    prompt_tokens: Annotated[
+        int, typer.Option("--prompt-tokens", min=1, max=_MAX_TOKENS, help="Mean prompt tokens.")
+    ] = 512,
+    output_tokens: Annotated[
+        int, typer.Option("--output-tokens", min=1, max=_MAX_TOKENS, help="Mean output tokens.")
+    ] = 256,
     lang: LangOption = None,
 ) -> None:
     """Write a synthetic (seeded, reproducible) trace CSV of a common load shape."""
