@@ -82,3 +82,17 @@ def test_the_shipped_hf_example_is_within_the_budget() -> None:
     raw = json.loads((ROOT / "examples" / "hf-config" / "config.json").read_text())
     assert 0 < layers(raw) <= MAX_LAYERS
     Workload.from_yaml(ROOT / "examples" / "hf-config" / "llama32-1b-finetune.yaml")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("n_head", 0), ("vocab_size", 0), ("n_layer", -3), ("n_embd", 64.5), ("n_positions", True)],
+)
+def test_a_size_that_is_not_a_whole_number_of_at_least_1_is_refused_as_read(
+    tmp_path: Path, key: str, value: object
+) -> None:
+    # Before: 0 heads, a vocabulary of 0 or -3 layers failed 20 s later, deep inside the trace.
+    w = _workload_file(tmp_path, {**GPT2, "n_layer": 2, key: value})
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_yaml(w)
+    assert str(e.value).endswith(f"{key} is {value!r}; a model's sizes are whole numbers of at least 1")
