@@ -63,7 +63,7 @@ CLAIMS = (
 def _with_articles(usage: Usage) -> Usage:
     data = usage.model_dump()
     data["constraints"] = {**data["constraints"], "allow_low_confidence": True}
-    return load_usage(data)
+    return load_usage(data, project=HERE.parent)
 
 
 def _describe(report: TcoReport) -> list[str]:
@@ -99,7 +99,8 @@ def main() -> None:
     store = open_store(args.db)
     try:
         for claim in CLAIMS:
-            usage = load_usage(HERE / claim.file)
+            # One scenario names workloads one folder up: the examples folder is the project.
+            usage = load_usage(HERE / claim.file, project=HERE.parent)
             print(f"== {claim.file}")
             print(f"   claim: {claim.claimed}  ({claim.quote})")
             runs = (("catalog's sourced prices", usage), ("with the articles' tables", _with_articles(usage)))

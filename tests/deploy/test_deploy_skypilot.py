@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, by_path, plan_doc, skypilot_validator
-from gpuplan.deploy import LaunchSpec, generate
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.errors import DeployError
 from gpuplan.hardware import all_gpus
 
@@ -17,8 +17,12 @@ SKYPILOT_COMMON_GPUS = {
 }  # fmt: skip
 
 
+#: Where the launch files go: SkyPilot's workdir names it (an absolute path).
+LAUNCH = GenerateOptions(out_dir="/srv/launch")
+
+
 def _task(spec: LaunchSpec) -> dict:
-    return yaml.safe_load(by_path(generate(spec, "skypilot"))["task.yaml"])
+    return yaml.safe_load(by_path(generate(spec, "skypilot", LAUNCH))["task.yaml"])
 
 
 def _validate(task: dict) -> None:
@@ -61,7 +65,19 @@ def test_providers_skypilot_lacks_get_one_line_pointing_elsewhere(provider: str)
     with pytest.raises(
         DeployError, match=f"SkyPilot has no {provider} cloud.*--target k8s or --target torchrun"
     ):
-        generate(spec, "skypilot")
+        generate(spec, "skypilot", LAUNCH)
+
+
+def test_the_workdir_is_the_launch_folder_by_its_absolute_path(spot_plan: LaunchSpec) -> None:
+    # SkyPilot resolves a relative workdir against the folder `sky` runs in ("Syncing Code, Git, and
+    # Files", docs.skypilot.co): `workdir: .` run from a home folder would upload the home folder.
+    assert _task(spot_plan)["workdir"] == "/srv/launch"
+    with pytest.raises(
+        DeployError, match=r"needs the launch folder's absolute path \(GenerateOptions.out_dir\)"
+    ):
+        generate(spot_plan, "skypilot")
+    with pytest.raises(DeployError, match="must be an absolute path"):
+        GenerateOptions(out_dir="launch")
 
 
 def test_accelerator_names_are_skypilot_names_for_every_mapped_gpu() -> None:

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.cli import app
-from gpuplan.deploy import GENERATORS, LaunchSpec, generate
+from gpuplan.deploy import GENERATORS, GenerateOptions, LaunchSpec, generate
 from gpuplan.documents import (
     AUTOSCALE_SCHEMA_VERSION,
     CATALOG_INFO_SCHEMA_VERSION,
@@ -100,7 +100,7 @@ def test_real_plan_output_deploys_to_every_target(real_plan: Path, target: str) 
     rec = doc.recommended
     assert (spec.provider, spec.instance_type, spec.pricing) == (rec.provider, rec.instance_type, rec.pricing)
     assert (spec.gpus_per_node, spec.nodes) == (rec.gpus_per_node, rec.nodes)
-    files = generate(spec, target)
+    files = generate(spec, target, GenerateOptions(out_dir="/srv/launch"))
     assert files and all(f.content for f in files)
 
 

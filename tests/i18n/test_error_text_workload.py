@@ -245,7 +245,8 @@ def test_a_bad_hf_config_key_and_lora_targets_read_in_chinese(tmp_path: Path) ->
     config_file = tmp_path / "config.json"
     config_file.write_text('{"model_type": "llama", "hidden_size": 64}', encoding="utf-8")
     config = types.SimpleNamespace(model_type="llama", hidden_size=64, num_hidden_layers=32, attribute_map={})
-    e = _raised(lambda: _check_size_keys(config, config_file))
+    raw = {"model_type": "llama", "hidden_size": 64}
+    e = _raised(lambda: _check_size_keys(config, raw, config_file))
     assert str(e) == (
         f"model.hf_config: {config_file} has no 'num_hidden_layers', which llama needs (transformers would "
         "silently use its default, 32); copy it from the model's own config.json"

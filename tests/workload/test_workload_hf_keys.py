@@ -43,11 +43,11 @@ def test_architecture_specific_key_names_count(tmp_path: Path) -> None:
 
     path = FIXTURES / "tiny_gpt2.json"
     config = transformers.AutoConfig.from_pretrained(str(path), local_files_only=True)
-    _check_size_keys(config, path)  # no error
     raw = json.loads(path.read_text())
+    _check_size_keys(config, raw, path)  # no error
     raw.pop("vocab_size", None)
     bad = tmp_path / "gpt2.json"
     bad.write_text(json.dumps(raw))
     config = transformers.AutoConfig.from_pretrained(str(bad), local_files_only=True)
     with pytest.raises(WorkloadError, match="'vocab_size'"):
-        _check_size_keys(config, bad)
+        _check_size_keys(config, raw, bad)

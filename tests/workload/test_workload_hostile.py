@@ -116,7 +116,12 @@ def test_hf_config_reads_regular_files_only(tmp_path: Path, target: str) -> None
         target = str(tmp_path / "config.json")
     path = tmp_path / "w.yaml"
     path.write_text(f"name: j\nmodel: {{hf_config: {target}}}\ninputs: {{batch_size: 1, seq_len: 8}}\n")
-    assert "not a regular file" in _one_line(path)
+    if target == "/dev/zero":
+        assert "outside" in _one_line(path)  # not in the workload's folder
+        with pytest.raises(WorkloadError, match="not a regular file"):
+            Workload.from_yaml(path, project="/")  # the user named a folder that holds it
+    else:
+        assert "not a regular file" in _one_line(path)
 
 
 def test_a_huge_hf_config_is_refused_before_it_is_read(tmp_path: Path) -> None:
@@ -138,12 +143,16 @@ def test_remote_code_in_an_hf_config_is_never_run(tmp_path: Path) -> None:
         '"hidden_size": 8, "max_position_embeddings": 64}'
     )
     (tmp_path / "configuration_evil.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
-    workload = Workload.from_dict(
-        {"name": "j", "model": {"hf_config": str(tmp_path)}, "inputs": {"batch_size": 1, "seq_len": 8}}
-    )
+    doc = {"name": "j", "model": {"hf_config": str(tmp_path)}, "inputs": {"batch_size": 1, "seq_len": 8}}
+    # Refused when the workload is read, and again if a Workload is built some other way.
+    with pytest.raises(GpuplanError, match="has an auto_map \\(AutoConfig\\), which names Python code"):
+        Workload.from_dict(doc)
+    preset = Workload.from_dict({**doc, "model": {"preset": "gpt2"}})
+    model = preset.model.model_copy(update={"preset": None, "hf_config": str(tmp_path)})
+    workload = preset.model_copy(update={"model": model})  # not validated: as a caller could build it
     with pytest.raises(GpuplanError) as e:
         hf_bundle(workload)
-    assert "\n" not in str(e.value) and "custom code" in str(e.value)
+    assert "\n" not in str(e.value) and "auto_map" in str(e.value)
     assert not marker.exists()
 
 

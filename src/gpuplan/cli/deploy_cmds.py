@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language
 from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
+
+if TYPE_CHECKING:
+    from gpuplan.deploy.base import GeneratedFile
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
 
@@ -83,6 +87,13 @@ def deploy(
         typer.Option(help="k8s serving: one MIG slice per replica, e.g. 1g.10gb.", show_default=False),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="List the files (and the copies of yours, with their sources); write nothing."
+        ),
+    ] = False,
+    project: ProjectOption = None,
     steps: Annotated[
         int | None,
         typer.Option(min=1, help="Training steps (default: from samples x epochs).", show_default=False),
@@ -114,25 +125,40 @@ def deploy(
         provider=provider,
         region=region,
         pricing="spot" if spot else "on_demand",
+        project=str(project) if project is not None else None,
     ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
         base_image=base_image,
         steps=steps,
+        out_dir=_absolute(out),
     )
     files = generate(spec, generator.name, options)
-    written = write_files(files, out, force=force)
+    copies = [f for f in files if f.source is not None]
+    # The manifest comes before the first write: the user sees which of their files leave home.
+    _show_copies(copies, out, spec.model_entry_point, everything=dry_run)
+    written = [] if dry_run else write_files(files, out, force=force)
     if json_out:
-        # Stable document (schema_version 1): what was written where, and what to read next.
+        # Stable document (schema_version 1): what was written where (or, with --dry-run, would be),
+        # the copies of the user's files with their sources, and what to read next.
         doc = {
             "schema_version": 1,
             "target": generator.name,
             "out_dir": str(out),
+            "dry_run": dry_run,
             "files": [f.path for f in files],
+            "copied": [{"path": f.path, "source": f.source} for f in copies],
             "readme": str(out / "README.md"),
         }
         typer.echo(json.dumps(doc, indent=2))
+        return
+    if dry_run:
+        typer.echo(
+            _("would write {n} files to {out}/ for {target} (nothing written): {files}").format(
+                n=len(files), out=out, target=generator.name, files=", ".join(f.path for f in files)
+            )
+        )
         return
     typer.echo(
         _("wrote {n} files to {out}/ for {target}: {files}").format(
@@ -140,3 +166,45 @@ def deploy(
         )
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _absolute(out: Path) -> str:
+    """``--out`` as SkyPilot's workdir: absolute, links resolved (as write_files resolves it); a path
+    that cannot be resolved (a NUL byte) is left to write_files to refuse in its own words."""
+    try:
+        return str(out.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return str(out.absolute())
+
+
+#: Copies listed before writing; --dry-run lists them all.
+_SHOWN_COPIES = 20
+
+
+def _show_copies(copies: list[GeneratedFile], out: Path, entry: str | None, *, everything: bool) -> None:
+    """On stderr: which of the user's files go into ``out`` (source -> destination), or that their
+    package is not copied. ``everything`` (--dry-run): every copy, said as what would happen."""
+    if not copies:
+        if entry:
+            sys.stderr.write(
+                _(
+                    "note: the package of model.python {entry} is not copied (no project folder of it "
+                    "lies in the folder you named); pass --project DIR to copy it from DIR"
+                ).format(entry=entry)
+                + "\n"
+            )
+        return
+    size = sum(len(f.content.encode("utf-8")) for f in copies)
+    line = (
+        _("would copy {n} of your files ({kib:,.1f} KiB) into {out}/:")
+        if everything
+        else _("copying {n} of your files ({kib:,.1f} KiB) into {out}/:")
+    )
+    sys.stderr.write(line.format(n=len(copies), kib=size / 1024, out=out) + "\n")
+    shown = copies if everything else copies[:_SHOWN_COPIES]
+    for f in shown:
+        sys.stderr.write(f"  {f.source} -> {f.path}\n")
+    if len(shown) < len(copies):
+        sys.stderr.write(
+            _("  … and {more} more (--dry-run lists them all)").format(more=len(copies) - len(shown)) + "\n"
+        )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile, open_cache
@@ -45,6 +46,7 @@ def estimate_cmd(
         ),
     ] = None,
     lang: LangOption = None,
+    project: ProjectOption = None,
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
@@ -53,7 +55,7 @@ def estimate_cmd(
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
 
-    workload = load_workload(workload_file)
+    workload = load_workload(workload_file, project=project)
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:

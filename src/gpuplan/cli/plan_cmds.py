@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -46,6 +47,8 @@ class PlanOptions:
 
     workload_file: Path
     """The workload YAML."""
+    project: Path | None = None
+    """The folder the files the workload names may lie in (``--project``); None = its own folder."""
     deadline: str | None = None
     """Finish within this long (``12h``, ``2d``, ``90m``); overrides the YAML."""
     budget_usd: float | None = None
@@ -223,6 +226,7 @@ def plan_cmd(
         Path | None,
         typer.Option(help="Also write a report: FILE.html (self-contained) or FILE.md (+ FILE.svg)."),
     ] = None,
+    project: ProjectOption = None,
 ) -> None:
     """Rank where to run WORKLOAD: GPU, count, provider, region and pricing model, priced all-in."""
     apply_language(lang)
@@ -230,6 +234,7 @@ def plan_cmd(
 
     options = PlanOptions(
         workload_file=workload_file,
+        project=project,
         deadline=deadline,
         budget_usd=budget_usd,
         providers=providers,
@@ -270,7 +275,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     out = options.out
     if out is not None and out.suffix.lower() not in (".html", ".md"):
         raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out)
-    workload = load_workload(options.workload_file)
+    workload = load_workload(options.workload_file, project=options.project)
     overrides = options.overrides()
     # A spinner on a terminal only: piped or --json output stays clean.
     profiling = _("profiling {name} (cached after the first run)…").format(name=workload.name)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._access import AllowCodeOption, ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
@@ -42,8 +43,8 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.i18n import Money
     from gpuplan.simulate import ReplicaModel, Trace
-    from gpuplan.simulate.inputs import ServicesFile
-    from gpuplan.simulate.share import ServiceDemand, SharePlan
+    from gpuplan.simulate.share import SharePlan
+    from gpuplan.workload import Workload
 
 __all__ = ["register"]
 
@@ -123,7 +124,7 @@ def _shape_trace(
 
 
 def _replica(
-    ctx: typer.Context, workload_file: Path, gpu_id: str, store: Store | None, mean_ctx: float
+    ctx: typer.Context, w: Workload, file_name: str, gpu_id: str, store: Store | None, mean_ctx: float
 ) -> ReplicaModel:
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
@@ -132,12 +133,10 @@ def _replica(
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
     from gpuplan.simulate import replica_from_decode
-    from gpuplan.workload import load_workload
 
-    w = load_workload(workload_file)
     if w.task.value != "infer":
         raise InputError.worded(
-            N_("{file}: simulate autoscale needs task: infer (or give --replica)"), file=workload_file.name
+            N_("{file}: simulate autoscale needs task: infer (or give --replica)"), file=file_name
         )
     with spinner(_(TRACING).format(name=w.name), quiet=not sys.stderr.isatty()):
         prof = load_profile(w, settings(ctx).db, store=store)
@@ -240,6 +239,7 @@ def autoscale_cmd(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    project: ProjectOption = None,
 ) -> None:
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
@@ -257,7 +257,7 @@ def autoscale_cmd(
     from gpuplan.simulate.inputs import fleet_prices, parse_replica
     from gpuplan.workload import load_workload
 
-    w = load_workload(workload_file)
+    w = load_workload(workload_file, project=project)
     if w.serving is None and replica is None:
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
@@ -295,7 +295,7 @@ def autoscale_cmd(
         rep = (
             parse_replica(replica, gpu_id)
             if replica
-            else _replica(ctx, workload_file, gpu_id, store, mean_ctx)
+            else _replica(ctx, w, workload_file.name, gpu_id, store, mean_ctx)
         )
     finally:
         if store is not None:
@@ -401,11 +401,16 @@ def share_cmd(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    project: ProjectOption = None,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
     apply_language(lang)
     _check_out(out)
     _check_currency(currency)
+    from gpuplan.cli._services import estimate_services
+    from gpuplan.cli._settings import settings
+    from gpuplan.confine import Folder
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import share_html, share_json, share_view
@@ -419,7 +424,8 @@ def share_cmd(
     if not name:
         raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
     g = resolve_gpu(name)
-    estimated = _estimate_services(ctx, spec, services_file, g.id)
+    access = (Folder.of(services_file, project), allow_code)
+    estimated = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
     demands = spec.demands(estimated)
     store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
@@ -460,41 +466,6 @@ def share_cmd(
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
         return
     console().print(share_view(plan, money))
-
-
-def _estimate_services(
-    ctx: typer.Context, spec: ServicesFile, services_file: Path, gpu_id: str
-) -> dict[str, ServiceDemand]:
-    out: dict[str, ServiceDemand] = {}
-    todo = [s for s in spec.services if s.workload]
-    if not todo:
-        return out
-    from gpuplan.cli._profiles import load_profile
-    from gpuplan.cli._settings import settings
-    from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import decode_estimate
-    from gpuplan.simulate.inputs import demand_from_decode
-    from gpuplan.workload import load_workload
-
-    for s in todo:
-        w = load_workload((services_file.parent / str(s.workload)).resolve())
-        if w.serving is None:
-            raise InputError.worded(
-                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
-                name=s.name,
-            )
-        prof = load_profile(w, settings(ctx).db)
-        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.cuda_graphs, compiled=w.compile)
-        slo = s.p95_latency_ms or w.serving.p95_latency_ms
-        out[s.name] = demand_from_decode(
-            s.name,
-            dec,
-            requests_per_s=s.requests_per_s,
-            prompt_tokens=w.serving.prompt_tokens,
-            output_tokens=w.serving.output_tokens,
-            slo_s=slo / 1000 if slo else None,
-        )
-    return out
 
 
 def _write_k8s(plan: SharePlan, directory: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from gpuplan.cli._access import AllowCodeOption, ProjectOption
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     ForceRateOption,
@@ -50,6 +51,8 @@ def tco_cmd(
     usd_per_cny: UsdPerCnyOption = None,
     cny_per_usd: CnyPerUsdOption = None,
     force_rate: ForceRateOption = False,
+    project: ProjectOption = None,
+    allow_code: AllowCodeOption = False,
 ) -> None:
     """The cheapest schedule of commitments (monthly, reserved 1y/3y) and hourly capacity (on-demand,
     spot) for a year or three of work, with the all-on-demand baseline, break-even and sensitivity."""
@@ -64,11 +67,11 @@ def tco_cmd(
     if currency is not None:
         currency = Currency.cast(currency).code  # a typo fails here, in one line
     rate = resolve_usd_per_cny(usd_per_cny, cny_per_usd)
-    usage = load_usage(usage_file)
+    usage = load_usage(usage_file, project=project)
     with spinner(_("sizing the demands and solving the commitment schedule…"), quiet=as_json):
         store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
         try:
-            report = tco(usage, store=store, currency=currency)
+            report = tco(usage, store=store, currency=currency, allow_code=allow_code)
         finally:
             store.close()
     if out is not None:

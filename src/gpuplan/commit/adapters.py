@@ -112,18 +112,23 @@ def priced_offers(
     return tuple(out), notes
 
 
-def _workload_demand(usage: Usage, spec: DemandSpec, store: Store) -> tuple[Demand, DemandSource]:
+def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -> tuple[Demand, DemandSource]:
     """Size a workload demand with the planner: its cheapest on-demand option gives the GPU type,
-    the count and the hours of one run."""
+    the count and the hours of one run. Its workload file is read as ``gpuplan.workload.named``
+    says: inside ``usage.folder``, and a model that is code only with ``allow_code``."""
     from gpuplan.plan import plan_workload
     from gpuplan.plan.build_inputs import job_facts_from
     from gpuplan.profile import profile as trace_profile
-    from gpuplan.workload import load_workload
+    from gpuplan.workload.named import named_workload
 
-    path = Path(spec.workload or "")
-    if not path.is_absolute() and usage.base_dir:
-        path = Path(usage.base_dir) / path
-    workload = load_workload(path)
+    spec = usage.demands[index]
+    path, workload = named_workload(
+        spec.workload or "",
+        base=Path(usage.base_dir) if usage.base_dir else Path.cwd(),
+        folder=usage.folder,
+        field=f"demands[{index}].workload",
+        allow_code=allow_code,
+    )
     prof = trace_profile(workload, store.local)
     c = usage.constraints
     overrides = {
@@ -210,11 +215,15 @@ def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource
     return demand, DemandSource(name=spec.name, gpu=gpu, gpu_hours_total=sum(hours), how=how)
 
 
-def demands_from_usage(usage: Usage, store: Store) -> tuple[tuple[Demand, ...], tuple[DemandSource, ...]]:
-    """Every demand of ``usage`` in GPU-hours per month (workloads sized by the planner)."""
+def demands_from_usage(
+    usage: Usage, store: Store, *, allow_code: bool = False
+) -> tuple[tuple[Demand, ...], tuple[DemandSource, ...]]:
+    """Every demand of ``usage`` in GPU-hours per month (workloads sized by the planner).
+    ``allow_code``: a workload whose model is code (``model.python``) may be imported and traced
+    (``--allow-code``); else it is refused in one line."""
     demands, sources = [], []
-    for spec in usage.demands:
-        d, s = _workload_demand(usage, spec, store) if spec.workload else _direct_demand(usage, spec)
+    for i, spec in enumerate(usage.demands):
+        d, s = _workload_demand(usage, i, store, allow_code) if spec.workload else _direct_demand(usage, spec)
         if not all(math.isfinite(h) for h in d.gpu_hours):
             raise InputError.worded(
                 N_("demand {name}: its growth makes the GPU-hours overflow; lower growth_pct_per_month"),

@@ -67,19 +67,23 @@ def tco(
     store: Store | None = None,
     db: str | None = None,
     currency: str | None = None,
+    project: str | Path | None = None,
+    allow_code: bool = False,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
     ``store``: an open catalog; else ``db`` (path or URL; None = the user's default database) is
-    opened and closed here. ``currency`` overrides the usage file's.
+    opened and closed here. ``currency`` overrides the usage file's. ``project``: the folder the
+    usage's workload files may lie in (else its own folder, see :meth:`Usage.from_yaml`);
+    ``allow_code``: whether a workload whose model is code may be imported and traced.
     """
     from gpuplan.catalog import display_money, open_store
 
-    u = load_usage(usage)
+    u = load_usage(usage, project=project)
     own = store is None
     st = open_store(db) if store is None else store
     try:
-        demands, sources = demands_from_usage(u, st)
+        demands, sources = demands_from_usage(u, st, allow_code=allow_code)
         gpus = tuple(dict.fromkeys(d.gpu for d in demands))
         prices = st.offers(include_unpriced=False)
         offers, offer_notes = priced_offers(prices, u, gpus)

@@ -29,10 +29,11 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from gpuplan.catalog.wording import either, listed
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
+from gpuplan.confine import Folder
 from gpuplan.errors import InputError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
@@ -233,7 +234,9 @@ class Usage(Spec):
     demands: tuple[DemandSpec, ...] = Field(max_length=MAX_DEMANDS)
     constraints: ConstraintsSpec = ConstraintsSpec()
     base_dir: str | None = None
-    """Folder that workload paths are relative to (the usage file's folder when read from a file)."""
+    """Folder that workload paths are relative to (the usage file's folder when read from a file).
+    Written in a file, it is a hint: it must lie inside the folder the user named."""
+    _folder: Folder | None = PrivateAttr(default=None)
 
     @field_validator("start", mode="before")
     @classmethod
@@ -300,17 +303,33 @@ class Usage(Spec):
         year, mon = int(self.start[:4]), int(self.start[5:7]) - 1 + month
         return f"{year + mon // 12:04d}-{mon % 12 + 1:02d}"
 
+    @property
+    def folder(self) -> Folder:
+        """The folder the workload files named here must lie in (``gpuplan.confine``): the usage
+        file's folder or ``--project DIR``; for a mapping, ``project`` or else ``base_dir``."""
+        return self._folder or Folder(
+            (Path(self.base_dir) if self.base_dir else Path.cwd()).resolve(), "base_dir"
+        )
+
     @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "") -> Usage:
+    def from_dict(cls, data: dict[str, Any], source: str = "", *, project: str | Path | None = None) -> Usage:
+        """Validate ``data``; ``project`` names the folder its workload files may lie in (else
+        ``base_dir``, else the current directory)."""
         try:
-            return cls.model_validate(data)
+            usage = cls.model_validate(data)
         except ValidationError as e:
             raise _worded_line(e, source) from None
+        if project is not None:
+            usage._folder = Folder.project(project)
+        return usage
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> Usage:
+    def from_yaml(cls, path: str | Path, *, project: str | Path | None = None) -> Usage:
+        """Read a usage file; its workload files must lie in its folder, or in ``project`` (``--project
+        DIR``) when given. A ``base_dir`` written in the file must lie there too."""
         from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 
+        folder = Folder.of(path, project)
         p = Path(path)
         # Within bounds: a regular file (a FIFO would block), its size, YAML depth and aliases.
         text = read_text(p, what=N_("usage file"), max_bytes=MAX_DOCUMENT_BYTES)
@@ -321,8 +340,14 @@ class Usage(Spec):
                 path=p,
                 got=type(data).__name__,
             )
-        data = {**data, "base_dir": data.get("base_dir") or str(p.resolve().parent)}
-        return cls.from_dict(data, source=str(p))
+        here = p.resolve().parent
+        given = data.get("base_dir")
+        base = folder.check(given, base=here, field="base_dir") if isinstance(given, str) else given or here
+        usage = cls.from_dict(
+            {**data, "base_dir": str(base) if isinstance(base, Path) else base}, source=str(p)
+        )
+        usage._folder = folder
+        return usage
 
     def direct_gpu_hours(self, demand: DemandSpec) -> tuple[float, ...]:
         """GPU-hours per month of a direct demand over the horizon."""
@@ -347,10 +372,11 @@ class Usage(Spec):
         )
 
 
-def load_usage(source: str | Path | dict[str, Any] | Usage) -> Usage:
-    """A Usage from a YAML path, a mapping, or a Usage (returned as is)."""
+def load_usage(source: str | Path | dict[str, Any] | Usage, *, project: str | Path | None = None) -> Usage:
+    """A Usage from a YAML path, a mapping, or a Usage (returned as is). ``project``: the folder its
+    workload files may lie in (``--project DIR``; see :meth:`Usage.from_yaml`)."""
     if isinstance(source, Usage):
         return source
     if isinstance(source, dict):
-        return Usage.from_dict(source)
-    return Usage.from_yaml(source)
+        return Usage.from_dict(source, project=project)
+    return Usage.from_yaml(source, project=project)

@@ -41,13 +41,16 @@ def load_spec(
     provider: str | None = None,
     region: str | None = None,
     pricing: str = "on_demand",
+    project: str | None = None,
 ) -> LaunchSpec:
     """A LaunchSpec from a plan file (``.json``) or a workload file (anything else: YAML).
 
-    The GPU options apply to a workload file only; a plan already says where to run.
+    The GPU options apply to a workload file only; a plan already says where to run. ``project``
+    (``--project DIR``) is the folder the user's package may be copied from; without it, the
+    file's own folder (see ``gpuplan.confine``).
     """
     if path.endswith(".json"):
-        return LaunchSpec.from_plan_json(path)
+        return LaunchSpec.from_plan_json(path, project=project)
     return LaunchSpec.from_workload(
-        path, gpu=gpu, count=count, provider=provider, region=region, pricing=pricing
+        path, gpu=gpu, count=count, provider=provider, region=region, pricing=pricing, project=project
     )

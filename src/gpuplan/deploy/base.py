@@ -8,6 +8,7 @@ can inspect its output and :func:`gpuplan.deploy.write_files` owns the one place
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuplan.deploy.grammar import check_image
@@ -32,6 +33,9 @@ class GeneratedFile:
     content: str
     executable: bool = False
     """Set the executable bits (shell launchers)."""
+    source: str | None = None
+    """The user's file this one is a copy of (absolute path), None for generated text: the manifest
+    of what deploy copies, shown before anything is written."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,11 +51,19 @@ class GenerateOptions:
     """Container base image instead of the one chosen for the GPU (``docker``, ``k8s``)."""
     steps: int | None = None
     """Optimizer steps to train for; None = from the workload's samples x epochs, else 1000."""
+    out_dir: str | None = None
+    """The absolute path the files will be written to. SkyPilot needs it: it reads a relative
+    ``workdir`` from the folder ``sky`` is run in (its docs, "Syncing Code, Git, and Files"), so
+    ``workdir: .`` would upload whatever folder that is."""
 
     def __post_init__(self) -> None:
         # Both images reach a Dockerfile FROM line and manifests: a strict reference grammar.
         check_image(self.image, "--image")
         check_image(self.base_image, "--base-image")
+        if self.out_dir is not None and not Path(self.out_dir).is_absolute():
+            raise DeployError.worded(
+                N_("the output folder must be an absolute path (got {path!r})"), path=self.out_dir[:200]
+            )
         if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
             raise DeployError.worded(
                 N_("--steps must be a whole number from 1 to {limit:,} (got {steps!r})"),

@@ -6,7 +6,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
-from gpuplan.deploy.user_package import PROJECT_DIR, user_package
+from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 
 __all__ = ["DockerGenerator", "base_image", "dockerfile"]
 
@@ -38,14 +38,14 @@ def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
     )
 
 
-def dockerfile(spec: LaunchSpec, options: GenerateOptions) -> str:
-    """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve)."""
+def dockerfile(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> str:
+    """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve);
+    ``package`` is the user's package copied into the folder (``user_package(spec)``)."""
     image, why = base_image(spec, options)
     serve = spec.task == "infer"
     code = "train.py serve.py" if serve else "train.py launch.sh"
     entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
     chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
-    package = user_package(spec)
     if package is not None:
         requirements = (
             f"RUN pip install --no-cache-dir -r /workspace/{PROJECT_DIR}/requirements.txt\n"
@@ -136,11 +136,11 @@ class DockerGenerator:
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         image, _ = base_image(spec, options)
-        package = user_package(spec)
+        package = user_package(spec)  # read once: the manifest the files below are built from
         return [
             *entry_point_files(spec, options),
             *(package.files if package else ()),
-            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options)),
+            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
             GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
             GeneratedFile(path="README.md", content=readme(spec, image)),
         ]

@@ -17,7 +17,7 @@ from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files
-from gpuplan.deploy.user_package import PROJECT_DIR, user_package
+from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
@@ -56,14 +56,14 @@ def accelerator(spec: LaunchSpec) -> str:
     return name
 
 
-def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
-    """The task as a dict, in the order SkyPilot's docs present the fields."""
+def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> dict[str, Any]:
+    """The task as a dict, in the order SkyPilot's docs present the fields; ``package`` is the user's
+    package copied into the folder (``user_package(spec)``)."""
     if spec.task == "infer":
         raise DeployError.worded(
             N_("the skypilot target writes training tasks; for serving use --target k8s")
         )
     resources: dict[str, Any] = {}
-    package = user_package(spec)
     if spec.provider is not None:
         clouds = skypilot_clouds()
         cloud = clouds.get(spec.provider)
@@ -94,6 +94,13 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
             "max_restarts_on_errors": MAX_RESTARTS_ON_ERRORS,
             "recover_on_exit_codes": [EXIT_PREEMPTED],
         }
+    if options.out_dir is None:
+        raise DeployError.worded(
+            N_(
+                "the skypilot target needs the launch folder's absolute path (GenerateOptions.out_dir): "
+                "SkyPilot reads a relative workdir from the folder `sky` is run in"
+            )
+        )
     run = (
         "set -euo pipefail\n"
         "export CKPT_DIR=/checkpoints\n"
@@ -107,7 +114,9 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         "name": spec.name,
         "resources": resources,
         "num_nodes": spec.nodes,
-        "workdir": ".",
+        # Absolute: SkyPilot resolves a relative workdir against the folder `sky` runs in, so
+        # `workdir: .` would upload whatever folder that is (a home folder …), not this one.
+        "workdir": options.out_dir,
         "file_mounts": {
             # Checkpoints in a bucket survive the preempted VM; a recovered job resumes from here.
             # Bucket names are global: rename it if this one is taken.
@@ -128,12 +137,14 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
     }
 
 
-def _readme(spec: LaunchSpec) -> str:
+def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
     launch = (
         "sky jobs launch task.yaml   # managed job: recovers from spot preemption"
         if spec.spot
         else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # when done")
     )
+    extra = f", {PROJECT_DIR}/ with your package {package.top_level}" if package else ""
+    resumes = ", so a recovered job resumes where the preempted one stopped" if spec.spot else ""
     return f"""# {spec.name}: SkyPilot
 
 ```bash
@@ -141,9 +152,10 @@ pip install "skypilot[{spec.provider or "aws"}]" && sky check
 {launch}
 ```
 
-`workdir: .` uploads this folder (train.py, launch.sh) to every node; `run` starts torchrun through
-launch.sh with SkyPilot's node rank and head-node IP. Checkpoints go to the bucket mounted at
-/checkpoints{", so a recovered job resumes where the preempted one stopped" if spec.spot else ""}.
+`workdir:` names this folder by its absolute path, so SkyPilot uploads exactly it (train.py,
+launch.sh{extra}) to every node wherever `sky` is run; if you move the folder, run `gpuplan deploy`
+again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.
+Checkpoints go to the bucket mounted at /checkpoints{resumes}.
 """
 
 
@@ -154,14 +166,14 @@ class SkyPilotGenerator:
     summary = "SkyPilot task.yaml (managed spot job recovery), train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
-        task = task_yaml(spec, options)
+        package = user_package(spec)  # read once: the manifest the files below are built from
+        task = task_yaml(spec, options, package)
         text = dump_documents(
             [task], f"{spec.name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema)."
         )
-        package = user_package(spec)
         return [
             *entry_point_files(spec, options),
             *(package.files if package else ()),
             GeneratedFile(path="task.yaml", content=text),
-            GeneratedFile(path="README.md", content=_readme(spec)),
+            GeneratedFile(path="README.md", content=_readme(spec, package)),
         ]

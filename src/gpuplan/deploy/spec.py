@@ -29,6 +29,7 @@ from pydantic import (
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
 from gpuplan.catalog.providers import PROVIDERS
+from gpuplan.confine import Folder
 from gpuplan.deploy.grammar import (
     CLOUD_NAME,
     DNS_LABEL,
@@ -40,15 +41,14 @@ from gpuplan.deploy.grammar import (
     MAX_IMAGE_SIZE,
     MAX_JOB_HOURS,
     MAX_NODES,
-    MAX_REPLICAS,
     MAX_SAMPLES,
     MAX_SEQ_LEN,
-    MIG_PROFILE,
     WORD,
     matches,
     plain_text,
 )
 from gpuplan.deploy.reasons import reason
+from gpuplan.deploy.serving_spec import ServingDeployment
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     PlanOption,
@@ -93,53 +93,6 @@ def _slug(name: str) -> str:
     s = re.sub(r"[^a-z0-9-]+", "-", name.lower()).strip("-")
     s = re.sub(r"-+", "-", s)[:50].strip("-")
     return s or "gpuplan-job"
-
-
-class ServingDeployment(BaseModel):
-    """How an inference workload is deployed: the workload's ``serving:`` block (its
-    :class:`~gpuplan.workload.spec.ServingSpec`) with deploy's defaults filled in."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
-
-    requests_per_s: float | None = Field(default=None, gt=0, le=1e9)
-    """Expected load, requests per second (informational in the generated files)."""
-    gpu_utilization_target: float = Field(default=80.0, gt=0, le=100)
-    """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
-    share_gpu: int = Field(default=1, ge=1, le=48)
-    """Replicas that time-share one GPU (NVIDIA device-plugin time-slicing); 1 = a whole GPU each.
-    ``true`` in YAML means 4, the articles' "1/4 card"."""
-    mig_profile: str | None = None
-    """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
-    min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
-    max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
-
-    @field_validator("share_gpu", mode="before")
-    @classmethod
-    def _bool_means_quarter(cls, v: object) -> object:
-        if v is True:
-            return 4
-        if v is False or v is None:
-            return 1
-        return v
-
-    @field_validator("mig_profile")
-    @classmethod
-    def _mig_shape(cls, v: str | None) -> str | None:
-        if v is None:
-            return None
-        v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
-        # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
-        if not v.isascii() or not MIG_PROFILE.fullmatch(v):
-            raise ValueError(Phrase(N_("MIG profile {profile!r} is not of the form 1g.10gb"), profile=v))
-        return v
-
-    @model_validator(mode="after")
-    def _one_sharing_mode(self) -> ServingDeployment:
-        if self.mig_profile and self.share_gpu > 1:
-            raise ValueError(Phrase(N_("choose either mig_profile or share_gpu, not both")))
-        if self.max_replicas < self.min_replicas:
-            raise ValueError(Phrase(N_("max_replicas is below min_replicas")))
-        return self
 
 
 def _short_errors(e: ValidationError) -> Phrase:
@@ -187,8 +140,9 @@ class LaunchSpec(BaseModel):
     model_source: str = "stand-in"
     """What the workload names as its model (``preset bert-large``), for comments and READMEs."""
     project_dir: str | None = None
-    """Folder of the user's own model code (``model_entry_point``) on this machine, when it is known
-    and trusted (a workload file, or a plan file in or above it); its package goes into the image."""
+    """Folder of the user's own model code (``model_entry_point``) on this machine, resolved and
+    checked by the builders to lie inside the folder the user named (the plan's or workload's own,
+    or ``--project DIR``; ``gpuplan.confine``); its package goes into the image. None: not copied."""
     batch_size: int = Field(default=8, ge=1, le=MAX_BATCH)
     """Per-GPU micro-batch, samples."""
     seq_len: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
@@ -287,23 +241,28 @@ class LaunchSpec(BaseModel):
     # ---- builders ---------------------------------------------------------------------------
 
     @classmethod
-    def from_plan_json(cls, path: str | Path) -> LaunchSpec:
-        """The recommended option of a plan file written by ``gpuplan plan --json``."""
+    def from_plan_json(cls, path: str | Path, *, project: str | Path | None = None) -> LaunchSpec:
+        """The recommended option of a plan file written by ``gpuplan plan --json``.
+
+        ``project``: the folder the user named (``--project DIR``) to copy their package from."""
+        folder = Folder.of(path, project)
         path = Path(path)
         text = read_text(path, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
         try:
             doc = load_json(text, source=str(path), error=DeployError)
         except DeployError as e:
             raise DeployError.worded(N_("{error}: write it with `gpuplan plan --json`"), error=e) from None
-        return cls.from_plan(doc, source=str(path), folder=path.resolve().parent)
+        return cls.from_plan(doc, source=str(path), folder=folder)
 
     @classmethod
-    def from_plan(cls, doc: object, source: str = "plan", folder: Path | None = None) -> LaunchSpec:
+    def from_plan(cls, doc: object, source: str = "plan", folder: Folder | None = None) -> LaunchSpec:
         """Like :meth:`from_plan_json`, from the already-parsed document.
 
-        ``folder``: where the plan file lies. The plan's ``model.project_dir`` (whose package goes
-        into a Docker image) is used only when it is this folder or inside it: a plan from elsewhere
-        must not make deploy copy files from anywhere else on this machine."""
+        ``folder``: the folder the user named (the plan file's, or ``--project DIR``). The plan's
+        ``model.project_dir`` (whose package goes into a Docker image) is a hint, used only when it
+        resolves inside that folder: a plan from elsewhere must not make deploy copy files from
+        anywhere else on this machine. With ``--project DIR`` and no usable hint, DIR is the project.
+        Without a folder, nothing is copied."""
         if not isinstance(doc, dict) or "schema_version" not in doc:
             raise DeployError.worded(
                 N_("{source} is not a gpuplan plan file (no schema_version): re-run `gpuplan plan`"),
@@ -378,8 +337,13 @@ class LaunchSpec(BaseModel):
         provider: str | None = None,
         region: str | None = None,
         pricing: str = "on_demand",
+        project: str | Path | None = None,
     ) -> LaunchSpec:
-        """A single-node launch of the workload file at ``path`` on ``count`` GPUs (no plan)."""
+        """A single-node launch of the workload file at ``path`` on ``count`` GPUs (no plan).
+
+        ``project``: the folder the user named (``--project DIR``); the files the workload names
+        (``model.project_dir``) must lie inside it, or inside the workload's own folder without it."""
+        folder = Folder.of(path, project)
         path = Path(path)
         text = read_text(path, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
         doc = load_yaml(text, source=str(path), error=DeployError)
@@ -387,7 +351,7 @@ class LaunchSpec(BaseModel):
             raise DeployError.worded(
                 N_("{path} is not a workload file (expected a mapping at the top level)"), path=path
             )
-        workload = _read_workload_dict(_validated_workload(doc, path), str(path))
+        workload = _read_workload_dict(_validated_workload(doc, path, folder), str(path))
         gpu_id = get_gpu(gpu).id if gpu else None
         if provider is not None:
             provider = PROVIDERS.cast(provider)
@@ -407,20 +371,14 @@ class LaunchSpec(BaseModel):
         )
 
 
-def _validated_workload(doc: dict[str, Any], path: Path) -> dict[str, Any]:
+def _validated_workload(doc: dict[str, Any], path: Path, folder: Folder) -> dict[str, Any]:
     """The workload file checked by gpuplan.workload (the same errors as `gpuplan plan` gives), as
-    plain data. Its ``serving`` block carries deploy's settings too (share_gpu, mig_profile …)."""
+    plain data, the files it names checked against ``folder``. Its ``serving`` block carries
+    deploy's settings too (share_gpu, mig_profile …)."""
     from gpuplan.workload import Workload
+    from gpuplan.workload.paths import confine_model
 
-    model = doc.get("model")
-    if isinstance(model, dict):
-        # As Workload.from_yaml does: relative paths in the file are relative to the file's folder.
-        given = model.get("project_dir")
-        folder = path.resolve().parent
-        doc = {
-            **doc,
-            "model": {**model, "project_dir": str(folder / given if isinstance(given, str) else folder)},
-        }
+    doc = confine_model(doc, file=path, folder=folder, error=DeployError)
     return Workload.from_dict(doc, source=str(path)).to_dict()
 
 
@@ -433,15 +391,19 @@ def _read_workload_dict(doc: dict[str, Any], source: str) -> PlanWorkload:
         ) from e
 
 
-def _project_inside(project_dir: str | None, folder: Path | None) -> str | None:
-    """``project_dir`` when it is ``folder`` or below it (resolved, links followed), else None."""
-    if project_dir is None or folder is None:
+def _project_inside(project_dir: str | None, folder: Folder | None) -> str | None:
+    """The plan's ``project_dir`` when it resolves (links followed) to a folder inside ``folder``;
+    else ``--project DIR`` itself when the user gave it; else None (nothing is copied)."""
+    if folder is None:
         return None
-    try:
-        resolved = Path(project_dir).resolve()
-    except (OSError, ValueError, RuntimeError):
-        return None
-    return str(resolved) if resolved.is_relative_to(folder.resolve()) and resolved.is_dir() else None
+    if project_dir is not None:
+        try:
+            resolved = Path(project_dir).resolve()
+            if folder.contains(resolved) and resolved.is_dir():
+                return str(resolved)
+        except (OSError, ValueError, RuntimeError):
+            pass
+    return None if folder.source else str(folder.path)
 
 
 def _samples(workload: PlanWorkload) -> int | None:

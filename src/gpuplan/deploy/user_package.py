@@ -2,19 +2,28 @@
 
 A container or a cloud node has only what the launch folder holds, so train.py could not import the
 user's model there. For a workload whose ``project_dir`` is known on this machine (see
-``LaunchSpec.project_dir``), the top-level package of the entry point is copied under ``project/``
-with its packaging files, and the Dockerfile (or SkyPilot's setup) runs ``pip install ./project``.
-A project without ``pyproject.toml`` or ``setup.py`` gets a minimal generated ``pyproject.toml`` that
-declares just that package, so the install works either way.
+``LaunchSpec.project_dir``: inside the folder the user named, ``gpuplan.confine``), the top-level
+package of the entry point is copied under ``project/`` with its packaging files, and the Dockerfile
+(or SkyPilot's setup) runs ``pip install ./project``. A project without ``pyproject.toml`` or
+``setup.py`` gets a minimal generated ``pyproject.toml`` that declares just that package, so the
+install works either way.
 
-What is copied is bounded and plain: UTF-8 text files only, no links (a link could point anywhere),
-no caches or VCS folders, at most :data:`MAX_FILES` files and :data:`MAX_BYTES` bytes.
+What is copied is an explicit manifest of regular files found below the project folder, and only
+there: every folder and file is opened relative to its parent with ``O_NOFOLLOW``, so a link
+(``src -> /home/someone``, a file linked to ``~/.ssh/id_rsa``) is never followed, not even one
+swapped in while deploy runs. The package must be one: ``Documents:build`` needs a
+``Documents/__init__.py`` (or ``Documents.py``), so an ordinary folder is never taken for it. Only
+UTF-8 text files are copied, no caches or VCS folders, at most :data:`MAX_FILES` files and
+:data:`MAX_BYTES` bytes. Each copy carries its source path (``GeneratedFile.source``), which the
+command line shows before it writes anything.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +59,9 @@ _SKIP_DIRS = {
     ".mypy_cache",
     ".pytest_cache",
 }
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+_FILE = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NOFOLLOW
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,50 +73,114 @@ class UserPackage:
     source: Path
     """The project folder it was copied from."""
     files: tuple[GeneratedFile, ...]
+    """The copies (each with its ``source``) and the generated README/pyproject when needed."""
     skipped: tuple[str, ...]
-    """Relative paths not copied (links, binary files), for the README."""
+    """Relative paths not copied (links, binary files, odd names), for the user to see."""
     requirements: bool
     """True when the project has a requirements.txt (installed before the package)."""
 
 
-def _regular_text(path: Path, budget: list[int]) -> str | None:
-    info = path.lstat()
-    if not stat.S_ISREG(info.st_mode):
-        return None
-    budget[0] -= info.st_size
-    if budget[0] < 0:
-        raise DeployError.worded(
-            N_(
-                "model package in {folder} is larger than {limit_mb} MB: "
-                "build the image yourself (COPY your package into it) and pass --image"
-            ),
-            folder=path.parent,
-            limit_mb=MAX_BYTES // 2**20,
-        )
+@contextmanager
+def _opened(fd: int) -> Iterator[int]:
     try:
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _sub(parent: int, name: str) -> int | None:
+    """The folder ``name`` inside ``parent`` opened without following a link, or None."""
+    try:
+        return os.open(name, _DIR, dir_fd=parent)
+    except OSError:
         return None
 
 
-def _walk(root: Path, top: Path) -> list[Path]:
-    """Files under ``top`` (a package folder or a module file), links and caches left out."""
-    if top.is_file():
-        return [top]
-    out: list[Path] = []
-    for folder, dirs, names in os.walk(top, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-        out.extend(Path(folder) / n for n in sorted(names) if not n.endswith((".pyc", ".pyo")))
-        if len(out) > MAX_FILES:
+def _kind(parent: int, name: str) -> str:
+    """The kind of ``name`` in ``parent``, without following a link: "dir", "file" or "" (missing,
+    a link, anything else)."""
+    try:
+        mode = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode
+    except OSError:
+        return ""
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else ""
+
+
+def _plain_name(name: str) -> bool:
+    """A name that can be written back and shown on one line: printable (no control character, no
+    undecodable byte, which ``os`` hands over as a lone surrogate) and no backslash."""
+    return name.isprintable() and "\\" not in name
+
+
+class _Manifest:
+    """The copies being collected, within the file and byte limits."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: list[GeneratedFile] = []
+        self.skipped: list[str] = []
+        self.budget = MAX_BYTES
+
+    def add(self, parent: int, name: str, rel: str) -> None:
+        """Copy ``name`` from the folder ``parent`` (``rel`` is its path below the project)."""
+        if not _plain_name(rel):
+            self.skipped.append(ascii(rel)[1:-1])
+            return
+        try:
+            fd = os.open(name, _FILE, dir_fd=parent)
+        except OSError:  # a link (ELOOP), gone, unreadable
+            self.skipped.append(rel)
+            return
+        with _opened(fd):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                self.skipped.append(rel)
+                return
+            self._spend(info.st_size)
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read(self.budget + 1)
+        self._spend(len(data) - info.st_size)  # a file that grew while read
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.skipped.append(rel)
+            return
+        self.files.append(
+            GeneratedFile(path=f"{PROJECT_DIR}/{rel}", content=text, source=str(self.root / rel))
+        )
+        if len(self.files) > MAX_FILES:
             raise DeployError.worded(
                 N_(
-                    "model package {package} has more than {limit} files: build the image yourself "
+                    "model package in {folder} has more than {limit} files: build the image yourself "
                     "(COPY your package into it) and pass --image"
                 ),
-                package=top,
+                folder=self.root,
                 limit=MAX_FILES,
             )
-    return out
+
+    def _spend(self, size: int) -> None:
+        self.budget -= size
+        if self.budget < 0:
+            raise DeployError.worded(
+                N_(
+                    "model package in {folder} is larger than {limit_mb} MB: "
+                    "build the image yourself (COPY your package into it) and pass --image"
+                ),
+                folder=self.root,
+                limit_mb=MAX_BYTES // 2**20,
+            )
+
+    def tree(self, top: int, rel: str) -> None:
+        """Every file below the folder ``top`` (``rel`` below the project), links never followed."""
+        for folder, dirs, names, fd in os.fwalk(".", dir_fd=top, follow_symlinks=False):
+            # fwalk opens each subfolder itself and descends only when it is the folder it listed,
+            # never a link to one.
+            dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+            here = rel if folder == "." else f"{rel}/{folder[2:]}"
+            for name in sorted(names):
+                if not name.endswith((".pyc", ".pyo")):
+                    self.add(fd, name, f"{here}/{name}")
 
 
 def _generated_pyproject(top_level: str, is_module: bool, where: str) -> str:
@@ -141,50 +217,102 @@ Edit your project, not this copy: re-run `gpuplan deploy` to refresh it.
 """
 
 
+def _module_file(base: int, parts: list[str]) -> bool:
+    """True when the module ``parts`` (``["pkg", "model"]``) is a regular file below ``base``:
+    ``pkg/model.py`` or ``pkg/model/__init__.py``, no link on the way."""
+    *folders, last = parts
+    fds: list[int] = []
+    try:
+        here = base
+        for name in folders:
+            sub = _sub(here, name)
+            if sub is None:
+                return False
+            fds.append(sub)
+            here = sub
+        if _kind(here, f"{last}.py") == "file":
+            return True
+        sub = _sub(here, last)
+        if sub is None:
+            return False
+        fds.append(sub)
+        return _kind(sub, "__init__.py") == "file"
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
 def user_package(spec: LaunchSpec) -> UserPackage | None:
     """The user's package to ship with the launch, or None when the spec has none to copy (a preset,
-    or a project folder that is unknown here or does not hold the entry point's module)."""
+    or no project folder known here). Raises DeployError when the project folder does not hold the
+    entry point's module as a package (or module) of regular files."""
     if not spec.model_entry_point or not spec.project_dir:
         return None
     root = Path(spec.project_dir)
-    top_level = spec.model_entry_point.split(":", 1)[0].split(".", 1)[0]
-    for base in (root, root / "src"):
-        for candidate in (base / top_level, base / f"{top_level}.py"):
-            if candidate.exists() and not candidate.is_symlink():
-                break
+    module = spec.model_entry_point.split(":", 1)[0].split(".")
+    top_level = module[0]
+    try:
+        project = os.open(root, _DIR)
+    except OSError:
+        return None  # the project folder is not on this machine
+    with _opened(project):
+        manifest = _Manifest(root)
+        for where in ("", "src"):
+            base = project if not where else _sub(project, where)
+            if base is None:
+                continue
+            try:
+                kind = "dir" if _kind(base, top_level) == "dir" else _kind(base, f"{top_level}.py")
+                if kind and _module_file(base, module):
+                    prefix = f"{where}/" if where else ""
+                    _collect(manifest, base, top_level, kind, prefix)
+                    break
+            finally:
+                if base != project:
+                    os.close(base)
         else:
-            continue
-        break
-    else:
-        return None
-    budget = [MAX_BYTES]
-    files: list[GeneratedFile] = []
-    skipped: list[str] = []
-    paths = _walk(root, candidate)
-    packaging = [root / n for n in _PACKAGING if (root / n).is_file() and not (root / n).is_symlink()]
-    for path in [*packaging, *paths]:
-        rel = path.relative_to(root).as_posix()
-        text = None if path.is_symlink() else _regular_text(path, budget)
-        if text is None:
-            skipped.append(rel)
-            continue
-        files.append(GeneratedFile(path=f"{PROJECT_DIR}/{rel}", content=text))
-    names = {p.name for p in packaging}
+            path = "/".join(module)
+            raise DeployError.worded(
+                N_(
+                    "model.python {entry}: neither {module} nor {package} is a regular file in {folder} "
+                    "or its src/ (links are not followed): nothing is copied"
+                ),
+                entry=spec.model_entry_point,
+                module=f"{path}.py",
+                package=f"{path}/__init__.py",
+                folder=root,
+            )
+        packaging = [n for n in _PACKAGING if _kind(project, n) == "file"]
+        copies = list(manifest.files)
+        manifest.files.clear()
+        for name in packaging:
+            manifest.add(project, name, name)
+        files = [*manifest.files, *copies]
+    names = set(packaging)
     if "README.md" not in names:
         files.append(GeneratedFile(path=f"{PROJECT_DIR}/README.md", content=_readme(top_level, root)))
     if not names & {"pyproject.toml", "setup.py"}:
         files.append(
             GeneratedFile(
                 path=f"{PROJECT_DIR}/pyproject.toml",
-                content=_generated_pyproject(
-                    top_level, candidate.is_file(), candidate.parent.relative_to(root).as_posix()
-                ),
+                content=_generated_pyproject(top_level, kind == "file", prefix.rstrip("/") or "."),
             )
         )
     return UserPackage(
         top_level=top_level,
         source=root,
         files=tuple(files),
-        skipped=tuple(skipped),
+        skipped=tuple(manifest.skipped),
         requirements="requirements.txt" in names,
     )
+
+
+def _collect(manifest: _Manifest, base: int, top_level: str, kind: str, prefix: str) -> None:
+    """Copy the package folder ``top_level`` (or the module ``top_level.py``) found in ``base``."""
+    if kind == "file":
+        manifest.add(base, f"{top_level}.py", f"{prefix}{top_level}.py")
+        return
+    sub = _sub(base, top_level)
+    if sub is not None:
+        with _opened(sub):
+            manifest.tree(sub, f"{prefix}{top_level}")

@@ -1,6 +1,9 @@
 """Models from a Hugging Face ``config.json`` (``model: {hf_config: path}``), built without weights.
 
-Only local paths are passed to transformers, so nothing is downloaded. The model class is the first of
+Only local paths are passed to transformers, so nothing is downloaded, and no code from the config's
+folder or the Hub ever runs: a config with an ``auto_map`` is refused before transformers is
+imported, every transformers call gets ``trust_remote_code=False`` (left unset, transformers prompts
+on stdin), and only transformers' own model classes are built. The model class is the first of
 ``config.architectures`` when transformers knows it, else the auto class for the config
 (causal LM, seq2seq LM, or the base model). Attention uses PyTorch SDPA.
 """
@@ -8,19 +11,18 @@ Only local paths are passed to transformers, so nothing is downloaded. The model
 from __future__ import annotations
 
 import inspect
-import json
+from pathlib import Path
 from typing import Any
 
-from gpuplan.bounded import MAX_CONFIG_BYTES, read_text
 from gpuplan.errors import EstimateError, WorkloadError
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
-from gpuplan.workload.hf_size import MAX_LAYERS, layers_problem
+from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.shape import ModelShape
 from gpuplan.workload.spec import Workload
 
-__all__ = ["MAX_LAYERS", "hf_bundle", "hf_bundle_for"]
+__all__ = ["build_model", "hf_bundle", "hf_bundle_for"]
 
 _INSTALL = N_("model.hf_config needs transformers: pip install 'gpuplan[hf]'")
 
@@ -37,43 +39,23 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     """Build the model described by ``workload.model.hf_config`` (call under the tracer's fake mode)."""
     path = workload.model.hf_config_path
     assert path is not None
-    # A regular file of bounded size only (not /dev/zero, not a FIFO): checked here because
-    # transformers would open it without either check.
     file = path / "config.json" if path.is_dir() else path
-    text = read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError)
-    try:
-        raw = json.loads(text)
-    except ValueError:
-        raw = None  # transformers says what is wrong with it, below
-    _check_layers(raw, file)  # before transformers is imported or builds anything
+    # Within bounds (transformers would open it without them), and refused if it asks for code,
+    # before transformers is imported; read_hf_config did this already when the workload was read.
+    raw = read_hf_config(path)
     tf = _transformers()
     try:
-        # trust_remote_code=False: a config whose auto_map names Python files in its folder must
-        # not make transformers run (or offer to run) that code; it is refused instead.
-        config = tf.AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
+        config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as e:
         first = (str(e).strip().splitlines() or [""])[0]
         raise WorkloadError.worded(
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
         ) from e
-    _check_size_keys(config, path)
+    _check_size_keys(config, raw, file)
     # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
-    cls = None
-    for arch in getattr(config, "architectures", None) or ():
-        cls = getattr(tf, arch, None)
-        if cls is not None:
-            break
     try:
-        if cls is not None:
-            model = cls(config)
-        elif getattr(config, "is_encoder_decoder", False):
-            model = tf.AutoModelForSeq2SeqLM.from_config(config)
-        else:
-            try:
-                model = tf.AutoModelForCausalLM.from_config(config)
-            except ValueError:
-                model = tf.AutoModel.from_config(config)
+        model = build_model(tf, config)
     except (ValueError, TypeError, AttributeError, RuntimeError) as e:
         raise EstimateError.worded(
             N_("model.hf_config: transformers cannot build {model_type!r}: {why}"),
@@ -81,6 +63,25 @@ def hf_bundle(workload: Workload) -> ModelBundle:
             why=e,
         ) from e
     return hf_bundle_for(model, workload)
+
+
+def build_model(tf: Any, config: Any) -> Any:
+    """The model of ``config``: its first ``architectures`` entry that is a transformers model class,
+    else the auto class for it (seq2seq, causal LM, then the base model).
+
+    ``trust_remote_code=False`` on every call: left unset, transformers asks on stdin whether to run
+    a config's code. Only subclasses of ``PreTrainedModel`` are taken from ``architectures``, so a
+    config cannot make gpuplan call any other function transformers exports."""
+    for arch in getattr(config, "architectures", None) or ():
+        cls = getattr(tf, arch, None) if isinstance(arch, str) and arch.isidentifier() else None
+        if isinstance(cls, type) and issubclass(cls, tf.PreTrainedModel):
+            return cls(config)
+    if getattr(config, "is_encoder_decoder", False):
+        return tf.AutoModelForSeq2SeqLM.from_config(config, trust_remote_code=False)
+    try:
+        return tf.AutoModelForCausalLM.from_config(config, trust_remote_code=False)
+    except ValueError:
+        return tf.AutoModel.from_config(config, trust_remote_code=False)
 
 
 #: The keys that set a model's size, by role: the first name is transformers' standard attribute,
@@ -93,21 +94,13 @@ _SIZE_KEYS = (
 )
 
 
-def _check_size_keys(config: Any, path: Any) -> None:
+def _check_size_keys(config: Any, raw: dict[str, Any], file: Path) -> None:
     """Refuse a config that leaves a size key its architecture uses to transformers' defaults.
 
     Without it, ``{"model_type": "llama", "hidden_size": 1024}`` silently becomes a 32-layer,
     32,000-token model of the library's default shape, and every estimate is of the wrong model.
+    ``raw`` is the file as read (once, within bounds).
     """
-    import json
-
-    file = path / "config.json" if path.is_dir() else path
-    try:
-        raw = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # transformers read it; a file we cannot re-read is not this check's business
-    if not isinstance(raw, dict):
-        return
     aliases = getattr(config, "attribute_map", {}) or {}
     for names in _SIZE_KEYS:
         standard = names[0]
@@ -126,13 +119,6 @@ def _check_size_keys(config: Any, path: Any) -> None:
                 model_type=config.model_type,
                 default=value,
             )
-
-
-def _check_layers(raw: Any, file: Any) -> None:
-    """Refuse a config of more than MAX_LAYERS layers (also checked when the workload is read)."""
-    problem = layers_problem(raw, file)
-    if problem is not None:
-        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=problem)
 
 
 def _first(cfg: Any, *names: str) -> int | None:

@@ -12,7 +12,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, ValidationError, field_validator, model_validator
 
-from gpuplan.bounded import MAX_CONFIG_BYTES, MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
+from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
+from gpuplan.confine import Folder
 from gpuplan.errors import Phrase, WorkloadError
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
@@ -31,7 +32,8 @@ from gpuplan.vocab import (
 )
 from gpuplan.workload._validation import Spec, one_line_error
 from gpuplan.workload.durations import parse_duration_hours
-from gpuplan.workload.hf_size import layers_problem
+from gpuplan.workload.hf_config import read_hf_config
+from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.registry import get_preset
 
 __all__ = [
@@ -114,7 +116,8 @@ class ModelSpec(Spec):
     python: str | None = None
     """An entry point ``package.module:function`` in the user's project (see ``workload.user_code``)."""
     project_dir: str | None = None
-    """Folder relative paths and user modules are resolved from; the YAML file's folder by default."""
+    """Folder relative paths and user modules are resolved from; the YAML file's folder by default.
+    Read from a file, it must lie inside the folder the user named (``gpuplan.confine``)."""
     lora: LoraSpec | None = None
     frozen: Names = ()
     """Module-name prefixes whose parameters are frozen (``embeddings``, ``encoder.layer.0``)."""
@@ -458,8 +461,17 @@ class Workload(Spec):
             raise one_line_error(e, source) from None
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> Workload:
-        """Read a workload file; ``model.hf_config`` and ``model.python`` resolve from its folder."""
+    def from_yaml(cls, path: str | Path, *, project: str | Path | None = None) -> Workload:
+        """Read a workload file; ``model.hf_config`` and ``model.python`` resolve from its folder.
+
+        ``project``: the folder the user named (``--project DIR``); without it, the file's own folder.
+        The files the workload names must lie inside it (:func:`gpuplan.workload.paths.confine_model`).
+        """
+        return cls.read(path, Folder.of(path, project))
+
+    @classmethod
+    def read(cls, path: str | Path, folder: Folder) -> Workload:
+        """Like :meth:`from_yaml`, the files it names checked against ``folder``."""
         p = Path(path)
         text = read_text(p, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=WorkloadError)
         data = load_yaml(text, source=str(p), error=WorkloadError)
@@ -469,14 +481,8 @@ class Workload(Spec):
                 path=p,
                 type=type(data).__name__,
             )
-        model = data.get("model")
-        if isinstance(model, dict):
-            # Relative paths in a file mean relative to that file, wherever it is run from.
-            folder = p.resolve().parent
-            given = model.get("project_dir")
-            project = folder / given if isinstance(given, str) else folder
-            data = {**data, "model": {**model, "project_dir": str(project.resolve())}}
-        return cls.from_dict(data, source=str(p))
+        # Relative paths in a file mean relative to that file, wherever it is run from.
+        return cls.from_dict(confine_model(data, file=p, folder=folder), source=str(p))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data that ``from_dict`` reads back into an equal Workload (durations in hours)."""
@@ -509,20 +515,12 @@ def _hf_max_positions(path: Path | None) -> int | None:
     """The sequence limit written in a HF config.json, or None if it states none (T5's relative bias)."""
     if path is None:
         return None
-    file = path / "config.json" if path.is_dir() else path
     try:
-        cfg = load_json(
-            read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError),
-            source=f"model.hf_config: {file}",
-            error=WorkloadError,
-        )
+        # Read here, when the workload is: a config that asks for code is refused before anything
+        # is imported.
+        cfg = read_hf_config(path)
     except WorkloadError as e:
         raise ValueError(e) from None
-    if not isinstance(cfg, dict):
-        raise _refused(N_("model.hf_config: {file} is not a JSON object"), file=file)
-    too_deep = layers_problem(cfg, file)
-    if too_deep is not None:  # refused as the workload is read, before torch is imported
-        raise _refused(N_("model.hf_config: {problem}"), problem=too_deep)
     for key in _HF_MAX_POSITION_KEYS:
         if isinstance(cfg.get(key), int):
             return int(cfg[key])
@@ -534,10 +532,15 @@ def _refused(template: str, /, **fields: object) -> ValueError:
     return ValueError(Phrase(template, **fields))
 
 
-def load_workload(source: str | Path | dict[str, Any] | Workload) -> Workload:
-    """A Workload from a YAML path, a mapping, or a Workload (returned as is)."""
+def load_workload(
+    source: str | Path | dict[str, Any] | Workload, *, project: str | Path | None = None
+) -> Workload:
+    """A Workload from a YAML path, a mapping, or a Workload (returned as is).
+
+    ``project``: for a path, the folder the files it names must lie in (``--project DIR``); the
+    file's own folder by default."""
     if isinstance(source, Workload):
         return source
     if isinstance(source, dict):
         return Workload.from_dict(source)
-    return Workload.from_yaml(source)
+    return Workload.from_yaml(source, project=project)

@@ -115,7 +115,7 @@ class KubernetesGenerator:
         return [
             *code,
             *(package.files if package else ()),
-            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options)),
+            GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
             GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
             *manifests,
             GeneratedFile(path="k8s/README.md", content=_manifests_readme(spec, manifests)),

@@ -1,0 +1,61 @@
+"""``simulate share``: the services whose demand comes from a workload file they name.
+
+A services file may come from someone else, so each ``workload:`` it names is read as
+``gpuplan.workload.named`` says: inside the folder the user named, and a workload whose model is
+code only with ``--allow-code``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gpuplan.errors import InputError
+from gpuplan.i18n import N_
+
+if TYPE_CHECKING:
+    from gpuplan.confine import Folder
+    from gpuplan.simulate.inputs import ServicesFile
+    from gpuplan.simulate.share import ServiceDemand
+
+__all__ = ["estimate_services"]
+
+
+def estimate_services(
+    db: str | None, spec: ServicesFile, services_file: Path, gpu_id: str, access: tuple[Folder, bool]
+) -> dict[str, ServiceDemand]:
+    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id``. ``access``: the
+    folder the workload files must lie in, and whether their model code may run (``--allow-code``)."""
+    todo = [(i, s) for i, s in enumerate(spec.services) if s.workload]
+    out: dict[str, ServiceDemand] = {}
+    if not todo:
+        return out
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.inference import decode_estimate
+    from gpuplan.simulate.inputs import demand_from_decode
+    from gpuplan.workload.named import named_workload
+
+    folder, allow_code = access
+    base = services_file.resolve().parent
+    for i, s in todo:
+        _path, w = named_workload(
+            str(s.workload), base=base, folder=folder, field=f"services[{i}].workload", allow_code=allow_code
+        )
+        if w.serving is None:
+            raise InputError.worded(
+                N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
+                name=s.name,
+            )
+        prof = load_profile(w, db)
+        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.cuda_graphs, compiled=w.compile)
+        slo = s.p95_latency_ms or w.serving.p95_latency_ms
+        out[s.name] = demand_from_decode(
+            s.name,
+            dec,
+            requests_per_s=s.requests_per_s,
+            prompt_tokens=w.serving.prompt_tokens,
+            output_tokens=w.serving.output_tokens,
+            slo_s=slo / 1000 if slo else None,
+        )
+    return out

@@ -1,0 +1,61 @@
+"""How an inference workload is deployed: the workload's ``serving:`` block with deploy's defaults.
+
+Apart from ``deploy/spec.py`` (which re-exports it) so that each module stays one job.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from gpuplan.deploy.grammar import MAX_REPLICAS, MIG_PROFILE
+from gpuplan.errors import Phrase
+from gpuplan.i18n.messages import N_
+
+__all__ = ["ServingDeployment"]
+
+
+class ServingDeployment(BaseModel):
+    """How an inference workload is deployed: the workload's ``serving:`` block (its
+    :class:`~gpuplan.workload.spec.ServingSpec`) with deploy's defaults filled in."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
+
+    requests_per_s: float | None = Field(default=None, gt=0, le=1e9)
+    """Expected load, requests per second (informational in the generated files)."""
+    gpu_utilization_target: float = Field(default=80.0, gt=0, le=100)
+    """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
+    share_gpu: int = Field(default=1, ge=1, le=48)
+    """Replicas that time-share one GPU (NVIDIA device-plugin time-slicing); 1 = a whole GPU each.
+    ``true`` in YAML means 4, the articles' "1/4 card"."""
+    mig_profile: str | None = None
+    """A MIG profile such as ``1g.10gb``; each replica then requests ``nvidia.com/mig-<profile>``."""
+    min_replicas: int = Field(default=1, ge=1, le=MAX_REPLICAS)
+    max_replicas: int = Field(default=8, ge=1, le=MAX_REPLICAS)
+
+    @field_validator("share_gpu", mode="before")
+    @classmethod
+    def _bool_means_quarter(cls, v: object) -> object:
+        if v is True:
+            return 4
+        if v is False or v is None:
+            return 1
+        return v
+
+    @field_validator("mig_profile")
+    @classmethod
+    def _mig_shape(cls, v: str | None) -> str | None:
+        if v is None:
+            return None
+        v = v.strip().lower().removeprefix("nvidia.com/mig-").removeprefix("mig-")
+        # NVIDIA's profile names: <compute slices>g.<memory>gb, optionally +me / +gfx suffixes.
+        if not v.isascii() or not MIG_PROFILE.fullmatch(v):
+            raise ValueError(Phrase(N_("MIG profile {profile!r} is not of the form 1g.10gb"), profile=v))
+        return v
+
+    @model_validator(mode="after")
+    def _one_sharing_mode(self) -> ServingDeployment:
+        if self.mig_profile and self.share_gpu > 1:
+            raise ValueError(Phrase(N_("choose either mig_profile or share_gpu, not both")))
+        if self.max_replicas < self.min_replicas:
+            raise ValueError(Phrase(N_("max_replicas is below min_replicas")))
+        return self

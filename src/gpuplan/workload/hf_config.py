@@ -1,0 +1,65 @@
+"""Reading a Hugging Face ``config.json`` as data: within bounds, and never as a request to run code.
+
+A config's ``auto_map`` names Python files (of its folder, or of a Hub repository as
+``repo--module.Class``) that transformers imports when ``trust_remote_code`` is true, and about
+which it asks ``Do you wish to run the custom code? [y/N]`` on stdin when the argument is left
+unset. gpuplan never runs such code: a config with an ``auto_map`` anywhere in it is refused in one
+line when the workload is read, before transformers (or torch) is imported. So is a config that
+describes more layers than gpuplan traces, or a size that is not a whole number of at least 1
+(:mod:`gpuplan.workload.hf_size`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpuplan.bounded import MAX_CONFIG_BYTES, load_json, read_text
+from gpuplan.errors import WorkloadError
+from gpuplan.i18n.messages import N_
+from gpuplan.workload.hf_size import layers_problem
+
+__all__ = ["read_hf_config"]
+
+
+def read_hf_config(path: Path) -> dict[str, Any]:
+    """The JSON object of the config at ``path`` (a file, or a folder holding ``config.json``), read
+    once within bounds; WorkloadError in one line if it is not one, or if it asks for code."""
+    file = path / "config.json" if path.is_dir() else path
+    raw = load_json(
+        read_text(file, what="model.hf_config", max_bytes=MAX_CONFIG_BYTES, error=WorkloadError),
+        source=f"model.hf_config: {file}",
+        error=WorkloadError,
+    )
+    if not isinstance(raw, dict):
+        raise WorkloadError.worded(N_("model.hf_config: {file} is not a JSON object"), file=file)
+    found = _auto_maps(raw)
+    if found:
+        raise WorkloadError.worded(
+            N_(
+                "model.hf_config: {file} has an auto_map ({names}), which names Python code to run; "
+                "gpuplan never runs code from a config: remove auto_map and give a model_type that "
+                "transformers knows"
+            ),
+            file=file,
+            names=", ".join(sorted(found))[:200],
+        )
+    too_big = layers_problem(raw, file)  # more layers than a trace's budget, or a size below 1
+    if too_big is not None:
+        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=too_big)
+    return raw
+
+
+def _auto_maps(value: Any) -> set[str]:
+    """The classes named by every ``auto_map`` inside ``value`` (its depth is bounded by load_json)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "auto_map":
+                found |= {str(k) for k in item} if isinstance(item, dict | list) else {str(item)}
+            else:
+                found |= _auto_maps(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _auto_maps(item)
+    return found

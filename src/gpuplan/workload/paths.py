@@ -1,0 +1,50 @@
+"""The files a workload file names, checked against the folder the user named (``gpuplan.confine``).
+
+A workload file names at most two: ``model.project_dir`` (where ``model.python`` is imported from,
+and the package ``deploy`` copies) and ``model.hf_config`` (a ``config.json``, or a folder holding
+one). Both are hints: each is resolved relative to the file (``hf_config`` relative to the project
+folder, as before), every link followed, and refused in one line unless it lies inside the folder
+the user named — the workload's own folder, or ``--project DIR``. The resolved paths replace the
+written ones, so that later reads use the path that was checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpuplan.confine import ErrorClass, Folder
+from gpuplan.errors import WorkloadError
+
+__all__ = ["confine_model"]
+
+
+def confine_model(
+    data: dict[str, Any], *, file: Path, folder: Folder, error: ErrorClass = WorkloadError
+) -> dict[str, Any]:
+    """``data`` (a workload document read from ``file``) with ``model.project_dir`` and
+    ``model.hf_config`` resolved and checked against ``folder``.
+
+    Without a ``project_dir``, the project is the file's own folder when that lies inside ``folder``,
+    else ``folder`` itself (``--project DIR`` names the project). Values of the wrong type are left
+    for the schema to refuse."""
+    model = data.get("model")
+    if not isinstance(model, dict):
+        return data
+    here = Path(file).resolve().parent
+    given = model.get("project_dir")
+    if given is not None and not isinstance(given, str):
+        return data
+    if given is not None:
+        project = folder.check(given, base=here, field="model.project_dir", error=error)
+    else:
+        project = here if folder.contains(here) else folder.path
+    model = {**model, "project_dir": str(project)}
+    config = model.get("hf_config")
+    if isinstance(config, str):
+        path = folder.check(config, base=project, field="model.hf_config", error=error)
+        if path.is_dir():
+            # transformers would read the folder's config.json: the link check covers that file too.
+            path = folder.check("config.json", base=path, field="model.hf_config", error=error)
+        model["hf_config"] = str(path)
+    return {**data, "model": model}
