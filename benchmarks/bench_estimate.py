@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROFILES = ROOT / "tests" / "perf" / "fixtures" / "profiles"
+PROFILES = ROOT / "tests" / "calibration" / "fixtures" / "profiles"
 
 
 def _best_of(fn: Callable[[], object], n: int = 5) -> float:

@@ -6,16 +6,17 @@
     .venv/bin/python benchmarks/calibrate.py --retrace  # re-trace every case (after tracer changes)
     .venv/bin/python benchmarks/calibrate.py --folds 5  # k for the k-fold held-out error (default 5)
 
-Reads ``src/gpuplan/perf/data/calibration.csv`` (a copy of the shared data) and
-``calibration_extra.csv``; traces each case's workload with the profile layer (profiles cached as
-JSON under ``tests/perf/fixtures/profiles/``, which the tests reuse); fits by coordinate descent
-(``gpuplan.perf.fit``); writes ``src/gpuplan/perf/calibration.json`` with the fit date, the data's
-hash and every row's prediction.
+The offline path (``gpuplan.calibration``): reads the published rows of
+``src/gpuplan/calibration/data/`` and maps each to the workload that reproduces it
+(``gpuplan.calibration.cases``); traces each case's workload with the profile layer (profiles cached as
+JSON under ``tests/calibration/fixtures/profiles/``, which the tests reuse); fits
+(``gpuplan.calibration.crossval``); writes ``src/gpuplan/perf/calibration.json`` — the one file the
+run-time estimator reads — with the fit date, the data's hash and every row's prediction.
 
 The ``task: decode`` / ``task: prefill`` rows are not fitted: after the fit the script prints the
 inference model's error on each (``benchmarks/inference_check.py``), out of sample.
 
-Accuracy is judged held out: ``gpuplan.perf.crossval`` fits by robust least squares (scipy) and
+Accuracy is judged held out: ``gpuplan.calibration.crossval`` fits by robust least squares (scipy) and
 predicts every row from a fit without its fold (k-fold) and without its GPU architecture; the
 table prints in-sample and held-out errors side by side, the summary the medians, worst cases and
 the coverage of the 80 % split-conformal band, and ``benchmarks/results/calibration_heldout.svg``
@@ -34,13 +35,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gpuplan.calibration.cases import CalibrationCase
+    from gpuplan.calibration.crossval import CrossValidation
     from gpuplan.perf.calibration import Calibration
-    from gpuplan.perf.crossval import CrossValidation
-    from gpuplan.perf.fit import CalibrationCase
     from gpuplan.profile.model import Profile
 
 ROOT = Path(__file__).resolve().parent.parent
-PROFILES = ROOT / "tests" / "perf" / "fixtures" / "profiles"
+PROFILES = ROOT / "tests" / "calibration" / "fixtures" / "profiles"
 OUTPUT = ROOT / "src" / "gpuplan" / "perf" / "calibration.json"
 CHART = ROOT / "benchmarks" / "results" / "calibration_heldout.svg"
 
@@ -89,7 +90,7 @@ def _print_table(cal: Calibration) -> None:
         "memory rows compare the traced allocated peak with torchtune's 'peak memory active' "
         "(torch.cuda max active bytes), like with like: no CUDA context, workspaces or allocator slack"
     )
-    from gpuplan.perf.fit import gpu_names_used
+    from gpuplan.calibration.cases import gpu_names_used
 
     print("GPU names mapped: " + "; ".join(f"{k!r} → {v}" for k, v in gpu_names_used().items()))
     print(
@@ -106,7 +107,7 @@ def _print_table(cal: Calibration) -> None:
 
 
 def _free_parameters(pairs: Sequence[tuple[CalibrationCase, Profile]]) -> list[str]:
-    from gpuplan.perf.crossval import BOUNDS
+    from gpuplan.calibration.crossval import BOUNDS
 
     archs = sorted({c.architecture for c, _ in pairs})
     return [*BOUNDS, *(f"arch:{a}" for a in archs)]
@@ -199,8 +200,8 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5, help="k of the k-fold held-out error")
     args = parser.parse_args()
 
+    from gpuplan.calibration.cases import load_cases, with_band
     from gpuplan.perf.calibration import PRIOR, load_calibration
-    from gpuplan.perf.fit import load_cases, with_band
 
     cases, digest = load_cases()
     pairs = _profiles(cases, args.cached, args.retrace)
@@ -211,8 +212,8 @@ def main() -> None:
         return
     from dataclasses import replace
 
-    from gpuplan.perf.crossval import Problem, cross_validate
-    from gpuplan.perf.fit import predict
+    from gpuplan.calibration.cases import predict
+    from gpuplan.calibration.crossval import Problem, cross_validate
 
     t0 = time.perf_counter()
     fit_pairs = [(c, p) for c, p in pairs if c.used_in_fit and c.metric != "peak_mem_gib"]

@@ -3,9 +3,9 @@
     .venv/bin/python benchmarks/inference_check.py            # trace what is not cached, then score
     .venv/bin/python benchmarks/inference_check.py --cached   # use only cached profiles (no torch work)
 
-Reads the ``task: decode`` / ``task: prefill`` rows of ``src/gpuplan/perf/data/calibration_v2.csv``
-that ran a PyTorch stack (``gpuplan.perf.inference_cases``), traces each as a ``task: infer``
-workload (profiles cached under ``tests/perf/fixtures/profiles/``, which the tests reuse) and
+Reads the ``task: decode`` / ``task: prefill`` rows of ``src/gpuplan/calibration/data/calibration_v2.csv``
+that ran a PyTorch stack (``gpuplan.calibration.inference_cases``), traces each as a ``task: infer``
+workload (profiles cached under ``tests/calibration/fixtures/profiles/``, which the tests reuse) and
 estimates it through the normal path (``perf.sweep.estimate_all`` → ``perf.inference.decode_estimate``)
 with the shipped calibration. No constant is fitted on these rows — the efficiencies come from the
 training fit of ``benchmarks/calibrate.py``, which leaves them out — so every error is out of sample.
@@ -25,8 +25,8 @@ from calibrate import _profiles
 
 def report(cached_only: bool) -> float:
     """Print every decode/prefill row's prediction and error; return the median |error|, percent."""
+    from gpuplan.calibration.inference_cases import inference_cases, predict_inference
     from gpuplan.perf.calibration import load_calibration
-    from gpuplan.perf.inference_cases import inference_cases, predict_inference
 
     cal = load_calibration()
     cases = inference_cases()

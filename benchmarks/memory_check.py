@@ -30,9 +30,9 @@ def _term(what: str) -> str:
 
 
 def main() -> None:
-    from gpuplan.perf.calibration_data import load_rows
+    from gpuplan.calibration.cases import case_request, load_cases
+    from gpuplan.calibration.published import load_rows
     from gpuplan.perf.estimate import run_estimate
-    from gpuplan.perf.fit import case_request, load_cases
 
     cases, _ = load_cases()
     rows = [r for r in load_rows() if r.memory_gib is not None]

@@ -9,7 +9,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.advisor import advise
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
-from gpuplan.perf.parallel import Link
+from gpuplan.perf.links import Link
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
 
 CAL = Calibration(

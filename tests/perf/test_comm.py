@@ -1,4 +1,4 @@
-"""The overlap model: how much of each scheme's communication compute hides (perf/comm.py)."""
+"""The overlap model: how much of each scheme's communication compute hides (perf/stages/communication.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from perf_helpers import make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.comm import comm_time
 from gpuplan.perf.estimate import estimate
-from gpuplan.perf.parallel import Link, all_gather_s
+from gpuplan.perf.links import Link, all_gather_s
 from gpuplan.perf.roofline import PhaseTimes
+from gpuplan.perf.stages.communication import comm_time
 from gpuplan.profile.model import ModelShape
 
 A100 = get_gpu("A100-SXM4-80GB")

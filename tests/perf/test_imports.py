@@ -13,3 +13,24 @@ def test_import_perf_does_not_import_torch() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
+
+
+def test_estimating_does_not_import_the_offline_calibration_room() -> None:
+    code = (
+        "import sys\n"
+        "from gpuplan.hardware import get_gpu\n"
+        "from gpuplan.perf import estimate, load_calibration\n"
+        "from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile\n"
+        "ops = (OpRecord(op='aten.mm', op_class='matmul', phase='forward', dtype='bfloat16', count=1,"
+        " flops=1e12, bytes_moved=1e9),)\n"
+        "peak = MemoryBreakdown(parameters_bytes=4e9, buffers_bytes=0.0, gradients_bytes=4e9,"
+        " optimizer_state_bytes=8e9, activations_bytes=1e9, temporaries_bytes=0.0)\n"
+        "p = Profile(key='k', workload_name='w', task='train', precision='amp-bf16', batch_size=8,"
+        " seq_len=None, params=10**9, trainable_params=10**9, flops_per_step=1e12, forward_flops=1e12,"
+        " ops=ops, peak=peak, shape=ModelShape(family='custom'))\n"
+        "assert estimate(p, get_gpu('A100-SXM4-80GB'), count=16, parallelism='fsdp').step_time_s > 0\n"
+        "load_calibration()\n"
+        "assert not [m for m in sys.modules if m.startswith('gpuplan.calibration')], 'calibration imported'\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr

@@ -1,4 +1,4 @@
-"""Tensor and pipeline parallelism (perf/model_parallel.py): per-GPU share, comm, bubble, errors."""
+"""Tensor and pipeline parallelism (perf/stages/): per-GPU share, comm, bubble, errors."""
 
 from __future__ import annotations
 
@@ -11,14 +11,10 @@ from gpuplan.errors import EstimateError, WorkloadError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.model_parallel import (
-    ModelParallel,
-    data_parallel_link,
-    local_profile,
-    pipeline_bubble_fraction,
-    tensor_parallel_comm_s,
-)
-from gpuplan.perf.parallel import Link, all_reduce_s
+from gpuplan.perf.links import Link, all_reduce_s
+from gpuplan.perf.stages.communication import tensor_parallel_comm_s
+from gpuplan.perf.stages.compute import pipeline_bubble_fraction
+from gpuplan.perf.stages.layout import ModelParallel, data_parallel_link, local_profile
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.perf.workload_request import request_for
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile

@@ -9,14 +9,8 @@ from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import estimate
-from gpuplan.perf.parallel import (
-    DEEPSPEED_MIXED_ADAM,
-    Link,
-    all_gather_s,
-    all_reduce_s,
-    sharded_peak_bytes,
-    zero_model_state_bytes,
-)
+from gpuplan.perf.links import Link, all_gather_s, all_reduce_s
+from gpuplan.perf.stages.memory import DEEPSPEED_MIXED_ADAM, sharded_peak_bytes, zero_model_state_bytes
 from gpuplan.profile.model import MemoryBreakdown, ModelShape
 
 A100 = get_gpu("A100-SXM4-80GB")

@@ -12,15 +12,14 @@ from gpuplan.errors import GpuplanError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import use_language
 from gpuplan.i18n.error_text import error_text
-from gpuplan.perf import calibration_data
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.calibration_data import load_rows
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
 from gpuplan.perf.inference import batch_sweep, decode_estimate, kv_cache_bytes_per_token
 from gpuplan.perf.input_pipeline import InputPipeline
-from gpuplan.perf.model_parallel import ModelParallel
-from gpuplan.perf.parallel import Link, check_parallelism, zero_model_state_bytes
+from gpuplan.perf.links import Link
+from gpuplan.perf.stages.layout import ModelParallel, check_parallelism
+from gpuplan.perf.stages.memory import zero_model_state_bytes
 from gpuplan.perf.sweep import estimate_all
 from gpuplan.profile.model import ModelShape
 from i18n.english_left import english_left
@@ -56,12 +55,6 @@ def _split(count: int, mp: ModelParallel, *, accumulation: int = 1, shape: Model
         grad_accum_steps=accumulation,
     )
     return run_estimate(request)
-
-
-def _bad_row(monkeypatch: pytest.MonkeyPatch, line: str) -> Callable[[], object]:
-    header = "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,family"
-    monkeypatch.setattr(calibration_data, "read_data", lambda name: f"{header}\n{line}\n")
-    return lambda: load_rows(("bad.csv",))
 
 
 # (what, call, the English line as gpuplan has always written it, its Chinese)
@@ -262,7 +255,7 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
 
 
 def _layout():  # type: ignore[no-untyped-def]
-    from gpuplan.perf.parallel import DEEPSPEED_MIXED_ADAM
+    from gpuplan.perf.stages.memory import DEEPSPEED_MIXED_ADAM
 
     return DEEPSPEED_MIXED_ADAM
 
@@ -283,51 +276,6 @@ def test_each_line_keeps_its_english_and_reads_in_chinese(
     zh = _line(call, "zh")
     assert zh == chinese
     assert english_left(zh) == []
-
-
-THROUGHPUT_METRICS = ", ".join(sorted(calibration_data.METRICS["throughput"]))
-# A bad row of a calibration file: (row, English line, Chinese line); the file and line lead both.
-ROWS = [
-    (
-        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,,,decoder",
-        "bad.csv:2: no source",
-        "bad.csv:2：缺少来源（source）",
-    ),
-    (
-        "x,train,H100-SXM,1,bf16,2,seq2048,furlongs,100,src,,decoder",
-        f"bad.csv:2: metric 'furlongs' is not a throughput metric ({THROUGHPUT_METRICS})",
-        f"bad.csv:2：metric 'furlongs' 不是 throughput 类指标（{THROUGHPUT_METRICS.replace(', ', '，')}）",
-    ),
-    (
-        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,-3,src,,decoder",
-        "bad.csv:2: value must be positive and finite, got '-3'",
-        "bad.csv:2：value 必须是有限的正数，实际为 '-3'",
-    ),
-    (
-        "x,train,H100-SXM,two,bf16,2,seq2048,tokens_per_s,100,src,,decoder",
-        "bad.csv:2: gpu_count 'two' is not a whole number",
-        "bad.csv:2：gpu_count 'two' 不是整数",
-    ),
-    (
-        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,martian",
-        "bad.csv:2: family 'martian' is not one of cnn, decoder, encoder, encoder-decoder, vit",
-        "bad.csv:2：family 'martian' 不在以下之列：cnn，decoder，encoder，encoder-decoder，vit",
-    ),
-    (
-        "x,dance,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,decoder",
-        "bad.csv:2: task 'dance' is not one of decode, finetune, infer, prefill, serve, train",
-        "bad.csv:2：task 'dance' 不在以下之列：decode，finetune，infer，prefill，serve，train",
-    ),
-]
-
-
-@pytest.mark.parametrize(("row", "english", "chinese"), ROWS)
-def test_a_bad_calibration_row_is_named_in_chinese(
-    monkeypatch: pytest.MonkeyPatch, row: str, english: str, chinese: str
-) -> None:
-    call = _bad_row(monkeypatch, row)
-    assert _line(call, "en") == english
-    assert _line(call, "zh") == chinese
 
 
 def test_a_gpu_that_cannot_run_the_workload_is_said_in_the_language_of_the_sweep() -> None:

@@ -109,7 +109,7 @@ def _network(
     and the instance's vCPUs per GPU (None without an instance, or when the catalog lacks them)."""
     from gpuplan.errors import InputError, NotFoundError
     from gpuplan.perf import NetworkSpec
-    from gpuplan.perf.parallel import network_kind_of
+    from gpuplan.perf.links import network_kind_of
 
     if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
         raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=network_kind)

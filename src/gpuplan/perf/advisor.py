@@ -15,8 +15,8 @@ from gpuplan.i18n.messages import _
 from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
+from gpuplan.perf.links import Link
 from gpuplan.perf.memory import is_optimizer_step_peak
-from gpuplan.perf.parallel import Link
 from gpuplan.profile.model import OpRecord, Profile
 from gpuplan.vocab import LossKind
 

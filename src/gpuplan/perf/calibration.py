@@ -1,10 +1,11 @@
 """The few fitted parameters of the performance model, and where they come from.
 
 The parameters are physical: the fraction of a datasheet peak that real kernels reach, and the
-smallest time one kernel call takes. ``benchmarks/calibrate.py`` fits them on the published
-measurements in ``perf/data/calibration.csv`` and writes ``perf/calibration.json`` (with the fit
-date, the data's hash and each row's residual). :func:`load_calibration` reads that file; without
-it, :data:`PRIOR` (literature values) is used.
+smallest time one kernel call takes. ``benchmarks/calibrate.py`` fits them offline
+(:mod:`gpuplan.calibration`, on the published measurements in ``calibration/data/``) and writes
+``perf/calibration.json`` (with the fit date, the data's hash and each row's residual).
+:func:`load_calibration` reads that file — the only thing the run-time estimator takes from the
+fit; without it, :data:`PRIOR` (literature values) is used.
 """
 
 from __future__ import annotations

@@ -1,36 +1,32 @@
 """Profile × GPU × count × parallelism → step time, throughput, job time and memory fit.
 
+:func:`run_estimate` is five stages over one request (``perf/stages/``): the layout (which share of
+the step one GPU runs, over which links), compute time, communication and its overlap, memory,
+and the spread (the step's range). Here their results become one :class:`Estimate`.
+
 The point estimate assumes :data:`SOFTWARE_LEVEL`; the ranges add the calibration residuals and
 the spread of software stacks measured on the same model and GPU (:data:`SOFTWARE_SLOWER`,
-:data:`SOFTWARE_FASTER`).
+:data:`SOFTWARE_FASTER`, in ``perf/stages/spread.py``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_, _
-from gpuplan.perf.calibration import Calibration, load_calibration
-from gpuplan.perf.comm import comm_time
+from gpuplan.i18n import N_
+from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
+from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
-from gpuplan.perf.model_parallel import (
-    ModelParallel,
-    check_model_parallel,
-    data_parallel_link,
-    local_profile,
-    pipeline_bubble_fraction,
-    stage_p2p_s,
-    tensor_parallel_comm_s,
-)
-from gpuplan.perf.parallel import Link, check_parallelism
-from gpuplan.perf.per_gpu import MemoryRequest, per_gpu_memory
-from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
+from gpuplan.perf.roofline import PhaseTimes
+from gpuplan.perf.stages.communication import Communication, communication
+from gpuplan.perf.stages.compute import ComputeTime, compute_time, pipeline_bubble_fraction
+from gpuplan.perf.stages.layout import Layout, ModelParallel, lay_out
+from gpuplan.perf.stages.memory import GpuMemory, gpu_memory
+from gpuplan.perf.stages.spread import SOFTWARE_FASTER, SOFTWARE_SLOWER, StepSpread, step_spread, time_spread
 from gpuplan.profile.model import Profile
 
 __all__ = [
@@ -52,24 +48,6 @@ SOFTWARE_LEVEL = N_(
     "fused layer norms and optimizers, eager mode unless the workload sets compile: true, input pipeline "
     "not limiting"
 )
-#: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
-#: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.
-SOFTWARE_SLOWER = 1200.0 / 893.0
-#: How much faster a more tuned stack runs it: torchtune Llama-3.2-3B full fine-tune on A100 went
-#: from 7075 to 8998 tokens/s with torch.compile: 8998 / 7075 = 1.27.
-SOFTWARE_FASTER = 8998.0 / 7075.0
-
-
-def time_spread(cal: Calibration) -> tuple[float, float]:
-    """(faster, slower): factors that bound compute time below and above the point estimate.
-
-    The model's own error (the calibration band) and the software spread are independent, so
-    they add in quadrature on a log scale: exp(√(ln² band + ln² software)).
-    """
-    band = math.log(cal.time_band)
-    faster = math.exp(math.hypot(band, math.log(SOFTWARE_FASTER)))
-    slower = math.exp(math.hypot(band, math.log(SOFTWARE_SLOWER)))
-    return faster, slower
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -269,189 +247,50 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     ``profile.batch_size`` is the per-GPU micro-batch. With ``grad_accum_steps`` > 1 the optimizer
     (and DDP's all-reduce) runs once per that many micro-batches.
     """
-    profile, gpu, count, parallelism = request.profile, request.gpu, request.count, request.parallelism
-    job, grad_accum_steps, compiled = request.job, request.grad_accum_steps, request.compiled
-    calibration, link = request.calibration, request.link
-    check_parallelism(parallelism)
-    if count < 1:
-        raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
-    if grad_accum_steps < 1:
-        raise EstimateError.worded(
-            N_("gradient accumulation steps must be at least 1, got {steps}"), steps=grad_accum_steps
-        )
-    cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
-    link = link or Link.for_gpus(gpu, count)
-    if link.gpu_count < count:
-        raise EstimateError.worded(
-            N_("the link joins {joined} GPUs but the estimate asks for {count}"),
-            joined=link.gpu_count,
-            count=count,
-        )
-    mp = request.model_parallel
-    dp = check_model_parallel(
-        mp, profile, count=count, gpus_per_node=link.gpus_per_node, microbatches=grad_accum_steps
-    )
-    whole, profile = profile, local_profile(profile, mp, microbatches=grad_accum_steps)
-    dp_link = data_parallel_link(link, mp, dp)
-    notes: list[str] = []
-    if mp.active:
-        notes.append(
-            _("{layout} DP={dp}: each GPU runs 1/{degree} of the model (Megatron-style)").format(
-                layout=mp.describe(), dp=dp, degree=mp.degree
-            )
-        )
-    if (measured := cal.measurement(gpu.id)) is not None:
-        notes.append(measured.describe())
-    if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:
-        notes.append(
-            _("{gpu}: no published FP32 peak; taken as {ratio:.2f} × its FP16 tensor peak").format(
-                gpu=gpu.id, ratio=FP32_FROM_FP16_RATIO
-            )
-        )
+    layout = lay_out(request)  # which share of the step one GPU runs, over which links
+    compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
+    comm = communication(layout, compute)  # the collectives and what of them compute hides
+    memory = gpu_memory(layout)  # what one GPU holds as the run shards it
+    spread = step_spread(layout, compute, comm)  # the step's point and 80 % range
+    return _estimate(layout, compute, comm, memory, spread)
 
-    phases = phase_times(
-        profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
-    )
-    host_us = cal.host_overhead_us * 1e-6
-    optimizer_s = phases.optimizer_s
-    if parallelism != "ddp" and dp > 1:
-        optimizer_s /= dp  # each rank updates only its shard
-    # Eager PyTorch issues ops from the CPU while the GPU runs earlier ones: a phase takes the
-    # longer of the GPU's work and the CPU's issuing (host-bound at small batches).
-    optimizer_s = max(optimizer_s, phases.optimizer_calls * host_us)
-    micro_s = max(
-        phases.forward_s + phases.backward_s, (phases.forward_calls + phases.backward_calls) * host_us
-    )
-    if micro_s > phases.forward_s + phases.backward_s:
-        notes.append(_("host-bound: the CPU issues ops slower than the GPU runs them (small batch)"))
-    # 1F1B: m micro-batches take (m + (p−1)/v) stage times; each stage time carries its exposed
-    # tensor-parallel all-reduces and stage-to-stage sends (SC21 §2.2–2.3; perf/model_parallel.py).
-    stages = grad_accum_steps + (mp.pipeline - 1) / mp.virtual_stages
-    tp_s, p2p_s = tensor_parallel_comm_s(whole, mp, link), stage_p2p_s(whole, mp, link)
-    compute_s = stages * micro_s + optimizer_s
-    if compiled:
-        # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.
-        compute_s /= cal.compile_speedup
-        notes.append(
-            _("compile: true — compute time ÷ {speedup:g} (torch.compile speed-up)").format(
-                speedup=cal.compile_speedup
-            )
-        )
-        if profile.compile_saving_bytes > 0:
-            notes.append(
-                _(
-                    "compile: true — {gib:.1f} GiB less memory at the traced peak (what AOTAutograd's "
-                    "partitioner keeps for backward, measured on the model's blocks and loss)"
-                ).format(gib=profile.compile_saving_bytes / 2**30)
-            )
-    overlap = cal.overlap_cost
-    comm = comm_time(
-        profile,
-        phases,
-        parallelism,
-        dp_link,
-        world=dp,
-        grad_accum_steps=grad_accum_steps,
-        overlap_cost=overlap,
-    )
-    slow_link = data_parallel_link(link.slow_end(), mp, dp)
-    slow = comm_time(
-        profile,
-        phases,
-        parallelism,
-        slow_link,
-        world=dp,
-        grad_accum_steps=grad_accum_steps,
-        overlap_cost=overlap,
-    )
-    mp_comm_s = stages * (tp_s + p2p_s)
-    comm_s, comm_slow_s = comm.exposed_s + mp_comm_s, slow.exposed_s + mp_comm_s
-    step_s = compute_s + comm_s
-    if step_s <= 0:
-        raise EstimateError.worded(
-            N_("profile {workload!r} has no timed ops; re-trace the workload"), workload=profile.workload_name
-        )
 
-    half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
-    if half is None:  # an unfitted prior: its residual band ⊕ the software spread
-        faster, slower = time_spread(cal)
-        step_low = compute_s / faster + comm_s
-        step_high = compute_s * slower + comm_slow_s
-    else:
-        # The 80 % split-conformal interval of the held-out residuals (the slow end of an assumed
-        # network on top: the residuals never saw that network).
-        step_low = step_s / math.exp(half)
-        step_high = step_s * math.exp(half) + (comm_slow_s - comm_s)
-        if half > (cal.time_log_halfwidth or half):
-            notes.append(
-                _(
-                    "{architecture} or a {family} model has no calibration rows: the range is the "
-                    "leave-one-architecture-out one (wider)"
-                ).format(architecture=gpu.architecture, family=profile.shape.family)
-            )
-
-    samples = profile.batch_size * grad_accum_steps * dp
-    feed_s: float | None = None
-    input_bound = False
-    if (pipe := request.input_pipeline) is not None:
-        # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
-        # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
-        # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
-        point, low, high = pipe.samples_per_s(count)
-        feed_s = point
-        input_bound = samples / point > step_s
-        step_s = max(step_s, samples / point)
-        step_low = max(step_low, samples / high)
-        step_high = max(step_high, samples / low)
-        said = pipe.describe(count)
-        if input_bound:
-            notes.append(
-                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
-                    rate=point, said=said
-                )
-            )
-        elif step_high == samples / low:
-            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
+def _estimate(
+    layout: Layout, compute: ComputeTime, comm: Communication, memory: GpuMemory, spread: StepSpread
+) -> Estimate:
+    """The stages' results as one :class:`Estimate`: throughput and job time from the step."""
+    profile, mp, link, job = layout.local, layout.model_parallel, layout.link, layout.request.job
+    step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
+    samples = layout.samples_per_step
     per_sample = profile.seq_len if profile.seq_len else 1
-    unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     throughput = samples * per_sample / step_s
-
     job_h = job_low = job_high = None
     if job is not None:
         total = job.samples * job.epochs * per_sample
         job_h = total / throughput / 3600.0
         job_low = total / (samples * per_sample / step_low) / 3600.0
         job_high = total / (samples * per_sample / step_high) / 3600.0
-
-    mem = per_gpu_memory(profile, gpu, MemoryRequest(parallelism, dp, count, cal.memory_band), notes)
-    if not link.network_known and link.nodes > 1:
-        notes.append(
-            _(
-                "inter-node network assumed {gbit_s:g} Gbit/s {kind} (range down to 100 Gbit/s TCP); "
-                "give --network-gbps or --instance"
-            ).format(gbit_s=link.network_gbit_s, kind=link.network_kind)
-        )
-
+    mem = memory.memory
     return Estimate(
-        gpu=gpu.id,
-        gpu_count=count,
-        parallelism=parallelism,
+        gpu=layout.gpu.id,
+        gpu_count=layout.count,
+        parallelism=layout.parallelism,
         task=profile.task,
         fits=mem.fits,
         memory=mem,
         step_time_s=step_s,
         step_time_s_low=step_low,
         step_time_s_high=step_high,
-        compute_time_s=compute_s,
-        comm_total_s=comm.total_s + mp_comm_s,
-        comm_exposed_s=comm_s,
-        phases=phases,
+        compute_time_s=compute.compute_s,
+        comm_total_s=comm.total_s,
+        comm_exposed_s=comm.exposed_s,
+        phases=compute.phases,
         samples_per_step=samples,
         throughput=throughput,
         throughput_low=samples * per_sample / step_high,
         throughput_high=samples * per_sample / step_low,
-        throughput_unit=unit,
-        achieved_tflops=profile.flops_per_step * grad_accum_steps / step_s / 1e12,
+        throughput_unit="tokens_per_s" if profile.seq_len else "samples_per_s",
+        achieved_tflops=profile.flops_per_step * layout.microbatches / step_s / 1e12,
         job_time_h=job_h,
         job_time_h_low=job_low,
         job_time_h_high=job_high,
@@ -460,13 +299,15 @@ def run_estimate(request: EstimateRequest) -> Estimate:
         network_source=link.network_source,
         tensor_parallel=mp.tensor,
         pipeline_parallel=mp.pipeline,
-        data_parallel=dp,
-        pipeline_bubble_fraction=pipeline_bubble_fraction(mp, grad_accum_steps),
-        pipeline_bubble_s=(stages - grad_accum_steps) * (micro_s + tp_s + p2p_s),
-        tensor_parallel_comm_s=stages * tp_s,
-        pipeline_comm_s=stages * p2p_s,
-        link=link.describe() if count > 1 else "",
-        input_bound=input_bound,
-        input_samples_per_s=feed_s,
-        notes=tuple(notes),
+        data_parallel=layout.data_parallel,
+        pipeline_bubble_fraction=pipeline_bubble_fraction(mp, layout.microbatches),
+        pipeline_bubble_s=comm.pipeline_bubble_s,
+        tensor_parallel_comm_s=comm.tensor_parallel_step_s,
+        pipeline_comm_s=comm.pipeline_send_step_s,
+        link=link.describe() if layout.count > 1 else "",
+        input_bound=spread.input_bound,
+        input_samples_per_s=spread.input_samples_per_s,
+        # In the order a reader meets them: the layout, the time and its range, the memory; the
+        # network assumption last, as it ends with what to give instead.
+        notes=(*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes),
     )

@@ -15,6 +15,7 @@ from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.links import Link, all_reduce_s
 from gpuplan.perf.memory import (
     ALLOCATOR_SLACK,
     GIB,
@@ -24,9 +25,9 @@ from gpuplan.perf.memory import (
     profile_has_conv,
     usable_memory_gib,
 )
-from gpuplan.perf.model_parallel import ModelParallel, local_profile, tensor_parallel_comm_s
-from gpuplan.perf.parallel import Link, all_reduce_s
 from gpuplan.perf.roofline import is_causal, phase_times
+from gpuplan.perf.stages.communication import tensor_parallel_comm_s
+from gpuplan.perf.stages.layout import ModelParallel, local_profile
 from gpuplan.profile.model import ModelShape, Profile
 
 __all__ = [

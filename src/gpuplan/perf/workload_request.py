@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 from gpuplan.perf.estimate import EstimateRequest, JobSize
 from gpuplan.perf.input_pipeline import image_input_pipeline
-from gpuplan.perf.model_parallel import ModelParallel
+from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.calibration import Calibration
-    from gpuplan.perf.parallel import Link
+    from gpuplan.perf.links import Link
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 

@@ -1,7 +1,7 @@
 """Published LLM decode and prefill figures against the inference model, held out.
 
-The rows are the ``task: decode`` / ``task: prefill`` rows of ``perf/data/calibration_v2.csv`` that
-ran a PyTorch stack (``perf.inference_cases``); ``benchmarks/inference_check.py`` prints the same
+The rows are the ``task: decode`` / ``task: prefill`` rows of ``calibration/data/calibration_v2.csv`` that
+ran a PyTorch stack (``calibration.inference_cases``); ``benchmarks/inference_check.py`` prints the same
 comparison. No constant is fitted on them (the efficiencies and the host time per launch come from
 the training fit), so these errors are out of sample, and they move when the training fit moves.
 With the calibration of 2026-12-01 on 69 training rows (bandwidth efficiency 0.735, host time 33.5 µs
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuplan.calibration.inference_cases import InferenceCase, inference_cases, predict_inference
 from gpuplan.perf.calibration import load_calibration
-from gpuplan.perf.inference_cases import InferenceCase, inference_cases, predict_inference
 from gpuplan.profile.model import Profile
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
@@ -40,7 +40,9 @@ def _error(case: InferenceCase) -> float:
 
 
 def test_every_pytorch_decode_and_prefill_row_is_compared() -> None:
-    text = resources.files("gpuplan.perf").joinpath("data/calibration_v2.csv").read_text(encoding="utf-8")
+    text = (
+        resources.files("gpuplan.calibration").joinpath("data/calibration_v2.csv").read_text(encoding="utf-8")
+    )
     rows = [
         r
         for r in csv.DictReader(text.splitlines())

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gpuplan.calibration.cases import CalibrationCase, load_cases, predict
+from gpuplan.calibration.mlperf_cases import mlperf_training_case
 from gpuplan.perf.calibration import load_calibration
-from gpuplan.perf.fit import CalibrationCase, load_cases, predict
-from gpuplan.perf.fit_mlperf import mlperf_training_case
 from gpuplan.profile.model import Profile
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"

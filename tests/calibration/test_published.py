@@ -1,4 +1,4 @@
-"""The published measurements in perf/data: every row valid, and enough of each kind (issue 9 targets)."""
+"""The published measurements in calibration/data: every row valid, enough of each kind (issue 9 targets)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,17 @@ from importlib import resources
 
 import pytest
 
+from gpuplan.calibration import published
+from gpuplan.calibration.published import METRICS, MeasuredRow, load_rows
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
-from gpuplan.perf import calibration_data
-from gpuplan.perf.calibration_data import METRICS, MeasuredRow, load_rows
 
 ROWS = load_rows()
 THROUGHPUT = [r for r in ROWS if r.kind == "throughput"]
 
 
 def _header(name: str) -> list[str]:
-    text = resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    text = resources.files("gpuplan.calibration").joinpath(f"data/{name}").read_text(encoding="utf-8")
     return text.splitlines()[0].split(",")
 
 
@@ -127,7 +127,7 @@ def test_a_bad_row_is_rejected_naming_file_and_line(
     monkeypatch: pytest.MonkeyPatch, line: str, message: str
 ) -> None:
     header = "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,family"
-    monkeypatch.setattr(calibration_data, "read_data", lambda name: f"{header}\n{line},decoder\n")
+    monkeypatch.setattr(published, "read_data", lambda name: f"{header}\n{line},decoder\n")
     with pytest.raises(DataError, match=message) as err:
         load_rows(("bad.csv",))
     assert str(err.value).startswith("bad.csv:2:")

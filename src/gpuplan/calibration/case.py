@@ -1,7 +1,8 @@
 """One calibration case: a published figure and the workload that reproduces it.
 
-Its own module so that the v1 reader (:mod:`gpuplan.perf.fit`) and the v2 reader
-(:mod:`gpuplan.perf.fit_v2`) share the type without importing each other.
+Its own module so that the mappings of the data files (:mod:`gpuplan.calibration.cases`,
+:mod:`gpuplan.calibration.publisher_cases` and the modules it dispatches to) share the type
+without importing each other.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class CalibrationCase:
 
     @property
     def profile_file(self) -> str:
-        """File name of the case's cached trace (``tests/perf/fixtures/profiles/``): its name and
+        """File name of the case's cached trace (``tests/calibration/fixtures/profiles/``): its name and
         a hash of its workload."""
         digest = hashlib.sha256(json.dumps(self.workload, sort_keys=True).encode()).hexdigest()[:16]
         name = f"{self.workload['name']}-{digest}.json"

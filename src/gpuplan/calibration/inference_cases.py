@@ -1,4 +1,4 @@
-"""Decode and prefill rows of ``perf/data/calibration_v2.csv``: the inference workload each reproduces.
+"""Decode and prefill rows of ``calibration/data/calibration_v2.csv``: the inference workload each reproduces.
 
 A ``task: decode`` or ``task: prefill`` row that ran a PyTorch stack (eager PyTorch, torch.compile,
 vLLM, SGLang) becomes an :class:`InferenceCase`: a ``task: infer`` workload with the row's model,
@@ -17,8 +17,8 @@ import csv
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from gpuplan.perf.calibration_data import read_data
-from gpuplan.perf.cases import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.published import read_data
 
 if TYPE_CHECKING:
     from gpuplan.perf.calibration import Calibration

@@ -1,6 +1,6 @@
 """Per-GPU memory of published training configurations: the ones that ran must be predicted to fit.
 
-Profiles are traced fixtures (``fixtures/regenerate_known.py``): Llama-2-7B and Llama-3.1-70B,
+Profiles are traced fixtures (``tests/perf/fixtures/regenerate_known.py``): Llama-2-7B and Llama-3.1-70B,
 amp-bf16 (fp32 master weights), foreach AdamW, one sequence of 4,096 tokens per GPU. Their traced
 peak is the optimizer step (params 4 + grads 4 + Adam 8 + foreach temporary 4 B/param, no
 activations), so under sharding the end of forward — with the activations the checkpointing mode
@@ -13,20 +13,23 @@ from pathlib import Path
 
 import pytest
 
+from gpuplan.calibration.cases import CalibrationCase, case_request, load_cases
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.estimate import Estimate, estimate, run_estimate
-from gpuplan.perf.fit import CalibrationCase, case_request, load_cases
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 
-KNOWN = Path(__file__).parent / "fixtures" / "known"
+#: The perf tests' traced fixtures (``tests/perf/fixtures/regenerate_known.py`` writes them).
+KNOWN = Path(__file__).parents[1] / "perf" / "fixtures" / "known"
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
 GIB = 1024.0**3
 
 
 def _load(name: str) -> Profile:
     prof = Profile.from_json((KNOWN / f"{name}.json").read_text(encoding="utf-8"))
-    assert prof.schema_version == PROFILE_SCHEMA_VERSION, "stale fixture: run fixtures/regenerate_known.py"
+    assert prof.schema_version == PROFILE_SCHEMA_VERSION, (
+        "stale fixture: run tests/perf/fixtures/regenerate_known.py"
+    )
     return prof
 
 

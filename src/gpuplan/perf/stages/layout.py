@@ -1,14 +1,14 @@
-"""Tensor and pipeline parallelism (Megatron-LM style): one GPU's share of a traced step, the
-tensor-parallel all-reduces, the pipeline bubble and the stage-to-stage sends.
+"""Stage 1 of an estimate, the layout: which share of the traced step one GPU runs, over which links.
 
-The trace is always the whole model at the per-GPU micro-batch on one device. With tensor
-parallelism ``t`` and pipeline parallelism ``p`` one GPU runs ``1/p`` of the layers, each split
-``t`` ways, and the data-parallel dimension is ``d = GPUs / (t·p)``. The formulas are those of
-Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
-Megatron-LM", SC21 (arXiv:2104.04473), and Korthikanti et al., "Reducing Activation
-Recomputation in Large Transformer Models" (arXiv:2205.05198):
+The request is checked (counts, parallelism names, a split the model allows) and laid out on its
+GPUs; every later stage reads the :class:`Layout`. The trace is always the whole model at the
+per-GPU micro-batch on one device. With tensor parallelism ``t`` and pipeline parallelism ``p``
+one GPU runs ``1/p`` of the layers, each split ``t`` ways, and the data-parallel dimension is
+``d = GPUs / (t·p)``. The split follows Narayanan et al., "Efficient Large-Scale Language Model
+Training on GPU Clusters Using Megatron-LM", SC21 (arXiv:2104.04473), and Korthikanti et al.,
+"Reducing Activation Recomputation in Large Transformer Models" (arXiv:2205.05198):
 
-- **Compute** (SC21 §2.3): the attention and MLP matmuls split by columns then rows, so every
+- **Compute share** (SC21 §2.3): the attention and MLP matmuls split by columns then rows, so every
   matmul and attention call does ``1/t`` of its FLOPs (the call count stays: smaller GEMMs, the
   same per-call tail). Without sequence parallelism the layer norms, dropouts and residual adds
   run whole on every tensor rank: Korthikanti's per-layer activation bytes are
@@ -16,46 +16,49 @@ Recomputation in Large Transformer Models" (arXiv:2205.05198):
   bytes, take the same share; with sequence parallelism they too are ``1/t`` (§4.2.2). A stage
   runs ``1/p`` of the calls (the embedding and the head are spread evenly: an approximation, as
   they are ≤ ``V/(16·l·h)`` of the FLOPs, under 2 % for the rows calibrated here).
-- **Tensor-parallel communication** (SC21 §2.3, Fig. 5): two all-reduces of ``b·s·h`` 16-bit
-  values per layer in forward and two in backward, and two more in the recomputed forward under
-  full activation checkpointing; with sequence parallelism each all-reduce becomes an
-  all-gather plus a reduce-scatter, the same bytes. Megatron runs them on the compute stream
-  (``f``/``g`` operators), so they are **exposed**. ``t`` must fit inside one node (NVLink).
-- **Pipeline** (SC21 §2.2): the 1F1B schedule with ``m`` micro-batches per step takes
-  ``(m + p − 1)`` stage-micro-batch times; the bubble is ``(p − 1)/(m + p − 1)`` of the
-  pipeline's time. The interleaved schedule with ``v`` model chunks per GPU cuts the bubble to
-  ``(p − 1)/v`` stage times and multiplies the stage-to-stage sends by ``v`` (§2.2.2).
-- **Stage-to-stage sends** (SC21 §4.1): the activations (forward) and their gradients
-  (backward), ``b·s·h`` 16-bit values each per micro-batch; with the scatter/gather
-  optimisation each tensor rank sends ``1/t`` of them. Across nodes they share the node's NICs
-  with the node's other GPUs. Charged exposed (the 2021 schedule blocks on them).
-- **Memory** (Korthikanti §4): parameters, gradients and optimizer state ``÷ t·p``; activations
-  of one micro-batch × ``(10 + 24/t)/34`` (or ``1/t`` with sequence parallelism); the first stage
-  of 1F1B keeps ``min(p, m)`` micro-batches in flight, each of ``L/p`` layers, so the activation
-  memory does not shrink with ``p`` (§4: "the first stage must store the activations of ``p``
-  micro-batches"). Autocast's bf16 weight cache (traced as activations) is a weight: ``÷ t·p``.
+- **Memory share** (Korthikanti §4): parameters, gradients and optimizer state ``÷ t·p``;
+  activations of one micro-batch × ``(10 + 24/t)/34`` (or ``1/t`` with sequence parallelism); the
+  first stage of 1F1B keeps ``min(p, m)`` micro-batches in flight, each of ``L/p`` layers, so the
+  activation memory does not shrink with ``p`` (§4: "the first stage must store the activations of
+  ``p`` micro-batches"). Autocast's bf16 weight cache (traced as activations) is a weight: ``÷ t·p``.
+- **Links**: ``t`` must fit inside one node (NVLink); a data-parallel group holds one GPU of each
+  replica and shares the node's network with the node's other groups (:func:`data_parallel_link`).
+
+How the data-parallel replicas shard what one GPU holds (ZeRO/FSDP) is the memory stage's; the
+tensor-parallel all-reduces and stage-to-stage sends are the communication stage's; the 1F1B
+schedule is the compute stage's.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError, Phrase
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import listed
-from gpuplan.perf.parallel import Link, all_reduce_s
+from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.links import Link
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
+from gpuplan.vocab import Parallelism
+
+if TYPE_CHECKING:
+    from gpuplan.hardware import GPU
+    from gpuplan.perf.estimate import EstimateRequest
 
 __all__ = [
+    "PARALLELISMS",
+    "Layout",
     "ModelParallel",
     "check_model_parallel",
+    "check_parallelism",
     "data_parallel_link",
+    "lay_out",
     "local_profile",
-    "pipeline_bubble_fraction",
-    "stage_p2p_s",
-    "tensor_parallel_comm_s",
 ]
+
+PARALLELISMS: tuple[str, ...] = Parallelism.values()
 
 #: Korthikanti et al. (arXiv:2205.05198) §4.2: per-layer activation bytes per s·b·h element that
 #: tensor parallelism splits (24: the matmul inputs and outputs, attention, the GELU input) and
@@ -271,52 +274,6 @@ def local_profile(profile: Profile, mp: ModelParallel, *, microbatches: int) -> 
     )
 
 
-def _activation_bytes(profile: Profile) -> float:
-    """Bytes of one ``b·s·h`` activation tensor of the traced micro-batch (16-bit unless fp32)."""
-    width = 4.0 if profile.precision in ("fp32", "tf32") else 2.0
-    return width * profile.batch_size * (profile.seq_len or 1) * (profile.shape.hidden_size or 0)
-
-
-def tensor_parallel_comm_s(profile: Profile, mp: ModelParallel, link: Link) -> float:
-    """Exposed tensor-parallel all-reduce time of one micro-batch on one stage, seconds.
-
-    E.g. GPT 18.4B (h = 6144, 40 layers), b = 8, s = 2048, t = 8, full checkpointing: each
-    all-reduce moves 8·2048·6144·2 B = 201 MB; 6 per layer × 40 layers = 240 of them.
-    """
-    if mp.tensor == 1 or not profile.seq_len:
-        return 0.0
-    per_layer = 2 if profile.task == "infer" else 4
-    if profile.activation_checkpointing == "full" and profile.task != "infer":
-        per_layer += 2  # the recomputed forward runs its two all-reduces again
-    layers = math.ceil((profile.shape.num_layers or 0) / mp.pipeline)
-    one = all_reduce_s(_activation_bytes(profile), link, world=mp.tensor)
-    return layers * per_layer * one
-
-
-def stage_p2p_s(profile: Profile, mp: ModelParallel, link: Link) -> float:
-    """Stage-to-stage send time of one micro-batch (activations forward, gradients backward),
-    seconds, on the critical path; ×``v`` for the interleaved schedule."""
-    if mp.pipeline == 1:
-        return 0.0
-    nbytes = _activation_bytes(profile) / mp.tensor  # scatter/gather: each tensor rank sends 1/t
-    sends = (1 if profile.task == "infer" else 2) * mp.virtual_stages
-    if link.nodes > 1:
-        # Stages sit on different nodes (Megatron orders ranks tensor, data, then pipeline): all of
-        # a node's GPUs send at once and share its NICs.
-        per_gpu = link.network_bus_bytes_s() / link.gpus_per_node
-        latency = 15e-6
-    else:
-        per_gpu = link.intra_bus_bytes_s()
-        latency = 5e-6
-    return sends * (nbytes / per_gpu + latency)
-
-
-def pipeline_bubble_fraction(mp: ModelParallel, microbatches: int) -> float:
-    """Share of the pipeline's time its stages idle: ``((p−1)/v) / (m + (p−1)/v)`` (SC21 §2.2)."""
-    idle = (mp.pipeline - 1) / mp.virtual_stages
-    return idle / (microbatches + idle)
-
-
 def data_parallel_link(link: Link, mp: ModelParallel, data_parallel: int) -> Link:
     """The link one data-parallel group's collectives see.
 
@@ -334,4 +291,119 @@ def data_parallel_link(link: Link, mp: ModelParallel, data_parallel: int) -> Lin
         nodes=nodes,
         gpus_per_node=in_node,
         network_gbit_s=link.network_gbit_s / groups,
+    )
+
+
+def check_parallelism(parallelism: str) -> str:
+    if parallelism not in PARALLELISMS:
+        raise EstimateError.worded(
+            N_("unknown parallelism {name!r}; use one of {names}"),
+            name=parallelism,
+            names=listed(PARALLELISMS),
+        )
+    return parallelism
+
+
+@dataclass(frozen=True, kw_only=True)
+class Layout:
+    """A request laid out on its GPUs: the one value every later stage of the estimate reads."""
+
+    request: EstimateRequest
+    calibration: Calibration
+    """The calibration for the request's GPU (its architecture's factors, a bench measurement)."""
+    link: Link
+    """The links joining all the request's GPUs."""
+    data_parallel: int
+    """Model replicas: ``d = GPUs / (t·p)``."""
+    data_link: Link
+    """The link one data-parallel group's collectives see (:func:`data_parallel_link`)."""
+    slow_data_link: Link
+    """The same at the slow end of an assumed network (:meth:`Link.slow_end`)."""
+    whole: Profile
+    """The traced step: the whole model at the per-GPU micro-batch."""
+    local: Profile
+    """One GPU's share of it under tensor × pipeline parallelism (:func:`local_profile`)."""
+    notes: tuple[str, ...] = ()
+    network_notes: tuple[str, ...] = ()
+    """What was assumed about the network between nodes (said last: it names what to give)."""
+
+    @property
+    def gpu(self) -> GPU:
+        return self.request.gpu
+
+    @property
+    def count(self) -> int:
+        return self.request.count
+
+    @property
+    def parallelism(self) -> str:
+        return self.request.parallelism
+
+    @property
+    def model_parallel(self) -> ModelParallel:
+        return self.request.model_parallel
+
+    @property
+    def microbatches(self) -> int:
+        """Micro-batches per optimizer step (gradient accumulation; the pipeline's ``m``)."""
+        return self.request.grad_accum_steps
+
+    @property
+    def samples_per_step(self) -> int:
+        """Global batch: micro-batch × accumulation × data-parallel replicas."""
+        return self.local.batch_size * self.microbatches * self.data_parallel
+
+
+def lay_out(request: EstimateRequest) -> Layout:
+    """Check ``request`` and lay it out: the calibration for its GPU, the links, the data-parallel
+    degree and group link, and one GPU's share of the traced step. One-line
+    :class:`EstimateError` for a request that cannot run."""
+    profile, gpu, count = request.profile, request.gpu, request.count
+    check_parallelism(request.parallelism)
+    if count < 1:
+        raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
+    if request.grad_accum_steps < 1:
+        raise EstimateError.worded(
+            N_("gradient accumulation steps must be at least 1, got {steps}"), steps=request.grad_accum_steps
+        )
+    cal = (request.calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
+    link = request.link or Link.for_gpus(gpu, count)
+    if link.gpu_count < count:
+        raise EstimateError.worded(
+            N_("the link joins {joined} GPUs but the estimate asks for {count}"),
+            joined=link.gpu_count,
+            count=count,
+        )
+    mp = request.model_parallel
+    dp = check_model_parallel(
+        mp, profile, count=count, gpus_per_node=link.gpus_per_node, microbatches=request.grad_accum_steps
+    )
+    notes: list[str] = []
+    if mp.active:
+        notes.append(
+            _("{layout} DP={dp}: each GPU runs 1/{degree} of the model (Megatron-style)").format(
+                layout=mp.describe(), dp=dp, degree=mp.degree
+            )
+        )
+    if (measured := cal.measurement(gpu.id)) is not None:
+        notes.append(measured.describe())
+    network_notes: tuple[str, ...] = ()
+    if not link.network_known and link.nodes > 1:
+        network_notes = (
+            _(
+                "inter-node network assumed {gbit_s:g} Gbit/s {kind} (range down to 100 Gbit/s TCP); "
+                "give --network-gbps or --instance"
+            ).format(gbit_s=link.network_gbit_s, kind=link.network_kind),
+        )
+    return Layout(
+        request=request,
+        calibration=cal,
+        link=link,
+        data_parallel=dp,
+        data_link=data_parallel_link(link, mp, dp),
+        slow_data_link=data_parallel_link(link.slow_end(), mp, dp),
+        whole=profile,
+        local=local_profile(profile, mp, microbatches=request.grad_accum_steps),
+        notes=tuple(notes),
+        network_notes=network_notes,
     )

@@ -1,12 +1,15 @@
-"""Calibration cases from published measurements, predictions for them, and the parameter fit.
+"""Calibration cases from published measurements, predictions for them, and their residuals.
 
-The cases come from ``perf/data/calibration.csv`` (a copy of the project's shared
-``data/calibration.csv``) and ``calibration_extra.csv`` (figures quoted in that file's ``notes``
-column, e.g. the TF32 figure beside an AMP row). Each CSV row becomes a workload spec (a plain
+The cases come from ``calibration/data/calibration.csv`` (NVIDIA DeepLearningExamples, torchtune)
+and ``calibration_extra.csv`` (figures quoted in that file's ``notes`` column, e.g. the TF32
+figure beside an AMP row); :func:`load_cases` adds those of ``calibration_v2.csv``
+(:mod:`gpuplan.calibration.publisher_cases`). Each CSV row becomes a workload spec (a plain
 dict, traced by ``benchmarks/calibrate.py``) plus the GPU, count and metric to compare.
 
-The fit itself and its held-out judgement are :mod:`gpuplan.perf.crossval` (robust least squares,
-k-fold, split-conformal band); here each row is turned into a case and predicted. The memory rows
+The fit itself and its held-out judgement are :mod:`gpuplan.calibration.crossval` (robust least squares,
+k-fold, split-conformal band); here each row is turned into a case and predicted with the run-time
+estimator (:func:`gpuplan.perf.run_estimate`), and :func:`with_band` records every residual in the
+calibration that ``benchmarks/calibrate.py`` writes to ``perf/calibration.json``. The memory rows
 are compared, not fitted.
 """
 
@@ -23,15 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.published import published_gpu_id
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, CalibrationRow
-from gpuplan.perf.calibration_data import published_gpu_id
-from gpuplan.perf.cases import CalibrationCase
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
-from gpuplan.perf.model_parallel import ModelParallel
-from gpuplan.perf.parallel import Link
+from gpuplan.perf.links import Link
+from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.profile.model import Profile
 
 __all__ = [
@@ -43,7 +46,7 @@ __all__ = [
     "with_band",
 ]
 
-#: The files of the first calibration set (the v2 set is read by :mod:`gpuplan.perf.fit_v2`).
+#: The files of the first calibration set (the v2 set is read by :mod:`gpuplan.calibration.publisher_cases`).
 _V1_FILES = ("calibration.csv", "calibration_extra.csv")
 _PRECISIONS = {"fp32": "fp32", "tf32": "tf32", "amp": "amp-fp16", "bf16": "bf16"}
 _THROUGHPUT_METRICS = ("images_per_s", "sequences_per_s", "tokens_per_s")
@@ -133,7 +136,7 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
 
 
 def _read(name: str) -> str:
-    return resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    return resources.files("gpuplan.calibration").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
 def gpu_names_used() -> dict[str, str]:
@@ -145,7 +148,7 @@ def gpu_names_used() -> dict[str, str]:
 
 def load_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     """All calibration cases and the SHA-256 of the data they came from."""
-    from gpuplan.perf.fit_v2 import v2_cases
+    from gpuplan.calibration.publisher_cases import v2_cases
 
     texts = [_read(name) for name in _V1_FILES]
     cases = [_case(row) for text in texts for row in csv.DictReader(text.splitlines())]
@@ -240,5 +243,5 @@ def with_band(
         memory_band=round(mem_band, 4),
         fitted_on=fitted_on,
         data_sha256=data_sha256,
-        source="benchmarks/calibrate.py on perf/data/calibration*.csv (calibration, _extra, _v2)",
+        source="benchmarks/calibrate.py on calibration/data/calibration*.csv (calibration, _extra, _v2)",
     )

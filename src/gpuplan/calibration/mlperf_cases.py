@@ -1,4 +1,4 @@
-"""Calibration cases for MLPerf Training rows of ``perf/data/calibration_v2.csv``: compared, never fitted.
+"""Calibration cases for the MLPerf Training rows of ``calibration_v2.csv``: compared, never fitted.
 
 MLPerf Training's BERT is the only public, non-reserved PyTorch BERT-Large training throughput
 found on Ada (L40S) and Hopper (H100, H200). Every submission runs NVIDIA's own implementation:
@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpuplan.perf.cases import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase
 
 __all__ = ["mlperf_training_case"]
 
@@ -40,7 +40,7 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
         "task": "train",  # BertForMaskedLM: the MLM head over every position (NVIDIA's: masked only)
         "precision": "amp-fp16",
         "inputs": {"batch_size": sequences, "seq_len": _TOKENS_PER_SEQUENCE},
-        # LAMB keeps AdamW's two moments and a like per-parameter update (as perf/fit.py's BERT rows).
+        # LAMB keeps AdamW's two moments and a like per-parameter update (as cases.py's BERT rows).
         "optimizer": "adamw",
         "activation_checkpointing": "none",
         "attention": "fused",

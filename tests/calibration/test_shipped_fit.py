@@ -37,8 +37,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuplan.calibration.cases import CalibrationCase, load_cases, predict, with_band
 from gpuplan.perf.calibration import PRIOR, Calibration, load_calibration
-from gpuplan.perf.fit import CalibrationCase, load_cases, predict, with_band
 from gpuplan.profile.model import Profile
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"

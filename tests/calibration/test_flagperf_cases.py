@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpuplan.perf.cases import CalibrationCase
-from gpuplan.perf.fit_v2 import v2_cases
+from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.publisher_cases import v2_cases
 
 
 def _flagperf() -> dict[str, CalibrationCase]:
@@ -57,7 +57,7 @@ def test_the_estimate_of_a_case_keeps_its_sequence_parallelism() -> None:
     # sequence_parallel=True) split the norms, dropouts and their activations t ways too.
     from pathlib import Path
 
-    from gpuplan.perf.fit import case_request
+    from gpuplan.calibration.cases import case_request
     from gpuplan.profile.model import Profile
 
     case = _one("70B")

@@ -3,7 +3,7 @@
 FlagPerf (FlagOpen/FlagPerf, BAAI's hardware benchmark) publishes tokens/s per GPU of Llama-3
 8B and 70B pre-training with Megatron-LM core_v0.6.0 on one, two, eight and 55 nodes of 8× H100;
 its launch script and per-GPU configs give every setting (quoted in each row's notes). Its own
-module so that :mod:`gpuplan.perf.fit_v2` stays readable; the row-to-case dispatch is there.
+module so that :mod:`gpuplan.calibration.publisher_cases` stays readable; the row-to-case dispatch is there.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpuplan.perf.cases import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase
 
 __all__ = ["flagperf_case"]
 

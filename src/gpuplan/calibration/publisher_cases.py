@@ -1,4 +1,4 @@
-"""Calibration cases from ``perf/data/calibration_v2.csv``: the rows the estimator can reproduce.
+"""Calibration cases from ``calibration/data/calibration_v2.csv``: the rows the estimator can reproduce.
 
 A v2 row becomes a case only when everything that sets its speed is something the estimator
 models: a preset with the model's exact shape, data parallelism (DDP/FSDP) with Megatron-style
@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gpuplan.perf.calibration_data import read_data
-from gpuplan.perf.cases import CalibrationCase
-from gpuplan.perf.fit_mlperf import mlperf_training_case
-from gpuplan.perf.fit_v2_megatron_core import flagperf_case
+from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.flagperf_cases import flagperf_case
+from gpuplan.calibration.mlperf_cases import mlperf_training_case
+from gpuplan.calibration.published import read_data
 
 __all__ = ["v2_cases"]
 
@@ -44,7 +44,7 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if row["kind"] != "throughput":
         return None, f"{row['kind']} row (not a throughput figure)"
     if task in ("decode", "prefill"):
-        # Scored against the inference path instead (tests/perf/test_calibration.py).
+        # Scored against the inference path instead (calibration/inference_cases.py).
         return None, "decode/prefill throughput: compared with perf/inference.py, not a training step"
     if "MLPerf Training" in model:
         return mlperf_training_case(row)
@@ -363,9 +363,10 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
     launch script does (4 ConnectX-7 NDR NICs per H200 node, 400 Gbit/s each: the row's ``network``
     text, source in its notes). The multi-node rows are fitted with the rest: at that rate, with
     perfect overlap, they came out 16–40 % fast (FSDP's gathers of ~35 GB of 70B weights per
-    micro-batch hidden behind compute for free); the fitted ``overlap_cost`` (comm.py) is what they
-    determine. The 2-node 70B row is compared, not fitted: its report calls it memory-bound (128.5
-    of 141 GB per GPU), a slowdown the model does not have."""
+    micro-batch hidden behind compute for free); the fitted ``overlap_cost``
+    (perf/stages/communication.py) is what they determine. The 2-node 70B row is compared, not
+    fitted: its report calls it memory-bound (128.5 of 141 GB per GPU), a slowdown the model does
+    not have."""
     tp = int(re.search(r"TP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     fsdp = int(re.search(r"FSDP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     accum = int(re.search(r"grad_accum (\d+)", row["notes"]).group(1))  # type: ignore[union-attr]

@@ -1,12 +1,12 @@
-"""Read the published measurements in ``perf/data/`` as typed, validated rows.
+"""Read the published measurements in ``calibration/data/`` as typed, validated rows.
 
 Three files, one row type (:class:`MeasuredRow`):
 
-- ``calibration.csv`` — the shared data set (a copy of ``shared/data/calibration.csv``);
+- ``calibration.csv`` — NVIDIA DeepLearningExamples and torchtune runs (the first data set);
 - ``calibration_extra.csv`` — figures quoted in that file's ``notes`` column;
 - ``calibration_v2.csv`` — the same first eleven columns plus the columns that multi-node, memory and
   serving rows need (nodes, network, parallelism, checkpointing, memory, fits …); documented column by
-  column in ``perf/data/README.md``.
+  column in ``calibration/data/README.md``.
 
 Rows of the first two files carry no ``kind``/``family``/``arch`` columns; they are filled in here from
 the metric, the model name and the hardware catalog, so all three files read the same way.
@@ -14,7 +14,7 @@ the metric, the model name and the hardware catalog, so all three files read the
 Every row is checked when it is read: a source, a GPU the hardware catalog knows (and, in v2, the
 architecture the catalog gives it), a known metric for its kind, a positive finite value, ``nodes ×
 gpus_per_node = gpu_count``. A bad row raises :class:`~gpuplan.errors.DataError` naming file and line.
-This module only reads; turning a row into a workload to trace stays in :mod:`gpuplan.perf.fit`.
+This module only reads; turning a row into a workload to trace stays in :mod:`gpuplan.calibration.cases`.
 """
 
 from __future__ import annotations
@@ -149,12 +149,12 @@ class MeasuredRow:
 
 def read_data(name: str) -> str:
     """The text of one shipped data file (``calibration_v2.csv`` …)."""
-    return resources.files("gpuplan.perf").joinpath(f"data/{name}").read_text(encoding="utf-8")
+    return resources.files("gpuplan.calibration").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
 def published_gpu_id(name: str, where: str) -> str:
     """The hardware table's id of a GPU as a calibration file names it (``where``: file and line,
-    for the error). The one reader of those names: :mod:`gpuplan.perf.fit` uses it too.
+    for the error). The one reader of those names: :mod:`gpuplan.calibration.cases` uses it too.
 
     The first two files name GPUs as their publishers do (``A100-80GB (DGX A100)``); the parenthesis
     names the machine, not the GPU, and the rest goes through :func:`gpuplan.hardware.get_gpu` (ids and

@@ -1,4 +1,4 @@
-"""The fit and its held-out judgement on a toy problem whose answer is known (perf/crossval.py)."""
+"""The fit and its held-out judgement on a toy problem whose answer is known (calibration/crossval.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from gpuplan.calibration.crossval import Problem, conformal_halfwidth, cross_validate, fit
 from gpuplan.perf.calibration import PRIOR, Calibration
-from gpuplan.perf.crossval import Problem, conformal_halfwidth, cross_validate, fit
 
 # Row = (work, overhead weight, architecture, published time). Model: time = work / matmul_eff
 # + weight × host_overhead_us, times an architecture factor on the efficiency.

@@ -1,0 +1,242 @@
+"""How the GPUs of one job talk, and what a collective costs on those links.
+
+:class:`Link`: NVLink or PCIe inside a node, the network between nodes (RDMA or TCP, from the
+user, the instance's catalog entry or assumed). Collectives are costed as NCCL rings (the
+algorithm NCCL uses for large messages), hierarchical across nodes: all-reduce moves
+``2(n−1)/n × bytes`` per GPU, reduce-scatter and all-gather ``(n−1)/n × bytes``; inside a node
+over NVLink/PCIe, across nodes through the node's network (each with its own efficiency). Which
+collectives a step runs, and how much of them compute hides, is the communication stage's job
+(``perf/stages/communication.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from gpuplan.errors import EstimateError
+from gpuplan.hardware import GPU
+from gpuplan.i18n import N_, _
+
+__all__ = [
+    "CATALOG_NETWORK_KINDS",
+    "DEFAULT_NETWORK_GBIT_S",
+    "DEFAULT_NETWORK_KIND",
+    "Link",
+    "NetworkSpec",
+    "all_gather_s",
+    "all_reduce_s",
+    "catalog_network_kind",
+    "network_kind_of",
+]
+
+#: Inter-node network assumed when neither the user nor the instance says, Gbit/s per node, and
+#: its kind: 400 Gbit/s RDMA is the common multi-node training instance (AWS p4d.24xlarge: 4×100
+#: Gbit/s EFA; Azure ND A100 v4 and GCP a3 have more, 1,600–3,200). The slow end of the range is
+#: 100 Gbit/s over TCP (mid-range instances without RDMA: AWS g5.48xlarge, p3dn 100 Gbit/s).
+NetworkKind = Literal["rdma", "tcp"]
+NetworkSource = Literal["user", "catalog", "assumed"]
+
+DEFAULT_NETWORK_GBIT_S = 400.0
+DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
+SLOW_NETWORK_GBIT_S = 100.0
+SLOW_NETWORK_KIND: NetworkKind = "tcp"
+
+#: Share of a link's one-direction bandwidth that NCCL reaches ("bus bandwidth"): nccl-tests
+#: all_reduce on DGX A100 reports ≈230–240 GB/s of NVLink 3's 300 GB/s per direction; PCIe through
+#: host bridges reaches somewhat less. Across nodes, RDMA (EFA, InfiniBand, RoCE: GPUDirect, no
+#: host copies) reaches ≈80 % of line rate; NCCL's socket transport over TCP copies through host
+#: memory and is CPU-bound per stream — taken as 50 % of line rate (an ASSUMPTION; the band's slow
+#: end covers worse).
+_NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "rdma": 0.80, "tcp": 0.50}
+#: Per-hop latency of a ring step, seconds (NCCL's LL/simple protocols: a few µs on NVLink/PCIe,
+#: ~10–15 µs over RDMA, tens of µs through the kernel's TCP stack).
+_HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
+#: Per-node network from which an instance whose kind is not stated is taken as RDMA.
+_RDMA_AT_LEAST_GBIT_S = 200.0
+#: Interconnect words in a catalog offer that mean RDMA between nodes.
+_RDMA_WORDS = ("efa", "infiniband", "roce", "rdma", " ib", "ib ", "gpudirect")
+
+
+#: The catalog's ``network_kind`` values (catalog/schema.py) and what NCCL runs over them: EFA
+#: (libfabric, GPUDirect RDMA on p4d/p5), InfiniBand and RoCE are RDMA; TCP is the socket transport.
+CATALOG_NETWORK_KINDS: dict[str, NetworkKind] = {
+    "efa": "rdma",
+    "infiniband": "rdma",
+    "roce": "rdma",
+    "tcp": "tcp",
+}
+
+
+def catalog_network_kind(value: str | None) -> NetworkKind | None:
+    """``rdma`` or ``tcp`` for a catalog ``network_kind`` (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``);
+    None when the catalog does not say (or says something else)."""
+    return CATALOG_NETWORK_KINDS.get((value or "").strip().lower())
+
+
+def network_kind_of(text: str) -> NetworkKind | None:
+    """``rdma`` or ``tcp`` from an offer's interconnect/network description; None if it says neither."""
+    t = f" {text.lower()} "
+    if any(w in t for w in _RDMA_WORDS):
+        return "rdma"
+    if "tcp" in t or "ethernet" in t:
+        return "tcp"
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Link:
+    """How the GPUs of one job talk: inside a node and between nodes."""
+
+    nodes: int
+    gpus_per_node: int
+    intra_node: Literal["nvlink", "pcie"]
+    intra_node_gbps: float
+    """One-direction bandwidth per GPU inside a node, GB/s (half the datasheet's bidirectional sum)."""
+    network_gbit_s: float
+    """Inter-node network per node (all its NICs together), Gbit/s (ignored on one node)."""
+    network_kind: NetworkKind = DEFAULT_NETWORK_KIND
+    network_source: NetworkSource = "user"
+    """Where ``network_gbit_s`` came from: the user, the instance's catalog entry, or assumed."""
+
+    @property
+    def network_known(self) -> bool:
+        return self.network_source != "assumed"
+
+    @property
+    def gpu_count(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+    @classmethod
+    def for_gpus(
+        cls,
+        gpu: GPU,
+        count: int,
+        *,
+        gpus_per_node: int | None = None,
+        nvlink: bool | None = None,
+        network_gbit_s: float | None = None,
+        network_kind: NetworkKind | None = None,
+        network_source: NetworkSource = "user",
+    ) -> Link:
+        """A link from GPU datasheet facts and what the instance says.
+
+        ``gpus_per_node`` defaults to ``min(count, 8)``; ``nvlink`` defaults to NVLink on SXM/OAM
+        parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node;
+        ``network_gbit_s`` defaults to :data:`DEFAULT_NETWORK_GBIT_S` (then ``network_source`` is
+        ``assumed``), ``network_kind`` to RDMA.
+        """
+        if count < 1:
+            raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
+        if network_gbit_s is not None and network_gbit_s <= 0:
+            raise EstimateError.worded(
+                N_("network bandwidth must be positive, got {gbit_s:g} Gbit/s"), gbit_s=network_gbit_s
+            )
+        per_node = min(gpus_per_node, count) if gpus_per_node else min(count, 8)
+        nodes = -(-count // per_node)
+        if nvlink is None:
+            # SXM/OAM boards join all GPUs of a node through NVSwitch (or Infinity Fabric); PCIe
+            # cards only through bridges between pairs, so a ring of more than two falls to PCIe.
+            switched = gpu.form_factor.upper().startswith(("SXM", "OAM"))
+            nvlink = bool(gpu.nvlink_gbps) and (switched or per_node <= 2)
+        has_nvlink = nvlink
+        if has_nvlink and not gpu.nvlink_gbps:
+            raise EstimateError.worded(N_("{gpu} has no NVLink; drop the NVLink setting"), gpu=gpu.id)
+        intra: Literal["nvlink", "pcie"] = "nvlink" if has_nvlink else "pcie"
+        bidir = gpu.nvlink_gbps if has_nvlink and gpu.nvlink_gbps else gpu.pcie_gbps
+        assumed = network_gbit_s is None
+        return cls(
+            nodes=nodes,
+            gpus_per_node=per_node,
+            intra_node=intra,
+            intra_node_gbps=bidir / 2.0,
+            network_gbit_s=DEFAULT_NETWORK_GBIT_S if network_gbit_s is None else network_gbit_s,
+            network_kind=network_kind or DEFAULT_NETWORK_KIND,
+            network_source="assumed" if assumed else network_source,
+        )
+
+    def slow_end(self) -> Link:
+        """The link at the slow end of the range: an assumed network becomes 100 Gbit/s TCP."""
+        if self.network_known or self.nodes <= 1:
+            return self
+        return replace(self, network_gbit_s=SLOW_NETWORK_GBIT_S, network_kind=SLOW_NETWORK_KIND)
+
+    def intra_bus_bytes_s(self) -> float:
+        return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node]
+
+    def network_bus_bytes_s(self) -> float:
+        """Bytes/s the node's NICs together carry for NCCL."""
+        return self.network_gbit_s / 8.0 * 1e9 * _NCCL_EFFICIENCY[self.network_kind]
+
+    def describe(self) -> str:
+        inside = _("{gpus}× GPU over {link} ({gbps:g} GB/s/dir)").format(
+            gpus=self.gpus_per_node, link=self.intra_node, gbps=self.intra_node_gbps
+        )
+        if self.nodes <= 1:
+            return inside
+        src = {"user": "", "catalog": _(", from the instance"), "assumed": _(", assumed")}[
+            self.network_source
+        ]
+        return _("{nodes} nodes × {inside}, network {gbit:g} Gbit/s {kind}{source}").format(
+            nodes=self.nodes, inside=inside, gbit=self.network_gbit_s, kind=self.network_kind, source=src
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetworkSpec:
+    """What the user or the instance says about the machines' links, before the GPU count is known."""
+
+    gbit_s: float | None = None
+    """Inter-node network per node, Gbit/s; None → :data:`DEFAULT_NETWORK_GBIT_S`, labelled assumed."""
+    kind: NetworkKind | None = None
+    source: NetworkSource = "user"
+    gpus_per_node: int | None = None
+    nvlink: bool | None = None
+
+    def link(self, gpu: GPU, count: int) -> Link:
+        kind = self.kind
+        if kind is None and self.gbit_s is not None:
+            # Not said: cloud fabrics of 200 Gbit/s and more per node are RDMA (EFA, InfiniBand);
+            # slower instance networks are plain Ethernet (TCP). An assumption, per offer.
+            kind = "rdma" if self.gbit_s >= _RDMA_AT_LEAST_GBIT_S else "tcp"
+        return Link.for_gpus(
+            gpu,
+            count,
+            gpus_per_node=self.gpus_per_node,
+            nvlink=self.nvlink,
+            network_gbit_s=self.gbit_s,
+            network_kind=kind,
+            network_source=self.source,
+        )
+
+
+def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float:
+    """A ring collective of ``passes`` × (n−1)/n × ``nbytes`` per GPU (1 for all-gather and
+    reduce-scatter, 2 for all-reduce), hierarchical across nodes as NCCL runs it.
+
+    Inside a node each GPU moves ``passes·(g−1)/g·bytes`` over its own link. Across N nodes the
+    node's NICs together move ``passes·(N−1)/N·bytes`` (each of the g GPUs carries its 1/g share
+    of the data over the node's network). NCCL pipelines the two, so the slower one sets the time.
+    """
+    if world <= 1 or nbytes <= 0:
+        return 0.0
+    g = min(link.gpus_per_node, world)
+    nodes = -(-world // g)
+    intra = passes * (g - 1) / g * nbytes / link.intra_bus_bytes_s() if g > 1 else 0.0
+    latency = passes * (g - 1) * _HOP_LATENCY_S[link.intra_node]
+    if nodes <= 1:
+        return intra + latency
+    inter = passes * (nodes - 1) / nodes * nbytes / link.network_bus_bytes_s()
+    latency += passes * (nodes - 1) * _HOP_LATENCY_S[link.network_kind]
+    return max(intra, inter) + latency
+
+
+def all_reduce_s(nbytes: float, link: Link, *, world: int | None = None) -> float:
+    """All-reduce of ``nbytes`` over ``world`` GPUs (default: all of ``link``'s)."""
+    return _collective_s(nbytes, link, world or link.gpu_count, 2.0)
+
+
+def all_gather_s(nbytes: float, link: Link, *, world: int | None = None) -> float:
+    """All-gather (or reduce-scatter) of a ``nbytes`` tensor over ``world`` GPUs (default: all of
+    ``link``'s)."""
+    return _collective_s(nbytes, link, world or link.gpu_count, 1.0)

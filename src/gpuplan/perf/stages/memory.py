@@ -1,0 +1,224 @@
+"""Stage 4 of an estimate, memory: what one GPU holds, as the run shards it, in named terms.
+
+The layout gives one GPU's share of the traced peak under tensor × pipeline parallelism
+(:attr:`Layout.local`). Data parallelism then works on it here, case by case:
+
+- **ZeRO-1/2/3, FSDP** shard the model state over the ``d`` replicas (:func:`sharded_peak_bytes`;
+  DeepSpeed's closed forms in :func:`zero_model_state_bytes`), and ZeRO-3/FSDP gather the largest
+  layer's parameters and gradients; a forward-end peak under autocast drops the whole-model bf16
+  weight cache (sharded mixed precision gathers 16-bit weights per layer);
+- **DDP** adds its gradient buckets (one more gradient-sized buffer per rank);
+- a sharded run's end-of-forward peak is re-derived where sharding moves the peak there
+  (:mod:`gpuplan.perf.activations`);
+- paged optimizer state is set apart (outside PyTorch's allocator), and
+  :func:`gpuplan.perf.memory.memory_estimate` composes the terms nvidia-smi shows.
+
+The notes say what was assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from gpuplan.errors import EstimateError
+from gpuplan.i18n import N_, _
+from gpuplan.perf.activations import forward_activation_bytes
+from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
+from gpuplan.perf.stages.layout import Layout, check_parallelism
+from gpuplan.profile.model import MemoryBreakdown, Profile
+
+__all__ = [
+    "DEEPSPEED_MIXED_ADAM",
+    "GpuMemory",
+    "StateLayout",
+    "gpu_memory",
+    "sharded_peak_bytes",
+    "zero_model_state_bytes",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuMemory:
+    """The memory of one GPU of the run, and what was assumed to get it."""
+
+    memory: MemoryEstimate
+    notes: tuple[str, ...] = ()
+
+
+def _stage(parallelism: str) -> int:
+    return {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}[check_parallelism(parallelism)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StateLayout:
+    """Bytes per parameter of each piece of model state, as a ZeRO implementation keeps them."""
+
+    param_bytes: float
+    """Working (forward/backward) copy of a parameter."""
+    grad_bytes: float
+    """Working gradient."""
+    optimizer_bytes: float
+    """Optimizer state, including an fp32 master copy where one is kept."""
+    grad_partition_bytes: float = 0.0
+    """An extra, sharded, gradient copy (DeepSpeed's fp32 gradient partition)."""
+
+
+#: DeepSpeed mixed-precision Adam: fp16 params and grads, fp32 master + exp_avg + exp_avg_sq
+#: (4 + 4 + 4 = 12) and an fp32 gradient partition (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py).
+DEEPSPEED_MIXED_ADAM = StateLayout(param_bytes=2, grad_bytes=2, optimizer_bytes=12, grad_partition_bytes=4)
+
+
+def zero_model_state_bytes(
+    params: float, *, stage: int, world: int, layout: StateLayout, largest_layer_params: float = 0.0
+) -> float:
+    """Model-state bytes per GPU under ZeRO ``stage`` on ``world`` GPUs (no offload).
+
+    Stages 1 and 2 keep working params and grads whole and shard optimizer state and the gradient
+    partition (DeepSpeed's estimator treats both alike: ``4P + 16P/G``); stage 3 also shards the
+    working params and gathers the largest layer's params and grads (``4·Lmax + 18P/G``).
+    """
+    if world < 1:
+        raise EstimateError.worded(N_("world size must be at least 1"))
+    working = layout.param_bytes + layout.grad_bytes
+    sharded = layout.optimizer_bytes + layout.grad_partition_bytes
+    if stage == 0:
+        return params * (working + sharded)
+    if stage in (1, 2):
+        return params * working + params * sharded / world
+    if stage == 3:
+        return largest_layer_params * working + params * (layout.param_bytes + sharded) / world
+    raise EstimateError.worded(N_("ZeRO stage must be 0–3, got {stage}"), stage=stage)
+
+
+def sharded_peak_bytes(
+    peak: MemoryBreakdown,
+    *,
+    parallelism: str,
+    world: int,
+    params: int,
+    largest_layer_params: int | None,
+) -> float:
+    """Per-rank bytes at the traced peak when ``parallelism`` shards it over ``world`` GPUs.
+
+    ZeRO-1 shards optimizer state (and, at an optimizer-step peak, the optimizer's temporaries);
+    ZeRO-2 also gradients; ZeRO-3/FSDP also parameters, and gathers the largest layer's parameters
+    and gradients (``ModelShape.largest_layer_params``; without it, 1/world of the params is
+    assumed as the gathered unit — a note says so). Activations are per rank and unchanged.
+    """
+    stage = _stage(parallelism)
+    total = peak.total_bytes
+    if world <= 1 or stage == 0:
+        return total
+    keep = 1.0 - 1.0 / world
+    saved = peak.optimizer_state_bytes * keep
+    if peak.activations_bytes < 0.01 * total:  # optimizer-step peak: foreach temporaries are per shard
+        saved += peak.temporaries_bytes * keep
+    if stage >= 2:
+        saved += peak.gradients_bytes * keep
+    if stage == 3:
+        saved += peak.parameters_bytes * keep
+        bytes_per_param = peak.parameters_bytes / params if params else 0.0
+        unit = largest_layer_params if largest_layer_params else params / world
+        grad_per_param = bytes_per_param if peak.gradients_bytes > 0 else 0.0
+        saved -= unit * (bytes_per_param + grad_per_param)
+    return total - saved
+
+
+def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes: list[str]) -> float:
+    """Allocated bytes at the peak on one GPU: the trace, sharded by ZeRO/FSDP, plus DDP's buckets."""
+    traced = sharded_peak_bytes(
+        profile.peak,
+        parallelism=parallelism,
+        world=count,
+        params=profile.params,
+        largest_layer_params=profile.shape.largest_layer_params,
+    )
+    if count > 1 and parallelism == "ddp" and profile.task != "infer":
+        # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
+        # PyTorch's default): one more gradient-sized buffer per rank.
+        traced += profile.trainable_params * profile.bytes_per_param
+        notes.append(_("DDP gradient buckets: +1 gradient copy per GPU (gradient_as_bucket_view=False)"))
+    sharded = count > 1 and parallelism != "ddp"
+    if sharded and parallelism in ("fsdp", "zero3") and not is_optimizer_step_peak(profile.peak):
+        # A forward-end peak under autocast holds autocast's bf16 copy of every weight (2 B/param,
+        # counted as activations). Sharded mixed precision gathers 16-bit weights per layer
+        # instead (FSDP MixedPrecision, DeepSpeed fp16/bf16 params): no whole-model copy per rank.
+        cache = 2.0 * profile.params if profile.autocast else 0.0
+        drop = min(cache, profile.peak.activations_bytes)
+        if drop > 0:
+            traced -= drop
+            notes.append(
+                _("autocast's whole-model bf16 weight cache dropped: sharded runs gather 16-bit weights")
+            )
+    if sharded and is_optimizer_step_peak(profile.peak):
+        # Sharding shrinks the optimizer-step peak; the end of the forward pass (activations
+        # live, gradients not yet) may then be the higher one. The trace did not see it there.
+        act = forward_activation_bytes(profile)
+        if act is not None:
+            forward_end = replace(
+                profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
+            )
+            traced = max(
+                traced,
+                sharded_peak_bytes(
+                    forward_end,
+                    parallelism=parallelism,
+                    world=count,
+                    params=profile.params,
+                    largest_layer_params=profile.shape.largest_layer_params,
+                ),
+            )
+            notes.append(
+                _(
+                    "per-rank peak checked at the end of the forward pass (activations derived: "
+                    "checkpointing {checkpointing}, fp32 logits)"
+                ).format(checkpointing=profile.activation_checkpointing)
+            )
+    return traced
+
+
+def gpu_memory(layout: Layout) -> GpuMemory:
+    """Memory of one GPU of ``layout``'s run, term by term, and what it assumed."""
+    profile, gpu, dp, parallelism = layout.local, layout.gpu, layout.data_parallel, layout.parallelism
+    notes: list[str] = []
+    traced = _traced_per_gpu_bytes(profile, parallelism, dp, notes)
+    # Paged optimizer state sits in the trace's optimizer state (sharded with it) but outside
+    # PyTorch's allocator: it is its own term, never part of what must fit.
+    paged = profile.paged_optimizer_bytes / (dp if dp > 1 and parallelism != "ddp" else 1)
+    traced -= paged
+    if parallelism in ("zero3", "fsdp") and dp > 1 and not profile.shape.largest_layer_params:
+        notes.append(_("largest layer unknown: assumed 1/N of the parameters is gathered at once"))
+    mem = memory_estimate(
+        traced,
+        gpu,
+        has_conv=profile_has_conv(profile),
+        gpu_count=layout.count,
+        memory_band=layout.calibration.memory_band,
+        paged_optimizer_bytes=paged,
+    )
+    if mem.host_spill_gib > 0:
+        notes.append(
+            _(
+                "paged optimizer: {spill_gib:.1f} of {paged_gib:.1f} GiB of its state lives in host "
+                "memory and pages over PCIe at each step (not in the step time)"
+            ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib)
+        )
+    if mem.fits and mem.required_gib_high > mem.capacity_gib:
+        notes.append(
+            _(
+                "tight: fits at the point estimate ({required_gib:.1f} GiB required) but not at the high "
+                "end ({high_gib:.1f} GiB); leave headroom (smaller micro-batch, fused or 8-bit "
+                "optimizer, chunked loss)"
+            ).format(required_gib=mem.required_gib, high_gib=mem.required_gib_high)
+        )
+    elif mem.fits and mem.peak_memory_gib > mem.capacity_gib:
+        notes.append(
+            _(
+                "fits only because PyTorch's allocator releases its cache and cuDNN picks algorithms with "
+                "smaller workspaces under pressure ({required_gib:.1f} GiB required, "
+                "{roomy_gib:.1f} GiB on a roomy GPU)"
+            ).format(required_gib=mem.required_gib, roomy_gib=mem.peak_memory_gib)
+        )
+    if traced / GIB > mem.capacity_gib:
+        notes.append(_("the traced peak alone exceeds the GPU's memory"))
+    return GpuMemory(memory=mem, notes=tuple(notes))

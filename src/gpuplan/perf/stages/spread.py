@@ -1,0 +1,116 @@
+"""Stage 5 of an estimate, the spread: the step time's point, its 80 % range, and the input bound.
+
+The point is compute plus the communication compute does not hide. The range: the 80 %
+split-conformal interval of the calibration's held-out residuals (wider for a GPU architecture or
+a model family with no calibration rows), with the slow end of an assumed network on top (the
+residuals never saw that network). An unfitted prior has no held-out residuals: its range is
+its residual band combined with the spread of software stacks (:data:`SOFTWARE_SLOWER`,
+:data:`SOFTWARE_FASTER`), since the point assumes one level of software
+(``perf.estimate.SOFTWARE_LEVEL``). An image job is never faster than its host CPUs decode.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gpuplan.errors import EstimateError
+from gpuplan.i18n import N_, _
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.stages.communication import Communication
+from gpuplan.perf.stages.compute import ComputeTime
+from gpuplan.perf.stages.layout import Layout
+
+__all__ = ["SOFTWARE_FASTER", "SOFTWARE_SLOWER", "StepSpread", "step_spread", "time_spread"]
+
+#: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
+#: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.
+SOFTWARE_SLOWER = 1200.0 / 893.0
+#: How much faster a more tuned stack runs it: torchtune Llama-3.2-3B full fine-tune on A100 went
+#: from 7075 to 8998 tokens/s with torch.compile: 8998 / 7075 = 1.27.
+SOFTWARE_FASTER = 8998.0 / 7075.0
+
+
+def time_spread(cal: Calibration) -> tuple[float, float]:
+    """(faster, slower): factors that bound compute time below and above the point estimate.
+
+    The model's own error (the calibration band) and the software spread are independent, so
+    they add in quadrature on a log scale: exp(√(ln² band + ln² software)).
+    """
+    band = math.log(cal.time_band)
+    faster = math.exp(math.hypot(band, math.log(SOFTWARE_FASTER)))
+    slower = math.exp(math.hypot(band, math.log(SOFTWARE_SLOWER)))
+    return faster, slower
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepSpread:
+    """One optimizer step's time, seconds: the point and its 80 % range."""
+
+    step_s: float
+    low_s: float
+    high_s: float
+    input_bound: bool = False
+    """The CPUs' decode and augmentation, not the GPUs, set the step time (image workloads)."""
+    input_samples_per_s: float | None = None
+    """Images/s the host CPUs feed all GPUs at the point rate; None when not checked."""
+    notes: tuple[str, ...] = ()
+
+
+def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> StepSpread:
+    """The step time of ``layout`` from its compute and communication, with its range."""
+    cal, gpu, profile = layout.calibration, layout.gpu, layout.local
+    compute_s, comm_s, comm_slow_s = compute.compute_s, comm.exposed_s, comm.exposed_slow_s
+    step_s = compute_s + comm_s
+    if step_s <= 0:
+        raise EstimateError.worded(
+            N_("profile {workload!r} has no timed ops; re-trace the workload"), workload=profile.workload_name
+        )
+    notes: list[str] = []
+    half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
+    if half is None:  # an unfitted prior: its residual band ⊕ the software spread
+        faster, slower = time_spread(cal)
+        step_low = compute_s / faster + comm_s
+        step_high = compute_s * slower + comm_slow_s
+    else:
+        # The 80 % split-conformal interval of the held-out residuals (the slow end of an assumed
+        # network on top: the residuals never saw that network).
+        step_low = step_s / math.exp(half)
+        step_high = step_s * math.exp(half) + (comm_slow_s - comm_s)
+        if half > (cal.time_log_halfwidth or half):
+            notes.append(
+                _(
+                    "{architecture} or a {family} model has no calibration rows: the range is the "
+                    "leave-one-architecture-out one (wider)"
+                ).format(architecture=gpu.architecture, family=profile.shape.family)
+            )
+    feed_s: float | None = None
+    input_bound = False
+    if (pipe := layout.request.input_pipeline) is not None:
+        samples = layout.samples_per_step
+        # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
+        # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
+        # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
+        point, low, high = pipe.samples_per_s(layout.count)
+        feed_s = point
+        input_bound = samples / point > step_s
+        step_s = max(step_s, samples / point)
+        step_low = max(step_low, samples / high)
+        step_high = max(step_high, samples / low)
+        said = pipe.describe(layout.count)
+        if input_bound:
+            notes.append(
+                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
+                    rate=point, said=said
+                )
+            )
+        elif step_high == samples / low:
+            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
+    return StepSpread(
+        step_s=step_s,
+        low_s=step_low,
+        high_s=step_high,
+        input_bound=input_bound,
+        input_samples_per_s=feed_s,
+        notes=tuple(notes),
+    )

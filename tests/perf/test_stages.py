@@ -1,0 +1,89 @@
+"""run_estimate is its five stages (perf/stages/) run once each: the Estimate is their results."""
+
+from __future__ import annotations
+
+import pytest
+from perf_helpers import GIB, make_profile, op
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import EstimateRequest, run_estimate
+from gpuplan.perf.stages.communication import communication
+from gpuplan.perf.stages.compute import compute_time
+from gpuplan.perf.stages.layout import ModelParallel, lay_out
+from gpuplan.perf.stages.memory import gpu_memory
+from gpuplan.perf.stages.spread import step_spread
+from gpuplan.profile.model import MemoryBreakdown, ModelShape
+
+A100 = get_gpu("A100-SXM4-80GB")
+CAL = Calibration(
+    tensor_matmul_efficiency=0.5,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.8,
+    min_kernel_time_us=0.0,
+)
+#: A 7B-class decoder (32 layers, 32 heads, h = 4096) at 4,096 tokens: 100 TFLOP per micro-batch.
+SHAPE = ModelShape(family="decoder", num_layers=32, hidden_size=4096, num_attention_heads=32, num_kv_heads=32)
+PEAK = MemoryBreakdown(
+    parameters_bytes=4.0 * 7e9,
+    buffers_bytes=0.0,
+    gradients_bytes=4.0 * 7e9,
+    optimizer_state_bytes=8.0 * 7e9,
+    activations_bytes=20 * GIB,
+    temporaries_bytes=0.0,
+)
+
+
+def _request() -> EstimateRequest:
+    """TP=2 × PP=2 over 32 GPUs (4 nodes of 8 on an assumed network), 8 micro-batches per step."""
+    profile = make_profile(
+        ops=(
+            op("forward", flops=100e12 / 3, count=320),
+            op("backward", flops=200e12 / 3, count=640),
+            op("forward", op_class="other", bytes_moved=10e9, count=1000),
+        ),
+        peak=PEAK,
+        params=7_000_000_000,
+        shape=SHAPE,
+        batch_size=1,
+        seq_len=4096,
+    )
+    return EstimateRequest(
+        profile=profile,
+        gpu=A100,
+        count=32,
+        model_parallel=ModelParallel(tensor=2, pipeline=2),
+        calibration=CAL,
+        grad_accum_steps=8,
+    )
+
+
+def test_the_estimate_is_the_five_stages_results() -> None:
+    request = _request()
+    layout = lay_out(request)
+    compute = compute_time(layout)
+    comm = communication(layout, compute)
+    memory = gpu_memory(layout)
+    spread = step_spread(layout, compute, comm)
+    e = run_estimate(request)
+    # d = 32 / (2 · 2) = 8 replicas; 8 micro-batches + (2 − 1) idle stage time per step.
+    assert layout.data_parallel == e.data_parallel == 8
+    assert compute.stage_times == 9.0
+    assert e.compute_time_s == compute.compute_s
+    assert e.step_time_s == spread.step_s == compute.compute_s + comm.exposed_s
+    assert e.comm_exposed_s == comm.exposed_s and e.comm_total_s == comm.total_s
+    assert e.pipeline_bubble_s == pytest.approx(
+        1.0 * (compute.micro_batch_s + comm.tensor_parallel_s + comm.pipeline_send_s)
+    )
+    assert e.memory == memory.memory
+    assert (e.step_time_s_low, e.step_time_s_high) == (spread.low_s, spread.high_s)
+    # The slow end of the assumed network widens only the high end.
+    assert comm.exposed_slow_s > comm.exposed_s
+
+
+def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None:
+    notes = run_estimate(_request()).notes
+    assert notes[0].startswith("TP=2 PP=2 DP=8: each GPU runs 1/4 of the model")
+    assert any(n.startswith("DDP gradient buckets") for n in notes[1:-1])
+    assert notes[-1].startswith("inter-node network assumed 400 Gbit/s rdma")
