@@ -10,8 +10,9 @@ words :mod:`gpuplan.cli._click_words` writes in the user's language.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-__all__ = ["NOT_A_NUMBER", "NOT_FINITE", "finite_float"]
+__all__ = ["NOT_A_NUMBER", "NOT_FINITE", "finite_float", "whole_number"]
 
 #: Pydantic's own words for a value that is no number (Typer's, before this parser), kept as they were.
 NOT_A_NUMBER = "Input should be a valid number, unable to parse string as a number"
@@ -34,3 +35,32 @@ def finite_float(value: object) -> float:
     if not math.isfinite(number):
         raise PydanticCustomError("finite_number", NOT_FINITE, {"value": str(value).strip()[:40]})
     return number
+
+
+def whole_number(least: int, most: int | None = None) -> Callable[[object], int]:
+    """The parser of an int option from ``least`` to ``most``: as Typer's ``min=``/``max=`` refuse,
+    in pydantic's own words (which the catalog translates), without widening the help screen's type
+    column to ``<int range> [x>=0]`` (a help text beside it would be cut at 80 columns)."""
+
+    def parse(value: object) -> int:
+        from pydantic_core import PydanticCustomError
+
+        try:
+            number = (
+                value if isinstance(value, int) and not isinstance(value, bool) else int(str(value).strip())
+            )
+        except ValueError:
+            raise PydanticCustomError(
+                "int_parsing", "Input should be a valid integer, unable to parse string as an integer"
+            ) from None
+        if number < least:
+            raise PydanticCustomError(
+                "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": least}
+            )
+        if most is not None and number > most:
+            raise PydanticCustomError(
+                "less_than_equal", "Input should be less than or equal to {le}", {"le": most}
+            )
+        return number
+
+    return parse

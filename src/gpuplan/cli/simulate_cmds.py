@@ -30,7 +30,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._progress import TRACING
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
@@ -228,7 +228,8 @@ def autoscale_cmd(
         float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.", parser=finite_float)
     ] = 30.0,
     seed: Annotated[
-        int, typer.Option("--seed", min=0, help="Seed of generated traces and interruptions.")
+        int,
+        typer.Option("--seed", parser=whole_number(0), help="Seed of generated traces and interruptions."),
     ] = 0,
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write an HTML report with the chart.")
@@ -328,13 +329,13 @@ def trace_cmd(
         float, typer.Option("--rate", help="Mean requests per second.", parser=finite_float)
     ] = 5.0,
     hours: Annotated[float, typer.Option("--hours", help="Length of the trace.", parser=finite_float)] = 24.0,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Same seed, same trace.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", parser=whole_number(0), help="Same seed, same trace.")] = 0,
     # A trace holds at most MAX_TOKENS per request (the reader refuses more): so does a generated one.
     prompt_tokens: Annotated[
-        int, typer.Option("--prompt-tokens", min=1, max=_MAX_TOKENS, help="Mean prompt tokens.")
+        int, typer.Option("--prompt-tokens", parser=whole_number(1, _MAX_TOKENS), help="Mean prompt tokens.")
     ] = 512,
     output_tokens: Annotated[
-        int, typer.Option("--output-tokens", min=1, max=_MAX_TOKENS, help="Mean output tokens.")
+        int, typer.Option("--output-tokens", parser=whole_number(1, _MAX_TOKENS), help="Mean output tokens.")
     ] = 256,
     lang: LangOption = None,
 ) -> None:
