@@ -26,6 +26,7 @@ from gpuplan.simulate import (
     ReplicaModel,
     Shape,
     SimulationSettings,
+    Slo,
     diurnal_trace,
     parse_policy,
     simulate_autoscale,
@@ -76,7 +77,13 @@ def main() -> None:
     print(f"reference (bare heapreplace loop, {REPLICA.slots * 24} slots): {ref:.2f} s")
     for spec in policies:
         t = time.perf_counter()
-        res = simulate_autoscale(trace, REPLICA, [parse_policy(spec)], PRICES, SimulationSettings(slo_s=20))
+        res = simulate_autoscale(
+            trace,
+            REPLICA,
+            [parse_policy(spec)],
+            PRICES,
+            SimulationSettings(slos=(Slo(metric="e2e", percentile=95, threshold_s=20),)),
+        )
         took = time.perf_counter() - t
         p = res.policies[0]
         print(

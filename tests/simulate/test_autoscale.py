@@ -13,6 +13,7 @@ from gpuplan.simulate import (
     ReplicaModel,
     Shape,
     SimulationSettings,
+    Slo,
     Trace,
     diurnal_trace,
     parse_policy,
@@ -20,6 +21,11 @@ from gpuplan.simulate import (
     step_trace,
 )
 from gpuplan.simulate.engine import STATUS_SERVED, EngineConfig, run_engine
+
+
+def E2E(threshold_s: float) -> Slo:
+    return Slo(metric="e2e", percentile=95, threshold_s=threshold_s)
+
 
 PRICES = FleetPrices(usd_per_hour={"on_demand": 3.0, "spot": 1.2}, source="test prices")
 REPLICA = ReplicaModel(
@@ -56,7 +62,7 @@ def result():
         REPLICA,
         [parse_policy(p) for p in POLICIES],
         FleetPrices(usd_per_hour=PRICES.usd_per_hour, source="t", spot_rate_per_hour=0.5),
-        SimulationSettings(slo_s=12.0, seed=1),
+        SimulationSettings(slos=(E2E(12.0),), seed=1),
     )
 
 
@@ -143,7 +149,11 @@ def test_light_load_waits_for_nothing() -> None:
 def test_overload_drops_requests_after_the_timeout() -> None:
     tr = _diurnal(rate=12.0, hours=1)
     res = simulate_autoscale(
-        tr, REPLICA, [parse_policy("fixed:replicas=1")], PRICES, SimulationSettings(timeout_s=30, slo_s=10)
+        tr,
+        REPLICA,
+        [parse_policy("fixed:replicas=1")],
+        PRICES,
+        SimulationSettings(timeout_s=30, slos=(E2E(10),)),
     ).policies[0]
     assert res.dropped > 0
     assert res.served + res.dropped + res.queued_at_end == tr.requests
@@ -178,7 +188,7 @@ def test_a_queue_policy_reacts_to_waiting_requests_faster_than_utilisation() -> 
         factor=5,
     )
     pols = [parse_policy("target:target=0.9,max=12"), parse_policy("queue:per_replica=12,max=12")]
-    res = simulate_autoscale(tr, REPLICA, pols, PRICES, SimulationSettings(slo_s=20))
+    res = simulate_autoscale(tr, REPLICA, pols, PRICES, SimulationSettings(slos=(E2E(20),)))
     hpa, keda = res.policies
     assert keda.latency_p99_s <= hpa.latency_p99_s
 

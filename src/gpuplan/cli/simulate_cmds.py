@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.cli._access import AllowCodeOption, ProjectOption
+from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
@@ -28,10 +29,11 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
     console,
-    resolve_usd_per_cny,
 )
 from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._progress import TRACING
+from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
+from gpuplan.cli.simulate_share import add_share
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
 
@@ -41,9 +43,7 @@ _MAX_TOKENS = 10_000_000
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
-    from gpuplan.i18n import Money
-    from gpuplan.simulate import ReplicaModel, Trace
-    from gpuplan.simulate.share import SharePlan
+    from gpuplan.simulate import ReplicaModel, Slo, Trace
     from gpuplan.workload import Workload
 
 __all__ = ["register"]
@@ -63,42 +63,6 @@ def _simulate_group(lang: LangOption = None) -> None:
 
 
 SHAPES = ("diurnal", "bursty", "step")
-
-
-def _money(store: Store | None, currency: str) -> Money:
-    from gpuplan.catalog import display_money
-    from gpuplan.i18n import Money
-
-    if currency.upper() == "USD" or store is None:
-        if currency.upper() != "USD":
-            raise InputError.worded(
-                N_("--currency CNY needs the catalog's exchange rate; the catalog cannot be opened")
-            )
-        return Money.usd()
-    return display_money(store, currency)
-
-
-def _open_store(ctx: typer.Context, currency: str, rate: tuple[float | None, float | None, bool]) -> Store:
-    """The catalog, with the user's CNY rate (``--usd-per-cny``/``--cny-per-usd``, ``--force-rate``)."""
-    from gpuplan.catalog import open_store
-    from gpuplan.cli._settings import settings
-
-    usd_per_cny, cny_per_usd, force = rate
-    return open_store(
-        settings(ctx).db, usd_per_cny=resolve_usd_per_cny(usd_per_cny, cny_per_usd), force_rate=force
-    )
-
-
-def _check_currency(currency: str) -> None:
-    # A misspelt --currency fails in one line ("did you mean"), before any tracing or simulation.
-    from gpuplan.vocab import Currency
-
-    Currency.cast(currency)
-
-
-def _check_out(out: Path | None) -> None:
-    if out is not None and out.suffix.lower() not in (".html", ".htm"):
-        raise InputError.worded(N_("--out {path}: write a .html file"), path=out)
 
 
 def _shape_trace(
@@ -124,15 +88,23 @@ def _shape_trace(
 
 
 def _replica(
-    ctx: typer.Context, w: Workload, file_name: str, gpu_id: str, store: Store | None, mean_ctx: float
-) -> ReplicaModel:
+    ctx: typer.Context,
+    w: Workload,
+    file_name: str,
+    gpu_id: str,
+    store: Store | None,
+    lengths: tuple[float, float],
+    engine_text: str | None,
+) -> tuple[ReplicaModel, float]:
+    """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
     from gpuplan.cli._profiles import load_profile
     from gpuplan.cli._progress import spinner
     from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import decode_estimate
-    from gpuplan.simulate import replica_from_decode
+    from gpuplan.perf.inference import step_model
+    from gpuplan.simulate import replica_from_step
+    from gpuplan.simulate.batching import engine_defaults, parse_engine
 
     if w.task.value != "infer":
         raise InputError.worded(
@@ -149,12 +121,31 @@ def _replica(
             name=w.name,
         )
     g = get_gpu(gpu_id)
-    graphs, compiled = w.cuda_graphs, w.compile
-    return replica_from_decode(
-        decode_estimate(prof, g, cuda_graphs=graphs, compiled=compiled),
-        single=decode_estimate(prof, g, batch=1, cuda_graphs=graphs, compiled=compiled),
-        mean_context_tokens=mean_ctx,
-    )
+    tp = w.tensor_parallel
+    step = step_model(prof, g, tensor_parallel=tp, cuda_graphs=w.cuda_graphs, compiled=w.compile)
+    engine = engine_defaults(g.id, g.memory_gib)
+    if engine_text:
+        engine = parse_engine(engine_text, engine)
+    replica = replica_from_step(step, engine, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1])
+    return replica, step.weights_bytes * tp
+
+
+def _slos(slo: str | None, slo_ms: float | None, w_slo_ms: float | None) -> tuple[Slo, ...]:
+    """``--slo``, else ``--slo-ms`` (an end-to-end p95), else the workload's ``p95_latency_ms``."""
+    from gpuplan.simulate import Slo, parse_slos
+
+    if slo is not None:
+        if slo_ms is not None:
+            raise InputError.worded(N_("give --slo or --slo-ms, not both (--slo e2e_p95=30s says the same)"))
+        return parse_slos(slo)
+    ms = slo_ms if slo_ms is not None else w_slo_ms
+    if ms is None:
+        return ()
+    if not (math.isfinite(ms) and ms > 0):
+        raise InputError.worded(
+            N_("--slo-ms must be a positive number of milliseconds, got {value:g}"), value=ms
+        )
+    return (Slo(metric="e2e", percentile=95.0, threshold_s=ms / 1000.0),)
 
 
 @app.command("autoscale")
@@ -198,11 +189,50 @@ def autoscale_cmd(
             "--replica", help="Replica speed instead of the estimator: slots=N,tpot_ms=T,prefill_tps=R."
         ),
     ] = None,
+    slo: Annotated[
+        str | None,
+        typer.Option(
+            "--slo",
+            help="Latency targets METRIC_pN=TIME (queue, ttft, tpot, e2e): ttft_p95=2s,tpot_p95=80ms.",
+        ),
+    ] = None,
     slo_ms: Annotated[
         float | None,
         typer.Option(
             "--slo-ms",
-            help="Latency target of a request (default: the workload's p95_latency_ms).",
+            help="End-to-end p95 target in ms, as --slo e2e_p95=… (default: the workload's p95_latency_ms).",
+            parser=finite_float,
+        ),
+    ] = None,
+    trace_scale: Annotated[
+        float | None,
+        typer.Option(
+            "--trace-scale",
+            help="Re-time the trace: its arrivals K times as fast (load × K).",
+            parser=finite_float,
+        ),
+    ] = None,
+    trace_tile_hours: Annotated[
+        float | None,
+        typer.Option(
+            "--trace-tile-hours",
+            help="Re-time the trace: repeat it to fill this many hours.",
+            parser=finite_float,
+        ),
+    ] = None,
+    engine: Annotated[
+        str | None,
+        typer.Option(
+            "--engine",
+            help="Serving engine settings, comma-separated: max_num_seqs=N, max_batched_tokens=N, "
+            "chunked_prefill=on or off (default: vLLM's for the GPU).",
+        ),
+    ] = None,
+    storage_gbps: Annotated[
+        float | None,
+        typer.Option(
+            "--storage-gbps",
+            help="Weights read rate at a replica's start, GB/s (default 0.131: a gp3 volume's baseline).",
             parser=finite_float,
         ),
     ] = None,
@@ -244,18 +274,21 @@ def autoscale_cmd(
 ) -> None:
     """Replay a load trace under scaling policies: cost, latency percentiles, SLO misses, drops."""
     apply_language(lang)
-    _check_out(out)
-    _check_currency(currency)
+    check_out(out)
+    check_currency(currency)
     from gpuplan.hardware import resolve_gpu
-    from gpuplan.report.simulate import autoscale_html, autoscale_json, autoscale_view
+    from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
         SimulationSettings,
         load_policies,
         parse_policy,
         read_trace_csv,
+        retime,
         simulate_autoscale,
     )
     from gpuplan.simulate.inputs import fleet_prices, parse_replica
+    from gpuplan.simulate.policy import DEFAULT_STARTUP_S
+    from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
     from gpuplan.workload import load_workload
 
     w = load_workload(workload_file, project=project)
@@ -274,14 +307,27 @@ def autoscale_cmd(
     output = w.serving.output_tokens if w.serving else 256
     if trace is not None:
         tr = read_trace_csv(trace)
+        if trace_scale is not None or trace_tile_hours is not None:
+            tr = retime(
+                tr,
+                rate_scale=1.0 if trace_scale is None else trace_scale,
+                tile_to_s=None if trace_tile_hours is None else trace_tile_hours * 3600,
+            )
     else:
+        if trace_scale is not None or trace_tile_hours is not None:
+            raise InputError.worded(N_("--trace-scale and --trace-tile-hours re-time a --trace file"))
         mean_rate = rate or (w.serving.requests_per_s if w.serving else None)
         if mean_rate is None:
             raise InputError.worded(N_("--shape needs --rate (or serving.requests_per_s in the workload)"))
         tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
     tr = tr.with_tokens(prompt, output)
+    slos = _slos(slo, slo_ms, w.serving.p95_latency_ms if w.serving else None)
+    if storage_gbps is not None and not (math.isfinite(storage_gbps) and storage_gbps > 0):
+        raise InputError.worded(
+            N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
+        )
     gpu_id = resolve_gpu(gpu).id
-    store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
+    store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         prices = fleet_prices(
             store.offers(gpu=gpu_id) if store is not None else [],
@@ -290,28 +336,41 @@ def autoscale_cmd(
             spot_usd=spot_price,
             spot_rate_per_hour=spot_rate,
         )
-        money = _money(store, currency)
+        money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
-        mean_ctx = float(tr.prompt_tokens.mean() + tr.output_tokens.mean() / 2)
-        rep = (
-            parse_replica(replica, gpu_id)
-            if replica
-            else _replica(ctx, w, workload_file.name, gpu_id, store, mean_ctx)
-        )
+        lengths = (float(tr.prompt_tokens.mean()), float(tr.output_tokens.mean()))
+        weights: float | None = None
+        if replica:
+            if engine:
+                raise InputError.worded(
+                    N_("--engine sets the estimator's replica; --replica gives its figures")
+                )
+            rep = parse_replica(replica, gpu_id)
+        else:
+            rep, weights = _replica(ctx, w, workload_file.name, gpu_id, store, lengths, engine)
     finally:
         if store is not None:
             store.close()
-    slo = (
-        slo_ms / 1000
-        if slo_ms
-        else (w.serving.p95_latency_ms / 1000 if w.serving and w.serving.p95_latency_ms else None)
+    cold_s: float | None = None
+    cold_words = _("{seconds:.0f} s (assumed; the replica's size is not known with --replica)").format(
+        seconds=DEFAULT_STARTUP_S
     )
+    if weights is not None:
+        rate_b = (storage_gbps * 1e9) if storage_gbps is not None else DEFAULT_STORAGE_BYTES_PER_S
+        cold_s, cold_words = cold_start(weights, rate_b)
     res = simulate_autoscale(
         tr,
         rep,
         pols,
         prices,
-        SimulationSettings(slo_s=slo, timeout_s=timeout_s, spot_notice_s=spot_notice_s, seed=seed),
+        SimulationSettings(
+            slos=slos,
+            timeout_s=timeout_s,
+            spot_notice_s=spot_notice_s,
+            seed=seed,
+            cold_start_s=cold_s,
+            cold_start_source=cold_words,
+        ),
     )
     if out is not None:
         write_text_atomic(out, autoscale_html(res, money))
@@ -323,8 +382,26 @@ def autoscale_cmd(
 
 @app.command("trace")
 def trace_cmd(
-    shape: Annotated[str, typer.Argument(help="diurnal, bursty or step.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    shape: Annotated[
+        str | None, typer.Argument(help="diurnal, bursty or step (or --from a recorded trace).")
+    ] = None,
+    source: Annotated[
+        Path | None,
+        typer.Option("--from", help="Re-time a recorded trace CSV instead (e.g. the Azure LLM trace)."),
+    ] = None,
+    scale: Annotated[
+        float,
+        typer.Option(
+            "--scale", help="With --from: arrivals K times as fast (load × K).", parser=finite_float
+        ),
+    ] = 1.0,
+    tile_hours: Annotated[
+        float | None,
+        typer.Option(
+            "--tile-hours", help="With --from: repeat it to fill this many hours.", parser=finite_float
+        ),
+    ] = None,
     rate: Annotated[
         float, typer.Option("--rate", help="Mean requests per second.", parser=finite_float)
     ] = 5.0,
@@ -339,21 +416,38 @@ def trace_cmd(
     ] = 256,
     lang: LangOption = None,
 ) -> None:
-    """Write a synthetic (seeded, reproducible) trace CSV of a common load shape."""
+    """Write a trace CSV: a synthetic (seeded) load shape, or a recorded trace re-timed (--from)."""
     import numpy as np
 
     from gpuplan.i18n import _
 
     apply_language(lang)
-    tr = _shape_trace(shape, rate, hours, seed, prompt_tokens, output_tokens)
-    assert tr.prompt_tokens is not None and tr.output_tokens is not None
+    if (shape is None) == (source is None):
+        raise InputError.worded(N_("give a shape (diurnal, bursty or step) or --from TRACE.csv, one of them"))
     f = io.StringIO()
-    f.write(f"# SYNTHETIC {shape} trace, not recorded load: gpuplan simulate trace {shape} ")
-    f.write(f"--rate {rate:g} --hours {hours:g} --seed {seed}\n")
+    if source is not None:
+        from gpuplan.simulate import read_trace_csv, retime
+
+        tr = retime(
+            read_trace_csv(source),
+            rate_scale=scale,
+            tile_to_s=None if tile_hours is None else tile_hours * 3600,
+        )
+        # The first line is the note the reader keeps; the licence of the source goes with it.
+        f.write(f"# {tr.note}\n")
+        f.write(f"# derived from {source.name}: the licence and attribution of that file apply\n")
+        times = tr.arrival_s
+    else:
+        tr = _shape_trace(shape or "", rate, hours, seed, prompt_tokens, output_tokens)
+        f.write(f"# SYNTHETIC {shape} trace, not recorded load: gpuplan simulate trace {shape} ")
+        f.write(f"--rate {rate:g} --hours {hours:g} --seed {seed}\n")
+        times = tr.arrival_s
+    tr = tr.with_tokens(prompt_tokens, output_tokens)
+    assert tr.prompt_tokens is not None and tr.output_tokens is not None
     np.savetxt(
         f,
-        np.column_stack([tr.arrival_s, tr.prompt_tokens, tr.output_tokens]),
-        fmt=["%.3f", "%d", "%d"],
+        np.column_stack([times, tr.prompt_tokens, tr.output_tokens]),
+        fmt=["%.6f" if source is not None else "%.3f", "%d", "%d"],
         delimiter=",",
         header="timestamp,prompt_tokens,output_tokens",
         comments="",
@@ -363,149 +457,7 @@ def trace_cmd(
     sys.stderr.write(_("wrote {n} requests to {path}").format(n=f"{tr.requests:,}", path=out) + "\n")
 
 
-@app.command("share")
-def share_cmd(
-    ctx: typer.Context,
-    services_file: Annotated[Path, typer.Argument(help="services.yaml: the services to place.")],
-    gpu: Annotated[
-        str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
-    ] = None,
-    sharing: Annotated[
-        str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
-    ] = "best",
-    target: Annotated[
-        float, typer.Option("--target", help="Busy share each instance is sized for.", parser=finite_float)
-    ] = 0.8,
-    time_slice_penalty: Annotated[
-        float,
-        typer.Option(
-            "--time-slice-penalty",
-            help="Throughput lost to time-slicing (assumed 0.10).",
-            parser=finite_float,
-        ),
-    ] = 0.10,
-    price: Annotated[
-        float | None,
-        typer.Option(
-            "--price",
-            help="USD per GPU-hour (default: the catalog's cheapest on-demand).",
-            parser=finite_float,
-        ),
-    ] = None,
-    k8s_out: Annotated[
-        Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
-    ] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write an HTML report.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
-    lang: LangOption = None,
-    currency: CurrencyOption = "USD",
-    usd_per_cny: UsdPerCnyOption = None,
-    cny_per_usd: CnyPerUsdOption = None,
-    force_rate: ForceRateOption = False,
-    project: ProjectOption = None,
-    allow_code: AllowCodeOption = False,
-) -> None:
-    """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
-    apply_language(lang)
-    _check_out(out)
-    _check_currency(currency)
-    from gpuplan.cli._services import estimate_services
-    from gpuplan.cli._settings import settings
-    from gpuplan.confine import Folder
-    from gpuplan.errors import NotFoundError
-    from gpuplan.hardware import resolve_gpu
-    from gpuplan.report.simulate import share_html, share_json, share_view
-    from gpuplan.simulate.inputs import fleet_prices, load_services
-    from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
-
-    if sharing not in (*SHARINGS, "best"):
-        raise NotFoundError("sharing", sharing, [*SHARINGS, "best"])
-    spec = load_services(services_file)
-    name = gpu or spec.gpu
-    if not name:
-        raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
-    g = resolve_gpu(name)
-    access = (Folder.of(services_file, project), allow_code)
-    estimated = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
-    demands = spec.demands(estimated)
-    store = _open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
-    try:
-        per_hour = price
-        if per_hour is None and store is not None:
-            try:
-                per_hour = fleet_prices(store.offers(gpu=g.id), g.id).usd_per_hour["on_demand"]
-            except InputError:
-                per_hour = None  # the report says "price unknown" rather than inventing one
-        money = _money(store, currency)
-    finally:
-        if store is not None:
-            store.close()
-    base = dict(
-        gpu_id=g.id,
-        gpu_memory_gib=g.memory_gib,
-        price_usd_per_hour=per_hour,
-        target_utilisation=target,
-        time_slice_penalty=time_slice_penalty,
-    )
-    if sharing == "best":
-        plans, refused = [], []
-        for s in SHARINGS:
-            try:
-                plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
-            except InputError as e:
-                refused.append(e)  # e.g. no MIG on this GPU
-        if not plans:  # what no sharing can place (no services, a load past the limit) says why
-            raise refused[0]
-        plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
-    else:
-        plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    if k8s_out is not None:
-        _write_k8s(plan, k8s_out)
-    if out is not None:
-        write_text_atomic(out, share_html(plan, money))
-    if as_json:
-        sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
-        return
-    console().print(share_view(plan, money))
-
-
-def _write_k8s(plan: SharePlan, directory: Path) -> None:
-    from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
-
-    if directory.exists() and any(directory.iterdir()):
-        raise InputError.worded(N_("--k8s-out {folder} is not empty; give a new directory"), folder=directory)
-    gpus = sorted({p.gpu_index for p in plan.placements})
-    if plan.sharing == "mig":
-        per_gpu = []
-        for g in gpus:
-            counts: dict[str, int] = {}
-            for p in plan.placements:
-                if p.gpu_index == g:
-                    counts[p.slice] = counts.get(p.slice, 0) + 1
-            per_gpu.append(counts)
-        layout = SharingLayout(sharing="mig", mig_per_gpu=tuple(per_gpu))
-    elif plan.sharing == "time-slice":
-        most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
-        layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
-    elif plan.sharing == "mps":
-        parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
-        layout = SharingLayout(sharing="mps", time_slice_replicas=parts)
-    else:
-        layout = SharingLayout(sharing="whole")
-    deps = [
-        SharedDeployment(
-            name=s.name,
-            resource=f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu",
-            replicas=s.instances,
-        )
-        for s in plan.services
-    ]
-    from gpuplan.deploy.output import write_files
-
-    # Inside the directory only, all files or none (deploy's writer: no link followed out of it).
-    write_files(sharing_manifests(layout, deps), directory)
-
-
 def register(root: typer.Typer) -> None:
     """Add the ``simulate`` group to the root app."""
+    add_share(app)
     root.add_typer(app)

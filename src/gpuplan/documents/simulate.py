@@ -10,10 +10,16 @@ __all__ = [
     "AUTOSCALE_SCHEMA_VERSION",
     "SHARE_SCHEMA_VERSION",
     "AutoscaleDocument",
+    "BehaviourDoc",
+    "EngineDoc",
+    "LatencyDoc",
+    "LossesDoc",
     "PolicyDoc",
     "ShareDocument",
     "SharePlacementDoc",
     "ShareServiceDoc",
+    "SloDoc",
+    "SloOutcomeDoc",
     "UnplacedDoc",
 ]
 
@@ -27,6 +33,15 @@ class TraceDoc(Document):
     """True for a generated trace (or a file gpuplan's generator marked SYNTHETIC)."""
     requests: int
     duration_s: float
+    note: str
+    """How it was re-timed from a recorded trace ("" as read)."""
+
+
+class EngineDoc(Document):
+    max_num_seqs: int
+    max_batched_tokens: int
+    chunked_prefill: bool
+    source: str
 
 
 class ReplicaDoc(Document):
@@ -34,9 +49,14 @@ class ReplicaDoc(Document):
     slots: int
     """Requests one replica runs at once."""
     time_per_output_token_s: float
-    """Decode step with every slot busy."""
+    """Time per output token with every slot busy (prefill of the requests joining included)."""
+    time_per_output_token_1_s: float | None
+    """Time per output token with one sequence running."""
     prefill_tokens_per_s: float
     source: str
+    engine: EngineDoc | None
+    """The serving engine's scheduling (null for given figures)."""
+    kv_cache_tokens: int | None
 
 
 class PricesDoc(Document):
@@ -47,11 +67,69 @@ class PricesDoc(Document):
     spot_rate_source: str
 
 
+class SloDoc(Document):
+    name: str
+    """``ttft_p95`` …"""
+    metric: Literal["queue", "ttft", "tpot", "e2e"]
+    percentile: float
+    threshold_s: float
+
+
 class SettingsDoc(Document):
     slo_s: float | None
+    """The end-to-end threshold among ``slos`` (null without one)."""
+    slos: list[SloDoc]
     timeout_s: float
     spot_notice_s: float
     seed: int
+    cold_start_s: float | None
+    """Launch to ready of a replica a policy adds when the policy sets no startup."""
+    cold_start_source: str
+
+
+class LatencyDoc(Document):
+    """Over the requests served, seconds."""
+
+    p50_s: float | None
+    p90_s: float | None
+    p95_s: float | None
+    p99_s: float | None
+    mean_s: float | None
+
+
+class SloOutcomeDoc(Document):
+    name: str
+    threshold_s: float
+    achieved_s: float | None
+    """The percentile, dropped requests counted as late (null: it falls among the dropped)."""
+    met: bool
+    over_pct: float
+    unreachable: int
+    """Requests no number of replicas brings under the threshold."""
+    unreachable_min_output_tokens: int | None
+
+
+class LossesDoc(Document):
+    cold_start: int
+    at_max: int
+    not_scaled: int
+    spot: int
+    unreachable: int
+    queueing: int
+    peak_bin_s: float | None
+    peak_lost: int
+
+
+class BehaviourDoc(Document):
+    start_replicas: int
+    min_replicas: int
+    max_replicas: int
+    startup_s: float
+    period_s: float
+    up_cooldown_s: float
+    down_window_s: float
+    saturated_s: float
+    """Time its replicas ran near saturation, where the simulated latency tails are optimistic."""
 
 
 class PolicyDoc(Document):
@@ -74,6 +152,11 @@ class PolicyDoc(Document):
     queued_at_end: int
     killed: int
     spec: str
+    latency: dict[str, LatencyDoc]
+    """``queue``, ``ttft``, ``tpot``, ``e2e``."""
+    slos: list[SloOutcomeDoc]
+    losses: LossesDoc
+    behaviour: BehaviourDoc
 
 
 class AutoscaleDocument(Document):

@@ -34,10 +34,12 @@ __all__ = [
     "BatchPoint",
     "DecodeEstimate",
     "ServingEstimate",
+    "StepModel",
     "batch_sweep",
     "decode_estimate",
     "kv_cache_bytes_per_token",
     "serving_estimate",
+    "step_model",
 ]
 
 _SERVING_KERNELS_PER_LAYER = 12
@@ -84,6 +86,61 @@ class DecodeEstimate:
     per token at ``batch``."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class StepModel:
+    """One iteration of a continuous-batching server (vLLM, SGLang) on one replica.
+
+    An iteration generates one token for every decoding sequence and runs prompt tokens of admitted
+    requests (prefill, whole or in chunks) in the same forward pass. Its time is the estimator's
+    roofline of that pass: it reads every weight once and the KV cache of every decoding sequence
+    (memory), and does 2 FLOPs per weight per token plus attention over each decoding sequence's
+    context (compute); prompt tokens cost what one token of the estimator's prefill costs (the
+    traced forward's time per token, attention at the traced sequence length). The slower of
+    memory and compute sets the time, never below the fused kernels' floor; without CUDA graphs the
+    host's kernel launches are a floor too; tensor parallelism adds its all-reduces.
+    """
+
+    gpu: str
+    tensor_parallel: int
+    weights_bytes: float
+    """Per GPU of the replica."""
+    kv_bytes_per_token: float
+    """KV cache per token of context, per GPU."""
+    bandwidth_bytes_per_s: float
+    """Achieved memory bandwidth (datasheet × fitted efficiency)."""
+    decode_s_per_token: float
+    """Compute time of one decoded token's matmuls (2 × params / tp FLOPs at the matmul rate)."""
+    attention_s_per_context_token: float
+    """Compute time of attention per token of context a decoding sequence reads."""
+    prefill_s_per_token: float
+    """The estimator's prefill time per prompt token: the traced forward's time over its tokens
+    (its fixed part, kernel floors and launches, spread over the traced tokens)."""
+    floor_s: float
+    """Least time of one iteration on the GPU (its fused kernels' minimum times)."""
+    host_s: float
+    """Least time to launch one iteration's kernels from the CPU (0 with CUDA graphs)."""
+    comm_fixed_s: float
+    """Tensor-parallel all-reduces of one iteration: the part that does not grow with tokens."""
+    comm_s_per_token: float
+    kv_capacity_tokens: int
+    """Tokens of KV cache that fit beside the weights (the engine's block pool)."""
+
+    def iteration_s(
+        self, decode_seqs: float, context_tokens: float, prefill_tokens: float, *, with_host: bool = True
+    ) -> float:
+        """Seconds of one iteration: ``decode_seqs`` sequences generating one token each over
+        ``context_tokens`` tokens of KV cache in all, plus ``prefill_tokens`` prompt tokens."""
+        mem = (self.weights_bytes + context_tokens * self.kv_bytes_per_token) / self.bandwidth_bytes_per_s
+        compute = (
+            decode_seqs * self.decode_s_per_token
+            + context_tokens * self.attention_s_per_context_token
+            + prefill_tokens * self.prefill_s_per_token
+        )
+        gpu = max(mem, compute, self.floor_s)
+        comm = self.comm_fixed_s + self.comm_s_per_token * (decode_seqs + prefill_tokens)
+        return comm + (max(gpu, self.host_s) if with_host else gpu)
+
+
 def _dtype_path(precision: str, weight_bytes: float) -> str:
     if weight_bytes <= 1.0:
         return "fp8"
@@ -120,6 +177,55 @@ def decode_estimate(
     with ``compiled`` (Inductor fuses the ops between two matmuls into one kernel) the same ~12
     fused kernels per layer a serving engine runs.
     """
+    return _decode_and_step(
+        profile,
+        gpu,
+        batch=batch,
+        context_tokens=context_tokens,
+        calibration=calibration,
+        tensor_parallel=tensor_parallel,
+        link=link,
+        cuda_graphs=cuda_graphs,
+        compiled=compiled,
+    )[1]
+
+
+def step_model(
+    profile: Profile,
+    gpu: GPU,
+    *,
+    calibration: Calibration | None = None,
+    tensor_parallel: int = 1,
+    link: Link | None = None,
+    cuda_graphs: bool = True,
+    compiled: bool = False,
+) -> StepModel:
+    """The iteration model behind :func:`decode_estimate` (same arguments), for a serving
+    simulation that runs it iteration by iteration."""
+    return _decode_and_step(
+        profile,
+        gpu,
+        calibration=calibration,
+        tensor_parallel=tensor_parallel,
+        link=link,
+        cuda_graphs=cuda_graphs,
+        compiled=compiled,
+    )[0]
+
+
+def _decode_and_step(
+    profile: Profile,
+    gpu: GPU,
+    *,
+    batch: int | None = None,
+    context_tokens: int | None = None,
+    calibration: Calibration | None = None,
+    tensor_parallel: int = 1,
+    link: Link | None = None,
+    cuda_graphs: bool = True,
+    compiled: bool = False,
+) -> tuple[StepModel, DecodeEstimate]:
+    # The body of decode_estimate (its docstring says what it computes).
     if not profile.seq_len:
         raise EstimateError.worded(
             N_("{workload!r} has no sequence length; decode needs a sequence model"),
@@ -161,31 +267,39 @@ def decode_estimate(
     # short prompts.
     prefill = max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link)
 
-    def gpu_s(n: int) -> float:
-        read = weights + n * ctx * kv_tok
-        # 2 FLOPs per weight per token; attention over the context adds 4 · layers · hidden · ctx.
-        flops = n * (2.0 * profile.params + 4.0 * layers * hidden * ctx) / tp
-        return max(
-            read / bw,
-            flops / (peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)),
-            # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused
-            # kernels: no eager per-op host overhead, and ~12 kernels per layer (fused QKV, rotary,
-            # attention, output, two norms, gate/up, activation, down, residuals), each at least
-            # its minimum time.
-            _SERVING_KERNELS_PER_LAYER * max(layers, 1) * cal.min_kernel_time_us * 1e-6,
-        )
-
-    def step_s(n: int) -> float:
-        reduce = 2 * layers * all_reduce_s(n * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
-        # Without graphs the CPU issues each launch while the GPU runs earlier ones.
-        return reduce + max(gpu_s(n), host_s)
-
+    flop_rate = peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)
+    reduce_1 = 2 * layers * all_reduce_s(hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
+    reduce_2 = 2 * layers * all_reduce_s(2 * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
     free -= weights * ALLOCATOR_SLACK[1]
+    tokens = profile.batch_size * profile.seq_len
+    model = StepModel(
+        gpu=gpu.id,
+        tensor_parallel=tp,
+        weights_bytes=weights,
+        kv_bytes_per_token=kv_tok,
+        bandwidth_bytes_per_s=bw,
+        # 2 FLOPs per weight per token; attention over the context adds 4 · layers · hidden · ctx.
+        decode_s_per_token=2.0 * profile.params / tp / flop_rate,
+        attention_s_per_context_token=4.0 * layers * hidden / tp / flop_rate,
+        prefill_s_per_token=forward_phase.forward_s / tokens if tokens else 0.0,
+        # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused kernels:
+        # no eager per-op host overhead, and ~12 kernels per layer (fused QKV, rotary, attention,
+        # output, two norms, gate/up, activation, down, residuals), each at least its minimum time.
+        floor_s=_SERVING_KERNELS_PER_LAYER * max(layers, 1) * cal.min_kernel_time_us * 1e-6,
+        host_s=host_s,
+        comm_fixed_s=2 * reduce_1 - reduce_2,
+        comm_s_per_token=reduce_2 - reduce_1,
+        kv_capacity_tokens=max(0, math.floor(free / (kv_tok * ALLOCATOR_SLACK[1]))) if kv_tok > 0 else 0,
+    )
+
+    def step_s(n: int) -> float:
+        return model.iteration_s(n, n * ctx, 0)
+
     per_seq = ctx * kv_tok * ALLOCATOR_SLACK[1]
     concurrent = max(0, math.floor(free / per_seq)) if per_seq > 0 else 0
-    tokens = profile.batch_size * profile.seq_len
-    return DecodeEstimate(
+    gpu_1 = model.iteration_s(batch, batch * ctx, 0, with_host=False)
+    return model, DecodeEstimate(
         gpu=gpu.id,
         weights_gib=weights / GIB,
         kv_cache_gib_per_sequence=ctx * kv_tok / GIB,
@@ -198,7 +312,7 @@ def decode_estimate(
         tokens_per_s=batch / step_s(batch),
         time_per_token_at_max_s=step_s(max(concurrent, 1)),
         tensor_parallel=tp,
-        host_bound=host_s > gpu_s(batch),
+        host_bound=host_s > gpu_1,
     )
 
 

@@ -1,6 +1,8 @@
 """A year of serving before it is paid for: autoscaling policies on a load trace, GPU sharing.
 
 - :func:`simulate_autoscale` replays a trace under scaling policies (cost, latency, SLO misses);
+- :func:`gpuplan.simulate.batching.run_replica` runs one continuous-batching replica iteration by
+  iteration (the reference the fleet's per-request model is checked against);
 - :func:`pack_services` packs inference services onto GPUs (whole, MIG slices, time-slicing).
 """
 
@@ -12,11 +14,20 @@ from gpuplan.simulate.autoscale import (
     PolicyResult,
     ReplicaModel,
     SimulationSettings,
-    replica_from_decode,
+    replica_from_step,
     simulate_autoscale,
 )
+from gpuplan.simulate.latency import Slo, parse_slos
 from gpuplan.simulate.policy import Policy, load_policies, parse_policy
-from gpuplan.simulate.trace import Shape, Trace, bursty_trace, diurnal_trace, read_trace_csv, step_trace
+from gpuplan.simulate.trace import (
+    Shape,
+    Trace,
+    bursty_trace,
+    diurnal_trace,
+    read_trace_csv,
+    retime,
+    step_trace,
+)
 
 __all__ = [
     "AutoscaleResult",
@@ -26,13 +37,16 @@ __all__ = [
     "ReplicaModel",
     "Shape",
     "SimulationSettings",
+    "Slo",
     "Trace",
     "bursty_trace",
     "diurnal_trace",
     "load_policies",
     "parse_policy",
+    "parse_slos",
     "read_trace_csv",
-    "replica_from_decode",
+    "replica_from_step",
+    "retime",
     "simulate_autoscale",
     "step_trace",
 ]

@@ -1,47 +1,47 @@
-"""Simulate scaling policies on a trace: cost, replica-hours, utilisation, latency, SLO misses.
+"""Simulate scaling policies on a trace: cost, replica-hours, utilisation, latency, SLOs, losses.
 
 ``simulate_autoscale`` replays one :class:`~gpuplan.simulate.trace.Trace` under each policy with
 the same replicas, prices and interruption draws, so the policies differ only in their decisions.
-A replica's speed comes from the estimator (:func:`replica_from_decode`): its batch slots are the
-sequences whose KV cache fits, a request holds one slot for ``prompt / prefill rate + output ×
-time per token``, the time per token being the decode step of the batch the replicas run when the
-request starts (from one sequence to a full batch; see :mod:`gpuplan.simulate.engine`).
+A replica is a continuous-batching server (:mod:`gpuplan.simulate.replica`, from the estimator's
+iteration model); the fleet's queue, scaling and billing are :mod:`gpuplan.simulate.engine`'s.
+Per request it reports queueing, time to first token, time per output token and end-to-end
+latency (:mod:`gpuplan.simulate.latency`), and per policy where it lost requests and why.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from gpuplan.errors import InputError, Phrase
-from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.messages import N_
 from gpuplan.simulate.engine import (
     STATUS_DROPPED,
     STATUS_KILLED,
     STATUS_SERVED,
     EngineConfig,
     EngineRun,
-    Work,
+    initial_replicas,
     run_engine,
 )
-from gpuplan.simulate.policy import Policy
+from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo_outcome, stats
+from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy
+from gpuplan.simulate.replica import ReplicaModel, replica_from_step
 from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
 
-if TYPE_CHECKING:
-    from gpuplan.perf.inference import DecodeEstimate
-
 __all__ = [
+    "LOSS_CAUSES",
     "AutoscaleResult",
     "FleetPrices",
+    "Losses",
     "PolicyResult",
     "ReplicaModel",
     "SimulationSettings",
     "Timeline",
-    "replica_from_decode",
+    "replica_from_step",
     "simulate_autoscale",
 ]
 
@@ -55,81 +55,8 @@ MAX_SLOTS = 1_000_000
 #: The pricing models a replica-hour is billed under, as messages name them (catalog words).
 PRICING_WORDS = {"on_demand": N_("on_demand"), "spot": N_("spot")}
 
-
-@dataclass(frozen=True, kw_only=True)
-class ReplicaModel:
-    """How fast one replica (one GPU) serves requests."""
-
-    gpu: str
-    slots: int
-    """Requests it runs at once (continuous batching up to the sequences that fit)."""
-    prefill_tokens_per_s: float
-    time_per_output_token_s: float
-    """Decode step time with every slot busy."""
-    source: str
-    """How these figures were obtained (estimator, or given)."""
-    time_per_output_token_1_s: float | None = None
-    """Decode step time with one sequence running; None: the full-batch time always."""
-
-    def work(self, prompt_tokens: np.ndarray, output_tokens: np.ndarray) -> Work:
-        """What each request asks of a slot."""
-        prefill = (
-            prompt_tokens / self.prefill_tokens_per_s
-            if self.prefill_tokens_per_s > 0
-            else 0.0 * prompt_tokens
-        )
-        one = self.time_per_output_token_1_s
-        return Work(
-            fixed_s=np.asarray(prefill, dtype=np.float64),
-            tokens=np.asarray(output_tokens, dtype=np.float64),
-            step_1_s=self.time_per_output_token_s if one is None else one,
-            step_full_s=self.time_per_output_token_s,
-        )
-
-    def service_s(
-        self, prompt_tokens: np.ndarray, output_tokens: np.ndarray, *, running: float
-    ) -> np.ndarray:
-        """Seconds each request holds its slot with ``running`` sequences per replica."""
-        w = self.work(prompt_tokens, output_tokens)
-        return np.asarray(w.fixed_s + w.tokens * w.step_s(running, self.slots))
-
-
-def replica_from_decode(
-    decode: DecodeEstimate, *, single: DecodeEstimate | None = None, mean_context_tokens: float | None = None
-) -> ReplicaModel:
-    """A replica from the estimator's decode figures.
-
-    ``mean_context_tokens``: the trace's mean KV length per running sequence (prompt + half the
-    output, as a paged KV cache grows). The KV budget that held ``max_concurrent_sequences`` at
-    the traced context then holds proportionally more or fewer sequences; the per-token time stays
-    (the same KV bytes are read per step). ``single``: the estimate at batch 1, for the step time of
-    a lightly loaded replica.
-    """
-    slots = max(1, decode.max_concurrent_sequences)
-    if mean_context_tokens and mean_context_tokens > 0:
-        slots = max(1, math.floor(slots * decode.context_tokens / mean_context_tokens))
-    return ReplicaModel(
-        gpu=decode.gpu,
-        slots=slots,
-        prefill_tokens_per_s=decode.prefill_tokens_per_s,
-        time_per_output_token_s=decode.time_per_token_at_max_s,
-        time_per_output_token_1_s=single.time_per_token_s if single is not None else None,
-        source=_replica_source(decode, single, slots),
-    )
-
-
-def _replica_source(decode: DecodeEstimate, single: DecodeEstimate | None, slots: int) -> str:
-    """Where a replica's figures come from, in the user's language."""
-    full_ms, prefill = decode.time_per_token_at_max_s * 1e3, decode.prefill_tokens_per_s
-    if single is None:
-        return _(
-            "estimator: {slots} concurrent sequences (KV cache), {full_ms:.1f} ms per token at full batch, "
-            "prefill {prefill:,.0f} tokens/s"
-        ).format(slots=slots, full_ms=full_ms, prefill=prefill)
-    return _(
-        "estimator: {slots} concurrent sequences (KV cache), {alone_ms:.1f} ms per token alone, "
-        "{full_ms:.1f} ms per token at full batch, prefill {prefill:,.0f} tokens/s"
-    ).format(slots=slots, alone_ms=single.time_per_token_s * 1e3, full_ms=full_ms, prefill=prefill)
+#: Why a request was lost or late, in the order the report lists them.
+LOSS_CAUSES = ("cold_start", "at_max", "not_scaled", "spot", "unreachable", "queueing")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -148,14 +75,22 @@ class FleetPrices:
 class SimulationSettings:
     """What is the same for every policy."""
 
-    slo_s: float | None = None
-    """Latency target of a whole request; None: no SLO counted."""
+    slos: tuple[Slo, ...] = ()
+    """Latency targets (``--slo``); a policy's ``slo_miss_pct`` counts requests over any of them."""
     timeout_s: float = 120.0
     """A request that waited this long without starting is dropped (the client gives up)."""
     spot_notice_s: float = 30.0
     """Warning before a spot replica is reclaimed (Azure and GCP give 30 s, AWS 2 min)."""
     seed: int = 0
     chart_bin_s: float = 300.0
+    cold_start_s: float | None = None
+    """Launch to ready of a replica whose policy sets no ``startup``; None: the policy default."""
+    cold_start_source: str = ""
+
+    @property
+    def slo_s(self) -> float | None:
+        """The end-to-end threshold, for the chart's SLO line (None without an end-to-end SLO)."""
+        return next((s.threshold_s for s in self.slos if s.metric == "e2e"), None)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,8 +100,29 @@ class Timeline:
     t_s: list[float]
     requests_per_s: list[float]
     replicas: list[float]
-    """Mean replicas counted by the policy over the bin."""
+    """Mean replicas counted by the policy over the bin (starting and ready)."""
+    ready: list[float]
+    """Mean replicas ready to serve over the bin (the gap to ``replicas`` is cold start)."""
     latency_p95_s: list[float | None]
+    ttft_p95_s: list[float | None]
+    lost: list[int]
+    """Requests arriving in the bin that were dropped, killed or over an SLO."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Losses:
+    """Where a policy lost requests and why (``LOSS_CAUSES``)."""
+
+    counts: dict[str, int]
+    """cold_start: dropped while replicas it had asked for were still starting; at_max: dropped with
+    every replica the policy may run; not_scaled: dropped below max with none starting (the
+    policy's metric, tolerance or cooldown had not asked for more yet); spot: killed by a spot
+    reclaim; unreachable: served over an SLO that no capacity meets for it; queueing: served over an
+    SLO it would have met on an idle replica (it waited, or shared its replica's iterations with a
+    large batch: more capacity helps)."""
+    peak_bin_s: float | None
+    """Start of the chart bin with the most losses (None: none)."""
+    peak_lost: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,11 +136,12 @@ class PolicyResult:
     utilisation: float
     """Busy batch-slot time / paid batch-slot time (0–1)."""
     latency_p50_s: float | None
+    """End-to-end, as ``latency['e2e']``."""
     latency_p95_s: float | None
     latency_p99_s: float | None
     slo_miss_pct: float | None
-    """Share of requests that ended late, were dropped or killed, of those that arrived and did
-    not stay queued at the end, in percent; None without an SLO."""
+    """Share of requests over any SLO, dropped or killed, of those that arrived and did not stay
+    queued at the end, in percent; None without an SLO."""
     dropped: int
     """Timed out in the queue, or killed by a spot interruption."""
     max_replicas: int
@@ -193,6 +150,25 @@ class PolicyResult:
     queued_at_end: int
     killed: int
     timeline: Timeline
+    latency: dict[str, LatencyStats]
+    """Per metric (``queue``, ``ttft``, ``tpot``, ``e2e``) over the requests served."""
+    slos: tuple[SloOutcome, ...]
+    losses: Losses
+    start_replicas: int
+    """Replicas ready when the trace begins."""
+    startup_s: float
+    """Launch to ready of a replica it adds (cold start)."""
+    policy: Policy
+    saturated_s: float
+    """Time its replicas ran near saturation (batch ≥ ``SATURATED_BATCH`` of the slots, or prompts
+    ≥ ``SATURATED_PREFILL`` of a replica's compute): there the per-request model's latency tails
+    are optimistic next to the iteration-level replica (:mod:`gpuplan.simulate.batching`)."""
+
+
+#: Where the per-request replica model stops tracking the iteration-level one (checked on the
+#: Azure conversation trace: below these, medians agree within ~10 % and p95 within ~25 %).
+SATURATED_BATCH = 0.8
+SATURATED_PREFILL = 0.5
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,53 +178,116 @@ class AutoscaleResult:
     settings: SimulationSettings
     trace_name: str
     trace_synthetic: bool
+    trace_note: str
     requests: int
     duration_s: float
     policies: tuple[PolicyResult, ...]
 
 
-def _pcts(values: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """p50, p95, p99 in one pass."""
-    if not len(values):
-        return None, None, None
-    p50, p95, p99 = np.percentile(values, [50, 95, 99])
-    return float(p50), float(p95), float(p99)
-
-
-def _timeline(
-    trace: Trace, run: EngineRun, latency: np.ndarray, served: np.ndarray, bin_s: float
-) -> Timeline:
+def _bins(trace: Trace, bin_s: float) -> tuple[int, np.ndarray]:
     nb = max(1, math.ceil(trace.duration_s / bin_s))
-    arr = trace.arrival_s
-    bins = np.minimum((arr / bin_s).astype(np.int64), nb - 1)
-    counts = np.bincount(bins, minlength=nb)
-    tick_t = np.asarray(run.tick_s)
-    tick_b = np.minimum((tick_t / bin_s).astype(np.int64), nb - 1)
-    reps = np.bincount(tick_b, weights=np.asarray(run.tick_replicas, dtype=float), minlength=nb)
-    ticks = np.bincount(tick_b, minlength=nb)
-    p95: list[float | None] = [None] * nb
-    # Arrivals are sorted, so the bins of served requests are too: each bin is one slice.
-    sb, lat = bins[served], latency[served]
-    edges = np.searchsorted(sb, np.arange(nb + 1))
+    return nb, np.minimum((trace.arrival_s / bin_s).astype(np.int64), nb - 1)
+
+
+def _p95_per_bin(bins: np.ndarray, values: np.ndarray, nb: int) -> list[float | None]:
+    """p95 of ``values`` per bin; ``bins`` (non-decreasing: arrivals are sorted) gives each one's."""
+    out: list[float | None] = [None] * nb
+    edges = np.searchsorted(bins, np.arange(nb + 1))
     for b in range(nb):
         lo, hi = edges[b], edges[b + 1]
         if hi > lo:
-            k = lo + int(0.95 * (hi - lo - 1))
-            p95[b] = float(np.partition(lat[lo:hi], k - lo)[k - lo])
-    return Timeline(
-        t_s=[b * bin_s for b in range(nb)],
-        requests_per_s=(counts / bin_s).tolist(),
-        replicas=np.where(ticks > 0, reps / np.maximum(ticks, 1), np.nan).tolist(),
-        latency_p95_s=p95,
+            k = int(0.95 * (hi - lo - 1))
+            out[b] = float(np.partition(values[lo:hi], k)[k])
+    return out
+
+
+def _tick_means(run: EngineRun, values: Sequence[float], nb: int, bin_s: float) -> list[float]:
+    tick_b = np.minimum((np.asarray(run.tick_s) / bin_s).astype(np.int64), nb - 1)
+    sums = np.bincount(tick_b, weights=np.asarray(values, dtype=float), minlength=nb)
+    ticks = np.bincount(tick_b, minlength=nb)
+    return np.where(ticks > 0, sums / np.maximum(ticks, 1), np.nan).tolist()
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Requests:
+    """Per-request figures of one policy's run, for the requests served (in arrival order)."""
+
+    served: np.ndarray
+    """Indices of the requests served."""
+    lost: np.ndarray
+    """Per request: dropped or killed."""
+    values: dict[str, np.ndarray]
+    """Per metric, per request served (nan where undefined: TPOT of one token)."""
+    late: np.ndarray
+    """Per request served: over some SLO."""
+    hopeless: np.ndarray
+    """Per request served: over some SLO that no capacity meets for it."""
+
+
+def _per_request(trace: Trace, run: EngineRun, best: dict[str, np.ndarray], slos: Sequence[Slo]) -> _Requests:
+    st = run.status
+    idx = np.flatnonzero(st == STATUS_SERVED)
+    lost = (st == STATUS_DROPPED) | (st == STATUS_KILLED)
+    # Every request served (the common case): whole arrays, no gathering four million indices.
+    sel: slice | np.ndarray = slice(None) if len(idx) == len(st) else idx
+    queue = run.start_s[sel] - trace.arrival_s[sel]
+    output = trace.output_tokens[sel] if trace.output_tokens is not None else np.ones(len(idx))
+    tpot = np.array(run.step_s[sel], dtype=np.float64)  # a copy: one-token outputs become nan
+    tpot[output <= 1] = math.nan
+    values = {
+        "queue": queue,
+        "ttft": queue + run.first_token_s[sel],
+        "tpot": tpot,
+        "e2e": queue + run.service_s[sel],
+    }
+    late = np.zeros(len(idx), dtype=bool)
+    hopeless = np.zeros(len(idx), dtype=bool)
+    for slo in slos:
+        with np.errstate(invalid="ignore"):
+            over = values[slo.metric] > slo.threshold_s  # nan compares False
+        late |= over
+        hopeless |= over & (best[slo.metric][sel] > slo.threshold_s)
+    return _Requests(served=idx, lost=lost, values=values, late=late, hopeless=hopeless)
+
+
+def _losses(
+    trace: Trace, run: EngineRun, req: _Requests, policy: Policy, cfg: _Ctx
+) -> tuple[Losses, list[int]]:
+    st = run.status
+    counts = dict.fromkeys(LOSS_CAUSES, 0)
+    dropped = np.flatnonzero(st == STATUS_DROPPED)
+    if len(dropped) and run.tick_s:
+        when = trace.arrival_s[dropped] + cfg.settings.timeout_s
+        k = np.maximum(np.searchsorted(np.asarray(run.tick_s), when, side="right") - 1, 0)
+        asked = np.asarray(run.tick_replicas)[k]
+        ready = np.asarray(run.tick_ready)[k]
+        cold = ready < asked
+        at_max = ~cold & (asked >= policy.max_replicas)
+        counts["cold_start"] = int(cold.sum())
+        counts["at_max"] = int(at_max.sum())
+        counts["not_scaled"] = len(dropped) - counts["cold_start"] - counts["at_max"]
+    counts["spot"] = int(np.count_nonzero(st == STATUS_KILLED))
+    counts["unreachable"] = int(np.count_nonzero(req.hopeless))
+    counts["queueing"] = int(np.count_nonzero(req.late & ~req.hopeless))
+    nb, bins = _bins(trace, cfg.settings.chart_bin_s)
+    lost_bins = np.bincount(bins[req.lost], minlength=nb) + np.bincount(
+        bins[req.served[req.late]], minlength=nb
     )
+    peak = int(np.argmax(lost_bins))
+    peak_lost = int(lost_bins[peak])
+    losses = Losses(
+        counts=counts,
+        peak_bin_s=peak * cfg.settings.chart_bin_s if peak_lost else None,
+        peak_lost=peak_lost,
+    )
+    return losses, lost_bins.tolist()
 
 
 def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, cfg: _Ctx) -> PolicyResult:
     st = run.status
+    req = _per_request(trace, run, cfg.best, cfg.settings.slos)
     served = st == STATUS_SERVED
-    finish = run.start_s + run.service_s
-    latency = np.where(served, finish - trace.arrival_s, np.nan)
-    lat = latency[served]
+    n_served = len(req.served)
     horizon = trace.duration_s
     hours: dict[str, float] = {}
     for launch, end, spot in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True):
@@ -265,35 +304,70 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         )
     cost = sum(h * prices.usd_per_hour[k] for k, h in hours.items())
     ran = served | (st == STATUS_KILLED)
-    started = run.start_s[ran]
+    finish = run.start_s + run.service_s
     # Every start is within the window, so the clip only guards a rounding below zero.
-    busy = float(np.sum(np.clip(np.minimum(finish[ran], horizon) - started, 0, None)))
+    busy = float(np.sum(np.clip(np.minimum(finish[ran], horizon) - run.start_s[ran], 0, None)))
     paid = sum(hours.values()) * 3600.0 * cfg.replica.slots
     counts = np.bincount(st, minlength=STATUS_KILLED + 1)
     dropped, killed, queued = int(counts[STATUS_DROPPED]), int(counts[STATUS_KILLED]), int(counts[0])
+    lost = dropped + killed
+    output = trace.output_tokens if trace.output_tokens is not None else np.ones(trace.requests)
+    outcomes = tuple(
+        slo_outcome(slo, req.values[slo.metric], lost, cfg.best[slo.metric], output)
+        for slo in cfg.settings.slos
+    )
     miss: float | None = None
-    if cfg.settings.slo_s is not None:
-        late = int(np.sum(lat > cfg.settings.slo_s))
-        counted = len(lat) + dropped + killed
-        miss = 100.0 * (late + dropped + killed) / counted if counted else 0.0
-    pcts = _pcts(lat)
+    if cfg.settings.slos:
+        counted = n_served + lost
+        miss = 100.0 * (int(np.count_nonzero(req.late)) + lost) / counted if counted else 0.0
+    latency = {m: stats(req.values[m]) for m in METRICS}
+    losses, lost_bins = _losses(trace, run, req, policy, cfg)
+    nb, bins = _bins(trace, cfg.settings.chart_bin_s)
+    timeline = Timeline(
+        t_s=[b * cfg.settings.chart_bin_s for b in range(nb)],
+        requests_per_s=(np.bincount(bins, minlength=nb) / cfg.settings.chart_bin_s).tolist(),
+        replicas=_tick_means(run, run.tick_replicas, nb, cfg.settings.chart_bin_s),
+        ready=_tick_means(run, run.tick_ready, nb, cfg.settings.chart_bin_s),
+        latency_p95_s=_p95_per_bin(bins[req.served], req.values["e2e"], nb),
+        ttft_p95_s=_p95_per_bin(bins[req.served], req.values["ttft"], nb),
+        lost=lost_bins,
+    )
+    e2e = latency["e2e"]
+    batch = np.asarray(_tick_means(run, run.tick_batch, nb, cfg.settings.chart_bin_s))
+    ready = np.asarray(timeline.ready)
+    prefill_load = np.zeros(nb)
+    per_token = cfg.replica.step.prefill_s_per_token if cfg.replica.step is not None else 0.0
+    if per_token and trace.prompt_tokens is not None:
+        prompt_tokens = np.bincount(bins, weights=trace.prompt_tokens.astype(float), minlength=nb)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prefill_load = prompt_tokens / cfg.settings.chart_bin_s / ready * per_token
+    hot = (np.nan_to_num(batch) >= SATURATED_BATCH * cfg.replica.slots) | (
+        np.nan_to_num(prefill_load, posinf=1.0) >= SATURATED_PREFILL
+    )
     return PolicyResult(
         name=policy.name,
         spec=policy.spec,
         cost_usd=cost,
         replica_hours=hours,
         utilisation=busy / paid if paid > 0 else 0.0,
-        latency_p50_s=pcts[0],
-        latency_p95_s=pcts[1],
-        latency_p99_s=pcts[2],
+        latency_p50_s=e2e.p50_s,
+        latency_p95_s=e2e.p95_s,
+        latency_p99_s=e2e.p99_s,
         slo_miss_pct=miss,
-        dropped=dropped + killed,
+        dropped=lost,
         max_replicas=max(run.tick_replicas) if run.tick_replicas else 0,
         interruptions=run.interruptions,
-        served=int(served.sum()),
+        served=n_served,
         queued_at_end=queued,
         killed=killed,
-        timeline=_timeline(trace, run, latency, served, cfg.settings.chart_bin_s),
+        timeline=timeline,
+        latency=latency,
+        slos=outcomes,
+        losses=losses,
+        start_replicas=initial_replicas(policy, trace.start_of_day_s),
+        startup_s=policy.startup_s if policy.startup_s is not None else DEFAULT_STARTUP_S,
+        policy=policy,
+        saturated_s=float(hot.sum()) * cfg.settings.chart_bin_s,
     )
 
 
@@ -340,6 +414,37 @@ def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy])
 class _Ctx:
     replica: ReplicaModel
     settings: SimulationSettings
+    best: dict[str, np.ndarray]
+    """Per request, each metric on an idle replica (what no capacity improves on)."""
+
+
+def _distinct(tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct token counts and each request's index among them (``np.unique`` with
+    ``return_inverse``, by a lookup table: counts are whole numbers within the reader's bound)."""
+    if tokens.dtype.kind not in "iu" or (len(tokens) and tokens.min() < 0):
+        lengths, back = np.unique(tokens, return_inverse=True)
+        return lengths, back
+    seen = np.bincount(tokens)
+    lengths = np.flatnonzero(seen)
+    index = np.zeros(len(seen), dtype=np.int64)
+    index[lengths] = np.arange(len(lengths))
+    return lengths, index[tokens]
+
+
+def _best(
+    trace: Trace, replica: ReplicaModel, lengths: np.ndarray, back: np.ndarray
+) -> dict[str, np.ndarray]:
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    first = np.asarray(replica.prefill_s(lengths, 0.0), dtype=np.float64)[back]
+    out = trace.output_tokens
+    one = replica.tpot_s(1.0)
+    return {
+        "queue": np.zeros(trace.requests),
+        "ttft": first,
+        "tpot": np.where(out > 1, one, math.nan),
+        # As ReplicaModel.best_e2e_s, from the prefill already computed.
+        "e2e": first + np.maximum(out - 1.0, 0.0) * one,
+    }
 
 
 def simulate_autoscale(
@@ -359,10 +464,18 @@ def simulate_autoscale(
     if len(set(names)) != len(names):
         raise InputError.worded(N_("two policies share a name; give each a name=… key"))
     _check_work(trace, replica, policies)
-    work = replica.work(trace.prompt_tokens, trace.output_tokens)
-    ctx = _Ctx(replica=replica, settings=settings)
+    # Prompt lengths repeat: each distinct one is costed once, per batch (replica.work) and alone.
+    lengths, back = _distinct(trace.prompt_tokens)
+    work = replica.work(trace.prompt_tokens, trace.output_tokens, distinct=(lengths, back))
+    # What no capacity improves on matters only against a target.
+    best = _best(trace, replica, lengths, back) if settings.slos else {}
+    ctx = _Ctx(replica=replica, settings=settings, best=best)
     out = []
-    for p in policies:
+    for given in policies:
+        # A policy without its own start-up time takes the cold start derived from the model.
+        p = given
+        if p.startup_s is None and settings.cold_start_s is not None:
+            p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
         cfg = EngineConfig(
             slots=replica.slots,
             horizon_s=trace.duration_s,
@@ -380,6 +493,7 @@ def simulate_autoscale(
         settings=settings,
         trace_name=trace.name,
         trace_synthetic=trace.synthetic,
+        trace_note=trace.note,
         requests=trace.requests,
         duration_s=trace.duration_s,
         policies=tuple(out),

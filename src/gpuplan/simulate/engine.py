@@ -3,10 +3,11 @@
 Model (exact for it, no time-stepping of requests):
 
 - A replica serves up to ``slots`` requests at once (continuous batching up to the sequences
-  whose KV cache fits); a request holds one slot for ``fixed_s + tokens × time per token``, where
-  the time per token is that of the batch the replicas run when it starts (linear from one
-  sequence to a full batch, as a bandwidth-bound decode step is; the batch is read at each
-  decision, so it lags by at most one period). With ``tokens`` zero the service time is exact.
+  whose KV cache fits); a request holds one slot for ``fixed_s + tokens × time per token``: its
+  prefill (first token) and then one decode step per further token, both at the batch the replicas
+  run when it starts (:mod:`gpuplan.simulate.replica`: from the estimator's iteration model; the
+  batch is read at each decision, so it lags by at most one period). With ``tokens`` zero the
+  service time is exact.
 - One queue in front of all replicas, first come first served (a gateway with least-outstanding
   routing); a request that has waited ``timeout_s`` without starting is dropped.
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
@@ -29,11 +30,12 @@ import gc
 import math
 from bisect import bisect_right
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from gpuplan.simulate.policy import Policy
+from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy
 from gpuplan.simulate.slots import MIN_BLOCK, Dispatch, SlotPool, dispatch_block, dispatch_heap
 
 __all__ = [
@@ -43,6 +45,7 @@ __all__ = [
     "EngineConfig",
     "EngineRun",
     "Work",
+    "initial_replicas",
     "run_engine",
 ]
 
@@ -54,6 +57,7 @@ STATUS_KILLED = 3
 """Running on a spot replica that was reclaimed before it finished."""
 
 _ALIVE, _DRAINING, _GONE = 0, 1, 2
+
 _INF = math.inf
 
 
@@ -77,15 +81,22 @@ class Work:
     """What each request asks of a slot."""
 
     fixed_s: np.ndarray
-    """Seconds that do not depend on the batch (prefill), per request."""
+    """Seconds before the first output token (prefill), per request. With ``prefill_at`` the engine
+    rewrites the entries of the requests not yet started at each decision (the batch moves)."""
     tokens: np.ndarray
-    """Decode steps per request (output tokens); zeros for a fixed service time."""
+    """Decode steps per request after the first token; zeros for a fixed service time."""
     step_1_s: float = 0.0
-    """One decode step with one sequence running."""
+    """One decode step with one sequence running (without ``step_at``)."""
     step_full_s: float = 0.0
-    """One decode step with every slot busy."""
+    """One decode step with every slot busy (without ``step_at``)."""
+    step_at: Callable[[float], float] | None = None
+    """Seconds per output token with this many sequences per replica."""
+    prefill_at: Callable[[int, int, float], np.ndarray] | None = None
+    """Prefill seconds of requests ``lo … hi - 1`` with this many sequences per replica."""
 
     def step_s(self, running: float, slots: int) -> float:
+        if self.step_at is not None:
+            return self.step_at(running)
         if slots <= 1:
             return self.step_full_s
         n = min(max(running, 1.0), float(slots))
@@ -102,6 +113,10 @@ class EngineRun:
     """STATUS_* per request."""
     service_s: np.ndarray = field(default_factory=lambda: np.empty(0))
     """Seconds each started request held its slot."""
+    first_token_s: np.ndarray = field(default_factory=lambda: np.empty(0))
+    """Seconds from its start to its first output token (prefill), per request."""
+    step_s: np.ndarray = field(default_factory=lambda: np.empty(0))
+    """Seconds per output token after the first, per request (the batch at its start)."""
     replica_launch_s: list[float] = field(default_factory=list)
     replica_end_s: list[float] = field(default_factory=list)
     replica_spot: list[bool] = field(default_factory=list)
@@ -111,6 +126,8 @@ class EngineRun:
     """Replicas counted by the policy after each decision (starting + ready, not draining)."""
     tick_ready: list[int] = field(default_factory=list)
     tick_queued: list[int] = field(default_factory=list)
+    tick_batch: list[float] = field(default_factory=list)
+    """Sequences per ready replica at each decision (what the next requests start beside)."""
 
 
 class _Fleet:
@@ -121,6 +138,8 @@ class _Fleet:
     ) -> None:
         self.p, self.cfg, self.arrival, self.work, self.run = policy, cfg, arrival, work, run
         self.step = work.step_s(1.0, cfg.slots)
+        self.batch = 1.0
+        """Sequences per ready replica the next requests start beside (read at each decision)."""
         self.marks: list[int] = [0]
         """Index of the first request dispatched under each step time in ``steps``."""
         self.steps: list[float] = [self.step]
@@ -260,14 +279,16 @@ class _Fleet:
             for _ in range(want - current):
                 spot = spot_now < spot_goal
                 spot_now += spot
-                self.launch(t, t + p.startup_s, spot)
+                startup = p.startup_s if p.startup_s is not None else DEFAULT_STARTUP_S
+                self.launch(t, t + startup, spot)
             self.last_up = t
         elif floor_ < current:
             for r in sorted(self.alive, key=lambda r: (self.ready[r] <= t, -r))[: current - floor_]:
                 self.retire(r, t, start)  # not-yet-ready first, then the newest (a ReplicaSet's order)
         # The batch each ready replica runs now sets the step time of the requests started next.
         ready_now = sum(1 for r in self.alive if self.ready[r] <= t)
-        step = self.work.step_s(self.level / max(1, ready_now) + 1.0, self.k)
+        self.batch = self.level / max(1, ready_now) + 1.0
+        step = self.work.step_s(self.batch, self.k)
         if step != self.step:
             self.step = step
             self.marks.append(j)
@@ -276,13 +297,18 @@ class _Fleet:
         run.tick_replicas.append(len(self.alive))
         run.tick_ready.append(sum(1 for r in self.alive if self.ready[r] <= t))
         run.tick_queued.append(queued)
+        run.tick_batch.append(self.batch)
 
 
-def _initial(policy: Policy, cfg: EngineConfig) -> int:
+def initial_replicas(policy: Policy, start_of_day_s: float = 0.0) -> int:
+    """Replicas ready when the trace begins: the policy's ``start``, else what it asks for then
+    (fixed and scheduled), else its ``min``."""
+    if policy.start_replicas is not None:
+        return policy.start_replicas
     if policy.kind == "fixed":
         return policy.replicas or policy.min_replicas
     if policy.kind == "scheduled":
-        return max(policy.min_replicas, policy.scheduled_replicas((cfg.start_of_day_s % 86_400.0) / 3600.0))
+        return max(policy.min_replicas, policy.scheduled_replicas((start_of_day_s % 86_400.0) / 3600.0))
     return policy.min_replicas
 
 
@@ -314,6 +340,10 @@ def _run(
     n = len(arrival)
     if not isinstance(work, Work):
         work = Work(fixed_s=np.asarray(work, dtype=np.float64), tokens=np.zeros(n))
+    elif work.prefill_at is not None:
+        # This run rewrites the prefill of requests not yet started: its own copy (policies share
+        # the Work they are given).
+        work = replace(work, fixed_s=np.array(work.fixed_s, dtype=np.float64))
     d = Dispatch(
         arrival=arrival,
         fixed_s=np.asarray(work.fixed_s, dtype=np.float64),
@@ -327,7 +357,7 @@ def _run(
     run = EngineRun(start_s=np.empty(0), status=np.empty(0))
     fleet = _Fleet(policy, cfg, arrival, work, run)
     # A warm start: the initial replicas are ready when the trace begins (and billed from then).
-    initial = _initial(policy, cfg)
+    initial = initial_replicas(policy, cfg.start_of_day_s)
     spot_goal = math.floor(policy.spot_fraction * initial + 0.5)
     for i in range(initial):
         fleet.launch(0.0, 0.0, spot=i < spot_goal)
@@ -346,6 +376,10 @@ def _run(
             fleet.tick(next_tick, j, status, start)
             next_tick += period
             arrived = int(np.searchsorted(arrival, next_tick, side="left"))
+            if work.prefill_at is not None:
+                # The prompts that can start before the next decision, at the batch read now.
+                hi = min(n, arrived + 1)
+                d.fixed_s[j:hi] = work.prefill_at(j, hi, fleet.batch)
             continue
         # Request j starts before the next decision: dispatch up to that decision.
         done = dispatch_block(pool, d, j, next_tick, fleet.step, arrived) if blocks else 0
@@ -364,4 +398,6 @@ def _run(
     run.status[(run.status == STATUS_QUEUED) & np.isfinite(run.start_s)] = STATUS_SERVED
     per_request = np.asarray(fleet.steps)[np.searchsorted(fleet.marks, np.arange(n), side="right") - 1]
     run.service_s = work.fixed_s + work.tokens * per_request
+    run.first_token_s = np.asarray(work.fixed_s, dtype=np.float64)
+    run.step_s = per_request
     return run

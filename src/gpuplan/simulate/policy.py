@@ -7,8 +7,10 @@ Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
     queue:per_replica=48,max=12,spot=0.5      # KEDA on outstanding requests (queued + running)
     scheduled:at=0h@2/8h@6/20h@3              # replicas by time of day (from that hour on)
 
-Keys every kind takes: ``name``, ``min``, ``max``, ``startup`` (s from launch to ready: image pull
-and model load), ``period`` (s between decisions), ``up_cooldown`` (s between two scale-ups),
+Keys every kind takes: ``name``, ``min``, ``max``, ``start`` (replicas ready when the trace begins;
+default ``min``), ``startup`` (s from launch to ready: image pull and model load; default: the cold
+start the simulation derives from the model's size), ``period`` (s between decisions),
+``up_cooldown`` (s between two scale-ups),
 ``down_window`` (s of recommendations whose maximum a scale-down may not go below — the HPA's
 stabilisation window), ``tolerance`` (target only), ``spot`` (share of replicas on spot, 0–1).
 A policies YAML is a list of mappings with the same keys plus ``kind``.
@@ -39,7 +41,8 @@ DEFAULT_PERIOD_S = 15.0
 #: HPA default scale-down stabilisation window, 300 s (autoscaling/v2 behavior docs).
 DEFAULT_DOWN_WINDOW_S = 300.0
 #: ASSUMPTION: 3 minutes from a scale-up decision to a ready LLM replica (node already in the pool:
-#: image pull from a warm cache and loading ~16 GB of weights). A cold node adds minutes; set startup.
+#: image pull from a warm cache and loading ~16 GB of weights), used only when neither the policy's
+#: ``startup`` nor a cold start derived from the model's size is known. A cold node adds minutes.
 DEFAULT_STARTUP_S = 180.0
 #: The HPA's default tolerance: no change while the metric is within 10 % of its target.
 DEFAULT_TOLERANCE = 0.1
@@ -61,7 +64,10 @@ class Policy:
     """queue: outstanding requests per replica (KEDA AverageValue threshold)."""
     schedule: tuple[tuple[float, int], ...] = ()
     """scheduled: (hour of day, replicas from then on), sorted."""
-    startup_s: float = DEFAULT_STARTUP_S
+    start_replicas: int | None = None
+    """Replicas ready when the trace begins; None: ``min_replicas``."""
+    startup_s: float | None = None
+    """Launch to ready; None: the simulation's cold start (from the model's size)."""
     period_s: float = DEFAULT_PERIOD_S
     up_cooldown_s: float = 0.0
     down_window_s: float = DEFAULT_DOWN_WINDOW_S
@@ -122,8 +128,18 @@ def _validate(p: Policy) -> None:
         raise bad(Phrase(N_("scheduled needs at=HOURh@N/…, e.g. scheduled:at=0h@2/8h@6/20h@3")))
     if not 0 <= p.spot_fraction <= 1:
         raise bad(Phrase(N_("spot must be a share between 0 and 1 (got {spot})"), spot=p.spot_fraction))
+    if p.start_replicas is not None and not p.min_replicas <= p.start_replicas <= p.max_replicas:
+        raise bad(
+            Phrase(
+                N_("start must be between min and max (got start={start}, min={min}, max={max})"),
+                start=p.start_replicas,
+                min=p.min_replicas,
+                max=p.max_replicas,
+            )
+        )
     for name in ("startup_s", "up_cooldown_s", "down_window_s", "tolerance"):
-        if getattr(p, name) < 0:
+        value = getattr(p, name)
+        if value is not None and value < 0:
             raise bad(Phrase(N_("{key} must be ≥ 0"), key=name.removesuffix("_s")))
     if p.period_s <= 0:
         raise bad(Phrase(N_("period must be > 0 seconds")))
@@ -166,6 +182,7 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "name": ("name", str),
     "min": ("min_replicas", _whole),
     "max": ("max_replicas", _whole),
+    "start": ("start_replicas", _whole),
     "replicas": ("replicas", _whole),
     "target": ("target", _number),
     "per_replica": ("per_replica", _number),

@@ -21,7 +21,7 @@ import csv
 import itertools
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -29,16 +29,19 @@ import numpy as np
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
+from gpuplan.simulate.trace_arrow import Columns
 
 __all__ = [
     "MAX_TRACE_BYTES",
     "MAX_TRACE_ROWS",
     "MAX_WINDOW_S",
+    "RETIMED_MARK",
     "Shape",
     "Trace",
     "bursty_trace",
     "diurnal_trace",
     "read_trace_csv",
+    "retime",
     "step_trace",
 ]
 
@@ -72,6 +75,8 @@ class Trace:
     """True for a generated trace (the report says so)."""
     start_of_day_s: float = 0.0
     """Time of day at the trace's origin, seconds after midnight (scheduled policies use it)."""
+    note: str = ""
+    """How the trace was derived from a recorded one (re-timed), for the report; "" as read."""
 
     def __post_init__(self) -> None:
         n = len(self.arrival_s)
@@ -98,6 +103,7 @@ class Trace:
             name=self.name,
             synthetic=self.synthetic,
             start_of_day_s=self.start_of_day_s,
+            note=self.note,
         )
 
 
@@ -122,7 +128,9 @@ def _parse_time(text: str) -> tuple[float, bool]:
         digits = "".join(ch for ch in frac if ch.isdigit())
         t = f"{head}.{digits[:6]}" + frac[len(digits) :]
     dt = datetime.fromisoformat(t)
-    return dt.timestamp(), True
+    # Seconds of the wall clock as written (an offset, if any, is not applied): the trace's own
+    # time of day, whatever the zone of the machine reading it.
+    return dt.replace(tzinfo=timezone.utc).timestamp(), True
 
 
 #: More tokens than any model's context holds: a count above it is a corrupt line, not a request.
@@ -178,11 +186,14 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
         # Comment lines (``# …``) may come before the header: a trace's provenance or licence.
         comments = 0
         synthetic = False
+        note = ""
         first = f.readline()
         while first.lstrip().startswith("#"):
             comments += 1
             # gpuplan's own generator marks its files; a recorded trace must not be mistaken for one.
             synthetic = synthetic or "synthetic" in first.lower()
+            if first.lstrip("# ").startswith(RETIMED_MARK) and not note:
+                note = first.lstrip("# ").strip()[:300]
             first = f.readline()
         reader = csv.reader(itertools.chain([first], f))
         header = next(reader, None)
@@ -201,6 +212,17 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                 header=listed(header),
             )
         pi, oi = _column(header, _PROMPT), _column(header, _OUTPUT)
+        first_row = next((r for r in reader if r and any(c.strip() for c in r)), None)
+        fast = (
+            _read_fast(p, comments, header, (ti, pi, oi), first_row[ti])
+            if first_row is not None and len(first_row) > ti
+            else None
+        )
+        if fast is not None:
+            return _finish_read(p, fast, synthetic, max_rows, note)
+        f.seek(0)
+        reader = csv.reader(itertools.islice(f, comments, None))
+        next(reader)  # the header again: the line-by-line reader names the first bad line
         times: list[float] = []
         prompts: list[int] = []
         outputs: list[int] = []
@@ -240,23 +262,57 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                     N_("trace {name} line {line}: timestamp is not a finite number"), name=p.name, line=line
                 )
             times.append(t)
-    if not times:
+    cols = Columns(
+        time_s=np.asarray(times, dtype=np.float64),
+        is_datetime=bool(kind),
+        prompt_tokens=np.asarray(prompts, dtype=np.int64) if pi is not None else None,
+        output_tokens=np.asarray(outputs, dtype=np.int64) if oi is not None else None,
+    )
+    return _finish_read(p, cols, synthetic, max_rows, note)
+
+
+def _read_fast(
+    p: Path, comments: int, header: list[str], cols: tuple[int, int | None, int | None], first_time: str
+) -> Columns | None:
+    from gpuplan.simulate.trace_arrow import read_columns
+
+    ti, pi, oi = cols
+    return read_columns(
+        p,
+        skip_lines=comments,
+        header=header,
+        time_col=ti,
+        prompt_col=pi,
+        output_col=oi,
+        first_time=first_time,
+        max_tokens=MAX_TOKENS,
+    )
+
+
+def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: str = "") -> Trace:
+    """Sorted arrivals from the first one, the checks every reader shares, and the time of day."""
+    if not len(read.time_s):
         raise InputError.worded(N_("trace {name}: no requests after the header"), name=p.name)
-    arr = np.asarray(times, dtype=np.float64)
-    order = np.argsort(arr, kind="stable")  # traces are usually sorted; tolerate one that is not
-    arr = arr[order]
+    if len(read.time_s) > max_rows:
+        raise InputError.worded(
+            N_("trace {name}: more than {limit:,} requests; cut the trace"), name=p.name, limit=max_rows
+        )
+    arr = read.time_s
+    # Traces are usually sorted (checking costs one pass; sorting four million rows, a second).
+    order = None if bool(np.all(arr[1:] >= arr[:-1])) else np.argsort(arr, kind="stable")
+    if order is not None:
+        arr = arr[order]
     origin = float(arr[0])
-    start_of_day = 0.0
-    if kind:
-        d = datetime.fromtimestamp(origin)
-        start_of_day = d.hour * 3600 + d.minute * 60 + d.second + d.microsecond / 1e6
+    # Date-times are seconds of their own wall clock (no time zone applied): the time of day is
+    # the trace's, whatever the zone of the machine reading it.
+    start_of_day = origin % 86_400.0 if read.is_datetime else 0.0
     arr = arr - origin
     cols: list[np.ndarray | None] = []
-    for vals, name in ((prompts, "prompt_tokens"), (outputs, "output_tokens")):
-        if not vals:
+    for vals, name in ((read.prompt_tokens, "prompt_tokens"), (read.output_tokens, "output_tokens")):
+        if vals is None:
             cols.append(None)
             continue
-        a = np.asarray(vals, dtype=np.int64)[order]
+        a = vals if order is None else vals[order]
         if (a < (0 if name == "prompt_tokens" else 1)).any():
             raise InputError.worded(
                 N_("trace {name}: {column} must be ≥ {least} on every line"),
@@ -273,6 +329,7 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
         name=p.stem,
         synthetic=synthetic,
         start_of_day_s=start_of_day,
+        note=note,
     )
 
 
@@ -400,3 +457,64 @@ def step_trace(shape: Shape, *, factor: float = 3.0, at_fraction: float = 0.5) -
     level[int(bins * at_fraction) :] = factor
     rate = shape.mean_requests_per_s * level / level.mean()
     return _finish(_poisson_from_rate(rate, dt, rng), shape, "step", rng)
+
+
+#: The first words of the comment line a re-timed trace carries (and the reader keeps as its note).
+RETIMED_MARK = "re-timed from"
+
+
+def retime(trace: Trace, *, rate_scale: float = 1.0, tile_to_s: float | None = None) -> Trace:
+    """A recorded trace at another load: "what if our load were k× Azure's".
+
+    ``rate_scale`` k divides every time between arrivals by k: the same requests, in the same order
+    and with the same bursts, k times as fast (so one hour at k = 5 lasts 12 minutes). ``tile_to_s``
+    then repeats that back to back — each copy starts one mean inter-arrival time after the previous
+    one's span — until the window is filled (a day of the hour's pattern). Token counts go with
+    their requests.
+    """
+    for what, value in (("rate scale", rate_scale), ("tile length", tile_to_s)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError.worded(
+                N_("re-timing a trace: the {what} must be a positive number, got {value:g}"),
+                what=Phrase(_RETIME_WORDS[what]),
+                value=value,
+            )
+    n = trace.requests
+    arr = trace.arrival_s / rate_scale
+    span = trace.duration_s / rate_scale
+    if tile_to_s is None:
+        out_arr, idx, duration = arr, np.arange(n), span
+    else:
+        period = span + span / max(1, n - 1)
+        copies = math.ceil(tile_to_s / period)
+        if copies * n > MAX_TRACE_ROWS:
+            raise InputError.worded(
+                N_(
+                    "re-timing {name} to {hours:g} h at {scale:g}× makes more than {limit:,} requests; "
+                    "shorten the window or lower the scale"
+                ),
+                name=trace.name,
+                hours=tile_to_s / 3600,
+                scale=rate_scale,
+                limit=MAX_TRACE_ROWS,
+            )
+        out_arr = (arr[None, :] + period * np.arange(copies)[:, None]).ravel()
+        idx = np.tile(np.arange(n), copies)
+        keep = out_arr < tile_to_s
+        out_arr, idx, duration = out_arr[keep], idx[keep], tile_to_s
+    words = f"{RETIMED_MARK} {trace.name}: {rate_scale:g}× its rate"
+    if tile_to_s is not None:
+        words += f", repeated to fill {tile_to_s / 3600:g} h"
+    return Trace(
+        arrival_s=out_arr,
+        prompt_tokens=trace.prompt_tokens[idx] if trace.prompt_tokens is not None else None,
+        output_tokens=trace.output_tokens[idx] if trace.output_tokens is not None else None,
+        duration_s=max(duration, float(out_arr[-1]) if len(out_arr) else 0.0, 1e-9),
+        name=trace.name,
+        synthetic=trace.synthetic,
+        start_of_day_s=trace.start_of_day_s,
+        note=words if not trace.note else f"{trace.note}; {words}",
+    )
+
+
+_RETIME_WORDS = {"rate scale": N_("rate scale"), "tile length": N_("tile length")}

@@ -196,6 +196,28 @@ PRESETS: dict[str, PresetInfo] = {
                    source="OLMo-core olmo_1B = llama2_1B (18 layers, 2048, 16 heads MHA, FFN 5632), "
                           "vocab 100,352",
                    arch=_llama_arch(18, 2048, 16, 16, 5632, 100352, 4096, **_L3)),
+        # Qwen3 dense models and Mistral-7B v0.3 (their config.json on the Hugging Face Hub,
+        # Qwen/Qwen3-0.6B, Qwen/Qwen3-14B, mistralai/Mistral-7B-Instruct-v0.3): Llama blocks with GQA.
+        # Qwen3 also normalises q and k per head (QK-norm, 2 × head_dim weights per layer), traced
+        # here as the Llama block without it; its head_dim is 128 whatever hidden/heads is.
+        PresetInfo(name="qwen3-0.6b", family="decoder", modality="text", loader=_llama,
+                   expected_params=596_042_752,  # 596,049,920 published, less 28 × 2 × 128 QK-norm
+                   source="Qwen/Qwen3-0.6B config.json (28 layers, 1024, GQA 16/8, head_dim 128, FFN 3072, "
+                          "vocab 151,936, tied head; QK-norm not traced)",
+                   arch=Arch(layers=28, hidden=1024, heads=16, kv_heads=8, head_dim=128, intermediate=3072,
+                             vocab=151936, max_positions=40960, tied_head=True, rope_theta=1e6,
+                             norm_eps=1e-6)),
+        PresetInfo(name="qwen3-14b", family="decoder", modality="text", loader=_llama,
+                   expected_params=14_768_296_960,  # 14,768,307,200 published, less 40 × 2 × 128 QK-norm
+                   source="Qwen/Qwen3-14B config.json (40 layers, 5120, GQA 40/8, head_dim 128, FFN 17408, "
+                          "vocab 151,936, untied head; QK-norm not traced)",
+                   arch=Arch(layers=40, hidden=5120, heads=40, kv_heads=8, head_dim=128, intermediate=17408,
+                             vocab=151936, max_positions=40960, rope_theta=1e6, norm_eps=1e-6)),
+        PresetInfo(name="mistral-7b", family="decoder", modality="text", loader=_llama,
+                   expected_params=7_248_023_552,
+                   source="mistralai/Mistral-7B-Instruct-v0.3 config.json (32 layers, 4096, GQA 32/8, "
+                          "FFN 14336, vocab 32,768, untied head)",
+                   arch=_llama_arch(32, 4096, 32, 8, 14336, 32768, 32768, rope_theta=1e6)),
         PresetInfo(name="olmo2-7b", family="decoder", modality="text", loader=_llama,
                    expected_params=7_298_355_200,
                    source="OLMo-core olmo_7B = llama2_7B (32 layers, 4096, 32 heads MHA, FFN 11008), "

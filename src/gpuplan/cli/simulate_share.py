@@ -1,0 +1,178 @@
+"""``gpuplan simulate share``: pack inference services onto GPUs (whole, MIG, time-slicing, MPS)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from gpuplan.cli._access import AllowCodeOption, ProjectOption
+from gpuplan.cli._files import write_text_atomic
+from gpuplan.cli._i18n import (
+    CnyPerUsdOption,
+    CurrencyOption,
+    ForceRateOption,
+    LangOption,
+    UsdPerCnyOption,
+    apply_language,
+    console,
+)
+from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
+from gpuplan.errors import InputError
+from gpuplan.i18n import N_
+
+if TYPE_CHECKING:
+    from gpuplan.simulate.share import SharePlan
+
+__all__ = ["add_share"]
+
+
+def add_share(app: typer.Typer) -> None:
+    """Add ``share`` to the ``simulate`` group."""
+    app.command("share")(share_cmd)
+
+
+def share_cmd(
+    ctx: typer.Context,
+    services_file: Annotated[Path, typer.Argument(help="services.yaml: the services to place.")],
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
+    ] = None,
+    sharing: Annotated[
+        str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
+    ] = "best",
+    target: Annotated[
+        float, typer.Option("--target", help="Busy share each instance is sized for.", parser=finite_float)
+    ] = 0.8,
+    time_slice_penalty: Annotated[
+        float,
+        typer.Option(
+            "--time-slice-penalty",
+            help="Throughput lost to time-slicing (assumed 0.10).",
+            parser=finite_float,
+        ),
+    ] = 0.10,
+    price: Annotated[
+        float | None,
+        typer.Option(
+            "--price",
+            help="USD per GPU-hour (default: the catalog's cheapest on-demand).",
+            parser=finite_float,
+        ),
+    ] = None,
+    k8s_out: Annotated[
+        Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
+    ] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write an HTML report.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
+    lang: LangOption = None,
+    currency: CurrencyOption = "USD",
+    usd_per_cny: UsdPerCnyOption = None,
+    cny_per_usd: CnyPerUsdOption = None,
+    force_rate: ForceRateOption = False,
+    project: ProjectOption = None,
+    allow_code: AllowCodeOption = False,
+) -> None:
+    """Pack inference services onto GPUs (whole, MIG slices, time-slicing): GPUs, cost, headroom, k8s."""
+    apply_language(lang)
+    check_out(out)
+    check_currency(currency)
+    from gpuplan.cli._services import estimate_services
+    from gpuplan.cli._settings import settings
+    from gpuplan.confine import Folder
+    from gpuplan.errors import NotFoundError
+    from gpuplan.hardware import resolve_gpu
+    from gpuplan.report.simulate import share_html, share_json, share_view
+    from gpuplan.simulate.inputs import fleet_prices, load_services
+    from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
+
+    if sharing not in (*SHARINGS, "best"):
+        raise NotFoundError("sharing", sharing, [*SHARINGS, "best"])
+    spec = load_services(services_file)
+    name = gpu or spec.gpu
+    if not name:
+        raise InputError.worded(N_("give --gpu (or gpu: in the services file)"))
+    g = resolve_gpu(name)
+    access = (Folder.of(services_file, project), allow_code)
+    estimated = estimate_services(settings(ctx).db, spec, services_file, g.id, access)
+    demands = spec.demands(estimated)
+    store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
+    try:
+        per_hour = price
+        if per_hour is None and store is not None:
+            try:
+                per_hour = fleet_prices(store.offers(gpu=g.id), g.id).usd_per_hour["on_demand"]
+            except InputError:
+                per_hour = None  # the report says "price unknown" rather than inventing one
+        money = display_money_for(store, currency)
+    finally:
+        if store is not None:
+            store.close()
+    base = dict(
+        gpu_id=g.id,
+        gpu_memory_gib=g.memory_gib,
+        price_usd_per_hour=per_hour,
+        target_utilisation=target,
+        time_slice_penalty=time_slice_penalty,
+    )
+    if sharing == "best":
+        plans, refused = [], []
+        for s in SHARINGS:
+            try:
+                plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
+            except InputError as e:
+                refused.append(e)  # e.g. no MIG on this GPU
+        if not plans:  # what no sharing can place (no services, a load past the limit) says why
+            raise refused[0]
+        plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
+    else:
+        plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
+    if k8s_out is not None:
+        _write_k8s(plan, k8s_out)
+    if out is not None:
+        write_text_atomic(out, share_html(plan, money))
+    if as_json:
+        sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
+        return
+    console().print(share_view(plan, money))
+
+
+def _write_k8s(plan: SharePlan, directory: Path) -> None:
+    from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
+
+    if directory.exists() and any(directory.iterdir()):
+        raise InputError.worded(N_("--k8s-out {folder} is not empty; give a new directory"), folder=directory)
+    gpus = sorted({p.gpu_index for p in plan.placements})
+    if plan.sharing == "mig":
+        per_gpu = []
+        for g in gpus:
+            counts: dict[str, int] = {}
+            for p in plan.placements:
+                if p.gpu_index == g:
+                    counts[p.slice] = counts.get(p.slice, 0) + 1
+            per_gpu.append(counts)
+        layout = SharingLayout(sharing="mig", mig_per_gpu=tuple(per_gpu))
+    elif plan.sharing == "time-slice":
+        most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
+        layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
+    elif plan.sharing == "mps":
+        parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
+        layout = SharingLayout(sharing="mps", time_slice_replicas=parts)
+    else:
+        layout = SharingLayout(sharing="whole")
+    deps = [
+        SharedDeployment(
+            name=s.name,
+            resource=f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu",
+            replicas=s.instances,
+        )
+        for s in plan.services
+    ]
+    from gpuplan.deploy.output import write_files
+
+    # Inside the directory only, all files or none (deploy's writer: no link followed out of it).
+    write_files(sharing_manifests(layout, deps), directory)

@@ -1,0 +1,467 @@
+"""Render ``simulate autoscale``: the JSON document, the terminal tables and the HTML report.
+
+JSON (``schema_version`` 1; money in USD, times in seconds): ``trace``, ``replica`` (with its
+serving ``engine``), ``prices``, ``settings`` (``slos``, the cold start) and ``policies``: per policy
+the figures of the issue's contract (``cost_usd``, ``replica_hours``, ``utilisation``,
+``latency_p50_s``/``p95``/``p99`` end to end, ``slo_miss_pct``, ``dropped``, ``max_replicas``,
+``interruptions``) and ``latency`` (``queue``, ``ttft``, ``tpot``, ``e2e``: p50/p90/p95/p99/mean),
+``slos`` (each target: achieved, met, share over it, requests no capacity brings under it),
+``losses`` (where requests were lost and why) and ``behaviour`` (start replicas, cold start,
+decision period, cooldown, scale-down window).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from functools import partial
+from html import escape
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from gpuplan.documents.simulate import AutoscaleDocument
+from gpuplan.i18n import N_, Money, _, format_number, format_percent
+from gpuplan.report.autoscale_chart import autoscale_svg
+from gpuplan.report.common import Widest, house_table
+from gpuplan.report.simulate_common import JSON_SCHEMA_VERSION, html_page, seconds, table_html, validated
+from gpuplan.simulate.autoscale import (
+    LOSS_CAUSES,
+    SATURATED_BATCH,
+    SATURATED_PREFILL,
+    AutoscaleResult,
+    PolicyResult,
+)
+from gpuplan.simulate.latency import METRICS
+
+__all__ = ["autoscale_html", "autoscale_json", "autoscale_view"]
+
+
+def _policy_doc(p: PolicyResult) -> dict[str, Any]:
+    pol = p.policy
+    return {
+        "name": p.name,
+        "cost_usd": p.cost_usd,
+        "replica_hours": p.replica_hours,
+        "utilisation": p.utilisation,
+        "latency_p50_s": p.latency_p50_s,
+        "latency_p95_s": p.latency_p95_s,
+        "latency_p99_s": p.latency_p99_s,
+        "slo_miss_pct": p.slo_miss_pct,
+        "dropped": p.dropped,
+        "max_replicas": p.max_replicas,
+        "interruptions": p.interruptions,
+        "served": p.served,
+        "queued_at_end": p.queued_at_end,
+        "killed": p.killed,
+        "spec": p.spec,
+        "latency": {m: asdict(p.latency[m]) for m in METRICS},
+        "slos": [
+            {
+                "name": o.slo.name,
+                "threshold_s": o.slo.threshold_s,
+                "achieved_s": o.achieved_s,
+                "met": o.met,
+                "over_pct": o.over_pct,
+                "unreachable": o.unreachable,
+                "unreachable_min_output_tokens": o.unreachable_min_output_tokens,
+            }
+            for o in p.slos
+        ],
+        "losses": {**p.losses.counts, "peak_bin_s": p.losses.peak_bin_s, "peak_lost": p.losses.peak_lost},
+        "behaviour": {
+            "start_replicas": p.start_replicas,
+            "min_replicas": pol.min_replicas,
+            "max_replicas": pol.max_replicas,
+            "startup_s": p.startup_s,
+            "period_s": pol.period_s,
+            "up_cooldown_s": pol.up_cooldown_s,
+            "down_window_s": pol.down_window_s,
+            "saturated_s": p.saturated_s,
+        },
+    }
+
+
+def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
+    """The ``simulate autoscale --json`` document, validated by :class:`AutoscaleDocument`."""
+    rep = res.replica
+    engine = rep.engine
+    return validated(
+        AutoscaleDocument,
+        {
+            "schema_version": JSON_SCHEMA_VERSION,
+            "trace": {
+                "name": res.trace_name,
+                "synthetic": res.trace_synthetic,
+                "requests": res.requests,
+                "duration_s": res.duration_s,
+                "note": res.trace_note,
+            },
+            "replica": {
+                "gpu": rep.gpu,
+                "slots": rep.slots,
+                "time_per_output_token_s": rep.time_per_output_token_s,
+                "time_per_output_token_1_s": rep.time_per_output_token_1_s,
+                "prefill_tokens_per_s": rep.prefill_tokens_per_s,
+                "source": rep.source,
+                "engine": None
+                if engine is None
+                else {
+                    "max_num_seqs": engine.max_num_seqs,
+                    "max_batched_tokens": engine.max_batched_tokens,
+                    "chunked_prefill": engine.chunked_prefill,
+                    "source": engine.source,
+                },
+                "kv_cache_tokens": rep.step.kv_capacity_tokens if rep.step is not None else None,
+            },
+            "prices": {
+                "usd_per_hour": res.prices.usd_per_hour,
+                "source": res.prices.source,
+                "spot_interruptions_per_hour": res.prices.spot_rate_per_hour,
+                "spot_rate_source": res.prices.spot_rate_source,
+            },
+            "settings": {
+                "slo_s": res.settings.slo_s,
+                "slos": [
+                    {
+                        "name": s.name,
+                        "metric": s.metric,
+                        "percentile": s.percentile,
+                        "threshold_s": s.threshold_s,
+                    }
+                    for s in res.settings.slos
+                ],
+                "timeout_s": res.settings.timeout_s,
+                "spot_notice_s": res.settings.spot_notice_s,
+                "seed": res.settings.seed,
+                "cold_start_s": res.settings.cold_start_s,
+                "cold_start_source": res.settings.cold_start_source,
+            },
+            "policies": [_policy_doc(p) for p in res.policies],
+        },
+    )
+
+
+def _header(res: AutoscaleResult) -> list[str]:
+    kind = _("synthetic") if res.trace_synthetic else _("as read, not generated")
+    lines = [
+        _("Trace {name} ({kind}): {n} requests over {hours} h.").format(
+            name=res.trace_name,
+            kind=kind,
+            n=format_number(res.requests),
+            hours=f"{res.duration_s / 3600:.1f}",
+        ),
+    ]
+    if res.trace_note:
+        lines.append(_("Re-timed: {note}.").format(note=res.trace_note))
+    lines += [
+        _("Replica: one {gpu}; {source}.").format(gpu=res.replica.gpu, source=res.replica.source),
+        _("Cold start of a replica a policy adds: {source}.").format(source=res.settings.cold_start_source),
+        _("Prices: {source}.").format(source=res.prices.source),
+        _("Spot interruptions: {source}.").format(source=res.prices.spot_rate_source),
+    ]
+    if res.settings.slos:
+        lines.append(
+            _("SLOs: {slos}; a dropped request counts as over every one.").format(
+                slos=", ".join(f"{s.name} {s.threshold_s:g} s" for s in res.settings.slos)
+            )
+        )
+    return lines
+
+
+def _behaviour(p: PolicyResult) -> str:
+    """How a policy moved: start, how fast an added replica serves, how often it decides."""
+    pol = p.policy
+    start = _("starts with {n} ready").format(n=p.start_replicas)
+    if pol.kind == "fixed":
+        text = _("{name}: {start}, never scales.").format(name=p.name, start=start)
+    else:
+        text = _(
+            "{name}: {start} (min {min}, max {max}); decides every {period:g} s; a replica it adds "
+            "serves {startup:.0f} s after the decision; scales down no lower than the highest wish of "
+            "the last {window:g} s."
+        ).format(
+            name=p.name,
+            start=start,
+            min=pol.min_replicas,
+            max=pol.max_replicas,
+            period=pol.period_s,
+            startup=p.startup_s,
+            window=pol.down_window_s,
+        )
+        if pol.up_cooldown_s > 0:
+            more = _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
+            text = _join(text, more)
+    if p.saturated_s > 0:
+        text = _join(
+            text,
+            _(
+                "Its replicas ran near saturation for {minutes:.0f} min (batch ≥ {batch:.0%} of the slots or "
+                "prompts ≥ {prefill:.0%} of the compute): latency tails there are optimistic."
+            ).format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL),
+        )
+    return text
+
+
+def _join(sentence: str, more: str) -> str:
+    # TRANSLATORS: one sentence after another (Chinese needs no space between them)
+    return _("{sentence} {more}").format(sentence=sentence, more=more)
+
+
+def _policy_table(res: AutoscaleResult, money: Money, layout: int) -> Table:
+    """Layout 0: one column per figure; 1: the three latencies in one cell, replicas and
+    interruptions in one; 2 (narrow consoles): policies by number (named in a key below the table),
+    cost over utilisation and SLO miss over dropped. Policy names never wrap."""
+    t = house_table(_("Policies side by side"))
+    if layout < 2:
+        t.add_column(_("Policy"), no_wrap=True)
+        t.add_column(_("Cost"), justify="right", no_wrap=True)
+    else:
+        t.add_column("#", justify="right", no_wrap=True)
+        t.add_column(_("Cost") + "\n" + _("Utilisation"), justify="right", no_wrap=True)
+    t.add_column(_("Replica-hours"), justify="right", no_wrap=True)
+    if layout < 2:
+        t.add_column(_("Utilisation"), justify="right", no_wrap=True)
+    if layout == 0:
+        for h in ("p50", "p95", "p99"):
+            t.add_column(h, justify="right", no_wrap=True)
+        for h in (_("SLO miss"), _("Dropped"), _("Max replicas"), _("Interruptions")):
+            t.add_column(h, justify="right", no_wrap=True)
+    else:
+        t.add_column(_("latency") + "\np50/p95/p99", justify="right", no_wrap=True)
+        if layout == 1:
+            t.add_column(_("SLO miss"), justify="right", no_wrap=True)
+            t.add_column(_("Dropped"), justify="right", no_wrap=True)
+        else:
+            t.add_column(_("SLO miss") + "\n" + _("Dropped"), justify="right", no_wrap=True)
+        t.add_column(_("Max replicas") + "\n" + _("Interruptions"), justify="right", no_wrap=True)
+    for number, p in enumerate(res.policies, 1):
+        hours = "\n".join(f"{_(k)} {v:.1f}" for k, v in sorted(p.replica_hours.items()))
+        cost, util = money.format(p.cost_usd), format_percent(p.utilisation)
+        latencies = [seconds(p.latency_p50_s), seconds(p.latency_p95_s), seconds(p.latency_p99_s)]
+        miss = "—" if p.slo_miss_pct is None else f"{p.slo_miss_pct:.2f}%"
+        dropped = format_number(p.dropped)
+        row = [p.name, cost] if layout < 2 else [str(number), f"{cost}\n{util}"]
+        row.append(hours)
+        if layout < 2:
+            row.append(util)
+        if layout == 0:
+            row += [*latencies, miss, dropped, str(p.max_replicas), str(p.interruptions)]
+        else:
+            row.append("\n".join(latencies))
+            row += [miss, dropped] if layout == 1 else [f"{miss}\n{dropped}"]
+            row.append(f"{p.max_replicas}\n{p.interruptions}")
+        t.add_row(*row)
+    return t if layout < 2 else _with_key(t, res)
+
+
+def _with_key(t: Table, res: AutoscaleResult) -> Table:
+    key = house_table()
+    key.show_header = False
+    key.add_column(justify="right", no_wrap=True)
+    key.add_column(overflow="fold")  # wider than the console itself: fold, never "…"
+    for number, p in enumerate(res.policies, 1):
+        key.add_row(str(number), p.name)
+    grid = Table.grid()
+    grid.add_row(t)
+    grid.add_row(key)
+    return grid
+
+
+_METRIC_WORDS = {"queue": "queue", "ttft": "TTFT", "tpot": "TPOT", "e2e": "e2e"}
+
+
+def _ms(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"{v * 1e3:.0f} ms" if v < 1.0 else f"{v:.2f} s"
+
+
+def _latency_rows(res: AutoscaleResult) -> list[list[str]]:
+    rows = []
+    for p in res.policies:
+        cells = [p.name]
+        for m in METRICS:
+            s = p.latency[m]
+            cells.append("\n".join(_ms(v) for v in (s.p50_s, s.p95_s, s.p99_s)))
+        rows.append(cells)
+    return rows
+
+
+def _latency_table(res: AutoscaleResult, numbered: bool) -> Table:
+    t = house_table(_("Latency per request: p50 / p95 / p99 of the requests served"))
+    t.add_column("#" if numbered else _("Policy"), no_wrap=True, justify="right" if numbered else "left")
+    for m in METRICS:
+        t.add_column(_METRIC_WORDS[m], justify="right", no_wrap=True)
+    for number, row in enumerate(_latency_rows(res), 1):
+        t.add_row(str(number) if numbered else row[0], *row[1:])
+    return t
+
+
+def _slo_cell(p: PolicyResult, k: int) -> str:
+    o = p.slos[k]
+    mark = "✓" if o.met else "✗"
+    achieved = _("dropped") if o.achieved_s is None else _ms(o.achieved_s)
+    return f"{mark} {achieved}\n" + _("{pct:.1f}% over").format(pct=o.over_pct)
+
+
+def _slo_table(res: AutoscaleResult, numbered: bool) -> Table:
+    t = house_table(_("SLOs: achieved (dropped requests count as late), share of requests over"))
+    t.add_column("#" if numbered else _("Policy"), no_wrap=True, justify="right" if numbered else "left")
+    for s in res.settings.slos:
+        t.add_column(f"{s.name} ≤ {_ms(s.threshold_s)}", justify="right", no_wrap=True)
+    for number, p in enumerate(res.policies, 1):
+        t.add_row(str(number) if numbered else p.name, *(_slo_cell(p, k) for k in range(len(p.slos))))
+    return t
+
+
+def _unreachable_lines(res: AutoscaleResult) -> list[str]:
+    """Per SLO: the requests that no capacity brings under it (the same for every policy)."""
+    if not res.policies:
+        return []
+    lines = []
+    for o in res.policies[0].slos:
+        if not o.unreachable:
+            continue
+        share = 100.0 * o.unreachable / max(1, res.requests)
+        if o.slo.metric == "e2e":
+            lines.append(
+                _(
+                    "{slo}: {n} of the requests ({pct:.1f}%) cannot finish within {limit} on any number "
+                    "of replicas: alone on a replica their prompt and output take longer (each has at "
+                    "least {tokens:,} output tokens; {tpot} per token at best)."
+                ).format(
+                    slo=o.slo.name,
+                    n=format_number(o.unreachable),
+                    pct=share,
+                    limit=_ms(o.slo.threshold_s),
+                    tokens=o.unreachable_min_output_tokens or 0,
+                    tpot=_ms(res.replica.tpot_s(1.0)),
+                )
+            )
+        else:
+            lines.append(
+                _("{slo}: {n} of the requests ({pct:.1f}%) exceed it even alone on an idle replica.").format(
+                    slo=o.slo.name, n=format_number(o.unreachable), pct=share
+                )
+            )
+    return lines
+
+
+_CAUSE_WORDS = {
+    "cold_start": N_("dropped while replicas started"),
+    "at_max": N_("dropped at max replicas"),
+    "not_scaled": N_("dropped, not scaled up yet"),
+    "spot": N_("killed by spot reclaim"),
+    "unreachable": N_("late, no capacity helps"),
+    "queueing": N_("late under load"),
+}
+
+
+def _cause_header(cause: str) -> str:
+    return _(_CAUSE_WORDS[cause])
+
+
+def _worst(p: PolicyResult) -> str:
+    peak = p.losses.peak_bin_s
+    return "—" if peak is None else f"{peak / 3600:.2f} h: {format_number(p.losses.peak_lost)}"
+
+
+def _losses_table(res: AutoscaleResult, layout: int) -> Table:
+    """Layout 0: a row per policy, a column per cause; 1 (narrow consoles): a row per cause and a
+    column per policy (numbered as in the first table), so that no cause's words are cut."""
+    t = house_table(_("Where each policy lost requests (dropped, killed, or over an SLO) and why"))
+    if layout == 0:
+        t.add_column(_("Policy"), no_wrap=True)
+        for cause in LOSS_CAUSES:
+            t.add_column(_cause_header(cause), justify="right")
+        t.add_column(_("worst 5 min"), justify="right", no_wrap=True)
+        for p in res.policies:
+            t.add_row(p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES), _worst(p))
+        return t
+    t.add_column("", overflow="fold")
+    for number in range(1, len(res.policies) + 1):
+        t.add_column(str(number), justify="right", no_wrap=True)
+    for cause in LOSS_CAUSES:
+        t.add_row(_cause_header(cause), *(format_number(p.losses.counts[cause]) for p in res.policies))
+    t.add_row(_("worst 5 min"), *(_worst(p).replace(": ", "\n") for p in res.policies))
+    return t
+
+
+def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
+    """The policies side by side (the widest layout that fits), latency, SLOs, losses, behaviour."""
+    parts: list[Any] = [Widest([partial(_policy_table, res, money, layout) for layout in (0, 1, 2)])]
+    parts.append(Widest([partial(_latency_table, res, numbered) for numbered in (False, True)]))
+    if res.settings.slos:
+        parts.append(Widest([partial(_slo_table, res, numbered) for numbered in (False, True)]))
+        parts += [Text(line) for line in _unreachable_lines(res)]
+    parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
+    parts += [Text(_behaviour(p)) for p in res.policies]
+    parts += [Text(line, style="dim") for line in _header(res)]
+    if money.rate_note():
+        parts.append(Text(money.rate_note(), style="dim"))
+    return Group(*parts)
+
+
+def autoscale_html(res: AutoscaleResult, money: Money) -> str:
+    headers = [
+        _("Policy"),
+        _("Cost"),
+        _("Replica-hours"),
+        _("Utilisation"),
+        "p50",
+        "p95",
+        "p99",
+        _("SLO miss"),
+        _("Dropped"),
+        _("Max replicas"),
+        _("Interruptions"),
+    ]
+    rows = [
+        [
+            p.name,
+            money.format(p.cost_usd),
+            ", ".join(f"{k} {v:.1f}" for k, v in sorted(p.replica_hours.items())),
+            format_percent(p.utilisation),
+            seconds(p.latency_p50_s),
+            seconds(p.latency_p95_s),
+            seconds(p.latency_p99_s),
+            "—" if p.slo_miss_pct is None else f"{p.slo_miss_pct:.2f}%",
+            format_number(p.dropped),
+            str(p.max_replicas),
+            str(p.interruptions),
+        ]
+        for p in res.policies
+    ]
+    body = table_html(headers, rows)
+    body += "<h2>" + escape(_("Latency per request: p50 / p95 / p99 of the requests served")) + "</h2>"
+    body += table_html(
+        [_("Policy"), *(_METRIC_WORDS[m] for m in METRICS)],
+        [[r[0], *(c.replace("\n", " / ") for c in r[1:])] for r in _latency_rows(res)],
+    )
+    if res.settings.slos:
+        body += "<h2>" + escape(_("SLOs")) + "</h2>"
+        body += table_html(
+            [_("Policy"), *(f"{s.name} ≤ {_ms(s.threshold_s)}" for s in res.settings.slos)],
+            [
+                [p.name, *(_slo_cell(p, k).replace("\n", " · ") for k in range(len(p.slos)))]
+                for p in res.policies
+            ],
+        )
+        body += "".join(f"<p>{escape(line)}</p>" for line in _unreachable_lines(res))
+    body += (
+        "<h2>"
+        + escape(_("Where each policy lost requests (dropped, killed, or over an SLO) and why"))
+        + "</h2>"
+    )
+    body += table_html(
+        [_("Policy"), *(_cause_header(c) for c in LOSS_CAUSES)],
+        [[p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES)] for p in res.policies],
+    )
+    body += "".join(f"<p>{escape(_behaviour(p))}</p>" for p in res.policies)
+    notes = "".join(
+        f'<p class="note">{escape(line)}</p>' for line in [*_header(res), money.rate_note()] if line
+    )
+    body += notes + autoscale_svg(res)
+    return html_page(_("Autoscaling policies on {trace}").format(trace=res.trace_name), body)

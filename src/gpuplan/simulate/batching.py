@@ -1,0 +1,389 @@
+"""One serving replica, iteration by iteration: continuous batching as vLLM and SGLang schedule it.
+
+Each iteration is one forward pass (its time from the estimator, :class:`gpuplan.perf.inference.
+StepModel`). The scheduler, as vLLM's V1 scheduler does it:
+
+- every running sequence that has finished its prompt generates one token; each holds KV cache for
+  its prompt and the tokens generated so far (``block_tokens`` at a time);
+- prompt tokens (prefill) share the iteration's token budget (``max_batched_tokens``) with those
+  decode tokens: a prompt longer than what is left is cut into chunks over several iterations
+  (chunked prefill). Without chunking (``chunked_prefill=False``, vLLM V0's default), an iteration
+  with prompts to start runs whole prompts only, and the running sequences wait for it;
+- waiting requests are admitted first come first served while the batch has fewer than
+  ``max_num_seqs`` sequences and the KV cache has room for the tokens scheduled;
+- when the running sequences' next tokens do not fit in the KV cache, the newest one is preempted:
+  its cache is dropped and it goes back to the front of the queue, to compute its prompt and the
+  tokens it had generated again (vLLM's recompute preemption).
+
+A request's first token comes out of the iteration that finishes its prompt. Its TTFT is that time
+minus the time it was sent, its TPOT the rest of its generation divided by its other tokens (as
+``vllm bench serve`` reports them).
+
+Stretches where nothing but decoding happens are advanced in one vectorised step up to the next
+event (a sequence finishes, the cache fills, a request arrives that could be admitted), so a replica
+costs a few numpy operations per request, not per token. This engine is the reference for one
+replica: it is what is compared with published serving benchmarks, and what the fleet simulation's
+per-request model (:mod:`gpuplan.simulate.autoscale`) is checked against.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpuplan.errors import InputError
+from gpuplan.i18n.messages import N_
+from gpuplan.perf.inference import StepModel
+
+__all__ = ["EngineSettings", "ReplicaRun", "engine_defaults", "parse_engine", "run_replica"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineSettings:
+    """The serving engine's scheduling knobs (vLLM's names)."""
+
+    max_num_seqs: int = 256
+    """Sequences one iteration may hold (``--max-num-seqs``)."""
+    max_batched_tokens: int = 2048
+    """Tokens one iteration may compute, decode and prefill together (``--max-num-batched-tokens``)."""
+    chunked_prefill: bool = True
+    block_tokens: int = 16
+    """KV cache is handed out in blocks of this many tokens (``--block-size``)."""
+    source: str = ""
+    """Where these settings come from (shown in the report)."""
+
+    def __post_init__(self) -> None:
+        if self.max_num_seqs < 1 or self.max_batched_tokens < 1 or self.block_tokens < 1:
+            raise InputError.worded(
+                N_("engine settings: max_num_seqs, max_batched_tokens and block_tokens must be at least 1")
+            )
+
+
+#: vLLM's defaults for its OpenAI-compatible server (``EngineArgs.get_batch_defaults`` in
+#: vllm/engine/arg_utils.py, v0.9–v0.11, read 2026-12-01): on a GPU with at least 70 GiB that is
+#: not an A100, 8192 batched tokens and 1024 sequences; elsewhere 2048 and 256 (PR #17885 found
+#: the larger budget slower on the A100). V1 always chunks prefill; blocks are 16 tokens.
+_VLLM_SOURCE = "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults)"
+
+
+def engine_defaults(gpu_id: str, memory_gib: float) -> EngineSettings:
+    """vLLM's scheduling defaults for a replica on this GPU."""
+    if memory_gib >= 70 and not gpu_id.upper().startswith("A100"):
+        return EngineSettings(max_num_seqs=1024, max_batched_tokens=8192, source=_VLLM_SOURCE)
+    return EngineSettings(max_num_seqs=256, max_batched_tokens=2048, source=_VLLM_SOURCE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaRun:
+    """Per request, seconds from the start (nan where a request never got that far)."""
+
+    sent_s: np.ndarray
+    admitted_s: np.ndarray
+    first_token_s: np.ndarray
+    finish_s: np.ndarray
+    output_tokens: np.ndarray
+    prompt_tokens: np.ndarray
+    preemptions: int
+    iterations: int
+
+    @property
+    def ttft_s(self) -> np.ndarray:
+        return self.first_token_s - self.sent_s
+
+    @property
+    def tpot_s(self) -> np.ndarray:
+        """(finish − first token) / (output − 1); nan for one-token outputs."""
+        more = self.output_tokens > 1
+        out = np.full(len(self.sent_s), math.nan)
+        out[more] = (self.finish_s[more] - self.first_token_s[more]) / (self.output_tokens[more] - 1)
+        return out
+
+    @property
+    def e2e_s(self) -> np.ndarray:
+        return self.finish_s - self.sent_s
+
+    @property
+    def queue_s(self) -> np.ndarray:
+        return self.admitted_s - self.sent_s
+
+    def duration_s(self) -> float:
+        """From the first request sent to the last one finished (``vllm bench serve``'s duration)."""
+        return float(np.nanmax(self.finish_s) - np.nanmin(self.sent_s))
+
+    def output_tokens_per_s(self) -> float:
+        return float(self.output_tokens[np.isfinite(self.finish_s)].sum()) / self.duration_s()
+
+    def total_tokens_per_s(self) -> float:
+        done = np.isfinite(self.finish_s)
+        return float(self.output_tokens[done].sum() + self.prompt_tokens[done].sum()) / self.duration_s()
+
+
+class _State:
+    """The running batch, as parallel lists in admission order (the newest last)."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.kv: list[int] = []
+        """Tokens in the KV cache (prompt computed so far + tokens generated)."""
+        self.todo: list[int] = []
+        """Prompt tokens (and, after a preemption, generated ones) still to compute."""
+        self.left: list[int] = []
+        """Tokens still to generate."""
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def drop(self, k: int) -> tuple[int, int, int, int]:
+        return self.ids.pop(k), self.kv.pop(k), self.todo.pop(k), self.left.pop(k)
+
+
+def _blocks(tokens: int, block: int) -> int:
+    return -(-tokens // block) * block
+
+
+def run_replica(
+    model: StepModel,
+    settings: EngineSettings,
+    prompt_tokens: np.ndarray,
+    output_tokens: np.ndarray,
+    *,
+    arrival_s: np.ndarray | None = None,
+    concurrency: int | None = None,
+    stagger_s: float = 0.0,
+) -> ReplicaRun:
+    """Serve every request on one replica and time it.
+
+    Open loop: request i is sent at ``arrival_s[i]`` (sorted). Closed loop (``concurrency`` C, as
+    ``vllm bench serve --max-concurrency C --request-rate inf``): C clients each send a request and
+    the next one when it finishes; ``stagger_s`` spreads the clients' first requests evenly over
+    that time (a closed loop's steady state, once timing jitter has spread them, instead of C
+    prompts arriving in one iteration again and again).
+    """
+    prompt = np.asarray(prompt_tokens, dtype=np.int64)
+    output = np.asarray(output_tokens, dtype=np.int64)
+    n = len(prompt)
+    if (arrival_s is None) == (concurrency is None):
+        raise InputError.worded(N_("give arrival times or a concurrency (one of them)"))
+    cap = model.kv_capacity_tokens
+    block = settings.block_tokens
+    if n and int(prompt.max() + output.max()) > cap:
+        raise InputError.worded(
+            N_("a request of {tokens:,} tokens does not fit in the replica's KV cache ({cap:,} tokens)"),
+            tokens=int(prompt.max() + output.max()),
+            cap=cap,
+        )
+    sent = np.full(n, math.nan)
+    admitted = np.full(n, math.nan)
+    first = np.full(n, math.nan)
+    finish = np.full(n, math.nan)
+    closed = concurrency is not None
+    if arrival_s is not None:
+        arrivals = np.asarray(arrival_s, dtype=np.float64)
+    else:
+        # Closed loop: the clients' first requests arrive as scheduled; each next one is sent
+        # (below, in ``_retire``) when one finishes.
+        c = min(int(concurrency or 0), n)
+        arrivals = np.full(n, math.inf)
+        arrivals[:c] = np.arange(c) * (stagger_s / max(c, 1))
+    sent[:] = arrivals
+    sent[~np.isfinite(sent)] = math.nan
+    waiting: deque[int] = deque()
+    resume: dict[int, int] = {}
+    """Preempted requests: tokens generated before (computed again as prompt)."""
+    run = _State()
+    t = 0.0
+    nxt = 0  # next request whose arrival time is set
+    next_send = min(int(concurrency or 0), n)  # closed loop: the next request a client sends
+    done = 0
+    iterations = preemptions = 0
+    kv_used = 0
+    while done < n:
+        while nxt < n and arrivals[nxt] <= t:
+            waiting.append(nxt)
+            nxt += 1
+        if not run and not waiting:
+            if nxt >= n or not math.isfinite(arrivals[nxt]):
+                break  # nothing left that can ever run
+            t = float(arrivals[nxt])
+            continue
+        decoding = [k for k in range(len(run)) if run.todo[k] == 0]
+        pending_prefill = len(decoding) < len(run)
+        full = len(run) >= settings.max_num_seqs
+        blocked = bool(waiting) and (full or cap - kv_used - len(run) < block)
+        if run and not pending_prefill and (not waiting or blocked):
+            # Pure decoding until the next event: one vectorised step.
+            m, dt = _decode_stretch(model, run, kv_used, cap, t, arrivals, nxt, not waiting and not full)
+            if m > 0:
+                t += dt
+                iterations += m
+                for k in range(len(run)):
+                    run.kv[k] += m
+                    run.left[k] -= m
+                gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send)
+                done += gone
+                kv_used = sum(run.kv)
+                continue
+        # One iteration with prefill (or a decode step that needs a preemption first).
+        budget = settings.max_batched_tokens
+        chunks: dict[int, int] = {}
+        prefill_only = False
+        if not settings.chunked_prefill and waiting and len(run) < settings.max_num_seqs:
+            # vLLM V0 without chunking: an iteration that starts prompts runs nothing else; it
+            # happens when the first waiting prompt fits the cache (else the decodes go on).
+            head = int(prompt[waiting[0]]) + resume.get(waiting[0], 0)
+            prefill_only = _blocks(head, block) <= cap - kv_used
+        if not prefill_only:
+            # Decodes first (one token each), then the prompts already started, then new ones.
+            need = len(decoding)
+            while run and kv_used + need > cap:
+                preemptions += 1
+                rid, kv, todo, left = run.drop(len(run) - 1)
+                kv_used -= kv
+                resume[rid] = int(output[rid]) - left
+                waiting.appendleft(rid)
+                decoding = [k for k in range(len(run)) if run.todo[k] == 0]
+                need = len(decoding)
+            budget -= len(decoding)
+            for k in range(len(run)):
+                if run.todo[k] > 0 and budget > 0:
+                    c = min(run.todo[k], budget, cap - kv_used - need - sum(chunks.values()))
+                    if c > 0:
+                        chunks[k] = c
+                        budget -= c
+            decode_now = decoding
+        else:
+            decode_now = []
+        while (settings.chunked_prefill or prefill_only) and waiting and budget > 0:
+            if len(run) >= settings.max_num_seqs:
+                break
+            rid = waiting[0]
+            todo = int(prompt[rid]) + resume.get(rid, 0)
+            if not settings.chunked_prefill and todo > budget and chunks:
+                break  # a whole prompt must fit the budget beside those scheduled (one may exceed it alone)
+            c = todo if not settings.chunked_prefill else min(todo, budget)
+            room = cap - kv_used - len(decode_now) - sum(chunks.values())
+            if _blocks(c, block) > room:
+                break
+            waiting.popleft()
+            if math.isnan(admitted[rid]):
+                admitted[rid] = t
+            run.ids.append(rid)
+            run.kv.append(0)
+            run.todo.append(todo)
+            run.left.append(int(output[rid]) - resume.pop(rid, 0))
+            chunks[len(run) - 1] = c
+            budget -= c
+        ctx = sum(run.kv[k] for k in decode_now)
+        dt = model.iteration_s(len(decode_now), ctx, sum(chunks.values()))
+        t += dt
+        iterations += 1
+        for k in decode_now:
+            run.kv[k] += 1
+            run.left[k] -= 1
+        for k, c in chunks.items():
+            run.kv[k] += c
+            run.todo[k] -= c
+            if run.todo[k] == 0:
+                rid = run.ids[k]
+                if math.isnan(first[rid]):
+                    first[rid] = t
+                run.left[k] -= 1  # the iteration that ends a prompt samples its first token
+        gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send)
+        done += gone
+        kv_used = sum(run.kv)
+    return ReplicaRun(
+        sent_s=sent,
+        admitted_s=admitted,
+        first_token_s=first,
+        finish_s=finish,
+        output_tokens=output,
+        prompt_tokens=prompt,
+        preemptions=preemptions,
+        iterations=iterations,
+    )
+
+
+def _retire(
+    run: _State,
+    t: float,
+    finish: np.ndarray,
+    sent: np.ndarray,
+    waiting: deque[int],
+    closed: bool,
+    n: int,
+    nxt: int,
+) -> tuple[int, int]:
+    """Remove finished sequences (their cache freed); closed loop: send as many next requests.
+    Returns (finished, next request not yet sent)."""
+    gone = [k for k in range(len(run)) if run.left[k] <= 0 and run.todo[k] == 0]
+    for k in reversed(gone):
+        rid = run.drop(k)[0]
+        finish[rid] = t
+    if closed:
+        for _ in gone:
+            if nxt < n:
+                sent[nxt] = t
+                waiting.append(nxt)
+                nxt += 1
+    return len(gone), nxt
+
+
+def _decode_stretch(
+    model: StepModel,
+    run: _State,
+    kv_used: int,
+    cap: int,
+    t: float,
+    arrivals: np.ndarray,
+    nxt: int,
+    admissible: bool,
+) -> tuple[int, float]:
+    """Iterations of pure decoding until the next event, and their time."""
+    b = len(run)
+    m = min(run.left)
+    m = min(m, (cap - kv_used) // b)
+    if m <= 0:
+        return 0, 0.0
+    k = np.arange(m, dtype=np.float64)
+    ctx = kv_used + k * b
+    mem = (model.weights_bytes + ctx * model.kv_bytes_per_token) / model.bandwidth_bytes_per_s
+    compute = b * model.decode_s_per_token + ctx * model.attention_s_per_context_token
+    gpu = np.maximum(np.maximum(mem, compute), model.floor_s)
+    step = model.comm_fixed_s + model.comm_s_per_token * b + np.maximum(gpu, model.host_s)
+    ends = t + np.cumsum(step)
+    if admissible and nxt < len(arrivals) and arrivals[nxt] < ends[-1]:
+        # The request arriving now is admitted at the first iteration boundary after it.
+        m = int(np.searchsorted(ends, arrivals[nxt], side="left")) + 1
+    return m, float(ends[m - 1] - t)
+
+
+_ENGINE_KEYS = ("max_num_seqs", "max_batched_tokens", "chunked_prefill", "block_tokens")
+
+
+def parse_engine(text: str, defaults: EngineSettings) -> EngineSettings:
+    """``max_num_seqs=256,max_batched_tokens=2048,chunked_prefill=off`` over ``defaults``."""
+    from dataclasses import replace
+
+    from gpuplan.errors import NotFoundError
+
+    values: dict[str, int | bool] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip().lower()
+        if not eq or key not in _ENGINE_KEYS:
+            raise NotFoundError("engine setting", key or item, _ENGINE_KEYS)
+        value = value.strip().lower()
+        if key == "chunked_prefill":
+            if value not in ("on", "off", "true", "false"):
+                raise InputError.worded(N_("--engine chunked_prefill: write on or off"))
+            values[key] = value in ("on", "true")
+            continue
+        if not value.isdigit() or int(value) < 1:
+            raise InputError.worded(
+                N_("--engine {key}={value!r}: write a whole number of at least 1"), key=key, value=value
+            )
+        values[key] = int(value)
+    return replace(defaults, **values, source=f"{defaults.source}; --engine {text}")  # type: ignore[arg-type]

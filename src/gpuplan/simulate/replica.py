@@ -1,0 +1,296 @@
+"""What one replica asks of the fleet simulation: batch slots, each request's prefill and its time
+per output token at the batch the replica runs.
+
+From the estimator (:func:`replica_from_step`), a replica is a continuous-batching server
+(:mod:`gpuplan.simulate.batching` runs it iteration by iteration). The fleet simulation cannot run
+every iteration of every replica for a day of traffic, so it takes from that server, per request,
+the figures that hold on average over the request's life at the batch its replica runs when the
+request starts (``B`` sequences per replica):
+
+- time per output token: the mean time of an iteration with ``B`` decoding sequences of the trace's
+  mean context and, with chunked prefill, the prompts of the requests that join it — a Poisson
+  number with mean ``B / mean output`` (in steady state each finishing sequence is replaced), so
+  an iteration that carries a prompt counts as long as it is, not as the average prompt spread
+  thin; without chunking those prompts run as iterations of their own that the decodes wait for;
+- prefill: the rest of the iteration under way when the request starts (length-biased), then its
+  prompt in the token budget the ``B`` decodes leave per iteration (chunks), the last chunk sharing
+  its iteration with the prompts joining then; without chunking one prompt-only iteration;
+- slots: the sequences of the trace's mean context (prompt + half the output, as a paged KV cache
+  grows) whose cache fits, at most the engine's ``max_num_seqs``.
+
+Given figures (``--replica slots=…,tpot_ms=…,prefill_tps=…``) keep the simple model: prefill at a
+fixed rate, the time per token linear from one sequence to a full batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gpuplan.i18n.messages import _
+from gpuplan.simulate.engine import Work
+
+if TYPE_CHECKING:
+    from gpuplan.perf.inference import StepModel
+    from gpuplan.simulate.batching import EngineSettings
+
+__all__ = [
+    "DEFAULT_STORAGE_BYTES_PER_S",
+    "ENGINE_START_S",
+    "ReplicaModel",
+    "cold_start",
+    "replica_from_step",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReplicaModel:
+    """How fast one replica serves requests."""
+
+    gpu: str
+    slots: int
+    """Requests it runs at once (continuous batching up to the sequences that fit)."""
+    prefill_tokens_per_s: float
+    """Prompt tokens per second of a replica that runs nothing else."""
+    time_per_output_token_s: float
+    """Time per output token with every slot busy."""
+    source: str
+    """How these figures were obtained (estimator, or given)."""
+    time_per_output_token_1_s: float | None = None
+    """Time per output token with one sequence running; None: the full-batch time always."""
+    step: StepModel | None = field(default=None, repr=False)
+    """The estimator's iteration model; None for given figures."""
+    engine: EngineSettings | None = None
+    mean_prompt_tokens: float = 0.0
+    mean_output_tokens: float = 1.0
+
+    def _joining(self, n: float) -> tuple[np.ndarray, np.ndarray]:
+        """Prompts that join one iteration beside ``n`` decoding sequences: k = 0, 1, … and the
+        Poisson weight of each, its mean ``n / mean output`` (in steady state every sequence that
+        finishes is replaced)."""
+        a = n / max(self.mean_output_tokens, 1.0)
+        top = int(a + 6.0 * math.sqrt(a) + 6.0)
+        k = np.arange(top + 1, dtype=np.float64)
+        if a <= 0:
+            return k[:1], np.ones(1)
+        w = np.exp(k * math.log(a) - a - np.array([math.lgamma(x + 1.0) for x in k]))
+        keep = w > 1e-9 * w.max()  # the far tail changes no figure; it only costs time
+        return k[keep], w[keep] / w[keep].sum()
+
+    def _iteration_times(self, running: float) -> tuple[float, float]:
+        """Mean and mean square of one iteration's time with ``running`` sequences decoding."""
+        assert self.step is not None and self.engine is not None
+        n = min(max(running, 0.0), float(self.slots))
+        ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+        k, w = self._joining(n)
+        if self.engine.chunked_prefill:
+            t = _iterations_s(self.step, n, ctx, k * self.mean_prompt_tokens)
+            return float(w @ t), float(w @ (t * t))
+        # Whole-prompt iterations run between the decodes: a decode step, then (k > 0) a prefill.
+        d = float(_iterations_s(self.step, n, ctx, np.zeros(1))[0])
+        pre = np.where(k > 0, _iterations_s(self.step, 0.0, 0.0, k * self.mean_prompt_tokens), 0.0)
+        mean = d + float(w @ pre)
+        return mean, float(w @ ((d + pre) ** 2))
+
+    def tpot_s(self, running: float) -> float:
+        """Seconds per output token with ``running`` sequences on the replica: the mean time of an
+        iteration, prompts of the requests that join it included."""
+        n = min(max(running, 1.0), float(self.slots))
+        if self.step is None or self.engine is None:
+            one = self.time_per_output_token_1_s
+            full = self.time_per_output_token_s
+            if one is None or self.slots <= 1:
+                return full
+            return one + (full - one) * (n - 1.0) / (self.slots - 1.0)
+        return self._iteration_times(n)[0]
+
+    def prefill_s(self, prompt: np.ndarray, running: float) -> np.ndarray:
+        """Seconds from a request's start until its first token, per request: the rest of the
+        iteration under way (length-biased: E[t²] / 2E[t]), then its prompt's iterations."""
+        p = np.asarray(prompt, dtype=np.float64)
+        if self.step is None or self.engine is None:
+            rate = self.prefill_tokens_per_s
+            return p / rate if rate > 0 else np.zeros_like(p)
+        if len(p) > 20_000:
+            # Prompt lengths repeat (whole numbers): each distinct one is computed once.
+            distinct, back = np.unique(p, return_inverse=True)
+            return np.asarray(self._prefill_of(distinct, running)[back])
+        return self._prefill_of(p, running)
+
+    def _prefill_of(self, p: np.ndarray, running: float) -> np.ndarray:
+        assert self.step is not None and self.engine is not None
+        m = self.step
+        n = min(max(running, 0.0), float(self.slots))
+        mean, square = self._iteration_times(n)
+        under_way = square / (2.0 * mean) if mean > 0 else 0.0
+        k, w = self._joining(n)
+        others = k * self.mean_prompt_tokens
+        if not self.engine.chunked_prefill:
+            own = _iterations_s(m, 0.0, 0.0, p[:, None] + others[None, :])
+            return np.asarray(under_way + own @ w)
+        ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+        left = max(1.0, self.engine.max_batched_tokens - n)
+        full = np.floor(np.maximum(p - 1.0, 0.0) / left)
+        last = p - full * left
+        chunk = float(_iterations_s(m, n, ctx, np.asarray([left]))[0])
+        # The last chunk shares its iteration with the prompts of the others joining then.
+        shared = _iterations_s(m, n, ctx, last[:, None] + others[None, :]) @ w
+        return np.asarray(under_way + full * chunk + shared)
+
+    def best_e2e_s(self, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
+        """End-to-end time of each request alone on an idle replica: no capacity does better."""
+        first = self.prefill_s(prompt, 0.0)
+        return first + np.maximum(np.asarray(output, dtype=np.float64) - 1.0, 0.0) * self.tpot_s(1.0)
+
+    def work(
+        self,
+        prompt_tokens: np.ndarray,
+        output_tokens: np.ndarray,
+        *,
+        distinct: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> Work:
+        """What each request asks of a slot. With the estimator's model the engine writes each
+        request's prefill at the decision before it can start (the batch it starts beside); the
+        figures are kept per distinct prompt length and per batch rounded to 2.5 % (``_batch_key``),
+        which a day of requests revisits thousands of times. ``distinct``: the trace's distinct
+        prompt lengths and each request's index among them, when the caller has them."""
+        prompt = np.asarray(prompt_tokens, dtype=np.float64)
+        tokens = np.maximum(np.asarray(output_tokens, dtype=np.float64) - 1.0, 0.0)
+        if self.step is None:
+            return Work(
+                fixed_s=np.asarray(self.prefill_s(prompt, 1.0), dtype=np.float64),
+                tokens=tokens,
+                step_at=self.tpot_s,
+            )
+        lengths, back = distinct if distinct is not None else np.unique(prompt, return_inverse=True)
+        lengths = np.asarray(lengths, dtype=np.float64)
+        tables: dict[int, np.ndarray] = {}
+        steps: dict[int, float] = {}
+
+        def prefill_at(lo: int, hi: int, running: float) -> np.ndarray:
+            key = _batch_key(running)
+            if key not in tables:
+                tables[key] = self._prefill_of(lengths, _batch_of(key))
+            return tables[key][back[lo:hi]]
+
+        def step_at(running: float) -> float:
+            key = _batch_key(running)
+            if key not in steps:
+                steps[key] = self.tpot_s(_batch_of(key))
+            return steps[key]
+
+        return Work(fixed_s=np.zeros(len(prompt)), tokens=tokens, step_at=step_at, prefill_at=prefill_at)
+
+    def service_s(
+        self, prompt_tokens: np.ndarray, output_tokens: np.ndarray, *, running: float
+    ) -> np.ndarray:
+        """Seconds each request holds its slot with ``running`` sequences per replica."""
+        out = np.maximum(np.asarray(output_tokens, dtype=np.float64) - 1.0, 0.0)
+        return np.asarray(self.prefill_s(prompt_tokens, running) + out * self.tpot_s(running))
+
+
+#: Batches that differ by less than this share give the same figures (the batch the engine reads
+#: is a fleet average a decision period old: finer steps would only cost time).
+_BATCH_STEPS_PER_E = 40.0
+
+
+def _batch_key(running: float) -> int:
+    return round(_BATCH_STEPS_PER_E * math.log1p(max(running, 0.0)))
+
+
+def _batch_of(key: int) -> float:
+    return math.expm1(key / _BATCH_STEPS_PER_E)
+
+
+def _iterations_s(m: StepModel, decoding: float, ctx: float, prefill: np.ndarray) -> np.ndarray:
+    """:meth:`StepModel.iteration_s` over an array of prompt tokens (the other terms fixed)."""
+    mem = (m.weights_bytes + ctx * m.kv_bytes_per_token) / m.bandwidth_bytes_per_s
+    fixed = decoding * m.decode_s_per_token + ctx * m.attention_s_per_context_token
+    compute = fixed + prefill * m.prefill_s_per_token
+    gpu = np.maximum(np.maximum(mem, compute), m.floor_s)
+    return np.asarray(m.comm_fixed_s + m.comm_s_per_token * (decoding + prefill) + np.maximum(gpu, m.host_s))
+
+
+def replica_from_step(
+    step: StepModel, engine: EngineSettings, *, mean_prompt_tokens: float, mean_output_tokens: float
+) -> ReplicaModel:
+    """A replica from the estimator's iteration model, for a trace of these mean lengths."""
+    mean_ctx = max(1.0, mean_prompt_tokens + mean_output_tokens / 2.0)
+    slots = max(1, min(engine.max_num_seqs, math.floor(step.kv_capacity_tokens / mean_ctx)))
+    base = ReplicaModel(
+        gpu=step.gpu,
+        slots=slots,
+        prefill_tokens_per_s=1.0 / step.prefill_s_per_token if step.prefill_s_per_token > 0 else 0.0,
+        time_per_output_token_s=0.0,
+        source="",
+        step=step,
+        engine=engine,
+        mean_prompt_tokens=mean_prompt_tokens,
+        mean_output_tokens=max(1.0, mean_output_tokens),
+    )
+    full, one = base.tpot_s(slots), base.tpot_s(1.0)
+    source = _(
+        "estimator: continuous batching, KV cache for {slots} sequences of {ctx:,.0f} tokens "
+        "({kv:,} tokens), {alone_ms:.1f} ms per token alone, {full_ms:.1f} ms at {slots} sequences "
+        "(prefill of {joining:.2f} requests per iteration included), prefill {prefill:,.0f} tokens/s; "
+        "{engine}"
+    ).format(
+        slots=slots,
+        ctx=mean_ctx,
+        kv=step.kv_capacity_tokens,
+        alone_ms=one * 1e3,
+        full_ms=full * 1e3,
+        joining=slots / max(1.0, mean_output_tokens),
+        prefill=base.prefill_tokens_per_s,
+        engine=_engine_words(engine),
+    )
+    return ReplicaModel(
+        gpu=base.gpu,
+        slots=slots,
+        prefill_tokens_per_s=base.prefill_tokens_per_s,
+        time_per_output_token_s=full,
+        time_per_output_token_1_s=one,
+        source=source,
+        step=step,
+        engine=engine,
+        mean_prompt_tokens=mean_prompt_tokens,
+        mean_output_tokens=max(1.0, mean_output_tokens),
+    )
+
+
+def _engine_words(engine: EngineSettings) -> str:
+    chunked = _("chunked prefill") if engine.chunked_prefill else _("whole-prompt prefill")
+    return _("engine: {seqs} sequences, {tokens:,} tokens per iteration, {chunked} ({source})").format(
+        seqs=engine.max_num_seqs,
+        tokens=engine.max_batched_tokens,
+        chunked=chunked,
+        source=engine.source or _("given"),
+    )
+
+
+#: ASSUMPTION: 60 s of a replica's start that do not depend on the model's size: the container and
+#: the engine starting, the CUDA context, and capturing the decode CUDA graphs (vLLM logs tens of
+#: seconds for graph capture and torch.compile on an 8B model). Set a policy's ``startup`` to your own.
+ENGINE_START_S = 60.0
+#: The read rate of a general-purpose cloud volume at its baseline: AWS EBS gp3, 125 MiB/s
+#: (provisionable to 1,000 MiB/s; Amazon EBS User Guide, "General Purpose SSD volumes",
+#: docs.aws.amazon.com/ebs/latest/userguide/general-purpose.html, and the EMR API's
+#: VolumeSpecification "Throughput … 125 - 1000", read 2026-12-02). Local NVMe reads GB/s.
+DEFAULT_STORAGE_BYTES_PER_S = 125 * 2**20
+
+
+def cold_start(weights_bytes: float, storage_bytes_per_s: float) -> tuple[float, str]:
+    """Seconds from launching a replica to serving, and how they add up (in the user's language)."""
+    load = weights_bytes / storage_bytes_per_s
+    words = _(
+        "{total:.0f} s = {start:.0f} s engine start (assumed) + {gb:.1f} GB of weights at {rate:.2f} GB/s"
+    ).format(
+        total=ENGINE_START_S + load,
+        start=ENGINE_START_S,
+        gb=weights_bytes / 1e9,
+        rate=storage_bytes_per_s / 1e9,
+    )
+    return ENGINE_START_S + load, words

@@ -1,0 +1,126 @@
+"""The iteration-level replica: continuous batching as vLLM schedules it, checked by hand arithmetic."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from gpuplan.errors import GpuplanError, InputError
+from gpuplan.perf.inference import StepModel
+from gpuplan.simulate.batching import EngineSettings, engine_defaults, parse_engine, run_replica
+
+# A replica whose iteration time is easy to follow: 10 ms to read the weights, 1 µs per token of
+# KV cache read, 100 µs per prompt token, no floor, no host or tensor-parallel time.
+MODEL = StepModel(
+    gpu="test",
+    tensor_parallel=1,
+    weights_bytes=1e7,
+    kv_bytes_per_token=1e3,
+    bandwidth_bytes_per_s=1e9,
+    decode_s_per_token=0.0,
+    attention_s_per_context_token=0.0,
+    prefill_s_per_token=1e-4,
+    floor_s=0.0,
+    host_s=0.0,
+    comm_fixed_s=0.0,
+    comm_s_per_token=0.0,
+    kv_capacity_tokens=100_000,
+)
+ENGINE = EngineSettings(max_num_seqs=64, max_batched_tokens=2048)
+
+
+def test_one_request_alone_takes_its_prefill_then_one_decode_step_per_token() -> None:
+    run = run_replica(MODEL, ENGINE, np.array([1000]), np.array([11]), arrival_s=np.array([0.0]))
+    # Prefill: max(10 ms weights, 1000 × 100 µs = 100 ms) = 100 ms, which also yields token 1.
+    assert run.ttft_s[0] == pytest.approx(0.100)
+    # Then 10 decode steps over contexts 1000 … 1009: 10 ms + 1,000-1,009 tokens × 1 µs each.
+    steps = sum(0.010 + (1000 + k) * 1e-6 for k in range(10))
+    assert run.finish_s[0] == pytest.approx(0.100 + steps)
+    assert run.tpot_s[0] == pytest.approx(steps / 10)
+
+
+def test_a_long_prompt_is_chunked_across_iterations_by_the_token_budget() -> None:
+    run = run_replica(MODEL, ENGINE, np.array([5000]), np.array([1]), arrival_s=np.array([0.0]))
+    # 2048 + 2048 + 904 tokens: three iterations at 100 µs per token, 500 ms in all.
+    assert run.ttft_s[0] == pytest.approx(0.5)
+    assert run.iterations == 3
+    assert np.isnan(run.tpot_s[0])  # one output token: no time per output token
+
+
+def test_prefill_and_decode_share_iterations_and_whole_prompts_stall_decodes() -> None:
+    prompts, outputs = np.array([100, 1000]), np.array([50, 2])
+    arrivals = np.array([0.0, 0.05])
+    chunked = run_replica(MODEL, ENGINE, prompts, outputs, arrival_s=arrivals)
+    whole = run_replica(MODEL, replace(ENGINE, chunked_prefill=False), prompts, outputs, arrival_s=arrivals)
+    # Chunked: the second prompt runs beside the first request's decode step (one longer step).
+    # Whole prompts: it runs alone, and the first request waits for it; both end later or equal.
+    assert chunked.finish_s[0] <= whole.finish_s[0]
+    assert chunked.iterations < whole.iterations
+
+
+def test_kv_cache_capacity_limits_the_sequences_that_run_at_once() -> None:
+    small = replace(MODEL, kv_capacity_tokens=2_000)
+    n = 10
+    run = run_replica(small, ENGINE, np.full(n, 300), np.full(n, 100), arrival_s=np.zeros(n))
+    assert np.all(np.isfinite(run.finish_s))
+    # 2,000 tokens hold six 300-token prompts (in 16-token blocks: 6 × 304 = 1,824), never ten;
+    # as they grow, the newest is preempted and computed again later.
+    marks = np.sort(np.concatenate([run.admitted_s, run.finish_s]))
+    running = max(int(np.sum((run.admitted_s <= x) & (run.finish_s > x))) for x in marks)
+    assert running <= 6
+    roomy = run_replica(MODEL, ENGINE, np.full(n, 300), np.full(n, 100), arrival_s=np.zeros(n))
+    # With room, the token budget decides: 6 prompts whole and 248 tokens of a 7th fill the first
+    # iteration's 2,048 tokens; the other three start in the next one.
+    assert int(np.sum(roomy.admitted_s == 0.0)) == 7
+
+
+def test_decode_steps_grow_with_the_batch_tokens() -> None:
+    one = run_replica(MODEL, ENGINE, np.array([2000]), np.array([100]), arrival_s=np.zeros(1))
+    many = run_replica(MODEL, ENGINE, np.full(32, 2000), np.full(32, 100), arrival_s=np.zeros(32))
+    assert np.nanmean(many.tpot_s) > 2 * np.nanmean(one.tpot_s)
+
+
+def test_closed_loop_keeps_at_most_its_concurrency_in_flight() -> None:
+    n, c = 40, 4
+    run = run_replica(MODEL, ENGINE, np.full(n, 200), np.full(n, 20), concurrency=c)
+    assert np.all(np.isfinite(run.finish_s))
+    t = np.sort(np.concatenate([run.sent_s, run.finish_s]))
+    in_flight = [np.sum((run.sent_s <= x) & (run.finish_s > x)) for x in t]
+    assert max(in_flight) == c
+
+
+def test_every_request_of_a_busy_stream_finishes_once_with_positive_latencies() -> None:
+    rng = np.random.default_rng(3)
+    n = 400
+    arrivals = np.sort(rng.random(n) * 20)
+    run = run_replica(
+        replace(MODEL, kv_capacity_tokens=20_000),
+        ENGINE,
+        rng.integers(10, 3000, n),
+        rng.integers(1, 300, n),
+        arrival_s=arrivals,
+    )
+    assert np.all(np.isfinite(run.finish_s))
+    assert np.all(run.ttft_s > 0) and np.all(run.e2e_s >= run.ttft_s)
+    assert np.all(run.queue_s >= 0)
+
+
+def test_defaults_follow_vllm_and_settings_parse_in_one_line() -> None:
+    assert engine_defaults("H100-SXM", 80).max_batched_tokens == 8192
+    assert engine_defaults("A100-SXM4-80GB", 80).max_batched_tokens == 2048  # vLLM PR #17885
+    assert engine_defaults("L4", 24).max_num_seqs == 256
+    s = parse_engine("max_num_seqs=32,chunked_prefill=off", engine_defaults("L4", 24))
+    assert (s.max_num_seqs, s.chunked_prefill, s.max_batched_tokens) == (32, False, 2048)
+    for bad in ("max_num_seq=3", "max_num_seqs=0", "chunked_prefill=maybe"):
+        with pytest.raises(GpuplanError):
+            parse_engine(bad, ENGINE)
+    with pytest.raises(InputError, match="does not fit"):
+        run_replica(
+            replace(MODEL, kv_capacity_tokens=100),
+            ENGINE,
+            np.array([200]),
+            np.array([1]),
+            arrival_s=np.zeros(1),
+        )

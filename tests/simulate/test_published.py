@@ -1,0 +1,61 @@
+"""Published serving benchmarks (vLLM on H100 and RTX 4090) against the iteration-level replica,
+held out: nothing is fitted on these rows (``benchmarks/serving_check.py`` prints the table).
+
+Measured 2026-12-02 with the calibration of that day: 10 scored throughput figures from 3 sources,
+pooled median |error| 13.5 %; per source GPUStack Qwen3-14B on H100 41.5 % (prefill-heavy runs:
++40 % at 2–4k prompts, −51 % at 32k, +27 % for 1,000 tiny requests the API server bounds),
+kvcached Qwen3-0.6B on H100 15.7 %, Mistral-7B on an RTX 4090 8.9 %; the order of mean TTFT and of
+mean TPOT across each source's runs is right in all 5 comparisons. The issue's targets are the
+bounds: a refit of the estimator that breaks them should be seen.
+"""
+
+from __future__ import annotations
+
+import csv
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from gpuplan.profile.model import Profile
+from gpuplan.simulate.published import THROUGHPUT_METRICS, predict, published_cases, scoring
+
+PROFILES = Path(__file__).parent / "fixtures" / "profiles"
+
+
+@pytest.fixture(scope="module")
+def predictions():  # type: ignore[no-untyped-def]
+    out = []
+    for case in published_cases():
+        prof = Profile.from_json((PROFILES / case.profile_file).read_text(encoding="utf-8"))
+        out.append((case, predict(case, prof)))
+    return out
+
+
+def test_every_row_is_a_figure_of_some_case_with_its_citation() -> None:
+    text = resources.files("gpuplan.simulate").joinpath("data/serving_published.csv").read_text("utf-8")
+    rows = list(csv.DictReader(text.splitlines()))
+    cases = published_cases()
+    assert sum(len(c.figures) for c in cases) == len(rows) == 27
+    assert len({c.source for c in cases}) == 3
+    for r in rows:
+        assert r["url"].startswith("https://") and r["read"] and r["where"], r["source"]
+        assert float(r["value"]) > 0
+
+
+def test_median_throughput_error_and_latency_order(predictions) -> None:  # type: ignore[no-untyped-def]
+    report = scoring(predictions)
+    assert report.throughput_n == 10
+    assert report.throughput_median_pct <= 15.0
+    assert report.orders == report.orders_right == 5
+
+
+def test_every_figure_is_within_a_factor_of_six(predictions) -> None:  # type: ignore[no-untyped-def]
+    # The 0.6B model's TPOT (+440 %): its fixed per-forward costs are spread over the traced
+    # 512 tokens, and vLLM's per-step CPU time is not modelled. Everything else is within 2.3×.
+    for case, pred in predictions:
+        for metric, value in case.figures.items():
+            ratio = pred[metric] / value
+            assert 1 / 6 < ratio < 6, (case.label, metric, value, pred[metric])
+            if metric in THROUGHPUT_METRICS and case.scored(metric):
+                assert 0.45 < ratio < 1.7, (case.label, metric)
