@@ -56,7 +56,7 @@ def test_a_two_row_trace_spanning_1e8_s_is_refused_before_the_engine(tmp_path: P
     with pytest.raises(InputError) as e:
         simulate_autoscale(trace, _replica(), [parse_policy("fixed:replicas=2")], PRICES)
     assert str(e.value) == (
-        "trace span spans 1,157.4 days, longer than the 31 days a simulation replays (one-second "
+        "trace span spans 1,157 days, longer than the 31 days a simulation replays (one-second "
         "resolution); cut it to the window you want to simulate"
     )
     assert MAX_WINDOW_S == 31 * 86_400

@@ -377,7 +377,7 @@ def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy])
     if not (math.isfinite(trace.duration_s) and trace.duration_s <= MAX_WINDOW_S):
         raise InputError.worded(
             N_(
-                "trace {name} spans {days:,.1f} days, longer than the {limit:,.0f} days a simulation "
+                "trace {name} spans {days:,.4g} days, longer than the {limit:,.0f} days a simulation "
                 "replays (one-second resolution); cut it to the window you want to simulate"
             ),
             name=trace.name,
