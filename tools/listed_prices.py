@@ -126,8 +126,8 @@ def read_listed_prices(path: Path = LISTED_PRICES_CSV) -> list[ListedPrice]:
 
 
 _SEARCHED = (
-    "searched 2026-12-01 with the search tool's pages, docs, code and issues corpora (official price and "
-    "billing pages, docs repositories, open-source cost tools)"
+    "looked for on 2026-12-01 in the provider's own price and billing pages, its documentation "
+    "repositories and open-source cost tools; none states a dated figure"
 )
 #: Providers with no public, dated list price for any instance in the snapshot: the reason carried by
 #: their spec-only offers (instead of a price).
@@ -135,13 +135,13 @@ NO_PUBLIC_PRICE = {
     "huawei": (
         "specs only: no public dated list price found for Huawei Cloud GPU flavors (p2v, p2s, pi2, p3, "
         "g6): the billing pages found describe billing modes and point to the price calculator, which "
-        "none of the searched sources holds; " + _SEARCHED + "; `gpuplan catalog refresh --provider "
+        "none of the pages read holds; " + _SEARCHED + "; `gpuplan catalog refresh --provider "
         "huawei` prices them with keys (BSS ListOnDemandResourceRatings)"
     ),
     "volcengine": (
         "specs only: no public dated list price found for Volcano Engine GPU types (ecs.gni2 and the "
         "ini2/g1v families): public repositories name the types but no price, and no Volcano Engine "
-        "price page is in the searched sources; " + _SEARCHED + "; `gpuplan catalog refresh "
+        "price page was found; " + _SEARCHED + "; `gpuplan catalog refresh "
         "--provider volcengine` prices them with keys"
     ),
     "tencent": (

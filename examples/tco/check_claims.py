@@ -26,35 +26,39 @@ HERE = Path(__file__).resolve().parent
 class Claim:
     file: str
     quote: str
-    """The article's words and where they are (seeds/…)."""
+    """The article's words and where they are (title and section)."""
     claimed: str
     """The saving claimed, as the article states it."""
 
 
+#: The two articles, by title (undated Chinese web articles; no URL known).
+ARTICLE_000 = "「深度学习开发者必读：Pytorch项目GPU云服务器选购与报价指南」"
+ARTICLE_004 = "「云GPU平台搭建指南：哪家云服务器性价比最优？」"
+
 CLAIMS = (
     Claim(
         "steady-serving-bursty-training.yaml",
-        "seeds/000 §三: 混合部署：训练阶段使用按量计费（高峰期），推理阶段切换至预留实例",
+        ARTICLE_000 + " §三: 混合部署：训练阶段使用按量计费（高峰期），推理阶段切换至预留实例",
         "train on demand at peaks, serve on reserved (no figure)",
     ),
     Claim(
         "alibaba-3y-subscription.yaml",
-        "seeds/000 §二: 长期项目：阿里云包年包月（3年合约）可享5折优惠",
+        ARTICLE_000 + " §二: 长期项目：阿里云包年包月（3年合约）可享5折优惠",
         "50 % off (3-year subscription, Alibaba)",
     ),
     Claim(
         "reserved-plus-spot.yaml",
-        "seeds/004 结语: 对于长期项目，预留实例+竞价实例的组合可降低TCO达50%",
+        ARTICLE_004 + " 结语: 对于长期项目，预留实例+竞价实例的组合可降低TCO达50%",
         "up to 50 % lower TCO (reserved + spot)",
     ),
     Claim(
         "reserved-plus-spot-h100.yaml",
-        "seeds/004 结语: 对于长期项目，预留实例+竞价实例的组合可降低TCO达50%",
+        ARTICLE_004 + " 结语: 对于长期项目，预留实例+竞价实例的组合可降低TCO达50%",
         "up to 50 % lower TCO (reserved + spot), on H100",
     ),
     Claim(
         "enterprise-3y-reserved.yaml",
-        "seeds/000 §六: 企业用户：阿里云或AWS的3年预留实例可节省40%以上成本",
+        ARTICLE_000 + " §六: 企业用户：阿里云或AWS的3年预留实例可节省40%以上成本",
         "40 %+ saved (3-year reserved, Alibaba or AWS)",
     ),
 )

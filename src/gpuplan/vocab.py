@@ -93,6 +93,12 @@ class Choice(str, Enum):
         """The member ``value`` names; :class:`UnknownChoiceError` with "did you mean" otherwise."""
         if isinstance(value, cls):
             return value
+        # A member's exact value names that member (aliases never shadow one): the common case,
+        # taken without building the spelling table (the catalog casts ~40,000 values on seeding).
+        members = cls._value2member_map_
+        exact = (members.get(value) or members.get(value.lower())) if isinstance(value, str) else None
+        if exact is not None:
+            return exact  # type: ignore[return-value]
         found = _lookup(value, cls.values(), cls.aliases())
         if found is None:
             _refuse(value, cls.kind(), cls.shown(), cls.hints())
@@ -139,6 +145,8 @@ class Names:
 
     def cast(self, value: object) -> str:
         """The name ``value`` spells; :class:`UnknownChoiceError` with "did you mean" otherwise."""
+        if isinstance(value, str) and value in self.values:
+            return value  # a name as written (the catalog's own rows: thousands per query)
         found = _lookup(value, self.values, self.aliases)
         if found is None:
             # Near an alias counts too ("amzon" -> aws), suggested by the name it stands for.

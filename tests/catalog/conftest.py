@@ -35,3 +35,11 @@ def store(db_path: Path) -> Iterator[Store]:
     s = open_store(str(db_path), today=TODAY)
     yield s
     s.close()
+
+
+@pytest.fixture
+def empty_store(tmp_path: Path) -> Iterator[Store]:
+    """A catalog without the shipped snapshot: for importer tests whose rows the snapshot also has."""
+    s = open_store(str(tmp_path / "empty.sqlite"), today=TODAY, seed=False)
+    yield s
+    s.close()

@@ -18,7 +18,11 @@ runner = CliRunner()
 
 
 def _p5(store: Store) -> float | None:
-    [o] = [o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5.48xlarge"]
+    [o] = [
+        o
+        for o in store.offers(provider="aws", region="us-east-1", pricing="on_demand")
+        if o.instance_type == "p5.48xlarge"
+    ]
     return o.price_usd_per_hour
 
 
@@ -31,18 +35,20 @@ def test_family_names_a_prefix_up_to_a_separator() -> None:
 def test_discount_applies_at_query_time_and_keeps_the_list_price(store: Store) -> None:
     assert _p5(store) == pytest.approx(55.04)
     set_discount(store, "aws", 12, family="p5")
-    [o] = [o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5.48xlarge"]
+    [o] = [
+        o
+        for o in store.offers(provider="aws", region="us-east-1", pricing="on_demand")
+        if o.instance_type == "p5.48xlarge"
+    ]
     # 55.04 x (1 - 0.12) = 48.4352
     assert o.price_usd_per_hour == pytest.approx(48.4352) and o.list_price_usd_per_hour == pytest.approx(
         55.04
     )
     assert o.price == 55.04 and o.discount_percent == 12  # the stored list amount is untouched
-    [en] = [
-        o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5en.48xlarge"
-    ]
-    assert en.discount_percent is None
-    view = [v for v in list_offers(store, OfferQuery(provider="aws", pricing="on_demand")).views]
-    [p5] = [v for v in view if v.offer.instance_type == "p5.48xlarge"]
+    en = [o for o in store.offers(provider="aws", pricing="on_demand") if o.instance_type == "p5en.48xlarge"]
+    assert en and all(o.discount_percent is None for o in en)
+    query = OfferQuery(provider="aws", region="us-east-1", pricing="on_demand")
+    [p5] = [v for v in list_offers(store, query).views if v.offer.instance_type == "p5.48xlarge"]
     assert p5.price_per_hour == pytest.approx(48.4352)
 
 
@@ -102,7 +108,7 @@ def test_the_planner_sees_the_discounted_price_and_says_so(store: Store) -> None
     from gpuplan.plan.build_inputs import offer_table_from_prices
 
     set_discount(store, "aws", 12, family="p5")
-    table = offer_table_from_prices(store.offers(provider="aws", pricing="on_demand"))
+    table = offer_table_from_prices(store.offers(provider="aws", region="us-east-1", pricing="on_demand"))
     [i] = [k for k, t in enumerate(table.instance_type) if t == "p5.48xlarge"]
     assert table.price_usd[i] == pytest.approx(48.4352)  # 55.04 x 0.88
     assert "your 12 % discount applied; list $55.04/h" in table.source[i]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,17 @@ def _cases(store: Store, tmp_path: Path) -> list[tuple[Callable[[], object], str
     def broken_write(_conn: object) -> None:
         raise OperationalError("INSERT", {}, Exception("disk I/O error"))
 
-    local = LocalStore(create_engine("sqlite:////nonexistent-dir/x.db"))
+    unreachable = "sqlite:////nonexistent-dir/x.db"
+    local = LocalStore(
+        Store(
+            unreachable,
+            location=unreachable,
+            revision="head",
+            stale_after_days=180,
+            today=date(2026, 11, 30),
+            engine=create_engine(unreachable),
+        )
+    )
     return [
         (lambda: open_store(usd_per_cny=-1.0), "USD per CNY must be a positive number, got -1.0"),
         (lambda: open_store(stale_after_days=-2), "stale_after_days must be 0 or more, got -2"),

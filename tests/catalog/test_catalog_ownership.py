@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gpuplan.catalog import open_store
+from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.errors import StoreError
 from one_line import refused
 
@@ -96,7 +97,7 @@ def test_a_newer_catalog_is_named_as_newer_and_left_unchanged(seeded_db: Path, t
         open_store(str(path))
     assert str(e.value) == (
         "the database is at schema revision '0007_from_a_newer_gpuplan', newer than this gpuplan knows "
-        "(head '0002_refresh_discounts'); upgrade gpuplan or point --db at another database"
+        f"(head {HEAD_REVISION!r}); upgrade gpuplan or point --db at another database"
     )
     assert _digest(path) == before
 

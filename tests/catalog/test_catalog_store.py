@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from gpuplan.catalog import (
     open_store,
 )
 from gpuplan.catalog import schema as t
+from gpuplan.catalog.history import price_history
 from gpuplan.errors import CatalogImportError, DataError, NotFoundError, StoreError
 
 
@@ -48,7 +50,7 @@ def _row(amount: float, as_of: str, *, spot: float | None = None, count: float =
         )
     return OfferRow(
         provider="aws",
-        region="eu-west-1",
+        region="xx-test-1",
         zone=None,
         instance_type="p4d.24xlarge",
         gpu="A100-SXM4-40GB",
@@ -130,7 +132,7 @@ def test_two_imports_keep_history_and_the_latest_wins(store: Store) -> None:
     store.import_offers([_row(25.0, "2026-11-01")], provider="aws", source="second")
     # An older price imported later does not win: the latest as_of does.
     store.import_offers([_row(99.0, "2026-01-01")], provider="aws", source="late, older")
-    [current] = store.offers(provider="aws", region="eu-west-1", pricing="on_demand")
+    [current] = store.offers(provider="aws", region="xx-test-1", pricing="on_demand")
     assert current.price == 25.0
     assert current.price_usd_per_gpu_hour == pytest.approx(25.0 / 8)
     with store.engine.connect() as conn:
@@ -143,7 +145,7 @@ def test_two_imports_keep_history_and_the_latest_wins(store: Store) -> None:
 def test_same_as_of_the_later_import_wins(store: Store) -> None:
     store.import_offers([_row(30.0, "2026-11-01")], provider="aws", source="first")
     store.import_offers([_row(28.0, "2026-11-01")], provider="aws", source="correction")
-    [current] = store.offers(provider="aws", region="eu-west-1", pricing="on_demand")
+    [current] = store.offers(provider="aws", region="xx-test-1", pricing="on_demand")
     assert current.price == 28.0
 
 
@@ -165,25 +167,25 @@ def test_import_failure_leaves_the_database_unchanged(store: Store, monkeypatch:
 def test_gates_reject_bad_rows_and_keep_good_ones(store: Store) -> None:
     good = _row(30.0, "2026-10-01", spot=9.0)
     bad_spot = OfferRow(
-        **{**good.__dict__, "region": "eu-west-2", "prices": _row(30.0, "2026-10-01", spot=31.0).prices}
+        **{**good.__dict__, "region": "xx-test-2", "prices": _row(30.0, "2026-10-01", spot=31.0).prices}
     )
-    bad_count = OfferRow(**{**good.__dict__, "region": "eu-west-3", "gpu_count": 4.0})
-    zero = OfferRow(**{**good.__dict__, "region": "eu-west-4", "prices": _row(0.0, "2026-10-01").prices})
+    bad_count = OfferRow(**{**good.__dict__, "region": "xx-test-3", "gpu_count": 4.0})
+    zero = OfferRow(**{**good.__dict__, "region": "xx-test-4", "prices": _row(0.0, "2026-10-01").prices})
     insane = OfferRow(
-        **{**good.__dict__, "region": "eu-north-1", "prices": _row(99999.0, "2026-10-01").prices}
+        **{**good.__dict__, "region": "xx-test-5", "prices": _row(99999.0, "2026-10-01").prices}
     )
-    unknown_gpu = OfferRow(**{**good.__dict__, "region": "eu-south-1", "gpu": "Z100"})
+    unknown_gpu = OfferRow(**{**good.__dict__, "region": "xx-test-6", "gpu": "Z100"})
     report = store.import_offers(
         [good, bad_spot, bad_count, zero, insane, unknown_gpu], provider="aws", source="gates"
     )
     reasons = {r.region: r.reason for r in report.rejected}
-    assert set(reasons) == {"eu-west-2", "eu-west-3", "eu-west-4", "eu-north-1", "eu-south-1"}
-    assert "not below the on-demand" in reasons["eu-west-2"]
-    assert "contradicts instance type p4d.24xlarge" in reasons["eu-west-3"]
-    assert "not a positive amount" in reasons["eu-west-4"]
-    assert "sanity ceiling" in reasons["eu-north-1"]
-    assert "unknown GPU 'Z100'" in reasons["eu-south-1"]
-    assert [o.pricing for o in store.offers(provider="aws", region="eu-west-1")] == ["on_demand", "spot"]
+    assert set(reasons) == {"xx-test-2", "xx-test-3", "xx-test-4", "xx-test-5", "xx-test-6"}
+    assert "not below the on-demand" in reasons["xx-test-2"]
+    assert "contradicts instance type p4d.24xlarge" in reasons["xx-test-3"]
+    assert "not a positive amount" in reasons["xx-test-4"]
+    assert "sanity ceiling" in reasons["xx-test-5"]
+    assert "unknown GPU 'Z100'" in reasons["xx-test-6"]
+    assert [o.pricing for o in store.offers(provider="aws", region="xx-test-1")] == ["on_demand", "spot"]
 
 
 def test_unknown_currency_and_undated_price_are_rejected(store: Store) -> None:
@@ -273,11 +275,33 @@ def test_open_store_usd_per_cny_override(db_path: Path) -> None:
 def test_stale_flag_follows_the_threshold(db_path: Path) -> None:
     from datetime import date
 
-    fresh = open_store(str(db_path), today=date(2026, 12, 1), stale_after_days=180)
-    rows = fresh.offers(provider="aws", region="us-east-1", pricing="on_demand")
-    assert rows and not any(r.stale for r in rows)
+    store = open_store(str(db_path), today=date(2026, 12, 1), stale_after_days=180)
+    store.import_offers([_row(30.0, "2026-10-01")], provider="aws", source="dated")
+    [fresh] = store.offers(provider="aws", region="xx-test-1", pricing="on_demand")
+    # 2026-10-01 -> 2026-12-01 = 61 days <= 180
+    assert (fresh.stale, fresh.staleness, fresh.age_days, fresh.as_of_precision) == (
+        False,
+        "fresh",
+        61,
+        "day",
+    )
     old = open_store(str(db_path), today=date(2027, 12, 1), stale_after_days=180)
-    assert all(r.stale for r in old.offers(provider="aws", region="us-east-1", pricing="on_demand"))
+    [late] = old.offers(provider="aws", region="xx-test-1", pricing="on_demand")
+    assert (late.stale, late.staleness, late.age_days) == (True, "stale", 426)
+
+
+def test_a_bounded_date_is_of_unknown_age_until_even_its_latest_day_is_old(db_path: Path) -> None:
+    from datetime import date
+
+    store = open_store(str(db_path), today=date(2026, 12, 1), stale_after_days=180)
+    store.import_offers([_row(30.0, "2025-06/2026-11-30")], provider="aws", source="undated, bounded")
+    [o] = store.offers(provider="aws", region="xx-test-1", pricing="on_demand")
+    # oldest: 2025-06-01 -> 2026-12-01 = 548 days; youngest: 2026-11-30 -> 1 day
+    assert (o.as_of_precision, o.age_days, o.age_min_days) == ("bounded", 548, 1)
+    assert (o.staleness, o.stale) == ("unknown", True)  # an unknown age is never taken as fresh
+    later = open_store(str(db_path), today=date(2027, 6, 1), stale_after_days=180)
+    [o2] = later.offers(provider="aws", region="xx-test-1", pricing="on_demand")
+    assert o2.staleness == "stale"  # 2026-11-30 -> 2027-06-01 = 183 days > 180
 
 
 def test_egress_tiers_ordered_with_fallback(store: Store) -> None:
@@ -366,3 +390,42 @@ def test_sqlite_url_and_path_open_the_same_catalog(db_path: Path) -> None:
     by_path = open_store(str(db_path)).offers(include_unpriced=True)
     by_url = open_store(f"sqlite:///{db_path}").offers(include_unpriced=True)
     assert by_path == by_url and by_path
+
+
+def test_a_newer_snapshot_replaces_the_older_ones_rows_and_keeps_them_in_history(db_path: Path) -> None:
+    # Pretend the database was first seeded by an older gpuplan: its snapshot import, a price it
+    # shipped that the newer one dropped (dated later, so it would win on as_of), and an offer only
+    # it had.
+    con = sqlite3.connect(db_path)
+    with con:
+        (old_import,) = con.execute(
+            "INSERT INTO imports (provider, kind, source, snapshot_id, imported_at, rows_ok, rows_rejected) "
+            "VALUES ('aws', 'snapshot-offers', 'older snapshot', 'old', '2026-01-01T00:00:00', 2, 0) "
+            "RETURNING id"
+        ).fetchone()
+        (p4d,) = con.execute(
+            "SELECT id FROM offers WHERE provider = 'aws' AND region = 'us-east-1' AND zone = '' "
+            "AND instance_type = 'p4d.24xlarge'"
+        ).fetchone()
+        (gone,) = con.execute(
+            "INSERT INTO offers (provider, region, zone, instance_type, gpu, gpu_count, source, notes) "
+            "VALUES ('aws', 'us-east-1', '', 'p9.old', 'A100-SXM4-40GB', 8, 'older snapshot', '') "
+            "RETURNING id"
+        ).fetchone()
+        for offer in (p4d, gone):
+            con.execute(
+                "INSERT INTO prices (offer_id, pricing, amount, currency, unit, as_of, source, confidence, "
+                "import_id) VALUES (?, 'on_demand', 1.0, 'USD', 'hour', '2099-01-01', 'older snapshot', "
+                "'high', ?)",
+                (offer, old_import),
+            )
+    con.close()
+    store = open_store(str(db_path))
+    try:
+        offers = store.offers(provider="aws", region="us-east-1", pricing="on_demand")
+        [p4d_now] = [o for o in offers if o.instance_type == "p4d.24xlarge"]
+        assert p4d_now.price != 1.0 and p4d_now.source != "older snapshot"
+        assert not [o for o in store.offers(include_unpriced=True) if o.instance_type == "p9.old"]
+        assert "older snapshot" in {h.source for h in price_history(store, "p4d.24xlarge")}
+    finally:
+        store.close()

@@ -117,5 +117,5 @@ def test_offers_a_tensor_parallel_split_cannot_use_are_counted_in_both_languages
     en = [n for n in docs["en"]["notes"] if n.startswith("tensor_parallel 2 × pipeline_parallel 1")]
     zh = [n for n in docs["zh"]["notes"] if n.startswith("tensor_parallel 2 × pipeline_parallel 1")]
     assert len(en) == len(zh) == 1
-    assert f"{dropped} candidates left out" in en[0]
-    assert f"排除了 {dropped} 个候选" in zh[0]
+    assert f"{dropped:,} candidates left out" in en[0]
+    assert f"排除了 {dropped:,} 个候选" in zh[0]

@@ -65,7 +65,7 @@ def test_a_full_disk_is_one_warning(
     with small_tmpfs(tmp_path / "full", "1m") as disk:
         db = disk / "gpuplan.sqlite"
         open_store(str(db), seed=False).close()
-        with (disk / "filler").open("wb") as fh:
+        with (disk / "filler").open("wb", buffering=0) as fh:  # unbuffered: nothing left to flush on close
             try:
                 while True:
                     fh.write(b"\0" * 65536)

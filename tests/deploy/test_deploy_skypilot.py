@@ -14,6 +14,7 @@ from gpuplan.hardware import all_gpus
 SKYPILOT_COMMON_GPUS = {
     "A10", "A10G", "A100", "A100-80GB", "B200", "H100", "H200", "L4", "L40S",
     "RTX5090", "RTXPRO6000", "T4", "V100", "V100-32GB",
+    "P100", "P4",  # GCP's attachable GPUs, as SkyPilot's GCP catalog names them (AcceleratorName)
 }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from gpuplan.documents import (
     IMPORT_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
+    SERVE_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
     TCO_SCHEMA_VERSION,
     PlanDocument,
@@ -50,6 +51,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "catalog-info": CATALOG_INFO_SCHEMA_VERSION,
         "catalog-import": IMPORT_SCHEMA_VERSION,
         "catalog-history": HISTORY_SCHEMA_VERSION,
+        **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
     }
     assert set(versions) == set(DOCUMENTS)
     for name, model in DOCUMENTS.items():

@@ -197,6 +197,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
             ["simulate", "share", str(EXAMPLES / "simulate" / "services.yaml"), "--sharing", "mig", "--json"]
         ],
         "doctor": [["doctor", "--json"]],
+        "serve token list": [["serve", "token", "list", "--json"]],
     }
     out: dict[str, list[dict[str, Any]]] = {}
     mp = pytest.MonkeyPatch()

@@ -138,7 +138,7 @@ def test_p100_with_persistence_off() -> None:
     assert (gpu.name, gpu.persistence_mode, gpu.mig_mode_current) == ("Tesla P100-PCIE-16GB", False, None)
     findings = _driver_side(diagnose(facts))
     assert _by(findings, "driver") == [(Severity.OK, None)]
-    assert _by(findings, "gpu") == [(Severity.INFO, 0)]  # no P100 datasheet in gpuplan: said, not guessed
+    assert _by(findings, "gpu") == [(Severity.OK, 0)]  # the P100 PCIe datasheet row names this GPU
     assert _by(findings, "persistence_mode") == [(Severity.INFO, None)]
     assert max(f.severity.rank for f in findings) == Severity.INFO.rank
 

@@ -49,12 +49,16 @@ def test_region_countries_and_compliance_labels() -> None:
 
 def test_provider_tables_cover_exactly_the_catalogs_providers() -> None:
     from gpuplan.catalog import PROVIDERS
+    from gpuplan.catalog.providers import facts
     from gpuplan.plan.region_countries import managed_kubernetes
     from gpuplan.plan.spot import DEFAULT_SPOT_RATE, spot_default
 
     known = set(PROVIDERS)
-    # The marketplaces (lambda, runpod, vast) have no managed Kubernetes service.
-    assert set(managed_kubernetes()) == known - {"lambda", "runpod", "vast"}
+    # Every cloud with a managed Kubernetes service declares it; of the marketplaces only Nebius
+    # and Oracle Cloud have one.
+    assert set(managed_kubernetes()) == {p for p in known if facts(p).kubernetes}
+    assert {"aws", "azure", "gcp", "alibaba", "nebius", "oci"} <= set(managed_kubernetes())
+    assert not {"lambda", "runpod", "vast", "lium"} & set(managed_kubernetes())
     assert all(spot_default(p) is not DEFAULT_SPOT_RATE for p in known)
 
 

@@ -62,8 +62,8 @@ def test_dataset_from_the_users_site_is_free_ingress() -> None:
 
 
 def test_ingress_to_a_gpu_marketplace_is_counted_free_but_said_to_be_unpriced() -> None:
-    # The seven clouds list inbound traffic as free; lambda's, runpod's and vast's price for it is
-    # not in the catalog, so the upload costs 0 there too, labelled as an assumption.
+    # The seven clouds list inbound traffic as free; the other providers' price for it is not in the
+    # catalog, so the upload costs 0 there too, labelled as an assumption.
     job = JobFacts(dataset_gb=100, checkpoint_gb=0)
     cloud = _facts().charges("aws", "us-east-1", job)
     market = _facts().charges("vast", "unspecified", job)

@@ -103,14 +103,14 @@ def test_priced_offers_of_the_chinese_clouds_are_pinned() -> None:
 
 def test_unpriced_chinese_offers_say_why_no_public_price() -> None:
     for r in _table("offers.csv"):
-        if r["provider"] in ("huawei", "volcengine") and "article" not in r["instance_type"]:
+        if r["provider"] in ("huawei", "volcengine") and "guide table" not in r["instance_type"]:
             assert r["price_reason"] == NO_PUBLIC_PRICE[r["provider"]], r["instance_type"]
 
 
 def test_article_quotes_stay_low_confidence_claims_on_pseudo_instances() -> None:
     for r in _table("prices.csv"):
-        from_article = r["source"].startswith("seeds/")
-        assert from_article == ("(article" in r["instance_type"]), r["instance_type"]
+        from_article = "undated Chinese web article" in r["source"]
+        assert from_article == ("guide table)" in r["instance_type"]), r["instance_type"]
         if from_article:
             assert r["confidence"] == "low"
 

@@ -1,4 +1,4 @@
-"""The snapshot builder reads a SkyPilot catalog directory (clouds and marketplaces) and a gpuhunt CSV."""
+"""The snapshot builder: a gpuhunt CSV as an extra input, the sources folder and its manifest."""
 
 from __future__ import annotations
 
@@ -11,34 +11,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "tests" / "catalog" / "fixtures"
+SOURCES = REPO.parent / "shared" / "data"
 sys.path.insert(0, str(REPO / "tools"))
 
-from snapshot_sources import gpuhunt_rows, skypilot_rows  # noqa: E402
+from snapshot_manifest import SKYPILOT, check_copy  # noqa: E402
+from snapshot_sources import gpuhunt_rows  # noqa: E402
 
-
-@pytest.fixture
-def catalog_dir(tmp_path: Path) -> Path:
-    for cloud, name in (
-        ("aws", "aws_vms_v8_gpu_sample.csv"),
-        ("gcp", "gcp_v8_synthetic_pair.csv"),
-        ("azure", "azure_vms_v6_gpu_sample.csv"),
-        ("lambda", "skypilot_lambda_sample.csv"),
-    ):
-        (tmp_path / cloud).mkdir()
-        shutil.copy(FIXTURES / name, tmp_path / cloud / "vms.csv")
-    return tmp_path
-
-
-def test_skypilot_directory_yields_clouds_and_marketplaces_with_the_given_date(catalog_dir: Path) -> None:
-    found = {p: (rows, rejected) for p, rows, rejected in skypilot_rows(catalog_dir, "2026-11-28")}
-    assert set(found) == {"aws", "gcp", "azure", "lambda"}
-    aws_rows, _ = found["aws"]
-    assert {r.instance_type for r in aws_rows} >= {"g5.12xlarge", "g5.8xlarge"}
-    assert all(p.as_of == "2026-11-28" for r in aws_rows for p in r.prices)
-    lam, rejected = found["lambda"]
-    [v100] = lam
-    assert (v100.instance_type, v100.gpu, v100.gpu_count) == ("gpu_8x_v100", "V100-SXM2-16GB", 8.0)
-    assert rejected == 1  # the A6000 is not in the hardware catalog
+needs_sources = pytest.mark.skipif(not (SOURCES / "skypilot_catalog").is_dir(), reason="needs ../shared/data")
 
 
 def test_gpuhunt_csv_rows_keep_spot_apart_and_skip_unknown_gpus() -> None:
@@ -51,28 +30,40 @@ def test_gpuhunt_csv_rows_keep_spot_apart_and_skip_unknown_gpus() -> None:
     assert len(skipped) == 1 and "GH200" in skipped[0]
 
 
-def test_builder_adds_a_skypilot_directory_only_with_a_date(catalog_dir: Path, tmp_path: Path) -> None:
-    shared = REPO.parent / "shared" / "data"
-    if not (shared / "instance_types.csv").is_file():
-        shared = Path("/work/shared/data")
-    if not (shared / "instance_types.csv").is_file():
-        pytest.skip("needs shared/data")
-    cmd = [
-        sys.executable,
-        str(REPO / "tools" / "build_snapshot.py"),
-        "--shared",
-        str(shared),
-        "--out",
-        str(tmp_path / "o"),
-    ]
-    no_date = subprocess.run([*cmd, "--skypilot-catalog", str(catalog_dir)], capture_output=True, text=True)
-    assert no_date.returncode == 1 and "--as-of" in no_date.stderr
-    ok = subprocess.run(
-        [*cmd, "--skypilot-catalog", str(catalog_dir), "--as-of", "2026-11-28"],
+def test_every_registered_marketplace_of_skypilots_catalog_has_a_manifest_entry() -> None:
+    from gpuplan.catalog.importers.skypilot_markets import MARKET_LAYOUTS
+
+    assert {f.provider for f in SKYPILOT} == {"aws", "azure", "gcp", *MARKET_LAYOUTS}
+    for f in SKYPILOT:
+        earliest, _, read = f.as_of.partition("/")
+        assert earliest < read and f.bound.evidence and f.upstream.startswith("catalogs/v")
+
+
+@needs_sources
+def test_a_copy_the_manifest_does_not_date_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "sources"
+    shutil.copytree(SOURCES, folder, ignore=shutil.ignore_patterns("traces", "price_api_samples"))
+    shutil.copytree(SOURCES.parent / "seeds", tmp_path / "seeds")
+    newer = folder / "skypilot_catalog" / "vast_v8_vms.csv"
+    newer.chmod(0o644)
+    newer.write_text(newer.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert check_copy(newer, next(f.sha256 for f in SKYPILOT if f.provider == "vast"))
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "build_snapshot.py"), "--sources", str(folder), "--check"],
         capture_output=True,
         text=True,
+        check=False,
     )
-    assert ok.returncode == 0, ok.stderr
-    assert "skypilot lambda: 1 offer rows" in ok.stdout
-    offers = (tmp_path / "o" / "offers.csv").read_text()
-    assert "gpu_8x_v100" in offers and "g5.12xlarge" in offers
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert "vast_v8_vms.csv is not the copy tools/snapshot_manifest.py dates" in line
+
+
+def test_a_folder_without_the_instance_table_is_refused(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "build_snapshot.py"), "--sources", str(tmp_path), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1 and "pass --sources DIR" in result.stderr

@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Callable, Mapping
 
+from gpuplan.catalog import dates
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
 from gpuplan.catalog.wording import Worded, either
 from gpuplan.errors import NotFoundError, Phrase
@@ -39,19 +40,18 @@ MIN_CNY_PER_GPU_HOUR = 0.05
 #: (0.167 in the catalog). Above one GPU, counts are whole numbers.
 MIN_GPU_FRACTION = 0.1
 #: Region, zone and instance-type names: the providers' own (``us-east-1``, ``Standard_ND96asr_v4``,
-#: ``ecs.gn7i-c8g1.2xlarge``) and the catalog's descriptive ones (``A100 40GB (article 004 table)``).
+#: ``ecs.gn7i-c8g1.2xlarge``) and the catalog's descriptive ones (``A100 40GB (GPU platform guide table)``).
 #: No control characters, no quotes: these names reach reports and generated launch files.
 _NAME = re.compile(r"[A-Za-z0-9*][A-Za-z0-9 ._()/+:*-]{0,127}")
 
 #: Which units each pricing model may be published in (its billing rule in the vocabulary).
 _UNITS: dict[PricingModel, frozenset[str]] = {PricingModel(p): r.units for p, r in PRICING_RULES.items()}
 
-_AS_OF = re.compile(r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$")
-
 
 def parse_as_of(as_of: str) -> str | None:
-    """``as_of`` if it is an ISO date (``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``), else None."""
-    return as_of if _AS_OF.match(as_of.strip()) else None
+    """``as_of`` if it is an ISO date (``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``) or the bounds of an
+    undated price (``2025-06/2026-12-02``, :mod:`gpuplan.catalog.dates`), else None."""
+    return as_of if dates.parse_as_of(as_of) is not None else None
 
 
 def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:

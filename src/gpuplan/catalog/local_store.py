@@ -2,24 +2,26 @@
 
 The tables live in the same database as the offers (one file to back up, one migration chain),
 but their owner is this module, not the catalog :class:`~gpuplan.catalog.store.Store`, which
-knows nothing of workloads. ``store.local`` opens a :class:`LocalStore` on the store's engine.
+knows nothing of workloads. ``store.local`` opens a :class:`LocalStore` on the store: reads go
+through the store's plain SQL (the standard library's sqlite3 on a ready SQLite file, so a plan on a
+cached profile never imports SQLAlchemy), writes through its engine.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Engine, insert, select
-from sqlalchemy.exc import SQLAlchemyError
-
-from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import BenchResult
-from gpuplan.catalog.transactions import db_error, writing
 from gpuplan.errors import Phrase, StoreError
 from gpuplan.i18n.messages import N_
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = ["LocalStore"]
 
@@ -28,11 +30,27 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
+class Database(Protocol):
+    """What a :class:`LocalStore` needs of its database (the catalog ``Store`` is one)."""
+
+    @property
+    def engine(self) -> Engine: ...
+
+    location: str
+    """Where the database is, password masked (for messages)."""
+
+    def _query(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]: ...
+
+
 class LocalStore:
     """The profile cache and the ``gpuplan bench`` results of one database."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    @property
+    def engine(self) -> Engine:
+        return self._db.engine
 
     @contextmanager
     def _one_line_errors(self, what: Phrase) -> Iterator[None]:
@@ -40,7 +58,20 @@ class LocalStore:
         the caller (the CLI's profile cache) turns it into a warning instead of losing an estimate."""
         try:
             yield
-        except (SQLAlchemyError, OSError) as e:
+        except StoreError as e:  # the store's plain read, already one line
+            raise StoreError.worded(
+                N_("cannot {what} in {where}: {why}"),
+                what=what,
+                where=self._db.location,
+                why=e.__cause__ or e,
+            ) from e
+        except Exception as e:
+            # A SQLAlchemy error can only come once SQLAlchemy is loaded: the read path never loads it.
+            sa = sys.modules.get("sqlalchemy.exc")
+            if not (isinstance(e, OSError) or (sa is not None and isinstance(e, sa.SQLAlchemyError))):
+                raise
+            from gpuplan.catalog.transactions import db_error
+
             where = self.engine.url.render_as_string(hide_password=True)
             raise StoreError.worded(
                 N_("cannot {what} in {where}: {why}"), what=what, where=where, why=db_error(e)
@@ -48,15 +79,20 @@ class LocalStore:
 
     def get_profile(self, key: str, schema_version: int) -> str | None:
         """The cached profile payload for ``key`` at ``schema_version``; None if absent or older."""
-        c = t.profile_cache.c
-        with self._one_line_errors(Phrase(N_("read the profile cache"))), self.engine.connect() as conn:
-            row = conn.execute(
-                select(c.payload).where(c.key == key, c.schema_version == schema_version)
-            ).first()
-        return None if row is None else str(row.payload)
+        with self._one_line_errors(Phrase(N_("read the profile cache"))):
+            rows = self._db._query(
+                "SELECT payload FROM profile_cache WHERE key = :key AND schema_version = :version",
+                {"key": key, "version": schema_version},
+            )
+        return None if not rows else str(rows[0].payload)
 
     def put_profile(self, key: str, schema_version: int, payload: str) -> None:
         """Cache a profile payload (replacing any entry for ``key``)."""
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
         c = t.profile_cache.c
         with self._one_line_errors(Phrase(N_("write the profile cache"))), writing(self.engine) as conn:
             conn.execute(t.profile_cache.delete().where(c.key == key))
@@ -70,6 +106,11 @@ class LocalStore:
         """Append measurements (one transaction)."""
         if not results:
             return
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
         with self._one_line_errors(Phrase(N_("save bench results"))), writing(self.engine) as conn:
             conn.execute(
                 insert(t.bench_results),
@@ -92,23 +133,12 @@ class LocalStore:
 
     def bench_results(self, gpu_id: str | None = None) -> list[BenchResult]:
         """Stored measurements, oldest first; only ``gpu_id``'s when given."""
-        c = t.bench_results.c
-        stmt = select(
-            c.gpu_id,
-            c.device_name,
-            c.host,
-            c.measured_at,
-            c.metric,
-            c.dtype,
-            c.value,
-            c.unit,
-            c.datasheet_value,
-            c.details,
-        ).order_by(c.measured_at, c.id)
-        if gpu_id is not None:
-            stmt = stmt.where(c.gpu_id == gpu_id)
-        with self.engine.connect() as conn:
-            rows = conn.execute(stmt).all()
+        where = " WHERE gpu_id = :gpu" if gpu_id is not None else ""
+        rows = self._db._query(
+            "SELECT gpu_id, device_name, host, measured_at, metric, dtype, value, unit, datasheet_value, "
+            f"details FROM bench_results{where} ORDER BY measured_at, id",
+            {"gpu": gpu_id} if gpu_id is not None else None,
+        )
         return [
             BenchResult(
                 gpu_id=r.gpu_id,

@@ -58,7 +58,8 @@ class PriceRow:
     """``hour`` or ``month``."""
     as_of: str
     """Date the price was published or observed: ISO ``YYYY-MM-DD``, or ``YYYY-MM`` / ``YYYY`` when
-    only the month or year is known."""
+    only the month or year is known, or an ISO interval ``earliest/latest`` (``2025-06/2026-12-02``)
+    for a source without a date of its own (:mod:`gpuplan.catalog.dates`)."""
     source: str
     """Where the figure comes from, precise enough to look it up again."""
     confidence: str
@@ -146,7 +147,9 @@ class OfferPrice:
     compliance: tuple[str, ...]
     """Compliance labels of the provider/region with a source (e.g. ``MLPS 2.0 level 3``)."""
     stale: bool
-    """``as_of`` is older than the store's staleness threshold (default 180 days)."""
+    """The price is not known to be within the staleness limit (``stale_after_days``): either it is
+    older (``staleness == "stale"``) or its date is only bounded and the bounds straddle the limit
+    (``"unknown"``). An unknown age is never taken as fresh."""
     price_reason: str | None
     """Why ``price`` or ``price_usd_per_hour`` is unknown, when it is."""
     exchange_rate_usd_per_unit: float | None = None
@@ -162,6 +165,21 @@ class OfferPrice:
     ``price_usd_per_hour`` is the list price)."""
     discount_percent: float | None = None
     """The user's negotiated discount applied to ``price_usd_per_hour`` (``catalog discount set``)."""
+    as_of_precision: str | None = None
+    """How precisely ``as_of`` dates the price (:class:`gpuplan.catalog.dates.AsOfPrecision`):
+    ``day``, ``month``, ``year`` or ``bounded`` (``2025-06/2026-12-02``: observed at some time between
+    the two dates, the source carrying no date); None for an offer without a price."""
+    age_days: int | None = None
+    """Days since the earliest day ``as_of`` allows: the oldest the price can be (the age to judge
+    it by); None without a price or a readable date."""
+    age_min_days: int | None = None
+    """Days since the latest day ``as_of`` allows: the youngest the price can be (equal to
+    ``age_days`` for a day-precise date)."""
+    staleness: str | None = None
+    """``fresh`` (within ``stale_after_days`` even at its oldest), ``stale`` (beyond it even at its
+    youngest) or ``unknown`` (the bounds straddle the limit); None without a price."""
+    stale_after_days: int | None = None
+    """The staleness limit the catalog was opened with (``--stale-days``, default 180)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -47,9 +47,9 @@ def _judge(objects: list[tuple[str, str]], revision: str | None, location: str) 
     unfinished (its tables, no revision): each is refused with what to do, and never changed —
     a table named like one of gpuplan's (``offers``) proves nothing.
     """
-    from gpuplan.catalog.schema import metadata
+    from gpuplan.catalog.schema import QUEUE_TABLES, metadata
 
-    ours = set(metadata.tables) | {"alembic_version"}
+    ours = set(metadata.tables) | {"alembic_version"} | set(QUEUE_TABLES)
     tables = {name for kind, name in objects if kind == "table"}
     foreign = sorted(tables - ours)
     others = sorted(f"{kind} {name}" for kind, name in objects if kind != "table")

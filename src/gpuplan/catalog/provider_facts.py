@@ -8,12 +8,9 @@ provider's default-region or generic rows, flagged ``fallback`` with a reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from sqlalchemy import select
-
-from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import (
     ANY_REGION,
     HOURS_PER_MONTH,
@@ -25,10 +22,8 @@ from gpuplan.catalog.model import (
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.i18n import _
 
-if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
 __all__ = [
+    "RowsOf",
     "compliance_details",
     "egress_tiers",
     "inter_region_price",
@@ -36,17 +31,15 @@ __all__ = [
     "storage_prices",
 ]
 
+#: ``rows_of(table, provider)``: every row of a facts table for one provider, in insertion order
+#: (the store reads each table once per provider and keeps it until a write: a plan asks for
+#: hundreds of regions, and one query per region and table cost more than the plan's arithmetic).
+RowsOf = Callable[[str, str], Sequence[Any]]
 
-def compliance_details(engine: Engine, provider: str) -> list[ComplianceLabel]:
+
+def compliance_details(rows_of: RowsOf, provider: str) -> list[ComplianceLabel]:
     """The compliance labels of a provider with their sources."""
     p = PROVIDERS.cast(provider)
-    c = t.compliance_labels.c
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(c.provider, c.region, c.label, c.as_of, c.source, c.confidence)
-            .where(c.provider == p)
-            .order_by(c.id)
-        ).all()
     return [
         ComplianceLabel(
             provider=r.provider,
@@ -56,38 +49,27 @@ def compliance_details(engine: Engine, provider: str) -> list[ComplianceLabel]:
             source=r.source,
             confidence=r.confidence,
         )
-        for r in rows
+        for r in rows_of("compliance_labels", p)
     ]
 
 
 # ---------------------------------------------------------------- transfer, storage, licences
 
 
-def _transfer(engine: Engine, provider: str, region: str, kind: str) -> list[TransferTier]:
+def _region_or_default(rows: Sequence[Any], region: str) -> tuple[list[Any], bool]:
+    """The newest import's rows for ``region``, else its default-region rows (``fallback``)."""
+    here = _latest_import([r for r in rows if r.region == region])
+    if here:
+        return here, False
+    return _latest_import([r for r in rows if r.is_default_region == 1]), True
+
+
+def _transfer(rows_of: RowsOf, provider: str, region: str, kind: str) -> list[TransferTier]:
     p = PROVIDERS.cast(provider)
-    c = t.transfer_prices.c
-    cols = (
-        c.region,
-        c.start_gb,
-        c.end_gb,
-        c.price_per_gb,
-        c.currency,
-        c.quantity_unit,
-        c.as_of,
-        c.source,
-        c.confidence,
-        c.description,
-        c.is_default_region,
-        c.reason,
-        c.import_id,
+    all_rows = sorted(
+        (r for r in rows_of("transfer_prices", p) if r.kind == kind), key=lambda r: (r.start_gb, r.id)
     )
-    with engine.connect() as conn:
-        base = select(*cols).where(c.provider == p, c.kind == kind).order_by(c.start_gb, c.id)
-        rows = _latest_import(conn.execute(base.where(c.region == region)).all())
-        fallback = False
-        if not rows:
-            fallback = True
-            rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
+    rows, fallback = _region_or_default(all_rows, region)
     if fallback and rows:
         # Default rows of several regions would mix tier sets: keep one region's (the first by name).
         first = min(r.region for r in rows)
@@ -113,46 +95,26 @@ def _transfer(engine: Engine, provider: str, region: str, kind: str) -> list[Tra
     ]
 
 
-def egress_tiers(engine: Engine, provider: str, region: str) -> list[TransferTier]:
+def egress_tiers(rows_of: RowsOf, provider: str, region: str) -> list[TransferTier]:
     """Internet egress tiers of ``region``, ordered by tier start.
 
     Without rows for ``region``, the provider's generic/default-region rows, with
     ``fallback=True`` and a ``reason``; a tier whose price is unknown has ``price_per_gb=None``.
     """
-    return _transfer(engine, provider, region, "internet_egress")
+    return _transfer(rows_of, provider, region, "internet_egress")
 
 
-def inter_region_price(engine: Engine, provider: str, region: str) -> TransferTier | None:
+def inter_region_price(rows_of: RowsOf, provider: str, region: str) -> TransferTier | None:
     """Price of moving data from ``region`` to another region of the provider; None if unknown."""
-    tiers = _transfer(engine, provider, region, "inter_region")
+    tiers = _transfer(rows_of, provider, region, "inter_region")
     return tiers[0] if tiers else None
 
 
-def storage_prices(engine: Engine, provider: str, region: str) -> list[StoragePrice]:
+def storage_prices(rows_of: RowsOf, provider: str, region: str) -> list[StoragePrice]:
     """Object and block storage prices of ``region`` (default-region rows as fallback)."""
     p = PROVIDERS.cast(provider)
-    c = t.storage_prices.c
-    cols = (
-        c.region,
-        c.kind,
-        c.storage_class,
-        c.price,
-        c.currency,
-        c.unit,
-        c.as_of,
-        c.source,
-        c.confidence,
-        c.notes,
-        c.reason,
-        c.import_id,
-    )
-    with engine.connect() as conn:
-        base = select(*cols).where(c.provider == p).order_by(c.kind.desc(), c.id)
-        rows = _latest_import(conn.execute(base.where(c.region == region)).all())
-        fallback = False
-        if not rows:
-            fallback = True
-            rows = _latest_import(conn.execute(base.where(c.is_default_region == 1)).all())
+    ordered = sorted(rows_of("storage_prices", p), key=lambda r: (r.kind != "object", r.id))  # kind desc
+    rows, fallback = _region_or_default(ordered, region)
     out = []
     for r in rows:
         per_month: float | None = None
@@ -179,28 +141,10 @@ def storage_prices(engine: Engine, provider: str, region: str) -> list[StoragePr
     return out
 
 
-def licence_fees(engine: Engine, provider: str, region: str) -> list[LicenceFee]:
+def licence_fees(rows_of: RowsOf, provider: str, region: str) -> list[LicenceFee]:
     """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
     p = PROVIDERS.cast(provider)
-    c = t.licence_fees.c
-    with engine.connect() as conn:
-        rows = conn.execute(
-            select(
-                c.region,
-                c.item,
-                c.applies,
-                c.price,
-                c.currency,
-                c.unit,
-                c.as_of,
-                c.source,
-                c.reason,
-                c.import_id,
-            )
-            .where(c.provider == p, c.region.in_((region, ANY_REGION)))
-            .order_by(c.id)
-        ).all()
-        rows = _latest_import(rows)
+    rows = _latest_import([r for r in rows_of("licence_fees", p) if r.region in (region, ANY_REGION)])
     return [
         LicenceFee(
             provider=p,
@@ -228,8 +172,9 @@ def _latest_import(rows: Sequence[Any]) -> list[Any]:
 
 
 def _fallback_reason(reason: str | None, fallback: bool, asked: str, used: str) -> str | None:
-    """Why a fallback row is used, in the current language (these rows are read afresh for each
-    plan, never cached); the row's own ``reason`` is catalog data and stays as written."""
+    """Why a fallback row is used, in the current language (the store caches the database rows, not
+    these objects, so the words follow the language of each call); the row's own ``reason`` is
+    catalog data and stays as written."""
     if not fallback:
         return reason
     if used == ANY_REGION:

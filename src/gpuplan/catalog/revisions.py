@@ -5,6 +5,6 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
 
 #: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0002_refresh_discounts"
+HEAD_REVISION = "0003_serve"
 #: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
-KNOWN_REVISIONS = ("0001_initial", "0002_refresh_discounts")
+KNOWN_REVISIONS = ("0001_initial", "0002_refresh_discounts", "0003_serve")

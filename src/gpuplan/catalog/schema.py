@@ -14,19 +14,29 @@ from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
 __all__ = [
     "HEAD_REVISION",
     "KNOWN_REVISIONS",
+    "QUEUE_TABLES",
+    "api_tokens",
+    "audit_log",
     "bench_results",
     "billing_policies",
     "compliance_labels",
     "discounts",
     "exchange_rates",
     "imports",
+    "jobs",
     "licence_fees",
     "metadata",
     "offers",
+    "plan_cache",
     "prices",
     "profile_cache",
+    "rate_windows",
     "refresh_runs",
     "storage_prices",
+    "team_budgets",
+    "team_plans",
+    "team_workload_versions",
+    "team_workloads",
     "transfer_prices",
 ]
 
@@ -231,6 +241,120 @@ bench_results = Table(
     Column("details", Text, nullable=False),
 )
 
+# The team service (`gpuplan serve`, revision 0003). Times are ISO-8601 UTC text, as elsewhere here.
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),  # who: shown in history and the audit log
+    Column("prefix", String(16), nullable=False),  # the token's public part, to find its row
+    Column("token_sha256", String(64), nullable=False),  # never the token itself
+    Column("scopes", String(64), nullable=False),  # comma list: read, plan, admin
+    Column("rate_per_minute", Integer, nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("expires_at", String(32), nullable=True),
+    Column("revoked_at", String(32), nullable=True),
+)
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", String(32), nullable=False),
+    Column("actor", String(64), nullable=False),
+    Column("action", String(64), nullable=False),
+    Column("target", Text, nullable=False),
+    Column("details", Text, nullable=False),  # JSON; never a secret
+)
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("kind", String(32), nullable=False),
+    Column("request", Text, nullable=False),  # JSON of the request, as validated
+    Column("status", String(16), nullable=False),  # queued | running | done | failed
+    Column("progress", Float, nullable=False),
+    Column("message", Text, nullable=False),
+    Column("result", Text, nullable=True),  # JSON document when done
+    Column("error", Text, nullable=True),
+    Column("created_by", String(64), nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("started_at", String(32), nullable=True),
+    Column("finished_at", String(32), nullable=True),
+    Column("heartbeat_at", String(32), nullable=True),
+    Column("attempts", Integer, nullable=False),
+)
+
+plan_cache = Table(
+    "plan_cache",
+    metadata,
+    Column("key", String(64), primary_key=True),  # request + catalog state + day
+    Column("created_at", String(32), nullable=False),
+    Column("document", Text, nullable=False),
+)
+
+rate_windows = Table(
+    "rate_windows",
+    metadata,
+    Column("token_id", Integer, primary_key=True),
+    Column("minute", Integer, primary_key=True),  # Unix time // 60
+    Column("count", Integer, nullable=False),
+)
+
+team_workloads = Table(
+    "team_workloads",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(128), nullable=False),
+    Column("created_by", String(64), nullable=False),
+    Column("created_at", String(32), nullable=False),
+)
+
+team_workload_versions = Table(
+    "team_workload_versions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("workload_id", Integer, ForeignKey("team_workloads.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("spec", Text, nullable=False),  # the workload as JSON
+    Column("saved_by", String(64), nullable=False),
+    Column("saved_at", String(32), nullable=False),
+)
+
+team_plans = Table(
+    "team_plans",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("workload_id", Integer, ForeignKey("team_workloads.id"), nullable=False),
+    Column("workload_version", Integer, nullable=False),
+    Column("month", String(7), nullable=False),  # YYYY-MM the spend is planned for
+    Column("constraints", Text, nullable=False),  # JSON of the plan request's constraints
+    Column("document", Text, nullable=False),  # the plan document as it was
+    Column("total_cost_usd", Float, nullable=True),  # the recommended option's, then
+    Column("prices_as_of", String(32), nullable=True),  # the recommended price's date
+    Column("catalog_import_id", Integer, nullable=True),  # the newest import when planned
+    Column("created_by", String(64), nullable=False),
+    Column("created_at", String(32), nullable=False),
+    Column("status", String(16), nullable=False),  # planned | cancelled
+)
+
+team_budgets = Table(
+    "team_budgets",
+    metadata,
+    Column("month", String(7), primary_key=True),
+    Column("amount_usd", Float, nullable=False),
+    Column("note", Text, nullable=False),
+    Column("set_by", String(64), nullable=False),
+    Column("set_at", String(32), nullable=False),
+)
+
+#: Tables the job queue library (huey) creates in the same database for `gpuplan serve` (its SQLite
+#: storage's names, then its PostgreSQL storage's with our prefix): its own format, not declared
+#: here, but gpuplan's (a catalog holding them is not another application's).
+QUEUE_TABLES = ("kv", "schedule", "task", "counter", "huey_kv", "huey_schedule", "huey_task", "huey_counter")
+
 Index("ix_offers_key", offers.c.provider, offers.c.region, offers.c.zone, offers.c.instance_type, unique=True)
 Index("ix_offers_gpu", offers.c.gpu)
 Index("ix_prices_offer_pricing", prices.c.offer_id, prices.c.pricing, prices.c.as_of)
@@ -240,3 +364,15 @@ Index("ix_exchange_rates_currency", exchange_rates.c.currency, exchange_rates.c.
 Index("ix_bench_results_gpu", bench_results.c.gpu_id)
 Index("ix_refresh_runs_provider", refresh_runs.c.provider, refresh_runs.c.id)
 Index("ix_discounts_key", discounts.c.provider, discounts.c.family, unique=True)
+Index("ix_api_tokens_prefix", api_tokens.c.prefix, unique=True)
+Index("ix_api_tokens_name", api_tokens.c.name, unique=True)
+Index("ix_audit_log_at", audit_log.c.at)
+Index("ix_jobs_status", jobs.c.status, jobs.c.heartbeat_at)
+Index("ix_team_workloads_name", team_workloads.c.name, unique=True)
+Index(
+    "ix_team_workload_versions_key",
+    team_workload_versions.c.workload_id,
+    team_workload_versions.c.version,
+    unique=True,
+)
+Index("ix_team_plans_month", team_plans.c.month)

@@ -150,7 +150,14 @@ def _opt_str(value: str) -> str | None:
     return value if value.strip() else None
 
 
-def _offer_rows() -> dict[str, list[OfferRow]]:
+#: The ``term_json`` text of a shipped price, by the price row's identity: seeding writes the text
+#: as shipped instead of parsing and re-serialising it (see :func:`_offer_rows`).
+_TermTexts = dict[int, str]
+
+
+def _offer_rows(terms: _TermTexts | None = None) -> dict[str, list[OfferRow]]:
+    """The shipped offers and their prices, per provider. With ``terms``, prices are built without
+    parsing their terms, whose JSON text is put in ``terms`` by ``id(price)`` instead."""
     prices: dict[tuple[str, str, str, str], list[PriceRow]] = defaultdict(list)
     for r in read_table("prices.csv"):
         prices[(r["provider"], r["region"], r["zone"], r["instance_type"])].append(
@@ -163,9 +170,13 @@ def _offer_rows() -> dict[str, list[OfferRow]]:
                 source=r["source"],
                 confidence=r["confidence"],
                 interruption_band=_opt_str(r["interruption_band"]),
-                term=json.loads(r["term_json"]) if r["term_json"] else None,
+                term=json.loads(r["term_json"]) if r["term_json"] and terms is None else None,
             )
         )
+        if terms is not None and r["term_json"]:
+            terms[id(prices[(r["provider"], r["region"], r["zone"], r["instance_type"])][-1])] = r[
+                "term_json"
+            ]
     by_provider: dict[str, list[OfferRow]] = defaultdict(list)
     for line, r in enumerate(read_table("offers.csv"), start=2):
         key = (r["provider"], r["region"], r["zone"], r["instance_type"])
@@ -232,40 +243,130 @@ def ensure_snapshot(store: Any) -> bool:
     with store.engine.connect() as conn:
         if conn.execute(marker).first() is not None:
             return False
-    source = "gpuplan shipped snapshot (tools/build_snapshot.py from shared/data)"
-    by_provider = _offer_rows()
+    source = "gpuplan shipped snapshot (tools/build_snapshot.py; sources in data/sources.csv)"
+    terms: _TermTexts = {}
+    by_provider = _offer_rows(terms)
     # Every provider's offers, the facts tables and the marker import that says this snapshot is in,
     # in one transaction: a run killed half-way leaves nothing, and the next open seeds it whole.
     with writing(store.engine) as conn:
         if conn.execute(marker).first() is not None:
             return False  # another process seeded it while this one waited for the lock
-        _seed(store, conn, by_provider, source, sid)
+        _seed(store, conn, by_provider, source, sid, terms)
     store.invalidate_caches()  # billing/compliance caches are rebuilt on next use
     return True
 
 
-def _seed(store: Any, conn: Any, by_provider: dict[str, list[OfferRow]], source: str, sid: str) -> None:
-    from sqlalchemy import insert
+def _seed(
+    store: Any,
+    conn: Any,
+    by_provider: dict[str, list[OfferRow]],
+    source: str,
+    sid: str,
+    terms: _TermTexts,
+) -> None:
+    """Write the snapshot in the open transaction ``conn``: offers and prices in bulk, after the
+    same gates an import applies (judged on the snapshot alone, which is self-consistent), then the
+    facts tables and the marker import.
+
+    Everything goes through ``conn``: a second connection reading while this one writes would wait
+    for its lock (SQLite takes the file exclusively once a big transaction spills to it).
+    """
+    from sqlalchemy import insert, select
 
     from gpuplan.catalog import schema as t
-    from gpuplan.catalog.importing import import_offers
+    from gpuplan.catalog.gates import offer_problems
 
+    known: dict[tuple[str, str], tuple[str, float]] = {}
+    on_demand: dict[tuple[str, str, str], float] = {}
+    for rows in by_provider.values():
+        for row in rows:
+            known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
+            for pr in row.prices:
+                if pr.pricing == "on_demand" and pr.unit == "hour":
+                    od_key = (row.provider, row.region, row.instance_type)
+                    on_demand[od_key] = min(on_demand.get(od_key, pr.amount), pr.amount)
+    o = t.offers.c
+    offer_ids = {
+        (r.provider, r.region, r.zone, r.instance_type): r.id
+        for r in conn.execute(select(o.id, o.provider, o.region, o.zone, o.instance_type))
+    }
+    next_id = max(offer_ids.values(), default=0) + 1
+    new_offers: list[dict[str, Any]] = []
+    new_prices: list[dict[str, Any]] = []
     for provider in PROVIDERS:
         rows = by_provider.get(provider, [])
         if not rows:
             continue
-        report = import_offers(
-            store, rows, provider=provider, source=source, kind="snapshot-offers", snapshot_id=sid,
-            conn=conn,
-        )  # fmt: skip
-        if report.rejected:
-            first = report.rejected[0]
-            raise DataError.worded(
-                N_("shipped snapshot row {instance_type} ({region}) fails the gates: {reason}"),
-                instance_type=first.instance_type,
-                region=first.region,
-                reason=first.worded_reason(),
+        for row in rows:
+            problems = offer_problems(
+                row,
+                provider=provider,
+                known_instances=known,
+                on_demand_hourly=lambda r: on_demand.get((r.provider, r.region, r.instance_type)),
             )
+            if problems:
+                raise DataError.worded(
+                    N_("shipped snapshot row {instance_type} ({region}) fails the gates: {reason}"),
+                    instance_type=row.instance_type,
+                    region=row.region,
+                    reason=problems[0],
+                )
+        import_id = conn.execute(
+            insert(t.imports).values(
+                provider=provider,
+                kind="snapshot-offers",
+                source=source,
+                snapshot_id=sid,
+                imported_at=_now(),
+                rows_ok=len(rows),
+                rows_rejected=0,
+            )
+        ).inserted_primary_key[0]
+        for row in rows:
+            key = (row.provider, row.region, row.zone or "", row.instance_type)
+            offer_id = offer_ids.get(key)
+            if offer_id is None:
+                offer_id = offer_ids[key] = next_id
+                next_id += 1
+                new_offers.append(
+                    {
+                        "id": offer_id,
+                        "provider": row.provider,
+                        "region": row.region,
+                        "zone": row.zone or "",
+                        "instance_type": row.instance_type,
+                        "gpu": row.gpu,
+                        "gpu_count": row.gpu_count,
+                        "vcpus": row.vcpus,
+                        "memory_gib": row.memory_gib,
+                        "network_gbps": row.network_gbps,
+                        "interconnect": row.interconnect,
+                        "source": row.source,
+                        "price_reason": row.price_reason,
+                        "notes": row.notes,
+                        "network_kind": row.network_kind,
+                        "local_nvme_gb": row.local_nvme_gb,
+                    }
+                )
+            new_prices.extend(
+                {
+                    "offer_id": offer_id,
+                    "pricing": pr.pricing,
+                    "amount": pr.amount,
+                    "currency": pr.currency,
+                    "unit": pr.unit,
+                    "as_of": pr.as_of,
+                    "source": pr.source,
+                    "confidence": pr.confidence,
+                    "interruption_band": pr.interruption_band,
+                    "term_json": terms.get(id(pr)),
+                    "import_id": import_id,
+                    "fetched_at": None,
+                }
+                for pr in row.prices
+            )
+    _bulk_insert(conn, t.offers, new_offers)
+    _bulk_insert(conn, t.prices, new_prices)
     tables = {
         "transfer.csv": t.transfer_prices,
         "storage.csv": t.storage_prices,
@@ -291,6 +392,23 @@ def _seed(store: Any, conn: Any, by_provider: dict[str, list[OfferRow]], source:
     rates = _facts_rows("exchange_rates.csv")
     if rates:
         conn.execute(insert(t.exchange_rates), rates)
+
+
+def _bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
+    """``rows`` into ``table`` in one statement per batch: on SQLite through the DB-API's
+    ``executemany`` on the transaction's own connection (SQLAlchemy's per-row bookkeeping costs more
+    than the writing at this size), elsewhere through SQLAlchemy."""
+    if not rows:
+        return
+    columns = list(rows[0])
+    if conn.dialect.name == "sqlite":
+        raw = conn.connection.driver_connection
+        sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+        raw.executemany(sql, [tuple(r[c] for c in columns) for r in rows])
+        return
+    from sqlalchemy import insert
+
+    conn.execute(insert(table), rows)
 
 
 def _now() -> str:

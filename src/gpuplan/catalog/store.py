@@ -23,6 +23,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.dates import parse_as_of
 from gpuplan.catalog.model import (
     ANY_REGION,
     HOURS_PER_MONTH,
@@ -55,15 +56,23 @@ __all__ = ["ANY_REGION", "Store"]
 #: Region value of rows that hold for every region of a provider.
 
 
-def _as_of_date(as_of: str) -> date | None:
-    """The first day an ISO (partial) date stands for: ``2023-06`` -> 2023-06-01."""
-    try:
-        parts = [int(p) for p in as_of.split("-")[:3]]
-        while len(parts) < 3:
-            parts.append(1)
-        return date(parts[0], parts[1], parts[2])
-    except (ValueError, IndexError):
-        return None
+def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
+    """The age fields of a price dated ``as_of`` (:mod:`gpuplan.catalog.dates`): its precision, its
+    oldest and youngest possible age in days, and whether it is fresh, stale or of unknown age
+    against ``limit_days``. An unreadable date is of unknown age and stale."""
+    parsed = parse_as_of(as_of)
+    if parsed is None:
+        return {"stale": True, "staleness": "unknown", "stale_after_days": limit_days}
+    oldest, youngest = parsed.age_days(today), max(0, (today - parsed.latest).days)
+    staleness = "fresh" if oldest <= limit_days else "stale" if youngest > limit_days else "unknown"
+    return {
+        "as_of_precision": parsed.precision.value,
+        "age_days": oldest,
+        "age_min_days": youngest,
+        "staleness": staleness,
+        "stale": staleness != "fresh",
+        "stale_after_days": limit_days,
+    }
 
 
 @dataclass(frozen=True)
@@ -110,6 +119,8 @@ class Store:
         self._today = today
         self._rate_overrides: dict[str, ExchangeRate] = {}
         self._facts: _Facts | None = None
+        self._fact_cache: dict[tuple[str, str], list[Any]] = {}
+        self._superseded: tuple[int, ...] | None = None
 
     @property
     def engine(self) -> Engine:
@@ -137,6 +148,44 @@ class Store:
     def invalidate_caches(self) -> None:
         """Forget cached facts (after a write)."""
         self._facts = None
+        self._fact_cache.clear()
+        self._superseded = None
+
+    def _superseded_imports(self) -> tuple[int, ...]:
+        """Ids of the offer imports of shipped snapshots older than the newest one loaded.
+
+        A newer snapshot replaces the older one's rows rather than adding to them: its prices are the
+        current ones even where its ``as_of`` sorts lower (an undated source's bounds), and an offer
+        or price it no longer ships (a price found to be another list's) does not come back from the
+        older snapshot. The older rows stay in the price history."""
+        if self._superseded is None:
+            newest = self._query(
+                "SELECT snapshot_id FROM imports WHERE kind = 'snapshot' ORDER BY id DESC LIMIT 1"
+            )
+            self._superseded = (
+                tuple(
+                    r.id
+                    for r in self._query(
+                        "SELECT id FROM imports WHERE kind = 'snapshot-offers' AND snapshot_id <> :sid",
+                        {"sid": newest[0].snapshot_id},
+                    )
+                )
+                if newest
+                else ()
+            )
+        return self._superseded
+
+    def _fact_rows(self, table: str, provider: str) -> list[Any]:
+        """Every row of facts table ``table`` for ``provider``, in insertion order, read once until
+        the next write (:mod:`gpuplan.catalog.provider_facts`)."""
+        key = (table, provider)
+        if key not in self._fact_cache:
+            if table not in _FACT_TABLES:
+                raise ValueError(f"not a facts table: {table}")
+            self._fact_cache[key] = self._query(
+                f"SELECT * FROM {table} WHERE provider = :provider ORDER BY id", {"provider": provider}
+            )
+        return self._fact_cache[key]
 
     def _query(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
         """Rows of a read-only SQL statement with ``:name`` parameters, with attribute access."""
@@ -281,7 +330,7 @@ class Store:
         """The compliance labels of a provider with their sources."""
         from gpuplan.catalog import provider_facts
 
-        return provider_facts.compliance_details(self.engine, provider)
+        return provider_facts.compliance_details(self._fact_rows, provider)
 
     # ---------------------------------------------------------------- transfer, storage, licences
 
@@ -293,25 +342,25 @@ class Store:
         """
         from gpuplan.catalog import provider_facts
 
-        return provider_facts.egress_tiers(self.engine, provider, region)
+        return provider_facts.egress_tiers(self._fact_rows, provider, region)
 
     def inter_region_price(self, provider: str, region: str) -> TransferTier | None:
         """Price of moving data from ``region`` to another region of the provider; None if unknown."""
         from gpuplan.catalog import provider_facts
 
-        return provider_facts.inter_region_price(self.engine, provider, region)
+        return provider_facts.inter_region_price(self._fact_rows, provider, region)
 
     def storage_prices(self, provider: str, region: str) -> list[StoragePrice]:
         """Object and block storage prices of ``region`` (default-region rows as fallback)."""
         from gpuplan.catalog import provider_facts
 
-        return provider_facts.storage_prices(self.engine, provider, region)
+        return provider_facts.storage_prices(self._fact_rows, provider, region)
 
     def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
         """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
         from gpuplan.catalog import provider_facts
 
-        return provider_facts.licence_fees(self.engine, provider, region)
+        return provider_facts.licence_fees(self._fact_rows, provider, region)
 
     # ---------------------------------------------------------------- what this machine records
 
@@ -320,7 +369,7 @@ class Store:
         """The profile cache and bench results kept in the same database (their own module)."""
         from gpuplan.catalog.local_store import LocalStore
 
-        return LocalStore(self.engine)
+        return LocalStore(self)
 
     # ---------------------------------------------------------------- imports
 
@@ -426,6 +475,16 @@ class Store:
             conds.append("gpu_count = :count")
             params["count"] = count
         pricing_value = PricingModel.cast(pricing).value if pricing is not None else None
+        superseded = self._superseded_imports()
+        old_only = ""
+        if superseded:
+            # an offer whose every price came from an older snapshot is one the newest no longer ships
+            old = ", ".join(str(i) for i in superseded)
+            old_only = f" AND p.import_id NOT IN ({old})"
+            conds.append(
+                f"id NOT IN (SELECT offer_id FROM prices WHERE import_id IN ({old}) EXCEPT "
+                f"SELECT offer_id FROM prices WHERE import_id NOT IN ({old}))"
+            )
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         offer_rows = self._query(
             "SELECT id, provider, region, zone, instance_type, gpu, gpu_count, vcpus, memory_gib, "
@@ -445,7 +504,7 @@ class Store:
             "SELECT p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.source, p.confidence, "
             "p.interruption_band, p.term_json, p.fetched_at, ROW_NUMBER() OVER "
             "(PARTITION BY p.offer_id, p.pricing ORDER BY p.as_of DESC, p.id DESC) AS rn "
-            f"FROM prices p WHERE p.offer_id IN (SELECT id FROM offers{where}){price_filter}"
+            f"FROM prices p WHERE p.offer_id IN (SELECT id FROM offers{where}){price_filter}{old_only}"
             ") ranked WHERE rn = 1",
             params,
         )
@@ -523,8 +582,6 @@ class Store:
         if discount is not None and usd_hour is not None:
             list_usd_hour = usd_hour
             usd_hour = usd_hour * (1 - discount.percent / 100)
-        as_of_date = _as_of_date(pr.as_of)
-        stale = as_of_date is not None and (self._today - as_of_date).days > self.stale_after_days
         return OfferPrice(
             **self._common(orow),
             pricing=pr.pricing,
@@ -538,13 +595,13 @@ class Store:
             confidence=pr.confidence,
             interruption_band=pr.interruption_band,
             term=json.loads(pr.term_json) if pr.term_json else None,
-            stale=stale,
             price_reason=reason,
             exchange_rate_usd_per_unit=rate.usd_per_unit if rate else None,
             exchange_rate_as_of=rate.as_of if rate else None,
             fetched_at=pr.fetched_at,
             list_price_usd_per_hour=list_usd_hour,
             discount_percent=discount.percent if list_usd_hour is not None and discount else None,
+            **_age(pr.as_of, self._today, self.stale_after_days),
         )
 
     # ---------------------------------------------------------------- info
@@ -587,6 +644,8 @@ class Store:
 
 
 _PRICING_ORDER = {m.value: i for i, m in enumerate(PricingModel)}
+#: The tables :meth:`Store._fact_rows` reads (named in SQL, so only these).
+_FACT_TABLES = frozenset({"compliance_labels", "transfer_prices", "storage_prices", "licence_fees"})
 
 
 def _coverage(store: Store) -> tuple[Any, ...]:

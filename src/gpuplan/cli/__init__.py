@@ -65,6 +65,7 @@ def _register_all() -> None:
         machine_cmds,
         plan_cmds,
         refresh_cmds,
+        serve_cmds,
         simulate_cmds,
         tco_cmds,
     )
@@ -72,7 +73,16 @@ def _register_all() -> None:
     # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
     # catalog_cmds' helpers without catalog_cmds importing it back.
     refresh_cmds.register_into(catalog_cmds.catalog_app)
-    groups = (catalog_cmds, estimate_cmds, plan_cmds, deploy_cmds, machine_cmds, simulate_cmds, tco_cmds)
+    groups = (
+        catalog_cmds,
+        estimate_cmds,
+        plan_cmds,
+        deploy_cmds,
+        machine_cmds,
+        simulate_cmds,
+        tco_cmds,
+        serve_cmds,
+    )
     for module in groups:
         module.register(app)
 

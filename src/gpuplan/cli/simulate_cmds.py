@@ -102,9 +102,7 @@ def _replica(
     from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.inference import step_model
-    from gpuplan.simulate import replica_from_step
-    from gpuplan.simulate.batching import engine_defaults, parse_engine
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
 
     if w.task.value != "infer":
         raise InputError.worded(
@@ -120,14 +118,15 @@ def _replica(
             ),
             name=w.name,
         )
-    g = get_gpu(gpu_id)
-    tp = w.tensor_parallel
-    step = step_model(prof, g, tensor_parallel=tp, cuda_graphs=w.cuda_graphs, compiled=w.compile)
-    engine = engine_defaults(g.id, g.memory_gib)
-    if engine_text:
-        engine = parse_engine(engine_text, engine)
-    replica = replica_from_step(step, engine, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1])
-    return replica, step.weights_bytes * tp
+    stack = ServingStack(
+        tensor_parallel=w.tensor_parallel,
+        cuda_graphs=w.cuda_graphs,
+        compiled=w.compile,
+        engine_text=engine_text,
+    )
+    return estimator_replica(
+        prof, get_gpu(gpu_id), stack, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1]
+    )
 
 
 def _slos(slo: str | None, slo_ms: float | None, w_slo_ms: float | None) -> tuple[Slo, ...]:

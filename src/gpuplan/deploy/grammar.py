@@ -40,7 +40,7 @@ K8S_LABEL_VALUE_MAX_CHARS = 63
 DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 ENTRY_POINT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 #: Cloud names as the providers spell them: ``us-east-1``, ``p4d.24xlarge``, ``Standard_ND96asr_v4``,
-#: ``ecs.gn7i-c8g1.2xlarge``, and the catalog's descriptive ``A100 40GB (article 004 table)`` or
+#: ``ecs.gn7i-c8g1.2xlarge``, and the catalog's descriptive ``A100 40GB (GPU platform guide table)`` or
 #: ``n1-standard-4 + 1x nvidia-tesla-t4`` (a GCP host and its GPU).
 CLOUD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._()/+:-]{0,127}")
 #: A lower-case word (precision, optimizer names): ``amp-bf16``, ``adamw``, ``sgd-momentum``.
@@ -157,6 +157,6 @@ def k8s_label_value(value: str) -> str | None:
 def vm_type(instance_type: str) -> str | None:
     """The VM type name in a catalog instance type, or None when there is none: the value a
     ``node.kubernetes.io/instance-type`` label and SkyPilot's ``instance_type`` take. The catalog's
-    descriptive ``A100 40GB (article 004 table)`` has none; GCP's ``n1-standard-4 + 1x
+    descriptive ``A100 40GB (GPU platform guide table)`` has none; GCP's ``n1-standard-4 + 1x
     nvidia-tesla-t4`` (a host and its attached GPU) is the host ``n1-standard-4``."""
     return k8s_label_value(instance_type.split(" + ", 1)[0].strip())

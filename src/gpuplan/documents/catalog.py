@@ -84,7 +84,19 @@ class OfferItem(Document):
     ``kind`` …)."""
     compliance: list[str]
     stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age (``staleness``)."""
     price_reason: str | None
+    as_of_precision: Literal["day", "month", "year", "bounded"] | None = None
+    """How precisely ``as_of`` dates the price; ``bounded``: ``as_of`` is ``earliest/latest``
+    (``2025-06/2026-12-02``), the source carrying no date."""
+    age_days: Count | None = None
+    """Days since the earliest day ``as_of`` allows (the oldest the price can be)."""
+    age_min_days: Count | None = None
+    """Days since the latest day ``as_of`` allows (the youngest the price can be)."""
+    staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown."""
+    stale_after_days: Count | None = None
+    """The staleness limit used (``--stale-days``, default 180)."""
     network_kind: str | None = None
     """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None = not published."""
     local_nvme_gb: float | None = None

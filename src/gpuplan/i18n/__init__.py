@@ -34,6 +34,7 @@ from gpuplan.i18n.messages import (
 from gpuplan.i18n.numbers import (
     Money,
     current_money,
+    format_age,
     format_amount,
     format_hours,
     format_number,
@@ -50,6 +51,7 @@ __all__ = [
     "_",
     "current_language",
     "current_money",
+    "format_age",
     "format_amount",
     "format_hours",
     "format_number",

@@ -68,6 +68,18 @@ def format_hours(hours: float | None) -> str:
     return _("{n} d").format(n=f"{hours / 24:.1f}")
 
 
+def format_age(days: int | None) -> str:
+    """How old a price is, for people: days under two months, months under two years, else years
+    (``?`` if unknown)."""
+    if days is None:
+        return "?"
+    if days < 60:
+        return _("{n} d").format(n=days)
+    if days < 730:
+        return _("{n} mo").format(n=round(days / 30.44))
+    return _("{n} y").format(n=f"{days / 365.25:.1f}")
+
+
 def _decimals(amount: float) -> int:
     """2 decimals for cents, 0 from 10,000 up, two significant digits below one cent-ish amounts."""
     a = abs(amount)

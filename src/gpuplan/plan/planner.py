@@ -392,8 +392,8 @@ def _plan_notes(
         plan_notes.append(
             _(
                 "data.location not given: the dataset is uploaded from your site (inbound traffic is "
-                "free on the seven clouds; lambda's, runpod's and vast's price for it is not in the "
-                "catalog and counted as free) and results go back over internet egress"
+                "free on the seven clouds; the other providers' price for it is not in the catalog and "
+                "is counted as free) and results go back over internet egress"
             )
         )
     if job.egress_free_tier:

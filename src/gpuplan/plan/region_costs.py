@@ -27,8 +27,8 @@ __all__ = [
     "RegionCharges",
 ]
 
-#: Used only when the catalog knows no price of the kind at all. Each is the highest of its kind in
-#: shared/data/egress_storage.csv (so an unknown never makes an option look cheaper):
+#: Used only when the catalog knows no price of the kind at all. Each is the highest of its kind among
+#: the catalog's shipped egress and storage rows (so an unknown never makes an option look cheaper):
 #: GCP premium-tier internet egress up to 1 TB, 0.12 USD/GB (as of 2026-05-06);
 FALLBACK_EGRESS_USD_PER_GB = 0.12
 #: GCP pd-balanced / AWS EBS gp2, 0.10 USD/GB-month (2026-09);

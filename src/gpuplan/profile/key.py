@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Callable
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,6 +52,7 @@ class MemoryProfileCache:
         self.entries[(key, schema_version)] = payload
 
 
+@cache  # the installed torch does not change while a process runs; the lookup scans dist-info
 def _torch_version() -> str:
     try:
         return metadata.version("torch")

@@ -8,6 +8,7 @@ catalog has a CNY rate, which the document states once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from functools import partial
 from typing import Any
 
@@ -29,7 +30,7 @@ from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_, _, current_money, format_amount, format_number, money, ngettext
+from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
 from gpuplan.vocab import pricing_name
@@ -153,12 +154,26 @@ _RENAMED = frozenset(
 )
 
 
+#: The OfferPrice fields the document copies as they are, in the document's order.
+_COPIED = tuple(f for f in OfferItem.model_fields if f in {x.name for x in fields(OfferPrice)} - _RENAMED)
+
+
 def offers_json(listing: OfferListing) -> OffersDocument:
-    """The ``offers --json`` document."""
+    """The ``offers --json`` document.
+
+    Its items are built from the store's own typed rows, whose values are already what the schema
+    allows, so they are constructed without validating each one again: at catalog size (8,000
+    rows) validation costs more than the rest of the command (``tests/documents`` validates a
+    full listing against the schema)."""
     out = []
     for v in listing.views:
         o = v.offer
-        item = {k: x for k, x in to_jsonable(o).items() if k not in _RENAMED}
+        item = {k: getattr(o, k) for k in _COPIED}
+        item["compliance"] = list(o.compliance)
+        for count in ("gpu_count", "vcpus"):  # counts as integers where whole (the documents' Count)
+            x = item[count]
+            if isinstance(x, float) and x.is_integer():
+                item[count] = int(x)
         item.update(offer_prices(o, listing.cny_rate))
         item.update(
             published_currency=o.currency,
@@ -166,7 +181,7 @@ def offers_json(listing: OfferListing) -> OffersDocument:
             term=_term_doc(o.term, o.currency),
             regions_compared=v.regions_compared,
         )
-        out.append(OfferItem.model_validate(item))
+        out.append(OfferItem.model_construct(**item))
     return OffersDocument(
         display_currency=listing.currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=rate_doc(listing.cny_rate),
@@ -198,13 +213,24 @@ def _price_note(offer: OfferPrice, value: float | None) -> str | None:
     return None
 
 
+def age_flags(o: OfferPrice) -> list[str]:
+    """What a price's age says when it is not known to be fresh: ``stale (10 mo)`` past the limit,
+    ``age unknown (up to 4.7 y)`` when the source carries no date and its bounds straddle it."""
+    if o.staleness == "stale":
+        return [_("stale ({age})").format(age=format_age(o.age_days))]
+    if o.staleness == "unknown":
+        return [_("age unknown (up to {age})").format(age=format_age(o.age_days))]
+    if o.stale:  # an offer whose date the store could not read
+        return [_("stale")]
+    return []
+
+
 def _offer_notes(v: OfferView) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour)) else []
     if v.regions_compared > 1:
         flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
-    if o.stale:
-        flags.append(_("stale"))
+    flags.extend(age_flags(o))
     if o.confidence == "low":
         flags.append(_("low confidence"))
     if o.unit == "month" and o.price is not None:
@@ -260,7 +286,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
         price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
-        as_of, notes = o.as_of or "—", _offer_notes(v)
+        as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
             cells += [pricing, price, per_gpu, as_of, notes]
@@ -386,7 +412,8 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
             "BF16": g.bf16_tflops,
             "FP8": g.fp8_tflops,
         }
-        link_cell = [g.interconnect] if layout == 0 else []
+        # one link a line ("NVLink 4 (900 GB/s)" over "PCIe Gen5 (128 GB/s)"): the prices need the width
+        link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout == 0 else []
         table.add_row(g.id, *(fmt_num(values[f]) for f in figures), *link_cell, *cells)
     return table
 

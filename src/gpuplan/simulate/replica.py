@@ -34,7 +34,9 @@ from gpuplan.i18n.messages import _
 from gpuplan.simulate.engine import Work
 
 if TYPE_CHECKING:
+    from gpuplan.hardware import GPU
     from gpuplan.perf.inference import StepModel
+    from gpuplan.profile import Profile
     from gpuplan.simulate.batching import EngineSettings
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "ENGINE_START_S",
     "ReplicaModel",
     "cold_start",
+    "estimator_replica",
     "replica_from_step",
 ]
 
@@ -294,3 +297,34 @@ def cold_start(weights_bytes: float, storage_bytes_per_s: float) -> tuple[float,
         rate=storage_bytes_per_s / 1e9,
     )
     return ENGINE_START_S + load, words
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServingStack:
+    """How the workload serves: what the estimator's iteration model needs beside the profile."""
+
+    tensor_parallel: int = 1
+    cuda_graphs: bool = True
+    compiled: bool = False
+    engine_text: str | None = None
+    """``--engine`` settings over vLLM's defaults for the GPU (None: the defaults)."""
+
+
+def estimator_replica(
+    prof: Profile, g: GPU, stack: ServingStack, *, mean_prompt_tokens: float, mean_output_tokens: float
+) -> tuple[ReplicaModel, float]:
+    """The replica the estimator predicts for a traced decoder, and the bytes of weights it loads at
+    a cold start (all its tensor-parallel GPUs together). The command line and the service both
+    build their replica here."""
+    from gpuplan.perf.inference import step_model
+    from gpuplan.simulate.batching import engine_defaults, parse_engine
+
+    tp = stack.tensor_parallel
+    step = step_model(prof, g, tensor_parallel=tp, cuda_graphs=stack.cuda_graphs, compiled=stack.compiled)
+    engine = engine_defaults(g.id, g.memory_gib)
+    if stack.engine_text:
+        engine = parse_engine(stack.engine_text, engine)
+    replica = replica_from_step(
+        step, engine, mean_prompt_tokens=mean_prompt_tokens, mean_output_tokens=mean_output_tokens
+    )
+    return replica, step.weights_bytes * tp

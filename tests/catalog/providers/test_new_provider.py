@@ -129,7 +129,7 @@ def test_a_registered_module_is_a_provider_everywhere(acme: Path) -> None:
     r = runner.invoke(
         app, ["deploy", str(acme / "plan.json"), "--target", "skypilot", "--out", str(acme / "s")]
     )
-    assert r.exit_code != 0 and "SkyPilot has no acme cloud (of ours it supports aws, azure, gcp)" in str(
+    assert r.exit_code != 0 and "SkyPilot has no acme cloud (of ours it supports aws, azure, gcp, " in str(
         r.exception
     )
 

@@ -22,13 +22,29 @@ from gpuplan.catalog.providers import (
     alibaba,
     aws,
     azure,
+    cudo,
+    digitalocean,
+    fluidstack,
     gcp,
     huawei,
+    hyperbolic,
+    hyperstack,
+    jarvislabs,
     lambdalabs,
+    lium,
+    mithril,
+    nebius,
+    oci,
+    paperspace,
+    primeintellect,
     runpod,
+    seeweb,
+    shadeform,
     tencent,
     vast,
+    verda,
     volcengine,
+    yotta,
 )
 from gpuplan.catalog.providers.base import (
     Billing,
@@ -36,6 +52,7 @@ from gpuplan.catalog.providers.base import (
     Fetcher,
     FetchResult,
     MissingCredentialsError,
+    OfferTerms,
     ProviderFacts,
     ProviderModule,
     Region,
@@ -51,6 +68,7 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "MissingCredentialsError",
+    "OfferTerms",
     "ProviderFacts",
     "ProviderModule",
     "Region",
@@ -58,7 +76,9 @@ __all__ = [
     "facts",
     "kubernetes_service",
     "module",
+    "offer_terms",
     "registry",
+    "unknown_price_reason",
 ]
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
@@ -94,6 +114,22 @@ REGISTRY: MappingProxyType[str, ProviderModule] = registry(
     lambdalabs,
     runpod,
     vast,
+    nebius,
+    oci,
+    cudo,
+    hyperstack,
+    verda,
+    shadeform,
+    primeintellect,
+    seeweb,
+    jarvislabs,
+    lium,
+    yotta,
+    mithril,
+    hyperbolic,
+    fluidstack,
+    paperspace,
+    digitalocean,
 )
 
 
@@ -151,3 +187,18 @@ def kubernetes_service(provider: str) -> str | None:
     or is not registered (a row from an older catalog)."""
     m = REGISTRY.get(provider)
     return m.FACTS.kubernetes if m is not None else None
+
+
+def offer_terms(provider: str, instance_type: str, region: str = "") -> OfferTerms | None:
+    """What an offer of ``provider`` is and what its price means (:class:`OfferTerms`: host kind,
+    interruptible, what the price covers, minimum rental, storage apart, specs known), or None when
+    the provider's module states nothing or the provider is not registered."""
+    m = REGISTRY.get(provider)
+    return m.FACTS.terms_for(instance_type, region) if m is not None else None
+
+
+def unknown_price_reason(provider: str, pricing: str) -> str | None:
+    """Why the catalog has no ``pricing`` price for a provider that sells it (``reserved_1y`` on
+    Azure: …), or None when the module states no such gap."""
+    m = REGISTRY.get(provider)
+    return m.FACTS.unknown_prices.get(pricing) if m is not None else None

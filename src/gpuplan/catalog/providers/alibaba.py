@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_price_list", "price_list_url"]
 
-#: The version last seen in public code (price_apis.md, 2026-12-01); override when it moves on.
+#: The version last seen in public code using the API (2026-12-01); override when it moves on.
 DEFAULT_PRICE_VERSION = "2.0.421"
 
 
@@ -89,13 +89,13 @@ FACTS = ProviderFacts(
         notice_s=300,
         published_rate="an interruption-rate band per zone through DescribeSpotAdvice (needs keys)",
         source="Alibaba Cloud docs 'Preemptible instances' (5-minute notice; 1-hour protection period); "
-        "DescribeSpotAdvice in shared/data/price_api_samples",
+        "DescribeSpotAdvice (ECS OpenAPI, keys)",
         rate_note=N_(
             "Alibaba publishes no rate; a spot instance is kept for at least its 1-hour protection period"
         ),
     ),
     default_region="us-west-ot7-a01",
-    egress_storage_note="only the international site's block-storage row is known (shared/data)",
+    egress_storage_note="only the international site's block-storage row is known",
     price_sources=(price_list_url(DEFAULT_PRICE_VERSION),),
     credentials=("ALIBABA_PRICE_VERSION", *OPENAPI_KEYS),
     price_list_region_codes=("us-west-ot7-a01",),

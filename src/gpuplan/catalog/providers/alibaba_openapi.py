@@ -13,8 +13,8 @@ site), signed with ``ACS3-HMAC-SHA256`` (:func:`gpuplan.catalog.providers.signin
 
 BSS ``QuerySkuPriceList`` would list hourly prices in bulk, but its China-site commodity code is
 not documented in the sources read (only ``ecs_intl`` is); the per-type ``DescribePrice`` is.
-Response shapes: ``shared/data/price_api_samples/alibaba_ecs_*.json`` (real examples recorded by
-sparecores-crawler; the spot-history one is a shape built from SDK field names).
+Response shapes: the example responses recorded in sparecores-crawler (PyPI, ``sc_crawler/vendors/
+_alibaba.py``); the spot-history one is built from the SDK's field names.
 """
 
 from __future__ import annotations

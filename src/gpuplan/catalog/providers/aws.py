@@ -19,6 +19,7 @@ from gpuplan.catalog.providers.base import (
     Credentials,
     FetchResult,
     NodeLabels,
+    OfferTerms,
     ProviderFacts,
     SpotFacts,
     regions,
@@ -117,10 +118,25 @@ FACTS = ProviderFacts(
         ),
     ),
     default_region="us-east-1",
-    egress_storage_note="egress tiers and S3/EBS prices from shared/data/egress_storage.csv "
+    egress_storage_note="egress tiers and S3/EBS prices from dated secondary tables and AWS Price List "
     "(AWS Price List API examples and dated secondary tables)",
     price_sources=(REGION_INDEX_URL, SPOT_FEED_URL, SPOT_ADVISOR_URL, "EC2 DescribeSpotPriceHistory (keys)"),
     credentials=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"),
+    offer_terms=(
+        OfferTerms(
+            host="cloud_vm",
+            interruptible=False,
+            price_covers="the VM per hour (GPUs, vCPUs, RAM, any local instance storage); network "
+            "disks, egress and OS licences apart",
+            min_rental_s=60,
+            storage_billed_apart=True,
+            host_specs_known=True,
+            network_known=True,
+            reliability="a hyperscale cloud's own data centres; an on-demand VM runs until stopped",
+            source="AWS announcement 2017-09-18 'Per-second billing for EC2 instances and EBS volumes' "
+            "(one-minute minimum; EBS billed apart)",
+        ),
+    ),
 )
 
 _DOC = "AWS EC2 accelerated computing instance specifications, https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"

@@ -15,6 +15,7 @@ from gpuplan.catalog.providers.base import (
     Credentials,
     FetchResult,
     NodeLabels,
+    OfferTerms,
     ProviderFacts,
     SpotFacts,
     regions,
@@ -29,6 +30,12 @@ __all__ = ["FACTS", "FETCHER", "INSTANCES", "parse_items"]
 
 RETAIL_URL = "https://prices.azure.com/api/retail/prices"
 API_VERSION = "2023-01-01-preview"
+#: Why the shipped catalog has no Azure reservation price.
+_NO_RESERVATION = (
+    "no dated public copy of Azure's reservation prices for GPU sizes is in the shipped sources; "
+    "`gpuplan catalog refresh --provider azure` reads them from the Retail Prices API "
+    "(priceType 'Reservation')"
+)
 #: Hours in a reservation term: Azure prices a reservation for the whole term.
 _HOURS_PER_YEAR = 8760
 
@@ -113,8 +120,26 @@ FACTS = ProviderFacts(
         ),
     ),
     default_region="eastus",
-    egress_storage_note="bandwidth and storage meters from the Retail Prices API examples in shared/data",
+    egress_storage_note="bandwidth and storage meters from published Retail Prices API example responses",
     price_sources=(f"{RETAIL_URL}?api-version={API_VERSION}",),
+    offer_terms=(
+        OfferTerms(
+            host="cloud_vm",
+            interruptible=False,
+            price_covers="the VM per hour (GPUs, vCPUs, RAM, any local instance storage); network "
+            "disks, egress and OS licences apart",
+            min_rental_s=None,
+            storage_billed_apart=True,
+            host_specs_known=True,
+            network_known=True,
+            reliability="a hyperscale cloud's own data centres; an on-demand VM runs until stopped",
+            source="Azure VM sizes and pricing pages (managed disks billed apart), https://azure.microsoft.com/pricing/details/virtual-machines/linux/",
+        ),
+    ),
+    unknown_prices={
+        "reserved_1y": _NO_RESERVATION,
+        "reserved_3y": _NO_RESERVATION,
+    },
 )
 
 _DOC = "Azure VM sizes, https://learn.microsoft.com/azure/virtual-machines/sizes/gpu-accelerated/"

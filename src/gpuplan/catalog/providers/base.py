@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from gpuplan.catalog.model import OfferRow
@@ -23,6 +24,7 @@ __all__ = [
     "Fetcher",
     "MissingCredentialsError",
     "NodeLabels",
+    "OfferTerms",
     "ProviderFacts",
     "ProviderModule",
     "Region",
@@ -74,6 +76,43 @@ class SpotFacts:
     translated where shown (``Tencent publishes no rate``)."""
     max_runtime_h: float | None = None
     """A hard runtime limit of an interruptible machine, hours (None = no limit published)."""
+
+
+#: What kind of machine a price rents (``OfferTerms.host``).
+HOST_KINDS = ("cloud_vm", "bare_metal", "secure_cloud", "community_host", "resold")
+
+
+@dataclass(frozen=True, kw_only=True)
+class OfferTerms:
+    """What one kind of the provider's offers is, and what its price means: the facts a planner
+    needs to tell a hyperscaler VM from a marketplace host. ``None`` means the source does not say;
+    every known fact has its ``source``."""
+
+    host: str
+    """One of :data:`HOST_KINDS`: ``cloud_vm`` (a VM in the provider's own data centre),
+    ``bare_metal`` (a whole server of the provider's), ``secure_cloud`` (a marketplace's own or
+    vetted data centres), ``community_host`` (a machine an independent host lists),
+    ``resold`` (another cloud's machine sold through an aggregator)."""
+    marker: str = ""
+    """A substring of the region or instance type (any case) that selects these terms
+    (``community``); ``""`` = the provider's default terms."""
+    interruptible: bool | None
+    """Can the provider stop an on-demand rental of this kind before the renter does (a host
+    taking its machine back, a bid outbidding it)? Spot prices are interruptible by definition."""
+    price_covers: str
+    """What one price buys, in words: ``the whole instance per hour (GPUs, vCPUs, RAM, boot
+    disk)``."""
+    min_rental_s: int | None
+    """Shortest billed rental, seconds; None = not published."""
+    storage_billed_apart: bool | None
+    """Is disk (beyond a boot disk) billed on top of the hourly price? None = not published."""
+    host_specs_known: bool
+    """Does the source give this kind's vCPUs and RAM per offer?"""
+    network_known: bool
+    """Does the source give this kind's network bandwidth per offer?"""
+    reliability: str
+    """One sentence on how far the price and the machine can be relied on."""
+    source: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,12 +171,29 @@ class ProviderFacts:
     skypilot_cloud: str | None = None
     """SkyPilot's name for this cloud (``resources.cloud``), None where SkyPilot has none: the
     skypilot deploy target then refuses the plan with a pointer to k8s or torchrun."""
+    offer_terms: tuple[OfferTerms, ...] = ()
+    """What its offers are and what their prices mean; the first whose ``marker`` is in the
+    instance type applies (the last should be the default, marker ``""``). Empty: not stated."""
+    unknown_prices: Mapping[str, str] = field(default_factory=dict)
+    """Pricing models the provider sells whose prices the shipped catalog lacks, each with the
+    reason (``{"reserved_1y": "…"}``): a tco or plan reads "unknown", never "does not pay off"."""
 
     def region(self, code: str) -> Region | None:
         """The region with this code, or None."""
-        for r in self.regions:
-            if r.code == code:
-                return r
+        return self._regions_by_code.get(code)
+
+    @cached_property
+    def _regions_by_code(self) -> dict[str, Region]:
+        # A marketplace lists every ISO country: a dict, not a scan per offer.
+        return {r.code: r for r in self.regions}
+
+    def terms_for(self, instance_type: str, region: str = "") -> OfferTerms | None:
+        """The :class:`OfferTerms` of an offer: the first whose marker is in its region or instance
+        type (any case; RunPod's ``_COMMUNITY`` types, its ``community`` cloud), else the default."""
+        where = f"{region} {instance_type}".lower()
+        for t in self.offer_terms:
+            if t.marker == "" or t.marker.lower() in where:
+                return t
         return None
 
 

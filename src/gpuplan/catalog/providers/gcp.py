@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import OfferRow
@@ -19,6 +19,7 @@ from gpuplan.catalog.providers.base import (
     FetchResult,
     MissingCredentialsError,
     NodeLabels,
+    OfferTerms,
     ProviderFacts,
     SpotFacts,
     regions,
@@ -29,9 +30,15 @@ from gpuplan.i18n import N_, _
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
 
-__all__ = ["FACTS", "FETCHER", "MACHINES", "component_prices"]
+__all__ = ["FACTS", "FETCHER", "MACHINES", "N1_GPUS", "N1Gpu", "component_prices", "n1_gpu_fits"]
 
 COMPUTE_SERVICE = "6F81-5844-456A"
+#: Why the shipped catalog has no GCP committed-use price.
+_NO_COMMITMENT = (
+    "SkyPilot's GCP catalog, the shipped source, carries on-demand and spot only; committed-use "
+    "(1- and 3-year) prices come from `gpuplan catalog refresh --provider gcp` (Cloud Billing Catalog, "
+    "GOOGLE_API_KEY)"
+)
 SKUS_URL = f"https://cloudbilling.googleapis.com/v1/services/{COMPUTE_SERVICE}/skus"
 
 FACTS = ProviderFacts(
@@ -63,11 +70,13 @@ FACTS = ProviderFacts(
         ("europe-north1", "FI", "Hamina"),
         ("europe-central2", "PL", "Warsaw"),
         ("me-west1", "IL", "Tel Aviv"),
+        ("me-central2", "SA", "Dammam"),
         ("asia-east1", "TW", "Changhua County"),
         ("asia-east2", "HK", "Hong Kong"),
         ("asia-northeast1", "JP", "Tokyo"),
         ("asia-northeast3", "KR", "Seoul"),
         ("asia-south1", "IN", "Mumbai"),
+        ("asia-south2", "IN", "Delhi"),
         ("asia-southeast1", "SG", "Jurong West"),
         ("asia-southeast2", "ID", "Jakarta"),
         ("australia-southeast1", "AU", "Sydney"),
@@ -105,9 +114,28 @@ FACTS = ProviderFacts(
         rate_note=N_("GCP publishes no rate; its preemptible VMs stop after 24 h"),
     ),
     default_region="us-east1",
-    egress_storage_note="egress SKUs from the Cloud Billing Catalog examples in shared/data",
+    egress_storage_note="egress SKUs from published Cloud Billing Catalog example responses",
     price_sources=(SKUS_URL,),
     credentials=("GOOGLE_API_KEY",),
+    offer_terms=(
+        OfferTerms(
+            host="cloud_vm",
+            interruptible=False,
+            price_covers="the VM per hour (GPUs, vCPUs, RAM, any local instance storage); network "
+            "disks, egress and OS licences apart",
+            min_rental_s=60,
+            storage_billed_apart=True,
+            host_specs_known=True,
+            network_known=True,
+            reliability="a hyperscale cloud's own data centres; an on-demand VM runs until stopped",
+            source="Google Cloud 'VM instance pricing' (per-second billing, one-minute minimum; disks "
+            "billed apart), https://cloud.google.com/compute/vm-instance-pricing",
+        ),
+    ),
+    unknown_prices={
+        "reserved_1y": _NO_COMMITMENT,
+        "reserved_3y": _NO_COMMITMENT,
+    },
 )
 
 _DOC = "Google Cloud GPU machine types, https://cloud.google.com/compute/docs/gpus"
@@ -187,6 +215,55 @@ MACHINES: dict[str, Machine] = {
         "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 8, 64, 240, 32, "NVLink", 0
     ),
 }
+
+
+@dataclass(frozen=True, kw_only=True)
+class N1Gpu:
+    """A GPU model that attaches to N1 VMs, and how big an N1 host may be for each GPU count."""
+
+    accelerator: str
+    """GCP's accelerator type (``nvidia-tesla-t4``), as VM instance types name it here."""
+    gpu: str
+    """Hardware id."""
+    limits: dict[int, tuple[int, float]]
+    """GPU count -> (most vCPUs, most memory in GB) of the N1 host it may attach to."""
+    zone_limits: dict[tuple[int, str], tuple[int, float]] = field(default_factory=dict)
+    """(GPU count, zone) -> tighter limits where GCP names an exception."""
+
+
+_N1_RULES = (
+    "Google Cloud 'GPU machine types', N1 general-purpose section (GPU count -> maximum vCPUs and "
+    "memory of the N1 VM), https://cloud.google.com/compute/docs/gpus (read 2026-12-02), as also "
+    "transcribed in SkyPilot sky/catalog/gcp_catalog.py _NUM_ACC_TO_MAX_CPU_AND_MEMORY"
+)
+
+#: N1 + attachable GPU pairing rules (``_N1_RULES``); the SkyPilot catalog name is the key. No 8 x T4,
+#: P4 or P100 VM exists; 4 x P100 is limited to 64 vCPUs / 208 GB in three zones.
+N1_GPUS: dict[str, N1Gpu] = {
+    "T4": N1Gpu(accelerator="nvidia-tesla-t4", gpu="T4", limits={1: (48, 312), 2: (48, 312), 4: (96, 624)}),
+    "V100": N1Gpu(
+        accelerator="nvidia-tesla-v100",
+        gpu="V100-SXM2-16GB",
+        limits={1: (12, 78), 2: (24, 156), 4: (48, 312), 8: (96, 624)},
+    ),
+    "P100": N1Gpu(
+        accelerator="nvidia-tesla-p100",
+        gpu="P100-PCIE-16GB",
+        limits={1: (16, 104), 2: (32, 208), 4: (96, 624)},
+        zone_limits={(4, z): (64, 208) for z in ("us-east1-c", "europe-west1-d", "europe-west1-b")},
+    ),
+    "P4": N1Gpu(accelerator="nvidia-tesla-p4", gpu="P4", limits={1: (24, 156), 2: (48, 312), 4: (96, 624)}),
+}
+
+
+def n1_gpu_fits(model: str, count: int, zone: str, vcpus: float, memory_gb: float) -> bool:
+    """Whether ``count`` GPUs of SkyPilot model ``model`` attach to an N1 host this big in ``zone``."""
+    rule = N1_GPUS.get(model)
+    if rule is None or count not in rule.limits:
+        return False
+    most_vcpus, most_memory = rule.zone_limits.get((count, zone), rule.limits[count])
+    return vcpus <= most_vcpus and memory_gb <= most_memory
+
 
 _USAGE = {
     "OnDemand": "on_demand",

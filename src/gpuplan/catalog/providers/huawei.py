@@ -59,7 +59,7 @@ FACTS = ProviderFacts(
         rate_note=N_("Huawei publishes no rate"),
     ),
     default_region=None,
-    egress_storage_note="no OBS or egress price found (shared/data)",
+    egress_storage_note="no OBS or egress price found",
     price_sources=(
         "https://bss.myhuaweicloud.com/v2/bills/ratings/on-demand-resources (ListOnDemandResourceRatings)",
         "https://bss.myhuaweicloud.com/v2/bills/ratings/period-resources/subscribe-rate "

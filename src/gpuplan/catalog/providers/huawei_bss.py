@@ -3,8 +3,8 @@
 ``ListOnDemandResourceRatings`` (hourly) and ``ListRateOnPeriodDetail`` (1 month, 1 and 3 years
 prepaid) on ``bss.myhuaweicloud.com`` (China site, CNY; ``HUAWEICLOUD_BSS_ENDPOINT`` points at
 ``https://bss-intl.myhuaweicloud.com`` for the international site), signed with APIG
-``SDK-HMAC-SHA256``. Request and response fields: huaweicloudsdkbss models, as recorded in
-``shared/data/price_api_samples/huawei_bss_*_shape.json`` (shapes, not captured responses).
+``SDK-HMAC-SHA256``. Request and response fields: the huaweicloudsdkbss models (PyPI) (shapes built
+from the SDK, not captured responses).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ ON_DEMAND_PATH = "/v2/bills/ratings/on-demand-resources"
 PERIOD_PATH = "/v2/bills/ratings/period-resources/subscribe-rate"
 
 _DOC = (
-    "Huawei Cloud ECS docs 'GPU-accelerated ECSs' (en-us_topic_0097289624), as transcribed in "
-    "shared/data/instance_types.csv (read 2026-12-01)"
+    "Huawei Cloud ECS docs 'GPU-accelerated ECSs' (en-us_topic_0097289624, "
+    "https://support.huaweicloud.com/intl/en-us/productdesc-ecs/en-us_topic_0097289624.html; read 2026-12-01)"
 )
 
 
@@ -42,7 +42,7 @@ def _i(gpu: str, n: float, vcpus: float, mem: float, net: float, link: str | Non
     return ethernet_instance(_DOC, gpu, n, vcpus, mem, net, link)
 
 
-#: GPU flavors with their facts. pi2 is left out: shared/data marks its GPU as unverified.
+#: GPU flavors with their facts. pi2 is left out: its GPU is not verified in any source read.
 INSTANCES: dict[str, InstanceFacts] = {
     "p3.2xlarge.8": _i("A100-SXM4-80GB", 1, 8, 64, 10, "PCIe"),
     "p3.16xlarge.8": _i("A100-SXM4-80GB", 8, 64, 512, 36, None),  # GPU link: the doc states none

@@ -11,17 +11,22 @@ from gpuplan.catalog.providers.base import (
     Credentials,
     FetchResult,
     MissingCredentialsError,
+    OfferTerms,
     ProviderFacts,
     SpotFacts,
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.catalog.providers.marketplace import marketplace_gpu
+from gpuplan.catalog.providers.marketplace import marketplace_gpu, skypilot_file
 from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "parse_instance_types"]
 
 API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
+_BILLING_DOC = (
+    "Lambda docs 'Billing' (on-demand instances billed in one-minute increments; filesystems billed per "
+    "GiB-month apart), https://docs.lambda.ai/public-cloud/billing, read 2026-12-02"
+)
 
 FACTS = ProviderFacts(
     provider="lambda",
@@ -44,17 +49,15 @@ FACTS = ProviderFacts(
         ("asia-northeast-2", "JP", "Osaka"),
         ("asia-south-1", "IN", "India"),
         ("me-west-1", "IL", "Israel"),
+        ("australia-east-1", "AU", "Australia"),
+        # Listed by SkyPilot's catalog; not in Lambda's documented region list read: country unknown.
+        ("europe-south-1", None, None),
     ),
     regions_source="Lambda Cloud API 'List instance types' region names and descriptions, "
-    "https://docs.lambda.ai/public-cloud/cloud-api/ (read 2026-12-01)",
+    "https://docs.lambda.ai/public-cloud/cloud-api/ (read 2026-12-01); australia-east-1 and "
+    "europe-south-1 as " + skypilot_file("lambda") + " lists them",
     kubernetes=None,
-    billing=Billing(
-        granularity_s=None,
-        min_billing_s=None,
-        as_of=None,
-        source=None,
-        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-    ),
+    billing=Billing(granularity_s=60, min_billing_s=60, as_of="2026-12-02", source=_BILLING_DOC),
     spot=SpotFacts(
         name=None,
         notice_s=None,
@@ -64,8 +67,22 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="no egress or storage price in gpuplan's sourced data",
-    price_sources=(API_URL,),
+    price_sources=(API_URL, skypilot_file("lambda")),
     credentials=("LAMBDA_API_KEY",),
+    skypilot_cloud="lambda",
+    offer_terms=(
+        OfferTerms(
+            host="cloud_vm",
+            interruptible=False,
+            price_covers="the instance per hour (GPUs, vCPUs, RAM, local disk); filesystems apart",
+            min_rental_s=60,
+            storage_billed_apart=True,
+            host_specs_known=True,
+            network_known=False,
+            reliability="on-demand instances in Lambda's own data centres; they run until terminated",
+            source=_BILLING_DOC,
+        ),
+    ),
 )
 
 

@@ -1,11 +1,25 @@
-"""GPU names as the marketplaces write them (Lambda, RunPod, Vast.ai), mapped to hardware ids.
+"""What the marketplace modules share: GPU names as their APIs write them (Lambda, RunPod, Vast.ai)
+mapped to hardware ids, the unknown billing rule, and the fetcher of a provider without one.
 
 Explicit tables, not substring matching: a name missing here is reported by the fetcher, never guessed.
 """
 
 from __future__ import annotations
 
-__all__ = ["MARKETPLACE_GPUS", "marketplace_gpu"]
+from typing import Any
+
+from gpuplan.catalog.providers.base import Billing, Credentials, FetchResult, Region
+from gpuplan.catalog.providers.common import UnsupportedFetchError
+from gpuplan.i18n import _
+
+__all__ = [
+    "MARKETPLACE_GPUS",
+    "UNKNOWN_BILLING",
+    "SnapshotOnlyFetcher",
+    "iso_country_regions",
+    "marketplace_gpu",
+    "skypilot_file",
+]
 
 #: Lower-cased marketplace GPU names -> canonical hardware id. The memory size decides A100 variants.
 MARKETPLACE_GPUS: dict[str, str] = {
@@ -63,3 +77,54 @@ def marketplace_gpu(name: str, memory_gb: float | None = None) -> str | None:
         if f"{key} {size}" in MARKETPLACE_GPUS:
             return MARKETPLACE_GPUS[f"{key} {size}"]
     return None
+
+
+#: ISO 3166-1 alpha-2 codes (as pycountry lists them; written out so that importing this module
+#: does not load the ISO database). The registry test checks them against pycountry.
+_ISO_3166 = (  # noqa: SIM905 - one compact line per 32 codes
+    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS "
+    "BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE "
+    "EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM "
+    "HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC "
+    "LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA "
+    "NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW "
+    "SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO "
+    "TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW "
+).split()
+
+
+def iso_country_regions() -> tuple[Region, ...]:
+    """Every ISO 3166 country as a region (code = country, no city): a marketplace whose hosts are
+    anywhere files an offer under the host's country."""
+    return tuple(Region(code=c, country=c, city=None) for c in _ISO_3166)
+
+
+#: Billing granularity a provider's sources do not state: consumers assume hourly billing.
+UNKNOWN_BILLING = Billing(
+    granularity_s=None,
+    min_billing_s=None,
+    as_of=None,
+    source=None,
+    reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+)
+
+
+class SnapshotOnlyFetcher:
+    """The fetcher of a provider whose own price list gpuplan does not read yet: ``catalog refresh``
+    skips it with one line, and its prices are the shipped snapshot's (SkyPilot's public catalog)."""
+
+    def __init__(self, display_name: str) -> None:
+        self.display_name = display_name
+
+    def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
+        raise UnsupportedFetchError(
+            _(
+                "{name}: gpuplan reads no price list of its own yet; its prices are the shipped "
+                "snapshot's (from SkyPilot's public catalog)"
+            ).format(name=self.display_name)
+        )
+
+
+def skypilot_file(folder: str, version: str = "v8") -> str:
+    """Where SkyPilot's public catalog lists a provider's offers (regions, vCPUs, RAM, prices)."""
+    return f"SkyPilot catalog catalogs/{version}/{folder}/vms.csv, https://github.com/skypilot-org/skypilot-catalog"

@@ -14,17 +14,30 @@ from gpuplan.catalog.providers.base import (
     Credentials,
     FetchResult,
     MissingCredentialsError,
+    OfferTerms,
     ProviderFacts,
     Region,
     SpotFacts,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.catalog.providers.marketplace import marketplace_gpu
+from gpuplan.catalog.providers.marketplace import iso_country_regions, marketplace_gpu, skypilot_file
 from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "QUERY", "parse_gpu_types"]
 
 API_URL = "https://api.runpod.io/graphql"
+_PRICING_DOC = (
+    "RunPod docs 'Pricing' (pods billed by the second; on-demand pods are not interrupted), "
+    "https://docs.runpod.io/pods/pricing, read 2026-12-02"
+)
+_STORAGE_DOC = (
+    "RunPod docs 'Billing information' (storage 0.10 USD per GB-month while running, 0.20 stopped), "
+    "https://docs.runpod.io/get-started/billing-information, read 2026-12-02"
+)
+_FAQ_DOC = (
+    "RunPod docs 'FAQ' (Secure Cloud in T3/T4 data centres of trusted partners; Community Cloud hosts "
+    "invite-only and vetted), https://docs.runpod.io/faq, read 2026-12-02"
+)
 QUERY = (
     "query GpuTypes { gpuTypes { id displayName memoryInGb secureCloud communityCloud "
     "securePrice communityPrice secureSpotPrice communitySpotPrice } }"
@@ -37,17 +50,14 @@ FACTS = ProviderFacts(
     regions=(
         Region(code="secure", country=None, city=None),
         Region(code="community", country=None, city=None),
+        *iso_country_regions(),
     ),
     regions_source="RunPod docs 'Secure Cloud vs Community Cloud', https://docs.runpod.io/pods/overview "
-    "(prices per cloud, not per data centre; read 2026-12-01)",
+    "(the API prices per cloud, not per data centre; read 2026-12-01); "
+    + skypilot_file("runpod")
+    + " files offers by country (Region, ISO code) and data centre (AvailabilityZone, kept as the zone)",
     kubernetes=None,
-    billing=Billing(
-        granularity_s=None,
-        min_billing_s=None,
-        as_of=None,
-        source=None,
-        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-    ),
+    billing=Billing(granularity_s=1, min_billing_s=None, as_of="2026-12-02", source=_PRICING_DOC),
     spot=SpotFacts(
         name="interruptible pods",
         notice_s=5,
@@ -57,8 +67,37 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="no egress or storage price in gpuplan's sourced data",
-    price_sources=(API_URL,),
+    price_sources=(API_URL, skypilot_file("runpod")),
     credentials=("RUNPOD_API_KEY",),
+    skypilot_cloud="runpod",
+    offer_terms=(
+        OfferTerms(
+            host="community_host",
+            marker="community",
+            interruptible=False,
+            price_covers="a pod per hour (GPUs with the host's share of vCPUs and RAM, container disk); "
+            "volume storage apart",
+            min_rental_s=None,
+            storage_billed_apart=True,
+            host_specs_known=False,
+            network_known=False,
+            reliability="an invite-only, vetted independent host's machine (Community Cloud)",
+            source=_FAQ_DOC + "; " + _PRICING_DOC + "; " + _STORAGE_DOC,
+        ),
+        OfferTerms(
+            host="secure_cloud",
+            interruptible=False,
+            price_covers="a pod per hour (GPUs with their share of vCPUs and RAM, container disk); "
+            "volume storage apart",
+            min_rental_s=None,
+            storage_billed_apart=True,
+            host_specs_known=True,
+            network_known=False,
+            reliability="Secure Cloud: Tier 3/4 data centres of RunPod's partners; an on-demand pod "
+            "cannot be displaced",
+            source=_FAQ_DOC + "; " + _PRICING_DOC + "; " + _STORAGE_DOC,
+        ),
+    ),
 )
 
 

@@ -78,7 +78,7 @@ FACTS = ProviderFacts(
         rate_note=N_("Tencent publishes no rate"),
     ),
     default_region=None,
-    egress_storage_note="no COS or egress price found (shared/data: billing method only)",
+    egress_storage_note="no COS or egress price found (billing method only)",
     price_sources=(f"{ENDPOINT} DescribeZoneInstanceConfigInfos {VERSION}",),
     credentials=("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"),
 )

@@ -11,34 +11,34 @@ import json
 from typing import Any
 
 from gpuplan.catalog.model import OfferRow
-from gpuplan.catalog.providers.base import Billing, Credentials, FetchResult, ProviderFacts, Region, SpotFacts
+from gpuplan.catalog.providers.base import (
+    Billing,
+    Credentials,
+    FetchResult,
+    OfferTerms,
+    ProviderFacts,
+    SpotFacts,
+)
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.catalog.providers.marketplace import marketplace_gpu
+from gpuplan.catalog.providers.marketplace import iso_country_regions, marketplace_gpu, skypilot_file
 from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "SEARCH", "parse_offers"]
 
 API_URL = "https://console.vast.ai/api/v0/bundles/"
+_BILLING_DOC = (
+    "Vast.ai docs 'Billing' (the active rental charged per second; storage charged every second the "
+    "instance exists, stopped or not), https://vast.ai/docs/billing/billing, read 2026-12-02"
+)
+_RENTAL_DOC = (
+    "Vast.ai docs 'Rental types' (on-demand runs until the host's maximum duration; interruptible "
+    "instances are paused when outbid), https://vast.ai/docs/instance-rental/rental-types, read 2026-12-02"
+)
+_FAQ_DOC = (
+    "Vast.ai docs 'FAQ' (anyone can host; 'Secure Cloud' = vetted ISO 27001 / Tier 3-4 data centres), "
+    "https://vast.ai/docs/overview/faq, read 2026-12-02"
+)
 SEARCH = {"verified": {"eq": True}, "rentable": {"eq": True}, "rented": {"eq": False}, "limit": 5000}
-
-
-#: ISO 3166-1 alpha-2 codes (as pycountry lists them; written out so that importing this module
-#: does not load the ISO database). The registry test checks them against pycountry.
-_ISO_3166 = (  # noqa: SIM905 - one compact line per 32 codes
-    "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS "
-    "BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE "
-    "EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM "
-    "HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC "
-    "LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA "
-    "NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW "
-    "SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO "
-    "TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW "
-).split()
-
-
-def _countries() -> tuple[Region, ...]:
-    # Hosts are anywhere: a region is the host's country (ISO code as Vast's geolocation ends).
-    return tuple(Region(code=c, country=c, city=None) for c in _ISO_3166)
 
 
 FACTS = ProviderFacts(
@@ -46,16 +46,10 @@ FACTS = ProviderFacts(
     aliases=("vast_ai",),
     display_name="Vast.ai",
     kind="marketplace",
-    regions=_countries(),
+    regions=iso_country_regions(),
     regions_source="Vast.ai offers carry the host's geolocation ('City, CC'); regions are ISO 3166 countries",
     kubernetes=None,
-    billing=Billing(
-        granularity_s=None,
-        min_billing_s=None,
-        as_of=None,
-        source=None,
-        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
-    ),
+    billing=Billing(granularity_s=1, min_billing_s=None, as_of="2026-12-02", source=_BILLING_DOC),
     spot=SpotFacts(
         name="interruptible instances (bids)",
         notice_s=None,
@@ -65,7 +59,23 @@ FACTS = ProviderFacts(
     ),
     default_region=None,
     egress_storage_note="hosts set their own bandwidth prices (inet_up_cost per offer); not stored yet",
-    price_sources=(API_URL,),
+    price_sources=(API_URL, skypilot_file("vast")),
+    skypilot_cloud="vast",
+    offer_terms=(
+        OfferTerms(
+            host="community_host",
+            interruptible=False,
+            price_covers="one host's machine per second of running (GPUs with the host's vCPUs and RAM); "
+            "storage billed apart for as long as the instance exists, bandwidth at the host's price",
+            min_rental_s=None,
+            storage_billed_apart=True,
+            host_specs_known=True,
+            network_known=False,
+            reliability="an independent host's machine (data-centre hosts are marked 'secure cloud'); "
+            "an on-demand rental runs until the host's maximum duration, hosts carry a reliability score",
+            source=_RENTAL_DOC + "; " + _BILLING_DOC + "; " + _FAQ_DOC,
+        ),
+    ),
 )
 
 

@@ -48,7 +48,7 @@ FACTS = ProviderFacts(
         rate_note=N_("Volcano Engine publishes no rate"),
     ),
     default_region=None,
-    egress_storage_note="no TOS or egress price found (shared/data: billing method only)",
+    egress_storage_note="no TOS or egress price found (billing method only)",
     price_sources=(
         "https://open.volcengineapi.com billing QueryPriceForPayAsYouGo 2022-01-01",
         "https://open.volcengineapi.com billing QueryPriceForSubscription 2022-01-01",

@@ -39,7 +39,7 @@ SIGNING_REGION = "cn-beijing"
 _FATAL = ("InvalidAccessKey", "SignatureDoesNotMatch", "InvalidCredential", "AccessDenied")
 
 #: GPU types with their facts. Only one is known with a GPU in the hardware catalog: the
-#: ini2/g1v families the issue names were not found in the sources read, and the A800 types are
+#: ini2/g1v families were not found in the sources read, and the A800 types are
 #: not in the hardware catalog.
 INSTANCES: dict[str, InstanceFacts] = {
     "ecs.gni2.3xlarge": InstanceFacts(
@@ -51,7 +51,8 @@ INSTANCES: dict[str, InstanceFacts] = {
         network_kind=None,
         interconnect="PCIe",
         local_nvme_gb=None,
-        source="shared/data/instance_types.csv (a third-party README, UNVERIFIED; read 2026-12-01)",
+        source="a third-party README naming the type's specs (UNVERIFIED: no Volcano Engine page found "
+        "that states them; read 2026-12-01)",
     ),
 }
 

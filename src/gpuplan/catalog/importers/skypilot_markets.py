@@ -1,0 +1,208 @@
+"""Read the GPU marketplaces' files of SkyPilot's catalog (``catalogs/v8/<cloud>/vms.csv``).
+
+Every marketplace file has the columns InstanceType, AcceleratorName, AcceleratorCount, vCPUs,
+MemoryGiB, Price, Region, GpuInfo and SpotPrice, in its own order, some with AvailabilityZone,
+UpstreamCloudId or StorageGiB besides. One row is one instance type in one region; rows without an
+accelerator (CPU machines) are refused with that reason. What differs per marketplace is where an
+offer is (:class:`MarketLayout`):
+
+- Vast.ai writes the host's place as ``"Michigan, US, NA"``: the region is the country (``US``), the
+  place a zone (``Michigan``);
+- RunPod, Prime Intellect and Lium file offers by country (``US``), with the data centre or the
+  underlying cloud's region as ``AvailabilityZone`` (kept as the zone);
+- Prime Intellect lists a spot price as its own instance type (``…__SPOT``): it becomes the spot
+  price of the instance type without the suffix.
+
+The GPU comes from :func:`gpuplan.catalog.gpu_names.market_gpu` (the slower part where a row does
+not say which). A price of 0 or an empty price is no price.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gpuplan.catalog.gpu_names import market_gpu
+from gpuplan.catalog.importers.skypilot_common import (
+    LineError,
+    ParsedFile,
+    Row,
+    check_width,
+    gpu_info,
+    optional_number,
+    price,
+    read_rows,
+    rejected,
+)
+from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
+from gpuplan.errors import CatalogImportError, Phrase
+from gpuplan.i18n.messages import N_
+
+__all__ = ["MARKET_LAYOUTS", "MarketLayout", "parse_market"]
+
+#: The columns every marketplace file has (in its own order).
+REQUIRED = (
+    "InstanceType",
+    "AcceleratorName",
+    "AcceleratorCount",
+    "vCPUs",
+    "MemoryGiB",
+    "Price",
+    "Region",
+    "GpuInfo",
+    "SpotPrice",
+)
+#: Instance-type suffix of Prime Intellect's spot rows.
+_SPOT_SUFFIX = "__SPOT"
+#: Letters NFKD does not take apart (Icelandic, Nordic, German).
+_ASCII = str.maketrans(
+    {"ð": "d", "Ð": "D", "þ": "th", "Þ": "Th", "æ": "ae", "Æ": "AE", "ø": "o", "Ø": "O", "ß": "ss"}
+)
+
+
+def _slug(text: str) -> str:
+    """ASCII name for a place (``Hafnarfjarðarkaupstaður`` -> ``Hafnarfjardarkaupstadur``)."""
+    plain = unicodedata.normalize("NFKD", text.translate(_ASCII)).encode("ascii", "ignore").decode()
+    return "-".join("".join(ch if ch.isalnum() else " " for ch in plain).split())
+
+
+def _region_zone(r: dict[str, str]) -> tuple[str, str | None]:
+    return r["Region"].strip(), (r.get("AvailabilityZone") or "").strip() or None
+
+
+def _vast_place(r: dict[str, str]) -> tuple[str, str | None]:
+    parts = [p.strip() for p in r["Region"].split(",")]
+    if len(parts) != 3 or len(parts[1]) != 2:
+        raise LineError(
+            N_("region {region} is not 'place, country code, continent'"), region=repr(r["Region"])
+        )
+    return parts[1].upper(), _slug(parts[0]) or None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarketLayout:
+    """How one marketplace's file says where an offer is."""
+
+    folder: str
+    """SkyPilot's folder for it (``catalogs/v8/<folder>/vms.csv``)."""
+    place: Callable[[dict[str, str]], tuple[str, str | None]] = _region_zone
+    """(region, zone) of a row."""
+
+
+#: Provider code -> its layout. Adding a marketplace of SkyPilot's catalog is one line here.
+MARKET_LAYOUTS: dict[str, MarketLayout] = {
+    "lambda": MarketLayout(folder="lambda"),
+    "runpod": MarketLayout(folder="runpod"),
+    "vast": MarketLayout(folder="vast", place=_vast_place),
+    "nebius": MarketLayout(folder="nebius"),
+    "oci": MarketLayout(folder="oci"),
+    "cudo": MarketLayout(folder="cudo"),
+    "hyperstack": MarketLayout(folder="hyperstack"),
+    "verda": MarketLayout(folder="verda"),
+    "shadeform": MarketLayout(folder="shadeform"),
+    "primeintellect": MarketLayout(folder="primeintellect"),
+    "seeweb": MarketLayout(folder="seeweb"),
+    "jarvislabs": MarketLayout(folder="jarvislabs"),
+    "lium": MarketLayout(folder="lium"),
+    "yotta": MarketLayout(folder="yotta"),
+    "mithril": MarketLayout(folder="mithril"),
+    "hyperbolic": MarketLayout(folder="hyperbolic"),
+    "fluidstack": MarketLayout(folder="fluidstack"),
+    "paperspace": MarketLayout(folder="paperspace"),
+    "digitalocean": MarketLayout(folder="do"),
+}
+
+
+def parse_market(path: Path | str, provider: str, *, as_of: str, source: str) -> ParsedFile:
+    """Offer rows of one marketplace's SkyPilot file (``provider`` in :data:`MARKET_LAYOUTS`)."""
+    layout = MARKET_LAYOUTS[provider]
+    widths: dict[str, int] = {}
+
+    def check(header: tuple[str, ...]) -> None:
+        missing = [c for c in REQUIRED if c not in header]
+        if missing:
+            raise CatalogImportError.worded(
+                N_("{path} lacks the SkyPilot marketplace columns {missing}; nothing was imported"),
+                path=path,
+                missing=", ".join(missing),
+            )
+        widths["n"] = len(header)
+
+    rows = read_rows(path, check)
+    merged: dict[tuple[str, str | None, str], OfferRow] = {}
+    refused: list[RejectedRow] = []
+    caveats: list[RejectedRow] = []
+    for line, r in rows:
+        try:
+            row = _row(provider, layout, (line, r), widths["n"], caveats, as_of=as_of, source=source)
+        except LineError as e:
+            refused.append(rejected(e, line, r))
+            continue
+        key = (row.region, row.zone, row.instance_type)
+        if key in merged:  # Prime Intellect's __SPOT row joins its on-demand row
+            first = merged[key]
+            row = replace(first, prices=first.prices + row.prices)
+        merged[key] = row
+    return ParsedFile(rows=tuple(merged.values()), rejected=tuple(refused), caveats=tuple(caveats))
+
+
+def _row(
+    provider: str,
+    layout: MarketLayout,
+    row: Row,
+    width: int,
+    caveats: list[RejectedRow],
+    *,
+    as_of: str,
+    source: str,
+) -> OfferRow:
+    line, r = row
+    check_width(r, width)
+    accelerator = r["AcceleratorName"].strip()
+    count = optional_number(r["AcceleratorCount"], "AcceleratorCount")
+    if not accelerator or not count:
+        raise LineError(N_("no accelerator (not a GPU instance)"))
+    region, zone = layout.place(r)
+    if not region:
+        raise LineError(N_("no region in the source"))
+    itype = r["InstanceType"].strip()
+    spot_row = itype.endswith(_SPOT_SUFFIX)
+    if spot_row:
+        itype = itype[: -len(_SPOT_SUFFIX)]
+    _, mib, info_name = gpu_info(r["GpuInfo"])
+    hint = " ".join(x for x in (itype, r.get("UpstreamCloudId", ""), info_name or "") if x)
+    gpu, note = market_gpu(accelerator, hint, mib)
+    if gpu is None:
+        raise LineError(
+            N_("GPU {name} is not in gpuplan's hardware catalog: {why}"), name=repr(accelerator), why=note
+        )
+    line_source = f"{source}, line {line}"
+    od = optional_number(r["Price"], "Price") or None  # 0.00 means "no price" in these files
+    spot = optional_number(r["SpotPrice"], "SpotPrice") or None
+    prices: list[PriceRow] = []
+    if od is not None:
+        prices.append(price("spot" if spot_row else "on_demand", od, as_of=as_of, source=line_source))
+    if spot is not None:
+        prices.append(price("spot", spot, as_of=as_of, source=line_source))
+    if not prices:
+        raise LineError(N_("no price (Price and SpotPrice empty or 0)"))
+    if note:
+        caveats.append(rejected(Phrase(N_("GPU {name}: {note}"), name=repr(accelerator), note=note), line, r))
+    return OfferRow(
+        provider=provider,
+        region=region,
+        zone=zone,
+        instance_type=itype,
+        gpu=gpu,
+        gpu_count=count,
+        vcpus=optional_number(r["vCPUs"], "vCPUs"),
+        memory_gib=optional_number(r["MemoryGiB"], "MemoryGiB"),
+        network_gbps=None,
+        interconnect=None,
+        source=line_source,
+        prices=tuple(prices),
+        notes=note,
+        line=line,
+    )

@@ -1,0 +1,541 @@
+"""The team's records beside the catalog (``gpuplan serve``): API tokens, the audit log, rate windows,
+saved workloads and plans with their history, and monthly budgets.
+
+Like :mod:`gpuplan.catalog.local_store`, the tables live in the catalog's database (one file or
+server to back up, one migration chain) but belong to this module; the service in ``gpuplan.web``
+is its only user besides ``gpuplan serve token``. Every change is written with its audit row in the
+same transaction, so the log cannot miss a change that happened nor record one that did not.
+
+Tokens are stored as the SHA-256 of the token, never the token: a token is 32 random bytes, so a
+fast hash is enough (a slow password hash protects guessable secrets, which these are not); the
+comparison is constant-time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from sqlalchemy import func, insert, select, update
+
+from gpuplan.catalog import schema as t
+from gpuplan.catalog.transactions import writing
+from gpuplan.errors import InputError, NotFoundError
+from gpuplan.i18n.messages import N_
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
+
+__all__ = [
+    "SCOPES",
+    "AuditEntry",
+    "Budget",
+    "SavedPlan",
+    "SavedWorkload",
+    "TeamStore",
+    "TokenInfo",
+    "now_iso",
+]
+
+#: Token scopes, each including the ones before it: read < plan < admin.
+SCOPES = ("read", "plan", "admin")
+_TOKEN_PREFIX = "gpuplan_"
+T = TypeVar("T")
+
+
+def now_iso(at: datetime | None = None) -> str:
+    """UTC time as ISO-8601 text to the second (the format every table here stores)."""
+    return (at or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+
+
+def _once_more_on_conflict(write: Callable[[], T]) -> T:
+    """``write()``, tried again when a concurrent writer took the same key first (PostgreSQL runs
+    two such transactions side by side; SQLite's ``BEGIN IMMEDIATE`` never lets them meet)."""
+    from sqlalchemy.exc import IntegrityError
+
+    for _ in range(4):
+        try:
+            return write()
+        except IntegrityError:
+            continue
+    return write()
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, kw_only=True)
+class TokenInfo:
+    """A token as stored: never the token itself."""
+
+    id: int
+    name: str
+    """Who holds it: the name history and the audit log show."""
+    prefix: str
+    """The token's public part (``gpuplan_<prefix>_…``), safe to show and log."""
+    scopes: tuple[str, ...]
+    rate_per_minute: int
+    created_at: str
+    expires_at: str | None
+    revoked_at: str | None
+
+    def allows(self, scope: str) -> bool:
+        """True when this token's highest scope includes ``scope`` (read < plan < admin)."""
+        best = max((SCOPES.index(s) for s in self.scopes if s in SCOPES), default=-1)
+        return SCOPES.index(scope) <= best
+
+    def expired(self, now: datetime | None = None) -> bool:
+        return self.expires_at is not None and self.expires_at <= now_iso(now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditEntry:
+    id: int
+    at: str
+    actor: str
+    action: str
+    target: str
+    details: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SavedWorkload:
+    name: str
+    version: int
+    spec: dict[str, Any]
+    saved_by: str
+    saved_at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SavedPlan:
+    id: int
+    workload: str
+    workload_version: int
+    month: str
+    constraints: dict[str, Any]
+    document: dict[str, Any]
+    total_cost_usd: float | None
+    prices_as_of: str | None
+    catalog_import_id: int | None
+    created_by: str
+    created_at: str
+    status: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Budget:
+    month: str
+    amount_usd: float
+    note: str
+    set_by: str
+    set_at: str
+
+
+def _token_info(r: Any) -> TokenInfo:
+    return TokenInfo(
+        id=r.id,
+        name=r.name,
+        prefix=r.prefix,
+        scopes=tuple(s for s in r.scopes.split(",") if s),
+        rate_per_minute=r.rate_per_minute,
+        created_at=r.created_at,
+        expires_at=r.expires_at,
+        revoked_at=r.revoked_at,
+    )
+
+
+def check_month(month: str) -> str:
+    """``YYYY-MM`` or InputError."""
+    try:
+        datetime.strptime(month, "%Y-%m")
+    except (TypeError, ValueError):
+        raise InputError.worded(N_("month {month!r}: write YYYY-MM, e.g. 2026-12"), month=month) from None
+    if len(month) != 7:
+        raise InputError.worded(N_("month {month!r}: write YYYY-MM, e.g. 2026-12"), month=month)
+    return month
+
+
+class TeamStore:
+    """Tokens, audit log, rate windows, saved workloads and plans, and budgets of one database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- audit -------------------------------------------------------------------------------------
+
+    @staticmethod
+    def audit(conn: Connection, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
+        """One audit row, in the caller's transaction (the change and its record commit together)."""
+        conn.execute(
+            insert(t.audit_log).values(
+                at=now_iso(),
+                actor=actor[:64],
+                action=action[:64],
+                target=target[:1000],
+                details=json.dumps(details, sort_keys=True, ensure_ascii=False, default=str),
+            )
+        )
+
+    def record(self, actor: str, action: str, target: str, details: dict[str, Any]) -> None:
+        """An audit row on its own (a change made elsewhere in its own transaction, e.g. an import)."""
+        with writing(self.engine) as conn:
+            self.audit(conn, actor, action, target, details)
+
+    def audit_entries(self, limit: int = 200) -> list[AuditEntry]:
+        c = t.audit_log.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.audit_log).order_by(c.id.desc()).limit(limit)).all()
+        return [
+            AuditEntry(
+                id=r.id,
+                at=r.at,
+                actor=r.actor,
+                action=r.action,
+                target=r.target,
+                details=json.loads(r.details),
+            )
+            for r in rows
+        ]
+
+    # -- tokens ------------------------------------------------------------------------------------
+
+    def create_token(
+        self,
+        name: str,
+        scope: str,
+        *,
+        rate_per_minute: int = 120,
+        expires_in_days: float | None = None,
+        actor: str = "cli",
+    ) -> tuple[str, TokenInfo]:
+        """A new token for ``name`` with ``scope`` (and those below it). Returns the token — shown
+        once, never stored — and its record."""
+        if scope not in SCOPES:
+            from gpuplan.errors import UnknownChoiceError
+
+            raise UnknownChoiceError("scope", scope, SCOPES)
+        name = name.strip()
+        if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t\0"):
+            raise InputError.worded(N_("token name {name!r}: give 1 to 64 printable characters"), name=name)
+        if not 1 <= rate_per_minute <= 1_000_000:
+            raise InputError.worded(
+                N_("rate limit {rate}: give 1 to 1000000 requests per minute"), rate=rate_per_minute
+            )
+        if expires_in_days is not None and not 0 < expires_in_days <= 3650:
+            raise InputError.worded(N_("expiry {days}: give 1 to 3650 days"), days=expires_in_days)
+        prefix = secrets.token_hex(4)
+        token = f"{_TOKEN_PREFIX}{prefix}_{secrets.token_urlsafe(32)}"
+        scopes = ",".join(SCOPES[: SCOPES.index(scope) + 1])
+        expires = (
+            now_iso(datetime.now(timezone.utc) + timedelta(days=expires_in_days)) if expires_in_days else None
+        )
+        with writing(self.engine) as conn:
+            taken = conn.execute(select(t.api_tokens.c.id).where(t.api_tokens.c.name == name)).first()
+            if taken is not None:
+                raise InputError.worded(
+                    N_("a token named {name!r} exists; revoke it first or pick another name"), name=name
+                )
+            conn.execute(
+                insert(t.api_tokens).values(
+                    name=name,
+                    prefix=prefix,
+                    token_sha256=_digest(token),
+                    scopes=scopes,
+                    rate_per_minute=rate_per_minute,
+                    created_at=now_iso(),
+                    expires_at=expires,
+                    revoked_at=None,
+                )
+            )
+            self.audit(
+                conn, actor, "token.create", name, {"scopes": scopes, "prefix": prefix, "expires_at": expires}
+            )
+        info = self.token_by_prefix(prefix)
+        assert info is not None
+        return token, info
+
+    def tokens(self) -> list[TokenInfo]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.api_tokens).order_by(t.api_tokens.c.id)).all()
+        return [_token_info(r) for r in rows]
+
+    def token_by_prefix(self, prefix: str) -> TokenInfo | None:
+        with self.engine.connect() as conn:
+            r = conn.execute(select(t.api_tokens).where(t.api_tokens.c.prefix == prefix)).first()
+        return None if r is None else _token_info(r)
+
+    def verify_token(self, token: str) -> TokenInfo | None:
+        """The record of ``token`` when it is one of ours and not revoked (expiry is the caller's
+        to judge, so that it can say so); None otherwise."""
+        if not token.startswith(_TOKEN_PREFIX) or len(token) > 200:
+            return None
+        prefix = token[len(_TOKEN_PREFIX) :].partition("_")[0]
+        with self.engine.connect() as conn:
+            r = conn.execute(select(t.api_tokens).where(t.api_tokens.c.prefix == prefix)).first()
+        if r is None or r.revoked_at is not None:
+            return None
+        if not hmac.compare_digest(r.token_sha256, _digest(token)):
+            return None
+        return _token_info(r)
+
+    def revoke_token(self, name: str, *, actor: str = "cli") -> TokenInfo:
+        c = t.api_tokens.c
+        with writing(self.engine) as conn:
+            r = conn.execute(select(t.api_tokens).where(c.name == name)).first()
+            if r is None:
+                known = [x.name for x in conn.execute(select(c.name)).all()]
+                raise NotFoundError("token", name, known, hint=N_("see gpuplan serve token list"))
+            if r.revoked_at is None:
+                conn.execute(update(t.api_tokens).where(c.id == r.id).values(revoked_at=now_iso()))
+                self.audit(conn, actor, "token.revoke", name, {"prefix": r.prefix})
+        info = self.token_by_prefix(r.prefix)
+        assert info is not None
+        return info
+
+    # -- rate windows ------------------------------------------------------------------------------
+
+    def count_requests(self, token_id: int, minute: int, n: int = 1) -> int:
+        """Add ``n`` requests of ``token_id`` to ``minute`` (Unix time // 60); the count so far.
+
+        Shared by every worker and replica through the database; windows older than an hour are
+        dropped on the way."""
+
+        def write() -> int:
+            with writing(self.engine) as conn:
+                return self._count(conn, token_id, minute, n)
+
+        return _once_more_on_conflict(write)
+
+    @staticmethod
+    def _count(conn: Connection, token_id: int, minute: int, n: int) -> int:
+        c = t.rate_windows.c
+        done = conn.execute(
+            update(t.rate_windows)
+            .where(c.token_id == token_id, c.minute == minute)
+            .values(count=c.count + n)
+            .returning(c.count)
+        ).first()
+        if done is not None:
+            return int(done[0])
+        conn.execute(t.rate_windows.delete().where(c.token_id == token_id, c.minute < minute - 60))
+        conn.execute(insert(t.rate_windows).values(token_id=token_id, minute=minute, count=n))
+        return n
+
+    # -- workloads ---------------------------------------------------------------------------------
+
+    def save_workload(self, name: str, spec: dict[str, Any], *, actor: str) -> SavedWorkload:
+        """Store ``spec`` as the next version of workload ``name`` (created on first save)."""
+        now = now_iso()
+        text = json.dumps(spec, sort_keys=True, ensure_ascii=False)
+        return _once_more_on_conflict(lambda: self._save_workload(name, spec, text, now, actor))
+
+    def _save_workload(
+        self, name: str, spec: dict[str, Any], text: str, now: str, actor: str
+    ) -> SavedWorkload:
+        w, v = t.team_workloads.c, t.team_workload_versions.c
+        with writing(self.engine) as conn:
+            row = conn.execute(select(w.id).where(w.name == name)).first()
+            if row is None:
+                key = conn.execute(
+                    insert(t.team_workloads).values(name=name, created_by=actor, created_at=now)
+                ).inserted_primary_key
+                assert key is not None
+                wid = key[0]
+                version = 1
+            else:
+                wid = row.id
+                last = conn.execute(select(func.max(v.version)).where(v.workload_id == wid)).scalar()
+                version = int(last or 0) + 1
+            conn.execute(
+                insert(t.team_workload_versions).values(
+                    workload_id=wid, version=version, spec=text, saved_by=actor, saved_at=now
+                )
+            )
+            self.audit(conn, actor, "workload.save", name, {"version": version})
+        return SavedWorkload(name=name, version=version, spec=spec, saved_by=actor, saved_at=now)
+
+    def workload_versions(self, name: str | None = None) -> list[SavedWorkload]:
+        """Every saved version (of ``name`` when given), newest first."""
+        w, v = t.team_workloads.c, t.team_workload_versions.c
+        stmt = (
+            select(w.name, v.version, v.spec, v.saved_by, v.saved_at)
+            .join_from(t.team_workload_versions, t.team_workloads, v.workload_id == w.id)
+            .order_by(w.name, v.version.desc())
+        )
+        if name is not None:
+            stmt = stmt.where(w.name == name)
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt).all()
+        return [
+            SavedWorkload(
+                name=r.name,
+                version=r.version,
+                spec=json.loads(r.spec),
+                saved_by=r.saved_by,
+                saved_at=r.saved_at,
+            )
+            for r in rows
+        ]
+
+    def workload(self, name: str, version: int | None = None) -> SavedWorkload:
+        found = self.workload_versions(name)
+        if not found:
+            known = sorted({x.name for x in self.workload_versions()})
+            raise NotFoundError("saved workload", name, known)
+        if version is None:
+            return found[0]
+        for x in found:
+            if x.version == version:
+                return x
+        raise InputError.worded(
+            N_("workload {name!r} has no version {version} (newest: {newest})"),
+            name=name,
+            version=version,
+            newest=found[0].version,
+        )
+
+    # -- plans -------------------------------------------------------------------------------------
+
+    def save_plan(
+        self,
+        workload: SavedWorkload,
+        *,
+        month: str,
+        constraints: dict[str, Any],
+        document: dict[str, Any],
+        catalog_import_id: int | None,
+        actor: str,
+    ) -> SavedPlan:
+        """Keep a plan of a saved workload version: who, when, on which prices, for which month."""
+        check_month(month)
+        rec = document.get("recommended") or {}
+        w = t.team_workloads.c
+        now = now_iso()
+        total = rec.get("total_cost_usd")
+        as_of = rec.get("as_of")
+        with writing(self.engine) as conn:
+            wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
+            key = conn.execute(
+                insert(t.team_plans).values(
+                    workload_id=wid,
+                    workload_version=workload.version,
+                    month=month,
+                    constraints=json.dumps(constraints, sort_keys=True),
+                    document=json.dumps(document, ensure_ascii=False),
+                    total_cost_usd=total,
+                    prices_as_of=as_of,
+                    catalog_import_id=catalog_import_id,
+                    created_by=actor,
+                    created_at=now,
+                    status="planned",
+                )
+            ).inserted_primary_key
+            assert key is not None
+            pid = key[0]
+            self.audit(
+                conn,
+                actor,
+                "plan.save",
+                f"{workload.name}@{workload.version}",
+                {"plan_id": pid, "month": month, "total_cost_usd": total},
+            )
+        return self.plan(int(pid))
+
+    def _plans(self, where: Any = None) -> list[SavedPlan]:
+        p, w = t.team_plans.c, t.team_workloads.c
+        stmt = select(t.team_plans, w.name).join_from(t.team_plans, t.team_workloads, p.workload_id == w.id)
+        if where is not None:
+            stmt = stmt.where(where)
+        with self.engine.connect() as conn:
+            rows = conn.execute(stmt.order_by(p.id.desc())).all()
+        return [
+            SavedPlan(
+                id=r.id,
+                workload=r.name,
+                workload_version=r.workload_version,
+                month=r.month,
+                constraints=json.loads(r.constraints),
+                document=json.loads(r.document),
+                total_cost_usd=r.total_cost_usd,
+                prices_as_of=r.prices_as_of,
+                catalog_import_id=r.catalog_import_id,
+                created_by=r.created_by,
+                created_at=r.created_at,
+                status=r.status,
+            )
+            for r in rows
+        ]
+
+    def plans(self, month: str | None = None) -> list[SavedPlan]:
+        """Saved plans, newest first (of ``month`` when given)."""
+        return self._plans(t.team_plans.c.month == check_month(month) if month else None)
+
+    def plan(self, plan_id: int) -> SavedPlan:
+        found = self._plans(t.team_plans.c.id == plan_id)
+        if not found:
+            raise InputError.worded(N_("no saved plan {id}"), id=plan_id)
+        return found[0]
+
+    def set_plan_status(self, plan_id: int, status: str, *, actor: str) -> SavedPlan:
+        if status not in ("planned", "cancelled"):
+            from gpuplan.errors import UnknownChoiceError
+
+            raise UnknownChoiceError("plan status", status, ("planned", "cancelled"))
+        self.plan(plan_id)
+        with writing(self.engine) as conn:
+            conn.execute(update(t.team_plans).where(t.team_plans.c.id == plan_id).values(status=status))
+            self.audit(conn, actor, "plan.status", str(plan_id), {"status": status})
+        return self.plan(plan_id)
+
+    # -- budgets -----------------------------------------------------------------------------------
+
+    def set_budget(self, month: str, amount_usd: float, *, note: str = "", actor: str) -> Budget:
+        check_month(month)
+        if not (amount_usd >= 0 and amount_usd < 1e12):
+            raise InputError.worded(N_("budget {amount}: give 0 or more US dollars"), amount=amount_usd)
+        b = t.team_budgets.c
+        now = now_iso()
+        with writing(self.engine) as conn:
+            conn.execute(t.team_budgets.delete().where(b.month == month))
+            conn.execute(
+                insert(t.team_budgets).values(
+                    month=month, amount_usd=amount_usd, note=note[:500], set_by=actor, set_at=now
+                )
+            )
+            self.audit(conn, actor, "budget.set", month, {"amount_usd": amount_usd, "note": note[:500]})
+        return Budget(month=month, amount_usd=amount_usd, note=note[:500], set_by=actor, set_at=now)
+
+    def budget(self, month: str) -> Budget | None:
+        with self.engine.connect() as conn:
+            r = conn.execute(
+                select(t.team_budgets).where(t.team_budgets.c.month == check_month(month))
+            ).first()
+        return (
+            None
+            if r is None
+            else Budget(month=r.month, amount_usd=r.amount_usd, note=r.note, set_by=r.set_by, set_at=r.set_at)
+        )
+
+    # -- catalog state -----------------------------------------------------------------------------
+
+    def catalog_state(self) -> tuple[int | None, str]:
+        """(the newest import's id, a digest of the discounts): what a plan's prices depend on in
+        the database. A new import, refresh or discount changes it."""
+        d = t.discounts.c
+        with self.engine.connect() as conn:
+            newest = conn.execute(select(func.max(t.imports.c.id))).scalar()
+            rows = conn.execute(select(d.provider, d.family, d.percent).order_by(d.provider, d.family)).all()
+        digest = hashlib.sha256(json.dumps([list(r) for r in rows]).encode()).hexdigest()[:16]
+        return (int(newest) if newest is not None else None), digest
+
+
+def scopes_text(scopes: Sequence[str]) -> str:
+    return ",".join(scopes)

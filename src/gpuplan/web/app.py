@@ -1,0 +1,173 @@
+"""The FastAPI application of ``gpuplan serve``: the API under ``/api/v1``, the dashboard under ``/``,
+the OpenAPI document at ``/api/openapi.json``.
+
+Every refusal is an :class:`~gpuplan.documents.serve.ErrorDocument` — one line in the request's
+language — with the status that says whose fault it is: 400 a bad value, 401/403 the token, 404
+nothing there, 413 too big, 422 a well-formed request with no answer (nothing fits, no offer meets
+the constraints), 429 too often, 503 the database is unavailable. A request body larger than
+``max_body_bytes`` is refused before it is read whole. CORS is off unless origins are configured.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gpuplan.errors import (
+    EstimateError,
+    GpuplanError,
+    InfeasibleError,
+    StoreError,
+)
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from gpuplan.web.config import ServeConfig
+
+__all__ = ["create_app", "error_response"]
+
+
+def error_response(
+    status: int, message: str, kind: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    from gpuplan.documents.serve import ErrorDocument
+
+    body = ErrorDocument(error=message, kind=kind).model_dump(mode="json")
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def _status(e: GpuplanError) -> int:
+    if isinstance(e, StoreError):
+        return 503
+    if isinstance(e, (InfeasibleError, EstimateError)):
+        return 422
+    return 400
+
+
+class BodyLimit:
+    """Refuse a request body over ``limit`` bytes with 413: by its Content-Length at once, and by
+    counting as it streams in (a chunked body states no length)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        too_big = error_response(413, f"request body over {self.limit} bytes", "too_large")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await too_big(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Any:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooBig
+            return message
+
+        try:
+            await self.app(scope, counted, send)
+        except _TooBig:
+            await too_big(scope, receive, send)
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _validation_line(e: RequestValidationError) -> str:
+    first = e.errors()[0] if e.errors() else {}
+    where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
+    return f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid request"))
+
+
+def create_app(config: ServeConfig | None = None) -> FastAPI:
+    """The application for ``config`` (default: from ``GPUPLAN_SERVE_CONFIG``, see ``web.config``)."""
+    from contextlib import asynccontextmanager
+
+    from gpuplan import __version__
+    from gpuplan.web.auth import RateWindows, StoreProvider, request_language
+    from gpuplan.web.config import ServeConfig
+    from gpuplan.web.jobs import JobRunner
+    from gpuplan.web.pages import router as pages_router
+    from gpuplan.web.routes_api import router as api_router
+    from gpuplan.web.routes_team import router as team_router
+
+    config = config or ServeConfig.from_env()
+    stores = StoreProvider(config)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        yield
+        app.state.runner.close()
+        stores.close()
+
+    app = FastAPI(
+        title="gpuplan",
+        version=__version__,
+        summary="Where to run your PyTorch job: the team's GPU planning service.",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.config = config
+    app.state.stores = stores
+    app.state.default_lang = config.default_lang
+    app.state.rates = RateWindows()
+    # Opening the catalog here creates, migrates and seeds it once, before the first request.
+    stores.open().close()
+    app.state.runner = JobRunner(config, stores.open)
+
+    @app.exception_handler(GpuplanError)
+    async def _gpuplan_error(request: Request, e: GpuplanError) -> JSONResponse:
+        from gpuplan.i18n import use_language
+        from gpuplan.i18n.error_text import error_text
+
+        with use_language(request_language(request)):
+            return error_response(_status(e), error_text(e), type(e).__name__)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
+        return error_response(422, _validation_line(e), "invalid_request")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
+        kinds = {
+            401: "unauthorized",
+            403: "forbidden",
+            404: "not_found",
+            405: "method_not_allowed",
+            429: "rate_limited",
+        }
+        return error_response(
+            e.status_code, str(e.detail), kinds.get(e.status_code, "http"), dict(e.headers or {})
+        )
+
+    app.include_router(api_router)
+    app.include_router(team_router)
+    app.include_router(pages_router)
+    if config.cors_origins:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(config.cors_origins),
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "Accept-Language"],
+        )
+    app.add_middleware(BodyLimit, limit=config.max_body_bytes)
+    return app

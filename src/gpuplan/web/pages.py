@@ -1,0 +1,302 @@
+"""The dashboard: five pages served by the API's own process, in English or Chinese.
+
+Each page is a small HTML shell (its words from the gettext catalog, like the CLI's) and one
+script (``static/app.js``) that calls the API with the token the user pasted (kept in the
+browser's ``localStorage``, sent as ``Authorization: Bearer``, never in a URL). The plan page shows
+the CLI's own HTML report (``report/plan_html.py``); the charts use the plotly.js that plotly ships.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from gpuplan.i18n import N_, _, use_language
+from gpuplan.web.auth import request_language
+
+__all__ = ["PAGES", "router"]
+
+router = APIRouter(include_in_schema=False)
+_STATIC = Path(__file__).parent / "static"
+
+#: The pages, in menu order: path name → title.
+PAGES = {
+    "offers": N_("Offers"),
+    "plan": N_("Plan"),
+    "history": N_("Price history"),
+    "tco": N_("TCO"),
+    "team": N_("Team plans and budget"),
+}
+
+#: Words the script shows (translated into the page as a JSON object).
+_SCRIPT_WORDS = (
+    N_("Provider"),
+    N_("Region"),
+    N_("Instance"),
+    N_("GPU"),
+    N_("Pricing"),
+    N_("Price/h"),
+    N_("Price/GPU·h"),
+    N_("As of"),
+    N_("Confidence"),
+    N_("Country"),
+    N_("Offers"),
+    N_("Cheapest GPU-hour"),
+    N_("unknown"),
+    N_("Paste a token first (gpuplan serve token create)."),
+    N_("queued"),
+    N_("running"),
+    N_("done"),
+    N_("failed"),
+    N_("Recommended"),
+    N_("Total cost"),
+    N_("Job time"),
+    N_("Workload"),
+    N_("Version"),
+    N_("Month"),
+    N_("Cost then"),
+    N_("Cost now"),
+    N_("Change"),
+    N_("Today's best"),
+    N_("Who"),
+    N_("When"),
+    N_("Status"),
+    N_("Cancel"),
+    N_("Budget"),
+    N_("Planned"),
+    N_("Remaining"),
+    N_("no budget set"),
+    N_("saved"),
+    N_("Saved by"),
+    N_("Total over the horizon"),
+    N_("All on-demand"),
+    N_("Savings"),
+    N_("hours"),
+    N_("Note"),
+    N_("Kind"),
+    N_("Commitment"),
+    N_("no prices for this instance"),
+    N_("dots: offers per country; colour: cheapest GPU-hour (green cheap, red dear)"),
+    N_("no map: this server has no time zone table to place countries"),
+    N_("plans whose cost is unknown are not counted"),
+)
+
+
+#: The form's words (written inside the markup below, where the extractor cannot see them).
+_FORM_WORDS = (
+    N_("API token"),
+    N_("Batch size per GPU"),
+    N_("Budget, USD"),
+    N_("Check today's prices"),
+    N_("Currency"),
+    N_("Deadline"),
+    N_("Epochs"),
+    N_("Number of GPUs"),
+    N_("Hours per month"),
+    N_("Interruptible (spot)"),
+    N_("Map by country"),
+    N_("Max price/h"),
+    N_("Model preset"),
+    N_("Months"),
+    N_("Name"),
+    N_("Plan report"),
+    N_("Precision"),
+    N_("Price changes"),
+    N_("Providers"),
+    N_("Samples"),
+    N_("Save plan for the month"),
+    N_("Save workload"),
+    N_("Saved plans"),
+    N_("Saved workload"),
+    N_("Saved workloads"),
+    N_("Search"),
+    N_("Sequence length"),
+    N_("Set budget"),
+    N_("Show"),
+    N_("Solve"),
+    N_("Start"),
+    N_("Task"),
+    N_("Image size"),
+)
+
+
+@cache
+def _asset(name: str) -> bytes:
+    if name == "plotly.js":
+        from plotly.offline import get_plotlyjs
+
+        return str(get_plotlyjs()).encode("utf-8")
+    return (_STATIC / name).read_bytes()
+
+
+_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+
+
+@router.get("/static/{name}")
+def static(name: str) -> Response:
+    if name not in ("app.js", "app.css", "plotly.js"):
+        raise HTTPException(status_code=404, detail=f"no file {name}")
+    return Response(
+        _asset(name), media_type=_TYPES[Path(name).suffix], headers={"Cache-Control": "max-age=3600"}
+    )
+
+
+@router.get("/")
+def home(request: Request) -> RedirectResponse:
+    lang = request.query_params.get("lang")
+    return RedirectResponse(
+        f"/ui/offers?lang={lang}" if lang in ("en", "zh") else "/ui/offers", status_code=307
+    )
+
+
+def _presets() -> list[str]:
+    from gpuplan.workload.presets.registry import PRESETS
+
+    return list(PRESETS)
+
+
+def _body(page: str) -> str:
+    """The page's own controls (the script fills in the rest)."""
+    e = html.escape
+    L = _labels()
+    if page == "offers":
+        from gpuplan.vocab import pricing_name
+
+        pricing = "".join(f'<option value="{p}">{e(pricing_name(p))}</option>' for p in _pricing())
+        return f"""
+<form id="filters" class="bar">
+  <label>{L["GPU"]} <input name="gpu" placeholder="H100, a100, L4" size="10"></label>
+  <label>{L["Provider"]} <input name="provider" placeholder="aws, alibaba" size="9"></label>
+  <label>{L["Pricing"]} <select name="pricing"><option value="">—</option>{pricing}</select></label>
+  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Max price/h"]} <input name="max_price" type="number" min="0" step="any" size="6"></label>
+  <button type="submit" id="search">{L["Search"]}</button>
+</form>
+<section><h2>{L["Map by country"]}</h2><div id="map" class="map"></div></section>
+<section><h2>{L["Offers"]} <small id="count"></small></h2><div id="table" class="scroll"></div></section>"""
+    if page == "plan":
+        options = "".join(f'<option value="{p}">{p}</option>' for p in _presets())
+        return f"""
+<form id="planform" class="grid">
+  <label>{L["Saved workload"]} <select name="saved"><option value="">—</option></select></label>
+  <label>{L["Name"]} <input name="name" value="my-job" required></label>
+  <label>{L["Model preset"]} <select name="preset">{options}</select></label>
+  <label>{L["Task"]} <select name="task"><option>train</option><option>finetune</option><option>infer</option></select></label>
+  <label>{L["Batch size per GPU"]} <input name="batch_size" type="number" min="1" value="32"></label>
+  <label>{L["Sequence length"]} <input name="seq_len" type="number" min="1" placeholder="—"></label>
+  <label>{L["Image size"]} <input name="image_size" type="number" min="1" placeholder="224"></label>
+  <label>{L["Precision"]} <select name="precision"><option>amp-bf16</option><option>amp-fp16</option><option>bf16</option><option>fp32</option><option>tf32</option></select></label>
+  <label>{L["Samples"]} <input name="samples" type="number" min="1" value="1281167"></label>
+  <label>{L["Epochs"]} <input name="epochs" type="number" min="1" value="1"></label>
+  <label>{L["Deadline"]} <input name="deadline" placeholder="12h, 2d"></label>
+  <label>{L["Budget, USD"]} <input name="budget_usd" type="number" min="0" step="any"></label>
+  <label>{L["Providers"]} <input name="providers" placeholder="aws,gcp,alibaba"></label>
+  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <label>{L["Month"]} <input name="month" type="month"></label>
+  <div class="buttons">
+    <button type="submit" id="plan">{L["Plan"]}</button>
+    <button type="button" id="saveworkload">{L["Save workload"]}</button>
+    <button type="button" id="saveplan">{L["Save plan for the month"]}</button>
+  </div>
+</form>
+<div id="status" class="status" role="status"></div>
+<div id="summary"></div>
+<iframe id="report" title="{L["Plan report"]}" sandbox="allow-scripts"></iframe>"""
+    if page == "history":
+        return f"""
+<form id="historyform" class="bar">
+  <label>{L["Instance"]} <input name="instance" value="p4d.24xlarge" required></label>
+  <label>{L["Region"]} <input name="region" placeholder="—"></label>
+  <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
+  <button type="submit" id="show">{L["Show"]}</button>
+</form>
+<div id="chart" class="chart"></div><div id="table" class="scroll"></div>"""
+    if page == "tco":
+        return f"""
+<form id="tcoform" class="grid">
+  <label>{L["Months"]} <input name="horizon_months" type="number" min="1" max="120" value="36"></label>
+  <label>{L["Start"]} <input name="start" type="month" value="2027-01"></label>
+  <label>{L["Providers"]} <input name="providers" value="aws,azure,gcp"></label>
+  <label>{L["GPU"]} <input name="gpu" value="A100-SXM4-40GB"></label>
+  <label>{L["Number of GPUs"]} <input name="gpus" type="number" min="1" value="8"></label>
+  <label>{L["Hours per month"]} <input name="hours" type="number" min="1" max="744" value="730"></label>
+  <label>{L["Interruptible (spot)"]} <input name="interruptible" type="checkbox"></label>
+  <div class="buttons"><button type="submit" id="tco">{L["Solve"]}</button></div>
+</form>
+<div id="summary"></div><div id="chart" class="chart"></div><div id="table" class="scroll"></div>"""
+    return f"""
+<form id="budgetform" class="bar">
+  <label>{L["Month"]} <input name="month" type="month" required></label>
+  <label>{L["Budget, USD"]} <input name="amount_usd" type="number" min="0" step="any"></label>
+  <button type="button" id="setbudget">{L["Set budget"]}</button>
+</form>
+<section><h2>{L["Budget"]}</h2><div id="budget"></div></section>
+<section><h2>{L["Saved plans"]}</h2><div id="plans" class="scroll"></div></section>
+<section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
+<div id="changestable" class="scroll"></div></section>
+<section><h2>{L["Saved workloads"]}</h2><div id="workloads" class="scroll"></div></section>"""
+
+
+def _labels() -> dict[str, str]:
+    """Every word of the pages, translated and escaped for HTML, by its English text."""
+    words = (*PAGES.values(), *_SCRIPT_WORDS, *_FORM_WORDS)
+    return {w: html.escape(_(w)) for w in words}
+
+
+def _pricing() -> list[str]:
+    from gpuplan.vocab import PricingModel
+
+    return list(PricingModel.values())
+
+
+def _page(page: str, lang: str) -> str:
+    other = "zh" if lang == "en" else "en"
+    L = _labels()
+    nav = "".join(
+        f'<a href="/ui/{name}?lang={lang}"{" aria-current=page" if name == page else ""}>{L[title]}</a>'
+        for name, title in PAGES.items()
+    )
+    from gpuplan.vocab import pricing_name
+
+    script_words = {w: _(w) for w in _SCRIPT_WORDS} | {p: pricing_name(p) for p in _pricing()}
+    words = json.dumps(script_words, ensure_ascii=False).replace("</", "<\\/")
+    return f"""<!doctype html>
+<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gpuplan · {L[PAGES[page]]}</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="/static/app.css"></head>
+<body data-page="{page}" data-lang="{lang}">
+<header><strong class="brand">gpuplan</strong><nav>{nav}</nav>
+<div class="who"><input id="token" type="password" autocomplete="off" placeholder="{L["API token"]}"
+ aria-label="{L["API token"]}"><a id="lang" href="/ui/{page}?lang={other}">{"English" if lang == "zh" else "中文"}</a></div>
+</header>
+<main><h1>{L[PAGES[page]]}</h1><div id="error" class="error" role="alert" hidden></div>{_body(page)}</main>
+<script>window.T = {words};</script>
+<script src="/static/plotly.js" defer></script><script src="/static/app.js" defer></script>
+</body></html>"""
+
+
+@router.get("/ui/{page}", response_class=HTMLResponse)
+def page(request: Request, page: str) -> HTMLResponse:
+    if page not in PAGES:
+        raise HTTPException(status_code=404, detail=f"no page {page}")
+    lang = request_language(request)
+    with use_language(lang):
+        text = _page(page, lang)
+    return HTMLResponse(text, headers=_SECURITY_HEADERS)
+
+
+#: The pages load only their own scripts and the API of the same origin.
+_SECURITY_HEADERS: dict[str, Any] = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-src 'self' about: data:; "
+    "connect-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}

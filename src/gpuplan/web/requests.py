@@ -1,0 +1,193 @@
+"""What the service's endpoints accept: the CLI's options as JSON, with a workload inline.
+
+A request is data, never code: the edge (:func:`check_workload`) refuses a workload whose model is
+``python:`` (it would import code on the server) and any path into the server's disk
+(``hf_config`` as a path, ``project_dir``); a Hugging Face config comes inline as
+``hf_config_json`` instead, and the library refuses one that names code (``auto_map``, anywhere
+in it) when the workload is read, before transformers is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gpuplan.errors import InputError
+from gpuplan.i18n import N_
+
+__all__ = [
+    "DeployRequest",
+    "DiscountRequest",
+    "EstimateRequest",
+    "PlanRequest",
+    "RefreshRequest",
+    "SavePlanRequest",
+    "SaveWorkloadRequest",
+    "SimulateRequest",
+    "TcoRequest",
+    "check_workload",
+]
+
+#: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
+_NAMES = Field(default=None, max_length=64)
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WorkloadRequest(_Request):
+    workload: dict[str, Any] = Field(
+        description="The workload as in a workload YAML file (name, task, model, inputs, …). "
+        "model: {preset: NAME} or {hf_config: 'inline'} with hf_config_json; python: models are refused."
+    )
+    hf_config_json: dict[str, Any] | None = Field(
+        default=None, description="A Hugging Face config.json, inline, when model.hf_config is 'inline'."
+    )
+
+
+class PlanRequest(WorkloadRequest):
+    """``gpuplan plan``'s options; None keeps the workload's own constraint."""
+
+    deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
+    budget_usd: float | None = Field(default=None, gt=0, le=1e12)
+    providers: list[str] | None = _NAMES
+    regions: list[str] | None = _NAMES
+    countries: list[str] | None = _NAMES
+    pricing: list[str] | None = _NAMES
+    max_gpus: int | None = Field(default=None, ge=1, le=4096)
+    max_nodes: int | None = Field(default=None, ge=1, le=512)
+    min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=4096)
+    interconnect: str | None = Field(default=None, max_length=32)
+    compliance: list[str] | None = _NAMES
+    objective: str | None = Field(default=None, max_length=16)
+    commitment: str | None = Field(default=None, max_length=16)
+    allow_low_confidence: bool = False
+    top: int = Field(default=10, ge=1, le=100)
+    baseline: str | None = Field(default=None, max_length=300)
+    unknown_costs: Literal["assume", "exclude"] = "assume"
+    storage: Literal["block", "object"] = "block"
+    egress_free_tier: bool = False
+    currency: Literal["USD", "CNY"] = "USD"
+
+    def overrides(self) -> dict[str, Any]:
+        from gpuplan.plan import parse_duration_h
+
+        low = lambda xs: [x.lower() for x in xs] if xs else None  # noqa: E731
+        return {
+            "deadline_h": parse_duration_h(self.deadline) if self.deadline is not None else None,
+            "budget_usd": self.budget_usd,
+            "providers": low(self.providers),
+            "regions": self.regions or None,
+            "countries": self.countries or None,
+            "pricing": [p.lower().replace("-", "_") for p in self.pricing] if self.pricing else None,
+            "max_gpus": self.max_gpus,
+            "max_nodes": self.max_nodes,
+            "min_gpu_memory_gib": self.min_gpu_memory_gib,
+            "interconnect": self.interconnect,
+            "compliance": self.compliance or None,
+            "objective": self.objective,
+            "commitment": self.commitment.lower() if self.commitment else None,
+            "allow_low_confidence": self.allow_low_confidence or None,
+        }
+
+
+class EstimateRequest(WorkloadRequest):
+    gpus: list[str] | None = Field(
+        default=None, max_length=64, description="NAME or NAME:COUNT; default every GPU"
+    )
+    count: int = Field(default=1, ge=1, le=4096)
+    network_gbps: float | None = Field(default=None, gt=0, le=1e5)
+    network_kind: Literal["rdma", "tcp"] | None = None
+
+
+class SimulateRequest(WorkloadRequest):
+    """``gpuplan simulate autoscale`` on a generated trace."""
+
+    shape: Literal["diurnal", "bursty", "step"] = "diurnal"
+    rate: float | None = Field(default=None, gt=0, le=10_000, description="mean requests/s")
+    hours: float = Field(default=24.0, gt=0, le=24 * 31)
+    gpu: str = Field(default="A100-SXM4-80GB", max_length=64)
+    policies: list[str] = Field(
+        min_length=1, max_length=16, description="fixed:replicas=4, target:target=0.7,max=10, …"
+    )
+    slo_ms: float | None = Field(default=None, gt=0, le=3.6e6)
+    seed: int = Field(default=0, ge=0, le=2**31)
+
+
+class TcoRequest(_Request):
+    usage: dict[str, Any] = Field(
+        description="A usage file's content (horizon_months, demands, constraints); demands give gpu, "
+        "gpus and hours_per_month (workload files are not read over the API)."
+    )
+    currency: Literal["USD", "CNY"] | None = None
+
+
+class DeployRequest(_Request):
+    plan: dict[str, Any] = Field(description="A plan document (POST /api/v1/plan's answer).")
+    target: str = Field(max_length=32, description="torchrun | docker | k8s | skypilot")
+    autoscaler: Literal["hpa", "keda"] = "hpa"
+    image: str | None = Field(default=None, max_length=500)
+    base_image: str | None = Field(default=None, max_length=500)
+    steps: int | None = Field(default=None, ge=1, le=10**9)
+
+
+class RefreshRequest(_Request):
+    providers: list[str] = Field(default_factory=list, max_length=32, description="default: every provider")
+
+
+class DiscountRequest(_Request):
+    provider: str = Field(max_length=32)
+    percent: float = Field(ge=0, le=100)
+    family: str = Field(default="", max_length=64)
+    note: str = Field(default="", max_length=500)
+
+
+class SaveWorkloadRequest(WorkloadRequest):
+    name: str = Field(min_length=1, max_length=128, pattern=r"^[\w.\- ]+$")
+
+
+class SavePlanRequest(PlanRequest):
+    """Plan the newest (or a given) version of a saved workload and keep the plan."""
+
+    workload: dict[str, Any] = Field(
+        default_factory=dict, description="ignored: the saved workload is planned"
+    )
+    name: str = Field(min_length=1, max_length=128, description="the saved workload's name")
+    version: int | None = Field(default=None, ge=1)
+    month: str = Field(pattern=r"^\d{4}-\d{2}$", description="YYYY-MM the spend is planned for")
+
+
+class BudgetRequest(_Request):
+    amount_usd: float = Field(ge=0, le=1e12)
+    note: str = Field(default="", max_length=500)
+
+
+def check_workload(workload: dict[str, Any], hf_config_json: dict[str, Any] | None) -> dict[str, Any]:
+    """The workload as the library may read it on the server, or InputError saying why not."""
+    model = workload.get("model")
+    if isinstance(model, dict):
+        if model.get("python") is not None:
+            raise InputError.worded(
+                N_(
+                    "model.python: a model from your own code is not run by the service (it would run "
+                    "code on the server); estimate it with the gpuplan command on your machine, or use "
+                    "a preset or an inline Hugging Face config"
+                )
+            )
+        if model.get("project_dir") is not None:
+            raise InputError.worded(
+                N_("model.project_dir: the service reads no folder of its disk; leave it out")
+            )
+        inline = model.get("hf_config") == "inline" and hf_config_json is not None
+        if model.get("hf_config") is not None and not inline:
+            raise InputError.worded(
+                N_(
+                    "model.hf_config: the service reads no file of its disk; write hf_config: inline "
+                    "and send the config.json's content as hf_config_json"
+                )
+            )
+    elif hf_config_json is not None:
+        raise InputError.worded(N_("hf_config_json is given but model.hf_config is not 'inline'"))
+    return workload

@@ -1,0 +1,481 @@
+"""The API of what the CLI does: offers, gpus, catalog info/history/discounts/import/refresh,
+estimate, plan, tco, simulate, deploy. Answers are the CLI's ``--json`` documents.
+
+Estimate, plan and simulate answer at once (200) when the workload's profile is cached, and
+otherwise queue a job (202 with a :class:`~gpuplan.documents.serve.JobDocument` to poll). A plan
+answered once is answered again from the plan cache until the catalog changes (an import, a
+refresh, a discount) or the day does.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from gpuplan.documents import (
+    CatalogInfoDocument,
+    EstimateDocument,
+    GpusDocument,
+    HistoryDocument,
+    ImportDocument,
+    OffersDocument,
+    PlanDocument,
+    TcoDocument,
+)
+from gpuplan.documents.serve import (
+    CountriesDocument,
+    DiscountsDocument,
+    ErrorDocument,
+    HealthDocument,
+    JobDocument,
+)
+from gpuplan.documents.simulate import AutoscaleDocument
+from gpuplan.web.auth import Caller, authorised
+from gpuplan.web.requests import (
+    DeployRequest,
+    DiscountRequest,
+    EstimateRequest,
+    PlanRequest,
+    RefreshRequest,
+    SimulateRequest,
+    TcoRequest,
+)
+
+__all__ = ["job_response", "router"]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorDocument, "description": text}
+    for code, text in (
+        (400, "a value is wrong (the line says which and how to fix it)"),
+        (401, "no token, or an unknown, revoked or expired one"),
+        (403, "the token's scope does not allow this"),
+        (404, "no such job"),
+        (413, "request body too large"),
+        (422, "a well-formed request without an answer, or one that does not match the schema"),
+        (429, "too many requests for this token this minute"),
+        (503, "the database is unavailable"),
+    )
+}
+_JOB: dict[int | str, dict[str, Any]] = {202: {"model": JobDocument, "description": "queued: poll the job"}}
+
+router = APIRouter(prefix="/api/v1", responses=_ERRORS)
+
+
+def _store(request: Request) -> Any:
+    return request.app.state.stores.get()
+
+
+def _scratch(request: Request) -> Path:
+    return Path(request.app.state.config.scratch_dir)
+
+
+def job_response(request: Request, job: Any, status: int = 202) -> JSONResponse:
+    from gpuplan.web.routes_team import job_document
+
+    return JSONResponse(job_document(job), status_code=status)
+
+
+def _queue(
+    request: Request, caller: Caller, kind: str, body: Any, cache_key: str | None = None
+) -> JSONResponse:
+    """Queue a job; ``cache_key``: where the plan cache keeps its document once done (the next
+    identical request is answered from it)."""
+    from gpuplan.catalog.job_store import JobStore
+
+    jobs = JobStore(_store(request).engine)
+    payload = {"request": body.model_dump(mode="json"), "lang": caller.lang, "cache_key": cache_key}
+    job = jobs.create(kind, payload, actor=caller.name)
+    request.app.state.runner.submit(job.id)
+    return job_response(request, jobs.get(job.id))
+
+
+@router.get("/health", response_model=HealthDocument, responses={503: {"model": ErrorDocument}})
+def health(request: Request) -> dict[str, Any]:
+    """Readiness: the catalog database answers (no token needed; nothing about the catalog is shown)."""
+    from gpuplan import __version__
+
+    store = _store(request)
+    info_rev = store.revision
+    where = store.engine.url.render_as_string(hide_password=True)
+    with store.engine.connect() as conn:
+        conn.exec_driver_sql("SELECT 1")
+    return {"status": "ok", "database": where, "schema_revision": info_rev, "version": __version__}
+
+
+@router.get("/offers", response_model=OffersDocument)
+def offers(
+    request: Request,
+    caller: Annotated[Caller, authorised("read")],
+    gpu: Annotated[str | None, Query(max_length=64)] = None,
+    count: Annotated[int | None, Query(ge=1, le=64)] = None,
+    min_gpu_memory: Annotated[float | None, Query(ge=0, le=4096)] = None,
+    provider: Annotated[str | None, Query(max_length=32)] = None,
+    region: Annotated[str | None, Query(max_length=64)] = None,
+    pricing: Annotated[str | None, Query(max_length=32)] = None,
+    max_price: Annotated[float | None, Query(gt=0, le=1e6)] = None,
+    currency: Literal["USD", "CNY"] = "USD",
+    sort: Literal["price", "price-per-gpu", "gpu-memory"] = "price",
+    all_regions: bool = False,
+) -> Any:
+    """Instance types with their price per hour and per GPU-hour (``gpuplan offers --json``)."""
+    from gpuplan.catalog import PROVIDERS
+    from gpuplan.catalog.query import OfferQuery, list_offers
+    from gpuplan.i18n import use_language
+    from gpuplan.report.catalog import offers_json
+    from gpuplan.vocab import PricingModel
+
+    with use_language(caller.lang):
+        listing = list_offers(
+            _store(request),
+            OfferQuery(
+                gpu=gpu,
+                count=count,
+                min_gpu_memory_gib=min_gpu_memory,
+                provider=PROVIDERS.cast(provider) if provider else None,
+                region=region,
+                pricing=PricingModel.cast(pricing).value if pricing else None,
+                max_price_per_hour=max_price,
+                currency=currency,
+                sort=sort,
+                all_regions=all_regions,
+            ),
+        )
+        return offers_json(listing)
+
+
+@router.get("/gpus", response_model=GpusDocument)
+def gpus(
+    request: Request, caller: Annotated[Caller, authorised("read")], currency: Literal["USD", "CNY"] = "USD"
+) -> Any:
+    """GPU datasheets and the cheapest known price per GPU-hour (``gpuplan gpus --json``)."""
+    from gpuplan.catalog.query import cheapest_by_gpu
+    from gpuplan.hardware import all_gpus
+    from gpuplan.i18n import use_language
+    from gpuplan.report.catalog import gpus_json
+
+    store = _store(request)
+    with use_language(caller.lang):
+        return gpus_json(
+            all_gpus(), cheapest_by_gpu(store.offers()), store.find_exchange_rate("CNY"), currency
+        )
+
+
+@router.get("/catalog/info", response_model=CatalogInfoDocument)
+def catalog_info(request: Request, caller: Annotated[Caller, authorised("read")]) -> Any:
+    """What the shared catalog holds per provider, and what the last refresh did."""
+    from gpuplan.report.catalog import info_json
+
+    return info_json(_store(request).info())
+
+
+@router.get("/catalog/history", response_model=HistoryDocument)
+def catalog_history(
+    request: Request,
+    caller: Annotated[Caller, authorised("read")],
+    instance: Annotated[str, Query(min_length=1, max_length=128)],
+    region: Annotated[str | None, Query(max_length=64)] = None,
+    currency: Literal["USD", "CNY"] = "USD",
+) -> Any:
+    """Every dated price of an instance type (``gpuplan catalog history --json``)."""
+    from gpuplan.catalog.history import price_history
+    from gpuplan.report.history import history_json
+
+    store = _store(request)
+    points = price_history(store, instance, region)
+    return history_json(points, instance, store.find_exchange_rate("CNY"), currency)
+
+
+def _discounts(store: Any) -> dict[str, Any]:
+    from gpuplan.catalog.discounts import discounts
+
+    return {
+        "discounts": [
+            {
+                "provider": d.provider,
+                "family": d.family,
+                "percent": d.percent,
+                "set_at": d.set_at,
+                "note": d.note,
+            }
+            for d in discounts(store)
+        ]
+    }
+
+
+@router.get("/catalog/discounts", response_model=DiscountsDocument)
+def discounts_list(request: Request, caller: Annotated[Caller, authorised("read")]) -> Any:
+    """The team's negotiated discounts, applied wherever a price is shown."""
+    return _discounts(_store(request))
+
+
+@router.put("/catalog/discounts", response_model=DiscountsDocument)
+def discounts_set(
+    request: Request, caller: Annotated[Caller, authorised("admin")], body: DiscountRequest
+) -> Any:
+    """Set a negotiated discount (replacing the one for the same provider and family)."""
+    from gpuplan.catalog.discounts import set_discount
+    from gpuplan.catalog.team_store import TeamStore
+
+    store = _store(request)
+    d = set_discount(store, body.provider, body.percent, body.family, body.note)
+    TeamStore(store.engine).record(
+        caller.name, "discount.set", f"{d.provider} {d.family}".strip(), {"percent": d.percent}
+    )
+    return _discounts(store)
+
+
+@router.delete("/catalog/discounts", response_model=DiscountsDocument)
+def discounts_clear(
+    request: Request,
+    caller: Annotated[Caller, authorised("admin")],
+    provider: Annotated[str, Query(max_length=32)],
+    family: Annotated[str, Query(max_length=64)] = "",
+) -> Any:
+    """Remove a discount."""
+    from gpuplan.catalog.discounts import clear_discount
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.errors import InputError
+    from gpuplan.i18n import N_
+
+    store = _store(request)
+    if not clear_discount(store, provider, family):
+        raise InputError.worded(N_("no discount for {provider} {family}"), provider=provider, family=family)
+    TeamStore(store.engine).record(caller.name, "discount.clear", f"{provider} {family}".strip(), {})
+    return _discounts(store)
+
+
+@router.post(
+    "/catalog/import",
+    response_model=ImportDocument,
+    openapi_extra={
+        "requestBody": {"required": True, "content": {"text/csv": {"schema": {"type": "string"}}}}
+    },
+)
+async def catalog_import(
+    request: Request,
+    caller: Annotated[Caller, authorised("admin")],
+    provider: Annotated[str, Query(max_length=32)],
+    as_of: Annotated[str | None, Query(max_length=10)] = None,
+) -> Any:
+    """Import a SkyPilot catalog CSV (the body); all of its good rows or none."""
+    body = await request.body()
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(_import, request, caller, provider, as_of, body)
+
+
+def _import(request: Request, caller: Caller, provider: str, as_of: str | None, body: bytes) -> Any:
+    import tempfile
+
+    from gpuplan.catalog import PROVIDERS
+    from gpuplan.catalog.gates import parse_as_of
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.errors import CatalogImportError, InputError
+    from gpuplan.i18n import N_
+    from gpuplan.report.catalog import import_json
+
+    prov = PROVIDERS.cast(provider)
+    day = as_of or date.today().isoformat()
+    if not parse_as_of(day):
+        raise InputError.worded(N_("--as-of {day!r} is not a date; write YYYY-MM-DD"), day=day)
+    store = _store(request)
+    with tempfile.TemporaryDirectory(prefix="gpuplan-import-") as folder:
+        file = Path(folder) / "catalog.csv"
+        file.write_bytes(body)
+        parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
+    report = store.import_offers(
+        parsed.rows,
+        provider=prov,
+        source=f"SkyPilot catalog file uploaded by {caller.name} ({prov}), as of {day}",
+        kind="skypilot",
+        rejected=parsed.rejected,
+    )
+    TeamStore(store.engine).record(
+        caller.name,
+        "catalog.import",
+        prov,
+        {"import_id": report.import_id, "rows": len(parsed.rows), "rejected": len(parsed.rejected)},
+    )
+    if report.import_id is None:
+        raise CatalogImportError.worded(
+            N_("no row of {file} passed the gates ({rejected} rejected); nothing was imported"),
+            file="the request body",
+            rejected=len(report.rejected),
+        )
+    return import_json(report)
+
+
+@router.post("/catalog/refresh", status_code=202, response_model=JobDocument)
+def catalog_refresh(
+    request: Request, caller: Annotated[Caller, authorised("admin")], body: RefreshRequest
+) -> Any:
+    """Read the providers' own price lists (a job: network calls take seconds to minutes)."""
+    return _queue(request, caller, "refresh", body)
+
+
+def _answer(
+    request: Request, caller: Caller, kind: str, body: Any, compute: Any, cache_key: str | None = None
+) -> Any:
+    """At once when the profile is cached, else a queued job."""
+    from gpuplan.i18n import use_language
+    from gpuplan.web.service import materialize, profile_cached
+
+    store = _store(request)
+    with use_language(caller.lang):
+        workload = materialize(body.workload, body.hf_config_json, _scratch(request))
+        if not profile_cached(store, workload):
+            return _queue(request, caller, kind, body, cache_key)
+        return compute(store, body, workload)
+
+
+@router.post("/estimate", response_model=EstimateDocument, responses=_JOB)
+def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
+    """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``)."""
+    from gpuplan.web.service import estimate_document
+
+    return _answer(request, caller, "estimate", body, estimate_document)
+
+
+@router.post("/plan", response_model=PlanDocument, responses=_JOB)
+def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: PlanRequest) -> Any:
+    """Every way to run the workload, ranked and priced all-in (``gpuplan plan --json``)."""
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.web.service import plan_cache_key, plan_document
+
+    store = _store(request)
+    jobs = JobStore(store.engine)
+    # An answer given before is found by the request itself, before the workload is even read.
+    key = plan_cache_key(store, body, date.today().isoformat(), caller.lang)
+    cached = jobs.cached_document(key)
+    if cached is not None:
+        return Response(cached, media_type="application/json")
+
+    def compute(store: Any, req: PlanRequest, workload: Any) -> Any:
+        text = json.dumps(plan_document(store, req, workload), ensure_ascii=False)
+        jobs.cache_document(key, text)
+        return Response(text, media_type="application/json")
+
+    return _answer(request, caller, "plan", body, compute, cache_key=key)
+
+
+@router.post(
+    "/plan/report",
+    responses={200: {"content": {"text/html": {"schema": {"type": "string"}}}}, **_JOB},
+)
+def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")], body: PlanRequest) -> Any:
+    """The plan's HTML report (``gpuplan plan --out report.html``), self-contained; kept in the
+    plan cache like the document."""
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.web.service import plan_cache_key, plan_report_html
+
+    store = _store(request)
+    jobs = JobStore(store.engine)
+    key = plan_cache_key(store, body, date.today().isoformat(), caller.lang, kind="report")
+    cached = jobs.cached_document(key)
+    if cached is not None:
+        return HTMLResponse(cached)
+
+    def compute(store: Any, req: PlanRequest, workload: Any) -> Any:
+        text = plan_report_html(store, req, workload)
+        jobs.cache_document(key, text)
+        return HTMLResponse(text)
+
+    return _answer(request, caller, "plan", body, compute)
+
+
+@router.post("/simulate", response_model=AutoscaleDocument, responses=_JOB)
+def simulate(request: Request, caller: Annotated[Caller, authorised("plan")], body: SimulateRequest) -> Any:
+    """Autoscaling policies on a generated load trace (``gpuplan simulate autoscale --json``); always
+    a job: a day of requests takes seconds to replay."""
+    return _queue(request, caller, "simulate", body)
+
+
+@router.post("/tco", response_model=TcoDocument)
+def tco(request: Request, caller: Annotated[Caller, authorised("plan")], body: TcoRequest) -> Any:
+    """The cheapest commitment schedule for a year or three of work (``gpuplan tco --json``)."""
+    from gpuplan.i18n import use_language
+    from gpuplan.web.service import tco_document
+
+    with use_language(caller.lang):
+        return tco_document(_store(request), body)
+
+
+@router.post(
+    "/deploy",
+    responses={200: {"content": {"application/zip": {"schema": {"type": "string", "format": "binary"}}}}},
+)
+def deploy(request: Request, caller: Annotated[Caller, authorised("plan")], body: DeployRequest) -> Response:
+    """The launch files of the plan's recommended option as a zip archive (``gpuplan deploy``)."""
+    from gpuplan.i18n import use_language
+    from gpuplan.web.service import deploy_archive
+
+    with use_language(caller.lang):
+        data = deploy_archive(body)
+    name = f"gpuplan-{body.target.strip().lower()}.zip"
+    return Response(
+        data, media_type="application/zip", headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
+
+
+@router.get("/offers/countries", response_model=CountriesDocument)
+def offer_countries(
+    request: Request,
+    caller: Annotated[Caller, authorised("read")],
+    gpu: Annotated[str | None, Query(max_length=64)] = None,
+    pricing: Annotated[str | None, Query(max_length=32)] = None,
+) -> Any:
+    """Offers and the cheapest GPU-hour per country, with where each country is on a map."""
+    from gpuplan.plan.region_countries import region_country
+    from gpuplan.vocab import PricingModel
+    from gpuplan.web.geo import ZONE_TAB, country_points
+
+    store = _store(request)
+    chosen = PricingModel.cast(pricing).value if pricing else None
+    points = country_points()
+    by: dict[str, dict[str, Any]] = {}
+    for o in store.offers(gpu=gpu) if gpu else store.offers():
+        if o.price_usd_per_gpu_hour is None or (chosen and o.pricing != chosen):
+            continue
+        code = region_country(o.provider, o.region)
+        if not code:
+            continue
+        item = by.setdefault(code, {"offers": 0, "best": None, "where": None})
+        item["offers"] += 1
+        if item["best"] is None or o.price_usd_per_gpu_hour < item["best"]:
+            item["best"], item["where"] = (
+                o.price_usd_per_gpu_hour,
+                f"{o.provider}/{o.region}/{o.instance_type}",
+            )
+    import pycountry
+
+    out = []
+    for code, item in sorted(by.items()):
+        found = pycountry.countries.get(alpha_2=code)
+        lat, lon = points.get(code, (None, None))
+        out.append(
+            {
+                "country": code,
+                "name": found.name if found else code,
+                "latitude": lat,
+                "longitude": lon,
+                "offers": item["offers"],
+                "cheapest_usd_per_gpu_hour": item["best"],
+                "cheapest": item["where"],
+            }
+        )
+    source = f"IANA time zone database, {ZONE_TAB[0]}" if points else None
+    return {"map_source": source, "countries": out}
+
+
+@router.get("/live", response_model=HealthDocument)
+def live() -> dict[str, Any]:
+    """Liveness: the process answers (the database is not asked; see /health for readiness)."""
+    from gpuplan import __version__
+
+    return {"status": "ok", "database": "not checked", "schema_revision": None, "version": __version__}

@@ -1,0 +1,238 @@
+"""The team's workspace: jobs to poll or follow, saved workloads and plans with their history, the
+month's budget against planned spend, the price-change view, and the audit log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from gpuplan.documents.serve import (
+    AuditDocument,
+    BudgetDocument,
+    JobDocument,
+    PriceChangesDocument,
+    SavedPlanItem,
+    SavedPlansDocument,
+    WorkloadsDocument,
+)
+from gpuplan.web.auth import Caller, authorised
+from gpuplan.web.requests import BudgetRequest, SavePlanRequest, SaveWorkloadRequest
+from gpuplan.web.routes_api import _ERRORS
+
+__all__ = ["job_document", "router"]
+
+router = APIRouter(prefix="/api/v1", responses=_ERRORS)
+
+Month = Annotated[str, PathParam(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")]
+
+
+def _store(request: Request) -> Any:
+    return request.app.state.stores.get()
+
+
+def job_document(job: Any) -> dict[str, Any]:
+    return {
+        "job_id": job.id,
+        "kind": job.kind,
+        "status": job.status,
+        "progress": job.progress,
+        "message": job.message,
+        "created_by": job.created_by,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+        "attempts": job.attempts,
+        "error": job.error,
+        "result": job.result,
+        "href": f"/api/v1/jobs/{job.id}",
+    }
+
+
+def _job(request: Request, job_id: str) -> Any:
+    from gpuplan.catalog.job_store import JobStore
+
+    job = JobStore(_store(request).engine).get(job_id)
+    if job is None:
+        raise HTTPException(status_code=404, detail=f"no job {job_id}")
+    return job
+
+
+JobId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{24}$")]
+
+
+@router.get("/jobs/{job_id}", response_model=JobDocument)
+def job(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
+    """A job's status, progress and, once done, its document."""
+    return job_document(_job(request, job_id))
+
+
+@router.get(
+    "/jobs/{job_id}/events",
+    responses={200: {"content": {"text/event-stream": {"schema": {"type": "string"}}}}},
+)
+async def job_events(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
+    """The job as server-sent events: one ``progress`` event per change, then ``done`` or ``failed``
+    with the whole job document."""
+    from starlette.concurrency import run_in_threadpool
+
+    first = await run_in_threadpool(_job, request, job_id)
+
+    async def events() -> AsyncIterator[str]:
+        last = None
+        current = first
+        for _ in range(3600):  # at most an hour of following, then the client polls again
+            doc = job_document(current)
+            state = (doc["status"], doc["progress"], doc["message"])
+            if state != last:
+                kind = doc["status"] if doc["status"] in ("done", "failed") else "progress"
+                yield f"event: {kind}\ndata: {json.dumps(doc, ensure_ascii=False)}\n\n"
+                last = state
+                if kind != "progress":
+                    return
+            if await request.is_disconnected():
+                return
+            await asyncio.sleep(1.0)
+            current = await run_in_threadpool(_job, request, job_id)
+
+    return StreamingResponse(events(), media_type="text/event-stream", headers={"Cache-Control": "no-store"})
+
+
+@router.get("/workloads", response_model=WorkloadsDocument)
+def workloads(
+    request: Request,
+    caller: Annotated[Caller, authorised("read")],
+    name: Annotated[str | None, Query(max_length=128)] = None,
+) -> Any:
+    """The team's saved workloads, every version (newest first): who saved what, when."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    found = TeamStore(_store(request).engine).workload_versions(name)
+    return {"workloads": [vars(w) for w in found]}
+
+
+@router.post("/workloads", response_model=WorkloadsDocument, status_code=201)
+def save_workload(
+    request: Request, caller: Annotated[Caller, authorised("plan")], body: SaveWorkloadRequest
+) -> Any:
+    """Save a workload (a new version when the name exists). It is checked as a plan request would be."""
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.i18n import use_language
+    from gpuplan.web.service import materialize
+
+    with use_language(caller.lang):
+        materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
+    spec = {"workload": body.workload, "hf_config_json": body.hf_config_json}
+    saved = TeamStore(_store(request).engine).save_workload(body.name, spec, actor=caller.name)
+    return {"workloads": [vars(saved)]}
+
+
+@router.get("/plans", response_model=SavedPlansDocument)
+def plans(
+    request: Request,
+    caller: Annotated[Caller, authorised("read")],
+    month: Annotated[str | None, Query(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")] = None,
+) -> Any:
+    """The team's saved plans, newest first: who planned what, when, on which prices."""
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.web.work import saved_plan_item
+
+    return {"plans": [saved_plan_item(p) for p in TeamStore(_store(request).engine).plans(month)]}
+
+
+@router.post(
+    "/plans",
+    response_model=SavedPlanItem,
+    status_code=201,
+    responses={202: {"model": JobDocument, "description": "queued: the workload is being traced"}},
+)
+def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: SavePlanRequest) -> Any:
+    """Plan a saved workload and keep the plan for a month's budget (a job when it must be traced)."""
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.i18n import use_language
+    from gpuplan.web.routes_api import _queue
+    from gpuplan.web.service import materialize, profile_cached
+    from gpuplan.web.work import save_plan as save
+
+    store = _store(request)
+    scratch = Path(request.app.state.config.scratch_dir)
+    with use_language(caller.lang):
+        spec = TeamStore(store.engine).workload(body.name, body.version).spec
+        workload = materialize(spec["workload"], spec.get("hf_config_json"), scratch)
+        if not profile_cached(store, workload):
+            return _queue(request, caller, "save-plan", body)
+        return JSONResponse(save(store, body, scratch, actor=caller.name), status_code=201)
+
+
+@router.get("/plans/{plan_id}", response_model=SavedPlanItem)
+def saved_plan(
+    request: Request, caller: Annotated[Caller, authorised("read")], plan_id: Annotated[int, PathParam(ge=1)]
+) -> Any:
+    """One saved plan with its plan document as it was."""
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.web.work import saved_plan_item
+
+    return saved_plan_item(TeamStore(_store(request).engine).plan(plan_id), with_document=True)
+
+
+@router.post("/plans/{plan_id}/cancel", response_model=SavedPlanItem)
+def cancel_plan(
+    request: Request, caller: Annotated[Caller, authorised("plan")], plan_id: Annotated[int, PathParam(ge=1)]
+) -> Any:
+    """Take a plan out of its month's planned spend (it stays in the history)."""
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.web.work import saved_plan_item
+
+    return saved_plan_item(
+        TeamStore(_store(request).engine).set_plan_status(plan_id, "cancelled", actor=caller.name)
+    )
+
+
+@router.get("/budget/{month}", response_model=BudgetDocument)
+def budget(request: Request, caller: Annotated[Caller, authorised("read")], month: Month) -> Any:
+    """The month's budget and the planned spend of its saved plans."""
+    from gpuplan.web.work import budget_document
+
+    return budget_document(_store(request), month)
+
+
+@router.put("/budget/{month}", response_model=BudgetDocument)
+def set_budget(
+    request: Request, caller: Annotated[Caller, authorised("admin")], month: Month, body: BudgetRequest
+) -> Any:
+    """Set the month's budget in USD."""
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.web.work import budget_document
+
+    store = _store(request)
+    TeamStore(store.engine).set_budget(month, body.amount_usd, note=body.note, actor=caller.name)
+    return budget_document(store, month)
+
+
+@router.get("/price-changes", response_model=PriceChangesDocument)
+def price_changes(request: Request, caller: Annotated[Caller, authorised("read")]) -> Any:
+    """What today's catalog does to the saved plans: the same option now, and today's best."""
+    from gpuplan.i18n import use_language
+    from gpuplan.web.work import price_changes as changes
+
+    with use_language(caller.lang):
+        return changes(_store(request), Path(request.app.state.config.scratch_dir))
+
+
+@router.get("/audit", response_model=AuditDocument)
+def audit(
+    request: Request,
+    caller: Annotated[Caller, authorised("admin")],
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> Any:
+    """Every change, newest first: who, when, what."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    return {"entries": [vars(e) for e in TeamStore(_store(request).engine).audit_entries(limit)]}

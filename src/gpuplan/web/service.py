@@ -1,0 +1,306 @@
+"""The service's work, shared by the endpoints (fast paths) and the job worker (slow ones): the
+same library calls the CLI makes, on a request instead of a command line.
+
+Each function takes an open store and a validated request and returns a published document as a
+JSON-ready dict. Tracing is the slow part; :func:`profile_cached` tells the endpoints whether a
+request can be answered at once (its profile is in the cache) or goes to the job queue.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.web.requests import (
+    DeployRequest,
+    EstimateRequest,
+    PlanRequest,
+    SimulateRequest,
+    TcoRequest,
+    check_workload,
+)
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.plan import Plan
+    from gpuplan.profile import Profile
+    from gpuplan.workload import Workload
+
+__all__ = [
+    "deploy_archive",
+    "estimate_document",
+    "materialize",
+    "plan_cache_key",
+    "plan_document",
+    "plan_report_html",
+    "profile_cached",
+    "simulate_document",
+    "tco_document",
+]
+
+#: Called with (progress 0-1, message) while a job runs.
+Progress = Callable[[float, str], None]
+
+
+def _no_progress(_fraction: float, _message: str) -> None:
+    return None
+
+
+def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None, scratch: Path) -> Workload:
+    """The request's workload as a Workload the library can trace: checked at the edge
+    (:func:`check_workload`), an inline Hugging Face config written to ``scratch`` under its
+    content's digest (so the profile cache key, which hashes the file, is the same everywhere)."""
+    from gpuplan.workload import load_workload
+
+    spec = json.loads(json.dumps(check_workload(workload, hf_config_json)))  # a deep copy
+    if hf_config_json is not None:
+        text = json.dumps(hf_config_json, sort_keys=True, indent=1)
+        folder = scratch / "hf" / hashlib.sha256(text.encode()).hexdigest()[:32]
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / "config.json"
+        if not target.is_file():
+            temp = folder / "config.json.tmp"
+            temp.write_text(text, encoding="utf-8")
+            temp.replace(target)
+        spec["model"]["hf_config"] = str(target)
+    return load_workload(spec)
+
+
+def profile_cached(store: Store, workload: Workload) -> bool:
+    """True when the store's cache holds this workload's profile (an answer in well under a second)."""
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
+
+    return store.local.get_profile(profile_key(workload), PROFILE_SCHEMA_VERSION) is not None
+
+
+def _profile(store: Store, workload: Workload, progress: Progress) -> Profile:
+    from gpuplan.profile import profile
+
+    progress(0.05, "tracing" if not profile_cached(store, workload) else "profile cached")
+    return profile(workload, store.local)
+
+
+def plan_cache_key(store: Store, request: PlanRequest, day: str, lang: str, kind: str = "document") -> str:
+    """What an identical answer depends on: the request as validated, this gpuplan (its estimator
+    and the profile format), the catalog's newest import and discounts, the day (prices age into
+    ``stale``), the language of the document's words and what is kept (``document`` or
+    ``report``). The workload's profile is a function of
+    the request and this gpuplan, so it needs no place of its own in the key."""
+    from gpuplan import __version__
+    from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION
+
+    newest, discounts = TeamStore(store.engine).catalog_state()
+    fields = {
+        "request": request.model_dump(mode="json"),
+        "gpuplan": [__version__, PROFILE_SCHEMA_VERSION],
+        "catalog": [newest, discounts],
+        "day": day,
+        "lang": lang,
+        "kind": kind,
+    }
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Progress) -> Plan:
+    from gpuplan.plan import BaselineSpec, plan_workload
+
+    prof = _profile(store, workload, progress)
+    progress(0.8, "planning over the catalog")
+    return plan_workload(
+        workload,
+        prof,
+        store,
+        overrides=request.overrides(),
+        top=request.top,
+        baseline=BaselineSpec.parse(request.baseline) if request.baseline else None,
+        unknown_costs=request.unknown_costs,
+        storage=request.storage,
+        egress_free_tier=request.egress_free_tier,
+    )
+
+
+def plan_document(
+    store: Store, request: PlanRequest, workload: Workload, progress: Progress = _no_progress
+) -> dict[str, Any]:
+    """``gpuplan plan --json``'s document."""
+    from gpuplan.catalog import display_money
+    from gpuplan.i18n import use_money
+    from gpuplan.report.plan import plan_json
+
+    shown = display_money(store, request.currency)
+    with use_money(shown):
+        plan = _plan(store, request, workload, progress)
+        doc = plan_json(plan, workload.to_dict(), store.find_exchange_rate("CNY"), shown.currency)
+    return doc.model_dump(mode="json")
+
+
+def plan_report_html(store: Store, request: PlanRequest, workload: Workload) -> str:
+    """The HTML report ``gpuplan plan --out report.html`` writes."""
+    from gpuplan.catalog import display_money
+    from gpuplan.i18n import use_money
+    from gpuplan.report.plan_html import plan_html
+
+    with use_money(display_money(store, request.currency)):
+        return plan_html(_plan(store, request, workload, _no_progress), workload.name)
+
+
+def estimate_document(
+    store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
+) -> dict[str, Any]:
+    """``gpuplan estimate --json``'s document."""
+    from gpuplan.api import estimate
+    from gpuplan.errors import EstimateError
+    from gpuplan.perf import NetworkSpec
+    from gpuplan.report.estimate import estimate_json
+
+    prof = _profile(store, workload, progress)
+    progress(0.8, "estimating")
+    network = (
+        NetworkSpec(gbit_s=request.network_gbps, kind=request.network_kind, source="user")
+        if request.network_gbps is not None or request.network_kind is not None
+        else None
+    )
+    report = estimate(
+        workload,
+        request.gpus or None,
+        count=request.count,
+        profile=prof,
+        measurements=store.local.bench_results(),
+        network=network,
+    )
+    outcomes = list(report.outcomes)
+    if request.gpus and all(o.error for o in outcomes):
+        raise EstimateError(str(outcomes[0].error))
+    return estimate_json(
+        report.profile,
+        outcomes,
+        report.calibration,
+        parallelism=workload.parallelism.value,
+        gradient_accumulation=workload.gradient_accumulation,
+        tensor_parallel=workload.tensor_parallel,
+        pipeline_parallel=workload.pipeline_parallel,
+    ).model_dump(mode="json")
+
+
+def simulate_document(
+    store: Store, request: SimulateRequest, workload: Workload, progress: Progress = _no_progress
+) -> dict[str, Any]:
+    """``gpuplan simulate autoscale --shape … --json``'s document."""
+    from gpuplan.errors import EstimateError, InputError
+    from gpuplan.hardware import get_gpu, resolve_gpu
+    from gpuplan.i18n import N_
+    from gpuplan.report.autoscale import autoscale_json
+    from gpuplan.simulate import (
+        Shape,
+        SimulationSettings,
+        Slo,
+        bursty_trace,
+        diurnal_trace,
+        parse_policy,
+        simulate_autoscale,
+        step_trace,
+    )
+    from gpuplan.simulate.inputs import fleet_prices
+    from gpuplan.simulate.replica import (
+        DEFAULT_STORAGE_BYTES_PER_S,
+        ServingStack,
+        cold_start,
+        estimator_replica,
+    )
+
+    if workload.task.value != "infer" or workload.serving is None:
+        raise InputError.worded(N_("simulate needs an inference workload: task: infer with a serving: block"))
+    policies = [parse_policy(p) for p in request.policies]
+    serving = workload.serving
+    rate = request.rate or serving.requests_per_s
+    if rate is None:
+        raise InputError.worded(N_("give rate (or serving.requests_per_s in the workload)"))
+    shape = Shape(
+        mean_requests_per_s=rate,
+        duration_s=request.hours * 3600,
+        seed=request.seed,
+        prompt_tokens=serving.prompt_tokens,
+        output_tokens=serving.output_tokens,
+    )
+    makers: dict[str, Callable[[Shape], Any]] = {
+        "diurnal": diurnal_trace,
+        "bursty": bursty_trace,
+        "step": step_trace,
+    }
+    make = makers[request.shape]
+    trace = make(shape).with_tokens(serving.prompt_tokens, serving.output_tokens)
+    gpu_id = resolve_gpu(request.gpu).id
+    prof = _profile(store, workload, progress)
+    if prof.shape.family != "decoder":
+        raise EstimateError.worded(
+            N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
+        )
+    progress(0.5, "simulating")
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    stack = ServingStack(
+        tensor_parallel=workload.tensor_parallel, cuda_graphs=workload.cuda_graphs, compiled=workload.compile
+    )
+    replica, weights = estimator_replica(
+        prof,
+        get_gpu(gpu_id),
+        stack,
+        mean_prompt_tokens=float(trace.prompt_tokens.mean()),
+        mean_output_tokens=float(trace.output_tokens.mean()),
+    )
+    cold_s, cold_words = cold_start(weights, DEFAULT_STORAGE_BYTES_PER_S)
+    prices = fleet_prices(store.offers(gpu=gpu_id), gpu_id)
+    slo_ms = request.slo_ms or serving.p95_latency_ms
+    slos = (Slo(metric="e2e", percentile=95.0, threshold_s=slo_ms / 1000),) if slo_ms else ()
+    settings = SimulationSettings(
+        slos=slos, seed=request.seed, cold_start_s=cold_s, cold_start_source=cold_words
+    )
+    return autoscale_json(simulate_autoscale(trace, replica, policies, prices, settings))
+
+
+def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
+    """``gpuplan tco --json``'s document, for a usage whose demands name GPUs (no workload files)."""
+    from gpuplan.commit import tco
+    from gpuplan.errors import InputError
+    from gpuplan.i18n import N_
+    from gpuplan.report.tco import tco_json
+
+    usage = dict(request.usage)
+    if "base_dir" in usage:
+        raise InputError.worded(N_("usage.base_dir: the service reads no folder of its disk; leave it out"))
+    for i, d in enumerate(usage.get("demands") or []):
+        if isinstance(d, dict) and d.get("workload") is not None:
+            raise InputError.worded(
+                N_(
+                    "demands[{i}].workload: the service reads no workload file; give gpu, gpus and "
+                    "hours_per_month (or run gpuplan tco on your machine)"
+                ),
+                i=i,
+            )
+    return tco_json(tco(usage, store=store, currency=request.currency))
+
+
+def deploy_archive(request: DeployRequest) -> bytes:
+    """``gpuplan deploy``'s files for the plan's recommended option, as a zip archive (in memory:
+    the service writes nothing to its disk)."""
+    from gpuplan.deploy import GenerateOptions, generate, get_generator
+    from gpuplan.deploy.spec import LaunchSpec
+
+    generator = get_generator(request.target)
+    spec = LaunchSpec.from_plan(request.plan, source="request", folder=None)
+    options = GenerateOptions(
+        autoscaler=request.autoscaler, image=request.image, base_image=request.base_image, steps=request.steps
+    )
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for f in generate(spec, generator.name, options):
+            info = zipfile.ZipInfo(f"{generator.name}/{f.path}", date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if getattr(f, "executable", False) else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, f.content)
+    return buf.getvalue()

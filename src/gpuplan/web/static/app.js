@@ -1,0 +1,342 @@
+// gpuplan dashboard: calls /api/v1 with the pasted token; every page's behaviour is below.
+"use strict";
+(function () {
+  const T = window.T || {};
+  const t = (w) => T[w] || w;
+  const body = document.body;
+  const lang = body.dataset.lang || "en";
+  const $ = (sel) => document.querySelector(sel);
+  const tokenBox = $("#token");
+  tokenBox.value = localStorage.getItem("gpuplan_token") || "";
+  tokenBox.addEventListener("change", () => localStorage.setItem("gpuplan_token", tokenBox.value.trim()));
+
+  function showError(text) {
+    const box = $("#error");
+    box.textContent = text || "";
+    box.hidden = !text;
+  }
+
+  async function api(method, path, payload, opts) {
+    const token = (tokenBox.value || "").trim();
+    if (!token) { showError(t("Paste a token first (gpuplan serve token create).")); throw new Error("no token"); }
+    localStorage.setItem("gpuplan_token", token);
+    const headers = { Authorization: "Bearer " + token, "Accept-Language": lang };
+    if (payload !== undefined) headers["Content-Type"] = "application/json";
+    const sep = path.includes("?") ? "&" : "?";
+    const res = await fetch(path + sep + "lang=" + lang, {
+      method, headers, body: payload === undefined ? undefined : JSON.stringify(payload),
+    });
+    if (!res.ok) {
+      let line = res.status + " " + res.statusText;
+      try { line = (await res.json()).error || line; } catch (e) { /* not JSON */ }
+      showError(line);
+      throw new Error(line);
+    }
+    showError("");
+    if (opts && opts.text) return { status: res.status, text: await res.text() };
+    return { status: res.status, data: await res.json() };
+  }
+
+  // A 202 answer is a job: poll it until it is done, showing its progress.
+  async function finished(answer, statusBox) {
+    if (answer.status !== 202) return answer;
+    let job = answer.data;
+    while (job.status === "queued" || job.status === "running") {
+      if (statusBox) {
+        statusBox.innerHTML = "";
+        const bar = document.createElement("progress");
+        bar.max = 1; bar.value = job.progress;
+        statusBox.append(t(job.status) + " ", bar, " " + (job.message || ""));
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      job = (await api("GET", job.href)).data;
+    }
+    if (statusBox) statusBox.textContent = t(job.status);
+    if (job.status === "failed") { showError(job.error); throw new Error(job.error); }
+    return { status: 200, data: job.result, job };
+  }
+
+  const money = (x, cur) => x == null ? t("unknown") :
+    (cur === "CNY" ? "¥" : "$") + Number(x).toLocaleString(lang === "zh" ? "zh-CN" : "en-US", { maximumFractionDigits: 2, minimumFractionDigits: 2 });
+  const num = (x, d) => x == null ? t("unknown") : Number(x).toFixed(d == null ? 2 : d);
+
+  // A table whose columns sort on a click (numbers as numbers, unknown last).
+  function table(box, headers, rows, numeric) {
+    const el = document.createElement("table");
+    const head = el.createTHead().insertRow();
+    let order = { col: -1, dir: 1 };
+    headers.forEach((h, i) => {
+      const th = document.createElement("th");
+      th.textContent = h; th.scope = "col";
+      th.addEventListener("click", () => {
+        order = { col: i, dir: order.col === i ? -order.dir : 1 };
+        const key = (r) => r[i] && r[i].sort !== undefined ? r[i].sort : (r[i] && r[i].text !== undefined ? r[i].text : r[i]);
+        rows.sort((a, b) => {
+          const x = key(a), y = key(b);
+          if (x == null) return 1; if (y == null) return -1;
+          return (x < y ? -1 : x > y ? 1 : 0) * order.dir;
+        });
+        fill();
+      });
+      head.append(th);
+    });
+    const tb = el.createTBody();
+    function fill() {
+      tb.innerHTML = "";
+      rows.forEach((r) => {
+        const tr = tb.insertRow();
+        r.forEach((c, i) => {
+          const td = tr.insertCell();
+          if (c && c.node) td.append(c.node); else td.textContent = c && c.text !== undefined ? c.text : (c == null ? "" : c);
+          if (numeric && numeric.includes(i)) td.className = "num";
+        });
+      });
+    }
+    fill();
+    box.innerHTML = ""; box.append(el);
+  }
+
+  function formData(form) {
+    const out = {};
+    new FormData(form).forEach((v, k) => { out[k] = typeof v === "string" ? v.trim() : v; });
+    form.querySelectorAll("input[type=checkbox]").forEach((c) => { out[c.name] = c.checked; });
+    return out;
+  }
+  const list = (s) => s ? s.split(",").map((x) => x.trim()).filter(Boolean) : null;
+
+  // ---------------------------------------------------------------- offers
+  function mapSvg(doc) {
+    const W = 720, H = 360, x = (lon) => (lon + 180) / 360 * W, y = (lat) => (90 - lat) / 180 * H;
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`); svg.setAttribute("role", "img");
+    const add = (tag, attrs, parent) => { const e = document.createElementNS(ns, tag); for (const k in attrs) e.setAttribute(k, attrs[k]); (parent || svg).append(e); return e; };
+    add("rect", { x: 0, y: 0, width: W, height: H, fill: "#eef3fa" });
+    for (let lon = -150; lon <= 150; lon += 30) add("line", { x1: x(lon), x2: x(lon), y1: 0, y2: H, stroke: "#d5dfec" });
+    for (let lat = -60; lat <= 60; lat += 30) add("line", { x1: 0, x2: W, y1: y(lat), y2: y(lat), stroke: lat === 0 ? "#b9c8dc" : "#d5dfec" });
+    const placed = doc.countries.filter((c) => c.latitude != null && c.cheapest_usd_per_gpu_hour != null);
+    const prices = placed.map((c) => c.cheapest_usd_per_gpu_hour);
+    const lo = Math.min(...prices), hi = Math.max(...prices);
+    placed.forEach((c) => {
+      const f = hi > lo ? (c.cheapest_usd_per_gpu_hour - lo) / (hi - lo) : 0;
+      const color = `hsl(${Math.round(120 * (1 - f))}, 65%, 42%)`;
+      const dot = add("circle", { cx: x(c.longitude), cy: y(c.latitude), r: 4 + 2.2 * Math.sqrt(c.offers), fill: color, "fill-opacity": 0.75, stroke: "#fff", "data-country": c.country });
+      add("title", {}, dot).textContent = `${c.name}: ${c.offers} · ${money(c.cheapest_usd_per_gpu_hour)}/GPU·h (${c.cheapest})`;
+      const label = add("text", { x: x(c.longitude) + 6, y: y(c.latitude) - 6, "font-size": 11, fill: "#1d2330" });
+      label.textContent = c.country;
+    });
+    return svg;
+  }
+
+  async function offersPage() {
+    const form = $("#filters");
+    async function search(ev) {
+      if (ev) ev.preventDefault();
+      const f = formData(form);
+      const q = new URLSearchParams();
+      for (const k of ["gpu", "provider", "pricing", "currency", "max_price"]) if (f[k]) q.set(k, f[k]);
+      const cur = f.currency || "USD";
+      const [offers, countries] = await Promise.all([
+        api("GET", "/api/v1/offers?" + q), api("GET", "/api/v1/offers/countries?" + new URLSearchParams(
+          Object.fromEntries(["gpu", "pricing"].filter((k) => f[k]).map((k) => [k, f[k]]))))]);
+      const perHour = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
+      const perGpu = cur === "CNY" ? "price_cny_per_gpu_hour" : "price_usd_per_gpu_hour";
+      const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
+        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, o.as_of, o.confidence]);
+      $("#count").textContent = `(${rows.length})`;
+      table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("As of"), t("Confidence")], rows, [5, 6]);
+      const map = $("#map"); map.innerHTML = "";
+      const doc = countries.data;
+      if (doc.map_source) map.append(mapSvg(doc));
+      const legend = document.createElement("div"); legend.className = "legend";
+      legend.textContent = doc.map_source ? `${t("dots: offers per country; colour: cheapest GPU-hour (green cheap, red dear)")} — ${doc.map_source}` : t("no map: this server has no time zone table to place countries");
+      map.append(legend);
+    }
+    form.addEventListener("submit", search);
+    if (tokenBox.value) search().catch(() => {});
+  }
+
+  // ---------------------------------------------------------------- plan
+  function workloadFrom(f) {
+    const w = { name: f.name || "my-job", task: f.task, model: { preset: f.preset }, inputs: { batch_size: Number(f.batch_size) || 1 }, precision: f.precision };
+    if (f.seq_len) w.inputs.seq_len = Number(f.seq_len);
+    if (f.image_size) w.inputs.image_size = Number(f.image_size);
+    if (f.samples) w.data = { samples: Number(f.samples), epochs: Number(f.epochs) || 1 };
+    return w;
+  }
+  function planRequest(f) {
+    const r = { workload: workloadFrom(f), currency: f.currency || "USD" };
+    if (f.deadline) r.deadline = f.deadline;
+    if (f.budget_usd) r.budget_usd = Number(f.budget_usd);
+    if (f.providers) r.providers = list(f.providers);
+    return r;
+  }
+  function summary(doc, cur) {
+    const rec = doc.recommended || {};
+    const box = $("#summary"); box.innerHTML = "";
+    const card = document.createElement("div"); card.className = "card"; card.id = "recommended";
+    const where = `${rec.provider}/${rec.region}/${rec.instance_type} × ${rec.nodes || 1}, ${rec.pricing}`;
+    card.innerHTML = `<div>${t("Recommended")}: <b></b></div><div>${t("Total cost")}: <span class="cost"></span> · ${t("Job time")}: <span class="time"></span> ${t("hours")}</div>`;
+    card.querySelector("b").textContent = where;
+    card.querySelector(".cost").textContent = money(rec.total_cost_usd);
+    card.querySelector(".time").textContent = num(rec.job_time_h, 1);
+    box.append(card);
+  }
+  async function planPage() {
+    const form = $("#planform"), status = $("#status");
+    const month = form.querySelector("[name=month]");
+    month.value = new Date().toISOString().slice(0, 7);
+    // Start from the BERT-Large SQuAD fine-tune of the examples folder.
+    const start = { preset: "bert-large", task: "finetune", batch_size: 32, seq_len: 384, precision: "amp-fp16", samples: 88000, epochs: 2, name: "bert-large-squad" };
+    for (const k in start) { const el = form.querySelector(`[name=${k}]`); if (el) el.value = start[k]; }
+    async function loadSaved() {
+      const found = (await api("GET", "/api/v1/workloads")).data.workloads;
+      const sel = form.querySelector("[name=saved]");
+      const seen = new Set();
+      sel.innerHTML = "<option value=''>—</option>";
+      found.forEach((w) => { if (seen.has(w.name)) return; seen.add(w.name); const o = document.createElement("option"); o.value = w.name; o.textContent = `${w.name} (v${w.version})`; sel.append(o); });
+    }
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = formData(form), req = planRequest(f);
+      status.textContent = t("running");
+      const answer = await finished(await api("POST", "/api/v1/plan", req), status);
+      summary(answer.data, req.currency);
+      const report = await api("POST", "/api/v1/plan/report", req, { text: true });
+      $("#report").srcdoc = report.text;
+      status.textContent = t("done");
+    });
+    $("#saveworkload").addEventListener("click", async () => {
+      const f = formData(form);
+      const saved = (await api("POST", "/api/v1/workloads", { name: f.name, workload: workloadFrom(f) }, undefined)).data.workloads[0];
+      status.textContent = `${t("saved")}: ${saved.name} v${saved.version}`;
+      await loadSaved();
+    });
+    $("#saveplan").addEventListener("click", async () => {
+      const f = formData(form);
+      const name = f.saved || f.name;
+      const req = Object.assign(planRequest(f), { name, month: f.month || new Date().toISOString().slice(0, 7) });
+      delete req.workload;
+      const answer = await finished(await api("POST", "/api/v1/plans", req), status);
+      const item = answer.data;
+      status.textContent = `${t("saved")}: #${item.id} ${item.workload} v${item.workload_version} · ${item.month} · ${money(item.total_cost_usd)}`;
+      if (item.document) summary(item.document, "USD");
+    });
+    if (tokenBox.value) loadSaved().catch(() => {});
+  }
+
+  // ---------------------------------------------------------------- history
+  async function historyPage() {
+    const form = $("#historyform");
+    async function show(ev) {
+      if (ev) ev.preventDefault();
+      const f = formData(form);
+      const q = new URLSearchParams({ instance: f.instance, currency: f.currency || "USD" });
+      if (f.region) q.set("region", f.region);
+      const doc = (await api("GET", "/api/v1/catalog/history?" + q)).data;
+      const cur = f.currency || "USD", key = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
+      const series = {};
+      doc.prices.forEach((p) => { const k = `${p.provider}/${p.region} ${p.pricing}`; (series[k] = series[k] || []).push(p); });
+      const traces = Object.entries(series).map(([name, ps]) => ({ name, mode: "lines+markers", x: ps.map((p) => p.as_of), y: ps.map((p) => p[key]), line: { shape: "hv" } }));
+      // One dated price draws as a point in a month-wide window, not on a millisecond axis.
+      const days = doc.prices.map((p) => Date.parse(p.as_of)).filter((d) => !isNaN(d));
+      const lo = Math.min(...days) - 15 * 864e5, hi = Math.max(...days) + 15 * 864e5;
+      const xaxis = days.length ? { type: "date", range: [new Date(lo).toISOString().slice(0, 10), new Date(hi).toISOString().slice(0, 10)] } : {};
+      const chart = $("#chart");
+      if (!traces.length) chart.textContent = t("no prices for this instance");
+      else if (window.Plotly) window.Plotly.newPlot(chart, traces, { height: 340, margin: { t: 20, r: 10, l: 60, b: 40 }, xaxis, yaxis: { title: { text: cur + "/h" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
+      table($("#table"), [t("Provider"), t("Region"), t("Pricing"), t("Price/h"), t("As of"), t("Confidence")],
+        doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, p.as_of, p.confidence]), [3]);
+    }
+    form.addEventListener("submit", show);
+    if (tokenBox.value) show().catch(() => {});
+  }
+
+  // ---------------------------------------------------------------- tco
+  async function tcoPage() {
+    const form = $("#tcoform");
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = formData(form);
+      const demand = { name: "demand", gpu: f.gpu, gpus: Number(f.gpus), hours_per_month: Number(f.hours) };
+      if (f.interruptible) demand.interruptible = true;
+      const usage = { horizon_months: Number(f.horizon_months), start: f.start, currency: "USD", demands: [demand] };
+      if (f.providers) usage.constraints = { providers: list(f.providers) };
+      const doc = (await api("POST", "/api/v1/tco", { usage })).data;
+      const box = $("#summary"); box.innerHTML = "";
+      const card = document.createElement("div"); card.className = "card"; card.id = "tcototal";
+      card.innerHTML = `<div>${t("Total over the horizon")}: <b></b></div><div>${t("All on-demand")}: <span class="od"></span> · ${t("Savings")}: <span class="sv"></span> %</div>`;
+      card.querySelector("b").textContent = money(doc.total_cost_usd);
+      card.querySelector(".od").textContent = money(doc.all_on_demand_cost_usd);
+      card.querySelector(".sv").textContent = num(doc.savings_pct, 1);
+      box.append(card);
+      const months = doc.monthly || [];
+      const kinds = [...new Set(months.flatMap((m) => Object.keys(m.cost_usd_by_pricing || {})))];
+      if (window.Plotly && months.length) {
+        const traces = kinds.map((k) => ({ type: "bar", name: t(k), x: months.map((m) => m.month), y: months.map((m) => (m.cost_usd_by_pricing || {})[k] || 0) }));
+        window.Plotly.newPlot($("#chart"), traces, { barmode: "stack", height: 320, margin: { t: 20, r: 10, l: 60, b: 40 }, yaxis: { title: { text: "USD" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
+      }
+      // What the solver said: commitments bought, prices left out, assumptions.
+      const rows = (doc.commitments || []).map((c) => [t("Commitment"), JSON.stringify(c)]).concat((doc.notes || []).map((n) => [t("Note"), n]));
+      table($("#table"), [t("Kind"), t("Note")], rows);
+    });
+  }
+
+  // ---------------------------------------------------------------- team
+  async function teamPage() {
+    const form = $("#budgetform");
+    const monthBox = form.querySelector("[name=month]");
+    monthBox.value = new Date().toISOString().slice(0, 7);
+    async function load() {
+      const month = monthBox.value;
+      const [budget, plans, workloads] = await Promise.all([
+        api("GET", `/api/v1/budget/${month}`), api("GET", "/api/v1/plans"), api("GET", "/api/v1/workloads")]);
+      const b = budget.data, box = $("#budget");
+      box.innerHTML = "";
+      const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
+      const used = b.budget_usd ? Math.min(100, b.planned_usd / b.budget_usd * 100) : 0;
+      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div>`;
+      card.querySelector(".amount").textContent = b.budget_usd == null ? t("no budget set") : money(b.budget_usd);
+      card.querySelector(".planned").textContent = money(b.planned_usd);
+      card.querySelector(".remaining").textContent = b.remaining_usd == null ? "—" : money(b.remaining_usd);
+      const bar = card.querySelector(".meter span"); bar.style.width = used + "%";
+      if (b.remaining_usd != null && b.remaining_usd < 0) bar.className = "over";
+      if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
+      box.append(card);
+      table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
+        plans.data.plans.map((p) => {
+          let action = "";
+          if (p.status === "planned") {
+            const btn = document.createElement("button"); btn.type = "button"; btn.textContent = t("Cancel");
+            btn.addEventListener("click", async () => { await api("POST", `/api/v1/plans/${p.id}/cancel`); load(); });
+            action = { node: btn, text: "" };
+          }
+          return [p.id, p.workload, p.workload_version, p.month, { text: money(p.total_cost_usd), sort: p.total_cost_usd }, p.recommended, p.created_by, p.created_at, t(p.status) || p.status, action];
+        }), [4]);
+      table($("#workloads"), [t("Workload"), t("Version"), t("Saved by"), t("When")],
+        workloads.data.workloads.map((w) => [w.name, w.version, w.saved_by, w.saved_at]));
+    }
+    monthBox.addEventListener("change", () => load().catch(() => {}));
+    $("#setbudget").addEventListener("click", async () => {
+      const f = formData(form);
+      await api("PUT", `/api/v1/budget/${f.month}`, { amount_usd: Number(f.amount_usd) || 0 });
+      await load();
+    });
+    $("#changes").addEventListener("click", async () => {
+      const doc = (await api("GET", "/api/v1/price-changes")).data;
+      table($("#changestable"), ["#", t("Workload"), t("Month"), t("Recommended"), t("Cost then"), t("Cost now"), t("Change"), t("Today's best"), t("Note")],
+        doc.plans.map((c) => {
+          const span = document.createElement("span");
+          span.textContent = c.change_pct == null ? t("unknown") : (c.change_pct > 0 ? "+" : "") + c.change_pct.toFixed(1) + " %";
+          if (c.change_pct) span.className = c.change_pct > 0 ? "up" : "down";
+          return [c.plan_id, c.workload, c.month, c.recommended, { text: money(c.then_usd), sort: c.then_usd }, { text: money(c.now_usd), sort: c.now_usd },
+            { node: span, sort: c.change_pct }, c.best_now ? `${c.best_now} (${money(c.best_now_usd)})` : "", c.note || ""];
+        }), [4, 5, 6]);
+    });
+    if (tokenBox.value) load().catch(() => {});
+  }
+
+  const pages = { offers: offersPage, plan: planPage, history: historyPage, tco: tcoPage, team: teamPage };
+  window.addEventListener("unhandledrejection", (ev) => { ev.preventDefault(); });
+  (pages[body.dataset.page] || (() => {}))();
+})();

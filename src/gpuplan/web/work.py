@@ -1,0 +1,242 @@
+"""The team's work on top of :mod:`gpuplan.web.service`: running a queued job, saving a plan of a
+saved workload, the month's budget against planned spend, and what today's prices do to saved plans.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.web.requests import (
+    EstimateRequest,
+    PlanRequest,
+    RefreshRequest,
+    SavePlanRequest,
+    SimulateRequest,
+)
+from gpuplan.web.service import Progress, estimate_document, materialize, plan_document, simulate_document
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+    from gpuplan.catalog.job_store import JobRecord
+    from gpuplan.catalog.team_store import SavedPlan
+
+__all__ = [
+    "JOB_KINDS",
+    "budget_document",
+    "option_label",
+    "price_changes",
+    "run_job",
+    "save_plan",
+    "saved_plan_item",
+]
+
+#: What a job may be: the request model its ``request`` is validated with again when it runs.
+JOB_KINDS: dict[str, type[Any]] = {
+    "estimate": EstimateRequest,
+    "plan": PlanRequest,
+    "simulate": SimulateRequest,
+    "save-plan": SavePlanRequest,
+    "refresh": RefreshRequest,
+}
+
+
+def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) -> dict[str, Any]:
+    """The document a queued job produces (its request is validated again: the row is data)."""
+    from gpuplan.i18n import use_language
+
+    request = JOB_KINDS[record.kind].model_validate(record.request["request"])
+    actor = record.created_by
+    with use_language(record.request.get("lang", "en")):
+        if record.kind == "refresh":
+            return refresh(store, request, actor=actor)
+        if record.kind == "save-plan":
+            return save_plan(store, request, scratch, actor=actor, progress=progress)
+        workload = materialize(request.workload, request.hf_config_json, scratch)
+        if record.kind == "estimate":
+            return estimate_document(store, request, workload, progress)
+        if record.kind == "simulate":
+            return simulate_document(store, request, workload, progress)
+        document = plan_document(store, request, workload, progress)
+        key = record.request.get("cache_key")
+        if key:
+            import json
+
+            from gpuplan.catalog.job_store import JobStore
+
+            JobStore(store.engine).cache_document(str(key), json.dumps(document, ensure_ascii=False))
+        return document
+
+
+def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, Any]:
+    """``gpuplan catalog refresh``: the providers' price lists, with the keys this server's
+    environment holds (each provider module names its variables; a provider without them is skipped)."""
+    import os
+
+    from gpuplan.catalog.providers import REGISTRY, Credentials
+    from gpuplan.catalog.refresh import RefreshOptions
+    from gpuplan.catalog.refresh import refresh as run
+    from gpuplan.catalog.team_store import TeamStore
+
+    names = {n for m in REGISTRY.values() for n in m.FACTS.credentials} | {"TENCENTCLOUD_CURRENCY"}
+    creds = Credentials(values={n: os.environ[n] for n in names if os.environ.get(n)})
+    outcomes = run(store, request.providers, RefreshOptions(credentials=creds))
+    lines = [{"provider": o.provider, "status": o.status, "message": o.message} for o in outcomes]
+    TeamStore(store.engine).record(
+        actor, "catalog.refresh", ",".join(request.providers) or "all", {"outcomes": lines}
+    )
+    return {"schema_version": 1, "outcomes": lines}
+
+
+def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
+    fields = request.model_dump(exclude={"name", "version", "month", "workload", "hf_config_json"})
+    return PlanRequest(workload=spec["workload"], hf_config_json=spec.get("hf_config_json"), **fields)
+
+
+def save_plan(
+    store: Store, request: SavePlanRequest, scratch: Path, *, actor: str, progress: Progress | None = None
+) -> dict[str, Any]:
+    """Plan a saved workload version and keep the plan; the saved plan's item, document included."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    team = TeamStore(store.engine)
+    saved = team.workload(request.name, request.version)
+    plan_request = _plan_request(request, saved.spec)
+    workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
+    document = plan_document(store, plan_request, workload, progress or (lambda _f, _m: None))
+    newest, _ = team.catalog_state()
+    constraints = plan_request.model_dump(mode="json", exclude={"workload", "hf_config_json"})
+    kept = team.save_plan(
+        saved,
+        month=request.month,
+        constraints=constraints,
+        document=document,
+        catalog_import_id=newest,
+        actor=actor,
+    )
+    return saved_plan_item(kept, with_document=True)
+
+
+def option_label(option: dict[str, Any] | None) -> str | None:
+    if not option:
+        return None
+    nodes = option.get("nodes") or 1
+    where = f"{option.get('provider')}/{option.get('region')}/{option.get('instance_type')}"
+    return f"{where} × {nodes}, {option.get('pricing')}"
+
+
+def saved_plan_item(p: SavedPlan, *, with_document: bool = False) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "workload": p.workload,
+        "workload_version": p.workload_version,
+        "month": p.month,
+        "status": p.status,
+        "total_cost_usd": p.total_cost_usd,
+        "recommended": option_label(p.document.get("recommended")),
+        "prices_as_of": p.prices_as_of,
+        "catalog_import_id": p.catalog_import_id,
+        "created_by": p.created_by,
+        "created_at": p.created_at,
+        "constraints": p.constraints,
+        "document": p.document if with_document else None,
+    }
+
+
+def budget_document(store: Store, month: str) -> dict[str, Any]:
+    """The month's budget and the planned spend of its saved plans (cancelled ones left out)."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    team = TeamStore(store.engine)
+    budget = team.budget(month)
+    plans = [p for p in team.plans(month) if p.status == "planned"]
+    known = [p.total_cost_usd for p in plans if p.total_cost_usd is not None]
+    planned = round(sum(known), 2)
+    amount = budget.amount_usd if budget else None
+    return {
+        "month": month,
+        "budget_usd": amount,
+        "planned_usd": planned,
+        "unknown_cost_plans": len(plans) - len(known),
+        "remaining_usd": round(amount - planned, 2) if amount is not None else None,
+        "used_pct": round(planned / amount * 100, 1) if amount else None,
+        "note": budget.note if budget else None,
+        "set_by": budget.set_by if budget else None,
+        "set_at": budget.set_at if budget else None,
+        "plans": [saved_plan_item(p) for p in plans],
+    }
+
+
+def _same_option(option: dict[str, Any], candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+    keys = ("provider", "region", "instance_type", "pricing", "nodes", "gpu_count")
+    for c in candidates:
+        if all(c.get(k) == option.get(k) for k in keys):
+            return c
+    return None
+
+
+def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
+    from gpuplan.errors import GpuplanError
+    from gpuplan.i18n.error_text import error_text
+
+    then = p.document.get("recommended") or {}
+    item: dict[str, Any] = {
+        "plan_id": p.id,
+        "workload": p.workload,
+        "month": p.month,
+        "recommended": option_label(then),
+        "then_usd": p.total_cost_usd,
+        "then_as_of": p.prices_as_of,
+        "now_usd": None,
+        "change_pct": None,
+        "best_now_usd": None,
+        "best_now": None,
+        "note": None,
+    }
+    from gpuplan.catalog.team_store import TeamStore
+
+    spec = TeamStore(store.engine).workload(p.workload, p.workload_version).spec
+    request = PlanRequest(
+        workload=spec["workload"], hf_config_json=spec.get("hf_config_json"), **p.constraints
+    )
+    try:
+        workload = materialize(request.workload, request.hf_config_json, scratch)
+        best = plan_document(store, request, workload).get("recommended")
+        item["best_now_usd"], item["best_now"] = (best or {}).get("total_cost_usd"), option_label(best)
+        if then:
+            # The same option on today's prices: planned on its provider, region and pricing only, and
+            # without the budget (a price rise past it must show as a rise, not as "gone").
+            same = request.model_copy(
+                update={
+                    "providers": [then["provider"]],
+                    "regions": [then["region"]],
+                    "pricing": [then["pricing"]],
+                    "budget_usd": None,
+                    "top": 100,
+                }
+            )
+            doc = plan_document(store, same, workload)
+            now = _same_option(then, [doc["recommended"], *doc.get("options", [])])
+            if now is None:
+                item["note"] = "the option is no longer offered"
+            else:
+                item["now_usd"] = now.get("total_cost_usd")
+    except GpuplanError as e:
+        item["note"] = error_text(e)
+    then_usd, now_usd = item["then_usd"], item["now_usd"]
+    if then_usd and now_usd is not None:
+        item["change_pct"] = round((now_usd - then_usd) / then_usd * 100, 2)
+    return item
+
+
+def price_changes(store: Store, scratch: Path, *, limit: int = 50) -> dict[str, Any]:
+    """Each planned saved plan (newest ``limit``) priced again on today's catalog."""
+    from gpuplan.catalog.team_store import TeamStore, now_iso
+
+    plans = [p for p in TeamStore(store.engine).plans() if p.status == "planned"][:limit]
+    return {"checked_at": now_iso(), "plans": [_change(p, store, scratch) for p in plans]}
+
+
+def this_month() -> str:
+    return date.today().strftime("%Y-%m")

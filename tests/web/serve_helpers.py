@@ -1,0 +1,57 @@
+"""Helpers of the service tests: a workload whose stand-in profile is cached (plans answer without
+tracing), tokens of each scope, and the client of one service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from stand_in_profiles import bert_large_profile
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def bert_workload() -> dict[str, Any]:
+    import yaml
+
+    return yaml.safe_load((EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8"))
+
+
+def cache_stand_in(db: str, workload: dict[str, Any]) -> None:
+    """Put a stand-in profile for ``workload`` in the catalog's profile cache (no tracing)."""
+    from gpuplan.catalog import open_store
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
+
+    store = open_store(db)
+    try:
+        key = profile_key(workload)
+        store.local.put_profile(key, PROFILE_SCHEMA_VERSION, bert_large_profile(key).to_json())
+    finally:
+        store.close()
+
+
+@dataclass
+class Service:
+    client: TestClient
+    db: str
+    tokens: dict[str, str]
+
+    def auth(self, scope: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[scope]}"}
+
+
+def make_tokens(db: str, rate: int = 10_000) -> dict[str, str]:
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.team_store import TeamStore
+
+    store = open_store(db)
+    try:
+        team = TeamStore(store.engine)
+        return {
+            s: team.create_token(f"{s}-user", s, rate_per_minute=rate)[0] for s in ("read", "plan", "admin")
+        }
+    finally:
+        store.close()

@@ -1,0 +1,242 @@
+"""The API as a client sees it: the CLI's documents, tokens and scopes, refusals, the plan cache."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from typing import Any
+
+import pytest
+from serve_helpers import Service, bert_workload
+
+from gpuplan.documents import (
+    CatalogInfoDocument,
+    GpusDocument,
+    HistoryDocument,
+    OffersDocument,
+    PlanDocument,
+    TcoDocument,
+)
+from gpuplan.documents.serve import ErrorDocument
+
+
+def _error(response: Any, status: int) -> str:
+    assert response.status_code == status, response.text
+    return ErrorDocument.model_validate(response.json()).error
+
+
+def test_health_needs_no_token_and_names_the_revision(service: Service) -> None:
+    r = service.client.get("/api/v1/health")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok" and r.json()["schema_revision"] == "0003_serve"
+
+
+def test_no_wrong_revoked_or_expired_token_gets_401(service: Service) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from sqlalchemy import create_engine, update
+
+    from gpuplan.catalog import schema as t
+    from gpuplan.catalog.team_store import TeamStore, now_iso
+
+    c = service.client
+    assert "Bearer" in _error(c.get("/api/v1/offers"), 401)
+    _error(c.get("/api/v1/offers", headers={"Authorization": "Bearer gpuplan_00000000_nope"}), 401)
+    forged = service.tokens["read"][:-4] + "AAAA"
+    _error(c.get("/api/v1/offers", headers={"Authorization": f"Bearer {forged}"}), 401)
+    engine = create_engine(f"sqlite:///{service.db}")
+    team = TeamStore(engine)
+    token, info = team.create_token("temp", "read")
+    assert c.get("/api/v1/offers", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    past = now_iso(datetime.now(timezone.utc) - timedelta(minutes=1))
+    with engine.begin() as conn:
+        conn.execute(update(t.api_tokens).where(t.api_tokens.c.id == info.id).values(expires_at=past))
+    assert "expired" in _error(c.get("/api/v1/offers", headers={"Authorization": f"Bearer {token}"}), 401)
+    team.revoke_token("read-user")
+    _error(c.get("/api/v1/offers", headers=service.auth("read")), 401)
+    engine.dispose()
+
+
+def test_a_read_only_token_gets_403_on_plan_and_admin_endpoints(service: Service) -> None:
+    c, read = service.client, service.auth("read")
+    assert "does not allow plan" in _error(
+        c.post("/api/v1/plan", json={"workload": bert_workload()}, headers=read), 403
+    )
+    _error(c.put("/api/v1/catalog/discounts", json={"provider": "aws", "percent": 10}, headers=read), 403)
+    _error(c.put("/api/v1/budget/2027-01", json={"amount_usd": 100}, headers=service.auth("plan")), 403)
+
+
+def test_the_rate_limit_is_per_token_and_says_when_to_retry(service: Service) -> None:
+    from sqlalchemy import create_engine
+
+    from gpuplan.catalog.team_store import TeamStore
+
+    engine = create_engine(f"sqlite:///{service.db}")
+    token, _ = TeamStore(engine).create_token("slow", "read", rate_per_minute=3)
+    engine.dispose()
+    h = {"Authorization": f"Bearer {token}"}
+    codes = [service.client.get("/api/v1/catalog/discounts", headers=h).status_code for _ in range(5)]
+    assert codes[:3] == [200, 200, 200] and 429 in codes[3:]
+    r = service.client.get("/api/v1/catalog/discounts", headers=h)
+    assert r.status_code == 429 and 0 < int(r.headers["retry-after"]) <= 60
+    # another token is not slowed by this one
+    assert service.client.get("/api/v1/catalog/discounts", headers=service.auth("read")).status_code == 200
+
+
+def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
+    big = {"workload": bert_workload(), "baseline": "x" * (5 * 1024 * 1024)}
+    _error(service.client.post("/api/v1/plan", json=big, headers=service.auth("plan")), 413)
+
+
+@pytest.mark.parametrize(
+    ("model", "extra", "words"),
+    [
+        ({"python": "mypkg.model:build"}, None, "not run by the service"),
+        ({"hf_config": "/etc/passwd"}, None, "reads no file of its disk"),
+        ({"preset": "gpt2", "project_dir": "/root"}, None, "reads no folder"),
+        ({"hf_config": "inline"}, {"model_type": "llama", "auto_map": {"AutoModel": "x.Y"}}, "auto_map"),
+    ],
+)
+def test_no_code_or_server_path_from_a_request_is_used(
+    service: Service, model: dict[str, Any], extra: dict[str, Any] | None, words: str
+) -> None:
+    w = {"name": "x", "model": model, "inputs": {"batch_size": 1, "seq_len": 8}}
+    body = {"workload": w, **({"hf_config_json": extra} if extra else {})}
+    assert words in _error(service.client.post("/api/v1/plan", json=body, headers=service.auth("plan")), 400)
+
+
+def test_errors_speak_the_request_language(service: Service) -> None:
+    body = {"workload": {"name": "x", "model": {"python": "a.b:c"}, "inputs": {"batch_size": 1}}}
+    zh = service.client.post("/api/v1/plan?lang=zh", json=body, headers=service.auth("plan"))
+    en = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
+    assert _error(zh, 400) != _error(en, 400)
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in zh.json()["error"])
+
+
+def test_plan_answers_the_cli_document_at_once_on_a_cached_profile_then_from_the_plan_cache(
+    service: Service,
+) -> None:
+    from gpuplan.catalog import open_store
+    from gpuplan.plan import plan_workload
+    from gpuplan.profile import profile
+    from gpuplan.report.plan import plan_json
+    from gpuplan.workload import load_workload
+
+    body = {"workload": bert_workload(), "deadline": "6h"}
+    first = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
+    assert first.status_code == 200, first.text
+    doc = PlanDocument.model_validate(first.json())
+    store = open_store(service.db)
+    try:
+        w = load_workload(bert_workload())
+        plan = plan_workload(w, profile(w, store.local), store, overrides={"deadline_h": 6.0})
+        want = plan_json(plan, w.to_dict(), store.find_exchange_rate("CNY")).model_dump(mode="json")
+    finally:
+        store.close()
+    assert doc.recommended.total_cost_usd == pytest.approx(want["recommended"]["total_cost_usd"])
+    assert doc.recommended.instance_type == want["recommended"]["instance_type"]
+    again = service.client.post("/api/v1/plan", json=body, headers=service.auth("plan"))
+    assert again.json() == first.json()
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{service.db}")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM plan_cache")).scalar() == 1
+    engine.dispose()
+
+
+def test_a_discount_changes_the_cached_plan_and_is_audited(service: Service) -> None:
+    body = {"workload": bert_workload()}
+    h = service.auth("plan")
+    before = service.client.post("/api/v1/plan", json=body, headers=h).json()["recommended"]
+    provider = before["provider"]
+    r = service.client.put(
+        "/api/v1/catalog/discounts",
+        json={"provider": provider, "percent": 50, "note": "contract"},
+        headers=service.auth("admin"),
+    )
+    assert r.status_code == 200 and r.json()["discounts"][0]["percent"] == 50
+    after = service.client.post("/api/v1/plan", json=body, headers=h).json()["recommended"]
+    assert after["total_cost_usd"] < before["total_cost_usd"]
+    audit = service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    assert any(e["action"] == "discount.set" and e["actor"] == "admin-user" for e in audit)
+    assert all(service.tokens["admin"] not in json.dumps(e) for e in audit)
+
+
+def test_catalog_documents_validate_against_their_models(service: Service) -> None:
+    c, h = service.client, service.auth("read")
+    OffersDocument.model_validate(c.get("/api/v1/offers?gpu=H100&currency=CNY", headers=h).json())
+    GpusDocument.model_validate(c.get("/api/v1/gpus", headers=h).json())
+    CatalogInfoDocument.model_validate(c.get("/api/v1/catalog/info", headers=h).json())
+    HistoryDocument.model_validate(c.get("/api/v1/catalog/history?instance=p4d.24xlarge", headers=h).json())
+    countries = c.get("/api/v1/offers/countries", headers=h).json()["countries"]
+    assert {x["country"] for x in countries} >= {"US"}
+    assert "did you mean" in _error(c.get("/api/v1/offers?provider=amazn", headers=h), 400)
+
+
+def test_tco_and_deploy(service: Service) -> None:
+    usage = {
+        "horizon_months": 12,
+        "start": "2027-01",
+        "demands": [{"name": "pool", "gpu": "A100-SXM4-40GB", "gpus": 8, "hours_per_month": 730}],
+        "constraints": {"providers": ["aws"]},
+    }
+    r = service.client.post("/api/v1/tco", json={"usage": usage}, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    TcoDocument.model_validate(r.json())
+    with_file = {**usage, "demands": [{"name": "x", "workload": "../../etc/job.yaml", "runs_per_month": 1}]}
+    assert "reads no workload file" in _error(
+        service.client.post("/api/v1/tco", json={"usage": with_file}, headers=service.auth("plan")), 400
+    )
+    plan = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload()}, headers=service.auth("plan")
+    ).json()
+    r = service.client.post(
+        "/api/v1/deploy", json={"plan": plan, "target": "torchrun"}, headers=service.auth("plan")
+    )
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    assert "torchrun/README.md" in names and "torchrun/train.py" in names
+    assert "did you mean" in _error(
+        service.client.post(
+            "/api/v1/deploy", json={"plan": plan, "target": "torchrn"}, headers=service.auth("plan")
+        ),
+        400,
+    )
+
+
+def test_cors_is_off_unless_configured(service: Service, tmp_path: Any) -> None:
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    pre = {"Origin": "https://evil.example", "Access-Control-Request-Method": "GET"}
+    r = service.client.options("/api/v1/offers", headers=pre)
+    assert "access-control-allow-origin" not in r.headers
+    app = create_app(ServeConfig(db=service.db, cors_origins=("https://team.example",), jobs_inline=True))
+    with TestClient(app) as client:
+        ok = client.options("/api/v1/offers", headers={**pre, "Origin": "https://team.example"})
+        assert ok.headers["access-control-allow-origin"] == "https://team.example"
+        assert "access-control-allow-origin" not in client.options("/api/v1/offers", headers=pre).headers
+
+
+def test_an_inline_hf_config_is_read_by_content_and_one_naming_code_is_refused(tmp_path: Any) -> None:
+    import json
+    from pathlib import Path
+
+    from gpuplan.errors import GpuplanError
+    from gpuplan.profile import profile_key
+    from gpuplan.web.service import materialize
+
+    config = json.loads(
+        (Path(__file__).resolve().parents[2] / "examples" / "hf-config" / "config.json").read_text()
+    )
+    w = {"name": "hf", "model": {"hf_config": "inline"}, "inputs": {"batch_size": 1, "seq_len": 64}}
+    a = materialize(w, config, tmp_path / "one")
+    b = materialize({**w, "name": "other"}, config, tmp_path / "two")
+    assert profile_key(a) == profile_key(b)  # the same content traces once, wherever it was written
+    nested = {**config, "text_config": {"auto_map": {"AutoModel": "evil.Model"}}}
+    with pytest.raises(GpuplanError, match="auto_map"):
+        materialize(w, nested, tmp_path / "three")

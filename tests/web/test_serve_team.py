@@ -1,0 +1,231 @@
+"""The team's workspace: saved workloads with versions, saved plans for a month's budget, the
+price-change view, the audit log, and background jobs (poll and server-sent events)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
+
+
+def _save_plan(service: Service, month: str = "2027-03", **extra: object) -> dict:
+    r = service.client.post(
+        "/api/v1/plans", json={"name": "bert", "month": month, **extra}, headers=service.auth("plan")
+    )
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_workloads_keep_every_version_with_who_and_when(service: Service) -> None:
+    c, h = service.client, service.auth("plan")
+    w = bert_workload()
+    assert c.post("/api/v1/workloads", json={"name": "bert", "workload": w}, headers=h).status_code == 201
+    w2 = {**w, "inputs": {**w["inputs"], "batch_size": 16}}
+    r = c.post("/api/v1/workloads", json={"name": "bert", "workload": w2}, headers=service.auth("admin"))
+    assert r.json()["workloads"][0]["version"] == 2
+    found = c.get("/api/v1/workloads?name=bert", headers=service.auth("read")).json()["workloads"]
+    assert [(x["version"], x["saved_by"]) for x in found] == [(2, "admin-user"), (1, "plan-user")]
+    assert found[0]["spec"]["workload"]["inputs"]["batch_size"] == 16
+    bad = {"name": "bad", "workload": {**w, "model": {"python": "x.y:z"}}}
+    assert c.post("/api/v1/workloads", json=bad, headers=h).status_code == 400
+
+
+def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Service) -> None:
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    first = _save_plan(service)
+    second = _save_plan(service, deadline="6h")
+    assert first["document"]["recommended"]["total_cost_usd"] == first["total_cost_usd"]
+    assert first["created_by"] == "plan-user" and first["prices_as_of"]
+    budget = c.put(
+        "/api/v1/budget/2027-03", json={"amount_usd": 1000, "note": "Q1"}, headers=service.auth("admin")
+    )
+    doc = budget.json()
+    planned = first["total_cost_usd"] + second["total_cost_usd"]
+    assert abs(doc["planned_usd"] - round(planned, 2)) < 0.01
+    assert abs(doc["remaining_usd"] - (1000 - doc["planned_usd"])) < 0.01
+    c.post(f"/api/v1/plans/{second['id']}/cancel", headers=service.auth("plan"))
+    after = c.get("/api/v1/budget/2027-03", headers=service.auth("read")).json()
+    assert abs(after["planned_usd"] - round(first["total_cost_usd"], 2)) < 0.01
+    listed = c.get("/api/v1/plans?month=2027-03", headers=service.auth("read")).json()["plans"]
+    assert {p["status"] for p in listed} == {"planned", "cancelled"}
+    assert c.get("/api/v1/budget/2027-13", headers=service.auth("read")).status_code == 422
+
+
+def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service) -> None:
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    saved = _save_plan(service)
+    provider = saved["document"]["recommended"]["provider"]
+    unchanged = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
+    assert unchanged["change_pct"] == 0.0
+    c.put(
+        "/api/v1/catalog/discounts", json={"provider": provider, "percent": 20}, headers=service.auth("admin")
+    )
+    item = c.get("/api/v1/price-changes", headers=service.auth("read")).json()["plans"][0]
+    assert item["plan_id"] == saved["id"] and item["then_usd"] == saved["total_cost_usd"]
+    assert item["now_usd"] < item["then_usd"] and item["change_pct"] < 0
+    # compute, storage and egress: the discount is off compute only, so less than 20 % in all
+    assert -20 <= item["change_pct"] < 0
+
+
+def test_every_change_is_in_the_audit_log(service: Service) -> None:
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    saved = _save_plan(service)
+    c.put("/api/v1/budget/2027-03", json={"amount_usd": 5}, headers=service.auth("admin"))
+    c.post(f"/api/v1/plans/{saved['id']}/cancel", headers=service.auth("plan"))
+    c.put("/api/v1/catalog/discounts", json={"provider": "aws", "percent": 5}, headers=service.auth("admin"))
+    c.delete("/api/v1/catalog/discounts?provider=aws", headers=service.auth("admin"))
+    entries = c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    actions = [e["action"] for e in entries]
+    for action in (
+        "token.create",
+        "workload.save",
+        "plan.save",
+        "budget.set",
+        "plan.status",
+        "discount.set",
+        "discount.clear",
+    ):
+        assert action in actions, action
+    text = json.dumps(entries)
+    assert not any(token in text for token in service.tokens.values())
+    assert c.get("/api/v1/audit", headers=service.auth("plan")).status_code == 403
+
+
+def test_an_uncached_workload_is_a_job_with_progress_and_a_result(fresh_db: str, tmp_path: Path) -> None:
+    """The job path without tracing: the request is queued (no worker yet), the profile appears in
+    the cache (as a worker's trace would put it), and a worker runs the job."""
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    tokens = make_tokens(fresh_db)
+    h = {"Authorization": f"Bearer {tokens['plan']}"}
+    w = {**bert_workload(), "name": "bert-16", "inputs": {"batch_size": 16, "seq_len": 384}}
+    app = create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))
+    with TestClient(app) as client:
+        r = client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=h)
+        assert r.status_code == 202, r.text
+        job = r.json()
+        assert job["status"] == "queued" and job["href"] == f"/api/v1/jobs/{job['job_id']}"
+        cache_stand_in(fresh_db, w)
+        app.state.runner.run(job["job_id"])
+        polled = client.get(job["href"], headers=h).json()
+        assert polled["status"] == "done", polled
+        assert polled["attempts"] == 1 and polled["progress"] == 1.0 and polled["created_by"] == "plan-user"
+        assert polled["result"]["estimates"][0]["gpu"] == "L4"
+        events = client.get(job["href"] + "/events", headers=h)
+        assert events.headers["content-type"].startswith("text/event-stream")
+        assert "event: done" in events.text and '"status": "done"' in events.text
+        again = client.post("/api/v1/estimate", json={"workload": w, "gpus": ["L4"]}, headers=h)
+        assert again.status_code == 200  # the profile is cached now
+        assert client.get("/api/v1/jobs/" + "0" * 24, headers=h).status_code == 404
+        # A plan job leaves its document in the plan cache: the same request then gets it at once.
+        w2 = {**w, "name": "bert-8", "inputs": {"batch_size": 8, "seq_len": 384}}
+        queued = client.post("/api/v1/plan", json={"workload": w2}, headers=h)
+        assert queued.status_code == 202
+        cache_stand_in(fresh_db, w2)
+        app.state.runner.run(queued.json()["job_id"])
+        result = client.get(queued.json()["href"], headers=h).json()["result"]
+        answered = client.post("/api/v1/plan", json={"workload": w2}, headers=h)
+        assert answered.status_code == 200 and answered.json() == result
+
+
+def test_a_job_whose_worker_died_is_handed_out_again_and_finishes_once(service: Service) -> None:
+    from datetime import datetime, timedelta, timezone
+
+    from sqlalchemy import create_engine, update
+
+    from gpuplan.catalog import schema as t
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.catalog.team_store import now_iso
+
+    engine = create_engine(f"sqlite:///{service.db}")
+    jobs = JobStore(engine)
+    job = jobs.create("plan", {"request": {}}, actor="x")
+    assert jobs.claim(job.id) is not None and jobs.claim(job.id) is None  # one worker at a time
+    stale = now_iso(datetime.now(timezone.utc) - timedelta(minutes=5))
+    with engine.begin() as conn:
+        conn.execute(update(t.jobs).where(t.jobs.c.id == job.id).values(heartbeat_at=stale))
+    assert jobs.stalled(30) == [job.id]
+    second = jobs.claim(job.id)
+    assert second is not None and second.attempts == 2
+    jobs.finish(job.id, {"ok": 1})
+    jobs.finish(job.id, {"ok": 2})
+    jobs.fail(job.id, "late")
+    done = jobs.get(job.id)
+    assert done is not None and done.status == "done" and done.result == {"ok": 1}
+    engine.dispose()
+
+
+def test_simulate_runs_as_a_job_on_a_small_decoder(service: Service) -> None:
+    """Traces GPT-2 in inference (seconds) and replays two hours of generated load."""
+    w = {
+        "name": "gpt2-service",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 8, "seq_len": 256},
+        "precision": "bf16",
+        "serving": {"requests_per_s": 2, "prompt_tokens": 128, "output_tokens": 64},
+    }
+    body = {
+        "workload": w,
+        "gpu": "L4",
+        "hours": 2,
+        "policies": ["fixed:replicas=2", "target:target=0.7,max=4"],
+    }
+    r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    from gpuplan.documents.simulate import AutoscaleDocument
+
+    doc = AutoscaleDocument.model_validate(job["result"])
+    assert len(doc.policies) == 2
+    training = {**w, "task": "train"}
+    failed = service.client.post(
+        "/api/v1/simulate", json={**body, "workload": training}, headers=service.auth("plan")
+    ).json()
+    polled = service.client.get(failed["href"], headers=service.auth("read")).json()
+    assert polled["status"] == "failed" and "task: infer" in polled["error"]
+
+
+def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None:
+    from pathlib import Path
+
+    csv = (
+        Path(__file__).resolve().parents[1] / "catalog" / "fixtures" / "aws_vms_v8_gpu_sample.csv"
+    ).read_bytes()
+    url = "/api/v1/catalog/import?provider=aws&as_of=2026-11-01"
+    headers = {"Content-Type": "text/csv"}
+    assert (
+        service.client.post(url, content=csv, headers={**headers, **service.auth("plan")}).status_code == 403
+    )
+    r = service.client.post(url, content=csv, headers={**headers, **service.auth("admin")})
+    assert r.status_code == 200, r.text
+    assert r.json()["prices_imported"] > 0 and r.json()["import_id"] is not None
+    bad = service.client.post(
+        url, content=b"not,a,catalog\n1,2,3\n", headers={**headers, **service.auth("admin")}
+    )
+    assert bad.status_code == 400
+    # GCP needs GOOGLE_API_KEY, which the test environment does not have: skipped, no network used.
+    job = service.client.post(
+        "/api/v1/catalog/refresh", json={"providers": ["gcp"]}, headers=service.auth("admin")
+    ).json()
+    done = service.client.get(job["href"], headers=service.auth("read")).json()
+    assert done["status"] == "done" and done["result"]["outcomes"][0]["status"] == "skipped"
+    actions = [
+        e["action"]
+        for e in service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
+    ]
+    assert "catalog.import" in actions and "catalog.refresh" in actions

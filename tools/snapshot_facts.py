@@ -1,0 +1,418 @@
+"""The snapshot's facts beyond offers: the two Chinese guide articles' price tables (low-confidence
+claims), egress and storage prices, billing and licence rows, and the dated CNY rate."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+from snapshot_table import UNSPECIFIED_REGION, Snapshot, add_price, num
+
+from gpuplan.catalog.model import FRAMEWORK_LICENCE, LINUX_OS_LICENCE
+from gpuplan.catalog.providers import REGISTRY
+
+# ------------------------------------------------------------------ the two Chinese guide articles' tables
+#: The two articles are cited by title: undated Chinese web articles, no URL known. The builder
+#: reads them from ``DIR/../seeds/`` (000_*.txt and 004_*.txt) to check every figure is in them.
+TITLE_000 = "「深度学习开发者必读：Pytorch项目GPU云服务器选购与报价指南」"
+TITLE_004 = "「云GPU平台搭建指南：哪家云服务器性价比最优？」"
+ARTICLE_000 = (
+    f"{TITLE_000} (undated Chinese web article), section 三.1 price table of the mainstream providers "
+    "(A100 40GB); marketing-grade"
+)
+ARTICLE_004 = (
+    f"{TITLE_004} (undated Chinese web article), section 2.1 price comparison (NVIDIA A100 40GB), "
+    "'based on 2024 Q2 market data'; marketing-grade"
+)
+#: Instance-type names for the articles' rows (ASCII: names reach launch files).
+ITYPE_000 = "A100 40GB (PyTorch GPU guide table)"
+ITYPE_004 = "A100 40GB (GPU platform guide table)"
+#: When the article's prices can be from: article 000 states no date; it prices A100 40GB GPUs,
+#: sold since NVIDIA's launch of 2020-05-14 (NVIDIA newsroom, 'NVIDIA's New Ampere Data Center GPU
+#: in Full Production'). Article 004 says "基于2024年Q2市场数据" (2024 Q2 market data).
+AS_OF_000 = "2020-05/2026-12-02"
+AS_OF_004 = "2024-04/2024-06"
+#: Article 000 section 三.1: provider -> (on-demand USD/h, monthly USD/month, 3-year reserved USD/month).
+ARTICLE_000_PRICES = {
+    "aws": (3.06, 1800.0, 1200.0),
+    "alibaba": (2.80, 1600.0, 1000.0),
+    "tencent": (2.50, 1400.0, 900.0),
+    "volcengine": (2.20, 1200.0, 800.0),
+}
+#: Article 004 section 2.1: provider -> (on-demand USD/h, lowest spot USD/h). Its "1-year reserved
+#: USD/month" column (1.54-1.89) is skipped: it cannot be a monthly A100 price.
+ARTICLE_004_PRICES = {
+    "aws": (3.26, 0.98),
+    "azure": (3.15, 0.92),
+    "alibaba": (2.89, 0.85),
+    "tencent": (2.75, 0.79),
+    "huawei": (2.68, 0.76),
+}
+
+
+def build_articles(snap: Snapshot, seeds: Path) -> None:
+    """The two articles' A100 40GB tables as low-confidence offers (instance types unnamed there)."""
+    text000 = (seeds / "000_414cacc707c8f8d1.txt").read_text(encoding="utf-8")
+    text004 = (seeds / "004_19cc5aebc86a28bc.txt").read_text(encoding="utf-8")
+    # The figures are transcribed above; check each appears in the article, formatted as published.
+    for od, mo, r3 in ARTICLE_000_PRICES.values():
+        for figure in (f"${od:.2f}", f"${mo:,.0f}", f"${r3:,.0f}"):
+            if figure not in text000:
+                raise SystemExit(f"article 000: {figure} not found in its price table")
+    for od, spot in ARTICLE_004_PRICES.values():
+        for figure in (f"${od:.2f}", f"${spot:.2f}"):
+            if figure not in text004:
+                raise SystemExit(f"article 004: {figure} not found in its price table")
+    note = (
+        "price table of a Chinese guide article; the instance type, region and GPU form factor are not "
+        "named; 1 GPU per price assumed ('A100 40GB as the example')"
+    )
+    for provider, (od, monthly, r3) in ARTICLE_000_PRICES.items():
+        itype = ITYPE_000
+        _article_offer(snap, provider, itype, ARTICLE_000, note)
+        for pricing, amount, unit, term in (
+            *(() if provider == "aws" else (("on_demand", od, "hour", None),)),
+            ("monthly", monthly, "month", {"billing": "monthly subscription"}),
+            ("reserved_3y", r3, "month", {"years": 3, "billing": "monthly", "upfront_share": None}),
+        ):
+            add_price(
+                snap,
+                provider,
+                UNSPECIFIED_REGION,
+                itype,
+                {
+                    "pricing": pricing,
+                    "amount": amount,
+                    "currency": "USD",
+                    "unit": unit,
+                    "as_of": AS_OF_000,
+                    "source": ARTICLE_000,
+                    "confidence": "low",
+                    "term": term,
+                },
+            )
+    for provider, (od, spot) in ARTICLE_004_PRICES.items():
+        itype = ITYPE_004
+        _article_offer(snap, provider, itype, ARTICLE_004, note)
+        for pricing, amount, term in (
+            ("on_demand", od, {"period": "2024 Q2"}),
+            ("spot", spot, {"period": "2024 Q2", "note": "the article's 'lowest' spot price"}),
+        ):
+            add_price(
+                snap,
+                provider,
+                UNSPECIFIED_REGION,
+                itype,
+                {
+                    "pricing": pricing,
+                    "amount": amount,
+                    "currency": "USD",
+                    "unit": "hour",
+                    "as_of": AS_OF_004,
+                    "source": ARTICLE_004,
+                    "confidence": "low",
+                    "term": term,
+                },
+            )
+    snap.skip(
+        f"{TITLE_000} section 三.1 'AWS A100 40GB $3.06/h'",
+        "3.06 USD/h is p3.2xlarge's on-demand price (1 x V100 16GB, us-east-1: SkyPilot catalog "
+        "catalogs/v8/aws/vms.csv and instances.vantage.sh's AWS list prices of 2026-01-21 alike), not an "
+        "A100's; not shipped as an A100 price",
+    )
+    snap.skip(
+        f"{TITLE_004} section 2.1 column '1年预留（美元/月）' (1-year reserved, USD/month: 1.54-1.89)",
+        "cannot be a monthly price for an A100 (about 0.2 % of the on-demand month); neither an hourly nor "
+        "a monthly reading is supported by the article",
+    )
+
+
+def _article_offer(snap: Snapshot, provider: str, itype: str, source: str, note: str) -> None:
+    snap.add(
+        "offers.csv",
+        provider=provider,
+        region=UNSPECIFIED_REGION,
+        zone=None,
+        instance_type=itype,
+        gpu="A100-SXM4-40GB",
+        gpu_count=1.0,
+        vcpus=None,
+        memory_gib=None,
+        network_gbps=None,
+        interconnect=None,
+        source=source,
+        price_reason=None,
+        notes=note,
+        network_kind=None,
+        local_nvme_gb=None,
+    )
+
+
+# ------------------------------------------------------------------ egress and storage
+_UNIT_GB = {"GB": 1.0, "TB": 1024.0, "GiB": 1.0, "TiB": 1024.0}
+
+
+def _tier(text: str, prev_end: float) -> tuple[float, float | None, str] | None:
+    """(start, end, quantity unit) of a tier cell, in GB or GiB (TB = 1024 GB, as AWS counts)."""
+    text = text.strip()
+    if text in ("flat", "usagePrice STEP_ARRIVE"):
+        return 0.0, None, "GB"
+    m = re.fullmatch(r"first (\d+) (GB|TB|GiB|TiB)(/month)?", text)
+    if m:
+        return 0.0, float(m[1]) * _UNIT_GB[m[2]], m[2].replace("TB", "GB").replace("TiB", "GiB")
+    m = re.fullmatch(r"up to (\d+) (GB|TB|GiB|TiB)", text)
+    if m:
+        return prev_end, float(m[1]) * _UNIT_GB[m[2]], m[2].replace("TB", "GB").replace("TiB", "GiB")
+    m = re.fullmatch(r"(\d+) ?(GB|TB|GiB|TiB)?-(\d+) (GB|TB|GiB|TiB)", text)
+    if m:
+        end_unit = m[4]
+        start_unit = m[2] or end_unit
+        return (
+            float(m[1]) * _UNIT_GB[start_unit],
+            float(m[3]) * _UNIT_GB[end_unit],
+            end_unit.replace("TB", "GB").replace("TiB", "GiB"),
+        )
+    m = re.fullmatch(r">(\d+) (GB|TB|GiB|TiB)", text)
+    if m:
+        return float(m[1]) * _UNIT_GB[m[2]], None, m[2].replace("TB", "GB").replace("TiB", "GiB")
+    return None
+
+
+def _date(text: str) -> str | None:
+    m = re.search(r"\d{4}-\d{2}(-\d{2})?", text)
+    return m[0] if m else None
+
+
+def _confidence(text: str) -> str:
+    text = text.strip().lower()
+    if text.startswith("api example"):
+        return "high"  # the provider's own API response (a published example)
+    if text.startswith("secondary"):
+        return "secondary"
+    return "low"
+
+
+#: Which region's rows a provider falls back to when asked about a region without rows.
+DEFAULT_REGIONS = {p: m.FACTS.default_region for p, m in REGISTRY.items() if m.FACTS.default_region}
+
+
+def build_egress_storage(snap: Snapshot, shared: Path) -> None:
+    with (shared / "egress_storage.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    prev_end: dict[tuple[str, str, str], float] = {}
+    last_item: dict[tuple[str, str], str] = {}
+    for line, r in enumerate(rows, start=2):
+        provider, item, region = r["provider"].strip(), r["item"].strip(), r["region"].strip()
+        what = f"egress_storage.csv:{line} {provider} {item}"
+        price = num(r["price"])
+        currency = r["currency"].strip() or "USD"
+        as_of = _date(r["as_of"])
+        source = r["source"].strip()
+        confidence = _confidence(r["confidence"])
+        generic = region.startswith("NOT_EXIST") or region in ("(unspecified)", "China regions", "")
+        reg = "*" if generic else region.split(" ")[0]
+        is_default = generic or DEFAULT_REGIONS.get(provider) == reg
+        lower = item.lower()
+        if price is None:
+            # NOT FOUND rows: unknown (None) with the reason, never 0.
+            reason = f"{r['price'].strip()}" + (
+                f" ({r['confidence'].strip()})" if r["confidence"].strip() else ""
+            )
+            if "egress" in lower:
+                snap.add(
+                    "transfer.csv",
+                    provider=provider,
+                    region="*",
+                    kind="internet_egress",
+                    start_gb=0.0,
+                    end_gb=None,
+                    price_per_gb=None,
+                    currency=currency,
+                    quantity_unit="GB",
+                    as_of=as_of,
+                    source=source or "no source found (the row records only that the price is unknown)",
+                    confidence="low",
+                    description=item,
+                    is_default_region=True,
+                    reason=reason,
+                )
+            if "storage" in lower:
+                snap.add(
+                    "storage.csv",
+                    provider=provider,
+                    region="*",
+                    kind="object",
+                    storage_class=item.split("/")[0].replace("object storage", "").strip() or item,
+                    price=None,
+                    currency=currency,
+                    unit="GB-month",
+                    as_of=as_of,
+                    source=source or "no source found (the row records only that the price is unknown)",
+                    confidence="low",
+                    notes=item,
+                    is_default_region=True,
+                    reason=reason,
+                )
+            snap.skip(what, f"price unknown, stored as None: {reason}")
+            continue
+        if "egress" in lower or "inter-region" in lower or "transfer" in lower:
+            kind = "inter_region" if "inter-region" in lower else "internet_egress"
+            # Rows continuing a tier ladder repeat only "internet egress"; they belong to the ladder
+            # the previous row of the same provider and region opened.
+            ladder = item if "(" in item or kind == "inter_region" else last_item.get((provider, reg), item)
+            if "(" in item:
+                last_item[(provider, reg)] = item
+            key = (provider, reg, ladder)
+            tier = _tier(r["tier_or_class"], prev_end.get(key, 0.0))
+            if tier is None:
+                snap.skip(what, f"tier {r['tier_or_class']!r} not understood")
+                continue
+            start, end, _ = tier
+            prev_end[key] = end if end is not None else start
+            unit = r["unit"].strip()
+            if unit not in ("USD/GB", "USD/GiB"):
+                raise SystemExit(f"{what}: unexpected unit {unit}")
+            snap.add(
+                "transfer.csv",
+                provider=provider,
+                region=reg,
+                kind=kind,
+                start_gb=start,
+                end_gb=end,
+                price_per_gb=price,
+                currency=currency,
+                quantity_unit=unit.split("/")[1],
+                as_of=as_of,
+                source=source if source != "same" else _previous_source(rows, line),
+                confidence=confidence,
+                description=f"{ladder}: {r['tier_or_class'].strip()}"
+                + (" (published free tier)" if price == 0 else ""),
+                is_default_region=is_default,
+                reason=None if as_of else "undated",
+            )
+        elif "storage" in lower or "disk" in lower:
+            kind = "object" if "object" in lower else "block"
+            unit = r["unit"].strip()
+            m = re.fullmatch(r"USD/(GB-month|GB-hour)", unit)
+            if not m:
+                raise SystemExit(f"{what}: unexpected unit {unit}")
+            notes = "; ".join(x for x in (r["tier_or_class"].strip(), r["confidence"].strip()) if x)
+            snap.add(
+                "storage.csv",
+                provider=provider,
+                region=reg,
+                kind=kind,
+                storage_class=re.sub(r"^(object storage|block storage|managed disk)\s*", "", item) or item,
+                price=price,
+                currency=currency,
+                unit=m[1],
+                as_of=as_of,
+                source=source,
+                confidence=confidence,
+                notes=notes,
+                is_default_region=is_default,
+                reason=None if as_of else "undated",
+            )
+        else:
+            snap.skip(what, "item is neither transfer nor storage")
+
+
+def _previous_source(rows: list[dict[str, str]], line: int) -> str:
+    for r in reversed(rows[: line - 2]):
+        if r["source"].strip() != "same":
+            return r["source"].strip()
+    raise SystemExit(f"egress_storage.csv:{line}: 'same' source with no previous row")
+
+
+# ------------------------------------------------------------------ provider facts
+
+
+def build_facts(snap: Snapshot, shared: Path) -> None:
+    # Billing granularity of on-demand Linux VMs: each provider module's sourced fact (AWS and GCP
+    # announced per-second billing with a one-minute minimum); unknown for the others, which the
+    # planner bills by the hour and says so, rather than guess.
+    for provider, module in REGISTRY.items():
+        billing = module.FACTS.billing
+        snap.add(
+            "billing.csv",
+            provider=provider,
+            region="*",
+            granularity_s=billing.granularity_s,
+            min_billing_s=billing.min_billing_s,
+            as_of=billing.as_of,
+            source=billing.source,
+            reason=billing.reason,
+        )
+        snap.add(
+            "licences.csv",
+            provider=provider,
+            region="*",
+            item=FRAMEWORK_LICENCE,
+            applies=None,
+            price=None,
+            currency=None,
+            unit=None,
+            as_of=None,
+            source=f"{TITLE_000} (undated Chinese web article), section 三.2 (a claim only)",
+            reason="no sourced figure: the article says some providers charge for a 'PyTorch enterprise "
+            "edition' without naming one or a price",
+        )
+    aws_fixture = shared / "price_api_samples" / "aws_pricing_get_products_ec2_ondemand_instance.json"
+    sample = json.loads(aws_fixture.read_text(encoding="utf-8"))
+    item = sample["response"]["PriceList"][0]
+    attrs = item["product"]["attributes"]
+    if attrs.get("licenseModel") == "No License required" and attrs.get("operatingSystem") == "Linux":
+        effective = next(iter(item["terms"]["OnDemand"].values()))["effectiveDate"][:10]
+        snap.add(
+            "licences.csv",
+            provider="aws",
+            region="*",
+            item=LINUX_OS_LICENCE,
+            applies=False,
+            price=None,
+            currency=None,
+            unit=None,
+            as_of=effective,
+            source="AWS Price List Query API pricing:GetProducts example response (Linux, shared tenancy, "
+            "on-demand), as recorded in sparecores-crawler 0.10.2 (PyPI) sc_crawler/vendors/_aws.py: "
+            "licenseModel 'No License required'",
+            reason=None,
+        )
+    seed004 = (shared.parent / "seeds" / "004_19cc5aebc86a28bc.txt").read_text(encoding="utf-8")
+    if "华为云符合等保2.0三级认证" in seed004:
+        snap.add(
+            "compliance.csv",
+            provider="huawei",
+            region="*",
+            label="MLPS 2.0 level 3",
+            as_of=AS_OF_004,
+            source=f"{TITLE_004} (undated Chinese web article), section 4 ('华为云符合等保2.0三级认证'; an "
+            "article claim, not a certificate)",
+            confidence="low",
+        )
+    # CNY/USD: the China Foreign Exchange Trade System's central parity, as reported by the press on
+    # the day. Two dates: one matching the Alibaba list prices (2023-06) and a later one; the store
+    # uses the latest, and users override it with GPUPLAN_USD_PER_CNY / --usd-per-cny.
+    for as_of, cny_per_usd, source in (
+        (
+            "2023-06-19",
+            7.1201,
+            "CFETS central parity 7.1201 CNY per USD on 2023-06-19, as reported by "
+            "Xinhua (vanguardngr.com 2023-06-19 'Chinese yuan strengthens 7.1201 against dollar')",
+        ),
+        (
+            "2024-11-25",
+            7.1918,
+            "CFETS central parity 7.1918 CNY per USD on 2024-11-25, as reported by "
+            "helm.news 2024-11-25 ('China sets central parity rate for yuan')",
+        ),
+    ):
+        snap.add(
+            "exchange_rates.csv",
+            currency="CNY",
+            usd_per_unit=f"{1 / cny_per_usd:.6f}",
+            as_of=as_of,
+            source=source,
+        )

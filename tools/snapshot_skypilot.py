@@ -1,0 +1,200 @@
+"""The snapshot's SkyPilot part: every GPU offer of SkyPilot's catalog files, dated, gated, traps out.
+
+For each file of ``snapshot_manifest.SKYPILOT`` (checked against its recorded SHA-256) the catalog's
+own reader (:func:`gpuplan.catalog.importers.parse_skypilot`) yields offer rows, refusals and caveats.
+Then, before anything is written:
+
+- AWS rows get the dated compilations' facts (``snapshot_aws``);
+- the cross-row traps take out single prices (:mod:`gpuplan.catalog.importers.skypilot_traps`);
+- the store's own gates judge every row (a shipped row that would fail them is skipped here);
+- prices of a source whose figures say nothing reliable (``UNRELIABLE``) are taken out.
+
+Every refusal, caveat and trap becomes a row of ``skipped.csv``; refusals that only say a row is not
+a GPU offer (CPU machines, N1 hosts no GPU fits) are counted in one row per file and reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from snapshot_aws import aws_extras, read_aws_sources
+from snapshot_manifest import SKYPILOT, SkyPilotFile, check_copy
+
+from gpuplan.catalog.gates import offer_problems
+from gpuplan.catalog.importers import parse_skypilot
+from gpuplan.catalog.importers.skypilot_traps import far_apart, spot_not_below_on_demand
+from gpuplan.catalog.model import OfferRow, RejectedRow
+from gpuplan.catalog.providers import REGISTRY, aws, azure, gcp
+
+__all__ = ["UNRELIABLE", "skypilot_offers"]
+
+#: Providers whose catalog figures are not prices an offer can be costed with, and why.
+UNRELIABLE: dict[str, str] = {
+    "mithril": "Price equals SpotPrice on every row, 1.00 USD per GPU-hour for H100 and H200 alike: "
+    "Mithril sells capacity by auction, and the figure is not said to be an on-demand price",
+}
+#: Reasons that only say a row is no GPU offer: counted per file, not listed one by one.
+_BULK = (
+    "no accelerator (not a GPU instance)",
+    "has no attachable GPU row in zone",
+    "is not in gpuplan's hardware catalog",
+    "unknown GPU",
+    "GPU row with no host row",
+    "no region in the source",
+    "form factor not stated",
+    "memory not stated",
+)
+#: Hyperscalers whose SKUs are compared across regions (a marketplace's hosts set their own prices).
+_HYPERSCALERS = ("aws", "azure", "gcp")
+
+Skip = Callable[[str, str], None]
+
+
+def _known_instances() -> dict[tuple[str, str], tuple[str, float]]:
+    """The provider modules' sourced instance facts decide the GPU where SkyPilot's name is ambiguous."""
+    known: dict[tuple[str, str], tuple[str, float]] = {}
+    for provider, table in (("aws", aws.INSTANCES), ("azure", azure.INSTANCES)):
+        for itype, f in table.items():
+            known[(provider, itype)] = (f.gpu, f.gpu_count)
+    for itype, m in gcp.MACHINES.items():
+        known[("gcp", itype)] = (m.facts.gpu, m.facts.gpu_count)
+    return known
+
+
+def _bulk_key(reason: str) -> str | None:
+    for marker in _BULK:
+        if marker in reason:
+            return re.sub(
+                r"zone \S+|N1 host \S+|GPU '[^']+'|GPU \S+ is", lambda m: m[0].split()[0] + " …", reason
+            )
+    return None
+
+
+def _report(f: SkyPilotFile, what: str, rows: tuple[RejectedRow, ...], skip: Skip) -> None:
+    counted: Counter[str] = Counter()
+    for r in rows:
+        key = _bulk_key(r.reason)
+        if key is not None:
+            counted[key] += 1
+        else:
+            skip(f"{f.name}:{r.line} {f.provider} {r.instance_type} {r.region}".rstrip(), f"{what}{r.reason}")
+    for key, n in sorted(counted.items()):
+        skip(f"{f.name}: {n} rows", f"{what}{key}")
+
+
+def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
+    """Every offer row of the SkyPilot files in ``sources/skypilot_catalog``, ready to ship."""
+    folder = sources / "skypilot_catalog"
+    known = _known_instances()
+    aws_src = read_aws_sources(sources)
+    rows: list[OfferRow] = []
+    listed: dict[str, set[str]] = {}  # every region a file names, offer or not
+    for f in SKYPILOT:
+        path = folder / f.name
+        problem = check_copy(path, f.sha256)
+        if problem:
+            raise SystemExit(f"error: {problem}")
+        parsed = parse_skypilot(path, f.provider, as_of=f.as_of, source=f.source, known_instances=known)
+        _report(f, "", parsed.rejected, skip)
+        _report(f, "taken with a caveat: ", parsed.caveats, skip)
+        got = list(parsed.rows)
+        if f.provider != "vast":  # a refused Vast row names its place as written, not as a region
+            listed.setdefault(f.provider, set()).update(
+                {r.region for r in got} | {r.region for r in parsed.rejected if r.region}
+            )
+        if f.provider == "aws":
+            regions = {r.code for r in aws.FACTS.regions}
+            got, notes = aws_extras(got, aws_src, regions)
+            for note in notes:
+                skip(f"{f.name} (AWS compilations)", note)
+        if f.provider in UNRELIABLE:
+            for r in got:
+                for p in r.prices:
+                    skip(
+                        f"{f.name}:{r.line} {f.provider} {r.instance_type} {r.region} "
+                        f"{p.pricing} {p.amount:g}",
+                        UNRELIABLE[f.provider],
+                    )
+            got = [replace(r, prices=(), price_reason=UNRELIABLE[f.provider]) for r in got]
+        rows.extend(got)
+    rows = _regional_gcp(rows, skip)
+    rows, traps = spot_not_below_on_demand(rows)
+    hyper = [r for r in rows if r.provider in _HYPERSCALERS]
+    hyper, far = far_apart(hyper)
+    rows = hyper + [r for r in rows if r.provider not in _HYPERSCALERS]
+    for t in (*traps, *far):
+        skip(t.what(), t.reason)
+    shipped = _gated(rows, skip)
+    have = {(r.provider, r.region) for r in shipped}
+    for provider, regions in listed.items():
+        for region in sorted(regions):
+            if (provider, region) not in have:
+                skip(
+                    f"{provider} region {region}",
+                    "listed in the source, but no row there makes a GPU offer (each row's reason above)",
+                )
+    return shipped
+
+
+def _regional_gcp(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
+    """GCP's zone rows as one offer per region where every zone has the same prices (GCP prices a
+    machine per region; the zones say where it can be had, kept in the offer's notes)."""
+    groups: dict[tuple[str, str], list[OfferRow]] = {}
+    out: list[OfferRow] = []
+    for r in rows:
+        if r.provider == "gcp" and r.zone is not None:
+            groups.setdefault((r.region, r.instance_type), []).append(r)
+        else:
+            out.append(r)
+    for (region, itype), zone_rows in groups.items():
+        shapes = {tuple((p.pricing, p.amount) for p in z.prices) for z in zone_rows}
+        if len(shapes) > 1:
+            skip(f"gcp {itype} {region}", "zones priced differently: kept per zone")
+            out.extend(zone_rows)
+            continue
+        zones = sorted(z.zone or "" for z in zone_rows)
+        note = "zones: " + ", ".join(zones)
+        out.append(
+            replace(zone_rows[0], zone=None, notes="; ".join(x for x in (zone_rows[0].notes, note) if x))
+        )
+    return out
+
+
+def _gated(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
+    """The rows the store's gates take (a region without a country in the provider's module is
+    reported too), each price-less row with the reason it has none."""
+    batch_known: dict[tuple[str, str], tuple[str, float]] = {}
+    od: dict[tuple[str, str, str], float] = {}
+    for r in rows:
+        for p in r.prices:
+            if p.pricing == "on_demand":
+                od[(r.provider, r.region, r.instance_type)] = p.amount
+    out: list[OfferRow] = []
+    unplaced: Counter[tuple[str, str]] = Counter()
+    for r in rows:
+        if not r.prices and not r.price_reason:
+            r = replace(r, price_reason="every price of this row in the source is taken out (skipped.csv)")
+        problems = offer_problems(
+            r,
+            provider=r.provider,
+            known_instances=batch_known,
+            on_demand_hourly=lambda row: od.get((row.provider, row.region, row.instance_type)),
+        )
+        if problems:
+            skip(f"{r.provider} {r.instance_type} {r.region}", "; ".join(str(p) for p in problems))
+            continue
+        batch_known.setdefault((r.provider, r.instance_type), (r.gpu, r.gpu_count))
+        region = REGISTRY[r.provider].FACTS.region(r.region)
+        if region is None:
+            unplaced[(r.provider, r.region)] += 1
+        out.append(r)
+    for (provider, region), n in sorted(unplaced.items()):
+        skip(
+            f"{provider} region {region}",
+            f"{n} offers in a region the {provider} module does not list (no country or city known)",
+        )
+    return out
