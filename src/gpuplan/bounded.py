@@ -368,8 +368,10 @@ def _walk(value: Any, limit: int) -> tuple[int, str | None]:
     return deepest, None
 
 
-def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
-    """Parse JSON without NaN, Infinity or overflowing numbers, nested at most MAX_DEPTH deep."""
+def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError) -> Any:
+    """Parse JSON without NaN, Infinity or overflowing numbers, nested at most MAX_DEPTH deep.
+
+    ``source`` names the text in messages (a path, or a Phrase such as "the request body")."""
     try:
         value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
