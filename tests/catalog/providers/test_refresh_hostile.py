@@ -240,3 +240,33 @@ def test_any_answer_from_one_provider_leaves_the_others_refreshed_and_its_own_da
     if by[victim].status != "ok":
         assert prices == before[0], by[victim].line()
     shutil.rmtree(work)
+
+
+# ---- every registered provider, the marketplaces added from SkyPilot's catalog included ----
+
+
+def _every_key() -> Credentials:
+    """A value for every variable a provider module names (endpoints as URLs), so that each
+    fetcher that can reach the network does."""
+    from gpuplan.catalog.providers import REGISTRY
+
+    names = {n for m in REGISTRY.values() for n in m.FACTS.credentials}
+    return Credentials(
+        values={n: "https://bss.example.com" if n.endswith("ENDPOINT") else "k" for n in names}
+    )
+
+
+@pytest.mark.parametrize("kind", ["a list where an object is expected", "truncated JSON", "not UTF-8"])
+def test_every_registered_provider_fails_alone_on_a_hostile_answer(db_path: Path, kind: str) -> None:
+    from gpuplan.catalog.providers import REGISTRY
+
+    before = {p: _refresh_rows(db_path, p) for p in REGISTRY}
+    with respx.mock(assert_all_called=False) as m:
+        m.route().mock(side_effect=_answer(HOSTILE[kind]))  # every host, every path
+        outcomes = refresh(open_store(str(db_path)), [], RefreshOptions(credentials=_every_key(), now=NOW))
+    assert [o.provider for o in outcomes] == list(REGISTRY)  # each one's line, in order, none lost
+    for o in outcomes:
+        assert o.status in ("failed", "skipped"), o.line()
+        assert "\n" not in o.line() and len(o.line()) < 400, o.line()
+        prices, runs = _refresh_rows(db_path, o.provider)
+        assert (prices, runs) == (before[o.provider][0], before[o.provider][1] + 1), o.line()
