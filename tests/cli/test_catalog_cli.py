@@ -325,3 +325,22 @@ def test_a_rate_the_wrong_way_round_is_one_line_and_cny_per_usd_reads_it_right(d
     )
     assert good.exit_code == 0, good.output
     assert json.loads(good.stdout)["exchange_rate"]["units_per_usd"] == pytest.approx(7.2)
+
+
+@pytest.mark.parametrize("currency", ["USD", "CNY"])
+def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
+    # The command writes the listing without a model per offer; it must be byte for byte what the
+    # document model writes (and so what its schema describes), in either display currency.
+    from gpuplan.catalog.query import OfferQuery, list_offers
+    from gpuplan.documents import OffersDocument
+    from gpuplan.report.catalog import offers_json, offers_json_text
+
+    store = open_store(db)
+    try:
+        listing = list_offers(store, OfferQuery(all_regions=True, currency=currency))
+    finally:
+        store.close()
+    text = offers_json_text(listing)
+    assert len(listing.views) > 1000
+    assert text == offers_json(listing).to_json()
+    OffersDocument.model_validate_json(text)

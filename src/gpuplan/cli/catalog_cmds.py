@@ -174,7 +174,7 @@ def offers(
     from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
-    from gpuplan.report.catalog import offers_json, offers_view
+    from gpuplan.report.catalog import offers_json_text, offers_view
 
     apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
@@ -208,7 +208,7 @@ def offers(
         ),
     )
     if json_out:
-        _print_json(offers_json(listing))
+        sys.stdout.write(offers_json_text(listing))
         return
     _print(offers_view(listing))
 
