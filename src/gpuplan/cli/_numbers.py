@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-__all__ = ["NOT_A_NUMBER", "NOT_FINITE", "finite_float", "whole_number"]
+__all__ = ["NOT_A_NUMBER", "NOT_FINITE", "finite_float", "finite_in", "whole_number"]
 
 #: Pydantic's own words for a value that is no number (Typer's, before this parser), kept as they were.
 NOT_A_NUMBER = "Input should be a valid number, unable to parse string as a number"
@@ -35,6 +35,29 @@ def finite_float(value: object) -> float:
     if not math.isfinite(number):
         raise PydanticCustomError("finite_number", NOT_FINITE, {"value": str(value).strip()[:40]})
     return number
+
+
+def finite_in(least: float, most: float) -> Callable[[object], float]:
+    """The parser of a float option from ``least`` to ``most``: :func:`finite_float`, then the
+    range, in pydantic's words as Typer's ``min=``/``max=`` (which a parser replaces) would say it.
+    The parser is marked ``finite`` so that the test walking the commands knows it."""
+
+    def parse(value: object) -> float:
+        from pydantic_core import PydanticCustomError
+
+        number = finite_float(value)
+        if number < least:
+            raise PydanticCustomError(
+                "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": least}
+            )
+        if number > most:
+            raise PydanticCustomError(
+                "less_than_equal", "Input should be less than or equal to {le}", {"le": most}
+            )
+        return number
+
+    parse.finite = True  # type: ignore[attr-defined]
+    return parse
 
 
 def whole_number(least: int, most: int | None = None) -> Callable[[object], int]:
