@@ -393,8 +393,8 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             confidence="low",
         )
     # CNY/USD: the China Foreign Exchange Trade System's central parity, as reported by the press on
-    # the day. Two dates: one matching the Alibaba list prices (2023-06) and a later one; the store
-    # uses the latest, and users override it with GPUPLAN_USD_PER_CNY / --usd-per-cny.
+    # the day. Dates: one matching the Alibaba list prices (2023-06) and later ones; the store uses
+    # the latest, `catalog refresh` appends the ECB's, and users override it with --cny-per-usd.
     for as_of, cny_per_usd, source in (
         (
             "2023-06-19",
@@ -407,6 +407,16 @@ def build_facts(snap: Snapshot, shared: Path) -> None:
             7.1918,
             "CFETS central parity 7.1918 CNY per USD on 2024-11-25, as reported by "
             "helm.news 2024-11-25 ('China sets central parity rate for yuan')",
+        ),
+        (
+            # The latest dated CNY rate found in public sources by 2026-12-02; `catalog refresh`
+            # replaces it with the ECB's reference rate of the day.
+            "2026-01-27",
+            6.9858,
+            "CFETS central parity 6.9858 CNY per USD (U.S. dollar 100 = 698.58 yuan) on 2026-01-27, "
+            "as reported by Xinhua 'Market exchange rates in China -- Jan. 27' (2026-01-27), read "
+            "2026-12-02 at http://www.sjzmxmy.com/english/20260127/cba751482a5e433bb6c121e58d8ae77b/c.html "
+            "(a copy of the Xinhua English page)",
         ),
     ):
         snap.add(

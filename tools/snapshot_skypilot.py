@@ -5,9 +5,10 @@ own reader (:func:`gpuplan.catalog.importers.parse_skypilot`) yields offer rows,
 Then, before anything is written:
 
 - AWS rows get the dated compilations' facts (``snapshot_aws``);
-- the cross-row traps take out single prices (:mod:`gpuplan.catalog.importers.skypilot_traps`);
-- the store's own gates judge every row (a shipped row that would fail them is skipped here);
-- prices of a source whose figures say nothing reliable (``UNRELIABLE``) are taken out.
+- prices of a source whose figures say nothing reliable (``UNRELIABLE``) are taken out;
+- GCP zone rows become regional offers and the cross-row traps take out single prices, the steps
+  ``catalog import --skypilot DIR`` runs too (:func:`gpuplan.catalog.importers.prepare.prepare`);
+- the store's own gates judge every row (a shipped row that would fail them is skipped here).
 
 Every refusal, caveat and trap becomes a row of ``skipped.csv``; refusals that only say a row is not
 a GPU offer (CPU machines, N1 hosts no GPU fits) are counted in one row per file and reason.
@@ -26,17 +27,12 @@ from snapshot_manifest import SKYPILOT, SkyPilotFile, check_copy
 
 from gpuplan.catalog.gates import offer_problems
 from gpuplan.catalog.importers import parse_skypilot
-from gpuplan.catalog.importers.skypilot_traps import far_apart, spot_not_below_on_demand
+from gpuplan.catalog.importers.prepare import UNRELIABLE, prepare
 from gpuplan.catalog.model import OfferRow, RejectedRow
 from gpuplan.catalog.providers import REGISTRY, aws, azure, gcp
 
 __all__ = ["UNRELIABLE", "skypilot_offers"]
 
-#: Providers whose catalog figures are not prices an offer can be costed with, and why.
-UNRELIABLE: dict[str, str] = {
-    "mithril": "Price equals SpotPrice on every row, 1.00 USD per GPU-hour for H100 and H200 alike: "
-    "Mithril sells capacity by auction, and the figure is not said to be an on-demand price",
-}
 #: Reasons that only say a row is no GPU offer: counted per file, not listed one by one.
 _BULK = (
     "no accelerator (not a GPU instance)",
@@ -48,10 +44,9 @@ _BULK = (
     "form factor not stated",
     "memory not stated",
 )
-#: Hyperscalers whose SKUs are compared across regions (a marketplace's hosts set their own prices).
-_HYPERSCALERS = ("aws", "azure", "gcp")
-
 Skip = Callable[[str, str], None]
+#: The reason a shipped offer whose every price was taken out carries (the prices are in skipped.csv).
+_ALL_TAKEN_OUT = "every price of this row in the source is taken out (skipped.csv)"
 
 
 def _known_instances() -> dict[tuple[str, str], tuple[str, float]]:
@@ -121,14 +116,12 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
                     )
             got = [replace(r, prices=(), price_reason=UNRELIABLE[f.provider]) for r in got]
         rows.extend(got)
-    rows = _regional_gcp(rows, skip)
-    rows, traps = spot_not_below_on_demand(rows)
-    hyper = [r for r in rows if r.provider in _HYPERSCALERS]
-    hyper, far = far_apart(hyper)
-    rows = hyper + [r for r in rows if r.provider not in _HYPERSCALERS]
-    for t in (*traps, *far):
-        skip(t.what(), t.reason)
-    shipped = _gated(rows, skip)
+    # GCP zone rows per region and the cross-row traps: the library's steps, which `catalog import
+    # --skypilot DIR` runs on a newer checkout too (the UNRELIABLE prices above are already out).
+    prepared = prepare(rows, all_taken_out=_ALL_TAKEN_OUT)
+    for what, why in prepared.taken_out:
+        skip(what, why)
+    shipped = _gated(list(prepared.rows), skip)
     have = {(r.provider, r.region) for r in shipped}
     for provider, regions in listed.items():
         for region in sorted(regions):
@@ -138,30 +131,6 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
                     "listed in the source, but no row there makes a GPU offer (each row's reason above)",
                 )
     return shipped
-
-
-def _regional_gcp(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
-    """GCP's zone rows as one offer per region where every zone has the same prices (GCP prices a
-    machine per region; the zones say where it can be had, kept in the offer's notes)."""
-    groups: dict[tuple[str, str], list[OfferRow]] = {}
-    out: list[OfferRow] = []
-    for r in rows:
-        if r.provider == "gcp" and r.zone is not None:
-            groups.setdefault((r.region, r.instance_type), []).append(r)
-        else:
-            out.append(r)
-    for (region, itype), zone_rows in groups.items():
-        shapes = {tuple((p.pricing, p.amount) for p in z.prices) for z in zone_rows}
-        if len(shapes) > 1:
-            skip(f"gcp {itype} {region}", "zones priced differently: kept per zone")
-            out.extend(zone_rows)
-            continue
-        zones = sorted(z.zone or "" for z in zone_rows)
-        note = "zones: " + ", ".join(zones)
-        out.append(
-            replace(zone_rows[0], zone=None, notes="; ".join(x for x in (zone_rows[0].notes, note) if x))
-        )
-    return out
 
 
 def _gated(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
@@ -176,8 +145,6 @@ def _gated(rows: list[OfferRow], skip: Skip) -> list[OfferRow]:
     out: list[OfferRow] = []
     unplaced: Counter[tuple[str, str]] = Counter()
     for r in rows:
-        if not r.prices and not r.price_reason:
-            r = replace(r, price_reason="every price of this row in the source is taken out (skipped.csv)")
         problems = offer_problems(
             r,
             provider=r.provider,

@@ -10,7 +10,7 @@ Both trace the workload on fake tensors (cached by content in the catalog store 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,8 +21,19 @@ if TYPE_CHECKING:
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.workload import Workload
+    from gpuplan.workload.stack import Stack
 
-__all__ = ["EstimateReport", "estimate", "plan"]
+__all__ = ["EstimateReport", "StackLevelReport", "estimate", "plan"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StackLevelReport:
+    """The same GPU configurations with the workload on a named software stack."""
+
+    level: str
+    """``stock`` (plain PyTorch) or ``tuned`` (NVIDIA NGC-script level)."""
+    outcomes: tuple[EstimateOutcome, ...]
+    """One per GPU configuration, in the order of :attr:`EstimateReport.outcomes`."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -33,6 +44,10 @@ class EstimateReport:
     outcomes: tuple[EstimateOutcome, ...]
     """One per GPU configuration, in the order asked; ``error`` is set where a GPU cannot run it."""
     calibration: Calibration
+    stack: Stack | None = None
+    """The software stack the estimate assumed (the workload's, level defaults filled in)."""
+    levels: tuple[StackLevelReport, ...] = ()
+    """The stock and tuned stacks on the same GPUs: the spread the code's choices make."""
 
 
 def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:
@@ -51,6 +66,9 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     vcpus_per_gpu: float | None = None,
+    levels: bool = False,
+    level_profile: Callable[[Workload], Profile] | None = None,
+    measured_steps: Sequence[Any] = (),
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
@@ -61,6 +79,11 @@ def estimate(
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
     what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
+    ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
+    ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
+    ``cache``; a level whose trace is the workload's own reuses its profile).
+    ``measured_steps``: ``gpuplan measure`` recordings (``perf.anchor.StepMeasurement``); those of
+    this workload anchor its estimates (``perf/anchor.py``).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
@@ -70,20 +93,47 @@ def estimate(
     specs = [parse_gpu_spec(g) for g in gpus] if gpus else [(g, None) for g in all_gpus()]
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
-    requests = [
-        request_for(
-            w,
-            prof,
-            gpu,
-            count=n or count,
-            link=network.link(gpu, n or count) if network is not None else None,
-            calibration=cal,
-            vcpus_per_gpu=vcpus_per_gpu,
-        )
-        for gpu, n in specs
-    ]
-    outcomes = estimate_all(requests, serving=serving_load(w))
-    return EstimateReport(profile=prof, outcomes=outcomes, calibration=cal)
+
+    def outcomes_of(
+        wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
+    ) -> tuple[EstimateOutcome, ...]:
+        requests = [
+            request_for(
+                wl,
+                p,
+                gpu,
+                count=n or count,
+                link=network.link(gpu, n or count) if network is not None else None,
+                calibration=cal,
+                vcpus_per_gpu=vcpus_per_gpu,
+                measured_steps=tuple(steps),
+            )
+            for gpu, n in specs
+        ]
+        return estimate_all(requests, serving=serving_load(wl), with_advice=with_advice)
+
+    # A measured step anchors the workload as measured, not its stock/tuned variants.
+    outcomes = outcomes_of(w, prof, steps=measured_steps)
+    level_reports: list[StackLevelReport] = []
+    if levels:
+        from gpuplan.profile.key import profile_key
+        from gpuplan.vocab import StackLevel
+
+        own_key = profile_key(w)
+        get = level_profile or (lambda wl: trace_profile(wl, cache))
+        for level in StackLevel:
+            wl = w.at_level(level)
+            p = prof if profile_key(wl) == own_key else get(wl)
+            level_reports.append(
+                StackLevelReport(level=level.value, outcomes=outcomes_of(wl, p, with_advice=False))
+            )
+    return EstimateReport(
+        profile=prof,
+        outcomes=outcomes,
+        calibration=cal,
+        stack=w.software_stack,
+        levels=tuple(level_reports),
+    )
 
 
 def plan(

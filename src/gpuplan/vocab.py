@@ -36,7 +36,10 @@ __all__ = [
     "Commitment",
     "Confidence",
     "Currency",
+    "FusedKernel",
+    "InputPipelineKind",
     "LossKind",
+    "MemoryFormat",
     "Names",
     "Objective",
     "OptimizerName",
@@ -45,6 +48,7 @@ __all__ = [
     "PriceUnit",
     "PricingModel",
     "PricingRule",
+    "StackLevel",
     "Task",
     "missing_members",
     "pricing_name",
@@ -470,6 +474,97 @@ class AttentionImpl(Choice):
             "math": "eager",
             "fused-masked-softmax": "fused-softmax",
             "megatron": "fused-softmax",
+        }
+
+
+class StackLevel(Choice):
+    """A named software stack: the settings a workload's ``stack`` block starts from."""
+
+    STOCK = "stock"
+    """What plain PyTorch code does: NCHW tensors, a DataLoader decoding on the CPU, no hand-fused
+    kernels, foreach AdamW (PyTorch's default on CUDA), eager launches (no CUDA graphs)."""
+    TUNED = "tuned"
+    """What NVIDIA's NGC training scripts do: channels_last, DALI decoding on the GPU, fused dense +
+    activation, dropout + residual-add + norm and cross-entropy kernels, fused AdamW, CUDA graphs."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "stack level"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {
+            "default": "stock",
+            "plain": "stock",
+            "ngc": "tuned",
+            "optimized": "tuned",
+            "optimised": "tuned",
+        }
+
+
+class MemoryFormat(Choice):
+    """How 4-D image tensors (and convolution weights) are laid out in memory."""
+
+    CHANNELS_FIRST = "channels-first"
+    """NCHW, PyTorch's default: cuDNN transposes to NHWC around each tensor-core convolution."""
+    CHANNELS_LAST = "channels-last"
+    """NHWC (``model.to(memory_format=torch.channels_last)``): tensor-core convolutions read it as is."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "memory format"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"nchw": "channels-first", "contiguous": "channels-first", "nhwc": "channels-last"}
+
+
+class InputPipelineKind(Choice):
+    """Where an image job's samples are decoded and augmented."""
+
+    DATALOADER = "dataloader"
+    """torchvision transforms in PyTorch DataLoader workers on the host CPUs."""
+    DALI = "dali"
+    """NVIDIA DALI: JPEG decoding (nvJPEG) and augmentation on the GPU; the CPUs do not bound it."""
+    SYNTHETIC = "synthetic"
+    """Random tensors made on the GPU (benchmark mode): nothing to decode."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "input pipeline"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"torchvision": "dataloader", "pytorch": "dataloader", "syntetic": "synthetic"}
+
+
+class FusedKernel(Choice):
+    """Hand-fused training kernels a stack may use in place of PyTorch's separate ones."""
+
+    DENSE_ACTIVATION = "dense-activation"
+    """The MLP's activation in the first GEMM's epilogue (FlashAttention's ``FusedDense``, Megatron's
+    bias-GeLU; SwiGLU's gate × up in one kernel)."""
+    DROPOUT_ADD_NORM = "dropout-add-norm"
+    """Dropout, the residual add and the layer (RMS) norm in one kernel (FlashAttention's
+    ``dropout_add_layer_norm``)."""
+    CROSS_ENTROPY = "cross-entropy"
+    """Cross-entropy on the 16-bit logits in one kernel, the gradient written over the logits
+    (FlashAttention's ``CrossEntropyLoss(inplace_backward=True)``, apex ``xentropy``)."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "fused kernel"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {
+            "fused-mlp": "dense-activation",
+            "bias-gelu": "dense-activation",
+            "swiglu": "dense-activation",
+            "dropout-add-layer-norm": "dropout-add-norm",
+            "fused-dropout-add-ln": "dropout-add-norm",
+            "xentropy": "cross-entropy",
+            "fused-cross-entropy": "cross-entropy",
         }
 
 

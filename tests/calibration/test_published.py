@@ -126,8 +126,11 @@ def test_tflops_rows_say_how_the_publisher_counted_flops() -> None:
 def test_a_bad_row_is_rejected_naming_file_and_line(
     monkeypatch: pytest.MonkeyPatch, line: str, message: str
 ) -> None:
-    header = "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,family"
-    monkeypatch.setattr(published, "read_data", lambda name: f"{header}\n{line},decoder\n")
+    header = (
+        "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,"
+        "publisher,family"
+    )
+    monkeypatch.setattr(published, "read_data", lambda name: f"{header}\n{line},P,decoder\n")
     with pytest.raises(DataError, match=message) as err:
         load_rows(("bad.csv",))
     assert str(err.value).startswith("bad.csv:2:")

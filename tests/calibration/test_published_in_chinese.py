@@ -14,7 +14,10 @@ from gpuplan.i18n.error_text import error_text
 
 
 def _bad_row(monkeypatch: pytest.MonkeyPatch, line: str) -> Callable[[], object]:
-    header = "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,family"
+    header = (
+        "model,task,gpu,gpu_count,precision,batch_size,seq_or_image,metric,value,source,notes,"
+        "publisher,stack,stack_source,family"
+    )
     monkeypatch.setattr(published, "read_data", lambda name: f"{header}\n{line}\n")
     return lambda: load_rows(("bad.csv",))
 
@@ -31,32 +34,42 @@ THROUGHPUT_METRICS = ", ".join(sorted(published.METRICS["throughput"]))
 # A bad row of a calibration file: (row, English line, Chinese line); the file and line lead both.
 ROWS = [
     (
-        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,,,decoder",
+        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,,,NVIDIA,,,decoder",
         "bad.csv:2: no source",
         "bad.csv:2：缺少来源（source）",
     ),
     (
-        "x,train,H100-SXM,1,bf16,2,seq2048,furlongs,100,src,,decoder",
+        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,,,,decoder",
+        "bad.csv:2: no publisher",
+        "bad.csv:2：缺少发布者（publisher）",
+    ),
+    (
+        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,NVIDIA,tuned,,decoder",
+        "bad.csv:2: a stack without its stack_source",
+        "bad.csv:2：给出了 stack 却没有 stack_source",
+    ),
+    (
+        "x,train,H100-SXM,1,bf16,2,seq2048,furlongs,100,src,,NVIDIA,,,decoder",
         f"bad.csv:2: metric 'furlongs' is not a throughput metric ({THROUGHPUT_METRICS})",
         f"bad.csv:2：metric 'furlongs' 不是 throughput 类指标（{THROUGHPUT_METRICS.replace(', ', '，')}）",
     ),
     (
-        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,-3,src,,decoder",
+        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,-3,src,,NVIDIA,,,decoder",
         "bad.csv:2: value must be positive and finite, got '-3'",
         "bad.csv:2：value 必须是有限的正数，实际为 '-3'",
     ),
     (
-        "x,train,H100-SXM,two,bf16,2,seq2048,tokens_per_s,100,src,,decoder",
+        "x,train,H100-SXM,two,bf16,2,seq2048,tokens_per_s,100,src,,NVIDIA,,,decoder",
         "bad.csv:2: gpu_count 'two' is not a whole number",
         "bad.csv:2：gpu_count 'two' 不是整数",
     ),
     (
-        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,martian",
+        "x,train,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,NVIDIA,,,martian",
         "bad.csv:2: family 'martian' is not one of cnn, decoder, encoder, encoder-decoder, vit",
         "bad.csv:2：family 'martian' 不在以下之列：cnn，decoder，encoder，encoder-decoder，vit",
     ),
     (
-        "x,dance,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,decoder",
+        "x,dance,H100-SXM,1,bf16,2,seq2048,tokens_per_s,100,src,,NVIDIA,,,decoder",
         "bad.csv:2: task 'dance' is not one of decode, finetune, infer, prefill, serve, train",
         "bad.csv:2：task 'dance' 不在以下之列：decode，finetune，infer，prefill，serve，train",
     ),

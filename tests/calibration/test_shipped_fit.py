@@ -1,7 +1,12 @@
 """The shipped calibration: fresh for its data, reproducible from the cached traces, judged held out.
 
 ``benchmarks/calibrate.py`` fits by robust least squares and records k-fold held-out figures in the
-calibration (``heldout``). Since the calibration cases' sequence parallelism reaches the estimate
+calibration (``heldout``). With each row run on the stack its launch script set (memory format,
+fused kernels, dropout, CUDA graphs, optimizer), 18 MLPerf Training BERT runs from seven submitters,
+10 more DeepLearningExamples ResNet-50 rows and an fp8 factor: 106 rows from 16 publishers,
+in-sample 7.3 %, 5-fold 10.2 %, leave-one-architecture-out 23.2 %, band ×/÷ 1.24 covering 81 %
+(``benchmarks/grouped_check.py`` prints the leave-one-publisher-out figures). Since the
+calibration cases' sequence parallelism reaches the estimate
 (``case_request`` dropped it, so the 19 TP cases with sequence parallelism, 15 of them fitted, were
 costed without it): 69 rows, in-sample 5.4 %, 5-fold 7.4 %, leave-one-architecture-out 21.3 %, band
 ×/÷ 1.29 covering 81 % — the KempnerForge 8B TP rows now come out 14–34 % fast, the FlagPerf 70B row
@@ -70,19 +75,25 @@ def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
     cal = load_calibration()
     errors = [abs(r.error_pct) for r in cal.rows if r.used_in_fit and r.metric != "peak_mem_gib"]
     assert len(errors) >= 64
-    assert statistics.median(errors) <= 6.0  # achieved 5.5 (in-sample: not the accuracy figure)
+    # Achieved 7.3 on 106 rows from 16 publishers (5.5 on the 69 rows of 9 publishers before the MLPerf
+    # submitters, the DeepLearningExamples ResNet-50 table and the rows' own stacks joined); in-sample
+    # is not the accuracy figure.
+    assert statistics.median(errors) <= 7.5
 
 
 def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
     held = dict(load_calibration().heldout)
     assert held["rows"] >= 64 and held["folds"] >= 5
-    # Achieved 7.4; 6.2 before the cases' sequence parallelism reached the estimate.
-    assert held["kfold_median_abs_error_pct"] <= 8.0
-    # Achieved 21.3 (16.2 before sequence parallelism reached the cases, with the FlagPerf rows;
-    # 23.6 before those) — worse than the 14.7 before the four OLMo-core H100 rows joined (12.2 before
-    # the overlap cost). Hopper now holds 24 of the 64 rows at lower fractions of peak than Ampere
-    # reaches, so a fit without Ampere puts the Ampere rows 17–30 % slow, and one without Hopper
-    # puts the KempnerForge rows up to ~47 % fast: each architecture's efficiency is its own.
+    # Achieved 10.2 on 106 rows (7.2 on the 69 rows before the MLPerf submitters, the
+    # DeepLearningExamples ResNet-50 table and the stacks joined: more stacks, more spread); 6.2 before
+    # the cases' sequence parallelism reached the estimate.
+    assert held["kfold_median_abs_error_pct"] <= 10.5
+    # Achieved 23.2 on 106 rows: a fit without Hopper cannot learn the fp8 factor, so the Hopper
+    # MLPerf fp8 runs come out slow. 21.3 on 69 rows (16.2 before sequence parallelism reached the
+    # cases, with the FlagPerf rows; 23.6 before those; 14.7 before the four OLMo-core H100 rows
+    # joined; 12.2 before the overlap cost). Hopper holds 42 of the 106 rows at lower fractions of
+    # peak than Ampere reaches, so a fit without Ampere puts the Ampere rows slow, and one without
+    # Hopper puts the KempnerForge rows fast: each architecture's efficiency is its own.
     assert held["loao_median_abs_error_pct"] <= 25.0
     assert held["kfold_median_abs_error_pct"] >= held["in_sample_median_abs_error_pct"]
     assert held["band_coverage"] >= 0.8

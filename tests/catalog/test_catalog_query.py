@@ -72,7 +72,7 @@ def test_max_price_leaves_out_unknown_prices_and_says_so(store: Store) -> None:
 
 def test_cny_display_uses_the_dated_rate_and_shows_it(store: Store) -> None:
     shipped = list_offers(store, OfferQuery(currency="CNY", provider="aws", pricing="on_demand"))
-    assert [(r.currency, r.as_of) for r in shipped.rates] == [("CNY", "2024-11-25")]
+    assert [(r.currency, r.as_of) for r in shipped.rates] == [("CNY", "2026-01-27")]
     with pytest.raises(NotFoundError, match="currency"):
         list_offers(store, OfferQuery(currency="EUR"))
     store.override_exchange_rate(

@@ -235,11 +235,11 @@ def test_monthly_converts_at_730_hours_with_the_shipped_or_overridden_rate(store
         provider="alibaba", region="cn-shanghai", pricing="monthly", count=8, gpu="A100-SXM4-80GB"
     )
     assert (monthly.currency, monthly.unit, monthly.price) == ("CNY", "month", 133408.0)
-    # The shipped rate is the latest dated CFETS central parity in the snapshot: 7.1918 CNY/USD.
+    # The shipped rate is the latest dated CFETS central parity in the snapshot: 6.9858 CNY/USD.
     shipped = store.exchange_rate("CNY")
-    assert shipped.as_of == "2024-11-25" and "CFETS" in shipped.source
-    # 133408 CNY / 730 h / 7.1918 CNY per USD = 25.411... USD/h
-    assert monthly.price_usd_per_hour == pytest.approx(133408 / 730 / 7.1918, rel=1e-5)
+    assert shipped.as_of == "2026-01-27" and "CFETS" in shipped.source
+    # 133408 CNY / 730 h / 6.9858 CNY per USD = 26.160... USD/h
+    assert monthly.price_usd_per_hour == pytest.approx(133408 / 730 / 6.9858, rel=1e-5)
 
     store.override_exchange_rate(
         ExchangeRate(currency="CNY", usd_per_unit=0.5, as_of="2026-11-30", source="test")

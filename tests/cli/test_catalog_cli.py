@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.catalog import PROVIDERS, open_store
+from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.cli import app
 from gpuplan.errors import CatalogImportError, DataError, NotFoundError
 
@@ -225,7 +226,7 @@ def test_catalog_info(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "catalog", "info", "--json"])
     assert result.exit_code == 0, result.output
     info = json.loads(result.stdout)
-    assert len(info["providers"]) == len(PROVIDERS) and info["schema_revision"] == "0003_serve"
+    assert len(info["providers"]) == len(PROVIDERS) and info["schema_revision"] == HEAD_REVISION
     by = {c["provider"]: c for c in info["coverage"]}
     assert set(by) == set(info["providers"]) and by["aws"]["offers"] > 0 and by["aws"]["last_refresh"] is None
     assert "on_demand" in by["aws"]["pricing_models"] and by["aws"]["newest_as_of"]

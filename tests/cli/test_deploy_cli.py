@@ -114,7 +114,7 @@ def test_workload_file_with_gpu_options(
     )  # fmt: skip
     assert code == 0, err
     task = (out_dir / "task.yaml").read_text()
-    assert "accelerators: H100:8" in task and "use_spot: true" in task and "cloud: gcp" in task
+    assert "accelerators: H100:8" in task and "use_spot: true" in task and "infra: gcp" in task
 
 
 def test_deploy_help_does_not_import_torch() -> None:

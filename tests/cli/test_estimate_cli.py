@@ -115,7 +115,7 @@ def test_table_names_gpus_and_the_software_level(workload_file: Path, stub_trace
     r = CliRunner().invoke(app, args, env={"COLUMNS": "250"})
     assert r.exit_code == 0, r.output
     assert "A100-SXM4-80GB" in r.stdout and "does not fit" in r.stdout
-    assert "NGC-container-level" in r.stdout
+    assert "Assumes stock PyTorch" in " ".join(r.stdout.split())
 
 
 def test_all_gpus_by_default(workload_file: Path, stub_trace: list[Profile]) -> None:
@@ -263,3 +263,30 @@ def test_unknown_instance_is_one_line_with_suggestion(workload_file: Path, stub_
     r = CliRunner().invoke(app, ["estimate", str(workload_file), "--instance", "p4d.24xlrge"])
     assert isinstance(r.exception, NotFoundError)
     assert "did you mean 'p4d.24xlarge'" in str(r.exception)
+
+
+def test_the_estimate_states_its_stack_and_shows_the_stock_and_tuned_levels(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h100-sxm", "--json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["stack"]["level"] == "stock"
+    assert doc["stack"]["memory_format"] == "channels-first" and doc["stack"]["fused_kernels"] == []
+    assert doc["software_level"].startswith("stock PyTorch")
+    (row,) = doc["estimates"]
+    assert [lv["level"] for lv in row["stack_levels"]] == ["stock", "tuned"]
+    stock, tuned = row["stack_levels"]
+    # The stock level is the workload's own stack here: the same figures.
+    assert stock["throughput"] == pytest.approx(row["throughput"])
+    # The tuned level replays the step in CUDA graphs and uses fused AdamW: never slower.
+    assert tuned["step_time_s"] <= stock["step_time_s"]
+    table = CliRunner().invoke(
+        app, ["estimate", str(workload_file), "--gpu", "h100-sxm"], env={"COLUMNS": "140"}
+    )
+    assert table.exit_code == 0, table.output
+    assert "by software stack" in table.output and "stock (yours)" in table.output
+    assert "Assumes stock PyTorch" in " ".join(table.output.split())
+    zh = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h100-sxm", "--lang", "zh"])
+    assert zh.exit_code == 0, zh.output
+    assert "软件栈" in zh.output and "原生 PyTorch" in " ".join(zh.output.split())

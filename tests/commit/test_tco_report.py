@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import replace
@@ -116,7 +117,7 @@ def test_json_document_has_the_contracts_names_and_adds_up() -> None:
 
 def test_json_amounts_stay_in_usd_when_cny_is_shown_and_the_rate_is_stated() -> None:
     cny = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate")
-    rate = ExchangeRate(currency="CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate")
+    rate = ExchangeRate(currency="CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test", age_days=12)
     doc = tco_json(replace(_report(cny), cny_rate=rate))
     assert doc["display_currency"] == "CNY"
     assert doc["total_cost_usd"] == 35_200.0  # the names say USD whatever the table shows
@@ -125,8 +126,30 @@ def test_json_amounts_stay_in_usd_when_cny_is_shown_and_the_rate_is_stated() -> 
         "usd_per_unit": 0.125,
         "units_per_usd": 8.0,
         "as_of": "2024-11-25",
-        "source": "test rate",
+        "source": "test",
+        "age_days": 12,
+        "stale": False,
+        "stale_after_days": 30,
+        "warning": None,
     }
+
+
+def test_a_rate_older_than_30_days_is_flagged_in_the_json_the_table_and_the_html() -> None:
+    from rich.console import Console
+
+    cny = Money.from_rate(
+        "CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate", age_days=31, stale_after_days=30
+    )
+    rate = ExchangeRate(currency="CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test", age_days=31)
+    report = replace(_report(cny), cny_rate=rate)
+    doc = tco_json(report)
+    assert doc["exchange_rate"]["stale"] is True and doc["exchange_rate"]["age_days"] == 31
+    warning = "the CNY rate of 2024-11-25 is 31 days old (more than 30)"
+    assert warning in doc["exchange_rate"]["warning"]
+    buf = io.StringIO()
+    Console(file=buf, width=200, color_system=None).print(tco_view(report))
+    assert warning in " ".join(buf.getvalue().split())
+    assert warning in tco_html(report, "toy")
 
 
 def test_consecutive_monthly_subscriptions_show_as_one_run() -> None:

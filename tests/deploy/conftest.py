@@ -107,6 +107,13 @@ def _pod_templates(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return []
 
 
+def skypilot_schema_clouds() -> list[str]:
+    """The clouds SkyPilot 0.14.1's resources schema accepts (its ``ALL_CLOUDS``)."""
+    return list(
+        _schema("skypilot-0.14.1-resources.schema.json")["properties"]["cloud"]["case_insensitive_enum"]
+    )
+
+
 def skypilot_validator(name: str) -> jsonschema.protocols.Validator:
     """SkyPilot's validator: Draft 7 plus its ``case_insensitive_enum`` keyword
     (sky/utils/validator.py), so cloud names are checked as SkyPilot checks them."""

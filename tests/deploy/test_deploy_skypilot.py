@@ -5,17 +5,23 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from conftest import FIXTURES, by_path, plan_doc, skypilot_validator
+from conftest import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, skypilot_validator
+from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.catalog.snapshot import read_table
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.errors import DeployError
-from gpuplan.hardware import all_gpus
+from gpuplan.hardware import all_gpus, get_gpu
 
-# SkyPilot 0.14.1's sky.catalog.get_common_gpus(), the names our mapping may produce.
+# SkyPilot 0.14.1's sky.catalog.get_common_gpus(), and the AcceleratorName that SkyPilot's catalogs
+# (catalogs/v8/<cloud>/vms.csv) give the other GPUs of ours on every cloud that rents them: P100 and P4
+# (GCP, OCI), RTX4090 and RTX3090 (Vast, Lium), A40 (Cudo, Vast), L40 (Fluidstack, Hyperstack, Lium,
+# Prime Intellect, Shadeform), MI300X (OCI). The names our mapping may produce.
 SKYPILOT_COMMON_GPUS = {
     "A10", "A10G", "A100", "A100-80GB", "B200", "H100", "H200", "L4", "L40S",
     "RTX5090", "RTXPRO6000", "T4", "V100", "V100-32GB",
     "P100", "P4",  # GCP's attachable GPUs, as SkyPilot's GCP catalog names them (AcceleratorName)
 }  # fmt: skip
+SKYPILOT_CATALOG_GPUS = {"P100", "P4", "RTX4090", "RTX3090", "A40", "L40", "MI300X"}
 
 
 #: Where the launch files go: SkyPilot's workdir names it (an absolute path).
@@ -37,7 +43,7 @@ def test_spot_task_validates_and_recovers_from_preemption(spot_plan: LaunchSpec)
     task = _task(spot_plan)
     _validate(task)
     r = task["resources"]
-    assert (r["cloud"], r["region"], r["accelerators"], r["use_spot"]) == ("aws", "us-east-1", "A100:8", True)
+    assert (r["infra"], r["accelerators"], r["use_spot"]) == ("aws/us-east-1", "A100:8", True)
     assert r["job_recovery"]["recover_on_exit_codes"] == [143]  # train.py's checkpointed-on-SIGTERM exit
     assert task["num_nodes"] == 1
     for var in ("$SKYPILOT_NODE_RANK", "$SKYPILOT_NODE_IPS", "$SKYPILOT_NUM_GPUS_PER_NODE"):
@@ -60,13 +66,57 @@ def test_the_schema_rejects_the_old_spot_recovery_field(spot_plan: LaunchSpec) -
         _validate(task)
 
 
-@pytest.mark.parametrize("provider", ["alibaba", "tencent", "huawei", "volcengine"])
-def test_providers_skypilot_lacks_get_one_line_pointing_elsewhere(provider: str) -> None:
+#: SkyPilot 0.14.1's clouds, as its own schema lists them (sky/skylet/constants.py ALL_CLOUDS).
+SKYPILOT_SCHEMA_CLOUDS = set(skypilot_schema_clouds())
+#: Every provider of the registry SkyPilot can launch on, and every one it cannot.
+DEPLOYABLE = [p for p in PROVIDERS if facts(p).skypilot_cloud]
+NOT_DEPLOYABLE = [p for p in PROVIDERS if not facts(p).skypilot_cloud]
+
+
+def _shipped_offer(provider: str) -> dict[str, str]:
+    """A shipped offer of ``provider`` whose GPU SkyPilot names (the first, in the snapshot's order)."""
+    for row in read_table("offers.csv"):
+        if row["provider"] == provider and get_gpu(row["gpu"]).skypilot_name:
+            return row
+    raise AssertionError(f"no shipped {provider} offer with a GPU SkyPilot names")
+
+
+def test_every_skypilot_cloud_of_the_registry_is_one_of_skypilots_own() -> None:
+    assert DEPLOYABLE and NOT_DEPLOYABLE
+    assert {facts(p).skypilot_cloud for p in DEPLOYABLE} <= SKYPILOT_SCHEMA_CLOUDS
+
+
+@pytest.mark.parametrize("provider", DEPLOYABLE)
+def test_a_plan_on_every_skypilot_cloud_names_its_infra_and_validates(provider: str) -> None:
+    row = _shipped_offer(provider)
+    spec = LaunchSpec.from_plan(
+        plan_doc(provider=provider, region=row["region"], instance_type=row["instance_type"], gpu=row["gpu"],
+                 gpu_count=int(float(row["gpu_count"])))
+    )  # fmt: skip
+    files = by_path(generate(spec, "skypilot", LAUNCH))
+    task = yaml.safe_load(files["task.yaml"])
+    _validate(task)
+    cloud = facts(provider).skypilot_cloud
+    if facts(provider).skypilot_regions:
+        assert task["resources"]["infra"] == f"{cloud}/{row['region']}"
+    else:  # the catalog's region is not SkyPilot's name for it: the cloud only, and the README says so
+        assert task["resources"]["infra"] == cloud
+        assert f"The plan priced an offer in {row['region']}" in files["README.md"]
+    assert f'pip install "skypilot[{cloud}]"' in files["README.md"]
+
+
+@pytest.mark.parametrize("provider", NOT_DEPLOYABLE)
+def test_a_provider_skypilot_cannot_launch_on_is_refused_in_one_line_naming_what_works(provider: str) -> None:
     spec = LaunchSpec.from_plan(plan_doc(provider=provider))
-    with pytest.raises(
-        DeployError, match=f"SkyPilot has no {provider} cloud.*--target k8s or --target torchrun"
-    ):
+    with pytest.raises(DeployError) as e:
         generate(spec, "skypilot", LAUNCH)
+    line = str(e.value)
+    assert (
+        line.startswith(f"SkyPilot has no {provider} cloud (of ours it supports aws, ") and "\n" not in line
+    )
+    assert line.endswith("use --target k8s, --target docker or --target torchrun")
+    for p in DEPLOYABLE:
+        assert p in line
 
 
 def test_the_workdir_is_the_launch_folder_by_its_absolute_path(spot_plan: LaunchSpec) -> None:
@@ -83,7 +133,7 @@ def test_the_workdir_is_the_launch_folder_by_its_absolute_path(spot_plan: Launch
 
 def test_accelerator_names_are_skypilot_names_for_every_mapped_gpu() -> None:
     names = {g.id: g.skypilot_name for g in all_gpus() if g.skypilot_name}
-    assert set(names.values()) <= SKYPILOT_COMMON_GPUS
+    assert set(names.values()) <= SKYPILOT_COMMON_GPUS | SKYPILOT_CATALOG_GPUS
     assert names["A100-SXM4-80GB"] == "A100-80GB"
     assert names["H100-SXM"] == "H100"
 
@@ -93,4 +143,4 @@ def test_workload_without_gpu_or_provider() -> None:
         generate(LaunchSpec.from_workload(FIXTURES / "train.yaml"), "skypilot")
     task = _task(LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="L4", count=2))
     _validate(task)
-    assert "cloud" not in task["resources"]  # SkyPilot picks the cheapest cloud
+    assert "infra" not in task["resources"]  # SkyPilot picks the cheapest cloud

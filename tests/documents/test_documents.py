@@ -18,6 +18,7 @@ from gpuplan.documents import (
     GPUS_SCHEMA_VERSION,
     HISTORY_SCHEMA_VERSION,
     IMPORT_SCHEMA_VERSION,
+    MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
     SERVE_SCHEMA_VERSION,
@@ -43,6 +44,7 @@ def test_each_document_declares_its_schema_version() -> None:
     versions = {
         "plan": PLAN_SCHEMA_VERSION,
         "estimate": ESTIMATE_SCHEMA_VERSION,
+        "measure": MEASURE_SCHEMA_VERSION,
         "offers": OFFERS_SCHEMA_VERSION,
         "gpus": GPUS_SCHEMA_VERSION,
         "simulate-autoscale": AUTOSCALE_SCHEMA_VERSION,

@@ -52,6 +52,7 @@ OTHER_JSON = {"catalog export": "--format json"}
 #: Commands with --json that this test does not run, and why.
 NOT_RUN = {
     "bench": "runs a real measurement (seconds of CPU); it shows no money",
+    "measure": "runs real steps of a model (or replays a recording: tests/cli/test_measure_cli.py); no money",
 }
 
 runner = CliRunner()

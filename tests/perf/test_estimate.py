@@ -77,3 +77,31 @@ def test_fits_compares_nvidia_smi_memory_with_usable_capacity(simple_train_profi
     assert l4.fits  # 21.2 GiB ≤ 22.5
     big = make_profile(ops=simple_train_profile.ops, params=2_000_000_000)  # 32e9 B of state alone
     assert not estimate(big, get_gpu("L4"), calibration=CAL).fits
+
+
+def test_a_training_step_in_cuda_graphs_is_not_bound_by_the_cpu_issuing_kernels() -> None:
+    from dataclasses import replace
+
+    from perf_helpers import make_profile, op
+
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.calibration import PRIOR
+    from gpuplan.perf.estimate import EstimateRequest, run_estimate
+
+    # 2,000 tiny kernels per micro-batch: at 20 µs of host time each the CPU needs 40 ms, the GPU
+    # far less. Eager, the step is host-bound; replayed from a CUDA graph it is the GPU's time.
+    prof = make_profile(
+        ops=(
+            op("forward", "other", bytes_moved=1e6, count=1000, name="aten.add"),
+            op("backward", "other", bytes_moved=1e6, count=1000, name="aten.add"),
+        )
+    )
+    cal = replace(PRIOR, min_kernel_time_us=1.0)
+    base = EstimateRequest(profile=prof, gpu=get_gpu("H100-SXM"), calibration=cal)
+    eager = run_estimate(base)
+    graphs = run_estimate(base.changed(cuda_graphs=True))
+    assert eager.compute_time_s == pytest.approx(2000 * PRIOR.host_overhead_us * 1e-6)
+    assert graphs.compute_time_s < 0.1 * eager.compute_time_s
+    assert any("CUDA graphs" in n for n in graphs.notes)
+    # Inference replays graphs unless told otherwise; training does not.
+    assert base.replays_graphs is False

@@ -37,8 +37,8 @@ IMAGE_PROFILE = make_profile(
 
 def test_rate_per_vcpu_is_a_labelled_range_around_the_point() -> None:
     assert IMAGES_PER_S_PER_VCPU_LOW < IMAGES_PER_S_PER_VCPU < IMAGES_PER_S_PER_VCPU_HIGH
-    # 12 vCPUs per GPU × 8 GPUs = 96 vCPUs: 96 × 100 = 9,600 images/s (96 × 50 … 96 × 200).
-    assert InputPipeline(vcpus_per_gpu=12).samples_per_s(8) == (9600.0, 4800.0, 19200.0)
+    # 12 vCPUs per GPU × 8 GPUs = 96 vCPUs: 96 × 100 = 9,600 images/s (96 × 50 … 96 × 250).
+    assert InputPipeline(vcpus_per_gpu=12).samples_per_s(8) == (9600.0, 4800.0, 24000.0)
 
 
 def test_only_image_workloads_on_instances_with_known_vcpus_get_a_pipeline() -> None:
@@ -62,8 +62,8 @@ def test_too_few_vcpus_bound_the_step_and_flag_it() -> None:
     assert fed.step_time_s == pytest.approx(2048 / 9600)
     assert fed.samples_per_s == pytest.approx(9600)
     assert fed.input_samples_per_s == pytest.approx(9600)
-    # The range follows the CPU rate's range: 2048 ÷ 19,200 … 2048 ÷ 4,800 s.
-    assert fed.step_time_s_low == pytest.approx(2048 / 19200)
+    # The range follows the CPU rate's range: 2048 ÷ 24,000 … 2048 ÷ 4,800 s.
+    assert fed.step_time_s_low == pytest.approx(2048 / 24000)
     assert fed.step_time_s_high == pytest.approx(2048 / 4800)
     # 1e6 images ÷ 9,600 images/s = 104.2 s of job.
     assert fed.job_time_h == pytest.approx(1e6 / 9600 / 3600)
@@ -80,3 +80,29 @@ def test_enough_vcpus_leave_the_gpu_estimate_alone() -> None:
     assert fed.step_time_s_high == free.step_time_s_high
     assert fed.input_samples_per_s == pytest.approx(1e8)
     assert free.input_samples_per_s is None
+
+
+def test_only_a_cpu_decoding_pipeline_is_bounded_and_its_workers_cap_it() -> None:
+    # DALI decodes on the GPU and synthetic data decodes nothing: the CPUs bound neither.
+    assert image_input_pipeline(224, 96, 8, kind="dali") is None
+    assert image_input_pipeline(224, 96, 8, kind="synthetic") is None
+    # 4 DataLoader workers per GPU on a host of 12 vCPUs per GPU: the 4 workers decode.
+    pipe = image_input_pipeline(224, 96, 8, workers=4)
+    assert pipe is not None and (pipe.vcpus_per_gpu, pipe.source) == (4.0, "workers")
+    # More workers than vCPUs: the vCPUs bound it. Workers given, vCPUs unknown: the workers do.
+    capped = image_input_pipeline(224, 96, 8, workers=32)
+    assert capped is not None and (capped.vcpus_per_gpu, capped.source) == (12.0, "catalog")
+    alone = image_input_pipeline(224, None, 8, workers=6)
+    assert alone is not None and alone.vcpus_per_gpu == 6.0
+
+
+def test_decoding_in_the_training_process_adds_to_the_step_instead_of_overlapping() -> None:
+    base = EstimateRequest(profile=IMAGE_PROFILE, gpu=H100, count=1, calibration=CAL)
+    free = run_estimate(base)
+    serial = image_input_pipeline(224, None, 1, workers=0)
+    assert serial is not None and serial.serial
+    slow = run_estimate(base.changed(input_pipeline=serial))
+    # 256 images ÷ 100 images/s of the one process = 2.56 s, added to the GPU's own time.
+    assert slow.step_time_s == pytest.approx(free.step_time_s + 256 / IMAGES_PER_S_PER_VCPU)
+    assert slow.input_bound
+    assert any("not overlapped" in n for n in slow.notes)

@@ -127,3 +127,13 @@ def test_each_matmul_call_pays_the_wave_quantization_tail_but_convs_do_not() -> 
     assert one == pytest.approx((1e12 + 2e9) / (312e12 * 0.7))
     conv = op(op_class="conv", flops=1e12, count=100, name="aten.convolution")
     assert op_time_s(conv, A100, "amp-bf16", cal) == op_time_s(conv, A100, "amp-bf16", CAL)
+
+
+def test_fp8_gemms_reach_the_fitted_share_of_their_peak() -> None:
+    from dataclasses import replace
+
+    from gpuplan.perf.calibration import PRIOR
+
+    cal = replace(PRIOR, fp8_factor=0.6)
+    assert cal.compute_efficiency("fp8", "matmul") == pytest.approx(0.6 * PRIOR.tensor_matmul_efficiency)
+    assert cal.compute_efficiency("bf16", "matmul") == PRIOR.tensor_matmul_efficiency

@@ -35,9 +35,10 @@ def test_eager_attention_keeps_the_score_matrices_for_backward(traced: dict[str,
     fused, eager = traced["fused"], traced["eager"]
     assert (fused.attention, eager.attention) == ("fused", "eager")
     # GPT-2 small, 12 layers × 12 heads, bs2 × 512: 12 · 2 · 12 · 512² = 75.5 M score elements.
-    # Saved for backward per element: softmax's fp32 output (4 B, its own backward needs it) and its
-    # bf16 cast (2 B, the input of probs·v): 6 B → 453 MB more activations.
-    s2_bytes = 12 * 2 * 12 * 512**2 * 6
+    # Saved for backward per element: softmax's fp32 output (4 B, its own backward needs it), GPT-2's
+    # attention dropout (attn_pdrop 0.1) mask (1 B) and the dropped bf16 probabilities (2 B, the input
+    # of probs·v): 7 B → 528 MB more activations (the fused kernel drops inside, keeping nothing).
+    s2_bytes = 12 * 2 * 12 * 512**2 * 7
     extra = eager.peak.activations_bytes - fused.peak.activations_bytes
     assert extra == pytest.approx(s2_bytes, rel=0.15)
     # The fused kernel is one "attention" op; eager is plain matmuls plus softmax.
@@ -53,10 +54,11 @@ def test_fused_softmax_keeps_16_bit_probabilities_and_moves_each_score_once(
 ) -> None:
     fused, eager, megatron = traced["fused"], traced["eager"], traced["fused-softmax"]
     assert megatron.attention == "fused-softmax"
-    # Megatron 2021: saved for backward is only the 16-bit softmax output, 75.5 M elements × 2 B
-    # = 151 MB (12 · 2 · 12 · 512² · 2), a third of eager's 6 B per element.
+    # Megatron 2021: saved for backward is the 16-bit softmax output (2 B), the attention dropout's
+    # mask (1 B) and the dropped 16-bit probabilities (2 B): 75.5 M elements × 5 B = 377 MB
+    # (12 · 2 · 12 · 512² · 5), where eager keeps 7 B per element.
     extra = megatron.peak.activations_bytes - fused.peak.activations_bytes
-    assert extra == pytest.approx(12 * 2 * 12 * 512**2 * 2, rel=0.15)
+    assert extra == pytest.approx(12 * 2 * 12 * 512**2 * 5, rel=0.15)
     # One 16-bit softmax per layer, each reading and writing its 2 · 12 · 512² scores once in bf16:
     # 2 × 6.29 M × 2 B = 25.2 MB per call (the loss's fp32 log-softmax is another op).
     softmax = [op for op in megatron.ops if op.op == "aten._softmax" and op.phase == "forward"]

@@ -20,6 +20,23 @@ def gpt2_ref() -> Profile:
                 "inputs": {"batch_size": 8, "seq_len": 1024},
                 "precision": "fp32",
                 "optimizer": "adamw",
+                # The measured breakdown below is of the model without dropout.
+                "stack": {"dropout": False},
+            }
+        )
+    )
+
+
+@pytest.fixture(scope="module")
+def gpt2_dropout() -> Profile:
+    return trace(
+        Workload.from_dict(
+            {
+                "name": "gpt2-ref",
+                "model": {"preset": "gpt2"},
+                "inputs": {"batch_size": 8, "seq_len": 1024},
+                "precision": "fp32",
+                "optimizer": "adamw",
             }
         )
     )
@@ -68,6 +85,18 @@ def test_gpt2_memory_matches_the_measured_breakdown(gpt2_ref: Profile) -> None:
     assert peak.parameters_bytes / GiB == pytest.approx(124_439_808 * 4 / GiB, rel=0.01)  # 0.464
     assert peak.optimizer_state_bytes == pytest.approx(2 * peak.parameters_bytes, rel=0.01)
     assert peak.activations_bytes / GiB == pytest.approx(6.087, rel=0.02)
+
+
+@pytest.mark.slow
+def test_gpt2_dropout_keeps_one_byte_per_element_of_each_residual_branch(
+    gpt2_ref: Profile, gpt2_dropout: Profile
+) -> None:
+    # GPT-2's config drops the embeddings and both residual branches of each of its 12 blocks
+    # (resid_pdrop = embd_pdrop = 0.1): 25 bool masks of b·s·d = 8 · 1024 · 768 = 6,291,456 B each
+    # (CUDA's native_dropout); attention dropout runs inside the fused kernel and keeps nothing.
+    extra = gpt2_dropout.peak.activations_bytes - gpt2_ref.peak.activations_bytes
+    assert extra == 25 * 8 * 1024 * 768
+    assert gpt2_dropout.flops_per_step == gpt2_ref.flops_per_step
 
 
 @pytest.mark.slow

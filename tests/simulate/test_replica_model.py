@@ -3,9 +3,12 @@
 On the Azure conversation trace, one replica, the same arrivals: below saturation the fleet model's
 medians agree with iterating the engine within 20 % and its end-to-end p95 within 10 %, while its
 TTFT and TPOT p95 are optimistic (measured 2026-12-02 with llama-8b, H100 at the trace's rate /
-A100 at 0.7 of it: TTFT p50 +10 % / +9 %, TPOT p50 +5 % / +10 %, e2e p50 −6 % / −18 %; e2e p95
-−1 % / −6 %; TTFT p95 −18 % / −46 %, TPOT p95 −27 % / −51 %: an iteration that carries a burst of
-prompts is long for every sequence in it, which a per-request average does not see). Near
+A100 at 0.6 of it: TTFT p50 +10 % / +12 %, TPOT p50 +7 % / +12 %, e2e p50 −8 % / −14 %; e2e p95
+−0 % / −2 %; TTFT p95 −23 % / −39 %, TPOT p95 −32 % / −47 %: an iteration that carries a burst of
+prompts is long for every sequence in it, which a per-request average does not see). The A100 ran
+at 0.7 of the rate until the refit on 106 rows put Ampere's tensor-core efficiency 11 % lower
+(0.867 → 0.770 of peak): at 0.7 its e2e p50 came out −22 %, past the 20 % this test allows, so
+the rate follows the A100 down to the same distance from saturation (0.7 × 0.770 / 0.867 ≈ 0.6). Near
 saturation the iteration-level replica congests (prompts fill every iteration, the cache fills,
 sequences are preempted) and the fleet model's tails are optimistic: the simulation says so per
 policy (``saturated_s``); the last test pins that it notices.
@@ -51,7 +54,7 @@ def _both(gpu_id: str, scale: float):  # type: ignore[no-untyped-def]
     return exact, fleet
 
 
-@pytest.mark.parametrize(("gpu", "scale"), [("H100-SXM", 1.0), ("A100-SXM4-80GB", 0.7)])
+@pytest.mark.parametrize(("gpu", "scale"), [("H100-SXM", 1.0), ("A100-SXM4-80GB", 0.6)])
 def test_below_saturation_the_fleet_model_tracks_the_iterations(gpu: str, scale: float) -> None:
     exact, fleet = _both(gpu, scale)
     pairs = {
@@ -66,7 +69,7 @@ def test_below_saturation_the_fleet_model_tracks_the_iterations(gpu: str, scale:
         assert s.p95_s <= np.nanpercentile(values, 95) * 1.05, metric
     assert fleet.latency["e2e"].p95_s == pytest.approx(np.nanpercentile(exact.e2e_s, 95), rel=0.10)
     assert exact.preemptions == 0
-    # At 0.7 of the trace's rate an A100 spends half its compute on prompts in the busiest 5-minute
+    # At 0.6 of the trace's rate an A100 spends half its compute on prompts in the busiest 5-minute
     # bins: the simulation flags those (its TTFT and TPOT tails there are the optimistic ones).
     assert (fleet.saturated_s == 0) == (gpu == "H100-SXM")
 

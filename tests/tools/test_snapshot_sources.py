@@ -20,14 +20,13 @@ from snapshot_sources import gpuhunt_rows  # noqa: E402
 needs_sources = pytest.mark.skipif(not (SOURCES / "skypilot_catalog").is_dir(), reason="needs ../shared/data")
 
 
-def test_gpuhunt_csv_rows_keep_spot_apart_and_skip_unknown_gpus() -> None:
+def test_the_builder_reads_gpuhunt_csvs_with_the_catalogs_own_reader() -> None:
     rows, skipped = gpuhunt_rows(FIXTURES / "gpuhunt_sample.csv", "aws", "2026-11-28")
-    assert [(r.instance_type, r.prices[0].pricing, r.prices[0].amount) for r in rows] == [
-        ("gpu_1x_h100_sxm5", "on_demand", 3.78),
-        ("p5.48xlarge", "on_demand", 55.04),
-        ("p5.48xlarge", "spot", 21.96),
+    assert [(r.instance_type, [(p.pricing, p.amount) for p in r.prices]) for r in rows] == [
+        ("gpu_1x_h100_sxm5", [("on_demand", 3.78)]),
+        ("p5.48xlarge", [("on_demand", 55.04), ("spot", 21.96)]),  # one offer, both prices
     ]
-    assert len(skipped) == 1 and "GH200" in skipped[0]
+    assert len(skipped) == 2 and "not a GPU instance" in skipped[0] and "GH200" in skipped[1]
 
 
 def test_every_registered_marketplace_of_skypilots_catalog_has_a_manifest_entry() -> None:

@@ -176,6 +176,31 @@ def test_a_wrong_token_shows_the_servers_line_in_the_page(
         page.close()
 
 
+def test_yuan_prices_on_the_dashboard_name_the_rate_its_date_and_the_warning(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    import httpx
+
+    base, tokens = server
+    auth = {"Authorization": "Bearer " + tokens["read"]}
+    rate = httpx.get(f"{base}/api/v1/offers?gpu=H100&currency=CNY", headers=auth).json()["exchange_rate"]
+    page = browser.new_page()
+    try:
+        _open(page, base, "offers", "en", tokens["read"])
+        page.fill("input[name=gpu]", "H100")
+        page.select_option("select[name=currency]", "CNY")
+        page.click("#search")
+        page.wait_for_selector("#table tbody tr")
+        note = page.inner_text("#rate")
+        assert note.startswith("Exchange rate: 1 USD = ") and f"({rate['as_of']};" in note
+        assert (rate["warning"] or "") in note and ("days old" in note) == bool(rate["stale"])
+        page.select_option("select[name=currency]", "USD")
+        page.click("#search")
+        page.wait_for_function("document.querySelector('#rate').textContent === ''")
+    finally:
+        page.close()
+
+
 def test_the_workload_used_is_the_example(server: tuple[str, dict[str, str]]) -> None:
     # The plan page starts from examples/bert-large-squad.yaml, whose stand-in profile is cached.
     w = bert_workload()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from serve_helpers import Service, bert_workload
 
+from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.documents import (
     CatalogInfoDocument,
     GpusDocument,
@@ -29,7 +30,7 @@ def _error(response: Any, status: int) -> str:
 def test_health_needs_no_token_and_names_the_revision(service: Service) -> None:
     r = service.client.get("/api/v1/health")
     assert r.status_code == 200
-    assert r.json()["status"] == "ok" and r.json()["schema_revision"] == "0003_serve"
+    assert r.json()["status"] == "ok" and r.json()["schema_revision"] == HEAD_REVISION
 
 
 def test_no_wrong_revoked_or_expired_token_gets_401(service: Service) -> None:
@@ -173,6 +174,21 @@ def test_catalog_documents_validate_against_their_models(service: Service) -> No
     countries = c.get("/api/v1/offers/countries", headers=h).json()["countries"]
     assert {x["country"] for x in countries} >= {"US"}
     assert "did you mean" in _error(c.get("/api/v1/offers?provider=amazn", headers=h), 400)
+
+
+def test_yuan_prices_name_their_rate_and_its_warning_in_the_callers_language(service: Service) -> None:
+    c, h = service.client, service.auth("read")
+    for path in (
+        "/api/v1/offers?gpu=H100&currency=CNY",
+        "/api/v1/catalog/history?instance=p4d.24xlarge&currency=CNY",
+    ):
+        en = c.get(path, headers=h).json()["exchange_rate"]
+        zh = c.get(path + "&lang=zh", headers=h).json()["exchange_rate"]
+        assert en["as_of"] == zh["as_of"] and en["stale"] == zh["stale"]
+        if en["stale"]:  # the shipped rate ages with the calendar: both branches are real outcomes
+            assert f"the CNY rate of {en['as_of']} is" in en["warning"] and "超过 30 天" in zh["warning"]
+        else:
+            assert en["warning"] is None and zh["warning"] is None
 
 
 def test_tco_and_deploy(service: Service) -> None:

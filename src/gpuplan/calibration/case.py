@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.hardware import get_gpu
+from gpuplan.vocab import StackLevel
 
 __all__ = ["CalibrationCase"]
 
@@ -54,6 +55,18 @@ class CalibrationCase:
     memory-saving kernels the workload cannot say (then :attr:`memory_why` says which): its time is
     compared, its fit on the GPU is not."""
     memory_why: str = ""
+    publisher: str = ""
+    """Who published the figure (the row's ``publisher``): the group of leave-one-publisher-out."""
+
+    @property
+    def stack_level(self) -> str:
+        """``stock`` when the case runs plain PyTorch's stack (no hand-fused kernels, NCHW, no CUDA
+        graphs, no torch.compile, AdamW foreach), else ``tuned`` (any of them)."""
+        from gpuplan.workload import load_workload
+
+        w = load_workload(self.workload)
+        stack = w.software_stack
+        return "stock" if stack.as_level() is StackLevel.STOCK and not stack.compile else "tuned"
 
     def __str__(self) -> str:
         return self.label

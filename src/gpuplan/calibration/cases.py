@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from gpuplan.calibration.case import CalibrationCase
-from gpuplan.calibration.published import published_gpu_id
+from gpuplan.calibration.published import parse_stack, published_gpu_id, stack_workload
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
@@ -75,9 +75,12 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         wl["optimizer"] = "sgd"
     elif model.startswith("bert-large"):
         wl |= {"model": {"preset": "bert-large"}, "inputs": {"batch_size": batch, "seq_len": seq}}
-        # NVIDIA pretrains with LAMB (apex FusedLAMB): two moment buffers like AdamW and a similar
-        # per-parameter update, so AdamW stands in; the optimizer runs once per accumulated batch.
-        wl["optimizer"] = "adamw"
+        # NVIDIA's BERT (modeling.py BertSelfAttention): matmul, softmax and dropout on the s×s
+        # probabilities as separate kernels, the eager attention (its stack column cites it).
+        wl["attention"] = "eager"
+        # NVIDIA pretrains with LAMB (apex FusedLAMB) and fine-tunes with apex FusedAdam: one fused
+        # kernel over two moment buffers, so fused AdamW stands in; once per accumulated batch.
+        wl["optimizer"] = "adamw-fused"
         if "phase2" in model:
             used = False
             why = (
@@ -116,6 +119,7 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         raise DataError.worded(N_("calibration.csv: no workload mapping for model {model!r}"), model=model)
     if accum > 1:
         wl["gradient_accumulation"] = accum
+    wl |= stack_workload(parse_stack(row.get("stack") or "", model))
     metric = row["metric"]
     if metric not in (*_THROUGHPUT_METRICS, _MEMORY_METRIC):
         raise DataError.worded(N_("calibration.csv: unknown metric {metric!r}"), metric=metric)
@@ -132,6 +136,7 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         used_in_fit=used,
         why=why,
         seq_len=seq,
+        publisher=row.get("publisher") or "",
     )
 
 

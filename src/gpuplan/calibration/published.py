@@ -25,8 +25,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any
 
-from gpuplan.errors import DataError, NotFoundError
+from gpuplan.errors import DataError, GpuplanError, NotFoundError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import listed
@@ -35,10 +36,13 @@ __all__ = [
     "DATA_FILES",
     "KINDS",
     "METRICS",
+    "STACK_KEYS",
     "MeasuredRow",
     "load_rows",
+    "parse_stack",
     "published_gpu_id",
     "read_data",
+    "stack_workload",
 ]
 
 DATA_FILES: tuple[str, ...] = ("calibration.csv", "calibration_extra.csv", "calibration_v2.csv")
@@ -71,6 +75,14 @@ METRICS: Mapping[str, frozenset[str]] = {
 KINDS = tuple(METRICS)
 FAMILIES = frozenset({"cnn", "vit", "encoder", "encoder-decoder", "decoder"})
 _CHECKPOINTING = frozenset({"", "none", "full", "selective", "unknown"})
+#: What a row's ``stack`` column may say (``key=value`` pairs joined by ``;``), as its launch script
+#: or config set it: ``memory_format`` (channels-first | channels-last), ``input`` (dataloader | dali |
+#: synthetic), ``loader_workers`` (DataLoader workers per GPU), ``fused`` (hand-fused kernels joined by
+#: ``+``, or none), ``dropout`` (config | none), ``optimizer`` (the workload's optimizer name),
+#: ``compile`` and ``cuda_graphs`` (true | false).
+STACK_KEYS = frozenset(
+    {"memory_format", "input", "loader_workers", "fused", "dropout", "optimizer", "compile", "cuda_graphs"}
+)
 _TASKS = frozenset({"train", "finetune", "infer", "serve", "prefill", "decode"})
 
 
@@ -137,6 +149,14 @@ class MeasuredRow:
     """For ``model_tflops_per_gpu``: the publisher's FLOP count (to turn the figure into tokens/s)."""
     date: str = ""
     """Publication or version date of the figure."""
+    publisher: str = ""
+    """Who ran and published the measurement (the team and its code: one software stack); the
+    grouping key of leave-one-publisher-out cross-validation."""
+    stack: Mapping[str, str] = field(default_factory=dict)
+    """The software stack the run used, from its launch script or config (:data:`STACK_KEYS`);
+    empty where the source does not say (serving engines, runs that are not fitted)."""
+    stack_source: str = ""
+    """Where the stack was read: the launch script or config, at a commit, or the run's own log."""
 
     @property
     def multi_node(self) -> bool:
@@ -234,6 +254,58 @@ def _shape(text: str, where: str) -> dict[str, int]:
     return out
 
 
+def parse_stack(text: str, where: str) -> dict[str, str]:
+    """A ``stack`` column (``memory_format=channels-last;fused=none;…``) as a dict, each value checked."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        key, sep, value = part.partition("=")
+        if not sep or key not in STACK_KEYS:
+            raise DataError.worded(
+                N_("{where}: stack part {part!r} is not KEY=VALUE with KEY one of {keys}"),
+                where=where,
+                part=part,
+                keys=listed(sorted(STACK_KEYS)),
+            )
+        out[key] = value
+    try:
+        stack_workload(out)
+    except (ValueError, GpuplanError) as e:
+        raise DataError.worded(N_("{where}: stack {text!r}: {why}"), where=where, text=text, why=e) from e
+    return out
+
+
+def stack_workload(stack: Mapping[str, str]) -> dict[str, Any]:
+    """The workload fields a row's stack sets: its ``stack`` block and ``cuda_graphs``. The
+    optimizer and ``compile`` are the row's case mapping's to set (a test checks they agree)."""
+    from gpuplan.vocab import FusedKernel, InputPipelineKind, MemoryFormat, OptimizerName
+
+    block: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+    if "memory_format" in stack:
+        block["memory_format"] = MemoryFormat.cast(stack["memory_format"]).value
+    if "input" in stack:
+        block["input_pipeline"] = InputPipelineKind.cast(stack["input"]).value
+    if "loader_workers" in stack:
+        block["loader_workers"] = int(stack["loader_workers"])
+    if "fused" in stack:
+        names = [] if stack["fused"] == "none" else stack["fused"].split("+")
+        block["fused_kernels"] = [FusedKernel.cast(n).value for n in names]
+    if "dropout" in stack:
+        if stack["dropout"] not in ("config", "none"):
+            raise ValueError("dropout must be config or none")
+        block["dropout"] = stack["dropout"] == "config"
+    if "optimizer" in stack:
+        OptimizerName.cast(stack["optimizer"])
+    for flag in ("compile", "cuda_graphs"):
+        if flag in stack and stack[flag] not in ("true", "false"):
+            raise ValueError(f"{flag} must be true or false")
+    if "cuda_graphs" in stack:
+        out["cuda_graphs"] = stack["cuda_graphs"] == "true"
+    if block:
+        out["stack"] = block
+    return out
+
+
 def _fits(text: str, where: str) -> bool | None:
     if text in ("", "true", "false"):
         return None if not text else text == "true"
@@ -250,6 +322,10 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
 
     if not get("source"):
         raise DataError.worded(N_("{where}: no source"), where=where)
+    if not get("publisher"):
+        raise DataError.worded(N_("{where}: no publisher"), where=where)
+    if get("stack") and not get("stack_source"):
+        raise DataError.worded(N_("{where}: a stack without its stack_source"), where=where)
     gpu = published_gpu_id(get("gpu"), where)
     catalog_arch = get_gpu(gpu).architecture
     metric = get("metric")
@@ -361,6 +437,9 @@ def _row(file: str, line: int, raw: Mapping[str, str]) -> MeasuredRow:
         fits=fits,
         flop_formula=get("flop_formula"),
         date=get("date"),
+        publisher=get("publisher"),
+        stack=parse_stack(get("stack"), where),
+        stack_source=get("stack_source"),
     )
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from gpuplan.calibration.case import CalibrationCase
 from gpuplan.calibration.flagperf_cases import flagperf_case
 from gpuplan.calibration.mlperf_cases import mlperf_training_case
-from gpuplan.calibration.published import read_data
+from gpuplan.calibration.published import parse_stack, read_data, stack_workload
 
 __all__ = ["v2_cases"]
 
@@ -131,17 +132,17 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         if count > 1:
             parallelism, per_node = "fsdp", count
     elif "(timm)" in model:
-        if "NCHW" in row["notes"] and row["preset"] == "resnet50":
-            return None, "CNN under AMP in NCHW layout: below the assumed software level (channels_last)"
         batch = int(row["batch_size"])
         wl |= {"task": task, "precision": _PRECISIONS[row["precision"]]}
         wl |= {"inputs": {"batch_size": batch, "image_size": 224}}
         if task != "infer":
             wl["optimizer"] = "sgd"
-        why = "timm benchmark.py: synthetic input, SGD"
+        why = "timm benchmark.py: synthetic input, SGD, " + ("NHWC" if "nhwc" in row["source"] else "NCHW")
     else:
         return None, "no workload mapping for this publisher's setup"
     label = f"{model} {task} bs{row['batch_size']}" + (f"×{count}gpu" if count > 1 else "")
+    if "(timm)" in model:
+        label += " NHWC" if "nhwc" in row["source"] else " NCHW"  # the one pair that differs only there
     return (
         CalibrationCase(
             label=f"{label} {gpu} [{metric}]",
@@ -196,15 +197,9 @@ _FLASH_BATCH = {
 }
 
 
-#: Why the FlashAttention-2 rows' memory is not compared (both ran at 4 × 8k tokens per 80 GB GPU).
+#: Why the FlashAttention-2 2.7B rows' memory is not compared (both sizes ran at 4 × 8k tokens per
+#: 80 GB GPU; the 1.3B's is, since its fused kernels are traced: 69 GiB allocated at 8k).
 _FLASH_MEMORY_WHY = {
-    "1.3b": (
-        "the repo's fused kernels keep less than the stock modules a workload can name: ≈ 38 B per "
-        "token per hidden unit per layer (~61 GB) + weights, gradients and a ZeRO-1 optimizer shard "
-        "(~12 GB) + 16-bit logits from its in-place cross-entropy ≈ 77 GB, where the traced modules "
-        "also keep fp32 logits and log-probabilities (2 × 6.1 GiB) and the eager MLP and LayerNorm "
-        "intermediates"
-    ),
     "2.7b": (
         "the published run cannot be the repo's config as written: at 4 × 8k tokens per GPU without "
         "checkpointing its own kernels keep ≈ 38 B per token per hidden unit per layer, 102 GB for the "
@@ -221,8 +216,10 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
     left out: its micro-batch is not published and cannot be the flash configs' (at 4 × 8k the
     saved 16-bit scores alone would take 24 × 4 × 16 × 8192² × 2 B ≈ 200 GB), and the eager
     attention traced here is Hugging Face's, with an fp32 softmax. FlashAttention 1's kernels are
-    not modelled. The step runs the repo's fused MLP, bias and
-    dropout + residual + LayerNorm kernels, which the trace counts as separate elementwise ops.
+    not modelled. The step runs the repo's fused MLP, dropout + residual + LayerNorm and in-place
+    cross-entropy kernels: the row's stack column says them, and the presets trace them as such
+    (``workload/presets/fused.py``), so the 1.3B runs' memory is compared too (69 GiB allocated at
+    8k, on the 80 GB it ran on).
     """
     size = row["model"].split()[0].split("-")[1].lower()
     seq = _seq(row["seq_or_image"])
@@ -267,7 +264,7 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
         parallelism="zero1",
         gpus_per_node=count,
         published_flops_per_gpu_step=flops,
-        memory_as_run=False,
+        memory_as_run=size not in _FLASH_MEMORY_WHY,
         # Dao-AILab/flash-attention@0251105a training/configs/experiment/pile/gpt3-2.7B-flash-8k.yaml
         # (read 2026-12-01): 4 sequences per GPU when nvidia-smi shows ≥ 80 GB, mlp_checkpoint_lvl 0,
         # no activation checkpointing, residual_in_fp32. By the kernels' own save_for_backward
@@ -275,7 +272,7 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
         # flash attention q, k, v, out; each dropout + add + LayerNorm its fp32 residual and mask)
         # a layer keeps ≈ 38 B per token per hidden unit: 32 × 38 × 4 × 8192 × 2560 = 102 GB for
         # the 2.7B alone, more than the 80 GB it ran on.
-        memory_why=_FLASH_MEMORY_WHY[size],
+        memory_why=_FLASH_MEMORY_WHY.get(size, ""),
     )
     return case, why
 
@@ -421,7 +418,8 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
     micro-batches per step. Eight GPUs on one node is the scripts' default launch (whether the
     README's runs used more nodes is not stated: with hybrid sharding each node runs the same
     step, so the per-GPU figure is that of one node). The FP8 rows (torchao float8 linears) are
-    compared, not fitted: no other row determines an fp8 efficiency, and the casts and scale
+    fitted with the others since the MLPerf BERT rows on Hopper also run fp8 GEMMs (Transformer
+    Engine): their share of the fp8 peak is the calibration's ``fp8_factor``; the casts and scale
     reductions of dynamic float8 scaling are not traced."""
     count, micro, seq = int(row["gpu_count"]), int(row["batch_size"]), _seq(row["seq_or_image"])
     accum = int(re.search(r"grad accumulation (\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
@@ -445,7 +443,9 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
     if "OLMo-2" in row["model"]:
         why += "; OLMo-2's QK-norm traced as the Llama block (without it)"
     if fp8:
-        why += "; not fitted: torchao float8 (no other row sets an fp8 efficiency; scaling casts not traced)"
+        why += (
+            "; torchao float8 linears (their efficiency is the fitted fp8 factor; scaling casts not traced)"
+        )
     return CalibrationCase(
         label=f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]",
         workload=wl,
@@ -454,12 +454,21 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
         grad_accum_steps=accum,
         metric=row["metric"],
         published=float(row["value"]),
-        used_in_fit=not fp8,
+        used_in_fit=True,
         why=why,
         seq_len=seq,
         parallelism="fsdp",
         gpus_per_node=int(row["gpus_per_node"]),
     )
+
+
+def _with_row_stack(case: CalibrationCase, row: Mapping[str, str]) -> CalibrationCase:
+    """The case with its row's publisher and the stack its launch script set (``stack`` column)."""
+    extra = stack_workload(parse_stack(row["stack"], case.label))
+    workload = dict(case.workload)
+    if "stack" in extra:
+        workload["stack"] = {**workload.get("stack", {}), **extra.pop("stack")}
+    return replace(case, workload=workload | extra, publisher=row["publisher"])
 
 
 def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...], str]:
@@ -468,6 +477,8 @@ def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...]
     cases, left = [], []
     for row in csv.DictReader(text.splitlines()):
         case, why = _case(row)
+        if case is not None:
+            case = _with_row_stack(case, row)
         if case is None:
             left.append((f"{row['model']} {row['gpu']}×{row['gpu_count']} [{row['metric']}]", why))
         else:

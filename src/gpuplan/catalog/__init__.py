@@ -24,6 +24,7 @@ from gpuplan.catalog.model import (
     PricingModel,
     RejectedRow,
     StoragePrice,
+    StoredMeasurement,
     TransferTier,
 )
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS, default_db_path, open_store
@@ -52,6 +53,7 @@ __all__ = [
     "RejectedRow",
     "StoragePrice",
     "Store",
+    "StoredMeasurement",
     "TransferTier",
     "default_db_path",
     "display_money",

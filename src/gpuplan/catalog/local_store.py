@@ -1,4 +1,5 @@
-"""What gpuplan records on this machine, kept beside the catalog: the profile cache and bench results.
+"""What gpuplan records on this machine, kept beside the catalog: the profile cache, bench results
+and the workload steps ``gpuplan measure`` timed.
 
 The tables live in the same database as the offers (one file to back up, one migration chain),
 but their owner is this module, not the catalog :class:`~gpuplan.catalog.store.Store`, which
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gpuplan.catalog.model import BenchResult
+from gpuplan.catalog.model import BenchResult, StoredMeasurement
 from gpuplan.errors import Phrase, StoreError
 from gpuplan.i18n.messages import N_
 
@@ -43,7 +44,8 @@ class Database(Protocol):
 
 
 class LocalStore:
-    """The profile cache and the ``gpuplan bench`` results of one database."""
+    """The profile cache, the ``gpuplan bench`` results and the ``gpuplan measure`` recordings of
+    one database."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -151,6 +153,51 @@ class LocalStore:
                 unit=r.unit,
                 datasheet_value=r.datasheet_value,
                 details=json.loads(r.details) if r.details else {},
+            )
+            for r in rows
+        ]
+
+    def add_step_measurement(self, m: StoredMeasurement) -> None:
+        """Keep one ``gpuplan measure`` recording (its JSON payload, indexed by the workload's key)."""
+        from sqlalchemy import insert
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
+        with self._one_line_errors(Phrase(N_("save the measurement"))), writing(self.engine) as conn:
+            conn.execute(
+                insert(t.step_measurements).values(
+                    profile_key=m.profile_key,
+                    workload_name=m.workload_name,
+                    device=m.device,
+                    gpu_id=m.gpu_id,
+                    device_name=m.device_name,
+                    measured_at=m.measured_at,
+                    stored_at=_now_iso(),
+                    schema_version=m.schema_version,
+                    payload=m.payload,
+                )
+            )
+
+    def step_measurements(self, profile_key: str | None = None) -> list[StoredMeasurement]:
+        """Stored recordings, oldest first; only those of ``profile_key`` when given."""
+        where = " WHERE profile_key = :key" if profile_key is not None else ""
+        with self._one_line_errors(Phrase(N_("read the measurements"))):
+            rows = self._db._query(
+                "SELECT profile_key, workload_name, device, gpu_id, device_name, measured_at, "
+                f"schema_version, payload FROM step_measurements{where} ORDER BY measured_at, id",
+                {"key": profile_key} if profile_key is not None else None,
+            )
+        return [
+            StoredMeasurement(
+                profile_key=r.profile_key,
+                workload_name=r.workload_name,
+                device=r.device,
+                gpu_id=r.gpu_id,
+                device_name=r.device_name,
+                measured_at=r.measured_at,
+                schema_version=r.schema_version,
+                payload=r.payload,
             )
             for r in rows
         ]

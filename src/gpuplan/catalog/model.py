@@ -21,6 +21,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "LICENCE_ITEMS",
     "LINUX_OS_LICENCE",
+    "RATE_STALE_AFTER_DAYS",
     "BenchResult",
     "BillingPolicy",
     "CatalogInfo",
@@ -37,6 +38,7 @@ __all__ = [
     "PricingModel",
     "RejectedRow",
     "StoragePrice",
+    "StoredMeasurement",
     "TransferTier",
 ]
 
@@ -288,6 +290,12 @@ class ComplianceLabel:
     confidence: str
 
 
+#: An exchange rate older than this many days is flagged wherever it converts an amount: a rate moves
+#: a few percent in a month (USD/CNY moved 2.8 % between 2024-11-25 and 2026-01-27), more than the
+#: rounding any table shows.
+RATE_STALE_AFTER_DAYS = 30
+
+
 @dataclass(frozen=True, kw_only=True)
 class ExchangeRate:
     """A dated conversion rate to USD."""
@@ -296,7 +304,17 @@ class ExchangeRate:
     usd_per_unit: float
     """US dollars per one unit of ``currency``."""
     as_of: str
+    """The day the rate was fixed (``YYYY-MM-DD``), ``-`` for USD itself."""
     source: str
+    age_days: int | None = None
+    """Days from ``as_of`` to the day the catalog was opened; None when ``as_of`` is not a date."""
+
+    @property
+    def stale(self) -> bool:
+        """Older than :data:`RATE_STALE_AFTER_DAYS` (an undated rate is not known to be fresh)."""
+        if self.currency == "USD":
+            return False
+        return self.age_days is None or self.age_days > RATE_STALE_AFTER_DAYS
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -387,3 +405,21 @@ class CatalogInfo:
     coverage: tuple[Any, ...] = ()
     """Per provider (:class:`gpuplan.catalog.coverage.ProviderCoverage`): offers, regions, pricing
     models, oldest/newest ``as_of`` and what its last ``catalog refresh`` did."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredMeasurement:
+    """One ``gpuplan measure`` recording as the store keeps it: a few columns to find it by, and
+    the whole recording as JSON (its format is ``gpuplan.documents.measure``, read by ``perf``)."""
+
+    profile_key: str
+    """The measured workload's trace key."""
+    workload_name: str
+    device: str
+    """``cuda`` or ``cpu``."""
+    gpu_id: str | None
+    device_name: str
+    measured_at: str
+    schema_version: int
+    """The recording's ``schema_version``."""
+    payload: str

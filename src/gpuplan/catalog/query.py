@@ -9,7 +9,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuplan.catalog.model import HOURS_PER_MONTH, Currency, ExchangeRate, OfferPrice, PricingModel
+from gpuplan.catalog.model import (
+    HOURS_PER_MONTH,
+    RATE_STALE_AFTER_DAYS,
+    Currency,
+    ExchangeRate,
+    OfferPrice,
+    PricingModel,
+)
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
@@ -109,7 +116,14 @@ def display_money(store: Store, currency: str | Currency) -> Money:
     if code == "USD":
         return Money.usd()
     rate = store.exchange_rate(code)
-    return Money.from_rate(code, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source)
+    return Money.from_rate(
+        code,
+        usd_per_unit=rate.usd_per_unit,
+        as_of=rate.as_of,
+        source=rate.source,
+        age_days=rate.age_days,
+        stale_after_days=RATE_STALE_AFTER_DAYS,
+    )
 
 
 def list_offers(store: Store, query: OfferQuery) -> OfferListing:

@@ -16,6 +16,7 @@ each provider's prices and its last run in step (both the old or both the new).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -36,10 +37,20 @@ from gpuplan.i18n.error_text import error_text
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from gpuplan.catalog.model import ImportReport
+    from gpuplan.catalog.model import ImportReport, OfferRow
     from gpuplan.catalog.store import Store
 
-__all__ = ["RefreshOptions", "RefreshOutcome", "iter_refresh", "last_runs", "refresh"]
+__all__ = [
+    "RefreshOptions",
+    "RefreshOutcome",
+    "iter_refresh",
+    "kept_line",
+    "last_runs",
+    "record",
+    "refresh",
+    "refresh_rates",
+    "store_rows",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,9 +79,11 @@ class RefreshOutcome:
     rejected: int = 0
     sources: tuple[str, ...] = ()
     started_at: str = ""
+    label: str = ""
+    """What the line names (``exchange rates``); empty: the provider's code."""
 
     def line(self) -> str:
-        return f"{self.provider}: {self.message}"
+        return f"{self.label or self.provider}: {self.message}"
 
 
 #: Characters of an exception's text a failure line keeps (the rest of the line says what was kept).
@@ -94,7 +107,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def _kept(store: Store, provider: str) -> str:
+def kept_line(store: Store, provider: str) -> str:
     rows = store._query(
         "SELECT COUNT(DISTINCT o.id) AS n, MAX(p.as_of) AS newest FROM offers o "
         "LEFT JOIN prices p ON p.offer_id = o.id WHERE o.provider = :p",
@@ -126,7 +139,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=_kept(store, name)),
+            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=kept_line(store, name)),
             started_at=now,
         )
     fetched = False
@@ -142,7 +155,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         return RefreshOutcome(
             provider=name,
             status="failed",
-            message=_("failed ({what}); {kept}").format(what=what, kept=_kept(store, name)),
+            message=_("failed ({what}); {kept}").format(what=what, kept=kept_line(store, name)),
             started_at=now,
         )
     except Exception as e:  # whatever the answer held, it is this provider's failure
@@ -154,44 +167,64 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         else:
             http.discard()
         http.close()
-    if not result.rows:
+    return store_rows(
+        store, name, result.rows, sources=result.sources, notes=result.notes, now=now, kind="refresh"
+    )
+
+
+def store_rows(
+    store: Store,
+    provider: str,
+    rows: Sequence[OfferRow],
+    *,
+    sources: tuple[str, ...],
+    notes: Sequence[str],
+    now: str,
+    kind: str,
+) -> RefreshOutcome:
+    """Gate ``rows`` of one provider and append them with their run, in one transaction (the
+    refresh of a provider, or its file of a catalog checkout): all the rows or none, and one line
+    that says which. ``sources`` name where the rows were read (the source of the import)."""
+    name = provider
+    if not rows:
         return RefreshOutcome(
             provider=name,
             status="failed",
             message=_("failed: the price lists held no GPU offer gpuplan knows; {kept}").format(
-                kept=_kept(store, name)
+                kept=kept_line(store, name)
             ),
-            sources=result.sources,
+            sources=sources,
             started_at=now,
         )
-    source = f"catalog refresh {now} from {', '.join(result.sources[:3])}" + (
-        f" and {len(result.sources) - 3} more" if len(result.sources) > 3 else ""
+    verb = "catalog refresh" if kind == "refresh" else f"catalog import ({kind})"
+    source = f"{verb} {now} from {', '.join(sources[:3])}" + (
+        f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
-    notes = _printable("; ".join(result.notes), _NOTES_CHARS)
+    said = _printable("; ".join(notes), _NOTES_CHARS)
 
     def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
-        report = import_offers(store, result.rows, provider=name, source=source, kind="refresh", conn=conn)
+        report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn)
         if report.import_id is None:
             return report, None  # nothing written: every row failed the gates
         message = _(
             "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected"
         ).format(
-            offers=len(result.rows),
+            offers=len(rows),
             prices=report.prices_imported,
             new=report.offers_imported,
             rejected=len(report.rejected),
-        ) + (f"; {notes}" if notes else "")
+        ) + (f"; {said}" if said else "")
         outcome = RefreshOutcome(
             provider=name,
             status="ok",
             message=message,
-            offers=len(result.rows),
+            offers=len(rows),
             prices=report.prices_imported,
             rejected=len(report.rejected),
-            sources=result.sources,
+            sources=sources,
             started_at=now,
         )
-        _record(conn, outcome, import_id=report.import_id)
+        record(conn, outcome, import_id=report.import_id)
         return report, outcome
 
     report, done = write_with_retry(store, write, import_of(name, source))
@@ -201,10 +234,10 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         provider=name,
         status="failed",
         message=_("failed: every row failed the gates ({reason}); {kept}").format(
-            reason=report.rejected[0].reason_text(), kept=_kept(store, name)
+            reason=report.rejected[0].reason_text(), kept=kept_line(store, name)
         ),
         rejected=len(report.rejected),
-        sources=result.sources,
+        sources=sources,
         started_at=now,
     )
 
@@ -214,7 +247,7 @@ def _failed_reading(store: Store, name: str, e: Exception, now: str) -> RefreshO
         provider=name,
         status="failed",
         message=_("failed reading the price list ({what}); {kept}").format(
-            what=_what(e), kept=_kept(store, name)
+            what=_what(e), kept=kept_line(store, name)
         ),
         started_at=now,
     )
@@ -232,7 +265,7 @@ def iter_refresh(store: Store, providers: Sequence[str], options: RefreshOptions
             outcome = _failed_reading(store, provider, e, now)
         if outcome.status != "ok":  # an ok run was recorded with its import
             with writing(store.engine) as conn:
-                _record(conn, outcome, import_id=None)
+                record(conn, outcome, import_id=None)
         yield outcome
 
 
@@ -241,7 +274,8 @@ def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> 
     return list(iter_refresh(store, providers, options))
 
 
-def _record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:
+def record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:
+    """Write ``outcome`` as the provider's latest run (``catalog info``), inside ``conn``'s transaction."""
     from sqlalchemy import insert
 
     from gpuplan.catalog import schema as t
@@ -280,3 +314,93 @@ def last_runs(store: Store) -> dict[str, RefreshOutcome]:
         )
         for r in rows
     }
+
+
+def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
+    """Fetch the ECB's latest reference rates (:mod:`gpuplan.catalog.rates`) and append the CNY rate
+    with its day, in one transaction with its run; a source that cannot be read, a broken file or a
+    rate far from the catalog's last one changes nothing. ``--save``/``--from`` as for providers."""
+    from gpuplan.catalog.rates import ECB_DAILY_URL, MAX_RATE_CHANGE, RATES_SOURCE, fetch_cny_rate
+
+    now = options.now or _now()
+    label = _("exchange rates")
+
+    def done(status: str, message: str, prices: int = 0) -> RefreshOutcome:
+        return RefreshOutcome(
+            provider=RATES_SOURCE,
+            status=status,
+            message=message,
+            prices=prices,
+            sources=(ECB_DAILY_URL,),
+            started_at=now,
+            label=label,
+        )
+
+    def failed(what: str) -> RefreshOutcome:
+        outcome = done("failed", _("failed ({what}); {kept}").format(what=what, kept=_kept_rate(store)))
+        with writing(store.engine) as conn:
+            record(conn, outcome, import_id=None)
+        return outcome
+
+    try:
+        http = Http(
+            RATES_SOURCE,
+            client=options.client() if options.client else None,
+            save_dir=options.save_dir,
+            replay_dir=options.replay_dir,
+        )
+    except GpuplanError as e:
+        return failed(error_text(e))
+    fetched = False
+    try:
+        rate = fetch_cny_rate(http, today=store.today, fetched_at=now)
+        fetched = True
+    except httpx.HTTPError as e:
+        return failed(f"{type(e).__name__}: {e}".splitlines()[0][:160])
+    except (GpuplanError, OSError) as e:
+        return failed(error_text(e).splitlines()[0][:200])
+    finally:
+        if fetched:
+            http.commit()
+        else:
+            http.discard()
+        http.close()
+    last = store.find_exchange_rate("CNY")
+    if last is not None and not (
+        1 / MAX_RATE_CHANGE <= rate.usd_per_unit / last.usd_per_unit <= MAX_RATE_CHANGE
+    ):
+        return failed(
+            _(
+                "1 USD = {new:.4f} CNY on {day} is more than {factor:g}× away from the catalog's {old:.4f}"
+            ).format(
+                new=1 / rate.usd_per_unit, day=rate.as_of, factor=MAX_RATE_CHANGE, old=1 / last.usd_per_unit
+            )
+        )
+    said = _("1 USD = {cny:.4f} CNY as of {day}").format(cny=1 / rate.usd_per_unit, day=rate.as_of)
+    if last is not None and last.as_of == rate.as_of and math.isclose(last.usd_per_unit, rate.usd_per_unit):
+        outcome = done("ok", _("ok: {rate}, already in the catalog").format(rate=said))
+        with writing(store.engine) as conn:
+            record(conn, outcome, import_id=None)
+        return outcome
+    outcome = done("ok", _("ok: {rate} appended (ECB reference rates, cross rate)").format(rate=said), 1)
+    from sqlalchemy import insert
+
+    from gpuplan.catalog import schema as t
+
+    with writing(store.engine) as conn:  # the rate and its run, both or neither
+        conn.execute(
+            insert(t.exchange_rates).values(
+                currency=rate.currency, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
+            )
+        )
+        record(conn, outcome, import_id=None)
+    return outcome
+
+
+def _kept_rate(store: Store) -> str:
+    rate = store.find_exchange_rate("CNY")
+    if rate is None:
+        return _("the catalog has no CNY rate")
+    return _("kept the last rate (1 USD = {cny:.4f} CNY as of {day})").format(
+        cny=1 / rate.usd_per_unit, day=rate.as_of
+    )

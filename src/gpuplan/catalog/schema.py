@@ -32,6 +32,7 @@ __all__ = [
     "profile_cache",
     "rate_windows",
     "refresh_runs",
+    "step_measurements",
     "storage_prices",
     "team_budgets",
     "team_plans",
@@ -241,6 +242,21 @@ bench_results = Table(
     Column("details", Text, nullable=False),
 )
 
+step_measurements = Table(
+    "step_measurements",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("profile_key", String(128), nullable=False),
+    Column("workload_name", String(255), nullable=False),
+    Column("device", String(16), nullable=False),
+    Column("gpu_id", String(64), nullable=True),
+    Column("device_name", String(256), nullable=False),
+    Column("measured_at", String(40), nullable=False),
+    Column("stored_at", String(32), nullable=False),
+    Column("schema_version", Integer, nullable=False),
+    Column("payload", Text, nullable=False),
+)
+
 # The team service (`gpuplan serve`, revision 0003). Times are ISO-8601 UTC text, as elsewhere here.
 
 api_tokens = Table(
@@ -362,6 +378,7 @@ Index("ix_transfer_provider_region", transfer_prices.c.provider, transfer_prices
 Index("ix_storage_provider_region", storage_prices.c.provider, storage_prices.c.region)
 Index("ix_exchange_rates_currency", exchange_rates.c.currency, exchange_rates.c.as_of)
 Index("ix_bench_results_gpu", bench_results.c.gpu_id)
+Index("ix_step_measurements_key", step_measurements.c.profile_key, step_measurements.c.measured_at)
 Index("ix_refresh_runs_provider", refresh_runs.c.provider, refresh_runs.c.id)
 Index("ix_discounts_key", discounts.c.provider, discounts.c.family, unique=True)
 Index("ix_api_tokens_prefix", api_tokens.c.prefix, unique=True)

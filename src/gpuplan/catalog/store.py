@@ -17,7 +17,7 @@ import math
 import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cache, lru_cache
 from pathlib import Path
@@ -216,6 +216,11 @@ class Store:
         with self.engine.connect() as conn:
             return list(conn.execute(text(sql), params or {}).all())
 
+    @property
+    def today(self) -> date:
+        """The day the catalog was opened: ages of prices and exchange rates are counted to it."""
+        return self._today
+
     # ---------------------------------------------------------------- exchange rates
 
     def override_exchange_rate(self, rate: ExchangeRate) -> None:
@@ -265,7 +270,7 @@ class Store:
         if code == "USD":
             return ExchangeRate(currency="USD", usd_per_unit=1.0, as_of="-", source="identity")
         if code in self._rate_overrides:
-            return self._rate_overrides[code]
+            return self._dated(self._rate_overrides[code])
         rows = self._query(
             "SELECT usd_per_unit, as_of, source FROM exchange_rates WHERE currency = :currency "
             "ORDER BY as_of DESC, id DESC LIMIT 1",
@@ -274,7 +279,17 @@ class Store:
         if not rows:
             return None
         row = rows[0]
-        return ExchangeRate(currency=code, usd_per_unit=row.usd_per_unit, as_of=row.as_of, source=row.source)
+        return self._dated(
+            ExchangeRate(currency=code, usd_per_unit=row.usd_per_unit, as_of=row.as_of, source=row.source)
+        )
+
+    def _dated(self, rate: ExchangeRate) -> ExchangeRate:
+        """``rate`` with its age on the day the catalog was opened (None when ``as_of`` is no date)."""
+        try:
+            fixed = date.fromisoformat(rate.as_of.strip()[:10])
+        except ValueError:
+            return replace(rate, age_days=None)
+        return replace(rate, age_days=max(0, (self._today - fixed).days))
 
     # ---------------------------------------------------------------- billing and compliance
 

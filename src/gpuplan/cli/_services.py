@@ -48,7 +48,7 @@ def estimate_services(
                 name=s.name,
             )
         prof = load_profile(w, db)
-        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.cuda_graphs, compiled=w.compile)
+        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.uses_cuda_graphs, compiled=w.compile)
         slo = s.p95_latency_ms or w.serving.p95_latency_ms
         out[s.name] = demand_from_decode(
             s.name,

@@ -237,31 +237,80 @@ def info(
 def import_(
     ctx: typer.Context,
     file: Annotated[
-        Path, typer.Argument(help="The catalog file.", exists=True, dir_okay=False, readable=True)
-    ],
-    provider: Annotated[str, typer.Option("--provider", help="aws, gcp or azure.")],
+        Path | None,
+        typer.Argument(
+            help="One catalog file (with --provider); or give a folder with --skypilot/--gpuhunt."
+        ),
+    ] = None,
+    provider: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--provider", help="The file's provider (aws, gcp, azure, lambda …); with a folder: only these."
+        ),
+    ] = None,
+    skypilot: Annotated[
+        Path | None,
+        typer.Option(
+            "--skypilot",
+            help="A checkout of SkyPilot's public catalog (github.com/skypilot-org/skypilot-catalog): "
+            "every cloud's catalogs/v8/<cloud>/vms.csv, one transaction per provider.",
+        ),
+    ] = None,
+    gpuhunt: Annotated[
+        Path | None,
+        typer.Option(
+            "--gpuhunt",
+            help="A folder of gpuhunt's catalog files (<provider>.csv, from its catalog.zip), one "
+            "transaction per provider.",
+        ),
+    ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="File layout: skypilot (AWS v8, GCP v8, Azure v6).")
+        str,
+        typer.Option(
+            "--format", help="File layout of FILE: skypilot (AWS v8, GCP v8, Azure v6, marketplaces)."
+        ),
     ] = "skypilot",
     as_of: Annotated[
         str | None,
-        typer.Option("--as-of", help="Date the file's prices are valid (YYYY-MM-DD); default: today."),
+        typer.Option(
+            "--as-of",
+            help="When the prices were read: a day (2026-11-30), a month, or bounds (2026-10/2026-11-30). "
+            "Needed with a folder (its files carry no date); for FILE the default is today.",
+        ),
     ] = None,
     lang: LangOption = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Import a provider catalog file. Good rows are stored (appended, one transaction); each bad row
-    is reported with its line and reason. A file unusable as a whole changes nothing."""
+    """Import provider catalogs: one file, or a whole folder (a SkyPilot catalog checkout, gpuhunt's
+    files) offline. Good rows are appended (history kept) in one transaction per provider; bad rows
+    are reported with their line and reason; a file unusable as a whole changes nothing."""
+    from gpuplan.errors import InputError
+
+    apply_language(lang)
+    folders = [f for f in (skypilot, gpuhunt) if f is not None]
+    if len(folders) + (file is not None) != 1:
+        raise InputError.worded(N_("give one of FILE (with --provider), --skypilot DIR or --gpuhunt DIR"))
+    if file is None:
+        _import_folder(ctx, skypilot=skypilot, gpuhunt=gpuhunt, providers=provider or [], as_of=as_of,
+                       json_out=json_out)  # fmt: skip
+        return
+    _import_file(ctx, file, provider or [], fmt, as_of, json_out)
+
+
+def _import_file(
+    ctx: typer.Context, file: Path, providers: list[str], fmt: str, as_of: str | None, json_out: bool
+) -> None:
     from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.gates import parse_as_of
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.errors import CatalogImportError, InputError
     from gpuplan.report.catalog import import_json, import_view
 
-    apply_language(lang)
     if fmt != "skypilot":
         raise InputError.worded(_UNKNOWN_FORMAT, format=fmt, supported="skypilot")
-    prov = PROVIDERS.cast(provider)
+    if len(providers) != 1:
+        raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
+    prov = PROVIDERS.cast(providers[0])
     day = as_of or date.today().isoformat()
     if not parse_as_of(day):
         raise InputError.worded(N_("--as-of {day!r} is not a date; write YYYY-MM-DD"), day=day)
@@ -284,6 +333,47 @@ def import_(
             file=file,
             rejected=len(report.rejected),
         )
+
+
+def _import_folder(
+    ctx: typer.Context,
+    *,
+    skypilot: Path | None,
+    gpuhunt: Path | None,
+    providers: list[str],
+    as_of: str | None,
+    json_out: bool,
+) -> None:
+    """One line per provider, as ``catalog refresh`` prints; exit 1 when one failed or none imported."""
+    from datetime import datetime, timezone
+
+    from gpuplan.catalog.checkout import gpuhunt_files, import_files, skypilot_files
+    from gpuplan.catalog.dates import parse_as_of
+    from gpuplan.errors import InputError
+
+    if json_out:
+        raise InputError.worded(
+            N_("--json reports one file's import; a folder import prints one line per provider")
+        )
+    if as_of is None:
+        raise InputError.worded(
+            N_(
+                "a catalog folder carries no date: give --as-of, the day its files were read "
+                "(for a git checkout: git -C DIR log -1 --format=%cs)"
+            )
+        )
+    if parse_as_of(as_of) is None:
+        raise InputError.worded(
+            N_("--as-of {day!r} is not a date; write 2026-11-30, 2026-11 or 2026-10/2026-11-30"), day=as_of
+        )
+    files = skypilot_files(skypilot) if skypilot is not None else gpuhunt_files(gpuhunt)  # type: ignore[arg-type]
+    store = _store(ctx)
+    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+    outcomes = import_files(store, files, as_of=as_of.strip(), providers=providers, now=now)
+    for o in outcomes:
+        typer.echo(o.line())
+    if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):
+        raise typer.Exit(1)
 
 
 #: Columns of ``catalog export --format csv``, declared (the JSON export has every field).

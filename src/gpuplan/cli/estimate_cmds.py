@@ -16,7 +16,9 @@ from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
+    from gpuplan.catalog import Store
     from gpuplan.perf import NetworkSpec
+    from gpuplan.perf.anchor import StepMeasurement
 
 
 def estimate_cmd(
@@ -64,6 +66,7 @@ def estimate_cmd(
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
+            steps = _measured_steps(store, prof.key)
             report = estimate(
                 workload,
                 gpu or None,
@@ -72,11 +75,16 @@ def estimate_cmd(
                 measurements=measured,
                 network=network,
                 vcpus_per_gpu=vcpus_per_gpu,
+                # The stock and tuned stacks' profiles come through the same cache.
+                levels=True,
+                level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),
+                measured_steps=steps,
             )
     finally:
         if store is not None:
             store.close()
     prof, outcomes, cal = report.profile, list(report.outcomes), report.calibration
+    levels = [(lv.level, lv.outcomes) for lv in report.levels]
     if gpu and all(o.error for o in outcomes):
         # Every GPU the user named cannot run this workload at all (fp8 on an A100 …): that is an
         # error of the request, not a table of blanks.
@@ -92,10 +100,39 @@ def estimate_cmd(
             gradient_accumulation=workload.gradient_accumulation,
             tensor_parallel=workload.tensor_parallel,
             pipeline_parallel=workload.pipeline_parallel,
+            stack=report.stack,
+            levels=levels,
         )
         sys.stdout.write(doc.to_json())
         return
-    console().print(estimate_view(prof, outcomes, cal))
+    console().print(estimate_view(prof, outcomes, cal, stack=report.stack, levels=levels))
+    if steps and not any(o.estimate is not None and o.estimate.anchored for o in outcomes):
+        # Recordings of this workload exist but none anchors these GPUs (a CPU recording, a GPU
+        # without a datasheet): the table alone would not say that the measurement was seen.
+        from gpuplan.perf.anchor import not_anchored_note
+
+        newest = max(steps, key=lambda m: m.measured_at)
+        sys.stderr.write(_("note: {line}").format(line=not_anchored_note(newest)) + "\n")
+
+
+def _measured_steps(store: Store | None, key: str) -> list[StepMeasurement]:
+    """The workload's ``gpuplan measure`` recordings in the catalog (a warning for one that does
+    not read: an estimate goes on without it)."""
+    if store is None:
+        return []
+    from gpuplan.errors import StoreError
+    from gpuplan.i18n.error_text import error_text
+    from gpuplan.perf.anchor import stored_measurements
+
+    try:
+        rows = store.local.step_measurements(key)
+    except StoreError as e:
+        sys.stderr.write(_("warning: measurements not read ({error})").format(error=error_text(e)) + "\n")
+        return []
+    steps, problems = stored_measurements(rows)
+    for line in problems:
+        sys.stderr.write(_("warning: a stored measurement was skipped: {why}").format(why=line) + "\n")
+    return steps
 
 
 def _network(

@@ -7,6 +7,7 @@ reads it): each provider module names the variables it uses.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -65,15 +66,24 @@ def refresh(
             "--from", help="Replay responses saved with --save (no network).", exists=True, file_okay=False
         ),
     ] = None,
+    rates: Annotated[
+        bool,
+        typer.Option(
+            "--rates",
+            help="Refresh the exchange rate (the ECB's daily reference rates); alone: only the rate. "
+            "A refresh without --provider or --rates does every provider and the rate.",
+        ),
+    ] = False,
     lang: LangOption = None,
 ) -> None:
-    """Read the providers' own price lists and append their prices (one transaction per provider).
+    """Read the providers' own price lists and append their prices (one transaction per provider),
+    and the CNY rate from the ECB's daily reference rates.
 
     One line per provider. A provider whose source cannot be read keeps its last good data; one that
     needs keys (GCP: GOOGLE_API_KEY; Tencent, Huawei, Volcano Engine, Lambda, RunPod: theirs) is
     skipped with the variables to set. Exit 1 when any provider failed or none was refreshed."""
     from gpuplan.catalog.providers import Credentials
-    from gpuplan.catalog.refresh import RefreshOptions, iter_refresh
+    from gpuplan.catalog.refresh import RefreshOptions, RefreshOutcome, iter_refresh, refresh_rates
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
 
@@ -86,8 +96,16 @@ def refresh(
     assert isinstance(creds, Credentials)
     store = _store(ctx)
     options = RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay)
+
+    # No selection: every provider and the rate; --provider and --rates select.
+    def done() -> Iterator[RefreshOutcome]:  # each line as soon as its provider (or the rate) is done
+        if provider or not rates:
+            yield from iter_refresh(store, provider or [], options)
+        if rates or not provider:
+            yield refresh_rates(store, options)
+
     outcomes = []
-    for o in iter_refresh(store, provider or [], options):  # each line as soon as its provider is done
+    for o in done():
         typer.echo(o.line())
         outcomes.append(o)
     if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):

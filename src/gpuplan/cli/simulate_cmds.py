@@ -120,7 +120,7 @@ def _replica(
         )
     stack = ServingStack(
         tensor_parallel=w.tensor_parallel,
-        cuda_graphs=w.cuda_graphs,
+        cuda_graphs=w.uses_cuda_graphs,
         compiled=w.compile,
         engine_text=engine_text,
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.rates import rate_warning
 from gpuplan.commit.adapters import DemandSource, demands_from_usage, priced_offers
 from gpuplan.commit.model import Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
@@ -105,8 +106,13 @@ def tco(
     schedule = optimise(problem)
     notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
     notes += [
-        _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
-            currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+        " ".join(
+            [
+                _("prices in {currency} converted to USD at {rate:g} USD each ({as_of}; {source})").format(
+                    currency=r.currency, rate=r.usd_per_unit, as_of=r.as_of, source=r.source
+                ),
+                *filter(None, [rate_warning(r)]),
+            ]
         )
         for r in rates
     ]

@@ -1,7 +1,11 @@
 """``--target skypilot``: a SkyPilot task YAML (``sky launch`` / ``sky jobs launch`` for managed spot).
 
 Field names and values follow SkyPilot 0.14.1's own JSON schema (``sky.utils.schemas``:
-``get_task_schema`` and ``get_resources_schema``), which the tests validate against. In 0.14.1 spot
+``get_task_schema`` and ``get_resources_schema``), which the tests validate against for every cloud
+of the provider registry. Where the job runs is ``resources.infra: <cloud>[/<region>]``, the form
+SkyPilot's YAML reference documents ("``resources.infra``: ``<cloud>/<region>/<zone>`` (region and
+zone are optional)", docs/source/reference/yaml-spec.rst); ``cloud`` is the provider module's
+``skypilot_cloud``, one of SkyPilot's ``ALL_CLOUDS`` (``sky/skylet/constants.py``). In 0.14.1 spot
 recovery is ``resources.job_recovery`` (``strategy``, ``max_restarts_on_errors``,
 ``recover_on_exit_codes``); the older ``spot_recovery`` is no longer in the schema. SkyPilot sets
 ``SKYPILOT_NODE_RANK``, ``SKYPILOT_NODE_IPS`` (one IP per line, head node first) and
@@ -24,14 +28,42 @@ from gpuplan.hardware import get_gpu
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 
-__all__ = ["SkyPilotGenerator", "skypilot_clouds", "task_yaml"]
+__all__ = ["SkyPilotGenerator", "infra", "skypilot_clouds", "task_yaml"]
 
 
 def skypilot_clouds() -> dict[str, str]:
     """gpuplan providers that are SkyPilot clouds -> SkyPilot's name, from each provider module's
-    ``FACTS.skypilot_cloud``. SkyPilot 0.14.1 ships cloud modules for aws, azure and gcp among ours,
-    and none for Alibaba, Tencent, Huawei or Volcano Engine (``sky/clouds/``)."""
+    ``FACTS.skypilot_cloud`` (None where SkyPilot 0.14.1 has no cloud for the provider: Alibaba,
+    Tencent, Huawei, Volcano Engine)."""
     return {p: c for p in PROVIDERS if (c := facts(p).skypilot_cloud)}
+
+
+def infra(spec: LaunchSpec) -> str | None:
+    """``resources.infra`` for ``spec``: ``<cloud>/<region>`` (``<cloud>`` alone without a region),
+    None when the spec names no provider (SkyPilot then picks the cheapest cloud). A provider SkyPilot
+    has no cloud for is refused in one line naming the clouds and the targets that work."""
+    if spec.provider is None:
+        return None
+    clouds = skypilot_clouds()
+    cloud = clouds.get(spec.provider)
+    if cloud is None:
+        raise DeployError.worded(
+            N_(
+                "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
+                "use --target k8s, --target docker or --target torchrun"
+            ),
+            provider=spec.provider,
+            clouds=listed(clouds),
+        )
+    if not spec.region or not facts(spec.provider).skypilot_regions:
+        return cloud  # SkyPilot picks the region (and, on Vast.ai, the host)
+    if "/" in spec.region:
+        # infra is <cloud>/<region>/<zone>: a slash inside the region would name another zone.
+        raise DeployError.worded(
+            N_("region {region!r} contains '/', which SkyPilot's infra field cannot carry"),
+            region=spec.region,
+        )
+    return f"{cloud}/{spec.region}"
 
 
 #: train.py exits with this after checkpointing on SIGTERM; recovering on it is not an error.
@@ -64,21 +96,9 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
             N_("the skypilot target writes training tasks; for serving use --target k8s")
         )
     resources: dict[str, Any] = {}
-    if spec.provider is not None:
-        clouds = skypilot_clouds()
-        cloud = clouds.get(spec.provider)
-        if cloud is None:
-            raise DeployError.worded(
-                N_(
-                    "SkyPilot has no {provider} cloud (of ours it supports {clouds}): "
-                    "use --target k8s or --target torchrun"
-                ),
-                provider=spec.provider,
-                clouds=listed(clouds),
-            )
-        resources["cloud"] = cloud
-        if spec.region:
-            resources["region"] = spec.region
+    where = infra(spec)
+    if where is not None:
+        resources["infra"] = where
         vm = vm_type(spec.instance_type) if spec.instance_type else None
         if vm:
             # The instance the plan priced; SkyPilot checks it carries the accelerators below.
@@ -144,11 +164,21 @@ def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
         else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # when done")
     )
     extra = f", {PROJECT_DIR}/ with your package {package.top_level}" if package else ""
+    where = ""
+    if spec.provider and spec.region and not facts(spec.provider).skypilot_regions:
+        where = (
+            f"\nThe plan priced an offer in {spec.region}; SkyPilot names {spec.provider}'s regions "
+            "differently, so `infra:` names the cloud only and SkyPilot picks the host: check the price "
+            "`sky launch` shows before you confirm.\n"
+        )
+    # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
+    # among the clouds `sky check` enables, AWS's extra being the usual first one.
+    cloud = skypilot_clouds().get(spec.provider or "", "aws")
     resumes = ", so a recovered job resumes where the preempted one stopped" if spec.spot else ""
     return f"""# {spec.name}: SkyPilot
 
 ```bash
-pip install "skypilot[{spec.provider or "aws"}]" && sky check
+pip install "skypilot[{cloud}]" && sky check
 {launch}
 ```
 
@@ -156,11 +186,11 @@ pip install "skypilot[{spec.provider or "aws"}]" && sky check
 launch.sh{extra}) to every node wherever `sky` is run; if you move the folder, run `gpuplan deploy`
 again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.
 Checkpoints go to the bucket mounted at /checkpoints{resumes}.
-"""
+{where}"""
 
 
 class SkyPilotGenerator:
-    """A SkyPilot task for AWS, Azure or GCP (managed spot recovery included)."""
+    """A SkyPilot task for every provider SkyPilot has a cloud for (managed spot recovery included)."""
 
     name = "skypilot"
     summary = "SkyPilot task.yaml (managed spot job recovery), train.py, launch.sh"

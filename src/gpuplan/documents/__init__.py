@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
         EstimateWorkload,
         ServingDoc,
     )
+    from gpuplan.documents.measure import MEASURE_SCHEMA_VERSION, MeasurementDocument
     from gpuplan.documents.plan import (
         PLAN_SCHEMA_VERSION,
         CostBreakdownDoc,
@@ -87,6 +88,7 @@ __all__ = [
     "GPUS_SCHEMA_VERSION",
     "HISTORY_SCHEMA_VERSION",
     "IMPORT_SCHEMA_VERSION",
+    "MEASURE_SCHEMA_VERSION",
     "OFFERS_SCHEMA_VERSION",
     "PLAN_SCHEMA_VERSION",
     "SERVE_SCHEMA_VERSION",
@@ -113,6 +115,7 @@ __all__ = [
     "HistoryDocument",
     "ImportDocument",
     "JobDocument",
+    "MeasurementDocument",
     "OfferItem",
     "OffersDocument",
     "PersonaDoc",
@@ -151,6 +154,8 @@ _WHERE: dict[str, str] = {
     "HistoryDocument": "catalog_admin",
     "IMPORT_SCHEMA_VERSION": "catalog_admin",
     "ImportDocument": "catalog_admin",
+    "MEASURE_SCHEMA_VERSION": "measure",
+    "MeasurementDocument": "measure",
     "OFFERS_SCHEMA_VERSION": "catalog",
     "OfferItem": "catalog",
     "OffersDocument": "catalog",
@@ -183,6 +188,7 @@ _WHERE: dict[str, str] = {
 _DOCUMENT_NAMES: dict[str, str] = {
     "plan": "PlanDocument",
     "estimate": "EstimateDocument",
+    "measure": "MeasurementDocument",
     "offers": "OffersDocument",
     "gpus": "GpusDocument",
     "catalog-info": "CatalogInfoDocument",

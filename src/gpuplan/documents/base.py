@@ -150,5 +150,14 @@ class ExchangeRateDoc(Document):
     """Units of ``currency`` per US dollar (about 7.2 for CNY), the way the rate is quoted in China."""
     as_of: str | None
     source: str | None
-    """The rate's source: the catalog's dated CFETS central parity, or ``user`` for a rate given
-    with ``--usd-per-cny``/``--cny-per-usd``."""
+    """The rate's source: the catalog's dated CFETS central parity or ECB reference rate (``catalog
+    refresh``), or ``user`` for a rate given with ``--usd-per-cny``/``--cny-per-usd``."""
+    age_days: Count | None = None
+    """Days from ``as_of`` to the day of the run; None when ``as_of`` is not a day."""
+    stale: bool = False
+    """Older than ``stale_after_days`` (or not dated to the day): the converted figures may be off
+    by what the rate has moved since."""
+    stale_after_days: Count | None = None
+    """The age past which a rate is flagged (30 days)."""
+    warning: str | None = None
+    """The warning the tables print when ``stale``, in the output's language; None when fresh."""

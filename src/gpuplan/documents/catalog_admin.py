@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gpuplan.documents.base import Document, ExchangeRateDoc
+from gpuplan.documents.base import Count, Document, ExchangeRateDoc
 
 __all__ = [
     "CATALOG_INFO_SCHEMA_VERSION",
@@ -41,6 +41,10 @@ class RateDoc(Document):
     """US dollars per one unit of ``currency``."""
     as_of: str
     source: str
+    age_days: Count | None = None
+    """Days from ``as_of`` to the day of the run; None when ``as_of`` is not a day."""
+    stale: bool = False
+    """Older than 30 days (or not dated to the day): ``catalog refresh --rates`` fetches a new one."""
 
 
 class ProviderCoverageDoc(Document):

@@ -14,6 +14,7 @@ from gpuplan.documents.base import Document
 __all__ = [
     "ESTIMATE_SCHEMA_VERSION",
     "AdviceItem",
+    "AnchoredDoc",
     "CalibrationSummary",
     "DecodeDoc",
     "EstimateDocument",
@@ -21,6 +22,8 @@ __all__ = [
     "EstimateWorkload",
     "MemoryDoc",
     "ServingDoc",
+    "StackDoc",
+    "StackLevelFigures",
 ]
 
 ESTIMATE_SCHEMA_VERSION = 1
@@ -135,6 +138,63 @@ class MemoryDoc(Document):
     compares it with ``memory_capacity_gib``."""
 
 
+class StackDoc(Document):
+    """The software stack the figures assume: the workload's ``stack`` with its level's defaults."""
+
+    level: str | None
+    """``stock`` or ``tuned`` when the settings are exactly that level's; None when mixed."""
+    memory_format: str
+    """``channels-first`` (NCHW) or ``channels-last`` (NHWC)."""
+    input_pipeline: str
+    """``dataloader``, ``dali`` or ``synthetic``."""
+    loader_workers: int | None
+    """DataLoader workers per GPU; None: one per vCPU of the instance."""
+    fused_kernels: list[str]
+    """Hand-fused kernels used: ``dense-activation``, ``dropout-add-norm``, ``cross-entropy``."""
+    dropout: bool
+    """Dropout as the model's config sets it (false: none)."""
+    optimizer: str
+    compile: bool
+    cuda_graphs: bool
+
+
+class StackLevelFigures(Document):
+    """One GPU configuration's figures with the workload on a named stack (same model and GPUs)."""
+
+    level: str
+    """``stock`` (plain PyTorch) or ``tuned`` (NVIDIA NGC-script level)."""
+    step_time_s: float | None
+    throughput: float | None
+    """In the row's ``throughput_unit``."""
+    peak_memory_gib: float | None
+    fits: bool | None
+    error: str | None = None
+
+
+class AnchoredDoc(Document):
+    """The measured step (``gpuplan measure``) a row's compute time is anchored on, and how it
+    moved to this GPU: each op class by the roofline's ratio between the two GPUs — compute-bound
+    by achieved FLOP/s, memory-bound by bandwidth (Habitat, Yu et al., USENIX ATC'21)."""
+
+    measured_on: str
+    """gpuplan's id of the GPU the step was measured on."""
+    measured_at: str
+    measured_step_s: float
+    """The measured step (median of the timed steps), s."""
+    transferred: bool
+    """False on the GPU that was measured."""
+    hardware_ratio: dict[str, float]
+    """Per op class: the roofline's time on this GPU over its time on the measured one."""
+    class_s: dict[str, float]
+    """Per op class: anchored seconds of one micro-batch step on one GPU of this row."""
+    host_s: float
+    """CPU time of the measured step not covered by kernels, kept as measured, s."""
+    model_compute_s: float
+    """The model's own compute time per optimizer step without the measurement, s (to compare)."""
+    range_factor: float
+    """The anchored compute's 80 % range is ×/÷ this (narrower than the model's own)."""
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -194,9 +254,13 @@ class EstimateRow(Document):
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs (point rate); None when not checked (no images, or no
     instance vCPUs given)."""
+    anchored: AnchoredDoc | None = None
+    """Set when the workload's own measured step anchors this row (``gpuplan measure``)."""
     link: str
     notes: list[str]
     advice: list[AdviceItem]
+    stack_levels: list[StackLevelFigures] = Field(default_factory=list)
+    """The same configuration on the stock and the tuned stack: the spread the code's choices make."""
     decode: DecodeDoc | None
     serving: ServingDoc | None
     error: str | None
@@ -208,6 +272,8 @@ class EstimateDocument(Document):
     schema_version: Literal[1] = 1
     workload: EstimateWorkload
     software_level: str
-    """The software stack the figures assume (kernels, eager or compiled)."""
+    """The software stack the figures assume, in words."""
+    stack: StackDoc | None = None
+    """The same, setting by setting."""
     calibration: CalibrationSummary
     estimates: list[EstimateRow]

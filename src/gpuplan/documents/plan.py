@@ -111,7 +111,7 @@ class PlanOption(Document):
     input_bound: bool = False
     """An image workload whose decode and augmentation on this instance's vCPUs per GPU cannot keep
     up with its GPUs: the job time is the CPUs' bound (JPEG decode + random-resized crop at an
-    assumed 100 images/s per vCPU, 50–200)."""
+    assumed 100 images/s per vCPU, 50–250)."""
     deadline_miss_probability: float | None = None
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
     expected_interruptions: float | None = None

@@ -71,7 +71,10 @@ class GPU:
     notes: str
     skypilot_name: str | None = None
     """SkyPilot's accelerator name (``A100-80GB``), as in SkyPilot 0.14.1's
-    ``sky.catalog.get_common_gpus()``; SkyPilot does not tell SXM from PCIe. None = SkyPilot has none."""
+    ``sky.catalog.get_common_gpus()`` or, for the GPUs only marketplaces rent, the ``AcceleratorName``
+    its catalogs (``catalogs/v8/<cloud>/vms.csv``) give them all alike (``RTX4090``, ``A40``,
+    ``MI300X``); SkyPilot does not tell SXM from PCIe, nor NVL (``H100``, ``H200``). None = SkyPilot
+    has none, or its catalogs spell it differently per cloud (the RTX A6000: ``A6000``, ``RTXA6000``)."""
     gke_accelerator: str | None = None
     """GKE's ``cloud.google.com/gke-accelerator`` node label (``nvidia-a100-80gb``), per GCP's GPU
     list (the same mapping as SkyPilot 0.14.1 ``get_gke_accelerator_name``). None = not on GKE."""

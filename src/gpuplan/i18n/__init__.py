@@ -41,6 +41,7 @@ from gpuplan.i18n.numbers import (
     format_percent,
     money,
     set_money,
+    stale_rate_warning,
     use_money,
 )
 
@@ -61,6 +62,7 @@ __all__ = [
     "ngettext",
     "set_language",
     "set_money",
+    "stale_rate_warning",
     "use_language",
     "use_money",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "format_percent",
     "money",
     "set_money",
+    "stale_rate_warning",
     "use_money",
 ]
 
@@ -105,6 +106,10 @@ class Money:
     """Date of the rate (None for USD)."""
     source: str | None = None
     """Where the rate comes from (None for USD)."""
+    age_days: int | None = None
+    """Days from ``as_of`` to the day the catalog was opened (None: unknown, or USD)."""
+    stale_after_days: int | None = None
+    """The age past which the rate is flagged; None: never flagged (a rate nobody dated for us)."""
 
     def __post_init__(self) -> None:
         if self.currency not in CURRENCY_SYMBOLS:
@@ -120,8 +125,18 @@ class Money:
         return cls()
 
     @classmethod
-    def from_rate(cls, currency: str, *, usd_per_unit: float, as_of: str, source: str) -> Money:
-        """Show amounts in ``currency``, one unit of which is worth ``usd_per_unit`` USD."""
+    def from_rate(
+        cls,
+        currency: str,
+        *,
+        usd_per_unit: float,
+        as_of: str,
+        source: str,
+        age_days: int | None = None,
+        stale_after_days: int | None = None,
+    ) -> Money:
+        """Show amounts in ``currency``, one unit of which is worth ``usd_per_unit`` USD; a rate
+        older than ``stale_after_days`` says so wherever its note is shown."""
         code = currency.strip().upper()
         if code == "USD":
             return cls.usd()
@@ -131,7 +146,14 @@ class Money:
                 currency=code,
                 rate=usd_per_unit,
             )
-        return cls(currency=code, units_per_usd=1.0 / usd_per_unit, as_of=as_of, source=source)
+        return cls(
+            currency=code,
+            units_per_usd=1.0 / usd_per_unit,
+            as_of=as_of,
+            source=source,
+            age_days=age_days,
+            stale_after_days=stale_after_days,
+        )
 
     @property
     def symbol(self) -> str:
@@ -174,16 +196,40 @@ class Money:
         text = f"{low}–{tail}"
         return f"{text}/{per}" if per else text
 
+    @property
+    def stale(self) -> bool:
+        """The rate is older than ``stale_after_days`` (or of unknown age while a limit is set)."""
+        if self.currency == "USD" or self.stale_after_days is None:
+            return False
+        return self.age_days is None or self.age_days > self.stale_after_days
+
     def rate_note(self) -> str:
-        """The rate used, for the output's footnote; empty for USD."""
+        """The rate used, for the output's footnote, with a warning when it is stale; empty for USD."""
         if self.currency == "USD":
             return ""
-        return _("Amounts in {currency} at 1 USD = {rate} {currency} (as of {date}; {source}).").format(
+        note = _("Amounts in {currency} at 1 USD = {rate} {currency} (as of {date}; {source}).").format(
             currency=self.currency,
             rate=f"{self.units_per_usd:.4f}",
             date=self.as_of or "?",
             source=self.source or "?",
         )
+        limit = self.stale_after_days
+        if self.stale and limit is not None:
+            note += " " + stale_rate_warning(self.currency, self.as_of, self.age_days, limit)
+        return note
+
+
+def stale_rate_warning(currency: str, as_of: str | None, age_days: int | None, limit_days: int) -> str:
+    """What every output that converts money says when its rate is older than ``limit_days``."""
+    if age_days is None:
+        return _(
+            "Warning: the age of the {currency} rate (as of {date}) is not known; "
+            "`gpuplan catalog refresh --rates` fetches a dated one, or give yours with --cny-per-usd."
+        ).format(currency=currency, date=as_of or "?")
+    return _(
+        "Warning: the {currency} rate of {date} is {days} days old (more than {limit}); "
+        "`gpuplan catalog refresh --rates` fetches the latest, or give yours with --cny-per-usd."
+    ).format(currency=currency, date=as_of or "?", days=age_days, limit=limit_days)
 
 
 def format_amount(amount: float | None, currency: str, *, per: str | None = None) -> str:

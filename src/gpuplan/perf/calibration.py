@@ -62,6 +62,10 @@ class Calibration:
     tf32_factor: float = 1.0
     """Multiplier on the tensor-core efficiencies for TF32 kernels: their operands are twice as
     wide per FLOP as FP16's, so the same tiles need twice the shared-memory and L2 traffic."""
+    fp8_factor: float = 1.0
+    """Multiplier on the tensor-core efficiencies for FP8 GEMMs: their datasheet peak is twice
+    FP16's, but the same-size tiles finish in half the time, so fixed costs (epilogues, the scaling
+    and casts of Transformer Engine or torchao float8) weigh twice; fitted on the fp8 rows."""
     tensor_tail_gflop_per_call: float = 0.0
     """Work, GFLOP, that each matmul/attention call wastes beyond its own FLOPs: its last wave of
     output tiles leaves SMs idle (wave quantization) — half a wave on average, ~1.8 GFLOP for
@@ -119,6 +123,7 @@ class Calibration:
             "vector_efficiency",
             "bandwidth_efficiency",
             "tf32_factor",
+            "fp8_factor",
         ):
             value = getattr(self, name)
             if not 0.0 < value <= 1.0:
@@ -149,6 +154,7 @@ class Calibration:
         else:
             eff = self.tensor_conv_efficiency if op_class == "conv" else self.tensor_matmul_efficiency
             eff = eff * self.tf32_factor if path == "tf32" else eff
+            eff = eff * self.fp8_factor if path == "fp8" else eff
             eff = min(1.0, eff * self.attention_factor) if op_class == "attention" else eff
         return self.capped(path, eff)
 

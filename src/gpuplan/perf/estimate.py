@@ -4,9 +4,11 @@
 the step one GPU runs, over which links), compute time, communication and its overlap, memory,
 and the spread (the step's range). Here their results become one :class:`Estimate`.
 
-The point estimate assumes :data:`SOFTWARE_LEVEL`; the ranges add the calibration residuals and
-the spread of software stacks measured on the same model and GPU (:data:`SOFTWARE_SLOWER`,
-:data:`SOFTWARE_FASTER`, in ``perf/stages/spread.py``).
+The point estimate is the traced step on the workload's own software stack (``workload/stack.py``:
+its kernels, layout, CUDA graphs and ``torch.compile``; :data:`SOFTWARE_LEVEL` in words where no
+stack is given); the ranges add the calibration residuals, or for an unfitted prior the spread of
+software stacks measured on the same model and GPU (:data:`SOFTWARE_SLOWER`, :data:`SOFTWARE_FASTER`,
+in ``perf/stages/spread.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
+from gpuplan.perf.anchor import AnchoredStep, StepMeasurement
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
@@ -41,12 +44,11 @@ __all__ = [
     "time_spread",
 ]
 
-#: What the point estimate assumes about the user's software stack (the calibration data's level);
-#: a catalog message, so that a report can show it in the user's language.
+#: What the point estimate assumes about the software stack when a caller does not say which: the
+#: traced kernels as they are; a catalog message, so that a report can show it in the user's language.
 SOFTWARE_LEVEL = N_(
-    "NGC-container-level kernels: cuDNN (channels_last for CNNs under AMP), fused (flash) attention, "
-    "fused layer norms and optimizers, eager mode unless the workload sets compile: true, input pipeline "
-    "not limiting"
+    "the traced kernels as the workload's stack runs them (plain PyTorch unless its stack says "
+    "otherwise), eager mode unless it sets compile: true, input pipeline not limiting unless bounded"
 )
 
 
@@ -89,11 +91,20 @@ class EstimateRequest:
     """Micro-batches per optimizer step (the optimizer and DDP's all-reduce run once per that many)."""
     compiled: bool = False
     """The job runs under ``torch.compile`` (compute time ÷ :attr:`Calibration.compile_speedup`)."""
-    cuda_graphs: bool = True
-    """Inference: decode steps replay CUDA graphs (serving engines); False: the CPU issues each kernel."""
+    cuda_graphs: bool | None = None
+    """Whether steps replay captured CUDA graphs, so the CPU does not issue each kernel. None: yes
+    for inference (decode, as serving engines run it), no for training (eager PyTorch)."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
+    measured_steps: tuple[StepMeasurement, ...] = ()
+    """``gpuplan measure`` recordings of this workload: the estimate is anchored on the one
+    :func:`perf.anchor.choose_measurement` picks for the GPU (``perf/anchor.py``)."""
+
+    @property
+    def replays_graphs(self) -> bool:
+        """``cuda_graphs`` resolved: given, else inference yes and training no."""
+        return self.cuda_graphs if self.cuda_graphs is not None else self.profile.task == "infer"
 
     def changed(self, **changes: Any) -> EstimateRequest:
         """The same request with some fields replaced (``dataclasses.replace``)."""
@@ -162,6 +173,9 @@ class Estimate:
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs at the point rate; None when not checked (no images
     or vCPUs unknown)."""
+    anchored: AnchoredStep | None = None
+    """The measured step the compute time is anchored on, and how it moved to this GPU; None
+    when the estimate is the model's alone."""
     notes: tuple[str, ...] = field(default_factory=tuple)
 
     @property
@@ -307,6 +321,7 @@ def _estimate(
         link=link.describe() if layout.count > 1 else "",
         input_bound=spread.input_bound,
         input_samples_per_s=spread.input_samples_per_s,
+        anchored=compute.anchored,
         # In the order a reader meets them: the layout, the time and its range, the memory; the
         # network assumption last, as it ends with what to give instead.
         notes=(*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes),

@@ -11,7 +11,10 @@ The dtype path is where the op runs on the GPU:
 - float32 convolutions → TF32 on Ampere and newer, because ``torch.backends.cudnn.allow_tf32``
   defaults to True; FP32 before Ampere;
 - ``other`` ops (elementwise, norms, softmax, reductions, optimizer updates) → bandwidth-bound,
-  capped by the FP32 vector peak.
+  capped by the FP32 vector peak;
+- the layout transposes cuDNN runs around an NCHW convolution (``profile/recorder.py``) → by
+  their bytes, where the convolution runs on tensor cores (fp16/bf16, or fp32 as TF32 on Ampere and
+  newer); an fp32 convolution off the tensor cores reads NCHW as it is.
 
 A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) raises
 :class:`EstimateError` with one line.
@@ -19,7 +22,7 @@ A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
@@ -27,7 +30,7 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
-from gpuplan.profile.model import OpRecord, Profile
+from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile
 
 __all__ = [
     "FP32_FROM_FP16_RATIO",
@@ -35,6 +38,7 @@ __all__ = [
     "dtype_path",
     "fp32_peak_tflops",
     "is_causal",
+    "op_seconds",
     "op_time_s",
     "phase_times",
 ]
@@ -69,6 +73,14 @@ def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
     if gpu.tf32_tflops is not None and (precision == "tf32" or op.op_class == "conv"):
         return "tf32"
     return "fp32"
+
+
+def _tensor_core_conv(dtype: str, precision: str, gpu: GPU) -> bool:
+    """Whether a convolution of ``dtype`` runs on the GPU's tensor cores (and so, with NCHW
+    tensors, behind cuDNN's layout transposes): fp16/bf16 always; fp32 as TF32 on Ampere and newer."""
+    conv = OpRecord(op="aten.convolution", op_class="conv", phase="forward", dtype=dtype, count=1, flops=1.0,
+                    bytes_moved=0.0)  # fmt: skip
+    return dtype_path(conv, precision, gpu) != "fp32"
 
 
 def is_causal(profile: Profile) -> bool:
@@ -148,30 +160,11 @@ class PhaseTimes:
         return self.forward_calls + self.backward_calls + self.optimizer_calls
 
 
-def phase_times(
-    ops: Iterable[OpRecord],
-    gpu: GPU,
-    precision: str,
-    cal: Calibration,
-    *,
-    batch_scale: float = 1.0,
-    causal: bool = False,
-    seq_len: int | None = None,
-) -> PhaseTimes:
-    """Sum the roofline over ops, by phase.
-
-    ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
-    (NB: weight reads do not really scale; at small scales this slightly underestimates), the
-    optimizer does not. ``causal``: the model's attention is causal (decoders); FlopCounterMode
-    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the key blocks
-    above the diagonal: at ``seq_len`` tokens they compute ``perf.attention.causal_work_fraction``
-    of the count (the diagonal blocks whole; one half when the length is unknown).
-    """
+def _scaled_ops(
+    ops: Iterable[OpRecord], *, batch_scale: float, causal: bool, seq_len: int | None
+) -> Iterator[OpRecord]:
+    """``ops`` at another micro-batch and with a causal kernel's share of the attention FLOPs."""
     causal_share = causal_work_fraction(seq_len) if causal else 1.0
-    by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
-    compute_bound = 0.0
-    calls = {"forward": 0, "backward": 0, "optimizer": 0}
-    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     for op in ops:
         scale = batch_scale if op.phase != "optimizer" else 1.0
         flops_scale = scale * (causal_share if op.op_class == "attention" else 1.0)
@@ -185,11 +178,65 @@ def phase_times(
                 flops=op.flops * flops_scale,
                 bytes_moved=op.bytes_moved * scale,
             )
-        t = op_time_s(op, gpu, precision, cal)
-        by_phase[op.phase] += t
-        if t > 0:
+        yield op
+
+
+def op_seconds(
+    ops: Iterable[OpRecord],
+    gpu: GPU,
+    precision: str,
+    cal: Calibration,
+    *,
+    batch_scale: float = 1.0,
+    causal: bool = False,
+    seq_len: int | None = None,
+) -> Iterator[tuple[OpRecord, float]]:
+    """Each op record (as :func:`phase_times` evaluates it) with its roofline seconds."""
+    for op in _scaled_ops(ops, batch_scale=batch_scale, causal=causal, seq_len=seq_len):
+        if op.op == LAYOUT_TRANSPOSE_OP and not _tensor_core_conv(op.dtype, precision, gpu):
+            continue  # cuDNN runs NCHW convolutions off the tensor cores without transposing
+        yield op, op_time_s(op, gpu, precision, cal)
+
+
+def phase_times(
+    ops: Iterable[OpRecord],
+    gpu: GPU,
+    precision: str,
+    cal: Calibration,
+    *,
+    batch_scale: float = 1.0,
+    causal: bool = False,
+    seq_len: int | None = None,
+    op_factor: Callable[[OpRecord], float] | None = None,
+) -> PhaseTimes:
+    """Sum the roofline over ops, by phase.
+
+    ``batch_scale`` evaluates another micro-batch: forward/backward FLOPs and bytes scale with it
+    (NB: weight reads do not really scale; at small scales this slightly underestimates), the
+    optimizer does not. ``causal``: the model's attention is causal (decoders); FlopCounterMode
+    counts it as full, but fused kernels (FlashAttention, SDPA ``is_causal``) skip the key blocks
+    above the diagonal: at ``seq_len`` tokens they compute ``perf.attention.causal_work_fraction``
+    of the count (the diagonal blocks whole; one half when the length is unknown).
+    ``op_factor``: a multiplier on each op's time (a measured step's ratio to the roofline for
+    the op's class, ``perf/anchor.py``).
+    """
+    by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
+    compute_bound = 0.0
+    calls = {"forward": 0, "backward": 0, "optimizer": 0}
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    for op, t in op_seconds(
+        ops, gpu, precision, cal, batch_scale=batch_scale, causal=causal, seq_len=seq_len
+    ):
+        if t > 0 and op.op != LAYOUT_TRANSPOSE_OP:
+            # (the layout transposes are launched by cuDNN inside the convolution's own call)
             calls[op.phase] += op.count
-        if op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6:
+        bound = (
+            op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6
+        )
+        if op_factor is not None:
+            t *= op_factor(op)
+        by_phase[op.phase] += t
+        if bound:
             compute_bound += t
     return PhaseTimes(
         forward_s=by_phase["forward"],

@@ -65,7 +65,7 @@ def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: 
                 calibration=request.calibration,
                 tensor_parallel=request.model_parallel.tensor,
                 link=request.link,
-                cuda_graphs=request.cuda_graphs,
+                cuda_graphs=request.replays_graphs,
                 compiled=request.compiled,
             )
         except EstimateError:

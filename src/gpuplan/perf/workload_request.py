@@ -15,6 +15,7 @@ from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
+    from gpuplan.perf.anchor import StepMeasurement
     from gpuplan.perf.calibration import Calibration
     from gpuplan.perf.links import Link
     from gpuplan.profile.model import Profile
@@ -32,15 +33,18 @@ def request_for(
     link: Link | None = None,
     calibration: Calibration | None = None,
     vcpus_per_gpu: float | None = None,
+    measured_steps: tuple[StepMeasurement, ...] = (),
 ) -> EstimateRequest:
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
 
     The workload gives the parallelism (data, tensor, pipeline), the job size, the gradient accumulation and
     ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
     instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
-    service's requests arrive decoded, and None means the input pipeline is assumed to keep up).
+    service's requests arrive decoded, and None means the input pipeline is assumed to keep up),
+    and the workload's measured steps (``gpuplan measure``) that anchor it.
     """
     image_size = workload.inputs.image_size if workload.serving is None else None
+    stack = workload.software_stack
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -52,8 +56,15 @@ def request_for(
         job=job_size(workload),
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
-        cuda_graphs=workload.cuda_graphs,
-        input_pipeline=image_input_pipeline(image_size, vcpus_per_gpu, 1.0),
+        cuda_graphs=workload.uses_cuda_graphs,
+        input_pipeline=image_input_pipeline(
+            image_size,
+            vcpus_per_gpu,
+            1.0,
+            kind=stack.input_pipeline.value,
+            workers=stack.loader_workers,
+        ),
+        measured_steps=measured_steps,
     )
 
 

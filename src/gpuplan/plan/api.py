@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.rates import rate_warning
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.plan.build_inputs import (
@@ -85,10 +86,13 @@ def plan_workload(
         regions.add(job.data_location)
     facts = cost_facts_from_store(store, regions)
     from gpuplan.perf import load_calibration
+    from gpuplan.perf.anchor import stored_measurements
 
     # GPUs measured by `gpuplan bench` into this store use their measured efficiency.
     calibration = load_calibration().with_measurements(store.local.bench_results())
-    estimate_fn, est_notes = make_estimator(workload, profile, calibration)
+    # The workload's own steps measured by `gpuplan measure` anchor every offer's estimate.
+    steps, _skipped = stored_measurements(store.local.step_measurements(profile.key))
+    estimate_fn, est_notes = make_estimator(workload, profile, calibration, measured_steps=tuple(steps))
     rates = sorted(
         {
             (p.currency, p.exchange_rate_usd_per_unit, p.exchange_rate_as_of)
@@ -97,8 +101,13 @@ def plan_workload(
         }
     )
     rate_notes = (
-        _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
-            currency=c, rate=f"{r:g}", date=d or "?"
+        " ".join(
+            [
+                _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
+                    currency=c, rate=f"{r:g}", date=d or "?"
+                ),
+                *filter(None, [rate_warning(store.find_exchange_rate(c))]),
+            ]
         )
         for c, r, d in rates
     )

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.catalog import TransferTier as StoreTier
     from gpuplan.perf import Calibration
+    from gpuplan.perf.anchor import StepMeasurement
     from gpuplan.profile.model import Profile
     from gpuplan.workload import ConstraintsSpec, Workload
 
@@ -296,13 +297,19 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
 
 
 def make_estimator(
-    workload: Workload, profile: Profile, calibration: Calibration | None = None
+    workload: Workload,
+    profile: Profile,
+    calibration: Calibration | None = None,
+    *,
+    measured_steps: tuple[StepMeasurement, ...] = (),
 ) -> tuple[EstimateFn, tuple[str, ...]]:
     """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
 
     Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
     A serving workload (``serving:``): one replica per GPU; it fits when the GPUs carry the request
     rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
+    ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
+    one (``perf/anchor.py``), and the plan says so.
     """
     from gpuplan.hardware import get_gpu
     from gpuplan.perf import (
@@ -314,6 +321,7 @@ def make_estimator(
         run_estimate,
         serving_estimate,
     )
+    from gpuplan.perf.anchor import choose_measurement, not_anchored_note
     from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 
     cal = calibration or load_calibration()
@@ -343,6 +351,16 @@ def make_estimator(
                 high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
             )
         )
+    mine = [m for m in measured_steps if m.workload_key == profile.key]
+    if (chosen := choose_measurement(mine, "")) is not None:
+        notes.append(
+            _(
+                "step times anchored on your measured step on {gpu} ({when}, gpuplan measure), moved to each "
+                "offer's GPU op class by op class (Habitat, Yu et al., USENIX ATC'21)"
+            ).format(gpu=chosen.gpu_id, when=chosen.measured_at)
+        )
+    elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
+        notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
     cache: dict[EstimateKey, EstimateRow] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
 
@@ -374,12 +392,17 @@ def make_estimator(
                 link=link,
                 calibration=cal,
                 vcpus_per_gpu=key.vcpus / key.gpus_per_node if key.vcpus else None,
+                measured_steps=measured_steps,
             )
         )
         peak = est.memory.peak_memory_gib
         if serving is not None:
             dec = decode_estimate(
-                profile, gpu, calibration=cal, cuda_graphs=workload.cuda_graphs, compiled=workload.compile
+                profile,
+                gpu,
+                calibration=cal,
+                cuda_graphs=workload.uses_cuda_graphs,
+                compiled=workload.compile,
             )
             srv = serving_estimate(
                 dec,
@@ -404,7 +427,12 @@ def make_estimator(
             peak_memory_gib=peak,
             step_time_s=est.step_time_s,
             input_bound=est.input_bound,
-            input_unknown=workload.inputs.image_size is not None and not key.vcpus,
+            # Only a CPU-decoding pipeline with neither vCPUs nor workers known is unknown
+            # (DALI decodes on the GPU, synthetic data decodes nothing).
+            input_unknown=workload.inputs.image_size is not None
+            and not key.vcpus
+            and workload.software_stack.input_pipeline.value == "dataloader"
+            and workload.stack.loader_workers is None,
             notes=(
                 *est.notes,
                 _("network kind not in the catalog: taken as {kind}").format(kind=link.network_kind),

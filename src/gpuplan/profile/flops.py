@@ -43,6 +43,26 @@ _EXTRA: dict[Any, Callable[..., int]] = {
 }
 
 
+def _linear_act(x: torch.Tensor, weight: torch.Tensor, *args: Any, **kw: Any) -> int:
+    # One GEMM (M × K) · (K × N): 2·M·N·K; the bias and activation ride in its epilogue.
+    return 2 * x.numel() * weight.shape[0]
+
+
+def _linear_act_backward(
+    dout: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, *args: Any, **kw: Any
+) -> int:
+    # The data- and weight-gradient GEMMs: 2 × 2·M·N·K.
+    return 4 * x.numel() * weight.shape[0]
+
+
+#: FLOPs of the presets' fused operators (``workload/presets/fused.py``), by name in the ``gpuplan``
+#: namespace: the GEMMs only (the elementwise epilogues count 0, as FlopCounterMode counts them).
+_FUSED: dict[str, Callable[..., int]] = {
+    "linear_act": _linear_act,
+    "linear_act_backward": _linear_act_backward,
+}
+
+
 def has_flop_formula(packet: Any) -> bool:
     """Whether calls of this op overload packet have a FLOP count (else they count 0)."""
     return packet in _EXTRA or packet in flop_registry
@@ -51,6 +71,9 @@ def has_flop_formula(packet: Any) -> bool:
 def count_flops(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> int:
     """FLOPs of one call of ``func`` (0 for ops without a formula: elementwise, norms, softmax …)."""
     packet = func.overloadpacket
+    if func.namespace == "gpuplan":
+        fused = _FUSED.get(packet.__name__)
+        return fused(*args, **kwargs) if fused is not None else 0
     extra = _EXTRA.get(packet)
     if extra is not None:
         return extra(*args, **kwargs)

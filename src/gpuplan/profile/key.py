@@ -115,6 +115,21 @@ def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
     return {"sdpa_dropout_trace": SDPA_DROPOUT_TRACE}
 
 
+def _stack_fields(w: Workload) -> dict[str, Any]:
+    """The stack settings that change the trace, when they differ from plain PyTorch's (the input
+    pipeline, CUDA graphs and the optimizer's level do not change one traced step, or are keyed
+    on their own)."""
+    st = w.software_stack
+    out: dict[str, Any] = {}
+    if st.channels_last:
+        out["memory_format"] = st.memory_format.value
+    if st.fused_kernels:
+        out["fused_kernels"] = [k.value for k in st.fused_kernels]
+    if not st.dropout and w.is_training:
+        out["dropout"] = False
+    return {"stack": out} if out else {}
+
+
 def key_fields(w: Workload) -> dict[str, Any]:
     """What :func:`profile_key` hashes (public so that a test can rebuild an older key)."""
     return {
@@ -131,6 +146,7 @@ def key_fields(w: Workload) -> dict[str, Any]:
         # A compiled training step keeps what AOTAutograd's partitioner keeps (profile/compiled.py).
         **({"compile": True} if w.compile and w.is_training else {}),
         **_sdpa_dropout_trace(w),
+        **_stack_fields(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }

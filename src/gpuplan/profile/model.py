@@ -14,11 +14,25 @@ from typing import Any, Literal
 # The model source reports the shape; the profile carries it (re-exported for the profile's users).
 from gpuplan.workload.shape import ModelShape
 
-__all__ = ["PROFILE_SCHEMA_VERSION", "MemoryBreakdown", "ModelShape", "OpRecord", "Profile"]
+__all__ = [
+    "LAYOUT_TRANSPOSE_OP",
+    "PROFILE_SCHEMA_VERSION",
+    "MemoryBreakdown",
+    "ModelShape",
+    "OpRecord",
+    "Profile",
+]
 
 #: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes;
-#: 3: ``activation_checkpointing`` recorded); cached profiles of another version are re-traced.
-PROFILE_SCHEMA_VERSION = 3
+#: 3: ``activation_checkpointing`` recorded; 4: the software stack — the presets' dropout as their
+#: configs set it, dropout traced as CUDA's ``native_dropout`` (a one-byte mask), the layout
+#: transposes of NCHW convolutions, fused kernels); cached profiles of another version are re-traced.
+PROFILE_SCHEMA_VERSION = 4
+
+#: The op name of the NCHW ↔ NHWC transposes cuDNN runs around a tensor-core convolution whose
+#: tensors are NCHW (``profile/recorder.py``): bytes only, costed where the convolution runs on
+#: tensor cores (``perf/roofline.py``).
+LAYOUT_TRANSPOSE_OP = "cudnn.nchw_nhwc_transpose"
 
 Phase = Literal["forward", "backward", "optimizer"]
 OpClass = Literal["matmul", "attention", "conv", "other"]

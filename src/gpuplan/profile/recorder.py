@@ -10,7 +10,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from gpuplan.profile.flops import count_flops
-from gpuplan.profile.model import OpClass, OpRecord, Phase
+from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpClass, OpRecord, Phase
+from gpuplan.workload.presets.fused import FUSED_MATMUL_OPS
 
 __all__ = ["OpRecorder", "op_class"]
 
@@ -48,11 +49,42 @@ def _written_bytes(func: torch._ops.OpOverload, args: tuple[Any, ...]) -> int:
     return total
 
 
+def _nchw(t: Any) -> bool:
+    """A 4-D tensor in NCHW order (not ``channels_last``)."""
+    return (
+        isinstance(t, torch.Tensor)
+        and t.dim() == 4
+        and not t.is_contiguous(memory_format=torch.channels_last)
+    )
+
+
+def _size(t: Any) -> int:
+    return _nbytes(t) if isinstance(t, torch.Tensor) else 0
+
+
+def _nchw_transpose_bytes(packet: Any, args: tuple[Any, ...], out: Any) -> int:
+    """Bytes cuDNN's NCHW ↔ NHWC transposes move around one convolution call (0 when NHWC)."""
+    if packet is aten.convolution and len(args) >= 2 and _nchw(args[0]):
+        return 2 * (_size(args[0]) + _size(args[1]) + _size(out))
+    if packet is aten.convolution_backward and len(args) >= 3 and _nchw(args[1]):
+        grad_out, x, w = args[0], args[1], args[2]
+        grad_in, grad_w = (out[0], out[1]) if isinstance(out, tuple) else (None, None)
+        data = grad_in is not None
+        weight = grad_w is not None
+        moved = _size(grad_out) * (data + weight) + _size(x) * weight + _size(w) * data
+        return 2 * (moved + _size(grad_in) + _size(grad_w))
+    return 0
+
+
 def op_class(packet: Any) -> OpClass:
-    """Which roofline a call belongs to: tensor-core matmul / attention / conv, or ``other``."""
+    """Which roofline a call belongs to: tensor-core matmul / attention / conv, or ``other``.
+
+    The fused GEMM-with-epilogue operators of the presets (``gpuplan.linear_act``) are matmuls."""
     if packet in _MATMUL:
         return "matmul"
     name = packet.__name__
+    if getattr(packet, "_qualified_op_name", "").startswith("gpuplan::") and name in FUSED_MATMUL_OPS:
+        return "matmul"
     if "attention" in name:
         return "attention"
     if "convolution" in name:
@@ -73,6 +105,18 @@ class OpRecorder(TorchDispatchMode):
 
     ``fp8_matmuls``: label 16-bit matmuls as fp8 (E4M3 forward, E5M2 backward), as an fp8 recipe
     (Transformer Engine, torchao float8) would run them; the trace itself is 16-bit.
+
+    A convolution whose input is NCHW (PyTorch's default layout, not ``channels_last``) adds one
+    :data:`~gpuplan.profile.model.LAYOUT_TRANSPOSE_OP` record: tensor-core convolutions compute in
+    NHWC, so cuDNN transposes the NCHW operands in and the result back out ("The cuDNN library may
+    use padding, folding, and NCHW-to-NHWC transformations to call the Tensor Core operations",
+    NVIDIA cuDNN documentation, Legacy API, "Data and Filter Formats"; "Choose tensor layouts in
+    memory to avoid transposing input and output data … We recommend using the NHWC format", NVIDIA
+    Convolutional Layers User's Guide, docs.nvidia.com/deeplearning/performance/
+    dl-performance-convolutional, both read 2026-12-01). Each transpose reads and writes its tensor
+    once: forward the input, weight and output; backward the output gradient twice (data and weight
+    gradients are separate cuDNN calls), the input, the weight and both gradients. Whether a GPU
+    runs the convolution on tensor cores (and so pays them) is the estimate's call.
     """
 
     def __init__(self, *, fp8_matmuls: bool = False) -> None:
@@ -121,6 +165,12 @@ class OpRecorder(TorchDispatchMode):
         acc[0] += 1
         acc[1] += count_flops(func, args, kwargs, out)
         acc[2] += moved
+        if cls == "conv":
+            transposed = _nchw_transpose_bytes(packet, args, out)
+            if transposed:
+                layout = self._acc[(LAYOUT_TRANSPOSE_OP, "other", self.phase, name)]
+                layout[0] += 1
+                layout[2] += transposed
 
     def records(self) -> tuple[OpRecord, ...]:
         """The aggregates, heaviest first (FLOPs, then bytes)."""

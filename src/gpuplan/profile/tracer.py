@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from collections.abc import Callable
-from contextlib import ExitStack, nullcontext
-from dataclasses import replace
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
@@ -30,13 +30,19 @@ from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import MemoryBreakdown, Profile
 from gpuplan.profile.optimizers import make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
-from gpuplan.vocab import AttentionImpl, LossKind, Precision
-from gpuplan.workload.adapt import apply_checkpointing, apply_lora, cast_floating, freeze_prefixes
+from gpuplan.vocab import AttentionImpl, FusedKernel, LossKind, Precision
+from gpuplan.workload.adapt import (
+    apply_checkpointing,
+    apply_lora,
+    cast_floating,
+    checkpoint_contexts,
+    freeze_prefixes,
+)
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
 from gpuplan.workload.spec import Workload
 
-__all__ = ["trace_workload"]
+__all__ = ["StepParts", "step_parts", "trace_workload"]
 
 _AUTOCAST = {
     Precision.AMP_FP16: torch.float16,
@@ -118,6 +124,13 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
         )
     if workload.model.frozen:
         freeze_prefixes(model, workload.model.frozen)
+    if workload.software_stack.channels_last:
+        if _to_channels_last(model):
+            notes.append("memory format: channels_last (NHWC): convolutions need no layout transposes")
+        else:
+            notes.append(
+                "memory format: channels-last has no effect (the model has no 4-D convolution weights)"
+            )
     if not training:
         for p in model.parameters():
             p.requires_grad_(False)
@@ -130,7 +143,9 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
             raise EstimateError.worded(
                 N_("activation_checkpointing: selective needs repeated blocks (an nn.ModuleList) to wrap")
             )
-        n = apply_checkpointing(model, bundle.checkpoint_blocks, selective=True)
+        n = apply_checkpointing(
+            model, bundle.checkpoint_blocks, selective=True, recompute=_recompute_modes(workload)
+        )
         notes.append(f"selective checkpointing: {n} blocks keep matmul/attention outputs, recompute the rest")
     elif mode == "full":
         if hasattr(model, "gradient_checkpointing_enable") and getattr(
@@ -140,15 +155,17 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
             if config is not None and getattr(config, "use_cache", None):
                 config.use_cache = False  # no KV cache in training; transformers would say so on stderr
             # transformers >= 5 renamed the method (and its argument); the old name still works but warns.
+            context = checkpoint_contexts(False, _recompute_modes(workload))
+            kwargs = {"use_reentrant": False, "context_fn": context}
             if hasattr(model, "activation_checkpointing_enable"):
                 enable = getattr(model, "activation_checkpointing_enable")  # noqa: B009 (nn.Module typing)
-                enable(activation_checkpointing_kwargs={"use_reentrant": False})
+                enable(activation_checkpointing_kwargs=kwargs)
             else:
                 enable = getattr(model, "gradient_checkpointing_enable")  # noqa: B009
-                enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+                enable(gradient_checkpointing_kwargs=kwargs)
             notes.append("gradient checkpointing: transformers' own, per layer")
         elif bundle.checkpoint_blocks:
-            n = apply_checkpointing(model, bundle.checkpoint_blocks)
+            n = apply_checkpointing(model, bundle.checkpoint_blocks, recompute=_recompute_modes(workload))
             notes.append(f"gradient checkpointing: {n} blocks recomputed in backward")
         else:
             raise EstimateError.worded(
@@ -269,6 +286,33 @@ def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list
         )
 
 
+class _CudaDropout(TorchFunctionMode):
+    """Trace dropout as CUDA runs it: ``native_dropout``, keeping a one-byte mask for backward.
+
+    On the CPU, ``F.dropout`` in training draws a noise tensor of the input's dtype and multiplies
+    by it (``aten/src/ATen/native/Dropout.cpp`` ``_dropout``: the fused kernel is taken only on CUDA
+    and other accelerators), so backward would keep a 2- or 4-byte noise tensor per element; a GPU
+    runs ``native_dropout``, which keeps a bool mask. The trace takes the GPU's path.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = dict(kwargs or {})
+        if func in (F.dropout, torch.dropout):
+            x = args[0] if args else kwargs.pop("input")
+            p = args[1] if len(args) > 1 else kwargs.get("p", 0.5)
+            train = args[2] if len(args) > 2 else kwargs.get("training", kwargs.get("train", True))
+            if train and 0.0 < float(p) < 1.0 and isinstance(x, torch.Tensor) and x.numel() > 0:
+                self.calls += 1
+                return torch.native_dropout(x, float(p), True)[0]
+        return func(*args, **kwargs)
+
+
 class _FusedAttentionDropout(TorchFunctionMode):
     """Trace SDPA calls that carry dropout as the fused kernel a GPU runs, without the dropout.
 
@@ -297,6 +341,70 @@ class _FusedAttentionDropout(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def _to_channels_last(model: torch.nn.Module) -> int:
+    """Put the model's 4-D parameters (convolution weights) in ``channels_last`` order, as
+    ``model.to(memory_format=torch.channels_last)`` does (which cannot swap fake parameters in
+    place); how many there were."""
+    n = 0
+    for module in model.modules():
+        for name, p in list(module._parameters.items()):
+            if p is not None and p.dim() == 4:
+                fresh = p.detach().contiguous(memory_format=torch.channels_last)
+                module._parameters[name] = torch.nn.Parameter(fresh, requires_grad=p.requires_grad)
+                n += 1
+    return n
+
+
+def _recompute_modes(workload: Workload) -> Callable[[], AbstractContextManager[Any]]:
+    """The function modes a checkpointed block's recompute must run in, as its forward did: the
+    autograd engine does not carry the tracer's modes into backward."""
+
+    @contextmanager
+    def modes() -> Iterator[None]:
+        with ExitStack() as stack:
+            if workload.attention is AttentionImpl.FUSED:
+                stack.enter_context(_FusedAttentionDropout())
+            stack.enter_context(_CudaDropout())
+            yield
+
+    return modes
+
+
+def _channels_last(batch: Batch) -> Batch:
+    """The batch with its 4-D floating tensors (images) in ``channels_last`` order."""
+
+    def conv(t: Any) -> Any:
+        if isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point:
+            return t.contiguous(memory_format=torch.channels_last)
+        return t
+
+    return Batch(
+        args=tuple(conv(a) for a in batch.args),
+        kwargs={k: conv(v) for k, v in batch.kwargs.items()},
+        targets=batch.targets,
+    )
+
+
+def _stack_notes(workload: Workload, bundle: ModelBundle, notes: list[str]) -> None:
+    """Say where a stack setting has no effect on this model."""
+    stack = workload.software_stack
+    layer_kernels = [k.value for k in stack.fused_kernels if k is not FusedKernel.CROSS_ENTROPY]
+    if layer_kernels and workload.model.preset is None:
+        notes.append(
+            f"fused kernels {', '.join(layer_kernels)}: modelled for the preset models; this model's own "
+            "code picks its kernels"
+        )
+    fused_ce = stack.fused(FusedKernel.CROSS_ENTROPY) and workload.is_training
+    if (
+        fused_ce
+        and workload.inputs.seq_len is not None
+        and (not bundle.lm_head or workload.loss is not LossKind.STANDARD)
+    ):
+        notes.append(
+            "fused cross-entropy: applies to a language model's standard loss on a preset; not used here"
+        )
+
+
 def _create_optimizer_state(
     optimizer: torch.optim.Optimizer, params: list[torch.nn.Parameter], recorder: OpRecorder
 ) -> None:
@@ -316,6 +424,11 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
     """The loss the workload names (see :mod:`gpuplan.profile.losses`)."""
     kind = workload.loss
     if kind is LossKind.STANDARD:
+        if workload.software_stack.fused(FusedKernel.CROSS_ENTROPY) and bundle.lm_head:
+            # One kernel over the 16-bit logits, its gradient written over them (presets/fused.py).
+            from gpuplan.workload.presets.fused import fused_cross_entropy
+
+            return lambda out, batch: fused_cross_entropy(out, batch.targets[0])
         return bundle.loss
     if not bundle.lm_head:
         raise EstimateError.worded(
@@ -372,6 +485,9 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     optimizer = make_optimizer(workload.optimizer, trainable) if training and not in_backward else None
     loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss
     batch = bundle.make_batch()
+    if workload.software_stack.channels_last:
+        batch = _channels_last(batch)
+    _stack_notes(workload, bundle, notes)
 
     calls = _compiled_blocks(workload, bundle, model, notes)
     output_spec: TensorSpec | None = None
@@ -386,6 +502,9 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         fused_dropout = _FusedAttentionDropout()
         if workload.attention is AttentionImpl.FUSED:
             stack.enter_context(fused_dropout)
+        cuda_dropout = _CudaDropout()
+        if training:
+            stack.enter_context(cuda_dropout)
         install_steps: Callable[[], None] | None = None
         if in_backward:
             optimizers, install_steps = _step_in_backward(workload, trainable, recorder)
@@ -424,6 +543,11 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         calls.remove()
         loss_pair = functools.partial(_loss_pair, workload, bundle, batch, output_spec, amp)
         peak = _compiled_peak(peak, calls, loss_pair, amp, notes)
+    if cuda_dropout.calls:
+        notes.append(
+            f"dropout: {cuda_dropout.calls} calls traced as CUDA's native_dropout "
+            "(one-byte mask kept for backward)"
+        )
     if fused_dropout.with_dropout:
         notes.append(
             f"attention dropout: {fused_dropout.with_dropout} SDPA calls traced as the fused kernel "
@@ -460,5 +584,48 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         paged_optimizer_bytes=paged,
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
         trace_seconds=time.perf_counter() - started,
+        notes=tuple(notes),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepParts:
+    """What one step of a workload runs, prepared as the trace prepares it: for ``gpuplan measure``
+    to run the same step on a real device (``machine/measure.py``)."""
+
+    model: torch.nn.Module
+    """Prepared as the workload says: precision cast, attention path, LoRA, frozen parameters,
+    checkpointing, train or eval mode."""
+    loss: Callable[[Any, Batch], Any]
+    optimizers: tuple[torch.optim.Optimizer, ...]
+    """One for the step; one per parameter when ``optimizer_in_backward`` (stepped by hooks)."""
+    install_backward_steps: Callable[[], None] | None
+    """Installs the hooks that step each parameter in backward (``optimizer_in_backward``)."""
+    autocast: torch.dtype | None
+    """The autocast dtype of the workload's precision, or None."""
+    notes: tuple[str, ...]
+
+
+def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
+    """The model, loss, optimizer(s) and autocast of ``workload``'s step, as :func:`trace_workload`
+    prepares them (the same helpers), on whatever device the bundle was built."""
+    notes: list[str] = list(bundle.notes)
+    model = _prepare(workload, bundle, notes)
+    training = workload.is_training
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    if training and not trainable:
+        raise EstimateError.worded(N_("nothing to train: every parameter is frozen (check model.frozen)"))
+    optimizers: list[torch.optim.Optimizer] = []
+    install: Callable[[], None] | None = None
+    if training and workload.optimizer_in_backward:
+        optimizers, install = _step_in_backward(workload, trainable, OpRecorder())
+    elif training:
+        optimizers = [make_optimizer(workload.optimizer, trainable)]
+    return StepParts(
+        model=model,
+        loss=_loss_fn(workload, bundle, model) if training else bundle.loss,
+        optimizers=tuple(optimizers),
+        install_backward_steps=install,
+        autocast=_AUTOCAST.get(workload.precision),
         notes=tuple(notes),
     )

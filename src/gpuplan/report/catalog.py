@@ -19,6 +19,7 @@ from rich.text import Text
 
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
+    RATE_STALE_AFTER_DAYS,
     CatalogInfo,
     ExchangeRate,
     ImportReport,
@@ -26,6 +27,7 @@ from gpuplan.catalog.model import (
     PricingModel,
 )
 from gpuplan.catalog.query import OfferListing, OfferView
+from gpuplan.catalog.rates import rate_warning
 from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
 from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
@@ -68,7 +70,9 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
         )
         for r in rates
     ]
-    return _("Exchange rate: {rates}").format(rates="; ".join(parts))
+    warnings = [w for w in map(rate_warning, rates) if w]
+    # The warning on a line of its own: the rate's source is long, and the warning is what to act on.
+    return "\n".join([_("Exchange rate: {rates}").format(rates="; ".join(parts)), *warnings])
 
 
 def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
@@ -81,6 +85,10 @@ def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
         units_per_usd=1.0 / rate.usd_per_unit,
         as_of=rate.as_of,
         source=rate.source,
+        age_days=rate.age_days,
+        stale=rate.stale,
+        stale_after_days=RATE_STALE_AFTER_DAYS,
+        warning=rate_warning(rate),
     )
 
 
@@ -466,7 +474,9 @@ def gpus_view(
 
 def info_json(info: CatalogInfo) -> CatalogInfoDocument:
     """The ``catalog info --json`` document."""
-    return CatalogInfoDocument.model_validate(to_jsonable(info))
+    doc = to_jsonable(info)
+    doc["exchange_rates"] = [{**to_jsonable(r), "stale": r.stale} for r in info.exchange_rates]
+    return CatalogInfoDocument.model_validate(doc)
 
 
 def import_json(report: ImportReport) -> ImportDocument:
@@ -482,8 +492,13 @@ def _info_table(info: CatalogInfo) -> Table:
     counts = _(", ").join(f"{p} {n}" for p, n in info.offers_by_provider.items())
     prices = _(", ").join(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
     rates = "; ".join(
-        _("1 {currency} = {usd} USD ({date}, {source})").format(
-            currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
+        "\n".join(
+            [
+                _("1 {currency} = {usd} USD ({date}, {source})").format(
+                    currency=r.currency, usd=f"{r.usd_per_unit:g}", date=r.as_of, source=r.source
+                ),
+                *filter(None, [rate_warning(r)]),
+            ]
         )
         for r in info.exchange_rates
     )

@@ -8,6 +8,7 @@ workload (e.g. FP8 on an A100) has ``error`` set and null figures.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -22,6 +23,7 @@ from rich.text import Text
 from gpuplan.documents.estimate import (
     ESTIMATE_SCHEMA_VERSION,
     AdviceItem,
+    AnchoredDoc,
     CalibrationSummary,
     DecodeDoc,
     EstimateDocument,
@@ -32,12 +34,15 @@ from gpuplan.documents.estimate import (
 )
 from gpuplan.i18n import _, format_hours, format_number
 from gpuplan.perf.advisor import Advice
+from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
+from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
+from gpuplan.workload.stack import Stack
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
 
@@ -125,7 +130,25 @@ def _memory_json(m: MemoryEstimate) -> MemoryDoc:
     )
 
 
-def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
+def _anchored_json(a: AnchoredStep | None) -> AnchoredDoc | None:
+    if a is None:
+        return None
+    return AnchoredDoc(
+        measured_on=a.measured_on,
+        measured_at=a.measured_at,
+        measured_step_s=a.measured_step_s,
+        transferred=a.transferred,
+        hardware_ratio=dict(a.hardware_ratio),
+        class_s=dict(a.class_s),
+        host_s=a.host_s,
+        model_compute_s=a.model_compute_s,
+        range_factor=math.exp(a.log_halfwidth),
+    )
+
+
+def _outcome_json(
+    o: EstimateOutcome, parallelism: str, levels: Sequence[LevelOutcomes] = (), row: int = 0
+) -> EstimateRow:
     e = o.estimate
     if e is None:
         return EstimateRow.model_validate(
@@ -151,9 +174,11 @@ def _outcome_json(o: EstimateOutcome, parallelism: str) -> EstimateRow:
             "memory": _memory_json(e.memory),
             "input_bound": e.input_bound,
             "input_samples_per_s": e.input_samples_per_s,
+            "anchored": _anchored_json(e.anchored),
             "link": e.link,
             "notes": list(e.notes),
             "advice": [_advice_json(a) for a in o.advice],
+            "stack_levels": level_figures(levels, row),
             "decode": DecodeDoc(**asdict(o.decode)) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
             "error": None,
@@ -170,8 +195,11 @@ def estimate_json(
     gradient_accumulation: int = 1,
     tensor_parallel: int = 1,
     pipeline_parallel: int = 1,
+    stack: Stack | None = None,
+    levels: Sequence[LevelOutcomes] = (),
 ) -> EstimateDocument:
-    """The ``gpuplan estimate --json`` document."""
+    """The ``gpuplan estimate --json`` document; ``stack``: the one assumed, ``levels``: the same
+    GPU configurations on the stock and tuned stacks."""
     return EstimateDocument(
         workload=EstimateWorkload(
             name=profile.workload_name,
@@ -188,10 +216,18 @@ def estimate_json(
             tensor_parallel=tensor_parallel,
             pipeline_parallel=pipeline_parallel,
         ),
-        software_level=SOFTWARE_LEVEL,
+        software_level=_stack_line(profile, stack),
+        stack=stack_json(stack) if stack is not None else None,
         calibration=_calibration_json(cal),
-        estimates=[_outcome_json(o, parallelism) for o in outcomes],
+        estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
     )
+
+
+def _stack_line(profile: Profile, stack: Stack | None) -> str:
+    """The stack assumed, in words (the fixed level of old callers that give none)."""
+    if stack is None:
+        return _(SOFTWARE_LEVEL)
+    return stack_words(stack, images=profile.seq_len is None and profile.shape.family in ("cnn", "vit"))
 
 
 def _num(x: float) -> str:
@@ -256,14 +292,35 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
         fits = Text(_("yes"), style="green") if e.fits else Text(_("no"), style="bold red")
         step = _time(e.step_time_s)
         thr = _num(e.throughput)
+        mark = _ANCHOR_MARK if e.anchored is not None else ""
         job = _hours(e.job_time_h)
         if ranges:
             step = _band(step, _time(e.step_time_s_low), _time(e.step_time_s_high))
             thr = f"{thr} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
             if e.job_time_h is not None:
                 job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
-        table.add_row(name, fits, Text(mem), Text(step), Text(thr), Text(job))
+        table.add_row(name, fits, Text(mem), Text(mark + step), Text(thr), Text(job))
     return table
+
+
+#: Marks a step time anchored on the user's measured step (explained under the table).
+_ANCHOR_MARK = "⚓ "
+
+
+def _anchor_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    anchored = [o.estimate.anchored for o in outcomes if o.estimate is not None and o.estimate.anchored]
+    if not anchored:
+        return None
+    a = anchored[0]
+    return Text(
+        _ANCHOR_MARK
+        + _(
+            "anchored on your step measured on {gpu} ({when}, gpuplan measure: {ms}); other GPUs get it "
+            "moved op class by op class, compute-bound by achieved FLOP/s, memory-bound by bandwidth "
+            "(Habitat, Yu et al., USENIX ATC'21), with a narrower range"
+        ).format(gpu=a.measured_on, when=a.measured_at, ms=_time(a.measured_step_s)),
+        style="dim",
+    )
 
 
 #: Advice rows shown per GPU on a terminal (all of them are in ``--json``).
@@ -332,7 +389,14 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     return table
 
 
-def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Calibration) -> Group:
+def estimate_view(
+    profile: Profile,
+    outcomes: Sequence[EstimateOutcome],
+    cal: Calibration,
+    *,
+    stack: Stack | None = None,
+    levels: Sequence[LevelOutcomes] = (),
+) -> Group:
     """Everything ``gpuplan estimate`` prints on a terminal."""
     unit = "tokens_per_s" if profile.seq_len else "samples_per_s"
     batch = (
@@ -355,12 +419,17 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
         [partial(_summary_table, outcomes, unit, True), partial(_summary_table, outcomes, unit, False)]
     )
     parts: list[Any] = [head, summary]
+    if (line := _anchor_line(outcomes)) is not None:
+        parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:
         parts.append(decode)
     advice = _advice_table(outcomes)
     if advice is not None:
         parts.append(advice)
+    spread = levels_table(outcomes, levels, unit, stack)
+    if spread is not None:
+        parts.append(spread)
     cj = _calibration_json(cal)
     if cj.kfold_median_abs_error_pct is not None:
         calib = _(
@@ -379,5 +448,7 @@ def estimate_view(profile: Profile, outcomes: Sequence[EstimateOutcome], cal: Ca
         ).format(date=cj.fitted_on, median=cj.median_abs_error_pct, worst=cj.worst_abs_error_pct)
     else:
         calib = _("Uncalibrated (literature efficiencies).")
-    parts.append(Text(_("Assumes {level}.").format(level=_(SOFTWARE_LEVEL)) + " " + calib, style="dim"))
+    parts.append(
+        Text(_("Assumes {level}.").format(level=_stack_line(profile, stack)) + " " + calib, style="dim")
+    )
     return Group(*parts)

@@ -85,6 +85,7 @@ _SCRIPT_WORDS = (
     N_("dots: offers per country; colour: cheapest GPU-hour (green cheap, red dear)"),
     N_("no map: this server has no time zone table to place countries"),
     N_("plans whose cost is unknown are not counted"),
+    N_("Exchange rate"),
 )
 
 
@@ -179,7 +180,8 @@ def _body(page: str) -> str:
   <button type="submit" id="search">{L["Search"]}</button>
 </form>
 <section><h2>{L["Map by country"]}</h2><div id="map" class="map"></div></section>
-<section><h2>{L["Offers"]} <small id="count"></small></h2><div id="table" class="scroll"></div></section>"""
+<section><h2>{L["Offers"]} <small id="count"></small></h2><div id="table" class="scroll"></div>
+<p id="rate" class="legend"></p></section>"""
     if page == "plan":
         options = "".join(f'<option value="{p}">{p}</option>' for p in _presets())
         return f"""
@@ -216,7 +218,7 @@ def _body(page: str) -> str:
   <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
   <button type="submit" id="show">{L["Show"]}</button>
 </form>
-<div id="chart" class="chart"></div><div id="table" class="scroll"></div>"""
+<div id="chart" class="chart"></div><div id="table" class="scroll"></div><p id="rate" class="legend"></p>"""
     if page == "tco":
         return f"""
 <form id="tcoform" class="grid">

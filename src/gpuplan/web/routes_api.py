@@ -184,11 +184,13 @@ def catalog_history(
 ) -> Any:
     """Every dated price of an instance type (``gpuplan catalog history --json``)."""
     from gpuplan.catalog.history import price_history
+    from gpuplan.i18n import use_language
     from gpuplan.report.history import history_json
 
     store = _store(request)
     points = price_history(store, instance, region)
-    return history_json(points, instance, store.find_exchange_rate("CNY"), currency)
+    with use_language(caller.lang):  # the rate's warning in the caller's language
+        return history_json(points, instance, store.find_exchange_rate("CNY"), currency)
 
 
 def _discounts(store: Any) -> dict[str, Any]:

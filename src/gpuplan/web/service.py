@@ -244,7 +244,9 @@ def simulate_document(
     progress(0.5, "simulating")
     assert trace.prompt_tokens is not None and trace.output_tokens is not None
     stack = ServingStack(
-        tensor_parallel=workload.tensor_parallel, cuda_graphs=workload.cuda_graphs, compiled=workload.compile
+        tensor_parallel=workload.tensor_parallel,
+        cuda_graphs=workload.uses_cuda_graphs,
+        compiled=workload.compile,
     )
     replica, weights = estimator_replica(
         prof,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import torch
@@ -134,24 +135,56 @@ def _keep_matmul_outputs(ctx: Any, func: Any, *args: Any, **kwargs: Any) -> Any:
     return CheckpointPolicy.PREFER_RECOMPUTE
 
 
+#: Makes the context a checkpointed block's recompute runs in (a fresh one per recompute).
+RecomputeContext = Callable[[], AbstractContextManager[Any]]
+
+
 class Checkpointed(nn.Module):
     """Runs ``block`` under non-reentrant activation checkpointing (recomputed in backward);
-    ``selective`` keeps matmul and attention outputs (:func:`_keep_matmul_outputs`)."""
+    ``selective`` keeps matmul and attention outputs (:func:`_keep_matmul_outputs`).
 
-    def __init__(self, block: nn.Module, *, selective: bool = False) -> None:
+    ``recompute``: a context the recomputation runs in, so that it takes the forward's path (the
+    tracer's function modes are not active inside the autograd engine, and a recompute that traced
+    another kernel would not match what the forward saved)."""
+
+    def __init__(
+        self, block: nn.Module, *, selective: bool = False, recompute: RecomputeContext | None = None
+    ) -> None:
         super().__init__()
         self.block = block
         self.selective = selective
+        self.recompute = recompute
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        if self.selective:
-            from functools import partial
+        contexts = checkpoint_contexts(self.selective, self.recompute)
+        return checkpoint(self.block, *args, use_reentrant=False, context_fn=contexts, **kwargs)
 
-            from torch.utils.checkpoint import create_selective_checkpoint_contexts
 
-            context = partial(create_selective_checkpoint_contexts, _keep_matmul_outputs)
-            return checkpoint(self.block, *args, use_reentrant=False, context_fn=context, **kwargs)
-        return checkpoint(self.block, *args, use_reentrant=False, **kwargs)
+def checkpoint_contexts(
+    selective: bool, recompute: RecomputeContext | None
+) -> Callable[[], tuple[AbstractContextManager[Any], AbstractContextManager[Any]]]:
+    """``torch.utils.checkpoint``'s ``context_fn``: (forward context, recompute context)."""
+    from functools import partial
+
+    from torch.utils.checkpoint import create_selective_checkpoint_contexts, noop_context_fn
+
+    base = (
+        partial(create_selective_checkpoint_contexts, _keep_matmul_outputs) if selective else noop_context_fn
+    )
+
+    def make() -> tuple[AbstractContextManager[Any], AbstractContextManager[Any]]:
+        forward, again = base()
+        if recompute is None:
+            return forward, again
+        return forward, _both(again, recompute())
+
+    return make
+
+
+@contextmanager
+def _both(first: AbstractContextManager[Any], second: AbstractContextManager[Any]) -> Iterator[None]:
+    with first, second:
+        yield
 
 
 def repeated_blocks(model: nn.Module) -> tuple[str, ...]:
@@ -163,10 +196,17 @@ def repeated_blocks(model: nn.Module) -> tuple[str, ...]:
     return tuple(f"{name}.{i}" if name else str(i) for i in range(len(best)))
 
 
-def apply_checkpointing(model: nn.Module, blocks: Iterable[str], *, selective: bool = False) -> int:
+def apply_checkpointing(
+    model: nn.Module,
+    blocks: Iterable[str],
+    *,
+    selective: bool = False,
+    recompute: RecomputeContext | None = None,
+) -> int:
     """Wrap each named block in ``Checkpointed``. Returns how many were wrapped."""
     n = 0
     for name in blocks:
-        _set_submodule(model, name, Checkpointed(model.get_submodule(name), selective=selective))
+        block = Checkpointed(model.get_submodule(name), selective=selective, recompute=recompute)
+        _set_submodule(model, name, block)
         n += 1
     return n

@@ -52,6 +52,12 @@ def hf_bundle(workload: Workload) -> ModelBundle:
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
         ) from e
     _check_size_keys(config, raw, file)
+    if not workload.stack.dropout:
+        # ``stack.dropout: false``: every dropout probability of the config (hidden_dropout_prob,
+        # attention_dropout, resid_pdrop …) set to 0; as written otherwise.
+        for key, value in config.to_dict().items():
+            if ("dropout" in key or "pdrop" in key) and isinstance(value, float):
+                setattr(config, key, 0.0)
     # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
     try:

@@ -27,6 +27,7 @@ from gpuplan.vocab import (
     Parallelism,
     Precision,
     PricingModel,
+    StackLevel,
     Task,
     pydantic_cast,
 )
@@ -35,6 +36,7 @@ from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.registry import get_preset
+from gpuplan.workload.stack import LEVELS, Stack, StackSpec, level_optimizer
 
 __all__ = [
     "ConstraintsSpec",
@@ -43,6 +45,7 @@ __all__ = [
     "LoraSpec",
     "ModelSpec",
     "ServingSpec",
+    "StackSpec",
     "Workload",
     "load_workload",
 ]
@@ -174,11 +177,21 @@ class InputsSpec(Spec):
     """Decoder tokens per sample for encoder-decoders (T5); ``seq_len`` when omitted."""
     image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     """Square image side in pixels (vision models)."""
+    masked_tokens: int | None = Field(default=None, ge=1, le=MAX_SEQ_LEN)
+    """Masked-LM pre-training (BERT presets, ``task: train``): positions per sequence the MLM head
+    scores. NVIDIA's BERT scripts score only the masked ones (``dense_seq_output``, at most
+    ``max_predictions_per_seq``); None scores every position, as Hugging Face's BertForMaskedLM does."""
 
     @model_validator(mode="after")
     def _one_size(self) -> InputsSpec:
         if self.seq_len is not None and self.image_size is not None:
             raise _refused(N_("give seq_len (text) or image_size (vision), not both"))
+        if self.masked_tokens is not None and self.masked_tokens > (self.seq_len or 0):
+            raise _refused(
+                N_("masked_tokens: {n} is more than the sequence's {seq} tokens; use {seq} or less"),
+                n=self.masked_tokens,
+                seq=self.seq_len or 0,
+            )
         return self
 
 
@@ -318,11 +331,16 @@ class Workload(Spec):
     matrix materialised, one fused 16-bit scale + mask + softmax kernel: Megatron-LM 2021)."""
     compile: bool = False
     """Whether the job runs under ``torch.compile`` (a software level with its own time factor)."""
-    cuda_graphs: bool = True
-    """``task: infer``: each decode step replays a captured CUDA graph, as serving engines (vLLM,
-    SGLang, TensorRT-LLM) and ``torch.compile(mode="reduce-overhead")`` do. ``false``: the CPU issues
-    every kernel of every step (Hugging Face ``generate`` in eager mode, ``torch.compile`` in its
-    default mode), so a small-batch step takes at least its kernel launches × the host time of one."""
+    cuda_graphs: bool | None = None
+    """Whether steps replay captured CUDA graphs, so that the CPU does not issue each kernel. None:
+    ``task: infer`` — yes, as serving engines (vLLM, SGLang, TensorRT-LLM) and
+    ``torch.compile(mode="reduce-overhead")`` replay each decode step; training — as the ``stack``
+    level sets it (stock: no, tuned: yes). ``false``: the CPU issues every kernel of every step (eager
+    PyTorch, Hugging Face ``generate``), so a small step takes at least its kernel launches × the host
+    time of one."""
+    stack: StackSpec = Field(default_factory=StackSpec)
+    """The software stack (``workload/stack.py``): memory format, input pipeline, fused kernels,
+    dropout; ``stock`` (plain PyTorch) unless it says otherwise."""
     gradient_accumulation: int = Field(default=1, ge=1, le=100_000)
     parallelism: ParallelismField = Parallelism.DDP
     """How the data-parallel replicas share the job; the trace itself is always one GPU's step."""
@@ -339,6 +357,19 @@ class Workload(Spec):
     """Only for ``task: infer``."""
     constraints: ConstraintsSpec = Field(default_factory=ConstraintsSpec)
     """What the planner may choose from and must meet."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _level_optimizer(cls, data: Any) -> Any:
+        # A level sets the optimizer's kernel when the workload names none: AdamW, PyTorch's
+        # default foreach one at the stock level, the fused one at the tuned level.
+        if isinstance(data, dict) and "optimizer" not in data and data.get("stack") is not None:
+            try:
+                level = StackSpec.model_validate(data["stack"]).level
+            except ValidationError:
+                return data  # the stack field reports it
+            return {**data, "optimizer": level_optimizer(OptimizerName.ADAMW, level).value}
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
@@ -392,6 +423,35 @@ class Workload(Spec):
         return self
 
     @property
+    def uses_cuda_graphs(self) -> bool:
+        """Whether steps replay CUDA graphs: ``cuda_graphs`` when given, else yes for inference
+        (serving engines) and the stack level's choice for training."""
+        if self.cuda_graphs is not None:
+            return self.cuda_graphs
+        return True if self.task is Task.INFER else LEVELS[self.stack.level].cuda_graphs
+
+    @property
+    def software_stack(self) -> Stack:
+        """The whole software stack this workload runs on (level defaults filled in)."""
+        return self.stack.settled(
+            optimizer=self.optimizer, compile=self.compile, cuda_graphs=self.uses_cuda_graphs
+        )
+
+    def at_level(self, level: StackLevel) -> Workload:
+        """This workload on the ``level`` stack (for comparison): its memory format, input
+        pipeline, fused kernels, AdamW kernel and training CUDA graphs, eager (no ``torch.compile``).
+        The model, its dropout, the data and the parallelism stay."""
+        stack = StackSpec(level=level, dropout=self.stack.dropout, loader_workers=self.stack.loader_workers)
+        return self.model_copy(
+            update={
+                "stack": stack,
+                "optimizer": level_optimizer(self.optimizer, level),
+                "compile": False,
+                "cuda_graphs": self.cuda_graphs if self.task is Task.INFER else None,
+            }
+        )
+
+    @property
     def checkpointing(self) -> ActivationCheckpointing:
         """The activation checkpointing mode, whichever spelling the spec used."""
         if self.gradient_checkpointing:
@@ -400,6 +460,14 @@ class Workload(Spec):
 
     def _check_inputs(self) -> None:
         inp = self.inputs
+        if inp.masked_tokens is not None and not (
+            self.task is Task.TRAIN
+            and self.model.preset is not None
+            and get_preset(self.model.preset).family == "encoder"
+        ):
+            raise _refused(
+                N_("inputs.masked_tokens: applies to masked-LM pre-training of a BERT preset (task: train)")
+            )
         if self.model.preset is not None:
             info = get_preset(self.model.preset)
             if info.modality == "image":

@@ -36,10 +36,13 @@ def test_without_network_refresh_exits_1_with_one_line_per_provider_and_changes_
         result = runner.invoke(app, ["--db", str(db_path), "catalog", "refresh"])
     assert result.exit_code == 1
     lines = result.stdout.strip().splitlines()
-    assert [ln.split(":")[0] for ln in lines] == list(PROVIDERS)
+    # every provider of the registry, then the rate (a refresh without --provider also fetches it)
+    assert [ln.split(":")[0] for ln in lines] == [*PROVIDERS, "exchange rates"]
     failed = [ln for ln in lines if "failed" in ln]
-    assert {ln.split(":")[0] for ln in failed} == {"aws", "azure", "alibaba", "vast"}  # the keyless sources
-    assert all("kept the last good data" in ln for ln in failed)
+    keyless = {"aws", "azure", "alibaba", "vast", "exchange rates"}
+    assert {ln.split(":")[0] for ln in failed} == keyless
+    assert "kept the last rate (1 USD = " in lines[-1]
+    assert all("kept the last good data" in ln for ln in failed[:-1])
     assert all("skipped" in ln for ln in lines if ln not in failed)
     assert counts(open_store(str(db_path))) == before
 

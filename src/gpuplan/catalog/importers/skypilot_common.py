@@ -207,7 +207,9 @@ def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None])
         error=CatalogImportError,
     )
     try:
-        reader = csv.reader(lines)
+        # strict: a quote left open would otherwise swallow every later line into one field, and the
+        # import would go on with the lines before it; here the file fails as a whole.
+        reader = csv.reader(lines, strict=True)
         try:
             header = tuple(next(reader))
         except StopIteration:

@@ -169,8 +169,13 @@ class ProviderFacts:
     node_labels: NodeLabels | None = None
     """What its managed Kubernetes labels and taints (None: nothing documented gpuplan knows)."""
     skypilot_cloud: str | None = None
-    """SkyPilot's name for this cloud (``resources.cloud``), None where SkyPilot has none: the
-    skypilot deploy target then refuses the plan with a pointer to k8s or torchrun."""
+    """SkyPilot's name for this cloud (``resources.infra: <cloud>/<region>``), one of SkyPilot's
+    ``ALL_CLOUDS``; None where SkyPilot cannot launch on it: the skypilot deploy target then refuses
+    the plan in one line naming the clouds and targets that work."""
+    skypilot_regions: bool = True
+    """The catalog's region codes are SkyPilot's region names for the cloud. False (Vast.ai: the
+    catalog keeps the host's country, SkyPilot names a region ``City, CC, continent``): the task
+    names the cloud only and SkyPilot picks the host."""
     offer_terms: tuple[OfferTerms, ...] = ()
     """What its offers are and what their prices mean; the first whose ``marker`` is in the
     instance type applies (the last should be the default, marker ``""``). Empty: not stated."""

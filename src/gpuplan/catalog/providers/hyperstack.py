@@ -10,7 +10,9 @@ __all__ = ["FACTS", "FETCHER"]
 
 FACTS = ProviderFacts(
     provider="hyperstack",
-    skypilot_cloud="hyperstack",
+    # SkyPilot's catalog lists Hyperstack (catalogs/v8/hyperstack/vms.csv), but SkyPilot 0.14.1 cannot
+    # launch on it: hyperstack is not among its clouds (sky/skylet/constants.py ALL_CLOUDS).
+    skypilot_cloud=None,
     display_name="Hyperstack",
     kind="marketplace",
     regions=regions(("CANADA-1", "CA", None), ("NORWAY-1", "NO", None), ("US-1", "US", None)),

@@ -10,7 +10,9 @@ __all__ = ["FACTS", "FETCHER"]
 
 FACTS = ProviderFacts(
     provider="jarvislabs",
-    skypilot_cloud="jarvislabs",
+    # SkyPilot's catalog lists Jarvislabs (catalogs/v8/jarvislabs/vms.csv), but SkyPilot 0.14.1 cannot
+    # launch on it: jarvislabs is not among its clouds (sky/skylet/constants.py ALL_CLOUDS).
+    skypilot_cloud=None,
     display_name="Jarvislabs",
     kind="marketplace",
     regions=regions(("IN1", "IN", None), ("IN2", "IN", None)),

@@ -30,7 +30,7 @@ _BILLING_DOC = (
 
 FACTS = ProviderFacts(
     provider="lambda",
-    aliases=("lambda_labs",),
+    aliases=("lambda_labs", "lambdalabs"),  # lambdalabs: gpuhunt's and dstack's name
     display_name="Lambda",
     kind="marketplace",
     regions=regions(

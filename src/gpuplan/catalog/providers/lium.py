@@ -15,7 +15,9 @@ __all__ = ["FACTS", "FETCHER"]
 
 FACTS = ProviderFacts(
     provider="lium",
-    skypilot_cloud="lium",
+    # SkyPilot's catalog lists Lium (catalogs/v8/lium/vms.csv), but SkyPilot 0.14.1 cannot
+    # launch on it: lium is not among its clouds (sky/skylet/constants.py ALL_CLOUDS).
+    skypilot_cloud=None,
     display_name="Lium",
     kind="marketplace",
     regions=iso_country_regions(),

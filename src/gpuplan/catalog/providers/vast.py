@@ -43,7 +43,7 @@ SEARCH = {"verified": {"eq": True}, "rentable": {"eq": True}, "rented": {"eq": F
 
 FACTS = ProviderFacts(
     provider="vast",
-    aliases=("vast_ai",),
+    aliases=("vast_ai", "vastai"),  # vastai: gpuhunt's and dstack's name
     display_name="Vast.ai",
     kind="marketplace",
     regions=iso_country_regions(),
@@ -61,6 +61,9 @@ FACTS = ProviderFacts(
     egress_storage_note="hosts set their own bandwidth prices (inet_up_cost per offer); not stored yet",
     price_sources=(API_URL, skypilot_file("vast")),
     skypilot_cloud="vast",
+    # SkyPilot's Vast regions are its catalog's Region strings ('France, FR, EU'; sky/clouds/vast.py
+    # regions_with_offering); the catalog keeps the country (FR), which is none of them.
+    skypilot_regions=False,
     offer_terms=(
         OfferTerms(
             host="community_host",

@@ -16,9 +16,21 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gpuplan.i18n import _
+from gpuplan.perf.anchor import (
+    OP_CLASSES,
+    SAME_GPU_LOG_HALFWIDTH,
+    TRANSFER_LOG_HALFWIDTH,
+    Anchor,
+    AnchoredStep,
+    anchor_note,
+    class_times,
+    trace_class,
+)
+from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.perf.stages.layout import Layout, ModelParallel
 
@@ -39,6 +51,9 @@ class ComputeTime:
     """Stage-micro-batch times per optimizer step: ``m + (p − 1)/v`` (``m`` without a pipeline)."""
     compute_s: float
     """``stage_times × micro_batch_s + optimizer_s``, ÷ the torch.compile factor when compiled."""
+    anchored: AnchoredStep | None = None
+    """The measured step the times above are anchored on (they are then that step's, moved to
+    this GPU class by class), or None: the model's own times."""
     notes: tuple[str, ...] = ()
 
 
@@ -49,7 +64,26 @@ def pipeline_bubble_fraction(mp: ModelParallel, microbatches: int) -> float:
 
 
 def compute_time(layout: Layout) -> ComputeTime:
-    """The compute of one optimizer step on one GPU of ``layout``."""
+    """The compute of one optimizer step on one GPU of ``layout``: the model's, or — when the
+    workload's step was measured (``gpuplan measure``) — that step moved to this GPU."""
+    model = _modelled(layout)
+    if layout.anchor is None:
+        return model
+    return _anchored(layout, layout.anchor, model)
+
+
+def _host_bound_note() -> str:
+    return _("host-bound: the CPU issues ops slower than the GPU runs them (small batch)")
+
+
+def _compile_note(cal: Calibration) -> str:
+    return _("compile: true — compute time ÷ {speedup:g} (torch.compile speed-up)").format(
+        speedup=cal.compile_speedup
+    )
+
+
+def _modelled(layout: Layout) -> ComputeTime:
+    """The compute of one optimizer step on one GPU of ``layout``, from the roofline alone."""
     gpu, cal, profile = layout.gpu, layout.calibration, layout.local
     mp, dp, microbatches = layout.model_parallel, layout.data_parallel, layout.microbatches
     notes: list[str] = []
@@ -62,7 +96,12 @@ def compute_time(layout: Layout) -> ComputeTime:
     phases = phase_times(
         profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
     )
-    host_us = cal.host_overhead_us * 1e-6
+    # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
+    # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
+    graphs = layout.request.replays_graphs and profile.task != "infer"
+    host_us = 0.0 if graphs else cal.host_overhead_us * 1e-6
+    if graphs:
+        notes.append(_("CUDA graphs: the training step is replayed without the CPU issuing each kernel"))
     optimizer_s = phases.optimizer_s
     if layout.parallelism != "ddp" and dp > 1:
         optimizer_s /= dp  # each rank updates only its shard
@@ -73,7 +112,7 @@ def compute_time(layout: Layout) -> ComputeTime:
         phases.forward_s + phases.backward_s, (phases.forward_calls + phases.backward_calls) * host_us
     )
     if micro_s > phases.forward_s + phases.backward_s:
-        notes.append(_("host-bound: the CPU issues ops slower than the GPU runs them (small batch)"))
+        notes.append(_host_bound_note())
     # 1F1B: m micro-batches take (m + (p−1)/v) stage times (SC21 §2.2); each stage time's exposed
     # tensor-parallel all-reduces and sends are the communication stage's.
     stages = microbatches + (mp.pipeline - 1) / mp.virtual_stages
@@ -81,11 +120,7 @@ def compute_time(layout: Layout) -> ComputeTime:
     if layout.request.compiled:
         # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.
         compute_s /= cal.compile_speedup
-        notes.append(
-            _("compile: true — compute time ÷ {speedup:g} (torch.compile speed-up)").format(
-                speedup=cal.compile_speedup
-            )
-        )
+        notes.append(_compile_note(cal))
         # Said beside the compile factor, where a reader looks for what compile: true changed.
         if profile.compile_saving_bytes > 0:
             notes.append(
@@ -100,5 +135,78 @@ def compute_time(layout: Layout) -> ComputeTime:
         optimizer_s=optimizer_s,
         stage_times=stages,
         compute_s=compute_s,
+        notes=tuple(notes),
+    )
+
+
+def _anchored(layout: Layout, anchor: Anchor, model: ComputeTime) -> ComputeTime:
+    """The measured step's classes, each scaled by the roofline's time for it here over its time
+    on the measured GPU (``perf/anchor.py``), through the same data and pipeline schedule."""
+    gpu, cal, local, whole = layout.gpu, layout.calibration, layout.local, layout.whole
+    source_cal = layout.source_calibration or cal
+    from gpuplan.hardware import get_gpu
+
+    source = get_gpu(anchor.source_gpu)
+    kw: dict[str, object] = {"causal": is_causal(whole), "seq_len": whole.seq_len}
+    phases = phase_times(
+        local.ops,
+        gpu,
+        local.precision,
+        cal,
+        causal=is_causal(local),
+        seq_len=local.seq_len,
+        op_factor=lambda op: anchor.factor(trace_class(op)),
+    )
+    # One GPU's share of the measured step's kernel calls (tensor × pipeline split) carries the
+    # same share of its CPU time and of the kernels the trace has no op for.
+    whole_calls = sum(op.count for op in whole.ops) or 1
+    share = sum(op.count for op in local.ops) / whole_calls
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
+    extra_s = share * (anchor.gaps_s + anchor.unmodelled_s * anchor.source_bandwidth / bandwidth)
+    host_s = share * anchor.host_s
+    fs = anchor.forward_share
+    optimizer_s = phases.optimizer_s
+    if layout.parallelism != "ddp" and layout.data_parallel > 1:
+        optimizer_s /= layout.data_parallel  # each rank updates only its shard
+    # As the model's own compute stage: a phase takes the longer of the GPU's kernels and the CPU
+    # issuing them — the CPU's time measured on the user's machine.
+    micro_s = max(phases.forward_s + phases.backward_s + extra_s * fs, host_s * fs)
+    optimizer_s = max(optimizer_s + extra_s * (1.0 - fs), host_s * (1.0 - fs))
+    mp = layout.model_parallel
+    stages = layout.microbatches + (mp.pipeline - 1) / mp.virtual_stages
+    # NB: no torch.compile factor — `gpuplan measure` ran the step as the workload says (compiled
+    # when it sets compile: true), so the measurement holds it.
+    compute_s = stages * micro_s + optimizer_s
+    here = class_times(whole.ops, gpu, whole.precision, cal, **kw)
+    there = class_times(whole.ops, source, whole.precision, source_cal, **kw)
+    ratio = {c: here[c] / there[c] for c in OP_CLASSES if there[c] > 0 and here[c] > 0}
+    local_model = class_times(
+        local.ops, gpu, local.precision, cal, causal=is_causal(local), seq_len=local.seq_len
+    )
+    m = anchor.measurement
+    same = anchor.source_gpu == gpu.id
+    run = m.run_log_halfwidth
+    half = max(SAME_GPU_LOG_HALFWIDTH, run) if same else math.hypot(TRANSFER_LOG_HALFWIDTH, run)
+    anchored = AnchoredStep(
+        measured_on=anchor.source_gpu,
+        measured_at=m.measured_at,
+        measured_step_s=m.step_time_s,
+        transferred=not same,
+        hardware_ratio=tuple(ratio.items()),
+        class_s=tuple((c, local_model[c] * anchor.factor(c)) for c in OP_CLASSES if local_model[c] > 0),
+        host_s=host_s * fs,
+        model_compute_s=model.compute_s,
+        log_halfwidth=half,
+    )
+    # The model's host-bound and compile-factor lines describe times the measurement replaced.
+    dropped = {_host_bound_note(), _compile_note(cal)}
+    notes = [anchor_note(anchor, gpu, ratio), *(n for n in model.notes if n not in dropped)]
+    return ComputeTime(
+        phases=phases,
+        micro_batch_s=micro_s,
+        optimizer_s=optimizer_s,
+        stage_times=stages,
+        compute_s=compute_s,
+        anchored=anchored,
         notes=tuple(notes),
     )

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from gpuplan.errors import EstimateError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import listed
+from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anchored_note
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.links import Link
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
@@ -326,6 +327,10 @@ class Layout:
     notes: tuple[str, ...] = ()
     network_notes: tuple[str, ...] = ()
     """What was assumed about the network between nodes (said last: it names what to give)."""
+    anchor: Anchor | None = None
+    """The workload's measured step (``gpuplan measure``) the compute stage anchors on, if any."""
+    source_calibration: Calibration | None = None
+    """The calibration of the GPU the anchor was measured on (its architecture's factors)."""
 
     @property
     def gpu(self) -> GPU:
@@ -395,9 +400,12 @@ def lay_out(request: EstimateRequest) -> Layout:
                 "give --network-gbps or --instance"
             ).format(gbit_s=link.network_gbit_s, kind=link.network_kind),
         )
+    anchor, source_cal = _anchor(request, notes)
     return Layout(
         request=request,
         calibration=cal,
+        anchor=anchor,
+        source_calibration=source_cal,
         link=link,
         data_parallel=dp,
         data_link=data_parallel_link(link, mp, dp),
@@ -407,3 +415,26 @@ def lay_out(request: EstimateRequest) -> Layout:
         notes=tuple(notes),
         network_notes=network_notes,
     )
+
+
+def _anchor(request: EstimateRequest, notes: list[str]) -> tuple[Anchor | None, Calibration | None]:
+    """The measured step this request's compute is anchored on (``perf/anchor.py``), with the
+    calibration of the GPU it was measured on; a note when recordings exist but none applies."""
+    mine = [m for m in request.measured_steps if m.workload_key == request.profile.key]
+    if not mine:
+        return None, None
+    chosen = choose_measurement(mine, request.gpu.id)
+    if chosen is None:
+        newest = max(mine, key=lambda m: m.measured_at)
+        notes.append(not_anchored_note(newest))
+        return None, None
+    from gpuplan.errors import GpuplanError
+    from gpuplan.hardware import get_gpu
+
+    try:
+        source = get_gpu(chosen.gpu_id or "")
+    except GpuplanError:  # a recording from a newer gpuplan, naming a GPU this one lacks
+        notes.append(not_anchored_note(replace(chosen, gpu_id=None)))
+        return None, None
+    cal = (request.calibration or load_calibration()).for_gpu(source.id, source.architecture)
+    return make_anchor(chosen, request.profile, source, cal), cal

@@ -68,7 +68,22 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
         )
     notes: list[str] = []
     half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
-    if half is None:  # an unfitted prior: its residual band ⊕ the software spread
+    if compute.anchored is not None:
+        # The compute is a measured step (moved to this GPU): its own, narrower range; the
+        # communication keeps the model's (or the prior's) range, and an assumed network's slow end.
+        a = math.exp(compute.anchored.log_halfwidth)
+        faster, slower = (math.exp(half), math.exp(half)) if half is not None else time_spread(cal)
+        step_low = compute_s / a + comm_s / faster
+        step_high = compute_s * a + comm_s * slower + (comm_slow_s - comm_s)
+        notes.append(
+            _("range: ×/÷ {factor} on the anchored compute ({why})").format(
+                factor=f"{a:.2f}",
+                why=_("the spread of the measured steps")
+                if not compute.anchored.transferred
+                else _("the transfer's error on published pairs of one workload on two GPUs"),
+            )
+        )
+    elif half is None:  # an unfitted prior: its residual band ⊕ the software spread
         faster, slower = time_spread(cal)
         step_low = compute_s / faster + comm_s
         step_high = compute_s * slower + comm_slow_s
@@ -93,19 +108,31 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
         # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
         point, low, high = pipe.samples_per_s(layout.count)
         feed_s = point
-        input_bound = samples / point > step_s
-        step_s = max(step_s, samples / point)
-        step_low = max(step_low, samples / high)
-        step_high = max(step_high, samples / low)
         said = pipe.describe(layout.count)
-        if input_bound:
+        if pipe.serial:
+            # DataLoader(num_workers=0): each batch is decoded in the training process before the
+            # GPUs run it, so the two add up instead of overlapping.
+            input_bound = True
+            step_s, step_low = step_s + samples / point, step_low + samples / high
+            step_high = step_high + samples / low
             notes.append(
-                _("input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})").format(
-                    rate=point, said=said
-                )
+                _("input decoded in the training process, not overlapped ({said})").format(said=said)
             )
-        elif step_high == samples / low:
-            notes.append(_("may be input-bound at the slow end of the CPU rate ({said})").format(said=said))
+        else:
+            input_bound = samples / point > step_s
+            step_s = max(step_s, samples / point)
+            step_low = max(step_low, samples / high)
+            step_high = max(step_high, samples / low)
+            if input_bound:
+                notes.append(
+                    _(
+                        "input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})"
+                    ).format(rate=point, said=said)
+                )
+            elif step_high == samples / low:
+                notes.append(
+                    _("may be input-bound at the slow end of the CPU rate ({said})").format(said=said)
+                )
     return StepSpread(
         step_s=step_s,
         low_s=step_low,

@@ -128,6 +128,13 @@
     return svg;
   }
 
+  // Yuan amounts name the rate they were converted at, its date, and the server's warning when it is old.
+  function rateNote(el, doc, cur) {
+    const r = doc.exchange_rate;
+    el.textContent = cur === "CNY" && r ? `${t("Exchange rate")}: 1 USD = ${num(r.units_per_usd, 4)} CNY (${r.as_of || "?"}; ${r.source})${r.warning ? " " + r.warning : ""}` : "";
+    el.classList.toggle("stale", Boolean(cur === "CNY" && r && r.stale));
+  }
+
   async function offersPage() {
     const form = $("#filters");
     async function search(ev) {
@@ -144,6 +151,7 @@
       const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
         { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, o.as_of, o.confidence]);
       $("#count").textContent = `(${rows.length})`;
+      rateNote($("#rate"), offers.data, cur);
       table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("As of"), t("Confidence")], rows, [5, 6]);
       const map = $("#map"); map.innerHTML = "";
       const doc = countries.data;
@@ -247,6 +255,7 @@
       else if (window.Plotly) window.Plotly.newPlot(chart, traces, { height: 340, margin: { t: 20, r: 10, l: 60, b: 40 }, xaxis, yaxis: { title: { text: cur + "/h" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       table($("#table"), [t("Provider"), t("Region"), t("Pricing"), t("Price/h"), t("As of"), t("Confidence")],
         doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, p.as_of, p.confidence]), [3]);
+      rateNote($("#rate"), doc, cur);
     }
     form.addEventListener("submit", show);
     if (tokenBox.value) show().catch(() => {});

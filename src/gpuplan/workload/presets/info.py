@@ -41,6 +41,12 @@ class Arch:
     """Classifier outputs of vision presets (ImageNet-1k)."""
     rope_theta: float = 10000.0
     norm_eps: float = 1e-5
+    dropout: float = 0.0
+    """Dropout on embeddings and on each sublayer's output before its residual add, as the
+    published config sets it (BERT ``hidden_dropout_prob``, GPT-2 ``resid_pdrop``/``embd_pdrop``)."""
+    attention_dropout: float = 0.0
+    """Dropout on the attention probabilities (BERT ``attention_probs_dropout_prob``, GPT-2
+    ``attn_pdrop``); inside the kernel with fused attention."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,15 +2,75 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gpuplan.vocab import FusedKernel
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.presets.info import Arch
 from gpuplan.workload.shape import ModelShape
 
-__all__ = ["Attention", "RMSNorm", "apply_rope", "eager_attention", "lm_loss", "rope_cos_sin"]
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import Workload  # annotations only: the spec imports the registry
+
+
+@dataclass(frozen=True, kw_only=True)
+class Kernels:
+    """How a preset's blocks run, from the workload's stack: its dropouts and fused kernels."""
+
+    dropout: float = 0.0
+    """Hidden (embedding, residual-branch) dropout probability."""
+    attention_dropout: float = 0.0
+    dense_activation: bool = False
+    """The MLP's activation in its first GEMM's epilogue (``presets/fused.py linear_act``)."""
+    dropout_add_norm: bool = False
+    """Dropout, residual add and the next norm in one kernel (``presets/fused.py dropout_add_norm``)."""
+
+
+def kernel_notes(name: str, k: Kernels) -> tuple[str, ...]:
+    """The trace notes that say how a preset ran: its dropouts and the fused kernels it ran."""
+    fused = [
+        n
+        for n, on in (("dense-activation", k.dense_activation), ("dropout-add-norm", k.dropout_add_norm))
+        if on
+    ]
+    drop = (
+        f"dropout {k.dropout:g} on embeddings and residual branches, {k.attention_dropout:g} on attention "
+        "probabilities (as its published config)"
+        if k.dropout or k.attention_dropout
+        else "no dropout"
+    )
+    return (f"{name}: {drop}" + (f"; fused kernels: {', '.join(fused)}" if fused else ""),)
+
+
+def kernels_for(arch: Arch, workload: Workload) -> Kernels:
+    """The kernels ``workload``'s stack runs a preset of ``arch`` with (dropout off when the stack
+    says ``dropout: false``; inference runs none: the model is in eval mode)."""
+    stack = workload.software_stack
+    on = stack.dropout and workload.is_training
+    return Kernels(
+        dropout=arch.dropout if on else 0.0,
+        attention_dropout=arch.attention_dropout if on else 0.0,
+        dense_activation=stack.fused(FusedKernel.DENSE_ACTIVATION),
+        dropout_add_norm=stack.fused(FusedKernel.DROPOUT_ADD_NORM),
+    )
+
+
+__all__ = [
+    "Attention",
+    "Kernels",
+    "RMSNorm",
+    "apply_rope",
+    "eager_attention",
+    "kernel_notes",
+    "kernels_for",
+    "lm_loss",
+    "rope_cos_sin",
+]
 
 
 class RMSNorm(nn.Module):
@@ -56,10 +116,20 @@ class Attention(nn.Module):
     """
 
     def __init__(
-        self, dim: int, heads: int, kv_heads: int, head_dim: int, *, bias: bool, kv_dim: int | None = None
+        self,
+        dim: int,
+        heads: int,
+        kv_heads: int,
+        head_dim: int,
+        *,
+        bias: bool,
+        kv_dim: int | None = None,
+        dropout: float = 0.0,
     ) -> None:
         super().__init__()
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
+        self.dropout = dropout
+        """Dropout on the attention probabilities (in training)."""
         self.eager = False
         self.fused_softmax = False
         kv_in = kv_dim or dim
@@ -85,15 +155,24 @@ class Attention(nn.Module):
         v = self.v_proj(kv).view(b, kv.shape[1], self.kv_heads, self.head_dim).transpose(1, 2)
         if rope is not None:
             q, k = apply_rope(q, *rope), apply_rope(k, *rope)
+        p = self.dropout if self.training else 0.0
         if self.eager:
-            out = eager_attention(q, k, v, bias=bias, causal=causal, scale=scale)
+            out = eager_attention(q, k, v, bias=bias, causal=causal, scale=scale, dropout=p)
         elif self.fused_softmax:
-            out = fused_softmax_attention(q, k, v, bias=bias, scale=scale)
+            out = fused_softmax_attention(q, k, v, bias=bias, scale=scale, dropout=p)
         else:
             # NB: GQA shares each K/V head across heads/kv_heads query heads without copying, as flash
             # attention does on a GPU (HF's eager repeat_kv stores the repeated K/V: eager_attention).
+            # Dropout is applied inside the flash kernel on a GPU (the tracer traces it so).
             out = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=bias, is_causal=causal, scale=scale, enable_gqa=self.kv_heads != self.heads
+                q,
+                k,
+                v,
+                attn_mask=bias,
+                dropout_p=p,
+                is_causal=causal,
+                scale=scale,
+                enable_gqa=self.kv_heads != self.heads,
             )
         return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
 
@@ -106,12 +185,15 @@ def eager_attention(
     bias: torch.Tensor | None,
     causal: bool,
     scale: float | None,
+    dropout: float = 0.0,
 ) -> torch.Tensor:
     """Attention as separate kernels, as HF's ``eager_attention_forward`` runs it.
 
     (batch, heads, q, d) × (batch, kv_heads, k, d): K/V repeated to every query head (a copy, as
     ``repeat_kv``), scores ``q·kᵀ·scale`` plus the mask, softmax in fp32 cast back to the input's
-    dtype, then ``probs·v``. Autograd keeps the probabilities (b·heads·s² elements) for backward.
+    dtype, dropout on the probabilities (its mask and the dropped probabilities kept for backward,
+    as BERT's and GPT-2's eager attention do in training), then ``probs·v``. Autograd keeps the
+    probabilities (b·heads·s² elements) for backward.
     """
     if k.shape[1] != q.shape[1]:
         rep = q.shape[1] // k.shape[1]
@@ -124,11 +206,19 @@ def eager_attention(
         future = torch.ones(s_q, s_k, dtype=torch.bool, device=q.device).triu(s_k - s_q + 1)
         scores = scores.masked_fill(future, torch.finfo(scores.dtype).min)
     probs = F.softmax(scores, dim=-1, dtype=torch.float32).to(q.dtype)
+    if dropout > 0:
+        probs = F.dropout(probs, dropout)
     return torch.matmul(probs, v)
 
 
 def fused_softmax_attention(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, bias: torch.Tensor | None, scale: float | None
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    bias: torch.Tensor | None,
+    scale: float | None,
+    dropout: float = 0.0,
 ) -> torch.Tensor:
     """Attention as Megatron-LM (2021) runs it: batched GEMMs around one fused softmax kernel.
 
@@ -149,6 +239,9 @@ def fused_softmax_attention(
     # NB: the causal mask is applied inside the fused kernel (upper triangle set to -inf), which moves
     # no extra bytes; the FLOPs and bytes of the masked half are still spent, as Megatron 2021 did.
     probs = torch.softmax(scores, dim=-1)
+    if dropout > 0:
+        # Megatron's CoreAttention drops the s×s probabilities (``attention_dropout``) before ``·v``.
+        probs = F.dropout(probs, dropout)
     return torch.matmul(probs, v)
 
 

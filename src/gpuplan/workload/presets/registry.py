@@ -52,19 +52,30 @@ def _resnet() -> ModuleType:
     return resnet
 
 
+#: GPT-2's dropouts: transformers' GPT2Config defaults (resid_pdrop, embd_pdrop, attn_pdrop = 0.1),
+#: as the published gpt2* configs keep them; FlashAttention's GPT-3 training configs build their
+#: models from GPT2Config with these defaults (Dao-AILab/flash-attention training/configs/model/gpt2.yaml
+#: @0bf5e500, read 2026-12-01).
+_GPT2_DROPOUT = 0.1
+
+
 def _gpt2_arch(layers: int, hidden: int, heads: int) -> Arch:
     return Arch(
         layers=layers, hidden=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads,
         intermediate=4 * hidden, vocab=50257, max_positions=1024, tied_head=True,
+        dropout=_GPT2_DROPOUT, attention_dropout=_GPT2_DROPOUT,
     )  # fmt: skip
 
 
 def _megatron_gpt_arch(layers: int, hidden: int, heads: int) -> Arch:
     # Narayanan et al. (SC21, arXiv:2104.04473) Table 1: GPT-2 architecture, vocabulary padded to
-    # 51,200, 2,048 learned positions, output layer tied to the input embedding (Megatron's default).
+    # 51,200, 2,048 learned positions, output layer tied to the input embedding (Megatron's default);
+    # Megatron-LM's default dropouts (megatron/arguments.py: --hidden-dropout 0.1, --attention-dropout
+    # 0.1), which the SC21 artifact scripts (examples/sc21/run_table_1.sh @79a3bb6b) do not change.
     return Arch(
         layers=layers, hidden=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads,
         intermediate=4 * hidden, vocab=51200, max_positions=2048, tied_head=True,
+        dropout=0.1, attention_dropout=0.1,
     )  # fmt: skip
 
 
@@ -102,6 +113,7 @@ def _gpt3(size: str, layers: int, hidden: int, heads: int) -> PresetInfo:
         arch=Arch(
             layers=layers, hidden=hidden, heads=heads, kv_heads=heads, head_dim=hidden // heads,
             intermediate=4 * hidden, vocab=50257, max_positions=positions, tied_head=True,
+            dropout=_GPT2_DROPOUT, attention_dropout=_GPT2_DROPOUT,
         ),
     )  # fmt: skip
 
@@ -115,6 +127,10 @@ def _llama_arch(
     )  # fmt: skip
 
 
+# Dropouts as the published configs set them: bert-base/large-uncased config.json
+# hidden_dropout_prob and attention_probs_dropout_prob 0.1, t5-base dropout_rate 0.1; torchvision's
+# vit_b_16 (dropout 0.0, attention_dropout 0.0), ResNets and the Llama/OLMo configs (attention_dropout
+# 0.0) have none.
 _L3 = {"rope_theta": 500000.0}
 _TIED_L3 = {"rope_theta": 500000.0, "tied_head": True}
 
@@ -140,20 +156,23 @@ PRESETS: dict[str, PresetInfo] = {
             name="bert-base", family="encoder", modality="text", loader=_bert, expected_params=109_514_298,
             source="bert-base-uncased (BertForMaskedLM for train, BertForQuestionAnswering for finetune)",
             arch=Arch(layers=12, hidden=768, heads=12, kv_heads=12, head_dim=64, intermediate=3072,
-                      vocab=30522, max_positions=512, tied_head=True, norm_eps=1e-12),
+                      vocab=30522, max_positions=512, tied_head=True, norm_eps=1e-12,
+                      dropout=0.1, attention_dropout=0.1),
         ),
         PresetInfo(
             name="bert-large", family="encoder", modality="text", loader=_bert, expected_params=335_174_458,
             source="bert-large-uncased (BertForMaskedLM for train, BertForQuestionAnswering for finetune)",
             arch=Arch(layers=24, hidden=1024, heads=16, kv_heads=16, head_dim=64, intermediate=4096,
-                      vocab=30522, max_positions=512, tied_head=True, norm_eps=1e-12),
+                      vocab=30522, max_positions=512, tied_head=True, norm_eps=1e-12,
+                      dropout=0.1, attention_dropout=0.1),
         ),
         PresetInfo(
             name="t5-base", family="encoder-decoder", modality="text", loader=_t5,
             expected_params=222_903_552,
             source="t5-base (T5ForConditionalGeneration, v1.0: ReLU, tied head)",
             arch=Arch(layers=12, hidden=768, heads=12, kv_heads=12, head_dim=64, intermediate=3072,
-                      vocab=32128, max_positions=None, tied_head=True, norm_eps=1e-6),
+                      vocab=32128, max_positions=None, tied_head=True, norm_eps=1e-6,
+                      dropout=0.1, attention_dropout=0.1),
         ),
         PresetInfo(name="gpt2", family="decoder", modality="text", loader=_gpt2, expected_params=124_439_808,
                    source="gpt2 (124M)", arch=_gpt2_arch(12, 768, 12)),

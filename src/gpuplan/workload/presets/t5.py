@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import torch
@@ -11,7 +12,7 @@ from torch import nn
 
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.presets.info import Arch, PresetInfo
-from gpuplan.workload.presets.layers import Attention, RMSNorm, lm_loss
+from gpuplan.workload.presets.layers import Attention, Kernels, RMSNorm, kernel_notes, kernels_for, lm_loss
 from gpuplan.workload.shape import ModelShape
 
 if TYPE_CHECKING:
@@ -60,12 +61,16 @@ class RelativeBias(nn.Module):
 
 
 class Block(nn.Module):
-    def __init__(self, a: Arch, cross: bool) -> None:
+    def __init__(self, a: Arch, cross: bool, k: Kernels) -> None:
         super().__init__()
+        self.k = k
+        drop = k.attention_dropout
         self.self_norm = RMSNorm(a.hidden, a.norm_eps)
-        self.self_attn = Attention(a.hidden, a.heads, a.heads, a.head_dim, bias=False)
+        self.self_attn = Attention(a.hidden, a.heads, a.heads, a.head_dim, bias=False, dropout=drop)
         self.cross_norm = RMSNorm(a.hidden, a.norm_eps) if cross else None
-        self.cross_attn = Attention(a.hidden, a.heads, a.heads, a.head_dim, bias=False) if cross else None
+        self.cross_attn = (
+            Attention(a.hidden, a.heads, a.heads, a.head_dim, bias=False, dropout=drop) if cross else None
+        )
         self.ff_norm = RMSNorm(a.hidden, a.norm_eps)
         self.wi = nn.Linear(a.hidden, a.intermediate, bias=False)
         self.wo = nn.Linear(a.intermediate, a.hidden, bias=False)
@@ -74,44 +79,51 @@ class Block(nn.Module):
         self, x: torch.Tensor, bias: torch.Tensor, memory: torch.Tensor | None = None
     ) -> torch.Tensor:
         # NB: T5 does not scale q·k by 1/sqrt(d) (scale=1.0); the mask lives in the bias.
-        x = x + self.self_attn(self.self_norm(x), bias=bias, scale=1.0)
+        p, on = self.k.dropout, self.training
+        x = x + F.dropout(self.self_attn(self.self_norm(x), bias=bias, scale=1.0), p, on)
         if self.cross_attn is not None and self.cross_norm is not None:
-            x = x + self.cross_attn(self.cross_norm(x), context=memory, scale=1.0)
-        return x + self.wo(F.relu(self.wi(self.ff_norm(x))))
+            x = x + F.dropout(self.cross_attn(self.cross_norm(x), context=memory, scale=1.0), p, on)
+        # HF T5DenseActDense also drops the ReLU's output before ``wo``.
+        h = F.dropout(F.relu(self.wi(self.ff_norm(x))), p, on)
+        return x + F.dropout(self.wo(h), p, on)
 
 
 class T5(nn.Module):
     """(encoder ids, decoder ids) → logits (batch, target_len, vocab)."""
 
-    def __init__(self, a: Arch) -> None:
+    def __init__(self, a: Arch, k: Kernels) -> None:
         super().__init__()
+        self.k = k
         self.shared = nn.Embedding(a.vocab, a.hidden)
         self.encoder_bias = RelativeBias(a.heads, bidirectional=True)
-        self.encoder = nn.ModuleList(Block(a, cross=False) for _ in range(a.layers))
+        self.encoder = nn.ModuleList(Block(a, cross=False, k=k) for _ in range(a.layers))
         self.encoder_norm = RMSNorm(a.hidden, a.norm_eps)
         self.decoder_bias = RelativeBias(a.heads, bidirectional=False)
-        self.decoder = nn.ModuleList(Block(a, cross=True) for _ in range(a.layers))
+        self.decoder = nn.ModuleList(Block(a, cross=True, k=k) for _ in range(a.layers))
         self.decoder_norm = RMSNorm(a.hidden, a.norm_eps)
         self.lm_head = nn.Linear(a.hidden, a.vocab, bias=False)
         self.lm_head.weight = self.shared.weight  # tied (T5 v1.0), output scaled by d^-0.5
         self.scale = a.hidden**-0.5
 
     def forward(self, ids: torch.Tensor, dec_ids: torch.Tensor) -> torch.Tensor:
-        x = self.shared(ids)
+        p, on = self.k.dropout, self.training
+        x = F.dropout(self.shared(ids), p, on)
         enc_bias = self.encoder_bias(ids.shape[1], ids.shape[1], x.dtype)
         for blk in self.encoder:
             x = blk(x, enc_bias)
-        memory = self.encoder_norm(x)
-        y = self.shared(dec_ids)
+        memory = F.dropout(self.encoder_norm(x), p, on)
+        y = F.dropout(self.shared(dec_ids), p, on)
         dec_bias = self.decoder_bias(dec_ids.shape[1], dec_ids.shape[1], y.dtype)
         for blk in self.decoder:
             y = blk(y, dec_bias, memory)
-        return self.lm_head(self.decoder_norm(y) * self.scale)
+        return self.lm_head(F.dropout(self.decoder_norm(y), p, on) * self.scale)
 
 
 def build(info: PresetInfo, workload: Workload) -> ModelBundle:
     a = info.arch
-    model = T5(a)
+    # Fused kernels are not modelled for T5 (no calibration row runs them): its PyTorch kernels.
+    k = replace(kernels_for(a, workload), dense_activation=False, dropout_add_norm=False)
+    model = T5(a, k)
     b, s = workload.inputs.batch_size, workload.inputs.seq_len or 512
     t = workload.inputs.target_len or s
 
@@ -143,7 +155,7 @@ def build(info: PresetInfo, workload: Workload) -> ModelBundle:
         + tuple(f"decoder.{i}" for i in range(a.layers)),
         notes=(
             f"t5-base: decoder length {t} tokens"
-            + ("" if workload.inputs.target_len else " (inputs.target_len not given; using seq_len)")
-            + "; dropout left out",
+            + ("" if workload.inputs.target_len else " (inputs.target_len not given; using seq_len)"),
+            *kernel_notes(info.name, k),
         ),
     )

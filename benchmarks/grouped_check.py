@@ -1,0 +1,118 @@
+"""Grouped cross-validation of the calibration: leave one publisher out, leave one architecture out.
+
+    .venv/bin/python benchmarks/grouped_check.py            # cached case traces only (run calibrate.py first)
+    .venv/bin/python benchmarks/grouped_check.py --stricter  # MLPerf submitters as one publisher
+
+Random k-fold puts rows of one publisher (one software stack) on both sides of a split; these
+folds do not. Each fitted row is predicted by a fit (``gpuplan.calibration.crossval.fit``, the same robust
+least squares and free parameters as ``benchmarks/calibrate.py``) on the rows of every *other*
+publisher (architecture); the held-out architecture's own factor stays at 1. Prints the median and
+worst |error| overall, per GPU architecture, per stack level (stock: plain PyTorch; tuned: any
+hand-fused kernel, NHWC, CUDA graphs, torch.compile or fused AdamW) and per publisher, and the
+coverage of the 80 % split-conformal band built on these grouped residuals. Writes nothing.
+
+``--stricter`` groups the MLPerf Training submitters together: they all ran NVIDIA's
+implementation, so holding out one submitter still leaves the same code in the fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from calibrate import _free_parameters, _profiles
+from gpuplan.calibration.cases import load_cases, predict
+from gpuplan.calibration.crossval import Problem, conformal_halfwidth, fit
+from gpuplan.perf.calibration import PRIOR
+
+
+def _grouped(
+    problem: Problem, free: Sequence[str], group: Callable[[object], str], say: Callable[[str], None]
+) -> list[float]:
+    rows = list(problem.rows)
+    out = [0.0] * len(rows)
+    for g in sorted({group(r) for r in rows}):
+        train = [r for r in rows if group(r) != g]
+        held = [i for i, r in enumerate(rows) if group(r) == g]
+        # An architecture the training rows never saw keeps its factor at 1.
+        seen = {problem.architecture(r) for r in train}
+        names = [n for n in free if not n.startswith("arch:") or n.removeprefix("arch:") in seen]
+        say(f"without {g}: fit on {len(train)} rows, predict {len(held)}")
+        cal = fit(problem, train, PRIOR, free=names)
+        for i in held:
+            out[i] = math.log(problem.predict(rows[i], cal) / problem.published(rows[i]))
+    return out
+
+
+def _pct(e: float) -> float:
+    return 100.0 * abs(math.exp(e) - 1.0)
+
+
+def _line(name: str, errs: Sequence[float]) -> str:
+    pct = [_pct(e) for e in errs]
+    return f"  {name:<44} rows {len(pct):>3}  median {statistics.median(pct):5.1f} %  worst {max(pct):6.1f} %"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--stricter", action="store_true", help="MLPerf Training submitters as one publisher")
+    args = parser.parse_args()
+    cases, _ = load_cases()
+    pairs = [
+        (c, p) for c, p in _profiles(cases, cached_only=True) if c.used_in_fit and c.metric != "peak_mem_gib"
+    ]
+    problem = Problem(
+        rows=pairs,
+        predict=lambda cp, cal: predict(cp[0], cp[1], cal),
+        published=lambda cp: cp[0].published,
+        architecture=lambda cp: cp[0].architecture,
+    )
+    free = _free_parameters(pairs)
+
+    def publisher(cp: object) -> str:
+        name = cp[0].publisher  # type: ignore[index]
+        if args.stricter and name.startswith("MLPerf Training"):
+            return "MLPerf Training (NVIDIA's implementation)"
+        return str(name)
+
+    def say(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    lopo = _grouped(problem, free, publisher, say)
+    loao = _grouped(problem, free, lambda cp: cp[0].architecture, say)  # type: ignore[index]
+    levels = {c.label: c.stack_level for c, _ in pairs}
+    for title, errs in (("leave-one-publisher-out", lopo), ("leave-one-architecture-out", loao)):
+        half = conformal_halfwidth([abs(e) for e in errs])
+        print(f"{title}: {len(errs)} rows, {len({publisher(p) for p in pairs})} publishers")
+        print(_line("all", errs) + f"  80 % band ×/÷ {math.exp(half):.3f}")
+        by: dict[str, dict[str, list[float]]] = {
+            "arch": defaultdict(list),
+            "stack": defaultdict(list),
+            "pub": defaultdict(list),
+        }
+        for (case, prof), e in zip(pairs, errs, strict=True):
+            by["arch"][case.architecture].append(e)
+            by["stack"][levels[case.label]].append(e)
+            by["pub"][publisher((case, prof))].append(e)
+        for kind in ("arch", "stack", "pub"):
+            for name in sorted(by[kind]):
+                print(_line(f"{kind}: {name}", by[kind][name]))
+        print()
+    print(
+        "row                                                                              pub-out  arch-out"
+    )
+    for (case, _), a, b in zip(pairs, lopo, loao, strict=True):
+        print(f"{case.label[:80]:<80} {100 * (math.exp(a) - 1):+7.1f}% {100 * (math.exp(b) - 1):+7.1f}%")
+
+
+if __name__ == "__main__":
+    main()

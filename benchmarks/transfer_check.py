@@ -1,0 +1,193 @@
+"""Measure-and-transfer check: a workload's published step on one GPU, moved to another GPU by
+``perf/anchor.py``, against the step published on that other GPU.
+
+Pairs: ``src/gpuplan/calibration/data/transfer_pairs.csv`` — one workload (model, task, precision,
+per-GPU batch) published on two GPUs by one publisher with one stated stack: NVIDIA
+DeepLearningExamples ResNet-50 v1.5 (pytorch-21.03; training A100 ↔ V100, inference V100 ↔ T4 at
+nine batch sizes, FP32 and AMP) and timm's inference benchmark (PyTorch 2.4, AMP, NCHW; RTX 3090 ↔
+RTX 4090 for ResNet-50, ResNet-101, ViT-B/16). Each pair is transferred both ways.
+
+For each transfer A → B: the published step on A (batch ÷ images/s) is split by op class as the
+trace predicts it there (the roofline's time per class on A, and its CPU-bound remainder, scaled to
+the published step) — a stand-in for the kernel split ``gpuplan measure`` records — then anchored
+and moved to B exactly as ``gpuplan estimate`` does with a real recording (``run_estimate`` with
+``measured_steps``). Compared: the moved step with B's published one, next to the model alone on B.
+Run under the shipped calibration and under the literature prior (no fitted factors, so nothing of
+these rows was fitted on; several of the DeepLearningExamples figures are calibration rows).
+
+    python benchmarks/transfer_check.py            # prints the table, the medians and the worst
+
+The 80th percentile of |ln(moved / published)| under the shipped calibration is the range
+``perf/anchor.py`` gives a transferred estimate (``TRANSFER_LOG_HALFWIDTH``).
+
+Measured 2026-12-02 (22 pairs, 44 transfers): moved median |error| 13.7 %, worst 43.7 % (the model
+alone on the same GPUs: 17.9 %, worst 44.0 %); under the literature prior 14.7 % (model 22.2 %);
+80th percentile |ln| 0.230. The target of ≤ 10 % median is not met: the large-batch V100 ↔ T4
+transfers miss by 15–33 % (the T4's 70 W cap holds its clocks below the datasheet's boost, which
+neither ratio knows), and T4 → V100 at batches 2–16 by up to 44 % (the T4 is GPU-bound there, the
+V100 host-bound at ~10 ms of CPU per step that the fitted 34 µs per op underestimates).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+import sys
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAIRS = ROOT / "src" / "gpuplan" / "calibration" / "data" / "transfer_pairs.csv"
+
+
+@dataclass(frozen=True)
+class Row:
+    pair: str
+    preset: str
+    task: str
+    precision: str
+    batch: int
+    optimizer: str
+    gpu: str
+    images_per_s: float
+
+    @property
+    def step_s(self) -> float:
+        return self.batch / self.images_per_s
+
+
+def read_pairs() -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = defaultdict(list)
+    with PAIRS.open(encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            out[r["pair"]].append(
+                Row(
+                    pair=r["pair"],
+                    preset=r["preset"],
+                    task=r["task"],
+                    precision=r["precision"],
+                    batch=int(r["batch_size"]),
+                    optimizer=r["optimizer"] or "sgd",
+                    gpu=r["gpu"],
+                    images_per_s=float(r["images_per_s"]),
+                )
+            )
+    return out
+
+
+def _profile(row: Row, cache: object):
+    from gpuplan.profile import profile
+
+    workload = {
+        "name": row.pair,
+        "task": row.task,
+        "model": {"preset": row.preset},
+        "inputs": {"batch_size": row.batch, "image_size": 224},
+        "precision": row.precision,
+        "optimizer": row.optimizer,
+    }
+    return profile(workload, cache)  # type: ignore[arg-type]
+
+
+def _stand_in(profile, row: Row, cal):  # type: ignore[no-untyped-def]
+    """Row's published step with the split the trace predicts on its GPU (a recording's shape)."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf import EstimateRequest, run_estimate
+    from gpuplan.perf.anchor import OP_CLASSES, StepMeasurement, class_times
+    from gpuplan.perf.roofline import is_causal
+
+    gpu = get_gpu(row.gpu)
+    gcal = cal.for_gpu(gpu.id, gpu.architecture)
+    classes = class_times(profile.ops, gpu, profile.precision, gcal, causal=is_causal(profile), seq_len=None)
+    model = run_estimate(EstimateRequest(profile=profile, gpu=gpu, calibration=cal))
+    kernels = sum(classes.values())
+    # The trace's kernels as predicted on A; where the model calls the step host-bound (its CPU issue
+    # time above its kernels), the published step is the CPU's and the kernels keep their predicted
+    # time (the rest is the GPU waiting); otherwise the kernels fill the published step.
+    host_bound = model.phases.kernel_calls * gcal.host_overhead_us * 1e-6 > kernels
+    scale = min(1.0, row.step_s / kernels) if host_bound else row.step_s / kernels
+    return StepMeasurement(
+        workload_key=profile.key,
+        workload_name=row.pair,
+        task=row.task,
+        precision=row.precision,
+        batch_size=row.batch,
+        seq_len=None,
+        device="cuda",
+        device_name=f"published {row.gpu}",
+        gpu_id=gpu.id,
+        measured_at="published",
+        step_time_s=row.step_s,
+        step_samples_s=(row.step_s,),
+        kernel_time_s=tuple((c, classes[c] * scale) for c in OP_CLASSES),
+    )
+
+
+def transfer(profile, a: Row, b: Row, cal) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(moved / published − 1, model alone / published − 1) for B's step."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf import EstimateRequest, run_estimate
+
+    gpu = get_gpu(b.gpu)
+    moved = run_estimate(
+        EstimateRequest(
+            profile=profile, gpu=gpu, calibration=cal, measured_steps=(_stand_in(profile, a, cal),)
+        )
+    )
+    assert moved.anchored is not None and moved.anchored.transferred
+    alone = run_estimate(EstimateRequest(profile=profile, gpu=gpu, calibration=cal))
+    return moved.step_time_s / b.step_s - 1.0, alone.step_time_s / b.step_s - 1.0
+
+
+def main() -> int:
+    from gpuplan.catalog import open_store
+    from gpuplan.perf.calibration import PRIOR, load_calibration
+
+    pairs = read_pairs()
+    shipped = load_calibration()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(str(Path(tmp) / "cache.sqlite"), seed=False)
+        try:
+            results = []
+            for pair, rows in pairs.items():
+                if len(rows) != 2:
+                    raise SystemExit(f"{pair}: {len(rows)} rows, a pair needs 2")
+                prof = _profile(rows[0], store.local)
+                for a, b in ((rows[0], rows[1]), (rows[1], rows[0])):
+                    moved, alone = transfer(prof, a, b, shipped)
+                    moved_prior, alone_prior = transfer(prof, a, b, PRIOR)
+                    results.append((pair, a.gpu, b.gpu, moved, alone, moved_prior, alone_prior))
+        finally:
+            store.close()
+    print(f"{'pair':34} {'from → to':34} {'moved':>8} {'model':>8} {'moved*':>8} {'model*':>8}")
+    for pair, ga, gb, m, al, mp, ap in results:
+        print(f"{pair:34} {ga + ' → ' + gb:34} {m:+8.1%} {al:+8.1%} {mp:+8.1%} {ap:+8.1%}")
+    print("(* under the literature prior: no fitted factors)")
+
+    def summary(name: str, errors: list[float]) -> None:
+        abs_e = [abs(e) for e in errors]
+        print(f"{name:36} median |error| {statistics.median(abs_e):6.1%}   worst {max(abs_e):6.1%}")
+
+    summary("moved, shipped calibration", [r[3] for r in results])
+    summary("model alone, shipped calibration", [r[4] for r in results])
+    summary("moved, literature prior", [r[5] for r in results])
+    summary("model alone, literature prior", [r[6] for r in results])
+    logs = sorted(abs(math.log1p(r[3])) for r in results)
+    q80 = logs[math.ceil(0.8 * len(logs)) - 1]
+    print(
+        f"80th percentile |ln(moved/published)|: {q80:.3f} (×/÷ {math.exp(q80):.2f}), {len(logs)} transfers"
+    )
+    by_pair: dict[str, float] = defaultdict(float)
+    for pair, _a, _b, m, *_rest in results:
+        by_pair[pair] = max(by_pair[pair], abs(m))
+    worst = max(by_pair, key=by_pair.__getitem__)
+    print(f"worst pair: {worst} ({by_pair[worst]:.1%}); pairs: {len(by_pair)}, transfers: {len(results)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "src"))
+    raise SystemExit(main())

@@ -1,0 +1,398 @@
+"""The user's own step, measured (``gpuplan measure``), as the anchor of the workload's estimates.
+
+A measurement times the workload's real step on one GPU and splits its kernel time by op class
+(:data:`OP_CLASSES`). The roofline (``perf/roofline.py``) costs the same traced ops on that GPU;
+the ratio, class by class, is how far the user's own stack is from the fitted model there
+(eager NCHW code, unfused kernels, a slower attention — whatever it is, it is in the measurement).
+On any other GPU each class keeps that ratio over the roofline's time for it there, so a class
+moves with that GPU's hardware: compute-bound kernels (GEMM, convolutions, attention) by achieved
+FLOP/s (datasheet peak × the fitted efficiency of its architecture), bandwidth-bound ones by
+memory bandwidth. This is the method of Habitat (Yu, Gao, Golikov, Pekhimenko, "Habitat: A
+Runtime-Based Computational Performance Predictor for Deep Neural Network Training", USENIX ATC
+2021, https://www.usenix.org/conference/atc21/presentation/yu): scale each measured kernel by the
+destination GPU's resources, compute-bound by compute, memory-bound by bandwidth. Habitat scales
+kernel by kernel and learns the GEMM/convolution kernels from measurements; here the classes are
+scaled by the roofline's own per-op times, which already hold both terms and the fitted
+efficiencies.
+
+The step time not covered by kernels (the CPU issuing them, a ``.item()``) is CPU time: it is kept
+as measured. Communication is not measured (one GPU); the estimate's communication stage adds it.
+
+A CPU recording (``--device cpu``) is kept and shown but never anchors a GPU estimate: there is no
+datasheet to transfer from.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gpuplan.errors import DataError, InputError
+from gpuplan.i18n import N_, _
+
+if TYPE_CHECKING:
+    from gpuplan.documents.measure import MeasurementDocument
+    from gpuplan.hardware import GPU
+    from gpuplan.perf.calibration import Calibration
+    from gpuplan.profile.model import OpRecord, Profile
+
+__all__ = [
+    "HOST_BOUND_IDLE",
+    "OP_CLASSES",
+    "TRANSFER_LOG_HALFWIDTH",
+    "Anchor",
+    "AnchoredStep",
+    "StepMeasurement",
+    "choose_measurement",
+    "class_times",
+    "make_anchor",
+    "profiler_class",
+    "read_measurement",
+    "stored_measurements",
+    "trace_class",
+]
+
+#: The op classes of a measured kernel split (the order of the recording's ``kernel_time_s``).
+OP_CLASSES: tuple[str, ...] = ("gemm", "attention", "memory", "communication", "other")
+
+#: ln-half-width of the 80 % range of a step transferred from one GPU to another: the 80th
+#: percentile of |ln(transferred / published)| over 44 transfers of 22 published pairs of one
+#: workload on two GPUs (``benchmarks/transfer_check.py``, measured 2026-12-02: 0.230, ×/÷ 1.26;
+#: the model alone's own 80 % range is ×/÷ 1.29).
+TRANSFER_LOG_HALFWIDTH = 0.23
+#: Share of a measured step the GPU sat idle from which the step counts as the CPU's (host-bound):
+#: a GPU-bound eager step idles only in launch gaps, a few µs per kernel of tens to hundreds of µs
+#: (a few per cent); a host-bound one (small batches, decode) idles for most of the step.
+HOST_BOUND_IDLE = 0.2
+#: The same for an estimate on the GPU that was measured: nothing is transferred, so only the
+#: run-to-run spread of the measured steps remains; this floor covers a second run of the same
+#: code on another unit of the same model (clocks, thermals: a few per cent).
+SAME_GPU_LOG_HALFWIDTH = 0.05
+
+# aten names (the profiler's ``aten::`` events, without the prefix) of matmuls; the tracer's own
+# list is ``profile/recorder.py _MATMUL`` (a test keeps the two in step).
+_MATMUL_NAMES = frozenset(
+    {"mm", "addmm", "bmm", "baddbmm", "addbmm", "mv", "addmv", "dot", "_scaled_mm", "matmul", "linear"}
+)
+# Kernel names (CUDA events no aten operator launched) that tell their class.
+_GEMM_KERNELS = ("gemm", "cutlass", "cublas", "xmma", "sm80_", "sm90_", "conv", "wgrad", "dgrad")
+_ATTENTION_KERNELS = ("flash", "fmha", "attention", "attn")
+
+
+def trace_class(op: OpRecord) -> str:
+    """The measured class a traced op falls in: matmuls and convolutions are ``gemm``."""
+    if op.op_class in ("matmul", "conv"):
+        return "gemm"
+    if op.op_class == "attention":
+        return "attention"
+    return "memory"
+
+
+def profiler_class(name: str) -> str:
+    """The class of a profiler event by its name: an aten operator (``aten::addmm``), a
+    collective (``nccl:all_reduce``, ``c10d::allreduce_``) or a bare kernel name."""
+    low = name.lower()
+    if "nccl" in low or low.startswith("c10d::") or "all_reduce" in low or "allreduce" in low:
+        return "communication"
+    if low.startswith("aten::"):
+        op = low.removeprefix("aten::")
+        if op in _MATMUL_NAMES or "convolution" in op:
+            return "gemm"
+        if "attention" in op:
+            return "attention"
+        return "memory"
+    if any(k in low for k in _ATTENTION_KERNELS):
+        return "attention"
+    if any(k in low for k in _GEMM_KERNELS):
+        return "gemm"
+    return "other"
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepMeasurement:
+    """One recording of ``gpuplan measure`` (the fields the estimator reads; the whole recording is
+    :class:`gpuplan.documents.measure.MeasurementDocument`)."""
+
+    workload_key: str
+    """The profile key of the workload measured."""
+    workload_name: str
+    task: str
+    precision: str
+    batch_size: int
+    seq_len: int | None
+    device: str
+    """``cuda`` or ``cpu``."""
+    device_name: str
+    gpu_id: str | None
+    """gpuplan's id of the GPU measured; None on a CPU or an unknown GPU."""
+    measured_at: str
+    step_time_s: float
+    """Median of the timed steps."""
+    step_samples_s: tuple[float, ...]
+    kernel_time_s: tuple[tuple[str, float], ...]
+    """(class, seconds per step), the classes of :data:`OP_CLASSES`."""
+    peak_allocated_gib: float | None = None
+    peak_reserved_gib: float | None = None
+    nvidia_smi_gib: float | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def busy_s(self) -> float:
+        return sum(s for _c, s in self.kernel_time_s)
+
+    def kernel(self, cls: str) -> float:
+        return dict(self.kernel_time_s).get(cls, 0.0)
+
+    @property
+    def run_log_halfwidth(self) -> float:
+        """ln of the 90th over the 10th percentile of the timed steps, halved (their spread)."""
+        s = sorted(self.step_samples_s)
+        if len(s) < 3:
+            return 0.0
+        q = statistics.quantiles(s, n=10, method="inclusive")
+        return 0.5 * math.log(q[-1] / q[0]) if q[0] > 0 else 0.0
+
+    @classmethod
+    def from_document(cls, doc: MeasurementDocument) -> StepMeasurement:
+        k = doc.kernel_time_s
+        return cls(
+            workload_key=doc.workload.profile_key,
+            workload_name=doc.workload.name,
+            task=doc.workload.task,
+            precision=doc.workload.precision,
+            batch_size=doc.workload.batch_size,
+            seq_len=doc.workload.seq_len,
+            device=doc.device.kind,
+            device_name=doc.device.name,
+            gpu_id=doc.device.gpu_id,
+            measured_at=doc.run.measured_at,
+            step_time_s=doc.step_time.median_s,
+            step_samples_s=tuple(doc.step_time.samples_s),
+            kernel_time_s=tuple((c, float(getattr(k, c))) for c in OP_CLASSES),
+            peak_allocated_gib=doc.memory.peak_allocated_gib,
+            peak_reserved_gib=doc.memory.peak_reserved_gib,
+            nvidia_smi_gib=doc.memory.nvidia_smi_gib,
+            notes=tuple(doc.notes),
+        )
+
+    def describe_device(self) -> str:
+        return self.gpu_id or self.device_name
+
+
+def read_measurement(
+    text: str, *, source: str, error: type[DataError] | type[InputError] = InputError
+) -> tuple[MeasurementDocument, StepMeasurement]:
+    """A recording's JSON (a file from anywhere, or the catalog's copy) → its document and value;
+    one-line ``error`` when it is not a gpuplan measurement."""
+    from pydantic import ValidationError
+
+    from gpuplan.bounded import load_json
+    from gpuplan.documents.measure import MeasurementDocument
+
+    data = load_json(text, source=source, error=error)
+    try:
+        doc = MeasurementDocument.read(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top)"
+        raise error.worded(
+            N_("{source}: not a gpuplan measurement: {where}: {why}"),
+            source=source,
+            where=where,
+            why=first["msg"],
+        ) from None
+    if doc.step_time.low_s > doc.step_time.median_s or doc.step_time.median_s > doc.step_time.high_s:
+        raise error.worded(
+            N_("{source}: step times out of order (fastest {low} s, median {median} s, slowest {high} s)"),
+            source=source,
+            low=doc.step_time.low_s,
+            median=doc.step_time.median_s,
+            high=doc.step_time.high_s,
+        )
+    return doc, StepMeasurement.from_document(doc)
+
+
+def stored_measurements(rows: Iterable[object]) -> tuple[list[StepMeasurement], list[str]]:
+    """The catalog's recordings (objects with a ``payload``: ``catalog.StoredMeasurement``) as
+    values, and a line for each that no longer reads (kept out, never fatal to an estimate)."""
+    out, problems = [], []
+    for row in rows:
+        payload = str(getattr(row, "payload", ""))
+        try:
+            out.append(read_measurement(payload, source=_("the stored measurement"), error=DataError)[1])
+        except DataError as e:
+            problems.append(str(e))
+    return out, problems
+
+
+def class_times(
+    ops: Iterable[OpRecord], gpu: GPU, precision: str, cal: Calibration, **kw: object
+) -> dict[str, float]:
+    """The roofline's seconds per measured class for ``ops`` on ``gpu`` (``kw``: ``phase_times``'
+    ``causal`` and ``seq_len``)."""
+    from gpuplan.perf.roofline import op_seconds
+
+    out = dict.fromkeys(OP_CLASSES, 0.0)
+    for op, seconds in op_seconds(ops, gpu, precision, cal, **kw):  # type: ignore[arg-type]
+        out[trace_class(op)] += seconds
+    return out
+
+
+def choose_measurement(measurements: Sequence[StepMeasurement], gpu_id: str) -> StepMeasurement | None:
+    """The recording to anchor an estimate on ``gpu_id``: the newest one on that GPU, else the
+    newest one on any GPU gpuplan has a datasheet of; None when there is none (CPU recordings and
+    unknown GPUs never anchor)."""
+    usable = [m for m in measurements if m.device == "cuda" and m.gpu_id]
+    same = [m for m in usable if m.gpu_id == gpu_id]
+    pool = same or usable
+    # ISO timestamps of one writer sort chronologically as strings.
+    return max(pool, key=lambda m: m.measured_at) if pool else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Anchor:
+    """What a measurement says about the user's stack, per op class, ready to apply on any GPU."""
+
+    measurement: StepMeasurement
+    source_gpu: str
+    """gpuplan's id of the GPU measured."""
+    scale: tuple[tuple[str, float], ...]
+    """(class, measured seconds / the roofline's seconds on the measured GPU)."""
+    unmodelled_s: float
+    """Measured kernel seconds of classes the trace has no op of (``other``, ``communication``),
+    moved by memory bandwidth (mostly copies and fills)."""
+    source_bandwidth: float
+    """Achieved bandwidth of the measured GPU, bytes/s (for :attr:`unmodelled_s`)."""
+    host_s: float
+    """The CPU's time to issue the measured step's kernels, s: the whole step when the GPU sat idle
+    for :data:`HOST_BOUND_IDLE` of it or more (the CPU set the pace), else the model's issue time
+    (no more than the step). Another GPU runs the step in the longer of its kernels and this."""
+    gaps_s: float
+    """Idle time of a GPU-bound step (launch gaps, synchronisations): kept as measured."""
+    forward_share: float
+    """Share of the CPU's time spent in the forward/backward phases (by kernel calls)."""
+
+    def factor(self, cls: str) -> float:
+        return dict(self.scale).get(cls, 1.0)
+
+
+def make_anchor(m: StepMeasurement, profile: Profile, source: GPU, cal: Calibration) -> Anchor:
+    """The per-class scales of ``m`` against the roofline of ``profile`` on ``source`` (the GPU
+    measured, with its calibration ``cal``)."""
+    from gpuplan.perf.roofline import is_causal, phase_times
+
+    if m.workload_key != profile.key:
+        raise DataError.worded(
+            N_("the measurement of {measured!r} is of another workload than {workload!r}"),
+            measured=m.workload_name,
+            workload=profile.workload_name,
+        )
+    model = class_times(
+        profile.ops, source, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
+    )
+    kernels = {c: m.kernel(c) for c in OP_CLASSES}
+    busy = sum(kernels.values())
+    if busy > m.step_time_s:
+        # Kernels on several streams overlap, and profiled steps run a little differently from timed
+        # ones: the split is kept, its sum set to the timed step.
+        kernels = {c: s * m.step_time_s / busy for c, s in kernels.items()}
+        busy = m.step_time_s
+    scale: list[tuple[str, float]] = []
+    unmodelled = 0.0
+    for c in OP_CLASSES:
+        if model[c] > 0 and kernels[c] > 0:
+            scale.append((c, kernels[c] / model[c]))
+        else:
+            unmodelled += kernels[c]
+    if busy <= 0:
+        # No split (a profiler that recorded nothing): the whole step scales with the roofline.
+        total = sum(model.values())
+        scale = [(c, m.step_time_s / total) for c in OP_CLASSES] if total > 0 else []
+        busy = m.step_time_s
+    phases = phase_times(profile.ops, source, profile.precision, cal)
+    calls = phases.forward_calls + phases.backward_calls
+    idle = max(0.0, m.step_time_s - busy)
+    if idle >= HOST_BOUND_IDLE * m.step_time_s:
+        host, gaps = m.step_time_s, 0.0  # the GPU waited on the CPU: the step is the CPU's time
+    else:
+        host, gaps = min(phases.kernel_calls * cal.host_overhead_us * 1e-6, m.step_time_s), idle
+    return Anchor(
+        measurement=m,
+        source_gpu=source.id,
+        scale=tuple(scale),
+        unmodelled_s=unmodelled,
+        source_bandwidth=source.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency,
+        host_s=host,
+        gaps_s=gaps,
+        forward_share=calls / phases.kernel_calls if phases.kernel_calls else 1.0,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnchoredStep:
+    """How an estimate used a measured step (``estimate --json`` ``anchored``)."""
+
+    measured_on: str
+    """gpuplan's id of the GPU the step was measured on."""
+    measured_at: str
+    measured_step_s: float
+    """The measured step (median of the timed steps), s."""
+    transferred: bool
+    """False when estimating the GPU that was measured."""
+    hardware_ratio: tuple[tuple[str, float], ...]
+    """(class, the roofline's time on this GPU / on the measured one): how each class moved."""
+    class_s: tuple[tuple[str, float], ...]
+    """(class, anchored seconds of one micro-batch step on one GPU of this estimate)."""
+    host_s: float
+    """CPU time of the measured step, kept as measured (per micro-batch step)."""
+    model_compute_s: float
+    """The model's own compute time per optimizer step, without the measurement (for comparison)."""
+    log_halfwidth: float
+    """ln-half-width of the 80 % range of the anchored compute time."""
+
+
+def anchor_note(anchor: Anchor, gpu: GPU, factors: dict[str, float]) -> str:
+    """The line an anchored estimate carries: measured where and when, how it moved to ``gpu``."""
+    m = anchor.measurement
+    ms = _("{n} ms").format(n=f"{m.step_time_s * 1e3:.4g}")
+    if anchor.source_gpu == gpu.id:
+        return _(
+            "anchored on your measured step: {ms} on {gpu} ({when}, gpuplan measure); range from the "
+            "spread of the measured steps"
+        ).format(ms=ms, gpu=anchor.source_gpu, when=m.measured_at)
+    moved = _(", ").join(
+        _("{cls} ×{factor}").format(cls=_(_CLASS_NAMES[c]), factor=f"{f:.2f}") for c, f in factors.items()
+    )
+    return _(
+        "anchored on your measured step: {ms} on {source} ({when}, gpuplan measure), transferred to "
+        "{gpu} op class by op class — compute-bound by achieved FLOP/s, memory-bound by bandwidth "
+        "(Habitat, Yu et al., USENIX ATC'21): {moved}"
+    ).format(ms=ms, source=anchor.source_gpu, when=m.measured_at, gpu=gpu.id, moved=moved)
+
+
+def not_anchored_note(m: StepMeasurement) -> str:
+    """Why a measurement of this workload does not anchor its GPU estimates."""
+    if m.device != "cuda":
+        return _(
+            "your measured step on {device} ({when}) is a CPU recording: GPU estimates are not anchored on it"
+        ).format(device=m.device_name, when=m.measured_at)
+    return _(
+        "your measured step on {device} ({when}) is on a GPU gpuplan has no datasheet of: not transferred"
+    ).format(device=m.device_name, when=m.measured_at)
+
+
+_CLASS_NAMES = {
+    "gemm": N_("GEMM"),
+    "attention": N_("attention"),
+    "memory": N_("memory-bound"),
+    "communication": N_("communication"),
+    "other": N_("other"),
+}
+
+
+def class_name(cls: str) -> str:
+    """An op class as a table shows it, in the user's language."""
+    return _(_CLASS_NAMES.get(cls, cls))

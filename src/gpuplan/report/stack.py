@@ -1,0 +1,127 @@
+"""The software stack in an estimate: what it assumed, in words and as JSON, and what the stock and
+the tuned stack give on the same GPUs (``gpuplan estimate`` table and ``--json``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from gpuplan.documents.estimate import StackDoc, StackLevelFigures
+from gpuplan.i18n import N_, _, format_number
+from gpuplan.perf.sweep import EstimateOutcome
+from gpuplan.vocab import InputPipelineKind, MemoryFormat
+from gpuplan.workload.stack import Stack
+
+__all__ = ["LevelOutcomes", "level_figures", "levels_table", "stack_json", "stack_words"]
+
+#: (level name, the outcomes of the same GPU configurations on that level's stack)
+LevelOutcomes = tuple[str, Sequence[EstimateOutcome]]
+
+_LEVEL_NAMES = {
+    "stock": N_("stock PyTorch"),
+    "tuned": N_("tuned (NVIDIA NGC-script level)"),
+}
+_INPUT = {
+    InputPipelineKind.DALI: N_("DALI input (decoded on the GPU)"),
+    InputPipelineKind.SYNTHETIC: N_("synthetic input"),
+}
+
+
+def stack_words(stack: Stack, *, images: bool) -> str:
+    """The stack in one line of the user's language (``images``: say the image-only settings)."""
+    level = stack.as_level()
+    parts = [_(_LEVEL_NAMES[level.value]) if level is not None else _("a custom stack")]
+    if images:
+        parts.append(
+            _("channels-last (NHWC)")
+            if stack.memory_format is MemoryFormat.CHANNELS_LAST
+            else _("NCHW layout")
+        )
+        if stack.input_pipeline in _INPUT:
+            parts.append(_(_INPUT[stack.input_pipeline]))
+        elif stack.loader_workers is not None:
+            parts.append(_("DataLoader input, {n} workers per GPU").format(n=stack.loader_workers))
+        else:
+            parts.append(_("DataLoader input"))
+    else:
+        parts.append(
+            _("fused kernels: {names}").format(names=", ".join(k.value for k in stack.fused_kernels))
+            if stack.fused_kernels
+            else _("no hand-fused kernels")
+        )
+        if not stack.dropout:
+            parts.append(_("no dropout"))
+    parts.append(_("optimizer {name}").format(name=stack.optimizer.value))
+    parts.append(_("torch.compile") if stack.compile else _("eager"))
+    parts.append(_("CUDA graphs") if stack.cuda_graphs else _("no CUDA graphs"))
+    return "; ".join(parts)
+
+
+def stack_json(stack: Stack) -> StackDoc:
+    level = stack.as_level()
+    return StackDoc(
+        level=level.value if level is not None else None,
+        memory_format=stack.memory_format.value,
+        input_pipeline=stack.input_pipeline.value,
+        loader_workers=stack.loader_workers,
+        fused_kernels=[k.value for k in stack.fused_kernels],
+        dropout=stack.dropout,
+        optimizer=stack.optimizer.value,
+        compile=stack.compile,
+        cuda_graphs=stack.cuda_graphs,
+    )
+
+
+def level_figures(levels: Sequence[LevelOutcomes], row: int) -> list[StackLevelFigures]:
+    """The ``row``-th GPU configuration's figures on each level."""
+    out = []
+    for name, outcomes in levels:
+        o = outcomes[row]
+        e = o.estimate
+        out.append(
+            StackLevelFigures(
+                level=name,
+                step_time_s=e.step_time_s if e else None,
+                throughput=e.throughput if e else None,
+                peak_memory_gib=e.peak_memory_gib if e else None,
+                fits=e.fits if e else None,
+                error=o.error,
+            )
+        )
+    return out
+
+
+def levels_table(
+    outcomes: Sequence[EstimateOutcome], levels: Sequence[LevelOutcomes], unit: str, stack: Stack | None
+) -> Table | None:
+    """Throughput per GPU configuration on the stock and the tuned stack (and on the workload's own
+    when it is neither), the one the estimate assumed marked."""
+    if not levels or all(o.estimate is None for o in outcomes):
+        return None
+    own = stack.as_level() if stack is not None else None
+    short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
+    table = Table(
+        title=Text(_("Throughput ({unit}) by software stack").format(unit=short)),
+        title_justify="left",
+        header_style="bold",
+    )
+    table.add_column("GPU", no_wrap=True)
+    if own is None:
+        table.add_column(_("yours"), justify="right")
+    for name, _outcomes in levels:
+        label = _("stock") if name == "stock" else _("tuned")
+        if own is not None and own.value == name:
+            label = _("{level} (yours)").format(level=label)
+        table.add_column(label, justify="right")
+    for i, o in enumerate(outcomes):
+        if o.estimate is None:
+            continue
+        cells = [format_number(o.estimate.throughput, 3)] if own is None else []
+        for _name, level_outcomes in levels:
+            e = level_outcomes[i].estimate
+            cells.append("—" if e is None else format_number(e.throughput, 3))
+        name = o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}"
+        table.add_row(name, *cells)
+    return table

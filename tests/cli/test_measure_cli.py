@@ -1,0 +1,142 @@
+"""``gpuplan measure`` as a user runs it: a real CPU recording replayed into a catalog (``--from``),
+estimates that say what they did with it, and one line for every wrong input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from gpuplan.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "machine" / "fixtures" / "measure"
+WORKLOAD = FIXTURES / "gpt2-lora.yaml"
+RECORDING = FIXTURES / "gpt2-lora.cpu.json"
+TINY = ROOT / "tests" / "deploy" / "fixtures" / "userproj" / "job.yaml"
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "catalog.sqlite")
+
+
+def test_a_recording_replays_into_the_catalog_and_the_estimate_says_what_it_did(db: str) -> None:
+    stored = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING), "--json"])
+    assert stored.exit_code == 0, stored.output
+    doc = json.loads(stored.stdout)
+    assert doc["stored"] is True and doc["device"]["kind"] == "cpu"
+    table = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING), "--no-store"])
+    assert table.exit_code == 0 and "CPU recording" in table.stdout
+    assert "saved" not in table.stderr  # --no-store
+    again = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(RECORDING)])
+    # Storing a CPU recording never claims that GPU estimates now anchor on it.
+    assert again.exit_code == 0 and "as a CPU recording" in again.stderr and "now anchor" not in again.stderr
+    est = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB", "--json"])
+    assert est.exit_code == 0, est.output
+    row = json.loads(est.stdout)["estimates"][0]
+    # A CPU recording never anchors a GPU estimate, and the estimate says so.
+    assert row["anchored"] is None
+    assert any("CPU recording" in n for n in row["notes"])
+    # The table says it too (a note under it), so the recording is not silently ignored.
+    shown = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB"])
+    assert shown.exit_code == 0 and "⚓" not in shown.stdout
+    assert "note: your measured step on" in shown.stderr and "CPU recording" in shown.stderr
+
+
+def test_a_recording_of_another_workload_is_refused_in_one_line(db: str) -> None:
+    other = ROOT / "examples" / "bert-large-squad.yaml"
+    result = runner.invoke(app, ["--db", db, "measure", str(other), "--from", str(RECORDING)])
+    assert result.exit_code == 1
+    assert "is a measurement of 'gpt2-lora-tiny'" in str(result.exception)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("{", "JSON"),
+        ('{"kind": "gpuplan-measurement"}', "not a gpuplan measurement"),
+        ("[1, 2]", "not a gpuplan measurement"),
+    ],
+)
+def test_a_file_that_is_not_a_recording_is_one_line(db: str, tmp_path: Path, text: str, says: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1 and says in str(result.exception)
+
+
+def test_a_tampered_recording_is_refused(db: str, tmp_path: Path) -> None:
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    doc["step_time"]["median_s"] = -1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1 and "step_time.median_s" in str(result.exception)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_no_gpu_is_one_line_and_exit_1(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD)])
+    assert result.exit_code == 1
+    assert "no CUDA GPU here" in str(result.exception) and "--device cpu" in str(result.exception)
+
+
+def test_a_recording_on_an_unknown_gpu_is_one_line_naming_the_file(db: str, tmp_path: Path) -> None:
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    doc["device"].update(kind="cuda", gpu_id="Z9000")
+    bad = tmp_path / "z.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1
+    assert "z.json was recorded on Z9000" in str(result.exception) and "\n" not in str(result.exception)
+
+
+def test_a_malformed_command_line_is_exit_2(db: str) -> None:
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--steps", "0"])
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        "cpu",
+        pytest.param(
+            "cuda",
+            marks=[
+                pytest.mark.gpu,
+                pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"),
+            ],
+        ),
+    ],
+)
+def test_measure_out_then_from_elsewhere_anchors_the_estimate(db: str, tmp_path: Path, device: str) -> None:
+    """The round trip a user makes: measure on the rented machine (--out), store it at home (--from)."""
+    out = tmp_path / "rec.json"
+    sizes = ["--steps", "2", "--warmup", "1", "--profiled", "1"]
+    on = ["--device", "cpu"] if device == "cpu" else []
+    measured = runner.invoke(
+        app, ["--db", db, "measure", str(TINY), *sizes, *on, "--out", str(out), "--no-store", "--json"]
+    )
+    assert measured.exit_code == 0, measured.output
+    doc = json.loads(measured.stdout)
+    assert doc["device"]["kind"] == device and doc["stored"] is False
+    assert json.loads(out.read_text(encoding="utf-8"))["step_time"] == doc["step_time"]
+    home = runner.invoke(app, ["--db", db, "measure", str(TINY), "--from", str(out)])
+    assert home.exit_code == 0, home.output
+    gpu = doc["device"]["gpu_id"] or "A100-SXM4-80GB"
+    other = "A100-SXM4-80GB" if gpu == "H100-SXM" else "H100-SXM"
+    est = runner.invoke(app, ["--db", db, "estimate", str(TINY), "--gpu", gpu, "--gpu", other, "--json"])
+    assert est.exit_code == 0, est.output
+    rows = json.loads(est.stdout)["estimates"]
+    if device == "cpu" or doc["device"]["gpu_id"] is None:
+        assert all(r["anchored"] is None for r in rows)
+        return
+    own = rows[0]
+    assert own["anchored"]["measured_on"] == gpu and own["anchored"]["transferred"] is False
+    assert own["step_time_s"] == pytest.approx(doc["step_time"]["median_s"], rel=0.05)
+    assert rows[1]["anchored"]["measured_on"] == gpu and rows[1]["anchored"]["transferred"] is True

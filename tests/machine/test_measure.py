@@ -1,0 +1,95 @@
+"""``gpuplan measure``'s machinery on this machine's CPU (the same code path as on a GPU), and on a
+real GPU when there is one (marked ``gpu``, skipped without CUDA)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from gpuplan.catalog import StoredMeasurement, open_store
+from gpuplan.documents.measure import OP_CLASSES, MeasurementDocument
+from gpuplan.errors import InputError
+from gpuplan.machine.measure import MeasureSizes, run_measure
+from gpuplan.perf.anchor import read_measurement, stored_measurements
+from gpuplan.workload import load_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "tests" / "deploy" / "fixtures" / "userproj" / "job.yaml"
+RECORDING = ROOT / "tests" / "machine" / "fixtures" / "measure" / "gpt2-lora.cpu.json"
+ONE = MeasureSizes(warmup=1, steps=2, profiled=1)
+
+
+def test_a_cpu_step_is_timed_split_and_labelled_as_cpu() -> None:
+    doc = run_measure(load_workload(TINY), device="cpu", sizes=ONE)
+    assert doc.device.kind == "cpu" and doc.device.gpu_id is None
+    assert len(doc.step_time.samples_s) == 2 and doc.step_time.median_s > 0
+    k = doc.kernel_time_s
+    assert k.busy_s == pytest.approx(sum(getattr(k, c) for c in OP_CLASSES))
+    assert k.gemm > 0 and k.memory > 0  # the tiny model's linears and its relu/add/optimizer
+    assert doc.memory.peak_allocated_gib is None and doc.memory.how  # no CUDA allocator: said why
+    assert any("CPU recording" in n for n in doc.notes)
+    # The document is the recording format: it reads back as one.
+    again, m = read_measurement(doc.to_json(), source="test")
+    assert again == doc and m.device == "cpu"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_no_gpu_is_one_line() -> None:
+    with pytest.raises(InputError, match="no CUDA GPU here"):
+        run_measure(load_workload(TINY), sizes=ONE)
+
+
+def test_the_recorded_cpu_step_is_real_and_complete() -> None:
+    doc = MeasurementDocument.read(json.loads(RECORDING.read_text(encoding="utf-8")))
+    assert doc.device.kind == "cpu" and doc.workload.name == "gpt2-lora-tiny"
+    assert doc.step_time.low_s <= doc.step_time.median_s <= doc.step_time.high_s
+    assert len(doc.step_time.samples_s) == doc.run.timed_steps
+
+
+def test_the_catalog_keeps_recordings_by_workload(tmp_path: Path) -> None:
+    store = open_store(str(tmp_path / "c.sqlite"), seed=False)
+    try:
+        text = RECORDING.read_text(encoding="utf-8")
+        doc, _m = read_measurement(text, source="recording")
+        row = StoredMeasurement(
+            profile_key=doc.workload.profile_key,
+            workload_name=doc.workload.name,
+            device=doc.device.kind,
+            gpu_id=None,
+            device_name=doc.device.name,
+            measured_at=doc.run.measured_at,
+            schema_version=1,
+            payload=text,
+        )
+        store.local.add_step_measurement(row)
+        store.local.add_step_measurement(StoredMeasurement(**{**row.__dict__, "profile_key": "0" * 64}))
+        mine = store.local.step_measurements(doc.workload.profile_key)
+        assert [r.profile_key for r in mine] == [doc.workload.profile_key]
+        steps, problems = stored_measurements([*mine, StoredMeasurement(**{**row.__dict__, "payload": "{"})])
+        assert len(steps) == 1 and steps[0].step_time_s == doc.step_time.median_s and len(problems) == 1
+    finally:
+        store.close()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_on_a_gpu_the_step_anchors_its_own_estimate(tmp_path: Path) -> None:
+    from gpuplan.api import estimate
+    from gpuplan.perf.anchor import StepMeasurement
+
+    w = load_workload(ROOT / "examples" / "resnet50-imagenet.yaml")
+    w = w.model_copy(update={"inputs": w.inputs.model_copy(update={"batch_size": 32})})
+    doc = run_measure(w, device="cuda")
+    assert doc.device.kind == "cuda" and doc.memory.peak_allocated_gib and doc.memory.peak_reserved_gib
+    assert doc.kernel_time_s.gemm > 0 and doc.kernel_time_s.busy_s <= 1.5 * doc.step_time.median_s
+    if doc.device.gpu_id is None:
+        pytest.skip(f"{doc.device.name} is not in gpuplan's datasheet table")
+    m = StepMeasurement.from_document(doc)
+    report = estimate(w, [doc.device.gpu_id, "H100-SXM"], measured_steps=[m])
+    own, other = (o.estimate for o in report.outcomes)
+    assert own is not None and own.anchored is not None and not own.anchored.transferred
+    assert own.step_time_s == pytest.approx(doc.step_time.median_s, rel=0.02)
+    assert other is not None and other.anchored is not None

@@ -1,0 +1,196 @@
+"""An estimate anchored on a measured step (``perf/anchor.py``), with the arithmetic in view.
+
+The calibration here is round (tensor cores at 50 % of peak, bandwidth at 100 %, no kernel floor,
+no host time, no architecture factors), so that each class's time can be worked out by hand on the
+datasheets: A100-SXM4-80GB bf16 312 TFLOP/s, 2,039 GB/s; H100-SXM bf16 989.5 TFLOP/s, 3,350 GB/s.
+The measurements are built here for the arithmetic; the replay of a real recording is in
+``tests/cli/test_measure_cli.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from perf_helpers import make_profile, op
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf import EstimateRequest, run_estimate
+from gpuplan.perf.anchor import (
+    OP_CLASSES,
+    SAME_GPU_LOG_HALFWIDTH,
+    TRANSFER_LOG_HALFWIDTH,
+    StepMeasurement,
+    choose_measurement,
+    profiler_class,
+)
+from gpuplan.perf.calibration import Calibration
+from gpuplan.profile.model import Profile
+
+CAL = Calibration(
+    tensor_matmul_efficiency=0.5,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=1.0,
+    bandwidth_efficiency=1.0,
+    min_kernel_time_us=0.0,
+    host_overhead_us=0.0,
+    time_log_halfwidth=0.25,
+    seen_architectures=("Ampere", "Hopper"),
+)
+A100, H100 = (
+    get_gpu("A100-SXM4-80GB"),
+    get_gpu("H100-SXM"),
+)
+
+
+def _profile() -> Profile:
+    # On the A100 at 50 %: 31.2 TFLOP / 156e12 = 0.2 s of GEMM (forward 0.0667, backward 0.1333);
+    # memory-bound 2 × 2.039 GB / 2,039 GB/s = 2 ms (1 ms in forward, 1 ms in the optimizer).
+    # Kernel calls: 12 in forward and backward (1 + 10 + 1), 10 in the optimizer.
+    return make_profile(
+        ops=(
+            op("forward", flops=10.4e12),
+            op("backward", flops=20.8e12),
+            op("forward", "other", bytes_moved=2.039e9, count=10, name="aten.add"),
+            op(
+                "optimizer", "other", dtype="float32", bytes_moved=2.039e9, count=10, name="aten._foreach_add"
+            ),
+        )
+    )
+
+
+def _measured(profile: Profile, **kw: object) -> StepMeasurement:
+    fields: dict[str, object] = {
+        "workload_key": profile.key,
+        "workload_name": "test",
+        "task": "train",
+        "precision": "amp-bf16",
+        "batch_size": 8,
+        "seq_len": None,
+        "device": "cuda",
+        "device_name": "NVIDIA A100-SXM4-80GB",
+        "gpu_id": "A100-SXM4-80GB",
+        "measured_at": "2026-12-01T10:00:00+00:00",
+        # The user's code is slower than the model: GEMM 0.3 s (model 0.2), memory-bound 8 ms
+        # (model 2 ms), and 50 ms of the step is the CPU (not covered by kernels): 0.358 s step.
+        "step_time_s": 0.358,
+        "step_samples_s": (0.357, 0.358, 0.358, 0.359, 0.358),
+        "kernel_time_s": (("gemm", 0.3), ("attention", 0.0), ("memory", 0.008), ("communication", 0.0),
+                          ("other", 0.0)),
+    }  # fmt: skip
+    fields.update(kw)
+    return StepMeasurement(**fields)  # type: ignore[arg-type]
+
+
+def _estimate(profile: Profile, gpu_id: str, *measured: StepMeasurement, count: int = 1):
+    return run_estimate(
+        EstimateRequest(
+            profile=profile, gpu=get_gpu(gpu_id), count=count, calibration=CAL, measured_steps=measured
+        )
+    )
+
+
+def test_on_the_measured_gpu_the_step_is_the_measured_one() -> None:
+    p = _profile()
+    est = _estimate(p, "A100-SXM4-80GB", _measured(p))
+    # 0.3 (GEMM ×1.5) + 0.008 (memory ×4) + 0.05 (CPU) = 0.358 s: the measurement itself.
+    assert est.step_time_s == pytest.approx(0.358, rel=1e-9)
+    assert est.anchored is not None and not est.anchored.transferred
+    # The range is the measured steps' own (floored at SAME_GPU_LOG_HALFWIDTH), not the model's ±0.25.
+    assert est.step_time_s_high / est.step_time_s == pytest.approx(math.exp(SAME_GPU_LOG_HALFWIDTH))
+    # The model alone says 0.2 + 0.002 = 0.202 s: the anchor replaced it.
+    assert est.anchored.model_compute_s == pytest.approx(0.202, rel=1e-9)
+    assert "anchored on your measured step" in est.notes[0]
+
+
+def test_another_gpu_gets_each_class_moved_by_its_own_resource() -> None:
+    p = _profile()
+    est = _estimate(p, "H100-SXM", _measured(p))
+    gemm = 0.3 * 312 / 989.5  # compute-bound: by (achieved) FLOP/s
+    memory = 0.008 * 2039 / 3350  # bandwidth-bound: by bandwidth
+    cpu = 0.05  # the CPU's time stays
+    assert est.step_time_s == pytest.approx(gemm + memory + cpu, rel=1e-9)
+    a = est.anchored
+    assert a is not None and a.transferred and a.measured_on == "A100-SXM4-80GB"
+    assert dict(a.hardware_ratio) == pytest.approx({"gemm": 312 / 989.5, "memory": 2039 / 3350})
+    assert dict(a.class_s)["gemm"] == pytest.approx(gemm)
+    # Narrower than the model's own 80 % range (±0.25 in ln here, ±0.256 shipped).
+    half = math.log(est.step_time_s_high / est.step_time_s)
+    assert half == pytest.approx(math.hypot(TRANSFER_LOG_HALFWIDTH, _measured(p).run_log_halfwidth))
+    assert half < CAL.time_log_halfwidth
+
+
+def test_gradient_accumulation_repeats_the_micro_batch_not_the_optimizer() -> None:
+    p = _profile()
+    measured = _measured(p)
+    one = _estimate(p, "A100-SXM4-80GB", measured)
+    four = run_estimate(
+        EstimateRequest(profile=p, gpu=A100, calibration=CAL, measured_steps=(measured,), grad_accum_steps=4)
+    )
+    # The optimizer, once per step: its 1 ms × 4 = 4 ms and the CPU's share by kernel calls,
+    # 0.05 × 10/22; the rest of the measured 0.358 s repeats per micro-batch.
+    assert one.phases.kernel_calls == 22
+    optimizer = 0.004 + 0.05 * 10 / 22
+    assert four.compute_time_s == pytest.approx(4 * (0.358 - optimizer) + optimizer, rel=1e-9)
+
+
+def test_a_cpu_recording_never_anchors_a_gpu_estimate() -> None:
+    p = _profile()
+    cpu = _measured(p, device="cpu", gpu_id=None, device_name="AMD EPYC")
+    est = _estimate(p, "H100-SXM", cpu)
+    assert est.anchored is None
+    assert any("CPU recording" in n for n in est.notes)
+    assert est.step_time_s == pytest.approx(_estimate(p, "H100-SXM").step_time_s)
+
+
+def test_a_recording_of_another_workload_is_ignored() -> None:
+    p = _profile()
+    other = _measured(p, workload_key="another")
+    est = _estimate(p, "H100-SXM", other)
+    assert est.anchored is None and not any("measured" in n for n in est.notes)
+
+
+def test_the_same_gpu_recording_wins_then_the_newest() -> None:
+    p = _profile()
+    old_h100 = _measured(p, gpu_id="H100-SXM", measured_at="2026-01-01T00:00:00+00:00")
+    new_a100 = _measured(p, measured_at="2026-06-01T00:00:00+00:00")
+    assert choose_measurement([old_h100, new_a100], "H100-SXM") is old_h100
+    assert choose_measurement([old_h100, new_a100], "L4") is new_a100
+    assert choose_measurement([_measured(p, device="cpu", gpu_id=None)], "L4") is None
+
+
+def test_data_parallel_adds_the_modelled_communication_to_the_anchored_compute() -> None:
+    p = _profile()
+    one = _estimate(p, "H100-SXM", _measured(p))
+    eight = _estimate(p, "H100-SXM", _measured(p), count=8)
+    assert eight.compute_time_s == pytest.approx(one.compute_time_s)
+    assert eight.comm_total_s > 0 and eight.step_time_s >= one.step_time_s
+
+
+@pytest.mark.parametrize(
+    ("name", "cls"),
+    [
+        ("aten::addmm", "gemm"),
+        ("aten::cudnn_convolution", "gemm"),
+        ("aten::convolution_backward", "gemm"),
+        ("aten::_scaled_dot_product_flash_attention", "attention"),
+        ("aten::_efficient_attention_backward", "attention"),
+        ("aten::add_", "memory"),
+        ("aten::_foreach_mul_", "memory"),
+        ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "communication"),
+        ("c10d::allreduce_", "communication"),
+        ("sm90_xmma_gemm_bf16bf16_bf16f32", "gemm"),
+        ("flash_fwd_kernel", "attention"),
+        ("Memset (Device)", "other"),
+    ],
+)
+def test_profiler_events_fall_in_their_class(name: str, cls: str) -> None:
+    assert profiler_class(name) == cls
+    assert cls in OP_CLASSES
+
+
+def test_the_profiler_and_the_tracer_agree_on_what_a_matmul_is() -> None:
+    from gpuplan.profile.recorder import _MATMUL
+
+    for packet in _MATMUL:
+        assert profiler_class(f"aten::{packet.__name__}") == "gemm", packet

@@ -1,0 +1,135 @@
+"""The software stack block: levels, settings, what a level fills in, and one-line errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpuplan.errors import WorkloadError
+from gpuplan.vocab import FusedKernel, InputPipelineKind, MemoryFormat, OptimizerName, StackLevel
+from gpuplan.workload import Workload
+
+
+def _w(**over: Any) -> Workload:
+    d: dict[str, Any] = {
+        "name": "w",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 2, "seq_len": 128},
+    }
+    d.update(over)
+    return Workload.from_dict(d)
+
+
+def _resnet(**over: Any) -> Workload:
+    d: dict[str, Any] = {
+        "name": "r",
+        "model": {"preset": "resnet50"},
+        "inputs": {"batch_size": 8, "image_size": 224},
+        "optimizer": "sgd",
+    }
+    d.update(over)
+    return Workload.from_dict(d)
+
+
+def _error(**over: Any) -> str:
+    with pytest.raises(WorkloadError) as e:
+        _w(**over)
+    msg = str(e.value)
+    assert "\n" not in msg
+    return msg
+
+
+def test_a_workload_without_a_stack_runs_what_plain_pytorch_does() -> None:
+    s = _w().software_stack
+    assert s.level is StackLevel.STOCK and s.as_level() is StackLevel.STOCK
+    assert s.memory_format is MemoryFormat.CHANNELS_FIRST
+    assert s.input_pipeline is InputPipelineKind.DATALOADER
+    assert s.fused_kernels == () and s.dropout is True
+    assert s.optimizer is OptimizerName.ADAMW  # torch.optim.AdamW: foreach on CUDA
+    assert (s.compile, s.cuda_graphs) == (False, False)
+
+
+def test_the_tuned_level_fills_what_the_workload_leaves_out() -> None:
+    w = _w(stack="tuned")
+    s = w.software_stack
+    assert s.as_level() is StackLevel.TUNED
+    assert s.memory_format is MemoryFormat.CHANNELS_LAST and s.input_pipeline is InputPipelineKind.DALI
+    assert s.fused_kernels == tuple(FusedKernel)
+    assert w.optimizer is OptimizerName.ADAMW_FUSED and w.uses_cuda_graphs
+    # What the workload states wins over the level's default.
+    w = _w(stack={"level": "tuned", "fused_kernels": ["cross-entropy"]}, optimizer="adamw", cuda_graphs=False)
+    s = w.software_stack
+    assert s.fused_kernels == (FusedKernel.CROSS_ENTROPY,) and s.as_level() is None
+    assert w.optimizer is OptimizerName.ADAMW and not w.uses_cuda_graphs
+
+
+def test_cuda_graphs_default_to_yes_for_inference_and_to_the_level_for_training() -> None:
+    assert _w(task="infer").uses_cuda_graphs
+    assert not _w().uses_cuda_graphs
+    assert _w(stack="tuned").uses_cuda_graphs
+    assert not _w(task="infer", cuda_graphs=False).uses_cuda_graphs
+
+
+def test_fused_kernels_take_all_none_one_name_or_a_list_and_keep_one_order() -> None:
+    assert _w(stack={"fused_kernels": "all"}).software_stack.fused_kernels == tuple(FusedKernel)
+    assert _w(stack={"fused_kernels": "none"}).software_stack.fused_kernels == ()
+    one = _w(stack={"fused_kernels": "xentropy"}).software_stack.fused_kernels
+    assert one == (FusedKernel.CROSS_ENTROPY,)
+    both = _w(stack={"fused_kernels": ["cross-entropy", "fused-mlp", "cross-entropy"]}).software_stack
+    assert both.fused_kernels == (FusedKernel.DENSE_ACTIVATION, FusedKernel.CROSS_ENTROPY)
+
+
+def test_aliases_read_as_the_names_people_use() -> None:
+    assert _resnet(stack={"memory_format": "NHWC"}).software_stack.channels_last
+    assert (
+        _resnet(stack={"input_pipeline": "torchvision"}).software_stack.input_pipeline.value == "dataloader"
+    )
+    assert _w(stack="NGC").stack.level is StackLevel.TUNED
+
+
+@pytest.mark.parametrize(
+    ("over", "words"),
+    [
+        ({"stack": "tunde"}, "did you mean 'tuned'"),
+        ({"stack": {"memory_format": "nhcw"}}, "memory format"),
+        ({"stack": {"fused_kernels": ["dropout-add-nrom"]}}, "did you mean 'dropout-add-norm'"),
+        ({"stack": {"loader_workers": -1}}, "loader_workers"),
+        ({"stack": {"levle": "tuned"}}, "did you mean 'level'"),
+    ],
+)
+def test_a_wrong_stack_setting_is_one_line_naming_the_fix(over: dict[str, Any], words: str) -> None:
+    assert words in _error(**over)
+
+
+def test_at_level_changes_the_stack_only() -> None:
+    w = _w(compile=True, stack={"dropout": False, "loader_workers": 4}, gradient_accumulation=4)
+    tuned = w.at_level(StackLevel.TUNED)
+    assert tuned.software_stack.as_level() is StackLevel.TUNED
+    assert tuned.optimizer is OptimizerName.ADAMW_FUSED and not tuned.compile
+    assert tuned.stack.dropout is False and tuned.stack.loader_workers == 4
+    assert (tuned.model, tuned.inputs, tuned.gradient_accumulation) == (w.model, w.inputs, 4)
+    stock = tuned.at_level(StackLevel.STOCK)
+    assert stock.optimizer is OptimizerName.ADAMW and stock.software_stack.as_level() is StackLevel.STOCK
+    # An optimizer with no fused variant a workload can name stays as it is.
+    assert _resnet().at_level(StackLevel.TUNED).optimizer is OptimizerName.SGD
+
+
+def test_masked_tokens_apply_to_masked_lm_pretraining_of_a_bert_preset_only() -> None:
+    bert = {"name": "b", "model": {"preset": "bert-large"}, "inputs": {"batch_size": 2, "seq_len": 128}}
+    ok = Workload.from_dict({**bert, "inputs": {"batch_size": 2, "seq_len": 128, "masked_tokens": 20}})
+    assert ok.inputs.masked_tokens == 20
+    with pytest.raises(WorkloadError, match="applies to masked-LM pre-training"):
+        Workload.from_dict(
+            {**bert, "task": "finetune", "inputs": {"batch_size": 2, "seq_len": 128, "masked_tokens": 20}}
+        )
+    with pytest.raises(WorkloadError, match="more than the sequence's 128 tokens"):
+        Workload.from_dict({**bert, "inputs": {"batch_size": 2, "seq_len": 128, "masked_tokens": 200}})
+    with pytest.raises(WorkloadError, match="applies to masked-LM pre-training"):
+        _w(inputs={"batch_size": 2, "seq_len": 128, "masked_tokens": 20})
+
+
+def test_a_stack_round_trips_through_to_dict() -> None:
+    w = _resnet(stack={"level": "tuned", "memory_format": "channels-first", "loader_workers": 0})
+    assert Workload.from_dict(w.to_dict()) == w
+    assert w.software_stack.loader_workers == 0 and not w.software_stack.channels_last
