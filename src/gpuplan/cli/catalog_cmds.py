@@ -27,6 +27,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import listed
@@ -130,7 +131,7 @@ def offers(
     ] = None,
     count: Annotated[int | None, typer.Option("--count", help="GPUs per instance.", min=1)] = None,
     min_gpu_memory: Annotated[
-        float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.")
+        float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.", parser=finite_float)
     ] = None,
     provider: Annotated[
         str | None,
@@ -144,7 +145,8 @@ def offers(
         typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
     ] = None,
     max_price: Annotated[
-        float | None, typer.Option("--max-price", help="Most per instance-hour, in --currency.")
+        float | None,
+        typer.Option("--max-price", help="Most per instance-hour, in --currency.", parser=finite_float),
     ] = None,
     currency: CurrencyOption = "USD",
     sort: Annotated[str, typer.Option("--sort", help="price, price-per-gpu or gpu-memory.")] = "price",

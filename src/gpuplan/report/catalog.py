@@ -429,6 +429,10 @@ def info_view(info: CatalogInfo) -> RenderableType:
     return Group(*parts)
 
 
+#: Rejected rows an import's table shows; --json lists them all.
+SHOWN_REJECTED = 50
+
+
 def import_view(report: ImportReport) -> RenderableType:
     """What an import did, and each rejected row with its line and reason."""
     head = Text(
@@ -446,6 +450,15 @@ def import_view(report: ImportReport) -> RenderableType:
     table.add_column(_("instance type"), no_wrap=True)
     table.add_column(_("region"), no_wrap=True)
     table.add_column(_("reason"), overflow="fold")
-    for r in report.rejected:
+    for r in report.rejected[:SHOWN_REJECTED]:
         table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason_text())
-    return Group(head, table)
+    if len(report.rejected) <= SHOWN_REJECTED:
+        return Group(head, table)
+    # A whole SkyPilot file rejects ~50,000 CPU rows: a table that long says less than its count.
+    more = Text(
+        _("… and {n:,} more rejected rows (every one with its line and reason in --json)").format(
+            n=len(report.rejected) - SHOWN_REJECTED
+        ),
+        style="dim",
+    )
+    return Group(head, table, more)
