@@ -339,7 +339,7 @@ def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
     from gpuplan.report.catalog import offers_json
     from gpuplan.report.offers_json import OFFER_ITEM_FIELDS, offers_json_text
 
-    assert OFFER_ITEM_FIELDS == tuple(OfferItem.model_fields)
+    assert tuple(OfferItem.model_fields) == OFFER_ITEM_FIELDS
 
     store = open_store(db)
     try:
