@@ -115,7 +115,13 @@ def test_every_error_template_has_placeholders_the_regex_can_read() -> None:
     with use_language("zh"):
         for template in ERRORS:
             english = template.format(
-                name="'--x'", options="--a, --b", suggestions="'y'", arguments="z", count=2, reason="why"
+                name="'--x'",
+                options="--a, --b",
+                suggestions="'y'",
+                arguments="z",
+                count=2,
+                reason="why",
+                envvar="'X'",
             )
             text = localised_usage_error(UsageError(english)).format_message()
             assert text != english, template

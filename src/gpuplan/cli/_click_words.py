@@ -66,6 +66,7 @@ ERRORS = (
     N_("Option {name} requires {count} arguments."),
     N_("Option {name} does not take a value."),
     N_("Argument {name} takes {count} values."),
+    N_("Invalid value for {name} (env var: {envvar}): {reason}"),
     N_("Invalid value for {name}: {reason}"),
     N_("Invalid value: {reason}"),
 )
@@ -75,6 +76,7 @@ REASONS = (
     N_("Input should be a valid integer"),
     N_("Input should be a valid number, unable to parse string as a number"),
     N_("Input should be a valid number"),
+    N_("{value} is not a finite number"),  # cli/_numbers.py NOT_FINITE
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be greater than or equal to {limit}"),
     N_("Input should be greater than {limit}"),

@@ -10,6 +10,7 @@ import typer
 
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language, console
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.i18n import N_, _
@@ -32,7 +33,9 @@ def estimate_cmd(
     network_gbps: Annotated[
         float | None,
         typer.Option(
-            "--network-gbps", help="Inter-node network per node, Gbit/s (default: assumed 400 RDMA)."
+            "--network-gbps",
+            help="Inter-node network per node, Gbit/s (default: assumed 400 RDMA).",
+            parser=finite_float,
         ),
     ] = None,
     network_kind: Annotated[
