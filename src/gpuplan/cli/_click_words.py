@@ -159,16 +159,26 @@ def localised_usage_error(error: UsageError) -> UsageError:
     return localised
 
 
+#: How a usage error ends: where to look (the command's ``--help``).
+SEE_HELP = N_("{message}; see '{command} --help'")
+
+
 @contextmanager
 def localised_usage_errors() -> Iterator[None]:
-    """Re-raise a usage error from the block with its text in the current language."""
+    """Turn a usage error from the block into one line on stderr, in the current language, and exit
+    2 (README: errors are one line; 2 for a malformed command line). A bare group or command asked
+    for its help (no arguments) still shows the help."""
     try:
         yield
     except UsageError as e:
-        localised = localised_usage_error(e)
-        if localised is e:
+        if type(e).__name__ == "NoArgsIsHelpError":
             raise
-        raise localised from e
+        localised = localised_usage_error(e)
+        # Some parser errors carry no context: the program's own help is where to look then.
+        command = localised.ctx.command_path if localised.ctx is not None else "gpuplan"
+        text = _(SEE_HELP).format(message=localised.format_message().rstrip("."), command=command)
+        sys.stderr.write(_("error: {message}").format(message=text) + "\n")
+        raise typer.Exit(2) from None
 
 
 def localise_command(command: Any) -> None:

@@ -41,7 +41,9 @@ def deploy(
     ] = False,
     gpu: Annotated[
         str | None,
-        typer.Option(help="Workload files only: the GPU (A100-80GB, H100-SXM, T4 ...).", show_default=False),
+        typer.Option(
+            help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...).", show_default=False
+        ),
     ] = None,
     count: Annotated[int, typer.Option(min=1, help="Workload files only: GPUs on the one node.")] = 1,
     provider: Annotated[

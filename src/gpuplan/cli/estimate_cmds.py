@@ -66,6 +66,7 @@ def estimate_cmd(
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
+            offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
             steps = _measured_steps(store, prof.key)
             report = estimate(
                 workload,
@@ -75,6 +76,7 @@ def estimate_cmd(
                 measurements=measured,
                 network=network,
                 vcpus_per_gpu=vcpus_per_gpu,
+                offered_gpus=offered,
                 # The stock and tuned stacks' profiles come through the same cache.
                 levels=True,
                 level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),

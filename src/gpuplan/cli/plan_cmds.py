@@ -128,7 +128,8 @@ def plan_cmd(
     ctx: typer.Context,
     workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
     deadline: Annotated[
-        str | None, typer.Option(help="Finish within this long: 12h, 2d, 90m (overrides the YAML).")
+        str | None,
+        typer.Option(help="Finish within this long, unit required: 12h, 2d, 90m (overrides the YAML)."),
     ] = None,
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Spend at most this, all-in.", parser=finite_float)

@@ -24,6 +24,7 @@ from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
+from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.roofline import PhaseTimes
 from gpuplan.perf.stages.communication import Communication, communication
 from gpuplan.perf.stages.compute import ComputeTime, compute_time, pipeline_bubble_fraction
@@ -177,6 +178,9 @@ class Estimate:
     """The measured step the compute time is anchored on, and how it moved to this GPU; None
     when the estimate is the model's alone."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    plausibility: Plausibility | None = None
+    """The step checked against the datasheets and the generation's reference GPU
+    (``perf/plausibility.py``); its ``flags`` are in ``notes`` too."""
 
     @property
     def comm_time_s(self) -> float:
@@ -325,4 +329,5 @@ def _estimate(
         # In the order a reader meets them: the layout, the time and its range, the memory; the
         # network assumption last, as it ends with what to give instead.
         notes=(*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes),
+        plausibility=compute.plausibility,
     )

@@ -31,7 +31,7 @@ from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.places import place, region_name
-from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
+from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable
 from gpuplan.report.offers_json import offer_items, offer_prices, price_fields, rate_fields
 from gpuplan.vocab import pricing_name
 
@@ -292,15 +292,23 @@ def gpus_json(
 
 
 def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:
-    """Layout 0: every column; 1: fewer peaks, hourly and monthly prices; 2 (narrow consoles): memory, BF16,
-    on-demand and spot prices."""
-    pricings = (_PRICINGS, _PRICINGS[:3], _PRICINGS[:2])[layout]
-    mem, link = _("mem GiB"), _("interconnect")
-    figures = ([mem, "GB/s", "FP32", "TF32", "BF16", "FP8"], [mem, "FP32", "BF16"], [mem, "BF16"])[layout]
+    """Layout 0: every column the command's help names (fits 170 columns: the interconnect on two
+    lines, each price above where it is); 1: memory and bandwidth in one cell, the four peaks in
+    another, every pricing model; 2 (narrow consoles): memory, BF16, on-demand and spot prices."""
+    from gpuplan.report.common import house_table
+
+    pricings = (_PRICINGS, _PRICINGS, _PRICINGS[:2])[layout]
+    mem, bw, link = _("mem GiB"), "GB/s", _("interconnect")
+    peaks = "FP32 · TF32\nBF16 · FP8"
+    figures = ([mem, bw, "FP32", "TF32", "BF16", "FP8"], [f"{mem}\n{bw}", peaks], [mem, "BF16"])[layout]
     names = [pricing_name(p) for p in pricings]
-    header = ["GPU", *figures, *([link] if layout == 0 else []), *names]
-    table = plain_table(None, header, right=(*figures, *names))
-    table.columns[0].no_wrap = True  # GPU ids stay whole
+    header = ["GPU", *figures, *([link] if layout < 2 else []), *names]
+    table = house_table(None)
+    for h in header:
+        right = h in figures or h in names
+        table.add_column(
+            h, justify="right" if right else "left", no_wrap=h in ("GPU", *figures), overflow="fold"
+        )
     for g in gpus:
         per = cheapest.get(g.id, {})
         cells = []
@@ -308,16 +316,18 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
             o = per.get(p)
             cells.append(f"{money(o.price_usd_per_gpu_hour)}\n{place(o.provider, o.region)}" if o else "—")
         values = {
-            mem: g.memory_gib,
-            "GB/s": g.memory_bandwidth_gbps,
-            "FP32": g.fp32_tflops,
-            "TF32": g.tf32_tflops,
-            "BF16": g.bf16_tflops,
-            "FP8": g.fp8_tflops,
+            mem: fmt_num(g.memory_gib),
+            bw: fmt_num(g.memory_bandwidth_gbps),
+            "FP32": fmt_num(g.fp32_tflops),
+            "TF32": fmt_num(g.tf32_tflops),
+            "BF16": fmt_num(g.bf16_tflops),
+            "FP8": fmt_num(g.fp8_tflops),
         }
+        values[f"{mem}\n{bw}"] = f"{values[mem]}\n{values[bw]}"
+        values[peaks] = f"{values['FP32']} · {values['TF32']}\n{values['BF16']} · {values['FP8']}"
         # one link a line ("NVLink 4 (900 GB/s)" over "PCIe Gen5 (128 GB/s)"): the prices need the width
-        link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout == 0 else []
-        table.add_row(g.id, *(fmt_num(values[f]) for f in figures), *link_cell, *cells)
+        link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout < 2 else []
+        table.add_row(g.id, *(values[f] for f in figures), *link_cell, *cells)
     return table
 
 
