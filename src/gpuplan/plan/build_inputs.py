@@ -451,7 +451,16 @@ def make_estimator(
             else est.notes,
         )
 
+    image_job = workload.inputs.image_size is not None
+
     def estimate_fn(key: EstimateKey) -> EstimateRow:
+        # Facts the estimate cannot depend on leave the cache key, so that offers differing only
+        # in them share one estimate (the market has thousands of offers, a few hundred shapes):
+        # the inter-node network of a one-node job, the vCPUs of a job with no images to decode.
+        if key.nodes == 1 and (key.network_gbps is not None or key.network_kind):
+            key = replace(key, network_gbps=None, network_kind="")
+        if not image_job and key.vcpus is not None:
+            key = replace(key, vcpus=None)
         if key not in cache:
             try:
                 cache[key] = run(key)
