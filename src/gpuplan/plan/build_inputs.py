@@ -327,10 +327,10 @@ def make_estimator(
         job_size,
         load_calibration,
         request_for,
-        run_estimate,
         serving_estimate,
     )
     from gpuplan.perf.anchor import choose_measurement, not_anchored_note
+    from gpuplan.perf.estimate import GpuStages, finish_estimate, gpu_stages
     from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 
@@ -372,6 +372,7 @@ def make_estimator(
     elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
         notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
     cache: dict[EstimateKey, EstimateRow] = {}
+    stages: dict[EstimateKey, GpuStages] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
 
     def run(key: EstimateKey) -> EstimateRow:
@@ -393,18 +394,22 @@ def make_estimator(
             gpus_per_node=key.gpus_per_node,
             nvlink=nvlink,
         ).link(gpu, key.gpu_count)
-        est = run_estimate(
-            request_for(
-                workload,
-                profile,
-                gpu,
-                count=key.gpu_count,
-                link=link,
-                calibration=cal,
-                host=Host(gpus=key.gpus_per_node, vcpus=key.vcpus, ram_gib=key.memory_gib),
-                measured_steps=measured_steps,
-            )
+        request = request_for(
+            workload,
+            profile,
+            gpu,
+            count=key.gpu_count,
+            link=link,
+            calibration=cal,
+            host=Host(gpus=key.gpus_per_node, vcpus=key.vcpus, ram_gib=key.memory_gib),
+            measured_steps=measured_steps,
         )
+        # The host (vCPUs, RAM) enters only the last stage: one GPU shape's first four stages
+        # serve every host it is offered on.
+        shape = replace(key, vcpus=None, memory_gib=None)
+        if shape not in stages:
+            stages[shape] = gpu_stages(request)
+        est = finish_estimate(stages[shape], request)
         peak = est.memory.peak_memory_gib
         if serving is not None:
             dec = decode_estimate(
