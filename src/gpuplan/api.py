@@ -66,19 +66,23 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     vcpus_per_gpu: float | None = None,
+    offered_gpus: frozenset[str] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
 ) -> EstimateReport:
     """Fit, memory per GPU, step time, throughput and job time of ``workload`` on each GPU.
 
-    ``gpus``: names as people type them (``"a100-80gb"``, ``"V100:8"`` for a count); default every
+    ``gpus``: names as people type them (``"a100-sxm4-80gb"``, ``"V100-SXM2-16GB:8"`` for a count;
+    a name several parts fit, ``"a100-80gb"``, raises AmbiguousNameError with the choices); default every
     GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
     ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
     what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
+    ``offered_gpus``: the GPUs a catalog has offers of; where the workload does not fit, another GPU
+    is suggested among them first (else labelled "not offered in the catalog").
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).
@@ -87,6 +91,7 @@ def estimate(
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
+    from gpuplan.perf.advisor import Current
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
@@ -110,7 +115,13 @@ def estimate(
             )
             for gpu, n in specs
         ]
-        return estimate_all(requests, serving=serving_load(wl), with_advice=with_advice)
+        return estimate_all(
+            requests,
+            serving=serving_load(wl),
+            with_advice=with_advice,
+            current=Current.of(wl),
+            offered=offered_gpus,
+        )
 
     # A measured step anchors the workload as measured, not its stock/tuned variants.
     outcomes = outcomes_of(w, prof, steps=measured_steps)

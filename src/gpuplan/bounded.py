@@ -1,19 +1,23 @@
 """Reading files that may come from someone else, within bounds: size, depth, aliases, numbers.
 
 Every file gpuplan reads from the user's command line (workload YAML, plan JSON, a Hugging Face
-``config.json``, a price CSV) goes through :func:`read_text`, and YAML and JSON through
+``config.json``) goes through :func:`read_text` (a price CSV, read as a stream, through
+:func:`read_lines`), and YAML and JSON through
 :func:`load_yaml` / :func:`load_json`. What they guarantee, each failure being one line of the
 caller's own error class:
 
 * only a **regular file** is read (``/dev/zero``, a FIFO or a folder is refused before the first
   byte; opened non-blocking, so a FIFO without a writer cannot hang the open), and at most
-  ``max_bytes`` of it;
+  ``max_bytes`` of it (a stream, at most ``max_line_bytes`` per line);
 * a path with a NUL byte, too long a name or too many segments is a one-line error, not a crash;
-* YAML: nesting deeper than :data:`MAX_DEPTH` and documents whose aliases expand to more than
-  :data:`MAX_YAML_NODES` nodes are refused while composing, before any object is built (a 387-byte
-  "billion laughs" document expands to 10^9 nodes); only the safe loader's tags are understood;
+* YAML: nesting deeper than :data:`MAX_DEPTH` and documents of more than :data:`MAX_YAML_NODES`
+  values, aliases counted at every use, are refused while parsing: nothing past the limit is read,
+  no object is built (a 387-byte "billion laughs" document expands to 10^9 values, a 15 MB list
+  holds millions); only the safe loader's tags are understood; a scalar Python cannot make (an
+  integer of 5,000 digits, 2023-02-30) is a line naming its place;
 * JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no nesting deeper than
-  :data:`MAX_DEPTH`.
+  :data:`MAX_DEPTH`, no string holding a lone surrogate (``"\\ud800"``, which no file or terminal
+  can be written with).
 
 This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`` marker).
 """
@@ -23,9 +27,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -35,11 +41,14 @@ from gpuplan.i18n.messages import N_
 __all__ = [
     "MAX_CONFIG_BYTES",
     "MAX_CSV_BYTES",
+    "MAX_CSV_LINE_BYTES",
+    "MAX_CSV_ROWS",
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_YAML_NODES",
     "load_json",
     "load_yaml",
+    "read_lines",
     "read_text",
 ]
 
@@ -47,8 +56,15 @@ __all__ = [
 MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 #: A Hugging Face config.json is 1-10 kB; the largest on the Hub (with id2label tables) are < 1 MB.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
-#: Price CSVs: SkyPilot's whole AWS vms.csv is ~20 MB; 256 MB leaves room and still bounds memory.
+#: Price CSVs: SkyPilot's whole AWS v8 vms.csv is 3.7 MB; 256 MB leaves room, and the row cap below
+#: bounds the work (the file is read as a stream, never whole).
 MAX_CSV_BYTES = 256 * 1024 * 1024
+#: Rows of a price CSV: SkyPilot's whole AWS v8 vms.csv has about 50,000 (1,933 of them GPU rows,
+#: 546 kB; the rest CPU rows of ~60 bytes), its GCP and Azure files fewer. Four times that is read;
+#: beyond it the import stops before reading on, nothing imported.
+MAX_CSV_ROWS = 200_000
+#: A line of a price CSV: a SkyPilot row is ~300 bytes, and the csv module refuses a field over 128 KiB.
+MAX_CSV_LINE_BYTES = 1024 * 1024
 #: Nesting of mappings and lists: a workload nests 3 deep, a plan 6.
 MAX_DEPTH = 64
 #: Nodes a YAML document may expand to, aliases counted at every use. A workload has < 200.
@@ -67,13 +83,13 @@ _GREW = N_("{what} {path!r} is more than the {limit:,} bytes accepted")
 # TRANSLATORS: a file (or a field) and what is wrong with it
 _SOURCE_PROBLEM = N_("{source}: {problem}")
 _NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
+_LONG_LINE = N_("{what} {path!r} line {line} is longer than {limit:,} bytes")
+_NOT_UTF8_LINE = N_("{what} {path!r} line {line} is not UTF-8 text (byte {byte} of the line)")
+_TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
 
 
-def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
-    """The UTF-8 text of the regular file at ``path`` (at most ``max_bytes``), or ``error`` in one line.
-
-    ``what`` names the file in messages ("workload file", "plan file", "model.hf_config").
-    """
+def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass) -> int:
+    """A descriptor on the regular file at ``path`` of at most ``max_bytes``, blocking again."""
     shown, word = str(path)[:200], Phrase(what)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -89,6 +105,23 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
         if info.st_size > max_bytes:
             raise error.worded(_TOO_BIG, what=word, path=shown, size=info.st_size, limit=max_bytes)
         os.set_blocking(fd, True)
+    except OSError as e:
+        os.close(fd)
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+    except GpuplanError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass = InputError) -> str:
+    """The UTF-8 text of the regular file at ``path`` (at most ``max_bytes``), or ``error`` in one line.
+
+    ``what`` names the file in messages ("workload file", "plan file", "model.hf_config").
+    """
+    shown, word = str(path)[:200], Phrase(what)
+    fd = _open_regular(path, what, max_bytes, error)
+    try:
         with os.fdopen(fd, "rb", closefd=False) as fh:
             data = fh.read(max_bytes + 1)
     except OSError as e:
@@ -103,65 +136,163 @@ def read_text(path: str | Path, *, what: str, max_bytes: int, error: ErrorClass 
         raise error.worded(_NOT_UTF8, what=word, path=shown, byte=e.start) from None
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """SafeLoader that refuses deep nesting while composing (before recursion gets deep)."""
+def read_lines(
+    path: str | Path, *, what: str, max_bytes: int, max_line_bytes: int, error: ErrorClass = InputError
+) -> Generator[str, None, None]:
+    """The lines of the regular file at ``path`` (at most ``max_bytes``), each decoded as UTF-8 with
+    its line ending, read as a stream: one line of at most ``max_line_bytes`` is held at a time (a
+    file without a newline is not read whole). A line too long or not UTF-8 is ``error``, naming it.
+    """
+    shown, word = str(path)[:200], Phrase(what)
+    fd = _open_regular(path, what, max_bytes, error)
+    with os.fdopen(fd, "rb") as fh:
+        number = 0
+        while True:
+            try:
+                raw = fh.readline(max_line_bytes + 1)
+            except OSError as e:
+                raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+            if not raw:
+                return
+            number += 1
+            if len(raw) > max_line_bytes:
+                raise error.worded(_LONG_LINE, what=word, path=shown, line=number, limit=max_line_bytes)
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise error.worded(
+                    _NOT_UTF8_LINE, what=word, path=shown, line=number, byte=e.start + 1
+                ) from None
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self._depth += 1
-        try:
-            if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
-                raise _TooDeep(
-                    Phrase(
-                        N_("line {line}: nested more than {limit} levels deep"),
-                        line=mark.line + 1,
-                        limit=MAX_DEPTH,
-                    )
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+try:  # libyaml scans ~30x faster than PyYAML's Python reader: a 15 MB file is read in about a second
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _Parser = None  # type: ignore[misc, assignment]
 
 
 class _TooDeep(Exception):
     pass
 
 
-def _expanded_nodes(root: yaml.Node) -> int:
-    """Nodes of ``root`` with every alias expanded, computed once per distinct node (no expansion)."""
-    sizes: dict[int, int] = {}
+class _TooMany(Exception):
+    """More than MAX_YAML_NODES values; ``aliases``: whether expanded aliases counted towards them."""
 
-    def size(node: yaml.Node) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        sizes[key] = 1  # a recursive alias counts once (the safe constructor builds it as a cycle)
-        if isinstance(node, yaml.SequenceNode):
-            total = 1 + sum(size(n) for n in node.value)
-        elif isinstance(node, yaml.MappingNode):
-            total = 1 + sum(size(k) + size(v) for k, v in node.value)
-        else:
-            total = 1
-        total = min(total, MAX_YAML_NODES + 1)
-        sizes[key] = total
-        return total
+    def __init__(self, aliases: bool) -> None:
+        self.aliases = aliases
 
-    return size(root)
+
+class _BadValue(Exception):
+    """A scalar the safe constructor cannot make (an integer of 5,000 digits, 2023-02-30)."""
+
+    def __init__(self, mark: Any, problem: str) -> None:
+        self.mark = mark
+        self.problem = problem
+
+
+class _BoundedComposer(yaml.composer.Composer):
+    """Composes nodes from the parser's events and stops at the limits *while* composing: nesting
+    deeper than MAX_DEPTH, or more than MAX_YAML_NODES values with every alias counted at each use
+    (its anchor's size, known once the anchored node is composed). Nothing past the limit is parsed,
+    so a 15 MB file of values or a 387-byte "billion laughs" fails after 100,000 values."""
+
+    if TYPE_CHECKING:  # the parser's, mixed in below
+
+        def check_event(self, *choices: Any) -> bool: ...
+        def peek_event(self) -> Any: ...
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._depth = 0
+        self._nodes = 0
+        self._aliased = False
+        self._sizes: dict[int, int] = {}
+
+    def _count(self, n: int) -> None:
+        self._nodes += n
+        if self._nodes > MAX_YAML_NODES:
+            raise _TooMany(self._aliased)
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            anchored = self.anchors.get(self.peek_event().anchor)
+            if anchored is not None:  # an unknown anchor is the composer's own error, below
+                self._aliased = True
+                # A recursive alias (inside its own anchor) has no size yet: it counts once, and the
+                # safe constructor builds it as a cycle.
+                self._count(self._sizes.get(id(anchored), 1))
+            return super().compose_node(parent, index)
+        self._depth += 1
+        before = self._nodes
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _TooDeep(Phrase(_TOO_DEEP, line=mark.line + 1, limit=MAX_DEPTH))
+            self._count(1)
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        self._sizes[id(node)] = self._nodes - before
+        return node
+
+
+class _BoundedConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor whose failures on a scalar (Python's ValueError) name the line."""
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError, TypeError) as e:
+            raise _BadValue(node.start_mark, str(e).split("; use sys.")[0]) from None
+
+
+class _PyLoader(
+    yaml.reader.Reader,
+    yaml.scanner.Scanner,
+    yaml.parser.Parser,
+    _BoundedComposer,
+    _BoundedConstructor,
+    yaml.resolver.Resolver,
+):
+    """PyYAML's own reader, scanner and parser (the reader refuses control characters such as NUL),
+    our composer and the safe constructor: where PyYAML was built without libyaml."""
+
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        _BoundedComposer.__init__(self)
+        _BoundedConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+
+
+_BoundedLoader: Any = _PyLoader
+if _Parser is not None:
+
+    class _CLoader(_BoundedComposer, _Parser, _BoundedConstructor, yaml.resolver.Resolver):
+        """libyaml's parser (it refuses control characters such as NUL), our composer and the safe
+        constructor."""
+
+        def __init__(self, stream: str) -> None:
+            _Parser.__init__(self, stream)
+            _BoundedComposer.__init__(self)
+            _BoundedConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+
+    _BoundedLoader = _CLoader
 
 
 def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     """Parse one YAML document with the safe loader, within MAX_DEPTH and MAX_YAML_NODES."""
     loader = None
     try:
-        loader = _BoundedLoader(text)  # the reader refuses control characters (NUL …) right here
+        loader = _BoundedLoader(text)  # the reader refuses control characters (NUL …)
         node = loader.get_single_node()
         if node is None:
             return None
-        if _expanded_nodes(node) > MAX_YAML_NODES:
+        return loader.construct_document(node)
+    except _TooMany as e:
+        if e.aliases:
             raise error.worded(
                 N_(
                     "{source}: YAML aliases expand to more than {limit:,} values; "
@@ -169,15 +300,31 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
                 ),
                 source=source,
                 limit=MAX_YAML_NODES,
-            )
-        return loader.construct_document(node)
+            ) from None
+        raise error.worded(
+            N_(
+                "{source}: more than {limit:,} YAML values, the limit of one file; gpuplan's files hold fewer"
+            ),
+            source=source,
+            limit=MAX_YAML_NODES,
+        ) from None
     except _TooDeep as e:
         raise error.worded(_SOURCE_PROBLEM, source=source, problem=e.args[0]) from None
+    except _BadValue as e:
+        where = f"{source}:{e.mark.line + 1}:{e.mark.column + 1}"
+        raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=e.problem) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
         problem = getattr(e, "problem", None) or (str(e).splitlines() or ["invalid YAML"])[0]
+        if mark is not None and "maximum nesting depth" in problem:
+            # libyaml's scanner reads flow collections ahead of the composer and stops at 1,000 levels.
+            raise error.worded(
+                _SOURCE_PROBLEM, source=source, problem=Phrase(_TOO_DEEP, line=mark.line + 1, limit=MAX_DEPTH)
+            ) from None
         raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=problem) from None
+    except (ValueError, OverflowError, TypeError) as e:  # a collection the constructor cannot make
+        raise error.worded(_SOURCE_PROBLEM, source=source, problem=str(e).split("; use sys.")[0]) from None
     except RecursionError:
         raise error.worded(N_("{source}: nested too deeply"), source=source) from None
     finally:
@@ -196,24 +343,35 @@ def _no_constant(name: str) -> Any:
     raise ValueError(Phrase(N_("{name} is not a number gpuplan accepts"), name=name))
 
 
-def _depth(value: Any, limit: int) -> int:
-    """Nesting depth of parsed JSON, stopping once past ``limit``."""
+#: A UTF-16 surrogate alone: JSON's ``"\\ud800"`` decodes to one, which is no character (it cannot be
+#: written to a file or a terminal as UTF-8).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _walk(value: Any, limit: int) -> tuple[int, str | None]:
+    """(nesting depth, stopping once past ``limit``; the first string holding a lone surrogate)."""
     stack = [(value, 1)]
     deepest = 0
     while stack:
         item, d = stack.pop()
         deepest = max(deepest, d)
         if deepest > limit:
-            return deepest
+            return deepest, None
         if isinstance(item, dict):
             stack.extend((v, d + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, d + 1) for v in item)
-    return deepest
+            item = list(item)  # the keys are strings too
+        if isinstance(item, list):
+            stack.extend((v, d + 1) for v in item if not isinstance(v, str))
+            item = next((v for v in item if isinstance(v, str) and _SURROGATE.search(v)), None)
+        if isinstance(item, str) and _SURROGATE.search(item):
+            return deepest, item
+    return deepest, None
 
 
-def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
-    """Parse JSON without NaN, Infinity or overflowing numbers, nested at most MAX_DEPTH deep."""
+def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError) -> Any:
+    """Parse JSON without NaN, Infinity or overflowing numbers, nested at most MAX_DEPTH deep.
+
+    ``source`` names the text in messages (a path, or a Phrase such as "the request body")."""
     try:
         value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
@@ -227,8 +385,15 @@ def load_json(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         raise error.worded(
             N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH
         ) from None
-    if _depth(value, MAX_DEPTH) > MAX_DEPTH:
+    depth, surrogate = _walk(value, MAX_DEPTH)
+    if depth > MAX_DEPTH:
         raise error.worded(
             N_("{source}: nested too deeply (more than {limit} levels)"), source=source, limit=MAX_DEPTH
+        )
+    if surrogate is not None:
+        raise error.worded(
+            N_("{source}: the string {text} holds a lone UTF-16 surrogate, which is not text"),
+            source=source,
+            text=ascii(surrogate[:60]),
         )
     return value

@@ -36,6 +36,7 @@ __all__ = [
     "Commitment",
     "Confidence",
     "Currency",
+    "DataTransfer",
     "FusedKernel",
     "InputPipelineKind",
     "LossKind",
@@ -453,6 +454,20 @@ class Parallelism(Choice):
     ZERO1 = "zero1"
     ZERO2 = "zero2"
     ZERO3 = "zero3"
+
+
+class DataTransfer(Choice):
+    """How the dataset reaches the nodes of a multi-node job."""
+
+    PER_NODE = "per_node"
+    """Each node downloads its own copy from ``data.location`` (each copy pays the transfer)."""
+    FAN_OUT = "fan_out"
+    """One copy comes into the region; the nodes copy it from each other inside it (no transfer
+    charge between instances of one zone on their private addresses)."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "data transfer"
 
 
 class ActivationCheckpointing(Choice):

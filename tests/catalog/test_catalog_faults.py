@@ -192,14 +192,23 @@ def test_another_applications_database_is_refused_untouched(tmp_path: Path) -> N
     assert text.read_text() == "not a database\n"
 
 
-def test_a_half_created_catalog_is_rebuilt(tmp_path: Path, reference: tuple[Path, int, float]) -> None:
-    """What an interrupted first use left before creation was one transaction: some of gpuplan's
-    tables, no revision row, no data."""
+def test_a_half_created_catalog_is_refused_untouched_with_the_way_to_recover(
+    tmp_path: Path, reference: tuple[Path, int, float]
+) -> None:
+    """What an interrupted first use of an older gpuplan left (creation was not yet one transaction):
+    some of gpuplan's tables, no revision row, no data. Without a revision nothing proves the file is
+    gpuplan's (an unrelated ``offers`` table looks the same), so it is refused, not rebuilt."""
     path = tmp_path / "half.sqlite"
     with sqlite3.connect(path) as db, _db(reference[0]) as ref:
         for (sql,) in ref.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name IN "
                                   "('imports', 'offers', 'alembic_version')"):  # fmt: skip
             db.execute(sql)
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(StoreError, match=r"no schema revision .* move it aside and run again") as e:
+        open_store(str(path))
+    assert "\n" not in str(e.value)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    path.unlink()  # what the line says to do: a new catalog is created
     assert _consistency_errors(path, reference[1]) == []
 
 

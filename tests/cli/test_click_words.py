@@ -45,10 +45,31 @@ def test_a_usage_error_under_zh_is_chinese_with_no_click_english(args: list[str]
     assert not ENGLISH_WORDS.findall(res.output), res.output
 
 
-def test_the_usage_line_and_help_hint_of_an_error_are_chinese() -> None:
+def test_a_usage_error_is_one_line_with_its_help_hint_in_chinese() -> None:
     res = runner.invoke(app, ["plan", "--bogus", "--lang", "zh"], env={"COLUMNS": "120"})
-    assert "用法：gpuplan plan [选项]" in res.output
-    assert "运行 'gpuplan plan --help' 查看帮助。" in res.output
+    assert res.exit_code == 2
+    assert res.output.splitlines() == [
+        "错误：没有选项：--bogus（可能是：--budget-usd, --out）；参见 'gpuplan plan --help'"
+    ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--bogus"],
+        ["plan"],
+        ["plann"],
+        ["plan", "job.yaml", "--top", "0"],
+        ["estimate", "x", "--gpu"],
+    ],
+    ids=lambda a: " ".join(a),
+)
+def test_a_usage_error_is_one_line_and_exit_2_not_clicks_box(args: list[str]) -> None:
+    res = runner.invoke(app, args, env={"COLUMNS": "120"})
+    assert res.exit_code == 2
+    lines = res.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "--help'" in lines[0], res.output
+    assert "╭" not in res.output and "Usage:" not in res.output
 
 
 @pytest.mark.parametrize("command", [["plan"], ["catalog"], []], ids=lambda c: " ".join(c) or "gpuplan")
@@ -72,7 +93,9 @@ def test_english_help_and_errors_are_typers_own_before_and_after_a_chinese_run()
     after = [runner.invoke(app, a, env={"COLUMNS": "100"}).output for a in lines]
     assert after == before
     assert "Usage: gpuplan plan [OPTIONS]" in before[0] and "[default: 10]" in before[0]
-    assert "No such option: --bogus" in before[1] and "Try 'gpuplan plan --help' for help." in before[1]
+    assert before[1] == (
+        "error: No such option: --bogus (Possible options: --budget-usd, --out); see 'gpuplan plan --help'\n"
+    )
     assert "Invalid value for '--top': Input should be greater than or equal to 1" in before[3]
 
 
@@ -92,7 +115,13 @@ def test_every_error_template_has_placeholders_the_regex_can_read() -> None:
     with use_language("zh"):
         for template in ERRORS:
             english = template.format(
-                name="'--x'", options="--a, --b", suggestions="'y'", arguments="z", count=2, reason="why"
+                name="'--x'",
+                options="--a, --b",
+                suggestions="'y'",
+                arguments="z",
+                count=2,
+                reason="why",
+                envvar="'X'",
             )
             text = localised_usage_error(UsageError(english)).format_message()
             assert text != english, template

@@ -104,7 +104,7 @@ def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profi
 
 def test_count_applies_to_every_gpu(workload_file: Path, stub_trace: list[Profile]) -> None:
     r = CliRunner().invoke(
-        app, ["estimate", str(workload_file), "--gpu", "a100-80gb", "--count", "8", "--json"]
+        app, ["estimate", str(workload_file), "--gpu", "A100-SXM4-80GB", "--count", "8", "--json"]
     )
     (row,) = json.loads(r.stdout)["estimates"]
     assert row["gpu_count"] == 8 and row["gpu"] == "A100-SXM4-80GB"

@@ -47,4 +47,4 @@ def test_the_input_bound_note_is_in_chinese_under_lang_zh(image_job: Path) -> No
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     (row,) = json.loads(r.stdout)["estimates"]
-    assert any(n.startswith("受输入限制：CPU 每秒只能供给 800 张图像") for n in row["notes"])
+    assert any(n.startswith("受输入限制：主机每秒供给 800 个样本") for n in row["notes"])

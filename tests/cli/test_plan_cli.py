@@ -43,9 +43,16 @@ def test_json_document_follows_the_contract(env: dict[str, Path]) -> None:
                 "expected_interruptions", "price_source", "confidence", "job_time_h_low", "job_time_h_high",
                 "total_cost_usd_low", "total_cost_usd_high"):  # fmt: skip
         assert key in rec, key
-    parts = rec["cost_breakdown"]
+    parts = dict(rec["cost_breakdown"])
+    items = parts.pop("items")
     assert set(parts) == {"compute_usd", "storage_usd", "egress_usd", "licence_usd", "spot_overhead_usd"}
     assert sum(parts.values()) == pytest.approx(rec["total_cost_usd"])
+    # Every charge with its multiplier: the items that add up (not the set-up, part of compute) sum
+    # to the total too, and compute is paid once per instance.
+    assert sum(i["cost_usd"] for i in items if i["included_in"] is None) == pytest.approx(
+        rec["total_cost_usd"]
+    )
+    assert next(i for i in items if i["component"] == "compute")["multiplier"] == rec["nodes"]
     assert len(doc["options"]) <= 3
     assert doc["excluded"]  # the YAML's provider filter leaves tencent/huawei/volcengine out
     assert all(o["price_usd_per_hour"] is not None for o in doc["options"])

@@ -115,7 +115,6 @@ def test_a_wrong_input_is_one_line_on_stderr_and_exit_1() -> None:
     [
         (("--slo", "e2e_p95=30s", "--slo-ms", "30000"), "not both"),
         (("--trace-scale", "0"), "positive"),
-        (("--trace-scale", "nan"), "positive"),
         (("--engine", "max_num_seqs=8"), "--replica gives its figures"),
         (("--storage-gbps", "-1"), "positive"),
     ],
@@ -129,6 +128,15 @@ def test_each_wrong_input_is_refused_in_words(extra: tuple[str, ...], words: str
     # The command raises; gpuplan's main turns it into the one line the test above reads.
     assert isinstance(res.exception, GpuplanError), res.output
     assert words in str(res.exception) and "\n" not in str(res.exception)
+
+
+def test_a_non_finite_trace_scale_is_a_usage_error() -> None:
+    args = [
+        "simulate", "autoscale", str(WORKLOAD), "--trace", str(azure(CONV)), "--replica", REPLICA,
+        "--gpu", "L4", "--on-demand-price", "0.8", "--policy", "fixed:replicas=1", "--trace-scale", "nan",
+    ]  # fmt: skip
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and "nan is not a finite number" in res.output, res.output
 
 
 def test_trace_needs_a_shape_or_a_recorded_file(tmp_path: Path) -> None:

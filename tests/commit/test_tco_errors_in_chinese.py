@@ -101,9 +101,16 @@ USAGE_CASES: list[tuple[dict[str, object], str, str]] = [
         "demands[0].hours_by_month: 请列出每块 GPU 每月的小时数，每项在 0 到 730 之间",
     ),
     (
+        _demand(gpu="L4", gpus=4, hours_per_month=730, growth_pct_per_month=1e300),
+        "demands[0].growth_pct_per_month: 1e+300 % a month for 11 months multiplies the demand more than "
+        "1,000,000-fold; check the figure",
+        "demands[0].growth_pct_per_month：每月 1e+300 %，持续 11 个月，"
+        "需求会增长到 1,000,000 倍以上；请核对这个数字",
+    ),
+    (
         _demand(workload="w.yaml", runs_by_month=[-1]),
-        "demands[0].runs_by_month: list runs per month, each ≥ 0, e.g. [20, 2, 2]",
-        "demands[0].runs_by_month: 请列出每月运行次数，每项 ≥ 0，如 [20, 2, 2]",
+        "demands[0].runs_by_month: list runs per month, each from 0 to 10,000, e.g. [20, 2, 2]",
+        "demands[0].runs_by_month: 请列出每月运行次数，每项在 0 到 10,000 之间，如 [20, 2, 2]",
     ),
     (
         _usage(

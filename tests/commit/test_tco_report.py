@@ -41,6 +41,11 @@ COMMITMENT_KEYS = {
     "start_month",
     "term_months",
     "cost_usd",
+    "as_of",
+    "age_days",
+    "stale",
+    "staleness",
+    "confidence",
 }
 
 

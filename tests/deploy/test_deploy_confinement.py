@@ -98,12 +98,12 @@ def test_a_workload_cannot_name_a_project_outside_its_folder(tmp_path: Path, whe
         f"name: w\nmodel: {{python: 'pkg:build', project_dir: {given!r}}}\ninputs: {{batch_size: 2}}\n"
     )
     with pytest.raises(GpuplanError) as e:
-        LaunchSpec.from_workload(job, gpu="A100-80GB", provider="aws")
+        LaunchSpec.from_workload(job, gpu="A100-SXM4-80GB", provider="aws")
     message = str(e.value)
     assert message.startswith(f"model.project_dir {given!r} is {elsewhere}, outside {job.parent}")
     assert "--project DIR" in message and "\n" not in message
     # Named on the command line, the same folder is the user's own choice.
-    spec = LaunchSpec.from_workload(job, gpu="A100-80GB", provider="aws", project=tmp_path)
+    spec = LaunchSpec.from_workload(job, gpu="A100-SXM4-80GB", provider="aws", project=tmp_path)
     files = generate(spec, "skypilot", GenerateOptions(out_dir=str(tmp_path / "launch")))
     assert [f.source for f in files if f.source] == [str(elsewhere / "pkg" / "__init__.py")]
 

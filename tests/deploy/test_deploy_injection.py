@@ -214,7 +214,7 @@ def test_a_name_payload_becomes_a_dns_label_everywhere() -> None:
 
 
 def test_a_fixture_workload_still_deploys_everywhere() -> None:
-    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-80GB", provider="aws")
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-SXM4-80GB", provider="aws")
     for target in target_names():
         assert generate(spec, target, LAUNCH)
 

@@ -45,7 +45,9 @@ def _specs(tmp_path: Path) -> list[LaunchSpec]:
         LaunchSpec.from_plan(article),
         LaunchSpec.from_plan(gcp_pair),
         LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json"),
-        LaunchSpec.from_workload(serve_workload(tmp_path), gpu="A100-80GB", provider="gcp", pricing="spot"),
+        LaunchSpec.from_workload(
+            serve_workload(tmp_path), gpu="A100-SXM4-80GB", provider="gcp", pricing="spot"
+        ),
         LaunchSpec.from_workload(OWN_MODEL, gpu="T4", provider="azure", pricing="spot"),
     ]
 

@@ -74,7 +74,7 @@ def test_option_with_a_bad_field_names_the_field() -> None:
 
 
 def test_workload_without_plan_is_one_node_with_the_named_gpu() -> None:
-    s = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="a100-80gb", count=4, provider="gcp")
+    s = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-SXM4-80GB", count=4, provider="gcp")
     assert (s.gpu, s.gpus_per_node, s.nodes, s.provider, s.pricing) == (
         "A100-SXM4-80GB",
         4,

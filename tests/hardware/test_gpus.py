@@ -53,7 +53,7 @@ def test_a100_alone_is_ambiguous_and_lists_the_variants() -> None:
 @pytest.mark.parametrize(
     ("name", "gpu_id"),
     [
-        ("A100-80GB", "A100-SXM4-80GB"),
+        ("A100-SXM4-80GB", "A100-SXM4-80GB"),
         ("h100 sxm", "H100-SXM"),
         ("NVIDIA H100 SXM", "H100-SXM"),
         ("t4", "T4"),
@@ -64,9 +64,26 @@ def test_names_people_type_resolve(name: str, gpu_id: str) -> None:
 
 
 def test_name_with_count() -> None:
-    gpu, count = parse_gpu_spec("V100:8")
-    assert gpu.id.startswith("V100")
+    gpu, count = parse_gpu_spec("V100-SXM2-16GB:8")
+    assert gpu.id == "V100-SXM2-16GB"
     assert count == 8
+
+
+@pytest.mark.parametrize(
+    ("name", "parts"),
+    [
+        # An alias one part carries does not hide the other part it names as well.
+        ("A100-80G", {"A100-SXM4-80GB", "A100-PCIE-80GB"}),
+        ("A100-80GB", {"A100-SXM4-80GB", "A100-PCIE-80GB"}),
+        ("h100-80gb", {"H100-SXM", "H100-PCIE"}),
+        ("h200", {"H200-SXM", "H200-NVL"}),
+        ("V100:8", {"V100-SXM2-16GB", "V100-SXM2-32GB", "V100-PCIE-16GB", "V100-PCIE-32GB"}),
+    ],
+)
+def test_a_name_that_fits_several_parts_asks_which(name: str, parts: set[str]) -> None:
+    with pytest.raises(AmbiguousNameError) as e:
+        parse_gpu_spec(name)
+    assert set(e.value.choices) == parts
 
 
 def test_unknown_name_suggests() -> None:

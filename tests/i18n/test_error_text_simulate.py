@@ -47,8 +47,18 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
     ("schedule hour 25", lambda t: parse_policy("scheduled:at=25h@3"), "write HOURh@REPLICAS, e.g. 8h@6"),
     (
         "a key's value not a number",
-        lambda t: parse_policy("fixed:replicas=x"),
-        "replicas='x' is not a number",
+        lambda t: parse_policy("target:target=x"),
+        "target='x' is not a number",
+    ),
+    (
+        "a count not a whole number",
+        lambda t: parse_policy("fixed:replicas=2.5"),
+        "replicas='2.5' is not a whole number",
+    ),
+    (
+        "more replicas than a simulation runs",
+        lambda t: parse_policy("fixed:replicas=1e6"),
+        "1,000,000 replicas is more than the 1,000 a simulation runs",
     ),
     ("an item without =", lambda t: parse_policy("fixed:replicas"), "'replicas' is not key=value"),
     ("unknown policy kind", lambda t: parse_policy("fixd:replicas=2"), "(in 'fixd:replicas=2')"),

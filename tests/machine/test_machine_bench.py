@@ -217,3 +217,26 @@ def test_bench_in_chinese_keeps_the_stored_note_english_and_shows_it_translated(
     assert all(s.reason != "TF32 is a GPU tensor-core mode" for s in report.skipped)
     assert "TF32 是 GPU Tensor Core 的模式" in text
     assert [p.label for p in seen][-1] == "完成" and "显存带宽" in [p.label for p in seen]
+
+
+def test_cpu_matmul_is_sized_so_its_overhead_does_not_hide_the_rate() -> None:
+    from gpuplan.machine.bench import MAX_CPU_MATMUL_N, matmul_size
+
+    # A CPU of 30 GFLOP/s whose every call pays 20 ms of thread wake-up and dispatch (a busy
+    # 2-core VM): n = 256 measures 2·256³ / (0.02 + 0.0011) s = 1.6 GFLOP/s, 19× too low.
+    rate, overhead = 30e9, 0.02
+
+    def call_s(n: int) -> float:
+        return overhead + 2 * n**3 / rate
+
+    def measured(n: int) -> float:
+        return 2 * n**3 / call_s(n)
+
+    assert measured(256) < rate / 15
+    quick = default_sizes("cpu", quick=True)
+    n = matmul_size(call_s, quick.matmul_n, quick.matmul_min_call_s, MAX_CPU_MATMUL_N)
+    # 1024: 0.0916 s < 0.1; 2048: 0.593 s, 29.0 GFLOP/s measured (97 % of the rate).
+    assert n == 2048 and measured(n) > 0.9 * rate
+    # A slow path (bf16 without AMX, ~0.3 GFLOP/s) stays small: 256 already takes 0.13 s.
+    assert matmul_size(lambda m: 2 * m**3 / 0.3e9, 256, quick.matmul_min_call_s, MAX_CPU_MATMUL_N) == 256
+    assert default_sizes("cuda", quick=True).matmul_min_call_s == 0  # GPUs: fixed, large sizes

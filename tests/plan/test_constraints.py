@@ -28,10 +28,13 @@ def test_commitment_levels_gate_monthly_and_reserved() -> None:
 
 
 def test_durations() -> None:
-    # 2d = 48 h, 90min = 1.5 h, 1w = 168 h, a bare number is hours.
-    assert [parse_duration_h(x) for x in ("2d", "90min", "1w", "12")] == [48.0, 1.5, 168.0, 12.0]
+    # 2d = 48 h, 90min = 1.5 h, 1w = 168 h; a number (the API's deadline_h) is hours.
+    assert [parse_duration_h(x) for x in ("2d", "90min", "1w", 12)] == [48.0, 1.5, 168.0, 12.0]
     with pytest.raises(InputError):
         parse_duration_h("soon")
+    # Text that is only a number (--deadline 12) says no unit: refused, not read as hours.
+    with pytest.raises(InputError, match="has no unit"):
+        parse_duration_h("12")
 
 
 def test_region_countries_and_compliance_labels() -> None:

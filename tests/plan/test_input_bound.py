@@ -74,33 +74,43 @@ def test_plan_options_carry_the_input_bound_flag_per_offer() -> None:
 def test_an_image_job_on_an_instance_of_unknown_vcpus_is_flagged_not_taken_as_fed() -> None:
     workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
     est, notes = make_estimator(workload, resnet50_profile("test", activations_bytes=20e9), CAL)
-    assert any("input pipeline unknown" in n for n in notes)
+    assert any("fewest vCPUs per GPU" in n for n in notes)
     key = EstimateKey(gpu="H100-SXM", gpus_per_node=8, nodes=1, interconnect="NVSwitch", network_gbps=3200)
     assert est(key).input_unknown
     assert not est(EstimateKey(**{**key.__dict__, "vcpus": 192.0})).input_unknown
 
 
-def _unknown_aware_estimator(key: EstimateKey) -> EstimateRow:
+def _vcpu_bound_estimator(key: EstimateKey) -> EstimateRow:
+    """1 h on 8 GPUs when fed; the CPUs of an instance of fewer than 100 vCPUs feed half as fast."""
+    t = 2.0 if key.vcpus is not None and key.vcpus < 100 else 1.0
     return EstimateRow(
         fits=True,
-        job_time_h=1.0,
-        job_time_h_low=1.0,
-        job_time_h_high=1.0,
+        job_time_h=t,
+        job_time_h_low=t,
+        job_time_h_high=t,
         peak_memory_gib=10.0,
         input_unknown=key.vcpus is None,
     )
 
 
-def test_plan_rows_warn_where_the_input_pipeline_is_unknown() -> None:
-    rows = [offer(instance_type="known-vcpus", vcpus=192.0), offer(instance_type="no-vcpus", vcpus=None)]
+def test_an_offer_of_unknown_vcpus_is_timed_at_the_fewest_vcpus_known_and_says_so() -> None:
+    # The catalog's fewest vCPUs per A100: 48 / 8 = 6; the unknown offer is timed at 6 × 8 = 48
+    # vCPUs (2 h), its best case (not bounded, 1 h) beside it, and it is flagged.
+    rows = [
+        offer(instance_type="few-vcpus", vcpus=48.0, price_usd=22.0),
+        offer(instance_type="no-vcpus", vcpus=None, price_usd=20.0),
+    ]
     plan = plan_offers(
         OfferTable.from_rows(rows),
         CostFacts([aws_costs()]),
-        JobFacts(),
-        _unknown_aware_estimator,
+        JobFacts(image_job=True),
+        _vcpu_bound_estimator,
         Constraints(max_gpus=8),
     )
-    flags = {o.instance_type: o.flags for o in plan.options}
-    warning = "input pipeline unknown: the catalog has no vCPU count for this instance"
-    assert warning in flags["no-vcpus"]
-    assert warning not in flags["known-vcpus"]
+    by_type = {o.instance_type: o for o in plan.options}
+    unknown = by_type["no-vcpus"]
+    assert unknown.compute_time_h == pytest.approx(2.0)
+    assert [u.fact for u in unknown.unknown_facts] == ["vcpus"]
+    assert "48 vCPUs" in unknown.unknown_facts[0].assumed
+    assert unknown.best_case_job_time_h is not None and unknown.best_case_job_time_h < unknown.job_time_h
+    assert by_type["few-vcpus"].unknown_facts == () and by_type["few-vcpus"].best_case_total_cost_usd is None

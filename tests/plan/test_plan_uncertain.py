@@ -20,7 +20,7 @@ from gpuplan.plan import (
     plan_offers,
 )
 from gpuplan.plan.build_inputs import make_estimator
-from gpuplan.plan.planner import MAY_NOT_FIT_FLAG
+from gpuplan.plan.options import MAY_NOT_FIT_FLAG
 from gpuplan.report.plan import plan_json
 from gpuplan.vocab import MemoryVerdict
 from gpuplan.workload import Workload

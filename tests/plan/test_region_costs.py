@@ -61,12 +61,15 @@ def test_dataset_from_the_users_site_is_free_ingress() -> None:
     assert _facts().charges("aws", "us-east-1", job).egress_usd == 0.0
 
 
-def test_ingress_to_a_gpu_marketplace_is_counted_free_but_said_to_be_unpriced() -> None:
-    # The seven clouds list inbound traffic as free; the other providers' price for it is not in the
-    # catalog, so the upload costs 0 there too, labelled as an assumption.
+def test_unknown_ingress_to_a_gpu_marketplace_is_priced_at_the_highest_transfer_price_known() -> None:
+    # The seven clouds list inbound traffic as free; vast's price for it is not in the catalog, so
+    # the upload is priced at the highest transfer price known (0.09 USD/GB here): 100 × 0.09 = $9.00,
+    # labelled; its best case is free.
     job = JobFacts(dataset_gb=100, checkpoint_gb=0)
     cloud = _facts().charges("aws", "us-east-1", job)
     market = _facts().charges("vast", "unspecified", job)
-    assert cloud.egress_usd == market.egress_usd == 0.0
+    assert cloud.egress_usd == 0.0
+    assert market.egress_in_usd == pytest.approx(9.0)
+    assert _facts().charges("vast", "unspecified", job, best_case=True).egress_in_usd == 0.0
     assert not any("inbound" in a for a in cloud.assumptions)
     assert any("inbound traffic price of vast not in the catalog" in a for a in market.assumptions)

@@ -78,7 +78,7 @@ def test_eager_attention_is_slower_and_needs_more_memory_on_a_gpu(traced: dict[s
 
     def on_a100(attention: str) -> Estimate:
         w = {**_LONG, "attention": attention}
-        return estimate(w, ["a100-80gb"], profile=traced[attention]).outcomes[0].estimate
+        return estimate(w, ["A100-SXM4-80GB"], profile=traced[attention]).outcomes[0].estimate
 
     fused, eager = on_a100("fused"), on_a100("eager")
     assert fused is not None and eager is not None
@@ -95,7 +95,7 @@ def test_attention_reaches_the_key_and_the_estimate_document(
     # Fused is the default and keeps the keys of profiles traced before the option existed.
     assert profile_key(small_gpt2()) == profile_key(small_gpt2(attention="fused"))
     assert profile_key(small_gpt2()) != profile_key(small_gpt2(attention="eager"))
-    report = estimate({**_LONG, "attention": "eager"}, ["a100-80gb"], profile=traced["eager"])
+    report = estimate({**_LONG, "attention": "eager"}, ["A100-SXM4-80GB"], profile=traced["eager"])
     doc = estimate_json(report.profile, list(report.outcomes), report.calibration)
     assert doc.model_dump(mode="json")["workload"]["attention"] == "eager"
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from gpuplan.errors import DataError, GpuplanError, NotFoundError
+from gpuplan.errors import AmbiguousNameError, DataError, GpuplanError, NotFoundError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import listed
@@ -172,20 +172,34 @@ def read_data(name: str) -> str:
     return resources.files("gpuplan.calibration").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
+#: Publisher labels several parts fit, and the part the publisher measured, with why: torchtune's
+#: README's bare "A100" (its 60 GiB peak does not fit a 40 GB A100; DGX-class machines) and NVIDIA's
+#: DeepLearningExamples' "A100-80GB" (its READMEs' results are from DGX A100 80GB: SXM4 modules).
+_PUBLISHED = {"A100": "A100-SXM4-80GB", "A100-80GB": "A100-SXM4-80GB"}
+
+
 def published_gpu_id(name: str, where: str) -> str:
     """The hardware table's id of a GPU as a calibration file names it (``where``: file and line,
     for the error). The one reader of those names: :mod:`gpuplan.calibration.cases` uses it too.
 
     The first two files name GPUs as their publishers do (``A100-80GB (DGX A100)``); the parenthesis
     names the machine, not the GPU, and the rest goes through :func:`gpuplan.hardware.get_gpu` (ids and
-    ``gpus.csv`` aliases). A bare ``A100`` (torchtune's README) is taken as the 80 GB SXM part: its
-    60 GiB peak does not fit a 40 GB A100, and DGX-class machines are what that README measured on.
+    ``gpus.csv`` aliases). A label several parts fit is the part :data:`_PUBLISHED` names, or the SXM
+    part on a DGX/HGX machine; any other is an error of the data file.
     """
     bare = re.sub(r"\s*\(.*\)\s*$", "", name).strip()
-    if bare == "A100":
-        bare = "A100-SXM4-80GB"
+    bare = _PUBLISHED.get(bare, bare)
     try:
         return get_gpu(bare).id
+    except AmbiguousNameError as e:
+        # A name the SXM and the PCIe card both fit, on an NVIDIA DGX/HGX machine: the SXM part
+        # (DGX and HGX boards carry SXM modules).
+        sxm = [c for c in e.choices if "SXM" in c]
+        if re.search(r"\b[DH]GX\b", name) and len(sxm) == 1:
+            return sxm[0]
+        raise DataError.worded(
+            N_("{where}: GPU {name!r} is not in the hardware catalog ({why})"), where=where, name=name, why=e
+        ) from e
     except NotFoundError as e:
         raise DataError.worded(
             N_("{where}: GPU {name!r} is not in the hardware catalog ({why})"), where=where, name=name, why=e

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from gpuplan.vocab import Choice
 
-__all__ = ["AsOf", "AsOfPrecision", "parse_as_of"]
+__all__ = ["AsOf", "AsOfPrecision", "PriceAge", "parse_as_of", "price_age"]
 
 _PART = r"\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?"
 _AS_OF = re.compile(rf"^({_PART})(?:/({_PART}))?$")
@@ -96,3 +96,43 @@ def parse_as_of(text: str | None) -> AsOf | None:
             start.count("-") + 1, AsOfPrecision.DAY
         )
     return AsOf(text=text.strip(), earliest=earliest, latest=latest, precision=precision)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PriceAge:
+    """How old a price dated ``as_of`` is on a day, judged against a staleness limit."""
+
+    precision: AsOfPrecision | None
+    """None when ``as_of`` is missing or unreadable."""
+    age_days: int | None
+    """The oldest the price can be (from the earliest day ``as_of`` allows): the age to judge it by."""
+    age_min_days: int | None
+    """The youngest it can be (from the latest day ``as_of`` allows)."""
+    staleness: str
+    """``fresh`` (within the limit even at its oldest), ``stale`` (beyond it even at its youngest) or
+    ``unknown`` (the bounds straddle the limit, or there is no readable date)."""
+    stale_after_days: int
+
+    @property
+    def stale(self) -> bool:
+        """Not known to be within the limit: an unknown age is never taken as fresh."""
+        return self.staleness != "fresh"
+
+
+def price_age(as_of: str | None, today: date, limit_days: int) -> PriceAge:
+    """The age of a price dated ``as_of`` on ``today`` against ``limit_days`` (the one computation
+    the catalog, plan and tco share)."""
+    parsed = parse_as_of(as_of)
+    if parsed is None:
+        return PriceAge(
+            precision=None, age_days=None, age_min_days=None, staleness="unknown", stale_after_days=limit_days
+        )
+    oldest, youngest = parsed.age_days(today), max(0, (today - parsed.latest).days)
+    staleness = "fresh" if oldest <= limit_days else "stale" if youngest > limit_days else "unknown"
+    return PriceAge(
+        precision=parsed.precision,
+        age_days=oldest,
+        age_min_days=youngest,
+        staleness=staleness,
+        stale_after_days=limit_days,
+    )

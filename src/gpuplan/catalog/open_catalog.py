@@ -15,8 +15,9 @@ A catalog survives being interrupted and shared:
   filelock); PostgreSQL with a transaction-level advisory lock (``pg_advisory_xact_lock``) held on
   a connection of its own for the whole creation, which the server releases if the process dies.
   Other servers rely on their transactional DDL alone.
-* A database that is not gpuplan's (tables of another application) is refused without a change; a
-  half-created one from an older gpuplan (tables but no revision, and no data) is rebuilt.
+* A database that is neither empty nor a gpuplan catalog by its revision table (tables, a view or
+  a trigger of another application; gpuplan's tables without a revision; a newer gpuplan's) is
+  refused without a change: a SQLite file is judged read-only before any lock or write.
 * Connections wait up to :data:`BUSY_TIMEOUT_S` for another writer (an import holds the lock for
   seconds), and database errors become one line (the driver's message, not the SQL).
 """
@@ -32,7 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ExchangeRate
-from gpuplan.catalog.revisions import HEAD_REVISION, KNOWN_REVISIONS
+from gpuplan.catalog.ownership import check_owned, check_owned_sqlite, current_revision, refuse_non_sqlite
+from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.catalog.transactions import db_error, is_busy, writing
 from gpuplan.errors import DataError, InputError, StoreError
 from gpuplan.i18n.messages import N_
@@ -99,6 +101,10 @@ def _resolve(db: str | None) -> tuple[str, Path | None]:
     return f"sqlite:///{path}", path
 
 
+#: SQLite's result codes of a damaged file: SQLITE_CORRUPT (11) and SQLITE_NOTADB (26).
+_DAMAGED = frozenset({11, 26})
+
+
 def make_engine(url: str) -> tuple[Engine, str]:
     from sqlalchemy import create_engine, event
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -127,61 +133,28 @@ def make_engine(url: str) -> tuple[Engine, str]:
             mode = conn.get_execution_options().get("gpuplan_begin", "DEFERRED")
             conn.exec_driver_sql(f"BEGIN {mode}")
 
+        shown = engine.url.render_as_string(hide_password=True)
+
+        @event.listens_for(engine, "handle_error")
+        def _damaged(context: Any) -> None:
+            # A damaged file fails whichever query touches the damage first, anywhere in gpuplan:
+            # one line naming the file, not SQLAlchemy's traceback with the SQL and its parameters.
+            # Other errors (busy, read-only, full) stay SQLAlchemy's: their callers retry or warn.
+            code = getattr(context.original_exception, "sqlite_errorcode", None)
+            if code is not None and code & 0xFF in _DAMAGED:
+                raise StoreError.worded(
+                    N_(
+                        "the catalog database {location} is damaged ({why}); restore it from a backup or "
+                        "move it aside (a new catalog is created)"
+                    ),
+                    location=shown,
+                    why=db_error(context.original_exception),
+                ) from None
+
     return engine, engine.url.render_as_string(hide_password=True)
 
 
-def _current_revision(conn: Connection) -> str | None:
-    from sqlalchemy import inspect
-
-    if not inspect(conn).has_table("alembic_version"):
-        return None
-    rev = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-    return str(rev) if rev is not None else None
-
-
 _CANNOT_READ = N_("cannot read the database {location}: {why}")
-
-#: Tables that hold data; a catalog without a revision but with rows in one of these is not rebuilt.
-_DATA_TABLES = ("imports", "offers", "prices", "bench_results", "step_measurements", "exchange_rates")
-
-
-def _check_owned(conn: Connection, location: str) -> None:
-    """Refuse a database that is not gpuplan's, untouched; rebuild a half-created gpuplan one.
-
-    Half-created: gpuplan's tables (some or all) without a revision row, and no data in them — what
-    an interrupted first use left before the schema's creation became one transaction.
-    """
-    from sqlalchemy import inspect
-
-    from gpuplan.catalog.schema import QUEUE_TABLES, metadata
-
-    tables = set(inspect(conn).get_table_names())
-    ours = set(metadata.tables) | {"alembic_version"} | set(QUEUE_TABLES)
-    revision = _current_revision(conn)
-    foreign = sorted(tables - ours)
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
-        raise StoreError.worded(
-            N_(
-                "{location} is not a gpuplan catalog (it has other tables: {shown}); it was left unchanged: "
-                "point --db at a new file"
-            ),
-            location=location,
-            shown=shown,
-        )
-    if revision is not None or not tables:
-        return
-    for name in _DATA_TABLES:
-        if name in tables and conn.exec_driver_sql(f"SELECT 1 FROM {name} LIMIT 1").first():
-            raise StoreError.worded(
-                N_(
-                    "{location} holds gpuplan data but no schema revision; move it aside and run again "
-                    "(a new catalog is created), then re-import your price files"
-                ),
-                location=location,
-            )
-    for name in tables:  # nothing in them: drop and let the migration create them again
-        conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{name}"')
 
 
 def _migrate(engine: Engine, location: str) -> str:
@@ -191,7 +164,7 @@ def _migrate(engine: Engine, location: str) -> str:
 
     try:
         with engine.connect() as conn:
-            current = _current_revision(conn)
+            current = current_revision(conn)
     except SQLAlchemyError as e:
         raise StoreError.worded(_CANNOT_READ, location=location, why=db_error(e)) from e
     if current == HEAD_REVISION:
@@ -203,17 +176,8 @@ def _migrate(engine: Engine, location: str) -> str:
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     try:
         with writing(engine) as conn:
-            _check_owned(conn, location)
-            current = _current_revision(conn)
-            if current is not None and current not in KNOWN_REVISIONS:
-                raise StoreError.worded(
-                    N_(
-                        "the database is at schema revision {current}, newer than this gpuplan knows "
-                        "(head {head}); upgrade gpuplan or point --db at another database"
-                    ),
-                    current=repr(current),
-                    head=repr(HEAD_REVISION),
-                )
+            check_owned(conn, location)
+            current = current_revision(conn)
             if current != HEAD_REVISION:
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, "head")
@@ -313,25 +277,6 @@ def _creation_lock(engine: Engine, path: Path | None, location: str) -> Iterator
         lock.release()
 
 
-def _refuse_non_sqlite(path: Path) -> None:
-    """Refuse, untouched, a file that exists and is not a SQLite database (or not a regular file)."""
-    try:
-        if not path.exists():
-            return
-        if not path.is_file():
-            raise StoreError.worded(
-                N_("--db {path} is not a regular file; point --db at a new file"), path=path
-            )
-        with path.open("rb") as fh:
-            head = fh.read(16)
-    except OSError as e:
-        raise StoreError.worded(_CANNOT_READ, location=path, why=e.strerror or e) from e
-    if head and head != b"SQLite format 3\x00":
-        raise StoreError.worded(
-            N_("{path} is not a SQLite database; it was left unchanged: point --db at a new file"), path=path
-        )
-
-
 def _ready_for_plain_sqlite(path: Path, snapshot: str | None) -> bool:
     """True if ``path`` is a SQLite catalog at the head revision that holds ``snapshot`` (if given)."""
     if not path.is_file():
@@ -400,7 +345,8 @@ def open_store(
         )
     else:
         if path is not None:
-            _refuse_non_sqlite(path)
+            refuse_non_sqlite(path)
+            check_owned_sqlite(path)  # before the creation lock: no file is made beside another's
         engine, location = make_engine(url)
         try:
             with _creation_lock(engine, path, location):

@@ -2,18 +2,22 @@
 
 Each provider is fetched, gated and imported on its own, in one transaction: a provider whose
 source cannot be read (no network, an error page, an unreadable file) changes nothing and keeps
-its last good data, and the outcome says so in one line. Providers that need keys the caller did
-not give are skipped with the keys to set. Every run is recorded (``refresh_runs``) for
-``catalog info``; a run that imported is recorded in the import's own transaction, with its
-``import_id``, so that a refresh killed at any point leaves each provider's prices and its last
-run in step (both the old or both the new).
+its last good data, and the outcome says so in one line. A provider's answer is data from
+elsewhere: whatever it holds (a list where an object is expected, ``1e999``, a CSV field over
+128 KiB, truncated JSON), any exception its fetch, parse or import raises becomes that provider's
+one-line failure, and the next provider is refreshed all the same (:func:`iter_refresh` yields each
+outcome as it is known, so the lines of the providers done are out before the next one starts).
+Providers that need keys the caller did not give are skipped with the keys to set. Every run is
+recorded (``refresh_runs``) for ``catalog info``; a run that imported is recorded in the
+import's own transaction, with its ``import_id``, so that a refresh killed at any point leaves
+each provider's prices and its last run in step (both the old or both the new).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RefreshOptions",
     "RefreshOutcome",
+    "iter_refresh",
     "kept_line",
     "last_runs",
     "record",
@@ -79,6 +84,23 @@ class RefreshOutcome:
 
     def line(self) -> str:
         return f"{self.label or self.provider}: {self.message}"
+
+
+#: Characters of an exception's text a failure line keeps (the rest of the line says what was kept).
+_WHAT_CHARS = 160
+#: Characters of a fetcher's notes an ok line keeps: notes may repeat names from the answer.
+_NOTES_CHARS = 600
+
+
+def _printable(text: str, limit: int) -> str:
+    """``text`` on one line of at most ``limit`` characters, control characters escaped: an answer
+    from elsewhere must not move the cursor, clear or retitle the user's terminal."""
+    out = "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(str(text).split("\n")))
+    return out if len(out) <= limit else out[: limit - 1] + "…"
+
+
+def _what(e: BaseException) -> str:
+    return _printable(f"{type(e).__name__}: {error_text(e)}", _WHAT_CHARS)
 
 
 def _now() -> str:
@@ -129,23 +151,15 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
     except UnsupportedFetchError as e:
         return _skipped(name, e, now)
     except httpx.HTTPError as e:
-        what = f"{type(e).__name__}: {e}".splitlines()[0][:160]
+        what = _printable(f"{type(e).__name__}: {e}".splitlines()[0], _WHAT_CHARS)
         return RefreshOutcome(
             provider=name,
             status="failed",
             message=_("failed ({what}); {kept}").format(what=what, kept=kept_line(store, name)),
             started_at=now,
         )
-    except (GpuplanError, ValueError, KeyError, TypeError, RuntimeError, OSError) as e:
-        what = f"{type(e).__name__}: {error_text(e)}".splitlines()[0][:160]
-        return RefreshOutcome(
-            provider=name,
-            status="failed",
-            message=_("failed reading the price list ({what}); {kept}").format(
-                what=what, kept=kept_line(store, name)
-            ),
-            started_at=now,
-        )
+    except Exception as e:  # whatever the answer held, it is this provider's failure
+        return _failed_reading(store, name, e, now)
     finally:
         # --save is atomic per provider: a fetch that raised leaves the last complete save.
         if fetched:
@@ -186,7 +200,7 @@ def store_rows(
     source = f"{verb} {now} from {', '.join(sources[:3])}" + (
         f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
-    said = "; ".join(notes)
+    said = _printable("; ".join(notes), _NOTES_CHARS)
 
     def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
         report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn)
@@ -228,18 +242,36 @@ def store_rows(
     )
 
 
-def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> list[RefreshOutcome]:
-    """Refresh each provider in turn (all of them when ``providers`` is empty); one outcome each."""
+def _failed_reading(store: Store, name: str, e: Exception, now: str) -> RefreshOutcome:
+    return RefreshOutcome(
+        provider=name,
+        status="failed",
+        message=_("failed reading the price list ({what}); {kept}").format(
+            what=_what(e), kept=kept_line(store, name)
+        ),
+        started_at=now,
+    )
+
+
+def iter_refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> Iterator[RefreshOutcome]:
+    """Refresh each provider in turn (all of them when ``providers`` is empty), yielding each one's
+    outcome as soon as it is recorded."""
     chosen = [PROVIDERS.cast(p) for p in providers] or list(PROVIDERS)
     now = options.now or _now()
-    outcomes = []
     for provider in dict.fromkeys(chosen):
-        outcome = _one(store, provider, options, now)
+        try:
+            outcome = _one(store, provider, options, now)
+        except Exception as e:  # the import of a hostile answer failed and rolled back
+            outcome = _failed_reading(store, provider, e, now)
         if outcome.status != "ok":  # an ok run was recorded with its import
             with writing(store.engine) as conn:
                 record(conn, outcome, import_id=None)
-        outcomes.append(outcome)
-    return outcomes
+        yield outcome
+
+
+def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> list[RefreshOutcome]:
+    """Refresh each provider in turn (all of them when ``providers`` is empty); one outcome each."""
+    return list(iter_refresh(store, providers, options))
 
 
 def record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:

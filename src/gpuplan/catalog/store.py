@@ -23,7 +23,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.catalog.dates import parse_as_of
+from gpuplan.catalog.dates import price_age
 from gpuplan.catalog.model import (
     ANY_REGION,
     HOURS_PER_MONTH,
@@ -58,20 +58,18 @@ __all__ = ["ANY_REGION", "Store"]
 
 @lru_cache(maxsize=1024)  # a catalog has a few dozen distinct dates; the result is not mutated
 def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
-    """The age fields of a price dated ``as_of`` (:mod:`gpuplan.catalog.dates`): its precision, its
-    oldest and youngest possible age in days, and whether it is fresh, stale or of unknown age
-    against ``limit_days``. An unreadable date is of unknown age and stale."""
-    parsed = parse_as_of(as_of)
-    if parsed is None:
+    """The age fields of a price dated ``as_of`` (:func:`gpuplan.catalog.dates.price_age`): its
+    precision, its oldest and youngest possible age in days, and whether it is fresh, stale or of
+    unknown age against ``limit_days``. An unreadable date is of unknown age and stale."""
+    age = price_age(as_of, today, limit_days)
+    if age.precision is None:
         return {"stale": True, "staleness": "unknown", "stale_after_days": limit_days}
-    oldest, youngest = parsed.age_days(today), max(0, (today - parsed.latest).days)
-    staleness = "fresh" if oldest <= limit_days else "stale" if youngest > limit_days else "unknown"
     return {
-        "as_of_precision": parsed.precision.value,
-        "age_days": oldest,
-        "age_min_days": youngest,
-        "staleness": staleness,
-        "stale": staleness != "fresh",
+        "as_of_precision": age.precision.value,
+        "age_days": age.age_days,
+        "age_min_days": age.age_min_days,
+        "staleness": age.staleness,
+        "stale": age.stale,
         "stale_after_days": limit_days,
     }
 

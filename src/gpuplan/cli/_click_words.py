@@ -66,6 +66,7 @@ ERRORS = (
     N_("Option {name} requires {count} arguments."),
     N_("Option {name} does not take a value."),
     N_("Argument {name} takes {count} values."),
+    N_("Invalid value for {name} (env var: {envvar}): {reason}"),
     N_("Invalid value for {name}: {reason}"),
     N_("Invalid value: {reason}"),
 )
@@ -75,6 +76,7 @@ REASONS = (
     N_("Input should be a valid integer"),
     N_("Input should be a valid number, unable to parse string as a number"),
     N_("Input should be a valid number"),
+    N_("{value} is not a finite number"),  # cli/_numbers.py NOT_FINITE
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be greater than or equal to {limit}"),
     N_("Input should be greater than {limit}"),
@@ -157,16 +159,26 @@ def localised_usage_error(error: UsageError) -> UsageError:
     return localised
 
 
+#: How a usage error ends: where to look (the command's ``--help``).
+SEE_HELP = N_("{message}; see '{command} --help'")
+
+
 @contextmanager
 def localised_usage_errors() -> Iterator[None]:
-    """Re-raise a usage error from the block with its text in the current language."""
+    """Turn a usage error from the block into one line on stderr, in the current language, and exit
+    2 (README: errors are one line; 2 for a malformed command line). A bare group or command asked
+    for its help (no arguments) still shows the help."""
     try:
         yield
     except UsageError as e:
-        localised = localised_usage_error(e)
-        if localised is e:
+        if type(e).__name__ == "NoArgsIsHelpError":
             raise
-        raise localised from e
+        localised = localised_usage_error(e)
+        # Some parser errors carry no context: the program's own help is where to look then.
+        command = localised.ctx.command_path if localised.ctx is not None else "gpuplan"
+        text = _(SEE_HELP).format(message=localised.format_message().rstrip("."), command=command)
+        sys.stderr.write(_("error: {message}").format(message=text) + "\n")
+        raise typer.Exit(2) from None
 
 
 def localise_command(command: Any) -> None:

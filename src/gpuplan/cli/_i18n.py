@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.cli._numbers import finite_float
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n import N_, Language, current_language, language_from_locale, set_language
 
@@ -62,6 +63,7 @@ UsdPerCnyOption = Annotated[
         envvar="GPUPLAN_USD_PER_CNY",
         help="US dollars per yuan (about 0.14), instead of the catalog's dated rate.",
         show_default=False,
+        parser=finite_float,
     ),
 ]
 CnyPerUsdOption = Annotated[
@@ -71,6 +73,7 @@ CnyPerUsdOption = Annotated[
         envvar="GPUPLAN_CNY_PER_USD",
         help="Yuan per US dollar (about 7.2), the way the rate is usually quoted in China.",
         show_default=False,
+        parser=finite_float,
     ),
 ]
 ForceRateOption = Annotated[

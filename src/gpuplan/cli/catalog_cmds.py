@@ -27,6 +27,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import listed
@@ -103,7 +104,9 @@ def gpus(
     json_out: JsonFlag = False,
 ) -> None:
     """List GPUs: memory, bandwidth, dense FP32/TF32/BF16/FP8 peaks, interconnect, and the cheapest
-    known price per GPU-hour under each pricing model, with where."""
+    known price per GPU-hour under each pricing model, with where. Every column shows on a wide
+    terminal (about 170 columns); narrower, memory and the peaks stack, and a narrow one keeps memory,
+    BF16, on-demand and spot; --json has every field."""
     from gpuplan.catalog import display_money
     from gpuplan.catalog.query import cheapest_by_gpu
     from gpuplan.hardware import all_gpus
@@ -130,7 +133,7 @@ def offers(
     ] = None,
     count: Annotated[int | None, typer.Option("--count", help="GPUs per instance.", min=1)] = None,
     min_gpu_memory: Annotated[
-        float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.")
+        float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.", parser=finite_float)
     ] = None,
     provider: Annotated[
         str | None,
@@ -144,7 +147,8 @@ def offers(
         typer.Option("--pricing", help=f"{', '.join(PricingModel.values())}."),
     ] = None,
     max_price: Annotated[
-        float | None, typer.Option("--max-price", help="Most per instance-hour, in --currency.")
+        float | None,
+        typer.Option("--max-price", help="Most per instance-hour, in --currency.", parser=finite_float),
     ] = None,
     currency: CurrencyOption = "USD",
     sort: Annotated[str, typer.Option("--sort", help="price, price-per-gpu or gpu-memory.")] = "price",
@@ -172,7 +176,7 @@ def offers(
     from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
-    from gpuplan.report.catalog import offers_json_text, offers_view
+    from gpuplan.report.offers_json import offers_json_text
 
     apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
@@ -208,6 +212,8 @@ def offers(
     if json_out:
         sys.stdout.write(offers_json_text(listing))
         return
+    from gpuplan.report.catalog import offers_view  # (pydantic's documents: not for --json)
+
     _print(offers_view(listing))
 
 

@@ -11,6 +11,7 @@ import typer
 
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
@@ -40,7 +41,9 @@ def deploy(
     ] = False,
     gpu: Annotated[
         str | None,
-        typer.Option(help="Workload files only: the GPU (A100-80GB, H100-SXM, T4 ...).", show_default=False),
+        typer.Option(
+            help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...).", show_default=False
+        ),
     ] = None,
     count: Annotated[int, typer.Option(min=1, help="Workload files only: GPUs on the one node.")] = 1,
     provider: Annotated[
@@ -71,6 +74,7 @@ def deploy(
         typer.Option(
             help="k8s serving: scale out above this GPU utilisation, percent (default 80).",
             show_default=False,
+            parser=finite_float,
         ),
     ] = None,
     share_gpu: Annotated[

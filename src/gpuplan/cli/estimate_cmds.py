@@ -10,6 +10,7 @@ import typer
 
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language, console
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
 from gpuplan.i18n import N_, _
@@ -35,6 +36,7 @@ def estimate_cmd(
             "--network-gbps",
             help="Inter-node network per node, Gbit/s (default: unknown: 100 TCP at the point, "
             "3,200 RDMA at the fast end).",
+            parser=finite_float,
         ),
     ] = None,
     network_kind: Annotated[
@@ -65,6 +67,7 @@ def estimate_cmd(
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
+            offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
             steps = _measured_steps(store, prof.key)
             report = estimate(
                 workload,
@@ -74,6 +77,7 @@ def estimate_cmd(
                 measurements=measured,
                 network=network,
                 vcpus_per_gpu=vcpus_per_gpu,
+                offered_gpus=offered,
                 # The stock and tuned stacks' profiles come through the same cache.
                 levels=True,
                 level_profile=lambda wl: load_profile(wl, settings(ctx).db, store=store),

@@ -24,6 +24,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
@@ -127,10 +128,11 @@ def plan_cmd(
     ctx: typer.Context,
     workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
     deadline: Annotated[
-        str | None, typer.Option(help="Finish within this long: 12h, 2d, 90m (overrides the YAML).")
+        str | None,
+        typer.Option(help="Finish within this long, unit required: 12h, 2d, 90m (overrides the YAML)."),
     ] = None,
     budget_usd: Annotated[
-        float | None, typer.Option("--budget-usd", help="Spend at most this, all-in.")
+        float | None, typer.Option("--budget-usd", help="Spend at most this, all-in.", parser=finite_float)
     ] = None,
     providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,
     regions: Annotated[
@@ -155,7 +157,10 @@ def plan_cmd(
         ),
     ] = None,
     min_gpu_memory_gib: Annotated[
-        float | None, typer.Option("--min-gpu-memory-gib", help="Only GPUs with at least this memory.")
+        float | None,
+        typer.Option(
+            "--min-gpu-memory-gib", help="Only GPUs with at least this memory.", parser=finite_float
+        ),
     ] = None,
     interconnect: Annotated[
         str | None, typer.Option(help="Required GPU link inside a node, e.g. nvlink.")

@@ -7,6 +7,7 @@ reads it): each provider module names the variables it uses.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,7 @@ from gpuplan.cli._i18n import (
     UsdPerCnyOption,
     apply_language,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
 
 __all__ = ["register_into"]
@@ -81,8 +83,7 @@ def refresh(
     needs keys (GCP: GOOGLE_API_KEY; Tencent, Huawei, Volcano Engine, Lambda, RunPod: theirs) is
     skipped with the variables to set. Exit 1 when any provider failed or none was refreshed."""
     from gpuplan.catalog.providers import Credentials
-    from gpuplan.catalog.refresh import RefreshOptions, refresh_rates
-    from gpuplan.catalog.refresh import refresh as run
+    from gpuplan.catalog.refresh import RefreshOptions, RefreshOutcome, iter_refresh, refresh_rates
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
 
@@ -95,12 +96,18 @@ def refresh(
     assert isinstance(creds, Credentials)
     store = _store(ctx)
     options = RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay)
+
     # No selection: every provider and the rate; --provider and --rates select.
-    outcomes = run(store, provider or [], options) if provider or not rates else []
-    if rates or not provider:
-        outcomes.append(refresh_rates(store, options))
-    for o in outcomes:
+    def done() -> Iterator[RefreshOutcome]:  # each line as soon as its provider (or the rate) is done
+        if provider or not rates:
+            yield from iter_refresh(store, provider or [], options)
+        if rates or not provider:
+            yield refresh_rates(store, options)
+
+    outcomes = []
+    for o in done():
         typer.echo(o.line())
+        outcomes.append(o)
     if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):
         raise typer.Exit(1)
 
@@ -148,7 +155,9 @@ def history(
 def discount_set(
     ctx: typer.Context,
     provider: Annotated[str, typer.Option("--provider", help="aws, azure, gcp, …")],
-    percent: Annotated[float, typer.Option("--percent", help="Percent off the list price (0-100).")],
+    percent: Annotated[
+        float, typer.Option("--percent", help="Percent off the list price (0-100).", parser=finite_float)
+    ],
     family: Annotated[
         str, typer.Option("--family", help="Only this instance family (p5, a2-ultragpu, Standard_ND).")
     ] = "",

@@ -20,6 +20,7 @@ from typing import Annotated
 import typer
 
 from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._numbers import finite_float, finite_in
 from gpuplan.cli._settings import settings
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
@@ -74,12 +75,17 @@ def serve(
         ),
     ] = None,
     max_body_mb: Annotated[
-        float, typer.Option("--max-body-mb", min=0.01, max=1024, help="Largest request body.")
+        float,
+        typer.Option(
+            "--max-body-mb", help="Largest request body (0.01 to 1024).", parser=finite_in(0.01, 1024)
+        ),
     ] = 4.0,
     job_stall_s: Annotated[
         float,
         typer.Option(
-            "--job-stall-s", min=1, max=3600, help="Hand a job out again after this long without a heartbeat."
+            "--job-stall-s",
+            help="Hand a job out again after this long without a heartbeat (1 to 3600).",
+            parser=finite_in(1, 3600),
         ),
     ] = 30.0,
     lang: LangOption = None,
@@ -220,7 +226,10 @@ def token_create(
     ] = "read",
     rate: Annotated[int, typer.Option("--rate", min=1, help="Requests per minute.")] = 120,
     expires_days: Annotated[
-        float | None, typer.Option("--expires-days", help="Expire after this many days (default never).")
+        float | None,
+        typer.Option(
+            "--expires-days", help="Expire after this many days (default never).", parser=finite_float
+        ),
     ] = None,
     lang: LangOption = None,
 ) -> None:

@@ -30,11 +30,16 @@ from gpuplan.cli._i18n import (
     apply_language,
     console,
 )
+from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._progress import TRACING
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.cli.simulate_share import add_share
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
+
+#: ``gpuplan.simulate.trace.MAX_TOKENS``, which imports numpy: written out here so that the command
+#: line is built without it (``tests/cli/test_hostile_one_line.py`` keeps the two equal).
+_MAX_TOKENS = 10_000_000
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -157,9 +162,15 @@ def autoscale_cmd(
     ] = None,
     rate: Annotated[
         float | None,
-        typer.Option("--rate", help="Mean requests/s of a generated trace (default: the workload's)."),
+        typer.Option(
+            "--rate",
+            help="Mean requests/s of a generated trace (default: the workload's).",
+            parser=finite_float,
+        ),
     ] = None,
-    hours: Annotated[float, typer.Option("--hours", help="Length of a generated trace.")] = 24.0,
+    hours: Annotated[
+        float, typer.Option("--hours", help="Length of a generated trace.", parser=finite_float)
+    ] = 24.0,
     gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU of one replica.")] = "A100-SXM4-80GB",
     policy: Annotated[
         list[str] | None,
@@ -189,15 +200,24 @@ def autoscale_cmd(
         typer.Option(
             "--slo-ms",
             help="End-to-end p95 target in ms, as --slo e2e_p95=… (default: the workload's p95_latency_ms).",
+            parser=finite_float,
         ),
     ] = None,
     trace_scale: Annotated[
         float | None,
-        typer.Option("--trace-scale", help="Re-time the trace: its arrivals K times as fast (load × K)."),
+        typer.Option(
+            "--trace-scale",
+            help="Re-time the trace: its arrivals K times as fast (load × K).",
+            parser=finite_float,
+        ),
     ] = None,
     trace_tile_hours: Annotated[
         float | None,
-        typer.Option("--trace-tile-hours", help="Re-time the trace: repeat it to fill this many hours."),
+        typer.Option(
+            "--trace-tile-hours",
+            help="Re-time the trace: repeat it to fill this many hours.",
+            parser=finite_float,
+        ),
     ] = None,
     engine: Annotated[
         str | None,
@@ -212,25 +232,34 @@ def autoscale_cmd(
         typer.Option(
             "--storage-gbps",
             help="Weights read rate at a replica's start, GB/s (default 0.131: a gp3 volume's baseline).",
+            parser=finite_float,
         ),
     ] = None,
     timeout_s: Annotated[
-        float, typer.Option("--timeout-s", help="Drop a request that waited this long.")
+        float, typer.Option("--timeout-s", help="Drop a request that waited this long.", parser=finite_float)
     ] = 120.0,
     on_demand_price: Annotated[
         float | None,
-        typer.Option("--on-demand-price", help="USD per replica-hour (default: the catalog's cheapest)."),
+        typer.Option(
+            "--on-demand-price",
+            help="USD per replica-hour (default: the catalog's cheapest).",
+            parser=finite_float,
+        ),
     ] = None,
     spot_price: Annotated[
-        float | None, typer.Option("--spot-price", help="USD per spot replica-hour.")
+        float | None, typer.Option("--spot-price", help="USD per spot replica-hour.", parser=finite_float)
     ] = None,
     spot_rate: Annotated[
-        float | None, typer.Option("--spot-rate", help="Spot interruptions per replica-hour.")
+        float | None,
+        typer.Option("--spot-rate", help="Spot interruptions per replica-hour.", parser=finite_float),
     ] = None,
     spot_notice_s: Annotated[
-        float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.")
+        float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.", parser=finite_float)
     ] = 30.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of generated traces and interruptions.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", parser=whole_number(0), help="Seed of generated traces and interruptions."),
+    ] = 0,
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write an HTML report with the chart.")
     ] = None,
@@ -361,16 +390,29 @@ def trace_cmd(
         typer.Option("--from", help="Re-time a recorded trace CSV instead (e.g. the Azure LLM trace)."),
     ] = None,
     scale: Annotated[
-        float, typer.Option("--scale", help="With --from: arrivals K times as fast (load × K).")
+        float,
+        typer.Option(
+            "--scale", help="With --from: arrivals K times as fast (load × K).", parser=finite_float
+        ),
     ] = 1.0,
     tile_hours: Annotated[
-        float | None, typer.Option("--tile-hours", help="With --from: repeat it to fill this many hours.")
+        float | None,
+        typer.Option(
+            "--tile-hours", help="With --from: repeat it to fill this many hours.", parser=finite_float
+        ),
     ] = None,
-    rate: Annotated[float, typer.Option("--rate", help="Mean requests per second.")] = 5.0,
-    hours: Annotated[float, typer.Option("--hours", help="Length of the trace.")] = 24.0,
-    seed: Annotated[int, typer.Option("--seed", help="Same seed, same trace.")] = 0,
-    prompt_tokens: Annotated[int, typer.Option("--prompt-tokens", help="Mean prompt tokens.")] = 512,
-    output_tokens: Annotated[int, typer.Option("--output-tokens", help="Mean output tokens.")] = 256,
+    rate: Annotated[
+        float, typer.Option("--rate", help="Mean requests per second.", parser=finite_float)
+    ] = 5.0,
+    hours: Annotated[float, typer.Option("--hours", help="Length of the trace.", parser=finite_float)] = 24.0,
+    seed: Annotated[int, typer.Option("--seed", parser=whole_number(0), help="Same seed, same trace.")] = 0,
+    # A trace holds at most MAX_TOKENS per request (the reader refuses more): so does a generated one.
+    prompt_tokens: Annotated[
+        int, typer.Option("--prompt-tokens", parser=whole_number(1, _MAX_TOKENS), help="Mean prompt tokens.")
+    ] = 512,
+    output_tokens: Annotated[
+        int, typer.Option("--output-tokens", parser=whole_number(1, _MAX_TOKENS), help="Mean output tokens.")
+    ] = 256,
     lang: LangOption = None,
 ) -> None:
     """Write a trace CSV: a synthetic (seeded) load shape, or a recorded trace re-timed (--from)."""

@@ -20,6 +20,7 @@ from gpuplan.cli._i18n import (
     apply_language,
     console,
 )
+from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_
@@ -44,13 +45,24 @@ def share_cmd(
     sharing: Annotated[
         str, typer.Option("--sharing", help="mig, time-slice, mps, whole, or best (fewest GPUs).")
     ] = "best",
-    target: Annotated[float, typer.Option("--target", help="Busy share each instance is sized for.")] = 0.8,
+    target: Annotated[
+        float, typer.Option("--target", help="Busy share each instance is sized for.", parser=finite_float)
+    ] = 0.8,
     time_slice_penalty: Annotated[
-        float, typer.Option("--time-slice-penalty", help="Throughput lost to time-slicing (assumed 0.10).")
+        float,
+        typer.Option(
+            "--time-slice-penalty",
+            help="Throughput lost to time-slicing (assumed 0.10).",
+            parser=finite_float,
+        ),
     ] = 0.10,
     price: Annotated[
         float | None,
-        typer.Option("--price", help="USD per GPU-hour (default: the catalog's cheapest on-demand)."),
+        typer.Option(
+            "--price",
+            help="USD per GPU-hour (default: the catalog's cheapest on-demand).",
+            parser=finite_float,
+        ),
     ] = None,
     k8s_out: Annotated[
         Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
@@ -108,12 +120,14 @@ def share_cmd(
         time_slice_penalty=time_slice_penalty,
     )
     if sharing == "best":
-        plans = []
+        plans, refused = [], []
         for s in SHARINGS:
             try:
                 plans.append(pack_services(demands, ShareOptions(sharing=s, **base)))  # type: ignore[arg-type]
-            except InputError:
-                continue  # e.g. no MIG on this GPU
+            except InputError as e:
+                refused.append(e)  # e.g. no MIG on this GPU
+        if not plans:  # what no sharing can place (no services, a load past the limit) says why
+            raise refused[0]
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]

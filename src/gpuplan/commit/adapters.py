@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuplan.commit.model import COMMITMENT_PRICING, Demand, PricedOffer
+from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, PricedOffer
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
@@ -24,7 +24,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
 
-__all__ = ["DemandSource", "demands_from_usage", "priced_offers"]
+__all__ = ["DemandSource", "demands_from_usage", "missing_prices", "priced_offers"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,6 +110,38 @@ def priced_offers(
                     ).format(pricing=_(pricing), gpu=gpu)
                 )
     return tuple(out), notes
+
+
+def missing_prices(
+    prices: Sequence[OfferPrice],
+    usage: Usage,
+    demands: Sequence[Demand],
+    offers: Sequence[PricedOffer],
+) -> tuple[MissingPrice, ...]:
+    """The pricing models the usage allows that could serve a demand but have no usable price.
+
+    A commitment (monthly, reserved) could serve any demand; spot only an interruptible one. Their
+    saving is unknown — never "does not pay off" — until a price fills them.
+    """
+    c = usage.constraints
+    out = []
+    for gpu in dict.fromkeys(d.gpu for d in demands):
+        interruptible = any(d.gpu == gpu and d.interruptible for d in demands)
+        for pricing in c.pricing:
+            if pricing not in COMMITMENT_PRICING and not (pricing == "spot" and interruptible):
+                continue
+            if any(o.gpu == gpu and o.pricing == pricing for o in offers):
+                continue
+            low = sum(
+                1
+                for p in prices
+                if p.gpu == gpu
+                and p.pricing == pricing
+                and p.confidence == "low"
+                and (not c.providers or p.provider in c.providers)
+            )
+            out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low))
+    return tuple(out)
 
 
 def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -> tuple[Demand, DemandSource]:

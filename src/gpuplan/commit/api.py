@@ -8,12 +8,14 @@ report.schedule.total_usd, report.schedule.savings_pct
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.rates import rate_warning
-from gpuplan.commit.adapters import DemandSource, demands_from_usage, priced_offers
-from gpuplan.commit.model import Schedule, TcoProblem
+from gpuplan.commit.adapters import DemandSource, demands_from_usage, missing_prices, priced_offers
+from gpuplan.commit.model import MissingPrice, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.i18n import N_, _
@@ -55,6 +57,12 @@ class TcoReport:
     notes: tuple[str, ...]
     cny_rate: ExchangeRate | None = None
     """The catalog's CNY rate (CNY prices were converted at it), stated in the JSON document."""
+    missing: tuple[MissingPrice, ...] = ()
+    """Pricing models allowed for a GPU demanded that have no usable price: their saving is unknown."""
+    today: date | None = None
+    """The day the prices are aged against (the catalog's today); None: ages not shown."""
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
+    """A price older than this is flagged stale (the catalog's limit)."""
 
     @property
     def currency(self) -> str:
@@ -93,6 +101,7 @@ def tco(
         converted = sorted({o.currency for o in prices if o.gpu in gpus and o.currency not in (None, "USD")})
         rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
         cny_rate = st.find_exchange_rate("CNY")
+        today, stale_after = st.today, st.stale_after_days
     finally:
         if own:
             st.close()
@@ -104,6 +113,7 @@ def tco(
         demand_changes_pct=(-u.sensitivity_pct, 0.0, u.sensitivity_pct),
     )
     schedule = optimise(problem)
+    missing = missing_prices(prices, u, demands, offers)
     notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
     notes += [
         " ".join(
@@ -125,4 +135,7 @@ def tco(
         money=money,
         notes=tuple(notes),
         cny_rate=cny_rate,
+        missing=missing,
+        today=today,
+        stale_after_days=stale_after,
     )

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gpuplan.commit.model import Commitment, PricedOffer, TcoProblem
+from gpuplan.commit.model import Commitment, Demand, PricedOffer, TcoProblem
 from gpuplan.commit.recourse import HourlyOptions
 from gpuplan.errors import InfeasibleError, Phrase
 from gpuplan.i18n.messages import N_
@@ -150,7 +150,9 @@ def solve_milp(
             demands=tuple(d for d in problem.demands if d.gpu == gpu),
             offers=tuple(o for o in problem.offers if o.gpu == gpu),
         )
-        parts.append(_solve_one(sub, options, time_limit_s=time_limit_s, integral=integral))
+        # ``options`` number the spot demands by their place in the whole problem; the sub-problem
+        # keeps only this GPU's demands, so its spot hours are read from the whole problem's.
+        parts.append(_solve_one(sub, options, problem.demands, time_limit_s=time_limit_s, integral=integral))
     return MilpOutcome(
         commitments=tuple(
             sorted((c for p in parts for c in p.commitments), key=lambda c: (c.start_month, c.offer.label))
@@ -163,9 +165,15 @@ def solve_milp(
 
 
 def _solve_one(
-    problem: TcoProblem, options: Mapping[str, HourlyOptions], *, time_limit_s: float, integral: bool
+    problem: TcoProblem,
+    options: Mapping[str, HourlyOptions],
+    all_demands: Sequence[Demand],
+    *,
+    time_limit_s: float,
+    integral: bool,
 ) -> MilpOutcome:
-    """:func:`solve_milp` for the demands and offers given (one GPU type)."""
+    """:func:`solve_milp` for the demands and offers given (one GPU type); ``all_demands`` are the
+    whole problem's, which the spot options of ``options`` index."""
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_matrix
 
@@ -221,7 +229,7 @@ def _solve_one(
         for i in opts.spot:
             price = opts.spot_usd_per_useful_gpu_hour(i)
             for m in range(h):
-                add(price, problem.demands[i].gpu_hours[m], False, [(row_of[g, m], 1.0)])
+                add(price, all_demands[i].gpu_hours[m], False, [(row_of[g, m], 1.0)])
 
     n = len(cost)
     a = coo_matrix((vals, (rows, cols)), shape=(len(need), n)).tocsr()

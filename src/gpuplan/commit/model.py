@@ -31,6 +31,7 @@ __all__ = [
     "PAST_HORIZON_RULES",
     "Commitment",
     "Demand",
+    "MissingPrice",
     "MonthCost",
     "PricedOffer",
     "Schedule",
@@ -88,6 +89,17 @@ class PricedOffer:
     @property
     def label(self) -> str:
         return f"{self.provider}/{self.region} {self.instance_type} {self.pricing}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MissingPrice:
+    """A pricing model the usage allows for a GPU type demanded, with no usable price: whether it
+    pays off is unknown, not "no"."""
+
+    pricing: str
+    gpu: str
+    low_confidence_rows: int = 0
+    """Rows of it left out as low-confidence (``allow_low_confidence: true`` would use them)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -65,7 +65,10 @@ def optimise(problem: TcoProblem) -> Schedule:
     baseline = all_on_demand_usd(problem, options)
     savings = None
     if baseline is not None and baseline > 0:
-        savings = (baseline - chosen.total_usd) / baseline * 100.0
+        # A total within half a cent of the baseline is the baseline (the two sums add the same
+        # hours in another order): no saving, not "<0.1 %".
+        gap = baseline - chosen.total_usd
+        savings = 0.0 if abs(gap) <= _HALF_CENT else gap / baseline * 100.0
     sensitivity = []
     for pct in problem.demand_changes_pct:
         p = price_schedule(problem, commitments, options, demand_scale=1.0 + pct / 100.0)

@@ -24,6 +24,7 @@ for a profile that changes, ``hours_by_month`` (repeated when shorter than the h
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -39,9 +40,25 @@ from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import pydantic_cast
 from gpuplan.workload._validation import Spec, one_line_error
 
-__all__ = ["ConstraintsSpec", "DemandSpec", "Usage", "load_usage"]
+__all__ = [
+    "MAX_DEMANDS",
+    "MAX_GPUS",
+    "MAX_GROWTH",
+    "MAX_RUNS_PER_MONTH",
+    "ConstraintsSpec",
+    "DemandSpec",
+    "Usage",
+    "load_usage",
+]
 
 _PRICING = (*HOURLY_PRICING, *COMMITMENT_PRICING)
+#: Bounds that keep a usage file's numbers ones a forecast means (and the optimiser's sizes small):
+#: GPUs of one demand (a very large cluster), runs of a workload per month (one every 4 minutes),
+#: demands in one file, and how much a demand may grow over the horizon.
+MAX_GPUS = 100_000
+MAX_RUNS_PER_MONTH = 10_000
+MAX_DEMANDS = 200
+MAX_GROWTH = 1_000_000
 _MONTH = re.compile(r"(\d{4})-(\d{2})")
 
 
@@ -127,14 +144,14 @@ class DemandSpec(Spec):
     name: str = Field(min_length=1)
     workload: str | None = None
     """A workload YAML file (relative to the usage file); the planner picks its GPU type and count."""
-    runs_per_month: float | None = Field(default=None, ge=0)
+    runs_per_month: float | None = Field(default=None, ge=0, le=MAX_RUNS_PER_MONTH)
     """With ``workload``: how many times it runs each month."""
     runs_by_month: tuple[float, ...] | None = None
     """Instead of ``runs_per_month``: runs in each month, repeated when shorter than the horizon
     (a release calendar: ``[20, 2, 2]`` is a burst every quarter)."""
     gpu: str | None = None
     """With a direct demand: the GPU type (``L4``, ``a100-80gb`` …)."""
-    gpus: int | None = Field(default=None, ge=1)
+    gpus: int | None = Field(default=None, ge=1, le=MAX_GPUS)
     """GPUs the work keeps busy during its hours."""
     hours_per_month: float | None = Field(default=None, ge=0, le=HOURS_PER_MONTH)
     """Hours each of those GPUs is busy per month (730 = all month)."""
@@ -145,20 +162,22 @@ class DemandSpec(Spec):
     """Compound change of the demand per month, %."""
     interruptible: bool = False
     """May it run on spot (it checkpoints and resumes)?"""
-    start_month: int = Field(default=1, ge=1)
+    start_month: int = Field(default=1, ge=1, le=120)
     """First month of the horizon with this demand (1 = the first)."""
-    end_month: int | None = Field(default=None, ge=1)
+    end_month: int | None = Field(default=None, ge=1, le=120)
     """Last month with this demand (default: the end of the horizon)."""
-    run_hours: float | None = Field(default=None, gt=0)
+    run_hours: float | None = Field(default=None, gt=0, le=87_660)
     """Failure-free length of one run, h (spot overhead); default: a workload's job time, else 730."""
-    checkpoint_gb: float | None = Field(default=None, ge=0)
+    checkpoint_gb: float | None = Field(default=None, ge=0, le=1e6)
     """Size of one checkpoint, GB (spot overhead); default: from the workload's trace, else 0."""
 
     @field_validator("runs_by_month")
     @classmethod
     def _runs(cls, v: tuple[float, ...] | None) -> tuple[float, ...] | None:
-        if v is not None and (not v or any(r < 0 for r in v)):
-            raise _Invalid(N_("list runs per month, each ≥ 0, e.g. [20, 2, 2]"))
+        if v is not None and (not v or any(not 0 <= r <= MAX_RUNS_PER_MONTH for r in v)):
+            raise _Invalid(
+                N_("list runs per month, each from 0 to {most:,}, e.g. [20, 2, 2]"), most=MAX_RUNS_PER_MONTH
+            )
         return v
 
     @field_validator("hours_by_month")
@@ -212,7 +231,7 @@ class Usage(Spec):
     past the horizon are credited (the capacity keeps its value after the horizon)."""
     sensitivity_pct: float = Field(default=30.0, ge=0, lt=100)
     """The total is also priced with demand this much lower and higher, commitments fixed."""
-    demands: tuple[DemandSpec, ...]
+    demands: tuple[DemandSpec, ...] = Field(max_length=MAX_DEMANDS)
     constraints: ConstraintsSpec = ConstraintsSpec()
     base_dir: str | None = None
     """Folder that workload paths are relative to (the usage file's folder when read from a file).
@@ -262,6 +281,20 @@ class Usage(Spec):
                     i=i,
                     start=d.start_month,
                     horizon=self.horizon_months,
+                )
+            # Compound growth over the months the demand runs, in logs: 1e300 % a month must not
+            # overflow here, nor reach the optimiser as a number no forecast means.
+            months = min(d.end_month or self.horizon_months, self.horizon_months) - d.start_month
+            if months > 0 and months * math.log1p(d.growth_pct_per_month / 100.0) > math.log(MAX_GROWTH):
+                raise _Invalid(
+                    N_(
+                        "demands[{i}].growth_pct_per_month: {pct:g} % a month for {months} months "
+                        "multiplies the demand more than {limit:,}-fold; check the figure"
+                    ),
+                    i=i,
+                    pct=d.growth_pct_per_month,
+                    months=months,
+                    limit=MAX_GROWTH,
                 )
         return self
 

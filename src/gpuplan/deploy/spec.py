@@ -269,7 +269,8 @@ class LaunchSpec(BaseModel):
                 source=source,
             )
         version = doc["schema_version"]
-        if version not in _READABLE_PLAN_VERSIONS:
+        # JSON's true is not the version 1 (Python's True == 1 would let it through).
+        if isinstance(version, bool) or version not in _READABLE_PLAN_VERSIONS:
             first, last = _READABLE_PLAN_VERSIONS
             raise DeployError.worded(
                 N_(

@@ -39,6 +39,13 @@ EXIT_PREEMPTED = 143
 _SETTINGS = re.compile(r"# >>> gpuplan settings.*?\n(.*?)# <<< gpuplan settings", re.S)
 
 
+def checkpoint_interval_min(spec: LaunchSpec) -> float:
+    """The interval train.py checkpoints at, as the README says it: the plan's, to a tenth of a
+    minute, and at least that (a tenth of a minute is finer than any checkpoint takes to write; a
+    plan's 1e-300 is not written as "every 0.0 min" over a train.py that uses 0.1)."""
+    return max(0.1, round(spec.checkpoint_interval_min, 1))
+
+
 def total_steps(spec: LaunchSpec, options: GenerateOptions, samples: int | None = None) -> int:
     """Optimizer steps for the job: the option, else samples x epochs / global batch, else 1000."""
     if options.steps:
@@ -82,8 +89,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "GRADIENT_CHECKPOINTING": spec.gradient_checkpointing,
         "TOTAL_STEPS": total_steps(spec, options, samples),
         "DATASET_SIZE": spec.dataset_samples or 10000,
-        # A tenth of a minute is finer than any checkpoint takes to write.
-        "CHECKPOINT_INTERVAL_MIN": max(0.1, round(spec.checkpoint_interval_min, 1)),
+        "CHECKPOINT_INTERVAL_MIN": checkpoint_interval_min(spec),
     }
     match = _SETTINGS.search(template)
     if match is None:  # pragma: no cover - the template ships with the package
@@ -255,7 +261,7 @@ def readme(spec: LaunchSpec) -> str:
 ./launch.sh --steps 100     # arguments after launch.sh go to train.py (see `python train.py --help`)
 ```
 
-Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {spec.checkpoint_interval_min:.1f} min
+Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {checkpoint_interval_min(spec):.1f} min
 (`--ckpt-every-min`, `--ckpt-every-steps`). {spot}
 
 {_model_note(spec)}

@@ -4,20 +4,22 @@ gpuplan writes documents (``--json``) and reads some back (``deploy`` reads a pl
 come from someone else). Writing, a NaN or infinity that a computation produced becomes ``null``
 (strict JSON has no such numbers). Reading, one is refused: :meth:`Document.read` validates in the
 reading context, where a non-finite number in any field — a float, or a string such as
-``"Infinity"`` that pydantic would turn into one — is an error located at that field.
+``"Infinity"`` that pydantic would turn into one — is an error located at that field, and so is a
+``true``/``false`` where the field holds no boolean (pydantic would read ``true`` as 1).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Self
+from types import UnionType
+from typing import Annotated, Any, Literal, Self, Union, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationInfo, field_validator, model_validator
 
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "finite"]
+__all__ = ["READING", "Count", "Document", "ExchangeRateDoc", "finite", "refuse_boolean"]
 
 #: The validation context key that marks a document being read from a file.
 READING = "gpuplan_reading"
@@ -57,6 +59,33 @@ def _has_non_finite(x: Any) -> bool:
     return False
 
 
+def _admits_bool(annotation: Any) -> bool:
+    """True if a field of this type may hold ``True``/``False`` (bool, Any, a union with either)."""
+    if annotation is bool or annotation is Any:
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _admits_bool(get_args(annotation)[0])
+    if origin is Literal:
+        return any(isinstance(a, bool) for a in get_args(annotation))
+    if origin in (Union, UnionType):
+        return any(_admits_bool(a) for a in get_args(annotation))
+    return False
+
+
+def refuse_boolean(model: type[BaseModel], value: Any, info: ValidationInfo) -> Any:
+    """``value`` unless it is ``true``/``false`` given for a field that holds no boolean: pydantic
+    reads ``true`` as 1 where a number is expected (a plan's ``"schema_version": true``, a
+    workload's ``batch_size: true``), and JSON and YAML booleans are not numbers."""
+    if isinstance(value, bool) and info.field_name is not None:
+        field = model.model_fields.get(info.field_name)
+        if field is not None and not _admits_bool(field.annotation):
+            raise ValueError(
+                Phrase(N_("{value} is not a number; write the number itself"), value=str(value).lower())
+            )
+    return value
+
+
 def _reading(info: ValidationInfo) -> bool:
     return isinstance(info.context, dict) and bool(info.context.get(READING))
 
@@ -72,6 +101,11 @@ class Document(BaseModel):
     @classmethod
     def _finite(cls, data: Any, info: ValidationInfo) -> Any:
         return data if _reading(info) else finite(data)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_booleans_when_read(cls, value: Any, info: ValidationInfo) -> Any:
+        return refuse_boolean(cls, value, info) if _reading(info) else value
 
     @field_validator("*", mode="after")
     @classmethod

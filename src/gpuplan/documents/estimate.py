@@ -83,10 +83,18 @@ class AdviceItem(Document):
     gpu: str
     gpu_count: int = Field(ge=1)
     peak_memory_gib: float | None
+    """What nvidia-smi would show after the change."""
     fits: bool
+    """By the estimate's verdict: ``required_gib`` ≤ ``capacity_gib``."""
     step_time_s: float | None
     step_time_factor: float | None
     derivation: str
+    required_gib: float | None = None
+    """What must fit after the change (allocated + CUDA context + cuBLAS + NCCL)."""
+    capacity_gib: float | None = None
+    """Usable memory of the GPU the change runs on."""
+    offered: bool | None = None
+    """Another GPU: whether the catalog has an offer of it (None when not checked or the same GPU)."""
 
 
 class DecodeDoc(Document):
@@ -147,6 +155,27 @@ class MemoryDoc(Document):
     """The low end of what must fit: above ``memory_capacity_gib`` means *does not fit*."""
     required_gib_high: float | None = None
     """The high end of what must fit: within ``memory_capacity_gib`` means *fits*."""
+
+
+class PlausibilityDoc(Document):
+    """One step checked against what the datasheets allow (``perf/plausibility.py``)."""
+
+    reference_gpu: str | None
+    """The generation's reference GPU compared with; None when this GPU is its own reference."""
+    ratio_to_reference: float | None
+    """Step time on the reference ÷ on this GPU (above 1: faster than the reference)."""
+    datasheet_low: float | None
+    datasheet_high: float | None
+    """The compute-peak and bandwidth ratios to the reference, smaller and larger: no mix of the two
+    runs faster than ``datasheet_high``."""
+    parity_high: float | None
+    """The ratio with the reference's fitted efficiencies on both GPUs."""
+    peak_fraction: float
+    """Tensor FLOPs per second over the datasheet's dense peak (at most 1)."""
+    bandwidth_fraction: float
+    """Bytes per second over the datasheet's memory bandwidth (at most 1)."""
+    flags: list[str]
+    """Each bound the estimate breaks, in words; empty when it is plausible."""
 
 
 class StackDoc(Document):
@@ -273,6 +302,8 @@ class EstimateRow(Document):
     """Set when the workload's own measured step anchors this row (``gpuplan measure``)."""
     link: str
     notes: list[str]
+    plausibility: PlausibilityDoc | None = None
+    """The step against the datasheets and the generation's reference GPU; None with ``error``."""
     advice: list[AdviceItem]
     stack_levels: list[StackLevelFigures] = Field(default_factory=list)
     """The same configuration on the stock and the tuned stack: the spread the code's choices make."""

@@ -22,12 +22,14 @@ from gpuplan.vocab import MemoryVerdict, Parallelism, PricingModel, Task
 __all__ = [
     "PLAN_SCHEMA_VERSION",
     "CostBreakdownDoc",
+    "CostItemDoc",
     "PersonaDoc",
     "PlanConstraintsDoc",
     "PlanDocument",
     "PlanOption",
     "PlanWorkload",
     "SpotDoc",
+    "UnknownFactDoc",
     "WorkloadData",
     "WorkloadInputs",
     "WorkloadModel",
@@ -40,6 +42,18 @@ __all__ = [
 PLAN_SCHEMA_VERSION = 2
 
 
+class CostItemDoc(Document):
+    """One charge of an option with how many times it is paid (what is really rented)."""
+
+    component: Literal["compute", "setup", "storage", "egress_in", "egress_out", "licences", "spot_overhead"]
+    cost_usd: float | None
+    multiplier: int = Field(ge=0)
+    """Instances, disks or dataset copies the unit charge is paid for."""
+    per: Literal["instance", "disk", "bucket", "copy"]
+    included_in: Literal["compute"] | None = None
+    """The component this item is part of (the set-up is part of compute); None when it adds up."""
+
+
 class CostBreakdownDoc(Document):
     """The all-in cost of one option by component, USD; the parts sum to ``total_cost_usd``."""
 
@@ -48,6 +62,17 @@ class CostBreakdownDoc(Document):
     egress_usd: float | None
     licence_usd: float | None
     spot_overhead_usd: float | None
+    items: list[CostItemDoc] = Field(default_factory=list)
+    """Each charge with its multiplier: compute (instances), its set-up part, storage (disks or one
+    bucket), the dataset in (copies), the results back, licences, spot overhead."""
+
+
+class UnknownFactDoc(Document):
+    """A fact the catalog lacks that the option was costed at the conservative bound of."""
+
+    fact: Literal["vcpus", "ram", "network", "egress_price", "storage_price", "spot_rate", "price_date"]
+    assumed: str
+    """The bound taken, in words."""
 
 
 class SpotDoc(Document):
@@ -106,6 +131,19 @@ class PlanOption(Document):
     confidence: str | None = None
     as_of: str | None = None
     stale: bool = False
+    """The price is not known to be within the catalog's staleness limit: older, or of unknown age."""
+    age_days: int | None = None
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
+    days; None when undated."""
+    staleness: Literal["fresh", "stale", "unknown"] | None = None
+    """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown
+    (the date's bounds straddle the limit, or there is none)."""
+    unknown_facts: list[UnknownFactDoc] = Field(default_factory=list)
+    """Facts the catalog lacks, each costed at its conservative bound (which the ranking uses)."""
+    best_case_total_cost_usd: float | None = None
+    """The all-in cost with every unknown fact at its best case; None when none is unknown."""
+    best_case_job_time_h: float | None = None
+    """The job time with every unknown fact at its best case; None when none is unknown."""
     peak_memory_gib: float | None = None
     """Estimated peak memory per GPU, GiB."""
     input_bound: bool = False
@@ -276,6 +314,10 @@ class PlanDocument(Document):
     candidates: int = Field(ge=0)
     feasible: int = Field(ge=0)
     notes: list[str] = Field(default_factory=list)
+    decided_by_unknowns: str = ""
+    """When unknown facts decided the winner: which option would rank first at their best case."""
+    stale_after_days: int | None = None
+    """The staleness limit the options' ``stale`` flags are set against, days."""
 
 
 def upgrade_v1_option(option: dict[str, Any]) -> dict[str, Any]:

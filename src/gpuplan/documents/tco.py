@@ -20,6 +20,7 @@ __all__ = [
     "TcoHourlyPrice",
     "TcoMonth",
     "TcoSensitivity",
+    "TcoUnknownPrice",
 ]
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
@@ -54,6 +55,17 @@ class TcoCommitment(Document):
     term_months: int
     cost_usd: float
     """What these units cost over their term (as billed under ``past_horizon``), USD."""
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    age_days: int | None
+    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
+    allows), days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
+    the limit, or there is none)."""
+    confidence: str
 
 
 class TcoSensitivity(Document):
@@ -85,6 +97,27 @@ class TcoHourlyPrice(Document):
     price_usd_per_gpu_hour: float
     spot_overhead_ratio: float | None
     """Paid spot hours per useful hour (checkpoints, lost work, restarts)."""
+    as_of: str
+    """The price's date as the catalog states it ("" when it states none)."""
+    age_days: int | None
+    """The oldest the price can be on the day of the report (from the earliest day ``as_of``
+    allows), days; None when undated."""
+    stale: bool
+    """Not known to be within ``stale_after_days``: older, or of unknown age."""
+    staleness: Literal["fresh", "stale", "unknown"]
+    """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
+    the limit, or there is none)."""
+    confidence: str
+
+
+class TcoUnknownPrice(Document):
+    """A pricing model the usage allows for a GPU demanded that has no usable price: whether it
+    pays off is unknown (not "no")."""
+
+    pricing: PricingModel
+    gpu: str
+    fill: str
+    """What would fill it, in words."""
 
 
 class TcoDocument(Document):
@@ -113,4 +146,8 @@ class TcoDocument(Document):
     sensitivity: list[TcoSensitivity]
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
+    unknown_prices: list[TcoUnknownPrice]
+    """Pricing models whose saving is unknown for want of a price."""
+    stale_after_days: int
+    """The staleness limit prices are flagged against, days."""
     notes: list[str]

@@ -200,30 +200,48 @@ def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
     return resolve_gpu(name), n
 
 
+def _tokens(g: GPU) -> set[str]:
+    """The words a GPU can be named by: those of its id and aliases, and its memory (``80gb``)."""
+    words = {w for n in (g.id, *g.aliases) for w in _norm(n).split("-") if w}
+    words.add(f"{g.memory_gib:g}gb")
+    return words
+
+
+def _family(key: str) -> list[GPU]:
+    """Every GPU each of whose words ``key``'s words begin: ``a100-80g`` is A100-SXM4-80GB *and*
+    A100-PCIE-80GB (both A100, both 80 GB), whatever alias one of them carries."""
+    typed = [w for w in key.split("-") if w]
+    return [g for g in all_gpus() if all(any(t.startswith(w) for t in _tokens(g)) for w in typed)]
+
+
 def resolve_gpu(name: str) -> GPU:
     """Resolve what a person types (``a100``, ``A100-80GB``, ``h100 sxm``) to one GPU.
 
-    An exact id or alias wins. Otherwise every GPU whose normalised id or alias starts with the
-    normalised name matches; several matches raise :class:`AmbiguousNameError` with the choices,
-    none raises :class:`NotFoundError` with the nearest names.
+    An exact id wins. Otherwise the name must mean one part: every GPU whose id or alias starts
+    with it, or whose words (id, aliases, memory size) the name's words begin, is a match — an
+    alias that one part carries does not hide another part it fits as well (``A100-80GB`` is the
+    SXM4 and the PCIe card). Several matches raise :class:`AmbiguousNameError` with the choices
+    (``offers`` lists them all), none raises :class:`NotFoundError` with the nearest names.
     """
     if ":" in name:
         return parse_gpu_spec(name)[0]
     key = _norm(name)
     if not key:
         raise NotFoundError("GPU", name, [g.id for g in all_gpus()])
-    exact = [g for g in all_gpus() if key == _norm(g.id) or key in {_norm(a) for a in g.aliases}]
-    if len(exact) == 1:
-        return exact[0]
+    by_id = [g for g in all_gpus() if key == _norm(g.id)]
+    if len(by_id) == 1:
+        return by_id[0]
+    exact = [g for g in all_gpus() if key in {_norm(a) for a in g.aliases}]
     prefix = [
         g
         for g in all_gpus()
         if _norm(g.id).startswith(key) or any(_norm(a).startswith(key) for a in g.aliases)
     ]
-    if len(prefix) == 1:
-        return prefix[0]
-    if len(prefix) > 1:
-        raise AmbiguousNameError("GPU", name, [g.id for g in prefix])
+    matches = list(dict.fromkeys([*exact, *prefix, *_family(key)]))
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise AmbiguousNameError("GPU", name, [g.id for g in matches])
     # Match against ids and aliases, but suggest canonical ids, each once.
     owner = {g.id: g.id for g in all_gpus()} | {a: g.id for g in all_gpus() for a in g.aliases}
     hits = list(dict.fromkeys(owner[h] for h in closest(name, owner, n=6)))[:3]

@@ -43,6 +43,7 @@ __all__ = [
     "BenchSkip",
     "datasheet_note_text",
     "default_sizes",
+    "matmul_size",
     "run_bench",
 ]
 
@@ -76,6 +77,29 @@ class BenchSizes:
     """Timed samples; the median is reported."""
     inner: int = 1
     """Calls per timed sample, so that short GPU kernels are not dominated by event overhead."""
+    matmul_min_call_s: float = 0.0
+    """Grow the matmul (doubling ``matmul_n`` up to :data:`MAX_CPU_MATMUL_N`) until one call takes at
+    least this long, so that the per-call overhead (thread wake-up, dispatch) is a small share of
+    what is timed; 0 keeps ``matmul_n`` as given."""
+
+
+#: The largest matmul the CPU sizing grows to (2·4096³ = 137 GFLOP: seconds on any CPU).
+MAX_CPU_MATMUL_N = 4096
+#: One timed CPU matmul call lasts at least this long, s. A 256×256 product (34 MFLOP) takes well
+#: under a millisecond of arithmetic on a modern core but tens of milliseconds of thread wake-up and
+#: dispatch on a busy or shared machine (measured: 1 GFLOP/s at n = 256 against 31 GFLOP/s at
+#: n = 2048 on the same 2-core VM, a 30× under-report); a call of 0.1 s or more makes that overhead
+#: a few per cent of the time. ASSUMPTION: the overhead is below 10 ms.
+CPU_MATMUL_MIN_CALL_S = 0.1
+
+
+def matmul_size(call_s: Callable[[int], float], start: int, min_call_s: float, max_n: int) -> int:
+    """The smallest ``n`` (``start`` doubled) whose one call takes at least ``min_call_s``, or
+    ``max_n``. ``call_s(n)``: seconds of one ``n×n @ n×n`` product."""
+    n = start
+    while n < max_n and call_s(n) < min_call_s:
+        n *= 2
+    return min(n, max_n)
 
 
 def default_sizes(device: str, *, quick: bool) -> BenchSizes:
@@ -84,6 +108,7 @@ def default_sizes(device: str, *, quick: bool) -> BenchSizes:
         if quick:
             return BenchSizes(
                 matmul_n=256,
+                matmul_min_call_s=CPU_MATMUL_MIN_CALL_S,
                 copy_bytes=8 * _MIB,
                 transfer_bytes=0,
                 model_d=64,
@@ -95,9 +120,11 @@ def default_sizes(device: str, *, quick: bool) -> BenchSizes:
                 repeats=3,
             )
         # NB: bf16 matmul on a CPU without AVX512-BF16/AMX runs ~100x slower than fp32 (measured
-        # 0.0003 vs 0.035 TFLOP/s on a shared EPYC VM), so n stays at 512 to keep the run to seconds.
+        # 0.0003 vs 0.035 TFLOP/s on a shared EPYC VM): n starts at 512 and grows per dtype only
+        # until one call takes CPU_MATMUL_MIN_CALL_S, so the slow path stays at seconds.
         return BenchSizes(
             matmul_n=512,
+            matmul_min_call_s=CPU_MATMUL_MIN_CALL_S,
             copy_bytes=64 * _MIB,
             transfer_bytes=0,
             model_d=128,
@@ -287,6 +314,13 @@ def _set_fp32_matmul_tf32(torch: Any, enabled: bool) -> Callable[[], None]:
 def _bench_matmul(ctx: _Ctx, dtype: str) -> None:
     torch, n = ctx.torch, ctx.sizes.matmul_n
     tdtype = getattr(torch, _TORCH_DTYPES[dtype])
+    if ctx.sizes.matmul_min_call_s > 0:
+
+        def one_call(m: int) -> float:
+            x = torch.randn(m, m, device=ctx.device, dtype=tdtype)
+            return min(ctx.timer.measure(lambda: torch.mm(x, x), warmup=1, repeats=1))
+
+        n = matmul_size(one_call, n, ctx.sizes.matmul_min_call_s, MAX_CPU_MATMUL_N)
     a = torch.randn(n, n, device=ctx.device, dtype=tdtype)
     b = torch.randn(n, n, device=ctx.device, dtype=tdtype)
     out = torch.empty(n, n, device=ctx.device, dtype=tdtype)

@@ -7,20 +7,20 @@ way to confirm one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from gpuplan.errors import EstimateError
-from gpuplan.hardware import GPU, all_gpus
+from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import _
 from gpuplan.perf.activations import forward_activation_bytes
+from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
-from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.links import Link
+from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
 from gpuplan.profile.model import OpRecord, Profile
 from gpuplan.vocab import LossKind
 
-__all__ = ["Advice", "advise"]
+__all__ = ["Advice", "Current", "advise"]
 
 #: Families where LoRA (low-rank adapters on linear layers) is the usual fine-tuning method.
 _TRANSFORMER_FAMILIES = frozenset({"decoder", "encoder", "encoder-decoder", "vit"})
@@ -32,115 +32,6 @@ _WORLD_MULTIPLES = (1, 2, 4, 8)
 _MAX_WORLD = 64
 
 
-@dataclass(frozen=True, kw_only=True)
-class Advice:
-    """One change that reduces memory, evaluated on one GPU configuration."""
-
-    action: str
-    """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
-    ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
-    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights`` or ``bigger_gpu``."""
-    summary: str
-    """One line saying what to change."""
-    gpu: str
-    gpu_count: int
-    peak_memory_gib: float
-    fits: bool
-    step_time_s: float | None
-    """Time of one optimizer step of the same global batch after the change (None if not derived)."""
-    step_time_factor: float | None
-    """``step_time_s`` over the unchanged workload's step time on the same GPU configuration."""
-    derivation: str
-    """How the figures were obtained (all are derived, not traced)."""
-
-
-@dataclass(frozen=True)
-class _Setup:
-    """The configuration that does not fit, and its estimate."""
-
-    request: EstimateRequest
-    base: Estimate
-
-    @property
-    def profile(self) -> Profile:
-        return self.request.profile
-
-    @property
-    def gpu(self) -> GPU:
-        return self.request.gpu
-
-    @property
-    def count(self) -> int:
-        return self.request.count
-
-    @property
-    def accum(self) -> int:
-        return self.request.grad_accum_steps
-
-    def run(
-        self,
-        profile: Profile,
-        *,
-        accum: int | None = None,
-        gpu: GPU | None = None,
-        count: int | None = None,
-        parallelism: str | None = None,
-    ) -> Estimate:
-        """Estimate a changed profile on this configuration (or another GPU, count, parallelism)."""
-        r = self.request
-        gpu, count = gpu or r.gpu, count or r.count
-        return run_estimate(
-            r.changed(
-                profile=profile,
-                gpu=gpu,
-                count=count,
-                parallelism=parallelism or r.parallelism,
-                grad_accum_steps=accum or r.grad_accum_steps,
-                link=_link_for(r, gpu, count),
-            )
-        )
-
-    def advice(
-        self, e: Estimate, *, action: str, summary: str, derivation: str, timed: bool = True
-    ) -> Advice:
-        return Advice(
-            action=action,
-            summary=summary,
-            gpu=e.gpu,
-            gpu_count=e.gpu_count,
-            peak_memory_gib=e.peak_memory_gib,
-            fits=e.fits,
-            step_time_s=e.step_time_s if timed else None,
-            step_time_factor=e.step_time_s / self.base.step_time_s if timed else None,
-            derivation=derivation,
-        )
-
-
-def _link_for(request: EstimateRequest, gpu: GPU, count: int) -> Link | None:
-    """The link of a changed configuration: the request's own on the same GPUs; for more GPUs or
-    another GPU, one built like it.
-
-    More GPUs of the same model keep the node size and in-node link (when the request's nodes hold
-    more than one GPU; a one-GPU request says nothing about node size, so the default applies) and
-    the network. Another GPU is another instance type: it keeps only a network the user gave.
-    """
-    link = request.link
-    if link is None or (gpu.id == request.gpu.id and count == request.count):
-        return link
-    same_gpu = gpu.id == request.gpu.id
-    multi = same_gpu and link.gpus_per_node > 1
-    keep_network = same_gpu or link.network_source == "user"
-    return Link.for_gpus(
-        gpu,
-        count,
-        gpus_per_node=link.gpus_per_node if multi else None,
-        nvlink=link.intra_node == "nvlink" if multi else None,
-        network_gbit_s=link.network_gbit_s if keep_network and link.network_known else None,
-        network_kind=link.network_kind if keep_network else None,
-        network_source=link.network_source,
-    )
-
-
 def _scaled(
     ops: tuple[OpRecord, ...], phases: tuple[str, ...], flops: float, nbytes: float
 ) -> tuple[OpRecord, ...]:
@@ -150,7 +41,7 @@ def _scaled(
     )
 
 
-def _micro_batch(st: _Setup) -> Advice | None:
+def _micro_batch(st: Setup) -> Advice | None:
     p = st.profile
     if is_optimizer_step_peak(p.peak) or p.batch_size <= 1:
         return None  # the peak does not shrink with the batch (optimizer step), or cannot
@@ -203,10 +94,10 @@ def _checkpoint_keep(profile: Profile) -> tuple[float, str]:
     )
 
 
-def _checkpointing(st: _Setup) -> Advice | None:
+def _checkpointing(st: Setup) -> Advice | None:
     p = st.profile
-    if p.task == "infer" or is_optimizer_step_peak(p.peak):
-        return None  # the peak is the optimizer step's, not the activations'
+    if p.task == "infer" or is_optimizer_step_peak(p.peak) or p.activation_checkpointing == "full":
+        return None  # the peak is the optimizer step's, or every block is already recomputed
     keep, why = _checkpoint_keep(p)
     # Backward re-runs every checkpointed forward op: ≈ +1/3 of the forward+backward compute.
     recompute = tuple(replace(o, phase="backward") for o in p.ops if o.phase == "forward")
@@ -216,17 +107,21 @@ def _checkpointing(st: _Setup) -> Advice | None:
     return st.advice(
         st.run(changed),
         action="gradient_checkpointing",
-        summary=_("enable activation (gradient) checkpointing"),
+        summary=_("enable activation (gradient) checkpointing")
+        if p.activation_checkpointing == "none"
+        else _("checkpoint every block (activation_checkpointing: full) instead of selective"),
         derivation=_("activations × {keep:.2f} ({why}); time + one forward recompute").format(
             keep=keep, why=why
         ),
     )
 
 
-def _fused_optimizer(st: _Setup) -> Advice | None:
+def _fused_optimizer(st: Setup) -> Advice | None:
     p = st.profile
     if p.task == "infer" or not is_optimizer_step_peak(p.peak) or p.peak.temporaries_bytes <= 0:
         return None  # the peak is not foreach AdamW's optimizer-step temporary
+    if st.current.optimizer != "adamw":
+        return None  # fused, 8-bit, SGD …: not foreach AdamW, whose temporary this removes
     return st.advice(
         st.run(replace(p, peak=replace(p.peak, temporaries_bytes=0.0))),
         action="fused_optimizer",
@@ -252,11 +147,13 @@ _LOSS_BYTES_PER_ELEMENT = {
 }
 
 
-def _eight_bit_adam(st: _Setup) -> list[Advice]:
+def _eight_bit_adam(st: Setup) -> list[Advice]:
     p = st.profile
     trainable = p.trainable_params
     if p.task == "infer" or not trainable or p.paged_optimizer_bytes > 0:
         return []
+    if "8bit" in st.current.optimizer or st.current.optimizer not in ("adam", "adamw", "adamw-fused"):
+        return []  # already 8-bit, or not Adam(W), whose state this replaces
     if p.peak.optimizer_state_bytes < 3.0 * trainable:
         return []  # not a two-moment fp32/bf16 optimizer (SGD, Adafactor, already 8-bit)
     state = _ADAM_8BIT_BYTES_PER_PARAM * trainable
@@ -284,10 +181,10 @@ def _eight_bit_adam(st: _Setup) -> list[Advice]:
     return out
 
 
-def _optimizer_in_backward(st: _Setup) -> Advice | None:
+def _optimizer_in_backward(st: Setup) -> Advice | None:
     p = st.profile
-    if p.task == "infer" or st.accum > 1 or p.peak.gradients_bytes <= 0:
-        return None  # nothing to free, or accumulation needs the whole gradient
+    if p.task == "infer" or st.accum > 1 or p.peak.gradients_bytes <= 0 or st.current.optimizer_in_backward:
+        return None  # nothing to free, accumulation needs the whole gradient, or already so
     largest = p.shape.largest_layer_params or 0
     per_grad = p.peak.gradients_bytes / max(p.trainable_params, 1)
     # Each gradient is freed right after its own step: about one layer's gradients live at a time.
@@ -309,13 +206,14 @@ def _optimizer_in_backward(st: _Setup) -> Advice | None:
     )
 
 
-def _lighter_loss(st: _Setup) -> list[Advice]:
+def _lighter_loss(st: Setup) -> list[Advice]:
     p = st.profile
     vocab, seq = p.shape.vocab_size, p.seq_len
     if p.task == "infer" or not vocab or not seq or is_optimizer_step_peak(p.peak):
         return []  # no logits at the peak
     elements = float(p.batch_size) * seq * vocab
     standard = _LOSS_BYTES_PER_ELEMENT[LossKind.STANDARD]
+    now = LossKind.cast(st.current.loss)
     out = []
     for kind, action, summary in (
         (
@@ -329,6 +227,8 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
             _("fused linear cross-entropy (Liger), loss: fused-linear"),
         ),
     ):
+        if _LOSS_BYTES_PER_ELEMENT[kind] >= _LOSS_BYTES_PER_ELEMENT[now]:
+            continue  # the workload's loss already keeps no more than this one
         saved = (standard - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
         if kind is LossKind.FUSED_LINEAR:
             # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
@@ -351,12 +251,15 @@ def _lighter_loss(st: _Setup) -> list[Advice]:
     return out
 
 
-def _sharding(st: _Setup) -> list[Advice]:
+def _sharding(st: Setup) -> list[Advice]:
     if st.profile.task == "infer":
         return []
     out = []
     worlds = sorted({st.count * m for m in _WORLD_MULTIPLES if 1 < st.count * m <= _MAX_WORLD})
+    done = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}.get(st.request.parallelism, 0)
     for parallelism, label in (("zero2", "ZeRO-2"), ("fsdp", "FSDP (ZeRO-3)")):
+        if {"zero2": 2, "fsdp": 3}[parallelism] < done:
+            continue  # the workload already shards more than this
         for n in worlds:
             if n == st.count and parallelism == st.request.parallelism:
                 continue
@@ -379,10 +282,10 @@ def _sharding(st: _Setup) -> list[Advice]:
     return out
 
 
-def _lora(st: _Setup) -> Advice | None:
+def _lora(st: Setup) -> Advice | None:
     p = st.profile
     peak = p.peak
-    if p.task == "infer" or p.shape.family not in _TRANSFORMER_FAMILIES:
+    if p.task == "infer" or p.shape.family not in _TRANSFORMER_FAMILIES or st.current.lora:
         return None
     how = ""
     new_peak = replace(peak, gradients_bytes=0.0, optimizer_state_bytes=0.0)
@@ -415,7 +318,7 @@ def _lora(st: _Setup) -> Advice | None:
     )
 
 
-def _bf16_weights(st: _Setup) -> Advice | None:
+def _bf16_weights(st: Setup) -> Advice | None:
     p = st.profile
     peak = p.peak
     if p.task == "infer" or not p.params or st.gpu.bf16_tflops is None:
@@ -442,7 +345,7 @@ def _bf16_weights(st: _Setup) -> Advice | None:
     )
 
 
-def _bigger_gpu(st: _Setup) -> Advice | None:
+def _bigger_gpu(st: Setup) -> Advice | None:
     fitting = []
     for g in all_gpus():
         if g.memory_gib <= st.gpu.memory_gib or g.id == st.gpu.id:
@@ -452,22 +355,33 @@ def _bigger_gpu(st: _Setup) -> Advice | None:
         except EstimateError:
             continue  # that GPU lacks a dtype path the workload needs
         if e.fits:
-            fitting.append((g.memory_gib, e.step_time_s, g.id, e))
+            # Offered GPUs first (a GPU nobody rents out is no way to run the job), then the
+            # smallest memory that fits, then the fastest.
+            unoffered = st.offered is not None and g.id not in st.offered
+            fitting.append((unoffered, g.memory_gib, e.step_time_s, g.id, e))
     if not fitting:
         return None
-    # the smallest memory that fits; among equals, the fastest
-    _memory, _time, gid, e = min(fitting, key=lambda t: (t[0], t[1]))
+    unoffered, _memory, _time, gid, e = min(fitting, key=lambda t: (t[0], t[1], t[2]))
     g = next(x for x in all_gpus() if x.id == gid)
+    summary = _("use {gpu} ({memory:g} GB)").format(gpu=g.id, memory=g.memory_gib) + (
+        f" × {st.count}" if st.count > 1 else ""
+    )
+    if unoffered:
+        summary += " — " + _("not offered in the catalog")
     return st.advice(
         e,
         action="bigger_gpu",
-        summary=_("use {gpu} ({memory:g} GB)").format(gpu=g.id, memory=g.memory_gib)
-        + (f" × {st.count}" if st.count > 1 else ""),
-        derivation=_("same workload estimated on the smallest larger GPU that fits (fastest of those)"),
+        summary=summary,
+        derivation=_(
+            "same workload estimated on the smallest larger GPU that fits (fastest of those), "
+            "one with an offer in the catalog first"
+        ),
     )
 
 
-def advise(request: EstimateRequest) -> tuple[Advice, ...]:
+def advise(
+    request: EstimateRequest, *, current: Current | None = None, offered: frozenset[str] | None = None
+) -> tuple[Advice, ...]:
     """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``, those that
     fit first, cheapest first.
 
@@ -476,11 +390,15 @@ def advise(request: EstimateRequest) -> tuple[Advice, ...]:
     The advice is costed on the request as given — its link (network, node size), job size and
     ``torch.compile`` setting — so the unchanged step time it compares against is the one
     :func:`run_estimate` gives for the same request; a change to more GPUs or another GPU gets a
-    link built like the request's (:func:`_link_for`).
+    link built like the request's (:func:`_link_for`). ``current``: what the workload already
+    does (none of it is suggested again); ``offered``: the GPUs the catalog has offers of (another
+    GPU is suggested among them first, and labelled "not offered in the catalog" otherwise).
+    A change "fits" by the estimate's own verdict (``required_gib`` ≤ ``capacity_gib``), which each
+    advice carries beside the nvidia-smi figure.
     """
     request = request.changed(calibration=request.calibration or load_calibration())
     gpu, count = request.gpu, request.count
-    st = _Setup(request=request, base=run_estimate(request))
+    st = Setup(request=request, base=run_estimate(request), current=current or Current(), offered=offered)
     candidates: list[Advice | None] = [
         _micro_batch(st),
         _checkpointing(st),

@@ -178,7 +178,18 @@ class Calibration:
         return next((m for m in self.measured if m.gpu_id == gpu_id), None)
 
     def arch_factor(self, architecture: str) -> float:
-        return dict(self.arch_factors).get(architecture, 1.0)
+        """The fitted factor of ``architecture``; for one without calibration rows, the lowest fitted
+        factor of any architecture (1 when none is fitted).
+
+        An unseen architecture is not taken at full efficiency: the fit finds the newest, fastest
+        tensor cores the hardest to keep busy in eager PyTorch (Hopper's factor is the lowest), and a
+        GPU with no rows — a newer generation (Blackwell), another vendor's stack (CDNA 3) — has no
+        evidence of doing better. Unknown is costed at its conservative bound, never the best case.
+        """
+        fitted = dict(self.arch_factors)
+        if architecture in fitted:
+            return fitted[architecture]
+        return min(fitted.values(), default=1.0)
 
     def time_log_halfwidth_for(self, architecture: str, family: str) -> float | None:
         """The 80 % half-width on ln(step time) for this GPU architecture and model family: the

@@ -24,6 +24,7 @@ from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
+from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.roofline import PhaseTimes
 from gpuplan.perf.stages.communication import Communication, communication
 from gpuplan.perf.stages.compute import ComputeTime, compute_time, pipeline_bubble_fraction
@@ -39,8 +40,11 @@ __all__ = [
     "SOFTWARE_SLOWER",
     "Estimate",
     "EstimateRequest",
+    "GpuStages",
     "JobSize",
     "estimate",
+    "finish_estimate",
+    "gpu_stages",
     "run_estimate",
     "time_spread",
 ]
@@ -179,6 +183,9 @@ class Estimate:
     """The measured step the compute time is anchored on, and how it moved to this GPU; None
     when the estimate is the model's alone."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    plausibility: Plausibility | None = None
+    """The step checked against the datasheets and the generation's reference GPU
+    (``perf/plausibility.py``); its ``flags`` are in ``notes`` too."""
 
     @property
     def comm_time_s(self) -> float:
@@ -268,12 +275,36 @@ def run_estimate(request: EstimateRequest) -> Estimate:
     ``profile.batch_size`` is the per-GPU micro-batch. With ``grad_accum_steps`` > 1 the optimizer
     (and DDP's all-reduce) runs once per that many micro-batches.
     """
+    return finish_estimate(gpu_stages(request), request)
+
+
+@dataclass(frozen=True)
+class GpuStages:
+    """The stages of an estimate that the host does not enter (:func:`gpu_stages`)."""
+
+    layout: Layout
+    compute: ComputeTime
+    comm: Communication
+    memory: GpuMemory
+
+
+def gpu_stages(request: EstimateRequest) -> GpuStages:
+    """The first four stages of :func:`run_estimate`: none of them reads the host's input pipeline
+    (``request.input_pipeline``), so offers of one GPU shape on different hosts share them (the
+    planner asks about thousands of offers and a few hundred shapes)."""
     layout = lay_out(request)  # which share of the step one GPU runs, over which links
     compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
     comm = communication(layout, compute)  # the collectives and what of them compute hides
     memory = gpu_memory(layout)  # what one GPU holds as the run shards it
-    spread = step_spread(layout, compute, comm)  # the step's point and 80 % range
-    return _estimate(layout, compute, comm, memory, spread)
+    return GpuStages(layout, compute, comm, memory)
+
+
+def finish_estimate(stages: GpuStages, request: EstimateRequest) -> Estimate:
+    """The estimate of ``request`` from ``stages`` computed for a request that differs from it at
+    most in ``input_pipeline``: the step's spread, bounded by what the host decodes."""
+    layout = stages.layout if stages.layout.request is request else replace(stages.layout, request=request)
+    spread = step_spread(layout, stages.compute, stages.comm)  # the step's point and 80 % range
+    return _estimate(layout, stages.compute, stages.comm, stages.memory, spread)
 
 
 def _estimate(
@@ -332,4 +363,5 @@ def _estimate(
         # In the order a reader meets them: the layout, the time and its range, the memory; the
         # network assumption last, as it ends with what to give instead.
         notes=(*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes),
+        plausibility=compute.plausibility,
     )

@@ -23,10 +23,18 @@ A cloud vCPU is one hyperthread (half a physical core on most x86 instances), an
 JPEGs average about 400×350 px (smaller than that benchmark's): both taken together, 100 images/s
 per vCPU is the point, 50–250 the range (the high end from the DGX A100 figure, a full core per
 worker). A workload's ``stack.loader_workers`` counts each worker at the same rate.
+
+The host's RAM bounds the pipeline too. Every epoch touches the whole dataset (a distributed
+sampler reshuffles it across nodes each epoch), so each node needs all of it: when the host's page
+cache can hold it, epochs after the first read it from memory; when it cannot, every sample is read
+from the instance's disk again, and samples/s is bounded by ``disk GB/s ÷ bytes per sample``. The
+disk rate is the planner's storage assumption (:data:`STORAGE_READ_GBPS`); the share of RAM the page
+cache may use is :data:`PAGE_CACHE_SHARE`. Both are ASSUMPTIONS, labelled wherever they bind.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
@@ -36,8 +44,14 @@ __all__ = [
     "IMAGES_PER_S_PER_VCPU",
     "IMAGES_PER_S_PER_VCPU_HIGH",
     "IMAGES_PER_S_PER_VCPU_LOW",
+    "PAGE_CACHE_SHARE",
+    "STORAGE_READ_GBPS",
+    "DatasetReads",
+    "Host",
     "InputPipeline",
+    "dataset_reads",
     "image_input_pipeline",
+    "input_pipeline",
 ]
 
 #: JPEG decode + random-resized crop + flip per vCPU, images/s (ASSUMPTION; sources above).
@@ -45,66 +59,145 @@ IMAGES_PER_S_PER_VCPU = 100.0
 IMAGES_PER_S_PER_VCPU_LOW = 50.0
 IMAGES_PER_S_PER_VCPU_HIGH = 250.0
 
+#: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: 0.5 GB/s, the
+#: planner's storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``: between the
+#: EBS gp3 baseline of 125 MiB/s and its provisioned maximum of 1,000 MiB/s, AWS EBS volume types).
+STORAGE_READ_GBPS = 0.5
+#: Share of the host's RAM the page cache may hold the dataset in. ASSUMPTION: 0.8 — the rest for
+#: the training processes and their DataLoader workers.
+PAGE_CACHE_SHARE = 0.8
+_GB_PER_GIB = 1.073741824
+
+
+@dataclass(frozen=True, kw_only=True)
+class Host:
+    """The instance whose CPUs, RAM and disk feed its GPUs; None fields are unknown."""
+
+    gpus: float
+    """GPUs of the instance."""
+    vcpus: float | None = None
+    ram_gib: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatasetReads:
+    """The dataset read again from the instance's disk every epoch: its page cache cannot hold it."""
+
+    dataset_gb: float
+    bytes_per_sample: float
+    ram_gib: float
+    """The host's RAM (the dataset is larger than :data:`PAGE_CACHE_SHARE` of it)."""
+    gpus_per_node: float
+    """GPUs sharing the node's disk."""
+
+    def samples_per_s(self, gpus: int) -> float:
+        """Samples/s the disks of ``gpus`` GPUs' hosts read in all (each node reads from its own)."""
+        nodes = gpus / self.gpus_per_node
+        return nodes * STORAGE_READ_GBPS * 1e9 / self.bytes_per_sample
+
 
 @dataclass(frozen=True, kw_only=True)
 class InputPipeline:
-    """The host CPUs that decode and augment an image workload's samples."""
+    """What feeds the GPUs: the host CPUs that decode and augment an image workload's samples, and
+    the disk that holds a dataset the page cache cannot (either may be absent: not bounded)."""
 
-    vcpus_per_gpu: float
+    vcpus_per_gpu: float | None = None
     """Decoding processes per GPU: the instance's vCPUs divided by its GPUs (every vCPU a
-    DataLoader worker), or fewer where the workload names its ``loader_workers``."""
+    DataLoader worker), or fewer where the workload names its ``loader_workers``; None: the decode
+    is not bounded (text, or not known)."""
     source: str = "catalog"
     """Where the count comes from: ``catalog`` (the instance's vCPUs) or ``workers`` (the
     workload's ``stack.loader_workers``)."""
     serial: bool = False
     """``loader_workers: 0``: one process decodes in the training loop, between the GPU's steps."""
+    reads: DatasetReads | None = None
+    """The dataset re-read from disk each epoch; None when the page cache holds it (or no size)."""
 
     def __post_init__(self) -> None:
-        if not self.vcpus_per_gpu > 0:
+        if self.vcpus_per_gpu is not None and not self.vcpus_per_gpu > 0:
             raise EstimateError.worded(
                 N_("vCPUs per GPU must be positive, got {vcpus:g}"), vcpus=self.vcpus_per_gpu
             )
 
     def samples_per_s(self, gpus: int) -> tuple[float, float, float]:
-        """(point, low, high) images/s the CPUs of ``gpus`` GPUs' hosts feed in all."""
-        vcpus = self.vcpus_per_gpu * gpus
-        return (
-            vcpus * IMAGES_PER_S_PER_VCPU,
-            vcpus * IMAGES_PER_S_PER_VCPU_LOW,
-            vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
-        )
+        """(point, low, high) samples/s the hosts of ``gpus`` GPUs feed in all."""
+        if self.vcpus_per_gpu is not None:
+            vcpus = self.vcpus_per_gpu * gpus
+            point, low, high = (
+                vcpus * IMAGES_PER_S_PER_VCPU,
+                vcpus * IMAGES_PER_S_PER_VCPU_LOW,
+                vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
+            )
+        else:
+            point = low = high = math.inf
+        if self.reads is not None:
+            disk = self.reads.samples_per_s(gpus)
+            point, low, high = min(point, disk), min(low, disk), min(high, disk)
+        return point, low, high
 
     def describe(self, gpus: int) -> str:
-        point, low, high = self.samples_per_s(gpus)
-        if self.source == "workers":
-            return _(
-                "{workers:g} DataLoader workers per GPU × {rate:g} images/s each (JPEG decode + "
-                "random-resized crop, assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = "
-                "{point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
-            ).format(
-                workers=self.vcpus_per_gpu,
+        parts = []
+        if self.vcpus_per_gpu is not None:
+            vcpus = self.vcpus_per_gpu * gpus
+            figures = dict(
                 rate=IMAGES_PER_S_PER_VCPU,
                 rate_low=IMAGES_PER_S_PER_VCPU_LOW,
                 rate_high=IMAGES_PER_S_PER_VCPU_HIGH,
                 gpus=gpus,
-                point=point,
-                low=low,
-                high=high,
+                point=vcpus * IMAGES_PER_S_PER_VCPU,
+                low=vcpus * IMAGES_PER_S_PER_VCPU_LOW,
+                high=vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
             )
-        return _(
-            "{vcpus:g} vCPUs per GPU × {rate:g} images/s per vCPU (JPEG decode + random-resized crop, "
-            "assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = {point:,.0f} images/s "
-            "({low:,.0f}–{high:,.0f})"
-        ).format(
-            vcpus=self.vcpus_per_gpu,
-            rate=IMAGES_PER_S_PER_VCPU,
-            rate_low=IMAGES_PER_S_PER_VCPU_LOW,
-            rate_high=IMAGES_PER_S_PER_VCPU_HIGH,
-            gpus=gpus,
-            point=point,
-            low=low,
-            high=high,
-        )
+            if self.source == "workers":
+                parts.append(
+                    _(
+                        "{workers:g} DataLoader workers per GPU × {rate:g} images/s each (JPEG decode + "
+                        "random-resized crop, assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = "
+                        "{point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
+                    ).format(workers=self.vcpus_per_gpu, **figures)
+                )
+            else:
+                parts.append(
+                    _(
+                        "{vcpus:g} vCPUs per GPU × {rate:g} images/s per vCPU (JPEG decode + "
+                        "random-resized crop, assumed; range {rate_low:g}–{rate_high:g}) × {gpus} GPU = "
+                        "{point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
+                    ).format(vcpus=self.vcpus_per_gpu, **figures)
+                )
+        if (r := self.reads) is not None:
+            parts.append(
+                _(
+                    "the dataset ({size:g} GB) does not fit {share:.0%} of the host's {ram:g} GiB RAM: "
+                    "re-read from disk every epoch at {gbps:g} GB/s per node (assumed) = {rate:,.0f} "
+                    "samples/s"
+                ).format(
+                    size=r.dataset_gb,
+                    share=PAGE_CACHE_SHARE,
+                    ram=r.ram_gib,
+                    gbps=STORAGE_READ_GBPS,
+                    rate=r.samples_per_s(gpus),
+                )
+            )
+        return "; ".join(parts)
+
+
+def dataset_reads(
+    dataset_gb: float | None, samples_per_epoch: float | None, epochs: float, host: Host
+) -> DatasetReads | None:
+    """The disk reads of a dataset the host's page cache cannot hold, or None: no size known, one
+    epoch (read once, during set-up's copy), RAM unknown (the caller decides what unknown means), or
+    it fits. e.g. ImageNet-1k, 140 GB, on a host of 64 GiB: 140 / 1.0737 = 130 GiB > 0.8 × 64 →
+    re-read: 140e9 / 1,281,167 = 109 kB per image, 0.5 GB/s ÷ 109 kB = 4,576 images/s per node."""
+    if not dataset_gb or not samples_per_epoch or epochs <= 1 or host.ram_gib is None:
+        return None
+    if dataset_gb / _GB_PER_GIB <= PAGE_CACHE_SHARE * host.ram_gib:
+        return None
+    return DatasetReads(
+        dataset_gb=dataset_gb,
+        bytes_per_sample=dataset_gb * 1e9 / samples_per_epoch,
+        ram_gib=host.ram_gib,
+        gpus_per_node=host.gpus,
+    )
 
 
 def image_input_pipeline(
@@ -138,3 +231,23 @@ def image_input_pipeline(
     if per_gpu is None:
         return None
     return InputPipeline(vcpus_per_gpu=per_gpu, source=source)
+
+
+def input_pipeline(
+    image_size: int | None,
+    host: Host,
+    reads: DatasetReads | None,
+    *,
+    kind: str = "dataloader",
+    workers: int | None = None,
+) -> InputPipeline | None:
+    """What feeds the GPUs on ``host``: its vCPUs (or the workload's DataLoader workers) for an image
+    workload, its disk for a dataset its RAM cannot cache; None when neither bounds anything."""
+    decode = image_input_pipeline(image_size, host.vcpus, host.gpus, kind=kind, workers=workers)
+    if reads is None:
+        return decode
+    if decode is None:
+        return InputPipeline(reads=reads)
+    return InputPipeline(
+        vcpus_per_gpu=decode.vcpus_per_gpu, source=decode.source, serial=decode.serial, reads=reads
+    )

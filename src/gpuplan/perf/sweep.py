@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
-from gpuplan.perf.advisor import Advice, advise
+from gpuplan.perf.advisor import Advice, Current, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
@@ -46,7 +46,14 @@ class EstimateOutcome:
     """Why the workload cannot run there: the error's line in the language current when estimated."""
 
 
-def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: bool) -> EstimateOutcome:
+def _one(
+    request: EstimateRequest,
+    *,
+    serving: ServingLoad | None,
+    with_advice: bool,
+    current: Current | None = None,
+    offered: frozenset[str] | None = None,
+) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
     try:
         est = run_estimate(request)
@@ -55,7 +62,7 @@ def _one(request: EstimateRequest, *, serving: ServingLoad | None, with_advice: 
         return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=None, error=error_text(e))
     advice: tuple[Advice, ...] = ()
     if with_advice and not est.fits:
-        advice = advise(request)
+        advice = advise(request, current=current, offered=offered)
     dec = srv = None
     if profile.task == "infer" and profile.shape.family == "decoder" and profile.seq_len:
         try:
@@ -85,8 +92,13 @@ def estimate_all(
     *,
     serving: ServingLoad | None = None,
     with_advice: bool = True,
+    current: Current | None = None,
+    offered: frozenset[str] | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate each request (one GPU configuration each), with advice where it does not fit.
+
+    ``current``: what the workload already does (never advised again); ``offered``: the GPUs the
+    catalog has offers of (the advisor suggests another GPU among them first).
 
     A request without a calibration gets the one shipped in the package (loaded once);
     ``serving``: the request load an inference deployment must carry."""
@@ -96,5 +108,7 @@ def estimate_all(
         if request.calibration is None:
             cal = cal or load_calibration()
             request = request.changed(calibration=cal)
-        outcomes.append(_one(request, serving=serving, with_advice=with_advice))
+        outcomes.append(
+            _one(request, serving=serving, with_advice=with_advice, current=current, offered=offered)
+        )
     return tuple(outcomes)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpuplan.perf.estimate import EstimateRequest, JobSize
-from gpuplan.perf.input_pipeline import image_input_pipeline
+from gpuplan.perf.input_pipeline import Host, dataset_reads, image_input_pipeline, input_pipeline
 from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.perf.sweep import ServingLoad
 
@@ -33,6 +33,7 @@ def request_for(
     link: Link | None = None,
     calibration: Calibration | None = None,
     vcpus_per_gpu: float | None = None,
+    host: Host | None = None,
     measured_steps: tuple[StepMeasurement, ...] = (),
 ) -> EstimateRequest:
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
@@ -41,10 +42,24 @@ def request_for(
     ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
     instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
     service's requests arrive decoded, and None means the input pipeline is assumed to keep up),
-    and the workload's measured steps (``gpuplan measure``) that anchor it.
+    and the workload's measured steps (``gpuplan measure``) that anchor it. ``host``: the instance
+    (vCPUs and RAM per instance of ``host.gpus`` GPUs), instead of ``vcpus_per_gpu``: its RAM also
+    decides whether the dataset is re-read from disk each epoch.
     """
     image_size = workload.inputs.image_size if workload.serving is None else None
+    job = job_size(workload)
     stack = workload.software_stack
+    pipeline_kind, workers = stack.input_pipeline.value, stack.loader_workers
+    pipeline = image_input_pipeline(image_size, vcpus_per_gpu, 1.0, kind=pipeline_kind, workers=workers)
+    if host is not None and workload.serving is None:
+        data = workload.data
+        reads = dataset_reads(
+            data.size_gb if data is not None else None,
+            job.samples if job is not None else None,
+            job.epochs if job is not None else 1.0,
+            host,
+        )
+        pipeline = input_pipeline(image_size, host, reads, kind=pipeline_kind, workers=workers)
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -53,17 +68,11 @@ def request_for(
         model_parallel=model_parallel(workload),
         link=link,
         calibration=calibration,
-        job=job_size(workload),
+        job=job,
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
         cuda_graphs=workload.uses_cuda_graphs,
-        input_pipeline=image_input_pipeline(
-            image_size,
-            vcpus_per_gpu,
-            1.0,
-            kind=stack.input_pipeline.value,
-            workers=stack.loader_workers,
-        ),
+        input_pipeline=pipeline,
         measured_steps=measured_steps,
     )
 

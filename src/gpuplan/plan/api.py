@@ -122,4 +122,5 @@ def plan_workload(
         baseline=baseline,
         unknown_costs=unknown_costs,
         notes=notes,
+        stale_after_days=store.stale_after_days,
     )

@@ -84,7 +84,8 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
 
     A row whose price is unknown, or not convertible to USD, keeps ``price_usd=None`` (counted as
     unpriced, never free). Monthly prices stay monthly (``unit_hours`` 730) so that the planner
-    rounds them to whole months; reserved prices carry their term.
+    rounds them to whole months; reserved prices carry their term. Each row's age and staleness
+    are the store's (:func:`gpuplan.catalog.dates.price_age`: an undated price counts as stale).
     """
     memory: dict[str, float] = {}
     rows = []
@@ -124,6 +125,8 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 as_of=p.as_of or "",
                 source=(p.source or "") + _discount_note(p),
                 stale=p.stale,
+                staleness=p.staleness or "",
+                price_age_days=None if p.age_days is None else float(p.age_days),
             )
         )
     return OfferTable.from_rows(rows)
@@ -238,6 +241,8 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
+    from gpuplan.perf.workload_request import job_size as job_size_of
+
     notes: list[str] = []
     data = workload.data
     dataset_gb = data.size_gb if data is not None and data.size_gb is not None else None
@@ -281,8 +286,12 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
                 "hourly prices for {hours} h plus set-up"
             ).format(hours=f"{SERVING_HOURS:g}")
         )
+    size = job_size_of(workload)
     job = JobFacts(
         task=str(workload.task),
+        data_transfer=str(data.transfer.value) if data is not None else "per_node",
+        image_job=not serving and workload.inputs.image_size is not None,
+        rereads_dataset=not serving and bool(dataset_gb) and size is not None and size.epochs > 1,
         dataset_gb=dataset_gb or 0.0,
         checkpoint_gb=checkpoint_gb,
         results_gb=results_gb,
@@ -318,10 +327,11 @@ def make_estimator(
         job_size,
         load_calibration,
         request_for,
-        run_estimate,
         serving_estimate,
     )
     from gpuplan.perf.anchor import choose_measurement, not_anchored_note
+    from gpuplan.perf.estimate import GpuStages, finish_estimate, gpu_stages
+    from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 
     cal = calibration or load_calibration()
@@ -343,8 +353,8 @@ def make_estimator(
             _(
                 "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
                 "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
-                "input_bound are CPU-bound; offers whose vCPUs the catalog lacks carry the warning "
-                "'input pipeline unknown' (not bounded, not known fed)"
+                "input_bound are CPU-bound; an offer whose vCPUs the catalog lacks is bounded at the "
+                "fewest vCPUs per GPU of any offer of its GPU (its best case, not bounded, shown beside)"
             ).format(
                 rate=f"{IMAGES_PER_S_PER_VCPU:g}",
                 low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
@@ -362,6 +372,7 @@ def make_estimator(
     elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
         notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
     cache: dict[EstimateKey, EstimateRow] = {}
+    stages: dict[EstimateKey, GpuStages] = {}
     unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
 
     def run(key: EstimateKey) -> EstimateRow:
@@ -383,18 +394,22 @@ def make_estimator(
             gpus_per_node=key.gpus_per_node,
             nvlink=nvlink,
         ).link(gpu, key.gpu_count)
-        est = run_estimate(
-            request_for(
-                workload,
-                profile,
-                gpu,
-                count=key.gpu_count,
-                link=link,
-                calibration=cal,
-                vcpus_per_gpu=key.vcpus / key.gpus_per_node if key.vcpus else None,
-                measured_steps=measured_steps,
-            )
+        request = request_for(
+            workload,
+            profile,
+            gpu,
+            count=key.gpu_count,
+            link=link,
+            calibration=cal,
+            host=Host(gpus=key.gpus_per_node, vcpus=key.vcpus, ram_gib=key.memory_gib),
+            measured_steps=measured_steps,
         )
+        # The host (vCPUs, RAM) enters only the last stage: one GPU shape's first four stages
+        # serve every host it is offered on.
+        shape = replace(key, vcpus=None, memory_gib=None)
+        if shape not in stages:
+            stages[shape] = gpu_stages(request)
+        est = finish_estimate(stages[shape], request)
         peak = est.memory.peak_memory_gib
         if serving is not None:
             dec = decode_estimate(
@@ -449,7 +464,16 @@ def make_estimator(
             else est.notes,
         )
 
+    image_job = workload.inputs.image_size is not None
+
     def estimate_fn(key: EstimateKey) -> EstimateRow:
+        # Facts the estimate cannot depend on leave the cache key, so that offers differing only
+        # in them share one estimate (the market has thousands of offers, a few hundred shapes):
+        # the inter-node network of a one-node job, the vCPUs of a job with no images to decode.
+        if key.nodes == 1 and (key.network_gbps is not None or key.network_kind):
+            key = replace(key, network_gbps=None, network_kind="")
+        if not image_job and key.vcpus is not None:
+            key = replace(key, vcpus=None)
         if key not in cache:
             try:
                 cache[key] = run(key)

@@ -23,6 +23,7 @@ from gpuplan.plan.input_types import (
     JobFacts,
     OfferTable,
 )
+from gpuplan.plan.unknowns import Fact, HostBounds
 
 __all__ = [
     "NO_REASON",
@@ -66,6 +67,11 @@ class Candidates:
     """The instance's CPUs, not its GPUs, set the step time (see ``EstimateRow.input_bound``)."""
     input_unknown: BoolArray
     """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
+    work_h_best: FloatArray
+    """Failure-free job time with every unknown instance fact at its best case (equal to ``work_h``
+    when none is unknown)."""
+    unknown: IntArray
+    """The relevant facts the catalog lacks for this candidate (a ``plan.unknowns.Fact`` mask)."""
 
     def __len__(self) -> int:
         return int(self.offer.shape[0])
@@ -119,6 +125,8 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         step_time_s=np.full(n, math.nan),
         input_bound=np.zeros(n, dtype=bool),
         input_unknown=np.zeros(n, dtype=bool),
+        work_h_best=np.full(n, math.nan),
+        unknown=np.zeros(n, dtype=np.int64),
     )
     c = constraints
     if c.providers:
@@ -193,55 +201,72 @@ def model_split_misfits(cands: Candidates, job: JobFacts) -> ModelSplitMisfits:
     )
 
 
-def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: EstimateFn) -> int:
-    """Ask the estimator once per distinct shape among live candidates; returns the calls made.
+def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer codes of a column (equal values, equal codes; nan as one value) and how many."""
+    values = np.where(np.isnan(values), -1.0, values) if values.dtype.kind in "fc" else values.astype(str)
+    uniq, inverse = np.unique(values, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64), int(uniq.size)
 
-    A shape is (GPU, GPUs per node, nodes, intra-node link, network, vCPUs, network kind);
-    thousands of candidates (zones, regions, pricing models of the same instance) share a few
-    hundred shapes.
-    """
-    live = np.flatnonzero(cands.alive)
-    if live.size == 0:
-        return 0
-    o = cands.offer[live]
-    net = np.where(np.isnan(offers.network_gbps), -1.0, offers.network_gbps)
-    vcpus = np.where(np.isnan(offers.vcpus), -1.0, offers.vcpus)
-    shape_text = np.char.add(
-        np.char.add(np.char.add(offers.gpu.astype(str), "|"), offers.interconnect.astype(str)),
-        np.char.add(
-            np.char.add(np.char.add("|", net.astype(str)), np.char.add("|", vcpus.astype(str))),
-            np.char.add("|", offers.network_kind.astype(str)),
-        ),
+
+def _offer_shapes(
+    offers: OfferTable, vcpus: np.ndarray, ram: np.ndarray, net: np.ndarray, kind: np.ndarray
+) -> np.ndarray:
+    """An id per offer row of what the estimator sees of it (GPU, links, host; unknown alike)."""
+    key = np.zeros(len(offers), dtype=np.int64)
+    for column in (offers.gpu, offers.interconnect, kind, net, vcpus, ram):
+        codes, n = _codes(column)
+        key = key * max(n, 1) + codes  # mixed radix: a few hundred values per column at most
+    _, shape_id = np.unique(key, return_inverse=True)
+    out: np.ndarray = shape_id.reshape(-1)
+    return out
+
+
+def _key(offers: OfferTable, i_off: int, gpn: int, nodes: int, cols: tuple[np.ndarray, ...]) -> EstimateKey:
+    vcpus, ram, net, kind = (
+        float(cols[0][i_off]),
+        float(cols[1][i_off]),
+        float(cols[2][i_off]),
+        cols[3][i_off],
     )
-    _, shape_id = np.unique(shape_text, return_inverse=True)
-    shape_id = shape_id.reshape(-1)
-    key_code = (shape_id[o] * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
+    return EstimateKey(
+        gpu=str(offers.gpu[i_off]),
+        gpus_per_node=gpn,
+        nodes=nodes,
+        interconnect=str(offers.interconnect[i_off]),
+        network_gbps=None if math.isnan(net) else net,
+        vcpus=None if math.isnan(vcpus) else vcpus,
+        network_kind=str(kind),
+        memory_gib=None if math.isnan(ram) else ram,
+    )
+
+
+def _run_keys(
+    cands: Candidates,
+    live: IntArray,
+    offers: OfferTable,
+    estimate: EstimateFn,
+    cols: tuple[np.ndarray, ...],
+    shape: IntArray,
+) -> tuple[np.ndarray, np.ndarray, IntArray]:
+    """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
+    distinct key a row of (fits, bound, unknown) flags and (time, low, high, peak, step) values, and
+    each live candidate's key index."""
+    key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
-    fits = np.zeros(codes.size, dtype=bool)
-    uncertain = np.zeros(codes.size, dtype=bool)
-    bound = np.zeros(codes.size, dtype=bool)
-    unknown = np.zeros(codes.size, dtype=bool)
+    flags = np.zeros((codes.size, 4), dtype=bool)
     vals = np.full((codes.size, 5), math.nan)
     for j, idx in enumerate(first):
         i_cand = live[idx]
-        i_off = int(cands.offer[i_cand])
-        network = float(offers.network_gbps[i_off])
-        vcpus_i = float(offers.vcpus[i_off])
         row = estimate(
-            EstimateKey(
-                gpu=str(offers.gpu[i_off]),
-                gpus_per_node=int(cands.gpus_per_node[i_cand]),
-                nodes=int(cands.nodes[i_cand]),
-                interconnect=str(offers.interconnect[i_off]),
-                network_gbps=None if math.isnan(network) else network,
-                vcpus=None if math.isnan(vcpus_i) else vcpus_i,
-                network_kind=str(offers.network_kind[i_off]),
+            _key(
+                offers,
+                int(cands.offer[i_cand]),
+                int(cands.gpus_per_node[i_cand]),
+                int(cands.nodes[i_cand]),
+                cols,
             )
         )
-        fits[j] = row.fits
-        uncertain[j] = row.memory_uncertain
-        bound[j] = row.input_bound
-        unknown[j] = row.input_unknown
+        flags[j] = (row.fits, row.input_bound, row.input_unknown, row.memory_uncertain)
         vals[j] = (
             row.job_time_h,
             row.job_time_h_low,
@@ -249,16 +274,100 @@ def estimate_candidates(cands: Candidates, offers: OfferTable, estimate: Estimat
             row.peak_memory_gib,
             row.step_time_s,
         )
-    inverse = inverse.reshape(-1)
-    cands.fits[live] = fits[inverse]
-    cands.memory_uncertain[live] = uncertain[inverse]
-    cands.input_bound[live] = bound[inverse]
-    cands.input_unknown[live] = unknown[inverse]
-    cands.work_h[live] = vals[inverse, 0]
-    cands.work_h_low[live] = vals[inverse, 1]
-    cands.work_h_high[live] = vals[inverse, 2]
-    cands.peak_memory_gib[live] = vals[inverse, 3]
-    cands.step_time_s[live] = vals[inverse, 4]
+    return flags, vals, inverse.reshape(-1)
+
+
+def estimate_candidates(
+    cands: Candidates,
+    offers: OfferTable,
+    estimate: EstimateFn,
+    bounds: HostBounds | None = None,
+    relevant: int = 0,
+) -> int:
+    """Ask the estimator once per distinct shape among live candidates; returns the calls made.
+
+    A shape is (GPU, GPUs per node, nodes, intra-node link, network, vCPUs, RAM, network kind);
+    thousands of candidates (zones, regions, pricing models of the same instance) share a few
+    hundred shapes. ``bounds``: an instance fact the catalog lacks (vCPUs, RAM and the network
+    where ``relevant`` has their bit; the network only for a multi-node candidate) is asked at its
+    conservative bound (``plan/unknowns.py``) for the candidate's time, and as unknown for its best case
+    (``work_h_best``); the facts so taken are marked in ``cands.unknown``.
+    """
+    live = np.flatnonzero(cands.alive)
+    if live.size == 0:
+        return 0
+    raw: tuple[np.ndarray, ...] = (offers.vcpus, offers.memory_gib, offers.network_gbps, offers.network_kind)
+    cons = raw if bounds is None else _filled(offers, bounds, relevant)
+    multi = cands.nodes[live] > 1
+    raw_shape = _offer_shapes(offers, *raw)[cands.offer[live]]
+    # A single node's network is never used: its raw value keeps the key (and the estimator's cache) shared.
+    single_cols = (cons[0], cons[1], raw[2], raw[3])
+    cons_shape_multi = _offer_shapes(offers, *cons)[cands.offer[live]]
+    cons_shape_single = _offer_shapes(offers, *single_cols)[cands.offer[live]]
+    calls = 0
+    for mask, cols, shape in ((multi, cons, cons_shape_multi), (~multi, single_cols, cons_shape_single)):
+        if not mask.any():
+            continue
+        sub = live[mask]
+        flags, vals, inv = _run_keys(cands, sub, offers, estimate, cols, shape[mask])
+        calls += flags.shape[0]
+        cands.fits[sub], cands.input_bound[sub] = flags[inv, 0], flags[inv, 1]
+        cands.input_unknown[sub], cands.memory_uncertain[sub] = flags[inv, 2], flags[inv, 3]
+        cands.work_h[sub], cands.work_h_low[sub], cands.work_h_high[sub] = (
+            vals[inv, 0],
+            vals[inv, 1],
+            vals[inv, 2],
+        )
+        cands.peak_memory_gib[sub], cands.step_time_s[sub] = vals[inv, 3], vals[inv, 4]
+    cands.work_h_best[live] = cands.work_h[live]
+    if bounds is not None:
+        taken = _taken(offers, relevant)[cands.offer[live]]
+        taken = np.where(multi, taken, taken & ~int(Fact.NETWORK))
+        cands.unknown[live] |= taken
+        if (asked := np.flatnonzero(taken)).size:
+            sub = live[asked]
+            flags, vals, inv = _run_keys(cands, sub, offers, estimate, raw, raw_shape[asked])
+            calls += flags.shape[0]
+            cands.work_h_best[sub] = np.minimum(vals[inv, 0], cands.work_h[sub])
+            cands.input_unknown[sub] = flags[inv, 2]
     bad_time = ~(cands.work_h > 0) | ~np.isfinite(cands.work_h)
     cands.exclude(~cands.fits | bad_time, Reason.DOES_NOT_FIT)
-    return int(codes.size)
+    return calls
+
+
+def _per_gpu_bound(offers: OfferTable, per_gpu: dict[str, float], fallback: float | None) -> np.ndarray:
+    """Per offer row: its GPU's bound per GPU × its GPU count (nan where there is none)."""
+    uniq, inverse = np.unique(offers.gpu.astype(str), return_inverse=True)
+    none = math.nan if fallback is None else fallback
+    per = np.array([per_gpu.get(str(g), none) for g in uniq], dtype=float)
+    out: np.ndarray = per[inverse.reshape(-1)] * offers.gpu_count
+    return out
+
+
+def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.ndarray, ...]:
+    """The offers' vCPUs, RAM, network and network kind with each relevant unknown at its bound."""
+    vcpus, ram = offers.vcpus, offers.memory_gib
+    if relevant & int(Fact.VCPUS):
+        bound = _per_gpu_bound(offers, bounds.vcpus_per_gpu, bounds.any_vcpus_per_gpu)
+        vcpus = np.where(np.isnan(vcpus), bound, vcpus)
+    if relevant & int(Fact.RAM):
+        bound = _per_gpu_bound(offers, bounds.ram_gib_per_gpu, bounds.any_ram_gib_per_gpu)
+        ram = np.where(np.isnan(ram), bound, ram)
+    net, kind = offers.network_gbps, offers.network_kind
+    if bounds.network_gbps is not None and relevant & int(Fact.NETWORK):
+        unknown = np.isnan(net)
+        net = np.where(unknown, bounds.network_gbps, net)
+        kind = np.where(unknown, "TCP", kind.astype(str))
+    return vcpus, ram, net, kind
+
+
+def _taken(offers: OfferTable, relevant: int) -> IntArray:
+    """Per offer row: the relevant instance facts it lacks (a :class:`Fact` mask)."""
+    out = np.zeros(len(offers), dtype=np.int64)
+    if relevant & int(Fact.VCPUS):
+        out |= np.where(np.isnan(offers.vcpus), int(Fact.VCPUS), 0)
+    if relevant & int(Fact.RAM):
+        out |= np.where(np.isnan(offers.memory_gib), int(Fact.RAM), 0)
+    if relevant & int(Fact.NETWORK):
+        out |= np.where(np.isnan(offers.network_gbps), int(Fact.NETWORK), 0)
+    return out

@@ -154,8 +154,19 @@ def labels_satisfy(required: tuple[str, ...] | None, labels: tuple[str, ...]) ->
 
 
 def parse_duration_h(text: str | float | int) -> float:
-    """Hours from ``12h``, ``2d``, ``90min``, ``1w`` or a bare number of hours (the workload's parser)."""
+    """Hours from ``12h``, ``2d``, ``90min``, ``1w`` (the workload's parser); a number is hours.
+
+    Text that is a bare number (``"6"``, what ``--deadline 6`` gives) is refused: six hours, days or
+    minutes differ by a factor of 24 or 60, and a deadline read the wrong way plans the wrong job.
+    """
     from gpuplan.workload import parse_duration_hours
+
+    if isinstance(text, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?\s*", text):
+        raise InputError.worded(
+            N_("deadline {value!r} has no unit: write {n}h (hours), {n}d (days) or {n}m (minutes)"),
+            value=text,
+            n=text.strip(),
+        )
 
     try:
         return parse_duration_hours(text)

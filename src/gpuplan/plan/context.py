@@ -13,6 +13,7 @@ from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.constraints import Constraints
 from gpuplan.plan.costing import CostArrays
 from gpuplan.plan.input_types import JobFacts, OfferTable
+from gpuplan.plan.unknowns import HostBounds
 
 __all__ = ["PlanContext"]
 
@@ -29,3 +30,7 @@ class PlanContext:
     """The all-in cost of the candidates that passed the pre-filters (``costs.idx`` into ``cands``)."""
     job: JobFacts
     constraints: Constraints
+    best: CostArrays | None = None
+    """The same candidates costed with every unknown fact at its best case (positions as ``costs``)."""
+    bounds: HostBounds | None = None
+    """The conservative bounds the unknown instance facts were taken at."""

@@ -12,6 +12,7 @@ from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray, JobFacts, OfferTable
 from gpuplan.plan.region_costs import CostFacts, RegionCharges
 from gpuplan.plan.spot import SpotRate, SpotTimes, spot_rates, spot_times
+from gpuplan.plan.unknowns import Fact
 
 __all__ = ["CostArrays", "cost_candidates"]
 
@@ -26,8 +27,16 @@ class CostArrays:
     time_h_low: FloatArray
     time_h_high: FloatArray
     compute_usd: FloatArray
+    setup_usd: FloatArray
+    """The part of ``compute_usd`` that pays for the set-up (every instance, before the first step)."""
     storage_usd: FloatArray
     egress_usd: FloatArray
+    """Dataset in (every copy) plus results back."""
+    egress_in_usd: FloatArray
+    egress_out_usd: FloatArray
+    egress_copies: IntArray
+    """Copies of the dataset that pay the transfer in: the node count (``data.transfer: per_node``
+    on per-node disks) or 1 (fanned out inside the region, or one shared bucket)."""
     licence_usd: FloatArray
     spot_overhead_usd: FloatArray
     total_usd: FloatArray
@@ -45,6 +54,9 @@ class CostArrays:
     stable: BoolArray
     region_id: IntArray
     """Index into ``regions`` / ``charges``."""
+    unknown: IntArray
+    """Relevant facts the catalog lacks, costed at their conservative bound (or, for a best-case
+    costing, their best case): a ``plan.unknowns.Fact`` mask."""
     rates: tuple[SpotRate, ...]
     regions: tuple[tuple[str, str], ...]
     charges: tuple[RegionCharges, ...]
@@ -68,9 +80,13 @@ def _region_ids(offers: OfferTable) -> tuple[IntArray, list[tuple[str, str]]]:
     return inverse.reshape(-1).astype(np.int64), regions
 
 
-def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job: JobFacts) -> CostArrays:
+def cost_candidates(
+    cands: Candidates, offers: OfferTable, facts: CostFacts, job: JobFacts, *, best_case: bool = False
+) -> CostArrays:
     """Cost every live candidate. Spot candidates whose interruptions outpace progress are marked
-    not ``stable`` (the caller excludes them).
+    not ``stable`` (the caller excludes them). ``best_case``: every unknown fact at its best case
+    (the candidates' ``work_h_best``, the lowest known prices, the lowest published spot rate)
+    instead of its conservative bound.
 
     String work (regions, pricing, bands) is done once per offer row and gathered by integer index:
     candidates outnumber offers by up to 64 to 1.
@@ -92,19 +108,37 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
     remap[used] = np.arange(used.size)
     region_id = remap[offer_region[o]]
     regions = tuple(all_regions[int(u)] for u in used)
-    charges = tuple(facts.charges(p, r, job) for p, r in regions)
+    charges = tuple(facts.charges(p, r, job, best_case=best_case) for p, r in regions)
 
     def per_region(values: list[float]) -> FloatArray:
         out: FloatArray = np.array(values, dtype=float)[region_id] if charges else np.zeros(0)
         return out
 
-    egress = per_region([c.egress_usd for c in charges])
+    # Each node's disk needs the dataset: each downloads its own copy, unless the workload fans one
+    # copy out inside the region (or all nodes read one shared bucket).
+    per_node_copies = job.storage_kind == "block" and job.data_transfer == "per_node"
+    copies = nodes.astype(np.int64) if per_node_copies else np.ones(idx.size, dtype=np.int64)
+    egress_in = per_region([c.egress_in_usd for c in charges]) * copies
+    egress_out = per_region([c.egress_out_usd for c in charges])
+    egress = egress_in + egress_out
+    region_facts = (
+        np.array([c.unknown_facts for c in charges], dtype=np.int64)[region_id]
+        if charges
+        else np.zeros(0, dtype=np.int64)
+    )
     gb_hour = per_region([c.storage_usd_per_gb_hour for c in charges])
     licence_rate = per_region([c.licence_usd_per_instance_hour for c in charges])
     per_copy_gb = job.dataset_gb + job.checkpoints_kept * job.checkpoint_gb
     stored_gb = per_copy_gb * nodes if job.storage_kind == "block" else np.full_like(nodes, per_copy_gb)
 
     offer_rate, offer_rate_id, rates = spot_rates(offers.interruption_band, offers.provider)
+    # An offer without a band has an unknown rate (the provider's stated default, conservative); an
+    # open band (">20%") is read by assumption but is a published fact.
+    no_band = (offers.interruption_band == "")[o]
+    published = [r.per_hour for r in rates if not r.assumed]
+    if best_case and published:
+        # The best case of an unknown interruption rate: the lowest rate any band publishes.
+        offer_rate = np.where(offers.interruption_band == "", min(published), offer_rate)
     rate_one = offer_rate[o]
     spot = np.flatnonzero(is_spot)
     rate_job = rate_one[spot] * nodes[spot]
@@ -137,9 +171,19 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
             st,
         )
 
-    mid, st = at(cands.work_h[idx])
-    lo, _ = at(cands.work_h_low[idx])
-    hi, _ = at(cands.work_h_high[idx])
+    if best_case:
+        mid, st = at(cands.work_h_best[idx])
+        lo, hi = mid, mid
+    else:
+        mid, st = at(cands.work_h[idx])
+        lo, _ = at(cands.work_h_low[idx])
+        hi, _ = at(cands.work_h_high[idx])
+    # The set-up, billed on every instance before the first step, at the instance's hourly rate.
+    setup = np.minimum(price / unit * nodes * job.setup_h, mid.compute)
+    unknown = cands.unknown[idx] | region_facts
+    unknown |= np.where(is_spot & no_band, int(Fact.SPOT_RATE), 0)
+    # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
+    unknown |= np.where((offers.as_of[o] == "") | (offers.staleness[o] == "unknown"), int(Fact.PRICE_DATE), 0)
 
     def total(a: _AtTime) -> FloatArray:
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence
@@ -159,8 +203,12 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
         time_h_low=np.minimum(lo.time_h, mid.time_h),
         time_h_high=np.maximum(hi.time_h, mid.time_h),
         compute_usd=mid.compute,
+        setup_usd=setup,
         storage_usd=mid.storage,
         egress_usd=egress,
+        egress_in_usd=egress_in,
+        egress_out_usd=egress_out,
+        egress_copies=copies,
         licence_usd=mid.licence,
         spot_overhead_usd=mid.overhead,
         total_usd=total(mid),
@@ -176,6 +224,7 @@ def cost_candidates(cands: Candidates, offers: OfferTable, facts: CostFacts, job
         interruptions=on_spot(st.interruptions, 0.0),
         stable=stable,
         region_id=region_id,
+        unknown=unknown,
         rates=tuple(rates),
         regions=regions,
         charges=charges,

@@ -81,6 +81,13 @@ class PlanOffer:
     as_of: str = ""
     source: str = ""
     stale: bool = False
+    """Not known to be within the catalog's staleness limit: older, or of unknown age."""
+    staleness: str = ""
+    """The catalog's word on the price's age (``fresh``, ``stale``, ``unknown``: the date's bounds
+    straddle the limit, or there is none); "" for an offer without a price."""
+    price_age_days: float | None = None
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
+    days; None when undated."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,6 +119,8 @@ class OfferTable:
     as_of: StrArray
     source: StrArray
     stale: BoolArray
+    staleness: StrArray
+    price_age_days: FloatArray
 
     def __len__(self) -> int:
         return int(self.provider.shape[0])
@@ -227,6 +236,15 @@ class JobFacts:
     """True when the account's monthly free egress allowance is unused and may pay for this job's
     first GBs; False (default) prices every GB, because the allowance is shared with all the
     account's other traffic."""
+    data_transfer: str = "per_node"
+    """How a multi-node job gets the dataset (the workload's ``data.transfer``): ``per_node`` (each
+    node downloads its own copy, each paying the transfer) or ``fan_out`` (one copy into the region,
+    copied between the nodes inside it at no transfer charge)."""
+    image_job: bool = False
+    """The job decodes images on the host CPUs: an instance's vCPUs bound its time."""
+    rereads_dataset: bool = False
+    """The job reads its dataset more than once (several epochs): an instance's RAM decides whether
+    it is read from the page cache or from disk each epoch."""
     tensor_parallel: int = 1
     """GPUs one layer's matmuls are split over (the workload's ``tensor_parallel``); they must sit in
     one instance, because their all-reduces run every layer over NVLink."""
@@ -260,6 +278,9 @@ class EstimateKey:
     network_kind: str = ""
     """Inter-node fabric as the catalog states it (``EFA``, ``InfiniBand``, ``RoCE``, ``TCP``); "" when
     not published."""
+    memory_gib: float | None = None
+    """Host RAM of one instance, GiB (it decides whether the dataset stays in the page cache); None
+    when unknown."""
 
     @property
     def gpu_count(self) -> int:

@@ -6,18 +6,16 @@ them from the catalog store, the workload and the estimator.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money
 from gpuplan.plan.candidates import (
     Candidates,
     EstimateFn,
-    ModelSplitMisfits,
     enumerate_candidates,
     estimate_candidates,
     exclude_model_split,
@@ -28,21 +26,23 @@ from gpuplan.plan.context import PlanContext
 from gpuplan.plan.costing import CostArrays, cost_candidates
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
-from gpuplan.plan.rank import explain_winner, objective_order, pareto_mask, persona_picks, primary_key
+from gpuplan.plan.notes import plan_notes
+from gpuplan.plan.options import make_option
+from gpuplan.plan.rank import (
+    explain_winner,
+    objective_order,
+    pareto_mask,
+    persona_picks,
+    primary_key,
+    unknown_count,
+)
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import managed_kubernetes
-from gpuplan.plan.result import CostBreakdown, Option, Plan, SpotRisk
-from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
-from gpuplan.plan.spot import SpotRate
+from gpuplan.plan.result import Option, Plan
+from gpuplan.plan.unknowns import Fact, fact_names, host_bounds
 from gpuplan.units import format_hours
 
-__all__ = ["MAY_NOT_FIT_FLAG", "BaselineSpec", "PlanInfeasibleError", "plan_offers"]
-
-#: The flag of an option whose memory band straddles the GPU's usable memory.
-MAY_NOT_FIT_FLAG = N_(
-    "may not fit in memory: the high end of the memory estimate is above the GPU's usable memory "
-    "(ranked after the options that fit)"
-)
+__all__ = ["BaselineSpec", "PlanInfeasibleError", "plan_offers"]
 
 
 class PlanInfeasibleError(InfeasibleError):
@@ -90,117 +90,6 @@ class BaselineSpec:
         )
 
 
-def _restart_h(job: JobFacts) -> tuple[float, float]:
-    write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
-    return write_h, job.restart_h + write_h
-
-
-def _work_distribution(ctx: PlanContext, i: int) -> TimeDistribution:
-    """The failure-free job time of candidate ``i`` as a distribution (see ``plan/risk.py``)."""
-    cands = ctx.cands
-    return work_distribution(float(cands.work_h[i]), float(cands.work_h_low[i]), float(cands.work_h_high[i]))
-
-
-def _option(ctx: PlanContext, j: int) -> Option:
-    """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
-    c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
-    i = int(c.idx[j])
-    row = offers.row(int(cands.offer[i]))
-    nodes = int(cands.nodes[i])
-    charges = c.charges[int(c.region_id[j])]
-    flags: list[str] = []
-    if row.confidence == "low":
-        flags.append(N_("low-confidence price"))
-    if row.stale:
-        flags.append(N_("stale price"))
-    if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
-        flags.append(N_("billing granularity unknown: hourly assumed"))
-    uncertain = bool(cands.memory_uncertain[i])
-    if uncertain:
-        flags.append(MAY_NOT_FIT_FLAG)
-    if bool(cands.input_unknown[i]):
-        flags.append(N_("input pipeline unknown: the catalog has no vCPU count for this instance"))
-    spot: SpotRisk | None = None
-    miss: float | None = None
-    deadline = ctx.constraints.deadline_h
-    write_h, restart_h = _restart_h(job)
-    if bool(c.is_spot[j]):
-        rate = c.rates[int(c.spot_rate_id[j])]
-        if rate.assumed:
-            flags.append(N_("spot interruption rate assumed"))
-        lam = float(c.spot_rate_per_instance_hour[j]) * nodes
-        tau = float(c.checkpoint_interval_h[j])
-        delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
-        spot = SpotRisk(
-            interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
-            mtbi_h=1.0 / lam,
-            rate_source=rate.source,
-            rate_assumed=rate.assumed,
-            checkpoint_write_min=write_h * 60.0,
-            checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) else None,
-            checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
-            expected_lost_h=float(c.lost_h[j]),
-            expected_interruptions=float(c.interruptions[j]),
-        )
-    elif deadline is not None:
-        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h)
-    if spot is not None and deadline is not None:
-        started = float(cands.work_h[i]) + job.setup_h
-        model = SpotMissModel(
-            rate_per_hour=lam,
-            stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
-            lost_per_interruption_h=delta,
-        )
-        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
-    breakdown = CostBreakdown(
-        compute_usd=float(c.compute_usd[j]),
-        storage_usd=float(c.storage_usd[j]),
-        egress_usd=float(c.egress_usd[j]),
-        licence_usd=float(c.licence_usd[j]),
-        spot_overhead_usd=float(c.spot_overhead_usd[j]),
-    )
-    price = float(row.price_usd or math.nan)
-    return Option(
-        provider=row.provider,
-        region=row.region,
-        zone=row.zone,
-        country=row.country,
-        instance_type=row.instance_type,
-        gpu=row.gpu,
-        gpus_per_node=int(cands.gpus_per_node[i]),
-        nodes=nodes,
-        pricing=row.pricing,
-        interconnect=row.interconnect,
-        network_gbps=row.network_gbps,
-        job_time_h=float(c.time_h[j]),
-        job_time_h_low=float(c.time_h_low[j]),
-        job_time_h_high=float(c.time_h_high[j]),
-        compute_time_h=float(cands.work_h[i]),
-        billed_hours=float(c.billed_h[j]),
-        total_cost_usd=breakdown.total_usd,
-        total_cost_usd_low=float(c.total_usd_low[j]),
-        total_cost_usd_high=float(c.total_usd_high[j]),
-        cost_breakdown=breakdown,
-        price_usd_per_hour=price / row.unit_hours,
-        price_usd=price,
-        unit_hours=row.unit_hours,
-        price_source=row.source,
-        confidence=row.confidence,
-        as_of=row.as_of,
-        stale=row.stale,
-        peak_memory_gib=float(cands.peak_memory_gib[i]),
-        step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
-        input_bound=bool(cands.input_bound[i]),
-        memory_uncertain=uncertain,
-        deadline_miss_probability=miss,
-        spot=spot,
-        compliance=row.compliance,
-        kubernetes=kubernetes_service(row.provider),
-        flags=tuple(flags),
-        assumptions=charges.assumptions,
-    )
-
-
 def _dedup_key(ctx: PlanContext, j: int, *, per_node_count: bool) -> tuple[str, str, str, int, str]:
     o = int(ctx.cands.offer[int(ctx.costs.idx[j])])
     t = ctx.offers
@@ -223,7 +112,7 @@ def _take(ctx: PlanContext, order: np.ndarray, n: int, *, per_node_count: bool =
         if key in seen:
             continue  # the same instance in another zone: the first (best) one stands for it
         seen.add(key)
-        out.append(_option(ctx, int(j)))
+        out.append(make_option(ctx, int(j)))
         if len(out) >= n:
             break
     return out
@@ -238,31 +127,56 @@ def _best_of(
         return None
     c = ctx.costs
     obj = objective or ctx.constraints.objective
-    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1)[0]]
-    return _option(ctx, int(best))
+    ties = unknown_count(c.unknown[sub])
+    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1, ties)[0]]
+    return make_option(ctx, int(best))
 
 
-def _top_positions(cost: np.ndarray, time: np.ndarray, objective: Objective, k: int) -> np.ndarray:
+def _top_positions(
+    cost: np.ndarray, time: np.ndarray, objective: Objective, k: int, ties: np.ndarray | None = None
+) -> np.ndarray:
     """Positions of (at least) the best ``k`` by ``objective``, in order; only they are sorted.
 
-    Every candidate whose primary key ties the k-th best is kept, so the tie-break stays exact.
+    Every candidate whose primary key ties the k-th best is kept, so the tie-break stays exact;
+    ``ties``: the unknown-fact counts that break ties after the objective's own keys.
     """
     n = cost.shape[0]
     if k >= n:
-        return objective_order(cost, time, objective)
+        return objective_order(cost, time, objective, ties)
     primary = primary_key(cost, time, objective)
     threshold = np.partition(primary, k - 1)[k - 1]
     sub = np.flatnonzero(primary <= threshold)
-    return sub[objective_order(cost[sub], time[sub], objective)]
+    return sub[objective_order(cost[sub], time[sub], objective, None if ties is None else ties[sub])]
 
 
-def _ordered(ctx: PlanContext, subset: np.ndarray, k: int) -> np.ndarray:
-    """At least the best ``k`` of ``subset`` by the plan's objective, best first."""
-    if subset.size == 0:
-        return subset
-    c = ctx.costs
-    cost, time = c.total_usd[subset], c.time_h[subset]
-    return subset[_top_positions(cost, time, ctx.constraints.objective, min(k, subset.size))]
+def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool = False) -> list[Option]:
+    """The top options, one per (provider, region, instance, pricing) at its best node count, so that
+    the list compares offers rather than repeating one offer at 8, 7, 6 … nodes. ``best_case``: ranked
+    by the figures with every unknown fact at its best case (what the ranking would be if each were).
+
+    Options that may not fit in memory rank after every option that fits for certain: unknown is
+    never the best case. They are shown (flagged) where the list has room, and named in the notes.
+    """
+    c = ctx.best if best_case and ctx.best is not None else ctx.costs
+    uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
+    sure, unsure = feasible[~uncertain], feasible[uncertain]
+
+    def ordered(subset: np.ndarray, k: int) -> np.ndarray:
+        if subset.size == 0:
+            return subset
+        ties = unknown_count(ctx.costs.unknown[subset])
+        cost, time = c.total_usd[subset], c.time_h[subset]
+        return subset[_top_positions(cost, time, ctx.constraints.objective, min(k, subset.size), ties)]
+
+    # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
+    # to the full order in the rare case it is not.
+    for k in (64 * top, feasible.size):
+        order = np.concatenate((ordered(sure, k), ordered(unsure, k)))
+        ranked = _take(ctx, order, top, per_node_count=False)
+        complete = k >= sure.size or sum(not o.memory_uncertain for o in ranked) >= top
+        if (len(ranked) >= top and complete) or k >= feasible.size:
+            return ranked
+    return ranked
 
 
 def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
@@ -270,26 +184,6 @@ def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
     every option is flagged *may not fit* and the plan says so)."""
     sure = feasible[~ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
     return sure if sure.size else feasible
-
-
-def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int) -> list[Option]:
-    """The top options, one per (provider, region, instance, pricing) at its best node count, so that
-    the list compares offers rather than repeating one offer at 8, 7, 6 … nodes.
-
-    Options that may not fit in memory rank after every option that fits for certain: unknown is
-    never the best case. They are shown (flagged) where the list has room, and named in the notes.
-    """
-    uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
-    sure, unsure = feasible[~uncertain], feasible[uncertain]
-    # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
-    # to the full order in the rare case it is not.
-    for k in (64 * top, feasible.size):
-        order = np.concatenate((_ordered(ctx, sure, k), _ordered(ctx, unsure, k)))
-        ranked = _take(ctx, order, top, per_node_count=False)
-        complete = k >= sure.size or sum(not o.memory_uncertain for o in ranked) >= top
-        if (len(ranked) >= top and complete) or k >= feasible.size:
-            return ranked
-    return ranked
 
 
 def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
@@ -328,14 +222,61 @@ def _run(
 ) -> PlanContext:
     cands = enumerate_candidates(offers, constraints)
     exclude_model_split(cands, job)
-    estimate_candidates(cands, offers, estimate)
+    bounds = host_bounds(offers)
+    relevant = (int(Fact.VCPUS) if job.image_job else 0) | (int(Fact.RAM) if job.rereads_dataset else 0)
+    # The network joins the nodes of a training job; inference replicas do not talk to each other.
+    relevant |= int(Fact.NETWORK) if job.task != "infer" else 0
+    estimate_candidates(cands, offers, estimate, bounds, relevant)
+    # Both costings over the same live candidates (the same positions): the conservative one ranks,
+    # the best case is shown beside it.
     costs = cost_candidates(cands, offers, facts, job)
+    best = cost_candidates(cands, offers, facts, job, best_case=True)
     cands.exclude(_scatter(cands, costs, ~costs.stable), Reason.SPOT_UNSTABLE)
     if unknown_costs == "exclude":
         assumed = np.array([ch.unknown for ch in costs.charges], dtype=bool)
         if assumed.size:
             cands.exclude(_scatter(cands, costs, assumed[costs.region_id]), Reason.UNKNOWN_COST)
-    return PlanContext(offers=offers, cands=cands, costs=costs, job=job, constraints=constraints)
+    return PlanContext(
+        offers=offers, cands=cands, costs=costs, job=job, constraints=constraints, best=best, bounds=bounds
+    )
+
+
+def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) -> str:
+    """In words, when the option that would rank first with every unknown fact at its best case is
+    not the recommended one: which it is and which of its facts are unknown; else empty."""
+    alt = _ranked(ctx, feasible, 1, best_case=True)
+    if not alt:
+        return ""
+    a = alt[0]
+    if (a.provider, a.region, a.instance_type, a.pricing) == (
+        rec.provider,
+        rec.region,
+        rec.instance_type,
+        rec.pricing,
+    ):
+        return ""
+    codes = {u.fact for u in a.unknown_facts}
+    from gpuplan.plan.unknowns import FACT_CODES
+
+    mask = sum(int(f) for f, c in FACT_CODES.items() if c in codes)
+    return _(
+        "unknown facts decide the ranking: with its {facts} at their best case, {option} would rank "
+        "first ({best}); at their conservative bound it costs {cost} and ranks below {winner}"
+    ).format(
+        facts=_(", ").join(fact_names(mask)) or _("figures"),
+        option=a.label,
+        best=_time_cost_words(a.best_case_job_time_h, a.best_case_total_cost_usd),
+        cost=_time_cost_words(a.job_time_h, a.total_cost_usd),
+        winner=rec.label,
+    )
+
+
+def _time_cost_words(time_h: float | None, cost_usd: float | None) -> str:
+    from gpuplan.i18n import money
+
+    if time_h is None or cost_usd is None:
+        return "?"
+    return _("{time}, {cost}").format(time=format_hours(time_h), cost=money(cost_usd))
 
 
 def _scatter(cands: Candidates, costs: CostArrays, values: np.ndarray) -> np.ndarray:
@@ -373,7 +314,7 @@ def _baseline(
     pos = np.flatnonzero(alive)
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
-    option = _option(ctx, int(best))
+    option = make_option(ctx, int(best))
     return option, _("baseline: {option} (the smallest configuration the job fits on)").format(
         option=option.label
     )
@@ -403,90 +344,6 @@ def _check_names(offers: OfferTable, constraints: Constraints) -> None:
             raise NotFoundError("region", name, sorted(known_regions.values()), hint=N_("no offer in it"))
 
 
-def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
-    """Say how many candidates the tensor × pipeline split left out, and why (empty when none)."""
-    if misfits.total == 0:
-        return ""
-    return _(
-        "tensor_parallel {tp} × pipeline_parallel {pp}: {total} candidates left out "
-        "({not_multiple} whose GPU count is not a multiple of {degree}, {narrow} on instances with "
-        "fewer than {tp} GPUs, where the tensor-parallel group would span nodes)"
-    ).format(
-        tp=job.tensor_parallel,
-        pp=job.pipeline_parallel,
-        degree=job.replica_gpus,
-        total=f"{misfits.total:,}",
-        not_multiple=f"{misfits.not_multiple:,}",
-        narrow=f"{misfits.node_too_narrow:,}",
-    )
-
-
-def _plan_notes(
-    job: JobFacts,
-    ranked: list[Option],
-    notes: tuple[str, ...],
-    constraints: Constraints,
-    rates: tuple[SpotRate, ...],
-    misfits: ModelSplitMisfits,
-) -> tuple[str, ...]:
-    """Assumptions that apply to the whole plan, in words."""
-    plan_notes = [
-        _("scale-out: at most {nodes} instances and {gpus} GPUs per job (--max-nodes, --max-gpus)").format(
-            nodes=constraints.node_limit, gpus=constraints.total_gpu_limit
-        )
-    ]
-    if split := _split_note(job, misfits):
-        plan_notes.append(split)
-    if constraints.deadline_h is not None:
-        plan_notes.append(
-            _(
-                "deadline risk: from the estimate's time distribution (its range is the 10th–90th "
-                "percentiles), with spot interruptions on top"
-            )
-        )
-    plan_notes += notes
-    if job.data_location is None and job.dataset_gb > 0:
-        plan_notes.append(
-            _(
-                "data.location not given: the dataset is uploaded from your site (inbound traffic is "
-                "free on the seven clouds; the other providers' price for it is not in the catalog and "
-                "is counted as free) and results go back over internet egress"
-            )
-        )
-    if job.egress_free_tier:
-        plan_notes.append(
-            _(
-                "egress: the account's monthly free allowance is taken as unused (--egress-free-tier): "
-                "the job's transfer starts in the first tier"
-            )
-        )
-    elif job.dataset_gb > 0 or job.result_size_gb > 0:
-        plan_notes.append(
-            _(
-                "egress: every GB is priced, without the monthly free allowance (it is shared with the "
-                "account's other traffic; --egress-free-tier if it is unused)"
-            )
-        )
-    storage = (
-        _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
-        if job.storage_kind == "block"
-        else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
-    )
-    plan_notes.append(storage.format(n=job.checkpoints_kept))
-    if any(o.spot for o in ranked):
-        shown = {r.source: r.shown() for r in rates}
-        plan_notes.append(
-            _(
-                "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
-            ).format(
-                gbps=f"{job.checkpoint_write_gbps:g}",
-                minutes=f"{job.restart_h * 60:.0f}",
-                rates="; ".join(sorted({shown.get(o.spot.rate_source, "") for o in ranked if o.spot})),
-            )
-        )
-    return tuple(plan_notes)
-
-
 def plan_offers(
     offers: OfferTable,
     facts: CostFacts,
@@ -498,8 +355,13 @@ def plan_offers(
     baseline: BaselineSpec | None = None,
     unknown_costs: str = "assume",
     notes: tuple[str, ...] = (),
+    stale_after_days: int = 180,
 ) -> Plan:
     """Rank every way to run the job on ``offers`` under ``constraints``.
+
+    Every unknown fact an option's time or cost rests on is taken at its conservative bound
+    (``plan/unknowns.py``); the plan says when those bounds decided the winner.
+    ``stale_after_days``: the limit the offers' ``stale`` flags were set against (said in the output).
 
     ``unknown_costs``: ``assume`` prices an unknown storage/egress price with a labelled,
     conservative assumption; ``exclude`` leaves such regions out (counted as
@@ -524,7 +386,7 @@ def plan_offers(
     feasible = np.flatnonzero(cands.alive[costs.idx])
     excluded = cands.excluded_counts()
     if feasible.size == 0:
-        raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), _option), excluded)
+        raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), make_option), excluded)
 
     ranked = _ranked(ctx, feasible, top)
     # The front and the personas' picks come from the options that fit for certain, when any do.
@@ -577,7 +439,7 @@ def plan_offers(
         why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=_plan_notes(
+        notes=plan_notes(
             job,
             ranked,
             (*notes, *filter(None, [_uncertain_note(ctx, feasible, ranked)])),
@@ -585,4 +447,6 @@ def plan_offers(
             ctx.costs.rates,
             model_split_misfits(cands, job),
         ),
+        decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
+        stale_after_days=stale_after_days,
     )

@@ -20,6 +20,7 @@ __all__ = [
     "pareto_mask",
     "persona_picks",
     "primary_key",
+    "unknown_count",
 ]
 
 #: What each objective means, in words (translated where shown).
@@ -40,16 +41,29 @@ def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> Flo
     return out
 
 
-def objective_order(cost: FloatArray, time: FloatArray, objective: Objective) -> IntArray:
-    """Indices best first. Ties break on the other quantity, then on position (stable)."""
+def objective_order(
+    cost: FloatArray, time: FloatArray, objective: Objective, unknowns: IntArray | None = None
+) -> IntArray:
+    """Indices best first. Ties break on the other quantity, then on ``unknowns`` (the number of
+    facts each option's figures rest on the conservative bound of: fewer first, so that an unknown
+    never wins a tie), then on position (stable)."""
+    tie = np.zeros(cost.shape[0], dtype=np.int64) if unknowns is None else unknowns
     if objective is Objective.COST:
-        order = np.lexsort((time, cost))
+        order = np.lexsort((tie, time, cost))
     elif objective is Objective.TIME:
-        order = np.lexsort((cost, time))
+        order = np.lexsort((tie, cost, time))
     else:
         # cost × time compared in log space: log c + log t (both positive for any real option).
-        order = np.lexsort((time, cost, primary_key(cost, time, objective)))
+        order = np.lexsort((tie, time, cost, primary_key(cost, time, objective)))
     out: IntArray = order.astype(np.int64)
+    return out
+
+
+def unknown_count(mask: IntArray) -> IntArray:
+    """How many facts each bit mask holds (``plan.unknowns.Fact`` masks)."""
+    out: IntArray = np.zeros(mask.shape[0], dtype=np.int64)
+    for bit in range(8):
+        out += (mask >> bit) & 1
     return out
 
 

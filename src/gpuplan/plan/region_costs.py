@@ -3,7 +3,9 @@
 These depend only on the candidate's (provider, region), not on the instance, so they are worked out
 once per region and broadcast to the candidates. Unknown prices are never read as 0: each becomes
 either a labelled, conservative assumption (the highest price of that kind the catalog knows, else a
-cited constant) or, with ``unknown_costs="exclude"``, a reason to leave the region out.
+cited constant) or, with ``unknown_costs="exclude"``, a reason to leave the region out. The best
+case of the same unknowns (the lowest price of the kind the catalog knows; unknown inbound traffic
+free) is worked out beside it (``best_case=True``), so that the plan can say what an unknown cost.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from gpuplan.i18n import N_, _, money
 from gpuplan.i18n.places import place
 from gpuplan.plan.billing import tiered_cost_usd, without_free_allowance
 from gpuplan.plan.input_types import HOURS_PER_MONTH, JobFacts, RegionCosts, UsdTransferTier
+from gpuplan.plan.unknowns import Fact
 
 __all__ = [
     "FALLBACK_BLOCK_USD_PER_GB_MONTH",
@@ -45,14 +48,23 @@ INGRESS_FREE_PROVIDERS = frozenset({"aws", "azure", "gcp", "alibaba", "tencent",
 class RegionCharges:
     """What the job pays in one candidate region, apart from compute."""
 
-    egress_usd: float
-    """Dataset in plus results back."""
+    egress_in_usd: float
+    """One copy of the dataset in from ``data.location`` (a job may pay it once per node)."""
+    egress_out_usd: float
+    """The results back to ``data.location`` (one copy)."""
     storage_usd_per_gb_hour: float
     licence_usd_per_instance_hour: float
     assumptions: tuple[str, ...]
     """Caveats and components priced by assumption, in words (empty when all came from the catalog)."""
     unknown: bool = False
     """True when a storage or egress price is unknown in the catalog and was assumed."""
+    unknown_facts: int = 0
+    """Which prices were assumed (``plan.unknowns.Fact.EGRESS`` / ``STORAGE`` bits)."""
+
+    @property
+    def egress_usd(self) -> float:
+        """One copy in plus the results back."""
+        return self.egress_in_usd + self.egress_out_usd
 
 
 class CostFacts:
@@ -67,32 +79,46 @@ class CostFacts:
         known = list(self._by_region.values())
         egress = [t.usd_per_gb for rc in known for t in rc.internet_egress or () if t.usd_per_gb > 0]
         self._max_egress = max(egress, default=FALLBACK_EGRESS_USD_PER_GB)
+        self._min_egress = min(egress, default=FALLBACK_EGRESS_USD_PER_GB)
         blocks = [rc.block_storage_usd_per_gb_month for rc in known if rc.block_storage_usd_per_gb_month]
         objects = [rc.object_storage_usd_per_gb_month for rc in known if rc.object_storage_usd_per_gb_month]
         self._max_block = max(blocks, default=FALLBACK_BLOCK_USD_PER_GB_MONTH)
         self._max_object = max(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
+        self._min_block = min(blocks, default=FALLBACK_BLOCK_USD_PER_GB_MONTH)
+        self._min_object = min(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
 
-    def _field(self, provider: str, region: str, name: str) -> tuple[Any, str]:
-        """A price field: the region's own, else the same provider's other region (said so)."""
+    def _field(self, provider: str, region: str, name: str, best_case: bool = False) -> tuple[Any, str, bool]:
+        """A price field: the region's own, else the same provider's other region (said so) — the
+        dearest of them (the cheapest for the best case): another region's price is a stand-in,
+        not a fact about this one. Returns (value, note, borrowed)."""
         rc = self._by_region.get((provider, region))
         value = getattr(rc, name) if rc else None
         if value is not None:
-            return value, ""
-        for other in self._by_provider.get(provider, ()):
-            v = getattr(other, name)
-            if v is not None:
-                return v, _("{where} price used for {region}").format(
-                    where=place(provider, other.region), region=region
-                )
-        return None, ""
+            return value, "", False
+        others = [o for o in self._by_provider.get(provider, ()) if getattr(o, name) is not None]
+        if not others:
+            return None, "", False
+
+        def level(o: RegionCosts) -> float:
+            v = getattr(o, name)
+            return max((t.usd_per_gb for t in v), default=0.0) if isinstance(v, tuple) else float(v)
+
+        other = (min if best_case else max)(others, key=lambda o: (level(o), o.region))
+        return (
+            getattr(other, name),
+            _("{where} price used for {region}").format(where=place(provider, other.region), region=region),
+            True,
+        )
 
     def _egress_tiers(
-        self, provider: str, region: str, what: str
+        self, provider: str, region: str, what: str, best_case: bool = False
     ) -> tuple[tuple[UsdTransferTier, ...], str, bool]:
         """(tiers, note, assumed): assumed is True when no catalog price exists at all."""
-        tiers, note = self._field(provider, region, "internet_egress")
+        tiers, note, borrowed = self._field(provider, region, "internet_egress", best_case)
         if tiers is not None:
-            return tiers, (f"{_(what)}: {note}" if note else ""), False
+            return tiers, (f"{_(what)}: {note}" if note else ""), borrowed
+        if best_case:
+            return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._min_egress),), "", True
         flat = (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
         note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB (highest known)")
         return (
@@ -108,51 +134,71 @@ class CostFacts:
         dst: tuple[str, str] | None,
         what: str,
         free_tier: bool = False,
+        best_case: bool = False,
     ) -> tuple[float, list[str], bool]:
-        """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source;
-        with the notes and whether the price is an assumption."""
+        """Cost of moving ``gb`` from ``src`` to ``dst`` (None = the user's own site), paid at source
+        (and, where the destination's inbound price is unknown, at the destination too); with the
+        notes and whether a price is an assumption."""
         if gb <= 0 or src == dst:
             return 0.0, [], False
+        inbound, inbound_notes, inbound_assumed = 0.0, [], False
+        if dst is not None and dst[0] not in INGRESS_FREE_PROVIDERS:
+            # The seven clouds list inbound (ingress) traffic as free; the GPU marketplaces' price for
+            # it is not in the catalog: the highest transfer price known (its best case: free).
+            inbound_assumed = True
+            if not best_case:
+                inbound = gb * self._max_egress
+                note = _(
+                    "{what}: inbound traffic price of {provider} not in the catalog; assumed {price}/GB "
+                    "(highest known)"
+                )
+                inbound_notes = [note.format(what=_(what), provider=dst[0], price=money(self._max_egress))]
         if src is None:
-            # The seven clouds list inbound (ingress) traffic as free; the GPU marketplaces' price
-            # for it is not in the catalog: counted as free, and said so.
-            if dst is None or dst[0] in INGRESS_FREE_PROVIDERS:
-                return 0.0, [], False
-            note = _("{what}: inbound traffic price of {provider} not in the catalog; counted as free")
-            return 0.0, [note.format(what=_(what), provider=dst[0])], True
+            return inbound, inbound_notes, inbound_assumed
         notes: list[str] = []
         if dst is not None and dst[0] == src[0]:
-            price, note = self._field(src[0], src[1], "inter_region_usd_per_gb")
+            price, note, borrowed = self._field(src[0], src[1], "inter_region_usd_per_gb", best_case)
             if price is not None:
-                return float(gb * price), ([f"{_(what)}: {note}"] if note else []), False
+                return float(gb * price), ([f"{_(what)}: {note}"] if note else []), borrowed
             notes.append(
                 _("{what}: inter-region price of {where} unknown; internet egress used instead").format(
                     what=_(what), where=f"{src[0]}/{src[1]}"
                 )
             )
-        tiers, note, assumed = self._egress_tiers(src[0], src[1], what)
+        tiers, note, assumed = self._egress_tiers(src[0], src[1], what, best_case)
         if note:
             notes.append(note)
         if not free_tier:
             tiers = without_free_allowance(tiers)
-        return float(tiered_cost_usd(np.array([gb]), tiers)[0]), notes, assumed
+        out = float(tiered_cost_usd(np.array([gb]), tiers)[0])
+        return out + inbound, [*notes, *inbound_notes], assumed or inbound_assumed
 
-    def charges(self, provider: str, region: str, job: JobFacts) -> RegionCharges:
-        """Egress, storage price and licence fees of running ``job`` in ``provider/region``."""
+    def charges(self, provider: str, region: str, job: JobFacts, *, best_case: bool = False) -> RegionCharges:
+        """Egress, storage price and licence fees of running ``job`` in ``provider/region``; with
+        ``best_case``, each unknown price at its best case instead of its conservative bound."""
         here = (provider, region)
         egress_in, notes_in, assumed_in = self._transfer_usd(
-            job.dataset_gb, job.data_location, here, N_("dataset in"), job.egress_free_tier
+            job.dataset_gb, job.data_location, here, N_("dataset in"), job.egress_free_tier, best_case
         )
         egress_out, notes_out, assumed_out = self._transfer_usd(
-            job.result_size_gb, here, job.data_location, N_("results back"), job.egress_free_tier
+            job.result_size_gb, here, job.data_location, N_("results back"), job.egress_free_tier, best_case
         )
         assumptions = [*notes_in, *notes_out]
         unknown = assumed_in or assumed_out
+        facts = int(Fact.EGRESS) if unknown else 0
         kind = job.storage_kind
         name = f"{kind}_storage_usd_per_gb_month"
-        price, note = self._field(provider, region, name)
-        if price is None:
+        price, note, borrowed = self._field(provider, region, name, best_case)
+        stored = job.dataset_gb + job.checkpoints_kept * job.checkpoint_gb > 0
+        if borrowed and stored:
+            facts |= int(Fact.STORAGE)
+        if price is None and best_case:
             unknown = True
+            facts |= int(Fact.STORAGE) if stored else 0
+            price = self._min_block if kind == "block" else self._min_object
+        elif price is None:
+            unknown = True
+            facts |= int(Fact.STORAGE) if stored else 0
             price = self._max_block if kind == "block" else self._max_object
             # One message per kind: "block" and "object" are words of the sentence, not names.
             text = (
@@ -171,9 +217,11 @@ class CostFacts:
         if rc is not None:
             assumptions.extend(rc.notes)
         return RegionCharges(
-            egress_usd=egress_in + egress_out,
+            egress_in_usd=egress_in,
+            egress_out_usd=egress_out,
             storage_usd_per_gb_hour=float(price) / HOURS_PER_MONTH,
             licence_usd_per_instance_hour=licence,
             assumptions=tuple(assumptions),
             unknown=unknown,
+            unknown_facts=facts,
         )

@@ -6,9 +6,26 @@ from dataclasses import dataclass, field
 
 from gpuplan.i18n.places import place
 from gpuplan.plan.constraints import Constraints, Objective
+from gpuplan.plan.unknowns import UnknownFact
 from gpuplan.vocab import pricing_name
 
-__all__ = ["CostBreakdown", "Option", "PersonaPick", "Plan", "SpotRisk"]
+__all__ = ["CostBreakdown", "CostItem", "Option", "PersonaPick", "Plan", "SpotRisk", "UnknownFact"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CostItem:
+    """One charge of an option, with how many times it is paid: what is really rented."""
+
+    component: str
+    """``compute``, ``setup`` (part of compute), ``storage``, ``egress_in``, ``egress_out``,
+    ``licences`` or ``spot_overhead``."""
+    cost_usd: float
+    multiplier: int
+    """How many times the unit charge is paid (instances, disks, copies of the dataset)."""
+    per: str
+    """What one multiple is: ``instance``, ``disk``, ``bucket``, ``copy``."""
+    included_in: str | None = None
+    """The component this item is part of (the set-up is part of compute), None when it adds up."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,6 +42,8 @@ class CostBreakdown:
     """Per-instance-hour fees the catalog lists for the region."""
     spot_overhead_usd: float
     """Spot only: instance time spent writing checkpoints, redoing lost work and restarting."""
+    items: tuple[CostItem, ...] = ()
+    """Each charge with its multiplier (the components above, the set-up and egress split out)."""
 
     @property
     def total_usd(self) -> float:
@@ -103,6 +122,18 @@ class Option:
     """Warnings: low-confidence price, stale price, assumed billing step …"""
     assumptions: tuple[str, ...] = ()
     """Cost components priced with an assumption instead of catalog data, in words."""
+    unknown_facts: tuple[UnknownFact, ...] = ()
+    """Facts the catalog lacks that this option was costed at the conservative bound of."""
+    best_case_total_cost_usd: float | None = None
+    """The all-in cost with every unknown fact at its best case (None when none is unknown)."""
+    best_case_job_time_h: float | None = None
+    """The job time with every unknown fact at its best case (None when none is unknown)."""
+    price_age_days: int | None = None
+    """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
+    days; None when the price is undated."""
+    staleness: str = ""
+    """``fresh``, ``stale`` or ``unknown`` (the date's bounds straddle the staleness limit, or there is
+    none): the catalog's judgement (:func:`gpuplan.catalog.dates.price_age`)."""
 
     @property
     def gpu_count(self) -> int:
@@ -159,3 +190,8 @@ class Plan:
     feasible: int
     notes: tuple[str, ...] = field(default_factory=tuple)
     """Assumptions and data caveats that apply to the whole plan."""
+    decided_by_unknowns: str = ""
+    """In words, when unknown facts decided the winner: which option would rank first with them at
+    their best case, and which facts those are; empty when no unknown changes the winner."""
+    stale_after_days: int = 180
+    """The staleness limit the options' prices are flagged against, days."""

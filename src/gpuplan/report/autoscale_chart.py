@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuplan.i18n import _
+from gpuplan.report.fonts import FONT_STACK
 from gpuplan.report.simulate_common import READY_SUFFIX, panel
 from gpuplan.simulate.autoscale import AutoscaleResult
 
@@ -49,9 +50,9 @@ def autoscale_svg(res: AutoscaleResult) -> str:
         830,
     )
     style = (
-        "<style>.t{font:bold 13px sans-serif}.l{font:10px sans-serif;text-anchor:end}"
-        ".x{font:10px sans-serif;text-anchor:middle}.ax{stroke:#999}"
-        "text{font-family:sans-serif;font-size:11px}</style>"
+        "<style>.t{font-weight:bold;font-size:13px}.l{font-size:10px;text-anchor:end}"
+        ".x{font-size:10px;text-anchor:middle}.ax{stroke:#999}"
+        f"text{{font-family:{FONT_STACK};font-size:11px}}</style>"
     )
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="880" height="1020" viewBox="0 0 880 1020">'
     return f"{svg}{style}{load}{reps}{lat}{ttft}{lost}</svg>"

@@ -8,7 +8,6 @@ catalog has a CNY rate, which the document states once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 from functools import partial
 from typing import Any
 
@@ -18,8 +17,6 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuplan.catalog.model import (
-    HOURS_PER_MONTH,
-    RATE_STALE_AFTER_DAYS,
     CatalogInfo,
     ExchangeRate,
     ImportReport,
@@ -34,7 +31,8 @@ from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.places import place, region_name
-from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, plain_table, to_jsonable
+from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable
+from gpuplan.report.offers_json import offer_items, offer_prices, price_fields, rate_fields
 from gpuplan.vocab import pricing_name
 
 __all__ = [
@@ -46,7 +44,6 @@ __all__ = [
     "info_view",
     "offer_prices",
     "offers_json",
-    "offers_json_text",
     "offers_view",
     "price_fields",
     "rate_doc",
@@ -77,124 +74,8 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
 
 def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
     """A catalog rate as the documents state it (None stays None)."""
-    if rate is None:
-        return None
-    return ExchangeRateDoc(
-        currency=rate.currency,
-        usd_per_unit=rate.usd_per_unit,
-        units_per_usd=1.0 / rate.usd_per_unit,
-        as_of=rate.as_of,
-        source=rate.source,
-        age_days=rate.age_days,
-        stale=rate.stale,
-        stale_after_days=RATE_STALE_AFTER_DAYS,
-        warning=rate_warning(rate),
-    )
-
-
-def _term_doc(term: dict[str, Any] | None, currency: str | None) -> dict[str, Any] | None:
-    # Providers store a prepaid total in the price's own currency under one name; the document
-    # names the currency (prepaid_total_cny).
-    if not term or "prepaid_total" not in term or not currency:
-        return term
-    out = {k: v for k, v in term.items() if k != "prepaid_total"}
-    out[f"prepaid_total_{currency.lower()}"] = term["prepaid_total"]
-    return out
-
-
-def price_fields(
-    *,
-    amount: float | None,
-    currency: str | None,
-    unit: str | None,
-    usd_per_hour: float | None,
-    discount_percent: float | None,
-    cny: ExchangeRate | None,
-) -> dict[str, float | None]:
-    """The ``price_{usd,cny}_per_{hour,month}`` fields of one published price (``amount`` in
-    ``currency`` per ``unit``; ``usd_per_hour`` as the catalog converted it, after the discount).
-    A price published in CNY keeps its exact amount in CNY; the other currency is converted at
-    ``cny``; the ``_per_month`` fields are for prices published per month only."""
-    share = 1 - discount_percent / 100 if discount_percent else 1.0
-    monthly = unit == "month"
-    cny_h: float | None = None
-    if currency == "CNY" and amount is not None:
-        cny_h = amount * share / (HOURS_PER_MONTH if monthly else 1.0)
-    elif usd_per_hour is not None and cny is not None:
-        cny_h = usd_per_hour / cny.usd_per_unit
-    usd_month = cny_month = None
-    if monthly:
-        if currency == "USD" and amount is not None:
-            usd_month = amount * share
-        elif usd_per_hour is not None:
-            usd_month = usd_per_hour * HOURS_PER_MONTH
-        if currency == "CNY" and amount is not None:
-            cny_month = amount * share
-        elif cny_h is not None:
-            cny_month = cny_h * HOURS_PER_MONTH
-    return {
-        "price_usd_per_hour": usd_per_hour,
-        "price_cny_per_hour": cny_h,
-        "price_usd_per_month": usd_month,
-        "price_cny_per_month": cny_month,
-    }
-
-
-def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
-    """:func:`price_fields` of one offer, with the per-GPU-hour figures."""
-    out = price_fields(
-        amount=o.price,
-        currency=o.currency,
-        unit=o.unit,
-        usd_per_hour=o.price_usd_per_hour,
-        discount_percent=o.discount_percent,
-        cny=cny,
-    )
-    for code in ("usd", "cny"):
-        hourly = out[f"price_{code}_per_hour"]
-        out[f"price_{code}_per_gpu_hour"] = hourly / o.gpu_count if hourly is not None else None
-    return out
-
-
-#: OfferPrice fields the document writes under other names (``offer_prices``, ``published_*``).
-_RENAMED = frozenset(
-    {"price", "currency", "unit", "price_usd_per_hour", "price_usd_per_gpu_hour"}
-    | {"exchange_rate_usd_per_unit", "exchange_rate_as_of", "term"}
-)
-
-
-#: The OfferPrice fields the document copies as they are, in the document's order.
-_COPIED = tuple(f for f in OfferItem.model_fields if f in {x.name for x in fields(OfferPrice)} - _RENAMED)
-
-
-def _offer_items(listing: OfferListing) -> list[dict[str, Any]]:
-    # The document's items as plain dicts, keys in the document's order. They are built from the
-    # store's own typed rows, whose values are already what the schema allows, so they are not
-    # validated again: at catalog size (8,000 rows) validation costs more than the rest of the
-    # command (``tests/documents`` validates a full listing against the schema).
-    out = []
-    for v in listing.views:
-        o = v.offer
-        fields = o.__dict__  # a plain dataclass: its fields without a getattr each
-        item = {k: fields[k] for k in _COPIED}
-        item["compliance"] = list(o.compliance)
-        for count in ("gpu_count", "vcpus"):  # counts as integers where whole (the documents' Count)
-            x = item[count]
-            if isinstance(x, float) and x.is_integer():
-                item[count] = int(x)
-        item.update(offer_prices(o, listing.cny_rate))
-        item.update(
-            published_currency=o.currency,
-            published_unit=o.unit,
-            term=_term_doc(o.term, o.currency),
-            regions_compared=v.regions_compared,
-        )
-        out.append({k: item[k] for k in _ITEM_ORDER})
-    return out
-
-
-#: OfferItem's fields in declaration order: the order its JSON is written in.
-_ITEM_ORDER = tuple(OfferItem.model_fields)
+    fields_ = rate_fields(rate)
+    return None if fields_ is None else ExchangeRateDoc(**fields_)
 
 
 def _offers_header(listing: OfferListing) -> OffersDocument:
@@ -206,19 +87,9 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
 
 
 def offers_json(listing: OfferListing) -> OffersDocument:
-    """The ``offers --json`` document (:func:`offers_json_text` writes the same text faster)."""
-    items = [OfferItem.model_construct(**item) for item in _offer_items(listing)]
+    """The ``offers --json`` document (``report.offers_json.offers_json_text`` writes its text faster)."""
+    items = [OfferItem.model_construct(**item) for item in offer_items(listing)]
     return _offers_header(listing).model_copy(update={"offers": items})
-
-
-def offers_json_text(listing: OfferListing) -> str:
-    """``offers_json(listing).to_json()``, written without building a model per offer: the whole
-    market is 8,000 offers, and the command's time is spent here (``benchmarks/bench_catalog.py``)."""
-    import pydantic_core
-
-    data = _offers_header(listing).model_dump(mode="json")
-    data["offers"] = _offer_items(listing)
-    return pydantic_core.to_json(data, indent=2).decode() + "\n"
 
 
 def _amount(value: float | None, currency: str) -> str:
@@ -421,15 +292,23 @@ def gpus_json(
 
 
 def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:
-    """Layout 0: every column; 1: fewer peaks, hourly and monthly prices; 2 (narrow consoles): memory, BF16,
-    on-demand and spot prices."""
-    pricings = (_PRICINGS, _PRICINGS[:3], _PRICINGS[:2])[layout]
-    mem, link = _("mem GiB"), _("interconnect")
-    figures = ([mem, "GB/s", "FP32", "TF32", "BF16", "FP8"], [mem, "FP32", "BF16"], [mem, "BF16"])[layout]
+    """Layout 0: every column the command's help names (fits 170 columns: the interconnect on two
+    lines, each price above where it is); 1: memory and bandwidth in one cell, the four peaks in
+    another, every pricing model; 2 (narrow consoles): memory, BF16, on-demand and spot prices."""
+    from gpuplan.report.common import house_table
+
+    pricings = (_PRICINGS, _PRICINGS, _PRICINGS[:2])[layout]
+    mem, bw, link = _("mem GiB"), "GB/s", _("interconnect")
+    peaks = "FP32 · TF32\nBF16 · FP8"
+    figures = ([mem, bw, "FP32", "TF32", "BF16", "FP8"], [f"{mem}\n{bw}", peaks], [mem, "BF16"])[layout]
     names = [pricing_name(p) for p in pricings]
-    header = ["GPU", *figures, *([link] if layout == 0 else []), *names]
-    table = plain_table(None, header, right=(*figures, *names))
-    table.columns[0].no_wrap = True  # GPU ids stay whole
+    header = ["GPU", *figures, *([link] if layout < 2 else []), *names]
+    table = house_table(None)
+    for h in header:
+        right = h in figures or h in names
+        table.add_column(
+            h, justify="right" if right else "left", no_wrap=h in ("GPU", *figures), overflow="fold"
+        )
     for g in gpus:
         per = cheapest.get(g.id, {})
         cells = []
@@ -437,16 +316,18 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
             o = per.get(p)
             cells.append(f"{money(o.price_usd_per_gpu_hour)}\n{place(o.provider, o.region)}" if o else "—")
         values = {
-            mem: g.memory_gib,
-            "GB/s": g.memory_bandwidth_gbps,
-            "FP32": g.fp32_tflops,
-            "TF32": g.tf32_tflops,
-            "BF16": g.bf16_tflops,
-            "FP8": g.fp8_tflops,
+            mem: fmt_num(g.memory_gib),
+            bw: fmt_num(g.memory_bandwidth_gbps),
+            "FP32": fmt_num(g.fp32_tflops),
+            "TF32": fmt_num(g.tf32_tflops),
+            "BF16": fmt_num(g.bf16_tflops),
+            "FP8": fmt_num(g.fp8_tflops),
         }
+        values[f"{mem}\n{bw}"] = f"{values[mem]}\n{values[bw]}"
+        values[peaks] = f"{values['FP32']} · {values['TF32']}\n{values['BF16']} · {values['FP8']}"
         # one link a line ("NVLink 4 (900 GB/s)" over "PCIe Gen5 (128 GB/s)"): the prices need the width
-        link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout == 0 else []
-        table.add_row(g.id, *(fmt_num(values[f]) for f in figures), *link_cell, *cells)
+        link_cell = [(g.interconnect or "").replace(", ", "\n")] if layout < 2 else []
+        table.add_row(g.id, *(values[f] for f in figures), *link_cell, *cells)
     return table
 
 
@@ -558,6 +439,10 @@ def info_view(info: CatalogInfo) -> RenderableType:
     return Group(*parts)
 
 
+#: Rejected rows an import's table shows; --json lists them all.
+SHOWN_REJECTED = 50
+
+
 def import_view(report: ImportReport) -> RenderableType:
     """What an import did, and each rejected row with its line and reason."""
     head = Text(
@@ -575,6 +460,15 @@ def import_view(report: ImportReport) -> RenderableType:
     table.add_column(_("instance type"), no_wrap=True)
     table.add_column(_("region"), no_wrap=True)
     table.add_column(_("reason"), overflow="fold")
-    for r in report.rejected:
+    for r in report.rejected[:SHOWN_REJECTED]:
         table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason_text())
-    return Group(head, table)
+    if len(report.rejected) <= SHOWN_REJECTED:
+        return Group(head, table)
+    # A whole SkyPilot file rejects ~50,000 CPU rows: a table that long says less than its count.
+    more = Text(
+        _("… and {n:,} more rejected rows (every one with its line and reason in --json)").format(
+            n=len(report.rejected) - SHOWN_REJECTED
+        ),
+        style="dim",
+    )
+    return Group(head, table, more)

@@ -13,12 +13,22 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from gpuplan.i18n.numbers import format_amount, format_number
+from gpuplan.i18n import _
+from gpuplan.i18n.numbers import format_age, format_amount, format_number
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
 
-__all__ = ["Widest", "fmt_money", "fmt_num", "house_table", "plain_table", "to_json", "to_jsonable"]
+__all__ = [
+    "Widest",
+    "fmt_money",
+    "fmt_num",
+    "house_table",
+    "plain_table",
+    "price_age_words",
+    "to_json",
+    "to_jsonable",
+]
 
 
 def to_jsonable(value: Any) -> Any:
@@ -51,6 +61,19 @@ def fmt_money(value: float | None, currency: str, unknown: str = "unknown") -> s
     if value is None:
         return unknown
     return format_amount(value, currency)
+
+
+def price_age_words(age_days: int | None, staleness: str | None) -> str:
+    """A price's age as plan and tco show it, in the words ``offers`` uses for its flags: ``5 mo
+    old``, ``stale (2.7 y)``, ``age unknown (up to 18 mo)`` (a source without a date of its own,
+    whose bounds straddle the staleness limit), ``date unknown``."""
+    if age_days is None:
+        return _("date unknown")
+    if staleness == "stale":
+        return _("stale ({age})").format(age=format_age(age_days))
+    if staleness == "unknown":
+        return _("age unknown (up to {age})").format(age=format_age(age_days))
+    return _("{age} old").format(age=format_age(age_days))
 
 
 def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...] = ()) -> Table:

@@ -30,6 +30,7 @@ from gpuplan.documents.estimate import (
     EstimateRow,
     EstimateWorkload,
     MemoryDoc,
+    PlausibilityDoc,
     ServingDoc,
 )
 from gpuplan.i18n import _, format_hours, format_number
@@ -38,6 +39,7 @@ from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.memory import MemoryEstimate
+from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
@@ -117,6 +119,9 @@ def _advice_json(a: Advice) -> AdviceItem:
         step_time_s=a.step_time_s,
         step_time_factor=a.step_time_factor,
         derivation=a.derivation,
+        required_gib=a.required_gib,
+        capacity_gib=a.capacity_gib,
+        offered=a.offered,
     )
 
 
@@ -134,6 +139,21 @@ def _memory_json(m: MemoryEstimate) -> MemoryDoc:
         required_gib=m.required_gib,
         required_gib_low=m.required_gib_low,
         required_gib_high=m.required_gib_high,
+    )
+
+
+def _plausibility_json(p: Plausibility | None) -> PlausibilityDoc | None:
+    if p is None:
+        return None
+    return PlausibilityDoc(
+        reference_gpu=p.reference_gpu,
+        ratio_to_reference=p.ratio,
+        datasheet_low=p.datasheet_low,
+        datasheet_high=p.datasheet_high,
+        parity_high=p.parity_high,
+        peak_fraction=p.peak_fraction,
+        bandwidth_fraction=p.bandwidth_fraction,
+        flags=list(p.flags),
     )
 
 
@@ -185,6 +205,7 @@ def _outcome_json(
             "anchored": _anchored_json(e.anchored),
             "link": e.link,
             "notes": list(e.notes),
+            "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
             "stack_levels": level_figures(levels, row),
             "decode": DecodeDoc(**asdict(o.decode)) if o.decode else None,
@@ -293,9 +314,9 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             continue
         mem = (
             f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
-            f" / {e.memory.capacity_gib:.0f}"
+            f" / {_gib(e.memory.capacity_gib)}"
             if ranges
-            else f"{e.peak_memory_gib:.1f} / {e.memory.capacity_gib:.0f}"
+            else f"{e.peak_memory_gib:.1f} / {_gib(e.memory.capacity_gib)}"
         )
         fits = {
             MemoryVerdict.FITS: Text(_("yes"), style="green"),
@@ -313,6 +334,11 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
                 job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
         table.add_row(name, fits, Text(mem), Text(mark + step), Text(thr), Text(job))
     return table
+
+
+def _gib(x: float) -> str:
+    """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
 
 
 #: Marks a step time anchored on the user's measured step (explained under the table).
@@ -354,14 +380,18 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     )
     table.add_column("GPU", no_wrap=True)
     table.add_column(_("change"))
-    table.add_column(_("GiB / GPU"), justify="right")
+    # The verdict's two figures, stacked so that the column stays narrow: GiB that must fit over usable.
+    table.add_column(_("GiB needed") + "\n/ " + _("usable"), justify="right")
     table.add_column(_("step time"), justify="right")
     table.add_column(_("how derived"))
     for o in rows:
         shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or list(o.advice[:1])
         for i, a in enumerate(shown):
             t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
-            mem = Text(f"{a.peak_memory_gib:.1f}", style="" if a.fits else "red")
+            # The verdict's own figures: what must fit against what the GPU can hold.
+            needs = a.required_gib if a.required_gib is not None else a.peak_memory_gib
+            usable = f"\n/ {_gib(a.capacity_gib)}" if a.capacity_gib is not None else ""
+            mem = Text(f"{needs:.1f}{usable}", style="" if a.fits else "red")
             table.add_row(o.gpu if i == 0 else "", Text(a.summary), mem, t, Text(a.derivation, style="dim"))
     return table
 

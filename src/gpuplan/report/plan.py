@@ -20,6 +20,7 @@ from gpuplan.documents.plan import (
     PlanOption,
     PlanWorkload,
     SpotDoc,
+    UnknownFactDoc,
 )
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.catalog import rate_doc
@@ -53,6 +54,11 @@ def option_json(o: Option) -> PlanOption:
         total_cost_usd_low=o.total_cost_usd_low,
         total_cost_usd_high=o.total_cost_usd_high,
         cost_breakdown=CostBreakdownDoc(**asdict(o.cost_breakdown)),
+        unknown_facts=[UnknownFactDoc(fact=u.fact, assumed=u.assumed) for u in o.unknown_facts],  # type: ignore[arg-type]
+        best_case_total_cost_usd=o.best_case_total_cost_usd,
+        best_case_job_time_h=o.best_case_job_time_h,
+        age_days=o.price_age_days,
+        staleness=o.staleness or None,  # type: ignore[arg-type]
         price_usd_per_hour=o.price_usd_per_hour,
         price_usd_per_month=o.price_usd if monthly else None,
         price_unit="month" if monthly else "hour",
@@ -121,6 +127,8 @@ def plan_json(
         candidates=plan.candidates,
         feasible=plan.feasible,
         notes=list(plan.notes),
+        decided_by_unknowns=plan.decided_by_unknowns,
+        stale_after_days=plan.stale_after_days,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuplan.i18n import _, current_money, format_hours, format_number
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.fonts import FONT_STACK
 from gpuplan.report.plan_svg import COMPONENTS, hours_tick, nice_ticks, per_gpu
 
 __all__ = ["breakdown_figure", "cost_time_figure", "figure_div", "gpu_figure", "per_gpu", "plotly_js"]
@@ -134,6 +135,8 @@ def cost_time_figure(plan: Plan) -> Any:
         margin={"l": 70, "r": 20, "t": 20, "b": 40},
         height=460,
         template="plotly_white",
+        # The reports' font stack: Chinese axis titles and legends in a CJK face, not Open Sans.
+        font={"family": FONT_STACK},
     )
     return fig
 
@@ -165,6 +168,8 @@ def breakdown_figure(plan: Plan, top: int = 8) -> Any:
         margin={"l": 20, "r": 20, "t": 20, "b": 40},
         height=120 + 34 * len(options),
         template="plotly_white",
+        # The reports' font stack: Chinese axis titles and legends in a CJK face, not Open Sans.
+        font={"family": FONT_STACK},
     )
     return fig
 
@@ -215,5 +220,7 @@ def gpu_figure(plan: Plan, gpu_memory_gib: dict[str, float]) -> Any:
         margin={"l": 20, "r": 20, "t": 40, "b": 40},
         height=140 + 30 * len(rows),
         template="plotly_white",
+        # The reports' font stack: Chinese axis titles and legends in a CJK face, not Open Sans.
+        font={"family": FONT_STACK},
     )
     return fig

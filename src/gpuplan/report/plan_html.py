@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from html import escape
 
-from gpuplan.i18n import _, current_language, current_money, format_percent, money
+from gpuplan.i18n import N_, _, current_language, current_money, format_percent, money
 from gpuplan.i18n.places import place
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.fonts import FONT_STACK
 from gpuplan.report.plan_svg import breakdown_svg, cost_time_svg, gpu_svg, per_gpu
-from gpuplan.report.plan_view import PERSONA_NAMES
+from gpuplan.report.plan_view import (
+    PERSONA_NAMES,
+    age_text,
+    breakdown_words,
+    per_words,
+    stale_warning,
+    unknown_words,
+    unknowns_cell,
+)
 from gpuplan.units import format_hours
 
 __all__ = ["cost_time_svg", "plan_html", "plan_markdown"]
@@ -51,6 +60,12 @@ def _head() -> list[str]:
     ]
 
 
+def _times(amount: str, o: Option, component: str) -> str:
+    """``$42.38 (2 instances)``: an amount with the multiplier of its charge (egress: the copies in)."""
+    item = next((i for i in o.cost_breakdown.items if i.component == component), None)
+    return f"{amount} ({per_words(item.per, item.multiplier)})" if item is not None else amount
+
+
 def _row(rank: int, o: Option) -> list[str]:
     b = o.cost_breakdown
     miss = o.deadline_miss_probability
@@ -66,15 +81,17 @@ def _row(rank: int, o: Option) -> list[str]:
         money(o.price_usd_per_hour, per=_("h")),
         f"{format_hours(o.job_time_h)} ({format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)})",
         f"{money(o.total_cost_usd)} ({band})",
-        money(b.compute_usd),
-        money(b.storage_usd),
-        money(b.egress_usd),
-        money(b.licence_usd),
+        _times(money(b.compute_usd), o, "compute"),
+        _times(money(b.storage_usd), o, "storage"),
+        _times(money(b.egress_usd), o, "egress_in"),
+        _times(money(b.licence_usd), o, "licences"),
         money(b.spot_overhead_usd),
         memory,
         "—" if miss is None else format_percent(miss),
-        f"{o.as_of or '?'} ({_(o.confidence)})",
-        "; ".join((*(_(f) for f in o.flags), *o.assumptions)),
+        f"{o.as_of.replace('/', '–') or '?'} ({'; '.join(w for w in (age_text(o), _(o.confidence)) if w)})",
+        "; ".join(
+            (*(_(f) for f in o.flags), *([unknowns_cell(o)] if o.unknown_facts else []), *o.assumptions)
+        ),
     ]
 
 
@@ -88,7 +105,7 @@ def _html_head() -> list[str]:
         _("pricing / per hour"),
         _("time / miss P"),
         _("all-in cost"),
-        _("breakdown"),
+        _("breakdown (× instances, disks, dataset copies)"),
         _("peak memory / GPU"),
         _("price date"),
         _("notes"),
@@ -102,19 +119,13 @@ def _ids(*lines: str) -> str:
 
 def _html_row(rank: int, o: Option) -> str:
     cells = _row(rank, o)
-    b = o.cost_breakdown
     instance = f"{o.nodes}× {o.instance_type}" if o.nodes > 1 else o.instance_type
     band = current_money().format_range(o.total_cost_usd_low, o.total_cost_usd_high)
     times = f"{format_hours(o.job_time_h_low)}–{format_hours(o.job_time_h_high)}"
-    parts = [
-        (_("compute {amount}"), b.compute_usd),
-        (_("storage {amount}"), b.storage_usd),
-        (_("egress {amount}"), b.egress_usd),
-        (_("licences {amount}"), b.licence_usd),
-        (_("spot overhead {amount}"), b.spot_overhead_usd),
-    ]
+    # "× 2" after each charge: the instances, disks or dataset copies it is paid for (in words on hover).
     breakdown = "<br>".join(
-        escape(text.format(amount=money(v))) for text, v in parts if v or text == parts[0][0]
+        f'{escape(text)} <span class="band" title="{escape(words)}">×{n}</span>'
+        for text, n, words in _item_lines(o)
     )
     small = '<br><span class="band">{}</span>'
     tds = [
@@ -127,32 +138,61 @@ def _html_row(rank: int, o: Option) -> str:
         f'<td class="num">{escape(money(o.total_cost_usd))}{small.format(escape(band))}</td>',
         f'<td class="num">{breakdown}</td>',
         f'<td class="num">{escape(cells[12])}</td>',
-        f"<td>{escape(o.as_of or '?')}{small.format(escape(_(o.confidence)))}</td>",
+        f"<td>{escape(o.as_of.replace('/', '–') or '?')}"
+        + small.format(escape("; ".join(w for w in (age_text(o), _(o.confidence)) if w)))
+        + "</td>",
         f'<td class="notes">{escape(cells[15])}</td>',
     ]
     return "<tr>" + "".join(tds) + "</tr>"
 
 
+_ITEM_WORDS = {
+    "compute": N_("compute {amount}"),
+    "setup": N_("of which set-up {amount}"),
+    "storage": N_("storage {amount}"),
+    "egress_in": N_("dataset in {amount}"),
+    "egress_out": N_("results back {amount}"),
+    "licences": N_("licences {amount}"),
+    "spot_overhead": N_("spot overhead {amount}"),
+}
+
+
+def _item_lines(o: Option) -> list[tuple[str, int, str]]:
+    """Each charge of ``o`` with its multiplier (``compute $42.38``, 2, ``2 instances``); nothing of
+    what costs nothing, but compute always."""
+    lines = []
+    for item in o.cost_breakdown.items:
+        if item.cost_usd == 0 and item.component != "compute":
+            continue
+        text = _(_ITEM_WORDS[item.component]).format(amount=money(item.cost_usd))
+        lines.append((text, item.multiplier, per_words(item.per, item.multiplier)))
+    return lines
+
+
 def _summary_lines(plan: Plan) -> list[str]:
     rec = plan.recommended
-    b = rec.cost_breakdown
     lines = [
         _("Recommended: ")
         + _("{option} — {time}, {cost}").format(
             option=rec.label, time=format_hours(rec.job_time_h), cost=money(rec.total_cost_usd)
         )
         + " ("
-        + _(", ").join(
-            [
-                _("compute {amount}").format(amount=money(b.compute_usd)),
-                _("storage {amount}").format(amount=money(b.storage_usd)),
-                _("egress {amount}").format(amount=money(b.egress_usd)),
-                _("licences {amount}").format(amount=money(b.licence_usd)),
-                _("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)),
-            ]
-        )
+        + breakdown_words(rec)
         + ")",
+        _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(
+            price=money(rec.price_usd_per_hour, per=_("h")),
+            date=rec.as_of.replace("/", "–") or "?",
+            age=age_text(rec) or "?",
+            confidence=_(rec.confidence),
+            source=rec.price_source,
+        ),
     ]
+    if warning := stale_warning(plan):
+        lines.append(warning)
+    if rec.unknown_facts:
+        lines.append(_("unknown, costed at the conservative bound: {facts}").format(facts=unknown_words(rec)))
+    if plan.decided_by_unknowns:
+        lines.append(plan.decided_by_unknowns)
     lines += [_("why: {reason}").format(reason=w) for w in plan.why]
     if plan.baseline is not None and plan.savings_vs_baseline_pct is not None:
         what = _("{option} ({cost}, {time})").format(
@@ -186,8 +226,10 @@ def _notes(plan: Plan) -> list[str]:
     return [*notes, rate] if rate else notes
 
 
-_STYLE = """
-body { font-family: system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif; margin: 2em auto;
+_STYLE = (
+    "body { font-family: "
+    + FONT_STACK
+    + """; margin: 2em auto;
        max-width: 1200px; color: #222; padding: 0 1em; }
 table { border-collapse: collapse; font-size: 12px; }
 td, th { border: 1px solid #ccc; padding: 3px 6px; text-align: left; vertical-align: top; }
@@ -211,6 +253,7 @@ li { margin: 2px 0; }
   h2 { break-after: avoid; }
 }
 """
+)
 
 
 def plan_html(plan: Plan, title: str) -> str:

@@ -12,6 +12,7 @@ from html import escape
 
 from gpuplan.i18n import N_, _, current_money, format_hours
 from gpuplan.plan.result import Option, Plan
+from gpuplan.report.fonts import FONT_STACK
 
 __all__ = ["COMPONENTS", "breakdown_svg", "cost_time_svg", "gpu_svg", "hours_tick", "nice_ticks", "per_gpu"]
 
@@ -86,7 +87,7 @@ def cost_time_svg(plan: Plan) -> str:
     aria = escape(_("cost versus time"))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
-        f'font-family="sans-serif" font-size="12" role="img" aria-label="{aria}">',
+        f'font-family="{FONT_STACK}" font-size="12" role="img" aria-label="{aria}">',
         f'<rect x="{_L}" y="{_T}" width="{_W - _L - _R}" height="{_H - _T - _B}" '
         'fill="#fcfcfc" stroke="#999"/>',
     ]
@@ -159,7 +160,7 @@ def breakdown_svg(plan: Plan, top: int = 8) -> str:
     aria = escape(_("cost breakdown"))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}" font-family="sans-serif" font-size="12" role="img" aria-label="{aria}">'
+        f'height="{height}" font-family="{FONT_STACK}" font-size="12" role="img" aria-label="{aria}">'
     ]
     x = left
     for _field, color, name in COMPONENTS:
@@ -228,7 +229,7 @@ def gpu_svg(plan: Plan, gpu_memory_gib: dict[str, float]) -> str:
     step_title, memory_title = escape(_("step time, s")), escape(_("memory per GPU, GiB"))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {height}" width="{_W}" '
-        f'height="{height}" font-family="sans-serif" font-size="12" role="img" aria-label="{aria}">',
+        f'height="{height}" font-family="{FONT_STACK}" font-size="12" role="img" aria-label="{aria}">',
         f'<text x="{x_step:.1f}" y="{top - 14}" font-weight="bold">{step_title}</text>',
         f'<text x="{x_mem:.1f}" y="{top - 14}" font-weight="bold">{memory_title}</text>',
     ]

@@ -12,18 +12,32 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
+
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
-from gpuplan.report.common import Widest
+from gpuplan.plan.unknowns import fact_name
+from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import format_hours
 from gpuplan.vocab import pricing_name
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = ["PERSONA_NAMES", "option_label", "plan_view", "pricing_name"]
+__all__ = [
+    "PERSONA_NAMES",
+    "age_text",
+    "breakdown_words",
+    "option_label",
+    "per_words",
+    "plan_view",
+    "pricing_name",
+    "stale_warning",
+    "unknown_words",
+    "unknowns_cell",
+]
 
 #: Footnote markers for option flags, in the order flags are first met (not digits: "2¹" reads as a power).
 _MARKS = "*†‡§¶"
@@ -88,7 +102,15 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         table.add_column(_("range"), justify="right", no_wrap=True)
     if with_miss:
         table.add_column(_("miss P"), justify="right", no_wrap=True)
+
     m = current_money()
+    # The unknowns under an instance wrap at the widest name of the column (so it keeps its width).
+    width = max(
+        [18]
+        + [cell_len(place(o.provider, o.region)) for o in plan.options]
+        + [cell_len(_instance(o)) for o in plan.options]
+        + ([cell_len(f"{o.gpu_count}× {o.gpu}") for o in plan.options] if layout == 2 else [])
+    )
     for rank, o in enumerate(plan.options, 1):
         gpus = f"{o.gpu_count}× {o.gpu}"
         where = f"{place(o.provider, o.region)}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
@@ -102,8 +124,34 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         if with_miss:
             miss = o.deadline_miss_probability
             row.append(format_percent(miss) if miss is not None else "—")
+        if o.unknown_facts:
+            # Under the instance: the facts costed at their conservative bound, and the best case,
+            # in lines no wider than the names above (so that the column keeps its width).
+            row[1] += "\n[yellow]" + _wrapped(unknowns_cell(o), width) + "[/yellow]"
         table.add_row(*row)
     return table
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` broken between words into lines of at most ``width`` cells (a longer word whole)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and cell_len(lines[-1]) + 1 + cell_len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def unknowns_cell(o: Option) -> str:
+    """``unknown: vCPUs, RAM; best case $28.74``: the facts an option was costed at the conservative
+    bound of, and its cost were they at their best case."""
+    if not o.unknown_facts:
+        return ""
+    names = _(", ").join(fact_name(u.fact) for u in o.unknown_facts)
+    if o.best_case_total_cost_usd is None:
+        return _("unknown: {facts}").format(facts=names)
+    return _("unknown: {facts}; best case {cost}").format(facts=names, cost=money(o.best_case_total_cost_usd))
 
 
 def _flag_marks(options: Iterable[Option]) -> dict[str, str]:
@@ -115,17 +163,102 @@ def _flag_marks(options: Iterable[Option]) -> dict[str, str]:
     return marks
 
 
-def _breakdown_line(o: Option) -> str:
+def breakdown_words(o: Option) -> str:
+    """Each charge with what multiplies it: ``compute $42.38 (2 instances; set-up $0.26 of it)``."""
     b = o.cost_breakdown
+    items = {i.component: i for i in b.items}
+
+    def times(component: str) -> str:
+        item = items.get(component)
+        if item is None:
+            return ""
+        return " (" + per_words(item.per, item.multiplier) + ")"
+
+    setup = items.get("setup")
+    compute = _("compute {amount}").format(amount=money(b.compute_usd)) + times("compute")
+    if setup is not None and setup.cost_usd > 0:
+        compute = compute[:-1] + "; " + _("set-up {amount} of it").format(amount=money(setup.cost_usd)) + ")"
+    egress = _("egress {amount}").format(amount=money(b.egress_usd))
+    if "egress_in" in items:
+        egress += (
+            " ("
+            + _("in {amount} × {copies}, back {back}").format(
+                amount=money(items["egress_in"].cost_usd / max(items["egress_in"].multiplier, 1)),
+                copies=per_words("copy", items["egress_in"].multiplier),
+                back=money(items["egress_out"].cost_usd) if "egress_out" in items else money(0.0),
+            )
+            + ")"
+        )
     parts = [
-        _("compute {amount}").format(amount=money(b.compute_usd)),
-        _("storage {amount}").format(amount=money(b.storage_usd)),
-        _("egress {amount}").format(amount=money(b.egress_usd)),
-        _("licences {amount}").format(amount=money(b.licence_usd)),
+        compute,
+        _("storage {amount}").format(amount=money(b.storage_usd)) + times("storage"),
+        egress,
+        _("licences {amount}").format(amount=money(b.licence_usd)) + times("licences"),
     ]
     if o.spot:
-        parts.append(_("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)))
+        parts.append(
+            _("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)) + times("spot_overhead")
+        )
     return " · ".join(parts)
+
+
+def per_words(per: str, n: int) -> str:
+    """``2 instances``, ``1 disk``, ``3 copies``: a charge's multiplier in words (``CostItem.per``)."""
+    forms = {
+        "instance": ngettext("{n} instance", "{n} instances", n),
+        "disk": ngettext("{n} disk", "{n} disks", n),
+        "bucket": ngettext("{n} bucket", "{n} buckets", n),
+        "copy": ngettext("{n} copy", "{n} copies", n),
+    }
+    return forms.get(per, f"{n} × {per}").format(n=n)
+
+
+def age_text(o: Option) -> str:
+    """``5 mo old``, ``stale (2.7 y)``, ``age unknown (up to 18 mo)``, ``date unknown``."""
+    return price_age_words(o.price_age_days, o.staleness)
+
+
+def stale_warning(plan: Plan) -> str:
+    """The headline's warning when the recommended price is stale or of low confidence ("" if neither)."""
+    rec = plan.recommended
+    words = []
+    if rec.staleness == "stale":
+        words.append(
+            _("stale price: older than the {days}-day limit; check it before you rent").format(
+                days=plan.stale_after_days
+            )
+        )
+    elif rec.stale:
+        words.append(
+            _(
+                "price of unknown age: its source carries no date, and it may be older than the "
+                "{days}-day limit; check it before you rent"
+            ).format(days=plan.stale_after_days)
+        )
+    if rec.confidence == "low":
+        words.append(_("low-confidence price: check it before you rent"))
+    return "; ".join(words)
+
+
+def _price_line(plan: Plan, rec: Option) -> list[Any]:
+    """The recommended price with its age; a stale or low-confidence one flagged in yellow."""
+    from rich.text import Text
+
+    lines: list[Any] = [
+        Text(
+            "  "
+            + _("price {price} per instance, as of {date} ({age}; {confidence}); {source}").format(
+                price=money(rec.price_usd_per_hour, per=_("h")),
+                date=rec.as_of.replace("/", "–") or "?",
+                age=age_text(rec) or "?",
+                confidence=_(rec.confidence),
+                source=rec.price_source,
+            )
+        )
+    ]
+    if warning := stale_warning(plan):
+        lines.append(Text("  " + warning, style="bold yellow"))
+    return lines
 
 
 def _recommended(plan: Plan) -> list[Any]:
@@ -138,16 +271,8 @@ def _recommended(plan: Plan) -> list[Any]:
             option_label(rec),
             " — " + _time_cost(rec),
         ),
-        Text("  " + _breakdown_line(rec)),
-        Text(
-            "  "
-            + _("price {price} per instance, as of {date} ({confidence}); {source}").format(
-                price=money(rec.price_usd_per_hour, per=_("h")),
-                date=rec.as_of or "?",
-                confidence=_(rec.confidence),
-                source=rec.price_source,
-            )
-        ),
+        Text("  " + breakdown_words(rec)),
+        *_price_line(plan, rec),
         Text(
             "  "
             + _("peak memory {gib} GiB per GPU ({gpu}, {total} GiB)").format(
@@ -175,9 +300,29 @@ def _recommended(plan: Plan) -> list[Any]:
                 )
             )
         )
+    if rec.unknown_facts:
+        lines.append(
+            Text(
+                "  "
+                + _("unknown, costed at the conservative bound: {facts}").format(facts=unknown_words(rec)),
+                style="yellow",
+            )
+        )
+    if plan.decided_by_unknowns:
+        lines.append(Text("  " + plan.decided_by_unknowns, style="bold yellow"))
     lines += [Text("  " + _("why: {reason}").format(reason=w)) for w in plan.why]
     lines += [Text("  " + _("assumed: {what}").format(what=a), style="yellow") for a in rec.assumptions]
     return lines
+
+
+def unknown_words(o: Option) -> str:
+    """``vCPUs: 24 vCPUs (…); RAM: …; best case $28.74, 6.0 h``."""
+    facts = "; ".join(f"{fact_name(u.fact)}: {u.assumed}" for u in o.unknown_facts)
+    if o.best_case_total_cost_usd is None or o.best_case_job_time_h is None:
+        return facts
+    return _("{facts}; best case {cost}, {time}").format(
+        facts=facts, cost=money(o.best_case_total_cost_usd), time=format_hours(o.best_case_job_time_h)
+    )
 
 
 def _time_cost(o: Option) -> str:

@@ -109,15 +109,16 @@ def _service_rows(plan: SharePlan) -> list[list[str]]:
 
 
 def _service_headers() -> list[str]:
-    return [_("Service"), _("Slice"), _("Instances"), _("GPUs"), _("Busy"), "p95", _("Headroom")]
+    # The GPU column lists the indices of the GPUs a service's instances run on (0, 1 …), not a count.
+    return [_("Service"), _("Slice"), _("Instances"), _("on GPU #"), _("Busy"), "p95", _("Headroom")]
 
 
 def share_view(plan: SharePlan, money: Money) -> Group:
     t = house_table(_("Services on shared GPUs"))
     for h in _service_headers():
-        left = h in (_("Service"), _("Slice"), _("GPUs"))
+        left = h in (_("Service"), _("Slice"), _("on GPU #"))
         # Service names and slice names are identifiers: whole, never wrapped.
-        t.add_column(h, justify="left" if left else "right", no_wrap=h != _("GPUs"))
+        t.add_column(h, justify="left" if left else "right", no_wrap=h != _("on GPU #"))
     for r in _service_rows(plan):
         t.add_row(*r)
     return Group(t, *[Text(line, style="dim") for line in _share_summary(plan, money)])
@@ -127,7 +128,7 @@ def share_html(plan: SharePlan, money: Money) -> str:
     body = table_html(_service_headers(), _service_rows(plan))
     body += "".join(f'<p class="note">{escape(line)}</p>' for line in _share_summary(plan, money))
     body += table_html(
-        [_("GPU"), _("Service"), _("Slice"), _("Start slice")],
+        [_("GPU #"), _("Service"), _("Slice"), _("Start slice")],
         [
             [str(p.gpu_index), p.service, p.slice, "" if p.start is None else str(p.start)]
             for p in plan.placements

@@ -9,6 +9,7 @@ from typing import Any
 
 from gpuplan.documents.base import Document
 from gpuplan.report.common import to_jsonable
+from gpuplan.report.fonts import FONT_STACK
 
 __all__ = ["JSON_SCHEMA_VERSION", "READY_SUFFIX", "html_page", "panel", "seconds", "table_html", "validated"]
 
@@ -94,7 +95,7 @@ _COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#
 def html_page(title: str, body: str) -> str:
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>gpuplan: {escape(title)}</title>
-<style>body{{font-family:sans-serif;max-width:960px;margin:2em auto}}
+<style>body{{font-family:{FONT_STACK};max-width:960px;margin:2em auto}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
 td:first-child,th:first-child{{text-align:left}}
 .note{{color:#555;font-size:90%}}</style></head><body>

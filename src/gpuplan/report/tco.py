@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
-from gpuplan.i18n import N_, _, format_number, format_percent
+from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.places import place
 from gpuplan.report.catalog import rate_doc
+from gpuplan.report.common import price_age_words
 from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
-    from gpuplan.commit import Commitment, TcoReport
+    from gpuplan.catalog.dates import PriceAge
+    from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -43,6 +45,38 @@ def tco_json(report: TcoReport) -> dict[str, Any]:
     return TcoDocument.model_validate(_tco_data(report)).model_dump(mode="json")
 
 
+def offer_age(report: TcoReport, offer: PricedOffer) -> PriceAge:
+    """How old ``offer``'s price is on the report's day (past the limit or of unknown age: stale)."""
+    from datetime import date
+
+    from gpuplan.catalog.dates import price_age
+
+    return price_age(offer.as_of, report.today or date.today(), report.stale_after_days)
+
+
+def _age_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
+    age = offer_age(report, offer)
+    return {
+        "as_of": offer.as_of,
+        "age_days": age.age_days,
+        "stale": age.stale,
+        "staleness": age.staleness,
+        "confidence": offer.confidence,
+    }
+
+
+def fill_words(missing: MissingPrice) -> str:
+    """What would fill a missing price, in words."""
+    if missing.low_confidence_rows:
+        return _(
+            "{n} low-confidence row(s) left out; set constraints.allow_low_confidence: true to use them"
+        ).format(n=missing.low_confidence_rows)
+    return _(
+        "no usable price in the catalog; `gpuplan catalog refresh` fetches reserved and spot prices "
+        "where a provider publishes them, `gpuplan catalog import` adds a price list of your own"
+    )
+
+
 def _tco_data(report: TcoReport) -> dict[str, Any]:
     s, u = report.schedule, report.usage
     cost = _cents
@@ -58,6 +92,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "pricing": o.pricing,
                 "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
                 "spot_overhead_ratio": s.spot_overhead.get(demand) if demand else None,
+                **_age_fields(report, o),
             }
         )
     rate = rate_doc(report.cny_rate)
@@ -92,6 +127,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "start_month": u.month_label(c.start_month),
                 "term_months": c.term_months,
                 "cost_usd": cost(c.cost_usd),
+                **_age_fields(report, c.offer),
             }
             for c in s.commitments
         ],
@@ -102,6 +138,10 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             for d in report.demands
         ],
         "hourly_prices": hourly,
+        "unknown_prices": [
+            {"pricing": m.pricing, "gpu": m.gpu, "fill": fill_words(m)} for m in report.missing
+        ],
+        "stale_after_days": report.stale_after_days,
         "notes": list(report.notes),
     }
 
@@ -139,7 +179,10 @@ def summary_lines(report: TcoReport) -> list[str]:
             months=report.usage.horizon_months, total=money.format(s.total_usd)
         )
     ]
-    if s.all_on_demand_usd is not None:
+    if s.all_on_demand_usd is not None and not s.savings_pct:
+        baseline = money.format(s.all_on_demand_usd)
+        lines.append(_("All on demand: {baseline}; no saving").format(baseline=baseline))
+    elif s.all_on_demand_usd is not None:
         lines.append(
             _("All on demand: {baseline}; saving {pct}").format(
                 baseline=money.format(s.all_on_demand_usd),
@@ -161,6 +204,8 @@ def summary_lines(report: TcoReport) -> list[str]:
                 pricing=_pricing(p), share=format_percent(be), verdict=verdict
             )
         )
+    lines += unknown_lines(report)
+    lines += _age_lines(report)
     for pct, total in s.sensitivity:
         if pct == 0:
             continue
@@ -171,6 +216,126 @@ def summary_lines(report: TcoReport) -> list[str]:
             )
         )
     return lines
+
+
+def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
+    """Every price the schedule rests on: the hourly offers it buys and the commitments, once each."""
+    out: list[tuple[str, PricedOffer]] = list(report.schedule.hourly_used.items())
+    seen = {o for _use, o in out}
+    for c in report.schedule.commitments:
+        if c.offer not in seen:
+            seen.add(c.offer)
+            out.append((f"{c.offer.gpu}/{c.offer.pricing}", c.offer))
+    return out
+
+
+def unknown_lines(report: TcoReport) -> list[str]:
+    """The pricing models whose saving is unknown for want of a price, grouped by what fills them."""
+
+    def listed(missing: list[MissingPrice]) -> str:
+        by_pricing: dict[str, list[str]] = {}
+        for m in missing:
+            by_pricing.setdefault(m.pricing, []).append(m.gpu)
+        return "; ".join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
+
+    none = [m for m in report.missing if not m.low_confidence_rows]
+    low = [m for m in report.missing if m.low_confidence_rows]
+    lines = []
+    if none:
+        lines.append(
+            _(
+                "Unknown — no usable price for {listed}: `gpuplan catalog refresh` fetches reserved and "
+                "spot prices where a provider publishes them; `gpuplan catalog import` adds a price list "
+                "of your own"
+            ).format(listed=listed(none))
+        )
+    if low:
+        lines.append(
+            _(
+                "Unknown — only low-confidence prices for {listed}: set constraints.allow_low_confidence: "
+                "true to use them"
+            ).format(listed=listed(low))
+        )
+    return lines
+
+
+def _age_lines(report: TcoReport) -> list[str]:
+    """The headline's word on the prices' age and confidence: stale and low-confidence ones named."""
+    used = used_offers(report)
+    stale = [(o, offer_age(report, o)) for _use, o in used]
+    stale = [(o, a) for o, a in stale if a.stale]
+    lines = []
+    if stale:
+        listed = "; ".join(f"{o.label} {price_age_words(a.age_days, a.staleness)}" for o, a in stale)
+        lines.append(
+            _(
+                "Stale prices: {n} of the {total} used are older than {days} days or of unknown age "
+                "({listed})"
+            ).format(n=len(stale), total=len(used), days=report.stale_after_days, listed=listed)
+        )
+    low = [o for _use, o in used if o.confidence == "low"]
+    if low:
+        lines.append(_("Low-confidence prices used: {listed}").format(listed="; ".join(o.label for o in low)))
+    return lines
+
+
+def price_rows(report: TcoReport) -> list[list[str]]:
+    """Every price used, with its date and age, for the "Prices used" table."""
+    rows = []
+    for use, o in used_offers(report):
+        age = offer_age(report, o)
+        flags = [_("stale")] if age.staleness == "stale" else [_("age unknown")] if age.stale else []
+        if o.confidence == "low":
+            flags.append(_("low confidence"))
+        rows.append(
+            [
+                use,
+                place(o.provider, o.region),
+                o.instance_type,
+                _pricing(o.pricing),
+                report.money.format(o.usd_per_gpu_hour),
+                _("date unknown")
+                if age.age_days is None
+                else f"{o.as_of.replace('/', '–')} ({format_age(age.age_days)})",
+                ", ".join(flags),
+            ]
+        )
+    return rows
+
+
+PRICE_HEAD = (
+    N_("use"),
+    N_("provider/region"),
+    N_("instance"),
+    N_("pricing"),
+    N_("per GPU-hour"),
+    N_("date"),
+    N_("flags"),
+)
+
+
+def _price_table(rows: list[list[str]], layout: int) -> Any:
+    """Layout 0: one column per field; 1: the instance under provider/region and the price under the
+    pricing model; 2: everything that names the offer in one cell. Identifiers never wrap."""
+    from gpuplan.report.common import house_table
+
+    table = house_table(_("Prices used"))
+    use, where, instance, pricing, price, when, flags = (_(c) for c in PRICE_HEAD)
+    if layout == 0:
+        heads = [use, where, instance, pricing, price, when, flags]
+        cells = [r for r in rows]
+    elif layout == 1:
+        heads = [use, f"{where}\n{instance}", f"{pricing}\n{price}", when, flags]
+        cells = [[r[0], f"{r[1]}\n{r[2]}", f"{r[3]}\n{r[4]}", r[5], r[6]] for r in rows]
+    else:
+        heads = [f"{use}\n{where}\n{instance}", f"{pricing}\n{price}", f"{when}\n{flags}"]
+        cells = [[f"{r[0]}\n{r[1]}\n{r[2]}", f"{r[3]}\n{r[4]}", f"{r[5]}\n{r[6]}"] for r in rows]
+    for h in heads:
+        # The date in words and the flags may wrap; names and amounts stay whole.
+        table.add_column(h, no_wrap=h not in (when, flags, f"{when}\n{flags}"))
+    for c in cells:
+        table.add_row(*c)
+    return table
 
 
 def schedule_rows(report: TcoReport) -> list[list[str]]:
@@ -239,6 +404,22 @@ def _schedule_table(rows: list[list[str]], layout: int) -> Any:
     return table
 
 
+def no_commitment_line(report: TcoReport) -> str:
+    """What the schedule says when it buys no commitment: "no" only when every commitment allowed
+    has a price; where one is missing, whether it would pay off is unknown."""
+    if not any(PRICING_RULES[m.pricing].committed for m in report.missing):
+        return _("No commitment pays off: everything is bought by the hour.")
+    if report.schedule.break_even_utilisation:
+        return _(
+            "No priced commitment pays off; whether the others would is unknown (prices missing, above). "
+            "Everything is bought by the hour."
+        )
+    return _(
+        "Unknown whether a commitment pays off: no commitment allowed has a usable price (above). "
+        "Everything is bought by the hour."
+    )
+
+
 def tco_view(report: TcoReport) -> Any:
     """A Rich renderable: the summary, the schedule (the widest layout that fits the console), cost
     per month by pricing model, the notes."""
@@ -254,7 +435,7 @@ def tco_view(report: TcoReport) -> Any:
     if rows:
         parts.append(Widest([partial(_schedule_table, rows, layout) for layout in (0, 1, 2)]))
     else:
-        parts.append(Text(_("No commitment pays off: everything is bought by the hour.")))
+        parts.append(Text(no_commitment_line(report)))
     models = [p for p in PRICING_LABELS if any(p in m.by_pricing_usd for m in report.schedule.monthly)]
     months = house_table(_("Cost per month"))
     months.add_column(_("month"), no_wrap=True)
@@ -266,6 +447,8 @@ def tco_view(report: TcoReport) -> Any:
         cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
         months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
     parts += [Text(""), months]
+    prices = price_rows(report)
+    parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
     parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
     parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in report.notes]
     if report.money.rate_note():

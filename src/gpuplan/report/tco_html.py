@@ -9,7 +9,16 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from gpuplan.i18n import N_, _, current_language
-from gpuplan.report.tco import PRICING_LABELS, SCHEDULE_HEAD, schedule_rows, summary_lines
+from gpuplan.report.fonts import FONT_STACK
+from gpuplan.report.tco import (
+    PRICE_HEAD,
+    PRICING_LABELS,
+    SCHEDULE_HEAD,
+    no_commitment_line,
+    price_rows,
+    schedule_rows,
+    summary_lines,
+)
 
 if TYPE_CHECKING:
     from gpuplan.commit import TcoReport
@@ -46,7 +55,7 @@ def monthly_cost_svg(report: TcoReport) -> str:
     label = escape(_("Cost per month"))
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
-        f'font-family="sans-serif" font-size="11" role="img" aria-label="{label}">',
+        f'font-family="{FONT_STACK}" font-size="11" role="img" aria-label="{label}">',
         f'<rect x="{_L}" y="{_T}" width="{plot_w}" height="{plot_h}" fill="#fafafa" stroke="#999"/>',
     ]
     tick = 0.0
@@ -90,21 +99,31 @@ def tco_html(report: TcoReport, title: str) -> str:
     head = "".join(f"<th>{escape(_(h))}</th>" for h in SCHEDULE_HEAD)
     rows = schedule_rows(report)
     body = "\n".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    # The message stays outside the f-string: the catalog's extractor does not read inside one.
-    nothing = _("No commitment pays off: everything is bought by the hour.")
+    nothing = no_commitment_line(report)
     table = f"<table><tr>{head}</tr>\n{body}\n</table>" if rows else f"<p>{escape(nothing)}</p>"
     items = "\n".join(f"<li>{escape(line)}</li>" for line in summary_lines(report))
     demands = "\n".join(f"<li>{escape(d.name)}: {escape(d.how)}</li>" for d in report.demands)
     notes = [*report.notes, *([report.money.rate_note()] if report.money.rate_note() else [])]
     note_items = "\n".join(f"<li>{escape(n)}</li>" for n in notes)
+    price_head = "".join(f"<th>{escape(_(h))}</th>" for h in PRICE_HEAD)
+    prices = "\n".join(
+        "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in price_rows(report)
+    )
     lang = current_language().value
-    h_cost, h_buy, h_demands, h_notes = (
-        escape(_(h)) for h in (N_("Cost per month"), N_("Commitments to buy"), N_("Demands"), N_("Notes"))
+    h_cost, h_buy, h_demands, h_notes, h_prices = (
+        escape(_(h))
+        for h in (
+            N_("Cost per month"),
+            N_("Commitments to buy"),
+            N_("Demands"),
+            N_("Notes"),
+            N_("Prices used"),
+        )
     )
     return f"""<!DOCTYPE html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>gpuplan tco: {escape(title)}</title>
 <style>
-body {{ font-family: sans-serif; margin: 2em; color: #222; }}
+body {{ font-family: {FONT_STACK}; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; font-size: 13px; }}
 td, th {{ border: 1px solid #ccc; padding: 3px 6px; text-align: left; }}
 th {{ background: #f0f0f0; }}
@@ -118,6 +137,10 @@ li {{ margin: 2px 0; }}
 {monthly_cost_svg(report)}
 <h2>{h_buy}</h2>
 {table}
+<h2>{h_prices}</h2>
+<table><tr>{price_head}</tr>
+{prices}
+</table>
 <h2>{h_demands}</h2>
 <ul>
 {demands}

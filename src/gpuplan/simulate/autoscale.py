@@ -30,7 +30,7 @@ from gpuplan.simulate.engine import (
 from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo_outcome, stats
 from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
-from gpuplan.simulate.trace import Trace
+from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
 
 __all__ = [
     "LOSS_CAUSES",
@@ -44,6 +44,13 @@ __all__ = [
     "replica_from_step",
     "simulate_autoscale",
 ]
+
+#: Decisions × replicas one policy may take: each decision walks the live replicas, so this is the
+#: simulation's work beyond its requests (a day at the 15 s period with 1,000 replicas is 5.8 M).
+MAX_REPLICA_DECISIONS = 20_000_000
+#: Batch slots of the largest fleet (replicas × slots per replica): each slot keeps its free time
+#: and request (16 bytes) and is walked when its replica stops.
+MAX_SLOTS = 1_000_000
 
 #: The pricing models a replica-hour is billed under, as messages name them (catalog words).
 PRICING_WORDS = {"on_demand": N_("on_demand"), "spot": N_("spot")}
@@ -364,6 +371,45 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     )
 
 
+def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy]) -> None:
+    """Refuse, before anything is allocated, a simulation whose work its inputs do not bound: a
+    window past MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS or MAX_SLOTS for a policy."""
+    if not (math.isfinite(trace.duration_s) and trace.duration_s <= MAX_WINDOW_S):
+        raise InputError.worded(
+            N_(
+                "trace {name} spans {days:,.4g} days, longer than the {limit:,.0f} days a simulation "
+                "replays (one-second resolution); cut it to the window you want to simulate"
+            ),
+            name=trace.name,
+            days=trace.duration_s / 86_400,
+            limit=MAX_WINDOW_S / 86_400,
+        )
+    for p in policies:
+        decisions = math.ceil(trace.duration_s / p.period_s) + 1
+        if decisions * p.max_replicas > MAX_REPLICA_DECISIONS:
+            raise InputError.worded(
+                N_(
+                    "policy {name!r}: {decisions:,} decisions × {replicas:,} replicas is more than the "
+                    "{limit:,} a simulation takes; give a longer period, fewer replicas or a shorter trace"
+                ),
+                name=p.name,
+                decisions=decisions,
+                replicas=p.max_replicas,
+                limit=MAX_REPLICA_DECISIONS,
+            )
+        if p.max_replicas * replica.slots > MAX_SLOTS:
+            raise InputError.worded(
+                N_(
+                    "policy {name!r}: {replicas:,} replicas × {slots:,} slots is more than the {limit:,} "
+                    "batch slots a simulation keeps"
+                ),
+                name=p.name,
+                replicas=p.max_replicas,
+                slots=replica.slots,
+                limit=MAX_SLOTS,
+            )
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Ctx:
     replica: ReplicaModel
@@ -417,6 +463,7 @@ def simulate_autoscale(
     names = [p.name for p in policies]
     if len(set(names)) != len(names):
         raise InputError.worded(N_("two policies share a name; give each a name=… key"))
+    _check_work(trace, replica, policies)
     # Prompt lengths repeat: each distinct one is costed once, per batch (replica.work) and alone.
     lengths, back = _distinct(trace.prompt_tokens)
     work = replica.work(trace.prompt_tokens, trace.output_tokens, distinct=(lengths, back))

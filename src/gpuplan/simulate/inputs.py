@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
@@ -133,6 +134,11 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
 class _Service(BaseModel):
     # allow_inf_nan=False: a .inf or .nan from the YAML is refused, naming its field.
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_booleans(cls, value: Any, info: ValidationInfo) -> Any:
+        return refuse_boolean(cls, value, info)  # requests_per_s: true is not 1
 
     name: str
     memory_gib: float | None = Field(default=None, gt=0)

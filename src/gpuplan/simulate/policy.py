@@ -28,9 +28,12 @@ from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 
-__all__ = ["KINDS", "Policy", "load_policies", "parse_policy"]
+__all__ = ["KINDS", "MAX_REPLICAS", "Policy", "load_policies", "parse_policy"]
 
 KINDS = ("fixed", "target", "queue", "scheduled")
+#: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
+#: each decision, so its work grows with this (1,000 one-GPU replicas is a very large service).
+MAX_REPLICAS = 1000
 
 # Defaults, each with its reason:
 #: Kubernetes' HPA controller syncs every 15 s (--horizontal-pod-autoscaler-sync-period default).
@@ -101,6 +104,14 @@ def _validate(p: Policy) -> None:
                     value=value,
                 )
             )
+    if p.max_replicas > MAX_REPLICAS or (p.replicas or 0) > MAX_REPLICAS:
+        raise bad(
+            Phrase(
+                N_("{replicas:,} replicas is more than the {limit:,} a simulation runs"),
+                replicas=max(p.max_replicas, p.replicas or 0),
+                limit=MAX_REPLICAS,
+            )
+        )
     if not 1 <= p.min_replicas <= p.max_replicas:
         raise bad(
             Phrase(
@@ -146,21 +157,41 @@ _FLOATS = (
     "spot_fraction",
 )
 
+
+def _whole(raw: object) -> int:
+    """A count as written (``4``, ``4.0``, ``1e3``): a whole finite number, else ValueError."""
+    if isinstance(raw, bool):
+        raise ValueError(raw)
+    if isinstance(raw, int):
+        return raw
+    x = float(raw) if isinstance(raw, float | str) else math.nan
+    if not math.isfinite(x) or x != int(x):
+        raise ValueError(raw)
+    return int(x)
+
+
+def _number(raw: object) -> float:
+    """A number as written; ``true`` from YAML is not one (finite is checked with the policy)."""
+    if isinstance(raw, bool):
+        raise ValueError(raw)
+    return float(raw)  # type: ignore[arg-type]
+
+
 # Key as the user writes it -> (field, converter).
 _KEYS: dict[str, tuple[str, Any]] = {
     "name": ("name", str),
-    "min": ("min_replicas", int),
-    "max": ("max_replicas", int),
-    "start": ("start_replicas", int),
-    "replicas": ("replicas", int),
-    "target": ("target", float),
-    "per_replica": ("per_replica", float),
-    "startup": ("startup_s", float),
-    "period": ("period_s", float),
-    "up_cooldown": ("up_cooldown_s", float),
-    "down_window": ("down_window_s", float),
-    "tolerance": ("tolerance", float),
-    "spot": ("spot_fraction", float),
+    "min": ("min_replicas", _whole),
+    "max": ("max_replicas", _whole),
+    "start": ("start_replicas", _whole),
+    "replicas": ("replicas", _whole),
+    "target": ("target", _number),
+    "per_replica": ("per_replica", _number),
+    "startup": ("startup_s", _number),
+    "period": ("period_s", _number),
+    "up_cooldown": ("up_cooldown_s", _number),
+    "down_window": ("down_window_s", _number),
+    "tolerance": ("tolerance", _number),
+    "spot": ("spot_fraction", _number),
 }
 
 
@@ -187,10 +218,13 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
         attr, conv = _KEYS[key]
         try:
             kwargs[attr] = conv(raw)
-        except (TypeError, ValueError) as e:
-            raise InputError.worded(
-                N_("policy {spec!r}: {key}={raw!r} is not a number"), spec=spec, key=key, raw=raw
-            ) from e
+        except (TypeError, ValueError, OverflowError) as e:
+            template = (
+                N_("policy {spec!r}: {key}={raw!r} is not a whole number")
+                if conv is _whole
+                else N_("policy {spec!r}: {key}={raw!r} is not a number")
+            )
+            raise InputError.worded(template, spec=spec, key=key, raw=raw) from e
     kwargs.setdefault("name", default_name)
     if kind == "fixed" and "replicas" in kwargs:
         # A fixed fleet is its own bounds.

@@ -39,6 +39,7 @@ from gpuplan.simulate import mig as migmod
 
 __all__ = [
     "EXACT_ITEMS",
+    "MAX_SHARE_GPUS",
     "SHARINGS",
     "Placement",
     "ServiceDemand",
@@ -59,6 +60,10 @@ DEFAULT_TIME_SLICE_PENALTY = 0.10
 DEFAULT_MPS_PENALTY = 0.05
 #: The device plugin allows at most 48 MPS clients per GPU (CUDA's limit on Volta and later).
 MAX_MPS_PARTS = 48
+#: Whole GPUs the services may need at their load (the fewest any sharing can use): packing
+#: time-slices first-fit over every instance grows with its square, and every instance is placed
+#: and written out (10,000 took 16 s; 2,000 is a large inference fleet).
+MAX_SHARE_GPUS = 2000
 #: A GPU's memory a time-sliced set of services may fill: 5 % is kept for the CUDA contexts that
 #: each process opens (about 0.3–0.5 GiB each) and fragmentation.
 TIME_SLICE_MEMORY_SHARE = 0.95
@@ -511,6 +516,19 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
         raise InputError.worded(N_("target utilisation must be in (0, 1]"))
     if not (0 <= opts.time_slice_penalty < 1 and 0 <= opts.mps_penalty < 1):
         raise InputError.worded(N_("the time-slice and MPS penalties must be in [0, 1)"))
+    # Before any packing: the load must be one a packing can place (requests_per_s: 1e6 is not).
+    whole = sum(
+        max(1.0, s.requests_per_s / (s.capacity_requests_per_s * opts.target_utilisation)) for s in services
+    )
+    if not whole <= MAX_SHARE_GPUS:
+        raise InputError.worded(
+            N_(
+                "the services need {gpus:,.0f} whole GPUs at their load, more than the {limit:,} a "
+                "packing places; check requests_per_s and capacity_requests_per_s, or split the file"
+            ),
+            gpus=whole,
+            limit=MAX_SHARE_GPUS,
+        )
     if opts.sharing == "whole":
         return _pack_whole(services, opts)
     if opts.sharing == "mig":

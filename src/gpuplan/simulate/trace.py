@@ -34,6 +34,7 @@ from gpuplan.simulate.trace_arrow import Columns
 __all__ = [
     "MAX_TRACE_BYTES",
     "MAX_TRACE_ROWS",
+    "MAX_WINDOW_S",
     "RETIMED_MARK",
     "Shape",
     "Trace",
@@ -48,6 +49,10 @@ __all__ = [
 #: about 100 MB of CSV; twice that leaves room without letting a stray file exhaust memory).
 MAX_TRACE_ROWS = 10_000_000
 MAX_TRACE_BYTES = 512 * 1024 * 1024
+#: The longest window a simulation replays: 31 days. The autoscaler keeps its utilisation signal per
+#: second of the window (8 bytes each) and decides every period, so the work grows with the span,
+#: not with the rows: a 2-row trace spanning 10^8 s would need an 800 MB array.
+MAX_WINDOW_S = 31 * 86_400.0
 
 _TIME = ("timestamp", "time", "time_s", "arrival_s")
 _PROMPT = ("prompt_tokens", "contexttokens", "tokens_in", "input_tokens")
@@ -175,7 +180,9 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             size_mib=p.stat().st_size / 2**20,
             limit_mib=MAX_TRACE_BYTES // 2**20,
         )
-    with p.open(newline="", encoding="utf-8-sig") as f:
+    # errors="replace": a byte that is not UTF-8 becomes U+FFFD, so a number holding one is refused
+    # naming its line (a column gpuplan does not read may hold anything), never a UnicodeDecodeError.
+    with p.open(newline="", encoding="utf-8-sig", errors="replace") as f:
         # Comment lines (``# …``) may come before the header: a trace's provenance or licence.
         comments = 0
         synthetic = False
@@ -385,6 +392,26 @@ def _check(shape: Shape) -> None:
         raise InputError.worded(
             N_("trace shape: the duration must be a positive number, got {duration_s:g} s"),
             duration_s=shape.duration_s,
+        )
+    if shape.duration_s > MAX_WINDOW_S:
+        raise InputError.worded(
+            N_(
+                "trace shape: {hours:,.0f} hours is longer than the {limit_h:,.0f} hours a simulation replays"
+            ),
+            hours=shape.duration_s / 3600,
+            limit_h=MAX_WINDOW_S / 3600,
+        )
+    if shape.mean_requests_per_s * shape.duration_s > MAX_TRACE_ROWS:
+        # Rate × duration is the number of requests drawn (and held): the bound a CSV trace has.
+        raise InputError.worded(
+            N_(
+                "trace shape: {rate:g} requests/s for {hours:g} hours is {requests:,.0f} requests, "
+                "more than the {limit:,} a trace may hold"
+            ),
+            rate=shape.mean_requests_per_s,
+            hours=shape.duration_s / 3600,
+            requests=shape.mean_requests_per_s * shape.duration_s,
+            limit=MAX_TRACE_ROWS,
         )
 
 

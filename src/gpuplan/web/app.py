@@ -91,7 +91,10 @@ class _TooBig(Exception):
 def _validation_line(e: RequestValidationError) -> str:
     first = e.errors()[0] if e.errors() else {}
     where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
-    return f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid request"))
+    said = first.get("msg", "invalid")
+    if first.get("type") == "value_error" and "error" in (first.get("ctx") or {}):
+        said = str(first["ctx"]["error"])  # our own words, without pydantic's "Value error, "
+    return f"{where}: {said}" if where else str(said)
 
 
 def create_app(config: ServeConfig | None = None) -> FastAPI:

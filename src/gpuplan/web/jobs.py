@@ -72,11 +72,17 @@ class JobRunner:
 
         self.config = config
         self._open_store = open_store
-        self.huey = make_queue(config)
+        # The catalog first: opening it refuses a database that is not gpuplan's, untouched, before
+        # huey creates its queue tables in the same file.
+        self._own = open_store()
+        try:
+            self.huey = make_queue(config)
+        except BaseException:
+            self._own.close()
+            raise
         self.stall_s = config.job_stall_s
         self.heartbeat_s = min(HEARTBEAT_S, config.job_stall_s / 4)
         self.task = self.huey.task(name="gpuplan.run_job")(self.run)
-        self._own = open_store()
         self.jobs = JobStore(self._own.engine)
 
     @contextlib.contextmanager

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_
 
@@ -34,7 +35,15 @@ _NAMES = Field(default=None, max_length=64)
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: a string such as "Infinity" is not read as a number either (the body's
+    # own NaN/Infinity never reach here: web.strict_json refuses them while parsing).
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_booleans(cls, value: Any, info: ValidationInfo) -> Any:
+        # "seed": true is not 0 or 1, nor "hours": true one hour: JSON booleans are not numbers.
+        return refuse_boolean(cls, value, info)
 
 
 class WorkloadRequest(_Request):

@@ -45,6 +45,7 @@ from gpuplan.web.requests import (
     SimulateRequest,
     TcoRequest,
 )
+from gpuplan.web.strict_json import StrictJsonRoute
 
 __all__ = ["job_response", "router"]
 
@@ -63,7 +64,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 _JOB: dict[int | str, dict[str, Any]] = {202: {"model": JobDocument, "description": "queued: poll the job"}}
 
-router = APIRouter(prefix="/api/v1", responses=_ERRORS)
+router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRoute)
 
 
 def _store(request: Request) -> Any:

@@ -26,10 +26,11 @@ from gpuplan.documents.serve import (
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import BudgetRequest, SavePlanRequest, SaveWorkloadRequest
 from gpuplan.web.routes_api import _ERRORS
+from gpuplan.web.strict_json import StrictJsonRoute
 
 __all__ = ["job_document", "router"]
 
-router = APIRouter(prefix="/api/v1", responses=_ERRORS)
+router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRoute)
 
 Month = Annotated[str, PathParam(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
+from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import GpuplanError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
@@ -43,6 +44,12 @@ class Spec(BaseModel):
     model_config = ConfigDict(
         frozen=True, extra="forbid", populate_by_name=True, use_enum_values=False, allow_inf_nan=False
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _reject_booleans(cls, value: Any, info: ValidationInfo) -> Any:
+        # batch_size: true is not 1, nor epochs: false 0
+        return refuse_boolean(cls, value, info)
 
     @model_validator(mode="before")
     @classmethod

@@ -4,7 +4,9 @@ A config's ``auto_map`` names Python files (of its folder, or of a Hub repositor
 ``repo--module.Class``) that transformers imports when ``trust_remote_code`` is true, and about
 which it asks ``Do you wish to run the custom code? [y/N]`` on stdin when the argument is left
 unset. gpuplan never runs such code: a config with an ``auto_map`` anywhere in it is refused in one
-line when the workload is read, before transformers (or torch) is imported.
+line when the workload is read, before transformers (or torch) is imported. So is a config that
+describes more layers than gpuplan traces, or a size that is not a whole number of at least 1
+(:mod:`gpuplan.workload.hf_size`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from gpuplan.bounded import MAX_CONFIG_BYTES, load_json, read_text
 from gpuplan.errors import WorkloadError
 from gpuplan.i18n.messages import N_
+from gpuplan.workload.hf_size import layers_problem
 
 __all__ = ["read_hf_config"]
 
@@ -41,6 +44,9 @@ def read_hf_config(path: Path) -> dict[str, Any]:
             file=file,
             names=", ".join(sorted(found))[:200],
         )
+    too_big = layers_problem(raw, file)  # more layers than a trace's budget, or a size below 1
+    if too_big is not None:
+        raise WorkloadError.worded(N_("model.hf_config: {problem}"), problem=too_big)
     return raw
 
 

@@ -21,6 +21,7 @@ from gpuplan.vocab import (
     ActivationCheckpointing,
     AttentionImpl,
     Commitment,
+    DataTransfer,
     LossKind,
     Objective,
     OptimizerName,
@@ -60,6 +61,7 @@ CheckpointingField = Annotated[
     ActivationCheckpointing, BeforeValidator(pydantic_cast(ActivationCheckpointing))
 ]
 AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(AttentionImpl))]
+TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
@@ -206,6 +208,9 @@ class DataSpec(Spec):
     """Size of the data set in GB (10⁹ bytes), for storage and egress."""
     location: str | None = None
     """Where the data lives now, ``provider/region`` (``aws/us-east-1``)."""
+    transfer: TransferField = DataTransfer.PER_NODE
+    """How a multi-node job gets the dataset: ``per_node`` (each node downloads its own copy: each
+    copy pays the transfer) or ``fan_out`` (one copy into the region, shared inside it)."""
 
     @field_validator("location")
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -47,33 +48,47 @@ def _tencent(request: httpx.Request) -> httpx.Response:
     return httpx.Response(200, json={"Response": {"InstanceTypeQuotaSet": chosen, "RequestId": "r"}})
 
 
+@contextmanager
+def recorded_api() -> Iterator[respx.MockRouter]:
+    """Every provider's price source answered from recordings; any other request fails. Each route is
+    named after its provider (``aws:bulk-csv``, ``vast`` …) so that a test can replace one answer."""
+    with respx.mock(assert_all_called=False, assert_all_mocked=True) as m:
+        m.get(aws.REGION_INDEX_URL, name="aws:region-index").mock(
+            return_value=httpx.Response(200, json=recorded("aws_region_index.json"))
+        )
+        m.get(BULK_CSV_URL, name="aws:bulk-csv").mock(
+            return_value=httpx.Response(200, text=(REC / "aws_us-east-1_index.csv").read_text())
+        )
+        m.get(aws.SPOT_FEED_URL, name="aws:spot-feed").mock(
+            return_value=httpx.Response(200, json=recorded("aws_spot_feed.json"))
+        )
+        m.get(aws.SPOT_ADVISOR_URL, name="aws:spot-advisor").mock(
+            return_value=httpx.Response(200, json=recorded("aws_spot_advisor.json"))
+        )
+        m.get(url__startswith="https://ec2.us-east-1.amazonaws.com/", name="aws:ec2").mock(side_effect=_ec2)
+        m.get(url__startswith=azure.RETAIL_URL, name="azure").mock(side_effect=_azure)
+        m.get(url__startswith="https://prices.azure.com:443/api/retail/prices", name="azure:443").mock(
+            side_effect=_azure
+        )
+        m.get(url__startswith=gcp.SKUS_URL, name="gcp").mock(side_effect=_gcp)
+        m.get(alibaba.price_list_url(alibaba.DEFAULT_PRICE_VERSION), name="alibaba").mock(
+            return_value=httpx.Response(200, json=recorded("alibaba_instance_price.json"))
+        )
+        m.post(tencent.ENDPOINT, name="tencent").mock(side_effect=_tencent)
+        m.get(lambdalabs.API_URL, name="lambda").mock(
+            return_value=httpx.Response(200, json=recorded("lambda_instance_types.json"))
+        )
+        m.post(runpod.API_URL, name="runpod").mock(
+            return_value=httpx.Response(200, json=recorded("runpod_gpu_types.json"))
+        )
+        m.get(url__startswith=vast.API_URL, name="vast").mock(
+            return_value=httpx.Response(200, json=recorded("vast_offers.json"))
+        )
+        yield m
+
+
 @pytest.fixture
 def api() -> Iterator[respx.MockRouter]:
     """Every provider's price source answered from recordings; any other request fails the test."""
-    with respx.mock(assert_all_called=False, assert_all_mocked=True) as m:
-        m.get(aws.REGION_INDEX_URL).mock(
-            return_value=httpx.Response(200, json=recorded("aws_region_index.json"))
-        )
-        m.get(BULK_CSV_URL).mock(
-            return_value=httpx.Response(200, text=(REC / "aws_us-east-1_index.csv").read_text())
-        )
-        m.get(aws.SPOT_FEED_URL).mock(return_value=httpx.Response(200, json=recorded("aws_spot_feed.json")))
-        m.get(aws.SPOT_ADVISOR_URL).mock(
-            return_value=httpx.Response(200, json=recorded("aws_spot_advisor.json"))
-        )
-        m.get(url__startswith="https://ec2.us-east-1.amazonaws.com/").mock(side_effect=_ec2)
-        m.get(url__startswith=azure.RETAIL_URL).mock(side_effect=_azure)
-        m.get(url__startswith="https://prices.azure.com:443/api/retail/prices").mock(side_effect=_azure)
-        m.get(url__startswith=gcp.SKUS_URL).mock(side_effect=_gcp)
-        m.get(alibaba.price_list_url(alibaba.DEFAULT_PRICE_VERSION)).mock(
-            return_value=httpx.Response(200, json=recorded("alibaba_instance_price.json"))
-        )
-        m.post(tencent.ENDPOINT).mock(side_effect=_tencent)
-        m.get(lambdalabs.API_URL).mock(
-            return_value=httpx.Response(200, json=recorded("lambda_instance_types.json"))
-        )
-        m.post(runpod.API_URL).mock(return_value=httpx.Response(200, json=recorded("runpod_gpu_types.json")))
-        m.get(url__startswith=vast.API_URL).mock(
-            return_value=httpx.Response(200, json=recorded("vast_offers.json"))
-        )
+    with recorded_api() as m:
         yield m

@@ -11,9 +11,11 @@ Layouts (SkyPilot catalog v8 for AWS and GCP, v6 for Azure, v8/v6 for the market
 - The GPU marketplaces (Lambda, RunPod, Vast.ai, Nebius, …): one row per instance type and region
   (:mod:`~gpuplan.catalog.importers.skypilot_markets`).
 
-A file unusable as a whole (unreadable, wrong header) raises CatalogImportError before anything is
-written. A bad line becomes a RejectedRow with its line number; a line taken other than as written
-(a GPU count the source gets wrong) becomes a caveat; the store's gates judge the rest.
+A file unusable as a whole (unreadable, wrong header, more than ``MAX_CSV_ROWS`` rows) raises
+CatalogImportError before anything is written; the file is read as a stream, one line at a time
+(:func:`~gpuplan.catalog.importers.skypilot_common.read_rows`). A bad line becomes a RejectedRow
+with its line number; a line taken other than as written (a GPU count the source gets wrong)
+becomes a caveat; the store's gates judge the rest.
 """
 
 from __future__ import annotations

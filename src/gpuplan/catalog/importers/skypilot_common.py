@@ -8,14 +8,15 @@ The readers are :mod:`~gpuplan.catalog.importers.skypilot` (AWS, Azure, and the 
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
-import io
+import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuplan.bounded import MAX_CSV_BYTES, read_text
+from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_LINE_BYTES, MAX_CSV_ROWS, read_lines
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
 from gpuplan.errors import CatalogImportError, Phrase
@@ -60,13 +61,18 @@ class LineError(ValueError):
         super().__init__(str(self.phrase))
 
 
+#: Characters of a rejected row's instance type or region kept for the report (a field may hold
+#: up to 128 KiB; the report needs the start of it).
+_SHOWN_CHARS = 100
+
+
 def rejected(e: LineError | Phrase, line: int, r: dict[str, str], instance_type: str = "") -> RejectedRow:
     """The refusal of line ``line`` (its instance type and region as the line has them)."""
     return RejectedRow.because(
         e.phrase if isinstance(e, LineError) else e,
         line=line,
-        instance_type=instance_type or r.get("InstanceType", ""),
-        region=r.get("Region", ""),
+        instance_type=(instance_type or r.get("InstanceType", ""))[:_SHOWN_CHARS],
+        region=r.get("Region", "")[:_SHOWN_CHARS],
     )
 
 
@@ -84,9 +90,46 @@ def optional_number(value: str | None, what: str | Phrase) -> float | None:
     return number(value, what) if value and value.strip() else None
 
 
+#: Sanity ranges of the GpuInfo figures (a cross-check of AcceleratorCount and the GPU's memory;
+#: the store's gates judge the count itself): no instance has 1,024 GPUs or a GPU of 10 TiB.
+_MAX_GPU_INFO_COUNT = 1024
+_MAX_GPU_MIB = 10 * 1024 * 1024
+
+
+def _figure(value: object, what: str, least: float, most: float) -> float | None:
+    """A figure of a GpuInfo dict from ``least`` to ``most``, or None when absent. Some files write
+    figures as strings (Cudo's ``'1.0'``); ``1e999``, ``True``, ``'x'`` or one out of range are
+    refused: the line is rejected."""
+    if value is None:
+        return None
+    x: object = value
+    if isinstance(value, str) and len(value) <= 40:
+        with contextlib.suppress(ValueError):  # not a number: refused below
+            x = float(value)
+    ok = not isinstance(x, bool) and isinstance(x, int | float)
+    # An int of 400 digits is compared as it is (float() of it would overflow); NaN compares False.
+    if not ok or not least <= x <= most:  # type: ignore[operator]
+        raise LineError(
+            N_("{what} {value} is not a number from {least:g} to {most:,}"),
+            what=what,
+            value=repr(value)[:40],
+            least=least,
+            most=most,
+        )
+    return float(x)  # type: ignore[arg-type]
+
+
+def _whole(value: object, what: str, least: int, most: int) -> float | None:
+    x = _figure(value, what, least, most)
+    if x is not None and x != int(x):
+        raise LineError(N_("{what} {value} is not a whole number"), what=what, value=repr(value)[:40])
+    return x
+
+
+@functools.lru_cache(maxsize=4096)  # every zone of an instance type repeats its GpuInfo
 def gpu_info(text: str) -> tuple[float | None, int | None, str | None]:
     """(GPU count, memory MiB per GPU, GPU name) from a SkyPilot ``GpuInfo`` dict (Python repr or
-    JSON; some files write lower-case keys)."""
+    JSON; some files write lower-case keys). A figure out of its sanity range rejects the line."""
     text = (text or "").strip()
     if not text.startswith("{"):
         return None, None, None
@@ -101,21 +144,25 @@ def gpu_info(text: str) -> tuple[float | None, int | None, str | None]:
         first = {str(k).lower(): v for k, v in (info.get("gpus") or [{}])[0].items()}
         memory = {str(k).lower(): v for k, v in (first.get("memoryinfo") or {}).items()}
         count, mem, name = first.get("count"), memory.get("sizeinmib"), first.get("name")
-        gpus = float(count) if count is not None else None
         share = first.get("gpupartitionsize")
-        if not gpus and share:  # AWS g6f: Count 0, one logical GPU of partition size 0.125
-            gpus = float(first.get("logicalgpucount") or 1) * float(share)
-        # Per GPU: the total over the count where both are given (some files put the total in
-        # SizeInMiB too), else SizeInMiB.
+        logical = first.get("logicalgpucount")
         total = info.get("totalgpumemoryinmib") or first.get("totalgpumemoryinmib")
-        per_gpu = float(total) / gpus if total and gpus else (float(mem) if mem is not None else None)
-        return (
-            gpus,
-            (round(per_gpu) if per_gpu is not None else None),
-            str(name) if name is not None else None,
-        )
     except (ValueError, SyntaxError, AttributeError, TypeError, IndexError, RecursionError, MemoryError):
         raise LineError(N_("GpuInfo {start}… is not a readable dict"), start=repr(text[:40])) from None
+    gpus = _whole(count, "GpuInfo Count", 0, _MAX_GPU_INFO_COUNT)
+    if not gpus and share is not None:  # AWS g6f: Count 0, one logical GPU of partition size 0.125
+        part = _figure(share, "GpuInfo GpuPartitionSize", 0, 1) or 0.0
+        gpus = (_whole(logical, "GpuInfo LogicalGpuCount", 1, _MAX_GPU_INFO_COUNT) or 1.0) * part
+    # Per GPU: the total over the count where both are given (some files put the total in
+    # SizeInMiB too), else SizeInMiB.
+    mib = _whole(mem, "GpuInfo SizeInMiB", 1, _MAX_GPU_MIB)
+    total_mib = _whole(total or None, "GpuInfo TotalGpuMemoryInMiB", 1, _MAX_GPU_MIB * _MAX_GPU_INFO_COUNT)
+    per_gpu = total_mib / gpus if total_mib and gpus else mib
+    return (
+        gpus,
+        (round(per_gpu) if per_gpu is not None else None),
+        str(name)[:100] if name is not None else None,
+    )
 
 
 def gpu_id(provider: str, instance_type: str, accelerator: str, mem_mib: int | None, known: Known) -> str:
@@ -147,38 +194,58 @@ def price(pricing: str, amount: float, *, as_of: str, source: str) -> PriceRow:
     )
 
 
-def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None]) -> list[Row]:
+def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None]) -> Iterator[Row]:
     """The lines of a catalog CSV after its header passed ``check_header`` (which raises
-    CatalogImportError); a file unusable as a whole raises CatalogImportError, nothing read."""
+    CatalogImportError), read as a stream: one line is held at a time, and a file of more than
+    :data:`~gpuplan.bounded.MAX_CSV_ROWS` rows stops there, before the rest is read. A file unusable
+    as a whole raises CatalogImportError (its callers build nothing until the stream is done)."""
+    lines = read_lines(
+        path,
+        what=N_("price file"),
+        max_bytes=MAX_CSV_BYTES,
+        max_line_bytes=MAX_CSV_LINE_BYTES,
+        error=CatalogImportError,
+    )
     try:
-        text = read_text(path, what=N_("price file"), max_bytes=MAX_CSV_BYTES, error=CatalogImportError)
+        # strict: a quote left open would otherwise swallow every later line into one field, and the
+        # import would go on with the lines before it; here the file fails as a whole.
+        reader = csv.reader(lines, strict=True)
+        try:
+            header = tuple(next(reader))
+        except StopIteration:
+            raise CatalogImportError.worded(N_("{path} is empty; nothing was imported"), path=path) from None
+        except csv.Error as e:
+            raise CatalogImportError.worded(
+                N_("{path} is not CSV ({why}); nothing was imported"), path=path, why=e
+            ) from e
+        check_header(header)
+        count = 0
+        try:
+            for fields in reader:
+                if not fields:
+                    continue
+                count += 1
+                if count > MAX_CSV_ROWS:
+                    raise CatalogImportError.worded(
+                        N_(
+                            "{path} has more than {limit:,} rows, the limit of a price file; "
+                            "split it by region; nothing was imported"
+                        ),
+                        path=path,
+                        limit=MAX_CSV_ROWS,
+                    )
+                yield reader.line_num, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))}
+        except csv.Error as e:
+            raise CatalogImportError.worded(
+                N_("{path} line {line}: {why}; nothing was imported"), path=path, line=reader.line_num, why=e
+            ) from e
     except CatalogImportError as e:
+        if e.template.endswith("nothing was imported"):
+            raise
+        # read_lines' own line (not a regular file, too big, a line too long or not UTF-8)
         raise CatalogImportError.worded(N_("{problem}; nothing was imported"), problem=e) from None
-    # strict: a quote left open would otherwise swallow every later line into one field, and the
-    # import would go on with the lines before it; here the file fails as a whole.
-    reader = csv.reader(io.StringIO(text), strict=True)
-    try:
-        header = tuple(next(reader))
-    except StopIteration:
-        raise CatalogImportError.worded(N_("{path} is empty; nothing was imported"), path=path) from None
-    except csv.Error as e:
-        raise CatalogImportError.worded(
-            N_("{path} is not CSV ({why}); nothing was imported"), path=path, why=e
-        ) from e
-    check_header(header)
-    rows: list[Row] = []
-    try:
-        for fields in reader:
-            if not fields:
-                continue
-            rows.append(
-                (reader.line_num, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))})
-            )
-    except csv.Error as e:
-        raise CatalogImportError.worded(
-            N_("{path} line {line}: {why}; nothing was imported"), path=path, line=reader.line_num, why=e
-        ) from e
-    return rows
+    finally:
+        lines.close()
 
 
 def check_width(r: dict[str, str], width: int) -> None:

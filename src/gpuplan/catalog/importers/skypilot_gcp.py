@@ -13,6 +13,7 @@ of one model in one zone. Two kinds of VM have GPUs:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from gpuplan.catalog.importers.skypilot_common import (
     Known,
@@ -77,7 +78,7 @@ def _bundle(instance_type: str) -> tuple[str, int] | None:
     return None
 
 
-def parse_gcp(rows: list[Row], *, as_of: str, source: str, known: Known, width: int) -> ParsedFile:
+def parse_gcp(rows: Iterable[Row], *, as_of: str, source: str, known: Known, width: int) -> ParsedFile:
     hosts: list[Row] = []
     gpu_rows: _GpuRows = {}
     refused: list[RejectedRow] = []

@@ -17,6 +17,7 @@ Kubernetes") and mig-parted's config format (``version: v1``, ``mig-configs``, `
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.yamlout import dump_documents
 
-__all__ = ["SharedDeployment", "SharingLayout", "sharing_manifests"]
+__all__ = ["SharedDeployment", "SharingLayout", "dns_names", "sharing_manifests"]
 
 _NAMESPACE = "gpu-operator"
 
@@ -48,13 +49,35 @@ class SharingLayout:
     time_slice_replicas: int = 1
 
 
-def _dns(name: str) -> str:
-    out = "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-")
-    return out[:63] or "service"
+#: A DNS-1123 label (a Deployment's name, a label value) holds at most 63 characters.
+_LABEL_CHARS = 63
 
 
-def _deployment(d: SharedDeployment) -> dict[str, Any]:
-    name = _dns(d.name)
+def _dns(name: str, room: int = _LABEL_CHARS) -> str:
+    """``name`` as a DNS-1123 label of at most ``room`` characters: lower-case ASCII letters and
+    digits, other characters (``_``, ``.``, ``é``, ``中``) as one ``-``, none at either end."""
+    out = re.sub(r"[^a-z0-9]+", "-", name.lower().encode("ascii", "replace").decode())
+    return out.strip("-")[:room].rstrip("-") or "service"
+
+
+def dns_names(names: Sequence[str]) -> list[str]:
+    """One DNS-1123 label per name, unique: names that clean to the same label (``chat.8b``,
+    ``chat_8b``, ``Chat 8B``) get ``-2``, ``-3`` … in their order, shortened to keep 63 characters."""
+    out: list[str] = []
+    taken: set[str] = set()
+    for name in names:
+        label = _dns(name)
+        n = 1
+        while label in taken:
+            n += 1
+            suffix = f"-{n}"
+            label = _dns(name, _LABEL_CHARS - len(suffix)) + suffix
+        taken.add(label)
+        out.append(label)
+    return out
+
+
+def _deployment(d: SharedDeployment, name: str) -> dict[str, Any]:
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "gpuplan"}
     return {
         "apiVersion": "apps/v1",
@@ -166,7 +189,10 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
         GeneratedFile(
             path="k8s/services.yaml",
             content=dump_documents(
-                [_deployment(d) for d in deployments],
+                [
+                    _deployment(d, n)
+                    for d, n in zip(deployments, dns_names([d.name for d in deployments]), strict=True)
+                ],
                 "One Deployment per service; replace the image and add its command and model.",
             ),
         )

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuplan.i18n import _
 from gpuplan.perf.anchor import (
@@ -30,7 +30,14 @@ from gpuplan.perf.anchor import (
     class_times,
     trace_class,
 )
-from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.plausibility import (
+    Plausibility,
+    check,
+    power_floor,
+    roofline_phases,
+    unseen_architecture_note,
+)
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.perf.stages.layout import Layout, ModelParallel
 
@@ -55,6 +62,8 @@ class ComputeTime:
     """The measured step the times above are anchored on (they are then that step's, moved to
     this GPU class by class), or None: the model's own times."""
     notes: tuple[str, ...] = ()
+    plausibility: Plausibility | None = None
+    """The roofline step checked against the datasheets (``perf/plausibility.py``)."""
 
 
 def pipeline_bubble_fraction(mp: ModelParallel, microbatches: int) -> float:
@@ -69,7 +78,8 @@ def compute_time(layout: Layout) -> ComputeTime:
     model = _modelled(layout)
     if layout.anchor is None:
         return model
-    return _anchored(layout, layout.anchor, model)
+    # The datasheet check stays the model's: the anchored step is the user's measurement, moved.
+    return replace(_anchored(layout, layout.anchor, model), plausibility=model.plausibility)
 
 
 def _host_bound_note() -> str:
@@ -93,9 +103,16 @@ def _modelled(layout: Layout) -> ComputeTime:
                 gpu=gpu.id, ratio=FP32_FROM_FP16_RATIO
             )
         )
-    phases = phase_times(
-        profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
-    )
+    # Kept per (traced step, GPU, efficiencies): the planner asks the same step on the same GPU at
+    # many counts, networks and hosts, and the roofline sum depends on none of them.
+    phases = roofline_phases(profile, gpu, cal)
+    # The physical bounds (perf/plausibility.py): a lower-power part of a chip no faster than the
+    # full-power one; the step checked against the datasheets and the generation's reference GPU.
+    phases, power_note = power_floor(profile, gpu, cal, phases)
+    base_cal = layout.request.calibration or load_calibration()
+    plausible = check(profile, gpu, base_cal, phases.total_s)
+    notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
+    notes += plausible.flags
     # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
     # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
     graphs = layout.request.replays_graphs and profile.task != "infer"
@@ -136,6 +153,7 @@ def _modelled(layout: Layout) -> ComputeTime:
         stage_times=stages,
         compute_s=compute_s,
         notes=tuple(notes),
+        plausibility=plausible,
     )
 
 

@@ -128,7 +128,7 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
             if input_bound:
                 notes.append(
                     _(
-                        "input-bound: the CPUs feed {rate:,.0f} images/s, slower than the GPUs ({said})"
+                        "input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})"
                     ).format(rate=point, said=said)
                 )
             elif step_high == samples / low:

@@ -1,0 +1,89 @@
+"""Numbers on the command line: every float option is a finite number.
+
+Typer reads ``nan``, ``inf`` and ``1e999`` as floats, and none of them is an amount, a rate, a
+size or a duration: ``--network-gbps nan`` was taken as infinite bandwidth. Every float option
+names :func:`finite_float` as its parser (``tests/cli/test_finite_options.py`` walks the command
+tree so that a new option cannot forget it), and a refused value is a usage error (exit 2) whose
+words :mod:`gpuplan.cli._click_words` writes in the user's language.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+__all__ = ["NOT_A_NUMBER", "NOT_FINITE", "finite_float", "finite_in", "whole_number"]
+
+#: Pydantic's own words for a value that is no number (Typer's, before this parser), kept as they were.
+NOT_A_NUMBER = "Input should be a valid number, unable to parse string as a number"
+#: The words for a number that is not finite (``{value}``: as given).
+NOT_FINITE = "{value} is not a finite number"
+
+
+def finite_float(value: object) -> float:
+    """``value`` (the option's text, or its default) as a finite float; else a validation error
+    that Typer reports as ``Invalid value for '--option': …``."""
+    from pydantic_core import PydanticCustomError  # Typer validates with pydantic already
+
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        number = float(value)
+    else:
+        try:
+            number = float(str(value))
+        except ValueError:
+            raise PydanticCustomError("float_parsing", NOT_A_NUMBER) from None
+    if not math.isfinite(number):
+        raise PydanticCustomError("finite_number", NOT_FINITE, {"value": str(value).strip()[:40]})
+    return number
+
+
+def finite_in(least: float, most: float) -> Callable[[object], float]:
+    """The parser of a float option from ``least`` to ``most``: :func:`finite_float`, then the
+    range, in pydantic's words as Typer's ``min=``/``max=`` (which a parser replaces) would say it.
+    The parser is marked ``finite`` so that the test walking the commands knows it."""
+
+    def parse(value: object) -> float:
+        from pydantic_core import PydanticCustomError
+
+        number = finite_float(value)
+        if number < least:
+            raise PydanticCustomError(
+                "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": least}
+            )
+        if number > most:
+            raise PydanticCustomError(
+                "less_than_equal", "Input should be less than or equal to {le}", {"le": most}
+            )
+        return number
+
+    parse.finite = True  # type: ignore[attr-defined]
+    return parse
+
+
+def whole_number(least: int, most: int | None = None) -> Callable[[object], int]:
+    """The parser of an int option from ``least`` to ``most``: as Typer's ``min=``/``max=`` refuse,
+    in pydantic's own words (which the catalog translates), without widening the help screen's type
+    column to ``<int range> [x>=0]`` (a help text beside it would be cut at 80 columns)."""
+
+    def parse(value: object) -> int:
+        from pydantic_core import PydanticCustomError
+
+        try:
+            number = (
+                value if isinstance(value, int) and not isinstance(value, bool) else int(str(value).strip())
+            )
+        except ValueError:
+            raise PydanticCustomError(
+                "int_parsing", "Input should be a valid integer, unable to parse string as an integer"
+            ) from None
+        if number < least:
+            raise PydanticCustomError(
+                "greater_than_equal", "Input should be greater than or equal to {ge}", {"ge": least}
+            )
+        if most is not None and number > most:
+            raise PydanticCustomError(
+                "less_than_equal", "Input should be less than or equal to {le}", {"le": most}
+            )
+        return number
+
+    return parse

@@ -1,0 +1,160 @@
+"""The advisor's own types: one piece of advice, what the workload already does, and the
+configuration that does not fit (with the estimate of a changed one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuplan.hardware import GPU
+from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
+from gpuplan.perf.links import Link
+from gpuplan.profile.model import Profile
+
+__all__ = ["Advice", "Current", "Setup"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Current:
+    """What the workload already does: the advisor suggests none of it again."""
+
+    optimizer: str = "adamw"
+    """The workload's optimizer name (``adamw``, ``adamw-fused``, ``adamw-8bit`` …)."""
+    loss: str = "standard"
+    """``standard``, ``chunked`` or ``fused-linear``."""
+    lora: bool = False
+    """The workload already fine-tunes LoRA adapters."""
+    optimizer_in_backward: bool = False
+    """The optimizer already steps inside backward."""
+
+    @classmethod
+    def of(cls, workload: object) -> Current:
+        """The settings of a :class:`gpuplan.workload.Workload` (read by attribute, any layer above)."""
+        return cls(
+            optimizer=str(getattr(getattr(workload, "optimizer", None), "value", "adamw")),
+            loss=str(getattr(getattr(workload, "loss", None), "value", "standard")),
+            lora=getattr(getattr(workload, "model", None), "lora", None) is not None,
+            optimizer_in_backward=bool(getattr(workload, "optimizer_in_backward", False)),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Advice:
+    """One change that reduces memory, evaluated on one GPU configuration."""
+
+    action: str
+    """``micro_batch``, ``gradient_checkpointing``, ``fused_optimizer``, ``adamw_8bit``,
+    ``paged_adamw_8bit``, ``optimizer_in_backward``, ``chunked_loss``, ``fused_linear_loss``,
+    ``zero2``, ``fsdp``, ``lora``, ``bf16_weights`` or ``bigger_gpu``."""
+    summary: str
+    """One line saying what to change."""
+    gpu: str
+    gpu_count: int
+    peak_memory_gib: float
+    """What nvidia-smi would show after the change (the estimate's ``peak_memory_gib``)."""
+    fits: bool
+    """By the estimate's own verdict: ``required_gib`` ≤ ``capacity_gib``."""
+    step_time_s: float | None
+    """Time of one optimizer step of the same global batch after the change (None if not derived)."""
+    step_time_factor: float | None
+    """``step_time_s`` over the unchanged workload's step time on the same GPU configuration."""
+    derivation: str
+    """How the figures were obtained (all are derived, not traced)."""
+    required_gib: float | None = None
+    """What must fit after the change (the verdict's figure: allocated + context + cuBLAS + NCCL)."""
+    capacity_gib: float | None = None
+    """Usable memory of the GPU the change runs on."""
+    offered: bool | None = None
+    """For another GPU: whether the catalog has an offer of it (None when not checked)."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """The configuration that does not fit, and its estimate."""
+
+    request: EstimateRequest
+    base: Estimate
+    current: Current = Current()
+    offered: frozenset[str] | None = None
+    """GPUs the catalog has offers of; None: not checked (every GPU may be suggested)."""
+
+    @property
+    def profile(self) -> Profile:
+        return self.request.profile
+
+    @property
+    def gpu(self) -> GPU:
+        return self.request.gpu
+
+    @property
+    def count(self) -> int:
+        return self.request.count
+
+    @property
+    def accum(self) -> int:
+        return self.request.grad_accum_steps
+
+    def run(
+        self,
+        profile: Profile,
+        *,
+        accum: int | None = None,
+        gpu: GPU | None = None,
+        count: int | None = None,
+        parallelism: str | None = None,
+    ) -> Estimate:
+        """Estimate a changed profile on this configuration (or another GPU, count, parallelism)."""
+        r = self.request
+        gpu, count = gpu or r.gpu, count or r.count
+        return run_estimate(
+            r.changed(
+                profile=profile,
+                gpu=gpu,
+                count=count,
+                parallelism=parallelism or r.parallelism,
+                grad_accum_steps=accum or r.grad_accum_steps,
+                link=_link_for(r, gpu, count),
+            )
+        )
+
+    def advice(
+        self, e: Estimate, *, action: str, summary: str, derivation: str, timed: bool = True
+    ) -> Advice:
+        return Advice(
+            action=action,
+            summary=summary,
+            gpu=e.gpu,
+            gpu_count=e.gpu_count,
+            peak_memory_gib=e.peak_memory_gib,
+            fits=e.fits,
+            step_time_s=e.step_time_s if timed else None,
+            step_time_factor=e.step_time_s / self.base.step_time_s if timed else None,
+            derivation=derivation,
+            required_gib=e.memory.required_gib,
+            capacity_gib=e.memory.capacity_gib,
+            offered=None if self.offered is None or e.gpu == self.gpu.id else e.gpu in self.offered,
+        )
+
+
+def _link_for(request: EstimateRequest, gpu: GPU, count: int) -> Link | None:
+    """The link of a changed configuration: the request's own on the same GPUs; for more GPUs or
+    another GPU, one built like it.
+
+    More GPUs of the same model keep the node size and in-node link (when the request's nodes hold
+    more than one GPU; a one-GPU request says nothing about node size, so the default applies) and
+    the network. Another GPU is another instance type: it keeps only a network the user gave.
+    """
+    link = request.link
+    if link is None or (gpu.id == request.gpu.id and count == request.count):
+        return link
+    same_gpu = gpu.id == request.gpu.id
+    multi = same_gpu and link.gpus_per_node > 1
+    keep_network = same_gpu or link.network_source == "user"
+    return Link.for_gpus(
+        gpu,
+        count,
+        gpus_per_node=link.gpus_per_node if multi else None,
+        nvlink=link.intra_node == "nvlink" if multi else None,
+        network_gbit_s=link.network_gbit_s if keep_network and link.network_known else None,
+        network_kind=link.network_kind if keep_network else None,
+        network_source=link.network_source,
+    )

@@ -1,0 +1,328 @@
+"""Plausibility guards: every estimate checked against what datasheets allow.
+
+An estimate of one step on one GPU is the roofline of the traced ops at fitted efficiencies. Three
+physical bounds hold for any such time, and each is checked (:func:`check`):
+
+1. **Datasheet peaks.** The step cannot run its tensor FLOPs faster than the datasheet's dense peak
+   of their precision, nor move its bytes faster than the datasheet's memory bandwidth.
+2. **The ratio to a reference GPU.** The same step on the reference GPU of the generation
+   (:data:`REFERENCES`: the calibrated flagship; H100-SXM for an architecture with none) gives a
+   ratio ``step(reference) / step(gpu)``. Whatever the step's mix of compute and memory traffic,
+   the roofline bounds it by the datasheet ratios: it lies between the smaller and the larger of
+   the compute-peak ratio and the bandwidth ratio (``datasheet_low`` … ``datasheet_high``). And a
+   GPU is not credited with kernels more efficient than the reference's: the ratio with the
+   reference's fitted efficiencies on both (``parity_high``) bounds it too.
+3. **Power.** A part of the same architecture and memory as a higher-power one, with no higher
+   datasheet peak (H100 NVL at 400 W vs H100 SXM at 700 W), does not run a step faster: its peaks
+   are quoted at boost clocks it cannot hold under a training load on a third of the power, and
+   how far its clocks drop is not published. So its step time is bounded below by the higher-power
+   part's (:func:`power_floor`), the conservative bound of an unknown.
+
+A ratio outside these bounds is flagged in words (``Plausibility.flags``), in the estimate's notes
+and in ``estimate --json`` (``plausibility``). The three cases this module was written for — MI300X
+at 1.58× an H100-SXM on ResNet-50, an H100-NVL faster than an H100-SXM, a B200 at 2.4× an H100 on a
+convnet — are pinned in ``tests/perf/test_plausibility.py`` with their causes (an architecture
+without calibration rows estimated at full efficiency; no power limit) fixed where they arise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from gpuplan.hardware import GPU
+from gpuplan.i18n import N_, _
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.roofline import PhaseTimes, dtype_path, fp32_peak_tflops, is_causal, phase_times
+from gpuplan.profile.model import Profile
+
+__all__ = [
+    "REFERENCES",
+    "Plausibility",
+    "check",
+    "power_floor",
+    "reference_for",
+    "roofline_phases",
+    "unseen_architecture_note",
+]
+
+#: The reference GPU of each architecture: its calibrated flagship (the GPU with the most
+#: calibration rows of the architecture). An architecture not listed is compared with H100-SXM,
+#: the newest calibrated flagship.
+REFERENCES = {
+    "Volta": "V100-SXM2-16GB",
+    "Turing": "T4",
+    "Ampere": "A100-SXM4-80GB",
+    "Ada Lovelace": "L40S",
+    "Hopper": "H100-SXM",
+}
+DEFAULT_REFERENCE = "H100-SXM"
+#: Rounding slack on a ratio bound: 0.5 %, so that float noise in equal rooflines never flags.
+_SLACK = 1.005
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plausibility:
+    """How one GPU's step compares with what its datasheet allows."""
+
+    reference_gpu: str | None
+    """The GPU compared with; None when the GPU is its own reference."""
+    ratio: float | None
+    """Step time on the reference ÷ on this GPU (above 1: this GPU is faster)."""
+    datasheet_low: float | None
+    """The smaller of the compute-peak and the bandwidth ratios (this GPU ÷ the reference)."""
+    datasheet_high: float | None
+    """The larger of them: no mix of compute and memory traffic runs faster than this."""
+    parity_high: float | None
+    """The ratio with the reference's fitted efficiencies on both GPUs."""
+    peak_fraction: float
+    """The step's tensor FLOPs per second over the datasheet's dense peak (≤ 1)."""
+    bandwidth_fraction: float
+    """The step's bytes per second over the datasheet's bandwidth (≤ 1)."""
+    flags: tuple[str, ...] = ()
+    """Each bound the estimate breaks, in words; empty when it is plausible."""
+
+
+def reference_for(gpu: GPU) -> GPU | None:
+    """The reference GPU ``gpu`` is compared with (None when it is its own reference)."""
+    from gpuplan.errors import GpuplanError
+    from gpuplan.hardware import get_gpu
+
+    ref_id = REFERENCES.get(gpu.architecture, DEFAULT_REFERENCE)
+    if ref_id == gpu.id:
+        return None
+    try:
+        return get_gpu(ref_id)
+    except GpuplanError:
+        return None
+
+
+def _dominant_path(profile: Profile, gpu: GPU) -> str:
+    """The precision path that carries most of the step's tensor FLOPs (``bf16``, ``tf32`` …)."""
+    by_path: dict[str, float] = {}
+    for op in profile.ops:
+        if op.op_class in ("matmul", "attention", "conv") and op.flops > 0:
+            path = dtype_path(op, profile.precision, gpu)
+            by_path[path] = by_path.get(path, 0.0) + op.flops
+    return max(by_path, key=lambda p: by_path[p]) if by_path else "fp32"
+
+
+def _peak(gpu: GPU, path: str) -> float | None:
+    return fp32_peak_tflops(gpu) if path == "fp32" else gpu.peak_tflops(path)
+
+
+#: Roofline times already worked out, per (profile object, GPU, efficiencies): the planner asks
+#: about the same profile on the same GPU at many counts and links, and the references' times do not
+#: depend on them. The profile itself is kept with its entry, so that a reused id() never matches.
+_CACHE: dict[tuple[object, ...], tuple[Profile, PhaseTimes]] = {}
+_CACHE_SIZE = 512
+
+
+def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
+    """``phase_times`` of ``profile`` on ``gpu`` at ``cal``'s efficiencies, kept for the next question
+    about the same traced step on the same GPU (the compute stage and the checks share it)."""
+    key = (
+        id(profile),
+        gpu.id,
+        cal.tensor_matmul_efficiency,
+        cal.tensor_conv_efficiency,
+        cal.vector_efficiency,
+        cal.bandwidth_efficiency,
+        cal.min_kernel_time_us,
+        cal.tf32_factor,
+        cal.fp8_factor,
+        cal.tensor_tail_gflop_per_call,
+        cal.attention_factor,
+        cal.matmul_caps,
+    )
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    out = phase_times(
+        profile.ops, gpu, profile.precision, cal, causal=is_causal(profile), seq_len=profile.seq_len
+    )
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.clear()
+    _CACHE[key] = (profile, out)
+    return out
+
+
+def _fractions(profile: Profile, gpu: GPU, step_s: float) -> tuple[float, float]:
+    path = _dominant_path(profile, gpu)
+    peak = _peak(gpu, path)
+    tensor = sum(op.flops for op in profile.ops if op.op_class in ("matmul", "attention", "conv"))
+    moved = sum(op.bytes_moved for op in profile.ops)
+    peak_fraction = tensor / step_s / (peak * 1e12) if peak and step_s > 0 else 0.0
+    bw_fraction = moved / step_s / (gpu.memory_bandwidth_gbps * 1e9) if step_s > 0 else 0.0
+    return peak_fraction, bw_fraction
+
+
+_CHECKS: dict[tuple[object, ...], tuple[Profile, Calibration, Plausibility]] = {}
+
+
+def check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) -> Plausibility:
+    """Check ``step_s``, the roofline time of one micro-batch step of ``profile`` on ``gpu`` (one
+    GPU, no communication), against the bounds of the module docstring.
+
+    The answer depends on these four only (not on the GPU count or the links), so it is kept for
+    the planner's next question about the same GPU."""
+    key = (id(profile), gpu.id, id(calibration), step_s)
+    hit = _CHECKS.get(key)
+    if hit is not None and hit[0] is profile and hit[1] is calibration:
+        return hit[2]
+    out = _check(profile, gpu, calibration, step_s)
+    if len(_CHECKS) >= _CACHE_SIZE:
+        _CHECKS.clear()
+    _CHECKS[key] = (profile, calibration, out)
+    return out
+
+
+def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) -> Plausibility:
+    peak_fraction, bw_fraction = _fractions(profile, gpu, step_s)
+    flags: list[str] = []
+    if peak_fraction > _SLACK:
+        flags.append(
+            _("{gpu}: the step runs its tensor work at {share:.0%} of the datasheet's peak").format(
+                gpu=gpu.id, share=peak_fraction
+            )
+        )
+    if bw_fraction > _SLACK:
+        flags.append(
+            _("{gpu}: the step moves its bytes at {share:.0%} of the datasheet's bandwidth").format(
+                gpu=gpu.id, share=bw_fraction
+            )
+        )
+    power = _power_reference(gpu)
+    if power is not None:
+        full = roofline_phases(profile, power, calibration.for_gpu(power.id, power.architecture)).total_s
+        if step_s < full / _SLACK:
+            flags.append(
+                _(
+                    "{gpu} ({watts:g} W) estimated faster than {ref} ({ref_watts:g} W), the same chip "
+                    "with more power"
+                ).format(gpu=gpu.id, watts=gpu.tdp_w, ref=power.id, ref_watts=power.tdp_w)
+            )
+    ref = reference_for(gpu)
+    if ref is None:
+        return Plausibility(
+            reference_gpu=None,
+            ratio=None,
+            datasheet_low=None,
+            datasheet_high=None,
+            parity_high=None,
+            peak_fraction=peak_fraction,
+            bandwidth_fraction=bw_fraction,
+            flags=tuple(flags),
+        )
+    # The reference at its fitted efficiencies (a bench measurement of either GPU aside).
+    ref_cal = replace(calibration, measured=()).for_gpu(ref.id, ref.architecture)
+    ref_s = roofline_phases(profile, ref, ref_cal).total_s
+    ratio = ref_s / step_s
+    path = _dominant_path(profile, gpu)
+    mine, theirs = _peak(gpu, path), _peak(ref, path)
+    bands = [gpu.memory_bandwidth_gbps / ref.memory_bandwidth_gbps]
+    if mine and theirs:
+        bands.append(mine / theirs)
+    low, high = min(bands), max(bands)
+    # The same step on this GPU at the reference's efficiencies (its own measured caps aside).
+    parity = ref_s / roofline_phases(profile, gpu, ref_cal).total_s
+    if ratio > high * _SLACK:
+        flags.append(
+            _(
+                "{gpu} estimated at {ratio:.2f}× {ref}: more than its datasheets allow "
+                "({low:.2f}–{high:.2f}×: the {path} peak and memory bandwidth ratios)"
+            ).format(gpu=gpu.id, ratio=ratio, ref=ref.id, low=low, high=high, path=path.upper())
+        )
+    if ratio > parity * _SLACK:
+        flags.append(
+            _(
+                "{gpu} estimated at {ratio:.2f}× {ref}, {parity:.2f}× at {ref}'s fitted efficiencies: "
+                "credited with better kernels than {ref} without calibration evidence"
+            ).format(gpu=gpu.id, ratio=ratio, ref=ref.id, parity=parity)
+        )
+    return Plausibility(
+        reference_gpu=ref.id,
+        ratio=ratio,
+        datasheet_low=low,
+        datasheet_high=high,
+        parity_high=parity,
+        peak_fraction=peak_fraction,
+        bandwidth_fraction=bw_fraction,
+        flags=tuple(flags),
+    )
+
+
+def unseen_architecture_note(gpu: GPU, calibration: Calibration) -> str:
+    """Said on an estimate of a GPU whose architecture has no calibration rows: at which fitted
+    factor its tensor cores are taken ("" for a calibrated architecture)."""
+    fitted = dict(calibration.arch_factors)
+    if not fitted or gpu.architecture in fitted:
+        return ""
+    low = min(fitted, key=lambda a: fitted[a])
+    return _(
+        "{architecture} has no calibration rows: its tensor cores are taken at the lowest fitted "
+        "architecture factor ({low}'s {factor:.2f}), not at full efficiency"
+    ).format(architecture=gpu.architecture, low=low, factor=fitted[low])
+
+
+#: Each GPU's higher-power twin, once worked out (the datasheets do not change while running).
+_POWER_REFERENCES: dict[str, tuple[GPU, GPU | None]] = {}
+
+
+def _power_reference(gpu: GPU) -> GPU | None:
+    """The higher-power part of the same architecture and memory with peaks at least ``gpu``'s."""
+    hit = _POWER_REFERENCES.get(gpu.id)
+    if hit is not None and hit[0] is gpu:
+        return hit[1]
+    out = _find_power_reference(gpu)
+    _POWER_REFERENCES[gpu.id] = (gpu, out)
+    return out
+
+
+def _find_power_reference(gpu: GPU) -> GPU | None:
+    from gpuplan.hardware import all_gpus
+
+    if gpu.tdp_w is None:
+        return None
+    best: GPU | None = None
+    for other in all_gpus():
+        if (
+            other.id == gpu.id
+            or other.architecture != gpu.architecture
+            or other.memory_type != gpu.memory_type
+        ):
+            continue
+        if other.tdp_w is None or other.tdp_w <= gpu.tdp_w or other.consumer != gpu.consumer:
+            continue
+        if any((gpu.peak_tflops(p) or 0.0) > (other.peak_tflops(p) or 0.0) for p in ("fp16", "bf16", "tf32")):
+            continue
+        if best is None or (other.tdp_w or 0.0) > (best.tdp_w or 0.0):
+            best = other
+    return best
+
+
+_POWER_NOTE = N_(
+    "{gpu} ({watts:g} W) is bounded by {ref} ({ref_watts:g} W), the same chip with more power: its datasheet "
+    "peaks assume boost clocks it cannot hold under a full load, and how far they drop is not published"
+)
+
+
+def power_floor(
+    profile: Profile, gpu: GPU, calibration: Calibration, phases: PhaseTimes
+) -> tuple[PhaseTimes, str]:
+    """``phases`` of ``gpu``, each no shorter than the higher-power part's of the same chip (with the
+    note saying so), or ``phases`` unchanged and "" when there is no such part or it is slower."""
+    ref = _power_reference(gpu)
+    if ref is None:
+        return phases, ""
+    theirs = roofline_phases(profile, ref, calibration.for_gpu(ref.id, ref.architecture))
+    if theirs.total_s <= phases.total_s:
+        return phases, ""
+    floored = replace(
+        phases,
+        forward_s=max(phases.forward_s, theirs.forward_s),
+        backward_s=max(phases.backward_s, theirs.backward_s),
+        optimizer_s=max(phases.optimizer_s, theirs.optimizer_s),
+        compute_bound_s=max(phases.compute_bound_s, theirs.compute_bound_s),
+    )
+    note = _(_POWER_NOTE).format(gpu=gpu.id, watts=gpu.tdp_w, ref=ref.id, ref_watts=ref.tdp_w)
+    return floored, note

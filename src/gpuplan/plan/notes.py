@@ -1,0 +1,115 @@
+"""The notes that apply to a whole plan: the scale-out limit, the model split, the deadline risk,
+data movement and storage, the unknown-fact rule and the spot assumptions, in words."""
+
+from __future__ import annotations
+
+from gpuplan.i18n import _
+from gpuplan.plan.candidates import ModelSplitMisfits
+from gpuplan.plan.constraints import Constraints
+from gpuplan.plan.input_types import JobFacts
+from gpuplan.plan.result import Option
+from gpuplan.plan.spot import SpotRate
+
+__all__ = ["plan_notes"]
+
+
+def _split_note(job: JobFacts, misfits: ModelSplitMisfits) -> str:
+    """Say how many candidates the tensor × pipeline split left out, and why (empty when none)."""
+    if misfits.total == 0:
+        return ""
+    return _(
+        "tensor_parallel {tp} × pipeline_parallel {pp}: {total} candidates left out "
+        "({not_multiple} whose GPU count is not a multiple of {degree}, {narrow} on instances with "
+        "fewer than {tp} GPUs, where the tensor-parallel group would span nodes)"
+    ).format(
+        tp=job.tensor_parallel,
+        pp=job.pipeline_parallel,
+        degree=job.replica_gpus,
+        total=f"{misfits.total:,}",
+        not_multiple=f"{misfits.not_multiple:,}",
+        narrow=f"{misfits.node_too_narrow:,}",
+    )
+
+
+def plan_notes(
+    job: JobFacts,
+    ranked: list[Option],
+    notes: tuple[str, ...],
+    constraints: Constraints,
+    rates: tuple[SpotRate, ...],
+    misfits: ModelSplitMisfits,
+) -> tuple[str, ...]:
+    """Assumptions that apply to the whole plan, in words."""
+    plan_notes = [
+        _("scale-out: at most {nodes} instances and {gpus} GPUs per job (--max-nodes, --max-gpus)").format(
+            nodes=constraints.node_limit, gpus=constraints.total_gpu_limit
+        )
+    ]
+    if split := _split_note(job, misfits):
+        plan_notes.append(split)
+    if constraints.deadline_h is not None:
+        plan_notes.append(
+            _(
+                "deadline risk: from the estimate's time distribution (its range is the 10th–90th "
+                "percentiles), with spot interruptions on top"
+            )
+        )
+    plan_notes += notes
+    if job.data_location is None and job.dataset_gb > 0:
+        plan_notes.append(
+            _(
+                "data.location not given: the dataset is uploaded from your site (inbound traffic is "
+                "free on the seven clouds; where a provider's inbound price is not in the catalog it is "
+                "priced at the highest transfer price known) and results go back over internet egress"
+            )
+        )
+    if job.egress_free_tier:
+        plan_notes.append(
+            _(
+                "egress: the account's monthly free allowance is taken as unused (--egress-free-tier): "
+                "the job's transfer starts in the first tier"
+            )
+        )
+    elif job.dataset_gb > 0 or job.result_size_gb > 0:
+        plan_notes.append(
+            _(
+                "egress: every GB is priced, without the monthly free allowance (it is shared with the "
+                "account's other traffic; --egress-free-tier if it is unused)"
+            )
+        )
+    storage = (
+        _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
+        if job.storage_kind == "block"
+        else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
+    )
+    plan_notes.append(storage.format(n=job.checkpoints_kept))
+    if job.dataset_gb > 0 and any(o.nodes > 1 for o in ranked):
+        plan_notes.append(
+            _(
+                "dataset in: each node downloads its own copy, and each copy pays the transfer "
+                "(data.transfer: per_node; fan_out copies it once into the region)"
+            )
+            if job.storage_kind == "block" and job.data_transfer == "per_node"
+            else _(
+                "dataset in: one copy comes into the region and is shared by the nodes inside it "
+                "(no transfer charge between instances of one zone)"
+            )
+        )
+    plan_notes.append(
+        _(
+            "unknown facts (vCPUs, RAM, network, egress and storage prices, spot rate) are costed at "
+            "their conservative bound and ranked so; each option's best case is shown beside it"
+        )
+    )
+    if any(o.spot for o in ranked):
+        shown = {r.source: r.shown() for r in rates}
+        plan_notes.append(
+            _(
+                "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
+            ).format(
+                gbps=f"{job.checkpoint_write_gbps:g}",
+                minutes=f"{job.restart_h * 60:.0f}",
+                rates="; ".join(sorted({shown.get(o.spot.rate_source, "") for o in ranked if o.spot})),
+            )
+        )
+    return tuple(plan_notes)

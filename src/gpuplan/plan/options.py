@@ -1,0 +1,213 @@
+"""One costed candidate as an :class:`Option`: its flags, spot risk, deadline risk, the charges it
+pays with their multipliers, and the unknown facts it was costed at the conservative bound of."""
+
+from __future__ import annotations
+
+import math
+
+from gpuplan.catalog.providers import kubernetes_service
+from gpuplan.i18n import N_, _
+from gpuplan.plan.context import PlanContext
+from gpuplan.plan.input_types import JobFacts, PlanOffer
+from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
+from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
+from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact
+
+__all__ = ["MAY_NOT_FIT_FLAG", "make_option"]
+
+#: The flag of an option whose memory band straddles the GPU's usable memory.
+MAY_NOT_FIT_FLAG = N_(
+    "may not fit in memory: the high end of the memory estimate is above the GPU's usable memory "
+    "(ranked after the options that fit)"
+)
+
+
+def _restart_h(job: JobFacts) -> tuple[float, float]:
+    write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
+    return write_h, job.restart_h + write_h
+
+
+def _work_distribution(ctx: PlanContext, i: int) -> TimeDistribution:
+    """The failure-free job time of candidate ``i`` as a distribution (see ``plan/risk.py``)."""
+    cands = ctx.cands
+    return work_distribution(float(cands.work_h[i]), float(cands.work_h_low[i]), float(cands.work_h_high[i]))
+
+
+def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
+    """Every charge of position ``j`` with what multiplies it: instances, disks, dataset copies."""
+    c, job = ctx.costs, ctx.job
+    disks = nodes if job.storage_kind == "block" else 1
+    items = [
+        CostItem(component="compute", cost_usd=float(c.compute_usd[j]), multiplier=nodes, per="instance"),
+        CostItem(
+            component="setup",
+            cost_usd=float(c.setup_usd[j]),
+            multiplier=nodes,
+            per="instance",
+            included_in="compute",
+        ),
+        CostItem(
+            component="storage",
+            cost_usd=float(c.storage_usd[j]),
+            multiplier=disks,
+            per="disk" if job.storage_kind == "block" else "bucket",
+        ),
+        CostItem(
+            component="egress_in",
+            cost_usd=float(c.egress_in_usd[j]),
+            multiplier=int(c.egress_copies[j]),
+            per="copy",
+        ),
+        CostItem(component="egress_out", cost_usd=float(c.egress_out_usd[j]), multiplier=1, per="copy"),
+        CostItem(component="licences", cost_usd=float(c.licence_usd[j]), multiplier=nodes, per="instance"),
+    ]
+    if bool(c.is_spot[j]):
+        items.append(
+            CostItem(
+                component="spot_overhead",
+                cost_usd=float(c.spot_overhead_usd[j]),
+                multiplier=nodes,
+                per="instance",
+            )
+        )
+    return tuple(items)
+
+
+def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[UnknownFact, ...]:
+    """The unknown facts position ``j`` was costed at the bound of, each with the bound in words."""
+    mask = int(ctx.costs.unknown[j])
+    bounds = ctx.bounds
+    out = []
+    for fact in Fact:
+        if not mask & fact:
+            continue
+        if fact in (Fact.VCPUS, Fact.RAM, Fact.NETWORK) and bounds is not None:
+            assumed = bounds.words(fact, row.gpu, row.gpu_count)
+        elif fact is Fact.EGRESS:
+            assumed = _("the highest transfer price the catalog knows")
+        elif fact is Fact.STORAGE:
+            assumed = _("the highest storage price of its kind the catalog knows")
+        elif fact is Fact.SPOT_RATE:
+            assumed = _("1 interruption per 24 instance-hours")
+        else:
+            assumed = _("treated as stale")
+        out.append(UnknownFact(fact=FACT_CODES[fact], assumed=assumed))
+    return tuple(out)
+
+
+def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
+    flags: list[str] = []
+    if row.confidence == "low":
+        flags.append(N_("low-confidence price"))
+    if row.staleness == "stale":
+        flags.append(N_("stale price"))
+    elif row.stale:  # a source without a date of its own, or none at all: never taken as fresh
+        flags.append(N_("price of unknown age"))
+    if row.billing_granularity_s is None and row.pricing in ("on_demand", "spot"):
+        flags.append(N_("billing granularity unknown: hourly assumed"))
+    if bool(ctx.costs.is_spot[j]) and ctx.costs.rates[int(ctx.costs.spot_rate_id[j])].assumed:
+        flags.append(N_("spot interruption rate assumed"))
+    if bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):
+        flags.append(MAY_NOT_FIT_FLAG)
+    return flags
+
+
+def make_option(ctx: PlanContext, j: int) -> Option:
+    """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
+    c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
+    i = int(c.idx[j])
+    row = offers.row(int(cands.offer[i]))
+    nodes = int(cands.nodes[i])
+    charges = c.charges[int(c.region_id[j])]
+    flags = _flags(ctx, j, row)
+    spot: SpotRisk | None = None
+    miss: float | None = None
+    deadline = ctx.constraints.deadline_h
+    write_h, restart_h = _restart_h(job)
+    if bool(c.is_spot[j]):
+        rate = c.rates[int(c.spot_rate_id[j])]
+        lam = float(c.spot_rate_per_instance_hour[j]) * nodes
+        tau = float(c.checkpoint_interval_h[j])
+        delta = (tau / 2.0 if math.isfinite(tau) else 0.0) + restart_h
+        spot = SpotRisk(
+            interruptions_per_instance_hour=float(c.spot_rate_per_instance_hour[j]),
+            mtbi_h=1.0 / lam,
+            rate_source=rate.source,
+            rate_assumed=rate.assumed,
+            checkpoint_write_min=write_h * 60.0,
+            checkpoint_interval_min=tau * 60.0 if math.isfinite(tau) else None,
+            checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
+            expected_lost_h=float(c.lost_h[j]),
+            expected_interruptions=float(c.interruptions[j]),
+        )
+    elif deadline is not None:
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h)
+    if spot is not None and deadline is not None:
+        started = float(cands.work_h[i]) + job.setup_h
+        model = SpotMissModel(
+            rate_per_hour=lam,
+            stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
+            lost_per_interruption_h=delta,
+        )
+        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
+    breakdown = CostBreakdown(
+        compute_usd=float(c.compute_usd[j]),
+        storage_usd=float(c.storage_usd[j]),
+        egress_usd=float(c.egress_usd[j]),
+        licence_usd=float(c.licence_usd[j]),
+        spot_overhead_usd=float(c.spot_overhead_usd[j]),
+        items=_items(ctx, j, nodes),
+    )
+    unknowns = _unknowns(ctx, j, row, nodes)
+    best_total = best_time = None
+    if ctx.best is not None and int(c.unknown[j]) & ~int(Fact.PRICE_DATE):
+        b = ctx.best
+        best_total = float(
+            b.compute_usd[j] + b.storage_usd[j] + b.egress_usd[j] + b.licence_usd[j] + b.spot_overhead_usd[j]
+        )
+        best_time = float(b.time_h[j])
+    price = float(row.price_usd or math.nan)
+    return Option(
+        provider=row.provider,
+        region=row.region,
+        zone=row.zone,
+        country=row.country,
+        instance_type=row.instance_type,
+        gpu=row.gpu,
+        gpus_per_node=int(cands.gpus_per_node[i]),
+        nodes=nodes,
+        pricing=row.pricing,
+        interconnect=row.interconnect,
+        network_gbps=row.network_gbps,
+        job_time_h=float(c.time_h[j]),
+        job_time_h_low=float(c.time_h_low[j]),
+        job_time_h_high=float(c.time_h_high[j]),
+        compute_time_h=float(cands.work_h[i]),
+        billed_hours=float(c.billed_h[j]),
+        total_cost_usd=breakdown.total_usd,
+        total_cost_usd_low=float(c.total_usd_low[j]),
+        total_cost_usd_high=float(c.total_usd_high[j]),
+        cost_breakdown=breakdown,
+        price_usd_per_hour=price / row.unit_hours,
+        price_usd=price,
+        unit_hours=row.unit_hours,
+        price_source=row.source,
+        confidence=row.confidence,
+        as_of=row.as_of,
+        stale=row.stale,
+        peak_memory_gib=float(cands.peak_memory_gib[i]),
+        step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
+        input_bound=bool(cands.input_bound[i]),
+        memory_uncertain=bool(cands.memory_uncertain[i]),
+        deadline_miss_probability=miss,
+        spot=spot,
+        compliance=row.compliance,
+        kubernetes=kubernetes_service(row.provider),
+        flags=tuple(flags),
+        assumptions=charges.assumptions,
+        unknown_facts=unknowns,
+        best_case_total_cost_usd=best_total,
+        best_case_job_time_h=best_time,
+        price_age_days=None if row.price_age_days is None else int(row.price_age_days),
+        staleness=row.staleness,
+    )

@@ -1,0 +1,155 @@
+"""Facts an option's time or cost rests on that the catalog may not know, and the bounds an unknown
+one is taken at.
+
+No option may rank first *because* a fact about it is missing. So every unknown fact is costed at
+its conservative bound, which is what the ranking, the deadline and the budget see; the option also
+carries its best case (every unknown at its most favourable), and the plan says which unknown facts
+moved each option and whether they decided the winner. The facts and their bounds:
+
+==============  =================================  ===========================================
+fact            conservative bound (ranked)        best case (shown beside it)
+==============  =================================  ===========================================
+vCPUs           the fewest vCPUs per GPU of any    not bounded (the GPUs' own time)
+                offer of that GPU in the catalog
+                (of any GPU when none is known)
+RAM             the least RAM per GPU, likewise    the dataset fits the page cache
+network         the slowest inter-node network     the planner's assumed 400 Gbit/s RDMA
+                in the catalog, over TCP
+egress price    the highest internet egress price  the lowest the catalog knows
+                the catalog knows
+storage price   the highest of its kind            the lowest of its kind
+spot rate       one interruption per 24 h          the lowest published band's rate
+                (``plan/spot.py``)
+price date      stale                              (no number changes; flagged)
+==============  =================================  ===========================================
+
+Options equal on the objective are ordered by how many relevant facts are unknown, fewest first,
+so an unknown never wins a tie either.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntFlag
+
+import numpy as np
+
+from gpuplan.i18n import N_, _
+from gpuplan.plan.input_types import FloatArray, OfferTable, StrArray
+
+__all__ = ["FACT_CODES", "Fact", "HostBounds", "UnknownFact", "fact_name", "fact_names", "host_bounds"]
+
+
+class Fact(IntFlag):
+    """A fact an option rests on; a candidate's unknown facts are a bit mask of these."""
+
+    VCPUS = 1
+    RAM = 2
+    NETWORK = 4
+    EGRESS = 8
+    STORAGE = 16
+    SPOT_RATE = 32
+    PRICE_DATE = 64
+
+
+#: How the JSON document names each fact.
+FACT_CODES = {
+    Fact.VCPUS: "vcpus",
+    Fact.RAM: "ram",
+    Fact.NETWORK: "network",
+    Fact.EGRESS: "egress_price",
+    Fact.STORAGE: "storage_price",
+    Fact.SPOT_RATE: "spot_rate",
+    Fact.PRICE_DATE: "price_date",
+}
+_NAMES = {
+    Fact.VCPUS: N_("vCPUs"),
+    Fact.RAM: N_("RAM"),
+    Fact.NETWORK: N_("network"),
+    Fact.EGRESS: N_("egress price"),
+    Fact.STORAGE: N_("storage price"),
+    Fact.SPOT_RATE: N_("spot rate"),
+    Fact.PRICE_DATE: N_("price date"),
+}
+
+
+def fact_names(mask: int) -> list[str]:
+    """The facts in ``mask``, in the current language, in the table's order."""
+    return [_(_NAMES[f]) for f in Fact if mask & f]
+
+
+def fact_name(code: str) -> str:
+    """The fact of a JSON code (``vcpus``) in the current language."""
+    for fact, c in FACT_CODES.items():
+        if c == code:
+            return _(_NAMES[fact])
+    return code
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnknownFact:
+    """One unknown fact an option was costed at the conservative bound of."""
+
+    fact: str
+    """One of :data:`FACT_CODES`' values."""
+    assumed: str
+    """The bound taken, in words."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostBounds:
+    """The conservative bounds of an instance's unknown vCPUs, RAM and network, from the catalog."""
+
+    vcpus_per_gpu: dict[str, float]
+    """Per GPU id: the fewest vCPUs per GPU among offers with a known count."""
+    ram_gib_per_gpu: dict[str, float]
+    """Per GPU id: the least RAM per GPU among offers with a known amount."""
+    any_vcpus_per_gpu: float | None
+    any_ram_gib_per_gpu: float | None
+    network_gbps: float | None
+    """The slowest inter-node network any offer states, Gbit/s."""
+
+    def vcpus(self, gpu: str, gpus: float) -> float | None:
+        per = self.vcpus_per_gpu.get(gpu, self.any_vcpus_per_gpu)
+        return None if per is None else per * gpus
+
+    def ram_gib(self, gpu: str, gpus: float) -> float | None:
+        per = self.ram_gib_per_gpu.get(gpu, self.any_ram_gib_per_gpu)
+        return None if per is None else per * gpus
+
+    def words(self, fact: Fact, gpu: str, gpus: float) -> str:
+        """The bound taken for ``fact`` on an instance of ``gpus`` × ``gpu``, in words."""
+        if fact is Fact.VCPUS:
+            v = self.vcpus(gpu, gpus)
+            return _("{n:g} vCPUs (the fewest per GPU of any offer in the catalog)").format(n=v or 0)
+        if fact is Fact.RAM:
+            r = self.ram_gib(gpu, gpus)
+            return _("{n:g} GiB RAM (the least per GPU of any offer in the catalog)").format(n=r or 0)
+        return _("{n:g} Gbit/s TCP (the slowest network in the catalog)").format(n=self.network_gbps or 0)
+
+
+def _min_per_gpu(
+    values: FloatArray, gpu_count: FloatArray, gpus: StrArray
+) -> tuple[dict[str, float], float | None]:
+    known = np.isfinite(values) & (values > 0) & (gpu_count >= 1)
+    per = np.where(known, values / np.maximum(gpu_count, 1.0), math.inf)
+    out: dict[str, float] = {}
+    for g in np.unique(gpus[known]):
+        out[str(g)] = float(per[known & (gpus == g)].min())
+    overall = float(per[known].min()) if known.any() else None
+    return out, overall
+
+
+def host_bounds(offers: OfferTable) -> HostBounds:
+    """The conservative bounds over ``offers`` (whole-GPU offers only)."""
+    vcpus, any_vcpus = _min_per_gpu(offers.vcpus, offers.gpu_count, offers.gpu)
+    ram, any_ram = _min_per_gpu(offers.memory_gib, offers.gpu_count, offers.gpu)
+    net = offers.network_gbps[np.isfinite(offers.network_gbps) & (offers.network_gbps > 0)]
+    return HostBounds(
+        vcpus_per_gpu=vcpus,
+        ram_gib_per_gpu=ram,
+        any_vcpus_per_gpu=any_vcpus,
+        any_ram_gib_per_gpu=any_ram,
+        network_gbps=float(net.min()) if net.size else None,
+    )

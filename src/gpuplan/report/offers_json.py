@@ -1,0 +1,170 @@
+"""The ``offers --json`` listing written without the document models.
+
+``gpuplan offers --json --all-regions`` writes the whole market (8,000 offers): importing pydantic and
+building a model per offer would cost more than the rest of the command. This module holds the
+document's field logic as plain dicts (:mod:`gpuplan.report.catalog` builds its models from the
+same dicts), and ``tests/cli/test_catalog_cli.py`` checks that the text is byte for byte the
+document model's JSON (:class:`gpuplan.documents.catalog.OffersDocument`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
+from gpuplan.catalog.query import OfferListing
+from gpuplan.catalog.rates import rate_warning
+
+__all__ = [
+    "OFFER_ITEM_FIELDS",
+    "offer_items",
+    "offer_prices",
+    "offers_json_text",
+    "price_fields",
+    "rate_fields",
+]
+
+#: :class:`gpuplan.documents.catalog.OfferItem`'s fields in declaration order, the order its JSON
+#: is written in (a test holds the two equal).
+OFFER_ITEM_FIELDS = (
+    "provider", "region", "zone", "instance_type", "gpu", "gpu_count", "vcpus", "memory_gib",
+    "network_gbps", "interconnect", "pricing", "published_currency", "published_unit",
+    "price_usd_per_hour", "price_usd_per_gpu_hour", "price_cny_per_hour", "price_cny_per_gpu_hour",
+    "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
+    "as_of", "source", "confidence", "interruption_band", "billing_granularity_s", "min_billing_s",
+    "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days", "age_min_days",
+    "staleness", "stale_after_days", "network_kind", "local_nvme_gb", "fetched_at", "regions_compared",
+)  # fmt: skip
+
+
+def rate_fields(rate: ExchangeRate | None) -> dict[str, Any] | None:
+    """A catalog rate as the documents state it (:class:`gpuplan.documents.base.ExchangeRateDoc`'s
+    fields, in its order); None stays None."""
+    if rate is None:
+        return None
+    return {
+        "currency": rate.currency,
+        "usd_per_unit": rate.usd_per_unit,
+        "units_per_usd": 1.0 / rate.usd_per_unit,
+        "as_of": rate.as_of,
+        "source": rate.source,
+        "age_days": rate.age_days,
+        "stale": rate.stale,
+        "stale_after_days": RATE_STALE_AFTER_DAYS,
+        "warning": rate_warning(rate),
+    }
+
+
+def _term_doc(term: dict[str, Any] | None, currency: str | None) -> dict[str, Any] | None:
+    # Providers store a prepaid total in the price's own currency under one name; the document
+    # names the currency (prepaid_total_cny).
+    if not term or "prepaid_total" not in term or not currency:
+        return term
+    out = {k: v for k, v in term.items() if k != "prepaid_total"}
+    out[f"prepaid_total_{currency.lower()}"] = term["prepaid_total"]
+    return out
+
+
+def price_fields(
+    *,
+    amount: float | None,
+    currency: str | None,
+    unit: str | None,
+    usd_per_hour: float | None,
+    discount_percent: float | None,
+    cny: ExchangeRate | None,
+) -> dict[str, float | None]:
+    """The ``price_{usd,cny}_per_{hour,month}`` fields of one published price (``amount`` in
+    ``currency`` per ``unit``; ``usd_per_hour`` as the catalog converted it, after the discount).
+    A price published in CNY keeps its exact amount in CNY; the other currency is converted at
+    ``cny``; the ``_per_month`` fields are for prices published per month only."""
+    share = 1 - discount_percent / 100 if discount_percent else 1.0
+    monthly = unit == "month"
+    cny_h: float | None = None
+    if currency == "CNY" and amount is not None:
+        cny_h = amount * share / (HOURS_PER_MONTH if monthly else 1.0)
+    elif usd_per_hour is not None and cny is not None:
+        cny_h = usd_per_hour / cny.usd_per_unit
+    usd_month = cny_month = None
+    if monthly:
+        if currency == "USD" and amount is not None:
+            usd_month = amount * share
+        elif usd_per_hour is not None:
+            usd_month = usd_per_hour * HOURS_PER_MONTH
+        if currency == "CNY" and amount is not None:
+            cny_month = amount * share
+        elif cny_h is not None:
+            cny_month = cny_h * HOURS_PER_MONTH
+    return {
+        "price_usd_per_hour": usd_per_hour,
+        "price_cny_per_hour": cny_h,
+        "price_usd_per_month": usd_month,
+        "price_cny_per_month": cny_month,
+    }
+
+
+def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
+    """:func:`price_fields` of one offer, with the per-GPU-hour figures."""
+    out = price_fields(
+        amount=o.price,
+        currency=o.currency,
+        unit=o.unit,
+        usd_per_hour=o.price_usd_per_hour,
+        discount_percent=o.discount_percent,
+        cny=cny,
+    )
+    for code in ("usd", "cny"):
+        hourly = out[f"price_{code}_per_hour"]
+        out[f"price_{code}_per_gpu_hour"] = hourly / o.gpu_count if hourly is not None else None
+    return out
+
+
+#: OfferPrice fields the document writes under other names (``offer_prices``, ``published_*``).
+_RENAMED = frozenset(
+    {"price", "currency", "unit", "price_usd_per_hour", "price_usd_per_gpu_hour"}
+    | {"exchange_rate_usd_per_unit", "exchange_rate_as_of", "term"}
+)
+
+
+#: The OfferPrice fields the document copies as they are, in the document's order.
+_COPIED = tuple(f for f in OFFER_ITEM_FIELDS if f in {x.name for x in fields(OfferPrice)} - _RENAMED)
+
+
+def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
+    # The document's items as plain dicts, keys in the document's order. They are built from the
+    # store's own typed rows, whose values are already what the schema allows, so they are not
+    # validated again: at catalog size (8,000 rows) validation costs more than the rest of the
+    # command (``tests/documents`` validates a full listing against the schema).
+    out = []
+    for v in listing.views:
+        o = v.offer
+        fields = o.__dict__  # a plain dataclass: its fields without a getattr each
+        item = {k: fields[k] for k in _COPIED}
+        item["compliance"] = list(o.compliance)
+        for count in ("gpu_count", "vcpus"):  # counts as integers where whole (the documents' Count)
+            x = item[count]
+            if isinstance(x, float) and x.is_integer():
+                item[count] = int(x)
+        item.update(offer_prices(o, listing.cny_rate))
+        item.update(
+            published_currency=o.currency,
+            published_unit=o.unit,
+            term=_term_doc(o.term, o.currency),
+            regions_compared=v.regions_compared,
+        )
+        out.append({k: item[k] for k in OFFER_ITEM_FIELDS})
+    return out
+
+
+def offers_json_text(listing: OfferListing) -> str:
+    """``gpuplan.report.catalog.offers_json(listing).to_json()``, without a model per offer."""
+    import pydantic_core
+
+    data = {
+        "schema_version": 2,
+        "display_currency": listing.currency,
+        "exchange_rate": rate_fields(listing.cny_rate),
+        "offers": offer_items(listing),
+    }
+    return pydantic_core.to_json(data, indent=2).decode() + "\n"

@@ -1,0 +1,71 @@
+"""Request bodies read as gpuplan reads a JSON file: the same bounds for a request as for a file.
+
+FastAPI parses a JSON body with Python's ``json.loads``, which takes ``NaN``, ``Infinity`` and
+``1e999`` (infinity) as numbers, decodes ``"\\ud800"`` to a string no database or terminal can
+hold, and recurses without a bound. Queued, a request is written as strict JSON, where a NaN
+becomes ``null``: a workload's ``p95_latency_ms: NaN`` reached the job as "no latency target",
+and a lone surrogate was an Internal Server Error. The routes of the API read their body with
+:func:`gpuplan.bounded.load_json` first (no NaN or infinity, no number overflowing to infinity, at
+most ``MAX_DEPTH`` levels, no lone surrogate, UTF-8 only); a refusal is the service's one-line 400,
+and FastAPI then validates the parsed value as usual.
+"""
+
+from __future__ import annotations
+
+import email.message
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import Request, Response
+from fastapi.routing import APIRoute
+
+from gpuplan.bounded import load_json
+from gpuplan.errors import InputError, Phrase
+from gpuplan.i18n.messages import N_
+
+__all__ = ["StrictJsonRoute"]
+
+#: What the body is called in a refusal ("the request body: number 1e999 is out of range").
+_SOURCE = N_("the request body")
+
+
+def _is_json(content_type: str | None) -> bool:
+    """True where FastAPI would read the body as JSON (no type, or application/json or +json)."""
+    if not content_type:
+        return True
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
+
+
+async def parse_body(request: Request) -> None:
+    """Parse ``request``'s JSON body within gpuplan's bounds and keep it where Starlette's
+    ``Request.json`` looks first, or raise InputError in one line."""
+    if not _is_json(request.headers.get("content-type")):
+        return
+    body = await request.body()
+    if not body:
+        return
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError.worded(
+            N_("the request body is not UTF-8 text (byte {byte})"), byte=e.start
+        ) from None
+    request._json = load_json(text, source=Phrase(_SOURCE))  # Starlette's cache of the parsed body
+
+
+class StrictJsonRoute(APIRoute):
+    """An API route whose JSON body is parsed by :func:`parse_body` before FastAPI reads it."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict(request: Request) -> Response:
+            await parse_body(request)
+            return await handler(request)
+
+        return strict

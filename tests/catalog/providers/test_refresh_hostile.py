@@ -1,0 +1,272 @@
+"""Hostile price-list answers: whatever one provider's source says (a list where an object is
+expected, ``1e999``, a CSV field over 128 KiB, truncated JSON, wrong types), that provider fails in
+one line and keeps its last good data, its run is recorded, and the other providers are refreshed
+and print their lines — live (respx) and replayed from a ``--from DIR`` folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from gpuplan.catalog import open_store
+from gpuplan.catalog.providers import Credentials
+from gpuplan.catalog.refresh import RefreshOptions, refresh
+from gpuplan.cli import app
+
+from .conftest import NOW, recorded_api
+
+KEYS = Credentials(
+    values={
+        "GOOGLE_API_KEY": "k",
+        "TENCENTCLOUD_SECRET_ID": "AKIDtest",
+        "TENCENTCLOUD_SECRET_KEY": "secret",
+        "LAMBDA_API_KEY": "k",
+        "RUNPOD_API_KEY": "k",
+    }
+)
+#: Providers whose recorded answers the `api` fixture holds (Huawei and Volcano Engine need keys it
+#: does not record answers for).
+RECORDED = ["aws", "azure", "gcp", "alibaba", "tencent", "lambda", "runpod", "vast"]
+LATER = "2026-12-01T06:00:00+00:00"
+
+#: One malformed answer of each kind the probe found (JSON bodies go to every JSON source).
+HOSTILE = {
+    "a list where an object is expected": b"[1, 2, 3]",
+    "a bare number that overflows": b"1e999",
+    "an overflowing number inside": b'{"Items": [{"retailPrice": 1e999}], "prices": 1e999, "offers": 1e999}',
+    "truncated JSON": b'{"Items": [{"retailPrice": 1.5, "armSkuName": "Standard_',
+    "wrong types": b'{"Items": 7, "NextPageLink": [], "data": "x", "offers": {"a": 1}, "Response": []}',
+    "null": b"null",
+    "a string": b'"<html>maintenance</html>"',
+    "deep nesting": b"[" * 10_000 + b"]" * 10_000,
+    "not UTF-8": b"\xff\xfe{\x00",
+}
+
+
+def _refresh_rows(db: Path, provider: str) -> tuple[int, int]:
+    """(prices, refresh runs) of one provider, read without gpuplan."""
+    with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as c:
+        [(prices,)] = c.execute(
+            "SELECT COUNT(*) FROM prices JOIN offers ON offers.id = prices.offer_id "
+            "WHERE offers.provider = ?",
+            (provider,),
+        ).fetchall()
+        [(runs,)] = c.execute("SELECT COUNT(*) FROM refresh_runs WHERE provider = ?", (provider,)).fetchall()
+    return prices, runs
+
+
+def _answer(body: bytes) -> Callable[[httpx.Request], httpx.Response]:
+    return lambda request: httpx.Response(200, content=body)
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+@pytest.mark.parametrize("victim", ["azure", "vast", "alibaba", "runpod"])
+def test_a_hostile_json_answer_fails_its_provider_only(
+    db_path: Path, api: respx.MockRouter, victim: str, kind: str
+) -> None:
+    for name in (victim, f"{victim}:443") if victim == "azure" else (victim,):
+        api.routes[name].side_effect = _answer(HOSTILE[kind])
+    before = _refresh_rows(db_path, victim)
+    others = [p for p in ("alibaba", "vast", "lambda") if p != victim][:2]
+    outcomes = refresh(open_store(str(db_path)), [victim, *others], RefreshOptions(credentials=KEYS, now=NOW))
+    by = {o.provider: o for o in outcomes}
+    assert [o.provider for o in outcomes] == [victim, *others]
+    assert by[victim].status == "failed", by[victim].line()
+    line = by[victim].line()
+    assert "\n" not in line and "kept the last good data" in line and len(line) < 400, line
+    assert all(by[p].status == "ok" for p in others), [o.line() for o in outcomes]
+    prices, runs = _refresh_rows(db_path, victim)
+    assert (prices, runs) == (before[0], before[1] + 1)  # old data kept, the failed run recorded
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Python's csv module refuses a field over 128 KiB with csv.Error (not a ValueError).
+        'SKU,OfferTermCode\n"' + "x" * (140 * 1024) + '",1\n',
+        "\x00" * 100,
+        '"unterminated\n' * 5,
+    ],
+    ids=["field over 128 KiB", "NUL bytes", "unterminated quotes"],
+)
+def test_a_hostile_bulk_csv_fails_aws_only(db_path: Path, api: respx.MockRouter, body: str) -> None:
+    api.routes["aws:bulk-csv"].return_value = httpx.Response(200, text=body)
+    before = _refresh_rows(db_path, "aws")
+    aws, vast = refresh(open_store(str(db_path)), ["aws", "vast"], RefreshOptions(now=NOW))
+    assert aws.status == "failed" and "kept the last good data" in aws.message, aws.line()
+    assert "\n" not in aws.line()
+    assert vast.status == "ok", vast.line()
+    assert _refresh_rows(db_path, "aws") == (before[0], before[1] + 1)
+
+
+def test_a_control_character_in_a_hostile_answer_does_not_reach_the_terminal(
+    db_path: Path, api: respx.MockRouter
+) -> None:
+    # A KeyError's message repeats the key: an escape sequence in it must not be printed raw.
+    api.routes["vast"].side_effect = _answer(b'{"offers": [{"\\u001b[2J\\u001b]0;pwned\\u0007": 1}]}')
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=NOW))
+    assert vast.status in ("failed", "ok")
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in vast.line()), repr(vast.line())
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory, seeded_db: Path) -> Iterator[Path]:
+    """Every recorded provider's answers saved with ``--save`` (as an air-gapped team gets them)."""
+    out = tmp_path_factory.mktemp("saved")
+    db = out / "scratch.sqlite"
+    shutil.copy(seeded_db, db)
+    with recorded_api():
+        done = refresh(open_store(str(db)), RECORDED, RefreshOptions(credentials=KEYS, now=NOW, save_dir=out))
+    assert all(o.status == "ok" for o in done), [o.line() for o in done]
+    db.unlink()
+    yield out
+
+
+def _spoil(folder: Path, provider: str, body: bytes) -> None:
+    """Every saved answer of ``provider`` replaced by ``body``."""
+    index = json.loads((folder / provider / "index.json").read_text())
+    for entry in index.values():
+        (folder / provider / entry["file"]).write_bytes(body)
+
+
+def test_a_replayed_folder_with_hostile_answers_prints_every_providers_line(
+    db_path: Path, saved: Path, tmp_path: Path
+) -> None:
+    replay = tmp_path / "replay"
+    shutil.copytree(saved, replay)
+    _spoil(replay, "azure", HOSTILE["a list where an object is expected"])
+    _spoil(replay, "gcp", HOSTILE["an overflowing number inside"])
+    (replay / "aws" / next(p.name for p in (replay / "aws").iterdir() if p.suffix == ".body")).write_text(
+        'SKU,OfferTermCode\n"' + "x" * (140 * 1024) + '",1\n'
+    )
+    env = {k: v for k, v in KEYS.values.items()}
+    result = CliRunner().invoke(
+        app,
+        ["--db", str(db_path), "catalog", "refresh", "--from", str(replay)]
+        + [a for p in ("aws", "azure", "gcp", "vast") for a in ("--provider", p)],
+        env=env,
+    )
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    lines = result.stdout.strip().splitlines()
+    assert [ln.split(":")[0] for ln in lines] == ["aws", "azure", "gcp", "vast"], lines
+    assert all("kept the last good data" in ln for ln in lines[:3]), lines
+    assert lines[3].startswith("vast: ok"), lines
+
+
+def test_lines_are_printed_as_each_provider_finishes(db_path: Path, api: respx.MockRouter) -> None:
+    # Ctrl-C during the second provider: the first one's line is already out.
+    def interrupted(request: httpx.Request) -> httpx.Response:
+        raise KeyboardInterrupt
+
+    api.routes["vast"].side_effect = interrupted
+    result = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "refresh", "--provider", "alibaba", "--provider", "vast"]
+    )
+    assert result.exit_code != 0  # Click answers Ctrl-C with "Aborted!"
+    assert result.stdout.startswith("alibaba: ok") and "vast:" not in result.stdout, result.stdout
+
+
+# ---- property: any answer from one provider leaves the others refreshed and its own data kept ----
+
+#: Field names the fetchers read, so that generated answers reach past the first lookup.
+_FIELDS = ["Items", "NextPageLink", "retailPrice", "armSkuName", "unitPrice", "skus", "pricingInfo",
+           "offers", "data", "prices", "Response", "InstanceTypeQuotaSet", "gpu_name", "num_gpus",
+           "dph_total", "instance_types", "price_cents_per_hour", "gpuTypes", "terms"]  # fmt: skip
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**40), max_value=10**40),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["1e999", "-1e999", "NaN", "", "H100", "0", "\x1b[2J", "\ud800"]),
+    st.text(max_size=12),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(_FIELDS), inner, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+def _body(value: object, cut: int | None) -> bytes:
+    text = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    text = text.replace(b'"1e999"', b"1e999")  # a number JSON cannot hold, bare
+    return text[:cut] if cut is not None else text
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    victim=st.sampled_from(RECORDED),
+    value=_JSON,
+    cut=st.none() | st.integers(min_value=0, max_value=60),
+)
+def test_any_answer_from_one_provider_leaves_the_others_refreshed_and_its_own_data_kept(
+    seeded_db: Path,
+    saved: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    victim: str,
+    value: object,
+    cut: int | None,
+) -> None:
+    work = tmp_path_factory.mktemp("case")
+    db = work / "db.sqlite"
+    shutil.copy(seeded_db, db)
+    replay = work / "replay"
+    for provider in (victim, "vast" if victim != "vast" else "lambda"):
+        shutil.copytree(saved / provider, replay / provider)
+    _spoil(replay, victim, _body(value, cut))
+    other = "vast" if victim != "vast" else "lambda"
+    before = _refresh_rows(db, victim)
+    outcomes = refresh(
+        open_store(str(db)), [victim, other], RefreshOptions(credentials=KEYS, now=LATER, replay_dir=replay)
+    )
+    by = {o.provider: o for o in outcomes}
+    assert by[other].status == "ok", by[other].line()
+    assert "\n" not in by[victim].line()
+    prices, runs = _refresh_rows(db, victim)
+    assert runs == before[1] + 1
+    if by[victim].status != "ok":
+        assert prices == before[0], by[victim].line()
+    shutil.rmtree(work)
+
+
+# ---- every registered provider, the marketplaces added from SkyPilot's catalog included ----
+
+
+def _every_key() -> Credentials:
+    """A value for every variable a provider module names (endpoints as URLs), so that each
+    fetcher that can reach the network does."""
+    from gpuplan.catalog.providers import REGISTRY
+
+    names = {n for m in REGISTRY.values() for n in m.FACTS.credentials}
+    return Credentials(
+        values={n: "https://bss.example.com" if n.endswith("ENDPOINT") else "k" for n in names}
+    )
+
+
+@pytest.mark.parametrize("kind", ["a list where an object is expected", "truncated JSON", "not UTF-8"])
+def test_every_registered_provider_fails_alone_on_a_hostile_answer(db_path: Path, kind: str) -> None:
+    from gpuplan.catalog.providers import REGISTRY
+
+    before = {p: _refresh_rows(db_path, p) for p in REGISTRY}
+    with respx.mock(assert_all_called=False) as m:
+        m.route().mock(side_effect=_answer(HOSTILE[kind]))  # every host, every path
+        outcomes = refresh(open_store(str(db_path)), [], RefreshOptions(credentials=_every_key(), now=NOW))
+    assert [o.provider for o in outcomes] == list(REGISTRY)  # each one's line, in order, none lost
+    for o in outcomes:
+        assert o.status in ("failed", "skipped"), o.line()
+        assert "\n" not in o.line() and len(o.line()) < 400, o.line()
+        prices, runs = _refresh_rows(db_path, o.provider)
+        assert (prices, runs) == (before[o.provider][0], before[o.provider][1] + 1), o.line()

@@ -1,0 +1,121 @@
+"""A price CSV is read as a stream with a row cap: a 250 MB file stops at the cap without holding the
+file, a GpuInfo count of ``1e999`` is a rejected row, and the table of rejected rows stays short."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_ROWS
+from gpuplan.catalog.importers import parse_skypilot
+from gpuplan.cli import app
+from gpuplan.errors import CatalogImportError
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SAMPLE = FIXTURES / "aws_vms_v8_gpu_sample.csv"
+
+#: In a child limited to 512 MiB of address space, with the row cap at 1,000 so that the test is
+#: quick: a reader that held the 250 MB file (or a row per line) dies of MemoryError there.
+_CHILD = """\
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+import gpuplan.catalog.importers.skypilot as skypilot
+import gpuplan.catalog.importers.skypilot_common as common
+from gpuplan.errors import CatalogImportError
+common.MAX_CSV_ROWS = 1000
+try:
+    skypilot.parse_skypilot(sys.argv[1], "aws", as_of="2026-11-30")
+except CatalogImportError as e:
+    print(e)
+"""
+
+
+def _rows(n: int) -> str:
+    header, *lines = SAMPLE.read_text().splitlines()
+    return header + "\n" + "".join(lines[i % len(lines)] + "\n" for i in range(n))
+
+
+def test_a_250_mb_price_csv_stops_at_the_row_cap_without_holding_the_file(tmp_path: Path) -> None:
+    big = tmp_path / "vms.csv"
+    with big.open("w") as f:
+        f.write(_rows(2000))
+        f.truncate(250_000_000)  # sparse: 250 MB by its size, on no disk (NUL bytes past the rows)
+    assert MAX_CSV_BYTES > big.stat().st_size > 249_000_000
+    r = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(big)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    said = (
+        f"{big} has more than 1,000 rows, the limit of a price file; split it by region; nothing was imported"
+    )
+    assert r.stdout == said + "\n", r.stdout
+
+
+def test_the_row_cap_counts_data_rows_and_names_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuplan.catalog.importers.skypilot_common as common
+
+    assert MAX_CSV_ROWS == 200_000  # the figure SECURITY.md states
+    monkeypatch.setattr(common, "MAX_CSV_ROWS", 10)
+    exactly = tmp_path / "ten.csv"
+    exactly.write_text(_rows(10) + "\n\n")  # blank lines are not rows
+    assert len(parse_skypilot(exactly, "aws", as_of="2026-11-30").rows) > 0
+    over = tmp_path / "eleven.csv"
+    over.write_text(_rows(11))
+    with pytest.raises(CatalogImportError, match="more than 10 rows, the limit of a price file"):
+        parse_skypilot(over, "aws", as_of="2026-11-30")
+
+
+def test_a_byte_that_is_not_utf8_deep_in_the_file_names_the_line(tmp_path: Path) -> None:
+    f = tmp_path / "vms.csv"
+    f.write_bytes(_rows(300).encode() + b"p5.48xlarge,H100,8.0,\xff\n")
+    with pytest.raises(CatalogImportError) as e:
+        parse_skypilot(f, "aws", as_of="2026-11-30")
+    assert str(e.value) == (
+        f"price file {str(f)!r} line 302 is not UTF-8 text (byte 22 of the line); nothing was imported"
+    )
+
+
+def test_a_file_without_newlines_is_not_read_whole(tmp_path: Path) -> None:
+    f = tmp_path / "vms.csv"
+    with f.open("w") as out:
+        out.write(_rows(3).replace("\n", "\r"))  # old Mac line endings: one 250 MB line
+        out.truncate(250_000_000)
+    with pytest.raises(CatalogImportError) as e:
+        parse_skypilot(f, "aws", as_of="2026-11-30")
+    assert str(e.value) == (
+        f"price file {str(f)!r} line 1 is longer than 1,048,576 bytes; nothing was imported"
+    )
+
+
+@pytest.mark.parametrize("count", ["1e999", "True", "2.5", "-1", "'x'", "1" + "0" * 400])
+def test_a_gpuinfo_count_that_is_no_count_is_a_rejected_row(tmp_path: Path, count: str) -> None:
+    header, first, *rest = SAMPLE.read_text().splitlines()
+    bad = first.replace("'Count': 4", f"'Count': {count}")
+    assert bad != first
+    f = tmp_path / "vms.csv"
+    f.write_text("\n".join([header, bad, *rest]) + "\n")
+    parsed = parse_skypilot(f, "aws", as_of="2026-11-30")
+    [why] = [r for r in parsed.rejected if r.line == 2]
+    assert "GpuInfo Count" in why.reason
+    assert "is not a number from 0 to 1,024" in why.reason or "is not a whole number" in why.reason
+    assert len(parsed.rows) == 2 * len(rest) - 1  # the other lines (one without spot) import as before
+
+
+def test_the_table_of_rejected_rows_shows_fifty_and_counts_the_rest(tmp_path: Path, db_path: Path) -> None:
+    header, first, *_ = SAMPLE.read_text().splitlines()
+    cpu = "m5.large,,,2.0,8.0,,0.096,0.0377,us-east-1,use1-az1,x86_64"
+    f = tmp_path / "vms.csv"
+    f.write_text("\n".join([header, first, *[cpu] * 120]) + "\n")
+    result = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-30"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "120 rows rejected" in result.output
+    assert "… and 70 more rejected rows (every one with its line and reason in --json)" in result.output
+    assert result.output.count("m5.large") == 50

@@ -1,0 +1,265 @@
+"""Hostile inputs that used to end in a traceback or be accepted silently: each is one line (exit 1,
+or 2 for the command line) — lone surrogates in plan fields, JSON booleans as numbers, non-finite
+numbers on the command line, a growth of 1e300 % a month, a trace that is not UTF-8 — and what is
+accepted is written consistently (a 1e-300 checkpoint interval) and validly (Kubernetes names)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+import yaml
+
+from gpuplan.cli import app
+from gpuplan.cli._numbers import finite_float
+from gpuplan.deploy.grammar import DNS_LABEL
+from gpuplan.deploy.k8s.sharing import dns_names
+from one_line import refused
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAN = ROOT / "tests" / "deploy" / "fixtures" / "plan_spot_aws.json"
+EXAMPLES = ROOT / "examples"
+
+
+def _plan(tmp_path: Path, change: Any) -> Path:
+    doc = json.loads(PLAN.read_text())
+    change(doc)
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc))  # ensure_ascii: a lone surrogate travels as "\\ud800"
+    return path
+
+
+@pytest.mark.parametrize(
+    "field",
+    [("workload", "name"), ("workload", "model", "preset"), ("recommended", "region"), ("objective",)],
+)
+def test_a_lone_surrogate_in_a_plan_field_is_one_line(
+    tmp_path: Path, field: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    def put(doc: dict[str, Any]) -> None:
+        *parents, key = field
+        for k in parents:
+            doc = doc[k]
+        doc[key] = f"{doc.get(key) or 'x'}\ud800"
+
+    plan = _plan(tmp_path, put)
+    for target in ("torchrun", "docker", "k8s", "skypilot"):
+        line = refused(["deploy", str(plan), "--target", target, "--out", str(tmp_path / target)], capsys)
+        assert "holds a lone UTF-16 surrogate, which is not text" in line, line
+        assert not (tmp_path / target).exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        (("schema_version",), "plan file has schema version True; this gpuplan reads 1 and 2"),
+        (("recommended", "gpu_count"), "gpu_count: true is not a number; write the number itself"),
+        (("recommended", "job_time_h"), "job_time_h: true is not a number; write the number itself"),
+        (("workload", "inputs", "batch_size"), "batch_size: true is not a number; write the number itself"),
+    ],
+)
+def test_a_json_boolean_is_not_a_number_in_a_plan(
+    tmp_path: Path, path: tuple[str, ...], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def put(doc: dict[str, Any]) -> None:
+        *parents, key = path
+        for k in parents:
+            doc = doc[k]
+        doc[key] = True
+
+    line = refused(
+        ["deploy", str(_plan(tmp_path, put)), "--target", "torchrun", "--out", str(tmp_path / "o")], capsys
+    )
+    assert says in line, line
+
+
+def test_a_yaml_boolean_is_not_a_number_in_a_workload(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    w = tmp_path / "job.yaml"
+    w.write_text("name: j\nmodel: {preset: gpt2}\ninputs: {batch_size: true, seq_len: 64}\n")
+    line = refused(["estimate", str(w), "--gpu", "L4"], capsys)
+    assert "inputs.batch_size: true is not a number; write the number itself" in line, line
+
+
+def _float_options() -> list[tuple[tuple[str, ...], str, object]]:
+    found = []
+
+    def walk(cmd: Any, path: tuple[str, ...]) -> None:
+        for name, sub in getattr(cmd, "commands", {}).items():
+            walk(sub, (*path, name))
+        for p in getattr(cmd, "params", []):
+            td = getattr(p, "type_descriptor", None)
+            if td is not None and td.annotation is float:
+                found.append((path, p.opts[0], td.parameter_info.parser))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+def test_every_float_option_of_every_command_refuses_non_finite_numbers() -> None:
+    options = _float_options()
+    assert len(options) > 20  # the walk sees the commands
+    unchecked = [
+        (path, opt)
+        for path, opt, parser in options
+        if parser is not finite_float and not getattr(parser, "finite", False)  # finite_in(…) is marked
+    ]
+    assert unchecked == []
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["estimate", "{ex}/bert-large-squad.yaml", "--gpu", "L4", "-n", "2", "--network-gbps", "nan"],
+         "Invalid value for '--network-gbps': nan is not a finite number"),
+        (["offers", "--max-price", "inf"], "Invalid value for '--max-price': inf is not a finite number"),
+        (["simulate", "trace", "bursty", "--out", "{tmp}/t.csv", "--hours", "1e999"],
+         "Invalid value for '--hours': 1e999 is not a finite number"),
+        (["offers", "--max-price", "abc"], "Invalid value for '--max-price': Input should be a valid number"),
+    ],
+)  # fmt: skip
+def test_a_non_finite_number_on_the_command_line_is_a_usage_error(
+    tmp_path: Path, args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    given = [a.replace("{ex}", str(EXAMPLES)).replace("{tmp}", str(tmp_path)) for a in args]
+    capsys.readouterr()
+    import sys
+
+    from gpuplan.cli import main
+
+    old = sys.argv
+    sys.argv = ["gpuplan", "--db", str(tmp_path / "c.db"), *given]
+    try:
+        with pytest.raises(SystemExit) as info:
+            main()
+    finally:
+        sys.argv = old
+    err = " ".join(capsys.readouterr().err.replace("│", " ").split())
+    assert info.value.code == 2 and says in err, err
+    assert "Traceback" not in err
+
+
+def test_an_env_var_that_is_not_finite_reads_in_chinese(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    monkeypatch.setenv("GPUPLAN_USD_PER_CNY", "nan")
+    result = CliRunner().invoke(app, ["--db", str(tmp_path / "c.db"), "offers", "--lang", "zh"])
+    text = " ".join(result.output.replace("│", " ").split())
+    assert result.exit_code == 2
+    assert "'--usd-per-cny'（环境变量：'GPUPLAN_USD_PER_CNY'）的值无效：nan 不是有限数" in text, text
+
+
+def test_a_growth_of_1e300_percent_a_month_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = tmp_path / "usage.yaml"
+    usage.write_text(
+        "horizon_months: 12\nstart: 2027-01\ndemands:\n"
+        "  - {name: serving, gpu: L4, gpus: 4, hours_per_month: 730, growth_pct_per_month: 1e300}\n"
+    )
+    line = refused(["--db", str(tmp_path / "c.db"), "tco", str(usage)], capsys)
+    assert line.endswith(
+        "demands[0].growth_pct_per_month: 1e+300 % a month for 11 months multiplies the demand more "
+        "than 1,000,000-fold; check the figure"
+    ), line
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        (b"timestamp\n0\n1\xff\xfe\n", "line 3: cannot read"),
+        (b"time\xff,x\n0,1\n", "no timestamp column"),
+    ],
+)
+def test_a_trace_that_is_not_utf8_is_one_line(
+    tmp_path: Path, body: bytes, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_bytes(body)
+    workload = str(EXAMPLES / "llm-inference-service.yaml")
+    args = ["simulate", "autoscale", workload, "--trace", str(trace), "--replica", "slots=8,tpot_ms=30"]
+    line = refused(
+        ["--db", str(tmp_path / "c.db"), *args, "--on-demand-price", "1", "--policy", "fixed:replicas=2"],
+        capsys,
+    )
+    assert says in line, line
+
+
+def test_a_1e_300_checkpoint_interval_is_written_as_train_py_uses_it(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    def put(doc: dict[str, Any]) -> None:
+        doc["recommended"]["checkpoint_interval_min"] = 1e-300
+
+    out = tmp_path / "o"
+    result = CliRunner().invoke(
+        app, ["deploy", str(_plan(tmp_path, put)), "--target", "torchrun", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert "every 0.1 min" in (out / "README.md").read_text()
+    assert "\nCHECKPOINT_INTERVAL_MIN = 0.1" in (out / "train.py").read_text()
+
+
+def test_k8s_names_of_shared_services_are_unique_valid_labels(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    services = tmp_path / "services.yaml"
+    rows = ["chat.8b", "chat_8b", "Chat 8B", "中文服务", "x" * 70 + "-", "x" * 70 + "_", "---"]
+    services.write_text(
+        "gpu: A100-SXM4-80GB\nservices:\n"
+        + "".join(
+            f"  - {{name: {json.dumps(n)}, memory_gib: 4, requests_per_s: 1, capacity_requests_per_s: 100, "
+            "latency_ms: 20}\n"
+            for n in rows
+        )
+    )
+    out = tmp_path / "k8s"
+    result = CliRunner().invoke(
+        app,
+        [
+            "--db",
+            str(tmp_path / "c.db"),
+            "simulate",
+            "share",
+            str(services),
+            "--price",
+            "1",
+            "--k8s-out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    docs = [d for d in yaml.safe_load_all((out / "k8s" / "services.yaml").read_text()) if d]
+    names = [d["metadata"]["name"] for d in docs if d["kind"] == "Deployment"]
+    assert names == dns_names(rows)
+    assert len(set(names)) == len(rows)
+    assert all(DNS_LABEL.fullmatch(n) and len(n) <= 63 and n.isascii() for n in names), names
+    assert names[:3] == ["chat-8b", "chat-8b-2", "chat-8b-3"]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--seed", "-1"], "Invalid value for '--seed'"),
+        (["--prompt-tokens", "100000000000000000000"], "Invalid value for '--prompt-tokens'"),
+        (["--output-tokens", "0"], "Invalid value for '--output-tokens'"),
+    ],
+)
+def test_a_generated_trace_takes_a_seed_and_token_counts_a_trace_can_hold(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    from typer.testing import CliRunner
+
+    from gpuplan.cli.simulate_cmds import _MAX_TOKENS
+    from gpuplan.simulate.trace import MAX_TOKENS
+
+    assert _MAX_TOKENS == MAX_TOKENS
+    result = CliRunner().invoke(app, ["simulate", "trace", "bursty", "--out", str(tmp_path / "t.csv"), *args])
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert not (tmp_path / "t.csv").exists()

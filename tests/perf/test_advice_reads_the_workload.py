@@ -1,0 +1,89 @@
+"""Advice that reads the workload: nothing it already does, "would fit" by the estimate's own
+verdict, another GPU only where it is offered (or said not to be)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from perf_helpers import GIB, make_profile, op
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf import EstimateRequest, estimate
+from gpuplan.perf.advisor import Advice, Current, advise
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
+
+KNOWN = Path(__file__).parent / "fixtures" / "known"
+RTX = get_gpu("RTX-4090")
+
+
+def _llm(checkpointing: str = "none") -> Profile:
+    """A 3.2e9-parameter bf16 decoder whose peak is its activations and fp32 logits (the advisor
+    test's fine-tune, 29.8 GiB allocated): every memory change applies."""
+    params = 3 * 2**30
+    peak = MemoryBreakdown(
+        parameters_bytes=2.0 * params,
+        buffers_bytes=0.0,
+        gradients_bytes=0.0,
+        optimizer_state_bytes=4.0 * params,
+        activations_bytes=4 * GIB,
+        temporaries_bytes=8.0 * 2 * 4096 * 128_256,
+    )
+    shape = ModelShape(family="decoder", num_layers=28, hidden_size=3072, vocab_size=128_256)
+    p = make_profile(ops=(op(flops=1e14),), peak=peak, params=params, batch_size=2, seq_len=4096, shape=shape)
+    return replace(p, activation_checkpointing=checkpointing)
+
+
+def _actions(profile: Profile, gpu_id: str = "RTX-4090", **kw: object) -> dict[str, Advice]:
+    advice = advise(EstimateRequest(profile=profile, gpu=get_gpu(gpu_id)), **kw)  # type: ignore[arg-type]
+    return {a.action: a for a in advice}
+
+
+def test_no_checkpointing_advice_for_a_workload_that_checkpoints_every_block() -> None:
+    assert not estimate(_llm("full"), RTX).fits
+    assert "gradient_checkpointing" not in _actions(_llm("full"))
+    # Selective checkpointing is told to go full, not to "enable checkpointing".
+    selective = _actions(_llm("selective"))["gradient_checkpointing"]
+    assert "instead of selective" in selective.summary
+    assert _actions(_llm())["gradient_checkpointing"].summary == "enable activation (gradient) checkpointing"
+
+
+def test_nothing_the_workload_already_does_is_advised() -> None:
+    p = _llm()
+    assert {"adamw_8bit", "chunked_loss", "fused_linear_loss", "lora"} <= set(_actions(p))
+    already = Current(optimizer="adamw-8bit", loss="chunked", lora=True, optimizer_in_backward=True)
+    advised = set(_actions(p, current=already))
+    assert not advised & {"adamw_8bit", "paged_adamw_8bit", "chunked_loss", "lora", "optimizer_in_backward"}
+    assert "fused_linear_loss" in advised  # lighter than chunked: still a change
+    assert not set(_actions(p, current=Current(loss="fused-linear"))) & {"chunked_loss", "fused_linear_loss"}
+
+
+def test_would_fit_is_the_estimates_own_verdict_and_shows_its_figures() -> None:
+    advice = list(_actions(_llm()).values())
+    for a in advice:
+        assert a.required_gib is not None and a.capacity_gib is not None
+        assert a.fits == (a.required_gib <= a.capacity_gib)
+    # An L4's usable memory is 22.5 GiB (24 × 15/16), not the "22" a rounded table showed.
+    l4 = _actions(_llm(), "L4")
+    assert next(iter(l4.values())).capacity_gib == pytest.approx(22.5)
+
+
+def test_another_gpu_is_one_with_offers_or_says_it_has_none() -> None:
+    p = _llm()
+    free = _actions(p)["bigger_gpu"]
+    assert free.offered is None  # no catalog to ask
+    offered = _actions(p, offered=frozenset({"H100-SXM", "A100-SXM4-80GB"}))["bigger_gpu"]
+    assert offered.gpu in {"H100-SXM", "A100-SXM4-80GB"} and offered.offered is True
+    assert "not offered" not in offered.summary
+    # No offer of any GPU that fits: the pick says so.
+    none = _actions(p, offered=frozenset({"T4"}))["bigger_gpu"]
+    assert none.offered is False and none.summary.endswith("not offered in the catalog")
+
+
+def test_current_reads_a_workload() -> None:
+    from gpuplan.workload import Workload
+
+    w = Workload.from_yaml(Path(__file__).resolve().parents[2] / "examples" / "llama7b-lora.yaml")
+    c = Current.of(w)
+    assert c.lora and c.optimizer == "adamw" and c.loss == "standard" and not c.optimizer_in_backward

@@ -1,0 +1,202 @@
+"""No option ranks first because a fact about it is missing.
+
+For each fact an option's time or cost rests on (vCPUs and RAM for the input pipeline, the network
+of a multi-node job, the egress price, the storage price, the spot rate, the price's date), two
+offers identical but for that one fact being unknown in one of them: whatever the known value,
+the known one never ranks below the unknown one, and the unknown one says which fact it was
+costed at the conservative bound of.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from plan_helpers import AWS_TIERS, offer
+
+from gpuplan.plan import (
+    Constraints,
+    CostFacts,
+    EstimateKey,
+    EstimateRow,
+    JobFacts,
+    OfferTable,
+    Plan,
+    PlanOffer,
+    RegionCosts,
+    UsdTransferTier,
+    plan_offers,
+)
+
+#: 1 h of GPU work on one 8-GPU instance, if nothing else bounds it.
+GPU_H = 1.0
+IMAGES = 1_000_000.0
+
+
+def _estimator(key: EstimateKey) -> EstimateRow:
+    """A toy estimator that reads the instance facts as the real one does: vCPUs feed images
+    (100 images/s each), a host of under 200 GiB re-reads the dataset from a 0.5 GB/s disk (2 h),
+    nodes share the work over a network of ``network_gbps``: 0.4 h × 100 / (100 + Gbit/s) of
+    communication, so two nodes stay faster than one on any network. Unknown (None) is the best
+    case: not bounded, cached, 400 Gbit/s."""
+    t = GPU_H / key.nodes
+    if key.vcpus is not None:
+        t = max(t, IMAGES / (key.vcpus * key.nodes * 100.0) / 3600.0)
+    if key.memory_gib is not None and key.memory_gib < 200:
+        t = max(t, 2.0 / key.nodes)
+    if key.nodes > 1:
+        t += 0.4 * 100.0 / (100.0 + (key.network_gbps or 400.0))
+    return EstimateRow(fits=True, job_time_h=t, job_time_h_low=t, job_time_h_high=t, peak_memory_gib=10.0)
+
+
+def _plan(rows: list[PlanOffer], job: JobFacts, regions: list[RegionCosts], **constraints: object) -> Plan:
+    return plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts(regions),
+        job,
+        _estimator,
+        Constraints(max_gpus=16, **constraints),  # type: ignore[arg-type]
+    )
+
+
+def _costs(region: str, **kw: object) -> RegionCosts:
+    base = RegionCosts(
+        provider="aws",
+        region=region,
+        internet_egress=AWS_TIERS,
+        inter_region_usd_per_gb=0.02,
+        object_storage_usd_per_gb_month=0.023,
+        block_storage_usd_per_gb_month=0.08,
+    )
+    return replace(base, **kw)  # type: ignore[arg-type]
+
+
+def _rank(plan: Plan, instance_type: str) -> int:
+    names = [o.instance_type for o in plan.options]
+    return names.index(instance_type)
+
+
+def _facts_of(plan: Plan, instance_type: str) -> list[str]:
+    return next([u.fact for u in o.unknown_facts] for o in plan.options if o.instance_type == instance_type)
+
+
+def _check(plan: Plan, fact: str) -> None:
+    assert _rank(plan, "known") < _rank(plan, "unknown")
+    assert fact in _facts_of(plan, "unknown")
+    assert fact not in _facts_of(plan, "known")
+
+
+KNOWN = st.floats(min_value=1.0, max_value=2000.0, allow_nan=False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(vcpus=KNOWN, other=st.one_of(st.none(), KNOWN))
+def test_unknown_vcpus(vcpus: float, other: float | None) -> None:
+    rows = [
+        offer(instance_type="known", vcpus=vcpus),
+        offer(instance_type="unknown", vcpus=None),
+    ]
+    if other is not None:  # another A100 offer in the catalog (it may set the bound lower)
+        rows.append(offer(instance_type="other", region="us-west-2", vcpus=other, price_usd=1e6))
+    _check(_plan(rows, JobFacts(image_job=True), [_costs("us-east-1"), _costs("us-west-2")]), "vcpus")
+
+
+@settings(max_examples=25, deadline=None)
+@given(ram=KNOWN)
+def test_unknown_ram(ram: float) -> None:
+    rows = [offer(instance_type="known", memory_gib=ram), offer(instance_type="unknown", memory_gib=None)]
+    _check(_plan(rows, JobFacts(rereads_dataset=True), [_costs("us-east-1")]), "ram")
+
+
+@settings(max_examples=25, deadline=None)
+@given(gbps=KNOWN)
+def test_unknown_network_of_a_multi_node_job(gbps: float) -> None:
+    # A 57-min deadline: one node takes 1 h, so both run on two nodes, where the network counts.
+    rows = [
+        offer(instance_type="known", network_gbps=gbps),
+        offer(instance_type="unknown", network_gbps=None),
+    ]
+    plan = _plan(rows, JobFacts(), [_costs("us-east-1")], deadline_h=0.95)
+    assert all(o.nodes == 2 for o in plan.options)
+    _check(plan, "network")
+
+
+@settings(max_examples=25, deadline=None)
+@given(usd_per_gb=st.floats(min_value=0.0, max_value=0.5, allow_nan=False))
+def test_unknown_egress_price(usd_per_gb: float) -> None:
+    # The same instance in two AWS regions; the results go back to the user's site over the
+    # internet: one region states its egress price, the other does not (it is taken at the
+    # dearest price of AWS's other regions).
+    tiers = (UsdTransferTier(upto_gb=math.inf, usd_per_gb=usd_per_gb),)
+    rows = [
+        offer(instance_type="known", region="us-west-2"),
+        offer(instance_type="unknown", region="eu-west-1"),
+    ]
+    regions = [
+        _costs("us-east-1"),
+        _costs("us-west-2", internet_egress=tiers, inter_region_usd_per_gb=None),
+        _costs("eu-west-1", internet_egress=None, inter_region_usd_per_gb=None),
+    ]
+    _check(_plan(rows, JobFacts(dataset_gb=100, checkpoint_gb=50), regions), "egress_price")
+
+
+@settings(max_examples=25, deadline=None)
+@given(usd=st.floats(min_value=0.0, max_value=1.0, allow_nan=False))
+def test_unknown_storage_price(usd: float) -> None:
+    rows = [
+        offer(instance_type="known", region="us-west-2"),
+        offer(instance_type="unknown", region="eu-west-1"),
+    ]
+    regions = [
+        _costs("us-west-2", block_storage_usd_per_gb_month=usd),
+        _costs("eu-west-1", block_storage_usd_per_gb_month=None),
+    ]
+    _check(_plan(rows, JobFacts(dataset_gb=500, checkpoint_gb=10), regions), "storage_price")
+
+
+@pytest.mark.parametrize("band", ["<5%", "5-10%", "15-20%", ">20%"])
+def test_unknown_spot_rate(band: str) -> None:
+    rows = [
+        offer(instance_type="known", pricing="spot", price_usd=7.0, interruption_band=band),
+        offer(instance_type="unknown", pricing="spot", price_usd=7.0, interruption_band=""),
+    ]
+    _check(_plan(rows, JobFacts(checkpoint_gb=20), [_costs("us-east-1")], pricing=("spot",)), "spot_rate")
+
+
+@pytest.mark.parametrize("as_of", ["2026-11-09", "2025-01", "2019"])
+def test_unknown_price_date(as_of: str) -> None:
+    rows = [offer(instance_type="known", as_of=as_of), offer(instance_type="unknown", as_of="")]
+    _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
+
+
+@pytest.mark.parametrize("as_of", ["2026-11-09", "2025-01", "2019"])
+def test_a_date_whose_bounds_straddle_the_limit_is_an_unknown_price_date(as_of: str) -> None:
+    # A source without a date of its own ("observed between June 2025 and today"): the store says
+    # its staleness is unknown, and the plan counts its date as an unknown fact (it never wins a tie).
+    staleness = "fresh" if as_of.startswith("2026") else "stale"
+    rows = [
+        offer(instance_type="known", as_of=as_of, staleness=staleness, stale=staleness == "stale"),
+        offer(instance_type="unknown", as_of="2025-06/2026-12-01", staleness="unknown", stale=True),
+    ]
+    _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
+
+
+def test_the_plan_says_when_an_unknown_decided_the_winner() -> None:
+    # The unknown offer is cheaper per hour: with its vCPUs at the best case (not bounded: the GPUs'
+    # 1 h) it would win. The catalog's fewest vCPUs per A100 are 1 / 8 (the "tiny" offer), so it is
+    # timed at 1 vCPU: 1e6 images / 100 per s = 10,000 s = 2.78 h, dearer than the known 1-h option.
+    rows = [
+        offer(instance_type="known", vcpus=96.0, price_usd=10.0),
+        offer(instance_type="unknown", vcpus=None, price_usd=8.0),
+        offer(instance_type="tiny", region="us-west-2", vcpus=1.0, price_usd=1e6),
+    ]
+    plan = _plan(rows, JobFacts(image_job=True), [_costs("us-east-1"), _costs("us-west-2")])
+    assert plan.recommended.instance_type == "known"
+    assert "unknown facts decide the ranking" in plan.decided_by_unknowns
+    assert "vCPUs" in plan.decided_by_unknowns and "unknown" in plan.decided_by_unknowns
+    unknown = next(o for o in plan.options if o.instance_type == "unknown")
+    assert unknown.best_case_total_cost_usd is not None
+    assert unknown.best_case_total_cost_usd < plan.recommended.total_cost_usd < unknown.total_cost_usd

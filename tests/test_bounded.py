@@ -1,0 +1,88 @@
+"""``gpuplan.bounded``: YAML is counted while it is parsed, so a big file fails fast and small, and a
+scalar Python cannot build is a line naming its place, not a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuplan.bounded import MAX_YAML_NODES, load_yaml
+from gpuplan.errors import InputError
+
+#: Runs ``load_yaml`` on a file in a child limited to 512 MiB of address space: a loader that built
+#: the document before counting it (4.9 GB for 15 MB of YAML) dies there instead of printing a line.
+_CHILD = """\
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+from gpuplan.bounded import load_yaml, read_text, MAX_DOCUMENT_BYTES
+from gpuplan.errors import InputError
+try:
+    load_yaml(read_text(sys.argv[1], what="workload file", max_bytes=MAX_DOCUMENT_BYTES), source="big.yaml")
+except InputError as e:
+    print(e)
+"""
+
+
+@pytest.mark.parametrize("line", ["- 1\n", "- {a: 1, b: [x, y]}\n"], ids=["a list", "nested"])
+def test_a_15_mb_yaml_file_stops_at_the_value_limit_within_512_mib(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text(line * (15_000_000 // len(line)))
+    assert path.stat().st_size > 14_000_000
+    r = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (
+        r.stdout == f"big.yaml: more than {MAX_YAML_NODES:,} YAML values, the limit of one file; "
+        "gpuplan's files hold fewer\n"
+    ), r.stdout
+
+
+def test_aliases_count_at_every_use_while_parsing() -> None:
+    # 1,000 uses of a 200-value list: 200,000 values once expanded, from a 5 kB file.
+    text = "a: &a [" + ", ".join(["1"] * 199) + "]\nb: [" + ", ".join(["*a"] * 1000) + "]\n"
+    with pytest.raises(InputError) as e:
+        load_yaml(text, source="f.yaml")
+    assert "aliases expand to more than 100,000 values" in str(e.value)
+    # Just under the limit is read (the anchored list once, then 499 uses: 1 + 200 + 1 + 499 × 200 + …).
+    ok = "a: &a [" + ", ".join(["1"] * 199) + "]\nb: [" + ", ".join(["*a"] * 400) + "]\n"
+    assert len(load_yaml(ok, source="f.yaml")["b"]) == 400
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("a: 2023-02-30\n", "f.yaml:1:4: invalid YAML: day is out of range for month"),
+        ("a: " + "1" * 5000 + "\n", "f.yaml:1:4: invalid YAML: Exceeds the limit (4300 digits)"),
+        ("a: !!int 'x'\n", "f.yaml:1:4: invalid YAML: invalid literal for int()"),
+        ("a: !!timestamp 2020-13-01\n", "f.yaml:1:4: invalid YAML: month must be in 1..12"),
+        ("x: " + "[" * 3000 + "]" * 3000 + "\n", "nested more than 64 levels deep"),
+    ],
+)
+def test_a_scalar_python_cannot_build_is_one_line_naming_its_place(text: str, says: str) -> None:
+    with pytest.raises(InputError) as e:
+        load_yaml(text, source="f.yaml")
+    assert says in str(e.value) and "\n" not in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("loader", ["_CLoader", "_PyLoader"])
+def test_both_parsers_stop_at_the_same_limits(loader: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.bounded as bounded
+
+    monkeypatch.setattr(bounded, "_BoundedLoader", getattr(bounded, loader))
+    monkeypatch.setattr(bounded, "MAX_YAML_NODES", 1000)  # PyYAML's own parser is slow: a smaller limit
+    cases = {
+        "- 1\n" * 1001: "more than 1,000 YAML values",
+        "a: &a [" + ", ".join(["1"] * 19) + "]\nb: [" + ", ".join(["*a"] * 100) + "]\n": "aliases expand",
+        "- " * 70 + "1\n": "nested more than 64 levels",
+        "a: 2023-02-30\n": "f.yaml:1:4: invalid YAML: day is out of range",
+        "a: \x00\n": "invalid YAML",
+    }
+    for text, says in cases.items():
+        with pytest.raises(InputError) as e:
+            load_yaml(text, source="f.yaml")
+        assert says in str(e.value), str(e.value)
+    assert load_yaml("a: &a [1, 2]\nb: *a\n", source="f.yaml") == {"a": [1, 2], "b": [1, 2]}

@@ -1,0 +1,160 @@
+"""The service reads a request as the command line reads a file: a JSON body with NaN, Infinity,
+1e999, a lone surrogate, bytes that are not UTF-8 or nesting without end is one line (400), and a
+JSON boolean is not a number; the simulate endpoint keeps the command's bounds on work (a trace's
+rate × duration, replicas of a policy, non-finite policy values) and refuses them before tracing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from serve_helpers import Service
+
+_WORKLOAD = {
+    "name": "gpt2-service",
+    "task": "infer",
+    "model": {"preset": "gpt2"},
+    "inputs": {"batch_size": 8, "seq_len": 256},
+    "precision": "bf16",
+    "serving": {"requests_per_s": 2, "prompt_tokens": 128, "output_tokens": 64, "p95_latency_ms": 500},
+}
+_BASE = json.dumps({"workload": _WORKLOAD, "gpu": "L4", "hours": 2, "policies": ["fixed:replicas=2"]})
+
+
+def _post(service: Service, raw: bytes) -> tuple[int, dict[str, Any]]:
+    r = service.client.post(
+        "/api/v1/simulate",
+        content=raw,
+        headers={**service.auth("plan"), "Content-Type": "application/json"},
+    )
+    return r.status_code, r.json()
+
+
+def _job(service: Service, body: dict[str, Any]) -> dict[str, Any]:
+    r = service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 202, r.text
+    return service.client.get(r.json()["href"], headers=service.auth("read")).json()
+
+
+BODIES = {
+    # A NaN latency target was queued as null: the job ran with no target and said nothing.
+    "NaN in the workload": (
+        _BASE.replace('"p95_latency_ms": 500', '"p95_latency_ms": NaN').encode(),
+        "the request body: NaN is not a number gpuplan accepts",
+    ),
+    "Infinity": (
+        _BASE.replace('"hours": 2', '"hours": Infinity').encode(),
+        "the request body: Infinity is not a number gpuplan accepts",
+    ),
+    "1e999": (
+        _BASE.replace('"hours": 2', '"hours": 1e999').encode(),
+        "the request body: number 1e999 is out of range",
+    ),
+    # Was an Internal Server Error (500) with a traceback in the server's log.
+    "a lone surrogate": (
+        _BASE.replace('"gpt2-service"', '"\\ud800x"').encode(),
+        "the request body: the string '\\ud800x' holds a lone UTF-16 surrogate, which is not text",
+    ),
+    "not UTF-8": (
+        _BASE.encode().replace(b"gpt2-service", b"gpt2-\xff"),
+        "the request body is not UTF-8 text (byte 28)",
+    ),
+    "deep nesting": (
+        b'{"workload": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "the request body: nested too deeply (more than 64 levels)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BODIES))
+def test_a_hostile_json_body_is_one_line_400(service: Service, case: str) -> None:
+    raw, said = BODIES[case]
+    status, answer = _post(service, raw)
+    assert (status, answer["error"], answer["kind"]) == (400, said, "InputError")
+
+
+def test_a_hostile_body_is_worded_in_chinese(service: Service) -> None:
+    raw = BODIES["not UTF-8"][0]
+    r = service.client.post(
+        "/api/v1/simulate",
+        content=raw,
+        headers={**service.auth("plan"), "Content-Type": "application/json", "Accept-Language": "zh-CN"},
+    )
+    assert r.status_code == 400 and r.json()["error"] == "请求体不是 UTF-8 文本（第 28 字节）", r.text
+
+
+@pytest.mark.parametrize("field", ["seed", "hours", "rate", "slo_ms"])
+def test_a_json_boolean_is_not_a_number(service: Service, field: str) -> None:
+    body = {**json.loads(_BASE), field: True}
+    status, answer = _post(service, json.dumps(body).encode())
+    assert status == 422 and answer["error"] == f"{field}: true is not a number; write the number itself"
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (
+            {"rate": 10_000, "hours": 744},
+            "trace shape: 10000 requests/s for 744 hours is 26,784,000,000 requests, "
+            "more than the 10,000,000 a trace may hold",
+        ),
+        (
+            {
+                "hours": 744,
+                "workload": {**_WORKLOAD, "serving": {**_WORKLOAD["serving"], "requests_per_s": 1e6}},
+            },
+            "trace shape: 1e+06 requests/s for 744 hours is 2,678,400,000,000 requests, "
+            "more than the 10,000,000 a trace may hold",
+        ),
+        (
+            {"policies": ["fixed:replicas=1e6"]},
+            "policy 'fixed:replicas=1e6': 1,000,000 replicas is more than the 1,000 a simulation runs",
+        ),
+        (
+            {"policies": ["target:target=.inf,max=4"]},
+            "policy 'target:target=.inf,max=4': target='.inf' is not a number",
+        ),
+    ],
+)
+def test_simulate_keeps_the_bounds_on_work_before_tracing(
+    service: Service, change: dict[str, Any], said: str
+) -> None:
+    job = _job(service, {**json.loads(_BASE), **change})
+    assert (job["status"], job["error"]) == ("failed", said)
+
+
+_NUMBERS = st.one_of(
+    st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999", "-1e999", "true", "false"]),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    field=st.sampled_from(["hours", "rate", "slo_ms", "seed"]),
+    value=_NUMBERS,
+)
+def test_any_number_in_a_request_is_refused_in_one_line_or_read_finite(
+    service: Service, field: str, value: str
+) -> None:
+    # A training workload: a request that passes the edge fails its job at once, before tracing.
+    base = _BASE.replace('"task": "infer"', '"task": "train"')
+    raw = base.replace('"hours": 2', f'"hours": 2, "{field}": {value}').replace(
+        '"hours": 2, "hours"', '"hours"'
+    )
+    r = service.client.post(
+        "/api/v1/simulate",
+        content=raw.encode(),
+        headers={**service.auth("plan"), "Content-Type": "application/json"},
+    )
+    assert r.status_code in (202, 400, 422), r.text
+    if r.status_code != 202:
+        line = r.json()["error"]
+        assert line and "\n" not in line and "Value error" not in line, line
+        return
+    assert value not in ("NaN", "Infinity", "-Infinity", "1e999", "-1e999", "true", "false")
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "failed" and "task: infer" in job["error"], job
