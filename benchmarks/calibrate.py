@@ -114,32 +114,67 @@ def _free_parameters(pairs: Sequence[tuple[CalibrationCase, Profile]]) -> list[s
     return [*BOUNDS, *(f"arch:{a}" for a in archs)]
 
 
-def _heldout_table(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]) -> None:
+def _figures(errs: Sequence[float]) -> str:
     import math
 
-    print(f"{'row':<80} {'arch':<13} {'in-sample':>10} {'k-fold':>8} {'w/o arch':>9}")
-    for (case, _), a, b, c in zip(
-        pairs, cv.in_sample_log_errors, cv.heldout_log_errors, cv.loao_log_errors, strict=True
+    pct = [100.0 * abs(math.exp(e) - 1.0) for e in errs]
+    return f"rows {len(pct):>3}  median |error| {statistics.median(pct):5.1f} %  worst {max(pct):6.1f} %"
+
+
+def _heldout_table(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]) -> None:
+    """Row by row, then the three held-out figures in the order that cannot flatter: leave one
+    publisher out (the headline), leave one architecture out, random k-fold — each overall, per
+    architecture and per stack level, with the 80 % band's coverage."""
+    import math
+
+    from gpuplan.calibration.crossval import conformal_halfwidth, left_out_coverage
+
+    print(f"{'row':<72} {'arch':<13} {'in-sample':>10} {'w/o pub':>8} {'w/o arch':>9} {'k-fold':>8}")
+    for (case, _), a, b, c, d in zip(
+        pairs,
+        cv.in_sample_log_errors,
+        cv.lopo_log_errors or cv.heldout_log_errors,
+        cv.loao_log_errors,
+        cv.heldout_log_errors,
+        strict=True,
     ):
-        pct = [100.0 * (math.exp(x) - 1.0) for x in (a, b, c)]
-        cols = f"{pct[0]:>+9.1f}% {pct[1]:>+7.1f}% {pct[2]:>+8.1f}%"
-        print(f"{case.label[:80]:<80} {case.architecture:<13} {cols}")
+        pct = [100.0 * (math.exp(x) - 1.0) for x in (a, b, c, d)]
+        cols = f"{pct[0]:>+9.1f}% {pct[1]:>+7.1f}% {pct[2]:>+8.1f}% {pct[3]:>+7.1f}%"
+        print(f"{case.label[:72]:<72} {case.architecture:<13} {cols}")
     s = cv.summary()
     archs = sorted({c.architecture for c, _ in pairs})
+    levels = [c.stack_level for c, _ in pairs]
+    publishers = [c.publisher for c, _ in pairs]
     print()
-    print(f"throughput rows: {int(s['rows'])} over {len(archs)} architectures ({', '.join(archs)})")
-    for name, what in (
-        ("in_sample", "in-sample"),
-        ("kfold", f"{cv.folds}-fold held out"),
-        ("loao", "leave-one-architecture-out"),
-    ):
-        print(
-            f"  {what:<28} median |error| {s[name + '_median_abs_error_pct']:5.1f} %, "
-            f"worst {s[name + '_worst_abs_error_pct']:6.1f} %"
-        )
     print(
-        f"  80 % band (split-conformal on k-fold residuals): ×/÷ {math.exp(s['band_halfwidth_log']):.3f}, "
-        f"covers {100 * s['band_coverage']:.0f} % of held-out rows; unseen architecture ×/÷ "
+        f"throughput rows: {int(s['rows'])} from {len(set(publishers))} publishers over {len(archs)} "
+        f"architectures ({', '.join(archs)}); stacks: "
+        + ", ".join(f"{lv} {levels.count(lv)}" for lv in sorted(set(levels)))
+    )
+    print(f"  in-sample                       {_figures(cv.in_sample_log_errors)}")
+    for title, errs in (
+        ("leave-one-publisher-out (headline)", cv.lopo_log_errors),
+        ("leave-one-architecture-out", cv.loao_log_errors),
+        (f"random {cv.folds}-fold (flatters: one stack on both sides)", cv.heldout_log_errors),
+    ):
+        if not errs:
+            continue
+        half = conformal_halfwidth([abs(e) for e in errs])
+        inside = sum(abs(e) <= half + 1e-12 for e in errs) / len(errs)
+        print(f"{title}:")
+        print(
+            f"  {'all':<30}  {_figures(errs)}  80 % band ×/÷ {math.exp(half):.3f} on these residuals "
+            f"(covers {100 * inside:.0f} %; left-out publishers inside the others' band: "
+            f"{100 * left_out_coverage(errs, publishers):.0f} %)"
+        )
+        for kind, keys in (("arch", [c.architecture for c, _ in pairs]), ("stack", levels)):
+            for name in sorted(set(keys)):
+                sub = [e for e, k in zip(errs, keys, strict=True) if k == name]
+                print(f"  {kind + ': ' + name:<30}  {_figures(sub)}")
+    print(
+        f"  the shipped band: split-conformal on the "
+        f"{'leave-one-publisher-out' if cv.lopo_log_errors else 'k-fold'} residuals, ×/÷ "
+        f"{math.exp(s['band_halfwidth_log']):.3f}; unseen architecture ×/÷ "
         f"{math.exp(cv.fitted.time_log_halfwidth_thin or 0):.3f}"
     )
     print(f"  frozen (no row sensitive to them): {', '.join(cv.frozen) or 'none'}")
@@ -151,7 +186,8 @@ def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]
     import math
 
     width, height, pad = 720, 420, 60
-    errs = [100.0 * (math.exp(e) - 1.0) for e in cv.heldout_log_errors]
+    grouped = bool(cv.lopo_log_errors)
+    errs = [100.0 * (math.exp(e) - 1.0) for e in cv.band_log_errors]
     ins = [100.0 * (math.exp(e) - 1.0) for e in cv.in_sample_log_errors]
     top = max(50.0, *map(abs, errs), *map(abs, ins))
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
@@ -165,7 +201,7 @@ def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
         'font-size="11">',
         f'<text x="{pad}" y="20" font-size="13">Throughput error per calibration row: held out '
-        f"({cv.folds}-fold, filled) vs in-sample (hollow)</text>",
+        f"({'publisher left out' if grouped else f'{cv.folds}-fold'}, filled) vs in-sample (hollow)</text>",
         f'<line x1="{pad}" x2="{width - pad}" y1="{y(0)}" y2="{y(0)}" stroke="#888"/>',
     ]
     half = 100.0 * (math.exp(cv.summary()["band_halfwidth_log"]) - 1.0)
@@ -199,6 +235,19 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="score the shipped calibration; do not fit")
     parser.add_argument("--retrace", action="store_true", help="re-trace every case (after tracer changes)")
     parser.add_argument("--folds", type=int, default=5, help="k of the k-fold held-out error")
+    parser.add_argument(
+        "--ablate",
+        action="store_true",
+        help="test each fitted parameter by leave-one-publisher-out (slow: one grouped fit per parameter)",
+    )
+    parser.add_argument(
+        "--candidates", default="", help="with --ablate: only these parameters (comma-separated)"
+    )
+    parser.add_argument(
+        "--hold",
+        default="",
+        help="comma-separated parameters held at their literature value (those --ablate found do not help)",
+    )
     args = parser.parse_args()
 
     from gpuplan.calibration.cases import load_cases, with_band
@@ -223,16 +272,55 @@ def main() -> None:
         predict=lambda cp, cal: predict(cp[0], cp[1], cal),
         published=lambda cp: cp[0].published,
         architecture=lambda cp: cp[0].architecture,
+        publisher=lambda cp: cp[0].publisher,
     )
+    hold = [h for h in args.hold.split(",") if h]
+    free = [
+        n
+        for n in _free_parameters(fit_pairs)
+        if n not in hold and not ("arch:*" in hold and n.startswith("arch:"))
+    ]
+    if args.ablate:
+        from gpuplan.calibration.crossval import ablate
+
+        scalars = [n for n in free if not n.startswith("arch:")]
+        wanted = [c for c in args.candidates.split(",") if c] or [*scalars, "arch:*"]
+
+        def submitter_as_one(cp: tuple[CalibrationCase, Profile]) -> str:
+            # The MLPerf Training submitters all ran NVIDIA's implementation: one stack, one group
+            # (stricter than one group per submitter, and 10 fits per pass instead of 16).
+            name = cp[0].publisher
+            return "MLPerf Training" if name.startswith("MLPerf Training") else name
+
+        result = ablate(
+            problem,
+            PRIOR,
+            free=free,
+            candidates=wanted,
+            group=submitter_as_one,
+            say=lambda m: print(m, file=sys.stderr, flush=True),
+        )
+        print(
+            f"leave-one-publisher-out median with every parameter fitted: {result.baseline_median_pct:.1f} %"
+        )
+        for name, median, worst in result.without:
+            verdict = "drop (fitting it does not help)" if name in result.dropped else "keep"
+            print(f"  without {name:<28} median {median:5.1f} %  worst {worst:6.1f} %  {verdict}")
+        print(f"hold at the literature value: --hold {','.join(result.dropped)}")
+        return
     cv = cross_validate(
         problem,
         PRIOR,
-        free=_free_parameters(fit_pairs),
+        free=free,
         folds=args.folds,
         progress=lambda m: print(m, file=sys.stderr, flush=True),
     )
     fitted = replace(cv.fitted, seen_families=tuple(sorted({p.shape.family for _, p in fit_pairs})))
     cal = with_band(fitted, pairs, fitted_on=date.today().isoformat(), data_sha256=digest)
+    if hold:
+        # Said in the file: these stay at their literature value (fitting them did not improve the
+        # leave-one-publisher-out error, `--ablate`).
+        cal = replace(cal, source=f"{cal.source}; held at the literature value: {', '.join(hold)}")
     print(f"fit and cross-validation: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     OUTPUT.write_text(cal.to_json(), encoding="utf-8")
     _print_table(cal)

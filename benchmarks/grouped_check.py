@@ -29,26 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from calibrate import _free_parameters, _profiles
 from gpuplan.calibration.cases import load_cases, predict
-from gpuplan.calibration.crossval import Problem, conformal_halfwidth, fit
+from gpuplan.calibration.crossval import Problem, conformal_halfwidth, grouped_log_errors, left_out_coverage
 from gpuplan.perf.calibration import PRIOR
 
 
 def _grouped(
     problem: Problem, free: Sequence[str], group: Callable[[object], str], say: Callable[[str], None]
 ) -> list[float]:
-    rows = list(problem.rows)
-    out = [0.0] * len(rows)
-    for g in sorted({group(r) for r in rows}):
-        train = [r for r in rows if group(r) != g]
-        held = [i for i, r in enumerate(rows) if group(r) == g]
-        # An architecture the training rows never saw keeps its factor at 1.
-        seen = {problem.architecture(r) for r in train}
-        names = [n for n in free if not n.startswith("arch:") or n.removeprefix("arch:") in seen]
-        say(f"without {g}: fit on {len(train)} rows, predict {len(held)}")
-        cal = fit(problem, train, PRIOR, free=names)
-        for i in held:
-            out[i] = math.log(problem.predict(rows[i], cal) / problem.published(rows[i]))
-    return out
+    return grouped_log_errors(problem, PRIOR, free=free, group=group, say=say)
 
 
 def _pct(e: float) -> float:
@@ -93,7 +81,11 @@ def main() -> None:
     for title, errs in (("leave-one-publisher-out", lopo), ("leave-one-architecture-out", loao)):
         half = conformal_halfwidth([abs(e) for e in errs])
         print(f"{title}: {len(errs)} rows, {len({publisher(p) for p in pairs})} publishers")
-        print(_line("all", errs) + f"  80 % band ×/÷ {math.exp(half):.3f}")
+        groups = [publisher(p) for p in pairs]
+        print(
+            _line("all", errs) + f"  80 % band ×/÷ {math.exp(half):.3f}; left-out publishers inside the "
+            f"others' band: {100 * left_out_coverage(errs, groups):.0f} %"
+        )
         by: dict[str, dict[str, list[float]]] = {
             "arch": defaultdict(list),
             "stack": defaultdict(list),

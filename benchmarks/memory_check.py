@@ -2,7 +2,9 @@
 
     .venv/bin/python benchmarks/memory_check.py     # needs the profiles benchmarks/calibrate.py caches
 
-For every calibration case (a run that happened): whether it is predicted to fit, and, where the
+For every calibration case (a run that happened): the memory verdict (*fits*, *may not fit*, *does
+not fit* — read on the whole band of what must fit, ``required_gib_low``…``required_gib_high``; a run
+that happened must never be called "does not fit"), and, where the
 publisher printed a peak memory, the estimate's term that counts the same thing (``memory_what``:
 ``max_memory_allocated`` / torchtune "peak memory active" → ``peak_allocated_gib``; reserved →
 ``reserved_gib``; nvidia-smi → ``nvidia_smi_gib``) and its error. No constant of the memory model
@@ -36,17 +38,22 @@ def main() -> None:
 
     cases, _ = load_cases()
     rows = [r for r in load_rows() if r.memory_gib is not None]
-    seen: dict[tuple[str, str, int, str, int], bool] = {}
+    seen: dict[tuple[str, str, int, str, int], tuple[str, str]] = {}
+    unclaimed: dict[str, tuple[str, str]] = {}
     errors: dict[str, list[float]] = {}
     print(
-        f"{'case':<78} {'fits':>5} {'alloc':>6} {'req':>6} {'smi':>6} {'cap':>5} {'published':>18} {'err':>7}"
+        f"{'case':<78} {'verdict':>12} {'alloc':>6} {'req low–high':>13} {'smi':>6} {'cap':>5} "
+        f"{'published':>18} {'err':>7}"
     )
     for case, prof in _profiles(cases, cached_only=True):
         e = run_estimate(case_request(case, prof))
         m = e.memory
         key = (prof.key, case.gpu, case.gpu_count, case.parallelism, case.tensor_parallel)
         first = key not in seen
-        seen[key] = e.fits
+        if case.memory_as_run:
+            seen[key] = (e.memory_verdict.value, case.label)
+        else:  # the case reproduces the run's time, not its memory (memory_why says what differs)
+            unclaimed[case.label] = (e.memory_verdict.value, case.memory_why)
         match = next(
             (
                 r
@@ -63,11 +70,22 @@ def main() -> None:
             errors.setdefault(match.source.split("@")[0].split(" ")[0], []).append(abs(pct))
             published, err = f"{match.memory_gib:.1f} {term.split('_')[0]}", f"{pct:+.1f}%"
         print(
-            f"{case.label[:78]:<78} {e.fits!s:>5} {m.peak_allocated_gib:6.1f} {m.required_gib:6.1f} "
+            f"{case.label[:78]:<78} {e.memory_verdict.value:>12} {m.peak_allocated_gib:6.1f} "
+            f"{m.required_gib_low:6.1f}–{m.required_gib_high:<6.1f} "
             f"{m.nvidia_smi_gib:6.1f} {m.capacity_gib:5.1f} {published:>18} {err:>7}"
         )
     print()
-    print(f"configurations that ran: {len(seen)}; predicted to fit: {sum(seen.values())}")
+    verdicts = [v for v, _ in seen.values()]
+    print(
+        f"configurations that ran: {len(seen)}; fits: {verdicts.count('fits')}, may not fit: "
+        f"{verdicts.count('may-not-fit')}, does not fit: {verdicts.count('does-not-fit')}"
+    )
+    for verdict, label in seen.values():
+        if verdict == "does-not-fit":
+            print(f"  ran, but called 'does not fit': {label}")
+    print(f"cases whose memory is not claimed (the workload cannot say what the run did): {len(unclaimed)}")
+    for label, (verdict, why) in unclaimed.items():
+        print(f"  {verdict:>12}  {label[:70]} — {why[:120]}")
     for source, errs in errors.items():
         print(
             f"{source}: {len(errs)} published memory figures; median |error| "

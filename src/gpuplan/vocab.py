@@ -41,6 +41,7 @@ __all__ = [
     "InputPipelineKind",
     "LossKind",
     "MemoryFormat",
+    "MemoryVerdict",
     "Names",
     "Objective",
     "OptimizerName",
@@ -424,6 +425,25 @@ class LossKind(Choice):
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
         return {"chunked-ce": "chunked", "fused": "fused-linear", "fused-linear-ce": "fused-linear"}
+
+
+class MemoryVerdict(Choice):
+    """Whether a run fits one GPU, judged on the whole band of the memory estimate, not its point.
+
+    The band runs from the low to the high end of what must fit (allocated bytes at the peak × the
+    calibration's memory band, allocator fragmentation, CUDA context, workspaces, NCCL buffers).
+    """
+
+    FITS = "fits"
+    """The high end of the band is within the GPU's usable memory."""
+    MAY_NOT_FIT = "may-not-fit"
+    """The band straddles the usable memory: the run may fit, or may run out of memory."""
+    DOES_NOT_FIT = "does-not-fit"
+    """Even the low end of the band is above the usable memory."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "memory verdict"
 
 
 class Parallelism(Choice):

@@ -6,7 +6,15 @@ import math
 
 import pytest
 
-from gpuplan.calibration.crossval import Problem, conformal_halfwidth, cross_validate, fit
+from gpuplan.calibration.crossval import (
+    Problem,
+    ablate,
+    conformal_halfwidth,
+    cross_validate,
+    fit,
+    grouped_log_errors,
+    left_out_coverage,
+)
 from gpuplan.perf.calibration import PRIOR, Calibration
 
 # Row = (work, overhead weight, architecture, published time). Model: time = work / matmul_eff
@@ -62,3 +70,63 @@ def test_cross_validation_reports_held_out_next_to_in_sample() -> None:
     held = dict(cv.fitted.heldout)
     assert held["band_coverage"] == pytest.approx(s["band_coverage"], abs=1e-4)
     assert math.isfinite(held["loao_worst_abs_error_pct"])
+
+
+# Two publishers: "A" measured times 20 % slower than the model (its stack), "B" exactly.
+# Three rows each, so that neither alone is a thinly determined fit.
+GROUPED = [
+    *((w, 0.0, "Ampere", 1.2 * w / 0.5, "A") for w in (1.0, 2.0, 3.0)),
+    *((w, 0.0, "Ampere", w / 0.5, "B") for w in (4.0, 5.0, 6.0)),
+]
+GROUPED_PROBLEM = Problem(
+    rows=GROUPED,
+    predict=lambda r, cal: r[0] / (cal.tensor_matmul_efficiency * cal.arch_factor(r[2])),
+    published=lambda r: r[3],
+    architecture=lambda r: r[2],
+    publisher=lambda r: r[4],
+)
+
+
+def test_leaving_a_publisher_out_shows_the_stack_miss_random_folds_hide() -> None:
+    # Fit on B alone: matmul 0.5, so A's rows come out 1/1.2 − 1 = −16.7 %; fit on A alone: 0.5/1.2,
+    # so B's come out +20 %.
+    lopo = grouped_log_errors(GROUPED_PROBLEM, PRIOR, free=["tensor_matmul_efficiency"], group=lambda r: r[4])
+    pct = [100 * (math.exp(e) - 1) for e in lopo]
+    assert pct == pytest.approx([-16.7] * 3 + [20.0] * 3, abs=0.3)
+    cv = cross_validate(GROUPED_PROBLEM, PRIOR, free=["tensor_matmul_efficiency"], folds=2)
+    s = cv.summary()
+    assert s["publishers"] == 2 and s["lopo_median_abs_error_pct"] == pytest.approx(18.3, abs=0.3)
+    assert s["lopo_median_abs_error_pct"] > s["in_sample_median_abs_error_pct"]
+    # The band is calibrated on the grouped residuals: wide enough for +20 %.
+    assert math.exp(cv.fitted.time_log_halfwidth or 0) == pytest.approx(1.2, abs=0.01)
+
+
+def test_coverage_of_a_left_out_publisher_uses_only_the_others_residuals() -> None:
+    # Publisher "A" misses by 0.1, "B" by 0.3: B's rows lie outside the band A's residuals give,
+    # and A's inside B's — half the rows covered, though the pooled band covers them all.
+    errs, groups = [0.1, -0.1, 0.3, -0.3], ["A", "A", "B", "B"]
+    assert left_out_coverage(errs, groups) == 0.5
+    assert conformal_halfwidth([abs(e) for e in errs]) == 0.3
+
+
+def test_ablation_keeps_a_parameter_only_if_it_improves_the_grouped_figure() -> None:
+    rows = [(w, 1.0, "Ampere", w / 0.5 + 0.05, "A" if w < 3 else "B") for w in (1.0, 2.0, 3.0, 4.0)]
+    problem = Problem(
+        rows=rows,
+        predict=lambda r, cal: _predict(r[:4], cal),
+        published=lambda r: r[3],
+        architecture=lambda r: r[2],
+        publisher=lambda r: r[4],
+    )
+    result = ablate(
+        problem,
+        PRIOR,
+        free=["tensor_matmul_efficiency", "vector_efficiency"],
+        candidates=["tensor_matmul_efficiency", "vector_efficiency"],
+    )
+    # Holding the matmul efficiency at its prior worsens every left-out publisher: kept. No row
+    # depends on the vector efficiency: holding it changes nothing, so it is dropped.
+    assert result.dropped == ("vector_efficiency",)
+    (matmul, _m, _w), (vector, v_median, _vw) = result.without
+    assert (matmul, vector) == ("tensor_matmul_efficiency", "vector_efficiency")
+    assert v_median == pytest.approx(result.baseline_median_pct)

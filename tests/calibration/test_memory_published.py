@@ -18,6 +18,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.estimate import Estimate, estimate, run_estimate
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
+from gpuplan.vocab import MemoryVerdict
 
 #: The perf tests' traced fixtures (``tests/perf/fixtures/regenerate_known.py`` writes them).
 KNOWN = Path(__file__).parents[1] / "perf" / "fixtures" / "known"
@@ -98,7 +99,7 @@ def _estimate_case(case: CalibrationCase, prof: Profile) -> Estimate:
     return run_estimate(case_request(case, prof))
 
 
-def test_every_calibration_configuration_that_ran_is_predicted_to_fit() -> None:
+def test_no_calibration_configuration_that_ran_is_called_does_not_fit() -> None:
     # Every calibration case is a run that happened (its figure was measured on that hardware).
     # 70 cases, 69 distinct configurations (the 3B packed run gives a memory and a throughput row;
     # Megatron-LM tensor/pipeline-parallel runs and KempnerForge H200 runs among them; a compiled
@@ -112,7 +113,14 @@ def test_every_calibration_configuration_that_ran_is_predicted_to_fit() -> None:
     pairs = _calibration_pairs()
     as_run = [(c, p) for c, p in pairs if c.memory_as_run]
     configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in as_run}
-    misses = [c.label for c, p in configs.values() if not _estimate_case(c, p).fits]
+    verdicts = {c.label: _estimate_case(c, p).memory_verdict for c, p in configs.values()}
+    misses = [label for label, v in verdicts.items() if v is MemoryVerdict.DOES_NOT_FIT]
+    # "Does not fit" only when the whole band is above the usable memory; the ResNet-50 at 512 on a
+    # 24 GiB 3090 (both memory formats) is the one whose band straddles it (below): may not fit.
+    assert sorted(label for label, v in verdicts.items() if v is MemoryVerdict.MAY_NOT_FIT) == [
+        "resnet50 (timm) train bs512 NCHW RTX-3090 [images_per_s]",
+        "resnet50 (timm) train bs512 NHWC RTX-3090 [images_per_s]",
+    ]
     # The OLMo-core H100 rows (8: compiled, uncheckpointed FSDP on 80 GB) fit with what
     # torch.compile keeps (profile/compiled.py): traced eagerly the 1B came to 103 GiB allocated
     # per GPU, the 8B to 80 GiB, the FP8 7B/8B/13B to 90–95 GiB; compiled 60, 53 and 50–53 GiB.
@@ -151,27 +159,34 @@ def test_8b_lora_on_a_4090_fits_with_the_chunked_loss_its_recipe_uses() -> None:
     assert e.fits and e.memory.required_gib < 22.0
 
 
-def test_resnet50_b512_amp_on_a_3090_fits_because_cache_and_cudnn_workspace_give_way() -> None:
+def test_resnet50_b512_amp_on_a_3090_is_not_ruled_out_because_cache_and_cudnn_workspace_give_way() -> None:
     # 21.6 GiB allocated: × 1.10 + 0.40 context + 0.25 cuDNN = 24.4 GiB on a roomy GPU, more than the
     # 3090's 24.0; under pressure the allocator releases its cache (2 % stays) and cuDNN takes
-    # smaller-workspace algorithms: 21.6 × 1.02 + 0.40 + 8 MiB = 22.4 GiB must fit.
+    # smaller-workspace algorithms: 21.6 × 1.02 + 0.40 + 8 MiB = 22.4 GiB must fit. The high end of
+    # the band (5 % fragmentation, the memory band, an eagerly loading stack's context) is above
+    # 24.0: it may not fit — the run happened, and it is not called "does not fit".
     case, prof = _case("resnet50 (timm) train bs512")
-    m = _estimate_case(case, prof).memory
+    e = _estimate_case(case, prof)
+    m = e.memory
     assert m.peak_memory_gib > m.capacity_gib
-    assert m.fits and m.required_gib == pytest.approx(22.4, abs=0.1)
+    assert m.required_gib == pytest.approx(22.4, abs=0.1) and m.required_gib < m.capacity_gib
+    assert e.memory_verdict is MemoryVerdict.MAY_NOT_FIT and m.required_gib_high > m.capacity_gib
 
 
-def test_the_flashattention2_1_3b_run_at_8k_fits_once_its_fused_kernels_are_said_as_compile() -> None:
+def test_the_fa2_1_3b_run_at_8k_is_not_ruled_out_once_its_fused_kernels_are_said_as_compile() -> None:
     # Dao-AILab/flash-attention's gpt3xl-flash-8k config ran 4 × 8,192 tokens per 80 GB A100 under
     # ZeRO-1 over 8 GPUs with fused LayerNorm, MLP and in-place cross-entropy kernels. Traced with
     # stock modules it needs 87.5 GiB allocated (its calibration case compares time only); said
     # as compile: true — inductor fuses the same ops, and its partitioner keeps what such kernels
-    # keep — it fits. (The 2.7B at 8k does not, even so: 112 GiB; its config as written keeps
-    # ≈ 102 GB of activations by the repo's own kernels, so the run cannot have been that.)
+    # keep — it is not ruled out: 74.5 GiB must fit at the point, 69.4–81.5 over the band, of 78.8
+    # usable (may not fit; the eager trace of its fused kernels fits for certain, below). (The 2.7B
+    # at 8k does not, even so: 112 GiB; its config as written keeps ≈ 102 GB of activations by the
+    # repo's own kernels, so the run cannot have been that.)
     prof = _load("gpt3-1.3b-s8192-bs4-compiled")
     e = estimate(prof, get_gpu("A100-SXM4-80GB"), count=8, parallelism="zero1", compiled=True)
     assert prof.compile_saving_bytes > 10 * GIB
-    assert e.fits and 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.3
+    assert e.memory_verdict is MemoryVerdict.MAY_NOT_FIT and not e.memory.ruled_out
+    assert 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.3
 
 
 def test_the_flashattention2_1_3b_run_at_8k_fits_eagerly_with_its_fused_kernels_traced() -> None:

@@ -78,7 +78,9 @@ def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
     # Achieved 7.3 on 106 rows from 16 publishers (5.5 on the 69 rows of 9 publishers before the MLPerf
     # submitters, the DeepLearningExamples ResNet-50 table and the rows' own stacks joined); in-sample
     # is not the accuracy figure.
-    assert statistics.median(errors) <= 7.5
+    # 7.7 since attention_factor and compile_speedup are held at their literature values (fitting
+    # them bought in-sample error and cost leave-one-publisher-out error: 14.4 → 12.4 % held).
+    assert statistics.median(errors) <= 8.0
 
 
 def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
@@ -97,6 +99,22 @@ def test_held_out_figures_are_recorded_and_the_band_covers_80_percent() -> None:
     assert held["loao_median_abs_error_pct"] <= 25.0
     assert held["kfold_median_abs_error_pct"] >= held["in_sample_median_abs_error_pct"]
     assert held["band_coverage"] >= 0.8
+
+
+def test_the_headline_is_leave_one_publisher_out_and_the_band_is_built_on_it() -> None:
+    cal = load_calibration()
+    held = dict(cal.heldout)
+    # Achieved on 106 rows of 16 publishers: 12.4 % with attention_factor and compile_speedup held
+    # at their literature values (14.4 % with every parameter fitted; the target is 12 %: not met).
+    # Random k-fold says 8.3 % on the same fit: one publisher's stack on both sides of a split
+    # flatters.
+    assert held["publishers"] >= 15
+    assert held["kfold_median_abs_error_pct"] < held["lopo_median_abs_error_pct"] <= 13.0
+    # The band is the split-conformal half-width of the publisher-out residuals (×/÷ 1.370), so
+    # it covers 80 % of them by construction; a left-out publisher's rows judged against the band
+    # of the others' residuals: 76 % (the target is 80 %: not met).
+    assert cal.time_log_halfwidth == pytest.approx(held["band_halfwidth_log"], abs=1e-4)
+    assert held["band_coverage"] >= 0.8 and held["lopo_band_coverage"] >= 0.75
 
 
 def test_fitted_memory_rows_within_ten_percent() -> None:
@@ -149,4 +167,16 @@ def test_long_context_rows_are_fitted_and_gain_from_the_causal_fused_kernel() ->
         short = next(r for k, r in rows.items() if size in k and "seq2048" in k)
         long = next(r for k, r in rows.items() if size in k and "seq8192" in k)
         assert long.published > short.published and long.predicted > short.predicted
-        assert abs(long.error_pct) <= 5.0 and abs(short.error_pct) <= 5.0
+        # Within 5.4 % with the attention factor at its literature value (1.0: attention at the
+        # matmul efficiency); within 5 % when it was fitted, at a cost to other publishers' rows.
+        assert abs(long.error_pct) <= 6.0 and abs(short.error_pct) <= 6.0
+
+
+def test_parameters_that_do_not_improve_the_grouped_error_stay_at_their_literature_value() -> None:
+    # `calibrate.py --ablate` (MLPerf submitters as one publisher): leave-one-publisher-out median
+    # 19.8 % with every parameter fitted, 16.1 % with the attention factor held, 15.5 % with the
+    # compile speed-up held; the host overhead changes nothing measurable (19.8 %). The shipped fit
+    # holds the two (`--hold attention_factor,compile_speedup`) and says so.
+    cal = load_calibration()
+    assert cal.attention_factor == 1.0 and cal.compile_speedup == 1.3
+    assert "held at the literature value: attention_factor, compile_speedup" in cal.source

@@ -213,11 +213,13 @@ def test_advice_is_costed_on_the_requests_own_link() -> None:
 
 
 def test_sharded_advice_keeps_the_users_network_and_node_size() -> None:
-    # ZeRO-2 and FSDP already fit on the 16 GPUs (what must fit: allocated × 1.02 + context +
-    # cuBLAS + NCCL); their step time must still be costed on the user's 10 Gbit/s network.
+    # FSDP fits on the 16 GPUs at every end of the memory band; ZeRO-2 keeps 16-bit weights and
+    # gradients whole (15.1 GiB must fit at the point, 13.3–17.9 over the band, of 15.8 usable):
+    # it may not fit on any count and is not offered as a change that makes it fit. The step time
+    # of what is offered must be costed on the user's 10 Gbit/s network.
     request = _llm_on_two_nodes()
     sharded = [a for a in advise(request) if a.action in ("zero2", "fsdp") and a.gpu_count >= 16]
-    assert {a.action for a in sharded} == {"zero2", "fsdp"}
+    assert {a.action for a in sharded} == {"fsdp"}
     for a in sharded:
         link = Link.for_gpus(V100, a.gpu_count, gpus_per_node=8, network_gbit_s=10.0, network_kind="tcp")
         expected = run_estimate(request.changed(count=a.gpu_count, parallelism=a.action, link=link))

@@ -63,13 +63,14 @@ def test_multi_node_fsdp_step_is_close_to_compute_when_overlapped() -> None:
     # 1 TFLOP forward + 2 TFLOP backward bf16 per micro-batch: 3e12 / (312e12 × 0.5) = 19.2 ms.
     prof = make_profile(ops=(op("forward", flops=1e12), op("backward", flops=2e12)), shape=SHAPE)
     one = estimate(prof, A100, calibration=CAL)
-    many = estimate(prof, A100, count=16, parallelism="fsdp", calibration=CAL, link=Link.for_gpus(A100, 16))
+    link = Link.for_gpus(A100, 16, network_gbit_s=400.0)
+    many = estimate(prof, A100, count=16, parallelism="fsdp", calibration=CAL, link=link)
     assert many.comm_total_s > many.comm_exposed_s > 0
     # Exposed = (25 − 6.4) ms forward + (25 + 50 − 12.8) ms backward: 80.8 ms, far less than the
     # 100 ms a model with no overlap would add.
     assert many.comm_exposed_s == pytest.approx(0.0808, rel=0.03)
     assert many.step_time_s == pytest.approx(one.compute_time_s + many.comm_exposed_s, rel=0.01)
-    assert many.network_source == "assumed" and many.network_gbps == 400.0
+    assert many.network_source == "user" and many.network_gbps == 400.0
 
 
 def test_overlap_cost_adds_its_share_of_the_hidden_time_to_what_is_exposed() -> None:

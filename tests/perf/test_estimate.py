@@ -11,6 +11,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_FASTER, SOFTWARE_SLOWER, JobSize, estimate
 from gpuplan.profile.model import Profile
+from gpuplan.vocab import MemoryVerdict
 
 A100 = get_gpu("A100-SXM4-80GB")
 CAL = Calibration(
@@ -66,17 +67,23 @@ def test_gradient_accumulation_amortises_the_optimizer(simple_train_profile: Pro
     assert acc.throughput > one.throughput  # the optimizer runs once per 4 micro-batches
 
 
-def test_fits_compares_nvidia_smi_memory_with_usable_capacity(simple_train_profile: Profile) -> None:
+def test_the_memory_verdict_reads_the_whole_band_against_capacity(simple_train_profile: Profile) -> None:
     # 16e9 B of model state + 4 GiB activations = 18.9 GiB traced → ≈21.2 GiB shown
     e = estimate(simple_train_profile, A100, calibration=CAL)
-    assert e.fits
+    assert e.fits and e.memory_verdict is MemoryVerdict.FITS
     assert e.peak_memory_gib == pytest.approx((16e9 / 1024**3 + 4) * 1.10 + 0.40 + 8.125 / 1024, rel=1e-3)
     l4 = estimate(simple_train_profile, get_gpu("L4"), calibration=CAL)
-    assert l4.memory.capacity_gib == pytest.approx(22.5)  # 24 GB GDDR6 with ECC: 15/16 usable
-    assert l4.fits == (l4.peak_memory_gib <= 22.5)
-    assert l4.fits  # 21.2 GiB ≤ 22.5
+    m = l4.memory
+    assert m.capacity_gib == pytest.approx(22.5)  # 24 GB GDDR6 with ECC: 15/16 usable
+    # What must fit is 19.7 GiB at the point, but its band reaches above the 22.5 usable: the
+    # point alone would say "fits", the band says "may not fit" (and it is not ruled out).
+    assert m.required_gib_low < m.required_gib <= m.capacity_gib < m.required_gib_high
+    assert l4.memory_verdict is MemoryVerdict.MAY_NOT_FIT and not l4.fits and not m.ruled_out
+    assert any(n.startswith("may not fit: ") for n in l4.notes)
     big = make_profile(ops=simple_train_profile.ops, params=2_000_000_000)  # 32e9 B of state alone
-    assert not estimate(big, get_gpu("L4"), calibration=CAL).fits
+    over = estimate(big, get_gpu("L4"), calibration=CAL)
+    assert over.memory.required_gib_low > over.memory.capacity_gib
+    assert over.memory_verdict is MemoryVerdict.DOES_NOT_FIT and over.memory.ruled_out
 
 
 def test_a_training_step_in_cuda_graphs_is_not_bound_by_the_cpu_issuing_kernels() -> None:

@@ -16,6 +16,7 @@ from gpuplan.perf.memory import (
     usable_memory_gib,
 )
 from gpuplan.profile.model import MemoryBreakdown
+from gpuplan.vocab import MemoryVerdict
 
 A100 = get_gpu("A100-SXM4-80GB")
 
@@ -53,13 +54,32 @@ def test_what_must_fit_is_allocated_plus_unreleasable_fragmentation_and_context(
     assert m.required_gib < m.required_gib_high
 
 
-def test_a_run_that_fills_the_gpu_fits_when_only_the_elastic_terms_overflow() -> None:
+def test_a_run_that_fills_the_gpu_is_judged_on_what_must_fit_not_on_the_elastic_terms() -> None:
     # RTX 3090, 24.0 GiB: 22 GiB allocated by a CNN shows 22 × 1.10 + 0.40 + 0.25 cuDNN + 8 MiB
-    # = 24.86 GiB on a roomy GPU, but needs only 22 × 1.02 + 0.40 + 8 MiB = 22.85 GiB.
+    # = 24.86 GiB on a roomy GPU, but needs only 22 × 1.02 + 0.40 + 8 MiB = 22.85 GiB; at the high
+    # end of its band (5 % fragmentation, a 1.1 GiB context of an eagerly loading stack) 24.2 GiB.
     m = memory_estimate(22 * GIB, get_gpu("RTX-3090"), has_conv=True)
     assert m.peak_memory_gib > m.capacity_gib
     assert m.required_gib == pytest.approx(22.44 + 0.40 + CUBLAS_GIB)
-    assert m.fits
+    assert m.required_gib_high == pytest.approx(22 * 1.05 + 1.10 + CUBLAS_GIB)
+    assert m.required_gib_low == pytest.approx(22.0 + 0.30 + CUBLAS_GIB)
+    assert m.verdict is MemoryVerdict.MAY_NOT_FIT and not m.fits and not m.ruled_out
+    # 20 GiB allocated fits at every end of the band: the elastic terms alone overflow.
+    roomy = memory_estimate(20 * GIB, get_gpu("RTX-3090"), has_conv=True)
+    assert roomy.verdict is MemoryVerdict.FITS and roomy.fits
+    assert roomy.peak_memory_gib_high > roomy.capacity_gib
+
+
+def test_does_not_fit_only_when_the_whole_band_is_above_the_usable_memory() -> None:
+    a100 = usable_memory_gib(A100)
+    # The low end: allocated ÷ the memory band, no fragmentation, the smallest context.
+    edge = (a100 - 0.30 - CUBLAS_GIB) * 1.25 * GIB
+    assert memory_estimate(edge * 0.999, A100, has_conv=False, memory_band=1.25).verdict is (
+        MemoryVerdict.MAY_NOT_FIT
+    )
+    assert memory_estimate(edge * 1.001, A100, has_conv=False, memory_band=1.25).verdict is (
+        MemoryVerdict.DOES_NOT_FIT
+    )
 
 
 def test_cudnn_workspace_gives_way_but_nccl_buffers_do_not() -> None:

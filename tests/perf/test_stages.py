@@ -78,12 +78,17 @@ def test_the_estimate_is_the_five_stages_results() -> None:
     )
     assert e.memory == memory.memory
     assert (e.step_time_s_low, e.step_time_s_high) == (spread.low_s, spread.high_s)
-    # The slow end of the assumed network widens only the high end.
-    assert comm.exposed_slow_s > comm.exposed_s
+    # The point is costed on the slow end of the unknown network; the fast end of the plausible
+    # fabrics widens only the low end.
+    assert comm.exposed_fast_s < comm.exposed_s
+    assert spread.low_s < (compute.compute_s + comm.exposed_fast_s)
 
 
 def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None:
     notes = run_estimate(_request()).notes
     assert notes[0].startswith("TP=2 PP=2 DP=8: each GPU runs 1/4 of the model")
     assert any(n.startswith("DDP gradient buckets") for n in notes[1:-1])
-    assert notes[-1].startswith("inter-node network assumed 400 Gbit/s rdma")
+    assert notes[-1].startswith(
+        "inter-node network unknown: the point assumes the slow end of plausible fabrics (100 Gbit/s tcp), "
+        "the range runs to 3,200 Gbit/s rdma"
+    )

@@ -9,11 +9,19 @@
   pulled toward its start (literature) value by a prior of log-sd :data:`THIN_PRIOR_SD`; one that
   no row is sensitive to stays at it (frozen). One row alone must not set a parameter (the old
   fit let one row set the host overhead, and that row then came out +1015 % when held out).
-- **Held-out error**: k-fold (rows dealt round-robin into folds after sorting by label, so the
-  folds are reproducible) — each row is predicted by the fit on the other folds.
+- **Held-out error**, three ways, the first the headline: *leave-one-publisher-out* (each row
+  predicted by the fit on every other publisher's rows: one publisher is one software stack and
+  one way of measuring, so random folds put the same stack on both sides of a split and
+  flatter), *leave-one-architecture-out*, and *k-fold* (rows dealt round-robin into folds after
+  sorting by label, so the folds are reproducible).
 - **Band**: the split-conformal 80 % half-width on ln(time): the ⌈0.8·(n + 1)⌉-th smallest
-  held-out |log-error|. For a GPU architecture the data never saw, the same from
+  held-out |log-error| — of the leave-one-publisher-out residuals when the rows name their
+  publisher (k-fold otherwise). Its coverage is judged on left-out publishers too: each
+  publisher's rows against the band built from the other publishers' residuals
+  (:func:`left_out_coverage`). For a GPU architecture the data never saw, the same from
   leave-one-architecture-out residuals (wider).
+- **Ablation** (:func:`ablate`): a fitted parameter earns its place only if freeing it improves
+  the leave-one-publisher-out median; one that does not stays at its literature value.
 
 Generic over the row type: ``predict(row, cal)`` gives the model's figure, ``published(row)``
 the measured one, ``architecture(row)`` the row's GPU architecture.
@@ -34,10 +42,14 @@ __all__ = [
     "BOUNDS",
     "MIN_ROWS",
     "THIN_PRIOR_SD",
+    "Ablation",
     "CrossValidation",
+    "ablate",
     "conformal_halfwidth",
     "cross_validate",
     "fit",
+    "grouped_log_errors",
+    "left_out_coverage",
 ]
 
 R = TypeVar("R")
@@ -83,6 +95,9 @@ class Problem(Generic[R]):
     predict: Callable[[R, Calibration], float]
     published: Callable[[R], float]
     architecture: Callable[[R], str]
+    publisher: Callable[[R], str] | None = None
+    """Who published the row (one software stack, one way of measuring): the group of
+    leave-one-publisher-out; None: no grouped figures, the band from k-fold residuals."""
 
 
 def _arch_name(param: str) -> str:
@@ -185,6 +200,93 @@ def conformal_halfwidth(abs_log_errors: Sequence[float], coverage: float = _COVE
     return errs[min(k, len(errs)) - 1]
 
 
+def grouped_log_errors(
+    p: Problem[R],
+    start: Calibration,
+    *,
+    free: Sequence[str],
+    group: Callable[[R], str],
+    say: Callable[[str], None] | None = None,
+) -> list[float]:
+    """Row by row, ln(predicted / published) by the fit on every row outside the row's group.
+
+    An architecture the training rows never saw keeps its factor at 1 (nothing could set it)."""
+    rows = list(p.rows)
+    out = [0.0] * len(rows)
+    for g in sorted({group(r) for r in rows}):
+        train = [r for r in rows if group(r) != g]
+        held = [i for i, r in enumerate(rows) if group(r) == g]
+        seen = {p.architecture(r) for r in train}
+        names = [n for n in free if not n.startswith("arch:") or _arch_name(n) in seen]
+        if say:
+            say(f"without {g}: fit on {len(train)} rows, predict {len(held)}")
+        cal = fit(p, train, start, free=names)
+        for i in held:
+            out[i] = math.log(p.predict(rows[i], cal) / p.published(rows[i]))
+    return out
+
+
+def left_out_coverage(
+    log_errors: Sequence[float], groups: Sequence[str], coverage: float = _COVERAGE
+) -> float:
+    """Share of rows inside the conformal band built without their group: each group's rows are
+    judged against the half-width of every other group's residuals (an honest coverage for a
+    publisher the band never saw, unlike the coverage of the residuals the band was built on)."""
+    if not log_errors:
+        return math.nan
+    inside = 0
+    for g in set(groups):
+        others = [abs(e) for e, h in zip(log_errors, groups, strict=True) if h != g]
+        half = conformal_halfwidth(others, coverage)
+        inside += sum(abs(e) <= half + 1e-12 for e, h in zip(log_errors, groups, strict=True) if h == g)
+    return inside / len(log_errors)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ablation:
+    """The leave-one-publisher-out figures with each fitted parameter held at its start value."""
+
+    baseline_median_pct: float
+    """With every parameter free."""
+    without: tuple[tuple[str, float, float], ...]
+    """(parameter, median |error| %, worst |error| %) with that parameter not fitted."""
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        """Parameters whose fitting does not improve the grouped median: held at their start value."""
+        return tuple(name for name, median, _ in self.without if median <= self.baseline_median_pct)
+
+
+def ablate(
+    p: Problem[R],
+    start: Calibration,
+    *,
+    free: Sequence[str],
+    candidates: Sequence[str],
+    group: Callable[[R], str] | None = None,
+    say: Callable[[str], None] | None = None,
+) -> Ablation:
+    """Leave-one-publisher-out (or out of ``group``) with every parameter free, then once per
+    candidate with that one held at its value in ``start`` (``arch:*`` holds every architecture
+    factor at 1)."""
+    group = group or p.publisher
+    if group is None:
+        raise ValueError("ablation needs the rows' publisher")
+
+    def median_worst(names: Sequence[str]) -> tuple[float, float]:
+        pct = CrossValidation._pct(grouped_log_errors(p, start, free=names, group=group, say=say))
+        return statistics.median(pct), max(pct)
+
+    base, _ = median_worst(free)
+    out = []
+    for name in candidates:
+        if say:
+            say(f"ablation: without {name}")
+        kept = [n for n in free if not (n == name or (name == "arch:*" and n.startswith("arch:")))]
+        out.append((name, *median_worst(kept)))
+    return Ablation(baseline_median_pct=base, without=tuple(out))
+
+
 @dataclass(frozen=True, kw_only=True)
 class CrossValidation:
     """What the fit gets right on rows it did not see, next to the in-sample figures."""
@@ -197,6 +299,10 @@ class CrossValidation:
     loao_log_errors: tuple[float, ...]
     """Row by row, each predicted by the fit without its whole architecture."""
     folds: int
+    lopo_log_errors: tuple[float, ...] = ()
+    """Row by row, each predicted by the fit without its publisher's rows; empty without publishers."""
+    publishers: tuple[str, ...] = ()
+    """Row by row, the publisher (the group of :attr:`lopo_log_errors`)."""
     frozen: tuple[str, ...]
     """Parameters the full fit left at their start value (no row sensitive to them)."""
     thin: tuple[str, ...] = ()
@@ -206,22 +312,36 @@ class CrossValidation:
     def _pct(errs: Sequence[float]) -> list[float]:
         return [100.0 * abs(math.exp(e) - 1.0) for e in errs]
 
+    @property
+    def band_log_errors(self) -> tuple[float, ...]:
+        """The residuals the 80 % band is calibrated on: leave-one-publisher-out where the rows name
+        their publisher, else k-fold."""
+        return self.lopo_log_errors or self.heldout_log_errors
+
     def summary(self) -> dict[str, float]:
-        """Median and worst |error| % (in-sample, k-fold, leave-one-architecture-out) and the
-        coverage of the conformal 80 % band on the k-fold residuals."""
-        half = conformal_halfwidth([abs(e) for e in self.heldout_log_errors])
-        covered = sum(abs(e) <= half + 1e-12 for e in self.heldout_log_errors)
+        """Median and worst |error| % (in-sample, leave-one-publisher-out, leave-one-architecture-out,
+        k-fold), the conformal 80 % band on the grouped residuals and its coverage — of those
+        residuals, and of each left-out publisher against the band of the others."""
+        band = self.band_log_errors
+        half = conformal_halfwidth([abs(e) for e in band])
+        covered = sum(abs(e) <= half + 1e-12 for e in band)
         out = {
             "rows": float(len(self.heldout_log_errors)),
             "folds": float(self.folds),
             "band_halfwidth_log": half,
-            "band_coverage": covered / max(len(self.heldout_log_errors), 1),
+            "band_coverage": covered / max(len(band), 1),
         }
+        if self.lopo_log_errors:
+            out["publishers"] = float(len(set(self.publishers)))
+            out["lopo_band_coverage"] = left_out_coverage(self.lopo_log_errors, self.publishers)
         for name, errs in (
             ("in_sample", self.in_sample_log_errors),
+            ("lopo", self.lopo_log_errors),
             ("kfold", self.heldout_log_errors),
             ("loao", self.loao_log_errors),
         ):
+            if not errs:
+                continue
             pct = self._pct(errs)
             out[f"{name}_median_abs_error_pct"] = statistics.median(pct) if pct else math.nan
             out[f"{name}_worst_abs_error_pct"] = max(pct) if pct else math.nan
@@ -258,6 +378,11 @@ def cross_validate(
         for i, r in enumerate(rows):
             if p.architecture(r) == arch:
                 loao[i] = math.log(p.predict(r, cal) / p.published(r))
+    lopo: list[float] = []
+    publishers: tuple[str, ...] = ()
+    if p.publisher is not None:
+        lopo = grouped_log_errors(p, start, free=free, group=p.publisher, say=say)
+        publishers = tuple(p.publisher(r) for r in rows)
     say("fit on all rows")
     fitted = fit(p, rows, start, free=free)
     frozen = tuple(n for n in free if _get(fitted, n) == _get(start, n))
@@ -267,6 +392,8 @@ def cross_validate(
         in_sample_log_errors=tuple(_log_errors(p, rows, fitted)),
         heldout_log_errors=tuple(heldout),
         loao_log_errors=tuple(loao),
+        lopo_log_errors=tuple(lopo),
+        publishers=publishers,
         folds=folds,
         frozen=frozen,
         thin=thin,

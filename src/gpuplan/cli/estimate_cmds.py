@@ -34,7 +34,8 @@ def estimate_cmd(
         float | None,
         typer.Option(
             "--network-gbps",
-            help="Inter-node network per node, Gbit/s (default: assumed 400 RDMA).",
+            help="Inter-node network per node, Gbit/s (default: unknown: 100 TCP at the point, "
+            "3,200 RDMA at the fast end).",
             parser=finite_float,
         ),
     ] = None,

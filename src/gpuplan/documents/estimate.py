@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from gpuplan.documents.base import Document
+from gpuplan.vocab import MemoryVerdict
 
 __all__ = [
     "ESTIMATE_SCHEMA_VERSION",
@@ -52,7 +53,8 @@ class EstimateWorkload(Document):
 
 class CalibrationSummary(Document):
     """Which calibration the figures use and how far off it is: in-sample (on its own data) and
-    held out (k-fold: each row predicted by a fit that never saw it — the accuracy figure)."""
+    held out — by publisher (each row predicted by a fit on the other publishers' rows: the accuracy
+    figure) and k-fold (each row predicted by a fit that never saw it, but saw its publisher)."""
 
     source: str
     fitted_on: str | None
@@ -60,6 +62,12 @@ class CalibrationSummary(Document):
     """In-sample."""
     worst_abs_error_pct: float | None
     """In-sample."""
+    lopo_median_abs_error_pct: float | None = None
+    """Leave-one-publisher-out; None for a calibration fitted before the grouped figures."""
+    lopo_worst_abs_error_pct: float | None = None
+    lopo_band_coverage: float | None = None
+    """Share of rows inside the 80 % band built from the other publishers' residuals."""
+    publishers: int | None = None
     kfold_median_abs_error_pct: float | None = None
     kfold_worst_abs_error_pct: float | None = None
     band_coverage: float | None = None
@@ -142,8 +150,11 @@ class MemoryDoc(Document):
     nvidia_smi_gib: float
     """What nvidia-smi shows for the process on a roomy GPU (= ``peak_memory_gib``)."""
     required_gib: float
-    """What must fit (allocated + unreleasable fragmentation + context + cuBLAS + NCCL): ``fits``
-    compares it with ``memory_capacity_gib``."""
+    """What must fit (allocated + unreleasable fragmentation + context + cuBLAS + NCCL), at the point."""
+    required_gib_low: float | None = None
+    """The low end of what must fit: above ``memory_capacity_gib`` means *does not fit*."""
+    required_gib_high: float | None = None
+    """The high end of what must fit: within ``memory_capacity_gib`` means *fits*."""
 
 
 class PlausibilityDoc(Document):
@@ -231,6 +242,10 @@ class EstimateRow(Document):
     gpu_count: int = Field(ge=1)
     parallelism: str
     fits: bool
+    """Fits for certain (``memory_verdict`` is ``fits``)."""
+    memory_verdict: MemoryVerdict | None = None
+    """``fits``, ``may-not-fit`` or ``does-not-fit``, on the whole band of ``memory.required_gib``;
+    None with ``error``."""
     peak_memory_gib: float | None
     peak_memory_gib_low: float | None
     peak_memory_gib_high: float | None

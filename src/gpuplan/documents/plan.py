@@ -17,7 +17,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from gpuplan.documents.base import Document, ExchangeRateDoc
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
-from gpuplan.vocab import Parallelism, PricingModel, Task
+from gpuplan.vocab import MemoryVerdict, Parallelism, PricingModel, Task
 
 __all__ = [
     "PLAN_SCHEMA_VERSION",
@@ -150,6 +150,9 @@ class PlanOption(Document):
     """An image workload whose decode and augmentation on this instance's vCPUs per GPU cannot keep
     up with its GPUs: the job time is the CPUs' bound (JPEG decode + random-resized crop at an
     assumed 100 images/s per vCPU, 50–250)."""
+    memory_verdict: MemoryVerdict | None = None
+    """``fits`` or ``may-not-fit`` (the memory band straddles the GPU's usable memory: ranked after
+    the options that fit); None in a file written before the verdict existed."""
     deadline_miss_probability: float | None = None
     checkpoint_interval_min: float | None = Field(default=None, gt=0)
     expected_interruptions: float | None = None

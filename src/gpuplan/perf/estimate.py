@@ -32,6 +32,7 @@ from gpuplan.perf.stages.layout import Layout, ModelParallel, lay_out
 from gpuplan.perf.stages.memory import GpuMemory, gpu_memory
 from gpuplan.perf.stages.spread import SOFTWARE_FASTER, SOFTWARE_SLOWER, StepSpread, step_spread, time_spread
 from gpuplan.profile.model import Profile
+from gpuplan.vocab import MemoryVerdict
 
 __all__ = [
     "SOFTWARE_FASTER",
@@ -125,7 +126,8 @@ class Estimate:
     parallelism: str
     task: str
     fits: bool
-    """Whether the per-GPU peak (nvidia-smi view) fits the GPU's usable memory."""
+    """Fits for certain: the high end of the memory band is within the GPU's usable memory
+    (:attr:`memory_verdict` tells *may not fit* from *does not fit*)."""
     memory: MemoryEstimate
     step_time_s: float
     """One optimizer step of the global batch (all micro-batches of gradient accumulation)."""
@@ -216,6 +218,11 @@ class Estimate:
         """P(job time > ``t`` hours) (step time > ``t`` seconds without a job size)."""
         dist = self.job_time or self.step_time
         return dist.prob_exceeds(t)
+
+    @property
+    def memory_verdict(self) -> MemoryVerdict:
+        """*fits*, *may not fit* or *does not fit*, on the whole memory band (:class:`MemoryEstimate`)."""
+        return self.memory.verdict
 
     @property
     def peak_memory_gib(self) -> float:

@@ -22,6 +22,8 @@ __all__ = [
     "CATALOG_NETWORK_KINDS",
     "DEFAULT_NETWORK_GBIT_S",
     "DEFAULT_NETWORK_KIND",
+    "FAST_NETWORK_GBIT_S",
+    "SLOW_NETWORK_GBIT_S",
     "Link",
     "NetworkSpec",
     "all_gather_s",
@@ -30,17 +32,25 @@ __all__ = [
     "network_kind_of",
 ]
 
-#: Inter-node network assumed when neither the user nor the instance says, Gbit/s per node, and
-#: its kind: 400 Gbit/s RDMA is the common multi-node training instance (AWS p4d.24xlarge: 4×100
-#: Gbit/s EFA; Azure ND A100 v4 and GCP a3 have more, 1,600–3,200). The slow end of the range is
-#: 100 Gbit/s over TCP (mid-range instances without RDMA: AWS g5.48xlarge, p3dn 100 Gbit/s).
 NetworkKind = Literal["rdma", "tcp"]
 NetworkSource = Literal["user", "catalog", "assumed"]
 
-DEFAULT_NETWORK_GBIT_S = 400.0
-DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
+#: When neither the user nor the instance says what joins the nodes, the plausible fabrics of GPU
+#: instances span a factor of 32, Gbit/s per node. Google Cloud's "Networking and GPU machines"
+#: page (cloud.google.com/compute/docs/gpus/gpu-network-bandwidth, read 2026-12-02) gives both
+#: ends: A2 and G2 instances (A100, L4) reach "up to 100 Gbps" over their virtual NICs (TCP), A4
+#: and A3 Ultra (B200, H200) carry eight ConnectX-7 NICs with "a total network bandwidth of 3,200
+#: Gbps" for GPU-to-GPU traffic (RDMA); AWS p5.48xlarge's EFA reaches 3,200 Gbit/s too. An unknown
+#: network is never the best case: the point (what a plan ranks) is the slow end, and the range
+#: runs to the fast end (:meth:`Link.fast_end`).
 SLOW_NETWORK_GBIT_S = 100.0
 SLOW_NETWORK_KIND: NetworkKind = "tcp"
+FAST_NETWORK_GBIT_S = 3200.0
+FAST_NETWORK_KIND: NetworkKind = "rdma"
+#: The rate an unknown network is taken at, and the kind a stated rate is taken as when its kind
+#: is not said either (:meth:`NetworkSpec.link` infers it from the rate).
+DEFAULT_NETWORK_GBIT_S = SLOW_NETWORK_GBIT_S
+DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
 
 #: Share of a link's one-direction bandwidth that NCCL reaches ("bus bandwidth"): nccl-tests
 #: all_reduce on DGX A100 reports ≈230–240 GB/s of NVLink 3's 300 GB/s per direction; PCIe through
@@ -122,9 +132,10 @@ class Link:
         """A link from GPU datasheet facts and what the instance says.
 
         ``gpus_per_node`` defaults to ``min(count, 8)``; ``nvlink`` defaults to NVLink on SXM/OAM
-        parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node;
-        ``network_gbit_s`` defaults to :data:`DEFAULT_NETWORK_GBIT_S` (then ``network_source`` is
-        ``assumed``), ``network_kind`` to RDMA.
+        parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node. Without
+        ``network_gbit_s`` the network is unknown (``network_source`` ``assumed``): the slow end of
+        the plausible fabrics, :data:`SLOW_NETWORK_GBIT_S` over ``network_kind`` or TCP. A stated
+        rate of unstated kind is taken as RDMA.
         """
         if count < 1:
             raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
@@ -151,15 +162,16 @@ class Link:
             intra_node=intra,
             intra_node_gbps=bidir / 2.0,
             network_gbit_s=DEFAULT_NETWORK_GBIT_S if network_gbit_s is None else network_gbit_s,
-            network_kind=network_kind or DEFAULT_NETWORK_KIND,
+            network_kind=network_kind or (SLOW_NETWORK_KIND if assumed else DEFAULT_NETWORK_KIND),
             network_source="assumed" if assumed else network_source,
         )
 
-    def slow_end(self) -> Link:
-        """The link at the slow end of the range: an assumed network becomes 100 Gbit/s TCP."""
+    def fast_end(self) -> Link:
+        """The link at the fast end of the range: an unknown network becomes the fastest plausible
+        fabric (:data:`FAST_NETWORK_GBIT_S` RDMA); a known one stays as it is."""
         if self.network_known or self.nodes <= 1:
             return self
-        return replace(self, network_gbit_s=SLOW_NETWORK_GBIT_S, network_kind=SLOW_NETWORK_KIND)
+        return replace(self, network_gbit_s=FAST_NETWORK_GBIT_S, network_kind=FAST_NETWORK_KIND)
 
     def intra_bus_bytes_s(self) -> float:
         return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node]
@@ -187,7 +199,8 @@ class NetworkSpec:
     """What the user or the instance says about the machines' links, before the GPU count is known."""
 
     gbit_s: float | None = None
-    """Inter-node network per node, Gbit/s; None → :data:`DEFAULT_NETWORK_GBIT_S`, labelled assumed."""
+    """Inter-node network per node, Gbit/s; None: unknown, taken at the slow end of the plausible
+    fabrics (:data:`SLOW_NETWORK_GBIT_S`), labelled assumed, with the range to the fast end."""
     kind: NetworkKind | None = None
     source: NetworkSource = "user"
     gpus_per_node: int | None = None

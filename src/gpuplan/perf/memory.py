@@ -17,7 +17,11 @@ out-of-memory on a workspace and falls back to an algorithm that needs less
 
     required_gib = peak_allocated × (1 + hard fragmentation) + context + cuBLAS + NCCL
 
-and :attr:`MemoryEstimate.fits` is ``required_gib <= capacity_gib``. Optimizer state in CUDA
+with a low and a high end (``required_gib_low``/``required_gib_high``: every term at its bound, the
+allocated part divided or multiplied by the calibration's memory band). The verdict
+(:attr:`MemoryEstimate.verdict`) reads the whole band: *fits* when its high end is within the usable
+memory, *does not fit* only when its low end is above it, *may not fit* in between — a run that
+happened must never be called "does not fit" because the point alone was over. Optimizer state in CUDA
 managed memory (bitsandbytes' paged optimizers) is outside PyTorch's allocator and pages out to host
 memory when the GPU is full: it is ``paged_optimizer_gib``, never part of ``required_gib``; the part
 that does not fit next to the rest is ``host_spill_gib``.
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 
 from gpuplan.hardware import GPU
 from gpuplan.profile.model import MemoryBreakdown, Profile
+from gpuplan.vocab import MemoryVerdict
 
 __all__ = [
     "ALLOCATOR_SLACK",
@@ -219,6 +224,8 @@ class MemoryEstimate:
     room, paged out to host memory when not; outside ``reserved_gib`` and ``required_gib``."""
     required_gib: float
     """What must fit: allocated × (1 + hard fragmentation) + context + cuBLAS + NCCL buffers."""
+    required_gib_low: float
+    """The same at the low end of every term (and the calibration's memory band)."""
     required_gib_high: float
     """The same at the high end of every term (and the calibration's memory band)."""
     peak_memory_gib: float
@@ -264,8 +271,23 @@ class MemoryEstimate:
         return max(0.0, self.paged_optimizer_gib - max(0.0, self.capacity_gib - self.required_gib))
 
     @property
+    def verdict(self) -> MemoryVerdict:
+        """*fits*, *may not fit* or *does not fit*, read on the whole band of :attr:`required_gib`."""
+        if self.required_gib_low > self.capacity_gib:
+            return MemoryVerdict.DOES_NOT_FIT
+        if self.required_gib_high > self.capacity_gib:
+            return MemoryVerdict.MAY_NOT_FIT
+        return MemoryVerdict.FITS
+
+    @property
     def fits(self) -> bool:
-        return self.required_gib <= self.capacity_gib
+        """Fits for certain: the high end of the band is within the usable memory."""
+        return self.verdict is MemoryVerdict.FITS
+
+    @property
+    def ruled_out(self) -> bool:
+        """Cannot fit: even the low end of the band is above the usable memory."""
+        return self.verdict is MemoryVerdict.DOES_NOT_FIT
 
 
 def memory_estimate(
@@ -297,6 +319,7 @@ def memory_estimate(
         nccl_buffers_gib=terms.nccl_buffers_gib[1],
         paged_optimizer_gib=paged,
         required_gib=required,
+        required_gib_low=alloc / memory_band * (1.0 + HARD_FRAGMENTATION[0]) + terms.fixed(0),
         required_gib_high=alloc * memory_band * (1.0 + HARD_FRAGMENTATION[2]) + terms.fixed(2),
         peak_memory_gib=alloc * s + terms.total(1) + resident,
         peak_memory_gib_low=alloc * lo_s / memory_band + terms.total(0),

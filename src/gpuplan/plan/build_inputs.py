@@ -35,7 +35,7 @@ from gpuplan.plan.input_types import (
 from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.vocab import PRICING_RULES
+from gpuplan.vocab import PRICING_RULES, MemoryVerdict
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -430,12 +430,20 @@ def make_estimator(
             )
             h = SERVING_HOURS
             return EstimateRow(
-                fits=est.fits and ok, job_time_h=h, job_time_h_low=h, job_time_h_high=h, peak_memory_gib=peak
+                fits=not est.memory.ruled_out and ok,
+                memory_uncertain=est.memory_verdict is MemoryVerdict.MAY_NOT_FIT,
+                job_time_h=h,
+                job_time_h_low=h,
+                job_time_h_high=h,
+                peak_memory_gib=peak,
             )
         if est.job_time_h is None:
             return unfit
         return EstimateRow(
-            fits=est.fits,
+            # Ruled out only when the whole memory band is above the GPU's usable memory; a
+            # configuration that may not fit stays, flagged and ranked after those that fit.
+            fits=not est.memory.ruled_out,
+            memory_uncertain=est.memory_verdict is MemoryVerdict.MAY_NOT_FIT,
             job_time_h=est.job_time_h,
             job_time_h_low=est.job_time_h_low or est.job_time_h,
             job_time_h_high=est.job_time_h_high or est.job_time_h,

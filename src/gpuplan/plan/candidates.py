@@ -56,6 +56,8 @@ class Candidates:
     reason: IntArray
     """Index into ``REASONS`` of the first reason the candidate was left out, or ``NO_REASON``."""
     fits: BoolArray
+    memory_uncertain: BoolArray
+    """*May not fit*: the memory band straddles the usable memory (see ``EstimateRow``)."""
     work_h: FloatArray
     work_h_low: FloatArray
     work_h_high: FloatArray
@@ -115,6 +117,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         gpus_per_node=np.floor(per_node[offer]).astype(np.int64),
         reason=np.full(n, NO_REASON, dtype=np.int64),
         fits=np.zeros(n, dtype=bool),
+        memory_uncertain=np.zeros(n, dtype=bool),
         work_h=np.full(n, math.nan),
         work_h_low=np.full(n, math.nan),
         work_h_high=np.full(n, math.nan),
@@ -250,7 +253,7 @@ def _run_keys(
     each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
-    flags = np.zeros((codes.size, 3), dtype=bool)
+    flags = np.zeros((codes.size, 4), dtype=bool)
     vals = np.full((codes.size, 5), math.nan)
     for j, idx in enumerate(first):
         i_cand = live[idx]
@@ -263,7 +266,7 @@ def _run_keys(
                 cols,
             )
         )
-        flags[j] = (row.fits, row.input_bound, row.input_unknown)
+        flags[j] = (row.fits, row.input_bound, row.input_unknown, row.memory_uncertain)
         vals[j] = (
             row.job_time_h,
             row.job_time_h_low,
@@ -309,7 +312,7 @@ def estimate_candidates(
         flags, vals, inv = _run_keys(cands, sub, offers, estimate, cols, shape[mask])
         calls += flags.shape[0]
         cands.fits[sub], cands.input_bound[sub] = flags[inv, 0], flags[inv, 1]
-        cands.input_unknown[sub] = flags[inv, 2]
+        cands.input_unknown[sub], cands.memory_uncertain[sub] = flags[inv, 2], flags[inv, 3]
         cands.work_h[sub], cands.work_h_low[sub], cands.work_h_high[sub] = (
             vals[inv, 0],
             vals[inv, 1],

@@ -292,8 +292,13 @@ class EstimateRow:
     """The estimator's answer for one :class:`EstimateKey`."""
 
     fits: bool
+    """The job can run here: memory not ruled out (the low end of its band fits), a serving load
+    carried."""
     job_time_h: float
     """Failure-free job time, h (nan when it does not fit)."""
+    memory_uncertain: bool = False
+    """The memory band straddles the GPU's usable memory (*may not fit*): ranked after every option
+    that fits for certain, and flagged."""
     job_time_h_low: float
     job_time_h_high: float
     peak_memory_gib: float = math.nan

@@ -13,7 +13,13 @@ from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact
 
-__all__ = ["make_option"]
+__all__ = ["MAY_NOT_FIT_FLAG", "make_option"]
+
+#: The flag of an option whose memory band straddles the GPU's usable memory.
+MAY_NOT_FIT_FLAG = N_(
+    "may not fit in memory: the high end of the memory estimate is above the GPU's usable memory "
+    "(ranked after the options that fit)"
+)
 
 
 def _restart_h(job: JobFacts) -> tuple[float, float]:
@@ -101,6 +107,8 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(N_("billing granularity unknown: hourly assumed"))
     if bool(ctx.costs.is_spot[j]) and ctx.costs.rates[int(ctx.costs.spot_rate_id[j])].assumed:
         flags.append(N_("spot interruption rate assumed"))
+    if bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):
+        flags.append(MAY_NOT_FIT_FLAG)
     return flags
 
 
@@ -190,6 +198,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         peak_memory_gib=float(cands.peak_memory_gib[i]),
         step_time_s=step if math.isfinite(step := float(cands.step_time_s[i])) else None,
         input_bound=bool(cands.input_bound[i]),
+        memory_uncertain=bool(cands.memory_uncertain[i]),
         deadline_miss_probability=miss,
         spot=spot,
         compliance=row.compliance,

@@ -12,7 +12,7 @@ import numpy as np
 
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, format_number, money
 from gpuplan.plan.candidates import (
     Candidates,
     EstimateFn,
@@ -152,18 +152,64 @@ def _top_positions(
 def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool = False) -> list[Option]:
     """The top options, one per (provider, region, instance, pricing) at its best node count, so that
     the list compares offers rather than repeating one offer at 8, 7, 6 … nodes. ``best_case``: ranked
-    by the figures with every unknown fact at its best case (what the ranking would be if each were)."""
+    by the figures with every unknown fact at its best case (what the ranking would be if each were).
+
+    Options that may not fit in memory rank after every option that fits for certain: unknown is
+    never the best case. They are shown (flagged) where the list has room, and named in the notes.
+    """
     c = ctx.best if best_case and ctx.best is not None else ctx.costs
-    cost, time = c.total_usd[feasible], c.time_h[feasible]
-    ties = unknown_count(ctx.costs.unknown[feasible])
+    uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
+    sure, unsure = feasible[~uncertain], feasible[uncertain]
+
+    def ordered(subset: np.ndarray, k: int) -> np.ndarray:
+        if subset.size == 0:
+            return subset
+        ties = unknown_count(ctx.costs.unknown[subset])
+        cost, time = c.total_usd[subset], c.time_h[subset]
+        return subset[_top_positions(cost, time, ctx.constraints.objective, min(k, subset.size), ties)]
+
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
     for k in (64 * top, feasible.size):
-        order = feasible[_top_positions(cost, time, ctx.constraints.objective, min(k, feasible.size), ties)]
+        order = np.concatenate((ordered(sure, k), ordered(unsure, k)))
         ranked = _take(ctx, order, top, per_node_count=False)
-        if len(ranked) >= top or k >= feasible.size:
+        complete = k >= sure.size or sum(not o.memory_uncertain for o in ranked) >= top
+        if (len(ranked) >= top and complete) or k >= feasible.size:
             return ranked
     return ranked
+
+
+def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
+    """The feasible positions that fit in memory for certain; all of them when none does (then
+    every option is flagged *may not fit* and the plan says so)."""
+    sure = feasible[~ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
+    return sure if sure.size else feasible
+
+
+def _uncertain_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
+    """What the plan says about options that may not fit in memory, or None when there are none."""
+    unsure = feasible[ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]]
+    if unsure.size == 0:
+        return None
+    if unsure.size == feasible.size:
+        return _(
+            "memory: no option fits for certain — on every one the high end of the memory estimate is "
+            "above the GPU's usable memory (may not fit); `gpuplan estimate` lists the changes that "
+            "make it fit"
+        )
+    best = _best_of(ctx, unsure, None)
+    assert best is not None  # unsure is not empty
+    shown = any(o.memory_uncertain for o in ranked)
+    return _(
+        "memory: {n} options may not fit (their memory band straddles the GPU's usable memory); ranked "
+        "after every option that fits{shown}; the best of them: {label}, {cost}; `gpuplan estimate` "
+        "lists the changes that make it fit"
+    ).format(
+        n=format_number(int(unsure.size)),
+        shown="" if shown else _(", none in the top list"),
+        label=best.label,
+        cost=money(best.total_cost_usd),
+    )
 
 
 def _run(
@@ -342,16 +388,16 @@ def plan_offers(
     if feasible.size == 0:
         raise PlanInfeasibleError.because(infeasible_message(ctx, np.flatnonzero(pre), make_option), excluded)
 
-    cost = costs.total_usd[feasible]
-    time = costs.time_h[feasible]
     ranked = _ranked(ctx, feasible, top)
-    front = feasible[pareto_mask(cost, time)]
+    # The front and the personas' picks come from the options that fit for certain, when any do.
+    sure = _memory_sure(ctx, feasible)
+    front = sure[pareto_mask(costs.total_usd[sure], costs.time_h[sure])]
     front = front[np.lexsort((costs.time_h[front], costs.total_usd[front]))]
     pareto = _take(ctx, front, len(front))
-    cheapest = _best_of(ctx, feasible, None, Objective.COST)
-    fastest = _best_of(ctx, feasible, None, Objective.TIME)
+    cheapest = _best_of(ctx, sure, None, Objective.COST)
+    fastest = _best_of(ctx, sure, None, Objective.TIME)
     assert cheapest is not None and fastest is not None  # feasible is not empty
-    o_feas = cands.offer[costs.idx[feasible]]
+    o_feas = cands.offer[costs.idx[sure]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())
     )
@@ -385,15 +431,22 @@ def plan_offers(
         personas=persona_picks(
             cheapest,
             fastest,
-            _best_of(ctx, feasible, k8s_mask),
-            _best_of(ctx, feasible, comp_mask),
+            _best_of(ctx, sure, k8s_mask),
+            _best_of(ctx, sure, comp_mask),
             constraints,
             service=job.calendar_months is not None,
         ),
         why=explain_winner(ranked, constraints.objective, service=job.calendar_months is not None),
         candidates=len(cands),
         feasible=int(feasible.size),
-        notes=plan_notes(job, ranked, notes, constraints, ctx.costs.rates, model_split_misfits(cands, job)),
+        notes=plan_notes(
+            job,
+            ranked,
+            (*notes, *filter(None, [_uncertain_note(ctx, feasible, ranked)])),
+            constraints,
+            ctx.costs.rates,
+            model_split_misfits(cands, job),
+        ),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,
     )

@@ -116,6 +116,8 @@ class Option:
     """One training step (one batch) on this configuration, s; None when unknown."""
     input_bound: bool = False
     """The instance's CPUs (an image workload's decode and augmentation), not its GPUs, set the time."""
+    memory_uncertain: bool = False
+    """*May not fit*: the memory band straddles the GPU's usable memory (ranked after those that fit)."""
     flags: tuple[str, ...] = ()
     """Warnings: low-confidence price, stale price, assumed billing step …"""
     assumptions: tuple[str, ...] = ()

@@ -44,6 +44,7 @@ from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest
 from gpuplan.report.stack import LevelOutcomes, level_figures, levels_table, stack_json, stack_words
+from gpuplan.vocab import MemoryVerdict
 from gpuplan.workload.stack import Stack
 
 __all__ = ["JSON_SCHEMA_VERSION", "estimate_json", "estimate_view"]
@@ -96,6 +97,10 @@ def _calibration_json(cal: Calibration) -> CalibrationSummary:
         # In-sample (the fit judged on its own rows); the held-out figures are the accuracy.
         median_abs_error_pct=round(statistics.median(errors), 1) if errors else None,
         worst_abs_error_pct=round(max(errors), 1) if errors else None,
+        lopo_median_abs_error_pct=figure("lopo_median_abs_error_pct"),
+        lopo_worst_abs_error_pct=figure("lopo_worst_abs_error_pct"),
+        lopo_band_coverage=figure("lopo_band_coverage"),
+        publishers=int(held["publishers"]) if "publishers" in held else None,
         kfold_median_abs_error_pct=figure("kfold_median_abs_error_pct"),
         kfold_worst_abs_error_pct=figure("kfold_worst_abs_error_pct"),
         band_coverage=figure("band_coverage"),
@@ -132,6 +137,8 @@ def _memory_json(m: MemoryEstimate) -> MemoryDoc:
         host_spill_gib=m.host_spill_gib,
         nvidia_smi_gib=m.nvidia_smi_gib,
         required_gib=m.required_gib,
+        required_gib_low=m.required_gib_low,
+        required_gib_high=m.required_gib_high,
     )
 
 
@@ -189,6 +196,7 @@ def _outcome_json(
             "gpu_count": o.gpu_count,
             "parallelism": parallelism,
             "fits": e.fits,
+            "memory_verdict": e.memory_verdict,
             **{k: getattr(e, k) for k in _FIGURES},
             "memory_capacity_gib": e.memory.capacity_gib,
             "memory": _memory_json(e.memory),
@@ -310,7 +318,11 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             if ranges
             else f"{e.peak_memory_gib:.1f} / {_gib(e.memory.capacity_gib)}"
         )
-        fits = Text(_("yes"), style="green") if e.fits else Text(_("no"), style="bold red")
+        fits = {
+            MemoryVerdict.FITS: Text(_("yes"), style="green"),
+            MemoryVerdict.MAY_NOT_FIT: Text(_("may not"), style="bold yellow"),
+            MemoryVerdict.DOES_NOT_FIT: Text(_("no"), style="bold red"),
+        }[e.memory_verdict]
         step = _time(e.step_time_s)
         thr = _num(e.throughput)
         mark = _ANCHOR_MARK if e.anchored is not None else ""
@@ -360,9 +372,9 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         return None
     table = Table(
         title=Text(
-            _("Where it does not fit: changes that would (best {n} per GPU; all in --json)").format(
-                n=_ADVICE_SHOWN
-            )
+            _(
+                "Where it does not or may not fit: changes that make it fit (best {n} per GPU; all in --json)"
+            ).format(n=_ADVICE_SHOWN)
         ),
         header_style="bold",
     )
@@ -461,7 +473,20 @@ def estimate_view(
     if spread is not None:
         parts.append(spread)
     cj = _calibration_json(cal)
-    if cj.kfold_median_abs_error_pct is not None:
+    if cj.lopo_median_abs_error_pct is not None:
+        calib = _(
+            "Calibrated {date} on {rows} published runs of {publishers} publishers: held out by "
+            "publisher (each predicted by a fit on the others' runs) median error {median} %, worst "
+            "{worst} %; ranges are 80 % intervals (covering {coverage} % of a left-out publisher's runs)."
+        ).format(
+            date=cj.fitted_on,
+            rows=cj.heldout_rows,
+            publishers=cj.publishers,
+            median=f"{cj.lopo_median_abs_error_pct:.1f}",
+            worst=f"{cj.lopo_worst_abs_error_pct or 0:.0f}",
+            coverage=f"{100 * (cj.lopo_band_coverage or 0):.0f}",
+        )
+    elif cj.kfold_median_abs_error_pct is not None:
         calib = _(
             "Calibrated {date} on {rows} published runs: held-out (k-fold) median error {median} %, "
             "worst {worst} %; ranges are 80 % intervals (covering {coverage} % of held-out runs)."

@@ -24,7 +24,7 @@ from gpuplan.documents.plan import (
 )
 from gpuplan.plan.result import Option, Plan
 from gpuplan.report.catalog import rate_doc
-from gpuplan.vocab import PricingModel
+from gpuplan.vocab import MemoryVerdict, PricingModel
 
 __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
 
@@ -68,6 +68,7 @@ def option_json(o: Option) -> PlanOption:
         stale=o.stale,
         peak_memory_gib=o.peak_memory_gib,
         input_bound=o.input_bound,
+        memory_verdict=MemoryVerdict.MAY_NOT_FIT if o.memory_uncertain else MemoryVerdict.FITS,
         deadline_miss_probability=o.deadline_miss_probability,
         checkpoint_interval_min=o.checkpoint_interval_min,
         expected_interruptions=o.expected_interruptions,

@@ -187,8 +187,8 @@ class Communication:
 
     data_parallel: CommTime
     """The data-parallel collectives (DDP, ZeRO, FSDP) on the group's link, with their overlap."""
-    data_parallel_slow: CommTime
-    """The same at the slow end of an assumed network (what the range's slow end adds)."""
+    data_parallel_fast: CommTime
+    """The same at the fast end of an unknown network (what the range's fast end takes away)."""
     tensor_parallel_s: float
     """Exposed tensor-parallel all-reduces of one stage time (one micro-batch on one stage)."""
     pipeline_send_s: float
@@ -197,8 +197,9 @@ class Communication:
     """Tensor-parallel all-reduces and sends over the step's stage times."""
     exposed_s: float
     """What compute does not hide: the data-parallel exposed time plus :attr:`model_parallel_s`."""
-    exposed_slow_s: float
-    """:attr:`exposed_s` at the slow end of an assumed network."""
+    exposed_fast_s: float
+    """:attr:`exposed_s` at the fast end of an unknown network (:meth:`Link.fast_end`); equal to
+    it when the network is known."""
     total_s: float
     """Every collective end to end, as if none overlapped compute."""
     tensor_parallel_step_s: float
@@ -214,6 +215,8 @@ def communication(layout: Layout, compute: ComputeTime) -> Communication:
     """The collectives of one optimizer step of ``layout`` and what of them ``compute`` hides."""
     whole, mp, link = layout.whole, layout.model_parallel, layout.link
     tp_s, p2p_s = tensor_parallel_comm_s(whole, mp, link), stage_p2p_s(whole, mp, link)
+    fast_link = link.fast_end()
+    fast_mp_s = tensor_parallel_comm_s(whole, mp, fast_link) + stage_p2p_s(whole, mp, fast_link)
 
     def data_parallel(data_link: Link) -> CommTime:
         return comm_time(
@@ -226,17 +229,17 @@ def communication(layout: Layout, compute: ComputeTime) -> Communication:
             overlap_cost=layout.calibration.overlap_cost,
         )
 
-    comm, slow = data_parallel(layout.data_link), data_parallel(layout.slow_data_link)
+    comm, fast = data_parallel(layout.data_link), data_parallel(layout.fast_data_link)
     stages = compute.stage_times
     mp_comm_s = stages * (tp_s + p2p_s)
     return Communication(
         data_parallel=comm,
-        data_parallel_slow=slow,
+        data_parallel_fast=fast,
         tensor_parallel_s=tp_s,
         pipeline_send_s=p2p_s,
         model_parallel_s=mp_comm_s,
         exposed_s=comm.exposed_s + mp_comm_s,
-        exposed_slow_s=slow.exposed_s + mp_comm_s,
+        exposed_fast_s=fast.exposed_s + stages * fast_mp_s,
         total_s=comm.total_s + mp_comm_s,
         tensor_parallel_step_s=stages * tp_s,
         pipeline_send_step_s=stages * p2p_s,

@@ -318,8 +318,9 @@ class Layout:
     """Model replicas: ``d = GPUs / (t·p)``."""
     data_link: Link
     """The link one data-parallel group's collectives see (:func:`data_parallel_link`)."""
-    slow_data_link: Link
-    """The same at the slow end of an assumed network (:meth:`Link.slow_end`)."""
+    fast_data_link: Link
+    """The same at the fast end of an unknown network (:meth:`Link.fast_end`); ``data_link``
+    itself when the network is known."""
     whole: Profile
     """The traced step: the whole model at the per-GPU micro-batch."""
     local: Profile
@@ -394,11 +395,18 @@ def lay_out(request: EstimateRequest) -> Layout:
         notes.append(measured.describe())
     network_notes: tuple[str, ...] = ()
     if not link.network_known and link.nodes > 1:
+        fast = link.fast_end()
         network_notes = (
             _(
-                "inter-node network assumed {gbit_s:g} Gbit/s {kind} (range down to 100 Gbit/s TCP); "
+                "inter-node network unknown: the point assumes the slow end of plausible fabrics "
+                "({gbit_s:g} Gbit/s {kind}), the range runs to {fast_gbit_s:,g} Gbit/s {fast_kind}; "
                 "give --network-gbps or --instance"
-            ).format(gbit_s=link.network_gbit_s, kind=link.network_kind),
+            ).format(
+                gbit_s=link.network_gbit_s,
+                kind=link.network_kind,
+                fast_gbit_s=fast.network_gbit_s,
+                fast_kind=fast.network_kind,
+            ),
         )
     anchor, source_cal = _anchor(request, notes)
     return Layout(
@@ -409,7 +417,7 @@ def lay_out(request: EstimateRequest) -> Layout:
         link=link,
         data_parallel=dp,
         data_link=data_parallel_link(link, mp, dp),
-        slow_data_link=data_parallel_link(link.slow_end(), mp, dp),
+        fast_data_link=data_parallel_link(link.fast_end(), mp, dp),
         whole=profile,
         local=local_profile(profile, mp, microbatches=request.grad_accum_steps),
         notes=tuple(notes),

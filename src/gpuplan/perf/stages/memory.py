@@ -26,6 +26,7 @@ from gpuplan.perf.activations import forward_activation_bytes
 from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
 from gpuplan.perf.stages.layout import Layout, check_parallelism
 from gpuplan.profile.model import MemoryBreakdown, Profile
+from gpuplan.vocab import MemoryVerdict
 
 __all__ = [
     "DEEPSPEED_MIXED_ADAM",
@@ -203,13 +204,17 @@ def gpu_memory(layout: Layout) -> GpuMemory:
                 "memory and pages over PCIe at each step (not in the step time)"
             ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib)
         )
-    if mem.fits and mem.required_gib_high > mem.capacity_gib:
+    if mem.verdict is MemoryVerdict.MAY_NOT_FIT:
         notes.append(
             _(
-                "tight: fits at the point estimate ({required_gib:.1f} GiB required) but not at the high "
-                "end ({high_gib:.1f} GiB); leave headroom (smaller micro-batch, fused or 8-bit "
-                "optimizer, chunked loss)"
-            ).format(required_gib=mem.required_gib, high_gib=mem.required_gib_high)
+                "may not fit: {low_gib:.1f}–{high_gib:.1f} GiB required ({required_gib:.1f} at the point) "
+                "of {capacity_gib:.1f} GiB usable"
+            ).format(
+                low_gib=mem.required_gib_low,
+                high_gib=mem.required_gib_high,
+                required_gib=mem.required_gib,
+                capacity_gib=mem.capacity_gib,
+            )
         )
     elif mem.fits and mem.peak_memory_gib > mem.capacity_gib:
         notes.append(

@@ -2,8 +2,10 @@
 
 The point is compute plus the communication compute does not hide. The range: the 80 %
 split-conformal interval of the calibration's held-out residuals (wider for a GPU architecture or
-a model family with no calibration rows), with the slow end of an assumed network on top (the
-residuals never saw that network). An unfitted prior has no held-out residuals: its range is
+a model family with no calibration rows). Where the network between nodes is unknown, the point
+is costed on the slow end of the plausible fabrics and the range's fast end on the fastest
+(``perf/links.py``): the spread between fabrics, not a point on one assumed rate (the residuals
+never saw that network). An unfitted prior has no held-out residuals: its range is
 its residual band combined with the spread of software stacks (:data:`SOFTWARE_SLOWER`,
 :data:`SOFTWARE_FASTER`), since the point assumes one level of software
 (``perf.estimate.SOFTWARE_LEVEL``). An image job is never faster than its host CPUs decode.
@@ -60,7 +62,7 @@ class StepSpread:
 def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> StepSpread:
     """The step time of ``layout`` from its compute and communication, with its range."""
     cal, gpu, profile = layout.calibration, layout.gpu, layout.local
-    compute_s, comm_s, comm_slow_s = compute.compute_s, comm.exposed_s, comm.exposed_slow_s
+    compute_s, comm_s, comm_fast_s = compute.compute_s, comm.exposed_s, comm.exposed_fast_s
     step_s = compute_s + comm_s
     if step_s <= 0:
         raise EstimateError.worded(
@@ -70,11 +72,11 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
     half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
     if compute.anchored is not None:
         # The compute is a measured step (moved to this GPU): its own, narrower range; the
-        # communication keeps the model's (or the prior's) range, and an assumed network's slow end.
+        # communication keeps the model's (or the prior's) range, and an unknown network's fast end.
         a = math.exp(compute.anchored.log_halfwidth)
         faster, slower = (math.exp(half), math.exp(half)) if half is not None else time_spread(cal)
-        step_low = compute_s / a + comm_s / faster
-        step_high = compute_s * a + comm_s * slower + (comm_slow_s - comm_s)
+        step_low = compute_s / a + comm_fast_s / faster
+        step_high = compute_s * a + comm_s * slower
         notes.append(
             _("range: ×/÷ {factor} on the anchored compute ({why})").format(
                 factor=f"{a:.2f}",
@@ -85,13 +87,13 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
         )
     elif half is None:  # an unfitted prior: its residual band ⊕ the software spread
         faster, slower = time_spread(cal)
-        step_low = compute_s / faster + comm_s
-        step_high = compute_s * slower + comm_slow_s
+        step_low = compute_s / faster + comm_fast_s
+        step_high = compute_s * slower + comm_s
     else:
-        # The 80 % split-conformal interval of the held-out residuals (the slow end of an assumed
-        # network on top: the residuals never saw that network).
-        step_low = step_s / math.exp(half)
-        step_high = step_s * math.exp(half) + (comm_slow_s - comm_s)
+        # The 80 % split-conformal interval of the held-out residuals; an unknown network's fast
+        # end below it (the residuals never saw that network).
+        step_low = (compute_s + comm_fast_s) / math.exp(half)
+        step_high = step_s * math.exp(half)
         if half > (cal.time_log_halfwidth or half):
             notes.append(
                 _(

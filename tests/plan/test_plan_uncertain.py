@@ -1,0 +1,159 @@
+"""Unknown is never the best case: an option that may not fit in memory, or whose network is not
+known, is shown but never ranked ahead of one that is known to work."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+from plan_helpers import aws_costs, offer
+from test_network_kind import CAL, _big_ddp_profile
+
+from gpuplan.plan import (
+    Constraints,
+    CostFacts,
+    EstimateKey,
+    EstimateRow,
+    JobFacts,
+    OfferTable,
+    plan_offers,
+)
+from gpuplan.plan.build_inputs import make_estimator
+from gpuplan.plan.options import MAY_NOT_FIT_FLAG
+from gpuplan.report.plan import plan_json
+from gpuplan.vocab import MemoryVerdict
+from gpuplan.workload import Workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _estimator(uncertain: set[str], ruled_out: frozenset[str] = frozenset()):  # type: ignore[no-untyped-def]
+    """1 h on 8 GPUs everywhere; the GPUs in ``uncertain`` may not fit, those in ``ruled_out`` cannot."""
+
+    def est(key: EstimateKey) -> EstimateRow:
+        return EstimateRow(
+            fits=key.gpu not in ruled_out,
+            memory_uncertain=key.gpu in uncertain,
+            job_time_h=1.0,
+            job_time_h_low=1.0,
+            job_time_h_high=1.0,
+            peak_memory_gib=70.0,
+        )
+
+    return est
+
+
+ROWS = [
+    offer(instance_type="cheap-maybe", gpu="A100-SXM4-40GB", gpu_memory_gib=40.0, price_usd=10.0),
+    offer(instance_type="dear-sure", gpu="H100-SXM5-80GB", gpu_memory_gib=80.0, price_usd=30.0),
+]
+
+
+def _plan(estimator, top: int = 10):  # type: ignore[no-untyped-def]
+    return plan_offers(
+        OfferTable.from_rows(ROWS),
+        CostFacts([aws_costs()]),
+        JobFacts(),
+        estimator,
+        Constraints(max_gpus=8),
+        top=top,
+    )
+
+
+def test_an_option_that_may_not_fit_ranks_after_those_that_fit_and_is_flagged() -> None:
+    plan = _plan(_estimator({"A100-SXM4-40GB"}))
+    # The A100 offer is a third of the price, but its memory band straddles the 40 GB: it is
+    # shown, second, flagged — never the recommendation, the cheapest persona or the front.
+    assert [o.instance_type for o in plan.options] == ["dear-sure", "cheap-maybe"]
+    assert plan.recommended.instance_type == "dear-sure" and not plan.recommended.memory_uncertain
+    maybe = plan.options[1]
+    assert maybe.memory_uncertain and MAY_NOT_FIT_FLAG in maybe.flags
+    assert maybe.total_cost_usd < plan.recommended.total_cost_usd
+    assert {p.persona: p.option.instance_type for p in plan.personas if p.option}["budget"] == "dear-sure"
+    assert [o.instance_type for o in plan.pareto] == ["dear-sure"]
+    (note,) = [n for n in plan.notes if n.startswith("memory: ")]
+    assert note.startswith("memory: 1 options may not fit") and "cheap-maybe" in note
+    doc = plan_json(plan, {"name": "toy", "task": "train"})
+    assert [o.memory_verdict for o in doc.options] == [MemoryVerdict.FITS, MemoryVerdict.MAY_NOT_FIT]
+
+
+def test_an_option_that_may_not_fit_is_named_even_when_the_list_has_no_room_for_it() -> None:
+    plan = _plan(_estimator({"A100-SXM4-40GB"}), top=1)
+    assert [o.instance_type for o in plan.options] == ["dear-sure"]
+    (note,) = [n for n in plan.notes if n.startswith("memory: ")]
+    assert ", none in the top list" in note and "cheap-maybe" in note
+
+
+def test_when_nothing_fits_for_certain_the_options_that_may_are_ranked_and_the_plan_says_so() -> None:
+    plan = _plan(_estimator({"A100-SXM4-40GB", "H100-SXM5-80GB"}))
+    assert plan.recommended.instance_type == "cheap-maybe" and plan.recommended.memory_uncertain
+    assert all(MAY_NOT_FIT_FLAG in o.flags for o in plan.options)
+    assert any(n.startswith("memory: no option fits for certain") for n in plan.notes)
+
+
+def test_only_an_option_whose_whole_band_is_above_the_memory_is_left_out() -> None:
+    plan = _plan(_estimator(set(), ruled_out=frozenset({"A100-SXM4-40GB"})))
+    assert [o.instance_type for o in plan.options] == ["dear-sure"]
+    assert plan.excluded.get("does_not_fit", 0) >= 1
+    assert not any(n.startswith("memory: ") for n in plan.notes)
+
+
+def test_the_estimator_keeps_a_configuration_that_may_not_fit_and_marks_it() -> None:
+    # 20 GiB allocated at the peak: on a 24 GiB RTX 4090 what must fit is 18.5–24.2 GiB over the
+    # band — it may not fit, and the planner keeps it; on a 40 GB A100 it fits.
+    prof = _big_ddp_profile()
+    prof = replace(prof, peak=replace(prof.peak, activations_bytes=20 * 1024**3 - 12e9))
+    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), prof, CAL)
+
+    def row(gpu: str) -> EstimateRow:
+        return est(EstimateKey(gpu=gpu, gpus_per_node=1, nodes=1, interconnect="", network_gbps=None))
+
+    rtx, a100 = row("RTX-4090"), row("A100-SXM4-40GB")
+    assert a100.fits and not a100.memory_uncertain
+    assert rtx.fits and rtx.memory_uncertain and math.isfinite(rtx.job_time_h)
+    assert any(n.startswith("may not fit: ") for n in rtx.notes)
+
+
+def test_an_offer_whose_network_is_unknown_ranks_on_the_slow_end_of_plausible_fabrics() -> None:
+    # Two 2-node offers of the same GPU and price: one states 400 Gbit/s EFA, the other states no
+    # network. The unknown one is costed at 100 Gbit/s TCP: slower, so never ranked first; its
+    # range still reaches what 3,200 Gbit/s RDMA would give.
+    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), _big_ddp_profile(), CAL)
+
+    def key(gbps: float | None, kind: str) -> EstimateKey:
+        return EstimateKey(
+            gpu="A100-SXM4-80GB",
+            gpus_per_node=8,
+            nodes=2,
+            interconnect="NVSwitch",
+            network_gbps=gbps,
+            network_kind=kind,
+        )
+
+    known, unknown = est(key(400.0, "EFA")), est(key(None, ""))
+    assert unknown.job_time_h > known.job_time_h
+    assert unknown.job_time_h_low < known.job_time_h_low
+    assert any(n.startswith("inter-node network unknown") for n in unknown.notes)
+    rows = [
+        offer(instance_type="stated", gpu="A100-SXM4-80GB", gpu_memory_gib=80.0, network_kind="EFA"),
+        offer(instance_type="unstated", gpu="A100-SXM4-80GB", gpu_memory_gib=80.0, network_gbps=None),
+    ]
+
+    def two_nodes_only(k: EstimateKey) -> EstimateRow:  # a job that needs both nodes
+        return (
+            est(k)
+            if k.nodes == 2
+            else EstimateRow(
+                fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan
+            )
+        )
+
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        JobFacts(),
+        two_nodes_only,
+        Constraints(max_gpus=16),
+    )
+    assert [(o.instance_type, o.nodes) for o in plan.options] == [("stated", 2), ("unstated", 2)]
