@@ -14,7 +14,10 @@ Mistral-7B 5.5 % — two sources closer, but the median of the ten figures moved
 run fell to 0.43 of its published throughput (−56.5 %; −51 % before). The refit put the tensor-core
 efficiency of Hopper 15 % lower (0.70 → 0.60 of peak) and of Ampere 11 % lower, which a prefill-bound
 run follows; long-prompt prefill (attention against sequence length) is the estimator's own open
-point. The bounds below record the achieved figures so that a further refit cannot slip unseen.
+point. The fit that ships now holds the attention factor and the compile speed-up at their
+literature values (fitting them made the leave-one-publisher-out error worse): pooled median 8.7 %
+(GPUStack 38.8 %, kvcached 9.1 %, Mistral-7B 8.0 %), the 32k-prompt run at 0.48 — within the
+issue's targets again, which are the bounds below.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ def test_every_row_is_a_figure_of_some_case_with_its_citation() -> None:
 def test_median_throughput_error_and_latency_order(predictions) -> None:  # type: ignore[no-untyped-def]
     report = scoring(predictions)
     assert report.throughput_n == 10
-    assert report.throughput_median_pct <= 17.5  # target 15: see the module's note
+    assert report.throughput_median_pct <= 15.0
     assert report.orders == report.orders_right == 5
 
 
@@ -62,10 +65,10 @@ def test_every_figure_is_within_a_factor_of_six(predictions) -> None:  # type: i
     # The 0.6B model's TPOT (+440 %): its fixed per-forward costs are spread over the traced
     # 512 tokens, and vLLM's per-step CPU time is not modelled. The other figures are within 3.5×
     # (measured after the refit on 106 rows: the 0.6B model's TTFT at 16 requests/s at 0.29), the
-    # scored throughputs within 2.4× (the 32k-prompt run at 0.43; 0.49 before that refit).
+    # scored throughputs within 2.2× (the 32k-prompt run at 0.48).
     for case, pred in predictions:
         for metric, value in case.figures.items():
             ratio = pred[metric] / value
             assert 1 / 6 < ratio < 6, (case.label, metric, value, pred[metric])
             if metric in THROUGHPUT_METRICS and case.scored(metric):
-                assert 0.42 < ratio < 1.7, (case.label, metric)
+                assert 0.45 < ratio < 1.7, (case.label, metric)
