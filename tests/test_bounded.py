@@ -86,3 +86,15 @@ def test_both_parsers_stop_at_the_same_limits(loader: str, monkeypatch: pytest.M
             load_yaml(text, source="f.yaml")
         assert says in str(e.value), str(e.value)
     assert load_yaml("a: &a [1, 2]\nb: *a\n", source="f.yaml") == {"a": [1, 2], "b": [1, 2]}
+
+
+def test_a_missing_file_names_the_nearest_file_beside_it(tmp_path: Path) -> None:
+    from gpuplan.bounded import read_text
+
+    (tmp_path / "resnet50.yaml").write_text("name: x\n")
+    with pytest.raises(InputError) as e:
+        read_text(tmp_path / "resnet50.yml", what="workload file", max_bytes=1000)
+    assert str(e.value).endswith(f"no such file; did you mean {str(tmp_path / 'resnet50.yaml')!r}?")
+    with pytest.raises(InputError) as far:
+        read_text(tmp_path / "other.json", what="workload file", max_bytes=1000)
+    assert "did you mean" not in str(far.value)

@@ -24,6 +24,7 @@ This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gpuplan.errors import GpuplanError, InputError, Phrase
+from gpuplan.errors import GpuplanError, InputError, Phrase, closest
 from gpuplan.i18n.messages import N_
 
 __all__ = [
@@ -76,6 +77,7 @@ ErrorClass = type[GpuplanError]
 # catalog message too ("workload file"), passed as a Phrase.
 _NUL = N_("cannot read {what} {path!r}: the path contains a NUL byte")
 _CANNOT_READ = N_("cannot read {what} {path!r}: {why}")
+_NO_FILE_NEAR = N_("cannot read {what} {path!r}: no such file; did you mean {near!r}?")
 _A_FOLDER = N_("cannot read {what} {path!r}: it is a folder; give the path of a file")
 _NOT_A_FILE = N_("cannot read {what} {path!r}: it is not a regular file; give the path of a file")
 _TOO_BIG = N_("{what} {path!r} is {size:,} bytes, more than the {limit:,} accepted")
@@ -88,6 +90,18 @@ _NOT_UTF8_LINE = N_("{what} {path!r} line {line} is not UTF-8 text (byte {byte} 
 _TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
 
 
+def _near_file(path: Path) -> str | None:
+    """The file beside a missing ``path`` whose name is nearest to it (``plan.yml`` for
+    ``plan.yaml``), for "did you mean"; None when none is near. Reads at most 2,000 names of the
+    folder the user named."""
+    try:
+        names = [e.name for e in itertools.islice(os.scandir(path.parent or "."), 2000) if e.is_file()]
+    except OSError:
+        return None
+    hits = closest(path.name, names, n=1)
+    return str(path.parent / hits[0]) if hits else None
+
+
 def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass) -> int:
     """A descriptor on the regular file at ``path`` of at most ``max_bytes``, blocking again."""
     shown, word = str(path)[:200], Phrase(what)
@@ -95,6 +109,10 @@ def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except ValueError:  # a NUL byte in the path
         raise error.worded(_NUL, what=word, path=shown) from None
+    except FileNotFoundError as e:
+        if (near := _near_file(Path(path))) is not None:
+            raise error.worded(_NO_FILE_NEAR, what=word, path=shown, near=near) from None
+        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
     except OSError as e:
         raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
     try:

@@ -120,3 +120,14 @@ def test_a_providers_stated_default_reads_as_before_and_in_chinese() -> None:
     with use_language("zh"):
         assert spot_default("tencent").shown() == "假设每 24 实例小时中断 1 次（腾讯云未公布中断率）"
         assert DEFAULT_SPOT_RATE.shown().startswith("假设每 24 实例小时中断 1 次")
+
+
+def test_the_catalogs_bands_are_named_once_together_and_other_sources_each_once() -> None:
+    from gpuplan.plan.spot import rates_shown
+
+    rates = [band_rate_per_hour(b) for b in ("10-15%", "<5%", ">20%", "<5%")]
+    shown = rates_shown([r for r in rates if r is not None] + [DEFAULT_SPOT_RATE, DEFAULT_SPOT_RATE])
+    assert len(shown) == 3, shown
+    assert "'10-15%', '<5%', '>20%'" in shown[0] and "upper bound of each band" in shown[0]
+    assert shown[1] == "open band '>20%' read as 40% (assumed)"
+    assert shown[2].startswith("assumed: 1 interruption per 24")

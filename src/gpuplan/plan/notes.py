@@ -8,7 +8,7 @@ from gpuplan.plan.candidates import ModelSplitMisfits
 from gpuplan.plan.constraints import Constraints
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.result import Option
-from gpuplan.plan.spot import SpotRate
+from gpuplan.plan.spot import SpotRate, rates_shown
 
 __all__ = ["plan_notes"]
 
@@ -102,14 +102,15 @@ def plan_notes(
         )
     )
     if any(o.spot for o in ranked):
-        shown = {r.source: r.shown() for r in rates}
+        by_source = {r.source: r for r in rates}
+        used = [by_source[o.spot.rate_source] for o in ranked if o.spot and o.spot.rate_source in by_source]
         plan_notes.append(
             _(
                 "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
             ).format(
                 gbps=f"{job.checkpoint_write_gbps:g}",
                 minutes=f"{job.restart_h * 60:.0f}",
-                rates="; ".join(sorted({shown.get(o.spot.rate_source, "") for o in ranked if o.spot})),
+                rates="; ".join(rates_shown(used)),
             )
         )
     return tuple(plan_notes)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,10 @@ class SpotRate:
     """True when no published figure backs it (the output then says "assumed")."""
     note: str | None = None
     """The provider's clause inside ``source`` (a message of its own), for :meth:`shown`."""
+    band: str | None = None
+    """The catalog's monthly interruption band the rate comes from, if any (:func:`rates_shown`)."""
+    open_share: float | None = None
+    """For an open band (">20%"): the monthly share assumed for it."""
 
     def shown(self) -> str:
         """``source`` in the user's language."""
@@ -118,7 +123,33 @@ def band_rate_per_hour(band: str) -> SpotRate | None:
     source = _BAND_SOURCE.format(band=band)
     if open_ended:
         source += f"; open band read as {p:.0%} (assumed)"
-    return SpotRate(per_hour=-math.log1p(-p) / HOURS_PER_MONTH, source=source, assumed=open_ended)
+    return SpotRate(
+        per_hour=-math.log1p(-p) / HOURS_PER_MONTH,
+        source=source,
+        assumed=open_ended,
+        band=band,
+        open_share=p if open_ended else None,
+    )
+
+
+_BANDS_SHOWN = N_(
+    "interruption bands {bands} per month from the catalog (AWS Spot Instance Advisor 'frequency of "
+    "interruption' / Azure eviction rate), upper bound of each band"
+)
+_OPEN_BAND_SHOWN = N_("open band {band} read as {share} (assumed)")
+
+
+def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
+    """Where ``rates`` come from, in the user's language: the catalog's bands named together in one
+    clause (a plan may use several), then each other source once."""
+    rates = list(rates)
+    banded = sorted({r.band for r in rates if r.band is not None})
+    out = []
+    if banded:
+        out.append(_(_BANDS_SHOWN).format(bands=", ".join(repr(b) for b in banded)))
+        opened = {r.band: r.open_share for r in rates if r.band is not None and r.open_share is not None}
+        out += [_(_OPEN_BAND_SHOWN).format(band=repr(b), share=f"{p:.0%}") for b, p in sorted(opened.items())]
+    return out + sorted({r.shown() for r in rates if r.band is None})
 
 
 def spot_rates(bands: StrArray, providers: StrArray) -> tuple[FloatArray, IntArray, list[SpotRate]]:
