@@ -24,6 +24,7 @@ This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import math
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gpuplan.errors import GpuplanError, InputError, Phrase, closest
+from gpuplan.errors import GpuplanError, InputError, Phrase
 from gpuplan.i18n.messages import N_
 
 __all__ = [
@@ -98,7 +99,9 @@ def _near_file(path: Path) -> str | None:
         names = [e.name for e in itertools.islice(os.scandir(path.parent or "."), 2000) if e.is_file()]
     except OSError:
         return None
-    hits = closest(path.name, names, n=1)
+    # Close enough to be a typo of it (a changed extension, a letter or two), not a file that only
+    # shares its extension: "missing.csv" does not suggest "gcp.csv".
+    hits = difflib.get_close_matches(path.name, names, n=1, cutoff=0.8)
     return str(path.parent / hits[0]) if hits else None
 
 
