@@ -26,7 +26,6 @@ from gpuplan.plan.input_types import (
     HOURS_PER_MONTH,
     JobFacts,
     OfferTable,
-    PlanOffer,
     RegionCosts,
     UsdTransferTier,
 )
@@ -71,6 +70,38 @@ def _discount_note(p: OfferPrice) -> str:
     return f" [your {percent} % discount applied; list {listed}]"
 
 
+#: The :class:`PlanOffer` field of each value of a row :func:`offer_table_from_prices` builds.
+_COLUMNS = (
+    "provider",
+    "region",
+    "zone",
+    "country",
+    "instance_type",
+    "gpu",
+    "gpu_count",
+    "gpu_memory_gib",
+    "pricing",
+    "price_usd",
+    "unit_hours",
+    "term_hours",
+    "vcpus",
+    "memory_gib",
+    "network_gbps",
+    "interconnect",
+    "network_kind",
+    "billing_granularity_s",
+    "min_billing_s",
+    "interruption_band",
+    "compliance",
+    "confidence",
+    "as_of",
+    "source",
+    "stale",
+    "staleness",
+    "price_age_days",
+)
+
+
 def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     """The store's offers (one per offer × pricing model) as planner columns.
 
@@ -80,6 +111,9 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     are the store's (:func:`gpuplan.catalog.dates.price_age`: an undated price counts as stale).
     """
     memory: dict[str, float] = {}
+    countries: dict[tuple[str, str], str] = {}
+    # Rows as plain tuples in _COLUMNS order, turned into columns at once: the market has
+    # thousands of offers, and an object per row costs more than the planning they feed.
     rows = []
     for p in prices:
         unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
@@ -90,38 +124,42 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
             term_h = float(years) * 8760.0 if isinstance(years, int | float) else _TERM_HOURS[p.pricing]
         if p.gpu not in memory:
             memory[p.gpu] = _gpu_memory_gib(p.gpu)
+        where = (p.provider, p.region)
+        if where not in countries:
+            countries[where] = region_country(p.provider, p.region)
         rows.append(
-            PlanOffer(
-                provider=p.provider,
-                region=p.region,
-                zone=p.zone or "",
-                country=region_country(p.provider, p.region),
-                instance_type=p.instance_type,
-                gpu=p.gpu,
-                gpu_count=float(p.gpu_count),
-                gpu_memory_gib=memory[p.gpu],
-                pricing=p.pricing or "",
-                price_usd=price_usd,
-                unit_hours=unit_hours,
-                term_hours=term_h,
-                vcpus=p.vcpus,
-                memory_gib=p.memory_gib,
-                network_gbps=p.network_gbps,
-                interconnect=p.interconnect or "",
-                network_kind=p.network_kind or "",
-                billing_granularity_s=p.billing_granularity_s,
-                min_billing_s=p.min_billing_s,
-                interruption_band=p.interruption_band or "",
-                compliance=tuple(p.compliance),
-                confidence=p.confidence or "low",
-                as_of=p.as_of or "",
-                source=(p.source or "") + _discount_note(p),
-                stale=p.stale,
-                staleness=p.staleness or "",
-                price_age_days=None if p.age_days is None else float(p.age_days),
+            (
+                p.provider,
+                p.region,
+                p.zone or "",
+                countries[where],
+                p.instance_type,
+                p.gpu,
+                float(p.gpu_count),
+                memory[p.gpu],
+                p.pricing or "",
+                price_usd,
+                unit_hours,
+                term_h,
+                p.vcpus,
+                p.memory_gib,
+                p.network_gbps,
+                p.interconnect or "",
+                p.network_kind or "",
+                p.billing_granularity_s,
+                p.min_billing_s,
+                p.interruption_band or "",
+                tuple(p.compliance),
+                p.confidence or "low",
+                p.as_of or "",
+                (p.source or "") + _discount_note(p),
+                p.stale,
+                p.staleness or "",
+                None if p.age_days is None else float(p.age_days),
             )
         )
-    return OfferTable.from_rows(rows)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]
+    return OfferTable.from_columns(dict(zip(_COLUMNS, columns, strict=True)))
 
 
 def _usd(store: Store, currency: str) -> float | None:

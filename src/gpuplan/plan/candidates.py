@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -221,23 +222,9 @@ def _offer_shapes(
     return out
 
 
-def _key(offers: OfferTable, i_off: int, gpn: int, nodes: int, cols: tuple[np.ndarray, ...]) -> EstimateKey:
-    vcpus, ram, net, kind = (
-        float(cols[0][i_off]),
-        float(cols[1][i_off]),
-        float(cols[2][i_off]),
-        cols[3][i_off],
-    )
-    return EstimateKey(
-        gpu=str(offers.gpu[i_off]),
-        gpus_per_node=gpn,
-        nodes=nodes,
-        interconnect=str(offers.interconnect[i_off]),
-        network_gbps=None if math.isnan(net) else net,
-        vcpus=None if math.isnan(vcpus) else vcpus,
-        network_kind=str(kind),
-        memory_gib=None if math.isnan(ram) else ram,
-    )
+def _known(values: np.ndarray) -> list[Any]:
+    """A float column's values as Python floats, nan as None (an :class:`EstimateKey`'s unknown)."""
+    return [None if v != v else v for v in values.tolist()]  # v != v: nan
 
 
 def _run_keys(
@@ -253,28 +240,43 @@ def _run_keys(
     each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
-    flags = np.zeros((codes.size, 4), dtype=bool)
-    vals = np.full((codes.size, 5), math.nan)
-    for j, idx in enumerate(first):
-        i_cand = live[idx]
+    # One key per distinct code, its facts read column by column as Python values (thousands of
+    # keys: indexing numpy scalars one by one would cost more than the estimates they look up).
+    cand = live[first]
+    off = cands.offer[cand]
+    vcpus, ram, net, kind = cols
+    keys = zip(
+        offers.gpu[off].tolist(),
+        cands.gpus_per_node[cand].tolist(),
+        cands.nodes[cand].tolist(),
+        offers.interconnect[off].tolist(),
+        _known(net[off]),
+        _known(vcpus[off]),
+        np.asarray(kind)[off].astype(str).tolist(),
+        _known(ram[off]),
+        strict=True,
+    )
+    flags, vals = [], []
+    for gpu, gpn, nodes, link, net_gbps, n_vcpus, fabric, ram_gib in keys:
         row = estimate(
-            _key(
-                offers,
-                int(cands.offer[i_cand]),
-                int(cands.gpus_per_node[i_cand]),
-                int(cands.nodes[i_cand]),
-                cols,
+            EstimateKey(
+                gpu=gpu,
+                gpus_per_node=gpn,
+                nodes=nodes,
+                interconnect=link,
+                network_gbps=net_gbps,
+                vcpus=n_vcpus,
+                network_kind=fabric,
+                memory_gib=ram_gib,
             )
         )
-        flags[j] = (row.fits, row.input_bound, row.input_unknown, row.memory_uncertain)
-        vals[j] = (
-            row.job_time_h,
-            row.job_time_h_low,
-            row.job_time_h_high,
-            row.peak_memory_gib,
-            row.step_time_s,
+        flags.append((row.fits, row.input_bound, row.input_unknown, row.memory_uncertain))
+        vals.append(
+            (row.job_time_h, row.job_time_h_low, row.job_time_h_high, row.peak_memory_gib, row.step_time_s)
         )
-    return flags, vals, inverse.reshape(-1)
+    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 4)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 5)
+    return flag_arr, val_arr, inverse.reshape(-1)
 
 
 def estimate_candidates(
