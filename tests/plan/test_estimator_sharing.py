@@ -31,7 +31,13 @@ CAL = Calibration(
 
 def _keys() -> list[EstimateKey]:
     """GPU shapes × hosts × networks, the interconnect written several ways."""
-    shapes = [("H100-SXM", 8, "NVSwitch"), ("H100-SXM", 8, "nvlink"), ("T4", 4, "PCIe"), ("A10G", 1, "")]
+    shapes = [
+        ("H100-SXM", 8, "NVSwitch"),
+        ("H100-SXM", 8, "nvlink"),
+        ("H100-SXM", 4, "NVLink"),  # 2 nodes of 4: the same 8 GPUs as one node of 8, another link
+        ("T4", 4, "PCIe"),
+        ("A10G", 1, ""),
+    ]
     hosts = [(None, None), (8.0, None), (48.0, 192.0), (96.0, 64.0), (192.0, 2048.0), (None, 32.0)]
     networks = [(None, ""), (100.0, ""), (400.0, "EFA"), (3200.0, "InfiniBand")]
     keys = [

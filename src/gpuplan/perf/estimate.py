@@ -299,14 +299,22 @@ class GpuStages:
     """The step and its range on the GPUs alone, before any host bounds it (:func:`gpu_spread`)."""
 
 
-def gpu_stages(request: EstimateRequest) -> GpuStages:
+def gpu_stages(request: EstimateRequest, like: GpuStages | None = None) -> GpuStages:
     """The stages of :func:`run_estimate` that do not read the host's input pipeline
     (``request.input_pipeline``): offers of one GPU shape on different hosts share them (the
-    planner asks about thousands of offers and a few hundred shapes)."""
+    planner asks about thousands of offers and a few thousand shapes).
+
+    ``like``: the stages of a request that differs from ``request`` at most in its link (the
+    network between the nodes, the GPUs per node) and its input pipeline; its compute and memory
+    stages, which read neither, are reused (the same GPUs over many networks share them).
+    """
     layout = lay_out(request)  # which share of the step one GPU runs, over which links
-    compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
+    if like is None:
+        compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
+        memory = gpu_memory(layout)  # what one GPU holds as the run shards it
+    else:
+        compute, memory = like.compute, like.memory
     comm = communication(layout, compute)  # the collectives and what of them compute hides
-    memory = gpu_memory(layout)  # what one GPU holds as the run shards it
     spread = gpu_spread(layout, compute, comm)  # the step's point and 80 % range on the GPUs
     return GpuStages(layout, compute, comm, memory, spread)
 

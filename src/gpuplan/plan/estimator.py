@@ -5,7 +5,8 @@ The market has tens of thousands of candidates and a few thousand distinct keys,
 distinct estimates, so the work is shared at three levels, each keyed only by what it reads:
 
 - a GPU shape (GPU, count, the links between them): the estimate's stages that the host does not
-  enter (``perf.estimate.gpu_stages``: layout, compute, communication, memory and the GPUs' step);
+  enter (``perf.estimate.gpu_stages``: layout, compute, communication, memory and the GPUs' step),
+  the compute and memory stages shared again by every link of the same GPUs;
 - a host (vCPUs, RAM): what its input pipeline feeds (``perf.workload_request.host_pipeline``);
 - a shape on a pipeline: the step bounded by that pipeline and the job's hours
   (``perf.estimate.host_finish``), the same arithmetic ``perf.estimate.finish_estimate`` does.
@@ -126,6 +127,7 @@ class _Estimator:
         # the stages' key and the note on an inferred network kind; None: this GPU cannot run it.
         self._shapes: dict[tuple[Any, ...], tuple[tuple[str, int, Link], str] | None] = {}
         self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
+        self._like: dict[tuple[str, int], GpuStages] = {}
         self._pipelines: dict[tuple[int, float | None, float | None], InputPipeline | None] = {}
         self._rows: dict[tuple[Any, ...], EstimateRow] = {}
 
@@ -213,10 +215,14 @@ class _Estimator:
                 host=Host(gpus=gpus_per_node),
                 measured_steps=self.measured_steps,
             )
+            # The same GPUs over another network or spread share the compute and memory stages.
+            like = self._like.get((gpu.id, count))
             try:
-                self._stages[stages_key] = gpu_stages(request)
+                stages = self._stages[stages_key] = gpu_stages(request, like)
             except EstimateError:
                 self._stages[stages_key] = None
+            else:
+                self._like.setdefault((gpu.id, count), stages)
         return (stages_key, inferred) if self._stages[stages_key] is not None else None
 
     def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> Any:
