@@ -13,7 +13,6 @@ module keeps working while the workload spec grows.
 from __future__ import annotations
 
 import json
-
 import re
 from pathlib import Path
 from typing import Annotated, Any
