@@ -301,7 +301,6 @@ def estimate_candidates(
     raw: tuple[np.ndarray, ...] = (offers.vcpus, offers.memory_gib, offers.network_gbps, offers.network_kind)
     cons = raw if bounds is None else _filled(offers, bounds, relevant)
     multi = cands.nodes[live] > 1
-    raw_shape = _offer_shapes(offers, *raw)[cands.offer[live]]
     # A single node's network is never used: its raw value keeps the key (and the estimator's cache) shared.
     single_cols = (cons[0], cons[1], raw[2], raw[3])
     cons_shape_multi = _offer_shapes(offers, *cons)[cands.offer[live]]
@@ -328,7 +327,9 @@ def estimate_candidates(
         cands.unknown[live] |= taken
         if (asked := np.flatnonzero(taken)).size:
             sub = live[asked]
-            flags, vals, inv = _run_keys(cands, sub, offers, estimate, raw, raw_shape[asked])
+            best = _best_case(offers)
+            best_shape = _offer_shapes(offers, *best)[cands.offer[live]]
+            flags, vals, inv = _run_keys(cands, sub, offers, estimate, best, best_shape[asked])
             calls += flags.shape[0]
             cands.work_h_best[sub] = np.minimum(vals[inv, 0], cands.work_h[sub])
             cands.input_unknown[sub] = flags[inv, 2]
@@ -361,6 +362,18 @@ def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.n
         net = np.where(unknown, bounds.network_gbps, net)
         kind = np.where(unknown, "TCP", kind.astype(str))
     return vcpus, ram, net, kind
+
+
+def _best_case(offers: OfferTable) -> tuple[np.ndarray, ...]:
+    """The offers' vCPUs, RAM, network and network kind with each unknown at its best case: unknown
+    vCPUs and RAM stay unknown (the estimator then applies no host limit), an unknown network is the
+    fastest plausible fabric (``perf.links.FAST_NETWORK_GBIT_S`` over RDMA)."""
+    from gpuplan.perf.links import FAST_NETWORK_GBIT_S
+
+    unknown = np.isnan(offers.network_gbps)
+    net = np.where(unknown, FAST_NETWORK_GBIT_S, offers.network_gbps)
+    kind = np.where(unknown, "InfiniBand", offers.network_kind.astype(str))
+    return offers.vcpus, offers.memory_gib, net, kind
 
 
 def _taken(offers: OfferTable, relevant: int) -> IntArray:
