@@ -333,32 +333,40 @@ class HostFinish:
     :class:`Estimate` :func:`finish_estimate` would give that a host can change."""
 
     spread: StepSpread
-    """The step and its range, bounded by the host's input pipeline."""
+    """The step and its range, bounded by the host's input pipeline (without the host's notes)."""
     job_time_h: float | None
     job_time_h_low: float | None
     job_time_h_high: float | None
-    notes: tuple[str, ...]
-    """:attr:`Estimate.notes`."""
+    stages: GpuStages
+    pipeline: InputPipeline | None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """:attr:`Estimate.notes`, worded when read (the planner shows few of the hosts it asks about)."""
+        stages = self.stages
+        spread = _host_spread(stages, self.pipeline)
+        return _notes(stages.layout, stages.compute, stages.memory, spread)
 
 
 def host_finish(stages: GpuStages, pipeline: InputPipeline | None) -> HostFinish:
     """The host-dependent part of ``finish_estimate(stages, request)`` for a request whose
     ``input_pipeline`` is ``pipeline``, without building the whole :class:`Estimate`: the
     planner asks this about every host a GPU shape is offered on."""
-    spread = _host_spread(stages, pipeline)
+    spread = _host_spread(stages, pipeline, worded=False)
     job_h, job_low, job_high = _job_hours(stages.layout, spread)
     return HostFinish(
         spread=spread,
         job_time_h=job_h,
         job_time_h_low=job_low,
         job_time_h_high=job_high,
-        notes=_notes(stages.layout, stages.compute, stages.memory, spread),
+        stages=stages,
+        pipeline=pipeline,
     )
 
 
-def _host_spread(stages: GpuStages, pipeline: InputPipeline | None) -> StepSpread:
+def _host_spread(stages: GpuStages, pipeline: InputPipeline | None, *, worded: bool = True) -> StepSpread:
     layout = stages.layout
-    return host_bound(stages.spread, layout.samples_per_step, layout.count, pipeline)
+    return host_bound(stages.spread, layout.samples_per_step, layout.count, pipeline, worded=worded)
 
 
 def _job_hours(layout: Layout, spread: StepSpread) -> tuple[float | None, float | None, float | None]:

@@ -30,7 +30,7 @@ from gpuplan.vocab import MemoryVerdict
 if TYPE_CHECKING:
     from gpuplan.perf import Calibration
     from gpuplan.perf.anchor import StepMeasurement
-    from gpuplan.perf.estimate import GpuStages
+    from gpuplan.perf.estimate import GpuStages, HostFinish
     from gpuplan.perf.input_pipeline import InputPipeline
     from gpuplan.perf.links import Link
     from gpuplan.profile.model import Profile
@@ -124,7 +124,8 @@ class _Estimator:
             and workload.stack.loader_workers is None
         )
         # (GPU, GPUs per node, nodes, interconnect, network, network kind) as the key says them ->
-        # the stages' key and the note on an inferred network kind; None: this GPU cannot run it.
+        # the stages' key and the network kind taken where the catalog lacks it ("" when it says it);
+        # None: this GPU cannot run it.
         self._shapes: dict[tuple[Any, ...], tuple[tuple[str, int, Link], str] | None] = {}
         self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
         self._like: dict[tuple[str, int], GpuStages] = {}
@@ -197,11 +198,8 @@ class _Estimator:
             gpus_per_node=gpus_per_node,
             nvlink=nvlink,
         ).link(gpu, count)
-        inferred = (
-            _("network kind not in the catalog: taken as {kind}").format(kind=link.network_kind)
-            if fabric is None and nodes > 1
-            else ""
-        )
+        # The kind taken where the catalog does not say it (worded with the row's notes, when read).
+        inferred = link.network_kind if fabric is None and nodes > 1 else ""
         stages_key = (gpu.id, count, link)
         if stages_key not in self._stages:
             # The host (vCPUs, RAM) enters none of these stages: each row applies its own.
@@ -261,7 +259,7 @@ class _Estimator:
             step_time_s=done.spread.step_s,
             input_bound=done.spread.input_bound,
             input_unknown=self.input_unknown_without_vcpus and not has_vcpus,
-            notes=(*done.notes, inferred) if inferred else done.notes,
+            wording=lambda: _row_notes(done, inferred),
         )
 
     def _serving_row(
@@ -298,6 +296,13 @@ class _Estimator:
             job_time_h_high=h,
             peak_memory_gib=peak,
         )
+
+
+def _row_notes(done: HostFinish, inferred: str) -> tuple[str, ...]:
+    """An :class:`EstimateRow`'s notes: the estimate's, then the network kind taken (``inferred``)."""
+    if not inferred:
+        return done.notes
+    return (*done.notes, _("network kind not in the catalog: taken as {kind}").format(kind=inferred))
 
 
 #: A host whose pipeline the estimator refuses (e.g. a non-positive vCPU count): no estimate.

@@ -9,7 +9,7 @@ never 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -323,4 +323,11 @@ class EstimateRow:
     input_unknown: bool = False
     """An image workload on an instance whose vCPUs the catalog lacks: whether its CPUs keep the
     GPUs fed is unknown (the time is the GPUs' alone, and the option says so)."""
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
+    """Words :attr:`notes` when they are read: the planner asks about thousands of offers and shows
+    a few, so the estimator words none until then (None: no notes)."""
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The estimate's caveats (layout, time range, memory, host, network), worded now."""
+        return self.wording() if self.wording is not None else ()

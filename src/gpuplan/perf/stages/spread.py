@@ -121,9 +121,14 @@ def gpu_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> Ste
     return StepSpread(step_s=step_s, low_s=step_low, high_s=step_high, notes=tuple(notes))
 
 
-def host_bound(spread: StepSpread, samples: int, gpus: int, pipe: InputPipeline | None) -> StepSpread:
+def host_bound(
+    spread: StepSpread, samples: int, gpus: int, pipe: InputPipeline | None, *, worded: bool = True
+) -> StepSpread:
     """``spread`` (the GPUs' step, :func:`gpu_spread`) bounded by what ``pipe`` feeds ``gpus`` GPUs
-    a step of ``samples``; ``spread`` itself when nothing feeds them (None)."""
+    a step of ``samples``; ``spread`` itself when nothing feeds them (None).
+
+    ``worded=False`` leaves the host's notes out (the same figures): the planner asks about
+    thousands of hosts and words the notes only of those it shows."""
     if pipe is None:
         return spread
     step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
@@ -138,11 +143,12 @@ def host_bound(spread: StepSpread, samples: int, gpus: int, pipe: InputPipeline 
         input_bound = True
         step_s, step_low = step_s + samples / point, step_low + samples / high
         step_high = step_high + samples / low
-        notes.append(
-            _("input decoded in the training process, not overlapped ({said})").format(
-                said=pipe.describe(gpus)
+        if worded:
+            notes.append(
+                _("input decoded in the training process, not overlapped ({said})").format(
+                    said=pipe.describe(gpus)
+                )
             )
-        )
     else:
         input_bound = samples / point > step_s
         step_s = max(step_s, samples / point)
@@ -150,13 +156,13 @@ def host_bound(spread: StepSpread, samples: int, gpus: int, pipe: InputPipeline 
         step_high = max(step_high, samples / low)
         # The pipeline's description is written only where a note says it (the planner asks
         # about thousands of hosts, most of them never bound).
-        if input_bound:
+        if worded and input_bound:
             notes.append(
                 _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
                     rate=point, said=pipe.describe(gpus)
                 )
             )
-        elif step_high == samples / low:
+        elif worded and step_high == samples / low:
             notes.append(
                 _("may be input-bound at the slow end of the CPU rate ({said})").format(
                     said=pipe.describe(gpus)
