@@ -3,11 +3,20 @@ number: ``host_finish(gpu_stages(r), p)`` and ``run_estimate(r with input_pipeli
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.estimate import EstimateRequest, JobSize, gpu_stages, host_finish, run_estimate
+from gpuplan.perf.estimate import (
+    EstimateRequest,
+    JobSize,
+    finish_estimate,
+    gpu_stages,
+    host_finish,
+    run_estimate,
+)
 from gpuplan.perf.input_pipeline import DatasetReads, InputPipeline
 from gpuplan.perf.links import Link
 from stand_in_profiles import resnet50_profile
@@ -65,3 +74,27 @@ def test_host_finish_equals_the_whole_estimate_on_every_host(gpu_id: str, count:
         assert part.notes == whole.notes
         seen_bound.add(whole.input_bound)
     assert seen_bound == {True, False}  # the hosts above cover both sides of the bound
+
+
+@pytest.mark.parametrize(("gpu_id", "count"), [("H100-SXM", 16), ("T4", 8)])
+def test_stages_like_another_network_equal_their_own(gpu_id: str, count: int) -> None:
+    """``gpu_stages(r, like=…)`` over another network or spread reuses what one GPU runs, and the
+    estimate it finishes is the one computed from scratch, notes included."""
+    gpu = get_gpu(gpu_id)
+    first = EstimateRequest(
+        profile=resnet50_profile("test", activations_bytes=2e9),
+        gpu=gpu,
+        count=count,
+        link=Link.for_gpus(gpu, count, gpus_per_node=count // 2),  # two nodes, network unknown
+        calibration=CAL,
+        job=JobSize(samples=1_281_167, epochs=90),
+    )
+    like = gpu_stages(first)
+    for per_node, gbit_s in [(count // 2, 100.0), (count // 4, 3200.0), (count // 2, None)]:
+        link = Link.for_gpus(gpu, count, gpus_per_node=per_node)
+        if gbit_s is not None:
+            link = replace(link, network_gbit_s=gbit_s, network_source="catalog")
+        request = first.changed(link=link)
+        shared, own = gpu_stages(request, like), gpu_stages(request)
+        assert shared.layout == own.layout
+        assert repr(finish_estimate(shared, request)) == repr(run_estimate(request))

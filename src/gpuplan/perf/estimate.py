@@ -308,7 +308,8 @@ def gpu_stages(request: EstimateRequest, like: GpuStages | None = None) -> GpuSt
     network between the nodes, the GPUs per node) and its input pipeline; its compute and memory
     stages, which read neither, are reused (the same GPUs over many networks share them).
     """
-    layout = lay_out(request)  # which share of the step one GPU runs, over which links
+    # Which share of the step one GPU runs, over which links (the share itself, ``like``'s).
+    layout = lay_out(request, None if like is None else like.layout)
     if like is None:
         compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
         memory = gpu_memory(layout)  # what one GPU holds as the run shards it

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpuplan.errors import EstimateError, Phrase
 from gpuplan.i18n import N_, _
@@ -360,10 +360,15 @@ class Layout:
         return self.local.batch_size * self.microbatches * self.data_parallel
 
 
-def lay_out(request: EstimateRequest) -> Layout:
+def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
     """Check ``request`` and lay it out: the calibration for its GPU, the links, the data-parallel
     degree and group link, and one GPU's share of the traced step. One-line
-    :class:`EstimateError` for a request that cannot run."""
+    :class:`EstimateError` for a request that cannot run.
+
+    ``like``: the layout of a request that differs from ``request`` at most in its link and input
+    pipeline; what one GPU runs (its calibration, anchor, share of the step and their notes) is
+    taken from it where the data-parallel degree is the same (the planner lays out the same GPUs
+    over many networks)."""
     profile, gpu, count = request.profile, request.gpu, request.count
     check_parallelism(request.parallelism)
     if count < 1:
@@ -372,7 +377,6 @@ def lay_out(request: EstimateRequest) -> Layout:
         raise EstimateError.worded(
             N_("gradient accumulation steps must be at least 1, got {steps}"), steps=request.grad_accum_steps
         )
-    cal = (request.calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
     link = request.link or Link.for_gpus(gpu, count)
     if link.gpu_count < count:
         raise EstimateError.worded(
@@ -384,15 +388,10 @@ def lay_out(request: EstimateRequest) -> Layout:
     dp = check_model_parallel(
         mp, profile, count=count, gpus_per_node=link.gpus_per_node, microbatches=request.grad_accum_steps
     )
-    notes: list[str] = []
-    if mp.active:
-        notes.append(
-            _("{layout} DP={dp}: each GPU runs 1/{degree} of the model (Megatron-style)").format(
-                layout=mp.describe(), dp=dp, degree=mp.degree
-            )
-        )
-    if (measured := cal.measurement(gpu.id)) is not None:
-        notes.append(measured.describe())
+    if like is not None and like.data_parallel == dp:
+        per_gpu = _PerGpu(like.calibration, like.anchor, like.source_calibration, like.local, like.notes)
+    else:
+        per_gpu = _per_gpu(request, dp)
     network_notes: tuple[str, ...] = ()
     if not link.network_known and link.nodes > 1:
         fast = link.fast_end()
@@ -408,21 +407,49 @@ def lay_out(request: EstimateRequest) -> Layout:
                 fast_kind=fast.network_kind,
             ),
         )
-    anchor, source_cal = _anchor(request, notes)
     return Layout(
         request=request,
-        calibration=cal,
-        anchor=anchor,
-        source_calibration=source_cal,
+        calibration=per_gpu.calibration,
+        anchor=per_gpu.anchor,
+        source_calibration=per_gpu.source_calibration,
         link=link,
         data_parallel=dp,
         data_link=data_parallel_link(link, mp, dp),
         fast_data_link=data_parallel_link(link.fast_end(), mp, dp),
         whole=profile,
-        local=local_profile(profile, mp, microbatches=request.grad_accum_steps),
-        notes=tuple(notes),
+        local=per_gpu.local,
+        notes=per_gpu.notes,
         network_notes=network_notes,
     )
+
+
+class _PerGpu(NamedTuple):
+    """The part of a :class:`Layout` no link enters (:func:`_per_gpu`)."""
+
+    calibration: Calibration
+    anchor: Anchor | None
+    source_calibration: Calibration | None
+    local: Profile
+    notes: tuple[str, ...]
+
+
+def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
+    """What one GPU of ``request`` runs, with ``dp`` data-parallel replicas: its calibration, the
+    measured step it is anchored on, its share of the traced step, and their notes."""
+    profile, gpu, mp = request.profile, request.gpu, request.model_parallel
+    cal = (request.calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
+    notes: list[str] = []
+    if mp.active:
+        notes.append(
+            _("{layout} DP={dp}: each GPU runs 1/{degree} of the model (Megatron-style)").format(
+                layout=mp.describe(), dp=dp, degree=mp.degree
+            )
+        )
+    if (measured := cal.measurement(gpu.id)) is not None:
+        notes.append(measured.describe())
+    anchor, source_cal = _anchor(request, notes)
+    local = local_profile(profile, mp, microbatches=request.grad_accum_steps)
+    return _PerGpu(cal, anchor, source_cal, local, tuple(notes))
 
 
 def _anchor(request: EstimateRequest, notes: list[str]) -> tuple[Anchor | None, Calibration | None]:
