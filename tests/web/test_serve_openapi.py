@@ -74,3 +74,12 @@ def test_every_operation_answers_within_its_schema(served: tuple[object, str]) -
             failures.append(f"{operation.label}: {str(e)[:1500]}")
     assert operations >= 25
     assert not failures, "\n\n".join(failures)
+
+
+def test_openapi_describes_document_fields(served: tuple[object, str]) -> None:
+    """The document models read their fields' docstrings only when a schema is rendered: the
+    OpenAPI document, built on its first request, still carries them."""
+    app, _token = served
+    spec = app.openapi()  # type: ignore[attr-defined]
+    currency = spec["components"]["schemas"]["OffersDocument"]["properties"]["display_currency"]
+    assert currency["description"].startswith("The currency the table would show")

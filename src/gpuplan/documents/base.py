@@ -95,7 +95,9 @@ class Document(BaseModel):
     from elsewhere that is not what it claims); NaN/inf become null when written and are refused
     when read (:meth:`read`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    # The fields' attribute docstrings become their schema descriptions only when a schema is
+    # rendered (documents/descriptions.py), not through use_attribute_docstrings at every import.
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     @model_validator(mode="before")
     @classmethod

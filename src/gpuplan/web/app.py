@@ -163,6 +163,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     app.include_router(api_router)
     app.include_router(team_router)
     app.include_router(pages_router)
+    _describe_documents_in_openapi(app)
     if config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 
@@ -174,3 +175,18 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         )
     app.add_middleware(BodyLimit, limit=config.max_body_bytes)
     return app
+
+
+def _describe_documents_in_openapi(app: FastAPI) -> None:
+    """The OpenAPI document, built on its first request, with the document fields' descriptions
+    (read from the models' source then, not at every import of the models)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            from gpuplan.documents.descriptions import describe_documents
+
+            describe_documents()
+        return build()
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend it
