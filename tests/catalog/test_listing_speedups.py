@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 from dataclasses import fields
 from importlib import resources
+from pathlib import Path
 
 from gpuplan.catalog import OfferPrice, Store
 from gpuplan.catalog.snapshot import SNAPSHOT_FILES, snapshot_id
@@ -48,3 +51,17 @@ def test_the_snapshot_id_is_the_hash_of_the_files_text() -> None:
         h.update(name.encode())
         h.update(resources.files("gpuplan.catalog").joinpath("data", name).read_text("utf-8").encode())
     assert snapshot_id() == h.hexdigest()
+
+
+def test_listing_offers_imports_no_provider_module(seeded_db: Path) -> None:
+    # The registry imports its 26 modules when a provider's facts are first asked for; the listing
+    # reads the rows' provider codes as stored and asks for none.
+    code = (
+        "import sys\n"
+        "from gpuplan.catalog import open_store\n"
+        f"rows = open_store({str(seeded_db)!r}).offers(include_unpriced=True)\n"
+        "loaded = [m for m in sys.modules if m.startswith('gpuplan.catalog.providers.')]\n"
+        "print(len(rows) > 8000, loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "True ['gpuplan.catalog.providers.base']", proc.stdout + proc.stderr

@@ -325,7 +325,10 @@ class Store:
 
     def billing_policy(self, provider: str, region: str) -> BillingPolicy:
         """How ``provider`` bills compute in ``region`` (granularity None = unknown: assume hourly)."""
-        p = PROVIDERS.cast(provider)
+        return self._billing(PROVIDERS.cast(provider), region)
+
+    def _billing(self, p: str, region: str) -> BillingPolicy:
+        # ``p`` is a provider code as stored: the listing asks without loading the provider modules.
         facts = self._load_facts()
         found = facts.billing.get((p, region)) or facts.billing.get((p, ANY_REGION))
         if found is not None:
@@ -342,7 +345,9 @@ class Store:
 
     def compliance_labels(self, provider: str, region: str) -> tuple[str, ...]:
         """Sourced compliance labels of a provider/region (provider-wide labels included)."""
-        p = PROVIDERS.cast(provider)
+        return self._compliance(PROVIDERS.cast(provider), region)
+
+    def _compliance(self, p: str, region: str) -> tuple[str, ...]:
         facts = self._load_facts()
         return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
 
@@ -561,11 +566,11 @@ class Store:
     def _common(self, orow: Any, shared: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:
         key = (orow.provider, orow.region)
         if key not in shared:
-            billing = self.billing_policy(orow.provider, orow.region)
+            billing = self._billing(orow.provider, orow.region)
             shared[key] = {
                 "billing_granularity_s": billing.granularity_s,
                 "min_billing_s": billing.min_billing_s,
-                "compliance": self.compliance_labels(orow.provider, orow.region),
+                "compliance": self._compliance(orow.provider, orow.region),
             }
         return {
             "provider": orow.provider,
