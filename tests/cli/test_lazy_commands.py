@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import typer.main
 from typer.testing import CliRunner
@@ -66,3 +67,18 @@ def test_a_command_imports_only_its_own_module_and_not_pydantic(tmp_path: Path) 
     assert "did you mean 'aws'" in proc.stderr, proc.stderr
     assert "EXIT 1" in proc.stdout, proc.stdout
     assert "PYDANTIC False CMDS ['gpuplan.cli.catalog_cmds', 'gpuplan.cli.refresh_cmds']" in proc.stdout
+
+
+def test_the_root_help_lists_stand_ins_that_read_as_the_built_commands(monkeypatch: Any) -> None:
+    from gpuplan.cli._help import LocalisedGroup
+
+    screens = {}
+    for summaries in (True, False):
+        monkeypatch.setattr(LocalisedGroup, "summaries", summaries)
+        for lang in ("en", "zh"):
+            result = runner.invoke(app, ["--lang", lang, "--help"], env={"COLUMNS": "100"})
+            assert result.exit_code == 0, result.output
+            screens[(summaries, lang)] = result.output
+    assert screens[(True, "en")] == screens[(False, "en")]
+    assert screens[(True, "zh")] == screens[(False, "zh")]
+    assert "offers" in screens[(True, "en")] and "列出" in screens[(True, "zh")]

@@ -23,12 +23,13 @@ import inspect
 import os
 import re
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from typer.core import TyperGroup
 
 from gpuplan.cli._click_words import localise_command, localised_usage_errors, use_typer_words
-from gpuplan.cli._lazy import LazyCommands, Register, build_command, light_coercion
+from gpuplan.cli._lazy import LazyCommands, Register, build_command, command_summary, light_coercion
 from gpuplan.i18n import N_, _, set_language
 
 __all__ = ["LocalisedGroup", "help_messages", "translate_help"]
@@ -119,12 +120,44 @@ class LocalisedGroup(TyperGroup):
     """
 
     lazy: ClassVar[Mapping[str, Register]] = {}
+    #: Whether ``--help`` lists the commands not built yet from stand-ins (their names and help
+    #: texts, :func:`gpuplan.cli._lazy.command_summary`) instead of building each one; a test holds
+    #: the two screens equal.
+    summaries: ClassVar[bool] = True
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
         light_coercion(self)
+        self._listing = False
+        self._stand_ins: dict[str, Any] = {}
         if self.lazy:
             self.commands = LazyCommands(self.lazy, self._build)
+
+    @contextmanager
+    def listing(self) -> Iterator[None]:
+        """While this group's help screen is drawn: commands not built yet are looked up as
+        stand-ins."""
+        self._listing = True
+        try:
+            yield
+        finally:
+            self._listing = False
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        commands = self.commands
+        if (
+            self._listing
+            and self.summaries
+            and isinstance(commands, LazyCommands)
+            and cmd_name in commands
+            and cmd_name not in commands.built()
+        ):
+            if cmd_name not in self._stand_ins:
+                stand_in = command_summary(cmd_name, self.lazy[cmd_name])
+                translate_help(stand_in)
+                self._stand_ins[cmd_name] = stand_in
+            return self._stand_ins[cmd_name]
+        return super().get_command(ctx, cmd_name)
 
     def _build(self, name: str) -> Any:
         command = build_command(

@@ -7,7 +7,8 @@ name -> the ``register`` function that adds it (``cli/__init__.py`` ``COMMANDS``
 :class:`LazyCommands` mapping in place of click's ``commands`` dict: its keys are the table's, so
 ``list_commands``, ``--help``'s listing and the "did you mean" of a mistyped command see every
 command, and a command is built the first time it is looked up: the command line's own command
-when it runs, all of them for the root's ``--help`` or a walk over the tree.
+when it runs, all of them for a walk over the tree. The root's ``--help`` lists them from
+:func:`command_summary` stand-ins (names and help texts, no parameters).
 
 Each command's parameters then get a light coercer (:func:`light_coercion`): Typer converts every
 parameter value through a pydantic ``TypeAdapter`` it builds on first use, even an option left at
@@ -17,6 +18,7 @@ that converts nothing.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import cache
 from typing import Any
@@ -24,7 +26,7 @@ from typing import Any
 import typer
 import typer.main
 
-__all__ = ["LazyCommands", "Register", "build_command", "light_coercion"]
+__all__ = ["LazyCommands", "Register", "build_command", "command_summary", "light_coercion"]
 
 #: A command module's ``register(app)``: adds its commands (or its group) to ``app``.
 Register = Callable[[typer.Typer], None]
@@ -59,6 +61,38 @@ def build_command(name: str, register: Register, *, rich_markup_mode: Any, sugge
         )
         if group.name == name:
             return group
+    raise LookupError(f"{register.__module__}.{register.__qualname__} adds no command {name!r}")
+
+
+def command_summary(name: str, register: Register) -> Any:
+    """A stand-in for command ``name`` that only names it in a group's ``--help`` listing: its name,
+    help texts, panel, hidden and deprecated, as Typer would give the built command, without
+    building its parameters (LookupError when ``register`` adds no such command)."""
+    from typer.core import TyperCommand
+
+    holder = _registered(register)
+    for info in holder.registered_commands:
+        if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:  # type: ignore[union-attr]
+            text = inspect.getdoc(info.callback) if info.help is None else inspect.cleandoc(info.help)
+            return TyperCommand(
+                name=name,
+                help=text,
+                short_help=info.short_help,
+                hidden=info.hidden,
+                deprecated=info.deprecated,
+                rich_help_panel=info.rich_help_panel,
+            )
+    for group_info in holder.registered_groups:
+        solved = typer.main.solve_typer_info_defaults(group_info)
+        if solved.name == name:
+            return TyperCommand(
+                name=name,
+                help=solved.help,
+                short_help=solved.short_help,
+                hidden=solved.hidden,
+                deprecated=solved.deprecated,
+                rich_help_panel=solved.rich_help_panel,
+            )
     raise LookupError(f"{register.__module__}.{register.__qualname__} adds no command {name!r}")
 
 
