@@ -12,20 +12,34 @@ trace predicts it there (the roofline's time per class on A, and its CPU-bound r
 the published step) — a stand-in for the kernel split ``gpuplan measure`` records — then anchored
 and moved to B exactly as ``gpuplan estimate`` does with a real recording (``run_estimate`` with
 ``measured_steps``). Compared: the moved step with B's published one, next to the model alone on B.
-Run under the shipped calibration and under the literature prior (no fitted factors, so nothing of
-these rows was fitted on; several of the DeepLearningExamples figures are calibration rows).
+Scored under three calibrations: one fitted without the pairs' publishers (the headline: 14 of the
+44 pair figures are also calibration rows — DeepLearningExamples' V100 inference at batches 1, 64
+and 256, T4 at 64 and 256, its A100/V100 training, timm's ResNet-50 and ViT-B/16 inference — so a fit
+without those publishers keeps every pair out of sample), the shipped one, and the literature prior.
 
     python benchmarks/transfer_check.py            # prints the table, the medians and the worst
 
-The 80th percentile of |ln(moved / published)| under the shipped calibration is the range
+The 80th percentile of |ln(moved / published)| under the out-of-sample fit is the range
 ``perf/anchor.py`` gives a transferred estimate (``TRANSFER_LOG_HALFWIDTH``).
 
-Measured 2026-12-02 (22 pairs, 44 transfers): moved median |error| 13.7 %, worst 43.7 % (the model
-alone on the same GPUs: 17.9 %, worst 44.0 %); under the literature prior 14.7 % (model 22.2 %);
-80th percentile |ln| 0.230. The target of ≤ 10 % median is not met: the large-batch V100 ↔ T4
-transfers miss by 15–33 % (the T4's 70 W cap holds its clocks below the datasheet's boost, which
-neither ratio knows), and T4 → V100 at batches 2–16 by up to 44 % (the T4 is GPU-bound there, the
-V100 host-bound at ~10 ms of CPU per step that the fitted 34 µs per op underestimates).
+Measured 2026-12-02 (22 pairs, 44 transfers; ~27 s CPU, of which ~17 s the held-out fit):
+out of sample, moved median |error| 12.9 %, worst 121.7 % (the model alone 26.4 %); shipped fit
+11.3 %, worst 44.4 % (model alone 33.0 %); literature prior 11.6 %. By group, out of sample: timm
+RTX 3090 <-> 4090 2.3 %; DeepLearningExamples inference V100 <-> T4 AMP 9.5 %, FP32 23.0 %;
+training A100 <-> V100 21.7 %. 80th percentile |ln| 0.321. The target of <= 10 % median is not met.
+What misses: (1) steps near the line between GPU- and host-bound — both GPUs of this stack idle at
+a ~10 ms (FP32) / ~13 ms (AMP) CPU floor per step at batches 1–8, and the stand-in recording below
+decides which side a published step is on from the model's host time per op, where a real
+recording measures the GPU's idle time; (2) FP32 on the T4 at batches >= 32: the T4's 70 W cap
+holds its SM clock below the 1,590 MHz boost (mlcommons/inference_results_v0.5 issue #20: ~900 MHz
+under MLPerf BERT; NVIDIA developer forum thread 264462: 24 of 65 TFLOPS on continuous FP16 GEMMs,
+"power capping"). Derating the T4's compute peaks to 900/1590 was tried and not kept: FP32 at
+batch 256 went from -27.5 % to +6.7 %, but the median stayed 12.9 %, the worst went to 177 % and
+the model alone to 37.2 % — ResNet-50 draws less power than BERT's GEMMs, so its clock sits higher,
+and no public source gives the clock per workload.
+
+This check is one stack (DeepLearningExamples' eager ResNet-50, 38 of the 44 transfers) and two
+others' AMP inference: it says nothing yet of LLM steps, training beyond one pair, or Hopper.
 """
 
 from __future__ import annotations
@@ -142,12 +156,54 @@ def transfer(profile, a: Row, b: Row, cal) -> tuple[float, float]:  # type: igno
     return moved.step_time_s / b.step_s - 1.0, alone.step_time_s / b.step_s - 1.0
 
 
+#: Publishers of the pairs. Several pair figures are also calibration rows (the DeepLearningExamples
+#: ResNet-50 README and timm's CSVs feed both), so the headline column is scored under a fit that
+#: never saw these publishers: each pair is then out of sample, as the calibration's own
+#: leave-one-publisher-out figure is.
+PAIR_PUBLISHERS = ("NVIDIA DeepLearningExamples", "timm (Hugging Face)")
+
+
+def heldout_calibration():  # type: ignore[no-untyped-def]
+    """The calibration fitted (same rows, parameters and robust least squares as
+    ``benchmarks/calibrate.py``) on every row except those of :data:`PAIR_PUBLISHERS`."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from calibrate import _free_parameters, _profiles
+    from gpuplan.calibration.cases import load_cases, predict
+    from gpuplan.calibration.crossval import Problem, fit
+    from gpuplan.perf.calibration import PRIOR
+
+    cases, _digest = load_cases()
+    rows = [
+        (c, p)
+        for c, p in _profiles(cases, cached_only=True)
+        if c.used_in_fit and c.metric != "peak_mem_gib" and c.publisher not in PAIR_PUBLISHERS
+    ]
+    problem = Problem(
+        rows=rows,
+        predict=lambda cp, cal: predict(cp[0], cp[1], cal),
+        published=lambda cp: cp[0].published,
+        architecture=lambda cp: cp[0].architecture,
+    )
+    return fit(problem, rows, PRIOR, free=_free_parameters(rows))
+
+
+def group(pair: str) -> str:
+    """The pair's group for the summary: publisher, task and precision."""
+    if pair.startswith("timm-"):
+        return "timm inference AMP, RTX 3090 <-> RTX 4090"
+    if pair.startswith("dle-rn50-train"):
+        return "DLE ResNet-50 training AMP, A100 <-> V100"
+    precision = "AMP" if "-amp-" in pair else "FP32"
+    return f"DLE ResNet-50 inference {precision}, V100 <-> T4"
+
+
 def main() -> int:
     from gpuplan.catalog import open_store
     from gpuplan.perf.calibration import PRIOR, load_calibration
 
     pairs = read_pairs()
     shipped = load_calibration()
+    heldout = heldout_calibration()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(str(Path(tmp) / "cache.sqlite"), seed=False)
         try:
@@ -157,24 +213,32 @@ def main() -> int:
                     raise SystemExit(f"{pair}: {len(rows)} rows, a pair needs 2")
                 prof = _profile(rows[0], store.local)
                 for a, b in ((rows[0], rows[1]), (rows[1], rows[0])):
+                    moved_out, alone_out = transfer(prof, a, b, heldout)
                     moved, alone = transfer(prof, a, b, shipped)
-                    moved_prior, alone_prior = transfer(prof, a, b, PRIOR)
-                    results.append((pair, a.gpu, b.gpu, moved, alone, moved_prior, alone_prior))
+                    moved_prior, _alone_prior = transfer(prof, a, b, PRIOR)
+                    results.append((pair, a.gpu, b.gpu, moved_out, alone_out, moved, alone, moved_prior))
         finally:
             store.close()
-    print(f"{'pair':34} {'from → to':34} {'moved':>8} {'model':>8} {'moved*':>8} {'model*':>8}")
-    for pair, ga, gb, m, al, mp, ap in results:
-        print(f"{pair:34} {ga + ' → ' + gb:34} {m:+8.1%} {al:+8.1%} {mp:+8.1%} {ap:+8.1%}")
-    print("(* under the literature prior: no fitted factors)")
+    print(f"{'pair':34} {'from → to':34} {'moved':>8} {'model':>8} {'moved†':>8} {'model†':>8} {'moved*':>8}")
+    for pair, ga, gb, *errs in results:
+        print(f"{pair:34} {ga + ' → ' + gb:34} " + " ".join(f"{e:+8.1%}" for e in errs))
+    print(
+        "moved, model: under a fit without the pairs' publishers (out of sample); "
+        "† under the shipped calibration (in sample for 14 of the 44 figures); * under the literature prior"
+    )
 
     def summary(name: str, errors: list[float]) -> None:
         abs_e = [abs(e) for e in errors]
-        print(f"{name:36} median |error| {statistics.median(abs_e):6.1%}   worst {max(abs_e):6.1%}")
+        print(f"{name:58} median |error| {statistics.median(abs_e):6.1%}   worst {max(abs_e):6.1%}")
 
-    summary("moved, shipped calibration", [r[3] for r in results])
-    summary("model alone, shipped calibration", [r[4] for r in results])
-    summary("moved, literature prior", [r[5] for r in results])
-    summary("model alone, literature prior", [r[6] for r in results])
+    summary("moved, fit without the pairs' publishers (headline)", [r[3] for r in results])
+    summary("model alone, fit without the pairs' publishers", [r[4] for r in results])
+    summary("moved, shipped calibration", [r[5] for r in results])
+    summary("model alone, shipped calibration", [r[6] for r in results])
+    summary("moved, literature prior", [r[7] for r in results])
+    for name in sorted({group(r[0]) for r in results}):
+        mine = [r for r in results if group(r[0]) == name]
+        summary(f"  {name} ({len(mine)})", [r[3] for r in mine])
     logs = sorted(abs(math.log1p(r[3])) for r in results)
     q80 = logs[math.ceil(0.8 * len(logs)) - 1]
     print(

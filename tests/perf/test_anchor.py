@@ -114,10 +114,11 @@ def test_another_gpu_gets_each_class_moved_by_its_own_resource() -> None:
     assert a is not None and a.transferred and a.measured_on == "A100-SXM4-80GB"
     assert dict(a.hardware_ratio) == pytest.approx({"gemm": 312 / 989.5, "memory": 2039 / 3350})
     assert dict(a.class_s)["gemm"] == pytest.approx(gemm)
-    # Narrower than the model's own 80 % range (±0.25 in ln here, ±0.256 shipped).
+    # The transfer's own out-of-sample 80 % range, with the measured steps' spread: not narrower
+    # than the model's held-out range (a moved step is no surer than the model, only closer to the
+    # user's stack).
     half = math.log(est.step_time_s_high / est.step_time_s)
     assert half == pytest.approx(math.hypot(TRANSFER_LOG_HALFWIDTH, _measured(p).run_log_halfwidth))
-    assert half < CAL.time_log_halfwidth
 
 
 def test_gradient_accumulation_repeats_the_micro_batch_not_the_optimizer() -> None:
