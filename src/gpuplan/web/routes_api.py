@@ -353,16 +353,18 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
 
     store = _store(request)
     jobs = JobStore(store.engine)
+    answers = request.app.state.answers
     # An answer given before is found by the request itself, before the workload is even read.
     key = plan_cache_key(store, body, date.today().isoformat(), caller.lang)
-    cached = jobs.cached_document(key)
+    cached = answers.get(jobs, key)
     if cached is not None:
         return Response(cached, media_type="application/json")
 
     def compute(store: Any, req: PlanRequest, workload: Any) -> Any:
-        text = json.dumps(plan_document(store, req, workload), ensure_ascii=False)
-        jobs.cache_document(key, text)
-        return Response(text, media_type="application/json")
+        def make() -> str:
+            return json.dumps(plan_document(store, req, workload), ensure_ascii=False)
+
+        return Response(answers.compute(jobs, key, make), media_type="application/json")
 
     return _answer(request, caller, "plan", body, compute, cache_key=key)
 

@@ -13,6 +13,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +30,11 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
+    from gpuplan.web.answers import AnswerCache
     from gpuplan.workload import Workload
 
 __all__ = [
+    "cached_plan_text",
     "deploy_archive",
     "estimate_document",
     "materialize",
@@ -138,6 +141,29 @@ def plan_document(
         plan = _plan(store, request, workload, progress)
         doc = plan_json(plan, workload.to_dict(), store.find_exchange_rate("CNY"), shown.currency)
     return doc.model_dump(mode="json")
+
+
+def cached_plan_text(
+    store: Store,
+    request: PlanRequest,
+    workload: Workload,
+    *,
+    lang: str,
+    answers: AnswerCache | None = None,
+    progress: Progress = _no_progress,
+) -> str:
+    """:func:`plan_document` as JSON text, through the plan cache: the answer an identical request
+    got today on the same catalog, else computed (once per process at a time) and kept."""
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.web.answers import AnswerCache
+
+    key = plan_cache_key(store, request, date.today().isoformat(), lang)
+    cache = answers if answers is not None else AnswerCache(max_bytes=0)
+
+    def make() -> str:
+        return json.dumps(plan_document(store, request, workload, progress), ensure_ascii=False)
+
+    return cache.compute(JobStore(store.engine), key, make).decode("utf-8")
 
 
 def plan_report_html(store: Store, request: PlanRequest, workload: Workload) -> str:
