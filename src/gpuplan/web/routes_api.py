@@ -396,8 +396,16 @@ def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")],
 
 @router.post("/simulate", response_model=AutoscaleDocument, responses=_JOB)
 def simulate(request: Request, caller: Annotated[Caller, authorised("plan")], body: SimulateRequest) -> Any:
-    """Autoscaling policies on a generated load trace (``gpuplan simulate autoscale --json``); always
-    a job: a day of requests takes seconds to replay."""
+    """Autoscaling policies on a load trace, sent as ``trace_csv`` or generated (``shape``)
+    (``gpuplan simulate autoscale --json``); always a job: a day of requests takes seconds to
+    replay. What can be judged before tracing is judged now: a bad request is refused at once."""
+    from gpuplan.i18n import use_language
+    from gpuplan.web.service import materialize
+    from gpuplan.web.simulating import check_simulate
+
+    with use_language(caller.lang):
+        workload = materialize(body.workload, body.hf_config_json, _scratch(request))
+        check_simulate(body, workload, _scratch(request))
     return _queue(request, caller, "simulate", body)
 
 

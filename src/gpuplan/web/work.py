@@ -22,8 +22,8 @@ from gpuplan.web.service import (
     estimate_document,
     materialize,
     plan_document,
-    simulate_document,
 )
+from gpuplan.web.simulating import simulate_document
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -67,7 +67,7 @@ def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) 
         if record.kind == "estimate":
             return estimate_document(store, request, workload, progress)
         if record.kind == "simulate":
-            return simulate_document(store, request, workload, progress)
+            return simulate_document(store, request, workload, scratch, progress)
         document = plan_document(store, request, workload, progress)
         key = record.request.get("cache_key")
         if key:
