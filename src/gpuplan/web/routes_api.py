@@ -339,9 +339,16 @@ def _answer(
 
 @router.post("/estimate", response_model=EstimateDocument, responses=_JOB)
 def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
-    """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``)."""
+    """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``), on a named
+    instance type's GPU and links with ``instance`` (``--instance``)."""
     from gpuplan.web.service import estimate_document
 
+    if body.instance is not None:
+        from gpuplan.api import instance_links
+        from gpuplan.i18n import use_language
+
+        with use_language(caller.lang):  # an unknown instance type is refused now, not in a job
+            instance_links(_store(request), body.instance)
     return _answer(request, caller, "estimate", body, estimate_document)
 
 
