@@ -12,7 +12,9 @@ one of the five plan requests in turn, and every tenth request saves a plan of t
 
 The load generator is a plain HTTP/1.1 keep-alive client on asyncio streams (one connection per
 client, the request bytes built once), so that it takes little of the two cores it shares with the
-server; its own CPU time is measured and printed beside the server's.
+server; its own CPU time is measured and printed beside the server's. ``--wrk`` runs the plan
+requests with wrk instead (Debian's ``wrk``, ``benchmarks/serve_plan.lua``; no writes), as a
+second opinion on the same server: its figures go under ``"wrk"`` in the JSON.
 
 Printed, and written as JSON to ``--out`` (default ``benchmarks/results/serve.json``): p50/p95/p99
 latency of the plans and of the writes, errors by status, requests per second, the server's and
@@ -216,6 +218,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results" / "serve.json")
+    parser.add_argument("--wrk", action="store_true", help="also run the plan requests with wrk")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="gpuplan-bench-serve-"))
     db = folder / "catalog.sqlite"
@@ -246,6 +249,7 @@ def main() -> int:
         elapsed = time.monotonic() - started
         server_cpu_s, client_cpu_s = _cpu_s(proc.pid) - server_before, time.process_time() - client_before
         load = os.getloadavg()[0]
+        wrk = _wrk(folder, port, token, workload, args, proc.pid) if args.wrk else None
     finally:
         if proc is not None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -274,6 +278,8 @@ def main() -> int:
         "reference_import_gpuplan_cpu_ms": round(import_s * 1000, 1),
         "server_cpu_per_request_over_import": round(server_cpu_s / requests / import_s, 3),
     }
+    if wrk is not None:
+        result["wrk"] = wrk
     text = json.dumps(result, indent=2)
     print(text)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -282,6 +288,37 @@ def main() -> int:
 
 
 _QS = (("p50", 0.50), ("p95", 0.95), ("p99", 0.99))
+
+
+def _wrk(
+    folder: Path, port: int, token: str, workload: dict[str, Any], args: argparse.Namespace, server: int
+) -> dict[str, Any]:
+    """The plan requests (no writes) with wrk on the same server: its JSON line, and the CPU it and
+    the server spent per request."""
+    import resource
+
+    files = []
+    for d in DEADLINES:
+        path = folder / f"plan-{d}.json"
+        path.write_text(json.dumps({"workload": workload, "deadline": d}))
+        files.append(str(path))
+    script = REPO / "benchmarks" / "serve_plan.lua"
+    command = ["wrk", "-t2", f"-c{args.clients}", f"-d{int(args.seconds)}s", "-s", str(script)]
+    command += [f"http://127.0.0.1:{port}", "--", *files]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    server_before = _cpu_s(server)
+    out = subprocess.run(
+        command, capture_output=True, text=True, check=True, env={**os.environ, "GPUPLAN_TOKEN": token}
+    )
+    server_cpu_s = _cpu_s(server) - server_before
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = json.loads(out.stdout.strip().splitlines()[-1])
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    line["requests_per_s"] = round(line["requests"] / line["duration_s"], 1)
+    line["server_cpu_ms_per_request"] = round(server_cpu_s / line["requests"] * 1000, 2)
+    line["load_generator_cpu_ms_per_request"] = round(cpu / line["requests"] * 1000, 2)
+    line["load_average_at_the_end"] = round(os.getloadavg()[0], 1)
+    return dict(line)
 
 
 if __name__ == "__main__":
