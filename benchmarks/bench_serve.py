@@ -223,6 +223,8 @@ def main() -> int:
     folder = Path(tempfile.mkdtemp(prefix="gpuplan-bench-serve-"))
     db = folder / "catalog.sqlite"
     proc = None
+    stored: set[int] = set()
+    finished = False
     out = Tally()
     try:
         token, workload, reference_s = _prepare(db)
@@ -250,14 +252,16 @@ def main() -> int:
         server_cpu_s, client_cpu_s = _cpu_s(proc.pid) - server_before, time.process_time() - client_before
         load = os.getloadavg()[0]
         wrk = _wrk(folder, port, token, workload, args, proc.pid) if args.wrk else None
+        finished = True
     finally:
         if proc is not None:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
-    conn = sqlite3.connect(db)
-    stored = {r[0] for r in conn.execute("SELECT id FROM team_plans")}
-    conn.close()
-    shutil.rmtree(folder, ignore_errors=True)
+        if finished:  # what was stored, read before the folder goes
+            conn = sqlite3.connect(db)
+            stored = {r[0] for r in conn.execute("SELECT id FROM team_plans")}
+            conn.close()
+        shutil.rmtree(folder, ignore_errors=True)
     lost = sorted(set(out.saved_ids) - stored)
     requests = len(out.plan_s) + len(out.write_s)
     result: dict[str, Any] = {
