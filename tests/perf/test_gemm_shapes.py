@@ -82,7 +82,7 @@ def test_attention_short_heads_and_few_blocks_cost_more() -> None:
 
 def test_matmul_time_on_the_roofline_carries_the_shape_multiplier() -> None:
     a100 = get_gpu("A100-SXM4-80GB")
-    cal = replace(PRIOR, tensor_tail_gflop_per_call=5.0)
+    cal = replace(PRIOR, tensor_tail_gflop_per_call=5.0, gemm_shapes=True)
     flops = 2.0 * 2048 * 768 * 768
     shaped = OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="bfloat16", count=1,
                       flops=flops, bytes_moved=0.0, shapes=((1, 1, 2048, 768, 768),))  # fmt: skip
@@ -91,8 +91,11 @@ def test_matmul_time_on_the_roofline_carries_the_shape_multiplier() -> None:
     assert op_time_s(shaped, a100, "amp-bf16", cal) == pytest.approx(
         flops * gemm_multiplier(shaped.shapes, 108, k_overhead=64.0, tile_overhead=32.0) / peak
     )
-    # a record traced without shapes (older profile) keeps the per-call tail
+    # a record traced without shapes (older profile), or a calibration that does not cost shapes
+    # (the shipped one), keeps the per-call tail
     assert op_time_s(bare, a100, "amp-bf16", cal) == pytest.approx((flops + 5e9) / peak)
+    plain = replace(cal, gemm_shapes=False)
+    assert op_time_s(shaped, a100, "amp-bf16", plain) == pytest.approx((flops + 5e9) / peak)
 
 
 def test_batch_scaling_and_tensor_parallel_split_the_right_dimension() -> None:

@@ -71,6 +71,12 @@ class Calibration:
     output tiles leaves SMs idle (wave quantization) — half a wave on average, ~1.8 GFLOP for
     128×128 tiles with K = 1024 on a 108-SM A100. Used only for a record traced without its shapes
     (profiles older than schema 5); with shapes, ``perf/gemm.py`` costs the tiles and waves."""
+    gemm_shapes: bool = False
+    """Whether matmul and attention records are costed by their traced shapes (``perf/gemm.py``)
+    rather than the per-call tail. Off in the shipped fit: fitted with shapes
+    (``benchmarks/calibrate.py --shapes``) the leave-one-publisher-out median improved but two of
+    the three shape parameters sat at their bounds and the decode/prefill check regressed (see
+    ``benchmarks/results/calibration_shapes.txt``)."""
     gemm_k_overhead: float = 64.0
     """Fixed cost of one GEMM thread-block tile (filling its load pipeline, writing its output), in
     elements of ``k`` (``perf/gemm.py``): what makes a small-``k`` GEMM less efficient. Prior: two

@@ -112,12 +112,13 @@ def _peak_flops(gpu: GPU, path: str) -> float:
 
 def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int) -> float:
     """A tensor-core record's FLOPs with what its shapes waste on ``gpu`` (``perf/gemm.py``: tiles,
-    waves, small ``k``, narrow tiles, short heads); a record traced without shapes adds the fitted
-    per-call tail instead. NB: convolutions (cuDNN implicit GEMM) have the same losses in principle;
+    waves, small ``k``, narrow tiles, short heads) when the calibration costs shapes
+    (``Calibration.gemm_shapes``); otherwise, or for a record traced without shapes, plus the
+    fitted per-call tail. NB: convolutions (cuDNN implicit GEMM) have the same losses in principle;
     their shapes are not recorded, and the fit finds no tail beyond their own efficiency."""
     if op.op_class == "conv":
         return op.flops
-    if not op.shapes:
+    if not op.shapes or not cal.gemm_shapes:
         return op.flops + calls * cal.tensor_tail_gflop_per_call * 1e9
     if op.op_class == "attention":
         return op.flops * attention_multiplier(
