@@ -36,12 +36,13 @@ class Run:
     """Largest peak resident memory, MiB."""
 
 
-def measure(cmd: list[str], repeat: int) -> Run:
-    """Run ``cmd`` ``repeat`` times; fail with its stderr if it fails."""
+def measure(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> Run:
+    """Run ``cmd`` ``repeat`` times (in ``env``, default this process's); fail with its stderr if
+    it fails."""
     walls, cpus, rss = [], [], []
     for _ in range(repeat):
         out = subprocess.run(
-            [sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, check=True
+            [sys.executable, "-c", _WRAPPER, *cmd], capture_output=True, text=True, check=True, env=env
         )
         r = json.loads(out.stdout)
         if r["rc"] != 0:

@@ -9,12 +9,19 @@ absolute seconds, are what compares across machines. Not a test: it asserts noth
 
 Then the targets of the full snapshot, each a whole process against ``python -c "import gpuplan"``
 measured in the same run (wall, CPU and peak memory; ``_process.py``): first use (create and seed a
-new database, ``catalog info --json``) under 3 s, and ``offers --json --all-regions`` under 0.5 s.
+new database, ``catalog info --json``) under 3 s, and ``offers --json --all-regions`` under 0.5 s;
+with them ``gpuplan --help`` and ``offers --gpu H100`` (the table). The commands run with Python's
+bytecode cache on, warmed once, as an installed package runs (``PYTHONDONTWRITEBYTECODE`` would
+compile every module at every start). ``--baseline SRC`` runs the same commands on another source
+tree too (``git archive main src | tar -x -C /tmp/main``, then ``--baseline /tmp/main/src``),
+interleaved with this one, for a before/after in one run. The lines are written to
+``benchmarks/results/offers.txt`` as well.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sqlite3
 import statistics
@@ -23,9 +30,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
-from _process import IMPORT_GPUPLAN, gpuplan, line, measure
+from _process import IMPORT_GPUPLAN, Run, gpuplan, line, measure
 
 
 def _best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -53,6 +61,64 @@ def _scale(store: object, target: int) -> None:
             store.import_offers(batch, provider=provider, source="bench_offers --scale (synthetic)")  # type: ignore[attr-defined]
 
 
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "offers.txt"
+REFERENCE = "python -c 'import gpuplan' (reference)"
+FIRST_USE = "first use: create + seed, catalog info"
+
+
+def _env(src: Path | None) -> dict[str, str]:
+    """The children's environment: bytecode cache on (as installed), gpuplan from ``src`` if given."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "GPUPLAN_DB")}
+    env.pop("PYTHONPATH", None)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    return env
+
+
+def _targets(db: str, tmp: Path, repeat: int, baseline: Path | None) -> str:
+    """The whole-process lines: each command's best of ``repeat``, the trees interleaved run by run."""
+    trees = {"this checkout": None, **({f"baseline {baseline}": baseline} if baseline else {})}
+    dbs = {tree: db if src is None else str(tmp / "baseline.sqlite") for tree, src in trees.items()}
+    cases: dict[str, Callable[[str, str], list[str]]] = {
+        REFERENCE: lambda _db, _fresh: IMPORT_GPUPLAN,
+        "gpuplan --help": lambda _db, _fresh: gpuplan("--help"),
+        FIRST_USE: lambda _db, fresh: gpuplan("--db", fresh, "catalog", "info", "--json"),
+        "offers --json --all-regions": lambda db, _fresh: gpuplan(
+            "--db", db, "offers", "--json", "--all-regions"
+        ),
+        "offers --gpu H100 (table)": lambda db, _fresh: gpuplan("--db", db, "offers", "--gpu", "H100"),
+    }
+    limits = {FIRST_USE: 3.0, "offers --json --all-regions": 0.5}
+    for tree, src in trees.items():  # warm: the database, then every command's bytecode
+        for label, make in cases.items():
+            if label != FIRST_USE:
+                measure(make(dbs[tree], ""), 1, _env(src))
+    best: dict[tuple[str, str], Run] = {}
+    for k in range(repeat):
+        for label, make in cases.items():
+            for n, (tree, src) in enumerate(trees.items()):
+                run = measure(make(dbs[tree], str(tmp / f"first-{n}-{k}.sqlite")), 1, _env(src))
+                old = best.get((tree, label), run)
+                best[(tree, label)] = Run(
+                    wall_s=min(old.wall_s, run.wall_s),
+                    cpu_s=min(old.cpu_s, run.cpu_s),
+                    rss_mb=max(old.rss_mb, run.rss_mb),
+                )
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    out = [
+        f"gpuplan offers: whole processes, best of {repeat} (CPU = user + system), ratios to "
+        f"python -c 'import gpuplan' of the same tree, measured together on {date.today()}",
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load}; "
+        "bytecode cache on, warmed",
+    ]
+    for tree in trees:
+        out.append(f"{tree}:")
+        ref = best[(tree, REFERENCE)]
+        out += ["  " + line(label, best[(tree, label)], ref, limits.get(label)) for label in cases]
+    return "\n".join(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
@@ -62,6 +128,13 @@ def main() -> int:
         default=0,
         help="also copy the shipped offers into synthetic regions until the catalog holds about this many "
         "offers (the size a full refresh reaches), then time the same queries over it",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="another gpuplan source tree (the folder holding gpuplan/) to time the same commands on, "
+        "interleaved with this checkout's",
     )
     args = parser.parse_args()
 
@@ -110,14 +183,7 @@ def main() -> int:
         help_min, _ = _best(run(helpcmd), cli_repeat)
         py_cpu, cli_cpu, help_cpu = cpu(bare, cli_repeat), cpu(cli, cli_repeat), cpu(helpcmd, cli_repeat)
 
-        # The targets, whole processes against importing gpuplan, measured now.
-        ref = measure(IMPORT_GPUPLAN, cli_repeat)
-        fresh = [str(Path(tmp) / f"first-{k}.sqlite") for k in range(cli_repeat)]
-        first_use = min(
-            (measure(gpuplan("--db", path, "catalog", "info", "--json"), 1) for path in fresh),
-            key=lambda r: r.cpu_s,
-        )
-        all_regions = measure(gpuplan("--db", db, "offers", "--json", "--all-regions"), cli_repeat)
+        targets = _targets(db, Path(tmp), cli_repeat, args.baseline)
 
     print(f"catalog: {n} offer x pricing rows (unpriced included)")
     print(f"first open (migrate + seed snapshot): {first_open * 1e3:8.1f} ms")
@@ -141,10 +207,10 @@ def main() -> int:
         f"CPU time: python -c pass {py_cpu * 1e3:.0f} ms, gpuplan offers --json {cli_cpu * 1e3:.0f} ms "
         f"({cli_cpu / py_cpu:.1f} x), gpuplan --help {help_cpu * 1e3:.0f} ms ({help_cpu / py_cpu:.1f} x)"
     )
-    print(f"targets (best of {cli_repeat}; ratios to python -c 'import gpuplan'):")
-    print(line("python -c 'import gpuplan' (reference)", ref, ref))
-    print(line("first use: create + seed, catalog info", first_use, ref, 3.0))
-    print(line("offers --json --all-regions", all_regions, ref, 0.5))
+    print(targets)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(targets + "\n", encoding="utf-8")
+    print(f"(written to {RESULTS.relative_to(ROOT)})")
     return 0
 
 

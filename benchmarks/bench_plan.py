@@ -4,7 +4,7 @@
 
 Builds a synthetic catalog the size of the real one fully populated (7 providers × 10 regions ×
 2 zones × 12 instance shapes × 5 pricing models, 1–64 GPUs per candidate), plans over it with the
-real estimator (``perf.estimate`` through ``plan.build_inputs.make_estimator``), and prints:
+real estimator (``perf.estimate`` through ``plan.estimator.make_estimator``), and prints:
 
 - the planning time (median of 5 runs), split into estimator calls and the rest;
 - a same-run reference: the same costing arithmetic done candidate by candidate in plain Python
@@ -160,7 +160,7 @@ def bert_like_profile() -> Profile:
 
 
 def real_estimator(profile: Profile):  # type: ignore[no-untyped-def]
-    from gpuplan.plan.build_inputs import make_estimator
+    from gpuplan.plan.estimator import make_estimator
     from gpuplan.workload import Workload
 
     workload = Workload.from_dict(

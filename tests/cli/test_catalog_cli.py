@@ -289,6 +289,22 @@ def test_help_and_offers_do_not_import_torch(db: str, args: list[str]) -> None:
     assert "TORCH=False" in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("args", [["offers", "--gpu", "H100"], ["offers", "--json", "--all-regions"]])
+def test_offers_table_and_json_do_without_pydantic(db: str, args: list[str]) -> None:
+    # Start-up budget: the document models (pydantic) are for the other --json documents; the table
+    # and the offers listing are written without them, and Typer's converters are not built.
+    code = (
+        "import io, sys, contextlib\n"
+        "from gpuplan.cli import main\n"
+        f"sys.argv = ['gpuplan', '--db', {db!r}, *{args!r}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    try:\n        main()\n    except SystemExit:\n        pass\n"
+        "print(len(out.getvalue()) > 1000, 'pydantic' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.stdout.strip() == "True False", proc.stdout + proc.stderr
+
+
 def test_region_typo_suggests(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "offers", "--region", "us-east-1x"])
     assert isinstance(result.exception, NotFoundError)

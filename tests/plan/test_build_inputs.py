@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpuplan.catalog import OfferPrice, open_store
-from gpuplan.plan import Constraints, CostFacts, JobFacts, Objective, OfferTable, plan_offers
+from gpuplan.plan import Constraints, CostFacts, JobFacts, Objective, OfferTable, PlanOffer, plan_offers
 from gpuplan.plan.build_inputs import (
     constraints_from_spec,
     cost_facts_from_store,
@@ -128,3 +128,55 @@ def test_every_example_workload_is_valid_and_plannable() -> None:
         job, _ = job_facts_from(w, None)
         assert w.serving is not None or (w.data is not None and (w.data.samples or w.data.tokens)), path
         assert job.dataset_gb >= 0
+
+
+def test_every_store_field_lands_in_its_own_column() -> None:
+    # Distinct values everywhere, so that two columns swapped (vCPUs for RAM, zone for region) show.
+    p = _price(
+        zone="cn-shanghai-b",
+        vcpus=8.0,
+        memory_gib=30.0,
+        network_gbps=16.0,
+        interconnect="PCIe",
+        network_kind="TCP",
+        billing_granularity_s=60,
+        min_billing_s=120,
+        interruption_band="<5%",
+        pricing="spot",
+        price_usd_per_hour=0.7,
+        staleness="stale",
+        age_days=500,
+        as_of="2023-06",
+    )
+    row = offer_table_from_prices([p]).row(0)
+    assert row == PlanOffer(
+        provider="alibaba",
+        region="cn-shanghai",
+        zone="cn-shanghai-b",
+        country="CN",
+        instance_type="ecs.gn7i-c8g1.2xlarge",
+        gpu="A10",
+        gpu_count=1.0,
+        gpu_memory_gib=24.0,
+        pricing="spot",
+        price_usd=0.7,
+        unit_hours=1.0,
+        term_hours=None,
+        vcpus=8.0,
+        memory_gib=30.0,
+        network_gbps=16.0,
+        interconnect="PCIe",
+        network_kind="TCP",
+        billing_granularity_s=60.0,
+        min_billing_s=120.0,
+        interruption_band="<5%",
+        compliance=("MLPS 2.0 level 3",),
+        confidence="secondary",
+        as_of="2023-06",
+        source="test",
+        stale=True,
+        staleness="stale",
+        price_age_days=500.0,
+    )
+    with pytest.raises(ValueError, match="not PlanOffer's fields"):
+        OfferTable.from_columns({"provider": ["aws"]})

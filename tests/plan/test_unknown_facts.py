@@ -124,6 +124,21 @@ def test_unknown_network_of_a_multi_node_job(gbps: float) -> None:
     _check(plan, "network")
 
 
+def test_the_best_case_of_an_unknown_network_is_the_fastest_plausible_fabric() -> None:
+    # Ranked at the catalog's slowest network (10 Gbit/s); its best case beside it is the fast end of
+    # the plausible fabrics, 3,200 Gbit/s RDMA, not the estimator's own unknown-network default.
+    from gpuplan.perf.links import FAST_NETWORK_GBIT_S
+
+    rows = [
+        offer(instance_type="known", network_gbps=10.0),
+        offer(instance_type="unknown", network_gbps=None),
+    ]
+    plan = _plan(rows, JobFacts(), [_costs("us-east-1")], deadline_h=0.95)
+    unknown = next(o for o in plan.options if o.instance_type == "unknown")
+    assert unknown.job_time_h == pytest.approx(0.5 + 0.4 * 100.0 / (100.0 + 10.0))
+    assert unknown.best_case_job_time_h == pytest.approx(0.5 + 0.4 * 100.0 / (100.0 + FAST_NETWORK_GBIT_S))
+
+
 @settings(max_examples=25, deadline=None)
 @given(usd_per_gb=st.floats(min_value=0.0, max_value=0.5, allow_nan=False))
 def test_unknown_egress_price(usd_per_gb: float) -> None:

@@ -111,13 +111,18 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 SNAPSHOT_FILES = tuple(COLUMNS)
 
 
-def _read_text(name: str) -> str:
+def _read_bytes(name: str) -> bytes:
     try:
-        return resources.files("gpuplan.catalog").joinpath("data", name).read_text(encoding="utf-8")
+        return resources.files("gpuplan.catalog").joinpath("data", name).read_bytes()
     except (FileNotFoundError, OSError) as e:
         raise DataError.worded(
             N_("shipped catalog file {name} is missing ({why}); reinstall gpuplan"), name=name, why=e
         ) from e
+
+
+def _read_text(name: str) -> str:
+    # Text mode: universal newlines, as snapshot_id reads the bytes.
+    return _read_bytes(name).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_table(name: str) -> Iterator[dict[str, str]]:
@@ -134,11 +139,15 @@ def read_table(name: str) -> Iterator[dict[str, str]]:
 
 
 def snapshot_id() -> str:
-    """SHA-256 over the shipped files: a store takes each snapshot once."""
+    """SHA-256 over the shipped files' text: a store takes each snapshot once.
+
+    Every command that opens the store asks, so the 4 MB are hashed as bytes, not decoded and
+    encoded again; line ends are read as text mode reads them, so that a checkout with CRLF line
+    ends names the same snapshot as one with LF (one shared database, clients on both)."""
     h = hashlib.sha256()
     for name in SNAPSHOT_FILES:
         h.update(name.encode())
-        h.update(_read_text(name).encode())
+        h.update(_read_bytes(name).replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
     return h.hexdigest()
 
 

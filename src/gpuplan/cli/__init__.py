@@ -1,7 +1,9 @@
 """The command-line face: parse input, call the library, render; turn errors into one line.
 
-Each command group lives in its own module with a ``register(app)`` function. Only this package
-prints, exits or reads the environment (``GPUPLAN_DB``, ``GPUPLAN_USD_PER_CNY``).
+Each command group lives in its own module with a ``register(app)`` function, named in
+:data:`COMMANDS`; a module is imported, and its command built, only when the command line uses it
+(:mod:`gpuplan.cli._lazy`). Only this package prints, exits or reads the environment
+(``GPUPLAN_DB``, ``GPUPLAN_USD_PER_CNY``).
 """
 
 from __future__ import annotations
@@ -13,10 +15,92 @@ import typer
 
 from gpuplan.cli._help import LocalisedGroup
 from gpuplan.cli._i18n import LangOption, apply_language
+from gpuplan.cli._lazy import Register
 from gpuplan.cli._settings import Settings, settings
 from gpuplan.errors import GpuplanError, UserCodeError
 
-__all__ = ["Settings", "app", "main", "settings"]
+__all__ = ["COMMANDS", "Settings", "app", "main", "settings"]
+
+
+# Each command module's register(app), imported when one of its commands is first used.
+def _catalog(app: typer.Typer) -> None:
+    from gpuplan.cli import catalog_cmds, refresh_cmds
+
+    # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
+    # catalog_cmds' helpers without catalog_cmds importing it back.
+    refresh_cmds.register_into(catalog_cmds.catalog_app)
+    catalog_cmds.register(app)
+
+
+def _estimate(app: typer.Typer) -> None:
+    from gpuplan.cli import estimate_cmds
+
+    estimate_cmds.register(app)
+
+
+def _plan(app: typer.Typer) -> None:
+    from gpuplan.cli import plan_cmds
+
+    plan_cmds.register(app)
+
+
+def _deploy(app: typer.Typer) -> None:
+    from gpuplan.cli import deploy_cmds
+
+    deploy_cmds.register(app)
+
+
+def _machine(app: typer.Typer) -> None:
+    from gpuplan.cli import machine_cmds
+
+    machine_cmds.register(app)
+
+
+def _measure(app: typer.Typer) -> None:
+    from gpuplan.cli import measure_cmds
+
+    measure_cmds.register(app)
+
+
+def _tco(app: typer.Typer) -> None:
+    from gpuplan.cli import tco_cmds
+
+    tco_cmds.register(app)
+
+
+def _simulate(app: typer.Typer) -> None:
+    from gpuplan.cli import simulate_cmds
+
+    simulate_cmds.register(app)
+
+
+def _serve(app: typer.Typer) -> None:
+    from gpuplan.cli import serve_cmds
+
+    serve_cmds.register(app)
+
+
+#: Every command of ``gpuplan``, in the order ``--help`` lists them -> the function that registers
+#: it (the explicit registry of commands: a new command is one line here and its module).
+COMMANDS: dict[str, Register] = {
+    "gpus": _catalog,
+    "offers": _catalog,
+    "estimate": _estimate,
+    "plan": _plan,
+    "deploy": _deploy,
+    "doctor": _machine,
+    "bench": _machine,
+    "measure": _measure,
+    "tco": _tco,
+    "catalog": _catalog,
+    "simulate": _simulate,
+    "serve": _serve,
+}
+
+
+class _Root(LocalisedGroup):
+    lazy = COMMANDS
+
 
 app = typer.Typer(
     name="gpuplan",
@@ -25,8 +109,9 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
-    # Picks the language of each invocation and translates the help texts (cli/_help.py).
-    cls=LocalisedGroup,
+    # Picks the language of each invocation and translates the help texts (cli/_help.py); builds
+    # each command when it is first used (cli/_lazy.py).
+    cls=_Root,
 )
 
 
@@ -54,42 +139,6 @@ def _global_options(
 
     apply_language(lang)
     set_money(Money.usd())
-
-
-def _register_all() -> None:
-    # Explicit registry of command groups (no string dispatch); each module adds its commands.
-    from gpuplan.cli import (
-        catalog_cmds,
-        deploy_cmds,
-        estimate_cmds,
-        machine_cmds,
-        measure_cmds,
-        plan_cmds,
-        refresh_cmds,
-        serve_cmds,
-        simulate_cmds,
-        tco_cmds,
-    )
-
-    # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
-    # catalog_cmds' helpers without catalog_cmds importing it back.
-    refresh_cmds.register_into(catalog_cmds.catalog_app)
-    groups = (
-        catalog_cmds,
-        estimate_cmds,
-        plan_cmds,
-        deploy_cmds,
-        machine_cmds,
-        measure_cmds,
-        simulate_cmds,
-        tco_cmds,
-        serve_cmds,
-    )
-    for module in groups:
-        module.register(app)
-
-
-_register_all()
 
 
 def main() -> None:

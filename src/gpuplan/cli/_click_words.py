@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import cache
 from typing import Any
 
@@ -119,12 +119,14 @@ class LocalisedContext(typer.Context):
     formatter_class = LocalisedHelpFormatter
 
     def get_help(self) -> str:
-        if current_language() is Language.EN:
-            return super().get_help()
-        from gpuplan.cli._help_layout import print_help
+        # The root group lists its commands from stand-ins while its screen is drawn (cli/_help.py).
+        with getattr(self.command, "listing", nullcontext)():
+            if current_language() is Language.EN:
+                return super().get_help()
+            from gpuplan.cli._help_layout import print_help
 
-        print_help(self.command, self)
-        return ""  # printed, as Typer's own rich help is
+            print_help(self.command, self)
+            return ""  # printed, as Typer's own rich help is
 
 
 @cache

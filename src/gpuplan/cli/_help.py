@@ -22,12 +22,14 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, ClassVar
 
 from typer.core import TyperGroup
 
 from gpuplan.cli._click_words import localise_command, localised_usage_errors, use_typer_words
+from gpuplan.cli._lazy import LazyCommands, Register, build_command, command_summary, light_coercion
 from gpuplan.i18n import N_, _, set_language
 
 __all__ = ["LocalisedGroup", "help_messages", "translate_help"]
@@ -61,16 +63,19 @@ def _joined(m: re.Match[str]) -> str:
     return "" if _WIDE.match(m.group(1)) and _WIDE.match(m.group(2)) else " "
 
 
-def _commands(command: Any) -> Iterator[Any]:
+def _commands(command: Any, *, built_only: bool = False) -> Iterator[Any]:
+    """``command`` and every command under it (``built_only``: not building a lazy one)."""
     yield command
     children = getattr(command, "commands", None) or {}
+    if built_only and isinstance(children, LazyCommands):
+        children = children.built()
     for name in sorted(children):
-        yield from _commands(children[name])
+        yield from _commands(children[name], built_only=built_only)
 
 
-def _slots(command: Any) -> Iterator[tuple[Any, str, str]]:
+def _slots(command: Any, *, built_only: bool = False) -> Iterator[tuple[Any, str, str]]:
     """Every (object, attribute, English text) of the help screens under ``command``."""
-    for cmd in _commands(command):
+    for cmd in _commands(command, built_only=built_only):
         for attr in _TEXT_ATTRS:
             yield cmd, attr, ""
         help_option = cmd.get_help_option(cmd.context_class(cmd))
@@ -87,10 +92,11 @@ def _source(obj: Any, attr: str, default: str) -> str | None:
 
 
 def translate_help(command: Any) -> None:
-    """Put every help text under ``command`` in the current language."""
-    for cmd in _commands(command):
+    """Put every help text under ``command`` in the current language (of the commands built so
+    far: a lazy root group's command is translated when it is built)."""
+    for cmd in _commands(command, built_only=True):
         localise_command(cmd)
-    for obj, attr, default in _slots(command):
+    for obj, attr, default in _slots(command, built_only=True):
         text = _source(obj, attr, default)
         if text:
             setattr(obj, attr, _translated(text))
@@ -107,7 +113,66 @@ def help_messages(command: Any) -> list[str]:
 
 
 class LocalisedGroup(TyperGroup):
-    """The root command group: sets this invocation's language and translates the help first."""
+    """The root command group: sets this invocation's language and translates the help first.
+
+    A subclass names its commands in ``lazy`` (name -> the ``register`` function that adds it, in
+    the order ``--help`` lists them): they are built when first looked up (:mod:`gpuplan.cli._lazy`).
+    """
+
+    lazy: ClassVar[Mapping[str, Register]] = {}
+    #: Whether ``--help`` lists the commands not built yet from stand-ins (their names and help
+    #: texts, :func:`gpuplan.cli._lazy.command_summary`) instead of building each one; a test holds
+    #: the two screens equal.
+    summaries: ClassVar[bool] = True
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        light_coercion(self)
+        self._listing = False
+        self._stand_ins: dict[str, Any] = {}
+        if self.lazy:
+            self.commands = LazyCommands(self.lazy, self._build)
+
+    @contextmanager
+    def listing(self) -> Iterator[None]:
+        """While this group's help screen is drawn: commands not built yet are looked up as
+        stand-ins."""
+        self._listing = True
+        try:
+            yield
+        finally:
+            self._listing = False
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        commands = self.commands
+        if (
+            self._listing
+            and self.summaries
+            and isinstance(commands, LazyCommands)
+            and cmd_name in commands
+            and cmd_name not in commands.built()
+        ):
+            if cmd_name not in self._stand_ins:
+                stand_in = command_summary(cmd_name, self.lazy[cmd_name])
+                translate_help(stand_in)
+                self._stand_ins[cmd_name] = stand_in
+            return self._stand_ins[cmd_name]
+        return super().get_command(ctx, cmd_name)
+
+    def _build(self, name: str) -> Any:
+        command = build_command(
+            name,
+            self.lazy[name],
+            rich_markup_mode=self.rich_markup_mode,
+            suggest_commands=self.suggest_commands,
+        )
+        light_coercion(command)
+        translate_help(command)  # in this invocation's language, set by make_context
+        return command
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        # The names only: Typer's own builds every command to list their names.
+        return list(self.commands)
 
     def make_context(
         self,

@@ -311,7 +311,9 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
 
         sys.stdout.write(plan_json(plan, workload.to_dict(), cny_rate, shown.currency).to_json())
         return
-    from gpuplan.report.plan import plan_view
+    from gpuplan.report.plan_view import (
+        plan_view,
+    )  # not report.plan: the --json document models stay unloaded
 
     console().print(plan_view(plan))
     if out is not None:

@@ -12,6 +12,7 @@ module keeps working while the workload spec grows.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Annotated, Any
@@ -274,10 +275,11 @@ class LaunchSpec(BaseModel):
             first, last = _READABLE_PLAN_VERSIONS
             raise DeployError.worded(
                 N_(
-                    "plan file has schema version {version!r}; this gpuplan reads {first} and {last}: "
+                    "plan file has schema version {version}; this gpuplan reads {first} and {last}: "
                     "re-run `gpuplan plan`"
                 ),
-                version=version,
+                # In the file's own spelling (JSON's true, not Python's True), cut to a line.
+                version=json.dumps(version, ensure_ascii=False)[:40],
                 first=first,
                 last=last,
             )

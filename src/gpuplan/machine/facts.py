@@ -8,6 +8,7 @@ Unknown is ``None``: a query NVML answers with ``NVML_ERROR_NOT_SUPPORTED`` is n
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,13 +144,14 @@ class MachineFacts:
         """Build facts from :meth:`to_dict` output (or a hand-written fixture of the same shape)."""
         try:
             version = data.get("schema_version", FACTS_SCHEMA_VERSION)
-            if version != FACTS_SCHEMA_VERSION:
+            # JSON's true is not version 1 (Python's True == 1 would let it through).
+            if isinstance(version, bool) or version != FACTS_SCHEMA_VERSION:
                 raise DataError.worded(
                     N_(
                         "machine facts have schema version {version}, this gpuplan reads "
                         "{reads}; record them again with `gpuplan doctor --json`"
                     ),
-                    version=version,
+                    version=json.dumps(version, ensure_ascii=False)[:40],
                     reads=FACTS_SCHEMA_VERSION,
                 )
             torch_data = dict(data["torch"])

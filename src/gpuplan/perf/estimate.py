@@ -30,7 +30,14 @@ from gpuplan.perf.stages.communication import Communication, communication
 from gpuplan.perf.stages.compute import ComputeTime, compute_time, pipeline_bubble_fraction
 from gpuplan.perf.stages.layout import Layout, ModelParallel, lay_out
 from gpuplan.perf.stages.memory import GpuMemory, gpu_memory
-from gpuplan.perf.stages.spread import SOFTWARE_FASTER, SOFTWARE_SLOWER, StepSpread, step_spread, time_spread
+from gpuplan.perf.stages.spread import (
+    SOFTWARE_FASTER,
+    SOFTWARE_SLOWER,
+    StepSpread,
+    gpu_spread,
+    host_bound,
+    time_spread,
+)
 from gpuplan.profile.model import Profile
 from gpuplan.vocab import MemoryVerdict
 
@@ -41,10 +48,12 @@ __all__ = [
     "Estimate",
     "EstimateRequest",
     "GpuStages",
+    "HostFinish",
     "JobSize",
     "estimate",
     "finish_estimate",
     "gpu_stages",
+    "host_finish",
     "run_estimate",
     "time_spread",
 ]
@@ -286,42 +295,104 @@ class GpuStages:
     compute: ComputeTime
     comm: Communication
     memory: GpuMemory
+    spread: StepSpread
+    """The step and its range on the GPUs alone, before any host bounds it (:func:`gpu_spread`)."""
 
 
-def gpu_stages(request: EstimateRequest) -> GpuStages:
-    """The first four stages of :func:`run_estimate`: none of them reads the host's input pipeline
-    (``request.input_pipeline``), so offers of one GPU shape on different hosts share them (the
-    planner asks about thousands of offers and a few hundred shapes)."""
+def gpu_stages(request: EstimateRequest, like: GpuStages | None = None) -> GpuStages:
+    """The stages of :func:`run_estimate` that do not read the host's input pipeline
+    (``request.input_pipeline``): offers of one GPU shape on different hosts share them (the
+    planner asks about thousands of offers and a few thousand shapes).
+
+    ``like``: the stages of a request that differs from ``request`` at most in its link (the
+    network between the nodes, the GPUs per node) and its input pipeline; its compute and memory
+    stages, which read neither, are reused (the same GPUs over many networks share them).
+    """
     layout = lay_out(request)  # which share of the step one GPU runs, over which links
-    compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
+    if like is None:
+        compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
+        memory = gpu_memory(layout)  # what one GPU holds as the run shards it
+    else:
+        compute, memory = like.compute, like.memory
     comm = communication(layout, compute)  # the collectives and what of them compute hides
-    memory = gpu_memory(layout)  # what one GPU holds as the run shards it
-    return GpuStages(layout, compute, comm, memory)
+    spread = gpu_spread(layout, compute, comm)  # the step's point and 80 % range on the GPUs
+    return GpuStages(layout, compute, comm, memory, spread)
 
 
 def finish_estimate(stages: GpuStages, request: EstimateRequest) -> Estimate:
     """The estimate of ``request`` from ``stages`` computed for a request that differs from it at
     most in ``input_pipeline``: the step's spread, bounded by what the host decodes."""
     layout = stages.layout if stages.layout.request is request else replace(stages.layout, request=request)
-    spread = step_spread(layout, stages.compute, stages.comm)  # the step's point and 80 % range
+    spread = _host_spread(stages, request.input_pipeline)
     return _estimate(layout, stages.compute, stages.comm, stages.memory, spread)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostFinish:
+    """What one host makes of an estimate's GPU stages (:func:`host_finish`): the fields of the
+    :class:`Estimate` :func:`finish_estimate` would give that a host can change."""
+
+    spread: StepSpread
+    """The step and its range, bounded by the host's input pipeline."""
+    job_time_h: float | None
+    job_time_h_low: float | None
+    job_time_h_high: float | None
+    notes: tuple[str, ...]
+    """:attr:`Estimate.notes`."""
+
+
+def host_finish(stages: GpuStages, pipeline: InputPipeline | None) -> HostFinish:
+    """The host-dependent part of ``finish_estimate(stages, request)`` for a request whose
+    ``input_pipeline`` is ``pipeline``, without building the whole :class:`Estimate`: the
+    planner asks this about every host a GPU shape is offered on."""
+    spread = _host_spread(stages, pipeline)
+    job_h, job_low, job_high = _job_hours(stages.layout, spread)
+    return HostFinish(
+        spread=spread,
+        job_time_h=job_h,
+        job_time_h_low=job_low,
+        job_time_h_high=job_high,
+        notes=_notes(stages.layout, stages.compute, stages.memory, spread),
+    )
+
+
+def _host_spread(stages: GpuStages, pipeline: InputPipeline | None) -> StepSpread:
+    layout = stages.layout
+    return host_bound(stages.spread, layout.samples_per_step, layout.count, pipeline)
+
+
+def _job_hours(layout: Layout, spread: StepSpread) -> tuple[float | None, float | None, float | None]:
+    """The job's hours at the step's point, low and high ends; None each without a job size."""
+    job = layout.request.job
+    if job is None:
+        return None, None, None
+    samples = layout.samples_per_step
+    per_sample = layout.local.seq_len if layout.local.seq_len else 1
+    total = job.samples * job.epochs * per_sample
+    throughput = samples * per_sample / spread.step_s
+    return (
+        total / throughput / 3600.0,
+        total / (samples * per_sample / spread.low_s) / 3600.0,
+        total / (samples * per_sample / spread.high_s) / 3600.0,
+    )
+
+
+def _notes(layout: Layout, compute: ComputeTime, memory: GpuMemory, spread: StepSpread) -> tuple[str, ...]:
+    # In the order a reader meets them: the layout, the time and its range, the memory; the
+    # network assumption last, as it ends with what to give instead.
+    return (*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes)
 
 
 def _estimate(
     layout: Layout, compute: ComputeTime, comm: Communication, memory: GpuMemory, spread: StepSpread
 ) -> Estimate:
     """The stages' results as one :class:`Estimate`: throughput and job time from the step."""
-    profile, mp, link, job = layout.local, layout.model_parallel, layout.link, layout.request.job
+    profile, mp, link = layout.local, layout.model_parallel, layout.link
     step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
     samples = layout.samples_per_step
     per_sample = profile.seq_len if profile.seq_len else 1
     throughput = samples * per_sample / step_s
-    job_h = job_low = job_high = None
-    if job is not None:
-        total = job.samples * job.epochs * per_sample
-        job_h = total / throughput / 3600.0
-        job_low = total / (samples * per_sample / step_low) / 3600.0
-        job_high = total / (samples * per_sample / step_high) / 3600.0
+    job_h, job_low, job_high = _job_hours(layout, spread)
     mem = memory.memory
     return Estimate(
         gpu=layout.gpu.id,
@@ -360,8 +431,6 @@ def _estimate(
         input_bound=spread.input_bound,
         input_samples_per_s=spread.input_samples_per_s,
         anchored=compute.anchored,
-        # In the order a reader meets them: the layout, the time and its range, the memory; the
-        # network assumption last, as it ends with what to give instead.
-        notes=(*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes),
+        notes=_notes(layout, compute, memory, spread),
         plausibility=compute.plausibility,
     )

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpuplan.perf.estimate import EstimateRequest, JobSize
-from gpuplan.perf.input_pipeline import Host, dataset_reads, image_input_pipeline, input_pipeline
+from gpuplan.perf.input_pipeline import (
+    Host,
+    InputPipeline,
+    dataset_reads,
+    image_input_pipeline,
+    input_pipeline,
+)
 from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.perf.sweep import ServingLoad
 
@@ -21,7 +27,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["job_size", "model_parallel", "request_for", "serving_load"]
+__all__ = ["host_pipeline", "job_size", "model_parallel", "request_for", "serving_load"]
 
 
 def request_for(
@@ -46,20 +52,14 @@ def request_for(
     (vCPUs and RAM per instance of ``host.gpus`` GPUs), instead of ``vcpus_per_gpu``: its RAM also
     decides whether the dataset is re-read from disk each epoch.
     """
-    image_size = workload.inputs.image_size if workload.serving is None else None
-    job = job_size(workload)
-    stack = workload.software_stack
-    pipeline_kind, workers = stack.input_pipeline.value, stack.loader_workers
-    pipeline = image_input_pipeline(image_size, vcpus_per_gpu, 1.0, kind=pipeline_kind, workers=workers)
-    if host is not None and workload.serving is None:
-        data = workload.data
-        reads = dataset_reads(
-            data.size_gb if data is not None else None,
-            job.samples if job is not None else None,
-            job.epochs if job is not None else 1.0,
-            host,
+    if host is not None:
+        pipeline = host_pipeline(workload, host)
+    else:
+        image_size = workload.inputs.image_size if workload.serving is None else None
+        stack = workload.software_stack
+        pipeline = image_input_pipeline(
+            image_size, vcpus_per_gpu, 1.0, kind=stack.input_pipeline.value, workers=stack.loader_workers
         )
-        pipeline = input_pipeline(image_size, host, reads, kind=pipeline_kind, workers=workers)
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -68,13 +68,32 @@ def request_for(
         model_parallel=model_parallel(workload),
         link=link,
         calibration=calibration,
-        job=job,
+        job=job_size(workload),
         grad_accum_steps=workload.gradient_accumulation,
         compiled=workload.compile,
         cuda_graphs=workload.uses_cuda_graphs,
         input_pipeline=pipeline,
         measured_steps=measured_steps,
     )
+
+
+def host_pipeline(workload: Workload, host: Host) -> InputPipeline | None:
+    """What feeds the GPUs of ``workload`` on ``host`` (the ``input_pipeline`` of its
+    :func:`request_for`): its vCPUs for an image job, its disk where its RAM cannot cache a dataset
+    read more than once; None when nothing bounds it (a service's requests arrive decoded)."""
+    if workload.serving is not None:
+        return None
+    stack = workload.software_stack
+    pipeline_kind, workers = stack.input_pipeline.value, stack.loader_workers
+    job = job_size(workload)
+    data = workload.data
+    reads = dataset_reads(
+        data.size_gb if data is not None else None,
+        job.samples if job is not None else None,
+        job.epochs if job is not None else 1.0,
+        host,
+    )
+    return input_pipeline(workload.inputs.image_size, host, reads, kind=pipeline_kind, workers=workers)
 
 
 def model_parallel(workload: Workload) -> ModelParallel:

@@ -16,32 +16,27 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.errors import EstimateError, GpuplanError, InputError
-from gpuplan.i18n import N_, _, format_number, money
+from gpuplan.errors import GpuplanError
+from gpuplan.i18n import _, format_number, money
 from gpuplan.i18n.countries import country_code
 from gpuplan.i18n.places import place
-from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.constraints import Constraints, Objective
+from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
 from gpuplan.plan.input_types import (
     HOURS_PER_MONTH,
-    EstimateKey,
-    EstimateRow,
     JobFacts,
     OfferTable,
-    PlanOffer,
     RegionCosts,
     UsdTransferTier,
 )
 from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.vocab import PRICING_RULES, MemoryVerdict
+from gpuplan.vocab import PRICING_RULES
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.catalog import TransferTier as StoreTier
-    from gpuplan.perf import Calibration
-    from gpuplan.perf.anchor import StepMeasurement
     from gpuplan.profile.model import Profile
     from gpuplan.workload import ConstraintsSpec, Workload
 
@@ -53,10 +48,6 @@ __all__ = [
     "make_estimator",
     "offer_table_from_prices",
 ]
-
-#: Hours a serving deployment is planned for: one billing month (730 h). ASSUMPTION, labelled in the
-#: plan: a service has no end, so options are compared on a month of capacity.
-SERVING_HOURS = HOURS_PER_MONTH
 
 _TERM_HOURS = {p: r.term_hours for p, r in PRICING_RULES.items() if r.term_hours is not None}
 _GB_PER_GIB = 1.073741824
@@ -79,6 +70,38 @@ def _discount_note(p: OfferPrice) -> str:
     return f" [your {percent} % discount applied; list {listed}]"
 
 
+#: The :class:`PlanOffer` field of each value of a row :func:`offer_table_from_prices` builds.
+_COLUMNS = (
+    "provider",
+    "region",
+    "zone",
+    "country",
+    "instance_type",
+    "gpu",
+    "gpu_count",
+    "gpu_memory_gib",
+    "pricing",
+    "price_usd",
+    "unit_hours",
+    "term_hours",
+    "vcpus",
+    "memory_gib",
+    "network_gbps",
+    "interconnect",
+    "network_kind",
+    "billing_granularity_s",
+    "min_billing_s",
+    "interruption_band",
+    "compliance",
+    "confidence",
+    "as_of",
+    "source",
+    "stale",
+    "staleness",
+    "price_age_days",
+)
+
+
 def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     """The store's offers (one per offer × pricing model) as planner columns.
 
@@ -88,6 +111,9 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     are the store's (:func:`gpuplan.catalog.dates.price_age`: an undated price counts as stale).
     """
     memory: dict[str, float] = {}
+    countries: dict[tuple[str, str], str] = {}
+    # Rows as plain tuples in _COLUMNS order, turned into columns at once: the market has
+    # thousands of offers, and an object per row costs more than the planning they feed.
     rows = []
     for p in prices:
         unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
@@ -98,38 +124,42 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
             term_h = float(years) * 8760.0 if isinstance(years, int | float) else _TERM_HOURS[p.pricing]
         if p.gpu not in memory:
             memory[p.gpu] = _gpu_memory_gib(p.gpu)
+        where = (p.provider, p.region)
+        if where not in countries:
+            countries[where] = region_country(p.provider, p.region)
         rows.append(
-            PlanOffer(
-                provider=p.provider,
-                region=p.region,
-                zone=p.zone or "",
-                country=region_country(p.provider, p.region),
-                instance_type=p.instance_type,
-                gpu=p.gpu,
-                gpu_count=float(p.gpu_count),
-                gpu_memory_gib=memory[p.gpu],
-                pricing=p.pricing or "",
-                price_usd=price_usd,
-                unit_hours=unit_hours,
-                term_hours=term_h,
-                vcpus=p.vcpus,
-                memory_gib=p.memory_gib,
-                network_gbps=p.network_gbps,
-                interconnect=p.interconnect or "",
-                network_kind=p.network_kind or "",
-                billing_granularity_s=p.billing_granularity_s,
-                min_billing_s=p.min_billing_s,
-                interruption_band=p.interruption_band or "",
-                compliance=tuple(p.compliance),
-                confidence=p.confidence or "low",
-                as_of=p.as_of or "",
-                source=(p.source or "") + _discount_note(p),
-                stale=p.stale,
-                staleness=p.staleness or "",
-                price_age_days=None if p.age_days is None else float(p.age_days),
+            (
+                p.provider,
+                p.region,
+                p.zone or "",
+                countries[where],
+                p.instance_type,
+                p.gpu,
+                float(p.gpu_count),
+                memory[p.gpu],
+                p.pricing or "",
+                price_usd,
+                unit_hours,
+                term_h,
+                p.vcpus,
+                p.memory_gib,
+                p.network_gbps,
+                p.interconnect or "",
+                p.network_kind or "",
+                p.billing_granularity_s,
+                p.min_billing_s,
+                p.interruption_band or "",
+                tuple(p.compliance),
+                p.confidence or "low",
+                p.as_of or "",
+                (p.source or "") + _discount_note(p),
+                p.stale,
+                p.staleness or "",
+                None if p.age_days is None else float(p.age_days),
             )
         )
-    return OfferTable.from_rows(rows)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]
+    return OfferTable.from_columns(dict(zip(_COLUMNS, columns, strict=True)))
 
 
 def _usd(store: Store, currency: str) -> float | None:
@@ -303,182 +333,3 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         pipeline_parallel=workload.pipeline_parallel,
     )
     return job, tuple(notes)
-
-
-def make_estimator(
-    workload: Workload,
-    profile: Profile,
-    calibration: Calibration | None = None,
-    *,
-    measured_steps: tuple[StepMeasurement, ...] = (),
-) -> tuple[EstimateFn, tuple[str, ...]]:
-    """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
-
-    Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
-    A serving workload (``serving:``): one replica per GPU; it fits when the GPUs carry the request
-    rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
-    ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
-    one (``perf/anchor.py``), and the plan says so.
-    """
-    from gpuplan.hardware import get_gpu
-    from gpuplan.perf import (
-        NetworkSpec,
-        decode_estimate,
-        job_size,
-        load_calibration,
-        request_for,
-        serving_estimate,
-    )
-    from gpuplan.perf.anchor import choose_measurement, not_anchored_note
-    from gpuplan.perf.estimate import GpuStages, finish_estimate, gpu_stages
-    from gpuplan.perf.input_pipeline import Host
-    from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-
-    cal = calibration or load_calibration()
-    job = job_size(workload)
-    serving = workload.serving
-    notes: list[str] = []
-    if serving is None and job is None:
-        raise InputError.worded(
-            N_("the planner needs the job's length: give data.samples (or data.tokens) and data.epochs")
-        )
-    if serving is None and workload.inputs.image_size is not None:
-        from gpuplan.perf.input_pipeline import (
-            IMAGES_PER_S_PER_VCPU,
-            IMAGES_PER_S_PER_VCPU_HIGH,
-            IMAGES_PER_S_PER_VCPU_LOW,
-        )
-
-        notes.append(
-            _(
-                "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
-                "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
-                "input_bound are CPU-bound; an offer whose vCPUs the catalog lacks is bounded at the "
-                "fewest vCPUs per GPU of any offer of its GPU (its best case, not bounded, shown beside)"
-            ).format(
-                rate=f"{IMAGES_PER_S_PER_VCPU:g}",
-                low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
-                high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
-            )
-        )
-    mine = [m for m in measured_steps if m.workload_key == profile.key]
-    if (chosen := choose_measurement(mine, "")) is not None:
-        notes.append(
-            _(
-                "step times anchored on your measured step on {gpu} ({when}, gpuplan measure), moved to each "
-                "offer's GPU op class by op class (Habitat, Yu et al., USENIX ATC'21)"
-            ).format(gpu=chosen.gpu_id, when=chosen.measured_at)
-        )
-    elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
-        notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
-    cache: dict[EstimateKey, EstimateRow] = {}
-    stages: dict[EstimateKey, GpuStages] = {}
-    unfit = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
-
-    def run(key: EstimateKey) -> EstimateRow:
-        try:
-            gpu = get_gpu(key.gpu)
-        except GpuplanError:
-            return unfit
-        text = key.interconnect.lower()
-        nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
-        # The offer's own fabric (the catalog's network_kind: EFA/InfiniBand/RoCE are RDMA, TCP is
-        # not). Where the catalog does not say, the interconnect's words and then the bandwidth
-        # (≥ 200 Gbit/s taken as RDMA, NetworkSpec.link) decide — an assumption, said on the option.
-        kind = catalog_network_kind(key.network_kind)
-        inferred = kind is None and key.nodes > 1
-        link = NetworkSpec(
-            gbit_s=key.network_gbps,
-            kind=kind or network_kind_of(key.interconnect),
-            source="catalog",
-            gpus_per_node=key.gpus_per_node,
-            nvlink=nvlink,
-        ).link(gpu, key.gpu_count)
-        request = request_for(
-            workload,
-            profile,
-            gpu,
-            count=key.gpu_count,
-            link=link,
-            calibration=cal,
-            host=Host(gpus=key.gpus_per_node, vcpus=key.vcpus, ram_gib=key.memory_gib),
-            measured_steps=measured_steps,
-        )
-        # The host (vCPUs, RAM) enters only the last stage: one GPU shape's first four stages
-        # serve every host it is offered on.
-        shape = replace(key, vcpus=None, memory_gib=None)
-        if shape not in stages:
-            stages[shape] = gpu_stages(request)
-        est = finish_estimate(stages[shape], request)
-        peak = est.memory.peak_memory_gib
-        if serving is not None:
-            dec = decode_estimate(
-                profile,
-                gpu,
-                calibration=cal,
-                cuda_graphs=workload.uses_cuda_graphs,
-                compiled=workload.compile,
-            )
-            srv = serving_estimate(
-                dec,
-                requests_per_s=serving.requests_per_s / key.gpu_count,
-                prompt_tokens=serving.prompt_tokens,
-                output_tokens=serving.output_tokens,
-            )
-            ok = srv.p95_latency_s is not None and (
-                serving.p95_latency_ms is None or srv.p95_latency_s * 1000 <= serving.p95_latency_ms
-            )
-            h = SERVING_HOURS
-            return EstimateRow(
-                fits=not est.memory.ruled_out and ok,
-                memory_uncertain=est.memory_verdict is MemoryVerdict.MAY_NOT_FIT,
-                job_time_h=h,
-                job_time_h_low=h,
-                job_time_h_high=h,
-                peak_memory_gib=peak,
-            )
-        if est.job_time_h is None:
-            return unfit
-        return EstimateRow(
-            # Ruled out only when the whole memory band is above the GPU's usable memory; a
-            # configuration that may not fit stays, flagged and ranked after those that fit.
-            fits=not est.memory.ruled_out,
-            memory_uncertain=est.memory_verdict is MemoryVerdict.MAY_NOT_FIT,
-            job_time_h=est.job_time_h,
-            job_time_h_low=est.job_time_h_low or est.job_time_h,
-            job_time_h_high=est.job_time_h_high or est.job_time_h,
-            peak_memory_gib=peak,
-            step_time_s=est.step_time_s,
-            input_bound=est.input_bound,
-            # Only a CPU-decoding pipeline with neither vCPUs nor workers known is unknown
-            # (DALI decodes on the GPU, synthetic data decodes nothing).
-            input_unknown=workload.inputs.image_size is not None
-            and not key.vcpus
-            and workload.software_stack.input_pipeline.value == "dataloader"
-            and workload.stack.loader_workers is None,
-            notes=(
-                *est.notes,
-                _("network kind not in the catalog: taken as {kind}").format(kind=link.network_kind),
-            )
-            if inferred
-            else est.notes,
-        )
-
-    image_job = workload.inputs.image_size is not None
-
-    def estimate_fn(key: EstimateKey) -> EstimateRow:
-        # Facts the estimate cannot depend on leave the cache key, so that offers differing only
-        # in them share one estimate (the market has thousands of offers, a few hundred shapes):
-        # the inter-node network of a one-node job, the vCPUs of a job with no images to decode.
-        if key.nodes == 1 and (key.network_gbps is not None or key.network_kind):
-            key = replace(key, network_gbps=None, network_kind="")
-        if not image_job and key.vcpus is not None:
-            key = replace(key, vcpus=None)
-        if key not in cache:
-            try:
-                cache[key] = run(key)
-            except EstimateError:
-                cache[key] = unfit  # this GPU cannot run the workload (e.g. FP8 before Hopper)
-        return cache[key]
-
-    return estimate_fn, tuple(notes)

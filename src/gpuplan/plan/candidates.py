@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -221,23 +222,9 @@ def _offer_shapes(
     return out
 
 
-def _key(offers: OfferTable, i_off: int, gpn: int, nodes: int, cols: tuple[np.ndarray, ...]) -> EstimateKey:
-    vcpus, ram, net, kind = (
-        float(cols[0][i_off]),
-        float(cols[1][i_off]),
-        float(cols[2][i_off]),
-        cols[3][i_off],
-    )
-    return EstimateKey(
-        gpu=str(offers.gpu[i_off]),
-        gpus_per_node=gpn,
-        nodes=nodes,
-        interconnect=str(offers.interconnect[i_off]),
-        network_gbps=None if math.isnan(net) else net,
-        vcpus=None if math.isnan(vcpus) else vcpus,
-        network_kind=str(kind),
-        memory_gib=None if math.isnan(ram) else ram,
-    )
+def _known(values: np.ndarray) -> list[Any]:
+    """A float column's values as Python floats, nan as None (an :class:`EstimateKey`'s unknown)."""
+    return [None if v != v else v for v in values.tolist()]  # v != v: nan
 
 
 def _run_keys(
@@ -253,28 +240,43 @@ def _run_keys(
     each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
-    flags = np.zeros((codes.size, 4), dtype=bool)
-    vals = np.full((codes.size, 5), math.nan)
-    for j, idx in enumerate(first):
-        i_cand = live[idx]
+    # One key per distinct code, its facts read column by column as Python values (thousands of
+    # keys: indexing numpy scalars one by one would cost more than the estimates they look up).
+    cand = live[first]
+    off = cands.offer[cand]
+    vcpus, ram, net, kind = cols
+    keys = zip(
+        offers.gpu[off].tolist(),
+        cands.gpus_per_node[cand].tolist(),
+        cands.nodes[cand].tolist(),
+        offers.interconnect[off].tolist(),
+        _known(net[off]),
+        _known(vcpus[off]),
+        np.asarray(kind)[off].astype(str).tolist(),
+        _known(ram[off]),
+        strict=True,
+    )
+    flags, vals = [], []
+    for gpu, gpn, nodes, link, net_gbps, n_vcpus, fabric, ram_gib in keys:
         row = estimate(
-            _key(
-                offers,
-                int(cands.offer[i_cand]),
-                int(cands.gpus_per_node[i_cand]),
-                int(cands.nodes[i_cand]),
-                cols,
+            EstimateKey(
+                gpu=gpu,
+                gpus_per_node=gpn,
+                nodes=nodes,
+                interconnect=link,
+                network_gbps=net_gbps,
+                vcpus=n_vcpus,
+                network_kind=fabric,
+                memory_gib=ram_gib,
             )
         )
-        flags[j] = (row.fits, row.input_bound, row.input_unknown, row.memory_uncertain)
-        vals[j] = (
-            row.job_time_h,
-            row.job_time_h_low,
-            row.job_time_h_high,
-            row.peak_memory_gib,
-            row.step_time_s,
+        flags.append((row.fits, row.input_bound, row.input_unknown, row.memory_uncertain))
+        vals.append(
+            (row.job_time_h, row.job_time_h_low, row.job_time_h_high, row.peak_memory_gib, row.step_time_s)
         )
-    return flags, vals, inverse.reshape(-1)
+    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 4)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 5)
+    return flag_arr, val_arr, inverse.reshape(-1)
 
 
 def estimate_candidates(
@@ -299,7 +301,6 @@ def estimate_candidates(
     raw: tuple[np.ndarray, ...] = (offers.vcpus, offers.memory_gib, offers.network_gbps, offers.network_kind)
     cons = raw if bounds is None else _filled(offers, bounds, relevant)
     multi = cands.nodes[live] > 1
-    raw_shape = _offer_shapes(offers, *raw)[cands.offer[live]]
     # A single node's network is never used: its raw value keeps the key (and the estimator's cache) shared.
     single_cols = (cons[0], cons[1], raw[2], raw[3])
     cons_shape_multi = _offer_shapes(offers, *cons)[cands.offer[live]]
@@ -326,7 +327,9 @@ def estimate_candidates(
         cands.unknown[live] |= taken
         if (asked := np.flatnonzero(taken)).size:
             sub = live[asked]
-            flags, vals, inv = _run_keys(cands, sub, offers, estimate, raw, raw_shape[asked])
+            best = _best_case(offers)
+            best_shape = _offer_shapes(offers, *best)[cands.offer[live]]
+            flags, vals, inv = _run_keys(cands, sub, offers, estimate, best, best_shape[asked])
             calls += flags.shape[0]
             cands.work_h_best[sub] = np.minimum(vals[inv, 0], cands.work_h[sub])
             cands.input_unknown[sub] = flags[inv, 2]
@@ -359,6 +362,18 @@ def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.n
         net = np.where(unknown, bounds.network_gbps, net)
         kind = np.where(unknown, "TCP", kind.astype(str))
     return vcpus, ram, net, kind
+
+
+def _best_case(offers: OfferTable) -> tuple[np.ndarray, ...]:
+    """The offers' vCPUs, RAM, network and network kind with each unknown at its best case: unknown
+    vCPUs and RAM stay unknown (the estimator then applies no host limit), an unknown network is the
+    fastest plausible fabric (``perf.links.FAST_NETWORK_GBIT_S`` over RDMA)."""
+    from gpuplan.perf.links import FAST_NETWORK_GBIT_S
+
+    unknown = np.isnan(offers.network_gbps)
+    net = np.where(unknown, FAST_NETWORK_GBIT_S, offers.network_gbps)
+    kind = np.where(unknown, "InfiniBand", offers.network_kind.astype(str))
+    return offers.vcpus, offers.memory_gib, net, kind
 
 
 def _taken(offers: OfferTable, relevant: int) -> IntArray:

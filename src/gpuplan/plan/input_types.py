@@ -9,8 +9,9 @@ never 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -90,6 +91,10 @@ class PlanOffer:
     days; None when undated."""
 
 
+#: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
+_FIELD_TYPES: dict[str, str] = {f.name: str(f.type) for f in fields(PlanOffer)}
+
+
 @dataclass(frozen=True, kw_only=True)
 class OfferTable:
     """Offers as parallel numpy columns (one row per offer × pricing model); see :class:`PlanOffer`."""
@@ -128,19 +133,27 @@ class OfferTable:
     @classmethod
     def from_rows(cls, rows: Sequence[PlanOffer]) -> OfferTable:
         """Columns from rows; None becomes nan (numbers) so that unknown never reads as 0."""
+        return cls.from_columns({f.name: [getattr(r, f.name) for r in rows] for f in fields(PlanOffer)})
+
+    @classmethod
+    def from_columns(cls, columns: Mapping[str, Sequence[Any]]) -> OfferTable:
+        """Columns from one sequence of values per :class:`PlanOffer` field, as :meth:`from_rows`
+        makes them (a caller with thousands of offers need not build an object per row)."""
+        if set(columns) != _FIELD_TYPES.keys():
+            raise ValueError(f"offer columns {sorted(columns)} are not PlanOffer's fields")
         cols: dict[str, object] = {}
-        for f in fields(PlanOffer):
-            values = [getattr(r, f.name) for r in rows]
-            if f.name == "compliance":
+        for name, kind in _FIELD_TYPES.items():
+            values = columns[name]
+            if name == "compliance":
                 arr = np.empty(len(values), dtype=object)
                 arr[:] = [tuple(v) for v in values]
-                cols[f.name] = arr
-            elif f.name == "stale":
-                cols[f.name] = np.array(values, dtype=bool)
-            elif f.type in ("str",):
-                cols[f.name] = np.array(values, dtype=str) if values else np.array([], dtype=str)
+                cols[name] = arr
+            elif name == "stale":
+                cols[name] = np.array(values, dtype=bool)
+            elif kind in ("str",):
+                cols[name] = np.array(values, dtype=str) if len(values) else np.array([], dtype=str)
             else:
-                cols[f.name] = np.array([math.nan if v is None else v for v in values], dtype=float)
+                cols[name] = np.array([math.nan if v is None else v for v in values], dtype=float)
         return cls(**cols)  # type: ignore[arg-type]
 
     def row(self, i: int) -> PlanOffer:

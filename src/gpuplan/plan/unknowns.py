@@ -13,8 +13,8 @@ vCPUs           the fewest vCPUs per GPU of any    not bounded (the GPUs' own ti
                 offer of that GPU in the catalog
                 (of any GPU when none is known)
 RAM             the least RAM per GPU, likewise    the dataset fits the page cache
-network         the slowest inter-node network     the estimator's unknown network: its point
-                in the catalog, over TCP           at 100 Gbit/s TCP, its range to 3,200 RDMA
+network         the slowest inter-node network     the fastest plausible fabric, 3,200 Gbit/s
+                in the catalog, over TCP           RDMA (``perf.links.FAST_NETWORK_GBIT_S``)
 egress price    the highest internet egress price  the lowest the catalog knows
                 the catalog knows
 storage price   the highest of its kind            the lowest of its kind

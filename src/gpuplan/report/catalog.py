@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
@@ -25,15 +25,19 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
-from gpuplan.documents.base import ExchangeRateDoc
-from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument, OfferItem, OffersDocument
-from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable
 from gpuplan.report.offers_json import offer_items, offer_prices, price_fields, rate_fields
 from gpuplan.vocab import pricing_name
+
+if TYPE_CHECKING:
+    # The document models (pydantic) are imported by the functions that build them: the tables
+    # (`gpuplan offers`, `gpus`, `catalog info`) do without pydantic.
+    from gpuplan.documents.base import ExchangeRateDoc
+    from gpuplan.documents.catalog import GpusDocument, OffersDocument
+    from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
 
 __all__ = [
     "gpus_json",
@@ -74,11 +78,15 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
 
 def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
     """A catalog rate as the documents state it (None stays None)."""
+    from gpuplan.documents.base import ExchangeRateDoc
+
     fields_ = rate_fields(rate)
     return None if fields_ is None else ExchangeRateDoc(**fields_)
 
 
 def _offers_header(listing: OfferListing) -> OffersDocument:
+    from gpuplan.documents.catalog import OffersDocument
+
     return OffersDocument(
         display_currency=listing.currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=rate_doc(listing.cny_rate),
@@ -88,6 +96,8 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
 
 def offers_json(listing: OfferListing) -> OffersDocument:
     """The ``offers --json`` document (``report.offers_json.offers_json_text`` writes its text faster)."""
+    from gpuplan.documents.catalog import OfferItem
+
     items = [OfferItem.model_construct(**item) for item in offer_items(listing)]
     return _offers_header(listing).model_copy(update={"offers": items})
 
@@ -260,6 +270,8 @@ def gpus_json(
     display_currency: str = "USD",
 ) -> GpusDocument:
     """The ``gpus --json`` document; ``cny``: the rate of its ``_cny_`` figures (None: none)."""
+    from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument
+
     out = []
     for g in gpus:
         per = cheapest.get(g.id, {})
@@ -355,6 +367,8 @@ def gpus_view(
 
 def info_json(info: CatalogInfo) -> CatalogInfoDocument:
     """The ``catalog info --json`` document."""
+    from gpuplan.documents.catalog_admin import CatalogInfoDocument
+
     doc = to_jsonable(info)
     doc["exchange_rates"] = [{**to_jsonable(r), "stale": r.stale} for r in info.exchange_rates]
     return CatalogInfoDocument.model_validate(doc)
@@ -362,6 +376,8 @@ def info_json(info: CatalogInfo) -> CatalogInfoDocument:
 
 def import_json(report: ImportReport) -> ImportDocument:
     """The ``catalog import --json`` document."""
+    from gpuplan.documents.catalog_admin import ImportDocument
+
     return ImportDocument.model_validate(to_jsonable(report))
 
 

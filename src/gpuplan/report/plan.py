@@ -11,6 +11,7 @@ from dataclasses import asdict
 from typing import Any
 
 from gpuplan.catalog.model import HOURS_PER_MONTH, ExchangeRate
+from gpuplan.documents.base import ExchangeRateDoc
 from gpuplan.documents.plan import (
     PLAN_SCHEMA_VERSION,
     CostBreakdownDoc,
@@ -23,7 +24,7 @@ from gpuplan.documents.plan import (
     UnknownFactDoc,
 )
 from gpuplan.plan.result import Option, Plan
-from gpuplan.report.catalog import rate_doc
+from gpuplan.report.offers_json import rate_fields
 from gpuplan.vocab import MemoryVerdict, PricingModel
 
 __all__ = ["PLAN_SCHEMA_VERSION", "option_json", "plan_json", "plan_view"]
@@ -80,6 +81,12 @@ def option_json(o: Option) -> PlanOption:
     )
 
 
+def _rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
+    # report.catalog.rate_doc's fields; that module would load the catalog commands' documents too.
+    fields_ = rate_fields(rate)
+    return None if fields_ is None else ExchangeRateDoc(**fields_)
+
+
 def plan_json(
     plan: Plan,
     workload: dict[str, Any],
@@ -91,7 +98,7 @@ def plan_json(
     c = plan.constraints
     return PlanDocument(
         display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
-        exchange_rate=rate_doc(cny),
+        exchange_rate=_rate_doc(cny),
         workload=PlanWorkload.model_validate(workload),
         objective=plan.objective.value,
         constraints=PlanConstraintsDoc(

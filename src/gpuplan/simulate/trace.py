@@ -243,6 +243,14 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
                 if oi is not None:
                     outputs.append(_count(row[oi]))
             except (ValueError, IndexError, OverflowError) as e:
+                if any("\ufffd" in cell for cell in row):
+                    # The file was opened with errors="replace": say what is wrong with the bytes
+                    # rather than quoting the replacement characters.
+                    raise InputError.worded(
+                        N_("trace {name} line {line}: not UTF-8 text; save the trace as UTF-8"),
+                        name=p.name,
+                        line=line,
+                    ) from e
                 raise InputError.worded(
                     N_("trace {name} line {line}: cannot read {row!r} ({why})"),
                     name=p.name,

@@ -7,7 +7,8 @@ sources) and ``FETCHER`` (a :class:`Fetcher` that reads the provider's own price
 The registry is the vocabulary of providers: :data:`PROVIDERS` (``gpuplan.catalog.PROVIDERS``)
 lists its codes and casts what users write ("did you mean"), and every per-provider table of the
 planner and deploy (spot defaults, managed Kubernetes, region countries) is read from the modules'
-facts. Adding a provider is therefore one module here and one line in :data:`REGISTRY`;
+facts. Adding a provider is therefore one module here and its line in the registry (the import
+and the ``registry(...)`` call of :func:`_every_module`, which :data:`REGISTRY` runs on first use);
 ``tests/catalog/providers/test_new_provider.py`` registers a throwaway one and plans, lists and
 deploys with it. Everything here reads :data:`REGISTRY` when called, never at import.
 """
@@ -15,37 +16,9 @@ deploys with it. Everything here reads :data:`REGISTRY` when called, never at im
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
-from gpuplan.catalog.providers import (
-    alibaba,
-    aws,
-    azure,
-    cudo,
-    digitalocean,
-    fluidstack,
-    gcp,
-    huawei,
-    hyperbolic,
-    hyperstack,
-    jarvislabs,
-    lambdalabs,
-    lium,
-    mithril,
-    nebius,
-    oci,
-    paperspace,
-    primeintellect,
-    runpod,
-    seeweb,
-    shadeform,
-    tencent,
-    vast,
-    verda,
-    volcengine,
-    yotta,
-)
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -102,35 +75,95 @@ def registry(*modules: ProviderModule) -> MappingProxyType[str, ProviderModule]:
     return MappingProxyType(out)
 
 
-#: Every provider gpuplan knows, one module a line; the order is the order lists and tables show.
-REGISTRY: MappingProxyType[str, ProviderModule] = registry(
-    aws,
-    azure,
-    gcp,
-    alibaba,
-    tencent,
-    huawei,
-    volcengine,
-    lambdalabs,
-    runpod,
-    vast,
-    nebius,
-    oci,
-    cudo,
-    hyperstack,
-    verda,
-    shadeform,
-    primeintellect,
-    seeweb,
-    jarvislabs,
-    lium,
-    yotta,
-    mithril,
-    hyperbolic,
-    fluidstack,
-    paperspace,
-    digitalocean,
-)
+def _every_module() -> MappingProxyType[str, ProviderModule]:
+    from gpuplan.catalog.providers import (
+        alibaba,
+        aws,
+        azure,
+        cudo,
+        digitalocean,
+        fluidstack,
+        gcp,
+        huawei,
+        hyperbolic,
+        hyperstack,
+        jarvislabs,
+        lambdalabs,
+        lium,
+        mithril,
+        nebius,
+        oci,
+        paperspace,
+        primeintellect,
+        runpod,
+        seeweb,
+        shadeform,
+        tencent,
+        vast,
+        verda,
+        volcengine,
+        yotta,
+    )
+
+    # Every provider gpuplan knows, one module a line; the order is the order lists and tables show.
+    return registry(
+        aws,
+        azure,
+        gcp,
+        alibaba,
+        tencent,
+        huawei,
+        volcengine,
+        lambdalabs,
+        runpod,
+        vast,
+        nebius,
+        oci,
+        cudo,
+        hyperstack,
+        verda,
+        shadeform,
+        primeintellect,
+        seeweb,
+        jarvislabs,
+        lium,
+        yotta,
+        mithril,
+        hyperbolic,
+        fluidstack,
+        paperspace,
+        digitalocean,
+    )
+
+
+class _Registry(Mapping[str, ProviderModule]):
+    """:data:`REGISTRY`: the provider modules, imported together the first time one is asked for.
+
+    Listing offers needs no provider module (the rows name their provider's code), and importing
+    the 26 of them cost a fifth of a light command's start; anything that reads a provider's facts
+    (the vocabulary, a plan, a refresh) imports them all at once."""
+
+    def __init__(self) -> None:
+        self._modules: Mapping[str, ProviderModule] | None = None
+
+    def _loaded(self) -> Mapping[str, ProviderModule]:
+        if self._modules is None:
+            self._modules = _every_module()
+        return self._modules
+
+    def __getitem__(self, provider: str) -> ProviderModule:
+        return self._loaded()[provider]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+
+#: Every provider gpuplan knows, by code, in the order lists and tables show (the modules are
+#: imported on first use; add a provider in :func:`_every_module`).
+REGISTRY: Mapping[str, ProviderModule] = _Registry()
 
 
 class ProviderNames:

@@ -19,11 +19,20 @@ from dataclasses import dataclass
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
 from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.stages.communication import Communication
 from gpuplan.perf.stages.compute import ComputeTime
 from gpuplan.perf.stages.layout import Layout
 
-__all__ = ["SOFTWARE_FASTER", "SOFTWARE_SLOWER", "StepSpread", "step_spread", "time_spread"]
+__all__ = [
+    "SOFTWARE_FASTER",
+    "SOFTWARE_SLOWER",
+    "StepSpread",
+    "gpu_spread",
+    "host_bound",
+    "step_spread",
+    "time_spread",
+]
 
 #: How much slower a less tuned stack runs the same model on the same GPU: NVIDIA's own ResNet-50
 #: AMP on V100 went from 893 (pytorch-19.10) to 1200 img/s (later NGC): 1200 / 893 = 1.34.
@@ -61,6 +70,14 @@ class StepSpread:
 
 def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> StepSpread:
     """The step time of ``layout`` from its compute and communication, with its range."""
+    spread = gpu_spread(layout, compute, comm)
+    return host_bound(spread, layout.samples_per_step, layout.count, layout.request.input_pipeline)
+
+
+def gpu_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> StepSpread:
+    """The step and its range on the GPUs alone: :func:`step_spread` before the host's input
+    pipeline (it reads nothing of ``layout.request.input_pipeline``), so that offers of one GPU
+    shape on different hosts share it and apply their own host with :func:`host_bound`."""
     cal, gpu, profile = layout.calibration, layout.gpu, layout.local
     compute_s, comm_s, comm_fast_s = compute.compute_s, comm.exposed_s, comm.exposed_fast_s
     step_s = compute_s + comm_s
@@ -101,45 +118,55 @@ def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> St
                     "leave-one-architecture-out one (wider)"
                 ).format(architecture=gpu.architecture, family=profile.shape.family)
             )
-    feed_s: float | None = None
-    input_bound = False
-    if (pipe := layout.request.input_pipeline) is not None:
-        samples = layout.samples_per_step
-        # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
-        # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
-        # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
-        point, low, high = pipe.samples_per_s(layout.count)
-        feed_s = point
-        said = pipe.describe(layout.count)
-        if pipe.serial:
-            # DataLoader(num_workers=0): each batch is decoded in the training process before the
-            # GPUs run it, so the two add up instead of overlapping.
-            input_bound = True
-            step_s, step_low = step_s + samples / point, step_low + samples / high
-            step_high = step_high + samples / low
-            notes.append(
-                _("input decoded in the training process, not overlapped ({said})").format(said=said)
+    return StepSpread(step_s=step_s, low_s=step_low, high_s=step_high, notes=tuple(notes))
+
+
+def host_bound(spread: StepSpread, samples: int, gpus: int, pipe: InputPipeline | None) -> StepSpread:
+    """``spread`` (the GPUs' step, :func:`gpu_spread`) bounded by what ``pipe`` feeds ``gpus`` GPUs
+    a step of ``samples``; ``spread`` itself when nothing feeds them (None)."""
+    if pipe is None:
+        return spread
+    step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
+    notes = list(spread.notes)
+    # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
+    # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
+    # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
+    point, low, high = pipe.samples_per_s(gpus)
+    if pipe.serial:
+        # DataLoader(num_workers=0): each batch is decoded in the training process before the
+        # GPUs run it, so the two add up instead of overlapping.
+        input_bound = True
+        step_s, step_low = step_s + samples / point, step_low + samples / high
+        step_high = step_high + samples / low
+        notes.append(
+            _("input decoded in the training process, not overlapped ({said})").format(
+                said=pipe.describe(gpus)
             )
-        else:
-            input_bound = samples / point > step_s
-            step_s = max(step_s, samples / point)
-            step_low = max(step_low, samples / high)
-            step_high = max(step_high, samples / low)
-            if input_bound:
-                notes.append(
-                    _(
-                        "input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})"
-                    ).format(rate=point, said=said)
+        )
+    else:
+        input_bound = samples / point > step_s
+        step_s = max(step_s, samples / point)
+        step_low = max(step_low, samples / high)
+        step_high = max(step_high, samples / low)
+        # The pipeline's description is written only where a note says it (the planner asks
+        # about thousands of hosts, most of them never bound).
+        if input_bound:
+            notes.append(
+                _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
+                    rate=point, said=pipe.describe(gpus)
                 )
-            elif step_high == samples / low:
-                notes.append(
-                    _("may be input-bound at the slow end of the CPU rate ({said})").format(said=said)
+            )
+        elif step_high == samples / low:
+            notes.append(
+                _("may be input-bound at the slow end of the CPU rate ({said})").format(
+                    said=pipe.describe(gpus)
                 )
+            )
     return StepSpread(
         step_s=step_s,
         low_s=step_low,
         high_s=step_high,
         input_bound=input_bound,
-        input_samples_per_s=feed_s,
+        input_samples_per_s=point,
         notes=tuple(notes),
     )

@@ -1,0 +1,304 @@
+"""The planner's estimate function: ``perf``'s estimate of one workload for each GPU configuration
+the planner asks about (:class:`EstimateKey` in, :class:`EstimateRow` out).
+
+The market has tens of thousands of candidates and a few thousand distinct keys, but far fewer
+distinct estimates, so the work is shared at three levels, each keyed only by what it reads:
+
+- a GPU shape (GPU, count, the links between them): the estimate's stages that the host does not
+  enter (``perf.estimate.gpu_stages``: layout, compute, communication, memory and the GPUs' step),
+  the compute and memory stages shared again by every link of the same GPUs;
+- a host (vCPUs, RAM): what its input pipeline feeds (``perf.workload_request.host_pipeline``);
+- a shape on a pipeline: the step bounded by that pipeline and the job's hours
+  (``perf.estimate.host_finish``), the same arithmetic ``perf.estimate.finish_estimate`` does.
+
+Offers differing only in facts the estimate cannot read (the inter-node network of a one-node job,
+the vCPUs of a job with no images to decode, the wording of an interconnect that gives the same
+link) get the very same answer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.i18n import N_, _
+from gpuplan.plan.candidates import EstimateFn
+from gpuplan.plan.input_types import HOURS_PER_MONTH, EstimateKey, EstimateRow
+from gpuplan.vocab import MemoryVerdict
+
+if TYPE_CHECKING:
+    from gpuplan.perf import Calibration
+    from gpuplan.perf.anchor import StepMeasurement
+    from gpuplan.perf.estimate import GpuStages
+    from gpuplan.perf.input_pipeline import InputPipeline
+    from gpuplan.perf.links import Link
+    from gpuplan.profile.model import Profile
+    from gpuplan.workload import Workload
+
+__all__ = ["SERVING_HOURS", "make_estimator"]
+
+#: Hours a serving deployment is planned for: one billing month (730 h). ASSUMPTION, labelled in the
+#: plan: a service has no end, so options are compared on a month of capacity.
+SERVING_HOURS = HOURS_PER_MONTH
+
+_UNFIT = EstimateRow(fits=False, job_time_h=math.nan, job_time_h_low=math.nan, job_time_h_high=math.nan)
+
+
+def _image_note() -> str:
+    from gpuplan.perf.input_pipeline import (
+        IMAGES_PER_S_PER_VCPU,
+        IMAGES_PER_S_PER_VCPU_HIGH,
+        IMAGES_PER_S_PER_VCPU_LOW,
+    )
+
+    return _(
+        "image job: each offer's images/s is bounded by its vCPUs × {rate} images/s "
+        "per vCPU (JPEG decode + random-resized crop, assumed; {low}–{high}); options marked "
+        "input_bound are CPU-bound; an offer whose vCPUs the catalog lacks is bounded at the "
+        "fewest vCPUs per GPU of any offer of its GPU (its best case, not bounded, shown beside)"
+    ).format(
+        rate=f"{IMAGES_PER_S_PER_VCPU:g}",
+        low=f"{IMAGES_PER_S_PER_VCPU_LOW:g}",
+        high=f"{IMAGES_PER_S_PER_VCPU_HIGH:g}",
+    )
+
+
+def make_estimator(
+    workload: Workload,
+    profile: Profile,
+    calibration: Calibration | None = None,
+    *,
+    measured_steps: tuple[StepMeasurement, ...] = (),
+) -> tuple[EstimateFn, tuple[str, ...]]:
+    """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
+
+    Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
+    A serving workload (``serving:``): one replica per GPU; it fits when the GPUs carry the request
+    rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
+    ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
+    one (``perf/anchor.py``), and the plan says so.
+    """
+    from gpuplan.perf import job_size, load_calibration
+    from gpuplan.perf.anchor import choose_measurement, not_anchored_note
+
+    cal = calibration or load_calibration()
+    if workload.serving is None and job_size(workload) is None:
+        raise InputError.worded(
+            N_("the planner needs the job's length: give data.samples (or data.tokens) and data.epochs")
+        )
+    notes: list[str] = []
+    if workload.serving is None and workload.inputs.image_size is not None:
+        notes.append(_image_note())
+    mine = [m for m in measured_steps if m.workload_key == profile.key]
+    if (chosen := choose_measurement(mine, "")) is not None:
+        notes.append(
+            _(
+                "step times anchored on your measured step on {gpu} ({when}, gpuplan measure), moved to each "
+                "offer's GPU op class by op class (Habitat, Yu et al., USENIX ATC'21)"
+            ).format(gpu=chosen.gpu_id, when=chosen.measured_at)
+        )
+    elif mine:  # recordings exist but none anchors (a CPU one, a GPU without a datasheet): say so
+        notes.append(not_anchored_note(max(mine, key=lambda m: m.measured_at)))
+    return _Estimator(workload, profile, cal, measured_steps), tuple(notes)
+
+
+class _Estimator:
+    """The estimate function :func:`make_estimator` returns, with its caches (see the module)."""
+
+    def __init__(
+        self,
+        workload: Workload,
+        profile: Profile,
+        calibration: Calibration,
+        measured_steps: tuple[StepMeasurement, ...],
+    ) -> None:
+        self.workload, self.profile, self.calibration = workload, profile, calibration
+        self.measured_steps = measured_steps
+        self.image_job = workload.inputs.image_size is not None
+        # Only a CPU-decoding pipeline with neither vCPUs nor workers known is unknown (DALI decodes
+        # on the GPU, synthetic data decodes nothing).
+        self.input_unknown_without_vcpus = (
+            self.image_job
+            and workload.software_stack.input_pipeline.value == "dataloader"
+            and workload.stack.loader_workers is None
+        )
+        # (GPU, GPUs per node, nodes, interconnect, network, network kind) as the key says them ->
+        # the stages' key and the note on an inferred network kind; None: this GPU cannot run it.
+        self._shapes: dict[tuple[Any, ...], tuple[tuple[str, int, Link], str] | None] = {}
+        self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
+        self._like: dict[tuple[str, int], GpuStages] = {}
+        self._pipelines: dict[tuple[int, float | None, float | None], InputPipeline | None] = {}
+        self._rows: dict[tuple[Any, ...], EstimateRow] = {}
+
+    def __call__(self, key: EstimateKey) -> EstimateRow:
+        # Facts the estimate cannot depend on leave the cache keys: the inter-node network of a
+        # one-node job, the vCPUs of a job with no images to decode.
+        multi = key.nodes > 1
+        net, kind = (key.network_gbps, key.network_kind) if multi else (None, "")
+        shape = self._shape((key.gpu, key.gpus_per_node, key.nodes, key.interconnect, net, kind))
+        if shape is None:
+            return _UNFIT
+        vcpus = key.vcpus if self.image_job else None
+        host = (key.gpus_per_node, vcpus, key.memory_gib)
+        try:
+            pipeline = self._pipelines[host]
+        except KeyError:
+            pipeline = self._pipelines[host] = self._pipeline(*host)
+        if pipeline is _BAD_HOST:
+            return _UNFIT
+        row_key = (shape, pipeline, bool(vcpus))
+        try:
+            return self._rows[row_key]
+        except KeyError:
+            pass
+        try:
+            row = self._row(shape, pipeline, bool(vcpus))
+        except EstimateError:
+            row = _UNFIT
+        self._rows[row_key] = row
+        return row
+
+    def _shape(self, raw: tuple[Any, ...]) -> tuple[tuple[str, int, Link], str] | None:
+        try:
+            return self._shapes[raw]
+        except KeyError:
+            pass
+        try:
+            found = self._shapes[raw] = self._new_shape(*raw)
+        except EstimateError:
+            found = self._shapes[raw] = None  # this GPU cannot run the workload (e.g. FP8 before Hopper)
+        return found
+
+    def _new_shape(
+        self, gpu_id: str, gpus_per_node: int, nodes: int, interconnect: str, net: float | None, kind: str
+    ) -> tuple[tuple[str, int, Link], str] | None:
+        from gpuplan.hardware import get_gpu
+        from gpuplan.perf import NetworkSpec, request_for
+        from gpuplan.perf.estimate import gpu_stages
+        from gpuplan.perf.input_pipeline import Host
+        from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
+
+        try:
+            gpu = get_gpu(gpu_id)
+        except GpuplanError:
+            return None
+        text = interconnect.lower()
+        nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
+        # The offer's own fabric (the catalog's network_kind: EFA/InfiniBand/RoCE are RDMA, TCP is
+        # not). Where the catalog does not say, the interconnect's words and then the bandwidth
+        # (≥ 200 Gbit/s taken as RDMA, NetworkSpec.link) decide — an assumption, said on the option.
+        fabric = catalog_network_kind(kind)
+        count = gpus_per_node * nodes
+        link = NetworkSpec(
+            gbit_s=net,
+            kind=fabric or network_kind_of(interconnect),
+            source="catalog",
+            gpus_per_node=gpus_per_node,
+            nvlink=nvlink,
+        ).link(gpu, count)
+        inferred = (
+            _("network kind not in the catalog: taken as {kind}").format(kind=link.network_kind)
+            if fabric is None and nodes > 1
+            else ""
+        )
+        stages_key = (gpu.id, count, link)
+        if stages_key not in self._stages:
+            # The host (vCPUs, RAM) enters none of these stages: each row applies its own.
+            request = request_for(
+                self.workload,
+                self.profile,
+                gpu,
+                count=count,
+                link=link,
+                calibration=self.calibration,
+                host=Host(gpus=gpus_per_node),
+                measured_steps=self.measured_steps,
+            )
+            # The same GPUs over another network or spread share the compute and memory stages.
+            like = self._like.get((gpu.id, count))
+            try:
+                stages = self._stages[stages_key] = gpu_stages(request, like)
+            except EstimateError:
+                self._stages[stages_key] = None
+            else:
+                self._like.setdefault((gpu.id, count), stages)
+        return (stages_key, inferred) if self._stages[stages_key] is not None else None
+
+    def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> Any:
+        from gpuplan.perf.input_pipeline import Host
+        from gpuplan.perf.workload_request import host_pipeline
+
+        try:
+            return host_pipeline(self.workload, Host(gpus=gpus, vcpus=vcpus, ram_gib=ram_gib))
+        except EstimateError:
+            return _BAD_HOST
+
+    def _row(
+        self, shape: tuple[tuple[str, int, Link], str], pipeline: InputPipeline | None, has_vcpus: bool
+    ) -> EstimateRow:
+        stages_key, inferred = shape
+        stages = self._stages[stages_key]
+        assert stages is not None  # shapes whose stages failed are None themselves
+        memory = stages.memory.memory
+        peak = memory.peak_memory_gib
+        if self.workload.serving is not None:
+            return self._serving_row(stages_key, memory.ruled_out, memory.verdict, peak)
+        from gpuplan.perf.estimate import host_finish
+
+        done = host_finish(stages, pipeline)
+        if done.job_time_h is None:
+            return _UNFIT
+        return EstimateRow(
+            # Ruled out only when the whole memory band is above the GPU's usable memory; a
+            # configuration that may not fit stays, flagged and ranked after those that fit.
+            fits=not memory.ruled_out,
+            memory_uncertain=memory.verdict is MemoryVerdict.MAY_NOT_FIT,
+            job_time_h=done.job_time_h,
+            job_time_h_low=done.job_time_h_low or done.job_time_h,
+            job_time_h_high=done.job_time_h_high or done.job_time_h,
+            peak_memory_gib=peak,
+            step_time_s=done.spread.step_s,
+            input_bound=done.spread.input_bound,
+            input_unknown=self.input_unknown_without_vcpus and not has_vcpus,
+            notes=(*done.notes, inferred) if inferred else done.notes,
+        )
+
+    def _serving_row(
+        self, stages_key: tuple[str, int, Link], ruled_out: bool, verdict: MemoryVerdict, peak: float
+    ) -> EstimateRow:
+        from gpuplan.hardware import get_gpu
+        from gpuplan.perf import decode_estimate, serving_estimate
+
+        serving = self.workload.serving
+        assert serving is not None
+        gpu_id, count, _link = stages_key
+        dec = decode_estimate(
+            self.profile,
+            get_gpu(gpu_id),
+            calibration=self.calibration,
+            cuda_graphs=self.workload.uses_cuda_graphs,
+            compiled=self.workload.compile,
+        )
+        srv = serving_estimate(
+            dec,
+            requests_per_s=serving.requests_per_s / count,
+            prompt_tokens=serving.prompt_tokens,
+            output_tokens=serving.output_tokens,
+        )
+        ok = srv.p95_latency_s is not None and (
+            serving.p95_latency_ms is None or srv.p95_latency_s * 1000 <= serving.p95_latency_ms
+        )
+        h = SERVING_HOURS
+        return EstimateRow(
+            fits=not ruled_out and ok,
+            memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
+            job_time_h=h,
+            job_time_h_low=h,
+            job_time_h_high=h,
+            peak_memory_gib=peak,
+        )
+
+
+#: A host whose pipeline the estimator refuses (e.g. a non-positive vCPU count): no estimate.
+_BAD_HOST = object()

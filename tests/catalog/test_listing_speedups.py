@@ -1,0 +1,67 @@
+"""The listing's shortcuts give what the plain code gives: rows built without the dataclass
+``__init__``, the snapshot id hashed from bytes."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from dataclasses import fields
+from importlib import resources
+from pathlib import Path
+
+from gpuplan.catalog import OfferPrice, Store
+from gpuplan.catalog.snapshot import SNAPSHOT_FILES, snapshot_id
+
+
+def test_every_listed_row_is_the_offer_price_its_fields_make(store: Store) -> None:
+    names = {f.name for f in fields(OfferPrice)}
+    rows = store.offers(include_unpriced=True)
+    assert len(rows) > 8000
+    for row in rows:
+        assert set(vars(row)) == names
+        assert row == OfferPrice(**vars(row))
+    assert any(r.term for r in rows) and any(r.pricing is None for r in rows)
+
+
+def test_the_listing_takes_the_latest_price_of_each_offer_and_pricing(store: Store) -> None:
+    # The reference: every price row, the latest as_of and then the latest id per (offer, pricing).
+    reader = store._query("SELECT id, offer_id, pricing, amount, as_of FROM prices")
+    latest: dict[tuple[int, str], tuple[str, int, float]] = {}
+    for r in reader:
+        key = (r.offer_id, r.pricing)
+        if key not in latest or (r.as_of, r.id) > latest[key][:2]:
+            latest[key] = (r.as_of, r.id, r.amount)
+    keys = store._query("SELECT id, provider, region, zone, instance_type FROM offers")
+    offer_of = {(k.provider, k.region, k.zone, k.instance_type): k.id for k in keys}
+    listed = store.offers()
+    assert len(listed) == len(latest)
+    for o in listed:
+        assert o.pricing is not None
+        as_of, _id, amount = latest[
+            (offer_of[(o.provider, o.region, o.zone or "", o.instance_type)], o.pricing)
+        ]
+        assert (o.as_of, o.price) == (as_of, amount)
+
+
+def test_the_snapshot_id_is_the_hash_of_the_files_text() -> None:
+    # As it was computed from text mode (universal newlines), so that databases keep their snapshot.
+    h = hashlib.sha256()
+    for name in SNAPSHOT_FILES:
+        h.update(name.encode())
+        h.update(resources.files("gpuplan.catalog").joinpath("data", name).read_text("utf-8").encode())
+    assert snapshot_id() == h.hexdigest()
+
+
+def test_listing_offers_imports_no_provider_module(seeded_db: Path) -> None:
+    # The registry imports its 26 modules when a provider's facts are first asked for; the listing
+    # reads the rows' provider codes as stored and asks for none.
+    code = (
+        "import sys\n"
+        "from gpuplan.catalog import open_store\n"
+        f"rows = open_store({str(seeded_db)!r}).offers(include_unpriced=True)\n"
+        "loaded = [m for m in sys.modules if m.startswith('gpuplan.catalog.providers.')]\n"
+        "print(len(rows) > 8000, loaded)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "True ['gpuplan.catalog.providers.base']", proc.stdout + proc.stderr

@@ -1,0 +1,84 @@
+"""The root group builds a command only when it is used, and lists, suggests and converts as before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer.main
+from typer.testing import CliRunner
+
+from gpuplan.cli import COMMANDS, app
+from gpuplan.cli._lazy import LazyCommands, _registered
+
+runner = CliRunner()
+
+
+def test_the_table_names_every_registered_command_once() -> None:
+    # Eagerly, as Typer would build them from every register function: the same names, no more.
+    eager: list[str] = []
+    for register in dict.fromkeys(COMMANDS.values()):
+        eager += list(typer.main.get_group(_registered(register)).commands)
+    assert sorted(eager) == sorted(COMMANDS)
+
+
+def test_the_root_lists_every_command_in_table_order_without_building_one() -> None:
+    root = typer.main.get_command(app)
+    children = root.commands  # type: ignore[attr-defined]
+    assert isinstance(children, LazyCommands)
+    assert root.list_commands(typer.Context(root)) == list(COMMANDS)  # type: ignore[attr-defined]
+    assert children.built() == {}
+    assert children["offers"].name == "offers"
+    assert list(children.built()) == ["offers"]
+
+
+def test_a_mistyped_command_still_gets_its_suggestion() -> None:
+    result = runner.invoke(app, ["ofers"])
+    assert result.exit_code == 2
+    assert "Did you mean 'offers'?" in result.output
+
+
+def test_values_still_go_through_typer_conversion() -> None:
+    # An integer option given on the line: Typer's own (pydantic) conversion and error words.
+    result = runner.invoke(app, ["--db", "unused.sqlite", "offers", "--count", "x"])
+    assert result.exit_code == 2
+    assert "Input should be a valid integer" in result.output
+    result = runner.invoke(app, ["--db", "unused.sqlite", "offers", "--count", "0"])
+    assert result.exit_code == 2
+    assert "greater than or equal to 1" in result.output
+
+
+def test_a_command_imports_only_its_own_module_and_not_pydantic(tmp_path: Path) -> None:
+    # A provider typo fails before the database is opened, after every option was converted: the
+    # options left at None and the strings need neither pydantic (Typer's adapters) nor any other
+    # command's module. If Typer moves its per-parameter converter, pydantic shows up here.
+    code = (
+        "import sys\n"
+        "from gpuplan.cli import main\n"
+        f"sys.argv = ['gpuplan', '--db', {str(tmp_path / 'x.sqlite')!r}, 'offers', '--provider', 'awz',"
+        " '--currency', 'USD', '--json']\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    print('EXIT', e.code)\n"
+        "cmds = sorted(m for m in sys.modules if m.startswith('gpuplan.cli.') and m.endswith('_cmds'))\n"
+        "print('PYDANTIC', 'pydantic' in sys.modules, 'CMDS', cmds)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert "did you mean 'aws'" in proc.stderr, proc.stderr
+    assert "EXIT 1" in proc.stdout, proc.stdout
+    assert "PYDANTIC False CMDS ['gpuplan.cli.catalog_cmds', 'gpuplan.cli.refresh_cmds']" in proc.stdout
+
+
+def test_the_root_help_lists_stand_ins_that_read_as_the_built_commands(monkeypatch: Any) -> None:
+    from gpuplan.cli._help import LocalisedGroup
+
+    screens = {}
+    for summaries in (True, False):
+        monkeypatch.setattr(LocalisedGroup, "summaries", summaries)
+        for lang in ("en", "zh"):
+            result = runner.invoke(app, ["--lang", lang, "--help"], env={"COLUMNS": "100"})
+            assert result.exit_code == 0, result.output
+            screens[(summaries, lang)] = result.output
+    assert screens[(True, "en")] == screens[(False, "en")]
+    assert screens[(True, "zh")] == screens[(False, "zh")]
+    assert "offers" in screens[(True, "en")] and "列出" in screens[(True, "zh")]

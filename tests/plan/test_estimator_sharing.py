@@ -1,0 +1,117 @@
+"""The planner's estimate function shares work between keys (GPU stages per shape, the host's bound
+per pipeline) and gives every key exactly the answer the whole estimate gives it alone."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from pathlib import Path
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf import NetworkSpec, request_for, run_estimate
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.input_pipeline import Host
+from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
+from gpuplan.plan import EstimateKey, EstimateRow
+from gpuplan.plan.build_inputs import make_estimator
+from gpuplan.workload import Workload
+from stand_in_profiles import resnet50_profile
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+    time_band=1.1,
+)
+
+
+def _keys() -> list[EstimateKey]:
+    """GPU shapes × hosts × networks, the interconnect written several ways."""
+    shapes = [
+        ("H100-SXM", 8, "NVSwitch"),
+        ("H100-SXM", 8, "nvlink"),
+        ("H100-SXM", 4, "NVLink"),  # 2 nodes of 4: the same 8 GPUs as one node of 8, another link
+        ("T4", 4, "PCIe"),
+        ("A10G", 1, ""),
+    ]
+    hosts = [(None, None), (8.0, None), (48.0, 192.0), (96.0, 64.0), (192.0, 2048.0), (None, 32.0)]
+    networks = [(None, ""), (100.0, ""), (400.0, "EFA"), (3200.0, "InfiniBand")]
+    keys = [
+        EstimateKey(
+            gpu=gpu,
+            gpus_per_node=per_node,
+            nodes=nodes,
+            interconnect=link,
+            network_gbps=net,
+            network_kind=kind,
+            vcpus=None if vcpus is None else vcpus * per_node / 8,
+            memory_gib=ram,
+        )
+        for (gpu, per_node, link), nodes, (vcpus, ram), (net, kind) in itertools.product(
+            shapes, (1, 2), hosts, networks
+        )
+    ]
+    random.Random(0).shuffle(keys)  # the shared caches must not depend on the order keys come in
+    return keys
+
+
+def _alone(workload: Workload, key: EstimateKey) -> tuple[float, float, float, float, bool, tuple[str, ...]]:
+    """The whole estimate of ``key`` by itself, as the planner's estimate function documents it."""
+    gpu = get_gpu(key.gpu)
+    multi = key.nodes > 1
+    text = key.interconnect.lower()
+    fabric = catalog_network_kind(key.network_kind if multi else "")
+    link = NetworkSpec(
+        gbit_s=key.network_gbps if multi else None,
+        kind=fabric or network_kind_of(key.interconnect),
+        source="catalog",
+        gpus_per_node=key.gpus_per_node,
+        nvlink=bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text),
+    ).link(gpu, key.gpu_count)
+    est = run_estimate(
+        request_for(
+            workload,
+            resnet50_profile("test", activations_bytes=2e9),
+            gpu,
+            count=key.gpu_count,
+            link=link,
+            calibration=CAL,
+            host=Host(gpus=key.gpus_per_node, vcpus=key.vcpus, ram_gib=key.memory_gib),
+        )
+    )
+    said = f"network kind not in the catalog: taken as {link.network_kind}"
+    inferred = () if fabric or not multi else (said,)
+    assert est.job_time_h is not None and est.job_time_h_low and est.job_time_h_high
+    return (
+        est.job_time_h,
+        est.job_time_h_low,
+        est.job_time_h_high,
+        est.step_time_s,
+        est.input_bound,
+        (*est.notes, *inferred),
+    )
+
+
+def _seen(row: EstimateRow) -> tuple[float, float, float, float, bool, tuple[str, ...]]:
+    times = (row.job_time_h, row.job_time_h_low, row.job_time_h_high, row.step_time_s)
+    return (*times, row.input_bound, row.notes)
+
+
+def test_each_key_gets_the_whole_estimates_answer_while_work_is_shared() -> None:
+    # ImageNet: 140 GB over 90 epochs, so a host's RAM decides whether each epoch re-reads the disk.
+    workload = Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml")
+    est, _ = make_estimator(workload, resnet50_profile("test", activations_bytes=2e9), CAL)
+    keys = _keys()
+    rows = [est(k) for k in keys]
+    assert all(r.fits and math.isfinite(r.job_time_h) for r in rows)
+    for key, row in zip(keys, rows, strict=True):
+        assert _seen(row) == _alone(workload, key), key
+        assert row.input_unknown == (key.vcpus is None)
+    # Both sides of the CPU bound and of the page cache are among the answers.
+    assert {r.input_bound for r in rows} == {True, False}
+    assert any("re-read from disk every epoch" in n for r in rows for n in r.notes)
+    assert any(not any("re-read" in n for n in r.notes) for r in rows)
