@@ -75,7 +75,8 @@ class Calibration:
     """Whether matmul and attention records are costed by their traced shapes (``perf/gemm.py``)
     rather than the per-call tail. Off in the shipped fit: fitted with shapes
     (``benchmarks/calibrate.py --shapes``) the leave-one-publisher-out median improved but two of
-    the three shape parameters sat at their bounds and the decode/prefill check regressed (see
+    the three shape parameters sat at their bounds, the decode/prefill check regressed, and the
+    ablation found that fitting none of the three improves the grouped figure (see
     ``benchmarks/results/calibration_shapes.txt``)."""
     gemm_k_overhead: float = 64.0
     """Fixed cost of one GEMM thread-block tile (filling its load pipeline, writing its output), in
