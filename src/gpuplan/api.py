@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
     from gpuplan.workload.stack import Stack
 
-__all__ = ["EstimateReport", "StackLevelReport", "estimate", "plan"]
+__all__ = ["EstimateReport", "InstanceLinks", "StackLevelReport", "estimate", "instance_links", "plan"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +48,65 @@ class EstimateReport:
     """The software stack the estimate assumed (the workload's, level defaults filled in)."""
     levels: tuple[StackLevelReport, ...] = ()
     """The stock and tuned stacks on the same GPUs: the spread the code's choices make."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceLinks:
+    """What an estimate takes from the links the user gave or from a named instance type."""
+
+    network: NetworkSpec | None
+    """None: nothing given, the links are assumed (and labelled so)."""
+    gpus: tuple[str, ...] | None
+    """The GPUs to estimate: the user's, else the instance's GPU, else None (every GPU)."""
+    vcpus_per_gpu: float | None
+    """The instance's vCPUs per GPU (None without an instance, or when the catalog lacks them)."""
+
+
+def instance_links(
+    store: Store | None,
+    instance: str | None,
+    *,
+    gpus: Sequence[str] | None = None,
+    network_gbps: float | None = None,
+    network_kind: str | None = None,
+) -> InstanceLinks:
+    """The links the user gave, or the catalog's facts of ``instance`` (``gpuplan estimate
+    --instance``): its GPU, GPUs per node, NVLink and network, and its vCPUs per GPU. ``store`` is
+    read only when an instance is named; an unknown one raises NotFoundError with the close names."""
+    from gpuplan.errors import InputError, NotFoundError
+    from gpuplan.i18n.messages import N_
+    from gpuplan.perf import NetworkSpec
+    from gpuplan.perf.links import network_kind_of
+
+    if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
+        raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=network_kind)
+    kind = network_kind.lower() if network_kind else None
+    given_gpus = tuple(gpus) if gpus else None
+    if instance is None:
+        if network_gbps is None and kind is None:
+            return InstanceLinks(network=None, gpus=given_gpus, vcpus_per_gpu=None)
+        spec = NetworkSpec(gbit_s=network_gbps, kind=kind, source="user")  # type: ignore[arg-type]
+        return InstanceLinks(network=spec, gpus=given_gpus, vcpus_per_gpu=None)
+    assert store is not None, "an instance type is looked up in a catalog store"
+    every = store.offers(include_unpriced=True)
+    offers = [o for o in every if o.instance_type.lower() == instance.lower()]
+    if not offers:
+        known = sorted({o.instance_type for o in every})
+        raise NotFoundError("instance type", instance, known, hint=N_("see gpuplan offers"))
+    o = offers[0]
+    text = o.interconnect or ""
+    nvlink = "nvlink" in text.lower() or "nvswitch" in text.lower() if text else None
+    given = network_gbps if network_gbps is not None else o.network_gbps
+    source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
+    spec = NetworkSpec(
+        gbit_s=given,
+        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),  # type: ignore[arg-type]
+        source=source,  # type: ignore[arg-type]
+        gpus_per_node=int(o.gpu_count),
+        nvlink=nvlink,
+    )
+    vcpus_per_gpu = o.vcpus / o.gpu_count if o.vcpus and o.gpu_count else None
+    return InstanceLinks(network=spec, gpus=given_gpus or (o.gpu,), vcpus_per_gpu=vcpus_per_gpu)
 
 
 def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:

@@ -115,9 +115,14 @@ def test_no_calibration_configuration_that_ran_is_called_does_not_fit() -> None:
     configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in as_run}
     verdicts = {c.label: _estimate_case(c, p).memory_verdict for c, p in configs.values()}
     misses = [label for label, v in verdicts.items() if v is MemoryVerdict.DOES_NOT_FIT]
-    # "Does not fit" only when the whole band is above the usable memory; the ResNet-50 at 512 on a
-    # 24 GiB 3090 (both memory formats) is the one whose band straddles it (below): may not fit.
+    # "Does not fit" only when the whole band is above the usable memory. The band (×/÷ 1.097, the
+    # grouped residuals of the claimed published peaks: calibration/memory_band.py) straddles it for
+    # four runs that ran near their GPU's edge: the ResNet-50 at 512 on a 24 GiB 3090 (both memory
+    # formats), torchtune's 8B full fine-tune on a 4090 (20.0 GiB of 24) and FlashAttention-2's
+    # 1.3B at 4 × 8k (69 GiB of 80): may not fit, never "does not fit".
     assert sorted(label for label, v in verdicts.items() if v is MemoryVerdict.MAY_NOT_FIT) == [
+        "GPT3-1.3B pretrain (FlashAttention-2) train bs4×8gpu seq8192 A100-SXM4-80GB [model_tflops_per_gpu]",
+        "Llama-3.1-8B Full finetune (torchtune) finetune bs2 RTX-4090 [tokens_per_s]",
         "resnet50 (timm) train bs512 NCHW RTX-3090 [images_per_s]",
         "resnet50 (timm) train bs512 NHWC RTX-3090 [images_per_s]",
     ]
@@ -130,8 +135,9 @@ def test_no_calibration_configuration_that_ran_is_called_does_not_fit() -> None:
     # The MLPerf Training BERT runs (18, eight submitters) are checked here too, each with the stack
     # its log printed (fused kernels, the MLM head on the masked positions, fp8 on Hopper), as are
     # the FlashAttention-2 1.3B runs, whose fused kernels are now traced (69 GiB at 4 × 8k).
-    # 113 cases: the 2.7B FlashAttention-2 rows and the FlagPerf rows are not claimed (memory_why).
-    assert len(pairs) == 113 and len(as_run) == 105 and len(configs) == 98
+    # 113 cases: the 2.7B FlashAttention-2 rows, the FlagPerf rows and the ATorch rows (a
+    # process-lifetime peak, not a step's) are not claimed (memory_why).
+    assert len(pairs) == 113 and len(as_run) == 97 and len(configs) == 90
     assert all(c.memory_why for c, _ in pairs if not c.memory_as_run)
     assert misses == []
 
@@ -140,14 +146,16 @@ def _case(fragment: str) -> tuple[CalibrationCase, Profile]:
     return next((c, p) for c, p in _calibration_pairs() if fragment in c.label)
 
 
-def test_8b_full_finetune_on_a_4090_fits_with_its_paged_8bit_state_in_host_memory() -> None:
+def test_8b_full_finetune_on_a_4090_is_not_ruled_out_with_its_paged_8bit_state_in_host_memory() -> None:
     # torchtune's 8B_full_single_device: bf16 weights 8.03e9 × 2 B = 15.0 GiB, paged 8-bit AdamW
     # (2 B/param of uint8 moments, 15.0 GiB, in managed memory), a step per parameter in backward
     # (no whole-model gradient), checkpointing, chunked loss. Published: 18.9 GiB peak.
     case, prof = _case("8B Full finetune")
     m = _estimate_case(case, prof).memory
     assert m.paged_optimizer_gib == pytest.approx(2 * prof.params / GIB, rel=0.01)
-    assert m.fits and m.peak_allocated_gib < 21.0  # within 11 % of the published 18.9 GiB
+    assert m.peak_allocated_gib < 21.0  # within 6 % of the published 18.9 GiB
+    # 20.0 GiB of the 4090's 24 with a ×/÷ 1.097 band: too close to call, never ruled out.
+    assert m.verdict is MemoryVerdict.MAY_NOT_FIT
     assert m.host_spill_gib > 10.0  # the GPU holds only a few GiB of the 15 GiB of state
 
 
@@ -189,10 +197,12 @@ def test_the_fa2_1_3b_run_at_8k_is_not_ruled_out_once_its_fused_kernels_are_said
     assert 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.3
 
 
-def test_the_flashattention2_1_3b_run_at_8k_fits_eagerly_with_its_fused_kernels_traced() -> None:
+def test_the_flashattention2_1_3b_run_at_8k_is_not_ruled_out_with_its_fused_kernels_traced() -> None:
     # The same run said as its training code ran it (stack.fused_kernels: fused MLP, dropout + add
     # + LayerNorm with an fp32 residual, in-place cross-entropy): each kernel keeps what it keeps,
-    # no fp32 logits copy, no separate GELU input; eager, it fits the 80 GB it ran on.
+    # no fp32 logits copy, no separate GELU input; eager, it stays within the 80 GB it ran on.
     prof = _load("gpt3-1.3b-s8192-bs4-fused")
     e = estimate(prof, get_gpu("A100-SXM4-80GB"), count=8, parallelism="zero1")
-    assert e.fits and 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.1
+    assert 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.1
+    # 69 GiB of 80 with the ×/÷ 1.097 memory band: may not fit — not ruled out, as it ran.
+    assert e.memory_verdict is MemoryVerdict.MAY_NOT_FIT

@@ -31,6 +31,7 @@ def test_a_cpu_step_is_timed_split_and_labelled_as_cpu() -> None:
     assert k.gemm > 0 and k.memory > 0  # the tiny model's linears and its relu/add/optimizer
     assert doc.memory.peak_allocated_gib is None and doc.memory.how  # no CUDA allocator: said why
     assert any("CPU recording" in n for n in doc.notes)
+    assert doc.step_time.issue_s is None  # a CPU step is synchronous: no hidden CPU time to keep
     # The document is the recording format: it reads back as one.
     again, m = read_measurement(doc.to_json(), source="test")
     assert again == doc and m.device == "cpu"
@@ -85,6 +86,10 @@ def test_on_a_gpu_the_step_anchors_its_own_estimate(tmp_path: Path) -> None:
     doc = run_measure(w, device="cuda")
     assert doc.device.kind == "cuda" and doc.memory.peak_allocated_gib and doc.memory.peak_reserved_gib
     assert doc.kernel_time_s.gemm > 0 and doc.kernel_time_s.busy_s <= 1.5 * doc.step_time.median_s
+    # The CPU's issue time is kept unless GradScaler makes the step wait for the GPU (amp-fp16).
+    waits = w.precision.value == "amp-fp16"
+    assert (doc.step_time.issue_s is None) == waits
+    assert waits or 0 < doc.step_time.issue_s <= 1.05 * doc.step_time.high_s  # type: ignore[operator]
     if doc.device.gpu_id is None:
         pytest.skip(f"{doc.device.name} is not in gpuplan's datasheet table")
     m = StepMeasurement.from_document(doc)

@@ -53,7 +53,7 @@ def test_the_probed_paths_answer(service: Service) -> None:
 def test_the_image_runs_gpuplan_serve_as_a_non_root_user(docs: dict[str, dict[str, Any]]) -> None:
     text = (REPO / "Dockerfile").read_text()
     lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
-    assert lines[0].startswith("FROM python:3.11")
+    assert lines[0] == "FROM debian:bookworm-slim"  # Debian's Python 3.11, updated with the image
     assert 'ENTRYPOINT ["gpuplan", "serve", "--host", "0.0.0.0", "--port", "8000"]' in lines
     assert "USER 10001" in lines and "EXPOSE 8000" in lines
     port = docs["Deployment"]["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"]

@@ -223,9 +223,13 @@ def with_band(
 ) -> Calibration:
     """``cal`` with each case's residual recorded and the time/memory bands derived from them.
 
-    Bands: exp of the 90th percentile of |ln(predicted/published)| over the fitted rows (time) and
-    over the memory rows (memory), at least 1.05 — a floor for what so few rows cannot show.
+    Bands: exp of the 90th percentile of |ln(predicted/published)| over the fitted rows (time), at
+    least 1.05 — a floor for what so few rows cannot show; memory: the publisher-weighted 80th
+    percentile of every claimed published peak memory's error (:mod:`gpuplan.calibration.memory_band`,
+    the same floor).
     """
+    from gpuplan.calibration.memory_band import grouped_memory_band, memory_residuals
+
     rows = tuple(
         CalibrationRow(
             label=c.label + (f" — {c.why}" if c.why else ""),
@@ -238,9 +242,9 @@ def with_band(
         for c, p in pairs
     )
     time_err = [abs(r.log_error) for r in rows if r.used_in_fit and r.metric != _MEMORY_METRIC]
-    mem_err = [abs(r.log_error) for r in rows if r.metric == _MEMORY_METRIC and r.used_in_fit]
     time_band = max(1.05, math.exp(float(np.quantile(time_err, 0.9)))) if time_err else cal.time_band
-    mem_band = max(1.05, math.exp(float(np.quantile(mem_err, 0.9)))) if mem_err else cal.memory_band
+    residuals = memory_residuals(pairs, lambda c, p: run_estimate(case_request(c, p)))
+    mem_band = grouped_memory_band(residuals).factor if residuals else cal.memory_band
     return replace(
         cal,
         rows=rows,

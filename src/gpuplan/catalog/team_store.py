@@ -413,14 +413,20 @@ class TeamStore:
         document: dict[str, Any],
         catalog_import_id: int | None,
         actor: str,
+        document_text: str | None = None,
     ) -> SavedPlan:
-        """Keep a plan of a saved workload version: who, when, on which prices, for which month."""
+        """Keep a plan of a saved workload version: who, when, on which prices, for which month.
+        ``document_text``: the document as JSON text when the caller has it (it is not written again)."""
         check_month(month)
         rec = document.get("recommended") or {}
         w = t.team_workloads.c
         now = now_iso()
         total = rec.get("total_cost_usd")
         as_of = rec.get("as_of")
+        # Written before the transaction: other writers wait for as short a time as may be.
+        constraints_text = json.dumps(constraints, sort_keys=True)
+        if document_text is None:
+            document_text = json.dumps(document, ensure_ascii=False)
         with writing(self.engine) as conn:
             wid = conn.execute(select(w.id).where(w.name == workload.name)).scalar_one()
             key = conn.execute(
@@ -428,8 +434,8 @@ class TeamStore:
                     workload_id=wid,
                     workload_version=workload.version,
                     month=month,
-                    constraints=json.dumps(constraints, sort_keys=True),
-                    document=json.dumps(document, ensure_ascii=False),
+                    constraints=constraints_text,
+                    document=document_text,
                     total_cost_usd=total,
                     prices_as_of=as_of,
                     catalog_import_id=catalog_import_id,
@@ -447,7 +453,20 @@ class TeamStore:
                 f"{workload.name}@{workload.version}",
                 {"plan_id": pid, "month": month, "total_cost_usd": total},
             )
-        return self.plan(int(pid))
+        return SavedPlan(
+            id=int(pid),
+            workload=workload.name,
+            workload_version=workload.version,
+            month=month,
+            constraints=json.loads(constraints_text),
+            document=document,
+            total_cost_usd=total,
+            prices_as_of=as_of,
+            catalog_import_id=catalog_import_id,
+            created_by=actor,
+            created_at=now,
+            status="planned",
+        )
 
     def _plans(self, where: Any = None) -> list[SavedPlan]:
         p, w = t.team_plans.c, t.team_workloads.c
@@ -527,14 +546,25 @@ class TeamStore:
     # -- catalog state -----------------------------------------------------------------------------
 
     def catalog_state(self) -> tuple[int | None, str]:
-        """(the newest import's id, a digest of the discounts): what a plan's prices depend on in
-        the database. A new import, refresh or discount changes it."""
-        d = t.discounts.c
+        """(the newest import's id, a digest of everything else a plan reads from the database): the
+        discounts, and the size and newest row of the tables of measurements (``gpuplan bench``,
+        ``gpuplan measure``) and exchange rates. A new import, refresh, discount, measurement or
+        rate changes it. Asked at every plan request: two plain statements, compiled once."""
         with self.engine.connect() as conn:
-            newest = conn.execute(select(func.max(t.imports.c.id))).scalar()
-            rows = conn.execute(select(d.provider, d.family, d.percent).order_by(d.provider, d.family)).all()
-        digest = hashlib.sha256(json.dumps([list(r) for r in rows]).encode()).hexdigest()[:16]
+            state = list(conn.exec_driver_sql(_STATE_SQL).one())
+            rows = [list(r) for r in conn.exec_driver_sql(_DISCOUNTS_SQL).all()]
+        newest = state[0]
+        digest = hashlib.sha256(json.dumps([state, rows]).encode()).hexdigest()[:16]
         return (int(newest) if newest is not None else None), digest
+
+
+#: What :meth:`TeamStore.catalog_state` counts: the newest row and the number of rows of each table
+#: a plan reads besides the offers (the imports first: its newest id is the state's import).
+_STATE_SQL = "SELECT " + ", ".join(
+    f"(SELECT max(id) FROM {table}), (SELECT count(*) FROM {table})"
+    for table in ("imports", "bench_results", "step_measurements", "exchange_rates")
+)
+_DISCOUNTS_SQL = "SELECT provider, family, percent FROM discounts ORDER BY provider, family"
 
 
 def scopes_text(scopes: Sequence[str]) -> str:

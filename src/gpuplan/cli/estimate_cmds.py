@@ -13,7 +13,7 @@ from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import _
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
@@ -146,44 +146,22 @@ def _network(
     network_kind: str | None,
 ) -> tuple[NetworkSpec | None, list[str] | None, float | None]:
     """The links the user gave, or the catalog's facts of ``instance`` (which also names the GPU),
-    and the instance's vCPUs per GPU (None without an instance, or when the catalog lacks them)."""
-    from gpuplan.errors import InputError, NotFoundError
-    from gpuplan.perf import NetworkSpec
-    from gpuplan.perf.links import network_kind_of
+    and the instance's vCPUs per GPU (``gpuplan.api.instance_links``, which the service shares)."""
+    from gpuplan.api import instance_links
 
-    if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
-        raise InputError.worded(N_("--network-kind: use rdma or tcp (got {value!r})"), value=network_kind)
-    kind = network_kind.lower() if network_kind else None
     if instance is None:
-        if network_gbps is None and kind is None:
-            return None, gpu, None
-        return NetworkSpec(gbit_s=network_gbps, kind=kind, source="user"), gpu, None  # type: ignore[arg-type]
-    from gpuplan.catalog import open_store
+        links = instance_links(None, None, gpus=gpu, network_gbps=network_gbps, network_kind=network_kind)
+    else:
+        from gpuplan.catalog import open_store
 
-    store = open_store(db)  # the catalog, seeded on first use (the profile cache need not be)
-    try:
-        every = store.offers(include_unpriced=True)
-    finally:
-        store.close()
-    offers = [o for o in every if o.instance_type.lower() == instance.lower()]
-    if not offers:
-        known = sorted({o.instance_type for o in every})
-        raise NotFoundError("instance type", instance, known, hint=N_("see gpuplan offers"))
-    o = offers[0]
-    per_node = int(o.gpu_count)
-    text = o.interconnect or ""
-    nvlink = "nvlink" in text.lower() or "nvswitch" in text.lower() if text else None
-    given = network_gbps if network_gbps is not None else o.network_gbps
-    source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
-    spec = NetworkSpec(
-        gbit_s=given,
-        kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),  # type: ignore[arg-type]
-        source=source,  # type: ignore[arg-type]
-        gpus_per_node=per_node,
-        nvlink=nvlink,
-    )
-    vcpus_per_gpu = o.vcpus / o.gpu_count if o.vcpus and o.gpu_count else None
-    return spec, gpu or [o.gpu], vcpus_per_gpu
+        store = open_store(db)  # the catalog, seeded on first use (the profile cache need not be)
+        try:
+            links = instance_links(
+                store, instance, gpus=gpu, network_gbps=network_gbps, network_kind=network_kind
+            )
+        finally:
+            store.close()
+    return links.network, list(links.gpus) if links.gpus else None, links.vcpus_per_gpu
 
 
 def register(app: typer.Typer) -> None:

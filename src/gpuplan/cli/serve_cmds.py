@@ -68,6 +68,12 @@ def serve(
             "--job-workers", min=0, max=64, help="Job threads of the worker process (0: none here)."
         ),
     ] = 1,
+    threads: Annotated[
+        int,
+        typer.Option(
+            "--threads", min=1, max=256, help="Requests each uvicorn worker serves at once (its thread pool)."
+        ),
+    ] = 8,
     cors_origin: Annotated[
         list[str] | None,
         typer.Option(
@@ -105,6 +111,7 @@ def serve(
         cors_origins=tuple(cors_origin or ()),
         max_body_bytes=int(max_body_mb * 1024 * 1024),
         job_stall_s=job_stall_s,
+        threads=threads,
         default_lang=(lang or "en") if (lang or "en") in ("en", "zh") else "en",
     )
     assert isinstance(config, ServeConfig)

@@ -89,6 +89,12 @@ class MeasureStepTime(Document):
     """Slowest timed step."""
     samples_s: list[float] = Field(max_length=10_000)
     """Every timed step, in order."""
+    issue_s: float | None = Field(default=None, gt=0)
+    """Median CPU time to issue one step: from the step's call to its return, before waiting for
+    the GPU (CUDA runs kernels asynchronously, so on a GPU-bound step this is the CPU's own time,
+    hidden under the kernels). None where the step waits for the GPU itself (an amp-fp16 training
+    step: GradScaler reads back its check for infinite gradients), on a CPU (the step is
+    synchronous) and in recordings from before it was kept."""
 
 
 class KernelTimeDoc(Document):

@@ -147,6 +147,12 @@ def _step_fn(torch: Any, workload: Workload, parts: Any, batch: Any, device: str
     return train
 
 
+def _scaler_waits(workload: Workload, parts: Any) -> bool:
+    """Whether ``_step_fn``'s training step runs GradScaler (amp-fp16, optimizers outside backward),
+    whose ``step`` reads the inf check back to the CPU: the step waits for the GPU midway."""
+    return str(workload.precision.value) == "amp-fp16" and parts.install_backward_steps is None
+
+
 def _kernel_split(prof: Any, device: str, steps: int) -> dict[str, float]:
     """Seconds per step by op class from a finished ``torch.profiler.profile``.
 
@@ -217,13 +223,17 @@ def _nvml(torch: Any) -> tuple[float | None, str | None, str]:
             pynvml.nvmlShutdown()
 
 
-def _time_steps(torch: Any, step: Callable[[], None], device: str, n: int) -> list[float]:
-    samples = []
+def _time_steps(torch: Any, step: Callable[[], None], device: str, n: int) -> tuple[list[float], list[float]]:
+    """(step times, CPU issue times) of ``n`` steps; no issue times on a CPU (synchronous)."""
+    samples, issue = [], []
     for _i in range(n):
         if device == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
+            t0 = time.perf_counter()
             step()
+            # The CPU's own time: kernels are queued, not waited for, until the synchronize below.
+            issue.append(time.perf_counter() - t0)
             end.record()
             end.synchronize()
             samples.append(start.elapsed_time(end) / 1000.0)  # elapsed_time is in ms
@@ -231,7 +241,7 @@ def _time_steps(torch: Any, step: Callable[[], None], device: str, n: int) -> li
             t0 = time.perf_counter()
             step()
             samples.append(time.perf_counter() - t0)
-    return samples
+    return samples, issue
 
 
 def run_measure(
@@ -300,7 +310,12 @@ def run_measure(
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
         say(1 + n.warmup, _("timing {n} steps").format(n=n.steps))
-        samples = _time_steps(torch, step, dev, n.steps)
+        samples, issue = _time_steps(torch, step, dev, n.steps)
+        # GradScaler reads its inf check back to the CPU inside an amp-fp16 training step, so the
+        # CPU's time there includes waiting for the GPU: not kept (the model's time per op stands in).
+        waits = workload.is_training and _scaler_waits(workload, parts)
+        if dev == "cuda" and waits:
+            notes.append(_("the CPU's issue time is not kept: GradScaler waits for the GPU within the step"))
         memory = _memory(torch, dev)
         say(1 + n.warmup + n.steps, _("profiling {n} steps").format(n=n.profiled))
         split = _profiled(torch, step, dev, n.profiled)
@@ -333,7 +348,11 @@ def run_measure(
             profiled_steps=n.profiled,
         ),
         step_time=MeasureStepTime(
-            median_s=statistics.median(samples), low_s=min(samples), high_s=max(samples), samples_s=samples
+            median_s=statistics.median(samples),
+            low_s=min(samples),
+            high_s=max(samples),
+            samples_s=samples,
+            issue_s=(statistics.median(issue) or None) if issue and not waits else None,
         ),
         kernel_time_s=kernels,
         memory=MeasureMemory(**memory),

@@ -41,6 +41,7 @@ __all__ = [
     "ReplicaModel",
     "SimulationSettings",
     "Timeline",
+    "check_window",
     "replica_from_step",
     "simulate_autoscale",
 ]
@@ -374,29 +375,8 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
 def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy]) -> None:
     """Refuse, before anything is allocated, a simulation whose work its inputs do not bound: a
     window past MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS or MAX_SLOTS for a policy."""
-    if not (math.isfinite(trace.duration_s) and trace.duration_s <= MAX_WINDOW_S):
-        raise InputError.worded(
-            N_(
-                "trace {name} spans {days:,.4g} days, longer than the {limit:,.0f} days a simulation "
-                "replays (one-second resolution); cut it to the window you want to simulate"
-            ),
-            name=trace.name,
-            days=trace.duration_s / 86_400,
-            limit=MAX_WINDOW_S / 86_400,
-        )
+    check_window(trace.name, trace.duration_s, policies)
     for p in policies:
-        decisions = math.ceil(trace.duration_s / p.period_s) + 1
-        if decisions * p.max_replicas > MAX_REPLICA_DECISIONS:
-            raise InputError.worded(
-                N_(
-                    "policy {name!r}: {decisions:,} decisions × {replicas:,} replicas is more than the "
-                    "{limit:,} a simulation takes; give a longer period, fewer replicas or a shorter trace"
-                ),
-                name=p.name,
-                decisions=decisions,
-                replicas=p.max_replicas,
-                limit=MAX_REPLICA_DECISIONS,
-            )
         if p.max_replicas * replica.slots > MAX_SLOTS:
             raise InputError.worded(
                 N_(
@@ -407,6 +387,35 @@ def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy])
                 replicas=p.max_replicas,
                 slots=replica.slots,
                 limit=MAX_SLOTS,
+            )
+
+
+def check_window(name: str, duration_s: float, policies: Sequence[Policy]) -> None:
+    """The bounds on work a trace's window and the policies set, judged before any replica is
+    built (what ``gpuplan serve`` checks when a simulation is asked for): a window past
+    MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS for a policy."""
+    if not (math.isfinite(duration_s) and duration_s <= MAX_WINDOW_S):
+        raise InputError.worded(
+            N_(
+                "trace {name} spans {days:,.4g} days, longer than the {limit:,.0f} days a simulation "
+                "replays (one-second resolution); cut it to the window you want to simulate"
+            ),
+            name=name,
+            days=duration_s / 86_400,
+            limit=MAX_WINDOW_S / 86_400,
+        )
+    for p in policies:
+        decisions = math.ceil(duration_s / p.period_s) + 1
+        if decisions * p.max_replicas > MAX_REPLICA_DECISIONS:
+            raise InputError.worded(
+                N_(
+                    "policy {name!r}: {decisions:,} decisions × {replicas:,} replicas is more than the "
+                    "{limit:,} a simulation takes; give a longer period, fewer replicas or a shorter trace"
+                ),
+                name=p.name,
+                decisions=decisions,
+                replicas=p.max_replicas,
+                limit=MAX_REPLICA_DECISIONS,
             )
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "Shape",
     "Trace",
     "bursty_trace",
+    "check_shape",
     "diurnal_trace",
     "read_trace_csv",
     "retime",
@@ -388,6 +389,11 @@ def _finish(arr: np.ndarray, shape: Shape, name: str, rng: np.random.Generator) 
         name=name,
         synthetic=True,
     )
+
+
+def check_shape(shape: Shape) -> None:
+    """Refuse a generated trace's shape beyond the bounds on work, before anything is drawn."""
+    _check(shape)
 
 
 def _check(shape: Shape) -> None:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from gpuplan.web.config import ServeConfig
 
-__all__ = ["create_app", "error_response"]
+__all__ = ["create_app", "error_response", "shared_sqlite"]
 
 
 def error_response(
@@ -97,11 +97,29 @@ def _validation_line(e: RequestValidationError) -> str:
     return f"{where}: {said}" if where else str(said)
 
 
+def shared_sqlite(config: ServeConfig) -> str | None:
+    """Put a SQLite catalog in write-ahead-log mode (kept in the file), the mode for one file shared
+    by several processes: readers do not wait for a writer nor a writer for readers, where SQLite's
+    default journal makes every reader wait out each commit. Commits stay synchronous (a crash or
+    ``kill -9`` loses no acknowledged write). The file's journal mode, or None for another database."""
+    import sqlite3
+
+    _url, path = config.database()
+    if path is None:
+        return None
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None)
+    try:
+        return str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+    finally:
+        conn.close()
+
+
 def create_app(config: ServeConfig | None = None) -> FastAPI:
     """The application for ``config`` (default: from ``GPUPLAN_SERVE_CONFIG``, see ``web.config``)."""
     from contextlib import asynccontextmanager
 
     from gpuplan import __version__
+    from gpuplan.web.answers import AnswerCache
     from gpuplan.web.auth import RateWindows, StoreProvider, request_language
     from gpuplan.web.config import ServeConfig
     from gpuplan.web.jobs import JobRunner
@@ -114,6 +132,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> Any:
+        import anyio.to_thread
+
+        anyio.to_thread.current_default_thread_limiter().total_tokens = config.threads
         yield
         app.state.runner.close()
         stores.close()
@@ -131,8 +152,10 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     app.state.stores = stores
     app.state.default_lang = config.default_lang
     app.state.rates = RateWindows()
+    app.state.answers = AnswerCache()
     # Opening the catalog here creates, migrates and seeds it once, before the first request.
     stores.open().close()
+    shared_sqlite(config)
     app.state.runner = JobRunner(config, stores.open)
 
     @app.exception_handler(GpuplanError)

@@ -28,40 +28,68 @@ __all__ = ["Caller", "StoreProvider", "authorised", "request_language"]
 class StoreProvider:
     """One open catalog store per server thread and day (a store keeps one reader connection and
     today's date for staleness); its cached facts are dropped at each request so that a discount
-    set through another worker shows at once."""
+    set through another worker shows at once.
+
+    The server's threads come and go (the thread pool lets an idle one end); a new thread takes
+    over the store of one that has ended instead of opening another (opening reads the shipped
+    snapshot's files: milliseconds, and a store left behind would hold its connection)."""
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._held: list[Store] = []
+        # [owner thread, day, store] of every open store
+        self._held: list[list[Any]] = []
 
-    def open(self) -> Store:
+    def open(self, *, seed: bool = True) -> Store:
+        """A store of its own (the job runner's); ``seed``: check that the shipped snapshot is
+        loaded (hashing its files: the first open of a process does it, the threads' need not)."""
         from gpuplan.catalog import open_store
 
-        return open_store(self.config.db)
+        return open_store(self.config.db, seed=seed)
 
     def get(self) -> Store:
         today = date.today()
         held = getattr(self._local, "held", None)
-        if held is None or held[0] != today:
-            if held is not None:
-                held[1].close()
-                with self._lock:
-                    self._held.remove(held[1])
-            held = (today, self.open())
+        if held is None or held[1] != today:
+            held = self._take(today)
             self._local.held = held
-            with self._lock:
-                self._held.append(held[1])
-        store: Store = held[1]
+        store: Store = held[2]
         store.invalidate_caches()
         return store
+
+    def _take(self, today: date) -> list[Any]:
+        """A store for this thread: one of an ended thread's from today, else a new one; stores
+        of other days whose threads ended (or of this thread) are closed."""
+        me = threading.current_thread()
+        stale: list[Store] = []
+        taken = None
+        with self._lock:
+            kept = []
+            for entry in self._held:
+                owner, day, store = entry
+                free = owner is me or not owner.is_alive()
+                if free and day != today:
+                    stale.append(store)
+                    continue
+                if free and taken is None:
+                    entry[0] = me
+                    taken = entry
+                kept.append(entry)
+            self._held = kept
+        for store in stale:
+            store.close()
+        if taken is None:
+            taken = [me, today, self.open(seed=False)]
+            with self._lock:
+                self._held.append(taken)
+        return taken
 
     def close(self) -> None:
         """Close every thread's store (at shutdown)."""
         with self._lock:
             held, self._held = self._held, []
-        for store in held:
+        for _owner, _day, store in held:
             store.close()
 
 

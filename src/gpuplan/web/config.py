@@ -33,6 +33,10 @@ class ServeConfig:
     jobs_inline: bool = False
     """Run each job in the request's process as it is queued (tests); else a worker takes it."""
     default_lang: str = "en"
+    threads: int = 8
+    """Requests a worker process serves at once (its thread pool; the rest wait their turn). Python
+    runs one thread at a time: more threads than a few per core make each request wait for the
+    others' turns, and a thread holding the database's write lock wait longest."""
     job_stall_s: float = 30.0
     """A running job whose heartbeat is older than this (its worker died), or a job queued this
     long, is queued again; heartbeats come every quarter of it (at most every 3 s)."""

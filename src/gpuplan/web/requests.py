@@ -109,12 +109,33 @@ class EstimateRequest(WorkloadRequest):
     count: int = Field(default=1, ge=1, le=4096)
     network_gbps: float | None = Field(default=None, gt=0, le=1e5)
     network_kind: Literal["rdma", "tcp"] | None = None
+    instance: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="An instance type from the catalog (gpuplan estimate --instance): its GPU (unless "
+        "gpus names others), GPUs per node, NVLink, network and vCPUs per GPU.",
+    )
 
 
 class SimulateRequest(WorkloadRequest):
-    """``gpuplan simulate autoscale`` on a generated trace."""
+    """``gpuplan simulate autoscale``: on a trace CSV sent in the request, or on a generated trace."""
 
-    shape: Literal["diurnal", "bursty", "step"] = "diurnal"
+    trace_csv: str | None = Field(
+        default=None,
+        description="A trace CSV's text, as ``--trace`` reads it: a timestamp column (seconds or a date "
+        "and time), optionally prompt and output tokens (Azure's TIMESTAMP, ContextTokens, "
+        "GeneratedTokens); within the request size limit and the command's bounds (rows, a 31-day window).",
+    )
+    trace_scale: float | None = Field(
+        default=None, gt=0, le=1e6, description="Re-time trace_csv: its arrivals K times as fast."
+    )
+    trace_tile_hours: float | None = Field(
+        default=None, gt=0, le=24 * 31, description="Re-time trace_csv: repeat it to fill this many hours."
+    )
+    shape: Literal["diurnal", "bursty", "step"] | None = Field(
+        default=None, description="A generated trace instead of trace_csv (default diurnal)."
+    )
     rate: float | None = Field(default=None, gt=0, le=10_000, description="mean requests/s")
     hours: float = Field(default=24.0, gt=0, le=24 * 31)
     gpu: str = Field(default="A100-SXM4-80GB", max_length=64)

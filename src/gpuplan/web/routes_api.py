@@ -339,9 +339,16 @@ def _answer(
 
 @router.post("/estimate", response_model=EstimateDocument, responses=_JOB)
 def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
-    """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``)."""
+    """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``), on a named
+    instance type's GPU and links with ``instance`` (``--instance``)."""
     from gpuplan.web.service import estimate_document
 
+    if body.instance is not None:
+        from gpuplan.api import instance_links
+        from gpuplan.i18n import use_language
+
+        with use_language(caller.lang):  # an unknown instance type is refused now, not in a job
+            instance_links(_store(request), body.instance)
     return _answer(request, caller, "estimate", body, estimate_document)
 
 
@@ -353,16 +360,18 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
 
     store = _store(request)
     jobs = JobStore(store.engine)
+    answers = request.app.state.answers
     # An answer given before is found by the request itself, before the workload is even read.
     key = plan_cache_key(store, body, date.today().isoformat(), caller.lang)
-    cached = jobs.cached_document(key)
+    cached = answers.get(jobs, key)
     if cached is not None:
         return Response(cached, media_type="application/json")
 
     def compute(store: Any, req: PlanRequest, workload: Any) -> Any:
-        text = json.dumps(plan_document(store, req, workload), ensure_ascii=False)
-        jobs.cache_document(key, text)
-        return Response(text, media_type="application/json")
+        def make() -> str:
+            return json.dumps(plan_document(store, req, workload), ensure_ascii=False)
+
+        return Response(answers.compute(jobs, key, make), media_type="application/json")
 
     return _answer(request, caller, "plan", body, compute, cache_key=key)
 
@@ -394,8 +403,16 @@ def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")],
 
 @router.post("/simulate", response_model=AutoscaleDocument, responses=_JOB)
 def simulate(request: Request, caller: Annotated[Caller, authorised("plan")], body: SimulateRequest) -> Any:
-    """Autoscaling policies on a generated load trace (``gpuplan simulate autoscale --json``); always
-    a job: a day of requests takes seconds to replay."""
+    """Autoscaling policies on a load trace, sent as ``trace_csv`` or generated (``shape``)
+    (``gpuplan simulate autoscale --json``); always a job: a day of requests takes seconds to
+    replay. What can be judged before tracing is judged now: a bad request is refused at once."""
+    from gpuplan.i18n import use_language
+    from gpuplan.web.service import materialize
+    from gpuplan.web.simulating import check_simulate
+
+    with use_language(caller.lang):
+        workload = materialize(body.workload, body.hf_config_json, _scratch(request))
+        check_simulate(body, workload, _scratch(request))
     return _queue(request, caller, "simulate", body)
 
 

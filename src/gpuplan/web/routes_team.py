@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi import Path as PathParam
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from gpuplan.documents.serve import (
     AuditDocument,
@@ -160,7 +160,7 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
     from gpuplan.i18n import use_language
     from gpuplan.web.routes_api import _queue
     from gpuplan.web.service import materialize, profile_cached
-    from gpuplan.web.work import save_plan as save
+    from gpuplan.web.work import save_plan_json as save
 
     store = _store(request)
     scratch = Path(request.app.state.config.scratch_dir)
@@ -169,7 +169,10 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
         workload = materialize(spec["workload"], spec.get("hf_config_json"), scratch)
         if not profile_cached(store, workload):
             return _queue(request, caller, "save-plan", body)
-        return JSONResponse(save(store, body, scratch, actor=caller.name), status_code=201)
+        saved = save(
+            store, body, scratch, actor=caller.name, lang=caller.lang, answers=request.app.state.answers
+        )
+        return Response(saved, status_code=201, media_type="application/json")
 
 
 @router.get("/plans/{plan_id}", response_model=SavedPlanItem)

@@ -13,6 +13,7 @@ import io
 import json
 import zipfile
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,6 @@ from gpuplan.web.requests import (
     DeployRequest,
     EstimateRequest,
     PlanRequest,
-    SimulateRequest,
     TcoRequest,
     check_workload,
 )
@@ -29,9 +29,11 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.plan import Plan
     from gpuplan.profile import Profile
+    from gpuplan.web.answers import AnswerCache
     from gpuplan.workload import Workload
 
 __all__ = [
+    "cached_plan_text",
     "deploy_archive",
     "estimate_document",
     "materialize",
@@ -39,7 +41,6 @@ __all__ = [
     "plan_document",
     "plan_report_html",
     "profile_cached",
-    "simulate_document",
     "tco_document",
 ]
 
@@ -140,6 +141,29 @@ def plan_document(
     return doc.model_dump(mode="json")
 
 
+def cached_plan_text(
+    store: Store,
+    request: PlanRequest,
+    workload: Workload,
+    *,
+    lang: str,
+    answers: AnswerCache | None = None,
+    progress: Progress = _no_progress,
+) -> str:
+    """:func:`plan_document` as JSON text, through the plan cache: the answer an identical request
+    got today on the same catalog, else computed (once per process at a time) and kept."""
+    from gpuplan.catalog.job_store import JobStore
+    from gpuplan.web.answers import AnswerCache
+
+    key = plan_cache_key(store, request, date.today().isoformat(), lang)
+    cache = answers if answers is not None else AnswerCache(max_bytes=0)
+
+    def make() -> str:
+        return json.dumps(plan_document(store, request, workload, progress), ensure_ascii=False)
+
+    return cache.compute(JobStore(store.engine), key, make).decode("utf-8")
+
+
 def plan_report_html(store: Store, request: PlanRequest, workload: Workload) -> str:
     """The HTML report ``gpuplan plan --out report.html`` writes."""
     from gpuplan.catalog import display_money
@@ -153,29 +177,35 @@ def plan_report_html(store: Store, request: PlanRequest, workload: Workload) -> 
 def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
-    """``gpuplan estimate --json``'s document."""
-    from gpuplan.api import estimate
+    """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
+    from gpuplan.api import estimate, instance_links
     from gpuplan.errors import EstimateError
-    from gpuplan.perf import NetworkSpec
+    from gpuplan.perf.anchor import stored_measurements
     from gpuplan.report.estimate import estimate_json
 
+    links = instance_links(
+        store,
+        request.instance,
+        gpus=request.gpus,
+        network_gbps=request.network_gbps,
+        network_kind=request.network_kind,
+    )
     prof = _profile(store, workload, progress)
     progress(0.8, "estimating")
-    network = (
-        NetworkSpec(gbit_s=request.network_gbps, kind=request.network_kind, source="user")
-        if request.network_gbps is not None or request.network_kind is not None
-        else None
-    )
+    steps, _problems = stored_measurements(store.local.step_measurements(prof.key))
     report = estimate(
         workload,
-        request.gpus or None,
+        links.gpus,
         count=request.count,
         profile=prof,
         measurements=store.local.bench_results(),
-        network=network,
+        network=links.network,
+        vcpus_per_gpu=links.vcpus_per_gpu,
+        offered_gpus=frozenset(o.gpu for o in store.offers()),
+        measured_steps=steps,
     )
     outcomes = list(report.outcomes)
-    if request.gpus and all(o.error for o in outcomes):
+    if links.gpus and all(o.error for o in outcomes):
         raise EstimateError(str(outcomes[0].error))
     return estimate_json(
         report.profile,
@@ -185,84 +215,8 @@ def estimate_document(
         gradient_accumulation=workload.gradient_accumulation,
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
+        stack=report.stack,
     ).model_dump(mode="json")
-
-
-def simulate_document(
-    store: Store, request: SimulateRequest, workload: Workload, progress: Progress = _no_progress
-) -> dict[str, Any]:
-    """``gpuplan simulate autoscale --shape … --json``'s document."""
-    from gpuplan.errors import EstimateError, InputError
-    from gpuplan.hardware import get_gpu, resolve_gpu
-    from gpuplan.i18n import N_
-    from gpuplan.report.autoscale import autoscale_json
-    from gpuplan.simulate import (
-        Shape,
-        SimulationSettings,
-        Slo,
-        bursty_trace,
-        diurnal_trace,
-        parse_policy,
-        simulate_autoscale,
-        step_trace,
-    )
-    from gpuplan.simulate.inputs import fleet_prices
-    from gpuplan.simulate.replica import (
-        DEFAULT_STORAGE_BYTES_PER_S,
-        ServingStack,
-        cold_start,
-        estimator_replica,
-    )
-
-    if workload.task.value != "infer" or workload.serving is None:
-        raise InputError.worded(N_("simulate needs an inference workload: task: infer with a serving: block"))
-    policies = [parse_policy(p) for p in request.policies]
-    serving = workload.serving
-    rate = request.rate or serving.requests_per_s
-    if rate is None:
-        raise InputError.worded(N_("give rate (or serving.requests_per_s in the workload)"))
-    shape = Shape(
-        mean_requests_per_s=rate,
-        duration_s=request.hours * 3600,
-        seed=request.seed,
-        prompt_tokens=serving.prompt_tokens,
-        output_tokens=serving.output_tokens,
-    )
-    makers: dict[str, Callable[[Shape], Any]] = {
-        "diurnal": diurnal_trace,
-        "bursty": bursty_trace,
-        "step": step_trace,
-    }
-    make = makers[request.shape]
-    trace = make(shape).with_tokens(serving.prompt_tokens, serving.output_tokens)
-    gpu_id = resolve_gpu(request.gpu).id
-    prof = _profile(store, workload, progress)
-    if prof.shape.family != "decoder":
-        raise EstimateError.worded(
-            N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
-        )
-    progress(0.5, "simulating")
-    assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    stack = ServingStack(
-        tensor_parallel=workload.tensor_parallel,
-        cuda_graphs=workload.uses_cuda_graphs,
-        compiled=workload.compile,
-    )
-    replica, weights = estimator_replica(
-        prof,
-        get_gpu(gpu_id),
-        stack,
-        mean_prompt_tokens=float(trace.prompt_tokens.mean()),
-        mean_output_tokens=float(trace.output_tokens.mean()),
-    )
-    cold_s, cold_words = cold_start(weights, DEFAULT_STORAGE_BYTES_PER_S)
-    prices = fleet_prices(store.offers(gpu=gpu_id), gpu_id)
-    slo_ms = request.slo_ms or serving.p95_latency_ms
-    slos = (Slo(metric="e2e", percentile=95.0, threshold_s=slo_ms / 1000),) if slo_ms else ()
-    settings = SimulationSettings(
-        slos=slos, seed=request.seed, cold_start_s=cold_s, cold_start_source=cold_words
-    )
-    return autoscale_json(simulate_autoscale(trace, replica, policies, prices, settings))
 
 
 def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:

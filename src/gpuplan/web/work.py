@@ -4,6 +4,7 @@ saved workload, the month's budget against planned spend, and what today's price
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,12 +16,20 @@ from gpuplan.web.requests import (
     SavePlanRequest,
     SimulateRequest,
 )
-from gpuplan.web.service import Progress, estimate_document, materialize, plan_document, simulate_document
+from gpuplan.web.service import (
+    Progress,
+    cached_plan_text,
+    estimate_document,
+    materialize,
+    plan_document,
+)
+from gpuplan.web.simulating import simulate_document
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.job_store import JobRecord
     from gpuplan.catalog.team_store import SavedPlan
+    from gpuplan.web.answers import AnswerCache
 
 __all__ = [
     "JOB_KINDS",
@@ -48,21 +57,20 @@ def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) 
 
     request = JOB_KINDS[record.kind].model_validate(record.request["request"])
     actor = record.created_by
-    with use_language(record.request.get("lang", "en")):
+    lang = str(record.request.get("lang", "en"))
+    with use_language(lang):
         if record.kind == "refresh":
             return refresh(store, request, actor=actor)
         if record.kind == "save-plan":
-            return save_plan(store, request, scratch, actor=actor, progress=progress)
+            return save_plan(store, request, scratch, actor=actor, lang=lang, progress=progress)
         workload = materialize(request.workload, request.hf_config_json, scratch)
         if record.kind == "estimate":
             return estimate_document(store, request, workload, progress)
         if record.kind == "simulate":
-            return simulate_document(store, request, workload, progress)
+            return simulate_document(store, request, workload, scratch, progress)
         document = plan_document(store, request, workload, progress)
         key = record.request.get("cache_key")
         if key:
-            import json
-
             from gpuplan.catalog.job_store import JobStore
 
             JobStore(store.engine).cache_document(str(key), json.dumps(document, ensure_ascii=False))
@@ -95,27 +103,66 @@ def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest
 
 
 def save_plan(
-    store: Store, request: SavePlanRequest, scratch: Path, *, actor: str, progress: Progress | None = None
+    store: Store,
+    request: SavePlanRequest,
+    scratch: Path,
+    *,
+    actor: str,
+    lang: str,
+    answers: AnswerCache | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Plan a saved workload version and keep the plan; the saved plan's item, document included."""
+    """Plan a saved workload version and keep the plan; the saved plan's item, document included.
+    The plan is the one ``POST /plan`` gives for the same request today (the plan cache's)."""
+    kept, _text = _save_plan(
+        store, request, scratch, actor=actor, lang=lang, answers=answers, progress=progress
+    )
+    return saved_plan_item(kept, with_document=True)
+
+
+def save_plan_json(
+    store: Store, request: SavePlanRequest, scratch: Path, *, actor: str, lang: str, answers: AnswerCache
+) -> bytes:
+    """:func:`save_plan`'s item as JSON, the plan document's text put in as the cache holds it
+    (a plan document is ~130 KB: written once, not encoded again for the answer)."""
+    kept, text = _save_plan(store, request, scratch, actor=actor, lang=lang, answers=answers)
+    item = saved_plan_item(kept)
+    del item["document"]
+    head = json.dumps(item, ensure_ascii=False)  # an object: "{…}"
+    return (head[:-1] + ', "document": ' + text + "}").encode("utf-8")
+
+
+def _save_plan(
+    store: Store,
+    request: SavePlanRequest,
+    scratch: Path,
+    *,
+    actor: str,
+    lang: str,
+    answers: AnswerCache | None,
+    progress: Progress | None = None,
+) -> tuple[SavedPlan, str]:
     from gpuplan.catalog.team_store import TeamStore
 
     team = TeamStore(store.engine)
     saved = team.workload(request.name, request.version)
     plan_request = _plan_request(request, saved.spec)
     workload = materialize(plan_request.workload, plan_request.hf_config_json, scratch)
-    document = plan_document(store, plan_request, workload, progress or (lambda _f, _m: None))
+    text = cached_plan_text(
+        store, plan_request, workload, lang=lang, answers=answers, progress=progress or (lambda _f, _m: None)
+    )
     newest, _ = team.catalog_state()
     constraints = plan_request.model_dump(mode="json", exclude={"workload", "hf_config_json"})
     kept = team.save_plan(
         saved,
         month=request.month,
         constraints=constraints,
-        document=document,
+        document=json.loads(text),
+        document_text=text,
         catalog_import_id=newest,
         actor=actor,
     )
-    return saved_plan_item(kept, with_document=True)
+    return kept, text
 
 
 def option_label(option: dict[str, Any] | None) -> str | None:

@@ -1,0 +1,142 @@
+"""``estimate --instance`` and ``simulate autoscale --trace`` over the API: the same library calls as
+the command line, and a bad simulate request refused when it comes in, before anything is queued."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import pytest
+from serve_helpers import Service, bert_workload
+
+from gpuplan.documents import EstimateDocument
+
+
+def _jobs(service: Service) -> int:
+    with sqlite3.connect(service.db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0])
+
+
+def test_estimate_on_a_named_instance_type_is_the_commands(service: Service) -> None:
+    from gpuplan.api import estimate, instance_links
+    from gpuplan.catalog import open_store
+    from gpuplan.profile import profile
+    from gpuplan.report.estimate import estimate_json
+    from gpuplan.workload import load_workload
+
+    body = {"workload": bert_workload(), "instance": "p4d.24xlarge", "count": 16}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    doc = EstimateDocument.model_validate(r.json())
+    [row] = doc.estimates
+    assert (row.gpu, row.gpu_count, row.network_gbps, row.network_source) == (
+        "A100-SXM4-40GB",
+        16,
+        400.0,
+        "catalog",
+    )
+    store = open_store(service.db, seed=False)
+    try:
+        w = load_workload(bert_workload())
+        links = instance_links(store, "p4d.24xlarge")
+        report = estimate(
+            w,
+            links.gpus,
+            count=16,
+            profile=profile(w, store.local),
+            network=links.network,
+            vcpus_per_gpu=links.vcpus_per_gpu,
+            offered_gpus=frozenset(o.gpu for o in store.offers()),
+        )
+        want = estimate_json(report.profile, list(report.outcomes), report.calibration, stack=report.stack)
+    finally:
+        store.close()
+    assert r.json()["estimates"] == want.model_dump(mode="json")["estimates"]
+
+
+def test_an_unknown_instance_type_is_one_line_with_the_close_names(service: Service) -> None:
+    body = {"workload": bert_workload(), "instance": "p4d.24xlarg"}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 400 and "p4d.24xlarge" in r.json()["error"], r.text
+    assert "\n" not in r.json()["error"]
+
+
+_SERVICE = {
+    "name": "gpt2-service",
+    "task": "infer",
+    "model": {"preset": "gpt2"},
+    "inputs": {"batch_size": 8, "seq_len": 256},
+    "precision": "bf16",
+    "serving": {"requests_per_s": 2, "prompt_tokens": 128, "output_tokens": 64},
+}
+
+
+def azure_trace(rows: int = 600) -> str:
+    """A trace in the Azure LLM inference trace 2023 layout (Azure/AzurePublicDataset,
+    AzureLLMInferenceTrace_*.csv: TIMESTAMP, ContextTokens, GeneratedTokens). The rows are
+    INVENTED here, not taken from the trace."""
+    lines = ["TIMESTAMP,ContextTokens,GeneratedTokens"]
+    for i in range(rows):
+        stamp = f"2023-11-16 18:{15 + i // 60:02d}:{i % 60:02d}.{(i * 7919) % 10**7:07d}"
+        lines.append(f"{stamp},{200 + i % 900},{20 + i % 300}")
+    return "\n".join(lines) + "\n"
+
+
+def _simulate(service: Service, **fields: Any) -> Any:
+    body = {"workload": _SERVICE, "gpu": "L4", "policies": ["fixed:replicas=2"], **fields}
+    return service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        (
+            {"trace_csv": azure_trace(5).replace("18:15:03", "18:15:0x")},
+            "trace trace.csv line 5: cannot read ['2023-11-16 18:15:0x.0023757', '203', '23']",
+        ),
+        ({"trace_csv": "when,tokens\n1,2\n"}, "trace trace.csv: no timestamp column"),
+        ({"trace_csv": azure_trace(5), "shape": "bursty"}, "give trace_csv (a trace CSV) or shape"),
+        ({"trace_scale": 2.0}, "trace_scale and trace_tile_hours re-time a trace_csv"),
+        ({"gpu": "L44"}, "L4"),
+        ({"policies": ["fixed:replicas=two"]}, "policy 'fixed:replicas=two'"),
+        (
+            {"trace_csv": "timestamp\n0\n3000000\n"},
+            "trace trace spans 34.72 days, longer than the 31 days a simulation replays",
+        ),
+    ],
+)
+def test_a_bad_simulate_request_is_refused_before_it_is_queued(
+    service: Service, fields: dict[str, Any], said: str
+) -> None:
+    r = _simulate(service, **fields)
+    assert r.status_code == 400, r.text
+    line = r.json()["error"]
+    assert said in line and "\n" not in line, line
+    assert _jobs(service) == 0
+
+
+def test_a_trace_over_the_request_limit_is_413(service: Service) -> None:
+    big = azure_trace(1) + "x" * (4 * 1024 * 1024)
+    r = _simulate(service, trace_csv=big)
+    assert r.status_code == 413 and _jobs(service) == 0
+
+
+def test_the_refusal_is_in_the_callers_language(service: Service) -> None:
+    body = {"workload": _SERVICE, "gpu": "L4", "policies": ["fixed:replicas=2"], "trace_csv": "a,b\n"}
+    zh = service.client.post("/api/v1/simulate?lang=zh", json=body, headers=service.auth("plan"))
+    assert zh.status_code == 400 and any("\u4e00" <= ch <= "\u9fff" for ch in zh.json()["error"]), zh.text
+
+
+def test_an_uploaded_azure_trace_is_simulated_as_the_command_does(service: Service) -> None:
+    """Traces GPT-2 in inference (seconds) and replays ten minutes of an uploaded trace."""
+    r = _simulate(service, trace_csv=azure_trace(), policies=["fixed:replicas=1", "target:target=0.7,max=3"])
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    trace = job["result"]["trace"]
+    assert (trace["requests"], trace["synthetic"]) == (600, False)
+    assert 599 <= trace["duration_s"] <= 601
+    retimed = _simulate(service, trace_csv=azure_trace(), trace_scale=2.0)
+    done = service.client.get(retimed.json()["href"], headers=service.auth("read")).json()
+    assert done["status"] == "done" and done["result"]["trace"]["note"], json.dumps(done)[:500]
