@@ -101,7 +101,9 @@ def _print_table(cal: Calibration) -> None:
         f"tf32 factor {cal.tf32_factor:.3f}, fp8 factor {cal.fp8_factor:.3f}, "
         f"overlap cost {cal.overlap_cost:.2f}, "
         f"host overhead {cal.host_overhead_us:.1f} µs/op, "
-        f"matmul/attention tail {cal.tensor_tail_gflop_per_call:.1f} GFLOP/call, "
+        f"matmul/attention tail {cal.tensor_tail_gflop_per_call:.1f} GFLOP/call (shapeless records), "
+        f"GEMM tile fixed cost {cal.gemm_k_overhead:.0f} k, tile traffic {cal.gemm_tile_overhead:.0f}, "
+        f"attention softmax {cal.attention_head_overhead:.0f} head columns, "
         f"min kernel time {cal.min_kernel_time_us:.1f} µs; "
         f"bands: time ×{cal.time_band}, memory ×{cal.memory_band}"
     )
@@ -244,24 +246,31 @@ def main() -> None:
         "--candidates", default="", help="with --ablate: only these parameters (comma-separated)"
     )
     parser.add_argument(
+        "--shapes",
+        action="store_true",
+        help="cost matmul and attention calls by their traced shapes (perf/gemm.py) and fit its parameters",
+    )
+    parser.add_argument(
         "--hold",
         default="",
         help="comma-separated parameters held at their literature value (those --ablate found do not help)",
     )
     args = parser.parse_args()
 
+    from dataclasses import replace
+
     from gpuplan.calibration.cases import load_cases, with_band
     from gpuplan.perf.calibration import PRIOR, load_calibration
 
     cases, digest = load_cases()
     pairs = _profiles(cases, args.cached, args.retrace)
+    # The fit starts from the literature values; with --shapes, costing the traced shapes.
+    start = replace(PRIOR, gemm_shapes=True) if args.shapes else PRIOR
     if args.check:
         shipped = load_calibration()
         cal = with_band(shipped, pairs, fitted_on=shipped.fitted_on, data_sha256=digest)
         _print_table(cal)
         return
-    from dataclasses import replace
-
     from gpuplan.calibration.cases import predict
     from gpuplan.calibration.crossval import Problem, cross_validate
 
@@ -294,7 +303,7 @@ def main() -> None:
 
         result = ablate(
             problem,
-            PRIOR,
+            start,
             free=free,
             candidates=wanted,
             group=submitter_as_one,
@@ -310,7 +319,7 @@ def main() -> None:
         return
     cv = cross_validate(
         problem,
-        PRIOR,
+        start,
         free=free,
         folds=args.folds,
         progress=lambda m: print(m, file=sys.stderr, flush=True),

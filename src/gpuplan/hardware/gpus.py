@@ -81,6 +81,11 @@ class GPU:
     driver_names: tuple[str, ...] = ()
     """Names the NVIDIA driver (NVML, nvidia-smi) reports that the id and aliases do not resolve,
     e.g. ``NVIDIA H100 80GB HBM3`` for the SXM5 part."""
+    sm_count: int | None = None
+    """Streaming multiprocessors (the width of one wave of GEMM tiles, ``perf/gemm.py``), from the
+    architecture whitepaper or the CUDA cores a datasheet lists (``sm_source``); None where no
+    public document gives it (A10G, B200, MI300X)."""
+    sm_source: str = ""
 
     @property
     def pcie_gbps(self) -> float:
@@ -147,6 +152,8 @@ def all_gpus() -> tuple[GPU, ...]:
                     skypilot_name=row["skypilot_name"] or None,
                     gke_accelerator=row["gke_accelerator"] or None,
                     driver_names=tuple(n.strip() for n in row["driver_names"].split(";") if n.strip()),
+                    sm_count=int(row["sm_count"]) if row["sm_count"] else None,
+                    sm_source=row["sm_source"],
                 )
             )
         except (KeyError, ValueError) as e:

@@ -69,7 +69,28 @@ class Calibration:
     tensor_tail_gflop_per_call: float = 0.0
     """Work, GFLOP, that each matmul/attention call wastes beyond its own FLOPs: its last wave of
     output tiles leaves SMs idle (wave quantization) — half a wave on average, ~1.8 GFLOP for
-    128×128 tiles with K = 1024 on a 108-SM A100. It makes small GEMMs less efficient than large."""
+    128×128 tiles with K = 1024 on a 108-SM A100. Used only for a record traced without its shapes
+    (profiles older than schema 5); with shapes, ``perf/gemm.py`` costs the tiles and waves."""
+    gemm_shapes: bool = False
+    """Whether matmul and attention records are costed by their traced shapes (``perf/gemm.py``)
+    rather than the per-call tail. Off in the shipped fit: fitted with shapes
+    (``benchmarks/calibrate.py --shapes``) the leave-one-publisher-out median improved but two of
+    the three shape parameters sat at their bounds, the decode/prefill check regressed, and the
+    ablation found that fitting none of the three improves the grouped figure (see
+    ``benchmarks/results/calibration_shapes.txt``)."""
+    gemm_k_overhead: float = 64.0
+    """Fixed cost of one GEMM thread-block tile (filling its load pipeline, writing its output), in
+    elements of ``k`` (``perf/gemm.py``): what makes a small-``k`` GEMM less efficient. Prior: two
+    32-deep k-blocks, the fill of a 3-stage mainloop (CUTLASS's Ampere default
+    ``ThreadblockShape<128, 128, 32>`` with 3 stages; ASSUMPTION until fitted)."""
+    gemm_tile_overhead: float = 32.0
+    """Operand traffic of a GEMM tile in units of its FLOPs (``perf/gemm.tile_rate``): the larger,
+    the slower the small tiles a narrow layer gets. Prior 32: a 64 × 64 tile at 0.69 of a 256 × 128
+    one (ASSUMPTION until fitted; the guide ranks 64 × 64 the least efficient without a figure)."""
+    attention_head_overhead: float = 32.0
+    """A fused attention block's softmax work in head-dimension columns (``perf/gemm.py``): a head
+    of ``d`` runs at ``d / (d + this)`` of a large GEMM's rate before waves. Prior 32: head 64 at
+    0.89 of head 128 (ASSUMPTION until fitted; FlashAttention-2's Figs. 4–6 rank 64 below 128)."""
     host_overhead_us: float = 0.0
     """CPU time eager PyTorch spends issuing one op (Python, dispatcher, launch), microseconds. A
     step is host-bound when its ops issue slower than the GPU runs them (small batches, decode)."""
@@ -136,6 +157,7 @@ class Calibration:
             self.tensor_tail_gflop_per_call < 0
             or self.min_kernel_time_us < 0
             or self.host_overhead_us < 0
+            or min(self.gemm_k_overhead, self.gemm_tile_overhead, self.attention_head_overhead) < 0
             or self.time_band < 1.0
             or self.memory_band < 1.0
             or self.attention_factor <= 0

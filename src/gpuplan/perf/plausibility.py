@@ -131,6 +131,10 @@ def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
         cal.tf32_factor,
         cal.fp8_factor,
         cal.tensor_tail_gflop_per_call,
+        cal.gemm_shapes,
+        cal.gemm_k_overhead,
+        cal.gemm_tile_overhead,
+        cal.attention_head_overhead,
         cal.attention_factor,
         cal.matmul_caps,
     )

@@ -1,7 +1,8 @@
 """Per-operator roofline: time of each traced op on a GPU, from its FLOPs, bytes and dtype path.
 
 An op call takes ``max(flops / (peak[path] × eff), bytes / (bandwidth × eff_bw), min_kernel_time)``;
-a matmul or attention call adds a fixed wave-quantization tail to its FLOPs.
+a matmul or attention call's FLOPs are first multiplied by what its traced shapes lose on the GPU
+(tile and wave quantization, small ``k``, narrow tiles, short heads: ``perf/gemm.py``).
 The dtype path is where the op runs on the GPU:
 
 - float16 / bfloat16 / float8 inputs → the FP16 / BF16 / FP8 tensor-core peak;
@@ -30,6 +31,7 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.gemm import attention_multiplier, gemm_multiplier, scaled_shapes
 from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile
 
 __all__ = [
@@ -108,6 +110,28 @@ def _peak_flops(gpu: GPU, path: str) -> float:
     return peak * 1e12
 
 
+def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int) -> float:
+    """A tensor-core record's FLOPs with what its shapes waste on ``gpu`` (``perf/gemm.py``: tiles,
+    waves, small ``k``, narrow tiles, short heads) when the calibration costs shapes
+    (``Calibration.gemm_shapes``); otherwise, or for a record traced without shapes, plus the
+    fitted per-call tail. NB: convolutions (cuDNN implicit GEMM) have the same losses in principle;
+    their shapes are not recorded, and the fit finds no tail beyond their own efficiency."""
+    if op.op_class == "conv":
+        return op.flops
+    if not op.shapes or not cal.gemm_shapes:
+        return op.flops + calls * cal.tensor_tail_gflop_per_call * 1e9
+    if op.op_class == "attention":
+        return op.flops * attention_multiplier(
+            op.shapes,
+            gpu.sm_count,
+            head_overhead=cal.attention_head_overhead,
+            backward=op.op.endswith("_backward"),
+        )
+    return op.flops * gemm_multiplier(
+        op.shapes, gpu.sm_count, k_overhead=cal.gemm_k_overhead, tile_overhead=cal.gemm_tile_overhead
+    )
+
+
 def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float:
     """Seconds for all ``op.count`` calls of one op record on one GPU.
 
@@ -122,11 +146,8 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     memory_s = op.bytes_moved / bandwidth
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
-            # NB: convolutions (cuDNN implicit GEMM) have the same tail in principle, but the fit
-            # finds none beyond what their own efficiency already absorbs, so it is not added.
-            tail = calls * cal.tensor_tail_gflop_per_call * 1e9 if op.op_class != "conv" else 0.0
             peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
-            compute_s = (op.flops + tail) / peak
+            compute_s = _tensor_flops(op, gpu, cal, calls) / peak
         elif (fp32 := fp32_peak_tflops(gpu)) is not None:
             compute_s = op.flops / (fp32 * 1e12 * cal.vector_efficiency)
         else:
@@ -177,6 +198,7 @@ def _scaled_ops(
                 count=op.count,
                 flops=op.flops * flops_scale,
                 bytes_moved=op.bytes_moved * scale,
+                shapes=scaled_shapes(op.shapes, scale) if scale != 1.0 else op.shapes,
             )
         yield op
 

@@ -26,8 +26,9 @@ __all__ = [
 #: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes;
 #: 3: ``activation_checkpointing`` recorded; 4: the software stack — the presets' dropout as their
 #: configs set it, dropout traced as CUDA's ``native_dropout`` (a one-byte mask), the layout
-#: transposes of NCHW convolutions, fused kernels); cached profiles of another version are re-traced.
-PROFILE_SCHEMA_VERSION = 4
+#: transposes of NCHW convolutions, fused kernels; 5: the GEMM and attention shapes of each tensor-core
+#: record, ``OpRecord.shapes``); cached profiles of another version are re-traced.
+PROFILE_SCHEMA_VERSION = 5
 
 #: The op name of the NCHW ↔ NHWC transposes cuDNN runs around a tensor-core convolution whose
 #: tensors are NCHW (``profile/recorder.py``): bytes only, costed where the convolution runs on
@@ -56,6 +57,12 @@ class OpRecord:
     """Floating-point operations of all calls (FlopCounterMode plus our attention formulas)."""
     bytes_moved: float
     """Bytes read plus bytes written by all calls (sum of input and output tensor sizes)."""
+    shapes: tuple[tuple[int, int, int, int, int], ...] = ()
+    """The problem shapes of the calls, ``(calls, b, m, n, k)`` each, heaviest first: for a matmul
+    ``b`` batched ``(m × k) · (k × n)`` GEMMs (a fused GEMM's backward gives two shapes per call, data
+    and weight gradient); for an attention call ``(calls, batch × heads, query length, key length,
+    head dim)``. Empty for other ops, and in profiles traced before shapes were recorded
+    (``perf/gemm.py`` then has nothing to quantize)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -154,7 +161,10 @@ class Profile:
     @classmethod
     def from_json(cls, text: str) -> Profile:
         d: dict[str, Any] = json.loads(text)
-        d["ops"] = tuple(OpRecord(**o) for o in d["ops"])
+        d["ops"] = tuple(
+            OpRecord(**(o | {"shapes": tuple(tuple(int(x) for x in s) for s in o.get("shapes", ()))}))
+            for o in d["ops"]
+        )
         d["peak"] = MemoryBreakdown(**d["peak"])
         d["shape"] = ModelShape(**d["shape"])
         d["notes"] = tuple(d.get("notes", ()))

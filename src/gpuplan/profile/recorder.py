@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from typing import Any
 
 import torch
@@ -76,6 +77,43 @@ def _nchw_transpose_bytes(packet: Any, args: tuple[Any, ...], out: Any) -> int:
     return 0
 
 
+#: Distinct shapes kept per op record (the heaviest); a model has a handful per record.
+_MAX_SHAPES = 32
+
+
+def _gemm_shapes(packet: Any, args: tuple[Any, ...], out: Any, flops: int) -> list[tuple[int, int, int, int]]:
+    """The ``(b, m, n, k)`` GEMMs of one matmul call: the fused operators' from their operands, any
+    other's from its output (``b`` batches of ``m × n``) and its FLOP count (``k = flops / 2bmn``)."""
+    name = getattr(packet, "__name__", "")
+    if name in FUSED_MATMUL_OPS and getattr(packet, "_qualified_op_name", "").startswith("gpuplan::"):
+        x, weight = (args[0], args[1]) if name == "linear_act" else (args[1], args[2])
+        k_in, n_out = int(weight.shape[1]), int(weight.shape[0])
+        m = x.numel() // max(k_in, 1)
+        if name == "linear_act":
+            return [(1, m, n_out, k_in)]
+        return [(1, m, k_in, n_out), (1, n_out, k_in, m)]  # data gradient, weight gradient
+    outs = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+    if not outs or flops <= 0:
+        return []
+    shape = tuple(int(d) for d in outs[0].shape)
+    m, n = (shape[-2], shape[-1]) if len(shape) >= 2 else ((shape[0], 1) if shape else (1, 1))
+    b = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    k = round(flops / (2 * b * m * n)) if b * m * n else 0
+    return [(b, m, n, k)] if k >= 1 else []
+
+
+def _attention_shape(packet: Any, args: tuple[Any, ...]) -> tuple[int, int, int, int] | None:
+    """``(batch × heads, query length, key length, head dim)`` of one fused attention call."""
+    first = 1 if packet.__name__.endswith("_backward") else 0
+    if len(args) < first + 2:
+        return None
+    q, k = args[first], args[first + 1]
+    if not (isinstance(q, torch.Tensor) and isinstance(k, torch.Tensor) and q.dim() == 4 and k.dim() == 4):
+        return None
+    b, h, s_q, d = (int(x) for x in q.shape)
+    return (b * h, s_q, int(k.shape[2]), d)
+
+
 def op_class(packet: Any) -> OpClass:
     """Which roofline a call belongs to: tensor-core matmul / attention / conv, or ``other``.
 
@@ -125,6 +163,9 @@ class OpRecorder(TorchDispatchMode):
         self.recording = False
         self.fp8_matmuls = fp8_matmuls
         self._acc: dict[tuple[str, OpClass, Phase, str], list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+        self._shapes: dict[tuple[str, OpClass, Phase, str], Counter[tuple[int, int, int, int]]] = defaultdict(
+            Counter
+        )
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -162,9 +203,14 @@ class OpRecorder(TorchDispatchMode):
             name = _FP8_FORWARD if self.phase == "forward" else _FP8_BACKWARD
         key = (f"{namespace}.{packet.__name__}", cls, self.phase, name)
         acc = self._acc[key]
+        flops = count_flops(func, args, kwargs, out)
         acc[0] += 1
-        acc[1] += count_flops(func, args, kwargs, out)
+        acc[1] += flops
         acc[2] += moved
+        if cls == "matmul":
+            self._shapes[key].update(_gemm_shapes(packet, args, out, flops))
+        elif cls == "attention" and (shape := _attention_shape(packet, args)) is not None:
+            self._shapes[key][shape] += 1
         if cls == "conv":
             transposed = _nchw_transpose_bytes(packet, args, out)
             if transposed:
@@ -176,8 +222,23 @@ class OpRecorder(TorchDispatchMode):
         """The aggregates, heaviest first (FLOPs, then bytes)."""
         recs = [
             OpRecord(
-                op=op, op_class=cls, phase=ph, dtype=dt, count=int(c), flops=float(f), bytes_moved=float(b)
+                op=key[0],
+                op_class=key[1],
+                phase=key[2],
+                dtype=key[3],
+                count=int(c),
+                flops=float(f),
+                bytes_moved=float(b),
+                shapes=self._shape_list(key),
             )
-            for (op, cls, ph, dt), (c, f, b) in self._acc.items()
+            for key, (c, f, b) in self._acc.items()
         ]
         return tuple(sorted(recs, key=lambda r: (-r.flops, -r.bytes_moved, r.op, r.phase, r.dtype)))
+
+    def _shape_list(self, key: tuple[str, OpClass, Phase, str]) -> tuple[tuple[int, int, int, int, int], ...]:
+        """``(calls, *shape)`` of one record, heaviest first (at most :data:`_MAX_SHAPES`)."""
+        counted = self._shapes.get(key)
+        if not counted:
+            return ()
+        rows = sorted(((c, *s) for s, c in counted.items()), key=lambda r: (-r[0] * math.prod(r[1:]), r))
+        return tuple(rows[:_MAX_SHAPES])

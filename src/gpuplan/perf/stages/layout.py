@@ -40,6 +40,7 @@ from gpuplan.i18n import N_, _
 from gpuplan.i18n.phrases import listed
 from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anchored_note
 from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.gemm import split_shapes
 from gpuplan.perf.links import Link
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import Parallelism
@@ -219,6 +220,7 @@ def _local_op(op: OpRecord, mp: ModelParallel) -> OpRecord:
         count=max(1, math.ceil(op.count / p)),
         flops=op.flops * share,
         bytes_moved=op.bytes_moved * share,
+        shapes=split_shapes(op.shapes, op.op_class == "attention", t),
     )
 
 

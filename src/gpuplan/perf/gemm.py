@@ -1,0 +1,195 @@
+"""Efficiency from shapes: what a GEMM or a fused attention call loses to its shape on a given GPU.
+
+A tensor-core GEMM (cuBLAS, CUTLASS) cuts its ``m × n`` output into thread-block tiles; each tile
+walks the whole ``k`` dimension, and the GPU runs one tile per SM at a time, in *waves* of as many
+tiles as it has SMs (NVIDIA, "Matrix Multiplication Background User's Guide", DU-09799-001,
+§2.1 "GPU Implementation", §3.1 "Tile Quantization", §3.2 "Wave Quantization",
+https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/, read
+2026-12-02). Three losses follow from the shape alone, and this module costs each:
+
+- **tile quantization**: an output edge that is not a multiple of the tile computes the padding;
+- **wave quantization**: the last wave leaves SMs idle (``tiles`` not a multiple of the SM count);
+  a GEMM with fewer tiles than SMs runs on a fraction of the GPU, unless the library splits ``k``
+  across several tiles (split-K, as cuBLAS and CUTLASS do for such shapes), which is tried here
+  with ``k`` split in 1, 2, 4, 8 or 16;
+- **small ``k`` and narrow layers**: every tile pays a fixed start and finish (filling the
+  load pipeline, writing its output) worth :attr:`~gpuplan.perf.calibration.Calibration.gemm_k_overhead`
+  elements of ``k``; and a smaller tile re-reads its operands more often per FLOP (its
+  operand traffic per FLOP is ``1/tm + 1/tn``), so it runs at a lower fraction of the SM's peak,
+  :func:`tile_rate` with :attr:`~gpuplan.perf.calibration.Calibration.gemm_tile_overhead`.
+
+The library's heuristic is taken to pick the fastest of the tile shapes the guide lists as cuBLAS's
+(§2.3: 256×128 and 128×256 the most efficient, then 128×128, 256×64, 64×256, 128×64, 64×128, and
+64×64 the least efficient) and of a few skinny ones cuBLASLt also has for a GEMM with a short edge
+(``cublasLtMatmulTile_t``: ``CUBLASLT_MATMUL_TILE_32x128``, ``…_128x32``, ``…_32x64``, ``…_64x32``,
+``…_32x32``, ``…_16x32``, ``…_32x16``; cuBLAS documentation, "cublasLtMatmulTile_t", read
+2026-12-02 at https://docs.nvidia.com/cuda/cublas/).
+
+A fused attention call (FlashAttention-2, Dao 2023, arXiv:2307.08691, §3.2 "Parallelism": one thread
+block per block of 128 query rows per (batch, head) in the forward pass, per block of keys in the
+backward) is the same picture: ``batch × heads × ⌈length / 128⌉`` blocks in waves over the SMs,
+each walking the other length. Its per-block work beyond the matmuls — the online softmax's
+exponentials and rescaling, which grow with the score block and not with the head dimension — is
+worth :attr:`~gpuplan.perf.calibration.Calibration.attention_head_overhead` head-dimension columns,
+so a head of 64 runs at a lower fraction of the peak than a head of 128 (the paper's Figs. 4–6
+show the same ordering).
+
+What comes out is a **multiplier ≥ 1** on an op's ideal time (its FLOPs at the fitted large-GEMM
+efficiency): the sum over its recorded shapes of the modelled time over the ideal one. The fitted
+efficiencies then describe a large, well-shaped GEMM; the shapes say how far each call falls short.
+A GPU whose SM count is not in the hardware table is costed at the worst of a few plausible counts
+(unknown is never the best case).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import lru_cache
+
+__all__ = [
+    "ATTENTION_BLOCK_ROWS",
+    "SPLIT_K",
+    "TILES",
+    "UNKNOWN_SM_COUNTS",
+    "attention_multiplier",
+    "gemm_multiplier",
+    "tile_rate",
+]
+
+#: Thread-block tiles (rows × columns of the output): the guide's §2.3 list, then cuBLASLt's skinny ones.
+TILES: tuple[tuple[int, int], ...] = (
+    (256, 128), (128, 256), (128, 128), (256, 64), (64, 256), (128, 64), (64, 128), (64, 64),
+    (32, 128), (128, 32), (32, 64), (64, 32), (32, 32), (16, 32), (32, 16),
+)  # fmt: skip
+#: Ways of splitting ``k`` across thread blocks (split-K) tried for a GEMM with too few tiles.
+SPLIT_K = (1, 2, 4, 8, 16)
+#: Split-K stops where a share of ``k`` would be shorter than this (its fixed costs dominate).
+_MIN_SPLIT_K = 128
+#: Query (forward) or key (backward) rows per thread block of a fused attention kernel
+#: (FlashAttention-2 §3.3: blocks of 64 or 128; ASSUMPTION 128, as ``perf/attention.py``).
+ATTENTION_BLOCK_ROWS = 128
+#: SM counts tried for a GPU the hardware table gives none for; the worst is taken.
+UNKNOWN_SM_COUNTS = (64, 108, 132)
+_REFERENCE_TILE = TILES[0]
+
+
+def tile_rate(tm: int, tn: int, overhead: float) -> float:
+    """Fraction of the large-tile rate a ``tm × tn`` tile reaches: its operand traffic per FLOP is
+    ``1/tm + 1/tn``, and ``overhead`` (elements) is what that traffic costs in units of it;
+    1 for the 256 × 128 reference tile."""
+    rm, rn = _REFERENCE_TILE
+    return (1.0 + overhead * (1.0 / rm + 1.0 / rn)) / (1.0 + overhead * (1.0 / tm + 1.0 / tn))
+
+
+@lru_cache(maxsize=65536)
+def _gemm_one(b: int, m: int, n: int, k: int, sms: int, k_overhead: float, tile_overhead: float) -> float:
+    """Modelled over ideal time of one ``b × (m × k) · (k × n)`` GEMM on ``sms`` SMs."""
+    ideal = b * m * n * k / sms  # tile-elements × k per SM at the reference rate
+    best = math.inf
+    for tm, tn in TILES:
+        base = b * math.ceil(m / tm) * math.ceil(n / tn)
+        rate = tile_rate(tm, tn, tile_overhead)
+        for split in SPLIT_K:
+            if split > 1 and (k / split < _MIN_SPLIT_K or base >= sms):
+                break
+            waves = math.ceil(base * split / sms)
+            t = waves * tm * tn * (math.ceil(k / split) + k_overhead) / rate
+            best = min(best, t)
+    return best / ideal if ideal > 0 else 1.0
+
+
+@lru_cache(maxsize=65536)
+def _attention_one(
+    bh: int, s_q: int, s_k: int, d: int, sms: int, head_overhead: float, backward: bool
+) -> float:
+    """Modelled over ideal time of one fused attention call (forward or backward)."""
+    rows, walked = (s_k, s_q) if backward else (s_q, s_k)
+    blocks = bh * math.ceil(rows / ATTENTION_BLOCK_ROWS)
+    waves = math.ceil(blocks / sms)
+    t = waves * ATTENTION_BLOCK_ROWS * walked * (d + head_overhead)
+    ideal = bh * rows * walked * d / sms
+    return t / ideal if ideal > 0 else 1.0
+
+
+def gemm_multiplier(
+    shapes: Sequence[tuple[int, int, int, int, int]],
+    sms: int | None,
+    *,
+    k_overhead: float,
+    tile_overhead: float,
+) -> float:
+    """Time of a matmul record's calls over their ideal time (≥ 1), from ``(calls, b, m, n, k)``
+    shapes; 1 when there are none. ``sms`` None: the worst of :data:`UNKNOWN_SM_COUNTS`."""
+    if not shapes:
+        return 1.0
+    counts = (sms,) if sms else UNKNOWN_SM_COUNTS
+    worst = 1.0
+    for s in counts:
+        spent = ideal = 0.0
+        for calls, b, m, n, k in shapes:
+            w = calls * b * m * n * k
+            spent += w * _gemm_one(b, m, n, k, s, k_overhead, tile_overhead)
+            ideal += w
+        worst = max(worst, spent / ideal if ideal > 0 else 1.0)
+    return worst
+
+
+def attention_multiplier(
+    shapes: Sequence[tuple[int, int, int, int, int]],
+    sms: int | None,
+    *,
+    head_overhead: float,
+    backward: bool,
+) -> float:
+    """Time of an attention record's calls over their ideal time (≥ 1), from
+    ``(calls, batch × heads, query length, key length, head dim)`` shapes; 1 when there are none."""
+    if not shapes:
+        return 1.0
+    counts = (sms,) if sms else UNKNOWN_SM_COUNTS
+    worst = 1.0
+    for s in counts:
+        spent = ideal = 0.0
+        for calls, bh, s_q, s_k, d in shapes:
+            w = calls * bh * s_q * s_k * d
+            spent += w * _attention_one(bh, s_q, s_k, d, s, head_overhead, backward)
+            ideal += w
+        worst = max(worst, spent / ideal if ideal > 0 else 1.0)
+    return worst
+
+
+def scaled_shapes(
+    shapes: tuple[tuple[int, int, int, int, int], ...], scale: float
+) -> tuple[tuple[int, int, int, int, int], ...]:
+    """The shapes of a forward record at ``scale`` × the traced micro-batch: the batch of a batched
+    GEMM or attention call (``b``), else the rows (``m``: a linear layer's tokens). NB: a backward
+    weight gradient carries the tokens in ``k``; only inference scales the batch, so it has none."""
+    out = []
+    for calls, b, m, n, k in shapes:
+        if b > 1:
+            b = max(1, round(b * scale))
+        else:
+            m = max(1, round(m * scale))
+        out.append((calls, b, m, n, k))
+    return tuple(out)
+
+
+def split_shapes(
+    shapes: tuple[tuple[int, int, int, int, int], ...], attention: bool, ways: int
+) -> tuple[tuple[int, int, int, int, int], ...]:
+    """The shapes one of ``ways`` tensor-parallel ranks runs (Megatron-LM's split, Shoeybi et al.
+    2019, §3): an attention call's heads; a GEMM's split dimension, the hidden one of the weight —
+    ``n`` of a column-parallel layer, ``k`` of a row-parallel one, in every pass the middle-sized of
+    ``(m, n, k)`` when the tokens are the largest."""
+    if ways <= 1:
+        return shapes
+    out = []
+    for calls, b, m, n, k in shapes:
+        if attention:
+            b = max(1, math.ceil(b / ways))
+        else:
+            dims = sorted(((m, 0), (n, 1), (k, 2)), reverse=True)
+            which = dims[1][1]
+            m, n, k = (max(1, math.ceil(x / ways)) if i == which else x for i, x in enumerate((m, n, k)))
+        out.append((calls, b, m, n, k))
+    return tuple(out)
