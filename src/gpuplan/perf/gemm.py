@@ -44,7 +44,7 @@ A GPU whose SM count is not in the hardware table is costed at the worst of a fe
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 __all__ = [
@@ -121,18 +121,9 @@ def gemm_multiplier(
 ) -> float:
     """Time of a matmul record's calls over their ideal time (≥ 1), from ``(calls, b, m, n, k)``
     shapes; 1 when there are none. ``sms`` None: the worst of :data:`UNKNOWN_SM_COUNTS`."""
-    if not shapes:
-        return 1.0
-    counts = (sms,) if sms else UNKNOWN_SM_COUNTS
-    worst = 1.0
-    for s in counts:
-        spent = ideal = 0.0
-        for calls, b, m, n, k in shapes:
-            w = calls * b * m * n * k
-            spent += w * _gemm_one(b, m, n, k, s, k_overhead, tile_overhead)
-            ideal += w
-        worst = max(worst, spent / ideal if ideal > 0 else 1.0)
-    return worst
+    return _worst_multiplier(
+        shapes, sms, lambda b, m, n, k, s: _gemm_one(b, m, n, k, s, k_overhead, tile_overhead)
+    )
 
 
 def attention_multiplier(
@@ -144,15 +135,27 @@ def attention_multiplier(
 ) -> float:
     """Time of an attention record's calls over their ideal time (≥ 1), from
     ``(calls, batch × heads, query length, key length, head dim)`` shapes; 1 when there are none."""
+    return _worst_multiplier(
+        shapes, sms, lambda bh, s_q, s_k, d, s: _attention_one(bh, s_q, s_k, d, s, head_overhead, backward)
+    )
+
+
+def _worst_multiplier(
+    shapes: Sequence[tuple[int, int, int, int, int]],
+    sms: int | None,
+    one: Callable[[int, int, int, int, int], float],
+) -> float:
+    """The work-weighted mean of ``one(a, b, c, d, sms)`` over ``(calls, a, b, c, d)`` shapes (the
+    work of a call is the product a·b·c·d); with ``sms`` None, the worst over
+    :data:`UNKNOWN_SM_COUNTS`, so an unknown SM count is never the best case. 1 when there are none."""
     if not shapes:
         return 1.0
-    counts = (sms,) if sms else UNKNOWN_SM_COUNTS
     worst = 1.0
-    for s in counts:
+    for s in (sms,) if sms else UNKNOWN_SM_COUNTS:
         spent = ideal = 0.0
-        for calls, bh, s_q, s_k, d in shapes:
-            w = calls * bh * s_q * s_k * d
-            spent += w * _attention_one(bh, s_q, s_k, d, s, head_overhead, backward)
+        for calls, a, b, c, d in shapes:
+            w = calls * a * b * c * d
+            spent += w * one(a, b, c, d, s)
             ideal += w
         worst = max(worst, spent / ideal if ideal > 0 else 1.0)
     return worst
