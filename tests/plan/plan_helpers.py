@@ -5,7 +5,18 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from gpuplan.perf.calibration import Calibration
 from gpuplan.plan import EstimateKey, EstimateRow, PlanOffer, RegionCosts, UsdTransferTier
+
+#: A flat calibration for estimator tests: fixed efficiencies, no kernel floor, a ±10 % band.
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+    time_band=1.1,
+)
 
 #: GPU speed in "job-hours on one GPU" and memory per GPU, for the toy estimator.
 GPU_HOURS = {"A100-SXM4-40GB": 8.0, "H100-SXM5-80GB": 4.0, "T4": 40.0, "A10G": 24.0}

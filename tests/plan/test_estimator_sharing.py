@@ -8,9 +8,10 @@ import math
 import random
 from pathlib import Path
 
+from plan_helpers import CAL
+
 from gpuplan.hardware import get_gpu
 from gpuplan.perf import NetworkSpec, request_for, run_estimate
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.input_pipeline import Host
 from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
 from gpuplan.plan import EstimateKey, EstimateRow
@@ -19,14 +20,6 @@ from gpuplan.workload import Workload
 from stand_in_profiles import resnet50_profile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-    time_band=1.1,
-)
 
 
 def _keys() -> list[EstimateKey]:

@@ -6,9 +6,8 @@ import math
 from pathlib import Path
 
 import pytest
-from plan_helpers import aws_costs, offer
+from plan_helpers import CAL, aws_costs, offer
 
-from gpuplan.perf.calibration import Calibration
 from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
 from gpuplan.plan.build_inputs import make_estimator
 from gpuplan.report.plan import plan_json
@@ -16,14 +15,6 @@ from gpuplan.workload import Workload
 from stand_in_profiles import resnet50_profile
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-    time_band=1.1,
-)
 
 
 def test_planner_bounds_an_image_job_by_each_offers_vcpus() -> None:

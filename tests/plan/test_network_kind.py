@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from plan_helpers import CAL
+
 from gpuplan.catalog import open_store
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.parallel import catalog_network_kind
 from gpuplan.plan import EstimateKey
 from gpuplan.plan.build_inputs import make_estimator, offer_table_from_prices
@@ -13,14 +14,6 @@ from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.workload import Workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-    time_band=1.1,
-)
 
 
 def _big_ddp_profile() -> Profile:
