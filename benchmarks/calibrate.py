@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/calibrate.py --check    # do not fit: score the shipped calibration
     .venv/bin/python benchmarks/calibrate.py --retrace  # re-trace every case (after tracer changes)
     .venv/bin/python benchmarks/calibrate.py --folds 5  # k for the k-fold held-out error (default 5)
+    .venv/bin/python benchmarks/calibrate.py --band-only  # rebuild the bands from the stored residuals
 
 The offline path (``gpuplan.calibration``): reads the published rows of
 ``src/gpuplan/calibration/data/`` and maps each to the workload that reproduces it
@@ -19,8 +20,11 @@ inference model's error on each (``benchmarks/inference_check.py``), out of samp
 Accuracy is judged held out: ``gpuplan.calibration.crossval`` fits by robust least squares (scipy) and
 predicts every row from a fit without its fold (k-fold) and without its GPU architecture; the
 table prints in-sample and held-out errors side by side, the summary the medians, worst cases and
-the coverage of the 80 % split-conformal band, and ``benchmarks/results/calibration_heldout.svg``
-plots published against held-out predicted figures.
+the bands, and ``benchmarks/results/calibration_heldout.svg`` plots published against held-out
+predicted figures. The bands are split-conformal on the leave-one-publisher-out residuals (and, for
+an unseen architecture, the leave-one-architecture-out ones) at the smallest level that covers 80 %
+of a left-out publisher's (architecture's) rows; the residuals are stored with the rows, so that
+``--band-only`` rebuilds the bands without a refit.
 """
 
 from __future__ import annotations
@@ -173,14 +177,38 @@ def _heldout_table(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, P
             for name in sorted(set(keys)):
                 sub = [e for e, k in zip(errs, keys, strict=True) if k == name]
                 print(f"  {kind + ': ' + name:<30}  {_figures(sub)}")
-    print(
-        f"  the shipped band: split-conformal on the "
-        f"{'leave-one-publisher-out' if cv.lopo_log_errors else 'k-fold'} residuals, ×/÷ "
-        f"{math.exp(s['band_halfwidth_log']):.3f}; unseen architecture ×/÷ "
-        f"{math.exp(cv.fitted.time_log_halfwidth_thin or 0):.3f}"
+    _print_bands(
+        lopo=cv.lopo_log_errors,
+        publishers=publishers,
+        loao=cv.loao_log_errors,
+        architectures=cv.architectures,
     )
     print(f"  frozen (no row sensitive to them): {', '.join(cv.frozen) or 'none'}")
     print(f"  pooled toward the literature value (1–2 rows sensitive): {', '.join(cv.thin) or 'none'}")
+
+
+def _print_bands(
+    *, lopo: Sequence[float], publishers: Sequence[str], loao: Sequence[float], architectures: Sequence[str]
+) -> None:
+    """The shipped bands (``crossval.band_figures``) next to the plain 80 % level."""
+    import math
+
+    from gpuplan.calibration.crossval import band_figures, conformal_halfwidth, left_out_coverage
+
+    s = band_figures(lopo=lopo, publishers=publishers, loao=loao, architectures=architectures)
+    print("bands: split-conformal, at the smallest level that covers ≥ 80 % of a left-out group's rows")
+    for title, prefix, errs, groups, left_out in (
+        ("unseen publisher", "band", lopo, publishers, "lopo_band_coverage"),
+        ("unseen architecture", "thin_band", loao, architectures, "loao_band_coverage"),
+    ):
+        plain = conformal_halfwidth([abs(e) for e in errs])
+        half = s[f"{prefix}_halfwidth_log"]
+        print(
+            f"  {title:<20} level {s[f'{prefix}_level']:.4f}: ×/÷ {math.exp(half):.3f}, "
+            f"covers {100 * s[f'{prefix}_coverage']:.1f} % of its residuals and "
+            f"{100 * s[left_out]:.1f} % of left-out groups' rows "
+            f"(at level 0.8: ×/÷ {math.exp(plain):.3f}, {100 * left_out_coverage(errs, groups):.1f} %)"
+        )
 
 
 def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]) -> None:
@@ -229,6 +257,20 @@ def _chart(cv: CrossValidation, pairs: Sequence[tuple[CalibrationCase, Profile]]
     CHART.write_text("\n".join(parts) + "\n", encoding="utf-8")
 
 
+def _band_only() -> None:
+    from gpuplan.calibration.crossval import rebanded, stored_residuals
+    from gpuplan.perf.calibration import Calibration
+
+    shipped = Calibration.from_json(OUTPUT.read_text(encoding="utf-8"))
+    try:
+        cal = rebanded(shipped)
+    except ValueError as e:
+        sys.exit(f"error: {OUTPUT.relative_to(ROOT)}: {e}")
+    OUTPUT.write_text(cal.to_json(), encoding="utf-8")
+    _print_bands(**stored_residuals(cal))
+    print(f"wrote {OUTPUT.relative_to(ROOT)} (bands only; the fit of {cal.fitted_on} unchanged)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -237,6 +279,11 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="score the shipped calibration; do not fit")
     parser.add_argument("--retrace", action="store_true", help="re-trace every case (after tracer changes)")
     parser.add_argument("--folds", type=int, default=5, help="k of the k-fold held-out error")
+    parser.add_argument(
+        "--band-only",
+        action="store_true",
+        help="rebuild the bands of the shipped calibration from its stored held-out residuals (no fit)",
+    )
     parser.add_argument(
         "--ablate",
         action="store_true",
@@ -259,6 +306,9 @@ def main() -> None:
 
     from dataclasses import replace
 
+    if args.band_only:
+        _band_only()
+        return
     from gpuplan.calibration.cases import load_cases, with_band
     from gpuplan.perf.calibration import PRIOR, load_calibration
 
@@ -325,7 +375,9 @@ def main() -> None:
         progress=lambda m: print(m, file=sys.stderr, flush=True),
     )
     fitted = replace(cv.fitted, seen_families=tuple(sorted({p.shape.family for _, p in fit_pairs})))
-    cal = with_band(fitted, pairs, fitted_on=date.today().isoformat(), data_sha256=digest)
+    residuals = zip(fit_pairs, cv.lopo_log_errors, cv.loao_log_errors, strict=True)
+    heldout = {c.label: (lopo, loao) for (c, _), lopo, loao in residuals}
+    cal = with_band(fitted, pairs, fitted_on=date.today().isoformat(), data_sha256=digest, heldout=heldout)
     if hold:
         # Said in the file: these stay at their literature value (fitting them did not improve the
         # leave-one-publisher-out error, `--ablate`).

@@ -12,10 +12,12 @@ from gpuplan.calibration.crossval import (
     conformal_halfwidth,
     cross_validate,
     fit,
+    grouped_band,
     grouped_log_errors,
     left_out_coverage,
+    rebanded,
 )
-from gpuplan.perf.calibration import PRIOR, Calibration
+from gpuplan.perf.calibration import PRIOR, Calibration, CalibrationRow
 
 # Row = (work, overhead weight, architecture, published time). Model: time = work / matmul_eff
 # + weight × host_overhead_us, times an architecture factor on the efficiency.
@@ -107,6 +109,63 @@ def test_coverage_of_a_left_out_publisher_uses_only_the_others_residuals() -> No
     errs, groups = [0.1, -0.1, 0.3, -0.3], ["A", "A", "B", "B"]
     assert left_out_coverage(errs, groups) == 0.5
     assert conformal_halfwidth([abs(e) for e in errs]) == 0.3
+
+
+# Five publishers of three rows: E misses by 0.5 on every row (one stack, one miss), D by 0.9 on one.
+BAND_ERRS = [0.1, -0.11, 0.12, 0.2, 0.21, -0.22, 0.3, 0.31, 0.32, 0.45, -0.46, 0.9, 0.5, 0.5, -0.5]
+BAND_GROUPS = [g for g in "ABCDE" for _ in range(3)]
+
+
+def test_the_band_level_is_the_smallest_that_covers_80_percent_of_a_left_out_publisher() -> None:
+    # At level 0.8 a left-out publisher's band is the ⌈0.8 × 13⌉ = 11th of the other 12 residuals:
+    # without E that is D's 0.46, so E's three rows fall outside, and D's 0.9 outside the others'
+    # 0.5: 11 of 15 inside, though the pooled band covers 80 % of the residuals it was built on.
+    assert left_out_coverage(BAND_ERRS, BAND_GROUPS) == pytest.approx(11 / 15)
+    b = grouped_band(BAND_ERRS, BAND_GROUPS)
+    # The 12th of 12 needs ⌈level × 13⌉ = 12: level > 11/13 = 0.846, 0.8475 on the 0.0025 grid;
+    # then only D's 0.9 is outside: 14 of 15.
+    assert b.level == pytest.approx(0.8475)
+    assert left_out_coverage(BAND_ERRS, BAND_GROUPS, 0.845) < 0.8 <= b.left_out_coverage
+    assert b.left_out_coverage == pytest.approx(14 / 15)
+    # The shipped half-width, from all 15: rank ⌈0.8475 × 16⌉ = 14 → 0.5, covering 14 of 15.
+    assert b.halfwidth_log == 0.5 and b.coverage == pytest.approx(14 / 15)
+
+
+def test_a_band_no_level_makes_cover_a_left_out_group_says_so() -> None:
+    # Z's rows (0.8–1.0) all exceed every other residual: no band of the others reaches them, so
+    # the level stops at 1 (the largest residual) and the left-out coverage stays at 7 of 10.
+    errs = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    groups = ["a", "b", "c", "d", "e", "f", "g", "Z", "Z", "Z"]
+    b = grouped_band(errs, groups)
+    assert b.level == 1.0 and b.halfwidth_log == 1.0
+    assert b.left_out_coverage == pytest.approx(0.7)
+
+
+def test_the_bands_are_rebuilt_from_the_residuals_stored_with_the_rows() -> None:
+    rows = tuple(
+        CalibrationRow(
+            label=f"row {i}",
+            gpu="A100-SXM4-80GB",
+            metric="tokens_per_s",
+            published=1.0,
+            predicted=1.0,
+            publisher=g,
+            architecture="Ampere" if i % 2 else "Hopper",
+            lopo_log_error=e,
+            loao_log_error=2 * e,
+        )
+        for i, (e, g) in enumerate(zip(BAND_ERRS, BAND_GROUPS, strict=True))
+    )
+    cal = rebanded(PRIOR.with_rows(rows))
+    held = dict(cal.heldout)
+    assert cal.time_log_halfwidth == 0.5 and held["band_level"] == pytest.approx(0.8475)
+    assert held["lopo_band_coverage"] == pytest.approx(14 / 15, abs=1e-4)
+    thin = grouped_band([2 * e for e in BAND_ERRS], [r.architecture for r in rows])
+    assert cal.time_log_halfwidth_thin == pytest.approx(thin.halfwidth_log, abs=1e-4)
+    assert held["loao_band_coverage"] >= 0.8
+    # A file fitted before the residuals were stored cannot be rebanded: it says so.
+    with pytest.raises(ValueError, match="no held-out residuals"):
+        rebanded(PRIOR)
 
 
 def test_ablation_keeps_a_parameter_only_if_it_improves_the_grouped_figure() -> None:

@@ -220,8 +220,13 @@ def with_band(
     *,
     fitted_on: str,
     data_sha256: str,
+    heldout: Mapping[str, tuple[float, float]] | None = None,
 ) -> Calibration:
     """``cal`` with each case's residual recorded and the time/memory bands derived from them.
+
+    ``heldout``: by case label, the (leave-one-publisher-out, leave-one-architecture-out)
+    log-errors of the cross-validation, stored with the rows so that the band can be rebuilt
+    without a refit (``crossval.rebanded``).
 
     Bands: exp of the 90th percentile of |ln(predicted/published)| over the fitted rows (time), at
     least 1.05 — a floor for what so few rows cannot show; memory: the publisher-weighted 80th
@@ -238,8 +243,13 @@ def with_band(
             published=c.published,
             predicted=predict(c, p, cal),
             used_in_fit=c.used_in_fit,
+            publisher=c.publisher,
+            architecture=c.architecture,
+            lopo_log_error=lopo,
+            loao_log_error=loao,
         )
         for c, p in pairs
+        for lopo, loao in [(heldout or {}).get(c.label, (None, None))]
     )
     time_err = [abs(r.log_error) for r in rows if r.used_in_fit and r.metric != _MEMORY_METRIC]
     time_band = max(1.05, math.exp(float(np.quantile(time_err, 0.9)))) if time_err else cal.time_band

@@ -34,6 +34,17 @@ class CalibrationRow:
     published: float
     predicted: float
     used_in_fit: bool = True
+    publisher: str = ""
+    """Who published the figure (the group of leave-one-publisher-out); empty in a file fitted
+    before the held-out residuals were stored."""
+    architecture: str = ""
+    """The GPU's architecture (the group of leave-one-architecture-out); empty as above."""
+    lopo_log_error: float | None = None
+    """ln(predicted / published) by the fit on every other publisher's rows: what the band is
+    built on. None for a row not fitted, or in a file fitted before these were stored."""
+    loao_log_error: float | None = None
+    """ln(predicted / published) by the fit on every other architecture's rows (the unseen-
+    architecture band); None as above."""
 
     @property
     def log_error(self) -> float:
@@ -113,11 +124,13 @@ class Calibration:
     """Multiplicative band on step time from the calibration residuals (exp of the 90th percentile
     of |ln(predicted/published)|); used only when no held-out half-width is recorded."""
     time_log_halfwidth: float | None = None
-    """Split-conformal half-width of the 80 % interval on ln(step time), from k-fold held-out
-    residuals; None for the prior (then :attr:`time_band` and the software spread are used)."""
+    """Split-conformal half-width of the 80 % interval on ln(step time) for a publisher (software
+    stack) the fit never saw: from the leave-one-publisher-out residuals, at the level whose
+    left-out publishers are ≥ 80 % inside (``calibration/crossval.grouped_band``). None for the
+    prior (then :attr:`time_band` and the software spread are used)."""
     time_log_halfwidth_thin: float | None = None
-    """The same from leave-one-architecture-out residuals: for a GPU architecture or model family
-    with no calibration rows (wider: nothing of it was ever fitted)."""
+    """The same from leave-one-architecture-out residuals grouped by architecture: for a GPU
+    architecture or model family with no calibration rows (wider: nothing of it was ever fitted)."""
     seen_architectures: tuple[str, ...] = ()
     seen_families: tuple[str, ...] = ()
     heldout: tuple[tuple[str, float], ...] = ()
