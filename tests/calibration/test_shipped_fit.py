@@ -43,6 +43,7 @@ from pathlib import Path
 import pytest
 
 from gpuplan.calibration.cases import CalibrationCase, load_cases, predict, with_band
+from gpuplan.calibration.crossval import conformal_halfwidth, left_out_coverage, stored_residuals
 from gpuplan.perf.calibration import PRIOR, Calibration, load_calibration
 from gpuplan.profile.model import Profile
 
@@ -110,11 +111,35 @@ def test_the_headline_is_leave_one_publisher_out_and_the_band_is_built_on_it() -
     # flatters.
     assert held["publishers"] >= 15
     assert held["kfold_median_abs_error_pct"] < held["lopo_median_abs_error_pct"] <= 13.0
-    # The band is the split-conformal half-width of the publisher-out residuals (×/÷ 1.370), so
-    # it covers 80 % of them by construction; a left-out publisher's rows judged against the band
-    # of the others' residuals: 76 % (the target is 80 %: not met).
+    # The band is the split-conformal half-width of the publisher-out residuals at the level whose
+    # left-out publishers are 80 % inside the band of the others' residuals: 0.8425, ×/÷ 1.417,
+    # 81.1 % of a left-out publisher's rows (at level 0.8 it was ×/÷ 1.335 and 75.5 %: it covered
+    # 80 % of the residuals it was built on, not of a publisher it never saw).
     assert cal.time_log_halfwidth == pytest.approx(held["band_halfwidth_log"], abs=1e-4)
-    assert held["band_coverage"] >= 0.8 and held["lopo_band_coverage"] >= 0.75
+    assert held["band_coverage"] >= 0.8 and held["lopo_band_coverage"] >= 0.8
+
+
+def test_the_shipped_bands_cover_80_percent_of_a_group_they_never_saw() -> None:
+    # Judged on the held-out residuals stored with the rows, not on the figures the fit wrote: each
+    # group's rows against the band (at the shipped level) of every other group's residuals.
+    cal = load_calibration()
+    held = dict(cal.heldout)
+    stored = stored_residuals(cal)
+    assert len(stored["lopo"]) == held["rows"]  # every fitted row carries its residuals
+    assert cal.time_log_halfwidth is not None and cal.time_log_halfwidth_thin is not None
+    # A publisher never seen: the shipped half-width is the conformal one at the shipped level of
+    # every publisher-out residual, and that rule covers ≥ 80 % of a left-out publisher's rows.
+    level = held["band_level"]
+    lopo = [abs(e) for e in stored["lopo"]]
+    assert cal.time_log_halfwidth == pytest.approx(conformal_halfwidth(lopo, level), abs=1e-4)
+    assert left_out_coverage(stored["lopo"], stored["publishers"], level) >= 0.8
+    # An architecture never seen: the same from the architecture-out residuals, by architecture
+    # (never narrower than the publisher band).
+    thin = held["thin_band_level"]
+    loao = [abs(e) for e in stored["loao"]]
+    unseen = max(conformal_halfwidth(loao, thin), cal.time_log_halfwidth)
+    assert cal.time_log_halfwidth_thin == pytest.approx(unseen, abs=1e-4)
+    assert left_out_coverage(stored["loao"], stored["architectures"], thin) >= 0.8
 
 
 def test_fitted_memory_rows_within_ten_percent() -> None:
