@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from old_catalog import WORKLOAD, make_0004_catalog, old_recording
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.catalog.open_catalog import PG_CREATION_LOCK_KEY, pg_creation_lock_sql
@@ -175,3 +176,17 @@ def test_a_held_creation_lock_makes_open_wait_then_fail_in_one_line(
         open_store(pg_url).close()  # released: the catalog is created
     finally:
         engine.dispose()
+
+
+def test_postgres_upgrades_a_0004_catalog_and_its_recording_is_still_found(pg_url: str) -> None:
+    from gpuplan.perf.anchor import workload_measurements
+    from gpuplan.workload import load_workload
+
+    w = load_workload(WORKLOAD)
+    make_0004_catalog(pg_url, [old_recording(w)])
+    store = open_store(pg_url, seed=False)  # migrated to head: the measurement_key column added
+    try:
+        steps, problems = workload_measurements(w, store.local.step_measurements)
+    finally:
+        store.close()
+    assert problems == [] and [m.gpu_id for m in steps] == ["A100-SXM4-80GB"]

@@ -55,6 +55,34 @@ def test_a_recording_of_another_workload_is_refused_in_one_line(db: str) -> None
     assert "is a measurement of 'gpt2-lora-tiny'" in str(result.exception)
 
 
+def test_a_recording_of_an_older_schema_and_torch_is_stored_and_anchors(db: str, tmp_path: Path) -> None:
+    import hashlib
+
+    from gpuplan.profile.key import key_fields
+    from gpuplan.workload import load_workload
+
+    # The real CPU recording relabelled as an A100 step under Profile schema 4 and torch 2.12: its
+    # trace key is none this machine computes for the workload now (schema 5, torch 2.13).
+    fields = {**key_fields(load_workload(WORKLOAD)), "profile_schema_version": 4, "torch": "2.12.0+cu126"}
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    doc["workload"]["profile_key"] = hashlib.sha256(
+        json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    doc["device"].update(kind="cuda", gpu_id="A100-SXM4-80GB", name="NVIDIA A100-SXM4-80GB")
+    doc["device"]["torch_version"] = "2.12.0+cu126"
+    doc["notes"] = []
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc), encoding="utf-8")
+    stored = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(old)])
+    assert stored.exit_code == 0, stored.output
+    est = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB", "--json"])
+    assert est.exit_code == 0, est.output
+    row = json.loads(est.stdout)["estimates"][0]
+    assert row["anchored"]["measured_on"] == "A100-SXM4-80GB"
+    # It anchors, and says that it ran under another torch than this machine's.
+    assert any("measured under torch 2.12.0+cu126" in n for n in row["notes"])
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [

@@ -4,6 +4,7 @@ real GPU when there is one (marked ``gpu``, skipped without CUDA)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from gpuplan.catalog import StoredMeasurement, open_store
 from gpuplan.documents.measure import OP_CLASSES, MeasurementDocument
 from gpuplan.errors import InputError
 from gpuplan.machine.measure import MeasureSizes, run_measure
-from gpuplan.perf.anchor import read_measurement, stored_measurements
+from gpuplan.perf.anchor import read_measurement, workload_measurements
+from gpuplan.profile import measurement_key
 from gpuplan.workload import load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,13 +52,15 @@ def test_the_recorded_cpu_step_is_real_and_complete() -> None:
     assert len(doc.step_time.samples_s) == doc.run.timed_steps
 
 
-def test_the_catalog_keeps_recordings_by_workload(tmp_path: Path) -> None:
+def test_the_catalog_keeps_recordings_by_what_was_measured(tmp_path: Path) -> None:
+    w = load_workload(RECORDING.with_name("gpt2-lora.yaml"))
     store = open_store(str(tmp_path / "c.sqlite"), seed=False)
     try:
         text = RECORDING.read_text(encoding="utf-8")
         doc, _m = read_measurement(text, source="recording")
         row = StoredMeasurement(
             profile_key=doc.workload.profile_key,
+            measurement_key=measurement_key(w),
             workload_name=doc.workload.name,
             device=doc.device.kind,
             gpu_id=None,
@@ -66,10 +70,11 @@ def test_the_catalog_keeps_recordings_by_workload(tmp_path: Path) -> None:
             payload=text,
         )
         store.local.add_step_measurement(row)
-        store.local.add_step_measurement(StoredMeasurement(**{**row.__dict__, "profile_key": "0" * 64}))
-        mine = store.local.step_measurements(doc.workload.profile_key)
-        assert [r.profile_key for r in mine] == [doc.workload.profile_key]
-        steps, problems = stored_measurements([*mine, StoredMeasurement(**{**row.__dict__, "payload": "{"})])
+        store.local.add_step_measurement(replace(row, measurement_key="0" * 64))  # another workload's
+        mine = store.local.step_measurements(measurement_key(w))
+        assert [r.measurement_key for r in mine] == [measurement_key(w)]
+        broken = replace(row, payload="{")
+        steps, problems = workload_measurements(w, lambda _key: [*mine, broken])
         assert len(steps) == 1 and steps[0].step_time_s == doc.step_time.median_s and len(problems) == 1
     finally:
         store.close()

@@ -168,6 +168,7 @@ class LocalStore:
             conn.execute(
                 insert(t.step_measurements).values(
                     profile_key=m.profile_key,
+                    measurement_key=m.measurement_key,
                     workload_name=m.workload_name,
                     device=m.device,
                     gpu_id=m.gpu_id,
@@ -179,18 +180,22 @@ class LocalStore:
                 )
             )
 
-    def step_measurements(self, profile_key: str | None = None) -> list[StoredMeasurement]:
-        """Stored recordings, oldest first; only those of ``profile_key`` when given."""
-        where = " WHERE profile_key = :key" if profile_key is not None else ""
+    def step_measurements(self, measurement_key: str | None = None) -> list[StoredMeasurement]:
+        """Stored recordings, oldest first. With ``measurement_key``: those of it, and those stored
+        before recordings carried one (``measurement_key`` None: the caller matches them by their
+        trace key, ``gpuplan.perf.anchor.workload_measurements``)."""
+        where = " WHERE measurement_key = :key OR measurement_key IS NULL" if measurement_key else ""
         with self._one_line_errors(Phrase(N_("read the measurements"))):
             rows = self._db._query(
-                "SELECT profile_key, workload_name, device, gpu_id, device_name, measured_at, "
-                f"schema_version, payload FROM step_measurements{where} ORDER BY measured_at, id",
-                {"key": profile_key} if profile_key is not None else None,
+                "SELECT profile_key, measurement_key, workload_name, device, gpu_id, device_name, "
+                f"measured_at, schema_version, payload FROM step_measurements{where} "
+                "ORDER BY measured_at, id",
+                {"key": measurement_key} if measurement_key else None,
             )
         return [
             StoredMeasurement(
                 profile_key=r.profile_key,
+                measurement_key=r.measurement_key,
                 workload_name=r.workload_name,
                 device=r.device,
                 gpu_id=r.gpu_id,

@@ -439,7 +439,7 @@ class StoredMeasurement:
     the whole recording as JSON (its format is ``gpuplan.documents.measure``, read by ``perf``)."""
 
     profile_key: str
-    """The measured workload's trace key."""
+    """The measured workload's trace key (it names the Profile schema and torch version too)."""
     workload_name: str
     device: str
     """``cuda`` or ``cpu``."""
@@ -449,3 +449,6 @@ class StoredMeasurement:
     schema_version: int
     """The recording's ``schema_version``."""
     payload: str
+    measurement_key: str | None = None
+    """What was measured (``gpuplan.profile.measurement_key``: the trace key without the schema
+    and torch versions); None for a recording stored before catalog revision 0005."""

@@ -5,11 +5,12 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
 
 #: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0004_step_measurements"
+HEAD_REVISION = "0005_measurement_key"
 #: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
 KNOWN_REVISIONS = (
     "0001_initial",
     "0002_refresh_discounts",
     "0003_serve",
     "0004_step_measurements",
+    "0005_measurement_key",
 )

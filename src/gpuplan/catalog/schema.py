@@ -247,6 +247,9 @@ step_measurements = Table(
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("profile_key", String(128), nullable=False),
+    # What was measured, without the trace's and torch's versions (revision 0005); NULL for a row
+    # stored before, matched by its profile key (``gpuplan.profile.key.is_recording_of``).
+    Column("measurement_key", String(64), nullable=True),
     Column("workload_name", String(255), nullable=False),
     Column("device", String(16), nullable=False),
     Column("gpu_id", String(64), nullable=True),
@@ -379,6 +382,7 @@ Index("ix_storage_provider_region", storage_prices.c.provider, storage_prices.c.
 Index("ix_exchange_rates_currency", exchange_rates.c.currency, exchange_rates.c.as_of)
 Index("ix_bench_results_gpu", bench_results.c.gpu_id)
 Index("ix_step_measurements_key", step_measurements.c.profile_key, step_measurements.c.measured_at)
+Index("ix_step_measurements_measured", step_measurements.c.measurement_key, step_measurements.c.measured_at)
 Index("ix_refresh_runs_provider", refresh_runs.c.provider, refresh_runs.c.id)
 Index("ix_discounts_key", discounts.c.provider, discounts.c.family, unique=True)
 Index("ix_api_tokens_prefix", api_tokens.c.prefix, unique=True)

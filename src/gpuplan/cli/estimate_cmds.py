@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.perf import NetworkSpec
     from gpuplan.perf.anchor import StepMeasurement
+    from gpuplan.workload import Workload
 
 
 def estimate_cmd(
@@ -68,7 +69,7 @@ def estimate_cmd(
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
             offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
-            steps = _measured_steps(store, prof.key)
+            steps = _measured_steps(store, workload)
             report = estimate(
                 workload,
                 gpu or None,
@@ -118,21 +119,20 @@ def estimate_cmd(
         sys.stderr.write(_("note: {line}").format(line=not_anchored_note(newest)) + "\n")
 
 
-def _measured_steps(store: Store | None, key: str) -> list[StepMeasurement]:
+def _measured_steps(store: Store | None, workload: Workload) -> list[StepMeasurement]:
     """The workload's ``gpuplan measure`` recordings in the catalog (a warning for one that does
     not read: an estimate goes on without it)."""
     if store is None:
         return []
     from gpuplan.errors import StoreError
     from gpuplan.i18n.error_text import error_text
-    from gpuplan.perf.anchor import stored_measurements
+    from gpuplan.perf.anchor import workload_measurements
 
     try:
-        rows = store.local.step_measurements(key)
+        steps, problems = workload_measurements(workload, store.local.step_measurements)
     except StoreError as e:
         sys.stderr.write(_("warning: measurements not read ({error})").format(error=error_text(e)) + "\n")
         return []
-    steps, problems = stored_measurements(rows)
     for line in problems:
         sys.stderr.write(_("warning: a stored measurement was skipped: {why}").format(why=line) + "\n")
     return steps

@@ -78,7 +78,7 @@ def measure_cmd(
             write_text_atomic(out, doc.to_json(), what=_("recording"))
     stored = False
     if not no_store:
-        _store(settings(ctx).db, doc)
+        _store(settings(ctx).db, doc, workload)
         stored = True
     if as_json:
         sys.stdout.write(doc.model_copy(update={"stored": stored}).to_json())
@@ -126,16 +126,17 @@ def _recording(path: Path, workload: Workload) -> MeasurementDocument:
     from gpuplan.errors import InputError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.anchor import read_measurement
-    from gpuplan.profile import profile_key
+    from gpuplan.profile.key import is_recording_of
 
     text = read_text(path, what=N_("measurement file"), max_bytes=_MAX_RECORDING_BYTES)
     doc, _m = read_measurement(text, source=str(path))
-    key = profile_key(workload)
-    if doc.workload.profile_key != key:
+    # Its trace key under the torch it ran with and any Profile schema so far: a recording from a
+    # machine with another torch, or made before a schema change, is still of this workload.
+    if not is_recording_of(workload, doc.workload.profile_key, doc.device.torch_version):
         raise InputError.worded(
             N_(
                 "{path} is a measurement of {measured!r} ({batch} per GPU, {precision}), not of this "
-                "workload: its model, batch, precision, optimizer or torch version differ; measure "
+                "workload: its model, batch, precision, optimizer or stack differ; measure "
                 "{workload} itself"
             ),
             path=path,
@@ -161,14 +162,16 @@ def _recording(path: Path, workload: Workload) -> MeasurementDocument:
     return doc
 
 
-def _store(db: str | None, doc: MeasurementDocument) -> None:
+def _store(db: str | None, doc: MeasurementDocument, workload: Workload) -> None:
     from gpuplan.catalog import StoredMeasurement, open_store
+    from gpuplan.profile import measurement_key
 
     store = open_store(db, seed=False)
     try:
         store.local.add_step_measurement(
             StoredMeasurement(
                 profile_key=doc.workload.profile_key,
+                measurement_key=measurement_key(workload),
                 workload_name=doc.workload.name,
                 device=doc.device.kind,
                 gpu_id=doc.device.gpu_id,

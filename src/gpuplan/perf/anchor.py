@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.calibration import Calibration
     from gpuplan.profile.model import OpRecord, Profile
+    from gpuplan.workload.spec import Workload
 
 __all__ = [
     "HOST_BOUND_IDLE",
@@ -51,8 +52,8 @@ __all__ = [
     "make_anchor",
     "profiler_class",
     "read_measurement",
-    "stored_measurements",
     "trace_class",
+    "workload_measurements",
 ]
 
 #: The op classes of a measured kernel split (the order of the recording's ``kernel_time_s``).
@@ -119,7 +120,9 @@ class StepMeasurement:
     :class:`gpuplan.documents.measure.MeasurementDocument`)."""
 
     workload_key: str
-    """The profile key of the workload measured."""
+    """The profile key of the workload measured; for a recording matched to a workload by what
+    was measured (:func:`workload_measurements`), that workload's current one (a newer Profile
+    schema or torch changes the key, not what was measured)."""
     workload_name: str
     task: str
     precision: str
@@ -143,6 +146,8 @@ class StepMeasurement:
     """Median CPU time to issue the step (its call to its return, before waiting for the GPU);
     None where not measured (a CPU, an older recording)."""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    torch_version: str | None = None
+    """The torch the step ran under; None where not read."""
 
     @property
     def busy_s(self) -> float:
@@ -182,6 +187,7 @@ class StepMeasurement:
             nvidia_smi_gib=doc.memory.nvidia_smi_gib,
             issue_s=doc.step_time.issue_s,
             notes=tuple(doc.notes),
+            torch_version=doc.device.torch_version,
         )
 
     def describe_device(self) -> str:
@@ -221,16 +227,50 @@ def read_measurement(
     return doc, StepMeasurement.from_document(doc)
 
 
-def stored_measurements(rows: Iterable[object]) -> tuple[list[StepMeasurement], list[str]]:
-    """The catalog's recordings (objects with a ``payload``: ``catalog.StoredMeasurement``) as
-    values, and a line for each that no longer reads (kept out, never fatal to an estimate)."""
+def workload_measurements(
+    workload: Workload, read: Callable[[str], Iterable[object]]
+) -> tuple[list[StepMeasurement], list[str]]:
+    """The catalog's recordings of ``workload`` as values, and a line for each that no longer reads
+    or cannot be matched (kept out, never fatal to an estimate).
+
+    ``read``: the store's ``step_measurements``, given the workload's measurement key
+    (``gpuplan.profile.measurement_key``); it also returns the rows stored before recordings carried
+    one (``measurement_key`` None), which are matched by the trace key they recorded under every
+    Profile schema so far and their own torch version. One of this workload's name that still does
+    not match is said so, not dropped silently.
+    """
+    from dataclasses import replace
+
+    from gpuplan.profile.key import is_recording_of, measurement_key, profile_key
+
+    key, now = measurement_key(workload), profile_key(workload)
     out, problems = [], []
-    for row in rows:
-        payload = str(getattr(row, "payload", ""))
+    for row in read(key):
+        stored_key = getattr(row, "measurement_key", None)
+        if stored_key is not None and stored_key != key:
+            continue
         try:
-            out.append(read_measurement(payload, source=_("the stored measurement"), error=DataError)[1])
+            doc, m = read_measurement(
+                str(getattr(row, "payload", "")), source=_("the stored measurement"), error=DataError
+            )
         except DataError as e:
-            problems.append(str(e))
+            if stored_key is not None or getattr(row, "workload_name", None) == workload.name:
+                problems.append(str(e))
+            continue
+        if stored_key is None and not is_recording_of(
+            workload, doc.workload.profile_key, doc.device.torch_version
+        ):
+            if doc.workload.name == workload.name:
+                problems.append(
+                    _(
+                        "the measurement of {name} on {device} ({when}), stored by an earlier gpuplan, "
+                        "is not of this workload under any earlier trace key (its model, batch, "
+                        "precision or stack differ, or the key's fields changed since): not used; if it "
+                        "is, store its file again with gpuplan measure --from"
+                    ).format(name=doc.workload.name, device=m.describe_device(), when=m.measured_at)
+                )
+            continue
+        out.append(replace(m, workload_key=now))
     return out, problems
 
 
@@ -383,7 +423,7 @@ def anchor_note(anchor: Anchor, gpu: GPU, factors: dict[str, float]) -> str:
         return _(
             "anchored on your measured step: {ms} on {gpu} ({when}, gpuplan measure); range from the "
             "spread of the measured steps"
-        ).format(ms=ms, gpu=anchor.source_gpu, when=m.measured_at)
+        ).format(ms=ms, gpu=anchor.source_gpu, when=m.measured_at) + _torch_clause(m)
     moved = _(", ").join(
         _("{cls} ×{factor}").format(cls=_(_CLASS_NAMES[c]), factor=f"{f:.2f}") for c, f in factors.items()
     )
@@ -391,7 +431,23 @@ def anchor_note(anchor: Anchor, gpu: GPU, factors: dict[str, float]) -> str:
         "anchored on your measured step: {ms} on {source} ({when}, gpuplan measure), transferred to "
         "{gpu} op class by op class — compute-bound by achieved FLOP/s, memory-bound by bandwidth "
         "(Habitat, Yu et al., USENIX ATC'21): {moved}"
-    ).format(ms=ms, source=anchor.source_gpu, when=m.measured_at, gpu=gpu.id, moved=moved)
+    ).format(ms=ms, source=anchor.source_gpu, when=m.measured_at, gpu=gpu.id, moved=moved) + _torch_clause(m)
+
+
+def _torch_clause(m: StepMeasurement) -> str:
+    """What the anchor note adds when the step ran under another torch release than the one
+    installed here (it still anchors: the workload is the same, but kernels and their dispatch
+    change between releases); nothing when they agree or either is unknown. The build tag
+    (``+cpu``, ``+cu126``) is not a release: a CPU build at home and a CUDA one on the rented GPU
+    of one release agree."""
+    from gpuplan.profile.key import installed_torch_version
+
+    here = installed_torch_version()
+    if m.torch_version is None or here == "none" or m.torch_version.split("+")[0] == here.split("+")[0]:
+        return ""
+    return _("; measured under torch {measured}, this machine has torch {here}").format(
+        measured=m.torch_version, here=here
+    )
 
 
 def not_anchored_note(m: StepMeasurement) -> str:

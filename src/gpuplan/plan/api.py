@@ -86,12 +86,12 @@ def plan_workload(
         regions.add(job.data_location)
     facts = cost_facts_from_store(store, regions)
     from gpuplan.perf import load_calibration
-    from gpuplan.perf.anchor import stored_measurements
+    from gpuplan.perf.anchor import workload_measurements
 
     # GPUs measured by `gpuplan bench` into this store use their measured efficiency.
     calibration = load_calibration().with_measurements(store.local.bench_results())
     # The workload's own steps measured by `gpuplan measure` anchor every offer's estimate.
-    steps, _skipped = stored_measurements(store.local.step_measurements(profile.key))
+    steps, _skipped = workload_measurements(workload, store.local.step_measurements)
     estimate_fn, est_notes = make_estimator(workload, profile, calibration, measured_steps=tuple(steps))
     rates = sorted(
         {

@@ -3,7 +3,14 @@
 Importing this package does not import torch; ``trace`` and ``profile`` do, when called.
 """
 
-from gpuplan.profile.key import MemoryProfileCache, ProfileCache, profile, profile_key, trace
+from gpuplan.profile.key import (
+    MemoryProfileCache,
+    ProfileCache,
+    measurement_key,
+    profile,
+    profile_key,
+    trace,
+)
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, MemoryBreakdown, ModelShape, OpRecord, Profile
 
 __all__ = [
@@ -14,6 +21,7 @@ __all__ = [
     "OpRecord",
     "Profile",
     "ProfileCache",
+    "measurement_key",
     "profile",
     "profile_key",
     "trace",

@@ -20,7 +20,10 @@ __all__ = [
     "SDPA_DROPOUT_TRACE",
     "MemoryProfileCache",
     "ProfileCache",
+    "installed_torch_version",
+    "is_recording_of",
     "key_fields",
+    "measurement_key",
     "profile",
     "profile_key",
     "trace",
@@ -159,6 +162,42 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
     not change one traced micro-batch step on one device.
     """
     return _digest(key_fields(load_workload(workload)))
+
+
+#: What :func:`key_fields` holds beyond what a recording measured: versions of gpuplan's own trace
+#: (the Profile schema, how SDPA dropout is traced) and the tracing torch. A recording of the real
+#: step is still of the same workload after any of them changes.
+_TRACE_ONLY_FIELDS = ("profile_schema_version", "torch", "sdpa_dropout_trace")
+
+
+def measurement_key(workload: Workload | str | Path | dict[str, Any]) -> str:
+    """sha256 of what a ``gpuplan measure`` recording is of — the fields of :func:`profile_key`
+    (model, shapes, precision, optimizer, checkpointing, stack) without the versions of the trace
+    and of torch: a new Profile schema or torch upgrade does not orphan a stored measurement."""
+    fields = key_fields(load_workload(workload))
+    return _digest({k: v for k, v in fields.items() if k not in _TRACE_ONLY_FIELDS})
+
+
+def installed_torch_version() -> str:
+    """The installed torch's version (the one :func:`profile_key` names); ``none`` without torch."""
+    return _torch_version()
+
+
+def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version: str) -> bool:
+    """Whether a recording that names ``recorded_profile_key`` (made under ``torch_version``) is of
+    ``workload``: its key under any Profile schema up to this one and either SDPA dropout trace,
+    with the recording's torch. Recordings made before they were keyed by :func:`measurement_key`
+    are matched this way (and a file made elsewhere, under another torch)."""
+    fields = {k: v for k, v in key_fields(workload).items() if k not in _TRACE_ONLY_FIELDS}
+    # The dropout trace's version 1 left no field in the key; 2 on wrote its number.
+    versions = range(2, SDPA_DROPOUT_TRACE + 1) if _sdpa_dropout_trace(workload) else range(0)
+    dropout: list[dict[str, int]] = [{}, *({"sdpa_dropout_trace": v} for v in versions)]
+    return any(
+        _digest({**fields, **d, "profile_schema_version": schema, "torch": torch_version})
+        == recorded_profile_key
+        for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
+        for d in dropout
+    )
 
 
 def _digest(fields: dict[str, Any]) -> str:

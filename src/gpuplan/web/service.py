@@ -180,7 +180,7 @@ def estimate_document(
     """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
     from gpuplan.api import estimate, instance_links
     from gpuplan.errors import EstimateError
-    from gpuplan.perf.anchor import stored_measurements
+    from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
 
     links = instance_links(
@@ -192,7 +192,7 @@ def estimate_document(
     )
     prof = _profile(store, workload, progress)
     progress(0.8, "estimating")
-    steps, _problems = stored_measurements(store.local.step_measurements(prof.key))
+    steps, _problems = workload_measurements(workload, store.local.step_measurements)
     report = estimate(
         workload,
         links.gpus,
