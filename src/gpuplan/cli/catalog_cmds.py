@@ -212,6 +212,10 @@ def offers(
             raise InputError.worded(N_("--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more"), gpu=gpu)
         gpu = name
         count = count if count is not None else int(n)
+    if gpu is not None:
+        from gpuplan.hardware import gpus_named
+
+        gpus_named(gpu)  # an id, an alias or a family name; "H10" is refused, not widened to the H100s
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     query = OfferQuery(
         gpu=gpu,
