@@ -259,3 +259,95 @@ def test_a_plan_over_yuan_prices_names_the_rate_and_warns_when_it_is_old(db_path
     )
     [note] = [n for n in plan.notes if n.startswith("CNY prices converted at")]
     assert f"(as of {rate.as_of})" in note and f"the CNY rate of {rate.as_of} is 45 days old" in note
+
+
+def _old_rate_store(db_path: Path, days: int) -> tuple[Store, str]:
+    """The seeded catalog on a day its CNY rate is ``days`` old, and that rate's warning."""
+    rate = open_store(str(db_path)).find_exchange_rate("CNY")
+    assert rate is not None
+    old = open_store(str(db_path), today=date.fromordinal(date.fromisoformat(rate.as_of).toordinal() + days))
+    return old, f"the CNY rate of {rate.as_of} is {days} days old"
+
+
+def test_a_listing_of_usd_prices_names_no_rate_and_a_yuan_price_shown_in_usd_does(db_path: Path) -> None:
+    from gpuplan.catalog.query import OfferQuery, list_offers
+    from gpuplan.report.catalog import offers_view
+
+    old, warning = _old_rate_store(db_path, 40)
+
+    def shown(query: OfferQuery) -> tuple[set[str | None], str]:
+        listing = list_offers(old, query)
+        buf = io.StringIO()
+        Console(file=buf, width=200, color_system=None).print(offers_view(listing))
+        return {v.offer.currency for v in listing.views}, " ".join(buf.getvalue().split())
+
+    # Yuan-priced offers are in the catalog, but --max-price leaves only dollar prices on screen.
+    everything, _text = shown(OfferQuery(pricing="on_demand"))
+    assert "CNY" in everything
+    currencies, text = shown(OfferQuery(pricing="on_demand", max_price_per_hour=0.3))
+    assert currencies == {"USD"}
+    assert warning not in text and "no currency conversion needed" in text
+    # An offer published in yuan, shown in dollars, was converted: the rate and its age are said.
+    currencies, text = shown(OfferQuery(provider="alibaba", pricing="on_demand"))
+    assert "CNY" in currencies and warning in text
+
+
+def test_the_gpus_table_names_the_rate_only_when_a_cheapest_price_was_converted(db_path: Path) -> None:
+    from gpuplan.catalog.query import cheapest_by_gpu
+    from gpuplan.catalog.rates import used_rates
+    from gpuplan.hardware import all_gpus
+    from gpuplan.report.catalog import gpus_view
+
+    old, warning = _old_rate_store(db_path, 40)
+    rate = old.find_exchange_rate("CNY")
+    assert rate is not None
+
+    def text(provider: str) -> str:
+        cheapest = cheapest_by_gpu(old.offers(provider=provider))
+        prices = [o for per in cheapest.values() for o in per.values()]
+        buf = io.StringIO()
+        Console(file=buf, width=220, color_system=None).print(
+            gpus_view(all_gpus(), cheapest, used_rates([rate], prices, "USD"))
+        )
+        return " ".join(buf.getvalue().split())
+
+    assert warning not in text("aws") and "no currency conversion needed" in text("aws")
+    assert warning in text("alibaba")
+
+
+def test_a_plan_of_dollar_prices_names_no_rate(db_path: Path) -> None:
+    from gpuplan.plan.api import plan_workload
+    from gpuplan.workload import load_workload
+    from stand_in_profiles import bert_large_profile
+
+    workload = load_workload(Path(__file__).resolve().parents[2] / "examples" / "bert-large-squad.yaml")
+    old, _warning = _old_rate_store(db_path, 45)
+    plan = plan_workload(
+        workload,
+        bert_large_profile("stand-in"),
+        old,
+        overrides={"providers": ["aws"], "budget_usd": 1e6, "deadline_h": 1e4},
+    )
+    shown = [plan.recommended, *plan.options, *plan.pareto, *[p.option for p in plan.personas if p.option]]
+    assert {o.provider for o in shown} == {"aws"}
+    assert not [n for n in plan.notes if "CNY" in n]
+
+
+@pytest.mark.parametrize(("provider", "named"), [("aws", False), ("alibaba", True)])
+def test_a_tco_names_the_rate_only_when_its_schedule_buys_a_yuan_price(
+    db_path: Path, provider: str, named: bool
+) -> None:
+    from gpuplan.commit import tco
+
+    old, warning = _old_rate_store(db_path, 45)
+    usage = {
+        "horizon_months": 12,
+        "start": "2027-01",
+        "currency": "USD",
+        "demands": [{"name": "fleet", "gpu": "A100-SXM4-40GB", "gpus": 8, "hours_per_month": 730}],
+        "constraints": {"providers": [provider], "pricing": ["on_demand", "monthly", "reserved_1y"]},
+    }
+    report = tco(usage, store=old, currency="USD")
+    notes = [n for n in report.notes if "CNY" in n]
+    assert bool(notes) is named
+    assert all(warning in n for n in notes)

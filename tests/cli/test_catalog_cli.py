@@ -87,6 +87,19 @@ def test_ambiguous_family_lists_every_variant(db: str) -> None:
     assert {"A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-80GB"} <= gpus
 
 
+@pytest.mark.parametrize(("name", "family"), [("H10", "H100"), ("h100-sx", "H100-SXM"), ("A10:8", None)])
+def test_a_piece_of_a_gpu_name_is_refused_not_widened(tmp_path: Path, name: str, family: str | None) -> None:
+    # "H10" begins every H100 variant's id; it names none of them, and nothing is opened or written.
+    db = tmp_path / "never.sqlite"
+    result = runner.invoke(app, ["--db", str(db), "offers", "--gpu", name])
+    if family is None:  # "A10" is a whole id: no error on the name
+        assert result.exit_code == 0, result.output
+        return
+    assert isinstance(result.exception, NotFoundError), result.output
+    assert f"did you mean '{family}'" in str(result.exception)
+    assert not db.exists()
+
+
 def test_gpu_with_count(db: str) -> None:
     result = runner.invoke(app, ["--db", db, "offers", "--gpu", "h100:8", "--json"])
     items = _offers(result.stdout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpuplan.errors import AmbiguousNameError, NotFoundError
-from gpuplan.hardware import all_gpus, get_gpu, parse_gpu_spec, resolve_gpu
+from gpuplan.hardware import all_gpus, get_gpu, gpus_named, parse_gpu_spec, resolve_gpu
 
 
 def test_v100_fp32_is_15_7_not_the_125_tensor_figure() -> None:
@@ -84,6 +84,40 @@ def test_a_name_that_fits_several_parts_asks_which(name: str, parts: set[str]) -
     with pytest.raises(AmbiguousNameError) as e:
         parse_gpu_spec(name)
     assert set(e.value.choices) == parts
+
+
+@pytest.mark.parametrize(
+    ("name", "parts"),
+    [
+        # A family name is the model's whole word: every variant of it, whatever alias one carries.
+        ("H100", {"H100-SXM", "H100-PCIE", "H100-NVL"}),
+        ("a100", {"A100-SXM4-40GB", "A100-SXM4-80GB", "A100-PCIE-40GB", "A100-PCIE-80GB"}),
+        ("A100 SXM", {"A100-SXM4-40GB", "A100-SXM4-80GB"}),
+        ("80GB A100", {"A100-SXM4-80GB", "A100-PCIE-80GB"}),
+    ],
+)
+def test_a_family_name_is_every_part_of_the_family(name: str, parts: set[str]) -> None:
+    assert {g.id for g in gpus_named(name)} == parts
+
+
+@pytest.mark.parametrize(
+    ("name", "suggested"),
+    [("H10", "H100"), ("h100-sx", "H100-SXM"), ("A100-SXM4-8", "A100-SXM4-80GB"), ("mi300", "MI300X")],
+)
+def test_a_piece_of_a_name_is_refused_with_the_nearest(name: str, suggested: str) -> None:
+    # The beginning of several ids is not a name: refused, never widened to the parts it begins.
+    with pytest.raises(NotFoundError) as e:
+        gpus_named(name)
+    assert not isinstance(e.value, AmbiguousNameError)
+    assert suggested in e.value.suggestions
+    assert "did you mean" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["sxm", "80gb", "pcie"])
+def test_a_form_factor_or_a_memory_size_alone_names_no_gpu(name: str) -> None:
+    with pytest.raises(NotFoundError) as e:
+        resolve_gpu(name)
+    assert not isinstance(e.value, AmbiguousNameError)
 
 
 def test_unknown_name_suggests() -> None:

@@ -55,6 +55,11 @@ def test_plans_and_the_workspace_on_postgres(pg_service: Service) -> None:
     c.put("/api/v1/budget/2027-02", json={"amount_usd": 500}, headers=pg_service.auth("admin"))
     budget = c.get("/api/v1/budget/2027-02", headers=pg_service.auth("read")).json()
     assert budget["planned_usd"] == round(saved.json()["total_cost_usd"], 2)
+    # The listing's recommended option, read out of the document by PostgreSQL's json operators.
+    rec = saved.json()["document"]["recommended"]
+    assert [p["recommended"] for p in budget["plans"]] == [
+        f"{rec['provider']}/{rec['region']}/{rec['instance_type']} × {rec['nodes']}, {rec['pricing']}"
+    ]
     assert c.get("/api/v1/offers", headers={"Authorization": "Bearer gpuplan_x_y"}).status_code == 401
 
 

@@ -55,6 +55,36 @@ def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Ser
     assert c.get("/api/v1/budget/2027-13", headers=service.auth("read")).status_code == 422
 
 
+def test_the_plan_listing_and_the_budget_never_fetch_a_plan_document(service: Service) -> None:
+    # A plan document is 100-200 KB: the listing and the budget read the recommended option out of
+    # each in the database, so no row they fetch carries a document; one saved plan's does.
+    from sqlalchemy import Engine, event
+
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    saved = _save_plan(service)
+    rec = saved["document"]["recommended"]
+    label = f"{rec['provider']}/{rec['region']}/{rec['instance_type']} × {rec['nodes']}, {rec['pricing']}"
+    columns: list[str] = []
+
+    def fetched(conn: object, cursor: object, statement: str, *args: object) -> None:
+        columns.extend(d[0] for d in getattr(cursor, "description", None) or ())
+
+    event.listen(Engine, "after_cursor_execute", fetched)  # every engine: the server's threads' too
+    try:
+        listed = c.get("/api/v1/plans", headers=service.auth("read")).json()["plans"]
+        budget = c.get("/api/v1/budget/2027-03", headers=service.auth("read")).json()
+        assert columns and "document" not in columns
+        assert [p["recommended"] for p in listed] == [label] == [p["recommended"] for p in budget["plans"]]
+        assert listed[0]["document"] is None
+        one = c.get(f"/api/v1/plans/{saved['id']}", headers=service.auth("read")).json()
+        assert "document" in columns and one["document"] == saved["document"]
+    finally:
+        event.remove(Engine, "after_cursor_execute", fetched)
+
+
 def test_price_changes_show_what_a_discount_does_to_saved_plans(service: Service) -> None:
     c = service.client
     c.post(

@@ -1,21 +1,22 @@
 """One calibration case: a published figure and the workload that reproduces it.
 
 Its own module so that the mappings of the data files (:mod:`gpuplan.calibration.cases`,
-:mod:`gpuplan.calibration.publisher_cases` and the modules it dispatches to) share the type
-without importing each other.
+:mod:`gpuplan.calibration.publisher_cases` and the modules it dispatches to) share the type, and
+the builders of a training row's case and workload, without importing each other.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.hardware import get_gpu
 from gpuplan.vocab import StackLevel
 
-__all__ = ["CalibrationCase"]
+__all__ = ["CalibrationCase", "training_row_case", "training_workload"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,3 +83,67 @@ class CalibrationCase:
         digest = hashlib.sha256(json.dumps(self.workload, sort_keys=True).encode()).hexdigest()[:16]
         name = f"{self.workload['name']}-{digest}.json"
         return name.replace(" ", "_").replace("(", "").replace(")", "")
+
+
+def training_row_case(
+    row: Mapping[str, str],
+    workload: dict[str, Any],
+    *,
+    micro_batch: int,
+    why: str,
+    label: str | None = None,
+    network_gbit_s: float | None = None,
+    **fields: Any,
+) -> CalibrationCase:
+    """The case of a training row of ``calibration_v2.csv``: its GPU, GPU count, metric and
+    published value as the row gives them, labelled ``<model> train bs<micro_batch>×<count>gpu
+    <gpu> [<metric>]`` (or ``label``), its inter-node network (``network_gbit_s``, per node) RDMA.
+
+    ``fields``: the rest of :class:`CalibrationCase`'s; unless they say otherwise the case is
+    fitted, one micro-batch per optimizer step, at the workload's sequence length."""
+    count = int(row["gpu_count"])
+    given: dict[str, Any] = {
+        "grad_accum_steps": 1,
+        "used_in_fit": True,
+        "seq_len": workload["inputs"].get("seq_len"),
+    }
+    return CalibrationCase(
+        label=label or f"{row['model']} train bs{micro_batch}×{count}gpu {row['gpu']} [{row['metric']}]",
+        workload=workload,
+        gpu=row["gpu"],
+        gpu_count=count,
+        metric=row["metric"],
+        published=float(row["value"]),
+        why=why,
+        network_gbit_s=network_gbit_s,
+        network_kind="rdma" if network_gbit_s else None,
+        **(given | fields),
+    )
+
+
+def training_workload(
+    row: Mapping[str, str],
+    *,
+    precision: str,
+    micro_batch: int,
+    seq_len: int,
+    grad_accum: int,
+    checkpointing: str,
+    preset: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The workload spec (as YAML would give it) of a training row of ``calibration_v2.csv``: the
+    row's model (``preset``, else the row's), ``micro_batch`` sequences of ``seq_len`` tokens per
+    micro-batch, ``grad_accum`` of them per step, fused AdamW; ``extra``: more fields
+    (``attention``, ``compile``)."""
+    return {
+        "name": row["model"],
+        "model": {"preset": preset or row["preset"]},
+        "task": "train",
+        "precision": precision,
+        "inputs": {"batch_size": micro_batch, "seq_len": seq_len},
+        "optimizer": "adamw-fused",
+        "activation_checkpointing": checkpointing,
+        "gradient_accumulation": grad_accum,
+        **extra,
+    }

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
-from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase, training_row_case, training_workload
 
 __all__ = ["flagperf_case"]
 
@@ -52,22 +51,20 @@ def flagperf_case(row: Mapping[str, str]) -> CalibrationCase:
     marks "for performance reference only"."""
     parallelism = row["parallelism"]
     tp, pp, dp = (_degree(parallelism, name) for name in ("TP", "PP", "DP"))
-    count, micro = int(row["gpu_count"]), int(row["batch_size"])
+    micro = int(row["batch_size"])
     seq = int(row["seq_or_image"].removeprefix("seq"))
     global_batch = int(row["global_batch"].split()[0])
     accum = global_batch // (micro * dp)
     fp8 = row["precision"] == "fp8"
-    wl: dict[str, Any] = {
-        "name": row["model"],
-        "model": {"preset": row["preset"]},
-        "task": "train",
-        "precision": "fp8" if fp8 else "bf16",
-        "inputs": {"batch_size": micro, "seq_len": seq},
-        "optimizer": "adamw-fused",
-        "activation_checkpointing": "none",
-        "gradient_accumulation": accum,
-        "attention": "fused",
-    }
+    wl = training_workload(
+        row,
+        precision="fp8" if fp8 else "bf16",
+        micro_batch=micro,
+        seq_len=seq,
+        grad_accum=accum,
+        checkpointing="none",
+        attention="fused",
+    )
     nics = re.search(r"(\d+)x (\d+) Gb/s InfiniBand per node", row["network"])
     network = float(int(nics.group(1)) * int(nics.group(2))) if nics else None
     why = (
@@ -85,21 +82,16 @@ def flagperf_case(row: Mapping[str, str]) -> CalibrationCase:
             "; not fitted: the run's files are not in the repository (global batch 1,760, not the "
             "script's 512) and the publisher marks it for performance reference only"
         )
-    return CalibrationCase(
-        label=f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]",
-        workload=wl,
-        gpu=row["gpu"],
-        gpu_count=count,
-        grad_accum_steps=accum,
-        metric=row["metric"],
-        published=float(row["value"]),
-        used_in_fit=not unreproducible,
+    return training_row_case(
+        row,
+        wl,
+        micro_batch=micro,
         why=why,
-        seq_len=seq,
+        network_gbit_s=network,
+        grad_accum_steps=accum,
+        used_in_fit=not unreproducible,
         parallelism="zero1",
         gpus_per_node=int(row["gpus_per_node"]),
-        network_gbit_s=network,
-        network_kind="rdma" if network else None,
         tensor_parallel=tp,
         pipeline_parallel=pp,
         sequence_parallel=tp > 1,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase, training_row_case
 
 __all__ = ["mlperf_training_case"]
 
@@ -69,18 +69,7 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
         f"of {_TOKENS_PER_SEQUENCE} tokens per GPU, MLM head on {_MASKED_PER_SEQUENCE} masked positions, "
         "distributed LAMB as ZeRO-1 fused AdamW" + (", fp8 GEMMs (Transformer Engine)" if fp8 else "")
     )
-    case = CalibrationCase(
-        label=f"{row['model']} train bs{sequences}×{count}gpu {row['gpu']} [{row['metric']}]",
-        workload=wl,
-        gpu=row["gpu"],
-        gpu_count=count,
-        grad_accum_steps=1,
-        metric=row["metric"],
-        published=float(row["value"]),
-        used_in_fit=True,
-        why=why,
-        seq_len=_TOKENS_PER_SEQUENCE,
-        parallelism="zero1",
-        gpus_per_node=per_node,
+    case = training_row_case(
+        row, wl, micro_batch=sequences, why=why, parallelism="zero1", gpus_per_node=per_node
     )
     return case, why

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.case import CalibrationCase, training_row_case, training_workload
 from gpuplan.calibration.flagperf_cases import flagperf_case
 from gpuplan.calibration.mlperf_cases import mlperf_training_case
 from gpuplan.calibration.published import parse_stack, read_data, stack_workload
@@ -155,27 +155,19 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     label = f"{model} {task} bs{row['batch_size']}" + (f"×{count}gpu" if count > 1 else "")
     if "(timm)" in model:
         label += " NHWC" if "nhwc" in row["source"] else " NCHW"  # the one pair that differs only there
-    return (
-        CalibrationCase(
-            label=f"{label} {gpu} [{metric}]",
-            workload=wl,
-            gpu=gpu,
-            gpu_count=count,
-            grad_accum_steps=1,
-            metric=metric,
-            published=float(row["value"]),
-            used_in_fit=True,
-            why=why,
-            seq_len=wl["inputs"].get("seq_len"),
-            parallelism=parallelism,
-            gpus_per_node=per_node,
-            network_gbit_s=network,
-            network_kind="rdma" if network else None,
-            memory_as_run=not memory_why,
-            memory_why=memory_why,
-        ),
-        why,
+    case = training_row_case(
+        row,
+        wl,
+        micro_batch=int(row["batch_size"]),
+        why=why,
+        label=f"{label} {gpu} [{metric}]",
+        network_gbit_s=network,
+        parallelism=parallelism,
+        gpus_per_node=per_node,
+        memory_as_run=not memory_why,
+        memory_why=memory_why,
     )
+    return case, why
 
 
 def _megatron_flops(
@@ -245,17 +237,16 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
     micro, global_batch = _FLASH_BATCH[(size, seq)]
     count = int(row["gpu_count"])
     steps = global_batch // (micro * count)
-    wl: dict[str, Any] = {
-        "name": row["model"],
-        "model": {"preset": f"gpt3-{size}"},
-        "task": "train",
-        "precision": "amp-bf16",
-        "inputs": {"batch_size": micro, "seq_len": seq},
-        "optimizer": "adamw-fused",
-        "activation_checkpointing": "none",
-        "gradient_accumulation": steps,
-        "attention": "fused",
-    }
+    wl = training_workload(
+        row,
+        preset=f"gpt3-{size}",
+        precision="amp-bf16",
+        micro_batch=micro,
+        seq_len=seq,
+        grad_accum=steps,
+        checkpointing="none",
+        attention="fused",
+    )
     layers = int(row["model_shape"].split("layers=")[1].split(";")[0])
     hidden = int(row["model_shape"].split("hidden=")[1].split(";")[0])
     vocab = 50257
@@ -264,17 +255,13 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
     flops = _megatron_flops(micro * steps, seq, layers, hidden, vocab, recompute=False)
     why = f"ZeRO-1 over {count} GPUs, {steps} micro-batch(es) of {micro} per step, FlashAttention's configs"
     label = f"{row['model']} train bs{micro}×{count}gpu seq{seq} {row['gpu']} [{row['metric']}]"
-    case = CalibrationCase(
-        label=label,
-        workload=wl,
-        gpu=row["gpu"],
-        gpu_count=count,
-        grad_accum_steps=steps,
-        metric=row["metric"],
-        published=float(row["value"]),
-        used_in_fit=True,
+    case = training_row_case(
+        row,
+        wl,
+        micro_batch=micro,
         why=why,
-        seq_len=seq,
+        label=label,
+        grad_accum_steps=steps,
         parallelism="zero1",
         gpus_per_node=count,
         published_flops_per_gpu_step=flops,
@@ -314,19 +301,18 @@ def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]
     nics = re.search(r"(\d+)x (\d+) Gb/s HDR InfiniBand per node", row["network"])
     network = float(int(nics.group(1)) * int(nics.group(2))) if nics else None
     size = row["model"].split()[1].lower()
-    wl: dict[str, Any] = {
-        "name": row["model"],
-        "model": {"preset": f"megatron-gpt-{size}"},
-        "task": "train",
-        "precision": "amp-fp16",
-        "inputs": {"batch_size": micro, "seq_len": _seq(row["seq_or_image"])},
-        "optimizer": "adamw-fused",
-        "activation_checkpointing": "full",
-        "gradient_accumulation": steps,
+    wl = training_workload(
+        row,
+        preset=f"megatron-gpt-{size}",
+        precision="amp-fp16",
+        micro_batch=micro,
+        seq_len=_seq(row["seq_or_image"]),
+        grad_accum=steps,
+        checkpointing="full",
         # Megatron-LM 2021 (the SC21 artifact's commit) ran no flash attention: a 16-bit baddbmm for
         # the scores, FusedScaleMaskSoftmax, and a bmm with V, over the full s² (causal mask in-kernel).
-        "attention": "fused-softmax",
-    }
+        attention="fused-softmax",
+    )
     seq, hidden, vocab = (
         _seq(row["seq_or_image"]),
         int(row["model_shape"].split("hidden=")[1].split(";")[0]),
@@ -340,22 +326,15 @@ def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]
         "attention traced as Megatron 2021 ran it: 16-bit GEMMs over the full s² around one fused "
         "scale + mask + softmax kernel"
     )
-    label = f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]"
-    case = CalibrationCase(
-        label=label,
-        workload=wl,
-        gpu=row["gpu"],
-        gpu_count=count,
-        grad_accum_steps=steps,
-        metric=row["metric"],
-        published=float(row["value"]),
-        used_in_fit=True,
+    case = training_row_case(
+        row,
+        wl,
+        micro_batch=micro,
         why=why,
-        seq_len=seq,
+        network_gbit_s=network,
+        grad_accum_steps=steps,
         parallelism="ddp",
         gpus_per_node=per_node,
-        network_gbit_s=network,
-        network_kind="rdma" if network else None,
         tensor_parallel=tp,
         pipeline_parallel=pp,
         virtual_stages=virtual,
@@ -381,18 +360,16 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
     tp = int(re.search(r"TP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     fsdp = int(re.search(r"FSDP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     accum = int(re.search(r"grad_accum (\d+)", row["notes"]).group(1))  # type: ignore[union-attr]
-    count, micro, seq = int(row["gpu_count"]), int(row["batch_size"]), _seq(row["seq_or_image"])
-    wl: dict[str, Any] = {
-        "name": row["model"],
-        "model": {"preset": row["preset"]},
-        "task": "train",
-        "precision": "bf16",
-        "inputs": {"batch_size": micro, "seq_len": seq},
-        "optimizer": "adamw-fused",
-        "activation_checkpointing": "full",
-        "compile": True,
-        "gradient_accumulation": accum,
-    }
+    micro, seq = int(row["batch_size"]), _seq(row["seq_or_image"])
+    wl = training_workload(
+        row,
+        precision="bf16",
+        micro_batch=micro,
+        seq_len=seq,
+        grad_accum=accum,
+        checkpointing="full",
+        compile=True,
+    )
     nics = re.search(r"(\d+)x (\d+) Gb/s NDR InfiniBand per node", row["network"])
     network = float(int(nics.group(1)) * int(nics.group(2))) if nics else None
     why = f"TP={tp} (sequence parallel) × FSDP={fsdp}, torch.compile"
@@ -402,21 +379,16 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
     memory_bound = "memory-bound" in row["notes"]
     if memory_bound:
         why += "; not fitted: memory-bound per its report (the model has no slowdown near the limit)"
-    return CalibrationCase(
-        label=f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]",
-        workload=wl,
-        gpu=row["gpu"],
-        gpu_count=count,
-        grad_accum_steps=accum,
-        metric=row["metric"],
-        published=float(row["value"]),
-        used_in_fit=not memory_bound,
+    return training_row_case(
+        row,
+        wl,
+        micro_batch=micro,
         why=why,
-        seq_len=seq,
+        network_gbit_s=network,
+        grad_accum_steps=accum,
+        used_in_fit=not memory_bound,
         parallelism="fsdp" if fsdp > 1 else "ddp",
         gpus_per_node=int(row["gpus_per_node"]),
-        network_gbit_s=network,
-        network_kind="rdma" if network else None,
         tensor_parallel=tp,
         sequence_parallel=tp > 1,
     )
@@ -438,18 +410,16 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
     count, micro, seq = int(row["gpu_count"]), int(row["batch_size"]), _seq(row["seq_or_image"])
     accum = int(re.search(r"grad accumulation (\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     fp8 = row["precision"] == "fp8"
-    wl: dict[str, Any] = {
-        "name": row["model"],
-        "model": {"preset": row["preset"]},
-        "task": "train",
-        "precision": "fp8" if fp8 else "amp-bf16",
-        "inputs": {"batch_size": micro, "seq_len": seq},
-        "optimizer": "adamw-fused",
-        "activation_checkpointing": "none",
-        "compile": True,
-        "gradient_accumulation": accum,
-        "attention": "fused",
-    }
+    wl = training_workload(
+        row,
+        precision="fp8" if fp8 else "amp-bf16",
+        micro_batch=micro,
+        seq_len=seq,
+        grad_accum=accum,
+        checkpointing="none",
+        compile=True,
+        attention="fused",
+    )
     why = (
         f"FSDP over {count} GPUs, {accum} micro-batch(es) of {micro} per step, torch.compile, "
         "no checkpointing"
@@ -460,17 +430,12 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
         why += (
             "; torchao float8 linears (their efficiency is the fitted fp8 factor; scaling casts not traced)"
         )
-    return CalibrationCase(
-        label=f"{row['model']} train bs{micro}×{count}gpu {row['gpu']} [{row['metric']}]",
-        workload=wl,
-        gpu=row["gpu"],
-        gpu_count=count,
-        grad_accum_steps=accum,
-        metric=row["metric"],
-        published=float(row["value"]),
-        used_in_fit=True,
+    return training_row_case(
+        row,
+        wl,
+        micro_batch=micro,
         why=why,
-        seq_len=seq,
+        grad_accum_steps=accum,
         parallelism="fsdp",
         gpus_per_node=int(row["gpus_per_node"]),
     )

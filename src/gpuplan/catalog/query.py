@@ -17,6 +17,7 @@ from gpuplan.catalog.model import (
     OfferPrice,
     PricingModel,
 )
+from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
@@ -173,9 +174,8 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
                 kept.append(v)
         views = kept
     views.sort(key=_sort_key(sort))
-    used = {r.currency for r in rows if r.currency and r.currency != "USD"} | (
-        {currency.code} if currency is not Currency.USD else set()
-    )
+    # The rates that converted a price shown: a listing of USD prices names no CNY rate.
+    used = converted_currencies((v.offer for v in views if v.price_per_hour is not None), currency.code)
     rates = tuple(r for r in (store.find_exchange_rate(c) for c in sorted(used)) if r is not None)
     return OfferListing(
         views=tuple(views),

@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from gpuplan.catalog.model import RATE_STALE_AFTER_DAYS, ExchangeRate
+from gpuplan.catalog.model import RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
 from gpuplan.errors import DataError, Phrase
 from gpuplan.i18n import N_, stale_rate_warning
 
@@ -48,9 +49,11 @@ __all__ = [
     "RATES_SOURCE",
     "EcbDay",
     "cny_rate",
+    "converted_currencies",
     "fetch_cny_rate",
     "parse_ecb",
     "rate_warning",
+    "used_rates",
 ]
 
 #: The ECB's daily reference rates (the latest working day), keyless.
@@ -166,3 +169,22 @@ def rate_warning(rate: ExchangeRate | None) -> str | None:
     if rate is None or not rate.stale:
         return None
     return stale_rate_warning(rate.currency, rate.as_of, rate.age_days, RATE_STALE_AFTER_DAYS)
+
+
+def converted_currencies(prices: Iterable[OfferPrice], shown_in: str = "USD") -> set[str]:
+    """The currencies other than USD whose rate converted one of ``prices`` to ``shown_in``: a CNY
+    price shown in USD, or a USD price shown in CNY. A price already in ``shown_in``, or with no
+    price, converts nothing, so its currency's rate (and that rate's age warning) is not named."""
+    used: set[str] = set()
+    for p in prices:
+        if p.price is not None and p.currency and p.currency != shown_in:
+            used |= {p.currency, shown_in} - {"USD"}
+    return used
+
+
+def used_rates(
+    rates: Iterable[ExchangeRate], prices: Iterable[OfferPrice], shown_in: str
+) -> list[ExchangeRate]:
+    """Those of ``rates`` that converted one of ``prices`` to ``shown_in`` (:func:`converted_currencies`)."""
+    used = converted_currencies(prices, shown_in)
+    return [r for r in rates if r.currency in used]

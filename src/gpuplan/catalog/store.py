@@ -43,8 +43,8 @@ from gpuplan.catalog.model import (
     trusted_offer_price,
 )
 from gpuplan.catalog.providers import PROVIDERS
-from gpuplan.errors import AmbiguousNameError, DataError, InputError, StoreError
-from gpuplan.hardware import all_gpus, resolve_gpu
+from gpuplan.errors import DataError, InputError, StoreError
+from gpuplan.hardware import all_gpus, gpus_named
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
@@ -450,11 +450,8 @@ class Store:
         ids = {g.id for g in all_gpus()}
         if gpu in ids:
             return [gpu]
-        try:
-            return [resolve_gpu(gpu).id]
-        except AmbiguousNameError as e:
-            # "a100" filters over every A100 variant instead of failing.
-            return list(e.choices)
+        # "a100" filters over every A100 variant instead of failing; "a10x" is refused.
+        return [g.id for g in gpus_named(gpu)]
 
     def offers(
         self,

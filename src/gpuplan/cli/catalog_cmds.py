@@ -128,6 +128,7 @@ def gpus(
     BF16, on-demand and spot; --json has every field."""
     from gpuplan.catalog import display_money
     from gpuplan.catalog.query import cheapest_by_gpu
+    from gpuplan.catalog.rates import used_rates
     from gpuplan.hardware import all_gpus
     from gpuplan.i18n import set_money
     from gpuplan.report.catalog import gpus_json, gpus_view
@@ -140,8 +141,10 @@ def gpus(
     if json_out:
         _print_json(gpus_json(all_gpus(), cheapest, store.find_exchange_rate("CNY"), shown.currency))
         return
-    rates = [r for r in (store.find_exchange_rate("CNY"),) if r is not None]
-    _print(gpus_view(all_gpus(), cheapest, rates))
+    rate = store.find_exchange_rate("CNY")
+    # The rate is named (with its age warning) only when a price shown was converted with it.
+    prices = [o for per in cheapest.values() for o in per.values()]
+    _print(gpus_view(all_gpus(), cheapest, None if rate is None else used_rates([rate], prices, "USD")))
 
 
 def offers(
@@ -212,6 +215,10 @@ def offers(
             raise InputError.worded(N_("--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more"), gpu=gpu)
         gpu = name
         count = count if count is not None else int(n)
+    if gpu is not None:
+        from gpuplan.hardware import gpus_named
+
+        gpus_named(gpu)  # an id, an alias or a family name; "H10" is refused, not widened to the H100s
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate), stale_days)
     query = OfferQuery(
         gpu=gpu,

@@ -89,6 +89,7 @@ def priced_offers(
                 gpus_per_unit=float(p.gpu_count),
                 pricing=p.pricing,
                 usd_per_unit_hour=float(p.price_usd_per_hour),
+                currency=p.currency or "USD",
                 term_months=_term_months(p) if p.pricing in COMMITMENT_PRICING else 0,
                 interruptions_per_hour=spot.per_hour if spot else None,
                 rate_source=spot.source if spot else "",

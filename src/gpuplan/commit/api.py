@@ -98,7 +98,7 @@ def tco(
         offers, offer_notes = priced_offers(prices, u, gpus)
         money = display_money(st, currency or u.currency)
         # Prices published in another currency were converted to USD at the catalog's dated rate.
-        converted = sorted({o.currency for o in prices if o.gpu in gpus and o.currency not in (None, "USD")})
+        converted = sorted({o.currency for o in offers if o.currency != "USD"})
         rates = [r for r in (st.find_exchange_rate(c) for c in converted) if r is not None]
         cny_rate = st.find_exchange_rate("CNY")
         today, stale_after = st.today, st.stale_after_days
@@ -114,6 +114,9 @@ def tco(
     )
     schedule = optimise(problem)
     missing = missing_prices(prices, u, demands, offers)
+    # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
+    used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
+    rates = [r for r in rates if r.currency in used]
     notes = [*offer_notes, *(_(a) for a in ASSUMPTIONS)]
     notes += [
         " ".join(

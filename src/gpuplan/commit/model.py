@@ -64,6 +64,9 @@ class PricedOffer:
     """One of :data:`HOURLY_PRICING` or :data:`COMMITMENT_PRICING`."""
     usd_per_unit_hour: float
     """Price of one instance-hour in USD; for a commitment, its monthly price / 730."""
+    currency: str = "USD"
+    """The currency the provider publishes the price in; another than USD was converted at the
+    catalog's dated rate."""
     term_months: int = 0
     """Months one commitment lasts: 0 for hourly pricing, 1 for a monthly subscription, 12 or 36."""
     interruptions_per_hour: float | None = None

@@ -6,6 +6,7 @@ from gpuplan.hardware.gpus import (
     all_gpus,
     get_gpu,
     gpu_by_driver_name,
+    gpus_named,
     parse_gpu_spec,
     resolve_gpu,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "all_gpus",
     "get_gpu",
     "gpu_by_driver_name",
+    "gpus_named",
     "parse_gpu_spec",
     "resolve_gpu",
 ]

@@ -15,7 +15,7 @@ from importlib import resources
 from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError, closest
 from gpuplan.i18n import N_
 
-__all__ = ["GPU", "all_gpus", "get_gpu", "gpu_by_driver_name", "parse_gpu_spec", "resolve_gpu"]
+__all__ = ["GPU", "all_gpus", "get_gpu", "gpu_by_driver_name", "gpus_named", "parse_gpu_spec", "resolve_gpu"]
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
@@ -207,28 +207,55 @@ def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
     return resolve_gpu(name), n
 
 
-def _tokens(g: GPU) -> set[str]:
-    """The words a GPU can be named by: those of its id and aliases, and its memory (``80gb``)."""
-    words = {w for n in (g.id, *g.aliases) for w in _norm(n).split("-") if w}
-    words.add(f"{g.memory_gib:g}gb")
-    return words
+def _words(name: str) -> list[str]:
+    return [w for w in _norm(name).split("-") if w]
+
+
+@cache
+def _tokens(g: GPU) -> frozenset[str]:
+    """The whole words a GPU can be named by: those of its id and aliases, ``sxm`` for an SXM4/SXM5
+    module, and its memory (``80gb``, or ``80g`` as Chinese clouds write it)."""
+    words = {w for n in (g.id, *g.aliases) for w in _words(n)}
+    words |= {"sxm" for w in tuple(words) if re.fullmatch(r"sxm\d", w)}
+    words |= {f"{g.memory_gib:g}gb", f"{g.memory_gib:g}g"}
+    return frozenset(words)
+
+
+@cache
+def _model_words(g: GPU) -> frozenset[str]:
+    """The words that name the model itself: the first of its id and of each alias (``h100``,
+    ``rtx``, ``4090``) -- not a form factor or a memory size, which name no GPU on their own."""
+    return frozenset(ws[0] for n in (g.id, *g.aliases) if (ws := _words(n)))
 
 
 def _family(key: str) -> list[GPU]:
-    """Every GPU each of whose words ``key``'s words begin: ``a100-80g`` is A100-SXM4-80GB *and*
-    A100-PCIE-80GB (both A100, both 80 GB), whatever alias one of them carries."""
-    typed = [w for w in key.split("-") if w]
-    return [g for g in all_gpus() if all(any(t.startswith(w) for t in _tokens(g)) for w in typed)]
+    """Every GPU that each of ``key``'s words names as a whole word, one of them its model:
+    ``h100`` is the SXM, PCIe and NVL parts; ``a100-80gb`` is A100-SXM4-80GB *and* A100-PCIE-80GB
+    (both A100, both 80 GB), whatever alias one of them carries. A part of a word (``h10``,
+    ``a100-sx``) names nothing: a typo is refused, not widened to every GPU it begins."""
+    typed = set(key.split("-")) - {""}
+    return [g for g in all_gpus() if typed <= _tokens(g) and typed & _model_words(g)]
+
+
+def _family_names() -> list[str]:
+    """The model words several GPUs share (``A100``, ``H100``): names ``offers --gpu`` lists a family by."""
+    seen: dict[str, int] = {}
+    for g in all_gpus():
+        for w in _model_words(g):
+            seen[w] = seen.get(w, 0) + 1
+    return [w.upper() for w, n in seen.items() if n > 1]
 
 
 def resolve_gpu(name: str) -> GPU:
     """Resolve what a person types (``a100``, ``A100-80GB``, ``h100 sxm``) to one GPU.
 
-    An exact id wins. Otherwise the name must mean one part: every GPU whose id or alias starts
-    with it, or whose words (id, aliases, memory size) the name's words begin, is a match — an
-    alias that one part carries does not hide another part it fits as well (``A100-80GB`` is the
-    SXM4 and the PCIe card). Several matches raise :class:`AmbiguousNameError` with the choices
-    (``offers`` lists them all), none raises :class:`NotFoundError` with the nearest names.
+    Case, spaces, ``-``, ``_`` and vendor words (``NVIDIA``, ``Tesla``) are forgiven. An exact id
+    wins. Otherwise the name must mean one part: every GPU that has it as an alias, or whose whole
+    words (id, aliases, memory size) the name's words all are, one of them its model, is a match
+    -- an alias that one part carries does not hide another part it fits as well (``A100-80GB`` is
+    the SXM4 and the PCIe card). Several matches raise :class:`AmbiguousNameError` with the choices
+    (``offers`` lists them all); none -- a typo, or a piece of a name such as ``H10`` -- raises
+    :class:`NotFoundError` with the nearest names.
     """
     if ":" in name:
         return parse_gpu_spec(name)[0]
@@ -239,17 +266,23 @@ def resolve_gpu(name: str) -> GPU:
     if len(by_id) == 1:
         return by_id[0]
     exact = [g for g in all_gpus() if key in {_norm(a) for a in g.aliases}]
-    prefix = [
-        g
-        for g in all_gpus()
-        if _norm(g.id).startswith(key) or any(_norm(a).startswith(key) for a in g.aliases)
-    ]
-    matches = list(dict.fromkeys([*exact, *prefix, *_family(key)]))
+    matches = list(dict.fromkeys([*exact, *_family(key)]))
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
         raise AmbiguousNameError("GPU", name, [g.id for g in matches])
-    # Match against ids and aliases, but suggest canonical ids, each once.
+    # Match against ids, aliases and family names, but suggest canonical ids and families, each once.
     owner = {g.id: g.id for g in all_gpus()} | {a: g.id for g in all_gpus() for a in g.aliases}
+    owner |= {f: f for f in _family_names()}
     hits = list(dict.fromkeys(owner[h] for h in closest(name, owner, n=6)))[:3]
     raise NotFoundError("GPU", name, hits, hint=N_("`gpuplan gpus` lists them"))
+
+
+def gpus_named(name: str) -> list[GPU]:
+    """The GPUs a filter names: the one :func:`resolve_gpu` finds, or every part of a family name
+    (``h100``: the SXM, PCIe and NVL parts). A name that is neither raises :class:`NotFoundError`
+    with the nearest names, as :func:`resolve_gpu` does."""
+    try:
+        return [resolve_gpu(name)]
+    except AmbiguousNameError as e:
+        return [get_gpu(c) for c in e.choices]

@@ -19,7 +19,10 @@ from gpuplan.plan.planner import BaselineSpec, plan_offers
 from gpuplan.plan.result import Plan
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpuplan.catalog import Store
+    from gpuplan.catalog.model import OfferPrice
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -100,19 +103,21 @@ def plan_workload(
             if p.currency and p.currency != "USD" and p.exchange_rate_usd_per_unit is not None
         }
     )
-    rate_notes = (
-        " ".join(
-            [
-                _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
-                    currency=c, rate=f"{r:g}", date=d or "?"
-                ),
-                *filter(None, [rate_warning(store.find_exchange_rate(c))]),
-            ]
+    rate_notes = [
+        (
+            c,
+            " ".join(
+                [
+                    _("{currency} prices converted at 1 {currency} = {rate} USD (as of {date})").format(
+                        currency=c, rate=f"{r:g}", date=d or "?"
+                    ),
+                    *filter(None, [rate_warning(store.find_exchange_rate(c))]),
+                ]
+            ),
         )
         for c, r, d in rates
-    )
-    notes = (*job_notes, *est_notes, *rate_notes)
-    return plan_offers(
+    ]
+    plan = plan_offers(
         table,
         facts,
         job,
@@ -121,6 +126,23 @@ def plan_workload(
         top=top,
         baseline=baseline,
         unknown_costs=unknown_costs,
-        notes=notes,
+        notes=(*job_notes, *est_notes, *(note for _c, note in rate_notes)),
         stale_after_days=store.stale_after_days,
     )
+    # A rate is named, with its age warning, only when an option the plan shows was priced with it.
+    shown = _currencies_shown(plan, prices)
+    unused = {note for c, note in rate_notes if c not in shown}
+    return replace(plan, notes=tuple(n for n in plan.notes if n not in unused)) if unused else plan
+
+
+def _currencies_shown(plan: Plan, prices: Sequence[OfferPrice]) -> set[str]:
+    """The currencies the prices of the options ``plan`` shows were published in."""
+    currency = {(p.provider, p.region, p.instance_type, p.pricing): p.currency for p in prices}
+    shown = [
+        plan.recommended,
+        *plan.options,
+        *plan.pareto,
+        *([plan.baseline] if plan.baseline is not None else []),
+        *(pick.option for pick in plan.personas if pick.option is not None),
+    ]
+    return {c for o in shown if (c := currency.get((o.provider, o.region, o.instance_type, o.pricing)))}

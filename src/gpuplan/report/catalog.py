@@ -344,10 +344,11 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
 
 
 def gpus_view(
-    gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], rates: Sequence[ExchangeRate]
+    gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], rates: Sequence[ExchangeRate] | None
 ) -> RenderableType:
     """The ``gpus`` table: datasheet figures and the cheapest price per GPU-hour under each pricing model,
-    in the current display currency (``gpuplan.i18n.current_money``)."""
+    in the current display currency (``gpuplan.i18n.current_money``). ``rates``: those that converted
+    a price shown (empty: none did); None when the catalog has no CNY rate."""
     table = Widest([partial(_gpus_table, gpus, cheapest, layout) for layout in (0, 1, 2)])
     notes = [
         _(
@@ -358,7 +359,7 @@ def gpus_view(
         current_money().rate_note()
         or (
             rates_line(rates, "USD")
-            if rates
+            if rates is not None
             else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd).")
         ),
     ]

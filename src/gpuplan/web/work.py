@@ -181,7 +181,7 @@ def saved_plan_item(p: SavedPlan, *, with_document: bool = False) -> dict[str, A
         "month": p.month,
         "status": p.status,
         "total_cost_usd": p.total_cost_usd,
-        "recommended": option_label(p.document.get("recommended")),
+        "recommended": option_label(p.recommended),
         "prices_as_of": p.prices_as_of,
         "catalog_import_id": p.catalog_import_id,
         "created_by": p.created_by,
@@ -227,7 +227,7 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
     from gpuplan.errors import GpuplanError
     from gpuplan.i18n.error_text import error_text
 
-    then = p.document.get("recommended") or {}
+    then = p.recommended or {}
     item: dict[str, Any] = {
         "plan_id": p.id,
         "workload": p.workload,
