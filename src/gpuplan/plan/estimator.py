@@ -23,7 +23,13 @@ import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_, _
+from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
+from gpuplan.perf.input_pipeline import Host
+from gpuplan.perf.links import NetworkSpec
+from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
+from gpuplan.perf.workload_request import host_pipeline, request_for
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.input_types import HOURS_PER_MONTH, EstimateKey, EstimateRow
 from gpuplan.vocab import MemoryVerdict
@@ -31,7 +37,7 @@ from gpuplan.vocab import MemoryVerdict
 if TYPE_CHECKING:
     from gpuplan.perf import Calibration
     from gpuplan.perf.anchor import StepMeasurement
-    from gpuplan.perf.estimate import GpuStages, HostFinish
+    from gpuplan.perf.estimate import EstimateRequest, GpuStages, HostFinish
     from gpuplan.perf.input_pipeline import InputPipeline
     from gpuplan.perf.links import Link
     from gpuplan.profile.model import Profile
@@ -131,6 +137,9 @@ class _Estimator:
         self._shape_ids: dict[tuple[tuple[str, int, Link], str], int] = {}
         self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
         self._like: dict[tuple[str, int], GpuStages] = {}
+        # GPUs per node -> the first request asked for with that host (the others differ from it
+        # only in their GPUs, count and link).
+        self._requests: dict[int, EstimateRequest] = {}
         # (GPUs, vCPUs, RAM) of a host -> the number of its pipeline (equal pipelines, one number);
         # -1: a host the estimator refuses.
         self._hosts: dict[tuple[int, float | None, float | None], int] = {}
@@ -138,9 +147,6 @@ class _Estimator:
         self._pipelines: list[InputPipeline | None] = []
         # (shape number, pipeline number, vCPUs known) -> the answer.
         self._rows: dict[tuple[int, int, bool], EstimateRow] = {}
-        from gpuplan.perf.estimate import host_figures, host_finish
-
-        self._host_figures, self._host_finish = host_figures, host_finish
 
     def __call__(self, key: EstimateKey) -> EstimateRow:
         # Facts the estimate cannot depend on leave the cache keys: the inter-node network of a
@@ -204,12 +210,6 @@ class _Estimator:
     def _new_shape(
         self, gpu_id: str, gpus_per_node: int, nodes: int, interconnect: str, net: float | None, kind: str
     ) -> tuple[tuple[str, int, Link], str] | None:
-        from gpuplan.hardware import get_gpu
-        from gpuplan.perf import NetworkSpec, request_for
-        from gpuplan.perf.estimate import gpu_stages
-        from gpuplan.perf.input_pipeline import Host
-        from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-
         try:
             gpu = get_gpu(gpu_id)
         except GpuplanError:
@@ -233,16 +233,20 @@ class _Estimator:
         stages_key = (gpu.id, count, link)
         if stages_key not in self._stages:
             # The host (vCPUs, RAM) enters none of these stages: each row applies its own.
-            request = request_for(
-                self.workload,
-                self.profile,
-                gpu,
-                count=count,
-                link=link,
-                calibration=self.calibration,
-                host=Host(gpus=gpus_per_node),
-                measured_steps=self.measured_steps,
-            )
+            template = self._requests.get(gpus_per_node)
+            if template is None:
+                request = self._requests[gpus_per_node] = request_for(
+                    self.workload,
+                    self.profile,
+                    gpu,
+                    count=count,
+                    link=link,
+                    calibration=self.calibration,
+                    host=Host(gpus=gpus_per_node),
+                    measured_steps=self.measured_steps,
+                )
+            else:  # request_for reads only the workload, but for the GPUs and their link
+                request = template.changed(gpu=gpu, count=count, link=link)
             # The same GPUs over another network or spread share the compute and memory stages.
             like = self._like.get((gpu.id, count))
             try:
@@ -254,9 +258,6 @@ class _Estimator:
         return (stages_key, inferred) if self._stages[stages_key] is not None else None
 
     def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> int:
-        from gpuplan.perf.input_pipeline import Host
-        from gpuplan.perf.workload_request import host_pipeline
-
         try:
             pipeline = host_pipeline(self.workload, Host(gpus=gpus, vcpus=vcpus, ram_gib=ram_gib))
         except EstimateError:
@@ -269,8 +270,8 @@ class _Estimator:
     def _row(self, shape: _Shape, pipeline: InputPipeline | None, has_vcpus: bool) -> EstimateRow:
         if self.workload.serving is not None:
             return self._serving_row(shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib)
-        stages, inferred, finish = shape.stages, shape.inferred, self._host_finish
-        step_s, input_bound, job_h, job_low, job_high = self._host_figures(stages, pipeline)
+        stages, inferred = shape.stages, shape.inferred
+        step_s, input_bound, job_h, job_low, job_high = host_figures(stages, pipeline)
         if job_h is None:
             return _UNFIT
         return EstimateRow(
@@ -284,7 +285,7 @@ class _Estimator:
             input_bound=input_bound,
             input_unknown=self.input_unknown_without_vcpus and not has_vcpus,
             # Worded when read: the host's part again, with its notes this time.
-            wording=lambda: _row_notes(finish(stages, pipeline), inferred),
+            wording=lambda: _row_notes(host_finish(stages, pipeline), inferred),
         )
 
     def _serving_row(
