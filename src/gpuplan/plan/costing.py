@@ -103,7 +103,7 @@ def cost_candidates(
 
     # Regions: the non-compute prices depend on (provider, region) only.
     offer_region, all_regions = _region_ids(offers)
-    used = np.unique(offer_region[o])
+    used = np.flatnonzero(np.bincount(offer_region[o], minlength=len(all_regions)))  # in use, in order
     remap = np.full(len(all_regions), -1, dtype=np.int64)
     remap[used] = np.arange(used.size)
     region_id = remap[offer_region[o]]
