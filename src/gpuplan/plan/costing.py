@@ -183,7 +183,9 @@ def cost_candidates(
     unknown = cands.unknown[idx] | region_facts
     unknown |= np.where(is_spot & no_band, int(Fact.SPOT_RATE), 0)
     # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
-    unknown |= np.where((offers.as_of[o] == "") | (offers.staleness[o] == "unknown"), int(Fact.PRICE_DATE), 0)
+    # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
+    undated = (offers.as_of == "") | (offers.staleness == "unknown")
+    unknown |= np.where(undated[o], int(Fact.PRICE_DATE), 0)
 
     def total(a: _AtTime) -> FloatArray:
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence
