@@ -275,10 +275,10 @@ def plan_cmd(
 def _import_numpy_single_threaded() -> None:
     """Import numpy with OpenBLAS's thread pool at one thread, unless the user set its size.
 
-    The planner's arrays are element-wise work that BLAS never runs, yet numpy's import starts a
-    pool of one OpenBLAS thread per CPU: a third of the import's CPU time on a 2-CPU machine, more
-    with more CPUs. The variable is read once, when the library loads, and is put back at once:
-    a process this one starts sees the environment as it was."""
+    The planner's arrays are element-wise work that BLAS never runs, yet numpy's import starts
+    OpenBLAS's pool of one thread per CPU: over a quarter of the import's CPU time on a 2-CPU
+    machine. The variable is read once, when the library loads, and is put back at once: a process
+    this one starts sees the environment as it was."""
     if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
         return
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
