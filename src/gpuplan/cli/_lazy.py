@@ -153,7 +153,7 @@ class _LightCoercion:
         plain = descriptor.file_annotation is None and info.parser is None
         self._plain_str = plain and descriptor.annotation is str
         self._plain_int = plain and descriptor.annotation is int and not info.clamp
-        self._path = plain and descriptor.annotation is Path
+        self._path = plain and descriptor.annotation is Path and info.path_type is None
         self._info = info
         self._typer: Any = None
 
