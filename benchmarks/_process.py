@@ -9,9 +9,11 @@ measured in the same run are what compare across machines.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 _WRAPPER = """
 import json, resource, subprocess, sys, time
@@ -34,6 +36,14 @@ class Run:
     """Least CPU seconds (user + system)."""
     rss_mb: float
     """Largest peak resident memory, MiB."""
+
+    def best_with(self, other: Run) -> Run:
+        """The best of both: the least wall and CPU time, the largest peak memory."""
+        return Run(
+            wall_s=min(self.wall_s, other.wall_s),
+            cpu_s=min(self.cpu_s, other.cpu_s),
+            rss_mb=max(self.rss_mb, other.rss_mb),
+        )
 
 
 def measure(cmd: list[str], repeat: int, env: dict[str, str] | None = None) -> Run:
@@ -58,8 +68,32 @@ def gpuplan(*args: str) -> list[str]:
     return [sys.executable, "-c", "from gpuplan.cli import main; main()", *args]
 
 
+def child_env(src: Path | None = None) -> dict[str, str]:
+    """A child's environment: bytecode cache on (as an installed package runs; with
+    ``PYTHONDONTWRITEBYTECODE`` every start would compile every module), no ``GPUPLAN_DB``, and
+    gpuplan imported from the source tree ``src`` (the folder holding ``gpuplan/``) when given."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "GPUPLAN_DB")}
+    env.pop("PYTHONPATH", None)
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
+    return env
+
+
 IMPORT_GPUPLAN = [sys.executable, "-c", "import gpuplan"]
 """The reference the targets are stated against."""
+
+
+def header(command: str, repeat: int, note: str = "") -> list[str]:
+    """The two lines above a table of :func:`line`: what was run, how, when and on what machine."""
+    from datetime import date
+
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return [
+        f"{command}: whole processes, best of {repeat} (CPU = user + system), ratios to "
+        f"python -c 'import gpuplan' of the same tree, measured together on {date.today()}",
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load}; "
+        f"bytecode cache on, warmed{note}",
+    ]
 
 
 def line(label: str, run: Run, ref: Run, target_s: float | None = None) -> str:

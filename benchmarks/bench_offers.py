@@ -21,7 +21,6 @@ interleaved with this one, for a before/after in one run. The lines are written 
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import sqlite3
 import statistics
@@ -30,10 +29,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 
-from _process import IMPORT_GPUPLAN, Run, gpuplan, line, measure
+from _process import IMPORT_GPUPLAN, Run, child_env, gpuplan, header, line, measure
 
 
 def _best(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -67,15 +65,6 @@ REFERENCE = "python -c 'import gpuplan' (reference)"
 FIRST_USE = "first use: create + seed, catalog info"
 
 
-def _env(src: Path | None) -> dict[str, str]:
-    """The children's environment: bytecode cache on (as installed), gpuplan from ``src`` if given."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "GPUPLAN_DB")}
-    env.pop("PYTHONPATH", None)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
-    return env
-
-
 def _targets(db: str, tmp: Path, repeat: int, baseline: Path | None) -> str:
     """The whole-process lines: each command's best of ``repeat``, the trees interleaved run by run."""
     trees = {"this checkout": None, **({f"baseline {baseline}": baseline} if baseline else {})}
@@ -93,25 +82,14 @@ def _targets(db: str, tmp: Path, repeat: int, baseline: Path | None) -> str:
     for tree, src in trees.items():  # warm: the database, then every command's bytecode
         for label, make in cases.items():
             if label != FIRST_USE:
-                measure(make(dbs[tree], ""), 1, _env(src))
+                measure(make(dbs[tree], ""), 1, child_env(src))
     best: dict[tuple[str, str], Run] = {}
     for k in range(repeat):
         for label, make in cases.items():
             for n, (tree, src) in enumerate(trees.items()):
-                run = measure(make(dbs[tree], str(tmp / f"first-{n}-{k}.sqlite")), 1, _env(src))
-                old = best.get((tree, label), run)
-                best[(tree, label)] = Run(
-                    wall_s=min(old.wall_s, run.wall_s),
-                    cpu_s=min(old.cpu_s, run.cpu_s),
-                    rss_mb=max(old.rss_mb, run.rss_mb),
-                )
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    out = [
-        f"gpuplan offers: whole processes, best of {repeat} (CPU = user + system), ratios to "
-        f"python -c 'import gpuplan' of the same tree, measured together on {date.today()}",
-        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load}; "
-        "bytecode cache on, warmed",
-    ]
+                run = measure(make(dbs[tree], str(tmp / f"first-{n}-{k}.sqlite")), 1, child_env(src))
+                best[(tree, label)] = best.get((tree, label), run).best_with(run)
+    out = header("gpuplan offers", repeat)
     for tree in trees:
         out.append(f"{tree}:")
         ref = best[(tree, REFERENCE)]

@@ -82,3 +82,36 @@ def test_the_root_help_lists_stand_ins_that_read_as_the_built_commands(monkeypat
     assert screens[(True, "en")] == screens[(False, "en")]
     assert screens[(True, "zh")] == screens[(False, "zh")]
     assert "offers" in screens[(True, "en")] and "列出" in screens[(True, "zh")]
+
+
+def test_a_path_argument_and_an_int_default_need_no_typer_adapter(tmp_path: Path) -> None:
+    # `plan FILE` converts a path (Typer's path checks, no pydantic TypeAdapter) and leaves --top at
+    # its int default; the missing file is reported by the workload loader as before.
+    db, missing = str(tmp_path / "x.sqlite"), str(tmp_path / "no.yaml")
+    code = (
+        "import sys\n"
+        "from gpuplan.cli import main\n"
+        f"sys.argv = ['gpuplan', '--db', {db!r}, 'plan', {missing!r}]\n"
+        "try:\n    main()\nexcept SystemExit as e:\n    print('EXIT', e.code)\n"
+        "print('ADAPTERS', 'typer._adapters' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert "no.yaml" in proc.stderr, proc.stderr
+    assert "EXIT 1" in proc.stdout and "ADAPTERS False" in proc.stdout, proc.stdout
+
+
+def test_the_light_conversions_give_what_typer_gives() -> None:
+    # The same values through the light coercer and through Typer's own adapter.
+    from typer._coercion import build_runtime_param
+
+    from gpuplan.cli._lazy import _LightCoercion
+
+    root = typer.main.get_command(app)
+    plan = root.commands["plan"]  # type: ignore[attr-defined]
+    params = {p.name: p for p in plan.params}
+    ctx = typer.Context(plan)
+    for name, value in (("workload_file", "examples/a.yaml"), ("top", 10), ("top", 1), ("deadline", "2d")):
+        param = params[name]
+        light = _LightCoercion(param).coerce(value, param=param, ctx=ctx)
+        full = build_runtime_param(param.type_descriptor).coerce(value, param=param, ctx=ctx)
+        assert light == full and type(light) is type(full), (name, value)

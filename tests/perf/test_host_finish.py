@@ -14,6 +14,7 @@ from gpuplan.perf.estimate import (
     JobSize,
     finish_estimate,
     gpu_stages,
+    host_figures,
     host_finish,
     run_estimate,
 )
@@ -72,6 +73,14 @@ def test_host_finish_equals_the_whole_estimate_on_every_host(gpu_id: str, count:
         assert part.spread.input_bound == whole.input_bound
         assert part.spread.input_samples_per_s == whole.input_samples_per_s
         assert part.notes == whole.notes
+        # The figures alone (what the planner reads of every host) are the same numbers.
+        assert host_figures(stages, pipe) == (
+            part.spread.step_s,
+            part.spread.input_bound,
+            part.job_time_h,
+            part.job_time_h_low,
+            part.job_time_h_high,
+        )
         seen_bound.add(whole.input_bound)
     assert seen_bound == {True, False}  # the hosts above cover both sides of the bound
 

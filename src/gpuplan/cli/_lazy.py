@@ -21,6 +21,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -138,28 +139,45 @@ class LazyCommands(MutableMapping[str, Any]):
 
 class _LightCoercion:
     """A parameter's value conversion that needs no pydantic for the values a command line gives
-    most: an option left at ``None`` stays ``None``, and a plain string for a ``str`` parameter
-    without a parser stays that string (what Typer's own adapter returns for both). Any other
-    value goes through Typer's own conversion, built on first need."""
+    most: an option left at ``None`` stays ``None``, a plain string for a ``str`` parameter without
+    a parser stays that string, an ``int`` (a default) for an ``int`` parameter within its bounds
+    stays that int, and a string for a ``Path`` parameter becomes that ``Path``, through Typer's own
+    path checks (what Typer's own adapter returns for each). Any other value goes through Typer's
+    own conversion, built on first need."""
 
     def __init__(self, param: Any) -> None:
         descriptor = param.type_descriptor
         info = descriptor.parameter_info
         self._descriptor = descriptor
         self._many = bool(param.multiple) or param.nargs == -1
-        self._plain_str = (
-            descriptor.annotation is str and descriptor.file_annotation is None and info.parser is None
-        )
+        plain = descriptor.file_annotation is None and info.parser is None
+        self._plain_str = plain and descriptor.annotation is str
+        self._plain_int = plain and descriptor.annotation is int and not info.clamp
+        self._path = plain and descriptor.annotation is Path and info.path_type is None
+        self._info = info
         self._typer: Any = None
 
     def coerce(self, value: Any, *, param: Any, ctx: Any) -> Any:
-        if not self._many and (value is None or (self._plain_str and type(value) is str)):
-            return value
+        if not self._many:
+            kind = type(value)
+            if value is None or (self._plain_str and kind is str):
+                return value
+            if self._plain_int and kind is int and self._within(value):
+                return value
+            if self._path and kind is str and value:
+                from typer._param_types import coerce_cli_path
+
+                # Typer's adapter makes the Path with pydantic, then runs these same checks.
+                return coerce_cli_path(Path(value), self._info, path_type=Path, param=param, ctx=ctx)
         if self._typer is None:
             from typer._coercion import build_runtime_param
 
             self._typer = build_runtime_param(self._descriptor)
         return self._typer.coerce(value, param=param, ctx=ctx)
+
+    def _within(self, value: int) -> bool:
+        low, high = self._info.min, self._info.max
+        return (low is None or value >= low) and (high is None or value <= high)
 
 
 def light_coercion(command: Any) -> None:

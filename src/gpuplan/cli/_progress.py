@@ -13,18 +13,31 @@ TRACING = N_("tracing {name} on fake tensors…")
 
 @contextmanager
 def spinner(first: str, *, quiet: bool = False) -> Iterator[Callable[[str], None]]:
-    """Show ``first`` with a spinner; the yielded function replaces the caption."""
+    """Show ``first`` with a spinner; the yielded function replaces the caption.
+
+    ``quiet``, or a stderr that is not a terminal: nothing is shown, and Rich's progress display
+    is not even imported (``--json`` output imports no Rich at all)."""
+    if quiet:
+        yield _unchanged
+        return
     from rich.console import Console
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     err = Console(stderr=True)
+    if not err.is_terminal:
+        yield _unchanged
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         TimeElapsedColumn(),
         console=err,
         transient=True,
-        disable=quiet or not err.is_terminal,
     ) as progress:
         task = progress.add_task(first, total=None)
         yield lambda caption: progress.update(task, description=caption)
+
+
+def _unchanged(caption: str) -> None:
+    """The caption of a spinner that is not shown: nothing to change."""

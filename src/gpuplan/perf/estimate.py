@@ -34,6 +34,7 @@ from gpuplan.perf.stages.spread import (
     SOFTWARE_FASTER,
     SOFTWARE_SLOWER,
     StepSpread,
+    bounded_step,
     gpu_spread,
     host_bound,
     time_spread,
@@ -53,6 +54,7 @@ __all__ = [
     "estimate",
     "finish_estimate",
     "gpu_stages",
+    "host_figures",
     "host_finish",
     "run_estimate",
     "time_spread",
@@ -365,6 +367,23 @@ def host_finish(stages: GpuStages, pipeline: InputPipeline | None) -> HostFinish
     )
 
 
+def host_figures(
+    stages: GpuStages, pipeline: InputPipeline | None
+) -> tuple[float, bool, float | None, float | None, float | None]:
+    """The figures of ``host_finish(stages, pipeline)`` alone: the step (s), whether the host
+    bounds it, and the job's hours at the step's point, low and high ends (None each without a job
+    size). No :class:`HostFinish` is built: the planner asks this about every host a GPU shape is
+    offered on and calls :func:`host_finish` for the few it words."""
+    layout, spread = stages.layout, stages.spread
+    if pipeline is None:
+        step_s, low_s, high_s, input_bound = spread.step_s, spread.low_s, spread.high_s, spread.input_bound
+    else:
+        step_s, low_s, high_s, input_bound, _rate = bounded_step(
+            spread, layout.samples_per_step, layout.count, pipeline
+        )
+    return (step_s, input_bound, *_hours(layout, step_s, low_s, high_s))
+
+
 def _host_spread(stages: GpuStages, pipeline: InputPipeline | None, *, worded: bool = True) -> StepSpread:
     layout = stages.layout
     return host_bound(stages.spread, layout.samples_per_step, layout.count, pipeline, worded=worded)
@@ -372,17 +391,23 @@ def _host_spread(stages: GpuStages, pipeline: InputPipeline | None, *, worded: b
 
 def _job_hours(layout: Layout, spread: StepSpread) -> tuple[float | None, float | None, float | None]:
     """The job's hours at the step's point, low and high ends; None each without a job size."""
+    return _hours(layout, spread.step_s, spread.low_s, spread.high_s)
+
+
+def _hours(
+    layout: Layout, step_s: float, low_s: float, high_s: float
+) -> tuple[float | None, float | None, float | None]:
     job = layout.request.job
     if job is None:
         return None, None, None
     samples = layout.samples_per_step
     per_sample = layout.local.seq_len if layout.local.seq_len else 1
     total = job.samples * job.epochs * per_sample
-    throughput = samples * per_sample / spread.step_s
+    throughput = samples * per_sample / step_s
     return (
         total / throughput / 3600.0,
-        total / (samples * per_sample / spread.low_s) / 3600.0,
-        total / (samples * per_sample / spread.high_s) / 3600.0,
+        total / (samples * per_sample / low_s) / 3600.0,
+        total / (samples * per_sample / high_s) / 3600.0,
     )
 
 

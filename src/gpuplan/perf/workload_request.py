@@ -17,13 +17,13 @@ from gpuplan.perf.input_pipeline import (
     input_pipeline,
 )
 from gpuplan.perf.stages.layout import ModelParallel
-from gpuplan.perf.sweep import ServingLoad
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.anchor import StepMeasurement
     from gpuplan.perf.calibration import Calibration
     from gpuplan.perf.links import Link
+    from gpuplan.perf.sweep import ServingLoad
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
@@ -123,6 +123,8 @@ def job_size(workload: Workload) -> JobSize | None:
 
 def serving_load(workload: Workload) -> ServingLoad | None:
     """The request load of an inference service (``serving:``), or None."""
+    from gpuplan.perf.sweep import ServingLoad  # the sweeps (and the advisor) only where a service is sized
+
     s = workload.serving
     if s is None:
         return None

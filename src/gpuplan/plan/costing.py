@@ -103,7 +103,7 @@ def cost_candidates(
 
     # Regions: the non-compute prices depend on (provider, region) only.
     offer_region, all_regions = _region_ids(offers)
-    used = np.unique(offer_region[o])
+    used = np.flatnonzero(np.bincount(offer_region[o], minlength=len(all_regions)))  # in use, in order
     remap = np.full(len(all_regions), -1, dtype=np.int64)
     remap[used] = np.arange(used.size)
     region_id = remap[offer_region[o]]
@@ -183,7 +183,9 @@ def cost_candidates(
     unknown = cands.unknown[idx] | region_facts
     unknown |= np.where(is_spot & no_band, int(Fact.SPOT_RATE), 0)
     # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
-    unknown |= np.where((offers.as_of[o] == "") | (offers.staleness[o] == "unknown"), int(Fact.PRICE_DATE), 0)
+    # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
+    undated = (offers.as_of == "") | (offers.staleness == "unknown")
+    unknown |= np.where(undated[o], int(Fact.PRICE_DATE), 0)
 
     def total(a: _AtTime) -> FloatArray:
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence

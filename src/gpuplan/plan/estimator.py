@@ -9,7 +9,8 @@ distinct estimates, so the work is shared at three levels, each keyed only by wh
   the compute and memory stages shared again by every link of the same GPUs;
 - a host (vCPUs, RAM): what its input pipeline feeds (``perf.workload_request.host_pipeline``);
 - a shape on a pipeline: the step bounded by that pipeline and the job's hours
-  (``perf.estimate.host_finish``), the same arithmetic ``perf.estimate.finish_estimate`` does.
+  (``perf.estimate.host_figures``, the figures alone; ``host_finish`` words the notes of a row when
+  they are read), the same arithmetic ``perf.estimate.finish_estimate`` does.
 
 Offers differing only in facts the estimate cannot read (the inter-node network of a one-node job,
 the vCPUs of a job with no images to decode, the wording of an interconnect that gives the same
@@ -19,10 +20,16 @@ link) get the very same answer.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpuplan.errors import EstimateError, GpuplanError, InputError
+from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_, _
+from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
+from gpuplan.perf.input_pipeline import Host
+from gpuplan.perf.links import NetworkSpec
+from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
+from gpuplan.perf.workload_request import host_pipeline, request_for
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.input_types import HOURS_PER_MONTH, EstimateKey, EstimateRow
 from gpuplan.vocab import MemoryVerdict
@@ -30,7 +37,7 @@ from gpuplan.vocab import MemoryVerdict
 if TYPE_CHECKING:
     from gpuplan.perf import Calibration
     from gpuplan.perf.anchor import StepMeasurement
-    from gpuplan.perf.estimate import GpuStages, HostFinish
+    from gpuplan.perf.estimate import EstimateRequest, GpuStages, HostFinish
     from gpuplan.perf.input_pipeline import InputPipeline
     from gpuplan.perf.links import Link
     from gpuplan.profile.model import Profile
@@ -124,62 +131,85 @@ class _Estimator:
             and workload.stack.loader_workers is None
         )
         # (GPU, GPUs per node, nodes, interconnect, network, network kind) as the key says them ->
-        # the stages' key and the network kind taken where the catalog lacks it ("" when it says it);
-        # None: this GPU cannot run it.
-        self._shapes: dict[tuple[Any, ...], tuple[tuple[str, int, Link], str] | None] = {}
+        # its shape (the stages, and the network kind taken where the catalog lacks it); None: this
+        # GPU cannot run it.
+        self._shapes: dict[tuple[Any, ...], _Shape | None] = {}
+        self._shape_ids: dict[tuple[tuple[str, int, Link], str], int] = {}
         self._stages: dict[tuple[str, int, Link], GpuStages | None] = {}
         self._like: dict[tuple[str, int], GpuStages] = {}
-        self._pipelines: dict[tuple[int, float | None, float | None], InputPipeline | None] = {}
-        self._rows: dict[tuple[Any, ...], EstimateRow] = {}
+        # GPUs per node -> the first request asked for with that host (the others differ from it
+        # only in their GPUs, count and link).
+        self._requests: dict[int, EstimateRequest] = {}
+        # (GPUs, vCPUs, RAM) of a host -> the number of its pipeline (equal pipelines, one number);
+        # -1: a host the estimator refuses.
+        self._hosts: dict[tuple[int, float | None, float | None], int] = {}
+        self._pipeline_ids: dict[InputPipeline | None, int] = {}
+        self._pipelines: list[InputPipeline | None] = []
+        # (shape number, pipeline number, vCPUs known) -> the answer.
+        self._rows: dict[tuple[int, int, bool], EstimateRow] = {}
 
     def __call__(self, key: EstimateKey) -> EstimateRow:
         # Facts the estimate cannot depend on leave the cache keys: the inter-node network of a
         # one-node job, the vCPUs of a job with no images to decode.
         multi = key.nodes > 1
         net, kind = (key.network_gbps, key.network_kind) if multi else (None, "")
-        shape = self._shape((key.gpu, key.gpus_per_node, key.nodes, key.interconnect, net, kind))
+        raw = (key.gpu, key.gpus_per_node, key.nodes, key.interconnect, net, kind)
+        try:
+            shape = self._shapes[raw]
+        except KeyError:
+            shape = self._shapes[raw] = self._shape(*raw)
         if shape is None:
             return _UNFIT
         vcpus = key.vcpus if self.image_job else None
         host = (key.gpus_per_node, vcpus, key.memory_gib)
         try:
-            pipeline = self._pipelines[host]
+            pipeline = self._hosts[host]
         except KeyError:
-            pipeline = self._pipelines[host] = self._pipeline(*host)
-        if pipeline is _BAD_HOST:
+            pipeline = self._hosts[host] = self._pipeline(*host)
+        if pipeline < 0:
             return _UNFIT
-        row_key = (shape, pipeline, bool(vcpus))
+        row_key = (shape.id, pipeline, bool(vcpus))
         try:
             return self._rows[row_key]
         except KeyError:
             pass
         try:
-            row = self._row(shape, pipeline, bool(vcpus))
+            row = self._row(shape, self._pipelines[pipeline], bool(vcpus))
         except EstimateError:
             row = _UNFIT
         self._rows[row_key] = row
         return row
 
-    def _shape(self, raw: tuple[Any, ...]) -> tuple[tuple[str, int, Link], str] | None:
+    def _shape(
+        self, gpu_id: str, gpus_per_node: int, nodes: int, interconnect: str, net: float | None, kind: str
+    ) -> _Shape | None:
         try:
-            return self._shapes[raw]
-        except KeyError:
-            pass
-        try:
-            found = self._shapes[raw] = self._new_shape(*raw)
+            found = self._new_shape(gpu_id, gpus_per_node, nodes, interconnect, net, kind)
         except EstimateError:
-            found = self._shapes[raw] = None  # this GPU cannot run the workload (e.g. FP8 before Hopper)
-        return found
+            return None  # this GPU cannot run the workload (e.g. FP8 before Hopper)
+        if found is None:
+            return None
+        stages_key, inferred = found
+        stages = self._stages[stages_key]
+        assert stages is not None  # shapes whose stages failed are None themselves
+        memory = stages.memory.memory
+        # Equal shapes (the same stages, the same network kind taken) share one number, and so their rows.
+        number = self._shape_ids.setdefault(found, len(self._shape_ids))
+        return _Shape(
+            id=number,
+            stages_key=stages_key,
+            stages=stages,
+            inferred=inferred,
+            # Ruled out only when the whole memory band is above the GPU's usable memory; a
+            # configuration that may not fit stays, flagged and ranked after those that fit.
+            fits=not memory.ruled_out,
+            verdict=memory.verdict,
+            peak_memory_gib=memory.peak_memory_gib,
+        )
 
     def _new_shape(
         self, gpu_id: str, gpus_per_node: int, nodes: int, interconnect: str, net: float | None, kind: str
     ) -> tuple[tuple[str, int, Link], str] | None:
-        from gpuplan.hardware import get_gpu
-        from gpuplan.perf import NetworkSpec, request_for
-        from gpuplan.perf.estimate import gpu_stages
-        from gpuplan.perf.input_pipeline import Host
-        from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-
         try:
             gpu = get_gpu(gpu_id)
         except GpuplanError:
@@ -203,16 +233,20 @@ class _Estimator:
         stages_key = (gpu.id, count, link)
         if stages_key not in self._stages:
             # The host (vCPUs, RAM) enters none of these stages: each row applies its own.
-            request = request_for(
-                self.workload,
-                self.profile,
-                gpu,
-                count=count,
-                link=link,
-                calibration=self.calibration,
-                host=Host(gpus=gpus_per_node),
-                measured_steps=self.measured_steps,
-            )
+            template = self._requests.get(gpus_per_node)
+            if template is None:
+                request = self._requests[gpus_per_node] = request_for(
+                    self.workload,
+                    self.profile,
+                    gpu,
+                    count=count,
+                    link=link,
+                    calibration=self.calibration,
+                    host=Host(gpus=gpus_per_node),
+                    measured_steps=self.measured_steps,
+                )
+            else:  # request_for reads only the workload, but for the GPUs and their link
+                request = template.changed(gpu=gpu, count=count, link=link)
             # The same GPUs over another network or spread share the compute and memory stages.
             like = self._like.get((gpu.id, count))
             try:
@@ -223,43 +257,35 @@ class _Estimator:
                 self._like.setdefault((gpu.id, count), stages)
         return (stages_key, inferred) if self._stages[stages_key] is not None else None
 
-    def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> Any:
-        from gpuplan.perf.input_pipeline import Host
-        from gpuplan.perf.workload_request import host_pipeline
-
+    def _pipeline(self, gpus: int, vcpus: float | None, ram_gib: float | None) -> int:
         try:
-            return host_pipeline(self.workload, Host(gpus=gpus, vcpus=vcpus, ram_gib=ram_gib))
+            pipeline = host_pipeline(self.workload, Host(gpus=gpus, vcpus=vcpus, ram_gib=ram_gib))
         except EstimateError:
-            return _BAD_HOST
+            return -1
+        number = self._pipeline_ids.setdefault(pipeline, len(self._pipelines))
+        if number == len(self._pipelines):
+            self._pipelines.append(pipeline)
+        return number
 
-    def _row(
-        self, shape: tuple[tuple[str, int, Link], str], pipeline: InputPipeline | None, has_vcpus: bool
-    ) -> EstimateRow:
-        stages_key, inferred = shape
-        stages = self._stages[stages_key]
-        assert stages is not None  # shapes whose stages failed are None themselves
-        memory = stages.memory.memory
-        peak = memory.peak_memory_gib
+    def _row(self, shape: _Shape, pipeline: InputPipeline | None, has_vcpus: bool) -> EstimateRow:
         if self.workload.serving is not None:
-            return self._serving_row(stages_key, memory.ruled_out, memory.verdict, peak)
-        from gpuplan.perf.estimate import host_finish
-
-        done = host_finish(stages, pipeline)
-        if done.job_time_h is None:
+            return self._serving_row(shape.stages_key, not shape.fits, shape.verdict, shape.peak_memory_gib)
+        stages, inferred = shape.stages, shape.inferred
+        step_s, input_bound, job_h, job_low, job_high = host_figures(stages, pipeline)
+        if job_h is None:
             return _UNFIT
         return EstimateRow(
-            # Ruled out only when the whole memory band is above the GPU's usable memory; a
-            # configuration that may not fit stays, flagged and ranked after those that fit.
-            fits=not memory.ruled_out,
-            memory_uncertain=memory.verdict is MemoryVerdict.MAY_NOT_FIT,
-            job_time_h=done.job_time_h,
-            job_time_h_low=done.job_time_h_low or done.job_time_h,
-            job_time_h_high=done.job_time_h_high or done.job_time_h,
-            peak_memory_gib=peak,
-            step_time_s=done.spread.step_s,
-            input_bound=done.spread.input_bound,
+            fits=shape.fits,
+            memory_uncertain=shape.verdict is MemoryVerdict.MAY_NOT_FIT,
+            job_time_h=job_h,
+            job_time_h_low=job_low or job_h,
+            job_time_h_high=job_high or job_h,
+            peak_memory_gib=shape.peak_memory_gib,
+            step_time_s=step_s,
+            input_bound=input_bound,
             input_unknown=self.input_unknown_without_vcpus and not has_vcpus,
-            wording=lambda: _row_notes(done, inferred),
+            # Worded when read: the host's part again, with its notes this time.
+            wording=lambda: _row_notes(host_finish(stages, pipeline), inferred),
         )
 
     def _serving_row(
@@ -305,5 +331,16 @@ def _row_notes(done: HostFinish, inferred: str) -> tuple[str, ...]:
     return (*done.notes, _("network kind not in the catalog: taken as {kind}").format(kind=inferred))
 
 
-#: A host whose pipeline the estimator refuses (e.g. a non-positive vCPU count): no estimate.
-_BAD_HOST = object()
+class _Shape(NamedTuple):
+    """A GPU shape the estimator has its stages for, with what its rows share."""
+
+    id: int
+    """Equal shapes (the same stages and network kind taken), the same number."""
+    stages_key: tuple[str, int, Link]
+    stages: GpuStages
+    inferred: str
+    """The network kind taken where the catalog does not say it ("" when it does)."""
+    fits: bool
+    """Not ruled out by memory (the low end of its band fits)."""
+    verdict: MemoryVerdict
+    peak_memory_gib: float

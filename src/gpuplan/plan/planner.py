@@ -334,11 +334,11 @@ def _baseline_problem(base: Option, constraints: Constraints) -> str:
 def _check_names(offers: OfferTable, constraints: Constraints) -> None:
     """Providers and regions the user names must exist: a typo is an error with a suggestion,
     not an empty plan."""
-    known_providers = set(PROVIDERS) | {str(p) for p in np.unique(offers.provider)}
+    known_providers = set(PROVIDERS) | set(offers.provider.tolist())
     for name in constraints.providers or ():
         if name.lower() not in known_providers:
             raise NotFoundError("provider", name, sorted(known_providers))
-    known_regions = {str(r).lower(): str(r) for r in np.unique(offers.region)}
+    known_regions = {r.lower(): r for r in sorted(set(offers.region.tolist()))}
     for name in constraints.regions or ():
         if name.lower() not in known_regions:
             raise NotFoundError("region", name, sorted(known_regions.values()), hint=N_("no offer in it"))

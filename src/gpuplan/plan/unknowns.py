@@ -135,8 +135,8 @@ def _min_per_gpu(
     known = np.isfinite(values) & (values > 0) & (gpu_count >= 1)
     per = np.where(known, values / np.maximum(gpu_count, 1.0), math.inf)
     out: dict[str, float] = {}
-    for g in np.unique(gpus[known]):
-        out[str(g)] = float(per[known & (gpus == g)].min())
+    for g in sorted(set(gpus[known].tolist())):
+        out[g] = float(per[known & (gpus == g)].min())
     overall = float(per[known].min()) if known.any() else None
     return out, overall
 

@@ -28,6 +28,7 @@ __all__ = [
     "SOFTWARE_FASTER",
     "SOFTWARE_SLOWER",
     "StepSpread",
+    "bounded_step",
     "gpu_spread",
     "host_bound",
     "step_spread",
@@ -131,43 +132,23 @@ def host_bound(
     thousands of hosts and words the notes only of those it shows."""
     if pipe is None:
         return spread
-    step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
+    step_s, step_low, step_high, input_bound, point = bounded_step(spread, samples, gpus, pipe)
     notes = list(spread.notes)
-    # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
-    # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
-    # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
-    point, low, high = pipe.samples_per_s(gpus)
-    if pipe.serial:
-        # DataLoader(num_workers=0): each batch is decoded in the training process before the
-        # GPUs run it, so the two add up instead of overlapping.
-        input_bound = True
-        step_s, step_low = step_s + samples / point, step_low + samples / high
-        step_high = step_high + samples / low
-        if worded:
-            notes.append(
-                _("input decoded in the training process, not overlapped ({said})").format(
-                    said=pipe.describe(gpus)
-                )
+    if worded and pipe.serial:
+        said = pipe.describe(gpus)
+        notes.append(_("input decoded in the training process, not overlapped ({said})").format(said=said))
+    # The pipeline's description is written only where a note says it (the planner asks about
+    # thousands of hosts, most of them never bound).
+    elif worded and input_bound:
+        notes.append(
+            _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
+                rate=point, said=pipe.describe(gpus)
             )
-    else:
-        input_bound = samples / point > step_s
-        step_s = max(step_s, samples / point)
-        step_low = max(step_low, samples / high)
-        step_high = max(step_high, samples / low)
-        # The pipeline's description is written only where a note says it (the planner asks
-        # about thousands of hosts, most of them never bound).
-        if worded and input_bound:
-            notes.append(
-                _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
-                    rate=point, said=pipe.describe(gpus)
-                )
-            )
-        elif worded and step_high == samples / low:
-            notes.append(
-                _("may be input-bound at the slow end of the CPU rate ({said})").format(
-                    said=pipe.describe(gpus)
-                )
-            )
+        )
+    elif worded and step_high == samples / pipe.samples_per_s(gpus)[1]:
+        notes.append(
+            _("may be input-bound at the slow end of the CPU rate ({said})").format(said=pipe.describe(gpus))
+        )
     return StepSpread(
         step_s=step_s,
         low_s=step_low,
@@ -175,4 +156,28 @@ def host_bound(
         input_bound=input_bound,
         input_samples_per_s=point,
         notes=tuple(notes),
+    )
+
+
+def bounded_step(
+    spread: StepSpread, samples: int, gpus: int, pipe: InputPipeline
+) -> tuple[float, float, float, bool, float]:
+    """The figures of :func:`host_bound` alone: the step, its low and high ends, whether the host
+    bounds it, and the samples/s the host feeds (no notes, no :class:`StepSpread`: the planner asks
+    about thousands of hosts)."""
+    step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
+    # The DataLoader workers prefetch while the GPUs compute, so the step takes the longer of
+    # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
+    # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
+    point, low, high = pipe.samples_per_s(gpus)
+    if pipe.serial:
+        # DataLoader(num_workers=0): each batch is decoded in the training process before the
+        # GPUs run it, so the two add up instead of overlapping.
+        return step_s + samples / point, step_low + samples / high, step_high + samples / low, True, point
+    return (
+        max(step_s, samples / point),
+        max(step_low, samples / high),
+        max(step_high, samples / low),
+        samples / point > step_s,
+        point,
     )
