@@ -298,6 +298,12 @@ def main() -> None:
         help="cost matmul and attention calls by their traced shapes (perf/gemm.py) and fit its parameters",
     )
     parser.add_argument(
+        "--matmul-fractions",
+        action="store_true",
+        help="fit the tensor efficiencies as fractions of each GPU's measured achievable matmul rate "
+        "(gpus.csv matmul_fraction, matmul_fraction_fp8) and cost FP8 GEMMs' operand casts by their bytes",
+    )
+    parser.add_argument(
         "--hold",
         default="",
         help="comma-separated parameters held at their literature value (those --ablate found do not help)",
@@ -314,8 +320,10 @@ def main() -> None:
 
     cases, digest = load_cases()
     pairs = _profiles(cases, args.cached, args.retrace)
-    # The fit starts from the literature values; with --shapes, costing the traced shapes.
-    start = replace(PRIOR, gemm_shapes=True) if args.shapes else PRIOR
+    # The fit starts from the literature values; with --shapes, costing the traced shapes; with
+    # --matmul-fractions, each GPU's measured achievable matmul rate and the FP8 casts.
+    physical = args.matmul_fractions
+    start = replace(PRIOR, gemm_shapes=args.shapes, matmul_fractions=physical, fp8_casts=physical)
     if args.check:
         shipped = load_calibration()
         cal = with_band(shipped, pairs, fitted_on=shipped.fitted_on, data_sha256=digest)

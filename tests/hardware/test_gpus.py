@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from gpuplan.errors import AmbiguousNameError, NotFoundError
-from gpuplan.hardware import all_gpus, get_gpu, gpus_named, parse_gpu_spec, resolve_gpu
+from gpuplan.hardware import (
+    achievable_matmul_fraction,
+    all_gpus,
+    get_gpu,
+    gpus_named,
+    parse_gpu_spec,
+    resolve_gpu,
+)
 
 
 def test_v100_fp32_is_15_7_not_the_125_tensor_figure() -> None:
@@ -138,3 +145,33 @@ def test_launch_and_driver_names_come_from_the_hardware_table() -> None:
     assert gpu_by_driver_name("NVIDIA Z100") is None
     # Every GKE label follows GCP's nvidia-<model> spelling.
     assert all(g.gke_accelerator.startswith("nvidia-") for g in all_gpus() if g.gke_accelerator)
+
+
+def test_measured_matmul_fractions_are_the_published_table_s() -> None:
+    # Stas Bekman, Machine Learning Engineering, "Maximum Achievable Matmul FLOPS comparison table":
+    # BF16 A100 SXM 271.2 / 312, H100 SXM 794.5 / 989 ("H200 is the same"); FP8 H100 SXM 1402.6 / 1979
+    assert get_gpu("A100-SXM4-80GB").matmul_fraction == pytest.approx(0.869, abs=1e-3)
+    assert get_gpu("A100-PCIE-80GB").matmul_fraction == pytest.approx(0.811, abs=1e-3)
+    assert get_gpu("H100-SXM").matmul_fraction == get_gpu("H200-SXM").matmul_fraction == 0.803
+    assert get_gpu("H100-SXM").matmul_fraction_fp8 == pytest.approx(0.709, abs=1e-3)
+    for g in all_gpus():
+        for value, source in (
+            (g.matmul_fraction, g.matmul_fraction_source),
+            (g.matmul_fraction_fp8, g.matmul_fraction_fp8_source),
+        ):
+            assert source, g.id  # a figure names its measurement; an empty one says why
+            assert (value is None) == source.startswith(("unknown", "no FP8")), g.id
+            assert value is None or 0.3 < value <= 1.0
+
+
+def test_an_unmeasured_gpu_takes_its_vendor_s_lowest_measured_matmul_fraction() -> None:
+    nvidia = [g.matmul_fraction for g in all_gpus() if g.vendor == "nvidia" and g.matmul_fraction]
+    v100 = get_gpu("V100-SXM2-16GB")
+    assert v100.matmul_fraction is None
+    assert achievable_matmul_fraction(v100) == min(nvidia)
+    # never above what the worst measured part of the vendor reached, nor the best case 1.0
+    assert achievable_matmul_fraction(v100) < achievable_matmul_fraction(get_gpu("H100-SXM"))
+    # an unmeasured FP8 fraction is the vendor's lowest FP8 one, and at most the GPU's own BF16 one
+    l40s, mi300x = get_gpu("L40S"), get_gpu("MI300X")
+    assert achievable_matmul_fraction(l40s, "fp8") == get_gpu("H100-SXM").matmul_fraction_fp8
+    assert achievable_matmul_fraction(mi300x, "fp8") <= achievable_matmul_fraction(mi300x) < 0.6

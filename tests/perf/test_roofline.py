@@ -137,3 +137,24 @@ def test_fp8_gemms_reach_the_fitted_share_of_their_peak() -> None:
     cal = replace(PRIOR, fp8_factor=0.6)
     assert cal.compute_efficiency("fp8", "matmul") == pytest.approx(0.6 * PRIOR.tensor_matmul_efficiency)
     assert cal.compute_efficiency("bf16", "matmul") == PRIOR.tensor_matmul_efficiency
+
+
+def test_an_fp8_gemm_pays_for_casting_its_operands_once() -> None:
+    # forward FP8 GEMM, 1e12 FLOP, 1e9 traced (16-bit) bytes = 5e8 elements of input, weight and
+    # output (the backward's output gradient is that size): on Hopper each element costs 2 B read +
+    # 1 B FP8 copy + 1 B transposed copy (FP8 GEMMs take only TN there) = 4 B → 2e9 B at 3350e9 × 0.9
+    h100, b200 = get_gpu("H100-SXM"), get_gpu("B200")
+    fwd = op(dtype="float8_e4m3fn", flops=1e12, bytes_moved=1e9)
+    gemm = 1e12 / (1979e12 * 0.7)
+    # a calibration that does not cost the casts (its FP8 factor carries them) leaves the GEMM alone
+    assert op_time_s(fwd, h100, "fp8", CAL) == pytest.approx(gemm)
+    cal = replace(CAL, fp8_casts=True)
+    assert op_time_s(fwd, h100, "fp8", cal) == pytest.approx(gemm + 2e9 / (3350e9 * 0.9))
+    # Blackwell's FP8 GEMMs take any layout: no transposed copy, 3 B an element (B200: 7700 GB/s)
+    assert op_time_s(fwd, b200, "fp8", cal) == pytest.approx(1e12 / (4500e12 * 0.7) + 1.5e9 / (7700e9 * 0.9))
+    # the backward GEMMs reuse the casts; a 16-bit GEMM casts nothing
+    bwd = op(phase="backward", dtype="float8_e5m2", flops=1e12, bytes_moved=1e9)
+    assert op_time_s(bwd, h100, "fp8", cal) == pytest.approx(gemm)
+    assert op_time_s(op(flops=1e12, bytes_moved=1e9), h100, "amp-bf16", cal) == pytest.approx(
+        1e12 / (989.5e12 * 0.7)
+    )

@@ -3,6 +3,7 @@
 from gpuplan.hardware.gpus import (
     DTYPE_PATHS,
     GPU,
+    achievable_matmul_fraction,
     all_gpus,
     get_gpu,
     gpu_by_driver_name,
@@ -14,6 +15,7 @@ from gpuplan.hardware.gpus import (
 __all__ = [
     "DTYPE_PATHS",
     "GPU",
+    "achievable_matmul_fraction",
     "all_gpus",
     "get_gpu",
     "gpu_by_driver_name",

@@ -15,7 +15,16 @@ from importlib import resources
 from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError, closest
 from gpuplan.i18n import N_
 
-__all__ = ["GPU", "all_gpus", "get_gpu", "gpu_by_driver_name", "gpus_named", "parse_gpu_spec", "resolve_gpu"]
+__all__ = [
+    "GPU",
+    "achievable_matmul_fraction",
+    "all_gpus",
+    "get_gpu",
+    "gpu_by_driver_name",
+    "gpus_named",
+    "parse_gpu_spec",
+    "resolve_gpu",
+]
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
@@ -86,6 +95,17 @@ class GPU:
     architecture whitepaper or the CUDA cores a datasheet lists (``sm_source``); None where no
     public document gives it (A10G, B200, MI300X)."""
     sm_source: str = ""
+    matmul_fraction: float | None = None
+    """The largest dense BF16 matmul rate measured on this GPU over its datasheet peak (Maximum
+    Achievable Matmul FLOPS, the best of a search over shapes): how much of the peak one matmul
+    reached on the part as it runs (its clocks, its power limit, its vendor's BLAS). None where no
+    public measurement was read (``matmul_fraction_source`` says so);
+    :func:`achievable_matmul_fraction` then gives the lowest known fraction of the vendor's GPUs."""
+    matmul_fraction_source: str = ""
+    matmul_fraction_fp8: float | None = None
+    """The same for FP8 (``float8_e4m3fn``) matmuls over the dense FP8 peak; None where not measured
+    or the GPU has no FP8 tensor cores."""
+    matmul_fraction_fp8_source: str = ""
 
     @property
     def pcie_gbps(self) -> float:
@@ -154,6 +174,10 @@ def all_gpus() -> tuple[GPU, ...]:
                     driver_names=tuple(n.strip() for n in row["driver_names"].split(";") if n.strip()),
                     sm_count=int(row["sm_count"]) if row["sm_count"] else None,
                     sm_source=row["sm_source"],
+                    matmul_fraction=_opt_float(row, "matmul_fraction"),
+                    matmul_fraction_source=row["matmul_fraction_source"],
+                    matmul_fraction_fp8=_opt_float(row, "matmul_fraction_fp8"),
+                    matmul_fraction_fp8_source=row["matmul_fraction_fp8_source"],
                 )
             )
         except (KeyError, ValueError) as e:
@@ -161,6 +185,21 @@ def all_gpus() -> tuple[GPU, ...]:
                 N_("gpus.csv line {line} is malformed: {why}; the package data is broken"), line=i, why=e
             ) from e
     return tuple(gpus)
+
+
+def achievable_matmul_fraction(gpu: GPU, path: str = "bf16") -> float:
+    """The share of its datasheet peak a matmul reaches on ``gpu``: measured (``gpus.csv``
+    ``matmul_fraction``, ``matmul_fraction_fp8`` for the ``fp8`` path, the BF16 one for the other
+    tensor paths), or, unmeasured, the lowest measured of its vendor's GPUs (of all GPUs when none
+    of its vendor's is measured) — an unknown part is never taken to reach more of its datasheet
+    than the worst measured one. An unmeasured FP8 fraction is at most the GPU's BF16 one."""
+    attr = "matmul_fraction_fp8" if path == "fp8" else "matmul_fraction"
+    own: float | None = getattr(gpu, attr)
+    if own is not None:
+        return own
+    known = [(g.vendor, v) for g in all_gpus() if (v := getattr(g, attr)) is not None]
+    lowest = min([v for vendor, v in known if vendor == gpu.vendor] or [v for _, v in known] or [1.0])
+    return min(lowest, achievable_matmul_fraction(gpu)) if path == "fp8" else lowest
 
 
 @cache

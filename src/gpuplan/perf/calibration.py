@@ -75,8 +75,10 @@ class Calibration:
     wide per FLOP as FP16's, so the same tiles need twice the shared-memory and L2 traffic."""
     fp8_factor: float = 1.0
     """Multiplier on the tensor-core efficiencies for FP8 GEMMs: their datasheet peak is twice
-    FP16's, but the same-size tiles finish in half the time, so fixed costs (epilogues, the scaling
-    and casts of Transformer Engine or torchao float8) weigh twice; fitted on the fp8 rows."""
+    FP16's, but the same-size tiles finish in half the time, so fixed costs (epilogues, scaling)
+    weigh twice, and (without :attr:`fp8_casts`) so do the casts of Transformer Engine or torchao
+    float8; fitted on the fp8 rows. With :attr:`matmul_fractions` the GPU's measured FP8 matmul
+    fraction applies before this factor."""
     tensor_tail_gflop_per_call: float = 0.0
     """Work, GFLOP, that each matmul/attention call wastes beyond its own FLOPs: its last wave of
     output tiles leaves SMs idle (wave quantization) — half a wave on average, ~1.8 GFLOP for
@@ -108,6 +110,17 @@ class Calibration:
     attention_factor: float = 1.0
     """Multiplier on the matmul efficiency for fused attention kernels (FlashAttention reaches a
     smaller share of the peak than a large GEMM)."""
+    matmul_fractions: bool = False
+    """Whether the tensor-core efficiencies are fractions of each GPU's measured achievable matmul
+    rate (``gpus.csv`` ``matmul_fraction``: its datasheet peak × the largest share of it a matmul
+    was measured to reach) rather than of its datasheet peak. The faster GPUs reach less of their
+    datasheet (A100 SXM 86.9 %, H100 SXM 80.3 %, B200 77.6 %): with the measured fraction, a GPU
+    the fit never saw is costed from that fact about it, not from another architecture's fitted
+    factor. An unmeasured GPU takes the lowest measured fraction of its
+    vendor's (``hardware.achievable_matmul_fraction``)."""
+    fp8_casts: bool = False
+    """Whether an FP8 GEMM also pays for casting its operands to FP8, kernels of their own costed by
+    their bytes (``perf/roofline.py``); without it :attr:`fp8_factor` carries them."""
     arch_factors: tuple[tuple[str, float], ...] = ()
     """(GPU architecture, multiplier on the tensor-core efficiencies): fitted where an architecture
     has ≥ 3 rows and pulled toward 1 (the global value) by a prior; absent → 1."""
@@ -239,18 +252,30 @@ class Calibration:
         return self.time_log_halfwidth
 
     def for_gpu(self, gpu_id: str, architecture: str | None = None) -> Calibration:
-        """The calibration to estimate ``gpu_id`` with: its architecture's factor on the tensor-core
-        efficiencies, and its measured fractions capping the fitted matmul efficiency per dtype and
-        the bandwidth efficiency (see ``perf/measured.py`` for why a bare GEMM's fraction is a
-        ceiling, not a replacement)."""
+        """The calibration to estimate ``gpu_id`` with: its architecture's factor and (with
+        :attr:`matmul_fractions`) its achievable matmul fraction on the tensor-core efficiencies,
+        and its ``gpuplan bench`` fractions capping the fitted matmul efficiency per dtype and the
+        bandwidth efficiency (see ``perf/measured.py`` for why a bare GEMM's fraction is a ceiling,
+        not a replacement). The result has both applied: asked again, it changes nothing more."""
         cal = self
         f = self.arch_factor(architecture) if architecture else 1.0
-        if f != 1.0:
+        fp8 = 1.0
+        if self.matmul_fractions:
+            from gpuplan.hardware import achievable_matmul_fraction, get_gpu
+
+            gpu = get_gpu(gpu_id)
+            measured = achievable_matmul_fraction(gpu)
+            f *= measured
+            # FP8 GEMMs reach their own measured share of the FP8 peak, not the BF16 one.
+            fp8 = achievable_matmul_fraction(gpu, "fp8") / measured
+        if f != 1.0 or self.matmul_fractions:
             cal = replace(
                 self,
                 tensor_matmul_efficiency=min(1.0, self.tensor_matmul_efficiency * f),
                 tensor_conv_efficiency=min(1.0, self.tensor_conv_efficiency * f),
+                fp8_factor=min(1.0, self.fp8_factor * fp8),
                 arch_factors=(),
+                matmul_fractions=False,
             )
         return cal._measured_for(gpu_id)
 

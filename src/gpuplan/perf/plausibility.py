@@ -137,6 +137,7 @@ def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
         cal.attention_head_overhead,
         cal.attention_factor,
         cal.matmul_caps,
+        cal.fp8_casts,
     )
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is profile:

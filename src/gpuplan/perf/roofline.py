@@ -11,6 +11,9 @@ The dtype path is where the op runs on the GPU:
   non-tensor FP32 peak;
 - float32 convolutions → TF32 on Ampere and newer, because ``torch.backends.cudnn.allow_tf32``
   defaults to True; FP32 before Ampere;
+- with ``Calibration.fp8_casts``, an FP8 GEMM (a 16-bit matmul an FP8 recipe runs in FP8) also pays
+  for its operands' casts, kernels of their own: :func:`fp8_cast_bytes_per_element` bytes for each
+  element of its input, weight and (in backward) output gradient, at the memory bandwidth;
 - ``other`` ops (elementwise, norms, softmax, reductions, optimizer updates) → bandwidth-bound,
   capped by the FP32 vector peak;
 - the layout transposes cuDNN runs around an NCHW convolution (``profile/recorder.py``) → by
@@ -38,6 +41,7 @@ __all__ = [
     "FP32_FROM_FP16_RATIO",
     "PhaseTimes",
     "dtype_path",
+    "fp8_cast_bytes_per_element",
     "fp32_peak_tflops",
     "is_causal",
     "op_seconds",
@@ -155,7 +159,28 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     else:
         compute_s = 0.0
     floor_s = calls * cal.min_kernel_time_us * 1e-6
-    return max(compute_s, memory_s, floor_s)
+    return max(compute_s, memory_s, floor_s) + _fp8_cast_s(op, gpu, path, cal, bandwidth)
+
+
+def fp8_cast_bytes_per_element(gpu: GPU) -> int:
+    """Memory traffic of casting one 16-bit GEMM operand element to FP8: read 2 bytes, write the
+    1-byte copy, and on a GPU whose FP8 GEMMs take only the TN layout (compute capability below 10:
+    Ada, Hopper) the 1-byte transposed copy that the other GEMM using it needs (NVIDIA Transformer
+    Engine docs, "Performance Considerations", Handling transposes: "for FP8 on Hopper
+    architecture, some tensors need to be physically transposed in memory"; read 2026-12-02)."""
+    cc = float(gpu.compute_capability) if gpu.compute_capability else 0.0
+    return 4 if cc < 10.0 else 3
+
+
+def _fp8_cast_s(op: OpRecord, gpu: GPU, path: str, cal: Calibration, bandwidth: float) -> float:
+    """Seconds of the casts an FP8 recipe (Transformer Engine) runs around a forward FP8 GEMM, where
+    the calibration costs them (``Calibration.fp8_casts``): its
+    input and weight, and in backward the output gradient (the size of its output) — each tensor
+    cast once and reused by the backward GEMMs. The trace is 16-bit, so the GEMM's traced bytes are
+    these three tensors' at 2 bytes an element; the casts are kernels of their own, bandwidth-bound."""
+    if not cal.fp8_casts or path != "fp8" or op.phase != "forward" or op.op_class != "matmul":
+        return 0.0
+    return op.bytes_moved / 2.0 * fp8_cast_bytes_per_element(gpu) / bandwidth
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,53 @@
+"""Tensor efficiencies as fractions of each GPU's measured achievable matmul rate (``gpus.csv``
+``matmul_fraction``), applied once by ``Calibration.for_gpu``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from perf_helpers import make_profile, op
+
+from gpuplan.hardware import achievable_matmul_fraction, get_gpu
+from gpuplan.perf.calibration import Calibration
+from gpuplan.perf.estimate import estimate
+
+CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.85,
+    min_kernel_time_us=0.0,
+    fp8_factor=0.8,
+    matmul_fractions=True,
+)
+
+
+def test_each_gpu_reaches_the_fitted_share_of_its_own_measured_matmul_rate() -> None:
+    a100, h100 = CAL.for_gpu("A100-SXM4-80GB"), CAL.for_gpu("H100-SXM")
+    assert a100.compute_efficiency("bf16", "matmul") == pytest.approx(0.7 * 271.2 / 312, abs=1e-3)
+    assert h100.compute_efficiency("bf16", "matmul") == pytest.approx(0.7 * 794.5 / 989, abs=1e-3)
+    assert h100.compute_efficiency("bf16", "conv") == pytest.approx(0.5 * 0.803)
+    # FP8 GEMMs: their own measured share of the FP8 peak (1402.6 / 1979), times the FP8 factor
+    assert h100.compute_efficiency("fp8", "matmul") == pytest.approx(0.7 * 0.8 * 0.709, abs=1e-3)
+    assert h100.compute_efficiency("fp32", "matmul") == 0.8  # the FP32 vector path is not a matmul peak
+
+
+def test_the_fraction_is_applied_once() -> None:
+    once = CAL.for_gpu("H100-SXM")
+    assert once.for_gpu("H100-SXM") == once
+    assert once.for_gpu("A100-SXM4-80GB").tensor_matmul_efficiency == once.tensor_matmul_efficiency
+
+
+def test_an_unmeasured_gpu_is_costed_at_its_vendor_s_lowest_measured_fraction() -> None:
+    v100 = CAL.for_gpu("V100-SXM2-16GB", "Volta")
+    assert v100.tensor_matmul_efficiency == pytest.approx(0.7 * achievable_matmul_fraction(get_gpu("B200")))
+    assert v100.tensor_matmul_efficiency < CAL.for_gpu("H100-SXM").tensor_matmul_efficiency
+
+
+def test_a_matmul_bound_step_scales_with_the_measured_fraction() -> None:
+    prof = make_profile(ops=(op("forward", flops=1e12), op("backward", flops=2e12)))
+    h100 = get_gpu("H100-SXM")
+    per_gpu = estimate(prof, h100, calibration=CAL).step_time_s
+    datasheet = estimate(prof, h100, calibration=replace(CAL, matmul_fractions=False)).step_time_s
+    assert per_gpu == pytest.approx(datasheet / 0.803, rel=1e-6)
