@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any
 
 from gpuplan.calibration.case import CalibrationCase, training_row_case, training_workload
+from gpuplan.calibration.column_cases import COLUMN_PUBLISHERS, column_case
 from gpuplan.calibration.flagperf_cases import flagperf_case
 from gpuplan.calibration.mlperf_cases import mlperf_training_case
 from gpuplan.calibration.published import parse_stack, publisher_group, read_data, stack_workload
@@ -85,6 +86,8 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if "(FlagPerf Megatron-core)" in model:
         case = flagperf_case(row)
         return case, case.why
+    if row["publisher"] in COLUMN_PUBLISHERS:
+        return column_case(row)
     if not row["preset"]:
         return None, "no preset with this model's exact shape"
     metric = row["metric"]
