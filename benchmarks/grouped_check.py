@@ -1,7 +1,6 @@
 """Grouped cross-validation of the calibration: leave one publisher out, leave one architecture out.
 
     .venv/bin/python benchmarks/grouped_check.py            # cached case traces only (run calibrate.py first)
-    .venv/bin/python benchmarks/grouped_check.py --stricter  # MLPerf submitters as one publisher
 
 Random k-fold puts rows of one publisher (one software stack) on both sides of a split; these
 folds do not. Each fitted row is predicted by a fit (``gpuplan.calibration.crossval.fit``, the same robust
@@ -11,8 +10,9 @@ worst |error| overall, per GPU architecture, per stack level (stock: plain PyTor
 hand-fused kernel, NHWC, CUDA graphs, torch.compile or fused AdamW) and per publisher, and the
 coverage of the 80 % split-conformal band built on these grouped residuals. Writes nothing.
 
-``--stricter`` groups the MLPerf Training submitters together: they all ran NVIDIA's
-implementation, so holding out one submitter still leaves the same code in the fit.
+A publisher is one source and software stack (``gpuplan.calibration.published.publisher_group``):
+the MLPerf Training submitters all ran NVIDIA's implementation and MLCommons publishes their
+results, so they are one group — holding out one submitter would leave the same code in the fit.
 """
 
 from __future__ import annotations
@@ -52,8 +52,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--stricter", action="store_true", help="MLPerf Training submitters as one publisher")
-    args = parser.parse_args()
+    parser.parse_args()
     cases, _ = load_cases()
     pairs = [
         (c, p) for c, p in _profiles(cases, cached_only=True) if c.used_in_fit and c.metric != "peak_mem_gib"
@@ -67,10 +66,7 @@ def main() -> None:
     free = _free_parameters(pairs)
 
     def publisher(cp: object) -> str:
-        name = cp[0].publisher  # type: ignore[index]
-        if args.stricter and name.startswith("MLPerf Training"):
-            return "MLPerf Training (NVIDIA's implementation)"
-        return str(name)
+        return str(cp[0].publisher)  # type: ignore[index]
 
     def say(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)

@@ -57,7 +57,8 @@ class CalibrationCase:
     compared, its fit on the GPU is not."""
     memory_why: str = ""
     publisher: str = ""
-    """Who published the figure (the row's ``publisher``): the group of leave-one-publisher-out."""
+    """Who published the figure, grouped by source and stack (the row's ``publisher`` through
+    :func:`~gpuplan.calibration.published.publisher_group`): the group of leave-one-publisher-out."""
 
     @property
     def stack_level(self) -> str:

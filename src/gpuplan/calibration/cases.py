@@ -27,7 +27,12 @@ from typing import Any
 import numpy as np
 
 from gpuplan.calibration.case import CalibrationCase
-from gpuplan.calibration.published import parse_stack, published_gpu_id, stack_workload
+from gpuplan.calibration.published import (
+    parse_stack,
+    published_gpu_id,
+    publisher_group,
+    stack_workload,
+)
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
@@ -136,7 +141,7 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         used_in_fit=used,
         why=why,
         seq_len=seq,
-        publisher=row.get("publisher") or "",
+        publisher=publisher_group(row.get("publisher") or ""),
     )
 
 

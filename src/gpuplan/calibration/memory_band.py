@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuplan.calibration.case import CalibrationCase
-from gpuplan.calibration.published import MeasuredRow, load_rows
+from gpuplan.calibration.published import MeasuredRow, load_rows, publisher_group
 from gpuplan.profile.model import Profile
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def memory_residuals(
         term = estimate_term(match.memory_what)
         out.append(
             MemoryResidual(
-                publisher=case.publisher or match.publisher,
+                publisher=case.publisher or publisher_group(match.publisher),
                 label=case.label,
                 term=term,
                 estimated_gib=float(getattr(e.memory, term)),

@@ -172,6 +172,21 @@ def read_data(name: str) -> str:
     return resources.files("gpuplan.calibration").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
+#: MLPerf Training's submitters (ASUSTeK, Azure, Dell, Fujitsu, NVIDIA, QCT, Supermicro …) all run
+#: NVIDIA's reference implementation and MLCommons publishes their results: one source, one stack.
+MLPERF_TRAINING = "MLCommons MLPerf Training"
+
+
+def publisher_group(publisher: str) -> str:
+    """The group of leave-one-publisher-out for a row's ``publisher``: one source and software stack.
+
+    The one rule of the grouped figures (the fit's held-out error, the band's coverage of a
+    left-out publisher, the ablation): every ``MLPerf Training: <submitter>`` row is
+    :data:`MLPERF_TRAINING`; the submitter stays in the row's model name and so in the case's label.
+    Any other publisher is its own group."""
+    return MLPERF_TRAINING if publisher.startswith("MLPerf Training") else publisher
+
+
 #: Publisher labels several parts fit, and the part the publisher measured, with why: torchtune's
 #: README's bare "A100" (its 60 GiB peak does not fit a 40 GB A100; DGX-class machines) and NVIDIA's
 #: DeepLearningExamples' "A100-80GB" (its READMEs' results are from DGX A100 80GB: SXM4 modules).

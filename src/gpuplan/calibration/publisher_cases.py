@@ -17,9 +17,10 @@ from dataclasses import replace
 from typing import Any
 
 from gpuplan.calibration.case import CalibrationCase, training_row_case, training_workload
+from gpuplan.calibration.column_cases import COLUMN_PUBLISHERS, column_case
 from gpuplan.calibration.flagperf_cases import flagperf_case
 from gpuplan.calibration.mlperf_cases import mlperf_training_case
-from gpuplan.calibration.published import parse_stack, read_data, stack_workload
+from gpuplan.calibration.published import parse_stack, publisher_group, read_data, stack_workload
 
 __all__ = ["v2_cases"]
 
@@ -85,6 +86,8 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if "(FlagPerf Megatron-core)" in model:
         case = flagperf_case(row)
         return case, case.why
+    if row["publisher"] in COLUMN_PUBLISHERS:
+        return column_case(row)
     if not row["preset"]:
         return None, "no preset with this model's exact shape"
     metric = row["metric"]
@@ -442,12 +445,13 @@ def _olmo_core_case(row: Mapping[str, str]) -> CalibrationCase:
 
 
 def _with_row_stack(case: CalibrationCase, row: Mapping[str, str]) -> CalibrationCase:
-    """The case with its row's publisher and the stack its launch script set (``stack`` column)."""
+    """The case with its row's publisher (grouped: :func:`publisher_group`) and the stack its
+    launch script set (``stack`` column)."""
     extra = stack_workload(parse_stack(row["stack"], case.label))
     workload = dict(case.workload)
     if "stack" in extra:
         workload["stack"] = {**workload.get("stack", {}), **extra.pop("stack")}
-    return replace(case, workload=workload | extra, publisher=row["publisher"])
+    return replace(case, workload=workload | extra, publisher=publisher_group(row["publisher"]))
 
 
 def v2_cases() -> tuple[tuple[CalibrationCase, ...], tuple[tuple[str, str], ...], str]:
