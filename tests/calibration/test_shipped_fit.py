@@ -81,6 +81,8 @@ def test_in_sample_errors_stay_within_the_fitted_bounds() -> None:
     # is not the accuracy figure.
     # 7.7 since attention_factor and compile_speedup are held at their literature values (fitting
     # them bought in-sample error and cost leave-one-publisher-out error: 14.4 → 12.4 % held).
+    # 6.8 on 115 rows of 15 publishers (the MLPerf submitters one; nine rows of five more
+    # publishers), the tensor efficiencies taken as fractions of each GPU's measured matmul rate.
     assert statistics.median(errors) <= 8.0
 
 
@@ -108,12 +110,17 @@ def test_the_headline_is_leave_one_publisher_out_and_the_band_is_built_on_it() -
     # Achieved on 106 rows of 16 publishers: 12.4 % with attention_factor and compile_speedup held
     # at their literature values (14.4 % with every parameter fitted; the target is 12 %: not met).
     # Random k-fold says 8.3 % on the same fit: one publisher's stack on both sides of a split
-    # flatters.
+    # flatters. Counted honestly the seven MLPerf Training submitters are one publisher (one
+    # implementation, one source: published.publisher_group): on the same 106 rows, 10 publishers,
+    # 13.9 %; with nine rows of five more publishers (115 rows, 15 publishers, 2026-12-02) 14.2 %.
+    # With each GPU's measured matmul fraction and the FP8 casts costed (calibrate.py
+    # --matmul-fractions) 9.9 %, leave-one-architecture-out 12.5 %: the targets are 12 and 15 %.
     assert held["publishers"] >= 15
-    assert held["kfold_median_abs_error_pct"] < held["lopo_median_abs_error_pct"] <= 13.0
+    assert held["kfold_median_abs_error_pct"] < held["lopo_median_abs_error_pct"] <= 12.0
+    assert held["loao_median_abs_error_pct"] <= 15.0
     # The band is the split-conformal half-width of the publisher-out residuals at the level whose
-    # left-out publishers are 80 % inside the band of the others' residuals: 0.8425, ×/÷ 1.417,
-    # 81.1 % of a left-out publisher's rows (at level 0.8 it was ×/÷ 1.335 and 75.5 %: it covered
+    # left-out publishers are 80 % inside the band of the others' residuals: 0.8475, ×/÷ 1.428,
+    # 82.6 % of a left-out publisher's rows (at level 0.8 it was ×/÷ 1.384 and 77.4 %: it covered
     # 80 % of the residuals it was built on, not of a publisher it never saw).
     assert cal.time_log_halfwidth == pytest.approx(held["band_halfwidth_log"], abs=1e-4)
     assert held["band_coverage"] >= 0.8 and held["lopo_band_coverage"] >= 0.8
