@@ -51,3 +51,34 @@ def test_a_matmul_bound_step_scales_with_the_measured_fraction() -> None:
     per_gpu = estimate(prof, h100, calibration=CAL).step_time_s
     datasheet = estimate(prof, h100, calibration=replace(CAL, matmul_fractions=False)).step_time_s
     assert per_gpu == pytest.approx(datasheet / 0.803, rel=1e-6)
+
+
+def test_this_unit_s_own_bench_matmul_takes_the_place_of_the_published_fraction() -> None:
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Bench:
+        metric: str
+        value: float
+        datasheet_value: float | None
+        dtype: str | None
+        gpu_id: str | None = "H100-SXM"
+        measured_at: str = "2026-12-02T00:00:00+00:00"
+
+    # a power-capped H100: 600 of 989 TFLOP/s bf16 (0.607) against the published 0.803
+    slow = CAL.with_measurements([Bench("matmul_tflops", 600.0, 989.0, "bf16")])
+    h100 = slow.for_gpu("H100-SXM")
+    assert h100.compute_efficiency("bf16", "matmul") == pytest.approx(0.7 * 600 / 989, abs=1e-4)
+    # its FP8 GEMMs are taken no faster than its measured BF16 share (0.607 < the published 0.709)
+    assert h100.compute_efficiency("fp8", "matmul") == pytest.approx(0.7 * 0.8 * 600 / 989, abs=1e-4)
+    assert h100.for_gpu("H100-SXM") == h100  # applied once
+    # another GPU keeps the published fraction
+    a100 = slow.for_gpu("A100-SXM4-80GB")
+    assert a100.tensor_matmul_efficiency == CAL.for_gpu("A100-SXM4-80GB").tensor_matmul_efficiency
+    # an FP8 bench replaces the FP8 fraction too: 1,200 of 1,979 TFLOP/s
+    both = CAL.with_measurements(
+        [Bench("matmul_tflops", 800.0, 989.0, "bf16"), Bench("matmul_tflops", 1200.0, 1979.0, "fp8")]
+    )
+    assert both.for_gpu("H100-SXM").compute_efficiency("fp8", "matmul") == pytest.approx(
+        0.7 * 0.8 * 1200 / 1979, abs=1e-4
+    )

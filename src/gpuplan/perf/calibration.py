@@ -253,10 +253,12 @@ class Calibration:
 
     def for_gpu(self, gpu_id: str, architecture: str | None = None) -> Calibration:
         """The calibration to estimate ``gpu_id`` with: its architecture's factor and (with
-        :attr:`matmul_fractions`) its achievable matmul fraction on the tensor-core efficiencies,
-        and its ``gpuplan bench`` fractions capping the fitted matmul efficiency per dtype and the
-        bandwidth efficiency (see ``perf/measured.py`` for why a bare GEMM's fraction is a ceiling,
-        not a replacement). The result has both applied: asked again, it changes nothing more."""
+        :attr:`matmul_fractions`) its achievable matmul fraction on the tensor-core efficiencies —
+        this unit's own ``gpuplan bench`` matmul where one ran, else the published measurement of
+        the model — and its ``gpuplan bench`` fractions capping the fitted matmul efficiency per
+        dtype and the bandwidth efficiency (see ``perf/measured.py`` for why, without
+        :attr:`matmul_fractions`, a bare GEMM's fraction is a ceiling, not a replacement). The
+        result has both applied: asked again, it changes nothing more."""
         cal = self
         f = self.arch_factor(architecture) if architecture else 1.0
         fp8 = 1.0
@@ -264,10 +266,16 @@ class Calibration:
             from gpuplan.hardware import achievable_matmul_fraction, get_gpu
 
             gpu = get_gpu(gpu_id)
-            measured = achievable_matmul_fraction(gpu)
+            # This unit's own `gpuplan bench` matmul, where it ran one, is a better fact about it
+            # than the published measurement of another unit of the model (its clocks, its power
+            # cap, its driver): it takes that figure's place.
+            bench = self.measurement(gpu_id)
+            own = bench.matmul("bf16") or bench.matmul("fp16") if bench is not None else None
+            measured = own or achievable_matmul_fraction(gpu)
             f *= measured
             # FP8 GEMMs reach their own measured share of the FP8 peak, not the BF16 one.
-            fp8 = achievable_matmul_fraction(gpu, "fp8") / measured
+            own_fp8 = bench.matmul("fp8") if bench is not None else None
+            fp8 = (own_fp8 or min(achievable_matmul_fraction(gpu, "fp8"), measured)) / measured
         if f != 1.0 or self.matmul_fractions:
             cal = replace(
                 self,

@@ -5,7 +5,10 @@ matmul per dtype and a large device copy. The fitted efficiencies (``perf/calibr
 whole-model fractions of the datasheet peak; they include what a bare GEMM or copy does not show
 (smaller and oddly shaped GEMMs, eager launches, unfused kernels). So a measurement caps them: a
 unit that reaches less of its datasheet than the fit assumes (power-capped, throttled, a cut-down
-part) is slowed to what it showed; a healthy one keeps the fitted figures.
+part) is slowed to what it showed; a healthy one keeps the fitted figures. Where the calibration
+takes its tensor-core efficiencies as fractions of each GPU's measured achievable matmul rate
+(``Calibration.matmul_fractions``), this unit's bench matmul takes the place of the published
+measurement of the model (``Calibration.for_gpu``): both are a bare GEMM's share of the datasheet.
 
 perf never imports the catalog: any objects with :class:`BenchMeasurement`'s fields will do
 (``gpuplan.catalog.BenchResult`` rows from ``store.local.bench_results()``).
