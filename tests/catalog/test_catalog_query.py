@@ -109,3 +109,19 @@ def test_cheapest_by_gpu_ignores_unconvertible_prices(store: Store) -> None:
                 and x.confidence != "low"
             ]
             assert o.price_usd_per_gpu_hour == min(candidates)
+
+
+def test_max_price_names_the_rate_that_left_a_converted_offer_out(store: Store) -> None:
+    # Alibaba's prices are in CNY: shown in USD under a cap they all exceed, none is listed, but
+    # the CNY rate decided that, so the listing names it (and its age warning).
+    ali = OfferQuery(provider="alibaba", region="cn-shanghai", pricing="on_demand", currency="USD")
+    assert [r.currency for r in list_offers(store, ali).rates] == ["CNY"]
+    capped = list_offers(
+        store,
+        OfferQuery(provider="alibaba", region="cn-shanghai", pricing="on_demand", max_price_per_hour=0.01),
+    )
+    assert capped.views == ()
+    assert [r.currency for r in capped.rates] == ["CNY"]
+    # A USD-only listing still names none.
+    aws = list_offers(store, OfferQuery(provider="aws", pricing="on_demand", max_price_per_hour=0.01))
+    assert aws.rates == ()

@@ -161,6 +161,9 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     if not query.all_regions:
         views = _cheapest_region(views)
     hidden = 0
+    # The rates that converted a price shown, or a price --max-price compared and left out (its
+    # rate decided that): a listing of USD prices names no CNY rate.
+    used = converted_currencies((v.offer for v in views if v.price_per_hour is not None), currency.code)
     if query.max_price_per_hour is not None:
         if not (math.isfinite(query.max_price_per_hour) and query.max_price_per_hour > 0):
             raise DataError.worded(
@@ -174,8 +177,6 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
                 kept.append(v)
         views = kept
     views.sort(key=_sort_key(sort))
-    # The rates that converted a price shown: a listing of USD prices names no CNY rate.
-    used = converted_currencies((v.offer for v in views if v.price_per_hour is not None), currency.code)
     rates = tuple(r for r in (store.find_exchange_rate(c) for c in sorted(used)) if r is not None)
     return OfferListing(
         views=tuple(views),
