@@ -246,18 +246,21 @@ def estimate_json(
             tensor_parallel=tensor_parallel,
             pipeline_parallel=pipeline_parallel,
         ),
-        software_level=_stack_line(profile, stack),
+        software_level=_stack_line(profile, stack, outcomes),
         stack=stack_json(stack) if stack is not None else None,
         calibration=_calibration_json(cal),
         estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
     )
 
 
-def _stack_line(profile: Profile, stack: Stack | None) -> str:
+def _stack_line(profile: Profile, stack: Stack | None, outcomes: Sequence[EstimateOutcome] = ()) -> str:
     """The stack assumed, in words (the fixed level of old callers that give none)."""
     if stack is None:
         return _(SOFTWARE_LEVEL)
-    return stack_words(stack, images=profile.seq_len is None and profile.shape.family in ("cnn", "vit"))
+    # A host's decode rate bounded a step only where its vCPUs were known (an instance named).
+    checked = any(o.estimate is not None and o.estimate.input_samples_per_s is not None for o in outcomes)
+    images = profile.seq_len is None and profile.shape.family in ("cnn", "vit")
+    return stack_words(stack, images=images, decode_checked=checked)
 
 
 def _num(x: float) -> str:
@@ -515,6 +518,9 @@ def estimate_view(
     else:
         calib = _("Uncalibrated (literature efficiencies).")
     parts.append(
-        Text(_("Assumes {level}.").format(level=_stack_line(profile, stack)) + " " + calib, style="dim")
+        Text(
+            _("Assumes {level}.").format(level=_stack_line(profile, stack, outcomes)) + " " + calib,
+            style="dim",
+        )
     )
     return Group(*parts)

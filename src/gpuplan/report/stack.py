@@ -29,8 +29,10 @@ _INPUT = {
 }
 
 
-def stack_words(stack: Stack, *, images: bool) -> str:
-    """The stack in one line of the user's language (``images``: say the image-only settings)."""
+def stack_words(stack: Stack, *, images: bool, decode_checked: bool = True) -> str:
+    """The stack in one line of the user's language (``images``: say the image-only settings;
+    ``decode_checked``: False when no estimate knew its host's vCPUs, so that a DataLoader's decode
+    rate bounded nothing: said, as the step is then the GPUs' alone)."""
     level = stack.as_level()
     parts = [_(_LEVEL_NAMES[level.value]) if level is not None else _("a custom stack")]
     if images:
@@ -43,8 +45,15 @@ def stack_words(stack: Stack, *, images: bool) -> str:
             parts.append(_(_INPUT[stack.input_pipeline]))
         elif stack.loader_workers is not None:
             parts.append(_("DataLoader input, {n} workers per GPU").format(n=stack.loader_workers))
+        elif decode_checked:  # the default: one worker per vCPU of the instance (perf/input_pipeline.py)
+            parts.append(_("DataLoader input, one worker per vCPU"))
         else:
-            parts.append(_("DataLoader input"))
+            parts.append(
+                _(
+                    "DataLoader input, one worker per vCPU (its decode rate not checked: no instance "
+                    "named, give --instance)"
+                )
+            )
     else:
         parts.append(
             _("fused kernels: {names}").format(names=", ".join(k.value for k in stack.fused_kernels))
