@@ -283,8 +283,11 @@ def test_the_estimate_states_its_stack_and_shows_the_stock_and_tuned_levels(
     (row,) = doc["estimates"]
     assert [lv["level"] for lv in row["stack_levels"]] == ["stock", "tuned"]
     stock, tuned = row["stack_levels"]
-    # The stock level is the workload's own stack here: the same figures.
+    # The stock level is the workload's own stack here: the same figures, the same verdict.
     assert stock["throughput"] == pytest.approx(row["throughput"])
+    assert stock["memory_verdict"] == row["memory_verdict"] and tuned["memory_verdict"] is not None
+    # Which AdamW: the name alone does not say foreach or fused.
+    assert "optimizer adamw (foreach" in doc["software_level"]
     # The tuned level replays the step in CUDA graphs and uses fused AdamW: never slower.
     assert tuned["step_time_s"] <= stock["step_time_s"]
     table = CliRunner().invoke(

@@ -168,3 +168,31 @@ def test_measure_out_then_from_elsewhere_anchors_the_estimate(db: str, tmp_path:
     assert own["anchored"]["measured_on"] == gpu and own["anchored"]["transferred"] is False
     assert own["step_time_s"] == pytest.approx(doc["step_time"]["median_s"], rel=0.05)
     assert rows[1]["anchored"]["measured_on"] == gpu and rows[1]["anchored"]["transferred"] is True
+
+
+def test_next_to_an_anchored_estimate_the_stack_levels_are_the_models_and_say_so(
+    db: str, tmp_path: Path
+) -> None:
+    # The real CPU recording relabelled as an A100 step: the estimate anchors on it.
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    doc["device"].update(kind="cuda", gpu_id="A100-SXM4-80GB", name="NVIDIA A100-SXM4-80GB")
+    doc["notes"] = []
+    rec = tmp_path / "a100.json"
+    rec.write_text(json.dumps(doc), encoding="utf-8")
+    assert runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(rec)]).exit_code == 0
+    est = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB", "--json"])
+    assert est.exit_code == 0, est.output
+    (row,) = json.loads(est.stdout)["estimates"]
+    assert row["anchored"] is not None and row["step_time_s"] == pytest.approx(doc["step_time"]["median_s"])
+    stock, tuned = row["stack_levels"]
+    # The levels stay the model's (like with like), each with its memory verdict ...
+    assert stock["step_time_s"] == pytest.approx(row["anchored"]["model_compute_s"], rel=0.05)
+    assert stock["memory_verdict"] == row["memory_verdict"] == "fits" and tuned["memory_verdict"] == "fits"
+    # ... and the table does not call the model's stock figure "yours" beside the anchored one.
+    table = runner.invoke(
+        app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB"], env={"COLUMNS": "140"}
+    )
+    assert table.exit_code == 0, table.output
+    words = " ".join(table.stdout.split())
+    assert "stock (yours)" not in words and "yours ⚓" in words
+    assert "your measured step anchors only your own stack" in words

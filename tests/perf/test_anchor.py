@@ -209,3 +209,28 @@ def test_the_profiler_and_the_tracer_agree_on_what_a_matmul_is() -> None:
 
     for packet in _MATMUL:
         assert profiler_class(f"aten::{packet.__name__}") == "gemm", packet
+
+
+def test_the_anchored_range_is_called_narrower_only_where_it_is() -> None:
+    from gpuplan.perf.sweep import EstimateOutcome
+    from gpuplan.report.estimate import _anchor_line
+
+    p = _profile()
+    own = _estimate(p, "A100-SXM4-80GB", _measured(p))
+    moved = _estimate(p, "H100-SXM", _measured(p))
+    assert own.anchored is not None and moved.anchored is not None
+    # The model's own range here is CAL's ±0.25; on the measured GPU the anchor's is 0.05, narrower;
+    # moved to the H100 it is hypot(0.27, the steps' spread) > 0.25: no narrower than the model's.
+    assert own.anchored.model_log_halfwidth == moved.anchored.model_log_halfwidth == 0.25
+    assert own.anchored.narrower is True and moved.anchored.narrower is False
+    assert "the model's own: ×/÷ 1.28" in moved.notes[-1]  # e^0.25 = 1.284
+
+    def line(*estimates: object) -> str:
+        outcomes = [EstimateOutcome(gpu="x", gpu_count=1, estimate=e) for e in estimates]  # type: ignore[arg-type]
+        text = _anchor_line(outcomes)
+        assert text is not None
+        return text.plain
+
+    assert "with a narrower range" in line(own)
+    assert "with a narrower range" not in line(own, moved)
+    assert "not narrower than the model's" in line(own, moved)

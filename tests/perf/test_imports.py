@@ -34,3 +34,20 @@ def test_estimating_does_not_import_the_offline_calibration_room() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
+
+
+def test_every_room_above_the_fit_is_forbidden_to_import_it() -> None:
+    # The layers contract lets a room import any room below it, and the offline fit sits above
+    # perf; only the forbidden contract keeps the run-time rooms (the faces included) out of it.
+    from pathlib import Path
+
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text("utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    (layers,) = (c["layers"] for c in contracts if c["type"] == "layers")
+    above = layers[: layers.index("calibration")]
+    rooms = {f"gpuplan.{name.strip(' ()')}" for layer in above for name in layer.split("|")}
+    (forbidden,) = (c for c in contracts if c.get("forbidden_modules") == ["gpuplan.calibration"])
+    assert sorted(rooms - set(forbidden["source_modules"])) == []

@@ -133,3 +133,18 @@ def test_a_stack_round_trips_through_to_dict() -> None:
     w = _resnet(stack={"level": "tuned", "memory_format": "channels-first", "loader_workers": 0})
     assert Workload.from_dict(w.to_dict()) == w
     assert w.software_stack.loader_workers == 0 and not w.software_stack.channels_last
+
+
+def test_the_stack_in_words_says_which_adamw_and_whether_a_host_bounded_the_decode() -> None:
+    from gpuplan.report.stack import stack_words
+
+    # adamw is torch.optim.AdamW's default, the foreach kernel; the name alone does not say so.
+    assert "optimizer adamw (foreach" in stack_words(_w(optimizer="adamw").software_stack, images=False)
+    assert "optimizer adamw-fused" in stack_words(_w(optimizer="adamw-fused").software_stack, images=False)
+    # A DataLoader's workers decode on the host: without an instance nothing bounded the step.
+    stack = _resnet().software_stack
+    assert "one worker per vCPU;" in stack_words(stack, images=True)
+    unchecked = stack_words(stack, images=True, decode_checked=False)
+    assert "decode rate not checked" in unchecked and "--instance" in unchecked
+    four = _resnet(stack={"loader_workers": 4}).software_stack
+    assert "4 workers per GPU" in stack_words(four, images=True)

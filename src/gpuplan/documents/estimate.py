@@ -194,12 +194,16 @@ class StackDoc(Document):
     dropout: bool
     """Dropout as the model's config sets it (false: none)."""
     optimizer: str
+    """As the workload names it: ``adamw`` is PyTorch's foreach AdamW (its default on CUDA),
+    ``adamw-fused`` the fused one."""
     compile: bool
     cuda_graphs: bool
 
 
 class StackLevelFigures(Document):
-    """One GPU configuration's figures with the workload on a named stack (same model and GPUs)."""
+    """One GPU configuration's figures with the workload on a named stack (same model and GPUs).
+    The model's figures on each stack: a measured step (the row's ``anchored``) anchors only the
+    row's own figures, so the levels compare like with like."""
 
     level: str
     """``stock`` (plain PyTorch) or ``tuned`` (NVIDIA NGC-script level)."""
@@ -208,6 +212,10 @@ class StackLevelFigures(Document):
     """In the row's ``throughput_unit``."""
     peak_memory_gib: float | None
     fits: bool | None
+    """Fits for certain (``memory_verdict`` is ``fits``)."""
+    memory_verdict: MemoryVerdict | None = None
+    """``fits``, ``may-not-fit`` or ``does-not-fit`` on that stack, read on the whole memory band
+    as the row's own; None where the GPU cannot run it."""
     error: str | None = None
 
 
@@ -232,7 +240,12 @@ class AnchoredDoc(Document):
     model_compute_s: float
     """The model's own compute time per optimizer step without the measurement, s (to compare)."""
     range_factor: float
-    """The anchored compute's 80 % range is ×/÷ this (narrower than the model's own)."""
+    """The anchored compute's 80 % range is ×/÷ this (the measured steps' spread on the measured
+    GPU, else the transfer's error on published pairs, with that spread)."""
+    model_range_factor: float | None = None
+    """The model's own 80 % range on this GPU (×/÷, the calibration's held-out band), to compare
+    with ``range_factor``: a measured step is no surer than the model when its timed runs varied
+    widely. None for an unfitted prior."""
 
 
 class EstimateRow(Document):

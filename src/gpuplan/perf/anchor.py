@@ -413,6 +413,17 @@ class AnchoredStep:
     """The model's own compute time per optimizer step, without the measurement (for comparison)."""
     log_halfwidth: float
     """ln-half-width of the 80 % range of the anchored compute time."""
+    model_log_halfwidth: float | None = None
+    """ln-half-width of the model's own 80 % range on this GPU (the calibration's held-out band),
+    for comparison; None for an unfitted prior, whose range is not one half-width."""
+
+    @property
+    def narrower(self) -> bool | None:
+        """Whether the anchored range is narrower than the model's own; None when unknown. A
+        measured step is no surer than the model when its timed steps varied widely."""
+        if self.model_log_halfwidth is None:
+            return None
+        return self.log_halfwidth < self.model_log_halfwidth
 
 
 def anchor_note(anchor: Anchor, gpu: GPU, factors: dict[str, float]) -> str:

@@ -312,12 +312,10 @@ def gpu_stages(request: EstimateRequest, like: GpuStages | None = None) -> GpuSt
     """
     # Which share of the step one GPU runs, over which links (the share itself, ``like``'s).
     layout = lay_out(request, None if like is None else like.layout)
-    if like is None:
-        compute = compute_time(layout)  # that share on the roofline, through the pipeline schedule
-        memory = gpu_memory(layout)  # what one GPU holds as the run shards it
-    else:
-        compute, memory = like.compute, like.memory
+    # That share on the roofline, through the pipeline schedule.
+    compute = compute_time(layout) if like is None else like.compute
     comm = communication(layout, compute)  # the collectives and what of them compute hides
+    memory = gpu_memory(layout) if like is None else like.memory  # what one GPU holds as the run shards it
     spread = gpu_spread(layout, compute, comm)  # the step's point and 80 % range on the GPUs
     return GpuStages(layout, compute, comm, memory, spread)
 

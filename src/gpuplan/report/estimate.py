@@ -170,6 +170,7 @@ def _anchored_json(a: AnchoredStep | None) -> AnchoredDoc | None:
         host_s=a.host_s,
         model_compute_s=a.model_compute_s,
         range_factor=math.exp(a.log_halfwidth),
+        model_range_factor=None if a.model_log_halfwidth is None else math.exp(a.model_log_halfwidth),
     )
 
 
@@ -245,18 +246,21 @@ def estimate_json(
             tensor_parallel=tensor_parallel,
             pipeline_parallel=pipeline_parallel,
         ),
-        software_level=_stack_line(profile, stack),
+        software_level=_stack_line(profile, stack, outcomes),
         stack=stack_json(stack) if stack is not None else None,
         calibration=_calibration_json(cal),
         estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
     )
 
 
-def _stack_line(profile: Profile, stack: Stack | None) -> str:
+def _stack_line(profile: Profile, stack: Stack | None, outcomes: Sequence[EstimateOutcome] = ()) -> str:
     """The stack assumed, in words (the fixed level of old callers that give none)."""
     if stack is None:
         return _(SOFTWARE_LEVEL)
-    return stack_words(stack, images=profile.seq_len is None and profile.shape.family in ("cnn", "vit"))
+    # A host's decode rate bounded a step only where its vCPUs were known (an instance named).
+    checked = any(o.estimate is not None and o.estimate.input_samples_per_s is not None for o in outcomes)
+    images = profile.seq_len is None and profile.shape.family in ("cnn", "vit")
+    return stack_words(stack, images=images, decode_checked=checked)
 
 
 def _num(x: float) -> str:
@@ -350,13 +354,23 @@ def _anchor_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     if not anchored:
         return None
     a = anchored[0]
-    return Text(
-        _ANCHOR_MARK
-        + _(
+    # "Narrower" only where it is: the range of a step whose timed runs varied widely, moved to
+    # another GPU, can be as wide as the model's own.
+    if all(x.narrower for x in anchored):
+        line = _(
             "anchored on your step measured on {gpu} ({when}, gpuplan measure: {ms}); other GPUs get it "
             "moved op class by op class, compute-bound by achieved FLOP/s, memory-bound by bandwidth "
             "(Habitat, Yu et al., USENIX ATC'21), with a narrower range"
-        ).format(gpu=a.measured_on, when=a.measured_at, ms=_time(a.measured_step_s)),
+        )
+    else:
+        line = _(
+            "anchored on your step measured on {gpu} ({when}, gpuplan measure: {ms}); other GPUs get it "
+            "moved op class by op class, compute-bound by achieved FLOP/s, memory-bound by bandwidth "
+            "(Habitat, Yu et al., USENIX ATC'21); the range is not narrower than the model's on every "
+            "GPU (the measured steps varied: each row's range in --json)"
+        )
+    return Text(
+        _ANCHOR_MARK + line.format(gpu=a.measured_on, when=a.measured_at, ms=_time(a.measured_step_s)),
         style="dim",
     )
 
@@ -504,6 +518,9 @@ def estimate_view(
     else:
         calib = _("Uncalibrated (literature efficiencies).")
     parts.append(
-        Text(_("Assumes {level}.").format(level=_stack_line(profile, stack)) + " " + calib, style="dim")
+        Text(
+            _("Assumes {level}.").format(level=_stack_line(profile, stack, outcomes)) + " " + calib,
+            style="dim",
+        )
     )
     return Group(*parts)

@@ -11,7 +11,7 @@ from rich.text import Text
 from gpuplan.documents.estimate import StackDoc, StackLevelFigures
 from gpuplan.i18n import N_, _, format_number
 from gpuplan.perf.sweep import EstimateOutcome
-from gpuplan.vocab import InputPipelineKind, MemoryFormat
+from gpuplan.vocab import InputPipelineKind, MemoryFormat, OptimizerName
 from gpuplan.workload.stack import Stack
 
 __all__ = ["LevelOutcomes", "level_figures", "levels_table", "stack_json", "stack_words"]
@@ -29,8 +29,10 @@ _INPUT = {
 }
 
 
-def stack_words(stack: Stack, *, images: bool) -> str:
-    """The stack in one line of the user's language (``images``: say the image-only settings)."""
+def stack_words(stack: Stack, *, images: bool, decode_checked: bool = True) -> str:
+    """The stack in one line of the user's language (``images``: say the image-only settings;
+    ``decode_checked``: False when no estimate knew its host's vCPUs, so that a DataLoader's decode
+    rate bounded nothing: said, as the step is then the GPUs' alone)."""
     level = stack.as_level()
     parts = [_(_LEVEL_NAMES[level.value]) if level is not None else _("a custom stack")]
     if images:
@@ -43,8 +45,15 @@ def stack_words(stack: Stack, *, images: bool) -> str:
             parts.append(_(_INPUT[stack.input_pipeline]))
         elif stack.loader_workers is not None:
             parts.append(_("DataLoader input, {n} workers per GPU").format(n=stack.loader_workers))
+        elif decode_checked:  # the default: one worker per vCPU of the instance (perf/input_pipeline.py)
+            parts.append(_("DataLoader input, one worker per vCPU"))
         else:
-            parts.append(_("DataLoader input"))
+            parts.append(
+                _(
+                    "DataLoader input, one worker per vCPU (its decode rate not checked: no instance "
+                    "named, give --instance)"
+                )
+            )
     else:
         parts.append(
             _("fused kernels: {names}").format(names=", ".join(k.value for k in stack.fused_kernels))
@@ -53,7 +62,11 @@ def stack_words(stack: Stack, *, images: bool) -> str:
         )
         if not stack.dropout:
             parts.append(_("no dropout"))
-    parts.append(_("optimizer {name}").format(name=stack.optimizer.value))
+    if stack.optimizer is OptimizerName.ADAMW:
+        # The name alone does not say which kernel: torch.optim.AdamW picks foreach on CUDA.
+        parts.append(_("optimizer adamw (foreach, PyTorch's default)"))
+    else:
+        parts.append(_("optimizer {name}").format(name=stack.optimizer.value))
     parts.append(_("torch.compile") if stack.compile else _("eager"))
     parts.append(_("CUDA graphs") if stack.cuda_graphs else _("no CUDA graphs"))
     return "; ".join(parts)
@@ -87,6 +100,7 @@ def level_figures(levels: Sequence[LevelOutcomes], row: int) -> list[StackLevelF
                 throughput=e.throughput if e else None,
                 peak_memory_gib=e.peak_memory_gib if e else None,
                 fits=e.fits if e else None,
+                memory_verdict=e.memory_verdict if e else None,
                 error=o.error,
             )
         )
@@ -97,19 +111,32 @@ def levels_table(
     outcomes: Sequence[EstimateOutcome], levels: Sequence[LevelOutcomes], unit: str, stack: Stack | None
 ) -> Table | None:
     """Throughput per GPU configuration on the stock and the tuned stack (and on the workload's own
-    when it is neither), the one the estimate assumed marked."""
+    when it is neither, or when a measured step anchors it), the one the estimate assumed marked.
+
+    The level columns are the model's figures: a measured step anchors the workload's own stack
+    only, so next to an anchored estimate its own figure is a column of its own, and the levels'
+    figures say they are the model's (else "stock (yours)" would contradict the table above)."""
     if not levels or all(o.estimate is None for o in outcomes):
         return None
-    own = stack.as_level() if stack is not None else None
+    anchored = any(o.estimate is not None and o.estimate.anchored is not None for o in outcomes)
+    own = stack.as_level() if stack is not None and not anchored else None
     short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
     table = Table(
         title=Text(_("Throughput ({unit}) by software stack").format(unit=short)),
         title_justify="left",
         header_style="bold",
+        caption=Text(
+            _("stock and tuned: the model's figures; your measured step anchors only your own stack"),
+            style="dim",
+        )
+        if anchored
+        else None,
+        caption_justify="left",
     )
     table.add_column("GPU", no_wrap=True)
     if own is None:
-        table.add_column(_("yours"), justify="right")
+        # ⚓: the workload's own figures anchored on its measured step (explained above the table)
+        table.add_column(_("yours") + (" ⚓" if anchored else ""), justify="right")
     for name, _outcomes in levels:
         label = _("stock") if name == "stock" else _("tuned")
         if own is not None and own.value == name:

@@ -47,7 +47,7 @@ from gpuplan.web.requests import (
 )
 from gpuplan.web.strict_json import StrictJsonRoute
 
-__all__ = ["job_response", "router"]
+__all__ = ["job_document", "job_response", "router"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorDocument, "description": text}
@@ -75,9 +75,25 @@ def _scratch(request: Request) -> Path:
     return Path(request.app.state.config.scratch_dir)
 
 
-def job_response(request: Request, job: Any, status: int = 202) -> JSONResponse:
-    from gpuplan.web.routes_team import job_document
+def job_document(job: Any) -> dict[str, Any]:
+    return {
+        "job_id": job.id,
+        "kind": job.kind,
+        "status": job.status,
+        "progress": job.progress,
+        "message": job.message,
+        "created_by": job.created_by,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+        "attempts": job.attempts,
+        "error": job.error,
+        "result": job.result,
+        "href": f"/api/v1/jobs/{job.id}",
+    }
 
+
+def job_response(request: Request, job: Any, status: int = 202) -> JSONResponse:
     return JSONResponse(job_document(job), status_code=status)
 
 

@@ -25,10 +25,10 @@ from gpuplan.documents.serve import (
 )
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import BudgetRequest, SavePlanRequest, SaveWorkloadRequest
-from gpuplan.web.routes_api import _ERRORS
+from gpuplan.web.routes_api import _ERRORS, job_document
 from gpuplan.web.strict_json import StrictJsonRoute
 
-__all__ = ["job_document", "router"]
+__all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRoute)
 
@@ -37,24 +37,6 @@ Month = Annotated[str, PathParam(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description
 
 def _store(request: Request) -> Any:
     return request.app.state.stores.get()
-
-
-def job_document(job: Any) -> dict[str, Any]:
-    return {
-        "job_id": job.id,
-        "kind": job.kind,
-        "status": job.status,
-        "progress": job.progress,
-        "message": job.message,
-        "created_by": job.created_by,
-        "created_at": job.created_at,
-        "started_at": job.started_at,
-        "finished_at": job.finished_at,
-        "attempts": job.attempts,
-        "error": job.error,
-        "result": job.result,
-        "href": f"/api/v1/jobs/{job.id}",
-    }
 
 
 def _job(request: Request, job_id: str) -> Any:

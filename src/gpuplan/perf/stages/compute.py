@@ -215,6 +215,7 @@ def _anchored(layout: Layout, anchor: Anchor, model: ComputeTime) -> ComputeTime
         host_s=host_s * fs,
         model_compute_s=model.compute_s,
         log_halfwidth=half,
+        model_log_halfwidth=cal.time_log_halfwidth_for(gpu.architecture, local.shape.family),
     )
     # The model's host-bound and compile-factor lines describe times the measurement replaced.
     dropped = {_host_bound_note(), _compile_note(cal)}

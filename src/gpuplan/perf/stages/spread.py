@@ -95,14 +95,17 @@ def gpu_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> Ste
         faster, slower = (math.exp(half), math.exp(half)) if half is not None else time_spread(cal)
         step_low = compute_s / a + comm_fast_s / faster
         step_high = compute_s * a + comm_s * slower
-        notes.append(
-            _("range: ×/÷ {factor} on the anchored compute ({why})").format(
-                factor=f"{a:.2f}",
-                why=_("the spread of the measured steps")
-                if not compute.anchored.transferred
-                else _("the transfer's error on published pairs of one workload on two GPUs"),
-            )
+        why = (
+            _("the spread of the measured steps")
+            if not compute.anchored.transferred
+            else _("the transfer's error on published pairs of one workload on two GPUs")
         )
+        if half is not None:
+            # Said beside the model's own range: a step whose timed runs varied widely, moved to
+            # another GPU, can be no surer than the model.
+            why = _("{why}; the model's own: ×/÷ {factor}").format(why=why, factor=f"{math.exp(half):.2f}")
+        line = _("range: ×/÷ {factor} on the anchored compute ({why})")
+        notes.append(line.format(factor=f"{a:.2f}", why=why))
     elif half is None:  # an unfitted prior: its residual band ⊕ the software spread
         faster, slower = time_spread(cal)
         step_low = compute_s / faster + comm_fast_s
