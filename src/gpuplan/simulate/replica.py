@@ -210,11 +210,13 @@ def _batch_of(key: int) -> float:
 
 def _iterations_s(m: StepModel, decoding: float, ctx: float, prefill: np.ndarray) -> np.ndarray:
     """:meth:`StepModel.iteration_s` over an array of prompt tokens (the other terms fixed)."""
+    from gpuplan.simulate.batching import with_host_s
+
     mem = (m.weights_bytes + ctx * m.kv_bytes_per_token) / m.bandwidth_bytes_per_s
     fixed = decoding * m.decode_s_per_token + ctx * m.attention_s_per_context_token
     compute = fixed + prefill * m.prefill_s_per_token
     gpu = np.maximum(np.maximum(mem, compute), m.floor_s)
-    return np.asarray(m.comm_fixed_s + m.comm_s_per_token * (decoding + prefill) + np.maximum(gpu, m.host_s))
+    return np.asarray(with_host_s(m, gpu, m.comm_fixed_s + m.comm_s_per_token * (decoding + prefill)))
 
 
 def replica_from_step(
@@ -316,11 +318,21 @@ def estimator_replica(
     """The replica the estimator predicts for a traced decoder, and the bytes of weights it loads at
     a cold start (all its tensor-parallel GPUs together). The command line and the service both
     build their replica here."""
+    from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
     from gpuplan.simulate.batching import engine_defaults, parse_engine
 
     tp = stack.tensor_parallel
-    step = step_model(prof, g, tensor_parallel=tp, cuda_graphs=stack.cuda_graphs, compiled=stack.compiled)
+    # vLLM of no stated version: its CPU work per iteration is taken not to overlap the GPU's (the
+    # slower bound; perf/engine_cpu.py).
+    step = step_model(
+        prof,
+        g,
+        tensor_parallel=tp,
+        cuda_graphs=stack.cuda_graphs,
+        compiled=stack.compiled,
+        engine=UNKNOWN_ENGINE,
+    )
     engine = engine_defaults(g.id, g.memory_gib)
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
