@@ -156,3 +156,15 @@ def test_tensor_parallel_collectives_are_gpu_work_the_cpu_overlaps() -> None:
     # 10 ms of kernels + 2 ms of all-reduces on the GPU; 2.9 ms on the CPU beside them.
     assert tp.iteration_s(1, 0, 0) == pytest.approx(0.012)
     assert replace(tp, engine=SGLANG_SYNC).iteration_s(1, 0, 0) == pytest.approx(0.012 + SGLANG_SYNC.step_s)
+
+
+def test_the_replica_says_what_cpu_work_it_counted() -> None:
+    from gpuplan.simulate import replica_from_step
+
+    words = {
+        m.engine.name: replica_from_step(m, ENGINE, mean_prompt_tokens=100, mean_output_tokens=50).source
+        for m in (MODEL, replace(MODEL, engine=SGLANG_SYNC), replace(MODEL, engine=SGLANG_OVERLAP))
+    }
+    assert "CPU" not in words[NO_ENGINE.name]
+    assert "CPU work 2.9 ms per iteration, added to the GPU's time" in words[SGLANG_SYNC.name]
+    assert "CPU work 2.9 ms per iteration, overlapped with the GPU's work" in words[SGLANG_OVERLAP.name]

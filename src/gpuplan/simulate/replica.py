@@ -241,7 +241,7 @@ def replica_from_step(
         "estimator: continuous batching, KV cache for {slots} sequences of {ctx:,.0f} tokens "
         "({kv:,} tokens), {alone_ms:.1f} ms per token alone, {full_ms:.1f} ms at {slots} sequences "
         "(prefill of {joining:.2f} requests per iteration included), prefill {prefill:,.0f} tokens/s; "
-        "{engine}"
+        "{engine}{cpu}"
     ).format(
         slots=slots,
         ctx=mean_ctx,
@@ -251,6 +251,7 @@ def replica_from_step(
         joining=slots / max(1.0, mean_output_tokens),
         prefill=base.prefill_tokens_per_s,
         engine=_engine_words(engine),
+        cpu=_cpu_words(step),
     )
     return ReplicaModel(
         gpu=base.gpu,
@@ -264,6 +265,15 @@ def replica_from_step(
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=max(1.0, mean_output_tokens),
     )
+
+
+def _cpu_words(step: StepModel) -> str:
+    cpu = step.engine
+    if cpu.step_s <= 0:
+        return ""
+    how = _("overlapped with the GPU's work") if cpu.overlapped else _("added to the GPU's time")
+    # The separator is in the words: each language writes its own.
+    return _("; the engine's CPU work {ms:.1f} ms per iteration, {how}").format(ms=cpu.step_s * 1e3, how=how)
 
 
 def _engine_words(engine: EngineSettings) -> str:
