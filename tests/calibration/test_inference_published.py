@@ -9,7 +9,11 @@ per launch), 11 rows on A100, A10G and H100: median |error| 17.6 %, worst −39.
 compiled without CUDA graphs); the CUDA-graph rows −21 … +34 % (the H100 SGLang rows over-predicted
 +16 … +34 %), the eager decode rows −19 … +18 % (the FMS eager step was −70 % before the host floor
 for eager launches). With the earlier fit on 64 rows (bandwidth efficiency 0.653) the median was
-16.4 %. The bounds below leave room for such refits: a factor of two per row, 25 % on the median.
+16.4 %. With the fit of 2026-12-02 (115 rows) the median is 17.7 %, worst +56.6 %: the vLLM and
+SGLang rows are predicted 18–57 % fast. Those engines' CPU work per iteration
+(``perf/engine_cpu.py``, 2.9 ms) leaves them as they were: vLLM 0.23 and SGLang 0.4 overlap it with
+the GPU, whose step is the longer in all four. The bounds below leave room for such refits: a
+factor of two per row, 25 % on the median.
 """
 
 from __future__ import annotations

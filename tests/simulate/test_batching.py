@@ -8,6 +8,14 @@ import numpy as np
 import pytest
 
 from gpuplan.errors import GpuplanError, InputError
+from gpuplan.perf.engine_cpu import (
+    NO_ENGINE,
+    SGLANG_OVERLAP,
+    SGLANG_SYNC,
+    VLLM_V1_ASYNC,
+    VLLM_V1_SYNC,
+    engine_cpu,
+)
 from gpuplan.perf.inference import StepModel
 from gpuplan.simulate.batching import EngineSettings, engine_defaults, parse_engine, run_replica
 
@@ -124,3 +132,39 @@ def test_defaults_follow_vllm_and_settings_parse_in_one_line() -> None:
             np.array([1]),
             arrival_s=np.zeros(1),
         )
+
+
+def test_the_iteration_model_and_the_replica_carry_the_engines_cpu_time() -> None:
+    # A 10 ms decode step (the weight read): vLLM 0.11 adds 2.9 ms, vLLM 0.19 hides it.
+    sync = replace(MODEL, engine=engine_cpu("vLLM 0.11.0"))
+    overlapped = replace(MODEL, engine=engine_cpu("vLLM 0.19.0"))
+    assert MODEL.iteration_s(1, 0, 0) == pytest.approx(0.010)
+    assert sync.iteration_s(1, 0, 0) == pytest.approx(0.010 + SGLANG_SYNC.step_s)
+    assert overlapped.iteration_s(1, 0, 0) == pytest.approx(0.010)
+    # The replica's vectorised decode stretch takes the same step as the one-iteration path.
+    runs = {
+        m.engine.name: run_replica(m, ENGINE, np.array([10]), np.array([101]), arrival_s=np.array([0.0]))
+        for m in (MODEL, sync, overlapped)
+    }
+    base = runs[NO_ENGINE.name].tpot_s[0]
+    assert runs[VLLM_V1_SYNC.name].tpot_s[0] == pytest.approx(base + SGLANG_SYNC.step_s)
+    assert runs[VLLM_V1_ASYNC.name].tpot_s[0] == pytest.approx(base)
+
+
+def test_tensor_parallel_collectives_are_gpu_work_the_cpu_overlaps() -> None:
+    tp = replace(MODEL, comm_fixed_s=2e-3, engine=SGLANG_OVERLAP)
+    # 10 ms of kernels + 2 ms of all-reduces on the GPU; 2.9 ms on the CPU beside them.
+    assert tp.iteration_s(1, 0, 0) == pytest.approx(0.012)
+    assert replace(tp, engine=SGLANG_SYNC).iteration_s(1, 0, 0) == pytest.approx(0.012 + SGLANG_SYNC.step_s)
+
+
+def test_the_replica_says_what_cpu_work_it_counted() -> None:
+    from gpuplan.simulate import replica_from_step
+
+    words = {
+        m.engine.name: replica_from_step(m, ENGINE, mean_prompt_tokens=100, mean_output_tokens=50).source
+        for m in (MODEL, replace(MODEL, engine=SGLANG_SYNC), replace(MODEL, engine=SGLANG_OVERLAP))
+    }
+    assert "CPU" not in words[NO_ENGINE.name]
+    assert "CPU work 2.9 ms per iteration, added to the GPU's time" in words[SGLANG_SYNC.name]
+    assert "CPU work 2.9 ms per iteration, overlapped with the GPU's work" in words[SGLANG_OVERLAP.name]

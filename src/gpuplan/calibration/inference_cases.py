@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from gpuplan.calibration.case import CalibrationCase
 from gpuplan.calibration.published import read_data
+from gpuplan.perf.engine_cpu import NO_ENGINE, EngineCpu, engine_cpu
 
 if TYPE_CHECKING:
     from gpuplan.perf.calibration import Calibration
@@ -47,6 +48,9 @@ class InferenceCase(CalibrationCase):
     from Python) or ``eager`` (every PyTorch op issued from the CPU)."""
     prompt_tokens: int
     output_tokens: int
+    engine: EngineCpu = NO_ENGINE
+    """The serving engine the row ran (vLLM, SGLang: its CPU work per step, by the version the row
+    names); none for a plain generation loop (eager PyTorch, torch.compile, ``generate()``)."""
     with_prefill: bool = False
     """The published tokens/s divides the new tokens by the whole ``generate()`` call (the prompt's
     prefill included), so the prediction does too."""
@@ -92,6 +96,7 @@ def _case(row: dict[str, str]) -> InferenceCase | None:
         why += f", mean context {ctx} (prompt + half the output)"
     tp = int(row["gpu_count"]) if "TP=" in row["parallelism"] else 1
     launch = _launch(row["software"])
+    served = any(name in row["software"].lower() for name in ("vllm", "sglang"))
     workload = {
         "name": row["model"],
         "task": "infer",
@@ -121,6 +126,7 @@ def _case(row: dict[str, str]) -> InferenceCase | None:
         launch=launch,
         prompt_tokens=prompt,
         output_tokens=output,
+        engine=engine_cpu(row["software"]) if served else NO_ENGINE,
         with_prefill="(prefill included)" in row["notes"],
     )
 
@@ -147,6 +153,7 @@ def predict_inference(
 
     workload = load_workload(case.workload)
     request = request_for(workload, profile, get_gpu(case.gpu), count=case.gpu_count, calibration=calibration)
+    request = request.changed(serving_engine=case.engine)
     (outcome,) = estimate_all((request,), with_advice=False)
     if outcome.decode is None or outcome.estimate is None:
         # Every case is a decoder traced for inference: no decode figure is a bug, not bad input.

@@ -21,6 +21,7 @@ from gpuplan.i18n import N_
 from gpuplan.perf.anchor import AnchoredStep, StepMeasurement
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
+from gpuplan.perf.engine_cpu import EngineCpu
 from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
@@ -110,6 +111,9 @@ class EstimateRequest:
     cuda_graphs: bool | None = None
     """Whether steps replay captured CUDA graphs, so the CPU does not issue each kernel. None: yes
     for inference (decode, as serving engines run it), no for training (eager PyTorch)."""
+    serving_engine: EngineCpu | None = None
+    """The serving engine that runs an LLM's decode steps, whose CPU work between two steps the GPU
+    waits for unless the engine overlaps it (``perf/engine_cpu.py``); None: a plain generation loop."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
     feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""

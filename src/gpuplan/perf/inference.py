@@ -15,6 +15,7 @@ from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, load_calibration
+from gpuplan.perf.engine_cpu import NO_ENGINE, EngineCpu
 from gpuplan.perf.links import Link, all_reduce_s
 from gpuplan.perf.memory import (
     ALLOCATOR_SLACK,
@@ -97,7 +98,9 @@ class StepModel:
     context (compute); prompt tokens cost what one token of the estimator's prefill costs (the
     traced forward's time per token, attention at the traced sequence length). The slower of
     memory and compute sets the time, never below the fused kernels' floor; without CUDA graphs the
-    host's kernel launches are a floor too; tensor parallelism adds its all-reduces.
+    host's kernel launches are a floor too; the serving engine's own CPU work per iteration
+    (:mod:`gpuplan.perf.engine_cpu`) is added, or overlapped where the engine overlaps it; tensor
+    parallelism adds its all-reduces.
     """
 
     gpu: str
@@ -124,6 +127,8 @@ class StepModel:
     comm_s_per_token: float
     kv_capacity_tokens: int
     """Tokens of KV cache that fit beside the weights (the engine's block pool)."""
+    engine: EngineCpu = NO_ENGINE
+    """The serving engine's CPU work per iteration (none: a plain generation loop)."""
 
     def iteration_s(
         self, decode_seqs: float, context_tokens: float, prefill_tokens: float, *, with_host: bool = True
@@ -138,7 +143,9 @@ class StepModel:
         )
         gpu = max(mem, compute, self.floor_s)
         comm = self.comm_fixed_s + self.comm_s_per_token * (decode_seqs + prefill_tokens)
-        return comm + (max(gpu, self.host_s) if with_host else gpu)
+        if not with_host:
+            return comm + gpu
+        return self.engine.iteration_s(comm + max(gpu, self.host_s), self.host_s)
 
 
 def _dtype_path(precision: str, weight_bytes: float) -> str:
@@ -160,6 +167,7 @@ def decode_estimate(
     link: Link | None = None,
     cuda_graphs: bool = True,
     compiled: bool = False,
+    engine: EngineCpu | None = None,
 ) -> DecodeEstimate:
     """Prefill and decode of a decoder LLM traced for inference (``profile.task == 'infer'``).
 
@@ -176,6 +184,10 @@ def decode_estimate(
     :attr:`Calibration.host_overhead_us`: the traced forward's kernel calls in eager PyTorch, or
     with ``compiled`` (Inductor fuses the ops between two matmuls into one kernel) the same ~12
     fused kernels per layer a serving engine runs.
+
+    ``engine``: the serving engine that runs the steps, whose CPU work between two steps
+    (:mod:`gpuplan.perf.engine_cpu`) the GPU waits for unless the engine overlaps it; None: a plain
+    generation loop (no scheduler between the steps).
     """
     return _decode_and_step(
         profile,
@@ -187,6 +199,7 @@ def decode_estimate(
         link=link,
         cuda_graphs=cuda_graphs,
         compiled=compiled,
+        engine=engine,
     )[1]
 
 
@@ -199,6 +212,7 @@ def step_model(
     link: Link | None = None,
     cuda_graphs: bool = True,
     compiled: bool = False,
+    engine: EngineCpu | None = None,
 ) -> StepModel:
     """The iteration model behind :func:`decode_estimate` (same arguments), for a serving
     simulation that runs it iteration by iteration."""
@@ -210,6 +224,7 @@ def step_model(
         link=link,
         cuda_graphs=cuda_graphs,
         compiled=compiled,
+        engine=engine,
     )[0]
 
 
@@ -224,6 +239,7 @@ def _decode_and_step(
     link: Link | None = None,
     cuda_graphs: bool = True,
     compiled: bool = False,
+    engine: EngineCpu | None = None,
 ) -> tuple[StepModel, DecodeEstimate]:
     # The body of decode_estimate (its docstring says what it computes).
     if not profile.seq_len:
@@ -264,8 +280,9 @@ def _decode_and_step(
         launches = _SERVING_KERNELS_PER_LAYER * max(layers, 1) if compiled else forward_phase.forward_calls
         host_s = launches * cal.host_overhead_us * 1e-6
     # Prefill is one forward of the traced batch: the same launches, without graphs host-bound at
-    # short prompts.
-    prefill = max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link)
+    # short prompts, and one iteration of the engine's CPU work.
+    engine = engine or NO_ENGINE
+    prefill = engine.iteration_s(max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link), host_s)
 
     flop_rate = peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)
     reduce_1 = 2 * layers * all_reduce_s(hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
@@ -291,6 +308,7 @@ def _decode_and_step(
         comm_fixed_s=2 * reduce_1 - reduce_2,
         comm_s_per_token=reduce_2 - reduce_1,
         kv_capacity_tokens=max(0, math.floor(free / (kv_tok * ALLOCATOR_SLACK[1]))) if kv_tok > 0 else 0,
+        engine=engine,
     )
 
     def step_s(n: int) -> float:

@@ -74,6 +74,7 @@ def _one(
                 link=request.link,
                 cuda_graphs=request.replays_graphs,
                 compiled=request.compiled,
+                engine=request.serving_engine,
             )
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands

@@ -38,7 +38,7 @@ from gpuplan.errors import InputError
 from gpuplan.i18n.messages import N_
 from gpuplan.perf.inference import StepModel
 
-__all__ = ["EngineSettings", "ReplicaRun", "engine_defaults", "parse_engine", "run_replica"]
+__all__ = ["EngineSettings", "ReplicaRun", "engine_defaults", "parse_engine", "run_replica", "with_host_s"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,6 +138,17 @@ class _State:
 
     def drop(self, k: int) -> tuple[int, int, int, int]:
         return self.ids.pop(k), self.kv.pop(k), self.todo.pop(k), self.left.pop(k)
+
+
+def with_host_s(model: StepModel, gpu: np.ndarray, comm: np.ndarray | float) -> np.ndarray:
+    """:meth:`StepModel.iteration_s` over arrays of GPU kernel times ``gpu`` and collectives
+    ``comm``: the kernel launches (0 with CUDA graphs) a floor under the kernels, and the engine's
+    CPU work overlapped with the GPU's or after it."""
+    device = comm + np.maximum(gpu, model.host_s)
+    cpu = model.engine
+    if cpu.overlapped:
+        return np.maximum(device, model.host_s + cpu.step_s)
+    return device + cpu.step_s
 
 
 def _blocks(tokens: int, block: int) -> int:
@@ -352,7 +363,7 @@ def _decode_stretch(
     mem = (model.weights_bytes + ctx * model.kv_bytes_per_token) / model.bandwidth_bytes_per_s
     compute = b * model.decode_s_per_token + ctx * model.attention_s_per_context_token
     gpu = np.maximum(np.maximum(mem, compute), model.floor_s)
-    step = model.comm_fixed_s + model.comm_s_per_token * b + np.maximum(gpu, model.host_s)
+    step = with_host_s(model, gpu, model.comm_fixed_s + model.comm_s_per_token * b)
     ends = t + np.cumsum(step)
     if admissible and nxt < len(arrivals) and arrivals[nxt] < ends[-1]:
         # The request arriving now is admitted at the first iteration boundary after it.

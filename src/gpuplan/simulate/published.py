@@ -5,8 +5,9 @@ request lengths and load: ``vllm bench serve`` with a request rate (Poisson arri
 request at once for ``inf``) or a cap on concurrent requests (closed loop). A case groups the rows of
 one run. The replica that reproduces it is :func:`gpuplan.simulate.batching.run_replica` on the
 estimator's iteration model of the model traced at the run's prompt length, with vLLM's scheduling
-defaults for that GPU and the run's ``gpu_memory_utilization`` (vLLM's default 0.9 is what the
-estimator's memory model already assumes).
+defaults for that GPU, the run's ``gpu_memory_utilization`` (vLLM's default 0.9 is what the
+estimator's memory model already assumes) and the CPU work per iteration of the engine version the
+row names (:mod:`gpuplan.perf.engine_cpu`, from a published measurement).
 
 Nothing is fitted on these rows: the step times come from the estimator's training fit, so every
 error is held out. Throughput is scored only where the server set it (``inf`` or a concurrency
@@ -52,6 +53,8 @@ class PublishedCase:
     label: str
     citation: str
     gpu: str
+    engine: str
+    """The serving engine as the source names it (its version sets its CPU work per iteration)."""
     preset: str
     input_tokens: int
     output_tokens: int
@@ -111,6 +114,7 @@ def published_cases() -> tuple[PublishedCase, ...]:
                     f"{row['publisher']}, {row['title']}, {row['url']} ({row['where']}), read {row['read']}"
                 ),
                 gpu=row["gpu"],
+                engine=row["engine"],
                 preset=row["preset"],
                 input_tokens=int(row["input_tokens"]),
                 output_tokens=int(row["output_tokens"]),
@@ -126,11 +130,12 @@ def published_cases() -> tuple[PublishedCase, ...]:
 
 def _run(case: PublishedCase, profile: Profile, seed: int = 0) -> ReplicaRun:
     from gpuplan.hardware import get_gpu
+    from gpuplan.perf.engine_cpu import engine_cpu
     from gpuplan.perf.inference import step_model
     from gpuplan.simulate.batching import engine_defaults, run_replica
 
     gpu = get_gpu(case.gpu)
-    step = step_model(profile, gpu)
+    step = step_model(profile, gpu, engine=engine_cpu(case.engine))
     if case.gpu_memory_utilization != VLLM_MEMORY_UTILISATION:
         less = (VLLM_MEMORY_UTILISATION - case.gpu_memory_utilization) * gpu.memory_gib * 2**30
         step = replace(

@@ -210,11 +210,13 @@ def _batch_of(key: int) -> float:
 
 def _iterations_s(m: StepModel, decoding: float, ctx: float, prefill: np.ndarray) -> np.ndarray:
     """:meth:`StepModel.iteration_s` over an array of prompt tokens (the other terms fixed)."""
+    from gpuplan.simulate.batching import with_host_s
+
     mem = (m.weights_bytes + ctx * m.kv_bytes_per_token) / m.bandwidth_bytes_per_s
     fixed = decoding * m.decode_s_per_token + ctx * m.attention_s_per_context_token
     compute = fixed + prefill * m.prefill_s_per_token
     gpu = np.maximum(np.maximum(mem, compute), m.floor_s)
-    return np.asarray(m.comm_fixed_s + m.comm_s_per_token * (decoding + prefill) + np.maximum(gpu, m.host_s))
+    return np.asarray(with_host_s(m, gpu, m.comm_fixed_s + m.comm_s_per_token * (decoding + prefill)))
 
 
 def replica_from_step(
@@ -239,7 +241,7 @@ def replica_from_step(
         "estimator: continuous batching, KV cache for {slots} sequences of {ctx:,.0f} tokens "
         "({kv:,} tokens), {alone_ms:.1f} ms per token alone, {full_ms:.1f} ms at {slots} sequences "
         "(prefill of {joining:.2f} requests per iteration included), prefill {prefill:,.0f} tokens/s; "
-        "{engine}"
+        "{engine}{cpu}"
     ).format(
         slots=slots,
         ctx=mean_ctx,
@@ -249,6 +251,7 @@ def replica_from_step(
         joining=slots / max(1.0, mean_output_tokens),
         prefill=base.prefill_tokens_per_s,
         engine=_engine_words(engine),
+        cpu=_cpu_words(step),
     )
     return ReplicaModel(
         gpu=base.gpu,
@@ -262,6 +265,15 @@ def replica_from_step(
         mean_prompt_tokens=mean_prompt_tokens,
         mean_output_tokens=max(1.0, mean_output_tokens),
     )
+
+
+def _cpu_words(step: StepModel) -> str:
+    cpu = step.engine
+    if cpu.step_s <= 0:
+        return ""
+    how = _("overlapped with the GPU's work") if cpu.overlapped else _("added to the GPU's time")
+    # The separator is in the words: each language writes its own.
+    return _("; the engine's CPU work {ms:.1f} ms per iteration, {how}").format(ms=cpu.step_s * 1e3, how=how)
 
 
 def _engine_words(engine: EngineSettings) -> str:
@@ -316,11 +328,21 @@ def estimator_replica(
     """The replica the estimator predicts for a traced decoder, and the bytes of weights it loads at
     a cold start (all its tensor-parallel GPUs together). The command line and the service both
     build their replica here."""
+    from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
     from gpuplan.simulate.batching import engine_defaults, parse_engine
 
     tp = stack.tensor_parallel
-    step = step_model(prof, g, tensor_parallel=tp, cuda_graphs=stack.cuda_graphs, compiled=stack.compiled)
+    # vLLM of no stated version: its CPU work per iteration is taken not to overlap the GPU's (the
+    # slower bound; perf/engine_cpu.py).
+    step = step_model(
+        prof,
+        g,
+        tensor_parallel=tp,
+        cuda_graphs=stack.cuda_graphs,
+        compiled=stack.compiled,
+        engine=UNKNOWN_ENGINE,
+    )
     engine = engine_defaults(g.id, g.memory_gib)
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)

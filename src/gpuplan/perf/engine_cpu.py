@@ -1,0 +1,148 @@
+"""A serving engine's CPU time per iteration, outside the GPU kernels, from a published measurement.
+
+Between two forward passes a continuous-batching server (vLLM, SGLang) works on the CPU: it takes
+the last step's sampled tokens, checks stop conditions, schedules the next batch, allocates KV
+blocks and builds the next step's input tensors. CUDA graphs remove the kernel launches, not this
+work: unless the engine overlaps it with the GPU, the GPU waits for it every iteration.
+
+The figures are the medians of a published per-iteration measurement, not fitted on anything:
+
+- Srivatsa, Li, Zhang, Abhyankar (WukLab, UC San Diego), "Can Scheduling Overhead Dominate LLM
+  Inference Performance? A Study of CPU Scheduling Overhead on Two Popular LLM Inference Systems",
+  https://mlsys.wuklab.io/posts/scheduling_overhead/ (2024-09-10; source of the figures:
+  github.com/WukLab/wuklab_sysml@92e190d0 static/images/scheduling_overhead/*_A100.svg_{0,1,2}.svg,
+  read 2026-12-02). Median per-iteration scheduling time on A100s (one GPU; Llama-70B on four),
+  300 requests sent at once, 512-token batches; Llama 1.3B / 8B / 70B over the workloads 1024:64,
+  1024:1024, ShareGPT (and LooGLE for 8B):
+  SGLang 0.2.13 (commit 3694f8f9): 3.13, 4.29, 3.55 / 1.91, 2.70, 2.16, 1.87 / 5.30, 2.30, 4.20 ms
+  (Figure 6; median of the ten 2.9 ms);
+  vLLM 0.5.4: 12.28, 13.40, 18.80 / 14.31, 21.77, 17.16, 4.14 / 8.52, 28.16, 22.50 ms
+  (Figure 2; median 15.7 ms).
+
+What is assumed, beyond the source:
+
+- The source measured batches of up to a few hundred sequences and does not separate a part per
+  sequence, so the one figure stands for every batch size (for a batch of a few sequences it is an
+  upper bound).
+- vLLM V1 (v0.8 on, where it became the default engine) is given SGLang's figure: V1 rebuilt the
+  engine loop on the two things the source names as SGLang's advantage (vectorised input
+  preparation, the persistent batch; detokenising outside the engine loop), and no public
+  per-iteration figure for V1 itself was found (vLLM, "vLLM V1: A Major Upgrade to vLLM's Core
+  Architecture", https://blog.vllm.ai/2025/01/27/v1-alpha-release.html, 2025-01-27, read
+  2026-12-02). vLLM before V1 keeps its own 0.5.4 figure (0.6's asynchronous output processing
+  lowered it by an amount the source does not give: the slower figure is kept).
+- Overlap: SGLang from v0.4 runs its scheduler one batch ahead of the GPU ("zero-overhead batch
+  scheduler", on by default: LMSYS, "SGLang v0.4", https://lmsys.org/blog/2024-12-04-sglang-v0-4/,
+  2024-12-04), and vLLM's asynchronous scheduling does the same (vLLM PR #19970, 2025-06-23; on by
+  default from v0.14.0, vLLM issue #27679 "Async Scheduling Plan" and PR #27614; release stated in
+  deepjavalibrary/djl issue #3833, 2026-01-27). An overlapped iteration takes the longer of the GPU
+  and the CPU work, an engine that does not overlap takes their sum.
+- An engine of unknown version (or an unknown engine) is taken not to overlap: the slower bound.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "NO_ENGINE",
+    "SGLANG_OVERLAP",
+    "SGLANG_SYNC",
+    "UNKNOWN_ENGINE",
+    "VLLM_V0",
+    "VLLM_V1_ASYNC",
+    "VLLM_V1_SYNC",
+    "EngineCpu",
+    "engine_cpu",
+]
+
+_WUKLAB = (
+    "WukLab (UC San Diego), 'Can Scheduling Overhead Dominate LLM Inference Performance?', "
+    "https://mlsys.wuklab.io/posts/scheduling_overhead/ (2024-09-10), median per-iteration scheduling "
+    "time on A100s"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineCpu:
+    """The CPU work of one serving iteration and whether the engine hides it behind the GPU."""
+
+    name: str
+    step_s: float
+    """CPU time per iteration outside the GPU kernels (scheduling, input preparation, sampling's
+    host side, stop checks)."""
+    overlapped: bool
+    """The engine prepares the next iteration while the GPU runs this one: an iteration takes the
+    longer of the two, not their sum."""
+    source: str
+
+    def iteration_s(self, device_s: float, launch_s: float = 0.0) -> float:
+        """One iteration: ``device_s`` of GPU work (its kernels and collectives, already no shorter
+        than the CPU's kernel launches ``launch_s``; 0 with CUDA graphs) and this engine's CPU work,
+        overlapped or in turn."""
+        if self.overlapped:
+            return max(device_s, launch_s + self.step_s)
+        return device_s + self.step_s
+
+
+#: A plain generation loop (no serving engine: no scheduler between the steps).
+NO_ENGINE = EngineCpu(name="none", step_s=0.0, overlapped=False, source="no serving engine")
+_SGLANG_S = 2.9e-3
+_VLLM_V0_S = 15.7e-3
+SGLANG_SYNC = EngineCpu(
+    name="SGLang (before v0.4)",
+    step_s=_SGLANG_S,
+    overlapped=False,
+    source=f"{_WUKLAB}: SGLang 0.2.13, median of 10 runs 2.9 ms (1.9-5.3)",
+)
+SGLANG_OVERLAP = EngineCpu(
+    name="SGLang (v0.4 on, overlap scheduler)",
+    step_s=_SGLANG_S,
+    overlapped=True,
+    source=SGLANG_SYNC.source + "; overlapped from v0.4 (LMSYS, SGLang v0.4, 2024-12-04)",
+)
+VLLM_V0 = EngineCpu(
+    name="vLLM (before V1)",
+    step_s=_VLLM_V0_S,
+    overlapped=False,
+    source=f"{_WUKLAB}: vLLM 0.5.4, median of 10 runs 15.7 ms (4.1-28.2)",
+)
+VLLM_V1_SYNC = EngineCpu(
+    name="vLLM V1 (synchronous scheduling)",
+    step_s=_SGLANG_S,
+    overlapped=False,
+    source=SGLANG_SYNC.source + " (vLLM V1 assumed to match SGLang's figure)",
+)
+VLLM_V1_ASYNC = EngineCpu(
+    name="vLLM V1 (asynchronous scheduling, v0.14 on)",
+    step_s=_SGLANG_S,
+    overlapped=True,
+    source=VLLM_V1_SYNC.source + "; overlapped from v0.14.0 (vLLM PR #27614)",
+)
+UNKNOWN_ENGINE = EngineCpu(
+    name="serving engine of unknown version (not overlapped: the slower bound)",
+    step_s=_SGLANG_S,
+    overlapped=False,
+    source=VLLM_V1_SYNC.source,
+)
+
+_NAMED = re.compile(r"\b(vllm|sglang)\b\s*v?(?:(\d+)\.(\d+))?")
+
+
+def engine_cpu(software: str | None) -> EngineCpu:
+    """The engine a software description names (``"vLLM 0.19.0"``, ``"SGLang v0.4.1"``): vLLM or
+    SGLang by name and the version right after it; either without a version there, or a text that
+    names neither, is :data:`UNKNOWN_ENGINE`. ``None`` or an empty text: :data:`NO_ENGINE` (a plain
+    generation loop, no server)."""
+    if not software:
+        return NO_ENGINE
+    named = _NAMED.search(software.lower())
+    if named is None or named[2] is None:
+        return UNKNOWN_ENGINE
+    version = (int(named[2]), int(named[3]))
+    if named[1] == "sglang":
+        return SGLANG_SYNC if version < (0, 4) else SGLANG_OVERLAP
+    if version < (0, 8):
+        return VLLM_V0
+    return VLLM_V1_SYNC if version < (0, 14) else VLLM_V1_ASYNC
