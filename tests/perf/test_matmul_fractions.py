@@ -40,9 +40,23 @@ def test_the_fraction_is_applied_once() -> None:
 
 
 def test_an_unmeasured_gpu_is_costed_at_its_vendor_s_lowest_measured_fraction() -> None:
-    v100 = CAL.for_gpu("V100-SXM2-16GB", "Volta")
-    assert v100.tensor_matmul_efficiency == pytest.approx(0.7 * achievable_matmul_fraction(get_gpu("B200")))
-    assert v100.tensor_matmul_efficiency < CAL.for_gpu("H100-SXM").tensor_matmul_efficiency
+    a10 = CAL.for_gpu("A10", "Ampere")
+    assert a10.tensor_matmul_efficiency == pytest.approx(0.7 * achievable_matmul_fraction(get_gpu("L4")))
+    assert a10.tensor_matmul_efficiency < CAL.for_gpu("H100-SXM").tensor_matmul_efficiency
+
+
+def test_a_gpu_with_a_measured_fraction_is_costed_at_its_own() -> None:
+    # the L40S's median run, 269.15 of 362.05 TFLOP/s bf16, not the vendor's lowest (the L4's)
+    l40s = CAL.for_gpu("L40S", "Ada Lovelace")
+    assert l40s.compute_efficiency("bf16", "matmul") == pytest.approx(0.7 * 269.15 / 362.05, abs=1e-3)
+    assert get_gpu("L40S").matmul_fraction != achievable_matmul_fraction(get_gpu("A10"))
+    # the same die as a GeForce RTX 4090, which reaches its whole FP32-accumulate peak: the
+    # power-limited L40S's GEMMs come out slower per datasheet TFLOP
+    rtx = CAL.for_gpu("RTX-4090", "Ada Lovelace")
+    assert rtx.compute_efficiency("bf16", "matmul") / l40s.compute_efficiency("bf16", "matmul") > 1.3
+    # a fraction above 1 (a GeForce card clocked over its rated boost) never lifts an efficiency past 1
+    assert CAL.for_gpu("RTX-5090").tensor_matmul_efficiency == pytest.approx(0.7 * 1.136, abs=1e-3)
+    assert replace(CAL, tensor_matmul_efficiency=0.95).for_gpu("RTX-5090").tensor_matmul_efficiency == 1.0
 
 
 def test_a_matmul_bound_step_scales_with_the_measured_fraction() -> None:

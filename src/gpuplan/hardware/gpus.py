@@ -96,10 +96,12 @@ class GPU:
     public document gives it (A10G, B200, MI300X)."""
     sm_source: str = ""
     matmul_fraction: float | None = None
-    """The largest dense BF16 matmul rate measured on this GPU over its datasheet peak (Maximum
-    Achievable Matmul FLOPS, the best of a search over shapes): how much of the peak one matmul
-    reached on the part as it runs (its clocks, its power limit, its vendor's BLAS). None where no
-    public measurement was read (``matmul_fraction_source`` says so);
+    """The largest dense BF16 matmul rate measured on this GPU over its datasheet peak (FP16 on
+    Volta and Turing, which have no BF16 tensor cores): Maximum Achievable Matmul FLOPS (the best of
+    a search over shapes) where published, else the median over users' runs of the best square
+    ``torch.mm``: how much of the peak one matmul reached on the part as it runs (its clocks, its
+    power limit, its vendor's BLAS). Above 1 where a GeForce card holds clocks over its rated boost.
+    None where no public measurement was read (``matmul_fraction_source`` says so);
     :func:`achievable_matmul_fraction` then gives the lowest known fraction of the vendor's GPUs."""
     matmul_fraction_source: str = ""
     matmul_fraction_fp8: float | None = None
