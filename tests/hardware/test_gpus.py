@@ -180,13 +180,26 @@ def test_crowd_measured_fractions_are_the_median_run_over_the_datasheet_peak() -
     assert achievable_matmul_fraction(get_gpu("L4")) < achievable_matmul_fraction(get_gpu("L40S")) < 0.8
 
 
-def test_an_unmeasured_gpu_takes_its_vendor_s_lowest_measured_matmul_fraction() -> None:
-    nvidia = [g.matmul_fraction for g in all_gpus() if g.vendor == "nvidia" and g.matmul_fraction]
+def test_an_unmeasured_gpu_takes_the_lowest_measured_matmul_fraction_of_its_kind() -> None:
+    def measured(arch: str | None = None) -> list[float]:
+        return [
+            g.matmul_fraction
+            for g in all_gpus()
+            if g.vendor == "nvidia" and g.matmul_fraction and arch in (None, g.architecture)
+        ]
+
     a10 = get_gpu("A10")
     assert a10.matmul_fraction is None
-    assert achievable_matmul_fraction(a10) == min(nvidia) == get_gpu("L4").matmul_fraction
-    # never above what the worst measured part of the vendor reached, nor the best case 1.0
-    assert achievable_matmul_fraction(a10) < achievable_matmul_fraction(get_gpu("H100-SXM"))
+    # the worst measured Ampere part (the RTX A6000), not the 72 W Ada L4 nor the best case 1.0
+    assert achievable_matmul_fraction(a10) == min(measured("Ampere")) == get_gpu("RTX-A6000").matmul_fraction
+    assert achievable_matmul_fraction(a10) < achievable_matmul_fraction(get_gpu("A100-SXM4-80GB"))
+    # the H100 NVL is costed like the H100 PCIe, the lowest measured Hopper part
+    nvl = get_gpu("H100-NVL")
+    assert nvl.matmul_fraction is None
+    assert achievable_matmul_fraction(nvl) == get_gpu("H100-PCIE").matmul_fraction == min(measured("Hopper"))
+    # an architecture with no measured part (Pascal) takes the vendor's lowest (the L4's)
+    p100 = get_gpu("P100-PCIE-16GB")
+    assert achievable_matmul_fraction(p100) == min(measured()) == get_gpu("L4").matmul_fraction
     # an unmeasured FP8 fraction is the vendor's lowest FP8 one, and at most the GPU's own BF16 one
     l40s, mi300x = get_gpu("L40S"), get_gpu("MI300X")
     assert achievable_matmul_fraction(l40s, "fp8") == get_gpu("H100-SXM").matmul_fraction_fp8

@@ -98,8 +98,8 @@ def test_h100_nvl_faster_than_h100_sxm_is_flagged_and_bounded_by_it(resnet50: Pr
     assert fixed.plausibility is not None and fixed.plausibility.flags == ()
     assert fixed.step_time_s >= estimate(resnet50, H100, calibration=cal).step_time_s
     assert any("bounded by H100-SXM (700 W)" in n for n in fixed.notes)
-    # The shipped fit costs the unmeasured NVL at the lowest measured matmul fraction of NVIDIA's
-    # parts, below the SXM part's own: it comes out slower without the bound.
+    # The shipped fit costs the unmeasured NVL at the lowest measured matmul fraction of a Hopper
+    # part (the H100 PCIe's), below the SXM part's own: it comes out slower without the bound.
     shipped = estimate(resnet50, nvl)
     assert shipped.step_time_s > estimate(resnet50, H100).step_time_s
     assert not any("bounded by H100-SXM" in n for n in shipped.notes)

@@ -102,7 +102,8 @@ class GPU:
     ``torch.mm``: how much of the peak one matmul reached on the part as it runs (its clocks, its
     power limit, its vendor's BLAS). Above 1 where a GeForce card holds clocks over its rated boost.
     None where no public measurement was read (``matmul_fraction_source`` says so);
-    :func:`achievable_matmul_fraction` then gives the lowest known fraction of the vendor's GPUs."""
+    :func:`achievable_matmul_fraction` then gives the lowest known fraction of the vendor's GPUs of
+    its architecture."""
     matmul_fraction_source: str = ""
     matmul_fraction_fp8: float | None = None
     """The same for FP8 (``float8_e4m3fn``) matmuls over the dense FP8 peak; None where not measured
@@ -192,15 +193,22 @@ def all_gpus() -> tuple[GPU, ...]:
 def achievable_matmul_fraction(gpu: GPU, path: str = "bf16") -> float:
     """The share of its datasheet peak a matmul reaches on ``gpu``: measured (``gpus.csv``
     ``matmul_fraction``, ``matmul_fraction_fp8`` for the ``fp8`` path, the BF16 one for the other
-    tensor paths), or, unmeasured, the lowest measured of its vendor's GPUs (of all GPUs when none
-    of its vendor's is measured) — an unknown part is never taken to reach more of its datasheet
-    than the worst measured one. An unmeasured FP8 fraction is at most the GPU's BF16 one."""
+    tensor paths), or, unmeasured, the lowest measured of its vendor's GPUs of the same architecture
+    (the same tensor cores and BLAS kernels; an H100 NVL is costed like the H100 PCIe, not like a
+    72 W L4), else of its vendor's GPUs, else of all — an unknown part is never taken to reach more
+    of its datasheet than the worst measured one of its kind. An unmeasured FP8 fraction is at most
+    the GPU's BF16 one."""
     attr = "matmul_fraction_fp8" if path == "fp8" else "matmul_fraction"
     own: float | None = getattr(gpu, attr)
     if own is not None:
         return own
-    known = [(g.vendor, v) for g in all_gpus() if (v := getattr(g, attr)) is not None]
-    lowest = min([v for vendor, v in known if vendor == gpu.vendor] or [v for _, v in known] or [1.0])
+    known = [(g.vendor, g.architecture, v) for g in all_gpus() if (v := getattr(g, attr)) is not None]
+    lowest = min(
+        [v for vendor, arch, v in known if vendor == gpu.vendor and arch == gpu.architecture]
+        or [v for vendor, _, v in known if vendor == gpu.vendor]
+        or [v for *_, v in known]
+        or [1.0]
+    )
     return min(lowest, achievable_matmul_fraction(gpu)) if path == "fp8" else lowest
 
 

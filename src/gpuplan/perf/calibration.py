@@ -116,8 +116,8 @@ class Calibration:
     was measured to reach) rather than of its datasheet peak. The faster GPUs reach less of their
     datasheet (A100 SXM 86.9 %, H100 SXM 80.3 %, B200 77.6 %): with the measured fraction, a GPU
     the fit never saw is costed from that fact about it, not from another architecture's fitted
-    factor. An unmeasured GPU takes the lowest measured fraction of its
-    vendor's (``hardware.achievable_matmul_fraction``)."""
+    factor. An unmeasured GPU takes the lowest measured fraction of its vendor's parts of its
+    architecture (``hardware.achievable_matmul_fraction``)."""
     fp8_casts: bool = False
     """Whether an FP8 GEMM also pays for casting its operands to FP8, kernels of their own costed by
     their bytes (``perf/roofline.py``); without it :attr:`fp8_factor` carries them."""
