@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/calibrate.py --retrace  # re-trace every case (after tracer changes)
     .venv/bin/python benchmarks/calibrate.py --folds 5  # k for the k-fold held-out error (default 5)
     .venv/bin/python benchmarks/calibrate.py --band-only  # rebuild the bands from the stored residuals
+    .venv/bin/python benchmarks/calibrate.py --shapes --gemm-fit  # shapes, GEMM parameters fitted on GEMMs
 
 The offline path (``gpuplan.calibration``): reads the published rows of
 ``src/gpuplan/calibration/data/`` and maps each to the workload that reproduces it
@@ -304,6 +305,12 @@ def main() -> None:
         help="cost matmul and attention calls by their traced shapes (perf/gemm.py) and fit its parameters",
     )
     parser.add_argument(
+        "--gemm-fit",
+        action="store_true",
+        help="with --shapes: hold the GEMM tile parameters and per-call time at their fit on the measured "
+        "GEMMs of calibration/data/gemm_shapes.csv (benchmarks/gemm_fit.py), not fitted on these rows",
+    )
+    parser.add_argument(
         "--matmul-fractions",
         action="store_true",
         help="fit the tensor efficiencies as fractions of each GPU's measured achievable matmul rate "
@@ -348,6 +355,19 @@ def main() -> None:
         publisher=lambda cp: cp[0].publisher,
     )
     hold = [h for h in args.hold.split(",") if h]
+    if args.gemm_fit:
+        if not args.shapes:
+            sys.exit("error: --gemm-fit needs --shapes (it sets the shape parameters)")
+        from gemm_fit import shipped_gemm_fit
+
+        gemm = shipped_gemm_fit()
+        start = replace(
+            start,
+            gemm_k_overhead=gemm.k_overhead,
+            gemm_tile_overhead=gemm.tile_overhead,
+            gemm_call_us=gemm.per_call_us,
+        )
+        hold += ["gemm_k_overhead", "gemm_tile_overhead"]
     free = [
         n
         for n in _free_parameters(fit_pairs)
@@ -387,6 +407,9 @@ def main() -> None:
     cal = with_band(fitted, pairs, fitted_on=date.today().isoformat(), data_sha256=digest, heldout=heldout)
     if physical:
         cal = replace(cal, source=f"{cal.source}; --matmul-fractions")
+    if args.gemm_fit:
+        cal = replace(cal, source=f"{cal.source}; GEMM shape parameters fitted on measured GEMMs")
+        hold = [h for h in hold if h not in ("gemm_k_overhead", "gemm_tile_overhead")]
     if hold:
         # Said in the file: these stay at their literature value (fitting them did not improve the
         # leave-one-publisher-out error, `--ablate`).

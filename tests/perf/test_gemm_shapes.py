@@ -98,6 +98,30 @@ def test_matmul_time_on_the_roofline_carries_the_shape_multiplier() -> None:
     assert op_time_s(shaped, a100, "amp-bf16", plain) == pytest.approx((flops + 5e9) / peak)
 
 
+def test_each_shaped_matmul_call_pays_the_fixed_call_time_and_nothing_else_does() -> None:
+    a100 = get_gpu("A100-SXM4-80GB")
+    cal = replace(PRIOR, gemm_shapes=True, gemm_call_us=5.0)
+    flops = 2.0 * 2048 * 768 * 768
+    shaped = OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="bfloat16", count=3,
+                      flops=3 * flops, bytes_moved=0.0, shapes=((3, 1, 2048, 768, 768),))  # fmt: skip
+    without = op_time_s(shaped, a100, "amp-bf16", replace(cal, gemm_call_us=0.0))
+    assert op_time_s(shaped, a100, "amp-bf16", cal) == pytest.approx(without + 3 * 5e-6)
+    # not a record without shapes, not with shapes off, not an attention call
+    bare = replace(shaped, shapes=())
+    assert op_time_s(bare, a100, "amp-bf16", cal) == op_time_s(
+        bare, a100, "amp-bf16", replace(cal, gemm_call_us=0.0)
+    )
+    off = replace(cal, gemm_shapes=False)
+    assert op_time_s(shaped, a100, "amp-bf16", off) == op_time_s(
+        shaped, a100, "amp-bf16", replace(off, gemm_call_us=0.0)
+    )
+    attn = replace(shaped, op="aten._scaled_dot_product_flash_attention", op_class="attention",
+                   shapes=((3, 32, 2048, 2048, 128),))  # fmt: skip
+    assert op_time_s(attn, a100, "amp-bf16", cal) == op_time_s(
+        attn, a100, "amp-bf16", replace(cal, gemm_call_us=0.0)
+    )
+
+
 def test_batch_scaling_and_tensor_parallel_split_the_right_dimension() -> None:
     assert scaled_shapes(((2, 1, 4096, 1024, 1024),), 0.5) == ((2, 1, 2048, 1024, 1024),)
     assert scaled_shapes(((2, 96, 128, 128, 64),), 2.0) == ((2, 192, 128, 128, 64),)

@@ -20,4 +20,6 @@ package (``lint-imports`` enforces it).
   split-conformal band.
 - :mod:`~gpuplan.calibration.inference_cases` — decode and prefill rows, compared with the
   inference model, never fitted.
+- :mod:`~gpuplan.calibration.gemm_fit` — the GEMM shape parameters of ``perf/gemm.py`` fitted on
+  measured matmuls (``data/gemm_shapes.csv``), which ``benchmarks/calibrate.py --gemm-fit`` holds.
 """

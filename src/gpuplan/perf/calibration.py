@@ -86,20 +86,29 @@ class Calibration:
     (profiles older than schema 5); with shapes, ``perf/gemm.py`` costs the tiles and waves."""
     gemm_shapes: bool = False
     """Whether matmul and attention records are costed by their traced shapes (``perf/gemm.py``)
-    rather than the per-call tail. Off in the shipped fit: fitted with shapes
-    (``benchmarks/calibrate.py --shapes``) the leave-one-publisher-out median improved but two of
-    the three shape parameters sat at their bounds, the decode/prefill check regressed, and the
-    ablation found that fitting none of the three improves the grouped figure (see
-    ``benchmarks/results/calibration_shapes.txt``)."""
+    rather than the per-call tail. Off in the prior. Fitted with shapes and the three shape
+    parameters free on the training rows (``benchmarks/calibrate.py --shapes``), two of them sat at
+    their bounds and the ablation found that fitting none of the three improves the grouped figure
+    (``benchmarks/results/calibration_shapes.txt``); with ``--shapes --gemm-fit`` the GEMM parameters
+    and :attr:`gemm_call_us` are fitted on measured GEMMs instead and held (``calibration/gemm_fit.py``),
+    which on 2026-12-02 gave a leave-one-publisher-out median of 9.7 % and leave-one-architecture-out
+    of 11.7 %, against 9.9 % and 12.5 % without shapes."""
     gemm_k_overhead: float = 64.0
     """Fixed cost of one GEMM thread-block tile (filling its load pipeline, writing its output), in
     elements of ``k`` (``perf/gemm.py``): what makes a small-``k`` GEMM less efficient. Prior: two
     32-deep k-blocks, the fill of a 3-stage mainloop (CUTLASS's Ampere default
-    ``ThreadblockShape<128, 128, 32>`` with 3 stages; ASSUMPTION until fitted)."""
+    ``ThreadblockShape<128, 128, 32>`` with 3 stages; ASSUMPTION until fitted). With
+    ``benchmarks/calibrate.py --gemm-fit`` it is fitted on measured GEMMs (``calibration/gemm_fit.py``)."""
     gemm_tile_overhead: float = 32.0
     """Operand traffic of a GEMM tile in units of its FLOPs (``perf/gemm.tile_rate``): the larger,
     the slower the small tiles a narrow layer gets. Prior 32: a 64 × 64 tile at 0.69 of a 256 × 128
-    one (ASSUMPTION until fitted; the guide ranks 64 × 64 the least efficient without a figure)."""
+    one (ASSUMPTION until fitted; the guide ranks 64 × 64 the least efficient without a figure). With
+    ``--gemm-fit``, fitted on measured GEMMs as :attr:`gemm_k_overhead`."""
+    gemm_call_us: float = 0.0
+    """Fixed GPU time of one matmul call beyond its shape-costed FLOPs (launch ramp, epilogue),
+    microseconds; with :attr:`gemm_shapes` only. Fitted with :attr:`gemm_k_overhead` and
+    :attr:`gemm_tile_overhead` on measured GEMMs (``calibration/gemm_fit.py``), not on training rows;
+    0 in the prior."""
     attention_head_overhead: float = 32.0
     """A fused attention block's softmax work in head-dimension columns (``perf/gemm.py``): a head
     of ``d`` runs at ``d / (d + this)`` of a large GEMM's rate before waves. Prior 32: head 64 at
@@ -184,6 +193,7 @@ class Calibration:
             or self.min_kernel_time_us < 0
             or self.host_overhead_us < 0
             or min(self.gemm_k_overhead, self.gemm_tile_overhead, self.attention_head_overhead) < 0
+            or self.gemm_call_us < 0
             or self.time_band < 1.0
             or self.memory_band < 1.0
             or self.attention_factor <= 0

@@ -39,6 +39,18 @@ efficiency): the sum over its recorded shapes of the modelled time over the idea
 efficiencies then describe a large, well-shaped GEMM; the shapes say how far each call falls short.
 A GPU whose SM count is not in the hardware table is costed at the worst of a few plausible counts
 (unknown is never the best case).
+
+**Where the parameters come from.** ``gemm_k_overhead``, ``gemm_tile_overhead`` and the fixed time
+per matmul call (``Calibration.gemm_call_us``) are fitted on measured GEMMs, not on training runs:
+OpenXLA's table of measured BF16 matmul throughput (375 shapes each on an H100 SXM and a B200, ``b``
+∈ {1, 2, 4}, ``m, n, k`` ∈ {256, …, 4096}; ``calibration/data/gemm_shapes.csv``, fitted by
+``calibration/gemm_fit.py``, printed by ``benchmarks/gemm_fit.py``). The fit on the H100 rows (its SM
+count is known) gives ``k_overhead`` ≈ 164 elements, ``tile_overhead`` ≈ 60 and ≈ 5.4 µs a call, a
+median error of 4 % on its rows and of 8 % on the B200's, predicted with those values and the
+catalog's B200 rate; ``benchmarks/calibrate.py --shapes --gemm-fit`` holds them while it fits the
+training rows. Without ``--gemm-fit`` (and in the prior) they are the ASSUMPTIONs on
+:class:`~gpuplan.perf.calibration.Calibration`. ``attention_head_overhead`` has no such data yet: it is
+the prior's ASSUMPTION (or the training fit's, with ``--shapes`` alone).
 """
 
 from __future__ import annotations

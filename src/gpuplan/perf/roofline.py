@@ -2,7 +2,8 @@
 
 An op call takes ``max(flops / (peak[path] × eff), bytes / (bandwidth × eff_bw), min_kernel_time)``;
 a matmul or attention call's FLOPs are first multiplied by what its traced shapes lose on the GPU
-(tile and wave quantization, small ``k``, narrow tiles, short heads: ``perf/gemm.py``).
+(tile and wave quantization, small ``k``, narrow tiles, short heads: ``perf/gemm.py``), and each
+shaped matmul call adds its fixed time (``Calibration.gemm_call_us``) to the compute term.
 The dtype path is where the op runs on the GPU:
 
 - float16 / bfloat16 / float8 inputs → the FP16 / BF16 / FP8 tensor-core peak;
@@ -152,6 +153,8 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
         if op.op_class in _TENSOR_CLASSES:
             peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
             compute_s = _tensor_flops(op, gpu, cal, calls) / peak
+            if cal.gemm_shapes and op.shapes and op.op_class == "matmul":
+                compute_s += calls * cal.gemm_call_us * 1e-6  # each call's fixed time
         elif (fp32 := fp32_peak_tflops(gpu)) is not None:
             compute_s = op.flops / (fp32 * 1e12 * cal.vector_efficiency)
         else:
