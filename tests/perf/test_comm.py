@@ -96,3 +96,21 @@ def test_the_fitted_calibration_charges_overlapped_communication() -> None:
     # Fitted on the multi-node FSDP rows (KempnerForge H200 at 400 Gbit/s per GPU): with perfect
     # overlap they came out 16–40 % fast. A fit that left it at 0 would have learnt nothing from them.
     assert 0.1 < load_calibration().overlap_cost < 0.9
+
+
+def test_a_pair_of_a_directly_joined_4_gpu_board_runs_on_a_third_of_the_nvlink() -> None:
+    # A 4-GPU H200 board without NVSwitch: each GPU's 18 links are split 6/6/6 over its three
+    # peers, so a collective over two of them moves its bytes over 6 links, one over all four
+    # over all 18. Under NVSwitch (no board given) any pair has the GPU's whole NVLink.
+    h200 = get_gpu("H200-SXM")
+    switched = Link.for_gpus(h200, 4, gpus_per_node=4)
+    board = Link.for_gpus(h200, 4, gpus_per_node=4, nvlink_board=4)
+    assert board.nvlink_share(2) == pytest.approx(1 / 3) and board.nvlink_share(4) == 1.0
+    assert switched.nvlink_share(2) == 1.0
+    nbytes = 1e9
+    latency = 5e-6  # one NVLink ring hop of two GPUs
+    pair = all_gather_s(nbytes, board, world=2) - latency
+    assert pair == pytest.approx(3 * (all_gather_s(nbytes, switched, world=2) - latency))
+    assert all_gather_s(nbytes, board, world=4) == pytest.approx(all_gather_s(nbytes, switched, world=4))
+    # PCIe has no board to split: the setting is dropped.
+    assert Link.for_gpus(h200, 4, gpus_per_node=4, nvlink=False, nvlink_board=4).nvlink_board is None

@@ -42,6 +42,9 @@ class CalibrationCase:
     network_gbit_s: float | None = None
     """Inter-node network per node as published (None: one node, or not stated)."""
     network_kind: str | None = None
+    nvlink_board: int | None = None
+    """GPUs of the node's NVLink board when joined directly, without NVSwitch (None: NVSwitch, or
+    no NVLink): :attr:`~gpuplan.perf.links.Link.nvlink_board`."""
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
     virtual_stages: int = 1

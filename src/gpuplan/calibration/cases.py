@@ -177,6 +177,7 @@ def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | Non
         gpus_per_node=case.gpus_per_node,
         network_gbit_s=case.network_gbit_s,
         network_kind=case.network_kind,  # type: ignore[arg-type]
+        nvlink_board=case.nvlink_board,
     )
     return EstimateRequest(
         profile=profile,

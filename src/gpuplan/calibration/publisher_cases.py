@@ -359,7 +359,15 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
     micro-batch hidden behind compute for free); the fitted ``overlap_cost``
     (perf/stages/communication.py) is what they determine. The 2-node 70B row is compared, not
     fitted: its report calls it memory-bound (128.5 of 141 GB per GPU), a slowdown the model does
-    not have."""
+    not have.
+
+    The nodes hold four H200 SXM on one NVLink board (the row's ``network`` text). NVSwitch comes
+    only on the 8-GPU HGX baseboards (NVIDIA AI Enterprise documentation, "NVIDIA NVSwitch",
+    platform support: HGX B300/B200/H200/H100/H800/A100 8-GPU baseboards,
+    https://docs.nvidia.com/ai-enterprise/release-8/8.0/infra-software/vgpu/features/nvswitch.html,
+    read 2026-12-02), so the four are joined directly and each GPU's 18 links are split over its
+    three peers: TP=2 or FSDP=2 inside the node runs on a pair's third of the NVLink
+    (``nvlink_board``)."""
     tp = int(re.search(r"TP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     fsdp = int(re.search(r"FSDP=(\d+)", row["parallelism"]).group(1))  # type: ignore[union-attr]
     accum = int(re.search(r"grad_accum (\d+)", row["notes"]).group(1))  # type: ignore[union-attr]
@@ -373,6 +381,7 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
         checkpointing="full",
         compile=True,
     )
+    board = re.match(r"(\d+)x H200 per node, NVLink", row["network"])
     nics = re.search(r"(\d+)x (\d+) Gb/s NDR InfiniBand per node", row["network"])
     network = float(int(nics.group(1)) * int(nics.group(2))) if nics else None
     why = f"TP={tp} (sequence parallel) × FSDP={fsdp}, torch.compile"
@@ -394,6 +403,7 @@ def _kempner_case(row: Mapping[str, str]) -> CalibrationCase:
         gpus_per_node=int(row["gpus_per_node"]),
         tensor_parallel=tp,
         sequence_parallel=tp > 1,
+        nvlink_board=int(board.group(1)) if board and int(board.group(1)) < 8 else None,
     )
 
 

@@ -108,6 +108,11 @@ class Link:
     network_kind: NetworkKind = DEFAULT_NETWORK_KIND
     network_source: NetworkSource = "user"
     """Where ``network_gbit_s`` came from: the user, the instance's catalog entry, or assumed."""
+    nvlink_board: int | None = None
+    """GPUs of a node's NVLink board when they are joined directly, without NVSwitch (a 4-GPU HGX
+    baseboard): each GPU's links are split evenly over the other ``nvlink_board − 1``, so a
+    collective over fewer of them uses only their share (:meth:`nvlink_share`). None: NVSwitch,
+    every GPU reaches any group of the node at its full NVLink bandwidth."""
 
     @property
     def network_known(self) -> bool:
@@ -128,6 +133,7 @@ class Link:
         network_gbit_s: float | None = None,
         network_kind: NetworkKind | None = None,
         network_source: NetworkSource = "user",
+        nvlink_board: int | None = None,
     ) -> Link:
         """A link from GPU datasheet facts and what the instance says.
 
@@ -135,7 +141,8 @@ class Link:
         parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node. Without
         ``network_gbit_s`` the network is unknown (``network_source`` ``assumed``): the slow end of
         the plausible fabrics, :data:`SLOW_NETWORK_GBIT_S` over ``network_kind`` or TCP. A stated
-        rate of unstated kind is taken as RDMA.
+        rate of unstated kind is taken as RDMA. ``nvlink_board``: the GPUs of a node's directly
+        joined NVLink board (:attr:`Link.nvlink_board`); None: NVSwitch.
         """
         if count < 1:
             raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
@@ -164,6 +171,7 @@ class Link:
             network_gbit_s=DEFAULT_NETWORK_GBIT_S if network_gbit_s is None else network_gbit_s,
             network_kind=network_kind or (SLOW_NETWORK_KIND if assumed else DEFAULT_NETWORK_KIND),
             network_source="assumed" if assumed else network_source,
+            nvlink_board=nvlink_board if has_nvlink else None,
         )
 
     def fast_end(self) -> Link:
@@ -173,8 +181,20 @@ class Link:
             return self
         return replace(self, network_gbit_s=FAST_NETWORK_GBIT_S, network_kind=FAST_NETWORK_KIND)
 
-    def intra_bus_bytes_s(self) -> float:
-        return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node]
+    def intra_bus_bytes_s(self, gpus: int | None = None) -> float:
+        """Bytes/s one GPU moves inside its node for a collective over ``gpus`` of the node's GPUs
+        (default: all of the job's on the node), NCCL's share of the link."""
+        share = self.nvlink_share(self.gpus_per_node if gpus is None else gpus)
+        return self.intra_node_gbps * 1e9 * _NCCL_EFFICIENCY[self.intra_node] * share
+
+    def nvlink_share(self, gpus: int) -> float:
+        """The share of each GPU's NVLink a collective over ``gpus`` GPUs of one node can use: 1
+        under NVSwitch; on a directly joined board of ``b`` GPUs, the links to the other
+        ``gpus − 1`` of the ``b − 1`` peers. E.g. 2 GPUs of a 4-GPU H200 board: 6 of 18 links."""
+        board = self.nvlink_board
+        if self.intra_node != "nvlink" or not board or gpus >= board:
+            return 1.0
+        return max(gpus - 1, 1) / (board - 1)
 
     def network_bus_bytes_s(self) -> float:
         """Bytes/s the node's NICs together carry for NCCL."""
@@ -227,7 +247,8 @@ def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float
     """A ring collective of ``passes`` × (n−1)/n × ``nbytes`` per GPU (1 for all-gather and
     reduce-scatter, 2 for all-reduce), hierarchical across nodes as NCCL runs it.
 
-    Inside a node each GPU moves ``passes·(g−1)/g·bytes`` over its own link. Across N nodes the
+    Inside a node each GPU moves ``passes·(g−1)/g·bytes`` over its own link (on a directly joined
+    board, over its links to the other ``g − 1``). Across N nodes the
     node's NICs together move ``passes·(N−1)/N·bytes`` (each of the g GPUs carries its 1/g share
     of the data over the node's network). NCCL pipelines the two, so the slower one sets the time.
     """
@@ -235,7 +256,7 @@ def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float
         return 0.0
     g = min(link.gpus_per_node, world)
     nodes = -(-world // g)
-    intra = passes * (g - 1) / g * nbytes / link.intra_bus_bytes_s() if g > 1 else 0.0
+    intra = passes * (g - 1) / g * nbytes / link.intra_bus_bytes_s(g) if g > 1 else 0.0
     latency = passes * (g - 1) * _HOP_LATENCY_S[link.intra_node]
     if nodes <= 1:
         return intra + latency

@@ -176,7 +176,7 @@ def stage_p2p_s(profile: Profile, mp: ModelParallel, link: Link) -> float:
         per_gpu = link.network_bus_bytes_s() / link.gpus_per_node
         latency = 15e-6
     else:
-        per_gpu = link.intra_bus_bytes_s()
+        per_gpu = link.intra_bus_bytes_s(2)  # one neighbour's links
         latency = 5e-6
     return sends * (nbytes / per_gpu + latency)
 
