@@ -133,3 +133,24 @@ def test_decode_without_cuda_graphs_is_never_faster_than_the_cpu_issuing_its_lau
     assert compiled.time_per_token_s == pytest.approx(12 * 32 * 40e-6)
     assert compiled.prefill_s >= 12 * 32 * 40e-6
     assert compiled.host_bound and not eager.host_bound and not graphs.host_bound
+
+
+def test_a_compiled_prefill_is_the_compiled_forward_of_training() -> None:
+    # torch.compile's fused forward costs compute ÷ compile_speedup in a training step; a compiled
+    # prefill is the same forward, so it gains the same factor (its host launches fewer as well).
+    a100 = get_gpu("A100-SXM4-80GB")
+    prof = _llama_infer()
+    cal = Calibration(
+        tensor_matmul_efficiency=0.7,
+        tensor_conv_efficiency=0.5,
+        vector_efficiency=0.8,
+        bandwidth_efficiency=0.9,
+        min_kernel_time_us=0.0,
+        host_overhead_us=0.0,
+        compile_speedup=1.3,
+    )
+    eager = decode_estimate(prof, a100, calibration=cal)
+    compiled = decode_estimate(prof, a100, calibration=cal, compiled=True)
+    assert compiled.prefill_s == pytest.approx(eager.prefill_s / 1.3)
+    # decode is the weight read, which compile does not shorten
+    assert compiled.time_per_token_s == pytest.approx(eager.time_per_token_s)

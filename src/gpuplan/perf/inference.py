@@ -264,7 +264,11 @@ def _decode_and_step(
     local = local_profile(profile, mp, microbatches=1)
     forward = tuple(op for op in local.ops if op.phase == "forward")
     forward_phase = phase_times(forward, gpu, profile.precision, cal, causal=True, seq_len=profile.seq_len)
-    prefill = forward_phase.forward_s
+    # A compiled forward is the training model's compiled forward: Inductor fuses the ops between
+    # two matmuls, the same compute ÷ ``compile_speedup`` as a compiled training step
+    # (``stages/compute.py``); decode's compile gain is its fewer launches (below).
+    forward_s = forward_phase.forward_s / (cal.compile_speedup if compiled else 1.0)
+    prefill = forward_s
 
     path = _dtype_path(profile.precision, weight_bytes)
     peak = gpu.peak_tflops(path)
@@ -299,7 +303,7 @@ def _decode_and_step(
         # 2 FLOPs per weight per token; attention over the context adds 4 · layers · hidden · ctx.
         decode_s_per_token=2.0 * profile.params / tp / flop_rate,
         attention_s_per_context_token=4.0 * layers * hidden / tp / flop_rate,
-        prefill_s_per_token=forward_phase.forward_s / tokens if tokens else 0.0,
+        prefill_s_per_token=forward_s / tokens if tokens else 0.0,
         # Serving engines (vLLM, TensorRT-LLM, TGI) replay decode as CUDA graphs of fused kernels:
         # no eager per-op host overhead, and ~12 kernels per layer (fused QKV, rotary, attention,
         # output, two norms, gate/up, activation, down, residuals), each at least its minimum time.
