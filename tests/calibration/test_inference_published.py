@@ -12,7 +12,10 @@ for eager launches). With the earlier fit on 64 rows (bandwidth efficiency 0.653
 16.4 %. With the fit of 2026-12-02 (115 rows) the median is 17.7 %, worst +56.6 %: the vLLM and
 SGLang rows are predicted 18–57 % fast. Those engines' CPU work per iteration
 (``perf/engine_cpu.py``, 2.9 ms) leaves them as they were: vLLM 0.23 and SGLang 0.4 overlap it with
-the GPU, whose step is the longer in all four. The bounds below leave room for such refits: a
+the GPU, whose step is the longer in all four. The fit that ships (matmuls costed by their traced
+shapes, a compiled prefill costed as a compiled forward): median 18.6 %, worst +56.6 % (the same
+SGLang row); the compiled FMS prefill +0.5 % (+8.9 % before, when compile only cut its launches),
+the eager one +2.7 %. The bounds below leave room for such refits: a
 factor of two per row, 25 % on the median.
 """
 

@@ -212,18 +212,30 @@ def test_the_profiler_and_the_tracer_agree_on_what_a_matmul_is() -> None:
 
 
 def test_the_anchored_range_is_called_narrower_only_where_it_is() -> None:
+    from dataclasses import replace
+
+    from gpuplan.perf.anchor import TRANSFER_LOG_HALFWIDTH
     from gpuplan.perf.sweep import EstimateOutcome
     from gpuplan.report.estimate import _anchor_line
 
     p = _profile()
-    own = _estimate(p, "A100-SXM4-80GB", _measured(p))
-    moved = _estimate(p, "H100-SXM", _measured(p))
+    # A model whose own range (±0.2) is narrower than a transfer's (±0.227 and the steps' spread).
+    cal = replace(CAL, time_log_halfwidth=0.2)
+    assert TRANSFER_LOG_HALFWIDTH > 0.2
+
+    def est(gpu_id: str):  # type: ignore[no-untyped-def]
+        request = EstimateRequest(
+            profile=p, gpu=get_gpu(gpu_id), calibration=cal, measured_steps=(_measured(p),)
+        )
+        return run_estimate(request)
+
+    own, moved = est("A100-SXM4-80GB"), est("H100-SXM")
     assert own.anchored is not None and moved.anchored is not None
-    # The model's own range here is CAL's ±0.25; on the measured GPU the anchor's is 0.05, narrower;
-    # moved to the H100 it is hypot(0.27, the steps' spread) > 0.25: no narrower than the model's.
-    assert own.anchored.model_log_halfwidth == moved.anchored.model_log_halfwidth == 0.25
+    # On the measured GPU the anchor's range is 0.05, narrower; moved to the H100 it is
+    # hypot(TRANSFER_LOG_HALFWIDTH, the steps' spread) > 0.2: no narrower than the model's.
+    assert own.anchored.model_log_halfwidth == moved.anchored.model_log_halfwidth == 0.2
     assert own.anchored.narrower is True and moved.anchored.narrower is False
-    assert "the model's own: ×/÷ 1.28" in moved.notes[-1]  # e^0.25 = 1.284
+    assert "the model's own: ×/÷ 1.22" in moved.notes[-1]  # e^0.2 = 1.221
 
     def line(*estimates: object) -> str:
         outcomes = [EstimateOutcome(gpu="x", gpu_count=1, estimate=e) for e in estimates]  # type: ignore[arg-type]

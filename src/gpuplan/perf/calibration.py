@@ -112,7 +112,12 @@ class Calibration:
     attention_head_overhead: float = 32.0
     """A fused attention block's softmax work in head-dimension columns (``perf/gemm.py``): a head
     of ``d`` runs at ``d / (d + this)`` of a large GEMM's rate before waves. Prior 32: head 64 at
-    0.89 of head 128 (ASSUMPTION until fitted; FlashAttention-2's Figs. 4–6 rank 64 below 128)."""
+    0.89 of head 128 (ASSUMPTION: no per-shape attention measurement is read; FlashAttention-2's
+    Figs. 4–6 rank 64 below 128). With the shipped fit a head of 128 runs at 0.8 × 0.857 × 0.869 ≈
+    0.60 of an A100's peak, inside the 50–73 % FlashAttention-2 reports on an A100 (Dao 2023,
+    arXiv:2307.08691, abstract); fitted freely on the training rows it came out 141, i.e. 0.38 of
+    peak, below that range, and the long-sequence rows of that paper then lost the gain their
+    causal kernel shows, so it is held at the prior."""
     host_overhead_us: float = 0.0
     """CPU time eager PyTorch spends issuing one op (Python, dispatcher, launch), microseconds. A
     step is host-bound when its ops issue slower than the GPU runs them (small batches, decode)."""
