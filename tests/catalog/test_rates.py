@@ -281,10 +281,16 @@ def test_a_listing_of_usd_prices_names_no_rate_and_a_yuan_price_shown_in_usd_doe
         Console(file=buf, width=200, color_system=None).print(offers_view(listing))
         return {v.offer.currency for v in listing.views}, " ".join(buf.getvalue().split())
 
-    # Yuan-priced offers are in the catalog, but --max-price leaves only dollar prices on screen.
+    # Yuan-priced offers are in the catalog, but --max-price leaves only dollar prices on screen: the
+    # yuan prices were converted to be compared with the cap, so the rate that left them out (and
+    # its age) is still said.
     everything, _text = shown(OfferQuery(pricing="on_demand"))
     assert "CNY" in everything
     currencies, text = shown(OfferQuery(pricing="on_demand", max_price_per_hour=0.3))
+    assert currencies == {"USD"}
+    assert warning in text and "no currency conversion needed" not in text
+    # Only dollar prices, none converted: no rate.
+    currencies, text = shown(OfferQuery(provider="aws", pricing="on_demand"))
     assert currencies == {"USD"}
     assert warning not in text and "no currency conversion needed" in text
     # An offer published in yuan, shown in dollars, was converted: the rate and its age are said.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from perf_helpers import GIB, make_profile, op
 
@@ -116,14 +118,7 @@ def test_tensor_parallel_decode_splits_weights_and_kv_and_adds_per_layer_all_red
 def test_decode_without_cuda_graphs_is_never_faster_than_the_cpu_issuing_its_launches() -> None:
     a100 = get_gpu("A100-SXM4-80GB")
     prof = _llama_infer()
-    cal = Calibration(
-        tensor_matmul_efficiency=0.7,
-        tensor_conv_efficiency=0.5,
-        vector_efficiency=0.8,
-        bandwidth_efficiency=0.9,
-        min_kernel_time_us=0.0,
-        host_overhead_us=40.0,
-    )
+    cal = replace(CAL, host_overhead_us=40.0)
     graphs = decode_estimate(prof, a100, calibration=cal)
     # Eager: the traced forward's one kernel call × 40 µs = 40 µs, below the 7.63 ms weight read.
     eager = decode_estimate(prof, a100, calibration=cal, cuda_graphs=False)
@@ -140,15 +135,7 @@ def test_a_compiled_prefill_is_the_compiled_forward_of_training() -> None:
     # prefill is the same forward, so it gains the same factor (its host launches fewer as well).
     a100 = get_gpu("A100-SXM4-80GB")
     prof = _llama_infer()
-    cal = Calibration(
-        tensor_matmul_efficiency=0.7,
-        tensor_conv_efficiency=0.5,
-        vector_efficiency=0.8,
-        bandwidth_efficiency=0.9,
-        min_kernel_time_us=0.0,
-        host_overhead_us=0.0,
-        compile_speedup=1.3,
-    )
+    cal = replace(CAL, host_overhead_us=0.0, compile_speedup=1.3)
     eager = decode_estimate(prof, a100, calibration=cal)
     compiled = decode_estimate(prof, a100, calibration=cal, compiled=True)
     assert compiled.prefill_s == pytest.approx(eager.prefill_s / 1.3)
