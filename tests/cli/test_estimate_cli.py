@@ -133,6 +133,27 @@ def test_unknown_gpu_is_one_line_with_suggestion(workload_file: Path, stub_trace
     assert "did you mean" in str(r.exception)
 
 
+def test_comma_separated_gpus_and_a_typo_among_them_caught_before_the_trace(
+    workload_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuplan.errors import NotFoundError
+
+    traced: list[str] = []
+
+    def trace(workload, db, saved=None, **kw):  # type: ignore[no-untyped-def]
+        traced.append(workload.name)
+        return _profile()
+
+    monkeypatch.setattr(estimate_cmds, "load_profile", trace)
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h100-sxm, T4", "--json"])
+    assert r.exit_code == 0, r.output
+    assert {e["gpu"] for e in json.loads(r.stdout)["estimates"]} == {"H100-SXM", "T4"}
+    traced.clear()
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "H100-SXM,L40,h1000"])
+    assert isinstance(r.exception, NotFoundError) and "did you mean" in str(r.exception)
+    assert "h1000" in str(r.exception) and traced == []
+
+
 def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
     prof = Profile.from_json(known.read_text(encoding="utf-8"))

@@ -27,7 +27,11 @@ def estimate_cmd(
     workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
     gpu: Annotated[
         list[str] | None,
-        typer.Option("--gpu", "-g", help="GPU to estimate (repeatable; NAME or NAME:COUNT). Default: all."),
+        typer.Option(
+            "--gpu",
+            "-g",
+            help="GPU to estimate (repeatable or comma-separated; NAME or NAME:COUNT). Default: all.",
+        ),
     ] = None,
     count: Annotated[int, typer.Option("--count", "-n", min=1, help="GPUs per configuration.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
@@ -60,6 +64,14 @@ def estimate_cmd(
     from gpuplan.workload import load_workload
 
     workload = load_workload(workload_file, project=project)
+    if gpu:
+        from gpuplan.hardware import parse_gpu_spec
+
+        # "--gpu H100,L40S" as "--gpu H100 --gpu L40S"; every name checked before the trace, so a
+        # typo costs one line at once, not a trace first.
+        gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
+        for g in gpu:
+            parse_gpu_spec(g)
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:
