@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from gpuplan.calibration.cases import CalibrationCase, load_cases, predict
 from gpuplan.calibration.mlperf_cases import mlperf_training_case
@@ -71,3 +74,21 @@ def test_only_the_mlperf_training_submitters_are_grouped() -> None:
     assert publisher_group("MLPerf Training: Dell") == MLPERF_TRAINING
     assert publisher_group("NVIDIA DeepLearningExamples") == "NVIDIA DeepLearningExamples"
     assert publisher_group("MLPerf Inference: NVIDIA") == "MLPerf Inference: NVIDIA"
+
+
+def test_the_evaluations_a_log_marks_are_taken_out_of_the_timed_run() -> None:
+    # run_pretraining.py's final tracked_stats divides the samples by the whole run, evaluations
+    # included. Dell XE8640 (v4.0): 15 evaluations, 41.4 s of the 567.3 s between run_start and
+    # run_stop (eval_start/eval_stop in its result_0.txt): the training steps are 92.7 % of it.
+    cases = _mlperf_cases()
+    (dell,) = [c for c in cases if "Dell XE8640" in c.label]
+    assert dell.training_share == pytest.approx(1 - 41.4 / 567.3)
+    # The v3.0 logs and Azure's v3.1 one mark no evaluations: their share is not known.
+    unmarked = [c for c in cases if c.training_share == 1.0]
+    assert len(unmarked) == 7 and all("v3.0" in c.label or "Azure" in c.label for c in unmarked)
+    assert all(0.92 < c.training_share < 0.99 for c in cases if c not in unmarked)
+    # The model's throughput is of training steps: compared, it is scaled by the share.
+    cal = load_calibration()
+    prof = Profile.from_json((PROFILES / dell.profile_file).read_text(encoding="utf-8"))
+    whole = predict(replace(dell, training_share=1.0), prof, cal)
+    assert predict(dell, prof, cal) == pytest.approx(whole * dell.training_share)

@@ -54,6 +54,10 @@ class CalibrationCase:
     """FLOPs per GPU per optimizer step by the publisher's own formula, for a ``*_tflops_per_gpu``
     figure: the prediction divides these (not the traced FLOPs) by the predicted step time, so
     both sides count alike. None: the traced FLOPs are the publisher's count."""
+    training_share: float = 1.0
+    """The share of the published figure's timed interval that is training steps: below 1 where the
+    publisher's clock also ran over work the traced step does not hold (evaluations its log marks).
+    The predicted throughput is scaled by it."""
     memory_as_run: bool = True
     """The traced step holds what the published run held in memory. False where the run used
     memory-saving kernels the workload cannot say (then :attr:`memory_why` says which): its time is

@@ -200,8 +200,10 @@ def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | Non
 def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
     """The model's figure for ``case`` in the case's own unit.
 
-    Memory rows compare the *allocated* peak (PyTorch's ``max_memory_allocated``, torchtune's "peak
-    memory active") with the traced peak — like with like; no context or allocator slack.
+    Throughput is the training steps' scaled by :attr:`CalibrationCase.training_share` (what else
+    the publisher's clock ran over). Memory rows compare the *allocated* peak (PyTorch's
+    ``max_memory_allocated``, torchtune's "peak memory active") with the traced peak — like with
+    like; no context or allocator slack.
     """
     if case.metric == _MEMORY_METRIC:
         return profile.peak.total_bytes / 1024.0**3
@@ -212,7 +214,7 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
         # Traced FLOPs per GPU-second: attention counted full (FlopCounterMode), a checkpointed
         # step's recompute included — hardware FLOPs.
         return e.achieved_tflops
-    samples_per_s = e.samples_per_step / e.step_time_s
+    samples_per_s = e.samples_per_step / e.step_time_s * case.training_share
     if case.metric == "tokens_per_s":
         return samples_per_s * (profile.seq_len or 1)
     if case.metric == "tokens_per_s_per_gpu":
