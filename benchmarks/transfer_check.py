@@ -28,11 +28,11 @@ The 80th percentile of |ln(moved / published)| under the out-of-sample fit is th
 ``perf/anchor.py`` gives a transferred estimate (``TRANSFER_LOG_HALFWIDTH``).
 
 Measured 2026-12-02 with the fit that costs matmuls by their traced shapes (19 s CPU): out of sample,
-moved median |error| 9.6 %, worst 71.1 % (the model alone 24.6 %; moved without the CPU issue time
+moved median |error| 9.6 %, worst 71.5 % (the model alone 24.6 %; moved without the CPU issue time
 12.1 %); shipped fit 9.2 % (model alone 30.1 %); literature prior 9.1 %. By group, out of sample:
 timm RTX 3090 <-> 4090 8.1 %; DeepLearningExamples ResNet-50 inference V100 <-> T4 AMP 5.5 %, FP32
-18.4 %; training A100 <-> V100 12.9 %; BERT-Large inference AMP 10.2 %, FP32/TF32 45.7 %. 80th
-percentile |ln| 0.227 (×/÷ 1.26). Before shapes:
+18.4 %; training A100 <-> V100 12.9 %; BERT-Large inference AMP 10.1 %, FP32/TF32 45.9 %. 80th
+percentile |ln| 0.228 (×/÷ 1.26). Before shapes:
 
 Measured 2026-12-02 (26 pairs, 52 transfers; ~25 s CPU, of which ~17 s the held-out fit): out of
 sample, moved median |error| 9.6 %, worst 90.1 % (the model alone 34.6 %; moved without the CPU

@@ -34,8 +34,8 @@ tenfold from 4 to 48 clients where the replica's barely moves.
 
 The fit that ships (2026-12-02, matmuls costed by their traced shapes with the GEMM parameters fitted
 on measured H100 GEMMs, a measured matmul fraction for 12 more GPUs, the engine CPU time): pooled
-median 24.5 % (GPUStack 40.5 %, kvcached 30.7 %, Mistral-7B 8.4 %); the 0.6B TTFT at 16 requests/s
-at 0.19, Mistral-7B's TTFT at concurrency 32 and 48 at 0.122 and 0.069. The RTX 4090 now has its
+median 25.2 % (GPUStack 41.9 %, kvcached 31.1 %, Mistral-7B 8.4 %); the 0.6B TTFT at 16 requests/s
+at 0.19, Mistral-7B's TTFT at concurrency 32 and 48 at 0.123 and 0.069. The RTX 4090 now has its
 own measured matmul fraction (1.0, against NVIDIA's lowest, 0.776, before), and the short-prompt
 prefill of the H100 sources comes out 30–55 % faster than published, the 32k one 57 % slower: the
 serving engine's prefill (its chunking, its attention kernel at long context) is what is left.
@@ -78,7 +78,7 @@ def test_every_row_is_a_figure_of_some_case_with_its_citation() -> None:
 _REFIT_115 = pytest.mark.xfail(
     strict=True,
     reason="the fit that ships (2026-12-02, shapes costed, the engine's CPU time per iteration): "
-    "serving median 24.5 % against 15 %; Mistral-7B's TTFT at concurrency 32 and 48 at 0.122 and "
+    "serving median 25.2 % against 15 %; Mistral-7B's TTFT at concurrency 32 and 48 at 0.123 and "
     "0.069 (see the module docstring)",
 )
 
