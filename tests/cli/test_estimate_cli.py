@@ -172,8 +172,12 @@ def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: p
     assert a100["decode"]["max_concurrent_sequences"] > l4["decode"]["max_concurrent_sequences"]
     assert a100["serving"]["requests_per_s"] == 2
     assert a100["serving"]["gpus_needed"] <= l4["serving"]["gpus_needed"]
+    # A service runs in a serving engine; none is named, so its CPU work is counted, not overlapped.
+    assert a100["decode"]["engine_cpu_s"] == pytest.approx(2.9e-3)
+    assert a100["decode"]["engine_overlapped"] is False and "WukLab" in a100["decode"]["engine_cpu_source"]
     table = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "A100-SXM4-80GB"], env={"COLUMNS": "250"})
     assert "LLM generation" in table.stdout and "req/s/GPU" in table.stdout
+    assert "waits 2.9 ms for the serving engine's CPU work" in " ".join(table.stdout.split())
 
 
 def test_profiles_are_cached_in_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -33,6 +33,7 @@ def estimate_services(
     from gpuplan.cli._profiles import load_profile
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.inference import decode_estimate
+    from gpuplan.perf.workload_request import serving_engine
     from gpuplan.simulate.inputs import demand_from_decode
     from gpuplan.workload.named import named_workload
 
@@ -48,7 +49,10 @@ def estimate_services(
                 name=s.name,
             )
         prof = load_profile(w, db)
-        dec = decode_estimate(prof, get_gpu(gpu_id), cuda_graphs=w.uses_cuda_graphs, compiled=w.compile)
+        engine = serving_engine(w)
+        dec = decode_estimate(
+            prof, get_gpu(gpu_id), cuda_graphs=w.uses_cuda_graphs, compiled=w.compile, engine=engine
+        )
         slo = s.p95_latency_ms or w.serving.p95_latency_ms
         out[s.name] = demand_from_decode(
             s.name,

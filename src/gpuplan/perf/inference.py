@@ -85,6 +85,8 @@ class DecodeEstimate:
     host_bound: bool = False
     """Without CUDA graphs, the CPU issuing each step's kernels (not memory bandwidth) sets the time
     per token at ``batch``."""
+    engine: EngineCpu = NO_ENGINE
+    """The serving engine whose CPU work each iteration waits for (or overlaps)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -335,6 +337,7 @@ def _decode_and_step(
         time_per_token_at_max_s=step_s(max(concurrent, 1)),
         tensor_parallel=tp,
         host_bound=host_s > gpu_1,
+        engine=engine,
     )
 
 

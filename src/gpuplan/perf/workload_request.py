@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE, EngineCpu
 from gpuplan.perf.estimate import EstimateRequest, JobSize
 from gpuplan.perf.input_pipeline import (
     Host,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["host_pipeline", "job_size", "model_parallel", "request_for", "serving_load"]
+__all__ = ["host_pipeline", "job_size", "model_parallel", "request_for", "serving_engine", "serving_load"]
 
 
 def request_for(
@@ -73,8 +74,17 @@ def request_for(
         compiled=workload.compile,
         cuda_graphs=workload.uses_cuda_graphs,
         input_pipeline=pipeline,
+        serving_engine=serving_engine(workload),
         measured_steps=measured_steps,
     )
+
+
+def serving_engine(workload: Workload) -> EngineCpu | None:
+    """The engine whose CPU work each decode iteration of ``workload`` waits for: a service
+    (``serving:``) runs in a serving engine of no stated kind or version, taken not to overlap it
+    (``perf/engine_cpu.UNKNOWN_ENGINE``, as the serving simulation takes it); None for a plain
+    generation loop. The estimate, the planner and the GPU-sharing plans cost a service alike."""
+    return UNKNOWN_ENGINE if workload.serving is not None else None
 
 
 def host_pipeline(workload: Workload, host: Host) -> InputPipeline | None:

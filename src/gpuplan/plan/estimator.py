@@ -293,6 +293,7 @@ class _Estimator:
     ) -> EstimateRow:
         from gpuplan.hardware import get_gpu
         from gpuplan.perf import decode_estimate, serving_estimate
+        from gpuplan.perf.workload_request import serving_engine
 
         serving = self.workload.serving
         assert serving is not None
@@ -303,6 +304,7 @@ class _Estimator:
             calibration=self.calibration,
             cuda_graphs=self.workload.uses_cuda_graphs,
             compiled=self.workload.compile,
+            engine=serving_engine(self.workload),
         )
         srv = serving_estimate(
             dec,

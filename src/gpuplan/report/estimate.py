@@ -38,6 +38,7 @@ from gpuplan.perf.advisor import Advice
 from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
+from gpuplan.perf.inference import DecodeEstimate
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
@@ -174,6 +175,18 @@ def _anchored_json(a: AnchoredStep | None) -> AnchoredDoc | None:
     )
 
 
+def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
+    """The decode figures as the document states them, with the serving engine's CPU work they hold."""
+    fields = {k: v for k, v in asdict(d).items() if k != "engine"}
+    cpu = d.engine
+    return DecodeDoc(
+        **fields,
+        engine_cpu_s=cpu.step_s,
+        engine_overlapped=cpu.overlapped,
+        engine_cpu_source=cpu.source if cpu.step_s > 0 else None,
+    )
+
+
 def _outcome_json(
     o: EstimateOutcome, parallelism: str, levels: Sequence[LevelOutcomes] = (), row: int = 0
 ) -> EstimateRow:
@@ -209,7 +222,7 @@ def _outcome_json(
             "plausibility": _plausibility_json(e.plausibility),
             "advice": [_advice_json(a) for a in o.advice],
             "stack_levels": level_figures(levels, row),
-            "decode": DecodeDoc(**asdict(o.decode)) if o.decode else None,
+            "decode": _decode_doc(o.decode) if o.decode else None,
             "serving": ServingDoc(**asdict(o.serving)) if o.serving else None,
             "error": None,
         }
@@ -442,6 +455,21 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             _num(d.prefill_tokens_per_s),
             Text(serving),
         )
+    engines = {o.decode.engine for o in rows if o.decode is not None and o.decode.engine.step_s > 0}
+    if engines:
+        table.caption = "\n".join(
+            (
+                _("Each iteration also runs {ms:g} ms of the serving engine's CPU work, beside the GPU's")
+                if e.overlapped
+                else _(
+                    "Each iteration also waits {ms:g} ms for the serving engine's CPU work, taken not to "
+                    "overlap the GPU's"
+                )
+            ).format(ms=round(e.step_s * 1e3, 2))
+            + f" ({e.source})."
+            for e in sorted(engines, key=lambda e: e.name)
+        )
+        table.caption_justify = "left"
     return table
 
 

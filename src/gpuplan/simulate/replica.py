@@ -333,8 +333,8 @@ def estimator_replica(
     from gpuplan.simulate.batching import engine_defaults, parse_engine
 
     tp = stack.tensor_parallel
-    # vLLM of no stated version: its CPU work per iteration is taken not to overlap the GPU's (the
-    # slower bound; perf/engine_cpu.py).
+    # An engine of no stated version: its CPU work per iteration is taken not to overlap the GPU's
+    # (perf/engine_cpu.py), as the estimate and the planner take it for a service.
     step = step_model(
         prof,
         g,
