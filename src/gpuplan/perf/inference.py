@@ -9,7 +9,7 @@ the ``2 × params × batch`` FLOPs to dominate. The KV cache holds, per token,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
@@ -29,7 +29,7 @@ from gpuplan.perf.memory import (
 from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.perf.stages.communication import tensor_parallel_comm_s
 from gpuplan.perf.stages.layout import ModelParallel, local_profile
-from gpuplan.profile.model import ModelShape, Profile
+from gpuplan.profile.model import ModelShape, OpRecord, Profile
 
 __all__ = [
     "BatchPoint",
@@ -131,23 +131,89 @@ class StepModel:
     """Tokens of KV cache that fit beside the weights (the engine's block pool)."""
     engine: EngineCpu = NO_ENGINE
     """The serving engine's CPU work per iteration (none: a plain generation loop)."""
+    logits_s_per_sequence: float = 0.0
+    """Compute time of the output projection (LM head) at one position: a prompt's logits are
+    computed at its last scheduled token only (vLLM: ``logits_indices``, one per scheduled request;
+    Hugging Face ``generate``: ``logits_to_keep=1``), so :attr:`prefill_s_per_token` leaves the
+    traced head over every position out and each prompt (or chunk) in an iteration adds this."""
 
     def iteration_s(
-        self, decode_seqs: float, context_tokens: float, prefill_tokens: float, *, with_host: bool = True
+        self,
+        decode_seqs: float,
+        context_tokens: float,
+        prefill_tokens: float,
+        *,
+        prefill_seqs: float = 0.0,
+        with_host: bool = True,
     ) -> float:
         """Seconds of one iteration: ``decode_seqs`` sequences generating one token each over
-        ``context_tokens`` tokens of KV cache in all, plus ``prefill_tokens`` prompt tokens."""
+        ``context_tokens`` tokens of KV cache in all, plus ``prefill_tokens`` prompt tokens of
+        ``prefill_seqs`` requests (each computes its logits at its last token)."""
         mem = (self.weights_bytes + context_tokens * self.kv_bytes_per_token) / self.bandwidth_bytes_per_s
         compute = (
             decode_seqs * self.decode_s_per_token
             + context_tokens * self.attention_s_per_context_token
             + prefill_tokens * self.prefill_s_per_token
+            + prefill_seqs * self.logits_s_per_sequence
         )
         gpu = max(mem, compute, self.floor_s)
         comm = self.comm_fixed_s + self.comm_s_per_token * (decode_seqs + prefill_tokens)
         if not with_host:
             return comm + gpu
         return self.engine.iteration_s(comm + max(gpu, self.host_s), self.host_s)
+
+
+def _lm_head_shape(op: OpRecord, profile: Profile) -> tuple[int, int, int, int, int] | None:
+    """The traced output projection among ``op``'s shapes: one ``tokens × hidden · hidden ×
+    vocab`` GEMM over every position of the traced batch (a Hugging Face forward computes the
+    logits of every position)."""
+    sh = profile.shape
+    if op.op_class != "matmul" or op.phase != "forward" or not (sh.vocab_size and sh.hidden_size):
+        return None
+    tokens = profile.batch_size * (profile.seq_len or 0)
+    for calls, b, m, n, k in op.shapes:
+        if calls == 1 and b == 1 and m == tokens and n == sh.vocab_size and k == sh.hidden_size:
+            return (calls, b, m, n, k)
+    return None
+
+
+def without_lm_head(profile: Profile) -> tuple[Profile, float]:
+    """``profile`` without the output projection over every position, and that projection's
+    FLOPs per position (0 where the trace shows none: the profile is returned as it is).
+
+    Inference needs logits at the last position of each prompt only: vLLM gathers the hidden
+    states at ``logits_indices`` (one per scheduled request) before ``compute_logits``
+    (vllm/v1/worker/gpu_model_runner.py, v0.11.0), Hugging Face ``generate`` passes
+    ``logits_to_keep=1``. A traced forward computes them at every position: 2 × vocab × hidden
+    FLOPs per token (Qwen3-14B: 1.6 of 29.6 GFLOP; Qwen3-0.6B: 0.31 of 1.2)."""
+    ops = []
+    per_position = 0.0
+    for op in profile.ops:
+        head = _lm_head_shape(op, profile)
+        if head is None:
+            ops.append(op)
+            continue
+        _, _, m, n, k = head
+        flops = 2.0 * m * n * k
+        per_position = 2.0 * n * k
+        # bytes per element of the record: its bytes over its calls' operands and outputs
+        elements = sum(c * (mm * kk + kk * nn + mm * nn) for c, _, mm, nn, kk in op.shapes)
+        element = op.bytes_moved / max(1.0, elements)
+        shapes = list(op.shapes)
+        shapes.remove(head)
+        ops.append(
+            replace(
+                op,
+                count=op.count - 1,
+                flops=op.flops - flops,
+                # the head's operands and output, at the record's bytes per element
+                bytes_moved=max(0.0, op.bytes_moved - element * (m * k + k * n + m * n)),
+                shapes=tuple(shapes),
+            )
+        )
+    if not per_position:
+        return profile, 0.0
+    return replace(profile, ops=tuple(ops)), per_position
 
 
 def _dtype_path(precision: str, weight_bytes: float) -> str:
@@ -263,7 +329,10 @@ def _decode_and_step(
     kv_heads = profile.shape.num_kv_heads or profile.shape.num_attention_heads or 1
     kv_tok = kv_cache_bytes_per_token(profile.shape, act_bytes) / min(tp, kv_heads)
 
-    local = local_profile(profile, mp, microbatches=1)
+    # The prompt's forward without the logits of every position (see without_lm_head); the
+    # logits of each prompt's last position are added per sequence below.
+    headless, head_flops_per_position = without_lm_head(profile)
+    local = local_profile(headless, mp, microbatches=1)
     forward = tuple(op for op in local.ops if op.phase == "forward")
     forward_phase = phase_times(forward, gpu, profile.precision, cal, causal=True, seq_len=profile.seq_len)
     # A compiled forward is the training model's compiled forward: Inductor fuses the ops between
@@ -288,9 +357,13 @@ def _decode_and_step(
     # Prefill is one forward of the traced batch: the same launches, without graphs host-bound at
     # short prompts, and one iteration of the engine's CPU work.
     engine = engine or NO_ENGINE
+    flop_rate = peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)
+    # Each prompt's logits at its last position; the vocabulary is split over the tensor-parallel
+    # ranks (a column-parallel output projection).
+    logits_s = head_flops_per_position / tp / flop_rate
+    prefill += profile.batch_size * logits_s
     prefill = engine.iteration_s(max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link), host_s)
 
-    flop_rate = peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)
     reduce_1 = 2 * layers * all_reduce_s(hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
     reduce_2 = 2 * layers * all_reduce_s(2 * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
@@ -315,6 +388,7 @@ def _decode_and_step(
         comm_s_per_token=reduce_2 - reduce_1,
         kv_capacity_tokens=max(0, math.floor(free / (kv_tok * ALLOCATOR_SLACK[1]))) if kv_tok > 0 else 0,
         engine=engine,
+        logits_s_per_sequence=logits_s,
     )
 
     def step_s(n: int) -> float:

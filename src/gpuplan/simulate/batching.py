@@ -365,7 +365,7 @@ def run_replica(
             chunks[len(run) - 1] = c
             budget -= c
         ctx = sum(run.kv[k] for k in decode_now)
-        dt = model.iteration_s(len(decode_now), ctx, sum(chunks.values()))
+        dt = model.iteration_s(len(decode_now), ctx, sum(chunks.values()), prefill_seqs=len(chunks))
         t += dt
         iterations += 1
         free.take(len(decode_now) + sum(chunks.values()))
