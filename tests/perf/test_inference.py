@@ -180,3 +180,31 @@ def test_a_prompt_computes_its_logits_at_its_last_token_only() -> None:
     one = step.iteration_s(0, 0, 10**7, prefill_seqs=1)  # compute-bound (not the weight read)
     three = step.iteration_s(0, 0, 10**7, prefill_seqs=3)
     assert three - one == pytest.approx(2 * per_position / rate)
+
+
+def test_an_iterations_weight_kernels_and_decode_attention_run_one_after_the_other() -> None:
+    from gpuplan.perf.inference import StepModel
+
+    step = StepModel(
+        gpu="test",
+        tensor_parallel=1,
+        weights_bytes=1e7,  # 10 ms at 1 GB/s
+        kv_bytes_per_token=1e3,
+        bandwidth_bytes_per_s=1e9,
+        decode_s_per_token=1e-3,
+        attention_s_per_context_token=0.0,
+        prefill_s_per_token=1e-4,
+        floor_s=0.0,
+        host_s=0.0,
+        comm_fixed_s=0.0,
+        comm_s_per_token=0.0,
+        kv_capacity_tokens=10**6,
+    )
+    # 20 decoding sequences: their GEMMs take 20 × 1 ms = 20 ms (more than the 10 ms weight read);
+    # then attention reads 10,000 tokens of KV cache × 1 kB = 10 MB, 10 ms. 30 ms, not the 20 ms
+    # of one roofline over the whole pass.
+    assert step.iteration_s(20, 10_000, 0) == pytest.approx(0.030)
+    # Memory-bound on both sides, it is the whole read as before: 10 ms weights + 10 ms KV.
+    assert step.iteration_s(2, 10_000, 0) == pytest.approx(0.020)
+    # A chunk of 500 prompt tokens with them: 20 + 50 ms of weight kernels, then the 10 ms read.
+    assert step.iteration_s(20, 10_000, 500) == pytest.approx(0.080)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
+from numpy.typing import ArrayLike
+
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
@@ -94,12 +97,15 @@ class StepModel:
     """One iteration of a continuous-batching server (vLLM, SGLang) on one replica.
 
     An iteration generates one token for every decoding sequence and runs prompt tokens of admitted
-    requests (prefill, whole or in chunks) in the same forward pass. Its time is the estimator's
-    roofline of that pass: it reads every weight once and the KV cache of every decoding sequence
-    (memory), and does 2 FLOPs per weight per token plus attention over each decoding sequence's
-    context (compute); prompt tokens cost what one token of the estimator's prefill costs (the
-    traced forward's time per token, attention at the traced sequence length). The slower of
-    memory and compute sets the time, never below the fused kernels' floor; without CUDA graphs the
+    requests (prefill, whole or in chunks) in the same forward pass. Its time is the sum of two
+    kinds of kernel, which a serving engine runs one after the other in each layer ("the
+    heterogeneous operations that comprise LLM serving — compute, memory, networking — are
+    executed sequentially within a device": Zhu et al., NanoFlow, arXiv:2408.12757v2, abstract,
+    read 2026-12-02), each at its own roofline: the weight kernels read every weight once and do 2
+    FLOPs per weight per token (prompt tokens cost what one token of the estimator's prefill costs:
+    the traced forward's time per token, attention at the traced sequence length); the decode
+    attention kernels read each decoding sequence's KV cache and do attention over its context.
+    Never below the fused kernels' floor; without CUDA graphs the
     host's kernel launches are a floor too; the serving engine's own CPU work per iteration
     (:mod:`gpuplan.perf.engine_cpu`) is added, or overlapped where the engine overlaps it; tensor
     parallelism adds its all-reduces.
@@ -137,6 +143,29 @@ class StepModel:
     Hugging Face ``generate``: ``logits_to_keep=1``), so :attr:`prefill_s_per_token` leaves the
     traced head over every position out and each prompt (or chunk) in an iteration adds this."""
 
+    def kernels_s(
+        self,
+        decode_seqs: ArrayLike,
+        context_tokens: ArrayLike,
+        prefill_tokens: ArrayLike,
+        prefill_seqs: ArrayLike = 0.0,
+    ) -> np.ndarray:
+        """GPU kernel time of one iteration (of each, over arrays): the weight kernels at the
+        slower of their weight read and their FLOPs, then the decode attention kernels at the
+        slower of their KV cache read and their FLOPs (one after the other, not overlapped), never
+        below the fused kernels' floor."""
+        weights = np.maximum(
+            self.weights_bytes / self.bandwidth_bytes_per_s,
+            np.multiply(decode_seqs, self.decode_s_per_token)
+            + np.multiply(prefill_tokens, self.prefill_s_per_token)
+            + np.multiply(prefill_seqs, self.logits_s_per_sequence),
+        )
+        attention = np.maximum(
+            np.multiply(context_tokens, self.kv_bytes_per_token / self.bandwidth_bytes_per_s),
+            np.multiply(context_tokens, self.attention_s_per_context_token),
+        )
+        return np.asarray(np.maximum(weights + attention, self.floor_s))
+
     def iteration_s(
         self,
         decode_seqs: float,
@@ -149,14 +178,7 @@ class StepModel:
         """Seconds of one iteration: ``decode_seqs`` sequences generating one token each over
         ``context_tokens`` tokens of KV cache in all, plus ``prefill_tokens`` prompt tokens of
         ``prefill_seqs`` requests (each computes its logits at its last token)."""
-        mem = (self.weights_bytes + context_tokens * self.kv_bytes_per_token) / self.bandwidth_bytes_per_s
-        compute = (
-            decode_seqs * self.decode_s_per_token
-            + context_tokens * self.attention_s_per_context_token
-            + prefill_tokens * self.prefill_s_per_token
-            + prefill_seqs * self.logits_s_per_sequence
-        )
-        gpu = max(mem, compute, self.floor_s)
+        gpu = float(self.kernels_s(decode_seqs, context_tokens, prefill_tokens, prefill_seqs))
         comm = self.comm_fixed_s + self.comm_s_per_token * (decode_seqs + prefill_tokens)
         if not with_host:
             return comm + gpu

@@ -441,9 +441,7 @@ def _decode_stretch(
         return 0, 0.0
     k = np.arange(m, dtype=np.float64)
     ctx = kv_used + k * b
-    mem = (model.weights_bytes + ctx * model.kv_bytes_per_token) / model.bandwidth_bytes_per_s
-    compute = b * model.decode_s_per_token + ctx * model.attention_s_per_context_token
-    gpu = np.maximum(np.maximum(mem, compute), model.floor_s)
+    gpu = model.kernels_s(b, ctx, 0.0)
     step = with_host_s(model, gpu, model.comm_fixed_s + model.comm_s_per_token * b)
     ends = t + np.cumsum(step)
     if admissible and nxt < len(arrivals) and arrivals[nxt] < ends[-1]:
