@@ -141,3 +141,70 @@ def test_a_compiled_prefill_is_the_compiled_forward_of_training() -> None:
     assert compiled.prefill_s == pytest.approx(eager.prefill_s / 1.3)
     # decode is the weight read, which compile does not shorten
     assert compiled.time_per_token_s == pytest.approx(eager.time_per_token_s)
+
+
+def test_a_prompt_computes_its_logits_at_its_last_token_only() -> None:
+    from gpuplan.perf.inference import step_model, without_lm_head
+
+    shape = replace(LLAMA7B, vocab_size=32000)
+    tokens, hidden, vocab = 2048, 4096, 32000
+    # One layer's GEMM (2 · 2048 · 4096 · 4096 FLOPs) and the output projection over all 2048
+    # positions (2 · 2048 · 32000 · 4096) in one aten.mm record, as a traced forward has them.
+    body, head = 2.0 * tokens * hidden * hidden, 2.0 * tokens * vocab * hidden
+    mm = replace(
+        op(
+            "forward",
+            flops=body + head,
+            bytes_moved=2.0 * (3 * tokens * hidden + hidden * hidden + hidden * vocab + tokens * vocab),
+            count=2,
+        ),
+        shapes=((1, 1, tokens, hidden, hidden), (1, 1, tokens, vocab, hidden)),
+    )
+    base = _llama_infer()
+    prof = replace(base, ops=(mm,), shape=shape)  # 16-bit weights: the BF16 path
+    headless, per_position = without_lm_head(prof)
+    # 2 · 32000 · 4096 = 262,144,000 FLOPs per position; the record keeps the layer's GEMM alone.
+    assert per_position == 262_144_000
+    (rest,) = headless.ops
+    assert (rest.flops, rest.count, rest.shapes) == (body, 1, ((1, 1, tokens, hidden, hidden),))
+    # its bytes: the layer GEMM's operands and output, 2 bytes each
+    assert rest.bytes_moved == pytest.approx(2.0 * (2 * tokens * hidden + hidden * hidden))
+    gpu = get_gpu("H100-SXM")
+    step = step_model(prof, gpu, calibration=CAL)
+    whole = step_model(replace(prof, shape=replace(shape, vocab_size=None)), gpu, calibration=CAL)
+    # Without a vocabulary the head is not found: prefill per token carries it at every position.
+    assert step.prefill_s_per_token < whole.prefill_s_per_token
+    # An iteration adds one position's logits per prompt it runs.
+    rate = gpu.peak_tflops("bf16") * 1e12 * 0.7
+    assert step.logits_s_per_sequence == pytest.approx(per_position / rate)
+    one = step.iteration_s(0, 0, 10**7, prefill_seqs=1)  # compute-bound (not the weight read)
+    three = step.iteration_s(0, 0, 10**7, prefill_seqs=3)
+    assert three - one == pytest.approx(2 * per_position / rate)
+
+
+def test_an_iterations_weight_kernels_and_decode_attention_run_one_after_the_other() -> None:
+    from gpuplan.perf.inference import StepModel
+
+    step = StepModel(
+        gpu="test",
+        tensor_parallel=1,
+        weights_bytes=1e7,  # 10 ms at 1 GB/s
+        kv_bytes_per_token=1e3,
+        bandwidth_bytes_per_s=1e9,
+        decode_s_per_token=1e-3,
+        attention_s_per_context_token=0.0,
+        prefill_s_per_token=1e-4,
+        floor_s=0.0,
+        host_s=0.0,
+        comm_fixed_s=0.0,
+        comm_s_per_token=0.0,
+        kv_capacity_tokens=10**6,
+    )
+    # 20 decoding sequences: their GEMMs take 20 × 1 ms = 20 ms (more than the 10 ms weight read);
+    # then attention reads 10,000 tokens of KV cache × 1 kB = 10 MB, 10 ms. 30 ms, not the 20 ms
+    # of one roofline over the whole pass.
+    assert step.iteration_s(20, 10_000, 0) == pytest.approx(0.030)
+    # Memory-bound on both sides, it is the whole read as before: 10 ms weights + 10 ms KV.
+    assert step.iteration_s(2, 10_000, 0) == pytest.approx(0.020)
+    # A chunk of 500 prompt tokens with them: 20 + 50 ms of weight kernels, then the 10 ms read.
+    assert step.iteration_s(20, 10_000, 500) == pytest.approx(0.080)

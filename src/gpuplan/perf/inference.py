@@ -9,7 +9,10 @@ the ``2 × params × batch`` FLOPs to dominate. The KV cache holds, per token,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
@@ -29,7 +32,7 @@ from gpuplan.perf.memory import (
 from gpuplan.perf.roofline import is_causal, phase_times
 from gpuplan.perf.stages.communication import tensor_parallel_comm_s
 from gpuplan.perf.stages.layout import ModelParallel, local_profile
-from gpuplan.profile.model import ModelShape, Profile
+from gpuplan.profile.model import ModelShape, OpRecord, Profile
 
 __all__ = [
     "BatchPoint",
@@ -94,12 +97,15 @@ class StepModel:
     """One iteration of a continuous-batching server (vLLM, SGLang) on one replica.
 
     An iteration generates one token for every decoding sequence and runs prompt tokens of admitted
-    requests (prefill, whole or in chunks) in the same forward pass. Its time is the estimator's
-    roofline of that pass: it reads every weight once and the KV cache of every decoding sequence
-    (memory), and does 2 FLOPs per weight per token plus attention over each decoding sequence's
-    context (compute); prompt tokens cost what one token of the estimator's prefill costs (the
-    traced forward's time per token, attention at the traced sequence length). The slower of
-    memory and compute sets the time, never below the fused kernels' floor; without CUDA graphs the
+    requests (prefill, whole or in chunks) in the same forward pass. Its time is the sum of two
+    kinds of kernel, which a serving engine runs one after the other in each layer ("the
+    heterogeneous operations that comprise LLM serving — compute, memory, networking — are
+    executed sequentially within a device": Zhu et al., NanoFlow, arXiv:2408.12757v2, abstract,
+    read 2026-12-02), each at its own roofline: the weight kernels read every weight once and do 2
+    FLOPs per weight per token (prompt tokens cost what one token of the estimator's prefill costs:
+    the traced forward's time per token, attention at the traced sequence length); the decode
+    attention kernels read each decoding sequence's KV cache and do attention over its context.
+    Never below the fused kernels' floor; without CUDA graphs the
     host's kernel launches are a floor too; the serving engine's own CPU work per iteration
     (:mod:`gpuplan.perf.engine_cpu`) is added, or overlapped where the engine overlaps it; tensor
     parallelism adds its all-reduces.
@@ -131,23 +137,105 @@ class StepModel:
     """Tokens of KV cache that fit beside the weights (the engine's block pool)."""
     engine: EngineCpu = NO_ENGINE
     """The serving engine's CPU work per iteration (none: a plain generation loop)."""
+    logits_s_per_sequence: float = 0.0
+    """Compute time of the output projection (LM head) at one position: a prompt's logits are
+    computed at its last scheduled token only (vLLM: ``logits_indices``, one per scheduled request;
+    Hugging Face ``generate``: ``logits_to_keep=1``), so :attr:`prefill_s_per_token` leaves the
+    traced head over every position out and each prompt (or chunk) in an iteration adds this."""
+
+    def kernels_s(
+        self,
+        decode_seqs: ArrayLike,
+        context_tokens: ArrayLike,
+        prefill_tokens: ArrayLike,
+        prefill_seqs: ArrayLike = 0.0,
+    ) -> np.ndarray:
+        """GPU kernel time of one iteration (of each, over arrays): the weight kernels at the
+        slower of their weight read and their FLOPs, then the decode attention kernels at the
+        slower of their KV cache read and their FLOPs (one after the other, not overlapped), never
+        below the fused kernels' floor."""
+        weights = np.maximum(
+            self.weights_bytes / self.bandwidth_bytes_per_s,
+            np.multiply(decode_seqs, self.decode_s_per_token)
+            + np.multiply(prefill_tokens, self.prefill_s_per_token)
+            + np.multiply(prefill_seqs, self.logits_s_per_sequence),
+        )
+        attention = np.maximum(
+            np.multiply(context_tokens, self.kv_bytes_per_token / self.bandwidth_bytes_per_s),
+            np.multiply(context_tokens, self.attention_s_per_context_token),
+        )
+        return np.asarray(np.maximum(weights + attention, self.floor_s))
 
     def iteration_s(
-        self, decode_seqs: float, context_tokens: float, prefill_tokens: float, *, with_host: bool = True
+        self,
+        decode_seqs: float,
+        context_tokens: float,
+        prefill_tokens: float,
+        *,
+        prefill_seqs: float = 0.0,
+        with_host: bool = True,
     ) -> float:
         """Seconds of one iteration: ``decode_seqs`` sequences generating one token each over
-        ``context_tokens`` tokens of KV cache in all, plus ``prefill_tokens`` prompt tokens."""
-        mem = (self.weights_bytes + context_tokens * self.kv_bytes_per_token) / self.bandwidth_bytes_per_s
-        compute = (
-            decode_seqs * self.decode_s_per_token
-            + context_tokens * self.attention_s_per_context_token
-            + prefill_tokens * self.prefill_s_per_token
-        )
-        gpu = max(mem, compute, self.floor_s)
+        ``context_tokens`` tokens of KV cache in all, plus ``prefill_tokens`` prompt tokens of
+        ``prefill_seqs`` requests (each computes its logits at its last token)."""
+        gpu = float(self.kernels_s(decode_seqs, context_tokens, prefill_tokens, prefill_seqs))
         comm = self.comm_fixed_s + self.comm_s_per_token * (decode_seqs + prefill_tokens)
         if not with_host:
             return comm + gpu
         return self.engine.iteration_s(comm + max(gpu, self.host_s), self.host_s)
+
+
+def _lm_head_shape(op: OpRecord, profile: Profile) -> tuple[int, int, int, int, int] | None:
+    """The traced output projection among ``op``'s shapes: one ``tokens × hidden · hidden ×
+    vocab`` GEMM over every position of the traced batch (a Hugging Face forward computes the
+    logits of every position)."""
+    sh = profile.shape
+    if op.op_class != "matmul" or op.phase != "forward" or not (sh.vocab_size and sh.hidden_size):
+        return None
+    tokens = profile.batch_size * (profile.seq_len or 0)
+    for calls, b, m, n, k in op.shapes:
+        if calls == 1 and b == 1 and m == tokens and n == sh.vocab_size and k == sh.hidden_size:
+            return (calls, b, m, n, k)
+    return None
+
+
+def without_lm_head(profile: Profile) -> tuple[Profile, float]:
+    """``profile`` without the output projection over every position, and that projection's
+    FLOPs per position (0 where the trace shows none: the profile is returned as it is).
+
+    Inference needs logits at the last position of each prompt only: vLLM gathers the hidden
+    states at ``logits_indices`` (one per scheduled request) before ``compute_logits``
+    (vllm/v1/worker/gpu_model_runner.py, v0.11.0), Hugging Face ``generate`` passes
+    ``logits_to_keep=1``. A traced forward computes them at every position: 2 × vocab × hidden
+    FLOPs per token (Qwen3-14B: 1.6 of 29.6 GFLOP; Qwen3-0.6B: 0.31 of 1.2)."""
+    ops = []
+    per_position = 0.0
+    for op in profile.ops:
+        head = _lm_head_shape(op, profile)
+        if head is None:
+            ops.append(op)
+            continue
+        _, _, m, n, k = head
+        flops = 2.0 * m * n * k
+        per_position = 2.0 * n * k
+        # bytes per element of the record: its bytes over its calls' operands and outputs
+        elements = sum(c * (mm * kk + kk * nn + mm * nn) for c, _, mm, nn, kk in op.shapes)
+        element = op.bytes_moved / max(1.0, elements)
+        shapes = list(op.shapes)
+        shapes.remove(head)
+        ops.append(
+            replace(
+                op,
+                count=op.count - 1,
+                flops=op.flops - flops,
+                # the head's operands and output, at the record's bytes per element
+                bytes_moved=max(0.0, op.bytes_moved - element * (m * k + k * n + m * n)),
+                shapes=tuple(shapes),
+            )
+        )
+    if not per_position:
+        return profile, 0.0
+    return replace(profile, ops=tuple(ops)), per_position
 
 
 def _dtype_path(precision: str, weight_bytes: float) -> str:
@@ -263,7 +351,10 @@ def _decode_and_step(
     kv_heads = profile.shape.num_kv_heads or profile.shape.num_attention_heads or 1
     kv_tok = kv_cache_bytes_per_token(profile.shape, act_bytes) / min(tp, kv_heads)
 
-    local = local_profile(profile, mp, microbatches=1)
+    # The prompt's forward without the logits of every position (see without_lm_head); the
+    # logits of each prompt's last position are added per sequence below.
+    headless, head_flops_per_position = without_lm_head(profile)
+    local = local_profile(headless, mp, microbatches=1)
     forward = tuple(op for op in local.ops if op.phase == "forward")
     forward_phase = phase_times(forward, gpu, profile.precision, cal, causal=True, seq_len=profile.seq_len)
     # A compiled forward is the training model's compiled forward: Inductor fuses the ops between
@@ -288,9 +379,13 @@ def _decode_and_step(
     # Prefill is one forward of the traced batch: the same launches, without graphs host-bound at
     # short prompts, and one iteration of the engine's CPU work.
     engine = engine or NO_ENGINE
+    flop_rate = peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)
+    # Each prompt's logits at its last position; the vocabulary is split over the tensor-parallel
+    # ranks (a column-parallel output projection).
+    logits_s = head_flops_per_position / tp / flop_rate
+    prefill += profile.batch_size * logits_s
     prefill = engine.iteration_s(max(prefill, host_s) + tensor_parallel_comm_s(profile, mp, link), host_s)
 
-    flop_rate = peak * 1e12 * cal.capped(path, cal.tensor_matmul_efficiency)
     reduce_1 = 2 * layers * all_reduce_s(hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
     reduce_2 = 2 * layers * all_reduce_s(2 * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
     free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
@@ -315,6 +410,7 @@ def _decode_and_step(
         comm_s_per_token=reduce_2 - reduce_1,
         kv_capacity_tokens=max(0, math.floor(free / (kv_tok * ALLOCATOR_SLACK[1]))) if kv_tok > 0 else 0,
         engine=engine,
+        logits_s_per_sequence=logits_s,
     )
 
     def step_s(n: int) -> float:

@@ -13,7 +13,11 @@ StepModel`). The scheduler, as vLLM's V1 scheduler does it:
   ``max_num_seqs`` sequences and the KV cache has room for the tokens scheduled;
 - when the running sequences' next tokens do not fit in the KV cache, the newest one is preempted:
   its cache is dropped and it goes back to the front of the queue, to compute its prompt and the
-  tokens it had generated again (vLLM's recompute preemption).
+  tokens it had generated again (vLLM's recompute preemption), and no waiting request is admitted
+  in that iteration. With prefix caching (vLLM V1's default) "dropped" means freed, not erased:
+  its blocks go to the end of the free-block queue, tail first, and keep their contents until an
+  allocation takes them from the front, so a preempted request that comes back finds the full
+  blocks of its prefix that nobody has taken since and computes only the rest.
 
 A request's first token comes out of the iteration that finishes its prompt. Its TTFT is that time
 minus the time it was sent, its TPOT the rest of its generation divided by its other tokens (as
@@ -50,6 +54,9 @@ class EngineSettings:
     max_batched_tokens: int = 2048
     """Tokens one iteration may compute, decode and prefill together (``--max-num-batched-tokens``)."""
     chunked_prefill: bool = True
+    prefix_caching: bool = True
+    """Freed KV blocks keep their contents until reused (``--enable-prefix-caching``; vLLM V1's
+    default): a preempted request finds the full blocks of its prefix still in the cache."""
     block_tokens: int = 16
     """KV cache is handed out in blocks of this many tokens (``--block-size``)."""
     source: str = ""
@@ -65,7 +72,9 @@ class EngineSettings:
 #: vLLM's defaults for its OpenAI-compatible server (``EngineArgs.get_batch_defaults`` in
 #: vllm/engine/arg_utils.py, v0.9–v0.11, read 2026-12-01): on a GPU with at least 70 GiB that is
 #: not an A100, 8192 batched tokens and 1024 sequences; elsewhere 2048 and 256 (PR #17885 found
-#: the larger budget slower on the A100). V1 always chunks prefill; blocks are 16 tokens.
+#: the larger budget slower on the A100). V1 always chunks prefill and turns prefix caching on
+#: (``EngineArgs._set_default_args``, v0.11.0: "V1 always uses chunked prefills and prefix caching
+#: for non-pooling tasks"); blocks are 16 tokens.
 _VLLM_SOURCE = "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults)"
 
 
@@ -88,6 +97,8 @@ class ReplicaRun:
     prompt_tokens: np.ndarray
     preemptions: int
     iterations: int
+    recomputed_tokens: int = 0
+    """Tokens computed again after a preemption (those the prefix cache no longer held)."""
 
     @property
     def ttft_s(self) -> np.ndarray:
@@ -138,6 +149,57 @@ class _State:
 
     def drop(self, k: int) -> tuple[int, int, int, int]:
         return self.ids.pop(k), self.kv.pop(k), self.todo.pop(k), self.left.pop(k)
+
+
+class _FreeBlocks:
+    """The engine's free KV cache in the order it is reused (vLLM V1's ``FreeKVCacheBlockQueue``),
+    in tokens: segments ``[owner, tokens]``, taken from the front; a freed request's cache goes to
+    the back. ``owner`` is a preempted request whose prefix the segment still holds (-1: contents
+    nobody will ask for). vLLM v0.11.0, vllm/v1/core: ``KVCacheManager.free`` frees "the blocks in
+    reverse order so that the tail blocks are evicted first"; ``BlockPool.free_blocks`` appends
+    them to the queue, ``BlockPool.get_new_blocks`` pops from its front (evicting what a block
+    held); ``KVCacheManager.get_computed_blocks`` hands a request back the full blocks of its
+    prefix still cached, at most its tokens − 1."""
+
+    def __init__(self, tokens: int) -> None:
+        self.segments: deque[list[int]] = deque([[-1, tokens]])
+        self.cached: dict[int, list[int]] = {}
+
+    def take(self, tokens: int) -> None:
+        while tokens > 0 and self.segments:
+            seg = self.segments[0]
+            used = min(tokens, seg[1])
+            seg[1] -= used
+            tokens -= used
+            if seg[1] == 0:
+                self.segments.popleft()
+                if seg[0] >= 0:
+                    self.cached.pop(seg[0], None)
+
+    def give(self, owner: int, tokens: int) -> None:
+        if tokens <= 0:
+            return
+        seg = [owner, tokens]
+        self.segments.append(seg)
+        if owner >= 0:
+            self.cached[owner] = seg
+
+    def held(self, owner: int) -> int:
+        """Tokens of ``owner``'s prefix still cached (what is left of its segment)."""
+        seg = self.cached.get(owner)
+        return seg[1] if seg is not None else 0
+
+    def claim(self, owner: int, tokens: int) -> None:
+        """``owner`` takes back ``tokens`` of its cached prefix; the rest of its segment is plain
+        free space where it lies."""
+        seg = self.cached.pop(owner, None)
+        if seg is None:
+            return
+        seg[0] = -1
+        seg[1] -= tokens
+        if seg[1] == 0:
+            # by identity: another segment may hold the same values
+            del self.segments[next(i for i, x in enumerate(self.segments) if x is seg)]
 
 
 def with_host_s(model: StepModel, gpu: np.ndarray, comm: np.ndarray | float) -> np.ndarray:
@@ -209,8 +271,11 @@ def run_replica(
     nxt = 0  # next request whose arrival time is set
     next_send = min(int(concurrency or 0), n)  # closed loop: the next request a client sends
     done = 0
-    iterations = preemptions = 0
+    iterations = preemptions = recomputed = 0
     kv_used = 0
+    free = _FreeBlocks(cap)
+    computed_before: dict[int, int] = {}
+    """Preempted requests: tokens they had in the cache when preempted."""
     while done < n:
         while nxt < n and arrivals[nxt] <= t:
             waiting.append(nxt)
@@ -233,14 +298,15 @@ def run_replica(
                 for k in range(len(run)):
                     run.kv[k] += m
                     run.left[k] -= m
-                gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send)
+                free.take(m * len(run))
+                gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send, free)
                 done += gone
                 kv_used = sum(run.kv)
                 continue
         # One iteration with prefill (or a decode step that needs a preemption first).
         budget = settings.max_batched_tokens
         chunks: dict[int, int] = {}
-        prefill_only = False
+        prefill_only = preempted = False
         if not settings.chunked_prefill and waiting and len(run) < settings.max_num_seqs:
             # vLLM V0 without chunking: an iteration that starts prompts runs nothing else; it
             # happens when the first waiting prompt fits the cache (else the decodes go on).
@@ -253,6 +319,9 @@ def run_replica(
                 preemptions += 1
                 rid, kv, todo, left = run.drop(len(run) - 1)
                 kv_used -= kv
+                free.give(rid if settings.prefix_caching else -1, kv)
+                computed_before[rid] = kv
+                preempted = True
                 resume[rid] = int(output[rid]) - left
                 waiting.appendleft(rid)
                 decoding = [k for k in range(len(run)) if run.todo[k] == 0]
@@ -267,30 +336,39 @@ def run_replica(
             decode_now = decoding
         else:
             decode_now = []
-        while (settings.chunked_prefill or prefill_only) and waiting and budget > 0:
+        # vLLM's scheduler admits no waiting request in an iteration that preempted one.
+        while (settings.chunked_prefill or prefill_only) and waiting and budget > 0 and not preempted:
             if len(run) >= settings.max_num_seqs:
                 break
             rid = waiting[0]
-            todo = int(prompt[rid]) + resume.get(rid, 0)
+            total = int(prompt[rid]) + resume.get(rid, 0)
+            # A preempted request's prefix still in the cache: its full blocks, at most total − 1
+            # tokens (the last one is computed again for its logits).
+            hit = min(free.held(rid), total - 1) // block * block if rid in resume else 0
+            todo = total - hit
             if not settings.chunked_prefill and todo > budget and chunks:
                 break  # a whole prompt must fit the budget beside those scheduled (one may exceed it alone)
             c = todo if not settings.chunked_prefill else min(todo, budget)
             room = cap - kv_used - len(decode_now) - sum(chunks.values())
-            if _blocks(c, block) > room:
+            if hit + _blocks(c, block) > room:
                 break
             waiting.popleft()
             if math.isnan(admitted[rid]):
                 admitted[rid] = t
+            recomputed += max(0, computed_before.pop(rid, 0) - hit)
+            free.claim(rid, hit)
+            kv_used += hit
             run.ids.append(rid)
-            run.kv.append(0)
+            run.kv.append(hit)
             run.todo.append(todo)
             run.left.append(int(output[rid]) - resume.pop(rid, 0))
             chunks[len(run) - 1] = c
             budget -= c
         ctx = sum(run.kv[k] for k in decode_now)
-        dt = model.iteration_s(len(decode_now), ctx, sum(chunks.values()))
+        dt = model.iteration_s(len(decode_now), ctx, sum(chunks.values()), prefill_seqs=len(chunks))
         t += dt
         iterations += 1
+        free.take(len(decode_now) + sum(chunks.values()))
         for k in decode_now:
             run.kv[k] += 1
             run.left[k] -= 1
@@ -302,7 +380,7 @@ def run_replica(
                 if math.isnan(first[rid]):
                     first[rid] = t
                 run.left[k] -= 1  # the iteration that ends a prompt samples its first token
-        gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send)
+        gone, next_send = _retire(run, t, finish, sent, waiting, closed, n, next_send, free)
         done += gone
         kv_used = sum(run.kv)
     return ReplicaRun(
@@ -314,6 +392,7 @@ def run_replica(
         prompt_tokens=prompt,
         preemptions=preemptions,
         iterations=iterations,
+        recomputed_tokens=recomputed,
     )
 
 
@@ -326,12 +405,14 @@ def _retire(
     closed: bool,
     n: int,
     nxt: int,
+    free: _FreeBlocks,
 ) -> tuple[int, int]:
     """Remove finished sequences (their cache freed); closed loop: send as many next requests.
     Returns (finished, next request not yet sent)."""
     gone = [k for k in range(len(run)) if run.left[k] <= 0 and run.todo[k] == 0]
     for k in reversed(gone):
-        rid = run.drop(k)[0]
+        rid, kv, _, _ = run.drop(k)
+        free.give(-1, kv)
         finish[rid] = t
     if closed:
         for _ in gone:
@@ -360,9 +441,7 @@ def _decode_stretch(
         return 0, 0.0
     k = np.arange(m, dtype=np.float64)
     ctx = kv_used + k * b
-    mem = (model.weights_bytes + ctx * model.kv_bytes_per_token) / model.bandwidth_bytes_per_s
-    compute = b * model.decode_s_per_token + ctx * model.attention_s_per_context_token
-    gpu = np.maximum(np.maximum(mem, compute), model.floor_s)
+    gpu = model.kernels_s(b, ctx, 0.0)
     step = with_host_s(model, gpu, model.comm_fixed_s + model.comm_s_per_token * b)
     ends = t + np.cumsum(step)
     if admissible and nxt < len(arrivals) and arrivals[nxt] < ends[-1]:
@@ -391,6 +470,8 @@ def parse_engine(text: str, defaults: EngineSettings) -> EngineSettings:
             if value not in ("on", "off", "true", "false"):
                 raise InputError.worded(N_("--engine chunked_prefill: write on or off"))
             values[key] = value in ("on", "true")
+            # Whole prompts are vLLM V0's default, and so is V0's cache without prefix caching.
+            values["prefix_caching"] = bool(values[key])
             continue
         if not value.isdigit() or int(value) < 1:
             raise InputError.worded(

@@ -212,10 +212,7 @@ def _iterations_s(m: StepModel, decoding: float, ctx: float, prefill: np.ndarray
     """:meth:`StepModel.iteration_s` over an array of prompt tokens (the other terms fixed)."""
     from gpuplan.simulate.batching import with_host_s
 
-    mem = (m.weights_bytes + ctx * m.kv_bytes_per_token) / m.bandwidth_bytes_per_s
-    fixed = decoding * m.decode_s_per_token + ctx * m.attention_s_per_context_token
-    compute = fixed + prefill * m.prefill_s_per_token
-    gpu = np.maximum(np.maximum(mem, compute), m.floor_s)
+    gpu = m.kernels_s(decoding, ctx, prefill)
     return np.asarray(with_host_s(m, gpu, m.comm_fixed_s + m.comm_s_per_token * (decoding + prefill)))
 
 
