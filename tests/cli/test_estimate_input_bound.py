@@ -90,7 +90,9 @@ def test_without_an_instance_the_table_names_the_typical_host(image_job: Path) -
     r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output
     text = " ".join(r.output.split())
-    assert "No instance named" in text and "A100-SXM4-80GB at " in text and "% slower" in text
+    assert (
+        "The instance's vCPUs are not known" in text and "A100-SXM4-80GB at " in text and "% slower" in text
+    )
     assert "decode rate not checked" not in text
 
 
@@ -131,4 +133,11 @@ def test_a_named_instance_is_taken_as_before(image_job: Path) -> None:
     assert row["input_host"]["source"] == "catalog" and row["input_host"]["vcpus_per_gpu"] == 8
     assert row["step_time_s"] == pytest.approx(256 / 800)
     assert row["step_time_s_high"] == pytest.approx(256 / 400)
-    assert not any("No instance named" in n or "no instance named" in n for n in row["notes"])
+    assert not any("vCPUs not known" in n for n in row["notes"])
+
+
+def test_an_instance_without_a_vcpu_count_gets_the_typical_host(image_job: Path) -> None:
+    # This catalog entry names a GPU but no vCPU count: its host is as unknown as no instance.
+    row = _row([str(image_job), "--instance", "A100 40GB (PyTorch GPU guide table)"])
+    assert row["gpu"] == "A100-SXM4-40GB" and row["input_host"]["source"] == "typical"
+    assert any(n.startswith("the instance's vCPUs not known") for n in row["notes"])

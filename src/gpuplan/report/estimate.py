@@ -317,10 +317,10 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         if h.bounded
     ]
     line = _(
-        "No instance named, so the input pipeline is not known: the point and the fast end assume the "
-        "DataLoader keeps up; the slow end takes a typical instance of each GPU, the median vCPUs per GPU "
-        "of the catalog's priced instance types of that GPU and count, at {rate:g} images/s per vCPU "
-        "(assumed). Give --instance for yours."
+        "The instance's vCPUs are not known, nor is the input pipeline's rate: the point and the fast "
+        "end assume the DataLoader keeps up; the slow end takes a typical instance of each GPU, the "
+        "median vCPUs per GPU of the catalog's priced instance types of that GPU and count, at {rate:g} "
+        "images/s per vCPU (assumed). Give --instance for yours."
     ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
     if slower:
         line += " " + _("Slow end input-bound: {rows}.").format(rows="; ".join(slower))

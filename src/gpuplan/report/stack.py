@@ -51,8 +51,8 @@ def stack_words(
         elif decode_typical:
             parts.append(
                 _(
-                    "DataLoader input, one worker per vCPU (no instance named: a typical instance's "
-                    "vCPUs bound the slow end, the point assumes it keeps up; give --instance)"
+                    "DataLoader input, one worker per vCPU (the instance's vCPUs not known: a typical "
+                    "instance's vCPUs bound the slow end, the point assumes it keeps up; give --instance)"
                 )
             )
         elif decode_checked:  # the default: one worker per vCPU of the instance (perf/input_pipeline.py)

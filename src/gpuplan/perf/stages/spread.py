@@ -146,15 +146,15 @@ def host_bound(
         if step_high > spread.high_s:
             notes.append(
                 _(
-                    "no instance named: input pipeline at {said}: the slow end up to {pct:.0f} % slower; "
-                    "the point and the fast end assume it keeps up (give --instance)"
+                    "the instance's vCPUs not known: input pipeline at {said}: the slow end up to "
+                    "{pct:.0f} % slower; the point and the fast end assume it keeps up (give --instance)"
                 ).format(said=said, pct=100.0 * (slower - 1.0))
             )
         else:
             notes.append(
-                _("no instance named: input pipeline at {said}: keeps up even at the slow end").format(
-                    said=said
-                )
+                _(
+                    "the instance's vCPUs not known: input pipeline at {said}: keeps up even at the slow end"
+                ).format(said=said)
             )
     elif worded and pipe.serial:
         said = pipe.describe(gpus)
