@@ -139,7 +139,9 @@ def estimate(
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
     ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
-    what they decode (None: the input pipeline is assumed to keep up, as the calibration's runs did).
+    what they decode. None (no instance): the point and the fast end assume the input pipeline
+    keeps up, and the slow end is bounded by a typical instance of each GPU and count in the
+    shipped catalog (the median vCPUs per GPU of its instance types, ``perf/typical_host.py``).
     ``offered_gpus``: the GPUs a catalog has offers of; where the workload does not fit, another GPU
     is suggested among them first (else labelled "not offered in the catalog").
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
@@ -151,6 +153,7 @@ def estimate(
     from gpuplan.hardware import all_gpus, parse_gpu_spec
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
     from gpuplan.perf.advisor import Current
+    from gpuplan.perf.workload_request import decodes_on_host
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
@@ -161,6 +164,11 @@ def estimate(
     def outcomes_of(
         wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
     ) -> tuple[EstimateOutcome, ...]:
+        # Unknown is not the best case: without the instance's vCPUs an image job's slow end is
+        # bounded on a typical one (the catalog is read only for such a job).
+        typical = vcpus_per_gpu is None and decodes_on_host(wl)
+        if typical:
+            from gpuplan.perf.typical_host import typical_host
         requests = [
             request_for(
                 wl,
@@ -170,6 +178,7 @@ def estimate(
                 link=network.link(gpu, n or count) if network is not None else None,
                 calibration=cal,
                 vcpus_per_gpu=vcpus_per_gpu,
+                typical_host=typical_host(gpu.id, n or count) if typical else None,
                 measured_steps=tuple(steps),
             )
             for gpu, n in specs

@@ -48,3 +48,96 @@ def test_the_input_bound_note_is_in_chinese_under_lang_zh(image_job: Path) -> No
     assert r.exit_code == 0, r.output
     (row,) = json.loads(r.stdout)["estimates"]
     assert any(n.startswith("受输入限制：主机每秒供给 800 个样本") for n in row["notes"])
+
+
+def _row(args: list[str]) -> dict:
+    r = CliRunner().invoke(app, ["estimate", *args, "--json"])
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["estimates"]
+    return row
+
+
+def test_without_an_instance_the_slow_end_is_a_typical_hosts_and_names_it(image_job: Path) -> None:
+    from gpuplan.api import estimate
+
+    free = _row([str(image_job), "--gpu", "A100-SXM4-80GB"])
+    host = free["input_host"]
+    assert host["source"] == "typical" and host["bounded"] is True
+    vcpus, n = host["vcpus_per_gpu"], host["instance_types"]
+    assert vcpus > 0 and n >= 1
+    # The slow end: 256 images ÷ (vCPUs × 50 images/s per vCPU, the slow decode rate), e.g.
+    # 15 vCPUs: 256 ÷ 750 = 0.341 s; the point keeps the GPUs' own time (not input-bound).
+    assert free["step_time_s_high"] == pytest.approx(256 / (vcpus * 50.0))
+    assert free["input_bound"] is False and free["input_samples_per_s"] is None
+    # On a generous instance (1,000 vCPUs per GPU) the same GPUs' slow end is far shorter.
+    profile = resnet50_profile("k", activations_bytes=5e9)  # the stand-in the CLI was given
+    report = estimate(image_job, ["A100-SXM4-80GB"], profile=profile, vcpus_per_gpu=1000.0)
+    generous = report.outcomes[0].estimate
+    assert generous is not None
+    assert free["step_time_s_high"] > 1.5 * generous.step_time_s_high
+    assert free["step_time_s"] == pytest.approx(generous.step_time_s)
+    assert free["step_time_s_low"] == pytest.approx(generous.step_time_s_low)
+    assert host["slow_end_slower_pct"] == pytest.approx(
+        100 * (free["step_time_s_high"] / generous.step_time_s_high - 1)
+    )
+    # The figure and its count are named where the row's notes say it.
+    said = f"{vcpus:g} vCPUs per GPU, the median of {n} instance types with 1 × A100-SXM4-80GB"
+    assert any(said in note and "slower" in note for note in free["notes"])
+
+
+def test_without_an_instance_the_table_names_the_typical_host(image_job: Path) -> None:
+    args = ["estimate", str(image_job), "--gpu", "A100-SXM4-80GB"]
+    r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert (
+        "The instance's vCPUs are not known" in text and "A100-SXM4-80GB at " in text and "% slower" in text
+    )
+    assert "decode rate not checked" not in text
+
+
+def test_a_text_job_has_no_host_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stand_in_profiles import bert_large_profile
+
+    monkeypatch.setattr(
+        estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: bert_large_profile("b")
+    )
+    p = tmp_path / "bert.yaml"
+    p.write_text(
+        "name: bert\ntask: train\nmodel: {preset: bert-large}\ninputs: {batch_size: 32, seq_len: 384}\n"
+        "precision: amp-fp16\ndata: {samples: 100000, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    free = _row([str(p), "--gpu", "A100-SXM4-80GB"])
+    on_instance = _row([str(p), "--instance", "p4de.24xlarge"])
+    assert free["input_host"] is None and on_instance["input_host"] is None
+    assert free["step_time_s_high"] == pytest.approx(on_instance["step_time_s_high"])
+
+
+def test_a_gpu_side_pipeline_has_no_host_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    profile = resnet50_profile("d", activations_bytes=5e9)
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: profile)
+    p = tmp_path / "dali.yaml"
+    p.write_text(
+        "name: resnet50-dali\ntask: train\nmodel: {preset: resnet50}\n"
+        "inputs: {batch_size: 256, image_size: 224}\nprecision: amp-fp16\n"
+        "stack: {input_pipeline: dali}\ndata: {samples: 1281167, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    assert _row([str(p), "--gpu", "A100-SXM4-80GB"])["input_host"] is None
+
+
+def test_a_named_instance_is_taken_as_before(image_job: Path) -> None:
+    # p3.2xlarge: 8 vCPUs for 1 V100: 800 images/s at the point, 400 at the slow end.
+    row = _row([str(image_job), "--instance", "p3.2xlarge"])
+    assert row["input_host"]["source"] == "catalog" and row["input_host"]["vcpus_per_gpu"] == 8
+    assert row["step_time_s"] == pytest.approx(256 / 800)
+    assert row["step_time_s_high"] == pytest.approx(256 / 400)
+    assert not any("vCPUs not known" in n for n in row["notes"])
+
+
+def test_an_instance_without_a_vcpu_count_gets_the_typical_host(image_job: Path) -> None:
+    # This catalog entry names a GPU but no vCPU count: its host is as unknown as no instance.
+    row = _row([str(image_job), "--instance", "A100 40GB (PyTorch GPU guide table)"])
+    assert row["gpu"] == "A100-SXM4-40GB" and row["input_host"]["source"] == "typical"
+    assert any(n.startswith("the instance's vCPUs not known") for n in row["notes"])

@@ -106,3 +106,24 @@ def test_decoding_in_the_training_process_adds_to_the_step_instead_of_overlappin
     assert slow.step_time_s == pytest.approx(free.step_time_s + 256 / IMAGES_PER_S_PER_VCPU)
     assert slow.input_bound
     assert any("not overlapped" in n for n in slow.notes)
+
+
+def test_a_typical_host_bounds_the_slow_end_only() -> None:
+    from gpuplan.perf.typical_host import TypicalHost
+
+    t = TypicalHost(vcpus_per_gpu=12, instance_types=5, gpu="H100-SXM", gpus_per_instance=8, own_offers=True)
+    job = JobSize(samples=1e6)
+    base = EstimateRequest(profile=IMAGE_PROFILE, gpu=H100, count=8, calibration=CAL, job=job)
+    free = run_estimate(base)
+    typ = run_estimate(
+        base.changed(input_pipeline=InputPipeline(vcpus_per_gpu=12, source="typical", typical=t))
+    )
+    # The point and the fast end stay the GPUs' own; the slow end: 2,048 images ÷ (96 vCPUs × 50) = 0.427 s.
+    assert typ.step_time_s == free.step_time_s and typ.step_time_s_low == free.step_time_s_low
+    assert typ.step_time_s_high == pytest.approx(2048 / 4800)
+    assert not typ.input_bound and typ.input_samples_per_s is None
+    assert typ.job_time_h_high == pytest.approx(1e6 / 4800 / 3600)
+    h = typ.host_input
+    assert h is not None and h.source == "typical" and h.bounded and h.instance_types == 5
+    assert h.slow_end_factor == pytest.approx((2048 / 4800) / free.step_time_s_high)
+    assert any("12 vCPUs per GPU, the median of 5 instance types with 8 × H100-SXM" in n for n in typ.notes)

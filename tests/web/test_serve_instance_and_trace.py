@@ -8,7 +8,7 @@ import sqlite3
 from typing import Any
 
 import pytest
-from serve_helpers import Service, bert_workload
+from serve_helpers import EXAMPLES, Service, bert_workload
 
 from gpuplan.documents import EstimateDocument
 
@@ -140,3 +140,31 @@ def test_an_uploaded_azure_trace_is_simulated_as_the_command_does(service: Servi
     retimed = _simulate(service, trace_csv=azure_trace(), trace_scale=2.0)
     done = service.client.get(retimed.json()["href"], headers=service.auth("read")).json()
     assert done["status"] == "done" and done["result"]["trace"]["note"], json.dumps(done)[:500]
+
+
+def test_an_image_estimate_without_an_instance_bounds_its_slow_end_on_a_typical_host(
+    service: Service,
+) -> None:
+    import yaml
+
+    from gpuplan.catalog import open_store
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
+    from stand_in_profiles import resnet50_profile
+
+    workload = yaml.safe_load((EXAMPLES / "resnet50-imagenet.yaml").read_text(encoding="utf-8"))
+    store = open_store(service.db)
+    try:
+        key = profile_key(workload)
+        stand_in = resnet50_profile(key, activations_bytes=5e9)
+        store.local.put_profile(key, PROFILE_SCHEMA_VERSION, stand_in.to_json())
+    finally:
+        store.close()
+    body = {"workload": workload, "gpus": ["A100-SXM4-80GB"]}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    [row] = r.json()["estimates"]
+    host = row["input_host"]
+    assert host["source"] == "typical" and host["bounded"] is True and host["instance_types"] >= 1
+    # 256 images ÷ (the typical host's vCPUs × 50 images/s per vCPU) at the slow end.
+    assert row["step_time_s_high"] == pytest.approx(256 / (host["vcpus_per_gpu"] * 50.0))
+    assert row["input_bound"] is False

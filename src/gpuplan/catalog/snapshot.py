@@ -22,7 +22,7 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import DataError
 from gpuplan.i18n.messages import N_
 
-__all__ = ["COLUMNS", "SNAPSHOT_FILES", "ensure_snapshot", "read_table", "snapshot_id"]
+__all__ = ["COLUMNS", "SNAPSHOT_FILES", "ensure_snapshot", "read_columns", "read_table", "snapshot_id"]
 
 #: Each shipped file and its columns, in order. Listed explicitly so that adding a field to a
 #: dataclass cannot change the published format.
@@ -136,6 +136,23 @@ def read_table(name: str) -> Iterator[dict[str, str]]:
             expected=COLUMNS[name],
         )
     yield from reader
+
+
+def read_columns(name: str, *columns: str) -> Iterator[tuple[str, ...]]:
+    """Some columns of a shipped file's rows, in the order asked (a plain reader: a third of
+    :func:`read_table`'s time, for a caller that reads one file on a command's path)."""
+    reader = csv.reader(io.StringIO(_read_text(name)))
+    header = tuple(next(reader, ()))
+    if header != COLUMNS[name]:
+        raise DataError.worded(
+            N_("shipped catalog file {name} has header {header}, expected {expected}"),
+            name=name,
+            header=list(header),
+            expected=COLUMNS[name],
+        )
+    at = [header.index(c) for c in columns]
+    for row in reader:
+        yield tuple(row[i] for i in at)
 
 
 def snapshot_id() -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "EstimateDocument",
     "EstimateRow",
     "EstimateWorkload",
+    "InputHostDoc",
     "MemoryDoc",
     "ServingDoc",
     "StackDoc",
@@ -255,6 +256,27 @@ class AnchoredDoc(Document):
     widely. None for an unfitted prior."""
 
 
+class InputHostDoc(Document):
+    """The host whose vCPUs decode an image job's samples (DataLoader workers), as the row took it."""
+
+    vcpus_per_gpu: float | None
+    """Decoding processes per GPU taken (vCPUs per GPU, or the workload's workers per GPU); None:
+    only the instance's disk bounded the input."""
+    source: Literal["catalog", "workers", "typical"]
+    """``catalog``: the named instance's vCPUs; ``workers``: the workload's ``stack.loader_workers``;
+    ``typical``: no instance named, the median vCPUs per GPU of the shipped catalog's priced instance
+    types of this GPU and count, which bounds only the slow end (the point and the fast end assume
+    the pipeline keeps up)."""
+    basis: str
+    """Where the figure comes from, in words."""
+    instance_types: int | None = None
+    """``typical``: how many instance types the median is over."""
+    bounded: bool
+    """It lengthened the step time, or (``typical``) the slow end of its range."""
+    slow_end_slower_pct: float
+    """How much longer the slow end of the step's range is than the GPUs' own slow end, %."""
+
+
 class EstimateRow(Document):
     """One GPU configuration: memory fit, step time, throughput, job time, each with its band."""
 
@@ -318,6 +340,9 @@ class EstimateRow(Document):
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs (point rate); None when not checked (no images, or no
     instance vCPUs given)."""
+    input_host: InputHostDoc | None = None
+    """The host's input pipeline the row was bounded by; None where nothing decodes on the host's
+    CPUs (no images, DALI, synthetic input, a service)."""
     anchored: AnchoredDoc | None = None
     """Set when the workload's own measured step anchors this row (``gpuplan measure``)."""
     link: str

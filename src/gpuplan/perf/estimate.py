@@ -22,7 +22,7 @@ from gpuplan.perf.anchor import AnchoredStep, StepMeasurement
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
 from gpuplan.perf.engine_cpu import EngineCpu
-from gpuplan.perf.input_pipeline import InputPipeline
+from gpuplan.perf.input_pipeline import HostInput, InputPipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.plausibility import Plausibility
@@ -116,7 +116,8 @@ class EstimateRequest:
     waits for unless the engine overlaps it (``perf/engine_cpu.py``); None: a plain generation loop."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decode an image workload's samples; the step is never faster than they
-    feed it. None: assumed to keep up (text, or the instance's vCPUs unknown)."""
+    feed it (a typical instance's, where the instance is unknown, bound the slow end only). None:
+    nothing to bound (text, GPU-side decoding), or assumed to keep up."""
     measured_steps: tuple[StepMeasurement, ...] = ()
     """``gpuplan measure`` recordings of this workload: the estimate is anchored on the one
     :func:`perf.anchor.choose_measurement` picks for the GPU (``perf/anchor.py``)."""
@@ -194,6 +195,9 @@ class Estimate:
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs at the point rate; None when not checked (no images
     or vCPUs unknown)."""
+    host_input: HostInput | None = None
+    """The image job's decoding host the step was bounded by (the instance's, the workload's
+    workers, or a typical instance of the GPU where none was named); None: nothing decodes on it."""
     anchored: AnchoredStep | None = None
     """The measured step the compute time is anchored on, and how it moved to this GPU; None
     when the estimate is the model's alone."""
@@ -466,6 +470,7 @@ def _estimate(
         link=link.describe() if layout.count > 1 else "",
         input_bound=spread.input_bound,
         input_samples_per_s=spread.input_samples_per_s,
+        host_input=spread.host_input,
         anchored=compute.anchored,
         notes=_notes(layout, compute, memory, spread),
         plausibility=compute.plausibility,

@@ -36,9 +36,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
+
+if TYPE_CHECKING:
+    from gpuplan.perf.typical_host import TypicalHost
 
 __all__ = [
     "IMAGES_PER_S_PER_VCPU",
@@ -48,10 +52,12 @@ __all__ = [
     "STORAGE_READ_GBPS",
     "DatasetReads",
     "Host",
+    "HostInput",
     "InputPipeline",
     "dataset_reads",
     "image_input_pipeline",
     "input_pipeline",
+    "typical_input_pipeline",
 ]
 
 #: JPEG decode + random-resized crop + flip per vCPU, images/s (ASSUMPTION; sources above).
@@ -106,12 +112,21 @@ class InputPipeline:
     DataLoader worker), or fewer where the workload names its ``loader_workers``; None: the decode
     is not bounded (text, or not known)."""
     source: str = "catalog"
-    """Where the count comes from: ``catalog`` (the instance's vCPUs) or ``workers`` (the
-    workload's ``stack.loader_workers``)."""
+    """Where the count comes from: ``catalog`` (the instance's vCPUs), ``workers`` (the
+    workload's ``stack.loader_workers``) or ``typical`` (no instance known: a typical instance of
+    the GPU in the catalog, :attr:`typical`, which bounds only the slow end of the range)."""
     serial: bool = False
     """``loader_workers: 0``: one process decodes in the training loop, between the GPU's steps."""
     reads: DatasetReads | None = None
     """The dataset re-read from disk each epoch; None when the page cache holds it (or no size)."""
+    typical: TypicalHost | None = None
+    """Where ``source`` is ``typical``: the catalog's typical instance the count is taken from."""
+
+    @property
+    def slow_end_only(self) -> bool:
+        """The host is not known (a typical one stands in): it bounds the slow end of the range
+        alone, and the point and the fast end keep the GPUs' time (the pipeline keeps up)."""
+        return self.source == "typical"
 
     def __post_init__(self) -> None:
         if self.vcpus_per_gpu is not None and not self.vcpus_per_gpu > 0:
@@ -148,7 +163,14 @@ class InputPipeline:
                 low=vcpus * IMAGES_PER_S_PER_VCPU_LOW,
                 high=vcpus * IMAGES_PER_S_PER_VCPU_HIGH,
             )
-            if self.source == "workers":
+            if (t := self.typical) is not None:
+                parts.append(
+                    _(
+                        "{host} × {rate_low:g}–{rate:g} images/s per vCPU (JPEG decode + random-resized "
+                        "crop, assumed) × {gpus} GPU = {low:,.0f}–{point:,.0f} images/s"
+                    ).format(host=t.describe(), **figures)
+                )
+            elif self.source == "workers":
                 parts.append(
                     _(
                         "{workers:g} DataLoader workers per GPU × {rate:g} images/s each (JPEG decode + "
@@ -179,6 +201,44 @@ class InputPipeline:
                 )
             )
         return "; ".join(parts)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostInput:
+    """What an estimate took an image job's decoding host to be, and what it did to the step."""
+
+    vcpus_per_gpu: float | None
+    """Decoding processes per GPU taken (:attr:`InputPipeline.vcpus_per_gpu`); None: only the disk."""
+    source: str
+    """:attr:`InputPipeline.source`: ``catalog``, ``workers`` or ``typical``."""
+    basis: str
+    """Where the count comes from, in words (English; the JSON document's)."""
+    instance_types: int | None = None
+    """``typical``: how many of the catalog's instance types the median is over."""
+    bounded: bool
+    """It made the step time, or (``typical``) the slow end of its range, longer."""
+    slow_end_factor: float
+    """The slow end of the step's range over the GPUs' own slow end (1.0: not moved)."""
+
+
+def host_input(pipe: InputPipeline, bounded: bool, slow_end_factor: float) -> HostInput:
+    """The summary of ``pipe`` an estimate carries (``bounded``: it lengthened the step or its range)."""
+    if pipe.typical is not None:
+        basis = pipe.typical.source
+    elif pipe.source == "workers":
+        basis = "the workload's stack.loader_workers" if not pipe.serial else "stack.loader_workers: 0"
+    elif pipe.vcpus_per_gpu is not None:
+        basis = "the named instance's vCPUs"
+    else:
+        basis = "the instance's disk (the dataset does not fit its page cache)"
+    return HostInput(
+        vcpus_per_gpu=pipe.vcpus_per_gpu,
+        source=pipe.source,
+        basis=basis,
+        instance_types=pipe.typical.instance_types if pipe.typical is not None else None,
+        bounded=bounded,
+        slow_end_factor=slow_end_factor,
+    )
 
 
 def dataset_reads(
@@ -231,6 +291,22 @@ def image_input_pipeline(
     if per_gpu is None:
         return None
     return InputPipeline(vcpus_per_gpu=per_gpu, source=source)
+
+
+def typical_input_pipeline(
+    image_size: int | None,
+    typical: TypicalHost | None,
+    *,
+    kind: str = "dataloader",
+    workers: int | None = None,
+) -> InputPipeline | None:
+    """The pipeline of an image workload whose instance is not known, on ``typical`` (the
+    catalog's typical instance of its GPU and count, :mod:`gpuplan.perf.typical_host`): it bounds the
+    slow end of the range only. None where the instance's vCPUs would bound nothing anyway (no images,
+    a GPU-side or synthetic pipeline, the workload's own ``loader_workers``) or no typical host is known."""
+    if image_size is None or kind != "dataloader" or workers is not None or typical is None:
+        return None
+    return InputPipeline(vcpus_per_gpu=typical.vcpus_per_gpu, source="typical", typical=typical)
 
 
 def input_pipeline(

@@ -16,6 +16,7 @@ from gpuplan.perf.input_pipeline import (
     dataset_reads,
     image_input_pipeline,
     input_pipeline,
+    typical_input_pipeline,
 )
 from gpuplan.perf.stages.layout import ModelParallel
 
@@ -25,10 +26,19 @@ if TYPE_CHECKING:
     from gpuplan.perf.calibration import Calibration
     from gpuplan.perf.links import Link
     from gpuplan.perf.sweep import ServingLoad
+    from gpuplan.perf.typical_host import TypicalHost
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["host_pipeline", "job_size", "model_parallel", "request_for", "serving_engine", "serving_load"]
+__all__ = [
+    "decodes_on_host",
+    "host_pipeline",
+    "job_size",
+    "model_parallel",
+    "request_for",
+    "serving_engine",
+    "serving_load",
+]
 
 
 def request_for(
@@ -41,6 +51,7 @@ def request_for(
     calibration: Calibration | None = None,
     vcpus_per_gpu: float | None = None,
     host: Host | None = None,
+    typical_host: TypicalHost | None = None,
     measured_steps: tuple[StepMeasurement, ...] = (),
 ) -> EstimateRequest:
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
@@ -51,16 +62,19 @@ def request_for(
     service's requests arrive decoded, and None means the input pipeline is assumed to keep up),
     and the workload's measured steps (``gpuplan measure``) that anchor it. ``host``: the instance
     (vCPUs and RAM per instance of ``host.gpus`` GPUs), instead of ``vcpus_per_gpu``: its RAM also
-    decides whether the dataset is re-read from disk each epoch.
+    decides whether the dataset is re-read from disk each epoch. ``typical_host``: where neither
+    is known, the catalog's typical instance of ``gpu`` (``perf/typical_host.py``), whose vCPUs bound
+    the slow end of an image job's range (the point and the fast end assume the pipeline keeps up).
     """
     if host is not None:
         pipeline = host_pipeline(workload, host)
     else:
         image_size = workload.inputs.image_size if workload.serving is None else None
         stack = workload.software_stack
-        pipeline = image_input_pipeline(
-            image_size, vcpus_per_gpu, 1.0, kind=stack.input_pipeline.value, workers=stack.loader_workers
-        )
+        kind, workers = stack.input_pipeline.value, stack.loader_workers
+        pipeline = image_input_pipeline(image_size, vcpus_per_gpu, 1.0, kind=kind, workers=workers)
+        if pipeline is None and vcpus_per_gpu is None:
+            pipeline = typical_input_pipeline(image_size, typical_host, kind=kind, workers=workers)
     return EstimateRequest(
         profile=profile,
         gpu=gpu,
@@ -76,6 +90,18 @@ def request_for(
         input_pipeline=pipeline,
         serving_engine=serving_engine(workload),
         measured_steps=measured_steps,
+    )
+
+
+def decodes_on_host(workload: Workload) -> bool:
+    """Whether the instance's vCPUs bound ``workload`` where the workload does not say its
+    workers: an image job (not a service) decoding in DataLoader workers on the CPUs."""
+    stack = workload.software_stack
+    return (
+        workload.serving is None
+        and workload.inputs.image_size is not None
+        and stack.input_pipeline.value == "dataloader"
+        and stack.loader_workers is None
     )
 
 

@@ -29,6 +29,7 @@ from gpuplan.documents.estimate import (
     EstimateDocument,
     EstimateRow,
     EstimateWorkload,
+    InputHostDoc,
     MemoryDoc,
     PlausibilityDoc,
     ServingDoc,
@@ -39,6 +40,7 @@ from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.inference import DecodeEstimate
+from gpuplan.perf.input_pipeline import IMAGES_PER_S_PER_VCPU_LOW, HostInput
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
@@ -175,6 +177,19 @@ def _anchored_json(a: AnchoredStep | None) -> AnchoredDoc | None:
     )
 
 
+def _input_host_json(h: HostInput | None) -> InputHostDoc | None:
+    if h is None:
+        return None
+    return InputHostDoc(
+        vcpus_per_gpu=h.vcpus_per_gpu,
+        source=h.source,  # type: ignore[arg-type]
+        basis=h.basis,
+        instance_types=h.instance_types,
+        bounded=h.bounded,
+        slow_end_slower_pct=100.0 * (h.slow_end_factor - 1.0),
+    )
+
+
 def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
     """The decode figures as the document states them, with the serving engine's CPU work they hold."""
     fields = {k: v for k, v in asdict(d).items() if k != "engine"}
@@ -216,6 +231,7 @@ def _outcome_json(
             "memory": _memory_json(e.memory),
             "input_bound": e.input_bound,
             "input_samples_per_s": e.input_samples_per_s,
+            "input_host": _input_host_json(e.host_input),
             "anchored": _anchored_json(e.anchored),
             "link": e.link,
             "notes": list(e.notes),
@@ -270,10 +286,47 @@ def _stack_line(profile: Profile, stack: Stack | None, outcomes: Sequence[Estima
     """The stack assumed, in words (the fixed level of old callers that give none)."""
     if stack is None:
         return _(SOFTWARE_LEVEL)
-    # A host's decode rate bounded a step only where its vCPUs were known (an instance named).
+    # A host's decode rate bounded a step only where its vCPUs were known (an instance named), or
+    # its slow end where a typical instance of the GPU stood in for an unnamed one.
     checked = any(o.estimate is not None and o.estimate.input_samples_per_s is not None for o in outcomes)
+    typical = any(_typical(o) is not None for o in outcomes)
     images = profile.seq_len is None and profile.shape.family in ("cnn", "vit")
-    return stack_words(stack, images=images, decode_checked=checked)
+    return stack_words(stack, images=images, decode_checked=checked, decode_typical=typical and not checked)
+
+
+def _typical(o: EstimateOutcome) -> HostInput | None:
+    """The typical host that stood in for an unnamed instance in ``o``, or None."""
+    h = o.estimate.host_input if o.estimate is not None else None
+    return h if h is not None and h.source == "typical" else None
+
+
+def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    """Under the table: the typical host each GPU's slow end was bounded by, where no instance was
+    named (the rows whose slow end it moved; the others counted)."""
+    rows = [(o, h) for o in outcomes if (h := _typical(o)) is not None]
+    if not rows:
+        return None
+    slower = [
+        _("{gpu} at {vcpus:g} vCPUs per GPU (median of {n}) up to {pct:.0f} % slower").format(
+            gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}",
+            vcpus=h.vcpus_per_gpu or 0.0,
+            n=h.instance_types or 0,
+            pct=100.0 * (h.slow_end_factor - 1.0),
+        )
+        for o, h in rows
+        if h.bounded
+    ]
+    line = _(
+        "The instance's vCPUs are not known, nor is the input pipeline's rate: the point and the fast "
+        "end assume the DataLoader keeps up; the slow end takes a typical instance of each GPU, the "
+        "median vCPUs per GPU of the catalog's priced instance types of that GPU and count, at {rate:g} "
+        "images/s per vCPU (assumed). Give --instance for yours."
+    ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
+    if slower:
+        line += " " + _("Slow end input-bound: {rows}.").format(rows="; ".join(slower))
+    if keeps := [o.gpu for o, h in rows if not h.bounded]:
+        line += " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
+    return Text(line, style="dim")
 
 
 def _num(x: float) -> str:
@@ -504,6 +557,8 @@ def estimate_view(
     )
     parts: list[Any] = [head, summary]
     if (line := _anchor_line(outcomes)) is not None:
+        parts.append(line)
+    if (line := _input_host_line(outcomes)) is not None:
         parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:

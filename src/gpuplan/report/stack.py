@@ -29,10 +29,13 @@ _INPUT = {
 }
 
 
-def stack_words(stack: Stack, *, images: bool, decode_checked: bool = True) -> str:
+def stack_words(
+    stack: Stack, *, images: bool, decode_checked: bool = True, decode_typical: bool = False
+) -> str:
     """The stack in one line of the user's language (``images``: say the image-only settings;
     ``decode_checked``: False when no estimate knew its host's vCPUs, so that a DataLoader's decode
-    rate bounded nothing: said, as the step is then the GPUs' alone)."""
+    rate bounded nothing: said, as the step is then the GPUs' alone; ``decode_typical``: no
+    instance was named and a typical one's vCPUs bounded the slow end of the range)."""
     level = stack.as_level()
     parts = [_(_LEVEL_NAMES[level.value]) if level is not None else _("a custom stack")]
     if images:
@@ -45,6 +48,13 @@ def stack_words(stack: Stack, *, images: bool, decode_checked: bool = True) -> s
             parts.append(_(_INPUT[stack.input_pipeline]))
         elif stack.loader_workers is not None:
             parts.append(_("DataLoader input, {n} workers per GPU").format(n=stack.loader_workers))
+        elif decode_typical:
+            parts.append(
+                _(
+                    "DataLoader input, one worker per vCPU (the instance's vCPUs not known: a typical "
+                    "instance's vCPUs bound the slow end, the point assumes it keeps up; give --instance)"
+                )
+            )
         elif decode_checked:  # the default: one worker per vCPU of the instance (perf/input_pipeline.py)
             parts.append(_("DataLoader input, one worker per vCPU"))
         else:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.input_pipeline import InputPipeline
+from gpuplan.perf.input_pipeline import HostInput, InputPipeline, host_input
 from gpuplan.perf.stages.communication import Communication
 from gpuplan.perf.stages.compute import ComputeTime
 from gpuplan.perf.stages.layout import Layout
@@ -65,7 +65,10 @@ class StepSpread:
     input_bound: bool = False
     """The CPUs' decode and augmentation, not the GPUs, set the step time (image workloads)."""
     input_samples_per_s: float | None = None
-    """Images/s the host CPUs feed all GPUs at the point rate; None when not checked."""
+    """Images/s the host CPUs feed all GPUs at the point rate; None when not checked (or the host
+    is not known and a typical one bounds the slow end alone)."""
+    host_input: HostInput | None = None
+    """The host's input pipeline the step was bounded by, and what it did (worded spreads only)."""
     notes: tuple[str, ...] = ()
 
 
@@ -137,7 +140,23 @@ def host_bound(
         return spread
     step_s, step_low, step_high, input_bound, point = bounded_step(spread, samples, gpus, pipe)
     notes = list(spread.notes)
-    if worded and pipe.serial:
+    slower = step_high / spread.high_s
+    if worded and pipe.slow_end_only:
+        said = pipe.describe(gpus)
+        if step_high > spread.high_s:
+            notes.append(
+                _(
+                    "the instance's vCPUs not known: input pipeline at {said}: the slow end up to "
+                    "{pct:.0f} % slower; the point and the fast end assume it keeps up (give --instance)"
+                ).format(said=said, pct=100.0 * (slower - 1.0))
+            )
+        else:
+            notes.append(
+                _(
+                    "the instance's vCPUs not known: input pipeline at {said}: keeps up even at the slow end"
+                ).format(said=said)
+            )
+    elif worded and pipe.serial:
         said = pipe.describe(gpus)
         notes.append(_("input decoded in the training process, not overlapped ({said})").format(said=said))
     # The pipeline's description is written only where a note says it (the planner asks about
@@ -152,12 +171,15 @@ def host_bound(
         notes.append(
             _("may be input-bound at the slow end of the CPU rate ({said})").format(said=pipe.describe(gpus))
         )
+    bounded = input_bound or step_high > spread.high_s
     return StepSpread(
         step_s=step_s,
         low_s=step_low,
         high_s=step_high,
         input_bound=input_bound,
-        input_samples_per_s=point,
+        # A typical host stands in for an unknown one: no host's rate was checked.
+        input_samples_per_s=None if pipe.slow_end_only else point,
+        host_input=host_input(pipe, bounded, slower) if worded else None,
         notes=tuple(notes),
     )
 
@@ -173,6 +195,10 @@ def bounded_step(
     # the two: samples ÷ images/s of all the hosts' vCPUs. E.g. ResNet-50 at 256 images per
     # GPU on 8 GPUs with 12 vCPUs each: 2048 ÷ (96 × 100) = 0.213 s per step at least.
     point, low, high = pipe.samples_per_s(gpus)
+    if pipe.slow_end_only:
+        # No instance known: a typical one's vCPUs at the slow decode rate bound the slow end;
+        # the point and the fast end keep the GPUs' own time (the best case, shown beside it).
+        return step_s, step_low, max(step_high, samples / low), False, point
     if pipe.serial:
         # DataLoader(num_workers=0): each batch is decoded in the training process before the
         # GPUs run it, so the two add up instead of overlapping.

@@ -1,0 +1,134 @@
+"""The host an estimate without an instance takes for an image job's input pipeline.
+
+An image job's DataLoader decodes on the instance's vCPUs (:mod:`gpuplan.perf.input_pipeline`).
+``gpuplan estimate`` without ``--instance`` does not know them. Taking the pipeline to keep up would
+be the best case for an unknown host; taking the fewest vCPUs per GPU in the catalog would be
+absurd (some cloud shapes list 0.125 vCPU per GPU). So the slow end of the time range is taken on a
+*typical* instance of that GPU and count: the median vCPUs per GPU over the priced instance types
+of the catalog shipped with gpuplan (``catalog/data/offers.csv``) that carry that GPU, at the
+instance size the job would run on. The point and the fast end stay the GPUs' own (the pipeline
+keeps up): the range shows both.
+
+Why the median and not the lower quartile: the slow end already takes the slow end of the decode
+rate per vCPU (:data:`~gpuplan.perf.input_pipeline.IMAGES_PER_S_PER_VCPU_LOW`, half the point);
+a lower-quartile host on top would put two pessimistic tails in one end of an 80 % range. An
+instance type counts once however many regions and zones list it (the same host shape), so that
+one provider's regional spread does not outvote the others.
+
+The instance size: the smallest number of GPUs per instance the catalog offers that GPU in that
+holds the job's GPUs (1 GPU: the 1-GPU shapes), or the largest offered when the job spans nodes.
+A GPU with no priced offer in the catalog has no typical host of its own: its rate is unknown, and
+the slow end takes the median over every GPU's instance types of that size instead, said so.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from functools import cache
+
+from gpuplan.i18n import _
+
+__all__ = ["TypicalHost", "typical_host"]
+
+#: Where the vCPU counts come from, in the output.
+SOURCE = "the catalog shipped with gpuplan (catalog/data/offers.csv)"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TypicalHost:
+    """A typical instance's vCPUs per GPU for a GPU and count, from the shipped catalog."""
+
+    vcpus_per_gpu: float
+    """The median vCPUs per GPU of :attr:`instance_types` instance types."""
+    instance_types: int
+    """How many priced instance types the median is over."""
+    gpu: str
+    """The GPU asked about."""
+    gpus_per_instance: int
+    """The instance size the types were taken at (GPUs per instance)."""
+    own_offers: bool
+    """False: the catalog has no priced offer of :attr:`gpu`; the median is over every GPU's types."""
+
+    @property
+    def source(self) -> str:
+        """Where the figure comes from, in words (English: the JSON document's field)."""
+        of = self.gpu if self.own_offers else f"any GPU (no priced offer of {self.gpu})"
+        return (
+            f"median vCPUs per GPU of the {self.instance_types} priced instance types with "
+            f"{self.gpus_per_instance} × {of} in {SOURCE}"
+        )
+
+    def describe(self) -> str:
+        """``12 vCPUs per GPU, the median of 18 instance types with 1 × A100-SXM4-80GB``."""
+        figures = {"vcpus": self.vcpus_per_gpu, "n": self.instance_types, "gpu": self.gpu}
+        figures["size"] = self.gpus_per_instance
+        if self.own_offers:
+            return _(
+                "{vcpus:g} vCPUs per GPU, the median of {n} instance types with {size} × {gpu} in the catalog"
+            ).format(**figures)
+        return _(
+            "{gpu}'s decode rate unknown (no priced offer of it in the catalog): {vcpus:g} vCPUs per GPU, "
+            "the median of {n} instance types with {size} GPUs of any kind"
+        ).format(**figures)
+
+
+#: Per GPU id, per GPUs per instance: vCPUs per GPU of each priced (provider, instance type).
+_Hosts = dict[str, dict[int, dict[tuple[str, str], float]]]
+
+
+@cache
+def _catalog_hosts() -> _Hosts:
+    """The shipped catalog's priced instance types with a vCPU count (read once per process)."""
+    from gpuplan.catalog.snapshot import read_columns
+
+    hosts: _Hosts = {}
+    columns = ("provider", "instance_type", "gpu", "gpu_count", "vcpus", "price_reason")
+    rows = read_columns("offers.csv", *columns)
+    for provider, instance_type, gpu, gpu_count, vcpus_text, price_reason in rows:
+        # The snapshot gives a reason exactly where an offer has no price (tools/build_snapshot.py
+        # writes ``price_reason=None if prices else …``; catalog/gates.py refuses an offer with neither).
+        if price_reason.strip():
+            continue
+        try:
+            vcpus, gpus = float(vcpus_text or "nan"), float(gpu_count or "nan")
+        except ValueError:
+            continue
+        if not (vcpus > 0 and gpus >= 1 and gpus == int(gpus)):  # NaN fails both; fractional GPUs left out
+            continue
+        size = hosts.setdefault(gpu, {}).setdefault(int(gpus), {})
+        size[(provider, instance_type)] = vcpus / gpus
+    return hosts
+
+
+def _size(sizes: set[int], count: int) -> int:
+    """The instance size a job of ``count`` GPUs runs on among ``sizes``: the smallest that holds
+    it, else the largest (the job spans nodes)."""
+    holding = [s for s in sizes if s >= count]
+    return min(holding) if holding else max(sizes)
+
+
+def typical_host(gpu: str, count: int) -> TypicalHost | None:
+    """The typical host of ``count`` × ``gpu`` (canonical id) in the shipped catalog; None only
+    when the catalog has no priced instance type with a vCPU count at all."""
+    hosts = _catalog_hosts()
+    own = hosts.get(gpu)
+    if own:
+        size = _size(set(own), count)
+        per = list(own[size].values())
+    else:
+        every: dict[int, list[float]] = {}
+        for by_size in hosts.values():
+            for s, types in by_size.items():
+                every.setdefault(s, []).extend(types.values())
+        if not every:
+            return None
+        size = _size(set(every), count)
+        per = every[size]
+    return TypicalHost(
+        vcpus_per_gpu=float(statistics.median(per)),
+        instance_types=len(per),
+        gpu=gpu,
+        gpus_per_instance=size,
+        own_offers=bool(own),
+    )
