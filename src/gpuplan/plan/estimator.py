@@ -214,8 +214,6 @@ class _Estimator:
             gpu = get_gpu(gpu_id)
         except GpuplanError:
             return None
-        text = interconnect.lower()
-        nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
         # The offer's own fabric (the catalog's network_kind: EFA/InfiniBand/RoCE are RDMA, TCP is
         # not). Where the catalog does not say, the interconnect's words and then the bandwidth
         # (≥ 200 Gbit/s taken as RDMA, NetworkSpec.link) decide — an assumption, said on the option.
@@ -226,7 +224,9 @@ class _Estimator:
             kind=fabric or network_kind_of(interconnect),
             source="catalog",
             gpus_per_node=gpus_per_node,
-            nvlink=nvlink,
+            # NVLink or PCIe and the NVLink board, from the offer's words (perf.links.gpu_join): an
+            # offer that does not say is taken at the conservative bound (plan/unknowns.py).
+            interconnect=interconnect,
         ).link(gpu, count)
         # The kind taken where the catalog does not say it (worded with the row's notes, when read).
         inferred = link.network_kind if fabric is None and nodes > 1 else ""
