@@ -152,8 +152,11 @@ def test_the_planner_sizes_a_service_with_the_named_engine(
         return real(*args, **kwargs)
 
     monkeypatch.setattr(gpuplan.perf, "decode_estimate", spy)
-    plan(_service("sglang==0.4.1"), store=store, profile=_profile(), providers=["aws"])
+    made = plan(_service("sglang==0.4.1"), store=store, profile=_profile(), providers=["aws"])
     assert seen and all(e == SGLANG_OVERLAP for e in seen)
+    # The plan says which engine it took.
+    said = "serving engine: SGLang v0.4 on (overlap scheduler), its CPU work"
+    assert any(n.startswith(said) for n in made.notes)
 
 
 def test_the_serving_simulation_takes_the_named_engine() -> None:
