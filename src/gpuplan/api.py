@@ -95,7 +95,6 @@ def instance_links(
         raise NotFoundError("instance type", instance, known, hint=N_("see gpuplan offers"))
     o = offers[0]
     text = o.interconnect or ""
-    nvlink = "nvlink" in text.lower() or "nvswitch" in text.lower() if text else None
     given = network_gbps if network_gbps is not None else o.network_gbps
     source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")
     spec = NetworkSpec(
@@ -103,7 +102,9 @@ def instance_links(
         kind=kind or network_kind_of(getattr(o, "network_kind", None) or "") or network_kind_of(text),  # type: ignore[arg-type]
         source=source,  # type: ignore[arg-type]
         gpus_per_node=int(o.gpu_count),
-        nvlink=nvlink,
+        # NVLink or PCIe and the NVLink board from the entry's words; where it does not say, the
+        # conservative bound, stated in the link's description (perf.links.gpu_join).
+        interconnect=text,
     )
     vcpus_per_gpu = o.vcpus / o.gpu_count if o.vcpus and o.gpu_count else None
     return InstanceLinks(network=spec, gpus=given_gpus or (o.gpu,), vcpus_per_gpu=vcpus_per_gpu)

@@ -50,6 +50,7 @@ __all__ = [
     "PriceUnit",
     "PricingModel",
     "PricingRule",
+    "ServingEngine",
     "StackLevel",
     "Task",
     "missing_members",
@@ -571,6 +572,17 @@ class InputPipelineKind(Choice):
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
         return {"torchvision": "dataloader", "pytorch": "dataloader", "syntetic": "synthetic"}
+
+
+class ServingEngine(Choice):
+    """The serving engines whose CPU work per iteration is known (``perf/engine_cpu.py``)."""
+
+    VLLM = "vllm"
+    SGLANG = "sglang"
+
+    @classmethod
+    def kind(cls) -> str:
+        return "serving engine"
 
 
 class FusedKernel(Choice):

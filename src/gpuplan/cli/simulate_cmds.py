@@ -102,6 +102,7 @@ def _replica(
     from gpuplan.cli._settings import settings
     from gpuplan.errors import EstimateError
     from gpuplan.hardware import get_gpu
+    from gpuplan.perf.workload_request import serving_engine
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
     if w.task.value != "infer":
@@ -123,6 +124,7 @@ def _replica(
         cuda_graphs=w.uses_cuda_graphs,
         compiled=w.compile,
         engine_text=engine_text,
+        engine_cpu=serving_engine(w),
     )
     return estimator_replica(
         prof, get_gpu(gpu_id), stack, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1]

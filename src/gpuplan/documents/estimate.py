@@ -117,9 +117,12 @@ class DecodeDoc(Document):
     host_bound: bool = False
     """Without CUDA graphs (``cuda_graphs: false``), the CPU issuing each step's kernels, not memory
     bandwidth, sets the time per token."""
+    engine: str | None = None
+    """The serving engine the figures take, with its version range (``vLLM V1, 0.8 to 0.13
+    (synchronous scheduling)``): the workload's ``serving.engine``; one not named, or named without
+    a version, is taken not to overlap the GPU. None: a plain generation loop."""
     engine_cpu_s: float = Field(default=0.0, ge=0)
-    """The serving engine's CPU work per iteration the figures include (0: a plain generation loop;
-    a service runs in an engine of no stated version, taken not to overlap the GPU)."""
+    """The serving engine's CPU work per iteration the figures include (0: a plain generation loop)."""
     engine_overlapped: bool = False
     """Whether that CPU work runs beside the GPU's (an iteration takes the longer) or in turn."""
     engine_cpu_source: str | None = None

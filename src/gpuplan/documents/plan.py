@@ -70,7 +70,9 @@ class CostBreakdownDoc(Document):
 class UnknownFactDoc(Document):
     """A fact the catalog lacks that the option was costed at the conservative bound of."""
 
-    fact: Literal["vcpus", "ram", "network", "egress_price", "storage_price", "spot_rate", "price_date"]
+    fact: Literal[
+        "vcpus", "ram", "network", "egress_price", "storage_price", "spot_rate", "price_date", "gpu_link"
+    ]
     assumed: str
     """The bound taken, in words."""
 

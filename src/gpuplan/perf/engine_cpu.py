@@ -39,13 +39,17 @@ What is assumed, beyond the source:
   and the CPU work, an engine that does not overlap takes their sum.
 - An engine of unknown version (or an unknown engine) is taken not to overlap (the slower of the
   two ways today's engines run), at today's engines' figure: vLLM before V1 (15.7 ms, 2024) is
-  not assumed of an engine nobody named.
+  not assumed of an engine nobody named. A workload names its engine in ``serving.engine``
+  (``vllm==0.8.5``, or ``vllm`` alone: then of no stated version, taken the same way);
+  :func:`served_by` maps it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from gpuplan.i18n import N_
 
 __all__ = [
     "NO_ENGINE",
@@ -57,6 +61,7 @@ __all__ = [
     "VLLM_V1_SYNC",
     "EngineCpu",
     "engine_cpu",
+    "served_by",
 ]
 
 _WUKLAB = (
@@ -71,6 +76,7 @@ class EngineCpu:
     """The CPU work of one serving iteration and whether the engine hides it behind the GPU."""
 
     name: str
+    """What the engine is taken to be, in words (a catalog message: shown translated)."""
     step_s: float
     """CPU time per iteration outside the GPU kernels (scheduling, input preparation, sampling's
     host side, stop checks)."""
@@ -89,45 +95,60 @@ class EngineCpu:
 
 
 #: A plain generation loop (no serving engine: no scheduler between the steps).
-NO_ENGINE = EngineCpu(name="none", step_s=0.0, overlapped=False, source="no serving engine")
+NO_ENGINE = EngineCpu(name=N_("no serving engine"), step_s=0.0, overlapped=False, source="no serving engine")
 _SGLANG_S = 2.9e-3
 _VLLM_V0_S = 15.7e-3
 SGLANG_SYNC = EngineCpu(
-    name="SGLang (before v0.4)",
+    name=N_("SGLang before v0.4 (no overlap scheduler)"),
     step_s=_SGLANG_S,
     overlapped=False,
     source=f"{_WUKLAB}: SGLang 0.2.13, median of 10 runs 2.9 ms (1.9-5.3)",
 )
 SGLANG_OVERLAP = EngineCpu(
-    name="SGLang (v0.4 on, overlap scheduler)",
+    name=N_("SGLang v0.4 on (overlap scheduler)"),
     step_s=_SGLANG_S,
     overlapped=True,
     source=SGLANG_SYNC.source + "; overlapped from v0.4 (LMSYS, SGLang v0.4, 2024-12-04)",
 )
 VLLM_V0 = EngineCpu(
-    name="vLLM (before V1)",
+    name=N_("vLLM before V1 (before 0.8)"),
     step_s=_VLLM_V0_S,
     overlapped=False,
     source=f"{_WUKLAB}: vLLM 0.5.4, median of 10 runs 15.7 ms (4.1-28.2)",
 )
 VLLM_V1_SYNC = EngineCpu(
-    name="vLLM V1 (synchronous scheduling)",
+    name=N_("vLLM V1, 0.8 to 0.13 (synchronous scheduling)"),
     step_s=_SGLANG_S,
     overlapped=False,
     source=SGLANG_SYNC.source + " (vLLM V1 assumed to match SGLang's figure)",
 )
 VLLM_V1_ASYNC = EngineCpu(
-    name="vLLM V1 (asynchronous scheduling, v0.14 on)",
+    name=N_("vLLM V1 from 0.14 (asynchronous scheduling)"),
     step_s=_SGLANG_S,
     overlapped=True,
     source=VLLM_V1_SYNC.source + "; overlapped from v0.14.0 (vLLM PR #27614)",
 )
 UNKNOWN_ENGINE = EngineCpu(
-    name="serving engine not named, or of no stated version (taken not to overlap)",
+    name=N_("a serving engine not named (taken not to overlap)"),
     step_s=_SGLANG_S,
     overlapped=False,
     source=VLLM_V1_SYNC.source,
 )
+#: vLLM or SGLang named without a version: taken as :data:`UNKNOWN_ENGINE` is, and said so.
+_UNSTATED = {
+    "vllm": EngineCpu(
+        name=N_("vLLM of no stated version (taken not to overlap)"),
+        step_s=_SGLANG_S,
+        overlapped=False,
+        source=VLLM_V1_SYNC.source,
+    ),
+    "sglang": EngineCpu(
+        name=N_("SGLang of no stated version (taken not to overlap)"),
+        step_s=_SGLANG_S,
+        overlapped=False,
+        source=SGLANG_SYNC.source,
+    ),
+}
 
 _NAMED = re.compile(r"\b(vllm|sglang)\b\s*v?(?:(\d+)\.(\d+))?")
 
@@ -142,8 +163,15 @@ def engine_cpu(software: str | None) -> EngineCpu:
     named = _NAMED.search(software.lower())
     if named is None or named[2] is None:
         return UNKNOWN_ENGINE
-    version = (int(named[2]), int(named[3]))
-    if named[1] == "sglang":
+    return served_by(named[1], (int(named[2]), int(named[3])))
+
+
+def served_by(engine: str, version: tuple[int, int] | None) -> EngineCpu:
+    """The CPU work of ``engine`` (``vllm`` or ``sglang``) at ``version`` (major, minor); None: of no
+    stated version, taken not to overlap (as :data:`UNKNOWN_ENGINE`, named)."""
+    if version is None:
+        return _UNSTATED[engine]
+    if engine == "sglang":
         return SGLANG_SYNC if version < (0, 4) else SGLANG_OVERLAP
     if version < (0, 8):
         return VLLM_V0

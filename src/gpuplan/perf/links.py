@@ -12,7 +12,7 @@ collectives a step runs, and how much of them compute hides, is the communicatio
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
@@ -24,11 +24,14 @@ __all__ = [
     "DEFAULT_NETWORK_KIND",
     "FAST_NETWORK_GBIT_S",
     "SLOW_NETWORK_GBIT_S",
+    "GpuJoin",
     "Link",
     "NetworkSpec",
     "all_gather_s",
     "all_reduce_s",
     "catalog_network_kind",
+    "gpu_join",
+    "gpu_join_words",
     "network_kind_of",
 ]
 
@@ -67,6 +70,21 @@ _RDMA_AT_LEAST_GBIT_S = 200.0
 #: Interconnect words in a catalog offer that mean RDMA between nodes.
 _RDMA_WORDS = ("efa", "infiniband", "roce", "rdma", " ib", "ib ", "gpudirect")
 
+#: NVSwitch joins the GPUs of NVIDIA's 8-GPU HGX baseboards only (NVIDIA AI Enterprise
+#: documentation, "NVIDIA NVSwitch", platform support: HGX B300/B200/H200/H100/H800/A100 8-GPU
+#: baseboards, https://docs.nvidia.com/ai-enterprise/release-8/8.0/infra-software/vgpu/features/nvswitch.html,
+#: read 2026-12-02); the 4-GPU HGX boards join their GPUs directly (NVIDIA Technical Blog,
+#: "Introducing NVIDIA HGX A100: The Most Powerful Accelerated Server Platform for AI and High
+#: Performance Computing": "HGX A100 8-GPU connected with NVSwitch", "HGX A100 4-GPU connected with
+#: NVLink", https://devblogs.nvidia.com/introducing-hgx-a100-most-powerful-accelerated-server-platform-for-ai-hpc/,
+#: read 2026-12-02). So an SXM/OAM instance of fewer than eight GPUs whose catalog entry does not say
+#: NVSwitch may be a 4-GPU board, or a slice of one, and is taken as one: the smallest such board
+#: (a slice of two GPUs of it has a third of each GPU's links between them).
+SMALLEST_NVLINK_BOARD = 4
+#: GPUs per node from which an SXM/OAM node is taken as an NVSwitch board when its catalog entry
+#: does not say (the 8-GPU HGX baseboards).
+SWITCHED_FROM_GPUS = 8
+
 
 #: The catalog's ``network_kind`` values (catalog/schema.py) and what NCCL runs over them: EFA
 #: (libfabric, GPUDirect RDMA on p4d/p5), InfiniBand and RoCE are RDMA; TCP is the socket transport.
@@ -94,6 +112,61 @@ def network_kind_of(text: str) -> NetworkKind | None:
     return None
 
 
+class GpuJoin(NamedTuple):
+    """How the GPUs of one instance are joined, from its catalog entry (:func:`gpu_join`)."""
+
+    nvlink: bool
+    """Its GPUs talk over NVLink (else PCIe)."""
+    board: int | None
+    """:attr:`Link.nvlink_board`: the GPUs of a directly joined NVLink board; None: NVSwitch, or
+    no board (PCIe, one GPU)."""
+    known: bool
+    """The catalog entry says it (False: the conservative bound of an entry that does not)."""
+
+
+def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
+    """How an instance of ``gpus_per_node`` × ``gpu`` joins its GPUs, from what its catalog entry
+    says of them (``interconnect``; "" or None: nothing). Words marked "unverified" count as
+    nothing said. Unknown is never taken at its best case:
+
+    - SXM/OAM parts: NVSwitch where the entry says so, and on nodes of :data:`SWITCHED_FROM_GPUS`
+      or more (the 8-GPU HGX boards, as before); an entry saying NVLink without NVSwitch on a node of
+      :data:`SMALLEST_NVLINK_BOARD` or more GPUs is a directly joined board of its GPUs; otherwise
+      the board is unknown and taken as a directly joined one of at least
+      :data:`SMALLEST_NVLINK_BOARD` GPUs (a node of two may be half of such a board).
+    - PCIe parts with an NVLink bridge: bridges join pairs, so an entry saying NVLink gives NVLink
+      up to two GPUs a node; one saying nothing gives PCIe (a bridge is an option the entry does
+      not state), unknown only where a bridge could join them all (two GPUs).
+    - An entry naming another link (PCIe, none) gives PCIe.
+    """
+    text = (interconnect or "").lower()
+    if "unverified" in text or "not stated" in text:
+        text = ""
+    said_nvlink = "nvlink" in text or "nvswitch" in text
+    if gpus_per_node <= 1:  # nothing to join: the datasheet's link, as the entry words it
+        return GpuJoin(nvlink=bool(gpu.nvlink_gbps) and (said_nvlink or not text), board=None, known=True)
+    if not gpu.nvlink_gbps or (text and not said_nvlink):
+        return GpuJoin(nvlink=False, board=None, known=True)
+    if not gpu.form_factor.upper().startswith(("SXM", "OAM")):
+        if said_nvlink:
+            return GpuJoin(nvlink=gpus_per_node <= 2, board=None, known=True)
+        return GpuJoin(nvlink=False, board=None, known=gpus_per_node > 2)
+    if gpus_per_node >= SWITCHED_FROM_GPUS or "nvswitch" in text:
+        return GpuJoin(nvlink=True, board=None, known=True)
+    board = max(gpus_per_node, SMALLEST_NVLINK_BOARD)
+    return GpuJoin(nvlink=True, board=board, known=said_nvlink and board == gpus_per_node)
+
+
+def gpu_join_words(nvlink: bool, board: int | None) -> str:
+    """The conservative bound :func:`gpu_join` takes for an instance that does not say how its GPUs
+    are joined, in words."""
+    if nvlink and board:
+        return _("a directly joined {board}-GPU NVLink board, no NVSwitch (the smallest HGX board)").format(
+            board=board
+        )
+    return _("PCIe between the GPUs, no NVLink bridge")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Link:
     """How the GPUs of one job talk: inside a node and between nodes."""
@@ -113,6 +186,9 @@ class Link:
     baseboard): each GPU's links are split evenly over the other ``nvlink_board − 1``, so a
     collective over fewer of them uses only their share (:meth:`nvlink_share`). None: NVSwitch,
     every GPU reaches any group of the node at its full NVLink bandwidth."""
+    gpu_join_assumed: bool = False
+    """How the node's GPUs are joined (``intra_node``, ``nvlink_board``) is the conservative bound
+    taken for an instance whose catalog entry does not say it (:func:`gpu_join`), not a fact."""
 
     @property
     def network_known(self) -> bool:
@@ -134,6 +210,7 @@ class Link:
         network_kind: NetworkKind | None = None,
         network_source: NetworkSource = "user",
         nvlink_board: int | None = None,
+        gpu_join_assumed: bool = False,
     ) -> Link:
         """A link from GPU datasheet facts and what the instance says.
 
@@ -142,7 +219,8 @@ class Link:
         ``network_gbit_s`` the network is unknown (``network_source`` ``assumed``): the slow end of
         the plausible fabrics, :data:`SLOW_NETWORK_GBIT_S` over ``network_kind`` or TCP. A stated
         rate of unstated kind is taken as RDMA. ``nvlink_board``: the GPUs of a node's directly
-        joined NVLink board (:attr:`Link.nvlink_board`); None: NVSwitch.
+        joined NVLink board (:attr:`Link.nvlink_board`); None: NVSwitch. ``gpu_join_assumed``:
+        the link inside the node is a bound taken for an instance that does not say (:func:`gpu_join`).
         """
         if count < 1:
             raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
@@ -172,6 +250,7 @@ class Link:
             network_kind=network_kind or (SLOW_NETWORK_KIND if assumed else DEFAULT_NETWORK_KIND),
             network_source="assumed" if assumed else network_source,
             nvlink_board=nvlink_board if has_nvlink else None,
+            gpu_join_assumed=gpu_join_assumed and per_node > 1,
         )
 
     def fast_end(self) -> Link:
@@ -204,6 +283,10 @@ class Link:
         inside = _("{gpus}× GPU over {link} ({gbps:g} GB/s/dir)").format(
             gpus=self.gpus_per_node, link=self.intra_node, gbps=self.intra_node_gbps
         )
+        if self.intra_node == "nvlink" and self.nvlink_board:
+            inside += _(" on a {board}-GPU NVLink board without NVSwitch").format(board=self.nvlink_board)
+        if self.gpu_join_assumed:
+            inside += _(" (assumed: the instance does not say how its GPUs are joined)")
         if self.nodes <= 1:
             return inside
         src = {"user": "", "catalog": _(", from the instance"), "assumed": _(", assumed")}[
@@ -225,6 +308,11 @@ class NetworkSpec:
     source: NetworkSource = "user"
     gpus_per_node: int | None = None
     nvlink: bool | None = None
+    interconnect: str | None = None
+    """The GPU link as an instance's catalog entry words it ("" when it says nothing): with
+    ``gpus_per_node`` (the instance's GPUs) it decides NVLink or PCIe and the NVLink board
+    (:func:`gpu_join`), in place of ``nvlink``. None: no instance (``nvlink`` or the datasheet's
+    default, an SXM/OAM node taken as NVSwitch)."""
 
     def link(self, gpu: GPU, count: int) -> Link:
         kind = self.kind
@@ -232,14 +320,19 @@ class NetworkSpec:
             # Not said: cloud fabrics of 200 Gbit/s and more per node are RDMA (EFA, InfiniBand);
             # slower instance networks are plain Ethernet (TCP). An assumption, per offer.
             kind = "rdma" if self.gbit_s >= _RDMA_AT_LEAST_GBIT_S else "tcp"
+        nvlink, board, known = self.nvlink, None, True
+        if self.interconnect is not None:
+            nvlink, board, known = gpu_join(gpu, self.gpus_per_node or min(count, 8), self.interconnect)
         return Link.for_gpus(
             gpu,
             count,
             gpus_per_node=self.gpus_per_node,
-            nvlink=self.nvlink,
+            nvlink=nvlink,
             network_gbit_s=self.gbit_s,
             network_kind=kind,
             network_source=self.source,
+            nvlink_board=board,
+            gpu_join_assumed=not known,
         )
 
 

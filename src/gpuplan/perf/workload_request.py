@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE, EngineCpu
+from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE, EngineCpu, served_by
 from gpuplan.perf.estimate import EstimateRequest, JobSize
 from gpuplan.perf.input_pipeline import (
     Host,
@@ -107,10 +107,17 @@ def decodes_on_host(workload: Workload) -> bool:
 
 def serving_engine(workload: Workload) -> EngineCpu | None:
     """The engine whose CPU work each decode iteration of ``workload`` waits for: a service
-    (``serving:``) runs in a serving engine of no stated kind or version, taken not to overlap it
-    (``perf/engine_cpu.UNKNOWN_ENGINE``, as the serving simulation takes it); None for a plain
-    generation loop. The estimate, the planner and the GPU-sharing plans cost a service alike."""
-    return UNKNOWN_ENGINE if workload.serving is not None else None
+    (``serving:``) runs in the engine its ``serving.engine`` names (``vllm==0.8.5``), at that
+    version's figure and overlap (``perf/engine_cpu.served_by``); named without a version, or not
+    named, it is taken not to overlap it (``perf/engine_cpu.UNKNOWN_ENGINE``); None for a plain
+    generation loop. The estimate, the planner, the GPU-sharing plans and the serving simulation
+    cost a service alike."""
+    serving = workload.serving
+    if serving is None:
+        return None
+    if serving.engine_name is None:
+        return UNKNOWN_ENGINE
+    return served_by(serving.engine_name, serving.engine_version)
 
 
 def host_pipeline(workload: Workload, host: Host) -> InputPipeline | None:

@@ -210,11 +210,16 @@ def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def _offer_shapes(
-    offers: OfferTable, vcpus: np.ndarray, ram: np.ndarray, net: np.ndarray, kind: np.ndarray
+    offers: OfferTable,
+    vcpus: np.ndarray,
+    ram: np.ndarray,
+    net: np.ndarray,
+    kind: np.ndarray,
+    link: np.ndarray,
 ) -> np.ndarray:
     """An id per offer row of what the estimator sees of it (GPU, links, host; unknown alike)."""
     key = np.zeros(len(offers), dtype=np.int64)
-    for column in (offers.gpu, offers.interconnect, kind, net, vcpus, ram):
+    for column in (offers.gpu, link, kind, net, vcpus, ram):
         codes, n = _codes(column)
         key = key * max(n, 1) + codes  # mixed radix: a few hundred values per column at most
     _, shape_id = np.unique(key, return_inverse=True)
@@ -244,12 +249,12 @@ def _run_keys(
     # keys: indexing numpy scalars one by one would cost more than the estimates they look up).
     cand = live[first]
     off = cands.offer[cand]
-    vcpus, ram, net, kind = cols
+    vcpus, ram, net, kind, interconnect = cols
     keys = zip(
         offers.gpu[off].tolist(),
         cands.gpus_per_node[cand].tolist(),
         cands.nodes[cand].tolist(),
-        offers.interconnect[off].tolist(),
+        np.asarray(interconnect)[off].astype(str).tolist(),
         _known(net[off]),
         _known(vcpus[off]),
         np.asarray(kind)[off].astype(str).tolist(),
@@ -298,11 +303,17 @@ def estimate_candidates(
     live = np.flatnonzero(cands.alive)
     if live.size == 0:
         return 0
-    raw: tuple[np.ndarray, ...] = (offers.vcpus, offers.memory_gib, offers.network_gbps, offers.network_kind)
+    raw: tuple[np.ndarray, ...] = (
+        offers.vcpus,
+        offers.memory_gib,
+        offers.network_gbps,
+        offers.network_kind,
+        offers.interconnect,
+    )
     cons = raw if bounds is None else _filled(offers, bounds, relevant)
     multi = cands.nodes[live] > 1
     # A single node's network is never used: its raw value keeps the key (and the estimator's cache) shared.
-    single_cols = (cons[0], cons[1], raw[2], raw[3])
+    single_cols = (cons[0], cons[1], raw[2], raw[3], cons[4])
     cons_shape_multi = _offer_shapes(offers, *cons)[cands.offer[live]]
     cons_shape_single = _offer_shapes(offers, *single_cols)[cands.offer[live]]
     calls = 0
@@ -327,7 +338,7 @@ def estimate_candidates(
         cands.unknown[live] |= taken
         if (asked := np.flatnonzero(taken)).size:
             sub = live[asked]
-            best = _best_case(offers)
+            best = _best_case(offers, relevant)
             best_shape = _offer_shapes(offers, *best)[cands.offer[live]]
             flags, vals, inv = _run_keys(cands, sub, offers, estimate, best, best_shape[asked])
             calls += flags.shape[0]
@@ -361,19 +372,50 @@ def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.n
         unknown = np.isnan(net)
         net = np.where(unknown, bounds.network_gbps, net)
         kind = np.where(unknown, "TCP", kind.astype(str))
-    return vcpus, ram, net, kind
+    # An offer that does not say how its GPUs are joined is costed as its words stand: the
+    # estimator takes them at the conservative bound (perf.links.gpu_join).
+    return vcpus, ram, net, kind, offers.interconnect
 
 
-def _best_case(offers: OfferTable) -> tuple[np.ndarray, ...]:
-    """The offers' vCPUs, RAM, network and network kind with each unknown at its best case: unknown
-    vCPUs and RAM stay unknown (the estimator then applies no host limit), an unknown network is the
-    fastest plausible fabric (``perf.links.FAST_NETWORK_GBIT_S`` over RDMA)."""
+def _best_case(offers: OfferTable, relevant: int) -> tuple[np.ndarray, ...]:
+    """The offers' vCPUs, RAM, network, network kind and GPU link with each unknown at its best
+    case: unknown vCPUs and RAM stay unknown (the estimator then applies no host limit), an unknown
+    network is the fastest plausible fabric (``perf.links.FAST_NETWORK_GBIT_S`` over RDMA), an
+    unknown GPU link is NVLink through NVSwitch (an NVLink bridge on a pair of PCIe cards)."""
     from gpuplan.perf.links import FAST_NETWORK_GBIT_S
 
     unknown = np.isnan(offers.network_gbps)
     net = np.where(unknown, FAST_NETWORK_GBIT_S, offers.network_gbps)
     kind = np.where(unknown, "InfiniBand", offers.network_kind.astype(str))
-    return offers.vcpus, offers.memory_gib, net, kind
+    link = offers.interconnect.astype(str)
+    if relevant & int(Fact.GPU_LINK):
+        link = np.where(_gpu_link_unknown(offers), "NVLink/NVSwitch", link)
+    return offers.vcpus, offers.memory_gib, net, kind, link
+
+
+def _gpu_link_unknown(offers: OfferTable) -> np.ndarray:
+    """Per offer row: its catalog entry does not say how its GPUs are joined, where it matters
+    (``perf.links.gpu_join``: an SXM node of fewer than eight GPUs not said to have NVSwitch, two
+    NVLink-capable PCIe cards not said to be bridged)."""
+    from gpuplan.errors import GpuplanError
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.links import gpu_join
+
+    facts = np.stack(
+        [offers.gpu.astype(str), offers.gpu_count.astype(int).astype(str), offers.interconnect.astype(str)],
+        axis=1,
+    )
+    uniq, inverse = np.unique(facts, axis=0, return_inverse=True)
+    unknown = []
+    for gpu_id, count, text in uniq.tolist():
+        try:
+            gpu = get_gpu(gpu_id)
+        except GpuplanError:
+            unknown.append(False)
+            continue
+        unknown.append(not gpu_join(gpu, int(count), text).known)
+    out: np.ndarray = np.array(unknown, dtype=bool)[inverse.reshape(-1)]
+    return out
 
 
 def _taken(offers: OfferTable, relevant: int) -> IntArray:
@@ -385,4 +427,6 @@ def _taken(offers: OfferTable, relevant: int) -> IntArray:
         out |= np.where(np.isnan(offers.memory_gib), int(Fact.RAM), 0)
     if relevant & int(Fact.NETWORK):
         out |= np.where(np.isnan(offers.network_gbps), int(Fact.NETWORK), 0)
+    if relevant & int(Fact.GPU_LINK):
+        out |= np.where(_gpu_link_unknown(offers), int(Fact.GPU_LINK), 0)
     return out

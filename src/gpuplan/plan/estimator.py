@@ -29,7 +29,7 @@ from gpuplan.perf.estimate import gpu_stages, host_figures, host_finish
 from gpuplan.perf.input_pipeline import Host
 from gpuplan.perf.links import NetworkSpec
 from gpuplan.perf.parallel import catalog_network_kind, network_kind_of
-from gpuplan.perf.workload_request import host_pipeline, request_for
+from gpuplan.perf.workload_request import host_pipeline, request_for, serving_engine
 from gpuplan.plan.candidates import EstimateFn
 from gpuplan.plan.input_types import HOURS_PER_MONTH, EstimateKey, EstimateRow
 from gpuplan.vocab import MemoryVerdict
@@ -97,6 +97,10 @@ def make_estimator(
     notes: list[str] = []
     if workload.serving is None and workload.inputs.image_size is not None:
         notes.append(_image_note())
+    if (engine := serving_engine(workload)) is not None:
+        how = _("overlapped with the GPU's work") if engine.overlapped else _("added to the GPU's time")
+        words = _("serving engine: {engine}, its CPU work {ms:g} ms per iteration, {how} (serving.engine)")
+        notes.append(words.format(engine=_(engine.name), ms=round(engine.step_s * 1e3, 2), how=how))
     mine = [m for m in measured_steps if m.workload_key == profile.key]
     if (chosen := choose_measurement(mine, "")) is not None:
         notes.append(
@@ -214,8 +218,6 @@ class _Estimator:
             gpu = get_gpu(gpu_id)
         except GpuplanError:
             return None
-        text = interconnect.lower()
-        nvlink = bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text)
         # The offer's own fabric (the catalog's network_kind: EFA/InfiniBand/RoCE are RDMA, TCP is
         # not). Where the catalog does not say, the interconnect's words and then the bandwidth
         # (≥ 200 Gbit/s taken as RDMA, NetworkSpec.link) decide — an assumption, said on the option.
@@ -226,7 +228,9 @@ class _Estimator:
             kind=fabric or network_kind_of(interconnect),
             source="catalog",
             gpus_per_node=gpus_per_node,
-            nvlink=nvlink,
+            # NVLink or PCIe and the NVLink board, from the offer's words (perf.links.gpu_join): an
+            # offer that does not say is taken at the conservative bound (plan/unknowns.py).
+            interconnect=interconnect,
         ).link(gpu, count)
         # The kind taken where the catalog does not say it (worded with the row's notes, when read).
         inferred = link.network_kind if fabric is None and nodes > 1 else ""
@@ -293,7 +297,6 @@ class _Estimator:
     ) -> EstimateRow:
         from gpuplan.hardware import get_gpu
         from gpuplan.perf import decode_estimate, serving_estimate
-        from gpuplan.perf.workload_request import serving_engine
 
         serving = self.workload.serving
         assert serving is not None

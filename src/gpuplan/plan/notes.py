@@ -97,8 +97,10 @@ def plan_notes(
         )
     plan_notes.append(
         _(
-            "unknown facts (vCPUs, RAM, network, egress and storage prices, spot rate) are costed at "
-            "their conservative bound and ranked so; each option's best case is shown beside it"
+            "unknown facts (vCPUs, RAM, network, GPU link, egress and storage prices, spot rate) are "
+            "costed at their conservative bound and ranked so; each option's best case is shown beside "
+            "it (an SXM instance of fewer than eight GPUs not said to have NVSwitch: a directly joined "
+            "NVLink board of at least four GPUs)"
         )
     )
     if any(o.spot for o in ranked):

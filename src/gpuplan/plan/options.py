@@ -11,7 +11,7 @@ from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
-from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact
+from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact, gpu_link_words
 
 __all__ = ["MAY_NOT_FIT_FLAG", "make_option"]
 
@@ -87,6 +87,8 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
             assumed = _("the highest transfer price the catalog knows")
         elif fact is Fact.STORAGE:
             assumed = _("the highest storage price of its kind the catalog knows")
+        elif fact is Fact.GPU_LINK:
+            assumed = gpu_link_words(row.gpu, row.gpu_count, row.interconnect)
         elif fact is Fact.SPOT_RATE:
             assumed = _("1 interruption per 24 instance-hours")
         else:

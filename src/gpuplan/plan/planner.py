@@ -225,7 +225,7 @@ def _run(
     bounds = host_bounds(offers)
     relevant = (int(Fact.VCPUS) if job.image_job else 0) | (int(Fact.RAM) if job.rereads_dataset else 0)
     # The network joins the nodes of a training job; inference replicas do not talk to each other.
-    relevant |= int(Fact.NETWORK) if job.task != "infer" else 0
+    relevant |= int(Fact.NETWORK) | int(Fact.GPU_LINK) if job.task != "infer" else 0
     estimate_candidates(cands, offers, estimate, bounds, relevant)
     # Both costings over the same live candidates (the same positions): the conservative one ranks,
     # the best case is shown beside it.

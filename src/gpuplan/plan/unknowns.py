@@ -21,6 +21,12 @@ storage price   the highest of its kind            the lowest of its kind
 spot rate       one interruption per 24 h          the lowest published band's rate
                 (``plan/spot.py``)
 price date      stale                              (no number changes; flagged)
+GPU link        an SXM node of fewer than eight    NVSwitch (a bridged pair of PCIe cards)
+                GPUs: a directly joined NVLink
+                board of at least four (no
+                NVSwitch); two NVLink-capable
+                PCIe cards: PCIe, no bridge
+                (``perf.links.gpu_join``)
 ==============  =================================  ===========================================
 
 Options equal on the objective are ordered by how many relevant facts are unknown, fewest first,
@@ -38,7 +44,16 @@ import numpy as np
 from gpuplan.i18n import N_, _
 from gpuplan.plan.input_types import FloatArray, OfferTable, StrArray
 
-__all__ = ["FACT_CODES", "Fact", "HostBounds", "UnknownFact", "fact_name", "fact_names", "host_bounds"]
+__all__ = [
+    "FACT_CODES",
+    "Fact",
+    "HostBounds",
+    "UnknownFact",
+    "fact_name",
+    "fact_names",
+    "gpu_link_words",
+    "host_bounds",
+]
 
 
 class Fact(IntFlag):
@@ -51,6 +66,7 @@ class Fact(IntFlag):
     STORAGE = 16
     SPOT_RATE = 32
     PRICE_DATE = 64
+    GPU_LINK = 128
 
 
 #: How the JSON document names each fact.
@@ -62,6 +78,7 @@ FACT_CODES = {
     Fact.STORAGE: "storage_price",
     Fact.SPOT_RATE: "spot_rate",
     Fact.PRICE_DATE: "price_date",
+    Fact.GPU_LINK: "gpu_link",
 }
 _NAMES = {
     Fact.VCPUS: N_("vCPUs"),
@@ -71,6 +88,7 @@ _NAMES = {
     Fact.STORAGE: N_("storage price"),
     Fact.SPOT_RATE: N_("spot rate"),
     Fact.PRICE_DATE: N_("price date"),
+    Fact.GPU_LINK: N_("GPU link"),
 }
 
 
@@ -153,3 +171,12 @@ def host_bounds(offers: OfferTable) -> HostBounds:
         any_ram_gib_per_gpu=any_ram,
         network_gbps=float(net.min()) if net.size else None,
     )
+
+
+def gpu_link_words(gpu: str, gpus: float, interconnect: str) -> str:
+    """The bound taken for an instance's unknown GPU link (``perf.links.gpu_join``), in words."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.links import gpu_join, gpu_join_words
+
+    join = gpu_join(get_gpu(gpu), int(gpus), interconnect)
+    return gpu_join_words(join.nvlink, join.board)

@@ -196,6 +196,7 @@ def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
     cpu = d.engine
     return DecodeDoc(
         **fields,
+        engine=cpu.name if cpu.step_s > 0 else None,
         engine_cpu_s=cpu.step_s,
         engine_overlapped=cpu.overlapped,
         engine_cpu_source=cpu.source if cpu.step_s > 0 else None,
@@ -512,13 +513,13 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     if engines:
         table.caption = "\n".join(
             (
-                _("Each iteration also runs {ms:g} ms of the serving engine's CPU work, beside the GPU's")
+                _("{engine}: each iteration also runs {ms:g} ms of the engine's CPU work, beside the GPU's")
                 if e.overlapped
                 else _(
-                    "Each iteration also waits {ms:g} ms for the serving engine's CPU work, taken not to "
-                    "overlap the GPU's"
+                    "{engine}: each iteration also waits {ms:g} ms for the engine's CPU work, which does "
+                    "not overlap the GPU's"
                 )
-            ).format(ms=round(e.step_s * 1e3, 2))
+            ).format(engine=_(e.name), ms=round(e.step_s * 1e3, 2))
             + f" ({e.source})."
             for e in sorted(engines, key=lambda e: e.name)
         )

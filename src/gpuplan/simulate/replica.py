@@ -35,6 +35,7 @@ from gpuplan.simulate.engine import Work
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
+    from gpuplan.perf.engine_cpu import EngineCpu
     from gpuplan.perf.inference import StepModel
     from gpuplan.profile import Profile
     from gpuplan.simulate.batching import EngineSettings
@@ -270,7 +271,9 @@ def _cpu_words(step: StepModel) -> str:
         return ""
     how = _("overlapped with the GPU's work") if cpu.overlapped else _("added to the GPU's time")
     # The separator is in the words: each language writes its own.
-    return _("; the engine's CPU work {ms:.1f} ms per iteration, {how}").format(ms=cpu.step_s * 1e3, how=how)
+    return _("; {engine}: its CPU work {ms:.1f} ms per iteration, {how}").format(
+        engine=_(cpu.name), ms=cpu.step_s * 1e3, how=how
+    )
 
 
 def _engine_words(engine: EngineSettings) -> str:
@@ -317,6 +320,9 @@ class ServingStack:
     compiled: bool = False
     engine_text: str | None = None
     """``--engine`` settings over vLLM's defaults for the GPU (None: the defaults)."""
+    engine_cpu: EngineCpu | None = None
+    """The serving engine's CPU work per iteration (``perf.workload_request.serving_engine`` of the
+    workload); None: an engine of no stated kind or version, taken not to overlap the GPU's work."""
 
 
 def estimator_replica(
@@ -330,15 +336,15 @@ def estimator_replica(
     from gpuplan.simulate.batching import engine_defaults, parse_engine
 
     tp = stack.tensor_parallel
-    # An engine of no stated version: its CPU work per iteration is taken not to overlap the GPU's
-    # (perf/engine_cpu.py), as the estimate and the planner take it for a service.
+    # The engine the workload names, as the estimate and the planner take it for a service; one of
+    # no stated kind or version: its CPU work per iteration not overlapping the GPU's (perf/engine_cpu.py).
     step = step_model(
         prof,
         g,
         tensor_parallel=tp,
         cuda_graphs=stack.cuda_graphs,
         compiled=stack.compiled,
-        engine=UNKNOWN_ENGINE,
+        engine=stack.engine_cpu or UNKNOWN_ENGINE,
     )
     engine = engine_defaults(g.id, g.memory_gib)
     if stack.engine_text:

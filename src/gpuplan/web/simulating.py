@@ -130,6 +130,7 @@ def simulate_document(
 ) -> dict[str, Any]:
     """``gpuplan simulate autoscale --json``'s document, on the request's trace or shape."""
     from gpuplan.hardware import get_gpu, resolve_gpu
+    from gpuplan.perf.workload_request import serving_engine
     from gpuplan.profile import profile
     from gpuplan.report.autoscale import autoscale_json
     from gpuplan.simulate import SimulationSettings, Slo, simulate_autoscale
@@ -157,6 +158,7 @@ def simulate_document(
         tensor_parallel=workload.tensor_parallel,
         cuda_graphs=workload.uses_cuda_graphs,
         compiled=workload.compile,
+        engine_cpu=serving_engine(workload),
     )
     replica, weights = estimator_replica(
         prof,

@@ -28,6 +28,7 @@ from gpuplan.vocab import (
     Parallelism,
     Precision,
     PricingModel,
+    ServingEngine,
     StackLevel,
     Task,
     pydantic_cast,
@@ -64,6 +65,10 @@ AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(Attentio
 TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
+#: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
+_ENGINE_PIN = re.compile(r"\s*(?P<name>[A-Za-z][\w.-]*?)\s*(?:==\s*(?P<version>\S+))?\s*")
+#: A release as engines number them: major.minor and what follows (0.8.5, 0.8.5.post1, 0.4.1rc2).
+_ENGINE_VERSION = re.compile(r"v?\d{1,6}\.\d{1,6}[A-Za-z0-9.+-]{0,40}")
 _ENTRY_POINT = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_]\w*")
 #: Keys of a Hugging Face config.json that bound the sequence length, in the order checked.
 _HF_MAX_POSITION_KEYS = ("max_position_embeddings", "n_positions", "n_ctx", "max_seq_len", "seq_length")
@@ -249,6 +254,43 @@ class ServingSpec(Spec):
     """A MIG profile such as ``1g.10gb`` for each replica."""
     min_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
     max_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
+    engine: str | None = None
+    """The serving engine and its version, as pip pins it: ``vllm==0.8.5``, ``sglang==0.4.1``; the
+    engine alone (``vllm``) when the version is not known. Its CPU work between two iterations, and
+    whether it overlaps the GPU's, comes from a published measurement (vLLM 0.8 to 0.13 and SGLang
+    before 0.4 wait for it; vLLM from 0.14 and SGLang from 0.4 overlap it). Left out, or without a
+    version, the engine is taken not to overlap it (the slower case)."""
+
+    @field_validator("engine", mode="before")
+    @classmethod
+    def _engine(cls, v: object) -> str | None:
+        if v is None:
+            return None
+        found = _ENGINE_PIN.fullmatch(v) if isinstance(v, str) and len(v) <= 80 else None
+        if found is None:
+            raise _refused(N_('write the engine as "vllm==0.8.5" (or the name alone: vllm, sglang)'))
+        name = pydantic_cast(ServingEngine)(found["name"])
+        version = found["version"]
+        if version is None:
+            return name.value
+        if _ENGINE_VERSION.fullmatch(version) is None:
+            raise _refused(
+                N_("engine version {version!r}: write it as numbers, e.g. vllm==0.8.5"), version=version
+            )
+        return f"{name.value}=={version.lstrip('v')}"
+
+    @property
+    def engine_name(self) -> str | None:
+        """``vllm`` or ``sglang``; None when the workload does not name its engine."""
+        return None if self.engine is None else self.engine.split("==")[0]
+
+    @property
+    def engine_version(self) -> tuple[int, int] | None:
+        """The engine's (major, minor) version; None when not stated."""
+        if self.engine is None or "==" not in self.engine:
+            return None
+        major, minor = self.engine.split("==")[1].split(".")[:2]
+        return int(major), int(re.match(r"\d+", minor)[0])  # type: ignore[index]
 
 
 class ConstraintsSpec(Spec):

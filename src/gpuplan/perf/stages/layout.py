@@ -41,7 +41,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anchored_note
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
-from gpuplan.perf.links import Link
+from gpuplan.perf.links import Link, gpu_join_words
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import Parallelism
 
@@ -408,6 +408,13 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
                 fast_gbit_s=fast.network_gbit_s,
                 fast_kind=fast.network_kind,
             ),
+        )
+    if link.gpu_join_assumed and count > 1:
+        network_notes += (
+            _(
+                "the instance does not say how its GPUs are joined: taken as {bound}; NVSwitch, the "
+                "best case, is not assumed"
+            ).format(bound=gpu_join_words(link.intra_node == "nvlink", link.nvlink_board)),
         )
     return Layout(
         request=request,

@@ -1,0 +1,153 @@
+"""An offer that does not say how its GPUs are joined is never costed at the best case.
+
+NVSwitch joins the GPUs of the 8-GPU HGX boards only; the 4-GPU boards join them directly, so a
+pair of them shares a third of each GPU's NVLink. An SXM instance of fewer than eight GPUs whose
+catalog entry does not say NVSwitch is costed as a directly joined board of at least four GPUs,
+and the plan names the GPU link as an unknown fact with the NVSwitch case beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from plan_helpers import CAL, offer
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.links import Link, NetworkSpec, all_reduce_s, gpu_join
+from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, RegionCosts, plan_offers
+from gpuplan.plan.build_inputs import make_estimator
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from gpuplan.workload import Workload
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+H100 = get_gpu("H100-SXM")
+
+
+def _ddp_profile() -> Profile:
+    """1e9 fp32 parameters (a 4 GB gradient all-reduce) and ~3 TFLOP per micro-batch."""
+    ops = tuple(
+        OpRecord(
+            op="aten.mm", op_class="matmul", phase=ph, dtype="bfloat16", count=1, flops=f, bytes_moved=0.0
+        )
+        for ph, f in (("forward", 1e12), ("backward", 2e12))
+    )
+    return Profile(
+        key="test",
+        workload_name="bert-large-squad",
+        task="train",
+        precision="amp-fp16",
+        batch_size=256,
+        seq_len=None,
+        params=1_000_000_000,
+        trainable_params=1_000_000_000,
+        flops_per_step=3e12,
+        forward_flops=1e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4e9,
+            buffers_bytes=0.0,
+            gradients_bytes=4e9,
+            optimizer_state_bytes=4e9,
+            activations_bytes=4e9,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="custom"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("gpus", "words", "expected"),
+    [
+        (4, "", (True, 4, False)),  # nothing said: a 4-GPU HGX board, assumed
+        (2, "", (True, 4, False)),  # two GPUs may be half of one
+        (4, "NVLink/NVSwitch", (True, None, True)),  # a slice of an NVSwitch board (GCP A2)
+        (4, "NVSwitch (per family docs; unverified)", (True, 4, False)),
+        (4, "NVLink", (True, 4, True)),  # NVLink without NVSwitch on a whole 4-GPU board
+        (2, "NVLink", (True, 4, False)),  # ... but which board two of them are on is not said
+        (8, "", (True, None, True)),  # the 8-GPU HGX boards: NVSwitch, as before
+        (4, "PCIe", (False, None, True)),
+    ],
+)
+def test_how_an_sxm_instance_joins_its_gpus(gpus: int, words: str, expected: tuple[object, ...]) -> None:
+    assert tuple(gpu_join(H100, gpus, words)) == expected
+
+
+def test_pcie_cards_are_bridged_only_where_the_entry_says_so() -> None:
+    a100 = get_gpu("A100-PCIE-80GB")
+    assert tuple(gpu_join(a100, 2, "")) == (False, None, False)  # a bridge is an option: not assumed
+    assert tuple(gpu_join(a100, 2, "NVLink")) == (True, None, True)
+    assert tuple(gpu_join(a100, 4, "")) == (False, None, True)  # bridges join pairs, never four
+    assert tuple(gpu_join(a100, 4, "NVLink")) == (False, None, True)
+
+
+def test_two_gpus_of_an_unsaid_four_gpu_offer_cost_more_than_on_nvswitch() -> None:
+    unsaid = NetworkSpec(source="catalog", gpus_per_node=4, interconnect="").link(H100, 2)
+    switch = NetworkSpec(source="catalog", gpus_per_node=4, interconnect="NVLink/NVSwitch").link(H100, 2)
+    assert (unsaid.nvlink_board, unsaid.gpu_join_assumed) == (4, True)
+    assert (switch.nvlink_board, switch.gpu_join_assumed) == (None, False)
+    # A pair on a 4-GPU board has 6 of each GPU's 18 links between them: 3 × the time of a
+    # bandwidth-bound all-reduce (4 GB, the hop latency is the same on both).
+    slow, fast = all_reduce_s(4e9, unsaid), all_reduce_s(4e9, switch)
+    assert slow == pytest.approx(3 * fast, rel=1e-3)
+    assert "assumed: the instance does not say how its GPUs are joined" in unsaid.describe()
+    assert "4-GPU NVLink board without NVSwitch" in unsaid.describe()
+
+
+def test_an_eight_gpu_sxm_node_is_unchanged() -> None:
+    for words in ("", "NVLink/NVSwitch", "NVLink"):
+        link = NetworkSpec(source="catalog", gpus_per_node=8, interconnect=words).link(H100, 8)
+        assert link == Link.for_gpus(H100, 8, gpus_per_node=8, network_source="catalog")
+
+
+def test_the_offer_that_says_nvswitch_ranks_above_the_one_that_says_nothing() -> None:
+    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml"), _ddp_profile(), CAL)
+    common = {"gpu": "H100-SXM", "gpu_count": 2, "gpu_memory_gib": 80.0, "price_usd": 6.0, "vcpus": 52.0}
+    rows = [
+        offer(instance_type="unsaid-2x", interconnect="", **common),
+        offer(instance_type="switched-2x", interconnect="NVLink/NVSwitch", **common),
+    ]
+    regions = [
+        RegionCosts(
+            provider="aws",
+            region="us-east-1",
+            internet_egress=(),
+            inter_region_usd_per_gb=0.0,
+            object_storage_usd_per_gb_month=0.0,
+            block_storage_usd_per_gb_month=0.0,
+        )
+    ]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts(regions),
+        JobFacts(dataset_gb=0.0, results_gb=0.0, task="train"),
+        est,
+        Constraints(max_gpus=2, max_nodes=1),
+    )
+    by_name = {o.instance_type: o for o in plan.options}
+    unsaid, switched = by_name["unsaid-2x"], by_name["switched-2x"]
+    assert plan.options[0].instance_type == "switched-2x"
+    assert unsaid.job_time_h > switched.job_time_h
+    facts = {u.fact: u.assumed for u in unsaid.unknown_facts}
+    assert "directly joined 4-GPU NVLink board" in facts["gpu_link"]
+    assert "gpu_link" not in {u.fact for u in switched.unknown_facts}
+    # Its best case is the NVSwitch offer's time.
+    assert math.isclose(unsaid.best_case_job_time_h, switched.job_time_h, rel_tol=1e-9)
+
+
+def test_estimate_on_a_named_instance_takes_its_board(tmp_path: Path) -> None:
+    from gpuplan.api import instance_links
+    from gpuplan.catalog import open_store
+
+    store = open_store(str(tmp_path / "catalog.sqlite"))
+    try:
+        unsaid = instance_links(store, "gpu_4x_h100_sxm5").network  # Lambda's entry says nothing
+        switched = instance_links(store, "a2-highgpu-4g").network  # GCP's A2: the 16-GPU NVSwitch board
+    finally:
+        store.close()
+    assert unsaid is not None and switched is not None
+    a100 = get_gpu("A100-SXM4-40GB")
+    two_of_four = unsaid.link(H100, 2)
+    assert (two_of_four.nvlink_board, two_of_four.gpu_join_assumed) == (4, True)
+    assert (switched.link(a100, 2).nvlink_board, switched.link(a100, 2).gpu_join_assumed) == (None, False)
