@@ -104,6 +104,28 @@ def test_tensor_parallel_splits_matmul_flops_and_keeps_the_call_count() -> None:
     assert fwd.flops == pytest.approx(100e12 / 3 / 4) and fwd.count == 80
 
 
+def _elementwise_bytes(profile: Profile) -> float:
+    return sum(o.bytes_moved for o in profile.ops if o.op_class == "other")
+
+
+@pytest.mark.parametrize("attention", ["eager", "fused-softmax"])
+def test_materialised_attention_scores_split_with_the_heads(attention: str) -> None:
+    # Korthikanti et al. §4.2.1: s·b·h·(10 + 24/t + 5·a·s/(h·t)) of s·b·h·(34 + 5·a·s/h) per layer.
+    # 32 heads, s = h = 4096: 5·a·s/h = 160, so TP=8 keeps (10 + 184/8)/194 = 33/194 of the
+    # elementwise bytes, not the (10 + 24/8)/34 of a fused kernel (which keeps no scores).
+    scored = replace(_profile(), attention=attention)
+    local = local_profile(scored, ModelParallel(tensor=8), microbatches=1)
+    assert _elementwise_bytes(local) == pytest.approx(10e9 * 33 / 194)
+    assert local.peak.activations_bytes == pytest.approx(PEAK.activations_bytes * 33 / 194)
+    fused = local_profile(replace(_profile(), attention="fused"), ModelParallel(tensor=8), microbatches=1)
+    assert _elementwise_bytes(fused) == pytest.approx(10e9 * 13 / 34)
+    # Sequence parallelism splits everything t ways, scores or not.
+    sp = local_profile(scored, ModelParallel(tensor=8, sequence_parallel=True), microbatches=1)
+    assert _elementwise_bytes(sp) == pytest.approx(10e9 / 8)
+    # Without tensor parallelism nothing changes.
+    assert local_profile(scored, ModelParallel(pipeline=2), microbatches=2).ops[2].bytes_moved == 10e9 / 2
+
+
 def test_bubble_fraction_is_p_minus_1_over_m_plus_p_minus_1() -> None:
     assert pipeline_bubble_fraction(ModelParallel(pipeline=4), 12) == pytest.approx(3 / 15)
     assert pipeline_bubble_fraction(ModelParallel(pipeline=1), 12) == 0.0

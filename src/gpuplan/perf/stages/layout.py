@@ -12,15 +12,19 @@ Training on GPU Clusters Using Megatron-LM", SC21 (arXiv:2104.04473), and Korthi
   matmul and attention call does ``1/t`` of its FLOPs (the call count stays: smaller GEMMs, the
   same per-call tail). Without sequence parallelism the layer norms, dropouts and residual adds
   run whole on every tensor rank: Korthikanti's per-layer activation bytes are
-  ``s·b·h·(10 + 24/t)`` of ``34·s·b·h`` (§4.2.1), and the elementwise ops, which move those
-  bytes, take the same share; with sequence parallelism they too are ``1/t`` (§4.2.2). A stage
+  ``s·b·h·(10 + 24/t + 5·a·s/(h·t))`` of ``s·b·h·(34 + 5·a·s/h)`` (§4.2.1), and the
+  elementwise ops, which move those bytes, take the same share. The ``5·a·s/h`` term is the
+  attention scores, softmax and dropout on ``a·s²·b`` elements, split with the heads; only an
+  attention that materialises them (eager, or Megatron's fused softmax) has it — a fused
+  flash/SDPA kernel keeps none. With sequence parallelism everything is ``1/t`` (§4.2.2). A stage
   runs ``1/p`` of the calls (the embedding and the head are spread evenly: an approximation, as
   they are ≤ ``V/(16·l·h)`` of the FLOPs, under 2 % for the rows calibrated here).
 - **Memory share** (Korthikanti §4): parameters, gradients and optimizer state ``÷ t·p``;
-  activations of one micro-batch × ``(10 + 24/t)/34`` (or ``1/t`` with sequence parallelism); the
-  first stage of 1F1B keeps ``min(p, m)`` micro-batches in flight, each of ``L/p`` layers, so the
-  activation memory does not shrink with ``p`` (§4: "the first stage must store the activations of
-  ``p`` micro-batches"). Autocast's bf16 weight cache (traced as activations) is a weight: ``÷ t·p``.
+  activations of one micro-batch × the same share (``(10 + 24/t)/34`` with a fused attention
+  kernel, ``1/t`` with sequence parallelism); the first stage of 1F1B keeps ``min(p, m)``
+  micro-batches in flight, each of ``L/p`` layers, so the activation memory does not shrink with
+  ``p`` (§4: "the first stage must store the activations of ``p`` micro-batches"). Autocast's
+  bf16 weight cache (traced as activations) is a weight: ``÷ t·p``.
 - **Links**: ``t`` must fit inside one node (NVLink); a data-parallel group holds one GPU of each
   replica and shares the node's network with the node's other groups (:func:`data_parallel_link`).
 
@@ -58,6 +62,7 @@ __all__ = [
     "data_parallel_link",
     "lay_out",
     "local_profile",
+    "scores_bytes_per_sbh",
 ]
 
 PARALLELISMS: tuple[str, ...] = Parallelism.values()
@@ -67,6 +72,9 @@ PARALLELISMS: tuple[str, ...] = Parallelism.values()
 #: that it does not (10: two layer-norm inputs and two dropout masks … replicated on every rank).
 _SPLIT_BYTES_PER_SBH = 24.0
 _REPLICATED_BYTES_PER_SBH = 10.0
+#: §4.1: bytes per a·s²·b element of a materialised attention (scores 2, softmax 2, dropout mask 1),
+#: split with the heads (``5·a·s/(h·t)`` per s·b·h element, §4.2.1).
+_SCORE_BYTES_PER_ASSB = 5.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,12 +99,16 @@ class ModelParallel:
     def active(self) -> bool:
         return self.degree > 1
 
-    def elementwise_share(self) -> float:
-        """Share of the elementwise work (and activation bytes) one tensor rank keeps."""
+    def elementwise_share(self, scores_per_sbh: float = 0.0) -> float:
+        """Share of the elementwise work (and activation bytes) one tensor rank keeps.
+
+        ``scores_per_sbh``: the bytes of materialised attention scores per ``s·b·h`` element of a
+        layer (Korthikanti's ``5·a·s/h``, :func:`scores_bytes_per_sbh`); they split with the heads.
+        """
         t = self.tensor
         if t == 1 or self.sequence_parallel:
             return 1.0 / t
-        split = _SPLIT_BYTES_PER_SBH
+        split = _SPLIT_BYTES_PER_SBH + scores_per_sbh
         return (_REPLICATED_BYTES_PER_SBH + split / t) / (_REPLICATED_BYTES_PER_SBH + split)
 
     def describe(self) -> str:
@@ -207,14 +219,26 @@ def check_model_parallel(
     return count // mp.degree
 
 
-def _local_op(op: OpRecord, mp: ModelParallel) -> OpRecord:
+def scores_bytes_per_sbh(profile: Profile) -> float:
+    """Bytes of a layer's materialised attention scores per ``s·b·h`` element: ``5·a·s/h``
+    (Korthikanti et al. §4.1: the ``Q·Kᵀ`` scores 2, the softmax output 2 and the dropout mask 1
+    byte per ``a·s²·b`` element) when the traced attention keeps them (``eager``, Megatron's
+    ``fused-softmax``); 0 for a fused flash/SDPA kernel or a model whose shape is unknown."""
+    shape = profile.shape
+    s, h, a = profile.seq_len, shape.hidden_size, shape.num_attention_heads
+    if profile.attention == "fused" or not (s and h and a):
+        return 0.0
+    return _SCORE_BYTES_PER_ASSB * a * s / h
+
+
+def _local_op(op: OpRecord, mp: ModelParallel, scores_per_sbh: float) -> OpRecord:
     t, p = mp.tensor, mp.pipeline
     if op.phase == "optimizer":
         share = 1.0 / (t * p)  # each rank updates only its own parameters
     elif op.op_class in ("matmul", "attention", "conv"):
         share = 1.0 / (t * p)
     else:
-        share = mp.elementwise_share() / p
+        share = mp.elementwise_share(scores_per_sbh) / p
     return replace(
         op,
         count=max(1, math.ceil(op.count / p)),
@@ -227,7 +251,9 @@ def _local_op(op: OpRecord, mp: ModelParallel) -> OpRecord:
 def _local_peak(profile: Profile, mp: ModelParallel, microbatches: int) -> MemoryBreakdown:
     peak = profile.peak
     state = 1.0 / mp.degree
-    act_share = mp.elementwise_share() * min(mp.pipeline, microbatches) / mp.pipeline
+    act_share = (
+        mp.elementwise_share(scores_bytes_per_sbh(profile)) * min(mp.pipeline, microbatches) / mp.pipeline
+    )
     activations = peak.activations_bytes
     weight_cache = 0.0
     optimizer_step = peak.at_optimizer_step
@@ -263,7 +289,8 @@ def local_profile(profile: Profile, mp: ModelParallel, *, microbatches: int) -> 
         num_layers=max(1, math.ceil((shape.num_layers or 1) / p)),
         largest_layer_params=(shape.largest_layer_params // t) if shape.largest_layer_params else None,
     )
-    ops = tuple(_local_op(op, mp) for op in profile.ops)
+    scores = scores_bytes_per_sbh(profile)
+    ops = tuple(_local_op(op, mp, scores) for op in profile.ops)
     return replace(
         profile,
         ops=ops,
