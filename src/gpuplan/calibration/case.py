@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpuplan.hardware import get_gpu
+from gpuplan.perf.input_pipeline import InputPipeline
 from gpuplan.vocab import StackLevel
 
 __all__ = ["CalibrationCase", "training_row_case", "training_workload"]
@@ -66,6 +67,9 @@ class CalibrationCase:
     publisher: str = ""
     """Who published the figure, grouped by source and stack (the row's ``publisher`` through
     :func:`~gpuplan.calibration.published.publisher_group`): the group of leave-one-publisher-out."""
+    input_pipeline: InputPipeline | None = None
+    """The host CPUs that decoded the run's images (its DataLoader workers on the node's cores),
+    where the publisher's machine is known; None: not bounded."""
 
     @property
     def stack_level(self) -> str:

@@ -38,6 +38,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
 from gpuplan.perf.calibration import Calibration, CalibrationRow
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
+from gpuplan.perf.input_pipeline import InputPipeline, image_input_pipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.profile.model import Profile
@@ -56,6 +57,33 @@ _V1_FILES = ("calibration.csv", "calibration_extra.csv")
 _PRECISIONS = {"fp32": "fp32", "tf32": "tf32", "amp": "amp-fp16", "bf16": "bf16"}
 _THROUGHPUT_METRICS = ("images_per_s", "sequences_per_s", "tokens_per_s")
 _MEMORY_METRIC = "peak_mem_gib"
+
+
+#: The CPUs of the machines DeepLearningExamples published its ResNet-50 training tables on, by
+#: the name its rows give the GPU: hardware threads (vCPUs) of the node, two per core (SMT).
+#: DGX A100: 2 × AMD EPYC 7742, 64 cores each (mlcommons/training_results_v0.7@c6640611
+#: NVIDIA/systems/dgxa100_ngc20.06_pytorch.json); DGX-1: 2 × Intel Xeon E5-2698 v4, 20 cores each
+#: (same repository, NVIDIA/systems/dgx1_ngc20.06_pytorch.json), read 2026-12-02.
+_DGX_HOST_VCPUS = {"(DGX A100)": 2 * 64 * 2, "(DGX-1)": 2 * 20 * 2}
+
+
+def _dgx_input_pipeline(row: Mapping[str, str], workload: Mapping[str, Any]) -> InputPipeline | None:
+    """What decoded a DeepLearningExamples ResNet-50 training row's images: its DataLoader workers
+    (``data_backend: pytorch``) on the DGX's cores, shared by the GPUs the run used (the table's
+    commit, @7bdfc81d, pinned no process to a core: ``gpu_affinity`` came on 2021-11-22). None for
+    any other row: the inference tables' throughput is not a wall-clock rate with its data waits
+    (V100 AMP batch 256: 3,382 images/s printed beside a mean latency of 84.14 ms, i.e. 3,043)."""
+    host = next((v for k, v in _DGX_HOST_VCPUS.items() if row["gpu"].endswith(k)), None)
+    if host is None or row["task"] != "train" or not row["model"].startswith("resnet50"):
+        return None
+    stack = workload.get("stack") or {}
+    return image_input_pipeline(
+        workload["inputs"]["image_size"],
+        float(host),
+        int(row["gpu_count"]),
+        kind=str(stack.get("input_pipeline", "dataloader")),
+        workers=stack.get("loader_workers"),
+    )
 
 
 def _accumulation(notes: str) -> int:
@@ -142,6 +170,7 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         why=why,
         seq_len=seq,
         publisher=publisher_group(row.get("publisher") or ""),
+        input_pipeline=_dgx_input_pipeline(row, wl),
     )
 
 
@@ -194,6 +223,7 @@ def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | Non
         calibration=cal,
         grad_accum_steps=case.grad_accum_steps,
         compiled=bool(case.workload.get("compile", False)),
+        input_pipeline=case.input_pipeline,
     )
 
 

@@ -86,6 +86,13 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
         wl,
         micro_batch=sequences,
         why=why,
+        # NB: ZeRO-1 overlaps a reduce-scatter of the traced (fp32) gradients with backward; the logs
+        # say otherwise: dwu_overlap_reductions=False (e.g. training_results_v4.0 Dell R760xax4L40S
+        # and Fujitsu PRIMERGY-CDI-L40Sx16 result_0.txt), and apex's DistributedFusedLAMB reduces
+        # fp16 flat gradients (apex/contrib/optimizers/distributed_fused_lamb.py: _flat_grads
+        # float16) after backward, then all-gathers fp16 parameters. Costed so, 4× L40S on PCIe 4.0
+        # expose 45 ms of collectives a step instead of 53: the L40S rows' over-prediction (+66 %,
+        # +40 %) is not their communication (the 4× A100 PCIe rows on the same bus are within 4 %).
         parallelism="zero1",
         gpus_per_node=per_node,
         training_share=share,

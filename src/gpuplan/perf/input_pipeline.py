@@ -5,7 +5,9 @@ in DataLoader workers before the GPU sees it. When the instance has too few vCPU
 GPUs wait for data: samples/s is bounded by ``vCPUs × images/s per vCPU``. Text and token
 workloads read pre-tokenised arrays and are not bounded here.
 
-The rate per vCPU is an ASSUMPTION with a range (no calibration row measures it):
+The rate per vCPU is an ASSUMPTION with a range (no calibration row measures it; the
+DeepLearningExamples ResNet-50 training rows are bounded by it on their DGX hosts,
+``calibration/cases.py``):
 
 - "A single core decodes 50–200 images per second depending on resolution" (JPEG decode only):
   https://www.systemoverflow.com/learn/ml-cv-systems/image-preprocessing/production-data-pipeline-design-and-throughput
@@ -14,15 +16,31 @@ The rate per vCPU is an ASSUMPTION with a range (no calibration row measures it)
   and resizing to 224×224 with flip, rotation and colour jitter: 955 / 8 ≈ 119 images/s per
   worker (one worker ≈ one core): https://isztld.com/posts/gpu-preprocessing.html (read 2026-12-01).
 
-- At least 247 images/s per DataLoader worker process on a DGX A100: NVIDIA's ResNet-50 AMP
-  training reached 2,470 images/s on one A100 with ``data_backend: pytorch`` and 10 workers per GPU
-  (NVIDIA/DeepLearningExamples@729963dd PyTorch/Classification/ConvNets/resnet50v1.5/README.md
-  training table and configs.yml, read 2026-12-01), each worker on its own core of the host's 128.
+- At least 154 images/s per DataLoader worker process with a physical core to itself: NVIDIA's
+  ResNet-50 AMP training reached 2,470 images/s on one A100 of a DGX A100 with ``data_backend:
+  pytorch`` and 16 workers per GPU — the configs.yml of the commit that published that table
+  (NVIDIA/DeepLearningExamples@7bdfc81d, 2021-04-20: ``DGXA100: workers: 16``; the 10 of later
+  revisions came after it), with no CPU affinity (``gpu_affinity`` arrived on 2021-11-22,
+  @0fadac23): 16 workers on a host of 128 cores (2 × AMD EPYC 7742, 64 cores each:
+  mlcommons/training_results_v0.7@c6640611 NVIDIA/systems/dgxa100_ngc20.06_pytorch.json), read
+  2026-12-02.
 
 A cloud vCPU is one hyperthread (half a physical core on most x86 instances), and ImageNet's
 JPEGs average about 400×350 px (smaller than that benchmark's): both taken together, 100 images/s
-per vCPU is the point, 50–250 the range (the high end from the DGX A100 figure, a full core per
-worker). A workload's ``stack.loader_workers`` counts each worker at the same rate.
+per vCPU is the point, 50–250 the range (the high end an ASSUMPTION above every figure read: it
+once stood on a DGX A100 figure of 247 images/s per worker that counted 10 workers where the run
+had 16). That rate is a hyperthread's on a busy core: "an application running on one logical
+processor of a busy core can expect slightly more than half of the throughput that it obtains
+while running alone" (VMware, vSphere 4.1 Resource Management,
+"Hyperthreading", pubs.vmware.com, read 2026-12-02), and two threads on one core run "25 % or
+more" faster than one (Tom's Hardware, "Hyper-Threading Technology", 2013-10-31, read
+2026-12-02). So a DataLoader worker — one single-threaded process — that has a physical core to
+itself decodes :data:`ALONE_ON_CORE` = 2 / 1.25 = 1.6 × the rate of a vCPU, 160 images/s at the
+point (the DGX A100 figure above: at least 154). A workload's ``stack.loader_workers`` fill the
+host's physical cores (:data:`THREADS_PER_CORE` vCPUs each) one worker per core first, then two:
+all the job's GPUs on a node share its cores, so 8 GPUs × 8 workers on a DGX-1's 40 cores (2 ×
+Xeon E5-2698 v4) leave 24 cores running two workers and 16 running one: 24 × 200 + 16 × 160 =
+7,360 images/s for the node, where one GPU's 8 workers alone take 8 × 160 = 1,280.
 
 The host's RAM bounds the pipeline too. Every epoch touches the whole dataset (a distributed
 sampler reshuffles it across nodes each epoch), so each node needs all of it: when the host's page
@@ -45,11 +63,13 @@ if TYPE_CHECKING:
     from gpuplan.perf.typical_host import TypicalHost
 
 __all__ = [
+    "ALONE_ON_CORE",
     "IMAGES_PER_S_PER_VCPU",
     "IMAGES_PER_S_PER_VCPU_HIGH",
     "IMAGES_PER_S_PER_VCPU_LOW",
     "PAGE_CACHE_SHARE",
     "STORAGE_READ_GBPS",
+    "THREADS_PER_CORE",
     "DatasetReads",
     "Host",
     "HostInput",
@@ -64,6 +84,12 @@ __all__ = [
 IMAGES_PER_S_PER_VCPU = 100.0
 IMAGES_PER_S_PER_VCPU_LOW = 50.0
 IMAGES_PER_S_PER_VCPU_HIGH = 250.0
+#: Hardware threads (vCPUs) per physical core: two on SMT x86 hosts (ASSUMPTION where the host does
+#: not say; a cloud vCPU is one hyperthread).
+THREADS_PER_CORE = 2
+#: A worker process alone on a physical core decodes this many times a busy hyperthread's rate:
+#: 2 / 1.25 (two threads on one core run about 25 % faster than one; sources above).
+ALONE_ON_CORE = 2.0 / 1.25
 
 #: Read bandwidth of the instance's disk that holds the dataset, GB/s. ASSUMPTION: 0.5 GB/s, the
 #: planner's storage bandwidth (``plan.input_types.JobFacts.checkpoint_write_gbps``: between the
@@ -128,16 +154,36 @@ class InputPipeline:
         alone, and the point and the fast end keep the GPUs' time (the pipeline keeps up)."""
         return self.source == "typical"
 
+    cores_per_gpu: float | None = None
+    """Physical cores of the host per GPU the job runs on it, where the workload's workers are
+    fewer than its vCPUs: each worker has a core to itself (:data:`ALONE_ON_CORE` × a vCPU's rate)
+    until the cores run out, then two share one. None: not known (each worker at a vCPU's rate)."""
+
     def __post_init__(self) -> None:
         if self.vcpus_per_gpu is not None and not self.vcpus_per_gpu > 0:
             raise EstimateError.worded(
                 N_("vCPUs per GPU must be positive, got {vcpus:g}"), vcpus=self.vcpus_per_gpu
             )
 
+    def decoding_vcpus_per_gpu(self) -> float | None:
+        """The decode of one GPU's share in vCPUs at :data:`IMAGES_PER_S_PER_VCPU` each: the
+        workers one per core first (each :data:`ALONE_ON_CORE`), then two per core (one vCPU each).
+        E.g. 8 workers on 5 cores: 3 cores of two (6) + 2 cores of one (2 × 1.6) = 9.2."""
+        workers, cores = self.vcpus_per_gpu, self.cores_per_gpu
+        if workers is None or cores is None:
+            return workers
+        if workers >= THREADS_PER_CORE * cores:
+            return THREADS_PER_CORE * cores
+        if workers <= cores:
+            return workers * ALONE_ON_CORE
+        shared = workers - cores  # cores running two workers; the rest run one
+        return shared * THREADS_PER_CORE + (cores - shared) * ALONE_ON_CORE
+
     def samples_per_s(self, gpus: int) -> tuple[float, float, float]:
         """(point, low, high) samples/s the hosts of ``gpus`` GPUs feed in all."""
-        if self.vcpus_per_gpu is not None:
-            vcpus = self.vcpus_per_gpu * gpus
+        per_gpu = self.decoding_vcpus_per_gpu()
+        if per_gpu is not None:
+            vcpus = per_gpu * gpus
             point, low, high = (
                 vcpus * IMAGES_PER_S_PER_VCPU,
                 vcpus * IMAGES_PER_S_PER_VCPU_LOW,
@@ -152,8 +198,9 @@ class InputPipeline:
 
     def describe(self, gpus: int) -> str:
         parts = []
-        if self.vcpus_per_gpu is not None:
-            vcpus = self.vcpus_per_gpu * gpus
+        per_gpu = self.decoding_vcpus_per_gpu()
+        if self.vcpus_per_gpu is not None and per_gpu is not None:
+            vcpus = per_gpu * gpus
             figures = dict(
                 rate=IMAGES_PER_S_PER_VCPU,
                 rate_low=IMAGES_PER_S_PER_VCPU_LOW,
@@ -169,6 +216,17 @@ class InputPipeline:
                         "{host} × {rate_low:g}–{rate:g} images/s per vCPU (JPEG decode + random-resized "
                         "crop, assumed) × {gpus} GPU = {low:,.0f}–{point:,.0f} images/s"
                     ).format(host=t.describe(), **figures)
+                )
+            elif self.source == "workers" and self.cores_per_gpu is not None:
+                parts.append(
+                    _(
+                        "{workers:g} DataLoader workers per GPU on {cores:g} physical cores per GPU (one "
+                        "worker alone on a core decodes {alone:g} × a vCPU's {rate:g} images/s, two on "
+                        "one core a vCPU's each: assumed; range {rate_low:g}–{rate_high:g} per vCPU) × "
+                        "{gpus} GPU = {point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
+                    ).format(
+                        workers=self.vcpus_per_gpu, cores=self.cores_per_gpu, alone=ALONE_ON_CORE, **figures
+                    )
                 )
             elif self.source == "workers":
                 parts.append(
@@ -286,8 +344,13 @@ def image_input_pipeline(
     if workers is not None:
         if workers == 0:
             return InputPipeline(vcpus_per_gpu=1.0, source="workers", serial=True)
-        if per_gpu is None or workers < per_gpu:
+        if per_gpu is None:
             return InputPipeline(vcpus_per_gpu=float(workers), source="workers")
+        if workers < per_gpu:
+            # Fewer workers than vCPUs: each takes a physical core of its own while they last.
+            return InputPipeline(
+                vcpus_per_gpu=float(workers), source="workers", cores_per_gpu=per_gpu / THREADS_PER_CORE
+            )
     if per_gpu is None:
         return None
     return InputPipeline(vcpus_per_gpu=per_gpu, source=source)
