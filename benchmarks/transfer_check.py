@@ -27,6 +27,12 @@ pair out of sample), the shipped one, and the literature prior.
 The 80th percentile of |ln(moved / published)| under the out-of-sample fit is the range
 ``perf/anchor.py`` gives a transferred estimate (``TRANSFER_LOG_HALFWIDTH``).
 
+Measured 2026-12-02 after the tensor-parallel score split and the DGX hosts' decode bound: out of
+sample, moved median |error| 9.6 %, worst 69.0 % (the model alone 25.0 %; moved without the CPU issue
+time 12.1 %); shipped fit 9.2 % (model alone 27.6 %); literature prior 9.1 %. By group: timm 8.1 %;
+ResNet-50 inference AMP 5.5 %, FP32 18.4 %; training A100 <-> V100 12.9 %; BERT-Large inference AMP
+10.0 %, FP32/TF32 44.3 %. 80th percentile |ln| 0.233 (×/÷ 1.26). Before:
+
 Measured 2026-12-02 with the fit that costs matmuls by their traced shapes (19 s CPU): out of sample,
 moved median |error| 9.6 %, worst 71.5 % (the model alone 24.6 %; moved without the CPU issue time
 12.1 %); shipped fit 9.2 % (model alone 30.1 %); literature prior 9.1 %. By group, out of sample:
