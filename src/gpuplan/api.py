@@ -11,7 +11,7 @@ Both trace the workload on fake tensors (cached by content in the catalog store 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -152,7 +152,7 @@ def estimate(
     this workload anchor its estimates (``perf/anchor.py``).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
-    from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
+    from gpuplan.perf import NetworkSpec, estimate_all, load_calibration, request_for, serving_load
     from gpuplan.perf.advisor import Current
     from gpuplan.perf.workload_request import decodes_on_host
     from gpuplan.profile import profile as trace_profile
@@ -165,8 +165,14 @@ def estimate(
     def outcomes_of(
         wl: Workload, p: Profile, *, with_advice: bool = True, steps: Sequence[Any] = ()
     ) -> tuple[EstimateOutcome, ...]:
-        # Unknown is not the best case: without the instance's vCPUs an image job's slow end is
+        # Unknown is not the best case. How a node's GPUs are joined is known only where an
+        # instance's entry says it; with no instance, or one the user describes by its network
+        # alone, the conservative bound (perf.links.gpu_join: NVSwitch only on SXM nodes of eight
+        # GPUs), stated in the notes. Without the instance's vCPUs an image job's slow end is
         # bounded on a typical one (the catalog is read only for such a job).
+        links = network if network is not None else NetworkSpec()
+        if links.interconnect is None:
+            links = replace(links, interconnect="")
         typical = vcpus_per_gpu is None and decodes_on_host(wl)
         if typical:
             from gpuplan.perf.typical_host import typical_host
@@ -176,7 +182,7 @@ def estimate(
                 p,
                 gpu,
                 count=n or count,
-                link=network.link(gpu, n or count) if network is not None else None,
+                link=links.link(gpu, n or count),
                 calibration=cal,
                 vcpus_per_gpu=vcpus_per_gpu,
                 typical_host=typical_host(gpu.id, n or count) if typical else None,

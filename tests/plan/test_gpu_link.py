@@ -91,7 +91,7 @@ def test_two_gpus_of_an_unsaid_four_gpu_offer_cost_more_than_on_nvswitch() -> No
     # bandwidth-bound all-reduce (4 GB, the hop latency is the same on both).
     slow, fast = all_reduce_s(4e9, unsaid), all_reduce_s(4e9, switch)
     assert slow == pytest.approx(3 * fast, rel=1e-3)
-    assert "assumed: the instance does not say how its GPUs are joined" in unsaid.describe()
+    assert "assumed: how the GPUs are joined is not known" in unsaid.describe()
     assert "4-GPU NVLink board without NVSwitch" in unsaid.describe()
 
 
@@ -151,3 +151,34 @@ def test_estimate_on_a_named_instance_takes_its_board(tmp_path: Path) -> None:
     two_of_four = unsaid.link(H100, 2)
     assert (two_of_four.nvlink_board, two_of_four.gpu_join_assumed) == (4, True)
     assert (switched.link(a100, 2).nvlink_board, switched.link(a100, 2).gpu_join_assumed) == (None, False)
+
+
+def test_an_estimate_without_an_instance_takes_the_conservative_board() -> None:
+    # No instance: two SXM GPUs may be half of a 4-GPU board, so NVSwitch is not assumed; eight are
+    # an HGX 8-GPU node (NVSwitch); a stated network alone says nothing of the node's GPU link.
+    from gpuplan.api import estimate
+    from gpuplan.perf import NetworkSpec
+
+    wl = Workload.model_validate(
+        {
+            "name": "t",
+            "task": "train",
+            "model": {"preset": "bert-large"},
+            "inputs": {"batch_size": 8, "seq_len": 384},
+        }
+    )
+    prof = _ddp_profile()
+    two, eight = estimate(wl, gpus=["H100-SXM:2", "H100-SXM:8"], profile=prof, levels=False).outcomes
+    stated = estimate(
+        wl, gpus=["H100-SXM:2"], profile=prof, levels=False, network=NetworkSpec(gbit_s=400.0)
+    ).outcomes[0]
+    for out in (two, stated):
+        assert out.estimate is not None
+        assert "4-GPU NVLink board" in out.estimate.link
+        assert any("how the GPUs are joined is not known" in n for n in out.estimate.notes)
+    assert eight.estimate is not None and "board" not in eight.estimate.link
+    assert not any("joined is not known" in n for n in eight.estimate.notes)
+    # The unknown board costs more than the NVSwitch best case.
+    nvswitch = Link.for_gpus(H100, 2)
+    board = Link.for_gpus(H100, 2, nvlink_board=4)
+    assert all_reduce_s(4e9, board) > all_reduce_s(4e9, nvswitch)

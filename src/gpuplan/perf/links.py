@@ -286,7 +286,7 @@ class Link:
         if self.intra_node == "nvlink" and self.nvlink_board:
             inside += _(" on a {board}-GPU NVLink board without NVSwitch").format(board=self.nvlink_board)
         if self.gpu_join_assumed:
-            inside += _(" (assumed: the instance does not say how its GPUs are joined)")
+            inside += _(" (assumed: how the GPUs are joined is not known)")
         if self.nodes <= 1:
             return inside
         src = {"user": "", "catalog": _(", from the instance"), "assumed": _(", assumed")}[

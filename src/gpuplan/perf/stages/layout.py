@@ -439,8 +439,8 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
     if link.gpu_join_assumed and count > 1:
         network_notes += (
             _(
-                "the instance does not say how its GPUs are joined: taken as {bound}; NVSwitch, the "
-                "best case, is not assumed"
+                "how the GPUs are joined is not known (no instance named, or its entry does not say): "
+                "taken as {bound}; NVSwitch, the best case, is not assumed"
             ).format(bound=gpu_join_words(link.intra_node == "nvlink", link.nvlink_board)),
         )
     return Layout(
