@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from gpuplan.perf.calibration import Calibration
 from gpuplan.plan import EstimateKey, EstimateRow, PlanOffer, RegionCosts, UsdTransferTier
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 
 #: A flat calibration for estimator tests: fixed efficiencies, no kernel floor, a ±10 % band.
 CAL = Calibration(
@@ -79,4 +80,37 @@ def aws_costs() -> RegionCosts:
         inter_region_usd_per_gb=0.02,
         object_storage_usd_per_gb_month=0.023,
         block_storage_usd_per_gb_month=0.08,
+    )
+
+
+def ddp_profile(workload_name: str) -> Profile:
+    """1e9 fp32-master parameters (a 4 GB gradient all-reduce) and ~3 TFLOP per micro-batch, named
+    ``workload_name``."""
+    ops = tuple(
+        OpRecord(
+            op="aten.mm", op_class="matmul", phase=ph, dtype="bfloat16", count=1, flops=f, bytes_moved=0.0
+        )
+        for ph, f in (("forward", 1e12), ("backward", 2e12))
+    )
+    return Profile(
+        key="test",
+        workload_name=workload_name,
+        task="train",
+        precision="amp-fp16",
+        batch_size=256,
+        seq_len=None,
+        params=1_000_000_000,
+        trainable_params=1_000_000_000,
+        flops_per_step=3e12,
+        forward_flops=1e12,
+        ops=ops,
+        peak=MemoryBreakdown(
+            parameters_bytes=4e9,
+            buffers_bytes=0.0,
+            gradients_bytes=4e9,
+            optimizer_state_bytes=4e9,
+            activations_bytes=4e9,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="custom"),
     )

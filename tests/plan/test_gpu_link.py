@@ -12,49 +12,16 @@ import math
 from pathlib import Path
 
 import pytest
-from plan_helpers import CAL, offer
+from plan_helpers import CAL, ddp_profile, offer
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.links import Link, NetworkSpec, all_reduce_s, gpu_join
 from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, RegionCosts, plan_offers
 from gpuplan.plan.build_inputs import make_estimator
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.workload import Workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 H100 = get_gpu("H100-SXM")
-
-
-def _ddp_profile() -> Profile:
-    """1e9 fp32 parameters (a 4 GB gradient all-reduce) and ~3 TFLOP per micro-batch."""
-    ops = tuple(
-        OpRecord(
-            op="aten.mm", op_class="matmul", phase=ph, dtype="bfloat16", count=1, flops=f, bytes_moved=0.0
-        )
-        for ph, f in (("forward", 1e12), ("backward", 2e12))
-    )
-    return Profile(
-        key="test",
-        workload_name="bert-large-squad",
-        task="train",
-        precision="amp-fp16",
-        batch_size=256,
-        seq_len=None,
-        params=1_000_000_000,
-        trainable_params=1_000_000_000,
-        flops_per_step=3e12,
-        forward_flops=1e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=4e9,
-            buffers_bytes=0.0,
-            gradients_bytes=4e9,
-            optimizer_state_bytes=4e9,
-            activations_bytes=4e9,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="custom"),
-    )
 
 
 @pytest.mark.parametrize(
@@ -102,7 +69,9 @@ def test_an_eight_gpu_sxm_node_is_unchanged() -> None:
 
 
 def test_the_offer_that_says_nvswitch_ranks_above_the_one_that_says_nothing() -> None:
-    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml"), _ddp_profile(), CAL)
+    est, _ = make_estimator(
+        Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml"), ddp_profile("bert-large-squad"), CAL
+    )
     common = {"gpu": "H100-SXM", "gpu_count": 2, "gpu_memory_gib": 80.0, "price_usd": 6.0, "vcpus": 52.0}
     rows = [
         offer(instance_type="unsaid-2x", interconnect="", **common),
@@ -167,7 +136,7 @@ def test_an_estimate_without_an_instance_takes_the_conservative_board() -> None:
             "inputs": {"batch_size": 8, "seq_len": 384},
         }
     )
-    prof = _ddp_profile()
+    prof = ddp_profile("bert-large-squad")
     two, eight = estimate(wl, gpus=["H100-SXM:2", "H100-SXM:8"], profile=prof, levels=False).outcomes
     stated = estimate(
         wl, gpus=["H100-SXM:2"], profile=prof, levels=False, network=NetworkSpec(gbit_s=400.0)

@@ -4,48 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plan_helpers import CAL
+from plan_helpers import CAL, ddp_profile
 
 from gpuplan.catalog import open_store
 from gpuplan.perf.parallel import catalog_network_kind
 from gpuplan.plan import EstimateKey
 from gpuplan.plan.build_inputs import make_estimator, offer_table_from_prices
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.workload import Workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def _big_ddp_profile() -> Profile:
-    """1e9 fp32-master parameters (a 4 GB gradient all-reduce) and ~3 TFLOP per micro-batch."""
-    ops = tuple(
-        OpRecord(
-            op="aten.mm", op_class="matmul", phase=ph, dtype="bfloat16", count=1, flops=f, bytes_moved=0.0
-        )
-        for ph, f in (("forward", 1e12), ("backward", 2e12))
-    )
-    return Profile(
-        key="test",
-        workload_name="resnet50-imagenet",
-        task="train",
-        precision="amp-fp16",
-        batch_size=256,
-        seq_len=None,
-        params=1_000_000_000,
-        trainable_params=1_000_000_000,
-        flops_per_step=3e12,
-        forward_flops=1e12,
-        ops=ops,
-        peak=MemoryBreakdown(
-            parameters_bytes=4e9,
-            buffers_bytes=0.0,
-            gradients_bytes=4e9,
-            optimizer_state_bytes=4e9,
-            activations_bytes=4e9,
-            temporaries_bytes=0.0,
-        ),
-        shape=ModelShape(family="custom"),
-    )
 
 
 def test_catalog_kinds_map_to_rdma_or_tcp() -> None:
@@ -59,7 +26,9 @@ def test_catalog_kinds_map_to_rdma_or_tcp() -> None:
 
 
 def test_the_catalog_network_kind_decides_rdma_or_tcp_not_the_bandwidth() -> None:
-    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), _big_ddp_profile(), CAL)
+    est, _ = make_estimator(
+        Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), ddp_profile("resnet50-imagenet"), CAL
+    )
 
     def key(gbps: float, kind: str) -> EstimateKey:
         return EstimateKey(
