@@ -7,8 +7,7 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-from plan_helpers import aws_costs, offer
-from test_network_kind import CAL, _big_ddp_profile
+from plan_helpers import CAL, aws_costs, ddp_profile, offer
 
 from gpuplan.plan import (
     Constraints,
@@ -102,7 +101,7 @@ def test_only_an_option_whose_whole_band_is_above_the_memory_is_left_out() -> No
 def test_the_estimator_keeps_a_configuration_that_may_not_fit_and_marks_it() -> None:
     # 20 GiB allocated at the peak: on a 24 GiB RTX 4090 what must fit is 18.5–24.2 GiB over the
     # band — it may not fit, and the planner keeps it; on a 40 GB A100 it fits.
-    prof = _big_ddp_profile()
+    prof = ddp_profile("resnet50-imagenet")
     prof = replace(prof, peak=replace(prof.peak, activations_bytes=20 * 1024**3 - 12e9))
     est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), prof, CAL)
 
@@ -119,7 +118,9 @@ def test_an_offer_whose_network_is_unknown_ranks_on_the_slow_end_of_plausible_fa
     # Two 2-node offers of the same GPU and price: one states 400 Gbit/s EFA, the other states no
     # network. The unknown one is costed at 100 Gbit/s TCP: slower, so never ranked first; its
     # range still reaches what 3,200 Gbit/s RDMA would give.
-    est, _ = make_estimator(Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), _big_ddp_profile(), CAL)
+    est, _ = make_estimator(
+        Workload.from_yaml(EXAMPLES / "resnet50-imagenet.yaml"), ddp_profile("resnet50-imagenet"), CAL
+    )
 
     def key(gbps: float | None, kind: str) -> EstimateKey:
         return EstimateKey(
