@@ -97,8 +97,8 @@ def test_another_writer_holding_the_lock_is_one_warning(
 
 def test_store_errors_are_one_line_without_sql(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "gpuplan.sqlite"
+    monkeypatch.setattr(opening, "BUSY_TIMEOUT_S", 0.1)  # before the engine takes its timeout
     store = open_store(str(db), seed=False)
-    monkeypatch.setattr(opening, "BUSY_TIMEOUT_S", 0.1)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")  # what an import in progress holds
     try:
