@@ -188,3 +188,18 @@ def test_a_dataset_larger_than_the_instances_ram_is_re_read_as_the_planner_takes
     roomy = _row([str(job), "--instance", "p3.16xlarge", "--count", "1"])
     assert not any("re-read" in n for n in roomy["notes"])
     assert roomy["input_samples_per_s"] == pytest.approx(800.0)
+
+
+def test_the_table_says_what_bounds_a_named_instances_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job = _resnet_job(tmp_path, monkeypatch, "{samples: 100000, epochs: 10, size_gb: 150}")
+    args = ["estimate", str(job), "--instance", "p3.2xlarge"]
+    r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "V100-SXM2-16GB: input-bound: the host feeds 333 samples/s" in text
+    assert "re-read from disk every epoch" in text
+    # Without an instance no known host bounds the step: the typical host's line alone.
+    free = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "V100-SXM2-16GB"], env={"COLUMNS": "200"})
+    assert "V100-SXM2-16GB: input-bound" not in " ".join(free.output.split())
