@@ -63,12 +63,6 @@ class InstanceLinks:
     """The named instance's GPUs, vCPUs and RAM (None without an instance; a count the catalog
     lacks is None in it): what feeds an image job's GPUs, and whether its page cache holds the dataset."""
 
-    @property
-    def vcpus_per_gpu(self) -> float | None:
-        """The instance's vCPUs per GPU (None without an instance, or when the catalog lacks them)."""
-        h = self.host
-        return h.vcpus / h.gpus if h is not None and h.vcpus is not None else None
-
 
 def instance_links(
     store: Store | None,
