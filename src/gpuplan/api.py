@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.perf import Calibration, EstimateOutcome, NetworkSpec
+    from gpuplan.perf.input_pipeline import Host
     from gpuplan.plan import BaselineSpec, Plan
     from gpuplan.profile import Profile, ProfileCache
     from gpuplan.workload import Workload
@@ -58,8 +59,9 @@ class InstanceLinks:
     """None: nothing given, the links are assumed (and labelled so)."""
     gpus: tuple[str, ...] | None
     """The GPUs to estimate: the user's, else the instance's GPU, else None (every GPU)."""
-    vcpus_per_gpu: float | None
-    """The instance's vCPUs per GPU (None without an instance, or when the catalog lacks them)."""
+    host: Host | None
+    """The named instance's GPUs, vCPUs and RAM (None without an instance; a count the catalog
+    lacks is None in it): what feeds an image job's GPUs, and whether its page cache holds the dataset."""
 
 
 def instance_links(
@@ -71,11 +73,12 @@ def instance_links(
     network_kind: str | None = None,
 ) -> InstanceLinks:
     """The links the user gave, or the catalog's facts of ``instance`` (``gpuplan estimate
-    --instance``): its GPU, GPUs per node, NVLink and network, and its vCPUs per GPU. ``store`` is
+    --instance``): its GPU, GPUs per node, NVLink and network, and its vCPUs and RAM. ``store`` is
     read only when an instance is named; an unknown one raises NotFoundError with the close names."""
     from gpuplan.errors import InputError, NotFoundError
     from gpuplan.i18n.messages import N_
     from gpuplan.perf import NetworkSpec
+    from gpuplan.perf.input_pipeline import Host
     from gpuplan.perf.links import network_kind_of
 
     if network_kind is not None and network_kind.lower() not in ("rdma", "tcp"):
@@ -84,9 +87,9 @@ def instance_links(
     given_gpus = tuple(gpus) if gpus else None
     if instance is None:
         if network_gbps is None and kind is None:
-            return InstanceLinks(network=None, gpus=given_gpus, vcpus_per_gpu=None)
+            return InstanceLinks(network=None, gpus=given_gpus, host=None)
         spec = NetworkSpec(gbit_s=network_gbps, kind=kind, source="user")  # type: ignore[arg-type]
-        return InstanceLinks(network=spec, gpus=given_gpus, vcpus_per_gpu=None)
+        return InstanceLinks(network=spec, gpus=given_gpus, host=None)
     assert store is not None, "an instance type is looked up in a catalog store"
     every = store.offers(include_unpriced=True)
     offers = [o for o in every if o.instance_type.lower() == instance.lower()]
@@ -106,8 +109,11 @@ def instance_links(
         # conservative bound, stated in the link's description (perf.links.gpu_join).
         interconnect=text,
     )
-    vcpus_per_gpu = o.vcpus / o.gpu_count if o.vcpus and o.gpu_count else None
-    return InstanceLinks(network=spec, gpus=given_gpus or (o.gpu,), vcpus_per_gpu=vcpus_per_gpu)
+    # The same host the planner takes of an offer (plan/estimator.py): its vCPUs and its RAM.
+    host = None
+    if o.gpu_count:
+        host = Host(gpus=o.gpu_count, vcpus=o.vcpus or None, ram_gib=o.memory_gib or None)
+    return InstanceLinks(network=spec, gpus=given_gpus or (o.gpu,), host=host)
 
 
 def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:
@@ -125,7 +131,7 @@ def estimate(
     profile: Profile | None = None,
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
-    vcpus_per_gpu: float | None = None,
+    host: Host | None = None,
     offered_gpus: frozenset[str] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
@@ -139,10 +145,13 @@ def estimate(
     ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
-    ``vcpus_per_gpu``: the instance's vCPUs per GPU; an image workload's samples/s is bounded by
-    what they decode. None (no instance): the point and the fast end assume the input pipeline
-    keeps up, and the slow end is bounded by a typical instance of each GPU and count in the
-    shipped catalog (the median vCPUs per GPU of its instance types, ``perf/typical_host.py``).
+    ``host``: the instance (``gpuplan.perf.input_pipeline.Host``: its GPUs, vCPUs and RAM, as
+    :func:`instance_links` reads them from the catalog); an image workload's samples/s is bounded by
+    what its vCPUs decode, and a dataset its RAM cannot cache is re-read from disk every epoch, as
+    the planner takes an offer's. Its vCPUs unknown (no instance): the point and the fast end assume
+    the input pipeline keeps up, and the slow end is bounded by a typical instance of each GPU and
+    count in the shipped catalog (the median vCPUs per GPU of its instance types,
+    ``perf/typical_host.py``).
     ``offered_gpus``: the GPUs a catalog has offers of; where the workload does not fit, another GPU
     is suggested among them first (else labelled "not offered in the catalog").
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
@@ -173,7 +182,7 @@ def estimate(
         links = network if network is not None else NetworkSpec()
         if links.interconnect is None:
             links = replace(links, interconnect="")
-        typical = vcpus_per_gpu is None and decodes_on_host(wl)
+        typical = (host is None or host.vcpus is None) and decodes_on_host(wl)
         if typical:
             from gpuplan.perf.typical_host import typical_host
         requests = [
@@ -184,7 +193,7 @@ def estimate(
                 count=n or count,
                 link=links.link(gpu, n or count),
                 calibration=cal,
-                vcpus_per_gpu=vcpus_per_gpu,
+                host=host,
                 typical_host=typical_host(gpu.id, n or count) if typical else None,
                 measured_steps=tuple(steps),
             )

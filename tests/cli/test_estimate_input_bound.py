@@ -12,18 +12,22 @@ from gpuplan.cli import app, estimate_cmds
 from stand_in_profiles import resnet50_profile
 
 
-@pytest.fixture
-def image_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _resnet_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: str) -> Path:
+    """A ResNet-50 job on ``data`` (its YAML mapping), traced as the stand-in profile."""
     profile = resnet50_profile("k", activations_bytes=5e9)
     monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: profile)
     p = tmp_path / "resnet.yaml"
     p.write_text(
         "name: resnet50-imagenet\ntask: train\nmodel: {preset: resnet50}\n"
-        "inputs: {batch_size: 256, image_size: 224}\nprecision: amp-fp16\n"
-        "data: {samples: 1281167, epochs: 1}\n",
+        f"inputs: {{batch_size: 256, image_size: 224}}\nprecision: amp-fp16\ndata: {data}\n",
         encoding="utf-8",
     )
     return p
+
+
+@pytest.fixture
+def image_job(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _resnet_job(tmp_path, monkeypatch, "{samples: 1281167, epochs: 1}")
 
 
 def test_instance_vcpus_bound_an_image_job_and_the_json_says_so(image_job: Path) -> None:
@@ -59,6 +63,7 @@ def _row(args: list[str]) -> dict:
 
 def test_without_an_instance_the_slow_end_is_a_typical_hosts_and_names_it(image_job: Path) -> None:
     from gpuplan.api import estimate
+    from gpuplan.perf.input_pipeline import Host
 
     free = _row([str(image_job), "--gpu", "A100-SXM4-80GB"])
     host = free["input_host"]
@@ -71,7 +76,7 @@ def test_without_an_instance_the_slow_end_is_a_typical_hosts_and_names_it(image_
     assert free["input_bound"] is False and free["input_samples_per_s"] is None
     # On a generous instance (1,000 vCPUs per GPU) the same GPUs' slow end is far shorter.
     profile = resnet50_profile("k", activations_bytes=5e9)  # the stand-in the CLI was given
-    report = estimate(image_job, ["A100-SXM4-80GB"], profile=profile, vcpus_per_gpu=1000.0)
+    report = estimate(image_job, ["A100-SXM4-80GB"], profile=profile, host=Host(gpus=1, vcpus=1000.0))
     generous = report.outcomes[0].estimate
     assert generous is not None
     assert free["step_time_s_high"] > 1.5 * generous.step_time_s_high
@@ -141,3 +146,60 @@ def test_an_instance_without_a_vcpu_count_gets_the_typical_host(image_job: Path)
     row = _row([str(image_job), "--instance", "A100 40GB (PyTorch GPU guide table)"])
     assert row["gpu"] == "A100-SXM4-40GB" and row["input_host"]["source"] == "typical"
     assert any(n.startswith("the instance's vCPUs not known") for n in row["notes"])
+
+
+def test_a_dataset_larger_than_the_instances_ram_is_re_read_as_the_planner_takes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuplan.perf import load_calibration
+    from gpuplan.plan import EstimateKey
+    from gpuplan.plan.build_inputs import make_estimator
+    from gpuplan.workload import load_workload
+
+    # 150 GB of 100,000 images (1.5 MB each) read 10 times.
+    job = _resnet_job(tmp_path, monkeypatch, "{samples: 100000, epochs: 10, size_gb: 150}")
+    # p3.2xlarge in the shipped catalog: 1 × V100 with 8 vCPUs and 61 GiB. 150 GB = 139.7 GiB >
+    # 0.8 × 61: every epoch re-reads the disk, 0.5 GB/s ÷ 1.5 MB = 333 images/s, under the
+    # 8 vCPUs' 800.
+    row = _row([str(job), "--instance", "p3.2xlarge"])
+    assert row["input_bound"] is True
+    assert row["input_samples_per_s"] == pytest.approx(0.5e9 / 1.5e6)
+    assert row["step_time_s"] == pytest.approx(256 / (0.5e9 / 1.5e6))
+    assert any("re-read from disk every epoch" in n and "61 GiB RAM" in n for n in row["notes"])
+    # The planner's answer for the same offer (vCPUs, RAM and link as the shipped catalog lists them).
+    profile = resnet50_profile("k", activations_bytes=5e9)
+    est, _ = make_estimator(load_workload(job), profile, load_calibration())
+    key = EstimateKey(
+        gpu="V100-SXM2-16GB",
+        gpus_per_node=1,
+        nodes=1,
+        interconnect="PCIe",
+        network_gbps=10.0,
+        vcpus=8.0,
+        memory_gib=61.0,
+    )
+    planned = est(key)
+    assert planned.input_bound is True
+    assert planned.step_time_s == pytest.approx(row["step_time_s"])
+    assert (planned.job_time_h_low, planned.job_time_h, planned.job_time_h_high) == pytest.approx(
+        (row["job_time_h_low"], row["job_time_h"], row["job_time_h_high"])
+    )
+    # p3.16xlarge's 488 GiB hold it: its 8 vCPUs per GPU decode, nothing is re-read.
+    roomy = _row([str(job), "--instance", "p3.16xlarge", "--count", "1"])
+    assert not any("re-read" in n for n in roomy["notes"])
+    assert roomy["input_samples_per_s"] == pytest.approx(800.0)
+
+
+def test_the_table_says_what_bounds_a_named_instances_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job = _resnet_job(tmp_path, monkeypatch, "{samples: 100000, epochs: 10, size_gb: 150}")
+    args = ["estimate", str(job), "--instance", "p3.2xlarge"]
+    r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "V100-SXM2-16GB: input-bound: the host feeds 333 samples/s" in text
+    assert "re-read from disk every epoch" in text
+    # Without an instance no known host bounds the step: the typical host's line alone.
+    free = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "V100-SXM2-16GB"], env={"COLUMNS": "200"})
+    assert "V100-SXM2-16GB: input-bound" not in " ".join(free.output.split())

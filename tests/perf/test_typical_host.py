@@ -70,3 +70,64 @@ def test_only_a_dataloader_image_job_without_its_own_workers_gets_a_typical_pipe
     assert typical_input_pipeline(224, t, kind="synthetic") is None
     assert typical_input_pipeline(224, t, workers=4) is None  # the workload says its workers
     assert typical_input_pipeline(224, None) is None
+
+
+def test_gcps_attachable_gpus_count_once_per_gpu_count_at_skypilots_default_host() -> None:
+    # The shipped catalog lists 17 N1 hosts for 4 × T4 (n1-standard-1 … n1-highmem-96); the median
+    # takes one of them, SkyPilot's default: at least 48 vCPUs and 192 GiB, n1-standard-64.
+    four = th._catalog_hosts()["T4"][4]
+    gcp = {name: v for (provider, name), v in four.items() if provider == "gcp"}
+    assert gcp == {"n1-standard-64 + 4x nvidia-tesla-t4": 16.0}
+    # The other providers' types are all still there, each once: AWS's g4dn.12xlarge (12 per GPU).
+    assert four[("aws", "g4dn.12xlarge")] == 12.0
+    h = th.typical_host("T4", 4)
+    assert h is not None and h.instance_types == len(four) and h.vcpus_per_gpu > 4
+    assert "counted once" in h.source and "SkyPilot's default host" in h.source
+    one = th._catalog_hosts()["V100-SXM2-16GB"][1]
+    assert one[("gcp", "n1-highmem-8 + 1x nvidia-tesla-v100")] == 8.0  # 8 vCPUs and 32 GiB at least
+    assert sum(provider == "gcp" for provider, _ in one) == 1
+
+
+def test_skypilots_default_n1_host_is_the_cheapest_big_enough_in_every_zone_of_the_catalog() -> None:
+    """n1_default_host takes the fewest vCPUs, then the least memory, for SkyPilot's cheapest: the
+    shipped prices agree in every zone that lists the GPUs."""
+    import csv
+    from collections import defaultdict
+    from importlib import resources
+
+    from gpuplan.catalog.providers.gcp import N1_DEFAULT_GIB_PER_VCPU, N1_GPUS, n1_default_host, n1_offer
+
+    data = resources.files("gpuplan.catalog") / "data"
+    with (data / "prices.csv").open(encoding="utf-8") as f:
+        on_demand = {
+            (r["region"], r["zone"], r["instance_type"]): float(r["amount"])
+            for r in csv.DictReader(f)
+            if r["provider"] == "gcp" and r["pricing"] == "on_demand"
+        }
+    zones: dict[tuple[str, str, str, int], list[tuple[float, float, float]]] = defaultdict(list)
+    with (data / "offers.csv").open(encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            pairing = n1_offer(r["instance_type"]) if r["provider"] == "gcp" else None
+            cost = on_demand.get((r["region"], r["zone"], r["instance_type"]))
+            if pairing is not None and cost is not None:
+                shape = (cost, float(r["vcpus"]), float(r["memory_gib"]))
+                zones[(r["region"], r["zone"], *pairing)].append(shape)
+    assert len(zones) > 50
+    for (_, _, model, count), shapes in zones.items():
+        least = N1_GPUS[model].default_vcpus[count]
+        big = [s for s in shapes if s[1] >= least and s[2] >= N1_DEFAULT_GIB_PER_VCPU * least]
+        cheapest = min(big)
+        assert n1_default_host(model, count, [(v, m) for _, v, m in shapes]) == cheapest[1:]
+
+
+def test_the_default_n1_host_of_a_short_menu_is_its_biggest() -> None:
+    from gpuplan.catalog.providers.gcp import n1_default_host, n1_offer, n1_offer_name
+
+    # 1 × V100 wants 8 vCPUs and 32 GiB: n1-standard-8 (30 GiB) falls short, n1-highmem-8 does not.
+    assert n1_default_host("V100", 1, [(8, 30.0), (8, 52.0), (16, 60.0), (4, 26.0)]) == (8, 52.0)
+    assert n1_default_host("V100", 1, [(2, 7.5), (4, 15.0)]) == (4, 15.0)  # none big enough: the biggest
+    assert n1_default_host("T4", 8, [(96, 360.0)]) is None  # GCP attaches no 8 × T4
+    assert n1_default_host("A100", 1, [(12, 85.0)]) is None
+    name = n1_offer_name("n1-standard-8", 2, "T4")
+    assert name == "n1-standard-8 + 2x nvidia-tesla-t4" and n1_offer(name) == ("T4", 2)
+    assert n1_offer("g2-standard-8") is None and n1_offer("n1-standard-8 + 1x nvidia-tesla-k80") is None

@@ -46,7 +46,7 @@ def test_estimate_on_a_named_instance_type_is_the_commands(service: Service) -> 
             count=16,
             profile=profile(w, store.local),
             network=links.network,
-            vcpus_per_gpu=links.vcpus_per_gpu,
+            host=links.host,
             offered_gpus=frozenset(o.gpu for o in store.offers()),
         )
         want = estimate_json(report.profile, list(report.outcomes), report.calibration, stack=report.stack)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.perf import NetworkSpec
     from gpuplan.perf.anchor import StepMeasurement
+    from gpuplan.perf.input_pipeline import Host
     from gpuplan.workload import Workload
 
 
@@ -50,7 +51,8 @@ def estimate_cmd(
     instance: Annotated[
         str | None,
         typer.Option(
-            "--instance", help="Instance type from the catalog: its GPU, GPUs per node, NVLink and network."
+            "--instance",
+            help="Instance type from the catalog: its GPU, GPUs per node, NVLink, network, vCPUs and RAM.",
         ),
     ] = None,
     lang: LangOption = None,
@@ -75,7 +77,7 @@ def estimate_cmd(
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:
-        network, gpu, vcpus_per_gpu = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
+        network, gpu, host = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
         with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
@@ -89,7 +91,7 @@ def estimate_cmd(
                 profile=prof,
                 measurements=measured,
                 network=network,
-                vcpus_per_gpu=vcpus_per_gpu,
+                host=host,
                 offered_gpus=offered,
                 # The stock and tuned stacks' profiles come through the same cache.
                 levels=True,
@@ -156,9 +158,9 @@ def _network(
     gpu: list[str] | None,
     network_gbps: float | None,
     network_kind: str | None,
-) -> tuple[NetworkSpec | None, list[str] | None, float | None]:
+) -> tuple[NetworkSpec | None, list[str] | None, Host | None]:
     """The links the user gave, or the catalog's facts of ``instance`` (which also names the GPU),
-    and the instance's vCPUs per GPU (``gpuplan.api.instance_links``, which the service shares)."""
+    and the instance's host: its vCPUs and RAM (``gpuplan.api.instance_links``, which the service shares)."""
     from gpuplan.api import instance_links
 
     if instance is None:
@@ -173,7 +175,7 @@ def _network(
             )
         finally:
             store.close()
-    return links.network, list(links.gpus) if links.gpus else None, links.vcpus_per_gpu
+    return links.network, list(links.gpus) if links.gpus else None, links.host
 
 
 def register(app: typer.Typer) -> None:

@@ -277,10 +277,14 @@ class HostInput:
     """It made the step time, or (``typical``) the slow end of its range, longer."""
     slow_end_factor: float
     """The slow end of the step's range over the GPUs' own slow end (1.0: not moved)."""
+    said: str = ""
+    """The row's note on a known host that bounds the step (input-bound, or decoded between steps),
+    in the current language; "" where it does not, or a typical host stands in."""
 
 
-def host_input(pipe: InputPipeline, bounded: bool, slow_end_factor: float) -> HostInput:
-    """The summary of ``pipe`` an estimate carries (``bounded``: it lengthened the step or its range)."""
+def host_input(pipe: InputPipeline, bounded: bool, slow_end_factor: float, said: str = "") -> HostInput:
+    """The summary of ``pipe`` an estimate carries (``bounded``: it lengthened the step or its range;
+    ``said``: the note that says how a known host bounds the step)."""
     if pipe.typical is not None:
         basis = pipe.typical.source
     elif pipe.source == "workers":
@@ -296,6 +300,7 @@ def host_input(pipe: InputPipeline, bounded: bool, slow_end_factor: float) -> Ho
         instance_types=pipe.typical.instance_types if pipe.typical is not None else None,
         bounded=bounded,
         slow_end_factor=slow_end_factor,
+        said=said,
     )
 
 

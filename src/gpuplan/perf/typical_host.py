@@ -15,6 +15,16 @@ a lower-quartile host on top would put two pessimistic tails in one end of an 80
 instance type counts once however many regions and zones list it (the same host shape), so that
 one provider's regional spread does not outvote the others.
 
+Nor may one provider's menu of hosts outvote them. GCP attaches T4, V100, P100 and P4 GPUs to an
+N1 VM of whatever size the user picks, and the catalog lists every pairing GCP allows as its own
+offer (``n1-standard-1 + 4x nvidia-tesla-t4`` … ``n1-highmem-96 + 4x nvidia-tesla-t4``: 17 hosts for
+4 × T4, where AWS has one g4dn.12xlarge): counted one by one, its 1- to 4-vCPU hosts pulled the
+median down. Such a family counts once per GPU count, at the host a user gets when they name no
+vCPUs: SkyPilot's own pairing (:func:`gpuplan.catalog.providers.gcp.n1_default_host`: the
+cheapest N1 host of at least ``_NUM_ACC_TO_NUM_CPU`` vCPUs and 4 GiB each, sky/catalog/gcp_catalog.py
+@b9dd08e7), e.g. n1-highmem-4 (4 vCPUs) for 1 × T4, n1-standard-64 for 4 × T4, n1-highmem-8 for
+1 × V100. The other pairings stay offers that ``gpuplan plan`` ranks with their own vCPUs.
+
 The instance size: the smallest number of GPUs per instance the catalog offers that GPU in that
 holds the job's GPUs (1 GPU: the 1-GPU shapes), or the largest offered when the job spans nodes.
 A GPU with no priced offer in the catalog has no typical host of its own: its rate is unknown, and
@@ -33,6 +43,8 @@ __all__ = ["TypicalHost", "typical_host"]
 
 #: Where the vCPU counts come from, in the output.
 SOURCE = "the catalog shipped with gpuplan (catalog/data/offers.csv)"
+#: How GCP's attachable GPUs are counted, in the output.
+ATTACHABLE = "GCP's N1 hosts of attachable GPUs counted once, at SkyPilot's default host for the GPUs"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,7 +68,7 @@ class TypicalHost:
         of = self.gpu if self.own_offers else f"any GPU (no priced offer of {self.gpu})"
         return (
             f"median vCPUs per GPU of the {self.instance_types} priced instance types with "
-            f"{self.gpus_per_instance} × {of} in {SOURCE}"
+            f"{self.gpus_per_instance} × {of} in {SOURCE} ({ATTACHABLE})"
         )
 
     def describe(self) -> str:
@@ -79,13 +91,17 @@ _Hosts = dict[str, dict[int, dict[tuple[str, str], float]]]
 
 @cache
 def _catalog_hosts() -> _Hosts:
-    """The shipped catalog's priced instance types with a vCPU count (read once per process)."""
+    """The shipped catalog's priced instance types with a vCPU count (read once per process); GCP's
+    N1 pairings of one attachable GPU and count as one type, at SkyPilot's default host."""
+    from gpuplan.catalog.providers.gcp import n1_default_host, n1_offer
     from gpuplan.catalog.snapshot import read_columns
 
     hosts: _Hosts = {}
-    columns = ("provider", "instance_type", "gpu", "gpu_count", "vcpus", "price_reason")
+    # (GPU id, GPUs, SkyPilot model) -> (vCPUs, GiB) of each N1 host listed with them -> its offer.
+    attachable: dict[tuple[str, int, str], dict[tuple[float, float], str]] = {}
+    columns = ("provider", "instance_type", "gpu", "gpu_count", "vcpus", "memory_gib", "price_reason")
     rows = read_columns("offers.csv", *columns)
-    for provider, instance_type, gpu, gpu_count, vcpus_text, price_reason in rows:
+    for provider, instance_type, gpu, gpu_count, vcpus_text, memory_text, price_reason in rows:
         # The snapshot gives a reason exactly where an offer has no price (tools/build_snapshot.py
         # writes ``price_reason=None if prices else …``; catalog/gates.py refuses an offer with neither).
         if price_reason.strip():
@@ -96,8 +112,21 @@ def _catalog_hosts() -> _Hosts:
             continue
         if not (vcpus > 0 and gpus >= 1 and gpus == int(gpus)):  # NaN fails both; fractional GPUs left out
             continue
+        pairing = n1_offer(instance_type) if provider == "gcp" else None
+        if pairing is not None:
+            try:
+                memory = float(memory_text or "nan")
+            except ValueError:
+                continue
+            if memory > 0:
+                attachable.setdefault((gpu, int(gpus), pairing[0]), {})[(vcpus, memory)] = instance_type
+            continue
         size = hosts.setdefault(gpu, {}).setdefault(int(gpus), {})
         size[(provider, instance_type)] = vcpus / gpus
+    for (gpu, gpus, model), shapes in attachable.items():
+        chosen = n1_default_host(model, gpus, shapes)
+        if chosen is not None:
+            hosts.setdefault(gpu, {}).setdefault(gpus, {})[("gcp", shapes[chosen])] = chosen[0] / gpus
     return hosts
 
 

@@ -14,7 +14,6 @@ from gpuplan.perf.input_pipeline import (
     Host,
     InputPipeline,
     dataset_reads,
-    image_input_pipeline,
     input_pipeline,
     typical_input_pipeline,
 )
@@ -49,7 +48,6 @@ def request_for(
     count: int = 1,
     link: Link | None = None,
     calibration: Calibration | None = None,
-    vcpus_per_gpu: float | None = None,
     host: Host | None = None,
     typical_host: TypicalHost | None = None,
     measured_steps: tuple[StepMeasurement, ...] = (),
@@ -57,24 +55,26 @@ def request_for(
     """The estimate of ``profile`` (traced from ``workload``) on ``count`` × ``gpu``.
 
     The workload gives the parallelism (data, tensor, pipeline), the job size, the gradient accumulation and
-    ``torch.compile``; the caller gives the GPU configuration and the calibration, and the
-    instance's ``vcpus_per_gpu`` (an image job's samples/s is bounded by what they decode; a
-    service's requests arrive decoded, and None means the input pipeline is assumed to keep up),
-    and the workload's measured steps (``gpuplan measure``) that anchor it. ``host``: the instance
-    (vCPUs and RAM per instance of ``host.gpus`` GPUs), instead of ``vcpus_per_gpu``: its RAM also
-    decides whether the dataset is re-read from disk each epoch. ``typical_host``: where neither
-    is known, the catalog's typical instance of ``gpu`` (``perf/typical_host.py``), whose vCPUs bound
+    ``torch.compile``; the caller gives the GPU configuration and the calibration, the instance
+    (``host``: its vCPUs and RAM per instance of ``host.gpus`` GPUs, :func:`host_pipeline`) and
+    the workload's measured steps (``gpuplan measure``) that anchor it. The instance's vCPUs bound
+    an image job's samples/s by what they decode (a service's requests arrive decoded); its RAM
+    decides whether the dataset is re-read from disk each epoch (unknown RAM: not re-read).
+    ``typical_host``: where the instance's vCPUs are not known (no ``host``, or one without a vCPU
+    count), the catalog's typical instance of ``gpu`` (``perf/typical_host.py``), whose vCPUs bound
     the slow end of an image job's range (the point and the fast end assume the pipeline keeps up).
+    A host whose RAM is known but not its vCPUs is bounded by its disk alone (no catalog shipped
+    with gpuplan lists one without the other).
     """
-    if host is not None:
-        pipeline = host_pipeline(workload, host)
-    else:
-        image_size = workload.inputs.image_size if workload.serving is None else None
+    pipeline = host_pipeline(workload, host if host is not None else Host(gpus=1.0))
+    if pipeline is None and (host is None or host.vcpus is None) and workload.serving is None:
         stack = workload.software_stack
-        kind, workers = stack.input_pipeline.value, stack.loader_workers
-        pipeline = image_input_pipeline(image_size, vcpus_per_gpu, 1.0, kind=kind, workers=workers)
-        if pipeline is None and vcpus_per_gpu is None:
-            pipeline = typical_input_pipeline(image_size, typical_host, kind=kind, workers=workers)
+        pipeline = typical_input_pipeline(
+            workload.inputs.image_size,
+            typical_host,
+            kind=stack.input_pipeline.value,
+            workers=stack.loader_workers,
+        )
     return EstimateRequest(
         profile=profile,
         gpu=gpu,

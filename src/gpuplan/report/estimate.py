@@ -330,6 +330,18 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     return Text(line, style="dim")
 
 
+def _input_bound_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    """Under the table: what bounds each GPU's step on the named instance — its vCPUs' decode, its
+    disk re-reading a dataset its RAM cannot cache — where it does (the table's samples/s are the
+    host's, not the GPUs')."""
+    said = [
+        f"{o.gpu if o.gpu_count == 1 else f'{o.gpu_count} × {o.gpu}'}: {h.said}"
+        for o in outcomes
+        if o.estimate is not None and (h := o.estimate.host_input) is not None and h.said
+    ]
+    return Text("\n".join(said), style="dim") if said else None
+
+
 def _num(x: float) -> str:
     return format_number(x, 3)
 
@@ -560,6 +572,8 @@ def estimate_view(
     if (line := _anchor_line(outcomes)) is not None:
         parts.append(line)
     if (line := _input_host_line(outcomes)) is not None:
+        parts.append(line)
+    if (line := _input_bound_line(outcomes)) is not None:
         parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:

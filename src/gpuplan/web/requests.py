@@ -114,7 +114,7 @@ class EstimateRequest(WorkloadRequest):
         min_length=1,
         max_length=128,
         description="An instance type from the catalog (gpuplan estimate --instance): its GPU (unless "
-        "gpus names others), GPUs per node, NVLink, network and vCPUs per GPU.",
+        "gpus names others), GPUs per node, NVLink, network, vCPUs and RAM.",
     )
 
 

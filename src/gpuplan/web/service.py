@@ -200,7 +200,7 @@ def estimate_document(
         profile=prof,
         measurements=store.local.bench_results(),
         network=links.network,
-        vcpus_per_gpu=links.vcpus_per_gpu,
+        host=links.host,
         offered_gpus=frozenset(o.gpu for o in store.offers()),
         measured_steps=steps,
     )

@@ -96,12 +96,12 @@ def _gpu(provider: str, r: dict[str, str], count: float, known: Known) -> tuple[
     if hit is not None:
         return itype, hit[0], ""
     if provider == "gcp" and itype.startswith("n1-"):
-        from gpuplan.catalog.providers.gcp import N1_GPUS
+        from gpuplan.catalog.providers.gcp import N1_GPUS, n1_offer_name
 
         rule = N1_GPUS.get(name)
         if rule is None:
             raise LineError(N_("GPU {name} does not attach to N1 hosts"), name=repr(name))
-        return f"{itype} + {count:g}x {rule.accelerator}", rule.gpu, ""
+        return n1_offer_name(itype, count, name), rule.gpu, ""
     gb = optional_number(r.get("gpu_memory"), "gpu_memory")
     mib = round(gb * 1024) if gb else None
     if provider in SKYPILOT_ACCELERATORS:

@@ -29,7 +29,7 @@ from gpuplan.catalog.importers.skypilot_common import (
     rejected,
 )
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
-from gpuplan.catalog.providers.gcp import N1_GPUS, n1_gpu_fits
+from gpuplan.catalog.providers.gcp import N1_GPUS, n1_gpu_fits, n1_offer_name
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 
@@ -237,7 +237,7 @@ def _n1_offers(
                 provider="gcp",
                 region=h["Region"].strip(),
                 zone=zone or None,
-                instance_type=f"{itype} + {count:g}x {rule.accelerator}",
+                instance_type=n1_offer_name(itype, count, model),
                 gpu=rule.gpu,
                 gpu_count=count,
                 vcpus=vcpus,

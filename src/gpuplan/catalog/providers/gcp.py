@@ -28,9 +28,23 @@ from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from gpuplan.catalog.providers.http import Http
 
-__all__ = ["FACTS", "FETCHER", "MACHINES", "N1_GPUS", "N1Gpu", "component_prices", "n1_gpu_fits"]
+__all__ = [
+    "FACTS",
+    "FETCHER",
+    "MACHINES",
+    "N1_DEFAULT_GIB_PER_VCPU",
+    "N1_GPUS",
+    "N1Gpu",
+    "component_prices",
+    "n1_default_host",
+    "n1_gpu_fits",
+    "n1_offer",
+    "n1_offer_name",
+]
 
 COMPUTE_SERVICE = "6F81-5844-456A"
 #: Why the shipped catalog has no GCP committed-use price.
@@ -227,6 +241,9 @@ class N1Gpu:
     """Hardware id."""
     limits: dict[int, tuple[int, float]]
     """GPU count -> (most vCPUs, most memory in GB) of the N1 host it may attach to."""
+    default_vcpus: dict[int, int]
+    """GPU count -> the fewest vCPUs of the host SkyPilot gives them when the user asks for none
+    (``_N1_DEFAULT_HOST``)."""
     zone_limits: dict[tuple[int, str], tuple[int, float]] = field(default_factory=dict)
     """(GPU count, zone) -> tighter limits where GCP names an exception."""
 
@@ -236,24 +253,81 @@ _N1_RULES = (
     "memory of the N1 VM), https://cloud.google.com/compute/docs/gpus (read 2026-12-02), as also "
     "transcribed in SkyPilot sky/catalog/gcp_catalog.py _NUM_ACC_TO_MAX_CPU_AND_MEMORY"
 )
+#: Where :attr:`N1Gpu.default_vcpus` and :data:`N1_DEFAULT_GIB_PER_VCPU` come from.
+_N1_DEFAULT_HOST = (
+    "SkyPilot sky/catalog/gcp_catalog.py @b9dd08e7 (github.com/skypilot-org/skypilot, read "
+    "2026-12-03): get_instance_type_for_accelerator gives N attachable GPUs the cheapest "
+    "n1-standard/-highmem/-highcpu host of at least _NUM_ACC_TO_NUM_CPU[model][N] vCPUs and "
+    "_DEFAULT_GPU_MEMORY_CPU_RATIO = 4 GiB per vCPU; P4 takes its 'DEFAULT' row"
+)
+#: GiB of host memory per vCPU SkyPilot asks of a default N1 GPU host (``_N1_DEFAULT_HOST``).
+N1_DEFAULT_GIB_PER_VCPU = 4.0
 
-#: N1 + attachable GPU pairing rules (``_N1_RULES``); the SkyPilot catalog name is the key. No 8 x T4,
-#: P4 or P100 VM exists; 4 x P100 is limited to 64 vCPUs / 208 GB in three zones.
+#: N1 + attachable GPU pairing rules (``_N1_RULES``, the default host ``_N1_DEFAULT_HOST``); the
+#: SkyPilot catalog name is the key. No 8 x T4, P4 or P100 VM exists; 4 x P100 is limited to
+#: 64 vCPUs / 208 GB in three zones.
 N1_GPUS: dict[str, N1Gpu] = {
-    "T4": N1Gpu(accelerator="nvidia-tesla-t4", gpu="T4", limits={1: (48, 312), 2: (48, 312), 4: (96, 624)}),
+    "T4": N1Gpu(
+        accelerator="nvidia-tesla-t4",
+        gpu="T4",
+        limits={1: (48, 312), 2: (48, 312), 4: (96, 624)},
+        default_vcpus={1: 4, 2: 8, 4: 48},
+    ),
     "V100": N1Gpu(
         accelerator="nvidia-tesla-v100",
         gpu="V100-SXM2-16GB",
         limits={1: (12, 78), 2: (24, 156), 4: (48, 312), 8: (96, 624)},
+        default_vcpus={1: 8, 2: 16, 4: 32, 8: 64},
     ),
     "P100": N1Gpu(
         accelerator="nvidia-tesla-p100",
         gpu="P100-PCIE-16GB",
         limits={1: (16, 104), 2: (32, 208), 4: (96, 624)},
+        default_vcpus={1: 8, 2: 16, 4: 32},
         zone_limits={(4, z): (64, 208) for z in ("us-east1-c", "europe-west1-d", "europe-west1-b")},
     ),
-    "P4": N1Gpu(accelerator="nvidia-tesla-p4", gpu="P4", limits={1: (24, 156), 2: (48, 312), 4: (96, 624)}),
+    "P4": N1Gpu(
+        accelerator="nvidia-tesla-p4",
+        gpu="P4",
+        limits={1: (24, 156), 2: (48, 312), 4: (96, 624)},
+        default_vcpus={1: 8, 2: 16, 4: 32},
+    ),
 }
+#: An attachable-GPU offer's instance type, as the importers name it: ``n1-standard-8 + 1x nvidia-tesla-t4``.
+_N1_OFFER = re.compile(r"(n1-[a-z]+-\d+) \+ (\d+)x (\S+)")
+
+
+def n1_offer_name(host: str, count: float, model: str) -> str:
+    """The instance type of ``count`` GPUs of SkyPilot model ``model`` on N1 host ``host``."""
+    return f"{host} + {count:g}x {N1_GPUS[model].accelerator}"
+
+
+def n1_offer(instance_type: str) -> tuple[str, int] | None:
+    """(SkyPilot model, GPU count) of an attachable-GPU offer's instance type (:func:`n1_offer_name`);
+    None for any other instance type."""
+    m = _N1_OFFER.fullmatch(instance_type.strip())
+    if m is None:
+        return None
+    model = next((k for k, rule in N1_GPUS.items() if rule.accelerator == m[3]), None)
+    return (model, int(m[2])) if model is not None else None
+
+
+def n1_default_host(
+    model: str, count: int, hosts: Iterable[tuple[float, float]]
+) -> tuple[float, float] | None:
+    """The (vCPUs, memory GiB) among ``hosts`` SkyPilot gives ``count`` GPUs of ``model`` when the
+    user names no vCPUs (``_N1_DEFAULT_HOST``): at least :attr:`N1Gpu.default_vcpus` vCPUs and
+    :data:`N1_DEFAULT_GIB_PER_VCPU` GiB for each, the cheapest of them — N1 is priced per vCPU and
+    per GiB, a vCPU at more than the 2.75 GiB that a highmem shape adds over a standard one, so the
+    fewest vCPUs, then the least memory. Where no host is that big, the one with the most vCPUs
+    (then memory); None when ``hosts`` is empty or GCP attaches no such count."""
+    rule = N1_GPUS.get(model)
+    shapes = sorted(set(hosts))
+    if rule is None or count not in rule.default_vcpus or not shapes:
+        return None
+    least = rule.default_vcpus[count]
+    big = [(v, m) for v, m in shapes if v >= least and m >= N1_DEFAULT_GIB_PER_VCPU * least]
+    return big[0] if big else shapes[-1]
 
 
 def n1_gpu_fits(model: str, count: int, zone: str, vcpus: float, memory_gb: float) -> bool:

@@ -141,6 +141,7 @@ def host_bound(
     step_s, step_low, step_high, input_bound, point = bounded_step(spread, samples, gpus, pipe)
     notes = list(spread.notes)
     slower = step_high / spread.high_s
+    bound_note = ""  # the note on a known host that bounds the step, said again under the table
     if worded and pipe.slow_end_only:
         said = pipe.describe(gpus)
         if step_high > spread.high_s:
@@ -158,15 +159,14 @@ def host_bound(
             )
     elif worded and pipe.serial:
         said = pipe.describe(gpus)
-        notes.append(_("input decoded in the training process, not overlapped ({said})").format(said=said))
+        bound_note = _("input decoded in the training process, not overlapped ({said})").format(said=said)
+        notes.append(bound_note)
     # The pipeline's description is written only where a note says it (the planner asks about
     # thousands of hosts, most of them never bound).
     elif worded and input_bound:
-        notes.append(
-            _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})").format(
-                rate=point, said=pipe.describe(gpus)
-            )
-        )
+        rule = _("input-bound: the host feeds {rate:,.0f} samples/s, slower than the GPUs ({said})")
+        bound_note = rule.format(rate=point, said=pipe.describe(gpus))
+        notes.append(bound_note)
     elif worded and step_high == samples / pipe.samples_per_s(gpus)[1]:
         notes.append(
             _("may be input-bound at the slow end of the CPU rate ({said})").format(said=pipe.describe(gpus))
@@ -179,7 +179,7 @@ def host_bound(
         input_bound=input_bound,
         # A typical host stands in for an unknown one: no host's rate was checked.
         input_samples_per_s=None if pipe.slow_end_only else point,
-        host_input=host_input(pipe, bounded, slower) if worded else None,
+        host_input=host_input(pipe, bounded, slower, bound_note) if worded else None,
         notes=tuple(notes),
     )
 
