@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.engine_cpu import EngineCpu
     from gpuplan.perf.inference import StepModel
+    from gpuplan.perf.links import Link, NetworkSpec
     from gpuplan.profile import Profile
     from gpuplan.simulate.batching import EngineSettings
 
@@ -218,9 +219,15 @@ def _iterations_s(m: StepModel, decoding: float, ctx: float, prefill: np.ndarray
 
 
 def replica_from_step(
-    step: StepModel, engine: EngineSettings, *, mean_prompt_tokens: float, mean_output_tokens: float
+    step: StepModel,
+    engine: EngineSettings,
+    *,
+    mean_prompt_tokens: float,
+    mean_output_tokens: float,
+    link: Link | None = None,
 ) -> ReplicaModel:
-    """A replica from the estimator's iteration model, for a trace of these mean lengths."""
+    """A replica from the estimator's iteration model, for a trace of these mean lengths;
+    ``link``: the GPU link its tensor-parallel ranks talk over (named in its source)."""
     mean_ctx = max(1.0, mean_prompt_tokens + mean_output_tokens / 2.0)
     slots = max(1, min(engine.max_num_seqs, math.floor(step.kv_capacity_tokens / mean_ctx)))
     base = ReplicaModel(
@@ -239,7 +246,7 @@ def replica_from_step(
         "estimator: continuous batching, KV cache for {slots} sequences of {ctx:,.0f} tokens "
         "({kv:,} tokens), {alone_ms:.1f} ms per token alone, {full_ms:.1f} ms at {slots} sequences "
         "(prefill of {joining:.2f} requests per iteration included), prefill {prefill:,.0f} tokens/s; "
-        "{engine}{cpu}"
+        "{engine}{cpu}{link}"
     ).format(
         slots=slots,
         ctx=mean_ctx,
@@ -250,6 +257,7 @@ def replica_from_step(
         prefill=base.prefill_tokens_per_s,
         engine=_engine_words(engine),
         cpu=_cpu_words(step),
+        link=_link_words(step, link),
     )
     return ReplicaModel(
         gpu=base.gpu,
@@ -273,6 +281,14 @@ def _cpu_words(step: StepModel) -> str:
     # The separator is in the words: each language writes its own.
     return _("; {engine}: its CPU work {ms:.1f} ms per iteration, {how}").format(
         engine=_(cpu.name), ms=cpu.step_s * 1e3, how=how
+    )
+
+
+def _link_words(step: StepModel, link: Link | None) -> str:
+    if link is None:
+        return ""
+    return _("; tensor parallel over {gpus} GPUs: {link}").format(
+        gpus=step.tensor_parallel, link=link.describe()
     )
 
 
@@ -323,6 +339,11 @@ class ServingStack:
     engine_cpu: EngineCpu | None = None
     """The serving engine's CPU work per iteration (``perf.workload_request.serving_engine`` of the
     workload); None: an engine of no stated kind or version, taken not to overlap the GPU's work."""
+    network: NetworkSpec | None = None
+    """The instance a replica runs on, as its catalog entry says it (``gpuplan.api.instance_links``):
+    its GPUs per node and how they are joined, which the tensor-parallel all-reduces cross. None:
+    no instance named — the GPU link at the bound an estimate takes (``perf.links.bounded``: NVSwitch
+    only on an 8-GPU node of a generation that has it, never assumed of fewer)."""
 
 
 def estimator_replica(
@@ -333,9 +354,13 @@ def estimator_replica(
     build their replica here."""
     from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
+    from gpuplan.perf.links import bounded
     from gpuplan.simulate.batching import engine_defaults, parse_engine
 
     tp = stack.tensor_parallel
+    # The tensor-parallel ranks talk over the instance's own GPU link, or, with none named, over the
+    # bound a training estimate takes (perf.links.bounded), never the datasheet's best case.
+    link = bounded(stack.network).link(g, tp)
     # The engine the workload names, as the estimate and the planner take it for a service; one of
     # no stated kind or version: its CPU work per iteration not overlapping the GPU's (perf/engine_cpu.py).
     step = step_model(
@@ -345,11 +370,16 @@ def estimator_replica(
         cuda_graphs=stack.cuda_graphs,
         compiled=stack.compiled,
         engine=stack.engine_cpu or UNKNOWN_ENGINE,
+        link=link,
     )
     engine = engine_defaults(g.id, g.memory_gib)
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
     replica = replica_from_step(
-        step, engine, mean_prompt_tokens=mean_prompt_tokens, mean_output_tokens=mean_output_tokens
+        step,
+        engine,
+        mean_prompt_tokens=mean_prompt_tokens,
+        mean_output_tokens=mean_output_tokens,
+        link=link if tp > 1 else None,
     )
     return replica, step.weights_bytes * tp
