@@ -127,6 +127,8 @@ def _replica(
         compiled=w.compile,
         engine_text=engine_text,
         engine_cpu=serving_engine(w),
+        engine_name=w.serving.engine_name if w.serving else None,
+        engine_version=w.serving.engine_version if w.serving else None,
         network=network,
     )
     return estimator_replica(
@@ -261,7 +263,8 @@ def autoscale_cmd(
         typer.Option(
             "--engine",
             help="Serving engine settings, comma-separated: max_num_seqs=N, max_batched_tokens=N, "
-            "chunked_prefill=on or off (default: vLLM's for the GPU).",
+            "chunked_prefill=on or off, prefix_caching=on or off (default: those of the workload's "
+            "serving.engine for the GPU; vLLM's if it names none).",
         ),
     ] = None,
     storage_gbps: Annotated[

@@ -335,7 +335,12 @@ class ServingStack:
     cuda_graphs: bool = True
     compiled: bool = False
     engine_text: str | None = None
-    """``--engine`` settings over vLLM's defaults for the GPU (None: the defaults)."""
+    """``--engine`` settings over the engine's defaults for the GPU (None: the defaults)."""
+    engine_name: str | None = None
+    """The serving engine the workload names (``vllm``, ``sglang``; None: not named): its
+    scheduling defaults (:mod:`gpuplan.simulate.engines`)."""
+    engine_version: tuple[int, int] | None = None
+    """Its (major, minor) version; None: not stated."""
     engine_cpu: EngineCpu | None = None
     """The serving engine's CPU work per iteration (``perf.workload_request.serving_engine`` of the
     workload); None: an engine of no stated kind or version, taken not to overlap the GPU's work."""
@@ -355,7 +360,8 @@ def estimator_replica(
     from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
     from gpuplan.perf.links import bounded
-    from gpuplan.simulate.batching import engine_defaults, parse_engine
+    from gpuplan.simulate.batching import parse_engine
+    from gpuplan.simulate.engines import at_memory_fraction, engine_defaults
 
     tp = stack.tensor_parallel
     # The tensor-parallel ranks talk over the instance's own GPU link, or, with none named, over the
@@ -372,9 +378,10 @@ def estimator_replica(
         engine=stack.engine_cpu or UNKNOWN_ENGINE,
         link=link,
     )
-    engine = engine_defaults(g.id, g.memory_gib)
+    engine = engine_defaults(g, stack.engine_name, stack.engine_version, tensor_parallel=tp)
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
+    step = at_memory_fraction(step, g, engine.memory_fraction)
     replica = replica_from_step(
         step,
         engine,
