@@ -11,13 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
+from gpuplan.errors import WorkloadError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.engine_cpu import named_engine
 from gpuplan.perf.memory import usable_memory_gib
 from gpuplan.profile.model import Profile
+from gpuplan.simulate.batching import EngineSettings
 from gpuplan.simulate.engines import engine_defaults
 from gpuplan.simulate.replica import ServingStack, estimator_replica
+from gpuplan.workload import Workload, load_workload
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
@@ -85,3 +89,32 @@ def test_the_simulation_takes_the_named_engines_defaults() -> None:
     assert vllm.step is not None and sglang.step is not None
     fewer = vllm.step.kv_capacity_tokens - sglang.step.kv_capacity_tokens
     assert fewer == pytest.approx(0.02 * 80 * 2**30 / vllm.step.kv_bytes_per_token, abs=2)
+
+
+def _service(**serving: object) -> Workload:
+    spec = yaml.safe_load((ROOT / "examples" / "llm-inference-service.yaml").read_text(encoding="utf-8"))
+    spec["serving"] = {**spec["serving"], **serving}
+    return load_workload(spec)
+
+
+def test_prefix_caching_is_a_serving_key_over_the_engines_default() -> None:
+    assert _service().serving.prefix_caching is None  # type: ignore[union-attr]
+    off = _service(engine="sglang==0.4.6", prefix_caching=False).serving
+    assert off is not None and off.prefix_caching is False
+    with pytest.raises(WorkloadError, match="prefix_caching"):
+        _service(prefix_caching="maybe")
+    prof = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    lengths = {"mean_prompt_tokens": 512.0, "mean_output_tokens": 256.0}
+
+    def engine(name: str, version: tuple[int, int], caching: bool | None) -> EngineSettings:
+        stack = ServingStack(engine_name=name, engine_version=version, prefix_caching=caching)
+        replica, _ = estimator_replica(prof, H100, stack, **lengths)
+        assert replica.engine is not None
+        return replica.engine
+
+    assert engine("sglang", (0, 4), None).prefix_caching  # the radix cache, on by default
+    said = engine("sglang", (0, 4), False)
+    assert not said.prefix_caching and "prefix caching off (serving.prefix_caching)" in said.source
+    assert not engine("vllm", (0, 6), None).prefix_caching  # V0: off by default
+    assert engine("vllm", (0, 6), True).prefix_caching
+    assert "serving.prefix_caching" not in engine("vllm", (0, 8), True).source  # the default said again

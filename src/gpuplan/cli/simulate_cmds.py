@@ -129,6 +129,7 @@ def _replica(
         engine_cpu=serving_engine(w),
         engine_name=w.serving.engine_name if w.serving else None,
         engine_version=w.serving.engine_version if w.serving else None,
+        prefix_caching=w.serving.prefix_caching if w.serving else None,
         network=network,
     )
     return estimator_replica(

@@ -25,7 +25,7 @@ fixed rate, the time per token linear from one sequence to a full batch.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -341,6 +341,8 @@ class ServingStack:
     scheduling defaults (:mod:`gpuplan.simulate.engines`)."""
     engine_version: tuple[int, int] | None = None
     """Its (major, minor) version; None: not stated."""
+    prefix_caching: bool | None = None
+    """``serving.prefix_caching``: the engine's prefix cache on or off; None: the engine's default."""
     engine_cpu: EngineCpu | None = None
     """The serving engine's CPU work per iteration (``perf.workload_request.serving_engine`` of the
     workload); None: an engine of no stated kind or version, taken not to overlap the GPU's work."""
@@ -379,6 +381,13 @@ def estimator_replica(
         link=link,
     )
     engine = engine_defaults(g, stack.engine_name, stack.engine_version, tensor_parallel=tp)
+    if stack.prefix_caching is not None and stack.prefix_caching != engine.prefix_caching:
+        said = "on" if stack.prefix_caching else "off"
+        engine = replace(
+            engine,
+            prefix_caching=stack.prefix_caching,
+            source=f"{engine.source}; prefix caching {said} (serving.prefix_caching)",
+        )
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
     step = at_memory_fraction(step, g, engine.memory_fraction)

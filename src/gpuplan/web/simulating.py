@@ -161,6 +161,7 @@ def simulate_document(
         engine_cpu=serving_engine(workload),
         engine_name=serving.engine_name,
         engine_version=serving.engine_version,
+        prefix_caching=serving.prefix_caching,
     )
     replica, weights = estimator_replica(
         prof,
