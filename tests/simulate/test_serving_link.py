@@ -34,7 +34,7 @@ def prof() -> Profile:
     # the same bytes and FLOPs, on the fp16 path.
     bf16 = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
     ops = tuple(replace(o, dtype="float16" if o.dtype == "bfloat16" else o.dtype) for o in bf16.ops)
-    return replace(bf16, precision="fp16", ops=ops)
+    return replace(bf16, precision="amp-fp16", ops=ops)
 
 
 @pytest.fixture(scope="module")
