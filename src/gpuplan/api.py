@@ -11,7 +11,7 @@ Both trace the workload on fake tensors (cached by content in the catalog store 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -161,8 +161,9 @@ def estimate(
     this workload anchor its estimates (``perf/anchor.py``).
     """
     from gpuplan.hardware import all_gpus, parse_gpu_spec
-    from gpuplan.perf import NetworkSpec, estimate_all, load_calibration, request_for, serving_load
+    from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
     from gpuplan.perf.advisor import Current
+    from gpuplan.perf.links import bounded
     from gpuplan.perf.workload_request import decodes_on_host
     from gpuplan.profile import profile as trace_profile
 
@@ -179,9 +180,7 @@ def estimate(
         # alone, the conservative bound (perf.links.gpu_join: NVSwitch only on SXM nodes of eight
         # GPUs), stated in the notes. Without the instance's vCPUs an image job's slow end is
         # bounded on a typical one (the catalog is read only for such a job).
-        links = network if network is not None else NetworkSpec()
-        if links.interconnect is None:
-            links = replace(links, interconnect="")
+        links = bounded(network)
         typical = (host is None or host.vcpus is None) and decodes_on_host(wl)
         if typical:
             from gpuplan.perf.typical_host import typical_host

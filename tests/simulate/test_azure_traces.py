@@ -19,7 +19,7 @@ from gpuplan.simulate import (
     replica_from_step,
     simulate_autoscale,
 )
-from gpuplan.simulate.batching import engine_defaults
+from gpuplan.simulate.engines import engine_defaults
 
 PRICES = FleetPrices(
     usd_per_hour={"on_demand": 0.8, "spot": 0.3}, source="test prices", spot_rate_per_hour=0.5
@@ -38,7 +38,7 @@ def result(request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
     gpu = get_gpu("L4")  # a small card: the conversation trace makes the policies drop and queue
     rep = replica_from_step(
         step_model(llama_8b(), gpu),
-        engine_defaults(gpu.id, gpu.memory_gib),
+        engine_defaults(gpu),
         mean_prompt_tokens=float(trace.prompt_tokens.mean()),
         mean_output_tokens=float(trace.output_tokens.mean()),
     )

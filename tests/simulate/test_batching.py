@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from gpuplan.errors import GpuplanError, InputError
+from gpuplan.hardware import get_gpu
 from gpuplan.perf.engine_cpu import (
     NO_ENGINE,
     SGLANG_OVERLAP,
@@ -17,7 +18,8 @@ from gpuplan.perf.engine_cpu import (
     engine_cpu,
 )
 from gpuplan.perf.inference import StepModel
-from gpuplan.simulate.batching import EngineSettings, engine_defaults, parse_engine, run_replica
+from gpuplan.simulate.batching import EngineSettings, parse_engine, run_replica
+from gpuplan.simulate.engines import engine_defaults
 
 # A replica whose iteration time is easy to follow: 10 ms to read the weights, 1 µs per token of
 # KV cache read, 100 µs per prompt token, no floor, no host or tensor-parallel time.
@@ -138,13 +140,17 @@ def test_every_request_of_a_busy_stream_finishes_once_with_positive_latencies() 
 
 
 def test_defaults_follow_vllm_and_settings_parse_in_one_line() -> None:
-    assert engine_defaults("H100-SXM", 80).max_batched_tokens == 8192
-    assert engine_defaults("A100-SXM4-80GB", 80).max_batched_tokens == 2048  # vLLM PR #17885
-    assert engine_defaults("L4", 24).max_num_seqs == 256
-    s = parse_engine("max_num_seqs=32,chunked_prefill=off", engine_defaults("L4", 24))
+    l4 = get_gpu("L4")
+    assert engine_defaults(get_gpu("H100-SXM")).max_batched_tokens == 8192
+    assert engine_defaults(get_gpu("A100-SXM4-80GB")).max_batched_tokens == 2048  # vLLM PR #17885
+    assert engine_defaults(l4).max_num_seqs == 256
+    s = parse_engine("max_num_seqs=32,chunked_prefill=off", engine_defaults(l4))
     assert (s.max_num_seqs, s.chunked_prefill, s.max_batched_tokens) == (32, False, 2048)
-    assert engine_defaults("L4", 24).prefix_caching and not s.prefix_caching  # V1 on, V0 off
-    for bad in ("max_num_seq=3", "max_num_seqs=0", "chunked_prefill=maybe"):
+    assert engine_defaults(l4).prefix_caching and not s.prefix_caching  # V1 on, V0 off
+    kept = parse_engine("chunked_prefill=off,prefix_caching=on", engine_defaults(l4))
+    assert not kept.chunked_prefill and kept.prefix_caching
+    assert not parse_engine("prefix_caching=off", engine_defaults(l4)).prefix_caching
+    for bad in ("max_num_seq=3", "max_num_seqs=0", "chunked_prefill=maybe", "prefix_caching=1"):
         with pytest.raises(GpuplanError):
             parse_engine(bad, ENGINE)
     with pytest.raises(InputError, match="does not fit"):

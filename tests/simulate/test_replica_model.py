@@ -31,7 +31,8 @@ from gpuplan.simulate import (
     retime,
     simulate_autoscale,
 )
-from gpuplan.simulate.batching import engine_defaults, run_replica
+from gpuplan.simulate.batching import run_replica
+from gpuplan.simulate.engines import engine_defaults
 
 PRICES = FleetPrices(usd_per_hour={"on_demand": 1.0}, source="test")
 
@@ -40,7 +41,7 @@ def _both(gpu_id: str, scale: float):  # type: ignore[no-untyped-def]
     trace = retime(read_trace_csv(azure(CONV)), rate_scale=scale)
     gpu = get_gpu(gpu_id)
     step = step_model(llama_8b(), gpu)
-    engine = engine_defaults(gpu.id, gpu.memory_gib)
+    engine = engine_defaults(gpu)
     exact = run_replica(step, engine, trace.prompt_tokens, trace.output_tokens, arrival_s=trace.arrival_s)
     rep = replica_from_step(
         step,

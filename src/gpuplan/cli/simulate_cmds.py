@@ -43,6 +43,7 @@ _MAX_TOKENS = 10_000_000
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
+    from gpuplan.perf.links import NetworkSpec
     from gpuplan.simulate import ReplicaModel, Slo, Trace
     from gpuplan.workload import Workload
 
@@ -95,6 +96,7 @@ def _replica(
     store: Store | None,
     lengths: tuple[float, float],
     engine_text: str | None,
+    network: NetworkSpec | None,
 ) -> tuple[ReplicaModel, float]:
     """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
     from gpuplan.cli._profiles import load_profile
@@ -125,10 +127,36 @@ def _replica(
         compiled=w.compile,
         engine_text=engine_text,
         engine_cpu=serving_engine(w),
+        engine_name=w.serving.engine_name if w.serving else None,
+        engine_version=w.serving.engine_version if w.serving else None,
+        prefix_caching=w.serving.prefix_caching if w.serving else None,
+        network=network,
     )
     return estimator_replica(
         prof, get_gpu(gpu_id), stack, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1]
     )
+
+
+def _replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[str, NetworkSpec | None]:
+    """The replica's GPU and, with ``--instance``, the instance's links (its GPU unless ``--gpu``
+    names the same one; another is refused)."""
+    from gpuplan.hardware import resolve_gpu
+
+    if instance is None:
+        return resolve_gpu(gpu or "A100-SXM4-80GB").id, None
+    from gpuplan.api import instance_links
+
+    links = instance_links(store, instance)
+    assert links.gpus is not None  # an instance names its GPU
+    own = links.gpus[0]
+    if gpu is not None and resolve_gpu(gpu).id != own:
+        raise InputError.worded(
+            N_("--gpu {gpu} is not the GPU of {instance} ({own}): give one of them"),
+            gpu=gpu,
+            instance=instance,
+            own=own,
+        )
+    return own, links.network
 
 
 def _slos(slo: str | None, slo_ms: float | None, w_slo_ms: float | None) -> tuple[Slo, ...]:
@@ -173,7 +201,17 @@ def autoscale_cmd(
     hours: Annotated[
         float, typer.Option("--hours", help="Length of a generated trace.", parser=finite_float)
     ] = 24.0,
-    gpu: Annotated[str, typer.Option("--gpu", "-g", help="GPU of one replica.")] = "A100-SXM4-80GB",
+    gpu: Annotated[
+        str | None, typer.Option("--gpu", "-g", help="GPU of one replica (default A100-SXM4-80GB).")
+    ] = None,
+    instance: Annotated[
+        str | None,
+        typer.Option(
+            "--instance",
+            help="Instance type from the catalog a replica runs on: its GPU, how its GPUs are joined, "
+            "its prices.",
+        ),
+    ] = None,
     policy: Annotated[
         list[str] | None,
         typer.Option(
@@ -226,7 +264,8 @@ def autoscale_cmd(
         typer.Option(
             "--engine",
             help="Serving engine settings, comma-separated: max_num_seqs=N, max_batched_tokens=N, "
-            "chunked_prefill=on or off (default: vLLM's for the GPU).",
+            "chunked_prefill=on or off, prefix_caching=on or off (default: those of the workload's "
+            "serving.engine for the GPU; vLLM's if it names none).",
         ),
     ] = None,
     storage_gbps: Annotated[
@@ -277,7 +316,6 @@ def autoscale_cmd(
     apply_language(lang)
     check_out(out)
     check_currency(currency)
-    from gpuplan.hardware import resolve_gpu
     from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
         SimulationSettings,
@@ -327,11 +365,14 @@ def autoscale_cmd(
         raise InputError.worded(
             N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
         )
-    gpu_id = resolve_gpu(gpu).id
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
+        gpu_id, network = _replica_host(store, gpu, instance)
+        offers = store.offers(gpu=gpu_id) if store is not None else []
+        if instance is not None:
+            offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
         prices = fleet_prices(
-            store.offers(gpu=gpu_id) if store is not None else [],
+            offers,
             gpu_id,
             on_demand_usd=on_demand_price,
             spot_usd=spot_price,
@@ -348,7 +389,7 @@ def autoscale_cmd(
                 )
             rep = parse_replica(replica, gpu_id)
         else:
-            rep, weights = _replica(ctx, w, workload_file.name, gpu_id, store, lengths, engine)
+            rep, weights = _replica(ctx, w, workload_file.name, gpu_id, store, lengths, engine, network)
     finally:
         if store is not None:
             store.close()

@@ -61,6 +61,7 @@ __all__ = [
     "VLLM_V1_SYNC",
     "EngineCpu",
     "engine_cpu",
+    "named_engine",
     "served_by",
 ]
 
@@ -153,17 +154,26 @@ _UNSTATED = {
 _NAMED = re.compile(r"\b(vllm|sglang)\b\s*v?(?:(\d+)\.(\d+))?")
 
 
+def named_engine(software: str) -> tuple[str | None, tuple[int, int] | None]:
+    """The engine a software description names (``"vLLM 0.19.0"``, ``"SGLang v0.4.1"``): ``vllm``
+    or ``sglang`` by name and the (major, minor) version right after it; None for what it does not
+    say."""
+    named = _NAMED.search(software.lower())
+    if named is None:
+        return None, None
+    return named[1], (int(named[2]), int(named[3])) if named[2] is not None else None
+
+
 def engine_cpu(software: str | None) -> EngineCpu:
-    """The engine a software description names (``"vLLM 0.19.0"``, ``"SGLang v0.4.1"``): vLLM or
-    SGLang by name and the version right after it; either without a version there, or a text that
-    names neither, is :data:`UNKNOWN_ENGINE`. ``None`` or an empty text: :data:`NO_ENGINE` (a plain
-    generation loop, no server)."""
+    """The engine a software description names (:func:`named_engine`); either engine without a
+    version there, or a text that names neither, is :data:`UNKNOWN_ENGINE`. ``None`` or an empty
+    text: :data:`NO_ENGINE` (a plain generation loop, no server)."""
     if not software:
         return NO_ENGINE
-    named = _NAMED.search(software.lower())
-    if named is None or named[2] is None:
+    name, version = named_engine(software)
+    if name is None or version is None:
         return UNKNOWN_ENGINE
-    return served_by(named[1], (int(named[2]), int(named[3])))
+    return served_by(name, version)
 
 
 def served_by(engine: str, version: tuple[int, int] | None) -> EngineCpu:

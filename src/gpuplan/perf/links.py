@@ -29,6 +29,7 @@ __all__ = [
     "NetworkSpec",
     "all_gather_s",
     "all_reduce_s",
+    "bounded",
     "catalog_network_kind",
     "gpu_join",
     "gpu_join_words",
@@ -84,6 +85,18 @@ SMALLEST_NVLINK_BOARD = 4
 #: GPUs per node from which an SXM/OAM node is taken as an NVSwitch board when its catalog entry
 #: does not say (the 8-GPU HGX baseboards).
 SWITCHED_FROM_GPUS = 8
+#: Architectures whose 8-GPU SXM2 boards join the GPUs directly, with no NVSwitch: the HGX-1 /
+#: DGX-1 "hybrid cube-mesh" of eight P100 or V100 ("a cube with GPUs at its corners and with all
+#: twelve edges connected through NVLink (some edges have two NVLink connections), and with two of
+#: the six faces having their diagonals connected as well … three interwoven rings of single NVLink
+#: connections": NVIDIA's DGX-1 (Tesla V100) system description, section "DGX-1 NVLink Network
+#: Topology for Efficient Application Scaling", as reproduced at https://www.iitr.ac.in/dgx, read
+#: 2026-12-03). AWS p3.16xlarge and p3dn.24xlarge are that board. NVSwitch came with the 16-GPU
+#: HGX-2 (V100) and is on every 8-GPU board from the HGX A100 on (the NVIDIA AI Enterprise page
+#: above), so a node of :data:`SWITCHED_FROM_GPUS` of these GPUs is a direct board of its GPUs
+#: unless its entry says NVSwitch, and one of :data:`HGX2_GPUS` or more is switched.
+MESH_ARCHITECTURES = frozenset({"Pascal", "Volta"})
+HGX2_GPUS = 16
 
 
 #: The catalog's ``network_kind`` values (catalog/schema.py) and what NCCL runs over them: EFA
@@ -130,9 +143,10 @@ def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
     nothing said. Unknown is never taken at its best case:
 
     - SXM/OAM parts: NVSwitch where the entry says so, and on nodes of :data:`SWITCHED_FROM_GPUS`
-      or more (the 8-GPU HGX boards, as before); an entry saying NVLink without NVSwitch on a node of
-      :data:`SMALLEST_NVLINK_BOARD` or more GPUs is a directly joined board of its GPUs; otherwise
-      the board is unknown and taken as a directly joined one of at least
+      or more (the 8-GPU HGX boards, as before), except a P100/V100 node of eight: the hybrid
+      cube-mesh board, directly joined (:data:`MESH_ARCHITECTURES`); an entry saying NVLink
+      without NVSwitch on a node of :data:`SMALLEST_NVLINK_BOARD` or more GPUs is a directly
+      joined board of its GPUs; otherwise the board is unknown and taken as a directly joined one of at least
       :data:`SMALLEST_NVLINK_BOARD` GPUs (a node of two may be half of such a board).
     - PCIe parts with an NVLink bridge: bridges join pairs, so an entry saying NVLink gives NVLink
       up to two GPUs a node; one saying nothing gives PCIe (a bridge is an option the entry does
@@ -151,8 +165,14 @@ def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
         if said_nvlink:
             return GpuJoin(nvlink=gpus_per_node <= 2, board=None, known=True)
         return GpuJoin(nvlink=False, board=None, known=gpus_per_node > 2)
-    if gpus_per_node >= SWITCHED_FROM_GPUS or "nvswitch" in text:
+    switched_from = HGX2_GPUS if gpu.architecture in MESH_ARCHITECTURES else SWITCHED_FROM_GPUS
+    if gpus_per_node >= switched_from or "nvswitch" in text:
         return GpuJoin(nvlink=True, board=None, known=True)
+    if gpus_per_node >= SWITCHED_FROM_GPUS:
+        # A P100/V100 SXM2 node of eight: the hybrid cube-mesh board, a fact of that generation
+        # (each GPU's six links reach four of its seven peers; a collective over fewer than eight
+        # is taken, as on any direct board, at the share of the links to the peers it uses).
+        return GpuJoin(nvlink=True, board=gpus_per_node, known=True)
     board = max(gpus_per_node, SMALLEST_NVLINK_BOARD)
     return GpuJoin(nvlink=True, board=board, known=said_nvlink and board == gpus_per_node)
 
@@ -334,6 +354,14 @@ class NetworkSpec:
             nvlink_board=board,
             gpu_join_assumed=not known,
         )
+
+
+def bounded(network: NetworkSpec | None) -> NetworkSpec:
+    """The links as given, with the GPU link of a node nothing names taken at :func:`gpu_join`'s
+    conservative bound: no instance (or one described by its network alone) says how its GPUs are
+    joined, so NVSwitch is not assumed of a node of fewer than eight (and stated in the link)."""
+    spec = network if network is not None else NetworkSpec()
+    return spec if spec.interconnect is not None else replace(spec, interconnect="")
 
 
 def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float:

@@ -42,23 +42,32 @@ from gpuplan.errors import InputError
 from gpuplan.i18n.messages import N_
 from gpuplan.perf.inference import StepModel
 
-__all__ = ["EngineSettings", "ReplicaRun", "engine_defaults", "parse_engine", "run_replica", "with_host_s"]
+__all__ = ["EngineSettings", "ReplicaRun", "parse_engine", "run_replica", "with_host_s"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class EngineSettings:
-    """The serving engine's scheduling knobs (vLLM's names)."""
+    """The serving engine's scheduling knobs (vLLM's names; each engine's defaults are
+    :mod:`gpuplan.simulate.engines`)."""
 
     max_num_seqs: int = 256
-    """Sequences one iteration may hold (``--max-num-seqs``)."""
+    """Sequences one iteration may hold (``--max-num-seqs``; SGLang ``--max-running-requests``)."""
     max_batched_tokens: int = 2048
-    """Tokens one iteration may compute, decode and prefill together (``--max-num-batched-tokens``)."""
+    """Tokens one iteration may compute, decode and prefill together (``--max-num-batched-tokens``);
+    without chunked prefill, the prompt tokens of a prefill iteration (SGLang
+    ``--max-prefill-tokens``)."""
     chunked_prefill: bool = True
+    """Decodes and prompt chunks share each iteration (vLLM V1); off: prompts run whole in
+    iterations of their own and the decodes wait (vLLM V0, SGLang)."""
     prefix_caching: bool = True
     """Freed KV blocks keep their contents until reused (``--enable-prefix-caching``; vLLM V1's
-    default): a preempted request finds the full blocks of its prefix still in the cache."""
+    default, SGLang's radix cache): a preempted request finds the full blocks of its prefix still
+    in the cache."""
     block_tokens: int = 16
-    """KV cache is handed out in blocks of this many tokens (``--block-size``)."""
+    """KV cache is handed out in blocks of this many tokens (``--block-size``; SGLang ``--page-size``)."""
+    memory_fraction: float = 0.9
+    """The engine's share of GPU memory (``--gpu-memory-utilization``; SGLang
+    ``--mem-fraction-static``), which sizes its KV cache."""
     source: str = ""
     """Where these settings come from (shown in the report)."""
 
@@ -67,22 +76,6 @@ class EngineSettings:
             raise InputError.worded(
                 N_("engine settings: max_num_seqs, max_batched_tokens and block_tokens must be at least 1")
             )
-
-
-#: vLLM's defaults for its OpenAI-compatible server (``EngineArgs.get_batch_defaults`` in
-#: vllm/engine/arg_utils.py, v0.9–v0.11, read 2026-12-01): on a GPU with at least 70 GiB that is
-#: not an A100, 8192 batched tokens and 1024 sequences; elsewhere 2048 and 256 (PR #17885 found
-#: the larger budget slower on the A100). V1 always chunks prefill and turns prefix caching on
-#: (``EngineArgs._set_default_args``, v0.11.0: "V1 always uses chunked prefills and prefix caching
-#: for non-pooling tasks"); blocks are 16 tokens.
-_VLLM_SOURCE = "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults)"
-
-
-def engine_defaults(gpu_id: str, memory_gib: float) -> EngineSettings:
-    """vLLM's scheduling defaults for a replica on this GPU."""
-    if memory_gib >= 70 and not gpu_id.upper().startswith("A100"):
-        return EngineSettings(max_num_seqs=1024, max_batched_tokens=8192, source=_VLLM_SOURCE)
-    return EngineSettings(max_num_seqs=256, max_batched_tokens=2048, source=_VLLM_SOURCE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -450,11 +443,13 @@ def _decode_stretch(
     return m, float(ends[m - 1] - t)
 
 
-_ENGINE_KEYS = ("max_num_seqs", "max_batched_tokens", "chunked_prefill", "block_tokens")
+_ENGINE_KEYS = ("max_num_seqs", "max_batched_tokens", "chunked_prefill", "prefix_caching", "block_tokens")
 
 
 def parse_engine(text: str, defaults: EngineSettings) -> EngineSettings:
-    """``max_num_seqs=256,max_batched_tokens=2048,chunked_prefill=off`` over ``defaults``."""
+    """``max_num_seqs=256,max_batched_tokens=2048,chunked_prefill=off,prefix_caching=on`` over
+    ``defaults``; ``chunked_prefill`` turns prefix caching along with it (vLLM V0 had neither, V1
+    both) unless ``prefix_caching`` says otherwise."""
     from dataclasses import replace
 
     from gpuplan.errors import NotFoundError
@@ -466,12 +461,13 @@ def parse_engine(text: str, defaults: EngineSettings) -> EngineSettings:
         if not eq or key not in _ENGINE_KEYS:
             raise NotFoundError("engine setting", key or item, _ENGINE_KEYS)
         value = value.strip().lower()
-        if key == "chunked_prefill":
+        if key in ("chunked_prefill", "prefix_caching"):
             if value not in ("on", "off", "true", "false"):
-                raise InputError.worded(N_("--engine chunked_prefill: write on or off"))
+                raise InputError.worded(N_("--engine {key}: write on or off"), key=key)
             values[key] = value in ("on", "true")
-            # Whole prompts are vLLM V0's default, and so is V0's cache without prefix caching.
-            values["prefix_caching"] = bool(values[key])
+            if key == "chunked_prefill" and "prefix_caching" not in text.lower():
+                # Whole prompts are vLLM V0's default, and so is V0's cache without prefix caching.
+                values["prefix_caching"] = bool(values[key])
             continue
         if not value.isdigit() or int(value) < 1:
             raise InputError.worded(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -40,9 +40,6 @@ __all__ = [
 
 THROUGHPUT_METRICS = ("total_tokens_per_s", "output_tokens_per_s", "requests_per_s")
 LATENCY_METRICS = ("mean_ttft_ms", "mean_tpot_ms")
-#: vLLM's default share of GPU memory (``--gpu-memory-utilization``), which the estimator's usable
-#: memory stands for.
-VLLM_MEMORY_UTILISATION = 0.9
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,21 +127,19 @@ def published_cases() -> tuple[PublishedCase, ...]:
 
 def _run(case: PublishedCase, profile: Profile, seed: int = 0) -> ReplicaRun:
     from gpuplan.hardware import get_gpu
-    from gpuplan.perf.engine_cpu import engine_cpu
+    from gpuplan.perf.engine_cpu import engine_cpu, named_engine
     from gpuplan.perf.inference import step_model
-    from gpuplan.simulate.batching import engine_defaults, run_replica
+    from gpuplan.simulate.batching import run_replica
+    from gpuplan.simulate.engines import at_memory_fraction, engine_defaults
 
     gpu = get_gpu(case.gpu)
+    # The engine's own defaults at the version the row names; the run's stated memory share.
+    settings = engine_defaults(gpu, *named_engine(case.engine))
     step = step_model(profile, gpu, engine=engine_cpu(case.engine))
-    if case.gpu_memory_utilization != VLLM_MEMORY_UTILISATION:
-        less = (VLLM_MEMORY_UTILISATION - case.gpu_memory_utilization) * gpu.memory_gib * 2**30
-        step = replace(
-            step, kv_capacity_tokens=max(0, int(step.kv_capacity_tokens - less / step.kv_bytes_per_token))
-        )
+    step = at_memory_fraction(step, gpu, case.gpu_memory_utilization)
     n = case.requests
     prompt = np.full(n, case.input_tokens)
     output = np.full(n, case.output_tokens)
-    settings = engine_defaults(gpu.id, gpu.memory_gib)
     if case.max_concurrency is not None:
         # The clients start spread over one request's time at that concurrency (the steady state
         # that timing jitter brings a real closed loop to; see run_replica).

@@ -25,7 +25,7 @@ fixed rate, the time per token linear from one sequence to a full batch.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from gpuplan.hardware import GPU
     from gpuplan.perf.engine_cpu import EngineCpu
     from gpuplan.perf.inference import StepModel
+    from gpuplan.perf.links import Link, NetworkSpec
     from gpuplan.profile import Profile
     from gpuplan.simulate.batching import EngineSettings
 
@@ -218,9 +219,15 @@ def _iterations_s(m: StepModel, decoding: float, ctx: float, prefill: np.ndarray
 
 
 def replica_from_step(
-    step: StepModel, engine: EngineSettings, *, mean_prompt_tokens: float, mean_output_tokens: float
+    step: StepModel,
+    engine: EngineSettings,
+    *,
+    mean_prompt_tokens: float,
+    mean_output_tokens: float,
+    link: Link | None = None,
 ) -> ReplicaModel:
-    """A replica from the estimator's iteration model, for a trace of these mean lengths."""
+    """A replica from the estimator's iteration model, for a trace of these mean lengths;
+    ``link``: the GPU link its tensor-parallel ranks talk over (named in its source)."""
     mean_ctx = max(1.0, mean_prompt_tokens + mean_output_tokens / 2.0)
     slots = max(1, min(engine.max_num_seqs, math.floor(step.kv_capacity_tokens / mean_ctx)))
     base = ReplicaModel(
@@ -239,7 +246,7 @@ def replica_from_step(
         "estimator: continuous batching, KV cache for {slots} sequences of {ctx:,.0f} tokens "
         "({kv:,} tokens), {alone_ms:.1f} ms per token alone, {full_ms:.1f} ms at {slots} sequences "
         "(prefill of {joining:.2f} requests per iteration included), prefill {prefill:,.0f} tokens/s; "
-        "{engine}{cpu}"
+        "{engine}{cpu}{link}"
     ).format(
         slots=slots,
         ctx=mean_ctx,
@@ -250,6 +257,7 @@ def replica_from_step(
         prefill=base.prefill_tokens_per_s,
         engine=_engine_words(engine),
         cpu=_cpu_words(step),
+        link=_link_words(step, link),
     )
     return ReplicaModel(
         gpu=base.gpu,
@@ -273,6 +281,14 @@ def _cpu_words(step: StepModel) -> str:
     # The separator is in the words: each language writes its own.
     return _("; {engine}: its CPU work {ms:.1f} ms per iteration, {how}").format(
         engine=_(cpu.name), ms=cpu.step_s * 1e3, how=how
+    )
+
+
+def _link_words(step: StepModel, link: Link | None) -> str:
+    if link is None:
+        return ""
+    return _("; tensor parallel over {gpus} GPUs: {link}").format(
+        gpus=step.tensor_parallel, link=link.describe()
     )
 
 
@@ -319,10 +335,22 @@ class ServingStack:
     cuda_graphs: bool = True
     compiled: bool = False
     engine_text: str | None = None
-    """``--engine`` settings over vLLM's defaults for the GPU (None: the defaults)."""
+    """``--engine`` settings over the engine's defaults for the GPU (None: the defaults)."""
+    engine_name: str | None = None
+    """The serving engine the workload names (``vllm``, ``sglang``; None: not named): its
+    scheduling defaults (:mod:`gpuplan.simulate.engines`)."""
+    engine_version: tuple[int, int] | None = None
+    """Its (major, minor) version; None: not stated."""
+    prefix_caching: bool | None = None
+    """``serving.prefix_caching``: the engine's prefix cache on or off; None: the engine's default."""
     engine_cpu: EngineCpu | None = None
     """The serving engine's CPU work per iteration (``perf.workload_request.serving_engine`` of the
     workload); None: an engine of no stated kind or version, taken not to overlap the GPU's work."""
+    network: NetworkSpec | None = None
+    """The instance a replica runs on, as its catalog entry says it (``gpuplan.api.instance_links``):
+    its GPUs per node and how they are joined, which the tensor-parallel all-reduces cross. None:
+    no instance named — the GPU link at the bound an estimate takes (``perf.links.bounded``: NVSwitch
+    only on an 8-GPU node of a generation that has it, never assumed of fewer)."""
 
 
 def estimator_replica(
@@ -333,9 +361,14 @@ def estimator_replica(
     build their replica here."""
     from gpuplan.perf.engine_cpu import UNKNOWN_ENGINE
     from gpuplan.perf.inference import step_model
-    from gpuplan.simulate.batching import engine_defaults, parse_engine
+    from gpuplan.perf.links import bounded
+    from gpuplan.simulate.batching import parse_engine
+    from gpuplan.simulate.engines import at_memory_fraction, engine_defaults
 
     tp = stack.tensor_parallel
+    # The tensor-parallel ranks talk over the instance's own GPU link, or, with none named, over the
+    # bound a training estimate takes (perf.links.bounded), never the datasheet's best case.
+    link = bounded(stack.network).link(g, tp)
     # The engine the workload names, as the estimate and the planner take it for a service; one of
     # no stated kind or version: its CPU work per iteration not overlapping the GPU's (perf/engine_cpu.py).
     step = step_model(
@@ -345,11 +378,24 @@ def estimator_replica(
         cuda_graphs=stack.cuda_graphs,
         compiled=stack.compiled,
         engine=stack.engine_cpu or UNKNOWN_ENGINE,
+        link=link,
     )
-    engine = engine_defaults(g.id, g.memory_gib)
+    engine = engine_defaults(g, stack.engine_name, stack.engine_version, tensor_parallel=tp)
+    if stack.prefix_caching is not None and stack.prefix_caching != engine.prefix_caching:
+        said = "on" if stack.prefix_caching else "off"
+        engine = replace(
+            engine,
+            prefix_caching=stack.prefix_caching,
+            source=f"{engine.source}; prefix caching {said} (serving.prefix_caching)",
+        )
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
+    step = at_memory_fraction(step, g, engine.memory_fraction)
     replica = replica_from_step(
-        step, engine, mean_prompt_tokens=mean_prompt_tokens, mean_output_tokens=mean_output_tokens
+        step,
+        engine,
+        mean_prompt_tokens=mean_prompt_tokens,
+        mean_output_tokens=mean_output_tokens,
+        link=link if tp > 1 else None,
     )
     return replica, step.weights_bytes * tp

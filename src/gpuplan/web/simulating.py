@@ -159,6 +159,9 @@ def simulate_document(
         cuda_graphs=workload.uses_cuda_graphs,
         compiled=workload.compile,
         engine_cpu=serving_engine(workload),
+        engine_name=serving.engine_name,
+        engine_version=serving.engine_version,
+        prefix_caching=serving.prefix_caching,
     )
     replica, weights = estimator_replica(
         prof,

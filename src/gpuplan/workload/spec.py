@@ -260,6 +260,14 @@ class ServingSpec(Spec):
     whether it overlaps the GPU's, comes from a published measurement (vLLM 0.8 to 0.13 and SGLang
     before 0.4 wait for it; vLLM from 0.14 and SGLang from 0.4 overlap it). Left out, or without a
     version, the engine is taken not to overlap it (the slower case)."""
+    prefix_caching: bool | None = None
+    """Whether the engine keeps computed prefixes in its KV cache for reuse (vLLM
+    ``--enable-prefix-caching``, on by default from V1, 0.8; SGLang's radix cache, on unless
+    ``--disable-radix-cache``). Left out: the engine's default at its version (vLLM's when no
+    engine is named). The serving simulation honours it where it knows the prefix: a preempted
+    request finds its own computed blocks still cached. Prompts that share a prefix across requests
+    (a system prompt) are not skipped: a trace gives each request's prompt and output lengths only,
+    not which tokens two prompts share."""
 
     @field_validator("engine", mode="before")
     @classmethod
