@@ -53,6 +53,7 @@ __all__ = [
     "ServingEngine",
     "StackLevel",
     "Task",
+    "TensorParallelPlan",
     "missing_members",
     "pricing_name",
     "pydantic_cast",
@@ -572,6 +573,27 @@ class InputPipelineKind(Choice):
     @classmethod
     def aliases(cls) -> Mapping[str, str]:
         return {"torchvision": "dataloader", "pytorch": "dataloader", "syntetic": "synthetic"}
+
+
+class TensorParallelPlan(Choice):
+    """Which collectives a tensor-parallel layer runs: where the inputs of its column-parallel
+    projections (q, k, v; the MLP's gate and up) are gathered (``perf/stages/communication.py``)."""
+
+    SHARED_INPUT = "shared-input"
+    """One gather (all-reduce in backward) of the attention block's input and one of the MLP's,
+    shared by their projections: Megatron-core's fused QKV and ``linear_fc1``, PyTorch's Llama plan
+    with ``PrepareModuleInput``."""
+    PER_PROJECTION = "per-projection"
+    """Each column-parallel projection gathers its own input (DTensor ``ColwiseParallel`` with
+    ``input_layouts=Shard(1)`` on q, k, v, gate and up), and reduces its own input gradient."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "tensor-parallel plan"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"fused-input": "shared-input", "megatron": "shared-input", "per-linear": "per-projection"}
 
 
 class ServingEngine(Choice):

@@ -4,6 +4,7 @@ publishers, ≥ 5 architectures, stock and tuned stacks, each row's stack from i
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -91,6 +92,21 @@ def test_a_stack_column_reads_as_workload_fields() -> None:
     assert stack_workload(parse_stack("fused=none;dropout=none", "x")) == {
         "stack": {"fused_kernels": [], "dropout": False}
     }
+    assert stack_workload(parse_stack("tp_plan=per-projection", "x")) == {
+        "stack": {"tensor_parallel_plan": "per-projection"}
+    }
+
+
+def test_the_kempnerforge_rows_run_their_codes_per_projection_plan_on_the_same_traces() -> None:
+    kempner = [c for c in load_cases()[0] if "(KempnerForge)" in c.label]
+    assert kempner and all(c.workload["stack"]["tensor_parallel_plan"] == "per-projection" for c in kempner)
+    # The plan changes the collectives, not the traced step: the cached trace is the one without it.
+    case = kempner[0]
+    bare = {
+        **case.workload,
+        "stack": {k: v for k, v in case.workload["stack"].items() if k != "tensor_parallel_plan"},
+    }
+    assert case.profile_file == replace(case, workload=bare).profile_file
 
 
 @pytest.mark.parametrize(
@@ -101,6 +117,7 @@ def test_a_stack_column_reads_as_workload_fields() -> None:
         ("fused=dense-activation+turbo", "unknown fused kernel 'turbo'"),
         ("compile=yes", "compile must be true or false"),
         ("memory_format=nhcw", "unknown memory format"),
+        ("tp_plan=per-projektion", "did you mean 'per-projection'"),
     ],
 )
 def test_a_bad_stack_is_one_line_naming_the_row(text: str, message: str) -> None:

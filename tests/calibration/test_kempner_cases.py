@@ -10,6 +10,7 @@ from gpuplan.calibration.cases import CalibrationCase, case_request, load_cases
 from gpuplan.perf.estimate import run_estimate
 from gpuplan.perf.links import all_gather_s
 from gpuplan.profile.model import Profile
+from gpuplan.vocab import TensorParallelPlan
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
 
@@ -38,8 +39,11 @@ def test_tensor_parallel_pairs_run_on_a_third_of_the_4_gpu_boards_nvlink() -> No
     link = request.link
     assert link is not None and link.nvlink_board == 4
     e = run_estimate(request)
-    # Per layer 6 all-reduces' worth of b·s·h bf16 (forward, backward, the recomputed forward; each
-    # an all-gather and a reduce-scatter under sequence parallelism), 32 layers, 2 micro-batches:
-    # 2 · 32 · 6 · 2 all-gathers of 4·4096·4096·2 B over the pair.
+    # KempnerForge's plan gathers q, k, v, gate and up's input each (kempnerforge/distributed/
+    # tensor_parallel.py); compiled, the forward's five gathers of one tensor are one, backward
+    # reduce-scatters the five input gradients each. Per layer, all-gathers and reduce-scatters of
+    # b·s·h bf16: forward 2 + 2, the recomputed forward 2 + 2, backward 2 + 5 = 15; 32 layers,
+    # 2 micro-batches: 2 · 32 · 15 of 4·4096·4096·2 B over the pair.
+    assert request.model_parallel.plan is TensorParallelPlan.PER_PROJECTION and request.compiled
     one = all_gather_s(4 * 4096 * 4096 * 2, link, world=2)
-    assert e.tensor_parallel_comm_s == pytest.approx(2 * 32 * 6 * 2 * one)
+    assert e.tensor_parallel_comm_s == pytest.approx(2 * 32 * 15 * one)

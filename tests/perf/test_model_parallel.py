@@ -12,13 +12,14 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
 from gpuplan.perf.links import Link, all_reduce_s
-from gpuplan.perf.stages.communication import tensor_parallel_comm_s
+from gpuplan.perf.stages.communication import column_parallel_inputs, tensor_parallel_comm_s
 from gpuplan.perf.stages.compute import pipeline_bubble_fraction
 from gpuplan.perf.stages.layout import ModelParallel, data_parallel_link, local_profile
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.perf.workload_request import request_for
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
+from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 from gpuplan.report.estimate import estimate_json
+from gpuplan.vocab import TensorParallelPlan
 from gpuplan.workload import Workload
 
 A100 = get_gpu("A100-SXM4-80GB")
@@ -158,6 +159,76 @@ def test_tensor_parallel_all_reduces_are_exposed_four_per_layer() -> None:
     assert e.tensor_parallel_comm_s == pytest.approx(32 * 4 * one)
     assert e.comm_exposed_s >= e.tensor_parallel_comm_s
     assert e.data_parallel == 1 and e.tensor_parallel == 8
+
+
+def _gemm(calls: int, n: int, k: int) -> OpRecord:
+    """``calls`` forward linear layers ``(b·s × k) · (k × n)`` at b·s = 4096."""
+    return replace(op("forward", count=calls), shapes=((calls, 1, 4096, n, k),))
+
+
+#: A Llama block's forward GEMMs over 32 layers (h = 4096, GQA k/v 1024 wide, FFN 14336): q and o,
+#: k and v, gate and up (inner dimension h), down (inner dimension 14336), and the LM head.
+LLAMA_GEMMS = (
+    _gemm(64, 4096, 4096),
+    _gemm(64, 1024, 4096),
+    _gemm(64, 14336, 4096),
+    _gemm(32, 4096, 14336),
+    _gemm(1, 128256, 4096),
+)
+
+
+def test_column_parallel_inputs_are_the_layers_h_wide_gemms_less_the_output_projection() -> None:
+    llama = replace(_profile(), ops=LLAMA_GEMMS)
+    # (64 + 64 + 64 + 1) // 32 − 1 = 5: q, k, v, gate, up.
+    assert column_parallel_inputs(llama) == 5
+    # GPT-2's fused QKV: c_attn, attention c_proj and c_fc have inner dimension h, the MLP's
+    # c_proj 4h: 3 − 1 = 2, as the shared plan.
+    gpt = (_gemm(32, 3 * 4096, 4096), _gemm(32, 4096, 4096), _gemm(32, 16384, 4096), _gemm(32, 4096, 16384))
+    gpt_profile = replace(_profile(), ops=gpt)
+    assert column_parallel_inputs(gpt_profile) == 2
+    # No GEMM shapes traced: a Llama block's five, not the fewest.
+    assert column_parallel_inputs(_profile()) == 5
+
+
+def test_a_per_projection_plan_adds_a_gather_and_a_reduction_per_extra_projection() -> None:
+    link = Link.for_gpus(A100, 8)
+    prof = replace(_profile(), ops=LLAMA_GEMMS)
+    one = all_reduce_s(4096 * 4096 * 2.0, link, world=8)  # b·s·h·2 B = 33.5 MB
+    half = one / 2  # an all-gather or reduce-scatter of the same tensor
+    shared = ModelParallel(tensor=8, sequence_parallel=True)
+    per = replace(shared, plan=TensorParallelPlan.PER_PROJECTION)
+    assert tensor_parallel_comm_s(prof, shared, link) == pytest.approx(32 * 4 * one)
+    # Eager: forward 5 gathers + 2 reduce-scatters, backward 5 reduce-scatters + 2 gathers = 14 halves.
+    assert tensor_parallel_comm_s(prof, per, link) == pytest.approx(32 * 14 * half)
+    # Compiled: the five gathers of one tensor are one (CSE); backward's five reductions stay: 11.
+    assert tensor_parallel_comm_s(prof, per, link, compiled=True) == pytest.approx(32 * 11 * half)
+    # Full recompute runs the forward again: eager 21 halves, compiled 4 + 7 + 4 = 15.
+    full = replace(prof, activation_checkpointing="full")
+    assert tensor_parallel_comm_s(full, per, link) == pytest.approx(32 * 21 * half)
+    assert tensor_parallel_comm_s(full, per, link, compiled=True) == pytest.approx(32 * 15 * half)
+    # Without sequence parallelism: the forward is Megatron's, backward all-reduces 5 input gradients.
+    plain = replace(per, sequence_parallel=False)
+    assert tensor_parallel_comm_s(prof, plain, link) == pytest.approx(32 * (2 + 5) * one)
+    # Inference runs the forward only: 5 + 2 eager.
+    infer = replace(prof, task="infer")
+    assert tensor_parallel_comm_s(infer, per, link) == pytest.approx(32 * 7 * half)
+    assert tensor_parallel_comm_s(infer, shared, link) == pytest.approx(32 * 2 * one)
+
+
+def test_the_workload_stacks_tensor_parallel_plan_reaches_the_estimate() -> None:
+    w = Workload.from_dict(
+        _workload(tensor_parallel=4, sequence_parallel=True, stack={"tensor_parallel_plan": "per-projection"})
+    )
+    req = request_for(w, _profile(), A100, count=4)
+    assert req.model_parallel.plan is TensorParallelPlan.PER_PROJECTION
+    shared = run_estimate(
+        req.changed(
+            calibration=CAL, model_parallel=replace(req.model_parallel, plan=TensorParallelPlan.SHARED_INPUT)
+        )
+    )
+    per = run_estimate(req.changed(calibration=CAL))
+    assert per.tensor_parallel_comm_s > shared.tensor_parallel_comm_s
+    assert per.step_time_s > shared.step_time_s
 
 
 def test_tensor_parallel_makes_the_step_faster_but_not_tp_times_faster() -> None:

@@ -148,3 +148,27 @@ def test_the_stack_in_words_says_which_adamw_and_whether_a_host_bounded_the_deco
     assert "decode rate not checked" in unchecked and "--instance" in unchecked
     four = _resnet(stack={"loader_workers": 4}).software_stack
     assert "4 workers per GPU" in stack_words(four, images=True)
+
+
+def test_the_tensor_parallel_plan_defaults_to_one_shared_gather_and_names_the_other() -> None:
+    from gpuplan.report.stack import stack_json, stack_words
+    from gpuplan.vocab import TensorParallelPlan
+
+    # Megatron-core and PyTorch's documented Llama plan gather a block's input once: the default.
+    assert _w().software_stack.tensor_parallel_plan is TensorParallelPlan.SHARED_INPUT
+    per = _w(tensor_parallel=2, stack={"tensor_parallel_plan": "per-projection"}).software_stack
+    assert per.tensor_parallel_plan is TensorParallelPlan.PER_PROJECTION
+    assert (
+        _w(stack={"tensor_parallel_plan": "fused-input"}).stack.tensor_parallel_plan.value == "shared-input"
+    )
+    # The plan is no part of a level: stating it keeps the level.
+    assert per.as_level() is StackLevel.STOCK
+    assert stack_json(per).tensor_parallel_plan == "per-projection"
+    assert "each projection gathers its own input" in stack_words(per, images=False, tensor_parallel=True)
+    # Said only where the estimate splits layers over GPUs.
+    assert "tensor parallel" not in stack_words(per, images=False)
+
+
+def test_a_misspelt_tensor_parallel_plan_is_one_line_with_did_you_mean() -> None:
+    msg = _error(stack={"tensor_parallel_plan": "per-projektion"})
+    assert "tensor-parallel plan" in msg and "did you mean 'per-projection'" in msg

@@ -91,8 +91,17 @@ class CalibrationCase:
     @property
     def profile_file(self) -> str:
         """File name of the case's cached trace (``tests/calibration/fixtures/profiles/``): its name and
-        a hash of its workload."""
-        digest = hashlib.sha256(json.dumps(self.workload, sort_keys=True).encode()).hexdigest()[:16]
+        a hash of its workload, less the tensor-parallel plan (which changes the collectives, not the
+        traced step)."""
+        workload = dict(self.workload)
+        stack = workload.get("stack")
+        if isinstance(stack, dict) and "tensor_parallel_plan" in stack:
+            rest = {k: v for k, v in stack.items() if k != "tensor_parallel_plan"}
+            if rest:
+                workload["stack"] = rest
+            else:
+                del workload["stack"]
+        digest = hashlib.sha256(json.dumps(workload, sort_keys=True).encode()).hexdigest()[:16]
         name = f"{self.workload['name']}-{digest}.json"
         return name.replace(" ", "_").replace("(", "").replace(")", "")
 

@@ -42,6 +42,7 @@ from gpuplan.perf.input_pipeline import InputPipeline, image_input_pipeline
 from gpuplan.perf.links import Link
 from gpuplan.perf.stages.layout import ModelParallel
 from gpuplan.profile.model import Profile
+from gpuplan.vocab import TensorParallelPlan
 
 __all__ = [
     "CalibrationCase",
@@ -218,6 +219,9 @@ def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | Non
             pipeline=case.pipeline_parallel,
             virtual_stages=case.virtual_stages,
             sequence_parallel=case.sequence_parallel,
+            plan=TensorParallelPlan.cast(
+                case.workload.get("stack", {}).get("tensor_parallel_plan", TensorParallelPlan.SHARED_INPUT)
+            ),
         ),
         link=link,
         calibration=cal,

@@ -79,9 +79,20 @@ _CHECKPOINTING = frozenset({"", "none", "full", "selective", "unknown"})
 #: or config set it: ``memory_format`` (channels-first | channels-last), ``input`` (dataloader | dali |
 #: synthetic), ``loader_workers`` (DataLoader workers per GPU), ``fused`` (hand-fused kernels joined by
 #: ``+``, or none), ``dropout`` (config | none), ``optimizer`` (the workload's optimizer name),
-#: ``compile`` and ``cuda_graphs`` (true | false).
+#: ``compile`` and ``cuda_graphs`` (true | false), ``tp_plan`` (shared-input | per-projection: the
+#: tensor-parallel plan's collectives, the workload's ``stack.tensor_parallel_plan``).
 STACK_KEYS = frozenset(
-    {"memory_format", "input", "loader_workers", "fused", "dropout", "optimizer", "compile", "cuda_graphs"}
+    {
+        "memory_format",
+        "input",
+        "loader_workers",
+        "fused",
+        "dropout",
+        "optimizer",
+        "compile",
+        "cuda_graphs",
+        "tp_plan",
+    }
 )
 _TASKS = frozenset({"train", "finetune", "infer", "serve", "prefill", "decode"})
 
@@ -306,7 +317,7 @@ def parse_stack(text: str, where: str) -> dict[str, str]:
 def stack_workload(stack: Mapping[str, str]) -> dict[str, Any]:
     """The workload fields a row's stack sets: its ``stack`` block and ``cuda_graphs``. The
     optimizer and ``compile`` are the row's case mapping's to set (a test checks they agree)."""
-    from gpuplan.vocab import FusedKernel, InputPipelineKind, MemoryFormat, OptimizerName
+    from gpuplan.vocab import FusedKernel, InputPipelineKind, MemoryFormat, OptimizerName, TensorParallelPlan
 
     block: dict[str, Any] = {}
     out: dict[str, Any] = {}
@@ -323,6 +334,8 @@ def stack_workload(stack: Mapping[str, str]) -> dict[str, Any]:
         if stack["dropout"] not in ("config", "none"):
             raise ValueError("dropout must be config or none")
         block["dropout"] = stack["dropout"] == "config"
+    if "tp_plan" in stack:
+        block["tensor_parallel_plan"] = TensorParallelPlan.cast(stack["tp_plan"]).value
     if "optimizer" in stack:
         OptimizerName.cast(stack["optimizer"])
     for flag in ("compile", "cuda_graphs"):

@@ -204,6 +204,10 @@ class StackDoc(Document):
     """Hand-fused kernels used: ``dense-activation``, ``dropout-add-norm``, ``cross-entropy``."""
     dropout: bool
     """Dropout as the model's config sets it (false: none)."""
+    tensor_parallel_plan: str
+    """``shared-input`` (one gather of each block's input, shared by its projections) or
+    ``per-projection`` (each column-parallel projection gathers its own): the collectives a
+    tensor-parallel layer runs; no effect without tensor parallelism."""
     optimizer: str
     """As the workload names it: ``adamw`` is PyTorch's foreach AdamW (its default on CUDA),
     ``adamw-fused`` the fused one."""

@@ -47,6 +47,7 @@ KIND_WORDS = (
     N_("memory format"),
     N_("input pipeline"),
     N_("fused kernel"),
+    N_("tensor-parallel plan"),
     N_("serving engine"),
     N_("constraint"),
     N_("sharing"),

@@ -146,6 +146,7 @@ def model_parallel(workload: Workload) -> ModelParallel:
         pipeline=workload.pipeline_parallel,
         virtual_stages=workload.pipeline_virtual_stages,
         sequence_parallel=workload.sequence_parallel,
+        plan=workload.software_stack.tensor_parallel_plan,
     )
 
 

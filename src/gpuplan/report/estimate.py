@@ -292,7 +292,14 @@ def _stack_line(profile: Profile, stack: Stack | None, outcomes: Sequence[Estima
     checked = any(o.estimate is not None and o.estimate.input_samples_per_s is not None for o in outcomes)
     typical = any(_typical(o) is not None for o in outcomes)
     images = profile.seq_len is None and profile.shape.family in ("cnn", "vit")
-    return stack_words(stack, images=images, decode_checked=checked, decode_typical=typical and not checked)
+    split = any(o.estimate is not None and o.estimate.tensor_parallel > 1 for o in outcomes)
+    return stack_words(
+        stack,
+        images=images,
+        decode_checked=checked,
+        decode_typical=typical and not checked,
+        tensor_parallel=split,
+    )
 
 
 def _typical(o: EstimateOutcome) -> HostInput | None:

@@ -11,7 +11,7 @@ from rich.text import Text
 from gpuplan.documents.estimate import StackDoc, StackLevelFigures
 from gpuplan.i18n import N_, _, format_number
 from gpuplan.perf.sweep import EstimateOutcome
-from gpuplan.vocab import InputPipelineKind, MemoryFormat, OptimizerName
+from gpuplan.vocab import InputPipelineKind, MemoryFormat, OptimizerName, TensorParallelPlan
 from gpuplan.workload.stack import Stack
 
 __all__ = ["LevelOutcomes", "level_figures", "levels_table", "stack_json", "stack_words"]
@@ -23,6 +23,12 @@ _LEVEL_NAMES = {
     "stock": N_("stock PyTorch"),
     "tuned": N_("tuned (NVIDIA NGC-script level)"),
 }
+_TP_PLAN = {
+    TensorParallelPlan.SHARED_INPUT: N_(
+        "tensor parallel: one gather of each block's input, shared by its projections"
+    ),
+    TensorParallelPlan.PER_PROJECTION: N_("tensor parallel: each projection gathers its own input"),
+}
 _INPUT = {
     InputPipelineKind.DALI: N_("DALI input (decoded on the GPU)"),
     InputPipelineKind.SYNTHETIC: N_("synthetic input"),
@@ -30,9 +36,15 @@ _INPUT = {
 
 
 def stack_words(
-    stack: Stack, *, images: bool, decode_checked: bool = True, decode_typical: bool = False
+    stack: Stack,
+    *,
+    images: bool,
+    decode_checked: bool = True,
+    decode_typical: bool = False,
+    tensor_parallel: bool = False,
 ) -> str:
     """The stack in one line of the user's language (``images``: say the image-only settings;
+    ``tensor_parallel``: an estimate splits layers over GPUs, so say the plan's collectives;
     ``decode_checked``: False when no estimate knew its host's vCPUs, so that a DataLoader's decode
     rate bounded nothing: said, as the step is then the GPUs' alone; ``decode_typical``: no
     instance was named and a typical one's vCPUs bounded the slow end of the range)."""
@@ -77,6 +89,8 @@ def stack_words(
         parts.append(_("optimizer adamw (foreach, PyTorch's default)"))
     else:
         parts.append(_("optimizer {name}").format(name=stack.optimizer.value))
+    if tensor_parallel:
+        parts.append(_(_TP_PLAN[stack.tensor_parallel_plan]))
     parts.append(_("torch.compile") if stack.compile else _("eager"))
     parts.append(_("CUDA graphs") if stack.cuda_graphs else _("no CUDA graphs"))
     return "; ".join(parts)
@@ -91,6 +105,7 @@ def stack_json(stack: Stack) -> StackDoc:
         loader_workers=stack.loader_workers,
         fused_kernels=[k.value for k in stack.fused_kernels],
         dropout=stack.dropout,
+        tensor_parallel_plan=stack.tensor_parallel_plan.value,
         optimizer=stack.optimizer.value,
         compile=stack.compile,
         cuda_graphs=stack.cuda_graphs,

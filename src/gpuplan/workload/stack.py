@@ -12,6 +12,7 @@ overrides what it states::
       loader_workers: 8               # DataLoader worker processes per GPU (0: in the training process)
       fused_kernels: [dense-activation, dropout-add-norm, cross-entropy]   # or all / none
       dropout: true                   # as the model's config sets it; false: no dropout
+      tensor_parallel_plan: shared-input   # shared-input | per-projection (tensor_parallel > 1)
 
 The other settings that belong to the stack stay where they were: ``optimizer`` (``adamw`` is
 PyTorch's foreach AdamW, ``adamw-fused`` its fused one), ``compile`` and ``cuda_graphs``. A level
@@ -22,7 +23,9 @@ What each setting does is traced or costed where it acts, never looked up per mo
 ``memory_format`` (the layout transposes cuDNN runs around an NCHW tensor-core convolution,
 ``profile/recorder.py``), ``fused_kernels`` and ``dropout`` (the preset models run the fused ops of
 ``workload/presets/fused.py``), ``input_pipeline`` (``perf/input_pipeline.py``), ``cuda_graphs``
-(the host's per-kernel launch time, ``perf/estimate.py``).
+(the host's per-kernel launch time, ``perf/estimate.py``), ``tensor_parallel_plan`` (the collectives
+of a tensor-parallel layer, ``perf/stages/communication.py``). The tensor-parallel plan is no part of
+a level: both take Megatron-core's and PyTorch's documented Llama plan (``shared-input``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from gpuplan.vocab import (
     MemoryFormat,
     OptimizerName,
     StackLevel,
+    TensorParallelPlan,
     pydantic_cast,
 )
 from gpuplan.workload._validation import Spec
@@ -47,6 +51,7 @@ __all__ = ["LEVELS", "Stack", "StackSpec", "level_optimizer"]
 StackLevelField = Annotated[StackLevel, BeforeValidator(pydantic_cast(StackLevel))]
 MemoryFormatField = Annotated[MemoryFormat, BeforeValidator(pydantic_cast(MemoryFormat))]
 InputPipelineField = Annotated[InputPipelineKind, BeforeValidator(pydantic_cast(InputPipelineKind))]
+TensorParallelPlanField = Annotated[TensorParallelPlan, BeforeValidator(pydantic_cast(TensorParallelPlan))]
 
 #: DataLoader workers per GPU above any real host (a 2-socket server has ~200 hyperthreads).
 MAX_LOADER_WORKERS = 1024
@@ -140,6 +145,11 @@ class StackSpec(Spec):
     dropout: bool = True
     """``true``: dropout as the model's configuration sets it (the presets: their published
     config's); ``false``: no dropout."""
+    tensor_parallel_plan: TensorParallelPlanField = TensorParallelPlan.SHARED_INPUT
+    """With ``tensor_parallel`` > 1: ``shared-input`` (one gather of the attention block's input
+    shared by q, k, v, one of the MLP's shared by its projections: Megatron-core, PyTorch's Llama
+    plan; the default) or ``per-projection`` (each column-parallel projection gathers its own input,
+    as a plan of ``ColwiseParallel(input_layouts=Shard(1))`` on q, k, v, gate and up does)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -165,6 +175,7 @@ class StackSpec(Spec):
             loader_workers=self.loader_workers,
             fused_kernels=self.fused_kernels if self.fused_kernels is not None else base.fused_kernels,
             dropout=self.dropout,
+            tensor_parallel_plan=self.tensor_parallel_plan,
             optimizer=optimizer,
             compile=compile,
             cuda_graphs=cuda_graphs,
@@ -182,6 +193,8 @@ class Stack:
     loader_workers: int | None
     fused_kernels: tuple[FusedKernel, ...]
     dropout: bool
+    tensor_parallel_plan: TensorParallelPlan
+    """The collectives of a tensor-parallel layer (no effect without tensor parallelism)."""
     optimizer: OptimizerName
     compile: bool
     cuda_graphs: bool

@@ -32,7 +32,35 @@ Tensor and pipeline parallelism (Narayanan et al., SC21, arXiv:2104.04473), char
   values per layer in forward and two in backward, and two more in the recomputed forward under
   full activation checkpointing; with sequence parallelism each all-reduce becomes an
   all-gather plus a reduce-scatter, the same bytes. Megatron runs them on the compute stream
-  (``f``/``g`` operators), so compute does not hide them.
+  (``f``/``g`` operators), so compute does not hide them. That is the ``shared-input`` plan
+  (the stack's ``tensor_parallel_plan``): one input per block, gathered once and shared by its
+  column-parallel projections — Megatron-core's fused QKV and ``linear_fc1``; PyTorch's Llama
+  plan, whose ``PrepareModuleInput`` redistributes the block input once and whose
+  ``ColwiseParallel`` projections then take it replicated (PyTorch tutorial "Large Scale
+  Transformer model training with Tensor Parallel", pytorch/tutorials
+  intermediate_source/TP_tutorial.rst, read 2026-12-03).
+- **Per-projection plans**: a plan that puts ``ColwiseParallel(input_layouts=Shard(1))`` on
+  each of ``c`` column-parallel projections (q, k, v, gate, up: ``c = 5`` in a Llama block)
+  has each one redistribute the sequence-sharded norm output to replicated itself: ``c``
+  all-gathers of the same ``b·s·h`` input per layer in forward instead of 2, and in backward
+  each projection's input gradient (a partial sum) is reduce-scattered on its own (DTensor's
+  ``Redistribute.backward``, torch/distributed/tensor/_redistribute.py): ``c`` reduce-scatters
+  instead of 2. Every one moves the full ``b·s·h`` input, however narrow the projection (GQA's
+  k and v included). Without sequence parallelism the forward is as Megatron's and backward
+  runs ``c`` all-reduces instead of 2. Under ``torch.compile`` the ``c`` forward gathers of one
+  tensor are one: AOTAutograd's common-subexpression pass merges identical functional
+  collectives (``torch._functorch.config.cse``, partitioners.py → compile_utils.fx_graph_cse),
+  the backward reductions (of different gradients) stay ``c``. Counted on KempnerForge's plan
+  (KempnerInstitute/KempnerForge@01b461a kempnerforge/distributed/tensor_parallel.py) traced
+  with a fake two-rank process group in torch 2.13, 2026-12-03: per Llama block, eager 5
+  all-gathers + 2 reduce-scatters forward and 5 reduce-scatters + 2 all-gathers backward;
+  PyTorch's ``PrepareModuleInput`` plan on the same model 2 + 2 and 2 + 2; compiled, the
+  per-projection plan 2 + 2 forward and 5 + 2 backward. ``c`` is read from the traced forward
+  GEMMs (:func:`column_parallel_inputs`). The recomputed forward under full checkpointing is
+  charged as the forward (compiled, the partitioner skips the block's last reduce-scatter,
+  which backward does not need: one collective a layer over). DTensor runs the collectives
+  where the redistribution is (async TP is opt-in: torch ``_micro_pipeline_tp``), charged
+  exposed like Megatron's.
 - **Stage-to-stage sends** (SC21 §4.1): the activations (forward) and their gradients
   (backward), ``b·s·h`` 16-bit values each per micro-batch; with the scatter/gather
   optimisation each tensor rank sends ``1/t`` of them. Across nodes they share the node's NICs
@@ -53,11 +81,13 @@ from gpuplan.perf.roofline import PhaseTimes
 from gpuplan.perf.stages.compute import ComputeTime
 from gpuplan.perf.stages.layout import Layout, ModelParallel
 from gpuplan.profile.model import Profile
+from gpuplan.vocab import TensorParallelPlan
 
 __all__ = [
     "DDP_BUCKET_BYTES",
     "CommTime",
     "Communication",
+    "column_parallel_inputs",
     "comm_time",
     "communication",
     "stage_p2p_s",
@@ -147,17 +177,53 @@ def _activation_bytes(profile: Profile) -> float:
     return width * profile.batch_size * (profile.seq_len or 1) * (profile.shape.hidden_size or 0)
 
 
-def tensor_parallel_comm_s(profile: Profile, mp: ModelParallel, link: Link) -> float:
-    """Exposed tensor-parallel all-reduce time of one micro-batch on one stage, seconds.
+#: Column-parallel projections of a layer when the trace has no GEMM shapes: a Llama block's
+#: q, k, v, gate and up.
+_DEFAULT_COLUMN_INPUTS = 5
+
+
+def column_parallel_inputs(profile: Profile) -> int:
+    """Column-parallel projections of one layer (each reads the block's ``h``-wide input): the
+    traced forward GEMMs whose inner dimension is ``h``, per layer, less the attention output
+    projection (whose input, the heads side by side, is ``h`` wide too). At least 2 (attention
+    and MLP); a fused QKV counts once. E.g. Llama-3 8B (h = 4096, 32 layers): 64 gate/up + 64 q/o
+    + 64 k/v + 1 LM head = 193 calls, 193 // 32 − 1 = 5."""
+    h, layers = profile.shape.hidden_size, profile.shape.num_layers
+    calls = sum(
+        shape[0]
+        for op in profile.ops
+        if op.op_class == "matmul" and op.phase == "forward"
+        for shape in op.shapes
+        if shape[1] == 1 and shape[4] == h
+    )
+    if not h or not layers or not calls:
+        return _DEFAULT_COLUMN_INPUTS
+    return max(2, calls // layers - 1)
+
+
+def tensor_parallel_comm_s(
+    profile: Profile, mp: ModelParallel, link: Link, *, compiled: bool = False
+) -> float:
+    """Exposed tensor-parallel collective time of one micro-batch on one stage, seconds.
 
     E.g. GPT 18.4B (h = 6144, 40 layers), b = 8, s = 2048, t = 8, full checkpointing: each
-    all-reduce moves 8·2048·6144·2 B = 201 MB; 6 per layer × 40 layers = 240 of them.
+    all-reduce moves 8·2048·6144·2 B = 201 MB; 6 per layer × 40 layers = 240 of them. A
+    per-projection plan adds, per layer, ``c − 2`` all-gathers / reduce-scatters (half an
+    all-reduce each) in every forward run eagerly and in backward (sequence parallel), or ``c − 2``
+    all-reduces in backward (without it); ``compiled``: the job runs under ``torch.compile``.
     """
     if mp.tensor == 1 or not profile.seq_len:
         return 0.0
-    per_layer = 2 if profile.task == "infer" else 4
-    if profile.activation_checkpointing == "full" and profile.task != "infer":
-        per_layer += 2  # the recomputed forward runs its two all-reduces again
+    training = profile.task != "infer"
+    forwards = 1 + (profile.activation_checkpointing == "full" and training)  # recompute again
+    per_layer = 2.0 * forwards + 2.0 * training  # all-reduces (or all-gather + reduce-scatter pairs)
+    if mp.plan is TensorParallelPlan.PER_PROJECTION:
+        extra = column_parallel_inputs(profile) - 2
+        if mp.sequence_parallel:
+            halves = extra * ((0 if compiled else forwards) + training)
+            per_layer += halves / 2.0  # an all-gather or reduce-scatter: half an all-reduce's bytes
+        else:
+            per_layer += extra * training
     layers = math.ceil((profile.shape.num_layers or 0) / mp.pipeline)
     one = all_reduce_s(_activation_bytes(profile), link, world=mp.tensor)
     return layers * per_layer * one
@@ -214,9 +280,12 @@ class Communication:
 def communication(layout: Layout, compute: ComputeTime) -> Communication:
     """The collectives of one optimizer step of ``layout`` and what of them ``compute`` hides."""
     whole, mp, link = layout.whole, layout.model_parallel, layout.link
-    tp_s, p2p_s = tensor_parallel_comm_s(whole, mp, link), stage_p2p_s(whole, mp, link)
+    compiled = layout.request.compiled
+    tp_s = tensor_parallel_comm_s(whole, mp, link, compiled=compiled)
+    p2p_s = stage_p2p_s(whole, mp, link)
     fast_link = link.fast_end()
-    fast_mp_s = tensor_parallel_comm_s(whole, mp, fast_link) + stage_p2p_s(whole, mp, fast_link)
+    fast_tp_s = tensor_parallel_comm_s(whole, mp, fast_link, compiled=compiled)
+    fast_mp_s = fast_tp_s + stage_p2p_s(whole, mp, fast_link)
 
     def data_parallel(data_link: Link) -> CommTime:
         return comm_time(

@@ -47,7 +47,7 @@ from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
 from gpuplan.perf.links import Link, gpu_join_words
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
-from gpuplan.vocab import Parallelism
+from gpuplan.vocab import Parallelism, TensorParallelPlan
 
 if TYPE_CHECKING:
     from gpuplan.hardware import GPU
@@ -89,6 +89,9 @@ class ModelParallel:
     """Model chunks per GPU of the interleaved 1F1B schedule (``v``; 1 = plain 1F1B)."""
     sequence_parallel: bool = False
     """Korthikanti's sequence parallelism: norms and dropouts split along the sequence too."""
+    plan: TensorParallelPlan = TensorParallelPlan.SHARED_INPUT
+    """Where a layer's column-parallel projections get their input (the stack's
+    ``tensor_parallel_plan``): one shared gather per block, or one per projection."""
 
     @property
     def degree(self) -> int:
@@ -117,6 +120,8 @@ class ModelParallel:
             parts.append(f"interleaved ×{self.virtual_stages}")
         if self.sequence_parallel:
             parts.append("sequence parallel")
+        if self.tensor > 1 and self.plan is TensorParallelPlan.PER_PROJECTION:
+            parts.append("per-projection gathers")
         return " ".join(parts)
 
 
