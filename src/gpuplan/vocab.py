@@ -365,7 +365,8 @@ class Task(Choice):
 
 
 class Precision(Choice):
-    """The numerics of a step: ``amp-*`` keeps fp32 weights under autocast; ``bf16`` is all-bf16."""
+    """The numerics of a step: ``amp-*`` keeps fp32 weights under autocast; ``bf16`` is all-bf16;
+    ``fp16-master`` keeps fp16 weights and gradients and an fp32 master copy in the optimizer."""
 
     FP32 = "fp32"
     TF32 = "tf32"
@@ -373,6 +374,15 @@ class Precision(Choice):
     AMP_BF16 = "amp-bf16"
     BF16 = "bf16"
     FP8 = "fp8"
+    FP16_MASTER = "fp16-master"
+    """fp16 weights and gradients (gradients reduced in fp16), an fp32 master copy of the weights
+    and fp32 optimizer state: Megatron-LM ``--fp16``, DeepSpeed ``fp16: {enabled: true}``, apex
+    amp ``O2``."""
+
+    @property
+    def master_weights(self) -> bool:
+        """Whether the optimizer keeps an fp32 master copy of 16-bit model weights."""
+        return self is Precision.FP16_MASTER
 
 
 class OptimizerName(Choice):

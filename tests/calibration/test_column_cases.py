@@ -40,7 +40,7 @@ def test_deepspeed_bert_scores_only_the_masked_positions_over_ten_micro_batches(
     case = _one("BERT-Large pretraining seq128")
     assert case.workload["inputs"] == {"batch_size": 64, "seq_len": 128, "masked_tokens": 20}
     assert case.grad_accum_steps == 10 and case.workload["gradient_accumulation"] == 10
-    assert case.workload["attention"] == "fused-softmax" and case.workload["precision"] == "amp-fp16"
+    assert case.workload["attention"] == "fused-softmax" and case.workload["precision"] == "fp16-master"
     assert case.workload["stack"]["fused_kernels"] == ["dense-activation", "dropout-add-norm"]
 
 

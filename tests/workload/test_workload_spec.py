@@ -95,6 +95,15 @@ def test_unknown_enum_value_suggests_the_nearest() -> None:
     assert msg.startswith("precision: unknown precision 'bf61'; did you mean 'bf16'")
 
 
+def test_fp16_master_is_a_precision_with_an_fp32_master_copy_and_a_misspelling_is_caught() -> None:
+    w = Workload.from_dict(_base(precision="fp16_master"))
+    assert w.precision is Precision.FP16_MASTER and w.precision.master_weights
+    assert not any(p.master_weights for p in Precision if p is not Precision.FP16_MASTER)
+    msg = _error(_base(precision="fp16-mastr"))
+    assert msg.startswith("precision: unknown precision 'fp16-mastr'; did you mean 'fp16-master'")
+    assert "\n" not in msg
+
+
 def test_enum_values_are_forgiving_about_case_and_underscores() -> None:
     w = Workload.from_dict(_base(precision="AMP_BF16", optimizer="AdamW-Fused"))
     assert w.precision is Precision.AMP_BF16 and w.optimizer is OptimizerName.ADAMW_FUSED

@@ -29,7 +29,14 @@ COLUMN_PUBLISHERS = frozenset(
     }
 )
 
-_PRECISIONS = {"fp32": "fp32", "tf32": "tf32", "amp": "amp-fp16", "amp-bf16": "amp-bf16", "bf16": "bf16"}
+_PRECISIONS = {
+    "fp32": "fp32",
+    "tf32": "tf32",
+    "amp": "amp-fp16",
+    "amp-bf16": "amp-bf16",
+    "bf16": "bf16",
+    "fp16-master": "fp16-master",
+}
 #: The row's ``attention`` text → the workload's (FlashAttention-2 is what SDPA's flash path runs).
 _ATTENTION = {"sdpa": "fused", "flash2": "fused", "eager": "eager", "fused-softmax": "fused-softmax"}
 _PARALLELISM = {"single GPU": "ddp", "DDP": "ddp", "FSDP": "fsdp"}

@@ -285,6 +285,12 @@ def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]
     """A Megatron-LM SC21 Table 1 row: GPT (GPT-2 architecture, V = 51200, s = 2048) under
     TP × PP × DP with full recompute, fp16 mixed precision, fused Adam.
 
+    Precision ``fp16-master``: the artifact's ``CONFIG.sh`` passes ``--fp16 --loss-scale 8192``
+    (NVIDIA/Megatron-LM@79a3bb6b examples/sc21/CONFIG.sh): fp16 weights and gradients, an fp32
+    master copy in ``Float16OptimizerWithFloat16Params`` (megatron/optimizer/optimizer.py), and
+    gradients all-reduced in fp16, since ``--accumulate-allreduce-grads-in-fp32`` is not passed
+    and is off by default for ``--fp16`` (megatron/arguments.py, same commit; read 2026-12-03).
+
     The micro-batch and the interleaving (layers per virtual stage) are the paper's artifact
     script's (``examples/sc21/run_table_1.sh``, quoted in the row's notes); the micro-batches per
     step are ``global batch / (micro-batch × DP)``. The model is the ``megatron-gpt-<size>`` preset
@@ -307,7 +313,7 @@ def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]
     wl = training_workload(
         row,
         preset=f"megatron-gpt-{size}",
-        precision="amp-fp16",
+        precision="fp16-master",
         micro_batch=micro,
         seq_len=_seq(row["seq_or_image"]),
         grad_accum=steps,
@@ -325,7 +331,8 @@ def _megatron_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]
     flops = _megatron_flops(micro * steps * dp / count, seq, layers, hidden, vocab, recompute=True)
     why = (
         f"TP={tp} PP={pp}" + (f" interleaved ×{virtual}" if virtual > 1 else "") + f" DP={dp}, "
-        f"{steps} micro-batch(es) of {micro} per step; Megatron's own DDP costed as PyTorch DDP; "
+        f"{steps} micro-batch(es) of {micro} per step; fp16 weights and gradients (all-reduced in "
+        "fp16) with an fp32 master copy; Megatron's own DDP costed as PyTorch DDP; "
         "attention traced as Megatron 2021 ran it: 16-bit GEMMs over the full s² around one fused "
         "scale + mask + softmax kernel"
     )

@@ -20,7 +20,7 @@ import torch
 
 from gpuplan.vocab import OptimizerName
 
-__all__ = ["BlockwiseAdamW8bit", "make_optimizer", "paged_state_bytes"]
+__all__ = ["BlockwiseAdamW8bit", "MasterWeights", "make_optimizer", "paged_state_bytes"]
 
 #: bitsandbytes' defaults (Optimizer2State): smallest parameter with 8-bit state, quantisation block.
 MIN_8BIT_SIZE = 4096
@@ -81,15 +81,56 @@ class BlockwiseAdamW8bit(torch.optim.Optimizer):
         return float(total)
 
 
+class MasterWeights(torch.optim.Optimizer):
+    """An optimizer over fp32 master copies of 16-bit parameters, as Megatron-LM's
+    ``Float16OptimizerWithFloat16Params`` runs one (NVIDIA/Megatron-LM megatron/optimizer/optimizer.py
+    @79a3bb6b, read 2026-12-03; DeepSpeed's ``FP16_Optimizer`` and apex amp ``O2`` do the same).
+
+    It makes ``param.detach().clone().float()`` of each parameter (kept here as optimizer state);
+    a step copies each 16-bit gradient to an fp32 one on its master (``main_param.grad =
+    model_param.grad.float()``) and frees the 16-bit gradient ("safe to deallocate model's grad …
+    after copying"), steps the inner optimizer on the masters, and copies the masters back into
+    the 16-bit parameters (``_copy_main_params_to_model_params``). The fp32 gradients live until
+    the next step's ``zero_grad``; here they are dropped after the step, which is the same peak.
+    """
+
+    def __init__(self, name: OptimizerName, params: Iterable[torch.nn.Parameter]) -> None:
+        model_params = list(params)
+        super().__init__(model_params, {})
+        # Parameters (leaves without autograd), so that the inner optimizer takes them as its own.
+        masters = [torch.nn.Parameter(p.detach().clone().float(), requires_grad=False) for p in model_params]
+        for p, m in zip(model_params, masters, strict=True):
+            self.state[p]["master"] = m
+        self.inner = make_optimizer(name, masters)
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], float] | None = None) -> None:  # type: ignore[override]
+        pairs = [(p, self.state[p]["master"]) for g in self.param_groups for p in g["params"]]
+        for p, m in pairs:
+            if p.grad is not None:
+                m.grad = p.grad.float()
+                p.grad = None
+        self.inner.step()
+        for p, m in pairs:
+            if m.grad is not None:
+                p.copy_(m)
+                m.grad = None
+
+
 def paged_state_bytes(optimizers: Iterable[torch.optim.Optimizer]) -> float:
     """Optimizer state that lives in CUDA managed memory, bytes, over ``optimizers``."""
     return sum(o.paged_bytes() for o in optimizers if isinstance(o, BlockwiseAdamW8bit))
 
 
-def make_optimizer(name: OptimizerName, params: Iterable[torch.nn.Parameter]) -> torch.optim.Optimizer:
-    """``name`` over ``params``. ``foreach=True`` is set explicitly because torch picks foreach by
+def make_optimizer(
+    name: OptimizerName, params: Iterable[torch.nn.Parameter], *, master_weights: bool = False
+) -> torch.optim.Optimizer:
+    """``name`` over ``params`` (over fp32 master copies of them with ``master_weights``:
+    :class:`MasterWeights`). ``foreach=True`` is set explicitly because torch picks foreach by
     default only for CUDA tensors, and the trace runs on a fake CPU device; foreach kernels allocate
     a parameter-sized temporary at the step (``_foreach_sqrt(exp_avg_sq)`` in AdamW)."""
+    if master_weights:
+        return MasterWeights(name, params)
     p = list(params)
     if name is OptimizerName.SGD:
         return torch.optim.SGD(p, lr=0.1, momentum=0.9, foreach=True)

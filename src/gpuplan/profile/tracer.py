@@ -56,7 +56,11 @@ _NOTES = {
     Precision.BF16: "bf16: weights, gradients and optimizer state all bf16 (no fp32 master copy)",
     Precision.FP8: "fp8: traced as amp-bf16 (memory as bf16 autocast); matmuls labelled fp8 "
     "(E4M3 forward, E5M2 backward) as Transformer Engine / torchao float8 run them",
+    Precision.FP16_MASTER: "fp16-master: fp16 weights and gradients, no autocast; the optimizer "
+    "steps fp32 master copies (fp32 gradient copies at the step) and writes the weights back",
 }
+#: The dtype a precision casts the model's floating-point weights to before the step.
+_WEIGHTS = {Precision.BF16: torch.bfloat16, Precision.FP16_MASTER: torch.float16}
 
 
 def trace_workload(workload: Workload, key: str) -> Profile:
@@ -113,8 +117,9 @@ def _adopt_foreign_fakes(model: torch.nn.Module, mode: FakeTensorMode) -> None:
 def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch.nn.Module:
     model = bundle.model
     training = workload.is_training
-    if workload.precision is Precision.BF16:
-        cast_floating(model, torch.bfloat16)
+    weights = _WEIGHTS.get(workload.precision)
+    if weights is not None:
+        cast_floating(model, weights)
     if workload.attention in (AttentionImpl.EAGER, AttentionImpl.FUSED_SOFTMAX):
         _use_eager_attention(model, workload, notes)
     if workload.model.lora is not None:
@@ -459,7 +464,8 @@ def _step_in_backward(
     as its parameter's gradient is complete and free that gradient (torchtune's
     ``optimizer_in_bwd``). Install them after the forward pass: the memory tracker adds its own
     gradient hooks in forward, and they must run first (a freed gradient cannot be labelled)."""
-    per_param = {p: make_optimizer(workload.optimizer, [p]) for p in trainable}
+    master = workload.precision.master_weights
+    per_param = {p: make_optimizer(workload.optimizer, [p], master_weights=master) for p in trainable}
 
     def step(p: torch.Tensor) -> None:
         phase, recorder.phase = recorder.phase, "optimizer"
@@ -482,7 +488,11 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     if training and not trainable:
         raise EstimateError.worded(N_("nothing to train: every parameter is frozen (check model.frozen)"))
     in_backward = training and workload.optimizer_in_backward
-    optimizer = make_optimizer(workload.optimizer, trainable) if training and not in_backward else None
+    optimizer = (
+        make_optimizer(workload.optimizer, trainable, master_weights=workload.precision.master_weights)
+        if training and not in_backward
+        else None
+    )
     loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss
     batch = bundle.make_batch()
     if workload.software_stack.channels_last:
@@ -620,7 +630,9 @@ def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
     if training and workload.optimizer_in_backward:
         optimizers, install = _step_in_backward(workload, trainable, OpRecorder())
     elif training:
-        optimizers = [make_optimizer(workload.optimizer, trainable)]
+        optimizers = [
+            make_optimizer(workload.optimizer, trainable, master_weights=workload.precision.master_weights)
+        ]
     return StepParts(
         model=model,
         loss=_loss_fn(workload, bundle, model) if training else bundle.loss,

@@ -50,7 +50,7 @@ JOB_NAME = "gpuplan-job"
 MODEL_SOURCE = "stand-in"  # what the workload names as its model
 MODEL_ENTRY_POINT: str | None = None  # "package.module:function" returning an nn.Module
 PARALLELISM = "ddp"  # ddp | zero1 | zero2 | zero3 | fsdp
-PRECISION = "fp32"  # fp32 | tf32 | amp-fp16 | amp-bf16 | bf16 | fp8
+PRECISION = "fp32"  # fp32 | tf32 | amp-fp16 | amp-bf16 | bf16 | fp8 | fp16-master
 OPTIMIZER = "adamw"
 BATCH_SIZE = 8  # per GPU, per micro-batch
 SEQ_LEN: int | None = None
@@ -322,7 +322,9 @@ def autocast_dtype() -> torch.dtype | None:
     if PRECISION in ("amp-bf16", "bf16", "fp8"):
         # fp8 training needs Transformer Engine or torchao; bf16 autocast is the portable fallback.
         return torch.bfloat16
-    if PRECISION == "amp-fp16":
+    if PRECISION in ("amp-fp16", "fp16-master"):
+        # fp16-master (fp16 weights, fp32 master copy: Megatron-LM / DeepSpeed fp16) has no
+        # plain-PyTorch optimizer; fp16 autocast with a GradScaler is the portable fallback.
         return torch.float16
     return None
 

@@ -24,7 +24,13 @@ second still lengthens the step: exposed = bare exposed + overlap_cost × (total
 
 Bytes on the wire: FSDP/ZeRO-3 gather 16-bit parameters under mixed precision (FSDP
 ``MixedPrecision(param_dtype=bf16)``, DeepSpeed fp16/bf16 params) and reduce gradients in fp32
-(torchtitan's ``reduce_dtype=float32``); DDP all-reduces gradients in their own dtype.
+under autocast (torchtitan's ``reduce_dtype=float32``); DDP all-reduces gradients in their own
+dtype, which the trace gives. Under ``fp16-master`` the gradients are the fp16 parameters' own and
+are reduced in fp16, 2 bytes per parameter: Megatron-LM reduces in fp32 only with
+``--accumulate-allreduce-grads-in-fp32``, off by default for ``--fp16`` and forced on for ``--bf16``
+(NVIDIA/Megatron-LM megatron/arguments.py @79a3bb6b, 2022-07-24, read 2026-12-03), and DeepSpeed's
+engine reduces in fp16 when ``fp16`` is enabled and no ``communication_data_type`` is set
+(microsoft/DeepSpeed deepspeed/runtime/engine.py ``communication_data_type``, read 2026-12-03).
 
 Tensor and pipeline parallelism (Narayanan et al., SC21, arXiv:2104.04473), charged **exposed**:
 
@@ -116,7 +122,8 @@ def _param_wire_bytes(profile: Profile) -> float:
 
 
 def _grad_bytes_per_param(profile: Profile) -> float:
-    """Bytes of one gradient as traced (4 with fp32 master weights, 2 with bf16 weights)."""
+    """Bytes of one gradient as traced: 4 with fp32 weights (autocast), 2 with 16-bit weights
+    (``bf16``; ``fp16-master``, whose fp32 master copy is the optimizer's, not the model's)."""
     return profile.peak.parameters_bytes / profile.params if profile.params else 4.0
 
 
@@ -157,7 +164,7 @@ def _bare_comm_time(
         ag = all_gather_s(profile.params * wire, link, world=world)
         return CommTime(total_s=rs + ag, exposed_s=max(rs - phases.backward_s, last) + ag)
     # ZeRO-3 / FSDP, per micro-batch: gather params in forward and again in backward, reduce-scatter
-    # gradients in backward (fp32 reduce under mixed precision: 4 B; bf16 weights: 2 B).
+    # gradients in backward (fp32 reduce under autocast: 4 B; 16-bit weights: 2 B).
     gather = all_gather_s(profile.params * wire, link, world=world)
     reduce_bytes = profile.trainable_params * (4.0 if profile.autocast else wire)
     reduce = all_gather_s(reduce_bytes, link, world=world)

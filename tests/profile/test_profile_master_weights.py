@@ -1,0 +1,74 @@
+"""``precision: fp16-master``: fp16 weights and gradients, an fp32 master copy in the optimizer
+(profile/optimizers.py ``MasterWeights``), checked on small real tensors and on a traced step of
+GPT-2 small (bs2 × 128, 124M parameters) against ``amp-fp16``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+import torch
+
+from gpuplan.profile.key import trace
+from gpuplan.profile.model import Profile
+from gpuplan.profile.optimizers import MasterWeights
+from gpuplan.vocab import OptimizerName
+from gpuplan.workload import Workload
+
+Make = Callable[..., Workload]
+
+
+def test_master_weights_step_the_fp32_copy_and_write_it_back_to_the_fp16_weights() -> None:
+    weight = torch.nn.Parameter(torch.full((64, 32), 1.0, dtype=torch.float16))
+    opt = MasterWeights(OptimizerName.ADAM, [weight])
+    master = opt.state[weight]["master"]
+    assert master.dtype is torch.float32 and torch.equal(master, weight.detach().float())
+    weight.grad = torch.full_like(weight, 0.5)
+    opt.step()
+    # Adam's first step moves every element by lr (1e-4) against the gradient's sign; fp16 cannot
+    # hold 1 - 1e-4 (its spacing at 1 is 2**-10 ≈ 9.8e-4), the fp32 master can.
+    assert torch.allclose(master, torch.full_like(master, 1.0 - 1e-4), atol=1e-7)
+    assert torch.equal(weight.detach(), master.half())
+    # The 16-bit gradient is freed once copied (Megatron's _copy_model_grads_to_main_grads), and the
+    # fp32 copy after the step.
+    assert weight.grad is None and master.grad is None
+    # State per parameter: the fp32 master (4 B) + Adam's two fp32 moments (8 B) = 12 B.
+    moments = opt.inner.state[master]
+    inner = sum(moments[k].numel() * moments[k].element_size() for k in ("exp_avg", "exp_avg_sq"))
+    assert master.numel() * 4 + inner == 12 * weight.numel()
+
+
+def test_fp16_master_keeps_16_bit_weights_and_a_12_byte_fp32_optimizer_state(small_gpt2: Make) -> None:
+    p = trace(small_gpt2(precision="fp16-master", optimizer="adamw-fused"))
+    n = p.params
+    # fp16 weights: 2 B/param; master (4) + exp_avg (4) + exp_avg_sq (4) = 12 B/param, all optimizer
+    # state (sharded with it under ZeRO); the fp32 gradient copies (4 B/param) are the step's
+    # temporaries, the 16-bit gradients already freed: 2 + 12 + 4 = 18 B/param at the step's peak.
+    assert p.peak.parameters_bytes / n == pytest.approx(2.0, rel=0.01)
+    assert p.peak.optimizer_state_bytes / n == pytest.approx(12.0, rel=0.01)
+    assert p.peak.temporaries_bytes / n == pytest.approx(4.0, rel=0.01)
+    assert p.peak.total_bytes / n == pytest.approx(18.0, rel=0.02)
+    assert p.bytes_per_param == pytest.approx(2.0, rel=0.01) and not p.autocast
+    assert any(note.startswith("fp16-master:") for note in p.notes)
+
+
+def test_fp16_master_makes_no_weight_casts_but_a_heavier_optimizer_step(small_gpt2: Make) -> None:
+    amp = trace(small_gpt2(precision="amp-fp16", optimizer="adamw-fused"))
+    master = trace(small_gpt2(precision="fp16-master", optimizer="adamw-fused"))
+
+    def phase_bytes(p: Profile, phase: str) -> float:
+        return sum(o.bytes_moved for o in p.ops if o.phase == phase)
+
+    def forward_casts(p: Profile) -> float:
+        return sum(o.bytes_moved for o in p.ops if o.phase == "forward" and "_to_copy" in o.op)
+
+    # autocast copies each fp32 weight to fp16 in forward (4 B read + 2 B written per parameter,
+    # 0.74 GB for 124M); fp16 weights need no copy.
+    assert forward_casts(amp) > 5.0 * amp.params
+    assert forward_casts(master) < 1.0 * master.params
+    assert phase_bytes(master, "forward") < 0.6 * phase_bytes(amp, "forward")
+    # The step adds the fp16 → fp32 gradient copy (2 + 4 B) and the write-back (4 + 2 B) to fused
+    # AdamW's traffic on fp32 tensors: 12 B more per parameter.
+    extra = phase_bytes(master, "optimizer") - phase_bytes(amp, "optimizer")
+    assert extra == pytest.approx(12.0 * master.params, rel=0.25)
+    assert master.flops_per_step == pytest.approx(amp.flops_per_step, rel=0.02)
