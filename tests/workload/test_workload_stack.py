@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from gpuplan.errors import WorkloadError
-from gpuplan.vocab import FusedKernel, InputPipelineKind, MemoryFormat, OptimizerName, StackLevel
+from gpuplan.vocab import (
+    FusedKernel,
+    InputPipelineKind,
+    MemoryFormat,
+    OptimizerName,
+    StackLevel,
+    TensorParallelPlan,
+)
 from gpuplan.workload import Workload
 
 
@@ -113,6 +120,14 @@ def test_at_level_changes_the_stack_only() -> None:
     assert stock.optimizer is OptimizerName.ADAMW and stock.software_stack.as_level() is StackLevel.STOCK
     # An optimizer with no fused variant a workload can name stays as it is.
     assert _resnet().at_level(StackLevel.TUNED).optimizer is OptimizerName.SGD
+
+
+def test_at_level_keeps_the_tensor_parallel_plan_of_the_code() -> None:
+    # The plan is how the user's code splits its layers, not a level setting: the stock and tuned
+    # figures an estimate shows next to the user's own take the same collectives.
+    w = _w(stack={"tensor_parallel_plan": "per-projection"})
+    for level in StackLevel:
+        assert w.at_level(level).software_stack.tensor_parallel_plan is TensorParallelPlan.PER_PROJECTION
 
 
 def test_masked_tokens_apply_to_masked_lm_pretraining_of_a_bert_preset_only() -> None:

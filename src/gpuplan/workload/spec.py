@@ -495,8 +495,13 @@ class Workload(Spec):
     def at_level(self, level: StackLevel) -> Workload:
         """This workload on the ``level`` stack (for comparison): its memory format, input
         pipeline, fused kernels, AdamW kernel and training CUDA graphs, eager (no ``torch.compile``).
-        The model, its dropout, the data and the parallelism stay."""
-        stack = StackSpec(level=level, dropout=self.stack.dropout, loader_workers=self.stack.loader_workers)
+        The model, its dropout, the data and the parallelism (its tensor-parallel plan too) stay."""
+        stack = StackSpec(
+            level=level,
+            dropout=self.stack.dropout,
+            loader_workers=self.stack.loader_workers,
+            tensor_parallel_plan=self.stack.tensor_parallel_plan,
+        )
         return self.model_copy(
             update={
                 "stack": stack,
