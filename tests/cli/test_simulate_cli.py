@@ -189,3 +189,28 @@ def test_share_kubernetes_files_validate_for_every_sharing(tmp_path: Path, shari
         config = yaml.safe_load((k8s / "k8s" / "sharing-config.yaml").read_text())
         key = "mps" if sharing == "mps" else "timeSlicing"
         assert yaml.safe_load(config["data"]["any"])["sharing"][key]["resources"][0]["replicas"] >= 1
+
+
+def test_share_refuses_a_service_whose_workload_spans_several_gpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A tensor-parallel replica spans GPUs; sharing packs services onto one GPU each, so it says so
+    # in one line instead of sizing the service as if it ran on one.
+    from gpuplan.cli import main
+
+    workload = yaml.safe_load(WORKLOAD.read_text(encoding="utf-8")) | {"tensor_parallel": 2}
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(workload), encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "gpu: H100-SXM\nservices:\n  - {name: chat, requests_per_s: 1, workload: w.yaml}\n", encoding="utf-8"
+    )
+    db = tmp_path / "catalog.sqlite"
+    monkeypatch.setattr(
+        sys, "argv", ["gpuplan", "--db", str(db), "simulate", "share", str(tmp_path / "s.yaml")]
+    )
+    with pytest.raises(SystemExit) as e:
+        main()
+    assert e.value.code == 1
+    assert capsys.readouterr().err == (
+        "error: service 'chat': its workload spans 2 GPUs (tensor_parallel); sharing packs services that "
+        "each fit one GPU\n"
+    )

@@ -58,3 +58,34 @@ def test_the_planner_sizes_a_service_with_its_engine(store: Store, monkeypatch: 
     monkeypatch.setattr(gpuplan.perf, "decode_estimate", spy)
     plan(load_workload(SERVICE), store=store, profile=_profile(), providers=["aws"])
     assert seen and all(e is UNKNOWN_ENGINE for e in seen)
+
+
+def test_the_planner_sizes_a_tensor_parallel_service_as_replicas_of_its_degree(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each option's GPUs are replicas of tensor_parallel GPUs on the offer's own link, the load split
+    # over the replicas (before: every service was sized as one replica per GPU).
+    decodes: list[Any] = []
+    loads: list[tuple[int, float]] = []
+    real_decode, real_serving = gpuplan.perf.decode_estimate, gpuplan.perf.serving_estimate
+
+    def decode_spy(*args: Any, **kwargs: Any) -> Any:
+        dec = real_decode(*args, **kwargs)
+        decodes.append((kwargs.get("tensor_parallel"), kwargs.get("link")))
+        return dec
+
+    def serving_spy(dec: Any, **kwargs: Any) -> Any:
+        loads.append((dec.tensor_parallel, kwargs["requests_per_s"]))
+        return real_serving(dec, **kwargs)
+
+    monkeypatch.setattr(gpuplan.perf, "decode_estimate", decode_spy)
+    monkeypatch.setattr(gpuplan.perf, "serving_estimate", serving_spy)
+    service = load_workload(SERVICE).model_copy(update={"tensor_parallel": 2})
+    result = plan(service, store=store, profile=_profile(), providers=["aws"])
+    assert decodes and all(tp == 2 and link is not None and link.gpus_per_node >= 2 for tp, link in decodes)
+    rate = service.serving.requests_per_s if service.serving else 0.0
+    # 5 requests/s over a whole number of replicas of two GPUs each.
+    assert {tp for tp, _ in loads} == {2}
+    assert all(abs(rate / r - round(rate / r)) < 1e-9 for _, r in loads)
+    assert result.options, "a service of two GPUs per replica still has options on AWS"
+    assert all(o.gpu_count % 2 == 0 for o in result.options)

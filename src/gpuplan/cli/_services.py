@@ -48,6 +48,15 @@ def estimate_services(
                 N_("service {name!r}: its workload needs serving: (prompt_tokens, output_tokens)"),
                 name=s.name,
             )
+        if w.tensor_parallel > 1:
+            raise InputError.worded(
+                N_(
+                    "service {name!r}: its workload spans {n} GPUs (tensor_parallel); sharing packs "
+                    "services that each fit one GPU"
+                ),
+                name=s.name,
+                n=w.tensor_parallel,
+            )
         prof = load_profile(w, db)
         engine = serving_engine(w)
         dec = decode_estimate(

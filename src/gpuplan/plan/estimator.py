@@ -81,7 +81,8 @@ def make_estimator(
     """The planner's estimate function over ``perf.estimate`` (cached per key) and plan notes.
 
     Training and batch inference: the job time for ``data`` (samples or tokens × epochs).
-    A serving workload (``serving:``): one replica per GPU; it fits when the GPUs carry the request
+    A serving workload (``serving:``): replicas of ``tensor_parallel`` GPUs (one per GPU without it)
+    on the offer's own GPU link, the load split evenly; it fits when the replicas carry the request
     rate (within the p95 target if one is given), and runs for :data:`SERVING_HOURS`.
     ``measured_steps``: the workload's ``gpuplan measure`` recordings; every estimate is anchored on
     one (``perf/anchor.py``), and the plan says so.
@@ -300,18 +301,26 @@ class _Estimator:
 
         serving = self.workload.serving
         assert serving is not None
-        gpu_id, count, _link = stages_key
+        gpu_id, count, link = stages_key
+        # One replica spans the workload's tensor-parallel GPUs, joined by the offer's own link; the
+        # option's GPUs are whole replicas (the layout stage rules out the rest), the load split evenly.
+        tp = self.workload.tensor_parallel
+        replicas = count // tp
+        if replicas < 1 or count % tp:
+            return _UNFIT
         dec = decode_estimate(
             self.profile,
             get_gpu(gpu_id),
             calibration=self.calibration,
+            tensor_parallel=tp,
+            link=link,
             cuda_graphs=self.workload.uses_cuda_graphs,
             compiled=self.workload.compile,
             engine=serving_engine(self.workload),
         )
         srv = serving_estimate(
             dec,
-            requests_per_s=serving.requests_per_s / count,
+            requests_per_s=serving.requests_per_s / replicas,
             prompt_tokens=serving.prompt_tokens,
             output_tokens=serving.output_tokens,
         )
