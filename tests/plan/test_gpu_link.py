@@ -68,6 +68,28 @@ def test_an_eight_gpu_sxm_node_is_unchanged() -> None:
         assert link == Link.for_gpus(H100, 8, gpus_per_node=8, network_source="catalog")
 
 
+def test_an_mi300x_node_is_the_fully_connected_eight_gpu_board_whatever_it_says() -> None:
+    # Seven Infinity Fabric links per GPU, one to each peer (no switch): a collective over k of the
+    # eight uses k − 1 of them. A node of eight is fully used, as NVSwitch would be.
+    mi300x = get_gpu("MI300X")
+    for words in ("", "Infinity Fabric", "NVSwitch"):
+        assert tuple(gpu_join(mi300x, 4, words)) == (True, 8, True)
+    pair = Link.for_gpus(mi300x, 2)
+    whole = NetworkSpec(source="catalog", gpus_per_node=8, interconnect="").link(mi300x, 8)
+    assert (pair.nvlink_board, pair.nvlink_share(2)) == (8, pytest.approx(1 / 7))
+    assert (whole.nvlink_board, whole.nvlink_share(8)) == (8, 1.0)
+    assert NetworkSpec(source="catalog", gpus_per_node=8, interconnect="").link(mi300x, 4).nvlink_share(
+        4
+    ) == (pytest.approx(3 / 7))
+    assert all_reduce_s(4e9, pair) > 5 * all_reduce_s(4e9, Link.for_gpus(H100, 2))
+    # Azure's entry names its link "Infinity Fabric": not NVLink by name, yet not PCIe (it was taken
+    # as PCIe, 64 GB/s a direction, before).
+    azure = NetworkSpec(
+        source="catalog", gpus_per_node=8, interconnect="Infinity Fabric + 8x400 Gb NDR InfiniBand"
+    ).link(mi300x, 8)
+    assert (azure.intra_node, azure.intra_node_gbps, azure.nvlink_share(8)) == ("nvlink", 448.0, 1.0)
+
+
 def test_the_offer_that_says_nvswitch_ranks_above_the_one_that_says_nothing() -> None:
     est, _ = make_estimator(
         Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml"), ddp_profile("bert-large-squad"), CAL

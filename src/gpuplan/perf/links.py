@@ -97,6 +97,14 @@ SWITCHED_FROM_GPUS = 8
 #: unless its entry says NVSwitch, and one of :data:`HGX2_GPUS` or more is switched.
 MESH_ARCHITECTURES = frozenset({"Pascal", "Volta"})
 HGX2_GPUS = 16
+#: Architectures whose OAM platform joins eight GPUs in a full mesh, with no switch: "The GPUs are
+#: using seven high-bandwidth, low-latency AMD Infinity Fabric links … to form a fully connected
+#: 8-GPU system" (AMD, ROCm documentation, "AMD Instinct MI300 series microarchitecture", section
+#: "Node-level architecture", docs/conceptual/gpu-arch/mi300.md in github.com/ROCm/ROCm @e396b48,
+#: read 2026-12-03). Each GPU's link bandwidth is split evenly over its seven peers, so a collective
+#: over fewer than eight uses only the links to the peers in it, whatever the instance says.
+FULL_MESH_ARCHITECTURES = frozenset({"CDNA 3"})
+FULL_MESH_GPUS = 8
 
 
 #: The catalog's ``network_kind`` values (catalog/schema.py) and what NCCL runs over them: EFA
@@ -147,7 +155,9 @@ def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
       cube-mesh board, directly joined (:data:`MESH_ARCHITECTURES`); an entry saying NVLink
       without NVSwitch on a node of :data:`SMALLEST_NVLINK_BOARD` or more GPUs is a directly
       joined board of its GPUs; otherwise the board is unknown and taken as a directly joined one of at least
-      :data:`SMALLEST_NVLINK_BOARD` GPUs (a node of two may be half of such a board).
+      :data:`SMALLEST_NVLINK_BOARD` GPUs (a node of two may be half of such a board). An AMD
+      CDNA 3 (MI300X) node is always the fully connected 8-GPU board
+      (:data:`FULL_MESH_ARCHITECTURES`).
     - PCIe parts with an NVLink bridge: bridges join pairs, so an entry saying NVLink gives NVLink
       up to two GPUs a node; one saying nothing gives PCIe (a bridge is an option the entry does
       not state), unknown only where a bridge could join them all (two GPUs).
@@ -159,6 +169,8 @@ def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
     said_nvlink = "nvlink" in text or "nvswitch" in text
     if gpus_per_node <= 1:  # nothing to join: the datasheet's link, as the entry words it
         return GpuJoin(nvlink=bool(gpu.nvlink_gbps) and (said_nvlink or not text), board=None, known=True)
+    if gpu.architecture in FULL_MESH_ARCHITECTURES and gpu.nvlink_gbps:
+        return GpuJoin(nvlink=True, board=FULL_MESH_GPUS, known=True)  # whatever the entry calls it
     if not gpu.nvlink_gbps or (text and not said_nvlink):
         return GpuJoin(nvlink=False, board=None, known=True)
     if not gpu.form_factor.upper().startswith(("SXM", "OAM")):
@@ -261,6 +273,8 @@ class Link:
         intra: Literal["nvlink", "pcie"] = "nvlink" if has_nvlink else "pcie"
         bidir = gpu.nvlink_gbps if has_nvlink and gpu.nvlink_gbps else gpu.pcie_gbps
         assumed = network_gbit_s is None
+        if nvlink_board is None and gpu.architecture in FULL_MESH_ARCHITECTURES:
+            nvlink_board = FULL_MESH_GPUS  # no switched board of these exists
         return cls(
             nodes=nodes,
             gpus_per_node=per_node,
