@@ -199,3 +199,18 @@ def test_vast_keeps_the_cheapest_offer_and_lowest_bid_per_gpu_count_and_country(
     assert prices(rows, "NO", "1x RTX-4090") == {"on_demand": 0.39, "spot": 0.25}
     assert prices(rows, "US", "8x H100-SXM") == {"on_demand": 19.5, "spot": 12.0}
     assert len(rows) == 2  # RTX 5090 is not in the hardware catalog
+
+
+def test_a_gcp_refresh_names_an_attachable_gpu_offer_as_the_shipped_snapshot_does() -> None:
+    # The refresh keyed N1 offers 'n1-standard-4+t4x1', the importers 'n1-standard-4 + 1x nvidia-tesla-t4':
+    # one offer under two names after a refresh. Now every N1 machine is named the importers' way.
+    from gpuplan.catalog.providers.gcp import MACHINES, n1_offer, n1_offer_name
+
+    n1 = {name: m for name, m in MACHINES.items() if name.startswith("n1-")}
+    assert len(n1) == 7
+    for name, machine in n1.items():
+        parsed = n1_offer(name)
+        assert parsed is not None, name
+        model, count = parsed
+        assert count == machine.facts.gpu_count
+        assert n1_offer_name(name.split(" + ")[0], count, model) == name

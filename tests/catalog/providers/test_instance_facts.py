@@ -47,12 +47,6 @@ CHECKED: dict[tuple[str, str, str], str] = {
 }
 
 
-def _gcp_name(name: str) -> str:
-    """'n1-standard-4 + 1x nvidia-tesla-t4' -> 'n1-standard-4+t4x1' (the catalog's n1 names)."""
-    m = re.fullmatch(r"(n1-standard-\d+) \+ (\d+)x nvidia-tesla-(\w+)", name)
-    return f"{m[1]}+{m[3]}x{m[2]}" if m else name
-
-
 def _largest_number(text: str) -> float | None:
     """'up to 25' -> 25; '10/4 (max/assured)' -> 10 (the peak, as the catalog stores it)."""
     numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", ""))]
@@ -73,7 +67,7 @@ def _disagreements() -> list[str]:
     with CSV.open(encoding="utf-8") as f:
         for row in csv.DictReader(f):
             table = TABLES.get(row["provider"])
-            name = _gcp_name(row["instance_type"]) if row["provider"] == "gcp" else row["instance_type"]
+            name = row["instance_type"]
             facts = table.get(name) if table is not None else None
             if facts is None:
                 continue
@@ -112,12 +106,7 @@ def test_shipped_instance_facts_agree_with_the_shared_table_where_both_give_a_va
 def test_the_cross_check_compares_most_shared_rows_of_the_tabled_providers() -> None:
     with CSV.open(encoding="utf-8") as f:
         rows = [r for r in csv.DictReader(f) if r["provider"] in TABLES]
-    matched = [
-        r
-        for r in rows
-        if (_gcp_name(r["instance_type"]) if r["provider"] == "gcp" else r["instance_type"])
-        in TABLES[r["provider"]]
-    ]
+    matched = [r for r in rows if r["instance_type"] in TABLES[r["provider"]]]
     # 66 rows of these six providers; the 6 not in the provider tables: GCP a3-highgpu-1g and
     # a3-ultragpu-8g (no Billing-Catalog SKU mapping yet), Huawei pi2 (GPU unverified), three Volcano
     # Engine A800/veMLP types (no A800 in the hardware catalog).
@@ -129,4 +118,3 @@ def test_the_link_and_network_readers() -> None:
     assert _largest_number("up to 25") == 25
     assert _link_family("NVLink 4/NVSwitch + 400 Gb/s per GPU Quantum-2 InfiniBand") == "NVLink"
     assert _link_family("none (single GPU)") is None
-    assert _gcp_name("n1-standard-4 + 1x nvidia-tesla-t4") == "n1-standard-4+t4x1"

@@ -184,7 +184,9 @@ def _m(
     )
 
 
-#: Machine types with GPUs. n1 + T4/V100 are named ``n1-standard-N+<gpu>xK`` (GPUs attached).
+#: Machine types with GPUs. N1 + T4/V100 are named as the importers name an attachable-GPU offer
+#: (:func:`n1_offer_name`: ``n1-standard-4 + 1x nvidia-tesla-t4``), so a refresh and the shipped
+#: snapshot name one offer alike.
 MACHINES: dict[str, Machine] = {
     "a2-highgpu-1g": _m("A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 1, 12, 85, 24, "PCIe", 0),
     "a2-highgpu-2g": _m("A2", "Nvidia Tesla A100", "A100-SXM4-40GB", 2, 24, 170, 32, "NVLink/NVSwitch", 0),
@@ -215,17 +217,25 @@ MACHINES: dict[str, Machine] = {
     "g2-standard-32": _m("G2", "Nvidia L4", "L4", 1, 32, 128, 32, "PCIe", 375),
     "g2-standard-48": _m("G2", "Nvidia L4", "L4", 4, 48, 192, 50, "PCIe", 1500),
     "g2-standard-96": _m("G2", "Nvidia L4", "L4", 8, 96, 384, 100, "PCIe", 3000),
-    "n1-standard-4+t4x1": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 1, 4, 15, 10, "PCIe", 0),
-    "n1-standard-8+t4x1": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 1, 8, 30, 16, "PCIe", 0),
-    "n1-standard-16+t4x2": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 2, 16, 60, 32, "PCIe", 0),
-    "n1-standard-32+t4x4": _m("N1 Predefined", "Nvidia Tesla T4", "T4", 4, 32, 120, 32, "PCIe", 0),
-    "n1-standard-8+v100x1": _m(
+    "n1-standard-4 + 1x nvidia-tesla-t4": _m(
+        "N1 Predefined", "Nvidia Tesla T4", "T4", 1, 4, 15, 10, "PCIe", 0
+    ),
+    "n1-standard-8 + 1x nvidia-tesla-t4": _m(
+        "N1 Predefined", "Nvidia Tesla T4", "T4", 1, 8, 30, 16, "PCIe", 0
+    ),
+    "n1-standard-16 + 2x nvidia-tesla-t4": _m(
+        "N1 Predefined", "Nvidia Tesla T4", "T4", 2, 16, 60, 32, "PCIe", 0
+    ),
+    "n1-standard-32 + 4x nvidia-tesla-t4": _m(
+        "N1 Predefined", "Nvidia Tesla T4", "T4", 4, 32, 120, 32, "PCIe", 0
+    ),
+    "n1-standard-8 + 1x nvidia-tesla-v100": _m(
         "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 1, 8, 30, 16, "NVLink", 0
     ),
-    "n1-standard-32+v100x4": _m(
+    "n1-standard-32 + 4x nvidia-tesla-v100": _m(
         "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 4, 32, 120, 32, "NVLink", 0
     ),
-    "n1-standard-64+v100x8": _m(
+    "n1-standard-64 + 8x nvidia-tesla-v100": _m(
         "N1 Predefined", "Nvidia Tesla V100", "V100-SXM2-16GB", 8, 64, 240, 32, "NVLink", 0
     ),
 }
