@@ -203,3 +203,25 @@ def test_the_table_says_what_bounds_a_named_instances_step(
     # Without an instance no known host bounds the step: the typical host's line alone.
     free = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "V100-SXM2-16GB"], env={"COLUMNS": "200"})
     assert "V100-SXM2-16GB: input-bound" not in " ".join(free.output.split())
+
+
+def test_the_table_says_every_note_once_and_the_hosts_only_in_their_own_lines(image_job: Path) -> None:
+    # Two V100 SXM2 and a P100 without an instance: the GPU link taken for the pair, and Pascal's
+    # uncalibrated matmul efficiency, are said under the table (they were in the JSON only); the
+    # typical host's note stays in its own line, not repeated among the notes.
+    args = ["estimate", str(image_job), "--gpu", "V100-SXM2-16GB:2", "--gpu", "P100-PCIE-16GB"]
+    r = CliRunner().invoke(app, [*args, "--json"])
+    rows = json.loads(r.stdout)["estimates"]
+    notes = {n for row in rows for n in row["notes"]}
+    r = CliRunner(env={"COLUMNS": "400"}).invoke(app, args)
+    assert r.exit_code == 0, r.output
+    text = r.stdout
+    tail = text[text.index("Notes:") :]
+    host = [n for n in notes if n.startswith("the instance's vCPUs not known")]
+    others = notes - set(host)
+    assert host and others
+    assert all(n not in tail for n in host)
+    for note in others:
+        assert tail.count(note) == 1, note
+    assert "Pascal has no calibration rows: its matmul efficiency is taken" in tail
+    assert "how the GPUs are joined is not known" in tail and "(2 × V100-SXM2-16GB)" in tail

@@ -280,11 +280,16 @@ class HostInput:
     said: str = ""
     """The row's note on a known host that bounds the step (input-bound, or decoded between steps),
     in the current language; "" where it does not, or a typical host stands in."""
+    notes: tuple[str, ...] = ()
+    """Every note the host added to the estimate's (``said`` among them), in the current language:
+    what the lines under the estimate table say of the host already."""
 
 
-def host_input(pipe: InputPipeline, bounded: bool, slow_end_factor: float, said: str = "") -> HostInput:
+def host_input(
+    pipe: InputPipeline, bounded: bool, slow_end_factor: float, said: str = "", notes: tuple[str, ...] = ()
+) -> HostInput:
     """The summary of ``pipe`` an estimate carries (``bounded``: it lengthened the step or its range;
-    ``said``: the note that says how a known host bounds the step)."""
+    ``said``: the note that says how a known host bounds the step; ``notes``: all the host's notes)."""
     if pipe.typical is not None:
         basis = pipe.typical.source
     elif pipe.source == "workers":
@@ -301,6 +306,7 @@ def host_input(pipe: InputPipeline, bounded: bool, slow_end_factor: float, said:
         bounded=bounded,
         slow_end_factor=slow_end_factor,
         said=said,
+        notes=notes,
     )
 
 

@@ -258,13 +258,14 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
 
 def unseen_architecture_note(gpu: GPU, calibration: Calibration) -> str:
     """Said on an estimate of a GPU whose architecture has no calibration rows: at which fitted
-    factor its tensor cores are taken ("" for a calibrated architecture)."""
+    factor its matmuls are taken ("" for a calibrated architecture; Pascal and older have no tensor
+    cores, so the note names the matmul efficiency, not the tensor cores)."""
     fitted = dict(calibration.arch_factors)
     if not fitted or gpu.architecture in fitted:
         return ""
     low = min(fitted, key=lambda a: fitted[a])
     return _(
-        "{architecture} has no calibration rows: its tensor cores are taken at the lowest fitted "
+        "{architecture} has no calibration rows: its matmul efficiency is taken at the lowest fitted "
         "architecture factor ({low}'s {factor:.2f}), not at full efficiency"
     ).format(architecture=gpu.architecture, low=low, factor=fitted[low])
 

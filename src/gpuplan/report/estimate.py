@@ -349,6 +349,30 @@ def _input_bound_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     return Text("\n".join(said), style="dim") if said else None
 
 
+def _notes_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    """Under the table: every other note the estimates carry (what was assumed, bounded or flagged),
+    each once, with the GPUs it concerns where it does not concern them all. The host's notes are
+    left to the lines above, which say them already."""
+    rows = [o for o in outcomes if o.estimate is not None]
+    which: dict[str, list[str]] = {}
+    for o in rows:
+        assert o.estimate is not None
+        host = o.estimate.host_input.notes if o.estimate.host_input is not None else ()
+        for note in o.estimate.notes:
+            if note not in host:
+                label = o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}"
+                which.setdefault(note, []).append(label)
+    if not which:
+        return None
+    lines = [_("Notes:")]
+    for note, labels in which.items():
+        # No GPUs after a note that concerns them all, or names the GPUs it concerns itself.
+        named = all(label.split(" × ")[-1] in note for label in labels)
+        everywhere = len(labels) == len(rows) or named
+        lines.append(f"- {note}" if everywhere else f"- {note} ({', '.join(dict.fromkeys(labels))})")
+    return Text("\n".join(lines), style="dim")
+
+
 def _num(x: float) -> str:
     return format_number(x, 3)
 
@@ -581,6 +605,8 @@ def estimate_view(
     if (line := _input_host_line(outcomes)) is not None:
         parts.append(line)
     if (line := _input_bound_line(outcomes)) is not None:
+        parts.append(line)
+    if (line := _notes_line(outcomes)) is not None:
         parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:

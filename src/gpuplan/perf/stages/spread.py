@@ -179,7 +179,9 @@ def host_bound(
         input_bound=input_bound,
         # A typical host stands in for an unknown one: no host's rate was checked.
         input_samples_per_s=None if pipe.slow_end_only else point,
-        host_input=host_input(pipe, bounded, slower, bound_note) if worded else None,
+        host_input=host_input(pipe, bounded, slower, bound_note, tuple(notes[len(spread.notes) :]))
+        if worded
+        else None,
         notes=tuple(notes),
     )
 
