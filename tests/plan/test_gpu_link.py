@@ -88,6 +88,8 @@ def test_an_mi300x_node_is_the_fully_connected_eight_gpu_board_whatever_it_says(
         source="catalog", gpus_per_node=8, interconnect="Infinity Fabric + 8x400 Gb NDR InfiniBand"
     ).link(mi300x, 8)
     assert (azure.intra_node, azure.intra_node_gbps, azure.nvlink_share(8)) == ("nvlink", 448.0, 1.0)
+    assert azure.describe() == "8× GPU over Infinity Fabric (448 GB/s/dir) on a fully connected 8-GPU board"
+    assert "NVLink" not in pair.describe() and "NVSwitch" not in pair.describe()
 
 
 def test_the_offer_that_says_nvswitch_ranks_above_the_one_that_says_nothing() -> None:

@@ -221,6 +221,9 @@ class Link:
     gpu_join_assumed: bool = False
     """How the node's GPUs are joined (``intra_node``, ``nvlink_board``) is the conservative bound
     taken for an instance whose catalog entry does not say it (:func:`gpu_join`), not a fact."""
+    full_mesh: bool = False
+    """The board is AMD's fully connected Infinity Fabric one (:data:`FULL_MESH_ARCHITECTURES`):
+    ``intra_node`` "nvlink" stands for its GPU-to-GPU links, and the words say Infinity Fabric."""
 
     @property
     def network_known(self) -> bool:
@@ -273,7 +276,8 @@ class Link:
         intra: Literal["nvlink", "pcie"] = "nvlink" if has_nvlink else "pcie"
         bidir = gpu.nvlink_gbps if has_nvlink and gpu.nvlink_gbps else gpu.pcie_gbps
         assumed = network_gbit_s is None
-        if nvlink_board is None and gpu.architecture in FULL_MESH_ARCHITECTURES:
+        full_mesh = has_nvlink and gpu.architecture in FULL_MESH_ARCHITECTURES
+        if nvlink_board is None and full_mesh:
             nvlink_board = FULL_MESH_GPUS  # no switched board of these exists
         return cls(
             nodes=nodes,
@@ -285,6 +289,7 @@ class Link:
             network_source="assumed" if assumed else network_source,
             nvlink_board=nvlink_board if has_nvlink else None,
             gpu_join_assumed=gpu_join_assumed and per_node > 1,
+            full_mesh=full_mesh,
         )
 
     def fast_end(self) -> Link:
@@ -314,10 +319,13 @@ class Link:
         return self.network_gbit_s / 8.0 * 1e9 * _NCCL_EFFICIENCY[self.network_kind]
 
     def describe(self) -> str:
+        link = "Infinity Fabric" if self.full_mesh and self.intra_node == "nvlink" else self.intra_node
         inside = _("{gpus}× GPU over {link} ({gbps:g} GB/s/dir)").format(
-            gpus=self.gpus_per_node, link=self.intra_node, gbps=self.intra_node_gbps
+            gpus=self.gpus_per_node, link=link, gbps=self.intra_node_gbps
         )
-        if self.intra_node == "nvlink" and self.nvlink_board:
+        if self.full_mesh and self.nvlink_board:
+            inside += _(" on a fully connected {board}-GPU board").format(board=self.nvlink_board)
+        elif self.intra_node == "nvlink" and self.nvlink_board:
             inside += _(" on a {board}-GPU NVLink board without NVSwitch").format(board=self.nvlink_board)
         if self.gpu_join_assumed:
             inside += _(" (assumed: how the GPUs are joined is not known)")
