@@ -366,7 +366,8 @@ class Task(Choice):
 
 class Precision(Choice):
     """The numerics of a step: ``amp-*`` keeps fp32 weights under autocast; ``bf16`` is all-bf16;
-    ``fp16-master`` keeps fp16 weights and gradients and an fp32 master copy in the optimizer."""
+    ``fp16-master`` keeps fp16 weights and gradients and an fp32 master copy in the optimizer;
+    ``bf16-master`` bf16 weights, fp32 gradients and an fp32 master copy."""
 
     FP32 = "fp32"
     TF32 = "tf32"
@@ -378,11 +379,20 @@ class Precision(Choice):
     """fp16 weights and gradients (gradients reduced in fp16), an fp32 master copy of the weights
     and fp32 optimizer state: Megatron-LM ``--fp16``, DeepSpeed ``fp16: {enabled: true}``, apex
     amp ``O2``."""
+    BF16_MASTER = "bf16-master"
+    """bf16 weights, gradients accumulated into a persistent fp32 buffer (and reduced in fp32), an
+    fp32 master copy of the weights and fp32 optimizer state: Megatron-LM ``--bf16``, which forces
+    ``accumulate_allreduce_grads_in_fp32`` on (megatron/training/arguments.py, core_v0.6.0)."""
 
     @property
     def master_weights(self) -> bool:
         """Whether the optimizer keeps an fp32 master copy of 16-bit model weights."""
-        return self is Precision.FP16_MASTER
+        return self in (Precision.FP16_MASTER, Precision.BF16_MASTER)
+
+    @property
+    def fp32_main_grads(self) -> bool:
+        """Whether gradients accumulate into a persistent fp32 buffer, reduced in fp32."""
+        return self is Precision.BF16_MASTER
 
 
 class OptimizerName(Choice):

@@ -91,3 +91,58 @@ def test_a_megatron_style_fp16_run_on_two_nodes_exposes_less_data_parallel_comm_
     assert master.comm_total_s == pytest.approx(amp.comm_total_s / 2, rel=0.05)
     assert 0 < master.comm_exposed_s < 0.7 * amp.comm_exposed_s
     assert master.step_time_s < amp.step_time_s
+
+
+#: bf16-master (Megatron-LM --bf16) at a forward-end peak: bf16 weights (2 B), the persistent fp32
+#: main gradients (4 B), master + AdamW moments (12 B), and the activations.
+BF16_MASTER_PEAK = MemoryBreakdown(
+    parameters_bytes=2.0 * N,
+    buffers_bytes=0.0,
+    gradients_bytes=4.0 * N,
+    optimizer_state_bytes=12.0 * N,
+    activations_bytes=10.0 * N,
+    temporaries_bytes=0.0,
+)
+
+
+def test_bf16_master_reduces_its_fp32_main_gradients_four_bytes_a_parameter() -> None:
+    # Megatron-LM forces accumulate_allreduce_grads_in_fp32 on for --bf16: 4 B/param on the wire,
+    # though the weights are 2 B (a plain bf16 run reduces its 2-byte gradients).
+    link = Link.for_gpus(A100, 16, network_gbit_s=400.0)
+    plain_peak = MemoryBreakdown(
+        parameters_bytes=2.0 * N,
+        buffers_bytes=0.0,
+        gradients_bytes=2.0 * N,
+        optimizer_state_bytes=4.0 * N,
+        activations_bytes=0.0,
+        temporaries_bytes=0.0,
+    )
+    plain = make_profile(ops=(op(flops=1.0),), precision="bf16", peak=plain_peak, shape=SHAPE)
+    master = make_profile(ops=(op(flops=1.0),), precision="bf16-master", peak=BF16_MASTER_PEAK, shape=SHAPE)
+    assert plain.bytes_per_param == master.bytes_per_param == pytest.approx(2.0)
+    assert comm_time(master, _phases(1.0), "ddp", link, world=16).total_s == pytest.approx(
+        all_reduce_s(4e9, link, world=16)
+    )
+    assert comm_time(plain, _phases(1.0), "ddp", link, world=16).total_s == pytest.approx(
+        all_reduce_s(2e9, link, world=16)
+    )
+    gather = all_gather_s(2e9, link)
+    assert comm_time(master, _phases(1.0), "zero3", link, world=16).total_s == pytest.approx(
+        2 * gather + all_gather_s(4e9, link)
+    )
+
+
+def test_bf16_master_under_ddp_adds_no_bucket_copy_and_zero1_shards_only_the_optimizer_state() -> None:
+    # Megatron's DDP buckets are views of the main-gradient buffer: no extra gradient copy, unlike
+    # PyTorch DDP's default. Its distributed optimizer (zero1) shards the 12 B of the optimizer
+    # alone: 2 + 4 + 12/8 B/param on 8 GPUs (Megatron's "6 + 12/d"), and the activations of this peak.
+    master = make_profile(ops=(op(flops=1.0),), precision="bf16-master", peak=BF16_MASTER_PEAK, shape=SHAPE)
+    plain = make_profile(ops=(op(flops=1.0),), precision="fp16-master", peak=MASTER_PEAK, shape=SHAPE)
+    assert any("DDP gradient buckets" in n for n in estimate(plain, A100, count=8, parallelism="ddp").notes)
+    assert not any(
+        "DDP gradient buckets" in n for n in estimate(master, A100, count=8, parallelism="ddp").notes
+    )
+    per_gpu = sharded_peak_bytes(
+        BF16_MASTER_PEAK, parallelism="zero1", world=8, params=N, largest_layer_params=None
+    )
+    assert per_gpu == pytest.approx((2.0 + 4.0 + 12.0 / 8 + 10.0) * N)

@@ -72,3 +72,57 @@ def test_fp16_master_makes_no_weight_casts_but_a_heavier_optimizer_step(small_gp
     extra = phase_bytes(master, "optimizer") - phase_bytes(amp, "optimizer")
     assert extra == pytest.approx(12.0 * master.params, rel=0.25)
     assert master.flops_per_step == pytest.approx(amp.flops_per_step, rel=0.02)
+
+
+# ---- bf16-master: Megatron-LM --bf16 (persistent fp32 main gradients) -----------------------------
+
+
+def test_main_gradients_accumulate_the_bf16_gradients_and_are_zeroed_after_the_step() -> None:
+    weight = torch.nn.Parameter(torch.full((64, 32), 1.0, dtype=torch.bfloat16))
+    opt = MasterWeights(OptimizerName.ADAM, [weight], main_grads=True)
+    main = opt.main_grads[weight]
+    assert main.dtype is torch.float32 and not main.any()
+    opt.install_accumulation()
+    for _ in range(2):  # two micro-batches: each bf16 gradient added in fp32, then freed
+        (weight.float() * 0.25).sum().backward()
+        assert weight.grad is None
+    assert torch.equal(main, torch.full_like(main, 0.5))
+    master = opt.state[weight]["master"]
+    opt.step()
+    assert torch.allclose(master, torch.full_like(master, 1.0 - 1e-4), atol=1e-7)
+    assert torch.equal(weight.detach(), master.bfloat16())
+    # The buffer stays (zeroed for the next step); the master's gradient was the buffer itself.
+    assert opt.main_grads[weight] is main and not main.any() and master.grad is None
+
+
+def test_bf16_master_holds_megatrons_18_bytes_per_parameter_from_the_first_peak(small_gpt2: Make) -> None:
+    p = trace(small_gpt2(precision="bf16-master", optimizer="adamw-fused"))
+    n = p.params
+    # bf16 weights (2) + fp32 main gradients (4, tracked as gradients, live at every peak) + master
+    # and AdamW moments (12): Megatron's "bf16 parameters, fp32 gradients: 18" bytes per parameter
+    # (docs/user-guide/features/dist_optimizer.md), plus the activations at this (forward-end) peak.
+    assert p.peak.parameters_bytes / n == pytest.approx(2.0, rel=0.01)
+    assert p.peak.gradients_bytes / n == pytest.approx(4.0, rel=0.01)
+    assert p.peak.optimizer_state_bytes / n == pytest.approx(12.0, rel=0.01)
+    assert p.fp32_main_grads and not p.autocast and p.bytes_per_param == pytest.approx(2.0, rel=0.01)
+    assert any(note.startswith("bf16-master:") for note in p.notes)
+
+
+def test_bf16_master_adds_each_gradient_into_fp32_in_backward(small_gpt2: Make) -> None:
+    bf16 = trace(small_gpt2(precision="bf16", optimizer="adamw-fused"))
+    master = trace(small_gpt2(precision="bf16-master", optimizer="adamw-fused"))
+
+    def phase_bytes(p: Profile, phase: str) -> float:
+        return sum(o.bytes_moved for o in p.ops if o.phase == phase)
+
+    # The add reads the fp32 buffer and the bf16 gradient and writes the buffer: 4 + 2 + 4 B.
+    extra = phase_bytes(master, "backward") - phase_bytes(bf16, "backward")
+    assert extra == pytest.approx(10.0 * master.params, rel=0.05)
+    assert master.flops_per_step == pytest.approx(bf16.flops_per_step, rel=0.02)
+
+
+def test_bf16_master_refuses_optimizer_in_backward(small_gpt2: Make) -> None:
+    from gpuplan.errors import GpuplanError
+
+    with pytest.raises(GpuplanError, match="bf16-master keeps them in a persistent fp32 buffer"):
+        small_gpt2(precision="bf16-master", optimizer_in_backward=True)

@@ -36,6 +36,7 @@ _PRECISIONS = {
     "amp-bf16": "amp-bf16",
     "bf16": "bf16",
     "fp16-master": "fp16-master",
+    "bf16-master": "bf16-master",
 }
 #: The row's ``attention`` text → the workload's (FlashAttention-2 is what SDPA's flash path runs).
 _ATTENTION = {"sdpa": "fused", "flash2": "fused", "eager": "eager", "fused-softmax": "fused-softmax"}

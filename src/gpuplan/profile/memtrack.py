@@ -75,6 +75,13 @@ class GpuMemTracker(MemTracker):
             winfos.add(winfo)
         return winfos
 
+    def track_gradients(self, *tensors: torch.Tensor) -> None:
+        """Track tensors made before the tracker as gradients (a persistent fp32 main-gradient
+        buffer, ``profile/optimizers.py`` ``MasterWeights``), as ``track_external`` tracks modules
+        and optimizers. Call before the tracker is entered."""
+        for t in tensors:
+            self._update_and_maybe_create_winfos(t, _MemRefType.GRAD)
+
     def _track(self, reftype: _RefType, t: torch.Tensor) -> None:
         if reftype == _MemRefType.OPT:
             # NB: a tensor created inside optimizer.step() is a temporary (foreach AdamW's

@@ -146,6 +146,12 @@ class Profile:
         return self.peak.parameters_bytes / self.params if self.params else 4.0
 
     @property
+    def fp32_main_grads(self) -> bool:
+        """Whether gradients accumulate into a persistent fp32 buffer and are reduced in fp32
+        (``bf16-master``: Megatron-LM ``--bf16``)."""
+        return self.precision == "bf16-master"
+
+    @property
     def autocast(self) -> bool:
         """Whether the step ran under autocast: fp32 weights with 16-bit copies made per op
         (``amp-fp16``, ``amp-bf16``, and ``fp8``, which is traced as ``amp-bf16``)."""

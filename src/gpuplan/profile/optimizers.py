@@ -13,6 +13,7 @@ CUDA managed memory (``get_state_buffer``), which pages out to host RAM when the
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 
@@ -92,9 +93,19 @@ class MasterWeights(torch.optim.Optimizer):
     after copying"), steps the inner optimizer on the masters, and copies the masters back into
     the 16-bit parameters (``_copy_main_params_to_model_params``). The fp32 gradients live until
     the next step's ``zero_grad``; here they are dropped after the step, which is the same peak.
+
+    ``main_grads`` (Megatron-LM ``--bf16``): a persistent fp32 gradient buffer per parameter,
+    allocated with the optimizer (Megatron's DDP ``main_grad``, "contiguous buffers for parameters
+    and main gradients", docs/user-guide/features/dist_optimizer.md @d98e8a6), into which each
+    16-bit gradient is added as soon as backward completes it, the 16-bit gradient then freed
+    (:meth:`install_accumulation`); the step takes the buffer as the master's gradient and zeroes
+    it for the next step. With Transformer Engine the add is fused into the weight-gradient GEMM,
+    which then reads and writes the fp32 buffer: the same bytes, traced here as the add.
     """
 
-    def __init__(self, name: OptimizerName, params: Iterable[torch.nn.Parameter]) -> None:
+    def __init__(
+        self, name: OptimizerName, params: Iterable[torch.nn.Parameter], *, main_grads: bool = False
+    ) -> None:
         model_params = list(params)
         super().__init__(model_params, {})
         # Parameters (leaves without autograd), so that the inner optimizer takes them as its own.
@@ -102,12 +113,26 @@ class MasterWeights(torch.optim.Optimizer):
         for p, m in zip(model_params, masters, strict=True):
             self.state[p]["master"] = m
         self.inner = make_optimizer(name, masters)
+        #: Model parameter -> its fp32 main gradient (``main_grads``; empty otherwise). Kept out of
+        #: ``state`` so that a memory tracker does not take them for optimizer state.
+        self.main_grads: dict[torch.Tensor, torch.Tensor] = (
+            {p: torch.zeros_like(m) for p, m in zip(model_params, masters, strict=True)} if main_grads else {}
+        )
+
+    def install_accumulation(self) -> None:
+        """Add each parameter's 16-bit gradient into its fp32 main gradient as soon as backward
+        completes it, and free the 16-bit one (Megatron DDP's gradient hook). Install after any
+        hook that must see the 16-bit gradient first (a memory tracker's)."""
+        for p, main in self.main_grads.items():
+            p.register_post_accumulate_grad_hook(functools.partial(_accumulate, main))
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> None:  # type: ignore[override]
         pairs = [(p, self.state[p]["master"]) for g in self.param_groups for p in g["params"]]
         for p, m in pairs:
-            if p.grad is not None:
+            if p in self.main_grads:
+                m.grad = self.main_grads[p]
+            elif p.grad is not None:
                 m.grad = p.grad.float()
                 p.grad = None
         self.inner.step()
@@ -115,6 +140,15 @@ class MasterWeights(torch.optim.Optimizer):
             if m.grad is not None:
                 p.copy_(m)
                 m.grad = None
+        for main in self.main_grads.values():
+            main.zero_()
+
+
+@torch.no_grad()
+def _accumulate(main: torch.Tensor, p: torch.Tensor) -> None:
+    if p.grad is not None:
+        main.add_(p.grad)
+        p.grad = None
 
 
 def paged_state_bytes(optimizers: Iterable[torch.optim.Optimizer]) -> float:
@@ -123,14 +157,19 @@ def paged_state_bytes(optimizers: Iterable[torch.optim.Optimizer]) -> float:
 
 
 def make_optimizer(
-    name: OptimizerName, params: Iterable[torch.nn.Parameter], *, master_weights: bool = False
+    name: OptimizerName,
+    params: Iterable[torch.nn.Parameter],
+    *,
+    master_weights: bool = False,
+    main_grads: bool = False,
 ) -> torch.optim.Optimizer:
     """``name`` over ``params`` (over fp32 master copies of them with ``master_weights``:
-    :class:`MasterWeights`). ``foreach=True`` is set explicitly because torch picks foreach by
+    :class:`MasterWeights`, with persistent fp32 main gradients where ``main_grads`` too).
+    ``foreach=True`` is set explicitly because torch picks foreach by
     default only for CUDA tensors, and the trace runs on a fake CPU device; foreach kernels allocate
     a parameter-sized temporary at the step (``_foreach_sqrt(exp_avg_sq)`` in AdamW)."""
     if master_weights:
-        return MasterWeights(name, params)
+        return MasterWeights(name, params, main_grads=main_grads)
     p = list(params)
     if name is OptimizerName.SGD:
         return torch.optim.SGD(p, lr=0.1, momentum=0.9, foreach=True)

@@ -28,7 +28,7 @@ from gpuplan.profile.compiled import BlockCalls, SavedPair, TensorSpec, loss_sav
 from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
 from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import MemoryBreakdown, Profile
-from gpuplan.profile.optimizers import make_optimizer, paged_state_bytes
+from gpuplan.profile.optimizers import MasterWeights, make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
 from gpuplan.vocab import AttentionImpl, FusedKernel, LossKind, Precision
 from gpuplan.workload.adapt import (
@@ -58,9 +58,15 @@ _NOTES = {
     "(E4M3 forward, E5M2 backward) as Transformer Engine / torchao float8 run them",
     Precision.FP16_MASTER: "fp16-master: fp16 weights and gradients, no autocast; the optimizer "
     "steps fp32 master copies (fp32 gradient copies at the step) and writes the weights back",
+    Precision.BF16_MASTER: "bf16-master: bf16 weights, no autocast; each bf16 gradient is added into a "
+    "persistent fp32 main gradient and freed; the optimizer steps fp32 master copies on them",
 }
 #: The dtype a precision casts the model's floating-point weights to before the step.
-_WEIGHTS = {Precision.BF16: torch.bfloat16, Precision.FP16_MASTER: torch.float16}
+_WEIGHTS = {
+    Precision.BF16: torch.bfloat16,
+    Precision.FP16_MASTER: torch.float16,
+    Precision.BF16_MASTER: torch.bfloat16,
+}
 
 
 def trace_workload(workload: Workload, key: str) -> Profile:
@@ -489,7 +495,12 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         raise EstimateError.worded(N_("nothing to train: every parameter is frozen (check model.frozen)"))
     in_backward = training and workload.optimizer_in_backward
     optimizer = (
-        make_optimizer(workload.optimizer, trainable, master_weights=workload.precision.master_weights)
+        make_optimizer(
+            workload.optimizer,
+            trainable,
+            master_weights=workload.precision.master_weights,
+            main_grads=workload.precision.fp32_main_grads,
+        )
         if training and not in_backward
         else None
     )
@@ -516,6 +527,11 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         if training:
             stack.enter_context(cuda_dropout)
         install_steps: Callable[[], None] | None = None
+        if isinstance(optimizer, MasterWeights) and optimizer.main_grads:
+            # Persistent fp32 main gradients (bf16-master): gradients from the start, and added
+            # into after the tracker's own hooks have seen each bf16 gradient.
+            tracker.track_gradients(*optimizer.main_grads.values())
+            install_steps = optimizer.install_accumulation
         if in_backward:
             optimizers, install_steps = _step_in_backward(workload, trainable, recorder)
             tracker.track_external(*optimizers)
@@ -630,9 +646,15 @@ def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
     if training and workload.optimizer_in_backward:
         optimizers, install = _step_in_backward(workload, trainable, OpRecorder())
     elif training:
-        optimizers = [
-            make_optimizer(workload.optimizer, trainable, master_weights=workload.precision.master_weights)
-        ]
+        optimizer = make_optimizer(
+            workload.optimizer,
+            trainable,
+            master_weights=workload.precision.master_weights,
+            main_grads=workload.precision.fp32_main_grads,
+        )
+        if isinstance(optimizer, MasterWeights):
+            optimizer.install_accumulation()  # a real step: no tracker's hooks to come first
+        optimizers = [optimizer]
     return StepParts(
         model=model,
         loss=_loss_fn(workload, bundle, model) if training else bundle.loss,

@@ -193,7 +193,7 @@ def _body(page: str) -> str:
   <label>{L["Batch size per GPU"]} <input name="batch_size" type="number" min="1" value="32"></label>
   <label>{L["Sequence length"]} <input name="seq_len" type="number" min="1" placeholder="—"></label>
   <label>{L["Image size"]} <input name="image_size" type="number" min="1" placeholder="224"></label>
-  <label>{L["Precision"]} <select name="precision"><option>amp-bf16</option><option>amp-fp16</option><option>bf16</option><option>fp16-master</option><option>fp32</option><option>tf32</option></select></label>
+  <label>{L["Precision"]} <select name="precision"><option>amp-bf16</option><option>amp-fp16</option><option>bf16</option><option>bf16-master</option><option>fp16-master</option><option>fp32</option><option>tf32</option></select></label>
   <label>{L["Samples"]} <input name="samples" type="number" min="1" value="1281167"></label>
   <label>{L["Epochs"]} <input name="epochs" type="number" min="1" value="1"></label>
   <label>{L["Deadline"]} <input name="deadline" placeholder="12h, 2d"></label>

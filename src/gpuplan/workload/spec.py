@@ -454,6 +454,13 @@ class Workload(Spec):
                     "use gradient_accumulation: 1 or drop optimizer_in_backward"
                 )
             )
+        if self.optimizer_in_backward and self.precision.fp32_main_grads:
+            raise _refused(
+                N_(
+                    "optimizer_in_backward: frees each gradient as it steps, but bf16-master keeps "
+                    "them in a persistent fp32 buffer; use one or the other"
+                )
+            )
         if self.loss is not LossKind.STANDARD and self.task is Task.INFER:
             raise _refused(N_("loss: has no effect for task: infer; remove it"))
         if self.task is Task.INFER and self.pipeline_parallel > 1:

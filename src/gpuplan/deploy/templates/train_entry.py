@@ -50,7 +50,7 @@ JOB_NAME = "gpuplan-job"
 MODEL_SOURCE = "stand-in"  # what the workload names as its model
 MODEL_ENTRY_POINT: str | None = None  # "package.module:function" returning an nn.Module
 PARALLELISM = "ddp"  # ddp | zero1 | zero2 | zero3 | fsdp
-PRECISION = "fp32"  # fp32 | tf32 | amp-fp16 | amp-bf16 | bf16 | fp8 | fp16-master
+PRECISION = "fp32"  # fp32 | tf32 | amp-fp16 | amp-bf16 | bf16 | fp8 | fp16-master | bf16-master
 OPTIMIZER = "adamw"
 BATCH_SIZE = 8  # per GPU, per micro-batch
 SEQ_LEN: int | None = None
@@ -319,8 +319,9 @@ def setup_distributed() -> tuple[int, int, torch.device]:
 
 
 def autocast_dtype() -> torch.dtype | None:
-    if PRECISION in ("amp-bf16", "bf16", "fp8"):
-        # fp8 training needs Transformer Engine or torchao; bf16 autocast is the portable fallback.
+    if PRECISION in ("amp-bf16", "bf16", "fp8", "bf16-master"):
+        # fp8 training needs Transformer Engine or torchao; bf16 autocast is the portable fallback
+        # (also for bf16-master: Megatron-LM --bf16's fp32 main gradients have no plain-PyTorch form).
         return torch.bfloat16
     if PRECISION in ("amp-fp16", "fp16-master"):
         # fp16-master (fp16 weights, fp32 master copy: Megatron-LM / DeepSpeed fp16) has no

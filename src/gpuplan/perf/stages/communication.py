@@ -31,6 +31,9 @@ are reduced in fp16, 2 bytes per parameter: Megatron-LM reduces in fp32 only wit
 (NVIDIA/Megatron-LM megatron/arguments.py @79a3bb6b, 2022-07-24, read 2026-12-03), and DeepSpeed's
 engine reduces in fp16 when ``fp16`` is enabled and no ``communication_data_type`` is set
 (microsoft/DeepSpeed deepspeed/runtime/engine.py ``communication_data_type``, read 2026-12-03).
+Under ``bf16-master`` (Megatron-LM ``--bf16``) they are reduced from the fp32 main-gradient buffer:
+"bfloat16 requires gradient accumulation and all-reduce to be done in fp32" (NVIDIA/Megatron-LM
+megatron/training/arguments.py, core_v0.6.0 @cac60ce), 4 bytes per parameter.
 
 Tensor and pipeline parallelism (Narayanan et al., SC21, arXiv:2104.04473), charged **exposed**:
 
@@ -122,8 +125,11 @@ def _param_wire_bytes(profile: Profile) -> float:
 
 
 def _grad_bytes_per_param(profile: Profile) -> float:
-    """Bytes of one gradient as traced: 4 with fp32 weights (autocast), 2 with 16-bit weights
-    (``bf16``; ``fp16-master``, whose fp32 master copy is the optimizer's, not the model's)."""
+    """Bytes of one gradient on the wire: as traced, 4 with fp32 weights (autocast), 2 with 16-bit
+    weights (``bf16``; ``fp16-master``, whose fp32 master copy is the optimizer's, not the
+    model's); 4 under ``bf16-master``, whose gradients are the fp32 main-gradient buffer's."""
+    if profile.fp32_main_grads:
+        return 4.0
     return profile.peak.parameters_bytes / profile.params if profile.params else 4.0
 
 
@@ -166,7 +172,7 @@ def _bare_comm_time(
     # ZeRO-3 / FSDP, per micro-batch: gather params in forward and again in backward, reduce-scatter
     # gradients in backward (fp32 reduce under autocast: 4 B; 16-bit weights: 2 B).
     gather = all_gather_s(profile.params * wire, link, world=world)
-    reduce_bytes = profile.trainable_params * (4.0 if profile.autocast else wire)
+    reduce_bytes = profile.trainable_params * (4.0 if profile.autocast or profile.fp32_main_grads else wire)
     reduce = all_gather_s(reduce_bytes, link, world=world)
     layers = max(profile.shape.num_layers or 1, 1)
     unit = profile.shape.largest_layer_params or profile.params / layers

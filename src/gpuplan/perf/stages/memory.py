@@ -134,7 +134,8 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         params=profile.params,
         largest_layer_params=profile.shape.largest_layer_params,
     )
-    if count > 1 and parallelism == "ddp" and profile.task != "infer":
+    if count > 1 and parallelism == "ddp" and profile.task != "infer" and not profile.fp32_main_grads:
+        # (bf16-master: Megatron's fp32 main-gradient buffer is the buckets' storage, traced.)
         # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
         # PyTorch's default): one more gradient-sized buffer per rank.
         traced += profile.trainable_params * profile.bytes_per_param
@@ -156,8 +157,11 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         # live, gradients not yet) may then be the higher one. The trace did not see it there.
         act = forward_activation_bytes(profile)
         if act is not None:
+            # No gradients at the end of the forward pass, but a persistent fp32 main-gradient
+            # buffer (bf16-master), which is there from the start.
+            grads = 4.0 * profile.trainable_params if profile.fp32_main_grads else 0.0
             forward_end = replace(
-                profile.peak, activations_bytes=act, gradients_bytes=0.0, temporaries_bytes=0.0
+                profile.peak, activations_bytes=act, gradients_bytes=grads, temporaries_bytes=0.0
             )
             traced = max(
                 traced,
