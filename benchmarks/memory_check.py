@@ -15,12 +15,14 @@ of those errors, on the figures whose memory the case claims, with its coverage 
 leave-one-publisher-out; ``benchmarks/calibrate.py`` writes the same band into
 ``perf/calibration.json``. Figures whose case does not claim the run's memory are listed apart.
 
-Measured 2026-12-02: 90 configurations that ran and whose memory is claimed, 0 called "does not
-fit", 4 "may not fit" (near their GPU's edge). Claimed published peaks: torchtune's only (8; median
-|error| 6.2 %, worst 17.7 %; its 3B LoRA row, +31 %, is left out with its unmodelled stack): band
-×/÷ 1.097, in-sample coverage 88 %; with one publisher there is no leave-one-publisher-out coverage
-to give. Not claimed: ATorch's 8 (a process-lifetime peak: median -68 %), FlagPerf's 6 (Megatron's
-mixed precision: median -33 %).
+Measured 2026-12-03: 103 configurations that ran and whose memory is claimed, 0 called "does not
+fit", 4 "may not fit" (near their GPU's edge). Claimed published peaks of two publishers now:
+torchtune's (8; median |error| 6.2 %, worst 17.7 %; its 3B LoRA row, +31 %, is left out with its
+unmodelled stack) and FlagPerf's four bf16 Megatron-core rows, traced as ``bf16-master`` (nvidia-smi;
+median |error| 4.0 %, worst −8.1 %; −33 % in median when traced as ``bf16``, before that precision
+existed): band ×/÷ 1.088, coverage 83 % in sample and 83 % with each publisher's band built without
+it. Not claimed: ATorch's 8 (a process-lifetime peak: median −68 %), FlagPerf's 2 FP8 rows (FP8
+weight copies; fp8 traced as amp-bf16: median −15 %).
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ def test_two_node_8b_row_is_tp2_by_dp8_with_64_micro_batches_over_3200_gbit() ->
     assert case.grad_accum_steps == 64 and case.parallelism == "zero1" and case.sequence_parallel
     # 8 NICs × 400 Gbit/s per node (the per-GPU reading of "InfiniBand, 400Gb/s").
     assert case.network_gbit_s == 3200.0 and case.network_kind == "rdma"
-    # Megatron's --bf16 runs the step in bf16; no recompute flag is passed.
-    assert case.workload["precision"] == "bf16"
+    # Megatron's --bf16 runs the step in bf16 over fp32 main gradients and masters; no recompute.
+    assert case.workload["precision"] == "bf16-master"
     assert case.workload["activation_checkpointing"] == "none"
     assert case.used_in_fit
 
@@ -54,10 +54,14 @@ def test_transformer_engines_fusions_are_the_stack() -> None:
     assert case.publisher == "BAAI FlagPerf"
 
 
-def test_megatron_memory_is_not_claimed_as_traced() -> None:
-    # bf16 weights + fp32 main gradients + a DP-sharded fp32 master copy: no workload precision
-    # holds that, so the fit check of these rows would test the wrong state.
-    assert all(not c.memory_as_run and "fp32 main gradients" in c.memory_why for c in _flagperf().values())
+def test_megatrons_bf16_rows_run_bf16_master_and_claim_their_memory_the_fp8_rows_do_not() -> None:
+    # --bf16: bf16 weights + fp32 main gradients + a DP-sharded fp32 master copy, which bf16-master
+    # traces; TE's FP8 keeps FP8 weight copies besides, and fp8 is traced as amp-bf16.
+    for label, c in _flagperf().items():
+        fp8 = "FP8" in label
+        assert c.workload["precision"] == ("fp8" if fp8 else "bf16-master"), label
+        assert c.memory_as_run is not fp8, label
+        assert ("FP8 weight copies" in c.memory_why) is fp8, label
 
 
 def test_the_estimate_of_a_case_keeps_its_sequence_parallelism() -> None:

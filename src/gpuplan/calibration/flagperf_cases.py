@@ -15,16 +15,15 @@ from gpuplan.calibration.case import CalibrationCase, training_row_case, trainin
 
 __all__ = ["flagperf_case"]
 
-#: Why the traced step's memory is not the run's. Neither workload precision holds what
-#: Megatron's ``--bf16`` with the distributed optimizer holds: bf16 weights, fp32 main gradients
-#: (4 B per parameter, not sharded) and an fp32 master copy with AdamW state (12 B, sharded
-#: over DP). ``bf16`` traces 2 B gradients and no master copy (8B at TP=2: ~12 GB under);
-#: ``amp-bf16`` traces fp32 weights and an fp32 residual stream (70B at TP=8 PP=4: ~140 GiB
-#: predicted against the 55 GB it ran in).
+#: Why the traced step's memory is not the FP8 rows' run's: Transformer Engine's FP8 keeps bf16
+#: weights, fp32 main gradients and the distributed optimizer's sharded fp32 state as ``--bf16``
+#: does, plus FP8 copies of the weights and its scaling history, while ``fp8`` is traced as
+#: ``amp-bf16`` (fp32 weights and an fp32 residual stream). The bf16 rows are traced as
+#: ``bf16-master``, which holds what Megatron's ``--bf16`` holds, so their memory is compared.
 _MEMORY_WHY = (
-    "Megatron's --bf16 with the distributed optimizer keeps bf16 weights, fp32 main gradients and a "
-    "DP-sharded fp32 master copy with AdamW state, which no workload precision says (bf16 traces "
-    "2-byte gradients and no master copy; amp-bf16 fp32 weights and an fp32 residual stream)"
+    "Transformer Engine's FP8 under Megatron's --bf16 keeps bf16 weights, fp32 main gradients, a "
+    "DP-sharded fp32 master copy with AdamW state and FP8 weight copies, while fp8 is traced as "
+    "amp-bf16 (fp32 weights and an fp32 residual stream)"
 )
 
 
@@ -37,12 +36,14 @@ def flagperf_case(row: Mapping[str, str]) -> CalibrationCase:
     """A FlagPerf Megatron-core row: Llama-3 8B/70B at 8,192 tokens, micro-batch 1, TP × PP × DP.
 
     The launch (``pretrain_llama3.sh``): ``--bf16`` — Megatron casts the model to bf16 and runs
-    forward and backward in bf16 (weights, activations and the residual stream), so the step is
-    traced as ``bf16``, not as autocast over fp32 weights (``amp-bf16`` would add fp32 residual and
-    norm traffic and a weight cast per micro-batch that Megatron does not do); the distributed
-    optimizer (fp32 master weights and AdamW state sharded over DP: costed as ZeRO-1), sequence
-    parallelism, Transformer Engine layers with flash attention, no activation recomputation, no
-    torch.compile. Memory is not compared (:data:`_MEMORY_WHY`). Micro-batches per step = global
+    forward and backward in bf16 (weights, activations and the residual stream), accumulates and
+    reduces the gradients in fp32 (``accumulate_allreduce_grads_in_fp32``, forced on for ``--bf16``)
+    and steps fp32 master weights, so the step is traced as ``bf16-master``, not as autocast over
+    fp32 weights (``amp-bf16`` would add fp32 residual and norm traffic and a weight cast per
+    micro-batch that Megatron does not do); the distributed optimizer (fp32 master weights and
+    AdamW state sharded over DP, the main gradients not: costed as ZeRO-1), sequence parallelism,
+    Transformer Engine layers with flash attention, no activation recomputation, no
+    torch.compile. The bf16 rows' memory is compared; the FP8 rows' is not (:data:`_MEMORY_WHY`). Micro-batches per step = global
     batch / (micro-batch × DP). The FP8 rows (Transformer Engine delayed scaling) are fitted with
     the others, their share of the fp8 peak being the calibration's ``fp8_factor``. One row is
     compared, not fitted: the 55-node row,
@@ -58,7 +59,7 @@ def flagperf_case(row: Mapping[str, str]) -> CalibrationCase:
     fp8 = row["precision"] == "fp8"
     wl = training_workload(
         row,
-        precision="fp8" if fp8 else "bf16",
+        precision="fp8" if fp8 else "bf16-master",
         micro_batch=micro,
         seq_len=seq,
         grad_accum=accum,
@@ -95,6 +96,6 @@ def flagperf_case(row: Mapping[str, str]) -> CalibrationCase:
         tensor_parallel=tp,
         pipeline_parallel=pp,
         sequence_parallel=tp > 1,
-        memory_as_run=False,
-        memory_why=_MEMORY_WHY,
+        memory_as_run=not fp8,
+        memory_why=_MEMORY_WHY if fp8 else "",
     )
