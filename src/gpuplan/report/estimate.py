@@ -606,8 +606,6 @@ def estimate_view(
         parts.append(line)
     if (line := _input_bound_line(outcomes)) is not None:
         parts.append(line)
-    if (line := _notes_line(outcomes)) is not None:
-        parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:
         parts.append(decode)
@@ -654,4 +652,6 @@ def estimate_view(
             style="dim",
         )
     )
+    if (line := _notes_line(outcomes)) is not None:
+        parts.append(line)  # the fine print last, after the tables it qualifies
     return Group(*parts)
