@@ -16,7 +16,7 @@ leave-one-publisher-out; ``benchmarks/calibrate.py`` writes the same band into
 ``perf/calibration.json``. Figures whose case does not claim the run's memory are listed apart.
 
 Measured 2026-12-03: 103 configurations that ran and whose memory is claimed, 0 called "does not
-fit", 4 "may not fit" (near their GPU's edge). Claimed published peaks of two publishers now:
+fit", 3 "may not fit" (near their GPU's edge). Claimed published peaks of two publishers now:
 torchtune's (8; median |error| 6.2 %, worst 17.7 %; its 3B LoRA row, +31 %, is left out with its
 unmodelled stack) and FlagPerf's four bf16 Megatron-core rows, traced as ``bf16-master`` (nvidia-smi;
 median |error| 4.0 %, worst −8.1 %; −33 % in median when traced as ``bf16``, before that precision

@@ -115,14 +115,14 @@ def test_no_calibration_configuration_that_ran_is_called_does_not_fit() -> None:
     configs = {(p.key, c.gpu, c.gpu_count, c.parallelism, c.tensor_parallel): (c, p) for c, p in as_run}
     verdicts = {c.label: _estimate_case(c, p).memory_verdict for c, p in configs.values()}
     misses = [label for label, v in verdicts.items() if v is MemoryVerdict.DOES_NOT_FIT]
-    # "Does not fit" only when the whole band is above the usable memory. The band (×/÷ 1.097, the
-    # grouped residuals of the claimed published peaks: calibration/memory_band.py) straddles it for
-    # four runs that ran near their GPU's edge: the ResNet-50 at 512 on a 24 GiB 3090 (both memory
-    # formats), torchtune's 8B full fine-tune on a 4090 (20.0 GiB of 24) and FlashAttention-2's
-    # 1.3B at 4 × 8k (69 GiB of 80): may not fit, never "does not fit".
+    # "Does not fit" only when the whole band is above the usable memory. The band (×/÷ 1.088, the
+    # grouped residuals of two publishers' claimed published peaks: calibration/memory_band.py;
+    # ×/÷ 1.097 on torchtune's alone, when the 8B full fine-tune on a 4090 was a fourth) straddles
+    # it for three runs that ran near their GPU's edge: the ResNet-50 at 512 on a 24 GiB 3090 (both
+    # memory formats) and FlashAttention-2's 1.3B at 4 × 8k (69 GiB of 80): may not fit, never
+    # "does not fit".
     assert sorted(label for label, v in verdicts.items() if v is MemoryVerdict.MAY_NOT_FIT) == [
         "GPT3-1.3B pretrain (FlashAttention-2) train bs4×8gpu seq8192 A100-SXM4-80GB [model_tflops_per_gpu]",
-        "Llama-3.1-8B Full finetune (torchtune) finetune bs2 RTX-4090 [tokens_per_s]",
         "resnet50 (timm) train bs512 NCHW RTX-3090 [images_per_s]",
         "resnet50 (timm) train bs512 NHWC RTX-3090 [images_per_s]",
     ]
@@ -159,8 +159,10 @@ def test_8b_full_finetune_on_a_4090_is_not_ruled_out_with_its_paged_8bit_state_i
     m = _estimate_case(case, prof).memory
     assert m.paged_optimizer_gib == pytest.approx(2 * prof.params / GIB, rel=0.01)
     assert m.peak_allocated_gib < 21.0  # within 6 % of the published 18.9 GiB
-    # 20.0 GiB of the 4090's 24 with a ×/÷ 1.097 band: too close to call, never ruled out.
-    assert m.verdict is MemoryVerdict.MAY_NOT_FIT
+    # 20.0 GiB of the 4090's 24: with the ×/÷ 1.097 band of one publisher it was too close to call;
+    # with the ×/÷ 1.088 of two (torchtune's and FlagPerf's claimed peaks) its whole band fits.
+    # Either way never ruled out.
+    assert m.verdict is not MemoryVerdict.DOES_NOT_FIT and not m.ruled_out
     assert m.host_spill_gib > 10.0  # the GPU holds only a few GiB of the 15 GiB of state
 
 
@@ -209,5 +211,5 @@ def test_the_flashattention2_1_3b_run_at_8k_is_not_ruled_out_with_its_fused_kern
     prof = _load("gpt3-1.3b-s8192-bs4-fused")
     e = estimate(prof, get_gpu("A100-SXM4-80GB"), count=8, parallelism="zero1")
     assert 60.0 < e.memory.peak_allocated_gib < 75.0  # measured 69.1
-    # 69 GiB of 80 with the ×/÷ 1.097 memory band: may not fit — not ruled out, as it ran.
+    # 69 GiB of 80 with the ×/÷ 1.088 memory band: may not fit — not ruled out, as it ran.
     assert e.memory_verdict is MemoryVerdict.MAY_NOT_FIT
