@@ -43,10 +43,10 @@ def flagperf_case(row: Mapping[str, str]) -> CalibrationCase:
     micro-batch that Megatron does not do); the distributed optimizer (fp32 master weights and
     AdamW state sharded over DP, the main gradients not: costed as ZeRO-1), sequence parallelism,
     Transformer Engine layers with flash attention, no activation recomputation, no
-    torch.compile. The bf16 rows' memory is compared; the FP8 rows' is not (:data:`_MEMORY_WHY`). Micro-batches per step = global
-    batch / (micro-batch × DP). The FP8 rows (Transformer Engine delayed scaling) are fitted with
-    the others, their share of the fp8 peak being the calibration's ``fp8_factor``. One row is
-    compared, not fitted: the 55-node row,
+    torch.compile. The bf16 rows' memory is compared; the FP8 rows' is not (:data:`_MEMORY_WHY`).
+    Micro-batches per step = global batch / (micro-batch × DP). The FP8 rows (Transformer Engine
+    delayed scaling) are fitted with the others, their share of the fp8 peak being the
+    calibration's ``fp8_factor``. One row is compared, not fitted: the 55-node row,
     whose run files are not in the repository (its global batch of 1,760 is not the script's
     hard-coded 512, which the script's own tokens/s formula also assumes) and which the publisher
     marks "for performance reference only"."""
