@@ -98,7 +98,10 @@ def test_unknown_enum_value_suggests_the_nearest() -> None:
 def test_fp16_master_is_a_precision_with_an_fp32_master_copy_and_a_misspelling_is_caught() -> None:
     w = Workload.from_dict(_base(precision="fp16_master"))
     assert w.precision is Precision.FP16_MASTER and w.precision.master_weights
-    assert not any(p.master_weights for p in Precision if p is not Precision.FP16_MASTER)
+    masters = {Precision.FP16_MASTER, Precision.BF16_MASTER}
+    assert {p for p in Precision if p.master_weights} == masters
+    # Only bf16-master keeps its gradients in a persistent fp32 buffer (Megatron-LM --bf16).
+    assert {p for p in Precision if p.fp32_main_grads} == {Precision.BF16_MASTER}
     msg = _error(_base(precision="fp16-mastr"))
     assert msg.startswith("precision: unknown precision 'fp16-mastr'; did you mean 'fp16-master'")
     assert "\n" not in msg
