@@ -164,7 +164,7 @@ def estimate(
     from gpuplan.perf import estimate_all, load_calibration, request_for, serving_load
     from gpuplan.perf.advisor import Current
     from gpuplan.perf.links import bounded
-    from gpuplan.perf.workload_request import decodes_on_host
+    from gpuplan.perf.workload_request import decodes_on_host, rereads_dataset
     from gpuplan.profile import profile as trace_profile
 
     w = _workload(workload)
@@ -179,9 +179,13 @@ def estimate(
         # instance's entry says it; with no instance, or one the user describes by its network
         # alone, the conservative bound (perf.links.gpu_join: NVSwitch only on SXM nodes of eight
         # GPUs), stated in the notes. Without the instance's vCPUs an image job's slow end is
-        # bounded on a typical one (the catalog is read only for such a job).
+        # bounded on a typical one, and without its RAM a dataset read more than once is re-read
+        # at the slow end where a typical one's page cache cannot hold it (the catalog is read only
+        # for such a job).
         links = bounded(network)
-        typical = (host is None or host.vcpus is None) and decodes_on_host(wl)
+        typical = ((host is None or host.vcpus is None) and decodes_on_host(wl)) or (
+            (host is None or host.ram_gib is None) and rereads_dataset(wl)
+        )
         if typical:
             from gpuplan.perf.typical_host import typical_host
         requests = [

@@ -225,3 +225,35 @@ def test_the_table_says_every_note_once_and_the_hosts_only_in_their_own_lines(im
         assert tail.count(note) == 1, note
     assert "Pascal has no calibration rows: its matmul efficiency is taken" in tail
     assert "how the GPUs are joined is not known" in tail and "(2 × V100-SXM2-16GB)" in tail
+
+
+def test_without_an_instance_a_dataset_no_typical_ram_holds_is_re_read_at_the_slow_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DALI decodes on the GPU, so only the disk can bound it: 5,000 GB over 3 epochs does not fit a
+    # typical V100 host's page cache (the catalog's median RAM per GPU), and re-read at 0.5 GB/s
+    # (3.9 MB a sample) it feeds ~128 images/s: the slow end is the disk's, the point the GPU's (its
+    # page cache taken to hold the data: the best case, shown beside the bound). Before, an unknown
+    # RAM was taken to hold any dataset, at every end.
+    job = _resnet_job(tmp_path, monkeypatch, "{samples: 1281167, epochs: 3, size_gb: 5000}")
+    text = job.read_text(encoding="utf-8").replace("precision:", "stack: {input_pipeline: dali}\nprecision:")
+    job.write_text(text, encoding="utf-8")
+    free = _row([str(job), "--gpu", "V100-SXM2-16GB"])
+    host = free["input_host"]
+    assert (
+        host["source"] == "typical"
+        and host["vcpus_per_gpu"] is None
+        and "median RAM per GPU" in host["basis"]
+    )
+    slow_end = free["samples_per_step"] / free["step_time_s_high"]
+    assert slow_end == pytest.approx(0.5e9 / (5000e9 / 1281167), rel=0.02)
+    assert free["samples_per_s"] > 4 * slow_end
+    assert any(n.startswith("the instance's RAM not known:") for n in free["notes"])
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(app, ["estimate", str(job), "--gpu", "V100-SXM2-16GB"])
+    assert "The instance's RAM is not known" in r.stdout and "Slow end disk-bound: V100-SXM2-16GB" in r.stdout
+    # A 30 GB dataset fits the typical page cache (0.8 × 52 GiB): nothing bounds it.
+    small = _resnet_job(tmp_path, monkeypatch, "{samples: 1281167, epochs: 3, size_gb: 30}")
+    small.write_text(
+        small.read_text(encoding="utf-8").replace("precision:", "stack: {input_pipeline: dali}\nprecision:")
+    )
+    assert _row([str(small), "--gpu", "V100-SXM2-16GB"])["input_host"] is None

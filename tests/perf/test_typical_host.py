@@ -8,13 +8,19 @@ import pytest
 from gpuplan.perf import typical_host as th
 from gpuplan.perf.input_pipeline import InputPipeline, typical_input_pipeline
 
-# Per GPU, per GPUs per instance: vCPUs per GPU of each (provider, instance type).
+NAN = float("nan")
+# Per GPU, per GPUs per instance: (vCPUs, RAM GiB or NaN) per GPU of each (provider, instance type).
 TABLE = {
     "A100-SXM4-80GB": {
-        1: {("a", "x1"): 8.0, ("b", "y1"): 12.0, ("c", "z1"): 30.0},
-        8: {("a", "x8"): 12.0, ("b", "y8"): 12.0, ("c", "z8"): 30.0, ("d", "w8"): 16.0},
+        1: {("a", "x1"): (8.0, 64.0), ("b", "y1"): (12.0, 85.0), ("c", "z1"): (30.0, NAN)},
+        8: {
+            ("a", "x8"): (12.0, 120.0),
+            ("b", "y8"): (12.0, 144.0),
+            ("c", "z8"): (30.0, 240.0),
+            ("d", "w8"): (16.0, NAN),
+        },
     },
-    "T4": {4: {("a", "t4"): 0.25, ("b", "t4b"): 12.0}},
+    "T4": {4: {("a", "t4"): (0.25, NAN), ("b", "t4b"): (12.0, NAN)}},
 }
 
 
@@ -28,6 +34,9 @@ def test_the_median_of_the_instance_types_of_the_jobs_size() -> None:
     one = th.typical_host("A100-SXM4-80GB", 1)
     # 1 GPU: the 1-GPU types 8, 12, 30 → median 12 (not the fewest, 8).
     assert one is not None and (one.vcpus_per_gpu, one.instance_types, one.gpus_per_instance) == (12.0, 3, 1)
+    # Their RAM: the median of the types that give it (64, 85; z1 gives none) = 74.5 GiB per GPU.
+    assert one.ram_gib_per_gpu == 74.5
+    assert th.typical_host("T4", 4).ram_gib_per_gpu is None  # type: ignore[union-attr]
     # 2 GPUs: the smallest size that holds them, 8: 12, 12, 16, 30 → (12 + 16) / 2 = 14.
     two = th.typical_host("A100-SXM4-80GB", 2)
     assert two is not None and (two.vcpus_per_gpu, two.gpus_per_instance) == (14.0, 8)
@@ -55,7 +64,7 @@ def test_the_shipped_catalog_has_a_typical_host_for_every_priced_gpu() -> None:
     assert "A100-SXM4-80GB" in hosts and "T4" in hosts
     for gpu, sizes in hosts.items():
         for types in sizes.values():
-            assert types and all(v > 0 for v in types.values()), gpu
+            assert types and all(v > 0 and not r <= 0 for v, r in types.values()), gpu
     h = th.typical_host("H100-SXM", 8)
     assert h is not None and h.own_offers and h.gpus_per_instance == 8 and h.vcpus_per_gpu > 1
 
@@ -77,14 +86,15 @@ def test_gcps_attachable_gpus_count_once_per_gpu_count_at_skypilots_default_host
     # takes one of them, SkyPilot's default: at least 48 vCPUs and 192 GiB, n1-standard-64.
     four = th._catalog_hosts()["T4"][4]
     gcp = {name: v for (provider, name), v in four.items() if provider == "gcp"}
-    assert gcp == {"n1-standard-64 + 4x nvidia-tesla-t4": 16.0}
-    # The other providers' types are all still there, each once: AWS's g4dn.12xlarge (12 per GPU).
-    assert four[("aws", "g4dn.12xlarge")] == 12.0
+    assert gcp == {"n1-standard-64 + 4x nvidia-tesla-t4": (16.0, 60.0)}  # 240 GB ÷ 4
+    # The other providers' types are all still there, each once: AWS's g4dn.12xlarge (12 vCPUs and
+    # 48 GiB per GPU).
+    assert four[("aws", "g4dn.12xlarge")] == (12.0, 48.0)
     h = th.typical_host("T4", 4)
     assert h is not None and h.instance_types == len(four) and h.vcpus_per_gpu > 4
     assert "counted once" in h.source and "SkyPilot's default host" in h.source
     one = th._catalog_hosts()["V100-SXM2-16GB"][1]
-    assert one[("gcp", "n1-highmem-8 + 1x nvidia-tesla-v100")] == 8.0  # 8 vCPUs and 32 GiB at least
+    assert one[("gcp", "n1-highmem-8 + 1x nvidia-tesla-v100")] == (8.0, 52.0)  # 8 vCPUs and 32 GiB at least
     assert sum(provider == "gcp" for provider, _ in one) == 1
 
 
@@ -131,3 +141,22 @@ def test_the_default_n1_host_of_a_short_menu_is_its_biggest() -> None:
     name = n1_offer_name("n1-standard-8", 2, "T4")
     assert name == "n1-standard-8 + 2x nvidia-tesla-t4" and n1_offer(name) == ("T4", 2)
     assert n1_offer("g2-standard-8") is None and n1_offer("n1-standard-8 + 1x nvidia-tesla-k80") is None
+
+
+@pytest.mark.usefixtures("table")
+def test_an_unknown_hosts_ram_is_a_typical_ones_at_the_slow_end() -> None:
+    from gpuplan.perf.input_pipeline import typical_reads
+
+    t = th.typical_host("A100-SXM4-80GB", 1)  # 74.5 GiB per GPU, 1 GPU per instance
+    # 150 GB over 3 epochs: 139.7 GiB > 0.8 × 74.5 → re-read from disk each epoch.
+    reads = typical_reads(150.0, 1_281_167, 3.0, t)
+    assert reads is not None and reads.ram_gib == 74.5 and reads.gpus_per_node == 1.0
+    assert typical_reads(40.0, 1_281_167, 3.0, t) is None  # 37 GiB fits 0.8 × 74.5
+    assert typical_reads(150.0, 1_281_167, 1.0, t) is None  # read once
+    assert typical_reads(150.0, 1_281_167, 3.0, th.typical_host("T4", 4)) is None  # no RAM known
+    # A job that decodes nothing on the CPUs gets a pipeline of the disk alone, at the slow end.
+    pipe = typical_input_pipeline(None, t, reads=reads)
+    assert pipe is not None and pipe.slow_end_only and pipe.vcpus_per_gpu is None and pipe.reads is reads
+    assert "a typical instance's 74.5 GiB RAM" in pipe.describe(1)
+    image = typical_input_pipeline(224, t, reads=reads)
+    assert image is not None and image.vcpus_per_gpu == 12.0 and image.reads is reads

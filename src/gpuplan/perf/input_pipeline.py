@@ -78,6 +78,7 @@ __all__ = [
     "image_input_pipeline",
     "input_pipeline",
     "typical_input_pipeline",
+    "typical_reads",
 ]
 
 #: JPEG decode + random-resized crop + flip per vCPU, images/s (ASSUMPTION; sources above).
@@ -244,7 +245,23 @@ class InputPipeline:
                         "{point:,.0f} images/s ({low:,.0f}–{high:,.0f})"
                     ).format(vcpus=self.vcpus_per_gpu, **figures)
                 )
-        if (r := self.reads) is not None:
+        if (r := self.reads) is not None and self.typical is not None:
+            parts.append(
+                _(
+                    "the dataset ({size:g} GB) does not fit {share:.0%} of a typical instance's {ram:g} GiB "
+                    "RAM (the median per GPU of the instance types with {n} × {gpu} in the catalog): re-read "
+                    "from disk every epoch at {gbps:g} GB/s per node (assumed) = {rate:,.0f} samples/s"
+                ).format(
+                    size=r.dataset_gb,
+                    share=PAGE_CACHE_SHARE,
+                    ram=r.ram_gib,
+                    n=self.typical.gpus_per_instance,
+                    gpu=self.typical.gpu,
+                    gbps=STORAGE_READ_GBPS,
+                    rate=r.samples_per_s(gpus),
+                )
+            )
+        elif (r := self.reads) is not None:
             parts.append(
                 _(
                     "the dataset ({size:g} GB) does not fit {share:.0%} of the host's {ram:g} GiB RAM: "
@@ -283,6 +300,9 @@ class HostInput:
     notes: tuple[str, ...] = ()
     """Every note the host added to the estimate's (``said`` among them), in the current language:
     what the lines under the estimate table say of the host already."""
+    rereads: bool = False
+    """The dataset does not fit the host's page cache (a typical host's, where ``source`` is
+    ``typical``): it is read from disk every epoch."""
 
 
 def host_input(
@@ -290,8 +310,12 @@ def host_input(
 ) -> HostInput:
     """The summary of ``pipe`` an estimate carries (``bounded``: it lengthened the step or its range;
     ``said``: the note that says how a known host bounds the step; ``notes``: all the host's notes)."""
-    if pipe.typical is not None:
+    if pipe.typical is not None and pipe.vcpus_per_gpu is None:
+        basis = pipe.typical.ram_source
+    elif pipe.typical is not None:
         basis = pipe.typical.source
+        if pipe.reads is not None:
+            basis += "; " + pipe.typical.ram_source
     elif pipe.source == "workers":
         basis = "the workload's stack.loader_workers" if not pipe.serial else "stack.loader_workers: 0"
     elif pipe.vcpus_per_gpu is not None:
@@ -307,6 +331,7 @@ def host_input(
         slow_end_factor=slow_end_factor,
         said=said,
         notes=notes,
+        rereads=pipe.reads is not None,
     )
 
 
@@ -373,14 +398,38 @@ def typical_input_pipeline(
     *,
     kind: str = "dataloader",
     workers: int | None = None,
+    reads: DatasetReads | None = None,
 ) -> InputPipeline | None:
-    """The pipeline of an image workload whose instance is not known, on ``typical`` (the
-    catalog's typical instance of its GPU and count, :mod:`gpuplan.perf.typical_host`): it bounds the
-    slow end of the range only. None where the instance's vCPUs would bound nothing anyway (no images,
-    a GPU-side or synthetic pipeline, the workload's own ``loader_workers``) or no typical host is known."""
-    if image_size is None or kind != "dataloader" or workers is not None or typical is None:
+    """The pipeline of a workload whose instance is not known, on ``typical`` (the catalog's
+    typical instance of its GPU and count, :mod:`gpuplan.perf.typical_host`): it bounds the slow end
+    of the range only. Its vCPUs decode an image workload's samples, unless they would bound nothing
+    anyway (a GPU-side or synthetic pipeline, the workload's own ``loader_workers``); ``reads``: the
+    dataset its RAM's page cache cannot hold (:func:`typical_reads`). None where neither bounds
+    anything, or no typical host is known."""
+    if typical is None:
         return None
-    return InputPipeline(vcpus_per_gpu=typical.vcpus_per_gpu, source="typical", typical=typical)
+    decodes = image_size is not None and kind == "dataloader" and workers is None
+    if not decodes and reads is None:
+        return None
+    return InputPipeline(
+        vcpus_per_gpu=typical.vcpus_per_gpu if decodes else None,
+        source="typical",
+        typical=typical,
+        reads=reads,
+    )
+
+
+def typical_reads(
+    dataset_gb: float | None, samples_per_epoch: float | None, epochs: float, typical: TypicalHost | None
+) -> DatasetReads | None:
+    """:func:`dataset_reads` on ``typical``'s RAM (its median per GPU × its GPUs), where the
+    instance's RAM is not known: the conservative end takes a typical host, not the best case (a
+    page cache that holds any dataset). None as :func:`dataset_reads`, or without a typical RAM."""
+    if typical is None or typical.ram_gib_per_gpu is None:
+        return None
+    gpus = float(typical.gpus_per_instance)
+    host = Host(gpus=gpus, ram_gib=typical.ram_gib_per_gpu * gpus)
+    return dataset_reads(dataset_gb, samples_per_epoch, epochs, host)
 
 
 def input_pipeline(

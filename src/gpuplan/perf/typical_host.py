@@ -7,7 +7,11 @@ absurd (some cloud shapes list 0.125 vCPU per GPU). So the slow end of the time 
 *typical* instance of that GPU and count: the median vCPUs per GPU over the priced instance types
 of the catalog shipped with gpuplan (``catalog/data/offers.csv``) that carry that GPU, at the
 instance size the job would run on. The point and the fast end stay the GPUs' own (the pipeline
-keeps up): the range shows both.
+keeps up): the range shows both. Its RAM — the median RAM per GPU of the same instance types, of
+those that give it — stands in the same way for an instance whose RAM is not known: where its page
+cache cannot hold a dataset read more than once, the slow end re-reads it from disk each epoch
+(:func:`gpuplan.perf.input_pipeline.typical_reads`); taking an unknown RAM to hold any dataset would
+be the best case.
 
 Why the median and not the lower quartile: the slow end already takes the slow end of the decode
 rate per vCPU (:data:`~gpuplan.perf.input_pipeline.IMAGES_PER_S_PER_VCPU_LOW`, half the point);
@@ -33,6 +37,7 @@ the slow end takes the median over every GPU's instance types of that size inste
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from functools import cache
@@ -53,6 +58,10 @@ class TypicalHost:
 
     vcpus_per_gpu: float
     """The median vCPUs per GPU of :attr:`instance_types` instance types."""
+    ram_gib_per_gpu: float | None = None
+    """The median RAM per GPU, GiB, of those of the same instance types whose RAM the catalog
+    gives (None: none does): where the instance's RAM is not known, whether a typical one's page
+    cache holds a dataset read more than once bounds the slow end."""
     instance_types: int
     """How many priced instance types the median is over."""
     gpu: str
@@ -71,6 +80,15 @@ class TypicalHost:
             f"{self.gpus_per_instance} × {of} in {SOURCE} ({ATTACHABLE})"
         )
 
+    @property
+    def ram_source(self) -> str:
+        """Where the RAM figure comes from, in words (English: the JSON document's field)."""
+        of = self.gpu if self.own_offers else f"any GPU (no priced offer of {self.gpu})"
+        return (
+            f"median RAM per GPU of the priced instance types with {self.gpus_per_instance} × {of} "
+            f"in {SOURCE} that give it"
+        )
+
     def describe(self) -> str:
         """``12 vCPUs per GPU, the median of 18 instance types with 1 × A100-SXM4-80GB``."""
         figures = {"vcpus": self.vcpus_per_gpu, "n": self.instance_types, "gpu": self.gpu}
@@ -85,8 +103,9 @@ class TypicalHost:
         ).format(**figures)
 
 
-#: Per GPU id, per GPUs per instance: vCPUs per GPU of each priced (provider, instance type).
-_Hosts = dict[str, dict[int, dict[tuple[str, str], float]]]
+#: Per GPU id, per GPUs per instance: (vCPUs, RAM GiB — NaN where not given) per GPU of each priced
+#: (provider, instance type).
+_Hosts = dict[str, dict[int, dict[tuple[str, str], tuple[float, float]]]]
 
 
 @cache
@@ -112,21 +131,22 @@ def _catalog_hosts() -> _Hosts:
             continue
         if not (vcpus > 0 and gpus >= 1 and gpus == int(gpus)):  # NaN fails both; fractional GPUs left out
             continue
+        try:
+            memory = float(memory_text or "nan")
+        except ValueError:
+            memory = math.nan
         pairing = n1_offer(instance_type) if provider == "gcp" else None
         if pairing is not None:
-            try:
-                memory = float(memory_text or "nan")
-            except ValueError:
-                continue
             if memory > 0:
                 attachable.setdefault((gpu, int(gpus), pairing[0]), {})[(vcpus, memory)] = instance_type
             continue
         size = hosts.setdefault(gpu, {}).setdefault(int(gpus), {})
-        size[(provider, instance_type)] = vcpus / gpus
+        size[(provider, instance_type)] = (vcpus / gpus, memory / gpus if memory > 0 else math.nan)
     for (gpu, gpus, model), shapes in attachable.items():
         chosen = n1_default_host(model, gpus, shapes)
         if chosen is not None:
-            hosts.setdefault(gpu, {}).setdefault(gpus, {})[("gcp", shapes[chosen])] = chosen[0] / gpus
+            per = (chosen[0] / gpus, chosen[1] / gpus)
+            hosts.setdefault(gpu, {}).setdefault(gpus, {})[("gcp", shapes[chosen])] = per
     return hosts
 
 
@@ -146,7 +166,7 @@ def typical_host(gpu: str, count: int) -> TypicalHost | None:
         size = _size(set(own), count)
         per = list(own[size].values())
     else:
-        every: dict[int, list[float]] = {}
+        every: dict[int, list[tuple[float, float]]] = {}
         for by_size in hosts.values():
             for s, types in by_size.items():
                 every.setdefault(s, []).extend(types.values())
@@ -154,8 +174,10 @@ def typical_host(gpu: str, count: int) -> TypicalHost | None:
             return None
         size = _size(set(every), count)
         per = every[size]
+    ram = [r for _, r in per if not math.isnan(r)]
     return TypicalHost(
-        vcpus_per_gpu=float(statistics.median(per)),
+        vcpus_per_gpu=float(statistics.median(v for v, _ in per)),
+        ram_gib_per_gpu=float(statistics.median(ram)) if ram else None,
         instance_types=len(per),
         gpu=gpu,
         gpus_per_instance=size,

@@ -16,6 +16,7 @@ from gpuplan.perf.input_pipeline import (
     dataset_reads,
     input_pipeline,
     typical_input_pipeline,
+    typical_reads,
 )
 from gpuplan.perf.stages.layout import ModelParallel
 
@@ -35,6 +36,7 @@ __all__ = [
     "job_size",
     "model_parallel",
     "request_for",
+    "rereads_dataset",
     "serving_engine",
     "serving_load",
 ]
@@ -59,7 +61,8 @@ def request_for(
     (``host``: its vCPUs and RAM per instance of ``host.gpus`` GPUs, :func:`host_pipeline`) and
     the workload's measured steps (``gpuplan measure``) that anchor it. The instance's vCPUs bound
     an image job's samples/s by what they decode (a service's requests arrive decoded); its RAM
-    decides whether the dataset is re-read from disk each epoch (unknown RAM: not re-read).
+    decides whether the dataset is re-read from disk each epoch (unknown RAM: a typical host's, at
+    the slow end, where ``typical_host`` is given; else not re-read).
     ``typical_host``: where the instance's vCPUs are not known (no ``host``, or one without a vCPU
     count), the catalog's typical instance of ``gpu`` (``perf/typical_host.py``), whose vCPUs bound
     the slow end of an image job's range (the point and the fast end assume the pipeline keeps up).
@@ -69,11 +72,20 @@ def request_for(
     pipeline = host_pipeline(workload, host if host is not None else Host(gpus=1.0))
     if pipeline is None and (host is None or host.vcpus is None) and workload.serving is None:
         stack = workload.software_stack
+        job, data = job_size(workload), workload.data
         pipeline = typical_input_pipeline(
             workload.inputs.image_size,
             typical_host,
             kind=stack.input_pipeline.value,
             workers=stack.loader_workers,
+            reads=typical_reads(
+                data.size_gb if data is not None else None,
+                job.samples if job is not None else None,
+                job.epochs if job is not None else 1.0,
+                typical_host,
+            )
+            if host is None or host.ram_gib is None
+            else None,
         )
     return EstimateRequest(
         profile=profile,
@@ -90,6 +102,19 @@ def request_for(
         input_pipeline=pipeline,
         serving_engine=serving_engine(workload),
         measured_steps=measured_steps,
+    )
+
+
+def rereads_dataset(workload: Workload) -> bool:
+    """Whether ``workload`` reads a dataset of known size more than once (a training job of more
+    than one epoch), so that the instance's RAM decides whether it is read from disk each epoch."""
+    job, data = job_size(workload), workload.data
+    return (
+        workload.serving is None
+        and data is not None
+        and bool(data.size_gb)
+        and job is not None
+        and job.epochs > 1
     )
 
 

@@ -40,7 +40,7 @@ from gpuplan.perf.anchor import AnchoredStep
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_LEVEL
 from gpuplan.perf.inference import DecodeEstimate
-from gpuplan.perf.input_pipeline import IMAGES_PER_S_PER_VCPU_LOW, HostInput
+from gpuplan.perf.input_pipeline import IMAGES_PER_S_PER_VCPU_LOW, STORAGE_READ_GBPS, HostInput
 from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.sweep import EstimateOutcome
@@ -311,9 +311,11 @@ def _typical(o: EstimateOutcome) -> HostInput | None:
 def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     """Under the table: the typical host each GPU's slow end was bounded by, where no instance was
     named (the rows whose slow end it moved; the others counted)."""
-    rows = [(o, h) for o in outcomes if (h := _typical(o)) is not None]
+    every = [(o, h) for o in outcomes if (h := _typical(o)) is not None]
+    ram = _typical_ram_line([(o, h) for o, h in every if h.vcpus_per_gpu is None])
+    rows = [(o, h) for o, h in every if h.vcpus_per_gpu is not None]
     if not rows:
-        return None
+        return ram
     slower = [
         _("{gpu} at {vcpus:g} vCPUs per GPU (median of {n}) up to {pct:.0f} % slower").format(
             gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}",
@@ -332,6 +334,39 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
     if slower:
         line += " " + _("Slow end input-bound: {rows}.").format(rows="; ".join(slower))
+    if keeps := [o.gpu for o, h in rows if not h.bounded]:
+        line += " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
+    if any(h.rereads for _o, h in rows):
+        line += " " + _(
+            "The instance's RAM is not known either: where a typical instance's page cache cannot hold "
+            "the dataset, the slow end also re-reads it from disk every epoch."
+        )
+    if ram is not None:
+        return Text.assemble(Text(line, style="dim"), "\n", ram)
+    return Text(line, style="dim")
+
+
+def _typical_ram_line(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> Text | None:
+    """Under the table, for a job that decodes nothing on the CPUs: the typical host whose RAM bounds
+    each GPU's slow end, where no instance was named (and whether it did)."""
+    if not rows:
+        return None
+    line = _(
+        "The instance's RAM is not known: the point and the fast end assume its page cache holds the "
+        "dataset; the slow end takes a typical instance of each GPU, the median RAM per GPU of the "
+        "catalog's priced instance types of that GPU and count, and reads what it cannot hold from "
+        "disk every epoch at {gbps:g} GB/s per node (assumed). Give --instance for yours."
+    ).format(gbps=STORAGE_READ_GBPS)
+    slower = [
+        _("{gpu} up to {pct:.0f} % slower").format(
+            gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}",
+            pct=100.0 * (h.slow_end_factor - 1.0),
+        )
+        for o, h in rows
+        if h.bounded
+    ]
+    if slower:
+        line += " " + _("Slow end disk-bound: {rows}.").format(rows="; ".join(slower))
     if keeps := [o.gpu for o, h in rows if not h.bounded]:
         line += " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
     return Text(line, style="dim")

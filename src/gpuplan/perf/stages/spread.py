@@ -142,7 +142,23 @@ def host_bound(
     notes = list(spread.notes)
     slower = step_high / spread.high_s
     bound_note = ""  # the note on a known host that bounds the step, said again under the table
-    if worded and pipe.slow_end_only:
+    if worded and pipe.slow_end_only and pipe.vcpus_per_gpu is None:
+        # Only the typical host's RAM stands in (a job that decodes nothing on the CPUs).
+        said = pipe.describe(gpus)
+        if step_high > spread.high_s:
+            notes.append(
+                _(
+                    "the instance's RAM not known: {said}: the slow end up to {pct:.0f} % slower; the "
+                    "point and the fast end assume its page cache holds the dataset (give --instance)"
+                ).format(said=said, pct=100.0 * (slower - 1.0))
+            )
+        else:
+            notes.append(
+                _("the instance's RAM not known: {said}: the disk keeps up even at the slow end").format(
+                    said=said
+                )
+            )
+    elif worded and pipe.slow_end_only:
         said = pipe.describe(gpus)
         if step_high > spread.high_s:
             notes.append(
