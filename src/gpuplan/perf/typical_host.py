@@ -72,22 +72,20 @@ class TypicalHost:
     """False: the catalog has no priced offer of :attr:`gpu`; the median is over every GPU's types."""
 
     @property
+    def _types(self) -> str:
+        """``priced instance types with 1 × T4`` (English: the JSON document's fields)."""
+        of = self.gpu if self.own_offers else f"any GPU (no priced offer of {self.gpu})"
+        return f"priced instance types with {self.gpus_per_instance} × {of} in {SOURCE}"
+
+    @property
     def source(self) -> str:
         """Where the figure comes from, in words (English: the JSON document's field)."""
-        of = self.gpu if self.own_offers else f"any GPU (no priced offer of {self.gpu})"
-        return (
-            f"median vCPUs per GPU of the {self.instance_types} priced instance types with "
-            f"{self.gpus_per_instance} × {of} in {SOURCE} ({ATTACHABLE})"
-        )
+        return f"median vCPUs per GPU of the {self.instance_types} {self._types} ({ATTACHABLE})"
 
     @property
     def ram_source(self) -> str:
         """Where the RAM figure comes from, in words (English: the JSON document's field)."""
-        of = self.gpu if self.own_offers else f"any GPU (no priced offer of {self.gpu})"
-        return (
-            f"median RAM per GPU of the priced instance types with {self.gpus_per_instance} × {of} "
-            f"in {SOURCE} that give it"
-        )
+        return f"median RAM per GPU of the {self._types} that give it"
 
     def describe(self) -> str:
         """``12 vCPUs per GPU, the median of 18 instance types with 1 × A100-SXM4-80GB``."""

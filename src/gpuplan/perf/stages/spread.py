@@ -142,37 +142,30 @@ def host_bound(
     notes = list(spread.notes)
     slower = step_high / spread.high_s
     bound_note = ""  # the note on a known host that bounds the step, said again under the table
-    if worded and pipe.slow_end_only and pipe.vcpus_per_gpu is None:
-        # Only the typical host's RAM stands in (a job that decodes nothing on the CPUs).
-        said = pipe.describe(gpus)
+    if worded and pipe.slow_end_only:
+        # A typical host stands in: its vCPUs (an image job decoding on them), else its RAM alone.
+        ram_only = pipe.vcpus_per_gpu is None
         if step_high > spread.high_s:
-            notes.append(
+            rule = (
                 _(
                     "the instance's RAM not known: {said}: the slow end up to {pct:.0f} % slower; the "
                     "point and the fast end assume its page cache holds the dataset (give --instance)"
-                ).format(said=said, pct=100.0 * (slower - 1.0))
-            )
-        else:
-            notes.append(
-                _("the instance's RAM not known: {said}: the disk keeps up even at the slow end").format(
-                    said=said
                 )
-            )
-    elif worded and pipe.slow_end_only:
-        said = pipe.describe(gpus)
-        if step_high > spread.high_s:
-            notes.append(
-                _(
+                if ram_only
+                else _(
                     "the instance's vCPUs not known: input pipeline at {said}: the slow end up to "
                     "{pct:.0f} % slower; the point and the fast end assume it keeps up (give --instance)"
-                ).format(said=said, pct=100.0 * (slower - 1.0))
+                )
             )
         else:
-            notes.append(
-                _(
+            rule = (
+                _("the instance's RAM not known: {said}: the disk keeps up even at the slow end")
+                if ram_only
+                else _(
                     "the instance's vCPUs not known: input pipeline at {said}: keeps up even at the slow end"
-                ).format(said=said)
+                )
             )
+        notes.append(rule.format(said=pipe.describe(gpus), pct=100.0 * (slower - 1.0)))
     elif worded and pipe.serial:
         said = pipe.describe(gpus)
         bound_note = _("input decoded in the training process, not overlapped ({said})").format(said=said)
