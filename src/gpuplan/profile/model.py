@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 # The model source reports the shape; the profile carries it (re-exported for the profile's users).
+from gpuplan.vocab import Precision
 from gpuplan.workload.shape import ModelShape
 
 __all__ = [
@@ -148,8 +149,8 @@ class Profile:
     @property
     def fp32_main_grads(self) -> bool:
         """Whether gradients accumulate into a persistent fp32 buffer and are reduced in fp32
-        (``bf16-master``: Megatron-LM ``--bf16``)."""
-        return self.precision == "bf16-master"
+        (``bf16-master``: Megatron-LM ``--bf16``; :attr:`gpuplan.vocab.Precision.fp32_main_grads`)."""
+        return self.precision in {p.value for p in Precision if p.fp32_main_grads}
 
     @property
     def autocast(self) -> bool:

@@ -463,6 +463,18 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
     return lambda out, batch: fused_linear_cross_entropy(out, head, batch.targets[0])
 
 
+def _optimizer(workload: Workload, params: list[torch.nn.Parameter]) -> torch.optim.Optimizer:
+    """The workload's optimizer over ``params``, as its precision keeps them: over fp32 master
+    copies (``fp16-master``, ``bf16-master``), with persistent fp32 main gradients (``bf16-master``)."""
+    precision = workload.precision
+    return make_optimizer(
+        workload.optimizer,
+        params,
+        master_weights=precision.master_weights,
+        main_grads=precision.fp32_main_grads,
+    )
+
+
 def _step_in_backward(
     workload: Workload, trainable: list[torch.nn.Parameter], recorder: OpRecorder
 ) -> tuple[list[torch.optim.Optimizer], Callable[[], None]]:
@@ -470,8 +482,7 @@ def _step_in_backward(
     as its parameter's gradient is complete and free that gradient (torchtune's
     ``optimizer_in_bwd``). Install them after the forward pass: the memory tracker adds its own
     gradient hooks in forward, and they must run first (a freed gradient cannot be labelled)."""
-    master = workload.precision.master_weights
-    per_param = {p: make_optimizer(workload.optimizer, [p], master_weights=master) for p in trainable}
+    per_param = {p: _optimizer(workload, [p]) for p in trainable}
 
     def step(p: torch.Tensor) -> None:
         phase, recorder.phase = recorder.phase, "optimizer"
@@ -494,16 +505,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     if training and not trainable:
         raise EstimateError.worded(N_("nothing to train: every parameter is frozen (check model.frozen)"))
     in_backward = training and workload.optimizer_in_backward
-    optimizer = (
-        make_optimizer(
-            workload.optimizer,
-            trainable,
-            master_weights=workload.precision.master_weights,
-            main_grads=workload.precision.fp32_main_grads,
-        )
-        if training and not in_backward
-        else None
-    )
+    optimizer = _optimizer(workload, trainable) if training and not in_backward else None
     loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss
     batch = bundle.make_batch()
     if workload.software_stack.channels_last:
@@ -646,12 +648,7 @@ def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
     if training and workload.optimizer_in_backward:
         optimizers, install = _step_in_backward(workload, trainable, OpRecorder())
     elif training:
-        optimizer = make_optimizer(
-            workload.optimizer,
-            trainable,
-            master_weights=workload.precision.master_weights,
-            main_grads=workload.precision.fp32_main_grads,
-        )
+        optimizer = _optimizer(workload, trainable)
         if isinstance(optimizer, MasterWeights):
             optimizer.install_accumulation()  # a real step: no tracker's hooks to come first
         optimizers = [optimizer]

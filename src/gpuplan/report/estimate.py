@@ -318,7 +318,7 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         return ram
     slower = [
         _("{gpu} at {vcpus:g} vCPUs per GPU (median of {n}) up to {pct:.0f} % slower").format(
-            gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}",
+            gpu=_gpus(o),
             vcpus=h.vcpus_per_gpu or 0.0,
             n=h.instance_types or 0,
             pct=100.0 * (h.slow_end_factor - 1.0),
@@ -334,8 +334,7 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
     if slower:
         line += " " + _("Slow end input-bound: {rows}.").format(rows="; ".join(slower))
-    if keeps := [o.gpu for o, h in rows if not h.bounded]:
-        line += " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
+    line += _keeps_up(rows)
     if any(h.rereads for _o, h in rows):
         line += " " + _(
             "The instance's RAM is not known either: where a typical instance's page cache cannot hold "
@@ -359,7 +358,7 @@ def _typical_ram_line(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> Text
     ).format(gbps=STORAGE_READ_GBPS)
     slower = [
         _("{gpu} up to {pct:.0f} % slower").format(
-            gpu=o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}",
+            gpu=_gpus(o),
             pct=100.0 * (h.slow_end_factor - 1.0),
         )
         for o, h in rows
@@ -367,9 +366,19 @@ def _typical_ram_line(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> Text
     ]
     if slower:
         line += " " + _("Slow end disk-bound: {rows}.").format(rows="; ".join(slower))
+    return Text(line + _keeps_up(rows), style="dim")
+
+
+def _keeps_up(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> str:
+    """`` It keeps up even at the slow end on: T4, L4.`` for the rows a typical host did not bound."""
     if keeps := [o.gpu for o, h in rows if not h.bounded]:
-        line += " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
-    return Text(line, style="dim")
+        return " " + _("It keeps up even at the slow end on: {gpus}.").format(gpus=", ".join(keeps))
+    return ""
+
+
+def _gpus(o: EstimateOutcome) -> str:
+    """``T4``, or ``2 × V100-SXM2-16GB``: an outcome's GPUs as the lines under the table name them."""
+    return o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}"
 
 
 def _input_bound_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
@@ -377,7 +386,7 @@ def _input_bound_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     disk re-reading a dataset its RAM cannot cache — where it does (the table's samples/s are the
     host's, not the GPUs')."""
     said = [
-        f"{o.gpu if o.gpu_count == 1 else f'{o.gpu_count} × {o.gpu}'}: {h.said}"
+        f"{_gpus(o)}: {h.said}"
         for o in outcomes
         if o.estimate is not None and (h := o.estimate.host_input) is not None and h.said
     ]
@@ -395,8 +404,7 @@ def _notes_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         host = o.estimate.host_input.notes if o.estimate.host_input is not None else ()
         for note in o.estimate.notes:
             if note not in host:
-                label = o.gpu if o.gpu_count == 1 else f"{o.gpu_count} × {o.gpu}"
-                which.setdefault(note, []).append(label)
+                which.setdefault(note, []).append(_gpus(o))
     if not which:
         return None
     lines = [_("Notes:")]
