@@ -61,3 +61,39 @@ def test_a_row_this_mapping_cannot_state_is_left_out_with_its_reason() -> None:
     }
     case, why = column_case(raw)
     assert case is None and "not one node of DDP or FSDP" in why
+
+
+def test_deepspeed_bert_pads_its_vocabulary_and_gpt2_from_scratch_does_not() -> None:
+    # bing_bert pads 30,522 to 30,528 (the row's model_shape says pad_vocab=8); the book's GPT-2
+    # keeps 50,257 until the README's step 9, which is not a row.
+    assert _one("seq128, MLM on 20").workload["model"]["pad_vocab_multiple"] == 8
+    assert "pad_vocab_multiple" not in _one("step 7").workload["model"]
+
+
+def test_the_evaluations_inside_the_timed_interval_are_charged_to_it() -> None:
+    from dataclasses import replace
+    from pathlib import Path
+
+    import pytest
+
+    from gpuplan.calibration.cases import predict
+    from gpuplan.perf.calibration import load_calibration
+    from gpuplan.profile.model import Profile
+
+    # LLMs-from-scratch times 10 steps and the evaluation after them: 2 forwards per 10 steps.
+    case = _one("step 7")
+    assert case.eval_forwards_per_step == pytest.approx(0.2)
+    assert "evaluation forward" in case.why
+    prof = Profile.from_json(
+        (Path(__file__).parent / "fixtures" / "profiles" / case.profile_file).read_text(encoding="utf-8")
+    )
+    cal = load_calibration()
+    alone = predict(replace(case, eval_forwards_per_step=0.0), prof, cal)
+    with_eval = predict(case, prof, cal)
+    # a forward is a third to a half of a step (host-bound forwards weigh more): 2 of them per 10
+    # steps cost 6–10 % of the throughput
+    assert 0.90 < with_eval / alone < 0.94
+    # nobody else's clock holds evaluations this way
+    assert all(
+        c.eval_forwards_per_step == 0.0 for c in _cases().values() if "LLMs-from-scratch" not in c.label
+    )

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from gpuplan.perf.calibration import Calibration
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
 
 GIB = 1024.0**3
+#: Round efficiencies and no kernel floor: what the estimator tests work their figures by hand with.
+SIMPLE_CAL = Calibration(
+    tensor_matmul_efficiency=0.7,
+    tensor_conv_efficiency=0.5,
+    vector_efficiency=0.8,
+    bandwidth_efficiency=0.9,
+    min_kernel_time_us=0.0,
+)
 
 
 def make_profile(

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.advisor import advise
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
 from gpuplan.perf.links import Link
 from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
 
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-)
+CAL = SIMPLE_CAL
 V100 = get_gpu("V100-SXM2-16GB")
 
 

@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
-from perf_helpers import make_profile, op
+from perf_helpers import SIMPLE_CAL, make_profile, op
 
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import SOFTWARE_FASTER, SOFTWARE_SLOWER, JobSize, estimate
 from gpuplan.profile.model import Profile
 from gpuplan.vocab import MemoryVerdict
 
 A100 = get_gpu("A100-SXM4-80GB")
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-    time_band=1.1,
-)
+CAL = replace(SIMPLE_CAL, time_band=1.1)
 
 
 def test_step_time_is_the_sum_of_per_op_rooflines(simple_train_profile: Profile) -> None:

@@ -10,7 +10,9 @@ import pytest
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import PRIOR
 from gpuplan.perf.gemm import (
+    MISALIGNED_RATE,
     UNKNOWN_SM_COUNTS,
+    alignment_elements,
     attention_multiplier,
     gemm_multiplier,
     scaled_shapes,
@@ -119,6 +121,46 @@ def test_each_shaped_matmul_call_pays_the_fixed_call_time_and_nothing_else_does(
                    shapes=((3, 32, 2048, 2048, 128),))  # fmt: skip
     assert op_time_s(attn, a100, "amp-bf16", cal) == op_time_s(
         attn, a100, "amp-bf16", replace(cal, gemm_call_us=0.0)
+    )
+
+
+def test_a_misaligned_gemm_runs_at_the_fallback_kernels_rate() -> None:
+    # GPT-2's output layer, 8 × 1,024 tokens into a vocabulary of 50,257 (odd: no 16-byte loads).
+    aligned = _gemm(8192, 50304, 768, alignment=8)
+    odd = _gemm(8192, 50257, 768, alignment=8, misaligned_rate=MISALIGNED_RATE)
+    unchecked = _gemm(8192, 50257, 768, misaligned_rate=MISALIGNED_RATE)  # alignment 0: not checked
+    assert odd == pytest.approx(_gemm(8192, 50257, 768) / MISALIGNED_RATE)
+    assert unchecked == pytest.approx(_gemm(8192, 50257, 768))
+    assert odd / aligned == pytest.approx(1 / MISALIGNED_RATE, rel=0.01)  # the padding itself costs ~0.1 %
+    # The forward's m is the tokens, a row count: 8,191 of them stay aligned; in the backward m is
+    # the weight gradient's leading dimension, so it counts there.
+    assert _gemm(8191, 4096, 768, alignment=8, misaligned_rate=0.5) == pytest.approx(_gemm(8191, 4096, 768))
+    assert _gemm(50257, 768, 8192, alignment=8, misaligned_rate=0.5, backward=True) == pytest.approx(
+        2 * _gemm(50257, 768, 8192)
+    )
+
+
+def test_alignment_is_16_bytes_of_the_operands_type() -> None:
+    dtypes = ("bfloat16", "float16", "float32", "float8_e4m3fn")
+    assert [alignment_elements(d) for d in dtypes] == [8, 8, 4, 16]
+
+
+def test_misalignment_costs_on_ampere_not_on_hopper_nor_off_the_tensor_cores() -> None:
+    cal = replace(PRIOR, gemm_shapes=True, gemm_call_us=0.0)
+    flops = 2.0 * 8192 * 50257 * 768
+    head = OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="bfloat16", count=1,
+                    flops=flops, bytes_moved=0.0, shapes=((1, 1, 8192, 50257, 768),))  # fmt: skip
+    padded = replace(head, flops=2.0 * 8192 * 50304 * 768, shapes=((1, 1, 8192, 50304, 768),))
+    a100, h100 = get_gpu("A100-SXM4-80GB"), get_gpu("H100-SXM")
+    ratio_a100 = op_time_s(head, a100, "amp-bf16", cal) / op_time_s(padded, a100, "amp-bf16", cal)
+    ratio_h100 = op_time_s(head, h100, "amp-bf16", cal) / op_time_s(padded, h100, "amp-bf16", cal)
+    assert ratio_a100 == pytest.approx(1 / MISALIGNED_RATE, rel=0.01)
+    assert ratio_h100 == pytest.approx(1.0, abs=0.01)
+    # FP32 on the CUDA cores (no TF32) has no tensor-core kernels to fall back from.
+    fp32 = replace(head, dtype="float32")
+    fp32_padded = replace(padded, dtype="float32")
+    assert op_time_s(fp32, a100, "fp32", cal) / op_time_s(fp32_padded, a100, "fp32", cal) == pytest.approx(
+        1.0, abs=0.01
     )
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from perf_helpers import SIMPLE_CAL
 
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import (
     EstimateRequest,
     JobSize,
@@ -22,14 +22,7 @@ from gpuplan.perf.input_pipeline import DatasetReads, InputPipeline
 from gpuplan.perf.links import Link
 from stand_in_profiles import resnet50_profile
 
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-    time_band=1.1,
-)
+CAL = replace(SIMPLE_CAL, time_band=1.1)
 READS = DatasetReads(dataset_gb=140.0, bytes_per_sample=109_000.0, ram_gib=64.0, gpus_per_node=8)
 PIPELINES = [
     None,

@@ -5,21 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.inference import batch_sweep, decode_estimate, kv_cache_bytes_per_token, serving_estimate
 from gpuplan.profile.model import MemoryBreakdown, ModelShape
 
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-)
+CAL = SIMPLE_CAL
 LLAMA7B = ModelShape(
     family="decoder", num_layers=32, hidden_size=4096, num_attention_heads=32, num_kv_heads=32, head_dim=128
 )

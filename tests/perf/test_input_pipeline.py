@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from perf_helpers import make_profile, op
+from perf_helpers import SIMPLE_CAL, make_profile, op
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import EstimateRequest, JobSize, run_estimate
 from gpuplan.perf.input_pipeline import (
     ALONE_ON_CORE,
@@ -19,14 +20,7 @@ from gpuplan.perf.input_pipeline import (
 )
 
 H100 = get_gpu("H100-SXM")
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-    time_band=1.1,
-)
+CAL = replace(SIMPLE_CAL, time_band=1.1)
 # 256 images per GPU; 0.3 + 0.6 TFLOP of bf16 convolutions: on an H100 (989 TFLOPS dense bf16 at
 # 0.5 efficiency) ≈ 0.9e12 / 4.9e14 ≈ 1.8 ms — far faster than any CPU feeds 256 images.
 IMAGE_PROFILE = make_profile(

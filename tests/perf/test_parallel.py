@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import estimate
 from gpuplan.perf.links import Link, all_gather_s, all_reduce_s
 from gpuplan.perf.stages.memory import DEEPSPEED_MIXED_ADAM, sharded_peak_bytes, zero_model_state_bytes
 from gpuplan.profile.model import MemoryBreakdown, ModelShape
 
 A100 = get_gpu("A100-SXM4-80GB")
-CAL = Calibration(
-    tensor_matmul_efficiency=0.7,
-    tensor_conv_efficiency=0.5,
-    vector_efficiency=0.8,
-    bandwidth_efficiency=0.9,
-    min_kernel_time_us=0.0,
-)
+CAL = SIMPLE_CAL
 
 
 def test_link_from_sxm_gpu_uses_nvlink_one_direction() -> None:

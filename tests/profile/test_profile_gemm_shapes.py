@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -40,3 +41,31 @@ def test_linear_and_attention_shapes_are_recorded_per_pass() -> None:
     for r in recs:
         if r.op_class == "matmul":
             assert sum(2 * c * math.prod(s) for c, *s in r.shapes) == pytest.approx(r.flops)
+
+
+def test_a_padded_vocabulary_is_traced_and_keyed(small_gpt2: Any) -> None:
+    from gpuplan.profile.key import profile_key, trace
+
+    plain, padded = small_gpt2(), small_gpt2(model={"pad_vocab_multiple": 8})
+    assert profile_key(plain) != profile_key(padded)
+    prof = trace(padded)
+    assert prof.shape.vocab_size == 50264  # GPT-2's 50,257 rounded up to a multiple of 8
+    heads = [s for r in prof.ops if r.op_class == "matmul" and r.phase == "forward" for s in r.shapes]
+    assert (1, 1, 256, 50264, 768) in heads  # 2 × 128 tokens into the padded output layer
+
+
+def test_an_hf_configs_vocabulary_is_padded_too() -> None:
+    from pathlib import Path
+
+    from gpuplan.profile.key import trace
+    from gpuplan.workload import Workload
+
+    hf = Path(__file__).parent.parent / "workload" / "fixtures" / "hf" / "tiny_gpt2.json"
+    w = Workload.from_dict(
+        {
+            "name": "tiny",
+            "model": {"hf_config": str(hf), "pad_vocab_multiple": 64},
+            "inputs": {"batch_size": 1, "seq_len": 16},
+        }
+    )
+    assert trace(w).shape.vocab_size == 1024  # 1,000 rounded up to a multiple of 64

@@ -138,6 +138,18 @@ def test_exactly_one_model_source() -> None:
     assert "got none" in _error(_base(model={}))
 
 
+def test_pad_vocab_multiple_is_for_models_with_a_vocabulary_that_gpuplan_builds() -> None:
+    w = Workload.from_dict(_base(model={"preset": "gpt2", "pad_vocab_multiple": 8}))
+    assert w.model.pad_vocab_multiple == 8
+    assert _error(_base(model={"python": "pkg.mod:build", "pad_vocab_multiple": 8})) == (
+        "model: pad_vocab_multiple applies to a preset or an HF config, not to your own code"
+    )
+    image = {"batch_size": 8, "image_size": 224}
+    no_vocab = _base(model={"preset": "resnet50", "pad_vocab_multiple": 8}, inputs=image)
+    assert _error(no_vocab) == "model: pad_vocab_multiple: preset 'resnet50' has no vocabulary"
+    assert "pad_vocab_multiple" in _error(_base(model={"preset": "gpt2", "pad_vocab_multiple": 0}))
+
+
 def test_python_entry_point_must_name_a_function() -> None:
     assert "expected 'package.module:function'" in _error(_base(model={"python": "pkg.mod"}))
 

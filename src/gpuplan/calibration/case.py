@@ -59,6 +59,10 @@ class CalibrationCase:
     """The share of the published figure's timed interval that is training steps: below 1 where the
     publisher's clock also ran over work the traced step does not hold (evaluations its log marks).
     The predicted throughput is scaled by it."""
+    eval_forwards_per_step: float = 0.0
+    """Forward passes of the traced micro-batch (evaluations, no backward) the publisher's clock also
+    ran per training step: the predicted throughput is scaled by step / (step + this × the step's
+    forward time, its share of the modelled compute)."""
     memory_as_run: bool = True
     """The traced step holds what the published run held in memory. False where the run used
     memory-saving kernels the workload cannot say (then :attr:`memory_why` says which): its time is

@@ -115,6 +115,10 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         # NVIDIA pretrains with LAMB (apex FusedLAMB) and fine-tunes with apex FusedAdam: one fused
         # kernel over two moment buffers, so fused AdamW stands in; once per accumulated batch.
         wl["optimizer"] = "adamw-fused"
+        if "pretrain" in model:
+            # run_pretraining.py pads the vocabulary to a multiple of 8 (prepare_model_and_optimizer,
+            # "Padding for divisibility by 8": 30,522 → 30,528), so the MLM head's GEMMs are aligned.
+            wl["model"]["pad_vocab_multiple"] = 8
         if "phase2" in model:
             used = False
             why = (
@@ -248,7 +252,12 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
         # Traced FLOPs per GPU-second: attention counted full (FlopCounterMode), a checkpointed
         # step's recompute included — hardware FLOPs.
         return e.achieved_tflops
-    samples_per_s = e.samples_per_step / e.step_time_s * case.training_share
+    step_s = e.step_time_s
+    if case.eval_forwards_per_step and e.phases.total_s > 0:
+        # The forward's share of the modelled compute (host-bound and compiled alike), per forward.
+        forward_s = e.compute_time_s * e.phases.forward_s / e.phases.total_s
+        step_s += case.eval_forwards_per_step * forward_s
+    samples_per_s = e.samples_per_step / step_s * case.training_share
     if case.metric == "tokens_per_s":
         return samples_per_s * (profile.seq_len or 1)
     if case.metric == "tokens_per_s_per_gpu":

@@ -41,6 +41,14 @@ _PRECISIONS = {
 #: The row's ``attention`` text → the workload's (FlashAttention-2 is what SDPA's flash path runs).
 _ATTENTION = {"sdpa": "fused", "flash2": "fused", "eager": "eager", "fused-softmax": "fused-softmax"}
 _PARALLELISM = {"single GPU": "ddp", "DDP": "ddp", "FSDP": "fsdp"}
+#: Forward passes inside the publisher's timed interval, per training step: LLMs-from-scratch's
+#: speed-tips script times every ``eval_freq=10`` steps and evaluates right after restarting its
+#: clock (``evaluate_model`` with ``eval_iter=1``: one training and one validation batch, forward
+#: only), so each interval holds 10 steps and 2 forwards (rasbt/LLMs-from-scratch@7bd26314
+#: ch05/10_llm-training-speed/01_opt_single_gpu.py, ``train_model_simple_with_timing``, read
+#: 2026-12-03). Not modelled: each evaluation also starts fresh iterators over both DataLoaders
+#: (``num_workers=4``, not persistent), whose worker start-up the clock holds too.
+_EVAL_FORWARDS_PER_STEP = {"Sebastian Raschka (LLMs-from-scratch)": 2 / 10}
 
 
 def column_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
@@ -60,6 +68,9 @@ def column_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     if masked:
         inputs["masked_tokens"] = int(masked.group(1))
     model: dict[str, Any] = {"preset": row["preset"]}
+    pad = re.search(r"pad_vocab=(\d+)", row["model_shape"])
+    if pad:  # the training code pads the vocabulary (the row's stack_source cites where)
+        model["pad_vocab_multiple"] = int(pad.group(1))
     lora = re.search(r"LoRA r(\d+) on ([a-z]+(?:,[a-z]+)*)", row["model"])
     if lora:
         model["lora"] = {"rank": int(lora.group(1)), "targets": lora.group(2).split(",")}
@@ -82,6 +93,11 @@ def column_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         + (", torch.compile" if wl["compile"] else "")
         + (f", LoRA r{lora.group(1)} on {lora.group(2)}" if lora else "")
         + (f", MLM head on {masked.group(1)} masked positions" if masked else "")
+        + (
+            f", {evals:g} evaluation forward(s) per step inside the timed interval"
+            if (evals := _EVAL_FORWARDS_PER_STEP.get(row["publisher"], 0.0))
+            else ""
+        )
     )
     case = training_row_case(
         row,
@@ -92,5 +108,6 @@ def column_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         grad_accum_steps=accum,
         parallelism=parallelism,
         gpus_per_node=int(row["gpus_per_node"]),
+        eval_forwards_per_step=evals,
     )
     return case, why

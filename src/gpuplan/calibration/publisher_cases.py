@@ -250,9 +250,13 @@ def _flash_attention_case(row: Mapping[str, str]) -> tuple[CalibrationCase | Non
         checkpointing="none",
         attention="fused",
     )
+    # The configs pad GPT-2's vocabulary to a multiple of 8 (50,257 → 50,264: gpt3s-flash.yaml,
+    # pad_vocab_size_multiple: 8, which the larger models' configs extend; Dao-AILab/flash-attention
+    # @0b037c2d training/configs/experiment/pile/gpt3s-flash.yaml, read 2026-12-03).
+    wl["model"]["pad_vocab_multiple"] = 8
     layers = int(row["model_shape"].split("layers=")[1].split(";")[0])
     hidden = int(row["model_shape"].split("hidden=")[1].split(";")[0])
-    vocab = 50257
+    vocab = 50257  # the README's FLOPs formula (its own count, kept as published)
     # The repo's README ("Training speed"): the Megatron-LM formula scaled by 3/4 to model FLOPs
     # (no recompute); per GPU B = micro-batch × micro-batches (every GPU runs its own).
     flops = _megatron_flops(micro * steps, seq, layers, hidden, vocab, recompute=False)

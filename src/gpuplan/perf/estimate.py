@@ -324,7 +324,7 @@ def gpu_stages(request: EstimateRequest, like: GpuStages | None = None) -> GpuSt
     compute = compute_time(layout) if like is None else like.compute
     comm = communication(layout, compute)  # the collectives and what of them compute hides
     memory = gpu_memory(layout) if like is None else like.memory  # what one GPU holds as the run shards it
-    spread = gpu_spread(layout, compute, comm)  # the step's point and 80 % range on the GPUs
+    spread = gpu_spread(layout, compute, comm, memory)  # the step's point and 80 % range on the GPUs
     return GpuStages(layout, compute, comm, memory, spread)
 
 

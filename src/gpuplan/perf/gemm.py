@@ -34,6 +34,25 @@ worth :attr:`~gpuplan.perf.calibration.Calibration.attention_head_overhead` head
 so a head of 64 runs at a lower fraction of the peak than a head of 128 (the paper's Figs. 4–6
 show the same ordering).
 
+A fourth loss is the operands' **alignment**. Tensor-core kernels load 16 bytes at a time, so
+cuBLAS picks its fast kernels only when the leading dimensions are multiples of 16 bytes (8
+elements of FP16/BF16; the guide's §2.2 "Tensor Core Requirements"); otherwise it falls back to
+kernels that load one element at a time (CUTLASS's ``…_align1``). On an RTX 4090 (Ada) such BF16
+GEMMs ran at 106.8–115.6 TFLOPS against 155.9 for an aligned one of the same size (square
+N = 2055, 2057, 2071, 2073 against 2040: ``cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_nn_align1``
+against ``ampere_bf16_s1688gemm_bf16_128x128_ldg8``; pytorch/pytorch issue 181718, 2026-04-28):
+:data:`MISALIGNED_RATE` = 111.3 / 155.9. On an H100 cuBLAS ran a misaligned BF16 GEMM (8193 × 2501
+× 5008) as fast as the same GEMM padded to multiples of 16 (509 against 502 TFLOPS;
+meta-pytorch/float8_experimental pull request 145, 2024-06-24): Hopper pays nothing
+(:data:`ALIGNMENT_FREE_ARCHITECTURES`). The other architectures are taken at Ada's rate (an
+ASSUMPTION: the fallback kernels are the same Turing/Ampere CUTLASS ones; unknown is never the best
+case). Which dimensions are leading ones is read from the pass: a forward GEMM ``x · Wᵀ`` has ``k``
+and ``n`` as the contiguous dimensions of its operands and output (``m``, the tokens, is a row count);
+the backward's weight gradient ``dYᵀ · X`` has ``m`` (the layer's outputs) as one, so a backward
+record checks all three. GPT-2's vocabulary of 50,257 is the common case: its output layer's three
+GEMMs are all misaligned (which is why NVIDIA's BERT scripts, Megatron-LM and FlashAttention's
+training configs pad the vocabulary to a multiple of 8 or more: ``model.pad_vocab_multiple``).
+
 What comes out is a **multiplier ≥ 1** on an op's ideal time (its FLOPs at the fitted large-GEMM
 efficiency): the sum over its recorded shapes of the modelled time over the ideal one. The fitted
 efficiencies then describe a large, well-shaped GEMM; the shapes say how far each call falls short.
@@ -60,10 +79,13 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 __all__ = [
+    "ALIGNMENT_FREE_ARCHITECTURES",
     "ATTENTION_BLOCK_ROWS",
+    "MISALIGNED_RATE",
     "SPLIT_K",
     "TILES",
     "UNKNOWN_SM_COUNTS",
+    "alignment_elements",
     "attention_multiplier",
     "gemm_multiplier",
     "tile_rate",
@@ -84,6 +106,29 @@ ATTENTION_BLOCK_ROWS = 128
 #: SM counts tried for a GPU the hardware table gives none for; the worst is taken.
 UNKNOWN_SM_COUNTS = (64, 108, 132)
 _REFERENCE_TILE = TILES[0]
+#: Rate of a tensor-core GEMM whose operands are not 16-byte aligned over an aligned one's (the
+#: module's notes: RTX 4090, BF16, pytorch/pytorch issue 181718).
+MISALIGNED_RATE = 111.3 / 155.9
+#: Architectures whose cuBLAS runs a misaligned GEMM at the aligned rate (H100: the module's notes).
+ALIGNMENT_FREE_ARCHITECTURES = frozenset({"Hopper"})
+#: Bytes a tensor-core kernel loads at once: a leading dimension must be a multiple of this.
+_ALIGNMENT_BYTES = 16
+_ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1, "uint8": 1}
+
+
+def alignment_elements(dtype: str) -> int:
+    """Elements of ``dtype`` in the 16 bytes a tensor-core kernel loads at once (8 for FP16/BF16,
+    16 for FP8, 4 for TF32)."""
+    size = 1 if dtype.startswith("float8") else _ELEMENT_BYTES.get(dtype, 4)
+    return _ALIGNMENT_BYTES // size
+
+
+def _misaligned(m: int, n: int, k: int, elements: int, backward: bool) -> bool:
+    """Whether a GEMM's leading dimensions (``n`` and ``k``; in a backward pass ``m`` too: the
+    module's notes) are not all multiples of ``elements`` (0: not checked)."""
+    if elements <= 1:
+        return False
+    return any(d % elements for d in ((m, n, k) if backward else (n, k)))
 
 
 def tile_rate(tm: int, tn: int, overhead: float) -> float:
@@ -95,8 +140,18 @@ def tile_rate(tm: int, tn: int, overhead: float) -> float:
 
 
 @lru_cache(maxsize=65536)
-def _gemm_one(b: int, m: int, n: int, k: int, sms: int, k_overhead: float, tile_overhead: float) -> float:
-    """Modelled over ideal time of one ``b × (m × k) · (k × n)`` GEMM on ``sms`` SMs."""
+def _gemm_one(
+    b: int,
+    m: int,
+    n: int,
+    k: int,
+    sms: int,
+    k_overhead: float,
+    tile_overhead: float,
+    kernel_rate: float = 1.0,
+) -> float:
+    """Modelled over ideal time of one ``b × (m × k) · (k × n)`` GEMM on ``sms`` SMs, its kernel at
+    ``kernel_rate`` of the aligned kernels' (misaligned operands: below 1)."""
     ideal = b * m * n * k / sms  # tile-elements × k per SM at the reference rate
     best = math.inf
     for tm, tn in TILES:
@@ -108,7 +163,7 @@ def _gemm_one(b: int, m: int, n: int, k: int, sms: int, k_overhead: float, tile_
             waves = math.ceil(base * split / sms)
             t = waves * tm * tn * (math.ceil(k / split) + k_overhead) / rate
             best = min(best, t)
-    return best / ideal if ideal > 0 else 1.0
+    return best / ideal / kernel_rate if ideal > 0 else 1.0
 
 
 @lru_cache(maxsize=65536)
@@ -130,12 +185,20 @@ def gemm_multiplier(
     *,
     k_overhead: float,
     tile_overhead: float,
+    alignment: int = 0,
+    backward: bool = False,
+    misaligned_rate: float = 1.0,
 ) -> float:
     """Time of a matmul record's calls over their ideal time (≥ 1), from ``(calls, b, m, n, k)``
-    shapes; 1 when there are none. ``sms`` None: the worst of :data:`UNKNOWN_SM_COUNTS`."""
-    return _worst_multiplier(
-        shapes, sms, lambda b, m, n, k, s: _gemm_one(b, m, n, k, s, k_overhead, tile_overhead)
-    )
+    shapes; 1 when there are none. ``sms`` None: the worst of :data:`UNKNOWN_SM_COUNTS`.
+    ``alignment``: the elements a leading dimension must be a multiple of (0: not checked); a call
+    that misses it runs at ``misaligned_rate`` of the aligned rate."""
+
+    def one(b: int, m: int, n: int, k: int, s: int) -> float:
+        rate = misaligned_rate if _misaligned(m, n, k, alignment, backward) else 1.0
+        return _gemm_one(b, m, n, k, s, k_overhead, tile_overhead, rate)
+
+    return _worst_multiplier(shapes, sms, one)
 
 
 def attention_multiplier(

@@ -33,6 +33,7 @@ __all__ = [
     "catalog_network_kind",
     "gpu_join",
     "gpu_join_words",
+    "host_copy_s",
     "network_kind_of",
 ]
 
@@ -66,6 +67,13 @@ _NCCL_EFFICIENCY = {"nvlink": 0.78, "pcie": 0.70, "rdma": 0.80, "tcp": 0.50}
 #: Per-hop latency of a ring step, seconds (NCCL's LL/simple protocols: a few µs on NVLink/PCIe,
 #: ~10–15 µs over RDMA, tens of µs through the kernel's TCP stack).
 _HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
+#: Share of PCIe's one-direction rate a copy between host memory and a GPU reaches: 25 GB/s of a
+#: Gen4 x16 link's 32, the measured peak the BaM authors give (Qureshi et al., "GPU-Initiated
+#: On-Demand High-Throughput Storage Access in the BaM System Architecture", ASPLOS 2023,
+#: arXiv:2203.04910; "it is measured peak", github.com/ZaidQureshi/bam issue 54, 2025-02-14). A
+#: single-stream copy often reaches less (≈19.7 GB/s on an A10, Gen4 x16:
+#: github.com/drkennetz/cuda_examples pull request 1, 2024-08-16), which the band's slow end covers.
+HOST_COPY_EFFICIENCY = 25.0 / 32.0
 #: Per-node network from which an instance whose kind is not stated is taken as RDMA.
 _RDMA_AT_LEAST_GBIT_S = 200.0
 #: Interconnect words in a catalog offer that mean RDMA between nodes.
@@ -406,6 +414,12 @@ def _collective_s(nbytes: float, link: Link, world: int, passes: float) -> float
     inter = passes * (nodes - 1) / nodes * nbytes / link.network_bus_bytes_s()
     latency += passes * (nodes - 1) * _HOP_LATENCY_S[link.network_kind]
     return max(intra, inter) + latency
+
+
+def host_copy_s(nbytes: float, gpu: GPU) -> float:
+    """Seconds to move ``nbytes`` one way between host memory and ``gpu`` over its PCIe x16 link
+    (:data:`HOST_COPY_EFFICIENCY` of the one-direction rate)."""
+    return nbytes / (gpu.pcie_gbps / 2.0 * 1e9 * HOST_COPY_EFFICIENCY) if nbytes > 0 else 0.0
 
 
 def all_reduce_s(nbytes: float, link: Link, *, world: int | None = None) -> float:

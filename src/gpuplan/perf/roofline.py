@@ -35,7 +35,14 @@ from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
-from gpuplan.perf.gemm import attention_multiplier, gemm_multiplier, scaled_shapes
+from gpuplan.perf.gemm import (
+    ALIGNMENT_FREE_ARCHITECTURES,
+    MISALIGNED_RATE,
+    alignment_elements,
+    attention_multiplier,
+    gemm_multiplier,
+    scaled_shapes,
+)
 from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile
 
 __all__ = [
@@ -115,7 +122,7 @@ def _peak_flops(gpu: GPU, path: str) -> float:
     return peak * 1e12
 
 
-def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int) -> float:
+def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: str) -> float:
     """A tensor-core record's FLOPs with what its shapes waste on ``gpu`` (``perf/gemm.py``: tiles,
     waves, small ``k``, narrow tiles, short heads) when the calibration costs shapes
     (``Calibration.gemm_shapes``); otherwise, or for a record traced without shapes, plus the
@@ -132,8 +139,18 @@ def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int) -> float
             head_overhead=cal.attention_head_overhead,
             backward=op.op.endswith("_backward"),
         )
+    # Misaligned operands slow a tensor-core GEMM down (``perf/gemm.py``); the FP32 path has no
+    # tensor cores, and Hopper's cuBLAS pays nothing.
+    tensor_path = op.dtype != "float32" or path == "tf32"
+    misaligned_rate = 1.0 if gpu.architecture in ALIGNMENT_FREE_ARCHITECTURES else MISALIGNED_RATE
     return op.flops * gemm_multiplier(
-        op.shapes, gpu.sm_count, k_overhead=cal.gemm_k_overhead, tile_overhead=cal.gemm_tile_overhead
+        op.shapes,
+        gpu.sm_count,
+        k_overhead=cal.gemm_k_overhead,
+        tile_overhead=cal.gemm_tile_overhead,
+        alignment=alignment_elements(op.dtype) if tensor_path else 0,
+        backward=op.phase == "backward",
+        misaligned_rate=misaligned_rate,
     )
 
 
@@ -152,7 +169,7 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
             peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
-            compute_s = _tensor_flops(op, gpu, cal, calls) / peak
+            compute_s = _tensor_flops(op, gpu, cal, calls, path) / peak
             if cal.gemm_shapes and op.shapes and op.op_class == "matmul":
                 compute_s += calls * cal.gemm_call_us * 1e-6  # each call's fixed time
         elif (fp32 := fp32_peak_tflops(gpu)) is not None:

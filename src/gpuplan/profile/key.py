@@ -87,6 +87,9 @@ def _model_identity(w: Workload) -> dict[str, Any]:
         "lora": m.lora.model_dump(mode="json") if m.lora else None,
         "frozen": list(m.frozen),
     }
+    if m.pad_vocab_multiple is not None:
+        # Only when set, so that the keys of every workload traced before it existed stay valid.
+        ident["pad_vocab_multiple"] = m.pad_vocab_multiple
     if m.preset is not None:
         ident["preset"] = m.preset
     elif m.hf_config_path is not None:

@@ -19,7 +19,7 @@ from gpuplan.i18n.messages import N_
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.hf_config import read_hf_config
-from gpuplan.workload.shape import ModelShape
+from gpuplan.workload.shape import ModelShape, padded_vocab
 from gpuplan.workload.spec import Workload
 
 __all__ = ["build_model", "hf_bundle", "hf_bundle_for"]
@@ -52,6 +52,8 @@ def hf_bundle(workload: Workload) -> ModelBundle:
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
         ) from e
     _check_size_keys(config, raw, file)
+    if workload.model.pad_vocab_multiple is not None and getattr(config, "vocab_size", None):
+        config.vocab_size = padded_vocab(int(config.vocab_size), workload.model.pad_vocab_multiple)
     if not workload.stack.dropout:
         # ``stack.dropout: false``: every dropout probability of the config (hidden_dropout_prob,
         # attention_dropout, resid_pdrop …) set to 0; as written otherwise.

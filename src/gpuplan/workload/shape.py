@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ModelShape"]
+__all__ = ["ModelShape", "padded_vocab"]
+
+
+def padded_vocab(vocab: int, multiple: int) -> int:
+    """``vocab`` rounded up to a multiple of ``multiple`` (a workload's ``model.pad_vocab_multiple``)."""
+    return -(-vocab // multiple) * multiple
 
 
 @dataclass(frozen=True, kw_only=True)

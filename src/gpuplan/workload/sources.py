@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from gpuplan.workload.bundle import ModelBundle
 from gpuplan.workload.presets.registry import get_preset
+from gpuplan.workload.shape import padded_vocab
 from gpuplan.workload.spec import Workload
 
 __all__ = ["open_bundle"]
@@ -22,6 +24,9 @@ def open_bundle(workload: Workload) -> Iterator[ModelBundle]:
     spec = workload.model
     if spec.preset is not None:
         info = get_preset(spec.preset)
+        if spec.pad_vocab_multiple is not None:
+            vocab = padded_vocab(info.arch.vocab, spec.pad_vocab_multiple)
+            info = replace(info, arch=replace(info.arch, vocab=vocab))
         yield info.loader().build(info, workload)
     elif spec.hf_config is not None:
         from gpuplan.workload.hf import hf_bundle

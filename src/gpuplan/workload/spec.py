@@ -87,6 +87,8 @@ MAX_EPOCHS = 1_000_000.0
 MAX_DATA_GB = 1e9
 MAX_REPLICAS = 10_000
 MAX_MODEL_PARALLEL = 4096
+#: A vocabulary padded to more than this multiple is a typo (Megatron-LM: 128 × tensor-parallel size).
+MAX_VOCAB_MULTIPLE = 128 * MAX_MODEL_PARALLEL
 
 
 def _names(value: Any) -> Any:
@@ -131,6 +133,12 @@ class ModelSpec(Spec):
     lora: LoraSpec | None = None
     frozen: Names = ()
     """Module-name prefixes whose parameters are frozen (``embeddings``, ``encoder.layer.0``)."""
+    pad_vocab_multiple: int | None = Field(default=None, ge=1, le=MAX_VOCAB_MULTIPLE)
+    """The vocabulary rounded up to a multiple of this, as the training code does: NVIDIA's BERT
+    scripts and FlashAttention's training configs pad to 8, Megatron-LM to
+    ``--make-vocab-size-divisible-by`` (128) × the tensor-parallel size. A vocabulary that is not a
+    multiple of 8 (GPT-2's 50,257) makes its output layer's GEMMs misaligned, and slower. None: the
+    model's own vocabulary. Presets and HF configs (user code pads its own)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -157,6 +165,13 @@ class ModelSpec(Spec):
         if len(given) != 1:
             what = Phrase(N_("got {names}"), names=listed(given)) if given else Phrase(N_("got none"))
             raise _refused(N_("give exactly one of preset, hf_config or python ({what})"), what=what)
+        if self.pad_vocab_multiple is not None:
+            if self.python is not None:
+                no_code = N_("pad_vocab_multiple applies to a preset or an HF config, not to your own code")
+                raise _refused(no_code)
+            if self.preset is not None and not get_preset(self.preset).arch.vocab:
+                no_vocab = N_("pad_vocab_multiple: preset {preset!r} has no vocabulary")
+                raise _refused(no_vocab, preset=self.preset)
         return self
 
     @property

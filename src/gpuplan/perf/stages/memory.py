@@ -11,7 +11,8 @@ The layout gives one GPU's share of the traced peak under tensor × pipeline par
 - a sharded run's end-of-forward peak is re-derived where sharding moves the peak there
   (:mod:`gpuplan.perf.activations`);
 - paged optimizer state is set apart (outside PyTorch's allocator), and
-  :func:`gpuplan.perf.memory.memory_estimate` composes the terms nvidia-smi shows.
+  :func:`gpuplan.perf.memory.memory_estimate` composes the terms nvidia-smi shows; the part of it
+  that does not fit next to the rest crosses PCIe twice a step (:attr:`GpuMemory.paging_s`).
 
 The notes say what was assumed.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
 from gpuplan.perf.activations import forward_activation_bytes
+from gpuplan.perf.links import host_copy_s
 from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
 from gpuplan.perf.stages.layout import Layout, check_parallelism
 from gpuplan.profile.model import MemoryBreakdown, Profile
@@ -44,6 +46,14 @@ class GpuMemory:
 
     memory: MemoryEstimate
     notes: tuple[str, ...] = ()
+    paging_s: float = 0.0
+    """Seconds a step spends moving paged optimizer state between host memory and the GPU: the
+    part that does not fit (:attr:`MemoryEstimate.host_spill_gib`) in and out again. bitsandbytes
+    prefetches each parameter's state to the GPU on the compute stream just before its update
+    (``Optimizer8bit.prefetch_state``, ``cudaMemPrefetchAsync``), and the driver evicts other
+    state to host memory to make room, so the copies run between the updates, not beside them;
+    when everything fits it moves nothing ("if more memory is available, they behave just like any
+    other optimizer", T. Dettmers, huggingface/transformers pull request 23217, 2023-05-08)."""
 
 
 def _stage(parallelism: str) -> int:
@@ -201,12 +211,13 @@ def gpu_memory(layout: Layout) -> GpuMemory:
         memory_band=layout.calibration.memory_band,
         paged_optimizer_bytes=paged,
     )
+    paging_s = 2.0 * host_copy_s(mem.host_spill_gib * GIB, gpu)
     if mem.host_spill_gib > 0:
         notes.append(
             _(
                 "paged optimizer: {spill_gib:.1f} of {paged_gib:.1f} GiB of its state lives in host "
-                "memory and pages over PCIe at each step (not in the step time)"
-            ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib)
+                "memory and crosses PCIe in and out at each step: {paging_s:.2f} s of the step"
+            ).format(spill_gib=mem.host_spill_gib, paged_gib=mem.paged_optimizer_gib, paging_s=paging_s)
         )
     if mem.verdict is MemoryVerdict.MAY_NOT_FIT:
         notes.append(
@@ -230,4 +241,4 @@ def gpu_memory(layout: Layout) -> GpuMemory:
         )
     if traced / GIB > mem.capacity_gib:
         notes.append(_("the traced peak alone exceeds the GPU's memory"))
-    return GpuMemory(memory=mem, notes=tuple(notes))
+    return GpuMemory(memory=mem, notes=tuple(notes), paging_s=paging_s)

@@ -1,6 +1,7 @@
 """Stage 5 of an estimate, the spread: the step time's point, its 80 % range, and the input bound.
 
-The point is compute plus the communication compute does not hide. The range: the 80 %
+The point is compute plus the communication compute does not hide, plus the time a paged
+optimizer's state spends crossing PCIe when it does not fit (``GpuMemory.paging_s``). The range: the 80 %
 split-conformal interval of the calibration's held-out residuals (wider for a GPU architecture or
 a model family with no calibration rows). Where the network between nodes is unknown, the point
 is costed on the slow end of the plausible fabrics and the range's fast end on the fastest
@@ -23,6 +24,7 @@ from gpuplan.perf.input_pipeline import HostInput, InputPipeline, host_input
 from gpuplan.perf.stages.communication import Communication
 from gpuplan.perf.stages.compute import ComputeTime
 from gpuplan.perf.stages.layout import Layout
+from gpuplan.perf.stages.memory import GpuMemory
 
 __all__ = [
     "SOFTWARE_FASTER",
@@ -72,18 +74,25 @@ class StepSpread:
     notes: tuple[str, ...] = ()
 
 
-def step_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> StepSpread:
-    """The step time of ``layout`` from its compute and communication, with its range."""
-    spread = gpu_spread(layout, compute, comm)
+def step_spread(
+    layout: Layout, compute: ComputeTime, comm: Communication, memory: GpuMemory | None = None
+) -> StepSpread:
+    """The step time of ``layout`` from its compute, communication and paging, with its range."""
+    spread = gpu_spread(layout, compute, comm, memory)
     return host_bound(spread, layout.samples_per_step, layout.count, layout.request.input_pipeline)
 
 
-def gpu_spread(layout: Layout, compute: ComputeTime, comm: Communication) -> StepSpread:
+def gpu_spread(
+    layout: Layout, compute: ComputeTime, comm: Communication, memory: GpuMemory | None = None
+) -> StepSpread:
     """The step and its range on the GPUs alone: :func:`step_spread` before the host's input
     pipeline (it reads nothing of ``layout.request.input_pipeline``), so that offers of one GPU
-    shape on different hosts share it and apply their own host with :func:`host_bound`."""
+    shape on different hosts share it and apply their own host with :func:`host_bound`.
+    ``memory``'s paging time (a paged optimizer that spills) runs between the updates: it adds to
+    the compute, and to both ends of its range."""
     cal, gpu, profile = layout.calibration, layout.gpu, layout.local
-    compute_s, comm_s, comm_fast_s = compute.compute_s, comm.exposed_s, comm.exposed_fast_s
+    paging_s = memory.paging_s if memory is not None else 0.0
+    compute_s, comm_s, comm_fast_s = compute.compute_s + paging_s, comm.exposed_s, comm.exposed_fast_s
     step_s = compute_s + comm_s
     if step_s <= 0:
         raise EstimateError.worded(
