@@ -98,9 +98,9 @@ def test_every_row_is_a_figure_of_some_case_with_its_citation() -> None:
 _REFIT_115 = pytest.mark.xfail(
     strict=True,
     reason="the fit that ships with the engine's prefill as vLLM V1 runs it (2026-12-02: prefix "
-    "cache on preemption, logits at the last token, weight and attention kernels in turn): serving "
-    "median 25.6 % against 15 %, the three GPUStack prompt lengths 29-36 % fast; Mistral-7B's TTFT "
-    "at concurrency 32 and 48 at 0.125 and 0.071 (see the module docstring)",
+    "cache on preemption, logits at the last token, weight and attention kernels in turn; 2026-12-03 "
+    "refit): serving median 26.0 % against 15 %, the three GPUStack prompt lengths 29-36 % fast; "
+    "Mistral-7B's TTFT at concurrency 32 and 48 at 0.123 and 0.070 (see the module docstring)",
 )
 
 

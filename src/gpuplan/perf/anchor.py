@@ -67,8 +67,9 @@ OP_CLASSES: tuple[str, ...] = ("gemm", "attention", "memory", "communication", "
 #: traced shapes: 0.228, ×/÷ 1.26, median |error| 9.6 %; 0.270 before, without shapes; again after
 #: the tensor-parallel score split and the DGX hosts' decode bound: 0.233, ×/÷ 1.26, 9.6 %; 2026-12-03
 #: with fp16 master weights and the per-projection tensor-parallel plan: 0.240, ×/÷ 1.27, 9.6 %;
-#: the same with FlagPerf's rows as bf16-master).
-TRANSFER_LOG_HALFWIDTH = 0.240
+#: the same with FlagPerf's rows as bf16-master; again with paged optimizer state crossing PCIe,
+#: misaligned GEMMs at their fallback kernels' rate and padded vocabularies: 0.234, ×/÷ 1.26, 9.8 %).
+TRANSFER_LOG_HALFWIDTH = 0.234
 #: Share of a measured step the GPU sat idle from which the step counts as the CPU's (host-bound):
 #: a GPU-bound eager step idles only in launch gaps, a few µs per kernel of tens to hundreds of µs
 #: (a few per cent); a host-bound one (small batches, decode) idles for most of the step.
