@@ -45,6 +45,7 @@ def test_the_state_that_spills_crosses_pcie_in_and_out_at_each_step() -> None:
     # timed all the same): the difference is the paging, in the point and at both ends.
     unpaged = estimate(_full_finetune_8b(0.0), rtx, calibration=CAL)
     assert paged.step_time_s - unpaged.step_time_s == pytest.approx(expected, rel=1e-6)
+    assert paged.optimizer_paging_s == pytest.approx(expected) and unpaged.optimizer_paging_s == 0.0
     assert paged.step_time_s_low > unpaged.step_time_s_low + 0.5 * expected
     assert paged.step_time_s_high > unpaged.step_time_s_high + expected
     assert any("crosses PCIe in and out at each step" in n and f"{expected:.2f} s" in n for n in paged.notes)
@@ -54,7 +55,7 @@ def test_a_paged_optimizer_that_fits_moves_nothing() -> None:
     h100 = get_gpu("H100-SXM")  # 80 GB: all 15 GiB of state stay on the GPU
     paged = estimate(_full_finetune_8b(15.0), h100, calibration=CAL)
     unpaged = estimate(_full_finetune_8b(0.0), h100, calibration=CAL)
-    assert paged.memory.host_spill_gib == 0.0
+    assert paged.memory.host_spill_gib == 0.0 and paged.optimizer_paging_s == 0.0
     assert paged.step_time_s == pytest.approx(unpaged.step_time_s)
     assert not any("crosses PCIe" in n for n in paged.notes)
 

@@ -321,6 +321,9 @@ class EstimateRow(Document):
     """Tensor-parallel all-reduces per step, s, all exposed (part of ``comm_exposed_s``)."""
     pipeline_comm_s: float | None = None
     """Stage-to-stage sends per step, s, exposed (part of ``comm_exposed_s``)."""
+    optimizer_paging_s: float | None = None
+    """A paged optimizer's state that does not fit on the GPU, moved in and out over PCIe per step,
+    s (part of ``step_time_s``; 0 when it fits)."""
     network_gbps: float | None
     """Inter-node network per node the estimate used, Gbit/s."""
     network_source: str | None

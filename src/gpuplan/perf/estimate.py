@@ -187,6 +187,9 @@ class Estimate:
     """Tensor-parallel all-reduces per optimizer step, all exposed (part of ``comm_exposed_s``)."""
     pipeline_comm_s: float = 0.0
     """Stage-to-stage sends per optimizer step, exposed (part of ``comm_exposed_s``)."""
+    optimizer_paging_s: float = 0.0
+    """A paged optimizer's spilled state crossing PCIe in and out per optimizer step (part of
+    ``step_time_s``; 0 when its state fits on the GPU)."""
     software_level: str = SOFTWARE_LEVEL
     link: str = ""
     """The link the communication was costed on; empty on one GPU."""
@@ -467,6 +470,7 @@ def _estimate(
         pipeline_bubble_s=comm.pipeline_bubble_s,
         tensor_parallel_comm_s=comm.tensor_parallel_step_s,
         pipeline_comm_s=comm.pipeline_send_step_s,
+        optimizer_paging_s=memory.paging_s,
         link=link.describe() if layout.count > 1 else "",
         input_bound=spread.input_bound,
         input_samples_per_s=spread.input_samples_per_s,

@@ -84,6 +84,7 @@ _FIGURES = (
     "pipeline_bubble_s",
     "tensor_parallel_comm_s",
     "pipeline_comm_s",
+    "optimizer_paging_s",
 )
 
 
