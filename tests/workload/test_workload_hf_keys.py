@@ -51,3 +51,24 @@ def test_architecture_specific_key_names_count(tmp_path: Path) -> None:
     config = transformers.AutoConfig.from_pretrained(str(bad), local_files_only=True)
     with pytest.raises(WorkloadError, match="'vocab_size'"):
         _check_size_keys(config, raw, bad)
+
+
+def test_padding_the_vocabulary_of_a_config_without_one_is_one_line(tmp_path: Path) -> None:
+    from gpuplan.workload.hf import hf_bundle
+
+    path = tmp_path / "config.json"
+    vit = {"model_type": "vit", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+           "intermediate_size": 128, "image_size": 32, "patch_size": 8}  # fmt: skip
+    path.write_text(json.dumps(vit))
+    w = Workload.from_dict(
+        {
+            "name": "v",
+            "model": {"hf_config": str(path), "pad_vocab_multiple": 8},
+            "inputs": {"batch_size": 1, "image_size": 32},
+        }
+    )
+    with pytest.raises(
+        WorkloadError, match=r"model.pad_vocab_multiple: .*config.json has no vocab_size to pad"
+    ) as e:
+        hf_bundle(w)
+    assert "\n" not in str(e.value)

@@ -52,8 +52,13 @@ def hf_bundle(workload: Workload) -> ModelBundle:
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
         ) from e
     _check_size_keys(config, raw, file)
-    if workload.model.pad_vocab_multiple is not None and getattr(config, "vocab_size", None):
-        config.vocab_size = padded_vocab(int(config.vocab_size), workload.model.pad_vocab_multiple)
+    if (pad := workload.model.pad_vocab_multiple) is not None:
+        vocab = getattr(config, "vocab_size", None)
+        if not vocab:
+            raise WorkloadError.worded(
+                N_("model.pad_vocab_multiple: {path} has no vocab_size to pad"), path=file
+            )
+        config.vocab_size = padded_vocab(int(vocab), pad)
     if not workload.stack.dropout:
         # ``stack.dropout: false``: every dropout probability of the config (hidden_dropout_prob,
         # attention_dropout, resid_pdrop …) set to 0; as written otherwise.
