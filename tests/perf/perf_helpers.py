@@ -16,6 +16,26 @@ SIMPLE_CAL = Calibration(
 )
 
 
+def breakdown(
+    *,
+    parameters: float = 0.0,
+    buffers: float = 0.0,
+    gradients: float = 0.0,
+    optimizer_state: float = 0.0,
+    activations: float = 0.0,
+    temporaries: float = 0.0,
+) -> MemoryBreakdown:
+    """A :class:`MemoryBreakdown` of the bytes given, every other category at 0."""
+    return MemoryBreakdown(
+        parameters_bytes=parameters,
+        buffers_bytes=buffers,
+        gradients_bytes=gradients,
+        optimizer_state_bytes=optimizer_state,
+        activations_bytes=activations,
+        temporaries_bytes=temporaries,
+    )
+
+
 def make_profile(
     *,
     ops: tuple[OpRecord, ...],

@@ -7,12 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf import EstimateRequest, estimate
 from gpuplan.perf.advisor import Advice, Current, advise
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
+from gpuplan.profile.model import ModelShape, Profile
 
 KNOWN = Path(__file__).parent / "fixtures" / "known"
 RTX = get_gpu("RTX-4090")
@@ -22,13 +22,11 @@ def _llm(checkpointing: str = "none") -> Profile:
     """A 3.2e9-parameter bf16 decoder whose peak is its activations and fp32 logits (the advisor
     test's fine-tune, 29.8 GiB allocated): every memory change applies."""
     params = 3 * 2**30
-    peak = MemoryBreakdown(
-        parameters_bytes=2.0 * params,
-        buffers_bytes=0.0,
-        gradients_bytes=0.0,
-        optimizer_state_bytes=4.0 * params,
-        activations_bytes=4 * GIB,
-        temporaries_bytes=8.0 * 2 * 4096 * 128_256,
+    peak = breakdown(
+        parameters=2.0 * params,
+        optimizer_state=4.0 * params,
+        activations=4 * GIB,
+        temporaries=8.0 * 2 * 4096 * 128_256,
     )
     shape = ModelShape(family="decoder", num_layers=28, hidden_size=3072, vocab_size=128_256)
     p = make_profile(ops=(op(flops=1e14),), peak=peak, params=params, batch_size=2, seq_len=4096, shape=shape)

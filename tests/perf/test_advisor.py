@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.advisor import advise
 from gpuplan.perf.estimate import EstimateRequest, estimate, run_estimate
 from gpuplan.perf.links import Link
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, Profile
+from gpuplan.profile.model import ModelShape, Profile
 
 CAL = SIMPLE_CAL
 V100 = get_gpu("V100-SXM2-16GB")
@@ -17,13 +17,12 @@ V100 = get_gpu("V100-SXM2-16GB")
 
 def _cnn(batch: int = 256) -> object:
     # ResNet-50-like fp32 trace: 0.2 GiB of state, 20 GiB of activations at batch 256
-    peak = MemoryBreakdown(
-        parameters_bytes=0.1 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=0.01 * GIB,
-        optimizer_state_bytes=0.1 * GIB,
-        activations_bytes=20.0 * GIB,
-        temporaries_bytes=0.2 * GIB,
+    peak = breakdown(
+        parameters=0.1 * GIB,
+        gradients=0.01 * GIB,
+        optimizer_state=0.1 * GIB,
+        activations=20.0 * GIB,
+        temporaries=0.2 * GIB,
     )
     return make_profile(
         ops=(
@@ -61,14 +60,7 @@ def test_checkpointing_costs_one_forward() -> None:
 
 def test_fused_optimizer_removes_the_foreach_temporary() -> None:
     # Llama-7B-like foreach AdamW peak (ESTIMATION_NOTES 1.7): P 25 + G 25 + O 50 + temp 25 GiB
-    peak = MemoryBreakdown(
-        parameters_bytes=25 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=25 * GIB,
-        optimizer_state_bytes=50 * GIB,
-        activations_bytes=0.0,
-        temporaries_bytes=25 * GIB,
-    )
+    peak = breakdown(parameters=25 * GIB, gradients=25 * GIB, optimizer_state=50 * GIB, temporaries=25 * GIB)
     p = make_profile(
         ops=(op(flops=1e14),), peak=peak, params=6_738_415_616, shape=ModelShape(family="decoder")
     )
@@ -82,13 +74,12 @@ def test_fused_optimizer_removes_the_foreach_temporary() -> None:
 
 
 def test_lora_drops_gradients_and_optimizer_state_and_fits_80gb() -> None:
-    peak = MemoryBreakdown(
-        parameters_bytes=25 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=25 * GIB,
-        optimizer_state_bytes=50 * GIB,
-        activations_bytes=26.5 * GIB,
-        temporaries_bytes=0.5 * GIB,
+    peak = breakdown(
+        parameters=25 * GIB,
+        gradients=25 * GIB,
+        optimizer_state=50 * GIB,
+        activations=26.5 * GIB,
+        temporaries=0.5 * GIB,
     )
     p = make_profile(
         ops=(op("forward", flops=3e13), op("backward", flops=6e13)),
@@ -133,13 +124,8 @@ def _llm_full_finetune_bf16() -> Profile:
     # 8 B × 2 × 4096 × 128,256 = 7.8 GiB (temporaries).
     params = 3 * 2**30  # 3.2e9 parameters, 2 B each = 6 GiB
     logits = 8.0 * 2 * 4096 * 128_256
-    peak = MemoryBreakdown(
-        parameters_bytes=2.0 * params,
-        buffers_bytes=0.0,
-        gradients_bytes=0.0,
-        optimizer_state_bytes=4.0 * params,
-        activations_bytes=4 * GIB,
-        temporaries_bytes=logits,
+    peak = breakdown(
+        parameters=2.0 * params, optimizer_state=4.0 * params, activations=4 * GIB, temporaries=logits
     )
     shape = ModelShape(family="decoder", num_layers=28, hidden_size=3072, vocab_size=128_256)
     return make_profile(
@@ -170,13 +156,12 @@ def test_oom_advice_offers_8bit_adamw_paged_adamw_and_lighter_losses() -> None:
 def _llm_on_two_nodes() -> EstimateRequest:
     # 1.3B-parameter decoder under AMP fp16, DDP over 2 nodes × 8 V100 joined by a slow 10 Gbit/s TCP
     # network the user gave: 2.6 GB of fp16 gradients to all-reduce each step make the network matter.
-    peak = MemoryBreakdown(
-        parameters_bytes=5.2 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=2.6 * GIB,
-        optimizer_state_bytes=10.4 * GIB,
-        activations_bytes=8.0 * GIB,
-        temporaries_bytes=0.2 * GIB,
+    peak = breakdown(
+        parameters=5.2 * GIB,
+        gradients=2.6 * GIB,
+        optimizer_state=10.4 * GIB,
+        activations=8.0 * GIB,
+        temporaries=0.2 * GIB,
     )
     p = make_profile(
         ops=(op("forward", dtype="float16", flops=1e13), op("backward", dtype="float16", flops=2e13)),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.inference import batch_sweep, decode_estimate, kv_cache_bytes_per_token, serving_estimate
-from gpuplan.profile.model import MemoryBreakdown, ModelShape
+from gpuplan.profile.model import ModelShape
 
 CAL = SIMPLE_CAL
 LLAMA7B = ModelShape(
@@ -20,14 +20,7 @@ LLAMA7B = ModelShape(
 
 def _llama_infer() -> object:
     params = 6_738_415_616
-    peak = MemoryBreakdown(
-        parameters_bytes=2.0 * params,
-        buffers_bytes=0.0,
-        gradients_bytes=0.0,
-        optimizer_state_bytes=0.0,
-        activations_bytes=1 * GIB,
-        temporaries_bytes=0.0,
-    )
+    peak = breakdown(parameters=2.0 * params, activations=1 * GIB)
     return make_profile(
         ops=(op("forward", flops=2.0 * params * 2048),),
         peak=peak,
@@ -75,14 +68,7 @@ def test_serving_capacity_and_gpus_needed() -> None:
 
 def test_batch_sweep_scales_latency_and_memory_with_batch() -> None:
     # bs32 forward: 1 TFLOP of bf16 matmul; 0.1 GiB static + 0.05 GiB per sample
-    peak = MemoryBreakdown(
-        parameters_bytes=0.1 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=0.0,
-        optimizer_state_bytes=0.0,
-        activations_bytes=1.6 * GIB,
-        temporaries_bytes=0.0,
-    )
+    peak = breakdown(parameters=0.1 * GIB, activations=1.6 * GIB)
     p = make_profile(ops=(op("forward", flops=1e12, count=10),), peak=peak, task="infer", batch_size=32)
     a100 = get_gpu("A100-SXM4-80GB")
     small, base, big = batch_sweep(p, a100, (8, 32, 64), calibration=CAL)

@@ -4,7 +4,7 @@ ZeRO, and the exposed data-parallel communication of a Megatron-style run agains
 from __future__ import annotations
 
 import pytest
-from perf_helpers import make_profile, op
+from perf_helpers import breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.estimate import estimate
@@ -13,7 +13,7 @@ from gpuplan.perf.roofline import PhaseTimes
 from gpuplan.perf.stages.communication import comm_time
 from gpuplan.perf.stages.memory import sharded_peak_bytes
 from gpuplan.profile.key import trace
-from gpuplan.profile.model import MemoryBreakdown, ModelShape
+from gpuplan.profile.model import ModelShape
 from gpuplan.workload import Workload
 
 A100 = get_gpu("A100-SXM4-80GB")
@@ -22,14 +22,7 @@ N = 1_000_000_000
 SHAPE = ModelShape(family="decoder", num_layers=10, hidden_size=4096, largest_layer_params=100_000_000)
 #: fp16-master at its optimizer-step peak: fp16 weights (2 B), master + AdamW moments (12 B),
 #: fp32 gradient copies (4 B).
-MASTER_PEAK = MemoryBreakdown(
-    parameters_bytes=2.0 * N,
-    buffers_bytes=0.0,
-    gradients_bytes=0.0,
-    optimizer_state_bytes=12.0 * N,
-    activations_bytes=0.0,
-    temporaries_bytes=4.0 * N,
-)
+MASTER_PEAK = breakdown(parameters=2.0 * N, optimizer_state=12.0 * N, temporaries=4.0 * N)
 
 
 def _phases(backward_s: float) -> PhaseTimes:
@@ -95,13 +88,8 @@ def test_a_megatron_style_fp16_run_on_two_nodes_exposes_less_data_parallel_comm_
 
 #: bf16-master (Megatron-LM --bf16) at a forward-end peak: bf16 weights (2 B), the persistent fp32
 #: main gradients (4 B), master + AdamW moments (12 B), and the activations.
-BF16_MASTER_PEAK = MemoryBreakdown(
-    parameters_bytes=2.0 * N,
-    buffers_bytes=0.0,
-    gradients_bytes=4.0 * N,
-    optimizer_state_bytes=12.0 * N,
-    activations_bytes=10.0 * N,
-    temporaries_bytes=0.0,
+BF16_MASTER_PEAK = breakdown(
+    parameters=2.0 * N, gradients=4.0 * N, optimizer_state=12.0 * N, activations=10.0 * N
 )
 
 
@@ -109,14 +97,7 @@ def test_bf16_master_reduces_its_fp32_main_gradients_four_bytes_a_parameter() ->
     # Megatron-LM forces accumulate_allreduce_grads_in_fp32 on for --bf16: 4 B/param on the wire,
     # though the weights are 2 B (a plain bf16 run reduces its 2-byte gradients).
     link = Link.for_gpus(A100, 16, network_gbit_s=400.0)
-    plain_peak = MemoryBreakdown(
-        parameters_bytes=2.0 * N,
-        buffers_bytes=0.0,
-        gradients_bytes=2.0 * N,
-        optimizer_state_bytes=4.0 * N,
-        activations_bytes=0.0,
-        temporaries_bytes=0.0,
-    )
+    plain_peak = breakdown(parameters=2.0 * N, gradients=2.0 * N, optimizer_state=4.0 * N)
     plain = make_profile(ops=(op(flops=1.0),), precision="bf16", peak=plain_peak, shape=SHAPE)
     master = make_profile(ops=(op(flops=1.0),), precision="bf16-master", peak=BF16_MASTER_PEAK, shape=SHAPE)
     assert plain.bytes_per_param == master.bytes_per_param == pytest.approx(2.0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.memory import (
@@ -15,7 +15,6 @@ from gpuplan.perf.memory import (
     peak_at_batch,
     usable_memory_gib,
 )
-from gpuplan.profile.model import MemoryBreakdown
 from gpuplan.vocab import MemoryVerdict
 
 A100 = get_gpu("A100-SXM4-80GB")
@@ -133,13 +132,12 @@ def test_usable_memory_matches_nvidia_smi_totals() -> None:
 
 
 def test_memory_scales_with_batch_as_static_plus_per_sample() -> None:
-    peak = MemoryBreakdown(
-        parameters_bytes=1 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=1 * GIB,
-        optimizer_state_bytes=2 * GIB,
-        activations_bytes=6 * GIB,
-        temporaries_bytes=2 * GIB,
+    peak = breakdown(
+        parameters=1 * GIB,
+        gradients=1 * GIB,
+        optimizer_state=2 * GIB,
+        activations=6 * GIB,
+        temporaries=2 * GIB,
     )
     p = make_profile(ops=(op(flops=1.0),), peak=peak, batch_size=8)
     # static 4 GiB + (6 + 2) GiB / 8 = 1 GiB per sample; at batch 2: 4 + 2 = 6 GiB
@@ -152,14 +150,7 @@ def test_memory_scales_with_batch_as_static_plus_per_sample() -> None:
 
 def test_optimizer_step_peak_does_not_shrink_with_batch() -> None:
     # foreach AdamW peak: no activations, a parameter-sized temporary
-    peak = MemoryBreakdown(
-        parameters_bytes=4 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=4 * GIB,
-        optimizer_state_bytes=8 * GIB,
-        activations_bytes=0.0,
-        temporaries_bytes=4 * GIB,
-    )
+    peak = breakdown(parameters=4 * GIB, gradients=4 * GIB, optimizer_state=8 * GIB, temporaries=4 * GIB)
     p = make_profile(ops=(op(flops=1.0),), peak=peak, batch_size=8)
     assert peak_at_batch(p, 1).total_bytes == pytest.approx(20 * GIB)
     assert not peak_at_batch(p, 16).exact

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, breakdown, make_profile, op
 
 from gpuplan.errors import EstimateError, WorkloadError
 from gpuplan.hardware import get_gpu
@@ -17,7 +17,7 @@ from gpuplan.perf.stages.compute import pipeline_bubble_fraction
 from gpuplan.perf.stages.layout import ModelParallel, data_parallel_link, local_profile
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.perf.workload_request import request_for
-from gpuplan.profile.model import MemoryBreakdown, ModelShape, OpRecord, Profile
+from gpuplan.profile.model import ModelShape, OpRecord, Profile
 from gpuplan.report.estimate import estimate_json
 from gpuplan.vocab import TensorParallelPlan
 from gpuplan.workload import Workload
@@ -45,14 +45,7 @@ OPS = (
     op("backward", flops=200e12 / 3, count=640),
     op("forward", op_class="other", bytes_moved=10e9, count=1000),
 )
-PEAK = MemoryBreakdown(
-    parameters_bytes=4.0 * 7e9,
-    buffers_bytes=0.0,
-    gradients_bytes=4.0 * 7e9,
-    optimizer_state_bytes=8.0 * 7e9,
-    activations_bytes=20 * GIB,
-    temporaries_bytes=0.0,
-)
+PEAK = breakdown(parameters=4.0 * 7e9, gradients=4.0 * 7e9, optimizer_state=8.0 * 7e9, activations=20 * GIB)
 
 
 def _profile() -> Profile:

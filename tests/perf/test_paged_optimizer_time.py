@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.estimate import estimate
 from gpuplan.perf.links import HOST_COPY_EFFICIENCY, host_copy_s
-from gpuplan.profile.model import MemoryBreakdown, Profile
+from gpuplan.profile.model import Profile
 
 CAL = SIMPLE_CAL
 
@@ -20,14 +20,7 @@ def _full_finetune_8b(paged_gib: float) -> Profile:
     # moments in managed memory (outside the allocated peak but inside the optimizer state), 3 GiB
     # of activations.
     params = 8_000_000_000
-    peak = MemoryBreakdown(
-        parameters_bytes=15.0 * GIB,
-        buffers_bytes=0.0,
-        gradients_bytes=0.0,
-        optimizer_state_bytes=15.0 * GIB,
-        activations_bytes=3.0 * GIB,
-        temporaries_bytes=0.0,
-    )
+    peak = breakdown(parameters=15.0 * GIB, optimizer_state=15.0 * GIB, activations=3.0 * GIB)
     p = make_profile(ops=(op(flops=2e14),), peak=peak, params=params, batch_size=2, seq_len=2048)
     return replace(p, paged_optimizer_bytes=paged_gib * GIB)
 

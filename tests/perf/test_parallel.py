@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from perf_helpers import GIB, SIMPLE_CAL, make_profile, op
+from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.estimate import estimate
 from gpuplan.perf.links import Link, all_gather_s, all_reduce_s
 from gpuplan.perf.stages.memory import DEEPSPEED_MIXED_ADAM, sharded_peak_bytes, zero_model_state_bytes
-from gpuplan.profile.model import MemoryBreakdown, ModelShape
+from gpuplan.profile.model import ModelShape
 
 A100 = get_gpu("A100-SXM4-80GB")
 CAL = SIMPLE_CAL
@@ -115,14 +115,7 @@ def test_zero_model_states_match_deepspeed_closed_forms(
 def test_sharded_peak_shards_state_by_stage() -> None:
     # torch AMP layout: fp32 params 4P, grads 4P, AdamW 8P; 2 GiB of activations stay per rank
     p = 1_000_000_000
-    peak = MemoryBreakdown(
-        parameters_bytes=4.0 * p,
-        buffers_bytes=0.0,
-        gradients_bytes=4.0 * p,
-        optimizer_state_bytes=8.0 * p,
-        activations_bytes=2 * GIB,
-        temporaries_bytes=0.0,
-    )
+    peak = breakdown(parameters=4.0 * p, gradients=4.0 * p, optimizer_state=8.0 * p, activations=2 * GIB)
     kw = {"world": 4, "params": p, "largest_layer_params": 100_000_000}
     # ZeRO-1: 4P + 4P + 8P/4 + act = 10e9 + 2 GiB
     assert sharded_peak_bytes(peak, parallelism="zero1", **kw) == pytest.approx(10e9 + 2 * GIB)

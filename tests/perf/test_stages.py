@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from perf_helpers import GIB, make_profile, op
+from perf_helpers import GIB, breakdown, make_profile, op
 
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
@@ -13,7 +13,7 @@ from gpuplan.perf.stages.compute import compute_time
 from gpuplan.perf.stages.layout import ModelParallel, lay_out
 from gpuplan.perf.stages.memory import gpu_memory
 from gpuplan.perf.stages.spread import step_spread
-from gpuplan.profile.model import MemoryBreakdown, ModelShape
+from gpuplan.profile.model import ModelShape
 
 A100 = get_gpu("A100-SXM4-80GB")
 CAL = Calibration(
@@ -25,14 +25,7 @@ CAL = Calibration(
 )
 #: A 7B-class decoder (32 layers, 32 heads, h = 4096) at 4,096 tokens: 100 TFLOP per micro-batch.
 SHAPE = ModelShape(family="decoder", num_layers=32, hidden_size=4096, num_attention_heads=32, num_kv_heads=32)
-PEAK = MemoryBreakdown(
-    parameters_bytes=4.0 * 7e9,
-    buffers_bytes=0.0,
-    gradients_bytes=4.0 * 7e9,
-    optimizer_state_bytes=8.0 * 7e9,
-    activations_bytes=20 * GIB,
-    temporaries_bytes=0.0,
-)
+PEAK = breakdown(parameters=4.0 * 7e9, gradients=4.0 * 7e9, optimizer_state=8.0 * 7e9, activations=20 * GIB)
 
 
 def _request() -> EstimateRequest:

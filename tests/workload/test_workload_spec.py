@@ -138,6 +138,15 @@ def test_exactly_one_model_source() -> None:
     assert "got none" in _error(_base(model={}))
 
 
+def test_a_key_of_a_section_given_outside_it_says_where_it_belongs() -> None:
+    assert _error(_base(pad_vocab_multiple=8)) == (
+        "unknown key 'pad_vocab_multiple' here; it belongs in model: (model.pad_vocab_multiple)"
+    )
+    assert "it belongs in inputs: (inputs.batch_size)" in _error(_base(batch_size=4))
+    # a key no section has keeps the list of the known ones
+    assert "known keys:" in _error(_base(batchsize=4))
+
+
 def test_pad_vocab_multiple_is_for_models_with_a_vocabulary_that_gpuplan_builds() -> None:
     w = Workload.from_dict(_base(model={"preset": "gpt2", "pad_vocab_multiple": 8}))
     assert w.model.pad_vocab_multiple == 8

@@ -88,6 +88,7 @@ __all__ = [
     "alignment_elements",
     "attention_multiplier",
     "gemm_multiplier",
+    "misaligned_rate",
     "tile_rate",
 ]
 
@@ -121,6 +122,11 @@ def alignment_elements(dtype: str) -> int:
     16 for FP8, 4 for TF32)."""
     size = 1 if dtype.startswith("float8") else _ELEMENT_BYTES.get(dtype, 4)
     return _ALIGNMENT_BYTES // size
+
+
+def misaligned_rate(architecture: str) -> float:
+    """The rate a misaligned tensor-core GEMM runs at on ``architecture``, over the aligned rate."""
+    return 1.0 if architecture in ALIGNMENT_FREE_ARCHITECTURES else MISALIGNED_RATE
 
 
 def _misaligned(m: int, n: int, k: int, elements: int, backward: bool) -> bool:

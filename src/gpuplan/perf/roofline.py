@@ -36,11 +36,10 @@ from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.gemm import (
-    ALIGNMENT_FREE_ARCHITECTURES,
-    MISALIGNED_RATE,
     alignment_elements,
     attention_multiplier,
     gemm_multiplier,
+    misaligned_rate,
     scaled_shapes,
 )
 from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile
@@ -140,17 +139,15 @@ def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: st
             backward=op.op.endswith("_backward"),
         )
     # Misaligned operands slow a tensor-core GEMM down (``perf/gemm.py``); the FP32 path has no
-    # tensor cores, and Hopper's cuBLAS pays nothing.
-    tensor_path = op.dtype != "float32" or path == "tf32"
-    misaligned_rate = 1.0 if gpu.architecture in ALIGNMENT_FREE_ARCHITECTURES else MISALIGNED_RATE
+    # tensor cores to fall back from.
     return op.flops * gemm_multiplier(
         op.shapes,
         gpu.sm_count,
         k_overhead=cal.gemm_k_overhead,
         tile_overhead=cal.gemm_tile_overhead,
-        alignment=alignment_elements(op.dtype) if tensor_path else 0,
+        alignment=alignment_elements(op.dtype) if path != "fp32" else 0,
         backward=op.phase == "backward",
-        misaligned_rate=misaligned_rate,
+        misaligned_rate=misaligned_rate(gpu.architecture),
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -62,6 +62,16 @@ class Spec(BaseModel):
                     known.append(info.alias)
             for key in data:
                 if str(key) not in known:
+                    section = cls._section_holding(str(key))
+                    if section:
+                        # batch_size at the top, pad_vocab_multiple beside model: say where it goes.
+                        raise ValueError(
+                            Phrase(
+                                N_("unknown key {key!r} here; it belongs in {section}: ({section}.{key})"),
+                                key=key,
+                                section=section,
+                            )
+                        )
                     hint = closest(str(key), known)
                     if hint:
                         raise ValueError(
@@ -76,6 +86,16 @@ class Spec(BaseModel):
                         Phrase(N_("unknown key {key!r}; known keys: {names}"), key=key, names=listed(shown))
                     )
         return data
+
+    @classmethod
+    def _section_holding(cls, key: str) -> str | None:
+        """The name of this spec's sub-section (a field whose type is a :class:`Spec`) that has a
+        field ``key``; None when none has."""
+        for name, info in cls.model_fields.items():
+            for kind in (info.annotation, *get_args(info.annotation)):
+                if isinstance(kind, type) and issubclass(kind, Spec) and key in kind.model_fields:
+                    return info.alias or name
+        return None
 
 
 _BOUNDS = {"greater_than_equal": "≥", "greater_than": ">", "less_than_equal": "≤", "less_than": "<"}
