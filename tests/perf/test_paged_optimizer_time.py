@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 
 import pytest
@@ -58,3 +59,30 @@ def test_a_slower_host_link_pays_more() -> None:
     v100 = get_gpu("V100-PCIE-16GB")
     rtx = get_gpu("RTX-4090")
     assert host_copy_s(GIB, v100) == pytest.approx(2.0 * host_copy_s(GIB, rtx))
+
+
+def _table_text(profile: Profile, *gpus: str) -> str:
+    from rich.console import Console
+
+    from gpuplan.perf.sweep import EstimateOutcome
+    from gpuplan.report.estimate import estimate_view
+
+    outcomes = [
+        EstimateOutcome(gpu=g, gpu_count=1, estimate=estimate(profile, get_gpu(g), calibration=CAL))
+        for g in gpus
+    ]
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(estimate_view(profile, outcomes, CAL))
+    return console.export_text()
+
+
+def test_the_table_shows_the_paging_only_where_a_gpu_pays_it() -> None:
+    profile = _full_finetune_8b(15.0)
+    paged = estimate(profile, get_gpu("RTX-4090"), calibration=CAL).optimizer_paging_s
+    text = _table_text(profile, "RTX-4090", "H100-SXM")
+    assert any(line.rstrip().endswith("paging") for line in text.splitlines())  # the last column
+    rtx_line = next(line for line in text.splitlines() if "RTX-4090" in line)
+    h100_line = next(line for line in text.splitlines() if "H100-SXM" in line)
+    assert 0.1 < paged < 1.0 and f"{paged * 1e3:.3g} ms" in rtx_line and h100_line.rstrip().endswith("—")
+    # A workload that never pages has no such column.
+    assert "paging" not in _table_text(_full_finetune_8b(0.0), "H100-SXM")

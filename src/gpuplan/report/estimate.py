@@ -464,11 +464,17 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
     table.add_column(_("step time"), justify="right", overflow="fold")
     table.add_column(_("throughput ({unit})").format(unit=short), justify="right", overflow="fold")
     table.add_column(_("job time"), justify="right", overflow="fold")
+    # A paged optimizer's spilled state crossing PCIe is part of the step time: shown as a column
+    # of its own only where some GPU pays it (most workloads never page).
+    paging = any(o.estimate is not None and o.estimate.optimizer_paging_s > 0 for o in outcomes)
+    if paging:
+        table.add_column(_("paging"), justify="right", overflow="fold")
     for o in outcomes:
         name = o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}"
         e = o.estimate
         if e is None:
-            table.add_row(name, Text(_("n/a"), style="red"), Text(o.error or "", style="red"), "", "", "")
+            empty = ("",) * (4 if paging else 3)
+            table.add_row(name, Text(_("n/a"), style="red"), Text(o.error or "", style="red"), *empty)
             continue
         mem = (
             f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
@@ -490,7 +496,10 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             thr = f"{thr} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
             if e.job_time_h is not None:
                 job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
-        table.add_row(name, fits, Text(mem), Text(mark + step), Text(thr), Text(job))
+        cells = [Text(mem), Text(mark + step), Text(thr), Text(job)]
+        if paging:
+            cells.append(Text(_time(e.optimizer_paging_s) if e.optimizer_paging_s > 0 else "—"))
+        table.add_row(name, fits, *cells)
     return table
 
 
