@@ -93,16 +93,16 @@ SMALLEST_NVLINK_BOARD = 4
 #: GPUs per node from which an SXM/OAM node is taken as an NVSwitch board when its catalog entry
 #: does not say (the 8-GPU HGX baseboards).
 SWITCHED_FROM_GPUS = 8
-#: Architectures whose 8-GPU SXM2 boards join the GPUs directly, with no NVSwitch: the HGX-1 /
-#: DGX-1 "hybrid cube-mesh" of eight P100 or V100 ("a cube with GPUs at its corners and with all
-#: twelve edges connected through NVLink (some edges have two NVLink connections), and with two of
-#: the six faces having their diagonals connected as well … three interwoven rings of single NVLink
-#: connections": NVIDIA's DGX-1 (Tesla V100) system description, section "DGX-1 NVLink Network
-#: Topology for Efficient Application Scaling", as reproduced at https://www.iitr.ac.in/dgx, read
-#: 2026-12-03). AWS p3.16xlarge and p3dn.24xlarge are that board. NVSwitch came with the 16-GPU
-#: HGX-2 (V100) and is on every 8-GPU board from the HGX A100 on (the NVIDIA AI Enterprise page
-#: above), so a node of :data:`SWITCHED_FROM_GPUS` of these GPUs is a direct board of its GPUs
-#: unless its entry says NVSwitch, and one of :data:`HGX2_GPUS` or more is switched.
+#: Architectures whose 8-GPU SXM2 boards join the GPUs directly, with no NVSwitch: the HGX-1 / DGX-1 "hybrid
+#: cube-mesh" of eight P100 or V100 ("a cube with GPUs at its corners and with all twelve edges connected
+#: through NVLink (some edges have two NVLink connections), and with two of the six faces having their
+#: diagonals connected as well … three interwoven rings of single NVLink connections": NVIDIA, "NVIDIA DGX-1
+#: System Architecture" white paper, WP-08437-001, section 3.1 "DGX-1 NVLink Network Topology for Efficient
+#: Application Scaling"; its V100 edition's text read at the reproduction https://www.iitr.ac.in/dgx,
+#: 2026-12-03). AWS p3.16xlarge and p3dn.24xlarge are that board. NVSwitch came with the 16-GPU HGX-2 (V100)
+#: and is on every 8-GPU board from the HGX A100 on (the NVIDIA AI Enterprise page above), so a node of
+#: :data:`SWITCHED_FROM_GPUS` of these GPUs is a direct board of its GPUs unless its entry says NVSwitch, and
+#: one of :data:`HGX2_GPUS` or more is switched.
 MESH_ARCHITECTURES = frozenset({"Pascal", "Volta"})
 HGX2_GPUS = 16
 #: Architectures whose OAM platform joins eight GPUs in a full mesh, with no switch: "The GPUs are
