@@ -263,3 +263,20 @@ def test_a_generated_trace_takes_a_seed_and_token_counts_a_trace_can_hold(
     result = CliRunner().invoke(app, ["simulate", "trace", "bursty", "--out", str(tmp_path / "t.csv"), *args])
     assert result.exit_code == 2 and says in result.output, result.output
     assert not (tmp_path / "t.csv").exists()
+
+
+def test_names_that_look_like_console_markup_are_printed_as_written(tmp_path: Path) -> None:
+    # A price file's rejected rows are listed with their names: "[/x]" closed no tag and the
+    # listing ended in Rich's MarkupError (a traceback); ":smile:" became an emoji.
+    from typer.testing import CliRunner
+
+    names = ["[red]evil[/x]", "[/]gpu[bold]:smile:"]
+    header = "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,Region,GpuInfo,SpotPrice"
+    csv = tmp_path / "prices.csv"
+    csv.write_text("\n".join([header, *(f"{n},V100,8.0,92.0,448.0,6.32,us-east-1,," for n in names)]) + "\n")
+    args = ["--db", str(tmp_path / "c.sqlite"), "catalog", "import", "--format", "skypilot", str(csv)]
+    res = CliRunner().invoke(app, [*args, "--provider", "lambda"])
+    # The refusal itself (one line through the entry point, as the other tests here check).
+    assert res.exit_code == 1 and "nothing was imported" in str(res.exception), res.output
+    # The rejection table, before the refusal: both names whole, no emoji.
+    assert all(n in res.stdout for n in names) and "😄" not in res.stdout, res.stdout

@@ -130,12 +130,16 @@ def resolve_usd_per_cny(usd_per_cny: float | None, cny_per_usd: float | None) ->
 
 
 def console(*, stderr: bool = False) -> Console:
-    """A Rich console: the terminal's width, else ``COLUMNS``, else :data:`PIPED_WIDTH` when piped."""
+    """A Rich console: the terminal's width, else ``COLUMNS``, else :data:`PIPED_WIDTH` when piped.
+
+    Strings are printed as written: no console markup, no emoji codes. Names in a table come from
+    files others wrote (catalogs, plans, workloads), and ``[/x]`` or ``:smile:`` in one is text, not
+    a style (markup made such a name a traceback); styles are set on ``Text`` objects instead."""
     from rich.console import Console
 
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty():
-        return Console(stderr=stderr)
+        return Console(stderr=stderr, markup=False, emoji=False)
     columns = os.environ.get("COLUMNS", "")
     width = int(columns) if columns.isdigit() and int(columns) >= 40 else PIPED_WIDTH
-    return Console(stderr=stderr, width=width)
+    return Console(stderr=stderr, width=width, markup=False, emoji=False)

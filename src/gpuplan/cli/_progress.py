@@ -22,7 +22,7 @@ def spinner(first: str, *, quiet: bool = False) -> Iterator[Callable[[str], None
         return
     from rich.console import Console
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, markup=False, emoji=False)
     if not err.is_terminal:
         yield _unchanged
         return
@@ -30,7 +30,8 @@ def spinner(first: str, *, quiet: bool = False) -> Iterator[Callable[[str], None
 
     with Progress(
         SpinnerColumn(),
-        TextColumn("{task.description}"),
+        # The caption names the user's workload: its text, never markup.
+        TextColumn("{task.description}", markup=False),
         TimeElapsedColumn(),
         console=err,
         transient=True,

@@ -82,11 +82,15 @@ def bench(
         raise typer.BadParameter(
             _("{device} is not cpu or cuda").format(device=repr(device)), param_hint="--device"
         )
-    err = Console(stderr=True)
+    err = Console(stderr=True, markup=False, emoji=False)
     # A progress bar on a terminal only; piped or redirected output stays quiet.
     if err.is_terminal:
         with Progress(
-            TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), console=err, transient=True
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
         ) as bar:
             task = bar.add_task("bench", total=None)
 

@@ -13,6 +13,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
+from rich.text import Text
 
 from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.places import place
@@ -116,18 +117,21 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         where = f"{place(o.provider, o.region)}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
         cost = m.format(o.total_cost_usd)
         band = m.format_range(o.total_cost_usd_low, o.total_cost_usd_high)
-        row = [f"{rank}{''.join(sorted((marks[f] for f in o.flags if f in marks), key=_MARKS.index))}", where]
+        row: list[str | Text] = [
+            f"{rank}{''.join(sorted((marks[f] for f in o.flags if f in marks), key=_MARKS.index))}",
+            Text(where),
+        ]
         if layout < 2:
             row.append(gpus)
         row += [pricing_name(o.pricing), format_hours(o.job_time_h)]
-        row += [cost, band] if layout == 0 else [f"{cost}\n[dim]{band}[/dim]"]
+        row += [cost, band] if layout == 0 else [Text.assemble(cost, "\n", (band, "dim"))]
         if with_miss:
             miss = o.deadline_miss_probability
             row.append(format_percent(miss) if miss is not None else "—")
         if o.unknown_facts:
             # Under the instance: the facts costed at their conservative bound, and the best case,
             # in lines no wider than the names above (so that the column keeps its width).
-            row[1] += "\n[yellow]" + _wrapped(unknowns_cell(o), width) + "[/yellow]"
+            row[1] = Text.assemble(where, "\n", (_wrapped(unknowns_cell(o), width), "yellow"))
         table.add_row(*row)
     return table
 
@@ -242,8 +246,6 @@ def stale_warning(plan: Plan) -> str:
 
 def _price_line(plan: Plan, rec: Option) -> list[Any]:
     """The recommended price with its age; a stale or low-confidence one flagged in yellow."""
-    from rich.text import Text
-
     lines: list[Any] = [
         Text(
             "  "
@@ -262,8 +264,6 @@ def _price_line(plan: Plan, rec: Option) -> list[Any]:
 
 
 def _recommended(plan: Plan) -> list[Any]:
-    from rich.text import Text
-
     rec = plan.recommended
     lines: list[Any] = [
         Text.assemble(
