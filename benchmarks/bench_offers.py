@@ -10,7 +10,8 @@ absolute seconds, are what compares across machines. Not a test: it asserts noth
 Then the targets of the full snapshot, each a whole process against ``python -c "import gpuplan"``
 measured in the same run (wall, CPU and peak memory; ``_process.py``): first use (create and seed a
 new database, ``catalog info --json``) under 3 s, and ``offers --json --all-regions`` under 0.5 s;
-with them ``gpuplan --help`` and ``offers --gpu H100`` (the table). The commands run with Python's
+with them ``gpuplan --help``, ``offers --gpu H100`` (the table) and ``offers --all-regions`` (the
+whole market as a table, at the 120 columns of piped output). The commands run with Python's
 bytecode cache on, warmed once, as an installed package runs (``PYTHONDONTWRITEBYTECODE`` would
 compile every module at every start). ``--baseline SRC`` runs the same commands on another source
 tree too (``git archive main src | tar -x -C /tmp/main``, then ``--baseline /tmp/main/src``),
@@ -77,6 +78,7 @@ def _targets(db: str, tmp: Path, repeat: int, baseline: Path | None) -> str:
             "--db", db, "offers", "--json", "--all-regions"
         ),
         "offers --gpu H100 (table)": lambda db, _fresh: gpuplan("--db", db, "offers", "--gpu", "H100"),
+        "offers --all-regions (table)": lambda db, _fresh: gpuplan("--db", db, "offers", "--all-regions"),
     }
     limits = {FIRST_USE: 3.0, "offers --json --all-regions": 0.5}
     for tree, src in trees.items():  # warm: the database, then every command's bytecode

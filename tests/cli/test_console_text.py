@@ -1,0 +1,73 @@
+"""How tables reach the terminal: a wide listing is measured on the rows that hold each column's
+widest cell, to the same width Rich measures on every row (the layout chosen for 8,000 offers is
+the one chosen before); and text is printed as written, brackets and colons included."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+from gpuplan.report.common import house_table, widest_rows
+
+WORDS = ["a", "p5en.48xlarge", "华为云/cn-north-4", ":smile:", "8× H100", "2025-03–2026-12-02", "—"]
+#: Markup a console that reads it takes as style ("[b]…[/b]" is one cell narrower per pair) and
+#: text one that does not (gpuplan's console): "[/x]" is only text to the latter.
+MARKUP = {True: "[bold]wide[/bold]", False: "[/x]"}
+
+
+def _table(rng: random.Random, rows: int, *, max_width: int | None, markup: bool) -> Table:
+    words = [*WORDS, MARKUP[markup]]
+    table = house_table()
+    table.add_column("provider", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("notes", max_width=max_width, overflow="fold")
+    for _ in range(rows):
+        cells: list[str | Text] = []
+        for _col in range(3):
+            text = "\n".join(
+                " ".join(rng.choices(words, k=rng.randint(1, 4))) for _ in range(rng.randint(1, 3))
+            )
+            cells.append(Text(text) if rng.random() < 0.5 else text)
+        table.add_row(*cells)
+    return table
+
+
+@pytest.mark.parametrize("markup", [False, True])
+@pytest.mark.parametrize("seed", range(6))
+def test_the_widest_rows_measure_as_wide_as_every_row(seed: int, markup: bool) -> None:
+    rng = random.Random(seed)
+    console = Console(file=io.StringIO(), width=80, markup=markup, emoji=markup)
+    options = console.options.update_width(10_000)
+    table = _table(rng, 300, max_width=rng.choice([None, 28]), markup=markup)
+    probe = widest_rows(console, table)
+    assert len(probe.rows) <= 3 < len(table.rows)
+    assert Measurement.get(console, options, probe) == Measurement.get(console, options, table)
+    # The table itself is untouched.
+    assert len(table.rows) == 300 and all(len(c._cells) == 300 for c in table.columns)
+
+
+def test_a_cell_that_is_not_text_keeps_the_whole_table() -> None:
+    console = Console(file=io.StringIO(), width=80)
+    table = house_table()
+    table.add_column("x")
+    for i in range(10):
+        table.add_row(Table(str(i)) if i == 3 else str(i))
+    assert widest_rows(console, table) is table
+
+
+def test_brackets_in_a_fix_are_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    # The doctor's fix "pip install 'gpuplan[nvml]'" printed as "pip install 'gpuplan'": the
+    # console took "[nvml]" for a style.
+    from gpuplan.cli._i18n import console
+    from gpuplan.machine.findings import Finding, Severity
+    from gpuplan.report.machine import doctor_table
+
+    fix = "pip install 'gpuplan[nvml]' to check driver, ECC, clocks and PCIe"
+    console().print(doctor_table([Finding(check="driver", severity=Severity.INFO, message="m", fix=fix)]))
+    assert "pip install 'gpuplan[nvml]'" in " ".join(capsys.readouterr().out.split())
