@@ -58,7 +58,7 @@ def _assert_fits_and_whole(lines: list[str], width: int, identifiers: set[str]) 
     assert not cut, f"cut or wrapped at {width} columns: {cut}"
 
 
-#: The whole market (8,000 offers, ~30 s of table rendering) once, at the narrowest console in the
+#: The whole market (8,000 offers, ~10 s of table rendering) once, at the narrowest console in the
 #: wider script; the other width x language pairs on every H100 offer (450 rows from 19 providers).
 _OFFER_CASES = [
     (width, lang, () if (width, lang) == (80, "zh") else ("--gpu", "h100"))
