@@ -72,8 +72,14 @@ def estimate_cmd(
         # "--gpu H100,L40S" as "--gpu H100 --gpu L40S"; every name checked before the trace, so a
         # typo costs one line at once, not a trace first.
         gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
-        for g in gpu:
-            parse_gpu_spec(g)
+        named = [parse_gpu_spec(g)[0] for g in gpu]
+        # Every GPU named lacks the precision's tensor cores (fp8 on an A100): the one line the
+        # estimate would end in, said before a trace of seconds to minutes.
+        from gpuplan.perf.roofline import precision_refusal
+
+        refusals = [r for g in named if (r := precision_refusal(workload.precision.value, g)) is not None]
+        if refusals and len(refusals) == len(named):
+            raise refusals[0]
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:

@@ -54,6 +54,7 @@ __all__ = [
     "op_seconds",
     "op_time_s",
     "phase_times",
+    "precision_refusal",
 ]
 
 _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
@@ -67,6 +68,25 @@ _NEEDS = {
     "fp32": N_("{gpu} has no published FP32 peak (no public datasheet); choose another GPU"),
 }
 _LACKS = N_("{gpu} lacks the {path} path")
+#: The tensor-core path a workload's precision puts its matmuls on (its traced dtypes); fp32 and
+#: tf32 name none a GPU could lack.
+_PRECISION_PATHS = {
+    "fp8": "fp8",
+    "amp-bf16": "bf16",
+    "bf16": "bf16",
+    "bf16-master": "bf16",
+    "amp-fp16": "fp16",
+    "fp16-master": "fp16",
+}
+
+
+def precision_refusal(precision: str, gpu: GPU) -> EstimateError | None:
+    """Why ``gpu`` cannot run a workload of ``precision`` at all — the error its estimate would end
+    in, known before the trace (an fp8 workload on an A100); None if it has the path."""
+    path = _PRECISION_PATHS.get(precision)
+    if path is None or gpu.peak_tflops(path) is not None:
+        return None
+    return EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
 
 
 def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
