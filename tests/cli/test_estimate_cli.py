@@ -325,3 +325,19 @@ def test_the_estimate_states_its_stack_and_shows_the_stock_and_tuned_levels(
     zh = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h100-sxm", "--lang", "zh"])
     assert zh.exit_code == 0, zh.output
     assert "软件栈" in zh.output and "原生 PyTorch" in " ".join(zh.output.split())
+
+
+def test_why_a_gpu_cannot_run_it_is_a_line_under_the_table(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # The workload is amp-bf16: a T4 has no BF16 tensor cores. Its sentence used to sit in the
+    # memory column, widening it until the ranges no longer fitted.
+    r = CliRunner().invoke(
+        app, ["estimate", str(workload_file), "--gpu", "T4", "--gpu", "H100-SXM"], env={"COLUMNS": "120"}
+    )
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    t4 = next(line for line in lines if line.strip().startswith("T4"))
+    assert t4.split() == ["T4", "n/a"]
+    assert "T4: bf16 needs Ampere or newer; T4 has no BF16 tensor cores (use amp-fp16)" in lines
+    assert "point [low–high]" in r.stdout  # the ranges still fit at 120 columns

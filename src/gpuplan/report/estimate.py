@@ -394,6 +394,12 @@ def _input_bound_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     return Text("\n".join(said), style="dim") if said else None
 
 
+def _cannot_run_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    """Under the table: why each "n/a" GPU cannot run the workload, one line each."""
+    lines = [f"{_gpus(o)}: {o.error}" for o in outcomes if o.estimate is None and o.error]
+    return Text("\n".join(lines), style="red") if lines else None
+
+
 def _notes_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     """Under the table: every other note the estimates carry (what was assumed, bounded or flagged),
     each once, with the GPUs it concerns where it does not concern them all. The host's notes are
@@ -473,8 +479,10 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
         name = o.gpu if o.gpu_count == 1 else f"{o.gpu} ×{o.gpu_count}"
         e = o.estimate
         if e is None:
-            empty = ("",) * (4 if paging else 3)
-            table.add_row(name, Text(_("n/a"), style="red"), Text(o.error or "", style="red"), *empty)
+            # Why it cannot run there is a sentence: said under the table (_cannot_run_line), so
+            # that it does not widen a column of figures.
+            empty = ("",) * (5 if paging else 4)
+            table.add_row(name, Text(_("n/a"), style="red"), *empty)
             continue
         mem = (
             f"{e.peak_memory_gib:.1f} [{e.peak_memory_gib_low:.1f}–{e.peak_memory_gib_high:.1f}]"
@@ -653,6 +661,8 @@ def estimate_view(
         [partial(_summary_table, outcomes, unit, True), partial(_summary_table, outcomes, unit, False)]
     )
     parts: list[Any] = [head, summary]
+    if (line := _cannot_run_line(outcomes)) is not None:
+        parts.append(line)
     if (line := _anchor_line(outcomes)) is not None:
         parts.append(line)
     if (line := _input_host_line(outcomes)) is not None:
