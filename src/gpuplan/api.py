@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
     from gpuplan.workload.stack import Stack
 
-__all__ = ["EstimateReport", "InstanceLinks", "StackLevelReport", "estimate", "instance_links", "plan"]
+__all__ = [
+    "EstimateReport",
+    "InstanceLinks",
+    "StackLevelReport",
+    "estimate",
+    "instance_links",
+    "plan",
+    "refuse_unrunnable",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -122,6 +130,21 @@ def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:
     return load_workload(workload)
 
 
+def refuse_unrunnable(workload: Workload | str | Path | dict[str, Any], gpus: Sequence[str] | None) -> None:
+    """Raise, before any trace, the error each named GPU's estimate would end in when none of them
+    has the tensor cores the workload's precision needs (fp8 on an A100, bf16 on a T4): one line at
+    once instead of a trace of seconds to minutes first. Nothing when one has, or none is named."""
+    if not gpus:
+        return
+    from gpuplan.hardware import parse_gpu_spec
+    from gpuplan.perf.roofline import precision_refusal
+
+    precision = _workload(workload).precision.value
+    refusals = [r for g in gpus if (r := precision_refusal(precision, parse_gpu_spec(g)[0])) is not None]
+    if len(refusals) == len(gpus):
+        raise refusals[0]
+
+
 def estimate(
     workload: Workload | str | Path | dict[str, Any],
     gpus: Sequence[str] | None = None,
@@ -169,6 +192,8 @@ def estimate(
 
     w = _workload(workload)
     specs = [parse_gpu_spec(g) for g in gpus] if gpus else [(g, None) for g in all_gpus()]
+    if profile is None:
+        refuse_unrunnable(w, gpus)
     prof = profile if profile is not None else trace_profile(w, cache)
     cal = load_calibration().with_measurements(measurements)
 

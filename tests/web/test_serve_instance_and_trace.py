@@ -168,3 +168,23 @@ def test_an_image_estimate_without_an_instance_bounds_its_slow_end_on_a_typical_
     # 256 images ÷ (the typical host's vCPUs × 50 images/s per vCPU) at the slow end.
     assert row["step_time_s_high"] == pytest.approx(256 / (host["vcpus_per_gpu"] * 50.0))
     assert row["input_bound"] is False
+
+
+def test_gpus_that_cannot_run_the_precision_are_refused_before_the_trace(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuplan.web.service as web_service
+
+    def no_trace(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("traced a workload no named GPU can run")
+
+    monkeypatch.setattr(web_service, "_profile", no_trace)
+    workload = {**bert_workload(), "precision": "fp8"}
+    body = {"workload": workload, "gpus": ["A100-SXM4-80GB", "V100-SXM2-16GB"]}
+    before = _jobs(service)
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    # Refused when it comes in (the service's status for an estimate error), no job queued.
+    assert r.status_code == 422 and _jobs(service) == before, r.text
+    assert r.json()["error"] == (
+        "fp8 needs Hopper/Ada; A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
+    )

@@ -60,7 +60,7 @@ def estimate_cmd(
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
-    from gpuplan.api import estimate
+    from gpuplan.api import estimate, refuse_unrunnable
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
@@ -72,14 +72,10 @@ def estimate_cmd(
         # "--gpu H100,L40S" as "--gpu H100 --gpu L40S"; every name checked before the trace, so a
         # typo costs one line at once, not a trace first.
         gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
-        named = [parse_gpu_spec(g)[0] for g in gpu]
-        # Every GPU named lacks the precision's tensor cores (fp8 on an A100): the one line the
-        # estimate would end in, said before a trace of seconds to minutes.
-        from gpuplan.perf.roofline import precision_refusal
-
-        refusals = [r for g in named if (r := precision_refusal(workload.precision.value, g)) is not None]
-        if refusals and len(refusals) == len(named):
-            raise refusals[0]
+        for g in gpu:
+            parse_gpu_spec(g)
+        # Every GPU named lacks the precision's tensor cores (fp8 on an A100): that line now.
+        refuse_unrunnable(workload, gpu)
     # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
     store = open_cache(settings(ctx).db)
     try:

@@ -339,15 +339,24 @@ def catalog_refresh(
 
 
 def _answer(
-    request: Request, caller: Caller, kind: str, body: Any, compute: Any, cache_key: str | None = None
+    request: Request,
+    caller: Caller,
+    kind: str,
+    body: Any,
+    compute: Any,
+    cache_key: str | None = None,
+    check: Any = None,
 ) -> Any:
-    """At once when the profile is cached, else a queued job."""
+    """At once when the profile is cached, else a queued job; ``check(store, body, workload)``
+    refuses a request before either."""
     from gpuplan.i18n import use_language
     from gpuplan.web.service import materialize, profile_cached
 
     store = _store(request)
     with use_language(caller.lang):
         workload = materialize(body.workload, body.hf_config_json, _scratch(request))
+        if check is not None:
+            check(store, body, workload)
         if not profile_cached(store, workload):
             return _queue(request, caller, kind, body, cache_key)
         return compute(store, body, workload)
@@ -357,15 +366,20 @@ def _answer(
 def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
     """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``), on a named
     instance type's GPU and links with ``instance`` (``--instance``)."""
+    from gpuplan.api import instance_links, refuse_unrunnable
     from gpuplan.web.service import estimate_document
 
     if body.instance is not None:
-        from gpuplan.api import instance_links
         from gpuplan.i18n import use_language
 
         with use_language(caller.lang):  # an unknown instance type is refused now, not in a job
             instance_links(_store(request), body.instance)
-    return _answer(request, caller, "estimate", body, estimate_document)
+
+    def runnable(store: Any, req: EstimateRequest, workload: Any) -> None:
+        # GPUs that all lack the precision's tensor cores (fp8 on an A100): refused now, not in a job.
+        refuse_unrunnable(workload, instance_links(store, req.instance, gpus=req.gpus).gpus)
+
+    return _answer(request, caller, "estimate", body, estimate_document, check=runnable)
 
 
 @router.post("/plan", response_model=PlanDocument, responses=_JOB)
