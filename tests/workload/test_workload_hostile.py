@@ -204,3 +204,13 @@ def test_fuzzed_workload_text_loads_or_fails_in_one_own_line(tmp_path: Path, tex
     path = tmp_path / "t.yaml"
     path.write_text(GOOD + text, encoding="utf-8")
     _assert_own_one_line(path)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "---\n"])
+def test_a_file_with_no_workload_says_so(tmp_path: Path, text: str) -> None:
+    # It said "expected a mapping of workload fields (got NoneType)".
+    path = tmp_path / "w.yaml"
+    path.write_text(text, encoding="utf-8")
+    line = _one_line(path)
+    assert line.endswith("holds no workload (empty or comments only); write name, task, model, inputs"), line
+    assert "NoneType" not in line

@@ -625,6 +625,11 @@ class Workload(Spec):
         p = Path(path)
         text = read_text(p, what="workload file", max_bytes=MAX_DOCUMENT_BYTES, error=WorkloadError)
         data = load_yaml(text, source=str(p), error=WorkloadError)
+        if data is None:
+            raise WorkloadError.worded(
+                N_("{path} holds no workload (empty or comments only); write name, task, model, inputs"),
+                path=p,
+            )
         if not isinstance(data, dict):
             raise WorkloadError.worded(
                 N_("{path}: expected a mapping of workload fields (got {type})"),
