@@ -234,7 +234,8 @@ def test_only_gpus_that_cannot_run_it_is_one_line_and_exit_1(tmp_path: Path) -> 
     )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
-        "error: fp8 needs Hopper/Ada; A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
+        "error: fp8 needs Ada, Hopper or Blackwell; "
+        "A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
     ]
 
 

@@ -74,7 +74,7 @@ def test_fp8_workload_on_a100_is_a_one_line_error() -> None:
         precision="fp8",
         ops=tuple(replace(o, dtype="float8_e4m3fn") if o.op_class == "matmul" else o for o in p.ops),
     )
-    with pytest.raises(EstimateError, match="fp8 needs Hopper/Ada; A100-SXM4-80GB has no FP8"):
+    with pytest.raises(EstimateError, match="fp8 needs Ada, Hopper or Blackwell; A100-SXM4-80GB has no FP8"):
         estimate(fp8, get_gpu("A100-SXM4-80GB"))
     # FP8 GEMMs run at twice the BF16 peak: the GPU's work shrinks (the step may stay host-bound)
     assert estimate(fp8, get_gpu("H100-SXM")).phases.total_s < estimate(p, get_gpu("H100-SXM")).phases.total_s

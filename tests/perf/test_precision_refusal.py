@@ -43,3 +43,21 @@ def test_the_refusal_before_the_trace_is_the_estimates_own(precision: str) -> No
     # fp8 and bf16 leave out the older GPUs; fp32 and tf32 leave out none that has a datasheet.
     if precision in ("fp8", "bf16", "amp-bf16", "bf16-master"):
         assert refused > 0
+
+
+def test_fp8_hardware_without_a_published_rate_is_unknown_not_absent() -> None:
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.roofline import has_fp8_tensor_cores
+
+    # The RTX 5090 (Blackwell, compute capability 12.0) has FP8 tensor cores; NVIDIA publishes
+    # no FP8 rate with FP32 accumulate for it, so the datasheet row leaves it unknown.
+    rtx5090 = get_gpu("RTX-5090")
+    assert rtx5090.peak_tflops("fp8") is None and has_fp8_tensor_cores(rtx5090)
+    said = str(precision_refusal("fp8", rtx5090))
+    assert "has FP8 tensor cores but no published FP8 rate" in said and "has no FP8" not in said
+    for gpu in all_gpus():
+        if gpu.architecture in ("Ada Lovelace", "Hopper", "Blackwell", "CDNA 3"):
+            assert has_fp8_tensor_cores(gpu), gpu.id
+        elif gpu.architecture in ("Pascal", "Volta", "Turing", "Ampere"):
+            assert not has_fp8_tensor_cores(gpu), gpu.id
+            assert gpu.peak_tflops("fp8") is None, gpu.id

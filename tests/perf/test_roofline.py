@@ -72,7 +72,7 @@ def test_tf32_request_on_volta_falls_back_to_fp32() -> None:
 
 def test_fp8_on_a100_is_a_one_line_error() -> None:
     p = make_profile(ops=(op(dtype="float8_e4m3fn", flops=1e12),), precision="fp8")
-    with pytest.raises(EstimateError, match="fp8 needs Hopper/Ada") as e:
+    with pytest.raises(EstimateError, match="fp8 needs Ada, Hopper or Blackwell") as e:
         estimate(p, A100, calibration=CAL)
     assert "A100-SXM4-80GB has no FP8 tensor cores" in str(e.value)
     assert "\n" not in str(e.value)

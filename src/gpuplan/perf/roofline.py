@@ -50,6 +50,7 @@ __all__ = [
     "dtype_path",
     "fp8_cast_bytes_per_element",
     "fp32_peak_tflops",
+    "has_fp8_tensor_cores",
     "is_causal",
     "op_seconds",
     "op_time_s",
@@ -61,13 +62,35 @@ _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
 
 # What each path needs, for the one-line error when a GPU lacks it.
 _NEEDS = {
-    "fp8": N_("fp8 needs Hopper/Ada; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)"),
+    "fp8": N_("fp8 needs Ada, Hopper or Blackwell; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)"),
     "bf16": N_("bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use amp-fp16)"),
     "fp16": N_("{gpu} has no published FP16 tensor-core peak; choose another GPU"),
     "int8": N_("{gpu} has no published INT8 tensor-core peak; choose another GPU"),
     "fp32": N_("{gpu} has no published FP32 peak (no public datasheet); choose another GPU"),
 }
 _LACKS = N_("{gpu} lacks the {path} path")
+#: A GPU with FP8 tensor cores whose FP8 rate no datasheet or measurement gives (the RTX 5090's
+#: FP8 with FP32 accumulate is not published): unknown, not absent.
+_FP8_UNPUBLISHED = N_(
+    "{gpu} has FP8 tensor cores but no published FP8 rate to estimate with; use amp-bf16 or another GPU"
+)
+
+
+def has_fp8_tensor_cores(gpu: GPU) -> bool:
+    """NVIDIA from compute capability 8.9 (Ada; Hopper 9.0, Blackwell 10.x and 12.x), AMD CDNA 3."""
+    if gpu.vendor == "nvidia" and gpu.compute_capability:
+        major, _, minor = gpu.compute_capability.partition(".")
+        return (int(major), int(minor or 0)) >= (8, 9)
+    return gpu.architecture == "CDNA 3"
+
+
+def _missing_path(gpu: GPU, path: str) -> EstimateError:
+    """The one-line error of a GPU without a peak for ``path``."""
+    if path == "fp8" and has_fp8_tensor_cores(gpu):
+        return EstimateError.worded(_FP8_UNPUBLISHED, gpu=gpu.id)
+    return EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
+
+
 #: The tensor-core path a workload's precision puts its matmuls on (its traced dtypes); fp32 and
 #: tf32 name none a GPU could lack.
 _PRECISION_PATHS = {
@@ -86,7 +109,7 @@ def precision_refusal(precision: str, gpu: GPU) -> EstimateError | None:
     path = _PRECISION_PATHS.get(precision)
     if path is None or gpu.peak_tflops(path) is not None:
         return None
-    return EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
+    return _missing_path(gpu, path)
 
 
 def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
@@ -137,7 +160,7 @@ def fp32_peak_tflops(gpu: GPU) -> float | None:
 def _peak_flops(gpu: GPU, path: str) -> float:
     peak = fp32_peak_tflops(gpu) if path == "fp32" else gpu.peak_tflops(path)
     if peak is None:
-        raise EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
+        raise _missing_path(gpu, path)
     return peak * 1e12
 
 

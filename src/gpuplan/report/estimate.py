@@ -395,8 +395,20 @@ def _input_bound_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
 
 
 def _cannot_run_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
-    """Under the table: why each "n/a" GPU cannot run the workload, one line each."""
-    lines = [f"{_gpus(o)}: {o.error}" for o in outcomes if o.estimate is None and o.error]
+    """Under the table: why each "n/a" GPU cannot run the workload — one line per reason, the GPUs
+    it holds for alike named after it (fp8 over the whole table is one line, not seventeen)."""
+    alike: dict[str, list[EstimateOutcome]] = {}
+    for o in outcomes:
+        if o.estimate is None and o.error:
+            alike.setdefault(o.error.replace(o.gpu, "\0"), []).append(o)
+    lines = []
+    for same in alike.values():
+        first = same[0]
+        line = f"{_gpus(first)}: {first.error}"
+        if len(same) > 1:
+            others = _(", ").join(_gpus(o) for o in same[1:])
+            line = _("{reason}; the same for {gpus}").format(reason=line, gpus=others)
+        lines.append(line)
     return Text("\n".join(lines), style="red") if lines else None
 
 
