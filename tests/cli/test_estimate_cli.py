@@ -341,4 +341,14 @@ def test_why_a_gpu_cannot_run_it_is_a_line_under_the_table(
     t4 = next(line for line in lines if line.strip().startswith("T4"))
     assert t4.split() == ["T4", "n/a"]
     assert "T4: bf16 needs Ampere or newer; T4 has no BF16 tensor cores (use amp-fp16)" in lines
+    # GPUs that cannot run it for the same reason share its line.
+    r = CliRunner().invoke(
+        app,
+        ["estimate", str(workload_file), "--gpu", "T4,V100-SXM2-16GB,H100-SXM"],
+        env={"COLUMNS": "200"},
+    )
+    assert (
+        "T4: bf16 needs Ampere or newer; T4 has no BF16 tensor cores (use amp-fp16); "
+        "the same for V100-SXM2-16GB" in r.stdout.splitlines()
+    ), r.stdout
     assert "point [low–high]" in r.stdout  # the ranges still fit at 120 columns

@@ -404,7 +404,10 @@ def _cannot_run_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
     lines = []
     for same in alike.values():
         first = same[0]
-        line = f"{_gpus(first)}: {first.error}"
+        assert first.error is not None
+        # "RTX-5090: RTX-5090 has …" says the name once.
+        named = first.gpu_count == 1 and first.error.startswith(first.gpu)
+        line = first.error if named else f"{_gpus(first)}: {first.error}"
         if len(same) > 1:
             others = _(", ").join(_gpus(o) for o in same[1:])
             line = _("{reason}; the same for {gpus}").format(reason=line, gpus=others)
