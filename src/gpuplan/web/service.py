@@ -178,7 +178,7 @@ def estimate_document(
     store: Store, request: EstimateRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
     """``gpuplan estimate --json``'s document (``--instance`` included: the same library calls)."""
-    from gpuplan.api import estimate, instance_links, refuse_unrunnable
+    from gpuplan.api import estimate, instance_links
     from gpuplan.errors import EstimateError
     from gpuplan.perf.anchor import workload_measurements
     from gpuplan.report.estimate import estimate_json
@@ -190,7 +190,6 @@ def estimate_document(
         network_gbps=request.network_gbps,
         network_kind=request.network_kind,
     )
-    refuse_unrunnable(workload, links.gpus)  # before the trace, as the command line does
     prof = _profile(store, workload, progress)
     progress(0.8, "estimating")
     steps, _problems = workload_measurements(workload, store.local.step_measurements)
