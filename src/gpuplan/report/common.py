@@ -9,10 +9,12 @@ import copy
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.table import Table
+from rich.text import Text
 
 from gpuplan.i18n import _
 from gpuplan.i18n.numbers import format_age, format_amount, format_number
@@ -124,9 +126,6 @@ class Widest:
 
 def _text_width(console: Console, cell: object) -> int | None:
     """The widest line of a text cell as Rich measures it; None for any other renderable."""
-    from rich.cells import cell_len
-    from rich.text import Text
-
     if isinstance(cell, str):
         # A console that reads markup or emoji codes measures what they become.
         plain = console.render_str(cell).plain if ("[" in cell or ":" in cell) else cell
@@ -142,8 +141,6 @@ def widest_rows(console: Console, table: Table) -> Table:
     (a column is as wide as its widest cell, its padding and limits do not depend on the row) for
     a few rows instead of thousands (Rich measures every cell; 8,000 offers took seconds per
     layout tried). A table with a cell that is not text is returned whole."""
-    from dataclasses import replace
-
     n = len(table.rows)
     if n <= 2 * len(table.columns):
         return table
