@@ -24,7 +24,7 @@ ENGLISH_WORDS = re.compile(
 USAGE_ERRORS = [
     (["plan", "--bogus", "x"], "没有选项：--bogus"),
     (["plan", "--deadlin", "1d"], "可能是：--baseline, --deadline"),
-    (["plan"], "缺少参数 'workload_file'"),
+    (["plan"], "缺少参数 'WORKLOAD'；参见"),
     (["plann"], "你是不是想用 'plan'"),
     (["catalog", "nothing-like-it"], "没有命令 'nothing-like-it'"),
     (["plan", "job.yaml", "extra"], "多余的参数：extra"),
@@ -43,6 +43,7 @@ def test_a_usage_error_under_zh_is_chinese_with_no_click_english(args: list[str]
     assert chinese in res.output
     assert "错误" in res.output
     assert not ENGLISH_WORDS.findall(res.output), res.output
+    assert not re.search(r"[。.][；;]", res.output), res.output  # one sentence end, not two
 
 
 def test_a_usage_error_is_one_line_with_its_help_hint_in_chinese() -> None:

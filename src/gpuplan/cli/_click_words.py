@@ -178,7 +178,7 @@ def localised_usage_errors() -> Iterator[None]:
         localised = localised_usage_error(e)
         # Some parser errors carry no context: the program's own help is where to look then.
         command = localised.ctx.command_path if localised.ctx is not None else "gpuplan"
-        text = _(SEE_HELP).format(message=localised.format_message().rstrip("."), command=command)
+        text = _(SEE_HELP).format(message=localised.format_message().rstrip(".。"), command=command)
         sys.stderr.write(_("error: {message}").format(message=text) + "\n")
         raise typer.Exit(2) from None
 

@@ -268,7 +268,8 @@ def import_(
     file: Annotated[
         Path | None,
         typer.Argument(
-            help="One catalog file (with --provider); or give a folder with --skypilot/--gpuhunt."
+            help="One catalog file (with --provider); or give a folder with --skypilot/--gpuhunt.",
+            metavar="PATH",
         ),
     ] = None,
     provider: Annotated[

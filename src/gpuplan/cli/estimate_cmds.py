@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 def estimate_cmd(
     ctx: typer.Context,
-    workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
+    workload_file: Annotated[
+        Path, typer.Argument(help="Workload YAML file.", metavar="WORKLOAD", show_default=False)
+    ],
     gpu: Annotated[
         list[str] | None,
         typer.Option(

@@ -30,7 +30,9 @@ _MAX_RECORDING_BYTES = 4 * 1024 * 1024
 
 def measure_cmd(
     ctx: typer.Context,
-    workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
+    workload_file: Annotated[
+        Path, typer.Argument(help="Workload YAML file.", metavar="WORKLOAD", show_default=False)
+    ],
     device: Annotated[
         str | None,
         typer.Option(

@@ -130,7 +130,9 @@ class PlanOptions:
 
 def plan_cmd(
     ctx: typer.Context,
-    workload_file: Annotated[Path, typer.Argument(help="Workload YAML file.", show_default=False)],
+    workload_file: Annotated[
+        Path, typer.Argument(help="Workload YAML file.", metavar="WORKLOAD", show_default=False)
+    ],
     deadline: Annotated[
         str | None,
         typer.Option(help="Finish within this long, unit required: 12h, 2d, 90m (overrides the YAML)."),

@@ -306,7 +306,7 @@ def token_list(
 @token_app.command("revoke")
 def token_revoke(
     ctx: typer.Context,
-    name: Annotated[str, typer.Argument(help="The token's name.")],
+    name: Annotated[str, typer.Argument(help="The token's name.", metavar="NAME")],
     lang: LangOption = None,
 ) -> None:
     """Revoke a token: it is refused from the next request on."""

@@ -180,7 +180,9 @@ def _slos(slo: str | None, slo_ms: float | None, w_slo_ms: float | None) -> tupl
 @app.command("autoscale")
 def autoscale_cmd(
     ctx: typer.Context,
-    workload_file: Annotated[Path, typer.Argument(help="Inference workload YAML (task: infer, serving:).")],
+    workload_file: Annotated[
+        Path, typer.Argument(help="Inference workload YAML (task: infer, serving:).", metavar="WORKLOAD")
+    ],
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -426,7 +428,8 @@ def autoscale_cmd(
 def trace_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
     shape: Annotated[
-        str | None, typer.Argument(help="diurnal, bursty or step (or --from a recorded trace).")
+        str | None,
+        typer.Argument(help="diurnal, bursty or step (or --from a recorded trace).", metavar="SHAPE"),
     ] = None,
     source: Annotated[
         Path | None,

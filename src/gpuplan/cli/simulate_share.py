@@ -38,7 +38,9 @@ def add_share(app: typer.Typer) -> None:
 
 def share_cmd(
     ctx: typer.Context,
-    services_file: Annotated[Path, typer.Argument(help="services.yaml: the services to place.")],
+    services_file: Annotated[
+        Path, typer.Argument(help="services.yaml: the services to place.", metavar="SERVICES")
+    ],
     gpu: Annotated[
         str | None, typer.Option("--gpu", "-g", help="GPU to pack onto (default: the file's gpu:).")
     ] = None,

@@ -32,7 +32,9 @@ __all__ = ["register"]
 
 def tco_cmd(
     ctx: typer.Context,
-    usage_file: Annotated[Path, typer.Argument(help="Usage YAML file (horizon, demands, constraints).")],
+    usage_file: Annotated[
+        Path, typer.Argument(help="Usage YAML file (horizon, demands, constraints).", metavar="USAGE")
+    ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     out: Annotated[
         Path | None,
