@@ -137,8 +137,8 @@ def _cases(store: Store, tmp_path: Path) -> list[tuple[Callable[[], object], str
             "nothing was imported",
         ),
         (
-            lambda: parse_skypilot(wrong, "alibaba", as_of="2026-11-01"),
-            "no SkyPilot layout for alibaba; SkyPilot catalogs exist for aws, gcp, azure",
+            lambda: parse_skypilot(wrong, "huawei", as_of="2026-11-01"),
+            "no SkyPilot layout for huawei; SkyPilot catalogs exist for aws, gcp, azure",
         ),
         (
             lambda: parse_skypilot(missing, "aws", as_of="2026-11-01"),

@@ -119,8 +119,51 @@ def test_wrong_header_changes_nothing(store: Store, tmp_path: Path) -> None:
     assert store.info() == before
 
 
-def test_no_layout_for_chinese_providers(tmp_path: Path) -> None:
+def test_no_layout_for_a_provider_no_skypilot_format_catalog_covers(tmp_path: Path) -> None:
     f = tmp_path / "x.csv"
     shutil.copy(FIXTURES / "aws_vms_v8_gpu_sample.csv", f)
     with pytest.raises(CatalogImportError, match="no SkyPilot layout"):
-        parse_skypilot(f, "alibaba", as_of="2026-11-30")
+        parse_skypilot(f, "huawei", as_of="2026-11-30")
+
+
+#: Rows copied from the SkyPilot-format catalog of Alibaba Cloud and Tencent Cloud (its files write
+#: each CNY price × 0.138 as USD).
+FORK = Path(__file__).resolve().parents[2] / "tools" / "skypilot_fork"
+
+
+def _fork_row(provider: str, name: str, itype: str, zone: str) -> tuple[str, dict[str, tuple[float, str]]]:
+    parsed = parse_skypilot(FORK / name, provider, as_of="2020-11/2026-12-03")
+    [row] = [r for r in parsed.rows if (r.instance_type, r.zone) == (itype, zone)]
+    return row.gpu, {p.pricing: (p.amount, p.currency) for p in row.prices}
+
+
+def test_the_chinese_clouds_rows_are_kept_in_the_yuan_they_were_priced_in() -> None:
+    # ecs.gn7i-c8g1.2xlarge,A10,1,8,30,A10 24GB,1.3270908,0.41939663,cn-hangzhou,cn-hangzhou-k,...
+    gpu, prices = _fork_row("alibaba", "alicloud_v8_vms_cn.csv", "ecs.gn7i-c8g1.2xlarge", "cn-hangzhou-k")
+    assert (gpu, prices) == ("A10", {"on_demand": (9.6166, "CNY"), "spot": (3.039106, "CNY")})
+    # Tencent's back-converted figures are whole fen, as its price API gives them (1.20474 / 0.138).
+    gpu, prices = _fork_row("tencent", "tencentcloud_v8_vms_cn.csv", "GN7.2XLARGE32", "ap-beijing-3")
+    assert (gpu, prices) == ("T4", {"on_demand": (8.73, "CNY")})
+
+
+def test_the_providers_family_table_names_the_part_the_file_leaves_open() -> None:
+    # "A100 80G" and "V100 32GB" say neither SXM nor PCIe; Alibaba's family docs do.
+    assert _fork_row("alibaba", "alicloud_v8_vms_cn.csv", "ecs.gn7e-c16g1.4xlarge", "cn-beijing-i")[0] == (
+        "A100-SXM4-80GB"
+    )
+    assert _fork_row("alibaba", "alicloud_v8_vms_cn.csv", "ecs.gn6e-c12g1.3xlarge", "cn-hangzhou-i")[0] == (
+        "V100-SXM2-32GB"
+    )
+    assert _fork_row("tencent", "tencentcloud_v8_vms_cn.csv", "GT4.4XLARGE96", "ap-beijing-6")[0] == (
+        "A100-SXM4-40GB"
+    )
+
+
+def test_a_row_whose_name_disagrees_with_its_family_keeps_its_own_name(tmp_path: Path) -> None:
+    f = tmp_path / "vms.csv"
+    header = (FORK / "alicloud_v8_vms_cn.csv").read_text().splitlines()[0]
+    # A family whose table says T4, on a row that says A10: the row is believed, not the table.
+    f.write_text(header + "\necs.x,A10,1,8,30,A10 24GB,1.38,0.69,cn-hangzhou,cn-hangzhou-k,ecs.gn6i,X86\n")
+    [row] = parse_skypilot(f, "alibaba", as_of="2026-11-30").rows
+    assert row.gpu == "A10"
+    assert [(p.pricing, p.amount) for p in row.prices] == [("on_demand", 10.0), ("spot", 5.0)]

@@ -115,6 +115,8 @@ SKYPILOT_MARKET_FAMILIES: dict[str, tuple[str, str | None, int | None]] = {
     "H200": ("H200", None, None),
     "A100": ("A100", None, None),
     "A10080GB": ("A100", None, 80),
+    "A10080G": ("A100", None, 80),  # Alibaba Cloud's GPUSpec ("A100 80G")
+    "A10040G": ("A100", None, 40),
     "A10080GPCIE": ("A100", "pcie", 80),
     "A10080GPCIENVLINK": ("A100", "pcie", 80),
     "V100": ("V100", None, 16),
@@ -123,6 +125,7 @@ SKYPILOT_MARKET_FAMILIES: dict[str, tuple[str, str | None, int | None]] = {
 #: Marketplace names that decide the part alone.
 SKYPILOT_MARKET_GPUS: dict[str, str] = {
     "T4": "T4",
+    "P4": "P4",
     "A10": "A10",
     "L4": "L4",
     "L40S": "L40S",

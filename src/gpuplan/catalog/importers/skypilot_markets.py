@@ -19,8 +19,9 @@ not say which). A price of 0 or an empty price is no price.
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -89,6 +90,46 @@ class MarketLayout:
     """SkyPilot's folder for it (``catalogs/v8/<folder>/vms.csv``)."""
     place: Callable[[dict[str, str]], tuple[str, str | None]] = _region_zone
     """(region, zone) of a row."""
+    family_gpus: Callable[[], Mapping[str, str]] | None = None
+    """The provider's own table of its instance families' GPUs, by the row's ``Generation``: it
+    decides the part where the file's name leaves it open (an ``A100 80G`` that is the SXM4 module)."""
+    usd_per_cny: float | None = None
+    """Set where the file's USD figures are the provider's CNY prices times a fixed rate: the price
+    is kept in CNY (the figure ÷ this rate), the currency the provider charges."""
+
+
+def _family_gpu(layout: MarketLayout, r: dict[str, str], accelerator: str, mib: int | None) -> str | None:
+    """The GPU the provider's family table names for the row, if the row's own name agrees with it
+    (same chip, and the same memory where the row states it); None otherwise."""
+    if layout.family_gpus is None:
+        return None
+    gpu = layout.family_gpus().get((r.get("Generation") or "").strip())
+    chip = accelerator.split()[0].upper() if accelerator.split() else ""
+    if gpu is None or not chip or gpu.split("-")[0].upper() != chip:
+        return None
+    stated = re.search(r"(\d+)GB$", gpu)
+    if mib and stated and round(mib / 1024) != int(stated[1]):
+        return None
+    return gpu
+
+
+def _alibaba_families() -> Mapping[str, str]:
+    from gpuplan.catalog.providers.alibaba import INSTANCES
+
+    return {itype.split("-")[0]: facts.gpu for itype, facts in INSTANCES.items()}
+
+
+def _tencent_families() -> Mapping[str, str]:
+    from gpuplan.catalog.providers.tencent import FAMILIES
+
+    return {family: gpu for family, (gpu, _link) in FAMILIES.items()}
+
+
+#: The fixed rate the SkyPilot-format catalogs of Alibaba Cloud and Tencent Cloud convert their
+#: CNY prices at (github.com/sugarlxn/skypilot-catalog, .github/workflows/fetch-alicloud-catalog.yaml
+#: and the Tencent fetcher's README: ``--cny-usd-rate 0.138``; the scripts write ``Price =
+#: price_cny * cny_usd_rate``), read 2026-12-03.
+FORK_USD_PER_CNY = 0.138
 
 
 #: Provider code -> its layout. Adding a marketplace of SkyPilot's catalog is one line here.
@@ -112,6 +153,12 @@ MARKET_LAYOUTS: dict[str, MarketLayout] = {
     "fluidstack": MarketLayout(folder="fluidstack"),
     "paperspace": MarketLayout(folder="paperspace"),
     "digitalocean": MarketLayout(folder="do"),
+    # Not in SkyPilot's own catalog: a SkyPilot-format catalog of the two clouds, filled from their
+    # price APIs (ECS DescribePrice, CVM InquiryPriceRunInstances) and written in USD at a fixed rate.
+    "alibaba": MarketLayout(folder="alicloud", family_gpus=_alibaba_families, usd_per_cny=FORK_USD_PER_CNY),
+    "tencent": MarketLayout(
+        folder="tencentcloud", family_gpus=_tencent_families, usd_per_cny=FORK_USD_PER_CNY
+    ),
 }
 
 
@@ -173,7 +220,8 @@ def _row(
         itype = itype[: -len(_SPOT_SUFFIX)]
     _, mib, info_name = gpu_info(r["GpuInfo"])
     hint = " ".join(x for x in (itype, r.get("UpstreamCloudId", ""), info_name or "") if x)
-    gpu, note = market_gpu(accelerator, hint, mib)
+    family_gpu = _family_gpu(layout, r, accelerator, mib)
+    gpu, note = (family_gpu, "") if family_gpu else market_gpu(accelerator, hint, mib)
     if gpu is None:
         raise LineError(
             N_("GPU {name} is not in gpuplan's hardware catalog: {why}"), name=repr(accelerator), why=note
@@ -181,6 +229,10 @@ def _row(
     line_source = f"{source}, line {line}"
     od = optional_number(r["Price"], "Price") or None  # 0.00 means "no price" in these files
     spot = optional_number(r["SpotPrice"], "SpotPrice") or None
+    if layout.usd_per_cny is not None:
+        rate = layout.usd_per_cny
+        line_source += f" (USD = CNY × {rate:g} in the file; kept in CNY)"
+        od, spot = (None if x is None else round(x / rate, 6) for x in (od, spot))
     prices: list[PriceRow] = []
     if od is not None:
         prices.append(price("spot" if spot_row else "on_demand", od, as_of=as_of, source=line_source))
@@ -188,6 +240,8 @@ def _row(
         prices.append(price("spot", spot, as_of=as_of, source=line_source))
     if not prices:
         raise LineError(N_("no price (Price and SpotPrice empty or 0)"))
+    if layout.usd_per_cny is not None:
+        prices = [replace(p, currency="CNY") for p in prices]
     if note:
         caveats.append(rejected(Phrase(N_("GPU {name}: {note}"), name=repr(accelerator), note=note), line, r))
     return OfferRow(

@@ -59,6 +59,7 @@ FACTS = ProviderFacts(
         ("cn-heyuan", "CN", "Heyuan"),
         ("cn-guangzhou", "CN", "Guangzhou"),
         ("cn-chengdu", "CN", "Chengdu"),
+        ("cn-nanjing", "CN", "Nanjing"),
         ("cn-hongkong", "HK", "Hong Kong"),
         ("ap-northeast-1", "JP", "Tokyo"),
         ("ap-northeast-2", "KR", "Seoul"),

@@ -31,7 +31,7 @@ from gpuplan.i18n import N_, _
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
 
-__all__ = ["FACTS", "FAMILIES", "FETCHER", "parse_quota_set", "tc3_authorization"]
+__all__ = ["FACTS", "FAMILIES", "FETCHER", "INSTANCE_DOC", "parse_quota_set", "tc3_authorization"]
 
 HOST = "cvm.tencentcloudapi.com"
 ENDPOINT = f"https://{HOST}/"
@@ -83,7 +83,11 @@ FACTS = ProviderFacts(
     credentials=("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"),
 )
 
-_DOC = "Tencent Cloud 'Instance Types' GPU families, https://www.tencentcloud.com/document/product/560/19701"
+#: Where Tencent Cloud lists its GPU instance families (GPU, link).
+INSTANCE_DOC = (
+    "Tencent Cloud 'Instance Types' GPU families, https://www.tencentcloud.com/document/product/560/19701"
+)
+_DOC = INSTANCE_DOC
 
 #: GPU families: the CVM family name -> (GPU id, GPU link). Counts, vCPUs and memory come from the API.
 FAMILIES: dict[str, tuple[str, str]] = {
