@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
 from snapshot_aws import SOURCES_TABLE as AWS_SOURCES
 from snapshot_facts import build_articles, build_egress_storage, build_facts
-from snapshot_manifest import BOUNDS, READ_BY, SKYPILOT
+from snapshot_manifest import BOUNDS, SKYPILOT
 from snapshot_skypilot import skypilot_offers
 from snapshot_sources import gpuhunt_rows
 from snapshot_table import UNSPECIFIED_REGION, Snapshot, add_price, num, render
@@ -71,7 +71,7 @@ def build_offers(snap: Snapshot, sources: Path, covered: set[tuple[str, str]]) -
             figure = r["price_usd_hour"].strip() or r["price_native"].strip()
             snap.skip(
                 what,
-                "superseded by SkyPilot's catalog rows for this instance type"
+                "superseded by SkyPilot-format catalog rows for this instance type"
                 + (f" (this table's figure: {figure} in {r['price_region'].strip()})" if figure else ""),
             )
             continue
@@ -307,18 +307,18 @@ def _price_listed_offer(snap: Snapshot, p: ListedPrice) -> None:
     same_type = [
         o
         for o in snap.rows["offers.csv"]
-        if (o["provider"], o["instance_type"], o["zone"]) == (p.provider, p.instance_type, "")
+        if (o["provider"], o["instance_type"]) == (p.provider, p.instance_type)
     ]
     if not same_type:
         raise SystemExit(
             f"tools/cn_list_prices.csv:{p.line}: {p.provider} {p.instance_type} is not in the snapshot; "
             "add it with its specs to the sources' instance_types.csv first"
         )
-    here = [o for o in same_type if o["region"] == p.region]
+    here = [o for o in same_type if (o["region"], o["zone"]) == (p.region, "")]
     if here:
         here[0]["price_reason"] = ""
         return
-    offer = dict(same_type[0], region=p.region, price_reason="")
+    offer = dict(same_type[0], region=p.region, zone="", price_reason="")
     snap.rows["offers.csv"].append(offer)
     snap.offer_keys.add((p.provider, p.region, "", p.instance_type))
 
@@ -390,9 +390,9 @@ def build_sources_table(snap: Snapshot) -> None:
             {
                 "source": f.source,
                 "what": f"{f.provider} offers",
-                "upstream": f"https://github.com/skypilot-org/skypilot-catalog/blob/{f.commit}/{f.upstream}",
+                "upstream": f.url,
                 "commit": f.commit,
-                "read_by": READ_BY,
+                "read_by": f.read_by,
                 "prices_from": f.as_of,
                 "evidence": f.bound.evidence,
                 "part": f.partial or "every GPU row",

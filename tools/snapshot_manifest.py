@@ -78,6 +78,11 @@ MI355X = Bound(
     "it lists AMD Instinct MI355X GPUs, announced 2025-06-12 (AMD press release, 'AMD Unveils Vision for "
     "an Open AI Ecosystem, Detailing New Silicon, Software and Systems at Advancing AI 2025')",
 )
+A100 = Bound(
+    "2020-05",
+    "it lists A100 GPUs, announced 2020-05-14 (NVIDIA newsroom, 'NVIDIA's New Ampere Data Center GPU in "
+    "Full Production')",
+)
 AWS_P5_CUT = Bound(
     "2025-06",
     "p5.48xlarge costs 55.04 USD/h in us-east-1, its price after AWS's June 2025 cut of up to 45 % on P4 "
@@ -101,15 +106,28 @@ class SkyPilotFile:
     bound: Bound
     partial: str = ""
     """What part of the upstream file the copy holds, when not all its GPU rows."""
+    repo: str = SKYPILOT_REPO
+    """The repository the upstream file is in."""
+    kept_in: str = ""
+    """The folder of this repository that holds the copy ("": the sources folder's
+    ``skypilot_catalog/``): an excerpt the maintainers copied row by row from a page they read."""
+    read_by: str = READ_BY
+    what: str = "SkyPilot catalog"
 
     @property
     def as_of(self) -> str:
-        return f"{self.bound.earliest}/{READ_BY}"
+        return f"{self.bound.earliest}/{self.read_by}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.repo}/blob/{self.commit}/{self.upstream}"
 
     @property
     def source(self) -> str:
         """How a price row names the file (its line is appended)."""
-        return f"SkyPilot catalog github.com/skypilot-org/skypilot-catalog {self.upstream} @{self.commit[:7]}"
+        repo = self.repo.removeprefix("https://")
+        copy = f", rows copied to {self.kept_in}/{self.name}" if self.kept_in else ""
+        return f"{self.what} {repo} {self.upstream} @{self.commit[:7]}{copy}"
 
 
 def _f(
@@ -301,8 +319,47 @@ SKYPILOT: tuple[SkyPilotFile, ...] = (
     ),
 )
 
+#: The SkyPilot-format catalog of Alibaba Cloud and Tencent Cloud (not in SkyPilot's own): its bot
+#: fills it from the providers' price APIs and writes each CNY price × 0.138 as USD (the reader keeps
+#: CNY). Its files are large; the rows for mainland China and Hong Kong with GPUs of gpuplan's
+#: hardware table were copied row by row (read with the files' commits on 2026-12-03) into
+#: tools/skypilot_fork/.
+FORK_REPO = "https://github.com/sugarlxn/skypilot-catalog"
+SKYPILOT_FORK: tuple[SkyPilotFile, ...] = (
+    SkyPilotFile(
+        "tencent",
+        "tencentcloud_v8_vms_cn.csv",
+        "catalogs/v8/tencentcloud/vms.csv",
+        "319364519647e37c5ee585be5338b02b10f744be",
+        "ab1c04c87be33d224c563a295a7c95c60f74d8d4c5b75832bc0985a57b901842",
+        A100,
+        "its 235 rows in mainland China and Hong Kong with T4, A10, V100, A100 or P4 GPUs, on-demand "
+        "(POSTPAID_BY_HOUR) only; the same commit's fetcher lock file pins certifi 2026.4.22 (on PyPI "
+        "2026-04-22), so the commit is no older than that, its rows possibly are",
+        repo=FORK_REPO,
+        kept_in="tools/skypilot_fork",
+        read_by="2026-12-03",
+        what="Tencent Cloud CVM hourly prices (InquiryPriceRunInstances) in the SkyPilot-format catalog",
+    ),
+    SkyPilotFile(
+        "alibaba",
+        "alicloud_v8_vms_cn.csv",
+        "catalogs/v8/alicloud/vms.csv",
+        "003c56a723d369190b11308e630e4cfd33e25c86",
+        "e03a3b2702ff673080fe93bb760c906fa800dff427cdc7a38017fd59025ce9bb",
+        A100_80,
+        "its 242 rows in mainland China and Hong Kong with T4, A10, V100 or A100 80G GPUs, on-demand and "
+        "spot per zone (ECS DescribePrice trade prices, each with a 40 GiB ESSD system disk)",
+        repo=FORK_REPO,
+        kept_in="tools/skypilot_fork",
+        read_by="2026-12-03",
+        what="Alibaba Cloud ECS hourly prices (DescribePrice) in the SkyPilot-format catalog",
+    ),
+)
+SKYPILOT = SKYPILOT + SKYPILOT_FORK
+
 #: Every bound by name, for the sources table the builder writes.
-BOUNDS = (HOPPER, A100_80, H200, BLACKWELL, RTX_5090, BLACKWELL_2025, MI355X, AWS_P5_CUT)
+BOUNDS = (A100, HOPPER, A100_80, H200, BLACKWELL, RTX_5090, BLACKWELL_2025, MI355X, AWS_P5_CUT)
 
 
 def check_copy(path: Path, sha256: str) -> str | None:

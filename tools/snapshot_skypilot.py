@@ -29,7 +29,7 @@ from gpuplan.catalog.gates import offer_problems
 from gpuplan.catalog.importers import parse_skypilot
 from gpuplan.catalog.importers.prepare import UNRELIABLE, prepare
 from gpuplan.catalog.model import OfferRow, RejectedRow
-from gpuplan.catalog.providers import REGISTRY, aws, azure, gcp
+from gpuplan.catalog.providers import REGISTRY, alibaba, aws, azure, gcp, tencent
 
 __all__ = ["UNRELIABLE", "skypilot_offers"]
 
@@ -45,6 +45,7 @@ _BULK = (
     "memory not stated",
 )
 Skip = Callable[[str, str], None]
+_REPO = Path(__file__).resolve().parent.parent
 #: The reason a shipped offer whose every price was taken out carries (the prices are in skipped.csv).
 _ALL_TAKEN_OUT = "every price of this row in the source is taken out (skipped.csv)"
 
@@ -58,6 +59,28 @@ def _known_instances() -> dict[tuple[str, str], tuple[str, float]]:
     for itype, m in gcp.MACHINES.items():
         known[("gcp", itype)] = (m.facts.gpu, m.facts.gpu_count)
     return known
+
+
+def _provider_facts(row: OfferRow) -> OfferRow:
+    """A SkyPilot-format row of Alibaba Cloud or Tencent Cloud with the network and GPU link the
+    provider module's sourced tables give its instance type (the files carry neither)."""
+    if row.provider == "alibaba" and row.instance_type in alibaba.INSTANCES:
+        f = alibaba.INSTANCES[row.instance_type]
+        return replace(
+            row,
+            network_gbps=f.network_gbps,
+            network_kind=f.network_kind,
+            interconnect=f.interconnect,
+            source=f"{row.source}; network and GPU link: {f.source}",
+        )
+    family = row.instance_type.split(".")[0]
+    if row.provider == "tencent" and family in tencent.FAMILIES and row.gpu_count > 1:
+        return replace(
+            row,
+            interconnect=tencent.FAMILIES[family][1],
+            source=f"{row.source}; GPU link: {tencent.INSTANCE_DOC}",
+        )
+    return row
 
 
 def _bulk_key(reason: str) -> str | None:
@@ -89,7 +112,7 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
     rows: list[OfferRow] = []
     listed: dict[str, set[str]] = {}  # every region a file names, offer or not
     for f in SKYPILOT:
-        path = folder / f.name
+        path = (_REPO / f.kept_in if f.kept_in else folder) / f.name
         problem = check_copy(path, f.sha256)
         if problem:
             raise SystemExit(f"error: {problem}")
@@ -106,6 +129,8 @@ def skypilot_offers(sources: Path, skip: Skip) -> list[OfferRow]:
             got, notes = aws_extras(got, aws_src, regions)
             for note in notes:
                 skip(f"{f.name} (AWS compilations)", note)
+        if f.kept_in:
+            got = [_provider_facts(r) for r in got]
         if f.provider in UNRELIABLE:
             for r in got:
                 for p in r.prices:

@@ -226,8 +226,8 @@ def test_offers_filters(store: Store) -> None:
 
 
 def test_unpriced_offers_only_on_request_and_with_a_reason(store: Store) -> None:
-    priced = store.offers(provider="tencent")
-    everything = store.offers(provider="tencent", include_unpriced=True)
+    priced = store.offers(provider="huawei")
+    everything = store.offers(provider="huawei", include_unpriced=True)
     unpriced = [o for o in everything if o.pricing is None]
     assert unpriced and all(o.price is None and o.price_reason for o in unpriced)
     assert len(everything) == len(priced) + len(unpriced)
