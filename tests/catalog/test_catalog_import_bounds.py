@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_ROWS
 from gpuplan.catalog.importers import parse_skypilot
 from gpuplan.cli import app
-from gpuplan.errors import CatalogImportError
+from gpuplan.errors import CatalogImportError, InputError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE = FIXTURES / "aws_vms_v8_gpu_sample.csv"
@@ -25,7 +25,7 @@ import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
 import gpuplan.catalog.importers.skypilot as skypilot
 import gpuplan.catalog.importers.skypilot_common as common
-from gpuplan.errors import CatalogImportError
+from gpuplan.errors import CatalogImportError, InputError
 common.MAX_CSV_ROWS = 1000
 try:
     skypilot.parse_skypilot(sys.argv[1], "aws", as_of="2026-11-30")
@@ -119,3 +119,23 @@ def test_the_table_of_rejected_rows_shows_fifty_and_counts_the_rest(tmp_path: Pa
     assert "120 rows rejected" in result.output
     assert "… and 70 more rejected rows (every one with its line and reason in --json)" in result.output
     assert result.output.count("m5.large") == 50
+
+
+@pytest.mark.parametrize(
+    ("as_of", "said"),
+    [
+        ("2099-01-01", "--as-of '2099-01-01' is after today"),
+        ("2026-11/2026-10-01", "--as-of '2026-11/2026-10-01' is not a date; write 2026-11-30"),
+    ],
+)
+def test_an_import_dated_in_the_future_or_backwards_is_refused_and_changes_nothing(
+    tmp_path: Path, as_of: str, said: str
+) -> None:
+    # A price "observed" in 2099 would be the freshest price of its offer for decades.
+    db = str(tmp_path / "catalog.sqlite")
+    args = ["--db", db, "catalog", "import", str(SAMPLE), "--provider", "aws", "--as-of", as_of]
+    r = CliRunner().invoke(app, args)
+    assert isinstance(r.exception, InputError), r.output
+    assert str(r.exception).startswith(said) and "\n" not in str(r.exception)
+    history = CliRunner().invoke(app, ["--db", db, "catalog", "history", "--json"])
+    assert "2099" not in history.output and "2026-11/2026-10-01" not in history.output

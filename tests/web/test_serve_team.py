@@ -247,6 +247,13 @@ def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None
         url, content=b"not,a,catalog\n1,2,3\n", headers={**headers, **service.auth("admin")}
     )
     assert bad.status_code == 400
+    # The server's temporary file is the client's request body, not a path on the server.
+    assert bad.json()["error"].startswith("the request body does not have the SkyPilot aws header")
+    assert "/tmp" not in bad.text and "gpuplan-import" not in bad.text
+    future = service.client.post(
+        url.replace("2026-11-01", "2099-01-01"), content=csv, headers={**headers, **service.auth("admin")}
+    )
+    assert future.status_code == 400 and "after today" in future.json()["error"]
     # GCP needs GOOGLE_API_KEY, which the test environment does not have: skipped, no network used.
     job = service.client.post(
         "/api/v1/catalog/refresh", json={"providers": ["gcp"]}, headers=service.auth("admin")

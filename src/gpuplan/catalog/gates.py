@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from datetime import date
 
 from gpuplan.catalog import dates
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
@@ -18,7 +19,7 @@ from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import PRICING_RULES
 
-__all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "offer_problems", "parse_as_of"]
+__all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "import_day", "offer_problems", "parse_as_of"]
 
 #: Most GPUs one instance has (GCP a2-megagpu-16g); a larger count is a data error.
 MAX_GPUS_PER_INSTANCE = 16
@@ -52,6 +53,28 @@ def parse_as_of(as_of: str) -> str | None:
     """``as_of`` if it is an ISO date (``YYYY-MM-DD``, ``YYYY-MM`` or ``YYYY``) or the bounds of an
     undated price (``2025-06/2026-12-02``, :mod:`gpuplan.catalog.dates`), else None."""
     return as_of if dates.parse_as_of(as_of) is not None else None
+
+
+def import_day(as_of: str | None, today: date) -> str:
+    """The ``--as-of`` of an import: ``today`` when none is given; a date or the bounds of one
+    (earliest first) no later than ``today`` — a price observed in the future would count as the
+    freshest one. Raises InputError (one line) otherwise."""
+    from gpuplan.errors import InputError
+
+    day = as_of or today.isoformat()
+    parsed = dates.parse_as_of(day)
+    if parsed is None:
+        raise InputError.worded(
+            N_("--as-of {day!r} is not a date; write 2026-11-30, 2026-11 or 2026-10/2026-11-30"),
+            day=day,
+        )
+    if parsed.earliest > today:
+        raise InputError.worded(
+            N_("--as-of {day!r} is after today ({today}): a price cannot be observed in the future"),
+            day=day,
+            today=today.isoformat(),
+        )
+    return day
 
 
 def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:

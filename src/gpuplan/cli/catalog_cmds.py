@@ -331,7 +331,7 @@ def _import_file(
     ctx: typer.Context, file: Path, providers: list[str], fmt: str, as_of: str | None, json_out: bool
 ) -> None:
     from gpuplan.catalog import PROVIDERS
-    from gpuplan.catalog.gates import parse_as_of
+    from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.errors import CatalogImportError, InputError
     from gpuplan.report.catalog import import_json, import_view
@@ -341,9 +341,7 @@ def _import_file(
     if len(providers) != 1:
         raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
     prov = PROVIDERS.cast(providers[0])
-    day = as_of or date.today().isoformat()
-    if not parse_as_of(day):
-        raise InputError.worded(N_("--as-of {day!r} is not a date; write YYYY-MM-DD"), day=day)
+    day = import_day(as_of, date.today())
     store = _store(ctx)
     parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
     report = store.import_offers(
@@ -378,7 +376,7 @@ def _import_folder(
     from datetime import datetime, timezone
 
     from gpuplan.catalog.checkout import gpuhunt_files, import_files, skypilot_files
-    from gpuplan.catalog.dates import parse_as_of
+    from gpuplan.catalog.gates import import_day
     from gpuplan.errors import InputError
 
     if json_out:
@@ -392,10 +390,7 @@ def _import_folder(
                 "(for a git checkout: git -C DIR log -1 --format=%cs)"
             )
         )
-    if parse_as_of(as_of) is None:
-        raise InputError.worded(
-            N_("--as-of {day!r} is not a date; write 2026-11-30, 2026-11 or 2026-10/2026-11-30"), day=as_of
-        )
+    import_day(as_of, date.today())
     files = skypilot_files(skypilot) if skypilot is not None else gpuhunt_files(gpuhunt)  # type: ignore[arg-type]
     store = _store(ctx)
     now = datetime.now(timezone.utc).replace(microsecond=0).isoformat()

@@ -35,6 +35,7 @@ from gpuplan.documents.serve import (
     JobDocument,
 )
 from gpuplan.documents.simulate import AutoscaleDocument
+from gpuplan.errors import CatalogImportError
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
     DeployRequest,
@@ -292,22 +293,22 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
     import tempfile
 
     from gpuplan.catalog import PROVIDERS
-    from gpuplan.catalog.gates import parse_as_of
+    from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.catalog.team_store import TeamStore
-    from gpuplan.errors import CatalogImportError, InputError
     from gpuplan.i18n import N_
     from gpuplan.report.catalog import import_json
 
     prov = PROVIDERS.cast(provider)
-    day = as_of or date.today().isoformat()
-    if not parse_as_of(day):
-        raise InputError.worded(N_("--as-of {day!r} is not a date; write YYYY-MM-DD"), day=day)
+    day = import_day(as_of, date.today())
     store = _store(request)
     with tempfile.TemporaryDirectory(prefix="gpuplan-import-") as folder:
         file = Path(folder) / "catalog.csv"
         file.write_bytes(body)
-        parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
+        try:
+            parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
+        except CatalogImportError as e:
+            raise _as_body(e, file) from None
     report = store.import_offers(
         parsed.rows,
         provider=prov,
@@ -328,6 +329,16 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
             rejected=len(report.rejected),
         )
     return import_json(report)
+
+
+def _as_body(error: CatalogImportError, file: Path) -> CatalogImportError:
+    """``error`` about the uploaded body, with the server's temporary file named as the request body
+    (a client has no use for the path, and the server's folders are not its business)."""
+    body = "the request body"
+    if not error.template:  # every error of the reader is worded; a bare one is passed on as it is
+        return error
+    fields = {k: body if str(v) == str(file) else v for k, v in error.fields.items()}
+    return CatalogImportError.worded(error.template, **fields)
 
 
 @router.post("/catalog/refresh", status_code=202, response_model=JobDocument)
