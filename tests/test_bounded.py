@@ -80,6 +80,7 @@ def test_both_parsers_stop_at_the_same_limits(loader: str, monkeypatch: pytest.M
         "- " * 70 + "1\n": "nested more than 64 levels",
         "a: 2023-02-30\n": "f.yaml:1:4: invalid YAML: day is out of range",
         "a: \x00\n": "invalid YAML",
+        "a: 1\na: 2\n": "f.yaml:2:1: 'a' is given twice",
     }
     for text, says in cases.items():
         with pytest.raises(InputError) as e:
@@ -98,3 +99,33 @@ def test_a_missing_file_names_the_nearest_file_beside_it(tmp_path: Path) -> None
     with pytest.raises(InputError) as far:
         read_text(tmp_path / "other.json", what="workload file", max_bytes=1000)
     assert "did you mean" not in str(far.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "key"),
+    [
+        ("name: a\ndata: {samples: 100000}\ndata: {samples: 1}\n", "job.yaml:3:1", "data"),
+        ("inputs:\n  batch_size: 32\n  seq_len: 128\n  batch_size: 1\n", "job.yaml:4:3", "batch_size"),
+        ('a: 1\n"a": 2\n', "job.yaml:2:1", "a"),  # quoted or not, the same key
+    ],
+)
+def test_a_key_given_twice_is_refused_where_the_second_one_is(text: str, where: str, key: str) -> None:
+    # PyYAML and libyaml keep the last value silently: a plan for 1 sample instead of 100,000.
+    with pytest.raises(InputError) as e:
+        load_yaml(text, source="job.yaml")
+    assert (
+        str(e.value)
+        == f"{where}: {key!r} is given twice in one mapping (YAML would keep only the last); keep one"
+    )
+
+
+def test_keys_of_different_mappings_and_merged_anchors_are_not_duplicates() -> None:
+    text = "a: {x: 1}\nb: {x: 2}\nbase: &b {y: 1}\nc:\n  <<: *b\n  z: 2\n1: one\n'1': text\n"
+    assert load_yaml(text, source="ok.yaml") == {
+        "a": {"x": 1},
+        "b": {"x": 2},
+        "base": {"y": 1},
+        "c": {"y": 1, "z": 2},
+        1: "one",
+        "1": "text",
+    }

@@ -254,7 +254,22 @@ class _BoundedComposer(yaml.composer.Composer):
         finally:
             self._depth -= 1
         self._sizes[id(node)] = self._nodes - before
+        if isinstance(node, yaml.MappingNode):
+            seen: set[tuple[str, str]] = set()
+            for key, _value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if (key.tag, key.value) in seen:
+                        raise _DuplicateKey(key.start_mark, key.value)
+                    seen.add((key.tag, key.value))
         return node
+
+
+class _DuplicateKey(Exception):
+    """A mapping that gives one key twice: YAML's loaders keep the last value and say nothing."""
+
+    def __init__(self, mark: Any, key: str) -> None:
+        self.mark = mark
+        self.key = key
 
 
 class _BoundedConstructor(yaml.constructor.SafeConstructor):
@@ -331,6 +346,12 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         ) from None
     except _TooDeep as e:
         raise error.worded(_SOURCE_PROBLEM, source=source, problem=e.args[0]) from None
+    except _DuplicateKey as e:
+        raise error.worded(
+            N_("{where}: {key!r} is given twice in one mapping (YAML would keep only the last); keep one"),
+            where=f"{source}:{e.mark.line + 1}:{e.mark.column + 1}",
+            key=e.key[:80],
+        ) from None
     except _BadValue as e:
         where = f"{source}:{e.mark.line + 1}:{e.mark.column + 1}"
         raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=e.problem) from None
