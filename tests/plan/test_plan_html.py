@@ -93,6 +93,13 @@ def test_markdown_report_escapes_pipes() -> None:
     assert "(toy.svg)" in md and "g5\\|x" in md
 
 
+def test_markdown_report_shows_a_shared_files_name_as_typed_not_as_html_or_a_link() -> None:
+    md = plan_markdown(_plan(), "<script>alert(1)</script> [pay](javascript:x) & co", "toy.svg")
+    head = md.splitlines()[0]
+    assert head == "# gpuplan: &lt;script&gt;alert(1)&lt;/script&gt; \\[pay\\](javascript:x) &amp; co"
+    assert "<script>" not in md and "[pay]" not in md
+
+
 def _browser() -> str | None:
     for name in BROWSERS:
         if path := shutil.which(name):

@@ -325,14 +325,25 @@ def _objective_name(plan: Plan) -> str:
     return OBJECTIVE_NAMES[plan.objective]
 
 
+#: What Markdown would read as HTML, a link or an escape in text from a shared file (a workload's
+#: name, a catalog's instance names): written as entities and backslash escapes, shown as typed.
+_MARKDOWN_ESCAPES = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "[": "\\[", "]": "\\]", "`": "\\`"}
+)
+
+
+def _markdown_text(text: str) -> str:
+    return text.translate(_MARKDOWN_ESCAPES)
+
+
 def plan_markdown(plan: Plan, title: str, svg_name: str) -> str:
     """Markdown; the chart is the SVG file ``svg_name`` written next to it."""
 
     def cell(text: str) -> str:
-        return text.replace("|", "\\|")
+        return _markdown_text(text).replace("|", "\\|")
 
     head = _head()
-    lines = [f"# gpuplan: {title}", ""]
+    lines = [f"# gpuplan: {_markdown_text(title)}", ""]
     lines += [f"- {cell(x)}" for x in _summary_lines(plan)]
     chart = _("cost versus time")
     lines += ["", f"![{chart}]({svg_name})", "", "| " + " | ".join(head) + " |"]

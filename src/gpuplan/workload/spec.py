@@ -7,6 +7,7 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -373,6 +374,20 @@ class Workload(Spec):
 
     name: str = Field(min_length=1, max_length=300)
     """What the user calls this job (shown in reports; not part of the profile cache key)."""
+
+    @field_validator("name")
+    @classmethod
+    def _one_printable_line(cls, v: str) -> str:
+        # The name heads terminals and reports: a control character (a newline, ESC's colour and
+        # title sequences, a right-to-left override) would let a shared file write over them.
+        bad = next((ch for ch in v if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+        if bad is not None:
+            raise _refused(
+                N_("must be one line of printable text (got the control character U+{code:04X})"),
+                code=ord(bad),
+            )
+        return v
+
     task: TaskField = Task.TRAIN
     """``train`` (from scratch), ``finetune`` (same step; BERT gets its QA head) or ``infer``."""
     model: ModelSpec
