@@ -38,6 +38,7 @@ __all__ = [
     "Currency",
     "DataTransfer",
     "FusedKernel",
+    "GpuLink",
     "InputPipelineKind",
     "LossKind",
     "MemoryFormat",
@@ -314,6 +315,40 @@ class Commitment(Choice):
         """The longest term it accepts, months: a pricing model is allowed when its
         :attr:`PricingRule.term_months` is no longer."""
         return {"none": 0, "monthly": 1, "1y": 12, "3y": 36}[self.value]
+
+
+class GpuLink(Choice):
+    """A GPU-to-GPU link inside a node a plan may require (``constraints.interconnect``,
+    ``--interconnect``): an offer qualifies when its link names it (``NVLink/NVSwitch`` has both)."""
+
+    NVLINK = "nvlink"
+    NVSWITCH = "nvswitch"
+    PCIE = "pcie"
+    INFINITY_FABRIC = "infinity fabric"
+
+    @classmethod
+    def kind(cls) -> str:
+        return "GPU link"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"xgmi": "infinity fabric", "nv_link": "nvlink", "pci_e": "pcie", "pci": "pcie"}
+
+    @classmethod
+    def cast(cls, value: object) -> GpuLink:
+        if _key(str(value)) in _NETWORKS:
+            from gpuplan.errors import InputError
+
+            raise InputError.worded(
+                N_("{name!r} is a network between nodes, not a GPU link inside one: {known}"),
+                name=str(value)[:40],
+                known=", ".join(cls.values()),
+            )
+        return super().cast(value)
+
+
+#: Networks people write where a GPU link is asked.
+_NETWORKS = frozenset({"infiniband", "ib", "efa", "roce", "rdma", "ethernet", "tcp"})
 
 
 class Currency(Choice):

@@ -21,6 +21,16 @@ def test_unknown_names_suggest_the_closest() -> None:
         Constraints(deadline_h=0)
 
 
+def test_a_gpu_link_is_checked_like_every_other_name() -> None:
+    # A typo excluded every multi-GPU option without a word ("nvlinkk" is in no link's name).
+    with pytest.raises(InputError, match="unknown GPU link 'nvlinkk'; did you mean 'nvlink'"):
+        Constraints(interconnect="nvlinkk")
+    with pytest.raises(InputError, match="'infiniband' is a network between nodes, not a GPU link"):
+        Constraints(interconnect="infiniband")
+    assert Constraints(interconnect="NVLink").interconnect == "nvlink"
+    assert Constraints(interconnect="xgmi").interconnect == "infinity fabric"
+
+
 def test_commitment_levels_gate_monthly_and_reserved() -> None:
     assert Constraints().committed_allowed == ("monthly",)
     assert Constraints(commitment="none").committed_allowed == ()

@@ -169,7 +169,11 @@ def plan_cmd(
         ),
     ] = None,
     interconnect: Annotated[
-        str | None, typer.Option(help="Required GPU link inside a node, e.g. nvlink.")
+        str | None,
+        typer.Option(
+            help="Required GPU link inside a multi-GPU node (one GPU needs none): nvlink, nvswitch, "
+            "pcie or infinity fabric."
+        ),
     ] = None,
     compliance: Annotated[str | None, typer.Option(help="Comma list of required compliance labels.")] = None,
     objective: Annotated[

@@ -10,7 +10,7 @@ from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_
-from gpuplan.vocab import Commitment, Objective, PricingModel
+from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
 
 __all__ = [
     "ALL_PRICING",
@@ -114,6 +114,8 @@ class Constraints:
             object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
         if self.pricing is not None:
             object.__setattr__(self, "pricing", tuple(PricingModel.cast(p).value for p in self.pricing))
+        if self.interconnect is not None:
+            object.__setattr__(self, "interconnect", GpuLink.cast(self.interconnect).value)
         if self.providers is not None:
             # The registry's codes: `--providers aliyun` is alibaba; a typo gets "did you mean".
             object.__setattr__(self, "providers", tuple(PROVIDERS.cast(p) for p in self.providers))

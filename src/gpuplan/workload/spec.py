@@ -23,6 +23,7 @@ from gpuplan.vocab import (
     AttentionImpl,
     Commitment,
     DataTransfer,
+    GpuLink,
     LossKind,
     Objective,
     OptimizerName,
@@ -334,7 +335,8 @@ class ConstraintsSpec(Spec):
     """Most instances the job may span (the planner's default is 8)."""
     min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=1e6)
     interconnect: str | None = None
-    """Required GPU link, e.g. ``nvlink``, ``pcie``, ``infiniband``."""
+    """Required GPU link inside a multi-GPU node: ``nvlink``, ``nvswitch``, ``pcie`` or
+    ``infinity fabric`` (the network between nodes is not this)."""
     compliance: Names = ()
     """Certifications the provider must hold (e.g. ``hipaa``, ``mlps3``)."""
     objective: ObjectiveField = Objective.COST
@@ -367,6 +369,11 @@ class ConstraintsSpec(Spec):
     @classmethod
     def _commitment(cls, v: str | None) -> str | None:
         return None if v is None else pydantic_cast(Commitment)(v).value
+
+    @field_validator("interconnect")
+    @classmethod
+    def _link(cls, v: str | None) -> str | None:
+        return None if v is None else pydantic_cast(GpuLink)(v).value
 
 
 class Workload(Spec):
