@@ -105,6 +105,19 @@ def instance_links(
         known = sorted({o.instance_type for o in every})
         raise NotFoundError("instance type", instance, known, hint=N_("see gpuplan offers"))
     o = offers[0]
+    if given_gpus:
+        from gpuplan.hardware import parse_gpu_spec
+
+        # The instance's vCPUs, RAM, network and GPU link belong to its own GPU: an estimate of
+        # another GPU on them describes no machine anyone rents.
+        other = next((g for g in given_gpus if parse_gpu_spec(g)[0].id != o.gpu), None)
+        if other is not None:
+            raise InputError.worded(
+                N_("{instance} carries {gpu} GPUs, not {other}; drop --gpu, or name an instance of {other}"),
+                instance=o.instance_type,
+                gpu=o.gpu,
+                other=other,
+            )
     text = o.interconnect or ""
     given = network_gbps if network_gbps is not None else o.network_gbps
     source = "user" if network_gbps is not None else ("catalog" if o.network_gbps is not None else "assumed")

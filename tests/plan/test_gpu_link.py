@@ -146,6 +146,24 @@ def test_estimate_on_a_named_instance_takes_its_board(tmp_path: Path) -> None:
     assert (switched.link(a100, 2).nvlink_board, switched.link(a100, 2).gpu_join_assumed) == (None, False)
 
 
+def test_a_named_instance_and_another_gpu_are_refused_together(tmp_path: Path) -> None:
+    # p4d.24xlarge's host (12 vCPUs a GPU, 400 Gbit/s EFA) under a T4 is a machine no one rents.
+    from gpuplan.api import instance_links
+    from gpuplan.catalog import open_store
+    from gpuplan.errors import InputError
+
+    store = open_store(str(tmp_path / "catalog.sqlite"))
+    try:
+        with pytest.raises(InputError) as e:
+            instance_links(store, "p4d.24xlarge", gpus=["T4"])
+        same = instance_links(store, "p4d.24xlarge", gpus=["a100-sxm4-40gb:8"])
+    finally:
+        store.close()
+    said = "p4d.24xlarge carries A100-SXM4-40GB GPUs, not T4; drop --gpu, or name an instance of T4"
+    assert str(e.value) == said
+    assert same.gpus == ("a100-sxm4-40gb:8",)
+
+
 def test_an_estimate_without_an_instance_takes_the_conservative_board() -> None:
     # No instance: two SXM GPUs may be half of a 4-GPU board, so NVSwitch is not assumed; eight are
     # an HGX 8-GPU node (NVSwitch); a stated network alone says nothing of the node's GPU link.
