@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
 
 
@@ -169,6 +170,35 @@ def test_an_uncached_workload_is_a_job_with_progress_and_a_result(fresh_db: str,
         result = client.get(queued.json()["href"], headers=h).json()["result"]
         answered = client.post("/api/v1/plan", json={"workload": w2}, headers=h)
         assert answered.status_code == 200 and answered.json() == result
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("deadline", "-5h", "deadline"),
+        ("pricing", ["ondemand"], "did you mean 'on_demand'"),
+        ("objective", "cheap", "objective"),
+        ("interconnect", "nvlinkk", "did you mean 'nvlink'"),
+    ],
+)
+def test_a_bad_plan_request_is_refused_before_a_job_even_when_no_profile_is_cached(
+    fresh_db: str, tmp_path: Path, field: str, value: object, said: str
+) -> None:
+    # Queued, the request traced for seconds and then failed on its own values.
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    tokens = make_tokens(fresh_db)
+    h = {"Authorization": f"Bearer {tokens['plan']}"}
+    w = {**bert_workload(), "name": "bert-12", "inputs": {"batch_size": 12, "seq_len": 384}}
+    with TestClient(create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))) as client:
+        for route in ("/api/v1/plan", "/api/v1/plan/report"):
+            r = client.post(route, json={"workload": w, field: value}, headers=h)
+            assert r.status_code == 400, (route, r.status_code, r.text)
+            assert said in r.json()["error"], r.json()
+        assert client.post("/api/v1/plan", json={"workload": w}, headers=h).status_code == 202
 
 
 def test_a_job_whose_worker_died_is_handed_out_again_and_finishes_once(service: Service) -> None:

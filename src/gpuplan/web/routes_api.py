@@ -397,7 +397,7 @@ def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], bo
 def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: PlanRequest) -> Any:
     """Every way to run the workload, ranked and priced all-in (``gpuplan plan --json``)."""
     from gpuplan.catalog.job_store import JobStore
-    from gpuplan.web.service import plan_cache_key, plan_document
+    from gpuplan.web.service import check_plan_request, plan_cache_key, plan_document
 
     store = _store(request)
     jobs = JobStore(store.engine)
@@ -414,7 +414,7 @@ def plan(request: Request, caller: Annotated[Caller, authorised("plan")], body: 
 
         return Response(answers.compute(jobs, key, make), media_type="application/json")
 
-    return _answer(request, caller, "plan", body, compute, cache_key=key)
+    return _answer(request, caller, "plan", body, compute, cache_key=key, check=check_plan_request)
 
 
 @router.post(
@@ -425,7 +425,7 @@ def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")],
     """The plan's HTML report (``gpuplan plan --out report.html``), self-contained; kept in the
     plan cache like the document."""
     from gpuplan.catalog.job_store import JobStore
-    from gpuplan.web.service import plan_cache_key, plan_report_html
+    from gpuplan.web.service import check_plan_request, plan_cache_key, plan_report_html
 
     store = _store(request)
     jobs = JobStore(store.engine)
@@ -439,7 +439,7 @@ def plan_report(request: Request, caller: Annotated[Caller, authorised("plan")],
         jobs.cache_document(key, text)
         return HTMLResponse(text)
 
-    return _answer(request, caller, "plan", body, compute)
+    return _answer(request, caller, "plan", body, compute, check=check_plan_request)
 
 
 @router.post("/simulate", response_model=AutoscaleDocument, responses=_JOB)

@@ -126,6 +126,18 @@ def _plan(store: Store, request: PlanRequest, workload: Workload, progress: Prog
     )
 
 
+def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -> None:
+    """Raise now what planning would end in for the request's own values (a deadline of ``-5h``, a
+    pricing model or objective that does not exist, an unparseable baseline): refused before a
+    job is queued, not after its trace."""
+    from gpuplan.plan import BaselineSpec
+    from gpuplan.plan.build_inputs import constraints_from_spec
+
+    constraints_from_spec(workload.constraints, **request.overrides())
+    if request.baseline:
+        BaselineSpec.parse(request.baseline)
+
+
 def plan_document(
     store: Store, request: PlanRequest, workload: Workload, progress: Progress = _no_progress
 ) -> dict[str, Any]:
