@@ -104,6 +104,15 @@ def test_mig_profile_needs_a_mig_gpu(tmp_path: Path) -> None:
         LaunchSpec.from_workload(p, gpu="T4")
 
 
+def test_a_mig_profile_the_gpu_does_not_offer_is_refused_with_its_own(tmp_path: Path) -> None:
+    # 1g.5gb is an A100 40GB's slice: on an 80 GB A100 or an H100 its pod never schedules.
+    p = serve_workload(tmp_path, "mig_profile: 1g.5gb")
+    assert LaunchSpec.from_workload(p, gpu="A100-SXM4-40GB").serving.mig_profile == "1g.5gb"  # type: ignore[union-attr]
+    for gpu in ("A100-SXM4-80GB", "H100-SXM"):
+        with pytest.raises(DeployError, match=rf"unknown MIG profile '1g.5gb'; did you mean .*\(on {gpu}\)"):
+            LaunchSpec.from_workload(p, gpu=gpu)
+
+
 def test_workload_file_is_checked_by_the_workload_spec(tmp_path: Path) -> None:
     p = tmp_path / "w.yaml"
     p.write_text("name: w\nmodel: {preset: bert-larg}\ninputs: {batch_size: 8, seq_len: 128}\n")

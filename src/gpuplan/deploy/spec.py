@@ -59,6 +59,7 @@ from gpuplan.documents.plan import (
 )
 from gpuplan.errors import DeployError, GpuplanError, Phrase
 from gpuplan.hardware import GPU, get_gpu
+from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import Parallelism, PricingModel, Task, pydantic_cast
@@ -237,6 +238,12 @@ class LaunchSpec(BaseModel):
                 raise ValueError(
                     Phrase(N_("{gpu} does not support MIG; use share_gpu (time-slicing) instead"), gpu=gpu.id)
                 )
+            # A profile the GPU does not offer (1g.5gb is an A100 40GB's) is a pod that never
+            # schedules: refused with the GPU's own profiles. A GPU without a table here is taken
+            # at its word.
+            table = next((t for t in mig_gpus() if gpu.id in t.gpu_ids), None)
+            if table is not None:
+                table.profile(self.serving.mig_profile)
         return self
 
     # ---- builders ---------------------------------------------------------------------------
