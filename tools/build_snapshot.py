@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from listed_prices import NO_PUBLIC_PRICE, ListedPrice, read_listed_prices
 from snapshot_aws import SOURCES_TABLE as AWS_SOURCES
 from snapshot_facts import build_articles, build_egress_storage, build_facts
-from snapshot_manifest import BOUNDS, SKYPILOT
+from snapshot_manifest import BOUNDS, SKYPILOT, SKYPILOT_FORK
 from snapshot_skypilot import skypilot_offers
 from snapshot_sources import gpuhunt_rows
 from snapshot_table import UNSPECIFIED_REGION, Snapshot, add_price, num, render
@@ -57,17 +57,27 @@ def _network_gbps(text: str) -> float | None:
 
 
 # ------------------------------------------------------------------ offers from instance_types.csv
-def build_offers(snap: Snapshot, sources: Path, covered: set[tuple[str, str]]) -> None:
+#: Providers whose SkyPilot-format rows are hourly only (their subscription prices come from elsewhere).
+FORK_PROVIDERS = frozenset(f.provider for f in SKYPILOT_FORK)
+
+
+def build_offers(
+    snap: Snapshot, sources: Path, covered: set[tuple[str, str]], hourly_only: set[tuple[str, str]]
+) -> None:
     """The instance table's rows (specs, and prices with their dates) for what SkyPilot's catalog
     does not cover: the Chinese clouds, and hyperscaler sizes SkyPilot's files lack. An instance
-    type SkyPilot covers is taken from there only (its rows are per region and zone, dated)."""
+    type SkyPilot covers is taken from there only (its rows are per region and zone, dated); one
+    whose ``hourly_only`` rows (the Chinese clouds' SkyPilot-format catalog) have no subscription
+    price keeps this table's monthly price, its hourly one superseded."""
     path = sources / "instance_types.csv"
     with path.open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     for line, r in enumerate(rows, start=2):
         provider, itype, gpu_name = r["provider"].strip(), r["instance_type"].strip(), r["gpu"].strip()
         what = f"instance_types.csv:{line} {provider} {itype}"
-        if (provider, itype) in covered:
+        if (provider, itype) in covered - hourly_only or (
+            (provider, itype) in hourly_only and not r["price_native"].strip().startswith("CNY")
+        ):
             figure = r["price_usd_hour"].strip() or r["price_native"].strip()
             snap.skip(
                 what,
@@ -166,6 +176,14 @@ def build_offers(snap: Snapshot, sources: Path, covered: set[tuple[str, str]]) -
                 if x
             ),
         }
+        if (provider, itype) in hourly_only:
+            for p in [p for p in prices if p["pricing"] == "on_demand"]:
+                prices.remove(p)
+                snap.skip(
+                    f"{what} on_demand {p['amount']:g} {p['currency']}/hour ({region})",
+                    "superseded by SkyPilot-format catalog rows for this instance type (newer hourly "
+                    "prices per zone); its monthly price is kept",
+                )
         snap.add("offers.csv", region=region, price_reason=None if prices else price_reason, **offer)
         for p in prices:
             add_price(snap, provider, region, itype, p)
@@ -427,7 +445,8 @@ def main(argv: list[str] | None = None) -> int:
     n = add_offer_rows(snap, rows)
     print(f"skypilot: {len(rows)} offer rows, {n} prices")
     covered = {(r.provider, r.instance_type) for r in rows}
-    build_offers(snap, sources, covered)
+    hourly_only = {(r.provider, r.instance_type) for r in rows if r.provider in FORK_PROVIDERS}
+    build_offers(snap, sources, covered, hourly_only)
     build_listed_prices(snap)
     build_articles(snap, sources.parent / "seeds")
     build_family_gaps(snap)

@@ -108,7 +108,7 @@ def test_gpu_with_count(db: str) -> None:
 
 def test_offers_table_shows_unknown_with_reason_and_the_rate_note(db: str) -> None:
     # Wide enough for whole cells (COLUMNS is what a pipe's width follows).
-    result = runner.invoke(app, ["--db", db, "offers", "--provider", "tencent"], env={"COLUMNS": "220"})
+    result = runner.invoke(app, ["--db", db, "offers", "--provider", "huawei"], env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     # The price cell says "unknown"; why is in the notes column.
     assert "unknown" in result.stdout and "price unknown: specs only" in result.stdout
