@@ -90,6 +90,15 @@ def test_workload_gpu_and_provider_names_get_did_you_mean() -> None:
         LaunchSpec.from_workload(FIXTURES / "train.yaml", provider="awss")
 
 
+def test_a_misspelled_region_is_refused_and_an_unlisted_one_is_taken_as_written() -> None:
+    # us-eats-1 went into SkyPilot's `infra: aws/us-eats-1`; offers and plan caught it, deploy did not.
+    with pytest.raises(NotFoundError, match="unknown region 'us-eats-1'; did you mean 'us-east-1'"):
+        LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="T4", provider="aws", region="us-eats-1")
+    # A region far from every listed one may be newer than the provider module's list.
+    spec = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="T4", provider="aws", region="xx-new-9")
+    assert spec.region == "xx-new-9"
+
+
 def test_serving_block_reads_sharing_and_threshold() -> None:
     s = LaunchSpec.from_workload(FIXTURES / "serve.yaml", gpu="T4")
     assert s.task == "infer" and s.serving is not None

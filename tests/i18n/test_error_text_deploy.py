@@ -85,6 +85,11 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
         "is not valid (expected something like 'us-east-1')",
     ),
     (
+        "plan instance type unsafe",
+        lambda t: LaunchSpec.from_plan(_plan(instance_type="$(touch x)"), source="p.json"),
+        "is not valid (expected something like 'p4d.24xlarge')",
+    ),
+    (
         "plan GPU unknown",
         lambda t: LaunchSpec.from_plan(_plan(gpu="A9000"), source="p.json"),
         "p.json: unknown GPU 'A9000'",

@@ -57,7 +57,7 @@ from gpuplan.documents.plan import (
     WorkloadData,
     upgrade_v1_option,
 )
-from gpuplan.errors import DeployError, GpuplanError, Phrase
+from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_
@@ -211,7 +211,8 @@ class LaunchSpec(BaseModel):
     @field_validator("region", "instance_type")
     @classmethod
     def _cloud_name(cls, v: str | None, info: ValidationInfo) -> str | None:
-        return None if v is None else matches(CLOUD_NAME, v, str(info.field_name), "'us-east-1'")
+        example = "'us-east-1'" if info.field_name == "region" else "'p4d.24xlarge'"
+        return None if v is None else matches(CLOUD_NAME, v, str(info.field_name), example)
 
     @field_validator("precision", "optimizer", "gpu")
     @classmethod
@@ -364,6 +365,8 @@ class LaunchSpec(BaseModel):
         gpu_id = get_gpu(gpu).id if gpu else None
         if provider is not None:
             provider = PROVIDERS.cast(provider)
+            if region is not None:
+                _check_region(provider, region)
         return _build(
             workload,
             source=str(path),
@@ -485,3 +488,15 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
     except GpuplanError as e:
         # TRANSLATORS: a plan or workload file, and the error one of its names gave
         raise DeployError.worded(N_("{source}: {error}"), source=source, error=e) from e
+
+
+def _check_region(provider: str, region: str) -> None:
+    """A region the provider module does not list, but close to one it does (``us-eats-1``): a typo,
+    refused with the near names. One near none of them is taken as written: the modules' lists can
+    lag a provider's newest regions, and a launch names what the user asked for."""
+    from gpuplan.catalog.providers import REGISTRY
+
+    known = [r.code for r in REGISTRY[provider].FACTS.regions]
+    if region in known or not closest(region, known):
+        return
+    raise NotFoundError("region", region, known, hint=N_("`gpuplan offers --all-regions` lists them"))
