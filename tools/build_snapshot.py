@@ -242,19 +242,19 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "alibaba",
-        "gn6i/gn7i/gn6v/gn7e international prices",
-        "only the 2023-06 CNY list prices (cn-shanghai, secondary) are shipped: no newer dated public list "
-        "price was found on 2026-12-01 (Alibaba's PAI and ECI price pages price other products); `gpuplan "
+        "international-site (USD) prices and subscriptions of 2026",
+        "hourly on-demand and spot prices of mainland China and Hong Kong come from the SkyPilot-format "
+        "catalog (its rows in tools/skypilot_fork/), monthly (包年包月) prices only from the 2023-06 "
+        "cn-shanghai list (secondary); no newer dated public subscription price was found; `gpuplan "
         "catalog refresh --provider alibaba` reads the international instancePrice.json",
     ),
     (
         "tencent",
-        "GN10X/GNV4",
-        "GN10X: Tencent's own price doc gives only ranges (GN10X.2XLARGE40 '16.21 - 18.04' CNY/h) or "
-        "undated single figures, and the instance table has no GN10X row; GN10Xp (same V100 32GB) has "
-        "undated official figures listed in this file. GNV4: no price found. GN7.2XLARGE32 and "
-        "GT4.4XLARGE96 are priced (monthly, 2026-06-15); `gpuplan catalog refresh --provider tencent` "
-        "prices the rest with keys",
+        "spot, and subscriptions beyond GN7.2XLARGE32 and GT4.4XLARGE96",
+        "the SkyPilot-format catalog carries Tencent's hourly (POSTPAID_BY_HOUR) prices only; monthly "
+        "prices are shipped for GN7.2XLARGE32 and GT4.4XLARGE96 (2026-06-15), Tencent's own price doc "
+        "gives only undated figures for the rest (in this file above); `gpuplan catalog refresh "
+        "--provider tencent` prices spot and subscriptions with keys",
     ),
     (
         "huawei",

@@ -380,3 +380,26 @@ def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
     assert text == offers_json(listing).to_json()
     doc = OffersDocument.model_validate_json(text)
     assert isinstance(doc.exchange_rate, ExchangeRateDoc)  # the rate's fields written in order too
+
+
+def test_an_empty_listing_for_a_pricing_model_says_what_the_sources_lack(db: str) -> None:
+    # Azure sells reservations; the catalog has no dated copy of their prices: unknown with the
+    # reason, not a bare "0 offers."
+    result = runner.invoke(
+        app, ["--db", db, "offers", "--provider", "azure", "--pricing", "reserved_1y"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "0 offers." in result.stdout
+    assert "no reserved_1y price of azure in the catalog: its sources publish none" in result.stdout
+    assert (
+        "azure reserved 1y/3y (every size): no dated public copy of Azure's reservation prices"
+        in result.stdout
+    )
+    doc = json.loads(
+        runner.invoke(
+            app, ["--db", db, "offers", "--provider", "azure", "--pricing", "reserved_1y", "--json"]
+        ).stdout
+    )
+    assert doc["offers"] == [] and doc["empty_reason"].startswith("no reserved_1y price of azure")
+    full = json.loads(runner.invoke(app, ["--db", db, "offers", "--provider", "azure", "--json"]).stdout)
+    assert full["offers"] and full["empty_reason"] is None

@@ -94,6 +94,9 @@ class OfferListing:
     cny_rate: ExchangeRate | None = None
     """The catalog's CNY rate (whatever the display currency), for documents that give both USD
     and CNY figures; None when it has none."""
+    empty_reason: str | None = None
+    """Why a listing for one pricing model is empty: what the catalog's sources lack (None when it
+    is not empty, or no pricing model was asked)."""
 
 
 def _display(offer: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> float | None:
@@ -185,7 +188,45 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         hidden_unknown_price=hidden,
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
+        empty_reason=None if rows or pricing is None else _empty_reason(query.provider, pricing),
     )
+
+
+#: Words by which the snapshot's notes on missing prices name each pricing model.
+_GAP_WORDS = {
+    "reserved_1y": ("reserved", "committed", "subscription"),
+    "reserved_3y": ("reserved", "committed", "subscription"),
+    "monthly": ("monthly", "subscription"),
+    "spot": ("spot",),
+    "on_demand": ("on-demand", "hourly"),
+}
+_GAP = " (instance family without this price)"
+
+
+def _empty_reason(provider: str | None, pricing: str) -> str:
+    """Why the catalog holds no ``pricing`` price (of ``provider``): the snapshot's own notes on the
+    prices its sources lack, else the general reason. Prices a provider sells that the catalog
+    lacks are unknown with their reason, not an empty table."""
+    import csv
+    import io
+
+    from gpuplan.catalog.snapshot import shipped_text
+    from gpuplan.i18n import _
+
+    words = _GAP_WORDS.get(pricing, (pricing,))
+    notes = [
+        f"{r['what'].removesuffix(_GAP)}: {r['reason']}"
+        for r in csv.DictReader(io.StringIO(shipped_text("skipped.csv")))
+        if r["what"].endswith(_GAP)
+        and (provider is None or r["what"].startswith(provider + " "))
+        and any(w in r["what"].lower() for w in words)
+    ]
+    where = provider or _("any provider")
+    lead = _(
+        "no {pricing} price of {where} in the catalog: its sources publish none; `gpuplan catalog "
+        "refresh` reads a provider's own price list where it publishes one"
+    ).format(pricing=pricing, where=where)
+    return "; ".join([lead, *notes])
 
 
 def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:

@@ -22,7 +22,15 @@ from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import DataError
 from gpuplan.i18n.messages import N_
 
-__all__ = ["COLUMNS", "SNAPSHOT_FILES", "ensure_snapshot", "read_columns", "read_table", "snapshot_id"]
+__all__ = [
+    "COLUMNS",
+    "SNAPSHOT_FILES",
+    "ensure_snapshot",
+    "read_columns",
+    "read_table",
+    "shipped_text",
+    "snapshot_id",
+]
 
 #: Each shipped file and its columns, in order. Listed explicitly so that adding a field to a
 #: dataclass cannot change the published format.
@@ -123,6 +131,11 @@ def _read_bytes(name: str) -> bytes:
 def _read_text(name: str) -> str:
     # Text mode: universal newlines, as snapshot_id reads the bytes.
     return _read_bytes(name).decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def shipped_text(name: str) -> str:
+    """A shipped file's text (``skipped.csv`` among them, which does not enter the store)."""
+    return _read_text(name)
 
 
 def read_table(name: str) -> Iterator[dict[str, str]]:

@@ -115,6 +115,9 @@ class OffersDocument(Document):
     exchange_rate: ExchangeRateDoc | None
     """The CNY rate of every ``_cny_`` figure; None when the catalog has none (``_cny_`` fields null)."""
     offers: list[OfferItem]
+    empty_reason: str | None = None
+    """Why no offer has the pricing model asked for (what the catalog's sources lack); null when
+    there are offers, or no pricing model was asked."""
 
 
 class CheapestPrice(Document):

@@ -91,6 +91,7 @@ def _offers_header(listing: OfferListing) -> OffersDocument:
         display_currency=listing.currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=rate_doc(listing.cny_rate),
         offers=[],
+        empty_reason=listing.empty_reason,
     )
 
 
@@ -224,6 +225,8 @@ def offers_view(listing: OfferListing) -> RenderableType:
         ngettext("{n} offer.", "{n} offers.", len(listing.views)).format(n=len(listing.views)),
         rates_line(listing.rates, cur),
     ]
+    if listing.empty_reason:
+        notes.append(listing.empty_reason)
     if listing.unconvertible:
         notes.append(
             _(

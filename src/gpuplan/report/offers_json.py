@@ -195,5 +195,6 @@ def offers_json_text(listing: OfferListing) -> str:
         "display_currency": listing.currency,
         "exchange_rate": rate_fields(listing.cny_rate),
         "offers": offer_items(listing),
+        "empty_reason": listing.empty_reason,
     }
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
