@@ -89,7 +89,8 @@ def test_json_contract_over_selected_gpus(workload_file: Path, stub_trace: list[
     assert h100["job_time_h"] > 0
     # T4 has no BF16: a row with the one-line reason, not a crash
     assert by_gpu["T4"]["error"].startswith("bf16 needs Ampere")
-    assert by_gpu["T4"]["fits"] is False
+    # Not estimated: unknown, not "does not fit" nor "not input-bound".
+    assert (by_gpu["T4"]["fits"], by_gpu["T4"]["input_bound"], by_gpu["T4"]["link"]) == (None, None, None)
 
 
 def test_not_fitting_gpu_gets_advice(workload_file: Path, stub_trace: list[Profile]) -> None:

@@ -290,8 +290,8 @@ class EstimateRow(Document):
     gpu: str
     gpu_count: int = Field(ge=1)
     parallelism: str
-    fits: bool
-    """Fits for certain (``memory_verdict`` is ``fits``)."""
+    fits: bool | None
+    """Fits for certain (``memory_verdict`` is ``fits``); None with ``error`` (not estimated)."""
     memory_verdict: MemoryVerdict | None = None
     """``fits``, ``may-not-fit`` or ``does-not-fit``, on the whole band of ``memory.required_gib``;
     None with ``error``."""
@@ -344,9 +344,9 @@ class EstimateRow(Document):
     memory_capacity_gib: float | None
     memory: MemoryDoc | None = None
     """The terms behind ``peak_memory_gib`` and ``fits``; None with ``error``."""
-    input_bound: bool = False
+    input_bound: bool | None = False
     """An image workload whose host CPUs (JPEG decode + augmentation at the instance's vCPUs per
-    GPU) cannot keep up with the GPUs: its step time is that bound."""
+    GPU) cannot keep up with the GPUs: its step time is that bound. None with ``error``."""
     input_samples_per_s: float | None = None
     """Images/s the host CPUs feed all GPUs (point rate); None when not checked (no images, or no
     instance vCPUs given)."""
@@ -355,7 +355,8 @@ class EstimateRow(Document):
     CPUs (no images, DALI, synthetic input, a service)."""
     anchored: AnchoredDoc | None = None
     """Set when the workload's own measured step anchors this row (``gpuplan measure``)."""
-    link: str
+    link: str | None
+    """How the configuration's GPUs join (NVLink, PCIe, network); None with ``error``."""
     notes: list[str]
     plausibility: PlausibilityDoc | None = None
     """The step against the datasheets and the generation's reference GPU; None with ``error``."""

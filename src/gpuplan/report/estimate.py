@@ -214,10 +214,12 @@ def _outcome_json(
                 "gpu": o.gpu,
                 "gpu_count": o.gpu_count,
                 "parallelism": parallelism,
-                "fits": False,
+                # Not estimated: whether it fits, is input-bound or how its GPUs join is unknown.
+                "fits": None,
+                "input_bound": None,
                 **dict.fromkeys(_FIGURES),
                 "memory_capacity_gib": None,
-                **{"link": "", "notes": [], "advice": [], "decode": None, "serving": None},
+                **{"link": None, "notes": [], "advice": [], "decode": None, "serving": None},
                 "error": o.error,
             }
         )
