@@ -353,3 +353,26 @@ def test_why_a_gpu_cannot_run_it_is_a_line_under_the_table(
         "the same for V100-SXM2-16GB" in r.stdout.splitlines()
     ), r.stdout
     assert "point [low–high]" in r.stdout  # the ranges still fit at 120 columns
+
+
+def test_a_memory_band_past_the_usable_memory_beside_yes_says_what_the_verdict_compares(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # "16.4 / 15" beside "yes" reads as a contradiction: the column is nvidia-smi's figure, the
+    # verdict what the step needs.
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--json"])
+    rows = json.loads(r.stdout)["estimates"]
+    crossing = [
+        e
+        for e in rows
+        if e["error"] is None
+        and e["peak_memory_gib_high"] > e["memory_capacity_gib"]
+        and e["memory_verdict"] != "does-not-fit"
+    ]
+    assert crossing, "the stub workload should have a GPU whose band crosses its usable memory"
+    text = CliRunner().invoke(app, ["estimate", str(workload_file)], env={"COLUMNS": "2000"}).stdout
+    assert "The memory column is what nvidia-smi would show" in text
+    for e in crossing:
+        need = e["memory"]["required_gib_high"]
+        assert f"{e['gpu']} needs at most {need:.1f} GiB" in text
+        assert need <= e["memory_capacity_gib"] or e["memory_verdict"] == "may-not-fit"

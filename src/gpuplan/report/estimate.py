@@ -528,6 +528,29 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
     return table
 
 
+def _memory_basis_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
+    """Where the memory column's high end passes the usable memory but the verdict is not "no": the
+    column is what nvidia-smi would show, the verdict what the step needs (said, so that 16.4 / 15
+    beside "yes" is not read as a contradiction)."""
+    needs = [
+        _("{gpu} needs at most {need} GiB of {usable}").format(
+            gpu=o.gpu, need=f"{e.memory.required_gib_high:.1f}", usable=_gib(e.memory.capacity_gib)
+        )
+        for o in outcomes
+        if (e := o.estimate) is not None
+        and e.peak_memory_gib_high > e.memory.capacity_gib
+        and e.memory_verdict is not MemoryVerdict.DOES_NOT_FIT
+    ]
+    if not needs:
+        return None
+    line = _(
+        "The memory column is what nvidia-smi would show, PyTorch's cached blocks included (it frees "
+        "them and retries before running out); whether it fits compares what the step needs with the "
+        "usable memory: {needs}."
+    ).format(needs="; ".join(needs))
+    return Text(line, style="dim")
+
+
 def _gib(x: float) -> str:
     """Usable GiB as the verdict compares it: one decimal (22.5 on an L4 is not 22), none from 100."""
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}".removesuffix(".0")
@@ -685,6 +708,8 @@ def estimate_view(
     if (line := _input_host_line(outcomes)) is not None:
         parts.append(line)
     if (line := _input_bound_line(outcomes)) is not None:
+        parts.append(line)
+    if (line := _memory_basis_line(outcomes)) is not None:
         parts.append(line)
     decode = _decode_table(outcomes)
     if decode is not None:
