@@ -403,3 +403,20 @@ def test_an_empty_listing_for_a_pricing_model_says_what_the_sources_lack(db: str
     assert doc["offers"] == [] and doc["empty_reason"].startswith("no reserved_1y price of azure")
     full = json.loads(runner.invoke(app, ["--db", db, "offers", "--provider", "azure", "--json"]).stdout)
     assert full["offers"] and full["empty_reason"] is None
+
+
+@pytest.mark.parametrize("columns", ["40", "60", "80"])
+def test_a_console_too_narrow_for_columns_shows_every_offer_with_its_price(db: str, columns: str) -> None:
+    # At 60 columns the narrowest table lost its price columns (Rich drops what cannot fit).
+    args = ["--db", db, "offers", "--gpu", "H100", "--pricing", "on_demand"]
+    n = len(json.loads(runner.invoke(app, [*args, "--json"]).stdout)["offers"])
+    text = runner.invoke(app, args, env={"COLUMNS": columns}).stdout
+    assert n > 3 and text.count("USD/h $") == n, text[:2000]
+    assert max(len(line) for line in text.splitlines()) <= int(columns)
+
+
+def test_a_console_wide_enough_to_fold_keeps_the_table(db: str) -> None:
+    text = runner.invoke(
+        app, ["--db", db, "offers", "--gpu", "H100", "--pricing", "on_demand"], env={"COLUMNS": "100"}
+    ).stdout
+    assert "where / instance / GPUs" in text and "USD/h $" not in text

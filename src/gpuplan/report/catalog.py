@@ -171,6 +171,27 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
     cur = listing.currency
     per_h, per_gpu_h = _("{currency}/h").format(currency=cur), _("{currency}/GPU-h").format(currency=cur)
     table = house_table()
+    if layout == 3:
+        # Consoles too narrow for any table of columns (Rich then drops the columns that do not
+        # fit, the prices among them): one offer per cell, its lines folded, nothing left out.
+        table.add_column(_("offer"), overflow="fold")
+        for i, v in enumerate(listing.views):
+            if i:
+                table.add_row("")  # offers apart
+            o = v.offer
+            region = region_name(o.region) + (f" ({o.zone})" if o.zone else "")
+            price = _price_cell(v.price_per_hour, cur)
+            per_gpu = _amount(v.price_per_gpu_hour, cur)
+            lines = [
+                f"{o.provider}/{region}",
+                o.instance_type,
+                f"{fmt_num(o.gpu_count, 3)}× {o.gpu} · {_(o.pricing) if o.pricing else '—'}",
+                (o.as_of or "—").replace("/", "–"),
+                f"{per_h} {price} · {per_gpu_h} {per_gpu}",
+                _offer_notes(v),
+            ]
+            table.add_row("\n".join(line for line in lines if line))
+        return table
     # The last layout is the fallback for consoles narrower than every layout: the notes give way
     # first (the identifiers' column keeps the longest one's width), and identifiers fold rather
     # than end in "…" only where even that does not fit.
@@ -219,7 +240,10 @@ def offers_view(listing: OfferListing) -> RenderableType:
     left out."""
     cur = listing.currency
     layouts = ((0, None), (0, _NOTES_WIDTH), (1, _NOTES_WIDTH), (2, _NOTES_WIDTH))
-    table = Widest([partial(_offers_table, listing, layout, notes) for layout, notes in layouts])
+    table = Widest(
+        [partial(_offers_table, listing, layout, notes) for layout, notes in layouts],
+        last_resort=partial(_offers_table, listing, 3, None),
+    )
     lines: list[RenderableType] = [table]
     notes = [
         ngettext("{n} offer.", "{n} offers.", len(listing.views)).format(n=len(listing.views)),

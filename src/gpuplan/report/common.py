@@ -106,10 +106,15 @@ def house_table(title: str | None = None) -> Table:
 
 
 class Widest:
-    """Renders the first of ``builders`` (widest first) whose table fits the console width."""
+    """Renders the first of ``builders`` (widest first) whose table fits the console width; the
+    last one when none does (its cells fold), or ``last_resort`` when even the last one's narrowest
+    form is wider than the console (Rich would drop the columns that do not fit)."""
 
-    def __init__(self, builders: Sequence[Callable[[], Table]]) -> None:
+    def __init__(
+        self, builders: Sequence[Callable[[], Table]], last_resort: Callable[[], Table] | None = None
+    ) -> None:
         self.builders = builders
+        self.last_resort = last_resort
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.measure import Measurement
@@ -121,7 +126,13 @@ class Widest:
             if Measurement.get(console, unbounded, widest_rows(console, table)).maximum <= options.max_width:
                 yield table
                 return
-        yield self.builders[-1]()
+        last = self.builders[-1]()
+        if self.last_resort is not None:
+            narrowest = Measurement.get(console, unbounded, widest_rows(console, last)).minimum
+            if narrowest > options.max_width:
+                yield self.last_resort()
+                return
+        yield last
 
 
 def _text_width(console: Console, cell: object) -> int | None:
