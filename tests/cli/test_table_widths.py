@@ -7,6 +7,7 @@ as the plan table does; identifiers (instance types, regions, policy names) stay
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -119,3 +120,10 @@ def test_piped_output_without_columns_is_120_wide_at_most(db: str) -> None:
 def test_price_history_fits_with_whole_regions_and_dates(db: str, width: int) -> None:
     lines = _lines(["--db", db, "catalog", "history", "--instance", "p5.48xlarge", "--lang", "zh"], width)
     _assert_fits_and_whole(lines, width, {"p5.48xlarge", "us-east-1", "2025-11-30", "2026-01-21/2026-12-02"})
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_price_history_keeps_each_source_whole_with_its_line(db: str, width: int) -> None:
+    # The source was cut at 60 characters: the commit, line and date a reader follows were lost.
+    text = " ".join(_lines(["--db", db, "catalog", "history", "--instance", "g5.xlarge"], width))
+    assert re.search(r"@00148f2,\s+line\s+\d+", text), text[:1500]  # folded at 80, whole

@@ -113,7 +113,7 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
         else:
             cells = [f"{p.as_of}\n{p.provider}/{where}", _(p.pricing), f"{price}\n{usd}"]
             cells.append(f"{_(p.confidence)}\n{p.imported_by}")
-        table.add_row(*cells, p.source[:60])
+        table.add_row(*cells, p.source)  # whole: its commit, line and date are what a reader follows
     return table
 
 
@@ -123,7 +123,7 @@ def history_view(points: Sequence[HistoryPoint]) -> RenderableType:
     from rich.console import Group
     from rich.text import Text
 
-    layouts = ((0, None), (0, 30), (1, 30))
+    layouts = ((0, None), (0, 60), (0, 30), (1, 30))
     table = Widest([partial(_history_table, points, layout, width) for layout, width in layouts])
     note = current_money().rate_note()
     return Group(table, Text(note, style="dim")) if note else table
