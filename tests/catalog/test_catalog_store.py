@@ -171,9 +171,7 @@ def test_gates_reject_bad_rows_and_keep_good_ones(store: Store) -> None:
     )
     bad_count = OfferRow(**{**good.__dict__, "region": "xx-test-3", "gpu_count": 4.0})
     zero = OfferRow(**{**good.__dict__, "region": "xx-test-4", "prices": _row(0.0, "2026-10-01").prices})
-    insane = OfferRow(
-        **{**good.__dict__, "region": "xx-test-5", "prices": _row(99999.0, "2026-10-01").prices}
-    )
+    insane = OfferRow(**{**good.__dict__, "region": "xx-test-5", "prices": _row(1e308, "2026-10-01").prices})
     unknown_gpu = OfferRow(**{**good.__dict__, "region": "xx-test-6", "gpu": "Z100"})
     report = store.import_offers(
         [good, bad_spot, bad_count, zero, insane, unknown_gpu], provider="aws", source="gates"
@@ -184,6 +182,8 @@ def test_gates_reject_bad_rows_and_keep_good_ones(store: Store) -> None:
     assert "contradicts instance type p4d.24xlarge" in reasons["xx-test-3"]
     assert "not a positive amount" in reasons["xx-test-4"]
     assert "sanity ceiling" in reasons["xx-test-5"]
+    # One line of figures, not 300 digits of 1e308.
+    assert "1.25e+307 USD per GPU-hour" in reasons["xx-test-5"] and len(reasons["xx-test-5"]) < 200
     assert "unknown GPU 'Z100'" in reasons["xx-test-6"]
     assert [o.pricing for o in store.offers(provider="aws", region="xx-test-1")] == ["on_demand", "spot"]
 

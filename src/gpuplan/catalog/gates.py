@@ -134,7 +134,7 @@ def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:
             reasons.append(
                 Phrase(
                     N_(
-                        "{pricing} price {amount:g} {currency}/{unit} is {per_gpu_hour:,.0f} {currency} per "
+                        "{pricing} price {amount:g} {currency}/{unit} is {per_gpu_hour:,.6g} {currency} per "
                         "GPU-hour, above the sanity ceiling {ceiling:g}: a unit or parsing error"
                     ),
                     ceiling=ceiling,

@@ -410,7 +410,7 @@ def check_rate(usd_per_cny: float, shipped: ExchangeRate | None) -> None:
         )
     raise InputError.worded(
         N_(
-            "--usd-per-cny {rate:g} is {times:.0f}× away from the catalog's rate "
+            "--usd-per-cny {rate:g} is {times:.3g}× away from the catalog's rate "
             "({shipped:.4f} USD per CNY, {as_of}); check it, or pass --force-rate"
         ),
         rate=usd_per_cny,

@@ -53,7 +53,13 @@ def load_profile(
     if saved is not None:
         try:
             return Profile.from_json(saved.read_text(encoding="utf-8"))
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except KeyError as e:  # a JSON document of another kind (a plan, an estimate)
+            raise InputError.worded(
+                N_("--profile {path}: not a gpuplan profile JSON (it has no {key!r} key)"),
+                path=saved,
+                key=str(e.args[0])[:40] if e.args else "",
+            ) from e
+        except (OSError, ValueError, TypeError) as e:
             raise InputError.worded(
                 N_("--profile {path}: not a gpuplan profile JSON ({why})"), path=saved, why=e
             ) from e

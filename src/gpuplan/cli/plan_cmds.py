@@ -321,7 +321,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
 
     out = options.out
     if out is not None and out.suffix.lower() not in (".html", ".md"):
-        raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out)
+        # An empty --out is Path("."): say what was typed, not the folder it became.
+        raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out if out.name else "''")
     workload = load_workload(options.workload_file, project=options.project)
     overrides = options.overrides()
     # A spinner on a terminal only: piped or --json output stays clean.
