@@ -179,7 +179,9 @@ def read_lines(
             if len(raw) > max_line_bytes:
                 raise error.worded(_LONG_LINE, what=word, path=shown, line=number, limit=max_line_bytes)
             try:
-                yield raw.decode("utf-8")
+                # The first line's byte-order mark (Excel's "CSV UTF-8" writes one) is no character
+                # of the file: kept, it becomes part of the first column's name.
+                yield raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as e:
                 raise error.worded(
                     _NOT_UTF8_LINE, what=word, path=shown, line=number, byte=e.start + 1

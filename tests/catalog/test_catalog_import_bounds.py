@@ -139,3 +139,16 @@ def test_an_import_dated_in_the_future_or_backwards_is_refused_and_changes_nothi
     assert str(r.exception).startswith(said) and "\n" not in str(r.exception)
     history = CliRunner().invoke(app, ["--db", db, "catalog", "history", "--json"])
     assert "2099" not in history.output and "2026-11/2026-10-01" not in history.output
+
+
+def test_a_price_file_saved_by_excel_with_a_byte_order_mark_reads_like_one_without(tmp_path: Path) -> None:
+    # Excel's "CSV UTF-8" starts the file with U+FEFF: it was taken into the first column's name,
+    # and the file refused as "does not have the SkyPilot aws header".
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + SAMPLE.read_bytes())
+
+    def offers(path: Path) -> list[tuple[str, str, list[tuple[str, float]]]]:
+        rows = parse_skypilot(path, "aws", as_of="2026-11-30").rows
+        return [(r.instance_type, r.region, [(p.pricing, p.amount) for p in r.prices]) for r in rows]
+
+    assert offers(bom) == offers(SAMPLE) != []
