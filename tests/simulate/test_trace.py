@@ -42,6 +42,11 @@ def test_reads_the_azure_llm_trace_columns_and_seven_digit_fractions(tmp_path: P
         ("when,x\n1,2\n", "no timestamp column"),
         ("timestamp\n1\nabc\n", "line 3"),
         ("timestamp,output_tokens\n1,0\n", "output_tokens must be ≥ 1"),
+        # Which row, in the file's order (the trace is sorted by time after reading).
+        (
+            "timestamp,prompt_tokens\n5,1\n2,7\n3,-4\n",
+            "prompt_tokens must be ≥ 0 on every line; row 3 has -4",
+        ),
         ("timestamp\n1\n2023-01-01 00:00:00\n", "mixes numbers and date-times"),
         ("timestamp\n", "no requests"),
     ],

@@ -322,12 +322,16 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
             cols.append(None)
             continue
         a = vals if order is None else vals[order]
-        if (a < (0 if name == "prompt_tokens" else 1)).any():
+        least = 0 if name == "prompt_tokens" else 1
+        if (a < least).any():
+            first = int(np.argmax(vals < least))  # in the file's own order
             raise InputError.worded(
-                N_("trace {name}: {column} must be ≥ {least} on every line"),
+                N_("trace {name}: {column} must be ≥ {least} on every line; row {row} has {value:g}"),
                 name=p.name,
                 column=name,
-                least=0 if name == "prompt_tokens" else 1,
+                least=least,
+                row=first + 1,
+                value=float(vals[first]),
             )
         cols.append(a)
     return Trace(
