@@ -242,7 +242,7 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "alibaba",
-        "international-site (USD) prices and subscriptions of 2026",
+        "gn6i/gn7i/gn6v/gn6e/gn7e: reserved terms, international-site (USD) prices, subscriptions of 2026",
         "hourly on-demand and spot prices of mainland China and Hong Kong come from the SkyPilot-format "
         "catalog (its rows in tools/skypilot_fork/), monthly (包年包月) prices only from the 2023-06 "
         "cn-shanghai list (secondary); no newer dated public subscription price was found; `gpuplan "
@@ -250,7 +250,8 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     ),
     (
         "tencent",
-        "spot, and subscriptions beyond GN7.2XLARGE32 and GT4.4XLARGE96",
+        "GN7/GN10X/GN10Xp/GNV4/PNV4/GT4: spot, reserved terms, subscriptions beyond GN7.2XLARGE32 and "
+        "GT4.4XLARGE96",
         "the SkyPilot-format catalog carries Tencent's hourly (POSTPAID_BY_HOUR) prices only; monthly "
         "prices are shipped for GN7.2XLARGE32 and GT4.4XLARGE96 (2026-06-15), Tencent's own price doc "
         "gives only undated figures for the rest (in this file above); `gpuplan catalog refresh "

@@ -200,11 +200,12 @@ def _price(amount: float, pricing: str = "on_demand", **kw: str) -> PriceRow:
 
 
 def test_rows_that_fail_the_gates_say_why_in_chinese_and_keep_their_english_reason(store: Store) -> None:
+    # Each row its own offer (a region apiece): one offer priced twice in a file is a reason of its own.
     rows = [
-        _row(_price(-1.0), line=1),
-        _row(_price(5000.0), vcpus=-4, line=2),
+        _row(_price(-1.0), line=1, region="us-east-1"),
+        _row(_price(5000.0), vcpus=-4, line=2, region="us-east-2"),
         _row(_price(1.0, unit="month", as_of="soon", source=" "), instance_type="bad'name", line=3),
-        _row(_price(1.0), _price(2.0, "spot"), gpu="Z99", gpu_count=1.5, line=4),
+        _row(_price(1.0), _price(2.0, "spot"), gpu="Z99", gpu_count=1.5, line=4, region="us-west-1"),
         _row(_price(1.0, "fixed"), provider="gcp", line=5),
         _row(line=6),
     ]

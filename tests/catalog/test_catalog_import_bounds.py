@@ -3,6 +3,7 @@ file, a GpuInfo count of ``1e999`` is a rejected row, and the table of rejected 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +153,25 @@ def test_a_price_file_saved_by_excel_with_a_byte_order_mark_reads_like_one_witho
         return [(r.instance_type, r.region, [(p.pricing, p.amount) for p in r.prices]) for r in rows]
 
     assert offers(bom) == offers(SAMPLE) != []
+
+
+def test_one_offer_priced_twice_differently_in_one_file_is_refused_on_both_lines(tmp_path: Path) -> None:
+    # The later line silently stood as the current price, and the earlier line's spot check was
+    # made against the later line's on-demand figure.
+    header, first, *_ = SAMPLE.read_text().splitlines()
+    cheaper = first.replace(",8.22609,", ",0.5,")
+    f = tmp_path / "twice.csv"
+    f.write_text(f"{header}\n{first}\n{cheaper}\n")
+    db = str(tmp_path / "catalog.sqlite")
+    r = CliRunner().invoke(app, ["--db", db, "catalog", "import", str(f), "--provider", "aws", "--json"])
+    doc = json.loads(r.stdout)
+    reasons = {row["line"]: row["reason"] for row in doc["rejected"]}
+    said = "on_demand priced 0.5, 8.22609 for the same offer in one import (lines 2, 3): keep one"
+    assert reasons[2].startswith(said) and reasons[3].startswith(said), reasons
+    assert "spot price" not in reasons[2]
+    same = tmp_path / "same.csv"
+    same.write_text(f"{header}\n{first}\n{first}\n")  # a repeated figure is no conflict
+    again = CliRunner().invoke(
+        app, ["--db", db, "catalog", "import", str(same), "--provider", "aws", "--json"]
+    )
+    assert json.loads(again.stdout)["rejected"] == []

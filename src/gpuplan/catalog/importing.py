@@ -72,10 +72,13 @@ def import_offers(
     prov = PROVIDERS.cast(provider)
     rows = list(rows)
     known = store.known_instances()
+    conflicts = _conflicting_prices(rows)
     # Instance types first seen in this batch are checked against each other too.
     batch_known: dict[tuple[str, str], tuple[str, float]] = {}
     od_batch: dict[tuple[str, str, str], float] = {}
-    for row in rows:
+    for i, row in enumerate(rows):
+        if i in conflicts:
+            continue  # refused below: neither figure may stand for the other's spot check
         for pr in row.prices:
             if pr.pricing == PricingModel.ON_DEMAND.value and pr.amount > 0:
                 key = (row.provider, row.region, row.instance_type)
@@ -88,8 +91,9 @@ def import_offers(
 
     good: list[OfferRow] = []
     bad: list[RejectedRow] = list(rejected)
-    for row in rows:
-        reasons = offer_problems(
+    for i, row in enumerate(rows):
+        reasons: list[object] = [conflicts[i]] if i in conflicts else []
+        reasons += offer_problems(
             row,
             provider=prov,
             known_instances={**batch_known, **known},
@@ -144,6 +148,36 @@ def import_offers(
         rejected=tuple(bad),
         import_id=int(import_id),
     )
+
+
+def _conflicting_prices(rows: Sequence[OfferRow]) -> dict[int, Phrase]:
+    """Rows (by index) that price one offer (provider, region, zone, instance type, pricing model,
+    currency, unit and term) differently from another row of the same import: stored, the later
+    one would silently stand as the current price. Equal figures are no conflict (a file may
+    repeat a region's price on each of its zones' lines)."""
+    seen: dict[tuple[Any, ...], list[tuple[int, float]]] = {}
+    for i, row in enumerate(rows):
+        for pr in row.prices:
+            if not (math.isfinite(pr.amount) and pr.amount > 0):
+                continue  # refused as a figure of its own
+            term = json.dumps(pr.term, sort_keys=True) if pr.term else ""
+            where = (row.provider, row.region, row.zone, row.instance_type)
+            key = (*where, pr.pricing, pr.currency, pr.unit, term)
+            seen.setdefault(key, []).append((i, pr.amount))
+    out: dict[int, Phrase] = {}
+    for key, found in seen.items():
+        if len({amount for _, amount in found}) < 2:
+            continue
+        lines = sorted({n for i, _ in found if (n := rows[i].line) is not None})
+        amounts = ", ".join(f"{a:g}" for a in sorted({a for _, a in found}))
+        for i, _ in found:
+            out[i] = Phrase(
+                N_("{pricing} priced {amounts} for the same offer in one import (lines {lines}): keep one"),
+                pricing=key[4],
+                amounts=amounts,
+                lines=", ".join(str(n) for n in lines) or "?",
+            )
+    return out
 
 
 def import_of(provider: str, source: str) -> Phrase:
