@@ -174,6 +174,8 @@ def test_catalog_documents_validate_against_their_models(service: Service) -> No
     countries = c.get("/api/v1/offers/countries", headers=h).json()["countries"]
     assert {x["country"] for x in countries} >= {"US"}
     assert "did you mean" in _error(c.get("/api/v1/offers?provider=amazn", headers=h), 400)
+    # NaN compares false with every bound: it was refused as "less than or equal to 1000000".
+    assert "finite number" in _error(c.get("/api/v1/offers?max_price=nan", headers=h), 422)
 
 
 def test_yuan_prices_name_their_rate_and_its_warning_in_the_callers_language(service: Service) -> None:
