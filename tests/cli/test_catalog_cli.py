@@ -420,3 +420,14 @@ def test_a_console_wide_enough_to_fold_keeps_the_table(db: str) -> None:
         app, ["--db", db, "offers", "--gpu", "H100", "--pricing", "on_demand"], env={"COLUMNS": "100"}
     ).stdout
     assert "where / instance / GPUs" in text and "USD/h $" not in text
+
+
+def test_one_rejected_row_is_one_row(db: str, tmp_path: Path) -> None:
+    f = tmp_path / "one.csv"
+    f.write_text(
+        "\n".join((FIXTURES / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[:2]) + "\nbad,row\n"
+    )
+    result = runner.invoke(
+        app, ["--db", db, "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-30"]
+    )
+    assert "; 1 row rejected." in result.stdout, result.output

@@ -22,7 +22,7 @@ from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_, Money
-from gpuplan.vocab import Choice
+from gpuplan.vocab import Choice, pricing_name
 
 __all__ = [
     "OfferListing",
@@ -225,7 +225,7 @@ def _empty_reason(provider: str | None, pricing: str) -> str:
     lead = _(
         "no {pricing} price of {where} in the catalog: its sources publish none; `gpuplan catalog "
         "refresh` reads a provider's own price list where it publishes one"
-    ).format(pricing=pricing, where=where)
+    ).format(pricing=pricing_name(pricing), where=where)
     return "; ".join([lead, *notes])
 
 

@@ -489,12 +489,17 @@ SHOWN_REJECTED = 50
 
 def import_view(report: ImportReport) -> RenderableType:
     """What an import did, and each rejected row with its line and reason."""
+    rejected = len(report.rejected)
     head = Text(
-        _("{provider}: {offers} new offers, {prices} prices imported; {rejected} rows rejected.").format(
+        ngettext(
+            "{provider}: {offers} new offers, {prices} prices imported; {rejected} row rejected.",
+            "{provider}: {offers} new offers, {prices} prices imported; {rejected} rows rejected.",
+            rejected,
+        ).format(
             provider=report.provider,
             offers=report.offers_imported,
             prices=report.prices_imported,
-            rejected=len(report.rejected),
+            rejected=rejected,
         )
     )
     if not report.rejected:
