@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NoReturn, Protocol, TypeVar, overload
 
-from gpuplan.errors import UnknownChoiceError, closest
+from gpuplan.errors import InputError, UnknownChoiceError, closest
 from gpuplan.i18n import N_, _
 from gpuplan.units import HOURS_PER_MONTH
 
@@ -337,8 +337,6 @@ class GpuLink(Choice):
     @classmethod
     def cast(cls, value: object) -> GpuLink:
         if _key(str(value)) in _NETWORKS:
-            from gpuplan.errors import InputError
-
             raise InputError.worded(
                 N_("{name!r} is a network between nodes, not a GPU link inside one: {known}"),
                 name=str(value)[:40],

@@ -14,7 +14,7 @@ from datetime import date
 from gpuplan.catalog import dates
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
 from gpuplan.catalog.wording import Worded, either
-from gpuplan.errors import NotFoundError, Phrase
+from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import PRICING_RULES
@@ -59,8 +59,6 @@ def import_day(as_of: str | None, today: date) -> str:
     """The ``--as-of`` of an import: ``today`` when none is given; a date or the bounds of one
     (earliest first) no later than ``today`` — a price observed in the future would count as the
     freshest one. Raises InputError (one line) otherwise."""
-    from gpuplan.errors import InputError
-
     day = as_of or today.isoformat()
     parsed = dates.parse_as_of(day)
     if parsed is None:

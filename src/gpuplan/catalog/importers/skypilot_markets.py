@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 from gpuplan.catalog.gpu_names import market_gpu
@@ -113,12 +114,14 @@ def _family_gpu(layout: MarketLayout, r: dict[str, str], accelerator: str, mib: 
     return gpu
 
 
+@cache  # read for every row of a file: built once
 def _alibaba_families() -> Mapping[str, str]:
     from gpuplan.catalog.providers.alibaba import INSTANCES
 
     return {itype.split("-")[0]: facts.gpu for itype, facts in INSTANCES.items()}
 
 
+@cache
 def _tencent_families() -> Mapping[str, str]:
     from gpuplan.catalog.providers.tencent import FAMILIES
 
