@@ -76,6 +76,11 @@ def trace_workload(workload: Workload, key: str) -> Profile:
         with warnings.catch_warnings():
             # torch's own deepcopy of a fake parameter touches its data pointer and warns; harmless here.
             warnings.filterwarnings("ignore", message="Accessing the data pointer of FakeTensor")
+            # torch's ModTracker (under its MemTracker) warns when it sees a module name entered twice
+            # without an exit between (now and then in the HF Llama LoRA trace); it goes on as before, and
+            # the warning asks the user to file a bug. Turned into an error (as the tests turn every
+            # warning), the tracker's post-hook then failed the whole trace on a missing weakref.
+            warnings.filterwarnings("ignore", message="The module hierarchy tracking maybe be messed up")
             with FakeTensorMode() as mode, open_bundle(workload) as bundle:
                 _adopt_foreign_fakes(bundle.model, mode)
                 return _trace(workload, bundle, key, started)
