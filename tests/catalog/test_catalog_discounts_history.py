@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuplan.catalog import Store
-from gpuplan.catalog.discounts import covers, set_discount
+from gpuplan.catalog.discounts import covers, discounts, set_discount
 from gpuplan.catalog.history import price_history
 from gpuplan.catalog.query import OfferQuery, list_offers
 from gpuplan.cli import app
@@ -30,6 +30,19 @@ def test_family_names_a_prefix_up_to_a_separator() -> None:
     assert covers("p5", "p5.48xlarge") and not covers("p5", "p5en.48xlarge")
     assert covers("a2-ultragpu", "a2-ultragpu-8g") and not covers("a2", "a2x-foo")
     assert covers("", "anything")
+    # Azure's series: the family ends where letters turn to digits, not inside a letter run
+    assert covers("Standard_ND", "Standard_ND96asr_v4") and not covers("Standard_N", "Standard_ND96asr_v4")
+    assert not covers("Standard_ND", "Standard_NDm96") and not covers("a2", "a22-x")
+
+
+def test_a_family_that_covers_no_instance_type_is_refused_with_the_nearest(store: Store) -> None:
+    # a typo would be a discount that never applies, while every plan shows list prices
+    with pytest.raises(NotFoundError, match="'p5x'; did you mean 'p5'") as e:
+        set_discount(store, "aws", 12, family="p5x")
+    assert "p5" in e.value.suggestions
+    assert discounts(store) == []  # nothing stored
+    set_discount(store, "aws", 12, family="p5")
+    set_discount(store, "aws", 12, family="p5.48xlarge")  # one instance type is a family of one
 
 
 def test_discount_applies_at_query_time_and_keeps_the_list_price(store: Store) -> None:

@@ -1,7 +1,9 @@
 """The user's negotiated discounts: stored apart from list prices, applied when prices are read.
 
 A discount is a percentage off the list price for a provider, or for one instance family of it
-(``p5`` covers ``p5.48xlarge`` but not ``p5e.48xlarge``; ``a2-ultragpu`` covers ``a2-ultragpu-8g``).
+(``p5`` covers ``p5.48xlarge`` but not ``p5e.48xlarge``; ``a2-ultragpu`` covers ``a2-ultragpu-8g``;
+``Standard_ND`` covers ``Standard_ND96asr_v4``). A family that covers none of the provider's
+instance types in the catalog is refused, with the nearest ones.
 The most specific family wins over a provider-wide discount. It applies to every pricing model of
 the offers it covers; ``OfferPrice`` keeps the list price beside the discounted one.
 """
@@ -9,19 +11,18 @@ the offers it covers; ``OfferPrice`` keeps the list price beside the discounted 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from gpuplan.catalog.providers import PROVIDERS
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["Discount", "clear_discount", "discounts", "matching", "set_discount"]
+__all__ = ["Discount", "clear_discount", "discounts", "families", "matching", "set_discount"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -35,15 +36,18 @@ class Discount:
     note: str = ""
 
 
+def _boundary(name: str, i: int) -> bool:
+    """Whether a family may end before ``name[i]``: at a separator, or where letters turn to digits
+    (Azure's series: ``Standard_ND`` | ``96asr_v4``)."""
+    return name[i] in "._-+" or (name[i].isdigit() and name[i - 1].isalpha())
+
+
 def covers(family: str, instance_type: str) -> bool:
-    """Whether ``family`` names ``instance_type``'s family (a prefix ending at a separator)."""
-    if not family:
+    """Whether ``family`` names ``instance_type``'s family: a prefix of it ending at a boundary
+    (``p5`` covers ``p5.48xlarge``, not ``p5e.48xlarge``; ``Standard_ND`` covers ``Standard_ND96asr_v4``)."""
+    if not family or instance_type == family:
         return True
-    if instance_type == family:
-        return True
-    if not instance_type.startswith(family):
-        return False
-    return re.match(r"[._\-+]", instance_type[len(family)]) is not None
+    return instance_type.startswith(family) and _boundary(instance_type, len(family))
 
 
 def matching(found: list[Discount], provider: str, instance_type: str) -> Discount | None:
@@ -78,6 +82,8 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
             N_("discount percent must be between 0 and 100 (exclusive), got {percent:g}"), percent=percent
         )
     family = family.strip()
+    if family:
+        _check_family(store, prov, family)
     from sqlalchemy import delete, insert
 
     from gpuplan.catalog import schema as t
@@ -100,6 +106,35 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
         )
     store.invalidate_caches()
     return d
+
+
+def families(instance_type: str) -> list[str]:
+    """Every family name :func:`covers` accepts for ``instance_type``: each prefix ending before a
+    separator, and the whole name (``a2-ultragpu-8g`` -> ``a2``, ``a2-ultragpu``, ``a2-ultragpu-8g``)."""
+    return [instance_type[:i] for i in range(1, len(instance_type)) if _boundary(instance_type, i)] + [
+        instance_type
+    ]
+
+
+def _check_family(store: Store, provider: str, family: str) -> None:
+    """NotFoundError (with the nearest families) when ``family`` covers none of the provider's
+    instance types in the catalog: a typo (``p5x``) would otherwise be a discount that never
+    applies while the plan shows list prices. A provider with no offers yet is not judged."""
+    types = [
+        r.instance_type
+        for r in store._query(
+            "SELECT DISTINCT instance_type FROM offers WHERE provider = :provider", {"provider": provider}
+        )
+    ]
+    if not types or any(covers(family, i) for i in types):
+        return
+    known = sorted({f for i in types for f in families(i)})
+    raise NotFoundError(
+        "instance family",
+        family,
+        known,
+        hint=Phrase(N_("no {provider} instance type in the catalog is of it"), provider=provider),
+    )
 
 
 def clear_discount(store: Store, provider: str, family: str = "") -> bool:

@@ -32,6 +32,7 @@ KIND_WORDS = (
     N_("country"),
     N_("region"),
     N_("instance type"),
+    N_("instance family"),
     N_("language"),
     N_("commitment"),
     N_("price unit"),
