@@ -432,3 +432,43 @@ def test_a_newer_snapshot_replaces_the_older_ones_rows_and_keeps_them_in_history
         assert "older snapshot" in {h.source for h in price_history(store, "p4d.24xlarge")}
     finally:
         store.close()
+
+
+def test_upgrading_takes_the_newer_snapshots_offer_facts_and_drops_its_unpriced_leftovers(
+    db_path: Path,
+) -> None:
+    # Pretend the database was seeded by an older gpuplan: its snapshot had another id, listed
+    # p4d.24xlarge with a wrong vCPU count and network, and an unpriced offer the newer one dropped.
+    # A user's own import of gcp may hold an unpriced offer of theirs: that one stays.
+    con = sqlite3.connect(db_path)
+    with con:
+        con.execute("UPDATE imports SET snapshot_id = 'old' WHERE kind LIKE 'snapshot%'")
+        con.execute(
+            "UPDATE offers SET vcpus = 1, network_gbps = NULL, notes = 'older' WHERE provider = 'aws' "
+            "AND region = 'us-east-1' AND zone = '' AND instance_type = 'p4d.24xlarge'"
+        )
+        for provider, name in (("aws", "p9.unpriced"), ("gcp", "users-own-8g")):
+            con.execute(
+                "INSERT INTO offers (provider, region, zone, instance_type, gpu, gpu_count, source, notes, "
+                "price_reason) VALUES (?, 'us-east-1', '', ?, 'A100-SXM4-40GB', 8, 'older', '', 'no list')",
+                (provider, name),
+            )
+        con.execute(
+            "INSERT INTO imports (provider, kind, source, snapshot_id, imported_at, rows_ok, rows_rejected) "
+            "VALUES ('gcp', 'manual', 'users prices.csv', NULL, '2026-01-01T00:00:00', 1, 0)"
+        )
+    con.close()
+    store = open_store(str(db_path))
+    try:
+        offers = store.offers(provider="aws", region="us-east-1", include_unpriced=True)
+        [p4d] = {
+            o.instance_type: o for o in offers if o.instance_type == "p4d.24xlarge" and not o.zone
+        }.values()
+        assert p4d.vcpus == 96 and p4d.network_gbps == 400  # the newer snapshot's facts
+        names = {o.instance_type for o in store.offers(include_unpriced=True)}
+        assert "p9.unpriced" not in names and "users-own-8g" in names
+    finally:
+        store.close()
+    con = sqlite3.connect(db_path)
+    assert con.execute("SELECT COUNT(*) FROM offers WHERE notes = 'older'").fetchone() == (0,)
+    con.close()

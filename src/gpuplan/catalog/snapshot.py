@@ -332,6 +332,7 @@ def _seed(
     next_id = max(offer_ids.values(), default=0) + 1
     new_offers: list[dict[str, Any]] = []
     new_prices: list[dict[str, Any]] = []
+    shipped: dict[int, dict[str, Any]] = {}  # offers already in the database: this snapshot's facts
     for provider in PROVIDERS:
         rows = by_provider.get(provider, [])
         if not rows:
@@ -363,6 +364,19 @@ def _seed(
         ).inserted_primary_key[0]
         for row in rows:
             key = (row.provider, row.region, row.zone or "", row.instance_type)
+            spec = {
+                "gpu": row.gpu,
+                "gpu_count": row.gpu_count,
+                "vcpus": row.vcpus,
+                "memory_gib": row.memory_gib,
+                "network_gbps": row.network_gbps,
+                "interconnect": row.interconnect,
+                "source": row.source,
+                "price_reason": row.price_reason,
+                "notes": row.notes,
+                "network_kind": row.network_kind,
+                "local_nvme_gb": row.local_nvme_gb,
+            }
             offer_id = offer_ids.get(key)
             if offer_id is None:
                 offer_id = offer_ids[key] = next_id
@@ -374,19 +388,11 @@ def _seed(
                         "region": row.region,
                         "zone": row.zone or "",
                         "instance_type": row.instance_type,
-                        "gpu": row.gpu,
-                        "gpu_count": row.gpu_count,
-                        "vcpus": row.vcpus,
-                        "memory_gib": row.memory_gib,
-                        "network_gbps": row.network_gbps,
-                        "interconnect": row.interconnect,
-                        "source": row.source,
-                        "price_reason": row.price_reason,
-                        "notes": row.notes,
-                        "network_kind": row.network_kind,
-                        "local_nvme_gb": row.local_nvme_gb,
+                        **spec,
                     }
                 )
+            else:
+                shipped[offer_id] = spec
             new_prices.extend(
                 {
                     "offer_id": offer_id,
@@ -406,6 +412,8 @@ def _seed(
             )
     _bulk_insert(conn, t.offers, new_offers)
     _bulk_insert(conn, t.prices, new_prices)
+    if shipped:
+        _upgrade_offers(conn, shipped, {r["id"] for r in new_offers})
     tables = {
         "transfer.csv": t.transfer_prices,
         "storage.csv": t.storage_prices,
@@ -431,6 +439,44 @@ def _seed(
     rates = _facts_rows("exchange_rates.csv")
     if rates:
         conn.execute(insert(t.exchange_rates), rates)
+
+
+def _upgrade_offers(conn: Any, shipped: dict[int, dict[str, Any]], added: set[int]) -> None:
+    """A database seeded by an older gpuplan: the offers both snapshots ship take this one's facts
+    (a corrected vCPU count, network or GPU part), and the offers an older snapshot listed without
+    a price that this one no longer ships are removed (a priced one stays for the price history;
+    the store hides it with its superseded prices) — unless the user imported offers of that
+    provider, which may list an offer with a reason instead of a price."""
+    from sqlalchemy import bindparam, delete, exists, select, update
+
+    from gpuplan.catalog import schema as t
+
+    o = t.offers.c
+    columns = list(next(iter(shipped.values())))
+    current = {
+        r.id: dict(zip(columns, r[1:], strict=True))
+        for r in conn.execute(select(o.id, *(o[c] for c in columns)).where(o.id.in_(list(shipped))))
+    }
+    changed = [
+        {"oid": i, **{f"new_{c}": v for c, v in facts.items()}}
+        for i, facts in shipped.items()
+        if current.get(i) != facts
+    ]
+    if changed:
+        conn.execute(
+            update(t.offers)
+            .where(o.id == bindparam("oid"))
+            .values({c: bindparam(f"new_{c}") for c in columns}),
+            changed,
+        )
+    kept = set(shipped) | added
+    imported = {  # providers with an import of the user's: an unpriced offer may be theirs
+        p for (p,) in conn.execute(select(t.imports.c.provider).where(t.imports.c.kind.not_like("snapshot%")))
+    }
+    unpriced = select(o.id, o.provider).where(~exists().where(t.prices.c.offer_id == o.id))
+    gone = [i for (i, provider) in conn.execute(unpriced) if i not in kept and provider not in imported]
+    if gone:
+        conn.execute(delete(t.offers).where(o.id.in_(gone)))
 
 
 def _bulk_insert(conn: Any, table: Any, rows: list[dict[str, Any]]) -> None:
