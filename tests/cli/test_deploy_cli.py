@@ -115,6 +115,33 @@ def test_workload_file_with_gpu_options(
     assert code == 0, err
     task = (out_dir / "task.yaml").read_text()
     assert "accelerators: H100:8" in task and "use_spot: true" in task and "infra: gcp" in task
+    assert "warning" not in err  # GCP sells 8 H100 SXM on one node (a3-highgpu-8g)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "count", "said"),
+    [
+        ("T4", "16", "no aws instance with 16 x T4 (it lists 1, 4, 8)"),
+        ("H200-NVL", "1", "no aws instance with H200-NVL"),
+    ],
+)
+def test_a_shape_the_provider_does_not_sell_is_warned_and_written_as_asked(
+    gpu: str,
+    count: str,
+    said: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # SkyPilot would find no AWS machine for `T4:16`; a catalog can lag, so the files are written.
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(FIXTURES / "train.yaml"), "-t", "skypilot", "-o", str(out_dir),
+        "--gpu", gpu, "--count", count, "--provider", "aws",
+    )  # fmt: skip
+    assert code == 0, err
+    assert f"warning: the catalog lists {said}" in err
+    assert (out_dir / "task.yaml").is_file()
 
 
 def test_deploy_help_does_not_import_torch() -> None:

@@ -284,6 +284,19 @@ def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None
         url.replace("2026-11-01", "2099-01-01"), content=csv, headers={**headers, **service.auth("admin")}
     )
     assert future.status_code == 400 and "after today" in future.json()["error"]
+    # an undated source's bounds, as the CLI takes them; in the wrong order they are refused
+    bounds = service.client.post(
+        url.replace("2026-11-01", "2026-10/2026-11-30"),
+        content=csv,
+        headers={**headers, **service.auth("admin")},
+    )
+    assert bounds.status_code == 200, bounds.text
+    reversed_ = service.client.post(
+        url.replace("2026-11-01", "2026-11-30/2026-10"),
+        content=csv,
+        headers={**headers, **service.auth("admin")},
+    )
+    assert reversed_.status_code == 400 and "2026-11-30/2026-10" in reversed_.json()["error"]
     # GCP needs GOOGLE_API_KEY, which the test environment does not have: skipped, no network used.
     job = service.client.post(
         "/api/v1/catalog/refresh", json={"providers": ["gcp"]}, headers=service.auth("admin")

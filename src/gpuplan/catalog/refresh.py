@@ -31,7 +31,7 @@ from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
 from gpuplan.errors import GpuplanError
-from gpuplan.i18n import _
+from gpuplan.i18n import _, ngettext
 from gpuplan.i18n.error_text import error_text
 
 if TYPE_CHECKING:
@@ -206,8 +206,10 @@ def store_rows(
         report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn)
         if report.import_id is None:
             return report, None  # nothing written: every row failed the gates
-        message = _(
-            "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected"
+        message = ngettext(
+            "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} row rejected",
+            "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected",
+            len(report.rejected),
         ).format(
             offers=len(rows),
             prices=report.prices_imported,

@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
 
 
 def deploy(
+    ctx: typer.Context,
     source: Annotated[
         Path,
         typer.Argument(
@@ -129,6 +130,8 @@ def deploy(
         pricing="spot" if spot else "on_demand",
         project=str(project) if project is not None else None,
     ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
+    if not is_plan and spec.provider and spec.gpu:
+        _warn_unsold_shape(ctx, spec.provider, spec.gpu, spec.gpus_per_node)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
@@ -168,6 +171,34 @@ def deploy(
         )
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
+
+
+def _warn_unsold_shape(ctx: typer.Context, provider: str, gpu: str, count: int) -> None:
+    """On stderr: the catalog lists no instance of ``provider`` with ``count`` x ``gpu`` on one node
+    (``--gpu T4 --count 16`` on AWS): the launcher will find no machine. A warning, not a refusal: a
+    catalog can lag a provider's newest shapes, and a partial one (a marketplace) lists a few."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._settings import settings
+    from gpuplan.errors import StoreError
+
+    try:
+        store = open_store(settings(ctx).db)
+    except StoreError:
+        return  # a catalog that cannot be opened says so where it is the job; a launch does not need it
+    try:
+        counts = sorted(
+            {c for (p, _), (g, c) in store.known_instances().items() if p == provider and g == gpu}
+        )
+    finally:
+        store.close()
+    if count in counts:
+        return
+    if counts:
+        line = _("warning: the catalog lists no {provider} instance with {count} x {gpu} (it lists {counts})")
+    else:
+        line = _("warning: the catalog lists no {provider} instance with {gpu}")
+    shown = ", ".join(f"{c:g}" for c in counts)
+    sys.stderr.write(line.format(provider=provider, count=count, gpu=gpu, counts=shown) + "\n")
 
 
 def _absolute(out: Path) -> str:

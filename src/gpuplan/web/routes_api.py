@@ -280,7 +280,8 @@ async def catalog_import(
     request: Request,
     caller: Annotated[Caller, authorised("admin")],
     provider: Annotated[str, Query(max_length=32)],
-    as_of: Annotated[str | None, Query(max_length=10)] = None,
+    # a day, a month or the bounds of an undated source (2026-10/2026-11-30), as `catalog import --as-of`
+    as_of: Annotated[str | None, Query(max_length=21)] = None,
 ) -> Any:
     """Import a SkyPilot catalog CSV (the body); all of its good rows or none."""
     body = await request.body()
