@@ -308,3 +308,15 @@ def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None
         for e in service.client.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]
     ]
     assert "catalog.import" in actions and "catalog.refresh" in actions
+
+
+def test_an_id_beyond_the_database_integer_and_a_misspelt_refresh_are_refused_before_any_work(
+    service: Service,
+) -> None:
+    c = service.client
+    for path in ("/api/v1/plans/9223372036854775808", "/api/v1/plans/99999999999999999999999"):
+        assert c.get(path, headers=service.auth("read")).status_code == 422  # was a 500 (OverflowError)
+    cancel = c.post("/api/v1/plans/9223372036854775808/cancel", headers=service.auth("plan"))
+    assert cancel.status_code == 422
+    refused = c.post("/api/v1/catalog/refresh", json={"providers": ["awz"]}, headers=service.auth("admin"))
+    assert refused.status_code == 400 and "did you mean 'aws'" in refused.json()["error"]  # not a job

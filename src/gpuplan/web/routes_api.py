@@ -347,6 +347,14 @@ def catalog_refresh(
     request: Request, caller: Annotated[Caller, authorised("admin")], body: RefreshRequest
 ) -> Any:
     """Read the providers' own price lists (a job: network calls take seconds to minutes)."""
+    from gpuplan.catalog import PROVIDERS
+    from gpuplan.i18n import use_language
+
+    with use_language(caller.lang):
+        for provider in body.providers:
+            PROVIDERS.cast(
+                provider
+            )  # a misspelt one is refused now (400, "did you mean"), not as a failed job
     return _queue(request, caller, "refresh", body)
 
 

@@ -31,6 +31,8 @@ from gpuplan.web.strict_json import StrictJsonRoute
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRoute)
+#: The largest id a database integer holds (SQLite and PostgreSQL BIGINT): a larger one is a 422, not a 500.
+_MAX_ID = 2**63 - 1
 
 Month = Annotated[str, PathParam(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")]
 
@@ -159,7 +161,9 @@ def save_plan(request: Request, caller: Annotated[Caller, authorised("plan")], b
 
 @router.get("/plans/{plan_id}", response_model=SavedPlanItem)
 def saved_plan(
-    request: Request, caller: Annotated[Caller, authorised("read")], plan_id: Annotated[int, PathParam(ge=1)]
+    request: Request,
+    caller: Annotated[Caller, authorised("read")],
+    plan_id: Annotated[int, PathParam(ge=1, le=_MAX_ID)],
 ) -> Any:
     """One saved plan with its plan document as it was."""
     from gpuplan.catalog.team_store import TeamStore
@@ -170,7 +174,9 @@ def saved_plan(
 
 @router.post("/plans/{plan_id}/cancel", response_model=SavedPlanItem)
 def cancel_plan(
-    request: Request, caller: Annotated[Caller, authorised("plan")], plan_id: Annotated[int, PathParam(ge=1)]
+    request: Request,
+    caller: Annotated[Caller, authorised("plan")],
+    plan_id: Annotated[int, PathParam(ge=1, le=_MAX_ID)],
 ) -> Any:
     """Take a plan out of its month's planned spend (it stays in the history)."""
     from gpuplan.catalog.team_store import TeamStore
