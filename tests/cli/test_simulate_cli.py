@@ -214,3 +214,70 @@ def test_share_refuses_a_service_whose_workload_spans_several_gpus(
         "error: service 'chat': its workload spans 2 GPUs (tensor_parallel); sharing packs services that "
         "each fit one GPU\n"
     )
+
+
+def test_a_service_no_gpu_of_the_plan_holds_leaves_no_total_no_optimal_and_no_manifests(
+    tmp_path: Path,
+) -> None:
+    # was: "0 × A100-SXM4-80GB (whole), $0.00/h." and "Optimal", exit 0, a services.yaml with no service
+    services = tmp_path / "big.yaml"
+    services.write_text(
+        "gpu: A100-SXM4-80GB\nservices:\n"
+        "  - {name: huge, memory_gib: 100, requests_per_s: 6, capacity_requests_per_s: 20, latency_ms: 9}\n"
+        "  - {name: small, memory_gib: 10, requests_per_s: 6, capacity_requests_per_s: 20, latency_ms: 9}\n"
+    )
+    k8s = tmp_path / "k8s"
+    res = runner.invoke(app, ["simulate", "share", str(services), "--price", "2", "--k8s-out", str(k8s)])
+    assert res.exit_code == 1
+    assert "Incomplete: 1 of 2 services cannot run on one A100-SXM4-80GB" in res.stdout
+    assert "Optimal" not in res.stdout and "$2.00/h" in res.stdout  # the placed service's GPU, said as such
+    assert (
+        str(res.exception) == "1 of 2 services cannot run on one A100-SXM4-80GB (huge); --k8s-out not written"
+    )
+    assert not k8s.exists()
+    res = runner.invoke(app, ["simulate", "share", str(services), "--price", "2", "--json"])
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 1 and doc["cost_usd_per_hour"] is None and doc["optimal"] is False
+    assert doc["placed_cost_usd_per_hour"] == pytest.approx(2.0)
+    assert [u["service"] for u in doc["unplaced"]] == ["huge"]
+
+
+def test_a_request_no_replica_can_hold_is_refused_naming_it(tmp_path: Path) -> None:
+    # was: "served" within a 60 s SLO on one slot, the replica line itself saying its cache was smaller
+    trace = tmp_path / "big.csv"
+    rows = [f"{i},{60000 if i == 50 else 512},256" for i in range(100)]
+    trace.write_text("timestamp,prompt_tokens,output_tokens\n" + "\n".join(rows) + "\n")
+    res = runner.invoke(
+        app,
+        [
+            "simulate",
+            "autoscale",
+            str(WORKLOAD),
+            "--gpu",
+            "A10G",
+            "--trace",
+            str(trace),
+            "--policy",
+            "fixed:replicas=1",
+        ],
+    )
+    assert res.exit_code == 1
+    said = str(res.exception)
+    assert said.startswith("trace big: requests that need more KV cache than one A10G replica holds (")
+    assert "tokens): 1, the first at 50.000 s with 60,256 tokens" in said
+
+
+def test_a_burst_that_spans_no_time_is_billed_for_the_work_it_takes(tmp_path: Path) -> None:
+    # was: duration 0, cost $0.00 and 0 % utilisation for three served requests
+    trace = tmp_path / "same.csv"
+    trace.write_text("timestamp,prompt_tokens,output_tokens\n0,100,10\n0,100,10\n0,100,10\n")
+    doc = json.loads(
+        _run(
+            "simulate", "autoscale", str(WORKLOAD), "--gpu", "A10G", "--trace", str(trace),
+            "--policy", "fixed:replicas=1", "--on-demand-price", "3.6", "--json",
+        )
+    )  # fmt: skip
+    [p] = doc["policies"]
+    assert p["served"] == 3 and p["utilisation"] > 0
+    seconds = p["replica_hours"]["on_demand"] * 3600
+    assert 0 < seconds < 60 and p["cost_usd"] == pytest.approx(seconds / 1000)  # $3.60/h = $0.001/s

@@ -77,7 +77,11 @@ def test_replicas_stay_within_the_policy_bounds(result) -> None:  # type: ignore
         assert all(pol.min_replicas <= r <= pol.max_replicas for r in asked)
         assert all(r <= a + 1e-9 for r, a in zip(ready, asked, strict=True))
         total_h = sum(p.replica_hours.values())
-        assert total_h <= pol.max_replicas * res.duration_s / 3600 + 1e-9
+        # billed over the window and its drain: at most one request's service past the end (the
+        # longest of these traces' requests is served in well under 10 minutes on an L4)
+        assert total_h <= pol.max_replicas * (res.duration_s + 600) / 3600
+        if pol.kind == "fixed":
+            assert total_h >= pol.max_replicas * res.duration_s / 3600  # the whole window, paid
 
 
 def test_every_request_is_served_dropped_or_still_queued(result) -> None:  # type: ignore[no-untyped-def]

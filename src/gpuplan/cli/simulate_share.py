@@ -22,7 +22,7 @@ from gpuplan.cli._i18n import (
 )
 from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
@@ -133,14 +133,24 @@ def share_cmd(
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    if k8s_out is not None:
+    if k8s_out is not None and not plan.unplaced:
         _write_k8s(plan, k8s_out)
     if out is not None:
         write_text_atomic(out, share_html(plan, money))
     if as_json:
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
-        return
-    console().print(share_view(plan, money))
+    else:
+        console().print(share_view(plan, money))
+    if plan.unplaced:
+        # the report above shows what fits; the exit status says the plan does not serve them all
+        raise InputError.worded(
+            N_("{m} of {total} services cannot run on one {gpu} ({names}){k8s}"),
+            m=len(plan.unplaced),
+            total=len(plan.unplaced) + len(plan.services),
+            gpu=plan.gpu_id,
+            names=", ".join(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
+            k8s=Phrase(N_("; --k8s-out not written")) if k8s_out is not None else "",
+        )
 
 
 def _write_k8s(plan: SharePlan, directory: Path) -> None:

@@ -200,7 +200,11 @@ class ShareDocument(Document):
     gpus_needed: int
     lower_bound_gpus: int
     optimal: bool
+    """No packing uses fewer GPUs, and every service is placed."""
     cost_usd_per_hour: float | None
+    """The whole plan per hour; null when a service is not placed or the price is unknown."""
+    placed_cost_usd_per_hour: float | None
+    """The services that are placed, per hour."""
     placements: list[SharePlacementDoc]
     unplaced: list[UnplacedDoc]
     services: list[ShareServiceDoc]

@@ -4,7 +4,8 @@ JSON schema (``schema_version`` 1; money in USD, times in seconds)::
 
     simulate share --json
     {"schema_version": 1, "gpu", "sharing", "gpus_needed", "lower_bound_gpus", "optimal",
-     "cost_usd_per_hour", "placements": [{"gpu_index", "service", "slice", "start"}],
+     "cost_usd_per_hour" (null when a service is not placed), "placed_cost_usd_per_hour",
+     "placements": [{"gpu_index", "service", "slice", "start"}],
      "unplaced": [{"service", "reason"}], "services": [{"name", "slice", "instances",
      "p95_latency_s", "latency_headroom_s", ...}], "method", "notes"}
 
@@ -41,6 +42,7 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
             "lower_bound_gpus": plan.lower_bound_gpus,
             "optimal": plan.optimal,
             "cost_usd_per_hour": plan.cost_usd_per_hour,
+            "placed_cost_usd_per_hour": plan.placed_cost_usd_per_hour,
             "placements": [
                 {"gpu_index": p.gpu_index, "service": p.service, "slice": p.slice, "start": p.start}
                 for p in plan.placements
@@ -65,23 +67,47 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
 
 
 def _share_summary(plan: SharePlan, money: Money) -> list[str]:
-    lines = [
-        _("{n} × {gpu} ({sharing}), {cost}.").format(
-            n=plan.gpus_needed,
-            gpu=plan.gpu_id,
-            sharing=plan.sharing,
-            cost=money.format(plan.cost_usd_per_hour, per=_("h"), unknown=_("price unknown")),
-        ),
-        (
-            _("Optimal: no packing uses fewer GPUs ({method}).").format(method=plan.method)
-            if plan.optimal
-            else _("At least {lb} GPUs are needed; this packing uses {n} ({method}).").format(
-                lb=plan.lower_bound_gpus, n=plan.gpus_needed, method=plan.method
+    if plan.unplaced:
+        # no total, no "optimal": the plan serves only some of the services
+        lines = [
+            _(
+                "Incomplete: {m} of {total} services cannot run on one {gpu}; the other {placed} need "
+                "{n} × {gpu} ({sharing}), {cost}."
+            ).format(
+                m=len(plan.unplaced),
+                total=len(plan.unplaced) + len(plan.services),
+                placed=len(plan.services),
+                n=plan.gpus_needed,
+                gpu=plan.gpu_id,
+                sharing=plan.sharing,
+                cost=money.format(plan.placed_cost_usd_per_hour, per=_("h"), unknown=_("price unknown")),
             )
-        ),
-    ]
+        ]
+    else:
+        lines = [
+            _("{n} × {gpu} ({sharing}), {cost}.").format(
+                n=plan.gpus_needed,
+                gpu=plan.gpu_id,
+                sharing=plan.sharing,
+                cost=money.format(plan.cost_usd_per_hour, per=_("h"), unknown=_("price unknown")),
+            ),
+            (
+                _("Optimal: no packing uses fewer GPUs ({method}).").format(method=plan.method)
+                if plan.optimal
+                else _("At least {lb} GPUs are needed; this packing uses {n} ({method}).").format(
+                    lb=plan.lower_bound_gpus, n=plan.gpus_needed, method=plan.method
+                )
+            ),
+        ]
     lines += [
         _("Not placed: {service}: {reason}").format(service=u.service, reason=u.reason) for u in plan.unplaced
+    ]
+    lines += [
+        _("Misses its p95 target: {service} (p95 {p95}, {over} over the target)").format(
+            service=s.name, p95=seconds(s.p95_latency_s), over=seconds(-s.latency_headroom_s)
+        )
+        for s in plan.services
+        if s.latency_headroom_s is not None and s.latency_headroom_s < 0 and s.p95_latency_s is not None
     ]
     lines += list(plan.notes)
     if money.rate_note():

@@ -289,7 +289,6 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     req = _per_request(trace, run, cfg.best, cfg.settings.slos)
     served = st == STATUS_SERVED
     n_served = len(req.served)
-    horizon = trace.duration_s
     hours: dict[str, float] = {}
     for launch, end, spot in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True):
         key = "spot" if spot else "on_demand"
@@ -306,8 +305,8 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
     cost = sum(h * prices.usd_per_hour[k] for k, h in hours.items())
     ran = served | (st == STATUS_KILLED)
     finish = run.start_s + run.service_s
-    # Every start is within the window, so the clip only guards a rounding below zero.
-    busy = float(np.sum(np.clip(np.minimum(finish[ran], horizon) - run.start_s[ran], 0, None)))
+    # Replicas are billed until what they started ends (the window's drain): so is their busy time.
+    busy = float(np.sum(np.clip(finish[ran] - run.start_s[ran], 0, None)))
     paid = sum(hours.values()) * 3600.0 * cfg.replica.slots
     counts = np.bincount(st, minlength=STATUS_KILLED + 1)
     dropped, killed, queued = int(counts[STATUS_DROPPED]), int(counts[STATUS_KILLED]), int(counts[0])
@@ -388,6 +387,32 @@ def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy])
                 slots=replica.slots,
                 limit=MAX_SLOTS,
             )
+
+
+def _check_fits(trace: Trace, replica: ReplicaModel) -> None:
+    """Refuse a trace with requests a replica cannot hold at all: prompt and output above its KV
+    cache (an engine refuses such a request; served here it would be "served" for days on one
+    slot). Given figures (no iteration model) carry no cache size and are not judged."""
+    if replica.step is None or trace.prompt_tokens is None or trace.output_tokens is None:
+        return
+    cap = replica.step.kv_capacity_tokens
+    need = trace.prompt_tokens.astype(np.int64) + trace.output_tokens.astype(np.int64)
+    over = np.flatnonzero(need > cap)
+    if len(over):
+        first = int(over[0])
+        raise InputError.worded(
+            N_(
+                "trace {name}: requests that need more KV cache than one {gpu} replica holds ({cap:,} "
+                "tokens): {n:,}, the first at {at:,.3f} s with {tokens:,} tokens; serve them with "
+                "tensor parallel or a bigger GPU, or leave them out of the trace"
+            ),
+            name=trace.name,
+            n=len(over),
+            gpu=replica.gpu,
+            cap=cap,
+            at=float(trace.arrival_s[first]),
+            tokens=int(need[first]),
+        )
 
 
 def check_window(name: str, duration_s: float, policies: Sequence[Policy]) -> None:
@@ -473,6 +498,7 @@ def simulate_autoscale(
     if len(set(names)) != len(names):
         raise InputError.worded(N_("two policies share a name; give each a name=… key"))
     _check_work(trace, replica, policies)
+    _check_fits(trace, replica)
     # Prompt lengths repeat: each distinct one is costed once, per batch (replica.work) and alone.
     lengths, back = _distinct(trace.prompt_tokens)
     work = replica.work(trace.prompt_tokens, trace.output_tokens, distinct=(lengths, back))

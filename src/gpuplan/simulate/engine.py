@@ -12,7 +12,9 @@ Model (exact for it, no time-stepping of requests):
   routing); a request that has waited ``timeout_s`` without starting is dropped.
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
   min/max). A launched replica is billed from the decision and serves from ``startup_s`` later;
-  one scaled down stops taking requests, finishes those it has, and is billed until it is empty.
+  one scaled down stops taking requests, finishes those it has, and is billed until it is empty;
+  at the end of the window the replicas still up finish what they started, billed (the window's
+  drain).
 - A spot replica is interrupted after an exponential lifetime (mean 1/rate); it stops taking
   requests, those it cannot finish within the notice are dropped, and the next decision replaces
   it (so restart time = startup time).
@@ -68,7 +70,8 @@ class EngineConfig:
     slots: int
     """Requests one replica runs at once."""
     horizon_s: float
-    """End of the simulated window; billing stops here."""
+    """End of the simulated window: no request starts after it, and a replica is billed to it and
+    until the requests it started have ended."""
     timeout_s: float = 120.0
     spot_rate_per_hour: float = 1.0 / 24.0
     spot_notice_s: float = 30.0
@@ -390,9 +393,10 @@ def _run(
                 break
     # Requests never started: dropped if their timeout passed within the window, else still queued.
     status[j:][arrival[j:] + cfg.timeout_s <= horizon] = STATUS_DROPPED
+    # The window's replicas are billed to its end and on until the requests they started in it end:
+    # the work a window takes is paid for (a trace of one burst spans no time; its fleet does).
     for r in fleet.alive:
-        run.replica_end_s[r] = horizon
-    run.replica_end_s = [min(e, horizon) for e in run.replica_end_s]
+        run.replica_end_s[r] = fleet._busy_until(r, horizon, start)
     run.start_s = start
     run.status = status
     run.status[(run.status == STATUS_QUEUED) & np.isfinite(run.start_s)] = STATUS_SERVED

@@ -60,7 +60,7 @@ DEFAULT_TIME_SLICE_PENALTY = 0.10
 DEFAULT_MPS_PENALTY = 0.05
 #: The device plugin allows at most 48 MPS clients per GPU (CUDA's limit on Volta and later).
 MAX_MPS_PARTS = 48
-#: Whole GPUs the services may need at their load (the fewest any sharing can use): packing
+#: Instances the services need at their load, at least one each (a whole GPU each without sharing): packing
 #: time-slices first-fit over every instance grows with its square, and every instance is placed
 #: and written out (10,000 took 16 s; 2,000 is a large inference fleet).
 MAX_SHARE_GPUS = 2000
@@ -142,7 +142,11 @@ class SharePlan:
     lower_bound_gpus: int
     """No packing can use fewer (equal to gpus_needed when the packing is proven optimal)."""
     optimal: bool
+    """The packing is proven to use the fewest GPUs, and every service is placed."""
     cost_usd_per_hour: float | None
+    """The whole plan's cost; None when a service is not placed (or the price is unknown)."""
+    placed_cost_usd_per_hour: float | None
+    """The cost of the services that are placed."""
     placements: tuple[Placement, ...]
     unplaced: tuple[Unplaced, ...]
     services: tuple[ServiceOutcome, ...]
@@ -237,13 +241,17 @@ def _plan(
     method: str,
     notes: tuple[str, ...] = (),
 ) -> SharePlan:
+    placed_cost = gpus * opts.price_usd_per_hour if opts.price_usd_per_hour is not None else None
     return SharePlan(
         gpu_id=opts.gpu_id,
         sharing=sharing,
         gpus_needed=gpus,
         lower_bound_gpus=bound,
-        optimal=optimal,
-        cost_usd_per_hour=gpus * opts.price_usd_per_hour if opts.price_usd_per_hour is not None else None,
+        # A service this GPU cannot hold is not served by the plan: its total cost is unknown, and
+        # no packing of the others is the answer (the placed ones' cost is ``placed_cost_usd_per_hour``).
+        optimal=optimal and not unplaced,
+        cost_usd_per_hour=None if unplaced else placed_cost,
+        placed_cost_usd_per_hour=placed_cost,
         placements=tuple(sorted(placements, key=lambda p: (p.gpu_index, p.start or 0, p.service))),
         unplaced=tuple(unplaced),
         services=tuple(outs),
@@ -523,8 +531,9 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
     if not whole <= MAX_SHARE_GPUS:
         raise InputError.worded(
             N_(
-                "the services need {gpus:,.0f} whole GPUs at their load, more than the {limit:,} a "
-                "packing places; check requests_per_s and capacity_requests_per_s, or split the file"
+                "the services need {gpus:,.0f} instances at their load (at least one each), more than "
+                "the {limit:,} a packing places; check requests_per_s and capacity_requests_per_s, or "
+                "split the file"
             ),
             gpus=whole,
             limit=MAX_SHARE_GPUS,
