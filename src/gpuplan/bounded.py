@@ -31,6 +31,7 @@ import math
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,6 +90,14 @@ _NOT_UTF8 = N_("{what} {path!r} is not UTF-8 text (byte {byte})")
 _LONG_LINE = N_("{what} {path!r} line {line} is longer than {limit:,} bytes")
 _NOT_UTF8_LINE = N_("{what} {path!r} line {line} is not UTF-8 text (byte {byte} of the line)")
 _TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
+
+
+def control_character(text: str) -> str | None:
+    """The first character of ``text`` that is not printable on one line — a control (newline,
+    ESC's colour and title sequences), a format character (a right-to-left override) or a line or
+    paragraph separator — or None. A name or note from someone else's file is shown in terminals
+    and reports: such a character would let the file write over them."""
+    return next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
 
 
 def _near_file(path: Path) -> str | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from gpuplan.bounded import control_character
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -80,6 +81,16 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
     if not (math.isfinite(percent) and 0 < percent < 100):
         raise InputError.worded(
             N_("discount percent must be between 0 and 100 (exclusive), got {percent:g}"), percent=percent
+        )
+    bad = control_character(note) or control_character(family)
+    if bad is not None:
+        # the note is listed under the figure: a newline would forge a line of its own
+        raise InputError.worded(
+            N_(
+                "a discount's note and family must be one line of printable text (got the control "
+                "character U+{code:04X})"
+            ),
+            code=ord(bad),
         )
     family = family.strip()
     if family:

@@ -38,7 +38,7 @@ from gpuplan.errors import InputError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import pydantic_cast
-from gpuplan.workload._validation import Spec, one_line_error
+from gpuplan.workload._validation import PrintableLine, Spec, one_line_error
 
 __all__ = [
     "MAX_DEMANDS",
@@ -141,7 +141,7 @@ class ConstraintsSpec(Spec):
 class DemandSpec(Spec):
     """One stream of work: a workload run N times a month, or GPUs for some hours a month."""
 
-    name: str = Field(min_length=1)
+    name: PrintableLine = Field(min_length=1, max_length=300)
     workload: str | None = None
     """A workload YAML file (relative to the usage file); the planner picks its GPU type and count."""
     runs_per_month: float | None = Field(default=None, ge=0, le=MAX_RUNS_PER_MONTH)

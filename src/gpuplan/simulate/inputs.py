@@ -22,6 +22,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
+from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
@@ -140,7 +141,7 @@ class _Service(BaseModel):
     def _no_booleans(cls, value: Any, info: ValidationInfo) -> Any:
         return refuse_boolean(cls, value, info)  # requests_per_s: true is not 1
 
-    name: str
+    name: PrintableLine = Field(min_length=1, max_length=300)
     memory_gib: float | None = Field(default=None, gt=0)
     """Memory one instance needs (weights + KV cache + CUDA context)."""
     requests_per_s: float = Field(ge=0)

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from gpuplan.bounded import control_character
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import GpuplanError, Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
 
-__all__ = ["Spec", "one_line_error"]
+__all__ = ["PrintableLine", "Spec", "one_line_error", "printable_line"]
 
 #: Pydantic's own message for an error type, as ``one_line_error`` shows it, and the same words as a
 #: catalog message (``{got}``: the value given; other fields are pydantic's ``ctx``). Used only when
@@ -99,6 +108,24 @@ class Spec(BaseModel):
 
 
 _BOUNDS = {"greater_than_equal": "≥", "greater_than": ">", "less_than_equal": "≤", "less_than": "<"}
+
+
+def printable_line(value: str) -> str:
+    """A pydantic validator: ``value`` is one line of printable text (see
+    :func:`gpuplan.bounded.control_character`), else a refusal naming the character's code point."""
+    bad = control_character(value)
+    if bad is not None:
+        raise ValueError(
+            Phrase(
+                N_("must be one line of printable text (got the control character U+{code:04X})"),
+                code=ord(bad),
+            )
+        )
+    return value
+
+
+#: A name shown in terminals and reports (a workload's, a demand's, a service's).
+PrintableLine = Annotated[str, AfterValidator(printable_line)]
 
 
 def _loc_path(loc: tuple[int | str, ...]) -> str:

@@ -7,7 +7,6 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,7 +34,7 @@ from gpuplan.vocab import (
     Task,
     pydantic_cast,
 )
-from gpuplan.workload._validation import Spec, one_line_error
+from gpuplan.workload._validation import Spec, one_line_error, printable_line
 from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.paths import confine_model
@@ -387,13 +386,7 @@ class Workload(Spec):
     def _one_printable_line(cls, v: str) -> str:
         # The name heads terminals and reports: a control character (a newline, ESC's colour and
         # title sequences, a right-to-left override) would let a shared file write over them.
-        bad = next((ch for ch in v if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
-        if bad is not None:
-            raise _refused(
-                N_("must be one line of printable text (got the control character U+{code:04X})"),
-                code=ord(bad),
-            )
-        return v
+        return printable_line(v)
 
     task: TaskField = Task.TRAIN
     """``train`` (from scratch), ``finetune`` (same step; BERT gets its QA head) or ``infer``."""
