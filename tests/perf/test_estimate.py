@@ -51,6 +51,20 @@ def test_sequence_models_report_tokens_and_job_time() -> None:
     assert e.job_time_h_low < e.job_time_h < e.job_time_h_high
 
 
+def test_a_job_smaller_than_the_gpus_is_no_faster_on_more_of_them() -> None:
+    # each data-parallel rank reads its share of an epoch, padded: 1 sample is one rank's work
+    # whatever the GPU count (it was 1/64 of one GPU's time on 64 GPUs)
+    p = make_profile(ops=(op("forward", flops=1e12), op("backward", flops=2e12)), seq_len=1024)
+    job = JobSize(samples=1, epochs=1)
+    one = estimate(p, A100, calibration=CAL, job=job)
+    eight = estimate(p, A100, calibration=CAL, job=job, count=8)
+    assert one.job_time_h is not None and eight.job_time_h is not None
+    assert eight.job_time_h >= one.job_time_h * 0.99  # no faster (its collectives can make it slower)
+    # a large job is split as before: 8,000 samples on 8 GPUs, 1,000 each
+    big = estimate(p, A100, calibration=CAL, job=JobSize(samples=8_000, epochs=1), count=8)
+    assert big.job_time_h == pytest.approx(8_000 / big.samples_per_step * big.step_time_s / 3600)
+
+
 def test_gradient_accumulation_amortises_the_optimizer(simple_train_profile: Profile) -> None:
     one = estimate(simple_train_profile, A100, calibration=CAL)
     acc = estimate(simple_train_profile, A100, calibration=CAL, grad_accum_steps=4)

@@ -13,6 +13,7 @@ in ``perf/stages/spread.py``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -411,7 +412,10 @@ def _hours(
         return None, None, None
     samples = layout.samples_per_step
     per_sample = layout.local.seq_len if layout.local.seq_len else 1
-    total = job.samples * job.epochs * per_sample
+    # Each data-parallel rank reads its share of an epoch (a DistributedSampler pads the last one):
+    # 1 sample takes as long on 64 GPUs as on one, not 1/64 of it.
+    dp = max(1, layout.data_parallel)
+    total = math.ceil(job.samples / dp) * dp * job.epochs * per_sample
     throughput = samples * per_sample / step_s
     return (
         total / throughput / 3600.0,
