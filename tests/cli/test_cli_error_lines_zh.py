@@ -15,10 +15,11 @@ from i18n.english_left import english_left
 #: (arguments after ``--db DB``, ``{tmp}`` standing for a folder that exists; the English line as
 #: printed before the catalog)
 CASES = [
-    (["catalog", "export", "--format", "xml"], "error: unknown --format 'xml'; supported: csv, json"),
+    (["catalog", "export", "--format", "xml"], "error: unknown --format 'xml'; use one of: csv, json"),
+    (["catalog", "export", "--format", "jsno"], "error: unknown --format 'jsno'; did you mean 'json'?"),
     (
         ["catalog", "import", "{tmp}/x.csv", "--provider", "aws", "--format", "xml"],
-        "error: unknown --format 'xml'; supported: skypilot",
+        "error: unknown --format 'xml'; use one of: skypilot",
     ),
     (["offers", "--gpu", "a100:x"], "error: --gpu 'a100:x': write NAME:COUNT with a count of 1 or more"),
     (

@@ -88,6 +88,20 @@ def test_a_policy_with_a_non_finite_number_is_refused(
 
 
 @pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("fixed:replicas=2,replicas=3", "policy 'fixed:replicas=2,replicas=3': replicas is given twice"),
+        ("scheduled:at=0h@2/0h@3", "schedule: the hour 0h is given twice"),
+    ],
+)
+def test_a_policy_that_says_one_thing_twice_is_refused(spec: str, said: str) -> None:
+    # the later value stood silently (3 replicas, or the schedule's last entry for the hour)
+    with pytest.raises(InputError) as e:
+        parse_policy(spec)
+    _one_line(e, said)
+
+
+@pytest.mark.parametrize(
     ("line", "words"),
     [
         ("0,10,1e999", ("line 2", "not a token count")),

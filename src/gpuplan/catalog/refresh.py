@@ -100,6 +100,13 @@ def _printable(text: str, limit: int) -> str:
 
 
 def _what(e: BaseException) -> str:
+    if isinstance(e, (AttributeError, IndexError, KeyError, TypeError)):
+        # a reader met an answer of another shape (a list where the API sends an object …): say so
+        # first; the Python words after it are what a bug report needs
+        detail = f"{type(e).__name__}: {e}"
+        return _printable(
+            _("an answer not in the shape the reader expects: {detail}").format(detail=detail), _WHAT_CHARS
+        )
     return _printable(f"{type(e).__name__}: {error_text(e)}", _WHAT_CHARS)
 
 

@@ -33,7 +33,6 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_
-from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import PricingModel
 
 if TYPE_CHECKING:
@@ -45,7 +44,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-_UNKNOWN_FORMAT = N_("unknown --format {format!r}; supported: {supported}")
 
 catalog_app = typer.Typer(
     name="catalog",
@@ -333,11 +331,11 @@ def _import_file(
     from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
-    from gpuplan.errors import CatalogImportError, InputError
+    from gpuplan.errors import CatalogImportError, InputError, NotFoundError
     from gpuplan.report.catalog import import_json, import_view
 
     if fmt != "skypilot":
-        raise InputError.worded(_UNKNOWN_FORMAT, format=fmt, supported="skypilot")
+        raise NotFoundError("--format", fmt, ["skypilot"])
     if len(providers) != 1:
         raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
     prov = PROVIDERS.cast(providers[0])
@@ -441,13 +439,13 @@ def export(
     """Export every offer with its current price under each pricing model (unpriced offers too)."""
     # JSON is the `offers --json` document over every region; CSV keeps each price as published
     # (price, currency, unit) beside its USD figures.
-    from gpuplan.errors import InputError
+    from gpuplan.errors import NotFoundError
     from gpuplan.i18n import _
     from gpuplan.report.common import to_jsonable
 
     apply_language(lang)
     if fmt not in ("csv", "json"):
-        raise InputError.worded(_UNKNOWN_FORMAT, format=fmt, supported=listed(["csv", "json"]))
+        raise NotFoundError("--format", fmt, ["csv", "json"])  # "did you mean 'json'" for jsno
     store = _store(ctx, _Rate(usd_per_cny, cny_per_usd, force_rate))
     rows = store.offers(include_unpriced=True)
     if fmt == "json":

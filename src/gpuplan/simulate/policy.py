@@ -204,6 +204,10 @@ def _schedule(text: str) -> tuple[tuple[float, int], ...]:
                 N_("schedule entry {entry!r}: write HOURh@REPLICAS, e.g. 8h@6 (hours 0–23)"), entry=part
             )
         out.append((float(m.group(1)), int(m.group(2))))
+    hours = [h for h, _ in out]
+    if len(set(hours)) != len(hours):  # 0h@2/0h@3: two fleet sizes for one hour
+        twice = next(h for h in hours if hours.count(h) > 1)
+        raise InputError.worded(N_("schedule: the hour {hour:g}h is given twice"), hour=twice)
     return tuple(sorted(out))
 
 
@@ -252,7 +256,10 @@ def parse_policy(text: str) -> Policy:
         key, eq, value = item.partition("=")
         if not eq:
             raise InputError.worded(N_("policy {spec!r}: {item!r} is not key=value"), spec=spec, item=item)
-        values[key.strip().lower()] = value.strip()
+        key = key.strip().lower()
+        if key in values:  # replicas=2,replicas=3: which one was meant?
+            raise InputError.worded(N_("policy {spec!r}: {key} is given twice"), spec=spec, key=key)
+        values[key] = value.strip()
     if kind not in KINDS:
         raise NotFoundError("policy kind", kind, KINDS, hint=_in_spec(spec))
     return _build(kind, values, spec, default_name=spec)

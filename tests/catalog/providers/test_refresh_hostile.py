@@ -89,6 +89,16 @@ def test_a_hostile_json_answer_fails_its_provider_only(
     assert (prices, runs) == (before[0], before[1] + 1)  # old data kept, the failed run recorded
 
 
+def test_an_answer_of_another_shape_is_said_to_be_one_before_pythons_words(
+    db_path: Path, api: respx.MockRouter
+) -> None:
+    # was: "failed reading the price list (AttributeError: 'str' object has no attribute 'get')"
+    api.routes["vast"].side_effect = _answer(b'{"offers": ["x"]}')
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(credentials=KEYS, now=NOW))
+    assert vast.status == "failed"
+    assert "(an answer not in the shape the reader expects: AttributeError: 'str' object" in vast.line()
+
+
 @pytest.mark.parametrize(
     "body",
     [
