@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,9 @@ def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
     )
     assert r.exit_code == 0 and "12 % off" in r.stdout
     assert "aws p5: 12 %" in runner.invoke(app, ["--db", db, "catalog", "discount", "list"]).stdout
+    listed = json.loads(runner.invoke(app, ["--db", db, "catalog", "discount", "list", "--json"]).stdout)
+    assert listed["schema_version"] == 1
+    assert [(d["provider"], d["family"], d["percent"]) for d in listed["discounts"]] == [("aws", "p5", 12.0)]
     offers = runner.invoke(
         app,
         ["--db", db, "offers", "--provider", "aws", "--gpu", "H100-SXM", "--pricing", "on_demand"],
@@ -97,6 +101,19 @@ def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
     assert r.exit_code == 0
     r = runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "awz", "--percent", "5"])
     assert isinstance(r.exception, NotFoundError) and "did you mean 'aws'" in str(r.exception)
+
+
+def test_a_refresh_prints_its_outcomes_as_json(db_path: Path) -> None:
+    # GCP's price list needs a key the tests do not have: skipped, said as JSON, exit 1 (none refreshed)
+    r = runner.invoke(
+        app,
+        ["--db", str(db_path), "catalog", "refresh", "--provider", "gcp", "--json"],
+        env={"GOOGLE_API_KEY": ""},
+    )
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1 and doc["schema_version"] == 1
+    [gcp] = doc["outcomes"]
+    assert gcp["provider"] == "gcp" and gcp["status"] == "skipped" and "GOOGLE_API_KEY" in gcp["message"]
 
 
 def test_history_lists_every_dated_price_and_writes_a_chart(db_path: Path, tmp_path: Path) -> None:

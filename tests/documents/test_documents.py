@@ -21,6 +21,7 @@ from gpuplan.documents import (
     MEASURE_SCHEMA_VERSION,
     OFFERS_SCHEMA_VERSION,
     PLAN_SCHEMA_VERSION,
+    REFRESH_SCHEMA_VERSION,
     SERVE_SCHEMA_VERSION,
     SHARE_SCHEMA_VERSION,
     TCO_SCHEMA_VERSION,
@@ -53,6 +54,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "catalog-info": CATALOG_INFO_SCHEMA_VERSION,
         "catalog-import": IMPORT_SCHEMA_VERSION,
         "catalog-history": HISTORY_SCHEMA_VERSION,
+        "catalog-refresh": REFRESH_SCHEMA_VERSION,
         **{name: SERVE_SCHEMA_VERSION for name in DOCUMENTS if name.startswith("serve-")},
     }
     assert set(versions) == set(DOCUMENTS)

@@ -53,6 +53,8 @@ OTHER_JSON = {"catalog export": "--format json"}
 NOT_RUN = {
     "bench": "runs a real measurement (seconds of CPU); it shows no money",
     "measure": "runs real steps of a model (or replays a recording: tests/cli/test_measure_cli.py); no money",
+    "catalog refresh": "reads the providers' price lists (test_catalog_discounts_history.py runs it on a "
+    "provider without its key); counts and words, no money",
 }
 
 runner = CliRunner()
@@ -161,6 +163,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         "gpus": [["gpus", "--json"], ["gpus", "--json", "--currency", "CNY"]],
         "offers": [["offers", "--json", "--all-regions"], ["offers", "--json", "--currency", "CNY"]],
         "catalog info": [["catalog", "info", "--json"]],
+        "catalog discount list": [["catalog", "discount", "list", "--json"]],
         "catalog history": [
             ["catalog", "history", "--instance", "GN7.2XLARGE32", "--json", "--currency", "CNY"],
             ["catalog", "history", "--instance", "p4d.24xlarge", "--json"],

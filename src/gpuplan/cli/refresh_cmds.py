@@ -74,6 +74,9 @@ def refresh(
             "A refresh without --provider or --rates does every provider and the rate.",
         ),
     ] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the outcomes as JSON when every provider is done.")
+    ] = False,
     lang: LangOption = None,
 ) -> None:
     """Read the providers' own price lists and append their prices (one transaction per provider),
@@ -106,8 +109,14 @@ def refresh(
 
     outcomes = []
     for o in done():
-        typer.echo(o.line())
+        if not json_out:
+            typer.echo(o.line())
         outcomes.append(o)
+    if json_out:
+        from gpuplan.cli.catalog_cmds import _print_json
+        from gpuplan.report.catalog import refresh_json
+
+        _print_json(refresh_json(outcomes))
     if any(o.status == "failed" for o in outcomes) or not any(o.status == "ok" for o in outcomes):
         raise typer.Exit(1)
 
@@ -182,13 +191,22 @@ def _scope(provider: str, family: str) -> str:
 
 
 @discount_app.command("list")
-def discount_list(ctx: typer.Context, lang: LangOption = None) -> None:
+def discount_list(
+    ctx: typer.Context,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON instead of lines.")] = False,
+    lang: LangOption = None,
+) -> None:
     """Show the stored discounts."""
     from gpuplan.catalog.discounts import discounts
-    from gpuplan.cli.catalog_cmds import _store
+    from gpuplan.cli.catalog_cmds import _print_json, _store
 
     apply_language(lang)
     found = discounts(_store(ctx))
+    if json_out:
+        from gpuplan.report.catalog import discounts_json
+
+        _print_json(discounts_json(found))
+        return
     if not found:
         typer.echo(_("no discounts set (prices are list prices)"))
     for d in found:

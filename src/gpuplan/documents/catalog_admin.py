@@ -18,17 +18,21 @@ __all__ = [
     "CATALOG_INFO_SCHEMA_VERSION",
     "HISTORY_SCHEMA_VERSION",
     "IMPORT_SCHEMA_VERSION",
+    "REFRESH_SCHEMA_VERSION",
     "CatalogInfoDocument",
     "HistoryDocument",
     "HistoryPrice",
     "ImportDocument",
     "ProviderCoverageDoc",
     "RateDoc",
+    "RefreshDocument",
+    "RefreshOutcomeDoc",
     "RejectedRowDoc",
 ]
 
 CATALOG_INFO_SCHEMA_VERSION = 1
 IMPORT_SCHEMA_VERSION = 1
+REFRESH_SCHEMA_VERSION = 1
 #: 1: was a bare list of prices with ``amount``/``currency``/``unit``; now a document.
 HISTORY_SCHEMA_VERSION = 1
 
@@ -88,6 +92,30 @@ class RejectedRowDoc(Document):
     instance_type: str
     region: str
     reason: str
+
+
+class RefreshOutcomeDoc(Document):
+    """What the refresh of one provider (or of the exchange rate) did."""
+
+    provider: str
+    """The provider's code, or ``ecb`` for the exchange rate (the ECB's daily reference rates)."""
+    status: Literal["ok", "failed", "skipped"]
+    """``failed``: nothing changed, the last good data kept; ``skipped``: keys missing, or not asked."""
+    message: str
+    """The line the command prints, in the user's language."""
+    offers: int = Field(ge=0)
+    prices: int = Field(ge=0)
+    rejected: int = Field(ge=0)
+    sources: list[str]
+    """The price lists read (URLs or API names)."""
+    started_at: str
+
+
+class RefreshDocument(Document):
+    """``gpuplan catalog refresh --json``: one outcome per provider, in the order they finished."""
+
+    schema_version: Literal[1] = 1
+    outcomes: list[RefreshOutcomeDoc]
 
 
 class ImportDocument(Document):

@@ -35,11 +35,15 @@ from gpuplan.vocab import pricing_name
 if TYPE_CHECKING:
     # The document models (pydantic) are imported by the functions that build them: the tables
     # (`gpuplan offers`, `gpus`, `catalog info`) do without pydantic.
+    from gpuplan.catalog.discounts import Discount
+    from gpuplan.catalog.refresh import RefreshOutcome
     from gpuplan.documents.base import ExchangeRateDoc
     from gpuplan.documents.catalog import GpusDocument, OffersDocument
-    from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument
+    from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument, RefreshDocument
+    from gpuplan.documents.serve import DiscountsDocument
 
 __all__ = [
+    "discounts_json",
     "gpus_json",
     "gpus_view",
     "import_json",
@@ -52,6 +56,7 @@ __all__ = [
     "price_fields",
     "rate_doc",
     "rates_line",
+    "refresh_json",
 ]
 
 _PRICINGS = tuple(m.value for m in PricingModel)
@@ -407,6 +412,22 @@ def import_json(report: ImportReport) -> ImportDocument:
     from gpuplan.documents.catalog_admin import ImportDocument
 
     return ImportDocument.model_validate(to_jsonable(report))
+
+
+def refresh_json(outcomes: Sequence[RefreshOutcome]) -> RefreshDocument:
+    """The ``catalog refresh --json`` document (and the service's refresh job's result)."""
+    from gpuplan.documents.catalog_admin import RefreshDocument
+
+    return RefreshDocument.model_validate(
+        {"outcomes": [{k: v for k, v in to_jsonable(o).items() if k != "label"} for o in outcomes]}
+    )
+
+
+def discounts_json(found: Sequence[Discount]) -> DiscountsDocument:
+    """The ``catalog discount list --json`` document (and the service's ``/catalog/discounts``)."""
+    from gpuplan.documents.serve import DiscountsDocument
+
+    return DiscountsDocument.model_validate({"discounts": [to_jsonable(d) for d in found]})
 
 
 def _info_table(info: CatalogInfo) -> Table:

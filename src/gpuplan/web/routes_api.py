@@ -210,21 +210,11 @@ def catalog_history(
         return history_json(points, instance, store.find_exchange_rate("CNY"), currency)
 
 
-def _discounts(store: Any) -> dict[str, Any]:
+def _discounts(store: Any) -> Any:
     from gpuplan.catalog.discounts import discounts
+    from gpuplan.report.catalog import discounts_json
 
-    return {
-        "discounts": [
-            {
-                "provider": d.provider,
-                "family": d.family,
-                "percent": d.percent,
-                "set_at": d.set_at,
-                "note": d.note,
-            }
-            for d in discounts(store)
-        ]
-    }
+    return discounts_json(discounts(store))
 
 
 @router.get("/catalog/discounts", response_model=DiscountsDocument)

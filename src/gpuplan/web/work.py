@@ -94,7 +94,9 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
     TeamStore(store.engine).record(
         actor, "catalog.refresh", ",".join(request.providers) or "all", {"outcomes": lines}
     )
-    return {"schema_version": 1, "outcomes": lines}
+    from gpuplan.report.catalog import refresh_json
+
+    return refresh_json(outcomes).model_dump(mode="json")  # `catalog refresh --json`
 
 
 def _plan_request(request: SavePlanRequest, spec: dict[str, Any]) -> PlanRequest:
