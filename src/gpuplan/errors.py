@@ -28,6 +28,7 @@ from typing import Self
 
 __all__ = [
     "LIST_AT_MOST",
+    "AbsentError",
     "AmbiguousNameError",
     "CatalogImportError",
     "DataError",
@@ -150,6 +151,11 @@ class UserCodeError(InputError):
     def __init__(self, message: str, user_traceback: str = "") -> None:
         super().__init__(message)
         self.user_traceback = user_traceback
+
+
+class AbsentError(InputError):
+    """What a request addresses by its id is not there (a saved plan, a discount to remove): the
+    service answers 404, where a bad value is a 400."""
 
 
 class UnknownChoiceError(NotFoundError, InputError):

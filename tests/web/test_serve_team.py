@@ -320,3 +320,13 @@ def test_an_id_beyond_the_database_integer_and_a_misspelt_refresh_are_refused_be
     assert cancel.status_code == 422
     refused = c.post("/api/v1/catalog/refresh", json={"providers": ["awz"]}, headers=service.auth("admin"))
     assert refused.status_code == 400 and "did you mean 'aws'" in refused.json()["error"]  # not a job
+
+
+def test_what_an_address_names_but_is_not_there_is_a_404(service: Service) -> None:
+    c = service.client
+    missing = c.get("/api/v1/plans/424242", headers=service.auth("read"))
+    assert missing.status_code == 404 and missing.json()["error"] == "no saved plan 424242"
+    gone = c.delete("/api/v1/catalog/discounts?provider=aws", headers=service.auth("admin"))
+    assert gone.status_code == 404 and gone.json()["error"] == "no discount for aws"  # no trailing space
+    bad = c.delete("/api/v1/catalog/discounts?provider=awz", headers=service.auth("admin"))
+    assert bad.status_code == 400 and "did you mean 'aws'" in bad.json()["error"]  # a bad value stays a 400

@@ -26,7 +26,7 @@ from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
 
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.transactions import writing
-from gpuplan.errors import InputError, NotFoundError
+from gpuplan.errors import AbsentError, InputError, NotFoundError
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
@@ -511,7 +511,7 @@ class TeamStore:
         """One saved plan, with its document unless ``with_document`` is False."""
         found = self._plans(t.team_plans.c.id == plan_id, with_document=with_document)
         if not found:
-            raise InputError.worded(N_("no saved plan {id}"), id=plan_id)
+            raise AbsentError.worded(N_("no saved plan {id}"), id=plan_id)
         return found[0]
 
     def set_plan_status(self, plan_id: int, status: str, *, actor: str) -> SavedPlan:

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuplan.errors import (
+    AbsentError,
     EstimateError,
     GpuplanError,
     InfeasibleError,
@@ -42,6 +43,8 @@ def error_response(
 
 
 def _status(e: GpuplanError) -> int:
+    if isinstance(e, AbsentError):
+        return 404
     if isinstance(e, StoreError):
         return 503
     if isinstance(e, (InfeasibleError, EstimateError)):

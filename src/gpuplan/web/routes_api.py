@@ -56,7 +56,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         (400, "a value is wrong (the line says which and how to fix it)"),
         (401, "no token, or an unknown, revoked or expired one"),
         (403, "the token's scope does not allow this"),
-        (404, "no such job"),
+        (404, "nothing at this address (a job, a saved plan, a discount to remove)"),
         (413, "request body too large"),
         (422, "a well-formed request without an answer, or one that does not match the schema"),
         (429, "too many requests for this token this minute"),
@@ -249,12 +249,13 @@ def discounts_clear(
     """Remove a discount."""
     from gpuplan.catalog.discounts import clear_discount
     from gpuplan.catalog.team_store import TeamStore
-    from gpuplan.errors import InputError
+    from gpuplan.errors import AbsentError
     from gpuplan.i18n import N_
 
     store = _store(request)
     if not clear_discount(store, provider, family):
-        raise InputError.worded(N_("no discount for {provider} {family}"), provider=provider, family=family)
+        scope = f"{provider} {family}" if family else provider
+        raise AbsentError.worded(N_("no discount for {scope}"), scope=scope)
     TeamStore(store.engine).record(caller.name, "discount.clear", f"{provider} {family}".strip(), {})
     return _discounts(store)
 
