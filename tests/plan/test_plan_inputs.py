@@ -40,6 +40,12 @@ def test_open_store_refuses_the_wrong_way_round_unless_forced(tmp_path: Path) ->
         assert store.exchange_rate("CNY").usd_per_unit == 7.2
     finally:
         store.close()
+    # forced, a rate is still a number a figure can be printed at (1e-300 gave 300-digit yuan)
+    for absurd in (1e-300, 1e308):
+        with pytest.raises(
+            InputError, match=r"1 CNY = .* USD, is outside 0\.001–1000 USD \(even with --force-rate\)"
+        ):
+            open_store(db, usd_per_cny=absurd, force_rate=True)
 
 
 @pytest.mark.parametrize("name", ["China", "中国", "CN", "cn", "CHN", "People's Republic of China"])

@@ -366,12 +366,23 @@ def open_store(
             raise
     store.use_plain_sqlite(path)
     if usd_per_cny is not None:
-        if not force_rate:
-            try:
+        try:
+            if not MIN_USD_PER_CNY <= usd_per_cny <= MAX_USD_PER_CNY:
+                # --force-rate overrides the 3× check, not arithmetic: 1e-300 printed 300 digits
+                raise InputError.worded(
+                    N_(
+                        "the exchange rate you gave, 1 CNY = {rate:g} USD, is outside {low:g}–{high:g} USD "
+                        "(even with --force-rate)"
+                    ),
+                    rate=usd_per_cny,
+                    low=MIN_USD_PER_CNY,
+                    high=MAX_USD_PER_CNY,
+                )
+            if not force_rate:
                 check_rate(usd_per_cny, store.find_exchange_rate("CNY"))
-            except InputError:
-                store.close()
-                raise
+        except InputError:
+            store.close()
+            raise
         store.override_exchange_rate(
             ExchangeRate(
                 currency="CNY",
@@ -382,6 +393,11 @@ def open_store(
         )
     return store
 
+
+#: The rates a user may give at all, USD per CNY (about 0.12–0.17 since 2005: 8.28 to 6.04 CNY per USD):
+#: a thousandth and a thousand times a dollar per yuan leave any "what if" room and keep figures printable.
+MIN_USD_PER_CNY = 1e-3
+MAX_USD_PER_CNY = 1e3
 
 #: How far a user's rate may be from the catalog's dated one before it is refused without --force-rate.
 RATE_TOLERANCE = 3.0
