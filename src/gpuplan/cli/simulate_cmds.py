@@ -422,6 +422,8 @@ def autoscale_cmd(
         sys.stdout.write(json.dumps(autoscale_json(res), indent=2, ensure_ascii=False) + "\n")
         return
     console().print(autoscale_view(res, money))
+    if out is not None:  # as tco says it
+        console(stderr=True).print(_("report written to {path}").format(path=out))
 
 
 @app.command("trace")

@@ -23,7 +23,7 @@ from gpuplan.cli._i18n import (
 from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import InputError, Phrase
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
     from gpuplan.simulate.share import SharePlan
@@ -141,6 +141,8 @@ def share_cmd(
         sys.stdout.write(json.dumps(share_json(plan), indent=2, ensure_ascii=False) + "\n")
     else:
         console().print(share_view(plan, money))
+        if out is not None:
+            console(stderr=True).print(_("report written to {path}").format(path=out))
     if plan.unplaced:
         # the report above shows what fits; the exit status says the plan does not serve them all
         raise InputError.worded(
