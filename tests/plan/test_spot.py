@@ -59,10 +59,10 @@ def test_band_upper_bound_converts_monthly_share_to_hourly_rate() -> None:
 
 
 def test_open_band_is_an_explicit_assumption() -> None:
-    # ">20%": read as p = 40 % (assumed): λ = −ln(0.6) / 730 = 0.5108256 / 730 = 6.99761e-4.
+    # ">20%" publishes no upper bound: costed as an unknown rate, and said so
     rate = band_rate_per_hour(">20%")
-    assert rate is not None and rate.assumed and "assumed" in rate.source
-    assert rate.per_hour == pytest.approx(6.99761e-4, rel=1e-5)
+    assert rate is not None and rate.assumed and "costed as an unknown rate" in rate.source
+    assert rate.per_hour == pytest.approx(1 / 24)
 
 
 def test_unreadable_band_falls_back_to_the_labelled_default() -> None:
@@ -122,6 +122,16 @@ def test_a_providers_stated_default_reads_as_before_and_in_chinese() -> None:
         assert DEFAULT_SPOT_RATE.shown().startswith("假设每 24 实例小时中断 1 次")
 
 
+def test_an_open_band_is_costed_as_an_unknown_rate_with_its_lower_edge_as_the_best_case() -> None:
+    # ">20%" read as 40 % a month was one interruption per 59 days: 60× safer than no band at all
+    r = band_rate_per_hour(">20%")
+    assert r is not None and r.assumed
+    assert r.per_hour == DEFAULT_SPOT_RATE.per_hour
+    assert r.best_per_hour == pytest.approx(-math.log(0.8) / 730)
+    closed = band_rate_per_hour("15-20%")
+    assert closed is not None and closed.per_hour == pytest.approx(r.best_per_hour)  # the edges meet
+
+
 def test_the_catalogs_bands_are_named_once_together_and_other_sources_each_once() -> None:
     from gpuplan.plan.spot import rates_shown
 
@@ -129,5 +139,8 @@ def test_the_catalogs_bands_are_named_once_together_and_other_sources_each_once(
     shown = rates_shown([r for r in rates if r is not None] + [DEFAULT_SPOT_RATE, DEFAULT_SPOT_RATE])
     assert len(shown) == 3, shown
     assert "'10-15%', '<5%', '>20%'" in shown[0] and "upper bound of each band" in shown[0]
-    assert shown[1] == "open band '>20%' read as 40% (assumed)"
+    assert shown[1] == (
+        "open band '>20%': no upper bound, costed as an unknown rate (1 interruption per 24 "
+        "instance-hours), best case 20% a month"
+    )
     assert shown[2].startswith("assumed: 1 interruption per 24")

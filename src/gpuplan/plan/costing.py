@@ -133,12 +133,15 @@ def cost_candidates(
 
     offer_rate, offer_rate_id, rates = spot_rates(offers.interruption_band, offers.provider)
     # An offer without a band has an unknown rate (the provider's stated default, conservative); an
-    # open band (">20%") is read by assumption but is a published fact.
+    # open band (">20%") is costed the same way, its lower edge being its best case.
     no_band = (offers.interruption_band == "")[o]
     published = [r.per_hour for r in rates if not r.assumed]
     if best_case and published:
         # The best case of an unknown interruption rate: the lowest rate any band publishes.
         offer_rate = np.where(offers.interruption_band == "", min(published), offer_rate)
+    if best_case:
+        lower = np.array([r.best_per_hour if r.best_per_hour is not None else r.per_hour for r in rates])
+        offer_rate = np.where(offers.interruption_band == "", offer_rate, lower[offer_rate_id])
     rate_one = offer_rate[o]
     spot = np.flatnonzero(is_spot)
     rate_job = rate_one[spot] * nodes[spot]

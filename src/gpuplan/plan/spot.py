@@ -55,7 +55,10 @@ class SpotRate:
     band: str | None = None
     """The catalog's monthly interruption band the rate comes from, if any (:func:`rates_shown`)."""
     open_share: float | None = None
-    """For an open band (">20%"): the monthly share assumed for it."""
+    """For an open band (">20%"): its lower edge, the monthly share of the best case."""
+    best_per_hour: float | None = None
+    """For an open band: the rate at its lower edge (what a plan's best case uses); ``per_hour`` is
+    then the unknown-rate assumption, as the band publishes no upper bound."""
 
     def shown(self) -> str:
         """``source`` in the user's language."""
@@ -111,32 +114,38 @@ def band_rate_per_hour(band: str) -> SpotRate | None:
     reclaimed capacity during the trailing month"). We take the band's upper bound p (conservative)
     and convert with a Poisson process: P(no interruption in 730 h) = 1 − p, so
     λ = −ln(1 − p) / 730. e.g. "5-10%": p = 0.10, λ = 0.10536 / 730 = 1.443e-4 per hour.
-    An open band ">X%" has no upper bound: ASSUMPTION p = 2·X (capped below 100 %), labelled.
+    An open band ">X%" has no upper bound: it is costed as an unknown rate is (one interruption per
+    24 instance-hours, :data:`DEFAULT_SPOT_RATE`), with X % a month as its best case — a bound read
+    into it (it once was 2·X) would make the riskiest band look 60× safer than no band at all.
     """
     text = band.strip().replace(" ", "")
     numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", text)]
     if not numbers:
         return None
     open_ended = text.startswith(">") or text.endswith("+%") or text.endswith("+")
-    p = min(2.0 * numbers[0], 99.0) if open_ended else max(numbers)
-    p = min(p, 99.0) / 100.0
     source = _BAND_SOURCE.format(band=band)
     if open_ended:
-        source += f"; open band read as {p:.0%} (assumed)"
-    return SpotRate(
-        per_hour=-math.log1p(-p) / HOURS_PER_MONTH,
-        source=source,
-        assumed=open_ended,
-        band=band,
-        open_share=p if open_ended else None,
-    )
+        low = min(numbers[0], 99.0) / 100.0
+        return SpotRate(
+            per_hour=_DEFAULT_PER_HOUR,
+            source=source + f"; open band: no upper bound, costed as an unknown rate, best case {low:.0%}",
+            assumed=True,
+            band=band,
+            open_share=low,
+            best_per_hour=-math.log1p(-low) / HOURS_PER_MONTH,
+        )
+    p = min(max(numbers), 99.0) / 100.0
+    return SpotRate(per_hour=-math.log1p(-p) / HOURS_PER_MONTH, source=source, assumed=False, band=band)
 
 
 _BANDS_SHOWN = N_(
     "interruption bands {bands} per month from the catalog (AWS Spot Instance Advisor 'frequency of "
     "interruption' / Azure eviction rate), upper bound of each band"
 )
-_OPEN_BAND_SHOWN = N_("open band {band} read as {share} (assumed)")
+_OPEN_BAND_SHOWN = N_(
+    "open band {band}: no upper bound, costed as an unknown rate (1 interruption per 24 instance-hours), "
+    "best case {share} a month"
+)
 
 
 def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
