@@ -84,6 +84,43 @@ def test_unpriced_store_rows_are_counted_as_unpriced_not_as_a_pricing_mismatch()
         plan_offers(table, CostFacts([]), JobFacts(), never, Constraints())
 
 
+def test_a_spot_price_of_unknown_age_below_every_dated_one_is_ranked_at_the_dated_floor() -> None:
+    # AWS p4d spot in use1-az1: SkyPilot's undated $2.4655 against instances.vantage.sh's us-east-1
+    # zones of 2025-11-30, $8.0468 at the lowest: ranked at $8.0468, its own figure the best case
+    spread = {"region_spot_usd_per_hour": {"min": 8.0468, "avg": 8.59, "max": 9.15, "as_of": "2025-11-30"}}
+    undated = _price(
+        provider="aws", pricing="spot", currency="USD", price=2.4655, price_usd_per_hour=2.4655,
+        as_of="2025-06/2026-12-02", as_of_precision="bounded", term=spread,
+    )  # fmt: skip
+    assert undated.dated_floor_usd_per_hour() == (8.0468, "2025-11-30")
+    dated = replace(undated, as_of="2026-11-30", as_of_precision="day")
+    dearer = replace(undated, price_usd_per_hour=9.0)
+    discounted = replace(undated, discount_percent=10.0, price_usd_per_hour=2.4655 * 0.9)
+    assert dated.dated_floor_usd_per_hour() is None  # a dated price is a fact of its own day
+    assert dearer.dated_floor_usd_per_hour() is None  # above the floor: its own figure stands
+    assert discounted.dated_floor_usd_per_hour() == pytest.approx((8.0468 * 0.9, "2025-11-30"))
+    t = offer_table_from_prices([undated, dated])
+    assert t.price_usd[0] == pytest.approx(8.0468) and t.price_usd_best[0] == pytest.approx(2.4655)
+    assert t.floor_as_of.tolist() == ["2025-11-30", ""]
+    assert t.price_usd[1] == pytest.approx(2.4655) and math.isnan(t.price_usd_best[1])
+
+
+def test_another_regions_transfer_and_storage_prices_are_unknown_here_not_facts(tmp_path: Path) -> None:
+    # AWS's rows are us-east-1's; São Paulo's transfer out costs several times Virginia's $0.02/GB.
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        facts = cost_facts_from_store(store, [("aws", "us-east-1"), ("aws", "sa-east-1")])
+    finally:
+        store.close()
+    job = JobFacts(dataset_gb=1500.0, checkpoint_gb=1.0, data_location=("aws", "sa-east-1"))
+    away = facts.charges("aws", "us-east-1", job)
+    best = facts.charges("aws", "us-east-1", job, best_case=True)
+    assert away.unknown and away.egress_in_usd > 1500 * 0.02 * 3  # the highest price the catalog knows
+    assert best.egress_in_usd == pytest.approx(1500 * 0.02)  # the borrowed price is the best case
+    home = facts.charges("aws", "sa-east-1", job)
+    assert home.egress_in_usd == 0.0 and home.unknown_facts  # its storage price is unknown too
+
+
 def test_yaml_constraints_are_overridden_field_by_field() -> None:
     w = Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml")
     c = constraints_from_spec(w.constraints, budget_usd=50.0, deadline_h=None, objective="time")

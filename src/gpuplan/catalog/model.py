@@ -184,6 +184,23 @@ class OfferPrice:
     stale_after_days: int | None = None
     """The staleness limit the catalog was opened with (``--stale-days``, default 180)."""
 
+    def dated_floor_usd_per_hour(self) -> tuple[float, str] | None:
+        """For a spot price of unknown age (its date only bounded, or none) below the lowest spot
+        price a dated source gives for its region (``term["region_spot_usd_per_hour"]``: AWS's
+        zones as instances.vantage.sh listed them on a day): that dated minimum, in USD per hour
+        after the user's discount, with its date — the conservative figure for a price that
+        undercuts every dated one and may be a passing dip or an error. None otherwise."""
+        if self.pricing != "spot" or self.price_usd_per_hour is None or self.as_of_precision == "day":
+            return None
+        spread = (self.term or {}).get("region_spot_usd_per_hour")
+        if not isinstance(spread, dict):
+            return None
+        low, day = spread.get("min"), spread.get("as_of")
+        if not isinstance(low, int | float) or not isinstance(day, str) or not low > 0:
+            return None
+        floor = float(low) * (1.0 - (self.discount_percent or 0.0) / 100.0)
+        return (floor, day) if floor > self.price_usd_per_hour else None
+
 
 def _offer_price_defaults() -> dict[str, Any]:
     found = {}

@@ -62,6 +62,8 @@ def priced_offers(
     def skip(reason: str) -> None:  # a catalog message, written in the user's language in the notes
         skipped[reason] = skipped.get(reason, 0) + 1
 
+    floored = 0
+
     for p in prices:
         if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
             continue
@@ -80,6 +82,12 @@ def priced_offers(
             skip(N_("fractional-GPU instance"))
             continue
         spot = _spot_rate(p) if p.pricing == "spot" else None
+        usd_per_hour = float(p.price_usd_per_hour)
+        if (floor := p.dated_floor_usd_per_hour()) is not None:
+            # a spot price of unknown age below every dated one: a year of work is costed at the
+            # dated floor (what the plan ranks on too), said in the notes
+            usd_per_hour = floor[0]
+            floored += 1
         out.append(
             PricedOffer(
                 provider=p.provider,
@@ -88,7 +96,7 @@ def priced_offers(
                 gpu=p.gpu,
                 gpus_per_unit=float(p.gpu_count),
                 pricing=p.pricing,
-                usd_per_unit_hour=float(p.price_usd_per_hour),
+                usd_per_unit_hour=usd_per_hour,
                 currency=p.currency or "USD",
                 term_months=_term_months(p) if p.pricing in COMMITMENT_PRICING else 0,
                 interruptions_per_hour=spot.per_hour if spot else None,
@@ -101,6 +109,13 @@ def priced_offers(
     notes = [
         _("left out {n} offer row(s): {why}").format(n=n, why=_(why)) for why, n in sorted(skipped.items())
     ]
+    if floored:
+        notes.append(
+            _(
+                "costed {n} spot price(s) of unknown age at the lowest dated spot price of their region "
+                "(each was below all of them)"
+            ).format(n=floored)
+        )
     for gpu in gpus:
         for pricing in c.pricing:
             if not any(o.gpu == gpu and o.pricing == pricing for o in out):

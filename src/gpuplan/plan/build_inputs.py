@@ -16,10 +16,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.model import ANY_REGION
 from gpuplan.errors import GpuplanError
 from gpuplan.i18n import _, format_number, money
 from gpuplan.i18n.countries import country_code
-from gpuplan.i18n.places import place
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
 from gpuplan.plan.input_types import (
@@ -37,6 +37,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.catalog import TransferTier as StoreTier
+    from gpuplan.catalog.model import StoragePrice
     from gpuplan.profile.model import Profile
     from gpuplan.workload import ConstraintsSpec, Workload
 
@@ -99,6 +100,8 @@ _COLUMNS = (
     "stale",
     "staleness",
     "price_age_days",
+    "price_usd_best",
+    "floor_as_of",
 )
 
 
@@ -118,6 +121,10 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     for p in prices:
         unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
         price_usd = p.price_usd_per_hour * unit_hours if p.price_usd_per_hour is not None else None
+        price_best, floor_day = None, ""
+        if (floor := p.dated_floor_usd_per_hour()) is not None:
+            # unknown is never the best case: ranked at the dated floor, its own figure the best case
+            price_best, price_usd, floor_day = price_usd, floor[0] * unit_hours, floor[1]
         term_h = None
         if p.pricing in _TERM_HOURS:
             years = (p.term or {}).get("years")
@@ -156,6 +163,8 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 p.stale,
                 p.staleness or "",
                 None if p.age_days is None else float(p.age_days),
+                price_best,
+                floor_day,
             )
         )
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]
@@ -185,29 +194,30 @@ def _tiers(store: Store, rows: Sequence[StoreTier]) -> tuple[UsdTransferTier, ..
     return tuple(out) if out else None
 
 
+def _borrowed(row: StoreTier | StoragePrice) -> bool:
+    """A fact row of another concrete region standing in for this one (a provider-wide row, region
+    ``*``, is every region's own price)."""
+    return row.fallback and row.region != ANY_REGION
+
+
 def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
     notes: list[str] = []
+    # The store stands the provider's default region in for a region without rows of its own: for
+    # the planner that is this region's price unknown (plan.region_costs bounds it, and shows the
+    # borrowed price as the best case), not a fact about it.
     egress_rows = store.egress_tiers(provider, region)
-    egress = _tiers(store, egress_rows)
-    if egress is not None and any(r.fallback for r in egress_rows):
-        used = egress_rows[0].reason or _("{where} price used").format(
-            where=place(provider, egress_rows[0].region)
-        )
-        notes.append(_("egress: {note}").format(note=used))
+    egress = None if any(_borrowed(r) for r in egress_rows) else _tiers(store, egress_rows)
     inter = store.inter_region_price(provider, region)
     inter_usd = None
-    if inter is not None and inter.price_per_gb is not None:
+    if inter is not None and not _borrowed(inter) and inter.price_per_gb is not None:
         rate = _usd(store, inter.currency)
         inter_usd = inter.price_per_gb * rate if rate is not None else None
     per_kind: dict[str, float] = {}
     for sp in store.storage_prices(provider, region):
         rate = _usd(store, sp.currency)
-        if sp.kind in per_kind or sp.price_per_gb_month is None or rate is None:
+        if sp.kind in per_kind or sp.price_per_gb_month is None or rate is None or _borrowed(sp):
             continue
         per_kind[sp.kind] = sp.price_per_gb_month * rate
-        if sp.fallback:
-            used = sp.reason or _("{where} price used").format(where=place(provider, sp.region))
-            notes.append(_("storage ({kind}): {note}").format(kind=sp.kind, note=used))
     licence = 0.0
     for fee in store.licence_fees(provider, region):
         if fee.applies and fee.price is not None and fee.currency and (fee.unit or "").startswith("hour"):

@@ -94,7 +94,10 @@ def cost_candidates(
     idx = np.flatnonzero(cands.alive)
     o = cands.offer[idx]
     nodes = cands.nodes[idx].astype(float)
-    price = offers.price_usd[o]
+    # A spot price of unknown age below every dated one is ranked at the dated floor; its own
+    # figure is its best case (OfferPrice.dated_floor_usd_per_hour).
+    best_price = np.where(np.isnan(offers.price_usd_best), offers.price_usd, offers.price_usd_best)
+    price = (best_price if best_case else offers.price_usd)[o]
     unit = offers.unit_hours[o]
     term = offers.term_hours[o]
     gran = offers.billing_granularity_s[o]
@@ -187,7 +190,7 @@ def cost_candidates(
     unknown |= np.where(is_spot & no_band, int(Fact.SPOT_RATE), 0)
     # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
     # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
-    undated = (offers.as_of == "") | (offers.staleness == "unknown")
+    undated = (offers.as_of == "") | (offers.staleness == "unknown") | (offers.floor_as_of != "")
     unknown |= np.where(undated[o], int(Fact.PRICE_DATE), 0)
 
     def total(a: _AtTime) -> FloatArray:

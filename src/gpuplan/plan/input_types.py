@@ -89,6 +89,12 @@ class PlanOffer:
     price_age_days: float | None = None
     """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
     days; None when undated."""
+    price_usd_best: float | None = None
+    """The price's best case: its own figure where ``price_usd`` is a dated floor above it (a spot
+    price of unknown age below every dated one, :meth:`OfferPrice.dated_floor_usd_per_hour`);
+    None: ``price_usd`` itself."""
+    floor_as_of: str = ""
+    """The date of that floor; "" when ``price_usd`` is the offer's own price."""
 
 
 #: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
@@ -126,6 +132,8 @@ class OfferTable:
     stale: BoolArray
     staleness: StrArray
     price_age_days: FloatArray
+    price_usd_best: FloatArray
+    floor_as_of: StrArray
 
     def __len__(self) -> int:
         return int(self.provider.shape[0])

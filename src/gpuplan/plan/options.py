@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from gpuplan.catalog.providers import kubernetes_service
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, money
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
@@ -91,6 +91,15 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
             assumed = gpu_link_words(row.gpu, row.gpu_count, row.interconnect)
         elif fact is Fact.SPOT_RATE:
             assumed = _("1 interruption per 24 instance-hours")
+        elif row.floor_as_of and row.price_usd is not None and row.price_usd_best is not None:
+            assumed = _(
+                "undated {own}/h, below every dated spot price of its region: costed at the lowest of "
+                "them, {floor}/h of {day}"
+            ).format(
+                own=money(row.price_usd_best / row.unit_hours),
+                floor=money(row.price_usd / row.unit_hours),
+                day=row.floor_as_of,
+            )
         else:
             assumed = _("treated as stale")
         out.append(UnknownFact(fact=FACT_CODES[fact], assumed=assumed))
@@ -162,7 +171,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
     )
     unknowns = _unknowns(ctx, j, row, nodes)
     best_total = best_time = None
-    if ctx.best is not None and int(c.unknown[j]) & ~int(Fact.PRICE_DATE):
+    # A price date changes no number, unless the price was ranked at a dated floor above its own.
+    if ctx.best is not None and int(c.unknown[j]) & ~int(0 if row.floor_as_of else Fact.PRICE_DATE):
         b = ctx.best
         best_total = float(
             b.compute_usd[j] + b.storage_usd[j] + b.egress_usd[j] + b.licence_usd[j] + b.spot_overhead_usd[j]

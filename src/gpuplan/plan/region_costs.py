@@ -88,13 +88,16 @@ class CostFacts:
         self._min_object = min(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
 
     def _field(self, provider: str, region: str, name: str, best_case: bool = False) -> tuple[Any, str, bool]:
-        """A price field: the region's own, else the same provider's other region (said so) — the
-        dearest of them (the cheapest for the best case): another region's price is a stand-in,
-        not a fact about this one. Returns (value, note, borrowed)."""
+        """A price field: the region's own; else, for the best case, the same provider's cheapest
+        other region (said so); else None — unknown, which the callers bound at the highest price
+        of the kind the catalog knows. Another region's price is a stand-in, not a fact about this
+        one: São Paulo's transfer out is several times Virginia's. Returns (value, note, borrowed)."""
         rc = self._by_region.get((provider, region))
         value = getattr(rc, name) if rc else None
         if value is not None:
             return value, "", False
+        if not best_case:
+            return None, "", False
         others = [o for o in self._by_provider.get(provider, ()) if getattr(o, name) is not None]
         if not others:
             return None, "", False
@@ -103,7 +106,7 @@ class CostFacts:
             v = getattr(o, name)
             return max((t.usd_per_gb for t in v), default=0.0) if isinstance(v, tuple) else float(v)
 
-        other = (min if best_case else max)(others, key=lambda o: (level(o), o.region))
+        other = min(others, key=lambda o: (level(o), o.region))
         return (
             getattr(other, name),
             _("{where} price used for {region}").format(where=place(provider, other.region), region=region),
