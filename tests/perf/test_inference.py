@@ -54,11 +54,19 @@ def test_decode_is_bandwidth_bound_on_weights_plus_kv() -> None:
 def test_serving_capacity_and_gpus_needed() -> None:
     d = decode_estimate(_llama_infer(), get_gpu("A100-SXM4-80GB"), calibration=CAL)
     s = serving_estimate(d, requests_per_s=0.1, prompt_tokens=512, output_tokens=256)
-    assert s.request_latency_s == pytest.approx(
-        512 / d.prefill_tokens_per_s + 256 * d.time_per_token_at_max_s
-    )
-    assert s.capacity_requests_per_s == pytest.approx(d.max_concurrent_sequences / s.request_latency_s)
+    full = 512 / d.prefill_tokens_per_s + 256 * d.time_per_token_at_max_s
+    # capacity is the full cache's; a light load's latency is the traced batch's, not the full cache's
+    assert s.capacity_requests_per_s == pytest.approx(d.max_concurrent_sequences / full)
+    assert s.request_latency_s == pytest.approx(512 / d.prefill_tokens_per_s + 256 * d.time_per_token_s)
+    assert s.concurrent_sequences == pytest.approx(0.1 * s.request_latency_s)  # Little's law
     assert s.p95_latency_s is not None and s.p95_latency_s >= s.request_latency_s
+    # as the load grows, more sequences run and each token takes longer, up to the full cache's time
+    rates = [f * s.capacity_requests_per_s for f in (0.2, 0.5, 0.8, 0.99)]
+    loads = [serving_estimate(d, requests_per_s=r, prompt_tokens=512, output_tokens=256) for r in rates]
+    latencies = [x.request_latency_s for x in loads]
+    assert latencies == sorted(latencies) and latencies[-1] <= full * (1 + 1e-9)
+    for x in loads:  # each operating point is Little's law's fixed point
+        assert x.concurrent_sequences == pytest.approx(x.requests_per_s * x.request_latency_s)
     heavy = serving_estimate(
         d, requests_per_s=s.capacity_requests_per_s * 3, prompt_tokens=512, output_tokens=256
     )

@@ -136,6 +136,9 @@ class ServingDoc(Document):
     requests_per_s: float | None
     utilisation: float | None
     request_latency_s: float | None
+    """Prefill and generation of one request at the sequences this load keeps running."""
+    concurrent_sequences: float | None
+    """Sequences running at once at this load (Little's law), at most the KV cache's limit."""
     p95_latency_s: float | None
     gpus_needed: int
     derivation: str

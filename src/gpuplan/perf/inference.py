@@ -446,7 +446,10 @@ class ServingEstimate:
     requests_per_s: float
     utilisation: float
     request_latency_s: float
-    """Prefill + generation of one request with no queueing."""
+    """Prefill + generation of one request with no queueing, at the concurrency the load keeps
+    running (:func:`serving_estimate`)."""
+    concurrent_sequences: float
+    """Sequences running at once at this load (Little's law), at most the KV cache's limit."""
     p95_latency_s: float | None
     """Latency including queueing at the 95th percentile; None when the GPU is overloaded."""
     gpus_needed: int
@@ -461,21 +464,29 @@ def serving_estimate(
     prompt_tokens: int,
     output_tokens: int,
 ) -> ServingEstimate:
-    """Serving capacity with continuous batching at the KV-cache concurrency limit.
+    """Serving capacity with continuous batching at the KV-cache concurrency limit, and latency at
+    the load's own operating point.
 
-    p95 latency treats the GPU as one fast server with exponential service (M/M/1 on the
-    aggregate rate): ``P(wait > t) = ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
+    Capacity is the full cache: ``slots / (prefill + output × t(slots))``. A request's latency is
+    taken at the sequences the load keeps running, ``n = λ · (prefill + output × t(n))`` (Little's
+    law), with the time per token ``t(n)`` linear from the traced batch to the full cache (a decode
+    step is the weights' read plus a share per sequence) and never below the traced batch's — not
+    at the full cache whatever the load, which made a bigger GPU look slower and priced light loads
+    out. Prompts joining decode iterations are not counted here (``simulate autoscale`` runs them).
+    p95 latency adds queueing as one fast server with exponential service (M/M/1 on the aggregate
+    rate): ``P(wait > t) = ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
     """
     if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1:
         raise EstimateError.worded(
             N_("serving needs requests_per_s ≥ 0, prompt_tokens ≥ 0 and output_tokens ≥ 1")
         )
     slots = max(1, decode.max_concurrent_sequences)
-    per_token = decode.time_per_token_at_max_s
+    t_full = decode.time_per_token_at_max_s
     prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
-    latency = prefill + output_tokens * per_token
-    capacity = slots / latency
+    capacity = slots / (prefill + output_tokens * t_full)
     rho = requests_per_s / capacity if capacity > 0 else math.inf
+    running, per_token = _operating_point(decode, slots, requests_per_s, prefill, output_tokens)
+    latency = prefill + output_tokens * per_token
     p95: float | None
     if rho >= 1.0:
         p95 = None
@@ -488,13 +499,34 @@ def serving_estimate(
         requests_per_s=requests_per_s,
         utilisation=rho,
         request_latency_s=latency,
+        concurrent_sequences=running,
         p95_latency_s=p95,
         gpus_needed=max(1, math.ceil(requests_per_s / (capacity * TARGET_UTILISATION)))
         * decode.tensor_parallel,
-        derivation=f"{slots} concurrent sequences (KV cache limit)"
+        derivation=f"{running:.0f} of {slots} concurrent sequences at this load (KV cache limit {slots})"
         + (f" per replica of {decode.tensor_parallel} GPUs" if decode.tensor_parallel > 1 else "")
         + "; queueing as M/M/1 on the aggregate rate",
     )
+
+
+def _operating_point(
+    decode: DecodeEstimate, slots: int, rate: float, prefill_s: float, output_tokens: int
+) -> tuple[float, float]:
+    """(sequences running, seconds per output token) at ``rate`` requests per second per replica:
+    the fixed point of ``n = rate · (prefill + output × t(n))`` with ``t(n) = t0 + slope · (n − b0)``
+    above the traced batch ``b0`` (``t0`` below it), capped at the full cache."""
+    b0, t0, t_full = float(decode.batch), decode.time_per_token_s, decode.time_per_token_at_max_s
+    if slots <= b0 or t_full <= t0:
+        return min(float(slots), rate * (prefill_s + output_tokens * t_full)), t_full
+    slope = (t_full - t0) / (slots - b0)
+    light = rate * (prefill_s + output_tokens * t0)
+    if light <= b0:
+        return light, t0
+    room = 1.0 - rate * output_tokens * slope
+    n = rate * (prefill_s + output_tokens * (t0 - slope * b0)) / room if room > 0 else math.inf
+    if not n <= slots:
+        return float(slots), t_full
+    return n, t0 + slope * (n - b0)
 
 
 @dataclass(frozen=True, kw_only=True)
