@@ -219,10 +219,10 @@ def _policy_table(res: AutoscaleResult, money: Money, layout: int) -> Table:
         t.add_column(_("Cost"), justify="right", no_wrap=True)
     else:
         t.add_column("#", justify="right", no_wrap=True)
-        t.add_column(_("Cost") + "\n" + _("Utilisation"), justify="right", no_wrap=True)
+        t.add_column(_("Cost") + "\n" + _("Slots busy"), justify="right", no_wrap=True)
     t.add_column(_("Replica-hours"), justify="right", no_wrap=True)
     if layout < 2:
-        t.add_column(_("Utilisation"), justify="right", no_wrap=True)
+        t.add_column(_("Slots busy"), justify="right", no_wrap=True)
     if layout == 0:
         for h in ("p50", "p95", "p99"):
             t.add_column(h, justify="right", no_wrap=True)
@@ -409,7 +409,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
         _("Policy"),
         _("Cost"),
         _("Replica-hours"),
-        _("Utilisation"),
+        _("Slots busy"),
         "p50",
         "p95",
         "p99",
