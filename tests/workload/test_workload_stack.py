@@ -163,6 +163,9 @@ def test_the_stack_in_words_says_which_adamw_and_whether_a_host_bounded_the_deco
     assert "decode rate not checked" in unchecked and "--instance" in unchecked
     four = _resnet(stack={"loader_workers": 4}).software_stack
     assert "4 workers per GPU" in stack_words(four, images=True)
+    # a service steps no optimizer: its stack line does not name one (nor dropout)
+    served = stack_words(_w(optimizer="adamw").software_stack, images=False, training=False)
+    assert "optimizer" not in served and "dropout" not in served
 
 
 def test_the_tensor_parallel_plan_defaults_to_one_shared_gather_and_names_the_other() -> None:

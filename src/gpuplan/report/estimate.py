@@ -302,6 +302,7 @@ def _stack_line(profile: Profile, stack: Stack | None, outcomes: Sequence[Estima
         decode_checked=checked,
         decode_typical=typical and not checked,
         tensor_parallel=split,
+        training=profile.task != "infer",
     )
 
 

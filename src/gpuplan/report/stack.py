@@ -42,12 +42,14 @@ def stack_words(
     decode_checked: bool = True,
     decode_typical: bool = False,
     tensor_parallel: bool = False,
+    training: bool = True,
 ) -> str:
     """The stack in one line of the user's language (``images``: say the image-only settings;
     ``tensor_parallel``: an estimate splits layers over GPUs, so say the plan's collectives;
     ``decode_checked``: False when no estimate knew its host's vCPUs, so that a DataLoader's decode
     rate bounded nothing: said, as the step is then the GPUs' alone; ``decode_typical``: no
-    instance was named and a typical one's vCPUs bounded the slow end of the range)."""
+    instance was named and a typical one's vCPUs bounded the slow end of the range; ``training``:
+    False for inference, which runs no optimizer and no dropout)."""
     level = stack.as_level()
     parts = [_(_LEVEL_NAMES[level.value]) if level is not None else _("a custom stack")]
     if images:
@@ -82,13 +84,15 @@ def stack_words(
             if stack.fused_kernels
             else _("no hand-fused kernels")
         )
-        if not stack.dropout:
+        if not stack.dropout and training:
             parts.append(_("no dropout"))
-    if stack.optimizer is OptimizerName.ADAMW:
-        # The name alone does not say which kernel: torch.optim.AdamW picks foreach on CUDA.
-        parts.append(_("optimizer adamw (foreach, PyTorch's default)"))
-    else:
-        parts.append(_("optimizer {name}").format(name=stack.optimizer.value))
+    if training:  # inference steps no optimizer
+        parts.append(
+            # The name alone does not say which kernel: torch.optim.AdamW picks foreach on CUDA.
+            _("optimizer adamw (foreach, PyTorch's default)")
+            if stack.optimizer is OptimizerName.ADAMW
+            else _("optimizer {name}").format(name=stack.optimizer.value)
+        )
     if tensor_parallel:
         parts.append(_(_TP_PLAN[stack.tensor_parallel_plan]))
     parts.append(_("torch.compile") if stack.compile else _("eager"))
