@@ -244,6 +244,12 @@ def test_explanation_names_the_main_driver() -> None:
     plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
     assert plan.recommended.gpu.startswith("H100")
     assert "GPU speed (H100-SXM5-80GB vs A100-SXM4-40GB)" in plan.why[0]
+    # One GPU against eight: the count is named with the GPU, not put on the GPU's speed alone
+    rows = [offer(instance_type="one", gpu="H100-SXM5-80GB", gpu_memory_gib=80, gpu_count=1, price_usd=1.0),
+            offer(instance_type="eight", gpu_count=8, price_usd=30.0)]  # fmt: skip
+    plan = _plan(rows, Constraints(max_gpus=8, max_nodes=1, objective=Objective.COST))
+    assert plan.recommended.instance_type == "one"
+    assert "price per hour (1× H100-SXM5-80GB vs 8× A100-SXM4-40GB)" in plan.why[0]
 
 
 def test_unknown_regional_prices_can_exclude_instead_of_assume() -> None:

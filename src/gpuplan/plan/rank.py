@@ -160,12 +160,20 @@ def _main_driver(win: Option, other: Option) -> str:
     elif name == "price" and win.pricing != other.pricing:
         text = _("pricing model ({a} vs {b})").format(a=_(win.pricing), b=_(other.pricing))
     elif name == "price" and win.gpu != other.gpu:
-        text = _("price per hour ({a} vs {b})").format(a=win.gpu, b=other.gpu)
+        text = _("price per hour ({a} vs {b})").format(a=_gpus(win, other), b=_gpus(other, win))
+    elif name == "time" and win.gpu != other.gpu and win.gpu_count != other.gpu_count:
+        # 8 A100s against 1 H100: the count moves the time as much as the GPU does
+        text = _("job time ({a} vs {b})").format(a=_gpus(win, other), b=_gpus(other, win))
     elif name == "time" and win.gpu != other.gpu:
         text = _("GPU speed ({a} vs {b})").format(a=win.gpu, b=other.gpu)
     else:
         text = _(_DRIVER_NAMES[name])
     return _("{driver} ({amount})").format(driver=text, amount=money(value))
+
+
+def _gpus(o: Option, against: Option) -> str:
+    """``o``'s GPU, with its count where the two options' counts differ (``8× A100-SXM4-40GB``)."""
+    return f"{o.gpu_count}× {o.gpu}" if o.gpu_count != against.gpu_count else o.gpu
 
 
 _DRIVER_NAMES = {
