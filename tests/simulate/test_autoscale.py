@@ -217,3 +217,31 @@ def test_spot_policy_without_a_spot_price_says_how_to_give_one() -> None:
             [parse_policy("fixed:replicas=2,spot=1")],
             FleetPrices(usd_per_hour={"on_demand": 3.0}, source="t"),
         )
+
+
+def test_a_spot_share_is_at_most_the_share_asked_at_every_fleet_size() -> None:
+    # spot=0.5 on one replica ran it on spot, and scale-downs retired on-demand replicas first:
+    # a queue policy asking half ran 87 % of its hours on spot
+    tr = _diurnal()
+    work = REPLICA.work(tr.prompt_tokens, tr.output_tokens)
+    for spec in (
+        "fixed:replicas=1,spot=0.5",
+        "queue:per_replica=12,max=6,spot=0.5",
+        "target:target=0.6,min=1,max=6,spot=0.5",
+    ):
+        pol = parse_policy(spec)
+        run = run_engine(tr.arrival_s, work, pol, EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s))
+        spot_h = sum(
+            e - s
+            for s, e, sp in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True)
+            if sp
+        )
+        all_h = sum(e - s for s, e in zip(run.replica_launch_s, run.replica_end_s, strict=True))
+        assert spot_h <= 0.5 * all_h + 1e-6, (spec, spot_h / all_h)
+    one = run_engine(
+        tr.arrival_s,
+        work,
+        parse_policy("fixed:replicas=1,spot=0.5"),
+        EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s),
+    )
+    assert not any(one.replica_spot)

@@ -278,7 +278,7 @@ class _Fleet:
             floor_ = want
         if want > current and t - self.last_up >= p.up_cooldown_s:
             spot_now = sum(1 for r in self.alive if run.replica_spot[r])
-            spot_goal = math.floor(p.spot_fraction * want + 0.5)
+            spot_goal = math.floor(p.spot_fraction * want + 1e-9)  # at most the share asked
             for _ in range(want - current):
                 spot = spot_now < spot_goal
                 spot_now += spot
@@ -286,8 +286,17 @@ class _Fleet:
                 self.launch(t, t + startup, spot)
             self.last_up = t
         elif floor_ < current:
-            for r in sorted(self.alive, key=lambda r: (self.ready[r] <= t, -r))[: current - floor_]:
-                self.retire(r, t, start)  # not-yet-ready first, then the newest (a ReplicaSet's order)
+            # Not-yet-ready first, then the newest (a ReplicaSet's order) — a spot one first while the
+            # fleet left would hold more spot replicas than its share allows.
+            spot_goal = math.floor(p.spot_fraction * floor_ + 1e-9)
+            spot_now = sum(1 for r in self.alive if run.replica_spot[r])
+            for _ in range(current - floor_):
+                excess = spot_now > spot_goal
+                r = min(
+                    self.alive, key=lambda r: (self.ready[r] <= t, not (excess and run.replica_spot[r]), -r)
+                )
+                spot_now -= run.replica_spot[r]
+                self.retire(r, t, start)
         # The batch each ready replica runs now sets the step time of the requests started next.
         ready_now = sum(1 for r in self.alive if self.ready[r] <= t)
         self.batch = self.level / max(1, ready_now) + 1.0
@@ -361,7 +370,7 @@ def _run(
     fleet = _Fleet(policy, cfg, arrival, work, run)
     # A warm start: the initial replicas are ready when the trace begins (and billed from then).
     initial = initial_replicas(policy, cfg.start_of_day_s)
-    spot_goal = math.floor(policy.spot_fraction * initial + 0.5)
+    spot_goal = math.floor(policy.spot_fraction * initial + 1e-9)  # at most the share asked
     for i in range(initial):
         fleet.launch(0.0, 0.0, spot=i < spot_goal)
 

@@ -12,7 +12,8 @@ default ``min``), ``startup`` (s from launch to ready: image pull and model load
 start the simulation derives from the model's size), ``period`` (s between decisions),
 ``up_cooldown`` (s between two scale-ups),
 ``down_window`` (s of recommendations whose maximum a scale-down may not go below — the HPA's
-stabilisation window), ``tolerance`` (target only), ``spot`` (share of replicas on spot, 0–1).
+stabilisation window), ``tolerance`` (target only), ``spot`` (share of replicas on spot, 0–1: at
+most that share at every fleet size, rounded down).
 A policies YAML is a list of mappings with the same keys plus ``kind``.
 """
 
