@@ -64,3 +64,27 @@ def test_services_file_errors_name_the_field(tmp_path: Path) -> None:
     f.write_text("services:\n  - {name: a, requests_per_s: 1}\n")
     with pytest.raises(InputError, match="give memory_gib, capacity_requests_per_s, latency_ms"):
         load_services(f).demands()
+
+
+def test_a_fleet_is_costed_at_the_dated_floor_of_an_undated_spot_price_and_says_so() -> None:
+    from gpuplan.catalog import OfferPrice
+
+    def offer(pricing: str, per_hour: float, **kw: object) -> OfferPrice:
+        base = dict(
+            provider="aws", region="us-east-1", zone=None, instance_type="p4d.24xlarge", gpu="A100-SXM4-40GB",
+            gpu_count=8.0, vcpus=96.0, memory_gib=1152.0, network_gbps=400.0, interconnect=None,
+            pricing=pricing, price=per_hour, currency="USD", unit="hour", price_usd_per_hour=per_hour,
+            price_usd_per_gpu_hour=per_hour / 8, as_of="2026-01-21", source="test", confidence="secondary",
+            interruption_band="<5%", billing_granularity_s=1, min_billing_s=60, term=None, compliance=(),
+            stale=False, price_reason=None, as_of_precision="day",
+        )  # fmt: skip
+        return OfferPrice(**{**base, **kw})  # type: ignore[arg-type]
+
+    spread = {"region_spot_usd_per_hour": {"min": 8.0, "avg": 8.5, "max": 9.0, "as_of": "2025-11-30"}}
+    undated = offer(
+        "spot", 2.4, as_of="2025-06/2026-12-02", as_of_precision="bounded", stale=True, staleness="unknown",
+        term=spread,
+    )  # fmt: skip
+    p = fleet_prices([offer("on_demand", 21.96), undated], "A100-SXM4-40GB")
+    assert p.usd_per_hour["spot"] == pytest.approx(1.0)  # $8.00 / 8 GPUs, not $2.40 / 8
+    assert "below every dated spot price of its region: the lowest of them (2025-11-30)" in p.source

@@ -201,6 +201,14 @@ class OfferPrice:
         floor = float(low) * (1.0 - (self.discount_percent or 0.0) / 100.0)
         return (floor, day) if floor > self.price_usd_per_hour else None
 
+    def conservative_usd_per_gpu_hour(self) -> float | None:
+        """``price_usd_per_gpu_hour``, or the dated floor's per GPU where one stands above it
+        (:meth:`dated_floor_usd_per_hour`): what a fleet is costed at."""
+        floor = self.dated_floor_usd_per_hour()
+        if floor is None or not self.gpu_count > 0:
+            return self.price_usd_per_gpu_hour
+        return floor[0] / self.gpu_count
+
 
 def _offer_price_defaults() -> dict[str, Any]:
     found = {}

@@ -259,18 +259,27 @@ def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
     return price_key
 
 
-def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPrice]]:
-    """GPU id -> pricing model -> the offer with the lowest known USD price per GPU-hour.
+def cheapest_by_gpu(
+    offers: Iterable[OfferPrice], *, conservative: bool = False
+) -> dict[str, dict[str, OfferPrice]]:
+    """GPU id -> pricing model -> the offer with the lowest known USD price per GPU-hour
+    (``conservative``: each at :meth:`OfferPrice.conservative_usd_per_gpu_hour`, a spot price of
+    unknown age below every dated one at the dated floor — what a fleet is costed at).
 
     Low-confidence prices (the source articles' 2024 tables) never count as "cheapest": a marketing
     figure must not set the reference price of a GPU. ``offers`` still lists them, labelled.
     """
+
+    def price(o: OfferPrice) -> float | None:
+        return o.conservative_usd_per_gpu_hour() if conservative else o.price_usd_per_gpu_hour
+
     best: dict[str, dict[str, OfferPrice]] = {}
     for o in offers:
-        if o.pricing is None or o.price_usd_per_gpu_hour is None or o.confidence == "low":
+        here = price(o)
+        if o.pricing is None or here is None or o.confidence == "low":
             continue
         per = best.setdefault(o.gpu, {})
         cur = per.get(o.pricing)
-        if cur is None or o.price_usd_per_gpu_hour < (cur.price_usd_per_gpu_hour or math.inf):
+        if cur is None or here < (price(cur) or math.inf):
             per[o.pricing] = o
     return best

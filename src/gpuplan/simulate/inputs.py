@@ -31,6 +31,22 @@ if TYPE_CHECKING:
 __all__ = ["ServicesFile", "demand_from_decode", "fleet_prices", "load_services", "parse_replica"]
 
 
+def _price_caveat(o: OfferPrice) -> str:
+    """What a price's date leaves open, after its source line: its age where it may be stale, and
+    the dated floor where the fleet is costed at one."""
+    floor = o.dated_floor_usd_per_hour()
+    if floor is not None:
+        return _(
+            ", undated {own:.4g} USD/GPU-h below every dated spot price of its region: the lowest of "
+            "them ({day})"
+        ).format(own=o.price_usd_per_gpu_hour or 0.0, day=floor[1])
+    if o.staleness == "stale":
+        return _(", stale")
+    if o.stale:
+        return _(", age unknown")
+    return ""
+
+
 def fleet_prices(
     offers: Iterable[OfferPrice],
     gpu_id: str,
@@ -56,7 +72,7 @@ def fleet_prices(
         raise InputError.worded(
             N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
         )
-    best = cheapest_by_gpu(offers).get(gpu_id, {})
+    best = cheapest_by_gpu(offers, conservative=True).get(gpu_id, {})
     prices: dict[str, float] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
     notes = []
@@ -66,9 +82,9 @@ def fleet_prices(
             notes.append(
                 _("{pricing} {price:g} USD/GPU-h given").format(pricing=_(PRICING_WORDS[key]), price=given)
             )
-        elif key in best and best[key].price_usd_per_gpu_hour is not None:
+        elif key in best and (per_gpu := best[key].conservative_usd_per_gpu_hour()) is not None:
             o = best[key]
-            prices[key] = float(o.price_usd_per_gpu_hour or 0.0)
+            prices[key] = float(per_gpu)
             notes.append(
                 _("{pricing} {price:.4g} USD/GPU-h: {provider} {region} {instance_type} ({as_of})").format(
                     pricing=_(PRICING_WORDS[key]),
@@ -78,6 +94,7 @@ def fleet_prices(
                     instance_type=o.instance_type,
                     as_of=o.as_of,
                 )
+                + _price_caveat(o)
             )
     if "on_demand" not in prices:
         raise InputError.worded(
