@@ -315,9 +315,10 @@ def _baseline(
     nodes = ctx.cands.nodes[ctx.costs.idx[pos]]
     best = pos[np.lexsort((ctx.costs.total_usd[pos], nodes))[0]]
     option = make_option(ctx, int(best))
-    return option, _("baseline: {option} (the smallest configuration the job fits on)").format(
-        option=option.label
-    )
+    return option, _(
+        "baseline: {option} (the fewest of that instance the job fits on; the source articles' "
+        "naive choice, whatever the job's size: --baseline sets your own)"
+    ).format(option=option.label)
 
 
 def _baseline_problem(base: Option, constraints: Constraints) -> str:
