@@ -190,3 +190,16 @@ def test_postgres_upgrades_a_0004_catalog_and_its_recording_is_still_found(pg_ur
     finally:
         store.close()
     assert problems == [] and [m.gpu_id for m in steps] == ["A100-SXM4-80GB"]
+
+
+def test_an_offer_imported_after_the_seed_gets_an_id_of_its_own(pg: Store, tmp_path: Path) -> None:
+    # The snapshot's offers are inserted with their ids; the sequence stayed at 1 and the first
+    # import of a new instance type failed on offers_pkey (duplicate key).
+    from gpuplan.catalog.importers import parse_skypilot
+
+    header, first = (FIXTURES / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[:2]
+    csv = tmp_path / "new.csv"
+    csv.write_text(header + "\n" + first.replace("g5.12xlarge", "g5.99xlarge", 1) + "\n")
+    parsed = parse_skypilot(csv, "aws", as_of="2026-11-01", known_instances=pg.known_instances())
+    report = pg.import_offers(parsed.rows, provider="aws", source="pg new offer", rejected=parsed.rejected)
+    assert report.offers_imported == 2, report  # the region's offer and its zone's

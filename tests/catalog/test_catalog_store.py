@@ -447,6 +447,10 @@ def test_upgrading_takes_the_newer_snapshots_offer_facts_and_drops_its_unpriced_
             "UPDATE offers SET vcpus = 1, network_gbps = NULL, notes = 'older' WHERE provider = 'aws' "
             "AND region = 'us-east-1' AND zone = '' AND instance_type = 'p4d.24xlarge'"
         )
+        # an offer of a provider the user imported keeps the facts its import wrote first
+        con.execute(
+            "UPDATE offers SET notes = 'users' WHERE provider = 'gcp' AND instance_type = 'a2-highgpu-1g'"
+        )
         for provider, name in (("aws", "p9.unpriced"), ("gcp", "users-own-8g")):
             con.execute(
                 "INSERT INTO offers (provider, region, zone, instance_type, gpu, gpu_count, source, notes, "
@@ -471,4 +475,5 @@ def test_upgrading_takes_the_newer_snapshots_offer_facts_and_drops_its_unpriced_
         store.close()
     con = sqlite3.connect(db_path)
     assert con.execute("SELECT COUNT(*) FROM offers WHERE notes = 'older'").fetchone() == (0,)
+    assert con.execute("SELECT COUNT(*) FROM offers WHERE notes = 'users'").fetchone()[0] > 0
     con.close()

@@ -412,6 +412,14 @@ def _seed(
             )
     _bulk_insert(conn, t.offers, new_offers)
     _bulk_insert(conn, t.prices, new_prices)
+    if new_offers and conn.dialect.name == "postgresql":
+        # The ids above were given, not drawn: move the table's sequence past them, or the next
+        # import's offer draws id 1 and fails on the primary key.
+        from sqlalchemy import text
+
+        conn.execute(
+            text("SELECT setval(pg_get_serial_sequence('offers', 'id'), (SELECT max(id) FROM offers))")
+        )
     if shipped:
         _upgrade_offers(conn, shipped, {r["id"] for r in new_offers})
     tables = {
@@ -445,22 +453,29 @@ def _upgrade_offers(conn: Any, shipped: dict[int, dict[str, Any]], added: set[in
     """A database seeded by an older gpuplan: the offers both snapshots ship take this one's facts
     (a corrected vCPU count, network or GPU part), and the offers an older snapshot listed without
     a price that this one no longer ships are removed (a priced one stays for the price history;
-    the store hides it with its superseded prices) — unless the user imported offers of that
-    provider, which may list an offer with a reason instead of a price."""
+    the store hides it with its superseded prices) — both only for providers the user never
+    imported: an import writes an offer's facts first and keeps them, and may list an offer with a
+    reason instead of a price."""
     from sqlalchemy import bindparam, delete, exists, select, update
 
     from gpuplan.catalog import schema as t
 
     o = t.offers.c
+    imported = {
+        p for (p,) in conn.execute(select(t.imports.c.provider).where(t.imports.c.kind.not_like("snapshot%")))
+    }
     columns = list(next(iter(shipped.values())))
     current = {
-        r.id: dict(zip(columns, r[1:], strict=True))
-        for r in conn.execute(select(o.id, *(o[c] for c in columns)).where(o.id.in_(list(shipped))))
+        r.id: dict(zip(columns, r[2:], strict=True))
+        for r in conn.execute(
+            select(o.id, o.provider, *(o[c] for c in columns)).where(o.id.in_(list(shipped)))
+        )
+        if r.provider not in imported
     }
     changed = [
         {"oid": i, **{f"new_{c}": v for c, v in facts.items()}}
         for i, facts in shipped.items()
-        if current.get(i) != facts
+        if i in current and current[i] != facts
     ]
     if changed:
         conn.execute(
@@ -470,9 +485,6 @@ def _upgrade_offers(conn: Any, shipped: dict[int, dict[str, Any]], added: set[in
             changed,
         )
     kept = set(shipped) | added
-    imported = {  # providers with an import of the user's: an unpriced offer may be theirs
-        p for (p,) in conn.execute(select(t.imports.c.provider).where(t.imports.c.kind.not_like("snapshot%")))
-    }
     unpriced = select(o.id, o.provider).where(~exists().where(t.prices.c.offer_id == o.id))
     gone = [i for (i, provider) in conn.execute(unpriced) if i not in kept and provider not in imported]
     if gone:
