@@ -97,6 +97,7 @@ def test_a_spot_price_of_unknown_age_below_every_dated_one_is_ranked_at_the_date
     dearer = replace(undated, price_usd_per_hour=9.0)
     discounted = replace(undated, discount_percent=10.0, price_usd_per_hour=2.4655 * 0.9)
     assert dated.dated_floor_usd_per_hour() is None  # a dated price is a fact of its own day
+    assert replace(undated, as_of="2026-11", as_of_precision="month").dated_floor_usd_per_hour() is None
     assert dearer.dated_floor_usd_per_hour() is None  # above the floor: its own figure stands
     assert discounted.dated_floor_usd_per_hour() == pytest.approx((8.0468 * 0.9, "2025-11-30"))
     t = offer_table_from_prices([undated, dated])

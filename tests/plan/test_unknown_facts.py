@@ -172,13 +172,29 @@ def test_unknown_storage_price(usd: float) -> None:
     _check(_plan(rows, JobFacts(dataset_gb=500, checkpoint_gb=10), regions), "storage_price")
 
 
-@pytest.mark.parametrize("band", ["<5%", "5-10%", "15-20%", ">20%"])
+@pytest.mark.parametrize("band", ["<5%", "5-10%", "15-20%"])
 def test_unknown_spot_rate(band: str) -> None:
     rows = [
         offer(instance_type="known", pricing="spot", price_usd=7.0, interruption_band=band),
         offer(instance_type="unknown", pricing="spot", price_usd=7.0, interruption_band=""),
     ]
     _check(_plan(rows, JobFacts(checkpoint_gb=20), [_costs("us-east-1")], pricing=("spot",)), "spot_rate")
+
+
+def test_an_open_spot_band_is_an_unknown_rate_with_its_lower_edge_as_the_best_case() -> None:
+    # ">20%" bounds the rate from below only: costed as no band is, named, with a best case
+    rows = [
+        offer(instance_type="known", pricing="spot", price_usd=7.0, interruption_band="15-20%"),
+        offer(instance_type="unknown", pricing="spot", price_usd=7.0, interruption_band=">20%"),
+    ]
+    plan = _plan(rows, JobFacts(checkpoint_gb=20), [_costs("us-east-1")], pricing=("spot",))
+    _check(plan, "spot_rate")
+    [open_] = [o for o in plan.options if o.instance_type == "unknown"]
+    assert (
+        open_.best_case_total_cost_usd is not None and open_.best_case_total_cost_usd < open_.total_cost_usd
+    )
+    [fact] = [u for u in open_.unknown_facts if u.fact == "spot_rate"]
+    assert "'>20%'" in fact.assumed or ">20%" in fact.assumed
 
 
 @pytest.mark.parametrize("as_of", ["2026-11-09", "2025-01", "2019"])

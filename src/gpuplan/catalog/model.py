@@ -190,7 +190,9 @@ class OfferPrice:
         zones as instances.vantage.sh listed them on a day): that dated minimum, in USD per hour
         after the user's discount, with its date — the conservative figure for a price that
         undercuts every dated one and may be a passing dip or an error. None otherwise."""
-        if self.pricing != "spot" or self.price_usd_per_hour is None or self.as_of_precision == "day":
+        if self.pricing != "spot" or self.price_usd_per_hour is None:
+            return None
+        if self.as_of_precision not in ("bounded", None):  # dated (a day, a month, a year): a fact of its own
             return None
         spread = (self.term or {}).get("region_spot_usd_per_hour")
         if not isinstance(spread, dict):

@@ -187,7 +187,9 @@ def cost_candidates(
     # The set-up, billed on every instance before the first step, at the instance's hourly rate.
     setup = np.minimum(price / unit * nodes * job.setup_h, mid.compute)
     unknown = cands.unknown[idx] | region_facts
-    unknown |= np.where(is_spot & no_band, int(Fact.SPOT_RATE), 0)
+    # an open band (">20%") bounds the rate from below only: the rate is unknown as without a band
+    open_band = np.array([r.best_per_hour is not None for r in rates], dtype=bool)[offer_rate_id][o]
+    unknown |= np.where(is_spot & (no_band | open_band), int(Fact.SPOT_RATE), 0)
     # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
     # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
     undated = (offers.as_of == "") | (offers.staleness == "unknown") | (offers.floor_as_of != "")

@@ -123,18 +123,20 @@ def band_rate_per_hour(band: str) -> SpotRate | None:
     if not numbers:
         return None
     open_ended = text.startswith(">") or text.endswith("+%") or text.endswith("+")
-    source = _BAND_SOURCE.format(band=band)
     if open_ended:
         low = min(numbers[0], 99.0) / 100.0
         return SpotRate(
             per_hour=_DEFAULT_PER_HOUR,
-            source=source + f"; open band: no upper bound, costed as an unknown rate, best case {low:.0%}",
+            source=f"interruption band {band!r} per month from the catalog (AWS Spot Instance Advisor "
+            f"'frequency of interruption'): an open band, no upper bound; costed as an unknown rate "
+            f"(1 interruption per 24 instance-hours), best case {low:.0%} a month",
             assumed=True,
             band=band,
             open_share=low,
             best_per_hour=-math.log1p(-low) / HOURS_PER_MONTH,
         )
     p = min(max(numbers), 99.0) / 100.0
+    source = _BAND_SOURCE.format(band=band)
     return SpotRate(per_hour=-math.log1p(-p) / HOURS_PER_MONTH, source=source, assumed=False, band=band)
 
 

@@ -286,14 +286,14 @@ class _Fleet:
                 self.launch(t, t + startup, spot)
             self.last_up = t
         elif floor_ < current:
-            # Not-yet-ready first, then the newest (a ReplicaSet's order) — a spot one first while the
-            # fleet left would hold more spot replicas than its share allows.
+            # A spot one first while the fleet left would hold more spot replicas than its share
+            # allows; else not-yet-ready first, then the newest (a ReplicaSet's order).
             spot_goal = math.floor(p.spot_fraction * floor_ + 1e-9)
             spot_now = sum(1 for r in self.alive if run.replica_spot[r])
             for _ in range(current - floor_):
                 excess = spot_now > spot_goal
                 r = min(
-                    self.alive, key=lambda r: (self.ready[r] <= t, not (excess and run.replica_spot[r]), -r)
+                    self.alive, key=lambda r: (not (excess and run.replica_spot[r]), self.ready[r] <= t, -r)
                 )
                 spot_now -= run.replica_spot[r]
                 self.retire(r, t, start)
