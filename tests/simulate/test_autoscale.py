@@ -20,7 +20,7 @@ from gpuplan.simulate import (
     simulate_autoscale,
     step_trace,
 )
-from gpuplan.simulate.engine import STATUS_SERVED, EngineConfig, run_engine
+from gpuplan.simulate.engine import STATUS_KILLED, STATUS_SERVED, EngineConfig, run_engine
 
 
 def E2E(threshold_s: float) -> Slo:
@@ -245,3 +245,17 @@ def test_a_spot_share_is_at_most_the_share_asked_at_every_fleet_size() -> None:
         EngineConfig(slots=REPLICA.slots, horizon_s=tr.duration_s),
     )
     assert not any(one.replica_spot)
+
+
+def test_a_request_killed_by_a_reclaim_held_its_slot_only_until_then() -> None:
+    # counted to its would-be end, heavy spot loss pushed the busy share of paid slot time over 100 %
+    arrival = np.arange(0.0, 3600.0, 5.0)
+    service = np.full(arrival.size, 600.0)  # ten minutes each: most outlive a 30 s reclaim notice
+    cfg = EngineConfig(slots=4, horizon_s=3600.0, spot_rate_per_hour=6.0, seed=2)
+    run = run_engine(arrival, service, parse_policy("fixed:replicas=3,spot=1"), cfg)
+    killed = np.flatnonzero(run.status == STATUS_KILLED)
+    assert killed.size > 0
+    held = float(np.sum(run.service_s[np.isfinite(run.start_s)]))
+    paid = sum(e - s for s, e in zip(run.replica_launch_s, run.replica_end_s, strict=True)) * cfg.slots
+    assert np.all(run.service_s[killed] < 600.0)  # cut at the reclaim
+    assert held <= paid + 1e-6

@@ -153,6 +153,8 @@ class _Fleet:
         self.slots = SlotPool()
         """Replica r owns slots r·k … r·k + k - 1."""
         self.alive: list[int] = []
+        self.killed_at: dict[int, float] = {}
+        """Request -> the moment its spot replica was reclaimed (its slot was busy until then only)."""
         self.recent: deque[tuple[float, int]] = deque()
         self.last_up = -_INF
         rng = np.random.default_rng(cfg.seed)
@@ -211,7 +213,9 @@ class _Fleet:
         base = r * self.k
         for s in range(base, base + self.k):
             if self._slot_end(s, start) > kill_at:
-                status[self.slots.req[s]] = STATUS_KILLED
+                q = int(self.slots.req[s])
+                status[q] = STATUS_KILLED
+                self.killed_at[q] = kill_at
         self.run.replica_end_s[r] = min(kill_at, self._busy_until(r, t, start))
 
     # -- decisions -----------------------------------------------------------------------------
@@ -411,6 +415,8 @@ def _run(
     run.status[(run.status == STATUS_QUEUED) & np.isfinite(run.start_s)] = STATUS_SERVED
     per_request = np.asarray(fleet.steps)[np.searchsorted(fleet.marks, np.arange(n), side="right") - 1]
     run.service_s = work.fixed_s + work.tokens * per_request
+    for q, end in fleet.killed_at.items():  # a killed request held its slot until the reclaim, not to its end
+        run.service_s[q] = min(run.service_s[q], max(0.0, end - start[q]))
     run.first_token_s = np.asarray(work.fixed_s, dtype=np.float64)
     run.step_s = per_request
     return run
