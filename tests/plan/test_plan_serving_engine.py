@@ -102,3 +102,13 @@ def test_the_planner_sizes_a_service_with_the_headroom_the_estimate_asks(store: 
     assert result.options
     for o in result.options:
         assert o.gpus_per_node * o.nodes >= needs[o.gpu], (o.instance_type, needs[o.gpu])
+
+
+def test_an_estimate_on_several_gpus_splits_the_load_over_their_replicas() -> None:
+    # 3 L4s carry 5 requests/s as three replicas; each was shown under the whole load ("overloaded")
+    report = estimate(load_workload(SERVICE), ["L4", "L4:3"], profile=_profile())
+    one, three = (o.serving for o in report.outcomes)
+    assert one is not None and three is not None
+    assert three.requests_per_s == pytest.approx(one.requests_per_s / 3)
+    assert three.utilisation == pytest.approx(one.utilisation / 3)  # each replica a third as busy
+    assert one.gpus_needed == three.gpus_needed  # the whole load's GPUs, whichever configuration is shown

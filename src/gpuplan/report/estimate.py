@@ -647,7 +647,7 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
                 rate=f"{s.capacity_requests_per_s:.3g}", p95=p95, n=s.gpus_needed
             )
         table.add_row(
-            o.gpu,
+            _gpus(o),
             str(d.max_concurrent_sequences),
             _num(1.0 / d.time_per_token_s),
             _num(d.tokens_per_s),
