@@ -23,7 +23,7 @@ from gpuplan.i18n.messages import N_
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["Discount", "clear_discount", "discounts", "families", "matching", "set_discount"]
+__all__ = ["Discount", "clear_discount", "discounts", "matching", "set_discount"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,7 +119,7 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
     return d
 
 
-def families(instance_type: str) -> list[str]:
+def _families(instance_type: str) -> list[str]:
     """Every family name :func:`covers` accepts for ``instance_type``: each prefix ending before a
     separator, and the whole name (``a2-ultragpu-8g`` -> ``a2``, ``a2-ultragpu``, ``a2-ultragpu-8g``)."""
     return [instance_type[:i] for i in range(1, len(instance_type)) if _boundary(instance_type, i)] + [
@@ -139,7 +139,7 @@ def _check_family(store: Store, provider: str, family: str) -> None:
     ]
     if not types or any(covers(family, i) for i in types):
         return
-    known = sorted({f for i in types for f in families(i)})
+    known = sorted({f for i in types for f in _families(i)})
     raise NotFoundError(
         "instance family",
         family,

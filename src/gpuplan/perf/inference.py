@@ -444,6 +444,7 @@ class ServingEstimate:
     capacity_requests_per_s: float
     """Requests per second one GPU (one tensor-parallel replica) completes at full concurrency."""
     requests_per_s: float
+    """The load on one replica (the whole load split evenly over ``replicas``)."""
     utilisation: float
     request_latency_s: float
     """Prefill + generation of one request with no queueing, at the concurrency the load keeps
@@ -463,9 +464,11 @@ def serving_estimate(
     requests_per_s: float,
     prompt_tokens: int,
     output_tokens: int,
+    replicas: int = 1,
 ) -> ServingEstimate:
     """Serving capacity with continuous batching at the KV-cache concurrency limit, and latency at
-    the load's own operating point.
+    the load's own operating point, with ``requests_per_s`` split evenly over ``replicas``
+    (``gpus_needed`` is the whole load's).
 
     Capacity is the full cache: ``slots / (prefill + output × t(slots))``. A request's latency is
     taken at the sequences the load keeps running, ``n = λ · (prefill + output × t(n))`` (Little's
@@ -476,7 +479,7 @@ def serving_estimate(
     p95 latency adds queueing as one fast server with exponential service (M/M/1 on the aggregate
     rate): ``P(wait > t) = ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
     """
-    if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1:
+    if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1 or replicas < 1:
         raise EstimateError.worded(
             N_("serving needs requests_per_s ≥ 0, prompt_tokens ≥ 0 and output_tokens ≥ 1")
         )
@@ -484,6 +487,7 @@ def serving_estimate(
     t_full = decode.time_per_token_at_max_s
     prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
     capacity = slots / (prefill + output_tokens * t_full)
+    total, requests_per_s = requests_per_s, requests_per_s / replicas  # the load, and one replica's share
     rho = requests_per_s / capacity if capacity > 0 else math.inf
     running, per_token = _operating_point(decode, slots, requests_per_s, prefill, output_tokens)
     latency = prefill + output_tokens * per_token
@@ -501,8 +505,7 @@ def serving_estimate(
         request_latency_s=latency,
         concurrent_sequences=running,
         p95_latency_s=p95,
-        gpus_needed=max(1, math.ceil(requests_per_s / (capacity * TARGET_UTILISATION)))
-        * decode.tensor_parallel,
+        gpus_needed=max(1, math.ceil(total / (capacity * TARGET_UTILISATION))) * decode.tensor_parallel,
         derivation=f"{running:.0f} of {slots} concurrent sequences at this load (KV cache limit {slots})"
         + (f" per replica of {decode.tensor_parallel} GPUs" if decode.tensor_parallel > 1 else "")
         + "; queueing as M/M/1 on the aggregate rate",

@@ -7,22 +7,15 @@ one such GPU does not hide the others.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n.error_text import error_text
 from gpuplan.perf.advisor import Advice, Current, advise
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.estimate import Estimate, EstimateRequest, run_estimate
-from gpuplan.perf.inference import (
-    TARGET_UTILISATION,
-    DecodeEstimate,
-    ServingEstimate,
-    decode_estimate,
-    serving_estimate,
-)
+from gpuplan.perf.inference import DecodeEstimate, ServingEstimate, decode_estimate, serving_estimate
 
 __all__ = ["EstimateOutcome", "ServingLoad", "estimate_all"]
 
@@ -87,17 +80,13 @@ def _one(
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands
         if dec is not None and serving is not None:
             # The configuration's GPUs are whole replicas sharing the load, as the plan splits it.
-            tp = max(1, request.model_parallel.tensor)
-            replicas = max(1, count // tp)
             srv = serving_estimate(
                 dec,
-                requests_per_s=serving.requests_per_s / replicas,
+                requests_per_s=serving.requests_per_s,
                 prompt_tokens=serving.prompt_tokens,
                 output_tokens=serving.output_tokens,
+                replicas=max(1, count // max(1, request.model_parallel.tensor)),
             )
-            if replicas > 1:  # the GPUs the whole load needs, not one replica's share of it
-                per_replica = srv.capacity_requests_per_s * TARGET_UTILISATION
-                srv = replace(srv, gpus_needed=tp * max(1, math.ceil(serving.requests_per_s / per_replica)))
     return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, decode=dec, serving=srv)
 
 

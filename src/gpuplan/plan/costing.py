@@ -96,8 +96,10 @@ def cost_candidates(
     nodes = cands.nodes[idx].astype(float)
     # A spot price of unknown age below every dated one is ranked at the dated floor; its own
     # figure is its best case (OfferPrice.dated_floor_usd_per_hour).
-    best_price = np.where(np.isnan(offers.price_usd_best), offers.price_usd, offers.price_usd_best)
-    price = (best_price if best_case else offers.price_usd)[o]
+    price = offers.price_usd[o]
+    if best_case:
+        own = offers.price_usd_best[o]
+        price = np.where(np.isnan(own), price, own)
     unit = offers.unit_hours[o]
     term = offers.term_hours[o]
     gran = offers.billing_granularity_s[o]

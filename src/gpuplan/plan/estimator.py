@@ -321,9 +321,10 @@ class _Estimator:
         )
         srv = serving_estimate(
             dec,
-            requests_per_s=serving.requests_per_s / replicas,
+            requests_per_s=serving.requests_per_s,
             prompt_tokens=serving.prompt_tokens,
             output_tokens=serving.output_tokens,
+            replicas=replicas,
         )
         # The headroom `estimate` sizes a fleet with ("needs N GPUs"): a replica past it queues on
         # every burst of a Poisson load (ρ = 0.97 dropped one request in 16 in `simulate autoscale`).
