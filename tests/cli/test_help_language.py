@@ -105,3 +105,15 @@ def test_catalog_and_machine_views_speak_chinese(args: list[str], chinese: str) 
     res = runner.invoke(app, args, env={"COLUMNS": "120"})
     assert res.exit_code == 0, res.output
     assert chinese in res.stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_flag_is_shown_without_a_type_as_it_takes_no_value(lang: str) -> None:
+    # Typer 0.29 printed `--spot <bool>`; `--spot true` is then refused as an extra argument
+    res = runner.invoke(app, ["--lang", lang, "deploy", "--help"], env={"COLUMNS": "120"})
+    assert res.exit_code == 0
+    lines = {
+        line.split()[1]: line for line in res.stdout.splitlines() if line.startswith("│") and "--" in line
+    }
+    assert "<bool>" not in lines["--spot"] and "<bool>" not in lines["--help"]
+    assert "<str>" in lines["--gpu"]  # an option that takes a value still says what

@@ -96,6 +96,11 @@ def translate_help(command: Any) -> None:
     far: a lazy root group's command is translated when it is built)."""
     for cmd in _commands(command, built_only=True):
         localise_command(cmd)
+        help_option = cmd.get_help_option(cmd.context_class(cmd))
+        for param in [*cmd.params, *([help_option] if help_option else [])]:
+            # Typer 0.29 shows a flag's type (`--spot <bool>`) as if it took a value: show none.
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""
     for obj, attr, default in _slots(command, built_only=True):
         text = _source(obj, attr, default)
         if text:
