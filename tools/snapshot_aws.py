@@ -17,7 +17,8 @@ What they add to SkyPilot's AWS rows (:func:`aws_extras`):
 - reserved 1-year and 3-year prices (standard, no upfront; convertible where a type has no standard
   term), every other term kept in the price's ``term``;
 - on every spot row the band (2025-11-30 compilation, else the advisor) and the region's spot
-  min/avg/max of 2025-11-30;
+  min/avg/max of 2025-11-30 (some regions: the average only); where the region has none, the lowest
+  dated spot price of the type in any listed region (the floor an undated price is held to);
 - the regions SkyPilot's copy lacks (sa-east-1, il-central-1 …), from the compilations alone.
 """
 
@@ -223,11 +224,38 @@ def _spot_facts(p: PriceRow, src: AwsSources, itype: str, region: str) -> PriceR
         term["interruption_band_as_of"] = "2025-06-28"
         if savings is not None:
             term["spot_savings_percent"] = savings
-    spot = {k: _f(block.get(f"spot_{k}")) for k in ("min", "avg", "max")}
-    if all(v is not None for v in spot.values()):
-        # The region's spread over its zones then (same source and date as the band's).
+    spot = {k: v for k in ("min", "avg", "max") if (v := _f(block.get(f"spot_{k}"))) is not None}
+    if spot:
+        # The region's spread over its zones then (same source and date as the band's); some
+        # regions have only the average.
         term["region_spot_usd_per_hour"] = {**spot, "as_of": "2025-11-30"}
     return replace(p, interruption_band=band or None, term=term or None)
+
+
+def _lowest_dated_spot(src: AwsSources, known_regions: set[str]) -> dict[str, tuple[float, str]]:
+    """Instance type -> (the lowest spot price of 2025-11-30 in any listed region, that region):
+    each region's lowest zone, or its average where only that is given."""
+    out: dict[str, tuple[float, str]] = {}
+    for (itype, region), block in sorted(src.v2025.items()):
+        if region.startswith(_GOVCLOUD) or region not in known_regions:
+            continue
+        low = _f(block.get("spot_min")) or _f(block.get("spot_avg"))
+        if low is not None and (itype not in out or low < out[itype][0]):
+            out[itype] = (low, region)
+    return out
+
+
+def _other_region_floor(p: PriceRow, lowest: tuple[float, str] | None) -> PriceRow:
+    """A spot row whose region has no dated spot price: the lowest dated one of its type anywhere,
+    the floor its own figure is held to when that figure is of unknown age."""
+    if lowest is None or (p.term or {}).get("region_spot_usd_per_hour") is not None:
+        return p
+    low, region = lowest
+    term = {
+        **(p.term or {}),
+        "lowest_dated_spot_usd_per_hour": {"min": low, "region": region, "as_of": "2025-11-30"},
+    }
+    return replace(p, term=term)
 
 
 def aws_extras(
@@ -239,13 +267,15 @@ def aws_extras(
     out: list[OfferRow] = []
     specs: dict[str, OfferRow] = {}
     covered: set[tuple[str, str]] = set()
+    lowest = _lowest_dated_spot(src, known_regions)
     for row in rows:
         prices: list[PriceRow] = []
         for p in row.prices:
             if p.pricing == "on_demand":
                 prices.append(_dated_on_demand(p, src, row.instance_type, row.region, notes))
             elif p.pricing == "spot":
-                prices.append(_spot_facts(p, src, row.instance_type, row.region))
+                spot = _spot_facts(p, src, row.instance_type, row.region)
+                prices.append(_other_region_floor(spot, lowest.get(row.instance_type)))
             else:
                 prices.append(p)
         if row.zone is None:

@@ -100,15 +100,27 @@ def test_cheapest_by_gpu_ignores_unconvertible_prices(store: Store) -> None:
     offers = store.offers()
     for gpu, per in best.items():
         for pricing, o in per.items():
+            # Each at what a plan costs it at: a spot price of unknown age below its region's dated
+            # one counts at that one, so "cheapest" is never a figure planning would not use.
             candidates = [
-                x.price_usd_per_gpu_hour
+                x.conservative_usd_per_gpu_hour()
                 for x in offers
                 if x.gpu == gpu
                 and x.pricing == pricing
                 and x.price_usd_per_gpu_hour is not None
                 and x.confidence != "low"
             ]
-            assert o.price_usd_per_gpu_hour == min(candidates)
+            assert o.conservative_usd_per_gpu_hour() == min(c for c in candidates if c is not None)
+    # AWS's p6-b200 spot in us-east-1: SkyPilot's undated 13.0338/h below the region's dated lowest
+    # zone of 2025-11-30, 37.872/h; it used to be the "cheapest" B200 spot at 1.63 USD/GPU-h.
+    p6 = next(
+        x
+        for x in offers
+        if x.instance_type == "p6-b200.48xlarge" and x.region == "us-east-1" and x.pricing == "spot"
+    )
+    assert p6.price_usd_per_hour == pytest.approx(13.0338)
+    assert p6.conservative_usd_per_gpu_hour() == pytest.approx(37.872 / 8)
+    assert best["B200"]["spot"].conservative_usd_per_gpu_hour() > 13.0338 / 8
 
 
 def test_max_price_names_the_rate_that_left_a_converted_offer_out(store: Store) -> None:

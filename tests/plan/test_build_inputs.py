@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpuplan.catalog import OfferPrice, open_store
+from gpuplan.catalog.model import DatedFloor, FloorBasis
 from gpuplan.plan import Constraints, CostFacts, JobFacts, Objective, OfferTable, PlanOffer, plan_offers
 from gpuplan.plan.build_inputs import (
     constraints_from_spec,
@@ -89,21 +90,81 @@ def test_a_spot_price_of_unknown_age_below_every_dated_one_is_ranked_at_the_date
     # zones of 2025-11-30, $8.0468 at the lowest: ranked at $8.0468, its own figure the best case
     spread = {"region_spot_usd_per_hour": {"min": 8.0468, "avg": 8.59, "max": 9.15, "as_of": "2025-11-30"}}
     undated = _price(
-        provider="aws", pricing="spot", currency="USD", price=2.4655, price_usd_per_hour=2.4655,
-        as_of="2025-06/2026-12-02", as_of_precision="bounded", term=spread,
+        provider="aws", region="us-east-1", pricing="spot", currency="USD", price=2.4655,
+        price_usd_per_hour=2.4655, as_of="2025-06/2026-12-02", as_of_precision="bounded", term=spread,
     )  # fmt: skip
-    assert undated.dated_floor_usd_per_hour() == (8.0468, "2025-11-30")
+    assert undated.dated_floor_usd_per_hour() == DatedFloor(
+        usd_per_hour=8.0468, as_of="2025-11-30", basis=FloorBasis.REGION_LOW, region="us-east-1"
+    )
     dated = replace(undated, as_of="2026-11-30", as_of_precision="day")
     dearer = replace(undated, price_usd_per_hour=9.0)
     discounted = replace(undated, discount_percent=10.0, price_usd_per_hour=2.4655 * 0.9)
     assert dated.dated_floor_usd_per_hour() is None  # a dated price is a fact of its own day
     assert replace(undated, as_of="2026-11", as_of_precision="month").dated_floor_usd_per_hour() is None
     assert dearer.dated_floor_usd_per_hour() is None  # above the floor: its own figure stands
-    assert discounted.dated_floor_usd_per_hour() == pytest.approx((8.0468 * 0.9, "2025-11-30"))
+    floor = discounted.dated_floor_usd_per_hour()
+    assert floor is not None and floor.usd_per_hour == pytest.approx(8.0468 * 0.9)
     t = offer_table_from_prices([undated, dated])
     assert t.price_usd[0] == pytest.approx(8.0468) and t.price_usd_best[0] == pytest.approx(2.4655)
     assert t.floor_as_of.tolist() == ["2025-11-30", ""]
+    assert t.floor_basis.tolist() == ["region-low", ""]
     assert t.price_usd[1] == pytest.approx(2.4655) and math.isnan(t.price_usd_best[1])
+
+
+def test_a_region_with_only_an_average_or_none_dated_still_holds_an_undated_spot_price_to_a_floor() -> None:
+    # me-south-1's g4dn.metal: SkyPilot's undated $0.9596 (10 % of on-demand) against the region's
+    # average of 2025-11-30, $2.97476 (instances.vantage.sh gives no lowest zone there). It used to
+    # be costed at its own figure and ranked first.
+    average = {"region_spot_usd_per_hour": {"avg": 2.97476, "as_of": "2025-11-30"}}
+    undated = _price(
+        provider="aws", region="me-south-1", pricing="spot", currency="USD", price=0.9596,
+        price_usd_per_hour=0.9596, as_of="2025-06/2026-12-02", as_of_precision="bounded", term=average,
+    )  # fmt: skip
+    floor = undated.dated_floor_usd_per_hour()
+    assert floor == DatedFloor(
+        usd_per_hour=2.97476, as_of="2025-11-30", basis=FloorBasis.REGION_AVERAGE, region="me-south-1"
+    )
+    assert "average" in floor.what()
+    # A region with no dated spot price at all: the lowest of the type in any region.
+    other = {"lowest_dated_spot_usd_per_hour": {"min": 2.1912, "region": "eu-west-2", "as_of": "2025-11-30"}}
+    alone = replace(undated, region="ap-east-1", term=other)
+    floor = alone.dated_floor_usd_per_hour()
+    assert floor is not None and floor.basis is FloorBasis.OTHER_REGION and floor.usd_per_hour == 2.1912
+    assert "eu-west-2" in floor.what()
+    assert alone.conservative_usd_per_gpu_hour() == pytest.approx(2.1912)
+    # Its own region's figure, where there is one, wins over another region's.
+    both = replace(undated, term={**average, **other})
+    assert both.dated_floor_usd_per_hour() == undated.dated_floor_usd_per_hour()
+    t = offer_table_from_prices([alone])
+    assert t.floor_basis.tolist() == ["other-region"] and t.floor_region.tolist() == ["eu-west-2"]
+
+
+def test_the_shipped_catalog_holds_no_undated_spot_price_below_every_dated_one_of_its_type(
+    tmp_path: Path,
+) -> None:
+    # Every AWS spot price of unknown age in the shipped catalog is held to a dated floor where one
+    # exists for its type (own region first): none is ranked at a figure below all dated ones.
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        prices = store.offers(provider="aws", pricing="spot")
+    finally:
+        store.close()
+    dated: dict[str, float] = {}
+    for p in prices:
+        term = p.term or {}
+        spread = term.get("region_spot_usd_per_hour") or {}
+        for v in (spread.get("min"), spread.get("avg")):
+            if isinstance(v, float) and v < dated.get(p.instance_type, math.inf):
+                dated[p.instance_type] = v
+    below = [
+        (p.region, p.instance_type, p.price_usd_per_hour)
+        for p in prices
+        if p.as_of_precision in ("bounded", None)
+        and p.price_usd_per_hour is not None
+        and p.price_usd_per_hour < dated.get(p.instance_type, -1.0)
+        and p.dated_floor_usd_per_hour() is None
+    ]
+    assert below == []
 
 
 def test_another_regions_transfer_and_storage_prices_are_unknown_here_not_facts(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ reason, never 0. Monthly prices convert to an hourly figure at :data:`HOURS_PER_
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from enum import Enum
+from typing import Any, TypeGuard
 
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
 from gpuplan.units import HOURS_PER_MONTH
 
 # The catalog's closed lists are the shared vocabulary's; re-exported here for the catalog's users.
@@ -28,7 +29,9 @@ __all__ = [
     "ComplianceLabel",
     "Confidence",
     "Currency",
+    "DatedFloor",
     "ExchangeRate",
+    "FloorBasis",
     "ImportReport",
     "LicenceFee",
     "OfferPrice",
@@ -40,11 +43,54 @@ __all__ = [
     "StoragePrice",
     "StoredMeasurement",
     "TransferTier",
+    "floor_what",
     "trusted_offer_price",
 ]
 
 #: The region of a provider-wide fact row (billing, compliance, generic transfer prices).
 ANY_REGION = "*"
+
+
+class FloorBasis(Enum):
+    """Which dated spot price an undated one is held to (:meth:`OfferPrice.dated_floor_usd_per_hour`)."""
+
+    REGION_LOW = "region-low"
+    """The lowest zone of its own region on that day."""
+    REGION_AVERAGE = "region-average"
+    """Its own region's average on that day (the source gives no lowest zone there)."""
+    OTHER_REGION = "other-region"
+    """The lowest of the instance type in any region (its own region has no dated spot price)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DatedFloor:
+    """The dated spot price an undated one undercuts: what the undated one is costed at."""
+
+    usd_per_hour: float
+    """Per instance-hour, after the user's discount."""
+    as_of: str
+    basis: FloorBasis
+    region: str
+    """The region whose dated price it is (another one for ``OTHER_REGION``)."""
+
+    def what(self) -> str:
+        """The dated price, worded: "... below {what}: costed at it"."""
+        return floor_what(self.basis, self.region)
+
+
+def floor_what(basis: FloorBasis, region: str) -> str:
+    """A dated floor's price, worded (:meth:`DatedFloor.what`)."""
+    if basis is FloorBasis.REGION_AVERAGE:
+        return _("its region's dated average spot price (no lowest zone published)")
+    if basis is FloorBasis.OTHER_REGION:
+        return _(
+            "the lowest dated spot price of its instance type in any region ({region}; none dated in its own)"
+        ).format(region=region)
+    return _("the lowest dated spot price of its region")
+
+
+def _positive(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and value > 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -184,24 +230,34 @@ class OfferPrice:
     stale_after_days: int | None = None
     """The staleness limit the catalog was opened with (``--stale-days``, default 180)."""
 
-    def dated_floor_usd_per_hour(self) -> tuple[float, str] | None:
-        """For a spot price of unknown age (its date only bounded, or none) below the lowest spot
-        price a dated source gives for its region (``term["region_spot_usd_per_hour"]``: AWS's
-        zones as instances.vantage.sh listed them on a day): that dated minimum, in USD per hour
-        after the user's discount, with its date — the conservative figure for a price that
-        undercuts every dated one and may be a passing dip or an error. None otherwise."""
+    def dated_floor_usd_per_hour(self) -> DatedFloor | None:
+        """For a spot price of unknown age (its date only bounded, or none) below the dated spot
+        price its region is held to: that dated price, in USD per hour after the user's discount —
+        the conservative figure for a price that undercuts every dated one and may be a passing dip
+        or an error. The dated price is the region's lowest zone as instances.vantage.sh listed
+        them on a day (``term["region_spot_usd_per_hour"]``), its average where only that is
+        given, and for a region with neither the lowest dated spot price of the instance type in
+        any region (``term["lowest_dated_spot_usd_per_hour"]``). None otherwise."""
         if self.pricing != "spot" or self.price_usd_per_hour is None:
             return None
         if self.as_of_precision not in ("bounded", None):  # dated (a day, a month, a year): a fact of its own
             return None
-        spread = (self.term or {}).get("region_spot_usd_per_hour")
+        term = self.term or {}
+        spread, basis, region = term.get("region_spot_usd_per_hour"), FloorBasis.REGION_LOW, self.region
         if not isinstance(spread, dict):
-            return None
+            spread, basis = term.get("lowest_dated_spot_usd_per_hour"), FloorBasis.OTHER_REGION
+            if not isinstance(spread, dict) or not isinstance(spread.get("region"), str):
+                return None
+            region = spread["region"]
         low, day = spread.get("min"), spread.get("as_of")
-        if not isinstance(low, int | float) or not isinstance(day, str) or not low > 0:
+        if not _positive(low) and basis is FloorBasis.REGION_LOW:
+            low, basis = spread.get("avg"), FloorBasis.REGION_AVERAGE
+        if not _positive(low) or not isinstance(day, str):
             return None
         floor = float(low) * (1.0 - (self.discount_percent or 0.0) / 100.0)
-        return (floor, day) if floor > self.price_usd_per_hour else None
+        if not floor > self.price_usd_per_hour:
+            return None
+        return DatedFloor(usd_per_hour=floor, as_of=day, basis=basis, region=region)
 
     def conservative_usd_per_gpu_hour(self) -> float | None:
         """``price_usd_per_gpu_hour``, or the dated floor's per GPU where one stands above it
@@ -209,7 +265,7 @@ class OfferPrice:
         floor = self.dated_floor_usd_per_hour()
         if floor is None or not self.gpu_count > 0:
             return self.price_usd_per_gpu_hour
-        return floor[0] / self.gpu_count
+        return floor.usd_per_hour / self.gpu_count
 
 
 def _offer_price_defaults() -> dict[str, Any]:

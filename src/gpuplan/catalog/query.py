@@ -259,19 +259,18 @@ def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
     return price_key
 
 
-def cheapest_by_gpu(
-    offers: Iterable[OfferPrice], *, conservative: bool = False
-) -> dict[str, dict[str, OfferPrice]]:
-    """GPU id -> pricing model -> the offer with the lowest known USD price per GPU-hour
-    (``conservative``: each at :meth:`OfferPrice.conservative_usd_per_gpu_hour`, a spot price of
-    unknown age below every dated one at the dated floor — what a fleet is costed at).
+def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPrice]]:
+    """GPU id -> pricing model -> the offer with the lowest USD price per GPU-hour, each at
+    :meth:`OfferPrice.conservative_usd_per_gpu_hour` (a spot price of unknown age below the dated
+    one of its region at that one — what a plan and a fleet are costed at, so a "cheapest" figure
+    is never one that planning would not use).
 
     Low-confidence prices (the source articles' 2024 tables) never count as "cheapest": a marketing
     figure must not set the reference price of a GPU. ``offers`` still lists them, labelled.
     """
 
     def price(o: OfferPrice) -> float | None:
-        return o.conservative_usd_per_gpu_hour() if conservative else o.price_usd_per_gpu_hour
+        return o.conservative_usd_per_gpu_hour()
 
     best: dict[str, dict[str, OfferPrice]] = {}
     for o in offers:

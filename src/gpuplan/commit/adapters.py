@@ -86,7 +86,7 @@ def priced_offers(
         if (floor := p.dated_floor_usd_per_hour()) is not None:
             # a spot price of unknown age below every dated one: a year of work is costed at the
             # dated floor (what the plan ranks on too), said in the notes
-            usd_per_hour = floor[0]
+            usd_per_hour = floor.usd_per_hour
             floored += 1
         out.append(
             PricedOffer(

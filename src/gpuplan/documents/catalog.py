@@ -124,12 +124,18 @@ class CheapestPrice(Document):
     """The cheapest known price of one GPU under one pricing model."""
 
     price_usd_per_gpu_hour: float | None
+    """What a plan costs it at: a spot price of unknown age below the dated spot price of its
+    region is the dated one (``best_case_usd_per_gpu_hour`` its own figure)."""
     price_cny_per_gpu_hour: float | None
     """At the document's ``exchange_rate`` (the published amount for a price published in CNY)."""
+    best_case_usd_per_gpu_hour: float | None = None
+    """The price's own figure where ``price_usd_per_gpu_hour`` is a dated floor above it; null otherwise."""
     provider: str
     region: str
     instance_type: str
     as_of: str | None
+    stale: bool = False
+    """Not known to be within the catalog's staleness limit: older, or of unknown age."""
     source: str | None
     confidence: str | None
 

@@ -102,6 +102,8 @@ _COLUMNS = (
     "price_age_days",
     "price_usd_best",
     "floor_as_of",
+    "floor_basis",
+    "floor_region",
 )
 
 
@@ -121,10 +123,11 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     for p in prices:
         unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
         price_usd = p.price_usd_per_hour * unit_hours if p.price_usd_per_hour is not None else None
-        price_best, floor_day = None, ""
+        price_best, floor_day, floor_basis, floor_region = None, "", "", ""
         if (floor := p.dated_floor_usd_per_hour()) is not None:
             # unknown is never the best case: ranked at the dated floor, its own figure the best case
-            price_best, price_usd, floor_day = price_usd, floor[0] * unit_hours, floor[1]
+            price_best, price_usd = price_usd, floor.usd_per_hour * unit_hours
+            floor_day, floor_basis, floor_region = floor.as_of, floor.basis.value, floor.region
         term_h = None
         if p.pricing in _TERM_HOURS:
             years = (p.term or {}).get("years")
@@ -165,6 +168,8 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 None if p.age_days is None else float(p.age_days),
                 price_best,
                 floor_day,
+                floor_basis,
+                floor_region,
             )
         )
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]

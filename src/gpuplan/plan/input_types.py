@@ -95,6 +95,10 @@ class PlanOffer:
     None: ``price_usd`` itself."""
     floor_as_of: str = ""
     """The date of that floor; "" when ``price_usd`` is the offer's own price."""
+    floor_basis: str = ""
+    """Which dated price the floor is (a :class:`gpuplan.catalog.FloorBasis` value); "" without one."""
+    floor_region: str = ""
+    """The region whose dated price the floor is; "" without one."""
 
 
 #: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
@@ -134,6 +138,8 @@ class OfferTable:
     price_age_days: FloatArray
     price_usd_best: FloatArray
     floor_as_of: StrArray
+    floor_basis: StrArray
+    floor_region: StrArray
 
     def __len__(self) -> int:
         return int(self.provider.shape[0])

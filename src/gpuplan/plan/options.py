@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import kubernetes_service
 from gpuplan.i18n import N_, _, money
 from gpuplan.plan.context import PlanContext
@@ -96,11 +97,9 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
         elif fact is Fact.SPOT_RATE:
             assumed = _("1 interruption per 24 instance-hours")
         elif row.floor_as_of and row.price_usd is not None and row.price_usd_best is not None:
-            assumed = _(
-                "undated {own}/h, below every dated spot price of its region: costed at the lowest of "
-                "them, {floor}/h of {day}"
-            ).format(
+            assumed = _("undated {own}/h, below {what}: costed at it, {floor}/h of {day}").format(
                 own=money(row.price_usd_best / row.unit_hours),
+                what=floor_what(FloorBasis(row.floor_basis), row.floor_region),
                 floor=money(row.price_usd / row.unit_hours),
                 day=row.floor_as_of,
             )

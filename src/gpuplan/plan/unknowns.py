@@ -20,9 +20,11 @@ egress price    the highest internet egress price  the lowest the catalog knows
 storage price   the highest of its kind            the lowest of its kind
 spot rate       one interruption per 24 h          the lowest published band's rate
                 (``plan/spot.py``)
-price date      stale; a spot price below every       its own figure
-                dated spot price of its region:
-                the lowest dated one
+price date      stale; an undated spot price below    its own figure
+                the dated one of its region (its
+                lowest zone, else its average;
+                without either, the lowest of its
+                instance type anywhere): that one
 GPU link        an SXM node of fewer than eight    NVSwitch (a bridged pair of PCIe cards)
                 GPUs: a directly joined NVLink
                 board of at least four (no

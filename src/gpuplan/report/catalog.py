@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.discounts import Discount
     from gpuplan.catalog.refresh import RefreshOutcome
     from gpuplan.documents.base import ExchangeRateDoc
-    from gpuplan.documents.catalog import GpusDocument, OffersDocument
+    from gpuplan.documents.catalog import CheapestPrice, GpusDocument, OffersDocument
     from gpuplan.documents.catalog_admin import CatalogInfoDocument, ImportDocument, RefreshDocument
     from gpuplan.documents.serve import DiscountsDocument
 
@@ -302,36 +302,42 @@ def gpus_json(
     display_currency: str = "USD",
 ) -> GpusDocument:
     """The ``gpus --json`` document; ``cny``: the rate of its ``_cny_`` figures (None: none)."""
-    from gpuplan.documents.catalog import CheapestPrice, GpuItem, GpusDocument
+    from gpuplan.documents.catalog import GpuItem, GpusDocument
 
     out = []
     for g in gpus:
         per = cheapest.get(g.id, {})
         item = GpuItem(
             **_gpu_base(g),
-            cheapest={
-                p: (
-                    CheapestPrice(
-                        price_usd_per_gpu_hour=o.price_usd_per_gpu_hour,
-                        price_cny_per_gpu_hour=offer_prices(o, cny)["price_cny_per_gpu_hour"],
-                        provider=o.provider,
-                        region=o.region,
-                        instance_type=o.instance_type,
-                        as_of=o.as_of,
-                        source=o.source,
-                        confidence=o.confidence,
-                    )
-                    if (o := per.get(p))
-                    else None
-                )
-                for p in _PRICINGS
-            },
+            cheapest={p: _cheapest_price(o, cny) if (o := per.get(p)) else None for p in _PRICINGS},
         )
         out.append(item)
     return GpusDocument(
         display_currency=display_currency,  # type: ignore[arg-type]  # Currency codes: USD or CNY
         exchange_rate=rate_doc(cny),
         gpus=out,
+    )
+
+
+def _cheapest_price(o: OfferPrice, cny: ExchangeRate | None) -> CheapestPrice:
+    from gpuplan.documents.catalog import CheapestPrice
+
+    usd = o.conservative_usd_per_gpu_hour()
+    cny_figure = offer_prices(o, cny)["price_cny_per_gpu_hour"]
+    floored = usd != o.price_usd_per_gpu_hour
+    if floored:  # a dated floor, in USD: converted at the document's rate
+        cny_figure = None if cny is None or usd is None else usd / cny.usd_per_unit
+    return CheapestPrice(
+        price_usd_per_gpu_hour=usd,
+        price_cny_per_gpu_hour=cny_figure,
+        best_case_usd_per_gpu_hour=o.price_usd_per_gpu_hour if floored else None,
+        provider=o.provider,
+        region=o.region,
+        instance_type=o.instance_type,
+        as_of=o.as_of,
+        stale=o.stale,
+        source=o.source,
+        confidence=o.confidence,
     )
 
 
@@ -358,7 +364,11 @@ def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]],
         cells = []
         for p in pricings:
             o = per.get(p)
-            cells.append(f"{money(o.price_usd_per_gpu_hour)}\n{place(o.provider, o.region)}" if o else "—")
+            if o is None:
+                cells.append("—")
+                continue
+            mark = " *" if o.stale else ""
+            cells.append(f"{money(o.conservative_usd_per_gpu_hour())}{mark}\n{place(o.provider, o.region)}")
         values = {
             mem: fmt_num(g.memory_gib),
             bw: fmt_num(g.memory_bandwidth_gbps),
@@ -385,7 +395,8 @@ def gpus_view(
     notes = [
         _(
             "Peaks are dense datasheet TFLOP/s. Prices: cheapest known per GPU-hour (monthly ÷ 730 h), "
-            "any provider; — = no known price."
+            "any provider; — = no known price; * = stale or of unknown age (offers shows its date), a "
+            "spot price of unknown age below the dated one of its region shown at that one, as plans cost it."
         ),
         # Shown in CNY, the display note names the same rate, both ways round: said once.
         current_money().rate_note()

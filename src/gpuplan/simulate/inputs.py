@@ -36,10 +36,9 @@ def _price_caveat(o: OfferPrice) -> str:
     the dated floor where the fleet is costed at one."""
     floor = o.dated_floor_usd_per_hour()
     if floor is not None:
-        return _(
-            ", undated {own:.4g} USD/GPU-h below every dated spot price of its region: the lowest of "
-            "them ({day})"
-        ).format(own=o.price_usd_per_gpu_hour or 0.0, day=floor[1])
+        return _(", undated {own:.4g} USD/GPU-h below {what}: costed at it ({day})").format(
+            own=o.price_usd_per_gpu_hour or 0.0, what=floor.what(), day=floor.as_of
+        )
     if o.staleness == "stale":
         return _(", stale")
     if o.stale:
@@ -72,7 +71,7 @@ def fleet_prices(
         raise InputError.worded(
             N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
         )
-    best = cheapest_by_gpu(offers, conservative=True).get(gpu_id, {})
+    best = cheapest_by_gpu(offers).get(gpu_id, {})
     prices: dict[str, float] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
     notes = []
