@@ -129,3 +129,21 @@ def test_keys_of_different_mappings_and_merged_anchors_are_not_duplicates() -> N
         1: "one",
         "1": "text",
     }
+
+
+def test_printable_escapes_what_would_break_a_line_and_keeps_the_rest() -> None:
+    from gpuplan.bounded import printable
+
+    assert printable("训练 A100 — ok") == "训练 A100 — ok"
+    assert printable("a\nb\x1b[31mc\u2028d\u202ee") == "a\\nb\\x1b[31mc\\u2028d\\u202ee"
+
+
+def test_a_json_whole_number_of_thousands_of_digits_is_refused_in_gpuplans_words() -> None:
+    # Python's own refusal told the user to call sys.set_int_max_str_digits() and named no file.
+    from gpuplan.bounded import load_json
+    from gpuplan.errors import InputError
+
+    with pytest.raises(InputError, match=r"plan\.json: number 9+… has 5,000 digits") as e:
+        load_json('{"steps": ' + "9" * 5000 + "}", source="plan.json")
+    assert "sys." not in str(e.value)
+    assert load_json('{"a": -12, "b": 1e3}', source="x") == {"a": -12, "b": 1000.0}

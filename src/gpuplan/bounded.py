@@ -51,6 +51,7 @@ __all__ = [
     "MAX_YAML_NODES",
     "load_json",
     "load_yaml",
+    "printable",
     "read_lines",
     "read_text",
 ]
@@ -92,12 +93,30 @@ _NOT_UTF8_LINE = N_("{what} {path!r} line {line} is not UTF-8 text (byte {byte} 
 _TOO_DEEP = N_("line {line}: nested more than {limit} levels deep")
 
 
+#: Unicode categories that do not print on one line: controls, format characters, line and
+#: paragraph separators.
+_UNSAFE = ("Cc", "Cf", "Zl", "Zp")
+
+
 def control_character(text: str) -> str | None:
     """The first character of ``text`` that is not printable on one line — a control (newline,
     ESC's colour and title sequences), a format character (a right-to-left override) or a line or
     paragraph separator — or None. A name or note from someone else's file is shown in terminals
     and reports: such a character would let the file write over them."""
-    return next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
+    return next((ch for ch in text if unicodedata.category(ch) in _UNSAFE), None)
+
+
+def printable(text: str) -> str:
+    """``text`` with each character :func:`control_character` would name written as its escape
+    (``\\n``, ``\\x1b``, ``\\u2028``): a name from someone else's file, or a file name, put on one
+    line of a file or a terminal stays on that line."""
+    if control_character(text) is None:
+        return text
+    escaped = (
+        ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in _UNSAFE else ch
+        for ch in text
+    )
+    return "".join(escaped)
 
 
 def _near_file(path: Path) -> str | None:
@@ -392,6 +411,24 @@ def _finite_float(text: str) -> float:
     return value
 
 
+#: Digits a JSON whole number may have: far past any count or amount gpuplan reads, and short of
+#: Python's own limit on converting one (4,300, whose error speaks of ``sys.set_int_max_str_digits``).
+MAX_INT_DIGITS = 100
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(
+            Phrase(
+                N_("number {number}… has {digits:,} digits, more than the {limit} accepted"),
+                number=text[:20],
+                digits=len(text.lstrip("-")),
+                limit=MAX_INT_DIGITS,
+            )
+        )
+    return int(text)
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(Phrase(N_("{name} is not a number gpuplan accepts"), name=name))
 
@@ -426,12 +463,14 @@ def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError
 
     ``source`` names the text in messages (a path, or a Phrase such as "the request body")."""
     try:
-        value = json.loads(text, parse_float=_finite_float, parse_constant=_no_constant)
+        value = json.loads(
+            text, parse_float=_finite_float, parse_int=_bounded_int, parse_constant=_no_constant
+        )
     except json.JSONDecodeError as e:
         raise error.worded(
             N_("{source} is not valid JSON ({why} at line {line})"), source=source, why=e.msg, line=e.lineno
         ) from None
-    except ValueError as e:  # from the hooks (a Phrase), or an integer too long to convert (Python's words)
+    except ValueError as e:  # from the hooks (a Phrase)
         problem = e.args[0] if len(e.args) == 1 and isinstance(e.args[0], Phrase) else str(e)
         raise error.worded(_SOURCE_PROBLEM, source=source, problem=problem) from None
     except RecursionError:

@@ -280,3 +280,19 @@ def test_names_that_look_like_console_markup_are_printed_as_written(tmp_path: Pa
     assert res.exit_code == 1 and "nothing was imported" in str(res.exception), res.output
     # The rejection table, before the refusal: both names whole, no emoji.
     assert all(n in res.stdout for n in names) and "😄" not in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_line_or_paragraph_separator_quoted_in_an_error_stays_on_its_line(
+    tmp_path: Path, lang: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A plan file's schema_version "a\u2028b\u0085c" came back quoted in the refusal: three lines
+    # for str.splitlines() and for a terminal that honours them.
+    def put(doc: dict[str, Any]) -> None:
+        doc["schema_version"] = "a\u2028b\u0085c"
+
+    plan = _plan(tmp_path, put)
+    line = refused(
+        ["deploy", str(plan), "--target", "torchrun", "--out", str(tmp_path / "o"), "--lang", lang], capsys
+    )
+    assert len(line.splitlines()) == 1 and "\\u2028" in line and "\\x85" in line

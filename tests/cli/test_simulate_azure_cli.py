@@ -117,6 +117,10 @@ def test_a_wrong_input_is_one_line_on_stderr_and_exit_1() -> None:
         (("--trace-scale", "0"), "positive"),
         (("--engine", "max_num_seqs=8"), "--replica gives its figures"),
         (("--storage-gbps", "-1"), "positive"),
+        # A negative notice billed reclaimed spot replicas for less than they ran; a negative
+        # timeout dropped every request.
+        (("--spot-notice-s=-1000",), "--spot-notice-s must be 0 or more"),
+        (("--timeout-s=-5",), "--timeout-s must be a positive number"),
     ],
 )
 def test_each_wrong_input_is_refused_in_words(extra: tuple[str, ...], words: str) -> None:
@@ -146,3 +150,16 @@ def test_trace_needs_a_shape_or_a_recorded_file(tmp_path: Path) -> None:
     out = _fails("simulate", "trace", "--from", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x.csv"))
     assert "not found" in out
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_re_timed_trace_of_a_file_whose_name_holds_a_newline_reads_back(tmp_path: Path) -> None:
+    # The source's name went raw into the output's comment lines: '999,1,1' became a data row
+    # before the header, and the written trace could not be read back.
+    source = tmp_path / "x\n999,1,1\n#.csv"
+    source.write_text("timestamp,prompt_tokens,output_tokens\n0,10,5\n1,10,5\n2,10,5\n")
+    out = tmp_path / "o.csv"
+    _run("simulate", "trace", "--from", str(source), "--out", str(out))
+    text = out.read_text()
+    assert all(line.startswith("#") for line in text.splitlines()[:2]), text
+    tr = read_trace_csv(out)
+    assert len(tr.arrival_s) == 3 and "\n" not in tr.note and "\\n" in tr.note

@@ -128,6 +128,17 @@ USAGE_CASES: list[tuple[dict[str, object], str, str]] = [
         "demands[0].start_month：13 在规划期（12 个月）之后",
     ),
     (
+        # The two values past the horizon were silently never used.
+        _usage(
+            horizon_months=3,
+            demands=[{"name": "s", "gpu": "L4", "gpus": 1, "hours_by_month": [1, 2, 3, 4, 5]}],
+        ),
+        "demands[0].hours_by_month lists 5 months but the demand runs 3 of the horizon; list at most 3 "
+        "(a shorter list repeats)",
+        "demands[0].hours_by_month 列出了 5 个月，但该需求在规划期内只持续 3 个月；"
+        "最多列出 3 个（较短的列表会循环使用）",
+    ),
+    (
         _usage(constraints={"providers": ["amzon"]}),
         "constraints.providers: unknown provider 'amzon'; did you mean 'aws'?",
         "constraints.providers: 云厂商 'amzon' 无法识别；您是不是指 'aws'？",

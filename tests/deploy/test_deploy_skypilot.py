@@ -123,9 +123,7 @@ def test_the_workdir_is_the_launch_folder_by_its_absolute_path(spot_plan: Launch
     # SkyPilot resolves a relative workdir against the folder `sky` runs in ("Syncing Code, Git, and
     # Files", docs.skypilot.co): `workdir: .` run from a home folder would upload the home folder.
     assert _task(spot_plan)["workdir"] == "/srv/launch"
-    with pytest.raises(
-        DeployError, match=r"needs the launch folder's absolute path \(GenerateOptions.out_dir\)"
-    ):
+    with pytest.raises(DeployError, match=r"needs the absolute path of the folder its files will be in"):
         generate(spot_plan, "skypilot")
     with pytest.raises(DeployError, match="must be an absolute path"):
         GenerateOptions(out_dir="launch")

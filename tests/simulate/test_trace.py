@@ -49,6 +49,9 @@ def test_reads_the_azure_llm_trace_columns_and_seven_digit_fractions(tmp_path: P
         ),
         ("timestamp\n1\n2023-01-01 00:00:00\n", "mixes numbers and date-times"),
         ("timestamp\n", "no requests"),
+        # A field over the csv module's limit (128 KiB): in a row, in the header (was a traceback).
+        ("timestamp,prompt_tokens,output_tokens\n0,1,1\n1," + "x" * 131073 + ",1\n", "not readable as CSV"),
+        ("timestamp," + "y" * 140000 + "\n0,1\n", "not readable as CSV"),
     ],
 )
 def test_bad_csv_is_one_line(tmp_path: Path, text: str, message: str) -> None:

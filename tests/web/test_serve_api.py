@@ -216,6 +216,28 @@ def test_tco_and_deploy(service: Service) -> None:
     assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(r.content)).namelist()
     assert "torchrun/README.md" in names and "torchrun/train.py" in names
+    # The skypilot target names its folder whole (SkyPilot reads a relative workdir from where `sky`
+    # runs): the request says where the archive will be unpacked, else it is refused in words (it
+    # failed every time, naming an internal parameter).
+    aws = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload(), "providers": ["aws"]}, headers=service.auth("plan")
+    ).json()
+    sky = {"plan": aws, "target": "skypilot"}
+    assert "needs workdir" in _error(
+        service.client.post("/api/v1/deploy", json=sky, headers=service.auth("plan")), 400
+    )
+    assert "U+000A" in _error(
+        service.client.post(
+            "/api/v1/deploy", json={**sky, "workdir": "/srv/a\nb"}, headers=service.auth("plan")
+        ),
+        400,
+    )
+    r = service.client.post(
+        "/api/v1/deploy", json={**sky, "workdir": "/srv/launch/skypilot"}, headers=service.auth("plan")
+    )
+    assert r.status_code == 200, r.text
+    task = zipfile.ZipFile(io.BytesIO(r.content)).read("skypilot/task.yaml").decode()
+    assert "workdir: /srv/launch/skypilot" in task
     assert "did you mean" in _error(
         service.client.post(
             "/api/v1/deploy", json={"plan": plan, "target": "torchrn"}, headers=service.auth("plan")

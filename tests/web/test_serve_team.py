@@ -54,6 +54,16 @@ def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Ser
     listed = c.get("/api/v1/plans?month=2027-03", headers=service.auth("read")).json()["plans"]
     assert {p["status"] for p in listed} == {"planned", "cancelled"}
     assert c.get("/api/v1/budget/2027-13", headers=service.auth("read")).status_code == 422
+    # The schema's upper bound is accepted (the store refused it, saying "give 0 or more"); a note
+    # is one line of printable text, as a discount's is.
+    top = c.put("/api/v1/budget/2027-04", json={"amount_usd": 1e12}, headers=service.auth("admin"))
+    assert top.status_code == 200, top.text
+    forged = c.put(
+        "/api/v1/budget/2027-04",
+        json={"amount_usd": 5, "note": "ok\nspent: 0"},
+        headers=service.auth("admin"),
+    )
+    assert forged.status_code == 400 and "U+000A" in forged.text
 
 
 def test_the_plan_listing_and_the_budget_never_fetch_a_plan_document(service: Service) -> None:
@@ -330,3 +340,16 @@ def test_what_an_address_names_but_is_not_there_is_a_404(service: Service) -> No
     assert gone.status_code == 404 and gone.json()["error"] == "no discount for aws"  # no trailing space
     bad = c.delete("/api/v1/catalog/discounts?provider=awz", headers=service.auth("admin"))
     assert bad.status_code == 400 and "did you mean 'aws'" in bad.json()["error"]  # a bad value stays a 400
+
+
+def test_a_saved_workload_whose_inline_config_no_trace_could_read_is_refused_when_saved(
+    service: Service,
+) -> None:
+    # model_type "nope" was saved (201) and failed only when a plan was asked of it, naming the
+    # server's scratch file; it is refused at once, naming the request's field.
+    w = {"name": "x", "model": {"hf_config": "inline"}, "inputs": {"batch_size": 1, "seq_len": 8}}
+    body = {"name": "mine", "workload": w, "hf_config_json": {"model_type": "nope"}}
+    r = service.client.post("/api/v1/workloads", json=body, headers=service.auth("plan"))
+    assert r.status_code == 400, r.text
+    assert "hf_config_json" in r.text and "gpuplan-serve" not in r.text and "/tmp" not in r.text
+    assert service.client.get("/api/v1/workloads", headers=service.auth("read")).json()["workloads"] == []

@@ -24,10 +24,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
 
+from gpuplan.bounded import control_character
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.transactions import writing
 from gpuplan.errors import AbsentError, InputError, NotFoundError
 from gpuplan.i18n.messages import N_
+
+#: The largest monthly budget accepted (the service's request schema says the same).
+MAX_BUDGET_USD = 1e12
 
 if TYPE_CHECKING:
     from sqlalchemy import ColumnElement, Connection, Engine
@@ -529,8 +533,21 @@ class TeamStore:
 
     def set_budget(self, month: str, amount_usd: float, *, note: str = "", actor: str) -> Budget:
         check_month(month)
-        if not (amount_usd >= 0 and amount_usd < 1e12):
-            raise InputError.worded(N_("budget {amount}: give 0 or more US dollars"), amount=amount_usd)
+        if not (0 <= amount_usd <= MAX_BUDGET_USD):  # NaN too
+            raise InputError.worded(
+                N_("budget {amount:g}: give 0 to {limit:,.0f} US dollars"),
+                amount=amount_usd,
+                limit=MAX_BUDGET_USD,
+            )
+        if (bad := control_character(note)) is not None:
+            # the note is shown beside the month's spend: a newline would forge a line of its own
+            raise InputError.worded(
+                N_(
+                    "a budget's note must be one line of printable text (got the control character "
+                    "U+{code:04X})"
+                ),
+                code=ord(bad),
+            )
         b = t.team_budgets.c
         now = now_iso()
         with writing(self.engine) as conn:

@@ -149,6 +149,7 @@ def main() -> None:
     try:
         app()
     except GpuplanError as e:
+        from gpuplan.bounded import printable
         from gpuplan.i18n import _
         from gpuplan.i18n.error_text import error_text
 
@@ -156,5 +157,6 @@ def main() -> None:
             sys.stderr.write(_("---- traceback from your code (not gpuplan's) ----") + "\n")
             sys.stderr.write(e.user_traceback.rstrip() + "\n")
             sys.stderr.write(_("---- end of your code's traceback ----") + "\n")
-        sys.stderr.write(_("error: {message}").format(message=error_text(e)) + "\n")
+        # One line whatever a file's value quoted in it holds (U+2028 and U+0085 break lines too).
+        sys.stderr.write(_("error: {message}").format(message=printable(error_text(e))) + "\n")
         raise SystemExit(1) from None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.bounded import printable
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
@@ -332,6 +333,7 @@ def autoscale_cmd(
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
     from gpuplan.workload import load_workload
 
+    SimulationSettings(timeout_s=timeout_s, spot_notice_s=spot_notice_s)  # refused before any work
     w = load_workload(workload_file, project=project)
     if w.serving is None and replica is None:
         raise InputError.worded(
@@ -481,8 +483,9 @@ def trace_cmd(
             tile_to_s=None if tile_hours is None else tile_hours * 3600,
         )
         # The first line is the note the reader keeps; the licence of the source goes with it.
-        f.write(f"# {tr.note}\n")
-        f.write(f"# derived from {source.name}: the licence and attribution of that file apply\n")
+        # Names on one line each: a file name with a newline would start a data row of its own.
+        f.write(f"# {printable(tr.note)}\n")
+        f.write(f"# derived from {printable(source.name)}: the licence and attribution of that file apply\n")
         times = tr.arrival_s
     else:
         tr = _shape_trace(shape or "", rate, hours, seed, prompt_tokens, output_tokens)

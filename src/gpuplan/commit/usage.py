@@ -285,6 +285,20 @@ class Usage(Spec):
             # Compound growth over the months the demand runs, in logs: 1e300 % a month must not
             # overflow here, nor reach the optimiser as a number no forecast means.
             months = min(d.end_month or self.horizon_months, self.horizon_months) - d.start_month
+            for field in ("hours_by_month", "runs_by_month"):
+                listed = getattr(d, field)
+                if listed is not None and len(listed) > months + 1:
+                    # values past the demand's last month were silently never used
+                    raise _Invalid(
+                        N_(
+                            "demands[{i}].{field} lists {n} months but the demand runs {months} of the "
+                            "horizon; list at most {months} (a shorter list repeats)"
+                        ),
+                        i=i,
+                        field=field,
+                        n=len(listed),
+                        months=months + 1,
+                    )
             if months > 0 and months * math.log1p(d.growth_pct_per_month / 100.0) > math.log(MAX_GROWTH):
                 raise _Invalid(
                     N_(

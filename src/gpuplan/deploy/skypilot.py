@@ -117,8 +117,8 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
     if options.out_dir is None:
         raise DeployError.worded(
             N_(
-                "the skypilot target needs the launch folder's absolute path (GenerateOptions.out_dir): "
-                "SkyPilot reads a relative workdir from the folder `sky` is run in"
+                "the skypilot target needs the absolute path of the folder its files will be in: SkyPilot "
+                "reads a relative workdir from the folder `sky` is run in"
             )
         )
     run = (

@@ -88,6 +88,18 @@ class SimulationSettings:
     """Launch to ready of a replica whose policy sets no ``startup``; None: the policy default."""
     cold_start_source: str = ""
 
+    def __post_init__(self) -> None:
+        # A negative notice reclaimed replicas before they were told (and billed them for less than
+        # they ran); a negative timeout dropped every request.
+        if not (math.isfinite(self.timeout_s) and self.timeout_s > 0):
+            raise InputError.worded(
+                N_("--timeout-s must be a positive number of seconds, got {value:g}"), value=self.timeout_s
+            )
+        if not (math.isfinite(self.spot_notice_s) and self.spot_notice_s >= 0):
+            raise InputError.worded(
+                N_("--spot-notice-s must be 0 or more seconds, got {value:g}"), value=self.spot_notice_s
+            )
+
     @property
     def slo_s(self) -> float | None:
         """The end-to-end threshold, for the chart's SLO line (None without an end-to-end SLO)."""

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuplan.bounded import printable
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
@@ -181,6 +182,18 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             size_mib=p.stat().st_size / 2**20,
             limit_mib=MAX_TRACE_BYTES // 2**20,
         )
+    try:
+        return _read_checked(p, max_rows)
+    except csv.Error as e:  # e.g. a field over the csv module's 128 KiB limit
+        raise InputError.worded(
+            N_("trace {name}: not readable as CSV ({why}); give a CSV with a 'timestamp' column"),
+            name=p.name,
+            why=str(e),
+        ) from e
+
+
+def _read_checked(p: Path, max_rows: int) -> Trace:
+    """:func:`read_trace_csv` of a regular file of an acceptable size."""
     # errors="replace": a byte that is not UTF-8 becomes U+FFFD, so a number holding one is refused
     # naming its line (a column gpuplan does not read may hold anything), never a UnicodeDecodeError.
     with p.open(newline="", encoding="utf-8-sig", errors="replace") as f:
@@ -194,7 +207,7 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
             # gpuplan's own generator marks its files; a recorded trace must not be mistaken for one.
             synthetic = synthetic or "synthetic" in first.lower()
             if first.lstrip("# ").startswith(RETIMED_MARK) and not note:
-                note = first.lstrip("# ").strip()[:300]
+                note = printable(first.lstrip("# ").strip()[:300])
             first = f.readline()
         reader = csv.reader(itertools.chain([first], f))
         header = next(reader, None)
@@ -339,7 +352,7 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
         prompt_tokens=cols[0],
         output_tokens=cols[1],
         duration_s=float(arr[-1]) if len(arr) > 1 else 1.0,
-        name=p.stem,
+        name=printable(p.stem),  # shown in reports and written into re-timed traces' comments
         synthetic=synthetic,
         start_of_day_s=start_of_day,
         note=note,

@@ -161,6 +161,13 @@ class DeployRequest(_Request):
     image: str | None = Field(default=None, max_length=500)
     base_image: str | None = Field(default=None, max_length=500)
     steps: int | None = Field(default=None, ge=1, le=10**9)
+    workdir: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="skypilot target (required there): the absolute path the archive's skypilot/ folder "
+        "will have once unpacked where `sky` runs (SkyPilot reads a relative workdir from the folder it is "
+        "run in, so the task names its folder whole)",
+    )
 
 
 class RefreshRequest(_Request):

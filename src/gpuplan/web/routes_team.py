@@ -113,7 +113,13 @@ def save_workload(
     from gpuplan.web.service import materialize
 
     with use_language(caller.lang):
-        materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
+        workload = materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
+        if workload.model.hf_config_path is not None:
+            # The config as a trace will read it (a model type transformers knows, its size keys),
+            # so a saved workload is not found unplannable only when a plan is asked of it.
+            from gpuplan.workload.hf import hf_config
+
+            hf_config(workload, shown="hf_config_json")
     spec = {"workload": body.workload, "hf_config_json": body.hf_config_json}
     saved = TeamStore(_store(request).engine).save_workload(body.name, spec, actor=caller.name)
     return {"workloads": [vars(saved)]}

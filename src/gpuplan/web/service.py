@@ -256,13 +256,30 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
 def deploy_archive(request: DeployRequest) -> bytes:
     """``gpuplan deploy``'s files for the plan's recommended option, as a zip archive (in memory:
     the service writes nothing to its disk)."""
+    from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.spec import LaunchSpec
+    from gpuplan.errors import DeployError
+    from gpuplan.i18n import N_
 
     generator = get_generator(request.target)
     spec = LaunchSpec.from_plan(request.plan, source="request", folder=None)
+    if generator.name == "skypilot" and request.workdir is None:
+        raise DeployError.worded(
+            N_(
+                "the skypilot target needs workdir: the absolute path the archive's skypilot/ folder will "
+                "have once unpacked where you run `sky` (SkyPilot reads a relative workdir from the folder "
+                "it is run in)"
+            )
+        )
+    if request.workdir is not None and (ch := control_character(request.workdir)) is not None:
+        raise DeployError.worded(N_("workdir holds U+{code:04X}, which is not printable text"), code=ord(ch))
     options = GenerateOptions(
-        autoscaler=request.autoscaler, image=request.image, base_image=request.base_image, steps=request.steps
+        autoscaler=request.autoscaler,
+        image=request.image,
+        base_image=request.base_image,
+        steps=request.steps,
+        out_dir=request.workdir,
     )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:

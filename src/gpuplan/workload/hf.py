@@ -22,7 +22,7 @@ from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.shape import ModelShape, padded_vocab
 from gpuplan.workload.spec import Workload
 
-__all__ = ["build_model", "hf_bundle", "hf_bundle_for"]
+__all__ = ["build_model", "hf_bundle", "hf_bundle_for", "hf_config"]
 
 _INSTALL = N_("model.hf_config needs transformers: pip install 'gpuplan[hf]'")
 
@@ -35,8 +35,10 @@ def _transformers() -> Any:
     return transformers
 
 
-def hf_bundle(workload: Workload) -> ModelBundle:
-    """Build the model described by ``workload.model.hf_config`` (call under the tracer's fake mode)."""
+def hf_config(workload: Workload, shown: str | None = None) -> Any:
+    """The transformers config of ``workload.model.hf_config``, checked: readable as a config of a
+    model type transformers knows, with the size keys that type needs. No model is built (the
+    service checks a workload it saves with this). ``shown`` names the file in messages."""
     path = workload.model.hf_config_path
     assert path is not None
     file = path / "config.json" if path.is_dir() else path
@@ -47,16 +49,26 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     try:
         config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
     except (OSError, ValueError, KeyError) as e:
-        first = (str(e).strip().splitlines() or [""])[0]
+        first = (str(e).strip().splitlines() or [""])[0].replace(str(file), shown or str(file))
         raise WorkloadError.worded(
-            N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"), path=path, why=first
+            N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"),
+            path=shown or path,
+            why=first,
         ) from e
-    _check_size_keys(config, raw, file)
+    _check_size_keys(config, raw, Path(shown) if shown else file)
+    return config
+
+
+def hf_bundle(workload: Workload) -> ModelBundle:
+    """Build the model described by ``workload.model.hf_config`` (call under the tracer's fake mode)."""
+    tf = _transformers()
+    config = hf_config(workload)
     if (pad := workload.model.pad_vocab_multiple) is not None:
         vocab = getattr(config, "vocab_size", None)
         if not vocab:
             raise WorkloadError.worded(
-                N_("model.pad_vocab_multiple: {path} has no vocab_size to pad"), path=file
+                N_("model.pad_vocab_multiple: {path} has no vocab_size to pad"),
+                path=workload.model.hf_config_path,
             )
         config.vocab_size = padded_vocab(int(vocab), pad)
     if not workload.stack.dropout:
