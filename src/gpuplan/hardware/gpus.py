@@ -202,14 +202,21 @@ def achievable_matmul_fraction(gpu: GPU, path: str = "bf16") -> float:
     own: float | None = getattr(gpu, attr)
     if own is not None:
         return own
+    lowest = _lowest_measured(attr, gpu.vendor, gpu.architecture)
+    return min(lowest, achievable_matmul_fraction(gpu)) if path == "fp8" else lowest
+
+
+@cache
+def _lowest_measured(attr: str, vendor: str, architecture: str) -> float:
+    """The lowest measured ``attr`` of the datasheet table's GPUs of that vendor and architecture,
+    else of that vendor, else of all (a planner asks this thousands of times per plan)."""
     known = [(g.vendor, g.architecture, v) for g in all_gpus() if (v := getattr(g, attr)) is not None]
-    lowest = min(
-        [v for vendor, arch, v in known if vendor == gpu.vendor and arch == gpu.architecture]
-        or [v for vendor, _, v in known if vendor == gpu.vendor]
+    return min(
+        [v for v_, arch, v in known if v_ == vendor and arch == architecture]
+        or [v for v_, _, v in known if v_ == vendor]
         or [v for *_, v in known]
         or [1.0]
     )
-    return min(lowest, achievable_matmul_fraction(gpu)) if path == "fp8" else lowest
 
 
 @cache

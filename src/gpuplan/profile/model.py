@@ -36,6 +36,9 @@ PROFILE_SCHEMA_VERSION = 5
 #: tensor cores (``perf/roofline.py``).
 LAYOUT_TRANSPOSE_OP = "cudnn.nchw_nhwc_transpose"
 
+#: The precisions whose gradients accumulate in a persistent fp32 buffer (read per estimate stage).
+_FP32_MAIN_GRADS = frozenset(p.value for p in Precision if p.fp32_main_grads)
+
 Phase = Literal["forward", "backward", "optimizer"]
 OpClass = Literal["matmul", "attention", "conv", "other"]
 """``matmul``/``attention``/``conv`` run on tensor cores when their dtype allows; ``other`` are
@@ -150,7 +153,7 @@ class Profile:
     def fp32_main_grads(self) -> bool:
         """Whether gradients accumulate into a persistent fp32 buffer and are reduced in fp32
         (``bf16-master``: Megatron-LM ``--bf16``; :attr:`gpuplan.vocab.Precision.fp32_main_grads`)."""
-        return self.precision in {p.value for p in Precision if p.fp32_main_grads}
+        return self.precision in _FP32_MAIN_GRADS
 
     @property
     def autocast(self) -> bool:
