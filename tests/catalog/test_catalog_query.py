@@ -51,7 +51,8 @@ def test_sorting(store: Store) -> None:
     known = [p for p in by_price if p is not None]
     assert known == sorted(known)
     assert by_price.index(None) > by_price.index(known[-1]) if None in by_price else True
-    per_gpu = [v.price_per_gpu_hour for v in list_offers(store, OfferQuery(sort="price-per-gpu")).views]
+    # by what plans cost each (an undated spot price below its region's dated one at that one)
+    per_gpu = [v.ranked_per_gpu_hour for v in list_offers(store, OfferQuery(sort="price-per-gpu")).views]
     known = [p for p in per_gpu if p is not None]
     assert known == sorted(known)
     mem = list_offers(store, OfferQuery(sort="gpu-memory")).views
@@ -137,3 +138,25 @@ def test_max_price_names_the_rate_that_left_a_converted_offer_out(store: Store) 
     # A USD-only listing still names none.
     aws = list_offers(store, OfferQuery(provider="aws", pricing="on_demand", max_price_per_hour=0.01))
     assert aws.rates == ()
+
+
+def test_offers_pick_and_sort_an_undated_spot_price_at_what_plans_cost_it(store: Store) -> None:
+    # AWS's p5en spot in eu-south-2: an undated 6.836/h (0.85 per H200-hour) against the region's
+    # dated average of 2025-11-30, 34.86/h. It was listed as the cheapest of 18 regions and sorted
+    # first among 8-GPU offers; plans cost it at 34.86. The listing now picks and sorts by that.
+    from gpuplan.report.offers_json import offer_items
+
+    listing = list_offers(store, OfferQuery(gpu="H200-SXM", pricing="spot"))
+    p5en = next(v for v in listing.views if v.offer.instance_type == "p5en.48xlarge")
+    assert p5en.offer.region != "eu-south-2" and p5en.regions_compared > 1
+    every = list_offers(store, OfferQuery(gpu="H200-SXM", pricing="spot", all_regions=True))
+    south = next(
+        v for v in every.views if v.offer.instance_type == "p5en.48xlarge" and v.offer.zone == "eus2-az2"
+    )
+    assert south.price_per_hour == pytest.approx(6.836)
+    assert south.floor is not None and south.ranked_per_hour == pytest.approx(34.863437)
+    ranked = [v.ranked_per_hour for v in every.views if v.ranked_per_hour is not None]
+    assert ranked == sorted(ranked)
+    item = next(i for i, v in zip(offer_items(every), every.views, strict=True) if v is south)
+    assert item["costed_usd_per_hour"] == pytest.approx(34.863437)
+    assert "average" in item["costed_basis"] and item["price_usd_per_hour"] == pytest.approx(6.836)

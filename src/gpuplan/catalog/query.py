@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpuplan.catalog.model import (
     HOURS_PER_MONTH,
     RATE_STALE_AFTER_DAYS,
     Currency,
+    DatedFloor,
     ExchangeRate,
     OfferPrice,
     PricingModel,
@@ -76,6 +77,16 @@ class OfferView:
     price_per_gpu_hour: float | None
     regions_compared: int
     """How many regions/zones were compared to pick this one (1 with ``all_regions``)."""
+    floor: DatedFloor | None = None
+    """The dated spot price plans cost this undated one at, where it stands above it
+    (:meth:`OfferPrice.dated_floor_usd_per_hour`); the listing picks and sorts by that price."""
+    ranked_per_hour: float | None = None
+    """What the listing picks the cheapest region and sorts by: ``price_per_hour``, or the floor's
+    in the display currency where there is one."""
+
+    @property
+    def ranked_per_gpu_hour(self) -> float | None:
+        return self.ranked_per_hour / self.offer.gpu_count if self.ranked_per_hour is not None else None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,15 +162,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
             raise NotFoundError(
                 "region", query.region, known, hint=N_("`gpuplan offers --all-regions` lists them")
             )
-    views = [
-        OfferView(
-            offer=r,
-            price_per_hour=(p := _display(r, currency, rate)),
-            price_per_gpu_hour=p / r.gpu_count if p is not None else None,
-            regions_compared=1,
-        )
-        for r in rows
-    ]
+    views = [_view(r, currency, rate) for r in rows]
     unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
     if not query.all_regions:
         views = _cheapest_region(views)
@@ -174,9 +177,9 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
             )
         kept = []
         for v in views:
-            if v.price_per_hour is None:
+            if v.ranked_per_hour is None:
                 hidden += 1
-            elif v.price_per_hour <= query.max_price_per_hour:
+            elif v.ranked_per_hour <= query.max_price_per_hour:
                 kept.append(v)
         views = kept
     views.sort(key=_sort_key(sort))
@@ -229,6 +232,28 @@ def _empty_reason(provider: str | None, pricing: str) -> str:
     return "; ".join([lead, *notes])
 
 
+def _view(r: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> OfferView:
+    price = _display(r, currency, rate)
+    floor = r.dated_floor_usd_per_hour() if price is not None else None
+    ranked = price
+    if floor is not None:  # a USD figure, shown in the display currency
+        ranked = (
+            floor.usd_per_hour
+            if currency is Currency.USD
+            else floor.usd_per_hour / rate.usd_per_unit
+            if rate
+            else None
+        )
+    return OfferView(
+        offer=r,
+        price_per_hour=price,
+        price_per_gpu_hour=price / r.gpu_count if price is not None else None,
+        regions_compared=1,
+        floor=floor,
+        ranked_per_hour=ranked,
+    )
+
+
 def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
     """Per (provider, instance type, pricing): the cheapest region/zone; unknown prices last."""
     groups: dict[tuple[str, str, str | None], list[OfferView]] = {}
@@ -236,21 +261,16 @@ def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
         groups.setdefault((v.offer.provider, v.offer.instance_type, v.offer.pricing), []).append(v)
     out = []
     for group in groups.values():
-        best = min(group, key=lambda v: (v.price_per_hour is None, v.price_per_hour or 0.0, v.offer.region))
-        out.append(
-            OfferView(
-                offer=best.offer,
-                price_per_hour=best.price_per_hour,
-                price_per_gpu_hour=best.price_per_gpu_hour,
-                regions_compared=len(group),
-            )
-        )
+        # By what plans cost each at: an undated spot price below its region's dated one is not
+        # the cheapest region for being undated.
+        best = min(group, key=lambda v: (v.ranked_per_hour is None, v.ranked_per_hour or 0.0, v.offer.region))
+        out.append(replace(best, regions_compared=len(group)))
     return out
 
 
 def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
     def price_key(v: OfferView) -> tuple[Any, ...]:
-        value = v.price_per_gpu_hour if sort is SortKey.PRICE_PER_GPU else v.price_per_hour
+        value = v.ranked_per_gpu_hour if sort is SortKey.PRICE_PER_GPU else v.ranked_per_hour
         return (value is None, value or 0.0, v.offer.provider, v.offer.instance_type)
 
     if sort is SortKey.GPU_MEMORY:

@@ -102,6 +102,13 @@ class OfferItem(Document):
     local_nvme_gb: float | None = None
     fetched_at: str | None = None
     """When ``catalog refresh`` read the price (None: from a file)."""
+    costed_usd_per_hour: float | None = None
+    """What plans cost this price at where it differs from its own figure: a spot price of unknown
+    age below the dated spot price of its region (its lowest zone, else its average; without
+    either, the lowest of its instance type anywhere) is costed at that one. The listing picks the
+    cheapest region and sorts by it. Null: the price itself."""
+    costed_basis: str | None = None
+    """Which dated price that is, worded; with its date."""
     regions_compared: int = Field(ge=1)
     """How many regions/zones were compared to pick this one (1 with ``--all-regions``)."""
 

@@ -144,12 +144,19 @@ def age_flags(o: OfferPrice) -> list[str]:
     return []
 
 
-def _offer_notes(v: OfferView) -> str:
+def _offer_notes(v: OfferView, currency: str) -> str:
     o = v.offer
     flags = [n] if (n := _price_note(o, v.price_per_hour)) else []
     if v.regions_compared > 1:
         flags.append(_("cheapest of {n} regions").format(n=v.regions_compared))
     flags.extend(age_flags(o))
+    if v.floor is not None and v.ranked_per_hour is not None:
+        # what plans cost it at, and what the listing ranked it by
+        flags.append(
+            _("costed at {price}/h, {what} ({day})").format(
+                price=_amount(v.ranked_per_hour, currency), what=v.floor.what(), day=v.floor.as_of
+            )
+        )
     if o.confidence == "low":
         flags.append(_("low confidence"))
     if o.unit == "month" and o.price is not None:
@@ -193,7 +200,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
                 f"{fmt_num(o.gpu_count, 3)}× {o.gpu} · {_(o.pricing) if o.pricing else '—'}",
                 (o.as_of or "—").replace("/", "–"),
                 f"{per_h} {price} · {per_gpu_h} {per_gpu}",
-                _offer_notes(v),
+                _offer_notes(v, cur),
             ]
             table.add_row("\n".join(line for line in lines if line))
         return table
@@ -226,7 +233,7 @@ def _offers_table(listing: OfferListing, layout: int, notes_width: int | None) -
         gpus = f"{fmt_num(o.gpu_count, 3)}× {o.gpu}"
         pricing = _(o.pricing) if o.pricing else "—"
         price, per_gpu = _price_cell(v.price_per_hour, cur), _amount(v.price_per_gpu_hour, cur)
-        as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v)
+        as_of, notes = (o.as_of or "—").replace("/", "–"), _offer_notes(v, cur)
         if layout == 0:
             cells = [o.provider, region, o.instance_type, o.gpu, fmt_num(o.gpu_count, 3)]
             cells += [pricing, price, per_gpu, as_of, notes]

@@ -33,7 +33,8 @@ OFFER_ITEM_FIELDS = (
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
     "as_of", "source", "confidence", "interruption_band", "billing_granularity_s", "min_billing_s",
     "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days", "age_min_days",
-    "staleness", "stale_after_days", "network_kind", "local_nvme_gb", "fetched_at", "regions_compared",
+    "staleness", "stale_after_days", "network_kind", "local_nvme_gb", "fetched_at", "costed_usd_per_hour",
+    "costed_basis", "regions_compared",
 )  # fmt: skip
 
 
@@ -178,6 +179,8 @@ def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
                 "network_kind": f["network_kind"],
                 "local_nvme_gb": f["local_nvme_gb"],
                 "fetched_at": f["fetched_at"],
+                "costed_usd_per_hour": None if (fl := v.floor) is None else fl.usd_per_hour,
+                "costed_basis": None if fl is None else f"{fl.what()} ({fl.as_of})",
                 "regions_compared": v.regions_compared,
             }
         )

@@ -501,18 +501,17 @@ def offer_countries(
     points = country_points()
     by: dict[str, dict[str, Any]] = {}
     for o in store.offers(gpu=gpu) if gpu else store.offers():
-        if o.price_usd_per_gpu_hour is None or (chosen and o.pricing != chosen):
+        # at what plans cost it (an undated spot price below its region's dated one at that one)
+        price = o.conservative_usd_per_gpu_hour()
+        if price is None or (chosen and o.pricing != chosen):
             continue
         code = region_country(o.provider, o.region)
         if not code:
             continue
         item = by.setdefault(code, {"offers": 0, "best": None, "where": None})
         item["offers"] += 1
-        if item["best"] is None or o.price_usd_per_gpu_hour < item["best"]:
-            item["best"], item["where"] = (
-                o.price_usd_per_gpu_hour,
-                f"{o.provider}/{o.region}/{o.instance_type}",
-            )
+        if item["best"] is None or price < item["best"]:
+            item["best"], item["where"] = price, f"{o.provider}/{o.region}/{o.instance_type}"
     import pycountry
 
     out = []
