@@ -47,13 +47,14 @@ def test_demand_from_the_estimator_counts_weights_and_the_running_kv_cache() -> 
     d = demand_from_decode(
         "chat", DECODE, requests_per_s=2.0, prompt_tokens=500, output_tokens=250, slo_s=None
     )
-    # At 2 requests/s a few sequences run (2 × 3.05 = 6.1, below the traced batch of 16), so each token
-    # takes the traced batch's 0.012 s: 500/10000 + 250 × 0.012 = 3.05 s; running = ceil(2 × 3.05 / 0.8)
-    # = 8 sequences of 750/1000 × 0.1 GiB: 15 + 8 × 0.075 + 1.0 (context) = 16.6 GiB. Capacity is the
-    # full cache's: 500 sequences / (0.05 + 250 × 0.05 s) = 500 / 12.55 requests/s.
-    assert d.latency_s == pytest.approx(3.05)
-    assert d.memory_gib == pytest.approx(16.6)
-    assert d.capacity_requests_per_s == pytest.approx(500 / 12.55)
+    # At 2 requests/s a few sequences run (2 × 3.38 = 6.8, below the traced batch of 16), so each token
+    # takes the traced batch's 0.012 s, stretched by the prompts, which take 2 × 500/10000 = 10 % of
+    # the GPU: 0.05 + 250 × 0.012 / 0.9 = 3.383 s; running = ceil(2 × 3.383 / 0.8) = 9 sequences of
+    # 750/1000 × 0.1 GiB: 15 + 9 × 0.075 + 1.0 (context) = 16.675 GiB. Capacity is the full cache's,
+    # each prompt on the whole GPU: 1 / (0.05 + 250 × 0.05 s / 500) = 13.3 requests/s.
+    assert d.latency_s == pytest.approx(0.05 + 250 * 0.012 / 0.9)
+    assert d.memory_gib == pytest.approx(16.675)
+    assert d.capacity_requests_per_s == pytest.approx(1 / 0.075)
 
 
 def test_services_file_errors_name_the_field(tmp_path: Path) -> None:

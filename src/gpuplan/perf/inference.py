@@ -470,14 +470,20 @@ def serving_estimate(
     the load's own operating point, with ``requests_per_s`` split evenly over ``replicas``
     (``gpus_needed`` is the whole load's).
 
-    Capacity is the full cache: ``slots / (prefill + output × t(slots))``. A request's latency is
-    taken at the sequences the load keeps running, ``n = λ · (prefill + output × t(n))`` (Little's
-    law), with the time per token ``t(n)`` linear from the traced batch to the full cache (a decode
-    step is the weights' read plus a share per sequence) and never below the traced batch's — not
-    at the full cache whatever the load, which made a bigger GPU look slower and priced light loads
-    out. Prompts joining decode iterations are not counted here (``simulate autoscale`` runs them).
-    p95 latency adds queueing as one fast server with exponential service (M/M/1 on the aggregate
-    rate): ``P(wait > t) = ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
+    The GPU's time goes to prompts and to decode steps. A prompt costs ``P = prompt /
+    prefill_tokens_per_s`` of the whole GPU (the prefill rate is the GPU's, not a slot's: prompts
+    joining decode iterations lengthen them by their own compute — the serial sum of the two
+    kernel kinds that :class:`StepModel` runs, whose iteration time with the prompts of a full
+    cache's replacements is within a few per cent of this sum). So at a load of ``λ`` per replica
+    a share ``λ·P`` of the GPU runs prompts and each decode step is stretched by ``1 / (1 − λ·P)``.
+    Capacity is the full cache: ``1 / (P + output × t(slots) / slots)``. A request's latency is
+    taken at the sequences the load keeps running, ``n = λ · (P + output × t'(n))`` (Little's
+    law), with the decode step ``t(n)`` linear from the traced batch to the full cache (a decode
+    step is the weights' read plus a share per sequence) and never below the traced batch's, and
+    ``t'`` that step stretched by the prompts — not at the full cache whatever the load, which made
+    a bigger GPU look slower and priced light loads out. p95 latency adds queueing as one fast
+    server with exponential service (M/M/1 on the aggregate rate): ``P(wait > t) =
+    ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
     """
     if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1 or replicas < 1:
         raise EstimateError.worded(
@@ -486,10 +492,14 @@ def serving_estimate(
     slots = max(1, decode.max_concurrent_sequences)
     t_full = decode.time_per_token_at_max_s
     prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
-    capacity = slots / (prefill + output_tokens * t_full)
+    # Prompts take the whole GPU while they run (see above): one request's share of it.
+    capacity = 1.0 / (prefill + output_tokens * t_full / slots)
     total, requests_per_s = requests_per_s, requests_per_s / replicas  # the load, and one replica's share
     rho = requests_per_s / capacity if capacity > 0 else math.inf
-    running, per_token = _operating_point(decode, slots, requests_per_s, prefill, output_tokens)
+    # The share of the GPU the load's prompts take stretches every decode step (past capacity, at
+    # most capacity's share: the latency is the full cache's, and the p95 says overloaded).
+    stretch = 1.0 / (1.0 - min(requests_per_s, capacity) * prefill)
+    running, per_token = _operating_point(decode, slots, requests_per_s, prefill, output_tokens, stretch)
     latency = prefill + output_tokens * per_token
     p95: float | None
     if rho >= 1.0:
@@ -513,12 +523,14 @@ def serving_estimate(
 
 
 def _operating_point(
-    decode: DecodeEstimate, slots: int, rate: float, prefill_s: float, output_tokens: int
+    decode: DecodeEstimate, slots: int, rate: float, prefill_s: float, output_tokens: int, stretch: float
 ) -> tuple[float, float]:
     """(sequences running, seconds per output token) at ``rate`` requests per second per replica:
-    the fixed point of ``n = rate · (prefill + output × t(n))`` with ``t(n) = t0 + slope · (n − b0)``
-    above the traced batch ``b0`` (``t0`` below it), capped at the full cache."""
-    b0, t0, t_full = float(decode.batch), decode.time_per_token_s, decode.time_per_token_at_max_s
+    the fixed point of ``n = rate · (prefill + output × t(n))`` with ``t(n) = k · (t0 + slope · (n −
+    b0))`` above the traced batch ``b0`` (``k · t0`` below it), capped at the full cache; ``k`` is
+    ``stretch``, the lengthening of each decode step by the prompts run beside it."""
+    b0 = float(decode.batch)
+    t0, t_full = decode.time_per_token_s * stretch, decode.time_per_token_at_max_s * stretch
     if slots <= b0 or t_full <= t0:
         return min(float(slots), rate * (prefill_s + output_tokens * t_full)), t_full
     slope = (t_full - t0) / (slots - b0)

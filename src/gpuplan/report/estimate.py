@@ -633,9 +633,10 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     )
     table = Table(title=Text(title), header_style="bold")
     table.add_column("GPU", no_wrap=True)
+    # fold, never an ellipsis: a narrow console must not cut "needs 3 GPU(s)" to "needs …"
     for col in (_("max sequences"), _("tokens/s/seq"), _("tokens/s (batch)"), _("prefill tok/s")):
-        table.add_column(col, justify="right")
-    table.add_column(_("serving"))
+        table.add_column(col, justify="right", overflow="fold")
+    table.add_column(_("serving"), overflow="fold")
     for o in rows:
         d = o.decode
         assert d is not None  # filtered above

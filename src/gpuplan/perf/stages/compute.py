@@ -112,6 +112,16 @@ def _modelled(layout: Layout) -> ComputeTime:
     base_cal = layout.request.calibration or load_calibration()
     plausible = check(profile, gpu, base_cal, phases.total_s)
     notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
+    if base_cal.matmul_fractions and gpu.matmul_fraction is None and base_cal.measurement(gpu.id) is None:
+        from gpuplan.hardware import achievable_matmul_fraction
+
+        # unknown is never the best case: it can rank a GPU below one whose datasheet it exceeds
+        notes.append(
+            _(
+                "no published matmul measurement: the matmul rate is taken at the lowest measured among "
+                "{architecture} GPUs, {pct:.0f} % of the datasheet (`gpuplan bench` on one replaces it)"
+            ).format(pct=100 * achievable_matmul_fraction(gpu), architecture=gpu.architecture)
+        )
     notes += plausible.flags
     # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one
     # (the GPU's own per-kernel gap, ``min_kernel_time_us``, stays in the roofline).
