@@ -168,7 +168,12 @@ def offers(
     ] = None,
     max_price: Annotated[
         float | None,
-        typer.Option("--max-price", help="Most per instance-hour, in --currency.", parser=finite_float),
+        typer.Option(
+            "--max-price",
+            help="Most per instance-hour, in --currency, at what plans cost the price (an undated spot "
+            "price below its region's dated one at that one, as its notes say).",
+            parser=finite_float,
+        ),
     ] = None,
     currency: CurrencyOption = "USD",
     sort: Annotated[str, typer.Option("--sort", help="price, price-per-gpu or gpu-memory.")] = "price",
