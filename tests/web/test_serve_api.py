@@ -97,6 +97,13 @@ def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
         ({"hf_config": "/etc/passwd"}, None, "reads no file of its disk"),
         ({"preset": "gpt2", "project_dir": "/root"}, None, "reads no folder"),
         ({"hf_config": "inline"}, {"model_type": "llama", "auto_map": {"AutoModel": "x.Y"}}, "auto_map"),
+        # refused before a job is queued, naming the request's field, not the server's scratch file
+        (
+            {"hf_config": "inline"},
+            {"model_type": "nope"},
+            "cannot read hf_config_json as a Hugging Face config",
+        ),
+        ({"hf_config": "inline"}, {"model_type": "llama"}, "hf_config_json has no 'hidden_size'"),
     ],
 )
 def test_no_code_or_server_path_from_a_request_is_used(

@@ -110,16 +110,12 @@ def save_workload(
     """Save a workload (a new version when the name exists). It is checked as a plan request would be."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
-    from gpuplan.web.service import materialize
+    from gpuplan.web.service import check_inline_config, materialize
 
     with use_language(caller.lang):
         workload = materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
-        if workload.model.hf_config_path is not None:
-            # The config as a trace will read it (a model type transformers knows, its size keys),
-            # so a saved workload is not found unplannable only when a plan is asked of it.
-            from gpuplan.workload.hf import hf_config
-
-            hf_config(workload, shown="hf_config_json")
+        # a saved workload is not found unplannable only when a plan is asked of it
+        check_inline_config(workload)
     spec = {"workload": body.workload, "hf_config_json": body.hf_config_json}
     saved = TeamStore(_store(request).engine).save_workload(body.name, spec, actor=caller.name)
     return {"workloads": [vars(saved)]}

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "cached_plan_text",
+    "check_inline_config",
     "deploy_archive",
     "estimate_document",
     "materialize",
@@ -70,6 +71,16 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
             temp.replace(target)
         spec["model"]["hf_config"] = str(target)
     return load_workload(spec)
+
+
+def check_inline_config(workload: Workload) -> None:
+    """An inline Hugging Face config read as a trace will read it (a model type transformers
+    knows, the size keys that type needs; no model built), naming the request's field: refused
+    before a job is queued, not in it naming the server's scratch file."""
+    if workload.model.hf_config_path is not None:
+        from gpuplan.workload.hf import hf_config
+
+        hf_config(workload, shown="hf_config_json")
 
 
 def profile_cached(store: Store, workload: Workload) -> bool:
