@@ -285,6 +285,10 @@ def test_catalog_export_csv_and_json(db: str, tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     doc = json.loads(out.read_text())
     assert doc["schema_version"] == 2 and len(doc["offers"]) == len(rows)
+    # what plans cost each price at, as `offers --json` says it (the export left it null)
+    costed = [o for o in doc["offers"] if o["costed_usd_per_hour"] is not None]
+    assert costed and all(o["pricing"] == "spot" and o["costed_basis"] for o in costed)
+    assert all(o["costed_usd_per_hour"] > o["price_usd_per_hour"] for o in costed)
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--db", "{db}", "offers", "--json"]])

@@ -97,3 +97,28 @@ def test_an_unknown_gpu_names_the_demand(store: Store) -> None:
     )
     with pytest.raises(InputError, match=r"^demand 'svc': GPU 'a100' is ambiguous; say which one: A100"):
         demands_from_usage(usage, store)  # type: ignore[arg-type]
+
+
+def test_floored_spot_prices_are_said_by_the_dated_price_they_were_held_to(store: Store) -> None:
+    # af-south-1 publishes only its average spot price: the note said every floored price was
+    # "below all" dated prices of its region, which there is one average.
+    usage = _usage(providers=["aws"], regions=["af-south-1"], pricing=["spot"])
+    offers, notes = priced_offers(store.offers(), usage, ["T4"])  # type: ignore[arg-type]
+    floored = [n for n in notes if n.startswith("costed ")]
+    assert floored == [
+        "costed 5 spot price(s) of unknown age at their region's dated average spot price (no lowest zone "
+        "published) (each was below it)"
+    ]
+    # each held to its own floor: no af-south-1 spot row is costed below its region's average
+    average = {
+        (p.instance_type, p.zone): f.usd_per_hour
+        for p in store.offers(provider="aws", region="af-south-1", pricing="spot")
+        if (f := p.dated_floor_usd_per_hour()) is not None
+    }
+    south = [o for o in offers if o.region == "af-south-1"]
+    assert average and south
+    assert all(
+        o.usd_per_unit_hour >= min(average.values()) - 1e-9
+        for o in south
+        if o.instance_type in {k[0] for k in average}
+    )

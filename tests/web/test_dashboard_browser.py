@@ -109,6 +109,12 @@ def test_every_page_works_with_real_clicks(
         cells = page.locator("#table tbody tr td:nth-child(7)").all_inner_texts()
         prices = [float(c.strip("$¥").replace(",", "")) for c in cells if c[:1] in "$¥"]
         assert prices == sorted(prices) and len(prices) >= 2
+        # what plans cost an undated spot price at (the API filters and orders by it), its basis on hover
+        assert ("方案计价/小时" if lang == "zh" else "Costed at/h") in page.locator(
+            "#table th"
+        ).all_inner_texts()
+        costed = page.locator("#table td .costed")
+        assert costed.count() >= 1 and "(20" in (costed.first.get_attribute("title") or "")
         assert ("报价" if lang == "zh" else "Offers") in page.inner_text("h1")
         _fits(page)
         _shot(page, f"offers-{tag}")

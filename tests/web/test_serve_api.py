@@ -104,6 +104,22 @@ def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
             "cannot read hf_config_json as a Hugging Face config",
         ),
         ({"hf_config": "inline"}, {"model_type": "llama"}, "hf_config_json has no 'hidden_size'"),
+        # transformers' validators raise their own types (a 500 once the check ran before the job)
+        (
+            {"hf_config": "inline"},
+            {
+                "model_type": "llama",
+                "hidden_size": 64,
+                "num_hidden_layers": 2,
+                "num_attention_heads": 4,
+                "intermediate_size": 128,
+                "vocab_size": 100,
+                "torch_dtype": "nonsense",
+            },
+            "cannot read hf_config_json",
+        ),
+        # the reader's own refusal named the server's scratch copy
+        ({"hf_config": "inline"}, {"model_type": "llama", "hidden_size": "abc"}, "hf_config_json"),
     ],
 )
 def test_no_code_or_server_path_from_a_request_is_used(
@@ -111,7 +127,8 @@ def test_no_code_or_server_path_from_a_request_is_used(
 ) -> None:
     w = {"name": "x", "model": model, "inputs": {"batch_size": 1, "seq_len": 8}}
     body = {"workload": w, **({"hf_config_json": extra} if extra else {})}
-    assert words in _error(service.client.post("/api/v1/plan", json=body, headers=service.auth("plan")), 400)
+    error = _error(service.client.post("/api/v1/plan", json=body, headers=service.auth("plan")), 400)
+    assert words in error and "/hf/" not in error and "tmp" not in error
 
 
 def test_errors_speak_the_request_language(service: Service) -> None:

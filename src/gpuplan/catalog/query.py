@@ -33,6 +33,7 @@ __all__ = [
     "cheapest_by_gpu",
     "display_money",
     "list_offers",
+    "offer_view",
 ]
 
 
@@ -162,7 +163,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
             raise NotFoundError(
                 "region", query.region, known, hint=N_("`gpuplan offers --all-regions` lists them")
             )
-    views = [_view(r, currency, rate) for r in rows]
+    views = [offer_view(r, currency, rate) for r in rows]
     unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
     if not query.all_regions:
         views = _cheapest_region(views)
@@ -232,7 +233,8 @@ def _empty_reason(provider: str | None, pricing: str) -> str:
     return "; ".join([lead, *notes])
 
 
-def _view(r: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> OfferView:
+def offer_view(r: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> OfferView:
+    """One offer as a listing shows it: its price in ``currency`` and what plans cost it at."""
     price = _display(r, currency, rate)
     floor = r.dated_floor_usd_per_hour() if price is not None else None
     ranked = price

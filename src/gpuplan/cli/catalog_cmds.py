@@ -474,18 +474,12 @@ def export(
 
 
 def _export_document(rows: Sequence[OfferPrice], cny: ExchangeRate | None) -> OffersDocument:
-    from gpuplan.catalog.query import OfferListing, OfferView
+    from gpuplan.catalog.query import OfferListing, offer_view
     from gpuplan.report.catalog import offers_json
+    from gpuplan.vocab import Currency
 
-    views = tuple(
-        OfferView(
-            offer=r,
-            price_per_hour=r.price_usd_per_hour,
-            price_per_gpu_hour=r.price_usd_per_gpu_hour,
-            regions_compared=1,
-        )
-        for r in rows
-    )
+    # each with what plans cost it at (costed_usd_per_hour), as `offers --json` says it
+    views = tuple(offer_view(r, Currency.USD, None) for r in rows)
     listing = OfferListing(
         views=views, currency="USD", rates=(), hidden_unknown_price=0, unconvertible=0, cny_rate=cny
     )

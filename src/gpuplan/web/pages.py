@@ -43,6 +43,7 @@ _SCRIPT_WORDS = (
     N_("Pricing"),
     N_("Price/h"),
     N_("Price/GPU·h"),
+    N_("Costed at/h"),
     N_("As of"),
     N_("Confidence"),
     N_("Country"),

@@ -17,6 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.errors import GpuplanError, Phrase
 from gpuplan.web.requests import (
     DeployRequest,
     EstimateRequest,
@@ -70,7 +71,28 @@ def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None,
             temp.write_text(text, encoding="utf-8")
             temp.replace(target)
         spec["model"]["hf_config"] = str(target)
+        try:
+            return load_workload(spec)
+        except GpuplanError as e:
+            raise _named(e, (folder, target)) from None
     return load_workload(spec)
+
+
+def _named(error: GpuplanError, paths: tuple[Path, ...]) -> GpuplanError:
+    """``error`` with the server's scratch copy of an inline config named as the request's field
+    (a client has no use for the path, and the server's folders are not its business)."""
+    if not error.template:  # every reader's error is worded; a bare one is passed on as it is
+        return error
+    scratch = {str(p) for p in paths}
+
+    def named(value: object) -> object:
+        if isinstance(value, GpuplanError):  # a reader's error wrapped in the workload's
+            return _named(value, paths)
+        if isinstance(value, Phrase):
+            return Phrase(value.template, **{k: named(v) for k, v in value.fields.items()})
+        return "hf_config_json" if str(value) in scratch else value
+
+    return type(error).worded(error.template, **{k: named(v) for k, v in error.fields.items()})
 
 
 def check_inline_config(workload: Workload) -> None:

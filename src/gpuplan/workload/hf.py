@@ -48,7 +48,7 @@ def hf_config(workload: Workload, shown: str | None = None) -> Any:
     tf = _transformers()
     try:
         config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
-    except (OSError, ValueError, KeyError) as e:
+    except Exception as e:  # transformers' validators raise their own types (TypeError, AttributeError)
         first = (str(e).strip().splitlines() or [""])[0].replace(str(file), shown or str(file))
         raise WorkloadError.worded(
             N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"),

@@ -148,11 +148,22 @@
           Object.fromEntries(["gpu", "pricing"].filter((k) => f[k]).map((k) => [k, f[k]]))))]);
       const perHour = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
       const perGpu = cur === "CNY" ? "price_cny_per_gpu_hour" : "price_usd_per_gpu_hour";
+      // What plans cost a price at, where it is not the price itself (an undated spot price below its
+      // region's dated one): the listing was filtered and ordered by it; its basis on hover.
+      const rate = offers.data.exchange_rate;
+      function costed(o) {
+        const usd = o.costed_usd_per_hour;
+        const v = usd == null ? null : cur === "CNY" ? (rate ? usd * rate.units_per_usd : null) : usd;
+        if (v == null) return { text: "", sort: o[perHour] };
+        const span = document.createElement("span");
+        span.textContent = money(v, cur); span.title = o.costed_basis || ""; span.className = "costed";
+        return { node: span, sort: v };
+      }
       const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
-        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, o.as_of, o.confidence]);
+        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, costed(o), o.as_of, o.confidence]);
       $("#count").textContent = `(${rows.length})`;
       rateNote($("#rate"), offers.data, cur);
-      table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("As of"), t("Confidence")], rows, [5, 6]);
+      table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("Costed at/h"), t("As of"), t("Confidence")], rows, [5, 6, 7]);
       const map = $("#map"); map.innerHTML = "";
       const doc = countries.data;
       if (doc.map_source) map.append(mapSvg(doc));
