@@ -160,3 +160,13 @@ def test_offers_pick_and_sort_an_undated_spot_price_at_what_plans_cost_it(store:
     item = next(i for i, v in zip(offer_items(every), every.views, strict=True) if v is south)
     assert item["costed_usd_per_hour"] == pytest.approx(34.863437)
     assert "average" in item["costed_basis"] and item["price_usd_per_hour"] == pytest.approx(6.836)
+
+
+def test_max_price_says_what_it_left_out_at_its_costed_price(store: Store) -> None:
+    # p5.48xlarge spot: an undated 10.24/h that plans cost at its region's dated lowest zone, 13.22;
+    # under a cap of 13 it is left out, and the listing says why (it printed "0 offers." only).
+    listing = list_offers(
+        store, OfferQuery(gpu="H100-SXM", provider="aws", pricing="spot", max_price_per_hour=13.0)
+    )
+    assert listing.hidden_costed >= 1
+    assert all(v.ranked_per_hour is not None and v.ranked_per_hour <= 13.0 for v in listing.views)

@@ -100,6 +100,9 @@ class OfferListing:
     rates: tuple[ExchangeRate, ...]
     """The exchange rates used (non-USD), dated and sourced."""
     hidden_unknown_price: int
+    hidden_costed: int = 0
+    """Offers ``max_price_per_hour`` left out at what plans cost them (a dated floor above the cap)
+    though their own figure is within it."""
     """Offers left out by ``max_price_per_hour`` because their price is unknown."""
     unconvertible: int
     """Priced offers whose price cannot be shown in the display currency (no exchange rate)."""
@@ -167,7 +170,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
     unconvertible = sum(1 for v in views if v.offer.price is not None and v.price_per_hour is None)
     if not query.all_regions:
         views = _cheapest_region(views)
-    hidden = 0
+    hidden = costed_out = 0
     # The rates that converted a price shown, or a price --max-price compared and left out (its
     # rate decided that): a listing of USD prices names no CNY rate.
     used = converted_currencies((v.offer for v in views if v.price_per_hour is not None), currency.code)
@@ -182,6 +185,8 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
                 hidden += 1
             elif v.ranked_per_hour <= query.max_price_per_hour:
                 kept.append(v)
+            elif v.price_per_hour is not None and v.price_per_hour <= query.max_price_per_hour:
+                costed_out += 1
         views = kept
     views.sort(key=_sort_key(sort))
     rates = tuple(r for r in (store.find_exchange_rate(c) for c in sorted(used)) if r is not None)
@@ -190,6 +195,7 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         currency=currency.code,
         rates=rates,
         hidden_unknown_price=hidden,
+        hidden_costed=costed_out,
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
         empty_reason=None if rows or pricing is None else _empty_reason(query.provider, pricing),

@@ -276,6 +276,13 @@ def offers_view(listing: OfferListing) -> RenderableType:
                 n=listing.hidden_unknown_price
             )
         )
+    if listing.hidden_costed:
+        notes.append(
+            _(
+                "{n} offers left out by --max-price at what plans cost them: undated spot prices below "
+                "their region's dated one, costed at that one (--all-regions without --max-price lists them)."
+            ).format(n=listing.hidden_costed)
+        )
     lines.extend(Text(n, style="dim") for n in notes if n)
     return Group(*lines)
 
