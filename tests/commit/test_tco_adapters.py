@@ -106,7 +106,7 @@ def test_floored_spot_prices_are_said_by_the_dated_price_they_were_held_to(store
     offers, notes = priced_offers(store.offers(), usage, ["T4"])  # type: ignore[arg-type]
     floored = [n for n in notes if n.startswith("costed ")]
     assert floored == [
-        "costed 5 spot price(s) of unknown age at their region's dated average spot price (no lowest zone "
+        "costed 5 spot price(s) of unknown age at the region's dated average spot price (no lowest zone "
         "published) (each was below it)"
     ]
     # each held to its own floor: no af-south-1 spot row is costed below its region's average

@@ -88,4 +88,4 @@ def test_a_fleet_is_costed_at_the_dated_floor_of_an_undated_spot_price_and_says_
     )  # fmt: skip
     p = fleet_prices([offer("on_demand", 21.96), undated], "A100-SXM4-40GB")
     assert p.usd_per_hour["spot"] == pytest.approx(1.0)  # $8.00 / 8 GPUs, not $2.40 / 8
-    assert "below the lowest dated spot price of its region: costed at it (2025-11-30)" in p.source
+    assert "below the lowest dated spot price of the region: costed at it (2025-11-30)" in p.source

@@ -79,14 +79,16 @@ class DatedFloor:
 
 
 def floor_what(basis: FloorBasis, region: str) -> str:
-    """A dated floor's price, worded (:meth:`DatedFloor.what`)."""
+    """A dated floor's price, worded (:meth:`DatedFloor.what`) so that it reads after one offer's
+    figure and after a count of them alike."""
     if basis is FloorBasis.REGION_AVERAGE:
-        return _("its region's dated average spot price (no lowest zone published)")
+        return _("the region's dated average spot price (no lowest zone published)")
     if basis is FloorBasis.OTHER_REGION:
         return _(
-            "the lowest dated spot price of its instance type in any region ({region}; none dated in its own)"
+            "the lowest dated spot price of the instance type in any region ({region}; none dated in the "
+            "offer's own)"
         ).format(region=region)
-    return _("the lowest dated spot price of its region")
+    return _("the lowest dated spot price of the region")
 
 
 def _positive(value: object) -> TypeGuard[float]:

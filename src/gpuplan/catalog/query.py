@@ -297,16 +297,12 @@ def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPr
     figure must not set the reference price of a GPU. ``offers`` still lists them, labelled.
     """
 
-    def price(o: OfferPrice) -> float | None:
-        return o.conservative_usd_per_gpu_hour()
-
-    best: dict[str, dict[str, OfferPrice]] = {}
+    best: dict[str, dict[str, tuple[float, OfferPrice]]] = {}
     for o in offers:
-        here = price(o)
+        here = o.conservative_usd_per_gpu_hour()
         if o.pricing is None or here is None or o.confidence == "low":
             continue
         per = best.setdefault(o.gpu, {})
-        cur = per.get(o.pricing)
-        if cur is None or here < (price(cur) or math.inf):
-            per[o.pricing] = o
-    return best
+        if o.pricing not in per or here < per[o.pricing][0]:
+            per[o.pricing] = (here, o)
+    return {gpu: {p: o for p, (_, o) in per.items()} for gpu, per in best.items()}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuplan.catalog.model import FloorBasis
+from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, PricedOffer
 from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
@@ -21,15 +21,6 @@ from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.spot import SpotRate, band_rate_per_hour, spot_default
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import PRICING_RULES
-
-#: What a year of work's undated spot prices were costed at, by the dated price they undercut.
-_FLOOR_WORDS = {
-    FloorBasis.REGION_LOW: N_("the lowest dated spot price of their region"),
-    FloorBasis.REGION_AVERAGE: N_("their region's dated average spot price (no lowest zone published)"),
-    FloorBasis.OTHER_REGION: N_(
-        "the lowest dated spot price of their instance type in any region (none dated in their own)"
-    ),
-}
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -72,7 +63,7 @@ def priced_offers(
     def skip(reason: str) -> None:  # a catalog message, written in the user's language in the notes
         skipped[reason] = skipped.get(reason, 0) + 1
 
-    floored: dict[FloorBasis, int] = {}
+    floored: dict[tuple[FloorBasis, str], int] = {}  # (basis, the floor's region) -> spot prices held to it
 
     for p in prices:
         if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
@@ -97,7 +88,8 @@ def priced_offers(
             # a spot price of unknown age below every dated one: a year of work is costed at the
             # dated floor (what the plan ranks on too), said in the notes
             usd_per_hour = floor.usd_per_hour
-            floored[floor.basis] = floored.get(floor.basis, 0) + 1
+            where = (floor.basis, floor.region)
+            floored[where] = floored.get(where, 0) + 1
         out.append(
             PricedOffer(
                 provider=p.provider,
@@ -119,10 +111,10 @@ def priced_offers(
     notes = [
         _("left out {n} offer row(s): {why}").format(n=n, why=_(why)) for why, n in sorted(skipped.items())
     ]
-    for basis, n in sorted(floored.items(), key=lambda item: item[0].value):
+    for (basis, region), n in sorted(floored.items(), key=lambda item: (item[0][0].value, item[0][1])):
         notes.append(
             _("costed {n} spot price(s) of unknown age at {what} (each was below it)").format(
-                n=n, what=_(_FLOOR_WORDS[basis])
+                n=n, what=floor_what(basis, region)
             )
         )
     for gpu in gpus:

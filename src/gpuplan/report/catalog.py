@@ -338,7 +338,7 @@ def _cheapest_price(o: OfferPrice, cny: ExchangeRate | None) -> CheapestPrice:
 
     usd = o.conservative_usd_per_gpu_hour()
     cny_figure = offer_prices(o, cny)["price_cny_per_gpu_hour"]
-    floored = usd != o.price_usd_per_gpu_hour
+    floored = o.dated_floor_usd_per_hour() is not None
     if floored:  # a dated floor, in USD: converted at the document's rate
         cny_figure = None if cny is None or usd is None else usd / cny.usd_per_unit
     return CheapestPrice(
