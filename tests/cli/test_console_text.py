@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import random
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -71,3 +72,64 @@ def test_brackets_in_a_fix_are_printed(capsys: pytest.CaptureFixture[str]) -> No
     fix = "pip install 'gpuplan[nvml]' to check driver, ECC, clocks and PCIe"
     console().print(doctor_table([Finding(check="driver", severity=Severity.INFO, message="m", fix=fix)]))
     assert "pip install 'gpuplan[nvml]'" in " ".join(capsys.readouterr().out.split())
+
+
+def _text_table(rng: random.Random, rows: int, *, max_width: int | None, markup: bool) -> Table:
+    words = [*WORDS, MARKUP[markup], "averyveryverylongwordwithnospacesthatmustfold"]
+    table = house_table()
+    table.add_column("provider", no_wrap=True)
+    table.add_column("n\nper h", justify="right", no_wrap=True)
+    table.add_column("notes", max_width=max_width, overflow="fold")
+    for _ in range(rows):
+        table.add_row(
+            *(
+                "\n".join(" ".join(rng.choices(words, k=rng.randint(1, 3))) for _ in range(rng.randint(1, 2)))
+                for _col in range(3)
+            )
+        )
+    return table
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.parametrize("markup", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_a_long_table_written_line_by_line_reads_as_rich_writes_it(
+    seed: int, markup: bool, terminal: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rich lays out every cell of a table through its wrapping machinery (8 s for 5,700 offers);
+    # Widest writes the rows of a long text table itself, and what it writes must be Rich's
+    # output character for character and style for style, whatever wraps or folds.
+    import gpuplan.report.common as common
+
+    used: list[bool] = []
+    fast_rows = common.fast_rows
+
+    def spy(*args: Any) -> Any:
+        written = fast_rows(*args)
+        used.append(written is not None)
+        return written
+
+    monkeypatch.setattr(common, "fast_rows", spy)
+    monkeypatch.setattr(common, "_FAST_ROWS", 20)  # the threshold is speed only; 40 rows test the same
+    rng = random.Random(seed)
+    max_width = rng.choice([None, 28])
+    for width in (40, 90, 400):
+        console = Console(
+            file=io.StringIO(),
+            width=width,
+            markup=markup,
+            emoji=False,
+            force_terminal=terminal,
+            color_system="truecolor" if terminal else None,
+        )
+        state = rng.getstate()
+
+        def build(state: object = state) -> Table:
+            return _text_table(random.Random(str(state)), 40, max_width=max_width, markup=markup)
+
+        with console.capture() as rich_own:
+            console.print(build())
+        with console.capture() as ours:
+            console.print(common.Widest([build]))
+        assert ours.get() == rich_own.get()
+    assert any(used)
