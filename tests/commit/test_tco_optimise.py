@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpuplan.commit import Demand, PricedOffer, TcoProblem, optimise
@@ -187,3 +189,42 @@ def test_a_term_paid_in_full_is_never_started_where_an_earlier_start_covers_more
     # 12 × $400 = $4,800 against 6 × 730 × $4 = $17,520 on demand.
     assert [(c.units, c.start_month) for c in s.commitments] == [(1, 0)]
     assert s.total_usd == pytest.approx(4800.0)
+
+
+def test_a_one_gpu_run_bought_by_the_hour_pays_for_the_whole_instance() -> None:
+    # One GPU busy all month. The 8-GPU instance is $16/h ($2 per GPU-hour) and the 1-GPU one $3/h:
+    # a 1-GPU run on the 8-GPU instance pays for 8 GPUs, $16 per GPU-hour used, so the 1-GPU
+    # instance is the cheaper: 730 × $3 = $2,190 a month, not 730 × $2.
+    eight = replace(offer("on_demand", 16.0, gpus=8.0), instance_type="big")
+    one = replace(offer("on_demand", 3.0), instance_type="small")
+    s = optimise(TcoProblem(horizon_months=2, demands=(steady(730, 2),), offers=(eight, one)))
+    assert s.total_usd == s.all_on_demand_usd == pytest.approx(2 * 730 * 3.0)
+    assert [(k, o.instance_type) for k, o in s.hourly_used.items()] == [("G/on_demand/d", "small")]
+    # With the 8-GPU instance alone, a month costs 730 × $16 and a 1-year reservation of it at
+    # $5,840 a month ($1 per GPU-hour) pays off at 5,840 / (730 × 8 × $16) = 5 % of its GPU-hours.
+    reserved = offer("reserved_1y", 5840.0, gpus=8.0)
+    s = optimise(TcoProblem(horizon_months=12, demands=(steady(730, 12),), offers=(eight, reserved)))
+    assert s.all_on_demand_usd == pytest.approx(12 * 730 * 16.0)
+    assert s.total_usd == pytest.approx(12 * 5840.0)
+    assert s.hourly_packing == {"G/on_demand/d": 8.0}
+    assert s.break_even_utilisation == {"reserved_1y": pytest.approx(5840 / (730 * 8 * 16.0))}
+    # An 8-GPU run fills the instance: $2 per GPU-hour.
+    s = optimise(
+        TcoProblem(horizon_months=1, demands=(steady(8 * 730, 1, gpus_per_run=8.0),), offers=(eight,))
+    )
+    assert s.total_usd == pytest.approx(8 * 730 * 2.0)
+
+
+def test_a_term_longer_than_the_horizon_breaks_even_on_the_months_it_serves() -> None:
+    # $900 a month for 36 months against $2 × 730 = $1,460 a month on demand: 62 % over its whole
+    # term, but paid in full over a 12-month horizon it serves 12 of the 36 months paid: 185 %.
+    offers = (offer("on_demand", 2.0), offer("reserved_3y", 900))
+    s = optimise(TcoProblem(horizon_months=12, demands=(steady(730, 12),), offers=offers))
+    assert s.break_even_utilisation == {"reserved_3y": pytest.approx(900 * 36 / (1460 * 12))}
+    s = optimise(TcoProblem(horizon_months=36, demands=(steady(730, 36),), offers=offers))
+    assert s.break_even_utilisation == {"reserved_3y": pytest.approx(900 / 1460)}
+    # Credited past the horizon, it is paid for the months it serves.
+    credited = TcoProblem(
+        horizon_months=12, demands=(steady(730, 12),), offers=offers, past_horizon="remaining_value"
+    )
+    assert optimise(credited).break_even_utilisation == {"reserved_3y": pytest.approx(900 / 1460)}

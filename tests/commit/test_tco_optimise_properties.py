@@ -68,17 +68,19 @@ def brute_force(problem: TcoProblem) -> float | None:
     """The least total cost by exhaustive enumeration; None when no schedule meets the demand."""
     h = problem.horizon_months
     need = np.array([sum(d.gpu_hours[m] for d in problem.demands) for m in range(h)])
-    od = [o.usd_per_unit_hour / o.gpus_per_unit for o in problem.offers if o.pricing == "on_demand"]
-    od_price = min(od) if od else None
-    spot: list[tuple[float, int]] = []  # (price per useful GPU-hour, demand index)
+    # Each demand's hours bought by the hour: at its cheapest price per GPU-hour used, a run taking
+    # whole instances (ceil(run GPUs / instance GPUs) of them), spot times its overhead.
+    cover: list[tuple[float, int]] = []  # (price per useful GPU-hour, demand index)
     for i, d in enumerate(problem.demands):
-        prices = [
-            o.usd_per_unit_hour / o.gpus_per_unit * f
-            for o in problem.offers
-            if o.pricing == "spot" and d.interruptible and (f := _overhead(d, o)) is not None
-        ]
+        prices = []
+        for o in problem.offers:
+            whole = math.ceil(d.gpus_per_run / o.gpus_per_unit - 1e-9) * o.gpus_per_unit / d.gpus_per_run
+            if o.pricing == "on_demand":
+                prices.append(o.usd_per_unit_hour / o.gpus_per_unit * whole)
+            elif o.pricing == "spot" and d.interruptible and (f := _overhead(d, o)) is not None:
+                prices.append(o.usd_per_unit_hour / o.gpus_per_unit * f * whole)
         if prices:
-            spot.append((min(prices), i))
+            cover.append((min(prices), i))
     reserved, monthly = _box(problem)
     # Each reserved "variable" is one unit (repeated up to its bound): 0/1 each, so 2^n combinations.
     n = len(reserved)
@@ -96,9 +98,7 @@ def brute_force(problem: TcoProblem) -> float | None:
             extra = sum(u * c for u, (_, c, _) in zip(choice, monthly, strict=True))
             uncovered = np.maximum(0.0, need[m] - committed[:, m] - extra)
             hourly = np.zeros_like(uncovered)
-            fills = [(p, problem.demands[i].gpu_hours[m]) for p, i in spot]
-            if od_price is not None:
-                fills.append((od_price, math.inf))
+            fills = [(p, problem.demands[i].gpu_hours[m]) for p, i in cover]
             for price, limit in sorted(fills):
                 take = np.minimum(uncovered, limit)
                 hourly += take * price
@@ -148,6 +148,7 @@ def problems(draw: st.DrawFn) -> TcoProblem:
                 gpu_hours=tuple(round(x, 2) for x in hours),
                 interruptible=draw(st.booleans()),
                 run_hours=draw(st.sampled_from([10.0, 100.0, 730.0])),
+                gpus_per_run=draw(st.sampled_from([1.0, 2.0, 4.0])),
                 checkpoint_write_h=draw(st.sampled_from([0.0, 0.05])),
             )
         )

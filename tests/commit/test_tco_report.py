@@ -13,7 +13,7 @@ from gpuplan.catalog.model import ExchangeRate
 from gpuplan.commit import Demand, PricedOffer, TcoProblem, TcoReport, load_usage, optimise
 from gpuplan.commit.adapters import DemandSource
 from gpuplan.i18n import Money, use_language
-from gpuplan.report.tco import commitment_runs, schedule_rows, tco_json, tco_view
+from gpuplan.report.tco import commitment_runs, schedule_rows, summary_lines, tco_json, tco_view
 from gpuplan.report.tco_html import monthly_cost_svg, tco_html
 
 CONTRACT = {
@@ -27,6 +27,8 @@ CONTRACT = {
     "monthly",
     "commitments",
     "break_even_utilisation",
+    "break_even_by_gpu",
+    "past_horizon_credited_usd",
     "sensitivity",
     "notes",
 }
@@ -41,6 +43,7 @@ COMMITMENT_KEYS = {
     "start_month",
     "term_months",
     "cost_usd",
+    "contract_cost_usd",
     "as_of",
     "age_days",
     "stale",
@@ -62,7 +65,7 @@ def _offer(pricing: str, usd_per_hour: float, term: int = 0) -> PricedOffer:
     )
 
 
-def _report(money: Money | None = None) -> TcoReport:
+def _report(money: Money | None = None, past_horizon: str = "full") -> TcoReport:
     # Two years: one GPU busy all along (a 3-year term at $900/month beats $2 × 730 = $1,460), and
     # a second GPU busy 730 h in months 3 and 4 only (a monthly subscription at $1,400 each; 24 of
     # them, $33,600, would cost more than the 3-year term).
@@ -82,6 +85,7 @@ def _report(money: Money | None = None) -> TcoReport:
             _offer("reserved_3y", 900 / 730, 36),
             _offer("monthly", 1400 / 730, 1),
         ),
+        past_horizon=past_horizon,
     )
     return TcoReport(
         usage=usage,
@@ -96,7 +100,7 @@ def _report(money: Money | None = None) -> TcoReport:
 def test_json_document_has_the_contracts_names_and_adds_up() -> None:
     doc = json.loads(json.dumps(tco_json(_report())))
     assert set(doc) >= CONTRACT
-    assert doc["schema_version"] == 2 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
+    assert doc["schema_version"] == 3 and doc["display_currency"] == "USD" and doc["horizon_months"] == 24
     # 36 × $900 (12 months past the horizon, paid in full) + 2 × $1,400 = $35,200
     assert doc["total_cost_usd"] == 35_200.0
     assert doc["past_horizon_cost_usd"] == 10_800.0
@@ -113,10 +117,14 @@ def test_json_document_has_the_contracts_names_and_adds_up() -> None:
         ("monthly", 1, "2028-01", 1),
         ("monthly", 1, "2028-02", 1),
     ]
+    # Break-even inside the 24-month horizon: the 3-year term is paid for 36 months and serves 24.
     assert doc["break_even_utilisation"] == {
         "monthly": pytest.approx(1400 / 1460, abs=1e-4),
-        "reserved_3y": pytest.approx(900 / 1460, abs=1e-4),
+        "reserved_3y": pytest.approx(900 * 36 / (1460 * 24), abs=1e-4),
     }
+    assert doc["break_even_by_gpu"] == {"A100-SXM4-40GB": doc["break_even_utilisation"]}
+    assert doc["past_horizon_credited_usd"] == 0.0  # paid in full: nothing credited
+    assert [c["contract_cost_usd"] for c in doc["commitments"]] == [32_400.0, 1400.0, 1400.0]
     assert [s["demand_change_pct"] for s in doc["sensitivity"]] == [-30.0, 0.0, 30.0]
 
 
@@ -165,6 +173,21 @@ def test_consecutive_monthly_subscriptions_show_as_one_run() -> None:
     ]
     rows = schedule_rows(_report())
     assert rows[1][0] == "2028-01" and rows[1][6] == "2 month(s), renewed monthly"
+
+
+def test_a_term_credited_past_the_horizon_says_what_the_contract_costs() -> None:
+    # remaining_value bills the 3-year term's 24 months inside the horizon ($21,600); the contract
+    # still costs 36 × $900 = $32,400, and the $10,800 left out is said, not hidden.
+    report = _report(past_horizon="remaining_value")
+    doc = tco_json(report)
+    assert doc["past_horizon_credited_usd"] == 10_800.0 and doc["past_horizon_cost_usd"] == 0.0
+    assert [(c["cost_usd"], c["contract_cost_usd"]) for c in doc["commitments"]][0] == (21_600.0, 32_400.0)
+    lines = summary_lines(report)
+    assert any("$10,800 of term months are credited" in line and "$35,200" in line for line in lines)
+    assert schedule_rows(report)[0][7] == "$21,600 (contract $32,400)"
+    # Paid in full, nothing is credited and the cost is the contract's.
+    assert not any("credited" in line for line in summary_lines(_report()))
+    assert schedule_rows(_report())[0][7] == "$32,400"
 
 
 def test_chart_stacks_one_bar_segment_per_pricing_model_and_month() -> None:

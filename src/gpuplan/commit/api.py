@@ -35,7 +35,9 @@ ASSUMPTIONS = (
     ),
     N_(
         "within a month, GPU-hours of one GPU type are pooled across demands (peaks inside a month are not "
-        "modelled); hourly capacity is unlimited at the cheapest price per GPU-hour"
+        "modelled); hourly capacity is unlimited, each demand's runs bought as whole instances at the "
+        "cheapest price per GPU-hour used (a 1-GPU run on an 8-GPU instance pays for 8 GPUs; runs are not "
+        "assumed to share an instance)"
     ),
     N_(
         "prices are today's catalog prices for every month; no discounting (money now = money later), and "

@@ -5,14 +5,14 @@ Variables, for a horizon of H months:
 - ``c[j, s]`` integer ≥ 0: units of commitment offer j (a monthly subscription or a reserved term)
   bought at the start of month s, for s = 0 … H−1; cost ``price_j per month × billed months``
   (the whole term, or only its months inside the horizon under ``past_horizon: remaining_value``);
-- ``D[g, m]`` ≥ 0: on-demand GPU-hours of GPU type g in month m, at g's cheapest on-demand price
-  per GPU-hour (absent when g has no on-demand price);
-- ``S[d, m]`` in [0, demand_d,m]: useful spot GPU-hours of interruptible demand d in month m, at its
-  cheapest spot price per useful GPU-hour (price × overhead).
+- ``X[d, m]`` in [0, demand_d,m]: GPU-hours of demand d in month m bought by the hour, at the
+  cheaper of its covers per useful GPU-hour (``recourse.hourly_options``: on-demand, or spot for an
+  interruptible demand at price × overhead; each × the whole instances a run takes); absent when
+  the demand has neither.
 
-Per GPU type g and month m: ``Σ c[j, s] · gpus_j · 730 (j active in m) + D[g, m] + Σ S[d, m] ≥
-Σ demand[d, m]``. Spot counts towards the total only up to the interruptible demand's own hours,
-so the non-interruptible demand is always met by committed and on-demand hours.
+Per GPU type g and month m: ``Σ c[j, s] · gpus_j · 730 (j active in m) + Σ X[d, m] ≥ Σ demand[d,
+m]``. Hourly capacity counts towards the total only up to each demand's own hours, at its own
+price: a 1-GPU run's hours cannot be bought at an 8-GPU run's price per GPU-hour.
 
 Reductions keep it small and stay exact, each by a dominance argument:
 
@@ -223,13 +223,12 @@ def _solve_one(
             chosen.append((o, s))
     for g in gpus:
         opts = options[g]
-        if opts.on_demand is not None:
+        for i in sorted(set(opts.on_demand) | set(opts.spot)):
+            # A demand's hours bought by the hour go to the cheaper of its covers (both draw on the
+            # same hours, so the dearer is never bought).
+            prices = [c.usd_per_useful_gpu_hour for c in (opts.on_demand.get(i), opts.spot.get(i)) if c]
             for m in range(h):
-                add(opts.on_demand.usd_per_gpu_hour, math.inf, False, [(row_of[g, m], 1.0)])
-        for i in opts.spot:
-            price = opts.spot_usd_per_useful_gpu_hour(i)
-            for m in range(h):
-                add(price, all_demands[i].gpu_hours[m], False, [(row_of[g, m], 1.0)])
+                add(min(prices), all_demands[i].gpu_hours[m], False, [(row_of[g, m], 1.0)])
 
     n = len(cost)
     a = coo_matrix((vals, (rows, cols)), shape=(len(need), n)).tocsr()
@@ -239,7 +238,7 @@ def _solve_one(
     short = np.flatnonzero(need > reachable + 1e-9)
     if short.size:
         g, m = gpus[int(short[0]) // h], int(short[0]) % h
-        what = Phrase(N_("no on-demand price") if options[g].on_demand is None else N_("too little capacity"))
+        what = Phrase(N_("no on-demand price") if not options[g].on_demand else N_("too little capacity"))
         raise InfeasibleError.worded(
             N_(
                 "the demand for {gpu} in month {month} cannot be met: {what} for it within the constraints "

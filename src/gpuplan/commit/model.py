@@ -12,9 +12,11 @@ How capacity meets demand (the modelling decision every number here rests on):
   modelled: a demand of 2,920 GPU-hours in a month is four GPUs busy all month or eight busy half of
   it, and is covered the same way.
 - What commitments do not cover is bought by the hour: on-demand for any demand, spot only for
-  interruptible demand, each at its cheapest price per GPU-hour for that GPU type (hourly capacity
-  has no limit in this model, so only the cheapest price matters). A spot GPU-hour delivers
-  ``1 / overhead`` useful GPU-hours (checkpoints, lost work, restarts; ``plan/spot.py``'s model).
+  interruptible demand, each demand at its own cheapest price per useful GPU-hour (hourly capacity
+  has no limit in this model). A run bought by the hour takes whole instances: a 1-GPU run on an
+  8-GPU instance pays for 8 GPUs (``recourse.packing``; runs are not assumed to share an
+  instance). A spot GPU-hour delivers ``1 / overhead`` useful GPU-hours (checkpoints, lost work,
+  restarts; ``plan/spot.py``'s model).
 """
 
 from __future__ import annotations
@@ -177,6 +179,11 @@ class Commitment:
     def term_months(self) -> int:
         return self.offer.term_months
 
+    @property
+    def contract_usd(self) -> float:
+        """What the contract costs over its whole term, whatever the past-horizon rule bills."""
+        return self.units * self.offer.usd_per_unit_month * self.offer.term_months
+
 
 @dataclass(frozen=True, kw_only=True)
 class MonthCost:
@@ -201,12 +208,17 @@ class Schedule:
     """Every demanded GPU-hour at the cheapest on-demand price; None where a GPU has none."""
     savings_pct: float | None
     break_even_utilisation: dict[str, float]
-    """Per commitment pricing model: the share of a unit's hours it must be busy to beat on-demand
-    (the lowest over the offers of that model, for the GPUs demanded)."""
+    """Per commitment pricing model: the share of a unit's hours inside the horizon it must be busy
+    to beat on-demand, the term as billed (the lowest over the offers of that model and the GPUs
+    demanded; ``break_even_by_gpu`` has each GPU's)."""
     sensitivity: tuple[tuple[float, float | None], ...]
     """(demand change %, total USD) with the commitments fixed; None when demand cannot be met."""
+    break_even_by_gpu: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per GPU type demanded, per commitment pricing model: its break-even utilisation."""
     hourly_used: dict[str, PricedOffer] = field(default_factory=dict)
-    """Per "gpu/pricing" (and "gpu/spot/demand"): the hourly offer the recourse buys."""
+    """Per "gpu/pricing/demand": the hourly offer the recourse buys for that demand."""
+    hourly_packing: dict[str, float] = field(default_factory=dict)
+    """Per key of ``hourly_used``: paid GPU-hours per GPU-hour a run uses (whole instances)."""
     spot_overhead: dict[str, float] = field(default_factory=dict)
     """Per interruptible demand: paid spot hours per useful hour on its cheapest spot offer."""
     solver: str = ""

@@ -13,17 +13,17 @@ from gpuplan.commit.model import COMMITMENT_PRICING, Schedule, TcoProblem
 from gpuplan.commit.recourse import HourlyOptions, hourly_options, price_schedule
 from gpuplan.i18n import _
 
-__all__ = ["all_on_demand_usd", "break_even_utilisation", "optimise"]
+__all__ = ["all_on_demand_usd", "break_even_by_gpu", "break_even_utilisation", "optimise"]
 
 #: Savings below this are rounding, not a reason to sign a contract, USD.
 _HALF_CENT = 0.005
 
 
 def all_on_demand_usd(problem: TcoProblem, options: dict[str, HourlyOptions]) -> float | None:
-    """Every GPU-hour demanded at its GPU's cheapest on-demand price; None if a GPU has none."""
+    """Every GPU-hour demanded at its demand's cheapest on-demand price; None if one has none."""
     total = 0.0
-    for d in problem.demands:
-        price = options[d.gpu].on_demand_usd_per_gpu_hour
+    for i, d in enumerate(problem.demands):
+        price = options[d.gpu].on_demand_usd_per_gpu_hour(i)
         if price is None:
             if sum(d.gpu_hours) > 0:
                 return None
@@ -32,21 +32,36 @@ def all_on_demand_usd(problem: TcoProblem, options: dict[str, HourlyOptions]) ->
     return total
 
 
-def break_even_utilisation(problem: TcoProblem, options: dict[str, HourlyOptions]) -> dict[str, float]:
-    """Per commitment pricing model: the share of its hours a unit must be busy to cost less than
-    the same GPU-hours on demand, ``price per GPU-month / (730 × on-demand price per GPU-hour)``.
+def break_even_by_gpu(problem: TcoProblem, options: dict[str, HourlyOptions]) -> dict[str, dict[str, float]]:
+    """Per GPU type and commitment pricing model: the share of a unit's hours inside the horizon it
+    must be busy to cost less than the same GPU-hours on demand.
 
-    The lowest over the offers of that model for the GPUs demanded; above 1 it never pays off.
-    e.g. $1,000 per GPU-month against $2.80 per GPU-hour on demand: 1000 / 2044 = 0.489.
+    A unit started in the first month is paid for ``billed_months`` (its whole term under
+    ``past_horizon: full``) and serves ``min(term, horizon)`` months of the horizon, so
+    ``break-even = price per GPU-month × billed months / (on-demand price per GPU-hour × 730 ×
+    months served)``; the on-demand price is the cheapest the GPU's demands pay (whole instances a
+    run takes included). The lowest over the offers of that model; above 1 it never pays off.
+    e.g. $1,000 per GPU-month against $2.80 per GPU-hour: 1000 / 2044 = 0.489; a 36-month term
+    paid in full over a 12-month horizon: 3 × 0.489 = 1.47, never.
     """
-    out: dict[str, float] = {}
+    out: dict[str, dict[str, float]] = {}
     for o in commitment_offers(problem):
-        od = options[o.gpu].on_demand_usd_per_gpu_hour
-        if od is None:
+        prices = [c.usd_per_useful_gpu_hour for c in options[o.gpu].on_demand.values()]
+        if not prices:
             continue
-        # (price per GPU-hour × 730) / (730 × on-demand per GPU-hour): the 730s cancel.
-        be = o.usd_per_gpu_hour / od
-        out[o.pricing] = min(out.get(o.pricing, be), be)
+        served = min(o.term_months, problem.horizon_months)
+        be = o.usd_per_gpu_hour * problem.billed_months(o, 0) / (min(prices) * served)
+        per = out.setdefault(o.gpu, {})
+        per[o.pricing] = min(per.get(o.pricing, be), be)
+    return {g: {p: per[p] for p in COMMITMENT_PRICING if p in per} for g, per in out.items()}
+
+
+def break_even_utilisation(by_gpu: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Per commitment pricing model, the lowest break-even over the GPU types demanded."""
+    out: dict[str, float] = {}
+    for per in by_gpu.values():
+        for p, be in per.items():
+            out[p] = min(out.get(p, be), be)
     return {p: out[p] for p in COMMITMENT_PRICING if p in out}
 
 
@@ -75,13 +90,18 @@ def optimise(problem: TcoProblem) -> Schedule:
         sensitivity.append((pct, p.total_usd if p.feasible else None))
     hourly_used = {}
     overheads = {}
+    packings = {}
     for gpu, opts in options.items():
-        if opts.on_demand is not None:
-            hourly_used[f"{gpu}/on_demand"] = opts.on_demand
-        for i, (offer, f) in opts.spot.items():
+        for i, cover in opts.on_demand.items():
             name = problem.demands[i].name
-            hourly_used[f"{gpu}/spot/{name}"] = offer
-            overheads[name] = f
+            hourly_used[f"{gpu}/on_demand/{name}"] = cover.offer
+            packings[f"{gpu}/on_demand/{name}"] = cover.packing
+        for i, cover in opts.spot.items():
+            name = problem.demands[i].name
+            hourly_used[f"{gpu}/spot/{name}"] = cover.offer
+            packings[f"{gpu}/spot/{name}"] = cover.packing
+            overheads[name] = cover.overhead
+    by_gpu = break_even_by_gpu(problem, options)
     return Schedule(
         commitments=commitments,
         monthly=chosen.monthly,
@@ -89,7 +109,9 @@ def optimise(problem: TcoProblem) -> Schedule:
         total_usd=chosen.total_usd,
         all_on_demand_usd=baseline,
         savings_pct=savings,
-        break_even_utilisation=break_even_utilisation(problem, options),
+        break_even_utilisation=break_even_utilisation(by_gpu),
+        break_even_by_gpu=by_gpu,
+        hourly_packing=packings,
         sensitivity=tuple(sensitivity),
         hourly_used=hourly_used,
         spot_overhead=overheads,

@@ -1,10 +1,12 @@
-"""What hourly capacity costs once the commitments are fixed: the cheapest on-demand and spot prices
-per GPU type, the spot overhead of each interruptible demand, and the cost of a whole schedule.
+"""What hourly capacity costs once the commitments are fixed: each demand's cheapest on-demand and
+spot price per useful GPU-hour (a run is bought as whole instances; spot pays its overhead), and
+the cost of a whole schedule.
 
 Given the committed GPU-hours of a month, the rest of the month's demand is a tiny linear program
-with a closed-form answer: cover the uncovered hours with the cheapest hourly options first, spot
-at most up to each interruptible demand's own hours. The MILP (``milp.py``) chooses the
-commitments; this module prices any choice exactly, for the schedule and for the sensitivity runs.
+with a closed-form answer: cover the uncovered hours with the cheapest demands' hourly covers
+first, each demand at most up to its own hours (commitments then cover the dearest). The MILP
+(``milp.py``) chooses the commitments; this module prices any choice exactly, for the schedule
+and for the sensitivity runs.
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from gpuplan.commit.model import Commitment, Demand, MonthCost, PricedOffer, Tco
 from gpuplan.plan.spot import spot_times
 from gpuplan.units import HOURS_PER_MONTH
 
-__all__ = ["HourlyOptions", "Priced", "hourly_options", "price_schedule", "spot_overhead"]
+__all__ = [
+    "HourlyCover",
+    "HourlyOptions",
+    "Priced",
+    "hourly_options",
+    "packing",
+    "price_schedule",
+    "spot_overhead",
+]
 
 
 def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
@@ -42,51 +52,79 @@ def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
     return float(t.expected_h[0] / work[0])
 
 
-@dataclass(frozen=True, kw_only=True)
-class HourlyOptions:
-    """The hourly prices of one GPU type: on-demand for anything, spot per interruptible demand."""
+def packing(demand: Demand, offer: PricedOffer) -> float:
+    """Paid GPU-hours per GPU-hour a run of ``demand`` uses on ``offer`` bought by the hour.
 
-    gpu: str
-    on_demand: PricedOffer | None
-    """The cheapest on-demand offer per GPU-hour; None when the catalog has none allowed."""
-    spot: dict[int, tuple[PricedOffer, float]]
-    """Demand index -> (its cheapest spot offer per useful GPU-hour, that offer's overhead)."""
+    A run is bought as whole instances, ``ceil(gpus_per_run / gpus_per_unit)`` of them: a 1-GPU run
+    on AWS's 8-GPU p4d.24xlarge pays for 8 GPUs (8.0), a 4-GPU run on it for 8 (2.0), a 16-GPU run
+    on two of them for 16 (1.0). Several small runs could share one instance; whether they run at
+    the same time is not known, so each is bought alone (the conservative bound)."""
+    units = max(1, math.ceil(demand.gpus_per_run / offer.gpus_per_unit - 1e-9))
+    return units * offer.gpus_per_unit / demand.gpus_per_run
+
+
+@dataclass(frozen=True, kw_only=True)
+class HourlyCover:
+    """How one demand's hours are bought by the hour on one offer."""
+
+    offer: PricedOffer
+    overhead: float = 1.0
+    """Paid hours per useful hour (spot: checkpoints, lost work, restarts; 1 on demand)."""
+    packing: float = 1.0
+    """Paid GPU-hours per GPU-hour the run uses (whole instances: :func:`packing`)."""
 
     @property
-    def on_demand_usd_per_gpu_hour(self) -> float | None:
-        return self.on_demand.usd_per_gpu_hour if self.on_demand else None
+    def usd_per_useful_gpu_hour(self) -> float:
+        return self.offer.usd_per_gpu_hour * self.overhead * self.packing
+
+
+@dataclass(frozen=True, kw_only=True)
+class HourlyOptions:
+    """The hourly prices of one GPU type's demands: on-demand for any, spot for an interruptible one."""
+
+    gpu: str
+    on_demand: dict[int, HourlyCover]
+    """Demand index -> its cheapest on-demand cover per useful GPU-hour (none: no price allowed)."""
+    spot: dict[int, HourlyCover]
+    """Demand index -> its cheapest spot cover per useful GPU-hour."""
+
+    def on_demand_usd_per_gpu_hour(self, demand: int) -> float | None:
+        cover = self.on_demand.get(demand)
+        return cover.usd_per_useful_gpu_hour if cover else None
 
     def spot_usd_per_useful_gpu_hour(self, demand: int) -> float:
-        offer, overhead = self.spot[demand]
-        return offer.usd_per_gpu_hour * overhead
+        return self.spot[demand].usd_per_useful_gpu_hour
 
 
-def _cheapest(offers: Sequence[PricedOffer]) -> PricedOffer | None:
+def _cheapest(covers: Sequence[HourlyCover]) -> HourlyCover | None:
     # Ties broken by label so that the answer does not depend on catalog order.
-    return min(offers, key=lambda o: (o.usd_per_gpu_hour, o.label), default=None)
+    return min(covers, key=lambda c: (c.usd_per_useful_gpu_hour, c.offer.label), default=None)
 
 
 def hourly_options(problem: TcoProblem) -> dict[str, HourlyOptions]:
-    """Per GPU type demanded, the hourly prices the recourse may buy."""
+    """Per GPU type demanded, the hourly prices the recourse may buy for each of its demands."""
     out: dict[str, HourlyOptions] = {}
     for gpu in problem.gpus():
-        od = _cheapest([o for o in problem.offers if o.gpu == gpu and o.pricing == "on_demand"])
+        od_offers = [o for o in problem.offers if o.gpu == gpu and o.pricing == "on_demand"]
         spot_offers = [o for o in problem.offers if o.gpu == gpu and o.pricing == "spot"]
-        spot: dict[int, tuple[PricedOffer, float]] = {}
+        on_demand: dict[int, HourlyCover] = {}
+        spot: dict[int, HourlyCover] = {}
         for i, d in enumerate(problem.demands):
-            if d.gpu != gpu or not d.interruptible:
+            if d.gpu != gpu:
                 continue
-            best: tuple[float, str, PricedOffer, float] | None = None
-            for o in spot_offers:
-                f = spot_overhead(d, o)
-                if f is None:
-                    continue
-                key = (o.usd_per_gpu_hour * f, o.label, o, f)
-                if best is None or key[:2] < best[:2]:
-                    best = key
-            if best is not None:
-                spot[i] = (best[2], best[3])
-        out[gpu] = HourlyOptions(gpu=gpu, on_demand=od, spot=spot)
+            od = _cheapest([HourlyCover(offer=o, packing=packing(d, o)) for o in od_offers])
+            if od is not None:
+                on_demand[i] = od
+            if not d.interruptible:
+                continue
+            covers = [
+                HourlyCover(offer=o, overhead=f, packing=packing(d, o))
+                for o in spot_offers
+                if (f := spot_overhead(d, o)) is not None
+            ]
+            if (best := _cheapest(covers)) is not None:
+                spot[i] = best
+        out[gpu] = HourlyOptions(gpu=gpu, on_demand=on_demand, spot=spot)
     return out
 
 
@@ -138,13 +176,15 @@ def price_schedule(
             uncovered = max(0.0, need - cap[gpu][m])
             if uncovered <= 0.0:
                 continue
-            # Fill the cheapest first: each spot option up to its demand's hours, on-demand unbounded.
-            fills: list[tuple[float, str, float]] = [
-                (opts.spot_usd_per_useful_gpu_hour(i), "spot", problem.demands[i].gpu_hours[m] * demand_scale)
-                for i in opts.spot
-            ]
-            if opts.on_demand is not None:
-                fills.append((opts.on_demand.usd_per_gpu_hour, "on_demand", math.inf))
+            # Fill the cheapest first: each demand's hours at the cheaper of its hourly covers.
+            fills: list[tuple[float, str, float]] = []
+            for i in members:
+                covers = [(c, "on_demand") for c in (opts.on_demand.get(i),) if c is not None]
+                covers += [(c, "spot") for c in (opts.spot.get(i),) if c is not None]
+                if covers:
+                    cover, pricing = min(covers, key=lambda c: c[0].usd_per_useful_gpu_hour)
+                    limit = problem.demands[i].gpu_hours[m] * demand_scale
+                    fills.append((cover.usd_per_useful_gpu_hour, pricing, limit))
             for price, pricing, limit in sorted(fills, key=lambda f: f[0]):
                 take = min(uncovered, limit)
                 if take > 0:

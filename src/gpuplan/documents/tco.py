@@ -26,7 +26,7 @@ __all__ = [
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
 #: in the display currency, unnamed), ``spot_overhead`` is ``spot_overhead_ratio``, and the
 #: document states ``display_currency`` and ``exchange_rate``.
-TCO_SCHEMA_VERSION = 2
+TCO_SCHEMA_VERSION = 3
 
 
 class TcoMonth(Document):
@@ -55,6 +55,9 @@ class TcoCommitment(Document):
     term_months: int
     cost_usd: float
     """What these units cost over their term (as billed under ``past_horizon``), USD."""
+    contract_cost_usd: float
+    """What the contract for these units costs over its whole term, USD: ``cost_usd`` plus what
+    ``past_horizon: remaining_value`` credits for its months after the horizon."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     age_days: int | None
@@ -89,7 +92,7 @@ class TcoHourlyPrice(Document):
     """An hourly offer the schedule buys for what commitments leave uncovered."""
 
     use: str
-    """``GPU/on_demand`` or ``GPU/spot/<demand>``."""
+    """``GPU/on_demand/<demand>`` or ``GPU/spot/<demand>``."""
     provider: str
     region: str
     instance_type: str
@@ -97,6 +100,9 @@ class TcoHourlyPrice(Document):
     price_usd_per_gpu_hour: float
     spot_overhead_ratio: float | None
     """Paid spot hours per useful hour (checkpoints, lost work, restarts)."""
+    gpu_hours_paid_per_used: float
+    """Whole instances: GPU-hours paid per GPU-hour the demand's run uses (8 for a 1-GPU run on an
+    8-GPU instance; 1 where the run fills its instances)."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
     age_days: int | None
@@ -123,7 +129,7 @@ class TcoUnknownPrice(Document):
 class TcoDocument(Document):
     """The cheapest commitment schedule for a usage description, with its baseline and risks."""
 
-    schema_version: Literal[2] = 2
+    schema_version: Literal[3] = 3
     """:data:`TCO_SCHEMA_VERSION`."""
     horizon_months: int
     start: str
@@ -139,10 +145,16 @@ class TcoDocument(Document):
     savings_pct: float | None
     past_horizon_cost_usd: float
     """Term months after the horizon that are still paid (included in ``total_cost_usd``)."""
+    past_horizon_credited_usd: float
+    """Term months after the horizon that ``past_horizon: remaining_value`` credits: paid under the
+    contracts, left out of ``total_cost_usd`` (0 under ``full``)."""
     monthly: list[TcoMonth]
     commitments: list[TcoCommitment]
     break_even_utilisation: dict[PricingModel, float]
-    """Per commitment pricing model: the share of a unit's hours it must be busy to beat on-demand."""
+    """Per commitment pricing model: the share of a unit's hours inside the horizon it must be busy
+    to beat on-demand, its term as billed (the lowest over the GPU types demanded)."""
+    break_even_by_gpu: dict[str, dict[PricingModel, float]]
+    """The same per GPU type demanded."""
     sensitivity: list[TcoSensitivity]
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]

@@ -19,6 +19,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
+    from gpuplan.commit.model import Schedule
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -83,6 +84,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
     hourly = []
     for key, o in s.hourly_used.items():
         demand = key.split("/spot/", 1)[1] if "/spot/" in key else None
+        packing = s.hourly_packing.get(key, 1.0)
         hourly.append(
             {
                 "use": key,
@@ -92,6 +94,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "pricing": o.pricing,
                 "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
                 "spot_overhead_ratio": s.spot_overhead.get(demand) if demand else None,
+                "gpu_hours_paid_per_used": round(packing, 6),
                 **_age_fields(report, o),
             }
         )
@@ -107,6 +110,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "all_on_demand_cost_usd": cost(s.all_on_demand_usd),
         "savings_pct": None if s.savings_pct is None else round(s.savings_pct, 2) + 0.0,  # never -0.0
         "past_horizon_cost_usd": cost(s.past_horizon_usd),
+        "past_horizon_credited_usd": cost(credited_usd(s)),
         "monthly": [
             {
                 "month": u.month_label(m.month),
@@ -127,11 +131,15 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "start_month": u.month_label(c.start_month),
                 "term_months": c.term_months,
                 "cost_usd": cost(c.cost_usd),
+                "contract_cost_usd": cost(c.contract_usd),
                 **_age_fields(report, c.offer),
             }
             for c in s.commitments
         ],
         "break_even_utilisation": {p: round(v, 4) for p, v in s.break_even_utilisation.items()},
+        "break_even_by_gpu": {
+            g: {p: round(v, 4) for p, v in per.items()} for g, per in s.break_even_by_gpu.items()
+        },
         "sensitivity": [{"demand_change_pct": pct, "total_cost_usd": cost(t)} for pct, t in s.sensitivity],
         "demands": [
             {"name": d.name, "gpu": d.gpu, "gpu_hours_total": round(d.gpu_hours_total, 2), "how": d.how}
@@ -144,6 +152,12 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
         "stale_after_days": report.stale_after_days,
         "notes": list(report.notes),
     }
+
+
+def credited_usd(s: Schedule) -> float:
+    """What ``past_horizon: remaining_value`` leaves out of the total: the contracts' term months
+    after the horizon (0 under ``full``, which bills them)."""
+    return max(0.0, sum(c.contract_usd - c.cost_usd for c in s.commitments))
 
 
 def commitment_runs(commitments: tuple[Commitment, ...]) -> list[tuple[Commitment, int, float]]:
@@ -197,13 +211,27 @@ def summary_lines(report: TcoReport) -> list[str]:
                 amount=money.format(s.past_horizon_usd)
             )
         )
-    for p, be in s.break_even_utilisation.items():
-        verdict = _("never pays off") if be >= 1 else _("pays off above this")
+    if (credited := credited_usd(s)) > 0:
         lines.append(
-            _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
-                pricing=_pricing(p), share=format_percent(be), verdict=verdict
+            _(
+                "Past the horizon, {amount} of term months are credited as worth their price "
+                "(past_horizon: remaining_value) and left out of the total; the contracts cost {contract} "
+                "in all"
+            ).format(
+                amount=money.format(credited),
+                contract=money.format(sum(c.contract_usd for c in s.commitments)),
             )
         )
+    several = len(s.break_even_by_gpu) > 1
+    for gpu, per in s.break_even_by_gpu.items():
+        for p, be in per.items():
+            verdict = _("never pays off") if be >= 1 else _("pays off above this")
+            pricing = f"{gpu} {_pricing(p)}" if several else _pricing(p)
+            lines.append(
+                _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
+                    pricing=pricing, share=format_percent(be), verdict=verdict
+                )
+            )
     lines += unknown_lines(report)
     lines += _age_lines(report)
     for pct, total in s.sensitivity:
@@ -287,6 +315,12 @@ def price_rows(report: TcoReport) -> list[list[str]]:
         flags = [_("stale")] if age.staleness == "stale" else [_("age unknown")] if age.stale else []
         if o.confidence == "low":
             flags.append(_("low confidence"))
+        if (packing := report.schedule.hourly_packing.get(use, 1.0)) > 1.0 + 1e-9:
+            flags.append(
+                _("whole instances: {factor} GPU-hours paid per GPU-hour used").format(
+                    factor=format_number(packing)
+                )
+            )
         rows.append(
             [
                 use,
@@ -344,6 +378,7 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
     rows = []
     for first, months, cost_usd in commitment_runs(report.schedule.commitments):
         o = first.offer
+        contract_usd = first.contract_usd * (months // first.term_months)
         if first.term_months == 1:
             span = _("{n} month(s), renewed monthly").format(n=months)
         else:
@@ -357,7 +392,12 @@ def schedule_rows(report: TcoReport) -> list[list[str]]:
                 _pricing(o.pricing),
                 str(first.units),
                 span,
-                money.format(cost_usd),
+                money.format(cost_usd)
+                if cost_usd >= contract_usd - 0.005
+                # past_horizon: remaining_value bills the months inside the horizon only
+                else _("{billed} (contract {contract})").format(
+                    billed=money.format(cost_usd), contract=money.format(contract_usd)
+                ),
             ]
         )
     return rows
