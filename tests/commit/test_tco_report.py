@@ -181,7 +181,8 @@ def test_a_term_credited_past_the_horizon_says_what_the_contract_costs() -> None
     report = _report(past_horizon="remaining_value")
     doc = tco_json(report)
     assert doc["past_horizon_credited_usd"] == 10_800.0 and doc["past_horizon_cost_usd"] == 0.0
-    assert [(c["cost_usd"], c["contract_cost_usd"]) for c in doc["commitments"]][0] == (21_600.0, 32_400.0)
+    first = doc["commitments"][0]
+    assert (first["cost_usd"], first["contract_cost_usd"]) == (21_600.0, 32_400.0)
     lines = summary_lines(report)
     assert any("$10,800 of term months are credited" in line and "$35,200" in line for line in lines)
     assert schedule_rows(report)[0][7] == "$21,600 (contract $32,400)"

@@ -87,5 +87,14 @@ def test_a_fleet_is_costed_at_the_dated_floor_of_an_undated_spot_price_and_says_
         term=spread,
     )  # fmt: skip
     p = fleet_prices([offer("on_demand", 21.96), undated], "A100-SXM4-40GB")
-    assert p.usd_per_hour["spot"] == pytest.approx(1.0)  # $8.00 / 8 GPUs, not $2.40 / 8
+    # $8.00 for the 8-GPU instance (not its own $2.40); a one-GPU replica takes the whole instance.
+    assert p.usd_per_hour["spot"] == pytest.approx(8.0)
     assert "below the lowest dated spot price of the region: costed at it (2025-11-30)" in p.source
+    assert "the whole 8-GPU instance per replica" in p.sources["spot"]
+    # A one-GPU instance at $3.00 an hour is dearer per GPU ($3 against $2.745) but cheaper per
+    # replica than the 8-GPU one at $21.96; a half GPU cannot hold a replica.
+    one = offer("on_demand", 3.0, instance_type="p4.1x", gpu_count=1.0, price_usd_per_gpu_hour=3.0)
+    half = offer("on_demand", 0.5, instance_type="p4.half", gpu_count=0.5, price_usd_per_gpu_hour=1.0)
+    p = fleet_prices([offer("on_demand", 21.96), one, half], "A100-SXM4-40GB")
+    assert p.usd_per_hour == {"on_demand": 3.0}
+    assert "p4.1x" in p.sources["on_demand"] and "whole" not in p.sources["on_demand"]

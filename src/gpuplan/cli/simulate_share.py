@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -105,9 +106,16 @@ def share_cmd(
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
         per_hour = price
+        price_note = (
+            _("price per GPU-hour {price:g} USD, given").format(price=price) if price is not None else ""
+        )
         if per_hour is None and store is not None:
             try:
-                per_hour = fleet_prices(store.offers(gpu=g.id), g.id).usd_per_hour["on_demand"]
+                fleet = fleet_prices(store.offers(gpu=g.id), g.id)
+                per_hour, price_note = (
+                    fleet.usd_per_hour["on_demand"],
+                    _("price: {source}").format(source=fleet.sources["on_demand"]),
+                )
             except InputError:
                 per_hour = None  # the report says "price unknown" rather than inventing one
         money = display_money_for(store, currency)
@@ -133,6 +141,9 @@ def share_cmd(
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
+    if price_note:
+        # where the cost's price per GPU-hour comes from: offer, region, date (or that it was given)
+        plan = replace(plan, notes=(*plan.notes, price_note))
     if k8s_out is not None and not plan.unplaced:
         _write_k8s(plan, k8s_out)
     if out is not None:

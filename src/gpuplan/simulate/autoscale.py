@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -67,6 +67,8 @@ class FleetPrices:
     usd_per_hour: dict[str, float]
     """``on_demand`` always; ``spot`` when any policy uses spot."""
     source: str
+    sources: dict[str, str] = field(default_factory=dict)
+    """Per pricing model of ``usd_per_hour``: where its figure comes from (``source`` joins them)."""
     spot_rate_per_hour: float = 1.0 / 24.0
     """Interruptions per spot replica-hour."""
     spot_rate_source: str = "assumed: 1 interruption per 24 instance-hours"

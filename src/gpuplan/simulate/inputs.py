@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError, NotFoundError
 from gpuplan.i18n.messages import N_, _
+from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
@@ -46,6 +47,22 @@ def _price_caveat(o: OfferPrice) -> str:
     return ""
 
 
+def _cheapest_per_replica(offers: Iterable[OfferPrice], gpu_id: str) -> dict[str, tuple[float, OfferPrice]]:
+    """Pricing model -> (USD per hour of a one-GPU replica, the offer): the instance's whole price,
+    at its conservative figure; offers of low confidence or of less than one GPU left out."""
+    best: dict[str, tuple[float, OfferPrice]] = {}
+    for o in offers:
+        if o.gpu != gpu_id or o.pricing not in ("on_demand", "spot") or o.confidence == "low":
+            continue
+        per_gpu = o.conservative_usd_per_gpu_hour()
+        if per_gpu is None or o.gpu_count < 1:
+            continue
+        per_replica = float(per_gpu) * o.gpu_count
+        if o.pricing not in best or per_replica < best[o.pricing][0]:
+            best[o.pricing] = (per_replica, o)
+    return best
+
+
 def fleet_prices(
     offers: Iterable[OfferPrice],
     gpu_id: str,
@@ -54,11 +71,13 @@ def fleet_prices(
     spot_usd: float | None = None,
     spot_rate_per_hour: float | None = None,
 ) -> FleetPrices:
-    """Per-GPU-hour prices of a one-GPU replica: the cheapest catalog offer per pricing model.
+    """Per-GPU-hour prices of a one-GPU replica: the cheapest catalog offer per pricing model for
+    one GPU. A replica takes a whole instance: on an 8-GPU instance it pays for 8 GPUs (replicas
+    come and go one by one, so they are not assumed to share one); a fraction of a GPU cannot hold
+    it. Each price is the conservative one (``OfferPrice.conservative_usd_per_gpu_hour``).
 
     Given prices win over the catalog's. Low-confidence (article) prices are never used.
     """
-    from gpuplan.catalog.query import cheapest_by_gpu
 
     for flag, value in (("--on-demand-price", on_demand_usd), ("--spot-price", spot_usd)):
         if value is not None and not (math.isfinite(value) and value > 0):
@@ -71,19 +90,20 @@ def fleet_prices(
         raise InputError.worded(
             N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
         )
-    best = cheapest_by_gpu(offers).get(gpu_id, {})
+    best = _cheapest_per_replica(offers, gpu_id)
     prices: dict[str, float] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
-    notes = []
+    notes: list[str] = []
+    sources: dict[str, str] = {}
     for key, given in (("on_demand", on_demand_usd), ("spot", spot_usd)):
         if given is not None:
             prices[key] = given
             notes.append(
                 _("{pricing} {price:g} USD/GPU-h given").format(pricing=_(PRICING_WORDS[key]), price=given)
             )
-        elif key in best and (per_gpu := best[key].conservative_usd_per_gpu_hour()) is not None:
-            o = best[key]
-            prices[key] = float(per_gpu)
+        elif key in best:
+            per_replica, o = best[key]
+            prices[key] = per_replica
             notes.append(
                 _("{pricing} {price:.4g} USD/GPU-h: {provider} {region} {instance_type} ({as_of})").format(
                     pricing=_(PRICING_WORDS[key]),
@@ -94,7 +114,14 @@ def fleet_prices(
                     as_of=o.as_of,
                 )
                 + _price_caveat(o)
+                + (
+                    _(", the whole {n}-GPU instance per replica").format(n=format_number(o.gpu_count))
+                    if o.gpu_count > 1
+                    else ""
+                )
             )
+        if key in prices:
+            sources[key] = notes[-1]
     if "on_demand" not in prices:
         raise InputError.worded(
             N_("the catalog has no on-demand price for {gpu}; give one with --on-demand-price USD_PER_HOUR"),
@@ -104,7 +131,7 @@ def fleet_prices(
         rate = spot_rate_per_hour
         rate_src = _("{rate:g} interruptions per replica-hour (given)").format(rate=spot_rate_per_hour)
     else:
-        spot = best.get("spot")
+        spot = best["spot"][1] if "spot" in best else None
         found = band_rate_per_hour(spot.interruption_band) if spot and spot.interruption_band else None
         if found is None:
             found = spot_default(spot.provider) if spot else DEFAULT_SPOT_RATE
@@ -113,7 +140,13 @@ def fleet_prices(
     for note in notes[1:]:
         # TRANSLATORS: joins one more price source to those before ("on_demand …; spot …")
         source = _("{sources}; {source}").format(sources=source, source=note)
-    return FleetPrices(usd_per_hour=prices, source=source, spot_rate_per_hour=rate, spot_rate_source=rate_src)
+    return FleetPrices(
+        usd_per_hour=prices,
+        source=source,
+        sources=sources,
+        spot_rate_per_hour=rate,
+        spot_rate_source=rate_src,
+    )
 
 
 def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
