@@ -1,11 +1,13 @@
 """Files the user names (--out) are written whole or not at all: an interrupted or killed write
-leaves the previous file, never half of one, and a link at the target is replaced, not followed."""
+leaves the previous file, never half of one; a link, a device or a pipe at the target is refused."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -34,14 +36,44 @@ def test_an_interrupted_write_leaves_the_previous_file_and_no_temporary(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
 
 
-def test_a_link_at_the_target_is_replaced_not_written_through(tmp_path: Path) -> None:
+def test_a_link_a_device_or_a_pipe_at_the_target_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    # The rename put a plain file in their place: --out /dev/null run as root replaced the
+    # system's /dev/null, and a link was swapped for a file. Nothing is written through either.
     elsewhere = tmp_path / "elsewhere.txt"
     elsewhere.write_text("not yours")
-    out = tmp_path / "report.html"
-    out.symlink_to(elsewhere)
-    write_text_atomic(out, "<html>")
-    assert elsewhere.read_text() == "not yours"
-    assert not out.is_symlink() and out.read_text() == "<html>"
+    link = tmp_path / "report.html"
+    link.symlink_to(elsewhere)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    targets = [(link, "a link"), (pipe, "a pipe")]
+    null = tmp_path / "null"  # a /dev/null of the test's own (never the system's)
+    with contextlib.suppress(PermissionError):
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        targets.append((null, "a device"))
+    for target, kind in targets:
+        with pytest.raises(InputError) as e:
+            write_text_atomic(target, "<html>")
+        assert f"it is {kind}" in str(e.value) and "\n" not in str(e.value)
+    assert link.is_symlink() and elsewhere.read_text() == "not yours" and pipe.is_fifo()
+    assert all(not t.is_file() or t.is_symlink() for t, _kind in targets)
+    assert {p.name for p in tmp_path.iterdir()} <= {"elsewhere.txt", "pipe", "report.html", "null"}
+
+
+def test_a_file_written_again_keeps_its_permissions(tmp_path: Path) -> None:
+    private = tmp_path / "prices.csv"
+    private.write_text("old")
+    private.chmod(0o600)
+    write_text_atomic(private, "new")
+    assert private.read_text() == "new" and (private.stat().st_mode & 0o777) == 0o600
+    fresh = tmp_path / "new.csv"
+    write_text_atomic(fresh, "x")
+    assert (fresh.stat().st_mode & 0o777) == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,9 @@ The text goes first to a new temporary file beside the target (a random name ope
 ``O_EXCL | O_NOFOLLOW``, so a planted link is never written through), is flushed to the disk, and
 is then renamed over the target. A write that is interrupted (Ctrl-C, ``kill -9``) or fails (a
 full disk) leaves the previous file or none, never half a report; on failure the temporary file is
-removed and the error is one line. A rename replaces a link sitting at the target's name; it does
-not write through it.
+removed and the error is one line. A target that is there but is not a regular file — a link, a
+device such as /dev/null, a pipe — is refused (the rename would put a plain file in its place); a
+regular file written again keeps its permission bits.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from gpuplan.errors import InputError, Phrase
@@ -36,6 +38,35 @@ def _why(e: OSError) -> str | Phrase:
     return e.strerror or type(e).__name__
 
 
+def _existing_mode(path: Path, word: Phrase, shown: str) -> int | None:
+    """The permission bits of the regular file at ``path``, None when there is none; anything else
+    there (a link, a device such as /dev/null, a pipe, a socket) is refused: a rename would put a
+    plain file in its place (as root, over /dev/null itself)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise InputError.worded(_CANNOT_WRITE, what=word, path=shown, why=_why(e)) from None
+    if stat.S_ISREG(st.st_mode):
+        return stat.S_IMODE(st.st_mode)
+    kind = Phrase(
+        N_("a link")
+        if stat.S_ISLNK(st.st_mode)
+        else N_("a device")
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+        else N_("a pipe")
+        if stat.S_ISFIFO(st.st_mode)
+        else N_("not a regular file")
+    )
+    raise InputError.worded(
+        N_("cannot write {what} {path}: it is {kind}, which a written file would replace; give a file path"),
+        what=word,
+        path=shown,
+        kind=kind,
+    )
+
+
 def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically (module docstring); InputError in one line."""
     shown, word = str(path)[:200], Phrase(what)
@@ -53,10 +84,15 @@ def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
         raise InputError.worded(
             N_("cannot write {what} {path}: it is a folder; give a file name"), what=word, path=shown
         )
+    mode = _existing_mode(path, word, shown)
     temp = folder / f".{path.name[:100]}.{secrets.token_hex(6)}.gpuplan-tmp"
     try:
-        fd = os.open(temp, _NEW_FILE, 0o644)
+        # A new file gets the user's umask; a file written again keeps its own mode (a private
+        # 0600 export stays private).
+        fd = os.open(temp, _NEW_FILE, 0o666)
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(text.encode("utf-8"))
                 fh.flush()
