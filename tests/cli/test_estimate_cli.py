@@ -182,6 +182,33 @@ def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: p
     assert "a serving engine not named (taken not to overlap): each iteration also waits 2.9 ms" in joined
 
 
+def test_a_replica_with_no_room_for_one_sequence_serves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Weights of 135 GB on one 80 GB GPU: no sequence fits beside them. The estimate gave such a
+    # replica a capacity (0.08 req/s), a latency and "needs 79 GPUs" of a size that cannot hold one.
+    from dataclasses import replace
+
+    known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
+    prof = Profile.from_json(known.read_text(encoding="utf-8"))
+    big = replace(prof, peak=replace(prof.peak, parameters_bytes=prof.peak.parameters_bytes * 10))
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: big)
+    job = tmp_path / "serve.yaml"
+    job.write_text(
+        "name: chat\ntask: infer\nmodel: {preset: llama-7b}\ninputs: {batch_size: 1, seq_len: 2048}\n"
+        "precision: bf16\nserving: {requests_per_s: 2, prompt_tokens: 512, output_tokens: 128}\n",
+        encoding="utf-8",
+    )
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "--json"])
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.stdout)["estimates"][0]
+    assert row["decode"]["max_concurrent_sequences"] == 0 and row["serving"] is None
+    table = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM"], env={"COLUMNS": "250"})
+    joined = " ".join(table.stdout.split())
+    assert "no room for one sequence beside the weights on 1 GPU(s); raise tensor_parallel" in joined
+    assert "req/s/GPU" not in joined
+
+
 def test_profiles_are_cached_in_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gpuplan.profile.tracer as tracer
     from gpuplan.workload import load_workload

@@ -116,6 +116,20 @@ def test_precision_sets_the_matmul_dtype(small_gpt2: Make) -> None:
     assert any(n.startswith("fp8:") for n in fp8.notes)
 
 
+def test_fp8_inference_keeps_its_matmul_weights_in_one_byte(small_gpt2: Make) -> None:
+    # fp8 inference was traced as training's amp-bf16: fp32 weights, 4 bytes a parameter, so an fp8
+    # service was slower and twice the size of its bf16 twin. vLLM's fp8 keeps each matmul weight in
+    # one byte and the embeddings (GPT-2's head is tied to them) in bf16: 12 layers × (768 × 2304 +
+    # 768 × 768 + 2 × 768 × 3072) = 84,934,656 one-byte weights, the other 39,505,152 in two.
+    fp8 = trace(small_gpt2(precision="fp8", task="infer"))
+    assert fp8.params == GPT2_PARAMS
+    assert fp8.peak.parameters_bytes == 84_934_656 + 2 * (GPT2_PARAMS - 84_934_656)
+    assert _matmul_dtypes(fp8) == {"float8_e4m3fn"}  # forward only
+    assert any(n.startswith("fp8 inference:") for n in fp8.notes)
+    bf16 = trace(small_gpt2(precision="bf16", task="infer"))
+    assert bf16.peak.parameters_bytes == 2 * GPT2_PARAMS
+
+
 @pytest.mark.slow
 def test_every_preset_family_traces(small_gpt2: Make) -> None:
     for preset, inputs in [

@@ -78,8 +78,10 @@ def _one(
             )
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands
-        if dec is not None and serving is not None:
-            # The configuration's GPUs are whole replicas sharing the load, as the plan splits it.
+        if dec is not None and serving is not None and dec.max_concurrent_sequences >= 1:
+            # A replica that cannot hold its weights and one sequence serves nothing: no capacity,
+            # no latency (the report says so). The configuration's GPUs are whole replicas sharing
+            # the load, as the plan splits it.
             srv = serving_estimate(
                 dec,
                 requests_per_s=serving.requests_per_s,

@@ -152,6 +152,9 @@ def key_fields(w: Workload) -> dict[str, Any]:
         # A compiled training step keeps what AOTAutograd's partitioner keeps (profile/compiled.py).
         **({"compile": True} if w.compile and w.is_training else {}),
         **_sdpa_dropout_trace(w),
+        # fp8 inference is traced with its linear weights in FP8 (profile/tracer.py); before, as
+        # amp-bf16 (fp32 weights): such a profile is re-traced.
+        **({"fp8_inference_trace": 1} if w.precision.value == "fp8" and not w.is_training else {}),
         **_stack_fields(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
@@ -170,7 +173,7 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
 #: What :func:`key_fields` holds beyond what a recording measured: versions of gpuplan's own trace
 #: (the Profile schema, how SDPA dropout is traced) and the tracing torch. A recording of the real
 #: step is still of the same workload after any of them changes.
-_TRACE_ONLY_FIELDS = ("profile_schema_version", "torch", "sdpa_dropout_trace")
+_TRACE_ONLY_FIELDS = ("profile_schema_version", "torch", "sdpa_dropout_trace", "fp8_inference_trace")
 
 
 def measurement_key(workload: Workload | str | Path | dict[str, Any]) -> str:

@@ -61,6 +61,36 @@ _NOTES = {
     Precision.BF16_MASTER: "bf16-master: bf16 weights, no autocast; each bf16 gradient is added into a "
     "persistent fp32 main gradient and freed; the optimizer steps fp32 master copies on them",
 }
+_FP8_INFERENCE_NOTE = (
+    "fp8 inference: linear-layer weights stored in FP8 (1 byte; per-tensor scales, as vLLM's and "
+    "TensorRT-LLM's fp8 quantization keep them), embeddings, norms and the output layer in bf16; "
+    "activations quantized per matmul, KV cache 16-bit"
+)
+
+
+def _fp8_inference_weights(model: torch.nn.Module) -> float:
+    """Bytes an fp8 inference model saves against its bf16 trace: one per element of each matmul
+    weight (a 2-D ``weight`` — nn.Linear's, GPT-2's Conv1D's), except the output layer's and the
+    embeddings' (vLLM's fp8 quantization leaves the LM head, and any layer tied to the input
+    embedding, in 16 bits)."""
+    get_head = getattr(model, "get_output_embeddings", None)
+    head = get_head() if callable(get_head) else None
+    embeddings = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
+    saved = 0
+    for module in model.modules():
+        if module is head or isinstance(module, torch.nn.Embedding):
+            continue
+        w = module._parameters.get("weight")
+        if (
+            w is not None
+            and w.dim() == 2
+            and id(w) not in embeddings
+            and w.dtype in (torch.bfloat16, torch.float16)
+        ):
+            saved += w.numel()
+    return float(saved)
+
+
 #: The dtype a precision casts the model's floating-point weights to before the step.
 _WEIGHTS = {
     Precision.BF16: torch.bfloat16,
@@ -129,6 +159,8 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
     model = bundle.model
     training = workload.is_training
     weights = _WEIGHTS.get(workload.precision)
+    if workload.precision is Precision.FP8 and not training:
+        weights = torch.bfloat16  # then its linear weights counted in FP8 (_fp8_inference_weights)
     if weights is not None:
         cast_floating(model, weights)
     if workload.attention in (AttentionImpl.EAGER, AttentionImpl.FUSED_SOFTMAX):
@@ -522,7 +554,8 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     recorder = OpRecorder(fp8_matmuls=workload.precision is Precision.FP8)
     tracker = GpuMemTracker()
     tracker.track_external(model, *batch.tensors(), *([optimizer] if optimizer else []))
-    amp = _AUTOCAST.get(workload.precision)
+    # fp8 inference runs on bf16 weights (cast once above), not under autocast.
+    amp = None if workload.precision is Precision.FP8 and not training else _AUTOCAST.get(workload.precision)
     optimizers: list[torch.optim.Optimizer] = [optimizer] if optimizer else []
     with ExitStack() as stack:
         stack.enter_context(tracker)
@@ -588,7 +621,12 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         )
     if any(r.op_class == "attention" for r in ops):
         notes.append("attention FLOPs: causal attention counted as full, as torch's FlopCounterMode does")
-    if workload.precision in _NOTES:
+    if workload.precision is Precision.FP8 and not training:
+        saved = _fp8_inference_weights(model)
+        peak = replace(peak, parameters_bytes=peak.parameters_bytes - saved)
+        eager_peak = replace(eager_peak, parameters_bytes=eager_peak.parameters_bytes - saved)
+        notes.append(_FP8_INFERENCE_NOTE)
+    elif workload.precision in _NOTES:
         notes.append(_NOTES[workload.precision])
     if training and workload.loss is not LossKind.STANDARD:
         notes.append(f"loss: {workload.loss.value} cross-entropy (profile/losses.py)")

@@ -641,7 +641,13 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         d = o.decode
         assert d is not None  # filtered above
         serving = ""
-        if o.serving is not None:
+        room = d.max_concurrent_sequences >= 1
+        if not room:
+            # weights and one sequence's KV cache exceed the replica: its rates are not reachable
+            serving = _(
+                "no room for one sequence beside the weights on {n} GPU(s); raise tensor_parallel"
+            ).format(n=d.tensor_parallel)
+        elif o.serving is not None:
             s = o.serving
             p95 = _("overloaded") if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"
             serving = _("{rate} req/s/GPU, {p95}, needs {n} GPU(s)").format(
@@ -650,9 +656,9 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         table.add_row(
             _gpus(o),
             str(d.max_concurrent_sequences),
-            _num(1.0 / d.time_per_token_s),
-            _num(d.tokens_per_s),
-            _num(d.prefill_tokens_per_s),
+            _num(1.0 / d.time_per_token_s) if room else "—",
+            _num(d.tokens_per_s) if room else "—",
+            _num(d.prefill_tokens_per_s) if room else "—",
             Text(serving),
         )
     engines = {o.decode.engine for o in rows if o.decode is not None and o.decode.engine.step_s > 0}
