@@ -58,6 +58,18 @@ def test_fp32_matmul_runs_on_vector_units_unless_precision_is_tf32() -> None:
     assert op_time_s(mm, A100, "tf32", CAL) == pytest.approx(1e12 / (156e12 * 0.7))
 
 
+def test_tf32_is_never_slower_than_fp32_where_the_gpu_has_as_many_fp32_flops() -> None:
+    # An L40 has 90.5 TFLOPS of FP32 and as many of dense TF32: at a tensor efficiency below the
+    # vector one, a TF32 matmul cost 1e12 / (90.5e12 × 0.7) = 15.8 ms against FP32's 13.8 ms (BERT
+    # trained 2× slower in tf32 than in fp32). cuBLAS picks among FP32 and TF32 kernels alike.
+    l40 = get_gpu("L40")
+    mm = op(dtype="float32", flops=1e12)
+    assert op_time_s(mm, l40, "tf32", CAL) == pytest.approx(1e12 / (90.5e12 * 0.8))
+    assert op_time_s(mm, l40, "tf32", CAL) == op_time_s(mm, l40, "fp32", CAL)
+    # Where TF32 is faster it is taken (A100: 9.16 ms, not FP32's 64.1 ms).
+    assert op_time_s(mm, A100, "tf32", CAL) == pytest.approx(1e12 / (156e12 * 0.7))
+
+
 def test_fp32_conv_uses_tf32_on_ampere_by_cudnn_default_but_not_on_volta() -> None:
     conv = op(op_class="conv", dtype="float32", flops=1e12, name="aten.convolution")
     assert dtype_path(conv, "fp32", A100) == "tf32"

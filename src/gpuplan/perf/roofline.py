@@ -194,6 +194,14 @@ def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: st
     )
 
 
+def _tensor_compute_s(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: str) -> float:
+    peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
+    compute_s = _tensor_flops(op, gpu, cal, calls, path) / peak
+    if cal.gemm_shapes and op.shapes and op.op_class == "matmul":
+        compute_s += calls * cal.gemm_call_us * 1e-6  # each call's fixed time
+    return compute_s
+
+
 def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float:
     """Seconds for all ``op.count`` calls of one op record on one GPU.
 
@@ -208,10 +216,12 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     memory_s = op.bytes_moved / bandwidth
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
-            peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
-            compute_s = _tensor_flops(op, gpu, cal, calls, path) / peak
-            if cal.gemm_shapes and op.shapes and op.op_class == "matmul":
-                compute_s += calls * cal.gemm_call_us * 1e-6  # each call's fixed time
+            compute_s = _tensor_compute_s(op, gpu, cal, calls, path)
+            if path == "tf32" and fp32_peak_tflops(gpu) is not None:
+                # TF32 permits tensor-core kernels, it does not force them: cuBLAS and cuDNN pick
+                # among the FP32 and TF32 kernels alike, so an op is never slower than in plain
+                # FP32 (Ada and GeForce parts have as many FP32 FLOPs as dense TF32 ones).
+                compute_s = min(compute_s, _tensor_compute_s(op, gpu, cal, calls, "fp32"))
         elif (fp32 := fp32_peak_tflops(gpu)) is not None:
             compute_s = op.flops / (fp32 * 1e12 * cal.vector_efficiency)
         else:
