@@ -7,6 +7,7 @@ fixture; the README's main example).
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -154,3 +155,20 @@ def test_estimate_json_carries_the_check(resnet50: Profile) -> None:
     assert row["plausibility"]["reference_gpu"] == "H100-SXM"
     assert row["plausibility"]["flags"] == []
     assert 2.2 < row["plausibility"]["ratio_to_reference"] <= row["plausibility"]["datasheet_high"]
+
+
+def test_the_range_never_claims_more_than_the_datasheet() -> None:
+    # One bf16 matmul of 71 TFLOP on an RTX 3090 (71 TFLOPS dense, FP32 accumulate) takes at least
+    # 1 s. At a fitted efficiency of 1.0 the point is that second; the residual band (×/÷ 1.5)
+    # reached down to 0.67 s, 1.5× the datasheet. Its fast end is held to the second.
+    from perf_helpers import SIMPLE_CAL, make_profile, op
+
+    from gpuplan.perf.plausibility import datasheet_floor_s
+
+    rtx = get_gpu("RTX-3090")
+    prof = make_profile(ops=(op(flops=71e12),), task="infer")
+    assert datasheet_floor_s(prof, rtx) == pytest.approx(1.0)
+    cal = replace(SIMPLE_CAL, tensor_matmul_efficiency=1.0, time_log_halfwidth=math.log(1.5))
+    e = estimate(prof, rtx, calibration=cal)
+    assert e.step_time_s == pytest.approx(1.0, rel=0.01)
+    assert e.step_time_s_low == pytest.approx(1.0, rel=0.01) and e.step_time_s_high > 1.4

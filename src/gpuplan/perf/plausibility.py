@@ -39,6 +39,7 @@ __all__ = [
     "REFERENCES",
     "Plausibility",
     "check",
+    "datasheet_floor_s",
     "power_floor",
     "reference_for",
     "roofline_phases",
@@ -149,6 +150,34 @@ def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
         _CACHE.clear()
     _CACHE[key] = (profile, out)
     return out
+
+
+_FLOOR_CACHE: dict[tuple[int, str], tuple[Profile, float]] = {}
+
+
+def datasheet_floor_s(profile: Profile, gpu: GPU) -> float:
+    """The least time one traced micro-batch's forward and backward can take on ``gpu``: its
+    matmul and convolution FLOPs at the datasheet's dense peak of their path, nothing else (no
+    attention — its causal share is a kernel's choice —, no memory traffic, no launches). A time
+    below it claims more than the datasheet; the range's fast end is held to it (``stages/spread.py``).
+    e.g. 7.6 PFLOP of bf16 matmuls on an RTX 3090 (71 TFLOPS dense with FP32 accumulate): ≥ 107 s."""
+    key = (id(profile), gpu.id)
+    hit = _FLOOR_CACHE.get(key)
+    if hit is not None and hit[0] is profile:
+        return hit[1]
+    floor = 0.0
+    for op in profile.ops:
+        if op.op_class not in ("matmul", "conv") or op.phase == "optimizer" or op.flops <= 0:
+            continue
+        path = dtype_path(op, profile.precision, gpu)
+        peaks = [_peak(gpu, path)] + ([fp32_peak_tflops(gpu)] if path == "tf32" else [])
+        best = max((p for p in peaks if p), default=None)
+        if best:
+            floor += op.flops / (best * 1e12)
+    if len(_FLOOR_CACHE) >= _CACHE_SIZE:
+        _FLOOR_CACHE.clear()
+    _FLOOR_CACHE[key] = (profile, floor)
+    return floor
 
 
 def _fractions(profile: Profile, gpu: GPU, step_s: float) -> tuple[float, float]:

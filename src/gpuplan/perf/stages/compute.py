@@ -34,6 +34,7 @@ from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.plausibility import (
     Plausibility,
     check,
+    datasheet_floor_s,
     power_floor,
     roofline_phases,
     unseen_architecture_note,
@@ -64,6 +65,9 @@ class ComputeTime:
     notes: tuple[str, ...] = ()
     plausibility: Plausibility | None = None
     """The roofline step checked against the datasheets (``perf/plausibility.py``)."""
+    floor_s: float = 0.0
+    """The least the step's matmuls and convolutions take at the datasheet's peaks
+    (``plausibility.datasheet_floor_s`` × ``stage_times``): no range reaches below it."""
 
 
 def pipeline_bubble_fraction(mp: ModelParallel, microbatches: int) -> float:
@@ -164,6 +168,7 @@ def _modelled(layout: Layout) -> ComputeTime:
         compute_s=compute_s,
         notes=tuple(notes),
         plausibility=plausible,
+        floor_s=stages * datasheet_floor_s(profile, gpu),
     )
 
 
@@ -238,4 +243,5 @@ def _anchored(layout: Layout, anchor: Anchor, model: ComputeTime) -> ComputeTime
         compute_s=compute_s,
         anchored=anchored,
         notes=tuple(notes),
+        floor_s=model.floor_s,
     )

@@ -134,6 +134,9 @@ def gpu_spread(
                     "leave-one-architecture-out one (wider)"
                 ).format(architecture=gpu.architecture, family=profile.shape.family)
             )
+    # No faster than the datasheet: the step's matmuls and convolutions at their dense peaks (a
+    # residual band is a ratio and knows no ceiling; it put an RTX 3090's fast end above its peak).
+    step_low = max(step_low, min(compute.floor_s, step_s))
     return StepSpread(step_s=step_s, low_s=step_low, high_s=step_high, notes=tuple(notes))
 
 
