@@ -357,6 +357,21 @@ def test_the_estimate_states_its_stack_and_shows_the_stock_and_tuned_levels(
     assert "软件栈" in zh.output and "原生 PyTorch" in " ".join(zh.output.split())
 
 
+def test_a_compiled_workload_is_not_labelled_a_level(workload_file: Path, stub_trace: list[Profile]) -> None:
+    # The levels run eager; a compiled stock workload showed its eager stock figure as "stock
+    # (yours)", below a main row 1.3x faster. Its own figure is a column of its own.
+    workload_file.write_text(workload_file.read_text(encoding="utf-8") + "compile: true\n", encoding="utf-8")
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "h100-sxm", "--json"])
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)["estimates"]
+    stock = row["stack_levels"][0]
+    assert stock["level"] == "stock" and stock["throughput"] < row["throughput"]
+    table = CliRunner().invoke(
+        app, ["estimate", str(workload_file), "--gpu", "h100-sxm"], env={"COLUMNS": "140"}
+    )
+    assert "stock (yours)" not in table.output and "yours" in table.output
+
+
 def test_why_a_gpu_cannot_run_it_is_a_line_under_the_table(
     workload_file: Path, stub_trace: list[Profile]
 ) -> None:

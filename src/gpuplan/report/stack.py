@@ -148,7 +148,8 @@ def levels_table(
     if not levels or all(o.estimate is None for o in outcomes):
         return None
     anchored = any(o.estimate is not None and o.estimate.anchored is not None for o in outcomes)
-    own = stack.as_level() if stack is not None and not anchored else None
+    # The levels run eager: a compiled workload is neither level, whatever its other settings.
+    own = stack.as_level() if stack is not None and not anchored and not stack.compile else None
     short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
     table = Table(
         title=Text(_("Throughput ({unit}) by software stack").format(unit=short)),
