@@ -119,3 +119,16 @@ def test_a_training_step_in_cuda_graphs_is_not_bound_by_the_cpu_issuing_kernels(
     assert any("CUDA graphs" in n for n in graphs.notes)
     # Inference replays graphs unless told otherwise; training does not.
     assert base.replays_graphs is False
+
+
+def test_a_step_mostly_waiting_on_the_network_says_so() -> None:
+    # 7 B parameters sharded over 16 GPUs of two nodes on an unknown network (100 Gbit/s at the
+    # point): each step gathers and reduces 14 GB of bf16 weights and gradients and computes little.
+    # The table showed a step time 6× the 8-GPU one with nothing to say why.
+    p = make_profile(ops=(op(flops=1e13), op(phase="backward", flops=2e13)), params=7_000_000_000)
+    e = estimate(p, get_gpu("H100-SXM"), count=16, parallelism="fsdp", calibration=CAL)
+    assert e.comm_exposed_s > 0.5 * e.step_time_s
+    (line,) = [n for n in e.notes if n.startswith("communication not hidden behind compute")]
+    assert f"({e.comm_exposed_s:.3g} s of {e.step_time_s:.3g} s)" in line
+    alone = estimate(p, get_gpu("H100-SXM"), count=1, calibration=CAL)
+    assert not any(n.startswith("communication not hidden") for n in alone.notes)

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuplan.hardware import GPU
-from gpuplan.i18n import N_
+from gpuplan.i18n import N_, _
+from gpuplan.i18n.numbers import format_percent
 from gpuplan.perf.anchor import AnchoredStep, StepMeasurement
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.distribution import TimeDistribution
@@ -358,7 +359,7 @@ class HostFinish:
         """:attr:`Estimate.notes`, worded when read (the planner shows few of the hosts it asks about)."""
         stages = self.stages
         spread = _host_spread(stages, self.pipeline)
-        return _notes(stages.layout, stages.compute, stages.memory, spread)
+        return _notes(stages.layout, stages.compute, stages.comm, stages.memory, spread)
 
 
 def host_finish(stages: GpuStages, pipeline: InputPipeline | None) -> HostFinish:
@@ -424,10 +425,23 @@ def _hours(
     )
 
 
-def _notes(layout: Layout, compute: ComputeTime, memory: GpuMemory, spread: StepSpread) -> tuple[str, ...]:
+def _notes(
+    layout: Layout, compute: ComputeTime, comm: Communication, memory: GpuMemory, spread: StepSpread
+) -> tuple[str, ...]:
     # In the order a reader meets them: the layout, the time and its range, the memory; the
     # network assumption last, as it ends with what to give instead.
-    return (*layout.notes, *compute.notes, *spread.notes, *memory.notes, *layout.network_notes)
+    waiting: tuple[str, ...] = ()
+    if spread.step_s > 0 and comm.exposed_s > 0.5 * spread.step_s:
+        # The table shows a step time; a step mostly spent waiting on collectives is said in words.
+        waiting = (
+            _(
+                "communication not hidden behind compute takes {share} of the step ({comm:.3g} s of "
+                "{step:.3g} s): more GPUs add little here unless the network is faster"
+            ).format(
+                share=format_percent(comm.exposed_s / spread.step_s), comm=comm.exposed_s, step=spread.step_s
+            ),
+        )
+    return (*layout.notes, *compute.notes, *spread.notes, *memory.notes, *waiting, *layout.network_notes)
 
 
 def _estimate(
@@ -480,6 +494,6 @@ def _estimate(
         input_samples_per_s=spread.input_samples_per_s,
         host_input=spread.host_input,
         anchored=compute.anchored,
-        notes=_notes(layout, compute, memory, spread),
+        notes=_notes(layout, compute, comm, memory, spread),
         plausibility=compute.plausibility,
     )
