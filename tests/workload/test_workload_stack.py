@@ -114,7 +114,9 @@ def test_at_level_changes_the_stack_only() -> None:
     tuned = w.at_level(StackLevel.TUNED)
     assert tuned.software_stack.as_level() is StackLevel.TUNED
     assert tuned.optimizer is OptimizerName.ADAMW_FUSED and not tuned.compile
-    assert tuned.stack.dropout is False and tuned.stack.loader_workers == 4
+    # the tuned level reads with DALI: DataLoader workers do not apply to it (the stock one keeps them)
+    assert tuned.stack.dropout is False and tuned.stack.loader_workers is None
+    assert w.at_level(StackLevel.STOCK).stack.loader_workers == 4
     assert (tuned.model, tuned.inputs, tuned.gradient_accumulation) == (w.model, w.inputs, 4)
     stock = tuned.at_level(StackLevel.STOCK)
     assert stock.optimizer is OptimizerName.ADAMW and stock.software_stack.as_level() is StackLevel.STOCK
@@ -145,9 +147,13 @@ def test_masked_tokens_apply_to_masked_lm_pretraining_of_a_bert_preset_only() ->
 
 
 def test_a_stack_round_trips_through_to_dict() -> None:
-    w = _resnet(stack={"level": "tuned", "memory_format": "channels-first", "loader_workers": 0})
+    w = _resnet(stack={"level": "tuned", "memory_format": "channels-first", "input_pipeline": "dataloader",
+                       "loader_workers": 0})  # fmt: skip
     assert Workload.from_dict(w.to_dict()) == w
     assert w.software_stack.loader_workers == 0 and not w.software_stack.channels_last
+    # Workers with no DataLoader to run them were ignored without a word: refused, naming the fix.
+    with pytest.raises(WorkloadError, match="input pipeline is dali; set input_pipeline: dataloader"):
+        _resnet(stack={"level": "tuned", "loader_workers": 0})
 
 
 def test_the_stack_in_words_says_which_adamw_and_whether_a_host_bounded_the_decode() -> None:

@@ -39,7 +39,7 @@ from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.registry import get_preset
-from gpuplan.workload.stack import LEVELS, Stack, StackSpec, level_optimizer
+from gpuplan.workload.stack import LEVELS, Stack, StackSpec, level_optimizer, level_reads_with_a_dataloader
 
 __all__ = [
     "ConstraintsSpec",
@@ -536,7 +536,8 @@ class Workload(Spec):
         stack = StackSpec(
             level=level,
             dropout=self.stack.dropout,
-            loader_workers=self.stack.loader_workers,
+            # the workers of a DataLoader, on a level that reads with one
+            loader_workers=self.stack.loader_workers if level_reads_with_a_dataloader(level) else None,
             tensor_parallel_plan=self.stack.tensor_parallel_plan,
         )
         return self.model_copy(

@@ -35,6 +35,8 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
+from gpuplan.errors import Phrase
+from gpuplan.i18n.messages import N_
 from gpuplan.vocab import (
     FusedKernel,
     InputPipelineKind,
@@ -124,6 +126,11 @@ def level_optimizer(optimizer: OptimizerName, level: StackLevel) -> OptimizerNam
     return optimizer
 
 
+def level_reads_with_a_dataloader(level: StackLevel) -> bool:
+    """Whether ``level``'s input pipeline is a DataLoader (whose workers ``loader_workers`` sets)."""
+    return LEVELS[level].input_pipeline is InputPipelineKind.DATALOADER
+
+
 class StackSpec(Spec):
     """The software stack: a level and the settings that differ from it."""
 
@@ -156,6 +163,22 @@ class StackSpec(Spec):
     def _shorthand(cls, data: Any) -> Any:
         # ``stack: tuned`` is short for ``stack: {level: tuned}``.
         return {"level": data} if isinstance(data, str) else data
+
+    @model_validator(mode="after")
+    def _workers_need_a_dataloader(self) -> StackSpec:
+        pipeline = self.input_pipeline or LEVELS[self.level].input_pipeline
+        if self.loader_workers is not None and pipeline is not InputPipelineKind.DATALOADER:
+            # The workers would change nothing: said, not silently ignored.
+            raise ValueError(
+                Phrase(
+                    N_(
+                        "loader_workers sets DataLoader workers, but the input pipeline is {pipeline}; "
+                        "set input_pipeline: dataloader, or leave loader_workers out"
+                    ),
+                    pipeline=pipeline.value,
+                )
+            )
+        return self
 
     @field_validator("fused_kernels")
     @classmethod
