@@ -107,8 +107,11 @@ def test_floored_spot_prices_are_said_by_the_dated_price_they_were_held_to(store
     floored = [n for n in notes if n.startswith("costed ")]
     assert floored == [
         "costed 5 spot price(s) of unknown age at the region's dated average spot price (no lowest zone "
-        "published) (each was below it)"
+        "published) (each was below it): af-south-1 (5)"
     ]
+    held = [o for o in offers if o.floor_as_of]
+    assert len(held) == 5 and all(o.own_usd_per_unit_hour is not None for o in held)
+    assert all(o.usd_per_unit_hour > (o.own_usd_per_unit_hour or 0.0) for o in held)
     # each held to its own floor: no af-south-1 spot row is costed below its region's average
     average = {
         (p.instance_type, p.zone): f.usd_per_hour

@@ -45,6 +45,8 @@ COMMITMENT_KEYS = {
     "cost_usd",
     "contract_cost_usd",
     "as_of",
+    "floor_as_of",
+    "own_usd_per_gpu_hour",
     "age_days",
     "stale",
     "staleness",

@@ -63,7 +63,8 @@ def priced_offers(
     def skip(reason: str) -> None:  # a catalog message, written in the user's language in the notes
         skipped[reason] = skipped.get(reason, 0) + 1
 
-    floored: dict[tuple[FloorBasis, str], int] = {}  # (basis, the floor's region) -> spot prices held to it
+    # (basis, the floor's region where it is another one's) -> offer region -> spot prices held to it
+    floored: dict[tuple[FloorBasis, str], dict[str, int]] = {}
 
     for p in prices:
         if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
@@ -84,12 +85,14 @@ def priced_offers(
             continue
         spot = _spot_rate(p) if p.pricing == "spot" else None
         usd_per_hour = float(p.price_usd_per_hour)
+        floor_as_of, own = "", None
         if (floor := p.dated_floor_usd_per_hour()) is not None:
             # a spot price of unknown age below every dated one: a year of work is costed at the
-            # dated floor (what the plan ranks on too), said in the notes
-            usd_per_hour = floor.usd_per_hour
-            where = (floor.basis, floor.region)
-            floored[where] = floored.get(where, 0) + 1
+            # dated floor (what the plan ranks on too), said in the notes and beside the price
+            usd_per_hour, floor_as_of, own = floor.usd_per_hour, floor.as_of, usd_per_hour
+            key = (floor.basis, floor.region if floor.basis is FloorBasis.OTHER_REGION else "")
+            regions = floored.setdefault(key, {})
+            regions[p.region] = regions.get(p.region, 0) + 1
         out.append(
             PricedOffer(
                 provider=p.provider,
@@ -106,15 +109,19 @@ def priced_offers(
                 confidence=p.confidence or "",
                 source=p.source or "",
                 as_of=p.as_of or "",
+                floor_as_of=floor_as_of,
+                own_usd_per_unit_hour=own,
             )
         )
     notes = [
         _("left out {n} offer row(s): {why}").format(n=n, why=_(why)) for why, n in sorted(skipped.items())
     ]
-    for (basis, region), n in sorted(floored.items(), key=lambda item: (item[0][0].value, item[0][1])):
+    for (basis, region), regions in sorted(floored.items(), key=lambda item: (item[0][0].value, item[0][1])):
         notes.append(
-            _("costed {n} spot price(s) of unknown age at {what} (each was below it)").format(
-                n=n, what=floor_what(basis, region)
+            _("costed {n} spot price(s) of unknown age at {what} (each was below it): {where}").format(
+                n=sum(regions.values()),
+                what=floor_what(basis, region),
+                where=", ".join(f"{r} ({k})" for r, k in sorted(regions.items())),
             )
         )
     for gpu in gpus:

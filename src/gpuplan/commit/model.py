@@ -77,6 +77,11 @@ class PricedOffer:
     confidence: str = "high"
     source: str = ""
     as_of: str = ""
+    floor_as_of: str = ""
+    """A spot price of unknown age costed at a dated one below it (``OfferPrice.dated_floor_usd_per_hour``):
+    that price's day; "" when the offer's own price is used."""
+    own_usd_per_unit_hour: float | None = None
+    """With ``floor_as_of``: the offer's own, undated price (the best case), USD per instance-hour."""
 
     @property
     def usd_per_unit_month(self) -> float:

@@ -60,6 +60,11 @@ class TcoCommitment(Document):
     ``past_horizon: remaining_value`` credits for its months after the horizon."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    """A spot price of unknown age costed at a dated one below it: that price's day (the figure
+    is then the dated one); None when the offer's own price is used."""
+    own_usd_per_gpu_hour: float | None = None
+    """With ``floor_as_of``: the offer's own, undated price per GPU-hour (the best case)."""
     age_days: int | None
     """The oldest the price can be on the day of the report (from the earliest day ``as_of``
     allows), days; None when undated."""
@@ -105,6 +110,11 @@ class TcoHourlyPrice(Document):
     8-GPU instance; 1 where the run fills its instances)."""
     as_of: str
     """The price's date as the catalog states it ("" when it states none)."""
+    floor_as_of: str | None = None
+    """A spot price of unknown age costed at a dated one below it: that price's day (the figure
+    is then the dated one); None when the offer's own price is used."""
+    own_usd_per_gpu_hour: float | None = None
+    """With ``floor_as_of``: the offer's own, undated price per GPU-hour (the best case)."""
     age_days: int | None
     """The oldest the price can be on the day of the report (from the earliest day ``as_of``
     allows), days; None when undated."""

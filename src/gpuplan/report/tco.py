@@ -59,6 +59,12 @@ def _age_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
     age = offer_age(report, offer)
     return {
         "as_of": offer.as_of,
+        "floor_as_of": offer.floor_as_of or None,
+        "own_usd_per_gpu_hour": (
+            None
+            if offer.own_usd_per_unit_hour is None
+            else round(offer.own_usd_per_unit_hour / offer.gpus_per_unit, 6)
+        ),
         "age_days": age.age_days,
         "stale": age.stale,
         "staleness": age.staleness,
@@ -315,6 +321,12 @@ def price_rows(report: TcoReport) -> list[list[str]]:
         flags = [_("stale")] if age.staleness == "stale" else [_("age unknown")] if age.stale else []
         if o.confidence == "low":
             flags.append(_("low confidence"))
+        if o.floor_as_of and o.own_usd_per_unit_hour is not None:
+            flags.append(
+                _("costed at the dated spot price of {day}; its own, undated: {price}").format(
+                    day=o.floor_as_of, price=report.money.format(o.own_usd_per_unit_hour / o.gpus_per_unit)
+                )
+            )
         if (packing := report.schedule.hourly_packing.get(use, 1.0)) > 1.0 + 1e-9:
             flags.append(
                 _("whole instances: {factor} GPU-hours paid per GPU-hour used").format(
