@@ -215,6 +215,21 @@ def test_a_date_whose_bounds_straddle_the_limit_is_an_unknown_price_date(as_of: 
     _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
 
 
+def test_a_source_that_names_no_region_is_an_unknown_region() -> None:
+    # Equal in price, the option whose source names no region (a marketplace's or an article's
+    # "unspecified") ranked first with only its transfer and storage prices named as unknown.
+    rows = [
+        offer(instance_type="known", region="us-east-1"),
+        offer(instance_type="unknown", region="unspecified"),
+    ]
+    plan = _plan(rows, JobFacts(), [_costs("us-east-1"), _costs("unspecified")])
+    _check(plan, "region")
+    (fact,) = [
+        u for o in plan.options if o.instance_type == "unknown" for u in o.unknown_facts if u.fact == "region"
+    ]
+    assert "names no region" in fact.assumed and "--countries" in fact.assumed
+
+
 def test_the_plan_says_when_an_unknown_decided_the_winner() -> None:
     # The unknown offer is cheaper per hour: with its vCPUs at the best case (not bounded: the GPUs'
     # 1 h) it would win. The catalog's fewest vCPUs per A100 are 1 / 8 (the "tiny" offer), so it is

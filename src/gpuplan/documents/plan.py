@@ -71,7 +71,15 @@ class UnknownFactDoc(Document):
     """A fact the catalog lacks that the option was costed at the conservative bound of."""
 
     fact: Literal[
-        "vcpus", "ram", "network", "egress_price", "storage_price", "spot_rate", "price_date", "gpu_link"
+        "vcpus",
+        "ram",
+        "network",
+        "egress_price",
+        "storage_price",
+        "spot_rate",
+        "price_date",
+        "gpu_link",
+        "region",
     ]
     assumed: str
     """The bound taken, in words."""

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuplan.i18n.places import UNSPECIFIED_REGION
 from gpuplan.plan.billing import compute_cost_usd
 from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray, JobFacts, OfferTable
@@ -196,6 +197,8 @@ def cost_candidates(
     # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
     undated = (offers.as_of == "") | (offers.staleness == "unknown") | (offers.floor_as_of != "")
     unknown |= np.where(undated[o], int(Fact.PRICE_DATE), 0)
+    # a source that names no region: where the GPUs are (country, transfer prices) is unknown
+    unknown |= np.where((offers.region == UNSPECIFIED_REGION)[o], int(Fact.REGION), 0)
 
     def total(a: _AtTime) -> FloatArray:
         out: FloatArray = a.compute + a.overhead + a.storage + egress + a.licence

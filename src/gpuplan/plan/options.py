@@ -90,6 +90,10 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
             assumed = _("the highest storage price of its kind the catalog knows")
         elif fact is Fact.GPU_LINK:
             assumed = gpu_link_words(row.gpu, row.gpu_count, row.interconnect)
+        elif fact is Fact.REGION:
+            assumed = _(
+                "the price's source names no region: its country is not known (--countries leaves it out)"
+            )
         elif fact is Fact.SPOT_RATE and row.interruption_band:
             assumed = _("1 interruption per 24 instance-hours (the band {band} has no upper bound)").format(
                 band=row.interruption_band

@@ -31,6 +31,10 @@ GPU link        an SXM node of fewer than eight    NVSwitch (a bridged pair of P
                 NVSwitch); two NVLink-capable
                 PCIe cards: PCIe, no bridge
                 (``perf.links.gpu_join``)
+region          the source names none: no country  —
+                (``--countries`` leaves it out),
+                its transfer and storage prices
+                at the bounds above
 ==============  =================================  ===========================================
 
 Options equal on the objective are ordered by how many relevant facts are unknown, fewest first,
@@ -71,6 +75,7 @@ class Fact(IntFlag):
     SPOT_RATE = 32
     PRICE_DATE = 64
     GPU_LINK = 128
+    REGION = 256
 
 
 #: How the JSON document names each fact.
@@ -83,6 +88,7 @@ FACT_CODES = {
     Fact.SPOT_RATE: "spot_rate",
     Fact.PRICE_DATE: "price_date",
     Fact.GPU_LINK: "gpu_link",
+    Fact.REGION: "region",
 }
 _NAMES = {
     Fact.VCPUS: N_("vCPUs"),
@@ -93,6 +99,7 @@ _NAMES = {
     Fact.SPOT_RATE: N_("spot rate"),
     Fact.PRICE_DATE: N_("price date"),
     Fact.GPU_LINK: N_("GPU link"),
+    Fact.REGION: N_("region"),
 }
 
 
