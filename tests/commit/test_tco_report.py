@@ -237,3 +237,15 @@ def test_schedule_fits_the_console_with_whole_instance_types(width: int, lang: s
     lines = console.export_text().splitlines()
     assert max(cell_len(line) for line in lines) <= width
     assert any(long_name in line for line in lines) and "…" not in "\n".join(lines)
+
+
+def test_a_price_whose_source_names_no_region_says_so() -> None:
+    from gpuplan.report.tco import price_rows
+
+    report = _report()
+    rows = {r[0]: r for r in price_rows(report)}
+    assert all("names no region" not in r[6] for r in rows.values())
+    offers = tuple(replace(o, region="unspecified") for o in report.problem.offers)
+    problem = replace(report.problem, offers=offers)
+    nowhere = replace(report, problem=problem, schedule=optimise(problem))
+    assert all("the source names no region" in r[6] for r in price_rows(nowhere))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
-from gpuplan.i18n.places import place
+from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.report.catalog import rate_doc
 from gpuplan.report.common import price_age_words
 from gpuplan.vocab import PRICING_RULES
@@ -321,6 +321,8 @@ def price_rows(report: TcoReport) -> list[list[str]]:
         flags = [_("stale")] if age.staleness == "stale" else [_("age unknown")] if age.stale else []
         if o.confidence == "low":
             flags.append(_("low confidence"))
+        if o.region == UNSPECIFIED_REGION:
+            flags.append(_("the source names no region"))
         if o.floor_as_of and o.own_usd_per_unit_hour is not None:
             flags.append(
                 _("costed at the dated spot price of {day}; its own, undated: {price}").format(
