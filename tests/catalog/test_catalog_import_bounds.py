@@ -175,3 +175,22 @@ def test_one_offer_priced_twice_differently_in_one_file_is_refused_on_both_lines
         app, ["--db", db, "catalog", "import", str(same), "--provider", "aws", "--json"]
     )
     assert json.loads(again.stdout)["rejected"] == []
+
+
+def test_the_table_of_rejected_rows_escapes_control_characters_of_the_file(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # The instance type and region columns were printed as the file had them: an ESC sequence in
+    # them recoloured (or retitled) the terminal, where the reason column was escaped already.
+    header, first, *_ = SAMPLE.read_text().splitlines()
+    bad = first.replace("g5.12xlarge", "p3.\x1b[31mred", 1).replace(
+        "ap-northeast-1", "us-\x1b]0;title\x07east", 1
+    )
+    assert bad.count("\x1b") == 2
+    f = tmp_path / "esc.csv"
+    f.write_text(f"{header}\n{bad.replace(',8.22609,', ',x,')}\n")
+    result = CliRunner().invoke(
+        app, ["--db", str(db_path), "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-30"]
+    )
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "p3.\\x1b[31mred" in result.output and "us-\\x1b]0;title\\x07east" in result.output

@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.bounded import printable
 from gpuplan.catalog.model import (
     CatalogInfo,
     ExchangeRate,
@@ -556,7 +557,9 @@ def import_view(report: ImportReport) -> RenderableType:
     table.add_column(_("region"), no_wrap=True)
     table.add_column(_("reason"), overflow="fold")
     for r in report.rejected[:SHOWN_REJECTED]:
-        table.add_row(str(r.line or "—"), r.instance_type, r.region, r.reason_text())
+        # The instance type and region are the file's own bytes: an ESC sequence in them would
+        # recolour or retitle the terminal (the reason quotes its values with repr already).
+        table.add_row(str(r.line or "—"), printable(r.instance_type), printable(r.region), r.reason_text())
     if len(report.rejected) <= SHOWN_REJECTED:
         return Group(head, table)
     # A whole SkyPilot file rejects ~50,000 CPU rows: a table that long says less than its count.
