@@ -3,13 +3,14 @@ scalar Python cannot build is a line naming its place, not a traceback."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from gpuplan.bounded import MAX_YAML_NODES, load_yaml
+from gpuplan.bounded import MAX_YAML_NODES, decimal_number, load_yaml
 from gpuplan.errors import InputError
 
 #: Runs ``load_yaml`` on a file in a child limited to 512 MiB of address space: a loader that built
@@ -147,3 +148,21 @@ def test_a_json_whole_number_of_thousands_of_digits_is_refused_in_gpuplans_words
         load_json('{"steps": ' + "9" * 5000 + "}", source="plan.json")
     assert "sys." not in str(e.value)
     assert load_json('{"a": -12, "b": 1e3}', source="x") == {"a": -12, "b": 1000.0}
+
+
+@pytest.mark.parametrize("text", ["1_5", "１.5", "١٥", "0x10", "1e", "", ".", "1.5.2", "+", "½"])
+def test_decimal_number_refuses_what_float_reads_beyond_ascii_decimals(text: str) -> None:
+    with pytest.raises(ValueError, match="is not a number"):
+        decimal_number(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1", 1.0), ("-1.5e3", -1500.0), (".5", 0.5), ("5.", 5.0), (" 2\t", 2.0), ("+1E2", 100.0)],
+)
+def test_decimal_number_reads_ascii_decimals_as_float_does(text: str, value: float) -> None:
+    assert decimal_number(text) == value
+
+
+def test_decimal_number_leaves_nan_and_infinity_to_the_callers_own_refusal() -> None:
+    assert math.isnan(decimal_number("nan")) and decimal_number("-Infinity") == -math.inf

@@ -49,6 +49,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_YAML_NODES",
+    "decimal_number",
     "load_json",
     "load_yaml",
     "printable",
@@ -402,6 +403,23 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+#: A number as a price file or a trace writes it: ASCII digits with an optional sign, fraction and
+#: exponent, and the words nan and inf(inity), which each caller refuses in its own words. Python's
+#: ``float()`` also reads ``1_5`` as 15 and full-width ``１.5`` or Arabic-Indic digits as 1.5.
+_DECIMAL = re.compile(
+    r"[+-]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE
+)
+
+
+def decimal_number(text: str) -> float:
+    """``text`` read as a number of the ASCII decimal grammar above (blanks around it allowed, as
+    ``float()`` allows them); ``ValueError`` holding a Phrase ("'1_5' is not a number") otherwise."""
+    stripped = text.strip(" \t\r\n")
+    if _DECIMAL.fullmatch(stripped) is None:
+        raise ValueError(Phrase(N_("{text!r} is not a number"), text=stripped[:40]))
+    return float(stripped)
 
 
 def _finite_float(text: str) -> float:

@@ -210,3 +210,14 @@ def test_a_second_price_of_the_same_offer_and_a_bad_spot_flag_are_refused_by_lin
     reasons = {r.line: r.reason for r in parsed.rejected}
     assert reasons[5] == "a second on_demand price of the same offer (line 2)"
     assert reasons[6] == "spot 'yes' is not True or False"
+
+
+@pytest.mark.parametrize("written", ["55_04", "５５.04", "٥٥.04", "0x37"])
+def test_a_gpuhunt_price_that_is_no_ascii_decimal_is_refused_by_line(tmp_path: Path, written: str) -> None:
+    # float() read "55_04" as 5504 and the full-width or Arabic-Indic digits as 55.04: prices a file
+    # never meant, imported as if written plainly.
+    header, first, *_ = (GPUHUNT / "aws.csv").read_text().splitlines()
+    (tmp_path / "aws.csv").write_text(f"{header}\n{first.replace('55.04', written)}\n")
+    parsed = parse_gpuhunt(tmp_path / "aws.csv", "aws", as_of=AS_OF)
+    assert not parsed.rows
+    assert [(r.line, r.reason) for r in parsed.rejected] == [(2, f"price {written!r} is not a number")]

@@ -194,3 +194,26 @@ def test_the_table_of_rejected_rows_escapes_control_characters_of_the_file(
     )
     assert "\x1b" not in result.output and "\x07" not in result.output
     assert "p3.\\x1b[31mred" in result.output and "us-\\x1b]0;title\\x07east" in result.output
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (",8.22609,", ",8_22609,", "Price '8_22609' is not a number"),
+        (",8.22609,", ",８.22609,", "Price '８.22609' is not a number"),
+        (",48.0,", ",4_8.0,", "vCPUs '4_8.0' is not a number"),
+        ("'Count': 4,", "'Count': '４',", "GpuInfo Count"),
+    ],
+)
+def test_a_price_file_number_that_is_no_ascii_decimal_rejects_its_line(
+    tmp_path: Path, old: str, new: str, said: str
+) -> None:
+    # float() read "8_22609" as 822609 and full-width digits as ASCII ones.
+    header, first, *_ = SAMPLE.read_text().splitlines()
+    assert old in first
+    f = tmp_path / "vms.csv"
+    f.write_text(f"{header}\n{first.replace(old, new, 1)}\n")
+    parsed = parse_skypilot(f, "aws", as_of="2026-11-30")
+    assert not parsed.rows
+    [why] = parsed.rejected
+    assert why.line == 2 and said in why.reason, why.reason

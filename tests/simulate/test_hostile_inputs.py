@@ -109,6 +109,11 @@ def test_a_policy_that_says_one_thing_twice_is_refused(spec: str, said: str) -> 
         ("0,10.5,10", ("line 2", "not a token count")),
         ("0,10,99999999999", ("line 2", "not a token count")),
         ("inf,10,10", ("line 2", "timestamp is not a finite number")),
+        # float() read "1_5" as 15 and full-width or Arabic-Indic digits as ASCII ones
+        ("1_5,10,10", ("line 2", "timestamp '1_5' is neither a number nor a date-time")),
+        ("１.5,10,10", ("line 2", "timestamp '１.5' is neither a number nor a date-time")),
+        ("0,1_0,10", ("line 2", "'1_0' is not a token count")),
+        ("0,10,١٠", ("line 2", "'١٠' is not a token count")),
     ],
 )
 def test_a_trace_with_a_bad_number_names_its_line(line: str, words: tuple[str, ...], tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuplan.bounded import printable
+from gpuplan.bounded import decimal_number, printable
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
@@ -120,7 +120,8 @@ def _column(header: list[str], names: tuple[str, ...]) -> int | None:
 def _parse_time(text: str) -> tuple[float, bool]:
     """(seconds, is_datetime)."""
     try:
-        return float(text), False
+        # ASCII decimals only: float() reads "1_5" as 15 and a full-width "１.5" as 1.5.
+        return decimal_number(text), False
     except ValueError:
         pass
     t = text.strip().replace("T", " ")
@@ -129,7 +130,12 @@ def _parse_time(text: str) -> tuple[float, bool]:
         head, frac = t.split(".", 1)
         digits = "".join(ch for ch in frac if ch.isdigit())
         t = f"{head}.{digits[:6]}" + frac[len(digits) :]
-    dt = datetime.fromisoformat(t)
+    try:
+        dt = datetime.fromisoformat(t)
+    except ValueError:
+        raise ValueError(
+            Phrase(N_("timestamp {text!r} is neither a number nor a date-time"), text=text.strip()[:40])
+        ) from None
     # Seconds of the wall clock as written (an offset, if any, is not applied): the trace's own
     # time of day, whatever the zone of the machine reading it.
     return dt.replace(tzinfo=timezone.utc).timestamp(), True
@@ -141,7 +147,10 @@ MAX_TOKENS = 10_000_000
 
 def _count(text: str) -> int:
     """A token count: a whole number (``512`` or ``512.0``), finite, at most MAX_TOKENS."""
-    x = float(text)
+    try:
+        x = decimal_number(text)  # not float(): it reads "1_5" as 15 and "１０" as 10
+    except ValueError:
+        x = math.nan  # refused below, in the words of a token count
     if not math.isfinite(x) or x != int(x) or abs(x) > MAX_TOKENS:
         # A Phrase, so that the line naming the bad row is written in the user's language too.
         raise ValueError(

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from gpuplan.bounded import decimal_number
+
 __all__ = ["Columns", "read_columns"]
 
 
@@ -64,7 +66,7 @@ def read_columns(
     import pyarrow.csv as pacsv
 
     try:
-        float(first_time)
+        decimal_number(first_time)  # the line-by-line reader's grammar of a number
         is_datetime = False
     except ValueError:
         is_datetime = True

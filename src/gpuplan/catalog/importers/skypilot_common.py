@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_LINE_BYTES, MAX_CSV_ROWS, read_lines
+from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_LINE_BYTES, MAX_CSV_ROWS, decimal_number, read_lines
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
 from gpuplan.errors import CatalogImportError, Phrase
@@ -78,7 +78,8 @@ def rejected(e: LineError | Phrase, line: int, r: dict[str, str], instance_type:
 
 def number(value: str, what: str | Phrase) -> float:
     try:
-        x = float(value)
+        # ASCII decimals only: float() reads "1_5" as 15 and a full-width "１.5" as 1.5.
+        x = decimal_number(value)
     except ValueError:
         raise LineError(N_("{what} {value} is not a number"), what=what, value=repr(value)) from None
     if not math.isfinite(x):
@@ -105,7 +106,7 @@ def _figure(value: object, what: str, least: float, most: float) -> float | None
     x: object = value
     if isinstance(value, str) and len(value) <= 40:
         with contextlib.suppress(ValueError):  # not a number: refused below
-            x = float(value)
+            x = decimal_number(value)
     ok = not isinstance(x, bool) and isinstance(x, int | float)
     # An int of 400 digits is compared as it is (float() of it would overflow); NaN compares False.
     if not ok or not least <= x <= most:  # type: ignore[operator]
