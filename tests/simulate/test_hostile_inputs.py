@@ -114,6 +114,8 @@ def test_a_policy_that_says_one_thing_twice_is_refused(spec: str, said: str) -> 
         ("１.5,10,10", ("line 2", "timestamp '１.5' is neither a number nor a date-time")),
         ("0,1_0,10", ("line 2", "'1_0' is not a token count")),
         ("0,10,١٠", ("line 2", "'١٠' is not a token count")),
+        # a cut line was "cannot read ['0', '10'] (list index out of range)"
+        ("0,10", ("trace t.csv line 2 has 2 fields, expected 3",)),
     ],
 )
 def test_a_trace_with_a_bad_number_names_its_line(line: str, words: tuple[str, ...], tmp_path: Path) -> None:

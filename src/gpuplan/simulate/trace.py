@@ -259,13 +259,21 @@ def _read_checked(p: Path, max_rows: int) -> Trace:
                     name=p.name,
                     limit=max_rows,
                 )
+            if len(row) < len(header):  # a cut line: its columns are not the header's
+                raise InputError.worded(
+                    N_("trace {name} line {line} has {fields} fields, expected {expected}"),
+                    name=p.name,
+                    line=line,
+                    fields=len(row),
+                    expected=len(header),
+                )
             try:
                 t, is_dt = _parse_time(row[ti])
                 if pi is not None:
                     prompts.append(_count(row[pi]))
                 if oi is not None:
                     outputs.append(_count(row[oi]))
-            except (ValueError, IndexError, OverflowError) as e:
+            except (ValueError, OverflowError) as e:
                 if any("\ufffd" in cell for cell in row):
                     # The file was opened with errors="replace": say what is wrong with the bytes
                     # rather than quoting the replacement characters.
