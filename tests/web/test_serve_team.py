@@ -290,6 +290,16 @@ def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None
     # The server's temporary file is the client's request body, not a path on the server.
     assert bad.json()["error"].startswith("the request body does not have the SkyPilot aws header")
     assert "/tmp" not in bad.text and "gpuplan-import" not in bad.text
+    # so are the line reader's own refusals: bytes that are not UTF-8, a line too long
+    latin1 = service.client.post(url, content=csv + b"\xff,1\n", headers={**headers, **service.auth("admin")})
+    assert latin1.status_code == 400
+    assert latin1.json()["error"] == f"the request body is not UTF-8 text (byte {len(csv)})"
+    long = service.client.post(
+        url, content=csv + b"x" * (1 << 20) + b"\n", headers={**headers, **service.auth("admin")}
+    )
+    assert long.status_code == 400 and "the request body" in long.json()["error"]
+    assert "is longer than" in long.json()["error"]
+    assert "/tmp" not in latin1.text + long.text and "gpuplan-import" not in latin1.text + long.text
     future = service.client.post(
         url.replace("2026-11-01", "2099-01-01"), content=csv, headers={**headers, **service.auth("admin")}
     )

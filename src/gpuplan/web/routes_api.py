@@ -293,6 +293,14 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
 
     prov = PROVIDERS.cast(provider)
     day = import_day(as_of, date.today())
+    try:
+        body.decode(
+            "utf-8"
+        )  # said of the body, as a JSON body's is: the file's line and path are the server's
+    except UnicodeDecodeError as e:
+        raise CatalogImportError.worded(
+            N_("the request body is not UTF-8 text (byte {byte})"), byte=e.start
+        ) from None
     store = _store(request)
     with tempfile.TemporaryDirectory(prefix="gpuplan-import-") as folder:
         file = Path(folder) / "catalog.csv"
@@ -329,7 +337,11 @@ def _as_body(error: CatalogImportError, file: Path) -> CatalogImportError:
     body = "the request body"
     if not error.template:  # every error of the reader is worded; a bare one is passed on as it is
         return error
-    fields = {k: body if str(v) == str(file) else v for k, v in error.fields.items()}
+    fields = {
+        # an error of the line reader is wrapped ("{problem}; nothing was imported"): its path too
+        k: body if str(v) == str(file) else _as_body(v, file) if isinstance(v, CatalogImportError) else v
+        for k, v in error.fields.items()
+    }
     return CatalogImportError.worded(error.template, **fields)
 
 
