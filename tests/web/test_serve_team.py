@@ -4,6 +4,7 @@ price-change view, the audit log, and background jobs (poll and server-sent even
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,36 @@ def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Ser
         headers=service.auth("admin"),
     )
     assert forged.status_code == 400 and "U+000A" in forged.text
+
+
+@pytest.mark.parametrize("month", ["２０２６-12", "٢٠٢٦-12", "2026-99", "2026-00", "2026-1"])
+def test_a_month_in_other_digits_or_out_of_range_is_refused_before_anything_is_kept(
+    service: Service, month: str
+) -> None:
+    # \d matched full-width and Arabic-Indic digits: a budget was kept under "２０２６-12", which
+    # no plan of 2026-12 counts against; a plan for 2026-99 was queued and failed in its job.
+    c = service.client
+    c.post(
+        "/api/v1/workloads", json={"name": "bert", "workload": bert_workload()}, headers=service.auth("plan")
+    )
+    budget = c.put(f"/api/v1/budget/{month}", json={"amount_usd": 5}, headers=service.auth("admin"))
+    assert budget.status_code == 422, budget.text
+    plan = c.post("/api/v1/plans", json={"name": "bert", "month": month}, headers=service.auth("plan"))
+    assert plan.status_code == 422 and "month" in plan.json()["error"], plan.text
+    assert c.get(f"/api/v1/plans?month={month}", headers=service.auth("read")).status_code == 422
+    assert c.get("/api/v1/plans", headers=service.auth("read")).json()["plans"] == []
+    with sqlite3.connect(service.db) as db:
+        assert db.execute("SELECT count(*) FROM jobs").fetchone() == (0,)
+
+
+def test_the_team_store_keeps_months_in_ascii_digits_only(fresh_db: str) -> None:
+    from gpuplan.catalog.team_store import check_month
+    from gpuplan.errors import InputError
+
+    assert check_month("2026-12") == "2026-12"
+    for month in ("２０２６-12", "2026-13", "0000-01", "2026-1", " 2026-12"):
+        with pytest.raises(InputError, match="write YYYY-MM"):
+            check_month(month)
 
 
 def test_the_plan_listing_and_the_budget_never_fetch_a_plan_document(service: Service) -> None:

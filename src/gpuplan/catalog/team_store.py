@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -160,13 +161,14 @@ def _token_info(r: Any) -> TokenInfo:
     )
 
 
+#: ``YYYY-MM`` in ASCII digits, 01-12: strptime's ``%Y`` also reads full-width ２０２６, so a plan was
+#: kept under a month no listing or budget of "2026-12" finds.
+_MONTH = re.compile(r"[0-9]{4}-(0[1-9]|1[0-2])")
+
+
 def check_month(month: str) -> str:
     """``YYYY-MM`` or InputError."""
-    try:
-        datetime.strptime(month, "%Y-%m")
-    except (TypeError, ValueError):
-        raise InputError.worded(N_("month {month!r}: write YYYY-MM, e.g. 2026-12"), month=month) from None
-    if len(month) != 7:
+    if not isinstance(month, str) or _MONTH.fullmatch(month) is None or month.startswith("0000"):
         raise InputError.worded(N_("month {month!r}: write YYYY-MM, e.g. 2026-12"), month=month)
     return month
 

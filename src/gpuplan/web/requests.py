@@ -18,6 +18,7 @@ from gpuplan.errors import InputError
 from gpuplan.i18n import N_
 
 __all__ = [
+    "MONTH_PATTERN",
     "DeployRequest",
     "DiscountRequest",
     "EstimateRequest",
@@ -29,6 +30,10 @@ __all__ = [
     "TcoRequest",
     "check_workload",
 ]
+
+#: A billing month, YYYY-MM with a month from 01 to 12, in ASCII digits: ``\d`` also matches
+#: full-width (２０２６) and Arabic-Indic digits, which no month a plan or a budget is kept under has.
+MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 
 #: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
 _NAMES = Field(default=None, max_length=64)
@@ -193,7 +198,7 @@ class SavePlanRequest(PlanRequest):
     )
     name: str = Field(min_length=1, max_length=128, description="the saved workload's name")
     version: int | None = Field(default=None, ge=1)
-    month: str = Field(pattern=r"^\d{4}-\d{2}$", description="YYYY-MM the spend is planned for")
+    month: str = Field(pattern=MONTH_PATTERN, description="YYYY-MM the spend is planned for")
 
 
 class BudgetRequest(_Request):

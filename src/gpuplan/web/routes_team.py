@@ -24,7 +24,7 @@ from gpuplan.documents.serve import (
     WorkloadsDocument,
 )
 from gpuplan.web.auth import Caller, authorised
-from gpuplan.web.requests import BudgetRequest, SavePlanRequest, SaveWorkloadRequest
+from gpuplan.web.requests import MONTH_PATTERN, BudgetRequest, SavePlanRequest, SaveWorkloadRequest
 from gpuplan.web.routes_api import _ERRORS, job_document
 from gpuplan.web.strict_json import StrictJsonRoute
 
@@ -34,7 +34,7 @@ router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRo
 #: The largest id a database integer holds (SQLite and PostgreSQL BIGINT): a larger one is a 422, not a 500.
 _MAX_ID = 2**63 - 1
 
-Month = Annotated[str, PathParam(pattern=r"^\d{4}-(0[1-9]|1[0-2])$", description="YYYY-MM")]
+Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]
 
 
 def _store(request: Request) -> Any:
@@ -125,7 +125,7 @@ def save_workload(
 def plans(
     request: Request,
     caller: Annotated[Caller, authorised("read")],
-    month: Annotated[str | None, Query(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")] = None,
+    month: Annotated[str | None, Query(pattern=MONTH_PATTERN)] = None,
 ) -> Any:
     """The team's saved plans, newest first: who planned what, when, on which prices."""
     from gpuplan.catalog.team_store import TeamStore
