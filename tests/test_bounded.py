@@ -166,3 +166,12 @@ def test_decimal_number_reads_ascii_decimals_as_float_does(text: str, value: flo
 
 def test_decimal_number_leaves_nan_and_infinity_to_the_callers_own_refusal() -> None:
     assert math.isnan(decimal_number("nan")) and decimal_number("-Infinity") == -math.inf
+
+
+def test_a_json_key_given_twice_in_one_object_is_refused_naming_it() -> None:
+    from gpuplan.bounded import load_json
+
+    # json.loads keeps the last and says nothing; load_yaml refuses the same mapping
+    with pytest.raises(InputError, match=r"^plan.json: 'b' is given twice in one object"):
+        load_json('{"a": [{"b": 1, "c": 2, "b": 3}]}', source="plan.json")
+    assert load_json('{"a": {"b": 1}, "c": {"b": 2}}', source="x") == {"a": {"b": 1}, "c": {"b": 2}}

@@ -15,9 +15,9 @@ caller's own error class:
   no object is built (a 387-byte "billion laughs" document expands to 10^9 values, a 15 MB list
   holds millions); only the safe loader's tags are understood; a scalar Python cannot make (an
   integer of 5,000 digits, 2023-02-30) is a line naming its place;
-* JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no nesting deeper than
-  :data:`MAX_DEPTH`, no string holding a lone surrogate (``"\\ud800"``, which no file or terminal
-  can be written with).
+* JSON: no ``NaN``/``Infinity``, no number that overflows to infinity, no key given twice in one
+  object, no nesting deeper than :data:`MAX_DEPTH`, no string holding a lone surrogate
+  (``"\\ud800"``, which no file or terminal can be written with).
 
 This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`` marker).
 """
@@ -451,6 +451,25 @@ def _no_constant(name: str) -> Any:
     raise ValueError(Phrase(N_("{name} is not a number gpuplan accepts"), name=name))
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: ``json.loads`` keeps the last of a key given
+    twice and says nothing (a plan's ``"recommended"`` written twice deployed the second), where
+    :func:`load_yaml` refuses the same mapping."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(
+                    Phrase(
+                        N_("{key} is given twice in one object (JSON would keep only the last); keep one"),
+                        key=repr(key[:60]),
+                    )
+                )
+            seen.add(key)
+    return obj
+
+
 #: A UTF-16 surrogate alone: JSON's ``"\\ud800"`` decodes to one, which is no character (it cannot be
 #: written to a file or a terminal as UTF-8).
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -477,12 +496,17 @@ def _walk(value: Any, limit: int) -> tuple[int, str | None]:
 
 
 def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError) -> Any:
-    """Parse JSON without NaN, Infinity or overflowing numbers, nested at most MAX_DEPTH deep.
+    """Parse JSON without NaN, Infinity, overflowing numbers or a key given twice in one object,
+    nested at most MAX_DEPTH deep.
 
     ``source`` names the text in messages (a path, or a Phrase such as "the request body")."""
     try:
         value = json.loads(
-            text, parse_float=_finite_float, parse_int=_bounded_int, parse_constant=_no_constant
+            text,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+            parse_constant=_no_constant,
+            object_pairs_hook=_object,
         )
     except json.JSONDecodeError as e:
         raise error.worded(

@@ -39,3 +39,17 @@ def test_a_plan_file_with_infinity_as_a_string_is_one_line(tmp_path: Path) -> No
     with pytest.raises(DeployError, match=r"total_cost_usd: must be a finite number") as e:
         LaunchSpec.from_plan_json(path)
     assert "\n" not in str(e.value)
+
+
+def test_a_plan_file_giving_a_key_twice_is_refused_naming_the_key(tmp_path: Path) -> None:
+    # json.loads kept the last "instance_type" and said nothing (a YAML file giving a key twice is
+    # refused): the launch files were written for whichever came last.
+    text = json.dumps(plan_doc(), indent=1)
+    assert text.count('"instance_type": ') >= 1
+    twice = text.replace('"instance_type": ', '"instance_type": "p5.48xlarge",\n  "instance_type": ', 1)
+    path = tmp_path / "plan.json"
+    path.write_text(twice)
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan_json(path)
+    msg = str(e.value)
+    assert "\n" not in msg and "'instance_type' is given twice in one object" in msg, msg

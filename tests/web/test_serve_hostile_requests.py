@@ -63,6 +63,11 @@ BODIES = {
         _BASE.encode().replace(b"gpt2-service", b"gpt2-\xff"),
         "the request body is not UTF-8 text (byte 28)",
     ),
+    # The last "gpu" stood and nothing was said (a YAML workload giving a key twice is refused).
+    "a key given twice": (
+        _BASE.replace('"gpu": "L4"', '"gpu": "H100", "gpu": "L4"').encode(),
+        "the request body: 'gpu' is given twice in one object (JSON would keep only the last); keep one",
+    ),
     "deep nesting": (
         b'{"workload": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
         "the request body: nested too deeply (more than 64 levels)",
