@@ -190,3 +190,12 @@ def test_serving_flags_on_a_training_plan_are_an_error(
         monkeypatch, capsys, "deploy", str(PLAN), "-t", "k8s", "-o", str(tmp_path / "o"), "--share-gpu", "4"
     )
     assert code == 1 and "only for serving workloads" in err
+
+
+def test_deploy_out_at_the_root_of_the_file_system_is_refused_before_writing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SkyPilot's workdir is --out, which it uploads whole: "/" would be the whole file system
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(PLAN), "--target", "skypilot", "--out", "/")
+    assert code == 1
+    assert err == "error: the output folder '/' is the root of the file system; name a folder for the files\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -127,6 +129,19 @@ def test_the_workdir_is_the_launch_folder_by_its_absolute_path(spot_plan: Launch
         generate(spot_plan, "skypilot")
     with pytest.raises(DeployError, match="must be an absolute path"):
         GenerateOptions(out_dir="launch")
+    # "/" would upload the whole file system, "/a/../../etc" /etc; a trailing "/" is the same folder
+    with pytest.raises(DeployError, match="the output folder '/' is the root of the file system"):
+        GenerateOptions(out_dir="/")
+    for written, normal in (
+        ("/a/../../etc", "/etc"),
+        ("/srv/./launch", "/srv/launch"),
+        ("/srv//launch", "/srv/launch"),
+    ):
+        with pytest.raises(
+            DeployError, match=re.escape(f"must be written without '.', '..' or repeated '/' (as {normal!r})")
+        ):
+            GenerateOptions(out_dir=written)
+    assert GenerateOptions(out_dir="/srv/launch/").out_dir == "/srv/launch/"
 
 
 def test_accelerator_names_are_skypilot_names_for_every_mapped_gpu() -> None:

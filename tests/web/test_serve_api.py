@@ -256,6 +256,20 @@ def test_tco_and_deploy(service: Service) -> None:
         ),
         400,
     )
+    # "/" and "/a/../../etc" were written into the task: SkyPilot would upload the whole file system
+    # or /etc to the cloud
+    for workdir, said in (
+        ("/", "workdir '/' is the root of the file system"),
+        (
+            "/a/../../etc",
+            "workdir '/a/../../etc' must be written without '.', '..' or repeated '/' (as '/etc')",
+        ),
+        ("srv/launch", "workdir must be an absolute path (got 'srv/launch')"),
+    ):
+        refused = service.client.post(
+            "/api/v1/deploy", json={**sky, "workdir": workdir}, headers=service.auth("plan")
+        )
+        assert said in _error(refused, 400)
     r = service.client.post(
         "/api/v1/deploy", json={**sky, "workdir": "/srv/launch/skypilot"}, headers=service.auth("plan")
     )

@@ -7,18 +7,19 @@ can inspect its output and :func:`gpuplan.deploy.write_files` owns the one place
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuplan.deploy.grammar import check_image
-from gpuplan.errors import DeployError
+from gpuplan.errors import DeployError, Phrase
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
     from gpuplan.deploy.spec import LaunchSpec
 
-__all__ = ["GenerateOptions", "GeneratedFile", "Generator"]
+__all__ = ["GenerateOptions", "GeneratedFile", "Generator", "check_out_dir"]
 
 #: Most optimizer steps a launch may ask for (a year of 1-ms steps is 3 x 10^10; no job gets near).
 MAX_STEPS = 10**10
@@ -36,6 +37,32 @@ class GeneratedFile:
     source: str | None = None
     """The user's file this one is a copy of (absolute path), None for generated text: the manifest
     of what deploy copies, shown before anything is written."""
+
+
+def check_out_dir(out_dir: str, what: str | Phrase | None = None) -> None:
+    """The folder the files go to (SkyPilot's ``workdir``, which it uploads whole): absolute and
+    written in its shortest form, so that what the task names is what the user sees — not "/" (the
+    whole file system), not ``/a/../../etc`` (``/etc``: a ``..`` climbs out of the folder it names).
+    A trailing "/" is allowed. ``what`` names it in the message (the service's field ``workdir``)."""
+    what = Phrase(N_("the output folder")) if what is None else what
+    path = Path(out_dir)
+    shown = out_dir[:200]
+    if not path.is_absolute():
+        raise DeployError.worded(N_("{what} must be an absolute path (got {path!r})"), what=what, path=shown)
+    if path.parent == path:
+        raise DeployError.worded(
+            N_("{what} {path!r} is the root of the file system; name a folder for the files"),
+            what=what,
+            path=shown,
+        )
+    normal = os.path.normpath(out_dir)
+    if ".." in path.parts or normal != out_dir.rstrip("/\\"):
+        raise DeployError.worded(
+            N_("{what} {path!r} must be written without '.', '..' or repeated '/' (as {normal!r})"),
+            what=what,
+            path=shown,
+            normal=normal[:200],
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -60,10 +87,8 @@ class GenerateOptions:
         # Both images reach a Dockerfile FROM line and manifests: a strict reference grammar.
         check_image(self.image, "--image")
         check_image(self.base_image, "--base-image")
-        if self.out_dir is not None and not Path(self.out_dir).is_absolute():
-            raise DeployError.worded(
-                N_("the output folder must be an absolute path (got {path!r})"), path=self.out_dir[:200]
-            )
+        if self.out_dir is not None:
+            check_out_dir(self.out_dir)
         if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
             raise DeployError.worded(
                 N_("--steps must be a whole number from 1 to {limit:,} (got {steps!r})"),

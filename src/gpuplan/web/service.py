@@ -291,6 +291,7 @@ def deploy_archive(request: DeployRequest) -> bytes:
     the service writes nothing to its disk)."""
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
+    from gpuplan.deploy.base import check_out_dir
     from gpuplan.deploy.spec import LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_
@@ -307,6 +308,8 @@ def deploy_archive(request: DeployRequest) -> bytes:
         )
     if request.workdir is not None and (ch := control_character(request.workdir)) is not None:
         raise DeployError.worded(N_("workdir holds U+{code:04X}, which is not printable text"), code=ord(ch))
+    if request.workdir is not None:
+        check_out_dir(request.workdir, "workdir")  # not "/" nor "/a/../../etc": SkyPilot uploads it whole
     options = GenerateOptions(
         autoscaler=request.autoscaler,
         image=request.image,
