@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -105,6 +106,69 @@ def test_a_tampered_recording_is_refused(db: str, tmp_path: Path) -> None:
     bad.write_text(json.dumps(doc), encoding="utf-8")
     result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
     assert result.exit_code == 1 and "step_time.median_s" in str(result.exception)
+
+
+def _tampered(tmp_path: Path, change: Any) -> Path:
+    doc = json.loads(RECORDING.read_text(encoding="utf-8"))
+    change(doc)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    return bad
+
+
+def _set(section: str, **fields: object) -> Any:
+    return lambda doc: doc[section].update(fields)
+
+
+def _step(value: float) -> Any:
+    return _set("step_time", low_s=value, median_s=value, high_s=value, samples_s=[value])
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        # estimate and plan anchored on these: a step of 5e-324 s made every estimate instant
+        (_step(5e-324), "step_time.low_s 5e-324 s is shorter than any real step (at least 1e-06 s)"),
+        (_set("step_time", median_s=40.0), "step times out of order"),
+        (_set("step_time", samples_s=[21.0, 90.0]), "step_time.samples_s holds 90.0 s, outside its fastest"),
+        # 7.9 s of kernels in a step of at most 1 ms
+        (
+            lambda doc: (
+                _step(0.001)(doc),
+                doc["kernel_time_s"].update(gemm=7.9, attention=0, memory=0, other=0, busy_s=7.9),
+            ),
+            "kernel_time_s (7.9 s per step) is more than the slowest step (0.001 s)",
+        ),
+        (_set("run", measured_at="2999-01-01"), "run.measured_at '2999-01-01' is after today"),
+        (_set("run", measured_at="yesterday"), "run.measured_at 'yesterday' is not an ISO date and time"),
+    ],
+)
+def test_a_recording_no_real_step_could_make_is_refused_naming_the_field(
+    db: str, tmp_path: Path, change: Any, says: str
+) -> None:
+    bad = _tampered(tmp_path, change)
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad)])
+    assert result.exit_code == 1 and says in str(result.exception), result.output
+    assert "\n" not in str(result.exception)
+    est = runner.invoke(app, ["--db", db, "estimate", str(WORKLOAD), "--gpu", "A100-SXM4-80GB", "--json"])
+    assert est.exit_code == 0 and not any(
+        "measured step" in n for n in json.loads(est.stdout)["estimates"][0]["notes"]
+    )
+
+
+def test_a_recordings_text_is_shown_escaped_and_cut(db: str, tmp_path: Path) -> None:
+    # a 1 MB note was printed whole, and ESC sequences in notes and memory.how reached the terminal
+    def change(doc: dict[str, Any]) -> None:
+        doc["notes"] = ["\x1b]0;owned\x07\x1b[31mred", "x" * 1_000_000]
+        doc["memory"]["how"] = ["read \x1b[2J by hand"]
+
+    bad = _tampered(tmp_path, change)
+    result = runner.invoke(app, ["--db", db, "measure", str(WORKLOAD), "--from", str(bad), "--no-store"])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "\\x1b]0;owned\\x07\\x1b[31mred" in result.stdout and "read \\x1b[2J by hand" in result.stdout
+    joined = "".join(result.stdout.split())  # the console wraps the long note
+    assert len(result.stdout) < 10_000 and "x" * 300 + "…" in joined and "x" * 301 not in joined
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")

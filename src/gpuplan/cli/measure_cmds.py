@@ -100,10 +100,12 @@ def _saved_line(doc: MeasurementDocument, name: str) -> str:
             "estimate of {name} on it"
         ).format(name=name)
     if doc.device.gpu_id is None:
+        from gpuplan.bounded import printable
+
         return _(
             "saved to the database; {device} is not in gpuplan's datasheet table, so estimate and plan "
             "of {name} are not anchored on it"
-        ).format(device=doc.device.name, name=name)
+        ).format(device=printable(doc.device.name), name=name)
     return _("saved to the database: estimate and plan of {name} now anchor on it").format(name=name)
 
 

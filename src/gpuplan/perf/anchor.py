@@ -28,8 +28,10 @@ import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING
 
+from gpuplan.bounded import printable
 from gpuplan.errors import DataError, InputError
 from gpuplan.i18n import N_, _
 
@@ -195,14 +197,21 @@ class StepMeasurement:
         )
 
     def describe_device(self) -> str:
-        return self.gpu_id or self.device_name
+        """The GPU's id, else the device's name as the recording (a file from anywhere) wrote it,
+        control characters escaped for a terminal."""
+        return printable(self.gpu_id or self.device_name)
 
 
 def read_measurement(
-    text: str, *, source: str, error: type[DataError] | type[InputError] = InputError
+    text: str,
+    *,
+    source: str,
+    error: type[DataError] | type[InputError] = InputError,
+    today: date | None = None,
 ) -> tuple[MeasurementDocument, StepMeasurement]:
     """A recording's JSON (a file from anywhere, or the catalog's copy) → its document and value;
-    one-line ``error`` when it is not a gpuplan measurement."""
+    one-line ``error`` when it is not a gpuplan measurement or no real step could have made it
+    (``today``, UTC by default: the latest day it may be dated)."""
     from pydantic import ValidationError
 
     from gpuplan.bounded import load_json
@@ -228,7 +237,70 @@ def read_measurement(
             median=doc.step_time.median_s,
             high=doc.step_time.high_s,
         )
+    _check_physical(doc, source, error, today)
     return doc, StepMeasurement.from_document(doc)
+
+
+#: The shortest step a recording may hold, s: one CUDA kernel launch alone takes ~5 µs, and a step
+#: runs a model's forward (a recording of 5e-324 s made every estimate anchored on it instant).
+MIN_STEP_S = 1e-6
+#: How far the kernel time per step may exceed the slowest timed step: timer noise. The kernel split
+#: comes from the profiled steps, run after the timed ones and slower under the profiler, so it is
+#: held to the slowest step rather than the median (a real CPU recording's operator time is 121 % of
+#: its median step, 75 % of its slowest); 5 % above that is no measurement of this step.
+KERNEL_OVER_STEP = 1.05
+
+
+def _check_physical(
+    doc: MeasurementDocument, source: str, error: type[DataError] | type[InputError], today: date | None
+) -> None:
+    """A recording no real step could have made is refused, naming the field."""
+    t, k = doc.step_time, doc.kernel_time_s
+    if t.low_s < MIN_STEP_S:  # the median and the slowest are at least the fastest (checked above)
+        raise error.worded(
+            N_("{source}: step_time.low_s {value} s is shorter than any real step (at least {floor} s)"),
+            source=source,
+            value=t.low_s,
+            floor=MIN_STEP_S,
+        )
+    if (odd := next((x for x in t.samples_s if not t.low_s <= x <= t.high_s), None)) is not None:
+        raise error.worded(
+            N_(
+                "{source}: step_time.samples_s holds {value} s, outside its fastest {low} s and "
+                "slowest {high} s"
+            ),
+            source=source,
+            value=odd,
+            low=t.low_s,
+            high=t.high_s,
+        )
+    busy = max(k.busy_s, sum(float(getattr(k, c)) for c in OP_CLASSES))
+    if busy > KERNEL_OVER_STEP * t.high_s:
+        raise error.worded(
+            N_(
+                "{source}: kernel_time_s ({busy:.4g} s per step) is more than the slowest step ({high:.4g} s)"
+            ),
+            source=source,
+            busy=busy,
+            high=t.high_s,
+        )
+    when = doc.run.measured_at
+    try:
+        at = datetime.fromisoformat(when)
+    except ValueError:
+        raise error.worded(
+            N_("{source}: run.measured_at {when!r} is not an ISO date and time"), source=source, when=when
+        ) from None
+    # measure writes the time in UTC: compared with today's date in UTC
+    day = (at.astimezone(timezone.utc) if at.tzinfo else at).date()
+    today = today or datetime.now(timezone.utc).date()
+    if day > today:
+        raise error.worded(
+            N_("{source}: run.measured_at {when!r} is after today ({today})"),
+            source=source,
+            when=when,
+            today=today.isoformat(),
+        )
 
 
 def workload_measurements(
@@ -461,7 +533,7 @@ def _torch_clause(m: StepMeasurement) -> str:
     if m.torch_version is None or here == "none" or m.torch_version.split("+")[0] == here.split("+")[0]:
         return ""
     return _("; measured under torch {measured}, this machine has torch {here}").format(
-        measured=m.torch_version, here=here
+        measured=printable(m.torch_version), here=here
     )
 
 
@@ -470,10 +542,10 @@ def not_anchored_note(m: StepMeasurement) -> str:
     if m.device != "cuda":
         return _(
             "your measured step on {device} ({when}) is a CPU recording: GPU estimates are not anchored on it"
-        ).format(device=m.device_name, when=m.measured_at)
+        ).format(device=printable(m.device_name), when=m.measured_at)
     return _(
         "your measured step on {device} ({when}) is on a GPU gpuplan has no datasheet of: not transferred"
-    ).format(device=m.device_name, when=m.measured_at)
+    ).format(device=printable(m.device_name), when=m.measured_at)
 
 
 _CLASS_NAMES = {

@@ -7,15 +7,28 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.bounded import printable
 from gpuplan.documents.measure import OP_CLASSES, MeasurementDocument
 from gpuplan.i18n import _
 from gpuplan.perf.anchor import class_name
 
-__all__ = ["measure_view"]
+__all__ = ["SHOWN_CHARS", "measure_view"]
 
 
 def _ms(s: float) -> str:
     return _("{n} ms").format(n=f"{s * 1e3:.4g}")
+
+
+#: Characters of a recording's text field (a note, how memory was read, a device name) shown on a
+#: terminal: the recording may come from anywhere, and gpuplan's own notes are under 200.
+SHOWN_CHARS = 300
+
+
+def _shown(text: str) -> str:
+    """A text field of the recording on one line of the terminal: control characters escaped (an
+    ESC sequence in a file from elsewhere would recolour or retitle the terminal), cut to
+    :data:`SHOWN_CHARS` (a 1 MB note was printed whole)."""
+    return printable(text[:SHOWN_CHARS]) + ("…" if len(text) > SHOWN_CHARS else "")
 
 
 def _gib(x: float | None) -> str:
@@ -30,18 +43,18 @@ def measure_view(doc: MeasurementDocument) -> Group:
         if w.seq_len
         else _("batch {b}").format(b=w.batch_size)
     )
-    where = d.gpu_id or d.name
+    where = _shown(d.gpu_id or d.name)
     label = _("CPU recording") if d.kind == "cpu" else _("GPU")
     head = Text.assemble(
-        (w.name, "bold"),
+        (_shown(w.name), "bold"),
         ": "
         + _("{task}, {precision}, {batch} on {where} ({label}), {when}").format(
             task=w.task,
-            precision=w.precision,
+            precision=_shown(w.precision),
             batch=batch,
             where=where,
             label=label,
-            when=doc.run.measured_at,
+            when=_shown(doc.run.measured_at),
         ),
     )
     step = Text(
@@ -82,5 +95,5 @@ def measure_view(doc: MeasurementDocument) -> Group:
             smi=_gib(m.nvidia_smi_gib),
         )
     )
-    notes = [Text("· " + n, style="dim") for n in (*m.how, *doc.notes)]
+    notes = [Text("· " + _shown(n), style="dim") for n in (*m.how, *doc.notes)]
     return Group(head, step, table, memory, *notes)
