@@ -90,7 +90,21 @@ def test_a_fleet_is_costed_at_the_dated_floor_of_an_undated_spot_price_and_says_
     # $8.00 for the 8-GPU instance (not its own $2.40); a one-GPU replica takes the whole instance.
     assert p.usd_per_hour["spot"] == pytest.approx(8.0)
     assert "below the lowest dated spot price of the region: costed at it (2025-11-30)" in p.source
-    assert "the whole 8-GPU instance per replica" in p.sources["spot"]
+    assert "1 × its 8-GPU instance for 1 GPU(s)" in p.sources["spot"]
+    # A replica of 4 GPUs (tensor-parallel) on the same 8-GPU instance pays the same $8.00; on
+    # one-GPU instances it takes four of them.
+    four = fleet_prices([offer("on_demand", 21.96), undated], "A100-SXM4-40GB", gpus_per_replica=4)
+    assert four.usd_per_hour["spot"] == pytest.approx(8.0) and four.usd_per_hour[
+        "on_demand"
+    ] == pytest.approx(21.96)
+    single = offer("on_demand", 3.0, instance_type="p4.1x", gpu_count=1.0, price_usd_per_gpu_hour=3.0)
+    assert fleet_prices([single], "A100-SXM4-40GB", gpus_per_replica=4).usd_per_hour["on_demand"] == 12.0
+    # simulate share's two GPUs: two one-GPU instances ($6) rather than the 8-GPU one ($21.96)
+    from gpuplan.simulate.inputs import whole_instances
+
+    two = whole_instances([offer("on_demand", 21.96), single], "A100-SXM4-40GB", 2)
+    total, cheapest, n = two["on_demand"]
+    assert (total, cheapest.instance_type, n) == (6.0, "p4.1x", 2)
     # A one-GPU instance at $3.00 an hour is dearer per GPU ($3 against $2.745) but cheaper per
     # replica than the 8-GPU one at $21.96; a half GPU cannot hold a replica.
     one = offer("on_demand", 3.0, instance_type="p4.1x", gpu_count=1.0, price_usd_per_gpu_hour=3.0)

@@ -381,6 +381,7 @@ def autoscale_cmd(
             on_demand_usd=on_demand_price,
             spot_usd=spot_price,
             spot_rate_per_hour=spot_rate,
+            gpus_per_replica=w.tensor_parallel,
         )
         money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None

@@ -27,6 +27,7 @@ from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
+    from gpuplan.catalog import OfferPrice
     from gpuplan.simulate.share import SharePlan
 
 __all__ = ["add_share"]
@@ -90,7 +91,7 @@ def share_cmd(
     from gpuplan.errors import NotFoundError
     from gpuplan.hardware import resolve_gpu
     from gpuplan.report.simulate import share_html, share_json, share_view
-    from gpuplan.simulate.inputs import fleet_prices, load_services
+    from gpuplan.simulate.inputs import load_services
     from gpuplan.simulate.share import SHARINGS, ShareOptions, pack_services
 
     if sharing not in (*SHARINGS, "best"):
@@ -105,19 +106,8 @@ def share_cmd(
     demands = spec.demands(estimated)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
-        per_hour = price
-        price_note = (
-            _("price per GPU-hour {price:g} USD, given").format(price=price) if price is not None else ""
-        )
-        if per_hour is None and store is not None:
-            try:
-                fleet = fleet_prices(store.offers(gpu=g.id), g.id)
-                per_hour, price_note = (
-                    fleet.usd_per_hour["on_demand"],
-                    _("price: {source}").format(source=fleet.sources["on_demand"]),
-                )
-            except InputError:
-                per_hour = None  # the report says "price unknown" rather than inventing one
+        # The GPUs a packing needs are bought after it is known how many (whole instances).
+        offers = store.offers(gpu=g.id) if price is None and store is not None else []
         money = display_money_for(store, currency)
     finally:
         if store is not None:
@@ -125,7 +115,7 @@ def share_cmd(
     base = dict(
         gpu_id=g.id,
         gpu_memory_gib=g.memory_gib,
-        price_usd_per_hour=per_hour,
+        price_usd_per_hour=price,
         target_utilisation=target,
         time_slice_penalty=time_slice_penalty,
     )
@@ -141,9 +131,7 @@ def share_cmd(
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    if price_note:
-        # where the cost's price per GPU-hour comes from: offer, region, date (or that it was given)
-        plan = replace(plan, notes=(*plan.notes, price_note))
+    plan = _priced(plan, price, offers)
     if k8s_out is not None and not plan.unplaced:
         _write_k8s(plan, k8s_out)
     if out is not None:
@@ -164,6 +152,37 @@ def share_cmd(
             names=", ".join(u.service for u in plan.unplaced[:3]) + (" …" if len(plan.unplaced) > 3 else ""),
             k8s=Phrase(N_("; --k8s-out not written")) if k8s_out is not None else "",
         )
+
+
+def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> SharePlan:
+    """The plan with what its GPUs cost and where the price comes from: ``price`` per GPU-hour
+    given, else the cheapest way to buy its GPUs as whole instances (2 GPUs of an 8-GPU machine
+    pay for the machine); unknown without an on-demand price."""
+    if price is not None:
+        note = _("price per GPU-hour {price:g} USD, given").format(price=price)
+        return replace(plan, notes=(*plan.notes, note))
+    from gpuplan.simulate.inputs import whole_instances
+
+    best = whole_instances(offers, plan.gpu_id, plan.gpus_needed).get("on_demand")
+    if best is None or plan.gpus_needed < 1:
+        return plan  # the report says "price unknown" rather than inventing one
+    total, o, instances = best
+    note = _(
+        "price: {n} × {provider} {region} {instance_type} on demand, {price:.4g} USD/h ({as_of})"
+    ).format(
+        n=instances,
+        provider=o.provider,
+        region=o.region,
+        instance_type=o.instance_type,
+        price=total,
+        as_of=o.as_of,
+    )
+    return replace(
+        plan,
+        cost_usd_per_hour=None if plan.unplaced else total,
+        placed_cost_usd_per_hour=total,
+        notes=(*plan.notes, note),
+    )
 
 
 def _write_k8s(plan: SharePlan, directory: Path) -> None:

@@ -62,10 +62,11 @@ LOSS_CAUSES = ("cold_start", "at_max", "not_scaled", "spot", "unreachable", "que
 
 @dataclass(frozen=True, kw_only=True)
 class FleetPrices:
-    """USD per replica-hour by pricing model, and where the figures come from."""
+    """USD per replica-hour by pricing model (a replica's whole instances: ``inputs.fleet_prices``),
+    and where the figures come from."""
 
     usd_per_hour: dict[str, float]
-    """``on_demand`` always; ``spot`` when any policy uses spot."""
+    """USD per replica-hour: ``on_demand`` always; ``spot`` when any policy uses spot."""
     source: str
     sources: dict[str, str] = field(default_factory=dict)
     """Per pricing model of ``usd_per_hour``: where its figure comes from (``source`` joins them)."""

@@ -29,7 +29,14 @@ if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
     from gpuplan.perf.inference import DecodeEstimate
 
-__all__ = ["ServicesFile", "demand_from_decode", "fleet_prices", "load_services", "parse_replica"]
+__all__ = [
+    "ServicesFile",
+    "demand_from_decode",
+    "fleet_prices",
+    "load_services",
+    "parse_replica",
+    "whole_instances",
+]
 
 
 def _price_caveat(o: OfferPrice) -> str:
@@ -47,20 +54,37 @@ def _price_caveat(o: OfferPrice) -> str:
     return ""
 
 
-def _cheapest_per_replica(offers: Iterable[OfferPrice], gpu_id: str) -> dict[str, tuple[float, OfferPrice]]:
-    """Pricing model -> (USD per hour of a one-GPU replica, the offer): the instance's whole price,
-    at its conservative figure; offers of low confidence or of less than one GPU left out."""
-    best: dict[str, tuple[float, OfferPrice]] = {}
+def whole_instances(
+    offers: Iterable[OfferPrice], gpu_id: str, gpus: int = 1
+) -> dict[str, tuple[float, OfferPrice, int]]:
+    """Pricing model -> (USD per hour of ``gpus`` GPUs bought as whole instances, the offer, how
+    many of its instances): ``ceil(gpus / gpus per instance)`` instances at each offer's
+    conservative price, the cheapest per model. Offers of low confidence or of less than one GPU
+    (a slice cannot hold a GPU's work) are left out. e.g. 1 GPU of an 8-GPU p4d at $21.96/h: $21.96."""
+    import math
+
+    best: dict[str, tuple[float, OfferPrice, int]] = {}
     for o in offers:
         if o.gpu != gpu_id or o.pricing not in ("on_demand", "spot") or o.confidence == "low":
             continue
         per_gpu = o.conservative_usd_per_gpu_hour()
         if per_gpu is None or o.gpu_count < 1:
             continue
-        per_replica = float(per_gpu) * o.gpu_count
-        if o.pricing not in best or per_replica < best[o.pricing][0]:
-            best[o.pricing] = (per_replica, o)
+        n = max(1, math.ceil(gpus / o.gpu_count - 1e-9))
+        total = float(per_gpu) * o.gpu_count * n
+        if o.pricing not in best or total < best[o.pricing][0]:
+            best[o.pricing] = (total, o, n)
     return best
+
+
+def _bought(o: OfferPrice, instances: int, gpus: int) -> str:
+    """ ", 2 × its 8-GPU instance for a replica of 4 GPUs": what a price per replica buys, where it
+    buys more GPUs than the replica uses ("" where they match)."""
+    if instances * o.gpu_count <= gpus:
+        return ""
+    return _(", {n} × its {k}-GPU instance for {g} GPU(s)").format(
+        n=instances, k=format_number(o.gpu_count), g=gpus
+    )
 
 
 def fleet_prices(
@@ -70,11 +94,13 @@ def fleet_prices(
     on_demand_usd: float | None = None,
     spot_usd: float | None = None,
     spot_rate_per_hour: float | None = None,
+    gpus_per_replica: int = 1,
 ) -> FleetPrices:
-    """Per-GPU-hour prices of a one-GPU replica: the cheapest catalog offer per pricing model for
-    one GPU. A replica takes a whole instance: on an 8-GPU instance it pays for 8 GPUs (replicas
-    come and go one by one, so they are not assumed to share one); a fraction of a GPU cannot hold
-    it. Each price is the conservative one (``OfferPrice.conservative_usd_per_gpu_hour``).
+    """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
+    ranks): the cheapest catalog offer per pricing model, bought as whole instances
+    (:func:`whole_instances`) — a one-GPU replica on an 8-GPU instance pays for 8 (replicas come
+    and go one by one, so they are not assumed to share one). Each price is the conservative one
+    (``OfferPrice.conservative_usd_per_gpu_hour``).
 
     Given prices win over the catalog's. Low-confidence (article) prices are never used.
     """
@@ -90,7 +116,7 @@ def fleet_prices(
         raise InputError.worded(
             N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
         )
-    best = _cheapest_per_replica(offers, gpu_id)
+    best = whole_instances(offers, gpu_id, gpus_per_replica)
     prices: dict[str, float] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
     notes: list[str] = []
@@ -99,13 +125,17 @@ def fleet_prices(
         if given is not None:
             prices[key] = given
             notes.append(
-                _("{pricing} {price:g} USD/GPU-h given").format(pricing=_(PRICING_WORDS[key]), price=given)
+                _("{pricing} {price:g} USD/replica-h given").format(
+                    pricing=_(PRICING_WORDS[key]), price=given
+                )
             )
         elif key in best:
-            per_replica, o = best[key]
+            per_replica, o, instances = best[key]
             prices[key] = per_replica
             notes.append(
-                _("{pricing} {price:.4g} USD/GPU-h: {provider} {region} {instance_type} ({as_of})").format(
+                _(
+                    "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
+                ).format(
                     pricing=_(PRICING_WORDS[key]),
                     price=prices[key],
                     provider=o.provider,
@@ -114,11 +144,7 @@ def fleet_prices(
                     as_of=o.as_of,
                 )
                 + _price_caveat(o)
-                + (
-                    _(", the whole {n}-GPU instance per replica").format(n=format_number(o.gpu_count))
-                    if o.gpu_count > 1
-                    else ""
-                )
+                + _bought(o, instances, gpus_per_replica)
             )
         if key in prices:
             sources[key] = notes[-1]
