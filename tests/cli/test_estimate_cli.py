@@ -203,6 +203,7 @@ def test_a_replica_with_no_room_for_one_sequence_serves_nothing(
     assert r.exit_code == 0, r.output
     row = json.loads(r.stdout)["estimates"][0]
     assert row["decode"]["max_concurrent_sequences"] == 0 and row["serving"] is None
+    assert row["decode"]["tokens_per_s"] is None and row["decode"]["prefill_tokens_per_s"] is None
     table = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM"], env={"COLUMNS": "250"})
     joined = " ".join(table.stdout.split())
     assert "no room for one sequence beside the weights on 1 GPU(s); raise tensor_parallel" in joined

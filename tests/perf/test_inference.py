@@ -225,3 +225,16 @@ def test_an_iterations_weight_kernels_and_decode_attention_run_one_after_the_oth
     assert step.iteration_s(2, 10_000, 0) == pytest.approx(0.020)
     # A chunk of 500 prompt tokens with them: 20 + 50 ms of weight kernels, then the 10 ms read.
     assert step.iteration_s(20, 10_000, 500) == pytest.approx(0.080)
+
+
+def test_fp8_decode_runs_its_matmuls_at_the_fp8_peak() -> None:
+    # An fp8 service's weights average more than a byte (embeddings and the LM head stay bf16), and
+    # its decode was costed at the bf16 peak: half of an H100's FP8 rate for the compute-bound part.
+    h100 = get_gpu("H100-SXM")
+    bf16 = _llama_infer()
+    fp8 = replace(bf16, precision="fp8", peak=replace(bf16.peak, parameters_bytes=1.13 * bf16.params))
+    d16, d8 = decode_estimate(bf16, h100, calibration=CAL), decode_estimate(fp8, h100, calibration=CAL)
+    # fewer bytes and twice the peak: every decode step is faster, the weights smaller
+    assert d8.time_per_token_s < d16.time_per_token_s and d8.weights_gib < d16.weights_gib
+    m8, m16 = step_model(fp8, h100, calibration=CAL), step_model(bf16, h100, calibration=CAL)
+    assert m8.decode_s_per_token == pytest.approx(m16.decode_s_per_token / 2, rel=0.01)

@@ -130,6 +130,30 @@ def test_fp8_inference_keeps_its_matmul_weights_in_one_byte(small_gpt2: Make) ->
     assert bf16.peak.parameters_bytes == 2 * GPT2_PARAMS
 
 
+def test_an_fp8_weight_shared_by_two_layers_is_saved_once() -> None:
+    import torch
+
+    from gpuplan.profile.tracer import _fp8_inference_weights
+
+    a, b = torch.nn.Linear(4, 4, bias=False), torch.nn.Linear(4, 4, bias=False)
+    b.weight = a.weight
+    model = torch.nn.Sequential(a, b).to(torch.bfloat16)
+    assert _fp8_inference_weights(model) == 16.0  # one 4 × 4 weight, not two
+
+
+def test_a_recording_of_an_fp8_service_is_of_that_service() -> None:
+    # The fp8 inference trace added a key field that a recording's key is matched without: the
+    # recording this version makes of an fp8 service was refused as "not of this workload".
+    from gpuplan.profile.key import installed_torch_version, is_recording_of, profile_key
+    from gpuplan.workload import Workload
+
+    inputs = {"batch_size": 1, "seq_len": 64}
+    w = Workload.from_dict(
+        {"name": "s", "task": "infer", "model": {"preset": "gpt2"}, "inputs": inputs, "precision": "fp8"}
+    )
+    assert is_recording_of(w, profile_key(w), installed_torch_version())
+
+
 @pytest.mark.slow
 def test_every_preset_family_traces(small_gpt2: Make) -> None:
     for preset, inputs in [

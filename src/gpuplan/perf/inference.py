@@ -239,7 +239,9 @@ def without_lm_head(profile: Profile) -> tuple[Profile, float]:
 
 
 def _dtype_path(precision: str, weight_bytes: float) -> str:
-    if weight_bytes <= 1.0:
+    # fp8 inference keeps its embeddings, norms and LM head in 16 bits (profile/tracer.py): its
+    # weights average more than a byte, its matmuls run in FP8.
+    if precision == "fp8" or weight_bytes <= 1.0:
         return "fp8"
     if weight_bytes <= 2.0:
         return "fp16" if "fp16" in precision else "bf16"

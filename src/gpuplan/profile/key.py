@@ -198,11 +198,18 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
     # The dropout trace's version 1 left no field in the key; 2 on wrote its number.
     versions = range(2, SDPA_DROPOUT_TRACE + 1) if _sdpa_dropout_trace(workload) else range(0)
     dropout: list[dict[str, int]] = [{}, *({"sdpa_dropout_trace": v} for v in versions)]
+    # fp8 inference: recorded before its trace kept one-byte weights (no field), or after (field 1).
+    fp8 = (
+        [{}, {"fp8_inference_trace": 1}]
+        if workload.precision.value == "fp8" and not workload.is_training
+        else [{}]
+    )
     return any(
-        _digest({**fields, **d, "profile_schema_version": schema, "torch": torch_version})
+        _digest({**fields, **d, **f, "profile_schema_version": schema, "torch": torch_version})
         == recorded_profile_key
         for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
         for d in dropout
+        for f in fp8
     )
 
 

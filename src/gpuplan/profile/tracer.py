@@ -76,17 +76,15 @@ def _fp8_inference_weights(model: torch.nn.Module) -> float:
     get_head = getattr(model, "get_output_embeddings", None)
     head = get_head() if callable(get_head) else None
     embeddings = {id(m.weight) for m in model.modules() if isinstance(m, torch.nn.Embedding)}
-    saved = 0
+    saved, counted = 0, set(embeddings)
     for module in model.modules():
         if module is head or isinstance(module, torch.nn.Embedding):
             continue
         w = module._parameters.get("weight")
-        if (
-            w is not None
-            and w.dim() == 2
-            and id(w) not in embeddings
-            and w.dtype in (torch.bfloat16, torch.float16)
-        ):
+        if w is None or id(w) in counted:
+            continue  # a weight shared by two layers is stored once
+        counted.add(id(w))
+        if w.dim() == 2 and w.dtype in (torch.bfloat16, torch.float16):
             saved += w.numel()
     return float(saved)
 

@@ -194,6 +194,16 @@ def _input_host_json(h: HostInput | None) -> InputHostDoc | None:
 def _decode_doc(d: DecodeEstimate) -> DecodeDoc:
     """The decode figures as the document states them, with the serving engine's CPU work they hold."""
     fields = {k: v for k, v in asdict(d).items() if k != "engine"}
+    if d.max_concurrent_sequences < 1:
+        # no room for one sequence beside the weights: its rates are not reachable (as the table says)
+        for k in (
+            "time_per_token_s",
+            "tokens_per_s",
+            "time_per_token_at_max_s",
+            "prefill_tokens_per_s",
+            "prefill_s",
+        ):
+            fields[k] = None
     cpu = d.engine
     return DecodeDoc(
         **fields,
