@@ -244,11 +244,13 @@ def read_measurement(
 #: The shortest step a recording may hold, s: one CUDA kernel launch alone takes ~5 µs, and a step
 #: runs a model's forward (a recording of 5e-324 s made every estimate anchored on it instant).
 MIN_STEP_S = 1e-6
-#: How far the kernel time per step may exceed the slowest timed step: timer noise. The kernel split
-#: comes from the profiled steps, run after the timed ones and slower under the profiler, so it is
-#: held to the slowest step rather than the median (a real CPU recording's operator time is 121 % of
-#: its median step, 75 % of its slowest); 5 % above that is no measurement of this step.
-KERNEL_OVER_STEP = 1.05
+#: How far a GPU's kernel time per step may exceed the slowest timed step. The kernel split comes
+#: from the profiled steps, run after the timed ones; the profiler's tracing lengthens each kernel a
+#: little, so it is held to the slowest step with a quarter's margin — 7.9 s of kernels in a 1 ms step
+#: is no measurement of this step. A CPU recording is not held to it: the profiler's overhead per
+#: operator is of the order of a small operator's own time (this machine's CPU recordings of a tiny
+#: model: operator time 75 % to 130 % of the slowest step), and a CPU recording never anchors a GPU.
+KERNEL_OVER_STEP = 1.25
 
 
 def _check_physical(
@@ -275,7 +277,7 @@ def _check_physical(
             high=t.high_s,
         )
     busy = max(k.busy_s, sum(float(getattr(k, c)) for c in OP_CLASSES))
-    if busy > KERNEL_OVER_STEP * t.high_s:
+    if doc.device.kind != "cpu" and busy > KERNEL_OVER_STEP * t.high_s:
         raise error.worded(
             N_(
                 "{source}: kernel_time_s ({busy:.4g} s per step) is more than the slowest step ({high:.4g} s)"
