@@ -133,3 +133,33 @@ def test_a_long_table_written_line_by_line_reads_as_rich_writes_it(
             console.print(common.Widest([build]))
         assert ours.get() == rich_own.get()
     assert any(used)
+
+
+@pytest.mark.parametrize("odd", ["tab", "trailing", "row_style", "section", "center"])
+def test_what_the_line_by_line_path_does_not_write_is_left_to_rich(
+    odd: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A tab, a right-justified cell with trailing spaces, a row's own style, a section line and a
+    # centred column are features of rows the probe (the widest rows) may not hold: the written
+    # rows must still equal Rich's, whatever row holds them.
+    import gpuplan.report.common as common
+
+    monkeypatch.setattr(common, "_FAST_ROWS", 20)
+
+    def build() -> Table:
+        table = house_table()
+        table.add_column("name", justify="center" if odd == "center" else "left")
+        table.add_column("n", justify="right")
+        for i in range(40):
+            name = "a very long name indeed" if i == 0 else "x\ty" if odd == "tab" and i == 7 else "x"
+            n = "1.0  " if odd == "trailing" and i == 9 else "12345678" if i == 1 else "1"
+            style = "red" if odd == "row_style" and i == 11 else None
+            table.add_row(name, n, style=style, end_section=odd == "section" and i == 13)
+        return table
+
+    console = Console(file=io.StringIO(), width=80, force_terminal=True, color_system="truecolor")
+    with console.capture() as rich_own:
+        console.print(build())
+    with console.capture() as ours:
+        console.print(common.Widest([build]))
+    assert ours.get() == rich_own.get()

@@ -154,7 +154,17 @@ def _is_house_layout(table: Table) -> bool:
         and table.padding == (0, 1, 0, 1)
         and not table.row_styles
         and table.style in _NO_STYLE
-        and all(c.style in _NO_STYLE and c.width is None and c.ratio is None for c in table.columns)
+        and table.leading == 0
+        # a row's own style or a section line under it is what the rows written here would lose
+        and all(row.style in _NO_STYLE and not row.end_section for row in table.rows)
+        and all(
+            c.style in _NO_STYLE
+            and c.width is None
+            and c.ratio is None
+            and c.justify in ("left", "right")
+            and c.vertical == "top"
+            for c in table.columns
+        )
     )
 
 
@@ -177,7 +187,10 @@ class _RowWriter:
 
         console, width, right = self.console, self.widths[i], self.columns[i].justify == "right"
         texts = [console.render_str(x, highlight=False, markup=self.options.markup) for x in cell.split("\n")]
-        if any(t.cell_len > width for t in texts):
+        if right:
+            for t in texts:
+                t.rstrip()  # Rich right-justifies a line without its trailing spaces
+        if "\t" in cell or any(t.cell_len > width for t in texts):
             # as Rich's tables: a cell is not highlighted
             text = console.render_str(cell, highlight=False, markup=self.options.markup)
             return console.render_lines(text, self.cell_options[i], pad=True)
