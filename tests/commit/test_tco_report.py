@@ -249,3 +249,18 @@ def test_a_price_whose_source_names_no_region_says_so() -> None:
     problem = replace(report.problem, offers=offers)
     nowhere = replace(report, problem=problem, schedule=optimise(problem))
     assert all("the source names no region" in r[6] for r in price_rows(nowhere))
+
+
+def test_a_price_two_demands_buy_is_counted_once_in_the_headline() -> None:
+    # Each demand buys its own hourly cover; one stale offer serving two demands was listed twice.
+    report = _report()
+    old = replace(_offer("on_demand", 2.0), as_of="2023-06")
+    two = (
+        Demand(name="a", gpu="A100-SXM4-40GB", gpu_hours=(730.0,) * 24),
+        Demand(name="b", gpu="A100-SXM4-40GB", gpu_hours=(365.0,) * 24),
+    )
+    problem = replace(report.problem, demands=two, offers=(old,))
+    report = replace(report, problem=problem, schedule=optimise(problem))
+    assert len(report.schedule.hourly_used) == 2
+    (line,) = [x for x in summary_lines(report) if x.startswith("Stale prices")]
+    assert "1 of the 1 used" in line and line.count("p.x on_demand") == 1

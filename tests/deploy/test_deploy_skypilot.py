@@ -136,12 +136,14 @@ def test_the_workdir_is_the_launch_folder_by_its_absolute_path(spot_plan: Launch
         ("/a/../../etc", "/etc"),
         ("/srv/./launch", "/srv/launch"),
         ("/srv//launch", "/srv/launch"),
+        ("//srv/launch", "//srv/launch"),  # POSIX keeps a leading "//"; refused as repeated all the same
     ):
         with pytest.raises(
             DeployError, match=re.escape(f"must be written without '.', '..' or repeated '/' (as {normal!r})")
         ):
             GenerateOptions(out_dir=written)
     assert GenerateOptions(out_dir="/srv/launch/").out_dir == "/srv/launch/"
+    assert GenerateOptions(out_dir="/srv/a\\").out_dir == "/srv/a\\"  # a backslash is a name's on POSIX
 
 
 def test_accelerator_names_are_skypilot_names_for_every_mapped_gpu() -> None:

@@ -210,7 +210,8 @@ class Schedule:
     total_usd: float
     """Everything: sum of ``monthly`` plus ``past_horizon_usd``."""
     all_on_demand_usd: float | None
-    """Every demanded GPU-hour at the cheapest on-demand price; None where a GPU has none."""
+    """Every demanded GPU-hour at its demand's cheapest on-demand price per GPU-hour used (whole
+    instances, ``recourse.packing``); None where a demand has none."""
     savings_pct: float | None
     break_even_utilisation: dict[str, float]
     """Per commitment pricing model: the share of a unit's hours inside the horizon it must be busy

@@ -56,7 +56,8 @@ def check_out_dir(out_dir: str, what: str | Phrase | None = None) -> None:
             path=shown,
         )
     normal = os.path.normpath(out_dir)
-    if ".." in path.parts or normal != out_dir.rstrip("/\\"):
+    # POSIX keeps a leading "//" (implementation-defined): refused as a repeated "/" too.
+    if ".." in path.parts or out_dir.startswith("//") or normal != out_dir.rstrip("/"):
         raise DeployError.worded(
             N_("{what} {path!r} must be written without '.', '..' or repeated '/' (as {normal!r})"),
             what=what,

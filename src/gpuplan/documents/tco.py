@@ -151,7 +151,8 @@ class TcoDocument(Document):
     past_horizon: Literal["full", "remaining_value"]
     total_cost_usd: float
     all_on_demand_cost_usd: float | None
-    """Every GPU-hour at the cheapest on-demand price; None where a GPU has none."""
+    """Every GPU-hour at its demand's cheapest on-demand price per GPU-hour used (a run takes whole
+    instances); None where a demand has none."""
     savings_pct: float | None
     past_horizon_cost_usd: float
     """Term months after the horizon that are still paid (included in ``total_cost_usd``)."""

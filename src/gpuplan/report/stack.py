@@ -140,7 +140,8 @@ def levels_table(
     outcomes: Sequence[EstimateOutcome], levels: Sequence[LevelOutcomes], unit: str, stack: Stack | None
 ) -> Table | None:
     """Throughput per GPU configuration on the stock and the tuned stack (and on the workload's own
-    when it is neither, or when a measured step anchors it), the one the estimate assumed marked.
+    when it is neither — a compiled workload is neither, the levels run eager — or when a measured
+    step anchors it), the one the estimate assumed marked.
 
     The level columns are the model's figures: a measured step anchors the workload's own stack
     only, so next to an anchored estimate its own figure is a column of its own, and the levels'

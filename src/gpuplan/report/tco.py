@@ -253,7 +253,8 @@ def summary_lines(report: TcoReport) -> list[str]:
 
 
 def used_offers(report: TcoReport) -> list[tuple[str, PricedOffer]]:
-    """Every price the schedule rests on: the hourly offers it buys and the commitments, once each."""
+    """Every price the schedule rests on, by use: the hourly offer each demand buys (one offer can
+    serve several demands, each with its own whole-instance factor) and the commitments."""
     out: list[tuple[str, PricedOffer]] = list(report.schedule.hourly_used.items())
     seen = {o for _use, o in out}
     for c in report.schedule.commitments:
@@ -295,8 +296,8 @@ def unknown_lines(report: TcoReport) -> list[str]:
 
 def _age_lines(report: TcoReport) -> list[str]:
     """The headline's word on the prices' age and confidence: stale and low-confidence ones named."""
-    used = used_offers(report)
-    stale = [(o, offer_age(report, o)) for _use, o in used]
+    used = list(dict.fromkeys(o for _use, o in used_offers(report)))  # each price once
+    stale = [(o, offer_age(report, o)) for o in used]
     stale = [(o, a) for o, a in stale if a.stale]
     lines = []
     if stale:
@@ -307,7 +308,7 @@ def _age_lines(report: TcoReport) -> list[str]:
                 "({listed})"
             ).format(n=len(stale), total=len(used), days=report.stale_after_days, listed=listed)
         )
-    low = [o for _use, o in used if o.confidence == "low"]
+    low = [o for o in used if o.confidence == "low"]
     if low:
         lines.append(_("Low-confidence prices used: {listed}").format(listed="; ".join(o.label for o in low)))
     return lines
