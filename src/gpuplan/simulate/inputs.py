@@ -61,8 +61,6 @@ def whole_instances(
     many of its instances): ``ceil(gpus / gpus per instance)`` instances at each offer's
     conservative price, the cheapest per model. Offers of low confidence or of less than one GPU
     (a slice cannot hold a GPU's work) are left out. e.g. 1 GPU of an 8-GPU p4d at $21.96/h: $21.96."""
-    import math
-
     best: dict[str, tuple[float, OfferPrice, int]] = {}
     for o in offers:
         if o.gpu != gpu_id or o.pricing not in ("on_demand", "spot") or o.confidence == "low":
@@ -304,8 +302,6 @@ def demand_from_decode(
     """A service's demand from the estimator: memory for the weights plus the KV cache of the
     sequences it keeps running (Little's law: rate × latency, at 80 % busy), capacity and latency
     of a whole GPU from :func:`gpuplan.perf.inference.serving_estimate`."""
-    import math
-
     from gpuplan.perf.inference import TARGET_UTILISATION, serving_estimate
 
     srv = serving_estimate(
