@@ -155,9 +155,14 @@ def test_comma_separated_gpus_and_a_typo_among_them_caught_before_the_trace(
     assert "h1000" in str(r.exception) and traced == []
 
 
-def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _llama7b_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, weights_scale: float = 1.0) -> Path:
+    """A Llama-7B chat service (2 requests/s) whose trace is the known bf16 profile, its weights
+    ``weights_scale`` times theirs."""
+    from dataclasses import replace
+
     known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
     prof = Profile.from_json(known.read_text(encoding="utf-8"))
+    prof = replace(prof, peak=replace(prof.peak, parameters_bytes=prof.peak.parameters_bytes * weights_scale))
     monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: prof)
     job = tmp_path / "serve.yaml"
     job.write_text(
@@ -165,6 +170,11 @@ def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: p
         "precision: bf16\nserving: {requests_per_s: 2, prompt_tokens: 512, output_tokens: 128}\n",
         encoding="utf-8",
     )
+    return job
+
+
+def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = _llama7b_service(tmp_path, monkeypatch)
     r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "A100-SXM4-80GB", "--gpu", "L4", "--json"])
     assert r.exit_code == 0, r.output
     rows = {e["gpu"]: e for e in json.loads(r.stdout)["estimates"]}
@@ -187,18 +197,7 @@ def test_a_replica_with_no_room_for_one_sequence_serves_nothing(
 ) -> None:
     # Weights of 135 GB on one 80 GB GPU: no sequence fits beside them. The estimate gave such a
     # replica a capacity (0.08 req/s), a latency and "needs 79 GPUs" of a size that cannot hold one.
-    from dataclasses import replace
-
-    known = Path(__file__).parents[1] / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
-    prof = Profile.from_json(known.read_text(encoding="utf-8"))
-    big = replace(prof, peak=replace(prof.peak, parameters_bytes=prof.peak.parameters_bytes * 10))
-    monkeypatch.setattr(estimate_cmds, "load_profile", lambda workload, db, saved=None, **kw: big)
-    job = tmp_path / "serve.yaml"
-    job.write_text(
-        "name: chat\ntask: infer\nmodel: {preset: llama-7b}\ninputs: {batch_size: 1, seq_len: 2048}\n"
-        "precision: bf16\nserving: {requests_per_s: 2, prompt_tokens: 512, output_tokens: 128}\n",
-        encoding="utf-8",
-    )
+    job = _llama7b_service(tmp_path, monkeypatch, weights_scale=10)
     r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "--json"])
     assert r.exit_code == 0, r.output
     row = json.loads(r.stdout)["estimates"][0]

@@ -11,7 +11,6 @@ and for the sensitivity runs.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ import numpy as np
 
 from gpuplan.commit.model import Commitment, Demand, MonthCost, PricedOffer, TcoProblem
 from gpuplan.plan.spot import spot_times
-from gpuplan.units import HOURS_PER_MONTH
+from gpuplan.units import HOURS_PER_MONTH, instances_for
 
 __all__ = [
     "HourlyCover",
@@ -44,7 +43,7 @@ def spot_overhead(demand: Demand, offer: PricedOffer) -> float | None:
     rate = offer.interruptions_per_hour
     if rate is None or rate <= 0:
         return 1.0
-    nodes = max(1.0, math.ceil(demand.gpus_per_run / offer.gpus_per_unit - 1e-9))
+    nodes = instances_for(demand.gpus_per_run, offer.gpus_per_unit)
     work = np.array([demand.run_hours])
     t = spot_times(work, np.array([rate * nodes]), demand.checkpoint_write_h, demand.restart_h)
     if not bool(t.stable[0]):
@@ -59,8 +58,7 @@ def packing(demand: Demand, offer: PricedOffer) -> float:
     on AWS's 8-GPU p4d.24xlarge pays for 8 GPUs (8.0), a 4-GPU run on it for 8 (2.0), a 16-GPU run
     on two of them for 16 (1.0). Several small runs could share one instance; whether they run at
     the same time is not known, so each is bought alone (the conservative bound)."""
-    units = max(1, math.ceil(demand.gpus_per_run / offer.gpus_per_unit - 1e-9))
-    return units * offer.gpus_per_unit / demand.gpus_per_run
+    return instances_for(demand.gpus_per_run, offer.gpus_per_unit) * offer.gpus_per_unit / demand.gpus_per_run
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,6 +23,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
+from gpuplan.units import instances_for
 from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def whole_instances(
         per_gpu = o.conservative_usd_per_gpu_hour()
         if per_gpu is None or o.gpu_count < 1:
             continue
-        n = max(1, math.ceil(gpus / o.gpu_count - 1e-9))
+        n = instances_for(gpus, o.gpu_count)
         total = float(per_gpu) * o.gpu_count * n
         if o.pricing not in best or total < best[o.pricing][0]:
             best[o.pricing] = (total, o, n)
