@@ -77,6 +77,10 @@ def _describe(report: TcoReport) -> list[str]:
         f"measured saving {saving}: {money.format(s.total_usd)} against {money.format(s.all_on_demand_usd)} "
         "all on demand"
     ]
+    if (w := report.without_stale_spot) is not None:
+        total = "" if w.total_usd is None else money.format(w.total_usd)
+        alone = f"{(w.savings_pct or 0.0):.1f} % ({total})" if total else "unmet"
+        lines.append(f"without the {w.used} stale spot price(s) it uses: saving {alone}")
     spend: dict[str, float] = {}
     for m in s.monthly:
         for p, v in m.by_pricing_usd.items():

@@ -7,7 +7,7 @@ report.schedule.total_usd, report.schedule.savings_pct
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gpuplan.catalog.open_catalog import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.rates import rate_warning
 from gpuplan.commit.adapters import DemandSource, demands_from_usage, missing_prices, priced_offers
-from gpuplan.commit.model import MissingPrice, Schedule, TcoProblem
+from gpuplan.commit.model import MissingPrice, PricedOffer, Schedule, TcoProblem
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.i18n import N_, _
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.model import ExchangeRate
     from gpuplan.i18n import Money
 
-__all__ = ["TcoReport", "tco"]
+__all__ = ["TcoReport", "WithoutStaleSpot", "tco"]
 
 #: What every schedule assumes, stated in every report.
 ASSUMPTIONS = (
@@ -47,6 +47,21 @@ ASSUMPTIONS = (
 
 
 @dataclass(frozen=True, kw_only=True)
+class WithoutStaleSpot:
+    """The schedule again with every spot price not known to be current left out: spot prices move
+    (a provider reprices them, a floor of last year may not hold), so a saving that rests on a stale
+    one is shown beside the saving without it."""
+
+    used: int
+    """Stale spot prices the schedule uses."""
+    left_out: int
+    """Stale spot prices left out of the second solve (those used and the others)."""
+    total_usd: float | None
+    """None when the demand cannot be met without them."""
+    savings_pct: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class TcoReport:
     """A usage description's schedule, with what the report needs to show it."""
 
@@ -65,6 +80,8 @@ class TcoReport:
     """The day the prices are aged against (the catalog's today); None: ages not shown."""
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """A price older than this is flagged stale (the catalog's limit)."""
+    without_stale_spot: WithoutStaleSpot | None = None
+    """The total without the stale spot prices the schedule uses; None when it uses none."""
 
     @property
     def currency(self) -> str:
@@ -115,6 +132,7 @@ def tco(
         demand_changes_pct=(-u.sensitivity_pct, 0.0, u.sensitivity_pct),
     )
     schedule = optimise(problem)
+    without = _without_stale_spot(problem, schedule, today or date.today(), stale_after)
     missing = missing_prices(prices, u, demands, offers)
     # A rate is named, with its age warning, only when a price the schedule uses was converted with it.
     used = {o.currency for o in (*(c.offer for c in schedule.commitments), *schedule.hourly_used.values())}
@@ -143,4 +161,32 @@ def tco(
         missing=missing,
         today=today,
         stale_after_days=stale_after,
+        without_stale_spot=without,
+    )
+
+
+def _stale_spot(offer: PricedOffer, today: date, limit_days: int) -> bool:
+    """A spot price not known to be within the staleness limit (a floor is judged by its own day)."""
+    from gpuplan.catalog.dates import price_age
+
+    return offer.pricing == "spot" and price_age(offer.floor_as_of or offer.as_of, today, limit_days).stale
+
+
+def _without_stale_spot(
+    problem: TcoProblem, schedule: Schedule, today: date, limit_days: int
+) -> WithoutStaleSpot | None:
+    """The schedule solved again without any stale spot price, where the first one uses one."""
+    from gpuplan.errors import InfeasibleError
+
+    used = {o for o in schedule.hourly_used.values() if _stale_spot(o, today, limit_days)}
+    if not used:
+        return None
+    kept = tuple(o for o in problem.offers if not _stale_spot(o, today, limit_days))
+    left_out = len(problem.offers) - len(kept)
+    try:
+        again = optimise(replace(problem, offers=kept, demand_changes_pct=(0.0,)))
+    except InfeasibleError:
+        return WithoutStaleSpot(used=len(used), left_out=left_out, total_usd=None, savings_pct=None)
+    return WithoutStaleSpot(
+        used=len(used), left_out=left_out, total_usd=again.total_usd, savings_pct=again.savings_pct
     )

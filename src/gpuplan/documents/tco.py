@@ -21,6 +21,7 @@ __all__ = [
     "TcoMonth",
     "TcoSensitivity",
     "TcoUnknownPrice",
+    "TcoWithoutStaleSpot",
 ]
 
 #: The tco document's schema version. 2: amounts in USD with ``_usd`` in their names (they were
@@ -82,6 +83,20 @@ class TcoSensitivity(Document):
     demand_change_pct: float
     total_cost_usd: float | None
     """None when the changed demand cannot be met (no on-demand price)."""
+
+
+class TcoWithoutStaleSpot(Document):
+    """The schedule solved again without the spot prices not known to be current (older than the
+    staleness limit or of unknown age): spot prices move, so a saving resting on one is shown
+    beside the saving without it."""
+
+    spot_prices_used: int
+    """Stale spot prices the schedule uses."""
+    spot_prices_left_out: int
+    """Stale spot prices left out of the second solve."""
+    total_cost_usd: float | None
+    """None when the demand cannot be met without them."""
+    savings_pct: float | None
 
 
 class TcoDemand(Document):
@@ -167,6 +182,8 @@ class TcoDocument(Document):
     break_even_by_gpu: dict[str, dict[PricingModel, float]]
     """The same per GPU type demanded."""
     sensitivity: list[TcoSensitivity]
+    without_stale_spot: TcoWithoutStaleSpot | None = None
+    """The total and saving without the stale spot prices the schedule uses; None when it uses none."""
     demands: list[TcoDemand]
     hourly_prices: list[TcoHourlyPrice]
     unknown_prices: list[TcoUnknownPrice]

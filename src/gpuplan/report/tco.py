@@ -147,6 +147,14 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
             g: {p: round(v, 4) for p, v in per.items()} for g, per in s.break_even_by_gpu.items()
         },
         "sensitivity": [{"demand_change_pct": pct, "total_cost_usd": cost(t)} for pct, t in s.sensitivity],
+        "without_stale_spot": None
+        if (w := report.without_stale_spot) is None
+        else {
+            "spot_prices_used": w.used,
+            "spot_prices_left_out": w.left_out,
+            "total_cost_usd": cost(w.total_usd),
+            "savings_pct": None if w.savings_pct is None else round(w.savings_pct, 2) + 0.0,
+        },
         "demands": [
             {"name": d.name, "gpu": d.gpu, "gpu_hours_total": round(d.gpu_hours_total, 2), "how": d.how}
             for d in report.demands
@@ -240,6 +248,21 @@ def summary_lines(report: TcoReport) -> list[str]:
             )
     lines += unknown_lines(report)
     lines += _age_lines(report)
+    if (w := report.without_stale_spot) is not None:
+        if w.total_usd is None:
+            outcome = _("the demand cannot be met")
+        elif w.savings_pct:
+            outcome = _("total {total}; saving {pct}").format(
+                total=money.format(w.total_usd), pct=format_percent(w.savings_pct / 100.0)
+            )
+        else:
+            outcome = _("total {total}; no saving").format(total=money.format(w.total_usd))
+        lines.append(
+            _(
+                "Without stale spot prices (spot prices move; the schedule uses {n}, {left_out} left out "
+                "in all): {outcome}"
+            ).format(n=w.used, left_out=w.left_out, outcome=outcome)
+        )
     for pct, total in s.sensitivity:
         if pct == 0:
             continue
