@@ -19,6 +19,7 @@ __all__ = [
     "GPU",
     "achievable_matmul_fraction",
     "all_gpus",
+    "architecture_measured",
     "get_gpu",
     "gpu_by_driver_name",
     "gpus_named",
@@ -204,6 +205,17 @@ def achievable_matmul_fraction(gpu: GPU, path: str = "bf16") -> float:
         return own
     lowest = _lowest_measured(attr, gpu.vendor, gpu.architecture)
     return min(lowest, achievable_matmul_fraction(gpu)) if path == "fp8" else lowest
+
+
+def architecture_measured(gpu: GPU, path: str = "bf16") -> bool:
+    """Whether another GPU of ``gpu``'s vendor and architecture has a measured matmul fraction for
+    ``path`` — what :func:`achievable_matmul_fraction` takes an unmeasured one's from; otherwise it
+    is the lowest of the vendor's (or of all) GPUs."""
+    attr = "matmul_fraction_fp8" if path == "fp8" else "matmul_fraction"
+    return any(
+        getattr(g, attr) is not None and g.vendor == gpu.vendor and g.architecture == gpu.architecture
+        for g in all_gpus()
+    )
 
 
 @cache

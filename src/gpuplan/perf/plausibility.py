@@ -11,7 +11,8 @@ physical bounds hold for any such time, and each is checked (:func:`check`):
    the roofline bounds it by the datasheet ratios: it lies between the smaller and the larger of
    the compute-peak ratio and the bandwidth ratio (``datasheet_low`` … ``datasheet_high``). And a
    GPU is not credited with kernels more efficient than the reference's: the ratio with the
-   reference's fitted efficiencies on both (``parity_high``) bounds it too.
+   reference architecture's fitted factor on both, each GPU at its own measured matmul fraction
+   (``parity_high``), bounds it too.
 3. **Power.** A part of the same architecture and memory as a higher-power one, with no higher
    datasheet peak (H100 NVL at 400 W vs H100 SXM at 700 W), does not run a step faster: its peaks
    are quoted at boost clocks it cannot hold under a training load on a third of the power, and
@@ -74,7 +75,8 @@ class Plausibility:
     datasheet_high: float | None
     """The larger of them: no mix of compute and memory traffic runs faster than this."""
     parity_high: float | None
-    """The ratio with the reference's fitted efficiencies on both GPUs."""
+    """The ratio with the reference architecture's fitted factor on both GPUs, each at its own
+    measured matmul fraction."""
     peak_fraction: float
     """The step's tensor FLOPs per second over the datasheet's dense peak (≤ 1)."""
     bandwidth_fraction: float
@@ -257,8 +259,12 @@ def _check(profile: Profile, gpu: GPU, calibration: Calibration, step_s: float) 
     if mine and theirs:
         bands.append(mine / theirs)
     low, high = min(bands), max(bands)
-    # The same step on this GPU at the reference's efficiencies (its own measured caps aside).
-    parity = ref_s / roofline_phases(profile, gpu, ref_cal).total_s
+    # The same step on this GPU at the reference architecture's fitted factor, with this GPU's own
+    # measured matmul fraction (a published measurement of the part, or this unit's `gpuplan
+    # bench`): that fraction is calibration evidence, so a GeForce card measured above its rated
+    # boost is not "credited with better kernels" for it; an architecture factor above the
+    # reference's is.
+    parity = ref_s / roofline_phases(profile, gpu, calibration.for_gpu(gpu.id, ref.architecture)).total_s
     if ratio > high * _SLACK:
         flags.append(
             _(

@@ -117,14 +117,20 @@ def _modelled(layout: Layout) -> ComputeTime:
     plausible = check(profile, gpu, base_cal, phases.total_s)
     notes += [n for n in (unseen_architecture_note(gpu, base_cal), power_note) if n]
     if base_cal.matmul_fractions and gpu.matmul_fraction is None and base_cal.measurement(gpu.id) is None:
-        from gpuplan.hardware import achievable_matmul_fraction
+        from gpuplan.hardware import achievable_matmul_fraction, architecture_measured
 
         # unknown is never the best case: it can rank a GPU below one whose datasheet it exceeds
+        arch = gpu.architecture
+        among = (
+            _("{architecture} GPUs").format(architecture=arch)
+            if architecture_measured(gpu)
+            else _("its vendor's GPUs (none of {architecture} is measured)").format(architecture=arch)
+        )
         notes.append(
             _(
                 "no published matmul measurement: the matmul rate is taken at the lowest measured among "
-                "{architecture} GPUs, {pct:.0f} % of the datasheet (`gpuplan bench` on one replaces it)"
-            ).format(pct=100 * achievable_matmul_fraction(gpu), architecture=gpu.architecture)
+                "{among}, {pct:.0f} % of the datasheet (`gpuplan bench` on one replaces it)"
+            ).format(pct=100 * achievable_matmul_fraction(gpu), among=among)
         )
     notes += plausible.flags
     # A training step captured in CUDA graphs replays its kernels without the CPU issuing each one

@@ -128,11 +128,14 @@ def gpu_spread(
         step_low = (compute_s + comm_fast_s) / math.exp(half)
         step_high = step_s * math.exp(half)
         if half > (cal.time_log_halfwidth or half):
+            # Name what the calibration never saw: the architecture, the model family, or both.
+            unseen = [gpu.architecture] if gpu.architecture not in cal.seen_architectures else []
+            if cal.seen_families and profile.shape.family not in cal.seen_families:
+                unseen.append(_("{family} models").format(family=profile.shape.family))
             notes.append(
                 _(
-                    "{architecture} or a {family} model has no calibration rows: the range is the "
-                    "leave-one-architecture-out one (wider)"
-                ).format(architecture=gpu.architecture, family=profile.shape.family)
+                    "no calibration rows of {unseen}: the range is the leave-one-architecture-out one (wider)"
+                ).format(unseen=_(" or ").join(unseen))
             )
     # No faster than the datasheet: the step's matmuls and convolutions at their dense peaks (a
     # residual band is a ratio and knows no ceiling; it put an RTX 3090's fast end above its peak).
