@@ -23,6 +23,10 @@ CASES = [
     ),
     (["offers", "--gpu", "a100:x"], "error: --gpu 'a100:x': write NAME:COUNT with a count of 1 or more"),
     (
+        ["offers", "--gpu", "a100:\u00b2"],
+        "error: --gpu 'a100:\u00b2': write NAME:COUNT with a count of 1 or more",
+    ),
+    (
         ["offers", "--usd-per-cny", "0.14", "--cny-per-usd", "7.1"],
         "error: give the rate once: --usd-per-cny or --cny-per-usd, not both",
     ),

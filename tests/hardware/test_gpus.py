@@ -76,6 +76,13 @@ def test_name_with_count() -> None:
     assert count == 8
 
 
+@pytest.mark.parametrize("count", ["\u00b2", "\uff18", "\u0663", "0", "-1", "8x"])
+def test_a_count_that_is_not_ascii_digits_is_refused_in_one_line(count: str) -> None:
+    # "²".isdigit() is True and int("²") a ValueError: it was a traceback, and a 500 from the service
+    with pytest.raises(NotFoundError, match="write NAME:COUNT with a count of 1 or more"):
+        parse_gpu_spec(f"V100-SXM2-16GB:{count}")
+
+
 @pytest.mark.parametrize(
     ("name", "parts"),
     [

@@ -150,7 +150,13 @@ def test_defaults_follow_vllm_and_settings_parse_in_one_line() -> None:
     kept = parse_engine("chunked_prefill=off,prefix_caching=on", engine_defaults(l4))
     assert not kept.chunked_prefill and kept.prefix_caching
     assert not parse_engine("prefix_caching=off", engine_defaults(l4)).prefix_caching
-    for bad in ("max_num_seq=3", "max_num_seqs=0", "chunked_prefill=maybe", "prefix_caching=1"):
+    for bad in (
+        "max_num_seq=3",
+        "max_num_seqs=0",
+        "max_num_seqs=\u00b2",
+        "chunked_prefill=maybe",
+        "prefix_caching=1",
+    ):
         with pytest.raises(GpuplanError):
             parse_engine(bad, ENGINE)
     with pytest.raises(InputError, match="does not fit"):

@@ -162,3 +162,11 @@ def test_any_number_in_a_request_is_refused_in_one_line_or_read_finite(
     assert line and "\n" not in line and "Value error" not in line, line
     if "task: infer" in line:  # the number was read, finite and in range: the workload is refused
         assert value not in ("NaN", "Infinity", "-Infinity", "1e999", "-1e999", "true", "false")
+
+
+@pytest.mark.parametrize("path", ["/api/v1/offers", "/api/v1/offers/countries"])
+def test_a_gpu_count_in_superscript_digits_is_a_400(service: Service, path: str) -> None:
+    # "²".isdigit() is True and int("²") a ValueError: it was an Internal Server Error
+    r = service.client.get(path, params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == "unknown GPU count '\u00b2' (write NAME:COUNT with a count of 1 or more)"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import gc
 import io
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -214,7 +215,7 @@ def offers(
     if gpu is not None and ":" in gpu:
         # "V100:8" = the GPU and a count, as everywhere else in gpuplan.
         name, _, n = gpu.partition(":")
-        if not n.strip().isdigit() or int(n) < 1:
+        if not re.fullmatch(r"[0-9]+", n.strip()) or int(n) < 1:
             raise InputError.worded(N_("--gpu {gpu!r}: write NAME:COUNT with a count of 1 or more"), gpu=gpu)
         gpu = name
         count = count if count is not None else int(n)

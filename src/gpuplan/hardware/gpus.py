@@ -269,7 +269,7 @@ def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
     name, sep, count = spec.partition(":")
     n: int | None = None
     if sep:
-        if not count.strip().isdigit() or int(count) < 1:
+        if not re.fullmatch(r"[0-9]+", count.strip()) or int(count) < 1:  # ASCII: "²".isdigit()
             raise NotFoundError("GPU count", count, [], hint=N_("write NAME:COUNT with a count of 1 or more"))
         n = int(count)
     return resolve_gpu(name), n

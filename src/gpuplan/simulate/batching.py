@@ -33,6 +33,7 @@ per-request model (:mod:`gpuplan.simulate.autoscale`) is checked against.
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 from dataclasses import dataclass
 
@@ -469,7 +470,7 @@ def parse_engine(text: str, defaults: EngineSettings) -> EngineSettings:
                 # Whole prompts are vLLM V0's default, and so is V0's cache without prefix caching.
                 values["prefix_caching"] = bool(values[key])
             continue
-        if not value.isdigit() or int(value) < 1:
+        if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
             raise InputError.worded(
                 N_("--engine {key}={value!r}: write a whole number of at least 1"), key=key, value=value
             )
