@@ -197,3 +197,17 @@ def test_phrases_inside_phrases_and_a_wrapped_error_are_written_in_the_language_
         assert error_text(outer) == str(outer)
     with use_language("zh"):
         assert error_text(outer) == "无法使用plan.json：a.b：必须至少为 1"
+
+
+def test_a_validators_phrase_wrapped_by_the_caller_is_translated_too() -> None:
+    # "deadline: {why}" is given the parser's ValueError(Phrase): its words stayed English under zh
+    from gpuplan.plan import parse_duration_h
+
+    e = _raised(parse_duration_h, "forever")
+    assert str(e) == "deadline: expected a duration like 12h, 2d, 90m or 1h30m (got 'forever')"
+    with use_language("en"):
+        assert error_text(e) == str(e)
+    with use_language("zh"):
+        assert (
+            error_text(e) == "截止时间（deadline）：应为时长，例如 12h、2d、90m 或 1h30m（实际为 'forever'）"
+        )

@@ -119,6 +119,13 @@ def _translated(value: object) -> object:
         return _(value.template).format(**_translated_fields(value.fields))
     if isinstance(value, GpuplanError):
         return error_text(value)
+    if (
+        isinstance(value, Exception)
+        and len(value.args) == 1
+        and isinstance(value.args[0], Phrase | GpuplanError)
+    ):
+        # a validator's ValueError(Phrase(...)) wrapped by a caller ("deadline: {why}")
+        return _translated(value.args[0]) if str(value) == str(value.args[0]) else value
     return value
 
 
