@@ -170,3 +170,15 @@ def test_a_gpu_count_in_superscript_digits_is_a_400(service: Service, path: str)
     r = service.client.get(path, params={"gpu": "H100-SXM:\u00b2"}, headers=service.auth("read"))
     assert r.status_code == 400, r.text
     assert r.json()["error"] == "unknown GPU count '\u00b2' (write NAME:COUNT with a count of 1 or more)"
+
+
+def test_a_refusal_of_the_request_schema_is_worded_in_chinese(service: Service) -> None:
+    # our own validator's words and pydantic's known reasons stayed English under Accept-Language: zh
+    zh = {**service.auth("plan"), "Accept-Language": "zh-CN"}
+    body = {**json.loads(_BASE), "seed": True}
+    r = service.client.post("/api/v1/simulate", json=body, headers=zh)
+    assert (r.status_code, r.json()["error"]) == (422, "seed：true 不是数字；请直接写出数字")
+    r = service.client.get("/api/v1/offers", params={"count": "0"}, headers=zh)
+    assert (r.status_code, r.json()["error"]) == (422, "query.count：应不小于 1")
+    r = service.client.get("/api/v1/offers", params={"count": "0"}, headers=service.auth("plan"))
+    assert r.json()["error"] == "query.count: Input should be greater than or equal to 1"

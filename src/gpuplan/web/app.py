@@ -91,13 +91,20 @@ class _TooBig(Exception):
     pass
 
 
-def _validation_line(e: RequestValidationError) -> str:
-    first = e.errors()[0] if e.errors() else {}
+def _validation_line(e: RequestValidationError, lang: str) -> str:
+    """The first problem as ``field.path: reason`` in ``lang``: pydantic's known reasons and our
+    validators' own words (a Phrase, without pydantic's "Value error, ") through the catalog."""
+    from gpuplan.deploy.reasons import reason
+    from gpuplan.errors import Phrase
+    from gpuplan.i18n import N_, use_language
+    from gpuplan.i18n.error_text import phrase_text
+
+    first = e.errors()[0] if e.errors() else {"msg": "invalid"}
     where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
-    said = first.get("msg", "invalid")
-    if first.get("type") == "value_error" and "error" in (first.get("ctx") or {}):
-        said = str(first["ctx"]["error"])  # our own words, without pydantic's "Value error, "
-    return f"{where}: {said}" if where else str(said)
+    said = reason(first)
+    line = Phrase(N_("{where}: {problem}{more}"), where=where, problem=said, more="") if where else said
+    with use_language(lang):
+        return phrase_text(line)
 
 
 def shared_sqlite(config: ServeConfig) -> str | None:
@@ -171,7 +178,7 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
-        return error_response(422, _validation_line(e), "invalid_request")
+        return error_response(422, _validation_line(e, request_language(request)), "invalid_request")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
