@@ -242,6 +242,32 @@ def test_a_bad_plan_request_is_refused_before_a_job_even_when_no_profile_is_cach
         assert client.post("/api/v1/plan", json={"workload": w}, headers=h).status_code == 202
 
 
+def test_a_failed_job_says_why_in_the_language_it_was_asked_in(fresh_db: str, tmp_path: Path) -> None:
+    # The line was the English template around Chinese fields ("no option meets 12.0 小时 under …"):
+    # the error was worded after the job's language had been left.
+    from fastapi.testclient import TestClient
+
+    from gpuplan.web.app import create_app
+    from gpuplan.web.config import ServeConfig
+
+    tokens = make_tokens(fresh_db)
+    w = {**bert_workload(), "name": "bert-20", "inputs": {"batch_size": 20, "seq_len": 384}}
+    app = create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))
+    with TestClient(app) as client:
+        for lang, said in (
+            ("en", "no option meets 12.0 h under $0.00010"),
+            ("zh", "没有方案能在 12.0 小时内完成"),
+        ):
+            h = {"Authorization": f"Bearer {tokens['plan']}", "Accept-Language": lang}
+            r = client.post("/api/v1/plan", json={"workload": w, "budget_usd": 0.0001}, headers=h)
+            assert r.status_code == 202, r.text
+            cache_stand_in(fresh_db, w)
+            app.state.runner.run(r.json()["job_id"])
+            failed = client.get(r.json()["href"], headers=h).json()
+            assert failed["status"] == "failed" and failed["error"].startswith(said), failed["error"]
+            w = {**w, "name": "bert-24", "inputs": {"batch_size": 24, "seq_len": 384}}
+
+
 def test_a_job_whose_worker_died_is_handed_out_again_and_finishes_once(service: Service) -> None:
     from datetime import datetime, timedelta, timezone
 

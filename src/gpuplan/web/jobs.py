@@ -100,6 +100,7 @@ class JobRunner:
         """Run one job to its end (done or failed), beating its heartbeat meanwhile."""
         from gpuplan.catalog.job_store import JobStore
         from gpuplan.errors import GpuplanError
+        from gpuplan.i18n import use_language
         from gpuplan.i18n.error_text import error_text
         from gpuplan.web.work import run_job
 
@@ -125,7 +126,9 @@ class JobRunner:
             try:
                 result = run_job(store, record, Path(self.config.scratch_dir), progress)
             except GpuplanError as e:
-                jobs.fail(job_id, error_text(e))
+                # in the language the job was asked in (the job ran in it; the line is written here)
+                with use_language(str(record.request.get("lang", "en"))):
+                    jobs.fail(job_id, error_text(e))
             except Exception as e:
                 jobs.fail(job_id, f"internal error: {type(e).__name__}: {e}")
                 traceback.print_exc()
