@@ -33,6 +33,21 @@ def test_workloads_keep_every_version_with_who_and_when(service: Service) -> Non
     assert c.post("/api/v1/workloads", json=bad, headers=h).status_code == 400
 
 
+@pytest.mark.parametrize("name", ["   ", "bert ", " bert", "bert\t"])
+def test_a_workload_name_is_not_blank_nor_padded_with_spaces(service: Service, name: str) -> None:
+    body = {"name": name, "workload": bert_workload()}
+    r = service.client.post("/api/v1/workloads", json=body, headers=service.auth("plan"))
+    assert r.status_code == 422 and r.json()["error"].startswith("name: "), r.text
+    assert service.client.get("/api/v1/workloads", headers=service.auth("read")).json()["workloads"] == []
+
+
+def test_a_workload_name_may_hold_inner_spaces_and_any_script(service: Service) -> None:
+    for name in ("bert large", "训练 任务", "b"):
+        body = {"name": name, "workload": bert_workload()}
+        r = service.client.post("/api/v1/workloads", json=body, headers=service.auth("plan"))
+        assert r.status_code == 201 and r.json()["workloads"][0]["name"] == name, r.text
+
+
 def test_saved_plans_count_against_the_month_budget_until_cancelled(service: Service) -> None:
     c = service.client
     c.post(

@@ -187,7 +187,9 @@ class DiscountRequest(_Request):
 
 
 class SaveWorkloadRequest(WorkloadRequest):
-    name: str = Field(min_length=1, max_length=128, pattern=r"^[\w.\- ]+$")
+    # letters, digits, '.', '-', '_' and inner spaces: "   " or "bert " would list as a blank
+    # or as a second "bert" that no one can tell from the first
+    name: str = Field(min_length=1, max_length=128, pattern=r"^[\w.\-]([\w.\- ]*[\w.\-])?$")
 
 
 class SavePlanRequest(PlanRequest):
