@@ -177,6 +177,60 @@ def test_one_offer_priced_twice_differently_in_one_file_is_refused_on_both_lines
     assert json.loads(again.stdout)["rejected"] == []
 
 
+_ALIBABA_HEADER = (
+    "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice,Region,"
+    "AvailabilityZone,Generation,Arch"
+)
+
+
+def _alibaba_line(price: str) -> str:
+    return f"ecs.gn7i-c8g1.2xlarge,A10,1,8,30,A10 24GB,{price},,cn-hangzhou,cn-hangzhou-i,ecs.gn7i,X86"
+
+
+def test_a_marketplace_file_pricing_one_offer_twice_is_refused_on_both_lines_in_chinese(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # The marketplace reader joined the two lines into one row: the refusal named line 2 only
+    # ("lines 2"), and its pricing model stayed "on_demand" in a Chinese line.
+    f = tmp_path / "twice.csv"
+    f.write_text(f"{_ALIBABA_HEADER}\n{_alibaba_line('1.5')}\n{_alibaba_line('1.7')}\n")
+    args = [
+        "--db",
+        str(db_path),
+        "catalog",
+        "import",
+        str(f),
+        "--provider",
+        "alibaba",
+        "--as-of",
+        "2026-11-30",
+    ]
+    doc = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    reasons = {row["line"]: row["reason"] for row in doc["rejected"]}
+    assert sorted(reasons) == [2, 3], reasons
+    assert all("(lines 2, 3)" in r for r in reasons.values()), reasons
+    zh = CliRunner().invoke(app, ["--lang", "zh", *args])
+    assert "按量付费价格" in zh.output and "on_demand" not in zh.output, zh.output
+    same = tmp_path / "same.csv"
+    same.write_text(f"{_ALIBABA_HEADER}\n{_alibaba_line('1.5')}\n{_alibaba_line('1.5')}\n")
+    again = CliRunner().invoke(
+        app,
+        [
+            "--db",
+            str(db_path),
+            "catalog",
+            "import",
+            str(same),
+            "--provider",
+            "alibaba",
+            "--as-of",
+            "2026-11-30",
+            "--json",
+        ],
+    )
+    assert json.loads(again.stdout)["rejected"] == [], again.stdout
+
+
 def test_the_table_of_rejected_rows_escapes_control_characters_of_the_file(
     tmp_path: Path, db_path: Path
 ) -> None:

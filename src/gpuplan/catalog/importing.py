@@ -173,7 +173,7 @@ def _conflicting_prices(rows: Sequence[OfferRow]) -> dict[int, Phrase]:
         for i, _ in found:
             out[i] = Phrase(
                 N_("{pricing} priced {amounts} for the same offer in one import (lines {lines}): keep one"),
-                pricing=key[4],
+                pricing=Phrase(key[4]),  # the pricing model's name, in the user's language
                 amounts=amounts,
                 lines=", ".join(str(n) for n in lines) or "?",
             )

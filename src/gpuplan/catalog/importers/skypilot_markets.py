@@ -182,6 +182,7 @@ def parse_market(path: Path | str, provider: str, *, as_of: str, source: str) ->
 
     rows = read_rows(path, check)
     merged: dict[tuple[str, str | None, str], OfferRow] = {}
+    repeated: list[OfferRow] = []
     refused: list[RejectedRow] = []
     caveats: list[RejectedRow] = []
     for line, r in rows:
@@ -191,11 +192,17 @@ def parse_market(path: Path | str, provider: str, *, as_of: str, source: str) ->
             refused.append(rejected(e, line, r))
             continue
         key = (row.region, row.zone, row.instance_type)
-        if key in merged:  # Prime Intellect's __SPOT row joins its on-demand row
-            first = merged[key]
-            row = replace(first, prices=first.prices + row.prices)
-        merged[key] = row
-    return ParsedFile(rows=tuple(merged.values()), rejected=tuple(refused), caveats=tuple(caveats))
+        first = merged.get(key)
+        if first is None:
+            merged[key] = row
+        elif {p.pricing for p in first.prices}.isdisjoint(p.pricing for p in row.prices):
+            # Prime Intellect's __SPOT row joins its on-demand row
+            merged[key] = replace(first, prices=first.prices + row.prices)
+        else:
+            # The same offer's price on a line of its own: kept with its line, so that two
+            # different figures are refused on both lines (importing._conflicting_prices)
+            repeated.append(row)
+    return ParsedFile(rows=(*merged.values(), *repeated), rejected=tuple(refused), caveats=tuple(caveats))
 
 
 def _row(
