@@ -263,4 +263,20 @@ def test_a_price_two_demands_buy_is_counted_once_in_the_headline() -> None:
     report = replace(report, problem=problem, schedule=optimise(problem))
     assert len(report.schedule.hourly_used) == 2
     (line,) = [x for x in summary_lines(report) if x.startswith("Stale prices")]
-    assert "1 of the 1 used" in line and line.count("p.x on_demand") == 1
+    assert "1 of the 1 used" in line and line.count("p.x on demand") == 1
+
+
+def test_the_stale_prices_and_their_uses_name_the_pricing_model_in_chinese() -> None:
+    # The headline listed "aws/us-east-1 p.x on_demand" and the prices table's use column
+    # "A100-SXM4-40GB/on_demand/…" in Chinese output: the code, not the pricing model's name.
+    from gpuplan.report.tco import price_rows
+
+    report = _report()
+    old = replace(_offer("on_demand", 2.0), as_of="2023-06", region="unspecified")
+    problem = replace(report.problem, offers=(old,))
+    report = replace(report, problem=problem, schedule=optimise(problem))
+    with use_language("zh"):
+        (line,) = [x for x in summary_lines(report) if x.startswith("过时价格")]
+        uses = [r[0] for r in price_rows(report)]
+    assert "on_demand" not in line and "p.x 按量计费" in line and "未注明地域" in line, line
+    assert uses and all("on_demand" not in u and "/按量计费" in u for u in uses), uses

@@ -317,6 +317,22 @@ def unknown_lines(report: TcoReport) -> list[str]:
     return lines
 
 
+def _offer_words(o: PricedOffer) -> str:
+    """``alibaba/cn-shanghai ecs.gn7-c13g1.26xlarge 包月``: an offer as a sentence names it, in the
+    user's language (``PricedOffer.label`` is the language-free key the optimiser sorts by)."""
+    return f"{place(o.provider, o.region)} {o.instance_type} {_pricing(o.pricing)}"
+
+
+def _use_words(use: str) -> str:
+    """A price's use (``A100-SXM4-40GB/on_demand/training-cluster``) with its pricing model in the
+    user's language; the document keeps the key as it is."""
+    gpu, sep, rest = use.partition("/")
+    pricing, sep2, demand = rest.partition("/")
+    if not sep or pricing not in PRICING_RULES:
+        return use
+    return f"{gpu}/{_pricing(pricing)}{sep2}{demand}"
+
+
 def _age_lines(report: TcoReport) -> list[str]:
     """The headline's word on the prices' age and confidence: stale and low-confidence ones named."""
     used = list(dict.fromkeys(o for _use, o in used_offers(report)))  # each price once
@@ -324,7 +340,7 @@ def _age_lines(report: TcoReport) -> list[str]:
     stale = [(o, a) for o, a in stale if a.stale]
     lines = []
     if stale:
-        listed = "; ".join(f"{o.label} {price_age_words(a.age_days, a.staleness)}" for o, a in stale)
+        listed = "; ".join(f"{_offer_words(o)} {price_age_words(a.age_days, a.staleness)}" for o, a in stale)
         lines.append(
             _(
                 "Stale prices: {n} of the {total} used are older than {days} days or of unknown age "
@@ -333,7 +349,9 @@ def _age_lines(report: TcoReport) -> list[str]:
         )
     low = [o for o in used if o.confidence == "low"]
     if low:
-        lines.append(_("Low-confidence prices used: {listed}").format(listed="; ".join(o.label for o in low)))
+        lines.append(
+            _("Low-confidence prices used: {listed}").format(listed="; ".join(_offer_words(o) for o in low))
+        )
     return lines
 
 
@@ -361,7 +379,7 @@ def price_rows(report: TcoReport) -> list[list[str]]:
             )
         rows.append(
             [
-                use,
+                _use_words(use),
                 place(o.provider, o.region),
                 o.instance_type,
                 _pricing(o.pricing),
