@@ -291,6 +291,26 @@ def test_catalog_export_csv_and_json(db: str, tmp_path: Path) -> None:
     assert all(o["costed_usd_per_hour"] > o["price_usd_per_hour"] for o in costed)
 
 
+def test_catalog_export_csv_states_the_rate_of_each_converted_price(db: str) -> None:
+    # The CSV gave a yuan price's USD figures without the rate, date or source they were converted
+    # at (the JSON export states them in exchange_rate).
+    doc = json.loads(runner.invoke(app, ["--db", db, "catalog", "export", "--format", "json"]).stdout)
+    rate = doc["exchange_rate"]
+    for args, usd_per_cny in (([], rate["usd_per_unit"]), (["--cny-per-usd", "7.2"], 1 / 7.2)):
+        result = runner.invoke(app, ["--db", db, "catalog", "export", *args])
+        assert result.exit_code == 0, result.output
+        rows = list(csv.DictReader(io.StringIO(result.stdout)))
+        cny = [r for r in rows if r["currency"] == "CNY" and r["price"] and r["unit"] == "hour"]
+        assert cny and all(float(r["usd_per_unit"]) == pytest.approx(usd_per_cny) for r in cny)
+        assert all(r["rate_as_of"] and r["rate_source"] for r in cny)
+        for r in cny:
+            assert float(r["price"]) * float(r["usd_per_unit"]) == pytest.approx(
+                float(r["price_usd_per_hour"])
+            )
+        usd = [r for r in rows if r["currency"] == "USD"]
+        assert usd and all(r["usd_per_unit"] == r["rate_as_of"] == r["rate_source"] == "" for r in usd)
+
+
 @pytest.mark.parametrize("args", [["--help"], ["--db", "{db}", "offers", "--json"]])
 def test_help_and_offers_do_not_import_torch(db: str, args: list[str]) -> None:
     code = (

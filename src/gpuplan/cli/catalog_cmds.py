@@ -429,7 +429,13 @@ EXPORT_COLUMNS = (
     "interruption_band",
     "stale",
     "price_reason",
+    "usd_per_unit",
+    "rate_as_of",
+    "rate_source",
 )
+#: The last three: the exchange rate the USD figures of a price in another currency (CNY) were
+#: converted at, with its date and source (empty for a USD price), as the JSON export's
+#: ``exchange_rate`` states it.
 
 
 @catalog_app.command("export")
@@ -461,9 +467,17 @@ def export(
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
+        rates = {"CNY": store.find_exchange_rate("CNY")}
         for r in rows:
             item = to_jsonable(r)
-            writer.writerow({k: "" if item[k] is None else item[k] for k in EXPORT_COLUMNS})
+            rate = rates.get(str(item.get("currency") or "").upper())
+            if rate is not None:
+                item |= {
+                    "usd_per_unit": rate.usd_per_unit,
+                    "rate_as_of": rate.as_of,
+                    "rate_source": rate.source,
+                }
+            writer.writerow({k: "" if item.get(k) is None else item[k] for k in EXPORT_COLUMNS})
         text = buf.getvalue()
     if out is None:
         sys.stdout.write(text)
