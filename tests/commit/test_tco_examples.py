@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,3 +61,17 @@ def test_the_spot_saving_of_reserved_plus_spot_is_shown_without_its_stale_spot_p
     assert w.total_usd is not None and s.savings_pct is not None and w.savings_pct is not None
     assert s.total_usd < w.total_usd <= (s.all_on_demand_usd or 0.0)
     assert w.savings_pct < s.savings_pct
+
+
+def test_each_run_it_line_names_a_project_folder_that_holds_the_workloads_it_reads() -> None:
+    # steady-serving-bursty-training.yaml's "Run it:" line had no --project: run as written, it was
+    # refused (its workloads lie one folder up, outside the file's own folder).
+    root = TCO.parents[1]
+    for f in sorted(TCO.glob("*.yaml")):
+        (line,) = [x for x in f.read_text().splitlines() if x.startswith("# Run it:")]
+        args = shlex.split(line.removeprefix("# Run it:"))
+        assert args[:2] == ["gpuplan", "tco"] and (root / args[2]).resolve() == f.resolve(), line
+        project = (root / args[args.index("--project") + 1]) if "--project" in args else f.parent
+        for d in load_usage(f).demands:
+            if d.workload is not None:
+                assert (f.parent / d.workload).resolve().is_relative_to(project.resolve()), (f.name, line)
