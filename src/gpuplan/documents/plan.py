@@ -55,7 +55,8 @@ class CostItemDoc(Document):
 
 
 class CostBreakdownDoc(Document):
-    """The all-in cost of one option by component, USD; the parts sum to ``total_cost_usd``."""
+    """The all-in cost of one option by component, USD; the known parts sum to ``total_cost_usd``
+    (a licence fee the catalog does not know is left out, ``licence_unknown``)."""
 
     compute_usd: float | None
     storage_usd: float | None
@@ -65,6 +66,9 @@ class CostBreakdownDoc(Document):
     items: list[CostItemDoc] = Field(default_factory=list)
     """Each charge with its multiplier: compute (instances), its set-up part, storage (disks or one
     bucket), the dataset in (copies), the results back, licences, spot overhead."""
+    licence_unknown: list[str] = Field(default_factory=list)
+    """Licence items with no known fee in the option's region: ``licence_usd`` (and the licences
+    item's ``cost_usd``) is then None — unknown, not 0 — and ``total_cost_usd`` leaves them out."""
 
 
 class UnknownFactDoc(Document):

@@ -224,6 +224,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
             continue
         per_kind[sp.kind] = sp.price_per_gb_month * rate
     licence = 0.0
+    unknown_items: list[str] = []
     for fee in store.licence_fees(provider, region):
         if fee.applies and fee.price is not None and fee.currency and (fee.unit or "").startswith("hour"):
             rate = _usd(store, fee.currency)
@@ -233,6 +234,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
         if fee.applies is None or (fee.applies and fee.price is None):
             # The shipped items are catalog messages (catalog.model.LICENCE_ITEMS); others stay as written.
             notes.append(_("licence fee unknown ({item}): not included").format(item=_(fee.item)))
+            unknown_items.append(fee.item)
     return RegionCosts(
         provider=provider,
         region=region,
@@ -241,6 +243,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
         object_storage_usd_per_gb_month=per_kind.get("object"),
         block_storage_usd_per_gb_month=per_kind.get("block"),
         licence_usd_per_instance_hour=licence,
+        licence_unknown=tuple(unknown_items),
         notes=tuple(notes),
     )
 

@@ -217,6 +217,9 @@ class RegionCosts:
     block_storage_usd_per_gb_month: float | None = None
     licence_usd_per_instance_hour: float = 0.0
     """Sum of per-hour fees the catalog lists for GPU instances here (0 when it lists none)."""
+    licence_unknown: tuple[str, ...] = ()
+    """Licence items the catalog names for the region whose fee is unknown (not included in
+    ``licence_usd_per_instance_hour``: the licence cost is then unknown, never 0)."""
     source: str = ""
     as_of: str = ""
     notes: tuple[str, ...] = ()

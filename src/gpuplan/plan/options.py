@@ -175,6 +175,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         licence_usd=float(c.licence_usd[j]),
         spot_overhead_usd=float(c.spot_overhead_usd[j]),
         items=_items(ctx, j, nodes),
+        licence_unknown=charges.licence_unknown,
     )
     unknowns = _unknowns(ctx, j, row, nodes)
     best_total = best_time = None

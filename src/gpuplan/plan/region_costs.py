@@ -60,6 +60,8 @@ class RegionCharges:
     """True when a storage or egress price is unknown in the catalog and was assumed."""
     unknown_facts: int = 0
     """Which prices were assumed (``plan.unknowns.Fact.EGRESS`` / ``STORAGE`` bits)."""
+    licence_unknown: tuple[str, ...] = ()
+    """Licence items whose fee is unknown here: the licence cost is the known part and these."""
 
     @property
     def egress_usd(self) -> float:
@@ -224,6 +226,7 @@ class CostFacts:
             egress_out_usd=egress_out,
             storage_usd_per_gb_hour=float(price) / HOURS_PER_MONTH,
             licence_usd_per_instance_hour=licence,
+            licence_unknown=rc.licence_unknown if rc else (),
             assumptions=tuple(assumptions),
             unknown=unknown,
             unknown_facts=facts,

@@ -39,11 +39,15 @@ class CostBreakdown:
     egress_usd: float
     """Dataset in from ``data.location`` and results back, at inter-region or internet tier prices."""
     licence_usd: float
-    """Per-instance-hour fees the catalog lists for the region."""
+    """Per-instance-hour fees the catalog lists for the region: the known part where some are
+    unknown (``licence_unknown``)."""
     spot_overhead_usd: float
     """Spot only: instance time spent writing checkpoints, redoing lost work and restarting."""
     items: tuple[CostItem, ...] = ()
     """Each charge with its multiplier (the components above, the set-up and egress split out)."""
+    licence_unknown: tuple[str, ...] = ()
+    """Licence items the catalog names for the region with no known fee: the licence cost is then
+    unknown, not 0, and the total leaves them out (said in the option's assumptions)."""
 
     @property
     def total_usd(self) -> float:

@@ -54,7 +54,7 @@ def option_json(o: Option) -> PlanOption:
         total_cost_usd=o.total_cost_usd,
         total_cost_usd_low=o.total_cost_usd_low,
         total_cost_usd_high=o.total_cost_usd_high,
-        cost_breakdown=CostBreakdownDoc(**asdict(o.cost_breakdown)),
+        cost_breakdown=_breakdown_doc(o),
         unknown_facts=[UnknownFactDoc(fact=u.fact, assumed=u.assumed) for u in o.unknown_facts],  # type: ignore[arg-type]
         best_case_total_cost_usd=o.best_case_total_cost_usd,
         best_case_job_time_h=o.best_case_job_time_h,
@@ -144,3 +144,12 @@ def plan_view(plan: Plan) -> Any:
     from gpuplan.report.plan_view import plan_view as view
 
     return view(plan)
+
+
+def _breakdown_doc(o: Option) -> CostBreakdownDoc:
+    """The option's cost breakdown; a licence cost with an unknown fee in it is None, not its known part."""
+    doc = CostBreakdownDoc(**asdict(o.cost_breakdown))
+    if not doc.licence_unknown:
+        return doc
+    items = [i.model_copy(update={"cost_usd": None}) if i.component == "licences" else i for i in doc.items]
+    return doc.model_copy(update={"licence_usd": None, "items": items})

@@ -19,6 +19,7 @@ from gpuplan.report.plan_view import (
     PERSONA_NAMES,
     age_text,
     breakdown_words,
+    licence_amount,
     per_words,
     stale_warning,
     unknown_words,
@@ -84,7 +85,7 @@ def _row(rank: int, o: Option) -> list[str]:
         _times(money(b.compute_usd), o, "compute"),
         _times(money(b.storage_usd), o, "storage"),
         _times(money(b.egress_usd), o, "egress_in"),
-        _times(money(b.licence_usd), o, "licences"),
+        _times(licence_amount(o), o, "licences"),
         money(b.spot_overhead_usd),
         memory,
         "—" if miss is None else format_percent(miss),
@@ -162,9 +163,11 @@ def _item_lines(o: Option) -> list[tuple[str, int, str]]:
     what costs nothing, but compute always."""
     lines = []
     for item in o.cost_breakdown.items:
-        if item.cost_usd == 0 and item.component != "compute":
+        licence = item.component == "licences" and o.cost_breakdown.licence_unknown
+        if item.cost_usd == 0 and item.component != "compute" and not licence:
             continue
-        text = _(_ITEM_WORDS[item.component]).format(amount=money(item.cost_usd))
+        amount = licence_amount(o) if licence else money(item.cost_usd)
+        text = _(_ITEM_WORDS[item.component]).format(amount=amount)
         lines.append((text, item.multiplier, per_words(item.per, item.multiplier)))
     return lines
 

@@ -197,13 +197,24 @@ def breakdown_words(o: Option) -> str:
         compute,
         _("storage {amount}").format(amount=money(b.storage_usd)) + times("storage"),
         egress,
-        _("licences {amount}").format(amount=money(b.licence_usd)) + times("licences"),
+        _("licences {amount}").format(amount=licence_amount(o)) + times("licences"),
     ]
     if o.spot:
         parts.append(
             _("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)) + times("spot_overhead")
         )
     return " · ".join(parts)
+
+
+def licence_amount(o: Option) -> str:
+    """The licence cost in words: its amount, or "unknown" (with the known part) where the catalog
+    names a fee it does not know — never a 0 that reads as known."""
+    b = o.cost_breakdown
+    if not b.licence_unknown:
+        return money(b.licence_usd)
+    if b.licence_usd > 0:
+        return _("{amount} + unknown").format(amount=money(b.licence_usd))
+    return _("unknown")
 
 
 def per_words(per: str, n: int) -> str:
