@@ -1,0 +1,523 @@
+"""Read a price list of one's own (``gpuplan catalog import FILE --format gpuplan``) into offer rows.
+
+The layout is gpuplan's: one price per row, every figure with its currency, unit, date and who
+quoted it, so that a negotiated quote (a 包年包月 price, a reserved term) enters the catalog as
+written. CSV with a header naming the columns in any order (:data:`COLUMNS`, :data:`OPTIONAL`), or
+the same as JSON: a list of objects with those keys (``.json``). The layout is documented in
+``examples/prices/README.md``.
+
+What the file says is never guessed at: the currency is stated on every row (a yuan price is kept in
+yuan and converted, where shown, at the catalog's dated rate as every CNY price is), a monthly price
+is kept per month (costed at 730 h a month). What a row must be besides the store's gates:
+
+- its provider one gpuplan knows, its region one of the provider's known regions (``cn-atlantis``
+  is refused with the nearest names: an offer there would rank in a country it is not in);
+- its GPU a name the hardware catalog resolves (did-you-mean, or the choices of an ambiguous name);
+- its price a positive figure, and not wildly out of line with what the catalog holds for the same
+  GPU and pricing model (:func:`out_of_line`: per GPU-hour in USD more than :data:`OUT_OF_LINE`
+  times the highest or less than its inverse times the lowest) — a monthly price typed as hourly;
+  where the catalog holds no price of its kind there is nothing to compare with, and it stands.
+
+Every refusal quotes the figure and currency as the file writes them. The file is untrusted: read
+within :mod:`gpuplan.bounded`'s limits and the row cap of a price CSV, nothing in it is evaluated,
+and a file unusable as a whole (unreadable, a missing or unknown column, rows of several providers
+without ``--provider``, no row at all) raises :class:`~gpuplan.errors.CatalogImportError` before
+anything is written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+
+from gpuplan.bounded import (
+    MAX_CSV_ROWS,
+    MAX_DOCUMENT_BYTES,
+    control_character,
+    decimal_number,
+    load_json,
+    read_text,
+)
+from gpuplan.catalog import dates
+from gpuplan.catalog.importers.skypilot_common import read_rows
+from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
+from gpuplan.catalog.providers import PROVIDERS, facts
+from gpuplan.catalog.wording import Worded, either, joined, listed, not_found
+from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
+from gpuplan.hardware import resolve_gpu
+from gpuplan.i18n.messages import N_
+from gpuplan.vocab import PRICING_RULES, Currency, PriceUnit, PricingModel
+
+__all__ = [
+    "COLUMNS",
+    "OPTIONAL",
+    "OUT_OF_LINE",
+    "OwnFile",
+    "PriceFacts",
+    "out_of_line",
+    "parse_own",
+    "read_own_prices",
+]
+
+#: The columns every row fills (the header may order them as it likes).
+COLUMNS = (
+    "provider",
+    "region",
+    "instance_type",
+    "gpu",
+    "gpu_count",
+    "pricing",
+    "price",
+    "currency",
+    "unit",
+    "as_of",
+    "source",
+)
+#: Columns a file may have and a row may leave empty.
+OPTIONAL = ("zone", "vcpus", "memory_gib")
+#: How far out of line with the catalog's prices of the same GPU and pricing model a price may be:
+#: per GPU-hour in USD, up to this many times the highest held and down to the lowest over it.
+OUT_OF_LINE = 10.0
+#: Characters of a row's source kept (who quoted it: a name, a document, a date).
+MAX_SOURCE_CHARS = 300
+#: Characters of a rejected row's instance type or region kept for the report.
+_SHOWN_CHARS = 100
+#: What the rows of an own price list are taken as: the provider's own figure, quoted to the team.
+_CONFIDENCE = "high"
+
+
+@dataclass(frozen=True, kw_only=True)
+class OwnFile:
+    """The rows of a price list of one's own: the provider they are imported for, the offer rows, and
+    the lines refused while reading or checking them."""
+
+    provider: str
+    rows: tuple[OfferRow, ...]
+    rejected: tuple[RejectedRow, ...]
+    written: Mapping[int, str] = field(default_factory=dict)
+    """Each row's price as the file writes it, by line: what a refusal quotes."""
+
+
+class PriceFacts(Protocol):
+    """What the checks need of the catalog (the :class:`~gpuplan.catalog.store.Store` is one)."""
+
+    def offers(self, *, gpu: str | None = ..., pricing: str | None = ...) -> list[OfferPrice]: ...
+
+    def find_exchange_rate(self, currency: str) -> Any: ...
+
+    @property
+    def today(self) -> date: ...
+
+
+def read_own_prices(
+    store: PriceFacts, path: Path | str, *, provider: str | None = None, as_of: str | None = None
+) -> OwnFile:
+    """:func:`parse_own` of ``path`` with the catalog's day, then :func:`out_of_line` against the
+    catalog's prices: what ``catalog import --format gpuplan`` hands the store."""
+    parsed = parse_own(path, provider=provider, as_of=as_of, today=store.today)
+    return out_of_line(parsed, store)
+
+
+# ---------------------------------------------------------------- reading the file
+
+
+def parse_own(
+    path: Path | str, *, provider: str | None = None, as_of: str | None = None, today: date
+) -> OwnFile:
+    """The offer rows of a price list in gpuplan's layout.
+
+    ``provider`` (``--provider``): the provider imported; a row naming another is refused. Without
+    it the file's rows must name one provider. ``as_of`` (``--as-of``): the date of a row whose
+    ``as_of`` is empty; without it every row dates its price. ``today``: no price is observed later.
+    """
+    prov = PROVIDERS.cast(provider) if provider is not None else None
+    records = _json_records(path) if Path(path).suffix.lower() == ".json" else _csv_records(path)
+    rows: list[OfferRow] = []
+    refused: list[RejectedRow] = []
+    written: dict[int, str] = {}
+    named: dict[str, None] = {}  # the providers the rows name, in file order
+    for line, r in records:
+        if _text(r, "provider") and prov is None:
+            with contextlib.suppress(NotFoundError):  # the row is refused with its did-you-mean
+                named[PROVIDERS.cast(_text(r, "provider"))] = None
+        reasons: list[Worded] = []
+        row = _row(path, line, r, reasons, as_of=as_of, today=today)
+        if row is None or reasons:
+            refused.append(
+                RejectedRow.because(
+                    joined(reasons),
+                    line=line,
+                    instance_type=_text(r, "instance_type")[:_SHOWN_CHARS],
+                    region=_text(r, "region")[:_SHOWN_CHARS],
+                )
+            )
+        else:
+            rows.append(row)
+            written[line] = _text(r, "price")
+    if not rows and not refused:
+        raise CatalogImportError.worded(N_("{path} has no price rows; nothing was imported"), path=path)
+    if prov is None:
+        if not named:
+            first = refused[0]
+            raise CatalogImportError.worded(
+                N_(
+                    "no row of {path} names a provider gpuplan knows (line {line}: {reason}); "
+                    "nothing was imported"
+                ),
+                path=path,
+                line=first.line,
+                reason=first.worded_reason(),
+            )
+        if len(named) > 1:
+            raise CatalogImportError.worded(
+                N_(
+                    "{path} names {n} providers ({providers}): import one provider at a time with "
+                    "--provider; nothing was imported"
+                ),
+                path=path,
+                n=len(named),
+                providers=listed(named),
+            )
+        prov = next(iter(named))
+    return OwnFile(provider=prov, rows=tuple(rows), rejected=tuple(refused), written=written)
+
+
+def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> None:
+    """A file unusable as a whole for its columns: one unknown (did-you-mean), repeated, or (with
+    ``every``: a CSV header) one of :data:`COLUMNS` missing."""
+    names = list(names)
+    known = (*COLUMNS, *OPTIONAL)
+    for name in names:
+        if name not in known:
+            raise CatalogImportError.worded(
+                N_("{path}: {problem}; gpuplan's price-list columns are {columns}; nothing was imported"),
+                path=path,
+                problem=not_found(Phrase(N_("column")), name, known),
+                columns=", ".join(known),
+            )
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise CatalogImportError.worded(
+            N_("{path} has the columns {repeated} more than once; nothing was imported"),
+            path=path,
+            repeated=", ".join(repeated),
+        )
+    missing = [c for c in COLUMNS if c not in names] if every else []
+    if missing:
+        raise CatalogImportError.worded(
+            N_("{path} lacks the columns {missing} (every row states them); nothing was imported"),
+            path=path,
+            missing=", ".join(missing),
+        )
+
+
+def _csv_records(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, fields by column) of a CSV file, read as a stream within the bounds of a price CSV."""
+    header: list[tuple[str, str]] = []  # (the file's name, the column it is)
+
+    def check(names: tuple[str, ...]) -> None:
+        header.extend((n, n.strip().lower()) for n in names)
+        _header(path, [c for _, c in header])
+
+    for line, r in read_rows(path, check):
+        fields = {column: r.get(name, "") for name, column in header}
+        n = int(r["__n"])
+        if n != len(header):
+            fields["__width"] = f"{n}/{len(header)}"
+        yield line, fields
+
+
+def _json_records(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
+    """(entry number, fields) of a JSON list of objects keyed by the same column names (or an object
+    ``{"prices": [...]}``); a number is read as the text JSON writes it."""
+    doc = load_json(
+        read_text(path, what=N_("price file"), max_bytes=MAX_DOCUMENT_BYTES, error=CatalogImportError),
+        source=str(path),
+        error=CatalogImportError,
+    )
+    if isinstance(doc, dict) and list(doc) == ["prices"]:
+        doc = doc["prices"]
+    if not isinstance(doc, list) or not all(isinstance(x, dict) for x in doc):
+        raise CatalogImportError.worded(
+            N_(
+                "{path} is not a list of price objects (or an object with one key, prices); "
+                "nothing was imported"
+            ),
+            path=path,
+        )
+    if len(doc) > MAX_CSV_ROWS:
+        raise CatalogImportError.worded(
+            N_(
+                "{path} has more than {limit:,} rows, the limit of a price file; "
+                "split it by region; nothing was imported"
+            ),
+            path=path,
+            limit=MAX_CSV_ROWS,
+        )
+    for entry in doc:
+        _header(path, [str(k).strip().lower() for k in entry], every=False)
+    for i, entry in enumerate(doc, start=1):
+        fields: dict[str, str] = {}
+        for k, v in entry.items():
+            column = str(k).strip().lower()
+            if isinstance(v, bool) or not isinstance(v, str | int | float | type(None)):
+                fields["__bad"] = column
+            else:
+                fields[column] = "" if v is None else str(v)
+        yield i, fields
+
+
+def _text(r: Mapping[str, str], column: str) -> str:
+    return (r.get(column) or "").strip()
+
+
+def _row(
+    path: Path | str,
+    line: int,
+    r: Mapping[str, str],
+    reasons: list[Worded],
+    *,
+    as_of: str | None,
+    today: date,
+) -> OfferRow | None:
+    """The offer row of one line, or None; every reason it cannot be one is added to ``reasons``."""
+    if "__width" in r:
+        n, width = r["__width"].split("/")
+        reasons.append(Phrase(N_("truncated or malformed line: {n} of {width} fields"), n=n, width=width))
+        return None
+    if "__bad" in r:
+        reasons.append(Phrase(N_("{column} is not a text or a number"), column=r["__bad"]))
+        return None
+    for column in COLUMNS:
+        if column not in ("as_of",) and not _text(r, column):
+            reasons.append(Phrase(N_("{column} is empty"), column=column))
+    if reasons:
+        return None
+    prov = _choice(PROVIDERS.cast, _text(r, "provider"), reasons)
+    region = _text(r, "region")
+    if prov is not None:
+        codes = [g.code for g in facts(prov).regions]
+        if region not in codes:
+            reasons.append(not_found(Phrase(N_("region of {provider}"), provider=prov), region, codes))
+    gpu = _choice(lambda name: resolve_gpu(name).id, _text(r, "gpu"), reasons)
+    count = _number(r, "gpu_count", reasons)
+    pricing = _choice(lambda v: PricingModel.cast(v).value, _text(r, "pricing"), reasons)
+    currency = _choice(lambda v: Currency.cast(v).code, _text(r, "currency"), reasons)
+    unit = _choice(lambda v: PriceUnit.cast(v).value, _text(r, "unit"), reasons)
+    if pricing is not None and unit is not None and unit not in PRICING_RULES[pricing].units:
+        # the gate's own words, said here so that the price is not judged per hour of a monthly term
+        reasons.append(
+            Phrase(
+                N_("{pricing} price in unit {unit}; expected {expected}"),
+                pricing=Phrase(pricing),
+                unit=repr(unit),
+                expected=either(sorted(PRICING_RULES[pricing].units)),
+            )
+        )
+    written = _text(r, "price")
+    amount = _number(r, "price", reasons)
+    if amount is not None and amount <= 0:
+        reasons.append(
+            Phrase(
+                N_("price {price} {currency}/{unit} is not a positive amount"),
+                price=written,
+                currency=_text(r, "currency"),
+                unit=_text(r, "unit"),
+            )
+        )
+    day = _as_of(_text(r, "as_of") or as_of, today, reasons)
+    source = _text(r, "source")
+    bad = control_character(source)
+    if bad is not None or len(source) > MAX_SOURCE_CHARS:
+        reasons.append(
+            Phrase(
+                N_("source is not a line of at most {limit} characters (who quoted the price)"),
+                limit=MAX_SOURCE_CHARS,
+            )
+        )
+    vcpus = _number(r, "vcpus", reasons, optional=True)
+    memory = _number(r, "memory_gib", reasons, optional=True)
+    if reasons:
+        return None
+    assert prov and gpu and count is not None and pricing and currency and unit and amount and day
+    where = f"{source} (own price list {Path(path).name}, line {line})"
+    term: dict[str, Any] | None = None
+    if pricing == PricingModel.MONTHLY.value:
+        term = {"billing": "monthly subscription", "kind": "own quote"}
+    elif pricing in (PricingModel.RESERVED_1Y.value, PricingModel.RESERVED_3Y.value):
+        term = {"years": 1 if pricing == PricingModel.RESERVED_1Y.value else 3, "kind": "own quote"}
+    price = PriceRow(
+        pricing=pricing,
+        amount=amount,
+        currency=currency,
+        unit=unit,
+        as_of=day,
+        source=where,
+        confidence=_CONFIDENCE,
+        term=term,
+    )
+    return OfferRow(
+        provider=prov,
+        region=region,
+        zone=_text(r, "zone") or None,
+        instance_type=_text(r, "instance_type"),
+        gpu=gpu,
+        gpu_count=count,
+        vcpus=vcpus,
+        memory_gib=memory,
+        network_gbps=None,
+        interconnect=None,
+        source=where,
+        prices=(price,),
+        line=line,
+    )
+
+
+def _choice(cast: Callable[[str], str], value: str, reasons: list[Worded]) -> str | None:
+    """``cast(value)``, or None with its error (did-you-mean) among ``reasons``."""
+    try:
+        return cast(value)
+    except NotFoundError as e:
+        reasons.append(e)
+        return None
+
+
+def _number(
+    r: Mapping[str, str], column: str, reasons: list[Worded], *, optional: bool = False
+) -> float | None:
+    text = _text(r, column)
+    if not text and optional:
+        return None
+    try:
+        x = decimal_number(text)  # ASCII decimals only: no "1_5", no full-width digits
+    except ValueError:
+        x = math.nan
+    if not math.isfinite(x):
+        reasons.append(Phrase(N_("{what} {value} is not a number"), what=column, value=repr(text[:40])))
+        return None
+    return x
+
+
+def _as_of(day: str | None, today: date, reasons: list[Worded]) -> str | None:
+    if not day:
+        reasons.append(
+            Phrase(N_("as_of is empty: write the day the price was quoted (2026-11-30), or give --as-of"))
+        )
+        return None
+    parsed = dates.parse_as_of(day)
+    if parsed is None:
+        reasons.append(
+            Phrase(
+                N_("as_of {day} is not a date; write 2026-11-30, 2026-11 or 2026-10/2026-11-30"),
+                day=repr(day),
+            )
+        )
+        return None
+    if parsed.earliest > today:
+        reasons.append(
+            Phrase(
+                N_("as_of {day} is after today ({today}): a price cannot be observed in the future"),
+                day=repr(day),
+                today=today.isoformat(),
+            )
+        )
+        return None
+    return day
+
+
+# ---------------------------------------------------------------- against the catalog's prices
+
+
+@dataclass(frozen=True)
+class _Held:
+    """The lowest and highest price per GPU-hour, USD, the catalog holds for a GPU and pricing model."""
+
+    low: float
+    low_where: str
+    high: float
+    high_where: str
+
+
+def _held(store: PriceFacts, gpu: str, pricing: str) -> _Held | None:
+    found: list[tuple[float, str]] = []
+    for o in store.offers(gpu=gpu, pricing=pricing):
+        usd = o.list_price_usd_per_hour if o.list_price_usd_per_hour is not None else o.price_usd_per_hour
+        if usd is None or not o.gpu_count > 0:
+            continue
+        found.append((usd / o.gpu_count, f"{o.provider} {o.instance_type} {o.region}"))
+    if not found:
+        return None
+    low, high = min(found), max(found)
+    return _Held(low=low[0], low_where=low[1], high=high[0], high_where=high[1])
+
+
+def out_of_line(parsed: OwnFile, store: PriceFacts) -> OwnFile:
+    """``parsed`` with each row whose price per GPU-hour, in USD at the catalog's rate, is more than
+    :data:`OUT_OF_LINE` times the highest the catalog holds for its GPU and pricing model, or less
+    than the lowest over it, moved to the refused rows, naming both figures. A row whose kind the
+    catalog holds no price of (or whose currency it has no rate for) has nothing to compare with."""
+    held: dict[tuple[str, str], _Held | None] = {}
+    rates: dict[str, float | None] = {}
+    kept: list[OfferRow] = []
+    refused = list(parsed.rejected)
+    for row in parsed.rows:
+        (p,) = row.prices
+        if p.currency not in rates:
+            rate = store.find_exchange_rate(p.currency)
+            rates[p.currency] = rate.usd_per_unit if rate is not None else None
+        usd_per_unit = rates[p.currency]
+        key = (row.gpu, p.pricing)
+        if key not in held:
+            held[key] = _held(store, *key)
+        known = held[key]
+        if usd_per_unit is None or known is None or not row.gpu_count > 0:
+            kept.append(row)
+            continue
+        hours = HOURS_PER_MONTH if p.unit == PriceUnit.MONTH.value else 1.0
+        usd = p.amount / hours * usd_per_unit / row.gpu_count
+        fields: dict[str, object] = {
+            "pricing": Phrase(p.pricing),
+            "price": parsed.written.get(row.line or 0) or f"{p.amount:g}",
+            "currency": p.currency,
+            "unit": p.unit,
+            "usd": usd,
+            "gpu": row.gpu,
+            "times": OUT_OF_LINE,
+        }
+        if usd > known.high * OUT_OF_LINE:
+            why = Phrase(
+                N_(
+                    "{pricing} price {price} {currency}/{unit} is {usd:,.4g} USD per GPU-hour, more than "
+                    "{times:g}x the highest {pricing} price the catalog holds for {gpu} ({held:,.4g} USD "
+                    "per GPU-hour, {where}): a monthly price typed as hourly, or the wrong currency or unit?"
+                ),
+                held=known.high,
+                where=known.high_where,
+                **fields,
+            )
+        elif usd < known.low / OUT_OF_LINE:
+            why = Phrase(
+                N_(
+                    "{pricing} price {price} {currency}/{unit} is {usd:,.4g} USD per GPU-hour, less than "
+                    "1/{times:g} of the lowest {pricing} price the catalog holds for {gpu} ({held:,.4g} USD "
+                    "per GPU-hour, {where}): an hourly price typed as monthly, or the wrong currency or unit?"
+                ),
+                held=known.low,
+                where=known.low_where,
+                **fields,
+            )
+        else:
+            kept.append(row)
+            continue
+        refused.append(
+            RejectedRow.because(
+                why, line=row.line, instance_type=row.instance_type[:_SHOWN_CHARS], region=row.region
+            )
+        )
+    refused.sort(key=lambda r: (r.line is None, r.line or 0))
+    return replace(parsed, rows=tuple(kept), rejected=tuple(refused))
