@@ -39,7 +39,7 @@ from gpuplan.vocab import PricingModel
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from gpuplan.catalog.model import ExchangeRate, OfferPrice
+    from gpuplan.catalog.model import ExchangeRate, ImportReport, OfferPrice
     from gpuplan.catalog.store import Store
     from gpuplan.documents import OffersDocument
 
@@ -266,6 +266,10 @@ def info(
     _print(info_view(data))
 
 
+#: The layouts ``catalog import FILE --format`` reads.
+FILE_FORMATS = ("skypilot", "gpuplan")
+
+
 @catalog_app.command("import")
 def import_(
     ctx: typer.Context,
@@ -301,7 +305,11 @@ def import_(
     fmt: Annotated[
         str,
         typer.Option(
-            "--format", help="File layout of FILE: skypilot (AWS v8, GCP v8, Azure v6, marketplaces)."
+            "--format",
+            help="File layout of FILE: skypilot (SkyPilot's catalog: AWS v8, GCP v8, Azure v6, "
+            "marketplaces; USD per hour) or gpuplan (a price list of your own, CSV or .json: one price "
+            "a row with its provider, region, instance_type, gpu, gpu_count, pricing, price, currency "
+            "USD|CNY, unit hour|month, as_of and source; see examples/prices/README.md).",
         ),
     ] = "skypilot",
     as_of: Annotated[
@@ -309,7 +317,8 @@ def import_(
         typer.Option(
             "--as-of",
             help="When the prices were read: a day (2026-11-30), a month, or bounds (2026-10/2026-11-30). "
-            "Needed with a folder (its files carry no date); for FILE the default is today.",
+            "Needed with a folder (its files carry no date); for a skypilot FILE the default is today; "
+            "for a gpuplan FILE it dates the rows whose as_of is empty.",
         ),
     ] = None,
     lang: LangOption = None,
@@ -317,7 +326,10 @@ def import_(
 ) -> None:
     """Import provider catalogs: one file, or a whole folder (a SkyPilot catalog checkout, gpuhunt's
     files) offline. Good rows are appended (history kept) in one transaction per provider; bad rows
-    are reported with their line and reason; a file unusable as a whole changes nothing."""
+    are reported with their line and reason; a file unusable as a whole changes nothing.
+
+    A price list of your own (a negotiated quote, monthly or reserved prices, yuan prices):
+    --format gpuplan, one provider per file (or --provider to pick one)."""
     from gpuplan.errors import InputError
 
     apply_language(lang)
@@ -337,11 +349,27 @@ def _import_file(
     from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
-    from gpuplan.errors import CatalogImportError, InputError, NotFoundError
-    from gpuplan.report.catalog import import_json, import_view
+    from gpuplan.catalog.importers.own import read_own_prices
+    from gpuplan.errors import InputError, NotFoundError
 
-    if fmt != "skypilot":
-        raise NotFoundError("--format", fmt, ["skypilot"])
+    if fmt not in FILE_FORMATS:
+        raise NotFoundError("--format", fmt, list(FILE_FORMATS))
+    if fmt == "gpuplan":
+        if len(providers) > 1:
+            raise InputError.worded(N_("a price list is imported for one provider: --provider huawei (one)"))
+        if as_of is not None:
+            import_day(as_of, date.today())
+        store = _store(ctx)
+        own = read_own_prices(store, file, provider=providers[0] if providers else None, as_of=as_of)
+        report = store.import_offers(
+            own.rows,
+            provider=own.provider,
+            source=f"own price list {file.name} ({own.provider}, gpuplan layout)",
+            kind="own",
+            rejected=own.rejected,
+        )
+        _import_done(file, report, json_out)
+        return
     if len(providers) != 1:
         raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
     prov = PROVIDERS.cast(providers[0])
@@ -355,6 +383,14 @@ def _import_file(
         kind="skypilot",
         rejected=parsed.rejected,
     )
+    _import_done(file, report, json_out)
+
+
+def _import_done(file: Path, report: ImportReport, json_out: bool) -> None:
+    """Print what one file's import did; exit 1 (CatalogImportError) when it imported nothing."""
+    from gpuplan.errors import CatalogImportError
+    from gpuplan.report.catalog import import_json, import_view
+
     if json_out:
         _print_json(import_json(report))
     else:

@@ -1,0 +1,313 @@
+"""``catalog import FILE --format gpuplan``: a price list of one's own (a negotiated 包年包月 quote, a
+Huawei Cloud price) enters the catalog as written — yuan kept in yuan and converted at the catalog's
+dated rate, a monthly price per month — and a row that is not what it says is refused with the
+user's own figure: a region that does not exist, a GPU name that resolves to nothing, a monthly price
+typed as hourly. A file unusable as a whole changes nothing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from gpuplan.catalog import open_store
+from gpuplan.catalog.importers.own import COLUMNS, parse_own
+from gpuplan.cli import app
+from gpuplan.errors import CatalogImportError
+from gpuplan.units import HOURS_PER_MONTH
+
+ROOT = Path(__file__).resolve().parents[2]
+TODAY = date(2026, 11, 30)
+EXAMPLE = ROOT / "examples" / "prices" / "alibaba-quote.csv"
+HEADER = (
+    "provider,region,zone,instance_type,gpu,gpu_count,vcpus,memory_gib,"
+    "pricing,price,currency,unit,as_of,source"
+)
+#: 8 x A100 80GB on Alibaba, a 包年包月 quote in yuan.
+ALIBABA_MONTHLY = (
+    "alibaba,cn-hangzhou,,ecs.gn7e-c16g1.32xlarge,A100-SXM4-80GB,8,128,1000,monthly,160000,CNY,month,"
+    "2026-11-20,Alibaba Cloud account manager's quote (e-mail of 2026-11-18)"
+)
+HUAWEI_ON_DEMAND = (
+    "huawei,cn-north-4,,p3.16xlarge.8,A100-SXM4-80GB,8,64,512,on_demand,260,CNY,hour,2026-11-20,"
+    "Huawei Cloud price calculator read by our team"
+)
+
+
+def _file(tmp_path: Path, *lines: str, name: str = "prices.csv", header: str = HEADER) -> Path:
+    f = tmp_path / name
+    f.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
+    return f
+
+
+def _import(db: Path, f: Path, *extra: str) -> Result:
+    return CliRunner().invoke(
+        app, ["--db", str(db), "catalog", "import", str(f), "--format", "gpuplan", *extra]
+    )
+
+
+def _imported(db: Path, f: Path, *extra: str) -> dict[str, Any]:
+    r = _import(db, f, "--json", *extra)
+    return json.loads(r.stdout)  # type: ignore[no-any-return]
+
+
+def _reasons(doc: dict[str, Any]) -> dict[int, str]:
+    return {row["line"]: row["reason"] for row in doc["rejected"]}
+
+
+def _offers(db: Path, *args: str) -> list[dict[str, Any]]:
+    r = CliRunner().invoke(app, ["--db", str(db), "offers", "--all-regions", "--json", *args])
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)["offers"]  # type: ignore[no-any-return]
+
+
+def _prices(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT count(*) FROM prices").fetchone()[0])
+
+
+def _usd_per_cny(db: Path) -> float:
+    store = open_store(str(db), today=TODAY)
+    try:
+        return float(store.exchange_rate("CNY").usd_per_unit)
+    finally:
+        store.close()
+
+
+def test_a_yuan_monthly_quote_for_alibaba_is_kept_in_yuan_and_costed_at_the_catalog_rate(
+    tmp_path: Path, db_path: Path
+) -> None:
+    doc = _imported(db_path, _file(tmp_path, ALIBABA_MONTHLY))
+    assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc
+    [offer] = [
+        o
+        for o in _offers(db_path, "--provider", "alibaba", "--region", "cn-hangzhou", "--pricing", "monthly")
+        if o["instance_type"] == "ecs.gn7e-c16g1.32xlarge"
+    ]
+    rate = _usd_per_cny(db_path)
+    assert offer["published_currency"] == "CNY" and offer["published_unit"] == "month"
+    assert offer["price_cny_per_month"] == pytest.approx(160000)
+    assert offer["price_usd_per_hour"] == pytest.approx(160000 / HOURS_PER_MONTH * rate)
+    assert offer["price_usd_per_gpu_hour"] == pytest.approx(160000 / HOURS_PER_MONTH * rate / 8)
+    assert offer["as_of"] == "2026-11-20" and offer["confidence"] == "high"
+    assert offer["source"].startswith("Alibaba Cloud account manager's quote (e-mail of 2026-11-18)")
+    assert "line 2" in offer["source"]
+
+
+def test_a_huawei_on_demand_row_imports_and_is_listed_at_its_price(tmp_path: Path, db_path: Path) -> None:
+    doc = _imported(db_path, _file(tmp_path, HUAWEI_ON_DEMAND))
+    assert doc["provider"] == "huawei" and doc["rejected"] == [], doc
+    [offer] = [
+        o
+        for o in _offers(db_path, "--provider", "huawei", "--pricing", "on_demand")
+        if o["region"] == "cn-north-4"
+    ]
+    assert offer["instance_type"] == "p3.16xlarge.8" and offer["gpu"] == "A100-SXM4-80GB"
+    assert offer["gpu_count"] == 8 and offer["vcpus"] == 64
+    assert offer["price_usd_per_hour"] == pytest.approx(260 * _usd_per_cny(db_path))
+
+
+def test_a_yuan_figure_is_never_read_as_dollars(tmp_path: Path, db_path: Path) -> None:
+    # SkyPilot's layout reads Alibaba's Price as USD converted from CNY: a file in yuan came out
+    # ~7.2x too dear. Here the currency is stated on every row, and never guessed.
+    no_currency = ALIBABA_MONTHLY.replace(",CNY,", ",,")
+    doc = _imported(db_path, _file(tmp_path, no_currency))
+    assert _reasons(doc) == {2: "currency is empty"}
+    before = _prices(db_path)
+    without_column = _file(
+        tmp_path, ALIBABA_MONTHLY.replace(",CNY,", ","), header=HEADER.replace(",currency", "")
+    )
+    r = _import(db_path, without_column)
+    assert isinstance(r.exception, CatalogImportError), r.output
+    assert "lacks the columns currency" in str(r.exception)
+    assert _prices(db_path) == before
+    # Stated in yuan, stored in yuan: the dollar figure is the yuan one times the dated rate (< 1).
+    _imported(db_path, _file(tmp_path, HUAWEI_ON_DEMAND))
+    [offer] = [o for o in _offers(db_path, "--provider", "huawei") if o["region"] == "cn-north-4"]
+    assert offer["price_usd_per_hour"] < 260 * 0.2
+
+
+def test_a_region_that_does_not_exist_or_an_unknown_gpu_is_refused_with_the_nearest_names(
+    tmp_path: Path, db_path: Path
+) -> None:
+    atlantis = ALIBABA_MONTHLY.replace("cn-hangzhou", "cn-atlantis")
+    typo = ALIBABA_MONTHLY.replace("cn-hangzhou", "cn-hangzou")
+    h1000 = ALIBABA_MONTHLY.replace("A100-SXM4-80GB", "H1000")
+    a100 = ALIBABA_MONTHLY.replace("A100-SXM4-80GB", "A100")
+    doc = _imported(db_path, _file(tmp_path, atlantis, typo, h1000, a100, ALIBABA_MONTHLY))
+    reasons = _reasons(doc)
+    assert reasons[2].startswith("unknown region of alibaba 'cn-atlantis'"), reasons
+    assert reasons[3].startswith("unknown region of alibaba 'cn-hangzou'; did you mean 'cn-hangzhou'")
+    assert reasons[4].startswith("unknown GPU 'H1000'; did you mean"), reasons
+    assert reasons[5] == (
+        "GPU 'A100' is ambiguous; say which one: "
+        "A100-PCIE-40GB, A100-PCIE-80GB, A100-SXM4-40GB, A100-SXM4-80GB"
+    )
+    assert doc["prices_imported"] == 1  # the good row of the file
+    # The region that does not exist is nowhere in the catalog (it ranked first in plan --countries CN).
+    assert not [o for o in _offers(db_path, "--provider", "alibaba") if o["region"] == "cn-atlantis"]
+
+
+def test_a_monthly_price_typed_as_hourly_is_refused_naming_both_figures(
+    tmp_path: Path, db_path: Path
+) -> None:
+    hourly = ALIBABA_MONTHLY.replace(",monthly,160000,CNY,month,", ",on_demand,160000.00,CNY,hour,")
+    tiny = ALIBABA_MONTHLY.replace(",160000,", ",30,")
+    doc = _imported(db_path, _file(tmp_path, hourly, tiny))
+    reasons = _reasons(doc)
+    assert reasons[2].startswith("on_demand price 160000.00 CNY/hour is 2,"), reasons
+    assert (
+        "USD per GPU-hour, more than 10x the highest on_demand price the catalog holds for A100-SXM4-80GB ("
+        in (reasons[2])
+    )
+    assert reasons[2].endswith("a monthly price typed as hourly, or the wrong currency or unit?")
+    assert reasons[3].startswith("monthly price 30 CNY/month is 0.000"), reasons
+    assert "less than 1/10 of the lowest monthly price the catalog holds for A100-SXM4-80GB" in reasons[3]
+    assert doc["import_id"] is None
+
+
+def test_a_price_of_a_kind_the_catalog_holds_none_of_has_nothing_to_be_out_of_line_with(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # No reserved_1y A10 price anywhere in the catalog: the row is the only one of its kind.
+    row = (
+        "alibaba,cn-beijing,,ecs.gn7i-c8g1.2xlarge,A10,1,8,30,reserved_1y,2600,CNY,month,2026-11,"
+        "quote of 2026-11"
+    )
+    assert not _offers(db_path, "--gpu", "A10", "--pricing", "reserved_1y")
+    doc = _imported(db_path, _file(tmp_path, row))
+    assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc
+    [offer] = _offers(db_path, "--gpu", "A10", "--pricing", "reserved_1y")
+    assert offer["price_cny_per_month"] == pytest.approx(2600)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        (",CNY,", ",EUR,", "unknown currency 'EUR'; use one of: USD, CNY"),
+        (",month,", ",months,", "unknown price unit 'months'; did you mean 'month'?"),
+        (",monthly,", ",montly,", "unknown pricing model 'montly'; did you mean 'monthly'?"),
+        (",monthly,", ",yearly,", "did you mean 'reserved_1y'?"),
+        (",month,", ",hour,", "monthly price in unit 'hour'; expected month"),
+        (",160000,", ",-1.5,", "price -1.5 CNY/month is not a positive amount"),
+        (",160000,", ",1_5,", "price '1_5' is not a number"),
+        (",2026-11-20,", ",2099-01-01,", "as_of '2099-01-01' is after today"),
+        (",2026-11-20,", ",20.11.2026,", "as_of '20.11.2026' is not a date"),
+        (",8,128,", ",0,128,", "GPU count 0 is outside"),
+    ],
+)
+def test_a_bad_currency_unit_pricing_figure_or_date_is_refused(
+    tmp_path: Path, db_path: Path, old: str, new: str, said: str
+) -> None:
+    assert old in ALIBABA_MONTHLY
+    doc = _imported(db_path, _file(tmp_path, ALIBABA_MONTHLY.replace(old, new, 1)))
+    [reason] = _reasons(doc).values()
+    assert said in reason, reason
+    assert doc["import_id"] is None
+
+
+def test_a_yuan_refusal_quotes_the_users_figure_not_a_converted_one(tmp_path: Path, db_path: Path) -> None:
+    doc = _imported(db_path, _file(tmp_path, HUAWEI_ON_DEMAND.replace(",260,", ",-1.5,")))
+    [reason] = _reasons(doc).values()
+    assert reason == "price -1.5 CNY/hour is not a positive amount"
+
+
+@pytest.mark.parametrize(
+    ("header", "lines", "said"),
+    [
+        (
+            HEADER.replace("currency", "currnecy"),
+            [ALIBABA_MONTHLY],
+            "unknown column 'currnecy'; did you mean 'currency'?",
+        ),
+        (HEADER.replace(",source", ""), [ALIBABA_MONTHLY.rsplit(",", 1)[0]], "lacks the columns source"),
+        (HEADER + ",price", [ALIBABA_MONTHLY + ",1"], "has the columns price more than once"),
+        (HEADER, [], "has no price rows"),
+        (HEADER, [ALIBABA_MONTHLY, HUAWEI_ON_DEMAND], "names 2 providers (alibaba, huawei)"),
+        (
+            HEADER,
+            [ALIBABA_MONTHLY.replace("alibaba", "alibabba")],
+            "no row of {file} names a provider gpuplan knows (line 2: unknown provider 'alibabba'; "
+            "did you mean 'alibaba'",
+        ),
+        (HEADER, [ALIBABA_MONTHLY, 'alibaba,"cn-hangzhou'], "nothing was imported"),
+    ],
+)
+def test_a_file_unusable_as_a_whole_changes_nothing(
+    tmp_path: Path, db_path: Path, header: str, lines: list[str], said: str
+) -> None:
+    before = _prices(db_path)
+    f = _file(tmp_path, *lines, header=header)
+    r = _import(db_path, f)
+    assert isinstance(r.exception, CatalogImportError), r.output
+    message = str(r.exception)
+    said = said.format(file=f)
+    assert said in message and message.endswith("nothing was imported") and "\n" not in message, message
+    assert _prices(db_path) == before
+
+
+def test_provider_picks_one_provider_of_a_file_that_prices_several(tmp_path: Path, db_path: Path) -> None:
+    f = _file(tmp_path, ALIBABA_MONTHLY, HUAWEI_ON_DEMAND)
+    doc = _imported(db_path, f, "--provider", "aliyun")  # an alias of alibaba
+    assert doc["provider"] == "alibaba" and doc["prices_imported"] == 1
+    assert _reasons(doc) == {3: "provider 'huawei' in an import for 'alibaba'"}
+
+
+def test_the_same_list_as_json_reads_like_the_csv(tmp_path: Path, db_path: Path) -> None:
+    csv_rows = parse_own(_file(tmp_path, ALIBABA_MONTHLY, HUAWEI_ON_DEMAND), provider="huawei", today=TODAY)
+    entries = [
+        dict(zip(HEADER.split(","), line.split(","), strict=True))
+        for line in (ALIBABA_MONTHLY, HUAWEI_ON_DEMAND)
+    ]
+    for e in entries:
+        e["gpu_count"], e["price"] = int(e["gpu_count"]), float(e["price"])  # numbers as JSON writes them
+    f = tmp_path / "prices.json"
+    f.write_text(json.dumps({"prices": entries}), encoding="utf-8")
+    json_rows = parse_own(f, provider="huawei", today=TODAY)
+    strip = lambda rows: [(r.region, r.instance_type, r.gpu, r.gpu_count, r.prices[0].amount) for r in rows]  # noqa: E731
+    assert strip(json_rows.rows) == strip(csv_rows.rows) != []
+    assert _imported(db_path, f, "--provider", "huawei")["prices_imported"] == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{**entries[1], "price": [1]}]), encoding="utf-8")
+    [refused] = parse_own(bad, today=TODAY).rejected
+    assert refused.reason == "price is not a text or a number"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100 + "]" * 100, encoding="utf-8")
+    with pytest.raises(CatalogImportError, match="nested too deeply"):
+        parse_own(deep, today=TODAY)
+
+
+def test_the_example_price_list_imports_whole(db_path: Path) -> None:
+    header = EXAMPLE.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert set(COLUMNS) <= set(header)
+    doc = _imported(db_path, EXAMPLE)
+    assert doc["rejected"] == [] and doc["prices_imported"] >= 3, doc
+
+
+def test_tco_costs_with_an_imported_monthly_price(tmp_path: Path, db_path: Path) -> None:
+    # Huawei Cloud has no A100 80GB price in the shipped catalog: tco cannot plan the year.
+    monthly = HUAWEI_ON_DEMAND.replace(",on_demand,260,CNY,hour,", ",monthly,120000,CNY,month,")
+    usage = tmp_path / "u.yaml"
+    usage.write_text(
+        "horizon_months: 12\nstart: 2027-01\n"
+        "demands:\n  - {name: train, gpu: A100-SXM4-80GB, gpus: 8, hours_per_month: 730}\n"
+        "constraints: {providers: [huawei], pricing: [on_demand, monthly]}\n",
+        encoding="utf-8",
+    )
+    tco = ["--db", str(db_path), "tco", str(usage), "--json"]
+    assert CliRunner().invoke(app, tco).exit_code != 0
+    doc = _imported(db_path, _file(tmp_path, HUAWEI_ON_DEMAND, monthly))
+    assert doc["prices_imported"] == 2, doc
+    r = CliRunner().invoke(app, tco)
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    used = {(c["instance_type"], c["pricing"]) for c in report["commitments"]}
+    assert used == {("p3.16xlarge.8", "monthly")}
+    month = 120000 * _usd_per_cny(db_path)
+    assert all(c["cost_usd"] == pytest.approx(month, abs=0.01) for c in report["commitments"])
+    assert report["total_cost_usd"] == pytest.approx(12 * month, abs=0.5)
