@@ -80,7 +80,8 @@ def fill_words(missing: MissingPrice) -> str:
         ).format(n=missing.low_confidence_rows)
     return _(
         "no usable price in the catalog; `gpuplan catalog refresh` fetches reserved and spot prices "
-        "where a provider publishes them, `gpuplan catalog import` adds a price list of your own"
+        "where a provider publishes them, `gpuplan catalog import FILE --format gpuplan` adds a price "
+        "list of your own (a quoted monthly or reserved price)"
     )
 
 
@@ -303,8 +304,8 @@ def unknown_lines(report: TcoReport) -> list[str]:
         lines.append(
             _(
                 "Unknown — no usable price for {listed}: `gpuplan catalog refresh` fetches reserved and "
-                "spot prices where a provider publishes them; `gpuplan catalog import` adds a price list "
-                "of your own"
+                "spot prices where a provider publishes them; `gpuplan catalog import FILE --format "
+                "gpuplan` adds a price list of your own (a quoted monthly or reserved price)"
             ).format(listed=listed(none))
         )
     if low:
