@@ -231,6 +231,15 @@ def test_a_marketplace_file_pricing_one_offer_twice_is_refused_on_both_lines_in_
     assert json.loads(again.stdout)["rejected"] == [], again.stdout
 
 
+def test_a_negative_price_of_a_converted_layout_is_refused_in_the_files_own_figure(tmp_path: Path) -> None:
+    # The Alibaba/Tencent layout keeps Price / 0.138 in CNY: the refusal quoted -10.8696, a figure
+    # the file never wrote.
+    f = tmp_path / "negative.csv"
+    f.write_text(f"{_ALIBABA_HEADER}\n{_alibaba_line('-1.5')}\n")
+    [refused] = parse_skypilot(f, "alibaba", as_of="2026-11-30").rejected
+    assert refused.reason == "Price -1.5 is not a positive amount", refused.reason
+
+
 def test_the_table_of_rejected_rows_escapes_control_characters_of_the_file(
     tmp_path: Path, db_path: Path
 ) -> None:

@@ -241,6 +241,12 @@ def _row(
     spot = optional_number(r["SpotPrice"], "SpotPrice") or None
     if layout.usd_per_cny is not None:
         rate = layout.usd_per_cny
+        for column, x in (("Price", od), ("SpotPrice", spot)):
+            if x is not None and x < 0:
+                # refused in the file's own figure, not the CNY one it would be kept as
+                raise LineError(
+                    N_("{column} {value} is not a positive amount"), column=column, value=r[column].strip()
+                )
         line_source += f" (USD = CNY × {rate:g} in the file; kept in CNY)"
         od, spot = (None if x is None else round(x / rate, 6) for x in (od, spot))
     prices: list[PriceRow] = []
