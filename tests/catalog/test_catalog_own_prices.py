@@ -199,6 +199,12 @@ def test_a_price_of_a_kind_the_catalog_holds_none_of_has_nothing_to_be_out_of_li
         (",2026-11-20,", ",2099-01-01,", "as_of '2099-01-01' is after today"),
         (",2026-11-20,", ",20.11.2026,", "as_of '20.11.2026' is not a date"),
         (",8,128,", ",0,128,", "GPU count 0 is outside"),
+        (
+            ",Alibaba Cloud",
+            ",\x1b]0;title\x07Alibaba Cloud",
+            "source is not a line of at most 300 characters",
+        ),
+        (",2026-11-20,", ",,", "as_of is empty: write the day the price was quoted"),
     ],
 )
 def test_a_bad_currency_unit_pricing_figure_or_date_is_refused(
@@ -248,6 +254,37 @@ def test_a_file_unusable_as_a_whole_changes_nothing(
     message = str(r.exception)
     said = said.format(file=f)
     assert said in message and message.endswith("nothing was imported") and "\n" not in message, message
+    assert _prices(db_path) == before
+
+
+def test_as_of_dates_the_rows_that_leave_it_empty(tmp_path: Path, db_path: Path) -> None:
+    undated = HUAWEI_ON_DEMAND.replace(",2026-11-20,", ",,")
+    doc = _imported(db_path, _file(tmp_path, undated), "--as-of", "2026-11")
+    assert doc["rejected"] == [], doc
+    [offer] = [o for o in _offers(db_path, "--provider", "huawei") if o["region"] == "cn-north-4"]
+    assert offer["as_of"] == "2026-11" and offer["as_of_precision"] == "month"
+
+
+def test_a_file_past_the_row_cap_changes_nothing(
+    tmp_path: Path, db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpuplan.catalog.importers.own as own
+    import gpuplan.catalog.importers.skypilot_common as common
+
+    monkeypatch.setattr(common, "MAX_CSV_ROWS", 2)
+    monkeypatch.setattr(own, "MAX_CSV_ROWS", 2)
+    before = _prices(db_path)
+    rows = [
+        ALIBABA_MONTHLY.replace("cn-hangzhou", region)
+        for region in ("cn-hangzhou", "cn-beijing", "cn-shanghai")
+    ]
+    for f in (_file(tmp_path, *rows), tmp_path / "prices.json"):
+        if f.suffix == ".json":
+            entries = [dict(zip(HEADER.split(","), line.split(","), strict=True)) for line in rows]
+            f.write_text(json.dumps(entries), encoding="utf-8")
+        r = _import(db_path, f)
+        assert isinstance(r.exception, CatalogImportError), r.output
+        assert "has more than 2 rows, the limit of a price file" in str(r.exception)
     assert _prices(db_path) == before
 
 
