@@ -33,6 +33,28 @@ def test_health_needs_no_token_and_names_the_revision(service: Service) -> None:
     assert r.json()["status"] == "ok" and r.json()["schema_revision"] == HEAD_REVISION
 
 
+def test_health_shows_anyone_the_database_kind_and_only_an_admin_its_address(service: Service) -> None:
+    anyone = service.client.get("/api/v1/health").json()
+    assert anyone["database"] == "sqlite" and anyone["reachable"] is True
+    assert anyone["database_url"] is None and service.db not in json.dumps(anyone)
+    reader = service.client.get("/api/v1/health", headers=service.auth("read")).json()
+    assert reader["database_url"] is None
+    admin = service.client.get("/api/v1/health", headers=service.auth("admin")).json()
+    assert admin["database_url"] == f"sqlite:///{service.db}"
+
+
+def test_health_says_503_unreachable_when_the_database_does_not_answer(service: Service) -> None:
+    from gpuplan.errors import StoreError
+
+    def broken() -> Any:
+        raise StoreError("the database is down")
+
+    service.client.app.state.stores.get = broken  # type: ignore[attr-defined]
+    r = service.client.get("/api/v1/health")
+    assert r.status_code == 503
+    assert r.json()["status"] == "unavailable" and r.json()["reachable"] is False
+
+
 def test_no_wrong_revoked_or_expired_token_gets_401(service: Service) -> None:
     from datetime import datetime, timedelta, timezone
 

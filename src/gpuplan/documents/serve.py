@@ -47,7 +47,11 @@ class HealthDocument(Document):
     schema_version: int = SERVE_SCHEMA_VERSION
     status: Literal["ok", "unavailable"]
     database: str
-    """Where the catalog lives (password hidden)."""
+    """The catalog's database kind (``sqlite``, ``postgresql``); ``not checked`` from ``/live``."""
+    reachable: bool | None = None
+    """Whether the database answered; null from ``/live`` (which does not ask it)."""
+    database_url: str | None = None
+    """Where the catalog lives (password hidden): only for a token of the admin scope."""
     schema_revision: str | None
     version: str
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.team_store import TokenInfo
     from gpuplan.web.config import ServeConfig
 
-__all__ = ["Caller", "StoreProvider", "authorised", "request_language"]
+__all__ = ["Caller", "StoreProvider", "admin_token", "authorised", "request_language"]
 
 
 class StoreProvider:
@@ -150,6 +150,21 @@ def request_language(request: Request) -> str:
         if code.startswith("en"):
             return "en"
     return str(getattr(request.app.state, "default_lang", "en"))
+
+
+def admin_token(request: Request) -> bool:
+    """Whether the request carries a valid, unexpired token of the admin scope. Never refuses: an
+    endpoint open to anyone (``/health``) shows an admin more, and the others what anyone sees."""
+    from gpuplan.catalog.team_store import TeamStore
+
+    kind, _sep, token = request.headers.get("authorization", "").partition(" ")
+    if kind.lower() != "bearer" or not token.strip():
+        return False
+    try:
+        info = TeamStore(request.app.state.stores.get().engine).verify_token(token.strip())
+    except Exception:  # a database that does not answer shows nothing more
+        return False
+    return info is not None and not info.expired() and info.allows("admin")
 
 
 def _unauthorised(message: str) -> HTTPException:

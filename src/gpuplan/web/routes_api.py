@@ -112,17 +112,37 @@ def _queue(
     return job_response(request, jobs.get(job.id))
 
 
-@router.get("/health", response_model=HealthDocument, responses={503: {"model": ErrorDocument}})
-def health(request: Request) -> dict[str, Any]:
-    """Readiness: the catalog database answers (no token needed; nothing about the catalog is shown)."""
-    from gpuplan import __version__
+@router.get("/health", response_model=HealthDocument, responses={503: {"model": HealthDocument}})
+def health(request: Request) -> Any:
+    """Readiness: the catalog database answers (no token needed; nothing about the catalog is
+    shown but the database's kind: its address only to a token of the admin scope). 503 with
+    ``reachable: false`` when the database does not answer."""
+    from sqlalchemy.engine import make_url
 
-    store = _store(request)
-    info_rev = store.revision
-    where = store.engine.url.render_as_string(hide_password=True)
-    with store.engine.connect() as conn:
-        conn.exec_driver_sql("SELECT 1")
-    return {"status": "ok", "database": where, "schema_revision": info_rev, "version": __version__}
+    from gpuplan import __version__
+    from gpuplan.web.auth import admin_token
+
+    url = make_url(request.app.state.config.database()[0])
+    document: dict[str, Any] = {
+        "status": "ok",
+        "database": url.get_backend_name(),
+        "reachable": True,
+        "database_url": None,
+        "schema_revision": None,
+        "version": __version__,
+    }
+    try:
+        store = _store(request)
+        document["schema_revision"] = store.revision
+        with store.engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except Exception:  # any failure to answer is "unavailable", said without details
+        document.update(status="unavailable", reachable=False)
+    if admin_token(request):
+        document["database_url"] = url.render_as_string(hide_password=True)
+    if document["status"] != "ok":
+        return JSONResponse(document, status_code=503)
+    return document
 
 
 @router.get("/offers", response_model=OffersDocument)
@@ -552,4 +572,10 @@ def live() -> dict[str, Any]:
     """Liveness: the process answers (the database is not asked; see /health for readiness)."""
     from gpuplan import __version__
 
-    return {"status": "ok", "database": "not checked", "schema_revision": None, "version": __version__}
+    return {
+        "status": "ok",
+        "database": "not checked",
+        "reachable": None,
+        "schema_revision": None,
+        "version": __version__,
+    }
