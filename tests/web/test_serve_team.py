@@ -372,6 +372,15 @@ def test_import_and_refresh_need_admin_and_are_audited(service: Service) -> None
     assert long.status_code == 400 and "the request body" in long.json()["error"]
     assert "is longer than" in long.json()["error"]
     assert "/tmp" not in latin1.text + long.text and "gpuplan-import" not in latin1.text + long.text
+    # every row refused: the line names the first rows and why, as the CLI's table does
+    header = csv.split(b"\n", 1)[0] + b"\n"
+    rows = b"".join(b"g5.xlarge,A10G,1.0,4.0,16.0,,-%d,,us-east-1,use1-az1,x86_64\n" % i for i in range(1, 6))
+    refused = service.client.post(url, content=header + rows, headers={**headers, **service.auth("admin")})
+    assert refused.status_code == 400, refused.text
+    said = refused.json()["error"]
+    assert said.startswith("no row of the request body passed the gates (5 rejected: line 2: "), said
+    assert "; line 3: " in said and "; line 4: " in said and "line 5" not in said
+    assert said.endswith("; … and 2 more); nothing was imported"), said
     future = service.client.post(
         url.replace("2026-11-01", "2099-01-01"), content=csv, headers={**headers, **service.auth("admin")}
     )

@@ -14,12 +14,14 @@ from collections.abc import Iterable
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
 
-__all__ = ["either", "listed"]
+__all__ = ["either", "listed", "separated"]
 
 # TRANSLATORS: the separator between the names of a list ("a, b, c"); the reports use it too
 _LIST_SEPARATOR = N_(", ")
 # TRANSLATORS: the separator between alternatives ("'a' or 'b'"); Chinese: " 或 "
 _OR_SEPARATOR = N_(" or ")
+# TRANSLATORS: the separator between whole clauses ("line 3: …; line 7: …"); Chinese: ；
+_CLAUSE_SEPARATOR = N_("; ")
 
 
 def listed(names: Iterable[object]) -> Phrase:
@@ -30,6 +32,11 @@ def listed(names: Iterable[object]) -> Phrase:
 def either(names: Iterable[object]) -> Phrase:
     """``names`` joined by " or " (Chinese: 或)."""
     return _joined(names, _OR_SEPARATOR)
+
+
+def separated(clauses: Iterable[object]) -> Phrase:
+    """``clauses`` (each a sentence of its own, commas in it) joined by "; " (Chinese: ；)."""
+    return _joined(clauses, _CLAUSE_SEPARATOR)
 
 
 def _joined(names: Iterable[object], separator: str) -> Phrase:

@@ -23,9 +23,11 @@ from gpuplan.catalog.model import (
     ImportReport,
     OfferPrice,
     PricingModel,
+    RejectedRow,
 )
 from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
+from gpuplan.errors import Phrase
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.places import place, region_name
@@ -58,6 +60,7 @@ __all__ = [
     "rate_doc",
     "rates_line",
     "refresh_json",
+    "rejected_reasons",
 ]
 
 _PRICINGS = tuple(m.value for m in PricingModel)
@@ -532,6 +535,24 @@ def info_view(info: CatalogInfo) -> RenderableType:
 
 #: Rejected rows an import's table shows; --json lists them all.
 SHOWN_REJECTED = 50
+
+
+#: Rejected rows a refused import's one line names (the service's answer, which has no table).
+NAMED_REJECTED = 3
+
+
+def rejected_reasons(rejected: Sequence[RejectedRow], shown: int = NAMED_REJECTED) -> Phrase:
+    """The first ``shown`` rejected rows as ``line 3: reason; line 7: reason``, then how many more:
+    the table of :func:`import_view` in one line, for an answer that is one line."""
+    from gpuplan.i18n.phrases import separated
+
+    clauses: list[object] = [
+        Phrase(N_("line {line}: {reason}"), line=r.line or "—", reason=r.worded_reason())
+        for r in rejected[:shown]
+    ]
+    if len(rejected) > shown:
+        clauses.append(Phrase(N_("… and {n:,} more"), n=len(rejected) - shown))
+    return separated(clauses)
 
 
 def import_view(report: ImportReport) -> RenderableType:

@@ -35,7 +35,8 @@ from gpuplan.documents.serve import (
     JobDocument,
 )
 from gpuplan.documents.simulate import AutoscaleDocument
-from gpuplan.errors import CatalogImportError
+from gpuplan.errors import CatalogImportError, Phrase
+from gpuplan.i18n import N_
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
     DeployRequest,
@@ -308,8 +309,7 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
     from gpuplan.catalog.gates import import_day
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.catalog.team_store import TeamStore
-    from gpuplan.i18n import N_
-    from gpuplan.report.catalog import import_json
+    from gpuplan.report.catalog import import_json, rejected_reasons
 
     prov = PROVIDERS.cast(provider)
     day = import_day(as_of, date.today())
@@ -343,18 +343,23 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
         {"import_id": report.import_id, "rows": len(parsed.rows), "rejected": len(parsed.rejected)},
     )
     if report.import_id is None:
+        # The answer is one line: it names the first refused rows and why, as the CLI's table does.
         raise CatalogImportError.worded(
-            N_("no row of {file} passed the gates ({rejected} rejected); nothing was imported"),
-            file="the request body",
+            N_("no row of {file} passed the gates ({rejected} rejected: {reasons}); nothing was imported"),
+            file=Phrase(_BODY),
             rejected=len(report.rejected),
+            reasons=rejected_reasons(report.rejected),
         )
     return import_json(report)
+
+
+_BODY = N_("the request body")
 
 
 def _as_body(error: CatalogImportError, file: Path) -> CatalogImportError:
     """``error`` about the uploaded body, with the server's temporary file named as the request body
     (a client has no use for the path, and the server's folders are not its business)."""
-    body = "the request body"
+    body = _BODY  # quoted with !r by some of the reader's templates: plain text, not a Phrase
     if not error.template:  # every error of the reader is worded; a bare one is passed on as it is
         return error
     fields = {
