@@ -306,6 +306,33 @@ def test_tco_and_deploy(service: Service) -> None:
     )
 
 
+def test_refusals_name_the_request_field_not_the_cli_flag(service: Service) -> None:
+    plan = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload()}, headers=service.auth("plan")
+    ).json()
+
+    def deploy(**fields: Any) -> str:
+        body = {"plan": plan, "target": "torchrun", **fields}
+        return _error(service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan")), 400)
+
+    assert deploy(image="x;rm -rf /").startswith("image 'x;rm -rf /' is not a container image reference")
+    assert deploy(base_image="x y").startswith("base_image 'x y' is not a container image reference")
+    assert deploy(plan={}).startswith("plan is not a gpuplan plan file")
+    url = "/api/v1/catalog/import?provider=aws&as_of=yesterday"
+    said = _error(
+        service.client.post(
+            url, content=b"x\n", headers={"Content-Type": "text/csv", **service.auth("admin")}
+        ),
+        400,
+    )
+    assert said.startswith("as_of 'yesterday' is not a date"), said
+    assert "--" not in said
+    with_zh = service.client.post(
+        "/api/v1/deploy?lang=zh", json={"plan": {}, "target": "torchrun"}, headers=service.auth("plan")
+    )
+    assert "request" not in _error(with_zh, 400)
+
+
 def test_cors_is_off_unless_configured(service: Service, tmp_path: Any) -> None:
     from fastapi.testclient import TestClient
 

@@ -55,20 +55,23 @@ def parse_as_of(as_of: str) -> str | None:
     return as_of if dates.parse_as_of(as_of) is not None else None
 
 
-def import_day(as_of: str | None, today: date) -> str:
+def import_day(as_of: str | None, today: date, what: str = "--as-of") -> str:
     """The ``--as-of`` of an import: ``today`` when none is given; a date or the bounds of one
     (earliest first) no later than ``today`` — a price observed in the future would count as the
-    freshest one. Raises InputError (one line) otherwise."""
+    freshest one. Raises InputError (one line) otherwise, naming the value ``what`` (the CLI's
+    flag; the service's query parameter ``as_of``)."""
     day = as_of or today.isoformat()
     parsed = dates.parse_as_of(day)
     if parsed is None:
         raise InputError.worded(
-            N_("--as-of {day!r} is not a date; write 2026-11-30, 2026-11 or 2026-10/2026-11-30"),
+            N_("{what} {day!r} is not a date; write 2026-11-30, 2026-11 or 2026-10/2026-11-30"),
+            what=what,
             day=day,
         )
     if parsed.earliest > today:
         raise InputError.worded(
-            N_("--as-of {day!r} is after today ({today}): a price cannot be observed in the future"),
+            N_("{what} {day!r} is after today ({today}): a price cannot be observed in the future"),
+            what=what,
             day=day,
             today=today.isoformat(),
         )

@@ -8,8 +8,10 @@ can inspect its output and :func:`gpuplan.deploy.write_files` owns the one place
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from gpuplan.deploy.grammar import check_image
@@ -19,7 +21,14 @@ from gpuplan.i18n.messages import N_
 if TYPE_CHECKING:
     from gpuplan.deploy.spec import LaunchSpec
 
-__all__ = ["GenerateOptions", "GeneratedFile", "Generator", "check_out_dir"]
+__all__ = [
+    "OPTION_FIELDS",
+    "OPTION_FLAGS",
+    "GenerateOptions",
+    "GeneratedFile",
+    "Generator",
+    "check_out_dir",
+]
 
 #: Most optimizer steps a launch may ask for (a year of 1-ms steps is 3 x 10^10; no job gets near).
 MAX_STEPS = 10**10
@@ -66,6 +75,17 @@ def check_out_dir(out_dir: str, what: str | Phrase | None = None) -> None:
         )
 
 
+#: The options of :class:`GenerateOptions` as ``gpuplan deploy`` names them (the output folder is
+#: named in words: ``--out`` may be relative, the folder it names is what the message is about).
+OPTION_FLAGS: Mapping[str, str] = MappingProxyType(
+    {"image": "--image", "base_image": "--base-image", "steps": "--steps"}
+)
+#: The same options as the service's deploy request names them (``POST /api/v1/deploy``).
+OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
+    {"image": "image", "base_image": "base_image", "steps": "steps", "out_dir": "workdir"}
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class GenerateOptions:
     """Choices that are not in the plan: how the user wants the job packaged."""
@@ -84,15 +104,20 @@ class GenerateOptions:
     ``workdir`` from the folder ``sky`` is run in (its docs, "Syncing Code, Git, and Files"), so
     ``workdir: .`` would upload whatever folder that is."""
 
+    names: Mapping[str, str] = field(default_factory=lambda: OPTION_FLAGS)
+    """What the messages call each option: the CLI's flags (:data:`OPTION_FLAGS`), or the service's
+    request fields (:data:`OPTION_FIELDS`)."""
+
     def __post_init__(self) -> None:
         # Both images reach a Dockerfile FROM line and manifests: a strict reference grammar.
-        check_image(self.image, "--image")
-        check_image(self.base_image, "--base-image")
+        check_image(self.image, self.names["image"])
+        check_image(self.base_image, self.names["base_image"])
         if self.out_dir is not None:
-            check_out_dir(self.out_dir)
+            check_out_dir(self.out_dir, self.names.get("out_dir"))
         if self.steps is not None and not (isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS):
             raise DeployError.worded(
-                N_("--steps must be a whole number from 1 to {limit:,} (got {steps!r})"),
+                N_("{option} must be a whole number from 1 to {limit:,} (got {steps!r})"),
+                option=self.names["steps"],
                 limit=MAX_STEPS,
                 steps=self.steps,
             )

@@ -312,7 +312,7 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
     from gpuplan.report.catalog import import_json, rejected_reasons
 
     prov = PROVIDERS.cast(provider)
-    day = import_day(as_of, date.today())
+    day = import_day(as_of, date.today(), "as_of")
     try:
         body.decode(
             "utf-8"

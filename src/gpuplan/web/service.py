@@ -291,13 +291,13 @@ def deploy_archive(request: DeployRequest) -> bytes:
     the service writes nothing to its disk)."""
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
-    from gpuplan.deploy.base import check_out_dir
+    from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
     from gpuplan.deploy.spec import LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_
 
     generator = get_generator(request.target)
-    spec = LaunchSpec.from_plan(request.plan, source="request", folder=None)
+    spec = LaunchSpec.from_plan(request.plan, source="plan", folder=None)  # the request's field
     if generator.name == "skypilot" and request.workdir is None:
         raise DeployError.worded(
             N_(
@@ -316,6 +316,7 @@ def deploy_archive(request: DeployRequest) -> bytes:
         base_image=request.base_image,
         steps=request.steps,
         out_dir=request.workdir,
+        names=OPTION_FIELDS,
     )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
