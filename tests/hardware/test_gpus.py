@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuplan.errors import AmbiguousNameError, NotFoundError
+from gpuplan.errors import AmbiguousNameError, InputError, NotFoundError
 from gpuplan.hardware import (
+    MAX_GPU_COUNT,
     achievable_matmul_fraction,
     all_gpus,
     get_gpu,
@@ -81,6 +82,25 @@ def test_a_count_that_is_not_ascii_digits_is_refused_in_one_line(count: str) -> 
     # "²".isdigit() is True and int("²") a ValueError: it was a traceback, and a 500 from the service
     with pytest.raises(NotFoundError, match="write NAME:COUNT with a count of 1 or more"):
         parse_gpu_spec(f"V100-SXM2-16GB:{count}")
+
+
+@pytest.mark.parametrize("count", ["4097", "99999999999999999999"])
+def test_a_count_past_the_bound_is_refused_in_one_line(count: str) -> None:
+    # 10^20 GPUs was estimated: a step time of 10^15 s
+    with pytest.raises(InputError, match="at most 4,096 GPUs; write NAME:COUNT with a count from 1 to 4,096"):
+        parse_gpu_spec(f"H100-SXM:{count}")
+    assert parse_gpu_spec(f"H100-SXM:{MAX_GPU_COUNT}")[1] == MAX_GPU_COUNT == 4096
+
+
+@pytest.mark.parametrize("name", ["H100-SXM: y\n#", "H100-SXM:abc", "H100-SXM:\x1b[2J"])
+def test_a_name_with_a_colon_and_no_count_after_it_is_an_unknown_gpu(name: str) -> None:
+    # a tampered plan's gpu was "unknown GPU count ' y\n#'"
+    for read in (parse_gpu_spec, resolve_gpu, get_gpu):
+        with pytest.raises(NotFoundError) as info:
+            read(name)
+        said = str(info.value)
+        assert said.startswith(f"unknown GPU {name!r}; did you mean 'H100-SXM'"), said
+        assert said.isprintable()
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
+from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import _
 
 if TYPE_CHECKING:
@@ -36,7 +37,9 @@ def estimate_cmd(
             help="GPU to estimate (repeatable or comma-separated; NAME or NAME:COUNT). Default: all.",
         ),
     ] = None,
-    count: Annotated[int, typer.Option("--count", "-n", min=1, help="GPUs per configuration.")] = 1,
+    count: Annotated[
+        int, typer.Option("--count", "-n", min=1, max=MAX_GPU_COUNT, help="GPUs per configuration.")
+    ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     network_gbps: Annotated[
         float | None,

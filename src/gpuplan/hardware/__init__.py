@@ -3,6 +3,7 @@
 from gpuplan.hardware.gpus import (
     DTYPE_PATHS,
     GPU,
+    MAX_GPU_COUNT,
     achievable_matmul_fraction,
     all_gpus,
     architecture_measured,
@@ -16,6 +17,7 @@ from gpuplan.hardware.gpus import (
 __all__ = [
     "DTYPE_PATHS",
     "GPU",
+    "MAX_GPU_COUNT",
     "achievable_matmul_fraction",
     "all_gpus",
     "architecture_measured",

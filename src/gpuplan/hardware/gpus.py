@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from gpuplan.errors import AmbiguousNameError, DataError, NotFoundError, closest
+from gpuplan.errors import AmbiguousNameError, DataError, InputError, NotFoundError, closest
 from gpuplan.i18n import N_
 
 __all__ = [
     "GPU",
+    "MAX_GPU_COUNT",
     "achievable_matmul_fraction",
     "all_gpus",
     "architecture_measured",
@@ -26,6 +27,11 @@ __all__ = [
     "parse_gpu_spec",
     "resolve_gpu",
 ]
+
+#: Most GPUs a configuration may name (``--gpu NAME:COUNT``, ``--count``, the service's ``count`` and
+#: ``max_gpus``): 512 nodes of 8; a count past it is a typo, and estimated it gives a meaningless
+#: step time (10^15 s for 10^20 GPUs).
+MAX_GPU_COUNT = 4096
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")
@@ -265,13 +271,22 @@ def _norm(name: str) -> str:
 
 
 def parse_gpu_spec(spec: str) -> tuple[GPU, int | None]:
-    """Parse ``'V100:8'`` or ``'a100'`` into a GPU and an optional count."""
+    """Parse ``'V100:8'`` or ``'a100'`` into a GPU and an optional count (1 to :data:`MAX_GPU_COUNT`)."""
     name, sep, count = spec.partition(":")
     n: int | None = None
     if sep:
         if not re.fullmatch(r"[0-9]+", count.strip()) or int(count) < 1:  # ASCII: "²".isdigit()
+            if not (count.isprintable() and any(c.isdigit() for c in count)):
+                # "H100: y\n#" (a tampered plan file) is a name that is no GPU, not a count to fix
+                raise _unknown_gpu(spec)
             raise NotFoundError("GPU count", count, [], hint=N_("write NAME:COUNT with a count of 1 or more"))
         n = int(count)
+        if n > MAX_GPU_COUNT:
+            raise InputError.worded(
+                N_("{spec!r}: at most {limit:,} GPUs; write NAME:COUNT with a count from 1 to {limit:,}"),
+                spec=spec[:60],
+                limit=MAX_GPU_COUNT,
+            )
     return resolve_gpu(name), n
 
 
@@ -327,6 +342,8 @@ def resolve_gpu(name: str) -> GPU:
     """
     if ":" in name:
         return parse_gpu_spec(name)[0]
+    if not name.isprintable():
+        raise _unknown_gpu(name)
     key = _norm(name)
     if not key:
         raise NotFoundError("GPU", name, [g.id for g in all_gpus()])
@@ -339,11 +356,19 @@ def resolve_gpu(name: str) -> GPU:
         return matches[0]
     if len(matches) > 1:
         raise AmbiguousNameError("GPU", name, [g.id for g in matches])
+    raise _unknown_gpu(name)
+
+
+def _unknown_gpu(name: str) -> NotFoundError:
+    """An unknown GPU, with the nearest names to what it begins with (its printable words before
+    any ':' or control character). The message quotes the name with repr: never a raw control
+    character."""
     # Match against ids, aliases and family names, but suggest canonical ids and families, each once.
     owner = {g.id: g.id for g in all_gpus()} | {a: g.id for g in all_gpus() for a in g.aliases}
     owner |= {f: f for f in _family_names()}
-    hits = list(dict.fromkeys(owner[h] for h in closest(name, owner, n=6)))[:3]
-    raise NotFoundError("GPU", name, hits, hint=N_("`gpuplan gpus` lists them"))
+    head = re.split(r"[:\x00-\x1f\x7f-\x9f]", name, maxsplit=1)[0].strip() or name
+    hits = list(dict.fromkeys(owner[h] for h in closest(head, owner, n=6)))[:3]
+    return NotFoundError("GPU", name[:80], hits, hint=N_("`gpuplan gpus` lists them"))
 
 
 def gpus_named(name: str) -> list[GPU]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
+from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_
 
 __all__ = [
@@ -70,7 +71,7 @@ class PlanRequest(WorkloadRequest):
     regions: list[str] | None = _NAMES
     countries: list[str] | None = _NAMES
     pricing: list[str] | None = _NAMES
-    max_gpus: int | None = Field(default=None, ge=1, le=4096)
+    max_gpus: int | None = Field(default=None, ge=1, le=MAX_GPU_COUNT)
     max_nodes: int | None = Field(default=None, ge=1, le=512)
     min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=4096)
     interconnect: str | None = Field(default=None, max_length=32)
@@ -111,7 +112,7 @@ class EstimateRequest(WorkloadRequest):
     gpus: list[str] | None = Field(
         default=None, max_length=64, description="NAME or NAME:COUNT; default every GPU"
     )
-    count: int = Field(default=1, ge=1, le=4096)
+    count: int = Field(default=1, ge=1, le=MAX_GPU_COUNT)
     network_gbps: float | None = Field(default=None, gt=0, le=1e5)
     network_kind: Literal["rdma", "tcp"] | None = None
     instance: str | None = Field(
