@@ -261,3 +261,11 @@ def test_fuzzed_plan_files_launch_or_fail_in_one_own_line(
             generate(spec, target, LAUNCH)
         except GpuplanError as e:
             assert "\n" not in str(e), str(e)
+
+
+def test_a_tampered_gpu_with_a_colon_is_an_unknown_gpu_said_without_its_control_characters() -> None:
+    with pytest.raises(DeployError) as info:
+        LaunchSpec.from_plan(plan_doc(gpu="H100-SXM: y\n#"))
+    said = str(info.value)
+    assert "unknown GPU 'H100-SXM: y\\n#'; did you mean 'H100-SXM'" in said and "count" not in said
+    assert said.isprintable()
