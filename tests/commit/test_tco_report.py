@@ -278,5 +278,6 @@ def test_the_stale_prices_and_their_uses_name_the_pricing_model_in_chinese() -> 
     with use_language("zh"):
         (line,) = [x for x in summary_lines(report) if x.startswith("过时价格")]
         uses = [r[0] for r in price_rows(report)]
-    assert "on_demand" not in line and "p.x 按量计费" in line and "未注明地域" in line, line
-    assert uses and all("on_demand" not in u and "/按量计费" in u for u in uses), uses
+    # on demand is 按量付费 in tco as in plan and offers (it was 按量计费 here alone)
+    assert "on_demand" not in line and "p.x 按量付费" in line and "未注明地域" in line, line
+    assert uses and all("on_demand" not in u and "/按量付费" in u for u in uses), uses
