@@ -367,3 +367,47 @@ def test_an_inline_hf_config_is_read_by_content_and_one_naming_code_is_refused(t
     nested = {**config, "text_config": {"auto_map": {"AutoModel": "evil.Model"}}}
     with pytest.raises(GpuplanError, match="auto_map"):
         materialize(w, nested, tmp_path / "three")
+
+
+def _zh(response: Any, status: int) -> str:
+    said = _error(response, status)
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in said), said
+    return said
+
+
+def test_the_service_s_own_refusals_read_in_chinese(service: Service) -> None:
+    c = service.client
+    # 404 and 405 that Starlette raises itself, and the routes' own 404s
+    assert "Not Found" not in _zh(c.get("/api/v1/nowhere?lang=zh"), 404)
+    assert "Method Not Allowed" not in _zh(c.delete("/api/v1/offers?lang=zh"), 405)
+    assert "no job" not in _zh(
+        c.get("/api/v1/jobs/" + "0" * 24 + "?lang=zh", headers=service.auth("read")), 404
+    )
+    assert "no page" not in _zh(c.get("/ui/nowhere?lang=zh"), 404)
+    assert "no file" not in _zh(c.get("/static/x.js?lang=zh"), 404)
+    # 413 before the body is read
+    big = c.post("/api/v1/plan?lang=zh", content=b"x" * (5 * 1024 * 1024), headers=service.auth("plan"))
+    assert "request body over" not in _zh(big, 413)
+    # pydantic's reasons
+    pattern = c.post(
+        "/api/v1/workloads?lang=zh",
+        json={"name": "bad name!", "workload": bert_workload()},
+        headers=service.auth("plan"),
+    )
+    assert "should match pattern" not in _zh(pattern, 422)
+    assert "Input should be" not in _zh(
+        c.post("/api/v1/plan?lang=zh", json=[], headers=service.auth("plan")), 422
+    )
+
+
+def test_a_job_s_message_reads_in_the_reader_s_language() -> None:
+    from types import SimpleNamespace
+
+    from gpuplan.web.routes_api import JOB_MESSAGES, job_document
+
+    for message in JOB_MESSAGES:
+        job = SimpleNamespace(**dict.fromkeys(("id", "kind", "status", "progress", "created_by")),
+                              **dict.fromkeys(("created_at", "started_at", "finished_at", "attempts")),
+                              error=None, result=None, message=message)  # fmt: skip
+        assert job_document(job)["message"] == message
+        assert job_document(job, "zh")["message"] != message, message

@@ -29,6 +29,7 @@ _TEMPLATES = (
     N_("Input should be a valid list"),
     N_("Input should be a valid dictionary"),
     N_("Input should be a valid dictionary or instance of {name}"),
+    N_("Input should be a valid dictionary or object to extract fields from"),
     N_("Input should be a valid boolean"),
     N_("Input should be a valid boolean, unable to interpret input"),
     N_("Input should be a valid integer"),
@@ -43,6 +44,7 @@ _TEMPLATES = (
     N_("String should have at least 1 character"),
     N_("String should have at least {limit} characters"),
     N_("String should have at most {limit} characters"),
+    N_("String should match pattern '{pattern}'"),
 )
 
 _VALUE_ERROR = "Value error, "

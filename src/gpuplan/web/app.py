@@ -24,6 +24,7 @@ from gpuplan.errors import (
     InfeasibleError,
     StoreError,
 )
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
@@ -66,7 +67,7 @@ class BodyLimit:
             return
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        too_big = error_response(413, f"request body over {self.limit} bytes", "too_large")
+        too_big = error_response(413, _too_big_line(scope, self.limit), "too_large")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             await too_big(scope, receive, send)
             return
@@ -89,6 +90,23 @@ class BodyLimit:
 
 class _TooBig(Exception):
     pass
+
+
+def _too_big_line(scope: Scope, limit: int) -> str:
+    """The 413's line in the request's language."""
+    from gpuplan.i18n import _, use_language
+    from gpuplan.web.auth import request_language
+
+    with use_language(request_language(Request(scope))):
+        return _("request body over {limit} bytes").format(limit=limit)
+
+
+#: Starlette's own details for the statuses it raises itself (an unknown address, a method the
+#: route does not take), in the catalog so that the error line reads in the request's language.
+_STARLETTE_DETAILS = {
+    "Not Found": N_("Not Found"),
+    "Method Not Allowed": N_("Method Not Allowed"),
+}
 
 
 def _validation_line(e: RequestValidationError, lang: str) -> str:
@@ -189,9 +207,13 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
             405: "method_not_allowed",
             429: "rate_limited",
         }
-        return error_response(
-            e.status_code, str(e.detail), kinds.get(e.status_code, "http"), dict(e.headers or {})
-        )
+        from gpuplan.i18n import _, use_language
+
+        detail = str(e.detail)
+        if detail in _STARLETTE_DETAILS:
+            with use_language(request_language(request)):
+                detail = _(_STARLETTE_DETAILS[detail])
+        return error_response(e.status_code, detail, kinds.get(e.status_code, "http"), dict(e.headers or {}))
 
     app.include_router(api_router)
     app.include_router(team_router)

@@ -141,9 +141,10 @@ _TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=ut
 
 
 @router.get("/static/{name}")
-def static(name: str) -> Response:
+def static(request: Request, name: str) -> Response:
     if name not in ("app.js", "app.css", "plotly.js"):
-        raise HTTPException(status_code=404, detail=f"no file {name}")
+        with use_language(request_language(request)):
+            raise HTTPException(status_code=404, detail=_("no file {name}").format(name=name))
     return Response(
         _asset(name), media_type=_TYPES[Path(name).suffix], headers={"Cache-Control": "max-age=3600"}
     )
@@ -287,9 +288,10 @@ def _page(page: str, lang: str) -> str:
 
 @router.get("/ui/{page}", response_class=HTMLResponse)
 def page(request: Request, page: str) -> HTMLResponse:
-    if page not in PAGES:
-        raise HTTPException(status_code=404, detail=f"no page {page}")
     lang = request_language(request)
+    if page not in PAGES:
+        with use_language(lang):
+            raise HTTPException(status_code=404, detail=_("no page {page}").format(page=page))
     with use_language(lang):
         text = _page(page, lang)
     return HTMLResponse(text, headers=_SECURITY_HEADERS)

@@ -49,7 +49,7 @@ from gpuplan.web.requests import (
 )
 from gpuplan.web.strict_json import StrictJsonRoute
 
-__all__ = ["job_document", "job_response", "router"]
+__all__ = ["JOB_MESSAGES", "job_document", "job_response", "router"]
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorDocument, "description": text}
@@ -77,13 +77,32 @@ def _scratch(request: Request) -> Path:
     return Path(request.app.state.config.scratch_dir)
 
 
-def job_document(job: Any) -> dict[str, Any]:
+#: What a job says it is doing (``JobDocument.message``): kept in English in the job's row, shown in
+#: the reader's language. A message not listed here is shown as stored.
+JOB_MESSAGES = (
+    N_("started"),
+    N_("tracing"),
+    N_("profile cached"),
+    N_("planning over the catalog"),
+    N_("estimating"),
+    N_("simulating"),
+    N_("done"),
+    N_("failed"),
+)
+
+
+def job_document(job: Any, lang: str = "en") -> dict[str, Any]:
+    """The job as :class:`JobDocument`, its message in ``lang``."""
+    from gpuplan.i18n import _, use_language
+
+    with use_language(lang):
+        message = _(job.message) if job.message in JOB_MESSAGES else job.message
     return {
         "job_id": job.id,
         "kind": job.kind,
         "status": job.status,
         "progress": job.progress,
-        "message": job.message,
+        "message": message,
         "created_by": job.created_by,
         "created_at": job.created_at,
         "started_at": job.started_at,
@@ -96,7 +115,9 @@ def job_document(job: Any) -> dict[str, Any]:
 
 
 def job_response(request: Request, job: Any, status: int = 202) -> JSONResponse:
-    return JSONResponse(job_document(job), status_code=status)
+    from gpuplan.web.auth import request_language
+
+    return JSONResponse(job_document(job, request_language(request)), status_code=status)
 
 
 def _queue(

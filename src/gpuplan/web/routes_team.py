@@ -46,7 +46,11 @@ def _job(request: Request, job_id: str) -> Any:
 
     job = JobStore(_store(request).engine).get(job_id)
     if job is None:
-        raise HTTPException(status_code=404, detail=f"no job {job_id}")
+        from gpuplan.i18n import _, use_language
+        from gpuplan.web.auth import request_language
+
+        with use_language(request_language(request)):
+            raise HTTPException(status_code=404, detail=_("no job {job_id}").format(job_id=job_id))
     return job
 
 
@@ -56,7 +60,7 @@ JobId = Annotated[str, PathParam(pattern=r"^[0-9a-f]{24}$")]
 @router.get("/jobs/{job_id}", response_model=JobDocument)
 def job(request: Request, caller: Annotated[Caller, authorised("read")], job_id: JobId) -> Any:
     """A job's status, progress and, once done, its document."""
-    return job_document(_job(request, job_id))
+    return job_document(_job(request, job_id), caller.lang)
 
 
 @router.get(
@@ -74,7 +78,7 @@ async def job_events(request: Request, caller: Annotated[Caller, authorised("rea
         last = None
         current = first
         for _ in range(3600):  # at most an hour of following, then the client polls again
-            doc = job_document(current)
+            doc = job_document(current, caller.lang)
             state = (doc["status"], doc["progress"], doc["message"])
             if state != last:
                 kind = doc["status"] if doc["status"] in ("done", "failed") else "progress"
