@@ -31,6 +31,19 @@ def test_cny_converts_at_the_dated_rate_and_says_so() -> None:
     assert Money.usd().rate_note() == ""
 
 
+def test_a_rate_the_user_gave_is_named_in_the_user_s_language() -> None:
+    from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.i18n.numbers import USER_RATE_SOURCE
+    from gpuplan.report.catalog import rates_line
+
+    given = Money.from_rate("CNY", usd_per_unit=1 / 7.1, as_of="2026-12-01", source=USER_RATE_SOURCE)
+    rate = ExchangeRate(currency="CNY", usd_per_unit=1 / 7.1, as_of="2026-12-01", source=USER_RATE_SOURCE)
+    assert "user setting (usd_per_cny)" in given.rate_note() and "user setting" in rates_line([rate], "CNY")
+    with use_language("zh"):
+        assert "user setting" not in given.rate_note()
+        assert "user setting" not in rates_line([rate], "CNY")
+
+
 def test_money_refuses_an_unknown_currency_or_a_bad_rate() -> None:
     with pytest.raises(NotFoundError):
         Money(currency="EUR")

@@ -38,6 +38,7 @@ from gpuplan.catalog.revisions import HEAD_REVISION
 from gpuplan.catalog.transactions import db_error, is_busy, writing
 from gpuplan.errors import DataError, InputError, StoreError
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.numbers import USER_RATE_SOURCE
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
@@ -388,7 +389,7 @@ def open_store(
                 currency="CNY",
                 usd_per_unit=usd_per_cny,
                 as_of=day.isoformat(),
-                source="user setting (usd_per_cny)",
+                source=USER_RATE_SOURCE,
             )
         )
     return store

@@ -17,6 +17,7 @@ from gpuplan.i18n.messages import N_, Language, _, current_language
 
 __all__ = [
     "CURRENCY_SYMBOLS",
+    "USER_RATE_SOURCE",
     "Money",
     "current_money",
     "format_amount",
@@ -24,10 +25,21 @@ __all__ = [
     "format_number",
     "format_percent",
     "money",
+    "rate_source",
     "set_money",
     "stale_rate_warning",
     "use_money",
 ]
+
+#: The source of a rate the user gives (``--usd-per-cny``/``--cny-per-usd``): stored in English like
+#: every source, shown in the user's language (a publisher's name, the other sources, is data).
+USER_RATE_SOURCE = N_("user setting (usd_per_cny)")
+
+
+def rate_source(source: str) -> str:
+    """An exchange rate's source as the output names it."""
+    return _(source) if source == USER_RATE_SOURCE else source
+
 
 #: Display currencies and their symbols. "¥" is how prices in renminbi are written in China.
 CURRENCY_SYMBOLS: dict[str, str] = {"USD": "$", "CNY": "¥"}
@@ -211,7 +223,7 @@ class Money:
             currency=self.currency,
             rate=f"{self.units_per_usd:.4f}",
             date=self.as_of or "?",
-            source=self.source or "?",
+            source=rate_source(self.source) if self.source else "?",
         )
         limit = self.stale_after_days
         if self.stale and limit is not None:
