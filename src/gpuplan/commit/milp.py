@@ -55,6 +55,28 @@ class MilpOutcome:
     integer_variables: int
     constraints: int
     status: str
+    """How each GPU type's solve ended, joined by "; ": :data:`SOLVER_STATUS` words (English,
+    translated where shown: :func:`status_text`), or HiGHS's own message for an outcome not listed."""
+
+
+#: scipy.optimize.milp's ``status`` codes (HiGHS's outcome) in words; 4 (another outcome) keeps
+#: HiGHS's own message, quoted.
+SOLVER_STATUS = {
+    0: N_("optimal"),
+    1: N_("time or iteration limit reached"),
+    2: N_("infeasible"),
+    3: N_("unbounded"),
+}
+#: The status when there was nothing to solve (no demand).
+NOTHING_TO_SOLVE = N_("nothing to solve")
+
+
+def status_text(status: str) -> str:
+    """:attr:`MilpOutcome.status` in the current language."""
+    from gpuplan.i18n.messages import _ as tr  # `_` is a loop's throwaway name in this module
+
+    known = {*SOLVER_STATUS.values(), NOTHING_TO_SOLVE}
+    return tr("; ").join(tr(part) if part in known else part for part in status.split("; "))
 
 
 def _cheapest_per_size(problem: TcoProblem) -> dict[tuple[str, int], list[PricedOffer]]:
@@ -160,7 +182,7 @@ def solve_milp(
         variables=sum(p.variables for p in parts),
         integer_variables=sum(p.integer_variables for p in parts),
         constraints=sum(p.constraints for p in parts),
-        status="; ".join(dict.fromkeys(p.status for p in parts)) or "empty",
+        status="; ".join(dict.fromkeys(p.status for p in parts)) or NOTHING_TO_SOLVE,
     )
 
 
@@ -249,17 +271,21 @@ def _solve_one(
             what=what,
         )
     if n == 0:
-        return MilpOutcome(commitments=(), variables=0, integer_variables=0, constraints=0, status="empty")
+        return MilpOutcome(
+            commitments=(), variables=0, integer_variables=0, constraints=0, status=NOTHING_TO_SOLVE
+        )
     c_vec, ints, bounds = np.asarray(cost), np.asarray(integer), Bounds(np.zeros(n), np.asarray(upper))
     demand_rows = LinearConstraint(a, lb=need, ub=np.full(len(need), np.inf))
     # mip_rel_gap 0: prove optimality, not HiGHS's default 0.01 % gap.
     highs = {"mip_rel_gap": 0.0, "time_limit": time_limit_s, "disp": False}
     res = milp(c=c_vec, integrality=ints, bounds=bounds, constraints=demand_rows, options=highs)
+    word = SOLVER_STATUS.get(int(res.status))
+    status = word if word is not None else f"HiGHS: {str(res.message)[:200]!r}"
     if res.x is None:
         raise InfeasibleError.worded(
-            N_("the commitment optimiser found no solution ({why})"), why=res.message
+            N_("the commitment optimiser found no solution ({why})"),
+            why=Phrase(word) if word is not None else status,
         )
-    status = str(res.message)
     x = np.asarray(res.x)
     commitments = []
     for col, (o, s) in enumerate(chosen):

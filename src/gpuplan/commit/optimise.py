@@ -8,7 +8,7 @@ less than half a cent is replaced by the same demand on hourly capacity alone.
 
 from __future__ import annotations
 
-from gpuplan.commit.milp import commitment_offers, solve_milp
+from gpuplan.commit.milp import commitment_offers, solve_milp, status_text
 from gpuplan.commit.model import COMMITMENT_PRICING, Schedule, TcoProblem
 from gpuplan.commit.recourse import HourlyOptions, hourly_options, price_schedule
 from gpuplan.i18n import _
@@ -115,13 +115,14 @@ def optimise(problem: TcoProblem) -> Schedule:
         sensitivity=tuple(sensitivity),
         hourly_used=hourly_used,
         spot_overhead=overheads,
-        # In the user's language, as the report's other notes; the status is HiGHS's own words.
+        # In the user's language, as the report's other notes, HiGHS's outcome too (optimal,
+        # infeasible, time limit …; an outcome without a word is HiGHS's own message, quoted).
         solver=_(
             "HiGHS via scipy.optimize.milp: {integer} integer of {variables} variables, {rows} rows; {status}"
         ).format(
             integer=outcome.integer_variables,
             variables=outcome.variables,
             rows=outcome.constraints,
-            status=outcome.status,
+            status=status_text(outcome.status),
         ),
     )
