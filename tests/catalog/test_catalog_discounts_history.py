@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -125,6 +126,25 @@ def test_history_lists_every_dated_price_and_writes_a_chart(db_path: Path, tmp_p
     assert "p5.48xlarge" in r.stdout and "55.04" in r.stdout
     page = out.read_text()
     assert "<svg" in page and "<polyline" in page and "aws us-east-1 on_demand" in page
+
+
+def test_history_names_how_a_price_was_imported_in_the_user_s_language(store: Store) -> None:
+    from rich.console import Console
+
+    from gpuplan.i18n import use_language
+    from gpuplan.report.history import history_view
+
+    points = price_history(store, "p5.48xlarge", "us-east-1")
+    assert {p.imported_by for p in points} == {"snapshot-offers"}
+
+    def shown(lang: str) -> str:
+        console = Console(width=200, file=io.StringIO())
+        with use_language(lang):
+            console.print(history_view(points))
+        return console.file.getvalue()  # type: ignore[attr-defined]
+
+    assert "snapshot-offers" in shown("en")
+    assert "snapshot-offers" not in shown("zh")
 
 
 def test_history_of_an_unknown_instance_suggests_a_close_one(store: Store) -> None:

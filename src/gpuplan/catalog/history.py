@@ -15,7 +15,19 @@ from gpuplan.i18n.messages import N_
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["HistoryPoint", "price_history"]
+__all__ = ["IMPORT_KINDS", "HistoryPoint", "price_history"]
+
+#: How a price entered the catalog (:attr:`HistoryPoint.imported_by`, the import's kind): the
+#: shipped snapshot, a refresh from the providers' APIs, a SkyPilot or gpuhunt file. Stored and
+#: written to --json as they are; catalog messages, so that the table names them in the user's
+#: language (an English table shows them as stored).
+IMPORT_KINDS = (
+    N_("snapshot-offers"),
+    N_("snapshot"),
+    N_("refresh"),
+    N_("skypilot"),
+    N_("gpuhunt"),
+)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
+from gpuplan.catalog.history import IMPORT_KINDS
 from gpuplan.documents.catalog_admin import HistoryDocument, HistoryPrice
 from gpuplan.i18n import _, current_language, current_money, format_amount, format_number
 from gpuplan.i18n.places import region_name
@@ -105,14 +106,15 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
         table.add_column(_("confidence") + "\n" + _("via"), overflow="fold")
     table.add_column(_("source"), overflow="fold", min_width=12, max_width=source_width)
     for p in points:
+        via = _(p.imported_by) if p.imported_by in IMPORT_KINDS else p.imported_by
         usd = _shown(p)
         where = region_name(p.region) + (f"/{p.zone}" if p.zone else "")
         price = _published(p)
         if layout == 0:
-            cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, _(p.confidence), p.imported_by]
+            cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, _(p.confidence), via]
         else:
             cells = [f"{p.as_of}\n{p.provider}/{where}", _(p.pricing), f"{price}\n{usd}"]
-            cells.append(f"{_(p.confidence)}\n{p.imported_by}")
+            cells.append(f"{_(p.confidence)}\n{via}")
         table.add_row(*cells, p.source)  # whole: its commit, line and date are what a reader follows
     return table
 
