@@ -167,3 +167,27 @@ def test_every_shipped_licence_item_is_a_message_with_its_chinese() -> None:
     assert items and items <= set(LICENCE_ITEMS)
     with use_language("zh"):
         assert all(_(item) != item for item in items)
+
+
+def test_every_reason_the_shipped_data_gives_for_a_missing_price_is_a_catalog_message() -> None:
+    import csv
+    from importlib import resources
+
+    from gpuplan.catalog.importers.prepare import ALL_TAKEN_OUT, UNRELIABLE
+    from gpuplan.catalog.price_reasons import DATA_PRICE_REASONS
+
+    with resources.files("gpuplan.catalog.data").joinpath("offers.csv").open(encoding="utf-8") as f:
+        shipped = {r["price_reason"] for r in csv.DictReader(f) if r["price_reason"]}
+    assert shipped and shipped | {ALL_TAKEN_OUT, *UNRELIABLE.values()} <= set(DATA_PRICE_REASONS)
+
+
+def test_offers_without_a_price_say_why_in_the_user_s_language(db_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gpuplan.cli import app
+
+    for provider in ("huawei", "volcengine"):
+        args = ["--db", str(db_path), "--lang", "zh", "offers", "--provider", provider]
+        r = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+        assert r.exit_code == 0, r.output
+        assert "specs only" not in r.stdout and "no public dated list price" not in r.stdout, r.stdout
