@@ -33,6 +33,10 @@ CASES = [
     (["offers", "--cny-per-usd", "-1"], "error: --cny-per-usd must be a positive number, got -1.0"),
     (["offers", "--sort", "prise"], "error: unknown sort key 'prise'; did you mean 'price'?"),
     (["plan", "job.yaml", "--out", "report.txt"], "error: --out report.txt: write a .html or .md file"),
+    (
+        ["plan", "job.yaml", "--budget-usd", "100", "--budget-cny", "700"],
+        "error: give the budget once: --budget-usd or --budget-cny, not both",
+    ),
     (["tco", "usage.yaml", "--out", "report.txt"], "error: --out report.txt: write a .html file"),
     (
         ["catalog", "refresh", "--save", "{tmp}", "--from", "{tmp}"],

@@ -183,6 +183,31 @@ def test_another_regions_transfer_and_storage_prices_are_unknown_here_not_facts(
     assert home.egress_in_usd == 0.0 and home.unknown_facts  # its storage price is unknown too
 
 
+def test_a_budget_in_yuan_is_planned_in_usd_at_the_dated_rate_and_says_so() -> None:
+    from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.errors import InputError, WorkloadError
+    from gpuplan.plan.build_inputs import budget_in_usd
+
+    rate = ExchangeRate(currency="CNY", usd_per_unit=0.14, as_of="2026-11-28", source="ECB")
+    w = Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml")
+    given, note = budget_in_usd(w.constraints, {"budget_cny": 1000.0, "deadline_h": None}, rate)
+    assert given == {"budget_usd": pytest.approx(140.0), "deadline_h": None}
+    assert note == "Budget ¥1,000.00 = $140.00 at 1 CNY = 0.14 USD (as of 2026-11-28; ECB)."
+    assert constraints_from_spec(w.constraints, **given).budget_usd == pytest.approx(140.0)
+    # a workload's own budget in yuan, unless the command line gives one
+    in_cny = w.constraints.model_copy(update={"budget_usd": None, "budget_cny": 700.0})
+    assert budget_in_usd(in_cny, {}, rate)[0]["budget_usd"] == pytest.approx(98.0)
+    assert budget_in_usd(in_cny, {"budget_usd": 5.0}, rate) == ({"budget_usd": 5.0}, None)
+    assert budget_in_usd(w.constraints, {}, rate) == ({}, None)
+    with pytest.raises(InputError, match="give the budget once: budget_usd or budget_cny, not both"):
+        budget_in_usd(w.constraints, {"budget_cny": 1.0, "budget_usd": 1.0}, rate)
+    with pytest.raises(InputError, match="CNY exchange rate"):
+        budget_in_usd(w.constraints, {"budget_cny": 1.0}, None)
+    data = {**w.to_dict(), "constraints": {"budget_usd": 10, "budget_cny": 70}}
+    with pytest.raises(WorkloadError, match="give budget_usd or budget_cny, not both"):
+        Workload.from_dict(data)
+
+
 def test_yaml_constraints_are_overridden_field_by_field() -> None:
     w = Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml")
     c = constraints_from_spec(w.constraints, budget_usd=50.0, deadline_h=None, objective="time")

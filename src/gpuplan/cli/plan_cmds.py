@@ -57,6 +57,8 @@ class PlanOptions:
     """Finish within this long (``12h``, ``2d``, ``90m``); overrides the YAML."""
     budget_usd: float | None = None
     """Spend at most this many US dollars, all-in."""
+    budget_cny: float | None = None
+    """Spend at most this many yuan, all-in (converted at the catalog's dated rate)."""
     providers: str | None = None
     """Comma list of providers."""
     regions: str | None = None
@@ -113,6 +115,7 @@ class PlanOptions:
         return {
             "deadline_h": parse_duration_h(self.deadline) if self.deadline is not None else None,
             "budget_usd": self.budget_usd,
+            "budget_cny": self.budget_cny,
             "providers": _names(self.providers.lower() if self.providers else None),
             "regions": _names(self.regions),
             "countries": _names(self.countries),
@@ -139,6 +142,14 @@ def plan_cmd(
     ] = None,
     budget_usd: Annotated[
         float | None, typer.Option("--budget-usd", help="Spend at most this, all-in.", parser=finite_float)
+    ] = None,
+    budget_cny: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-cny",
+            help="Spend at most this many yuan, all-in (at the catalog's dated rate; not with --budget-usd).",
+            parser=finite_float,
+        ),
     ] = None,
     providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,
     regions: Annotated[
@@ -248,6 +259,7 @@ def plan_cmd(
         project=project,
         deadline=deadline,
         budget_usd=budget_usd,
+        budget_cny=budget_cny,
         providers=providers,
         regions=regions,
         countries=countries,
@@ -319,6 +331,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     from gpuplan.plan import BaselineSpec, plan_workload
     from gpuplan.workload import load_workload
 
+    if options.budget_usd is not None and options.budget_cny is not None:
+        raise InputError.worded(N_("give the budget once: --budget-usd or --budget-cny, not both"))
     out = options.out
     if out is not None and out.suffix.lower() not in (".html", ".md"):
         # An empty --out is Path("."): say what was typed, not the folder it became.

@@ -9,6 +9,7 @@ from gpuplan.catalog.rates import rate_warning
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _
 from gpuplan.plan.build_inputs import (
+    budget_in_usd,
     constraints_from_spec,
     cost_facts_from_store,
     job_facts_from,
@@ -69,7 +70,9 @@ def plan_workload(
 
     ``overrides`` replace the workload's constraints field by field (``deadline_h``, ``budget_usd``,
     ``providers``, ``regions``, ``countries``, ``pricing``, ``max_gpus``, ``min_gpu_memory_gib``,
-    ``interconnect``, ``compliance``, ``commitment``, ``objective``); None values are ignored.
+    ``interconnect``, ``compliance``, ``commitment``, ``objective``, and ``budget_cny``: a budget in
+    yuan, converted at the catalog's dated rate, the conversion among the plan's notes); None values
+    are ignored.
     ``storage``: ``block`` (a disk per node holds the dataset and checkpoints) or ``object`` (one
     bucket). ``egress_free_tier``: the account's monthly free egress is unused and may pay for the
     job's first GBs (default: every GB priced). Raises ``InfeasibleError`` naming the binding
@@ -77,7 +80,10 @@ def plan_workload(
     """
     if storage not in ("block", "object"):
         raise InputError.worded(N_("storage must be 'block' or 'object', got {storage!r}"), storage=storage)
-    constraints = constraints_from_spec(workload.constraints, **(overrides or {}))
+    # A budget in yuan (--budget-cny, constraints.budget_cny) is planned in USD at the catalog's
+    # dated rate; the plan's notes state the conversion.
+    given, budget_note = budget_in_usd(workload.constraints, overrides or {}, store.find_exchange_rate("CNY"))
+    constraints = constraints_from_spec(workload.constraints, **given)
     prices = store.offers(include_unpriced=True)
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)
@@ -126,7 +132,7 @@ def plan_workload(
         top=top,
         baseline=baseline,
         unknown_costs=unknown_costs,
-        notes=(*job_notes, *est_notes, *(note for _c, note in rate_notes)),
+        notes=(*filter(None, [budget_note]), *job_notes, *est_notes, *(note for _c, note in rate_notes)),
         stale_after_days=store.stale_after_days,
     )
     # A rate is named, with its age warning, only when an option the plan shows was priced with it.

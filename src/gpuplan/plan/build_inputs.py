@@ -12,7 +12,7 @@ planner core, not here.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ from gpuplan.vocab import PRICING_RULES
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
     from gpuplan.catalog import TransferTier as StoreTier
-    from gpuplan.catalog.model import StoragePrice
+    from gpuplan.catalog.model import ExchangeRate, StoragePrice
     from gpuplan.profile.model import Profile
     from gpuplan.workload import ConstraintsSpec, Workload
 
@@ -257,6 +257,38 @@ def cost_facts_from_store(store: Store, regions: Iterable[tuple[str, str]]) -> C
         except GpuplanError:
             continue  # a provider the store does not know: its prices stay unknown (assumed, labelled)
     return CostFacts(out)
+
+
+def budget_in_usd(
+    spec: ConstraintsSpec, overrides: Mapping[str, Any], cny_rate: ExchangeRate | None
+) -> tuple[dict[str, Any], str | None]:
+    """``overrides`` with a budget in yuan (``budget_cny``, given or the workload's) as ``budget_usd``
+    at ``cny_rate``, and the line that states the conversion (None without a yuan budget). A
+    budget given replaces the workload's, whichever currency either is in."""
+    from gpuplan.errors import InputError
+    from gpuplan.i18n import N_
+    from gpuplan.i18n.numbers import rate_source
+
+    given = dict(overrides)
+    cny = given.pop("budget_cny", None)
+    if cny is not None and given.get("budget_usd") is not None:
+        raise InputError.worded(N_("give the budget once: budget_usd or budget_cny, not both"))
+    if cny is None and given.get("budget_usd") is None:
+        cny = spec.budget_cny
+    if cny is None:
+        return given, None
+    if not (isinstance(cny, int | float) and math.isfinite(cny) and cny > 0):
+        raise InputError.worded(N_("{name} must be positive, got {value}"), name="budget_cny", value=cny)
+    if cny_rate is None:
+        raise InputError.worded(
+            N_("a budget in CNY needs the catalog's CNY exchange rate, which it lacks; give it in USD")
+        )
+    usd = float(cny) * cny_rate.usd_per_unit
+    given["budget_usd"] = usd
+    note = _("Budget ¥{cny:,.2f} = ${usd:,.2f} at 1 CNY = {rate:g} USD (as of {date}; {source}).").format(
+        cny=cny, usd=usd, rate=cny_rate.usd_per_unit, date=cny_rate.as_of, source=rate_source(cny_rate.source)
+    )
+    return given, note
 
 
 def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraints:

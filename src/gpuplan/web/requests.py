@@ -67,6 +67,13 @@ class PlanRequest(WorkloadRequest):
 
     deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
     budget_usd: float | None = Field(default=None, gt=0, le=1e12)
+    budget_cny: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e13,
+        description="The budget in yuan instead of budget_usd (at the catalog's dated CNY rate, which the "
+        "plan's notes state); not both.",
+    )
     providers: list[str] | None = _NAMES
     regions: list[str] | None = _NAMES
     countries: list[str] | None = _NAMES
@@ -93,6 +100,7 @@ class PlanRequest(WorkloadRequest):
         return {
             "deadline_h": parse_duration_h(self.deadline) if self.deadline is not None else None,
             "budget_usd": self.budget_usd,
+            "budget_cny": self.budget_cny,
             "providers": low(self.providers),
             "regions": self.regions or None,
             "countries": self.countries or None,

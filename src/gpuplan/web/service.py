@@ -164,9 +164,10 @@ def check_plan_request(store: Store, request: PlanRequest, workload: Workload) -
     pricing model or objective that does not exist, an unparseable baseline): refused before a
     job is queued, not after its trace."""
     from gpuplan.plan import BaselineSpec
-    from gpuplan.plan.build_inputs import constraints_from_spec
+    from gpuplan.plan.build_inputs import budget_in_usd, constraints_from_spec
 
-    constraints_from_spec(workload.constraints, **request.overrides())
+    given, _note = budget_in_usd(workload.constraints, request.overrides(), store.find_exchange_rate("CNY"))
+    constraints_from_spec(workload.constraints, **given)
     if request.baseline:
         BaselineSpec.parse(request.baseline)
 

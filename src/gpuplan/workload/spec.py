@@ -323,6 +323,9 @@ class ConstraintsSpec(Spec):
     deadline_hours: Hours | None = Field(default=None, alias="deadline")
     """Wall-clock limit; written ``12h``, ``2d``, ``90m`` or a number of hours."""
     budget_usd: float | None = Field(default=None, gt=0, le=1e12)
+    budget_cny: float | None = Field(default=None, gt=0, le=1e13)
+    """The budget in yuan instead of ``budget_usd`` (converted at the catalog's dated CNY rate,
+    which the plan names); not both."""
     providers: Names = ()
     regions: Names = ()
     countries: Names = ()
@@ -342,6 +345,12 @@ class ConstraintsSpec(Spec):
     """``cost`` (default: the cheapest that meets deadline and budget), ``time`` or ``balanced``."""
     commitment: str | None = None
     """Longest commitment acceptable: ``none``, ``monthly``, ``1y`` or ``3y``."""
+
+    @model_validator(mode="after")
+    def _one_budget(self) -> ConstraintsSpec:
+        if self.budget_usd is not None and self.budget_cny is not None:
+            raise _refused(N_("give budget_usd or budget_cny, not both"))
+        return self
 
     @field_validator("regions", "countries", "compliance")
     @classmethod
