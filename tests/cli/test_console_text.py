@@ -75,7 +75,13 @@ def test_brackets_in_a_fix_are_printed(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def _text_table(rng: random.Random, rows: int, *, max_width: int | None, markup: bool) -> Table:
-    words = [*WORDS, MARKUP[markup], "averyveryverylongwordwithnospacesthatmustfold"]
+    # a run of Chinese wraps between its characters, on both paths alike
+    words = [
+        *WORDS,
+        MARKUP[markup],
+        "averyveryverylongwordwithnospacesthatmustfold",
+        "时效未知（最多六点六年），已过期",
+    ]
     table = house_table()
     table.add_column("provider", no_wrap=True)
     table.add_column("n\nper h", justify="right", no_wrap=True)
@@ -163,3 +169,29 @@ def test_what_the_line_by_line_path_does_not_write_is_left_to_rich(
     with console.capture() as ours:
         console.print(common.Widest([build]))
     assert ours.get() == rich_own.get()
+
+
+def test_chinese_in_a_house_table_wraps_between_characters_and_english_as_rich_wraps_it() -> None:
+    def rendered(table: Table, width: int) -> list[str]:
+        console = Console(file=io.StringIO(), width=width)
+        console.print(table)
+        return console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+
+    def table(cls: type[Table] | None, note: str) -> Table:
+        from rich import box
+
+        t = house_table() if cls is None else cls(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                                                   collapse_padding=True, padding=(0, 1))  # fmt: skip
+        t.add_column("where", no_wrap=True)
+        t.add_column("note", overflow="fold")
+        t.add_row("tencent/ap-hongkong", note)
+        return t
+
+    zh = rendered(table(None, "14 个地域中最便宜，时效未知（最多 6.6 年）"), 40)
+    notes = [line[21:].rstrip() for line in zh[2:]]
+    # Rich broke the run of Chinese only at its spaces ("…，时效未知（最多" is one word to it); a
+    # line now breaks between characters, never before a closing mark nor after an opening one
+    assert notes == ["14 个地域中最便宜，", "时效未知（最多 6.6", "年）"], zh
+    english = "the cheapest of 14 regions, age unknown (up to 6.6 y)"
+    for width in (30, 40, 60):
+        assert rendered(table(None, english), width) == rendered(table(Table, english), width)

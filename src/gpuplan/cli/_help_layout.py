@@ -18,7 +18,6 @@ Typer's own.
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -30,26 +29,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from gpuplan.report.cjk import pieces as _pieces
+
 __all__ = ["CjkText", "print_help"]
-
-#: A Chinese (or full-width) character: a line may break before and after each one.
-_WIDE = r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]"
-#: Marks that may not start a line / may not end one (the common kinsoku rules of Chinese).
-_NO_START = set("，。、；：？！）」』】》〉…—%·")
-_NO_END = set("（「『【《〈")
-_PIECE = re.compile(rf"\s+|{_WIDE}|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+")
-
-
-def _pieces(text: str) -> list[str]:
-    """``text`` as unbreakable pieces: Latin words, single Chinese characters (a closing mark
-    joined to the character before it, an opening mark to the one after) and runs of spaces."""
-    out: list[str] = []
-    for piece in _PIECE.findall(text):
-        if out and not out[-1].isspace() and (piece[0] in _NO_START or out[-1][-1] in _NO_END):
-            out[-1] += piece
-        else:
-            out.append(piece)
-    return out
 
 
 def _wrap(text: str, width: int) -> list[str]:

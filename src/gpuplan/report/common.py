@@ -18,10 +18,12 @@ from rich.text import Text
 
 from gpuplan.i18n import _
 from gpuplan.i18n.numbers import format_age, format_amount, format_number
+from gpuplan.report.cjk import CjkCell, cjk_text, has_wide
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.segment import Segment
+    from rich.table import Column, _Cell
 
 __all__ = [
     "Widest",
@@ -88,12 +90,31 @@ def plain_table(title: str | None, columns: list[str], *, right: tuple[str, ...]
     return table
 
 
+class _HouseTable(Table):
+    """A Rich table whose text cells holding Chinese break between its characters (Rich breaks a
+    line only at spaces: a run of Chinese was one word). Cells without Chinese are Rich's own."""
+
+    def _get_cells(self, console: Console, column_index: int, column: Column) -> Iterable[_Cell]:
+        cells = column._cells
+        header = column.header
+        wide = [isinstance(c, str) and has_wide(c) for c in cells]
+        head_wide = isinstance(header, str) and has_wide(header)
+        if any(wide) or head_wide:
+            column = replace(
+                column,
+                header=CjkCell(header) if head_wide else header,  # type: ignore[arg-type]  # a str, checked
+                _cells=[CjkCell(c) if w else c for c, w in zip(cells, wide, strict=True)],  # type: ignore[arg-type]
+            )
+        return super()._get_cells(console, column_index, column)
+
+
 def house_table(title: str | None = None) -> Table:
     """The compact table the layouts below are measured in: a rule under the header, no borders,
-    two spaces between columns. Piped into a file or a pager it reads as plain columns."""
+    two spaces between columns. Piped into a file or a pager it reads as plain columns. A cell
+    holding Chinese wraps between its characters (:mod:`gpuplan.report.cjk`)."""
     from rich import box
 
-    return Table(
+    return _HouseTable(
         title=title,
         title_justify="left",
         header_style="bold",
@@ -191,8 +212,8 @@ class _RowWriter:
             for t in texts:
                 t.rstrip()  # Rich right-justifies a line without its trailing spaces
         if "\t" in cell or any(t.cell_len > width for t in texts):
-            # as Rich's tables: a cell is not highlighted
-            text = console.render_str(cell, highlight=False, markup=self.options.markup)
+            # as Rich's tables: a cell is not highlighted; Chinese breaks as the house table breaks it
+            text = cjk_text(console.render_str(cell, highlight=False, markup=self.options.markup))
             return console.render_lines(text, self.cell_options[i], pad=True)
         out = []
         for text in texts:
