@@ -19,7 +19,7 @@ CASES = [
     (["catalog", "export", "--format", "jsno"], "error: unknown --format 'jsno'; did you mean 'json'?"),
     (
         ["catalog", "import", "{tmp}/x.csv", "--provider", "aws", "--format", "xml"],
-        "error: unknown --format 'xml'; use one of: skypilot",
+        "error: unknown --format 'xml'; use one of: skypilot, gpuplan",
     ),
     (["offers", "--gpu", "a100:x"], "error: --gpu 'a100:x': write NAME:COUNT with a count of 1 or more"),
     (
