@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from gpuplan.bounded import control_character
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -82,6 +81,8 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
         raise InputError.worded(
             N_("discount percent must be between 0 and 100 (exclusive), got {percent:g}"), percent=percent
         )
+    from gpuplan.bounded import control_character  # lazy: it imports PyYAML, which listing does not need
+
     bad = control_character(note) or control_character(family)
     if bad is not None:
         # the note is listed under the figure: a newline would forge a line of its own
