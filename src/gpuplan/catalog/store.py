@@ -64,7 +64,15 @@ def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
     unknown age against ``limit_days``. An unreadable date is of unknown age and stale."""
     age = price_age(as_of, today, limit_days)
     if age.precision is None:
-        return {"stale": True, "staleness": "unknown", "stale_after_days": limit_days}
+        # every field named, as for a readable date: the row takes this dict's keys as its own
+        return {
+            "as_of_precision": None,
+            "age_days": None,
+            "age_min_days": None,
+            "staleness": "unknown",
+            "stale": True,
+            "stale_after_days": limit_days,
+        }
     return {
         "as_of_precision": age.precision.value,
         "age_days": age.age_days,
