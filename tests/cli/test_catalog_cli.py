@@ -406,6 +406,32 @@ def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
     assert isinstance(doc.exchange_rate, ExchangeRateDoc)  # the rate's fields written in order too
 
 
+@pytest.mark.parametrize(
+    ("encoding", "errors"),
+    [("utf-8", "strict"), ("UTF8", "strict"), ("latin-1", "replace"), ("utf-16", "strict")],
+)
+def test_offers_json_bytes_are_written_as_the_text_would_be(
+    monkeypatch: pytest.MonkeyPatch, encoding: str, errors: str
+) -> None:
+    # A UTF-8 stdout takes the document's bytes as they are; any other gets the text, encoded as
+    # the stream encodes it; text written before comes first either way.
+    from gpuplan.cli.catalog_cmds import _write_utf8
+
+    text = '{\n  "source": "「云服务器」 8 × H100"\n}\n'
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding=encoding, errors=errors)
+    monkeypatch.setattr(sys, "stdout", stream)
+    stream.write("before\n")
+    _write_utf8(text.encode())
+    stream.write("after\n")
+    stream.flush()
+    assert raw.getvalue() == ("before\n" + text + "after\n").encode(encoding, errors)
+    plain = io.StringIO()  # no byte stream under it (contextlib.redirect_stdout)
+    monkeypatch.setattr(sys, "stdout", plain)
+    _write_utf8(text.encode())
+    assert plain.getvalue() == text
+
+
 def test_an_empty_listing_for_a_pricing_model_says_what_the_sources_lack(db: str) -> None:
     # Azure sells reservations; the catalog has no dated copy of their prices: unknown with the
     # reason, not a bare "0 offers."
