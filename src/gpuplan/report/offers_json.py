@@ -80,6 +80,28 @@ def price_fields(
     ``currency`` per ``unit``; ``usd_per_hour`` as the catalog converted it, after the discount).
     A price published in CNY keeps its exact amount in CNY; the other currency is converted at
     ``cny``; the ``_per_month`` fields are for prices published per month only."""
+    usd_h, cny_h, usd_month, cny_month = _figures(amount, currency, unit, usd_per_hour, discount_percent, cny)
+    return {
+        "price_usd_per_hour": usd_h,
+        "price_cny_per_hour": cny_h,
+        "price_usd_per_month": usd_month,
+        "price_cny_per_month": cny_month,
+    }
+
+
+_Figures = tuple[float | None, float | None, float | None, float | None]
+
+
+def _figures(
+    amount: float | None,
+    currency: str | None,
+    unit: str | None,
+    usd_per_hour: float | None,
+    discount_percent: float | None,
+    cny: ExchangeRate | None,
+) -> _Figures:
+    """:func:`price_fields`' values in its order (USD and CNY per hour, USD and CNY per month), for
+    the listing's 8,000 rows without a dict and keyword arguments each."""
     share = 1 - discount_percent / 100 if discount_percent else 1.0
     monthly = unit == "month"
     cny_h: float | None = None
@@ -97,28 +119,28 @@ def price_fields(
             cny_month = amount * share
         elif cny_h is not None:
             cny_month = cny_h * HOURS_PER_MONTH
-    return {
-        "price_usd_per_hour": usd_per_hour,
-        "price_cny_per_hour": cny_h,
-        "price_usd_per_month": usd_month,
-        "price_cny_per_month": cny_month,
-    }
+    return usd_per_hour, cny_h, usd_month, cny_month
+
+
+def _offer_figures(o: OfferPrice, cny: ExchangeRate | None) -> _Figures:
+    return _figures(o.price, o.currency, o.unit, o.price_usd_per_hour, o.discount_percent, cny)
+
+
+def _per_gpu(hourly: float | None, gpu_count: float) -> float | None:
+    return hourly / gpu_count if hourly is not None else None
 
 
 def offer_prices(o: OfferPrice, cny: ExchangeRate | None) -> dict[str, float | None]:
     """:func:`price_fields` of one offer, with the per-GPU-hour figures."""
-    out = price_fields(
-        amount=o.price,
-        currency=o.currency,
-        unit=o.unit,
-        usd_per_hour=o.price_usd_per_hour,
-        discount_percent=o.discount_percent,
-        cny=cny,
-    )
-    for code in ("usd", "cny"):
-        hourly = out[f"price_{code}_per_hour"]
-        out[f"price_{code}_per_gpu_hour"] = hourly / o.gpu_count if hourly is not None else None
-    return out
+    usd_h, cny_h, usd_month, cny_month = _offer_figures(o, cny)
+    return {
+        "price_usd_per_hour": usd_h,
+        "price_cny_per_hour": cny_h,
+        "price_usd_per_month": usd_month,
+        "price_cny_per_month": cny_month,
+        "price_usd_per_gpu_hour": _per_gpu(usd_h, o.gpu_count),
+        "price_cny_per_gpu_hour": _per_gpu(cny_h, o.gpu_count),
+    }
 
 
 def _count(x: float | None) -> float | int | None:
@@ -138,7 +160,8 @@ def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
     for v in listing.views:
         o = v.offer
         f = o.__dict__  # a plain dataclass: its fields without a getattr each
-        p = offer_prices(o, cny)
+        usd_h, cny_h, usd_month, cny_month = _offer_figures(o, cny)
+        gpus = f["gpu_count"]
         out.append(
             {
                 "provider": f["provider"],
@@ -146,7 +169,7 @@ def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
                 "zone": f["zone"],
                 "instance_type": f["instance_type"],
                 "gpu": f["gpu"],
-                "gpu_count": _count(f["gpu_count"]),
+                "gpu_count": _count(gpus),
                 "vcpus": _count(f["vcpus"]),
                 "memory_gib": f["memory_gib"],
                 "network_gbps": f["network_gbps"],
@@ -154,12 +177,12 @@ def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
                 "pricing": f["pricing"],
                 "published_currency": f["currency"],
                 "published_unit": f["unit"],
-                "price_usd_per_hour": p["price_usd_per_hour"],
-                "price_usd_per_gpu_hour": p["price_usd_per_gpu_hour"],
-                "price_cny_per_hour": p["price_cny_per_hour"],
-                "price_cny_per_gpu_hour": p["price_cny_per_gpu_hour"],
-                "price_usd_per_month": p["price_usd_per_month"],
-                "price_cny_per_month": p["price_cny_per_month"],
+                "price_usd_per_hour": usd_h,
+                "price_usd_per_gpu_hour": _per_gpu(usd_h, gpus),
+                "price_cny_per_hour": cny_h,
+                "price_cny_per_gpu_hour": _per_gpu(cny_h, gpus),
+                "price_usd_per_month": usd_month,
+                "price_cny_per_month": cny_month,
                 "list_price_usd_per_hour": f["list_price_usd_per_hour"],
                 "discount_percent": f["discount_percent"],
                 "as_of": f["as_of"],
