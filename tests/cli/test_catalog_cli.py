@@ -406,6 +406,43 @@ def test_offers_json_text_is_the_documents_json(db: str, currency: str) -> None:
     assert isinstance(doc.exchange_rate, ExchangeRateDoc)  # the rate's fields written in order too
 
 
+def test_offers_json_in_pieces_is_the_document_in_one_piece(db: str) -> None:
+    # The command writes the document in pieces of a slice of offers each, moved to the depth of
+    # the document's list: joined, they are orjson's document in one piece, whatever the slices.
+    from dataclasses import replace
+
+    import orjson
+
+    from gpuplan.catalog.query import OfferQuery, list_offers
+    from gpuplan.report.offers_json import offer_items, offers_json_chunks, rate_fields
+
+    store = open_store(db)
+    try:
+        listing = list_offers(store, OfferQuery(all_regions=True, currency="CNY"))
+    finally:
+        store.close()
+    assert any(v.offer.term for v in listing.views) and any(v.offer.compliance for v in listing.views)
+    n = len(listing.views)
+    for views, per_chunk in [
+        (listing.views, 1),
+        (listing.views, 7),
+        (listing.views, n),
+        (listing.views, n - 1),
+        (listing.views[:1], 256),
+        ((), 256),
+    ]:
+        part = replace(listing, views=views)
+        whole = {
+            "schema_version": 2,
+            "display_currency": part.currency,
+            "exchange_rate": rate_fields(part.cny_rate),
+            "offers": offer_items(part),
+            "empty_reason": part.empty_reason,
+        }
+        expected = orjson.dumps(whole, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        assert b"".join(offers_json_chunks(part, per_chunk)) == expected, (len(views), per_chunk)
+
+
 @pytest.mark.parametrize(
     ("encoding", "errors"),
     [("utf-8", "strict"), ("UTF8", "strict"), ("latin-1", "replace"), ("utf-16", "strict")],

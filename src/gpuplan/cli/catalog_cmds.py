@@ -219,7 +219,7 @@ def offers(
     from gpuplan.catalog.model import Currency
     from gpuplan.catalog.query import OfferQuery, SortKey, list_offers
     from gpuplan.errors import InputError
-    from gpuplan.report.offers_json import offers_json_bytes
+    from gpuplan.report.offers_json import offers_json_chunks
 
     apply_language(lang)
     # Validate names before touching the database: one line with "did you mean" on a typo.
@@ -256,7 +256,8 @@ def offers(
     with _collector_paused():
         listing = list_offers(store, query)
         if json_out:
-            _write_utf8(offers_json_bytes(listing))
+            for chunk in offers_json_chunks(listing):
+                _write_utf8(chunk)
             return
     from gpuplan.report.catalog import offers_view  # (pydantic's documents: not for --json)
 

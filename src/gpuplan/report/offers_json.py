@@ -9,17 +9,20 @@ document model's JSON (:class:`gpuplan.documents.catalog.OffersDocument`).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gpuplan.catalog.model import HOURS_PER_MONTH, RATE_STALE_AFTER_DAYS, ExchangeRate, OfferPrice
-from gpuplan.catalog.query import OfferListing
+from gpuplan.catalog.query import OfferListing, OfferView
 from gpuplan.catalog.rates import rate_warning
 
 __all__ = [
+    "CHUNK_OFFERS",
     "OFFER_ITEM_FIELDS",
     "offer_items",
     "offer_prices",
     "offers_json_bytes",
+    "offers_json_chunks",
     "offers_json_text",
     "price_fields",
     "rate_fields",
@@ -155,9 +158,12 @@ def offer_items(listing: OfferListing) -> list[dict[str, Any]]:
     allows, so they are not validated again: at catalog size (8,000 rows) validation costs more than
     the rest of the command (``tests/documents`` validates a full listing against the schema). One
     dict literal per row: building a dict and then reordering it cost twice as much."""
-    cny = listing.cny_rate
+    return _items(listing.views, listing.cny_rate)
+
+
+def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[str, Any]]:
     out = []
-    for v in listing.views:
+    for v in views:
         o = v.offer
         f = o.__dict__  # a plain dataclass: its fields without a getattr each
         usd_h, cny_h, usd_month, cny_month = _offer_figures(o, cny)
@@ -217,18 +223,49 @@ def offers_json_text(listing: OfferListing) -> str:
 
 
 def offers_json_bytes(listing: OfferListing) -> bytes:
-    """:func:`offers_json_text` encoded in UTF-8, as orjson writes it: the command writes these
-    bytes as they are where its output is UTF-8 (decoding 14 MB to text for the stream to encode
-    it back cost a tenth of ``offers --json --all-regions``)."""
+    """:func:`offers_json_text` encoded in UTF-8."""
+    return b"".join(offers_json_chunks(listing))
+
+
+#: Offers per piece of :func:`offers_json_chunks`: about 400 kB of text.
+CHUNK_OFFERS = 256
+
+
+def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> Iterator[bytes]:
+    """:func:`offers_json_text` in UTF-8, in pieces of ``per_chunk`` offers whose concatenation is
+    the whole document, as orjson writes it in one piece (a test holds them equal).
+
+    ``offers --json --all-regions`` writes the pieces as they come (where stdout is UTF-8, the
+    bytes as they are): the whole market's 8,000 item dicts and 14 MB of text held at once cost a
+    page fault per new page of memory, a tenth of the command. The document is orjson's with the
+    offers left out; each piece is orjson's indented list of a slice of them, moved one level
+    right to the depth of the document's list. Every newline in orjson's indented output is the
+    indentation's (it writes one in a string as ``\\n``), so the move is a replace of newlines."""
     # orjson: a tenth of this command's time less than pydantic_core.to_json, whose import alone
     # costs more than orjson's work; both write the same text (a test holds it to the model's JSON).
     import orjson
 
-    data = {
-        "schema_version": 2,
-        "display_currency": listing.currency,
-        "exchange_rate": rate_fields(listing.cny_rate),
-        "offers": offer_items(listing),
-        "empty_reason": listing.empty_reason,
-    }
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    frame = orjson.dumps(
+        {
+            "schema_version": 2,
+            "display_currency": listing.currency,
+            "exchange_rate": rate_fields(listing.cny_rate),
+            "offers": [],
+            "empty_reason": listing.empty_reason,
+        },
+        option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE,
+    )
+    views = listing.views
+    if not views:
+        yield frame
+        return
+    # The key cannot occur earlier: the keys before it are fixed, and a quote in a string is escaped.
+    before, after = frame.split(b'"offers": []', 1)
+    yield before + b'"offers": [\n'
+    for start in range(0, len(views), per_chunk):
+        text = orjson.dumps(
+            _items(views[start : start + per_chunk], listing.cny_rate), option=orjson.OPT_INDENT_2
+        )
+        body = text[2:-2].replace(b"\n", b"\n  ")  # the list's items, without its "[\n" and "\n]"
+        yield (b",\n  " if start else b"  ") + body
+    yield b"\n  ]" + after
