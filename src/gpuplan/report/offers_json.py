@@ -238,9 +238,8 @@ def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> 
     ``offers --json --all-regions`` writes the pieces as they come (where stdout is UTF-8, the
     bytes as they are): the whole market's 8,000 item dicts and 14 MB of text held at once cost a
     page fault per new page of memory, a tenth of the command. The document is orjson's with the
-    offers left out; each piece is orjson's indented list of a slice of them, moved one level
-    right to the depth of the document's list. Every newline in orjson's indented output is the
-    indentation's (it writes one in a string as ``\\n``), so the move is a replace of newlines."""
+    offers left out; each piece is orjson's writing of a slice of them under the same key, at the
+    same depth, less the lines of that one-key object."""
     # orjson: a tenth of this command's time less than pydantic_core.to_json, whose import alone
     # costs more than orjson's work; both write the same text (a test holds it to the model's JSON).
     import orjson
@@ -264,8 +263,12 @@ def offers_json_chunks(listing: OfferListing, per_chunk: int = CHUNK_OFFERS) -> 
     yield before + b'"offers": [\n'
     for start in range(0, len(views), per_chunk):
         text = orjson.dumps(
-            _items(views[start : start + per_chunk], listing.cny_rate), option=orjson.OPT_INDENT_2
+            {"offers": _items(views[start : start + per_chunk], listing.cny_rate)}, option=orjson.OPT_INDENT_2
         )
-        body = text[2:-2].replace(b"\n", b"\n  ")  # the list's items, without its "[\n" and "\n]"
-        yield (b",\n  " if start else b"  ") + body
+        items = memoryview(text)[len(_SLICE_HEAD) : -len(_SLICE_TAIL)]  # copied once, joined below
+        yield (b",\n" if start else b"") + items
     yield b"\n  ]" + after
+
+
+#: The lines orjson writes around a slice of offers under the document's key (``{"offers": [...]}``).
+_SLICE_HEAD, _SLICE_TAIL = b'{\n  "offers": [\n', b"\n  ]\n}"
