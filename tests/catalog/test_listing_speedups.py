@@ -1,5 +1,5 @@
-"""The listing's shortcuts give what the plain code gives: rows built without the dataclass
-``__init__``, the snapshot id hashed from bytes."""
+"""The listing's shortcuts give what the plain code gives: rows and views built without the
+dataclass ``__init__``, the snapshot id hashed from bytes."""
 
 from __future__ import annotations
 
@@ -7,11 +7,17 @@ import hashlib
 import subprocess
 import sys
 from dataclasses import fields
+from datetime import date
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
 from gpuplan.catalog import OfferPrice, Store
+from gpuplan.catalog.model import _OFFER_PRICE_DEFAULTS, trusted_offer_price
+from gpuplan.catalog.query import OfferQuery, OfferView, list_offers
 from gpuplan.catalog.snapshot import SNAPSHOT_FILES, snapshot_id
+from gpuplan.catalog.store import _age
 
 
 def test_every_listed_row_is_the_offer_price_its_fields_make(store: Store) -> None:
@@ -22,6 +28,37 @@ def test_every_listed_row_is_the_offer_price_its_fields_make(store: Store) -> No
         assert set(vars(row)) == names
         assert row == OfferPrice(**vars(row))
     assert any(r.term for r in rows) and any(r.pricing is None for r in rows)
+
+
+def test_a_row_given_some_fields_takes_the_defaults_of_the_others(store: Store) -> None:
+    row = next(r for r in store.offers() if r.term)
+    given = {k: v for k, v in vars(row).items() if k not in _OFFER_PRICE_DEFAULTS}
+    built = trusted_offer_price(dict(given))
+    assert built == OfferPrice(**given)
+    assert set(vars(built)) == {f.name for f in fields(OfferPrice)}
+
+
+def test_an_unreadable_date_names_every_age_field_a_readable_one_does() -> None:
+    # The store's rows take the dict it builds as theirs: the age fields are named either way.
+    today = date(2026, 11, 30)
+    unreadable, readable = _age("someday", today, 180), _age("2026-01-05", today, 180)
+    assert set(unreadable) == set(readable)
+    assert unreadable["as_of_precision"] is None and unreadable["staleness"] == "unknown"
+    # the fields it named before, as the row's defaults (None) left them
+    missing = {"as_of_precision", "age_days", "age_min_days"}
+    assert {k for k, v in unreadable.items() if v is None} == missing
+    assert all(_OFFER_PRICE_DEFAULTS[k] is None for k in missing)
+
+
+@pytest.mark.parametrize("currency", ["USD", "CNY"])
+def test_every_listed_view_is_the_offer_view_its_fields_make(store: Store, currency: str) -> None:
+    names = {f.name for f in fields(OfferView)}
+    listing = list_offers(store, OfferQuery(all_regions=True, currency=currency))
+    assert len(listing.views) > 8000
+    for view in listing.views:
+        assert set(vars(view)) == names
+        assert view == OfferView(**vars(view))
+    assert any(v.floor for v in listing.views)
 
 
 def test_the_listing_takes_the_latest_price_of_each_offer_and_pricing(store: Store) -> None:
