@@ -21,7 +21,6 @@ from gpuplan.catalog.model import (
 from gpuplan.catalog.rates import converted_currencies
 from gpuplan.catalog.store import Store
 from gpuplan.errors import DataError, NotFoundError
-from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_, Money
 from gpuplan.vocab import Choice, pricing_name
 
@@ -293,6 +292,8 @@ def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
         return (value is None, value or 0.0, v.offer.provider, v.offer.instance_type)
 
     if sort is SortKey.GPU_MEMORY:
+        from gpuplan.hardware import get_gpu  # lazy: only this order reads the GPUs' memory
+
         # Most total GPU memory first; the cheaper one first among equals.
         return lambda v: (-get_gpu(v.offer.gpu).memory_gib * v.offer.gpu_count, *price_key(v))
     return price_key

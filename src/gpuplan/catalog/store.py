@@ -44,7 +44,6 @@ from gpuplan.catalog.model import (
 )
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import DataError, InputError, StoreError
-from gpuplan.hardware import all_gpus, gpus_named
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
@@ -455,6 +454,11 @@ class Store:
     @staticmethod
     def _gpu_ids(gpu: str) -> list[str]:
         """Canonical ids a GPU filter stands for: one, or every choice of an ambiguous family name."""
+        from gpuplan.hardware import (
+            all_gpus,
+            gpus_named,
+        )  # lazy: a listing without a GPU filter needs neither
+
         ids = {g.id for g in all_gpus()}
         if gpu in ids:
             return [gpu]
@@ -493,6 +497,8 @@ class Store:
                     N_("minimum GPU memory must be a number of GiB, 0 or more (got {got})"),
                     got=min_gpu_memory_gib,
                 )
+            from gpuplan.hardware import all_gpus
+
             big = [g.id for g in all_gpus() if g.memory_gib >= min_gpu_memory_gib]
             gpu_ids = big if gpu_ids is None else [g for g in gpu_ids if g in big]
         if gpu_ids is not None:
