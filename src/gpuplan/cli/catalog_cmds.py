@@ -258,6 +258,9 @@ def offers(
         if json_out:
             for chunk in offers_json_chunks(listing):
                 _write_utf8(chunk)
+            # Freed while the collector is still off: resumed with the rows alive, its first pass
+            # would walk all 8,000 of them (a fiftieth of the command) and find nothing to collect.
+            del listing
             return
     from gpuplan.report.catalog import offers_view  # (pydantic's documents: not for --json)
 
