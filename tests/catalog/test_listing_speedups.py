@@ -90,6 +90,17 @@ def test_the_snapshot_id_is_the_hash_of_the_files_text() -> None:
     assert snapshot_id() == h.hexdigest()
 
 
+def test_the_snapshot_id_reads_line_ends_as_text_mode_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A checkout with CRLF (or CR) line ends names the snapshot a checkout with LF ones does.
+    from gpuplan.catalog import snapshot
+
+    lf = snapshot.snapshot_id()
+    shipped = snapshot._read_bytes
+    for end in (b"\r\n", b"\r"):
+        monkeypatch.setattr(snapshot, "_read_bytes", lambda name, end=end: shipped(name).replace(b"\n", end))
+        assert snapshot.snapshot_id() == lf
+
+
 def test_listing_offers_imports_no_provider_module(seeded_db: Path) -> None:
     # The registry imports its 26 modules when a provider's facts are first asked for; the listing
     # reads the rows' provider codes as stored and asks for none.
