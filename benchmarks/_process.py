@@ -68,14 +68,18 @@ def gpuplan(*args: str) -> list[str]:
     return [sys.executable, "-c", "from gpuplan.cli import main; main()", *args]
 
 
+#: This checkout's source tree: what its benchmarks time, whichever tree the environment has
+#: installed (a git worktree shares the virtual environment of another checkout).
+CHECKOUT_SRC = Path(__file__).resolve().parents[1] / "src"
+
+
 def child_env(src: Path | None = None) -> dict[str, str]:
     """A child's environment: bytecode cache on (as an installed package runs; with
     ``PYTHONDONTWRITEBYTECODE`` every start would compile every module), no ``GPUPLAN_DB``, and
-    gpuplan imported from the source tree ``src`` (the folder holding ``gpuplan/``) when given."""
+    gpuplan imported from the source tree ``src`` (the folder holding ``gpuplan/``), by default
+    this checkout's."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "GPUPLAN_DB")}
-    env.pop("PYTHONPATH", None)
-    if src is not None:
-        env["PYTHONPATH"] = str(src)
+    env["PYTHONPATH"] = str(src if src is not None else CHECKOUT_SRC)
     return env
 
 
