@@ -100,11 +100,12 @@ def _row_type(columns: tuple[str, ...]) -> Any:
 def _named(cursor: sqlite3.Cursor) -> list[Any]:
     # One row class per statement, not per row: at catalog size (8,000 offers, 13,000 prices) a
     # per-row factory spends more time reading ``cursor.description`` than SQLite spends on the query.
-    rows = cursor.fetchall()
     if cursor.description is None:
-        return rows
+        return cursor.fetchall()
     make = _row_type(tuple(d[0] for d in cursor.description))._make
-    return list(map(make, rows))
+    # Row by row from the cursor: each plain tuple is freed as its named one is made, not all
+    # 13,000 held until the last is converted.
+    return list(map(make, cursor))
 
 
 class Store:
