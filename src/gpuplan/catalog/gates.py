@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from datetime import date
+from datetime import date, timedelta
 
 from gpuplan.catalog import dates
 from gpuplan.catalog.model import HOURS_PER_MONTH, Confidence, Currency, OfferRow, PriceRow, PricingModel
@@ -78,7 +78,12 @@ def import_day(as_of: str | None, today: date, what: str = "--as-of") -> str:
     return day
 
 
-def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:
+#: Days a price's date may lie after the importer's today (time zones: a provider east of the user
+#: may already publish tomorrow's date).
+FUTURE_SLACK_DAYS = 1
+
+
+def _check_price(price: PriceRow, gpu_count: float, today: date | None = None) -> list[Worded]:
     reasons: list[Worded] = []
     try:
         model = PricingModel.cast(price.pricing)
@@ -106,12 +111,23 @@ def _check_price(price: PriceRow, gpu_count: float) -> list[Worded]:
                 expected=either(sorted(_UNITS[model])),
             )
         )
-    if not parse_as_of(price.as_of):
+    parsed = dates.parse_as_of(price.as_of)
+    if parsed is None:
         reasons.append(
             Phrase(
                 N_("{pricing} price has no ISO as_of date ({as_of})"),
                 pricing=pricing,
                 as_of=repr(price.as_of),
+            )
+        )
+    elif today is not None and parsed.earliest > today + timedelta(days=FUTURE_SLACK_DAYS):
+        # Stored, it would be the offer's newest price until that day: every later refresh hidden.
+        reasons.append(
+            Phrase(
+                N_("{pricing} price dated {as_of}, after today ({today})"),
+                pricing=pricing,
+                as_of=price.as_of,
+                today=today.isoformat(),
             )
         )
     if not price.source.strip():
@@ -162,15 +178,21 @@ def check_offer(
     provider: str,
     known_instances: Mapping[tuple[str, str], tuple[str, float]],
     on_demand_hourly: Callable[[OfferRow], float | None],
+    today: date | None = None,
 ) -> list[str]:
     """Every reason ``row`` fails the gates; empty when it passes.
 
     ``known_instances`` maps (provider, instance type) to the (GPU id, count) the catalog already
     holds for it; ``on_demand_hourly`` gives the on-demand price per hour (same currency) of the
-    same instance type in the same region, for the spot gate.
+    same instance type in the same region, for the spot gate; ``today``, when given, refuses a
+    price dated after it (one day of slack).
     """
     problems = offer_problems(
-        row, provider=provider, known_instances=known_instances, on_demand_hourly=on_demand_hourly
+        row,
+        provider=provider,
+        known_instances=known_instances,
+        on_demand_hourly=on_demand_hourly,
+        today=today,
     )
     return [str(p) for p in problems]
 
@@ -181,6 +203,7 @@ def offer_problems(
     provider: str,
     known_instances: Mapping[tuple[str, str], tuple[str, float]],
     on_demand_hourly: Callable[[OfferRow], float | None],
+    today: date | None = None,
 ) -> list[Worded]:
     """:func:`check_offer`'s reasons as Phrases (and errors), to be written in the user's language."""
     reasons: list[Worded] = []
@@ -265,7 +288,7 @@ def offer_problems(
     if not row.source.strip():
         reasons.append(Phrase(N_("no specification source")))
     for price in row.prices:
-        reasons.extend(_check_price(price, row.gpu_count))
+        reasons.extend(_check_price(price, row.gpu_count, today))
     spot = [p for p in row.prices if p.pricing == PricingModel.SPOT.value]
     if spot and not reasons:
         od = on_demand_hourly(row)

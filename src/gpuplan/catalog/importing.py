@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, Engine, insert, select
@@ -36,6 +36,9 @@ class ImportTarget(Protocol):
     @property
     def engine(self) -> Engine: ...
 
+    @property
+    def today(self) -> date: ...
+
     def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]: ...
 
     def offers(self, *, provider: str | None = ..., pricing: str | None = ...) -> list[OfferPrice]: ...
@@ -60,10 +63,12 @@ def import_offers(
     rejected: Sequence[RejectedRow] = (),
     snapshot_id: str | None = None,
     conn: Connection | None = None,
+    today: date | None = None,
 ) -> ImportReport:
     """Gate ``rows`` and store those that pass, in one transaction (all or nothing).
 
     ``conn``: write inside this open transaction (the caller commits) instead of a new one.
+    ``today``: a price dated after it (one day of slack) is refused; None: the store's today.
 
     ``rejected`` are rows the parser already refused (truncated lines …); they are reported
     along with the rows the gates refuse. Offers are matched on (provider, region, zone,
@@ -98,6 +103,7 @@ def import_offers(
             provider=prov,
             known_instances={**batch_known, **known},
             on_demand_hourly=on_demand_hourly,
+            today=today or store.today,
         )
         if reasons:
             bad.append(

@@ -208,9 +208,11 @@ def store_rows(
         f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
     said = _printable("; ".join(notes), _NOTES_CHARS)
+    # A price cannot be dated after the day it was read (nor after the catalog's today).
+    read_on = max(store.today, datetime.fromisoformat(now).date())
 
     def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
-        report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn)
+        report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn, today=read_on)
         if report.import_id is None:
             return report, None  # nothing written: every row failed the gates
         message = ngettext(

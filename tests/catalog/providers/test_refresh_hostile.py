@@ -280,3 +280,53 @@ def test_every_registered_provider_fails_alone_on_a_hostile_answer(db_path: Path
         assert "\n" not in o.line() and len(o.line()) < 400, o.line()
         prices, runs = _refresh_rows(db_path, o.provider)
         assert (prices, runs) == (before[o.provider][0], before[o.provider][1] + 1), o.line()
+
+
+# ---- values from elsewhere: a date after today ----
+
+
+def _rewrite_json(folder: Path, provider: str, change: Callable[[dict], None]) -> None:
+    """Every saved JSON answer of ``provider`` passed through ``change``."""
+    index = json.loads((folder / provider / "index.json").read_text())
+    for entry in index.values():
+        body = folder / provider / entry["file"]
+        doc = json.loads(body.read_text())
+        change(doc)
+        body.write_text(json.dumps(doc))
+
+
+def test_a_price_dated_after_today_is_refused_and_does_not_hide_later_refreshes(
+    db_path: Path, saved: Path, tmp_path: Path
+) -> None:
+    # was: stored dated 2099-01-01, the newest price of the offer until then — the next genuine
+    # refresh (1.2 on a day before it) was listed by `offers` under the 2099 figure
+    from datetime import date, timedelta
+
+    future = (date.today() + timedelta(days=400)).isoformat()
+    key = "us-west-1::ecs.gn7i-c8g1.2xlarge::vpc::linux::optimized"
+
+    def priced(at: str, amount: str) -> Callable[[dict], None]:
+        def change(doc: dict) -> None:
+            doc["publicationDate"] = f"{at}T00:00:00Z"
+            doc["pricingInfo"][key]["hours"][0]["price"] = amount
+
+        return change
+
+    hostile, later = tmp_path / "hostile", tmp_path / "later"
+    shutil.copytree(saved / "alibaba", hostile / "alibaba")
+    shutil.copytree(saved / "alibaba", later / "alibaba")
+    _rewrite_json(hostile, "alibaba", priced(future, "9.9"))
+    _rewrite_json(later, "alibaba", priced(date.today().isoformat(), "1.2"))
+    before = _refresh_rows(db_path, "alibaba")
+    [bad] = refresh(open_store(str(db_path)), ["alibaba"], RefreshOptions(now=LATER, replay_dir=hostile))
+    assert bad.status == "failed", bad.line()
+    assert f"dated {future}, after today" in bad.line() and "kept the last good data" in bad.line()
+    assert _refresh_rows(db_path, "alibaba") == (before[0], before[1] + 1)
+    [good] = refresh(open_store(str(db_path)), ["alibaba"], RefreshOptions(replay_dir=later))
+    assert good.status == "ok", good.line()
+    [current] = [
+        o
+        for o in open_store(str(db_path)).offers(provider="alibaba", pricing="on_demand")
+        if o.instance_type == "ecs.gn7i-c8g1.2xlarge" and o.region == "us-west-1"
+    ]
+    assert (current.price, current.as_of) == (1.2, date.today().isoformat())
