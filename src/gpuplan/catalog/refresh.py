@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING
 import httpx
 
 from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
+from gpuplan.catalog.model import Currency
 from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
-from gpuplan.errors import GpuplanError
+from gpuplan.errors import GpuplanError, NotFoundError
 from gpuplan.i18n import _, ngettext
 from gpuplan.i18n.error_text import error_text
 
@@ -179,6 +180,56 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
     )
 
 
+#: A price this many times above or below the offer's last one (same pricing model, currency and
+#: unit; low-confidence prices aside) is stored as low confidence, which ``plan`` leaves out unless
+#: ``--allow-low-confidence``: list prices of GPUs move by tens of percent a year, so a tenfold
+#: move between two reads is a unit or parsing error (cents for dollars, a month for an hour)
+#: far more often than a price, and a figure 100x too low would otherwise be ranked first.
+MAX_PRICE_JUMP = 10.0
+
+
+def _last_prices(store: Store, provider: str) -> dict[tuple[str, ...], float]:
+    """The newest price that is not low confidence of each (region, zone, instance type, pricing
+    model, currency, unit) of ``provider``."""
+    rows = store._query(
+        "SELECT o.region, o.zone, o.instance_type, p.pricing, p.currency, p.unit, p.amount FROM prices p "
+        "JOIN offers o ON o.id = p.offer_id WHERE o.provider = :p AND p.confidence != 'low' "
+        "ORDER BY p.as_of, p.id",
+        {"p": provider},
+    )
+    return {(r.region, r.zone or "", r.instance_type, r.pricing, r.currency, r.unit): r.amount for r in rows}
+
+
+def _flag_jumps(store: Store, provider: str, rows: Sequence[OfferRow]) -> tuple[list[OfferRow], int]:
+    """``rows`` with each price more than :data:`MAX_PRICE_JUMP` times away from the offer's last
+    one made low confidence, and how many were."""
+    last = _last_prices(store, provider)
+    out: list[OfferRow] = []
+    flagged = 0
+    for row in rows:
+        prices, changed = [], False
+        for pr in row.prices:
+            try:
+                currency = Currency.cast(pr.currency).code
+            except NotFoundError:
+                currency = pr.currency  # the gates refuse it
+            before = last.get((row.region, row.zone or "", row.instance_type, pr.pricing, currency, pr.unit))
+            if (
+                before
+                and before > 0
+                and pr.confidence != "low"
+                and math.isfinite(pr.amount)
+                and pr.amount > 0
+                and not 1 / MAX_PRICE_JUMP <= pr.amount / before <= MAX_PRICE_JUMP
+            ):
+                pr = replace(pr, confidence="low")
+                flagged += 1
+                changed = True
+            prices.append(pr)
+        out.append(replace(row, prices=tuple(prices)) if changed else row)
+    return out, flagged
+
+
 def store_rows(
     store: Store,
     provider: str,
@@ -207,6 +258,18 @@ def store_rows(
     source = f"{verb} {now} from {', '.join(sources[:3])}" + (
         f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
+    rows, jumped = _flag_jumps(store, name, rows)
+    if jumped:
+        notes = [
+            ngettext(
+                "{n} price more than {factor:g}× away from the offer's last one, stored as low "
+                "confidence (plan leaves it out unless --allow-low-confidence)",
+                "{n} prices more than {factor:g}× away from the offers' last ones, stored as low "
+                "confidence (plan leaves them out unless --allow-low-confidence)",
+                jumped,
+            ).format(n=jumped, factor=MAX_PRICE_JUMP),
+            *notes,
+        ]
     said = _printable("; ".join(notes), _NOTES_CHARS)
     # A price cannot be dated after the day it was read (nor after the catalog's today).
     read_on = max(store.today, datetime.fromisoformat(now).date())

@@ -330,3 +330,32 @@ def test_a_price_dated_after_today_is_refused_and_does_not_hide_later_refreshes(
         if o.instance_type == "ecs.gn7i-c8g1.2xlarge" and o.region == "us-west-1"
     ]
     assert (current.price, current.as_of) == (1.2, date.today().isoformat())
+
+
+@pytest.mark.parametrize("cents", [3.78, 378 * 30], ids=["dollars in the cents field", "30 times the price"])
+def test_a_price_ten_times_away_from_the_last_one_is_low_confidence_and_left_out_of_plans(
+    db_path: Path, saved: Path, tmp_path: Path, cents: float
+) -> None:
+    # was: 378 cents became 3.78 (0.038 USD/h, above the 0.01 floor): stored as a high-confidence
+    # price, listed first by `offers` and ranked first by `plan`
+    def spoil(doc: dict) -> None:
+        doc["data"]["gpu_1x_h100_sxm5"]["instance_type"]["price_cents_per_hour"] = cents
+
+    replay = tmp_path / "replay"
+    shutil.copytree(saved / "lambda", replay / "lambda")
+    store = open_store(str(db_path))
+    [first] = refresh(store, ["lambda"], RefreshOptions(credentials=KEYS, now=NOW, replay_dir=saved))
+    assert first.status == "ok" and "low confidence" not in first.line(), first.line()
+    _rewrite_json(replay, "lambda", spoil)
+    [spoilt] = refresh(store, ["lambda"], RefreshOptions(credentials=KEYS, now=LATER, replay_dir=replay))
+    assert spoilt.status == "ok", spoilt.line()
+    assert "1 price more than 10× away from the offer's last one, stored as low confidence" in spoilt.line()
+    [h100] = [
+        o
+        for o in store.offers(provider="lambda", pricing="on_demand")
+        if o.instance_type == "gpu_1x_h100_sxm5" and o.region == "us-east-1"
+    ]
+    assert (h100.price, h100.confidence) == (pytest.approx(cents / 100), "low")
+    # the same figure read again is still compared with the last trusted price, not with itself
+    [again] = refresh(store, ["lambda"], RefreshOptions(credentials=KEYS, now=LATER, replay_dir=replay))
+    assert "stored as low confidence" in again.line(), again.line()
