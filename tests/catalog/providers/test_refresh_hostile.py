@@ -359,3 +359,19 @@ def test_a_price_ten_times_away_from_the_last_one_is_low_confidence_and_left_out
     # the same figure read again is still compared with the last trusted price, not with itself
     [again] = refresh(store, ["lambda"], RefreshOptions(credentials=KEYS, now=LATER, replay_dir=replay))
     assert "stored as low confidence" in again.line(), again.line()
+
+
+def test_a_replay_index_that_links_out_of_the_folder_is_not_read(
+    db_path: Path, saved: Path, tmp_path: Path
+) -> None:
+    # was: index.json, a link to a file elsewhere on this machine, was opened and parsed like the
+    # saved responses it names, which are refused when they link out
+    replay = tmp_path / "replay"
+    shutil.copytree(saved / "vast", replay / "vast")
+    elsewhere = tmp_path / "elsewhere.json"
+    (replay / "vast" / "index.json").rename(elsewhere)
+    (replay / "vast" / "index.json").symlink_to(elsewhere)
+    before = _refresh_rows(db_path, "vast")
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
+    assert vast.status == "failed" and "index.json links out of" in vast.line(), vast.line()
+    assert _refresh_rows(db_path, "vast") == (before[0], before[1] + 1)

@@ -87,6 +87,12 @@ class Http:
                 raise ReplayMissError(
                     _("no saved responses in {folder} (index.json missing)").format(folder=self._replay)
                 )
+            if index.resolve().parent != self._replay.resolve():  # as for every saved response
+                raise DataError(
+                    _("saved response {name} links out of {folder}").format(
+                        name="index.json", folder=self._replay
+                    )
+                )
             what = Phrase(N_("{provider} replay index"), provider=provider)
             text = _read_saved(index, what, MAX_DOCUMENT_BYTES)
             loaded = load_json(text, source=str(index), error=DataError)
