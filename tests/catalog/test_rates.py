@@ -145,7 +145,14 @@ def test_an_older_rate_is_kept_as_history_and_the_newest_day_still_converts(stor
     assert shipped is not None and shipped.as_of > "2024-06-28"
     with respx.mock(assert_all_mocked=True) as m:
         m.get(ECB_DAILY_URL).mock(return_value=httpx.Response(200, content=ecb_body()))
-        assert refresh_rates(store, RefreshOptions()).status == "ok"
+        outcome = refresh_rates(store, RefreshOptions())
+    assert outcome.status == "ok"
+    # was: "ok: 1 USD = 7.2628 CNY as of 2024-06-28 appended (ECB reference rates, cross rate)",
+    # as if that rate now converted the prices
+    assert outcome.message == (
+        "ok: 1 USD = 7.2628 CNY as of 2024-06-28 appended; the catalog's rate of "
+        f"{shipped.as_of} (1 USD = {1 / shipped.usd_per_unit:.4f} CNY) is newer and stays in use"
+    )
     assert store.find_exchange_rate("CNY") == shipped
     days = [r.as_of for r in store._query("SELECT as_of FROM exchange_rates WHERE currency = 'CNY'")]
     assert "2024-06-28" in days and shipped.as_of in days
@@ -172,8 +179,10 @@ def test_the_cli_saves_the_ecb_answer_and_replays_it_offline(tmp_path: Path) -> 
         m.get(ECB_DAILY_URL).mock(return_value=httpx.Response(200, content=ecb_body()))
         live = runner.invoke(app, ["--db", str(db1), "catalog", "refresh", "--rates", "--save", str(saved)])
     assert live.exit_code == 0, live.output
+    # the seeded catalog's CFETS rate is newer than the recorded ECB file's day: it stays in use
     assert live.stdout.strip().splitlines() == [
-        "exchange rates: ok: 1 USD = 7.2628 CNY as of 2024-06-28 appended (ECB reference rates, cross rate)"
+        "exchange rates: ok: 1 USD = 7.2628 CNY as of 2024-06-28 appended; the catalog's rate of "
+        "2026-01-27 (1 USD = 6.9858 CNY) is newer and stays in use"
     ]
     assert (saved / "ecb" / "index.json").is_file()
     with respx.mock(assert_all_mocked=True) as m:  # no route: any request would fail the test

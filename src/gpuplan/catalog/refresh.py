@@ -456,7 +456,14 @@ def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
         with writing(store.engine) as conn:
             record(conn, outcome, import_id=None)
         return outcome
-    outcome = done("ok", _("ok: {rate} appended (ECB reference rates, cross rate)").format(rate=said), 1)
+    if last is not None and rate.as_of < last.as_of:  # an old saved file replayed: kept as history
+        message = _(
+            "ok: {rate} appended; the catalog's rate of {day} (1 USD = {cny:.4f} CNY) is newer and "
+            "stays in use"
+        ).format(rate=said, day=last.as_of, cny=1 / last.usd_per_unit)
+    else:
+        message = _("ok: {rate} appended (ECB reference rates, cross rate)").format(rate=said)
+    outcome = done("ok", message, 1)
     from sqlalchemy import insert
 
     from gpuplan.catalog import schema as t
