@@ -19,7 +19,7 @@ import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,8 +31,8 @@ from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentials
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
-from gpuplan.errors import GpuplanError, NotFoundError
-from gpuplan.i18n import _, ngettext
+from gpuplan.errors import DataError, GpuplanError, NotFoundError
+from gpuplan.i18n import N_, _, ngettext
 from gpuplan.i18n.error_text import error_text
 
 if TYPE_CHECKING:
@@ -152,7 +152,8 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         )
     fetched = False
     try:
-        result = provider_module.FETCHER.fetch(http, options.credentials, now)
+        read_at = _read_at(http, now)
+        result = provider_module.FETCHER.fetch(http, options.credentials, read_at)
         fetched = True
     except MissingCredentialsError as e:
         return _skipped(name, e, now)
@@ -171,13 +172,45 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
     finally:
         # --save is atomic per provider: a fetch that raised leaves the last complete save.
         if fetched:
-            http.commit()
+            http.commit(fetched_at=now)
         else:
             http.discard()
         http.close()
-    return store_rows(
-        store, name, result.rows, sources=result.sources, notes=result.notes, now=now, kind="refresh"
-    )
+    notes = result.notes
+    if options.replay_dir is not None and http.saved_at is None:
+        notes = (
+            _("the saved responses do not say when they were fetched: their prices are dated today"),
+            *notes,
+        )
+    return store_rows(store, name, result.rows, sources=result.sources, notes=notes, now=now, kind="refresh")
+
+
+#: Slack for a replay folder's fetch time after this run's (clocks of two machines, time zones).
+_CLOCK_SLACK = timedelta(days=1)
+
+
+def _read_at(http: Http, now: str) -> str:
+    """When the prices were read: a replayed folder's fetch time (``--save`` writes it into the
+    index; an air-gapped team may replay it days later), else ``now``. A time that is not one, or
+    lies after ``now``, fails the provider: the prices would be dated fresher than they are."""
+    if http.saved_at is None:
+        return now
+    try:
+        when = datetime.fromisoformat(http.saved_at)
+    except ValueError:
+        raise DataError.worded(
+            N_("the replay index says its responses were fetched at {at}, which is not an ISO time"),
+            at=repr(http.saved_at[:40]),
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    if when > datetime.fromisoformat(now) + _CLOCK_SLACK:
+        raise DataError.worded(
+            N_("the replay index says its responses were fetched at {at}, after now ({now})"),
+            at=http.saved_at[:40],
+            now=now,
+        )
+    return when.replace(microsecond=0).isoformat()
 
 
 #: A price this many times above or below the offer's last one (same pricing model, currency and
@@ -427,7 +460,7 @@ def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
         return failed(error_text(e))
     fetched = False
     try:
-        rate = fetch_cny_rate(http, today=store.today, fetched_at=now)
+        rate = fetch_cny_rate(http, today=store.today, fetched_at=_read_at(http, now))
         fetched = True
     except httpx.HTTPError as e:
         return failed(f"{type(e).__name__}: {e}".splitlines()[0][:160])
@@ -435,7 +468,7 @@ def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
         return failed(error_text(e).splitlines()[0][:200])
     finally:
         if fetched:
-            http.commit()
+            http.commit(fetched_at=now)
         else:
             http.discard()
         http.close()

@@ -146,7 +146,8 @@ def _spoil(folder: Path, provider: str, body: bytes) -> None:
     """Every saved answer of ``provider`` replaced by ``body``."""
     index = json.loads((folder / provider / "index.json").read_text())
     for entry in index.values():
-        (folder / provider / entry["file"]).write_bytes(body)
+        if "file" in entry:  # not the "_fetched" entry: when they were fetched
+            (folder / provider / entry["file"]).write_bytes(body)
 
 
 def test_a_replayed_folder_with_hostile_answers_prints_every_providers_line(
@@ -288,7 +289,7 @@ def test_every_registered_provider_fails_alone_on_a_hostile_answer(db_path: Path
 def _rewrite_json(folder: Path, provider: str, change: Callable[[dict], None]) -> None:
     """Every saved JSON answer of ``provider`` passed through ``change``."""
     index = json.loads((folder / provider / "index.json").read_text())
-    for entry in index.values():
+    for entry in (e for e in index.values() if "file" in e):
         body = folder / provider / entry["file"]
         doc = json.loads(body.read_text())
         change(doc)
@@ -374,4 +375,59 @@ def test_a_replay_index_that_links_out_of_the_folder_is_not_read(
     before = _refresh_rows(db_path, "vast")
     [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
     assert vast.status == "failed" and "index.json links out of" in vast.line(), vast.line()
+    assert _refresh_rows(db_path, "vast") == (before[0], before[1] + 1)
+
+
+# ---- a replay is dated when its responses were fetched ----
+
+
+def _vast_prices(db: Path) -> set[tuple[str, str | None]]:
+    with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as c:
+        rows = c.execute(
+            "SELECT prices.as_of, prices.fetched_at FROM prices JOIN offers ON offers.id = prices.offer_id "
+            "JOIN imports ON imports.id = prices.import_id "
+            "WHERE offers.provider = 'vast' AND imports.kind = 'refresh'"
+        ).fetchall()
+    return set(rows)
+
+
+def test_a_replay_dates_its_prices_when_they_were_fetched_not_when_replayed(
+    db_path: Path, saved: Path, tmp_path: Path
+) -> None:
+    # was: every replayed price dated the day of the replay, so a folder fetched weeks earlier on a
+    # connected machine made its prices look fresh (no stale flag, newest in `offers`)
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=saved))
+    assert vast.status == "ok" and "do not say when" not in vast.line(), vast.line()
+    assert _vast_prices(db_path) == {(NOW[:10], NOW)}
+
+
+def test_a_replay_folder_that_does_not_say_when_it_was_fetched_says_so(
+    db_path: Path, saved: Path, tmp_path: Path
+) -> None:
+    replay = tmp_path / "replay"
+    shutil.copytree(saved / "vast", replay / "vast")
+    index = json.loads((replay / "vast" / "index.json").read_text())
+    del index["_fetched"]  # as saved before the fetch time was kept
+    (replay / "vast" / "index.json").write_text(json.dumps(index))
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
+    assert vast.status == "ok", vast.line()
+    assert (
+        "the saved responses do not say when they were fetched: their prices are dated today" in vast.line()
+    )
+    assert _vast_prices(db_path) == {(LATER[:10], LATER)}
+
+
+@pytest.mark.parametrize("stamp", ["2099-01-01T00:00:00+00:00", "yesterday", 7])
+def test_a_replay_folder_fetched_in_the_future_or_at_no_time_fails(
+    db_path: Path, saved: Path, tmp_path: Path, stamp: object
+) -> None:
+    replay = tmp_path / "replay"
+    shutil.copytree(saved / "vast", replay / "vast")
+    index = json.loads((replay / "vast" / "index.json").read_text())
+    index["_fetched"] = {"at": stamp}
+    (replay / "vast" / "index.json").write_text(json.dumps(index))
+    before = _refresh_rows(db_path, "vast")
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
+    assert vast.status == "failed" and "the replay index says its responses were fetched at" in vast.line()
+    assert "\n" not in vast.line() and "kept the last good data" in vast.line(), vast.line()
     assert _refresh_rows(db_path, "vast") == (before[0], before[1] + 1)

@@ -1,7 +1,8 @@
 """HTTP for fetchers: live (httpx), live and saved to a folder, or replayed from a folder.
 
 ``--save DIR`` keeps every raw response body in ``DIR/<provider>/`` with an ``index.json`` that maps
-each request (method, URL, body) to its file, atomically per provider: responses go to a hidden
+each request (method, URL, body) to its file and says when they were fetched (``_fetched``: a
+replay dates its prices then, not on the day it runs), atomically per provider: responses go to a hidden
 ``DIR/.<provider>.partial-*`` folder that replaces ``DIR/<provider>/`` only when the provider's
 fetch completes (:meth:`Http.commit`), so a fetch that fails half-way leaves the last complete
 save as it was; ``--from DIR`` answers the same requests from those
@@ -39,6 +40,8 @@ _TIMEOUT = httpx.Timeout(30.0, read=300.0)
 MAX_REPLAY_BYTES = 1024 * 1024 * 1024
 #: What a saved response's file is called (``_keep`` writes ``<24 hex>.body``); plain names only.
 _SAVED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+#: The index entry that says when the responses were fetched (no request key: those are hex).
+_FETCHED = "_fetched"
 
 
 class ReplayMissError(DataError):
@@ -81,6 +84,8 @@ class Http:
         self._save = save_dir / f".{provider}.partial-{uuid.uuid4().hex[:8]}" if save_dir else None
         self._replay = replay_dir / provider if replay_dir else None
         self._index: dict[str, dict[str, str]] = {}
+        self.saved_at: str | None = None
+        """A replay: when its responses were fetched, as the folder says (None: it does not say)."""
         if self._replay is not None:
             index = self._replay / "index.json"
             if not index.is_file():
@@ -103,6 +108,8 @@ class Http:
                     )
                 )
             self._index = loaded
+            stamp = loaded.get(_FETCHED, {}).get("at")
+            self.saved_at = stamp if isinstance(stamp, str) else None if stamp is None else repr(stamp)[:40]
 
     def _http(self) -> httpx.Client:
         if self._client is None:
@@ -113,11 +120,17 @@ class Http:
         if self._client is not None:
             self._client.close()
 
-    def commit(self) -> None:
+    def commit(self, fetched_at: str | None = None) -> None:
         """Make this session's saved responses the provider's saved set (``--save``), replacing the
-        previous one; nothing happens when nothing was saved."""
+        previous one; nothing happens when nothing was saved. ``fetched_at`` (an ISO time) goes into
+        the index, so that a replay dates the prices when they were read, not when replayed."""
         if self._save is None or self._final is None or not self._save.is_dir():
             return
+        if fetched_at is not None:
+            self._index[_FETCHED] = {"at": fetched_at}
+            (self._save / "index.json").write_text(
+                json.dumps(self._index, indent=1, sort_keys=True), encoding="utf-8"
+            )
         old = self._final.with_name(f".{self.provider}.old-{uuid.uuid4().hex[:8]}")
         if self._final.exists():
             self._final.rename(old)
