@@ -38,7 +38,7 @@ from gpuplan.i18n.error_text import error_text
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from gpuplan.catalog.model import ImportReport, OfferRow
+    from gpuplan.catalog.model import ImportReport, OfferRow, RejectedRow
     from gpuplan.catalog.store import Store
 
 __all__ = [
@@ -320,7 +320,10 @@ def store_rows(
             prices=report.prices_imported,
             new=report.offers_imported,
             rejected=len(report.rejected),
-        ) + (f"; {said}" if said else "")
+        )
+        if report.rejected:  # which rows, and why: the line is the only place a refresh says it
+            message += "; " + _printable(_rejected_rows(report.rejected), _NOTES_CHARS)
+        message += f"; {said}" if said else ""
         outcome = RefreshOutcome(
             provider=name,
             status="ok",
@@ -347,6 +350,24 @@ def store_rows(
         sources=sources,
         started_at=now,
     )
+
+
+#: Rejected rows a refresh line names (the others are counted).
+_REJECTED_SHOWN = 3
+
+
+def _rejected_rows(rejected: Sequence[RejectedRow]) -> str:
+    """The first rejected rows, each with its instance type, region and reason, in one line."""
+    shown = [
+        _("rejected {instance_type} ({region}): {reason}").format(
+            instance_type=r.instance_type or "?", region=r.region or "?", reason=r.reason_text()
+        )
+        for r in rejected[:_REJECTED_SHOWN]
+    ]
+    more = len(rejected) - _REJECTED_SHOWN
+    if more > 0:
+        shown.append(ngettext("{n} more row rejected", "{n} more rows rejected", more).format(n=more))
+    return "; ".join(shown)
 
 
 def _failed_reading(store: Store, name: str, e: Exception, now: str) -> RefreshOutcome:

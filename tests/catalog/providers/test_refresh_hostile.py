@@ -431,3 +431,20 @@ def test_a_replay_folder_fetched_in_the_future_or_at_no_time_fails(
     assert vast.status == "failed" and "the replay index says its responses were fetched at" in vast.line()
     assert "\n" not in vast.line() and "kept the last good data" in vast.line(), vast.line()
     assert _refresh_rows(db_path, "vast") == (before[0], before[1] + 1)
+
+
+def test_an_ok_line_names_the_rows_it_rejected_and_why(db_path: Path, saved: Path, tmp_path: Path) -> None:
+    # was: "ok: 2 offers, 2 prices appended (0 new offers), 1 row rejected" and nowhere (line, --json,
+    # catalog info) said which row or why
+    def spoil(doc: dict) -> None:
+        doc["offers"][0]["dph_total"] = -1.0  # the cheaper RTX 4090 in Norway
+
+    replay = tmp_path / "replay"
+    shutil.copytree(saved / "vast", replay / "vast")
+    _rewrite_json(replay, "vast", spoil)
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
+    assert vast.status == "ok" and vast.rejected == 1, vast.line()
+    assert (
+        "1 row rejected; rejected 1x RTX-4090 (NO): on_demand price -1 is not a positive amount"
+        in vast.line()
+    )
