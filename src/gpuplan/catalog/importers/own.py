@@ -44,7 +44,7 @@ from gpuplan.bounded import (
     read_text,
 )
 from gpuplan.catalog import dates
-from gpuplan.catalog.importers.skypilot_common import read_rows
+from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.wording import Worded, either, joined, listed, not_found
@@ -251,14 +251,7 @@ def _json_records(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
             path=path,
         )
     if len(doc) > MAX_CSV_ROWS:
-        raise CatalogImportError.worded(
-            N_(
-                "{path} has more than {limit:,} rows, the limit of a price file; "
-                "split it by region; nothing was imported"
-            ),
-            path=path,
-            limit=MAX_CSV_ROWS,
-        )
+        raise too_many_rows(path)
     for entry in doc:
         _header(path, [str(k).strip().lower() for k in entry], every=False)
     for i, entry in enumerate(doc, start=1):

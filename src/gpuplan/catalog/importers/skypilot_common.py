@@ -34,6 +34,7 @@ __all__ = [
     "price",
     "read_rows",
     "rejected",
+    "too_many_rows",
 ]
 
 #: (provider, instance type) -> (GPU id, GPUs) the catalog already holds.
@@ -195,6 +196,18 @@ def price(pricing: str, amount: float, *, as_of: str, source: str) -> PriceRow:
     )
 
 
+def too_many_rows(path: Path | str) -> CatalogImportError:
+    """The refusal of a price file past :data:`MAX_CSV_ROWS` (any layout)."""
+    return CatalogImportError.worded(
+        N_(
+            "{path} has more than {limit:,} rows, the limit of a price file; "
+            "split it by region; nothing was imported"
+        ),
+        path=path,
+        limit=MAX_CSV_ROWS,
+    )
+
+
 def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None]) -> Iterator[Row]:
     """The lines of a catalog CSV after its header passed ``check_header`` (which raises
     CatalogImportError), read as a stream: one line is held at a time, and a file of more than
@@ -227,14 +240,7 @@ def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None])
                     continue
                 count += 1
                 if count > MAX_CSV_ROWS:
-                    raise CatalogImportError.worded(
-                        N_(
-                            "{path} has more than {limit:,} rows, the limit of a price file; "
-                            "split it by region; nothing was imported"
-                        ),
-                        path=path,
-                        limit=MAX_CSV_ROWS,
-                    )
+                    raise too_many_rows(path)
                 yield reader.line_num, dict(zip(header, fields, strict=False)) | {"__n": str(len(fields))}
         except csv.Error as e:
             raise CatalogImportError.worded(
