@@ -124,35 +124,31 @@ def test_the_workload_chooses_how_the_dataset_reaches_the_nodes() -> None:
     assert fan.data is not None and fan.data.transfer == "fan_out"
 
 
+def _recommended_in(costs: RegionCosts, job: JobFacts) -> Option:
+    """The recommended option of one $10/h 8-GPU instance in ``costs``' region, a 1.6-h deadline."""
+    return plan_offers(
+        OfferTable.from_rows([offer(price_usd=10.0, billing_granularity_s=1.0, min_billing_s=0.0)]),
+        CostFacts([costs]),
+        job,
+        _seven_hours,
+        Constraints(deadline_h=1.6, max_nodes=7, max_gpus=56),
+    ).recommended
+
+
 def test_a_licence_fee_the_catalog_does_not_know_is_unknown_not_zero() -> None:
     from gpuplan.report.plan import option_json
     from gpuplan.report.plan_view import breakdown_words
 
     job = JobFacts(**DATA)  # type: ignore[arg-type]
     costs = RegionCosts(**{**aws_costs().__dict__, "licence_unknown": ("PyTorch / framework licence",)})
-    plan = plan_offers(
-        OfferTable.from_rows([offer(price_usd=10.0, billing_granularity_s=1.0, min_billing_s=0.0)]),
-        CostFacts([costs]),
-        job,
-        _seven_hours,
-        Constraints(deadline_h=1.6, max_nodes=7, max_gpus=56),
-    )
-    o = plan.recommended
+    o = _recommended_in(costs, job)
     assert o.cost_breakdown.licence_unknown == ("PyTorch / framework licence",)
     assert f"licences unknown ({o.nodes} instances)" in breakdown_words(o)
     doc = option_json(o).cost_breakdown
     assert doc.licence_usd is None and doc.licence_unknown == ["PyTorch / framework licence"]
     assert next(i for i in doc.items if i.component == "licences").cost_usd is None
     # A known part stays beside the unknown one.
-    costs = RegionCosts(**{**costs.__dict__, "licence_usd_per_instance_hour": 0.5})
-    plan = plan_offers(
-        OfferTable.from_rows([offer(price_usd=10.0, billing_granularity_s=1.0, min_billing_s=0.0)]),
-        CostFacts([costs]),
-        job,
-        _seven_hours,
-        Constraints(deadline_h=1.6, max_nodes=7, max_gpus=56),
-    )
-    o = plan.recommended
+    o = _recommended_in(RegionCosts(**{**costs.__dict__, "licence_usd_per_instance_hour": 0.5}), job)
     assert o.cost_breakdown.licence_usd > 0
     amount = f"${o.cost_breakdown.licence_usd:.2f}"
     assert f"licences {amount} + unknown ({o.nodes} instances)" in breakdown_words(o)
