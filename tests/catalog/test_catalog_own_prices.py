@@ -171,6 +171,16 @@ def test_a_monthly_price_typed_as_hourly_is_refused_naming_both_figures(
     assert doc["import_id"] is None
 
 
+def test_a_gpu_count_the_gates_refuse_is_refused_for_the_count_not_the_price_it_divides(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # 100,000 GPUs in one instance made a sound price look a thousandth of the cheapest A100's.
+    many = ALIBABA_MONTHLY.replace(",A100-SXM4-80GB,8,", ",A100-SXM4-80GB,100000,")
+    reasons = _reasons(_imported(db_path, _file(tmp_path, many)))
+    assert reasons[2].startswith("GPU count 100000 is outside 0.1 <= count <= 16"), reasons
+    assert "the catalog holds" not in reasons[2]
+
+
 def test_a_price_of_a_kind_the_catalog_holds_none_of_has_nothing_to_be_out_of_line_with(
     tmp_path: Path, db_path: Path
 ) -> None:

@@ -44,6 +44,7 @@ from gpuplan.bounded import (
     read_text,
 )
 from gpuplan.catalog import dates
+from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE, MIN_GPU_FRACTION
 from gpuplan.catalog.importers.skypilot_common import read_rows, too_many_rows
 from gpuplan.catalog.model import HOURS_PER_MONTH, OfferPrice, OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.providers import PROVIDERS, facts
@@ -468,7 +469,12 @@ def out_of_line(parsed: OwnFile, store: PriceFacts) -> OwnFile:
         if key not in held:
             held[key] = _held(store, *key)
         known = held[key]
-        if usd_per_unit is None or known is None or not row.gpu_count > 0:
+        if (
+            usd_per_unit is None
+            or known is None
+            or not MIN_GPU_FRACTION <= row.gpu_count <= MAX_GPUS_PER_INSTANCE
+        ):
+            # a GPU count the gates refuse is refused for it, not for the price it divides
             kept.append(row)
             continue
         hours = HOURS_PER_MONTH if p.unit == PriceUnit.MONTH.value else 1.0
