@@ -203,16 +203,29 @@ def test_unknown_price_date(as_of: str) -> None:
     _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
 
 
-@pytest.mark.parametrize("as_of", ["2026-11-09", "2025-01", "2019"])
+@pytest.mark.parametrize("as_of", ["2026-11-09", "2026-10", "2026"])
 def test_a_date_whose_bounds_straddle_the_limit_is_an_unknown_price_date(as_of: str) -> None:
     # A source without a date of its own ("observed between June 2025 and today"): the store says
     # its staleness is unknown, and the plan counts its date as an unknown fact (it never wins a tie).
-    staleness = "fresh" if as_of.startswith("2026") else "stale"
     rows = [
-        offer(instance_type="known", as_of=as_of, staleness=staleness, stale=staleness == "stale"),
+        offer(instance_type="known", as_of=as_of, staleness="fresh", stale=False),
         offer(instance_type="unknown", as_of="2025-06/2026-12-01", staleness="unknown", stale=True),
     ]
     _check(_plan(rows, JobFacts(), [_costs("us-east-1")]), "price_date")
+
+
+@pytest.mark.parametrize("as_of", ["2025-01", "2019", "2023-06"])
+def test_a_date_past_the_limit_is_an_unknown_price_date(as_of: str) -> None:
+    # A dated price older than the staleness limit is not known to hold today either: its date is
+    # an unknown fact of the option (named with the date), and it never wins a tie against a fresh one.
+    rows = [
+        offer(instance_type="unknown", as_of=as_of, staleness="stale", stale=True),
+        offer(instance_type="known", as_of="2026-11-09", staleness="fresh", stale=False),
+    ]
+    plan = _plan(rows, JobFacts(), [_costs("us-east-1")])
+    _check(plan, "price_date")
+    [old] = [o for o in plan.options if o.instance_type == "unknown"]
+    assert any(as_of in u.assumed for u in old.unknown_facts if u.fact == "price_date")
 
 
 def test_a_source_that_names_no_region_is_an_unknown_region() -> None:

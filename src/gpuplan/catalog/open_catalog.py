@@ -32,6 +32,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.ownership import check_owned, check_owned_sqlite, current_revision, refuse_non_sqlite
 from gpuplan.catalog.revisions import HEAD_REVISION
@@ -58,8 +59,6 @@ __all__ = [
     "writing",
 ]
 
-#: A price older than this many days is flagged ``stale``.
-DEFAULT_STALE_AFTER_DAYS = 180
 #: Seconds a connection waits for another writer. A large SkyPilot import holds the write lock for
 #: ~8 s on a slow disk (measured in the fault-injection pass); SQLite's default 5 s was too short.
 BUSY_TIMEOUT_S = 60.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.plan.candidates import Candidates
 from gpuplan.plan.constraints import Constraints
 from gpuplan.plan.costing import CostArrays
@@ -34,3 +35,5 @@ class PlanContext:
     """The same candidates costed with every unknown fact at its best case (positions as ``costs``)."""
     bounds: HostBounds | None = None
     """The conservative bounds the unknown instance facts were taken at."""
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
+    """The staleness limit the offers' ``stale`` flags were set against, days."""

@@ -15,7 +15,7 @@ from gpuplan.plan.region_costs import CostFacts, RegionCharges
 from gpuplan.plan.spot import SpotRate, SpotTimes, spot_rates, spot_times
 from gpuplan.plan.unknowns import Fact
 
-__all__ = ["CostArrays", "cost_candidates"]
+__all__ = ["CostArrays", "cost_candidates", "not_known_current"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +79,19 @@ def _region_ids(offers: OfferTable) -> tuple[IntArray, list[tuple[str, str]]]:
     uniq, inverse = np.unique(pair, return_inverse=True)
     regions = [(str(u).split("\x1f")[0], str(u).split("\x1f")[1]) for u in uniq]
     return inverse.reshape(-1).astype(np.int64), regions
+
+
+def not_known_current(offers: OfferTable) -> BoolArray:
+    """Per offer row, whether its price is not known to hold today: it has no date, its date's
+    bounds straddle the staleness limit, it is older than the limit (the provider may have repriced
+    it since), or it is ranked at a dated floor instead of its own undated figure."""
+    out: BoolArray = (
+        (offers.as_of == "")
+        | offers.stale
+        | np.isin(offers.staleness, ("unknown", "stale"))
+        | (offers.floor_as_of != "")
+    )
+    return out
 
 
 def cost_candidates(
@@ -193,10 +206,8 @@ def cost_candidates(
     # an open band (">20%") bounds the rate from below only: the rate is unknown as without a band
     open_band = np.array([r.best_per_hour is not None for r in rates], dtype=bool)[offer_rate_id][o]
     unknown |= np.where(is_spot & (no_band | open_band), int(Fact.SPOT_RATE), 0)
-    # A price date is unknown when there is none, or when its bounds straddle the staleness limit.
     # Compared per offer row, then gathered: gathering the text columns first copies every candidate's.
-    undated = (offers.as_of == "") | (offers.staleness == "unknown") | (offers.floor_as_of != "")
-    unknown |= np.where(undated[o], int(Fact.PRICE_DATE), 0)
+    unknown |= np.where(not_known_current(offers)[o], int(Fact.PRICE_DATE), 0)
     # a source that names no region: where the GPUs are (country, transfer prices) is unknown
     unknown |= np.where((offers.region == UNSPECIFIED_REGION)[o], int(Fact.REGION), 0)
 

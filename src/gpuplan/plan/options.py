@@ -14,7 +14,7 @@ from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact, gpu_link_words
 
-__all__ = ["MAY_NOT_FIT_FLAG", "make_option"]
+__all__ = ["MAY_NOT_FIT_FLAG", "make_option", "price_date_words"]
 
 #: The flag of an option whose memory band straddles the GPU's usable memory.
 MAY_NOT_FIT_FLAG = N_(
@@ -108,9 +108,28 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
                 day=row.floor_as_of,
             )
         else:
-            assumed = _("treated as stale")
+            assumed = price_date_words(row.as_of, row.staleness, ctx.stale_after_days)
         out.append(UnknownFact(fact=FACT_CODES[fact], assumed=assumed))
     return tuple(out)
+
+
+def price_date_words(as_of: str, staleness: str, limit_days: int) -> str:
+    """Why a price is not known to hold today, naming its date: older than the limit, possibly
+    older (an interval or a month that straddles it), or undated."""
+    if not as_of:
+        return _("undated, treated as stale")
+    if "/" in as_of:
+        start, end = as_of.split("/", 1)
+        when = _("observed at some time between {start} and {end}").format(start=start, end=end)
+    else:
+        when = _("dated {date}").format(date=as_of)
+    if staleness == "stale":
+        return _("{when}, older than the {days}-day limit: the provider may have repriced it since").format(
+            when=when, days=limit_days
+        )
+    return _("{when}, possibly older than the {days}-day limit: treated as stale").format(
+        when=when, days=limit_days
+    )
 
 
 def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
