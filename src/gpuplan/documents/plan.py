@@ -27,6 +27,7 @@ __all__ = [
     "PlanConstraintsDoc",
     "PlanDocument",
     "PlanOption",
+    "PlanWithoutStalePrices",
     "PlanWorkload",
     "SpotDoc",
     "UnknownFactDoc",
@@ -301,6 +302,19 @@ class PlanWorkload(_WorkloadPart):
         return {"preset": v} if isinstance(v, str) else v
 
 
+class PlanWithoutStalePrices(Document):
+    """Beside a recommended option whose price is not known to be within the staleness limit (older,
+    or of unknown age): the best option, by the same objective and constraints, among the prices
+    that are. Prices move, so a winner resting on an old one is shown beside the best fresh one."""
+
+    option: PlanOption | None = None
+    """None when no feasible option has a price known to be within the limit."""
+    offers_left_out: int = Field(ge=0)
+    """Feasible offers (provider, region, instance, pricing) left out for their price's age."""
+    note: str
+    """The recommended price's date and the alternative, in words."""
+
+
 class PlanDocument(Document):
     """``gpuplan plan --json``: ranked options, the Pareto front, personas, baseline and why."""
 
@@ -332,6 +346,9 @@ class PlanDocument(Document):
     """When unknown facts decided the winner: which option would rank first at their best case."""
     stale_after_days: int | None = None
     """The staleness limit the options' ``stale`` flags are set against, days."""
+    without_stale_prices: PlanWithoutStalePrices | None = None
+    """The best option among prices known to be within the staleness limit, beside a recommended
+    option whose price is not; None when the recommended price is known fresh."""
 
 
 def upgrade_v1_option(option: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, format_number, money
@@ -23,11 +24,11 @@ from gpuplan.plan.candidates import (
 )
 from gpuplan.plan.constraints import Constraints, Objective, Reason, labels_satisfy
 from gpuplan.plan.context import PlanContext
-from gpuplan.plan.costing import CostArrays, cost_candidates
+from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.notes import plan_notes
-from gpuplan.plan.options import make_option
+from gpuplan.plan.options import make_option, price_date_words
 from gpuplan.plan.rank import (
     explain_winner,
     objective_order,
@@ -38,7 +39,7 @@ from gpuplan.plan.rank import (
 )
 from gpuplan.plan.region_costs import CostFacts
 from gpuplan.plan.region_countries import managed_kubernetes
-from gpuplan.plan.result import Option, Plan
+from gpuplan.plan.result import Option, Plan, WithoutStalePrices
 from gpuplan.plan.unknowns import Fact, fact_names, host_bounds
 from gpuplan.units import format_hours
 
@@ -219,6 +220,7 @@ def _run(
     estimate: EstimateFn,
     constraints: Constraints,
     unknown_costs: str,
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
 ) -> PlanContext:
     cands = enumerate_candidates(offers, constraints)
     exclude_model_split(cands, job)
@@ -237,7 +239,14 @@ def _run(
         if assumed.size:
             cands.exclude(_scatter(cands, costs, assumed[costs.region_id]), Reason.UNKNOWN_COST)
     return PlanContext(
-        offers=offers, cands=cands, costs=costs, job=job, constraints=constraints, best=best, bounds=bounds
+        offers=offers,
+        cands=cands,
+        costs=costs,
+        job=job,
+        constraints=constraints,
+        best=best,
+        bounds=bounds,
+        stale_after_days=stale_after_days,
     )
 
 
@@ -271,6 +280,43 @@ def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) ->
     )
 
 
+def _without_stale_prices(ctx: PlanContext, sure: np.ndarray, rec: Option) -> WithoutStalePrices | None:
+    """Where the recommended price is not known to be within the staleness limit: the best option
+    among the feasible ones whose price is (the same objective, the same constraints), with the
+    recommended price's date, in words. None when the recommended price is known fresh."""
+    if not rec.stale and rec.staleness in ("fresh", ""):
+        return None
+    o = ctx.cands.offer[ctx.costs.idx[sure]]
+    fresh = ~not_known_current(ctx.offers)[o]
+    option = _best_of(ctx, sure, fresh)
+    t = ctx.offers
+    left_out = len(
+        {(t.provider[r], t.region[r], t.instance_type[r], t.pricing[r]) for r in np.unique(o[~fresh])}
+    )
+    days = ctx.stale_after_days
+    why = price_date_words(rec.as_of, rec.staleness, days)
+    if option is None:
+        words = _(
+            "recommended price {why}; no feasible option has a price known to be within the {days}-day limit"
+        ).format(why=why, days=days)
+    else:
+        extra = option.total_cost_usd - rec.total_cost_usd
+        words = _(
+            "recommended price {why}; best among prices known to be within the {days}-day limit: "
+            "{option} — {time_cost} ({difference}; its price as of {date})"
+        ).format(
+            why=why,
+            days=days,
+            option=option.label,
+            time_cost=_time_cost_words(option.job_time_h, option.total_cost_usd),
+            difference=(_("{amount} more") if extra >= 0 else _("{amount} less")).format(
+                amount=money(abs(extra))
+            ),
+            date=option.as_of,
+        )
+    return WithoutStalePrices(option=option, left_out=left_out, words=words)
+
+
 def _time_cost_words(time_h: float | None, cost_usd: float | None) -> str:
     from gpuplan.i18n import money
 
@@ -292,6 +338,7 @@ def _baseline(
     estimate: EstimateFn,
     spec: BaselineSpec,
     deadline_h: float | None,
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
 ) -> tuple[Option | None, str]:
     """Cost the baseline with the same arithmetic, ignoring the user's constraints except the
     deadline (for its miss probability): the smallest node count on which the job fits."""
@@ -307,7 +354,7 @@ def _baseline(
         return None, _("baseline {what}: not in the catalog").format(what=what)
     sub = OfferTable(**{name: getattr(offers, name)[rows] for name in offers.__dataclass_fields__})
     base_constraints = Constraints(pricing=(spec.pricing,), deadline_h=deadline_h)
-    ctx = _run(sub, facts, job, estimate, base_constraints, "assume")
+    ctx = _run(sub, facts, job, estimate, base_constraints, "assume", stale_after_days)
     alive = ctx.cands.alive[ctx.costs.idx]
     if not alive.any():
         return None, _("baseline {what}: no priced offer, or the job does not fit on it").format(what=what)
@@ -356,7 +403,7 @@ def plan_offers(
     baseline: BaselineSpec | None = None,
     unknown_costs: str = "assume",
     notes: tuple[str, ...] = (),
-    stale_after_days: int = 180,
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS,
 ) -> Plan:
     """Rank every way to run the job on ``offers`` under ``constraints``.
 
@@ -376,7 +423,7 @@ def plan_offers(
     if top < 1:
         raise InputError.worded(N_("top must be at least 1, got {top}"), top=top)
     _check_names(offers, constraints)
-    ctx = _run(offers, facts, job, estimate, constraints, unknown_costs)
+    ctx = _run(offers, facts, job, estimate, constraints, unknown_costs, stale_after_days)
     cands, costs = ctx.cands, ctx.costs
     # Deadline and budget last: what remains before them is what the explanation talks about.
     pre = cands.alive[costs.idx]
@@ -408,7 +455,7 @@ def plan_offers(
     )
     comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
     base, base_note = _baseline(
-        offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h
+        offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h, stale_after_days
     )
     rec = ranked[0]
     savings = None
@@ -450,4 +497,5 @@ def plan_offers(
         ),
         decided_by_unknowns=_decided_by_unknowns(ctx, feasible, rec),
         stale_after_days=stale_after_days,
+        without_stale_prices=_without_stale_prices(ctx, sure, rec),
     )

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.i18n.places import place
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.unknowns import UnknownFact
 from gpuplan.vocab import pricing_name
 
-__all__ = ["CostBreakdown", "CostItem", "Option", "PersonaPick", "Plan", "SpotRisk", "UnknownFact"]
+__all__ = [
+    "CostBreakdown",
+    "CostItem",
+    "Option",
+    "PersonaPick",
+    "Plan",
+    "SpotRisk",
+    "UnknownFact",
+    "WithoutStalePrices",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -171,6 +181,21 @@ class PersonaPick:
 
 
 @dataclass(frozen=True, kw_only=True)
+class WithoutStalePrices:
+    """Beside a recommended option whose price is not known to be within the staleness limit (older,
+    or of unknown age): the best option, by the same objective and constraints, among the prices that
+    are. Prices move, so a winner that rests on an old one is shown beside the best fresh one, as
+    ``tco`` shows its total without stale spot prices."""
+
+    option: Option | None
+    """None when no feasible option has a price known to be within the limit."""
+    left_out: int
+    """Feasible offers (provider, region, instance, pricing) left out for their price's age."""
+    words: str
+    """The recommended price's date and the alternative, in words."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Plan:
     """The planner's answer."""
 
@@ -197,5 +222,8 @@ class Plan:
     decided_by_unknowns: str = ""
     """In words, when unknown facts decided the winner: which option would rank first with them at
     their best case, and which facts those are; empty when no unknown changes the winner."""
-    stale_after_days: int = 180
+    stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     """The staleness limit the options' prices are flagged against, days."""
+    without_stale_prices: WithoutStalePrices | None = None
+    """The best option among prices known to be within the staleness limit, shown beside a
+    recommended option whose price is not; None when the recommended price is known fresh."""

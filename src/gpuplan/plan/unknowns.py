@@ -20,7 +20,13 @@ egress price    the highest internet egress price  the lowest the catalog knows
 storage price   the highest of its kind            the lowest of its kind
 spot rate       one interruption per 24 h          the lowest published band's rate
                 (``plan/spot.py``)
-price date      stale; an undated spot price below    its own figure
+price date      stale (undated, of unknown age, or    its own figure
+                older than the staleness limit:
+                named with its date; where the
+                winner's is, the plan shows the
+                best option among prices known to
+                be within the limit beside it); an
+                undated spot price below
                 the dated one of its region (its
                 lowest zone, else its average;
                 without either, the lowest of its

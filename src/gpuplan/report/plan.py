@@ -19,6 +19,7 @@ from gpuplan.documents.plan import (
     PlanConstraintsDoc,
     PlanDocument,
     PlanOption,
+    PlanWithoutStalePrices,
     PlanWorkload,
     SpotDoc,
     UnknownFactDoc,
@@ -136,6 +137,11 @@ def plan_json(
         notes=list(plan.notes),
         decided_by_unknowns=plan.decided_by_unknowns,
         stale_after_days=plan.stale_after_days,
+        without_stale_prices=None
+        if (w := plan.without_stale_prices) is None
+        else PlanWithoutStalePrices(
+            option=option_json(w.option) if w.option else None, offers_left_out=w.left_out, note=w.words
+        ),
     )
 
 

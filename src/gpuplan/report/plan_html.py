@@ -192,6 +192,8 @@ def _summary_lines(plan: Plan) -> list[str]:
     ]
     if warning := stale_warning(plan):
         lines.append(warning)
+    if plan.without_stale_prices is not None:
+        lines.append(plan.without_stale_prices.words)
     if rec.unknown_facts:
         lines.append(_("unknown, costed at the conservative bound: {facts}").format(facts=unknown_words(rec)))
     if plan.decided_by_unknowns:

@@ -271,6 +271,8 @@ def _price_line(plan: Plan, rec: Option) -> list[Any]:
     ]
     if warning := stale_warning(plan):
         lines.append(Text("  " + warning, style="bold yellow"))
+    if plan.without_stale_prices is not None:
+        lines.append(Text("  " + plan.without_stale_prices.words, style="bold yellow"))
     return lines
 
 
