@@ -130,3 +130,13 @@ def test_offers_a_tensor_parallel_split_cannot_use_are_counted_in_both_languages
     assert len(en) == len(zh) == 1
     assert f"{dropped:,} candidates left out" in en[0]
     assert f"排除了 {dropped:,} 个候选" in zh[0]
+
+
+def test_max_gpus_past_the_planners_search_is_refused_with_the_cap(env: dict[str, Path]) -> None:
+    # The planner enumerates at most 64 GPUs in all (plan.constraints.MAX_TOTAL_GPUS): 1000 was
+    # taken and planned as 64, the plan's notes saying 64 to a user who asked for 1000.
+    r = _run(env, "--max-gpus", "1000")
+    assert r.returncode == 2, r.stdout
+    (line,) = r.stderr.strip().splitlines()
+    assert "--max-gpus" in line and "64" in line, line
+    assert _run(env, "--max-gpus", "64", "--top", "1").returncode == 0

@@ -304,3 +304,18 @@ def test_two_jobs_of_about_the_same_time_are_not_called_faster() -> None:
     rows = [offer(), offer(region="us-west-2", price_usd=25.0)]
     plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
     assert "about the same time" in plan.why[0] and "0 s" not in plan.why[0]
+
+
+def test_a_gpu_limit_past_the_planners_search_is_refused_naming_it() -> None:
+    # A workload file's constraints.max_gpus and a library caller reach Constraints without the
+    # CLI's flag check: 1000 was silently searched as 64.
+    from gpuplan.errors import InputError
+    from gpuplan.plan.constraints import MAX_TOTAL_GPUS
+
+    with pytest.raises(InputError) as e:
+        Constraints(max_gpus=1000)
+    assert str(e.value) == (
+        f"max_gpus 1000 is more than the planner searches: at most {MAX_TOTAL_GPUS} GPUs in all; "
+        f"give 1 to {MAX_TOTAL_GPUS}"
+    )
+    assert Constraints(max_gpus=MAX_TOTAL_GPUS).total_gpu_limit == MAX_TOTAL_GPUS

@@ -193,6 +193,22 @@ def test_plan_answers_the_cli_document_at_once_on_a_cached_profile_then_from_the
     engine.dispose()
 
 
+def test_max_gpus_past_the_planners_search_is_refused_as_the_cli_refuses_it(service: Service) -> None:
+    # The planner searches at most 64 GPUs in all: 1000 was accepted and planned as 64, for the
+    # request and for a workload whose own constraints say so; neither is queued.
+    h = service.auth("plan")
+    said = _error(
+        service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_gpus": 1000}, headers=h),
+        422,
+    )
+    assert said.startswith("max_gpus: ") and "64" in said, said
+    w = {**bert_workload(), "constraints": {"max_gpus": 1000}}
+    said = _error(service.client.post("/api/v1/plan", json={"workload": w}, headers=h), 400)
+    assert said.startswith("max_gpus 1000 is more than the planner searches: at most 64 GPUs"), said
+    ok = service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_gpus": 64}, headers=h)
+    assert ok.status_code == 200, ok.text
+
+
 def test_a_discount_changes_the_cached_plan_and_is_audited(service: Service) -> None:
     body = {"workload": bert_workload()}
     h = service.auth("plan")

@@ -32,6 +32,7 @@ from gpuplan.cli._numbers import finite_float
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
+from gpuplan.hardware.gpus import MAX_PLANNED_GPUS
 from gpuplan.i18n import N_, _
 
 __all__ = ["PlanOptions", "register"]
@@ -165,7 +166,13 @@ def plan_cmd(
         ),
     ] = None,
     max_gpus: Annotated[
-        int | None, typer.Option("--max-gpus", min=1, help="At most this many GPUs in all (default 64).")
+        int | None,
+        typer.Option(
+            "--max-gpus",
+            min=1,
+            max=MAX_PLANNED_GPUS,
+            help="At most this many GPUs in all: 1 to 64, what the planner searches (the default).",
+        ),
     ] = None,
     max_nodes: Annotated[
         int | None,

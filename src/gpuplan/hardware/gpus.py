@@ -18,6 +18,7 @@ from gpuplan.i18n import N_
 __all__ = [
     "GPU",
     "MAX_GPU_COUNT",
+    "MAX_PLANNED_GPUS",
     "achievable_matmul_fraction",
     "all_gpus",
     "architecture_measured",
@@ -32,6 +33,9 @@ __all__ = [
 #: ``max_gpus``): 512 nodes of 8; a count past it is a typo, and estimated it gives a meaningless
 #: step time (10^15 s for 10^20 GPUs).
 MAX_GPU_COUNT = 4096
+#: Most GPUs in all the planner enumerates for one job (the planning budget of DESIGN.md: 1–64 GPUs
+#: over the whole catalog); ``plan --max-gpus`` and the service's ``max_gpus`` stop here.
+MAX_PLANNED_GPUS = 64
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")

@@ -9,6 +9,7 @@ from enum import Enum
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
+from gpuplan.hardware.gpus import MAX_PLANNED_GPUS
 from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
 
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 #: Largest total GPU count enumerated (the planning budget in DESIGN.md: 1–64 GPUs).
-MAX_TOTAL_GPUS = 64
+MAX_TOTAL_GPUS = MAX_PLANNED_GPUS
 #: Instances one job may span unless the user says more (``--max-nodes``). ASSUMPTION: 8, what a
 #: team can usually get at once without a capacity reservation or a quota request (default GPU
 #: quotas of new cloud accounts are far below 64 GPUs); shown in every plan's assumptions.
@@ -84,7 +85,7 @@ class Constraints:
     pricing: tuple[str, ...] | None = None
     """Pricing models allowed; None = on_demand, spot, monthly (+ reserved with a commitment)."""
     max_gpus: int | None = None
-    """Most GPUs in all (None: the planning limit, 64)."""
+    """Most GPUs in all, 1 to :data:`MAX_TOTAL_GPUS` (None: that limit, 64)."""
     max_nodes: int | None = None
     """Most instances (None: :data:`DEFAULT_MAX_NODES`)."""
     min_gpu_memory_gib: float | None = None
@@ -109,6 +110,17 @@ class Constraints:
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise InputError.worded(N_("{name} must be at least 1, got {value}"), name=name, value=v)
+        if self.max_gpus is not None and self.max_gpus > MAX_TOTAL_GPUS:
+            # Searched as MAX_TOTAL_GPUS, a larger limit would rank as if options of more GPUs
+            # had been looked at and found wanting.
+            raise InputError.worded(
+                N_(
+                    "max_gpus {value} is more than the planner searches: at most {cap} GPUs in all; "
+                    "give 1 to {cap}"
+                ),
+                value=self.max_gpus,
+                cap=MAX_TOTAL_GPUS,
+            )
         if self.commitment is not None:
             # A frozen dataclass: the cast spelling is stored through object.__setattr__.
             object.__setattr__(self, "commitment", Commitment.cast(self.commitment).value)
@@ -132,7 +144,7 @@ class Constraints:
 
     @property
     def total_gpu_limit(self) -> int:
-        return min(self.max_gpus or MAX_TOTAL_GPUS, MAX_TOTAL_GPUS)
+        return self.max_gpus or MAX_TOTAL_GPUS
 
     @property
     def node_limit(self) -> int:
