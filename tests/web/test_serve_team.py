@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from serve_helpers import Service, bert_workload, cache_stand_in, make_tokens
@@ -444,3 +445,70 @@ def test_a_saved_workload_whose_inline_config_no_trace_could_read_is_refused_whe
     assert r.status_code == 400, r.text
     assert "hf_config_json" in r.text and "gpuplan-serve" not in r.text and "/tmp" not in r.text
     assert service.client.get("/api/v1/workloads", headers=service.auth("read")).json()["workloads"] == []
+
+
+def test_import_reads_a_price_list_of_ones_own_as_the_cli_does(service: Service) -> None:
+    # The service read only SkyPilot's layout: a yuan price list (--format gpuplan) could not be
+    # sent at all. It is now named in the request, with the CLI's checks and refusals.
+    from pathlib import Path
+
+    example = (Path(__file__).resolve().parents[2] / "examples" / "prices" / "alibaba-quote.csv").read_bytes()
+    admin = {"Content-Type": "text/csv", **service.auth("admin")}
+    c = service.client
+
+    def _error(r: Any, status: int) -> str:
+        assert r.status_code == status, r.text
+        return str(r.json()["error"])
+
+    r = c.post("/api/v1/catalog/import?format=gpuplan", content=example, headers=admin)
+    assert r.status_code == 200, r.text
+    assert r.json()["provider"] == "alibaba" and r.json()["prices_imported"] == 3
+    listed = c.get(
+        "/api/v1/offers?provider=alibaba&pricing=monthly&currency=CNY", headers=service.auth("read")
+    )
+    assert any(o["price_cny_per_hour"] for o in listed.json()["offers"])
+    # the same list as JSON, sent as application/json
+    rows = [
+        {
+            "provider": "alibaba",
+            "region": "cn-hangzhou",
+            "instance_type": "ecs.gn7i-c8g1.2xlarge",
+            "gpu": "A10",
+            "gpu_count": 1,
+            "pricing": "monthly",
+            "price": 2900,
+            "currency": "CNY",
+            "unit": "month",
+            "as_of": "2026-11-18",
+            "source": "EXAMPLE figure",
+        }
+    ]
+    r = c.post("/api/v1/catalog/import?format=gpuplan", json=rows, headers={**service.auth("admin")})
+    assert r.status_code == 200, r.text
+    # an unknown format: 422 naming the field, with "did you mean"
+    said = _error(c.post("/api/v1/catalog/import?format=gpuplna", content=example, headers=admin), 422)
+    assert said == "query.format: unknown format 'gpuplna'; did you mean 'gpuplan'?", said
+    # the CLI's refusals, naming the request's fields, not the CLI's flags
+    no_date = example.replace(b",2026-11-18,", b",,", 1)
+    doc = c.post("/api/v1/catalog/import?format=gpuplan", content=no_date, headers=admin).json()
+    assert doc["rejected"][0]["reason"] == (
+        "as_of is empty: write the day the price was quoted (2026-11-30), or give as_of"
+    )
+    two = (
+        example
+        + b"huawei,cn-north-4,,p3.16xlarge.8,A100-SXM4-80GB,8,64,512,on_demand,260,CNY,hour,2026-11-20,x\n"
+    )
+    said = _error(c.post("/api/v1/catalog/import?format=gpuplan", content=two, headers=admin), 400)
+    assert said == (
+        "the request body names 2 providers (alibaba, huawei): import one provider at a time with "
+        "provider; nothing was imported"
+    ), said
+    said = _error(c.post("/api/v1/catalog/import", content=example, headers=admin), 400)
+    assert said == "a SkyPilot catalog file does not name its provider: give it, provider aws", said
+    # a monthly price typed as hourly: refused as the CLI refuses it
+    hourly = example.replace(b"monthly,105000,CNY,month", b"on_demand,105000,CNY,hour", 1)
+    r = c.post("/api/v1/catalog/import?format=gpuplan", content=hourly, headers=admin)
+    assert r.status_code == 200, r.text
+    assert "more than 10x the highest on_demand price" in r.json()["rejected"][0]["reason"]
+    actions = [e for e in c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]]
+    assert any(e["action"] == "catalog.import" and e["target"] == "alibaba" for e in actions)

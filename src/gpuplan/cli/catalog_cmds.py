@@ -287,10 +287,6 @@ def info(
     _print(info_view(data))
 
 
-#: The layouts ``catalog import FILE --format`` reads.
-FILE_FORMATS = ("skypilot", "gpuplan")
-
-
 @catalog_app.command("import")
 def import_(
     ctx: typer.Context,
@@ -367,42 +363,29 @@ def import_(
 def _import_file(
     ctx: typer.Context, file: Path, providers: list[str], fmt: str, as_of: str | None, json_out: bool
 ) -> None:
-    from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.gates import import_day
-    from gpuplan.catalog.importers import parse_skypilot
-    from gpuplan.catalog.importers.own import read_own_prices
-    from gpuplan.errors import InputError, NotFoundError
+    from gpuplan.catalog.importers.price_file import file_format, read_price_file
+    from gpuplan.errors import InputError
 
-    if fmt not in FILE_FORMATS:
-        raise NotFoundError("--format", fmt, list(FILE_FORMATS))
-    if fmt == "gpuplan":
+    if file_format(fmt) == "gpuplan":
         if len(providers) > 1:
             raise InputError.worded(N_("a price list is imported for one provider: --provider huawei (one)"))
-        if as_of is not None:
-            import_day(as_of, date.today())
-        store = _store(ctx)
-        own = read_own_prices(store, file, provider=providers[0] if providers else None, as_of=as_of)
-        report = store.import_offers(
-            own.rows,
-            provider=own.provider,
-            source=f"own price list {file.name} ({own.provider}, gpuplan layout)",
-            kind="own",
-            rejected=own.rejected,
-        )
-        _import_done(file, report, json_out)
-        return
-    if len(providers) != 1:
+    elif len(providers) != 1:
         raise InputError.worded(N_("a catalog FILE needs its provider: --provider aws (one)"))
-    prov = PROVIDERS.cast(providers[0])
-    day = import_day(as_of, date.today())
+    if as_of is not None:
+        import_day(as_of, date.today())  # refused before the catalog is opened
     store = _store(ctx)
-    parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
+    read = read_price_file(
+        store,
+        file,
+        fmt=fmt,
+        provider=providers[0] if providers else None,
+        as_of=as_of,
+        today=date.today(),
+        described=file.name,
+    )
     report = store.import_offers(
-        parsed.rows,
-        provider=prov,
-        source=f"SkyPilot catalog file {file.name} ({prov}), as of {day}",
-        kind="skypilot",
-        rejected=parsed.rejected,
+        read.rows, provider=read.provider, source=read.source, kind=read.kind, rejected=read.rejected
     )
     _import_done(file, report, json_out)
 

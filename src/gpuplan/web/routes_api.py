@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import AfterValidator
 
 from gpuplan.documents import (
     CatalogInfoDocument,
@@ -35,7 +36,7 @@ from gpuplan.documents.serve import (
     JobDocument,
 )
 from gpuplan.documents.simulate import AutoscaleDocument
-from gpuplan.errors import CatalogImportError, Phrase
+from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
@@ -302,38 +303,80 @@ def discounts_clear(
     return _discounts(store)
 
 
+def _file_format(value: str) -> str:
+    from gpuplan.catalog.importers.price_file import SERVICE_NAMES, file_format
+
+    try:
+        return file_format(value, SERVICE_NAMES)
+    except NotFoundError as e:
+        raise ValueError(e) from None  # 422, "format: unknown format …; did you mean …"
+
+
 @router.post(
     "/catalog/import",
     response_model=ImportDocument,
     openapi_extra={
-        "requestBody": {"required": True, "content": {"text/csv": {"schema": {"type": "string"}}}}
+        "requestBody": {
+            "required": True,
+            "content": {
+                "text/csv": {"schema": {"type": "string"}},
+                "application/json": {
+                    "schema": {
+                        "type": "array",
+                        "items": {"type": "object"},
+                        "description": "format=gpuplan only: the price list as JSON, a list of objects "
+                        "with the CSV's columns as keys",
+                    }
+                },
+            },
+        }
     },
 )
 async def catalog_import(
     request: Request,
     caller: Annotated[Caller, authorised("admin")],
-    provider: Annotated[str, Query(max_length=32)],
+    provider: Annotated[str | None, Query(max_length=32)] = None,
     # a day, a month or the bounds of an undated source (2026-10/2026-11-30), as `catalog import --as-of`
     as_of: Annotated[str | None, Query(max_length=21)] = None,
+    fmt: Annotated[
+        str,
+        Query(
+            alias="format",
+            max_length=16,
+            description="skypilot: SkyPilot's catalog CSV of one provider (give provider; USD per hour). "
+            "gpuplan: a price list of your own, CSV or JSON, one price a row with its currency (USD or "
+            "CNY), unit, date and source (examples/prices/README.md); provider picks one provider of it.",
+        ),
+        AfterValidator(_file_format),
+    ] = "skypilot",
 ) -> Any:
-    """Import a SkyPilot catalog CSV (the body); all of its good rows or none."""
+    """Import a price file (the body) in the layout ``format`` names, as ``gpuplan catalog import FILE
+    --format`` does: all of its good rows or none."""
     body = await request.body()
     from starlette.concurrency import run_in_threadpool
 
-    return await run_in_threadpool(_import, request, caller, provider, as_of, body)
+    json_body = request.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+    return await run_in_threadpool(_import, request, caller, provider, as_of, fmt, body, json_body)
 
 
-def _import(request: Request, caller: Caller, provider: str, as_of: str | None, body: bytes) -> Any:
+def _import(
+    request: Request,
+    caller: Caller,
+    provider: str | None,
+    as_of: str | None,
+    fmt: str,
+    body: bytes,
+    json_body: bool,
+) -> Any:
     import tempfile
 
-    from gpuplan.catalog import PROVIDERS
     from gpuplan.catalog.gates import import_day
-    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.importers.price_file import SERVICE_NAMES, read_price_file
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.report.catalog import import_json, rejected_reasons
 
-    prov = PROVIDERS.cast(provider)
-    day = import_day(as_of, date.today(), "as_of")
+    if as_of is not None:
+        import_day(as_of, date.today(), SERVICE_NAMES.as_of)
     try:
         body.decode(
             "utf-8"
@@ -344,24 +387,35 @@ def _import(request: Request, caller: Caller, provider: str, as_of: str | None, 
         ) from None
     store = _store(request)
     with tempfile.TemporaryDirectory(prefix="gpuplan-import-") as folder:
-        file = Path(folder) / "catalog.csv"
+        # a price list's JSON is read as JSON by its name, as the CLI reads a .json file
+        file = Path(folder) / ("upload.json" if json_body and fmt == "gpuplan" else "upload.csv")
         file.write_bytes(body)
         try:
-            parsed = parse_skypilot(file, prov, as_of=day, known_instances=store.known_instances())
+            read = read_price_file(
+                store,
+                file,
+                fmt=fmt,
+                provider=provider,
+                as_of=as_of,
+                today=date.today(),
+                described=f"uploaded by {caller.name}",
+                names=SERVICE_NAMES,
+            )
         except CatalogImportError as e:
             raise _as_body(e, file) from None
     report = store.import_offers(
-        parsed.rows,
-        provider=prov,
-        source=f"SkyPilot catalog file uploaded by {caller.name} ({prov}), as of {day}",
-        kind="skypilot",
-        rejected=parsed.rejected,
+        read.rows, provider=read.provider, source=read.source, kind=read.kind, rejected=read.rejected
     )
     TeamStore(store.engine).record(
         caller.name,
         "catalog.import",
-        prov,
-        {"import_id": report.import_id, "rows": len(parsed.rows), "rejected": len(parsed.rejected)},
+        read.provider,
+        {
+            "import_id": report.import_id,
+            "rows": len(read.rows),
+            "rejected": len(read.rejected),
+            "format": fmt,
+        },
     )
     if report.import_id is None:
         # The answer is one line: it names the first refused rows and why, as the CLI's table does.

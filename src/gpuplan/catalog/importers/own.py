@@ -63,6 +63,7 @@ __all__ = [
     "out_of_line",
     "parse_own",
     "read_own_prices",
+    "rows_out_of_line",
 ]
 
 #: The columns every row fills (the header may order them as it likes).
@@ -116,11 +117,24 @@ class PriceFacts(Protocol):
 
 
 def read_own_prices(
-    store: PriceFacts, path: Path | str, *, provider: str | None = None, as_of: str | None = None
+    store: PriceFacts,
+    path: Path | str,
+    *,
+    provider: str | None = None,
+    as_of: str | None = None,
+    provider_name: str = "--provider",
+    as_of_name: str = "--as-of",
 ) -> OwnFile:
     """:func:`parse_own` of ``path`` with the catalog's day, then :func:`out_of_line` against the
     catalog's prices: what ``catalog import --format gpuplan`` hands the store."""
-    parsed = parse_own(path, provider=provider, as_of=as_of, today=store.today)
+    parsed = parse_own(
+        path,
+        provider=provider,
+        as_of=as_of,
+        today=store.today,
+        provider_name=provider_name,
+        as_of_name=as_of_name,
+    )
     return out_of_line(parsed, store)
 
 
@@ -128,13 +142,20 @@ def read_own_prices(
 
 
 def parse_own(
-    path: Path | str, *, provider: str | None = None, as_of: str | None = None, today: date
+    path: Path | str,
+    *,
+    provider: str | None = None,
+    as_of: str | None = None,
+    today: date,
+    provider_name: str = "--provider",
+    as_of_name: str = "--as-of",
 ) -> OwnFile:
     """The offer rows of a price list in gpuplan's layout.
 
     ``provider`` (``--provider``): the provider imported; a row naming another is refused. Without
     it the file's rows must name one provider. ``as_of`` (``--as-of``): the date of a row whose
     ``as_of`` is empty; without it every row dates its price. ``today``: no price is observed later.
+    ``provider_name``, ``as_of_name``: what a refusal calls the two (the service's ``provider``).
     """
     prov = PROVIDERS.cast(provider) if provider is not None else None
     records = _json_records(path) if Path(path).suffix.lower() == ".json" else _csv_records(path)
@@ -147,7 +168,7 @@ def parse_own(
             with contextlib.suppress(NotFoundError):  # the row is refused with its did-you-mean
                 named[PROVIDERS.cast(_text(r, "provider"))] = None
         reasons: list[Worded] = []
-        row = _row(path, line, r, reasons, as_of=as_of, today=today)
+        row = _row(path, line, r, reasons, as_of=as_of, today=today, as_of_name=as_of_name)
         if row is None or reasons:
             refused.append(
                 RejectedRow.because(
@@ -178,9 +199,10 @@ def parse_own(
             raise CatalogImportError.worded(
                 N_(
                     "{path} names {n} providers ({providers}): import one provider at a time with "
-                    "--provider; nothing was imported"
+                    "{flag}; nothing was imported"
                 ),
                 path=path,
+                flag=provider_name,
                 n=len(named),
                 providers=listed(named),
             )
@@ -278,6 +300,7 @@ def _row(
     *,
     as_of: str | None,
     today: date,
+    as_of_name: str,
 ) -> OfferRow | None:
     """The offer row of one line, or None; every reason it cannot be one is added to ``reasons``."""
     if "__width" in r:
@@ -324,7 +347,7 @@ def _row(
                 unit=_text(r, "unit"),
             )
         )
-    day = _as_of(_text(r, "as_of") or as_of, today, reasons)
+    day = _as_of(_text(r, "as_of") or as_of, today, reasons, as_of_name)
     source = _text(r, "source")
     bad = control_character(source)
     if bad is not None or len(source) > MAX_SOURCE_CHARS:
@@ -397,10 +420,13 @@ def _number(
     return x
 
 
-def _as_of(day: str | None, today: date, reasons: list[Worded]) -> str | None:
+def _as_of(day: str | None, today: date, reasons: list[Worded], as_of_name: str) -> str | None:
     if not day:
         reasons.append(
-            Phrase(N_("as_of is empty: write the day the price was quoted (2026-11-30), or give --as-of"))
+            Phrase(
+                N_("as_of is empty: write the day the price was quoted (2026-11-30), or give {flag}"),
+                flag=as_of_name,
+            )
         )
         return None
     parsed = dates.parse_as_of(day)
@@ -451,72 +477,98 @@ def _held(store: PriceFacts, gpu: str, pricing: str) -> _Held | None:
 
 
 def out_of_line(parsed: OwnFile, store: PriceFacts) -> OwnFile:
-    """``parsed`` with each row whose price per GPU-hour, in USD at the catalog's rate, is more than
-    :data:`OUT_OF_LINE` times the highest the catalog holds for its GPU and pricing model, or less
-    than the lowest over it, moved to the refused rows, naming both figures. A row whose kind the
-    catalog holds no price of (or whose currency it has no rate for) has nothing to compare with."""
+    """``parsed`` with each row whose price is out of line with the catalog's
+    (:func:`rows_out_of_line`) moved to the refused rows, the refusal quoting the file's figure."""
+    kept, refused = rows_out_of_line(
+        parsed.rows, store, written=lambda row, _p: parsed.written.get(row.line or 0)
+    )
+    refused = sorted([*parsed.rejected, *refused], key=lambda r: (r.line is None, r.line or 0))
+    return replace(parsed, rows=tuple(kept), rejected=tuple(refused))
+
+
+def rows_out_of_line(
+    rows: Iterable[OfferRow],
+    store: PriceFacts,
+    *,
+    written: Callable[[OfferRow, PriceRow], str | None] = lambda _row, _p: None,
+) -> tuple[list[OfferRow], list[RejectedRow]]:
+    """(the rows kept, the rows refused): a row is refused when one of its prices per GPU-hour, in
+    USD at the catalog's rate, is more than :data:`OUT_OF_LINE` times the highest the catalog holds
+    for its GPU and pricing model, or less than the lowest over it, the refusal naming both figures.
+    A price whose kind the catalog holds no price of (or whose currency it has no rate for) has
+    nothing to compare with. ``written``: a price's figure as the file writes it, for the refusal
+    (None: the figure as read)."""
     held: dict[tuple[str, str], _Held | None] = {}
     rates: dict[str, float | None] = {}
     kept: list[OfferRow] = []
-    refused = list(parsed.rejected)
-    for row in parsed.rows:
-        (p,) = row.prices
-        if p.currency not in rates:
-            rate = store.find_exchange_rate(p.currency)
-            rates[p.currency] = rate.usd_per_unit if rate is not None else None
-        usd_per_unit = rates[p.currency]
-        key = (row.gpu, p.pricing)
-        if key not in held:
-            held[key] = _held(store, *key)
-        known = held[key]
-        if (
-            usd_per_unit is None
-            or known is None
-            or not MIN_GPU_FRACTION <= row.gpu_count <= MAX_GPUS_PER_INSTANCE
-        ):
+    refused: list[RejectedRow] = []
+    for row in rows:
+        if not MIN_GPU_FRACTION <= row.gpu_count <= MAX_GPUS_PER_INSTANCE:
             # a GPU count the gates refuse is refused for it, not for the price it divides
             kept.append(row)
             continue
-        hours = HOURS_PER_MONTH if p.unit == PriceUnit.MONTH.value else 1.0
-        usd = p.amount / hours * usd_per_unit / row.gpu_count
-        fields: dict[str, object] = {
-            "pricing": Phrase(p.pricing),
-            "price": parsed.written.get(row.line or 0) or f"{p.amount:g}",
-            "currency": p.currency,
-            "unit": p.unit,
-            "usd": usd,
-            "gpu": row.gpu,
-            "times": OUT_OF_LINE,
-        }
-        if usd > known.high * OUT_OF_LINE:
-            why = Phrase(
-                N_(
-                    "{pricing} price {price} {currency}/{unit} is {usd:,.4g} USD per GPU-hour, more than "
-                    "{times:g}x the highest {pricing} price the catalog holds for {gpu} ({held:,.4g} USD "
-                    "per GPU-hour, {where}): a monthly price typed as hourly, or the wrong currency or unit?"
-                ),
-                held=known.high,
-                where=known.high_where,
-                **fields,
-            )
-        elif usd < known.low / OUT_OF_LINE:
-            why = Phrase(
-                N_(
-                    "{pricing} price {price} {currency}/{unit} is {usd:,.4g} USD per GPU-hour, less than "
-                    "1/{times:g} of the lowest {pricing} price the catalog holds for {gpu} ({held:,.4g} USD "
-                    "per GPU-hour, {where}): an hourly price typed as monthly, or the wrong currency or unit?"
-                ),
-                held=known.low,
-                where=known.low_where,
-                **fields,
+        reasons: list[Worded] = []
+        for p in row.prices:
+            if p.currency not in rates:
+                rate = store.find_exchange_rate(p.currency)
+                rates[p.currency] = rate.usd_per_unit if rate is not None else None
+            key = (row.gpu, p.pricing)
+            if key not in held:
+                held[key] = _held(store, *key)
+            why = _out_of_line(row, p, rates[p.currency], held[key], written(row, p))
+            if why is not None:
+                reasons.append(why)
+        if reasons:
+            refused.append(
+                RejectedRow.because(
+                    joined(reasons),
+                    line=row.line,
+                    instance_type=row.instance_type[:_SHOWN_CHARS],
+                    region=row.region,
+                )
             )
         else:
             kept.append(row)
-            continue
-        refused.append(
-            RejectedRow.because(
-                why, line=row.line, instance_type=row.instance_type[:_SHOWN_CHARS], region=row.region
-            )
+    return kept, refused
+
+
+def _out_of_line(
+    row: OfferRow, p: PriceRow, usd_per_unit: float | None, known: _Held | None, written: str | None
+) -> Phrase | None:
+    """Why ``p`` of ``row`` is out of line with ``known``, or None."""
+    if usd_per_unit is None or known is None or not (math.isfinite(p.amount) and p.amount > 0):
+        return None  # nothing to compare with; a figure that is no price is the gates' to refuse
+    hours = HOURS_PER_MONTH if p.unit == PriceUnit.MONTH.value else 1.0
+    usd = p.amount / hours * usd_per_unit / row.gpu_count
+    fields: dict[str, object] = {
+        "pricing": Phrase(p.pricing),
+        "price": written or f"{p.amount:g}",
+        "currency": p.currency,
+        "unit": p.unit,
+        "usd": usd,
+        "gpu": row.gpu,
+        "times": OUT_OF_LINE,
+    }
+    if usd > known.high * OUT_OF_LINE:
+        return Phrase(
+            N_(
+                "{pricing} price {price} {currency}/{unit} is {usd:,.4g} USD per GPU-hour, more than "
+                "{times:g}x the highest {pricing} price the catalog holds for {gpu} ({held:,.4g} USD "
+                "per GPU-hour, {where}): a monthly price typed as hourly, or the wrong currency or unit?"
+            ),
+            held=known.high,
+            where=known.high_where,
+            **fields,
         )
-    refused.sort(key=lambda r: (r.line is None, r.line or 0))
-    return replace(parsed, rows=tuple(kept), rejected=tuple(refused))
+    if usd < known.low / OUT_OF_LINE:
+        return Phrase(
+            N_(
+                "{pricing} price {price} {currency}/{unit} is {usd:,.4g} USD per GPU-hour, less than "
+                "1/{times:g} of the lowest {pricing} price the catalog holds for {gpu} ({held:,.4g} USD "
+                "per GPU-hour, {where}): an hourly price typed as monthly, or the wrong currency or unit?"
+            ),
+            held=known.low,
+            where=known.low_where,
+            **fields,
+        )
+    return None

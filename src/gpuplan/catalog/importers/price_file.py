@@ -1,0 +1,232 @@
+"""One price file read for an import: what ``catalog import FILE`` and the service's
+``POST /catalog/import`` both do with it, so that the two read the same layouts with the same checks
+and refuse with the same reasons.
+
+Two layouts (:data:`FILE_FORMATS`): ``skypilot``, SkyPilot's catalog CSV of one provider
+(:func:`~gpuplan.catalog.importers.parse_skypilot`), and ``gpuplan``, a price list of one's own with a
+currency on every row (:mod:`~gpuplan.catalog.importers.own`). Both are checked against the catalog's
+prices before the store's gates see them:
+
+- a price per GPU-hour wildly out of line with the catalog's for the same GPU and pricing model is
+  refused, row by row (:func:`~gpuplan.catalog.importers.own.rows_out_of_line`);
+- a SkyPilot-layout file of a provider that charges in yuan (Alibaba Cloud, Tencent Cloud: the layout
+  defines ``Price`` as USD) whose figures look like yuan is refused whole (:func:`yuan_typed_as_usd`).
+
+The faces name their inputs differently (the CLI's ``--provider``, the service's ``provider``):
+:class:`InputNames` says which, so that a refusal names what the user typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+
+from gpuplan.catalog.importers.own import read_own_prices, rows_out_of_line
+from gpuplan.catalog.model import OfferPrice, OfferRow, RejectedRow
+from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
+from gpuplan.i18n.messages import N_
+
+__all__ = [
+    "CLI_NAMES",
+    "FILE_FORMATS",
+    "SERVICE_NAMES",
+    "YUAN_BAND",
+    "InputNames",
+    "PriceFile",
+    "file_format",
+    "read_price_file",
+    "yuan_typed_as_usd",
+]
+
+#: The layouts a price file may have (``--format``; the service's ``format``).
+FILE_FORMATS = ("skypilot", "gpuplan")
+
+#: How close to the catalog's yuan price of the same offer a SkyPilot-layout figure must be to be
+#: taken for yuan typed as dollars: within this factor either way. The two readings of one figure
+#: are 1/0.14 ≈ 7 times apart, so a band of 1.5 (a discount of a third, a rise of half) stays far
+#: from the dollar reading (the geometric middle between them is √7 ≈ 2.6).
+YUAN_BAND = 1.5
+
+
+@dataclass(frozen=True)
+class InputNames:
+    """What a refusal calls the import's inputs."""
+
+    format: str
+    provider: str
+    as_of: str
+
+
+#: The command line's flags.
+CLI_NAMES = InputNames(format="--format", provider="--provider", as_of="--as-of")
+#: The service's query parameters.
+SERVICE_NAMES = InputNames(format="format", provider="provider", as_of="as_of")
+
+
+@dataclass(frozen=True, kw_only=True)
+class PriceFile:
+    """A price file read and checked: what the store's import is given."""
+
+    provider: str
+    rows: tuple[OfferRow, ...]
+    rejected: tuple[RejectedRow, ...]
+    kind: str
+    """The import's kind as the imports table keeps it: ``skypilot`` or ``own``."""
+    source: str
+    """What the import is recorded as coming from."""
+
+
+class PriceStore(Protocol):
+    """What reading a price file needs of the catalog (the :class:`~gpuplan.catalog.store.Store`)."""
+
+    def offers(
+        self, *, gpu: str | None = ..., provider: str | None = ..., pricing: str | None = ...
+    ) -> list[OfferPrice]: ...
+
+    def find_exchange_rate(self, currency: str) -> Any: ...
+
+    def known_instances(self) -> dict[tuple[str, str], tuple[str, float]]: ...
+
+    @property
+    def today(self) -> date: ...
+
+
+def file_format(fmt: str, names: InputNames = CLI_NAMES) -> str:
+    """``fmt`` if it is one of :data:`FILE_FORMATS`, else NotFoundError with "did you mean"."""
+    if fmt not in FILE_FORMATS:
+        raise NotFoundError(names.format, fmt, list(FILE_FORMATS))
+    return fmt
+
+
+def read_price_file(
+    store: PriceStore,
+    path: Path | str,
+    *,
+    fmt: str,
+    provider: str | None,
+    as_of: str | None,
+    today: date,
+    described: str,
+    names: InputNames = CLI_NAMES,
+) -> PriceFile:
+    """The rows of ``path`` in layout ``fmt``, checked against the catalog.
+
+    ``provider``: the file's provider (a SkyPilot file needs it; a price list names its own, and
+    with it only that provider's rows are taken). ``as_of``: the day of the prices (a SkyPilot file's;
+    default ``today``) or of a price list's rows whose ``as_of`` is empty. ``described``: what the
+    import's source calls the file (its name, or who uploaded it).
+    """
+    from gpuplan.catalog.gates import import_day
+    from gpuplan.catalog.importers import parse_skypilot
+    from gpuplan.catalog.providers import PROVIDERS
+
+    file_format(fmt, names)
+    if fmt == "gpuplan":
+        if as_of is not None:
+            import_day(as_of, today, names.as_of)
+        own = read_own_prices(
+            store,
+            path,
+            provider=provider,
+            as_of=as_of,
+            provider_name=names.provider,
+            as_of_name=names.as_of,
+        )
+        return PriceFile(
+            provider=own.provider,
+            rows=own.rows,
+            rejected=own.rejected,
+            kind="own",
+            source=f"own price list {described} ({own.provider}, gpuplan layout)",
+        )
+    if provider is None:
+        raise InputError.worded(
+            N_("a SkyPilot catalog file does not name its provider: give it, {flag} aws"),
+            flag=names.provider,
+        )
+    prov = PROVIDERS.cast(provider)
+    day = import_day(as_of, today, names.as_of)
+    parsed = parse_skypilot(path, prov, as_of=day, known_instances=store.known_instances())
+    yuan_typed_as_usd(store, path, prov, parsed.rows, names)
+    kept, refused = rows_out_of_line(parsed.rows, store)
+    rejected = sorted([*parsed.rejected, *refused], key=lambda r: (r.line is None, r.line or 0))
+    return PriceFile(
+        provider=prov,
+        rows=tuple(kept),
+        rejected=tuple(rejected),
+        kind="skypilot",
+        source=f"SkyPilot catalog file {described} ({prov}), as of {day}",
+    )
+
+
+def yuan_typed_as_usd(
+    store: PriceStore, path: Path | str, provider: str, rows: Sequence[OfferRow], names: InputNames
+) -> None:
+    """Refuse the whole SkyPilot-layout file of a provider that charges in yuan when a row's
+    ``Price`` (USD, as the layout defines it) is within :data:`YUAN_BAND` of the catalog's yuan price
+    for the same offer (region, instance type, pricing model): the figure is yuan, and read as
+    dollars it would stand about seven times too high.
+
+    Why the file and not the row: the currency of the column is the file's, not a row's — whoever
+    typed yuan into one row typed it into the others, and only the rows the catalog already prices
+    can be caught; the rest would be stored too dear, unnoticed."""
+    from gpuplan.catalog.importers.skypilot_markets import MARKET_LAYOUTS
+
+    layout = MARKET_LAYOUTS.get(provider)
+    if layout is None or layout.usd_per_cny is None:
+        return  # the layout's figures are the provider's own dollars
+    rate = store.find_exchange_rate("CNY")
+    if rate is None:
+        return  # no dated rate: the catalog's prices cannot be put in yuan to compare
+    held: dict[tuple[str, str, str], list[float]] = {}
+    for o in store.offers(provider=provider):
+        if o.price is None or o.pricing is None or o.unit != "hour":
+            continue
+        if o.currency == "CNY":
+            cny = o.price
+        elif o.currency == "USD":
+            cny = o.price / rate.usd_per_unit
+        else:
+            continue
+        held.setdefault((o.region, o.instance_type, o.pricing), []).append(cny)
+    found: list[tuple[OfferRow, float, float]] = []  # (row, the file's figure, the catalog's yuan)
+    for row in rows:
+        for p in row.prices:
+            figure = p.amount * layout.usd_per_cny  # what the file wrote (kept as CNY ÷ its rate)
+            for cny in held.get((row.region, row.instance_type, p.pricing), ()):
+                if cny / YUAN_BAND <= figure <= cny * YUAN_BAND:
+                    found.append((row, figure, cny))
+                    break
+    if not found:
+        return
+    row, figure, cny = found[0]
+    lines = sorted({r.line for r, _, _ in found[1:] if r.line is not None and r.line != row.line})
+    others = (
+        Phrase(
+            N_("; so do lines {lines}"),
+            lines=", ".join(str(n) for n in lines[:5]) + (" …" * (len(lines) > 5)),
+        )
+        if lines
+        else ""
+    )
+    raise CatalogImportError.worded(
+        N_(
+            "{path}: Price {figure:g} of {instance} in {region} (line {line}) looks like yuan: the "
+            "catalog holds {cny:,.4g} CNY/hour for it ({usd:,.4g} USD at the CNY rate of {rate_day})"
+            "{others}; the SkyPilot layout's Price is USD: import yuan prices with {format} gpuplan "
+            "and currency CNY; nothing was imported"
+        ),
+        path=path,
+        figure=round(figure, 6),
+        instance=row.instance_type,
+        region=row.region,
+        line=row.line if row.line is not None else "?",
+        cny=cny,
+        usd=cny * rate.usd_per_unit,
+        rate_day=rate.as_of,
+        others=others,
+        format=names.format,
+    )
