@@ -207,6 +207,59 @@ def test_yuan_prices_on_the_dashboard_name_the_rate_its_date_and_the_warning(
         page.close()
 
 
+def test_a_yuan_budget_is_sent_as_budget_cny_and_an_empty_month_budget_is_refused_on_the_page(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    # The plan form offered only budget_usd; the team form sent `Number("") || 0`, a budget of 0.
+    import json
+
+    base, tokens = server
+    page = browser.new_page()
+    sent: list[dict[str, Any]] = []
+    page.on(
+        "request",
+        lambda r: (
+            sent.append(json.loads(r.post_data or "null"))
+            if r.method == "POST" and r.url.split("?")[0].endswith("/api/v1/plan")
+            else None
+        ),
+    )
+    puts: list[str] = []
+    page.on("request", lambda r: puts.append(r.url) if r.method == "PUT" else None)
+    try:
+        from gpuplan.i18n import _, use_language
+
+        _open(page, base, "plan", "zh", tokens["plan"])
+        with use_language("zh"):  # the labels are the catalog's Chinese
+            labels = (_("Budget"), _("Budget currency"))
+        form = page.inner_text("#planform")
+        assert all(label in form for label in labels), form
+        page.fill("input[name=budget]", "1400")
+        page.select_option("select[name=budget_currency]", "CNY")
+        page.click("#plan")
+        page.wait_for_selector("#recommended")
+        assert sent and sent[0]["budget_cny"] == 1400 and "budget_usd" not in sent[0], sent
+        page.select_option("select[name=budget_currency]", "USD")
+        page.click("#plan")
+        page.wait_for_function("document.querySelector('#status').textContent !== ''")
+        page.wait_for_selector("#recommended")
+        page.wait_for_timeout(200)
+        assert sent[-1]["budget_usd"] == 1400 and "budget_cny" not in sent[-1], sent
+
+        _open(page, base, "team", "en", tokens["admin"])
+        page.wait_for_selector("#budgetcard")
+        for typed in ("", "-5"):
+            page.fill("input[name=amount_usd]", typed)
+            page.click("#setbudget")
+            page.wait_for_selector("#error:not([hidden])")
+            assert (
+                page.inner_text("#error") == "Give the month's budget as a number of US dollars, 0 or more."
+            )
+        assert not puts, puts  # nothing was sent: no budget of 0 set by an empty field
+    finally:
+        page.close()
+
+
 def test_the_workload_used_is_the_example(server: tuple[str, dict[str, str]]) -> None:
     # The plan page starts from examples/bert-large-squad.yaml, whose stand-in profile is cached.
     w = bert_workload()

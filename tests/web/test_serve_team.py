@@ -512,3 +512,16 @@ def test_import_reads_a_price_list_of_ones_own_as_the_cli_does(service: Service)
     assert "more than 10x the highest on_demand price" in r.json()["rejected"][0]["reason"]
     actions = [e for e in c.get("/api/v1/audit", headers=service.auth("admin")).json()["entries"]]
     assert any(e["action"] == "catalog.import" and e["target"] == "alibaba" for e in actions)
+
+
+def test_a_month_budget_that_is_no_number_is_refused_and_0_is_a_budget_of_nothing(service: Service) -> None:
+    # The dashboard sent an empty field as 0; the API itself takes no empty, missing or negative
+    # amount, and 0 is a deliberate budget (spend nothing this month), as set_budget's line says.
+    c, admin = service.client, service.auth("admin")
+    for amount in ("", None, "lots", -1):
+        r = c.put("/api/v1/budget/2027-01", json={"amount_usd": amount}, headers=admin)
+        assert r.status_code == 422 and r.json()["error"].startswith("amount_usd: "), r.text
+    assert c.put("/api/v1/budget/2027-01", json={}, headers=admin).status_code == 422
+    assert c.get("/api/v1/budget/2027-01", headers=admin).json()["budget_usd"] is None
+    ok = c.put("/api/v1/budget/2027-01", json={"amount_usd": 0}, headers=admin)
+    assert ok.status_code == 200 and ok.json()["budget_usd"] == 0, ok.text

@@ -87,6 +87,7 @@ _SCRIPT_WORDS = (
     N_("no map: this server has no time zone table to place countries"),
     N_("plans whose cost is unknown are not counted"),
     N_("Exchange rate"),
+    N_("Give the month's budget as a number of US dollars, 0 or more."),
 )
 
 
@@ -95,6 +96,7 @@ _FORM_WORDS = (
     N_("API token"),
     N_("Batch size per GPU"),
     N_("Budget, USD"),
+    N_("Budget currency"),
     N_("Check today's prices"),
     N_("Currency"),
     N_("Deadline"),
@@ -199,7 +201,8 @@ def _body(page: str) -> str:
   <label>{L["Samples"]} <input name="samples" type="number" min="1" value="1281167"></label>
   <label>{L["Epochs"]} <input name="epochs" type="number" min="1" value="1"></label>
   <label>{L["Deadline"]} <input name="deadline" placeholder="12h, 2d"></label>
-  <label>{L["Budget, USD"]} <input name="budget_usd" type="number" min="0" step="any"></label>
+  <label>{L["Budget"]} <input name="budget" type="number" min="0" step="any"></label>
+  <label>{L["Budget currency"]} <select name="budget_currency"><option>USD</option><option>CNY</option></select></label>
   <label>{L["Providers"]} <input name="providers" placeholder="aws,gcp,alibaba"></label>
   <label>{L["Currency"]} <select name="currency"><option>USD</option><option>CNY</option></select></label>
   <label>{L["Month"]} <input name="month" type="month"></label>

@@ -186,7 +186,8 @@
   function planRequest(f) {
     const r = { workload: workloadFrom(f), currency: f.currency || "USD" };
     if (f.deadline) r.deadline = f.deadline;
-    if (f.budget_usd) r.budget_usd = Number(f.budget_usd);
+    // A yuan budget is sent as such: the server converts it at the catalog's dated rate and says so.
+    if (f.budget) r[f.budget_currency === "CNY" ? "budget_cny" : "budget_usd"] = Number(f.budget);
     if (f.providers) r.providers = list(f.providers);
     return r;
   }
@@ -339,7 +340,10 @@
     monthBox.addEventListener("change", () => load().catch(() => {}));
     $("#setbudget").addEventListener("click", async () => {
       const f = formData(form);
-      await api("PUT", `/api/v1/budget/${f.month}`, { amount_usd: Number(f.amount_usd) || 0 });
+      // An empty or unreadable field is no budget of 0 (a number field reads "" for text it cannot parse).
+      const amount = f.amount_usd === "" ? NaN : Number(f.amount_usd);
+      if (!Number.isFinite(amount) || amount < 0) { showError(t("Give the month's budget as a number of US dollars, 0 or more.")); return; }
+      await api("PUT", `/api/v1/budget/${f.month}`, { amount_usd: amount });
       await load();
     });
     $("#changes").addEventListener("click", async () => {
