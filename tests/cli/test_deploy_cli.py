@@ -121,7 +121,7 @@ def test_workload_file_with_gpu_options(
 @pytest.mark.parametrize(
     ("gpu", "count", "said"),
     [
-        ("T4", "16", "no aws instance with 16 x T4 (it lists 1, 4, 8)"),
+        ("T4", "3", "no aws instance with 3 x T4 (it lists 1, 4, 8)"),
         ("H200-NVL", "1", "no aws instance with H200-NVL"),
     ],
 )
@@ -133,7 +133,7 @@ def test_a_shape_the_provider_does_not_sell_is_warned_and_written_as_asked(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # SkyPilot would find no AWS machine for `T4:16`; a catalog can lag, so the files are written.
+    # SkyPilot would find no AWS machine for `T4:3`; a catalog can lag, so the files are written.
     out_dir = tmp_path / "o"
     code, _, err = _run(
         monkeypatch, capsys, "deploy", str(FIXTURES / "train.yaml"), "-t", "skypilot", "-o", str(out_dir),
@@ -199,3 +199,35 @@ def test_deploy_out_at_the_root_of_the_file_system_is_refused_before_writing(
     code, _, err = _run(monkeypatch, capsys, "deploy", str(PLAN), "--target", "skypilot", "--out", "/")
     assert code == 1
     assert err == "error: the output folder '/' is the root of the file system; name a folder for the files\n"
+
+
+def test_more_gpus_than_a_node_holds_are_laid_out_as_nodes_of_the_largest_instance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No H100-SXM instance in the catalog has more than 8 GPUs: 16 are two nodes of 8, as `plan`
+    # lays them out (an instance shape × a node count), never one node of 16.
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(FIXTURES / "train.yaml"), "-t", "torchrun", "-o", str(out_dir),
+        "--gpu", "H100-SXM", "--count", "16",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "16 x H100-SXM (8 per node, 2 node(s))" in (out_dir / "README.md").read_text()
+    launch = (out_dir / "launch.sh").read_text()
+    assert 'NPROC_PER_NODE="${NPROC_PER_NODE:-8}"' in launch and 'NNODES="${NNODES:-2}"' in launch
+    assert "note: 16 x H100-SXM laid out as 2 nodes of 8" in err
+
+
+def test_a_count_that_is_no_whole_number_of_nodes_is_refused_before_writing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Azure's H100-SXM instances all have 8 GPUs: 12 are neither one node nor whole nodes of 8.
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(FIXTURES / "train.yaml"), "-t", "torchrun", "-o", str(out_dir),
+        "--gpu", "H100-SXM", "--count", "12", "--provider", "azure",
+    )  # fmt: skip
+    assert code == 1
+    assert err.count("\n") == 1 and err.startswith("error: --count 12:")
+    assert "largest H100-SXM instance in the catalog has 8" in err and "--count 8 or 16" in err
+    assert not out_dir.exists()

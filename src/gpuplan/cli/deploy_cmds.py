@@ -15,6 +15,7 @@ from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
+    from gpuplan.cli.deploy_checks import Instances
     from gpuplan.deploy.base import GeneratedFile
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
@@ -46,7 +47,13 @@ def deploy(
             help="Workload files only: the GPU (A100-SXM4-80GB, H100-SXM, T4 ...).", show_default=False
         ),
     ] = None,
-    count: Annotated[int, typer.Option(min=1, help="Workload files only: GPUs on the one node.")] = 1,
+    count: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Workload files only: GPUs in all (more than the largest instance holds: on several nodes).",
+        ),
+    ] = 1,
     provider: Annotated[
         str | None, typer.Option(help="Workload files only: aws, azure, gcp, alibaba ...", show_default=False)
     ] = None,
@@ -121,17 +128,28 @@ def deploy(
     ):
         warning = _("warning: {options} ignored: the plan file already says where to run")
         sys.stderr.write(warning.format(options=", ".join(given)) + "\n")
+    instances = None if is_plan else _catalog_instances(ctx)
+    per_node, nodes = count, 1
+    if not is_plan and gpu and instances is not None:
+        from gpuplan.catalog.providers import PROVIDERS
+        from gpuplan.cli.deploy_checks import node_layout
+        from gpuplan.hardware import get_gpu
+
+        # Names checked here as load_spec checks them (one line, "did you mean"), before the layout.
+        cast_provider = PROVIDERS.cast(provider) if provider is not None else None
+        per_node, nodes = node_layout(instances, get_gpu(gpu).id, count, cast_provider)
     spec = load_spec(
         str(source),
         gpu=gpu,
-        count=count,
+        count=per_node,
+        nodes=nodes,
         provider=provider,
         region=region,
         pricing="spot" if spot else "on_demand",
         project=str(project) if project is not None else None,
     ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
-    if not is_plan and spec.provider and spec.gpu:
-        _warn_unsold_shape(ctx, spec.provider, spec.gpu, spec.gpus_per_node)
+    if not is_plan and spec.provider and spec.gpu and instances is not None:
+        _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
@@ -173,10 +191,9 @@ def deploy(
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
 
 
-def _warn_unsold_shape(ctx: typer.Context, provider: str, gpu: str, count: int) -> None:
-    """On stderr: the catalog lists no instance of ``provider`` with ``count`` x ``gpu`` on one node
-    (``--gpu T4 --count 16`` on AWS): the launcher will find no machine. A warning, not a refusal: a
-    catalog can lag a provider's newest shapes, and a partial one (a marketplace) lists a few."""
+def _catalog_instances(ctx: typer.Context) -> Instances | None:
+    """The catalog's instance types (``Store.known_instances``), or None when it cannot be opened: a
+    launch does not need it, and a catalog that cannot be opened says so where it is the job."""
     from gpuplan.catalog.open_catalog import open_store
     from gpuplan.cli._settings import settings
     from gpuplan.errors import StoreError
@@ -184,13 +201,18 @@ def _warn_unsold_shape(ctx: typer.Context, provider: str, gpu: str, count: int) 
     try:
         store = open_store(settings(ctx).db)
     except StoreError:
-        return  # a catalog that cannot be opened says so where it is the job; a launch does not need it
+        return None
     try:
-        counts = sorted(
-            {c for (p, _), (g, c) in store.known_instances().items() if p == provider and g == gpu}
-        )
+        return store.known_instances()
     finally:
         store.close()
+
+
+def _warn_unsold_shape(instances: Instances, provider: str, gpu: str, count: int) -> None:
+    """On stderr: the catalog lists no instance of ``provider`` with ``count`` x ``gpu`` on one node
+    (``--gpu T4 --count 3`` on AWS): the launcher will find no machine. A warning, not a refusal: a
+    catalog can lag a provider's newest shapes, and a partial one (a marketplace) lists a few."""
+    counts = sorted({c for (p, _), (g, c) in instances.items() if p == provider and g == gpu})
     if count in counts:
         return
     if counts:

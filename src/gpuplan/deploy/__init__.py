@@ -38,6 +38,7 @@ def load_spec(
     *,
     gpu: str | None = None,
     count: int = 1,
+    nodes: int = 1,
     provider: str | None = None,
     region: str | None = None,
     pricing: str = "on_demand",
@@ -45,12 +46,20 @@ def load_spec(
 ) -> LaunchSpec:
     """A LaunchSpec from a plan file (``.json``) or a workload file (anything else: YAML).
 
-    The GPU options apply to a workload file only; a plan already says where to run. ``project``
+    The GPU options apply to a workload file only (``count`` GPUs per node on ``nodes`` nodes); a
+    plan already says where to run. ``project``
     (``--project DIR``) is the folder the user's package may be copied from; without it, the
     file's own folder (see ``gpuplan.confine``).
     """
     if path.endswith(".json"):
         return LaunchSpec.from_plan_json(path, project=project)
     return LaunchSpec.from_workload(
-        path, gpu=gpu, count=count, provider=provider, region=region, pricing=pricing, project=project
+        path,
+        gpu=gpu,
+        count=count,
+        nodes=nodes,
+        provider=provider,
+        region=region,
+        pricing=pricing,
+        project=project,
     )

@@ -344,12 +344,13 @@ class LaunchSpec(BaseModel):
         *,
         gpu: str | None = None,
         count: int = 1,
+        nodes: int = 1,
         provider: str | None = None,
         region: str | None = None,
         pricing: str = "on_demand",
         project: str | Path | None = None,
     ) -> LaunchSpec:
-        """A single-node launch of the workload file at ``path`` on ``count`` GPUs (no plan).
+        """A launch of the workload file at ``path`` on ``nodes`` nodes of ``count`` GPUs (no plan).
 
         ``project``: the folder the user named (``--project DIR``); the files the workload names
         (``model.project_dir``) must lie inside it, or inside the workload's own folder without it."""
@@ -376,7 +377,7 @@ class LaunchSpec(BaseModel):
             instance_type=None,
             gpu=gpu_id,
             gpus_per_node=count,
-            nodes=1,
+            nodes=nodes,
             pricing=pricing,
             checkpoint_interval_min=None,
             job_time_h=None,
