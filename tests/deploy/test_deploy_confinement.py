@@ -154,7 +154,7 @@ def test_the_user_sees_the_copies_before_the_first_write_and_dry_run_writes_noth
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "d"
-    args = ("deploy", str(OWN_MODEL), "--gpu", "T4", "-t", "docker", "-o", str(out))
+    args = ("deploy", str(OWN_MODEL), "--gpu", "A100-SXM4-80GB", "-t", "docker", "-o", str(out))
     code, stdout, err = _run(monkeypatch, capsys, *args, "--dry-run", "--json")
     assert code == 0, err
     assert not out.exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 from gpuplan.i18n import N_, _
 
@@ -62,3 +63,67 @@ def node_layout(instances: Instances, gpu: str, count: int, provider: str | None
         + "\n"
     )
     return per_node, nodes
+
+
+def check_fit(
+    db: str | None, source: Path, gpu: str, count: int, *, project: Path | None, force: bool
+) -> None:
+    """The estimator's memory verdict for the workload at ``source`` on ``count`` × ``gpu``, as
+    ``gpuplan estimate`` gives it (the profile through the same cache): *does not fit* raises
+    DeployError naming the need, the usable memory and the cheapest change that makes it fit
+    (``force``: a warning instead); *may not fit* is a warning. Nothing is said when it fits."""
+    from gpuplan.api import estimate
+    from gpuplan.cli._profiles import load_profile, open_cache
+    from gpuplan.errors import DeployError
+    from gpuplan.perf.memory import MemoryVerdict
+    from gpuplan.workload import load_workload
+
+    workload = load_workload(source, project=project)
+    store = open_cache(db)
+    try:
+        prof = load_profile(workload, db, store=store)
+        report = estimate(workload, [f"{gpu}:{count}"], profile=prof)
+    finally:
+        if store is not None:
+            store.close()
+    outcome = report.outcomes[0]
+    e = outcome.estimate
+    if e is None:
+        # The GPU cannot run the workload at all (fp8 on an A100): the estimator's own line.
+        raise DeployError(str(outcome.error))
+    if e.memory_verdict is MemoryVerdict.FITS:
+        return
+    where = f"{count} x {gpu}" if count > 1 else gpu
+    need = _("{point} GiB [{low}–{high}] per GPU").format(
+        point=f"{e.peak_memory_gib:.1f}",
+        low=f"{e.peak_memory_gib_low:.1f}",
+        high=f"{e.peak_memory_gib_high:.1f}",
+    )
+    usable = f"{e.memory.capacity_gib:.1f}".removesuffix(".0")
+    fixes = [a for a in outcome.advice if a.fits]
+    change = (
+        _("it fits with: {change}").format(change=fixes[0].summary)
+        if fixes
+        else _("no single change makes it fit (`gpuplan estimate` lists the closest)")
+    )
+    if e.memory_verdict is MemoryVerdict.MAY_NOT_FIT:
+        line = _("warning: the job may not fit {where}: it needs {need}, {usable} GiB usable; {change}")
+        sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
+        return
+    if force:
+        line = _(
+            "warning: the job does not fit {where}: it needs {need}, {usable} GiB usable; {change}; "
+            "written anyway (--force-fit)"
+        )
+        sys.stderr.write(line.format(where=where, need=need, usable=usable, change=change) + "\n")
+        return
+    raise DeployError.worded(
+        N_(
+            "the job does not fit {where}: it needs {need}, {usable} GiB usable; {change} "
+            "(--force-fit writes the files anyway)"
+        ),
+        where=where,
+        need=need,
+        usable=usable,
+        change=change,
+    )

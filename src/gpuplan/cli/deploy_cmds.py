@@ -41,6 +41,13 @@ def deploy(
     force: Annotated[
         bool, typer.Option("--force", help="Write into a non-empty --out, replacing files of the same name.")
     ] = False,
+    force_fit: Annotated[
+        bool,
+        typer.Option(
+            "--force-fit",
+            help="Workload files only: write the files even where the job does not fit the GPU.",
+        ),
+    ] = False,
     gpu: Annotated[
         str | None,
         typer.Option(
@@ -150,6 +157,13 @@ def deploy(
     ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
+    if not is_plan and spec.gpu:
+        from gpuplan.cli._settings import settings
+        from gpuplan.cli.deploy_checks import check_fit
+
+        # The estimator's verdict before anything is written: a launch on a GPU the job cannot fit
+        # fails only after the machine is paid for.
+        check_fit(settings(ctx).db, source, spec.gpu, spec.total_gpus, project=project, force=force_fit)
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
