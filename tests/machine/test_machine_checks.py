@@ -156,3 +156,26 @@ def test_mig_enabled_or_pending_warns(
     )
     facts = dataclasses.replace(facts, driver=dataclasses.replace(facts.driver, gpus=(gpu,)))
     assert [f.severity for f in diagnose(facts) if f.check == "mig"] == severities
+
+
+@pytest.mark.parametrize(
+    ("value", "severity"),
+    [
+        ("docker0", Severity.WARNING),  # Docker's local bridge: other nodes cannot reach it
+        ("lo", Severity.WARNING),  # the loopback
+        ("=docker0", Severity.WARNING),
+        ("eth0,docker", Severity.WARNING),
+        ("^docker,lo", Severity.INFO),  # excluding them is what NCCL's own default does
+        ("ens5", Severity.INFO),
+    ],
+)
+def test_a_socket_interface_other_nodes_cannot_reach_is_a_warning(
+    value: str, severity: Severity, load_facts: Load
+) -> None:
+    # The generated launch.sh says never to bootstrap over the docker0/lo bridge; doctor agrees.
+    facts = load_facts("healthy_h100")
+    facts = dataclasses.replace(facts, env={**facts.env, "NCCL_SOCKET_IFNAME": value})
+    found = [f for f in _by(diagnose(facts), "nccl_env") if "NCCL_SOCKET_IFNAME" in f.message]
+    assert [f.severity for f in found] == [severity]
+    if severity is Severity.WARNING:
+        assert "cannot reach" in found[0].message and found[0].fix

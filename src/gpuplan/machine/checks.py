@@ -411,16 +411,34 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             )
         )
     if "NCCL_SOCKET_IFNAME" in env:
-        found.append(
-            Finding(
-                check="nccl_env",
-                severity=Severity.INFO,
-                message=_(
-                    "NCCL_SOCKET_IFNAME={value}: NCCL bootstraps over this interface; it "
-                    "must exist on every node (`ip link`)"
-                ).format(value=env["NCCL_SOCKET_IFNAME"]),
+        value = env["NCCL_SOCKET_IFNAME"]
+        local = _node_local_interfaces(value)
+        if local:
+            found.append(
+                Finding(
+                    check="nccl_env",
+                    severity=Severity.WARNING,
+                    message=_(
+                        "NCCL_SOCKET_IFNAME={value}: {names} is this machine's own bridge or loopback, "
+                        "which other nodes cannot reach: a job across nodes hangs at NCCL's bootstrap"
+                    ).format(value=value, names=", ".join(local)),
+                    fix=_(
+                        "Name the network card between the nodes (`ip -br addr`: eth0, ens5 …), or unset "
+                        "it: NCCL's default already skips docker* and lo"
+                    ),
+                )
             )
-        )
+        else:
+            found.append(
+                Finding(
+                    check="nccl_env",
+                    severity=Severity.INFO,
+                    message=_(
+                        "NCCL_SOCKET_IFNAME={value}: NCCL bootstraps over this interface; it "
+                        "must exist on every node (`ip link`)"
+                    ).format(value=value),
+                )
+            )
     if "NCCL_DEBUG" in env:
         found.append(
             Finding(
@@ -488,3 +506,18 @@ CHECKS: tuple[Callable[[MachineFacts], list[Finding]], ...] = (
 def diagnose(facts: MachineFacts) -> list[Finding]:
     """Run every check on ``facts``; findings in check order."""
     return [finding for check in CHECKS for finding in check(facts)]
+
+
+#: Interface name prefixes no other node can reach: Docker's local bridges and the loopback (the
+#: ones NCCL's own default, ``NCCL_SOCKET_IFNAME=^docker,lo``, leaves out; NCCL environment variables,
+#: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-socket-ifname).
+_NODE_LOCAL_PREFIXES = ("docker", "lo")
+
+
+def _node_local_interfaces(value: str) -> list[str]:
+    """The names of ``NCCL_SOCKET_IFNAME`` (a comma list of prefixes; ``=name``: exact; a leading ``^``
+    excludes the whole list) that select a node-local interface (docker0, lo)."""
+    if value.startswith("^"):
+        return []
+    names = [n.strip().removeprefix("=") for n in value.split(",")]
+    return [n for n in names if n and any(n.startswith(p) for p in _NODE_LOCAL_PREFIXES)]
