@@ -140,3 +140,22 @@ def test_max_gpus_past_the_planners_search_is_refused_with_the_cap(env: dict[str
     (line,) = r.stderr.strip().splitlines()
     assert "--max-gpus" in line and "64" in line, line
     assert _run(env, "--max-gpus", "64", "--top", "1").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("baseline", "said"),
+    [
+        ("aws/us-east-1/p4d.24xlarg", "unknown instance type 'p4d.24xlarg'; did you mean 'p4d.24xlarge'"),
+        ("aws/us-eats-1/p4d.24xlarge", "unknown region 'us-eats-1'; did you mean 'us-east-1'"),
+        ("amz/us-east-1/p4d.24xlarge", "did you mean 'aws'"),
+        ("aws/us-east-1/p4d.24xlarge/reserved", "did you mean"),
+    ],
+)
+def test_an_unknown_baseline_is_one_line_with_did_you_mean(
+    env: dict[str, Path], baseline: str, said: str
+) -> None:
+    # It was a note in the plan ("not in the catalog") and the savings line vanished, exit 0.
+    r = _run(env, "--baseline", baseline)
+    assert r.returncode == 1, r.stdout
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: --baseline ") and said in r.stderr
+    assert r.stdout == ""

@@ -335,7 +335,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     """Plan ``options.workload_file`` over the catalog at ``db`` and print (and write) the result."""
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import set_money
-    from gpuplan.plan import BaselineSpec, plan_workload
+    from gpuplan.plan import plan_workload
     from gpuplan.workload import load_workload
 
     if options.budget_usd is not None and options.budget_cny is not None:
@@ -356,6 +356,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
             shown = display_money(store, options.currency)
             set_money(shown)
             cny_rate = store.find_exchange_rate("CNY")
+            # A mistyped baseline is the user's error, said before the profile and the planning.
+            baseline = _checked_baseline(store, options.baseline) if options.baseline else None
             prof = load_profile(workload, db, options.saved_profile, store=store)
             say(_("planning over the catalog…"))
             plan = plan_workload(
@@ -364,7 +366,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
                 store,
                 overrides=overrides,
                 top=options.top,
-                baseline=BaselineSpec.parse(options.baseline) if options.baseline else None,
+                baseline=baseline,
                 unknown_costs=options.unknown_costs,
                 storage=options.storage,
                 egress_free_tier=options.egress_free_tier,
@@ -386,6 +388,40 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     console().print(plan_view(plan))
     if out is not None:
         console(stderr=True).print(_("report written to {path}").format(path=out))
+
+
+def _checked_baseline(store: Any, text: str) -> Any:
+    """``--baseline`` read and found among the catalog's offers (``provider/region/instance[/pricing]``);
+    a part that names nothing there raises InputError with "did you mean" over the catalog's names."""
+    from gpuplan.catalog.providers import PROVIDERS
+    from gpuplan.errors import GpuplanError, NotFoundError
+    from gpuplan.plan import BaselineSpec
+    from gpuplan.vocab import PricingModel
+
+    spec = BaselineSpec.parse(text)
+    try:
+        provider = PROVIDERS.cast(spec.provider)
+        pricing = PricingModel.cast(spec.pricing).value
+        offers = store.offers(provider=provider)
+        regions = sorted({o.region for o in offers})
+        if spec.region not in regions:
+            raise NotFoundError("region", spec.region, regions)
+        here = [o for o in offers if o.region == spec.region]
+        types = sorted({o.instance_type for o in here})
+        if spec.instance_type not in types:
+            raise NotFoundError("instance type", spec.instance_type or "", types)
+        sold = sorted({o.pricing for o in here if o.instance_type == spec.instance_type})
+        if pricing not in sold:
+            raise NotFoundError("pricing model", spec.pricing, sold)
+    except GpuplanError as e:
+        raise InputError.worded(N_("--baseline {text}: {error}"), text=text, error=e) from e
+    return BaselineSpec(
+        provider=provider,
+        region=spec.region,
+        instance_type=spec.instance_type,
+        gpu_prefix=None,
+        pricing=pricing,
+    )
 
 
 def _write_report(plan: Any, title: str, out: Path) -> None:
