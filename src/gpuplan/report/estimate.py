@@ -606,14 +606,24 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     rows = [o for o in outcomes if o.advice]
     if not rows:
         return None
-    table = Table(
-        title=Text(
-            _(
-                "Where it does not or may not fit: changes that make it fit (best {n} per GPU; all in --json)"
-            ).format(n=_ADVICE_SHOWN)
-        ),
-        header_style="bold",
-    )
+    # The advisor evaluates one change at a time: where none of them alone fits, the table says so
+    # and shows the closest ones (least memory needed over usable), never "changes that make it fit".
+    none_fit = [o for o in rows if not any(a.fits for a in o.advice)]
+    if not none_fit:
+        title = _(
+            "Where it does not or may not fit: changes that make it fit (best {n} per GPU; all in --json)"
+        )
+    elif len(none_fit) == len(rows):
+        title = _(
+            "Where it does not fit: no single change makes it fit; the closest (best {n} per GPU; all in "
+            "--json; changes may combine, re-estimate with them applied)"
+        )
+    else:
+        title = _(
+            "Where it does not or may not fit: changes that make it fit, or the closest where no single "
+            "change does (best {n} per GPU; all in --json)"
+        )
+    table = Table(title=Text(title.format(n=_ADVICE_SHOWN)), header_style="bold")
     table.add_column("GPU", no_wrap=True)
     table.add_column(_("change"))
     # The verdict's two figures, stacked so that the column stays narrow: GiB that must fit over usable.
@@ -621,7 +631,9 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
     table.add_column(_("step time"), justify="right")
     table.add_column(_("how derived"))
     for o in rows:
-        shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or list(o.advice[:1])
+        shown = [a for a in o.advice if a.fits][:_ADVICE_SHOWN] or sorted(o.advice, key=_shortfall)[
+            :_ADVICE_SHOWN
+        ]
         for i, a in enumerate(shown):
             t = "—" if a.step_time_factor is None else f"×{a.step_time_factor:.2f}"
             # The verdict's own figures: what must fit against what the GPU can hold.
@@ -630,6 +642,12 @@ def _advice_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
             mem = Text(f"{needs:.1f}{usable}", style="" if a.fits else "red")
             table.add_row(o.gpu if i == 0 else "", Text(a.summary), mem, t, Text(a.derivation, style="dim"))
     return table
+
+
+def _shortfall(a: Advice) -> float:
+    """How far a change leaves the workload from fitting: GiB needed over usable (inf if unknown)."""
+    needs = a.required_gib if a.required_gib is not None else a.peak_memory_gib
+    return needs / a.capacity_gib if a.capacity_gib else math.inf
 
 
 def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
