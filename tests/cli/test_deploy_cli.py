@@ -95,13 +95,16 @@ def test_non_empty_output_directory_needs_force(
     assert (out_dir / "notes.txt").read_text() == "keep me\n"  # --force replaces, never deletes
 
 
-def test_workload_options_on_a_plan_file_warn(
+def test_workload_options_on_a_plan_file_are_an_error_and_nothing_is_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The plan's GPU is what was planned (and priced): --gpu T4 beside it contradicts it.
     code, _, err = _run(
         monkeypatch, capsys, "deploy", str(PLAN), "-t", "docker", "-o", str(tmp_path / "o"), "--gpu", "T4"
     )
-    assert code == 0 and "warning: --gpu ignored" in err
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("error: --gpu: only for workload files; the plan file already says where to run")
+    assert not (tmp_path / "o").exists()
 
 
 def test_workload_file_with_gpu_options(

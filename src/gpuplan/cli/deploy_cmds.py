@@ -133,8 +133,15 @@ def deploy(
     if is_plan and (
         given := [k for k, v in workload_only.items() if v is not None] + (["--count"] if count != 1 else [])
     ):
-        warning = _("warning: {options} ignored: the plan file already says where to run")
-        sys.stderr.write(warning.format(options=", ".join(given)) + "\n")
+        # The plan's GPU, count and place are what was planned and priced: another one beside it is
+        # a contradiction, not a choice (deploy the workload file to choose them).
+        raise InputError.worded(
+            N_(
+                "{options}: only for workload files; the plan file already says where to run "
+                "(deploy the workload file to choose them)"
+            ),
+            options=", ".join(given),
+        )
     instances = None if is_plan else _catalog_instances(ctx)
     per_node, nodes = count, 1
     if not is_plan and gpu and instances is not None:
