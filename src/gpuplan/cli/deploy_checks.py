@@ -82,7 +82,9 @@ def check_fit(
     store = open_cache(db)
     try:
         prof = load_profile(workload, db, store=store)
-        report = estimate(workload, [f"{gpu}:{count}"], profile=prof)
+        # As estimate does: another GPU is suggested among those the catalog offers first.
+        offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
+        report = estimate(workload, [f"{gpu}:{count}"], profile=prof, offered_gpus=offered)
     finally:
         if store is not None:
             store.close()
