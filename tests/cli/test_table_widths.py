@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
+from rich.console import Console
 from typer.testing import CliRunner
 
 from gpuplan.cli import app
@@ -127,3 +130,54 @@ def test_price_history_keeps_each_source_whole_with_its_line(db: str, width: int
     # The source was cut at 60 characters: the commit, line and date a reader follows were lost.
     text = " ".join(_lines(["--db", db, "catalog", "history", "--instance", "g5.xlarge"], width))
     assert re.search(r"@00148f2,\s+line\s+\d+", text), text[:1500]  # folded at 80, whole
+
+
+def _table_characters(table: object) -> Counter[str]:
+    """Every character of a Rich table's header and cells but spaces (the ones a wrap may drop)."""
+    from rich.table import Table
+
+    assert isinstance(table, Table), table
+    out: Counter[str] = Counter()
+    for column in table.columns:
+        for cell in [column.header, *column.cells]:
+            assert isinstance(cell, str), cell
+            out.update(ch for ch in cell if not ch.isspace())
+    return out
+
+
+#: offers whose notes hold the price's age and a long price: cut at the console's edge at 80
+#: columns in both languages ("age unknown (up" / "y)"; "过期（2." / "度", "$900.00/").
+_KEPT_CASES = [
+    (["offers", "--gpu", "H100-SXM", "--pricing", "spot"], "en"),
+    (["offers", "--gpu", "A100", "--provider", "tencent", "--currency", "CNY"], "zh"),
+    (["offers", "--gpu", "A100", "--provider", "tencent", "--currency", "CNY"], "en"),
+    (["gpus"], "en"),
+    (["gpus"], "zh"),
+]
+
+
+@pytest.mark.parametrize("width", [60, 80])
+@pytest.mark.parametrize(("args", "lang"), _KEPT_CASES)
+def test_every_character_of_every_cell_is_printed(
+    db: str, width: int, args: list[str], lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpuplan.report import common
+
+    shown: list[object] = []
+    layout = common.Widest.__rich_console__
+
+    def recorded(self: common.Widest, console: Any, options: Any) -> Any:
+        for part in layout(self, console, options):
+            shown.append(part)
+            yield part
+
+    monkeypatch.setattr(common.Widest, "__rich_console__", recorded)
+    lines = _lines(["--db", db, *args, "--lang", lang], width)
+    assert max(cell_len(line) for line in lines) <= width
+    (table,) = shown
+    # the table is printed first; the notes under it (which may repeat its characters) are left out
+    console = Console(width=width, markup=False, emoji=False)
+    height = len(console.render_lines(table, console.options, pad=False))  # type: ignore[arg-type]
+    printed = Counter(ch for line in lines[:height] for ch in line if not ch.isspace())
+    lost = _table_characters(table) - printed
+    assert not lost, f"cut at {width} columns: {dict(lost)}\n" + "\n".join(lines[:40])

@@ -13,12 +13,13 @@ from dataclasses import asdict, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from gpuplan.i18n import _
 from gpuplan.i18n.numbers import format_age, format_amount, format_number
-from gpuplan.report.cjk import CjkCell, cjk_text, has_wide
+from gpuplan.report.cjk import CjkCell, cjk_text, has_wide, pieces
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -107,6 +108,62 @@ class _HouseTable(Table):
             )
         return super()._get_cells(console, column_index, column)
 
+    def _measure_column(self, console: Console, options: ConsoleOptions, column: Column) -> Measurement:
+        # A column that does not wrap is as wide as its widest line at the least: Rich gives the
+        # least width of its words, and a layout that could not fit was taken for one that does.
+        measured = super()._measure_column(console, options, column)
+        if column.no_wrap and column.width is None:
+            return Measurement(measured.maximum, measured.maximum)
+        return measured
+
+    def _calculate_column_widths(self, console: Console, options: ConsoleOptions) -> list[int]:
+        """Rich's widths, then, when they come out wider than the console, the wrapping columns
+        narrowed (most room to spare first) down to their least width. Rich shares the excess out
+        before a column's ``min_width`` takes its width back: the table came out wider than the
+        console and the terminal cut the last column (``age unknown (up`` for ``… (up to 2.8 y)``).
+        """
+        widths = super()._calculate_column_widths(console, options)
+        excess = sum(widths) - options.max_width
+        if excess <= 0:
+            return widths
+        unbounded = options.update_width(10_000)
+        least = [
+            widths[i]
+            if column.no_wrap or column.width is not None
+            else self._measure_column(console, unbounded, column).minimum
+            for i, column in enumerate(self.columns)
+        ]
+        excess = _narrow(widths, least, excess)
+        if excess > 0:
+            # Still too wide: a column that folds breaks inside its longest words, every character
+            # kept, rather than be cut at the console's edge.
+            folding = [
+                min(m, _FOLD_LEAST + self._get_padding_width(i))
+                if c.overflow == "fold" and not c.no_wrap
+                else m
+                for i, (c, m) in enumerate(zip(self.columns, least, strict=True))
+            ]
+            _narrow(widths, folding, excess)
+        return widths
+
+
+#: The narrowest a folding column is made when the table does not fit otherwise.
+_FOLD_LEAST = 8
+
+
+def _narrow(widths: list[int], least: list[int], excess: int) -> int:
+    """Takes ``excess`` cells off ``widths``, from the column with the most room above its
+    ``least`` first; what could not be taken off."""
+    while excess > 0:
+        spare = [w - m for w, m in zip(widths, least, strict=True)]
+        i = max(range(len(widths)), key=lambda k: spare[k])
+        if spare[i] <= 0:
+            break
+        cut = min(excess, spare[i])
+        widths[i] -= cut
+        excess -= cut
+    return excess
+
 
 def house_table(title: str | None = None) -> Table:
     """The compact table the layouts below are measured in: a rule under the header, no borders,
@@ -139,8 +196,6 @@ class Widest:
         self.last_resort = last_resort
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        from rich.measure import Measurement
-
         # Measure without the console's limit (Measurement.get clamps to it).
         unbounded = options.update_width(10_000)
         for k, build in enumerate(self.builders):
@@ -305,6 +360,14 @@ def _text_width(console: Console, cell: object) -> int | None:
     return max((cell_len(line) for line in plain.splitlines()), default=0)
 
 
+def _least_width(console: Console, cell: object) -> int:
+    """The longest piece a text cell's lines break into (a word; a Chinese character)."""
+    plain = cell.plain if isinstance(cell, Text) else str(cell)
+    if isinstance(cell, str) and ("[" in cell or ":" in cell):
+        plain = console.render_str(cell).plain
+    return max((cell_len(p) for p in pieces(plain) if not p.isspace()), default=0)
+
+
 def widest_rows(console: Console, table: Table) -> Table:
     """``table`` cut to the rows that hold each column's widest cell: the same widest measurement
     (a column is as wide as its widest cell, its padding and limits do not depend on the row) for
@@ -322,6 +385,9 @@ def widest_rows(console: Console, table: Table) -> Table:
         if any(w is None for w in widths):
             return table
         keep.add(max(range(n), key=lambda i: widths[i] or 0))
+        # and the row with its longest unbreakable piece: the least width the column wraps to,
+        # which decides whether a layout fits at all (a narrow note with a long price in it)
+        keep.add(max(range(n), key=lambda i: _least_width(console, cells[i])))
     rows = sorted(keep)
     probe = copy.copy(table)
     probe.columns = [replace(c, _cells=[c._cells[i] for i in rows]) for c in table.columns]
