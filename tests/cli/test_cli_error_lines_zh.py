@@ -32,6 +32,14 @@ CASES = [
     ),
     (["offers", "--cny-per-usd", "-1"], "error: --cny-per-usd must be a positive number, got -1.0"),
     (["offers", "--sort", "prise"], "error: unknown sort key 'prise'; did you mean 'price'?"),
+    (
+        ["offers", "--sort", "price-per-gpuu"],
+        "error: unknown sort key 'price-per-gpuu'; did you mean 'price-per-gpu' or 'price'?",
+    ),
+    (
+        ["offers", "--sort", "speed"],
+        "error: unknown sort key 'speed'; use one of: price, price-per-gpu, gpu-memory",
+    ),
     (["plan", "job.yaml", "--out", "report.txt"], "error: --out report.txt: write a .html or .md file"),
     (
         ["plan", "job.yaml", "--budget-usd", "100", "--budget-cny", "700"],

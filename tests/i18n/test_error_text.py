@@ -133,9 +133,9 @@ def test_workload_validation_lines_read_in_chinese_with_the_field_path_kept() ->
     cases = {
         # (workload, English as raised, Chinese)
         "missing": (
-            {"model": {"preset": "resnet50"}, "inputs": {"batch_size": -1, "image_size": 224}},
-            "name: required field is missing (and 1 more problem)",
-            "name: 缺少必填字段（另有 1 处问题）",
+            {"model": {"preset": "resnet50"}, "inputs": {"batch_size": -1, "image_size": 0}},
+            "name: required field is missing (and 2 more problems)",
+            "name: 缺少必填字段（另有 2 处问题）",
         ),
         "bound": (
             {"name": "x", "model": {"preset": "resnet50"}, "inputs": {"batch_size": 0, "image_size": 224}},
@@ -150,6 +150,15 @@ def test_workload_validation_lines_read_in_chinese_with_the_field_path_kept() ->
             assert error_text(e) == english
         with use_language("zh"):
             assert error_text(e) == chinese
+
+
+def test_a_second_problem_is_named_not_counted() -> None:
+    from gpuplan.workload.spec import load_workload
+
+    e = _raised(
+        load_workload, {"model": {"preset": "resnet50"}, "inputs": {"batch_size": -1, "image_size": 224}}
+    )
+    assert str(e) == "name: required field is missing (also inputs.batch_size: must be ≥ 1 (got -1))"
 
 
 def test_bad_yaml_and_json_and_a_rate_the_wrong_way_round_read_in_chinese() -> None:

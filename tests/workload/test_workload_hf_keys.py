@@ -72,3 +72,23 @@ def test_padding_the_vocabulary_of_a_config_without_one_is_one_line(tmp_path: Pa
     ) as e:
         hf_bundle(w)
     assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(("model_type", "suggested"), [("lama", "'llama'"), ("qqqzzz", None)])
+def test_an_unknown_model_type_is_one_line_naming_it(
+    tmp_path: Path, model_type: str, suggested: str | None
+) -> None:
+    # transformers' own text spoke of a checkpoint and an out-of-date Transformers
+    from gpuplan.workload.hf import hf_bundle
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": model_type, "hidden_size": 64}))
+    with pytest.raises(WorkloadError) as raised:
+        hf_bundle(_workload(path))
+    text = str(raised.value)
+    assert "\n" not in text and "checkpoint" not in text and "out of date" not in text, text
+    assert f"model_type {model_type!r} is not a model type" in text, text
+    if suggested:
+        assert f"did you mean {suggested}" in text, text
+    else:
+        assert "llama" in text and "bert" in text, text  # what is supported, by example

@@ -47,6 +47,11 @@ class SortKey(Choice):
     def kind(cls) -> str:
         return "sort key"
 
+    @classmethod
+    def shown(cls) -> tuple[str, ...]:
+        # as --help writes them (price-per-gpu); both spellings are accepted
+        return tuple(v.replace("_", "-") for v in cls.values())
+
 
 @dataclass(frozen=True, kw_only=True)
 class OfferQuery:

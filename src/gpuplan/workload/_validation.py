@@ -147,8 +147,28 @@ def _shown(value: object) -> str:
 
 
 def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
-    """The first problem in ``err`` as ``<field.path>: <what is wrong and how to fix it>``."""
-    first = err.errors(include_url=False)[0]
+    """The first problem in ``err`` as ``<field.path>: <what is wrong and how to fix it>``; a second
+    one is named too, more are counted."""
+    errors = err.errors(include_url=False)
+    path, problem = _described(errors[0])
+    more = len(errors) - 1
+    tail: str | Phrase = ""
+    if more == 1:
+        # one more problem is shown, not hidden behind a count of one
+        second_path, second = _described(errors[1])
+        tail = Phrase(
+            N_(" (also {problem})"), problem=Phrase("{path}{problem}", path=second_path, problem=second)
+        )
+    elif more > 1:
+        tail = Phrase(N_(" (and {more} more problems)"), more=more)
+    where = f"{source}: " if source else ""
+    return WorkloadError.worded(
+        "{where}{path}{problem}{tail}", where=where, path=path, problem=problem, tail=tail
+    )
+
+
+def _described(first: Any) -> tuple[str, str | Phrase | GpuplanError]:
+    """One pydantic error entry as its field path (``inputs.batch_size: ``) and what is wrong."""
     # pydantic adds the tagged-union / function-validator name to loc; keep only field names.
     loc = tuple(p for p in first["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     msg = str(first["msg"])
@@ -182,13 +202,4 @@ def one_line_error(err: ValidationError, source: str = "") -> WorkloadError:
             problem = words
     # A whole-workload check already names its field at the start of its message.
     path = f"{_loc_path(loc)}: " if loc else ""
-    more = len(err.errors()) - 1
-    tail: str | Phrase = ""
-    if more == 1:
-        tail = Phrase(N_(" (and 1 more problem)"))
-    elif more > 1:
-        tail = Phrase(N_(" (and {more} more problems)"), more=more)
-    where = f"{source}: " if source else ""
-    return WorkloadError.worded(
-        "{where}{path}{problem}{tail}", where=where, path=path, problem=problem, tail=tail
-    )
+    return path, problem

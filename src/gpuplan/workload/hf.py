@@ -14,7 +14,7 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from gpuplan.errors import EstimateError, WorkloadError
+from gpuplan.errors import EstimateError, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
@@ -46,6 +46,7 @@ def hf_config(workload: Workload, shown: str | None = None) -> Any:
     # before transformers is imported; read_hf_config did this already when the workload was read.
     raw = read_hf_config(path)
     tf = _transformers()
+    _check_model_type(tf, raw, shown or path)
     try:
         config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
     except Exception as e:  # transformers' validators raise their own types (TypeError, AttributeError)
@@ -57,6 +58,45 @@ def hf_config(workload: Workload, shown: str | None = None) -> Any:
         ) from e
     _check_size_keys(config, raw, Path(shown) if shown else file)
     return config
+
+
+#: Model types named, by example, when an unknown one has no near spelling.
+_COMMON_TYPES = ("llama", "mistral", "qwen2", "gemma", "gpt2", "bert", "t5", "vit")
+
+
+def _check_model_type(tf: Any, raw: dict[str, Any], shown: object) -> None:
+    """One line naming a ``model_type`` transformers does not know, with the near spellings it does
+    know (transformers' own text speaks of a checkpoint and an out-of-date Transformers)."""
+    model_type = raw.get("model_type")
+    try:
+        known = list(tf.models.auto.configuration_auto.CONFIG_MAPPING_NAMES)
+    except AttributeError:  # a transformers laid out otherwise: its own error stands
+        return
+    if not isinstance(model_type, str) or model_type in known:
+        return
+    near = closest(model_type, known)
+    if near:
+        raise WorkloadError.worded(
+            N_(
+                "model.hf_config: {path}: model_type {model_type!r} is not a model type transformers "
+                "{version} knows; did you mean {near}?"
+            ),
+            path=shown,
+            model_type=model_type,
+            version=tf.__version__,
+            near=" or ".join(repr(n) for n in near),
+        )
+    raise WorkloadError.worded(
+        N_(
+            "model.hf_config: {path}: model_type {model_type!r} is not a model type transformers "
+            "{version} knows ({n} are, such as {examples})"
+        ),
+        path=shown,
+        model_type=model_type,
+        version=tf.__version__,
+        n=len(known),
+        examples=", ".join(t for t in _COMMON_TYPES if t in known),
+    )
 
 
 def hf_bundle(workload: Workload) -> ModelBundle:
