@@ -11,11 +11,12 @@ def my_cmd(lang: LangOption = None, currency: CurrencyOption = "USD",
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -135,11 +136,24 @@ def console(*, stderr: bool = False) -> Console:
     Strings are printed as written: no console markup, no emoji codes. Names in a table come from
     files others wrote (catalogs, plans, workloads), and ``[/x]`` or ``:smile:`` in one is text, not
     a style (markup made such a name a traceback); styles are set on ``Text`` objects instead."""
-    from rich.console import Console
-
     stream = sys.stderr if stderr else sys.stdout
     if stream.isatty():
-        return Console(stderr=stderr, markup=False, emoji=False)
+        return _cjk_console_class()(stderr=stderr, markup=False, emoji=False)
     columns = os.environ.get("COLUMNS", "")
     width = int(columns) if columns.isdigit() and int(columns) >= 40 else PIPED_WIDTH
-    return Console(stderr=stderr, width=width, markup=False, emoji=False)
+    return _cjk_console_class()(stderr=stderr, width=width, markup=False, emoji=False)
+
+
+@functools.cache
+def _cjk_console_class() -> type[Console]:
+    from rich.console import Console
+
+    from gpuplan.report.cjk import cjk_renderable
+
+    class CjkConsole(Console):
+        """Chinese paragraphs and table titles break between characters, never before a closing mark."""
+
+        def print(self, *objects: Any, **kwargs: Any) -> None:
+            super().print(*(cjk_renderable(o) for o in objects), **kwargs)
+
+    return CjkConsole

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, JustifyMethod, OverflowMethod, RenderResult
     from rich.containers import Lines
 
-__all__ = ["WIDE", "CjkCell", "cjk_text", "has_wide", "pieces"]
+__all__ = ["WIDE", "CjkCell", "cjk_renderable", "cjk_text", "has_wide", "pieces"]
 
 _WIDE_CHARS = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f"
 #: A Chinese (or full-width) character: a line may break before and after each one.
@@ -177,3 +177,34 @@ class CjkCell:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self._text(console, options, highlight=False))
+
+
+def cjk_renderable(renderable: Any) -> Any:
+    """``renderable`` with its paragraphs (a ``Text``, a string) and its tables' titles and captions
+    breaking between Chinese characters, through groups and padding; anything else as it is. What
+    the CLI prints goes through this: a Chinese note broke only at its few spaces (ragged lines),
+    a title left its closing bracket alone on the next line."""
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.table import Table
+
+    if isinstance(renderable, Text):
+        return cjk_text(renderable)
+    if isinstance(renderable, str):
+        return cjk_text(Text(renderable)) if has_wide(renderable) else renderable
+    if isinstance(renderable, Group):
+        renderable._renderables = tuple(cjk_renderable(r) for r in renderable._renderables)
+    elif isinstance(renderable, Padding):
+        renderable.renderable = cjk_renderable(renderable.renderable)
+    elif isinstance(renderable, Table):
+        for name, style in (("title", "table.title"), ("caption", "table.caption")):
+            value = getattr(renderable, name)
+            if isinstance(value, str) and has_wide(value):
+                setattr(
+                    renderable,
+                    name,
+                    cjk_text(Text(value, style=getattr(renderable, f"{name}_style") or style)),
+                )
+            elif isinstance(value, Text):
+                setattr(renderable, name, cjk_text(value))
+    return renderable
