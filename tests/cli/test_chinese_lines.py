@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from typer.testing import CliRunner
 
+from gpuplan.cli import app
 from gpuplan.cli._i18n import console
+
+ROOT = Path(__file__).resolve().parents[2]
 
 #: the marks the kinsoku rule keeps off the start of a line
 _CLOSING = "，。）」；：！？、"
@@ -49,3 +55,12 @@ def test_a_chinese_paragraph_fills_its_lines(cli: Capture) -> None:
     assert all(cell_len(line.rstrip()) >= 56 for line in lines[:-1]), lines
     assert not any(line[0] in _CLOSING for line in lines), lines
     assert "".join(lines).replace(" ", "") == note.replace(" ", "")
+
+
+def test_chinese_estimate_separates_with_the_full_width_semicolon(tmp_path: Path) -> None:
+    # "原生 PyTorch; 无手写融合内核; …": the parts were joined with an ASCII "; "
+    args = ["--db", str(tmp_path / "db.sqlite"), "estimate", str(ROOT / "examples" / "llama7b-lora.yaml")]
+    res = CliRunner().invoke(app, [*args, "--gpu", "L4", "--lang", "zh"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "原生 PyTorch；" in res.stdout, res.stdout
+    assert "; " not in res.stdout, [line for line in res.stdout.splitlines() if "; " in line]

@@ -83,7 +83,7 @@ def rates_line(rates: Sequence[ExchangeRate], currency: str) -> str:
     ]
     warnings = [w for w in map(rate_warning, rates) if w]
     # The warning on a line of its own: the rate's source is long, and the warning is what to act on.
-    return "\n".join([_("Exchange rate: {rates}").format(rates="; ".join(parts)), *warnings])
+    return "\n".join([_("Exchange rate: {rates}").format(rates=_("; ").join(parts)), *warnings])
 
 
 def rate_doc(rate: ExchangeRate | None) -> ExchangeRateDoc | None:
@@ -467,7 +467,7 @@ def _info_table(info: CatalogInfo) -> Table:
     table.add_column(overflow="fold")  # sentences wrap; a long database path folds
     counts = _(", ").join(f"{p} {n}" for p, n in info.offers_by_provider.items())
     prices = _(", ").join(f"{_(p)} {n}" for p, n in info.prices_by_pricing.items())
-    rates = "; ".join(
+    rates = _("; ").join(
         "\n".join(
             [
                 _("1 {currency} = {usd} USD ({date}, {source})").format(

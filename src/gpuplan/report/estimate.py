@@ -347,7 +347,7 @@ def _input_host_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         "images/s per vCPU (assumed). Give --instance for yours."
     ).format(rate=IMAGES_PER_S_PER_VCPU_LOW)
     if slower:
-        line += " " + _("Slow end input-bound: {rows}.").format(rows="; ".join(slower))
+        line += " " + _("Slow end input-bound: {rows}.").format(rows=_("; ").join(slower))
     line += _keeps_up(rows)
     if any(h.rereads for _o, h in rows):
         line += " " + _(
@@ -379,7 +379,7 @@ def _typical_ram_line(rows: Sequence[tuple[EstimateOutcome, HostInput]]) -> Text
         if h.bounded
     ]
     if slower:
-        line += " " + _("Slow end disk-bound: {rows}.").format(rows="; ".join(slower))
+        line += " " + _("Slow end disk-bound: {rows}.").format(rows=_("; ").join(slower))
     return Text(line + _keeps_up(rows), style="dim")
 
 
@@ -558,7 +558,7 @@ def _memory_basis_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
         "The memory column is what nvidia-smi would show, PyTorch's cached blocks included (it frees "
         "them and retries before running out); whether it fits compares what the step needs with the "
         "usable memory: {needs}."
-    ).format(needs="; ".join(needs))
+    ).format(needs=_("; ").join(needs))
     return Text(line, style="dim")
 
 

@@ -90,7 +90,7 @@ def _row(rank: int, o: Option) -> list[str]:
         memory,
         "—" if miss is None else format_percent(miss),
         f"{o.as_of.replace('/', '–') or '?'} ({'; '.join(w for w in (age_text(o), _(o.confidence)) if w)})",
-        "; ".join(
+        _("; ").join(
             (*(_(f) for f in o.flags), *([unknowns_cell(o)] if o.unknown_facts else []), *o.assumptions)
         ),
     ]
@@ -140,7 +140,7 @@ def _html_row(rank: int, o: Option) -> str:
         f'<td class="num">{breakdown}</td>',
         f'<td class="num">{escape(cells[12])}</td>',
         f"<td>{escape(o.as_of.replace('/', '–') or '?')}"
-        + small.format(escape("; ".join(w for w in (age_text(o), _(o.confidence)) if w)))
+        + small.format(escape(_("; ").join(w for w in (age_text(o), _(o.confidence)) if w)))
         + "</td>",
         f'<td class="notes">{escape(cells[15])}</td>',
     ]

@@ -181,7 +181,9 @@ def breakdown_words(o: Option) -> str:
     setup = items.get("setup")
     compute = _("compute {amount}").format(amount=money(b.compute_usd)) + times("compute")
     if setup is not None and setup.cost_usd > 0:
-        compute = compute[:-1] + "; " + _("set-up {amount} of it").format(amount=money(setup.cost_usd)) + ")"
+        compute = (
+            compute[:-1] + _("; ") + _("set-up {amount} of it").format(amount=money(setup.cost_usd)) + ")"
+        )
     egress = _("egress {amount}").format(amount=money(b.egress_usd))
     if "egress_in" in items:
         egress += (
@@ -252,7 +254,7 @@ def stale_warning(plan: Plan) -> str:
         )
     if rec.confidence == "low":
         words.append(_("low-confidence price: check it before you rent"))
-    return "; ".join(words)
+    return _("; ").join(words)
 
 
 def _price_line(plan: Plan, rec: Option) -> list[Any]:
@@ -330,7 +332,7 @@ def _recommended(plan: Plan) -> list[Any]:
 
 def unknown_words(o: Option) -> str:
     """``vCPUs: 24 vCPUs (…); RAM: …; best case $28.74, 6.0 h``."""
-    facts = "; ".join(f"{fact_name(u.fact)}: {u.assumed}" for u in o.unknown_facts)
+    facts = _("; ").join(f"{fact_name(u.fact)}: {u.assumed}" for u in o.unknown_facts)
     if o.best_case_total_cost_usd is None or o.best_case_job_time_h is None:
         return facts
     return _("{facts}; best case {cost}, {time}").format(

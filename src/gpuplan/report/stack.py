@@ -97,7 +97,7 @@ def stack_words(
         parts.append(_(_TP_PLAN[stack.tensor_parallel_plan]))
     parts.append(_("torch.compile") if stack.compile else _("eager"))
     parts.append(_("CUDA graphs") if stack.cuda_graphs else _("no CUDA graphs"))
-    return "; ".join(parts)
+    return _("; ").join(parts)
 
 
 def stack_json(stack: Stack) -> StackDoc:

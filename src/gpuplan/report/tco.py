@@ -295,7 +295,7 @@ def unknown_lines(report: TcoReport) -> list[str]:
         by_pricing: dict[str, list[str]] = {}
         for m in missing:
             by_pricing.setdefault(m.pricing, []).append(m.gpu)
-        return "; ".join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
+        return _("; ").join(f"{_pricing(p)} ({', '.join(gpus)})" for p, gpus in by_pricing.items())
 
     none = [m for m in report.missing if not m.low_confidence_rows]
     low = [m for m in report.missing if m.low_confidence_rows]
@@ -341,7 +341,9 @@ def _age_lines(report: TcoReport) -> list[str]:
     stale = [(o, a) for o, a in stale if a.stale]
     lines = []
     if stale:
-        listed = "; ".join(f"{_offer_words(o)} {price_age_words(a.age_days, a.staleness)}" for o, a in stale)
+        listed = _("; ").join(
+            f"{_offer_words(o)} {price_age_words(a.age_days, a.staleness)}" for o, a in stale
+        )
         lines.append(
             _(
                 "Stale prices: {n} of the {total} used are older than {days} days or of unknown age "
@@ -351,7 +353,9 @@ def _age_lines(report: TcoReport) -> list[str]:
     low = [o for o in used if o.confidence == "low"]
     if low:
         lines.append(
-            _("Low-confidence prices used: {listed}").format(listed="; ".join(_offer_words(o) for o in low))
+            _("Low-confidence prices used: {listed}").format(
+                listed=_("; ").join(_offer_words(o) for o in low)
+            )
         )
     return lines
 
