@@ -259,3 +259,23 @@ def test_a_request_killed_by_a_reclaim_held_its_slot_only_until_then() -> None:
     paid = sum(e - s for s, e in zip(run.replica_launch_s, run.replica_end_s, strict=True)) * cfg.slots
     assert np.all(run.service_s[killed] < 600.0)  # cut at the reclaim
     assert held <= paid + 1e-6
+
+
+def test_replicas_that_share_an_instance_are_billed_in_whole_instances() -> None:
+    # Three 4-GPU replicas, two to an 8-GPU instance at $40/h: two instances, $80 an hour (not three
+    # replicas × a whole instance each, $120).
+    trace = _diurnal(rate=0.5, hours=2.0)
+    prices = FleetPrices(
+        usd_per_hour={"on_demand": 20.0},
+        source="t",
+        replicas_per_instance={"on_demand": 2},
+        gpus_per_replica=4,
+    )
+    res = simulate_autoscale(trace, REPLICA, [parse_policy("fixed:replicas=3")], prices)
+    (p,) = res.policies
+    hours = p.replica_hours["on_demand"]
+    assert p.instance_hours["on_demand"] == pytest.approx(hours * 2 / 3, rel=1e-6)
+    assert p.cost_usd == pytest.approx(40.0 * hours * 2 / 3, rel=1e-6)
+    # One replica to an instance: instance-hours are replica-hours.
+    one = simulate_autoscale(trace, REPLICA, [parse_policy("fixed:replicas=3")], PRICES).policies[0]
+    assert one.instance_hours == one.replica_hours and one.cost_usd == pytest.approx(3.0 * hours)

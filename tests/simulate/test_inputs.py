@@ -87,18 +87,17 @@ def test_a_fleet_is_costed_at_the_dated_floor_of_an_undated_spot_price_and_says_
         term=spread,
     )  # fmt: skip
     p = fleet_prices([offer("on_demand", 21.96), undated], "A100-SXM4-40GB")
-    # $8.00 for the 8-GPU instance (not its own $2.40); a one-GPU replica takes the whole instance.
-    assert p.usd_per_hour["spot"] == pytest.approx(8.0)
+    # $8.00 for the 8-GPU instance (not its own $2.40), which holds eight one-GPU replicas: $1.00
+    # per replica-hour, the fleet billed in whole instances.
+    assert p.usd_per_hour["spot"] == pytest.approx(1.0) and p.per_instance("spot") == 8
     assert "below the lowest dated spot price of the region: costed at it (2025-11-30)" in p.source
-    assert "1 × its 8-GPU instance for 1 GPU(s)" in p.sources["spot"]
-    # A replica of 4 GPUs (tensor-parallel) on the same 8-GPU instance pays the same $8.00; on
-    # one-GPU instances it takes four of them.
+    assert "8 USD per instance-h, 8 replica(s) of 1 GPU(s) on each 8-GPU instance" in p.sources["spot"]
+    # A replica of 4 GPUs (tensor-parallel) on the same 8-GPU instance: two to an instance.
     four = fleet_prices([offer("on_demand", 21.96), undated], "A100-SXM4-40GB", gpus_per_replica=4)
-    assert four.usd_per_hour["spot"] == pytest.approx(8.0) and four.usd_per_hour[
+    assert four.usd_per_hour["spot"] == pytest.approx(4.0) and four.usd_per_hour[
         "on_demand"
-    ] == pytest.approx(21.96)
+    ] == pytest.approx(10.98)
     single = offer("on_demand", 3.0, instance_type="p4.1x", gpu_count=1.0, price_usd_per_gpu_hour=3.0)
-    assert fleet_prices([single], "A100-SXM4-40GB", gpus_per_replica=4).usd_per_hour["on_demand"] == 12.0
     # simulate share's two GPUs: two one-GPU instances ($6) rather than the 8-GPU one ($21.96)
     from gpuplan.simulate.inputs import whole_instances
 
@@ -112,3 +111,44 @@ def test_a_fleet_is_costed_at_the_dated_floor_of_an_undated_spot_price_and_says_
     p = fleet_prices([offer("on_demand", 21.96), one, half], "A100-SXM4-40GB")
     assert p.usd_per_hour == {"on_demand": 3.0}
     assert "p4.1x" in p.sources["on_demand"] and "whole" not in p.sources["on_demand"]
+
+
+def _offer(pricing: str, instance: str, gpus: int, per_gpu: float) -> object:
+    from gpuplan.catalog import OfferPrice
+
+    return OfferPrice(
+        provider="cloud", region="r1", zone=None, instance_type=instance, gpu="H100-SXM",
+        gpu_count=float(gpus), vcpus=16.0 * gpus, memory_gib=200.0 * gpus, network_gbps=None,
+        interconnect=None, pricing=pricing, price=per_gpu * gpus, currency="USD", unit="hour",
+        price_usd_per_hour=per_gpu * gpus, price_usd_per_gpu_hour=per_gpu, as_of="2026-01-21",
+        source="test", confidence="secondary", interruption_band=None, billing_granularity_s=1,
+        min_billing_s=60, term=None, compliance=(), stale=False, price_reason=None, as_of_precision="day",
+    )  # fmt: skip
+
+
+def test_a_tensor_parallel_replica_is_priced_on_one_instance_that_holds_all_its_gpus() -> None:
+    # Four one-GPU VMs cannot run one tensor-parallel group over NVLink: a 4-GPU replica is priced
+    # on the 8-GPU box (two replicas to it: $16/h each), never on 4 × the $1.80 one-GPU VM.
+    offers = [
+        _offer("on_demand", "h100_1x", 1, 1.8),
+        _offer("on_demand", "h100_2x", 2, 1.9),
+        _offer("on_demand", "h100_8x", 8, 4.0),
+        _offer("spot", "h100_1x_spot", 1, 1.2),
+    ]
+    p = fleet_prices(offers, "H100-SXM", gpus_per_replica=4)
+    assert p.usd_per_hour == {"on_demand": pytest.approx(16.0)}
+    assert p.per_instance("on_demand") == 2 and p.gpus_per_replica == 4
+    assert "h100_8x" in p.sources["on_demand"]
+    assert "2 replica(s) of 4 GPU(s) on each 8-GPU instance" in p.source
+    # No instance of 4 or more GPUs: no price, and the error says why.
+    with pytest.raises(InputError, match="on one instance of 4 or more GPUs"):
+        fleet_prices(offers[:2], "H100-SXM", gpus_per_replica=4)
+
+
+def test_the_instance_is_the_cheapest_for_the_fleet_in_whole_instances() -> None:
+    # A one-GPU fleet of one replica: the $2.50 one-GPU VM, not the 8-GPU box at $2.00 a GPU
+    # ($16 for one replica); a fleet of up to 8: one box ($16) beats 8 VMs ($20).
+    offers = [_offer("on_demand", "h100_1x", 1, 2.5), _offer("on_demand", "h100_8x", 8, 2.0)]
+    assert "h100_1x" in fleet_prices(offers, "H100-SXM").source
+    big = fleet_prices(offers, "H100-SXM", fleet_replicas=8)
+    assert "h100_8x" in big.source and big.usd_per_hour["on_demand"] == pytest.approx(2.0)

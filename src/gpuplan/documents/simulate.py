@@ -61,10 +61,14 @@ class ReplicaDoc(Document):
 
 class PricesDoc(Document):
     usd_per_hour: dict[str, float]
-    """Per replica-hour, by pricing model."""
+    """Per replica-hour, by pricing model (an instance's price shared by the replicas it holds)."""
     source: str
     spot_interruptions_per_hour: float
     spot_rate_source: str
+    replicas_per_instance: dict[str, int]
+    """Per pricing model, replicas one instance holds: a fleet pays whole instances."""
+    gpus_per_replica: int
+    """GPUs of one replica (its tensor-parallel ranks, in one machine)."""
 
 
 class SloDoc(Document):
@@ -137,6 +141,9 @@ class PolicyDoc(Document):
     cost_usd: float
     replica_hours: dict[str, float]
     """Hours by pricing model (``on_demand``, ``spot``)."""
+    instance_hours: dict[str, float]
+    """Hours of whole instances billed, by pricing model (fewer than ``replica_hours`` where
+    replicas share an instance)."""
     utilisation: float
     """Busy batch-slot time / paid batch-slot time, 0–1."""
     latency_p50_s: float | None

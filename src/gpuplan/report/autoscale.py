@@ -44,6 +44,7 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
         "name": p.name,
         "cost_usd": p.cost_usd,
         "replica_hours": p.replica_hours,
+        "instance_hours": p.instance_hours,
         "utilisation": p.utilisation,
         "latency_p50_s": p.latency_p50_s,
         "latency_p95_s": p.latency_p95_s,
@@ -120,6 +121,8 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
                 "source": res.prices.source,
                 "spot_interruptions_per_hour": res.prices.spot_rate_per_hour,
                 "spot_rate_source": res.prices.spot_rate_source,
+                "replicas_per_instance": {k: res.prices.per_instance(k) for k in res.prices.usd_per_hour},
+                "gpus_per_replica": res.prices.gpus_per_replica,
             },
             "settings": {
                 "slo_s": res.settings.slo_s,
@@ -156,7 +159,11 @@ def _header(res: AutoscaleResult) -> list[str]:
     if res.trace_note:
         lines.append(_("Re-timed: {note}.").format(note=res.trace_note))
     lines += [
-        _("Replica: one {gpu}; {source}.").format(gpu=res.replica.gpu, source=res.replica.source),
+        _("Replica: one {gpu}; {source}.").format(gpu=res.replica.gpu, source=res.replica.source)
+        if res.prices.gpus_per_replica == 1
+        else _("Replica: {n} × {gpu} in one machine (tensor parallel); {source}.").format(
+            n=res.prices.gpus_per_replica, gpu=res.replica.gpu, source=res.replica.source
+        ),
         _("Cold start of a replica a policy adds: {source}.").format(source=res.settings.cold_start_source),
         _("Prices: {source}.").format(source=res.prices.source),
         _("Spot interruptions: {source}.").format(source=res.prices.spot_rate_source),

@@ -73,6 +73,15 @@ class FleetPrices:
     spot_rate_per_hour: float = 1.0 / 24.0
     """Interruptions per spot replica-hour."""
     spot_rate_source: str = "assumed: 1 interruption per 24 instance-hours"
+    replicas_per_instance: dict[str, int] = field(default_factory=dict)
+    """Per pricing model, replicas one instance holds (1 where absent): ``usd_per_hour`` is the
+    instance's price shared by them, and a fleet pays whole instances, ``ceil(replicas / this)`` at
+    each moment (a scale-down is taken to stop a replica of the emptiest instance)."""
+    gpus_per_replica: int = 1
+    """GPUs of one replica (its tensor-parallel ranks, in one machine)."""
+
+    def per_instance(self, pricing: str) -> int:
+        return max(1, self.replicas_per_instance.get(pricing, 1))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +158,9 @@ class PolicyResult:
     spec: str
     cost_usd: float
     replica_hours: dict[str, float]
+    instance_hours: dict[str, float]
+    """Per pricing model, hours of the whole instances billed (``replica_hours`` where one instance
+    holds one replica; fewer where replicas share one: ``FleetPrices.replicas_per_instance``)."""
     utilisation: float
     """Busy batch-slot time / paid batch-slot time (0–1)."""
     latency_p50_s: float | None
@@ -299,15 +311,35 @@ def _losses(
     return losses, lost_bins.tolist()
 
 
+def _instance_hours(launch: Sequence[float], end: Sequence[float], per_instance: int) -> float:
+    """Hours of whole instances a fleet of replicas pays, ``per_instance`` replicas to an instance:
+    at each moment ``ceil(running / per_instance)`` of them (e.g. three 4-GPU replicas on 8-GPU
+    instances for an hour: 2 instance-hours)."""
+    if per_instance <= 1:
+        return sum(max(0.0, e - s) for s, e in zip(launch, end, strict=True)) / 3600.0
+    t0, t1 = np.asarray(launch, dtype=np.float64), np.asarray(end, dtype=np.float64)
+    keep = t1 > t0
+    times = np.concatenate([t0[keep], t1[keep]])
+    step = np.concatenate([np.ones(int(keep.sum())), -np.ones(int(keep.sum()))])
+    order = np.argsort(times, kind="stable")
+    running = np.cumsum(step[order])
+    instances = np.ceil(running[:-1] / per_instance - 1e-9)
+    return float(np.sum(instances * np.diff(times[order]))) / 3600.0
+
+
 def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices, cfg: _Ctx) -> PolicyResult:
     st = run.status
     req = _per_request(trace, run, cfg.best, cfg.settings.slos)
     served = st == STATUS_SERVED
     n_served = len(req.served)
     hours: dict[str, float] = {}
+    spans: dict[str, tuple[list[float], list[float]]] = {}
     for launch, end, spot in zip(run.replica_launch_s, run.replica_end_s, run.replica_spot, strict=True):
         key = "spot" if spot else "on_demand"
         hours[key] = hours.get(key, 0.0) + max(0.0, end - launch) / 3600.0
+        starts, ends = spans.setdefault(key, ([], []))
+        starts.append(launch)
+        ends.append(end)
     missing = [k for k in hours if k not in prices.usd_per_hour]
     if missing:
         flag = missing[0].replace("_", "-")
@@ -317,7 +349,8 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
             gpu=cfg.replica.gpu,
             flag=flag,
         )
-    cost = sum(h * prices.usd_per_hour[k] for k, h in hours.items())
+    instance_hours = {k: _instance_hours(*spans[k], prices.per_instance(k)) for k in hours}
+    cost = sum(h * prices.usd_per_hour[k] * prices.per_instance(k) for k, h in instance_hours.items())
     ran = served | (st == STATUS_KILLED)
     finish = run.start_s + run.service_s
     # Replicas are billed until what they started ends (the window's drain): so is their busy time.
@@ -364,6 +397,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         spec=policy.spec,
         cost_usd=cost,
         replica_hours=hours,
+        instance_hours=instance_hours,
         utilisation=busy / paid if paid > 0 else 0.0,
         latency_p50_s=e2e.p50_s,
         latency_p95_s=e2e.p95_s,

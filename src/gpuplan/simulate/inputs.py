@@ -1,7 +1,8 @@
 """What a simulation is given: replica prices from the catalog, replicas and services from files.
 
-- :func:`fleet_prices`: the cheapest known on-demand and spot price per GPU-hour of a GPU, and the
-  spot interruption rate from its catalog band (else the planner's stated default);
+- :func:`fleet_prices`: the price per replica-hour of a GPU's cheapest known on-demand and spot
+  instance that holds a whole replica, and the spot interruption rate from its catalog band (else
+  the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
 - :func:`load_services`: a ``services.yaml`` for ``simulate share``.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "fleet_prices",
     "load_services",
     "parse_replica",
+    "replica_instances",
     "whole_instances",
 ]
 
@@ -76,13 +78,50 @@ def whole_instances(
     return best
 
 
-def _bought(o: OfferPrice, instances: int, gpus: int) -> str:
-    """ ", 2 × its 8-GPU instance for a replica of 4 GPUs": what a price per replica buys, where it
-    buys more GPUs than the replica uses ("" where they match)."""
-    if instances * o.gpu_count <= gpus:
+def replica_instances(
+    offers: Iterable[OfferPrice], gpu_id: str, gpus_per_replica: int = 1, fleet_replicas: int = 1
+) -> dict[str, tuple[float, OfferPrice, int]]:
+    """Pricing model -> (USD per instance-hour, the offer, replicas of ``gpus_per_replica`` GPUs one
+    instance holds) for a replica fleet: a replica's tensor-parallel ranks share one machine (their
+    links are a board's NVLink or PCIe, not a network between VMs), so only instances of at least
+    ``gpus_per_replica`` whole GPUs hold one, ``floor(GPUs / gpus_per_replica)`` each. Per model the
+    offer that costs least for ``fleet_replicas`` replicas in whole instances
+    (``ceil(fleet / per instance)`` of them), ties to the cheaper per replica; each at its
+    conservative price. Offers of low confidence are left out. e.g. 4-GPU replicas, fleet of 3: two
+    8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5."""
+    need = max(1, gpus_per_replica)
+    fleet = max(1, fleet_replicas)
+    best: dict[str, tuple[float, OfferPrice, int]] = {}
+    rank: dict[str, tuple[float, float]] = {}
+    for o in offers:
+        if o.gpu != gpu_id or o.pricing not in ("on_demand", "spot") or o.confidence == "low":
+            continue
+        per_gpu = o.conservative_usd_per_gpu_hour()
+        whole = math.floor(o.gpu_count + 1e-9)
+        if per_gpu is None or whole < need:
+            continue
+        per_instance = float(per_gpu) * o.gpu_count
+        k = whole // need
+        key = (math.ceil(fleet / k) * per_instance, per_instance / k)
+        if o.pricing not in best or key < rank[o.pricing]:
+            best[o.pricing], rank[o.pricing] = (per_instance, o, k), key
+    return best
+
+
+def _bought(o: OfferPrice, per_instance: int, gpus: int) -> str:
+    """ ": 55.04 USD per instance-h, 2 replicas of 4 GPUs on each 8-GPU instance, whole instances
+    billed as the fleet needs them": what a price per replica-hour stands for, where an instance
+    holds more GPUs than one replica ("" where they match)."""
+    if per_instance == 1 and o.gpu_count <= gpus:
         return ""
-    return _(", {n} × its {k}-GPU instance for {g} GPU(s)").format(
-        n=instances, k=format_number(o.gpu_count), g=gpus
+    return _(
+        ": {price:.4g} USD per instance-h, {n} replica(s) of {g} GPU(s) on each {k}-GPU instance, "
+        "whole instances billed as the fleet needs them"
+    ).format(
+        price=(o.conservative_usd_per_gpu_hour() or 0.0) * o.gpu_count,
+        n=per_instance,
+        g=gpus,
+        k=format_number(o.gpu_count),
     )
 
 
@@ -94,14 +133,17 @@ def fleet_prices(
     spot_usd: float | None = None,
     spot_rate_per_hour: float | None = None,
     gpus_per_replica: int = 1,
+    fleet_replicas: int = 1,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
-    ranks): the cheapest catalog offer per pricing model, bought as whole instances
-    (:func:`whole_instances`) — a one-GPU replica on an 8-GPU instance pays for 8 (replicas come
-    and go one by one, so they are not assumed to share one). Each price is the conservative one
+    ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
+    a fleet of up to ``fleet_replicas``, its instance price shared by the replicas one instance
+    holds. The simulation bills whole instances: at each moment as many as its running replicas
+    fill (``ceil(replicas / per instance)``). Each price is the conservative one
     (``OfferPrice.conservative_usd_per_gpu_hour``).
 
-    Given prices win over the catalog's. Low-confidence (article) prices are never used.
+    Given prices win over the catalog's (a replica-hour each, one replica per instance).
+    Low-confidence (article) prices are never used.
     """
 
     for flag, value in (("--on-demand-price", on_demand_usd), ("--spot-price", spot_usd)):
@@ -115,8 +157,9 @@ def fleet_prices(
         raise InputError.worded(
             N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
         )
-    best = whole_instances(offers, gpu_id, gpus_per_replica)
+    best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas)
     prices: dict[str, float] = {}
+    packed: dict[str, int] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
     notes: list[str] = []
     sources: dict[str, str] = {}
@@ -129,8 +172,9 @@ def fleet_prices(
                 )
             )
         elif key in best:
-            per_replica, o, instances = best[key]
-            prices[key] = per_replica
+            per_instance, o, k = best[key]
+            prices[key] = per_instance / k
+            packed[key] = k
             notes.append(
                 _(
                     "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
@@ -143,11 +187,21 @@ def fleet_prices(
                     as_of=o.as_of,
                 )
                 + _price_caveat(o)
-                + _bought(o, instances, gpus_per_replica)
+                + _bought(o, k, gpus_per_replica)
             )
         if key in prices:
             sources[key] = notes[-1]
     if "on_demand" not in prices:
+        if gpus_per_replica > 1:
+            raise InputError.worded(
+                N_(
+                    "the catalog has no on-demand price for {gpu} on one instance of {n} or more GPUs "
+                    "(a tensor-parallel replica runs in one machine); give one with --on-demand-price "
+                    "USD_PER_HOUR"
+                ),
+                gpu=gpu_id,
+                n=gpus_per_replica,
+            )
         raise InputError.worded(
             N_("the catalog has no on-demand price for {gpu}; give one with --on-demand-price USD_PER_HOUR"),
             gpu=gpu_id,
@@ -171,6 +225,8 @@ def fleet_prices(
         sources=sources,
         spot_rate_per_hour=rate,
         spot_rate_source=rate_src,
+        replicas_per_instance=packed,
+        gpus_per_replica=max(1, gpus_per_replica),
     )
 
 

@@ -171,7 +171,12 @@ def simulate_document(
         mean_output_tokens=float(trace.output_tokens.mean()),
     )
     cold_s, cold_words = cold_start(weights, DEFAULT_STORAGE_BYTES_PER_S)
-    prices = fleet_prices(store.offers(gpu=gpu_id), gpu_id, gpus_per_replica=workload.tensor_parallel)
+    prices = fleet_prices(
+        store.offers(gpu=gpu_id),
+        gpu_id,
+        gpus_per_replica=workload.tensor_parallel,
+        fleet_replicas=max(p.max_replicas for p in policies),
+    )
     slo_ms = request.slo_ms or serving.p95_latency_ms
     slos = (Slo(metric="e2e", percentile=95.0, threshold_s=slo_ms / 1000),) if slo_ms else ()
     settings = SimulationSettings(
