@@ -381,5 +381,6 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
+        p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
     )
     return job, tuple(notes)

@@ -68,6 +68,10 @@ class Candidates:
     """The instance's CPUs, not its GPUs, set the step time (see ``EstimateRow.input_bound``)."""
     input_unknown: BoolArray
     """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
+    misses_latency: BoolArray
+    """A service over its p95 latency target here (see ``EstimateRow.misses_latency``)."""
+    p95_latency_s: FloatArray
+    """A service's estimated p95 latency here, s (nan: not a service, or not estimated)."""
     work_h_best: FloatArray
     """Failure-free job time with every unknown instance fact at its best case (equal to ``work_h``
     when none is unknown)."""
@@ -126,6 +130,8 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         step_time_s=np.full(n, math.nan),
         input_bound=np.zeros(n, dtype=bool),
         input_unknown=np.zeros(n, dtype=bool),
+        misses_latency=np.zeros(n, dtype=bool),
+        p95_latency_s=np.full(n, math.nan),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
     )
@@ -241,8 +247,8 @@ def _run_keys(
     shape: IntArray,
 ) -> tuple[np.ndarray, np.ndarray, IntArray]:
     """The estimator's answers for the distinct (shape, GPUs per node, nodes) among ``live``: per
-    distinct key a row of (fits, bound, unknown) flags and (time, low, high, peak, step) values, and
-    each live candidate's key index."""
+    distinct key a row of (fits, bound, unknown, may not fit, misses latency) flags and (time, low,
+    high, peak, step, p95 latency) values, and each live candidate's key index."""
     key_code = (shape * 4096 + cands.gpus_per_node[live]) * 4096 + cands.nodes[live]
     codes, first, inverse = np.unique(key_code, return_index=True, return_inverse=True)
     # One key per distinct code, its facts read column by column as Python values (thousands of
@@ -275,12 +281,19 @@ def _run_keys(
                 memory_gib=ram_gib,
             )
         )
-        flags.append((row.fits, row.input_bound, row.input_unknown, row.memory_uncertain))
+        flags.append((row.fits, row.input_bound, row.input_unknown, row.memory_uncertain, row.misses_latency))
         vals.append(
-            (row.job_time_h, row.job_time_h_low, row.job_time_h_high, row.peak_memory_gib, row.step_time_s)
+            (
+                row.job_time_h,
+                row.job_time_h_low,
+                row.job_time_h_high,
+                row.peak_memory_gib,
+                row.step_time_s,
+                row.p95_latency_s,
+            )
         )
-    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 4)
-    val_arr = np.array(vals, dtype=float).reshape(codes.size, 5)
+    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 5)
+    val_arr = np.array(vals, dtype=float).reshape(codes.size, 6)
     return flag_arr, val_arr, inverse.reshape(-1)
 
 
@@ -331,6 +344,7 @@ def estimate_candidates(
             vals[inv, 2],
         )
         cands.peak_memory_gib[sub], cands.step_time_s[sub] = vals[inv, 3], vals[inv, 4]
+        cands.misses_latency[sub], cands.p95_latency_s[sub] = flags[inv, 4], vals[inv, 5]
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:
         taken = _taken(offers, relevant)[cands.offer[live]]
@@ -345,6 +359,8 @@ def estimate_candidates(
             cands.work_h_best[sub] = np.minimum(vals[inv, 0], cands.work_h[sub])
             cands.input_unknown[sub] = flags[inv, 2]
     bad_time = ~(cands.work_h > 0) | ~np.isfinite(cands.work_h)
+    # A service that fits and carries its load but is slower than its p95 target: its own reason.
+    cands.exclude(~cands.fits & cands.misses_latency, Reason.LATENCY)
     cands.exclude(~cands.fits | bad_time, Reason.DOES_NOT_FIT)
     return calls
 

@@ -65,6 +65,7 @@ class Reason(str, Enum):
     UNPRICED = "unpriced"
     LOW_CONFIDENCE = "low_confidence_price"
     MODEL_SPLIT = "model_parallel_split"
+    LATENCY = "misses_latency_target"
     DOES_NOT_FIT = "does_not_fit"
     SPOT_UNSTABLE = "spot_too_unstable"
     UNKNOWN_COST = "unknown_cost_component"

@@ -328,14 +328,18 @@ class _Estimator:
         )
         # The headroom `estimate` sizes a fleet with ("needs N GPUs"): a replica past it queues on
         # every burst of a Poisson load (ρ = 0.97 dropped one request in 16 in `simulate autoscale`).
-        ok = (
-            srv.p95_latency_s is not None
-            and srv.utilisation <= TARGET_UTILISATION
-            and (serving.p95_latency_ms is None or srv.p95_latency_s * 1000 <= serving.p95_latency_ms)
+        carried = srv.p95_latency_s is not None and srv.utilisation <= TARGET_UTILISATION
+        late = (
+            carried
+            and srv.p95_latency_s is not None
+            and serving.p95_latency_ms is not None
+            and srv.p95_latency_s * 1000 > serving.p95_latency_ms
         )
         h = SERVING_HOURS
         return EstimateRow(
-            fits=not ruled_out and ok,
+            fits=not ruled_out and carried and not late,
+            misses_latency=not ruled_out and late,
+            p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
             memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
             job_time_h=h,
             job_time_h_low=h,

@@ -44,6 +44,10 @@ _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice
 # a reason code (its catalog entry), {count} a number of candidates
 _REASON_COUNT = N_("{reason} {count}")
 _PEAK = N_(" (peak memory per GPU at least {peak_gib:.1f} GiB)")
+_LATENCY = N_(
+    "; no option meets the p95 latency target of {target:g} ms: the best reached is {best_s:.3g} s on "
+    "{gpus} × {gpu}"
+)
 _ADVICE = N_("; {hint}")
 # TRANSLATORS: joins one more clause to the ones before ("…takes 2 h (…); the cheapest …")
 _SEMICOLON_ONE_MORE = N_("{clauses}; {clause}")
@@ -77,11 +81,27 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         if peaks.size:
             peak = Phrase(_PEAK, peak_gib=float(peaks.min()))
     advice: Phrase | str = ""
-    if top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
+    if Reason.LATENCY.value in counts and ctx.job.p95_latency_ms is not None:
+        advice = _latency_advice(ctx, ctx.job.p95_latency_ms)
+    elif top == Reason.DOES_NOT_FIT.value and ctx.job.task == "infer":
         advice = Phrase(_SERVICE_HINT)
     elif top in _HINTS:
         advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def _latency_advice(ctx: PlanContext, target_ms: float) -> Phrase:
+    """The p95 target no option met, and the best p95 any candidate reached (its GPUs)."""
+    c = ctx.cands
+    p95 = np.where(c.misses_latency, c.p95_latency_s, np.nan)
+    i = int(np.nanargmin(p95))
+    return Phrase(
+        _LATENCY,
+        target=target_ms,
+        best_s=float(p95[i]),
+        gpus=int(c.gpus_per_node[i] * c.nodes[i]),
+        gpu=str(ctx.offers.gpu[c.offer[i]]),
+    )
 
 
 def _over_deadline_or_budget(

@@ -280,6 +280,8 @@ class JobFacts:
     one instance, because their all-reduces run every layer over NVLink."""
     pipeline_parallel: int = 1
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
+    p95_latency_ms: float | None = None
+    """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
 
     @property
     def replica_gpus(self) -> int:
@@ -340,6 +342,11 @@ class EstimateRow:
     input_unknown: bool = False
     """An image workload on an instance whose vCPUs the catalog lacks: whether its CPUs keep the
     GPUs fed is unknown (the time is the GPUs' alone, and the option says so)."""
+    misses_latency: bool = False
+    """A service that fits and carries its load but whose p95 latency is over the workload's
+    target (``fits`` is False): left out for the target, not for memory."""
+    p95_latency_s: float = math.nan
+    """A service's estimated p95 request latency here, s (nan: not a service, or unknown)."""
     wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)
     """Words :attr:`notes` when they are read: the planner asks about thousands of offers and shows
     a few, so the estimator words none until then (None: no notes)."""

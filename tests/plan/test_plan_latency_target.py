@@ -1,0 +1,50 @@
+"""A service's p95 latency target that no option reaches is counted under its own reason, and the
+infeasibility line names the target and the best latency any option reached (before, those
+candidates were counted as does_not_fit, which reads as memory)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gpuplan.api import plan
+from gpuplan.catalog import Store, open_store
+from gpuplan.plan import PlanInfeasibleError
+from gpuplan.profile.model import Profile
+from gpuplan.workload import load_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICE = ROOT / "examples" / "llm-inference-service.yaml"
+PROFILE = ROOT / "tests" / "perf" / "fixtures" / "known" / "llama7b-infer-bf16.json"
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    st = open_store(str(tmp_path_factory.mktemp("latency") / "catalog.sqlite"))
+    yield st
+    st.close()
+
+
+def _service(p95_ms: float | None):  # type: ignore[no-untyped-def]
+    w = load_workload(SERVICE)
+    assert w.serving is not None
+    return w.model_copy(update={"serving": w.serving.model_copy(update={"p95_latency_ms": p95_ms})})
+
+
+def test_an_unreachable_latency_target_is_its_own_reason_and_names_the_best_reached(store: Store) -> None:
+    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    # Without the target the same service plans; what does not fit then (too few GPUs of a small
+    # kind to carry 5 requests/s) is all that does not fit with it.
+    ok = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    assert "misses_latency_target" not in ok.excluded
+    with pytest.raises(PlanInfeasibleError) as caught:
+        plan(_service(50.0), store=store, profile=profile, providers=["aws"])
+    text = str(caught.value)
+    assert f"does_not_fit {ok.excluded['does_not_fit']}," in text
+    assert re.search(r"misses_latency_target \d+", text)
+    assert re.search(
+        r"no option meets the p95 latency target of 50 ms: the best reached is [\d.]+ s on \d+ × \S+", text
+    )
