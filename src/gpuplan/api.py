@@ -32,6 +32,7 @@ __all__ = [
     "instance_links",
     "plan",
     "refuse_unrunnable",
+    "refuse_unsplit",
 ]
 
 
@@ -158,11 +159,43 @@ def refuse_unrunnable(workload: Workload | str | Path | dict[str, Any], gpus: Se
         raise refusals[0]
 
 
+def refuse_unsplit(
+    workload: Workload | str | Path | dict[str, Any], gpus: Sequence[str] | None, count: int | None
+) -> None:
+    """Refuse, before anything is traced, GPU counts that no configuration asked for can split into
+    whole replicas of ``tensor_parallel × pipeline_parallel`` GPUs (a ``NAME:COUNT`` count, else
+    ``count``; None: one replica). The same one line the layout stage gives after the trace."""
+    from gpuplan.errors import EstimateError, Phrase
+    from gpuplan.hardware import parse_gpu_spec
+    from gpuplan.i18n.messages import N_
+
+    w = _workload(workload)
+    degree = w.tensor_parallel * w.pipeline_parallel
+    if degree <= 1:
+        return
+    given = [parse_gpu_spec(g)[1] for g in gpus] if gpus else [None]
+    counts = [n or count or degree for n in given]
+    bad = [n for n in counts if n % degree]
+    if len(bad) < len(counts):
+        return
+    n = bad[0]
+    raise EstimateError.worded(
+        N_(
+            "tensor_parallel {tp} × pipeline_parallel {pp} = {degree} does not divide {gpus}; "
+            "use a GPU count that is a multiple of {degree}"
+        ),
+        tp=w.tensor_parallel,
+        pp=w.pipeline_parallel,
+        degree=degree,
+        gpus=Phrase(N_("{count} GPU"), count=n) if n == 1 else Phrase(N_("{count} GPUs"), count=n),
+    )
+
+
 def estimate(
     workload: Workload | str | Path | dict[str, Any],
     gpus: Sequence[str] | None = None,
     *,
-    count: int = 1,
+    count: int | None = None,
     cache: ProfileCache | None = None,
     profile: Profile | None = None,
     measurements: Sequence[Any] = (),
@@ -177,7 +210,8 @@ def estimate(
 
     ``gpus``: names as people type them (``"a100-sxm4-80gb"``, ``"V100-SXM2-16GB:8"`` for a count;
     a name several parts fit, ``"a100-80gb"``, raises AmbiguousNameError with the choices); default every
-    GPU in the datasheet catalog, ``count`` each. ``profile``: a profile traced earlier (skips tracing).
+    GPU in the datasheet catalog, ``count`` each (default: one replica of the workload's
+    ``tensor_parallel × pipeline_parallel`` GPUs). ``profile``: a profile traced earlier (skips tracing).
     ``measurements``: ``gpuplan bench`` results (``store.local.bench_results()``); a measured GPU's
     efficiencies are capped by what was measured on it. ``network``: the links as the user or an
     instance type gives them (``gpuplan.perf.NetworkSpec``); default assumed, and labelled so.
@@ -205,6 +239,9 @@ def estimate(
 
     w = _workload(workload)
     specs = [parse_gpu_spec(g) for g in gpus] if gpus else [(g, None) for g in all_gpus()]
+    if count is None:
+        count = w.tensor_parallel * w.pipeline_parallel
+    refuse_unsplit(w, gpus, count)
     if profile is None:
         refuse_unrunnable(w, gpus)
     prof = profile if profile is not None else trace_profile(w, cache)

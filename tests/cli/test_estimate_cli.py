@@ -192,6 +192,47 @@ def test_llm_inference_reports_decode_and_serving(tmp_path: Path, monkeypatch: p
     assert "a serving engine not named (taken not to overlap): each iteration also waits 2.9 ms" in joined
 
 
+def _tp_service(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, traced: list[int]) -> Path:
+    job = _llama7b_service(tmp_path, monkeypatch)
+    real = estimate_cmds.load_profile
+    monkeypatch.setattr(estimate_cmds, "load_profile", lambda *a, **kw: (traced.append(1), real(*a, **kw))[1])
+    job.write_text(job.read_text(encoding="utf-8") + "tensor_parallel: 4\n", encoding="utf-8")
+    return job
+
+
+def test_a_tensor_parallel_replica_capacity_is_labelled_per_replica_of_its_gpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Capacity is per replica (the JSON's note says so): the table said "req/s/GPU" for 4 GPUs.
+    job = _tp_service(tmp_path, monkeypatch, [])
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "4", "--json"])
+    assert r.exit_code == 0, r.output
+    cap = json.loads(r.stdout)["estimates"][0]["serving"]["capacity_requests_per_s"]
+    table = CliRunner().invoke(
+        app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "4"], env={"COLUMNS": "250"}
+    )
+    joined = " ".join(table.stdout.split())
+    assert "req/s/GPU" not in joined
+    assert f"{cap:.3g} req/s per replica of 4 GPUs ({cap / 4:.3g} per GPU)" in joined
+
+
+def test_a_tensor_parallel_service_takes_its_replica_size_without_a_count_and_a_bad_count_fails_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    traced: list[int] = []
+    job = _tp_service(tmp_path, monkeypatch, traced)
+    # No -n: one replica of tensor_parallel GPUs (was 1 GPU, refused after the trace).
+    r = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["estimates"][0]["gpu_count"] == 4
+    # A count the split does not divide: refused before anything is traced.
+    traced.clear()
+    bad = CliRunner().invoke(app, ["estimate", str(job), "--gpu", "H100-SXM", "-n", "2"])
+    assert bad.exit_code == 1
+    assert "tensor_parallel 4 × pipeline_parallel 1 = 4 does not divide 2 GPUs" in str(bad.exception)
+    assert traced == []
+
+
 def test_a_replica_with_no_room_for_one_sequence_serves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

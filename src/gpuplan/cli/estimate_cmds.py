@@ -38,8 +38,15 @@ def estimate_cmd(
         ),
     ] = None,
     count: Annotated[
-        int, typer.Option("--count", "-n", min=1, max=MAX_GPU_COUNT, help="GPUs per configuration.")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--count",
+            "-n",
+            min=1,
+            max=MAX_GPU_COUNT,
+            help="GPUs per configuration (default: one replica, tensor_parallel × pipeline_parallel).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     network_gbps: Annotated[
         float | None,
@@ -65,7 +72,7 @@ def estimate_cmd(
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
-    from gpuplan.api import estimate, refuse_unrunnable
+    from gpuplan.api import estimate, refuse_unrunnable, refuse_unsplit
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
@@ -85,6 +92,8 @@ def estimate_cmd(
     store = open_cache(settings(ctx).db)
     try:
         network, gpu, host = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
+        # A count the tensor × pipeline split does not divide: that line now, not after the trace.
+        refuse_unsplit(workload, gpu, count)
         with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))

@@ -678,9 +678,21 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
         elif o.serving is not None:
             s = o.serving
             p95 = _("overloaded") if s.p95_latency_s is None else f"p95 {_time(s.p95_latency_s)}"
-            serving = _("{rate} req/s/GPU, {p95}, needs {n} GPU(s)").format(
-                rate=f"{s.capacity_requests_per_s:.3g}", p95=p95, n=s.gpus_needed
-            )
+            if d.tensor_parallel > 1:
+                # Capacity is one replica's (the JSON's capacity_requests_per_s), of its TP GPUs.
+                serving = _(
+                    "{rate} req/s per replica of {tp} GPUs ({per_gpu} per GPU), {p95}, needs {n} GPU(s)"
+                ).format(
+                    rate=f"{s.capacity_requests_per_s:.3g}",
+                    tp=d.tensor_parallel,
+                    per_gpu=f"{s.capacity_requests_per_s / d.tensor_parallel:.3g}",
+                    p95=p95,
+                    n=s.gpus_needed,
+                )
+            else:
+                serving = _("{rate} req/s/GPU, {p95}, needs {n} GPU(s)").format(
+                    rate=f"{s.capacity_requests_per_s:.3g}", p95=p95, n=s.gpus_needed
+                )
         table.add_row(
             _gpus(o),
             str(d.max_concurrent_sequences),

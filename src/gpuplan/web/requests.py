@@ -125,7 +125,12 @@ class EstimateRequest(WorkloadRequest):
     gpus: list[str] | None = Field(
         default=None, max_length=64, description="NAME or NAME:COUNT; default every GPU"
     )
-    count: int = Field(default=1, ge=1, le=MAX_GPU_COUNT)
+    count: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPU_COUNT,
+        description="GPUs per configuration; default one replica (tensor_parallel × pipeline_parallel)",
+    )
     network_gbps: float | None = Field(default=None, gt=0, le=1e5)
     network_kind: Literal["rdma", "tcp"] | None = None
     instance: str | None = Field(
