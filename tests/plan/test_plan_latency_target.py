@@ -48,3 +48,27 @@ def test_an_unreachable_latency_target_is_its_own_reason_and_names_the_best_reac
     assert re.search(
         r"no option meets the p95 latency target of 50 ms: the best reached is [\d.]+ s on \d+ × \S+", text
     )
+
+
+def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(store: Store) -> None:
+    # 5 requests/s × (512 prompt + 256 output) tokens over the month billed (730 h): the cost of the
+    # month over those tokens, per million, as serving teams compare with API prices.
+    from gpuplan.report.plan import option_json
+    from gpuplan.report.plan_view import plan_view
+
+    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    p = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    out_m = 5 * 256 * 730 * 3600 / 1e6
+    all_m = 5 * (512 + 256) * 730 * 3600 / 1e6
+    for o in p.options:
+        assert o.usd_per_million_output_tokens == pytest.approx(o.total_cost_usd / out_m)
+        assert o.usd_per_million_tokens == pytest.approx(o.total_cost_usd / all_m)
+    doc = option_json(p.options[0]).model_dump()
+    assert doc["usd_per_million_output_tokens"] == pytest.approx(p.options[0].usd_per_million_output_tokens)
+    assert doc["usd_per_million_tokens"] == pytest.approx(p.options[0].usd_per_million_tokens)
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    console.print(plan_view(p))
+    text = " ".join(console.export_text().split())
+    assert "per million output tokens" in text

@@ -279,3 +279,28 @@ def test_replicas_that_share_an_instance_are_billed_in_whole_instances() -> None
     # One replica to an instance: instance-hours are replica-hours.
     one = simulate_autoscale(trace, REPLICA, [parse_policy("fixed:replicas=3")], PRICES).policies[0]
     assert one.instance_hours == one.replica_hours and one.cost_usd == pytest.approx(3.0 * hours)
+
+
+def test_each_policy_gives_its_cost_per_million_tokens_served() -> None:
+    # The policy's cost over the tokens of the requests it served (the trace's), per million.
+    from gpuplan.report.autoscale import autoscale_json
+
+    trace = _diurnal(rate=0.5, hours=2.0)
+    res = simulate_autoscale(trace, REPLICA, [parse_policy("fixed:replicas=2")], PRICES)
+    (p,) = res.policies
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    assert p.served == trace.requests
+    out, prompt = float(trace.output_tokens.sum()), float(trace.prompt_tokens.sum())
+    assert p.tokens_served == {"prompt": int(prompt), "output": int(out)}
+    assert p.usd_per_million_output_tokens == pytest.approx(p.cost_usd / (out / 1e6))
+    assert p.usd_per_million_tokens == pytest.approx(p.cost_usd / ((out + prompt) / 1e6))
+    doc = autoscale_json(res)["policies"][0]
+    assert doc["usd_per_million_output_tokens"] == pytest.approx(p.usd_per_million_output_tokens)
+    assert doc["per_million_tokens_note"] is None
+
+
+def test_no_request_served_gives_no_cost_per_million_tokens_and_says_why() -> None:
+    from gpuplan.simulate.autoscale import per_million_tokens
+
+    assert per_million_tokens(12.0, prompt=0, output=0) == (None, None, "no request was served")
+    assert per_million_tokens(12.0, prompt=2_000_000, output=1_000_000) == (12.0, 4.0, None)

@@ -159,6 +159,12 @@ class PlanOption(Document):
     """The all-in cost with every unknown fact at its best case; None when none is unknown."""
     best_case_job_time_h: float | None = None
     """The job time with every unknown fact at its best case; None when none is unknown."""
+    usd_per_million_output_tokens: float | None = None
+    """A service: all-in cost per million output tokens (request rate × output tokens over the
+    months billed); None for a job that is not a service."""
+    usd_per_million_tokens: float | None = None
+    """A service: all-in cost per million prompt and output tokens; None for a job that is not a
+    service."""
     peak_memory_gib: float | None = None
     """Estimated peak memory per GPU, GiB."""
     input_bound: bool = False

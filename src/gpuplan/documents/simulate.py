@@ -158,6 +158,14 @@ class PolicyDoc(Document):
     served: int
     queued_at_end: int
     killed: int
+    tokens_served: dict[str, int]
+    """``prompt`` and ``output`` tokens of the requests served."""
+    usd_per_million_output_tokens: float | None
+    """``cost_usd`` per million output tokens served; null with ``per_million_tokens_note``."""
+    usd_per_million_tokens: float | None
+    """``cost_usd`` per million prompt and output tokens served."""
+    per_million_tokens_note: str | None
+    """Why the figures per million tokens are null (null when they are known)."""
     spec: str
     latency: dict[str, LatencyDoc]
     """``queue``, ``ttft``, ``tpot``, ``e2e``."""

@@ -382,5 +382,11 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
+        served_tokens_per_hour=(
+            workload.serving.requests_per_s * workload.serving.prompt_tokens * 3600.0,
+            workload.serving.requests_per_s * workload.serving.output_tokens * 3600.0,
+        )
+        if workload.serving is not None
+        else None,
     )
     return job, tuple(notes)

@@ -282,6 +282,9 @@ class JobFacts:
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
     p95_latency_ms: float | None = None
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
+    served_tokens_per_hour: tuple[float, float] | None = None
+    """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
+    not a service)."""
 
     @property
     def replica_gpus(self) -> int:

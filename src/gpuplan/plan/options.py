@@ -13,6 +13,7 @@ from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact, gpu_link_words
+from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = ["MAY_NOT_FIT_FLAG", "make_option", "price_date_words"]
 
@@ -149,6 +150,20 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
     return flags
 
 
+def _per_million_tokens(job: JobFacts, total_usd: float) -> tuple[float | None, float | None]:
+    """A service's all-in cost per million output tokens and per million prompt and output tokens:
+    the tokens its request rate asks for over the calendar time billed (None, None: not a service,
+    or no token)."""
+    if job.served_tokens_per_hour is None or job.calendar_months is None:
+        return None, None
+    hours = job.calendar_months * HOURS_PER_MONTH
+    prompt, output = (t * hours / 1e6 for t in job.served_tokens_per_hour)
+    return (
+        total_usd / output if output > 0 else None,
+        total_usd / (prompt + output) if prompt + output > 0 else None,
+    )
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -206,6 +221,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         )
         best_time = float(b.time_h[j])
     price = float(row.price_usd or math.nan)
+    per_m_out, per_m_all = _per_million_tokens(job, breakdown.total_usd)
     return Option(
         provider=row.provider,
         region=row.region,
@@ -247,6 +263,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         unknown_facts=unknowns,
         best_case_total_cost_usd=best_total,
         best_case_job_time_h=best_time,
+        usd_per_million_output_tokens=per_m_out,
+        usd_per_million_tokens=per_m_all,
         price_age_days=None if row.price_age_days is None else int(row.price_age_days),
         staleness=row.staleness,
     )

@@ -142,6 +142,11 @@ class Option:
     """The all-in cost with every unknown fact at its best case (None when none is unknown)."""
     best_case_job_time_h: float | None = None
     """The job time with every unknown fact at its best case (None when none is unknown)."""
+    usd_per_million_output_tokens: float | None = None
+    """A service: the all-in cost over the output tokens its request rate asks for in the months
+    billed, per million (None: not a service, or no token asked for)."""
+    usd_per_million_tokens: float | None = None
+    """A service: the same over its prompt and output tokens, per million."""
     price_age_days: int | None = None
     """The oldest the price can be on the day of the plan (from the earliest day ``as_of`` allows),
     days; None when the price is undated."""

@@ -56,6 +56,10 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
         "served": p.served,
         "queued_at_end": p.queued_at_end,
         "killed": p.killed,
+        "tokens_served": p.tokens_served,
+        "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
+        "usd_per_million_tokens": p.usd_per_million_tokens,
+        "per_million_tokens_note": _(p.per_million_tokens_note) if p.per_million_tokens_note else None,
         "spec": p.spec,
         "latency": {m: asdict(p.latency[m]) for m in METRICS},
         "slos": [
@@ -175,6 +179,23 @@ def _header(res: AutoscaleResult) -> list[str]:
             )
         )
     return lines
+
+
+def _per_million(p: PolicyResult, money: Money) -> str:
+    """What a policy's cost comes to per million tokens it served (to set beside API prices)."""
+    if p.usd_per_million_output_tokens is None or p.usd_per_million_tokens is None:
+        return _("{name}: cost per million tokens unknown ({why}).").format(
+            name=p.name, why=_(p.per_million_tokens_note or N_("no request was served"))
+        )
+    return _(
+        "{name}: {output} per million output tokens, {all} per million prompt and output tokens "
+        "({tokens} tokens served)."
+    ).format(
+        name=p.name,
+        output=money.format(p.usd_per_million_output_tokens),
+        all=money.format(p.usd_per_million_tokens),
+        tokens=format_number(p.tokens_served["prompt"] + p.tokens_served["output"]),
+    )
 
 
 def _behaviour(p: PolicyResult) -> str:
@@ -405,6 +426,7 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
         parts += [Text(line) for line in _unreachable_lines(res)]
     parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
     parts += [Text(_behaviour(p)) for p in res.policies]
+    parts += [Text(_per_million(p, money)) for p in res.policies]
     parts += [Text(line, style="dim") for line in _header(res)]
     if money.rate_note():
         parts.append(Text(money.rate_note(), style="dim"))
@@ -467,6 +489,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
         [[p.name, *(format_number(p.losses.counts[c]) for c in LOSS_CAUSES)] for p in res.policies],
     )
     body += "".join(f"<p>{escape(_behaviour(p))}</p>" for p in res.policies)
+    body += "".join(f"<p>{escape(_per_million(p, money))}</p>" for p in res.policies)
     notes = "".join(
         f'<p class="note">{escape(line)}</p>' for line in [*_header(res), money.rate_note()] if line
     )

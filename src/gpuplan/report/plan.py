@@ -59,6 +59,8 @@ def option_json(o: Option) -> PlanOption:
         unknown_facts=[UnknownFactDoc(fact=u.fact, assumed=u.assumed) for u in o.unknown_facts],  # type: ignore[arg-type]
         best_case_total_cost_usd=o.best_case_total_cost_usd,
         best_case_job_time_h=o.best_case_job_time_h,
+        usd_per_million_output_tokens=o.usd_per_million_output_tokens,
+        usd_per_million_tokens=o.usd_per_million_tokens,
         age_days=o.price_age_days,
         staleness=o.staleness or None,  # type: ignore[arg-type]
         price_usd_per_hour=o.price_usd_per_hour,

@@ -378,6 +378,24 @@ def _savings(plan: Plan) -> Any:
     )
 
 
+def _per_million_tokens(plan: Plan) -> list[Any]:
+    """A service: what the recommended option costs per million tokens (to set beside API prices)."""
+    from rich.text import Text
+
+    o = plan.recommended
+    if o.usd_per_million_output_tokens is None or o.usd_per_million_tokens is None:
+        return []
+    return [
+        Text(
+            _(
+                "Cost per million tokens: {output} per million output tokens, {all} per million prompt "
+                "and output tokens (the all-in cost over the tokens the request rate asks for in the "
+                "month billed)"
+            ).format(output=money(o.usd_per_million_output_tokens), all=money(o.usd_per_million_tokens))
+        )
+    ]
+
+
 def _personas(plan: Plan) -> list[Any]:
     from rich.text import Text
 
@@ -435,6 +453,7 @@ def plan_view(plan: Plan) -> Any:
         parts.append(Text("  ".join(f"{m} {_(flag)}" for flag, m in marks.items()), style="dim"))
     parts += _recommended(plan)
     parts.append(_savings(plan))
+    parts += _per_million_tokens(plan)
     parts += _personas(plan)
     parts += _front(plan)
     parts.append(Text(_("Assumptions and notes:"), style="bold"))

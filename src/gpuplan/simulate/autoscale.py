@@ -42,6 +42,7 @@ __all__ = [
     "SimulationSettings",
     "Timeline",
     "check_window",
+    "per_million_tokens",
     "replica_from_step",
     "simulate_autoscale",
 ]
@@ -187,6 +188,14 @@ class PolicyResult:
     startup_s: float
     """Launch to ready of a replica it adds (cold start)."""
     policy: Policy
+    tokens_served: dict[str, int]
+    """``prompt`` and ``output`` tokens of the requests it served (the trace's counts)."""
+    usd_per_million_output_tokens: float | None
+    """``cost_usd`` over the output tokens served, per million (None: ``per_million_tokens_note``)."""
+    usd_per_million_tokens: float | None
+    """``cost_usd`` over the prompt and output tokens served, per million."""
+    per_million_tokens_note: str | None
+    """Why the figures per million tokens are None (None when they are known)."""
     saturated_s: float
     """Time its replicas ran near saturation (batch ≥ ``SATURATED_BATCH`` of the slots, or prompts
     ≥ ``SATURATED_PREFILL`` of a replica's compute): there the per-request model's latency tails
@@ -311,6 +320,16 @@ def _losses(
     return losses, lost_bins.tolist()
 
 
+def per_million_tokens(
+    cost_usd: float, *, prompt: int, output: int
+) -> tuple[float | None, float | None, str | None]:
+    """USD per million output tokens and per million prompt and output tokens served, and why
+    either is None (``N_`` words, shown in the user's language)."""
+    if output <= 0:
+        return None, None, N_("no request was served")
+    return cost_usd / (output / 1e6), cost_usd / ((prompt + output) / 1e6), None
+
+
 def _instance_hours(launch: Sequence[float], end: Sequence[float], per_instance: int) -> float:
     """Hours of whole instances a fleet of replicas pays, ``per_instance`` replicas to an instance:
     at each moment ``ceil(running / per_instance)`` of them (e.g. three 4-GPU replicas on 8-GPU
@@ -381,6 +400,14 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         lost=lost_bins,
     )
     e2e = latency["e2e"]
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None  # simulate_autoscale's
+    tokens = {
+        "prompt": int(trace.prompt_tokens[req.served].sum(dtype=np.int64)),
+        "output": int(trace.output_tokens[req.served].sum(dtype=np.int64)),
+    }
+    per_m_out, per_m_all, per_m_note = per_million_tokens(
+        cost, prompt=tokens["prompt"], output=tokens["output"]
+    )
     batch = np.asarray(_tick_means(run, run.tick_batch, nb, cfg.settings.chart_bin_s))
     ready = np.asarray(timeline.ready)
     prefill_load = np.zeros(nb)
@@ -416,6 +443,10 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         start_replicas=initial_replicas(policy, trace.start_of_day_s),
         startup_s=policy.startup_s if policy.startup_s is not None else DEFAULT_STARTUP_S,
         policy=policy,
+        tokens_served=tokens,
+        usd_per_million_output_tokens=per_m_out,
+        usd_per_million_tokens=per_m_all,
+        per_million_tokens_note=per_m_note,
         saturated_s=float(hot.sum()) * cfg.settings.chart_bin_s,
     )
 
