@@ -72,3 +72,15 @@ def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(store: Sto
     console.print(plan_view(p))
     text = " ".join(console.export_text().split())
     assert "per million output tokens" in text
+
+
+def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_same_load(store: Store) -> None:
+    # The default baseline was an 8 × A100 p4d.24xlarge whatever the service ("savings 99 %" for
+    # a 1-GPU service); a service's is now the cheapest on-demand option that carries its load.
+    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    p = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    base = p.baseline
+    assert base is not None and base.pricing == "on_demand"
+    on_demand = [o.total_cost_usd for o in p.options if o.pricing == "on_demand"]
+    assert base.total_cost_usd <= min(on_demand, default=base.total_cost_usd) + 1e-9
+    assert "cheapest on-demand option that carries the same load" in p.baseline_note

@@ -368,6 +368,19 @@ def _baseline(
     ).format(option=option.label)
 
 
+def _serving_baseline(ctx: PlanContext, sure: np.ndarray) -> tuple[Option | None, str]:
+    """A service's default baseline, like for like: the cheapest on-demand option among those that
+    carry its load within its targets (None where no on-demand option is left)."""
+    on_demand = sure[ctx.offers.pricing[ctx.cands.offer[ctx.costs.idx[sure]]] == "on_demand"]
+    if on_demand.size == 0:
+        return None, ""
+    option = make_option(ctx, int(on_demand[np.argmin(ctx.costs.total_usd[on_demand])]))
+    return option, _(
+        "baseline: {option} (a service: the cheapest on-demand option that carries the same load "
+        "within the same targets; --baseline sets your own)"
+    ).format(option=option.label)
+
+
 def _baseline_problem(base: Option, constraints: Constraints) -> str:
     """Why the baseline is not a choice the user has (empty when it meets deadline and budget)."""
     if constraints.deadline_h is not None and base.job_time_h > constraints.deadline_h:
@@ -454,9 +467,13 @@ def plan_offers(
         [labels_satisfy(constraints.compliance, lab) for lab in offers.compliance], dtype=bool
     )
     comp_mask = labelled[o_feas] if len(offers) else np.zeros(0, dtype=bool)
-    base, base_note = _baseline(
-        offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h, stale_after_days
-    )
+    base, base_note = None, ""
+    if baseline is None and job.calendar_months is not None:
+        base, base_note = _serving_baseline(ctx, sure)
+    if base is None:
+        base, base_note = _baseline(
+            offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h, stale_after_days
+        )
     rec = ranked[0]
     savings = None
     if base is not None:
