@@ -28,7 +28,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
@@ -169,8 +169,7 @@ def plan_cmd(
         int | None,
         typer.Option(
             "--max-gpus",
-            min=1,
-            max=MAX_PLANNED_GPUS,
+            parser=whole_number(1, MAX_PLANNED_GPUS),
             help="At most this many GPUs in all: 1 to 64, what the planner searches (the default).",
         ),
     ] = None,
@@ -217,7 +216,8 @@ def plan_cmd(
         str | None,
         typer.Option(
             help="Savings baseline: provider/region/instance, optionally /pricing. "
-            "Default: on-demand A100 (p4d.24xlarge), AWS us-east-1."
+            "Default: on-demand A100 (p4d.24xlarge), AWS us-east-1; for a service, the cheapest "
+            "on-demand option that meets its targets."
         ),
     ] = None,
     unknown_costs: Annotated[
