@@ -123,7 +123,7 @@ def test_a_body_over_the_limit_is_refused_with_413(service: Service) -> None:
         (
             {"hf_config": "inline"},
             {"model_type": "nope"},
-            "cannot read hf_config_json as a Hugging Face config",
+            "hf_config_json: model_type 'nope' is not a model type transformers",
         ),
         ({"hf_config": "inline"}, {"model_type": "llama"}, "hf_config_json has no 'hidden_size'"),
         # transformers' validators raise their own types (a 500 once the check ran before the job)
