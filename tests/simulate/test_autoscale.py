@@ -304,3 +304,57 @@ def test_no_request_served_gives_no_cost_per_million_tokens_and_says_why() -> No
 
     assert per_million_tokens(12.0, prompt=0, output=0) == (None, None, "no request was served")
     assert per_million_tokens(12.0, prompt=2_000_000, output=1_000_000) == (12.0, 4.0, None)
+
+
+def _late_burst() -> Trace:
+    """One request a second for a minute, then 400 in its last second: one replica of 16 slots
+    (about 6 s a request) has most of the burst still waiting when the trace ends."""
+    arrival = np.concatenate([np.arange(0.0, 59.0, 1.0), np.linspace(59.0, 60.0, 400)])
+    return Trace(
+        arrival_s=arrival,
+        prompt_tokens=None,
+        output_tokens=None,
+        duration_s=60.0,
+        name="burst",
+        synthetic=True,
+    ).with_tokens(512, 200)
+
+
+def test_requests_waiting_when_the_trace_ends_are_served_after_it_or_dropped_never_left_out() -> None:
+    # was: 380 of the burst "queued at the end", left out of the SLO miss, the SLO and Dropped
+    # (SLO miss 0 %, Dropped 0, e2e_p95 met)
+    tr = _late_burst()
+    res = simulate_autoscale(
+        tr,
+        REPLICA,
+        [parse_policy("fixed:replicas=1")],
+        PRICES,
+        SimulationSettings(timeout_s=30, slos=(E2E(10.0),)),
+    ).policies[0]
+    assert res.queued_at_end == 0
+    assert res.served + res.dropped == tr.requests
+    assert res.waiting_at_end > 300
+    # 16 slots × 30 s of timeout / ~6 s a request: about 80 of them start after the end, the rest time out
+    assert 0 < res.dropped_after_end < res.waiting_at_end
+    assert res.dropped >= res.dropped_after_end
+    assert res.slo_miss_pct is not None and res.slo_miss_pct > 60
+    [slo] = res.slos
+    assert not slo.met
+    # The drain is paid for: the replica serves past the window's 60 s.
+    assert res.replica_hours["on_demand"] * 3600 > 60 + 30
+
+
+def test_a_policy_gains_nothing_from_requests_it_left_waiting() -> None:
+    # Two replicas serve the burst sooner than one: the one-replica fleet must not look better on the
+    # SLO for the requests it had not served when the trace ended.
+    tr = _late_burst()
+    one, two = simulate_autoscale(
+        tr,
+        REPLICA,
+        [parse_policy("fixed:replicas=1"), parse_policy("fixed:replicas=2")],
+        PRICES,
+        SimulationSettings(timeout_s=30, slos=(E2E(10.0),)),
+    ).policies
+    assert one.slo_miss_pct is not None and two.slo_miss_pct is not None
+    assert one.slo_miss_pct > two.slo_miss_pct
+    assert one.dropped > two.dropped

@@ -157,6 +157,13 @@ class PolicyDoc(Document):
     interruptions: int
     served: int
     queued_at_end: int
+    """Neither served nor dropped: 0, since the requests waiting at the end of the trace are served
+    after it or dropped at their timeout."""
+    waiting_at_end: int
+    """Requests still waiting when the trace ended (served after it, late where over an SLO, and
+    billed; or dropped at their timeout): counted in ``slo_miss_pct``, the SLOs and ``dropped``."""
+    dropped_after_end: int
+    """Of ``waiting_at_end``, those that timed out after the end."""
     killed: int
     tokens_served: dict[str, int]
     """``prompt`` and ``output`` tokens of the requests served."""

@@ -55,6 +55,8 @@ def _policy_doc(p: PolicyResult) -> dict[str, Any]:
         "interruptions": p.interruptions,
         "served": p.served,
         "queued_at_end": p.queued_at_end,
+        "waiting_at_end": p.waiting_at_end,
+        "dropped_after_end": p.dropped_after_end,
         "killed": p.killed,
         "tokens_served": p.tokens_served,
         "usd_per_million_output_tokens": p.usd_per_million_output_tokens,
@@ -221,6 +223,8 @@ def _behaviour(p: PolicyResult) -> str:
         if pol.up_cooldown_s > 0:
             more = _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
             text = _join(text, more)
+    if p.waiting_at_end:
+        text = _join(text, _after_end(p))
     if p.saturated_s > 0:
         text = _join(
             text,
@@ -230,6 +234,19 @@ def _behaviour(p: PolicyResult) -> str:
             ).format(minutes=p.saturated_s / 60, batch=SATURATED_BATCH, prefill=SATURATED_PREFILL),
         )
     return text
+
+
+def _after_end(p: PolicyResult) -> str:
+    """The requests still waiting when the trace ended, and what became of them."""
+    return _(
+        "{waiting} requests were still waiting when the trace ended: the replicas then up served {served} "
+        "of them after it (billed, and late where over an SLO) and {dropped} timed out (in Dropped); all "
+        "count in the SLO miss."
+    ).format(
+        waiting=format_number(p.waiting_at_end),
+        served=format_number(p.waiting_at_end - p.dropped_after_end),
+        dropped=format_number(p.dropped_after_end),
+    )
 
 
 def _join(sentence: str, more: str) -> str:

@@ -169,15 +169,22 @@ class PolicyResult:
     latency_p95_s: float | None
     latency_p99_s: float | None
     slo_miss_pct: float | None
-    """Share of requests over any SLO, dropped or killed, of those that arrived and did not stay
-    queued at the end, in percent; None without an SLO."""
+    """Share of the requests over any SLO, dropped or killed, in percent (those still waiting when
+    the trace ended included: served in the window's drain or dropped there); None without an SLO."""
     dropped: int
     """Timed out in the queue, or killed by a spot interruption."""
     max_replicas: int
     interruptions: int
     served: int
     queued_at_end: int
+    """Requests neither served nor dropped: 0, since the replicas serve those waiting at the end of
+    the trace (the window's drain, :mod:`gpuplan.simulate.engine`)."""
     killed: int
+    waiting_at_end: int = 0
+    """Requests still waiting when the trace ended: served after it (late, and billed) or dropped at
+    their timeout; they count in ``slo_miss_pct``, the SLOs and ``dropped`` as any other."""
+    dropped_after_end: int = 0
+    """Of ``waiting_at_end``, those that timed out after the end (counted in ``dropped``)."""
     timeline: Timeline
     latency: dict[str, LatencyStats]
     """Per metric (``queue``, ``ttft``, ``tpot``, ``e2e``) over the requests served."""
@@ -436,6 +443,8 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         served=n_served,
         queued_at_end=queued,
         killed=killed,
+        waiting_at_end=run.waiting_at_end,
+        dropped_after_end=run.dropped_after_end,
         timeline=timeline,
         latency=latency,
         slos=outcomes,

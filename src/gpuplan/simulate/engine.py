@@ -12,9 +12,16 @@ Model (exact for it, no time-stepping of requests):
   routing); a request that has waited ``timeout_s`` without starting is dropped.
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
   min/max). A launched replica is billed from the decision and serves from ``startup_s`` later;
-  one scaled down stops taking requests, finishes those it has, and is billed until it is empty;
-  at the end of the window the replicas still up finish what they started, billed (the window's
-  drain).
+  one scaled down stops taking requests, finishes those it has, and is billed until it is empty.
+- The window's drain: at the end of the trace the replicas up (and those starting) go on serving the
+  requests still waiting, first come first served, each started when a slot frees or dropped at its
+  timeout as within the window, and are billed until what they started ends. The policy takes no
+  decision past the window (the trace says nothing of the load after it) and no spot reclaim is
+  drawn there (the drain lasts at most ``timeout_s`` plus a request's service). A request that
+  arrived is owed an answer: left out, an overloaded fleet would show only the few it served in
+  time (one replica "meeting" an SLO on a thousand times its load); counted late without being
+  served, it would cost nothing, so the policy that left work undone would look the cheaper, and
+  a request arriving a second before the end would count late though it is served at once.
 - A spot replica is interrupted after an exponential lifetime (mean 1/rate); it stops taking
   requests, those it cannot finish within the notice are dropped, and the next decision replaces
   it (so restart time = startup time).
@@ -70,8 +77,8 @@ class EngineConfig:
     slots: int
     """Requests one replica runs at once."""
     horizon_s: float
-    """End of the simulated window: no request starts after it, and a replica is billed to it and
-    until the requests it started have ended."""
+    """End of the simulated window: the policy's last decision is at or before it; a replica up then
+    is billed to it and until the requests it started (those waiting at the end included) end."""
     timeout_s: float = 120.0
     spot_rate_per_hour: float = 1.0 / 24.0
     spot_notice_s: float = 30.0
@@ -131,6 +138,11 @@ class EngineRun:
     tick_queued: list[int] = field(default_factory=list)
     tick_batch: list[float] = field(default_factory=list)
     """Sequences per ready replica at each decision (what the next requests start beside)."""
+    waiting_at_end: int = 0
+    """Requests that had arrived and neither started nor timed out when the window ended (served in
+    its drain or dropped at their timeout after it)."""
+    dropped_after_end: int = 0
+    """Of those, the ones that timed out in the drain."""
 
 
 class _Fleet:
@@ -261,6 +273,15 @@ class _Fleet:
         self.level, self.bin = int(levels[-1]), end_bin
         return int(levels.sum()), bins
 
+    def full_batch(self, j: int) -> None:
+        """Requests ``j`` on start beside every slot of their replica busy."""
+        self.batch = float(self.k)
+        step = self.work.step_s(self.batch, self.k)
+        if step != self.step:
+            self.step = step
+            self.marks.append(j)
+            self.steps.append(step)
+
     def tick(self, t: float, j: int, status: np.ndarray, start: np.ndarray) -> None:
         p, run = self.p, self.run
         gone = [r for r in self.alive if self.die[r] <= t]
@@ -366,7 +387,6 @@ def _run(
         tokens=np.asarray(work.tokens, dtype=np.float64),
         start=np.full(n, math.nan),
         status=np.zeros(n, dtype=np.uint8),
-        horizon_s=cfg.horizon_s,
         timeout_s=cfg.timeout_s,
     )
     start, status = d.start, d.status
@@ -387,8 +407,18 @@ def _run(
         a = float(arrival[j])
         tf = pool.earliest()
         if (a if a >= tf else tf) >= next_tick:
+            if next_tick == _INF:
+                break  # the drain with no slot left taking requests: the rest time out
             if next_tick > horizon:
-                break
+                # The window's drain (module docstring): no more decisions. Every slot that takes
+                # requests is busy past the last one's period (request j could not start in it), and
+                # a request waiting starts only as one frees: each starts beside a full batch.
+                next_tick = _INF
+                arrived = n
+                fleet.full_batch(j)
+                if work.prefill_at is not None:
+                    d.fixed_s[j:] = work.prefill_at(j, n, fleet.batch)
+                continue
             fleet.tick(next_tick, j, status, start)
             next_tick += period
             arrived = int(np.searchsorted(arrival, next_tick, side="left"))
@@ -401,11 +431,14 @@ def _run(
         done = dispatch_block(pool, d, j, next_tick, fleet.step, arrived) if blocks else 0
         j += done
         if done < MIN_BLOCK:
-            j, stop = dispatch_heap(pool, d, j, next_tick, fleet.step, arrived)
-            if stop:
-                break
-    # Requests never started: dropped if their timeout passed within the window, else still queued.
-    status[j:][arrival[j:] + cfg.timeout_s <= horizon] = STATUS_DROPPED
+            j = dispatch_heap(pool, d, j, next_tick, fleet.step, arrived)
+    # Requests never started (no replica left to serve them): dropped at their timeout.
+    status[j:] = STATUS_DROPPED
+    # Waiting when the window ended: arrived by then, not started by then, not timed out by then.
+    with np.errstate(invalid="ignore"):
+        waiting = (arrival <= horizon) & ~(start <= horizon) & (arrival + cfg.timeout_s > horizon)
+    run.waiting_at_end = int(np.count_nonzero(waiting))
+    run.dropped_after_end = int(np.count_nonzero(waiting & (status == STATUS_DROPPED)))
     # The window's replicas are billed to its end and on until the requests they started in it end:
     # the work a window takes is paid for (a trace of one burst spans no time; its fleet does).
     for r in fleet.alive:

@@ -119,8 +119,8 @@ def stats(values: np.ndarray) -> LatencyStats:
 class SloOutcome:
     slo: Slo
     achieved_s: float | None
-    """The percentile over every request that arrived and did not stay queued at the end, dropped
-    ones counted as infinitely late (None: more than the percentile's share were dropped)."""
+    """The percentile over every request that arrived, dropped ones counted as infinitely late
+    (None: more than the percentile's share were dropped)."""
     met: bool
     over_pct: float
     """Requests over the threshold (dropped and killed included), percent."""

@@ -10,7 +10,7 @@ the lowest slot), starts at ``max(arrival, free time)``, and frees it ``service`
 exactly when every request before it in the block ends strictly after that slot frees (then no
 slot freed inside the block can come first). That condition is checked for every request with a
 running minimum, and only the prefix where it holds, no request is dropped and every start is
-before the next decision and the horizon is committed. The rest goes to :func:`dispatch_heap`, the
+before the next decision is committed. The rest goes to :func:`dispatch_heap`, the
 per-request heap loop, which is the reference: both give bit-identical start times, slots and free
 times (the same float operations in the same order: ``start + fixed + tokens × step``).
 
@@ -79,7 +79,6 @@ class Dispatch:
     """Written: start of service per request (nan until started)."""
     status: np.ndarray
     """Written: STATUS_DROPPED for a request that timed out before starting."""
-    horizon_s: float
     timeout_s: float
 
 
@@ -100,7 +99,7 @@ def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s
     a = d.arrival[j:hi]
     st = np.maximum(a, ms)
     end = st + d.fixed_s[j:hi] + d.tokens[j:hi] * step_s
-    ok = (st < next_tick) & (st <= d.horizon_s) & (st - a <= d.timeout_s)
+    ok = (st < next_tick) & (st - a <= d.timeout_s)
     # Request i takes the i-th slot only if every earlier request of the block ends after it frees.
     ok[1:] &= np.minimum.accumulate(end[:-1]) > ms[1:]
     v = m if ok.all() else int(np.argmin(ok))
@@ -112,12 +111,9 @@ def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s
     return v
 
 
-def dispatch_heap(
-    pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float, arrived: int
-) -> tuple[int, bool]:
+def dispatch_heap(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float, arrived: int) -> int:
     """The per-request heap loop from request ``j`` until the next start is at or after
-    ``next_tick`` (or past the horizon: then the bool is True, the run ends). Returns the next
-    request's index."""
+    ``next_tick`` (never with no slot taking requests). Returns the next request's index."""
     free, live = pool.free, pool.live
     # A sentinel that never leaves the heap: with no live slot the next start is "never".
     heap = [*zip(free[live].tolist(), live.tolist(), strict=True), (_INF, -1)]
@@ -129,18 +125,15 @@ def dispatch_heap(
     tokens = d.tokens[j : hi + 1].tolist()
     starts: list[float] = []
     req, status = pool.req, d.status
-    horizon, timeout = d.horizon_s, d.timeout_s
+    timeout = d.timeout_s
     replace = heapq.heapreplace
-    n, j0, stop = len(d.arrival), j, False
+    n, j0 = len(d.arrival), j
     while j < n:
         tf, s = heap[0]
         i = j - j0
         a = arrival[i]
         cs = a if a >= tf else tf
         if cs >= next_tick:
-            break
-        if cs > horizon:
-            stop = True
             break
         if cs - a > timeout:
             status[j] = STATUS_DROPPED
@@ -155,4 +148,4 @@ def dispatch_heap(
     for f, s in heap:
         if s >= 0:
             free[s] = f
-    return j, stop
+    return j
