@@ -11,10 +11,19 @@ request starts (``B`` sequences per replica):
   mean context and, with chunked prefill, the prompts of the requests that join it — a Poisson
   number with mean ``B / mean output`` (in steady state each finishing sequence is replaced), so
   an iteration that carries a prompt counts as long as it is, not as the average prompt spread
-  thin; without chunking those prompts run as iterations of their own that the decodes wait for;
+  thin, but never more prompt tokens than the token budget the decodes leave (vLLM's
+  ``max_num_batched_tokens`` counts decode and prompt tokens together; the rest waits for later
+  iterations); without chunking those prompts run as iterations of their own that the decodes
+  wait for;
 - prefill: the rest of the iteration under way when the request starts (length-biased), then its
   prompt in the token budget the ``B`` decodes leave per iteration (chunks), the last chunk sharing
   its iteration with the prompts joining then; without chunking one prompt-only iteration;
+- prompts over the budget (chunked prefill): when the prompts that would join ``B`` decoding
+  sequences are more tokens per iteration than the budget leaves, the batch settles where they
+  balance — ``d = budget × mean output / (mean prompt + mean output)`` sequences decode and the
+  others wait in prefill, every iteration full — and a request's prefill is the wait for the
+  prompts ahead of it (Little's law: ``(B − d) × mean output / d`` iterations in prefill, of which
+  its own prompt at ``budget − d`` tokens per iteration) — as the iteration-level engine has it;
 - slots: the sequences of the trace's mean context (prompt + half the output, as a paged KV cache
   grows) whose cache fits, at most the engine's ``max_num_seqs``.
 
@@ -85,15 +94,39 @@ class ReplicaModel:
         keep = w > 1e-9 * w.max()  # the far tail changes no figure; it only costs time
         return k[keep], w[keep] / w[keep].sum()
 
+    def _decoding(self, n: float) -> float:
+        """Sequences that decode with ``n`` on the replica: all of them, unless (chunked prefill)
+        the prompts joining them would be more tokens per iteration than the budget the decodes
+        leave; then as many as the budget feeds (module docstring), the others waiting in prefill."""
+        assert self.engine is not None
+        if not self.engine.chunked_prefill or self.mean_prompt_tokens <= 0:
+            return n
+        out, budget = self.mean_output_tokens, float(self.engine.max_batched_tokens)
+        return min(n, budget * out / (self.mean_prompt_tokens + out))
+
+    def joining(self, running: float) -> float:
+        """Mean prompts started per iteration with ``running`` sequences on the replica."""
+        n = min(max(running, 0.0), float(self.slots))
+        if self.step is None or self.engine is None:
+            return n / max(self.mean_output_tokens, 1.0)
+        return self._decoding(n) / max(self.mean_output_tokens, 1.0)
+
     def _iteration_times(self, running: float) -> tuple[float, float]:
-        """Mean and mean square of one iteration's time with ``running`` sequences decoding."""
+        """Mean and mean square of one iteration's time with ``running`` sequences on the replica."""
         assert self.step is not None and self.engine is not None
         n = min(max(running, 0.0), float(self.slots))
+        if self.engine.chunked_prefill:
+            d = self._decoding(n)
+            ctx = d * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+            left = max(1.0, self.engine.max_batched_tokens - d)
+            if d < n:  # prompts over the budget: every iteration full
+                t1 = float(_iterations_s(self.step, d, ctx, np.asarray([left]))[0])
+                return t1, t1 * t1
+            k, w = self._joining(n)
+            t = _iterations_s(self.step, n, ctx, np.minimum(k * self.mean_prompt_tokens, left))
+            return float(w @ t), float(w @ (t * t))
         ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
         k, w = self._joining(n)
-        if self.engine.chunked_prefill:
-            t = _iterations_s(self.step, n, ctx, k * self.mean_prompt_tokens)
-            return float(w @ t), float(w @ (t * t))
         # Whole-prompt iterations run between the decodes: a decode step, then (k > 0) a prefill.
         d = float(_iterations_s(self.step, n, ctx, np.zeros(1))[0])
         pre = np.where(k > 0, _iterations_s(self.step, 0.0, 0.0, k * self.mean_prompt_tokens), 0.0)
@@ -136,13 +169,19 @@ class ReplicaModel:
         if not self.engine.chunked_prefill:
             own = _iterations_s(m, 0.0, 0.0, p[:, None] + others[None, :])
             return np.asarray(under_way + own @ w)
-        ctx = n * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
-        left = max(1.0, self.engine.max_batched_tokens - n)
+        d = self._decoding(n)
+        ctx = d * (self.mean_prompt_tokens + self.mean_output_tokens / 2.0)
+        left = max(1.0, self.engine.max_batched_tokens - d)
+        if d < n:
+            # Prompts over the budget: the wait for those ahead, then its own at the budget's pace.
+            ahead = max(0.0, (n - d) * self.mean_output_tokens / d - self.mean_prompt_tokens / left)
+            return np.asarray(under_way + (ahead + np.maximum(p, 1.0) / left) * mean)
         full = np.floor(np.maximum(p - 1.0, 0.0) / left)
         last = p - full * left
         chunk = float(_iterations_s(m, n, ctx, np.asarray([left]))[0])
-        # The last chunk shares its iteration with the prompts of the others joining then.
-        shared = _iterations_s(m, n, ctx, last[:, None] + others[None, :]) @ w
+        # The last chunk shares its iteration with the prompts of the others joining then, within
+        # the budget (what is over it joins a later iteration).
+        shared = _iterations_s(m, n, ctx, np.minimum(last[:, None] + others[None, :], left)) @ w
         return np.asarray(under_way + full * chunk + shared)
 
     def best_e2e_s(self, prompt: np.ndarray, output: np.ndarray) -> np.ndarray:
@@ -253,7 +292,7 @@ def replica_from_step(
         kv=step.kv_capacity_tokens,
         alone_ms=one * 1e3,
         full_ms=full * 1e3,
-        joining=slots / max(1.0, mean_output_tokens),
+        joining=base.joining(slots),
         prefill=base.prefill_tokens_per_s,
         engine=_engine_words(engine),
         cpu=_cpu_words(step),
