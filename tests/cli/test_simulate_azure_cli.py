@@ -52,6 +52,9 @@ def test_json_has_latency_slos_losses_and_behaviour_per_policy() -> None:
         "requests": 19_366,
         "duration_s": pytest.approx(3501.72, abs=0.01),
         "note": "",
+        "out_of_order": 0,
+        "default_prompt_tokens": None,
+        "default_output_tokens": None,
     }
     assert [s["name"] for s in doc["settings"]["slos"]] == ["ttft_p95", "tpot_p95", "e2e_p95"]
     for p in doc["policies"]:

@@ -162,6 +162,8 @@ def test_trace_command_writes_a_csv_that_reads_back_as_synthetic(tmp_path: Path)
         (["--policy", "hpa:target=0.7"], "unknown policy kind 'hpa'"),
         (["--policy", "target:target=1.5"], "0 < U ≤ 1"),
         (["--policy", "fixed:replicas=2", "--replica", "slots=0,tpot_ms=1"], "slots ≥ 1"),
+        # was: "need 1 ≤ min ≤ max (got min=-3, max=-3)", options the user had not written
+        (["--policy", "fixed:replicas=-3"], "fixed needs replicas=N (N ≥ 1)"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str) -> None:
@@ -303,3 +305,47 @@ def test_requests_waiting_when_the_trace_ends_are_in_every_figure_and_named(tmp_
     assert said in " ".join(text.split())
     assert said in html.read_text(encoding="utf-8")
     assert "✓" not in text
+
+
+@pytest.mark.parametrize("flag", ["--on-demand-price", "--spot-price"])
+def test_a_price_past_any_instance_is_refused_in_one_line(flag: str) -> None:
+    # was: --on-demand-price 1e300 accepted, and a cost of $973,575,155,992,… broke the table
+    res = subprocess.run(
+        [
+            sys.executable, "-m", "gpuplan", "simulate", "autoscale", str(WORKLOAD), "--trace", str(TRACE),
+            "--replica", REPLICA, "--policy", "fixed:replicas=1,spot=1", "--on-demand-price", "2",
+            "--spot-price", "1", flag, "1e300",
+        ],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert res.returncode == 1, res.stdout
+    assert res.stderr.startswith(f"error: {flag} must be at most 16,000 USD per replica-hour")
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+
+
+def _trace_doc(tmp_path: Path, text: str) -> tuple[dict, str]:
+    trace = tmp_path / "t.csv"
+    trace.write_text(text)
+    base = [
+        "simulate", "autoscale", str(WORKLOAD), "--trace", str(trace), "--replica", REPLICA,
+        "--policy", "fixed:replicas=1", "--on-demand-price", "2",
+    ]  # fmt: skip
+    return json.loads(_run(*base, "--json"))["trace"], " ".join(_run(*base).split())
+
+
+def test_a_trace_without_output_tokens_says_it_took_the_workloads(tmp_path: Path) -> None:
+    # was: the workload's 256 output tokens used for every request, with no word of it
+    doc, text = _trace_doc(tmp_path, "TIMESTAMP,ContextTokens\n0,374\n4.3,396\n9,100\n")
+    assert doc["default_output_tokens"] == 256 and doc["default_prompt_tokens"] is None
+    assert "no output token counts: every request takes the workload's 256 output tokens" in text
+
+
+def test_a_trace_out_of_order_says_how_many_rows_were_sorted(tmp_path: Path) -> None:
+    # was: sorted without a word
+    doc, text = _trace_doc(
+        tmp_path, "timestamp,prompt_tokens,output_tokens\n5,10,10\n1,10,10\n7,10,10\n2,10,10\n"
+    )
+    assert doc["out_of_order"] == 2
+    assert "2 of its 4 rows come before a row above them; the requests are taken in time order" in text
+    assert doc["default_output_tokens"] is None

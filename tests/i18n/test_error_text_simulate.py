@@ -40,7 +40,12 @@ def _trace(**tokens: Any) -> Trace:
 #: (what is wrong, how to raise it in a tmp folder, a piece of the English line as it always was).
 CASES: list[tuple[str, Callable[[Path], object], str]] = [
     # simulate/policy.py
-    ("min above max", lambda t: parse_policy("fixed:replicas=0"), "need 1 ≤ min ≤ max (got min=0, max=0)"),
+    (
+        "min above max",
+        lambda t: parse_policy("target:target=0.5,min=3,max=2"),
+        "need 1 ≤ min ≤ max (got min=3, max=2)",
+    ),
+    ("fixed below one", lambda t: parse_policy("fixed:replicas=0"), "fixed needs replicas=N (N ≥ 1)"),
     ("target out of range", lambda t: parse_policy("target:target=2"), "target needs target=U with 0 < U"),
     ("queue without per_replica", lambda t: parse_policy("queue"), "queue needs per_replica=N > 0"),
     ("scheduled without at", lambda t: parse_policy("scheduled"), "scheduled needs at=HOURh@N"),

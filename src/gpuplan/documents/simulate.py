@@ -35,6 +35,12 @@ class TraceDoc(Document):
     duration_s: float
     note: str
     """How it was re-timed from a recorded trace ("" as read)."""
+    out_of_order: int
+    """Rows of the file earlier than a row above them (the requests are taken in time order)."""
+    default_prompt_tokens: int | None
+    """The workload's prompt tokens, taken by every request because the trace has no such column."""
+    default_output_tokens: int | None
+    """The workload's output tokens, taken by every request because the trace has no such column."""
 
 
 class EngineDoc(Document):

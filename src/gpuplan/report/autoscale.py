@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuplan.documents.simulate import AutoscaleDocument
-from gpuplan.i18n import N_, Money, _, format_number, format_percent
+from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.simulate_common import JSON_SCHEMA_VERSION, html_page, seconds, table_html, validated
@@ -104,6 +104,9 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
                 "requests": res.requests,
                 "duration_s": res.duration_s,
                 "note": res.trace_note,
+                "out_of_order": res.trace_out_of_order,
+                "default_prompt_tokens": res.trace_default_prompt_tokens,
+                "default_output_tokens": res.trace_default_output_tokens,
             },
             "replica": {
                 "gpu": rep.gpu,
@@ -164,6 +167,7 @@ def _header(res: AutoscaleResult) -> list[str]:
     ]
     if res.trace_note:
         lines.append(_("Re-timed: {note}.").format(note=res.trace_note))
+    lines += _trace_input_lines(res)
     lines += [
         _("Replica: one {gpu}; {source}.").format(gpu=res.replica.gpu, source=res.replica.source)
         if res.prices.gpus_per_replica == 1
@@ -198,6 +202,34 @@ def _per_million(p: PolicyResult, money: Money) -> str:
         all=money.format(p.usd_per_million_tokens),
         tokens=format_number(p.tokens_served["prompt"] + p.tokens_served["output"]),
     )
+
+
+def _trace_input_lines(res: AutoscaleResult) -> list[str]:
+    """What the trace did not say and was taken from elsewhere, or was put in order."""
+    lines = []
+    if res.trace_default_prompt_tokens is not None:
+        lines.append(
+            _(
+                "The trace has no prompt token counts: every request takes the workload's {tokens:,} "
+                "prompt tokens."
+            ).format(tokens=res.trace_default_prompt_tokens)
+        )
+    if res.trace_default_output_tokens is not None:
+        lines.append(
+            _(
+                "The trace has no output token counts: every request takes the workload's {tokens:,} "
+                "output tokens."
+            ).format(tokens=res.trace_default_output_tokens)
+        )
+    if res.trace_out_of_order:
+        lines.append(
+            ngettext(
+                "{n} of its {total} rows comes before a row above it; the requests are taken in time order.",
+                "{n} of its {total} rows come before a row above them; the requests are taken in time order.",
+                res.trace_out_of_order,
+            ).format(n=format_number(res.trace_out_of_order), total=format_number(res.requests))
+        )
+    return lines
 
 
 def _behaviour(p: PolicyResult) -> str:

@@ -224,6 +224,12 @@ class AutoscaleResult:
     trace_synthetic: bool
     trace_note: str
     requests: int
+    trace_out_of_order: int = 0
+    """Rows of the trace file out of time order (taken in time order)."""
+    trace_default_prompt_tokens: int | None = None
+    """The workload's prompt tokens, taken by every request because the trace has none."""
+    trace_default_output_tokens: int | None = None
+    """The workload's output tokens, taken by every request because the trace has none."""
     duration_s: float
     policies: tuple[PolicyResult, ...]
 
@@ -619,6 +625,9 @@ def simulate_autoscale(
         trace_synthetic=trace.synthetic,
         trace_note=trace.note,
         requests=trace.requests,
+        trace_out_of_order=trace.out_of_order,
+        trace_default_prompt_tokens=trace.default_prompt_tokens,
+        trace_default_output_tokens=trace.default_output_tokens,
         duration_s=trace.duration_s,
         policies=tuple(out),
     )

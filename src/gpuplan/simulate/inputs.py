@@ -146,11 +146,31 @@ def fleet_prices(
     Low-confidence (article) prices are never used.
     """
 
+    from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE, MAX_USD_PER_GPU_HOUR
+
+    # The catalog's ceiling per GPU-hour (no list price comes near it) times the most GPUs a replica
+    # pays for, bought as whole instances: a larger figure is a unit error, and its cost over a
+    # window would not print.
+    paid = MAX_GPUS_PER_INSTANCE * max(1, instances_for(gpus_per_replica, MAX_GPUS_PER_INSTANCE))
+    ceiling = MAX_USD_PER_GPU_HOUR * paid
     for flag, value in (("--on-demand-price", on_demand_usd), ("--spot-price", spot_usd)):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise InputError.worded(
                 N_("{flag} must be a positive number of USD per replica-hour, got {value:g}"),
                 flag=flag,
+                value=value,
+            )
+        if value is not None and value > ceiling:
+            raise InputError.worded(
+                N_(
+                    "{flag} must be at most {limit:,.0f} USD per replica-hour ({per_gpu:,.0f} USD per "
+                    "GPU-hour, above any price in the catalog, for the {gpus} GPUs a replica pays for at "
+                    "most), got {value:g}"
+                ),
+                flag=flag,
+                limit=ceiling,
+                per_gpu=MAX_USD_PER_GPU_HOUR,
+                gpus=paid,
                 value=value,
             )
     if spot_rate_per_hour is not None and not (math.isfinite(spot_rate_per_hour) and spot_rate_per_hour >= 0):

@@ -113,14 +113,15 @@ def _validate(p: Policy) -> None:
                 limit=MAX_REPLICAS,
             )
         )
+    # A fixed policy's min and max are its replicas: named as the user wrote them.
+    if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
+        raise bad(Phrase(N_("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")))
     if not 1 <= p.min_replicas <= p.max_replicas:
         raise bad(
             Phrase(
                 N_("need 1 ≤ min ≤ max (got min={min}, max={max})"), min=p.min_replicas, max=p.max_replicas
             )
         )
-    if p.kind == "fixed" and (p.replicas is None or p.replicas < 1):
-        raise bad(Phrase(N_("fixed needs replicas=N (N ≥ 1), e.g. fixed:replicas=4")))
     if p.kind == "target" and (p.target is None or not 0 < p.target <= 1):
         raise bad(Phrase(N_("target needs target=U with 0 < U ≤ 1, e.g. target:target=0.7")))
     if p.kind == "queue" and (p.per_replica is None or p.per_replica <= 0):

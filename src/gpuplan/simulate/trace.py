@@ -79,6 +79,13 @@ class Trace:
     """Time of day at the trace's origin, seconds after midnight (scheduled policies use it)."""
     note: str = ""
     """How the trace was derived from a recorded one (re-timed), for the report; "" as read."""
+    out_of_order: int = 0
+    """Rows of the file that came before a row above them (earlier than the latest time read so
+    far): the reader takes the requests in time order, and the report says how many were not."""
+    default_prompt_tokens: int | None = None
+    """The prompt tokens every request took because the trace has none (``with_tokens``)."""
+    default_output_tokens: int | None = None
+    """The output tokens every request took because the trace has none (``with_tokens``)."""
 
     def __post_init__(self) -> None:
         n = len(self.arrival_s)
@@ -106,6 +113,9 @@ class Trace:
             synthetic=self.synthetic,
             start_of_day_s=self.start_of_day_s,
             note=self.note,
+            out_of_order=self.out_of_order,
+            default_prompt_tokens=prompt_tokens if self.prompt_tokens is None else self.default_prompt_tokens,
+            default_output_tokens=output_tokens if self.output_tokens is None else self.default_output_tokens,
         )
 
 
@@ -339,7 +349,9 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
     arr = read.time_s
     # Traces are usually sorted (checking costs one pass; sorting four million rows, a second).
     order = None if bool(np.all(arr[1:] >= arr[:-1])) else np.argsort(arr, kind="stable")
+    late = 0
     if order is not None:
+        late = int(np.count_nonzero(arr[1:] < np.maximum.accumulate(arr)[:-1]))
         arr = arr[order]
     origin = float(arr[0])
     # Date-times are seconds of their own wall clock (no time zone applied): the time of day is
@@ -373,6 +385,7 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
         synthetic=synthetic,
         start_of_day_s=start_of_day,
         note=note,
+        out_of_order=late,
     )
 
 
@@ -562,6 +575,9 @@ def retime(trace: Trace, *, rate_scale: float = 1.0, tile_to_s: float | None = N
         synthetic=trace.synthetic,
         start_of_day_s=trace.start_of_day_s,
         note=words if not trace.note else f"{trace.note}; {words}",
+        out_of_order=trace.out_of_order,
+        default_prompt_tokens=trace.default_prompt_tokens,
+        default_output_tokens=trace.default_output_tokens,
     )
 
 
