@@ -60,3 +60,74 @@ def test_price_and_replica_sources_read_in_chinese() -> None:
     assert prices.source == "按量付费 3 USD/副本小时（给定）；抢占式 1 USD/副本小时（给定）"
     assert prices.spot_rate_source == "每副本小时 0.5 次中断（给定）"
     assert replica.source == "给定：slots=4,tpot_ms=30"
+
+
+def test_an_engine_s_defaults_say_where_they_come_from_in_chinese() -> None:
+    # was: "vLLM API-server defaults (…); no engine named: vLLM's; version not stated: taken as 0.11"
+    # in the Chinese report
+    from gpuplan.hardware import get_gpu
+    from gpuplan.simulate.engines import engine_defaults
+
+    h100 = get_gpu("H100-SXM")
+    cases = [(None, None), ("vllm", (0, 5)), ("vllm", (0, 19)), ("vllm", (0, 8)), ("sglang", None)]
+    english = [engine_defaults(h100, e, v).source for e, v in cases]
+    assert english[0] == (
+        "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11); "
+        "no engine named: vLLM's; version not stated: taken as 0.11"
+    )
+    with use_language("zh"):
+        chinese = [engine_defaults(h100, e, v).source for e, v in cases]
+    for line in chinese:
+        assert english_left(line) == [], line
+    assert "0.11" in chinese[0] and "vllm/engine/arg_utils.py" in chinese[0]
+
+
+def test_the_autoscale_report_reads_in_chinese_with_its_own_words() -> None:
+    # was: the latency header "queue TTFT TPOT e2e" in English, spot called 竞价实例 beside 抢占式,
+    # prices only in USD beside costs in yuan, and an SLO of 50 ms echoed as "0.05 s"
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from gpuplan.i18n import Money
+    from gpuplan.report.autoscale import autoscale_html, autoscale_view
+    from gpuplan.simulate import (
+        ReplicaModel,
+        SimulationSettings,
+        Slo,
+        Trace,
+        parse_policy,
+        simulate_autoscale,
+    )
+
+    rep = ReplicaModel(
+        gpu="L4", slots=8, prefill_tokens_per_s=3000.0, time_per_output_token_s=0.04, source="given"
+    )
+    tr = Trace(
+        arrival_s=np.arange(0.0, 600.0, 2.0), prompt_tokens=None, output_tokens=None, duration_s=600.0,
+        name="t", synthetic=True,
+    ).with_tokens(100, 20)  # fmt: skip
+    slos = (
+        Slo(metric="tpot", percentile=95, threshold_s=0.05),
+        Slo(metric="e2e", percentile=95, threshold_s=2),
+    )
+    prices = fleet_prices([], "L4", on_demand_usd=1.0, spot_usd=0.5, spot_rate_per_hour=0.5)
+    money = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2026-01-27", source="test")
+    with use_language("zh"):
+        res = simulate_autoscale(
+            tr, rep, [parse_policy("fixed:replicas=2,spot=0.5")], prices, SimulationSettings(slos=slos)
+        )
+        out = io.StringIO()
+        Console(file=out, width=250).print(autoscale_view(res, money))
+        text = out.getvalue()
+        html = autoscale_html(res, money)
+    assert "排队" in text and "queue" not in text
+    assert "竞价" not in text
+    assert "tpot_p95 50 ms" in text and "e2e_p95 2 s" in text and "0.05 s" not in text
+    assert "¥8.00" in text and "¥4.00" in text  # the prices per replica-hour in the chosen currency
+    assert "排队" in html and "¥8.00" in html
+    with use_language("en"):
+        out = io.StringIO()
+        Console(file=out, width=250).print(autoscale_view(res, Money(currency="USD")))
+    assert "tpot_p95 50 ms" in out.getvalue()

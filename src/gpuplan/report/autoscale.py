@@ -23,11 +23,13 @@ from rich.text import Text
 
 from gpuplan.documents.simulate import AutoscaleDocument
 from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
+from gpuplan.i18n.phrases import listed
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
 from gpuplan.report.simulate_common import JSON_SCHEMA_VERSION, html_page, seconds, table_html, validated
 from gpuplan.simulate.autoscale import (
     LOSS_CAUSES,
+    PRICING_WORDS,
     SATURATED_BATCH,
     SATURATED_PREFILL,
     AutoscaleResult,
@@ -155,7 +157,7 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
     )
 
 
-def _header(res: AutoscaleResult) -> list[str]:
+def _header(res: AutoscaleResult, money: Money) -> list[str]:
     kind = _("synthetic") if res.trace_synthetic else _("as read, not generated")
     lines = [
         _("Trace {name} ({kind}): {n} requests over {hours} h.").format(
@@ -176,12 +178,24 @@ def _header(res: AutoscaleResult) -> list[str]:
         ),
         _("Cold start of a replica a policy adds: {source}.").format(source=res.settings.cold_start_source),
         _("Prices: {source}.").format(source=res.prices.source),
+    ]
+    if money.currency != "USD":
+        # The costs are in the display currency: so are the prices they come from (the rate below).
+        lines.append(
+            _("Per replica-hour in {currency}: {prices}.").format(
+                currency=money.currency,
+                prices=listed(
+                    f"{_(PRICING_WORDS[k])} {money.format(v)}" for k, v in res.prices.usd_per_hour.items()
+                ),
+            )
+        )
+    lines += [
         _("Spot interruptions: {source}.").format(source=res.prices.spot_rate_source),
     ]
     if res.settings.slos:
         lines.append(
             _("SLOs: {slos}; a dropped request counts as over every one.").format(
-                slos=", ".join(f"{s.name} {s.threshold_s:g} s" for s in res.settings.slos)
+                slos=", ".join(f"{s.name} {_threshold(s.threshold_s)}" for s in res.settings.slos)
             )
         )
     return lines
@@ -346,7 +360,18 @@ def _with_key(t: Table, res: AutoscaleResult) -> Table:
     return grid
 
 
-_METRIC_WORDS = {"queue": "queue", "ttft": "TTFT", "tpot": "TPOT", "e2e": "e2e"}
+#: The latency metrics as table headers; TTFT and TPOT are the same acronyms in every language.
+_METRIC_WORDS = {"queue": N_("queue"), "ttft": "TTFT", "tpot": "TPOT", "e2e": N_("e2e")}
+
+
+def _metric_word(metric: str) -> str:
+    word = _METRIC_WORDS[metric]
+    return _(word) if metric in ("queue", "e2e") else word
+
+
+def _threshold(v: float) -> str:
+    """A threshold as the user writes one: 50 ms, 2 s."""
+    return f"{v * 1e3:g} ms" if v < 1.0 else f"{v:g} s"
 
 
 def _ms(v: float | None) -> str:
@@ -370,7 +395,7 @@ def _latency_table(res: AutoscaleResult, numbered: bool) -> Table:
     t = house_table(_("Latency per request: p50 / p95 / p99 of the requests served"))
     t.add_column("#" if numbered else _("Policy"), no_wrap=True, justify="right" if numbered else "left")
     for m in METRICS:
-        t.add_column(_METRIC_WORDS[m], justify="right", no_wrap=True)
+        t.add_column(_metric_word(m), justify="right", no_wrap=True)
     for number, row in enumerate(_latency_rows(res), 1):
         t.add_row(str(number) if numbered else row[0], *row[1:])
     return t
@@ -476,7 +501,7 @@ def autoscale_view(res: AutoscaleResult, money: Money) -> Group:
     parts.append(Widest([partial(_losses_table, res, layout) for layout in (0, 1)]))
     parts += [Text(_behaviour(p)) for p in res.policies]
     parts += [Text(_per_million(p, money)) for p in res.policies]
-    parts += [Text(line, style="dim") for line in _header(res)]
+    parts += [Text(line, style="dim") for line in _header(res, money)]
     if money.rate_note():
         parts.append(Text(money.rate_note(), style="dim"))
     return Group(*parts)
@@ -515,7 +540,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
     body = table_html(headers, rows)
     body += "<h2>" + escape(_("Latency per request: p50 / p95 / p99 of the requests served")) + "</h2>"
     body += table_html(
-        [_("Policy"), *(_METRIC_WORDS[m] for m in METRICS)],
+        [_("Policy"), *(_metric_word(m) for m in METRICS)],
         [[r[0], *(c.replace("\n", " / ") for c in r[1:])] for r in _latency_rows(res)],
     )
     if res.settings.slos:
@@ -540,7 +565,7 @@ def autoscale_html(res: AutoscaleResult, money: Money) -> str:
     body += "".join(f"<p>{escape(_behaviour(p))}</p>" for p in res.policies)
     body += "".join(f"<p>{escape(_per_million(p, money))}</p>" for p in res.policies)
     notes = "".join(
-        f'<p class="note">{escape(line)}</p>' for line in [*_header(res), money.rate_note()] if line
+        f'<p class="note">{escape(line)}</p>' for line in [*_header(res, money), money.rate_note()] if line
     )
     body += notes + autoscale_svg(res)
     return html_page(_("Autoscaling policies on {trace}").format(trace=res.trace_name), body)

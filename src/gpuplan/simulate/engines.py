@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gpuplan.i18n.messages import N_, _
 from gpuplan.simulate.batching import EngineSettings
 
 if TYPE_CHECKING:
@@ -58,13 +59,18 @@ __all__ = ["ESTIMATOR_MEMORY_FRACTION", "at_memory_fraction", "engine_defaults"]
 #: capacity stands for.
 ESTIMATOR_MEMORY_FRACTION = 0.9
 
-_VLLM_V0 = "vLLM 0.6.6.post1 defaults (vllm/engine/arg_utils.py, vllm/config.py SchedulerConfig)"
-_VLLM_08 = "vLLM 0.8.5 API-server defaults (vllm/engine/arg_utils.py _set_default_args_v1)"
-_VLLM_09 = "vLLM API-server defaults (vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11)"
-_SGLANG_04 = "SGLang 0.4.6 defaults (python/sglang/srt/server_args.py ServerArgs, model_runner.py)"
-_SGLANG_05 = "SGLang 0.5.2 defaults (python/sglang/srt/server_args.py ServerArgs, model_runner.py)"
+#: (the words, the engine and version, where in its source): shown in the user's language, the
+#: engine and the places in its source as they are.
+_DEFAULTS = N_("{engine} defaults ({where})")
+_SERVER_DEFAULTS = N_("{engine} API-server defaults ({where})")
+_VLLM_V0 = (_DEFAULTS, "vLLM 0.6.6.post1", "vllm/engine/arg_utils.py, vllm/config.py SchedulerConfig")
+_VLLM_08 = (_SERVER_DEFAULTS, "vLLM 0.8.5", "vllm/engine/arg_utils.py _set_default_args_v1")
+_VLLM_09 = (_SERVER_DEFAULTS, "vLLM", "vllm/engine/arg_utils.py get_batch_defaults, v0.9-v0.11")
+_SGLANG_04 = (_DEFAULTS, "SGLang 0.4.6", "python/sglang/srt/server_args.py ServerArgs, model_runner.py")
+_SGLANG_05 = (_DEFAULTS, "SGLang 0.5.2", "python/sglang/srt/server_args.py ServerArgs, model_runner.py")
+_Source = tuple[str, str, str]
 #: (engine, first version the row holds for, the versions read (first, last), its source)
-_ROWS: tuple[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int], str], ...] = (
+_ROWS: tuple[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int], _Source], ...] = (
     ("vllm", (0, 0), (0, 6), (0, 6), _VLLM_V0),
     ("vllm", (0, 8), (0, 8), (0, 8), _VLLM_08),
     ("vllm", (0, 9), (0, 9), (0, 11), _VLLM_09),
@@ -80,12 +86,19 @@ def _row(engine: str, version: tuple[int, int] | None) -> tuple[tuple[int, int],
     the version is not one read."""
     rows = [r for r in _ROWS if r[0] == engine]
     if version is None:
-        _, since, _, last, source = rows[-1]
-        return since, source, f"; version not stated: taken as {last[0]}.{last[1]}"
-    _, since, first, last, source = [r for r in rows if r[1] <= version][-1]
+        _e, since, _f, last, (words, name, where) = rows[-1]
+        note = _("; version not stated: taken as {version}").format(version=f"{last[0]}.{last[1]}")
+        return since, _(words).format(engine=name, where=where), note
+    _e, since, first, last, (words, name, where) = [r for r in rows if r[1] <= version][-1]
     read = first <= version[:2] <= last
-    note = "" if read else f"; {engine} {version[0]}.{version[1]}: nearest documented"
-    return since, source, note
+    note = (
+        ""
+        if read
+        else _("; {engine} {version}: nearest documented").format(
+            engine=engine, version=f"{version[0]}.{version[1]}"
+        )
+    )
+    return since, _(words).format(engine=name, where=where), note
 
 
 def engine_defaults(
@@ -102,7 +115,7 @@ def engine_defaults(
     name = engine or "vllm"
     since, source, note = _row(name, version)
     if engine is None:
-        note = "; no engine named: vLLM's" + note
+        note = _("; no engine named: vLLM's") + note
     memory_gib = gpu.memory_gib
     if name == "sglang":
         smi_mib = usable_memory_gib(gpu) * 1024  # gpu_mem: nvidia-smi's total, MiB
@@ -131,8 +144,12 @@ def engine_defaults(
             prefix_caching=True,
             block_tokens=1,  # page_size 1
             memory_fraction=fraction,
-            source=f"{source}: chunked_prefill_size {chunk}, max_prefill_tokens {_SGLANG_PREFILL_TOKENS}, "
-            f"mem_fraction_static {fraction:g}, radix cache on{note}",
+            source=_(
+                "{source}: chunked_prefill_size {chunk}, max_prefill_tokens {tokens}, "
+                "mem_fraction_static {fraction}, radix cache on{note}"
+            ).format(
+                source=source, chunk=chunk, tokens=_SGLANG_PREFILL_TOKENS, fraction=f"{fraction:g}", note=note
+            ),
         )
     if since < (0, 8):
         return EngineSettings(

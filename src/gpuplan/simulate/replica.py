@@ -421,12 +421,12 @@ def estimator_replica(
     )
     engine = engine_defaults(g, stack.engine_name, stack.engine_version, tensor_parallel=tp)
     if stack.prefix_caching is not None and stack.prefix_caching != engine.prefix_caching:
-        said = "on" if stack.prefix_caching else "off"
-        engine = replace(
-            engine,
-            prefix_caching=stack.prefix_caching,
-            source=f"{engine.source}; prefix caching {said} (serving.prefix_caching)",
+        said = (
+            _("; prefix caching on (serving.prefix_caching)")
+            if stack.prefix_caching
+            else _("; prefix caching off (serving.prefix_caching)")
         )
+        engine = replace(engine, prefix_caching=stack.prefix_caching, source=f"{engine.source}{said}")
     if stack.engine_text:
         engine = parse_engine(stack.engine_text, engine)
     step = at_memory_fraction(step, g, engine.memory_fraction)
