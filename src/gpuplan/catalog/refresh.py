@@ -182,7 +182,16 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
             _("the saved responses do not say when they were fetched: their prices are dated today"),
             *notes,
         )
-    return store_rows(store, name, result.rows, sources=result.sources, notes=notes, now=now, kind="refresh")
+    return store_rows(
+        store,
+        name,
+        result.rows,
+        sources=result.sources,
+        notes=notes,
+        now=now,
+        kind="refresh",
+        rejected=result.rejected,
+    )
 
 
 #: Slack for a replay folder's fetch time after this run's (clocks of two machines, time zones).
@@ -272,12 +281,14 @@ def store_rows(
     notes: Sequence[str],
     now: str,
     kind: str,
+    rejected: Sequence[RejectedRow] = (),
 ) -> RefreshOutcome:
     """Gate ``rows`` of one provider and append them with their run, in one transaction (the
     refresh of a provider, or its file of a catalog checkout): all the rows or none, and one line
-    that says which. ``sources`` name where the rows were read (the source of the import)."""
+    that says which. ``sources`` name where the rows were read (the source of the import);
+    ``rejected`` are entries the reader already refused, counted and named with the gates' own."""
     name = provider
-    if not rows:
+    if not rows and not rejected:
         return RefreshOutcome(
             provider=name,
             status="failed",
@@ -308,7 +319,9 @@ def store_rows(
     read_on = max(store.today, datetime.fromisoformat(now).date())
 
     def write(conn: Connection) -> tuple[ImportReport, RefreshOutcome | None]:
-        report = import_offers(store, rows, provider=name, source=source, kind=kind, conn=conn, today=read_on)
+        report = import_offers(
+            store, rows, provider=name, source=source, kind=kind, rejected=rejected, conn=conn, today=read_on
+        )
         if report.import_id is None:
             return report, None  # nothing written: every row failed the gates
         message = ngettext(

@@ -201,6 +201,67 @@ def test_vast_keeps_the_cheapest_offer_and_lowest_bid_per_gpu_count_and_country(
     assert len(rows) == 2  # RTX 5090 is not in the hardware catalog
 
 
+#: Malformed Vast.ai listings, each in a group that also holds valid ones (1x RTX 4090 in Norway:
+#: offers 101 and 102 of the recording; 8x H100 SXM in the US: offer 103). Listed before the valid
+#: ones, so that a listing read first cannot stand for its group.
+_BAD_VAST_LISTINGS = [
+    {"id": 901, "gpu_name": "RTX 4090", "num_gpus": 1, "geolocation": "Oslo, NO", "dph_total": "0.01"},
+    {"id": 902, "gpu_name": "RTX 4090", "num_gpus": 1, "geolocation": "Oslo, NO"},  # no price
+    {"id": 903, "gpu_name": "RTX 4090", "num_gpus": 1, "geolocation": "Oslo, NO", "dph_total": -0.5},
+    {"id": 904, "gpu_name": "RTX 4090", "num_gpus": "one", "geolocation": "Oslo, NO", "dph_total": 0.1},
+    {"id": 905, "gpu_name": "RTX 4090", "num_gpus": 1, "geolocation": "Oslo, NO", "dph_total": 0.2,
+     "min_bid": "cheap"},
+    {"id": 906, "gpu_name": "H100 SXM", "num_gpus": 8, "gpu_ram": 81559, "geolocation": "Texas, US",
+     "dph_total": 9.0, "cpu_ram": "lots"},
+    {"id": 907, "num_gpus": 8, "geolocation": "Texas, US", "dph_total": 1.0},  # no GPU name
+    "not a listing",
+]  # fmt: skip
+
+
+def _vast_answer_with_bad_listings(api: respx.MockRouter) -> None:
+    import httpx
+
+    from .conftest import recorded
+
+    doc = recorded("vast_offers.json")
+    doc["offers"] = [*_BAD_VAST_LISTINGS, *doc["offers"]]
+    api.routes["vast"].side_effect = lambda request: httpx.Response(200, json=doc)
+
+
+def test_vast_refuses_each_malformed_listing_alone_and_keeps_the_valid_ones_of_its_group(
+    api: respx.MockRouter,
+) -> None:
+    # One listing with a price that is no number (or none, or below zero), a GPU count that is no
+    # number, or a host fact that is no number made its whole group of machines disappear (or
+    # failed the whole provider): each is now refused with its reason, and its group is priced
+    # from the valid listings alone.
+    _vast_answer_with_bad_listings(api)
+    http = Http("vast")
+    try:
+        result = module("vast").FETCHER.fetch(http, KEYS, NOW)
+    finally:
+        http.close()
+    rows = list(result.rows)
+    assert prices(rows, "NO", "1x RTX-4090") == {"on_demand": 0.39, "spot": 0.25}
+    assert prices(rows, "US", "8x H100-SXM") == {"on_demand": 19.5, "spot": 12.0}
+    [h100] = [r for r in rows if r.region == "US"]
+    assert h100.memory_gib == round(2000000 / 1024, 1)  # offer 103's, not the refused 906's
+    assert len(rows) == 2
+    reasons = {r.reason for r in result.rejected}
+    assert len(result.rejected) == len(_BAD_VAST_LISTINGS), reasons
+    assert 'Vast.ai offer 901: dph_total is "0.01", not a number' in reasons
+    assert "Vast.ai offer 902: no dph_total" in reasons
+    assert "Vast.ai offer 903: dph_total is -0.5, not a price above zero" in reasons
+    assert 'Vast.ai offer 904: num_gpus is "one", not a whole number of GPUs' in reasons
+    assert 'Vast.ai offer 905: min_bid is "cheap", not a number' in reasons
+    assert 'Vast.ai offer 906: cpu_ram is "lots", not a number' in reasons
+    assert "Vast.ai offer 907: no gpu_name" in reasons
+    assert "Vast.ai listing 8 of the answer: not an object" in reasons
+    refused = {r.reason.split(":")[0]: r for r in result.rejected}
+    assert refused["Vast.ai offer 901"].region == "NO"
+    assert refused["Vast.ai offer 901"].instance_type == "1x RTX-4090"
+
+
 def test_a_gcp_refresh_names_an_attachable_gpu_offer_as_the_shipped_snapshot_does() -> None:
     # The refresh keyed N1 offers 'n1-standard-4+t4x1', the importers 'n1-standard-4 + 1x nvidia-tesla-t4':
     # one offer under two names after a refresh. Now every N1 machine is named the importers' way.

@@ -92,11 +92,32 @@ def test_a_hostile_json_answer_fails_its_provider_only(
 def test_an_answer_of_another_shape_is_said_to_be_one_before_pythons_words(
     db_path: Path, api: respx.MockRouter
 ) -> None:
-    # was: "failed reading the price list (AttributeError: 'str' object has no attribute 'get')"
-    api.routes["vast"].side_effect = _answer(b'{"offers": ["x"]}')
+    # was: "failed reading the price list (AttributeError: 'list' object has no attribute 'get')"
+    api.routes["vast"].side_effect = _answer(b'["x"]')
     [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(credentials=KEYS, now=NOW))
     assert vast.status == "failed"
-    assert "(an answer not in the shape the reader expects: AttributeError: 'str' object" in vast.line()
+    assert "(an answer not in the shape the reader expects: AttributeError: 'list' object" in vast.line()
+
+
+def test_malformed_vast_listings_are_counted_and_named_in_the_ok_line(
+    db_path: Path, api: respx.MockRouter
+) -> None:
+    # was: "vast: failed reading the price list (ValueError: invalid literal for int() …)" for one
+    # listing of 5,000 whose GPU count was no number; now the listing is a rejected row.
+    from .conftest import recorded
+
+    doc = recorded("vast_offers.json")
+    doc["offers"] = [
+        {"id": 901, "gpu_name": "RTX 4090", "num_gpus": "one", "geolocation": "Oslo, NO", "dph_total": 0.1},
+        {"id": 902, "gpu_name": "RTX 4090", "num_gpus": 1, "geolocation": "Oslo, NO", "dph_total": -1},
+        *doc["offers"],
+    ]
+    api.routes["vast"].side_effect = lambda request: httpx.Response(200, json=doc)
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=NOW))
+    assert vast.status == "ok" and vast.offers == 2 and vast.rejected == 2, vast.line()
+    assert "2 rows rejected; rejected ? (NO): Vast.ai offer 901: num_gpus is" in vast.line(), vast.line()
+    line = vast.line()
+    assert "rejected 1x RTX-4090 (NO): Vast.ai offer 902: dph_total is -1, not a price above zero" in line
 
 
 @pytest.mark.parametrize(
@@ -444,7 +465,9 @@ def test_an_ok_line_names_the_rows_it_rejected_and_why(db_path: Path, saved: Pat
     _rewrite_json(replay, "vast", spoil)
     [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
     assert vast.status == "ok" and vast.rejected == 1, vast.line()
+    # The listing is refused on its own; the other RTX 4090 in Norway prices the offer.
     assert (
-        "1 row rejected; rejected 1x RTX-4090 (NO): on_demand price -1 is not a positive amount"
-        in vast.line()
+        "1 row rejected; rejected 1x RTX-4090 (NO): Vast.ai offer 101: dph_total is -1.0, not a price "
+        "above zero" in vast.line()
     )
+    assert vast.offers == 2, vast.line()

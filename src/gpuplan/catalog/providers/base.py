@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from gpuplan.catalog.model import OfferRow
+from gpuplan.catalog.model import OfferRow, RejectedRow
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -222,6 +222,9 @@ class FetchResult:
     """Every URL read."""
     notes: tuple[str, ...] = ()
     """What the fetcher left out and why (one short line each)."""
+    rejected: tuple[RejectedRow, ...] = ()
+    """Entries of the answer the fetcher refused one by one (a listing whose price is no number),
+    each with its reason: counted and named with the rows the gates refuse."""
 
 
 class MissingCredentialsError(Exception):

@@ -8,9 +8,12 @@ interruptible bid as spot; the machine ids behind them are in the row's term.
 from __future__ import annotations
 
 import json
+import math
+from dataclasses import dataclass
 from typing import Any
 
-from gpuplan.catalog.model import OfferRow
+from gpuplan.bounded import printable
+from gpuplan.catalog.model import OfferRow, RejectedRow
 from gpuplan.catalog.providers.base import (
     Billing,
     Credentials,
@@ -21,6 +24,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import iso_country_regions, marketplace_gpu, skypilot_file
+from gpuplan.errors import DataError, Phrase
 from gpuplan.i18n import N_, _
 
 __all__ = ["FACTS", "FETCHER", "SEARCH", "parse_offers"]
@@ -82,38 +86,144 @@ FACTS = ProviderFacts(
 )
 
 
-def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str]]:
+#: Fields of a listing that are numbers when present; absent or null: not published (None).
+_OPTIONAL_NUMBERS = ("gpu_ram", "min_bid", "cpu_cores_effective", "cpu_ram", "inet_down")
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Listing:
+    """One machine of the answer whose fields are what they should be."""
+
+    id: int | str
+    gpu: str
+    count: int
+    country: str
+    on_demand: float
+    """``dph_total``: USD per hour, as the listing states it."""
+    bid: float | None
+    """``min_bid``: the lowest interruptible bid, USD per hour (None: not offered)."""
+    numbers: dict[str, float | None]
+    """The optional numbers of :data:`_OPTIONAL_NUMBERS` (None: not published)."""
+
+
+def _shown(value: object) -> str:
+    """A listing's value as a reason quotes it: JSON, one line, at most 40 characters."""
+    text = printable(json.dumps(value, ensure_ascii=False, default=str))
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _a_number(value: object) -> bool:
+    """A JSON number a float holds (not a bool, not NaN or infinite, not an integer past 1e308)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer of 400 digits
+        return False
+
+
+def _judge(o: object, position: int) -> _Listing | RejectedRow | str:
+    """One listing read alone: a :class:`_Listing`, the listing refused with its reason, or the
+    name of a GPU gpuplan does not know (said once in the notes, not a fault of the listing)."""
+    if not isinstance(o, dict):
+        return _refused(Phrase(N_("Vast.ai listing {n} of the answer: not an object"), n=position))
+    oid = o.get("id")
+    if isinstance(oid, bool) or not isinstance(oid, (int, str)) or oid == "":
+        return _refused(Phrase(N_("Vast.ai listing {n} of the answer: no offer id"), n=position))
+    label = Phrase(N_("Vast.ai offer {id}"), id=_shown(oid).strip('"'))
+    name, where = o.get("gpu_name"), o.get("geolocation")
+    country = where.split(",")[-1].strip().upper() if isinstance(where, str) else ""
+    country = country if FACTS.region(country) is not None else ""
+    row = ""  # the offer row the listing would price, once known
+
+    def refused(template: str, **fields: object) -> RejectedRow:
+        return _refused(Phrase(template, offer=label, **fields), row, country)
+
+    if name is None:
+        return refused(N_("{offer}: no gpu_name"))
+    if not isinstance(name, str) or not name.strip():
+        return refused(N_("{offer}: gpu_name is {value}, not a GPU name"), value=_shown(name))
+    for field in _OPTIONAL_NUMBERS:
+        if o.get(field) is not None and not _a_number(o[field]):
+            return refused(_NOT_A_NUMBER, field=field, value=_shown(o[field]))
+    gpu_ram = o.get("gpu_ram")
+    gpu = marketplace_gpu(name, gpu_ram / 1024 if gpu_ram else None)
+    if gpu is None:
+        return name
+    count = o.get("num_gpus")
+    if count is None:
+        return refused(N_("{offer}: no num_gpus"))
+    if not _a_number(count) or count < 1 or count != int(count):
+        return refused(N_("{offer}: num_gpus is {value}, not a whole number of GPUs"), value=_shown(count))
+    if where is None:
+        return refused(N_("{offer}: no geolocation"))
+    if not country:
+        return refused(N_("{offer}: geolocation {value} names no ISO 3166 country"), value=_shown(where))
+    row = f"{int(count)}x {gpu}"
+    dph, bid = o.get("dph_total"), o.get("min_bid")
+    if dph is None:
+        return refused(N_("{offer}: no dph_total"))
+    if not _a_number(dph):
+        return refused(_NOT_A_NUMBER, field="dph_total", value=_shown(dph))
+    if dph <= 0:
+        return refused(_NOT_A_PRICE, field="dph_total", value=_shown(dph))
+    if bid is not None and bid < 0:
+        return refused(_NOT_A_PRICE, field="min_bid", value=_shown(bid))
+    return _Listing(
+        id=oid,
+        gpu=gpu,
+        count=int(count),
+        country=country,
+        on_demand=float(dph),
+        bid=float(bid) if bid else None,  # 0: no bid taken
+        numbers={f: float(o[f]) if o.get(f) is not None else None for f in _OPTIONAL_NUMBERS},
+    )
+
+
+_NOT_A_NUMBER = N_("{offer}: {field} is {value}, not a number")
+_NOT_A_PRICE = N_("{offer}: {field} is {value}, not a price above zero")
+
+
+def _refused(reason: Phrase, instance_type: str = "", region: str = "") -> RejectedRow:
+    return RejectedRow.because(reason, line=None, instance_type=instance_type, region=region)
+
+
+def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str], list[RejectedRow]]:
+    """Per (GPU, GPU count, host country): the cheapest on-demand listing and the lowest bid, with
+    the notes and the listings refused. Each listing is judged alone: one whose price, GPU count or
+    host facts are missing or no number is refused with its reason, and its group is priced from
+    the others (read with the group, it could stand for it or make the gates refuse the whole row)."""
+    offers = doc.get("offers")
+    if offers is None:
+        offers = []
+    if not isinstance(offers, list):
+        raise DataError.worded(N_("Vast.ai: the answer's offers are not a list"))
     best: dict[tuple[str, int, str], dict[str, Any]] = {}
     unknown: set[str] = set()
-    for o in doc.get("offers") or []:
-        name = str(o.get("gpu_name", ""))
-        gpu = marketplace_gpu(name, (o.get("gpu_ram") or 0) / 1024 or None)
-        if gpu is None:
-            unknown.add(name)
+    rejected: list[RejectedRow] = []
+    for position, o in enumerate(offers, start=1):
+        judged = _judge(o, position)
+        if isinstance(judged, str):
+            unknown.add(judged)
             continue
-        country = str(o.get("geolocation") or "").split(",")[-1].strip().upper()
-        if FACTS.region(country) is None:
+        if isinstance(judged, RejectedRow):
+            rejected.append(judged)
             continue
-        n = int(o.get("num_gpus") or 0)
-        dph = o.get("dph_total")
-        if n <= 0 or not dph:
-            continue
-        key = (gpu, n, country)
-        b = best.setdefault(key, {"od": None, "bid": None, "od_id": None, "bid_id": None, "offer": o})
-        if b["od"] is None or dph < b["od"]:
-            b.update(od=float(dph), od_id=o.get("id"), offer=o)
-        bid = o.get("min_bid")
-        if bid and (b["bid"] is None or bid < b["bid"]):
-            b.update(bid=float(bid), bid_id=o.get("id"))
+        key = (judged.gpu, judged.count, judged.country)
+        b = best.setdefault(key, {"od": None, "bid": None, "od_id": None, "bid_id": None, "offer": judged})
+        if b["od"] is None or judged.on_demand < b["od"]:
+            b.update(od=judged.on_demand, od_id=judged.id, offer=judged)
+        if judged.bid is not None and (b["bid"] is None or judged.bid < b["bid"]):
+            b.update(bid=judged.bid, bid_id=judged.id)
     rows: list[OfferRow] = []
     for (gpu, n, country), b in sorted(best.items()):
-        o = b["offer"]
+        numbers = b["offer"].numbers
         facts = InstanceFacts(
             gpu=gpu,
             gpu_count=n,
-            vcpus=float(o["cpu_cores_effective"]) if o.get("cpu_cores_effective") else None,
-            memory_gib=round(o["cpu_ram"] / 1024, 1) if o.get("cpu_ram") else None,
-            network_gbps=round(o["inet_down"] / 1000, 2) if o.get("inet_down") else None,
+            vcpus=numbers["cpu_cores_effective"] or None,
+            memory_gib=round(numbers["cpu_ram"] / 1024, 1) if numbers["cpu_ram"] else None,
+            network_gbps=round(numbers["inet_down"] / 1000, 2) if numbers["inet_down"] else None,
             network_kind="TCP",
             interconnect=None,
             local_nvme_gb=None,
@@ -129,20 +239,20 @@ def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], 
     notes = (
         [
             _("GPU names not in gpuplan's hardware catalog: {names}").format(
-                names=_(", ").join(sorted(unknown))
+                names=_(", ").join(sorted(printable(n) for n in unknown))
             )
         ]
         if unknown
         else []
     )
-    return rows, notes
+    return rows, notes, rejected
 
 
 class _Fetcher:
     def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
         doc = http.get_json(API_URL, params={"q": json.dumps(SEARCH, sort_keys=True)})
-        rows, notes = parse_offers(doc, today)
-        return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes))
+        rows, notes, rejected = parse_offers(doc, today)
+        return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes), rejected=tuple(rejected))
 
 
 FETCHER = _Fetcher()
