@@ -196,7 +196,7 @@ def test_the_cli_saves_the_ecb_answer_and_replays_it_offline(tmp_path: Path) -> 
 
 
 def test_the_rates_line_is_chinese_under_zh_and_a_failure_exits_1(db_path: Path, tmp_path: Path) -> None:
-    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "ecb").mkdir(parents=True)  # recorded, but no index.json: the rate fails
     result = runner.invoke(
         app,
         [

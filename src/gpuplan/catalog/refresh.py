@@ -7,7 +7,11 @@ elsewhere: whatever it holds (a list where an object is expected, ``1e999``, a C
 128 KiB, truncated JSON), any exception its fetch, parse or import raises becomes that provider's
 one-line failure, and the next provider is refreshed all the same (:func:`iter_refresh` yields each
 outcome as it is known, so the lines of the providers done are out before the next one starts).
-Providers that need keys the caller did not give are skipped with the keys to set. Every run is
+Providers that need keys the caller did not give are skipped with the keys to set. A replay folder
+(``--from``, perhaps recorded by someone else) may hold only some providers: when none was named,
+each one it lacks is skipped in one line ("not recorded in …"), and no run is recorded for it (its
+last real refresh stays what ``catalog info`` shows); naming one it lacks is refused before anything
+is read or written (:func:`check_replay`). Every run is
 recorded (``refresh_runs``) for ``catalog info``; a run that imported is recorded in the
 import's own transaction, with its ``import_id``, so that a refresh killed at any point leaves
 each provider's prices and its last run in step (both the old or both the new).
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
@@ -31,7 +36,7 @@ from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentials
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
-from gpuplan.errors import DataError, GpuplanError, NotFoundError
+from gpuplan.errors import DataError, GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _, ngettext
 from gpuplan.i18n.error_text import error_text
 
@@ -44,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = [
     "RefreshOptions",
     "RefreshOutcome",
+    "check_replay",
     "iter_refresh",
     "kept_line",
     "last_runs",
@@ -130,6 +136,72 @@ def kept_line(store: Store, provider: str) -> str:
 def _skipped(name: str, e: Exception, now: str) -> RefreshOutcome:
     return RefreshOutcome(
         provider=name, status="skipped", message=_("skipped: {why}").format(why=e), started_at=now
+    )
+
+
+def _recorded(replay_dir: Path, name: str) -> bool:
+    """Whether a replay folder holds anything of ``name`` (``--save`` writes ``DIR/<name>/``). A
+    folder that is there but broken (no ``index.json``) is that provider's failure, not a skip."""
+    return os.path.lexists(replay_dir / name)
+
+
+def _held(replay_dir: Path) -> list[str]:
+    """What a replay folder holds, as refresh names it: providers in registry order, then the rate."""
+    from gpuplan.catalog.rates import RATES_SOURCE
+
+    held = [p for p in PROVIDERS if _recorded(replay_dir, p)]
+    return held + ([_("exchange rates")] if _recorded(replay_dir, RATES_SOURCE) else [])
+
+
+def check_replay(replay_dir: Path, providers: Sequence[str] = (), *, rates: bool = False) -> None:
+    """Refuse, before anything is read or written, a replay folder that holds nothing a refresh
+    can replay (one provider's own folder given instead of the folder above it: says which), and
+    ``providers`` the caller named (and the rate when ``rates``) that it does not hold:
+    :class:`InputError` in one line. Providers not named are not checked: a refresh of every
+    provider skips those the folder lacks."""
+    from gpuplan.catalog.rates import RATES_SOURCE
+
+    held = _held(replay_dir)
+    if not held:
+        if (replay_dir / "index.json").is_file():
+            raise InputError.worded(
+                N_(
+                    "{folder} holds one provider's saved responses; give the folder above it: --from {parent}"
+                ),
+                folder=str(replay_dir),
+                parent=str(replay_dir.parent),
+            )
+        raise InputError.worded(
+            N_(
+                "{folder} holds no saved responses: --save writes one folder per provider "
+                "({example}), and --from reads the folder that holds them"
+            ),
+            folder=str(replay_dir),
+            example=str(replay_dir / "aws" / "index.json"),
+        )
+    named = [PROVIDERS.cast(p) for p in providers]
+    lacking = [p for p in dict.fromkeys(named) if not _recorded(replay_dir, p)]
+    if rates and not _recorded(replay_dir, RATES_SOURCE):
+        lacking.append(_("exchange rates"))
+    if lacking:
+        raise InputError.worded(
+            N_(
+                "{folder} holds no saved responses of {names} (it holds {held}): leave it out, "
+                "or record it with --save"
+            ),
+            folder=str(replay_dir),
+            names=_(", ").join(lacking),
+            held=_(", ").join(held),
+        )
+
+
+def _not_recorded(name: str, options: RefreshOptions, now: str, label: str = "") -> RefreshOutcome:
+    return RefreshOutcome(
+        provider=name,
+        status="skipped",
+        message=_("not recorded in {folder}: skipped").format(folder=options.replay_dir),
+        started_at=now,
+        label=label,
     )
 
 
@@ -396,10 +468,17 @@ def _failed_reading(store: Store, name: str, e: Exception, now: str) -> RefreshO
 
 def iter_refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> Iterator[RefreshOutcome]:
     """Refresh each provider in turn (all of them when ``providers`` is empty), yielding each one's
-    outcome as soon as it is recorded."""
+    outcome as soon as it is recorded. Replaying: a provider named that the folder lacks is
+    refused before any is refreshed (:func:`check_replay`); with none named, each one it lacks is
+    skipped, and no run is recorded for it."""
     chosen = [PROVIDERS.cast(p) for p in providers] or list(PROVIDERS)
+    if options.replay_dir is not None and providers:
+        check_replay(options.replay_dir, chosen)
     now = options.now or _now()
     for provider in dict.fromkeys(chosen):
+        if options.replay_dir is not None and not _recorded(options.replay_dir, provider):
+            yield _not_recorded(provider, options, now)
+            continue
         try:
             outcome = _one(store, provider, options, now)
         except Exception as e:  # the import of a hostile answer failed and rolled back
@@ -457,14 +536,20 @@ def last_runs(store: Store) -> dict[str, RefreshOutcome]:
     }
 
 
-def refresh_rates(store: Store, options: RefreshOptions) -> RefreshOutcome:
+def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) -> RefreshOutcome:
     """Fetch the ECB's latest reference rates (:mod:`gpuplan.catalog.rates`) and append the CNY rate
     with its day, in one transaction with its run; a source that cannot be read, a broken file or a
-    rate far from the catalog's last one changes nothing. ``--save``/``--from`` as for providers."""
+    rate far from the catalog's last one changes nothing. ``--save``/``--from`` as for providers:
+    a replay folder without the rate is refused when the rate was ``named`` (asked for), else
+    skipped, no run recorded."""
     from gpuplan.catalog.rates import ECB_DAILY_URL, MAX_RATE_CHANGE, RATES_SOURCE, fetch_cny_rate
 
     now = options.now or _now()
     label = _("exchange rates")
+    if options.replay_dir is not None and not _recorded(options.replay_dir, RATES_SOURCE):
+        if named:
+            check_replay(options.replay_dir, rates=True)
+        return _not_recorded(RATES_SOURCE, options, now, label)
 
     def done(status: str, message: str, prices: int = 0) -> RefreshOutcome:
         return RefreshOutcome(

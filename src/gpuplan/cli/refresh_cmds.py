@@ -86,7 +86,13 @@ def refresh(
     needs keys (GCP: GOOGLE_API_KEY; Tencent, Huawei, Volcano Engine, Lambda, RunPod: theirs) is
     skipped with the variables to set. Exit 1 when any provider failed or none was refreshed."""
     from gpuplan.catalog.providers import Credentials
-    from gpuplan.catalog.refresh import RefreshOptions, RefreshOutcome, iter_refresh, refresh_rates
+    from gpuplan.catalog.refresh import (
+        RefreshOptions,
+        RefreshOutcome,
+        check_replay,
+        iter_refresh,
+        refresh_rates,
+    )
     from gpuplan.cli.catalog_cmds import _store
     from gpuplan.errors import InputError
 
@@ -95,17 +101,20 @@ def refresh(
         raise InputError.worded(
             N_("--save and --from exclude each other: save a live refresh, or replay a saved one")
         )
+    if replay is not None:  # a folder that lacks what was named: refused before anything is written
+        check_replay(replay, provider or [], rates=rates)
     creds = _credentials()
     assert isinstance(creds, Credentials)
     store = _store(ctx)
     options = RefreshOptions(credentials=creds, save_dir=save, replay_dir=replay)
 
-    # No selection: every provider and the rate; --provider and --rates select.
+    # No selection: every provider and the rate; --provider and --rates select. Replaying, what
+    # was not named and the folder lacks is skipped in one line.
     def done() -> Iterator[RefreshOutcome]:  # each line as soon as its provider (or the rate) is done
         if provider or not rates:
             yield from iter_refresh(store, provider or [], options)
         if rates or not provider:
-            yield refresh_rates(store, options)
+            yield refresh_rates(store, options, named=rates)
 
     outcomes = []
     for o in done():

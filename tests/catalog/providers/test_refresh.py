@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 import respx
 from typer.testing import CliRunner
 
@@ -14,6 +15,7 @@ from gpuplan.catalog.history import price_history
 from gpuplan.catalog.providers import Credentials
 from gpuplan.catalog.refresh import RefreshOptions, refresh
 from gpuplan.cli import app
+from gpuplan.errors import InputError
 
 from .conftest import BULK_CSV_URL, NOW
 
@@ -133,8 +135,9 @@ def test_save_then_replay_refreshes_the_same_offers_without_network(
         )
         assert not m.calls
     assert [(o.status, o.offers) for o in replayed] == [(o.status, o.offers) for o in saved]
-    [missing] = refresh(store, ["aws"], RefreshOptions(now=NOW, replay_dir=tmp_path))
-    assert missing.status == "failed" and "no saved responses" in missing.message
+    # Named but not in the folder: refused before anything is read or written.
+    with pytest.raises(InputError, match="holds no saved responses of aws"):
+        refresh(store, ["aws"], RefreshOptions(now=NOW, replay_dir=tmp_path))
 
 
 def test_info_shows_per_provider_coverage_and_what_the_last_refresh_did(
