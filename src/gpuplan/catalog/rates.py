@@ -159,7 +159,7 @@ def cny_rate(ecb: EcbDay, *, url: str, fetched_at: str) -> ExchangeRate:
 
 def fetch_cny_rate(http: Http, *, today: date, fetched_at: str) -> ExchangeRate:
     """The latest CNY rate the ECB publishes, through ``http`` (live, saved or replayed)."""
-    body = http.request("GET", ECB_DAILY_URL)
+    body = http.request("GET", ECB_DAILY_URL, max_bytes=MAX_RATES_BYTES)  # refused past it, unread
     return cny_rate(parse_ecb(body, today=today), url=ECB_DAILY_URL, fetched_at=fetched_at)
 
 

@@ -95,6 +95,9 @@ class RefreshOutcome:
 
 #: Characters of an exception's text a failure line keeps (the rest of the line says what was kept).
 _WHAT_CHARS = 160
+#: The same for gpuplan's own refusals, whose fields are bounded where they are made: they name a
+#: URL or a file and a limit, which must both survive.
+_OWN_WHAT_CHARS = 320
 #: Characters of a fetcher's notes an ok line keeps: notes may repeat names from the answer.
 _NOTES_CHARS = 600
 
@@ -114,7 +117,8 @@ def _what(e: BaseException) -> str:
         return _printable(
             _("an answer not in the shape the reader expects: {detail}").format(detail=detail), _WHAT_CHARS
         )
-    return _printable(f"{type(e).__name__}: {error_text(e)}", _WHAT_CHARS)
+    limit = _OWN_WHAT_CHARS if isinstance(e, GpuplanError) else _WHAT_CHARS
+    return _printable(f"{type(e).__name__}: {error_text(e)}", limit)
 
 
 def _now() -> str:

@@ -137,3 +137,123 @@ def test_a_provider_recorded_but_unreadable_still_fails(
     assert lines[0].startswith("aws: ok"), lines
     assert lines[1].startswith("vast: failed (no saved responses in"), lines
     assert code == 1
+
+
+# ---- every answer is read within a cap of its format, the file's size checked before reading ----
+
+
+def _saved_body(folder: Path, provider: str, suffix: str = "") -> Path:
+    """The one saved answer of ``provider`` (with ``suffix`` in its URL) in a replay folder."""
+    import json
+
+    index = json.loads((folder / provider / "index.json").read_text())
+    [name] = [
+        e["file"] for k, e in index.items() if k != "_fetched" and e["url"].split("?")[0].endswith(suffix)
+    ]
+    return folder / provider / name
+
+
+def _peak_bytes(fn: object) -> tuple[object, int]:
+    """``fn()`` and the most memory Python held while it ran (tracemalloc: allocations, not time)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = fn()  # type: ignore[operator]
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_sparse_json_answer_past_its_cap_is_refused_by_its_size_unread(
+    db_path: Path, aws_and_vast: Path, tmp_path: Path
+) -> None:
+    # was: read whole (100 MB, three times over: bytes, text, bytes again) before JSON refused it
+    replay = tmp_path / "replay"
+    shutil.copytree(aws_and_vast, replay)
+    body = _saved_body(replay, "vast")
+    with body.open("r+b") as f:
+        f.truncate(100_000_000)  # sparse: 100 MB by its size, on no disk
+    store = open_store(str(db_path))
+    outcomes, peak = _peak_bytes(
+        lambda: refresh(store, ["vast"], RefreshOptions(now=LATER, replay_dir=replay))
+    )
+    [vast] = outcomes  # type: ignore[misc]
+    assert vast.status == "failed", vast.line()
+    assert (
+        f"saved response {body.name} is 100,000,000 bytes, more than the 67,108,864 gpuplan reads of a JSON "
+        "or XML answer" in vast.line()
+    ), vast.line()
+    assert "kept the last good data" in vast.line() and "\n" not in vast.line()
+    assert peak < 32 * 1024 * 1024, peak  # nothing of the file was held
+
+
+def test_a_saved_csv_price_list_is_read_line_by_line_within_bounds(
+    db_path: Path, aws_and_vast: Path, tmp_path: Path
+) -> None:
+    # was: the whole file read into memory (and split into a list of lines) before it was parsed
+    replay = tmp_path / "replay"
+    shutil.copytree(aws_and_vast, replay)
+    body = _saved_body(replay, "aws", "index.csv")
+    rows = body.read_bytes().count(b"\n")
+    with body.open("r+b") as f:
+        f.seek(0, 2)
+        f.truncate(200_000_000)  # the real rows, then 200 MB of NUL bytes without a line end
+    store = open_store(str(db_path))
+    outcomes, peak = _peak_bytes(
+        lambda: refresh(store, ["aws"], RefreshOptions(now=LATER, replay_dir=replay))
+    )
+    [aws] = outcomes  # type: ignore[misc]
+    assert aws.status == "failed", aws.line()
+    line = f"saved response {body.name}: line {rows + 1} is longer than 1,048,576 bytes"
+    assert line in aws.line(), aws.line()
+    assert peak < 32 * 1024 * 1024, peak
+    # Past the cap of a CSV price list (AWS's largest region is about 300 MB): refused by its size.
+    with body.open("r+b") as f:
+        f.truncate(3 * 1024**3)
+    [aws] = refresh(store, ["aws"], RefreshOptions(now=LATER, replay_dir=replay))
+    assert (
+        f"saved response {body.name} is 3,221,225,472 bytes, more than the 2,147,483,648 gpuplan reads of a "
+        "CSV price list" in aws.line()
+    ), aws.line()
+
+
+def test_a_live_answer_past_its_cap_is_refused_while_it_is_read(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    from gpuplan.catalog.providers import http as http_module
+
+    monkeypatch.setattr(http_module, "MAX_ANSWER_BYTES", 512)
+    with recorded_api() as api:
+        # Content-Length says 2,000 bytes: refused before the body is read.
+        api.routes["vast"].side_effect = lambda request: httpx.Response(200, content=b" " * 2000)
+        [said] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER))
+        # No length given (a chunked answer): refused once 512 bytes have come.
+        chunks = (b" " * 100 for _ in range(10**6))
+        api.routes["vast"].side_effect = lambda request: httpx.Response(200, content=chunks)
+        [streamed] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=LATER))
+    url = "https://console.vast.ai/api/v0/bundles/"
+    assert (
+        f"the answer of {url} is 2,000 bytes, more than the 512 gpuplan reads of a JSON or XML answer"
+        in said.line()
+    ), said.line()
+    assert (
+        f"the answer of {url} is more than the 512 bytes gpuplan reads of a JSON or XML answer"
+        in streamed.line()
+    ), streamed.line()
+    assert next(chunks, None) is not None  # the rest of the answer was never read
+
+
+def test_a_live_csv_line_without_an_end_is_refused_at_the_line_cap(db_path: Path) -> None:
+    import httpx
+
+    from .conftest import BULK_CSV_URL
+
+    with recorded_api() as api:
+        api.routes["aws:bulk-csv"].side_effect = lambda request: httpx.Response(
+            200, content=(b"x" * 65536 for _ in range(10**5))
+        )
+        [aws] = refresh(open_store(str(db_path)), ["aws"], RefreshOptions(now=LATER))
+    assert f"the answer of {BULK_CSV_URL}: line 1 is longer than 1,048,576 bytes" in aws.line(), aws.line()

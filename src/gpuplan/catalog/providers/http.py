@@ -10,34 +10,60 @@ files without touching the network, so an air-gapped team can refresh from files
 
 A replay folder may come from someone else: its ``index.json`` is read within bounds, and each file
 it names must be a plain name inside the provider's folder (no ``/``, no ``..``; links are not
-followed out of it) and a regular file of at most :data:`MAX_REPLAY_BYTES` — never a FIFO, a
-device or a file elsewhere on this machine.
+followed out of it) and a regular file — never a FIFO, a device or a file elsewhere on this machine.
+
+Every answer, live or replayed, is read within the cap of its format, and never more of it: an
+answer read whole (JSON, XML) at most :data:`MAX_ANSWER_BYTES`; a price list read line by line
+(AWS's bulk CSV) at most :data:`MAX_LINES_BYTES`, one line of at most :data:`MAX_LINE_BYTES` held at
+a time. A saved file's size, or a live answer's ``Content-Length``, is checked before the first
+byte is read; an answer that gives no length is refused as soon as it passes the cap.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import stat
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
-from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, read_text
+from gpuplan.bounded import MAX_CSV_LINE_BYTES, MAX_DOCUMENT_BYTES, load_json, read_text
 from gpuplan.errors import DataError, Phrase
 from gpuplan.i18n import N_, _
 
-__all__ = ["Http", "ReplayMissError"]
+__all__ = ["MAX_ANSWER_BYTES", "MAX_LINES_BYTES", "MAX_LINE_BYTES", "Http", "ReplayMissError"]
 
 #: Seconds to wait for a price list server; the AWS bulk files are large, so reads get longer.
 _TIMEOUT = httpx.Timeout(30.0, read=300.0)
-#: A saved response: AWS's largest per-region bulk CSV is a few hundred MB.
-MAX_REPLAY_BYTES = 1024 * 1024 * 1024
+#: An answer read whole (JSON, XML). The largest the fetchers ask for: Vast.ai's search of up to
+#: 5,000 offers (each an object of about 70 fields, 2-3 kB: some 15 MB), then a GCP page of up to
+#: 5,000 SKUs (~1 kB each) and AWS's Spot Instance Advisor feed (922 kB as of 2025-06). Four times
+#: the largest; the ECB's rate file, 1.6 kB, has its own cap (``rates.MAX_RATES_BYTES``).
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+#: A price list read line by line: AWS's bulk price-list CSV of one region, about 300 MB for
+#: us-east-1, the largest (and growing as instance types are added). Read as a stream, it is never
+#: held whole, so the cap bounds the time and disk a refresh spends, not its memory: about seven
+#: times the largest today.
+MAX_LINES_BYTES = 2 * 1024 * 1024 * 1024
+#: One line of such a price list: an AWS bulk CSV row is about 1 kB (some 90 short columns), and
+#: the csv module refuses a field over 128 KiB.
+MAX_LINE_BYTES = MAX_CSV_LINE_BYTES
+#: Bytes read from a file or a connection at a time.
+_CHUNK = 1024 * 1024
+#: What each cap is of, as the refusal says it.
+_WHOLE = N_("a JSON or XML answer")
+_LINES = N_("a CSV price list")
+_IS_TOO_BIG = N_("{source} is {size:,} bytes, more than the {limit:,} gpuplan reads of {kind}")
+_GOES_PAST = N_("{source} is more than the {limit:,} bytes gpuplan reads of {kind}")
+_LONG_LINE = N_("{source}: line {line} is longer than {limit:,} bytes")
+_NOT_UTF8_LINE = N_("{source}: line {line} is not UTF-8 text (byte {byte} of the line)")
 #: What a saved response's file is called (``_keep`` writes ``<24 hex>.body``); plain names only.
 _SAVED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 #: The index entry that says when the responses were fetched (no request key: those are hex).
@@ -66,9 +92,55 @@ def _key(method: str, url: str, body: bytes | None) -> str:
     return h.hexdigest()[:24]
 
 
+def _capped(chunks: Iterable[bytes], source: Phrase, limit: int, kind: str) -> Iterator[bytes]:
+    """``chunks`` as they come, :class:`DataError` as soon as they pass ``limit`` bytes in all."""
+    total = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > limit:
+            raise DataError.worded(_GOES_PAST, source=source, limit=limit, kind=Phrase(kind))
+        yield chunk
+
+
+def _whole(chunks: Iterable[bytes], source: Phrase, limit: int) -> bytes:
+    return b"".join(_capped(chunks, source, limit, _WHOLE))
+
+
+def _lines(chunks: Iterable[bytes], source: Phrase, limit: int) -> Iterator[str]:
+    """The lines of ``chunks`` (split at ``\n``, a ``\r`` before it dropped), decoded as UTF-8,
+    at most :data:`MAX_LINE_BYTES` held at a time and ``limit`` bytes read in all."""
+    pending = b""
+    number = 0
+
+    def line(raw: bytes) -> str:
+        try:
+            return raw.removesuffix(b"\r").decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DataError.worded(_NOT_UTF8_LINE, source=source, line=number, byte=e.start + 1) from None
+
+    for chunk in _capped(chunks, source, limit, _LINES):
+        pending += chunk
+        *done, pending = pending.split(b"\n")
+        for raw in done:
+            number += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise DataError.worded(_LONG_LINE, source=source, line=number, limit=MAX_LINE_BYTES)
+            yield line(raw)
+        if len(pending) > MAX_LINE_BYTES:
+            raise DataError.worded(_LONG_LINE, source=source, line=number + 1, limit=MAX_LINE_BYTES)
+    if pending:
+        number += 1
+        yield line(pending)
+
+
+def _chunks(fh: IO[bytes]) -> Iterator[bytes]:
+    while chunk := fh.read(_CHUNK):
+        yield chunk
+
+
 class Http:
-    """One provider's HTTP session. Every response is read whole (the largest, the AWS per-region
-    bulk CSV, is streamed line by line through :meth:`lines`)."""
+    """One provider's HTTP session. An answer is read whole within :data:`MAX_ANSWER_BYTES`; the
+    largest, the AWS per-region bulk CSV, is streamed line by line through :meth:`lines`."""
 
     def __init__(
         self,
@@ -142,7 +214,12 @@ class Http:
         if self._save is not None:
             shutil.rmtree(self._save, ignore_errors=True)
 
-    def _replayed(self, method: str, url: str, body: bytes | None) -> bytes:
+    def _saved(
+        self, method: str, url: str, body: bytes | None, limit: int, kind: str
+    ) -> tuple[IO[bytes], Phrase]:
+        """The saved answer to a request, open for reading (a regular file inside the provider's
+        folder, of at most ``limit`` bytes: its size is checked before a byte is read), and how
+        messages name it."""
         assert self._replay is not None
         entry = self._index.get(_key(method, url, body))
         if entry is None:
@@ -162,17 +239,32 @@ class Http:
             raise DataError(
                 _("saved response {name} links out of {folder}").format(name=name, folder=self._replay)
             )
+        source = Phrase(N_("saved response {name}"), name=name)
         try:
-            regular = stat.S_ISREG(path.stat().st_mode)
+            # Non-blocking, so that a FIFO put in the file's place cannot hang the open.
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as e:
             raise DataError(
                 _("cannot read saved response {name}: {why}").format(name=name, why=e.strerror or e)
             ) from None
-        if not regular:  # checked here too, so that the line names the file, not its long path
-            raise DataError(_("saved response {name} is not a regular file").format(name=name))
-        what = Phrase(N_("{provider} saved response"), provider=self.provider)
-        text = _read_saved(path, what, MAX_REPLAY_BYTES)
-        return text.encode("utf-8")
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):  # the line names the file, not its long path
+                raise DataError(_("saved response {name} is not a regular file").format(name=name))
+            if info.st_size > limit:  # a sparse file of 1 GB is refused by its size, unread
+                raise DataError.worded(
+                    _IS_TOO_BIG, source=source, size=info.st_size, limit=limit, kind=Phrase(kind)
+                )
+            os.set_blocking(fd, True)
+            return os.fdopen(fd, "rb"), source
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def _replayed(self, method: str, url: str, body: bytes | None, limit: int) -> bytes:
+        fh, source = self._saved(method, url, body, limit, _WHOLE)
+        with fh:
+            return _whole(_chunks(fh), source, limit)  # a file that grew past its size is cut off too
 
     def _keep(self, method: str, url: str, body: bytes | None, content: bytes) -> None:
         if self._save is None:
@@ -197,8 +289,10 @@ class Http:
         vary: str = "",
         key_url: str | None = None,
         client_errors: tuple[int, ...] = (),
+        max_bytes: int | None = None,
     ) -> bytes:
-        """The body of a successful response (raises httpx.HTTPStatusError on 4xx/5xx).
+        """The body of a successful response (raises httpx.HTTPStatusError on 4xx/5xx), of at most
+        ``max_bytes`` (None: :data:`MAX_ANSWER_BYTES`; :class:`DataError` past it, the rest unread).
 
         ``client_errors``: answers with these 4xx statuses are returned (and saved, so a replay sees
         them too) rather than raised, for APIs that answer "not sold in this region" per item with
@@ -208,16 +302,20 @@ class Http:
         header): it is part of the saved response's key, never sent. ``key_url`` replaces the URL in
         that key (a URL carrying the fetch time, which a replay on another day would not repeat).
         """
+        limit = MAX_ANSWER_BYTES if max_bytes is None else max_bytes
         full = str(httpx.URL(url, params=params)) if params else url
         key = key_url or full
         content_key = (content or b"") + b"\n" + vary.encode() if vary else content
         if self._replay is not None:
-            return self._replayed(method, key, content_key)
-        response = self._http().request(method, full, headers=dict(headers or {}), content=content)
-        if response.status_code not in client_errors:
-            response.raise_for_status()
-        self._keep(method, key, content_key, response.content)
-        return response.content
+            return self._replayed(method, key, content_key, limit)
+        with self._http().stream(method, full, headers=dict(headers or {}), content=content) as response:
+            if response.status_code not in client_errors:
+                response.raise_for_status()
+            source = _answer_of(url)
+            _check_length(response, source, limit, _WHOLE)
+            body = _whole(response.iter_bytes(), source, limit)
+        self._keep(method, key, content_key, body)
+        return body
 
     def get_json(self, url: str, **kw: Any) -> Any:
         body = self.request("GET", url, **kw)
@@ -245,9 +343,13 @@ class Http:
             ) from e
 
     def lines(self, url: str) -> Iterator[str]:
-        """A text response line by line (the AWS bulk CSV is hundreds of MB: never held whole)."""
+        """A text response line by line, within :data:`MAX_LINES_BYTES` (the AWS bulk CSV is
+        hundreds of MB: never held whole, live or replayed)."""
+        limit = MAX_LINES_BYTES
         if self._replay is not None:
-            yield from self._replayed("GET", url, None).decode("utf-8").splitlines()
+            fh, source = self._saved("GET", url, None, limit, _LINES)
+            with fh:
+                yield from _lines(_chunks(fh), source, limit)
             return
         sink = None
         if self._save is not None:
@@ -257,7 +359,9 @@ class Http:
         try:
             with self._http().stream("GET", url) as response:
                 response.raise_for_status()
-                for line in response.iter_lines():
+                source = _answer_of(url)
+                _check_length(response, source, limit, _LINES)
+                for line in _lines(response.iter_bytes(), source, limit):
                     if sink is not None:
                         sink.write(line + "\n")
                     yield line
@@ -269,3 +373,15 @@ class Http:
                 (self._save / "index.json").write_text(  # type: ignore[operator]
                     json.dumps(self._index, indent=1, sort_keys=True), encoding="utf-8"
                 )
+
+
+def _answer_of(url: str) -> Phrase:
+    """How a refusal names a live answer: its URL without the query (which may carry keys)."""
+    return Phrase(N_("the answer of {url}"), url=url.split("?")[0][:200])
+
+
+def _check_length(response: httpx.Response, source: Phrase, limit: int, kind: str) -> None:
+    """Refuse an answer whose ``Content-Length`` is past ``limit`` before reading its body."""
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise DataError.worded(_IS_TOO_BIG, source=source, size=int(declared), limit=limit, kind=Phrase(kind))
