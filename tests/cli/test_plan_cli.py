@@ -159,3 +159,28 @@ def test_an_unknown_baseline_is_one_line_with_did_you_mean(
     assert r.returncode == 1, r.stdout
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: --baseline ") and said in r.stderr
     assert r.stdout == ""
+
+
+_CONTRADICTIONS = [
+    (("--pricing", "reserved_1y", "--commitment", "none"), "pricing reserved_1y contradicts commitment none"),
+    (
+        ("--providers", "aws", "--regions", "cn-shanghai"),
+        "region cn-shanghai is not a region of aws: it is a ",
+    ),
+    (("--compliance", "hipaa"), "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"),
+]
+
+
+@pytest.mark.parametrize(("args", "said"), _CONTRADICTIONS)
+def test_contradictory_or_unknown_constraints_are_one_line_before_the_profile(
+    env: dict[str, Path], args: tuple[str, ...], said: str
+) -> None:
+    # Each ended, after the whole planning work, in "no option is left: candidates excluded by …".
+    # Said before the profile is read: a profile that is not there is never reached.
+    absent = str(env["dir"] / "absent.json")
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", "--db", str(env["db"]), "plan",
+           str(EXAMPLES / "bert-large-squad.yaml"), "--profile", absent, *args]  # fmt: skip
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 1, r.stdout
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: " + said), r.stderr
+    assert r.stdout == ""

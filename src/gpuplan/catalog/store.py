@@ -359,6 +359,10 @@ class Store:
         facts = self._load_facts()
         return facts.compliance.get((p, ANY_REGION), ()) + facts.compliance.get((p, region), ())
 
+    def known_compliance_labels(self) -> list[str]:
+        """Every compliance label the catalog holds for any provider or region, sorted."""
+        return sorted({label for labels in self._load_facts().compliance.values() for label in labels})
+
     def compliance_details(self, provider: str) -> list[ComplianceLabel]:
         """The compliance labels of a provider with their sources."""
         from gpuplan.catalog import provider_facts

@@ -336,6 +336,7 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
     from gpuplan.catalog import display_money, open_store
     from gpuplan.i18n import set_money
     from gpuplan.plan import plan_workload
+    from gpuplan.plan.api import check_plan_constraints
     from gpuplan.workload import load_workload
 
     if options.budget_usd is not None and options.budget_cny is not None:
@@ -358,6 +359,8 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
             cny_rate = store.find_exchange_rate("CNY")
             # A mistyped baseline is the user's error, said before the profile and the planning.
             baseline = _checked_baseline(store, options.baseline) if options.baseline else None
+            # Constraints that contradict each other leave nothing whatever the trace says: said first.
+            check_plan_constraints(workload, overrides, store)
             prof = load_profile(workload, db, options.saved_profile, store=store)
             say(_("planning over the catalog…"))
             plan = plan_workload(

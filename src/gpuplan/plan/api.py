@@ -16,6 +16,7 @@ from gpuplan.plan.build_inputs import (
     make_estimator,
     offer_table_from_prices,
 )
+from gpuplan.plan.contradictions import check_constraints
 from gpuplan.plan.planner import BaselineSpec, plan_offers
 from gpuplan.plan.result import Plan
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
 
-__all__ = ["plan_workload"]
+__all__ = ["check_plan_constraints", "plan_workload"]
 
 
 def _check_location(location: tuple[str, str], store: Store) -> None:
@@ -52,6 +53,14 @@ def _check_location(location: tuple[str, str], store: Store) -> None:
                 region=region,
             ),
         )
+
+
+def check_plan_constraints(workload: Workload, overrides: dict[str, Any] | None, store: Store) -> None:
+    """Raise now, before any tracing, what the constraints (the workload's with ``overrides`` on top)
+    would end a plan in: a value out of range, a name that is unknown, or constraints that contradict
+    each other (``plan.contradictions``)."""
+    given, _note = budget_in_usd(workload.constraints, overrides or {}, store.find_exchange_rate("CNY"))
+    check_constraints(constraints_from_spec(workload.constraints, **given), store)
 
 
 def plan_workload(
@@ -84,6 +93,7 @@ def plan_workload(
     # dated rate; the plan's notes state the conversion.
     given, budget_note = budget_in_usd(workload.constraints, overrides or {}, store.find_exchange_rate("CNY"))
     constraints = constraints_from_spec(workload.constraints, **given)
+    check_constraints(constraints, store)
     prices = store.offers(include_unpriced=True)
     table = offer_table_from_prices(prices)
     job, job_notes = job_facts_from(workload, profile)

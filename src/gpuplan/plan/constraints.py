@@ -22,6 +22,7 @@ __all__ = [
     "Constraints",
     "Objective",
     "Reason",
+    "label_key",
     "labels_satisfy",
     "parse_duration_h",
 ]
@@ -152,7 +153,7 @@ class Constraints:
         return self.max_nodes or DEFAULT_MAX_NODES
 
 
-def _label_key(label: str) -> str:
+def label_key(label: str) -> str:
     """A compliance label reduced to what identifies it: ``MLPS 2.0 level 3``, ``mlps-3`` and
     ``MLPS level 3`` all become ``mlps3`` (the scheme's version "2.0" and the word "level" dropped)."""
     text = label.lower().replace("2.0", "").replace("level", "")
@@ -160,12 +161,12 @@ def _label_key(label: str) -> str:
 
 
 def labels_satisfy(required: tuple[str, ...] | None, labels: tuple[str, ...]) -> bool:
-    """True when every required label is among ``labels`` (compared by :func:`_label_key`);
+    """True when every required label is among ``labels`` (compared by :func:`label_key`);
     with nothing required, when there is any label at all."""
-    have = {_label_key(x) for x in labels}
+    have = {label_key(x) for x in labels}
     if not required:
         return bool(have)
-    return all(_label_key(r) in have for r in required)
+    return all(label_key(r) in have for r in required)
 
 
 def parse_duration_h(text: str | float | int) -> float:

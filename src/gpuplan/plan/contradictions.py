@@ -1,0 +1,153 @@
+"""Constraints that cannot hold together, or that name nothing the catalog knows: refused up front.
+
+Planning a job traces its model and then scores every offer; a pricing model the commitment forbids,
+a region none of the named providers has, or a compliance label the catalog has never heard of
+leaves nothing to rank whatever the trace says. Each is said in one line that names the
+contradiction, before the trace, instead of as exclusion counts after it.
+
+A constraint that is known but happens to leave nothing (a compliance label no offer in the chosen
+regions carries, a country no provider serves) is not a contradiction: the planner's "no option is
+left" line names the filter that emptied the field.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
+from gpuplan import vocab
+from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase, closest
+from gpuplan.i18n import N_
+from gpuplan.i18n.phrases import either, listed
+from gpuplan.plan.constraints import COMMITTED_PRICING, Constraints, label_key
+from gpuplan.vocab import Commitment
+
+if TYPE_CHECKING:
+    from gpuplan.catalog import Store
+
+__all__ = ["check_constraints"]
+
+#: A term or the longest term a commitment accepts, in words (months as vocab counts them).
+_TERM_WORDS = {0: N_("no term"), 1: N_("one month"), 12: N_("one year"), 36: N_("three years")}
+_DID_YOU_MEAN = N_("; did you mean {names}?")
+
+
+def check_constraints(constraints: Constraints, store: Store) -> None:
+    """Raise InputError (or NotFoundError) for constraints that contradict each other or name
+    nothing in ``store``'s catalog; return quietly otherwise."""
+    _check_commitment(constraints)
+    _check_regions(constraints, store)
+    _check_compliance(constraints, store)
+
+
+def _words(months: int) -> Phrase:
+    return Phrase(_TERM_WORDS.get(months, N_("{months} months")), months=months)
+
+
+def _check_commitment(c: Constraints) -> None:
+    """Every pricing model asked for binds longer than the commitment accepts: nothing can be chosen."""
+    if not c.pricing:
+        return
+    allowed = set(c.committed_allowed)
+    forbidden = [p for p in c.pricing if p in COMMITTED_PRICING and p not in allowed]
+    if len(forbidden) < len(c.pricing):
+        return  # at least one pricing model asked for is allowed
+    shortest = min(forbidden, key=lambda p: vocab.PRICING_RULES[p].term_months)
+    term = vocab.PRICING_RULES[shortest].term_months
+    level = min((lv for lv in Commitment if lv.months >= term), key=lambda lv: lv.months)
+    if c.commitment is None:
+        raise InputError.worded(
+            N_(
+                "pricing {pricing} needs commitment {level} or longer ({shortest} binds you for {term}), "
+                "and without a commitment given a plan accepts at most one month: give commitment {level}"
+            ),
+            pricing=listed(forbidden),
+            level=level.value,
+            shortest=shortest,
+            term=_words(term),
+        )
+    raise InputError.worded(
+        N_(
+            "pricing {pricing} contradicts commitment {commitment}: {shortest} binds you for {term}, "
+            "commitment {commitment} accepts {accepts}; give commitment {level} or longer, or a pricing "
+            "model without a term (on_demand, spot)"
+        ),
+        pricing=listed(forbidden),
+        commitment=c.commitment,
+        shortest=shortest,
+        term=_words(term),
+        accepts=_words(Commitment.cast(c.commitment).months),
+        level=level.value,
+    )
+
+
+def _provider_regions(store: Store, provider: str) -> set[str]:
+    """The regions of ``provider``: those it has offers in and those its facts list (lower case)."""
+    from gpuplan.catalog.providers import facts
+
+    regions = {r.lower() for r in store.regions(provider)}
+    with suppress(GpuplanError):  # a provider without facts of its own: its offers' regions
+        regions |= {r.code.lower() for r in facts(provider).regions}
+    return regions
+
+
+def _check_regions(c: Constraints, store: Store) -> None:
+    """Each region named must have offers, and, when providers are named too, be one of theirs."""
+    if not c.regions:
+        return
+    from gpuplan.catalog.providers import PROVIDERS
+
+    offered = store.regions()
+    offered_lower = {r.lower() for r in offered}
+    named = {p: _provider_regions(store, p) for p in c.providers or ()}
+    named_all = sorted(set().union(*named.values())) if named else []
+    for region in c.regions:
+        low = region.lower()
+        if low not in offered_lower:
+            # Typed wrong, or a region no offer is in: "did you mean" over the regions that can be used.
+            known = named_all if named and closest(region, named_all) else offered
+            raise NotFoundError("region", region, known, hint=N_("no offer in it"))
+        if not named or any(low in regions for regions in named.values()):
+            continue
+        having = [p for p in PROVIDERS if p not in named and low in _provider_regions(store, p)]
+        if not having:
+            continue  # offered, yet no known provider lists it: the region filter says what is left
+        suggestions = closest(region, named_all)
+        raise InputError.worded(
+            N_(
+                "region {region} is not a region of {providers}: it is a region of {having}; add a "
+                "provider that has it, or name a region of {providers}{suggest}"
+            ),
+            region=region,
+            providers=listed(named),
+            having=listed(having),
+            suggest=Phrase(_DID_YOU_MEAN, names=either(repr(s) for s in suggestions)) if suggestions else "",
+        )
+
+
+def _check_compliance(c: Constraints, store: Store) -> None:
+    """Each compliance label asked for must be one the catalog knows (in any of its spellings)."""
+    if not c.compliance:
+        return
+    known = store.known_compliance_labels()
+    by_key = {label_key(k): k for k in known}
+    for label in c.compliance:
+        if label_key(label) in by_key:
+            continue
+        if not known:
+            raise InputError.worded(
+                N_("unknown compliance label {label!r}: the catalog holds no compliance labels"), label=label
+            )
+        near = [by_key[k] for k in closest(label_key(label), list(by_key))]
+        if near:
+            raise InputError.worded(
+                N_("unknown compliance label {label!r}: did you mean {names}? The catalog knows: {labels}"),
+                label=label,
+                names=either(repr(s) for s in near),
+                labels=listed(known),
+            )
+        raise InputError.worded(
+            N_("unknown compliance label {label!r}; the catalog knows: {labels}"),
+            label=label,
+            labels=listed(known),
+        )

@@ -1,0 +1,70 @@
+"""Constraints that contradict each other, or name nothing the catalog has, are refused up front in
+one line, before any planning work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import Store, open_store
+from gpuplan.errors import GpuplanError
+from gpuplan.plan import Constraints
+from gpuplan.plan.contradictions import check_constraints
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    return open_store(str(tmp_path_factory.mktemp("contradictions") / "catalog.sqlite"))
+
+
+def _refusal(store: Store, **given: object) -> str:
+    with pytest.raises(GpuplanError) as info:
+        check_constraints(Constraints(**given), store)  # type: ignore[arg-type]
+    return str(info.value)
+
+
+def test_a_pricing_model_the_commitment_forbids_is_named_with_both_settings(store: Store) -> None:
+    said = _refusal(store, pricing=("reserved_1y",), commitment="none")
+    assert said.startswith("pricing reserved_1y contradicts commitment none"), said
+    assert "commitment 1y" in said
+    # No commitment given accepts a month at most: a reservation alone needs one said.
+    said = _refusal(store, pricing=("reserved_3y",))
+    assert "needs commitment 3y" in said, said
+    # One pricing model the commitment allows is enough to plan on.
+    check_constraints(Constraints(pricing=("reserved_1y", "on_demand"), commitment="none"), store)
+    check_constraints(Constraints(pricing=("reserved_1y",), commitment="3y"), store)
+
+
+def test_a_region_of_none_of_the_named_providers_says_whose_it_is(store: Store) -> None:
+    said = _refusal(store, providers=("aws",), regions=("cn-shanghai",))
+    assert said.startswith("region cn-shanghai is not a region of aws: it is a region of "), said
+    assert "alibaba" in said and "aws," not in said.split("region of ")[2]
+    # A region of one of the named providers is fine; a near miss gets the named providers' regions.
+    check_constraints(Constraints(providers=("aws", "alibaba"), regions=("cn-shanghai", "us-east-1")), store)
+    said = _refusal(store, providers=("aws",), regions=("us-eest-1",))
+    assert said.startswith("unknown region 'us-eest-1'; did you mean ") and "'us-east-1'" in said, said
+
+
+def test_an_unknown_compliance_label_lists_the_known_ones(store: Store) -> None:
+    said = _refusal(store, compliance=("hipaa",))
+    assert said == "unknown compliance label 'hipaa'; the catalog knows: MLPS 2.0 level 3"
+    assert "did you mean 'MLPS 2.0 level 3'?" in _refusal(store, compliance=("mlps",))
+    # Any spelling of a known label is known: what no offer carries is the planner's to say.
+    check_constraints(Constraints(compliance=("mlps3",)), store)
+
+
+def test_the_service_refuses_a_contradictory_plan_request_before_queueing(store: Store) -> None:
+    from gpuplan.web.requests import PlanRequest
+    from gpuplan.web.service import check_plan_request
+    from gpuplan.workload import load_workload
+
+    workload = load_workload(Path(__file__).resolve().parents[2] / "examples" / "resnet50-imagenet.yaml")
+    for fields, said in [
+        ({"pricing": ["reserved_1y"], "commitment": "none"}, "contradicts commitment none"),
+        ({"providers": ["aws"], "regions": ["cn-shanghai"]}, "is not a region of aws"),
+        ({"compliance": ["hipaa"]}, "unknown compliance label 'hipaa'"),
+    ]:
+        request = PlanRequest(workload={}, **fields)  # type: ignore[arg-type]
+        with pytest.raises(GpuplanError, match=said):
+            check_plan_request(store, request, workload)
