@@ -184,3 +184,10 @@ def test_contradictory_or_unknown_constraints_are_one_line_before_the_profile(
     assert r.returncode == 1, r.stdout
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: " + said), r.stderr
     assert r.stdout == ""
+
+
+def test_a_known_filter_that_leaves_nothing_is_named(env: dict[str, Path]) -> None:
+    # "no option is left: candidates excluded by provider …, country …": which filter emptied it?
+    r = _run(env, "--countries", "AQ")
+    assert r.returncode == 1, r.stdout
+    assert r.stderr.startswith("error: no option is left: the country filter (AQ) left none; "), r.stderr

@@ -1,15 +1,16 @@
 """Constraints that contradict each other, or name nothing the catalog has, are refused up front in
-one line, before any planning work."""
+one line; a known filter that leaves nothing is named in the "no option is left" line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from plan_helpers import aws_costs, offer, toy_estimator
 
 from gpuplan.catalog import Store, open_store
 from gpuplan.errors import GpuplanError
-from gpuplan.plan import Constraints
+from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, PlanInfeasibleError, plan_offers
 from gpuplan.plan.contradictions import check_constraints
 
 
@@ -52,6 +53,32 @@ def test_an_unknown_compliance_label_lists_the_known_ones(store: Store) -> None:
     assert "did you mean 'MLPS 2.0 level 3'?" in _refusal(store, compliance=("mlps",))
     # Any spelling of a known label is known: what no offer carries is the planner's to say.
     check_constraints(Constraints(compliance=("mlps3",)), store)
+
+
+JOB = JobFacts(dataset_gb=10, checkpoint_gb=1, data_location=("aws", "us-east-1"))
+
+
+@pytest.mark.parametrize(
+    ("constraints", "said"),
+    [
+        (Constraints(countries=("AQ",)), "no option is left: the country filter (AQ) left none; "),
+        (Constraints(compliance=("mlps3",)), "no option is left: the compliance filter (mlps3) left none; "),
+        (
+            Constraints(providers=("aws",), min_gpu_memory_gib=100.0),
+            "no option is left: the GPU memory filter (at least 100 GiB) left none; ",
+        ),
+        (
+            Constraints(pricing=("spot",), countries=("US",)),
+            "no option is left: the pricing filter (spot) left none; ",
+        ),
+    ],
+)
+def test_the_filter_that_emptied_the_field_is_named(constraints: Constraints, said: str) -> None:
+    # The line gave only the counts ("candidates excluded by country 2"), not which filter it was.
+    rows = [offer(), offer(region="eu-west-1", country="IE", price_usd=25.0)]
+    with pytest.raises(PlanInfeasibleError) as info:
+        plan_offers(OfferTable.from_rows(rows), CostFacts([aws_costs()]), JOB, toy_estimator(), constraints)
+    assert str(info.value).startswith(said), str(info.value)
 
 
 def test_the_service_refuses_a_contradictory_plan_request_before_queueing(store: Store) -> None:

@@ -77,6 +77,9 @@ class Candidates:
     when none is unknown)."""
     unknown: IntArray
     """The relevant facts the catalog lacks for this candidate (a ``plan.unknowns.Fact`` mask)."""
+    emptied_by: Reason | None = None
+    """The reason whose exclusion left no candidate in the running (None: some are left, or there
+    were none to begin with): the filter a "no option is left" line names."""
 
     def __len__(self) -> int:
         return int(self.offer.shape[0])
@@ -88,7 +91,13 @@ class Candidates:
 
     def exclude(self, mask: BoolArray, reason: Reason) -> None:
         """Give ``reason`` to the candidates in ``mask`` that have no reason yet."""
-        self.reason[mask & self.alive] = REASONS.index(reason)
+        alive = self.alive
+        hit = mask & alive
+        if not hit.any():
+            return
+        self.reason[hit] = REASONS.index(reason)
+        if not (alive & ~hit).any():
+            self.emptied_by = reason
 
     def excluded_counts(self) -> dict[str, int]:
         counts = np.bincount(self.reason[self.reason >= 0], minlength=len(REASONS))

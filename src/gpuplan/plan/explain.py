@@ -40,6 +40,23 @@ _HINTS = {
 _SERVICE_HINT = N_("; for a service: a bigger GPU, more GPUs, a lower request rate or a looser p95 target")
 _NO_OFFERS = N_("the catalog holds no GPU offers to plan over; check it with `gpuplan catalog info`")
 _NONE_LEFT = N_("no option is left: candidates excluded by {counts}{peak}{advice}")
+_NONE_LEFT_BY = N_("no option is left: {filter}; candidates excluded by {counts}{peak}{advice}")
+#: The filters the user sets, each as the "no option is left" line names it when its exclusion was
+#: the one that left no candidate (``Candidates.emptied_by``).
+_EMPTIED_BY = {
+    Reason.PROVIDER: N_("the provider filter ({value}) left none"),
+    Reason.REGION: N_("the region filter ({value}) left none"),
+    Reason.COUNTRY: N_("the country filter ({value}) left none"),
+    Reason.PRICING: N_("the pricing filter ({value}) left none"),
+    Reason.NEEDS_COMMITMENT: N_("the commitment filter ({value}) left none"),
+    Reason.COMPLIANCE: N_("the compliance filter ({value}) left none"),
+    Reason.INTERCONNECT: N_("the interconnect filter ({value}) left none"),
+    Reason.GPU_MEMORY: N_("the GPU memory filter (at least {value} GiB) left none"),
+    Reason.MAX_GPUS: N_("the GPU count limit (at most {value}) left none"),
+    Reason.LOW_CONFIDENCE: N_(
+        "the low-confidence price filter left none (allow_low_confidence plans on them)"
+    ),
+}
 # TRANSLATORS: one reason in "candidates excluded by does_not_fit 12, unpriced 3"; {reason} is
 # a reason code (its catalog entry), {count} a number of candidates
 _REASON_COUNT = N_("{reason} {count}")
@@ -87,7 +104,32 @@ def _nothing_left(ctx: PlanContext) -> Phrase:
         advice = Phrase(_SERVICE_HINT)
     elif top in _HINTS:
         advice = Phrase(_ADVICE, hint=Phrase(_HINTS[top]))
+    emptied = _emptied_by(ctx)
+    if emptied is not None:
+        return Phrase(_NONE_LEFT_BY, filter=emptied, counts=listed(items), peak=peak, advice=advice)
     return Phrase(_NONE_LEFT, counts=listed(items), peak=peak, advice=advice)
+
+
+def _emptied_by(ctx: PlanContext) -> Phrase | None:
+    """The user's filter whose exclusion left no candidate, with the value it was given (None when
+    the field was emptied by something else: memory, prices missing, the model's split)."""
+    reason = ctx.cands.emptied_by
+    if reason is None or reason not in _EMPTIED_BY:
+        return None
+    c = ctx.constraints
+    value: object = {
+        Reason.PROVIDER: lambda: listed(c.providers or ()),
+        Reason.REGION: lambda: listed(c.regions or ()),
+        Reason.COUNTRY: lambda: listed(c.countries or ()),
+        Reason.PRICING: lambda: listed(c.allowed_pricing),
+        Reason.NEEDS_COMMITMENT: lambda: c.commitment or Phrase(N_("not given: one month at most")),
+        Reason.COMPLIANCE: lambda: listed(c.compliance or ()),
+        Reason.INTERCONNECT: lambda: c.interconnect,
+        Reason.GPU_MEMORY: lambda: f"{c.min_gpu_memory_gib:g}",
+        Reason.MAX_GPUS: lambda: c.total_gpu_limit,
+        Reason.LOW_CONFIDENCE: lambda: "",
+    }[reason]()
+    return Phrase(_EMPTIED_BY[reason], value=value)
 
 
 def _latency_advice(ctx: PlanContext, target_ms: float) -> Phrase:
