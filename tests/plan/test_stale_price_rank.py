@@ -117,3 +117,14 @@ def test_the_fresh_alternative_meets_the_same_constraints() -> None:
     plan = _plan(rows, deadline_h=2.0)
     beside = plan.without_stale_prices
     assert beside is not None and beside.option is None
+
+
+def test_a_stale_price_date_is_not_said_to_be_costed_at_a_bound() -> None:
+    # The line read "unknown, costed at the conservative bound: price date: dated 2023-06 …", though
+    # the listed price is the one costed: a date only ranks the option after one that knows it.
+    plan = _plan(_rows())
+    for shown in (_text(plan), plan_html(plan, "toy")):
+        costed = [ln for ln in shown.splitlines() if "costed at the conservative bound:" in ln]
+        assert not any("price date" in ln for ln in costed), costed
+        said = "unknown, in no figure (ranked after an option that knows it): price date: dated 2023-06"
+        assert said in shown

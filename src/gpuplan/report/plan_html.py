@@ -22,7 +22,7 @@ from gpuplan.report.plan_view import (
     licence_amount,
     per_words,
     stale_warning,
-    unknown_words,
+    unknown_lines,
     unknowns_cell,
 )
 from gpuplan.units import format_hours
@@ -194,8 +194,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         lines.append(warning)
     if plan.without_stale_prices is not None:
         lines.append(plan.without_stale_prices.words)
-    if rec.unknown_facts:
-        lines.append(_("unknown, costed at the conservative bound: {facts}").format(facts=unknown_words(rec)))
+    lines += unknown_lines(rec)
     if plan.decided_by_unknowns:
         lines.append(plan.decided_by_unknowns)
     lines += [_("why: {reason}").format(reason=w) for w in plan.why]

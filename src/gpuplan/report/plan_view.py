@@ -8,7 +8,7 @@ console (stacking where/instance/GPUs and cost/range in one cell as it narrows),
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
-from gpuplan.plan.unknowns import fact_name
+from gpuplan.plan.unknowns import UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import format_hours
 from gpuplan.vocab import pricing_name
@@ -36,6 +36,7 @@ __all__ = [
     "plan_view",
     "pricing_name",
     "stale_warning",
+    "unknown_lines",
     "unknown_words",
     "unknowns_cell",
 ]
@@ -316,14 +317,7 @@ def _recommended(plan: Plan) -> list[Any]:
                 )
             )
         )
-    if rec.unknown_facts:
-        lines.append(
-            Text(
-                "  "
-                + _("unknown, costed at the conservative bound: {facts}").format(facts=unknown_words(rec)),
-                style="yellow",
-            )
-        )
+    lines += [Text("  " + line, style="yellow") for line in unknown_lines(rec)]
     if plan.decided_by_unknowns:
         lines.append(Text("  " + plan.decided_by_unknowns, style="bold yellow"))
     lines += [Text("  " + _("why: {reason}").format(reason=w)) for w in plan.why]
@@ -331,9 +325,34 @@ def _recommended(plan: Plan) -> list[Any]:
     return lines
 
 
-def unknown_words(o: Option) -> str:
-    """``vCPUs: 24 vCPUs (…); RAM: …; best case $28.74, 6.0 h``."""
-    facts = _("; ").join(f"{fact_name(u.fact)}: {u.assumed}" for u in o.unknown_facts)
+#: Unknown facts that change no figure of an option (its price is the one listed, its region
+#: unnamed): the option loses a tie to one that knows them, but nothing is costed at a bound.
+_RANKED_ONLY = frozenset({"price_date", "region"})
+
+
+def unknown_lines(o: Option) -> list[str]:
+    """The recommended option's unknown facts: those costed at their conservative bound (with the
+    best case), then those that only rank it after a known one."""
+    costed = [u for u in o.unknown_facts if u.fact not in _RANKED_ONLY]
+    ranked = [u for u in o.unknown_facts if u.fact in _RANKED_ONLY]
+    lines = []
+    if costed:
+        lines.append(
+            _("unknown, costed at the conservative bound: {facts}").format(facts=unknown_words(o, costed))
+        )
+    if ranked:
+        lines.append(
+            _("unknown, in no figure (ranked after an option that knows it): {facts}").format(
+                facts=_("; ").join(f"{fact_name(u.fact)}: {u.assumed}" for u in ranked)
+            )
+        )
+    return lines
+
+
+def unknown_words(o: Option, facts_of: Sequence[UnknownFact] | None = None) -> str:
+    """``vCPUs: 24 vCPUs (…); RAM: …; best case $28.74, 6.0 h`` (``facts_of``: those facts only)."""
+    chosen = o.unknown_facts if facts_of is None else facts_of
+    facts = _("; ").join(f"{fact_name(u.fact)}: {u.assumed}" for u in chosen)
     if o.best_case_total_cost_usd is None or o.best_case_job_time_h is None:
         return facts
     return _("{facts}; best case {cost}, {time}").format(
