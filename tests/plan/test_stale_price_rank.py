@@ -128,3 +128,11 @@ def test_a_stale_price_date_is_not_said_to_be_costed_at_a_bound() -> None:
         assert not any("price date" in ln for ln in costed), costed
         said = "unknown, in no figure (ranked after an option that knows it): price date: dated 2023-06"
         assert said in shown
+
+
+def test_in_chinese_a_fact_and_its_words_are_joined_by_the_full_width_colon() -> None:
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        shown = _text(_plan(_rows()))
+    assert "价格日期：" in shown and "价格日期: " not in shown

@@ -343,16 +343,21 @@ def unknown_lines(o: Option) -> list[str]:
     if ranked:
         lines.append(
             _("unknown, in no figure (ranked after an option that knows it): {facts}").format(
-                facts=_("; ").join(f"{fact_name(u.fact)}: {u.assumed}" for u in ranked)
+                facts=_("; ").join(_fact_words(u) for u in ranked)
             )
         )
     return lines
 
 
+def _fact_words(u: UnknownFact) -> str:
+    """``spot rate: 1 interruption per 24 instance-hours``, with the language's colon."""
+    return _("{name}: {pick}").format(name=fact_name(u.fact), pick=u.assumed)
+
+
 def unknown_words(o: Option, facts_of: Sequence[UnknownFact] | None = None) -> str:
     """``vCPUs: 24 vCPUs (…); RAM: …; best case $28.74, 6.0 h`` (``facts_of``: those facts only)."""
     chosen = o.unknown_facts if facts_of is None else facts_of
-    facts = _("; ").join(f"{fact_name(u.fact)}: {u.assumed}" for u in chosen)
+    facts = _("; ").join(_fact_words(u) for u in chosen)
     if o.best_case_total_cost_usd is None or o.best_case_job_time_h is None:
         return facts
     return _("{facts}; best case {cost}, {time}").format(
