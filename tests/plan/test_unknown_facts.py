@@ -259,3 +259,24 @@ def test_the_plan_says_when_an_unknown_decided_the_winner() -> None:
     unknown = next(o for o in plan.options if o.instance_type == "unknown")
     assert unknown.best_case_total_cost_usd is not None
     assert unknown.best_case_total_cost_usd < plan.recommended.total_cost_usd < unknown.total_cost_usd
+
+
+def test_the_deciding_unknowns_are_only_those_with_a_best_case() -> None:
+    # The same, with the unknown offer's price of unknown age: the line said "with its vCPUs, price
+    # date at their best case", though a price date moves no figure (it has no best case).
+    rows = [
+        offer(instance_type="known", vcpus=96.0, price_usd=10.0),
+        offer(
+            instance_type="unknown",
+            vcpus=None,
+            price_usd=8.0,
+            as_of="2025-06/2026-12-01",
+            staleness="unknown",
+            stale=True,
+        ),
+        offer(instance_type="tiny", region="us-west-2", vcpus=1.0, price_usd=1e6),
+    ]
+    plan = _plan(rows, JobFacts(image_job=True), [_costs("us-east-1"), _costs("us-west-2")])
+    unknown = next(o for o in plan.options if o.instance_type == "unknown")
+    assert {"vcpus", "price_date"} <= {u.fact for u in unknown.unknown_facts}
+    assert "with its vCPUs at their best case" in plan.decided_by_unknowns, plan.decided_by_unknowns

@@ -264,8 +264,10 @@ def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) ->
         rec.pricing,
     ):
         return ""
-    codes = {u.fact for u in a.unknown_facts}
-    from gpuplan.plan.unknowns import FACT_CODES
+    from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES
+
+    # The facts whose bound moves its figures (a price date has no best case).
+    codes = {u.fact for u in a.unknown_facts} - RANKED_ONLY_CODES
 
     mask = sum(int(f) for f, c in FACT_CODES.items() if c in codes)
     return _(

@@ -60,6 +60,7 @@ from gpuplan.plan.input_types import FloatArray, OfferTable, StrArray
 
 __all__ = [
     "FACT_CODES",
+    "RANKED_ONLY_CODES",
     "Fact",
     "HostBounds",
     "UnknownFact",
@@ -96,6 +97,9 @@ FACT_CODES = {
     Fact.GPU_LINK: "gpu_link",
     Fact.REGION: "region",
 }
+#: The facts in no figure of an option (its listed price is what is costed; its region is
+#: unnamed): they rank it after an option that knows them but have no bound or best case.
+RANKED_ONLY_CODES = frozenset({FACT_CODES[Fact.PRICE_DATE], FACT_CODES[Fact.REGION]})
 _NAMES = {
     Fact.VCPUS: N_("vCPUs"),
     Fact.RAM: N_("RAM"),

@@ -19,7 +19,7 @@ from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
-from gpuplan.plan.unknowns import UnknownFact, fact_name
+from gpuplan.plan.unknowns import RANKED_ONLY_CODES, UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import format_hours
 from gpuplan.vocab import pricing_name
@@ -325,16 +325,11 @@ def _recommended(plan: Plan) -> list[Any]:
     return lines
 
 
-#: Unknown facts that change no figure of an option (its price is the one listed, its region
-#: unnamed): the option loses a tie to one that knows them, but nothing is costed at a bound.
-_RANKED_ONLY = frozenset({"price_date", "region"})
-
-
 def unknown_lines(o: Option) -> list[str]:
     """The recommended option's unknown facts: those costed at their conservative bound (with the
     best case), then those that only rank it after a known one."""
-    costed = [u for u in o.unknown_facts if u.fact not in _RANKED_ONLY]
-    ranked = [u for u in o.unknown_facts if u.fact in _RANKED_ONLY]
+    costed = [u for u in o.unknown_facts if u.fact not in RANKED_ONLY_CODES]
+    ranked = [u for u in o.unknown_facts if u.fact in RANKED_ONLY_CODES]
     lines = []
     if costed:
         lines.append(
