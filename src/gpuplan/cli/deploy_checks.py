@@ -66,12 +66,21 @@ def node_layout(instances: Instances, gpu: str, count: int, provider: str | None
 
 
 def check_fit(
-    db: str | None, source: Path, gpu: str, count: int, *, project: Path | None, force: bool
+    db: str | None,
+    source: Path,
+    gpu: str,
+    count: int,
+    *,
+    project: Path | None,
+    force: bool,
+    offered: frozenset[str] | None,
 ) -> None:
     """The estimator's memory verdict for the workload at ``source`` on ``count`` × ``gpu``, as
     ``gpuplan estimate`` gives it (the profile through the same cache): *does not fit* raises
     DeployError naming the need, the usable memory and the cheapest change that makes it fit
-    (``force``: a warning instead); *may not fit* is a warning. Nothing is said when it fits."""
+    (``force``: a warning instead); *may not fit* is a warning. Nothing is said when it fits.
+    ``offered``: the GPUs the catalog offers (another GPU is suggested among those first, as
+    ``estimate`` does); None when the catalog could not be read."""
     from gpuplan.api import estimate
     from gpuplan.cli._profiles import load_profile, open_cache
     from gpuplan.errors import DeployError
@@ -82,8 +91,6 @@ def check_fit(
     store = open_cache(db)
     try:
         prof = load_profile(workload, db, store=store)
-        # As estimate does: another GPU is suggested among those the catalog offers first.
-        offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
         report = estimate(workload, [f"{gpu}:{count}"], profile=prof, offered_gpus=offered)
     finally:
         if store is not None:

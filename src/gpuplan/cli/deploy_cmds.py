@@ -170,7 +170,17 @@ def deploy(
 
         # The estimator's verdict before anything is written: a launch on a GPU the job cannot fit
         # fails only after the machine is paid for.
-        check_fit(settings(ctx).db, source, spec.gpu, spec.total_gpus, project=project, force=force_fit)
+        # The GPUs offered come from the instance shapes already read, not a second read of every offer.
+        offered = None if instances is None else frozenset(g for g, _count in instances.values())
+        check_fit(
+            settings(ctx).db,
+            source,
+            spec.gpu,
+            spec.total_gpus,
+            project=project,
+            force=force_fit,
+            offered=offered,
+        )
     options = GenerateOptions(
         autoscaler="keda" if autoscaler.lower() == "keda" else "hpa",
         image=image,
