@@ -337,13 +337,17 @@ def test_network_from_the_user_and_from_an_instance(workload_file: Path, stub_tr
     base = ["estimate", str(workload_file), "--count", "16", "--json"]
     r = CliRunner().invoke(app, [*base, "--gpu", "A100-SXM4-80GB"])
     (assumed,) = json.loads(r.stdout)["estimates"]
-    # Unknown network: the point at the slow end of plausible fabrics (100 Gbit/s TCP), the range's
-    # fast end at 3,200 Gbit/s RDMA — a wider range than the same job on a stated 400 Gbit/s RDMA.
+    # Unknown network: the point on a typical instance network (100 Gbit/s TCP), the range from the
+    # embedded catalog's slowest (2.5 Gbit/s) to 3,200 Gbit/s RDMA — wider at both ends than the same
+    # job on a stated 400 Gbit/s RDMA.
     assert (assumed["network_source"], assumed["network_gbps"]) == ("assumed", 100.0)
     r = CliRunner().invoke(app, [*base, "--gpu", "A100-SXM4-80GB", "--network-gbps", "400"])
     (rdma,) = json.loads(r.stdout)["estimates"]
     assert assumed["step_time_s"] > rdma["step_time_s"]
     assert assumed["step_time_s_low"] < rdma["step_time_s_low"]
+    assert assumed["step_time_s_high"] > 2 * rdma["step_time_s_high"]
+    assert (assumed["network_gbps_slow_end"], assumed["network_gbps_fast_end"]) == (2.5, 3200.0)
+    assert (rdma["network_gbps_slow_end"], rdma["network_gbps_fast_end"]) == (None, None)
     assert {"comm_total_s", "comm_exposed_s", "samples_per_s", "tokens_per_s"} <= set(assumed)
     assert assumed["tokens_per_s"] == pytest.approx(assumed["samples_per_s"] * 1024)
     r = CliRunner().invoke(

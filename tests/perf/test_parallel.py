@@ -57,20 +57,22 @@ def test_tcp_reaches_a_smaller_share_of_the_line_rate_than_rdma() -> None:
     assert all_gather_s(2e9, tcp) / all_gather_s(2e9, rdma) == pytest.approx(0.160 / 0.100, rel=1e-3)
 
 
-def test_an_unknown_network_is_taken_at_its_slow_end_and_spans_to_3200_gbit_rdma() -> None:
-    # Unknown is never the best case: the point is 100 Gbit/s TCP (Google Cloud A2/G2), the fast
-    # end of the range 3,200 Gbit/s RDMA (A3 Ultra / A4, AWS p5).
+def test_an_unknown_network_is_a_typical_point_spanning_2_5_to_3200_gbit() -> None:
+    # The point is 100 Gbit/s TCP (Google Cloud A2/G2); the range's slow end the slowest GPU instance
+    # network of the embedded catalog, 2.5 Gbit/s (Alibaba ecs.gn6v-c8g1.2xlarge), its fast end
+    # 3,200 Gbit/s RDMA (A3 Ultra / A4, AWS p5).
     link = Link.for_gpus(A100, 16)
     assert (link.network_source, link.network_gbit_s, link.network_kind) == ("assumed", 100.0, "tcp")
-    fast = link.fast_end()
+    fast, slow = link.fast_end(), link.slow_end()
     assert (fast.network_gbit_s, fast.network_kind, fast.network_source) == (3200.0, "rdma", "assumed")
+    assert (slow.network_gbit_s, slow.network_kind, slow.network_source) == (2.5, "tcp", "assumed")
     given = Link.for_gpus(A100, 16, network_gbit_s=400.0, network_source="catalog")
-    assert given.fast_end() is given and given.network_source == "catalog"
+    assert given.fast_end() is given and given.slow_end() is given and given.network_source == "catalog"
     assert given.network_kind == "rdma"  # a stated rate of unstated kind
     efa = Link.for_gpus(A100, 16, network_kind="rdma", network_source="catalog")  # kind, no rate
     assert (efa.network_source, efa.network_gbit_s, efa.network_kind) == ("assumed", 100.0, "rdma")
     one_node = Link.for_gpus(A100, 8)
-    assert one_node.fast_end() is one_node
+    assert one_node.fast_end() is one_node and one_node.slow_end() is one_node
 
 
 def test_ddp_exposes_only_the_all_reduce_tail_beyond_backward() -> None:

@@ -71,10 +71,11 @@ def test_the_estimate_is_the_five_stages_results() -> None:
     )
     assert e.memory == memory.memory
     assert (e.step_time_s_low, e.step_time_s_high) == (spread.low_s, spread.high_s)
-    # The point is costed on the slow end of the unknown network; the fast end of the plausible
-    # fabrics widens only the low end.
-    assert comm.exposed_fast_s < comm.exposed_s
+    # The point is costed on a typical network; the fast end of the plausible fabrics widens the low
+    # end, the slow end (the slowest GPU instance network of the embedded catalog) the high end.
+    assert comm.exposed_fast_s < comm.exposed_s < comm.exposed_slow_s
     assert spread.low_s < (compute.compute_s + comm.exposed_fast_s)
+    assert spread.high_s > compute.compute_s + comm.exposed_slow_s
 
 
 def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None:
@@ -82,6 +83,7 @@ def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None
     assert notes[0].startswith("TP=2 PP=2 DP=8: each GPU runs 1/4 of the model")
     assert any(n.startswith("DDP gradient buckets") for n in notes[1:-1])
     assert notes[-1].startswith(
-        "inter-node network unknown: the point assumes the slow end of plausible fabrics (100 Gbit/s tcp), "
-        "the range runs to 3,200 Gbit/s rdma"
+        "inter-node network unknown: the point assumes a typical instance network (100 Gbit/s tcp); the "
+        "range runs from the slowest GPU instance network in the embedded catalog (2.5 Gbit/s tcp) to "
+        "3,200 Gbit/s rdma"
     )

@@ -139,6 +139,20 @@ def test_the_best_case_of_an_unknown_network_is_the_fastest_plausible_fabric() -
     assert unknown.best_case_job_time_h == pytest.approx(0.5 + 0.4 * 100.0 / (100.0 + FAST_NETWORK_GBIT_S))
 
 
+def test_a_catalog_stating_no_network_ranks_an_unknown_one_at_the_embedded_catalogs_slowest() -> None:
+    # No offer states its network: the bound is the slowest GPU instance network of the embedded
+    # catalog (2.5 Gbit/s), not the estimator's typical point for an unknown network, and says so.
+    from gpuplan.perf.links import SLOW_NETWORK_GBIT_S
+
+    rows = [offer(instance_type="unknown", network_gbps=None)]
+    plan = _plan(rows, JobFacts(), [_costs("us-east-1")], deadline_h=0.95)
+    (unknown,) = plan.options
+    assert unknown.nodes == 2
+    assert unknown.job_time_h == pytest.approx(0.5 + 0.4 * 100.0 / (100.0 + SLOW_NETWORK_GBIT_S))
+    (net,) = [u for u in unknown.unknown_facts if u.fact == "network"]
+    assert net.assumed.startswith("2.5 Gbit/s TCP (no offer in this catalog states its network")
+
+
 @settings(max_examples=25, deadline=None)
 @given(usd_per_gb=st.floats(min_value=0.0, max_value=0.5, allow_nan=False))
 def test_unknown_egress_price(usd_per_gb: float) -> None:

@@ -331,6 +331,11 @@ class EstimateRow(Document):
     """Inter-node network per node the estimate used, Gbit/s."""
     network_source: str | None
     """Where ``network_gbps`` comes from: ``user``, ``catalog`` or ``assumed``."""
+    network_gbps_slow_end: float | None = None
+    """An unknown network between nodes (``network_source`` ``assumed``, more than one node): the
+    slowest plausible fabric the step time's slow end is costed on, Gbit/s. None when known."""
+    network_gbps_fast_end: float | None = None
+    """The same for the fastest plausible fabric, the step time's fast end."""
     samples_per_s: float | None
     tokens_per_s: float | None
     """None for models without a sequence."""

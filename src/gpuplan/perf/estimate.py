@@ -177,6 +177,11 @@ class Estimate:
     """Inter-node network per node the estimate used, Gbit/s (what it would use on one node)."""
     network_source: str
     """``user``, ``catalog`` (the instance's entry) or ``assumed``."""
+    network_gbps_slow_end: float | None = None
+    """An unknown network between nodes: the slowest fabric the range's slow end is costed on,
+    Gbit/s (:meth:`Link.slow_end`); None when the network is known or the job is on one node."""
+    network_gbps_fast_end: float | None = None
+    """The same for the range's fast end (:meth:`Link.fast_end`)."""
     tensor_parallel: int = 1
     pipeline_parallel: int = 1
     data_parallel: int = 1
@@ -449,6 +454,10 @@ def _estimate(
 ) -> Estimate:
     """The stages' results as one :class:`Estimate`: throughput and job time from the step."""
     profile, mp, link = layout.local, layout.model_parallel, layout.link
+    unknown_network = not link.network_known and link.nodes > 1
+    spans = (
+        (link.slow_end().network_gbit_s, link.fast_end().network_gbit_s) if unknown_network else (None, None)
+    )
     step_s, step_low, step_high = spread.step_s, spread.low_s, spread.high_s
     samples = layout.samples_per_step
     per_sample = profile.seq_len if profile.seq_len else 1
@@ -481,6 +490,8 @@ def _estimate(
         step_time=TimeDistribution.from_interval(step_s, step_low, step_high),
         network_gbps=link.network_gbit_s,
         network_source=link.network_source,
+        network_gbps_slow_end=spans[0],
+        network_gbps_fast_end=spans[1],
         tensor_parallel=mp.tensor,
         pipeline_parallel=mp.pipeline,
         data_parallel=layout.data_parallel,

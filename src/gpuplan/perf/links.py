@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_NETWORK_KIND",
     "FAST_NETWORK_GBIT_S",
     "SLOW_NETWORK_GBIT_S",
+    "TYPICAL_NETWORK_GBIT_S",
     "GpuJoin",
     "Link",
     "NetworkSpec",
@@ -41,20 +42,28 @@ NetworkKind = Literal["rdma", "tcp"]
 NetworkSource = Literal["user", "catalog", "assumed"]
 
 #: When neither the user nor the instance says what joins the nodes, the plausible fabrics of GPU
-#: instances span a factor of 32, Gbit/s per node. Google Cloud's "Networking and GPU machines"
-#: page (cloud.google.com/compute/docs/gpus/gpu-network-bandwidth, read 2026-12-02) gives both
-#: ends: A2 and G2 instances (A100, L4) reach "up to 100 Gbps" over their virtual NICs (TCP), A4
-#: and A3 Ultra (B200, H200) carry eight ConnectX-7 NICs with "a total network bandwidth of 3,200
-#: Gbps" for GPU-to-GPU traffic (RDMA); AWS p5.48xlarge's EFA reaches 3,200 Gbit/s too. An unknown
-#: network is never the best case: the point (what a plan ranks) is the slow end, and the range
-#: runs to the fast end (:meth:`Link.fast_end`).
-SLOW_NETWORK_GBIT_S = 100.0
+#: instances span three orders of magnitude, Gbit/s per node. The point an estimate takes is a typical
+#: instance NIC without RDMA: Google Cloud's "Networking and GPU machines" page
+#: (cloud.google.com/compute/docs/gpus/gpu-network-bandwidth, read 2026-12-02) gives A2 and G2
+#: instances (A100, L4) "up to 100 Gbps" over their virtual NICs (TCP). The fast end: A4 and A3 Ultra
+#: (B200, H200) carry eight ConnectX-7 NICs with "a total network bandwidth of 3,200 Gbps" for
+#: GPU-to-GPU traffic (RDMA, the same page); AWS p5.48xlarge's EFA reaches 3,200 Gbit/s too. The slow
+#: end: the slowest network a GPU instance is sold with in the embedded catalog, Alibaba Cloud's
+#: ecs.gn6v-c8g1.2xlarge (one V100) at 2.5 Gbit/s (Alibaba Cloud, "GPU-accelerated
+#: compute-optimized instance families", https://www.alibabacloud.com/help/en/ecs/user-guide/gpu-accelerated-compute-optimized-and-vgpu-accelerated-instance-families-1).
+#: An estimate of an unknown network takes the typical point with the range from the slow end to the
+#: fast one (:meth:`Link.slow_end`, :meth:`Link.fast_end`); a plan ranks an offer whose network is
+#: unknown at the slowest its catalog states (this slow end where it states none) and shows the fast
+#: end as its best case (``plan/unknowns.py``): an unknown network is never the best case.
+TYPICAL_NETWORK_GBIT_S = 100.0
+TYPICAL_NETWORK_KIND: NetworkKind = "tcp"
+SLOW_NETWORK_GBIT_S = 2.5
 SLOW_NETWORK_KIND: NetworkKind = "tcp"
 FAST_NETWORK_GBIT_S = 3200.0
 FAST_NETWORK_KIND: NetworkKind = "rdma"
 #: The rate an unknown network is taken at, and the kind a stated rate is taken as when its kind
 #: is not said either (:meth:`NetworkSpec.link` infers it from the rate).
-DEFAULT_NETWORK_GBIT_S = SLOW_NETWORK_GBIT_S
+DEFAULT_NETWORK_GBIT_S = TYPICAL_NETWORK_GBIT_S
 DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
 
 #: Share of a link's one-direction bandwidth that NCCL reaches ("bus bandwidth"): nccl-tests
@@ -259,8 +268,9 @@ class Link:
 
         ``gpus_per_node`` defaults to ``min(count, 8)``; ``nvlink`` defaults to NVLink on SXM/OAM
         parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node. Without
-        ``network_gbit_s`` the network is unknown (``network_source`` ``assumed``): the slow end of
-        the plausible fabrics, :data:`SLOW_NETWORK_GBIT_S` over ``network_kind`` or TCP. A stated
+        ``network_gbit_s`` the network is unknown (``network_source`` ``assumed``): a typical fabric,
+        :data:`TYPICAL_NETWORK_GBIT_S` over ``network_kind`` or TCP (the range's ends:
+        :meth:`slow_end`, :meth:`fast_end`). A stated
         rate of unstated kind is taken as RDMA. ``nvlink_board``: the GPUs of a node's directly
         joined NVLink board (:attr:`Link.nvlink_board`); None: NVSwitch. ``gpu_join_assumed``:
         the link inside the node is a bound taken for an instance that does not say (:func:`gpu_join`).
@@ -293,12 +303,20 @@ class Link:
             intra_node=intra,
             intra_node_gbps=bidir / 2.0,
             network_gbit_s=DEFAULT_NETWORK_GBIT_S if network_gbit_s is None else network_gbit_s,
-            network_kind=network_kind or (SLOW_NETWORK_KIND if assumed else DEFAULT_NETWORK_KIND),
+            network_kind=network_kind or (TYPICAL_NETWORK_KIND if assumed else DEFAULT_NETWORK_KIND),
             network_source="assumed" if assumed else network_source,
             nvlink_board=nvlink_board if has_nvlink else None,
             gpu_join_assumed=gpu_join_assumed and per_node > 1,
             full_mesh=full_mesh,
         )
+
+    def slow_end(self) -> Link:
+        """The link at the slow end of the range: an unknown network becomes the slowest GPU
+        instance network of the embedded catalog (:data:`SLOW_NETWORK_GBIT_S` TCP); a known one
+        stays as it is."""
+        if self.network_known or self.nodes <= 1:
+            return self
+        return replace(self, network_gbit_s=SLOW_NETWORK_GBIT_S, network_kind=SLOW_NETWORK_KIND)
 
     def fast_end(self) -> Link:
         """The link at the fast end of the range: an unknown network becomes the fastest plausible
@@ -352,8 +370,8 @@ class NetworkSpec:
     """What the user or the instance says about the machines' links, before the GPU count is known."""
 
     gbit_s: float | None = None
-    """Inter-node network per node, Gbit/s; None: unknown, taken at the slow end of the plausible
-    fabrics (:data:`SLOW_NETWORK_GBIT_S`), labelled assumed, with the range to the fast end."""
+    """Inter-node network per node, Gbit/s; None: unknown, taken at a typical fabric
+    (:data:`TYPICAL_NETWORK_GBIT_S`), labelled assumed, with the range from the slow end to the fast."""
     kind: NetworkKind | None = None
     source: NetworkSource = "user"
     gpus_per_node: int | None = None

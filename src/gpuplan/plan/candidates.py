@@ -393,9 +393,13 @@ def _filled(offers: OfferTable, bounds: HostBounds, relevant: int) -> tuple[np.n
         bound = _per_gpu_bound(offers, bounds.ram_gib_per_gpu, bounds.any_ram_gib_per_gpu)
         ram = np.where(np.isnan(ram), bound, ram)
     net, kind = offers.network_gbps, offers.network_kind
-    if bounds.network_gbps is not None and relevant & int(Fact.NETWORK):
+    if relevant & int(Fact.NETWORK):
+        from gpuplan.perf.links import SLOW_NETWORK_GBIT_S
+
+        # No offer states a network: the embedded catalog's slowest, not the estimator's typical point.
+        slowest = bounds.network_gbps if bounds.network_gbps is not None else SLOW_NETWORK_GBIT_S
         unknown = np.isnan(net)
-        net = np.where(unknown, bounds.network_gbps, net)
+        net = np.where(unknown, slowest, net)
         kind = np.where(unknown, "TCP", kind.astype(str))
     # An offer that does not say how its GPUs are joined is costed as its words stand: the
     # estimator takes them at the conservative bound (perf.links.gpu_join).

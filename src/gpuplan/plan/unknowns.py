@@ -14,7 +14,10 @@ vCPUs           the fewest vCPUs per GPU of any    not bounded (the GPUs' own ti
                 (of any GPU when none is known)
 RAM             the least RAM per GPU, likewise    the dataset fits the page cache
 network         the slowest inter-node network     the fastest plausible fabric, 3,200 Gbit/s
-                in the catalog, over TCP           RDMA (``perf.links.FAST_NETWORK_GBIT_S``)
+                in the catalog, over TCP (where    RDMA (``perf.links.FAST_NETWORK_GBIT_S``)
+                it states none, the embedded
+                catalog's slowest,
+                ``perf.links.SLOW_NETWORK_GBIT_S``)
 egress price    the highest internet egress price  the lowest the catalog knows
                 the catalog knows
 storage price   the highest of its kind            the lowest of its kind
@@ -147,7 +150,7 @@ class HostBounds:
     any_vcpus_per_gpu: float | None
     any_ram_gib_per_gpu: float | None
     network_gbps: float | None
-    """The slowest inter-node network any offer states, Gbit/s."""
+    """The slowest inter-node network any offer states, Gbit/s (None: no offer states one)."""
 
     def vcpus(self, gpu: str, gpus: float) -> float | None:
         per = self.vcpus_per_gpu.get(gpu, self.any_vcpus_per_gpu)
@@ -165,7 +168,14 @@ class HostBounds:
         if fact is Fact.RAM:
             r = self.ram_gib(gpu, gpus)
             return _("{n:g} GiB RAM (the least per GPU of any offer in the catalog)").format(n=r or 0)
-        return _("{n:g} Gbit/s TCP (the slowest network in the catalog)").format(n=self.network_gbps or 0)
+        if self.network_gbps is None:
+            from gpuplan.perf.links import SLOW_NETWORK_GBIT_S
+
+            return _(
+                "{n:g} Gbit/s TCP (no offer in this catalog states its network: the slowest GPU instance "
+                "network of the embedded catalog)"
+            ).format(n=SLOW_NETWORK_GBIT_S)
+        return _("{n:g} Gbit/s TCP (the slowest network in the catalog)").format(n=self.network_gbps)
 
 
 def _min_per_gpu(

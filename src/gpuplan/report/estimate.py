@@ -66,6 +66,8 @@ _FIGURES = (
     "comm_exposed_s",
     "network_gbps",
     "network_source",
+    "network_gbps_slow_end",
+    "network_gbps_fast_end",
     "samples_per_s",
     "tokens_per_s",
     "throughput",

@@ -268,6 +268,8 @@ class Communication:
     """The data-parallel collectives (DDP, ZeRO, FSDP) on the group's link, with their overlap."""
     data_parallel_fast: CommTime
     """The same at the fast end of an unknown network (what the range's fast end takes away)."""
+    data_parallel_slow: CommTime
+    """The same at the slow end of an unknown network (what the range's slow end adds)."""
     tensor_parallel_s: float
     """Exposed tensor-parallel all-reduces of one stage time (one micro-batch on one stage)."""
     pipeline_send_s: float
@@ -278,6 +280,9 @@ class Communication:
     """What compute does not hide: the data-parallel exposed time plus :attr:`model_parallel_s`."""
     exposed_fast_s: float
     """:attr:`exposed_s` at the fast end of an unknown network (:meth:`Link.fast_end`); equal to
+    it when the network is known."""
+    exposed_slow_s: float
+    """:attr:`exposed_s` at the slow end of an unknown network (:meth:`Link.slow_end`); equal to
     it when the network is known."""
     total_s: float
     """Every collective end to end, as if none overlapped compute."""
@@ -296,9 +301,13 @@ def communication(layout: Layout, compute: ComputeTime) -> Communication:
     compiled = layout.request.compiled
     tp_s = tensor_parallel_comm_s(whole, mp, link, compiled=compiled)
     p2p_s = stage_p2p_s(whole, mp, link)
-    fast_link = link.fast_end()
-    fast_tp_s = tensor_parallel_comm_s(whole, mp, fast_link, compiled=compiled)
-    fast_mp_s = fast_tp_s + stage_p2p_s(whole, mp, fast_link)
+    fast_link, slow_link = link.fast_end(), link.slow_end()
+    fast_mp_s = tensor_parallel_comm_s(whole, mp, fast_link, compiled=compiled) + stage_p2p_s(
+        whole, mp, fast_link
+    )
+    slow_mp_s = tensor_parallel_comm_s(whole, mp, slow_link, compiled=compiled) + stage_p2p_s(
+        whole, mp, slow_link
+    )
 
     def data_parallel(data_link: Link) -> CommTime:
         return comm_time(
@@ -312,16 +321,19 @@ def communication(layout: Layout, compute: ComputeTime) -> Communication:
         )
 
     comm, fast = data_parallel(layout.data_link), data_parallel(layout.fast_data_link)
+    slow = data_parallel(layout.slow_data_link)
     stages = compute.stage_times
     mp_comm_s = stages * (tp_s + p2p_s)
     return Communication(
         data_parallel=comm,
         data_parallel_fast=fast,
+        data_parallel_slow=slow,
         tensor_parallel_s=tp_s,
         pipeline_send_s=p2p_s,
         model_parallel_s=mp_comm_s,
         exposed_s=comm.exposed_s + mp_comm_s,
         exposed_fast_s=fast.exposed_s + stages * fast_mp_s,
+        exposed_slow_s=slow.exposed_s + stages * slow_mp_s,
         total_s=comm.total_s + mp_comm_s,
         tensor_parallel_step_s=stages * tp_s,
         pipeline_send_step_s=stages * p2p_s,

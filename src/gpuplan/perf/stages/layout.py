@@ -355,6 +355,9 @@ class Layout:
     fast_data_link: Link
     """The same at the fast end of an unknown network (:meth:`Link.fast_end`); ``data_link``
     itself when the network is known."""
+    slow_data_link: Link
+    """The same at the slow end of an unknown network (:meth:`Link.slow_end`); ``data_link``
+    itself when the network is known."""
     whole: Profile
     """The traced step: the whole model at the per-GPU micro-batch."""
     local: Profile
@@ -428,15 +431,18 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
         per_gpu = _per_gpu(request, dp)
     network_notes: tuple[str, ...] = ()
     if not link.network_known and link.nodes > 1:
-        fast = link.fast_end()
+        slow, fast = link.slow_end(), link.fast_end()
         network_notes = (
             _(
-                "inter-node network unknown: the point assumes the slow end of plausible fabrics "
-                "({gbit_s:g} Gbit/s {kind}), the range runs to {fast_gbit_s:,g} Gbit/s {fast_kind}; "
-                "give --network-gbps or --instance"
+                "inter-node network unknown: the point assumes a typical instance network "
+                "({gbit_s:g} Gbit/s {kind}); the range runs from the slowest GPU instance network in "
+                "the embedded catalog ({slow_gbit_s:g} Gbit/s {slow_kind}) to {fast_gbit_s:,g} Gbit/s "
+                "{fast_kind}; give --network-gbps or --instance"
             ).format(
                 gbit_s=link.network_gbit_s,
                 kind=link.network_kind,
+                slow_gbit_s=slow.network_gbit_s,
+                slow_kind=slow.network_kind,
                 fast_gbit_s=fast.network_gbit_s,
                 fast_kind=fast.network_kind,
             ),
@@ -457,6 +463,7 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
         data_parallel=dp,
         data_link=data_parallel_link(link, mp, dp),
         fast_data_link=data_parallel_link(link.fast_end(), mp, dp),
+        slow_data_link=data_parallel_link(link.slow_end(), mp, dp),
         whole=profile,
         local=per_gpu.local,
         notes=per_gpu.notes,

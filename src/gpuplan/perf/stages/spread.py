@@ -4,12 +4,12 @@ The point is compute plus the communication compute does not hide, plus the time
 optimizer's state spends crossing PCIe when it does not fit (``GpuMemory.paging_s``). The range: the 80 %
 split-conformal interval of the calibration's held-out residuals (wider for a GPU architecture or
 a model family with no calibration rows). Where the network between nodes is unknown, the point
-is costed on the slow end of the plausible fabrics and the range's fast end on the fastest
-(``perf/links.py``): the spread between fabrics, not a point on one assumed rate (the residuals
-never saw that network). An unfitted prior has no held-out residuals: its range is
-its residual band combined with the spread of software stacks (:data:`SOFTWARE_SLOWER`,
-:data:`SOFTWARE_FASTER`), since the point assumes one level of software
-(``perf.estimate.SOFTWARE_LEVEL``). An image job is never faster than its host CPUs decode.
+is costed on a typical instance network, the range's slow end on the slowest GPU instance network of
+the embedded catalog and its fast end on the fastest fabric (``perf/links.py``): the spread between
+fabrics, not a point on one assumed rate (the residuals never saw that network). An unfitted prior
+has no held-out residuals: its range is its residual band combined with the spread of software
+stacks (:data:`SOFTWARE_SLOWER`, :data:`SOFTWARE_FASTER`), since the point assumes one level of
+software (``perf.estimate.SOFTWARE_LEVEL``). An image job is never faster than its host CPUs decode.
 """
 
 from __future__ import annotations
@@ -92,7 +92,8 @@ def gpu_spread(
     the compute, and to both ends of its range."""
     cal, gpu, profile = layout.calibration, layout.gpu, layout.local
     paging_s = memory.paging_s if memory is not None else 0.0
-    compute_s, comm_s, comm_fast_s = compute.compute_s + paging_s, comm.exposed_s, comm.exposed_fast_s
+    compute_s, comm_s = compute.compute_s + paging_s, comm.exposed_s
+    comm_fast_s, comm_slow_s = comm.exposed_fast_s, comm.exposed_slow_s
     step_s = compute_s + comm_s
     if step_s <= 0:
         raise EstimateError.worded(
@@ -102,11 +103,11 @@ def gpu_spread(
     half = cal.time_log_halfwidth_for(gpu.architecture, profile.shape.family)
     if compute.anchored is not None:
         # The compute is a measured step (moved to this GPU): its own, narrower range; the
-        # communication keeps the model's (or the prior's) range, and an unknown network's fast end.
+        # communication keeps the model's (or the prior's) range, and an unknown network's two ends.
         a = math.exp(compute.anchored.log_halfwidth)
         faster, slower = (math.exp(half), math.exp(half)) if half is not None else time_spread(cal)
         step_low = compute_s / a + comm_fast_s / faster
-        step_high = compute_s * a + comm_s * slower
+        step_high = compute_s * a + comm_slow_s * slower
         why = (
             _("the spread of the measured steps")
             if not compute.anchored.transferred
@@ -121,12 +122,12 @@ def gpu_spread(
     elif half is None:  # an unfitted prior: its residual band ⊕ the software spread
         faster, slower = time_spread(cal)
         step_low = compute_s / faster + comm_fast_s
-        step_high = compute_s * slower + comm_s
+        step_high = compute_s * slower + comm_slow_s
     else:
-        # The 80 % split-conformal interval of the held-out residuals; an unknown network's fast
-        # end below it (the residuals never saw that network).
+        # The 80 % split-conformal interval of the held-out residuals, stretched to an unknown
+        # network's two ends (the residuals never saw that network).
         step_low = (compute_s + comm_fast_s) / math.exp(half)
-        step_high = step_s * math.exp(half)
+        step_high = (compute_s + comm_slow_s) * math.exp(half)
         if half > (cal.time_log_halfwidth or half):
             # Name what the calibration never saw: the architecture, the model family, or both.
             unseen = [gpu.architecture] if gpu.architecture not in cal.seen_architectures else []
