@@ -140,6 +140,11 @@ def test_max_gpus_past_the_planners_search_is_refused_with_the_cap(env: dict[str
     (line,) = r.stderr.strip().splitlines()
     assert "--max-gpus" in line and "64" in line, line
     assert _run(env, "--max-gpus", "64", "--top", "1").returncode == 0
+    # --max-nodes had no upper bound: 100000 instances were "allowed" where 64 are searched.
+    r = _run(env, "--max-nodes", "100000")
+    assert r.returncode == 2, r.stdout
+    (line,) = r.stderr.strip().splitlines()
+    assert "--max-nodes" in line and "64" in line, line
 
 
 @pytest.mark.parametrize(

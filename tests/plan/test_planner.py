@@ -319,3 +319,18 @@ def test_a_gpu_limit_past_the_planners_search_is_refused_naming_it() -> None:
         f"give 1 to {MAX_TOTAL_GPUS}"
     )
     assert Constraints(max_gpus=MAX_TOTAL_GPUS).total_gpu_limit == MAX_TOTAL_GPUS
+
+
+def test_a_node_limit_past_the_planners_search_is_refused_naming_it() -> None:
+    # Each instance holds at least one GPU and the planner searches at most MAX_TOTAL_GPUS in all:
+    # max_nodes 100000 was taken as if that many instances had been looked at.
+    from gpuplan.errors import InputError
+    from gpuplan.hardware.gpus import MAX_PLANNED_NODES
+
+    with pytest.raises(InputError) as e:
+        Constraints(max_nodes=MAX_PLANNED_NODES + 1)
+    assert str(e.value) == (
+        f"max_nodes {MAX_PLANNED_NODES + 1} is more than the planner searches: at most "
+        f"{MAX_PLANNED_NODES} instances (one GPU each at the least); give 1 to {MAX_PLANNED_NODES}"
+    )
+    assert Constraints(max_nodes=MAX_PLANNED_NODES).node_limit == MAX_PLANNED_NODES

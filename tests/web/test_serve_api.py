@@ -202,9 +202,14 @@ def test_max_gpus_past_the_planners_search_is_refused_as_the_cli_refuses_it(serv
         422,
     )
     assert said.startswith("max_gpus: ") and "64" in said, said
+    said = _error(
+        service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_nodes": 65}, headers=h),
+        422,
+    )
+    assert said.startswith("max_nodes: ") and "64" in said, said
     w = {**bert_workload(), "constraints": {"max_gpus": 1000}}
     said = _error(service.client.post("/api/v1/plan", json={"workload": w}, headers=h), 400)
-    assert said.startswith("max_gpus 1000 is more than the planner searches: at most 64 GPUs"), said
+    assert said.endswith("constraints.max_gpus: must be ≤ 64 (got 1000)"), said
     ok = service.client.post("/api/v1/plan", json={"workload": bert_workload(), "max_gpus": 64}, headers=h)
     assert ok.status_code == 200, ok.text
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gpuplan.errors import NotFoundError, WorkloadError
+from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.workload import (
     OptimizerName,
     Precision,
@@ -18,6 +19,7 @@ from gpuplan.workload import (
     load_workload,
     parse_duration_hours,
 )
+from gpuplan.workload.spec import ConstraintsSpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -197,6 +199,29 @@ def test_providers_are_checked_at_the_spec() -> None:
     assert "did you mean 'alibaba'" in _error(_base(constraints={"providers": ["alibab"]}))
     w = Workload.from_dict(_base(constraints={"providers": ["AWS", "volcano"]}))
     assert w.constraints.providers == ("aws", "volcengine")
+
+
+def test_max_gpus_and_max_nodes_stop_where_the_planner_stops(tmp_path: Path) -> None:
+    # The schema took max_gpus up to 10^6 and max_nodes up to 10^5, while the planner searches at
+    # most MAX_PLANNED_GPUS GPUs in all (one or more per node): the file loaded, and only `plan`
+    # refused it, in other words.
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "name: w\nmodel: {preset: gpt2}\ninputs: {batch_size: 8, seq_len: 64}\n"
+        "constraints: {max_gpus: 100000}\n"
+    )
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_yaml(path)
+    assert str(e.value) == f"{path}: constraints.max_gpus: must be ≤ {MAX_PLANNED_GPUS} (got 100000)"
+    over = MAX_PLANNED_NODES + 1
+    said = _error(_base(constraints={"max_nodes": over}))
+    assert said == f"constraints.max_nodes: must be ≤ {MAX_PLANNED_NODES} (got {over})"
+    w = Workload.from_dict(_base(constraints={"max_gpus": MAX_PLANNED_GPUS, "max_nodes": MAX_PLANNED_NODES}))
+    assert (w.constraints.max_gpus, w.constraints.max_nodes) == (MAX_PLANNED_GPUS, MAX_PLANNED_NODES)
+    # The schema says so too, for editors that check a workload against it.
+    fields = ConstraintsSpec.model_json_schema()["properties"]
+    assert fields["max_gpus"]["anyOf"][0]["maximum"] == MAX_PLANNED_GPUS
+    assert fields["max_nodes"]["anyOf"][0]["maximum"] == MAX_PLANNED_NODES
 
 
 def test_missing_file_is_one_line() -> None:

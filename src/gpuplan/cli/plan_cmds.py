@@ -32,7 +32,7 @@ from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
-from gpuplan.hardware.gpus import MAX_PLANNED_GPUS
+from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
 
 __all__ = ["PlanOptions", "register"]
@@ -176,7 +176,9 @@ def plan_cmd(
     max_nodes: Annotated[
         int | None,
         typer.Option(
-            "--max-nodes", min=1, help="At most this many instances (default 8, what a team can get)."
+            "--max-nodes",
+            parser=whole_number(1, MAX_PLANNED_NODES),
+            help="At most this many instances, 1 to 64 (default 8, what a team can get).",
         ),
     ] = None,
     min_gpu_memory_gib: Annotated[

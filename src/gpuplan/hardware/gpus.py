@@ -19,6 +19,7 @@ __all__ = [
     "GPU",
     "MAX_GPU_COUNT",
     "MAX_PLANNED_GPUS",
+    "MAX_PLANNED_NODES",
     "achievable_matmul_fraction",
     "all_gpus",
     "architecture_measured",
@@ -36,6 +37,10 @@ MAX_GPU_COUNT = 4096
 #: Most GPUs in all the planner enumerates for one job (the planning budget of DESIGN.md: 1–64 GPUs
 #: over the whole catalog); ``plan --max-gpus`` and the service's ``max_gpus`` stop here.
 MAX_PLANNED_GPUS = 64
+#: Most instances the planner lays one job on: each holds at least one GPU, so a node limit past
+#: :data:`MAX_PLANNED_GPUS` never binds (``plan --max-nodes``, the service's and the workload's
+#: ``max_nodes`` stop here).
+MAX_PLANNED_NODES = MAX_PLANNED_GPUS
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")

@@ -9,7 +9,7 @@ from enum import Enum
 from gpuplan import vocab
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InputError
-from gpuplan.hardware.gpus import MAX_PLANNED_GPUS
+from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_
 from gpuplan.vocab import Commitment, GpuLink, Objective, PricingModel
 
@@ -89,7 +89,7 @@ class Constraints:
     max_gpus: int | None = None
     """Most GPUs in all, 1 to :data:`MAX_TOTAL_GPUS` (None: that limit, 64)."""
     max_nodes: int | None = None
-    """Most instances (None: :data:`DEFAULT_MAX_NODES`)."""
+    """Most instances, 1 to :data:`MAX_PLANNED_NODES` (None: :data:`DEFAULT_MAX_NODES`)."""
     min_gpu_memory_gib: float | None = None
     interconnect: str | None = None
     """Required intra-node link, e.g. ``nvlink``."""
@@ -122,6 +122,17 @@ class Constraints:
                 ),
                 value=self.max_gpus,
                 cap=MAX_TOTAL_GPUS,
+            )
+        if self.max_nodes is not None and self.max_nodes > MAX_PLANNED_NODES:
+            # No layout of at most MAX_TOTAL_GPUS GPUs spans more instances: a larger limit would
+            # read as if layouts over that many had been looked at.
+            raise InputError.worded(
+                N_(
+                    "max_nodes {value} is more than the planner searches: at most {cap} instances "
+                    "(one GPU each at the least); give 1 to {cap}"
+                ),
+                value=self.max_nodes,
+                cap=MAX_PLANNED_NODES,
             )
         if self.commitment is not None:
             # A frozen dataclass: the cast spelling is stored through object.__setattr__.

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_PLANNED_GPUS
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_
 
 __all__ = [
@@ -84,7 +84,12 @@ class PlanRequest(WorkloadRequest):
         le=MAX_PLANNED_GPUS,
         description=f"At most this many GPUs in all: 1 to {MAX_PLANNED_GPUS}, what the planner searches.",
     )
-    max_nodes: int | None = Field(default=None, ge=1, le=512)
+    max_nodes: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_PLANNED_NODES,
+        description=f"At most this many instances: 1 to {MAX_PLANNED_NODES} (default 8).",
+    )
     min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=4096)
     interconnect: str | None = Field(default=None, max_length=32)
     compliance: list[str] | None = _NAMES

@@ -15,6 +15,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 from gpuplan.confine import Folder
 from gpuplan.errors import Phrase, WorkloadError
+from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import (
@@ -332,9 +333,10 @@ class ConstraintsSpec(Spec):
     """ISO country codes or names the data and GPUs may be in."""
     pricing: Names = ()
     """Pricing models allowed (``on_demand``, ``spot``, ``monthly``, ``reserved_1y`` …); empty = all."""
-    max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)
-    max_nodes: int | None = Field(default=None, ge=1, le=100_000)
-    """Most instances the job may span (the planner's default is 8)."""
+    max_gpus: int | None = Field(default=None, ge=1, le=MAX_PLANNED_GPUS)
+    """Most GPUs in all, up to what the planner searches (its default)."""
+    max_nodes: int | None = Field(default=None, ge=1, le=MAX_PLANNED_NODES)
+    """Most instances the job may span (the planner's default is 8), up to what it searches."""
     min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=1e6)
     interconnect: str | None = None
     """Required GPU link inside a multi-GPU node: ``nvlink``, ``nvswitch``, ``pcie`` or
