@@ -300,3 +300,22 @@ def test_user_code_that_cannot_be_imported_or_returns_the_wrong_thing_reads_in_c
             e = _raised(lambda w=workload: build_user_bundle(w))
         assert str(e) == english
         assert english_left(_chinese(e), allow=["boom", "no cuda here"]) == []
+
+
+def test_an_unknown_model_type_joins_its_near_spellings_and_examples_in_chinese(tmp_path: Path) -> None:
+    # The names transformers knows were joined with " or " and ", " in every language.
+    from gpuplan.workload.hf import _check_model_type
+
+    names = {"llama": "LlamaConfig", "llava": "LlavaConfig", "gpt2": "GPT2Config", "bert": "BertConfig"}
+    auto = types.SimpleNamespace(configuration_auto=types.SimpleNamespace(CONFIG_MAPPING_NAMES=names))
+    tf = types.SimpleNamespace(models=types.SimpleNamespace(auto=auto), __version__="4.50.0")
+    config = tmp_path / "config.json"
+    e = _raised(lambda: _check_model_type(tf, {"model_type": "llamx"}, config))
+    assert str(e) == (
+        f"model.hf_config: {config}: model_type 'llamx' is not a model type transformers 4.50.0 knows; "
+        "did you mean 'llama' or 'llava'?"
+    )
+    assert _chinese(e).endswith("你是不是想写 'llama' 或 'llava'？"), _chinese(e)
+    e = _raised(lambda: _check_model_type(tf, {"model_type": "zzzz"}, config))
+    assert str(e).endswith("(4 are, such as llama, gpt2, bert)")
+    assert "llama，gpt2，bert" in _chinese(e) and "llama, gpt2" not in _chinese(e), _chinese(e)

@@ -151,3 +151,20 @@ def test_workers_of_all_the_nodes_gpus_share_its_cores_two_to_a_core_once_one_ea
     full = InputPipeline(vcpus_per_gpu=10.0, source="workers", cores_per_gpu=5.0)
     assert full.samples_per_s(8)[0] == pytest.approx(8000)
     assert "physical cores" in eight.describe(8)
+
+
+def test_the_decode_and_the_disk_are_joined_in_the_users_language() -> None:
+    # Both parts of a host that decodes and re-reads its dataset were joined by an ASCII "; " in
+    # Chinese too, one clause's full-width punctuation beside the other's English separator.
+    from gpuplan.i18n import use_language
+    from gpuplan.perf.input_pipeline import DatasetReads
+
+    reads = DatasetReads(dataset_gb=140.0, bytes_per_sample=109_000.0, ram_gib=64.0, gpus_per_node=8.0)
+    pipe = InputPipeline(vcpus_per_gpu=12.0, reads=reads)
+    english = pipe.describe(8)
+    assert english.count("; ") >= 1 and "re-read from disk every epoch" in english
+    with use_language("zh"):
+        chinese = pipe.describe(8)
+    decode, disk = chinese.split("；", 1)[0], chinese.rsplit("；", 1)[-1]
+    assert "; " not in chinese, chinese
+    assert decode != disk and "12 " in decode and "140 GB" in disk, chinese

@@ -275,7 +275,7 @@ class InputPipeline:
                     rate=r.samples_per_s(gpus),
                 )
             )
-        return "; ".join(parts)
+        return _("; ").join(parts)
 
 
 @dataclass(frozen=True, kw_only=True)

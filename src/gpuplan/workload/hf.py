@@ -16,6 +16,7 @@ from typing import Any
 
 from gpuplan.errors import EstimateError, WorkloadError, closest
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.vocab import AttentionImpl
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.hf_config import read_hf_config
@@ -84,7 +85,7 @@ def _check_model_type(tf: Any, raw: dict[str, Any], shown: object) -> None:
             path=shown,
             model_type=model_type,
             version=tf.__version__,
-            near=" or ".join(repr(n) for n in near),
+            near=either(repr(n) for n in near),
         )
     raise WorkloadError.worded(
         N_(
@@ -95,7 +96,7 @@ def _check_model_type(tf: Any, raw: dict[str, Any], shown: object) -> None:
         model_type=model_type,
         version=tf.__version__,
         n=len(known),
-        examples=", ".join(t for t in _COMMON_TYPES if t in known),
+        examples=listed(t for t in _COMMON_TYPES if t in known),
     )
 
 
