@@ -234,3 +234,28 @@ def test_a_count_that_is_no_whole_number_of_nodes_is_refused_before_writing(
     assert err.count("\n") == 1 and err.startswith("error: --count 12:")
     assert "largest H100-SXM instance in the catalog has 8" in err and "--count 8 or 16" in err
     assert not out_dir.exists()
+
+
+def test_a_provider_with_only_one_gpu_instances_says_the_job_runs_over_the_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Lambda lists A10 instances of one GPU only: 13 are 13 nodes of 1, which the note called "the
+    # largest A10 instance in the catalog" (Tencent's has 16) and did not say meant the network.
+    out_dir = tmp_path / "o"
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(FIXTURES / "train.yaml"), "-t", "torchrun", "-o", str(out_dir),
+        "--gpu", "A10", "--count", "13", "--provider", "lambda",
+    )  # fmt: skip
+    assert code == 0, err
+    launch = (out_dir / "launch.sh").read_text()
+    assert 'NPROC_PER_NODE="${NPROC_PER_NODE:-1}"' in launch and 'NNODES="${NNODES:-13}"' in launch
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert notes[0] == (
+        "note: 13 x A10 laid out as 13 nodes of 1 GPU (lambda's largest A10 instance has 1): "
+        "GPUs on different nodes exchange data over the network between instances, which the catalog "
+        "does not list for gpu_1x_a10"
+    ), err
+    assert (
+        notes[1]
+        == "note: tencent lists A10 instances of 16 GPUs: --provider tencent --count 16 fills whole ones"
+    )

@@ -443,6 +443,23 @@ class Store:
         rows = self._query("SELECT DISTINCT provider, instance_type, gpu, gpu_count FROM offers")
         return {(r.provider, r.instance_type): (r.gpu, r.gpu_count) for r in rows}
 
+    def instance_networks(self, gpu: str) -> dict[tuple[str, str], tuple[float | None, str | None]]:
+        """(provider, instance type) -> (network Gbit/s, network kind) for every instance type of
+        ``gpu`` (its canonical id); None where the catalog does not list it. An instance type listed
+        with several speeds (one per region) has the slowest: unknown is never the best case."""
+        rows = self._query(
+            "SELECT DISTINCT provider, instance_type, network_gbps, network_kind FROM offers "
+            "WHERE gpu = :gpu",
+            {"gpu": gpu},
+        )
+        found: dict[tuple[str, str], tuple[float | None, str | None]] = {}
+        for r in rows:
+            key, here = (r.provider, r.instance_type), (r.network_gbps, r.network_kind)
+            had = found.get(key)
+            if had is None or had[0] is None or (here[0] is not None and here[0] < had[0]):
+                found[key] = here
+        return found
+
     # ---------------------------------------------------------------- offers
 
     def regions(self, provider: str | None = None) -> list[str]:

@@ -15,7 +15,7 @@ from gpuplan.cli._numbers import finite_float
 from gpuplan.i18n import N_, _
 
 if TYPE_CHECKING:
-    from gpuplan.cli.deploy_checks import Instances
+    from gpuplan.cli.deploy_checks import Instances, Network
     from gpuplan.deploy.base import GeneratedFile
 
 _TARGETS_HELP = "torchrun | docker | k8s | skypilot"
@@ -151,7 +151,9 @@ def deploy(
 
         # Names checked here as load_spec checks them (one line, "did you mean"), before the layout.
         cast_provider = PROVIDERS.cast(provider) if provider is not None else None
-        per_node, nodes = node_layout(instances, get_gpu(gpu).id, count, cast_provider)
+        per_node, nodes = node_layout(
+            instances, get_gpu(gpu).id, count, cast_provider, networks=lambda g: _catalog_networks(ctx, g)
+        )
     spec = load_spec(
         str(source),
         gpu=gpu,
@@ -235,6 +237,24 @@ def _catalog_instances(ctx: typer.Context) -> Instances | None:
         return None
     try:
         return store.known_instances()
+    finally:
+        store.close()
+
+
+def _catalog_networks(ctx: typer.Context, gpu: str) -> dict[tuple[str, str], Network]:
+    """The network of each instance type of ``gpu`` (``Store.instance_networks``), read only for a
+    job laid out on several nodes; empty when the catalog cannot be opened (then none is known)."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._settings import settings
+    from gpuplan.cli.deploy_checks import Network
+    from gpuplan.errors import StoreError
+
+    try:
+        store = open_store(settings(ctx).db)
+    except StoreError:
+        return {}
+    try:
+        return {key: Network(*net) for key, net in store.instance_networks(gpu).items()}
     finally:
         store.close()
 
