@@ -224,6 +224,20 @@ def test_max_gpus_and_max_nodes_stop_where_the_planner_stops(tmp_path: Path) -> 
     assert fields["max_nodes"]["anyOf"][0]["maximum"] == MAX_PLANNED_NODES
 
 
+def test_a_gpu_memory_filter_stops_where_the_service_stops() -> None:
+    # min_gpu_memory_gib took up to 10^6 GiB here and 4096 at the service: one bound for both.
+    from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
+    from gpuplan.web.requests import PlanRequest
+
+    said = _error(_base(constraints={"min_gpu_memory_gib": 100_000}))
+    assert said == f"constraints.min_gpu_memory_gib: must be ≤ {float(MAX_GPU_MEMORY_GIB)} (got 100000)"
+    assert (
+        Workload.from_dict(_base(constraints={"min_gpu_memory_gib": 80})).constraints.min_gpu_memory_gib == 80
+    )
+    fields = PlanRequest.model_json_schema()["properties"]
+    assert fields["min_gpu_memory_gib"]["anyOf"][0]["maximum"] == MAX_GPU_MEMORY_GIB
+
+
 def test_missing_file_is_one_line() -> None:
     with pytest.raises(WorkloadError, match=r"^cannot read workload file .*nope\.yaml.*No such file"):
         Workload.from_yaml(FIXTURES / "nope.yaml")

@@ -18,6 +18,7 @@ from gpuplan.i18n import N_
 __all__ = [
     "GPU",
     "MAX_GPU_COUNT",
+    "MAX_GPU_MEMORY_GIB",
     "MAX_PLANNED_GPUS",
     "MAX_PLANNED_NODES",
     "achievable_matmul_fraction",
@@ -41,6 +42,11 @@ MAX_PLANNED_GPUS = 64
 #: :data:`MAX_PLANNED_GPUS` never binds (``plan --max-nodes``, the service's and the workload's
 #: ``max_nodes`` stop here).
 MAX_PLANNED_NODES = MAX_PLANNED_GPUS
+
+#: Most memory a GPU filter may ask of one GPU (``constraints.min_gpu_memory_gib``, the service's
+#: ``min_gpu_memory_gib``), GiB: 21 times the largest GPU in the shipped table (MI300X, 192 GiB in
+#: ``data/gpus.csv``); a filter past it is a typo (GB for MB) and would leave every GPU out.
+MAX_GPU_MEMORY_GIB = 4096
 
 #: The precisions a peak is published for, as used by ``GPU.peak_tflops``.
 DTYPE_PATHS = ("fp32", "tf32", "fp16", "bf16", "fp8", "int8")

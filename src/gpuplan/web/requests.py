@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_
 
 __all__ = [
@@ -90,7 +90,7 @@ class PlanRequest(WorkloadRequest):
         le=MAX_PLANNED_NODES,
         description=f"At most this many instances: 1 to {MAX_PLANNED_NODES} (default 8).",
     )
-    min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=4096)
+    min_gpu_memory_gib: float | None = Field(default=None, ge=0, le=MAX_GPU_MEMORY_GIB)
     interconnect: str | None = Field(default=None, max_length=32)
     compliance: list[str] | None = _NAMES
     objective: str | None = Field(default=None, max_length=16)

@@ -15,7 +15,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text
 from gpuplan.confine import Folder
 from gpuplan.errors import Phrase, WorkloadError
-from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import (
@@ -88,7 +88,8 @@ MAX_EPOCHS = 1_000_000.0
 #: A data set of an exabyte, in GB.
 MAX_DATA_GB = 1e9
 MAX_REPLICAS = 10_000
-MAX_MODEL_PARALLEL = 4096
+#: Tensor- and pipeline-parallel degrees: no larger than the most GPUs a configuration may name.
+MAX_MODEL_PARALLEL = MAX_GPU_COUNT
 #: A vocabulary padded to more than this multiple is a typo (Megatron-LM: 128 × tensor-parallel size).
 MAX_VOCAB_MULTIPLE = 128 * MAX_MODEL_PARALLEL
 
@@ -337,7 +338,7 @@ class ConstraintsSpec(Spec):
     """Most GPUs in all, up to what the planner searches (its default)."""
     max_nodes: int | None = Field(default=None, ge=1, le=MAX_PLANNED_NODES)
     """Most instances the job may span (the planner's default is 8), up to what it searches."""
-    min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=1e6)
+    min_gpu_memory_gib: float | None = Field(default=None, gt=0, le=MAX_GPU_MEMORY_GIB)
     interconnect: str | None = None
     """Required GPU link inside a multi-GPU node: ``nvlink``, ``nvswitch``, ``pcie`` or
     ``infinity fabric`` (the network between nodes is not this)."""
