@@ -358,3 +358,60 @@ def test_a_policy_gains_nothing_from_requests_it_left_waiting() -> None:
     assert one.slo_miss_pct is not None and two.slo_miss_pct is not None
     assert one.slo_miss_pct > two.slo_miss_pct
     assert one.dropped > two.dropped
+
+
+def _reclaims(run) -> dict[float, int]:
+    """Reclaim moment -> replicas it took (each spot replica's instance reclaim time, where it had one)."""
+    out: dict[float, int] = {}
+    for t in run.replica_reclaimed_s:
+        if math.isfinite(t):
+            out[t] = out.get(t, 0) + 1
+    return out
+
+
+def test_a_reclaim_takes_every_replica_on_the_instance_at_once() -> None:
+    # Two 4-GPU replicas on each 8-GPU spot instance: a reclaim takes the instance, so both replicas on
+    # it go at the same moment (each replica once drew a lifetime of its own, as if alone on a machine).
+    arrival = np.arange(0.0, 12 * 3600.0, 4.0)
+    service = np.full(arrival.size, 2.0)
+    pol = parse_policy("fixed:replicas=4,spot=1")
+    packed = run_engine(
+        arrival,
+        service,
+        pol,
+        EngineConfig(
+            slots=4, horizon_s=12 * 3600.0, spot_rate_per_hour=1.0, seed=4, spot_replicas_per_instance=2
+        ),
+    )
+    reclaims = _reclaims(packed)
+    assert packed.interruptions == len(reclaims) > 5
+    assert set(reclaims.values()) == {2}
+    # The replicas of one instance share it: at most two at once on each.
+    hosts = [h for h in packed.replica_instance if h >= 0]
+    assert max(hosts.count(h) for h in set(hosts)) == 2
+    alone = run_engine(
+        arrival,
+        service,
+        pol,
+        EngineConfig(slots=4, horizon_s=12 * 3600.0, spot_rate_per_hour=1.0, seed=4),
+    )
+    assert set(_reclaims(alone).values()) == {1}
+    assert alone.interruptions == len(_reclaims(alone))
+
+
+def test_spot_reclaims_come_at_the_rate_per_instance_not_per_replica() -> None:
+    # λ = 2 per instance-hour, 4 replicas two to an instance for 12 h: about 2 × 2 × 12 = 48 reclaims
+    # (drawn per replica: about 96, twice the catalog's rate per instance).
+    trace = _diurnal(rate=0.3, hours=12.0)
+    prices = FleetPrices(
+        usd_per_hour={"on_demand": 20.0, "spot": 8.0},
+        source="t",
+        spot_rate_per_hour=2.0,
+        replicas_per_instance={"on_demand": 2, "spot": 2},
+        gpus_per_replica=4,
+    )
+    (p,) = simulate_autoscale(
+        trace, REPLICA, [parse_policy("fixed:replicas=4,spot=1")], prices, SimulationSettings(seed=7)
+    ).policies
+    expected = 2.0 * p.instance_hours["spot"]
+    assert abs(p.interruptions - expected) < 3.0 * math.sqrt(expected), (p.interruptions, expected)

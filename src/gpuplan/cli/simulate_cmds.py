@@ -295,7 +295,11 @@ def autoscale_cmd(
     ] = None,
     spot_rate: Annotated[
         float | None,
-        typer.Option("--spot-rate", help="Spot interruptions per replica-hour.", parser=finite_float),
+        typer.Option(
+            "--spot-rate",
+            help="Spot reclaims per spot instance-hour (a reclaim takes every replica on the instance).",
+            parser=finite_float,
+        ),
     ] = None,
     spot_notice_s: Annotated[
         float, typer.Option("--spot-notice-s", help="Warning before a spot reclaim.", parser=finite_float)

@@ -72,7 +72,8 @@ class FleetPrices:
     sources: dict[str, str] = field(default_factory=dict)
     """Per pricing model of ``usd_per_hour``: where its figure comes from (``source`` joins them)."""
     spot_rate_per_hour: float = 1.0 / 24.0
-    """Interruptions per spot replica-hour."""
+    """Reclaims per spot instance-hour (an instance of ``per_instance("spot")`` replicas: a reclaim
+    takes them all)."""
     spot_rate_source: str = "assumed: 1 interruption per 24 instance-hours"
     replicas_per_instance: dict[str, int] = field(default_factory=dict)
     """Per pricing model, replicas one instance holds (1 where absent): ``usd_per_hour`` is the
@@ -175,6 +176,7 @@ class PolicyResult:
     """Timed out in the queue, or killed by a spot interruption."""
     max_replicas: int
     interruptions: int
+    """Spot instances reclaimed; each took every replica on it at once."""
     served: int
     queued_at_end: int
     """Requests neither served nor dropped: 0, since the replicas serve those waiting at the end of
@@ -611,6 +613,7 @@ def simulate_autoscale(
             horizon_s=trace.duration_s,
             timeout_s=settings.timeout_s,
             spot_rate_per_hour=prices.spot_rate_per_hour,
+            spot_replicas_per_instance=prices.per_instance("spot"),
             spot_notice_s=settings.spot_notice_s,
             seed=settings.seed,
             start_of_day_s=trace.start_of_day_s,

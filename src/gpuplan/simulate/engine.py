@@ -22,9 +22,13 @@ Model (exact for it, no time-stepping of requests):
   time (one replica "meeting" an SLO on a thousand times its load); counted late without being
   served, it would cost nothing, so the policy that left work undone would look the cheaper, and
   a request arriving a second before the end would count late though it is served at once.
-- A spot replica is interrupted after an exponential lifetime (mean 1/rate); it stops taking
-  requests, those it cannot finish within the notice are dropped, and the next decision replaces
-  it (so restart time = startup time).
+- Spot replicas run on spot instances of ``spot_replicas_per_instance`` replicas each (two 4-GPU
+  replicas on an 8-GPU instance): a new one takes a free place on an instance already running, else
+  starts one. An instance is reclaimed after an exponential lifetime (mean 1/rate: the rate is per
+  instance-hour, as the catalog's bands are), and takes every replica on it at once (those
+  scaled down but still finishing requests too); they stop taking requests, those they cannot
+  finish within the notice are dropped, and the next decision replaces them (so restart time =
+  startup time).
 
 The loop walks requests in arrival order against each slot's free time (:mod:`gpuplan.simulate.slots`:
 in blocks where that is exact, else one heap operation per request). Start times are
@@ -81,7 +85,10 @@ class EngineConfig:
     is billed to it and until the requests it started (those waiting at the end included) end."""
     timeout_s: float = 120.0
     spot_rate_per_hour: float = 1.0 / 24.0
+    """Reclaims per spot instance-hour."""
     spot_notice_s: float = 30.0
+    spot_replicas_per_instance: int = 1
+    """Spot replicas one spot instance holds; a reclaim takes them all."""
     seed: int = 0
     start_of_day_s: float = 0.0
 
@@ -130,7 +137,12 @@ class EngineRun:
     replica_launch_s: list[float] = field(default_factory=list)
     replica_end_s: list[float] = field(default_factory=list)
     replica_spot: list[bool] = field(default_factory=list)
+    replica_instance: list[int] = field(default_factory=list)
+    """The spot instance each replica ran on (-1: on-demand, one instance of its own)."""
+    replica_reclaimed_s: list[float] = field(default_factory=list)
+    """When each replica's instance was reclaimed while it ran (inf: never)."""
     interruptions: int = 0
+    """Spot instances reclaimed (each takes every replica on it)."""
     tick_s: list[float] = field(default_factory=list)
     tick_replicas: list[int] = field(default_factory=list)
     """Replicas counted by the policy after each decision (starting + ready, not draining)."""
@@ -165,6 +177,14 @@ class _Fleet:
         self.slots = SlotPool()
         """Replica r owns slots r·k … r·k + k - 1."""
         self.alive: list[int] = []
+        self.draining: list[int] = []
+        """Replicas scaled down and still finishing requests (a reclaim of their instance cuts them)."""
+        self.host_die: list[float] = []
+        """Reclaim time of each spot instance."""
+        self.host_members: list[list[int]] = []
+        """The replicas on each spot instance (pruned to those still holding GPUs)."""
+        self.live_hosts: list[int] = []
+        """Spot instances that may take another replica (up, not emptied)."""
         self.killed_at: dict[int, float] = {}
         """Request -> the moment its spot replica was reclaimed (its slot was busy until then only)."""
         self.recent: deque[tuple[float, int]] = deque()
@@ -186,17 +206,50 @@ class _Fleet:
         r = len(self.state)
         self.state.append(_ALIVE)
         self.ready.append(ready_at)
-        die = _INF
-        if spot and self.cfg.spot_rate_per_hour > 0:
-            e = self.exps[self.exp_i % len(self.exps)]
-            self.exp_i += 1
-            die = t + e * 3600.0 / self.cfg.spot_rate_per_hour
+        host, die = self._host(t) if spot else (-1, _INF)
+        if host >= 0:
+            self.host_members[host].append(r)
         self.die.append(die)
         self.run.replica_launch_s.append(t)
         self.run.replica_end_s.append(_INF)
         self.run.replica_spot.append(spot)
+        self.run.replica_instance.append(host)
+        self.run.replica_reclaimed_s.append(_INF)
         self.slots.add(self.k, ready_at)
         self.alive.append(r)
+
+    def _occupied(self, r: int, t: float) -> bool:
+        """Replica ``r`` still holds its GPUs at ``t`` (up, or scaled down and finishing requests)."""
+        return self.state[r] == _ALIVE or (self.state[r] == _DRAINING and self.run.replica_end_s[r] > t)
+
+    def _host(self, t: float) -> tuple[int, float]:
+        """(instance, its reclaim time) for a spot replica launched at ``t``: a free place on a spot
+        instance that is up and not empty, else a new instance with a lifetime of its own (unit
+        exponential draws consumed in the order instances start). An emptied instance is given back,
+        never reused: with one replica to an instance, each spot replica draws its own lifetime."""
+        k = max(1, self.cfg.spot_replicas_per_instance)
+        kept = []
+        found = -1
+        for h in self.live_hosts:
+            members = [m for m in self.host_members[h] if self._occupied(m, t)]
+            self.host_members[h] = members
+            if self.host_die[h] <= t or not members:
+                continue
+            kept.append(h)
+            if found < 0 and len(members) < k:
+                found = h
+        self.live_hosts = kept
+        if found >= 0:
+            return found, self.host_die[found]
+        die = _INF
+        if self.cfg.spot_rate_per_hour > 0:
+            e = self.exps[self.exp_i % len(self.exps)]
+            self.exp_i += 1
+            die = t + e * 3600.0 / self.cfg.spot_rate_per_hour
+        self.host_die.append(die)
+        self.host_members.append([])
+        self.live_hosts.append(len(self.host_die) - 1)
+        return len(self.host_die) - 1, die
 
     def _slot_end(self, s: int, start: np.ndarray) -> float:
         q = int(self.slots.req[s])
@@ -215,20 +268,36 @@ class _Fleet:
         self.alive.remove(r)
         self.slots.close(r * self.k, self.k)
         self.run.replica_end_s[r] = self._busy_until(r, t, start)
+        if self.run.replica_end_s[r] > t and self.die[r] < _INF:
+            self.draining.append(r)
 
     def interrupt(self, r: int, t: float, status: np.ndarray, start: np.ndarray) -> None:
+        """Replica ``r``'s instance was reclaimed: what it cannot finish within the notice is killed."""
+        if self.state[r] == _ALIVE:
+            self.alive.remove(r)
+            self.slots.close(r * self.k, self.k)
         self.state[r] = _GONE
-        self.alive.remove(r)
-        self.slots.close(r * self.k, self.k)
-        self.run.interruptions += 1
         kill_at = self.die[r] + self.cfg.spot_notice_s
+        self.run.replica_reclaimed_s[r] = self.die[r]
         base = r * self.k
         for s in range(base, base + self.k):
             if self._slot_end(s, start) > kill_at:
                 q = int(self.slots.req[s])
                 status[q] = STATUS_KILLED
                 self.killed_at[q] = kill_at
-        self.run.replica_end_s[r] = min(kill_at, self._busy_until(r, t, start))
+        self.run.replica_end_s[r] = min(kill_at, self.run.replica_end_s[r], self._busy_until(r, t, start))
+
+    def reclaim(self, t: float, status: np.ndarray, start: np.ndarray) -> None:
+        """Every spot instance whose lifetime ended by ``t`` takes all its replicas at once: those up
+        and those scaled down but still finishing requests."""
+        self.draining = [
+            r for r in self.draining if self.state[r] == _DRAINING and self.run.replica_end_s[r] > t
+        ]
+        gone = [r for r in (*self.alive, *self.draining) if self.die[r] <= t]
+        for r in gone:
+            self.interrupt(r, t, status, start)
+        self.draining = [r for r in self.draining if self.state[r] == _DRAINING]
+        self.run.interruptions += len({self.run.replica_instance[r] for r in gone})
 
     # -- decisions -----------------------------------------------------------------------------
     def _desired(self, t: float, current: int, ready: int, queued: int, util: float | None) -> int:
@@ -284,9 +353,7 @@ class _Fleet:
 
     def tick(self, t: float, j: int, status: np.ndarray, start: np.ndarray) -> None:
         p, run = self.p, self.run
-        gone = [r for r in self.alive if self.die[r] <= t]
-        for r in gone:
-            self.interrupt(r, t, status, start)
+        self.reclaim(t, status, start)
         busy, bins = self._signal(t, j, start)
         ready = sum(1 for r in self.alive if self.ready[r] <= t)
         util = busy / (bins * ready * self.k) if bins > 0 and ready > 0 else None
