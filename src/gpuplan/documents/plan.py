@@ -29,6 +29,7 @@ __all__ = [
     "PlanOption",
     "PlanWithoutStalePrices",
     "PlanWorkload",
+    "ServiceSpotDoc",
     "SpotDoc",
     "UnknownFactDoc",
     "WorkloadData",
@@ -90,8 +91,35 @@ class UnknownFactDoc(Document):
     """The bound taken, in words."""
 
 
+class ServiceSpotDoc(Document):
+    """What spot reclaims cost a service: availability, not re-done work. A reclaim takes every
+    replica on the instance down until a replacement has started and read the weights back."""
+
+    interruptions_per_month: float
+    """Expected reclaims of the service's instances in a month (730 h)."""
+    down_min_per_reclaim: float
+    """Minutes the replicas of a reclaimed instance are down."""
+    down_assumed: str
+    """How those minutes add up, in words (assumptions)."""
+    replicas: int
+    """Replicas the option runs, sized to carry the load: the load target."""
+    replicas_per_reclaim: int
+    """Replicas one reclaim takes (all those on the instance)."""
+    replica_hours_down_per_month: float
+    below_target_share: float = Field(ge=0, le=1)
+    """Share of the time with fewer replicas up than ``replicas``, without a spare."""
+    spare_instances: int = Field(ge=1)
+    """Spare instances included in the option's price (``spot_overhead_usd``)."""
+    spare_usd: float
+    below_target_share_with_spare: float = Field(ge=0, le=1)
+    """Share of the time below ``replicas`` with the spare running (two reclaims overlapping;
+    reclaims taken as independent)."""
+
+
 class SpotDoc(Document):
-    """Spot risk of one option: interruption rate, checkpointing and the time they cost."""
+    """Spot risk of one option: interruption rate, checkpointing and the time they cost (a job), or
+    the availability reclaims cost and the spare that keeps the load target (a service: ``service``;
+    its checkpoint and lost-time fields are null)."""
 
     interruptions_per_instance_hour: float | None
     mtbi_h: float | None
@@ -103,6 +131,8 @@ class SpotDoc(Document):
     checkpoint_overhead_h: float | None
     expected_lost_h: float | None
     expected_interruptions: float | None
+    service: ServiceSpotDoc | None = None
+    """A service's availability on spot; null for a job."""
 
 
 class PlanOption(Document):

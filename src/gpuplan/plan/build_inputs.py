@@ -367,6 +367,11 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
             ).format(hours=f"{SERVING_HOURS:g}")
         )
     size = job_size_of(workload)
+    # What a replacement of a reclaimed spot replica reads back before it serves: the weights (and
+    # buffers) of one replica, all its GPUs' together, as the decode estimate counts them.
+    weights_gb = (
+        (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if serving and profile else 0.0
+    )
     job = JobFacts(
         task=str(workload.task),
         data_transfer=str(data.transfer.value) if data is not None else "per_node",
@@ -382,6 +387,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
+        weights_gb=weights_gb,
         served_tokens_per_hour=(
             workload.serving.requests_per_s * workload.serving.prompt_tokens * 3600.0,
             workload.serving.requests_per_s * workload.serving.output_tokens * 3600.0,

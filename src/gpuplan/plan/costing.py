@@ -10,9 +10,9 @@ import numpy as np
 from gpuplan.i18n.places import UNSPECIFIED_REGION
 from gpuplan.plan.billing import compute_cost_usd
 from gpuplan.plan.candidates import Candidates
-from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray, JobFacts, OfferTable
+from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, IntArray, JobFacts, OfferTable
 from gpuplan.plan.region_costs import CostFacts, RegionCharges
-from gpuplan.plan.spot import SpotRate, SpotTimes, spot_rates, spot_times
+from gpuplan.plan.spot import ServiceSpot, SpotRate, SpotTimes, service_spot, spot_rates, spot_times
 from gpuplan.plan.unknowns import Fact
 
 __all__ = ["CostArrays", "cost_candidates", "not_known_current"]
@@ -40,6 +40,8 @@ class CostArrays:
     on per-node disks) or 1 (fanned out inside the region, or one shared bucket)."""
     licence_usd: FloatArray
     spot_overhead_usd: FloatArray
+    """A job: instance time writing checkpoints, redoing lost work and restarting. A service: its
+    spare instances (``service.spare_instances``), which keep the load target through a reclaim."""
     total_usd: FloatArray
     total_usd_low: FloatArray
     total_usd_high: FloatArray
@@ -61,6 +63,9 @@ class CostArrays:
     rates: tuple[SpotRate, ...]
     regions: tuple[tuple[str, str], ...]
     charges: tuple[RegionCharges, ...]
+    service: ServiceSpot | None = None
+    """A service's spot availability, one element per candidate (meaningful where ``is_spot``);
+    None for a job (its spot candidates have ``lost_h`` instead)."""
 
 
 @dataclass(frozen=True)
@@ -167,27 +172,38 @@ def cost_candidates(
     ckpt_write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
     # A restart also reads the checkpoint back (at the write bandwidth: same storage).
     restart_h = job.restart_h + ckpt_write_h
+    serving = _service_spot(job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx])
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:
         # The instances are billed from the moment they start, set-up included.
         work = work + job.setup_h
         st = spot_times(work[spot], rate_job, ckpt_write_h, restart_h)
         t = work.copy()
-        t[spot] = st.expected_h
+        if serving is None:
+            t[spot] = st.expected_h
         t_safe = np.where(np.isfinite(t), t, work)
         total_compute = compute_cost_usd(
             t_safe, price, unit, term, gran, min_s, nodes, calendar_months=job.calendar_months
         )
         overhead = np.zeros_like(work)
-        overhead[spot] = (price / unit * nodes)[spot] * (t_safe - work)[spot]
+        spare = np.zeros_like(work)
+        if serving is None:
+            overhead[spot] = (price / unit * nodes)[spot] * (t_safe - work)[spot]
+            compute = total_compute - overhead
+        else:
+            # A service runs its calendar time whatever is reclaimed; its spot overhead is the spare
+            # instances that keep the load target meanwhile, billed as its instances are.
+            spare[spot] = serving.spare_instances[spot]
+            overhead = total_compute / nodes * spare
+            compute = total_compute
         billed = total_compute / np.where(price * nodes > 0, price * nodes / unit, 1.0)
         return (
             _AtTime(
                 time_h=t,
-                compute=total_compute - overhead,
+                compute=compute,
                 overhead=overhead,
                 storage=stored_gb * gb_hour * t_safe,
-                licence=licence_rate * nodes * billed,
+                licence=licence_rate * (nodes + spare) * billed,
                 billed_h=billed,
             ),
             st,
@@ -221,7 +237,8 @@ def cost_candidates(
         return out
 
     stable = np.ones(idx.size, dtype=bool)
-    stable[spot] = st.stable
+    if serving is None:  # a service re-does no work: it never falls behind
+        stable[spot] = st.stable
     nan = math.nan
     return CostArrays(
         idx=idx,
@@ -246,12 +263,33 @@ def cost_candidates(
         spot_rate_id=offer_rate_id[o],
         checkpoint_interval_h=on_spot(st.interval_h, nan),
         checkpoint_overhead_h=on_spot(st.checkpoint_overhead_h, 0.0),
-        lost_h=on_spot(st.lost_h, 0.0),
-        interruptions=on_spot(st.interruptions, 0.0),
+        lost_h=on_spot(st.lost_h, 0.0) if serving is None else np.full(idx.size, nan),
+        interruptions=on_spot(st.interruptions, 0.0) if serving is None else serving.interruptions,
         stable=stable,
         region_id=region_id,
         unknown=unknown,
         rates=tuple(rates),
         regions=regions,
         charges=charges,
+        service=serving,
+    )
+
+
+def _service_spot(
+    job: JobFacts, rate: FloatArray, nodes: IntArray, gpus_per_node: IntArray
+) -> ServiceSpot | None:
+    """A service's spot availability for every candidate (``rate`` per instance-hour; used where
+    the candidate is spot), or None for a job. The replicas of a reclaimed instance are down for
+    the restart a job's spot model takes (``JobFacts.restart_h``) plus reading their model weights
+    back at the storage bandwidth it assumes (``JobFacts.checkpoint_write_gbps``)."""
+    if job.calendar_months is None:
+        return None
+    return service_spot(
+        rate,
+        nodes,
+        gpus_per_node,
+        job.replica_gpus,
+        job.calendar_months * HOURS_PER_MONTH,
+        job.restart_h,
+        job.weights_gb / job.checkpoint_write_gbps / 3600.0,
     )

@@ -282,6 +282,9 @@ class JobFacts:
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
     p95_latency_ms: float | None = None
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
+    weights_gb: float = 0.0
+    """A service's model weights, one replica's (all its GPUs'), GB: read back from storage by the
+    replacement of a reclaimed spot instance (0: not a service, or no profile)."""
     served_tokens_per_hour: tuple[float, float] | None = None
     """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
     not a service)."""

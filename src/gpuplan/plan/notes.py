@@ -106,10 +106,18 @@ def plan_notes(
     if any(o.spot for o in ranked):
         by_source = {r.source: r for r in rates}
         used = [by_source[o.spot.rate_source] for o in ranked if o.spot and o.spot.rate_source in by_source]
-        plan_notes.append(
+        words = (
             _(
+                "spot: a reclaimed replica is down for a restart of {minutes} min and its weights read at "
+                "{gbps} GB/s (both assumptions); rates: {rates}"
+            )
+            if job.calendar_months is not None
+            else _(
                 "spot: checkpoint write {gbps} GB/s and restart {minutes} min are assumptions; rates: {rates}"
-            ).format(
+            )
+        )
+        plan_notes.append(
+            words.format(
                 gbps=f"{job.checkpoint_write_gbps:g}",
                 minutes=f"{job.restart_h * 60:.0f}",
                 rates="; ".join(rates_shown(used)),

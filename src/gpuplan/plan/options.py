@@ -10,7 +10,7 @@ from gpuplan.catalog.providers import kubernetes_service
 from gpuplan.i18n import N_, _, money
 from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
-from gpuplan.plan.result import CostBreakdown, CostItem, Option, SpotRisk
+from gpuplan.plan.result import CostBreakdown, CostItem, Option, ServiceSpotRisk, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
 from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
@@ -35,9 +35,18 @@ def _work_distribution(ctx: PlanContext, i: int) -> TimeDistribution:
     return work_distribution(float(cands.work_h[i]), float(cands.work_h_low[i]), float(cands.work_h_high[i]))
 
 
+def _spare(ctx: PlanContext, j: int) -> int:
+    """Spare instances position ``j`` pays for: a service on spot keeps its load target with them."""
+    c = ctx.costs
+    if c.service is None or not bool(c.is_spot[j]):
+        return 0
+    return int(c.service.spare_instances[j])
+
+
 def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
     """Every charge of position ``j`` with what multiplies it: instances, disks, dataset copies."""
     c, job = ctx.costs, ctx.job
+    spare = _spare(ctx, j)
     disks = nodes if job.storage_kind == "block" else 1
     items = [
         CostItem(component="compute", cost_usd=float(c.compute_usd[j]), multiplier=nodes, per="instance"),
@@ -61,14 +70,16 @@ def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
             per="copy",
         ),
         CostItem(component="egress_out", cost_usd=float(c.egress_out_usd[j]), multiplier=1, per="copy"),
-        CostItem(component="licences", cost_usd=float(c.licence_usd[j]), multiplier=nodes, per="instance"),
+        CostItem(
+            component="licences", cost_usd=float(c.licence_usd[j]), multiplier=nodes + spare, per="instance"
+        ),
     ]
     if bool(c.is_spot[j]):
         items.append(
             CostItem(
                 component="spot_overhead",
                 cost_usd=float(c.spot_overhead_usd[j]),
-                multiplier=nodes,
+                multiplier=spare if c.service is not None else nodes,
                 per="instance",
             )
         )
@@ -164,6 +175,55 @@ def _per_million_tokens(job: JobFacts, total_usd: float) -> tuple[float | None, 
     )
 
 
+#: How long a service's reclaimed replicas are down, in words: the assumed restart, then the weights.
+_DOWN_WORDS = N_(
+    "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus "
+    "{replicas} × {gb} GB of weights read at {gbps} GB/s"
+)
+
+
+def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
+    """A service's spot option: reclaims a month, the replicas they take down and for how long,
+    and whether the load target holds with the spare the price includes."""
+    c, job = ctx.costs, ctx.job
+    s = c.service
+    assert s is not None
+    rate = c.rates[int(c.spot_rate_id[j])]
+    per_hour = float(c.spot_rate_per_instance_hour[j])
+    months = job.calendar_months or 1.0
+    per_reclaim = int(s.replicas_per_unit[j])
+    gpus = int(ctx.cands.gpus_per_node[int(c.idx[j])]) * nodes
+    down = _DOWN_WORDS.format(
+        restart=f"{job.restart_h * 60:.0f}",
+        replicas=per_reclaim,
+        gb=f"{job.weights_gb:.1f}",
+        gbps=f"{job.checkpoint_write_gbps:g}",
+    )
+    return SpotRisk(
+        interruptions_per_instance_hour=per_hour,
+        mtbi_h=1.0 / (per_hour * nodes) if per_hour > 0 else math.inf,
+        rate_source=rate.source,
+        rate_assumed=rate.assumed,
+        checkpoint_write_min=None,
+        checkpoint_interval_min=None,
+        checkpoint_overhead_h=None,
+        expected_lost_h=None,
+        expected_interruptions=float(s.interruptions[j]),
+        service=ServiceSpotRisk(
+            interruptions_per_month=float(s.interruptions[j]) / months,
+            down_min_per_reclaim=float(s.down_h[j]) * 60.0,
+            down_assumed=down,
+            replicas=gpus // max(1, job.replica_gpus),
+            replicas_per_reclaim=per_reclaim,
+            replica_hours_down_per_month=float(s.replica_hours_down[j]) / months,
+            below_target_share=float(s.below_target_share[j]),
+            spare_instances=int(s.spare_instances[j]),
+            spare_usd=float(c.spot_overhead_usd[j]),
+            below_target_share_with_spare=float(s.below_target_share_with_spare[j]),
+        ),
+    )
+
+
 def make_option(ctx: PlanContext, j: int) -> Option:
     """Materialise position ``j`` of the cost arrays as an :class:`Option`."""
     c, cands, offers, job = ctx.costs, ctx.cands, ctx.offers, ctx.job
@@ -176,7 +236,9 @@ def make_option(ctx: PlanContext, j: int) -> Option:
     miss: float | None = None
     deadline = ctx.constraints.deadline_h
     write_h, restart_h = _restart_h(job)
-    if bool(c.is_spot[j]):
+    if bool(c.is_spot[j]) and c.service is not None:
+        spot = _service_spot_risk(ctx, j, nodes)
+    elif bool(c.is_spot[j]):
         rate = c.rates[int(c.spot_rate_id[j])]
         lam = float(c.spot_rate_per_instance_hour[j]) * nodes
         tau = float(c.checkpoint_interval_h[j])
@@ -192,16 +254,16 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
         )
-    elif deadline is not None:
+        if deadline is not None:
+            started = float(cands.work_h[i]) + job.setup_h
+            model = SpotMissModel(
+                rate_per_hour=lam,
+                stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
+                lost_per_interruption_h=delta,
+            )
+            miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
+    if miss is None and deadline is not None:
         miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h)
-    if spot is not None and deadline is not None:
-        started = float(cands.work_h[i]) + job.setup_h
-        model = SpotMissModel(
-            rate_per_hour=lam,
-            stretch=(started + float(c.checkpoint_overhead_h[j])) / started,
-            lost_per_interruption_h=delta,
-        )
-        miss = deadline_miss(_work_distribution(ctx, i), deadline, setup_h=job.setup_h, spot=model)
     breakdown = CostBreakdown(
         compute_usd=float(c.compute_usd[j]),
         storage_usd=float(c.storage_usd[j]),

@@ -166,6 +166,9 @@ def _main_driver(win: Option, other: Option) -> str:
         text = _("job time ({a} vs {b})").format(a=_gpus(win, other), b=_gpus(other, win))
     elif name == "time" and win.gpu != other.gpu:
         text = _("GPU speed ({a} vs {b})").format(a=win.gpu, b=other.gpu)
+    elif name == "spot" and other.spot is not None and other.spot.service is not None:
+        # a service's spot overhead is the spare that keeps its load target, not interruptions
+        text = _("the spare instances that keep the load target through spot reclaims")
     else:
         text = _(_DRIVER_NAMES[name])
     return _("{driver} ({amount})").format(driver=text, amount=money(value))

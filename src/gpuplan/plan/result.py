@@ -16,6 +16,7 @@ __all__ = [
     "Option",
     "PersonaPick",
     "Plan",
+    "ServiceSpotRisk",
     "SpotRisk",
     "UnknownFact",
     "WithoutStalePrices",
@@ -52,7 +53,9 @@ class CostBreakdown:
     """Per-instance-hour fees the catalog lists for the region: the known part where some are
     unknown (``licence_unknown``)."""
     spot_overhead_usd: float
-    """Spot only: instance time spent writing checkpoints, redoing lost work and restarting."""
+    """Spot only. A job: instance time spent writing checkpoints, redoing lost work and restarting.
+    A service: the spare instances that keep its load target through a reclaim
+    (``SpotRisk.service``)."""
     items: tuple[CostItem, ...] = ()
     """Each charge with its multiplier (the components above, the set-up and egress split out)."""
     licence_unknown: tuple[str, ...] = ()
@@ -67,6 +70,33 @@ class CostBreakdown:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ServiceSpotRisk:
+    """What spot reclaims cost a service: availability, not re-done work (``plan.spot.service_spot``)."""
+
+    interruptions_per_month: float
+    """Expected reclaims of its instances in a month (730 h)."""
+    down_min_per_reclaim: float
+    """Minutes the replicas of a reclaimed instance are down: a replacement started and the model's
+    weights read back."""
+    down_assumed: str
+    """How ``down_min_per_reclaim`` adds up (its parts are assumptions), in words."""
+    replicas: int
+    """Replicas the option runs: the load target (the option is sized to carry the load)."""
+    replicas_per_reclaim: int
+    """Replicas one reclaim takes (all those on the instance)."""
+    replica_hours_down_per_month: float
+    below_target_share: float
+    """Share of the time with fewer replicas up than ``replicas``, without a spare."""
+    spare_instances: int
+    """Instances of the spare the price includes (the fewest that hold one whole replica)."""
+    spare_usd: float
+    """What the spare costs over the plan (the option's ``spot_overhead_usd``)."""
+    below_target_share_with_spare: float
+    """Share of the time below ``replicas`` with the spare running: two reclaims overlapping.
+    Reclaims are taken as independent; a capacity crunch that takes several at once is not in it."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class SpotRisk:
     """How a spot option's time and cost were derived (see ``plan/spot.py``)."""
 
@@ -75,13 +105,17 @@ class SpotRisk:
     """Mean time between interruptions of the whole job (all nodes), h."""
     rate_source: str
     rate_assumed: bool
-    checkpoint_write_min: float
+    checkpoint_write_min: float | None
+    """None for a service (it writes no checkpoint)."""
     checkpoint_interval_min: float | None
     """Young/Daly interval sqrt(2·C·MTBI), minutes; None when the job writes no checkpoint."""
-    checkpoint_overhead_h: float
-    expected_lost_h: float
-    """Lost work plus restarts over the job, h."""
+    checkpoint_overhead_h: float | None
+    expected_lost_h: float | None
+    """Lost work plus restarts over the job, h; None for a service (it re-does no work: ``service``)."""
     expected_interruptions: float
+    """Over the job; over the plan's month for a service."""
+    service: ServiceSpotRisk | None = None
+    """A service's availability on spot; None for a job."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -14,6 +14,11 @@ The model, for a job of failure-free length W hours on ``nodes`` spot instances:
 - the expected wall time T solves T = W' + λ·T·δ, i.e. T = W' / (1 − λ·δ) (valid when λ·δ < 1;
   otherwise the job is expected never to finish and the candidate is excluded);
 - expected interruptions N = λ·T.
+
+A service (a stretch of calendar time with a load target, not a piece of work) re-does no work: a
+reclaim costs availability. :func:`service_spot` models that instead (see its docstring): the
+replicas on a reclaimed instance are down until a replacement has started and loaded the model,
+and the price includes one spare instance that keeps the load target through a reclaim.
 """
 
 from __future__ import annotations
@@ -31,11 +36,13 @@ from gpuplan.plan.input_types import HOURS_PER_MONTH, BoolArray, FloatArray, Int
 
 __all__ = [
     "DEFAULT_SPOT_RATE",
+    "ServiceSpot",
     "SpotRate",
     "SpotTimes",
     "band_rate_per_hour",
     "deadline_miss_probability",
     "range_miss_probability",
+    "service_spot",
     "spot_default",
     "spot_rates",
     "spot_times",
@@ -233,6 +240,92 @@ def spot_times(
         interruptions=rate_per_hour * expected,
         stable=stable,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceSpot:
+    """Vectorised outcome of the service model (one element per spot candidate of a service)."""
+
+    interruptions: FloatArray
+    """Expected reclaims of the service's instances over its calendar time."""
+    down_h: FloatArray
+    """Hours the replicas of one reclaimed instance are down: a replacement and the model reloaded."""
+    replicas_per_unit: IntArray
+    """Replicas one reclaim takes (those on the instance; 1 when a replica spans instances)."""
+    replica_hours_down: FloatArray
+    """Replica-hours down over the calendar time."""
+    below_target_share: FloatArray
+    """Share of the time with fewer replicas up than the option has (the load target)."""
+    spare_instances: IntArray
+    """Instances of the spare: the fewest that hold one whole replica."""
+    below_target_share_with_spare: FloatArray
+    """The same with the spare running: two units down at once."""
+
+
+def service_spot(
+    rate_per_instance_hour: FloatArray,
+    nodes: IntArray,
+    gpus_per_node: IntArray,
+    replica_gpus: int,
+    hours: float,
+    restart_h: float,
+    weights_load_h: float,
+) -> ServiceSpot:
+    """Availability of a service on spot instances, for ``hours`` of calendar time.
+
+    A *unit* is the fewest whole instances holding whole replicas: one instance with
+    k = GPUs per instance // ``replica_gpus`` replicas, or m = ceil(``replica_gpus`` / GPUs per
+    instance) instances holding one replica (k = 1). A reclaim of any of its instances takes the
+    unit's replicas down for D = ``restart_h`` + k × ``weights_load_h`` (a replacement, then its
+    replicas' weights read from one volume). Each unit alternates up (mean 1/λᵤ, λᵤ = m·λ₁) and
+    down (D): it is down a share q = λᵤD / (1 + λᵤD) of the time and is reclaimed
+    hours / (1/λᵤ + D) times. Reclaims are taken as independent between units (a capacity crunch
+    that takes several at once is beyond this model). With U units:
+
+    - below the target (any unit down): 1 − (1 − q)^U;
+    - with one spare unit running (U + 1 units, the target needs U): P(two or more down) =
+      1 − (1 − q)^(U+1) − (U+1)·q·(1 − q)^U.
+
+    Worked example (pinned in tests): λ₁ = 0.01 /h, 2 instances of 8 GPUs, replicas of 4 GPUs,
+    730 h, R = 10 min, weights 16 GB at 0.5 GB/s (32 s each): k = 2, D = 1/6 + 2 × 32/3600 =
+    0.184444 h, λᵤD = 0.00184444, q = 0.00184105; reclaims 2 × 730 / (100 + 0.184444) = 14.57312;
+    replica-hours down 14.57312 × 2 × 0.184444 = 5.37586; below target 1 − (1 − q)² = 0.00367871;
+    with a spare 1 − (1 − q)³ − 3q(1 − q)² = 3q²(1 − q) + q³ = 1.015585e-5.
+    """
+    per_node = np.maximum(gpus_per_node, 1).astype(np.int64)
+    span = np.maximum(1, -(-replica_gpus // per_node)).astype(np.int64)  # m: instances per unit
+    k = np.where(span > 1, 1, np.maximum(1, per_node // max(1, replica_gpus))).astype(np.int64)
+    units = np.maximum(1, nodes // span)
+    down: FloatArray = (restart_h + k * weights_load_h).astype(np.float64)
+    lam_u = rate_per_instance_hour * span
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = np.where(lam_u > 0, lam_u * down / (1.0 + lam_u * down), 0.0)
+        per_unit = np.where(lam_u > 0, hours / (1.0 / lam_u + down), 0.0)
+    reclaims = units * per_unit
+    return ServiceSpot(
+        interruptions=reclaims,
+        down_h=down,
+        replicas_per_unit=k,
+        replica_hours_down=reclaims * k * down,
+        below_target_share=-np.expm1(units * np.log1p(-q)),
+        spare_instances=span,
+        below_target_share_with_spare=_two_or_more_down(q, units + 1),
+    )
+
+
+def _two_or_more_down(q: FloatArray, n: IntArray) -> FloatArray:
+    """P(at least 2 of ``n`` independent units are down), each down with probability ``q``: the sum
+    of the binomial terms from 2 up (1 − P(0) − P(1) loses every digit when q is small)."""
+    out = np.zeros_like(q)
+    log_up = np.log1p(-q)
+    with np.errstate(divide="ignore"):
+        log_q = np.log(q)
+    for j in range(2, int(n.max(initial=0)) + 1):
+        comb = np.array([math.comb(int(m), j) if m >= j else 0 for m in n], dtype=float)
+        term = comb * np.exp(j * log_q + np.maximum(n - j, 0) * log_up)
+        out += np.where(n >= j, term, 0.0)
+    result: FloatArray = np.clip(out, 0.0, 1.0)
+    return result
 
 
 def deadline_miss_probability(

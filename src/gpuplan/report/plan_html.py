@@ -158,6 +158,9 @@ _ITEM_WORDS = {
 }
 
 
+_SPARE_WORDS = N_("spare for reclaims {amount}")
+
+
 def _item_lines(o: Option) -> list[tuple[str, int, str]]:
     """Each charge of ``o`` with its multiplier (``compute $42.38``, 2, ``2 instances``); nothing of
     what costs nothing, but compute always."""
@@ -167,7 +170,10 @@ def _item_lines(o: Option) -> list[tuple[str, int, str]]:
         if item.cost_usd == 0 and item.component != "compute" and not licence:
             continue
         amount = licence_amount(o) if licence else money(item.cost_usd)
-        text = _(_ITEM_WORDS[item.component]).format(amount=amount)
+        words = _ITEM_WORDS[item.component]
+        if item.component == "spot_overhead" and o.spot is not None and o.spot.service is not None:
+            words = _SPARE_WORDS  # a service's spot overhead is its spare, not interruptions
+        text = _(words).format(amount=amount)
         lines.append((text, item.multiplier, per_words(item.per, item.multiplier)))
     return lines
 

@@ -21,7 +21,7 @@ from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
 from gpuplan.plan.unknowns import RANKED_ONLY_CODES, UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
-from gpuplan.units import format_hours
+from gpuplan.units import HOURS_PER_MONTH, format_hours
 from gpuplan.vocab import pricing_name
 
 if TYPE_CHECKING:
@@ -203,7 +203,12 @@ def breakdown_words(o: Option) -> str:
         egress,
         _("licences {amount}").format(amount=licence_amount(o)) + times("licences"),
     ]
-    if o.spot:
+    if o.spot and o.spot.service:
+        parts.append(
+            _("spare for reclaims {amount}").format(amount=money(b.spot_overhead_usd))
+            + times("spot_overhead")
+        )
+    elif o.spot:
         parts.append(
             _("spot overhead {amount}").format(amount=money(b.spot_overhead_usd)) + times("spot_overhead")
         )
@@ -297,7 +302,9 @@ def _recommended(plan: Plan) -> list[Any]:
             )
         ),
     ]
-    if rec.spot:
+    if rec.spot and rec.spot.service:
+        lines += [Text("  " + line) for line in service_spot_lines(rec)]
+    elif rec.spot:
         s = rec.spot
         ckpt = (
             _("checkpoint every {minutes} min (Young/Daly)").format(
@@ -323,6 +330,52 @@ def _recommended(plan: Plan) -> list[Any]:
     lines += [Text("  " + _("why: {reason}").format(reason=w)) for w in plan.why]
     lines += [Text("  " + _("assumed: {what}").format(what=a), style="yellow") for a in rec.assumptions]
     return lines
+
+
+def _share_words(share: float) -> str:
+    """``0.4% of the time (about 2.9 h a month)``: a share of a month, with the time it is."""
+    hours = share * HOURS_PER_MONTH
+    if 0 < hours < 1 / 3600:  # "about 0 s" would read as never
+        return _("{share} of the time (under 1 s a month)").format(share=format_percent(share))
+    return _("{share} of the time (about {time} a month)").format(
+        share=format_percent(share), time=format_hours(hours)
+    )
+
+
+def service_spot_lines(o: Option) -> list[str]:
+    """What spot reclaims cost a service, in words: its availability (reclaims a month, the replicas
+    each takes down and for how long, the time below its replica count) and the spare its price
+    includes, with the time the target is still missed."""
+    assert o.spot is not None and o.spot.service is not None
+    s = o.spot.service
+    reclaim = ngettext(
+        "spot: {n} reclaims a month (one every {mtbi}), each takes {k} replica down for {minutes} min "
+        "({how})",
+        "spot: {n} reclaims a month (one every {mtbi}), each takes {k} replicas down for {minutes} min "
+        "({how})",
+        s.replicas_per_reclaim,
+    ).format(
+        n=f"{s.interruptions_per_month:.2f}",
+        mtbi=format_hours(o.spot.mtbi_h),
+        k=s.replicas_per_reclaim,
+        minutes=f"{s.down_min_per_reclaim:.0f}",
+        how=s.down_assumed,
+    )
+    below = ngettext(
+        "{hours} replica-hours down a month; without a spare, below its {n} replica {share}",
+        "{hours} replica-hours down a month; without a spare, below its {n} replicas {share}",
+        s.replicas,
+    ).format(
+        hours=f"{s.replica_hours_down_per_month:.2f}", n=s.replicas, share=_share_words(s.below_target_share)
+    )
+    spare = ngettext(
+        "the price includes {n} spare instance ({usd}) to keep the load target: with it, below target "
+        "{share} (two reclaims at once; reclaims taken as independent)",
+        "the price includes {n} spare instances ({usd}) to keep the load target: with them, below target "
+        "{share} (two reclaims at once; reclaims taken as independent)",
+        s.spare_instances,
+    ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
+    return [reclaim, below, spare]
 
 
 def unknown_lines(o: Option) -> list[str]:

@@ -1,0 +1,157 @@
+"""A service on spot: a reclaim costs availability (replicas down until a replacement has loaded the
+model), not re-done work, and the price includes the spare that keeps the load target."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import pytest
+from plan_helpers import aws_costs, offer
+from rich.console import Console
+
+from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
+from gpuplan.plan.spot import service_spot
+from gpuplan.report.plan import option_json, plan_view
+from gpuplan.units import HOURS_PER_MONTH
+
+#: An 8B model served for a month in replicas of 4 GPUs (tensor parallel): two on each 8-GPU
+#: instance, 16 GB of weights each.
+SERVICE = JobFacts(
+    task="infer",
+    data_location=("aws", "us-east-1"),
+    calendar_months=1.0,
+    tensor_parallel=4,
+    weights_gb=16.0,
+    served_tokens_per_hour=(9.2e6, 4.6e6),
+)
+
+
+def _serving_estimator(key: EstimateKey) -> EstimateRow:
+    """Every shape carries the load for the month (the planner's serving rows: a month of time)."""
+    h = HOURS_PER_MONTH
+    return EstimateRow(fits=True, job_time_h=h, job_time_h_low=h, job_time_h_high=h, peak_memory_gib=20.0)
+
+
+def _plan(rows, job=SERVICE):  # type: ignore[no-untyped-def]
+    return plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        job,
+        _serving_estimator,
+        Constraints(max_gpus=8),
+    )
+
+
+def test_service_spot_worked_example() -> None:
+    # λ₁ = 0.01 /h, 2 instances of 8 GPUs, replicas of 4 GPUs, 730 h, restart 10 min, 16 GB of
+    # weights at 0.5 GB/s (32 s a replica): k = 2 replicas a reclaim, D = 1/6 + 2 × 32/3600 = 0.184444 h;
+    # λD = 0.00184444, q = λD / (1 + λD) = 0.00184105; reclaims 2 × 730 / (100 + D) = 14.57312;
+    # replica-hours down 14.57312 × 2 × D = 5.37586; below target 1 − (1 − q)² = 0.00367870;
+    # with a spare instance (3 units, target 2): 3q²(1 − q) + q³ = 1.015585e-5.
+    s = service_spot(np.array([0.01]), np.array([2]), np.array([8]), 4, 730.0, 1 / 6, 16 / 0.5 / 3600)
+    assert int(s.replicas_per_unit[0]) == 2 and int(s.spare_instances[0]) == 1
+    assert float(s.down_h[0]) == pytest.approx(0.184444, rel=1e-5)
+    assert float(s.interruptions[0]) == pytest.approx(14.57312, rel=1e-6)
+    assert float(s.replica_hours_down[0]) == pytest.approx(5.37586, rel=1e-5)
+    assert float(s.below_target_share[0]) == pytest.approx(0.00367870, rel=1e-5)
+    assert float(s.below_target_share_with_spare[0]) == pytest.approx(1.015585e-5, rel=1e-5)
+
+
+def test_a_replica_wider_than_an_instance_needs_a_spare_of_as_many_instances() -> None:
+    # Replicas of 8 GPUs over 4-GPU instances (pipeline stages): a unit is 2 instances holding one
+    # replica; either instance's reclaim takes it (λᵤ = 2λ₁), and the spare is 2 instances.
+    s = service_spot(np.array([0.01]), np.array([4]), np.array([4]), 8, 730.0, 1 / 6, 0.0)
+    assert int(s.replicas_per_unit[0]) == 1 and int(s.spare_instances[0]) == 2
+    # 2 units × 730 / (1/0.02 + 1/6)
+    assert float(s.interruptions[0]) == pytest.approx(2 * 730 / (50 + 1 / 6), rel=1e-9)
+
+
+def test_a_rare_overlap_keeps_its_digits() -> None:
+    # q ≈ 1e-9: P(two of 3 down) ≈ 3q², far below double precision's 1 − P(0) − P(1).
+    s = service_spot(np.array([1e-8]), np.array([2]), np.array([8]), 4, 730.0, 0.1, 0.0)
+    q = 1e-9 / (1 + 1e-9)
+    assert float(s.below_target_share_with_spare[0]) == pytest.approx(3 * q * q, rel=1e-6)
+
+
+def _spot_service():  # type: ignore[no-untyped-def]
+    rows = [
+        offer(pricing="on_demand", price_usd=21.96),
+        offer(pricing="spot", price_usd=6.0, interruption_band="<5%"),
+    ]
+    plan = _plan(rows)
+    spot = next(o for o in plan.options if o.pricing == "spot")
+    demand = next(o for o in plan.options if o.pricing == "on_demand")
+    return plan, spot, demand
+
+
+def test_a_service_on_spot_runs_the_calendar_month_not_a_longer_one() -> None:
+    # was: T = 730 h / (1 − λR), a "month" of 30.9 d and "10.3 h lost" for a service
+    _, spot, demand = _spot_service()
+    assert spot.job_time_h == pytest.approx(demand.job_time_h)
+    assert spot.job_time_h == pytest.approx(HOURS_PER_MONTH + SERVICE.setup_h)
+    assert spot.spot is not None
+    assert spot.spot.expected_lost_h is None and spot.spot.checkpoint_overhead_h is None
+
+
+def test_a_service_on_spot_reports_reclaims_a_month_and_the_capacity_they_take() -> None:
+    # "<5%" a month: λ₁ = −ln(0.95) / 730 = 7.02648e-5 /h. One 8-GPU instance, two 4-GPU replicas:
+    # D = 10 min + 2 × 16 GB / 0.5 GB/s = 0.184444 h; reclaims 730 / (1/λ₁ + D); 2 replicas each.
+    _, spot, _ = _spot_service()
+    assert spot.spot is not None and spot.spot.service is not None
+    s = spot.spot.service
+    lam = -math.log(0.95) / 730
+    down = 1 / 6 + 2 * 16 / 0.5 / 3600
+    reclaims = 730 / (1 / lam + down)
+    assert s.interruptions_per_month == pytest.approx(reclaims, rel=1e-9)
+    assert s.replicas == 2 and s.replicas_per_reclaim == 2
+    assert s.down_min_per_reclaim == pytest.approx(down * 60)
+    assert s.replica_hours_down_per_month == pytest.approx(reclaims * 2 * down, rel=1e-9)
+    q = lam * down / (1 + lam * down)
+    assert s.below_target_share == pytest.approx(q, rel=1e-9)
+    assert s.below_target_share_with_spare == pytest.approx(q * q, rel=1e-6)
+    assert "assumed" in s.down_assumed
+
+
+def test_a_service_on_spot_is_priced_with_its_spare_instance() -> None:
+    # One instance serving, one spare beside it: the spare costs what the instance does.
+    _, spot, _ = _spot_service()
+    b = spot.cost_breakdown
+    assert spot.spot is not None and spot.spot.service is not None
+    assert spot.spot.service.spare_instances == 1
+    assert b.spot_overhead_usd == pytest.approx(b.compute_usd)
+    assert spot.spot.service.spare_usd == pytest.approx(b.spot_overhead_usd)
+    assert spot.total_cost_usd == pytest.approx(b.total_usd)
+    item = next(i for i in b.items if i.component == "spot_overhead")
+    assert item.multiplier == 1
+
+
+def test_a_service_on_spot_says_availability_never_lost_hours() -> None:
+    plan, spot, _ = _spot_service()
+    buf = io.StringIO()
+    Console(file=buf, width=200, color_system=None).print(plan_view(plan))
+    text = buf.getvalue()
+    assert plan.recommended.pricing == "spot"
+    assert " lost" not in text and "30.9 d" not in text
+    assert "reclaims a month" in text and "each takes 2 replicas down" in text
+    assert "the price includes 1 spare instance" in text and "spare for reclaims" in text
+    doc = option_json(spot).model_dump(mode="json")
+    assert doc["spot"]["expected_lost_h"] is None
+    assert doc["spot"]["service"]["spare_instances"] == 1
+    assert doc["spot"]["service"]["replicas_per_reclaim"] == 2
+
+
+def test_a_training_job_on_spot_still_counts_its_lost_work() -> None:
+    job = JobFacts(dataset_gb=0, checkpoint_gb=5, data_location=("aws", "us-east-1"))
+    rows = [offer(pricing="spot", price_usd=6.0, interruption_band="<5%")]
+
+    def est(key: EstimateKey) -> EstimateRow:
+        return EstimateRow(fits=True, job_time_h=100.0, job_time_h_low=90.0, job_time_h_high=120.0)
+
+    plan = plan_offers(
+        OfferTable.from_rows(rows), CostFacts([aws_costs()]), job, est, Constraints(max_gpus=8)
+    )
+    s = plan.recommended.spot
+    assert s is not None and s.service is None and s.expected_lost_h is not None and s.expected_lost_h > 0
+    assert plan.recommended.job_time_h > 100.0
