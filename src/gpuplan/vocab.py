@@ -31,6 +31,7 @@ __all__ = [
     "PRICING_RULES",
     "ActivationCheckpointing",
     "AttentionImpl",
+    "BaseQuantization",
     "CastsToStr",
     "Choice",
     "Commitment",
@@ -459,6 +460,18 @@ class OptimizerName(Choice):
     def paged(self) -> bool:
         """Whether the optimizer keeps its state in CUDA managed memory."""
         return self is OptimizerName.PAGED_ADAMW_8BIT
+
+
+class BaseQuantization(Choice):
+    """How the frozen base's linear-layer weights of a LoRA fine-tune are stored (bitsandbytes, as
+    Hugging Face PEFT/TRL load them with ``BitsAndBytesConfig``; torchtune's QLoRA keeps NF4)."""
+
+    NONE = "none"
+    """As the workload's precision says (no quantization)."""
+    NF4 = "nf4"
+    """4-bit NormalFloat in blocks of 64, dequantized to 16 bits for each matmul (QLoRA)."""
+    INT8 = "int8"
+    """LLM.int8(): 8-bit weights with one scale per output row."""
 
 
 class LossKind(Choice):

@@ -312,3 +312,31 @@ def test_data_location_names_its_provider_by_code() -> None:
     assert w.data.location == "aws/us-east-1"
     with pytest.raises(WorkloadError, match=r"data.location: unknown provider 'amzon'; did you mean 'aws'\?"):
         Workload.from_dict(_base(data={"samples": 100, "location": "amzon/us-east-1"}))
+
+
+def _qlora(**lora: Any) -> dict[str, Any]:
+    return _base(task="finetune", model={"preset": "gpt2", "lora": {"rank": 8, **lora}})
+
+
+def test_lora_base_quantization_reads_and_round_trips() -> None:
+    w = Workload.from_dict(_qlora(quantization="NF4", double_quantization=True))
+    assert w.model.lora is not None and w.model.lora.quantization.value == "nf4"
+    assert Workload.from_dict(w.to_dict()) == w
+
+
+def test_lora_base_quantization_is_refused_where_it_means_nothing() -> None:
+    infer = _error({**_qlora(quantization="nf4"), "task": "infer"})
+    assert infer.endswith(
+        "model.lora.quantization: for task: infer, drop lora and set precision: fp8 "
+        "(linear weights stored in 8 bits)"
+    )
+    assert "did you mean 'nf4'" in _error(_qlora(quantization="nf5"))
+    assert "double_quantization: applies to quantization: nf4 only (got int8)" in _error(
+        _qlora(quantization="int8", double_quantization=True)
+    )
+    assert "use precision: amp-bf16 or bf16" in _error({**_qlora(quantization="nf4"), "precision": "fp8"})
+    # Without adapters there is no frozen base to quantize: the key lives under model.lora.
+    misplaced = _error(_base(task="finetune", model={"preset": "gpt2", "quantization": "nf4"}))
+    assert misplaced.endswith(
+        "model: unknown key 'quantization' here; it belongs in lora: (lora.quantization)"
+    )

@@ -41,6 +41,7 @@ KIND_WORDS = (
     N_("precision"),
     N_("optimizer"),
     N_("loss"),
+    N_("base quantization"),
     N_("parallelism"),
     N_("activation checkpointing"),
     N_("attention"),

@@ -21,6 +21,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AttentionImpl,
+    BaseQuantization,
     Commitment,
     DataTransfer,
     GpuLink,
@@ -65,6 +66,7 @@ CheckpointingField = Annotated[
 ]
 AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(AttentionImpl))]
 TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
+QuantizationField = Annotated[BaseQuantization, BeforeValidator(pydantic_cast(BaseQuantization))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 #: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
@@ -112,6 +114,17 @@ class LoraSpec(Spec):
     targets: Names = ("q", "v")
     """Which projections get adapters: ``q``, ``k``, ``v``, ``o`` (attention) or ``gate``, ``up``,
     ``down`` (MLP) for presets; for other models, the last component of a ``nn.Linear``'s name."""
+    quantization: QuantizationField = BaseQuantization.NONE
+    """How the frozen base's linear-layer weights are stored: ``none`` (as ``precision`` says),
+    ``nf4`` (QLoRA: 4-bit NormalFloat, bitsandbytes ``load_in_4bit`` with
+    ``bnb_4bit_quant_type="nf4"``, torchtune's ``qlora_*`` models) or ``int8`` (bitsandbytes
+    ``load_in_8bit``, LLM.int8()). Every ``nn.Linear`` of the base is stored so, adapted or not;
+    embeddings, norms and the output layer keep the workload's precision. Adapters and their
+    optimizer state are unchanged."""
+    double_quantization: bool = False
+    """``nf4`` only: the block constants quantized again to 8 bits (QLoRA's double quantization,
+    bitsandbytes ``bnb_4bit_use_double_quant=True``; torchtune's NF4 always does it). Off by
+    default, as bitsandbytes' own default."""
 
     @field_validator("targets")
     @classmethod
@@ -119,6 +132,20 @@ class LoraSpec(Spec):
         if not v:
             raise _refused(N_("list at least one target, e.g. [q, v]"))
         return v
+
+    @model_validator(mode="after")
+    def _double_needs_nf4(self) -> LoraSpec:
+        if self.double_quantization and self.quantization is not BaseQuantization.NF4:
+            raise _refused(
+                N_("double_quantization: applies to quantization: nf4 only (got {quantization})"),
+                quantization=self.quantization.value,
+            )
+        return self
+
+    @property
+    def quantized(self) -> bool:
+        """Whether the frozen base's linear weights are stored quantized."""
+        return self.quantization is not BaseQuantization.NONE
 
 
 class ModelSpec(Spec):
@@ -472,6 +499,20 @@ class Workload(Spec):
     def _consistent(self) -> Workload:
         if self.serving is not None and self.task is not Task.INFER:
             raise _refused(N_("serving: only applies to task: infer (remove it or set task: infer)"))
+        if self.model.lora is not None and self.model.lora.quantized and self.task is Task.INFER:
+            raise _refused(
+                N_(
+                    "model.lora.quantization: for task: infer, drop lora and set precision: fp8 "
+                    "(linear weights stored in 8 bits)"
+                )
+            )
+        if self.model.lora is not None and self.model.lora.quantized and self.precision is Precision.FP8:
+            raise _refused(
+                N_(
+                    "model.lora.quantization: a quantized base is dequantized to 16 bits for its matmuls, "
+                    "not fp8; use precision: amp-bf16 or bf16"
+                )
+            )
         if self.model.lora is not None and self.task is Task.INFER:
             raise _refused(
                 N_("model.lora: adapters only matter for training; use task: finetune or drop lora")
