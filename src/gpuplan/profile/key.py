@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
-from gpuplan.workload.spec import Workload, load_workload
+from gpuplan.workload.spec import LoraSpec, Workload, load_workload
 
 __all__ = [
     "SDPA_DROPOUT_TRACE",
@@ -81,10 +81,22 @@ def _entry_file(entry: str, base: Path) -> Path | None:
     return None
 
 
+def _lora_identity(lora: LoraSpec | None) -> dict[str, Any] | None:
+    """The adapters' settings; the base's quantization only when set, so that the keys of every
+    LoRA workload traced before it existed stay valid."""
+    if lora is None:
+        return None
+    ident: dict[str, Any] = lora.model_dump(mode="json", exclude={"quantization", "double_quantization"})
+    if lora.quantized:
+        ident["quantization"] = lora.quantization.value
+        ident["double_quantization"] = lora.double_quantization
+    return ident
+
+
 def _model_identity(w: Workload) -> dict[str, Any]:
     m = w.model
     ident: dict[str, Any] = {
-        "lora": m.lora.model_dump(mode="json") if m.lora else None,
+        "lora": _lora_identity(m.lora),
         "frozen": list(m.frozen),
     }
     if m.pad_vocab_multiple is not None:

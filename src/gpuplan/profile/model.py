@@ -135,6 +135,11 @@ class Profile:
     """The part of ``peak.optimizer_state_bytes`` in CUDA managed memory (paged optimizers): outside
     PyTorch's allocator, paged out to host memory when the GPU is full. (0 in profiles traced before
     it was recorded, which is right for them: no paged optimizer existed then.)"""
+    base_quantization: str = "none"
+    """How the frozen base's linear weights were stored (``none``, ``nf4``, ``int8``:
+    ``model.lora.quantization``); the trace holds them at that size. The time of dequantizing them
+    for each matmul is not traced (``perf/stages/compute.py``). ("none" in profiles traced before
+    it was recorded, which is right for them.)"""
     compile_saving_bytes: float = 0.0
     """Activation bytes the compiled step keeps fewer than the eager one at the traced peak
     (already taken off ``peak``; profile/compiled.py). 0 when not compiled or not measurable."""

@@ -37,6 +37,8 @@ from gpuplan.workload.adapt import (
     cast_floating,
     checkpoint_contexts,
     freeze_prefixes,
+    quantize_base,
+    stored_params,
 )
 from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
@@ -170,6 +172,8 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
         )
     if workload.model.frozen:
         freeze_prefixes(model, workload.model.frozen)
+    if workload.model.lora is not None and workload.model.lora.quantized:
+        _quantize_base(model, workload, bundle, notes)
     if workload.software_stack.channels_last:
         if _to_channels_last(model):
             notes.append("memory format: channels_last (NHWC): convolutions need no layout transposes")
@@ -221,6 +225,35 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
                 )
             )
     return model
+
+
+def _quantize_base(model: torch.nn.Module, workload: Workload, bundle: ModelBundle, notes: list[str]) -> None:
+    """Store the frozen base's linear weights quantized (QLoRA), computing in the autocast dtype
+    (bitsandbytes' ``bnb_4bit_compute_dtype``) or, without autocast, in the weights' own."""
+    lora = workload.model.lora
+    assert lora is not None
+    weights = next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
+    compute = _AUTOCAST.get(workload.precision, weights)
+    n = quantize_base(model, lora, head=bundle.lm_head or None, compute_dtype=compute)
+    if not n:
+        raise EstimateError.worded(
+            N_("model.lora.quantization: this model has no frozen nn.Linear layers to quantize")
+        )
+    kind = lora.quantization.value
+    if lora.quantization.value == "nf4":
+        constants = (
+            "8-bit block constants (double quantization)"
+            if lora.double_quantization
+            else "fp32 block constants"
+        )
+        stored = f"4 bits per weight + {constants}"
+    else:
+        stored = "1 byte per weight + an fp32 scale per output row"
+    notes.append(
+        f"quantized base: {n} linear layers stored {kind} ({stored}), dequantized to "
+        f"{str(compute).removeprefix('torch.')} for each matmul; embeddings, norms and the output layer "
+        "keep their precision"
+    )
 
 
 def _compiled_blocks(
@@ -641,7 +674,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         precision=workload.precision.value,
         batch_size=workload.inputs.batch_size,
         seq_len=bundle.seq_len,
-        params=sum(p.numel() for p in model.parameters()),
+        params=stored_params(model),
         trainable_params=sum(p.numel() for p in trainable) if training else 0,
         flops_per_step=float(sum(r.flops for r in ops)),
         forward_flops=float(sum(r.flops for r in ops if r.phase == "forward")),
@@ -652,6 +685,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         attention=workload.attention.value,
         paged_optimizer_bytes=paged,
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
+        base_quantization=workload.model.lora.quantization.value if workload.model.lora else "none",
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )
@@ -679,6 +713,15 @@ def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
     """The model, loss, optimizer(s) and autocast of ``workload``'s step, as :func:`trace_workload`
     prepares them (the same helpers), on whatever device the bundle was built."""
     notes: list[str] = list(bundle.notes)
+    if workload.model.lora is not None and workload.model.lora.quantized:
+        # The trace's quantized layers stand in for bitsandbytes' kernels: they hold no weights
+        # and do not dequantize, so a run of them would time a step that no one runs.
+        raise EstimateError.worded(
+            N_(
+                "model.lora.quantization: a quantized base cannot be measured here; "
+                "measure it without quantization"
+            )
+        )
     model = _prepare(workload, bundle, notes)
     training = workload.is_training
     trainable = [p for p in model.parameters() if p.requires_grad]

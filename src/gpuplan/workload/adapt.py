@@ -13,16 +13,20 @@ from torch.utils.checkpoint import checkpoint
 from gpuplan.errors import Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
+from gpuplan.vocab import BaseQuantization
 from gpuplan.workload.bundle import LORA_ALIASES
 from gpuplan.workload.spec import LoraSpec
 
 __all__ = [
     "Checkpointed",
     "LoRALinear",
+    "QuantizedLinear",
     "apply_checkpointing",
     "apply_lora",
     "cast_floating",
     "freeze_prefixes",
+    "quantize_base",
+    "stored_params",
 ]
 
 
@@ -99,6 +103,129 @@ def apply_lora(model: nn.Module, spec: LoraSpec) -> int:
     for name, lin in hits:
         _set_submodule(model, name, LoRALinear(lin, spec.rank, alpha))
     return len(hits)
+
+
+#: NF4's block: 64 weights share one absolute-maximum constant (QLoRA, Dettmers et al., NeurIPS
+#: 2023, arXiv:2305.14314, §3 "4-bit NormalFloat Quantization": "a blocksize of 64 for W").
+NF4_BLOCK = 64
+#: Double quantization: the 8-bit block constants share one fp32 constant per 256 blocks
+#: (arXiv:2305.14314 §3 "Double Quantization": "a blocksize of 256 for c2"; 8/64 + 32/(64·256) =
+#: 0.127 bits per parameter, down from 32/64 = 0.5).
+NF4_SECOND_BLOCK = 256
+
+
+class _DequantizedMatmul(torch.autograd.Function):
+    """``x · Wᵀ + b`` with ``W`` dequantized to ``dtype`` for the forward matmul and again for the
+    backward one, keeping only the quantized weight for backward: bitsandbytes' ``MatMul4Bit``
+    (and ``MatMul8bitLt`` without fp16 weights). The dequantized weight is a temporary of each
+    call; its kernel's time is not traced (an allocation moves no bytes here).
+
+    Nothing is saved through ``save_for_backward``: ``MatMul4Bit`` keeps the weight on its context
+    (``ctx.tensors``), so a checkpointed block's recompute stops where the 16-bit one would."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, module: QuantizedLinear) -> torch.Tensor:
+        ctx.module, ctx.x_dtype = module, x.dtype
+        w = module.dequantized(x.device)
+        bias = module.bias.to(w.dtype) if module.bias is not None else None
+        return torch.nn.functional.linear(x.to(w.dtype), w, bias)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor | None, None]:
+        module: QuantizedLinear = ctx.module
+        w = module.dequantized(grad.device)
+        return grad.to(w.dtype).matmul(w).to(ctx.x_dtype), None
+
+
+class QuantizedLinear(nn.Module):
+    """A frozen ``nn.Linear`` whose weight is stored quantized, as bitsandbytes stores it.
+
+    ``nf4``: two 4-bit codes per byte, and per block of :data:`NF4_BLOCK` weights one fp32
+    absolute maximum — or, with double quantization, one 8-bit one plus one fp32 constant per
+    :data:`NF4_SECOND_BLOCK` blocks (the quantization maps, 16 to 256 values per layer, are left
+    out). ``int8`` (LLM.int8(), Dettmers et al. 2022, arXiv:2208.07339 §3.2 "vector-wise
+    quantization": one scaling constant per row of the weight): one byte per weight and one fp32
+    scale per output row (bitsandbytes ``Int8Params.SCB``). The bias keeps its dtype. The weight
+    is dequantized to ``compute_dtype`` for every matmul, forward and backward.
+    """
+
+    def __init__(
+        self, base: nn.Linear, quantization: BaseQuantization, *, double: bool, compute_dtype: torch.dtype
+    ) -> None:
+        super().__init__()
+        self.in_features, self.out_features = base.in_features, base.out_features
+        self.compute_dtype = compute_dtype
+        self.weight_numel = base.weight.numel()
+        """Parameters the weight stands for (its stored tensor holds fewer elements)."""
+        dev, n = base.weight.device, base.weight.numel()
+        if quantization is BaseQuantization.NF4:
+            stored = torch.empty((n + 1) // 2, dtype=torch.uint8, device=dev)
+            blocks = -(-n // NF4_BLOCK)
+            constants = [torch.empty(blocks, dtype=torch.uint8 if double else torch.float32, device=dev)]
+            if double:
+                constants.append(torch.empty(-(-blocks // NF4_SECOND_BLOCK), dtype=torch.float32, device=dev))
+        else:
+            stored = torch.empty(base.weight.shape, dtype=torch.int8, device=dev)
+            constants = [torch.empty(base.out_features, dtype=torch.float32, device=dev)]
+        self.weight = nn.Parameter(stored, requires_grad=False)
+        for i, c in enumerate(constants):
+            self.register_buffer(f"quant_constants_{i}", c)
+        self.bias = base.bias
+
+    def dequantized(self, device: torch.device) -> torch.Tensor:
+        """The weight as the matmul reads it: a fresh ``compute_dtype`` tensor of its shape."""
+        return torch.empty((self.out_features, self.in_features), dtype=self.compute_dtype, device=device)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = _DequantizedMatmul.apply(x, self)
+        return out
+
+
+def _kept_whole(model: nn.Module, head: str | None) -> set[int]:
+    """The linear layers a bitsandbytes load leaves unquantized: the output layer (the model's
+    output embeddings, ``head``) and any layer whose weight is tied to an embedding (Hugging Face
+    transformers ``get_keys_to_not_convert``: "keep the lm_head in full precision for numerical
+    stability reasons ... keep the tied weights"), and the adapters."""
+    kept: set[int] = set()
+    get_head = getattr(model, "get_output_embeddings", None)
+    out = get_head() if callable(get_head) else None
+    if out is not None:
+        kept.add(id(out))
+    if head:
+        kept.add(id(model.get_submodule(head)))
+    embedded = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
+    for m in model.modules():
+        if isinstance(m, LoRALinear):
+            kept.update((id(m.lora_A), id(m.lora_B)))
+        elif isinstance(m, nn.Linear) and id(m.weight) in embedded:
+            kept.add(id(m))
+    return kept
+
+
+def quantize_base(model: nn.Module, spec: LoraSpec, *, head: str | None, compute_dtype: torch.dtype) -> int:
+    """Store every frozen ``nn.Linear`` of the base quantized as ``spec.quantization`` says, as
+    bitsandbytes replaces them when the model loads (``Linear4bit``/``Linear8bitLt``); the output
+    layer, tied weights and the adapters stay whole. Returns how many were quantized."""
+    kept = _kept_whole(model, head)
+    hits = [
+        (n, m)
+        for n, m in model.named_modules()
+        if type(m) is nn.Linear and id(m) not in kept and not any(p.requires_grad for p in m.parameters())
+    ]
+    for name, lin in hits:
+        quantized = QuantizedLinear(
+            lin, spec.quantization, double=spec.double_quantization, compute_dtype=compute_dtype
+        )
+        _set_submodule(model, name, quantized)
+    return len(hits)
+
+
+def stored_params(model: nn.Module) -> int:
+    """Parameters of ``model`` (tied ones once), a quantized weight counted as the weights it stands
+    for rather than the bytes it is stored in."""
+    stored = sum(p.numel() for p in model.parameters())
+    quantized = [m for m in model.modules() if isinstance(m, QuantizedLinear)]
+    return stored + sum(m.weight_numel - m.weight.numel() for m in quantized)
 
 
 def freeze_prefixes(model: nn.Module, prefixes: Iterable[str]) -> None:

@@ -299,6 +299,10 @@ def fused_linear_act(linear: torch.nn.Linear, x: torch.Tensor, act: str) -> torc
     """``act(linear(x))`` as one GEMM with the bias and activation in its epilogue."""
     if act not in _ACTS:
         raise ValueError(act)
+    if type(linear) is not torch.nn.Linear:
+        # An adapted or quantized layer (LoRA, a bitsandbytes weight) runs its own matmuls: the
+        # activation is a kernel of its own after them.
+        return _act(linear(x), act)
     dtype = torch.get_autocast_dtype("cpu") if torch.is_autocast_enabled("cpu") else x.dtype
     out, _pre = ops().linear_act(x.to(dtype), linear.weight, linear.bias, act)
     return out
