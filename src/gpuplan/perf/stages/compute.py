@@ -12,6 +12,10 @@
   schedule); the bubble is ``((p − 1)/v) / (m + (p − 1)/v)`` of the pipeline's time.
   Tensor parallelism's compute share is the layout's (each rank's ops are already ``1/t``).
 - **torch.compile**: one fitted factor on the compute (it fuses the elementwise ops and cuts launches).
+- **A 4-bit base (QLoRA)**: its weights are dequantized to 16 bits for every matmul, forward and
+  backward, which the trace does not time: one published factor on the forward and backward
+  (:data:`QLORA_SLOWDOWN`). An 8-bit base has no published factor: its range is widened instead
+  (``perf/stages/spread.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +46,16 @@ from gpuplan.perf.plausibility import (
 from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
 from gpuplan.perf.stages.layout import Layout, ModelParallel
 
-__all__ = ["ComputeTime", "compute_time", "pipeline_bubble_fraction"]
+__all__ = ["QLORA_SLOWDOWN", "ComputeTime", "compute_time", "pipeline_bubble_fraction"]
+
+#: QLoRA's step time over LoRA's on the same model and GPU: "LoRA is about 66% faster than QLoRA
+#: in terms of tuning speed" (Google Cloud, Vertex AI documentation, "LoRA and QLoRA
+#: recommendations for LLMs", https://cloud.google.com/vertex-ai/generative-ai/docs/model-garden/lora-qlora,
+#: read 2026-12-04): LoRA's rate 1.66 × QLoRA's, so QLoRA's time 1.66 × LoRA's. One figure for
+#: their tuning of open 7B models; the cost is the dequantization of every weight for every
+#: matmul, so it is a larger share of a small step than of a large one. No figure per model, GPU
+#: or batch was found.
+QLORA_SLOWDOWN = 1.66
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,6 +163,15 @@ def _modelled(layout: Layout) -> ComputeTime:
     )
     if micro_s > phases.forward_s + phases.backward_s:
         notes.append(_host_bound_note())
+    if profile.base_quantization == "nf4":
+        # Dequantizing the 4-bit weights for each matmul, forward and backward: not traced.
+        micro_s *= QLORA_SLOWDOWN
+        notes.append(
+            _(
+                "quantized base (nf4): forward and backward × {factor:g} for dequantizing the 4-bit "
+                "weights at every matmul (QLoRA against LoRA, Google Cloud's published figure)"
+            ).format(factor=QLORA_SLOWDOWN)
+        )
     # 1F1B: m micro-batches take (m + (p−1)/v) stage times (SC21 §2.2); each stage time's exposed
     # tensor-parallel all-reduces and sends are the communication stage's.
     stages = microbatches + (mp.pipeline - 1) / mp.virtual_stages

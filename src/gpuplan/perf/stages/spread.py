@@ -22,7 +22,7 @@ from gpuplan.i18n import N_, _
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.input_pipeline import HostInput, InputPipeline, host_input
 from gpuplan.perf.stages.communication import Communication
-from gpuplan.perf.stages.compute import ComputeTime
+from gpuplan.perf.stages.compute import QLORA_SLOWDOWN, ComputeTime
 from gpuplan.perf.stages.layout import Layout
 from gpuplan.perf.stages.memory import GpuMemory
 
@@ -138,6 +138,16 @@ def gpu_spread(
                     "no calibration rows of {unseen}: the range is the leave-one-architecture-out one (wider)"
                 ).format(unseen=_(" or ").join(unseen))
             )
+    if profile.base_quantization == "int8":
+        # LLM.int8()'s dequantization (and its outlier decomposition) is not modelled and no
+        # published slowdown was found: the slow end allows QLoRA's (compute.QLORA_SLOWDOWN).
+        step_high *= QLORA_SLOWDOWN
+        notes.append(
+            _(
+                "quantized base (int8): the cost of dequantizing the 8-bit weights at every matmul is not "
+                "modelled; the slow end allows × {factor:g}, 4-bit QLoRA's published slowdown"
+            ).format(factor=QLORA_SLOWDOWN)
+        )
     # No faster than the datasheet: the step's matmuls and convolutions at their dense peaks (a
     # residual band is a ratio and knows no ceiling; it put an RTX 3090's fast end above its peak).
     step_low = max(step_low, min(compute.floor_s, step_s))

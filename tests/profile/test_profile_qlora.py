@@ -1,0 +1,115 @@
+"""A quantized LoRA base (QLoRA): the frozen linear weights held at their stored size, the rest as traced."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpuplan.hardware import get_gpu
+from gpuplan.perf.estimate import estimate
+from gpuplan.perf.stages.compute import QLORA_SLOWDOWN
+from gpuplan.profile import Profile, trace
+
+pytest.importorskip("torch")
+
+GiB = 2**30
+D, LAYERS, VOCAB = 768, 12, 50257
+#: GPT-2 small's linear weights outside the (tied) output layer: per block q, k, v, o 4d² +
+#: fc_in 4d² + fc_out 4d² = 12d²; 12 blocks: 84,934,656.
+GPT2_LINEAR = LAYERS * 12 * D * D
+#: Its linear layers' output rows per block: q, k, v, o 4d + fc_in 4d + fc_out d = 9d.
+GPT2_ROWS = LAYERS * 9 * D
+
+
+def _weights(p: Profile) -> float:
+    """Parameter and buffer bytes at the peak: the weights and their quantization constants."""
+    return p.peak.parameters_bytes + p.peak.buffers_bytes
+
+
+def test_nf4_holds_linear_weights_at_half_a_byte(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    lora = {"rank": 8, "targets": ["q", "v"]}
+    full = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
+    nf4 = trace(
+        small_gpt2(task="finetune", precision="bf16", model={"lora": {**lora, "quantization": "nf4"}})
+    )
+    # bf16 weights: 2 B each; nf4: 0.5 B + one fp32 constant per 64 (0.0625 B) — 1.4375 B saved per
+    # linear weight: 84,934,656 × 1.4375 = 122,093,568 B (± the 512-B block rounding of its tensors:
+    # 72 layers, q, k, v, o, fc_in and fc_out of 12 blocks).
+    saved = _weights(full) - _weights(nf4)
+    assert saved == pytest.approx(GPT2_LINEAR * (2 - 0.5 - 4 / 64), abs=72 * 4 * 512)
+    assert nf4.params == full.params  # the weights it stands for, not its bytes
+    assert nf4.trainable_params == full.trainable_params
+    assert nf4.flops_per_step == pytest.approx(full.flops_per_step, rel=1e-6)
+    assert nf4.base_quantization == "nf4"
+    assert any(n.startswith("quantized base: 72 linear layers stored nf4") for n in nf4.notes)
+
+
+def test_int8_holds_a_byte_a_weight_and_a_scale_a_row(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    lora = {"rank": 8, "quantization": "int8"}
+    p = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": lora}))
+    full = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
+    # 1 B per weight, 4 B per output row (GPT2_ROWS)
+    saved = _weights(full) - _weights(p)
+    assert saved == pytest.approx(GPT2_LINEAR * 1 - GPT2_ROWS * 4, abs=72 * 4 * 512)
+
+
+def test_amp_keeps_no_16_bit_copy_of_a_quantized_weight(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    # Under autocast a frozen fp32 weight's bf16 cast is kept for backward (2 B per weight); the
+    # 4-bit matmul keeps the quantized weight only and dequantizes it again in backward.
+    lora = {"rank": 8}
+    amp = trace(small_gpt2(task="finetune", precision="amp-bf16", model={"lora": lora}))
+    nf4 = trace(
+        small_gpt2(task="finetune", precision="amp-bf16", model={"lora": {**lora, "quantization": "nf4"}})
+    )
+    assert amp.peak.activations_bytes - nf4.peak.activations_bytes >= 0.9 * 2 * GPT2_LINEAR
+
+
+def test_nf4_step_is_slower_by_the_published_factor(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    p = trace(small_gpt2(task="finetune", precision="bf16", model={"lora": {"rank": 8}}))
+    gpu = get_gpu("A100-SXM4-80GB")
+    plain = estimate(p, gpu)
+    nf4 = estimate(dataclasses.replace(p, base_quantization="nf4"), gpu)
+    # Forward and backward × 1.66; the optimizer step (the adapters' only) is not slowed.
+    optimizer_s = plain.phases.optimizer_s
+    assert nf4.compute_time_s - optimizer_s == pytest.approx(
+        (plain.compute_time_s - optimizer_s) * QLORA_SLOWDOWN, rel=0.02
+    )
+    assert any("quantized base (nf4)" in n for n in nf4.notes)
+    int8 = estimate(dataclasses.replace(p, base_quantization="int8"), gpu)
+    assert int8.step_time_s == pytest.approx(plain.step_time_s)
+    assert int8.step_time_s_high > plain.step_time_s_high
+    assert any("quantized base (int8)" in n and "not modelled" in n for n in int8.notes)
+
+
+@pytest.mark.slow
+def test_llama7b_qlora_weights_match_the_hand_count() -> None:
+    from gpuplan.workload import Workload
+
+    w = Workload.from_dict(
+        {
+            "name": "llama7b-qlora",
+            "task": "finetune",
+            "model": {
+                "preset": "llama-7b",
+                "lora": {
+                    "rank": 16,
+                    "targets": ["q", "v"],
+                    "quantization": "nf4",
+                    "double_quantization": True,
+                },
+            },
+            "inputs": {"batch_size": 1, "seq_len": 2048},
+            "precision": "bf16",
+        }
+    )
+    p = trace(w)
+    # Linear weights: 32 × (4·4096² + 3·4096·11008) = 6,476,005,376, at 0.5 + 0.127/8 B each
+    # (QLoRA §3: double quantization leaves 0.127 bits of constants per parameter) = 3,340,804,300 B;
+    # the rest in bf16: embeddings and output layer 2 × 32000·4096 + 65 norms·4096 = 262,410,240
+    # × 2 B = 524,820,480 B; the adapters in fp32: 8,388,608 × 4 B = 33,554,432 B.
+    # Total 3,899,179,212 B = 3.63 GiB (the 16-bit base: 12.58 GiB).
+    linear = 32 * (4 * 4096**2 + 3 * 4096 * 11008)
+    hand = linear * (0.5 + 0.127 / 8) + (2 * 32000 * 4096 + 65 * 4096) * 2 + 8_388_608 * 4
+    assert _weights(p) == pytest.approx(hand, rel=0.005)
+    assert p.params == 6_738_415_616 + 8_388_608
