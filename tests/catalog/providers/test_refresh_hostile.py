@@ -471,3 +471,48 @@ def test_an_ok_line_names_the_rows_it_rejected_and_why(db_path: Path, saved: Pat
         "above zero" in vast.line()
     )
     assert vast.offers == 2, vast.line()
+
+
+# ---- JSON that Python's parser takes but no price list holds ----
+
+#: Answers json.loads accepts: the constants no JSON standard has, and nesting past any answer's.
+UNBOUNDED_JSON = {
+    "NaN": (b'{"offers": [{"dph_total": NaN}], "Items": NaN, "data": NaN}', "NaN is not a number"),
+    "Infinity": (b'{"offers": Infinity, "Items": [Infinity]}', "Infinity is not a number"),
+    "-Infinity": (b'{"offers": [-Infinity], "Items": -Infinity}', "-Infinity is not a number"),
+    "nested 65 levels": (b"[" * 65 + b"]" * 65, "nested too deeply (more than 64 levels)"),
+}
+
+
+@pytest.mark.parametrize("kind", list(UNBOUNDED_JSON))
+def test_every_json_source_refuses_nan_infinity_and_deep_nesting_naming_the_answer(
+    db_path: Path, kind: str
+) -> None:
+    # was: NaN read as a price or a listing refused with "not a number" (vast: "every row failed the
+    # gates"), a shape error for the nesting, or a RecursionError past Python's own limit
+    from gpuplan.catalog.providers import REGISTRY
+
+    body, words = UNBOUNDED_JSON[kind]
+    with respx.mock(assert_all_called=False) as m:
+        m.route().mock(side_effect=_answer(body))  # every host, every path
+        outcomes = refresh(open_store(str(db_path)), [], RefreshOptions(credentials=_every_key(), now=NOW))
+    by = {o.provider: o.line() for o in outcomes}
+    # Every source that reads JSON (direct APIs, signed ones, the price lists behind the CSV index).
+    readers = ["azure", "gcp", "alibaba", "tencent", "huawei", "volcengine", "lambda", "runpod", "vast"]
+    for name in readers:
+        line = by[name]
+        assert "failed reading the price list (DataError: the answer of https://" in line, line
+        assert words in line and "kept the last good data" in line and "\n" not in line, line
+    assert all(o.status in ("failed", "skipped") for o in outcomes), [o.line() for o in outcomes]
+    assert set(readers) <= set(REGISTRY)
+
+
+def test_a_replayed_answer_with_nan_is_refused_naming_the_answer(
+    db_path: Path, saved: Path, tmp_path: Path
+) -> None:
+    replay = tmp_path / "replay"
+    shutil.copytree(saved, replay)
+    _spoil(replay, "vast", UNBOUNDED_JSON["NaN"][0])
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=NOW, replay_dir=replay))
+    assert vast.status == "failed", vast.line()
+    assert "the answer of https://console.vast.ai" in vast.line() and "NaN is not a number" in vast.line()

@@ -19,7 +19,6 @@ _alibaba.py``); the spot-history one is built from the SDK's field names.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta, timezone
@@ -120,7 +119,7 @@ class OpenApiFetch:
         url = f"https://{host}/?{query}"
         key_url = f"https://{host}/?{canonical_query(stable)}" if volatile else None
         body = self.http.request("POST", url, headers=headers, key_url=key_url, client_errors=(400, 403, 404))
-        doc = json.loads(body)
+        doc = self.http.parse_json(body, url)
         code = str(doc.get("Code") or "")
         if code and "PriceInfo" not in doc and "SpotPrices" not in doc and "AvailableSpotZones" not in doc:
             if code.startswith(_FATAL):

@@ -38,7 +38,7 @@ from gpuplan.bounded import MAX_CSV_LINE_BYTES, MAX_DOCUMENT_BYTES, load_json, r
 from gpuplan.errors import DataError, Phrase
 from gpuplan.i18n import N_, _
 
-__all__ = ["MAX_ANSWER_BYTES", "MAX_LINES_BYTES", "MAX_LINE_BYTES", "Http", "ReplayMissError"]
+__all__ = ["MAX_ANSWER_BYTES", "MAX_LINES_BYTES", "MAX_LINE_BYTES", "Http", "ReplayMissError", "parse_answer"]
 
 #: Seconds to wait for a price list server; the AWS bulk files are large, so reads get longer.
 _TIMEOUT = httpx.Timeout(30.0, read=300.0)
@@ -63,6 +63,7 @@ _LINES = N_("a CSV price list")
 _IS_TOO_BIG = N_("{source} is {size:,} bytes, more than the {limit:,} gpuplan reads of {kind}")
 _GOES_PAST = N_("{source} is more than the {limit:,} bytes gpuplan reads of {kind}")
 _LONG_LINE = N_("{source}: line {line} is longer than {limit:,} bytes")
+_NOT_TEXT = N_("{source} is not JSON text (byte {byte} is no character)")
 _NOT_UTF8_LINE = N_("{source}: line {line} is not UTF-8 text (byte {byte} of the line)")
 #: What a saved response's file is called (``_keep`` writes ``<24 hex>.body``); plain names only.
 _SAVED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -317,30 +318,20 @@ class Http:
         self._keep(method, key, content_key, body)
         return body
 
+    def parse_json(self, body: bytes, url: str) -> Any:
+        """A body this client fetched from ``url`` as JSON, within :func:`parse_answer`'s bounds (for
+        the signed APIs that read their answers from :meth:`request`)."""
+        return parse_answer(body, url)
+
     def get_json(self, url: str, **kw: Any) -> Any:
-        body = self.request("GET", url, **kw)
-        try:
-            return json.loads(body)
-        except ValueError as e:
-            raise DataError(
-                _("{provider}: {url} did not return JSON ({why})").format(
-                    provider=self.provider, url=url, why=e
-                )
-            ) from e
+        return parse_answer(self.request("GET", url, **kw), url)
 
     def post_json(self, url: str, payload: Any, headers: Mapping[str, str] | None = None) -> Any:
         content = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
         body = self.request(
             "POST", url, headers={"Content-Type": "application/json", **(headers or {})}, content=content
         )
-        try:
-            return json.loads(body)
-        except ValueError as e:
-            raise DataError(
-                _("{provider}: {url} did not return JSON ({why})").format(
-                    provider=self.provider, url=url, why=e
-                )
-            ) from e
+        return parse_answer(body, url)
 
     def lines(self, url: str) -> Iterator[str]:
         """A text response line by line, within :data:`MAX_LINES_BYTES` (the AWS bulk CSV is
@@ -373,6 +364,21 @@ class Http:
                 (self._save / "index.json").write_text(  # type: ignore[operator]
                     json.dumps(self._index, indent=1, sort_keys=True), encoding="utf-8"
                 )
+
+
+def parse_answer(body: bytes, url: str) -> Any:
+    """A JSON answer of ``url``, live or replayed, read as every price source reads one: no
+    ``NaN``/``Infinity``, no number that overflows, no key given twice, at most
+    :data:`~gpuplan.bounded.MAX_DEPTH` levels deep (``json.loads`` takes all of these, and a
+    document nested past Python's stack a RecursionError); :class:`DataError` in one line naming the
+    answer otherwise."""
+    source = _answer_of(url)
+    try:
+        # The encodings json.loads reads bytes in (RFC 8259 allows UTF-16 and UTF-32 too).
+        text = body.decode(json.detect_encoding(body), "surrogatepass")
+    except UnicodeDecodeError as e:
+        raise DataError.worded(_NOT_TEXT, source=source, byte=e.start) from None
+    return load_json(text, source=source, error=DataError)
 
 
 def _answer_of(url: str) -> Phrase:

@@ -126,7 +126,7 @@ class BssFetcher:
         raw = http.request(
             "POST", endpoint.rstrip("/") + path, headers=headers, content=content, client_errors=(400, 404)
         )
-        doc = json.loads(raw)
+        doc = http.parse_json(raw, endpoint.rstrip("/") + path)
         if doc.get("error_code"):
             # Most often the flavor is not sold in that region (CBC.* errors): left out, and the
             # first error is kept to say why when every request was refused (wrong project id …).

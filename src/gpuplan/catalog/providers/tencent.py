@@ -235,10 +235,11 @@ class _Fetcher:
                     "X-TC-Version": VERSION,
                     "X-TC-Region": region.code,
                 }
-                response = json.loads(
+                response = http.parse_json(
                     http.request(
                         "POST", ENDPOINT, headers=headers, content=payload.encode(), vary=region.code
-                    )
+                    ),
+                    ENDPOINT,
                 )
                 error = response.get("Response", {}).get("Error")
                 if error:

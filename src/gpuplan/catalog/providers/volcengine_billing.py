@@ -101,7 +101,7 @@ class BillingFetcher:
         raw = http.request(
             "POST", f"https://{HOST}/?{query}", headers=headers, content=body, client_errors=(400, 403, 404)
         )
-        doc = json.loads(raw)
+        doc = http.parse_json(raw, f"https://{HOST}/?{query}")
         error = (doc.get("ResponseMetadata") or {}).get("Error") or {}
         if error:
             code = str(error.get("Code") or "")
