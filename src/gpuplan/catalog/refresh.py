@@ -36,7 +36,7 @@ from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentials
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
 from gpuplan.catalog.transactions import writing
-from gpuplan.errors import DataError, GpuplanError, InputError, NotFoundError
+from gpuplan.errors import DataError, GpuplanError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_, _, ngettext
 from gpuplan.i18n.error_text import error_text
 
@@ -157,14 +157,36 @@ def _held(replay_dir: Path) -> list[str]:
     return held + ([_("exchange rates")] if _recorded(replay_dir, RATES_SOURCE) else [])
 
 
-def check_replay(replay_dir: Path, providers: Sequence[str] = (), *, rates: bool = False) -> None:
-    """Refuse, before anything is read or written, a replay folder that holds nothing a refresh
-    can replay (one provider's own folder given instead of the folder above it: says which), and
-    ``providers`` the caller named (and the rate when ``rates``) that it does not hold:
-    :class:`InputError` in one line. Providers not named are not checked: a refresh of every
-    provider skips those the folder lacks."""
+def _check_folder_names(replay_dir: Path) -> None:
+    """Refuse a folder of saved responses (one with an ``index.json``, as ``--save`` writes) whose
+    name is no provider's: a mistyped ``awss/`` would otherwise be skipped without a word, and its
+    provider replayed from nothing. :class:`NotFoundError` with "did you mean"; other folders are
+    the user's own and left alone."""
     from gpuplan.catalog.rates import RATES_SOURCE
 
+    known = [*PROVIDERS, RATES_SOURCE]
+    try:
+        entries = sorted(replay_dir.iterdir())
+    except OSError:
+        return  # unreadable: each provider's own read says so
+    for entry in entries:
+        if entry.name in known or not (entry / "index.json").is_file():
+            continue
+        hint = Phrase(
+            N_("a folder of saved responses in {folder}: rename it, or move it out"), folder=str(replay_dir)
+        )
+        raise NotFoundError("provider", entry.name, known, hint=hint)
+
+
+def check_replay(replay_dir: Path, providers: Sequence[str] = (), *, rates: bool = False) -> None:
+    """Refuse, before anything is read or written, a replay folder that holds a folder of saved
+    responses under a name that is no provider's (with "did you mean"), or nothing a refresh can
+    replay (one provider's own folder given instead of the folder above it: says which), and
+    ``providers`` the caller named (and the rate when ``rates``) that it does not hold: one line.
+    Providers not named are not checked: a refresh of every provider skips those the folder lacks."""
+    from gpuplan.catalog.rates import RATES_SOURCE
+
+    _check_folder_names(replay_dir)
     held = _held(replay_dir)
     if not held:
         if (replay_dir / "index.json").is_file():
@@ -478,6 +500,8 @@ def iter_refresh(store: Store, providers: Sequence[str], options: RefreshOptions
     chosen = [PROVIDERS.cast(p) for p in providers] or list(PROVIDERS)
     if options.replay_dir is not None and providers:
         check_replay(options.replay_dir, chosen)
+    elif options.replay_dir is not None:
+        _check_folder_names(options.replay_dir)
     now = options.now or _now()
     for provider in dict.fromkeys(chosen):
         if options.replay_dir is not None and not _recorded(options.replay_dir, provider):

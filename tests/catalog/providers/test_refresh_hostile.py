@@ -516,3 +516,27 @@ def test_a_replayed_answer_with_nan_is_refused_naming_the_answer(
     [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=NOW, replay_dir=replay))
     assert vast.status == "failed", vast.line()
     assert "the answer of https://console.vast.ai" in vast.line() and "NaN is not a number" in vast.line()
+
+
+def test_when_every_vast_listing_is_refused_the_line_counts_the_checks_that_refused_them(
+    db_path: Path, api: respx.MockRouter
+) -> None:
+    # was: "failed: every row failed the gates (Vast.ai offer 901: num_gpus is "one", …)": one
+    # listing's reason, and words about gates the listings never reached
+    listing = {"gpu_name": "RTX 4090", "num_gpus": 1, "geolocation": "Oslo, NO", "dph_total": 0.5}
+    offers = [
+        {**listing, "id": 901, "num_gpus": "one"},
+        {**listing, "id": 902, "dph_total": -1},
+        {**listing, "id": 903, "dph_total": 0},
+        {**listing, "id": 904, "geolocation": "Atlantis"},
+        {**listing, "id": 905, "num_gpus": 1.5},
+    ]
+    api.routes["vast"].side_effect = lambda request: httpx.Response(200, json={"offers": offers})
+    [vast] = refresh(open_store(str(db_path)), ["vast"], RefreshOptions(now=NOW))
+    assert vast.status == "failed" and vast.rejected == 5, vast.line()
+    line = vast.line()
+    assert "failed the gates" not in line, line
+    assert line.startswith(
+        "vast: failed: all 5 rows were refused (GPU count not a whole number: 2; price not above zero: 2; "
+        "no host country: 1); kept the last good data"
+    ), line

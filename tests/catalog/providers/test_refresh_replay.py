@@ -257,3 +257,24 @@ def test_a_live_csv_line_without_an_end_is_refused_at_the_line_cap(db_path: Path
         )
         [aws] = refresh(open_store(str(db_path)), ["aws"], RefreshOptions(now=LATER))
     assert f"the answer of {BULK_CSV_URL}: line 1 is longer than 1,048,576 bytes" in aws.line(), aws.line()
+
+
+def test_a_provider_folder_with_a_mistyped_name_is_refused_with_did_you_mean(
+    db_path: Path, aws_and_vast: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: awss/ skipped without a word, aws refreshed from nothing ("not recorded … skipped")
+    replay = tmp_path / "replay"
+    shutil.copytree(aws_and_vast, replay)
+    (replay / "aws").rename(replay / "awss")
+    (replay / "notes").mkdir()  # a folder of the user's own, not saved responses: left alone
+    before = _runs_and_prices(db_path)
+    for args in ([], ["--provider", "vast"]):
+        line = refused(["--db", str(db_path), "catalog", "refresh", "--from", str(replay), *args], capsys)
+        # The suggestions are the ones --provider awss gets.
+        assert line.startswith("error: unknown provider 'awss'; did you mean 'aws'"), line
+        assert line.endswith(f"? (a folder of saved responses in {replay}: rename it, or move it out)"), line
+    assert _runs_and_prices(db_path) == before  # nothing refreshed, no run recorded
+    # The library refuses it too, before any provider is read.
+    with pytest.raises(Exception, match="did you mean 'aws'"):
+        refresh(open_store(str(db_path)), [], RefreshOptions(now=NOW, replay_dir=replay))
+    assert _runs_and_prices(db_path) == before
