@@ -468,12 +468,24 @@ class RejectedRow:
     reason: str
 
     @classmethod
-    def because(cls, reason: object, *, line: int | None, instance_type: str, region: str) -> RejectedRow:
-        """The row refused for ``reason`` (a Phrase, an error, or the joined Phrases of several)."""
+    def because(
+        cls, reason: object, *, line: int | None, instance_type: str, region: str, check: object = None
+    ) -> RejectedRow:
+        """The row refused for ``reason`` (a Phrase, an error, or the joined Phrases of several);
+        ``check`` names, in a few plain words, the check that refused it, the same for every row it
+        refused (a reason names its row and value), so that refusals can be counted by it."""
         row = cls(line=line, instance_type=instance_type, region=region, reason=str(reason))
-        # Not a field: documents and JSON are made from the fields, and a Phrase is no JSON value.
+        # Not fields: documents and JSON are made from the fields, and a Phrase is no JSON value.
         object.__setattr__(row, "_worded", reason)
+        object.__setattr__(row, "_check", check)
         return row
+
+    def check_text(self) -> str:
+        """The check that refused the row, in the current language; its reason where none is named."""
+        from gpuplan.i18n.error_text import phrase_text
+
+        check = self.__dict__.get("_check")
+        return phrase_text(check) if check is not None else self.reason_text()
 
     def worded_reason(self) -> object:
         """The reason as Phrases when it was made from them (and is still their text), else ``reason``."""

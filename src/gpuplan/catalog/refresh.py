@@ -421,7 +421,7 @@ def store_rows(
             store, rows, provider=name, source=source, kind=kind, rejected=rejected, conn=conn, today=read_on
         )
         if report.import_id is None:
-            return report, None  # nothing written: every row failed the gates
+            return report, None  # nothing written: every row was refused
         message = ngettext(
             "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} row rejected",
             "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected",
@@ -451,11 +451,16 @@ def store_rows(
     report, done = write_with_retry(store, write, import_of(name, source))
     if done is not None:
         return done
+    n = len(report.rejected)
     return RefreshOutcome(
         provider=name,
         status="failed",
-        message=_("failed: every row failed the gates ({reason}); {kept}").format(
-            reason=report.rejected[0].reason_text(), kept=kept_line(store, name)
+        message=ngettext(
+            "failed: the only row was refused ({checks}); {kept}",
+            "failed: all {n} rows were refused ({checks}); {kept}",
+            n,
+        ).format(
+            n=n, checks=_printable(_refusals(report.rejected), _NOTES_CHARS), kept=kept_line(store, name)
         ),
         rejected=len(report.rejected),
         sources=sources,
@@ -465,6 +470,23 @@ def store_rows(
 
 #: Rejected rows a refresh line names (the others are counted).
 _REJECTED_SHOWN = 3
+#: Checks a line that every row was refused counts the rows of (the rest are counted together).
+_CHECKS_SHOWN = 4
+
+
+def _refusals(rejected: Sequence[RejectedRow]) -> str:
+    """How many rows each check refused, most first, in one line ("no host country: 3; …"): the
+    reader's checks by name, the gates' by their reason."""
+    counts: dict[str, int] = {}
+    for r in rejected:
+        check = r.check_text()
+        counts[check] = counts.get(check, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])  # stable: ties in the order first met
+    shown = [_("{check}: {n}").format(check=c, n=k) for c, k in ranked[:_CHECKS_SHOWN]]
+    rest = sum(k for _c, k in ranked[_CHECKS_SHOWN:])
+    if rest:
+        shown.append(ngettext("{n} row by other checks", "{n} rows by other checks", rest).format(n=rest))
+    return "; ".join(shown)
 
 
 def _rejected_rows(rejected: Sequence[RejectedRow]) -> str:

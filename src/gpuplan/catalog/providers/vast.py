@@ -126,49 +126,57 @@ def _judge(o: object, position: int) -> _Listing | RejectedRow | str:
     """One listing read alone: a :class:`_Listing`, the listing refused with its reason, or the
     name of a GPU gpuplan does not know (said once in the notes, not a fault of the listing)."""
     if not isinstance(o, dict):
-        return _refused(Phrase(N_("Vast.ai listing {n} of the answer: not an object"), n=position))
+        return _refused(
+            Phrase(N_("Vast.ai listing {n} of the answer: not an object"), n=position), _NO_LISTING
+        )
     oid = o.get("id")
     if isinstance(oid, bool) or not isinstance(oid, (int, str)) or oid == "":
-        return _refused(Phrase(N_("Vast.ai listing {n} of the answer: no offer id"), n=position))
+        return _refused(Phrase(N_("Vast.ai listing {n} of the answer: no offer id"), n=position), _NO_LISTING)
     label = Phrase(N_("Vast.ai offer {id}"), id=_shown(oid).strip('"'))
     name, where = o.get("gpu_name"), o.get("geolocation")
     country = where.split(",")[-1].strip().upper() if isinstance(where, str) else ""
     country = country if FACTS.region(country) is not None else ""
     row = ""  # the offer row the listing would price, once known
 
-    def refused(template: str, **fields: object) -> RejectedRow:
-        return _refused(Phrase(template, offer=label, **fields), row, country)
+    def refused(template: str, check: str, **fields: object) -> RejectedRow:
+        return _refused(Phrase(template, offer=label, **fields), check, row, country)
 
     if name is None:
-        return refused(N_("{offer}: no gpu_name"))
+        return refused(N_("{offer}: no gpu_name"), _NO_GPU_NAME)
     if not isinstance(name, str) or not name.strip():
-        return refused(N_("{offer}: gpu_name is {value}, not a GPU name"), value=_shown(name))
+        return refused(N_("{offer}: gpu_name is {value}, not a GPU name"), _NO_GPU_NAME, value=_shown(name))
     for field in _OPTIONAL_NUMBERS:
         if o.get(field) is not None and not _a_number(o[field]):
-            return refused(_NOT_A_NUMBER, field=field, value=_shown(o[field]))
+            return refused(_NOT_A_NUMBER, _NO_NUMBER, field=field, value=_shown(o[field]))
     gpu_ram = o.get("gpu_ram")
     gpu = marketplace_gpu(name, gpu_ram / 1024 if gpu_ram else None)
     if gpu is None:
         return name
     count = o.get("num_gpus")
     if count is None:
-        return refused(N_("{offer}: no num_gpus"))
+        return refused(N_("{offer}: no num_gpus"), _NO_GPU_COUNT)
     if not _a_number(count) or count < 1 or count != int(count):
-        return refused(N_("{offer}: num_gpus is {value}, not a whole number of GPUs"), value=_shown(count))
+        return refused(
+            N_("{offer}: num_gpus is {value}, not a whole number of GPUs"),
+            _NO_WHOLE_COUNT,
+            value=_shown(count),
+        )
     if where is None:
-        return refused(N_("{offer}: no geolocation"))
+        return refused(N_("{offer}: no geolocation"), _NO_COUNTRY)
     if not country:
-        return refused(N_("{offer}: geolocation {value} names no ISO 3166 country"), value=_shown(where))
+        return refused(
+            N_("{offer}: geolocation {value} names no ISO 3166 country"), _NO_COUNTRY, value=_shown(where)
+        )
     row = f"{int(count)}x {gpu}"
     dph, bid = o.get("dph_total"), o.get("min_bid")
     if dph is None:
-        return refused(N_("{offer}: no dph_total"))
+        return refused(N_("{offer}: no dph_total"), _NO_PRICE)
     if not _a_number(dph):
-        return refused(_NOT_A_NUMBER, field="dph_total", value=_shown(dph))
+        return refused(_NOT_A_NUMBER, _NO_NUMBER, field="dph_total", value=_shown(dph))
     if dph <= 0:
-        return refused(_NOT_A_PRICE, field="dph_total", value=_shown(dph))
+        return refused(_NOT_A_PRICE, _PRICE_NOT_ABOVE_ZERO, field="dph_total", value=_shown(dph))
     if bid is not None and bid < 0:
-        return refused(_NOT_A_PRICE, field="min_bid", value=_shown(bid))
+        return refused(_NOT_A_PRICE, _PRICE_NOT_ABOVE_ZERO, field="min_bid", value=_shown(bid))
     return _Listing(
         id=oid,
         gpu=gpu,
@@ -183,9 +191,22 @@ def _judge(o: object, position: int) -> _Listing | RejectedRow | str:
 _NOT_A_NUMBER = N_("{offer}: {field} is {value}, not a number")
 _NOT_A_PRICE = N_("{offer}: {field} is {value}, not a price above zero")
 
+# The checks a listing can fail, in plain words: a refresh whose every listing was refused counts
+# them by these (each reason above names its listing and value, so no two are alike).
+_NO_LISTING = N_("not a listing")
+_NO_GPU_NAME = N_("no GPU name")
+_NO_NUMBER = N_("a figure that is no number")
+_NO_GPU_COUNT = N_("no GPU count")
+_NO_WHOLE_COUNT = N_("GPU count not a whole number")
+_NO_COUNTRY = N_("no host country")
+_NO_PRICE = N_("no price")
+_PRICE_NOT_ABOVE_ZERO = N_("price not above zero")
 
-def _refused(reason: Phrase, instance_type: str = "", region: str = "") -> RejectedRow:
-    return RejectedRow.because(reason, line=None, instance_type=instance_type, region=region)
+
+def _refused(reason: Phrase, check: str, instance_type: str = "", region: str = "") -> RejectedRow:
+    return RejectedRow.because(
+        reason, line=None, instance_type=instance_type, region=region, check=Phrase(check)
+    )
 
 
 def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str], list[RejectedRow]]:
