@@ -477,3 +477,16 @@ def test_upgrading_takes_the_newer_snapshots_offer_facts_and_drops_its_unpriced_
     assert con.execute("SELECT COUNT(*) FROM offers WHERE notes = 'older'").fetchone() == (0,)
     assert con.execute("SELECT COUNT(*) FROM offers WHERE notes = 'users'").fetchone()[0] > 0
     con.close()
+
+
+def test_alibabas_egress_figure_is_low_confidence_and_says_it_is_an_example(tmp_path: Path) -> None:
+    # The row's source is the documentation example of BSS QuerySkuPriceList, which names no region
+    # and says its prices are not current ones: was confidence "high", applied to every region.
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        [tier] = store.egress_tiers("alibaba", "cn-hangzhou")
+    finally:
+        store.close()
+    assert tier.price_per_gb == 0.123 and tier.region == "*"
+    assert tier.confidence == "low"
+    assert "example" in tier.description and "not a published price" in tier.description

@@ -196,3 +196,19 @@ def test_a_known_filter_that_leaves_nothing_is_named(env: dict[str, Path]) -> No
     r = _run(env, "--countries", "AQ")
     assert r.returncode == 1, r.stdout
     assert r.stderr.startswith("error: no option is left: the country filter (AQ) left none; "), r.stderr
+
+
+def test_an_alibaba_options_egress_is_named_as_an_assumed_low_confidence_figure(env: dict[str, Path]) -> None:
+    # The catalog's only Alibaba egress figure is an example of its price API, not a region's
+    # published price: was costed as every region's own known price, confidence high, unsaid.
+    r = _run(env, "--json", "--top", "2", "--providers", "alibaba")
+    assert r.returncode == 0, r.stderr
+    rec = json.loads(r.stdout)["recommended"]
+    assert rec["provider"] == "alibaba"
+    assert "egress_price" in [u["fact"] for u in rec["unknown_facts"]], rec["unknown_facts"]
+    back = "results back: internet egress price of alibaba/"
+    [said] = [a for a in rec["assumptions"] if a.startswith(back)]
+    assert "low-confidence figure" in said and "example" in said and "assumed" in said, said
+    text = _run(env, "--top", "1", "--providers", "alibaba")
+    assert text.returncode == 0, text.stderr
+    assert "low-confidence figure" in text.stdout, text.stdout[-3000:]

@@ -17,6 +17,7 @@ from gpuplan.plan.build_inputs import (
     job_facts_from,
     offer_table_from_prices,
 )
+from gpuplan.plan.unknowns import Fact
 from gpuplan.workload import Workload
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -239,6 +240,18 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> No
     free = facts.charges("alibaba", "cn-shanghai", replace(job, egress_free_tier=True))
     assert free.egress_usd == pytest.approx(4.50 + 0.123)
     assert any("cn-shanghai" in a for a in ali.assumptions)  # another region's prices used, said so
+    # Alibaba's only egress figure is an example of its price API, no region's published price: the
+    # results back are costed as an assumption (at the highest egress price known, here that same
+    # $0.123, shown to the cent), marked so, and said so; the best case takes the figure itself.
+    assert ali.unknown_facts & int(Fact.EGRESS), ali
+    [said] = [a for a in ali.assumptions if a.startswith("results back:")]
+    assert "internet egress price of alibaba/cn-shanghai" in said, said
+    assert "low-confidence figure ($0.12/GB" in said, said
+    assert "example" in said and said.endswith("assumed $0.12/GB (highest known)"), said
+    best = facts.charges("alibaba", "cn-shanghai", job, best_case=True)
+    assert best.egress_out_usd == pytest.approx(0.123) and best.unknown_facts & int(Fact.EGRESS)
+    # AWS's published tiers stay a known price.
+    assert not aws.unknown_facts & int(Fact.EGRESS)
     tencent = facts.charges("tencent", "ap-guangzhou", job)
     assert any("assumed" in a for a in tencent.assumptions)  # unknown storage: labelled, not 0
 

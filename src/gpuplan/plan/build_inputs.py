@@ -212,6 +212,9 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
     # borrowed price as the best case), not a fact about it.
     egress_rows = store.egress_tiers(provider, region)
     egress = None if any(_borrowed(r) for r in egress_rows) else _tiers(store, egress_rows)
+    # A figure of low confidence (an API's documentation example, naming no region) is no known
+    # price of the region: the planner takes it as an assumption, said with the row's own words.
+    doubt = next((r.description for r in egress_rows if r.confidence == "low"), "") if egress else ""
     inter = store.inter_region_price(provider, region)
     inter_usd = None
     if inter is not None and not _borrowed(inter) and inter.price_per_gb is not None:
@@ -239,6 +242,7 @@ def _region_costs(store: Store, provider: str, region: str) -> RegionCosts:
         provider=provider,
         region=region,
         internet_egress=egress,
+        internet_egress_doubt=doubt,
         inter_region_usd_per_gb=inter_usd,
         object_storage_usd_per_gb_month=per_kind.get("object"),
         block_storage_usd_per_gb_month=per_kind.get("block"),

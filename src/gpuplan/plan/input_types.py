@@ -211,6 +211,10 @@ class RegionCosts:
     region: str
     internet_egress: tuple[UsdTransferTier, ...] | None = None
     """Internet egress tiers (ascending ``upto_gb``); None when unknown."""
+    internet_egress_doubt: str = ""
+    """Why ``internet_egress`` is a low-confidence figure rather than the region's known price
+    (empty when it is known): such a figure is costed as an assumption, at the conservative bound,
+    and is only the best case."""
     inter_region_usd_per_gb: float | None = None
     """Transfer to another region of the same provider, USD/GB; None when unknown."""
     object_storage_usd_per_gb_month: float | None = None

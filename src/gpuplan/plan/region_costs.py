@@ -118,10 +118,28 @@ class CostFacts:
     def _egress_tiers(
         self, provider: str, region: str, what: str, best_case: bool = False
     ) -> tuple[tuple[UsdTransferTier, ...], str, bool]:
-        """(tiers, note, assumed): assumed is True when no catalog price exists at all."""
+        """(tiers, note, assumed): assumed is True when the catalog has no price of the region that
+        it knows (none at all, another region's, or a figure of low confidence)."""
         tiers, note, borrowed = self._field(provider, region, "internet_egress", best_case)
+        rc = self._by_region.get((provider, region))
+        doubt = rc.internet_egress_doubt if rc is not None and not borrowed else ""
+        if tiers is not None and doubt and not best_case:
+            # The figure is the catalog's only one, but no known price: bounded like an unknown one
+            # (never below the figure itself), so that it cannot rank an option first.
+            bound = max(self._max_egress, max(t.usd_per_gb for t in tiers))
+            said = _(
+                "{what}: internet egress price of {where} is a low-confidence figure ({figure}/GB: "
+                "{why}); assumed {price}/GB (highest known)"
+            ).format(
+                what=_(what),
+                where=place(provider, region),
+                figure=money(max(t.usd_per_gb for t in tiers)),
+                why=doubt,
+                price=money(bound),
+            )
+            return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=bound),), said, True
         if tiers is not None:
-            return tiers, (f"{_(what)}: {note}" if note else ""), borrowed
+            return tiers, (f"{_(what)}: {note}" if note else ""), borrowed or bool(doubt)
         if best_case:
             return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._min_egress),), "", True
         flat = (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
