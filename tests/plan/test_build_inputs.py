@@ -317,3 +317,38 @@ def test_every_store_field_lands_in_its_own_column() -> None:
     )
     with pytest.raises(ValueError, match="not PlanOffer's fields"):
         OfferTable.from_columns({"provider": ["aws"]})
+
+
+def test_an_unknown_object_storage_price_is_bounded_at_the_highest_the_catalog_holds(tmp_path: Path) -> None:
+    # was: a constant, S3 Standard us-east-1's 0.023 USD/GB-month, said to be "the highest known"
+    # whatever the catalog held; now the highest object storage price of the catalog's own rows.
+    import csv
+
+    import gpuplan.catalog
+
+    shipped = Path(gpuplan.catalog.__file__).parent / "data" / "storage.csv"
+    with shipped.open(encoding="utf-8") as f:
+        rows = [r for r in csv.DictReader(f) if r["kind"] == "object" and r["price"]]
+    assert {r["currency"] for r in rows} == {"USD"} and {r["unit"] for r in rows} == {"GB-month"}
+    highest, lowest = max(float(r["price"]) for r in rows), min(float(r["price"]) for r in rows)
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        facts = cost_facts_from_store(store, [("tencent", "ap-guangzhou")])  # no object price known here
+    finally:
+        store.close()
+    job = JobFacts(dataset_gb=100.0, checkpoint_gb=1.0, storage_kind="object")
+    ch = facts.charges("tencent", "ap-guangzhou", job)
+    assert ch.storage_usd_per_gb_hour * 730 == pytest.approx(highest)
+    [said] = [a for a in ch.assumptions if a.startswith("storage:")]
+    assert said.endswith("(the highest price in the catalog)"), said
+    best = facts.charges("tencent", "ap-guangzhou", job, best_case=True)
+    assert best.storage_usd_per_gb_hour * 730 == pytest.approx(lowest)
+
+
+def test_the_object_storage_bound_follows_the_catalog_not_a_constant() -> None:
+    # A catalog whose object storage prices lie elsewhere bounds an unknown one at its own highest.
+    facts = CostFacts([], object_storage_range=(0.01, 0.05))
+    job = JobFacts(dataset_gb=100.0, checkpoint_gb=1.0, storage_kind="object")
+    assert facts.charges("tencent", "ap-guangzhou", job).storage_usd_per_gb_hour * 730 == pytest.approx(0.05)
+    best = facts.charges("tencent", "ap-guangzhou", job, best_case=True)
+    assert best.storage_usd_per_gb_hour * 730 == pytest.approx(0.01)

@@ -28,6 +28,7 @@ __all__ = [
     "egress_tiers",
     "inter_region_price",
     "licence_fees",
+    "priced_storage",
     "storage_prices",
 ]
 
@@ -139,6 +140,18 @@ def storage_prices(rows_of: RowsOf, provider: str, region: str) -> list[StorageP
             )
         )
     return out
+
+
+def priced_storage(rows_of: RowsOf, kind: str) -> list[StoragePrice]:
+    """Every priced storage row of ``kind`` (``object`` or ``block``) the catalog holds, of every
+    provider and region (each provider's newest import): what the planner bounds an unknown storage
+    price with, so that its bound is a price the catalog holds, not a constant."""
+    out: list[StoragePrice] = []
+    for p in PROVIDERS:
+        rows = _latest_import(list(rows_of("storage_prices", p)))
+        for region in dict.fromkeys(r.region for r in rows if r.kind == kind and r.price is not None):
+            out.extend(s for s in storage_prices(rows_of, p, region) if s.kind == kind and not s.fallback)
+    return [s for s in out if s.price_per_gb_month is not None]
 
 
 def licence_fees(rows_of: RowsOf, provider: str, region: str) -> list[LicenceFee]:

@@ -393,6 +393,12 @@ class Store:
 
         return provider_facts.storage_prices(self._fact_rows, provider, region)
 
+    def priced_storage(self, kind: str) -> list[StoragePrice]:
+        """Every priced storage row of ``kind`` the catalog holds, across providers and regions."""
+        from gpuplan.catalog import provider_facts
+
+        return provider_facts.priced_storage(self._fact_rows, kind)
+
     def licence_fees(self, provider: str, region: str) -> list[LicenceFee]:
         """Licence fees (or their known absence, or unknown with a reason) for a provider/region."""
         from gpuplan.catalog import provider_facts

