@@ -215,6 +215,11 @@ def build_egress_storage(snap: Snapshot, shared: Path) -> None:
         reg = "*" if generic else region.split(" ")[0]
         is_default = generic or DEFAULT_REGIONS.get(provider) == reg
         lower = item.lower()
+        # An example answer of a price API that names no region is no region's published price:
+        # low confidence, and said so (the planner costs a low-confidence figure as an assumption).
+        example_only = generic and confidence == "high"
+        if example_only:
+            confidence = "low"
         if price is None:
             # NOT FOUND rows: unknown (None) with the reason, never 0.
             reason = f"{r['price'].strip()}" + (
@@ -287,7 +292,12 @@ def build_egress_storage(snap: Snapshot, shared: Path) -> None:
                 as_of=as_of,
                 source=source if source != "same" else _previous_source(rows, line),
                 confidence=confidence,
-                description=f"{ladder}: {r['tier_or_class'].strip()}"
+                description=(
+                    f"{ladder}: {r['tier_or_class'].strip()} of an example answer of the price API, which "
+                    "names no region; an example figure, not a published price of any region"
+                )
+                if example_only
+                else f"{ladder}: {r['tier_or_class'].strip()}"
                 + (" (published free tier)" if price == 0 else ""),
                 is_default_region=is_default,
                 reason=None if as_of else "undated",
