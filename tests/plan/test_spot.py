@@ -144,3 +144,13 @@ def test_the_catalogs_bands_are_named_once_together_and_other_sources_each_once(
         "instance-hours), best case 20% a month"
     )
     assert shown[2].startswith("assumed: 1 interruption per 24")
+
+
+def test_the_catalogs_bands_are_joined_in_the_users_language() -> None:
+    from gpuplan.i18n import use_language
+    from gpuplan.plan.spot import rates_shown
+
+    rates = [band_rate_per_hour(b) for b in ("10-15%", "<5%")]
+    with use_language("zh"):
+        (shown,) = rates_shown([r for r in rates if r is not None])
+    assert "'10-15%'，'<5%'" in shown, shown

@@ -240,7 +240,7 @@ def _empty_reason(provider: str | None, pricing: str) -> str:
         "no {pricing} price of {where} in the catalog: its sources publish none; `gpuplan catalog "
         "refresh` reads a provider's own price list where it publishes one"
     ).format(pricing=pricing_name(pricing), where=where)
-    return "; ".join([lead, *notes])
+    return _("; ").join([lead, *notes])
 
 
 def offer_view(r: OfferPrice, currency: Currency, rate: ExchangeRate | None) -> OfferView:

@@ -120,7 +120,7 @@ def plan_notes(
             words.format(
                 gbps=f"{job.checkpoint_write_gbps:g}",
                 minutes=f"{job.restart_h * 60:.0f}",
-                rates="; ".join(rates_shown(used)),
+                rates=_("; ").join(rates_shown(used)),
             )
         )
     return tuple(plan_notes)

@@ -164,7 +164,7 @@ def rates_shown(rates: Iterable[SpotRate]) -> list[str]:
     banded = sorted({r.band for r in rates if r.band is not None})
     out = []
     if banded:
-        out.append(_(_BANDS_SHOWN).format(bands=", ".join(repr(b) for b in banded)))
+        out.append(_(_BANDS_SHOWN).format(bands=_(", ").join(repr(b) for b in banded)))
         opened = {r.band: r.open_share for r in rates if r.band is not None and r.open_share is not None}
         out += [_(_OPEN_BAND_SHOWN).format(band=repr(b), share=f"{p:.0%}") for b, p in sorted(opened.items())]
     return out + sorted({r.shown() for r in rates if r.band is None})
