@@ -17,6 +17,7 @@ from gpuplan.plan.build_inputs import (
     job_facts_from,
     offer_table_from_prices,
 )
+from gpuplan.plan.region_costs import CatalogRanges
 from gpuplan.plan.unknowns import Fact
 from gpuplan.workload import Workload
 
@@ -247,7 +248,7 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(tmp_path: Path) -> No
     [said] = [a for a in ali.assumptions if a.startswith("results back:")]
     assert "internet egress price of alibaba/cn-shanghai" in said, said
     assert "low-confidence figure ($0.12/GB" in said, said
-    assert "example" in said and said.endswith("assumed $0.12/GB (highest known)"), said
+    assert "example" in said and said.endswith("assumed $0.12/GB (the highest price in the catalog)"), said
     best = facts.charges("alibaba", "cn-shanghai", job, best_case=True)
     assert best.egress_out_usd == pytest.approx(0.123) and best.unknown_facts & int(Fact.EGRESS)
     # AWS's published tiers stay a known price.
@@ -347,8 +348,45 @@ def test_an_unknown_object_storage_price_is_bounded_at_the_highest_the_catalog_h
 
 def test_the_object_storage_bound_follows_the_catalog_not_a_constant() -> None:
     # A catalog whose object storage prices lie elsewhere bounds an unknown one at its own highest.
-    facts = CostFacts([], object_storage_range=(0.01, 0.05))
+    facts = CostFacts([], catalog_ranges=CatalogRanges(object=(0.01, 0.05)))
     job = JobFacts(dataset_gb=100.0, checkpoint_gb=1.0, storage_kind="object")
     assert facts.charges("tencent", "ap-guangzhou", job).storage_usd_per_gb_hour * 730 == pytest.approx(0.05)
     best = facts.charges("tencent", "ap-guangzhou", job, best_case=True)
     assert best.storage_usd_per_gb_hour * 730 == pytest.approx(0.01)
+
+
+def test_unknown_block_storage_and_egress_are_bounded_at_the_highest_the_catalog_holds(
+    tmp_path: Path,
+) -> None:
+    # was: the highest of the plan's own regions, else a constant (0.10 USD/GB-month block, 0.12 USD/GB
+    # egress) said to be "the highest known" while the catalog held 0.17 (GCP pd-ssd) and 0.146
+    # (Alibaba cloud_ssd) per GB-month, and 0.123 USD/GB of egress.
+    import csv
+
+    import gpuplan.catalog
+
+    data = Path(gpuplan.catalog.__file__).parent / "data"
+    with (data / "storage.csv").open(encoding="utf-8") as f:
+        blocks = [
+            r for r in csv.DictReader(f) if r["kind"] == "block" and r["price"] and r["currency"] == "USD"
+        ]
+    per_month = [float(r["price"]) * (730.0 if r["unit"] == "GB-hour" else 1.0) for r in blocks]
+    with (data / "transfer.csv").open(encoding="utf-8") as f:
+        egress = [
+            float(r["price_per_gb"])
+            for r in csv.DictReader(f)
+            if r["kind"] == "internet_egress" and r["price_per_gb"] and r["currency"] == "USD"
+        ]
+    store = open_store(str(tmp_path / "c.sqlite"))
+    try:
+        facts = cost_facts_from_store(store, [("lambda", "us-east-1")])  # neither price known here
+    finally:
+        store.close()
+    job = JobFacts(dataset_gb=100.0, checkpoint_gb=1.0, storage_kind="block", results_gb=10.0)
+    ch = facts.charges("lambda", "us-east-1", job)
+    assert ch.storage_usd_per_gb_hour * 730 == pytest.approx(max(per_month)) and max(per_month) > 0.10
+    [said] = [a for a in ch.assumptions if a.startswith("storage:")]
+    assert said.endswith("(the highest price in the catalog)"), said
+    assert ch.egress_out_usd == pytest.approx(10.0 * max(egress)) and max(egress) > 0.12
+    [out] = [a for a in ch.assumptions if "internet egress price of lambda" in a]
+    assert out.endswith("(the highest price in the catalog)"), out

@@ -105,6 +105,18 @@ def egress_tiers(rows_of: RowsOf, provider: str, region: str) -> list[TransferTi
     return _transfer(rows_of, provider, region, "internet_egress")
 
 
+def priced_transfer(rows_of: RowsOf, kind: str) -> list[TransferTier]:
+    """Every priced transfer tier of ``kind`` (``internet_egress`` or ``inter_region``) the catalog
+    holds, of every provider and region (each provider's newest import): what the planner bounds an
+    unknown transfer price with, so that its bound is a price the catalog holds."""
+    out: list[TransferTier] = []
+    for p in PROVIDERS:
+        rows = _latest_import(list(rows_of("transfer_prices", p)))
+        for region in dict.fromkeys(r.region for r in rows if r.kind == kind and r.price_per_gb is not None):
+            out.extend(t for t in _transfer(rows_of, p, region, kind) if not t.fallback)
+    return [t for t in out if t.price_per_gb is not None]
+
+
 def inter_region_price(rows_of: RowsOf, provider: str, region: str) -> TransferTier | None:
     """Price of moving data from ``region`` to another region of the provider; None if unknown."""
     tiers = _transfer(rows_of, provider, region, "inter_region")

