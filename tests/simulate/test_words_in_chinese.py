@@ -52,13 +52,13 @@ def test_every_packing_s_words_read_in_chinese() -> None:
 def test_price_and_replica_sources_read_in_chinese() -> None:
     prices = fleet_prices([], "A100-SXM4-80GB", on_demand_usd=3.0, spot_usd=1.0, spot_rate_per_hour=0.5)
     assert prices.source == "on_demand 3 USD/replica-h given; spot 1 USD/replica-h given"
-    assert prices.spot_rate_source == "0.5 interruptions per replica-hour (given)"
+    assert prices.spot_rate_source == "0.5 reclaims per spot instance-hour (given)"
     assert parse_replica("slots=4,tpot_ms=30", "L4").source == "given: slots=4,tpot_ms=30"
     with use_language("zh"):
         prices = fleet_prices([], "A100-SXM4-80GB", on_demand_usd=3.0, spot_usd=1.0, spot_rate_per_hour=0.5)
         replica = parse_replica("slots=4,tpot_ms=30", "L4")
     assert prices.source == "按量付费 3 USD/副本小时（给定）；抢占式 1 USD/副本小时（给定）"
-    assert prices.spot_rate_source == "每副本小时 0.5 次中断（给定）"
+    assert prices.spot_rate_source == "每抢占式实例小时 0.5 次回收（给定）"
     assert replica.source == "给定：slots=4,tpot_ms=30"
 
 

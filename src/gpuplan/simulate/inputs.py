@@ -228,7 +228,7 @@ def fleet_prices(
         )
     if spot_rate_per_hour is not None:
         rate = spot_rate_per_hour
-        rate_src = _("{rate:g} interruptions per replica-hour (given)").format(rate=spot_rate_per_hour)
+        rate_src = _("{rate:g} reclaims per spot instance-hour (given)").format(rate=spot_rate_per_hour)
     else:
         spot = best["spot"][1] if "spot" in best else None
         found = band_rate_per_hour(spot.interruption_band) if spot and spot.interruption_band else None
