@@ -155,3 +155,12 @@ def test_a_training_job_on_spot_still_counts_its_lost_work() -> None:
     s = plan.recommended.spot
     assert s is not None and s.service is None and s.expected_lost_h is not None and s.expected_lost_h > 0
     assert plan.recommended.job_time_h > 100.0
+
+
+def test_the_html_report_says_a_services_availability_on_spot_as_the_terminal_does() -> None:
+    from gpuplan.report.plan_html import plan_html
+
+    plan, _, _ = _spot_service()
+    page = plan_html(plan, "service")
+    assert "reclaims a month" in page and "the price includes 1 spare instance" in page
+    assert "expected interruptions" not in page and "h lost" not in page

@@ -21,6 +21,7 @@ from gpuplan.report.plan_view import (
     breakdown_words,
     licence_amount,
     per_words,
+    spot_lines,
     stale_warning,
     unknown_lines,
     unknowns_cell,
@@ -200,6 +201,7 @@ def _summary_lines(plan: Plan) -> list[str]:
         lines.append(warning)
     if plan.without_stale_prices is not None:
         lines.append(plan.without_stale_prices.words)
+    lines += spot_lines(rec)
     lines += unknown_lines(rec)
     if plan.decided_by_unknowns:
         lines.append(plan.decided_by_unknowns)

@@ -35,6 +35,7 @@ __all__ = [
     "per_words",
     "plan_view",
     "pricing_name",
+    "spot_lines",
     "stale_warning",
     "unknown_lines",
     "unknown_words",
@@ -302,28 +303,7 @@ def _recommended(plan: Plan) -> list[Any]:
             )
         ),
     ]
-    if rec.spot and rec.spot.service:
-        lines += [Text("  " + line) for line in service_spot_lines(rec)]
-    elif rec.spot:
-        s = rec.spot
-        ckpt = (
-            _("checkpoint every {minutes} min (Young/Daly)").format(
-                minutes=f"{s.checkpoint_interval_min:.0f}"
-            )
-            if s.checkpoint_interval_min
-            else _("no checkpoints (restart only)")
-        )
-        lines.append(
-            Text(
-                "  "
-                + _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
-                    n=f"{s.expected_interruptions:.2f}",
-                    mtbi=format_hours(s.mtbi_h),
-                    checkpoint=ckpt,
-                    lost=format_hours(s.expected_lost_h),
-                )
-            )
-        )
+    lines += [Text("  " + line) for line in spot_lines(rec)]
     lines += [Text("  " + line, style="yellow") for line in unknown_lines(rec)]
     if plan.decided_by_unknowns:
         lines.append(Text("  " + plan.decided_by_unknowns, style="bold yellow"))
@@ -340,6 +320,29 @@ def _share_words(share: float) -> str:
     return _("{share} of the time (about {time} a month)").format(
         share=format_percent(share), time=format_hours(hours)
     )
+
+
+def spot_lines(o: Option) -> list[str]:
+    """What spot interruptions cost ``o``, in words: a service's availability and spare
+    (:func:`service_spot_lines`), a job's interruptions, checkpoints and lost work; none off spot."""
+    if o.spot is None:
+        return []
+    if o.spot.service is not None:
+        return service_spot_lines(o)
+    s = o.spot
+    ckpt = (
+        _("checkpoint every {minutes} min (Young/Daly)").format(minutes=f"{s.checkpoint_interval_min:.0f}")
+        if s.checkpoint_interval_min
+        else _("no checkpoints (restart only)")
+    )
+    return [
+        _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
+            n=f"{s.expected_interruptions:.2f}",
+            mtbi=format_hours(s.mtbi_h),
+            checkpoint=ckpt,
+            lost=format_hours(s.expected_lost_h),
+        )
+    ]
 
 
 def service_spot_lines(o: Option) -> list[str]:
