@@ -125,6 +125,30 @@ def test_a_malformed_file_changes_nothing_for_its_provider_and_the_others_import
     assert _counts(db_path, "vast") == before
 
 
+@needs_sources
+def test_a_price_ten_times_off_the_catalogs_is_refused_in_a_folder_import_as_in_a_file_import(
+    db_path: Path, tmp_path: Path
+) -> None:
+    # was: a folder import skipped the checks a one-file import makes; a price typed 100 times too
+    # high (329 for 3.29) went into the catalog.
+    root = checkout(tmp_path)
+    lam = root / "catalogs/v8/lambda/vms.csv"
+    text = lam.read_text(encoding="utf-8")
+    row = "gpu_1x_h100_pcie,H100,1.0,26.0,200.0,3.29,europe-central-1,"
+    assert row in text
+    lam.write_text(text.replace(row, row.replace(",3.29,", ",329.0,")), encoding="utf-8")  # hand-made
+    result = _import(db_path, "--skypilot", str(root), "--as-of", AS_OF, "--provider", "lambda")
+    assert result.exit_code == 0, result.output
+    [line] = result.stdout.strip().splitlines()
+    assert line.startswith("lambda: ok: ") and "1 price refused, out of line with the catalog's" in line, line
+    store = open_store(str(db_path))
+    try:
+        hist = price_history(store, "gpu_1x_h100_pcie", "europe-central-1")
+    finally:
+        store.close()
+    assert all(p.price_usd_per_hour < 100 for p in hist), [p.price_usd_per_hour for p in hist]
+
+
 @pytest.mark.parametrize(
     ("case", "args", "says"),
     [

@@ -200,7 +200,9 @@ def import_files(
 def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now: str) -> RefreshOutcome:
     from gpuplan.catalog.importers import parse_skypilot
     from gpuplan.catalog.importers.gpuhunt import parse_gpuhunt
+    from gpuplan.catalog.importers.own import rows_out_of_line
     from gpuplan.catalog.importers.prepare import prepare
+    from gpuplan.catalog.importers.price_file import CLI_NAMES, yuan_typed_as_usd
     from gpuplan.catalog.refresh import RefreshOutcome, kept_line, store_rows
 
     upstream = "SkyPilot" if f.layout == "skypilot" else "gpuhunt"
@@ -208,6 +210,9 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
     reader = parse_skypilot if f.layout == "skypilot" else parse_gpuhunt
     try:
         parsed = reader(f.path, provider, as_of=as_of, source=source, known_instances=store.known_instances())
+        # The checks a one-file import makes (``catalog import FILE``): a yuan provider's file whose
+        # figures are yuan typed as dollars is refused whole.
+        yuan_typed_as_usd(store, f.path, provider, parsed.rows, CLI_NAMES)
     except GpuplanError as e:
         return RefreshOutcome(
             provider=provider,
@@ -217,6 +222,8 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
             started_at=now,
         )
     prepared = prepare(parsed.rows)
+    # A price more than ten times off what the catalog holds for its GPU is refused, as in a file import.
+    kept, out_of_line = rows_out_of_line(prepared.rows, store)
     notes = []
     if parsed.rejected:
         n = len(parsed.rejected)
@@ -230,8 +237,14 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
                               "{n} prices taken out, as the shipped snapshot takes them out (spot not "
                               "below on-demand, SKUs far apart, sources that are not prices)",
                               n).format(n=n))  # fmt: skip
+    if out_of_line:
+        n = len(out_of_line)
+        first = out_of_line[0]
+        notes.append(ngettext("{n} price refused, out of line with the catalog's ({first})",
+                              "{n} prices refused, out of line with the catalog's (first: {first})",
+                              n).format(n=n, first=first.reason_text()))  # fmt: skip
     kind = "skypilot" if f.layout == "skypilot" else "gpuhunt"
-    outcome = store_rows(store, provider, prepared.rows, sources=(f.label,), notes=notes, now=now, kind=kind)
+    outcome = store_rows(store, provider, kept, sources=(f.label,), notes=notes, now=now, kind=kind)
     if outcome.status != "ok":
         from gpuplan.catalog.refresh import record
         from gpuplan.catalog.transactions import writing
