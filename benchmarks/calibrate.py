@@ -16,7 +16,9 @@ JSON under ``tests/calibration/fixtures/profiles/``, which the tests reuse); fit
 run-time estimator reads — with the fit date, the data's hash and every row's prediction.
 
 The ``task: decode`` / ``task: prefill`` rows are not fitted: after the fit the script prints the
-inference model's error on each (``benchmarks/inference_check.py``), out of sample.
+inference model's error on each (``benchmarks/inference_check.py``), out of sample. Nor are the
+QLoRA rows (``gpuplan.calibration.qlora_cases``): their time and memory errors, and the published
+LoRA/QLoRA time ratio against the model's, follow the table (with ``--check`` too).
 
 Accuracy is judged held out: ``gpuplan.calibration.crossval`` fits by robust least squares (scipy) and
 predicts every row from a fit without its fold (k-fold) and without its GPU architecture; the
@@ -81,6 +83,35 @@ def _profiles(
             print(f"  {time.perf_counter() - t0:.1f} s", file=sys.stderr)
         out.append((case, prof))
     return out
+
+
+def _qlora_report(
+    pairs: Sequence[tuple[CalibrationCase, Profile]], cached_only: bool, retrace: bool = False
+) -> None:
+    """The QLoRA rows (``gpuplan.calibration.qlora_cases``), evaluated with the shipped calibration
+    and never fitted: each published time and peak memory against the model's, and each published
+    LoRA/QLoRA time ratio against the model's (its factor: ``compute.QLORA_SLOWDOWN``)."""
+    from gpuplan.calibration.cases import predict
+    from gpuplan.calibration.qlora_cases import QLORA_PAIRS, evaluate, qlora_cases
+    from gpuplan.perf.calibration import load_calibration
+    from gpuplan.perf.stages.compute import QLORA_SLOWDOWN
+
+    cal = load_calibration()
+    cases, left = qlora_cases()
+    evaluated = _profiles(cases, cached_only, retrace)
+    print(f"\nQLoRA rows (evaluated, not fitted; nf4 forward and backward × {QLORA_SLOWDOWN:.3f}):")
+    for case, prof in evaluated:
+        for e in evaluate(case, prof, cal):
+            figures = f"{e.published:>9.2f} {e.predicted:>9.2f} {e.error_pct:>+7.1f}%"
+            print(f"  {e.label[:88]:<88} {e.quantity:<6} {figures}")
+    for label, why in left:
+        print(f"  left out: {label}: {why}")
+    by_name = {c.workload["name"]: (c, p) for c, p in [*pairs, *evaluated]}
+    for qlora, lora in QLORA_PAIRS:
+        (qc, qp), (lc, lp) = by_name[qlora], by_name[lora]
+        predicted = predict(lc, lp, cal) / predict(qc, qp, cal)
+        published = lc.published / qc.published
+        print(f"  LoRA/QLoRA time, {qlora}: published {published:.3f}, predicted {predicted:.3f}")
 
 
 def _print_table(cal: Calibration) -> None:
@@ -341,6 +372,7 @@ def main() -> None:
         shipped = load_calibration()
         cal = with_band(shipped, pairs, fitted_on=shipped.fitted_on, data_sha256=digest)
         _print_table(cal)
+        _qlora_report(pairs, args.cached, args.retrace)
         return
     from gpuplan.calibration.cases import predict
     from gpuplan.calibration.crossval import Problem, cross_validate
@@ -428,6 +460,7 @@ def main() -> None:
     load_calibration.cache_clear()  # read the file just written, not the fit this process started with
     print("\nLLM decode and prefill with the calibration just written (benchmarks/inference_check.py):")
     report(args.cached)
+    _qlora_report(pairs, args.cached, args.retrace)
 
 
 if __name__ == "__main__":

@@ -107,7 +107,8 @@ class CalibrationCase:
                 del workload["stack"]
         digest = hashlib.sha256(json.dumps(workload, sort_keys=True).encode()).hexdigest()[:16]
         name = f"{self.workload['name']}-{digest}.json"
-        return name.replace(" ", "_").replace("(", "").replace(")", "")
+        # A model name may hold a config's path (litgpt's "llama-2-7b/qlora.yaml"): one file, no folders.
+        return name.replace(" ", "_").replace("(", "").replace(")", "").replace("/", "_")
 
 
 def training_row_case(

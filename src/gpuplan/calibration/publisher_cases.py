@@ -3,7 +3,8 @@
 A v2 row becomes a case only when everything that sets its speed is something the estimator
 models: a preset with the model's exact shape, data parallelism (DDP/FSDP) with Megatron-style
 tensor and pipeline parallelism where published with its micro-batch, PyTorch kernels (no
-TensorRT), no NF4 weights or activation offloading. Every other
+TensorRT), no NF4 base (its rows are evaluated apart, not fitted:
+:mod:`gpuplan.calibration.qlora_cases`) or activation offloading. Every other
 row is left out by :func:`v2_cases` with its reason (``left_out``), so the benchmark can print
 them. Assumptions a case makes beyond the row are in its ``why``.
 """
@@ -107,9 +108,12 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         )
         memory_why = _ATORCH_MEMORY_WHY
     elif "(torchtune)" in model:
-        if "QLoRA" in model or "Offloading" in model or "8-bit" in model:
+        if "QLoRA" in model:
+            # Evaluated, not fitted (the fit predates the quantized base): calibration/qlora_cases.py.
+            return None, "NF4 base: evaluated apart by qlora_cases (not in the fit)"
+        if "Offloading" in model or "8-bit" in model:
             # The 8-bit AdamW row of the 3B ladder is cumulative: activation offloading is under it.
-            return None, "NF4 weights / activation offloading to CPU: not modelled"
+            return None, "activation offloading to CPU: not modelled"
         if "70B Full" in model:
             return None, "FSDP with CPU offload of the optimizer: not modelled"
         seq = _seq(row["seq_or_image"])
