@@ -7,12 +7,17 @@ for the next regression.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
+import pytest
+
 from gpuplan.calibration.case import CalibrationCase
-from gpuplan.calibration.cases import load_cases
-from gpuplan.calibration.qlora_cases import Evaluated, evaluate, qlora_cases
+from gpuplan.calibration.cases import load_cases, predict
+from gpuplan.calibration.published import read_data
+from gpuplan.calibration.qlora_cases import QLORA_PAIRS, Evaluated, evaluate, qlora_cases
 from gpuplan.perf.calibration import load_calibration
+from gpuplan.perf.stages.compute import QLORA_SLOWDOWN, QLORA_SLOWDOWN_HIGH, QLORA_SLOWDOWN_LOW
 from gpuplan.profile.model import Profile
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
@@ -67,6 +72,37 @@ def test_none_is_fitted_nor_among_the_fits_cases() -> None:
     assert CASES and not any(c.used_in_fit for c in CASES)
     fitted = {c.workload["name"] for c in load_cases()[0]}
     assert not fitted & {c.workload["name"] for c in CASES}
+
+
+def test_the_factor_is_the_published_pair_in_the_data() -> None:
+    rows = {r["model"]: r for r in csv.DictReader(read_data("calibration_v2.csv").splitlines())}
+    ((qlora, lora),) = QLORA_PAIRS
+    assert (rows[qlora]["gpu"], rows[qlora]["batch_size"]) == (rows[lora]["gpu"], rows[lora]["batch_size"])
+    published = float(rows[lora]["value"]) / float(rows[qlora]["value"])
+    assert pytest.approx(published) == QLORA_SLOWDOWN
+    assert QLORA_SLOWDOWN_LOW < QLORA_SLOWDOWN < QLORA_SLOWDOWN_HIGH
+
+
+def test_torchtune_8b_qlora_time_and_memory() -> None:
+    # Measured: 2,413 tokens/s published, 1,745 predicted (−27.7 %); with Google Cloud's 1.66 it was
+    # 1,344 (−44.3 %). Without any factor the trace alone gives 2,230 (−7.6 %): the QLoRA config's
+    # adapters on all seven projections (the LoRA one's on q and v) already cost 1.37× in the model.
+    name = "Llama-3.1-8B QLoRA (torchtune)"
+    assert _within(_evaluated(name, "time"), 1.5)
+    # 7.4 GiB published, 8.32 predicted (+12.4 %); its LoRA run's 16.2 GiB is predicted 17.77 (+9.7 %):
+    # over the memory band (×/÷ 1.09) by the same offset as the LoRA run, not by the 4-bit weights.
+    assert _within(_evaluated(name, "memory"), 1.15)
+
+
+def test_torchtune_pair_ratio() -> None:
+    # Published LoRA/QLoRA 3,083 / 2,413 = 1.278; predicted 3,054 / 1,745 = 1.75 (2.27 with 1.66).
+    ((qlora, lora),) = QLORA_PAIRS
+    lora_case = next(c for c in load_cases()[0] if c.workload["name"] == lora)
+    cal = load_calibration()
+    q = _case(qlora)
+    predicted = predict(lora_case, _profile(lora_case), cal) / predict(q, _profile(q), cal)
+    published = lora_case.published / q.published
+    assert 1 / 1.5 <= predicted / published <= 1.5
 
 
 def test_litgpt_lora_peaks_within_the_memory_band() -> None:

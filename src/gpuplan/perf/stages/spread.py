@@ -22,7 +22,12 @@ from gpuplan.i18n import N_, _
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.input_pipeline import HostInput, InputPipeline, host_input
 from gpuplan.perf.stages.communication import Communication
-from gpuplan.perf.stages.compute import QLORA_SLOWDOWN, ComputeTime
+from gpuplan.perf.stages.compute import (
+    QLORA_SLOWDOWN,
+    QLORA_SLOWDOWN_HIGH,
+    QLORA_SLOWDOWN_LOW,
+    ComputeTime,
+)
 from gpuplan.perf.stages.layout import Layout
 from gpuplan.perf.stages.memory import GpuMemory
 
@@ -138,15 +143,26 @@ def gpu_spread(
                     "no calibration rows of {unseen}: the range is the leave-one-architecture-out one (wider)"
                 ).format(unseen=_(" or ").join(unseen))
             )
+    if profile.base_quantization == "nf4":
+        # The point took one published QLoRA-against-LoRA factor; the others published span more
+        # (compute.QLORA_SLOWDOWN_LOW … QLORA_SLOWDOWN_HIGH): the range allows each end.
+        step_low /= QLORA_SLOWDOWN / QLORA_SLOWDOWN_LOW
+        step_high *= QLORA_SLOWDOWN_HIGH / QLORA_SLOWDOWN
+        notes.append(
+            _(
+                "quantized base (nf4): the range allows QLoRA against LoRA from × {low:.2f} to × {high:.2f} "
+                "(the published figures' spread; the dequantization is a larger share of a small step)"
+            ).format(low=QLORA_SLOWDOWN_LOW, high=QLORA_SLOWDOWN_HIGH)
+        )
     if profile.base_quantization == "int8":
         # LLM.int8()'s dequantization (and its outlier decomposition) is not modelled and no
-        # published slowdown was found: the slow end allows QLoRA's (compute.QLORA_SLOWDOWN).
-        step_high *= QLORA_SLOWDOWN
+        # published slowdown was found: the slow end allows QLoRA's slowest published figure.
+        step_high *= QLORA_SLOWDOWN_HIGH
         notes.append(
             _(
                 "quantized base (int8): the cost of dequantizing the 8-bit weights at every matmul is not "
                 "modelled; the slow end allows × {factor:g}, 4-bit QLoRA's published slowdown"
-            ).format(factor=QLORA_SLOWDOWN)
+            ).format(factor=QLORA_SLOWDOWN_HIGH)
         )
     # No faster than the datasheet: the step's matmuls and convolutions at their dense peaks (a
     # residual band is a ratio and knows no ceiling; it put an RTX 3090's fast end above its peak).
