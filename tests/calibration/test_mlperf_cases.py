@@ -24,12 +24,12 @@ def _mlperf_cases() -> list[CalibrationCase]:
 
 def test_mlperf_bert_rows_come_from_many_submitters_and_are_fitted() -> None:
     cases = _mlperf_cases()
-    assert len(cases) == 18 and all(c.used_in_fit for c in cases)
+    assert len(cases) == 23 and all(c.used_in_fit for c in cases)
     # One source and one stack (NVIDIA's implementation, published by MLCommons): one group of
     # leave-one-publisher-out; the submitter stays in the label.
     assert {c.publisher for c in cases} == {MLPERF_TRAINING}
     submitters = Counter(c.label.split("MLPerf Training v")[1].split()[1] for c in cases)
-    assert len(submitters) == 7, submitters
+    assert len(submitters) == 8, submitters
     assert {c.architecture for c in cases} == {"Ada Lovelace", "Ampere", "Hopper"}
 
 
@@ -49,6 +49,18 @@ def test_an_unpadded_ada_run_has_no_fp8_and_no_cuda_graphs() -> None:
     assert l40s.workload["inputs"] == {"batch_size": 44, "seq_len": 256, "masked_tokens": 38}
     assert l40s.workload["precision"] == "amp-fp16" and l40s.workload["cuda_graphs"] is False
     assert "unpadded" in l40s.why and "fp8" not in l40s.why
+
+
+def test_a_run_that_accumulates_gradients_is_traced_per_micro_batch() -> None:
+    # xFusion 6× L4 (v3.1): train_batch_size=20 and gradient_accumulation_steps 2 in its log,
+    # global batch 240 = 6 GPUs × 20 × 2: two micro-batches of 20 sequences per optimizer step, not
+    # one of 40 (a 24 GB L4 ran 20 at a time).
+    (l4,) = [c for c in _mlperf_cases() if "2288H_V7x6xL4" in c.label]
+    assert l4.workload["inputs"] == {"batch_size": 20, "seq_len": 256, "masked_tokens": 38}
+    assert l4.grad_accum_steps == 2 and l4.workload["gradient_accumulation"] == 2
+    # A run without accumulation keeps the workload it had (and so its cached trace).
+    (l40s,) = [c for c in _mlperf_cases() if "R760xax4L40S" in c.label]
+    assert l40s.grad_accum_steps == 1 and "gradient_accumulation" not in l40s.workload
 
 
 def test_an_mlperf_training_row_other_than_bert_is_left_out_with_its_reason() -> None:
@@ -83,9 +95,15 @@ def test_the_evaluations_a_log_marks_are_taken_out_of_the_timed_run() -> None:
     cases = _mlperf_cases()
     (dell,) = [c for c in cases if "Dell XE8640" in c.label]
     assert dell.training_share == pytest.approx(1 - 41.4 / 567.3)
-    # The v3.0 logs and Azure's v3.1 one mark no evaluations: their share is not known.
+    # The v3.0 logs, Azure's v3.1 one and three of xFusion's v3.1 ones mark no evaluations: their
+    # share is not known.
     unmarked = [c for c in cases if c.training_share == 1.0]
-    assert len(unmarked) == 7 and all("v3.0" in c.label or "Azure" in c.label for c in unmarked)
+    unmarked_xfusion = ("G5500V7x10xL40", "G5500V7x8L40", "G5500V7x8xL40S")
+    assert len(unmarked) == 10
+    assert all(
+        "v3.0" in c.label or "Azure" in c.label or any(f"xFusion {s})" in c.label for s in unmarked_xfusion)
+        for c in unmarked
+    )
     assert all(0.92 < c.training_share < 0.99 for c in cases if c not in unmarked)
     # The model's throughput is of training steps: compared, it is scaled by the share.
     cal = load_calibration()

@@ -1,14 +1,15 @@
 """Calibration cases for the MLPerf Training BERT rows of ``calibration_v2.csv``.
 
 MLPerf Training's BERT is the only public, non-reserved PyTorch BERT-Large pre-training throughput
-on Ada (L40S) and Hopper (H100, H200), published by many submitters who each ran NVIDIA's
+on Ada (L4, L40, L40S) and Hopper (H100, H200), published by many submitters who each ran NVIDIA's
 implementation on their own machines. Its stack is printed in each run's log (the parsed
 arguments) and is what a workload now says: fused multi-head attention (the fused attention of the
 preset), the GEMM + GeLU and dropout + residual-add kernels (``stack.fused_kernels``), the MLM head
 on the masked positions only (``inputs.masked_tokens``: NVIDIA's ``dense_seq_output``), distributed
 LAMB (an optimizer sharded over the GPUs: ZeRO-1 with fused AdamW standing in for LAMB, which keeps
-the same two moments), CUDA graphs where the log says ``use_cuda_graph=True`` (the row's stack
-column), and on Hopper the encoder's GEMMs in fp8 through Transformer Engine (precision ``fp8``).
+the same two moments), gradient accumulation where a step holds more than one micro-batch, CUDA
+graphs where the log says ``use_cuda_graph=True`` (the row's stack column), and on Hopper the
+encoder's GEMMs in fp8 through Transformer Engine (precision ``fp8``).
 """
 
 from __future__ import annotations
@@ -52,7 +53,13 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
     if row["preset"] != "bert-large":
         return None, "MLPerf Training reference code other than BERT: not mapped"
     count, per_node = int(row["gpu_count"]), int(row["gpus_per_node"])
-    sequences = int(row["global_batch"]) // count  # per GPU per step, packs unrolled
+    per_step = int(row["global_batch"]) // count  # sequences per GPU per optimizer step, packs unrolled
+    packed = "packed" in row["seq_or_image"]
+    # The row's batch is the log's train_batch_size: one micro-batch, in packed rows of
+    # ``average_packing_rate`` 2 sequences where packed; a step of more is gradient accumulation
+    # (the log's gradient_accumulation_steps, e.g. xFusion's v3.1 L4 and 8× L40 runs: 2).
+    sequences = int(row["batch_size"]) * (2 if packed else 1)
+    accum = per_step // sequences
     fp8 = row["precision"] == "fp8"
     wl: dict[str, Any] = {
         "name": row["model"],
@@ -73,10 +80,13 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
         "activation_checkpointing": "none",
         "attention": "fused",
     }
-    packed = "packed" in row["seq_or_image"]
+    if accum > 1:
+        wl["gradient_accumulation"] = accum  # only then: the other runs keep their cached traces
     why = (
         f"NVIDIA's MLPerf BERT ({'packed' if packed else 'unpadded'} sequences) as {sequences} sequences "
-        f"of {_TOKENS_PER_SEQUENCE} tokens per GPU, MLM head on {_MASKED_PER_SEQUENCE} masked positions, "
+        f"of {_TOKENS_PER_SEQUENCE} tokens per GPU"
+        + (f", {accum} micro-batches per step" if accum > 1 else "")
+        + f", MLM head on {_MASKED_PER_SEQUENCE} masked positions, "
         "distributed LAMB as ZeRO-1 fused AdamW" + (", fp8 GEMMs (Transformer Engine)" if fp8 else "")
     )
     share = 1.0
@@ -89,6 +99,7 @@ def mlperf_training_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None
         wl,
         micro_batch=sequences,
         why=why,
+        grad_accum_steps=accum,
         # NB: ZeRO-1 overlaps a reduce-scatter of the traced (fp32) gradients with backward; the logs
         # say otherwise: dwu_overlap_reductions=False (e.g. training_results_v4.0 Dell R760xax4L40S
         # and Fujitsu PRIMERGY-CDI-L40Sx16 result_0.txt), and apex's DistributedFusedLAMB reduces
