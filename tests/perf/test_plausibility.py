@@ -196,6 +196,12 @@ def test_an_unmeasured_part_says_where_its_matmul_fraction_comes_from(resnet50: 
     notes = " ".join(estimate(resnet50, get_gpu("P100-PCIE-16GB")).notes)
     # No Pascal part is measured: the lowest of NVIDIA's measured parts, said so.
     assert "lowest measured among its vendor's GPUs (none of Pascal is measured)" in notes
-    assert "no calibration rows of Pascal: the range is the leave-one-architecture-out one" in notes
+    # The unseen architecture's range is said where it is the wider one: with the Ada rows of
+    # xFusion's MLPerf runs a left-out publisher's band (×/÷ 1.28) is as wide as a left-out
+    # architecture's, and then the publisher one stands without the note.
+    cal = load_calibration()
+    wider = (cal.time_log_halfwidth_thin or 0.0) > (cal.time_log_halfwidth or 0.0)
+    said = "no calibration rows of Pascal: the range is the leave-one-architecture-out one" in notes
+    assert said is wider
     notes = " ".join(estimate(resnet50, get_gpu("A10")).notes)
     assert "lowest measured among Ampere GPUs" in notes
