@@ -164,3 +164,36 @@ def test_the_html_report_says_a_services_availability_on_spot_as_the_terminal_do
     page = plan_html(plan, "service")
     assert "reclaims a month" in page and "the price includes 1 spare instance" in page
     assert "expected interruptions" not in page and "h lost" not in page
+
+
+def test_a_service_on_spot_says_its_downtime_in_chinese() -> None:
+    # was: "每次使 2 个副本停机 11 分钟（assumed: 10 min to get a replacement instance, …）" — the
+    # downtime's words were formatted from the marked English constant, never translated.
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        plan, spot, _ = _spot_service()
+        assert spot.spot is not None and spot.spot.service is not None
+        assert "assumed" not in spot.spot.service.down_assumed
+        buf = io.StringIO()
+        Console(file=buf, width=200, color_system=None).print(plan_view(plan))
+    text = buf.getvalue()
+    assert "获取替代实例" in text
+    assert "to get a replacement instance" not in text
+
+
+def test_a_plan_joins_its_spot_rates_in_the_users_language() -> None:
+    # Two sources of spot rates (a published band, a provider's assumed rate) in one note: joined by
+    # the language's clause separator, not an English "; " inside a Chinese line.
+    from gpuplan.i18n import use_language
+
+    rows = [
+        offer(pricing="on_demand", price_usd=21.96),
+        offer(pricing="spot", price_usd=6.0, interruption_band="<5%"),
+        offer(pricing="spot", price_usd=6.5, region="us-west-2", interruption_band=None),
+        offer(provider="alibaba", region="cn-beijing", country="CN", pricing="spot", price_usd=6.4),
+    ]
+    with use_language("zh"):
+        plan = _plan(rows)
+    note = next(n for n in plan.notes if n.startswith("抢占式："))
+    assert "; " not in note and "；" in note

@@ -193,7 +193,7 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
     months = job.calendar_months or 1.0
     per_reclaim = int(s.replicas_per_unit[j])
     gpus = int(ctx.cands.gpus_per_node[int(c.idx[j])]) * nodes
-    down = _DOWN_WORDS.format(
+    down = _(_DOWN_WORDS).format(
         restart=f"{job.restart_h * 60:.0f}",
         replicas=per_reclaim,
         gb=f"{job.weights_gb:.1f}",
