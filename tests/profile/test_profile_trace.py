@@ -56,6 +56,24 @@ def test_lora_with_unknown_target_lists_the_linear_names(small_gpt2: Make) -> No
         trace(small_gpt2(task="finetune", model={"lora": {"rank": 8, "targets": ["query_key"]}}))
 
 
+def test_lora_with_one_mistyped_target_among_good_ones_is_refused() -> None:
+    # was: [q, v, oo] traced with adapters on q and v only, 'oo' dropped without a word (fewer
+    # adapters: less memory and time than the job the user wrote)
+    from torch import nn
+
+    from gpuplan.workload.adapt import apply_lora
+    from gpuplan.workload.spec import LoraSpec
+
+    model = nn.ModuleDict({"q_proj": nn.Linear(2, 2), "v_proj": nn.Linear(2, 2), "o_proj": nn.Linear(2, 2)})
+    with pytest.raises(WorkloadError) as info:
+        apply_lora(model, LoraSpec(rank=1, targets=("q", "v", "oo")))
+    assert str(info.value) == (
+        "model.lora.targets: 'oo' names no nn.Linear of this model; did you mean 'o' or 'o_proj'? "
+        "(its linear layers are named: o_proj, q_proj, v_proj)"
+    )
+    assert all(p.requires_grad for p in model.parameters())  # nothing changed before the error
+
+
 def test_gradient_checkpointing_lowers_activation_memory(small_gpt2: Make) -> None:
     plain = trace(small_gpt2(inputs={"batch_size": 4, "seq_len": 512}, optimizer="sgd"))
     ckpt = trace(

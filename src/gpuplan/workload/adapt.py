@@ -97,12 +97,33 @@ def apply_lora(model: nn.Module, spec: LoraSpec) -> int:
             wanted=listed(sorted(wanted)),
             names=listed(names[:12]) if names else Phrase(N_("none")),
         )
+    _refuse_unmatched_targets(spec.targets, sorted({n.rpartition(".")[2] for n, _ in linears}))
     for p in model.parameters():
         p.requires_grad_(False)
     alpha = spec.alpha if spec.alpha is not None else float(spec.rank)
     for name, lin in hits:
         _set_submodule(model, name, LoRALinear(lin, spec.rank, alpha))
     return len(hits)
+
+
+def _refuse_unmatched_targets(targets: Iterable[str], names: list[str]) -> None:
+    """Refuse a target that adapts nothing while others do: a typo ('oo' for 'o') would otherwise
+    leave its layers without adapters, a smaller job than the one written, without a word."""
+    present = set(names)
+    matching = [t for t in LORA_ALIASES if present.intersection(LORA_ALIASES[t])]
+    for target in targets:
+        if present.isdisjoint(LORA_ALIASES.get(target, (target,))):
+            hint = closest(target, [*matching, *names])
+            did = Phrase(N_("; did you mean {names}?"), names=either(repr(h) for h in hint)) if hint else ""
+            raise WorkloadError.worded(
+                N_(
+                    "model.lora.targets: {target!r} names no nn.Linear of this model{did} "
+                    "(its linear layers are named: {names})"
+                ),
+                target=target,
+                did=did,
+                names=listed(names[:12]),
+            )
 
 
 #: NF4's block: 64 weights share one absolute-maximum constant (QLoRA, Dettmers et al., NeurIPS
