@@ -87,3 +87,27 @@ def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None
         "range runs from the slowest GPU instance network in the embedded catalog (2.5 Gbit/s tcp) to "
         "3,200 Gbit/s rdma"
     )
+
+
+def test_a_network_rate_without_its_kind_says_which_kind_it_was_taken_as() -> None:
+    # was: `--network-gbps 400` alone was costed as RDMA (0.80 of line rate) without a word; over
+    # TCP the same 400 Gbit/s moves at 0.50, and a 32-GPU step is a third longer.
+    from dataclasses import replace
+
+    from gpuplan.perf.links import NetworkSpec
+
+    def notes(spec: NetworkSpec) -> tuple[str, ...]:
+        link = spec.link(A100, 32)
+        return run_estimate(replace(_request(), link=link)).notes
+
+    said = [n for n in notes(NetworkSpec(gbit_s=400.0)) if "--network-kind" in n]
+    assert said == [
+        "network 400 Gbit/s of unstated kind, taken as rdma (200 Gbit/s and more per node: RDMA, below: "
+        "TCP); --network-kind tcp if it is plain Ethernet"
+    ]
+    slow = [n for n in notes(NetworkSpec(gbit_s=100.0)) if "--network-kind" in n]
+    assert slow == [
+        "network 100 Gbit/s of unstated kind, taken as tcp (200 Gbit/s and more per node: RDMA, below: "
+        "TCP); --network-kind rdma if it is EFA, InfiniBand or RoCE"
+    ]
+    assert not [n for n in notes(NetworkSpec(gbit_s=400.0, kind="tcp")) if "--network-kind" in n]

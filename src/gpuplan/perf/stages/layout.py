@@ -45,7 +45,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anchored_note
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
-from gpuplan.perf.links import Link, gpu_join_words
+from gpuplan.perf.links import Link, gpu_join_words, network_kind_words
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import Parallelism, TensorParallelPlan
 
@@ -447,6 +447,8 @@ def lay_out(request: EstimateRequest, like: Layout | None = None) -> Layout:
                 fast_kind=fast.network_kind,
             ),
         )
+    if link.network_kind_assumed and link.nodes > 1:
+        network_notes += (network_kind_words(link),)
     if link.gpu_join_assumed and count > 1:
         network_notes += (
             _(
