@@ -99,6 +99,23 @@ def test_nf4_range_spans_the_published_factors(small_gpt2) -> None:  # type: ign
     assert any("from × 1.02 to × 1.66" in n for n in nf4.notes)
 
 
+def test_estimate_says_whether_the_nf4_constants_are_quantized_again(small_gpt2) -> None:  # type: ignore[no-untyped-def]
+    # was: "quantized base (nf4)" either way, so the user could not tell that double_quantization
+    # was read (the README promises the estimate says which it assumed)
+    lora = {"rank": 8, "targets": ["q", "v"], "quantization": "nf4"}
+    gpu = get_gpu("A100-SXM4-80GB")
+    said = {True: "quantized base (nf4, double quantization)", False: "quantized base (nf4)"}
+    for double, words in said.items():
+        p = trace(
+            small_gpt2(
+                task="finetune", precision="bf16", model={"lora": {**lora, "double_quantization": double}}
+            )
+        )
+        assert p.base_double_quantization is double
+        assert p == Profile.from_json(p.to_json())
+        assert any(n.startswith(words + ":") for n in estimate(p, gpu).notes)
+
+
 @pytest.mark.slow
 def test_llama7b_qlora_weights_match_the_hand_count() -> None:
     from gpuplan.workload import Workload

@@ -140,6 +140,10 @@ class Profile:
     ``model.lora.quantization``); the trace holds them at that size. The time of dequantizing them
     for each matmul is not traced (``perf/stages/compute.py``). ("none" in profiles traced before
     it was recorded, which is right for them.)"""
+    base_double_quantization: bool = False
+    """``nf4`` only: the block constants were quantized again to 8 bits
+    (``model.lora.double_quantization``). (False in profiles traced before it was recorded: their
+    estimate words the base as plain ``nf4``, as it did then.)"""
     compile_saving_bytes: float = 0.0
     """Activation bytes the compiled step keeps fewer than the eager one at the traced peak
     (already taken off ``peak``; profile/compiled.py). 0 when not compiled or not measurable."""

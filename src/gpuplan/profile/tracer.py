@@ -686,6 +686,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         paged_optimizer_bytes=paged,
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
         base_quantization=workload.model.lora.quantization.value if workload.model.lora else "none",
+        base_double_quantization=bool(workload.model.lora and workload.model.lora.double_quantization),
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

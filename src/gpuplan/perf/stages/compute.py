@@ -191,11 +191,12 @@ def _modelled(layout: Layout) -> ComputeTime:
     if profile.base_quantization == "nf4":
         # Dequantizing the 4-bit weights for each matmul, forward and backward: not traced.
         micro_s *= QLORA_SLOWDOWN
+        base = _("nf4, double quantization") if profile.base_double_quantization else "nf4"
         notes.append(
             _(
-                "quantized base (nf4): forward and backward × {factor:.2f} for dequantizing the 4-bit "
+                "quantized base ({base}): forward and backward × {factor:.2f} for dequantizing the 4-bit "
                 "weights at every matmul (QLoRA against LoRA, torchtune's published pair on one RTX 4090)"
-            ).format(factor=QLORA_SLOWDOWN)
+            ).format(base=base, factor=QLORA_SLOWDOWN)
         )
     # 1F1B: m micro-batches take (m + (p−1)/v) stage times (SC21 §2.2); each stage time's exposed
     # tensor-parallel all-reduces and sends are the communication stage's.
