@@ -197,3 +197,47 @@ def test_a_plan_joins_its_spot_rates_in_the_users_language() -> None:
         plan = _plan(rows)
     note = next(n for n in plan.notes if n.startswith("抢占式："))
     assert "; " not in note and "；" in note
+
+
+def test_a_service_planned_on_spot_only_is_measured_against_on_demand_of_its_own_kind() -> None:
+    # was: with --pricing spot no on-demand option was left to compare with, so the savings fell
+    # back to the training baseline (an 8-GPU p4d.24xlarge for a month: "节省 98%" for a 2-GPU
+    # service) or, where that is not in the catalog, to none.
+    from gpuplan.plan import Constraints as C
+
+    kind = {"instance_type": "g6e.12xlarge", "gpu": "L40S", "gpu_count": 4, "gpu_memory_gib": 48.0}
+    rows = [offer(pricing="on_demand", price_usd=10.0, **kind), offer(pricing="spot", price_usd=4.0, **kind)]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        SERVICE,
+        _serving_estimator,
+        C(max_gpus=8, pricing=("spot",)),
+    )
+    assert plan.recommended.pricing == "spot"
+    assert plan.baseline is not None
+    assert (plan.baseline.pricing, plan.baseline.instance_type) == ("on_demand", "g6e.12xlarge")
+    assert plan.baseline.gpu_count == plan.recommended.gpu_count
+    assert "cheapest on-demand option" in plan.baseline_note
+    assert plan.savings_vs_baseline_pct is not None and 0 < plan.savings_vs_baseline_pct < 100
+
+
+def test_a_dearer_service_than_its_baseline_is_not_said_to_buy_time() -> None:
+    # was: "Costs 1.1× the baseline … (…, 30.4 d), for 30.4 d instead" — a service runs the same
+    # month on every option; the dearer choice buys no time.
+    from gpuplan.plan import Constraints as C
+
+    kind = {"instance_type": "g6e.12xlarge", "gpu": "L40S", "gpu_count": 4, "gpu_memory_gib": 48.0}
+    rows = [offer(pricing="on_demand", price_usd=4.0, **kind), offer(pricing="spot", price_usd=3.9, **kind)]
+    plan = plan_offers(
+        OfferTable.from_rows(rows),
+        CostFacts([aws_costs()]),
+        SERVICE,
+        _serving_estimator,
+        C(max_gpus=8, pricing=("spot",)),
+    )
+    assert plan.savings_vs_baseline_pct is not None and plan.savings_vs_baseline_pct < 0  # the spare
+    buf = io.StringIO()
+    Console(file=buf, width=300, color_system=None).print(plan_view(plan))
+    text = buf.getvalue()
+    assert "× the baseline" in text and "for the same time" in text and " instead" not in text

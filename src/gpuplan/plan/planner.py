@@ -6,7 +6,7 @@ them from the catalog store, the workload and the estimator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -472,6 +472,13 @@ def plan_offers(
     base, base_note = None, ""
     if baseline is None and job.calendar_months is not None:
         base, base_note = _serving_baseline(ctx, sure)
+        if base is None and constraints.pricing is not None and "on_demand" not in constraints.pricing:
+            # --pricing left on-demand out: compare with the on-demand options it would have had.
+            on_demand = replace(constraints, pricing=("on_demand",))
+            od = _run(offers, facts, job, estimate, on_demand, unknown_costs, stale_after_days)
+            base, base_note = _serving_baseline(
+                od, _memory_sure(od, np.flatnonzero(od.cands.alive[od.costs.idx]))
+            )
     if base is None:
         base, base_note = _baseline(
             offers, facts, job, estimate, baseline or BaselineSpec(), constraints.deadline_h, stale_after_days

@@ -430,6 +430,10 @@ def _gpu_memory(o: Option) -> str:
         return "?"
 
 
+#: Job times closer than this share are the same time (as the plan's "why" lines take them).
+_SAME_TIME_SHARE = 0.005
+
+
 def _savings(plan: Plan) -> Any:
     from rich.text import Text
 
@@ -445,10 +449,16 @@ def _savings(plan: Plan) -> Any:
             _("Savings vs {baseline}: {share}").format(baseline=what, share=format_percent(pct / 100))
         )
     # Dearer than the naive choice (a time objective): say how much more, not "savings −1532 %".
-    times = plan.recommended.total_cost_usd / base.total_cost_usd
+    rec = plan.recommended
+    times = f"{rec.total_cost_usd / base.total_cost_usd:.1f}"
+    if abs(rec.job_time_h - base.job_time_h) <= _SAME_TIME_SHARE * max(rec.job_time_h, base.job_time_h):
+        # A service runs the same month on every option (or the times merely agree): no time bought.
+        return Text(
+            _("Costs {times}× the baseline {baseline}, for the same time").format(times=times, baseline=what)
+        )
     return Text(
         _("Costs {times}× the baseline {baseline}, for {time} instead").format(
-            times=f"{times:.1f}", baseline=what, time=format_hours(plan.recommended.job_time_h)
+            times=times, baseline=what, time=format_hours(rec.job_time_h)
         )
     )
 
