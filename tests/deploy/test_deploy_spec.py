@@ -136,3 +136,26 @@ def test_tokens_give_samples_as_the_workload_spec_defines(tmp_path: Path) -> Non
     )
     # samples = tokens / seq_len = 1000000 / 1000
     assert LaunchSpec.from_workload(p).dataset_samples == 1000
+
+
+def test_a_qlora_plan_says_what_train_py_leaves_to_the_user(tmp_path: Path) -> None:
+    # was: MODEL_SOURCE "preset bert-large" and OPTIMIZER "paged-adamw-8bit" with no word that the
+    # plan priced adapters on a 4-bit base, nor that train.py's stand-in steps torch's AdamW.
+    from conftest import by_path
+    from gpuplan.deploy import generate
+
+    doc = plan_doc()
+    doc["workload"]["model"]["lora"] = {
+        "rank": 16,
+        "targets": ["q", "v"],
+        "quantization": "nf4",
+        "double_quantization": True,
+    }
+    doc["workload"]["optimizer"] = "paged-adamw-8bit"
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(doc))
+    s = LaunchSpec.from_plan_json(p)
+    assert s.model_source == "preset bert-large, LoRA rank 16 on q, v, base stored nf4 (double quantization)"
+    readme = by_path(generate(s, "torchrun"))["README.md"]
+    assert "LoRA rank 16 on q, v, base stored nf4 (double quantization)" in readme
+    assert "paged-adamw-8bit" in readme and "torch.optim.AdamW" in readme

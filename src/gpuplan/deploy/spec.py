@@ -446,6 +446,21 @@ def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingDeplo
     return serving.model_copy(update=update)
 
 
+def _adapter_words(lora: object) -> str:
+    """ ", LoRA rank 16 on q, v, base stored nf4 (double quantization)" for the workload's
+    ``model.lora`` (empty without one): what the plan priced and train.py does not build."""
+    if not isinstance(lora, dict) or not isinstance(lora.get("rank"), int):
+        return ""
+    targets = lora.get("targets") or ["q", "v"]
+    words = f", LoRA rank {lora['rank']} on {', '.join(str(t) for t in targets)}"
+    quantization = lora.get("quantization")
+    if isinstance(quantization, str) and quantization != "none":
+        words += f", base stored {quantization}"
+        if lora.get("double_quantization") is True:
+            words += " (double quantization)"
+    return words
+
+
 def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
     m = workload.model
     if m.python:
@@ -456,6 +471,7 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
         model_source = f"preset {m.preset}"
     else:
         model_source = "stand-in"
+    model_source += _adapter_words((m.model_extra or {}).get("lora"))
     if launch.get("checkpoint_interval_min") is None:
         launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
     if not m.python:

@@ -201,7 +201,22 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
     return [train_py, GeneratedFile(path="launch.sh", content=launch_sh(spec), executable=True)]
 
 
+#: The optimizers train.py builds from PyTorch itself; any other falls back to torch.optim.AdamW.
+_TORCH_OPTIMIZERS = ("sgd", "adam", "adamw", "adamw-fused")
+
+
 def _model_note(spec: LaunchSpec) -> str:
+    optimizer = ""
+    if spec.optimizer not in _TORCH_OPTIMIZERS:
+        optimizer = (
+            f" The plan's optimizer, {spec.optimizer}, is not in PyTorch: train.py steps "
+            "torch.optim.AdamW instead; put yours (bitsandbytes, transformers) in `build_optimizer()` for "
+            "the memory the plan assumed."
+        )
+    return _model_words(spec) + optimizer
+
+
+def _model_words(spec: LaunchSpec) -> str:
     if spec.model_entry_point:
         return (
             f"train.py trains your model from `{spec.model_entry_point}` through gpuplan's entry-point "
