@@ -120,6 +120,13 @@ def test_every_float_option_of_every_command_refuses_non_finite_numbers() -> Non
         (["simulate", "trace", "bursty", "--out", "{tmp}/t.csv", "--hours", "1e999"],
          "Invalid value for '--hours': 1e999 is not a finite number"),
         (["offers", "--max-price", "abc"], "Invalid value for '--max-price': Input should be a valid number"),
+        # absurd but finite: was accepted (1e12 Gbit/s taken as a network, a 1e40-yuan budget)
+        (["estimate", "{ex}/bert-large-squad.yaml", "--gpu", "L4", "-n", "2", "--network-gbps", "1e12"],
+         "Invalid value for '--network-gbps': Input should be less than or equal to 100000.0"),
+        (["plan", "{ex}/bert-large-squad.yaml", "--budget-cny", "1e40"],
+         "Invalid value for '--budget-cny': Input should be less than or equal to"),
+        (["plan", "{ex}/bert-large-squad.yaml", "--budget-usd", "-5"],
+         "Invalid value for '--budget-usd': Input should be greater than or equal to 0.01"),
     ],
 )  # fmt: skip
 def test_a_non_finite_number_on_the_command_line_is_a_usage_error(

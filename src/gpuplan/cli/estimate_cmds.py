@@ -10,10 +10,10 @@ import typer
 
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language, console
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import finite_in
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
-from gpuplan.hardware.gpus import MAX_GPU_COUNT
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_NETWORK_GBIT_S
 from gpuplan.i18n import _
 
 if TYPE_CHECKING:
@@ -53,8 +53,8 @@ def estimate_cmd(
         typer.Option(
             "--network-gbps",
             help="Inter-node network per node, Gbit/s (default: unknown: 100 TCP at the point, "
-            "3,200 RDMA at the fast end).",
-            parser=finite_float,
+            "2.5 TCP at the slow end, 3,200 RDMA at the fast end).",
+            parser=finite_in(0.001, MAX_NETWORK_GBIT_S),
         ),
     ] = None,
     network_kind: Annotated[

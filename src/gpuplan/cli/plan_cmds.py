@@ -28,12 +28,13 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float, whole_number
+from gpuplan.cli._numbers import finite_float, finite_in, whole_number
 from gpuplan.cli._profiles import load_profile
 from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD
 
 __all__ = ["PlanOptions", "register"]
 
@@ -142,14 +143,17 @@ def plan_cmd(
         typer.Option(help="Finish within this long, unit required: 12h, 2d, 90m (overrides the YAML)."),
     ] = None,
     budget_usd: Annotated[
-        float | None, typer.Option("--budget-usd", help="Spend at most this, all-in.", parser=finite_float)
+        float | None,
+        typer.Option(
+            "--budget-usd", help="Spend at most this, all-in.", parser=finite_in(0.01, MAX_BUDGET_USD)
+        ),
     ] = None,
     budget_cny: Annotated[
         float | None,
         typer.Option(
             "--budget-cny",
             help="Spend at most this many yuan, all-in (at the catalog's dated rate; not with --budget-usd).",
-            parser=finite_float,
+            parser=finite_in(0.01, MAX_BUDGET_CNY),
         ),
     ] = None,
     providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,

@@ -19,6 +19,7 @@ __all__ = [
     "GPU",
     "MAX_GPU_COUNT",
     "MAX_GPU_MEMORY_GIB",
+    "MAX_NETWORK_GBIT_S",
     "MAX_PLANNED_GPUS",
     "MAX_PLANNED_NODES",
     "achievable_matmul_fraction",
@@ -30,6 +31,11 @@ __all__ = [
     "parse_gpu_spec",
     "resolve_gpu",
 ]
+
+#: The largest per-node network between instances a user may state, Gbit/s: about thirty times
+#: the fastest fabric sold (3,200 Gbit/s, ``perf.links.FAST_NETWORK_GBIT_S``); a larger figure is a
+#: typo, not a network.
+MAX_NETWORK_GBIT_S = 1e5
 
 #: Most GPUs a configuration may name (``--gpu NAME:COUNT``, ``--count``, the service's ``count`` and
 #: ``max_gpus``): 512 nodes of 8; a count past it is a typo, and estimated it gives a meaningless

@@ -16,6 +16,7 @@ from typing import Literal, NamedTuple
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
+from gpuplan.hardware.gpus import MAX_NETWORK_GBIT_S
 from gpuplan.i18n import N_, _
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_NETWORK_GBIT_S",
     "DEFAULT_NETWORK_KIND",
     "FAST_NETWORK_GBIT_S",
+    "MAX_NETWORK_GBIT_S",
     "SLOW_NETWORK_GBIT_S",
     "TYPICAL_NETWORK_GBIT_S",
     "GpuJoin",

@@ -15,8 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
+from gpuplan.hardware.gpus import (
+    MAX_GPU_COUNT,
+    MAX_GPU_MEMORY_GIB,
+    MAX_NETWORK_GBIT_S,
+    MAX_PLANNED_GPUS,
+    MAX_PLANNED_NODES,
+)
 from gpuplan.i18n import N_
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD
 
 __all__ = [
     "MONTH_PATTERN",
@@ -66,11 +73,11 @@ class PlanRequest(WorkloadRequest):
     """``gpuplan plan``'s options; None keeps the workload's own constraint."""
 
     deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
-    budget_usd: float | None = Field(default=None, gt=0, le=1e12)
+    budget_usd: float | None = Field(default=None, gt=0, le=MAX_BUDGET_USD)
     budget_cny: float | None = Field(
         default=None,
         gt=0,
-        le=1e13,
+        le=MAX_BUDGET_CNY,
         description="The budget in yuan instead of budget_usd (at the catalog's dated CNY rate, which the "
         "plan's notes state); not both.",
     )
@@ -136,7 +143,7 @@ class EstimateRequest(WorkloadRequest):
         le=MAX_GPU_COUNT,
         description="GPUs per configuration; default one replica (tensor_parallel × pipeline_parallel)",
     )
-    network_gbps: float | None = Field(default=None, gt=0, le=1e5)
+    network_gbps: float | None = Field(default=None, gt=0, le=MAX_NETWORK_GBIT_S)
     network_kind: Literal["rdma", "tcp"] | None = None
     instance: str | None = Field(
         default=None,
