@@ -241,3 +241,17 @@ def test_a_dearer_service_than_its_baseline_is_not_said_to_buy_time() -> None:
     Console(file=buf, width=300, color_system=None).print(plan_view(plan))
     text = buf.getvalue()
     assert "× the baseline" in text and "for the same time" in text and " instead" not in text
+
+
+def test_a_recommendation_that_is_its_own_baseline_says_so_not_savings_of_0_percent() -> None:
+    # was: "Savings vs <the recommended option itself>: 0%"
+    from gpuplan.report.plan_html import plan_html
+
+    plan = _plan([offer(pricing="on_demand", price_usd=21.96)])
+    assert plan.baseline is not None and plan.recommended.instance_type == plan.baseline.instance_type
+    buf = io.StringIO()
+    Console(file=buf, width=200, color_system=None).print(plan_view(plan))
+    text = buf.getvalue()
+    assert "The recommendation is the savings baseline itself" in text and "Savings vs" not in text
+    page = plan_html(plan, "service")
+    assert "The recommendation is the savings baseline itself" in page and "Savings vs" not in page

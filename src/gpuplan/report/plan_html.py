@@ -21,6 +21,7 @@ from gpuplan.report.plan_view import (
     breakdown_words,
     licence_amount,
     per_words,
+    same_as_baseline,
     spot_lines,
     stale_warning,
     unknown_lines,
@@ -213,7 +214,12 @@ def _summary_lines(plan: Plan) -> list[str]:
             time=format_hours(plan.baseline.job_time_h),
         )
         share = format_percent(plan.savings_vs_baseline_pct / 100)
-        lines.append(_("Savings vs {baseline}: {share}").format(baseline=what, share=share))
+        if same_as_baseline(plan):
+            lines.append(
+                _("The recommendation is the savings baseline itself: {baseline}").format(baseline=what)
+            )
+        else:
+            lines.append(_("Savings vs {baseline}: {share}").format(baseline=what, share=share))
     else:
         lines.append(plan.baseline_note)
     for p in plan.personas:

@@ -35,6 +35,7 @@ __all__ = [
     "per_words",
     "plan_view",
     "pricing_name",
+    "same_as_baseline",
     "spot_lines",
     "stale_warning",
     "unknown_lines",
@@ -434,6 +435,15 @@ def _gpu_memory(o: Option) -> str:
 _SAME_TIME_SHARE = 0.005
 
 
+def same_as_baseline(plan: Plan) -> bool:
+    """The recommended option is the savings baseline: the same offer, count and pricing model."""
+    base, rec = plan.baseline, plan.recommended
+    if base is None:
+        return False
+    key = ("provider", "region", "zone", "instance_type", "nodes", "pricing")
+    return all(getattr(base, k) == getattr(rec, k) for k in key)
+
+
 def _savings(plan: Plan) -> Any:
     from rich.text import Text
 
@@ -444,6 +454,9 @@ def _savings(plan: Plan) -> Any:
     what = _("{option} ({cost}, {time})").format(
         option=option_label(base), cost=money(base.total_cost_usd), time=format_hours(base.job_time_h)
     )
+    if same_as_baseline(plan):
+        # "Savings 0 %" against itself reads as if a cheaper option had been weighed and found equal.
+        return Text(_("The recommendation is the savings baseline itself: {baseline}").format(baseline=what))
     if pct >= 0:
         return Text(
             _("Savings vs {baseline}: {share}").format(baseline=what, share=format_percent(pct / 100))
