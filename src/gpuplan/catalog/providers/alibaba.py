@@ -83,7 +83,16 @@ FACTS = ProviderFacts(
         min_billing_s=None,
         as_of=None,
         source=None,
-        reason="billing granularity not in gpuplan's sourced data; consumers assume hourly billing",
+        # Alibaba Cloud, "Pay-as-you-go" (ECS billing, https://www.alibabacloud.com/help/en/ecs/
+        # product-overview/pay-as-you-go-1, read 2026-12-04): computing resources are billed in 1-second
+        # increments, but "within each billing cycle (1 hour), computing resources has a minimum billing
+        # duration that varies based on the number of vCPUs" — a minimum the catalog does not hold per
+        # instance type. Whole hours are the conservative bound of that rule.
+        reason=(
+            "per-second billing with a minimum per hourly billing cycle that varies with the instance's "
+            "vCPUs (Alibaba Cloud 'Pay-as-you-go'), not held per instance type; consumers assume hourly "
+            "billing, the conservative bound"
+        ),
     ),
     spot=SpotFacts(
         name="preemptible (spot) instances",
