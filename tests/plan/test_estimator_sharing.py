@@ -60,7 +60,7 @@ def _alone(workload: Workload, key: EstimateKey) -> tuple[float, float, float, f
     fabric = catalog_network_kind(key.network_kind if multi else "")
     link = NetworkSpec(
         gbit_s=key.network_gbps if multi else None,
-        kind=fabric or network_kind_of(key.interconnect),
+        kind=fabric or network_kind_of(key.interconnect) or "tcp",
         source="catalog",
         gpus_per_node=key.gpus_per_node,
         nvlink=bool(gpu.nvlink_gbps) and ("nvlink" in text or "nvswitch" in text or not text),

@@ -220,13 +220,14 @@ class _Estimator:
         except GpuplanError:
             return None
         # The offer's own fabric (the catalog's network_kind: EFA/InfiniBand/RoCE are RDMA, TCP is
-        # not). Where the catalog does not say, the interconnect's words and then the bandwidth
-        # (≥ 200 Gbit/s taken as RDMA, NetworkSpec.link) decide — an assumption, said on the option.
+        # not). Where the catalog does not say, the interconnect's words; where they do not either,
+        # TCP — the conservative bound, whatever the rate (a ranking never takes an unsaid fabric
+        # as RDMA), said on the option.
         fabric = catalog_network_kind(kind)
         count = gpus_per_node * nodes
         link = NetworkSpec(
             gbit_s=net,
-            kind=fabric or network_kind_of(interconnect),
+            kind=fabric or network_kind_of(interconnect) or "tcp",
             source="catalog",
             gpus_per_node=gpus_per_node,
             # NVLink or PCIe and the NVLink board, from the offer's words (perf.links.gpu_join): an
