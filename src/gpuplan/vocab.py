@@ -52,6 +52,7 @@ __all__ = [
     "PriceUnit",
     "PricingModel",
     "PricingRule",
+    "QuantizationLibrary",
     "ServingEngine",
     "StackLevel",
     "Task",
@@ -472,6 +473,18 @@ class BaseQuantization(Choice):
     """4-bit NormalFloat in blocks of 64, dequantized to 16 bits for each matmul (QLoRA)."""
     INT8 = "int8"
     """LLM.int8(): 8-bit weights with one scale per output row."""
+
+
+class QuantizationLibrary(Choice):
+    """Whose 4-bit matmul runs a quantized base's layers: what it keeps for backward differs."""
+
+    BITSANDBYTES = "bitsandbytes"
+    """bitsandbytes ``Linear4bit`` (``MatMul4Bit``; Hugging Face PEFT/TRL, Lightning Fabric, litgpt):
+    keeps each layer's input for backward and dequantizes through the dtype the weight was
+    quantized from."""
+    TORCHAO = "torchao"
+    """torchao's ``NF4Tensor`` (``LinearNF4``; torchtune's ``qlora_*`` models): keeps the quantized
+    weight only."""
 
 
 class LossKind(Choice):

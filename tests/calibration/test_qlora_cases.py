@@ -84,9 +84,10 @@ def test_the_factor_is_the_published_pair_in_the_data() -> None:
 
 
 def test_torchtune_8b_qlora_time_and_memory() -> None:
-    # Measured: 2,413 tokens/s published, 1,745 predicted (−27.7 %); with Google Cloud's 1.66 it was
-    # 1,344 (−44.3 %). Without any factor the trace alone gives 2,230 (−7.6 %): the QLoRA config's
-    # adapters on all seven projections (the LoRA one's on q and v) already cost 1.37× in the model.
+    # Measured: 2,413 tokens/s published, 1,792 predicted (−25.7 %; 1,745 before its re-trace with
+    # library: torchao); with Google Cloud's 1.66 it was 1,344 (−44.3 %). Without any factor the
+    # trace alone gives 2,230 (−7.6 %): the QLoRA config's adapters on all seven projections (the
+    # LoRA one's on q and v) already cost 1.37× in the model.
     name = "Llama-3.1-8B QLoRA (torchtune)"
     assert _within(_evaluated(name, "time"), 1.5)
     # 7.4 GiB published, 8.32 predicted (+12.4 %); its LoRA run's 16.2 GiB is predicted 17.77 (+9.7 %):
@@ -116,13 +117,14 @@ def test_litgpt_lora_peaks_within_the_memory_band() -> None:
 
 
 def test_litgpt_qlora_peaks_are_under_predicted() -> None:
-    # llama-2-7b 12.74 GiB → 9.22 (−27.7 %); llama-3-8b 16.21 → 11.46 (−29.3 %). Published, the 7B's
-    # QLoRA saves 5.7 GiB on its LoRA run; the model saves 8.7 (the 4-bit weights alone: 6.5e9 ×
-    # 1.44 B = 8.7 GiB), so litgpt's QLoRA holds ≈ 3 GiB the trace does not. Outside the band: pinned
-    # so that a change to the quantized layers' memory shows here.
+    # Was llama-2-7b 12.74 GiB → 9.22 (−27.7 %), llama-3-8b 16.21 → 11.46 (−29.3 %) with the input of
+    # each 4-bit matmul dropped and the output layer bf16. Now (bitsandbytes 0.42's MatMul4Bit keeps
+    # its input; Fabric quantizes the output layer, dequantized through fp16 per loss chunk):
+    # 12.74 → 10.64 (−16.5 %), 16.21 → 13.90 (−14.2 %). Still under: pinned so that the next change
+    # to the quantized layers' memory shows here.
     for name in (
         "llama-2-7b qlora (litgpt llama-2-7b/qlora.yaml)",
         "llama-3-8b qlora (litgpt llama-3-8b/qlora.yaml)",
     ):
         e = _evaluated(name, "memory")
-        assert -35 < e.error_pct < -20, (name, e.error_pct)
+        assert -20 < e.error_pct < -10, (name, e.error_pct)

@@ -70,6 +70,7 @@ _TORCHTUNE_8B_QLORA = {
     "targets": ["q", "k", "v", "o", "gate", "up", "down"],
     "quantization": "nf4",
     "double_quantization": True,
+    "library": "torchao",
 }
 
 #: Lightning-AI/litgpt@03ffc551 config_hub/finetune/{llama-2-7b,llama-3-8b}/{lora,qlora}.yaml:
@@ -85,9 +86,10 @@ _LITGPT_WHY = (
     "(a mask and a copy per adapted layer)"
 )
 _LITGPT_QLORA_WHY = (
-    "; bnb.nf4 (no double quantization); litgpt's output layer is quantized too (Fabric replaces every "
-    "nn.Linear), kept bf16 here; bitsandbytes PagedAdamW's state is in managed memory (outside "
-    "max_memory_allocated), counted here as AdamW's (the adapters' only, under 0.1 GiB)"
+    "; bnb.nf4 (no double quantization), the output layer quantized too (Fabric replaces every "
+    "nn.Linear); bitsandbytes 0.42's MatMul4Bit keeps each layer's input and dequantizes through "
+    "fp16; bitsandbytes PagedAdamW's state is in managed memory (outside max_memory_allocated), "
+    "counted here as AdamW's (the adapters' only, under 0.1 GiB)"
 )
 
 
@@ -140,7 +142,9 @@ def _litgpt_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
     micro = int(row["batch_size"])
     lora: dict[str, Any] = dict(_LITGPT_LORA)
     if qlora:
-        lora["quantization"] = "nf4"
+        # Fabric's init_module swaps torch.nn.Linear for _NF4Linear while litgpt builds the model,
+        # the output layer's included (pytorch-lightning f5d82504 bitsandbytes.py lines 128-144).
+        lora |= {"quantization": "nf4", "quantized_head": True}
     wl: dict[str, Any] = {
         "name": model,
         "model": {"preset": row["preset"], "lora": lora},

@@ -83,13 +83,17 @@ def _entry_file(entry: str, base: Path) -> Path | None:
 
 def _lora_identity(lora: LoraSpec | None) -> dict[str, Any] | None:
     """The adapters' settings; the base's quantization only when set, so that the keys of every
-    LoRA workload traced before it existed stay valid."""
+    LoRA workload traced before it existed stay valid (and those of a quantized base change with
+    what its trace keeps)."""
     if lora is None:
         return None
-    ident: dict[str, Any] = lora.model_dump(mode="json", exclude={"quantization", "double_quantization"})
+    quantized = {"quantization", "double_quantization", "quantized_head", "library"}
+    ident: dict[str, Any] = lora.model_dump(mode="json", exclude=quantized)
     if lora.quantized:
-        ident["quantization"] = lora.quantization.value
-        ident["double_quantization"] = lora.double_quantization
+        ident |= lora.model_dump(mode="json", include=quantized)
+        # The trace of a quantized base keeps what bitsandbytes' 4-bit matmul keeps (its input, the
+        # dequantized weight's 16-bit copies) since this mark: older profiles did not.
+        ident["saved"] = 2
     return ident
 
 

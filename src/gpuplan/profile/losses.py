@@ -33,14 +33,27 @@ def _ce_sum(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return F.cross_entropy(logits.float().flatten(0, -2), labels.flatten(), reduction="sum")
 
 
+def _project(head: torch.nn.Module, hidden: torch.Tensor) -> torch.Tensor:
+    """``head``'s matmul on ``hidden``: a quantized output layer's own (``QuantizedLinear.project``,
+    its weight dequantized per call), else ``F.linear`` (the head's ``forward`` passes through)."""
+    project = getattr(head, "project", None)
+    if callable(project):
+        out: torch.Tensor = project(hidden)
+        return out
+    assert isinstance(head, torch.nn.Linear)
+    return F.linear(hidden, head.weight, head.bias)
+
+
 def chunked_cross_entropy(
-    hidden: torch.Tensor, head: torch.nn.Linear, labels: torch.Tensor, chunks: int = CHUNKS
+    hidden: torch.Tensor, head: torch.nn.Module, labels: torch.Tensor, chunks: int = CHUNKS
 ) -> torch.Tensor:
     """Mean token cross-entropy of ``head(hidden)`` (hidden: batch, seq, dim), projected and scored
-    ``chunks`` sequence chunks at a time; see the module docstring."""
+    ``chunks`` sequence chunks at a time; see the module docstring. A quantized head (bitsandbytes'
+    ``Linear4bit`` when Lightning Fabric quantizes litgpt's ``lm_head``) dequantizes its weight for
+    every chunk, forward and backward."""
     total = torch.zeros((), dtype=torch.float32)
     for hc, tc in zip(hidden.tensor_split(chunks, dim=1), labels.tensor_split(chunks, dim=1), strict=True):
-        logits = F.linear(hc, head.weight, head.bias)
+        logits = _project(head, hc)
         part = checkpoint(_ce_sum, logits, tc, use_reentrant=False)
         assert isinstance(part, torch.Tensor)
         total = total + part

@@ -32,6 +32,7 @@ from gpuplan.profile.optimizers import MasterWeights, make_optimizer, paged_stat
 from gpuplan.profile.recorder import OpRecorder
 from gpuplan.vocab import AttentionImpl, FusedKernel, LossKind, Precision
 from gpuplan.workload.adapt import (
+    QuantizedLinear,
     apply_checkpointing,
     apply_lora,
     cast_floating,
@@ -249,10 +250,15 @@ def _quantize_base(model: torch.nn.Module, workload: Workload, bundle: ModelBund
         stored = f"4 bits per weight + {constants}"
     else:
         stored = "1 byte per weight + an fp32 scale per output row"
+    whole = "embeddings and norms" if lora.quantized_head else "embeddings, norms and the output layer"
+    kept = (
+        "; bitsandbytes' 4-bit matmul keeps each layer's input for backward"
+        if lora.quantization.value == "nf4" and lora.library.value == "bitsandbytes"
+        else ""
+    )
     notes.append(
         f"quantized base: {n} linear layers stored {kind} ({stored}), dequantized to "
-        f"{str(compute).removeprefix('torch.')} for each matmul; embeddings, norms and the output layer "
-        "keep their precision"
+        f"{str(compute).removeprefix('torch.')} for each matmul{kept}; {whole} keep their precision"
     )
 
 
@@ -518,16 +524,18 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
             loss=kind.value,
         )
     head = model.get_submodule(bundle.lm_head)
-    if not isinstance(head, torch.nn.Linear):
+    quantized = isinstance(head, QuantizedLinear) and kind is LossKind.CHUNKED
+    if not (isinstance(head, torch.nn.Linear) or quantized):
         raise EstimateError.worded(
             N_("loss: {loss} needs {head!r} to be an nn.Linear"), loss=kind.value, head=bundle.lm_head
         )
     # The model then returns the hidden states and the loss applies the head chunk by chunk: its
     # forward passes them through, its parameters stay registered (the optimizer and the memory
     # tracker still see them).
-    head.forward = lambda input: input  # type: ignore[method-assign]
+    head.forward = lambda input: input
     if kind is LossKind.CHUNKED:
         return lambda out, batch: chunked_cross_entropy(out, head, batch.targets[0])
+    assert isinstance(head, torch.nn.Linear)
     return lambda out, batch: fused_linear_cross_entropy(out, head, batch.targets[0])
 
 

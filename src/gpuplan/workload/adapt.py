@@ -13,7 +13,7 @@ from torch.utils.checkpoint import checkpoint
 from gpuplan.errors import Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
-from gpuplan.vocab import BaseQuantization
+from gpuplan.vocab import BaseQuantization, QuantizationLibrary
 from gpuplan.workload.bundle import LORA_ALIASES
 from gpuplan.workload.spec import LoraSpec
 
@@ -136,17 +136,27 @@ NF4_SECOND_BLOCK = 256
 
 
 class _DequantizedMatmul(torch.autograd.Function):
-    """``x · Wᵀ + b`` with ``W`` dequantized to ``dtype`` for the forward matmul and again for the
-    backward one, keeping only the quantized weight for backward: bitsandbytes' ``MatMul4Bit``
-    (and ``MatMul8bitLt`` without fp16 weights). The dequantized weight is a temporary of each
-    call; its kernel's time is not traced (an allocation moves no bytes here).
+    """``x · Wᵀ + b`` with ``W`` dequantized for the forward matmul and again for the backward one.
 
-    Nothing is saved through ``save_for_backward``: ``MatMul4Bit`` keeps the weight on its context
-    (``ctx.tensors``), so a checkpointed block's recompute stops where the 16-bit one would."""
+    bitsandbytes' ``MatMul4Bit`` (bitsandbytes 0.42.0, ``bitsandbytes/autograd/_functions.py``
+    lines 514-546, commit 4870580f): ``F.dequantize_4bit(B, quant_state).to(A.dtype)`` — the weight
+    dequantized into the dtype it was quantized from (``quant_state.dtype``; Lightning Fabric's
+    ``_Linear4bit.quantize`` and bitsandbytes 0.42's ``Params4bit.cuda`` quantize a ``torch.half``
+    copy) and then cast to the input's, both copies alive at once; then ``ctx.tensors = (A, B)``:
+    the input is kept for backward whenever it needs a gradient, although only the weight is read
+    there. torchao's ``LinearNF4`` (torchtune's QLoRA) keeps the quantized weight only and
+    dequantizes straight to the input's dtype. ``MatMul8bitLt`` (``int8``) is kept as before: the
+    quantized weight only. The dequantization kernels' time is not traced (an allocation moves no
+    bytes here).
+
+    Nothing goes through ``save_for_backward``, as in both libraries (the context's attributes),
+    so a checkpointed block's recompute does not free or rebuild what is kept."""
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, module: QuantizedLinear) -> torch.Tensor:
         ctx.module, ctx.x_dtype = module, x.dtype
+        if module.keeps_input and ctx.needs_input_grad[0]:
+            ctx.tensors = (x,)
         w = module.dequantized(x.device)
         bias = module.bias.to(w.dtype) if module.bias is not None else None
         return torch.nn.functional.linear(x.to(w.dtype), w, bias)
@@ -171,11 +181,22 @@ class QuantizedLinear(nn.Module):
     """
 
     def __init__(
-        self, base: nn.Linear, quantization: BaseQuantization, *, double: bool, compute_dtype: torch.dtype
+        self,
+        base: nn.Linear,
+        quantization: BaseQuantization,
+        *,
+        double: bool,
+        compute_dtype: torch.dtype,
+        library: QuantizationLibrary = QuantizationLibrary.BITSANDBYTES,
     ) -> None:
         super().__init__()
         self.in_features, self.out_features = base.in_features, base.out_features
         self.compute_dtype = compute_dtype
+        bnb4 = quantization is BaseQuantization.NF4 and library is QuantizationLibrary.BITSANDBYTES
+        self.keeps_input = bnb4
+        """Whether the matmul keeps its input for backward (bitsandbytes' ``MatMul4Bit``)."""
+        self.dequantized_dtype = torch.float16 if bnb4 else compute_dtype
+        """The dtype the weight is dequantized into before the cast to ``compute_dtype``."""
         self.weight_numel = base.weight.numel()
         """Parameters the weight stands for (its stored tensor holds fewer elements)."""
         dev, n = base.weight.device, base.weight.numel()
@@ -194,21 +215,32 @@ class QuantizedLinear(nn.Module):
         self.bias = base.bias
 
     def dequantized(self, device: torch.device) -> torch.Tensor:
-        """The weight as the matmul reads it: a fresh ``compute_dtype`` tensor of its shape."""
-        return torch.empty((self.out_features, self.in_features), dtype=self.compute_dtype, device=device)
+        """The weight as the matmul reads it: a fresh ``compute_dtype`` tensor of its shape, cast
+        from a ``dequantized_dtype`` one when they differ (both alive during the cast)."""
+        shape = (self.out_features, self.in_features)
+        w = torch.empty(shape, dtype=self.dequantized_dtype, device=device)
+        return w.to(self.compute_dtype)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.project(x)
+
+    def project(self, x: torch.Tensor) -> torch.Tensor:
+        """``x · Wᵀ + b``: the forward, also called by a chunked loss on a quantized output layer."""
         out: torch.Tensor = _DequantizedMatmul.apply(x, self)
         return out
 
 
-def _kept_whole(model: nn.Module, head: str | None) -> set[int]:
+def _kept_whole(model: nn.Module, head: str | None, *, quantized_head: bool = False) -> set[int]:
     """The linear layers a bitsandbytes load leaves unquantized: the output layer (the model's
-    output embeddings, ``head``) and any layer whose weight is tied to an embedding (Hugging Face
-    transformers ``get_keys_to_not_convert``: "keep the lm_head in full precision for numerical
-    stability reasons ... keep the tied weights"), and the adapters."""
+    output embeddings, ``head``; unless ``quantized_head``, as Lightning Fabric's
+    ``BitsandbytesPrecision`` replaces every ``nn.Linear``) and any layer whose weight is tied to an
+    embedding (Hugging Face transformers ``get_keys_to_not_convert``: "keep the lm_head in full
+    precision for numerical stability reasons ... keep the tied weights"), and the adapters."""
     kept: set[int] = set()
-    get_head = getattr(model, "get_output_embeddings", None)
+    if quantized_head:
+        head, get_head = None, None
+    else:
+        get_head = getattr(model, "get_output_embeddings", None)
     out = get_head() if callable(get_head) else None
     if out is not None:
         kept.add(id(out))
@@ -227,7 +259,7 @@ def quantize_base(model: nn.Module, spec: LoraSpec, *, head: str | None, compute
     """Store every frozen ``nn.Linear`` of the base quantized as ``spec.quantization`` says, as
     bitsandbytes replaces them when the model loads (``Linear4bit``/``Linear8bitLt``); the output
     layer, tied weights and the adapters stay whole. Returns how many were quantized."""
-    kept = _kept_whole(model, head)
+    kept = _kept_whole(model, head, quantized_head=spec.quantized_head)
     hits = [
         (n, m)
         for n, m in model.named_modules()
@@ -235,7 +267,11 @@ def quantize_base(model: nn.Module, spec: LoraSpec, *, head: str | None, compute
     ]
     for name, lin in hits:
         quantized = QuantizedLinear(
-            lin, spec.quantization, double=spec.double_quantization, compute_dtype=compute_dtype
+            lin,
+            spec.quantization,
+            double=spec.double_quantization,
+            compute_dtype=compute_dtype,
+            library=spec.library,
         )
         _set_submodule(model, name, quantized)
     return len(hits)

@@ -32,6 +32,7 @@ from gpuplan.vocab import (
     Parallelism,
     Precision,
     PricingModel,
+    QuantizationLibrary,
     ServingEngine,
     StackLevel,
     Task,
@@ -68,6 +69,7 @@ CheckpointingField = Annotated[
 AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(AttentionImpl))]
 TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
 QuantizationField = Annotated[BaseQuantization, BeforeValidator(pydantic_cast(BaseQuantization))]
+LibraryField = Annotated[QuantizationLibrary, BeforeValidator(pydantic_cast(QuantizationLibrary))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 #: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
@@ -126,6 +128,14 @@ class LoraSpec(Spec):
     """``nf4`` only: the block constants quantized again to 8 bits (QLoRA's double quantization,
     bitsandbytes ``bnb_4bit_use_double_quant=True``; torchtune's NF4 always does it). Off by
     default, as bitsandbytes' own default."""
+    quantized_head: bool = False
+    """The output layer is stored quantized too (Lightning Fabric's ``BitsandbytesPrecision``, which
+    litgpt's ``--quantize bnb.*`` uses, replaces every ``nn.Linear``). Off by default: transformers'
+    bitsandbytes load and torchtune keep it whole. A head tied to the embeddings stays whole."""
+    library: LibraryField = QuantizationLibrary.BITSANDBYTES
+    """``nf4`` only: whose 4-bit matmul runs the layers. ``bitsandbytes`` keeps each quantized
+    layer's input for backward and dequantizes through the 16-bit dtype the weight was quantized
+    from; ``torchao`` (torchtune's QLoRA) keeps the quantized weight only."""
 
     @field_validator("targets")
     @classmethod
@@ -139,6 +149,17 @@ class LoraSpec(Spec):
         if self.double_quantization and self.quantization is not BaseQuantization.NF4:
             raise _refused(
                 N_("double_quantization: applies to quantization: nf4 only (got {quantization})"),
+                quantization=self.quantization.value,
+            )
+        if self.quantized_head and not self.quantized:
+            raise _refused(N_("quantized_head: needs a quantized base (quantization: nf4 or int8)"))
+        if (
+            self.library is not QuantizationLibrary.BITSANDBYTES
+            and self.quantization is not BaseQuantization.NF4
+        ):
+            raise _refused(
+                N_("library: {library} applies to quantization: nf4 only (got {quantization})"),
+                library=self.library.value,
                 quantization=self.quantization.value,
             )
         return self
