@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, plan_doc, serve_workload
+from conftest import FIXTURES, by_path, plan_doc, serve_workload
 from gpuplan.deploy import LaunchSpec
 from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.errors import DeployError, NotFoundError
@@ -141,7 +141,6 @@ def test_tokens_give_samples_as_the_workload_spec_defines(tmp_path: Path) -> Non
 def test_a_qlora_plan_says_what_train_py_leaves_to_the_user(tmp_path: Path) -> None:
     # was: MODEL_SOURCE "preset bert-large" and OPTIMIZER "paged-adamw-8bit" with no word that the
     # plan priced adapters on a 4-bit base, nor that train.py's stand-in steps torch's AdamW.
-    from conftest import by_path
     from gpuplan.deploy import generate
 
     doc = plan_doc()
