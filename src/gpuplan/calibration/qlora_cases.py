@@ -123,16 +123,20 @@ def _torchtune_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str
         "torch.compile; nf4 with double quantization (torchao NF4), LoRA r8 on q,k,v,o and the MLP, "
         "chunked loss and checkpointing as torchtune's QLoRA config; evaluated, not fitted"
     )
-    case = training_row_case(
+    return _evaluated_case(row, wl, micro, why), why
+
+
+def _evaluated_case(row: Mapping[str, str], wl: dict[str, Any], micro: int, why: str) -> CalibrationCase:
+    """A published row's case, evaluated beside the fit and never in it."""
+    return training_row_case(
         row,
         wl,
         micro_batch=micro,
         why=why,
-        label=f"{model} finetune bs{micro} {row['gpu']} [{row['metric']}]",
+        label=f"{row['model']} finetune bs{micro} {row['gpu']} [{row['metric']}]",
         used_in_fit=False,
         publisher=publisher_group(row["publisher"]),
     )
-    return case, why
 
 
 def _litgpt_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
@@ -157,16 +161,7 @@ def _litgpt_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         "loss": "chunked",
     }
     why = _LITGPT_WHY.format(micro=micro) + (_LITGPT_QLORA_WHY if qlora else "")
-    case = training_row_case(
-        row,
-        wl,
-        micro_batch=micro,
-        why=why,
-        label=f"{model} finetune bs{micro} {row['gpu']} [{row['metric']}]",
-        used_in_fit=False,
-        publisher=publisher_group(row["publisher"]),
-    )
-    return case, why
+    return _evaluated_case(row, wl, micro, why), why
 
 
 def _is_litgpt_llama_lora(row: Mapping[str, str]) -> bool:
