@@ -103,11 +103,32 @@ def test_a_network_rate_without_its_kind_says_which_kind_it_was_taken_as() -> No
     said = [n for n in notes(NetworkSpec(gbit_s=400.0)) if "--network-kind" in n]
     assert said == [
         "network 400 Gbit/s of unstated kind, taken as rdma (200 Gbit/s and more per node: RDMA, below: "
-        "TCP); --network-kind tcp if it is plain Ethernet"
+        "TCP); the range runs to tcp at the same rate; --network-kind tcp if it is plain Ethernet"
     ]
     slow = [n for n in notes(NetworkSpec(gbit_s=100.0)) if "--network-kind" in n]
     assert slow == [
         "network 100 Gbit/s of unstated kind, taken as tcp (200 Gbit/s and more per node: RDMA, below: "
-        "TCP); --network-kind rdma if it is EFA, InfiniBand or RoCE"
+        "TCP); the range runs to rdma at the same rate; --network-kind rdma if it is EFA, "
+        "InfiniBand or RoCE"
     ]
     assert not [n for n in notes(NetworkSpec(gbit_s=400.0, kind="tcp")) if "--network-kind" in n]
+
+
+def test_a_network_rate_without_its_kind_spans_both_kinds_in_the_range() -> None:
+    # was: a stated 400 Gbit/s of unstated kind was costed over RDMA at both ends of the range, so
+    # the range left out the plain-Ethernet case the note names; now its slow end is the same rate
+    # over TCP, and a 100 Gbit/s one (taken as TCP) reaches RDMA at its fast end.
+    from dataclasses import replace
+
+    from gpuplan.perf.links import NetworkSpec
+
+    def step(spec: NetworkSpec) -> tuple[float, float, float]:
+        e = run_estimate(replace(_request(), link=spec.link(A100, 32)))
+        return e.step_time_s_low, e.step_time_s, e.step_time_s_high
+
+    for rate in (400.0, 100.0):
+        unsaid = step(NetworkSpec(gbit_s=rate))
+        tcp, rdma = step(NetworkSpec(gbit_s=rate, kind="tcp")), step(NetworkSpec(gbit_s=rate, kind="rdma"))
+        assert tcp[1] > rdma[1]
+        assert unsaid[1] == (rdma[1] if rate >= 200 else tcp[1])
+        assert unsaid[0] == pytest.approx(rdma[0]) and unsaid[2] == pytest.approx(tcp[2])

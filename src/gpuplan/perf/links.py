@@ -215,12 +215,14 @@ def network_kind_words(link: Link) -> str:
     if link.network_kind == "rdma":
         words = _(
             "network {gbit_s:,g} Gbit/s of unstated kind, taken as rdma ({rdma:g} Gbit/s and more per "
-            "node: RDMA, below: TCP); --network-kind tcp if it is plain Ethernet"
+            "node: RDMA, below: TCP); the range runs to tcp at the same rate; --network-kind tcp if it "
+            "is plain Ethernet"
         )
     else:
         words = _(
             "network {gbit_s:,g} Gbit/s of unstated kind, taken as tcp ({rdma:g} Gbit/s and more per "
-            "node: RDMA, below: TCP); --network-kind rdma if it is EFA, InfiniBand or RoCE"
+            "node: RDMA, below: TCP); the range runs to rdma at the same rate; --network-kind rdma if "
+            "it is EFA, InfiniBand or RoCE"
         )
     return words.format(gbit_s=link.network_gbit_s, rdma=_RDMA_AT_LEAST_GBIT_S)
 
@@ -336,18 +338,28 @@ class Link:
 
     def slow_end(self) -> Link:
         """The link at the slow end of the range: an unknown network becomes the slowest GPU
-        instance network of the embedded catalog (:data:`SLOW_NETWORK_GBIT_S` TCP); a known one
+        instance network of the embedded catalog (:data:`SLOW_NETWORK_GBIT_S` TCP); a stated rate
+        of unstated kind (:attr:`network_kind_assumed`) becomes that rate over TCP; a known one
         stays as it is."""
-        if self.network_known or self.nodes <= 1:
+        if self.nodes <= 1:
             return self
-        return replace(self, network_gbit_s=SLOW_NETWORK_GBIT_S, network_kind=SLOW_NETWORK_KIND)
+        if not self.network_known:
+            return replace(self, network_gbit_s=SLOW_NETWORK_GBIT_S, network_kind=SLOW_NETWORK_KIND)
+        if self.network_kind_assumed:
+            return replace(self, network_kind="tcp")
+        return self
 
     def fast_end(self) -> Link:
         """The link at the fast end of the range: an unknown network becomes the fastest plausible
-        fabric (:data:`FAST_NETWORK_GBIT_S` RDMA); a known one stays as it is."""
-        if self.network_known or self.nodes <= 1:
+        fabric (:data:`FAST_NETWORK_GBIT_S` RDMA); a stated rate of unstated kind becomes that rate
+        over RDMA; a known one stays as it is."""
+        if self.nodes <= 1:
             return self
-        return replace(self, network_gbit_s=FAST_NETWORK_GBIT_S, network_kind=FAST_NETWORK_KIND)
+        if not self.network_known:
+            return replace(self, network_gbit_s=FAST_NETWORK_GBIT_S, network_kind=FAST_NETWORK_KIND)
+        if self.network_kind_assumed:
+            return replace(self, network_kind="rdma")
+        return self
 
     def intra_bus_bytes_s(self, gpus: int | None = None) -> float:
         """Bytes/s one GPU moves inside its node for a collective over ``gpus`` of the node's GPUs
