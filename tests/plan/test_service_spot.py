@@ -114,6 +114,27 @@ def test_a_service_on_spot_reports_reclaims_a_month_and_the_capacity_they_take()
     assert "assumed" in s.down_assumed
 
 
+def test_the_spare_is_reclaimed_too_and_its_reclaims_are_counted_apart() -> None:
+    # was: the reclaims a month counted the serving instances only, though the spare is a spot
+    # instance as well (reclaimed at the same rate, replaced, no replica down). Worked example of
+    # service_spot: the spare unit (one 8-GPU instance) is reclaimed 730 / (100 + D) = 7.28656 times.
+    s = service_spot(np.array([0.01]), np.array([2]), np.array([8]), 4, 730.0, 1 / 6, 16 / 0.5 / 3600)
+    assert float(s.spare_interruptions[0]) == pytest.approx(14.57312 / 2, rel=1e-6)
+    _, spot, _ = _spot_service()
+    assert spot.spot is not None and spot.spot.service is not None
+    service = spot.spot.service
+    assert service.spare_interruptions_per_month == pytest.approx(service.interruptions_per_month)
+    doc = option_json(spot).model_dump(mode="json")
+    assert doc["spot"]["service"]["spare_interruptions_per_month"] == pytest.approx(
+        service.spare_interruptions_per_month
+    )
+    plan = _plan([offer(pricing="spot", price_usd=6.0, interruption_band="<5%")])
+    out = io.StringIO()
+    Console(file=out, width=200, color_system=None).print(plan_view(plan))
+    text = " ".join(out.getvalue().split())
+    assert "the spare is reclaimed too, 0.05 times a month (a replacement each time, no replica down)" in text
+
+
 def test_a_service_on_spot_is_priced_with_its_spare_instance() -> None:
     # One instance serving, one spare beside it: the spare costs what the instance does.
     _, spot, _ = _spot_service()

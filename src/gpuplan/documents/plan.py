@@ -114,6 +114,9 @@ class ServiceSpotDoc(Document):
     below_target_share_with_spare: float = Field(ge=0, le=1)
     """Share of the time below ``replicas`` with the spare running (two reclaims overlapping;
     reclaims taken as independent)."""
+    spare_interruptions_per_month: float
+    """Expected reclaims of the spare in a month (spot too): each takes a replacement, no replica
+    goes down; not in ``interruptions_per_month``."""
 
 
 class SpotDoc(Document):

@@ -220,6 +220,7 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
             spare_instances=int(s.spare_instances[j]),
             spare_usd=float(c.spot_overhead_usd[j]),
             below_target_share_with_spare=float(s.below_target_share_with_spare[j]),
+            spare_interruptions_per_month=float(s.spare_interruptions[j]) / months,
         ),
     )
 

@@ -94,6 +94,9 @@ class ServiceSpotRisk:
     below_target_share_with_spare: float
     """Share of the time below ``replicas`` with the spare running: two reclaims overlapping.
     Reclaims are taken as independent; a capacity crunch that takes several at once is not in it."""
+    spare_interruptions_per_month: float
+    """Expected reclaims of the spare in a month: it is spot too, and each takes a replacement
+    (no replica goes down; not in ``interruptions_per_month``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

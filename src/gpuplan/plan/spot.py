@@ -260,6 +260,9 @@ class ServiceSpot:
     """Instances of the spare: the fewest that hold one whole replica."""
     below_target_share_with_spare: FloatArray
     """The same with the spare running: two units down at once."""
+    spare_interruptions: FloatArray
+    """Expected reclaims of the spare (a spot unit too) over the calendar time: each one a
+    replacement started, no replica down (counted apart from :attr:`interruptions`)."""
 
 
 def service_spot(
@@ -290,7 +293,8 @@ def service_spot(
     730 h, R = 10 min, weights 16 GB at 0.5 GB/s (32 s each): k = 2, D = 1/6 + 2 × 32/3600 =
     0.184444 h, λᵤD = 0.00184444, q = 0.00184105; reclaims 2 × 730 / (100 + 0.184444) = 14.57312;
     replica-hours down 14.57312 × 2 × 0.184444 = 5.37586; below target 1 − (1 − q)² = 0.00367871;
-    with a spare 1 − (1 − q)³ − 3q(1 − q)² = 3q²(1 − q) + q³ = 1.015585e-5.
+    with a spare 1 − (1 − q)³ − 3q(1 − q)² = 3q²(1 − q) + q³ = 1.015585e-5; the spare itself is
+    reclaimed 730 / (100 + 0.184444) = 7.28656 times.
     """
     per_node = np.maximum(gpus_per_node, 1).astype(np.int64)
     span = np.maximum(1, -(-replica_gpus // per_node)).astype(np.int64)  # m: instances per unit
@@ -310,6 +314,7 @@ def service_spot(
         below_target_share=-np.expm1(units * np.log1p(-q)),
         spare_instances=span,
         below_target_share_with_spare=_two_or_more_down(q, units + 1),
+        spare_interruptions=per_unit,
     )
 
 

@@ -379,7 +379,10 @@ def service_spot_lines(o: Option) -> list[str]:
         "{share} (two reclaims at once; reclaims taken as independent)",
         s.spare_instances,
     ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
-    return [reclaim, below, spare]
+    spare_reclaims = _(
+        "the spare is reclaimed too, {n} times a month (a replacement each time, no replica down)"
+    ).format(n=f"{s.spare_interruptions_per_month:.2f}")
+    return [reclaim, below, spare, spare_reclaims]
 
 
 def unknown_lines(o: Option) -> list[str]:
