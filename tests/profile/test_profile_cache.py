@@ -177,3 +177,50 @@ def test_the_dropout_trace_version_leaves_preset_and_eager_keys_as_they_were(
     assert "sdpa_dropout_trace" not in key_fields(small_gpt2())
     assert "sdpa_dropout_trace" not in key_fields(_hf_workload(tmp_path, attention="eager"))
     assert "sdpa_dropout_trace" in key_fields(_hf_workload(tmp_path, task="infer"))
+
+
+def test_a_lora_profile_cached_before_the_targets_check_is_traced_again(small_gpt2: Make) -> None:
+    # was: a LoRA profile traced before apply_lora refused a target that names no linear layer
+    # stayed cached, so a typo'd target ("v_prj" for "v_proj") kept estimating from it.
+    import hashlib
+    import json
+
+    from gpuplan.errors import WorkloadError
+    from gpuplan.profile.key import key_fields, measurement_key
+
+    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "v_prj"]}})
+    fields = key_fields(w)
+    assert fields.pop("lora_targets_check") == 1
+    assert "lora_targets_check" not in key_fields(small_gpt2())  # no LoRA: the key is as it was
+    old = hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    stale = Profile(
+        key=old,
+        workload_name="gpt2-small",
+        task="train",
+        precision="fp32",
+        batch_size=2,
+        seq_len=128,
+        params=1,
+        trainable_params=1,
+        flops_per_step=1.0,
+        forward_flops=1.0,
+        ops=(),
+        peak=MemoryBreakdown(
+            parameters_bytes=4.0,
+            buffers_bytes=0.0,
+            gradients_bytes=4.0,
+            optimizer_state_bytes=8.0,
+            activations_bytes=0.0,
+            temporaries_bytes=0.0,
+        ),
+        shape=ModelShape(family="decoder"),
+    )
+    cache = MemoryProfileCache()
+    cache.put_profile(old, PROFILE_SCHEMA_VERSION, stale.to_json())
+    with pytest.raises(WorkloadError, match="did you mean 'v_proj'"):
+        profile(w, cache)
+    # A stored measurement of the workload is keyed without the check's version: it stays matched.
+    from gpuplan.profile.key import installed_torch_version, is_recording_of
+
+    assert is_recording_of(w, old, installed_torch_version())
+    assert measurement_key(w) == measurement_key(w.model_copy())

@@ -137,6 +137,18 @@ def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
     return {"sdpa_dropout_trace": SDPA_DROPOUT_TRACE}
 
 
+#: Version of the LoRA trace's check of ``model.lora.targets`` (``workload.adapt.apply_lora`` refuses
+#: a target that names no linear layer). 1 (2026-12-04): a LoRA profile cached before the check was
+#: traced without it, so a typo'd target kept estimating from it; its key lacks this field and it is
+#: traced again (the check then runs). Stored measurements are keyed without it (:func:`measurement_key`).
+LORA_TARGETS_CHECK = 1
+
+
+def _lora_targets_check(w: Workload) -> dict[str, int]:
+    """The trace-version component of the key for LoRA workloads (:data:`LORA_TARGETS_CHECK`)."""
+    return {"lora_targets_check": LORA_TARGETS_CHECK} if w.model.lora is not None else {}
+
+
 def _stack_fields(w: Workload) -> dict[str, Any]:
     """The stack settings that change the trace, when they differ from plain PyTorch's (the input
     pipeline, CUDA graphs and the optimizer's level do not change one traced step, or are keyed
@@ -172,6 +184,7 @@ def key_fields(w: Workload) -> dict[str, Any]:
         # amp-bf16 (fp32 weights): such a profile is re-traced.
         **({"fp8_inference_trace": 1} if w.precision.value == "fp8" and not w.is_training else {}),
         **_stack_fields(w),
+        **_lora_targets_check(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }
@@ -189,7 +202,13 @@ def profile_key(workload: Workload | str | Path | dict[str, Any]) -> str:
 #: What :func:`key_fields` holds beyond what a recording measured: versions of gpuplan's own trace
 #: (the Profile schema, how SDPA dropout is traced) and the tracing torch. A recording of the real
 #: step is still of the same workload after any of them changes.
-_TRACE_ONLY_FIELDS = ("profile_schema_version", "torch", "sdpa_dropout_trace", "fp8_inference_trace")
+_TRACE_ONLY_FIELDS = (
+    "profile_schema_version",
+    "torch",
+    "sdpa_dropout_trace",
+    "fp8_inference_trace",
+    "lora_targets_check",
+)
 
 
 def measurement_key(workload: Workload | str | Path | dict[str, Any]) -> str:
@@ -220,12 +239,15 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
         if workload.precision.value == "fp8" and not workload.is_training
         else [{}]
     )
+    # LoRA: recorded before the targets check's field (none) or after (field 1).
+    lora = [{}, {"lora_targets_check": LORA_TARGETS_CHECK}] if workload.model.lora is not None else [{}]
     return any(
-        _digest({**fields, **d, **f, "profile_schema_version": schema, "torch": torch_version})
+        _digest({**fields, **d, **f, **c, "profile_schema_version": schema, "torch": torch_version})
         == recorded_profile_key
         for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
         for d in dropout
         for f in fp8
+        for c in lora
     )
 
 
