@@ -92,8 +92,9 @@ def _lora_identity(lora: LoraSpec | None) -> dict[str, Any] | None:
     if lora.quantized:
         ident |= lora.model_dump(mode="json", include=quantized)
         # The trace of a quantized base keeps what bitsandbytes' 4-bit matmul keeps (its input, the
-        # dequantized weight's 16-bit copies) since this mark: older profiles did not.
-        ident["saved"] = 2
+        # dequantized weight's 16-bit copies) since mark 2; since 3 it records each 4-bit weight's
+        # dequantization kernel (profile.model.DEQUANTIZE_OP): older profiles re-trace.
+        ident["saved"] = 3
     return ident
 
 

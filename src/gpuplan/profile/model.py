@@ -16,6 +16,7 @@ from gpuplan.vocab import Precision
 from gpuplan.workload.shape import ModelShape
 
 __all__ = [
+    "DEQUANTIZE_OP",
     "LAYOUT_TRANSPOSE_OP",
     "PROFILE_SCHEMA_VERSION",
     "MemoryBreakdown",
@@ -35,6 +36,18 @@ PROFILE_SCHEMA_VERSION = 5
 #: tensors are NCHW (``profile/recorder.py``): bytes only, costed where the convolution runs on
 #: tensor cores (``perf/roofline.py``).
 LAYOUT_TRANSPOSE_OP = "cudnn.nchw_nhwc_transpose"
+
+#: The op name of the kernels that dequantize a 4-bit (nf4) base weight to a 16-bit copy before
+#: each matmul that reads it (``workload/adapt.py``,
+#: :func:`~gpuplan.workload.adapt.counting_dequantizations`): one call per dequantization, its
+#: bytes the stored codes and block constants read plus the 16-bit copy written; a memory-bound op
+#: like any other ``other`` record (``perf/roofline.py``), at the calibrated bandwidth efficiency.
+#: bitsandbytes' kernel ran below that before its 2025 rewrite, by an unpublished absolute margin:
+#: "on the P100, A100, and H100 ... dequantization is between 1.36x - 2.07x faster", on sm86 and
+#: sm89 (A10, RTX 4090, L4) "1.3x - 1.6x for only smaller problem sizes" (bitsandbytes pull request
+#: #1747, "Improve kDequantizeBlockwise kernel performance for NF4/FP4", 2025-09-05,
+#: github.com/bitsandbytes-foundation/bitsandbytes/pull/1747, read 2026-12-04) — not applied here.
+DEQUANTIZE_OP = "gpuplan.dequantize_nf4"
 
 #: The precisions whose gradients accumulate in a persistent fp32 buffer (read per estimate stage).
 _FP32_MAIN_GRADS = frozenset(p.value for p in Precision if p.fp32_main_grads)
@@ -137,13 +150,20 @@ class Profile:
     it was recorded, which is right for them: no paged optimizer existed then.)"""
     base_quantization: str = "none"
     """How the frozen base's linear weights were stored (``none``, ``nf4``, ``int8``:
-    ``model.lora.quantization``); the trace holds them at that size. The time of dequantizing them
-    for each matmul is not traced (``perf/stages/compute.py``). ("none" in profiles traced before
+    ``model.lora.quantization``); the trace holds them at that size. A 4-bit weight's dequantization
+    before each matmul is the :data:`DEQUANTIZE_OP` record; an 8-bit one's is not modelled
+    (``perf/stages/spread.py``). ("none" in profiles traced before
     it was recorded, which is right for them.)"""
     base_double_quantization: bool = False
     """``nf4`` only: the block constants were quantized again to 8 bits
     (``model.lora.double_quantization``). (False in profiles traced before it was recorded: their
     estimate words the base as plain ``nf4``, as it did then.)"""
+    quantized_linears: int = 0
+    """Linear layers whose frozen weight is stored 4-bit (``nf4``). (0 in profiles traced before it
+    was recorded: their step holds no :data:`DEQUANTIZE_OP` record either.)"""
+    quantized_weights: int = 0
+    """Weights those layers stand for; each is dequantized once per matmul that reads it
+    (:data:`DEQUANTIZE_OP` records how often)."""
     compile_saving_bytes: float = 0.0
     """Activation bytes the compiled step keeps fewer than the eager one at the traced peak
     (already taken off ``peak``; profile/compiled.py). 0 when not compiled or not measurable."""

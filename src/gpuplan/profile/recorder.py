@@ -11,7 +11,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from gpuplan.profile.flops import count_flops
-from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpClass, OpRecord, Phase
+from gpuplan.profile.model import DEQUANTIZE_OP, LAYOUT_TRANSPOSE_OP, OpClass, OpRecord, Phase
 from gpuplan.workload.presets.fused import FUSED_MATMUL_OPS
 
 __all__ = ["OpRecorder", "op_class"]
@@ -217,6 +217,15 @@ class OpRecorder(TorchDispatchMode):
                 layout = self._acc[(LAYOUT_TRANSPOSE_OP, "other", self.phase, name)]
                 layout[0] += 1
                 layout[2] += transposed
+
+    def dequantize(self, stored_bytes: int, weights: int) -> None:
+        """One 4-bit weight dequantized for a matmul (:data:`DEQUANTIZE_OP`): its stored codes and
+        block constants read and its 16-bit copy written, one kernel (``workload/adapt.py``)."""
+        if not self.recording:
+            return
+        acc = self._acc[(DEQUANTIZE_OP, "other", self.phase, "uint8")]
+        acc[0] += 1
+        acc[2] += stored_bytes + 2 * weights
 
     def records(self) -> tuple[OpRecord, ...]:
         """The aggregates, heaviest first (FLOPs, then bytes)."""

@@ -37,6 +37,7 @@ from gpuplan.workload.adapt import (
     apply_lora,
     cast_floating,
     checkpoint_contexts,
+    counting_dequantizations,
     freeze_prefixes,
     quantize_base,
     stored_params,
@@ -599,6 +600,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     with ExitStack() as stack:
         stack.enter_context(tracker)
         stack.enter_context(recorder)
+        stack.enter_context(counting_dequantizations(recorder.dequantize))
         fused_dropout = _FusedAttentionDropout()
         if workload.attention is AttentionImpl.FUSED:
             stack.enter_context(fused_dropout)
@@ -675,6 +677,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     if paged:
         notes.append(f"paged optimizer: {paged / 2**30:.2f} GiB of state in CUDA managed memory")
     notes.append("memory: tensors only, 512-byte CUDA blocks; no CUDA context, workspaces or allocator slack")
+    four_bit = [m for m in model.modules() if isinstance(m, QuantizedLinear) and m.four_bit]
     return Profile(
         key=key,
         workload_name=workload.name,
@@ -695,6 +698,8 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
         base_quantization=workload.model.lora.quantization.value if workload.model.lora else "none",
         base_double_quantization=bool(workload.model.lora and workload.model.lora.double_quantization),
+        quantized_linears=len(four_bit),
+        quantized_weights=sum(m.weight_numel for m in four_bit),
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

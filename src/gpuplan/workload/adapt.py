@@ -24,6 +24,7 @@ __all__ = [
     "apply_checkpointing",
     "apply_lora",
     "cast_floating",
+    "counting_dequantizations",
     "freeze_prefixes",
     "quantize_base",
     "stored_params",
@@ -134,6 +135,23 @@ NF4_BLOCK = 64
 #: 0.127 bits per parameter, down from 32/64 = 0.5).
 NF4_SECOND_BLOCK = 256
 
+#: Who hears of each 4-bit dequantization while a step is traced (:func:`counting_dequantizations`).
+_DEQUANTIZE_LISTENERS: list[Callable[[int, int], None]] = []
+
+
+@contextmanager
+def counting_dequantizations(listener: Callable[[int, int], None]) -> Iterator[None]:
+    """Call ``listener(stored_bytes, weights)`` for each 4-bit weight dequantized inside the block.
+
+    The dequantization kernel (bitsandbytes' ``dequantize_4bit``, torchao's NF4 ``get_original_weight``)
+    is not a torch op a dispatch mode sees on fake tensors: the tracer costs it from these calls —
+    the stored codes and block constants read, the 16-bit copy written."""
+    _DEQUANTIZE_LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _DEQUANTIZE_LISTENERS.remove(listener)
+
 
 class _DequantizedMatmul(torch.autograd.Function):
     """``x · Wᵀ + b`` with ``W`` dequantized for the forward matmul and again for the backward one.
@@ -146,8 +164,8 @@ class _DequantizedMatmul(torch.autograd.Function):
     the input is kept for backward whenever it needs a gradient, although only the weight is read
     there. torchao's ``LinearNF4`` (torchtune's QLoRA) keeps the quantized weight only and
     dequantizes straight to the input's dtype. ``MatMul8bitLt`` (``int8``) is kept as before: the
-    quantized weight only. The dequantization kernels' time is not traced (an allocation moves no
-    bytes here).
+    quantized weight only. A 4-bit dequantization's kernel is reported to
+    :func:`counting_dequantizations` (an allocation moves no bytes here); the 8-bit one is not.
 
     Nothing goes through ``save_for_backward``, as in both libraries (the context's attributes),
     so a checkpointed block's recompute does not free or rebuild what is kept."""
@@ -210,6 +228,9 @@ class QuantizedLinear(nn.Module):
             stored = torch.empty(base.weight.shape, dtype=torch.int8, device=dev)
             constants = [torch.empty(base.out_features, dtype=torch.float32, device=dev)]
         self.weight = nn.Parameter(stored, requires_grad=False)
+        self.four_bit = quantization is BaseQuantization.NF4
+        self.stored_bytes = sum(t.numel() * t.element_size() for t in (stored, *constants))
+        """Bytes a dequantization reads: the codes and every level of block constants."""
         for i, c in enumerate(constants):
             self.register_buffer(f"quant_constants_{i}", c)
         self.bias = base.bias
@@ -218,6 +239,9 @@ class QuantizedLinear(nn.Module):
         """The weight as the matmul reads it: a fresh ``compute_dtype`` tensor of its shape, cast
         from a ``dequantized_dtype`` one when they differ (both alive during the cast)."""
         shape = (self.out_features, self.in_features)
+        if self.four_bit:
+            for listener in _DEQUANTIZE_LISTENERS:
+                listener(self.stored_bytes, self.weight_numel)
         w = torch.empty(shape, dtype=self.dequantized_dtype, device=device)
         return w.to(self.compute_dtype)
 
