@@ -12,10 +12,13 @@
   schedule); the bubble is ``((p − 1)/v) / (m + (p − 1)/v)`` of the pipeline's time.
   Tensor parallelism's compute share is the layout's (each rank's ops are already ``1/t``).
 - **torch.compile**: one fitted factor on the compute (it fuses the elementwise ops and cuts launches).
-- **A 4-bit base (QLoRA)**: its weights are dequantized to 16 bits for every matmul, forward and
-  backward, which the trace does not time: one published factor on the forward and backward
-  (:data:`QLORA_SLOWDOWN`), its range the spread of the published figures. An 8-bit base has no
-  published factor: its range is widened instead (``perf/stages/spread.py``).
+- **A 4-bit base (QLoRA)**: each quantized weight is dequantized to a 16-bit copy for every matmul
+  that reads it, forward and backward (and again in a checkpointed block's recompute): the trace
+  records each as one memory-bound kernel (:data:`~gpuplan.profile.model.DEQUANTIZE_OP`, its codes
+  and block constants read, its copy written), costed on the roofline like any other — the same
+  bytes whatever the batch, so a larger share of a small step. A profile traced before those
+  records takes one published factor instead (:data:`QLORA_SLOWDOWN`). An 8-bit base has no
+  published cost: its range is widened instead (``perf/stages/spread.py``).
 """
 
 from __future__ import annotations
@@ -43,10 +46,13 @@ from gpuplan.perf.plausibility import (
     roofline_phases,
     unseen_architecture_note,
 )
-from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, phase_times
+from gpuplan.perf.roofline import FP32_FROM_FP16_RATIO, PhaseTimes, is_causal, op_time_s, phase_times
 from gpuplan.perf.stages.layout import Layout, ModelParallel
+from gpuplan.profile.model import DEQUANTIZE_OP, Profile
 
 __all__ = [
+    "QLORA_DEQUANT_FAST",
+    "QLORA_DEQUANT_SLOW",
     "QLORA_SLOWDOWN",
     "QLORA_SLOWDOWN_HIGH",
     "QLORA_SLOWDOWN_LOW",
@@ -55,7 +61,8 @@ __all__ = [
     "pipeline_bubble_fraction",
 ]
 
-#: QLoRA's step time over LoRA's on the same model and GPU, measured by one publisher on one stack:
+#: QLoRA's step time over LoRA's on the same model and GPU, measured by one publisher on one stack
+#: (the factor a profile traced before the dequantization records takes; the others cost them):
 #: torchtune's README table "Memory and training speed" (pytorch/torchtune@30b8519e README.md,
 #: 2024-09-24, read 2026-12-04; batch 2 packed to 2048 tokens, torch.compile on, one RTX 4090):
 #: Llama 3.1 8B LoRA 3,083 tokens/s, QLoRA 2,413 — 3083 / 2413 = 1.278 (the rows of
@@ -81,6 +88,18 @@ QLORA_SLOWDOWN_LOW = 8210.0 / 8035.0
 #: micro-batch 2 1.44 — save Falcon 7B at micro-batch 1, 2.05: of the eight figures, seven lie in
 #: [1.022, 1.66].
 QLORA_SLOWDOWN_HIGH = 1.66
+#: What the per-weight dequantization cost leaves unexplained of the published QLoRA/LoRA pairs, each
+#: end of the range (``perf/stages/spread.py``). The fast end: torchtune's Llama 3.1 8B pair
+#: (:data:`QLORA_SLOWDOWN`'s; its configs' own adapters traced, 2,048-token packed batches) is
+#: modelled 1.412 against the published 1.278 — 1.412 / 1.278 = 1.105.
+QLORA_DEQUANT_FAST = 1.105
+#: The slow end: litgpt's A10G pairs (``QLORA_SLOWDOWN_HIGH``'s source), modelled at the configs'
+#: max_seq_length 512 — Llama 2 7B at micro-batch 2 1.206 against 1.39 (× 1.153), Mistral 7B
+#: (the mistral-7b preset's shape, litgpt's v0.1/v0.2 differing only in vocabulary) 1.216 against
+#: 1.44 (× 1.184). Alpaca2k is unpacked and padded to each batch's longest, so its batches are
+#: shorter than 512 and the dequantization a larger share of them than modelled there: the
+#: residual is an upper bound on what the model misses.
+QLORA_DEQUANT_SLOW = 1.19
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,10 +153,41 @@ def _compile_note(cal: Calibration) -> str:
     )
 
 
+def _stages_per_step(layout: Layout) -> float:
+    """Stage-micro-batch times per optimizer step: ``m + (p − 1)/v`` (SC21 §2.2)."""
+    mp = layout.model_parallel
+    return layout.microbatches + (mp.pipeline - 1) / mp.virtual_stages
+
+
+def _dequantize_s(profile: Profile, layout: Layout) -> float:
+    """Roofline seconds of one micro-batch's 4-bit dequantization kernels on this GPU (its share)."""
+    return sum(
+        op_time_s(op, layout.gpu, profile.precision, layout.calibration)
+        for op in profile.ops
+        if op.op == DEQUANTIZE_OP
+    )
+
+
+def _dequantize_note(layout: Layout, stages: float) -> str:
+    """What the 4-bit base's dequantization costs per optimizer step on this GPU."""
+    local, whole = layout.local, layout.whole
+    moved = sum(op.bytes_moved for op in whole.ops if op.op == DEQUANTIZE_OP)
+    share = sum(op.bytes_moved for op in local.ops if op.op == DEQUANTIZE_OP) / moved if moved else 0.0
+    step_s = stages * _dequantize_s(local, layout)
+    if layout.request.compiled:
+        step_s /= layout.calibration.compile_speedup
+    base = _("nf4, double quantization") if local.base_double_quantization else "nf4"
+    return _(
+        "quantized base ({base}): dequantizing {n:,} 4-bit weights: {ms:.0f} ms per step (each "
+        "weight to a 16-bit copy for every matmul that reads it, forward and backward, at this GPU's "
+        "memory bandwidth)"
+    ).format(base=base, n=round(whole.quantized_weights * share), ms=1e3 * step_s)
+
+
 def _modelled(layout: Layout) -> ComputeTime:
     """The compute of one optimizer step on one GPU of ``layout``, from the roofline alone."""
     gpu, cal, profile = layout.gpu, layout.calibration, layout.local
-    mp, dp, microbatches = layout.model_parallel, layout.data_parallel, layout.microbatches
+    dp = layout.data_parallel
     notes: list[str] = []
     if gpu.fp32_tflops is None and gpu.fp16_tflops is not None:
         notes.append(
@@ -188,8 +238,10 @@ def _modelled(layout: Layout) -> ComputeTime:
     )
     if micro_s > phases.forward_s + phases.backward_s:
         notes.append(_host_bound_note())
-    if profile.base_quantization == "nf4":
-        # Dequantizing the 4-bit weights for each matmul, forward and backward: not traced.
+    if profile.base_quantization == "nf4" and layout.whole.quantized_weights:
+        notes.append(_dequantize_note(layout, _stages_per_step(layout)))
+    elif profile.base_quantization == "nf4":
+        # Traced before the dequantization kernels were recorded: one published factor instead.
         micro_s *= QLORA_SLOWDOWN
         base = _("nf4, double quantization") if profile.base_double_quantization else "nf4"
         notes.append(
@@ -200,7 +252,7 @@ def _modelled(layout: Layout) -> ComputeTime:
         )
     # 1F1B: m micro-batches take (m + (p−1)/v) stage times (SC21 §2.2); each stage time's exposed
     # tensor-parallel all-reduces and sends are the communication stage's.
-    stages = microbatches + (mp.pipeline - 1) / mp.virtual_stages
+    stages = _stages_per_step(layout)
     compute_s = stages * micro_s + optimizer_s
     if layout.request.compiled:
         # torch.compile fuses the elementwise ops and cuts launches: one factor on the compute.

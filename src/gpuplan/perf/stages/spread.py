@@ -23,6 +23,8 @@ from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.input_pipeline import HostInput, InputPipeline, host_input
 from gpuplan.perf.stages.communication import Communication
 from gpuplan.perf.stages.compute import (
+    QLORA_DEQUANT_FAST,
+    QLORA_DEQUANT_SLOW,
     QLORA_SLOWDOWN,
     QLORA_SLOWDOWN_HIGH,
     QLORA_SLOWDOWN_LOW,
@@ -143,8 +145,20 @@ def gpu_spread(
                     "no calibration rows of {unseen}: the range is the leave-one-architecture-out one (wider)"
                 ).format(unseen=_(" or ").join(unseen))
             )
-    if profile.base_quantization == "nf4":
-        # The point took one published QLoRA-against-LoRA factor; the others published span more
+    if profile.base_quantization == "nf4" and profile.quantized_weights:
+        # The point costs each 4-bit weight's dequantization (compute.py); the range allows what
+        # that leaves of the published QLoRA/LoRA pairs (compute.QLORA_DEQUANT_FAST … _SLOW).
+        step_low /= QLORA_DEQUANT_FAST
+        step_high *= QLORA_DEQUANT_SLOW
+        notes.append(
+            _(
+                "quantized base (nf4): the range allows ÷ {fast:.2f} to × {slow:.2f} for what the "
+                "dequantization cost leaves of the published QLoRA-against-LoRA pairs"
+            ).format(fast=QLORA_DEQUANT_FAST, slow=QLORA_DEQUANT_SLOW)
+        )
+    elif profile.base_quantization == "nf4":
+        # Traced before the dequantization was recorded: the point took one published
+        # QLoRA-against-LoRA factor; the others published span more
         # (compute.QLORA_SLOWDOWN_LOW … QLORA_SLOWDOWN_HIGH): the range allows each end.
         step_low /= QLORA_SLOWDOWN / QLORA_SLOWDOWN_LOW
         step_high *= QLORA_SLOWDOWN_HIGH / QLORA_SLOWDOWN
