@@ -90,16 +90,16 @@ def _qlora_report(
 ) -> None:
     """The QLoRA rows (``gpuplan.calibration.qlora_cases``), evaluated with the shipped calibration
     and never fitted: each published time and peak memory against the model's, and each published
-    LoRA/QLoRA time ratio against the model's (its factor: ``compute.QLORA_SLOWDOWN``)."""
+    LoRA/QLoRA time ratio against the model's (each 4-bit weight's dequantization costed per matmul,
+    ``profile.model.DEQUANTIZE_OP``)."""
     from gpuplan.calibration.cases import predict
     from gpuplan.calibration.qlora_cases import QLORA_PAIRS, evaluate, qlora_cases
     from gpuplan.perf.calibration import load_calibration
-    from gpuplan.perf.stages.compute import QLORA_SLOWDOWN
 
     cal = load_calibration()
     cases, left = qlora_cases()
     evaluated = _profiles(cases, cached_only, retrace)
-    print(f"\nQLoRA rows (evaluated, not fitted; nf4 forward and backward × {QLORA_SLOWDOWN:.3f}):")
+    print("\nQLoRA rows (evaluated, not fitted; nf4 dequantization costed per weight and matmul):")
     for case, prof in evaluated:
         for e in evaluate(case, prof, cal):
             figures = f"{e.published:>9.2f} {e.predicted:>9.2f} {e.error_pct:>+7.1f}%"

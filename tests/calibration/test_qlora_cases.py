@@ -17,7 +17,13 @@ from gpuplan.calibration.cases import load_cases, predict
 from gpuplan.calibration.published import read_data
 from gpuplan.calibration.qlora_cases import QLORA_PAIRS, Evaluated, evaluate, qlora_cases
 from gpuplan.perf.calibration import load_calibration
-from gpuplan.perf.stages.compute import QLORA_SLOWDOWN, QLORA_SLOWDOWN_HIGH, QLORA_SLOWDOWN_LOW
+from gpuplan.perf.stages.compute import (
+    QLORA_DEQUANT_FAST,
+    QLORA_DEQUANT_SLOW,
+    QLORA_SLOWDOWN,
+    QLORA_SLOWDOWN_HIGH,
+    QLORA_SLOWDOWN_LOW,
+)
 from gpuplan.profile.model import Profile
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
@@ -84,26 +90,47 @@ def test_the_factor_is_the_published_pair_in_the_data() -> None:
 
 
 def test_torchtune_8b_qlora_time_and_memory() -> None:
-    # Measured: 2,413 tokens/s published, 1,792 predicted (−25.7 %; 1,745 before its re-trace with
-    # library: torchao); with Google Cloud's 1.66 it was 1,344 (−44.3 %). Without any factor the
-    # trace alone gives 2,230 (−7.6 %): the QLoRA config's adapters on all seven projections (the
-    # LoRA one's on q and v) already cost 1.37× in the model.
+    # Measured: 2,413 tokens/s published, 2,235 predicted (−7.4 %) with each 4-bit weight's
+    # dequantization costed (44 ms of the 1.83-s step: 7.0 billion weights dequantized for the
+    # forward, the checkpointed recompute and the backward at 2.5 B each); with the one published
+    # factor (× 1.278) it was 1,792 (−25.7 %), and with Google Cloud's 1.66 1,344 (−44.3 %).
     name = "Llama-3.1-8B QLoRA (torchtune)"
-    assert _within(_evaluated(name, "time"), 1.5)
+    assert _within(_evaluated(name, "time"), 1.15)
     # 7.4 GiB published, 8.32 predicted (+12.4 %); its LoRA run's 16.2 GiB is predicted 17.77 (+9.7 %):
     # over the memory band (×/÷ 1.09) by the same offset as the LoRA run, not by the 4-bit weights.
     assert _within(_evaluated(name, "memory"), 1.15)
 
 
 def test_torchtune_pair_ratio() -> None:
-    # Published LoRA/QLoRA 3,083 / 2,413 = 1.278; predicted 3,054 / 1,745 = 1.75 (2.27 with 1.66).
+    # Published LoRA/QLoRA 3,083 / 2,413 = 1.278; predicted 3,154 / 2,235 = 1.412 (+10.5 %), within
+    # the range's fast end (compute.QLORA_DEQUANT_FAST); with the one factor × 1.278 it was 1.762
+    # (+37.9 %: the factor counted the QLoRA config's extra adapters a second time).
     ((qlora, lora),) = QLORA_PAIRS
     lora_case = next(c for c in load_cases()[0] if c.workload["name"] == lora)
     cal = load_calibration()
     q = _case(qlora)
     predicted = predict(lora_case, _profile(lora_case), cal) / predict(q, _profile(q), cal)
     published = lora_case.published / q.published
-    assert 1 / 1.5 <= predicted / published <= 1.5
+    assert 1.0 < predicted / published <= QLORA_DEQUANT_FAST * 1.01
+
+
+def test_litgpt_llama2_pair_ratio_at_the_longest_batch_is_a_lower_bound() -> None:
+    # litgpt's config hub on one A10G, micro-batch 2: QLoRA's training time 1.39 × LoRA's. The
+    # cases run at max_seq_length 512, the longest an unpacked Alpaca2k batch can be: the
+    # dequantization's fixed bytes are then the smallest share of the step they can be, so the
+    # modelled ratio must not exceed the published one. Measured 1.206 (at 256 tokens 1.42); with
+    # the one factor it was 1.436, over the published already at the longest batch.
+    from gpuplan.calibration.cases import case_request
+    from gpuplan.perf.estimate import run_estimate
+
+    cal = load_calibration()
+    step = {}
+    for kind in ("lora", "qlora"):
+        case = _case(f"llama-2-7b {kind} (litgpt llama-2-7b/{kind}.yaml)")
+        step[kind] = run_estimate(case_request(case, _profile(case), cal)).step_time_s
+    ratio = step["qlora"] / step["lora"]
+    assert 1.1 < ratio <= 1.39
+    assert 1.39 / ratio <= QLORA_DEQUANT_SLOW
 
 
 def test_litgpt_lora_peaks_within_the_memory_band() -> None:
