@@ -33,6 +33,7 @@ __all__ = [
     "plan",
     "refuse_unrunnable",
     "refuse_unsplit",
+    "replica_host",
 ]
 
 
@@ -136,6 +137,28 @@ def instance_links(
     if o.gpu_count:
         host = Host(gpus=o.gpu_count, vcpus=o.vcpus or None, ram_gib=o.memory_gib or None)
     return InstanceLinks(network=spec, gpus=given_gpus or (o.gpu,), host=host)
+
+
+def replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[str, NetworkSpec | None]:
+    """A simulated replica's GPU and, with an instance type (``simulate autoscale --instance``), the
+    instance's links: its GPU unless ``gpu`` names the same one; another is refused."""
+    from gpuplan.errors import InputError
+    from gpuplan.hardware import resolve_gpu
+    from gpuplan.i18n.messages import N_
+
+    if instance is None:
+        return resolve_gpu(gpu or "A100-SXM4-80GB").id, None
+    links = instance_links(store, instance)
+    assert links.gpus is not None  # an instance names its GPU
+    own = links.gpus[0]
+    if gpu is not None and resolve_gpu(gpu).id != own:
+        raise InputError.worded(
+            N_("--gpu {gpu} is not the GPU of {instance} ({own}): give one of them"),
+            gpu=gpu,
+            instance=instance,
+            own=own,
+        )
+    return own, links.network
 
 
 def _workload(workload: Workload | str | Path | dict[str, Any]) -> Workload:

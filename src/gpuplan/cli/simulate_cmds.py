@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -45,7 +44,7 @@ _MAX_TOKENS = 10_000_000
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.perf.links import NetworkSpec
-    from gpuplan.simulate import ReplicaModel, Slo, Trace
+    from gpuplan.simulate import ReplicaModel, Trace
     from gpuplan.workload import Workload
 
 __all__ = ["register"]
@@ -136,46 +135,6 @@ def _replica(
     return estimator_replica(
         prof, get_gpu(gpu_id), stack, mean_prompt_tokens=lengths[0], mean_output_tokens=lengths[1]
     )
-
-
-def _replica_host(store: Store, gpu: str | None, instance: str | None) -> tuple[str, NetworkSpec | None]:
-    """The replica's GPU and, with ``--instance``, the instance's links (its GPU unless ``--gpu``
-    names the same one; another is refused)."""
-    from gpuplan.hardware import resolve_gpu
-
-    if instance is None:
-        return resolve_gpu(gpu or "A100-SXM4-80GB").id, None
-    from gpuplan.api import instance_links
-
-    links = instance_links(store, instance)
-    assert links.gpus is not None  # an instance names its GPU
-    own = links.gpus[0]
-    if gpu is not None and resolve_gpu(gpu).id != own:
-        raise InputError.worded(
-            N_("--gpu {gpu} is not the GPU of {instance} ({own}): give one of them"),
-            gpu=gpu,
-            instance=instance,
-            own=own,
-        )
-    return own, links.network
-
-
-def _slos(slo: str | None, slo_ms: float | None, w_slo_ms: float | None) -> tuple[Slo, ...]:
-    """``--slo``, else ``--slo-ms`` (an end-to-end p95), else the workload's ``p95_latency_ms``."""
-    from gpuplan.simulate import Slo, parse_slos
-
-    if slo is not None:
-        if slo_ms is not None:
-            raise InputError.worded(N_("give --slo or --slo-ms, not both (--slo e2e_p95=30s says the same)"))
-        return parse_slos(slo)
-    ms = slo_ms if slo_ms is not None else w_slo_ms
-    if ms is None:
-        return ()
-    if not (math.isfinite(ms) and ms > 0):
-        raise InputError.worded(
-            N_("--slo-ms must be a positive number of milliseconds, got {value:g}"), value=ms
-        )
-    return (Slo(metric="e2e", percentile=95.0, threshold_s=ms / 1000.0),)
 
 
 @app.command("autoscale")
@@ -323,6 +282,7 @@ def autoscale_cmd(
     apply_language(lang)
     check_out(out)
     check_currency(currency)
+    from gpuplan.api import replica_host
     from gpuplan.report.autoscale import autoscale_html, autoscale_json, autoscale_view
     from gpuplan.simulate import (
         SimulationSettings,
@@ -332,7 +292,7 @@ def autoscale_cmd(
         retime,
         simulate_autoscale,
     )
-    from gpuplan.simulate.inputs import fleet_prices, parse_replica
+    from gpuplan.simulate.inputs import autoscale_slos, fleet_prices, parse_replica, storage_bytes_per_s
     from gpuplan.simulate.policy import DEFAULT_STARTUP_S
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
     from gpuplan.workload import load_workload
@@ -368,14 +328,11 @@ def autoscale_cmd(
             raise InputError.worded(N_("--shape needs --rate (or serving.requests_per_s in the workload)"))
         tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)
     tr = tr.with_tokens(prompt, output)
-    slos = _slos(slo, slo_ms, w.serving.p95_latency_ms if w.serving else None)
-    if storage_gbps is not None and not (math.isfinite(storage_gbps) and storage_gbps > 0):
-        raise InputError.worded(
-            N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
-        )
+    slos = autoscale_slos(slo, slo_ms, w.serving.p95_latency_ms if w.serving else None)
+    storage_rate = storage_bytes_per_s(storage_gbps)
     store = open_store(ctx, currency, (usd_per_cny, cny_per_usd, force_rate))
     try:
-        gpu_id, network = _replica_host(store, gpu, instance)
+        gpu_id, network = replica_host(store, gpu, instance)
         offers = store.offers(gpu=gpu_id) if store is not None else []
         if instance is not None:
             offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
@@ -408,8 +365,7 @@ def autoscale_cmd(
         seconds=DEFAULT_STARTUP_S
     )
     if weights is not None:
-        rate_b = (storage_gbps * 1e9) if storage_gbps is not None else DEFAULT_STORAGE_BYTES_PER_S
-        cold_s, cold_words = cold_start(weights, rate_b)
+        cold_s, cold_words = cold_start(weights, storage_rate or DEFAULT_STORAGE_BYTES_PER_S)
     res = simulate_autoscale(
         tr,
         rep,

@@ -4,6 +4,8 @@
   instance that holds a whole replica, and the spot interruption rate from its catalog band (else
   the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
+- :func:`autoscale_slos` and :func:`storage_bytes_per_s`: the latency targets and the weights'
+  read rate of ``simulate autoscale``, read alike by the command and the service;
 - :func:`load_services`: a ``services.yaml`` for ``simulate share``.
 """
 
@@ -30,14 +32,17 @@ from gpuplan.workload._validation import PrintableLine
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
     from gpuplan.perf.inference import DecodeEstimate
+    from gpuplan.simulate.latency import Slo
 
 __all__ = [
     "ServicesFile",
+    "autoscale_slos",
     "demand_from_decode",
     "fleet_prices",
     "load_services",
     "parse_replica",
     "replica_instances",
+    "storage_bytes_per_s",
     "whole_instances",
 ]
 
@@ -398,3 +403,33 @@ def demand_from_decode(
         latency_s=srv.request_latency_s,
         slo_s=slo_s,
     )
+
+
+def autoscale_slos(slo: str | None, slo_ms: float | None, workload_slo_ms: float | None) -> tuple[Slo, ...]:
+    """``--slo`` (``ttft_p95=2s,tpot_p95=80ms``), else ``--slo-ms`` (an end-to-end p95), else the
+    workload's ``p95_latency_ms``; none of them: no target."""
+    from gpuplan.simulate.latency import Slo, parse_slos
+
+    if slo is not None:
+        if slo_ms is not None:
+            raise InputError.worded(N_("give --slo or --slo-ms, not both (--slo e2e_p95=30s says the same)"))
+        return parse_slos(slo)
+    ms = slo_ms if slo_ms is not None else workload_slo_ms
+    if ms is None:
+        return ()
+    if not (math.isfinite(ms) and ms > 0):
+        raise InputError.worded(
+            N_("--slo-ms must be a positive number of milliseconds, got {value:g}"), value=ms
+        )
+    return (Slo(metric="e2e", percentile=95.0, threshold_s=ms / 1000.0),)
+
+
+def storage_bytes_per_s(storage_gbps: float | None) -> float | None:
+    """``--storage-gbps`` in bytes per second (None: not given, the default applies)."""
+    if storage_gbps is None:
+        return None
+    if not (math.isfinite(storage_gbps) and storage_gbps > 0):
+        raise InputError.worded(
+            N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
+        )
+    return storage_gbps * 1e9

@@ -45,6 +45,8 @@ MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 
 #: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
 _NAMES = Field(default=None, max_length=64)
+#: Longest comma-separated option text (--slo, --replica, --engine): a few keys and values.
+_OPTION_TEXT = 300
 
 
 class _Request(BaseModel):
@@ -174,11 +176,56 @@ class SimulateRequest(WorkloadRequest):
     )
     rate: float | None = Field(default=None, gt=0, le=10_000, description="mean requests/s")
     hours: float = Field(default=24.0, gt=0, le=24 * 31)
-    gpu: str = Field(default="A100-SXM4-80GB", max_length=64)
     policies: list[str] = Field(
         min_length=1, max_length=16, description="fixed:replicas=4, target:target=0.7,max=10, …"
     )
-    slo_ms: float | None = Field(default=None, gt=0, le=3.6e6)
+    slo_ms: float | None = Field(
+        default=None, gt=0, le=3.6e6, description="An end-to-end p95 target in ms, as slo e2e_p95=…"
+    )
+    slo: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=_OPTION_TEXT,
+        description="Latency targets METRIC_pN=TIME (queue, ttft, tpot, e2e): ttft_p95=2s,tpot_p95=80ms "
+        "(default: the workload's p95_latency_ms, end to end); not with slo_ms.",
+    )
+    gpu: str | None = Field(
+        default=None, max_length=64, description="GPU of one replica (default A100-SXM4-80GB)."
+    )
+    instance: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="An instance type from the catalog a replica runs on: its GPU (gpu, if given, must "
+        "be the same), how its GPUs are joined, its prices.",
+    )
+    replica: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=_OPTION_TEXT,
+        description="Replica speed instead of the estimator: slots=N,tpot_ms=T,prefill_tps=R.",
+    )
+    engine: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=_OPTION_TEXT,
+        description="Serving engine settings: max_num_seqs=N, max_batched_tokens=N, chunked_prefill=on "
+        "or off, prefix_caching=on or off (default: those of the workload's serving.engine for the GPU).",
+    )
+    storage_gbps: float | None = Field(
+        default=None, gt=0, description="Weights read rate at a replica's start, GB/s (default 0.131)."
+    )
+    timeout_s: float = Field(default=120.0, gt=0, description="Drop a request that waited this long.")
+    on_demand_price: float | None = Field(
+        default=None, gt=0, description="USD per replica-hour (default: the catalog's cheapest)."
+    )
+    spot_price: float | None = Field(default=None, gt=0, description="USD per spot replica-hour.")
+    spot_rate: float | None = Field(
+        default=None,
+        ge=0,
+        description="Spot reclaims per spot instance-hour (a reclaim takes every replica on the instance).",
+    )
+    spot_notice_s: float = Field(default=30.0, ge=0, description="Warning before a spot reclaim.")
     seed: int = Field(default=0, ge=0, le=2**31)
 
 

@@ -566,7 +566,7 @@ def simulate(request: Request, caller: Annotated[Caller, authorised("plan")], bo
 
     with use_language(caller.lang):
         workload = materialize(body.workload, body.hf_config_json, _scratch(request))
-        check_simulate(body, workload, _scratch(request))
+        check_simulate(_store(request), body, workload, _scratch(request))
         check_inline_config(workload)
     return _queue(request, caller, "simulate", body)
 

@@ -3,16 +3,18 @@ sent in the request (``trace_csv``, read by the command's own reader within its 
 
 :func:`check_simulate` runs when the request comes in, before it is queued: everything that can be
 judged without tracing the workload (an inference workload with a ``serving:`` block, the
-policies, the GPU, the trace: an uploaded one read whole, a generated one's size against the
-bounds on work), so that a bad request is refused in one line at once instead of failing its job
-later. The job (:func:`simulate_document`) runs the same checks again on the stored request (the
-row is data) and goes on to trace and simulate.
+policies, the GPU or instance type, the SLOs, a given replica or the engine's settings, the prices
+and spot options, the trace: an uploaded one read whole, a generated one's size against the bounds
+on work), read by the command's own parsers, so that a bad request is refused in one line at once
+instead of failing its job later. The job (:func:`simulate_document`) runs the same checks again on
+the stored request (the row is data) and goes on to trace and simulate.
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +24,8 @@ from gpuplan.web.requests import SimulateRequest
 
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
-    from gpuplan.simulate import Policy, Shape, Trace
+    from gpuplan.perf.links import NetworkSpec
+    from gpuplan.simulate import FleetPrices, Policy, ReplicaModel, Shape, Slo, Trace
     from gpuplan.workload import Workload
     from gpuplan.workload.spec import ServingSpec
 
@@ -87,15 +90,67 @@ def _uploaded(request: SimulateRequest, scratch: Path) -> Trace:
     return trace
 
 
-def check_simulate(request: SimulateRequest, workload: Workload, scratch: Path) -> None:
+@dataclass(frozen=True)
+class _Options:
+    """The request's options, read and checked as ``simulate autoscale`` reads its flags."""
+
+    gpu_id: str
+    network: NetworkSpec | None
+    slos: tuple[Slo, ...]
+    storage_bytes_per_s: float | None
+    replica: ReplicaModel | None
+    """Given figures (``replica``), else None: the estimator's replica."""
+    prices: FleetPrices
+
+
+def _options(store: Store, request: SimulateRequest, workload: Workload, policies: list[Policy]) -> _Options:
+    from gpuplan.api import replica_host
+    from gpuplan.hardware import get_gpu
+    from gpuplan.simulate import SimulationSettings
+    from gpuplan.simulate.batching import parse_engine
+    from gpuplan.simulate.engines import engine_defaults
+    from gpuplan.simulate.inputs import autoscale_slos, fleet_prices, parse_replica, storage_bytes_per_s
+
+    serving = _serving(workload)
+    SimulationSettings(timeout_s=request.timeout_s, spot_notice_s=request.spot_notice_s)
+    slos = autoscale_slos(request.slo, request.slo_ms, serving.p95_latency_ms)
+    storage = storage_bytes_per_s(request.storage_gbps)
+    gpu_id, network = replica_host(store, request.gpu, request.instance)
+    offers = store.offers(gpu=gpu_id)
+    if request.instance is not None:
+        offers = [o for o in offers if o.instance_type.lower() == request.instance.lower()]
+    prices = fleet_prices(
+        offers,
+        gpu_id,
+        on_demand_usd=request.on_demand_price,
+        spot_usd=request.spot_price,
+        spot_rate_per_hour=request.spot_rate,
+        gpus_per_replica=workload.tensor_parallel,
+        fleet_replicas=max(p.max_replicas for p in policies),
+    )
+    replica = None
+    if request.replica is not None:
+        if request.engine is not None:
+            raise InputError.worded(N_("--engine sets the estimator's replica; --replica gives its figures"))
+        replica = parse_replica(request.replica, gpu_id)
+    elif request.engine is not None:
+        # read now against the GPU's defaults, so that a misspelt key is refused before tracing
+        gpu = get_gpu(gpu_id)
+        defaults = engine_defaults(
+            gpu, serving.engine_name, serving.engine_version, tensor_parallel=workload.tensor_parallel
+        )
+        parse_engine(request.engine, defaults)
+    return _Options(gpu_id, network, slos, storage, replica, prices)
+
+
+def check_simulate(store: Store, request: SimulateRequest, workload: Workload, scratch: Path) -> None:
     """Refuse (InputError, NotFoundError: one line) what the job would fail on before tracing."""
-    from gpuplan.hardware import resolve_gpu
     from gpuplan.simulate import check_shape, check_window
 
     serving = _serving(workload)
     policies = _policies(request)
     _one_trace(request)
-    resolve_gpu(request.gpu)
+    _options(store, request, workload, policies)
     if request.trace_csv is not None:
         trace = _uploaded(request, scratch)
         check_window(trace.name, trace.duration_s, policies)
@@ -121,6 +176,48 @@ def _trace(request: SimulateRequest, serving: ServingSpec, scratch: Path) -> Tra
     return trace.with_tokens(serving.prompt_tokens, serving.output_tokens)
 
 
+def _estimated(
+    store: Store,
+    workload: Workload,
+    request: SimulateRequest,
+    options: _Options,
+    trace: Trace,
+    progress: Callable[[float, str], None],
+) -> tuple[ReplicaModel, float]:
+    """The estimator's continuous-batching replica for this trace, and its weights in bytes."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.workload_request import serving_engine
+    from gpuplan.profile import profile
+    from gpuplan.simulate.replica import ServingStack, estimator_replica
+
+    serving = _serving(workload)
+    progress(0.05, "tracing")
+    prof = profile(workload, store.local)
+    if prof.shape.family != "decoder":
+        raise EstimateError.worded(
+            N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
+        )
+    assert trace.prompt_tokens is not None and trace.output_tokens is not None
+    stack = ServingStack(
+        tensor_parallel=workload.tensor_parallel,
+        cuda_graphs=workload.uses_cuda_graphs,
+        compiled=workload.compile,
+        engine_text=request.engine,
+        engine_cpu=serving_engine(workload),
+        engine_name=serving.engine_name,
+        engine_version=serving.engine_version,
+        prefix_caching=serving.prefix_caching,
+        network=options.network,
+    )
+    return estimator_replica(
+        prof,
+        get_gpu(options.gpu_id),
+        stack,
+        mean_prompt_tokens=float(trace.prompt_tokens.mean()),
+        mean_output_tokens=float(trace.output_tokens.mean()),
+    )
+
+
 def simulate_document(
     store: Store,
     request: SimulateRequest,
@@ -129,57 +226,31 @@ def simulate_document(
     progress: Callable[[float, str], None] = lambda _f, _m: None,
 ) -> dict[str, Any]:
     """``gpuplan simulate autoscale --json``'s document, on the request's trace or shape."""
-    from gpuplan.hardware import get_gpu, resolve_gpu
-    from gpuplan.perf.workload_request import serving_engine
-    from gpuplan.profile import profile
+    from gpuplan.i18n import _
     from gpuplan.report.autoscale import autoscale_json
-    from gpuplan.simulate import SimulationSettings, Slo, simulate_autoscale
-    from gpuplan.simulate.inputs import fleet_prices
-    from gpuplan.simulate.replica import (
-        DEFAULT_STORAGE_BYTES_PER_S,
-        ServingStack,
-        cold_start,
-        estimator_replica,
-    )
+    from gpuplan.simulate import SimulationSettings, simulate_autoscale
+    from gpuplan.simulate.policy import DEFAULT_STARTUP_S
+    from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
 
     serving = _serving(workload)
     policies = _policies(request)
+    options = _options(store, request, workload, policies)
     trace = _trace(request, serving, scratch)
-    gpu_id = resolve_gpu(request.gpu).id
-    progress(0.05, "tracing")
-    prof = profile(workload, store.local)
-    if prof.shape.family != "decoder":
-        raise EstimateError.worded(
-            N_("{name}: the replica model needs a decoder LLM (KV cache, decode steps)"), name=workload.name
-        )
+    cold_s: float | None = None
+    cold_words = _("{seconds:.0f} s (assumed; the replica's size is not known with --replica)").format(
+        seconds=DEFAULT_STARTUP_S
+    )
+    replica = options.replica
+    if replica is None:
+        replica, weights = _estimated(store, workload, request, options, trace, progress)
+        cold_s, cold_words = cold_start(weights, options.storage_bytes_per_s or DEFAULT_STORAGE_BYTES_PER_S)
     progress(0.5, "simulating")
-    assert trace.prompt_tokens is not None and trace.output_tokens is not None
-    stack = ServingStack(
-        tensor_parallel=workload.tensor_parallel,
-        cuda_graphs=workload.uses_cuda_graphs,
-        compiled=workload.compile,
-        engine_cpu=serving_engine(workload),
-        engine_name=serving.engine_name,
-        engine_version=serving.engine_version,
-        prefix_caching=serving.prefix_caching,
-    )
-    replica, weights = estimator_replica(
-        prof,
-        get_gpu(gpu_id),
-        stack,
-        mean_prompt_tokens=float(trace.prompt_tokens.mean()),
-        mean_output_tokens=float(trace.output_tokens.mean()),
-    )
-    cold_s, cold_words = cold_start(weights, DEFAULT_STORAGE_BYTES_PER_S)
-    prices = fleet_prices(
-        store.offers(gpu=gpu_id),
-        gpu_id,
-        gpus_per_replica=workload.tensor_parallel,
-        fleet_replicas=max(p.max_replicas for p in policies),
-    )
-    slo_ms = request.slo_ms or serving.p95_latency_ms
-    slos = (Slo(metric="e2e", percentile=95.0, threshold_s=slo_ms / 1000),) if slo_ms else ()
     settings = SimulationSettings(
-        slos=slos, seed=request.seed, cold_start_s=cold_s, cold_start_source=cold_words
+        slos=options.slos,
+        timeout_s=request.timeout_s,
+        spot_notice_s=request.spot_notice_s,
+        seed=request.seed,
+        cold_start_s=cold_s,
+        cold_start_source=cold_words,
     )
-    return autoscale_json(simulate_autoscale(trace, replica, policies, prices, settings))
+    return autoscale_json(simulate_autoscale(trace, replica, policies, options.prices, settings))

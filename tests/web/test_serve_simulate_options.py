@@ -1,0 +1,127 @@
+"""``simulate autoscale``'s options over the API: SLOs on any metric, a replica's own figures, the
+engine's settings, an instance type, spot prices and reclaims, the timeout and the weights' read
+rate; read by the command's own parsers, so a bad value is the command's one line (400) or a bound
+(422), and nothing is queued."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serve_helpers import Service
+from typer.testing import CliRunner
+
+from gpuplan.cli import app
+
+_SERVICE = {
+    "name": "gpt2-service",
+    "task": "infer",
+    "model": {"preset": "gpt2"},
+    "inputs": {"batch_size": 8, "seq_len": 256},
+    "precision": "bf16",
+    "serving": {"requests_per_s": 2, "prompt_tokens": 128, "output_tokens": 64},
+}
+REPLICA = "slots=64,tpot_ms=40,prefill_tps=3000"
+
+
+def _jobs(service: Service) -> int:
+    with sqlite3.connect(service.db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM jobs").fetchone()[0])
+
+
+def _simulate(service: Service, **fields: Any) -> Any:
+    body = {"workload": _SERVICE, "gpu": "L4", "policies": ["fixed:replicas=2"], **fields}
+    return service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan"))
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        ({"slo": "ttft_p95=soon"}, "ttft_p95=soon"),
+        ({"slo": "ttft_p95=2s", "slo_ms": 500}, "give --slo or --slo-ms, not both"),
+        ({"replica": "slots=0,tpot_ms=30"}, "slots ≥ 1"),
+        ({"replica": "slotz=4,tpot_ms=30"}, "slots"),
+        ({"replica": REPLICA, "engine": "max_num_seqs=64"}, "--engine sets the estimator's replica"),
+        ({"engine": "max_num_seqz=64"}, "max_num_seqs"),
+        ({"instance": "p4d.24xlarg"}, "p4d.24xlarge"),
+        ({"instance": "p4d.24xlarge", "gpu": "L4"}, "is not the GPU of p4d.24xlarge"),
+        ({"spot_price": 1e300, "policies": ["fixed:replicas=1,spot=1"]}, "--spot-price"),
+    ],
+)
+def test_a_bad_option_is_the_commands_line_and_nothing_is_queued(
+    service: Service, fields: dict[str, Any], said: str
+) -> None:
+    r = _simulate(service, **fields)
+    assert r.status_code == 400, r.text
+    line = r.json()["error"]
+    assert said in line and "\n" not in line, line
+    assert _jobs(service) == 0
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"timeout_s": 0},
+        {"spot_notice_s": -1},
+        {"storage_gbps": 0},
+        {"spot_rate": -0.5},
+        {"on_demand_price": -2},
+        {"slo": "x" * 1000},
+    ],
+)
+def test_an_option_out_of_its_bounds_is_422(service: Service, fields: dict[str, Any]) -> None:
+    r = _simulate(service, **fields)
+    assert r.status_code == 422, r.text
+    assert _jobs(service) == 0
+
+
+def test_the_answer_is_the_commands_document_for_the_same_options(service: Service, tmp_path: Path) -> None:
+    """A replica's own figures (no tracing), SLOs on TTFT and TPOT, spot replicas with their price,
+    reclaim rate and notice, and a timeout: the service's document is the command's ``--json``."""
+    options = {
+        "replica": REPLICA,
+        "slo": "ttft_p95=2s,tpot_p95=80ms",
+        "on_demand_price": 0.7,
+        "spot_price": 0.3,
+        "spot_rate": 0.5,
+        "spot_notice_s": 60,
+        "timeout_s": 30,
+        "shape": "bursty",
+        "rate": 3,
+        "hours": 2,
+        "seed": 7,
+        "policies": ["fixed:replicas=2", "queue:per_replica=24,max=4,spot=0.5"],
+    }
+    r = _simulate(service, **options)
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    served = job["result"]
+    workload = tmp_path / "service.yaml"
+    workload.write_text(json.dumps(_SERVICE), encoding="utf-8")
+    args = ["simulate", "autoscale", str(workload), "--gpu", "L4", "--json"]
+    for key in ("replica", "slo", "on_demand_price", "spot_price", "spot_rate", "spot_notice_s"):
+        args += [f"--{key.replace('_', '-')}", str(options[key])]
+    args += ["--timeout-s", "30", "--shape", "bursty", "--rate", "3", "--hours", "2", "--seed", "7"]
+    for p in options["policies"]:
+        args += ["--policy", p]
+    res = CliRunner().invoke(app, args, env={"GPUPLAN_DB": service.db}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert served == json.loads(res.stdout)
+    assert {s["metric"] for s in served["settings"]["slos"]} == {"ttft", "tpot"}
+    assert (served["settings"]["timeout_s"], served["settings"]["spot_notice_s"]) == (30, 60)
+    assert served["prices"]["usd_per_hour"]["spot"] == 0.3
+    assert served["prices"]["spot_interruptions_per_hour"] == 0.5
+
+
+def test_an_instance_type_and_engine_settings_reach_the_estimators_replica(service: Service) -> None:
+    """Traces GPT-2 in inference (seconds): a p4d.24xlarge's A100 replica with max_num_seqs=8."""
+    r = _simulate(service, gpu=None, instance="p4d.24xlarge", engine="max_num_seqs=8", hours=0.5)
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    replica = job["result"]["replica"]
+    assert replica["gpu"].startswith("A100") and replica["slots"] == 8, replica
