@@ -125,3 +125,21 @@ def test_an_instance_type_and_engine_settings_reach_the_estimators_replica(servi
     assert job["status"] == "done", job
     replica = job["result"]["replica"]
     assert replica["gpu"].startswith("A100") and replica["slots"] == 8, replica
+
+
+def test_every_option_of_the_command_has_its_field_in_the_request() -> None:
+    """What the command reads from the user's disk or prints comes as data over the API (trace_csv,
+    policies as a list) or is not the service's (--out, --json, the language, the project); the
+    document is in US dollars, as the command's --json, so the display currency is the page's."""
+    import typer.main
+
+    from gpuplan.cli.simulate_cmds import app as simulate_app
+    from gpuplan.web.requests import SimulateRequest
+
+    command = typer.main.get_command(simulate_app).commands["autoscale"]  # type: ignore[attr-defined]
+    options = {p.name for p in command.params if p.name}
+    not_fields = {"workload_file", "trace", "policy", "out", "as_json", "lang", "project"}
+    display = {"currency", "usd_per_cny", "cny_per_usd", "force_rate"}
+    missing = options - not_fields - display - set(SimulateRequest.model_fields)
+    assert not missing, missing
+    assert {"trace_csv", "policies"} <= set(SimulateRequest.model_fields)
