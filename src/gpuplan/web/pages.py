@@ -1,4 +1,4 @@
-"""The dashboard: five pages served by the API's own process, in English or Chinese.
+"""The dashboard: six pages served by the API's own process, in English or Chinese.
 
 Each page is a small HTML shell (its words from the gettext catalog, like the CLI's) and one
 script (``static/app.js``) that calls the API with the token the user pasted (kept in the
@@ -31,6 +31,7 @@ PAGES = {
     "plan": N_("Plan"),
     "history": N_("Price history"),
     "tco": N_("TCO"),
+    "simulate": N_("Simulate"),
     "team": N_("Team plans and budget"),
 }
 
@@ -88,6 +89,30 @@ _SCRIPT_WORDS = (
     N_("plans whose cost is unknown are not counted"),
     N_("Exchange rate"),
     N_("Give the month's budget as a number of US dollars, 0 or more."),
+    N_("Policy"),
+    N_("Cost"),
+    N_("Replica-hours"),
+    N_("Latency p50"),
+    N_("Latency p95"),
+    N_("Latency p99"),
+    N_("SLO misses"),
+    N_("Dropped"),
+    N_("Interruptions"),
+    N_("Most replicas"),
+    N_("SLOs"),
+    N_("Target"),
+    N_("Achieved"),
+    N_("met"),
+    N_("missed"),
+    N_("Trace"),
+    N_("requests"),
+    N_("synthetic"),
+    N_("recorded"),
+    N_("Replica"),
+    N_("slots"),
+    N_("Prices per replica-hour"),
+    N_("Spot reclaims per hour"),
+    N_("Paste a trace CSV or choose a file, or pick a generated shape."),
 )
 
 
@@ -127,6 +152,27 @@ _FORM_WORDS = (
     N_("Start"),
     N_("Task"),
     N_("Image size"),
+    N_("Requests per second"),
+    N_("Prompt tokens"),
+    N_("Output tokens"),
+    N_("Load"),
+    N_("Hours"),
+    N_("Generated: diurnal"),
+    N_("Generated: bursty"),
+    N_("Generated: step"),
+    N_("Trace CSV (below)"),
+    N_("Trace CSV"),
+    N_("Trace file"),
+    N_("Instance type"),
+    N_("Policies, one per line"),
+    N_("Latency targets (SLOs)"),
+    N_("Replica figures instead of the estimate"),
+    N_("Engine settings"),
+    N_("On-demand price/h, USD"),
+    N_("Spot price/h, USD"),
+    N_("Spot notice, s"),
+    N_("Timeout, s"),
+    N_("Seed"),
 )
 
 
@@ -237,6 +283,8 @@ def _body(page: str) -> str:
   <div class="buttons"><button type="submit" id="tco">{L["Solve"]}</button></div>
 </form>
 <div id="summary"></div><div id="chart" class="chart"></div><div id="table" class="scroll"></div>"""
+    if page == "simulate":
+        return _simulate_body()
     return f"""
 <form id="budgetform" class="bar">
   <label>{L["Month"]} <input name="month" type="month" required></label>
@@ -248,6 +296,59 @@ def _body(page: str) -> str:
 <section><h2>{L["Price changes"]} <button type="button" id="changes">{L["Check today's prices"]}</button></h2>
 <div id="changestable" class="scroll"></div></section>
 <section><h2>{L["Saved workloads"]}</h2><div id="workloads" class="scroll"></div></section>"""
+
+
+def _decoder_presets() -> list[str]:
+    """The presets a replica can be estimated for: decoder LLMs (KV cache, decode steps)."""
+    from gpuplan.workload.presets.registry import PRESETS
+
+    return [name for name, info in PRESETS.items() if info.family == "decoder"]
+
+
+def _simulate_body() -> str:
+    """The simulate page: an inference workload, its load (a generated shape or a trace CSV),
+    the policies to compare, latency targets and the replica's, prices' and spot's options."""
+    L = _labels()
+    options = "".join(
+        f'<option value="{p}"{" selected" if p == "gpt2" else ""}>{p}</option>' for p in _decoder_presets()
+    )
+    shapes = "".join(
+        f'<option value="{v}">{L[w]}</option>'
+        for v, w in (
+            ("diurnal", "Generated: diurnal"),
+            ("bursty", "Generated: bursty"),
+            ("step", "Generated: step"),
+            ("csv", "Trace CSV (below)"),
+        )
+    )
+    return f"""
+<form id="simform" class="grid">
+  <label>{L["Model preset"]} <select name="preset">{options}</select></label>
+  <label>{L["Precision"]} <select name="precision"><option>bf16</option><option>fp16</option><option>fp32</option></select></label>
+  <label>{L["Requests per second"]} <input name="rate" type="number" min="0" step="any" value="2"></label>
+  <label>{L["Prompt tokens"]} <input name="prompt_tokens" type="number" min="1" value="512"></label>
+  <label>{L["Output tokens"]} <input name="output_tokens" type="number" min="1" value="256"></label>
+  <label>{L["Load"]} <select name="shape">{shapes}</select></label>
+  <label>{L["Hours"]} <input name="hours" type="number" min="0" step="any" value="24"></label>
+  <label>{L["GPU"]} <input name="gpu" value="L4"></label>
+  <label>{L["Instance type"]} <input name="instance" placeholder="g6.xlarge"></label>
+  <label class="wide">{L["Policies, one per line"]} <textarea name="policies" rows="3">fixed:replicas=2
+target:target=0.7,max=6</textarea></label>
+  <label>{L["Latency targets (SLOs)"]} <input name="slo" placeholder="ttft_p95=2s,tpot_p95=80ms"></label>
+  <label>{L["Replica figures instead of the estimate"]} <input name="replica" placeholder="slots=64,tpot_ms=40,prefill_tps=3000"></label>
+  <label>{L["Engine settings"]} <input name="engine" placeholder="max_num_seqs=128"></label>
+  <label>{L["On-demand price/h, USD"]} <input name="on_demand_price" type="number" min="0" step="any"></label>
+  <label>{L["Spot price/h, USD"]} <input name="spot_price" type="number" min="0" step="any"></label>
+  <label>{L["Spot reclaims per hour"]} <input name="spot_rate" type="number" min="0" step="any"></label>
+  <label>{L["Spot notice, s"]} <input name="spot_notice_s" type="number" min="0" step="any" value="30"></label>
+  <label>{L["Timeout, s"]} <input name="timeout_s" type="number" min="0" step="any" value="120"></label>
+  <label>{L["Seed"]} <input name="seed" type="number" min="0" value="0"></label>
+  <label>{L["Trace file"]} <input name="trace_file" type="file" accept=".csv,text/csv"></label>
+  <label class="wide">{L["Trace CSV"]} <textarea name="trace_csv" rows="3" placeholder="timestamp,prompt_tokens,output_tokens"></textarea></label>
+  <div class="buttons"><button type="submit" id="simulate">{L["Simulate"]}</button></div>
+</form>
+<div id="status" class="status" role="status"></div>
+<div id="summary"></div><div id="table" class="scroll"></div><div id="slos" class="scroll"></div>"""
 
 
 def _labels() -> dict[str, str]:

@@ -303,6 +303,70 @@
     });
   }
 
+  // ---------------------------------------------------------------- simulate
+  // The form as POST /api/v1/simulate takes it: an inference workload of a preset, its load (a
+  // generated shape or a trace CSV), the policies, and only the options given (the server's defaults
+  // are the command's).
+  function simulateRequest(f) {
+    const prompt = Number(f.prompt_tokens) || 512, output = Number(f.output_tokens) || 256;
+    const serving = { prompt_tokens: prompt, output_tokens: output };
+    if (f.rate) serving.requests_per_s = Number(f.rate);
+    const r = {
+      workload: { name: `${f.preset}-service`, task: "infer", model: { preset: f.preset }, inputs: { batch_size: 8, seq_len: prompt + output }, precision: f.precision, serving },
+      policies: (f.policies || "").split("\n").map((x) => x.trim()).filter(Boolean),
+      seed: Number(f.seed) || 0,
+    };
+    if (f.shape === "csv") r.trace_csv = f.trace_csv;
+    else { r.shape = f.shape; if (f.hours) r.hours = Number(f.hours); }
+    for (const k of ["gpu", "instance", "slo", "replica", "engine"]) if (f[k]) r[k] = f[k];
+    for (const k of ["on_demand_price", "spot_price", "spot_rate", "spot_notice_s", "timeout_s"]) if (f[k] !== "" && f[k] != null) r[k] = Number(f[k]);
+    return r;
+  }
+  const seconds = (x) => x == null ? t("unknown") : x < 1 ? (x * 1000).toFixed(0) + " ms" : x.toFixed(2) + " s";
+  function simulationResult(doc) {
+    const box = $("#summary"); box.innerHTML = "";
+    const card = document.createElement("div"); card.className = "card"; card.id = "simresult";
+    const tr = doc.trace, rep = doc.replica, pr = doc.prices;
+    const lines = [
+      `${t("Trace")}: ${tr.name} · ${tr.requests.toLocaleString()} ${t("requests")} · ${num(tr.duration_s / 3600, 1)} ${t("hours")} · ${tr.synthetic ? t("synthetic") : t("recorded")}`,
+      `${t("Replica")}: ${rep.gpu} · ${rep.slots} ${t("slots")} · ${rep.source}`,
+      `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${t(k)} ${money(v)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
+    ];
+    lines.forEach((l) => { const d = document.createElement("div"); d.textContent = l; card.append(d); });
+    box.append(card);
+    table($("#table"), [t("Policy"), t("Cost"), t("Replica-hours"), t("Latency p50"), t("Latency p95"), t("Latency p99"), t("SLO misses"), t("Dropped"), t("Interruptions"), t("Most replicas")],
+      doc.policies.map((p) => [p.name, { text: money(p.cost_usd), sort: p.cost_usd },
+        { text: num(Object.values(p.replica_hours).reduce((a, b) => a + b, 0), 1), sort: Object.values(p.replica_hours).reduce((a, b) => a + b, 0) },
+        { text: seconds(p.latency_p50_s), sort: p.latency_p50_s }, { text: seconds(p.latency_p95_s), sort: p.latency_p95_s }, { text: seconds(p.latency_p99_s), sort: p.latency_p99_s },
+        { text: p.slo_miss_pct == null ? "—" : num(p.slo_miss_pct, 2) + " %", sort: p.slo_miss_pct }, p.dropped, p.interruptions, p.max_replicas]),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Each SLO of each policy: its threshold, what was achieved (dropped requests counted late), met or not.
+    const rows = doc.policies.flatMap((p) => p.slos.map((s) => {
+      const span = document.createElement("span");
+      span.textContent = s.met ? t("met") : t("missed"); span.className = s.met ? "down" : "up";
+      return [p.name, s.name, seconds(s.threshold_s), { text: seconds(s.achieved_s), sort: s.achieved_s }, { node: span, sort: s.met ? 1 : 0 }];
+    }));
+    const slos = $("#slos"); slos.innerHTML = "";
+    if (rows.length) table(slos, [t("Policy"), t("SLOs"), t("Target"), t("Achieved"), t("Status")], rows, [2, 3]);
+  }
+  async function simulatePage() {
+    const form = $("#simform"), status = $("#status");
+    const file = form.querySelector("[name=trace_file]");
+    file.addEventListener("change", async () => {
+      if (!file.files.length) return;
+      form.querySelector("[name=trace_csv]").value = await file.files[0].text();
+      form.querySelector("[name=shape]").value = "csv";
+    });
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const f = formData(form);
+      if (f.shape === "csv" && !f.trace_csv) { showError(t("Paste a trace CSV or choose a file, or pick a generated shape.")); return; }
+      status.textContent = t("running");
+      const answer = await finished(await api("POST", "/api/v1/simulate", simulateRequest(f)), status);
+      simulationResult(answer.data);
+    });
+  }
+
   // ---------------------------------------------------------------- team
   async function teamPage() {
     const form = $("#budgetform");
@@ -360,7 +424,7 @@
     if (tokenBox.value) load().catch(() => {});
   }
 
-  const pages = { offers: offersPage, plan: planPage, history: historyPage, tco: tcoPage, team: teamPage };
+  const pages = { offers: offersPage, plan: planPage, history: historyPage, tco: tcoPage, simulate: simulatePage, team: teamPage };
   window.addEventListener("unhandledrejection", (ev) => { ev.preventDefault(); });
   (pages[body.dataset.page] || (() => {}))();
 })();
