@@ -189,3 +189,35 @@ def test_a_bad_option_shows_the_servers_line_and_an_empty_trace_is_refused_on_th
         assert len(sent) == 1, sent  # the empty trace was not sent
     finally:
         page.close()
+
+
+def test_a_saved_inference_workload_is_simulated_as_saved(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    import httpx
+
+    base, tokens = server
+    spec = {
+        "name": "team-chat",
+        "task": "infer",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 4, "seq_len": 512},
+        "precision": "bf16",
+        "serving": {"requests_per_s": 1, "prompt_tokens": 300, "output_tokens": 100},
+    }
+    auth = {"Authorization": "Bearer " + tokens["plan"]}
+    saved = httpx.post(f"{base}/api/v1/workloads", json={"name": "team-chat", "workload": spec}, headers=auth)
+    assert saved.status_code == 201, saved.text
+    page = browser.new_page()
+    sent = _sent(page)
+    try:
+        _open(page, base, "en", tokens["plan"])
+        page.wait_for_selector("select[name=saved] option[value=team-chat]", state="attached")
+        page.select_option("select[name=saved]", "team-chat")
+        page.fill("input[name=replica]", REPLICA)
+        page.fill("input[name=hours]", "1")
+        page.click("#simulate")
+        page.wait_for_selector("#simresult", timeout=60_000)
+        assert sent[-1]["workload"] == spec, sent[-1]["workload"]
+    finally:
+        page.close()

@@ -306,7 +306,7 @@ def _decoder_presets() -> list[str]:
 
 
 def _simulate_body() -> str:
-    """The simulate page: an inference workload, its load (a generated shape or a trace CSV),
+    """The simulate page: an inference workload (a saved one, else a preset's), its load (a generated shape or a trace CSV),
     the policies to compare, latency targets and the replica's, prices' and spot's options."""
     L = _labels()
     options = "".join(
@@ -323,6 +323,7 @@ def _simulate_body() -> str:
     )
     return f"""
 <form id="simform" class="grid">
+  <label>{L["Saved workload"]} <select name="saved"><option value="">—</option></select></label>
   <label>{L["Model preset"]} <select name="preset">{options}</select></label>
   <label>{L["Precision"]} <select name="precision"><option>bf16</option><option>fp16</option><option>fp32</option></select></label>
   <label>{L["Requests per second"]} <input name="rate" type="number" min="0" step="any" value="2"></label>

@@ -307,15 +307,19 @@
   // The form as POST /api/v1/simulate takes it: an inference workload of a preset, its load (a
   // generated shape or a trace CSV), the policies, and only the options given (the server's defaults
   // are the command's).
-  function simulateRequest(f) {
+  function simulateRequest(f, saved) {
     const prompt = Number(f.prompt_tokens) || 512, output = Number(f.output_tokens) || 256;
     const serving = { prompt_tokens: prompt, output_tokens: output };
     if (f.rate) serving.requests_per_s = Number(f.rate);
+    // A saved inference workload is sent as saved (the form's load fills a serving block it lacks).
+    const workload = saved ? Object.assign({}, saved.workload, { serving: saved.workload.serving || serving }) :
+      { name: `${f.preset}-service`, task: "infer", model: { preset: f.preset }, inputs: { batch_size: 8, seq_len: prompt + output }, precision: f.precision, serving };
     const r = {
-      workload: { name: `${f.preset}-service`, task: "infer", model: { preset: f.preset }, inputs: { batch_size: 8, seq_len: prompt + output }, precision: f.precision, serving },
+      workload,
       policies: (f.policies || "").split("\n").map((x) => x.trim()).filter(Boolean),
       seed: Number(f.seed) || 0,
     };
+    if (saved && saved.hf_config_json) r.hf_config_json = saved.hf_config_json;
     if (f.shape === "csv") r.trace_csv = f.trace_csv;
     else { r.shape = f.shape; if (f.hours) r.hours = Number(f.hours); }
     for (const k of ["gpu", "instance", "slo", "replica", "engine"]) if (f[k]) r[k] = f[k];
@@ -351,6 +355,16 @@
   }
   async function simulatePage() {
     const form = $("#simform"), status = $("#status");
+    const specs = {};
+    async function loadSaved() {
+      const sel = form.querySelector("[name=saved]");
+      (await api("GET", "/api/v1/workloads")).data.workloads.forEach((w) => {
+        // a saved workload is {workload, hf_config_json}; the newest version comes first
+        if (!w.spec.workload || w.spec.workload.task !== "infer" || specs[w.name]) return;
+        specs[w.name] = w.spec;
+        const o = document.createElement("option"); o.value = w.name; o.textContent = `${w.name} (v${w.version})`; sel.append(o);
+      });
+    }
     const file = form.querySelector("[name=trace_file]");
     file.addEventListener("change", async () => {
       if (!file.files.length) return;
@@ -362,9 +376,11 @@
       const f = formData(form);
       if (f.shape === "csv" && !f.trace_csv) { showError(t("Paste a trace CSV or choose a file, or pick a generated shape.")); return; }
       status.textContent = t("running");
-      const answer = await finished(await api("POST", "/api/v1/simulate", simulateRequest(f)), status);
+      const answer = await finished(await api("POST", "/api/v1/simulate", simulateRequest(f, specs[f.saved])), status);
       simulationResult(answer.data);
     });
+    if (tokenBox.value) loadSaved().catch(() => {});
+    tokenBox.addEventListener("change", () => { if (tokenBox.value.trim()) loadSaved().catch(() => {}); });
   }
 
   // ---------------------------------------------------------------- team
