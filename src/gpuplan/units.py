@@ -6,7 +6,16 @@ import math
 
 from gpuplan.i18n.numbers import format_hours
 
-__all__ = ["HOURS_PER_MONTH", "MAX_BUDGET_CNY", "MAX_BUDGET_USD", "format_hours", "instances_for"]
+__all__ = [
+    "HOURS_PER_MONTH",
+    "MAX_BUDGET_CNY",
+    "MAX_BUDGET_USD",
+    "MAX_SPOT_NOTICE_S",
+    "MAX_SPOT_RATE_PER_HOUR",
+    "MAX_STORAGE_GBPS",
+    "format_hours",
+    "instances_for",
+]
 
 #: Hours in a billing month, to turn monthly prices into hourly ones and back.
 #: 730 = 8760 h / 12, the convention AWS, Azure and GCP price calculators use.
@@ -15,6 +24,16 @@ HOURS_PER_MONTH = 730.0
 #: trillion yuan) is beyond any GPU bill and below where a float's cents stop being exact.
 MAX_BUDGET_USD = 1e12
 MAX_BUDGET_CNY = 1e13
+
+#: The most spot reclaims per instance-hour a simulation takes: one a minute. Published rates are
+#: far below (AWS's Spot Instance Advisor bands top out at "> 20 %" of instances a month).
+MAX_SPOT_RATE_PER_HOUR = 60.0
+#: The fastest weights read a replica's start is taken at: 1,000 GB/s, over any cloud volume or
+#: local NVMe array (a gp3 volume's baseline is 0.131 GB/s; local NVMe arrays reach tens of GB/s).
+MAX_STORAGE_GBPS = 1000.0
+#: The longest warning before a spot reclaim a simulation takes: an hour, thirty times the longest
+#: any cloud gives (AWS: a two-minute interruption notice; Azure and Google Cloud: 30 seconds).
+MAX_SPOT_NOTICE_S = 3600.0
 
 
 def instances_for(gpus: float, per_instance: float) -> int:

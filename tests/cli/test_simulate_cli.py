@@ -324,6 +324,31 @@ def test_a_price_past_any_instance_is_refused_in_one_line(flag: str) -> None:
     assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
 
 
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--timeout-s", "--timeout-s must be at most 2,678,400 seconds"),
+        ("--spot-notice-s", "--spot-notice-s must be at most 3,600 seconds"),
+        ("--storage-gbps", "--storage-gbps must be at most 1,000 GB/s"),
+        ("--spot-rate", "--spot-rate must be at most 60 interruptions per hour"),
+    ],
+)
+def test_a_setting_past_any_real_one_is_refused_in_one_line(flag: str, message: str) -> None:
+    # was: 1e300 accepted for each (a timeout of 10^300 s, 10^300 reclaims an hour simulated)
+    res = subprocess.run(
+        [
+            sys.executable, "-m", "gpuplan", "simulate", "autoscale", str(WORKLOAD), "--trace", str(TRACE),
+            "--replica", REPLICA, "--policy", "fixed:replicas=1,spot=1", "--on-demand-price", "2",
+            "--spot-price", "1", flag, "1e300",
+        ],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    assert res.returncode == 1, res.stdout
+    assert res.stderr.startswith(f"error: {message}"), res.stderr
+    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+
+
 def _trace_doc(tmp_path: Path, text: str) -> tuple[dict, str]:
     trace = tmp_path / "t.csv"
     trace.write_text(text)

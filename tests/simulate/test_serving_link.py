@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuplan.api import replica_host
 from gpuplan.catalog import Store, open_store
-from gpuplan.cli.simulate_cmds import _replica_host
 from gpuplan.errors import InputError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.links import NetworkSpec, gpu_join
@@ -106,10 +106,10 @@ def test_an_h100_replica_without_an_instance_is_not_taken_as_nvswitch(prof: Prof
 
 
 def test_instance_names_the_replica_gpu_and_its_link(store: Store) -> None:
-    gpu, network = _replica_host(store, None, "p3.16xlarge")
+    gpu, network = replica_host(store, None, "p3.16xlarge")
     assert gpu == "V100-SXM2-16GB" and network is not None
     assert (network.gpus_per_node, network.interconnect) == (8, "NVLink")
-    assert _replica_host(store, "v100-sxm2-16gb", "P3.16XLARGE")[0] == gpu
-    assert _replica_host(store, "H100-SXM", None) == ("H100-SXM", None)
+    assert replica_host(store, "v100-sxm2-16gb", "P3.16XLARGE")[0] == gpu
+    assert replica_host(store, "H100-SXM", None) == ("H100-SXM", None)
     with pytest.raises(InputError, match=r"is not the GPU of p3\.16xlarge"):
-        _replica_host(store, "H100-SXM", "p3.16xlarge")
+        replica_host(store, "H100-SXM", "p3.16xlarge")

@@ -70,6 +70,10 @@ def test_a_bad_option_is_the_commands_line_and_nothing_is_queued(
         {"spot_rate": -0.5},
         {"on_demand_price": -2},
         {"slo": "x" * 1000},
+        {"timeout_s": 1e300},
+        {"spot_notice_s": 1e300},
+        {"storage_gbps": 1e300},
+        {"spot_rate": 1e300},
     ],
 )
 def test_an_option_out_of_its_bounds_is_422(service: Service, fields: dict[str, Any]) -> None:

@@ -31,6 +31,7 @@ from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo
 from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
 from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
+from gpuplan.units import MAX_SPOT_NOTICE_S
 
 __all__ = [
     "LOSS_CAUSES",
@@ -109,9 +110,27 @@ class SimulationSettings:
             raise InputError.worded(
                 N_("--timeout-s must be a positive number of seconds, got {value:g}"), value=self.timeout_s
             )
+        if self.timeout_s > MAX_WINDOW_S:
+            raise InputError.worded(
+                N_(
+                    "--timeout-s must be at most {limit:,.0f} seconds (the longest window replayed), "
+                    "got {value:g}"
+                ),
+                limit=MAX_WINDOW_S,
+                value=self.timeout_s,
+            )
         if not (math.isfinite(self.spot_notice_s) and self.spot_notice_s >= 0):
             raise InputError.worded(
                 N_("--spot-notice-s must be 0 or more seconds, got {value:g}"), value=self.spot_notice_s
+            )
+        if self.spot_notice_s > MAX_SPOT_NOTICE_S:
+            raise InputError.worded(
+                N_(
+                    "--spot-notice-s must be at most {limit:,.0f} seconds (clouds give 30 s to 2 min), "
+                    "got {value:g}"
+                ),
+                limit=MAX_SPOT_NOTICE_S,
+                value=self.spot_notice_s,
             )
 
     @property

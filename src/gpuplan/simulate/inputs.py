@@ -26,7 +26,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
 from gpuplan.simulate.share import ServiceDemand
-from gpuplan.units import instances_for
+from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, instances_for
 from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
@@ -181,6 +181,12 @@ def fleet_prices(
     if spot_rate_per_hour is not None and not (math.isfinite(spot_rate_per_hour) and spot_rate_per_hour >= 0):
         raise InputError.worded(
             N_("--spot-rate must be 0 or more interruptions per hour, got {rate:g}"), rate=spot_rate_per_hour
+        )
+    if spot_rate_per_hour is not None and spot_rate_per_hour > MAX_SPOT_RATE_PER_HOUR:
+        raise InputError.worded(
+            N_("--spot-rate must be at most {limit:g} interruptions per hour (one a minute), got {rate:g}"),
+            limit=MAX_SPOT_RATE_PER_HOUR,
+            rate=spot_rate_per_hour,
         )
     best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas)
     prices: dict[str, float] = {}
@@ -431,5 +437,14 @@ def storage_bytes_per_s(storage_gbps: float | None) -> float | None:
     if not (math.isfinite(storage_gbps) and storage_gbps > 0):
         raise InputError.worded(
             N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
+        )
+    if storage_gbps > MAX_STORAGE_GBPS:
+        raise InputError.worded(
+            N_(
+                "--storage-gbps must be at most {limit:,.0f} GB/s (above any volume or local NVMe), "
+                "got {value:g}"
+            ),
+            limit=MAX_STORAGE_GBPS,
+            value=storage_gbps,
         )
     return storage_gbps * 1e9

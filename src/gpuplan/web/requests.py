@@ -23,7 +23,13 @@ from gpuplan.hardware.gpus import (
     MAX_PLANNED_NODES,
 )
 from gpuplan.i18n import N_
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD
+from gpuplan.units import (
+    MAX_BUDGET_CNY,
+    MAX_BUDGET_USD,
+    MAX_SPOT_NOTICE_S,
+    MAX_SPOT_RATE_PER_HOUR,
+    MAX_STORAGE_GBPS,
+)
 
 __all__ = [
     "MONTH_PATTERN",
@@ -213,9 +219,14 @@ class SimulateRequest(WorkloadRequest):
         "or off, prefix_caching=on or off (default: those of the workload's serving.engine for the GPU).",
     )
     storage_gbps: float | None = Field(
-        default=None, gt=0, description="Weights read rate at a replica's start, GB/s (default 0.131)."
+        default=None,
+        gt=0,
+        le=MAX_STORAGE_GBPS,
+        description="Weights read rate at a replica's start, GB/s (default 0.131).",
     )
-    timeout_s: float = Field(default=120.0, gt=0, description="Drop a request that waited this long.")
+    timeout_s: float = Field(
+        default=120.0, gt=0, le=31 * 86_400, description="Drop a request that waited this long."
+    )
     on_demand_price: float | None = Field(
         default=None, gt=0, description="USD per replica-hour (default: the catalog's cheapest)."
     )
@@ -223,9 +234,12 @@ class SimulateRequest(WorkloadRequest):
     spot_rate: float | None = Field(
         default=None,
         ge=0,
+        le=MAX_SPOT_RATE_PER_HOUR,
         description="Spot reclaims per spot instance-hour (a reclaim takes every replica on the instance).",
     )
-    spot_notice_s: float = Field(default=30.0, ge=0, description="Warning before a spot reclaim.")
+    spot_notice_s: float = Field(
+        default=30.0, ge=0, le=MAX_SPOT_NOTICE_S, description="Warning before a spot reclaim."
+    )
     seed: int = Field(default=0, ge=0, le=2**31)
 
 
