@@ -132,6 +132,34 @@ def test_a_yuan_figure_is_never_read_as_dollars(tmp_path: Path, db_path: Path) -
     assert offer["price_usd_per_hour"] < 260 * 0.2
 
 
+#: The A10 instance the shipped catalog prices in yuan in cn-beijing (9.6166 CNY an hour on demand,
+#: Alibaba's price API through the SkyPilot-format fork), with that yuan figure typed as dollars.
+A10_YUAN_AS_USD = (
+    "alibaba,cn-beijing,,ecs.gn7i-c8g1.2xlarge,A10,1,8,30,on_demand,9.6166,USD,hour,2026-11-20,"
+    "a colleague's list"
+)
+
+
+def test_a_yuan_figure_in_a_usd_row_is_refused_naming_the_catalogs_yuan_price(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # 9.6166 read as dollars is about 7x the offer's price: inside the 10x band of the A10's
+    # on-demand prices, so only the same offer's yuan price shows the slip.
+    doc = _imported(db_path, _file(tmp_path, A10_YUAN_AS_USD, ALIBABA_MONTHLY))
+    reasons = _reasons(doc)
+    assert list(reasons) == [2], reasons
+    assert reasons[2].startswith(
+        "on_demand price 9.6166 USD/hour of ecs.gn7i-c8g1.2xlarge in cn-beijing is the catalog's yuan "
+        "figure for it (9.617 CNY/hour, "
+    ), reasons
+    assert reasons[2].endswith("USD at the CNY rate of 2026-01-27): yuan in a USD row? Write currency CNY")
+    # In yuan, as the price is, the same row imports; a dollar price of the offer does too.
+    doc = _imported(db_path, _file(tmp_path, A10_YUAN_AS_USD.replace(",USD,", ",CNY,")))
+    assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc
+    doc = _imported(db_path, _file(tmp_path, A10_YUAN_AS_USD.replace(",9.6166,", ",1.3271,")))
+    assert doc["rejected"] == [] and doc["prices_imported"] == 1, doc
+
+
 def test_a_region_that_does_not_exist_or_an_unknown_gpu_is_refused_with_the_nearest_names(
     tmp_path: Path, db_path: Path
 ) -> None:

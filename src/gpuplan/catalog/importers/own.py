@@ -85,6 +85,12 @@ OPTIONAL = ("zone", "vcpus", "memory_gib")
 #: How far out of line with the catalog's prices of the same GPU and pricing model a price may be:
 #: per GPU-hour in USD, up to this many times the highest held and down to the lowest over it.
 OUT_OF_LINE = 10.0
+#: How close to the catalog's yuan price of the same offer a figure stated as dollars must be to be
+#: taken for yuan typed as dollars: within this factor either way. The two readings of one figure
+#: are 1/0.14 ≈ 7 times apart, so a band of 1.5 (a discount of a third, a rise of half) stays far
+#: from the dollar reading (the geometric middle between them is √7 ≈ 2.6) — and inside the
+#: :data:`OUT_OF_LINE` band of the GPU's prices, which a yuan slip therefore passes.
+YUAN_BAND = 1.5
 #: Characters of a row's source kept (who quoted it: a name, a document, a date).
 MAX_SOURCE_CHARS = 300
 #: Characters of a rejected row's instance type or region kept for the report.
@@ -499,7 +505,9 @@ def rows_out_of_line(
     nothing to compare with. ``written``: a price's figure as the file writes it, for the refusal
     (None: the figure as read)."""
     held: dict[tuple[str, str], _Held | None] = {}
+    yuan: dict[tuple[str, str], dict[tuple[str, str, str, str], float]] = {}
     rates: dict[str, float | None] = {}
+    cny = store.find_exchange_rate(Currency.CNY.code)
     kept: list[OfferRow] = []
     refused: list[RejectedRow] = []
     for row in rows:
@@ -515,7 +523,11 @@ def rows_out_of_line(
             key = (row.gpu, p.pricing)
             if key not in held:
                 held[key] = _held(store, *key)
-            why = _out_of_line(row, p, rates[p.currency], held[key], written(row, p))
+            if key not in yuan:
+                yuan[key] = _yuan_prices(store, *key, cny.usd_per_unit if cny is not None else None)
+            why = _yuan_as_dollars(row, p, yuan[key], cny, written(row, p))
+            if why is None:
+                why = _out_of_line(row, p, rates[p.currency], held[key], written(row, p))
             if why is not None:
                 reasons.append(why)
         if reasons:
@@ -530,6 +542,61 @@ def rows_out_of_line(
         else:
             kept.append(row)
     return kept, refused
+
+
+def _yuan_prices(
+    store: PriceFacts, gpu: str, pricing: str, usd_per_cny: float | None
+) -> dict[tuple[str, str, str, str], float]:
+    """The catalog's price in yuan of each offer of ``gpu`` under ``pricing``, by (provider, region,
+    instance type, unit): the figure a yuan price list writes for it (a dollar price at the dated
+    rate). Empty without a CNY rate."""
+    found: dict[tuple[str, str, str, str], float] = {}
+    if usd_per_cny is None:
+        return found
+    for o in store.offers(gpu=gpu, pricing=pricing):
+        if o.price is None or o.unit is None or not (math.isfinite(o.price) and o.price > 0):
+            continue
+        if o.currency == Currency.CNY.code:
+            figure = o.price
+        elif o.currency == Currency.USD.code:
+            figure = o.price / usd_per_cny
+        else:
+            continue
+        found.setdefault((o.provider, o.region, o.instance_type, o.unit), figure)
+    return found
+
+
+def _yuan_as_dollars(
+    row: OfferRow,
+    p: PriceRow,
+    yuan: Mapping[tuple[str, str, str, str], float],
+    cny: Any,
+    written: str | None,
+) -> Phrase | None:
+    """Why ``p``, stated in USD, reads as the yuan figure of the same offer (within
+    :data:`YUAN_BAND` of the catalog's yuan price for it), or None. Read as dollars such a figure
+    stands about seven times too high — inside :data:`OUT_OF_LINE` of the GPU's prices, so the
+    GPU-wide check lets it pass; only the same offer's price shows it."""
+    if p.currency != Currency.USD.code or cny is None:
+        return None
+    held = yuan.get((row.provider, row.region, row.instance_type, p.unit))
+    if held is None or not held / YUAN_BAND <= p.amount <= held * YUAN_BAND:
+        return None
+    return Phrase(
+        N_(
+            "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
+            "for it ({cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the CNY rate of {rate_day}): yuan in a "
+            "USD row? Write currency CNY"
+        ),
+        pricing=Phrase(p.pricing),
+        price=written or f"{p.amount:g}",
+        unit=p.unit,
+        instance=row.instance_type[:_SHOWN_CHARS],
+        region=row.region,
+        cny=held,
+        usd=held * cny.usd_per_unit,
+        rate_day=cny.as_of,
+    )
 
 
 def _out_of_line(

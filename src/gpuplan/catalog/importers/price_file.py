@@ -24,7 +24,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
-from gpuplan.catalog.importers.own import read_own_prices, rows_out_of_line
+from gpuplan.catalog.importers.own import YUAN_BAND, read_own_prices, rows_out_of_line
 from gpuplan.catalog.model import OfferPrice, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -43,12 +43,6 @@ __all__ = [
 
 #: The layouts a price file may have (``--format``; the service's ``format``).
 FILE_FORMATS = ("skypilot", "gpuplan")
-
-#: How close to the catalog's yuan price of the same offer a SkyPilot-layout figure must be to be
-#: taken for yuan typed as dollars: within this factor either way. The two readings of one figure
-#: are 1/0.14 ≈ 7 times apart, so a band of 1.5 (a discount of a third, a rise of half) stays far
-#: from the dollar reading (the geometric middle between them is √7 ≈ 2.6).
-YUAN_BAND = 1.5
 
 
 @dataclass(frozen=True)
