@@ -81,6 +81,9 @@ ErrorClass = type[GpuplanError]
 # catalog message too ("workload file"), passed as a Phrase.
 _NUL = N_("cannot read {what} {path!r}: the path contains a NUL byte")
 _CANNOT_READ = N_("cannot read {what} {path!r}: {why}")
+# A missing file is the commonest slip: said in the user's language, not as the C library's
+# English strerror (which the other OSErrors still carry, as data).
+_NO_FILE = N_("cannot read {what} {path!r}: no such file")
 _NO_FILE_NEAR = N_("cannot read {what} {path!r}: no such file; did you mean {near!r}?")
 _A_FOLDER = N_("cannot read {what} {path!r}: it is a folder; give the path of a file")
 _NOT_A_FILE = N_("cannot read {what} {path!r}: it is not a regular file; give the path of a file")
@@ -141,10 +144,10 @@ def _open_regular(path: str | Path, what: str, max_bytes: int, error: ErrorClass
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except ValueError:  # a NUL byte in the path
         raise error.worded(_NUL, what=word, path=shown) from None
-    except FileNotFoundError as e:
+    except FileNotFoundError:
         if (near := _near_file(Path(path))) is not None:
             raise error.worded(_NO_FILE_NEAR, what=word, path=shown, near=near) from None
-        raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
+        raise error.worded(_NO_FILE, what=word, path=shown) from None
     except OSError as e:
         raise error.worded(_CANNOT_READ, what=word, path=shown, why=e.strerror or e) from None
     try:

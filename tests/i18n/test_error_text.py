@@ -90,11 +90,12 @@ def test_every_kind_word_has_its_chinese() -> None:
 def test_a_missing_workload_file_is_reported_in_chinese(tmp_path: Path) -> None:
     missing = tmp_path / "job.yaml"
     e = _raised(lambda: read_text(missing, what="workload file", max_bytes=10))
-    assert str(e) == f"cannot read workload file {str(missing)!r}: No such file or directory"
+    assert str(e) == f"cannot read workload file {str(missing)!r}: no such file"
     with use_language("en"):
         assert error_text(e) == str(e)
     with use_language("zh"):
-        assert error_text(e) == f"无法读取工作负载文件 {str(missing)!r}：No such file or directory"
+        # the most common slip in Chinese too, not the C library's English strerror
+        assert error_text(e) == f"无法读取工作负载文件 {str(missing)!r}：文件不存在"
 
 
 def test_unreadable_files_keep_their_error_class_and_english_text(tmp_path: Path) -> None:

@@ -239,7 +239,7 @@ def test_a_gpu_memory_filter_stops_where_the_service_stops() -> None:
 
 
 def test_missing_file_is_one_line() -> None:
-    with pytest.raises(WorkloadError, match=r"^cannot read workload file .*nope\.yaml.*No such file"):
+    with pytest.raises(WorkloadError, match=r"^cannot read workload file .*nope\.yaml.*: no such file$"):
         Workload.from_yaml(FIXTURES / "nope.yaml")
 
 
