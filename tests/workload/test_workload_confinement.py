@@ -39,6 +39,25 @@ def test_an_hf_config_outside_the_workloads_folder_needs_project(tmp_path: Path)
     assert w.model.project_dir == str(tmp_path / "jobs")  # the file's own folder lies inside DIR
 
 
+def test_a_hub_id_as_hf_config_says_to_save_its_config_json(tmp_path: Path) -> None:
+    # gpuplan never downloads: a Hub id read as a path was "No such file or directory", with no word
+    # of what to do instead.
+    job = _job(tmp_path, "{hf_config: Qwen/Qwen2.5-7B-Instruct}")
+    with pytest.raises(WorkloadError) as e:
+        Workload.from_yaml(job)
+    assert str(e.value) == (
+        "model.hf_config 'Qwen/Qwen2.5-7B-Instruct' is no file or folder beside the workload; it reads "
+        "like a Hugging Face model id, and gpuplan never downloads: save the model's config.json "
+        "(https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/blob/main/config.json) next to the workload "
+        "and write hf_config: config.json"
+    )
+    # a folder of that name beside the workload is read as the folder it is
+    (tmp_path / "Qwen" / "Qwen2.5-7B-Instruct").mkdir(parents=True)
+    (tmp_path / "Qwen" / "Qwen2.5-7B-Instruct" / "config.json").write_text(json.dumps(CONFIG))
+    w = Workload.from_yaml(job)
+    assert w.model.hf_config == str(tmp_path / "Qwen" / "Qwen2.5-7B-Instruct" / "config.json")
+
+
 def test_a_config_folder_whose_config_json_links_out_is_refused(tmp_path: Path) -> None:
     (tmp_path / "secret").mkdir()
     (tmp_path / "secret" / "config.json").write_text(json.dumps(CONFIG))

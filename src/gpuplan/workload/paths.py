@@ -10,13 +10,19 @@ written ones, so that later reads use the path that was checked.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from gpuplan.confine import ErrorClass, Folder
 from gpuplan.errors import WorkloadError
+from gpuplan.i18n.messages import N_
 
 __all__ = ["confine_model"]
+
+#: A Hugging Face Hub model id, ``owner/name`` (the Hub's own rule: letters, digits, ``-``, ``_``,
+#: ``.``; no leading dot, so ``./x`` and ``../x`` are paths).
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
 def confine_model(
@@ -43,6 +49,16 @@ def confine_model(
     config = model.get("hf_config")
     if isinstance(config, str):
         path = folder.check(config, base=project, field="model.hf_config", error=error)
+        if not path.exists() and _HUB_ID.fullmatch(config) and not config.endswith(".json"):
+            raise error.worded(
+                N_(
+                    "model.hf_config {given!r} is no file or folder beside the workload; it reads like "
+                    "a Hugging Face model id, and gpuplan never downloads: save the model's config.json "
+                    "({url}) next to the workload and write hf_config: config.json"
+                ),
+                given=config,
+                url=f"https://huggingface.co/{config}/blob/main/config.json",
+            )
         if path.is_dir():
             # transformers would read the folder's config.json: the link check covers that file too.
             path = folder.check("config.json", base=path, field="model.hf_config", error=error)
