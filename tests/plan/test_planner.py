@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from plan_helpers import aws_costs, offer, toy_estimator
@@ -18,6 +19,8 @@ from gpuplan.plan import (
     PlanInfeasibleError,
     plan_offers,
 )
+from gpuplan.plan.rank import explain_winner
+from gpuplan.plan.unknowns import UnknownFact
 
 JOB = JobFacts(dataset_gb=200, checkpoint_gb=5, data_location=("aws", "us-east-1"))
 
@@ -334,3 +337,23 @@ def test_a_node_limit_past_the_planners_search_is_refused_naming_it() -> None:
         f"{MAX_PLANNED_NODES} instances (one GPU each at the least); give 1 to {MAX_PLANNED_NODES}"
     )
     assert Constraints(max_nodes=MAX_PLANNED_NODES).node_limit == MAX_PLANNED_NODES
+
+
+def test_a_tie_is_said_as_one_not_as_cheaper_by_nothing() -> None:
+    # Two offers alike in price, time and what is known of them: the winner is first of equals,
+    # not "$0.00 (0%) cheaper ... ranked ahead by the lowest all-in cost".
+    rows = [offer(), offer(instance_type="p4d.24xlarge-twin")]
+    plan = _plan(rows, Constraints(max_gpus=8), top=2)
+    a, b = plan.options
+    assert a.total_cost_usd == b.total_cost_usd
+    [why] = plan.why
+    assert why == (
+        f"vs {b.label}: the same all-in cost ($21.98), about the same time (1.0 h); "
+        "a tie on cost, time and unknown facts: either will do"
+    )
+    # One whose figures rest on an unknown (here: its egress price) comes second, and the line
+    # says that is why: an unknown never wins a tie.
+    egress = UnknownFact(fact="egress_price", assumed="the highest the catalog knows")
+    unknown = replace(b, unknown_facts=(egress,))
+    [why] = explain_winner([a, unknown], Objective.COST)
+    assert why.endswith("ranked ahead: fewer unknown facts (0 against 1)"), why

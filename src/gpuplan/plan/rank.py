@@ -204,6 +204,8 @@ def _time_driver(win: Option, other: Option) -> str:
 
 #: Job times closer than this share are "the same time", not "0 s faster".
 _SAME_TIME_SHARE = 0.005
+#: All-in costs closer than this share are the same cost (float noise), not "$0.00 (0%) cheaper".
+_SAME_COST_SHARE = 1e-9
 
 
 def _time_gap_h(win: Option, other: Option, *, service: bool) -> float:
@@ -225,6 +227,17 @@ def _time_words(win: Option, dt: float, *, service: bool) -> str:
     return (_("{time} faster") if dt > 0 else _("{time} slower")).format(time=hours)
 
 
+def _tie_words(win: Option, other: Option) -> str:
+    """Why the winner of a tie on cost and time comes first: fewer facts of its figures unknown
+    (an unknown never wins a tie), or nothing at all — the two are equals."""
+    mine, theirs = len(win.unknown_facts), len(other.unknown_facts)
+    if mine < theirs:
+        return _("ranked ahead: fewer unknown facts ({mine} against {theirs})").format(
+            mine=mine, theirs=theirs
+        )
+    return _("a tie on cost, time and unknown facts: either will do")
+
+
 def explain_winner(
     ranked: Sequence[Option], objective: Objective, n: int = 2, *, service: bool = False
 ) -> tuple[str, ...]:
@@ -239,17 +252,23 @@ def explain_winner(
     lines = []
     for other in ranked[1 : 1 + n]:
         dc = other.total_cost_usd - win.total_cost_usd
+        if abs(dc) <= _SAME_COST_SHARE * max(abs(win.total_cost_usd), abs(other.total_cost_usd)):
+            dc = 0.0
         dt = _time_gap_h(win, other, service=service)
         share = abs(dc) / other.total_cost_usd if other.total_cost_usd else 0.0
         amount = {"amount": money(abs(dc)), "share": format_percent(share)}
-        cost_word = (_("{amount} ({share}) cheaper") if dc >= 0 else _("{amount} ({share}) dearer")).format(
-            **amount
-        )
+        if dc == 0:
+            cost_word = _("the same all-in cost ({amount})").format(amount=money(win.total_cost_usd))
+        else:
+            template = _("{amount} ({share}) cheaper") if dc > 0 else _("{amount} ({share}) dearer")
+            cost_word = template.format(**amount)
         time_word = _time_words(win, dt, service=service)
         if dc > 0:
             driver = _("main cost driver: {driver}").format(driver=_main_driver(win, other))
         elif dt > 0:
             driver = _("faster through: {driver}").format(driver=_time_driver(win, other))
+        elif dc == 0 and dt == 0:
+            driver = _tie_words(win, other)
         else:
             driver = _("ranked ahead by {objective} (tie-break)").format(
                 objective=_(OBJECTIVE_NAMES[objective])
