@@ -246,7 +246,13 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
 
 
 def _csv_records(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
-    """(line, fields by column) of a CSV file, read as a stream within the bounds of a price CSV."""
+    """(line, fields by column) of a CSV file, read as a stream within the bounds of a price CSV.
+
+    The file is read twice: first only to count its rows, so that one past
+    :data:`~gpuplan.bounded.MAX_CSV_ROWS` is refused before any row is checked (checking is what
+    takes the time: a minute and more for 200,000 rows), then to yield them."""
+    for _ in read_rows(path, lambda _names: None):
+        pass
     header: list[tuple[str, str]] = []  # (the file's name, the column it is)
 
     def check(names: tuple[str, ...]) -> None:
