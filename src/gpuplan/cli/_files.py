@@ -72,6 +72,11 @@ def write_text_atomic(path: Path, text: str, *, what: str = "report") -> None:
     shown, word = str(path)[:200], Phrase(what)
     try:
         folder = path.parent.resolve(strict=True)
+    except FileNotFoundError:
+        # said whole in the user's language: the C library's "No such file or directory" adds nothing
+        raise InputError.worded(
+            N_("cannot write {what} {path}: its folder is not there"), what=word, path=shown
+        ) from None
     except (OSError, RuntimeError) as e:
         reason = _why(e) if isinstance(e, OSError) else Phrase(N_("a loop of links"))
         raise InputError.worded(
