@@ -153,6 +153,20 @@ def test_firm_demand_with_only_spot_prices_is_infeasible_in_one_line() -> None:
         optimise(p)
 
 
+def test_a_gpu_with_no_price_at_all_says_so_not_allow_on_demand() -> None:
+    # H100 on the Chinese clouds: no offer under any pricing model. "allow on_demand" sent the user
+    # to a setting that was already on.
+    p = TcoProblem(
+        horizon_months=1, demands=(steady(100, 1),), offers=(replace(offer("on_demand", 2.0), gpu="H"),)
+    )
+    with pytest.raises(InfeasibleError) as e:
+        optimise(p)
+    assert str(e.value) == (
+        "the demand for G cannot be met: no price of G under any pricing model within the constraints; "
+        "name more providers or regions (`gpuplan offers --gpu G` lists who sells it)"
+    )
+
+
 def test_no_demand_costs_nothing() -> None:
     p = TcoProblem(
         horizon_months=3, demands=(steady(0, 3),), offers=(offer("on_demand", 2.0), offer("monthly", 1000))

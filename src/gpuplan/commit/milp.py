@@ -260,6 +260,16 @@ def _solve_one(
     short = np.flatnonzero(need > reachable + 1e-9)
     if short.size:
         g, m = gpus[int(short[0]) // h], int(short[0]) % h
+        if not any(o.gpu == g for o in problem.offers):
+            # nothing to allow: no pricing model has a price of it (H100 on the Chinese clouds)
+            raise InfeasibleError.worded(
+                N_(
+                    "the demand for {gpu} cannot be met: no price of {gpu} under any pricing model "
+                    "within the constraints; name more providers or regions (`gpuplan offers --gpu "
+                    "{gpu}` lists who sells it)"
+                ),
+                gpu=g,
+            )
         what = Phrase(N_("no on-demand price") if not options[g].on_demand else N_("too little capacity"))
         raise InfeasibleError.worded(
             N_(
