@@ -295,6 +295,28 @@ def test_a_file_unusable_as_a_whole_changes_nothing(
     assert _prices(db_path) == before
 
 
+def test_a_catalog_export_given_as_a_price_list_is_refused_saying_what_it_is(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # A colleague's `catalog export`: its rows carry the catalog's confidence (a low-confidence price
+    # imported as one's own would be trusted by plan) and figures derived at their rate.
+    export = tmp_path / "export.csv"
+    r = CliRunner().invoke(app, ["--db", str(db_path), "catalog", "export", "--out", str(export)])
+    assert r.exit_code == 0, r.output
+    lines = export.read_text(encoding="utf-8").splitlines()
+    huawei = _file(tmp_path, *[x for x in lines[1:] if x.startswith("huawei,")][:2], header=lines[0])
+    before = _prices(db_path)
+    r = _import(db_path, huawei)
+    assert isinstance(r.exception, CatalogImportError), r.output
+    assert str(r.exception) == (
+        f"{huawei} is a `gpuplan catalog export` file, not a price list: its confidence and the "
+        "figures it derived would be lost or taken as your own quote; keep the columns provider, "
+        "region, instance_type, gpu, gpu_count, pricing, price, currency, unit, as_of, source "
+        "(and zone, vcpus, memory_gib) of the rows you were quoted; nothing was imported"
+    )
+    assert _prices(db_path) == before
+
+
 def test_as_of_dates_the_rows_that_leave_it_empty(tmp_path: Path, db_path: Path) -> None:
     undated = HUAWEI_ON_DEMAND.replace(",2026-11-20,", ",,")
     doc = _imported(db_path, _file(tmp_path, undated), "--as-of", "2026-11")

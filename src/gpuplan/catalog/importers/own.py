@@ -82,6 +82,9 @@ COLUMNS = (
 )
 #: Columns a file may have and a row may leave empty.
 OPTIONAL = ("zone", "vcpus", "memory_gib")
+#: Columns only ``catalog export`` writes: its rows carry the catalog's confidence (imported as
+#: one's own quote, a low-confidence price would become a trusted one) and USD figures it derived.
+_EXPORT_ONLY = ("confidence", "price_usd_per_hour", "rate_source")
 #: How far out of line with the catalog's prices of the same GPU and pricing model a price may be:
 #: per GPU-hour in USD, up to this many times the highest held and down to the lowest over it.
 OUT_OF_LINE = 10.0
@@ -221,6 +224,17 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
     ``every``: a CSV header) one of :data:`COLUMNS` missing."""
     names = list(names)
     known = (*COLUMNS, *OPTIONAL)
+    if set(_EXPORT_ONLY) <= set(names):
+        raise CatalogImportError.worded(
+            N_(
+                "{path} is a `gpuplan catalog export` file, not a price list: its confidence and the "
+                "figures it derived would be lost or taken as your own quote; keep the columns "
+                "{columns} (and {optional}) of the rows you were quoted; nothing was imported"
+            ),
+            path=path,
+            columns=", ".join(COLUMNS),
+            optional=", ".join(OPTIONAL),
+        )
     for name in names:
         if name not in known:
             raise CatalogImportError.worded(
