@@ -30,6 +30,7 @@ __all__ = [
     "HOURLY_PRICING",
     "PRICING_RULES",
     "ActivationCheckpointing",
+    "AdapterDtype",
     "AttentionImpl",
     "BaseQuantization",
     "CastsToStr",
@@ -487,6 +488,36 @@ class QuantizationLibrary(Choice):
     weight only."""
 
 
+class AdapterDtype(Choice):
+    """The dtype LoRA adapters, their gradients and their optimizer state are kept in."""
+
+    FP32 = "fp32"
+    """fp32 whatever the base's dtype: Hugging Face PEFT's ``get_peft_model`` upcasts bf16 and fp16
+    adapters to fp32 by default (``autocast_adapter_dtype=True``: "this will only cast adapter weights
+    using float16 or bfloat16 to float32, as this is typically required for stable training",
+    huggingface/peft ``src/peft/mapping_func.py``, read 2026-12-04)."""
+    MODEL = "model"
+    """The model's own weight dtype as ``precision`` sets it (bf16 under ``precision: bf16``, fp32
+    under ``amp-*``): torchtune builds the model, adapters included, under
+    ``training.set_default_dtype(dtype)`` (pytorch/torchtune@30b8519e
+    ``recipes/lora_finetune_single_device.py`` ``_setup_model``); litgpt builds it inside Lightning
+    Fabric's ``init_module()``, which sets the precision's default dtype (Lightning-AI/litgpt@03ffc551
+    ``litgpt/finetune/lora.py``), read 2026-12-04."""
+
+    @classmethod
+    def kind(cls) -> str:
+        return "adapter dtype"
+
+    @classmethod
+    def aliases(cls) -> Mapping[str, str]:
+        return {"float32": "fp32"}
+
+    @classmethod
+    def hints(cls) -> Mapping[str, str]:
+        # A 16-bit adapter is the model's own dtype under a 16-bit precision.
+        return {"bf16": "model", "bfloat16": "model", "fp16": "model", "float16": "model"}
+
+
 class LossKind(Choice):
     """How a language model's cross-entropy meets its logits."""
 
@@ -495,6 +526,10 @@ class LossKind(Choice):
     CHUNKED = "chunked"
     """Whole 16-bit logits, upcast and scored one chunk at a time, the softmax recomputed in
     backward (torchtune ``CEWithChunkedOutputLoss`` with the loss compiled)."""
+    CHUNKED_LOGITS = "chunked-logits"
+    """The output projection per 128-token chunk, each chunk's 16-bit logits scored in their own
+    dtype with nothing recomputed, the logits kept until the next step (litgpt's
+    ``lm_head_chunk_size=128`` with ``chunked_cross_entropy``)."""
     FUSED_LINEAR = "fused-linear"
     """The output projection and the loss fused per chunk: the logits never exist whole (Liger
     ``LigerFusedLinearCrossEntropyLoss``, torchtune ``LinearCrossEntropyLoss``)."""

@@ -42,6 +42,7 @@ KIND_WORDS = (
     N_("optimizer"),
     N_("loss"),
     N_("base quantization"),
+    N_("adapter dtype"),
     N_("parallelism"),
     N_("activation checkpointing"),
     N_("attention"),

@@ -138,11 +138,13 @@ def _fused_optimizer(st: Setup) -> Advice | None:
 _ADAM_8BIT_BYTES_PER_PARAM = 2.0 + 2 * 4.0 / 256
 #: Bytes per batch × sequence × vocabulary element that each loss keeps at its peak (see
 #: profile/losses.py): fp32 logits + fp32 log-probs; 16-bit logits + one of 8 chunks at 8 B;
+#: 16-bit logits + 16-bit log-probs, all kept (litgpt's 128-token chunks);
 #: one of 8 chunks of 16-bit and fp32 logits and the fp32 softmax gradient (2 + 4 + 4 + 2 B), and
 #: the head's weight gradient (see :func:`_lighter_loss`).
 _LOSS_BYTES_PER_ELEMENT = {
     LossKind.STANDARD: 8.0,
     LossKind.CHUNKED: 2.0 + 8.0 / 8,
+    LossKind.CHUNKED_LOGITS: 2.0 + 2.0,
     LossKind.FUSED_LINEAR: 12.0 / 8,
 }
 

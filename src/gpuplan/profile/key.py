@@ -88,7 +88,9 @@ def _lora_identity(lora: LoraSpec | None) -> dict[str, Any] | None:
     if lora is None:
         return None
     quantized = {"quantization", "double_quantization", "quantized_head", "library"}
-    ident: dict[str, Any] = lora.model_dump(mode="json", exclude=quantized)
+    # The adapters' dtype and dropout only when not their defaults (fp32, none), likewise.
+    unset = {k for k in ("dtype", "dropout") if not _differs(lora, k)}
+    ident: dict[str, Any] = lora.model_dump(mode="json", exclude=quantized | unset)
     if lora.quantized:
         ident |= lora.model_dump(mode="json", include=quantized)
         # The trace of a quantized base keeps what bitsandbytes' 4-bit matmul keeps (its input, the
@@ -96,6 +98,11 @@ def _lora_identity(lora: LoraSpec | None) -> dict[str, Any] | None:
         # dequantization kernel (profile.model.DEQUANTIZE_OP): older profiles re-trace.
         ident["saved"] = 3
     return ident
+
+
+def _differs(lora: LoraSpec, field: str) -> bool:
+    """Whether ``lora``'s ``field`` differs from its default."""
+    return bool(getattr(lora, field) != LoraSpec.model_fields[field].default)
 
 
 def _model_identity(w: Workload) -> dict[str, Any]:

@@ -8,6 +8,14 @@
   logits of every chunk stay for backward (2 bytes per element), fp32 lives one chunk at a time,
   and backward never assembles a whole-logits gradient. torchtune's ``CEWithChunkedOutputLoss``
   with the model's ``num_output_chunks`` = 8.
+- ``chunked-logits``: litgpt's fine-tuning loss (Lightning-AI/litgpt@03ffc551
+  ``litgpt/finetune/lora.py``: ``model(input_ids, lm_head_chunk_size=128)`` then
+  ``chunked_cross_entropy(logits, targets)``, ``litgpt/utils.py``; read 2026-12-04): the output
+  layer runs per :data:`HEAD_CHUNK_TOKENS`-token chunk (``x.split(lm_head_chunk_size, dim=1)`` in
+  ``GPT.forward``) and each chunk's 16-bit logits go to ``cross_entropy`` as they are, which keeps
+  16-bit log-probabilities for backward; nothing is recomputed, and the training loop's ``logits``
+  list holds every chunk's logits until the next step's forward returns: 2 + 2 bytes per element
+  kept, no fp32 copy.
 - ``fused-linear``: the output projection and the loss run together chunk by chunk and the gradients
   of the hidden states and the projection weight are computed in forward (Liger's fused linear
   cross-entropy): the logits never exist whole; the hidden-state gradient and a weight-sized
@@ -23,10 +31,20 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
-__all__ = ["CHUNKS", "chunked_cross_entropy", "fused_linear_cross_entropy"]
+__all__ = [
+    "CHUNKS",
+    "HEAD_CHUNK_TOKENS",
+    "chunked_cross_entropy",
+    "chunked_logits_cross_entropy",
+    "fused_linear_cross_entropy",
+]
 
 #: Token chunks (torchtune's ``num_output_chunks`` default).
 CHUNKS = 8
+#: Tokens per output-layer chunk of ``chunked-logits`` (litgpt's ``lm_head_chunk_size=128`` in
+#: ``litgpt/finetune/lora.py`` and ``chunk_size: int = 128`` of ``litgpt/utils.py``
+#: ``chunked_cross_entropy``, Lightning-AI/litgpt@03ffc551, read 2026-12-04).
+HEAD_CHUNK_TOKENS = 128
 
 
 def _ce_sum(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -58,6 +76,24 @@ def chunked_cross_entropy(
         assert isinstance(part, torch.Tensor)
         total = total + part
     return total / labels.numel()
+
+
+def chunked_logits_cross_entropy(
+    hidden: torch.Tensor, head: torch.nn.Module, labels: torch.Tensor, chunk_tokens: int = HEAD_CHUNK_TOKENS
+) -> torch.Tensor:
+    """Mean token cross-entropy of ``head(hidden)``, the head applied ``chunk_tokens`` sequence
+    positions at a time and each chunk scored in the logits' own dtype (see the module docstring).
+
+    The chunks' logits ride on the returned loss (``kept_logits``), as litgpt's loop keeps its
+    ``logits`` list: alive through backward and the optimizer step, until the loss is dropped."""
+    logits = [_project(head, hc) for hc in hidden.split(chunk_tokens, dim=1)]
+    parts = [
+        F.cross_entropy(lc.flatten(0, -2), tc.flatten(), reduction="none")
+        for lc, tc in zip(logits, labels.split(chunk_tokens, dim=1), strict=True)
+    ]
+    loss = torch.cat(parts).sum() / labels.numel()
+    loss.kept_logits = logits  # type: ignore[attr-defined]
+    return loss
 
 
 class _FusedLinearCrossEntropy(torch.autograd.Function):

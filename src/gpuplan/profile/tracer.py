@@ -25,13 +25,18 @@ from torch.overrides import TorchFunctionMode
 from gpuplan.errors import EstimateError, GpuplanError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.profile.compiled import BlockCalls, SavedPair, TensorSpec, loss_saved
-from gpuplan.profile.losses import chunked_cross_entropy, fused_linear_cross_entropy
+from gpuplan.profile.losses import (
+    chunked_cross_entropy,
+    chunked_logits_cross_entropy,
+    fused_linear_cross_entropy,
+)
 from gpuplan.profile.memtrack import GpuMemTracker
 from gpuplan.profile.model import MemoryBreakdown, Profile
 from gpuplan.profile.optimizers import MasterWeights, make_optimizer, paged_state_bytes
 from gpuplan.profile.recorder import OpRecorder
 from gpuplan.vocab import AttentionImpl, FusedKernel, LossKind, Precision
 from gpuplan.workload.adapt import (
+    LoRALinear,
     QuantizedLinear,
     apply_checkpointing,
     apply_lora,
@@ -168,10 +173,7 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
     if workload.attention in (AttentionImpl.EAGER, AttentionImpl.FUSED_SOFTMAX):
         _use_eager_attention(model, workload, notes)
     if workload.model.lora is not None:
-        n = apply_lora(model, workload.model.lora)
-        notes.append(
-            f"lora: rank {workload.model.lora.rank} adapters (fp32) on {n} linear layers; base frozen"
-        )
+        _apply_lora(model, workload, notes)
     if workload.model.frozen:
         freeze_prefixes(model, workload.model.frozen)
     if workload.model.lora is not None and workload.model.lora.quantized:
@@ -227,6 +229,21 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
                 )
             )
     return model
+
+
+def _apply_lora(model: torch.nn.Module, workload: Workload, notes: list[str]) -> None:
+    """Put the workload's adapters on the model (frozen base) and say how they are kept."""
+    lora = workload.model.lora
+    assert lora is not None
+    dropout = workload.software_stack.dropout and workload.is_training
+    n = apply_lora(model, lora, dropout=dropout)
+    short = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}
+    adapters = [m.lora_A.weight.dtype for m in model.modules() if isinstance(m, LoRALinear)]
+    dtypes = sorted({short.get(d, str(d).removeprefix("torch.")) for d in adapters})
+    dropped = f"; dropout {lora.dropout:g} on each adapter's input" if dropout and lora.dropout else ""
+    notes.append(
+        f"lora: rank {lora.rank} adapters ({', '.join(dtypes)}) on {n} linear layers{dropped}; base frozen"
+    )
 
 
 def _quantize_base(model: torch.nn.Module, workload: Workload, bundle: ModelBundle, notes: list[str]) -> None:
@@ -525,7 +542,7 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
             loss=kind.value,
         )
     head = model.get_submodule(bundle.lm_head)
-    quantized = isinstance(head, QuantizedLinear) and kind is LossKind.CHUNKED
+    quantized = isinstance(head, QuantizedLinear) and kind in (LossKind.CHUNKED, LossKind.CHUNKED_LOGITS)
     if not (isinstance(head, torch.nn.Linear) or quantized):
         raise EstimateError.worded(
             N_("loss: {loss} needs {head!r} to be an nn.Linear"), loss=kind.value, head=bundle.lm_head
@@ -536,6 +553,8 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
     head.forward = lambda input: input
     if kind is LossKind.CHUNKED:
         return lambda out, batch: chunked_cross_entropy(out, head, batch.targets[0])
+    if kind is LossKind.CHUNKED_LOGITS:
+        return lambda out, batch: chunked_logits_cross_entropy(out, head, batch.targets[0])
     assert isinstance(head, torch.nn.Linear)
     return lambda out, batch: fused_linear_cross_entropy(out, head, batch.targets[0])
 

@@ -7,13 +7,14 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from gpuplan.errors import Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import either, listed
-from gpuplan.vocab import BaseQuantization, QuantizationLibrary
+from gpuplan.vocab import AdapterDtype, BaseQuantization, QuantizationLibrary
 from gpuplan.workload.bundle import LORA_ALIASES
 from gpuplan.workload.spec import LoraSpec
 
@@ -51,25 +52,41 @@ def cast_floating(model: nn.Module, dtype: torch.dtype) -> None:
 
 
 class LoRALinear(nn.Module):
-    """A frozen ``nn.Linear`` plus a trainable low-rank update: ``base(x) + B(A(x)) · alpha/r``.
+    """A frozen ``nn.Linear`` plus a trainable low-rank update: ``base(x) + B(A(drop(x))) · alpha/r``.
 
-    The adapters are fp32 even when the base is 16-bit, as PEFT keeps them by default.
+    The adapters are ``dtype`` (fp32 by default, as PEFT keeps them even when the base is 16-bit);
+    the input is cast to it first, as PEFT's ``Linear.forward`` does (``_cast_input_dtype``), and
+    then dropped out with probability ``dropout`` in training (PEFT's ``lora_dropout``, torchtune's
+    ``self.dropout``, litgpt's ``self.lora_dropout(x)``: each applied to the adapter's input before
+    ``A``), so that ``A``'s backward keeps the dropped copy and the dropout its mask.
     """
 
-    def __init__(self, base: nn.Linear, rank: int, alpha: float) -> None:
+    def __init__(
+        self,
+        base: nn.Linear,
+        rank: int,
+        alpha: float,
+        *,
+        dtype: torch.dtype = torch.float32,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         self.base = base
         for p in base.parameters():
             p.requires_grad_(False)
         dev = base.weight.device
-        self.lora_A = nn.Linear(base.in_features, rank, bias=False, device=dev, dtype=torch.float32)
-        self.lora_B = nn.Linear(rank, base.out_features, bias=False, device=dev, dtype=torch.float32)
+        self.lora_A = nn.Linear(base.in_features, rank, bias=False, device=dev, dtype=dtype)
+        self.lora_B = nn.Linear(rank, base.out_features, bias=False, device=dev, dtype=dtype)
         nn.init.zeros_(self.lora_B.weight)
         self.scaling = alpha / rank
+        self.dropout = dropout
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         out = self.base(x)
-        delta = self.lora_B(self.lora_A(x.to(self.lora_A.weight.dtype))) * self.scaling
+        h = x.to(self.lora_A.weight.dtype)
+        if self.dropout and self.training:
+            h = F.dropout(h, self.dropout, training=True)
+        delta = self.lora_B(self.lora_A(h)) * self.scaling
         return out + delta.to(out.dtype)
 
 
@@ -78,10 +95,12 @@ def _set_submodule(root: nn.Module, name: str, new: nn.Module) -> None:
     setattr(root.get_submodule(parent_name) if parent_name else root, child, new)
 
 
-def apply_lora(model: nn.Module, spec: LoraSpec) -> int:
+def apply_lora(model: nn.Module, spec: LoraSpec, *, dropout: bool = True) -> int:
     """Freeze every parameter and put adapters on the targeted linears. Returns how many were adapted.
 
     A target is a short name (``q``, ``v`` … see ``LORA_ALIASES``) or a literal last name component.
+    The adapters are fp32 or, with ``spec.dtype: model``, each its base layer's weight dtype (the
+    precision's, cast before); ``dropout`` False drops no adapter input (the stack's ``dropout: false``).
     """
     wanted: set[str] = set()
     for t in spec.targets:
@@ -102,8 +121,10 @@ def apply_lora(model: nn.Module, spec: LoraSpec) -> int:
     for p in model.parameters():
         p.requires_grad_(False)
     alpha = spec.alpha if spec.alpha is not None else float(spec.rank)
+    rate = spec.dropout if dropout else 0.0
     for name, lin in hits:
-        _set_submodule(model, name, LoRALinear(lin, spec.rank, alpha))
+        dtype = lin.weight.dtype if spec.dtype is AdapterDtype.MODEL else torch.float32
+        _set_submodule(model, name, LoRALinear(lin, spec.rank, alpha, dtype=dtype, dropout=rate))
     return len(hits)
 
 

@@ -21,6 +21,7 @@ from gpuplan.i18n.phrases import listed
 from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD
 from gpuplan.vocab import (
     ActivationCheckpointing,
+    AdapterDtype,
     AttentionImpl,
     BaseQuantization,
     Commitment,
@@ -70,6 +71,7 @@ AttentionField = Annotated[AttentionImpl, BeforeValidator(pydantic_cast(Attentio
 TransferField = Annotated[DataTransfer, BeforeValidator(pydantic_cast(DataTransfer))]
 QuantizationField = Annotated[BaseQuantization, BeforeValidator(pydantic_cast(BaseQuantization))]
 LibraryField = Annotated[QuantizationLibrary, BeforeValidator(pydantic_cast(QuantizationLibrary))]
+AdapterDtypeField = Annotated[AdapterDtype, BeforeValidator(pydantic_cast(AdapterDtype))]
 Hours = Annotated[float, BeforeValidator(parse_duration_hours)]
 
 #: ``serving.engine``: a name, then ``==`` and a version (``vllm==0.8.5``), pip's spelling.
@@ -136,6 +138,15 @@ class LoraSpec(Spec):
     """``nf4`` only: whose 4-bit matmul runs the layers. ``bitsandbytes`` keeps each quantized
     layer's input for backward and dequantizes through the 16-bit dtype the weight was quantized
     from; ``torchao`` (torchtune's QLoRA) keeps the quantized weight only."""
+
+    dtype: AdapterDtypeField = AdapterDtype.FP32
+    """What the adapters, their gradients and their optimizer state are kept in: ``fp32`` (Hugging
+    Face PEFT's default, whatever the base's dtype) or ``model`` (the model's weight dtype as
+    ``precision`` sets it, as torchtune and litgpt build them: bf16 under ``precision: bf16``)."""
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    """Dropout on each adapter's input before ``A`` (PEFT's, torchtune's and litgpt's
+    ``lora_dropout``; 0, their default, applies none). In training it keeps a dropped copy of the
+    layer's input and a one-byte mask per element for backward, per adapted layer."""
 
     @field_validator("targets")
     @classmethod
