@@ -13,7 +13,8 @@ Each row's quantization is its source config's, read at the commit the row cites
   ``q_proj, v_proj, k_proj, output_proj`` and the MLP (``apply_lora_to_mlp: True``), not on the
   output layer, whose base stays bf16 (``_component_builders.py``: "quantize_base is not applied to
   final output_proj"); fused ``torch.optim.AdamW``, ``CEWithChunkedOutputLoss``, activation
-  checkpointing on, bf16. Every other linear layer is ``FrozenNF4Linear``
+  checkpointing on, bf16, the adapters too (``dtype: model``: the recipe builds the model under
+  ``training.set_default_dtype``), ``lora_dropout: 0.0``. Every other linear layer is ``FrozenNF4Linear``
   (``torchtune/modules/low_precision/nf4_linear.py``), torchao's ``to_nf4`` with its defaults,
   ``block_size=64, scaler_block_size=256``, whose ``NF4Tensor.from_tensor`` always quantizes the
   block scalers to int8 ("Double quantization", pytorch/ao@a584e242
@@ -26,8 +27,11 @@ Each row's quantization is its source config's, read at the commit the row cites
   ``quant_type="nf4", compress_statistics=False`` (``nf4-dq`` is the double-quantized one;
   Lightning-AI/pytorch-lightning ``src/lightning/fabric/plugins/precision/bitsandbytes.py``, the
   stored version d9ff9f3b): ``nf4`` without double quantization. LoRA rank 32 on query and value,
-  dropout 0.05; ``lm_head_chunk_size=128`` with a chunked cross-entropy (``litgpt/finetune/lora.py``
-  and ``litgpt/utils.py`` at the same commit); no activation checkpointing on one device.
+  dropout 0.05 (``self.lora_dropout(x)`` before ``lora_A``, ``litgpt/lora.py``), the adapters bf16
+  (``dtype: model``: the model is built inside Fabric's ``init_module``); ``lm_head_chunk_size=128``
+  with ``chunked_cross_entropy`` on the 16-bit logits, the loop's ``logits`` list alive through
+  backward (``loss: chunked-logits``; ``litgpt/finetune/lora.py`` and ``litgpt/utils.py`` at the
+  same commit); no activation checkpointing on one device.
 
 Read 2026-12-04.
 """
@@ -73,19 +77,25 @@ _TORCHTUNE_8B_QLORA = {
     "quantization": "nf4",
     "double_quantization": True,
     "library": "torchao",
+    # The adapters built in bf16 with the rest of the model (the config's ``dtype: bf16``, under
+    # ``training.set_default_dtype``); ``lora_dropout: 0.0``.
+    "dtype": "model",
 }
 
 #: Lightning-AI/litgpt@03ffc551 config_hub/finetune/{llama-2-7b,llama-3-8b}/{lora,qlora}.yaml:
-#: ``lora_r: 32``, ``lora_alpha: 16``, ``lora_query: true``, ``lora_value: true``, the rest false.
-_LITGPT_LORA = {"rank": 32, "alpha": 16, "targets": ["q", "v"]}
+#: ``lora_r: 32``, ``lora_alpha: 16``, ``lora_dropout: 0.05``, ``lora_query: true``,
+#: ``lora_value: true``, the rest false; the adapters built in bf16 inside Fabric's ``init_module``
+#: (``precision: bf16-true``; ``litgpt/finetune/lora.py``).
+_LITGPT_LORA = {"rank": 32, "alpha": 16, "targets": ["q", "v"], "dtype": "model", "dropout": 0.05}
 
 #: What the litgpt memory cases cannot say, both LoRA and QLoRA (a peak that the run's own
 #: ``torch.cuda.max_memory_allocated()`` printed after training, periodic validation included).
 _LITGPT_WHY = (
     "litgpt bf16-true, micro-batch {micro} at the config's max_seq_length 512 (Alpaca2k is unpacked and "
     "padded to each batch's longest, so 512 is the longest a batch can be), no checkpointing, SDPA, "
-    "chunked loss (lm_head_chunk_size=128); not traced: LoRA dropout 0.05 on the adapters' input "
-    "(a mask and a copy per adapted layer)"
+    "bf16 adapters, LoRA dropout 0.05 on the adapters' input, the output layer and loss per 128 "
+    "tokens (lm_head_chunk_size=128, the logits kept); litgpt's fused q/k/v layer drops its input "
+    "once for q and v together, traced once per adapted projection (a copy and a mask more per layer)"
 )
 _LITGPT_QLORA_WHY = (
     "; bnb.nf4 (no double quantization), the output layer quantized too (Fabric replaces every "
@@ -122,8 +132,8 @@ def _torchtune_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str
     }
     wl |= stack_workload(parse_stack(row["stack"], model))
     why = (
-        "torch.compile; nf4 with double quantization (torchao NF4), LoRA r8 on q,k,v,o and the MLP, "
-        "chunked loss and checkpointing as torchtune's QLoRA config; evaluated, not fitted"
+        "torch.compile; nf4 with double quantization (torchao NF4), bf16 LoRA r8 on q,k,v,o and the "
+        "MLP, chunked loss and checkpointing as torchtune's QLoRA config; evaluated, not fitted"
     )
     return _evaluated_case(row, wl, micro, why), why
 
@@ -160,7 +170,7 @@ def _litgpt_case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         "optimizer": "adamw",
         "activation_checkpointing": "none",
         "attention": "fused",
-        "loss": "chunked",
+        "loss": "chunked-logits",
     }
     why = _LITGPT_WHY.format(micro=micro) + (_LITGPT_QLORA_WHY if qlora else "")
     return _evaluated_case(row, wl, micro, why), why
