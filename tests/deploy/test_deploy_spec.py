@@ -158,3 +158,15 @@ def test_a_qlora_plan_says_what_train_py_leaves_to_the_user(tmp_path: Path) -> N
     readme = by_path(generate(s, "torchrun"))["README.md"]
     assert "LoRA rank 16 on q, v, base stored nf4 (double quantization)" in readme
     assert "paged-adamw-8bit" in readme and "torch.optim.AdamW" in readme
+
+
+def test_a_lora_plan_names_its_adapters_dtype_and_dropout(tmp_path: Path) -> None:
+    # was: "LoRA rank 32 on q, v" alone for a plan priced with bf16 adapters and their input's
+    # dropout kept (model.lora.dtype: model, dropout: 0.05).
+    doc = plan_doc()
+    doc["workload"]["model"]["lora"] = {"rank": 32, "targets": ["q", "v"], "dtype": "model", "dropout": 0.05}
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps(doc))
+    assert LaunchSpec.from_plan_json(p).model_source == (
+        "preset bert-large, LoRA rank 32 on q, v, adapters in the model dtype, adapter dropout 0.05"
+    )

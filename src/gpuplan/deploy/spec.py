@@ -447,12 +447,18 @@ def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingDeplo
 
 
 def _adapter_words(lora: object) -> str:
-    """ ", LoRA rank 16 on q, v, base stored nf4 (double quantization)" for the workload's
+    """ ", LoRA rank 16 on q, v, base stored nf4 (double quantization)" (and the adapters' dtype and
+    dropout where set) for the workload's
     ``model.lora`` (empty without one): what the plan priced and train.py does not build."""
     if not isinstance(lora, dict) or not isinstance(lora.get("rank"), int):
         return ""
     targets = lora.get("targets") or ["q", "v"]
     words = f", LoRA rank {lora['rank']} on {', '.join(str(t) for t in targets)}"
+    if lora.get("dtype") == "model":
+        words += ", adapters in the model dtype"
+    dropout = lora.get("dropout")
+    if isinstance(dropout, (int, float)) and dropout > 0:
+        words += f", adapter dropout {dropout:g}"
     quantization = lora.get("quantization")
     if isinstance(quantization, str) and quantization != "none":
         words += f", base stored {quantization}"
