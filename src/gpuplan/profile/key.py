@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
+from gpuplan.vocab import LossKind
 from gpuplan.workload.spec import LoraSpec, Workload, load_workload
 
 __all__ = [
@@ -152,6 +153,18 @@ def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
 LORA_TARGETS_CHECK = 1
 
 
+#: Version of how ``loss: chunked-logits`` is traced. 1 (2026-12-04): the next step's forward and
+#: output layer run while the step's logits (and their graph) are held, as litgpt's loop holds them
+#: (``tracer._next_forward_holding``); before, one step only. Measurements are keyed without it.
+HELD_LOGITS_TRACE = 1
+
+
+def _held_logits_trace(w: Workload) -> dict[str, int]:
+    """The trace-version component of the key for ``chunked-logits`` training (:data:`HELD_LOGITS_TRACE`)."""
+    held = w.is_training and w.loss is LossKind.CHUNKED_LOGITS
+    return {"held_logits_trace": HELD_LOGITS_TRACE} if held else {}
+
+
 def _lora_targets_check(w: Workload) -> dict[str, int]:
     """The trace-version component of the key for LoRA workloads (:data:`LORA_TARGETS_CHECK`)."""
     return {"lora_targets_check": LORA_TARGETS_CHECK} if w.model.lora is not None else {}
@@ -193,6 +206,7 @@ def key_fields(w: Workload) -> dict[str, Any]:
         **({"fp8_inference_trace": 1} if w.precision.value == "fp8" and not w.is_training else {}),
         **_stack_fields(w),
         **_lora_targets_check(w),
+        **_held_logits_trace(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }
@@ -216,6 +230,7 @@ _TRACE_ONLY_FIELDS = (
     "sdpa_dropout_trace",
     "fp8_inference_trace",
     "lora_targets_check",
+    "held_logits_trace",
 )
 
 
@@ -249,13 +264,16 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
     )
     # LoRA: recorded before the targets check's field (none) or after (field 1).
     lora = [{}, {"lora_targets_check": LORA_TARGETS_CHECK}] if workload.model.lora is not None else [{}]
+    # chunked-logits: recorded before the held step's field (none) or after (its version).
+    held = [{}, _held_logits_trace(workload)] if _held_logits_trace(workload) else [{}]
     return any(
-        _digest({**fields, **d, **f, **c, "profile_schema_version": schema, "torch": torch_version})
+        _digest({**fields, **d, **f, **c, **h, "profile_schema_version": schema, "torch": torch_version})
         == recorded_profile_key
         for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
         for d in dropout
         for f in fp8
         for c in lora
+        for h in held
     )
 
 

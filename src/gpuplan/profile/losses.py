@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -79,14 +80,23 @@ def chunked_cross_entropy(
 
 
 def chunked_logits_cross_entropy(
-    hidden: torch.Tensor, head: torch.nn.Module, labels: torch.Tensor, chunk_tokens: int = HEAD_CHUNK_TOKENS
+    hidden: torch.Tensor,
+    head: torch.nn.Module,
+    labels: torch.Tensor,
+    chunk_tokens: int = HEAD_CHUNK_TOKENS,
+    *,
+    before_scoring: Callable[[], object] | None = None,
 ) -> torch.Tensor:
     """Mean token cross-entropy of ``head(hidden)``, the head applied ``chunk_tokens`` sequence
     positions at a time and each chunk scored in the logits' own dtype (see the module docstring).
 
     The chunks' logits ride on the returned loss (``kept_logits``), as litgpt's loop keeps its
-    ``logits`` list: alive through backward and the optimizer step, until the loss is dropped."""
+    ``logits`` list: alive through backward and the optimizer step, until the loss is dropped.
+    ``before_scoring`` runs once the logits exist and before they are scored: where litgpt's
+    ``logits = model(...)`` lets go of the previous step's list."""
     logits = [_project(head, hc) for hc in hidden.split(chunk_tokens, dim=1)]
+    if before_scoring is not None:
+        before_scoring()
     parts = [
         F.cross_entropy(lc.flatten(0, -2), tc.flatten(), reduction="none")
         for lc, tc in zip(logits, labels.split(chunk_tokens, dim=1), strict=True)

@@ -246,6 +246,53 @@ def _apply_lora(model: torch.nn.Module, workload: Workload, notes: list[str]) ->
     )
 
 
+def _chunked_logits_loss(
+    head: torch.nn.Module, out: torch.Tensor, batch: Any, before_scoring: Callable[[], object] | None = None
+) -> torch.Tensor:
+    """litgpt's loss on the model's hidden states (``before_scoring``: see :func:`_next_forward_holding`)."""
+    return chunked_logits_cross_entropy(out, head, batch.targets[0], before_scoring=before_scoring)
+
+
+#: What :func:`_next_forward_holding` adds to a profile's notes, and where it is not traced.
+_HELD_LOGITS_NOTE = (
+    "loss: the step's logits are held into the next step's forward and output layer, as litgpt's "
+    "loop holds its logits list (and through its graph what an autograd function keeps on its "
+    "context, bitsandbytes 0.42's 4-bit layer inputs): the peak is the larger of the two steps'"
+)
+_HELD_LOGITS_COMPILED_NOTE = (
+    "loss: the step's logits held into the next step's forward are not traced under compile; the "
+    "peak may be higher than traced"
+)
+
+
+def _next_forward_holding(
+    held: list[torch.Tensor],
+    model: torch.nn.Module,
+    batch: Any,
+    loss_fn: Callable[..., torch.Tensor],
+    amp: torch.dtype | None,
+    tracker: GpuMemTracker,
+    recorder: OpRecorder,
+) -> None:
+    """The next training step's forward and output layer while ``held``, this step's logits, is
+    still referenced, as litgpt's ``fit`` loop runs (Lightning-AI/litgpt@03ffc551
+    ``litgpt/finetune/lora.py``: ``logits = model(input_ids, lm_head_chunk_size=128)``, so the
+    previous step's list is let go only when the model returns; ``loss`` is rebound to a float by
+    the per-iteration log, read 2026-12-04). The list's graph goes with it: backward frees what
+    went through ``save_for_backward`` but not what an autograd function set on its context —
+    bitsandbytes 0.42.0's ``MatMul4Bit`` keeps its input as ``ctx.tensors = (A, B)``
+    (``bitsandbytes/autograd/_functions.py``, tag 0.42.0, the version litgpt pinned), so every
+    4-bit layer's input of the previous step is alive during this forward. The step is neither
+    recorded (no FLOPs counted twice) nor run backward: its backward is the first step's; the
+    list is dropped once the new logits exist, before they are scored."""
+    recorder.recording = False
+    tracker.reset_mod_stats()  # the tracker refuses a module's second forward otherwise
+    with torch.autocast("cpu", dtype=amp) if amp is not None else nullcontext():
+        out = model(*batch.args, **batch.kwargs)
+        loss = loss_fn(out, batch, before_scoring=held.clear)
+    del out, loss
+
+
 def _quantize_base(model: torch.nn.Module, workload: Workload, bundle: ModelBundle, notes: list[str]) -> None:
     """Store the frozen base's linear weights quantized (QLoRA), computing in the autocast dtype
     (bitsandbytes' ``bnb_4bit_compute_dtype``) or, without autocast, in the weights' own."""
@@ -554,7 +601,7 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
     if kind is LossKind.CHUNKED:
         return lambda out, batch: chunked_cross_entropy(out, head, batch.targets[0])
     if kind is LossKind.CHUNKED_LOGITS:
-        return lambda out, batch: chunked_logits_cross_entropy(out, head, batch.targets[0])
+        return functools.partial(_chunked_logits_loss, head)
     assert isinstance(head, torch.nn.Linear)
     return lambda out, batch: fused_linear_cross_entropy(out, head, batch.targets[0])
 
@@ -661,7 +708,16 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
                 recorder.phase = "optimizer"
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
+        held = getattr(loss, "kept_logits", None)
         del loss
+        if held is not None and calls is None:
+            counts = cuda_dropout.calls, fused_dropout.with_dropout
+            _next_forward_holding(held, model, batch, loss_fn, amp, tracker, recorder)
+            cuda_dropout.calls, fused_dropout.with_dropout = counts
+            notes.append(_HELD_LOGITS_NOTE)
+        elif held is not None:
+            notes.append(_HELD_LOGITS_COMPILED_NOTE)
+        del held
 
     ops = recorder.records()
     eager_peak = peak = tracker.peak_breakdown()
