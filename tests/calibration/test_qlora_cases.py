@@ -160,6 +160,8 @@ def test_litgpt_lora_peaks_within_the_memory_band() -> None:
     # llama-2-7b 18.41 GiB → 17.56 (−4.6 %); llama-3-8b 18.37 → 17.84 (−2.9 %) with bf16 adapters,
     # their input's dropout and litgpt's kept 128-token logits (were 17.87, −2.9 %, and 17.96,
     # −2.3 %, with fp32 adapters, no dropout and torchtune's 8-chunk loss).
+    # Holding the logits into the next step's forward leaves both: their first step's backward
+    # stays the peak.
     band = load_calibration().memory_band
     for name in (
         "llama-2-7b lora (litgpt llama-2-7b/lora.yaml)",
@@ -168,17 +170,19 @@ def test_litgpt_lora_peaks_within_the_memory_band() -> None:
         assert _within(_evaluated(name, "memory"), band), name
 
 
-def test_litgpt_qlora_peaks_are_under_predicted() -> None:
+def test_litgpt_qlora_peaks_within_the_memory_band() -> None:
     # Was llama-2-7b 12.74 GiB → 9.22 (−27.7 %), llama-3-8b 16.21 → 11.46 (−29.3 %) with the input of
-    # each 4-bit matmul dropped and the output layer bf16. Now (bitsandbytes 0.42's MatMul4Bit keeps
+    # each 4-bit matmul dropped and the output layer bf16. Then (bitsandbytes 0.42's MatMul4Bit keeps
     # its input; Fabric quantizes the output layer, dequantized through fp16 per loss chunk):
     # 12.74 → 10.64 (−16.5 %), 16.21 → 13.90 (−14.2 %). With bf16 adapters, their input's dropout
-    # and litgpt's kept 128-token logits: 12.74 → 10.35 (−18.8 %), 16.21 → 13.81 (−14.8 %). Still
-    # under, by about 2.4 GiB each where the LoRA runs are within 5 %: pinned so that the next change
-    # to the quantized layers' memory shows here.
+    # and litgpt's kept 128-token logits: 12.74 → 10.35 (−18.8 %), 16.21 → 13.81 (−14.8 %). Now the
+    # loop's logits are held into the next step's forward, and with their graph every 4-bit layer's
+    # input that MatMul4Bit kept on its context: 12.74 → 11.75 (−7.7 %), 16.21 → 15.37 (−5.2 %).
+    band = load_calibration().memory_band
     for name in (
         "llama-2-7b qlora (litgpt llama-2-7b/qlora.yaml)",
         "llama-3-8b qlora (litgpt llama-3-8b/qlora.yaml)",
     ):
         e = _evaluated(name, "memory")
-        assert -20 < e.error_pct < -10, (name, e.error_pct)
+        assert _within(e, band), (name, e.error_pct)
+        assert e.error_pct < 0, (name, e.error_pct)  # still under: pinned so a change shows here

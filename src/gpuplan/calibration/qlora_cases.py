@@ -94,14 +94,16 @@ _LITGPT_WHY = (
     "litgpt bf16-true, micro-batch {micro} at the config's max_seq_length 512 (Alpaca2k is unpacked and "
     "padded to each batch's longest, so 512 is the longest a batch can be), no checkpointing, SDPA, "
     "bf16 adapters, LoRA dropout 0.05 on the adapters' input, the output layer and loss per 128 "
-    "tokens (lm_head_chunk_size=128, the logits kept); litgpt's fused q/k/v layer drops its input "
+    "tokens (lm_head_chunk_size=128, the logits kept into the next step's forward, as the loop keeps "
+    "its logits list); litgpt's fused q/k/v layer drops its input "
     "once for q and v together, traced once per adapted projection (a copy and a mask more per layer)"
 )
 _LITGPT_QLORA_WHY = (
     "; bnb.nf4 (no double quantization), the output layer quantized too (Fabric replaces every "
-    "nn.Linear); bitsandbytes 0.42's MatMul4Bit keeps each layer's input and dequantizes through "
-    "fp16; bitsandbytes PagedAdamW's state is in managed memory (outside max_memory_allocated), "
-    "counted here as AdamW's (the adapters' only, under 0.1 GiB)"
+    "nn.Linear); bitsandbytes 0.42's MatMul4Bit keeps each layer's input on its context, which "
+    "backward does not free: the previous step's are alive through the next forward with the held "
+    "logits' graph; it dequantizes through fp16; bitsandbytes PagedAdamW's state is in managed "
+    "memory (outside max_memory_allocated), counted here as AdamW's (the adapters' only, under 0.1 GiB)"
 )
 
 
