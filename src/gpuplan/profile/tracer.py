@@ -281,10 +281,11 @@ def _next_forward_holding(
     the per-iteration log, read 2026-12-04). The list's graph goes with it: backward frees what
     went through ``save_for_backward`` but not what an autograd function set on its context —
     bitsandbytes 0.42.0's ``MatMul4Bit`` keeps its input as ``ctx.tensors = (A, B)``
-    (``bitsandbytes/autograd/_functions.py``, tag 0.42.0, the version litgpt pinned), so every
-    4-bit layer's input of the previous step is alive during this forward. The step is neither
-    recorded (no FLOPs counted twice) nor run backward: its backward is the first step's; the
-    list is dropped once the new logits exist, before they are scored."""
+    (``bitsandbytes/autograd/_functions.py`` at tag 0.42.0, the ``bitsandbytes==0.42.0`` of
+    litgpt's ``all`` extra in ``pyproject.toml`` at the same commit; 0.43.0 on keep ``(None, B)``),
+    so every 4-bit layer's input of the previous step is alive during this forward. The step is
+    neither recorded (no FLOPs counted twice) nor run backward: its backward is the first step's;
+    the list is dropped once the new logits exist, before they are scored."""
     recorder.recording = False
     tracker.reset_mod_stats()  # the tracker refuses a module's second forward otherwise
     with torch.autocast("cpu", dtype=amp) if amp is not None else nullcontext():
