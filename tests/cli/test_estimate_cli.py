@@ -341,7 +341,9 @@ def test_network_from_the_user_and_from_an_instance(workload_file: Path, stub_tr
     # embedded catalog's slowest (2.5 Gbit/s) to 3,200 Gbit/s RDMA — wider at both ends than the same
     # job on a stated 400 Gbit/s RDMA.
     assert (assumed["network_source"], assumed["network_gbps"]) == ("assumed", 100.0)
-    r = CliRunner().invoke(app, [*base, "--gpu", "A100-SXM4-80GB", "--network-gbps", "400"])
+    r = CliRunner().invoke(
+        app, [*base, "--gpu", "A100-SXM4-80GB", "--network-gbps", "400", "--network-kind", "rdma"]
+    )
     (rdma,) = json.loads(r.stdout)["estimates"]
     assert assumed["step_time_s"] > rdma["step_time_s"]
     assert assumed["step_time_s_low"] < rdma["step_time_s_low"]

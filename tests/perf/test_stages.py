@@ -90,8 +90,9 @@ def test_notes_say_the_layout_then_the_memory_then_the_assumed_network() -> None
 
 
 def test_a_network_rate_without_its_kind_says_which_kind_it_was_taken_as() -> None:
-    # was: `--network-gbps 400` alone was costed as RDMA (0.80 of line rate) without a word; over
-    # TCP the same 400 Gbit/s moves at 0.50, and a 32-GPU step is a third longer.
+    # was: `--network-gbps 400` alone was costed as RDMA (0.80 of line rate), the best case of an
+    # unsaid fact; over TCP the same 400 Gbit/s moves at 0.50, and a 32-GPU step is a third longer.
+    # Now any rate of unsaid kind is TCP at the point (as plan ranks it), RDMA at the fast end.
     from dataclasses import replace
 
     from gpuplan.perf.links import NetworkSpec
@@ -100,24 +101,20 @@ def test_a_network_rate_without_its_kind_says_which_kind_it_was_taken_as() -> No
         link = spec.link(A100, 32)
         return run_estimate(replace(_request(), link=link)).notes
 
-    said = [n for n in notes(NetworkSpec(gbit_s=400.0)) if "--network-kind" in n]
-    assert said == [
-        "network 400 Gbit/s of unstated kind, taken as rdma (200 Gbit/s and more per node: RDMA, below: "
-        "TCP); the range runs to tcp at the same rate; --network-kind tcp if it is plain Ethernet"
-    ]
-    slow = [n for n in notes(NetworkSpec(gbit_s=100.0)) if "--network-kind" in n]
-    assert slow == [
-        "network 100 Gbit/s of unstated kind, taken as tcp (200 Gbit/s and more per node: RDMA, below: "
-        "TCP); the range runs to rdma at the same rate; --network-kind rdma if it is EFA, "
-        "InfiniBand or RoCE"
-    ]
+    for rate in (400, 100):
+        said = [n for n in notes(NetworkSpec(gbit_s=float(rate))) if "--network-kind" in n]
+        assert said == [
+            f"network {rate} Gbit/s of unstated kind: taken as tcp at the point, the conservative bound, "
+            "and as rdma at the same rate at the range's fast end; --network-kind rdma if it is EFA, "
+            "InfiniBand or RoCE, --network-kind tcp if it is plain Ethernet"
+        ]
     assert not [n for n in notes(NetworkSpec(gbit_s=400.0, kind="tcp")) if "--network-kind" in n]
 
 
-def test_a_network_rate_without_its_kind_spans_both_kinds_in_the_range() -> None:
-    # was: a stated 400 Gbit/s of unstated kind was costed over RDMA at both ends of the range, so
-    # the range left out the plain-Ethernet case the note names; now its slow end is the same rate
-    # over TCP, and a 100 Gbit/s one (taken as TCP) reaches RDMA at its fast end.
+def test_a_network_rate_without_its_kind_is_tcp_at_the_point_and_spans_both_kinds() -> None:
+    # was: a stated 400 Gbit/s of unstated kind was costed over RDMA at the point (its best case);
+    # now at any rate the point is TCP (the conservative bound, as plan ranks such an offer), the
+    # slow end the same, and the fast end the same rate over RDMA.
     from dataclasses import replace
 
     from gpuplan.perf.links import NetworkSpec
@@ -130,5 +127,21 @@ def test_a_network_rate_without_its_kind_spans_both_kinds_in_the_range() -> None
         unsaid = step(NetworkSpec(gbit_s=rate))
         tcp, rdma = step(NetworkSpec(gbit_s=rate, kind="tcp")), step(NetworkSpec(gbit_s=rate, kind="rdma"))
         assert tcp[1] > rdma[1]
-        assert unsaid[1] == (rdma[1] if rate >= 200 else tcp[1])
+        assert unsaid[1] == tcp[1]
         assert unsaid[0] == pytest.approx(rdma[0]) and unsaid[2] == pytest.approx(tcp[2])
+
+
+def test_a_changed_job_size_keeps_an_unsaid_network_kind_unsaid() -> None:
+    # was: advice on more GPUs rebuilt the link with the kind taken at the point as if stated, so
+    # the advised configuration's range lost its RDMA fast end and its note.
+    from dataclasses import replace
+
+    from gpuplan.perf.advice_base import _link_for
+    from gpuplan.perf.links import NetworkSpec
+
+    request = replace(_request(), link=NetworkSpec(gbit_s=400.0).link(A100, 32))
+    more = _link_for(request, A100, 64)
+    assert more is not None and more.network_kind_assumed and more.network_kind == "tcp"
+    assert more.fast_end().network_kind == "rdma"
+    said = _link_for(replace(_request(), link=NetworkSpec(gbit_s=400.0, kind="tcp").link(A100, 32)), A100, 64)
+    assert said is not None and not said.network_kind_assumed

@@ -189,3 +189,24 @@ def test_gpus_that_cannot_run_the_precision_are_refused_before_the_trace(
         "fp8 needs Ada, Hopper or Blackwell; "
         "A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
     )
+
+
+def test_an_estimate_at_a_rate_of_unsaid_kind_is_tcp_at_the_point_as_on_the_command_line(
+    service: Service,
+) -> None:
+    # was: network_gbps 400 without network_kind was costed over RDMA at the point, the best case.
+    def row(**network: object) -> dict[str, Any]:
+        body = {"workload": bert_workload(), "gpus": ["A100-SXM4-80GB"], "count": 16, **network}
+        r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+        assert r.status_code == 200, r.text
+        [est] = r.json()["estimates"]
+        return dict(est)
+
+    unsaid, tcp, rdma = (
+        row(network_gbps=400),
+        row(network_gbps=400, network_kind="tcp"),
+        row(network_gbps=400, network_kind="rdma"),
+    )
+    assert unsaid["step_time_s"] == tcp["step_time_s"] > rdma["step_time_s"]
+    assert unsaid["step_time_s_low"] == pytest.approx(rdma["step_time_s_low"])
+    assert any("taken as tcp at the point" in n for n in unsaid["notes"])

@@ -58,7 +58,12 @@ def estimate_cmd(
         ),
     ] = None,
     network_kind: Annotated[
-        str | None, typer.Option("--network-kind", help="rdma (EFA, InfiniBand, RoCE) or tcp.")
+        str | None,
+        typer.Option(
+            "--network-kind",
+            help="rdma (EFA, InfiniBand, RoCE) or tcp (default with --network-gbps: tcp at the point, "
+            "rdma at the fast end).",
+        ),
     ] = None,
     instance: Annotated[
         str | None,

@@ -141,7 +141,8 @@ def _link_for(request: EstimateRequest, gpu: GPU, count: int) -> Link | None:
 
     More GPUs of the same model keep the node size and in-node link (when the request's nodes hold
     more than one GPU; a one-GPU request says nothing about node size, so the default applies) and
-    the network. Another GPU is another instance type: it keeps only a network the user gave.
+    the network (a kind left unsaid stays unsaid). Another GPU is another instance type: it keeps
+    only a network the user gave.
     """
     link = request.link
     if link is None or (gpu.id == request.gpu.id and count == request.count):
@@ -157,4 +158,5 @@ def _link_for(request: EstimateRequest, gpu: GPU, count: int) -> Link | None:
         network_gbit_s=link.network_gbit_s if keep_network and link.network_known else None,
         network_kind=link.network_kind if keep_network else None,
         network_source=link.network_source,
+        network_kind_assumed=keep_network and link.network_kind_assumed,
     )

@@ -64,8 +64,9 @@ SLOW_NETWORK_GBIT_S = 2.5
 SLOW_NETWORK_KIND: NetworkKind = "tcp"
 FAST_NETWORK_GBIT_S = 3200.0
 FAST_NETWORK_KIND: NetworkKind = "rdma"
-#: The rate an unknown network is taken at, and the kind a stated rate is taken as when its kind
-#: is not said either (:meth:`NetworkSpec.link` infers it from the rate).
+#: The rate an unknown network is taken at, and the kind :meth:`Link.for_gpus` gives a rate passed
+#: without one (a caller that knows its fabric, e.g. a published run; what a user or an offer leaves
+#: unsaid is TCP at the point, :meth:`NetworkSpec.link`).
 DEFAULT_NETWORK_GBIT_S = TYPICAL_NETWORK_GBIT_S
 DEFAULT_NETWORK_KIND: NetworkKind = "rdma"
 
@@ -86,8 +87,6 @@ _HOP_LATENCY_S = {"nvlink": 5e-6, "pcie": 8e-6, "rdma": 15e-6, "tcp": 40e-6}
 #: single-stream copy often reaches less (≈19.7 GB/s on an A10, Gen4 x16:
 #: github.com/drkennetz/cuda_examples pull request 1, 2024-08-16), which the band's slow end covers.
 HOST_COPY_EFFICIENCY = 25.0 / 32.0
-#: Per-node network from which an instance whose kind is not stated is taken as RDMA.
-_RDMA_AT_LEAST_GBIT_S = 200.0
 #: Interconnect words in a catalog offer that mean RDMA between nodes.
 _RDMA_WORDS = ("efa", "infiniband", "roce", "rdma", " ib", "ib ", "gpudirect")
 
@@ -212,19 +211,11 @@ def gpu_join(gpu: GPU, gpus_per_node: int, interconnect: str | None) -> GpuJoin:
 def network_kind_words(link: Link) -> str:
     """What an estimate took a network of stated rate and unstated kind as, and the flag that says
     otherwise: the kind moves the collectives' rate by 0.80 against 0.50 of line rate."""
-    if link.network_kind == "rdma":
-        words = _(
-            "network {gbit_s:,g} Gbit/s of unstated kind, taken as rdma ({rdma:g} Gbit/s and more per "
-            "node: RDMA, below: TCP); the range runs to tcp at the same rate; --network-kind tcp if it "
-            "is plain Ethernet"
-        )
-    else:
-        words = _(
-            "network {gbit_s:,g} Gbit/s of unstated kind, taken as tcp ({rdma:g} Gbit/s and more per "
-            "node: RDMA, below: TCP); the range runs to rdma at the same rate; --network-kind rdma if "
-            "it is EFA, InfiniBand or RoCE"
-        )
-    return words.format(gbit_s=link.network_gbit_s, rdma=_RDMA_AT_LEAST_GBIT_S)
+    return _(
+        "network {gbit_s:,g} Gbit/s of unstated kind: taken as tcp at the point, the conservative "
+        "bound, and as rdma at the same rate at the range's fast end; --network-kind rdma if it is "
+        "EFA, InfiniBand or RoCE, --network-kind tcp if it is plain Ethernet"
+    ).format(gbit_s=link.network_gbit_s)
 
 
 def gpu_join_words(nvlink: bool, board: int | None) -> str:
@@ -260,8 +251,8 @@ class Link:
     """How the node's GPUs are joined (``intra_node``, ``nvlink_board``) is the conservative bound
     taken for an instance whose catalog entry does not say it (:func:`gpu_join`), not a fact."""
     network_kind_assumed: bool = False
-    """``network_kind`` was not given with a known ``network_gbit_s``: inferred from the rate
-    (:data:`_RDMA_AT_LEAST_GBIT_S`), an assumption the estimate states."""
+    """``network_kind`` was not given with a known ``network_gbit_s``: taken as TCP (the
+    conservative bound) at the point and RDMA at the fast end, an assumption the estimate states."""
     full_mesh: bool = False
     """The board is AMD's fully connected Infinity Fabric one (:data:`FULL_MESH_ARCHITECTURES`):
     ``intra_node`` "nvlink" stands for its GPU-to-GPU links, and the words say Infinity Fabric."""
@@ -295,10 +286,12 @@ class Link:
         parts (NVSwitch) and, for PCIe parts with a bridge, only up to two GPUs per node. Without
         ``network_gbit_s`` the network is unknown (``network_source`` ``assumed``): a typical fabric,
         :data:`TYPICAL_NETWORK_GBIT_S` over ``network_kind`` or TCP (the range's ends:
-        :meth:`slow_end`, :meth:`fast_end`). A stated
-        rate of unstated kind is taken as RDMA. ``nvlink_board``: the GPUs of a node's directly
-        joined NVLink board (:attr:`Link.nvlink_board`); None: NVSwitch. ``gpu_join_assumed``:
-        the link inside the node is a bound taken for an instance that does not say (:func:`gpu_join`).
+        :meth:`slow_end`, :meth:`fast_end`). A stated rate without ``network_kind`` is taken as
+        :data:`DEFAULT_NETWORK_KIND` (RDMA); :meth:`NetworkSpec.link` passes TCP and
+        ``network_kind_assumed`` for one the user or offer left unsaid. ``nvlink_board``: the GPUs
+        of a node's directly joined NVLink board (:attr:`Link.nvlink_board`); None: NVSwitch.
+        ``gpu_join_assumed``: the link inside the node is a bound taken for an instance that does
+        not say (:func:`gpu_join`).
         """
         if count < 1:
             raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
@@ -421,10 +414,11 @@ class NetworkSpec:
     def link(self, gpu: GPU, count: int) -> Link:
         kind = self.kind
         kind_assumed = kind is None and self.gbit_s is not None
-        if kind is None and self.gbit_s is not None:
-            # Not said: cloud fabrics of 200 Gbit/s and more per node are RDMA (EFA, InfiniBand);
-            # slower instance networks are plain Ethernet (TCP). An assumption, per offer.
-            kind = "rdma" if self.gbit_s >= _RDMA_AT_LEAST_GBIT_S else "tcp"
+        if kind_assumed:
+            # Not said: TCP, the conservative bound whatever the rate (a fast instance network may
+            # still be plain Ethernet), as a plan ranks such an offer; the range's fast end takes
+            # the same rate over RDMA (Link.fast_end). An assumption the estimate states.
+            kind = "tcp"
         nvlink, board, known = self.nvlink, None, True
         if self.interconnect is not None:
             nvlink, board, known = gpu_join(gpu, self.gpus_per_node or min(count, 8), self.interconnect)
