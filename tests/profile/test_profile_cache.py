@@ -179,22 +179,10 @@ def test_the_dropout_trace_version_leaves_preset_and_eager_keys_as_they_were(
     assert "sdpa_dropout_trace" in key_fields(_hf_workload(tmp_path, task="infer"))
 
 
-def test_a_lora_profile_cached_before_the_targets_check_is_traced_again(small_gpt2: Make) -> None:
-    # was: a LoRA profile traced before apply_lora refused a target that names no linear layer
-    # stayed cached, so a typo'd target ("v_prj" for "v_proj") kept estimating from it.
-    import hashlib
-    import json
-
-    from gpuplan.errors import WorkloadError
-    from gpuplan.profile.key import key_fields, measurement_key
-
-    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "v_prj"]}})
-    fields = key_fields(w)
-    assert fields.pop("lora_targets_check") == 1
-    assert "lora_targets_check" not in key_fields(small_gpt2())  # no LoRA: the key is as it was
-    old = hashlib.sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
-    stale = Profile(
-        key=old,
+def _stale(key: str, **over: Any) -> Profile:
+    """A cached profile as one traced before LoRA profiles kept their layers' names."""
+    return Profile(
+        key=key,
         workload_name="gpt2-small",
         task="train",
         precision="fp32",
@@ -214,13 +202,71 @@ def test_a_lora_profile_cached_before_the_targets_check_is_traced_again(small_gp
             temporaries_bytes=0.0,
         ),
         shape=ModelShape(family="decoder"),
+        **over,
     )
-    cache = MemoryProfileCache()
-    cache.put_profile(old, PROFILE_SCHEMA_VERSION, stale.to_json())
-    with pytest.raises(WorkloadError, match="did you mean 'v_proj'"):
-        profile(w, cache)
-    # A stored measurement of the workload is keyed without the check's version: it stays matched.
-    from gpuplan.profile.key import installed_torch_version, is_recording_of
 
-    assert is_recording_of(w, old, installed_torch_version())
-    assert measurement_key(w) == measurement_key(w.model_copy())
+
+def _no_trace(w: Workload, key: str) -> Profile:
+    raise AssertionError("traced again")
+
+
+def test_a_typo_in_the_lora_targets_is_refused_from_a_profile_cached_before_the_check(
+    small_gpt2: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: a LoRA profile traced before apply_lora refused a target that names no linear layer
+    # stayed cached, so a typo'd target ("v_prj" for "v_proj") kept estimating from it.
+    from gpuplan.errors import WorkloadError
+    from gpuplan.profile import key as key_module
+
+    monkeypatch.setattr(key_module, "_tracer", lambda: _no_trace)
+    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "v_prj"]}})
+    key = profile_key(w)
+    cache = MemoryProfileCache()
+    cache.put_profile(key, PROFILE_SCHEMA_VERSION, _stale(key).to_json())
+    said = r"'v_prj' names no nn\.Linear of this model; did you mean 'v_proj'"
+    with pytest.raises(WorkloadError, match=said):
+        profile(w, cache)
+    assert Profile.from_json(cache.get_profile(key, PROFILE_SCHEMA_VERSION) or "").linear_names == ()
+
+
+def test_a_lora_profile_cached_before_the_check_is_checked_once_without_a_new_trace(
+    small_gpt2: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The check needs the model's linear layers, not a trace: the model is built (on fake tensors)
+    # once, its names kept with the cached profile, and the next use checks against them.
+    from gpuplan.errors import WorkloadError
+    from gpuplan.profile import key as key_module
+
+    monkeypatch.setattr(key_module, "_tracer", lambda: _no_trace)
+    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "v_proj"]}})
+    key = profile_key(w)
+    cache = MemoryProfileCache()
+    cache.put_profile(key, PROFILE_SCHEMA_VERSION, _stale(key).to_json())
+    got = profile(w, cache)
+    assert got.params == 1  # the cached profile, not a new trace
+    assert {"q_proj", "v_proj"} <= set(got.linear_names)
+    kept = Profile.from_json(cache.get_profile(key, PROFILE_SCHEMA_VERSION) or "")
+    assert kept.linear_names == got.linear_names
+
+    def no_build(w: Workload) -> tuple[str, ...]:
+        raise AssertionError("model built again")
+
+    monkeypatch.setattr(key_module, "_linear_names", no_build)
+    assert profile(w, cache).linear_names == got.linear_names
+    # A profile that keeps its names checks a target against them alone.
+    typo = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "vv_proj"]}})
+    typo_key = profile_key(typo)
+    stale = _stale(typo_key, linear_names=kept.linear_names)
+    cache.put_profile(typo_key, PROFILE_SCHEMA_VERSION, stale.to_json())
+    with pytest.raises(WorkloadError, match="did you mean 'v_proj'"):
+        profile(typo, cache)
+
+
+def test_a_lora_trace_keeps_the_names_of_the_models_linear_layers(small_gpt2: Make) -> None:
+    from gpuplan.profile.key import key_fields
+
+    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q", "v"]}})
+    traced = profile(w)
+    assert {"q_proj", "v_proj"} <= set(traced.linear_names)
+    assert traced.linear_names == tuple(sorted(set(traced.linear_names)))
+    assert "lora_targets_check" not in key_fields(w)  # the check does not move the key

@@ -9,12 +9,14 @@ from collections.abc import Callable
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Protocol
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 from gpuplan.vocab import LossKind
+from gpuplan.workload.bundle import check_lora_targets
 from gpuplan.workload.spec import LoraSpec, Workload, load_workload
 
 __all__ = [
@@ -146,13 +148,6 @@ def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
     return {"sdpa_dropout_trace": SDPA_DROPOUT_TRACE}
 
 
-#: Version of the LoRA trace's check of ``model.lora.targets`` (``workload.adapt.apply_lora`` refuses
-#: a target that names no linear layer). 1 (2026-12-04): a LoRA profile cached before the check was
-#: traced without it, so a typo'd target kept estimating from it; its key lacks this field and it is
-#: traced again (the check then runs). Stored measurements are keyed without it (:func:`measurement_key`).
-LORA_TARGETS_CHECK = 1
-
-
 #: Version of how ``loss: chunked-logits`` is traced. 1 (2026-12-04): the next step's forward and
 #: output layer run while the step's logits (and their graph) are held, as litgpt's loop holds them
 #: (``tracer._next_forward_holding``); before, one step only. Measurements are keyed without it.
@@ -163,11 +158,6 @@ def _held_logits_trace(w: Workload) -> dict[str, int]:
     """The trace-version component of the key for ``chunked-logits`` training (:data:`HELD_LOGITS_TRACE`)."""
     held = w.is_training and w.loss is LossKind.CHUNKED_LOGITS
     return {"held_logits_trace": HELD_LOGITS_TRACE} if held else {}
-
-
-def _lora_targets_check(w: Workload) -> dict[str, int]:
-    """The trace-version component of the key for LoRA workloads (:data:`LORA_TARGETS_CHECK`)."""
-    return {"lora_targets_check": LORA_TARGETS_CHECK} if w.model.lora is not None else {}
 
 
 def _stack_fields(w: Workload) -> dict[str, Any]:
@@ -205,7 +195,6 @@ def key_fields(w: Workload) -> dict[str, Any]:
         # amp-bf16 (fp32 weights): such a profile is re-traced.
         **({"fp8_inference_trace": 1} if w.precision.value == "fp8" and not w.is_training else {}),
         **_stack_fields(w),
-        **_lora_targets_check(w),
         **_held_logits_trace(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
@@ -229,7 +218,6 @@ _TRACE_ONLY_FIELDS = (
     "torch",
     "sdpa_dropout_trace",
     "fp8_inference_trace",
-    "lora_targets_check",
     "held_logits_trace",
 )
 
@@ -262,17 +250,14 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
         if workload.precision.value == "fp8" and not workload.is_training
         else [{}]
     )
-    # LoRA: recorded before the targets check's field (none) or after (field 1).
-    lora = [{}, {"lora_targets_check": LORA_TARGETS_CHECK}] if workload.model.lora is not None else [{}]
     # chunked-logits: recorded before the held step's field (none) or after (its version).
     held = [{}, _held_logits_trace(workload)] if _held_logits_trace(workload) else [{}]
     return any(
-        _digest({**fields, **d, **f, **c, **h, "profile_schema_version": schema, "torch": torch_version})
+        _digest({**fields, **d, **f, **h, "profile_schema_version": schema, "torch": torch_version})
         == recorded_profile_key
         for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
         for d in dropout
         for f in fp8
-        for c in lora
         for h in held
     )
 
@@ -282,16 +267,22 @@ def _digest(fields: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _tracer() -> Callable[[Workload, str], Profile]:
-    """The tracer, imported on first use; one clear line when PyTorch is not installed."""
+def _tracer_module() -> ModuleType:
+    """``gpuplan.profile.tracer``, imported on first use; one clear line when PyTorch is not installed."""
     try:
-        from gpuplan.profile.tracer import trace_workload
+        from gpuplan.profile import tracer
     except ModuleNotFoundError as e:
         if e.name != "torch":
             raise
         raise EstimateError.worded(
             N_("tracing a workload needs PyTorch, which is not installed: pip install 'gpuplan[torch]'")
         ) from e
+    return tracer
+
+
+def _tracer() -> Callable[[Workload, str], Profile]:
+    """The tracer (:func:`_tracer_module`)."""
+    trace_workload: Callable[[Workload, str], Profile] = _tracer_module().trace_workload
     return trace_workload
 
 
@@ -316,9 +307,31 @@ def profile(workload: Workload | str | Path | dict[str, Any], cache: ProfileCach
             except (ValueError, TypeError, KeyError):
                 cached = None
             if cached is not None and cached.schema_version == PROFILE_SCHEMA_VERSION:
+                if w.model.lora is not None:
+                    cached = _lora_checked(w, key, cached, cache)
                 # The key ignores the name, so a renamed workload reuses the trace under its own name.
                 return dataclasses.replace(cached, workload_name=w.name)
     result = _tracer()(w, key)
     if cache is not None:
         cache.put_profile(key, PROFILE_SCHEMA_VERSION, result.to_json())
     return result
+
+
+def _lora_checked(w: Workload, key: str, cached: Profile, cache: ProfileCache) -> Profile:
+    """``cached`` once ``model.lora.targets`` are checked against its model's linear layers, as the
+    trace checks them: a profile traced before the check (a typo'd target then adapted nothing,
+    without a word) would otherwise keep estimating. A profile that does not keep the names builds
+    the model once, on fake tensors (no new trace), and keeps them in the cache."""
+    assert w.model.lora is not None
+    names = cached.linear_names or _linear_names(w)
+    check_lora_targets(w.model.lora.targets, names)
+    if not cached.linear_names:
+        cached = dataclasses.replace(cached, linear_names=names)
+        cache.put_profile(key, PROFILE_SCHEMA_VERSION, cached.to_json())
+    return cached
+
+
+def _linear_names(w: Workload) -> tuple[str, ...]:
+    """The names LoRA targets match in ``w``'s model (``tracer.model_linear_names``; imports torch)."""
+    names: tuple[str, ...] = _tracer_module().model_linear_names(w)
+    return names

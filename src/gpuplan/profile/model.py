@@ -167,6 +167,11 @@ class Profile:
     compile_saving_bytes: float = 0.0
     """Activation bytes the compiled step keeps fewer than the eager one at the traced peak
     (already taken off ``peak``; profile/compiled.py). 0 when not compiled or not measurable."""
+    linear_names: tuple[str, ...] = ()
+    """LoRA workloads: the last name components of the model's ``nn.Linear`` layers, sorted, which
+    ``model.lora.targets`` must name; a cached profile's targets are checked against them
+    (``profile.key.profile``). Empty for other workloads and in LoRA profiles traced before they
+    were kept (those build the model once to find them)."""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -207,4 +212,5 @@ class Profile:
         d["peak"] = MemoryBreakdown(**d["peak"])
         d["shape"] = ModelShape(**d["shape"])
         d["notes"] = tuple(d.get("notes", ()))
+        d["linear_names"] = tuple(d.get("linear_names", ()))
         return cls(**d)

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 import torch.nn.functional as F
@@ -44,6 +44,7 @@ from gpuplan.workload.adapt import (
     checkpoint_contexts,
     counting_dequantizations,
     freeze_prefixes,
+    linear_names,
     quantize_base,
     stored_params,
 )
@@ -51,7 +52,9 @@ from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
 from gpuplan.workload.spec import Workload
 
-__all__ = ["StepParts", "step_parts", "trace_workload"]
+__all__ = ["StepParts", "model_linear_names", "step_parts", "trace_workload"]
+
+_T = TypeVar("_T")
 
 _AUTOCAST = {
     Precision.AMP_FP16: torch.float16,
@@ -109,6 +112,18 @@ _WEIGHTS = {
 def trace_workload(workload: Workload, key: str) -> Profile:
     """Trace ``workload``; raise UserCodeError for failures in user code, EstimateError otherwise."""
     started = time.perf_counter()
+    return _on_fake_model(workload, lambda bundle: _trace(workload, bundle, key, started))
+
+
+def model_linear_names(workload: Workload) -> tuple[str, ...]:
+    """The names LoRA targets match in ``workload``'s model (:func:`linear_names`), from the model
+    built on fake tensors without a trace: for a cached LoRA profile traced before it kept them."""
+    return _on_fake_model(workload, lambda bundle: linear_names(bundle.model))
+
+
+def _on_fake_model(workload: Workload, run: Callable[[ModelBundle], _T]) -> _T:
+    """``run`` on ``workload``'s model built under a fake mode; a failure in user code raises
+    UserCodeError, any other failure one EstimateError line."""
     try:
         with warnings.catch_warnings():
             # torch's own deepcopy of a fake parameter touches its data pointer and warns; harmless here.
@@ -120,7 +135,7 @@ def trace_workload(workload: Workload, key: str) -> Profile:
             warnings.filterwarnings("ignore", message="The module hierarchy tracking maybe be messed up")
             with FakeTensorMode() as mode, open_bundle(workload) as bundle:
                 _adopt_foreign_fakes(bundle.model, mode)
-                return _trace(workload, bundle, key, started)
+                return run(bundle)
     except GpuplanError:
         raise
     except Exception as e:
@@ -643,6 +658,8 @@ def _step_in_backward(
 
 def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) -> Profile:
     notes: list[str] = list(bundle.notes)
+    # Before the adapters wrap them: the names LoRA targets match, kept for the cached profile.
+    names = linear_names(bundle.model) if workload.model.lora is not None else ()
     model = _prepare(workload, bundle, notes)
     training = workload.is_training
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -776,6 +793,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         base_double_quantization=bool(workload.model.lora and workload.model.lora.double_quantization),
         quantized_linears=len(four_bit),
         quantized_weights=sum(m.weight_numel for m in four_bit),
+        linear_names=names,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

@@ -13,9 +13,9 @@ from torch.utils.checkpoint import checkpoint
 
 from gpuplan.errors import Phrase, WorkloadError, closest
 from gpuplan.i18n.messages import N_
-from gpuplan.i18n.phrases import either, listed
+from gpuplan.i18n.phrases import either
 from gpuplan.vocab import AdapterDtype, BaseQuantization, QuantizationLibrary
-from gpuplan.workload.bundle import LORA_ALIASES
+from gpuplan.workload.bundle import LORA_ALIASES, check_lora_targets
 from gpuplan.workload.spec import LoraSpec
 
 __all__ = [
@@ -98,7 +98,8 @@ def _set_submodule(root: nn.Module, name: str, new: nn.Module) -> None:
 def apply_lora(model: nn.Module, spec: LoraSpec, *, dropout: bool = True) -> int:
     """Freeze every parameter and put adapters on the targeted linears. Returns how many were adapted.
 
-    A target is a short name (``q``, ``v`` … see ``LORA_ALIASES``) or a literal last name component.
+    A target is a short name (``q``, ``v`` … see ``LORA_ALIASES``) or a literal last name component;
+    targets that name none of the model's linears are refused (:func:`check_lora_targets`).
     The adapters are fp32 or, with ``spec.dtype: model``, each its base layer's weight dtype (the
     precision's, cast before); ``dropout`` False drops no adapter input (the stack's ``dropout: false``).
     """
@@ -106,18 +107,8 @@ def apply_lora(model: nn.Module, spec: LoraSpec, *, dropout: bool = True) -> int
     for t in spec.targets:
         wanted.update(LORA_ALIASES.get(t, (t,)))
     linears = [(n, m) for n, m in model.named_modules() if isinstance(m, nn.Linear)]
+    check_lora_targets(spec.targets, linear_names(model))
     hits = [(n, m) for n, m in linears if n.rpartition(".")[2] in wanted]
-    if not hits:
-        names = sorted({n.rpartition(".")[2] for n, _ in linears})
-        raise WorkloadError.worded(
-            N_(
-                "model.lora.targets: no nn.Linear named {wanted} in this model; "
-                "its linear layers are named: {names}"
-            ),
-            wanted=listed(sorted(wanted)),
-            names=listed(names[:12]) if names else Phrase(N_("none")),
-        )
-    _refuse_unmatched_targets(spec.targets, sorted({n.rpartition(".")[2] for n, _ in linears}))
     for p in model.parameters():
         p.requires_grad_(False)
     alpha = spec.alpha if spec.alpha is not None else float(spec.rank)
@@ -128,24 +119,10 @@ def apply_lora(model: nn.Module, spec: LoraSpec, *, dropout: bool = True) -> int
     return len(hits)
 
 
-def _refuse_unmatched_targets(targets: Iterable[str], names: list[str]) -> None:
-    """Refuse a target that adapts nothing while others do: a typo ('oo' for 'o') would otherwise
-    leave its layers without adapters, a smaller job than the one written, without a word."""
-    present = set(names)
-    matching = [t for t in LORA_ALIASES if present.intersection(LORA_ALIASES[t])]
-    for target in targets:
-        if present.isdisjoint(LORA_ALIASES.get(target, (target,))):
-            hint = closest(target, [*matching, *names])
-            did = Phrase(N_("; did you mean {names}?"), names=either(repr(h) for h in hint)) if hint else ""
-            raise WorkloadError.worded(
-                N_(
-                    "model.lora.targets: {target!r} names no nn.Linear of this model{did} "
-                    "(its linear layers are named: {names})"
-                ),
-                target=target,
-                did=did,
-                names=listed(names[:12]),
-            )
+def linear_names(model: nn.Module) -> tuple[str, ...]:
+    """The last name components of ``model``'s ``nn.Linear`` modules, sorted, each once: what LoRA
+    targets name (:func:`check_lora_targets`)."""
+    return tuple(sorted({n.rpartition(".")[2] for n, m in model.named_modules() if isinstance(m, nn.Linear)}))
 
 
 #: NF4's block: 64 weights share one absolute-maximum constant (QLoRA, Dettmers et al., NeurIPS

@@ -6,17 +6,20 @@ real weights are ever allocated.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.errors import Phrase, WorkloadError, closest
+from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import either, listed
 from gpuplan.workload.shape import ModelShape
 
 if TYPE_CHECKING:
     import torch
     from torch import nn
 
-__all__ = ["LORA_ALIASES", "Batch", "ModelBundle"]
+__all__ = ["LORA_ALIASES", "Batch", "ModelBundle", "check_lora_targets"]
 
 #: Short LoRA target names → the ``nn.Linear`` names that mean them in presets and in common HF
 #: models (last name component). A target not listed here is used literally.
@@ -29,6 +32,45 @@ LORA_ALIASES: Mapping[str, tuple[str, ...]] = {
     "up": ("up_proj", "fc_in", "wi", "fc1"),
     "down": ("down_proj", "fc_out", "wo", "fc2"),
 }
+
+
+def check_lora_targets(targets: Iterable[str], linear_names: Iterable[str]) -> None:
+    """Refuse LoRA targets that do not name the model's linear layers (``linear_names``: the last
+    name components of its ``nn.Linear`` modules). Needs the names only, not torch: the trace
+    checks the model it adapts, and a cached profile the names it kept (``Profile.linear_names``).
+
+    None of the targets matching is refused first; then a target that adapts nothing while others
+    do: a typo ('oo' for 'o') would otherwise leave its layers without adapters, a smaller job than
+    the one written, without a word."""
+    targets = list(targets)
+    names = sorted(set(linear_names))
+    present = set(names)
+    wanted: set[str] = set()
+    for t in targets:
+        wanted.update(LORA_ALIASES.get(t, (t,)))
+    if present.isdisjoint(wanted):
+        raise WorkloadError.worded(
+            N_(
+                "model.lora.targets: no nn.Linear named {wanted} in this model; "
+                "its linear layers are named: {names}"
+            ),
+            wanted=listed(sorted(wanted)),
+            names=listed(names[:12]) if names else Phrase(N_("none")),
+        )
+    matching = [t for t in LORA_ALIASES if present.intersection(LORA_ALIASES[t])]
+    for target in targets:
+        if present.isdisjoint(LORA_ALIASES.get(target, (target,))):
+            hint = closest(target, [*matching, *names])
+            did = Phrase(N_("; did you mean {names}?"), names=either(repr(h) for h in hint)) if hint else ""
+            raise WorkloadError.worded(
+                N_(
+                    "model.lora.targets: {target!r} names no nn.Linear of this model{did} "
+                    "(its linear layers are named: {names})"
+                ),
+                target=target,
+                did=did,
+                names=listed(names[:12]),
+            )
 
 
 @dataclass(frozen=True, kw_only=True)
