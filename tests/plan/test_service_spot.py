@@ -114,16 +114,23 @@ def test_a_service_on_spot_reports_reclaims_a_month_and_the_capacity_they_take()
     assert "assumed" in s.down_assumed
 
 
-def test_the_spare_is_reclaimed_too_and_its_reclaims_are_counted_apart() -> None:
-    # was: the reclaims a month counted the serving instances only, though the spare is a spot
-    # instance as well (reclaimed at the same rate, replaced, no replica down). Worked example of
-    # service_spot: the spare unit (one 8-GPU instance) is reclaimed 730 / (100 + D) = 7.28656 times.
+def test_the_spare_is_reclaimed_too_and_its_reclaims_are_counted_in_the_line() -> None:
+    # was: the reclaim line, the option's reclaims and its time between them counted the serving
+    # instances only, though the spare is a spot instance as well (reclaimed at the same rate,
+    # replaced, no replica down). Worked example of service_spot: the spare unit (one 8-GPU
+    # instance) is reclaimed 730 / (100 + D) = 7.28656 times.
     s = service_spot(np.array([0.01]), np.array([2]), np.array([8]), 4, 730.0, 1 / 6, 16 / 0.5 / 3600)
     assert float(s.spare_interruptions[0]) == pytest.approx(14.57312 / 2, rel=1e-6)
     _, spot, _ = _spot_service()
     assert spot.spot is not None and spot.spot.service is not None
     service = spot.spot.service
     assert service.spare_interruptions_per_month == pytest.approx(service.interruptions_per_month)
+    # One serving instance and a spare of one: two instances reclaimed at λ₁ each.
+    lam = -math.log(0.95) / 730
+    assert spot.spot.mtbi_h == pytest.approx(1 / (2 * lam))
+    months = spot.job_time_h / HOURS_PER_MONTH
+    both = service.interruptions_per_month + service.spare_interruptions_per_month
+    assert spot.spot.expected_interruptions == pytest.approx(both * months, rel=1e-3)
     doc = option_json(spot).model_dump(mode="json")
     assert doc["spot"]["service"]["spare_interruptions_per_month"] == pytest.approx(
         service.spare_interruptions_per_month
@@ -132,7 +139,11 @@ def test_the_spare_is_reclaimed_too_and_its_reclaims_are_counted_apart() -> None
     out = io.StringIO()
     Console(file=out, width=200, color_system=None).print(plan_view(plan))
     text = " ".join(out.getvalue().split())
-    assert "the spare is reclaimed too, 0.05 times a month (a replacement each time, no replica down)" in text
+    assert (
+        "spot: 0.10 reclaims a month, 0.05 of them the spare's (one every 296.5 d); each of a serving "
+        "instance takes 2 replicas down for 11 min"
+    ) in text
+    assert "the spare's takes none (a replacement is started)" in text
 
 
 def test_a_service_on_spot_is_priced_with_its_spare_instance() -> None:
@@ -155,7 +166,7 @@ def test_a_service_on_spot_says_availability_never_lost_hours() -> None:
     text = buf.getvalue()
     assert plan.recommended.pricing == "spot"
     assert " lost" not in text and "30.9 d" not in text
-    assert "reclaims a month" in text and "each takes 2 replicas down" in text
+    assert "reclaims a month" in text and "takes 2 replicas down" in text
     assert "the price includes 1 spare instance" in text and "spare for reclaims" in text
     doc = option_json(spot).model_dump(mode="json")
     assert doc["spot"]["expected_lost_h"] is None

@@ -126,7 +126,8 @@ class SpotDoc(Document):
 
     interruptions_per_instance_hour: float | None
     mtbi_h: float | None
-    """Mean time between interruptions of the whole job (all its nodes), hours."""
+    """Mean time between interruptions of the whole job (all its nodes; a service's spare too),
+    hours."""
     rate_source: str
     rate_assumed: bool
     checkpoint_write_min: float | None
@@ -134,6 +135,7 @@ class SpotDoc(Document):
     checkpoint_overhead_h: float | None
     expected_lost_h: float | None
     expected_interruptions: float | None
+    """Interruptions expected over the option's time (a service: its spare's reclaims too)."""
     service: ServiceSpotDoc | None = None
     """A service's availability on spot; null for a job."""
 

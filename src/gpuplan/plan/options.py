@@ -183,8 +183,8 @@ _DOWN_WORDS = N_(
 
 
 def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
-    """A service's spot option: reclaims a month, the replicas they take down and for how long,
-    and whether the load target holds with the spare the price includes."""
+    """A service's spot option: reclaims a month (the spare's too), the replicas they take down and
+    for how long, and whether the load target holds with the spare the price includes."""
     c, job = ctx.costs, ctx.job
     s = c.service
     assert s is not None
@@ -199,16 +199,18 @@ def _service_spot_risk(ctx: PlanContext, j: int, nodes: int) -> SpotRisk:
         gb=f"{job.weights_gb:.1f}",
         gbps=f"{job.checkpoint_write_gbps:g}",
     )
+    # The spare is a spot instance too: the option's reclaims, and the time between them, count it.
+    instances = nodes + int(s.spare_instances[j])
     return SpotRisk(
         interruptions_per_instance_hour=per_hour,
-        mtbi_h=1.0 / (per_hour * nodes) if per_hour > 0 else math.inf,
+        mtbi_h=1.0 / (per_hour * instances) if per_hour > 0 else math.inf,
         rate_source=rate.source,
         rate_assumed=rate.assumed,
         checkpoint_write_min=None,
         checkpoint_interval_min=None,
         checkpoint_overhead_h=None,
         expected_lost_h=None,
-        expected_interruptions=float(s.interruptions[j]),
+        expected_interruptions=float(s.interruptions[j] + s.spare_interruptions[j]),
         service=ServiceSpotRisk(
             interruptions_per_month=float(s.interruptions[j]) / months,
             down_min_per_reclaim=float(s.down_h[j]) * 60.0,

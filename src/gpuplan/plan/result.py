@@ -74,7 +74,8 @@ class ServiceSpotRisk:
     """What spot reclaims cost a service: availability, not re-done work (``plan.spot.service_spot``)."""
 
     interruptions_per_month: float
-    """Expected reclaims of its instances in a month (730 h)."""
+    """Expected reclaims of its serving instances in a month (730 h); the spare's are
+    :attr:`spare_interruptions_per_month`."""
     down_min_per_reclaim: float
     """Minutes the replicas of a reclaimed instance are down: a replacement started and the model's
     weights read back."""
@@ -105,7 +106,7 @@ class SpotRisk:
 
     interruptions_per_instance_hour: float
     mtbi_h: float
-    """Mean time between interruptions of the whole job (all nodes), h."""
+    """Mean time between interruptions of the whole job (all nodes; a service's spare too), h."""
     rate_source: str
     rate_assumed: bool
     checkpoint_write_min: float | None
@@ -116,7 +117,7 @@ class SpotRisk:
     expected_lost_h: float | None
     """Lost work plus restarts over the job, h; None for a service (it re-does no work: ``service``)."""
     expected_interruptions: float
-    """Over the job; over the plan's month for a service."""
+    """Over the job; over the plan's month for a service, its spare's reclaims included."""
     service: ServiceSpotRisk | None = None
     """A service's availability on spot; None for a job."""
 

@@ -347,19 +347,22 @@ def spot_lines(o: Option) -> list[str]:
 
 
 def service_spot_lines(o: Option) -> list[str]:
-    """What spot reclaims cost a service, in words: its availability (reclaims a month, the replicas
-    each takes down and for how long, the time below its replica count) and the spare its price
-    includes, with the time the target is still missed."""
+    """What spot reclaims cost a service, in words: its availability (reclaims a month, the spare's
+    among them, the replicas each other takes down and for how long, the time below its replica
+    count) and the spare its price includes, with the time the target is still missed."""
     assert o.spot is not None and o.spot.service is not None
     s = o.spot.service
     reclaim = ngettext(
-        "spot: {n} reclaims a month (one every {mtbi}), each takes {k} replica down for {minutes} min "
-        "({how})",
-        "spot: {n} reclaims a month (one every {mtbi}), each takes {k} replicas down for {minutes} min "
-        "({how})",
+        "spot: {n} reclaims a month, {spare} of them the spare's (one every {mtbi}); each of a serving "
+        "instance takes {k} replica down for {minutes} min ({how}); the spare's takes none (a "
+        "replacement is started)",
+        "spot: {n} reclaims a month, {spare} of them the spare's (one every {mtbi}); each of a serving "
+        "instance takes {k} replicas down for {minutes} min ({how}); the spare's takes none (a "
+        "replacement is started)",
         s.replicas_per_reclaim,
     ).format(
-        n=f"{s.interruptions_per_month:.2f}",
+        n=f"{s.interruptions_per_month + s.spare_interruptions_per_month:.2f}",
+        spare=f"{s.spare_interruptions_per_month:.2f}",
         mtbi=format_hours(o.spot.mtbi_h),
         k=s.replicas_per_reclaim,
         minutes=f"{s.down_min_per_reclaim:.0f}",
@@ -379,10 +382,7 @@ def service_spot_lines(o: Option) -> list[str]:
         "{share} (two reclaims at once; reclaims taken as independent)",
         s.spare_instances,
     ).format(n=s.spare_instances, usd=money(s.spare_usd), share=_share_words(s.below_target_share_with_spare))
-    spare_reclaims = _(
-        "the spare is reclaimed too, {n} times a month (a replacement each time, no replica down)"
-    ).format(n=f"{s.spare_interruptions_per_month:.2f}")
-    return [reclaim, below, spare, spare_reclaims]
+    return [reclaim, below, spare]
 
 
 def unknown_lines(o: Option) -> list[str]:
