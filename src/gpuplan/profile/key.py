@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import json
 from collections.abc import Callable
 from functools import cache
@@ -270,7 +271,9 @@ def _digest(fields: dict[str, Any]) -> str:
 def _tracer_module() -> ModuleType:
     """``gpuplan.profile.tracer``, imported on first use; one clear line when PyTorch is not installed."""
     try:
-        from gpuplan.profile import tracer
+        # By its full name, as `import` finds it in sys.modules (``from gpuplan.profile import
+        # tracer`` would take the package's attribute, a module loaded before, without importing).
+        tracer = importlib.import_module("gpuplan.profile.tracer")
     except ModuleNotFoundError as e:
         if e.name != "torch":
             raise
