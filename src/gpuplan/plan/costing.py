@@ -152,8 +152,9 @@ def cost_candidates(
     )
     gb_hour = per_region([c.storage_usd_per_gb_hour for c in charges])
     licence_rate = per_region([c.licence_usd_per_instance_hour for c in charges])
-    per_copy_gb = job.dataset_gb + job.checkpoints_kept * job.checkpoint_gb
-    stored_gb = per_copy_gb * nodes if job.storage_kind == "block" else np.full_like(nodes, per_copy_gb)
+    # What one disk (or the one bucket) holds: the dataset, the checkpoints kept and, for a
+    # service, the model's weights that every instance loads its replicas from.
+    per_copy_gb = job.stored_gb_per_copy
 
     offer_rate, offer_rate_id, rates = spot_rates(offers.interruption_band, offers.provider)
     # An offer without a band has an unknown rate (the provider's stated default, conservative); an
@@ -197,12 +198,14 @@ def cost_candidates(
             overhead = total_compute / nodes * spare
             compute = total_compute
         billed = total_compute / np.where(price * nodes > 0, price * nodes / unit, 1.0)
+        # A disk per instance, a service's spare ones included (they hold what the others do).
+        disks = nodes + spare if job.storage_kind == "block" else np.ones_like(nodes)
         return (
             _AtTime(
                 time_h=t,
                 compute=compute,
                 overhead=overhead,
-                storage=stored_gb * gb_hour * t_safe,
+                storage=per_copy_gb * disks * gb_hour * t_safe,
                 licence=licence_rate * (nodes + spare) * billed,
                 billed_h=billed,
             ),

@@ -287,8 +287,9 @@ class JobFacts:
     p95_latency_ms: float | None = None
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     weights_gb: float = 0.0
-    """A service's model weights, one replica's (all its GPUs'), GB: read back from storage by the
-    replacement of a reclaimed spot instance (0: not a service, or no profile)."""
+    """A service's model weights, one replica's (all its GPUs'), GB: stored on every instance's disk
+    (priced as storage) and read back from it by the replacement of a reclaimed spot instance (0:
+    not a service, or no profile)."""
     served_tokens_per_hour: tuple[float, float] | None = None
     """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
     not a service)."""
@@ -298,6 +299,12 @@ class JobFacts:
         """GPUs of one model replica, ``tensor_parallel × pipeline_parallel``: a candidate's GPU
         count must be a multiple of it."""
         return self.tensor_parallel * self.pipeline_parallel
+
+    @property
+    def stored_gb_per_copy(self) -> float:
+        """What one disk (or the one bucket) holds, GB: the dataset, the checkpoints kept and a
+        service's model weights (every instance loads its replicas from its own disk)."""
+        return self.dataset_gb + self.checkpoints_kept * self.checkpoint_gb + self.weights_gb
 
     @property
     def result_size_gb(self) -> float:

@@ -77,12 +77,7 @@ def plan_notes(
                 "account's other traffic; --egress-free-tier if it is unused)"
             )
         )
-    storage = (
-        _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
-        if job.storage_kind == "block"
-        else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
-    )
-    plan_notes.append(storage.format(n=job.checkpoints_kept))
+    plan_notes.append(_storage_note(job))
     if job.dataset_gb > 0 and any(o.nodes > 1 for o in ranked):
         plan_notes.append(
             _(
@@ -124,3 +119,21 @@ def plan_notes(
             )
         )
     return tuple(plan_notes)
+
+
+def _storage_note(job: JobFacts) -> str:
+    """What the storage cost holds: a job's dataset and checkpoints; a service's model weights
+    (it keeps no checkpoints) and any dataset."""
+    block = job.storage_kind == "block"
+    if job.calendar_months is not None:
+        service = (
+            _("storage: the model's weights ({gb} GB) and any dataset on a block-storage disk per instance")
+            if block
+            else _("storage: the model's weights ({gb} GB) and any dataset in one object-storage bucket")
+        )
+        return service.format(gb=f"{job.weights_gb:.1f}")
+    return (
+        _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
+        if block
+        else _("storage: dataset + {n} checkpoints in one object-storage bucket for the job's duration")
+    ).format(n=job.checkpoints_kept)

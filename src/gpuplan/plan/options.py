@@ -47,7 +47,7 @@ def _items(ctx: PlanContext, j: int, nodes: int) -> tuple[CostItem, ...]:
     """Every charge of position ``j`` with what multiplies it: instances, disks, dataset copies."""
     c, job = ctx.costs, ctx.job
     spare = _spare(ctx, j)
-    disks = nodes if job.storage_kind == "block" else 1
+    disks = nodes + spare if job.storage_kind == "block" else 1
     items = [
         CostItem(component="compute", cost_usd=float(c.compute_usd[j]), multiplier=nodes, per="instance"),
         CostItem(

@@ -240,6 +240,16 @@ class CostFacts:
         out = float(tiered_cost_usd(np.array([gb]), tiers)[0])
         return out + inbound, [*notes, *inbound_notes], assumed or inbound_assumed
 
+    @staticmethod
+    def _weights_words(job: JobFacts, usd_per_gb_month: float) -> str:
+        """What a service's storage cost holds besides any dataset: its model's weights, in words."""
+        text = (
+            _("storage: {gb} GB of model weights on each instance's disk, at {price}/GB-month")
+            if job.storage_kind == "block"
+            else _("storage: {gb} GB of model weights in one object-storage bucket, at {price}/GB-month")
+        )
+        return text.format(gb=f"{job.weights_gb:.1f}", price=money(usd_per_gb_month))
+
     def charges(self, provider: str, region: str, job: JobFacts, *, best_case: bool = False) -> RegionCharges:
         """Egress, storage price and licence fees of running ``job`` in ``provider/region``; with
         ``best_case``, each unknown price at its best case instead of its conservative bound."""
@@ -256,7 +266,7 @@ class CostFacts:
         kind = job.storage_kind
         name = f"{kind}_storage_usd_per_gb_month"
         price, note, borrowed = self._field(provider, region, name, best_case)
-        stored = job.dataset_gb + job.checkpoints_kept * job.checkpoint_gb > 0
+        stored = job.stored_gb_per_copy > 0
         if borrowed and stored:
             facts |= int(Fact.STORAGE)
         if price is None and best_case:
@@ -283,6 +293,8 @@ class CostFacts:
             )
         elif note:
             assumptions.append(_("storage: {note}").format(note=note))
+        if job.weights_gb > 0:
+            assumptions.append(self._weights_words(job, float(price)))
         rc = self._by_region.get(here)
         licence = rc.licence_usd_per_instance_hour if rc else 0.0
         if rc is not None:
