@@ -366,3 +366,59 @@ def test_a_tco_names_the_rate_only_when_its_schedule_buys_a_yuan_price(
     notes = [n for n in report.notes if "CNY" in n]
     assert bool(notes) is named
     assert all(warning in n for n in notes)
+
+
+def _printed(renderable: object) -> str:
+    buf = io.StringIO()
+    Console(file=buf, width=200, color_system=None).print(renderable)
+    return " ".join(buf.getvalue().split())
+
+
+@pytest.mark.parametrize("currency", ["CNY", "USD"])
+def test_a_plan_warns_of_an_old_rate_once(db_path: Path, currency: str) -> None:
+    # was: shown in yuan, the warning came twice, after the conversion of the yuan prices and
+    # again in the footer that states the rate of the amounts shown. In yuan it stays in the
+    # footer; in dollars the conversion note is the only place that says it.
+    from gpuplan.catalog import display_money
+    from gpuplan.i18n import use_money
+    from gpuplan.plan.api import plan_workload
+    from gpuplan.report.plan_html import plan_html
+    from gpuplan.report.plan_view import plan_view
+    from gpuplan.workload import load_workload
+    from stand_in_profiles import bert_large_profile
+
+    workload = load_workload(Path(__file__).resolve().parents[2] / "examples" / "bert-large-squad.yaml")
+    old, warning = _old_rate_store(db_path, 45)
+    with use_money(display_money(old, currency)) as shown:
+        plan = plan_workload(
+            workload,
+            bert_large_profile("stand-in"),
+            old,
+            overrides={"providers": ["alibaba"], "budget_usd": 1e6, "deadline_h": 1e4},
+        )
+        text, page = _printed(plan_view(plan)), plan_html(plan, "bert")
+    assert text.count(warning) == 1 and page.count(warning) == 1
+    if currency == "CNY":
+        assert warning in shown.rate_note()
+        assert warning in text[text.index("Amounts in CNY") :]
+
+
+@pytest.mark.parametrize("currency", ["CNY", "USD"])
+def test_a_tco_warns_of_an_old_rate_once(db_path: Path, currency: str) -> None:
+    from gpuplan.commit import tco
+    from gpuplan.report.tco import tco_view
+    from gpuplan.report.tco_html import tco_html
+
+    old, warning = _old_rate_store(db_path, 45)
+    usage = {
+        "horizon_months": 12,
+        "start": "2027-01",
+        "currency": currency,
+        "demands": [{"name": "fleet", "gpu": "A100-SXM4-40GB", "gpus": 8, "hours_per_month": 730}],
+        "constraints": {"providers": ["alibaba"], "pricing": ["on_demand", "monthly", "reserved_1y"]},
+    }
+    report = tco(usage, store=old, currency=currency)
+    text, page = _printed(tco_view(report)), tco_html(report, "fleet")
+    assert text.count(warning) == 1 and page.count(warning) == 1
+    if currency == "CNY":
+        assert warning in text[text.index("Amounts in CNY") :]

@@ -91,3 +91,22 @@ def test_chart_axis_amounts_are_compact_in_thousands_in_english_and_in_wan_in_ch
     with use_language("zh"):
         assert [cny.format_compact(v) for v in (12_000, 120_000, 1_250_000)] == ["¥1.2万", "¥12万", "¥125万"]
         assert cny.format_compact(5_000) == cny.format_native(5_000)  # small amounts as everywhere
+
+
+def test_notes_beside_a_stale_rate_note_lose_its_warning_and_keep_the_rest() -> None:
+    old = Money.from_rate(
+        "CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate", age_days=31, stale_after_days=30
+    )
+    warning = old.rate_warning()
+    assert "31 days old" in warning and old.rate_note().endswith(warning)
+    notes = ["CNY prices converted at 1 CNY = 0.125 USD (as of 2024-11-25) " + warning, "another note"]
+    assert old.notes_with_rate(notes) == [
+        "CNY prices converted at 1 CNY = 0.125 USD (as of 2024-11-25)",
+        "another note",
+        old.rate_note(),
+    ]
+    # A fresh rate warns nowhere; dollars add no rate note and leave the notes as they are.
+    fresh = Money.from_rate("CNY", usd_per_unit=0.125, as_of="2024-11-25", source="test rate", age_days=3)
+    assert fresh.rate_warning() == ""
+    assert fresh.notes_with_rate(notes[1:]) == ["another note", fresh.rate_note()]
+    assert Money.usd().notes_with_rate(notes) == notes

@@ -7,7 +7,7 @@ dated exchange rate it used, so every output can say which rate it applied.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
@@ -225,10 +225,29 @@ class Money:
             date=self.as_of or "?",
             source=rate_source(self.source) if self.source else "?",
         )
+        warning = self.rate_warning()
+        return f"{note} {warning}" if warning else note
+
+    def rate_warning(self) -> str:
+        """The warning :meth:`rate_note` ends with when the rate is stale; empty otherwise."""
         limit = self.stale_after_days
-        if self.stale and limit is not None:
-            note += " " + stale_rate_warning(self.currency, self.as_of, self.age_days, limit)
-        return note
+        if not self.stale or limit is None:
+            return ""
+        return stale_rate_warning(self.currency, self.as_of, self.age_days, limit)
+
+    def without_rate_warning(self, notes: Iterable[str]) -> list[str]:
+        """``notes``, where :meth:`rate_note` warns that the rate is old, without that warning at
+        their end (the conversion of prices published in this currency says it too): an output
+        that shows the rate note with its totals says it once, there."""
+        warning = self.rate_warning()
+        tail = f" {warning}"
+        return [n.removesuffix(tail) if warning else n for n in notes]
+
+    def notes_with_rate(self, notes: Iterable[str]) -> list[str]:
+        """``notes`` (:meth:`without_rate_warning`) followed by :meth:`rate_note`, if any."""
+        rate = self.rate_note()
+        kept = self.without_rate_warning(notes)
+        return [*kept, rate] if rate else kept
 
 
 def stale_rate_warning(currency: str, as_of: str | None, age_days: int | None, limit_days: int) -> str:

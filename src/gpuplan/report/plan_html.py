@@ -239,9 +239,7 @@ def _summary_lines(plan: Plan) -> list[str]:
 
 
 def _notes(plan: Plan) -> list[str]:
-    notes = list(plan.notes)
-    rate = current_money().rate_note()
-    return [*notes, rate] if rate else notes
+    return current_money().notes_with_rate(plan.notes)
 
 
 _STYLE = (

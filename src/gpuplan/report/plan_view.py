@@ -558,9 +558,5 @@ def plan_view(plan: Plan) -> Any:
     parts += _personas(plan)
     parts += _front(plan)
     parts.append(Text(_("Assumptions and notes:"), style="bold"))
-    notes = list(plan.notes)
-    rate = current_money().rate_note()
-    if rate:
-        notes.append(rate)
-    parts += [Text(f"  - {n}", style="dim") for n in notes]
+    parts += [Text(f"  - {n}", style="dim") for n in current_money().notes_with_rate(plan.notes)]
     return Group(*parts)

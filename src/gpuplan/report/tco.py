@@ -551,7 +551,8 @@ def tco_view(report: TcoReport) -> Any:
     prices = price_rows(report)
     parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
     parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
-    parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in report.notes]
+    notes = report.money.without_rate_warning(report.notes)
+    parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in notes]
     if report.money.rate_note():
         parts.append(Text(report.money.rate_note(), style="dim"))
     return Group(*parts)

@@ -103,7 +103,7 @@ def tco_html(report: TcoReport, title: str) -> str:
     table = f"<table><tr>{head}</tr>\n{body}\n</table>" if rows else f"<p>{escape(nothing)}</p>"
     items = "\n".join(f"<li>{escape(line)}</li>" for line in summary_lines(report))
     demands = "\n".join(f"<li>{escape(d.name)}: {escape(d.how)}</li>" for d in report.demands)
-    notes = [*report.notes, *([report.money.rate_note()] if report.money.rate_note() else [])]
+    notes = report.money.notes_with_rate(report.notes)
     note_items = "\n".join(f"<li>{escape(n)}</li>" for n in notes)
     price_head = "".join(f"<th>{escape(_(h))}</th>" for h in PRICE_HEAD)
     prices = "\n".join(
