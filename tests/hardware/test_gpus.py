@@ -231,3 +231,64 @@ def test_an_unmeasured_gpu_takes_the_lowest_measured_matmul_fraction_of_its_kind
     l40s, mi300x = get_gpu("L40S"), get_gpu("MI300X")
     assert achievable_matmul_fraction(l40s, "fp8") == get_gpu("H100-SXM").matmul_fraction_fp8
     assert achievable_matmul_fraction(mi300x, "fp8") <= achievable_matmul_fraction(mi300x) < 0.6
+
+
+def test_the_china_market_parts_differ_from_their_base_part_where_their_sources_say() -> None:
+    # A800 = A100 with NVLink cut to 400 GB/s; H800 = H100 with NVLink cut to 400 GB/s
+    for cut, base in (
+        ("A800-SXM4-80GB", "A100-SXM4-80GB"),
+        ("A800-PCIE-80GB", "A100-PCIE-80GB"),
+        ("H800-SXM", "H100-SXM"),
+        ("H800-PCIE", "H100-PCIE"),
+    ):
+        g, b = get_gpu(cut), get_gpu(base)
+        assert g.nvlink_gbps == 400 and b.nvlink_gbps > 400, cut
+        assert (g.bf16_tflops, g.memory_gib, g.memory_bandwidth_gbps) == (
+            b.bf16_tflops,
+            b.memory_gib,
+            b.memory_bandwidth_gbps,
+        ), cut
+    # H20: Hopper with more memory and far less compute than the H100 SXM
+    h20, h100 = get_gpu("H20"), get_gpu("H100-SXM")
+    assert (h20.architecture, h20.memory_gib, h20.memory_bandwidth_gbps) == ("Hopper", 96, 4000)
+    assert h20.bf16_tflops == 148 and h100.bf16_tflops is not None
+    assert h20.bf16_tflops < h100.bf16_tflops / 5
+    # L20: Ada, 48 GB GDDR6; no tensor peak is entered that no source read states
+    l20 = get_gpu("L20")
+    assert (l20.architecture, l20.memory_gib, l20.memory_type) == ("Ada Lovelace", 48, "GDDR6")
+    assert l20.bf16_tflops is None and l20.fp8_tflops is None
+
+
+@pytest.mark.parametrize(
+    ("name", "gpu_id"),
+    [
+        ("H20", "H20"),
+        ("nvidia h20", "H20"),
+        ("l20", "L20"),
+        ("h800 sxm", "H800-SXM"),
+        ("a800-pcie", "A800-PCIE-80GB"),
+    ],
+)
+def test_the_china_market_parts_resolve_by_the_names_people_type(name: str, gpu_id: str) -> None:
+    assert resolve_gpu(name).id == gpu_id
+
+
+def test_h800_and_a800_alone_name_every_part_of_the_family() -> None:
+    assert {g.id for g in gpus_named("H800")} == {"H800-SXM", "H800-PCIE"}
+    assert {g.id for g in gpus_named("a800")} == {"A800-SXM4-80GB", "A800-PCIE-80GB"}
+
+
+def test_h2o_with_a_letter_o_is_refused_with_the_h20() -> None:
+    with pytest.raises(NotFoundError) as e:
+        resolve_gpu("H2O")
+    assert not isinstance(e.value, AmbiguousNameError)
+    assert "H20" in e.value.suggestions
+    assert "did you mean 'H20'" in str(e.value)
+
+
+def test_the_h20_and_a800_measured_fractions_are_their_torch_mm_runs() -> None:
+    # torch-performance-test-data, database.md: H20 96GB 141.86 / 148, A800 SXM4 80GB 266.48 / 312,
+    # H800 PCIe 503.8 / 756
+    assert get_gpu("H20").matmul_fraction == pytest.approx(141.86 / 148, abs=1e-3)
+    assert get_gpu("A800-SXM4-80GB").matmul_fraction == pytest.approx(266.48 / 312, abs=1e-3)
+    assert get_gpu("H800-PCIE").matmul_fraction == pytest.approx(503.8 / 756, abs=1e-3)
