@@ -61,3 +61,20 @@ def test_fp8_hardware_without_a_published_rate_is_unknown_not_absent() -> None:
         elif gpu.architecture in ("Pascal", "Volta", "Turing", "Ampere"):
             assert not has_fp8_tensor_cores(gpu), gpu.id
             assert gpu.peak_tflops("fp8") is None, gpu.id
+
+
+@pytest.mark.parametrize(("precision", "word"), [("amp-bf16", "BF16"), ("amp-fp16", "FP16")])
+def test_half_precision_hardware_without_a_published_rate_is_unknown_not_absent(
+    precision: str, word: str
+) -> None:
+    from gpuplan.hardware import get_gpu
+
+    # The L20 (Ada) has BF16 and FP16 tensor cores; no source read gives their rates, so the row
+    # leaves them unknown: the refusal says so, not that the hardware lacks them.
+    l20 = get_gpu("L20")
+    assert l20.peak_tflops("bf16") is None and l20.peak_tflops("fp16") is None
+    said = str(precision_refusal(precision, l20))
+    assert f"has {word} tensor cores but no published {word} rate" in said, said
+    assert "has no BF16" not in said and "use amp-fp16" not in said
+    # A part without BF16 tensor cores (Volta) is still told it lacks them.
+    assert "has no BF16 tensor cores" in str(precision_refusal("amp-bf16", get_gpu("V100-SXM2-16GB")))

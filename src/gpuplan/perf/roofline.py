@@ -74,6 +74,13 @@ _LACKS = N_("{gpu} lacks the {path} path")
 _FP8_UNPUBLISHED = N_(
     "{gpu} has FP8 tensor cores but no published FP8 rate to estimate with; use amp-bf16 or another GPU"
 )
+#: The same for FP16 and BF16 (the L20's tensor-core rates are in no source read): unknown, not absent.
+_HALF_UNPUBLISHED = N_(
+    "{gpu} has {path} tensor cores but no published {path} rate to estimate with; choose another GPU"
+)
+
+#: The compute capability from which NVIDIA parts have FP16 (Volta) and BF16 (Ampere) tensor cores.
+_HALF_FROM_CAPABILITY = {"fp16": (7, 0), "bf16": (8, 0)}
 
 
 def has_fp8_tensor_cores(gpu: GPU) -> bool:
@@ -84,10 +91,23 @@ def has_fp8_tensor_cores(gpu: GPU) -> bool:
     return gpu.architecture == "CDNA 3"
 
 
+def _has_half_tensor_cores(gpu: GPU, path: str) -> bool:
+    """Whether an NVIDIA part has ``path`` (fp16, bf16) tensor cores by its compute capability,
+    whatever its datasheet row gives; False for other vendors, whose rows give both where they have
+    them."""
+    if gpu.vendor != "nvidia" or not gpu.compute_capability or path not in _HALF_FROM_CAPABILITY:
+        return False
+    major, _, minor = gpu.compute_capability.partition(".")
+    return (int(major), int(minor or 0)) >= _HALF_FROM_CAPABILITY[path]
+
+
 def _missing_path(gpu: GPU, path: str) -> EstimateError:
-    """The one-line error of a GPU without a peak for ``path``."""
+    """The one-line error of a GPU without a peak for ``path``: unknown where the part has the
+    tensor cores and no source gives their rate, absent otherwise."""
     if path == "fp8" and has_fp8_tensor_cores(gpu):
         return EstimateError.worded(_FP8_UNPUBLISHED, gpu=gpu.id)
+    if _has_half_tensor_cores(gpu, path):
+        return EstimateError.worded(_HALF_UNPUBLISHED, gpu=gpu.id, path=path.upper())
     return EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
 
 
