@@ -45,6 +45,7 @@ SNAPSHOT_GPU_NAMES: dict[str, str] = {
     "H100 NVL 94GB": "H100-NVL",
     "H200 141GB": "H200-SXM",  # AWS p5e/p5en, Azure ND H200 v5, GCP a3-ultragpu: HGX H200 (SXM)
     "AMD MI300X 192GB": "MI300X",
+    "A800-SXM4-80GB": "A800-SXM4-80GB",
 }
 
 #: Per-instance exceptions to SNAPSHOT_GPU_NAMES, where the family decides the variant.
@@ -55,9 +56,7 @@ SNAPSHOT_GPU_OVERRIDES: dict[tuple[str, str], str] = {
 
 #: Names in instance_types.csv that are deliberately not mapped, with the reason the builder prints.
 UNMAPPED_GPU_NAMES: dict[str, str] = {
-    "A800-SXM4-80GB": "no A800 in the hardware catalog (China-market A100 variant with a cut NVLink; "
-    "no datasheet row in gpuplan's hardware catalog)",
-    "A800 80GB": "no A800 in the hardware catalog",
+    "A800 80GB": "A800 variant not determinable (a veMLP flavor; SXM4 vs PCIe not stated)",
     "A100 (80G per queue comment)": "GPU variant not determinable (A100 80G from a YAML comment; "
     "SXM4 vs PCIe unknown; UNVERIFIED source)",
     "T4 (unverified)": "specification not read (flavor name only; GPU count, vCPU and memory unknown)",
@@ -119,6 +118,7 @@ SKYPILOT_MARKET_FAMILIES: dict[str, tuple[str, str | None, int | None]] = {
     "A10040G": ("A100", None, 40),
     "A10080GPCIE": ("A100", "pcie", 80),
     "A10080GPCIENVLINK": ("A100", "pcie", 80),
+    "A800": ("A800", None, None),  # the China-market A100 (NVLink cut to 400 GB/s)
     "V100": ("V100", None, 16),
     "V10032GB": ("V100", None, 32),
 }
@@ -154,7 +154,6 @@ SKYPILOT_MARKET_UNMAPPED: dict[str, str] = {
     "GAUDI2": "Intel Gaudi 2 is not a CUDA GPU; gpuplan estimates PyTorch on NVIDIA and AMD GPUs",
     "GB200": "a GB200 superchip pairs a Grace CPU with two B200 GPUs; gpuplan has no per-GPU figures for it",
     "GB300": "a GB300 superchip pairs a Grace CPU with two B300 GPUs; gpuplan has no per-GPU figures for it",
-    "A800": "the A800 (China-market A100 with cut NVLink) has no datasheet row in gpuplan's hardware catalog",
     "A16": "an A16 board carries four small GPUs; gpuplan has no datasheet row for it",
     "M4000": "Quadro M4000 (Maxwell, 2015): too old for gpuplan's PyTorch estimates",
     "P4000": "Quadro P4000 (Pascal workstation card): no datasheet row in gpuplan's hardware catalog",
@@ -173,6 +172,10 @@ SKYPILOT_MARKET_UNMAPPED: dict[str, str] = {
     "RTX6000ADA": _RTX_6000_ADA,
 }
 _NO_DATASHEET = "no datasheet row for this GPU in gpuplan's hardware catalog (hardware/data/gpus.csv)"
+
+
+#: Why an A800 row not stated as 80 GB is left out (the 40 GB A800 is another card, with no row).
+_A800_NOT_80GB = "an A800 not stated as 80 GB: gpuplan's hardware catalog has the 80 GB A800 parts only"
 
 
 def _form(hint: str) -> str | None:
@@ -238,6 +241,10 @@ def market_gpu(
             assumed = (assumed + "; " if assumed else "") + "memory not stated: the 40 GB part assumed"
             gb = 40
         gpu = f"A100-{'SXM4' if form == 'sxm' else 'PCIE'}-{gb}GB"
+    elif family == "A800":
+        if _memory_gb(text, fixed_gb, mib, count, (40, 80)) != 80:
+            return None, _A800_NOT_80GB
+        gpu = "A800-SXM4-80GB" if form == "sxm" else "A800-PCIE-80GB"
     else:  # V100
         gb = _memory_gb(text, fixed_gb, mib, count, (16, 32)) or 16
         gpu = f"V100-{'SXM2' if form == 'sxm' else 'PCIE'}-{gb}GB"

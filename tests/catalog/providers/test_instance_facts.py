@@ -109,7 +109,7 @@ def test_the_cross_check_compares_most_shared_rows_of_the_tabled_providers() -> 
     matched = [r for r in rows if r["instance_type"] in TABLES[r["provider"]]]
     # 66 rows of these six providers; the 6 not in the provider tables: GCP a3-highgpu-1g and
     # a3-ultragpu-8g (no Billing-Catalog SKU mapping yet), Huawei pi2 (GPU unverified), three Volcano
-    # Engine A800/veMLP types (no A800 in the hardware catalog).
+    # Engine A800/veMLP types (known only from UNVERIFIED user documents).
     assert (len(rows), len(matched)) == (66, 60)
 
 

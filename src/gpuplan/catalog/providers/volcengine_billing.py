@@ -38,9 +38,9 @@ SERVICE = "billing"
 SIGNING_REGION = "cn-beijing"
 _FATAL = ("InvalidAccessKey", "SignatureDoesNotMatch", "InvalidCredential", "AccessDenied")
 
-#: GPU types with their facts. Only one is known with a GPU in the hardware catalog: the
-#: ini2/g1v families were not found in the sources read, and the A800 types are
-#: not in the hardware catalog.
+#: GPU types with their facts. Only one is known here: the ini2/g1v families were not found in the
+#: sources read, and the A800 types only in UNVERIFIED user documents (the shipped snapshot carries
+#: the ECS one, ecs.ebmhpcpni2l.32xlarge, from them).
 INSTANCES: dict[str, InstanceFacts] = {
     "ecs.gni2.3xlarge": InstanceFacts(
         gpu="A10",
