@@ -518,10 +518,29 @@ def test_a_month_budget_that_is_no_number_is_refused_and_0_is_a_budget_of_nothin
     # The dashboard sent an empty field as 0; the API itself takes no empty, missing or negative
     # amount, and 0 is a deliberate budget (spend nothing this month), as set_budget's line says.
     c, admin = service.client, service.auth("admin")
-    for amount in ("", None, "lots", -1):
+    for amount in ("", "lots", -1):
         r = c.put("/api/v1/budget/2027-01", json={"amount_usd": amount}, headers=admin)
         assert r.status_code == 422 and r.json()["error"].startswith("amount_usd: "), r.text
+    # null is no amount at all: neither in dollars nor in yuan
+    r = c.put("/api/v1/budget/2027-01", json={"amount_usd": None}, headers=admin)
+    assert r.status_code == 422 and "amount_usd or amount_cny" in r.json()["error"], r.text
     assert c.put("/api/v1/budget/2027-01", json={}, headers=admin).status_code == 422
     assert c.get("/api/v1/budget/2027-01", headers=admin).json()["budget_usd"] is None
     ok = c.put("/api/v1/budget/2027-01", json={"amount_usd": 0}, headers=admin)
     assert ok.status_code == 200 and ok.json()["budget_usd"] == 0, ok.text
+
+
+def test_a_budget_in_yuan_is_kept_in_dollars_at_the_catalogs_dated_rate(service: Service) -> None:
+    # was: amount_usd only — a team budgeting in yuan had to convert by hand (the command takes
+    # --budget-cny); now amount_cny is converted at the catalog's CNY rate, and the note says at which.
+    c, admin = service.client, service.auth("admin")
+    r = c.put("/api/v1/budget/2027-05", json={"amount_cny": 70_000, "note": "Q2"}, headers=admin)
+    assert r.status_code == 200, r.text
+    doc = r.json()
+    usd = c.put("/api/v1/budget/2027-06", json={"amount_usd": 1}, headers=admin).json()
+    assert usd["budget_usd"] == 1
+    assert 5_000 < doc["budget_usd"] < 15_000  # 70,000 yuan at about 0.14 USD a yuan
+    assert doc["note"].startswith("Budget ¥70,000.00 = $") and doc["note"].endswith(" · Q2"), doc["note"]
+    for body in ({"amount_usd": 1, "amount_cny": 7}, {}, {"amount_cny": -1}, {"amount_cny": 1e14}):
+        bad = c.put("/api/v1/budget/2027-07", json=body, headers=admin)
+        assert bad.status_code == 422, (body, bad.text)

@@ -556,7 +556,13 @@ class TeamStore:
             conn.execute(t.team_budgets.delete().where(b.month == month))
             conn.execute(
                 insert(t.team_budgets).values(
-                    month=month, amount_usd=amount_usd, note=note[:500], set_by=actor, set_at=now
+                    # the user's note (at most 500 characters) after, for a budget given in yuan, the
+                    # line stating its conversion
+                    month=month,
+                    amount_usd=amount_usd,
+                    note=note[:1000],
+                    set_by=actor,
+                    set_at=now,
                 )
             )
             self.audit(conn, actor, "budget.set", month, {"amount_usd": amount_usd, "note": note[:500]})

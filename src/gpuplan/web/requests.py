@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
@@ -296,8 +296,21 @@ class SavePlanRequest(PlanRequest):
 
 
 class BudgetRequest(_Request):
-    amount_usd: float = Field(ge=0, le=1e12)
+    amount_usd: float | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
+    amount_cny: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_BUDGET_CNY,
+        description="The budget in yuan instead: kept in US dollars at the catalog's dated CNY rate, which "
+        "the budget's note then states.",
+    )
     note: str = Field(default="", max_length=500)
+
+    @model_validator(mode="after")
+    def _one_amount(self) -> BudgetRequest:
+        if (self.amount_usd is None) == (self.amount_cny is None):
+            raise ValueError("give the budget once: amount_usd or amount_cny")
+        return self
 
 
 def check_workload(workload: dict[str, Any], hf_config_json: dict[str, Any] | None) -> dict[str, Any]:

@@ -205,12 +205,25 @@ def budget(request: Request, caller: Annotated[Caller, authorised("read")], mont
 def set_budget(
     request: Request, caller: Annotated[Caller, authorised("admin")], month: Month, body: BudgetRequest
 ) -> Any:
-    """Set the month's budget in USD."""
+    """Set the month's budget in USD, or in CNY converted at the catalog's dated rate (said in its note)."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.web.work import budget_document
 
     store = _store(request)
-    TeamStore(store.engine).set_budget(month, body.amount_usd, note=body.note, actor=caller.name)
+    amount, note = body.amount_usd, body.note
+    if body.amount_cny is not None:
+        from gpuplan.i18n import use_language
+        from gpuplan.plan.build_inputs import budget_in_usd
+        from gpuplan.workload.spec import ConstraintsSpec
+
+        with use_language(caller.lang):
+            given, said = budget_in_usd(
+                ConstraintsSpec(), {"budget_cny": body.amount_cny}, store.find_exchange_rate("CNY")
+            )
+        amount = given["budget_usd"]
+        note = " · ".join(part for part in (said, note) if part)
+    assert amount is not None  # the request holds one amount
+    TeamStore(store.engine).set_budget(month, amount, note=note, actor=caller.name)
     return budget_document(store, month)
 
 
