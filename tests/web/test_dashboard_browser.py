@@ -155,7 +155,7 @@ def test_every_page_works_with_real_clicks(
         # Team: budget, the plan saved above, today's prices
         _open(page, base, "team", lang, tokens["admin"])
         page.wait_for_selector("#budgetcard")
-        page.fill("input[name=amount_usd]", "5000")
+        page.fill("input[name=amount]", "5000")
         page.click("#setbudget")
         page.wait_for_function("document.querySelector('#budgetcard .amount').textContent.includes('5,000')")
         page.wait_for_selector(f"#plans td:text('bert-{tag}')")
@@ -249,13 +249,20 @@ def test_a_yuan_budget_is_sent_as_budget_cny_and_an_empty_month_budget_is_refuse
         _open(page, base, "team", "en", tokens["admin"])
         page.wait_for_selector("#budgetcard")
         for typed in ("", "-5"):
-            page.fill("input[name=amount_usd]", typed)
+            page.fill("input[name=amount]", typed)
             page.click("#setbudget")
             page.wait_for_selector("#error:not([hidden])")
             assert (
-                page.inner_text("#error") == "Give the month's budget as a number of US dollars, 0 or more."
+                page.inner_text("#error")
+                == "Give the month's budget as a number, 0 or more (in yuan: more than 0)."
             )
         assert not puts, puts  # nothing was sent: no budget of 0 set by an empty field
+        # A budget in yuan is sent as such, shown in dollars at the catalog's rate with the conversion.
+        page.fill("input[name=amount]", "70000")
+        page.select_option("select[name=amount_currency]", "CNY")
+        page.click("#setbudget")
+        page.wait_for_function("document.querySelector('#budgetcard').textContent.includes('¥70,000.00')")
+        assert len(puts) == 1, puts
     finally:
         page.close()
 

@@ -88,7 +88,7 @@ _SCRIPT_WORDS = (
     N_("no map: this server has no time zone table to place countries"),
     N_("plans whose cost is unknown are not counted"),
     N_("Exchange rate"),
-    N_("Give the month's budget as a number of US dollars, 0 or more."),
+    N_("Give the month's budget as a number, 0 or more (in yuan: more than 0)."),
     N_("Policy"),
     N_("Cost"),
     N_("Replica-hours"),
@@ -120,7 +120,6 @@ _SCRIPT_WORDS = (
 _FORM_WORDS = (
     N_("API token"),
     N_("Batch size per GPU"),
-    N_("Budget, USD"),
     N_("Budget currency"),
     N_("Check today's prices"),
     N_("Currency"),
@@ -288,7 +287,8 @@ def _body(page: str) -> str:
     return f"""
 <form id="budgetform" class="bar">
   <label>{L["Month"]} <input name="month" type="month" required></label>
-  <label>{L["Budget, USD"]} <input name="amount_usd" type="number" min="0" step="any"></label>
+  <label>{L["Budget"]} <input name="amount" type="number" min="0" step="any"></label>
+  <label>{L["Budget currency"]} <select name="amount_currency"><option>USD</option><option>CNY</option></select></label>
   <button type="button" id="setbudget">{L["Set budget"]}</button>
 </form>
 <section><h2>{L["Budget"]}</h2><div id="budget"></div></section>

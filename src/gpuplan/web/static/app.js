@@ -396,12 +396,14 @@
       box.innerHTML = "";
       const card = document.createElement("div"); card.className = "card"; card.id = "budgetcard";
       const used = b.budget_usd ? Math.min(100, b.planned_usd / b.budget_usd * 100) : 0;
-      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div>`;
+      card.innerHTML = `<div>${t("Budget")}: <b class="amount"></b> · ${t("Planned")}: <span class="planned"></span> · ${t("Remaining")}: <span class="remaining"></span></div><div class="meter"><span></span></div><div class="legend"></div><div class="note"></div>`;
       card.querySelector(".amount").textContent = b.budget_usd == null ? t("no budget set") : money(b.budget_usd);
       card.querySelector(".planned").textContent = money(b.planned_usd);
       card.querySelector(".remaining").textContent = b.remaining_usd == null ? "—" : money(b.remaining_usd);
       const bar = card.querySelector(".meter span"); bar.style.width = used + "%";
       if (b.remaining_usd != null && b.remaining_usd < 0) bar.className = "over";
+      // The budget's note: the team's words, and for a budget given in yuan the conversion it was kept at.
+      if (b.note) card.querySelector(".note").textContent = b.note;
       if (b.unknown_cost_plans) card.querySelector(".legend").textContent = `${b.unknown_cost_plans}: ${t("plans whose cost is unknown are not counted")}`;
       box.append(card);
       table($("#plans"), ["#", t("Workload"), t("Version"), t("Month"), t("Total cost"), t("Recommended"), t("Who"), t("When"), t("Status"), ""],
@@ -421,9 +423,11 @@
     $("#setbudget").addEventListener("click", async () => {
       const f = formData(form);
       // An empty or unreadable field is no budget of 0 (a number field reads "" for text it cannot parse).
-      const amount = f.amount_usd === "" ? NaN : Number(f.amount_usd);
-      if (!Number.isFinite(amount) || amount < 0) { showError(t("Give the month's budget as a number of US dollars, 0 or more.")); return; }
-      await api("PUT", `/api/v1/budget/${f.month}`, { amount_usd: amount });
+      const amount = f.amount === "" ? NaN : Number(f.amount);
+      const yuan = f.amount_currency === "CNY";
+      if (!Number.isFinite(amount) || amount < 0 || (yuan && amount === 0)) { showError(t("Give the month's budget as a number, 0 or more (in yuan: more than 0).")); return; }
+      // A yuan budget is sent as such: the server keeps it in dollars at the catalog's dated rate and says so.
+      await api("PUT", `/api/v1/budget/${f.month}`, yuan ? { amount_cny: amount } : { amount_usd: amount });
       await load();
     });
     $("#changes").addEventListener("click", async () => {
