@@ -307,26 +307,13 @@ def test_requests_waiting_when_the_trace_ends_are_in_every_figure_and_named(tmp_
     assert "✓" not in text
 
 
-@pytest.mark.parametrize("flag", ["--on-demand-price", "--spot-price"])
-def test_a_price_past_any_instance_is_refused_in_one_line(flag: str) -> None:
-    # was: --on-demand-price 1e300 accepted, and a cost of $973,575,155,992,… broke the table
-    res = subprocess.run(
-        [
-            sys.executable, "-m", "gpuplan", "simulate", "autoscale", str(WORKLOAD), "--trace", str(TRACE),
-            "--replica", REPLICA, "--policy", "fixed:replicas=1,spot=1", "--on-demand-price", "2",
-            "--spot-price", "1", flag, "1e300",
-        ],
-        capture_output=True,
-        text=True,
-    )  # fmt: skip
-    assert res.returncode == 1, res.stdout
-    assert res.stderr.startswith(f"error: {flag} must be at most 16,000 USD per replica-hour")
-    assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
-
-
 @pytest.mark.parametrize(
     ("flag", "message"),
     [
+        # was: --on-demand-price 1e300 accepted, and a cost of $973,575,155,992,… broke the table
+        ("--on-demand-price", "--on-demand-price must be at most 16,000 USD per replica-hour"),
+        ("--spot-price", "--spot-price must be at most 16,000 USD per replica-hour"),
+        # was: 1e300 accepted for each (a timeout of 10^300 s, 10^300 reclaims an hour simulated)
         ("--timeout-s", "--timeout-s must be at most 2,678,400 seconds"),
         ("--spot-notice-s", "--spot-notice-s must be at most 3,600 seconds"),
         ("--storage-gbps", "--storage-gbps must be at most 1,000 GB/s"),
@@ -334,7 +321,6 @@ def test_a_price_past_any_instance_is_refused_in_one_line(flag: str) -> None:
     ],
 )
 def test_a_setting_past_any_real_one_is_refused_in_one_line(flag: str, message: str) -> None:
-    # was: 1e300 accepted for each (a timeout of 10^300 s, 10^300 reclaims an hour simulated)
     res = subprocess.run(
         [
             sys.executable, "-m", "gpuplan", "simulate", "autoscale", str(WORKLOAD), "--trace", str(TRACE),

@@ -210,19 +210,29 @@ def _no_trace(w: Workload, key: str) -> Profile:
     raise AssertionError("traced again")
 
 
+def _cached_before_the_check(
+    small_gpt2: Make, monkeypatch: pytest.MonkeyPatch, targets: list[str]
+) -> tuple[Workload, str, MemoryProfileCache]:
+    """A LoRA GPT-2 on ``targets`` whose profile was cached before the targets check (no linear
+    names kept), with tracing made to fail: what the cache answers is all there is."""
+    from gpuplan.profile import key as key_module
+
+    monkeypatch.setattr(key_module, "_tracer", lambda: _no_trace)
+    w = small_gpt2(model={"lora": {"rank": 8, "targets": targets}})
+    key = profile_key(w)
+    cache = MemoryProfileCache()
+    cache.put_profile(key, PROFILE_SCHEMA_VERSION, _stale(key).to_json())
+    return w, key, cache
+
+
 def test_a_typo_in_the_lora_targets_is_refused_from_a_profile_cached_before_the_check(
     small_gpt2: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # was: a LoRA profile traced before apply_lora refused a target that names no linear layer
     # stayed cached, so a typo'd target ("v_prj" for "v_proj") kept estimating from it.
     from gpuplan.errors import WorkloadError
-    from gpuplan.profile import key as key_module
 
-    monkeypatch.setattr(key_module, "_tracer", lambda: _no_trace)
-    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "v_prj"]}})
-    key = profile_key(w)
-    cache = MemoryProfileCache()
-    cache.put_profile(key, PROFILE_SCHEMA_VERSION, _stale(key).to_json())
+    w, key, cache = _cached_before_the_check(small_gpt2, monkeypatch, ["q_proj", "v_prj"])
     said = r"'v_prj' names no nn\.Linear of this model; did you mean 'v_proj'"
     with pytest.raises(WorkloadError, match=said):
         profile(w, cache)
@@ -237,11 +247,7 @@ def test_a_lora_profile_cached_before_the_check_is_checked_once_without_a_new_tr
     from gpuplan.errors import WorkloadError
     from gpuplan.profile import key as key_module
 
-    monkeypatch.setattr(key_module, "_tracer", lambda: _no_trace)
-    w = small_gpt2(model={"lora": {"rank": 8, "targets": ["q_proj", "v_proj"]}})
-    key = profile_key(w)
-    cache = MemoryProfileCache()
-    cache.put_profile(key, PROFILE_SCHEMA_VERSION, _stale(key).to_json())
+    w, key, cache = _cached_before_the_check(small_gpt2, monkeypatch, ["q_proj", "v_proj"])
     got = profile(w, cache)
     assert got.params == 1  # the cached profile, not a new trace
     assert {"q_proj", "v_proj"} <= set(got.linear_names)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SERVING_HOURS",
+    "budget_in_usd",
+    "cny_in_usd",
     "constraints_from_spec",
     "cost_facts_from_store",
     "job_facts_from",
@@ -299,7 +301,6 @@ def budget_in_usd(
     budget given replaces the workload's, whichever currency either is in."""
     from gpuplan.errors import InputError
     from gpuplan.i18n import N_
-    from gpuplan.i18n.numbers import rate_source
 
     given = dict(overrides)
     cny = given.pop("budget_cny", None)
@@ -311,16 +312,26 @@ def budget_in_usd(
         return given, None
     if not (isinstance(cny, int | float) and math.isfinite(cny) and cny > 0):
         raise InputError.worded(N_("{name} must be positive, got {value}"), name="budget_cny", value=cny)
+    given["budget_usd"], note = cny_in_usd(float(cny), cny_rate)
+    return given, note
+
+
+def cny_in_usd(cny: float, cny_rate: ExchangeRate | None) -> tuple[float, str]:
+    """A budget of ``cny`` yuan in US dollars at ``cny_rate``, and the line that states the conversion
+    (in the current language); InputError without a rate."""
+    from gpuplan.errors import InputError
+    from gpuplan.i18n import N_
+    from gpuplan.i18n.numbers import rate_source
+
     if cny_rate is None:
         raise InputError.worded(
             N_("a budget in CNY needs the catalog's CNY exchange rate, which it lacks; give it in USD")
         )
-    usd = float(cny) * cny_rate.usd_per_unit
-    given["budget_usd"] = usd
+    usd = cny * cny_rate.usd_per_unit
     note = _("Budget ¥{cny:,.2f} = ${usd:,.2f} at 1 CNY = {rate:g} USD (as of {date}; {source}).").format(
         cny=cny, usd=usd, rate=cny_rate.usd_per_unit, date=cny_rate.as_of, source=rate_source(cny_rate.source)
     )
-    return given, note
+    return usd, note
 
 
 def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraints:

@@ -213,15 +213,11 @@ def set_budget(
     amount, note = body.amount_usd, body.note
     if body.amount_cny is not None:
         from gpuplan.i18n import use_language
-        from gpuplan.plan.build_inputs import budget_in_usd
-        from gpuplan.workload.spec import ConstraintsSpec
+        from gpuplan.plan.build_inputs import cny_in_usd
 
         with use_language(caller.lang):
-            given, said = budget_in_usd(
-                ConstraintsSpec(), {"budget_cny": body.amount_cny}, store.find_exchange_rate("CNY")
-            )
-        amount = given["budget_usd"]
-        note = " · ".join(part for part in (said, note) if part)
+            amount, said = cny_in_usd(body.amount_cny, store.find_exchange_rate("CNY"))
+        note = f"{said} · {note}" if note else said
     assert amount is not None  # the request holds one amount
     TeamStore(store.engine).set_budget(month, amount, note=note, actor=caller.name)
     return budget_document(store, month)

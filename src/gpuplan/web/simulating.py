@@ -112,6 +112,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     from gpuplan.simulate.inputs import autoscale_slos, fleet_prices, parse_replica, storage_bytes_per_s
 
     serving = _serving(workload)
+    # the settings' own checks, run now so that a bad timeout or notice is refused before any work
     SimulationSettings(timeout_s=request.timeout_s, spot_notice_s=request.spot_notice_s)
     slos = autoscale_slos(request.slo, request.slo_ms, serving.p95_latency_ms)
     storage = storage_bytes_per_s(request.storage_gbps)
