@@ -7,6 +7,7 @@ from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
+from gpuplan.i18n.messages import _
 
 __all__ = ["DockerGenerator", "base_image", "dockerfile"]
 
@@ -88,11 +89,14 @@ ENTRYPOINT {entry}
 
 
 def readme(spec: LaunchSpec, image: str) -> str:
+    """README.md in the user's language; the commands in it are the same in every language."""
     tag = f"{spec.name}:latest"
     if spec.task == "infer":
-        return f"""# {spec.name}: Docker (inference)
+        title = _("{name}: Docker (inference)").format(name=spec.name)
+        runs = _("Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).")
+        return f"""# {title}
 
-Builds on `{image}` and runs serve.py (HTTP on port 8000; POST /v1/predict, GET /healthz).
+{runs.format(image=image)}
 {serving_note(spec)}
 
 ```bash
@@ -104,27 +108,41 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         f'docker run --rm --gpus all --ipc=host -v "$PWD/checkpoints:/checkpoints" {tag}'
         if spec.nodes == 1
         else (
-            f"# on every node, NODE_RANK 0..{spec.nodes - 1}, MASTER_ADDR = node 0's private IP:\n"
+            "# "
+            + _("on every node, NODE_RANK 0..{last}, MASTER_ADDR = node 0's private IP:").format(
+                last=spec.nodes - 1
+            )
+            + "\n"
             "docker run --rm --gpus all --ipc=host --network host \\\n"
             "  -e MASTER_ADDR=10.0.0.1 -e NODE_RANK=0 \\\n"
             f"  -v /mnt/shared/ckpt:/checkpoints {tag}"
         )
     )
-    return f"""# {spec.name}: Docker
+    title = _("{name}: Docker").format(name=spec.name)
+    runs = _(
+        "Builds on `{image}` (why: see the comment at the top of the Dockerfile) and runs `launch.sh`, "
+        "which\n"
+        "starts torchrun on {per_node} GPU(s) per node, {nodes} node(s)."
+    ).format(image=image, per_node=spec.gpus_per_node, nodes=spec.nodes)
+    arguments = _("arguments after the image go to train.py")
+    host = _(
+        "`--ipc=host` (or a large `--shm-size`) gives DataLoader workers and NCCL the shared memory they "
+        "need;\n"
+        "Docker's default 64 MB /dev/shm makes them fail. The host needs an NVIDIA driver and the NVIDIA\n"
+        "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
+        "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
+    )
+    return f"""# {title}
 
-Builds on `{image}` (why: see the comment at the top of the Dockerfile) and runs `launch.sh`, which
-starts torchrun on {spec.gpus_per_node} GPU(s) per node, {spec.nodes} node(s).
+{runs}
 
 ```bash
 docker build -t {tag} .
 {run}
-docker run ... {tag} --steps 100      # arguments after the image go to train.py
+docker run ... {tag} --steps 100      # {arguments}
 ```
 
-`--ipc=host` (or a large `--shm-size`) gives DataLoader workers and NCCL the shared memory they need;
-Docker's default 64 MB /dev/shm makes them fail. The host needs an NVIDIA driver and the NVIDIA
-Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the
-same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`.
+{host}
 """
 
 
@@ -135,7 +153,7 @@ class DockerGenerator:
     summary = "Dockerfile on the PyTorch CUDA image that fits the GPU, .dockerignore, train.py, launch.sh"
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
-        image, _ = base_image(spec, options)
+        image, _why = base_image(spec, options)
         package = user_package(spec)  # read once: the manifest the files below are built from
         return [
             *entry_point_files(spec, options),

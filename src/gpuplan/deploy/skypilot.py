@@ -25,7 +25,7 @@ from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.errors import DeployError
 from gpuplan.hardware import get_gpu
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
 
 __all__ = ["SkyPilotGenerator", "infra", "skypilot_clouds", "task_yaml"]
@@ -158,34 +158,45 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
 
 
 def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:
+    """README.md in the user's language; the commands in it are the same in every language."""
     launch = (
-        "sky jobs launch task.yaml   # managed job: recovers from spot preemption"
+        "sky jobs launch task.yaml   # " + _("managed job: recovers from spot preemption")
         if spec.spot
-        else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # when done")
+        else ("sky launch -c " + spec.name + " task.yaml\nsky down " + spec.name + "   # " + _("when done"))
     )
-    extra = f", {PROJECT_DIR}/ with your package {package.top_level}" if package else ""
+    extra = (
+        _(", {project}/ with your package {package}").format(project=PROJECT_DIR, package=package.top_level)
+        if package
+        else ""
+    )
     where = ""
     if spec.provider and spec.region and not facts(spec.provider).skypilot_regions:
-        where = (
-            f"\nThe plan priced an offer in {spec.region}; SkyPilot names {spec.provider}'s regions "
+        where = _(
+            "The plan priced an offer in {region}; SkyPilot names {provider}'s regions "
             "differently, so `infra:` names the cloud only and SkyPilot picks the host: check the price "
-            "`sky launch` shows before you confirm.\n"
-        )
+            "`sky launch` shows before you confirm."
+        ).format(region=spec.region, provider=spec.provider)
+        where = f"\n{where}\n"
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
-    resumes = ", so a recovered job resumes where the preempted one stopped" if spec.spot else ""
-    return f"""# {spec.name}: SkyPilot
+    resumes = _(", so a recovered job resumes where the preempted one stopped") if spec.spot else ""
+    title = _("{name}: SkyPilot").format(name=spec.name)
+    uploads = _(
+        "`workdir:` names this folder by its absolute path, so SkyPilot uploads exactly it (train.py,\n"
+        "launch.sh{extra}) to every node wherever `sky` is run; if you move the folder, "
+        "run `gpuplan deploy`\n"
+        "again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.\n"
+        "Checkpoints go to the bucket mounted at /checkpoints{resumes}."
+    ).format(extra=extra, resumes=resumes)
+    return f"""# {title}
 
 ```bash
 pip install "skypilot[{cloud}]" && sky check
 {launch}
 ```
 
-`workdir:` names this folder by its absolute path, so SkyPilot uploads exactly it (train.py,
-launch.sh{extra}) to every node wherever `sky` is run; if you move the folder, run `gpuplan deploy`
-again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.
-Checkpoints go to the bucket mounted at /checkpoints{resumes}.
+{uploads}
 {where}"""
 
 

@@ -15,7 +15,7 @@ from importlib import resources
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 
 __all__ = [
     "DEFAULT_STEPS",
@@ -208,81 +208,106 @@ _TORCH_OPTIMIZERS = ("sgd", "adam", "adamw", "adamw-fused")
 def _model_note(spec: LaunchSpec) -> str:
     optimizer = ""
     if spec.optimizer not in _TORCH_OPTIMIZERS:
-        optimizer = (
-            f" The plan's optimizer, {spec.optimizer}, is not in PyTorch: train.py steps "
+        optimizer = _(
+            " The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps "
             "torch.optim.AdamW instead; put yours (bitsandbytes, transformers) in `build_optimizer()` for "
             "the memory the plan assumed."
-        )
+        ).format(optimizer=spec.optimizer)
     return _model_words(spec) + optimizer
 
 
 def _model_words(spec: LaunchSpec) -> str:
     if spec.model_entry_point:
-        return (
-            f"train.py trains your model from `{spec.model_entry_point}` through gpuplan's entry-point "
+        return _(
+            "train.py trains your model from `{entry}` through gpuplan's entry-point "
             "protocol (`build()` returns `(model, make_inputs[, loss_fn])`), on the micro-batches your "
             "`make_inputs()` makes and with your `loss_fn`. Make the package importable on the machine "
             "(`pip install -e .`, or `PYTHONPATH=/path/to/project`). To train on real data, replace "
             "`build_dataset()` in train.py."
-        )
-    return (
-        f"The workload's model is {spec.model_source}. train.py cannot rebuild it without gpuplan, so it "
+        ).format(entry=spec.model_entry_point)
+    return _(
+        "The workload's model is {source}. train.py cannot rebuild it without gpuplan, so it "
         "trains a small stand-in of the same kind on seeded synthetic data: enough to prove the GPUs, the "
         "scaling and the checkpoint/resume path. Put your model in `build_model()`, your data in "
         "`build_dataset()` and your objective in `compute_loss()` (section YOUR MODEL AND DATA)."
-    )
+    ).format(source=spec.model_source)
 
 
 def serving_note(spec: LaunchSpec) -> str:
     """What serve.py serves, said plainly (a README paragraph)."""
     if spec.model_entry_point:
-        what = f"your model from `{spec.model_entry_point}` (build_model() in train.py)"
+        what = _("your model from `{entry}` (build_model() in train.py)").format(entry=spec.model_entry_point)
     else:
-        what = (
-            f"the stand-in model from train.py, randomly initialised: the workload's model is "
-            f"{spec.model_source}, which train.py cannot rebuild without gpuplan. Put yours in build_model()"
-        )
-    return (
-        f"serve.py serves {what}. It loads the newest checkpoint in `$CKPT_DIR` when there is one. It is a "
+        what = _(
+            "the stand-in model from train.py, randomly initialised: the workload's model is "
+            "{source}, which train.py cannot rebuild without gpuplan. Put yours in build_model()"
+        ).format(source=spec.model_source)
+    return _(
+        "serve.py serves {what}. It loads the newest checkpoint in `$CKPT_DIR` when there is one. It is a "
         "minimal standard-library HTTP server (POST /v1/predict, GET /healthz): for production traffic put "
         "the model behind a batching server (TorchServe, Triton, vLLM)."
-    )
+    ).format(what=what)
 
 
 def readme(spec: LaunchSpec) -> str:
+    """README.md in the user's language; the commands in it are the same in every language (only
+    their comments are prose)."""
     if spec.nodes == 1:
-        run = "./launch.sh                 # all GPUs of this machine"
+        run = "./launch.sh                 # " + _("all GPUs of this machine")
     else:
         run = (
-            "# on node 0 (its private IP is MASTER_ADDR):\n"
+            "# " + _("on node 0 (its private IP is MASTER_ADDR):") + "\n"
             "MASTER_ADDR=10.0.0.1 NODE_RANK=0 ./launch.sh\n"
-            f"# on node k = 1..{spec.nodes - 1}:\n"
+            "# " + _("on node k = 1..{last}:").format(last=spec.nodes - 1) + "\n"
             "MASTER_ADDR=10.0.0.1 NODE_RANK=k ./launch.sh"
         )
     spot = (
-        "This plan uses **spot** capacity. When the machine is reclaimed, train.py gets SIGTERM, saves a "
-        "checkpoint at the next step and exits with status 143; run the same command again (on a new "
-        "machine that sees the same CKPT_DIR) and it resumes. Keep CKPT_DIR on durable storage."
+        _(
+            "This plan uses **spot** capacity. When the machine is reclaimed, train.py gets SIGTERM, saves a "
+            "checkpoint at the next step and exits with status 143; run the same command again (on a new "
+            "machine that sees the same CKPT_DIR) and it resumes. Keep CKPT_DIR on durable storage."
+        )
         if spec.spot
-        else "If the run is interrupted, run the same command again: it resumes from the newest checkpoint."
+        else _(
+            "If the run is interrupted, run the same command again: it resumes from the newest checkpoint."
+        )
     )
-    return f"""# {spec.name}: torchrun launch
+    title = _("{name}: torchrun launch").format(name=spec.name)
+    gpus = _(
+        "{total} x {gpu} ({per_node} per node, {nodes} node(s)), parallelism\n"
+        "`{parallelism}`. Needs Python 3.10+ and PyTorch 2.4+ with CUDA on the machine "
+        "(gpuplan is not needed)."
+    ).format(
+        total=spec.total_gpus,
+        gpu=spec.gpu or "GPU",
+        per_node=spec.gpus_per_node,
+        nodes=spec.nodes,
+        parallelism=spec.parallelism,
+    )
+    checkpoints = _(
+        "Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {minutes} min\n"
+        "(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}"
+    ).format(minutes=f"{checkpoint_interval_min(spec):.1f}", spot=spot)
+    arguments = _("arguments after launch.sh go to train.py (see `python train.py --help`)")
+    nccl = _(
+        "If it hangs or is slow across GPUs: uncomment `NCCL_DEBUG=INFO` in launch.sh and read which "
+        "transport\n"
+        "NCCL chose; check the firewall between nodes (MASTER_PORT and NCCL's TCP ports)."
+    )
+    return f"""# {title}
 
-{spec.total_gpus} x {spec.gpu or "GPU"} ({spec.gpus_per_node} per node, {spec.nodes} node(s)), parallelism
-`{spec.parallelism}`. Needs Python 3.10+ and PyTorch 2.4+ with CUDA on the machine (gpuplan is not needed).
+{gpus}
 
 ```bash
 {run}
-./launch.sh --steps 100     # arguments after launch.sh go to train.py (see `python train.py --help`)
+./launch.sh --steps 100     # {arguments}
 ```
 
-Checkpoints go to `$CKPT_DIR` (default `./checkpoints`) every {checkpoint_interval_min(spec):.1f} min
-(`--ckpt-every-min`, `--ckpt-every-steps`). {spot}
+{checkpoints}
 
 {_model_note(spec)}
 
-If it hangs or is slow across GPUs: uncomment `NCCL_DEBUG=INFO` in launch.sh and read which transport
-NCCL chose; check the firewall between nodes (MASTER_PORT and NCCL's TCP ports).
+{nccl}
 """
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 
 __all__ = ["PROJECT_DIR", "UserPackage", "user_package"]
 
@@ -204,16 +204,22 @@ version = "0.0.0"
 
 
 def _readme(top_level: str, root: Path) -> str:
-    return f"""# {top_level}: your model's package
+    title = _("{package}: your model's package").format(package=top_level)
+    copied = _(
+        "Copied by `gpuplan deploy` from `{root}` so that the image (or the cloud node) can import "
+        "your model.\n"
+        "The Dockerfile one folder up installs it (`pip install ./{project}`); to try it here:"
+    ).format(root=root, project=PROJECT_DIR)
+    edit = _("Edit your project, not this copy: re-run `gpuplan deploy` to refresh it.")
+    return f"""# {title}
 
-Copied by `gpuplan deploy` from `{root}` so that the image (or the cloud node) can import your model.
-The Dockerfile one folder up installs it (`pip install ./{PROJECT_DIR}`); to try it here:
+{copied}
 
 ```bash
 pip install ./{PROJECT_DIR}
 ```
 
-Edit your project, not this copy: re-run `gpuplan deploy` to refresh it.
+{edit}
 """
 
 

@@ -10,6 +10,8 @@ from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
 from gpuplan.deploy.user_package import user_package
+from gpuplan.i18n.messages import _
+from gpuplan.vocab import pricing_name
 
 __all__ = ["KubernetesGenerator"]
 
@@ -24,9 +26,11 @@ def _apply_commands(manifests: list[GeneratedFile]) -> str:
 
 def _manifests_readme(spec: LaunchSpec, manifests: list[GeneratedFile]) -> str:
     listed = "\n".join(f"- `{f.path.removeprefix('k8s/')}`" for f in manifests)
-    return f"""# {spec.name}: the Kubernetes manifests
+    title = _("{name}: the Kubernetes manifests").format(name=spec.name)
+    where = _("Apply them from the folder above (its README.md says what the cluster needs first):")
+    return f"""# {title}
 
-Apply them from the folder above (its README.md says what the cluster needs first):
+{where}
 
 ```bash
 {_apply_commands(manifests)}
@@ -36,64 +40,103 @@ Apply them from the folder above (its README.md says what the cluster needs firs
 """
 
 
-def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile]) -> str:
-    serving = spec.task == "infer"
-    apply_order = _apply_commands(manifests)
+def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
+    """Which image the pods run, and how to run the user's own."""
+    if options.image:
+        return _("The pods run your image `{image}` (built from the Dockerfile here).").format(
+            image=options.image
+        )
     own_model = (
-        " Your model's package is not in the stock image: build this Dockerfile (it installs project/), "
-        "push it, and re-run with `--image REGISTRY/IMAGE:TAG`."
+        _(
+            " Your model's package is not in the stock image: build this Dockerfile (it installs project/), "
+            "push it, and re-run with `--image REGISTRY/IMAGE:TAG`."
+        )
         if spec.model_entry_point
         else ""
     )
-    image = (
-        f"The pods run your image `{options.image}` (built from the Dockerfile here)."
-        if options.image
-        else "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
-        "to bake your "
-        "own model into an image instead, `docker build` the Dockerfile, push it, and re-run "
-        "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`." + own_model
+    return (
+        _(
+            "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
+            "to bake your "
+            "own model into an image instead, `docker build` the Dockerfile, push it, and re-run "
+            "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`."
+        )
+        + own_model
     )
+
+
+def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
+    """The README's sentences on what serving, several nodes or spot capacity need."""
+    serving = spec.task == "infer"
     extra = []
     if serving:
         extra.append(serving_note(spec))
         extra.append(
-            "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
-            + (
-                "KEDA (keda.sh)."
-                if options.autoscaler == "keda"
-                else "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
+            _("Scaling needs NVIDIA dcgm-exporter and Prometheus; KEDA (keda.sh).")
+            if options.autoscaler == "keda"
+            else _(
+                "Scaling needs NVIDIA dcgm-exporter and Prometheus; "
+                "install prometheus-adapter with `k8s/prometheus-adapter-values.yaml` first."
             )
         )
         if spec.serving and spec.serving.share_gpu > 1:
             extra.append(
-                "Apply `k8s/time-slicing-config.yaml` and patch the ClusterPolicy (see its header) first."
+                _("Apply `k8s/time-slicing-config.yaml` and patch the ClusterPolicy (see its header) first.")
             )
         if spec.serving and spec.serving.mig_profile:
             extra.append(
-                f"The GPU nodes must be partitioned into {spec.serving.mig_profile} MIG slices "
-                "(GPU Operator `nvidia.com/mig.config` label, mixed strategy)."
+                _(
+                    "The GPU nodes must be partitioned into {profile} MIG slices "
+                    "(GPU Operator `nvidia.com/mig.config` label, mixed strategy)."
+                ).format(profile=spec.serving.mig_profile)
             )
     elif spec.nodes > 1:
-        extra.append("Multi-node training uses the Kubeflow training operator (PyTorchJob kubeflow.org/v1).")
+        extra.append(
+            _("Multi-node training uses the Kubeflow training operator (PyTorchJob kubeflow.org/v1).")
+        )
     if spec.spot and not serving:
-        extra.append("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC.")
+        extra.append(_("Spot nodes: a reclaimed pod is replaced and resumes from the checkpoint PVC."))
     elif spec.spot:
         extra.append(
-            "Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability."
+            _("Spot nodes: a reclaimed replica is rescheduled; keep min replicas above 1 for availability.")
         )
-    return f"""# {spec.name}: Kubernetes
+    return extra
 
-Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator).
-{image}
+
+#: Sentence ends after which a language puts no space before the next sentence (Chinese: 。).
+_FULL_WIDTH_ENDS = ("。", "！", "？")
+
+
+def _sentences(parts: list[str]) -> str:
+    """Translated sentences as one paragraph: a space between them, none after a full-width end."""
+    text = ""
+    for part in parts:
+        text += part if not text or text.endswith(_FULL_WIDTH_ENDS) else f" {part}"
+    return text
+
+
+def _readme(spec: LaunchSpec, options: GenerateOptions, manifests: list[GeneratedFile]) -> str:
+    """README.md in the user's language; the commands in it are the same in every language."""
+    title = _("{name}: Kubernetes").format(name=spec.name)
+    needs = _("Needs a cluster with NVIDIA GPUs and the NVIDIA device plugin (or GPU Operator).")
+    notes = _sentences(_notes(spec, options))
+    selectors = _(
+        "Node selectors and tolerations follow the plan ({provider}, {pricing}); notes in\n"
+        "each manifest's header say which labels to check on your cluster "
+        "(`kubectl get nodes --show-labels`)."
+    ).format(provider=spec.provider or _("no provider"), pricing=pricing_name(spec.pricing))
+    return f"""# {title}
+
+{needs}
+{_image_note(spec, options)}
 
 ```bash
-{apply_order}
+{_apply_commands(manifests)}
 ```
 
-{" ".join(extra)}
+{notes}
 
-Node selectors and tolerations follow the plan ({spec.provider or "no provider"}, {spec.pricing}); notes in
-each manifest's header say which labels to check on your cluster (`kubectl get nodes --show-labels`).
+{selectors}
 """
 
 

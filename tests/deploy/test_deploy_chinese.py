@@ -1,0 +1,149 @@
+"""A Chinese deploy: the READMEs read in Chinese, the commands in them and the files beside them are
+the English deploy's, byte for byte.
+
+These tests read the Chinese of the deploy prose from the compiled catalog
+(``locale/zh/LC_MESSAGES/gpuplan.mo``): with a message missing there, its English is left and
+``english_left`` names it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, serve_workload
+from gpuplan.cli import main
+from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate
+from gpuplan.i18n import use_language
+from i18n.english_left import english_left
+
+OWN_MODEL = Path(__file__).parents[2] / "examples" / "own-model" / "text-classifier.yaml"
+OPTIONS = GenerateOptions(out_dir="/tmp/launch")
+
+#: A fenced code block of a README: its lines are commands (and their comments).
+_FENCE = re.compile(r"^```[a-z]*\n(.*?)^```\n", re.S | re.M)
+#: A shell comment: a whole line, or after a command and a space.
+_COMMENT = re.compile(r"(^|\s+)#( .*)?$")
+
+
+def _spot(tmp_path: Path) -> LaunchSpec:
+    return LaunchSpec.from_plan_json(FIXTURES / "plan_spot_aws.json")
+
+
+def _multinode(tmp_path: Path) -> LaunchSpec:
+    return LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json")
+
+
+def _serve(tmp_path: Path) -> LaunchSpec:
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path), gpu="A100-SXM4-80GB", provider="gcp")
+    return spec.with_serving(share_gpu=4)
+
+
+def _own_model(tmp_path: Path) -> LaunchSpec:
+    return LaunchSpec.from_workload(OWN_MODEL, gpu="T4", provider="azure", pricing="spot")
+
+
+def _marketplace(tmp_path: Path) -> LaunchSpec:
+    # Vast.ai: SkyPilot names its regions otherwise, so the README says the cloud picks the host.
+    return LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="RTX-4090", provider="vast", region="US")
+
+
+CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
+    (target, make)
+    for make in (_spot, _multinode, _own_model)
+    for target in ("torchrun", "docker", "k8s", "skypilot")
+] + [("docker", _serve), ("k8s", _serve), ("skypilot", _marketplace)]
+
+
+def _files(spec: LaunchSpec, target: str, language: str) -> dict[str, str]:
+    with use_language(language):
+        files: list[GeneratedFile] = generate(spec, target, OPTIONS)
+    return {f.path: f.content for f in files}
+
+
+def _commands(readme: str) -> list[list[str]]:
+    """The commands of each code block, their comments taken off (those are prose)."""
+    blocks = []
+    for block in _FENCE.findall(readme):
+        lines = [_COMMENT.sub("", line) for line in block.splitlines()]
+        blocks.append([line for line in lines if line])
+    return blocks
+
+
+def _prose(readme: str) -> list[str]:
+    """The lines a reader reads as text: outside code blocks, and the comments inside them."""
+    comments = [
+        m.group(2) or "" for b in _FENCE.findall(readme) for m in map(_COMMENT.search, b.splitlines()) if m
+    ]
+    return [line for line in _FENCE.sub("", readme).splitlines() if line.strip()] + comments
+
+
+def _readmes(files: dict[str, str]) -> list[str]:
+    return sorted(p for p in files if p.endswith("README.md"))
+
+
+@pytest.mark.parametrize(("target", "make"), CASES, ids=[f"{t}-{m.__name__[1:]}" for t, m in CASES])
+def test_a_chinese_readme_has_the_english_commands_and_no_english_prose(
+    target: str, make: Callable[[Path], LaunchSpec], tmp_path: Path
+) -> None:
+    spec = make(tmp_path)
+    en, zh = _files(spec, target, "en"), _files(spec, target, "zh")
+    assert sorted(en) == sorted(zh)
+    # Data stays as written: the job's and the package's names, the model's description, paths.
+    allow = [spec.name, spec.model_source, str(OWN_MODEL.parent)]
+    for path in _readmes(en):
+        assert zh[path] != en[path], path
+        assert _commands(zh[path]) == _commands(en[path]), path
+        for line in _prose(zh[path]):
+            assert english_left(line, allow=allow) == [], (path, line)
+    # Everything beside the READMEs is the English deploy's, byte for byte.
+    for path in set(en) - set(_readmes(en)):
+        assert zh[path] == en[path], path
+
+
+def test_the_chinese_torchrun_readme_says_spot_and_resume_in_chinese(tmp_path: Path) -> None:
+    readme = _files(_spot(tmp_path), "torchrun", "zh")["README.md"]
+    assert "抢占式" in readme  # spot capacity
+    assert "检查点" in readme  # checkpoint
+    assert "./launch.sh --steps 100" in readme
+
+
+def test_the_chinese_skypilot_readme_keeps_the_bucket_and_the_launch_command(tmp_path: Path) -> None:
+    readme = _files(_spot(tmp_path), "skypilot", "zh")["README.md"]
+    assert "sky jobs launch task.yaml" in readme and "/checkpoints" in readme
+    assert "抢占" in readme
+
+
+def test_the_chinese_k8s_readme_names_the_pricing_and_joins_its_notes_without_spaces(tmp_path: Path) -> None:
+    readme = _files(_serve(tmp_path), "k8s", "zh")["README.md"]
+    assert "（gcp，按量付费）" in readme  # the plan's pricing in words, not the code on_demand
+    assert "。 " not in readme  # Chinese sentences follow each other without a space
+
+
+def test_an_english_deploy_is_unchanged_by_a_chinese_one_before_it(tmp_path: Path) -> None:
+    # The language is per call (a context variable): a zh generation leaves no Chinese behind.
+    spec = _spot(tmp_path)
+    before = _files(spec, "k8s", "en")
+    _files(spec, "k8s", "zh")
+    assert _files(spec, "k8s", "en") == before
+    assert "Needs a cluster with NVIDIA GPUs" in before["README.md"]
+
+
+def test_gpuplan_lang_zh_deploy_writes_a_chinese_readme(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = str(FIXTURES / "plan_spot_aws.json")
+    for lang, out in (("en", tmp_path / "en"), ("zh", tmp_path / "zh")):
+        monkeypatch.setattr(
+            sys, "argv", ["gpuplan", "--lang", lang, "deploy", plan, "-t", "docker", "-o", str(out)]
+        )
+        with pytest.raises(SystemExit) as e:
+            main()
+        assert e.value.code in (0, None), capsys.readouterr().err
+    zh, en = (tmp_path / "zh" / "README.md").read_text(), (tmp_path / "en" / "README.md").read_text()
+    assert "Docker 默认" in zh and _commands(zh) == _commands(en)
+    assert (tmp_path / "zh" / "Dockerfile").read_bytes() == (tmp_path / "en" / "Dockerfile").read_bytes()
