@@ -1,5 +1,5 @@
-"""A Chinese deploy: the READMEs read in Chinese, the commands in them and the files beside them are
-the English deploy's, byte for byte.
+"""A Chinese deploy: the READMEs and the comments of launch.sh, the Dockerfile and the manifests read
+in Chinese; the commands, keys and code are the English deploy's, byte for byte.
 
 These tests read the Chinese of the deploy prose from the compiled catalog
 (``locale/zh/LC_MESSAGES/gpuplan.mo``): with a message missing there, its English is left and
@@ -9,11 +9,13 @@ These tests read the Chinese of the deploy prose from the compiled catalog
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import FIXTURES, serve_workload
 from gpuplan.cli import main
@@ -82,6 +84,28 @@ def _prose(readme: str) -> list[str]:
     return [line for line in _FENCE.sub("", readme).splitlines() if line.strip()] + comments
 
 
+#: Files a deploy writes the same in every language: code, packaging, the user's own files.
+_VERBATIM = (".py", ".toml", ".txt")
+#: A comment that is a command to run (``# RUN pip install …``, ``#   helm upgrade …``): kept as written.
+_COMMAND = re.compile(r"^\s*(kubectl|helm|COPY|RUN|export|--type|syntax=)\b")
+
+
+def _code(text: str) -> list[str]:
+    """A script's or manifest's lines without their comments."""
+    return [line for line in (_COMMENT.sub("", line) for line in text.splitlines()) if line]
+
+
+def _comments(text: str) -> list[str]:
+    """The comments written for a reader: on lines that start at the margin (a YAML header, launch.sh's
+    notes; not train.py inside a ConfigMap, nor the body of a shell function), commands left out."""
+    found = []
+    for line in text.splitlines():
+        m = _COMMENT.search(line)
+        if m and not line[:1].isspace() and not _COMMAND.match(m.group(2) or ""):
+            found.append(m.group(2) or "")
+    return found
+
+
 def _readmes(files: dict[str, str]) -> list[str]:
     return sorted(p for p in files if p.endswith("README.md"))
 
@@ -100,9 +124,21 @@ def test_a_chinese_readme_has_the_english_commands_and_no_english_prose(
         assert _commands(zh[path]) == _commands(en[path]), path
         for line in _prose(zh[path]):
             assert english_left(line, allow=allow) == [], (path, line)
-    # Everything beside the READMEs is the English deploy's, byte for byte.
     for path in set(en) - set(_readmes(en)):
-        assert zh[path] == en[path], path
+        if path.endswith(_VERBATIM) or path.startswith("project/"):
+            # The job's code, and the user's package: the English deploy's, byte for byte.
+            assert zh[path] == en[path], path
+            continue
+        # launch.sh, Dockerfile, manifests: the same commands and keys, comments in Chinese.
+        assert _code(zh[path]) == _code(en[path]), path
+        for line in _comments(zh[path]):
+            assert english_left(line, allow=allow) == [], (path, line)
+        if path.endswith(".yaml"):
+            assert list(yaml.safe_load_all(zh[path])), path
+    if "launch.sh" in zh:
+        script = tmp_path / "launch.sh"
+        script.write_text(zh["launch.sh"])
+        assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
 
 
 def test_the_chinese_torchrun_readme_says_spot_and_resume_in_chinese(tmp_path: Path) -> None:
@@ -122,6 +158,14 @@ def test_the_chinese_k8s_readme_names_the_pricing_and_joins_its_notes_without_sp
     readme = _files(_serve(tmp_path), "k8s", "zh")["README.md"]
     assert "（gcp，按量付费）" in readme  # the plan's pricing in words, not the code on_demand
     assert "。 " not in readme  # Chinese sentences follow each other without a space
+
+
+def test_the_configmap_carries_the_chinese_launch_sh_as_a_readable_block(tmp_path: Path) -> None:
+    # was: PyYAML wrote a launch.sh with Chinese comments as one double-quoted line of \\u escapes.
+    configmap = _files(_spot(tmp_path), "k8s", "zh")["k8s/code-configmap.yaml"]
+    assert "  launch.sh: |\n" in configmap and "# 用 torchrun 启动 bert-large-squad" in configmap
+    (doc,) = yaml.safe_load_all(configmap)
+    assert doc["data"]["launch.sh"] == _files(_spot(tmp_path), "k8s", "zh")["launch.sh"]
 
 
 def test_an_english_deploy_is_unchanged_by_a_chinese_one_before_it(tmp_path: Path) -> None:
@@ -146,4 +190,8 @@ def test_gpuplan_lang_zh_deploy_writes_a_chinese_readme(
         assert e.value.code in (0, None), capsys.readouterr().err
     zh, en = (tmp_path / "zh" / "README.md").read_text(), (tmp_path / "en" / "README.md").read_text()
     assert "Docker 默认" in zh and _commands(zh) == _commands(en)
-    assert (tmp_path / "zh" / "Dockerfile").read_bytes() == (tmp_path / "en" / "Dockerfile").read_bytes()
+    zh_docker, en_docker = (
+        (tmp_path / "zh" / "Dockerfile").read_text(),
+        (tmp_path / "en" / "Dockerfile").read_text(),
+    )
+    assert "基础镜像" in zh_docker and _code(zh_docker) == _code(en_docker)

@@ -28,6 +28,7 @@ __all__ = [
     "GeneratedFile",
     "Generator",
     "check_out_dir",
+    "commented",
 ]
 
 #: Most optimizer steps a launch may ask for (a year of 1-ms steps is 3 x 10^10; no job gets near).
@@ -46,6 +47,12 @@ class GeneratedFile:
     source: str | None = None
     """The user's file this one is a copy of (absolute path), None for generated text: the manifest
     of what deploy copies, shown before anything is written."""
+
+
+def commented(text: str) -> str:
+    """Each line of ``text`` as a ``#`` comment line (shell, Dockerfile and YAML write them alike):
+    a translated comment of several lines stays a comment on every line."""
+    return "".join(f"# {line}\n".replace("# \n", "#\n") for line in text.splitlines())
 
 
 def check_out_dir(out_dir: str, what: str | Phrase | None = None) -> None:

@@ -2,87 +2,119 @@
 
 from __future__ import annotations
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
 from gpuplan.i18n.messages import _
 
-__all__ = ["DockerGenerator", "base_image", "dockerfile"]
+__all__ = ["DOCKERIGNORE_PATTERNS", "DockerGenerator", "base_image", "dockerfile", "dockerignore"]
 
-DOCKERIGNORE = """# Keep checkpoints, caches and VCS data out of the build context (they can be gigabytes).
-checkpoints/
-*.pt
-*.pt.tmp
-__pycache__/
-*.pyc
-.git/
-.venv/
-k8s/
-"""
+#: What the build context leaves out (the comment above them is written in the user's language).
+DOCKERIGNORE_PATTERNS = (
+    "checkpoints/",
+    "*.pt",
+    "*.pt.tmp",
+    "__pycache__/",
+    "*.pyc",
+    ".git/",
+    ".venv/",
+    "k8s/",
+)
+
+
+def dockerignore() -> str:
+    """.dockerignore: checkpoints, caches and VCS data, with the comment that says why."""
+    why = _("Keep checkpoints, caches and VCS data out of the build context (they can be gigabytes).")
+    return commented(why) + "".join(f"{p}\n" for p in DOCKERIGNORE_PATTERNS)
 
 
 def base_image(spec: LaunchSpec, options: GenerateOptions) -> tuple[str, str]:
     """The image to build on and the comment explaining it."""
     if options.base_image:
-        return options.base_image, "# Base image chosen with --base-image."
+        return options.base_image, commented(_("Base image chosen with --base-image.")).rstrip("\n")
     chosen = base_image_for(spec.gpu_info)
     gpu = spec.gpu_info
-    what = f"{gpu.id} (compute capability {gpu.compute_capability})" if gpu else "an unspecified NVIDIA GPU"
-    return chosen.image, (
-        f"# Base image for {what}: {chosen.reason}.\n"
-        f"# Host needs: {chosen.driver_note}; and the NVIDIA Container Toolkit (`docker run --gpus`).\n"
-        "# Sources: PyTorch CUDA support matrix (pytorch/pytorch RELEASE.md, issue #172352); CUDA 12.9\n"
-        "# release notes (Volta removed in CUDA 13). The NGC image nvcr.io/nvidia/pytorch:YY.MM-py3 also\n"
-        "# works: choose a monthly tag whose CUDA version (NGC release notes) is the one above."
+    what = (
+        _("{gpu} (compute capability {capability})").format(gpu=gpu.id, capability=gpu.compute_capability)
+        if gpu
+        else _("an unspecified NVIDIA GPU")
     )
+    text = _(
+        "Base image for {what}: {reason}.\n"
+        "Host needs: {driver}; and the NVIDIA Container Toolkit (`docker run --gpus`).\n"
+        "Sources: PyTorch CUDA support matrix (pytorch/pytorch RELEASE.md, issue #172352); CUDA 12.9\n"
+        "release notes (Volta removed in CUDA 13). The NGC image nvcr.io/nvidia/pytorch:YY.MM-py3 also\n"
+        "works: choose a monthly tag whose CUDA version (NGC release notes) is the one above."
+    ).format(what=what, reason=_(chosen.reason), driver=_(chosen.driver_note))
+    return chosen.image, commented(text).rstrip("\n")
 
 
-def dockerfile(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> str:
-    """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve);
-    ``package`` is the user's package copied into the folder (``user_package(spec)``)."""
-    image, why = base_image(spec, options)
-    serve = spec.task == "infer"
-    code = "train.py serve.py" if serve else "train.py launch.sh"
-    entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
-    chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
+def _user_code(spec: LaunchSpec, package: UserPackage | None) -> str:
+    """The Dockerfile lines that bring in the user's own model code (or say how to)."""
     if package is not None:
         requirements = (
             f"RUN pip install --no-cache-dir -r /workspace/{PROJECT_DIR}/requirements.txt\n"
             if package.requirements
             else ""
         )
-        user_code = (
-            f"# Your model's package `{package.top_level}` (model.python `{spec.model_entry_point}`),\n"
-            f"# copied by gpuplan deploy from {package.source} into {PROJECT_DIR}/;\n"
-            "# installed so that train.py imports it.\n"
-            f"COPY {PROJECT_DIR}/ /workspace/{PROJECT_DIR}/\n{requirements}"
+        copied = _(
+            "Your model's package `{package}` (model.python `{entry}`),\n"
+            "copied by gpuplan deploy from {source} into {project}/;\n"
+            "installed so that train.py imports it."
+        ).format(
+            package=package.top_level,
+            entry=spec.model_entry_point,
+            source=package.source,
+            project=PROJECT_DIR,
+        )
+        return (
+            commented(copied) + f"COPY {PROJECT_DIR}/ /workspace/{PROJECT_DIR}/\n{requirements}"
             f"RUN pip install --no-cache-dir /workspace/{PROJECT_DIR}\n"
         )
-    elif spec.model_entry_point:
-        user_code = (
-            f"# Your model comes from `{spec.model_entry_point}`, whose project folder is not known here\n"
-            "# (deploy the workload file, or a plan file saved in the project, to have it copied). Copy\n"
-            "# its package next to this Dockerfile and install it, e.g.\n# COPY mypkg/ /workspace/mypkg/\n"
-            "# RUN pip install --no-cache-dir /workspace/mypkg\n"
+    if spec.model_entry_point:
+        unknown = _(
+            "Your model comes from `{entry}`, whose project folder is not known here\n"
+            "(deploy the workload file, or a plan file saved in the project, to have it copied). Copy\n"
+            "its package next to this Dockerfile and install it, e.g."
+        ).format(entry=spec.model_entry_point)
+        return (
+            commented(unknown)
+            + "# COPY mypkg/ /workspace/mypkg/\n# RUN pip install --no-cache-dir /workspace/mypkg\n"
         )
-    else:
-        user_code = "# Your own model and data code: COPY it here and pip install its requirements.\n"
+    return commented(_("Your own model and data code: COPY it here and pip install its requirements."))
+
+
+def dockerfile(spec: LaunchSpec, options: GenerateOptions, package: UserPackage | None) -> str:
+    """The Dockerfile: base image, the job's code, checkpoint volume, entry point (train or serve);
+    ``package`` is the user's package copied into the folder (``user_package(spec)``). Its comments
+    are in the user's language, its instructions the same in every language."""
+    image, why = base_image(spec, options)
+    serve = spec.task == "infer"
+    code = "train.py serve.py" if serve else "train.py launch.sh"
+    entry = '["python", "/workspace/serve.py"]' if serve else '["/workspace/launch.sh"]'
+    chmod = "" if serve else "RUN chmod +x /workspace/launch.sh\n"
+    title = commented(
+        _("{name}: training image written by `gpuplan deploy --target docker`.").format(name=spec.name)
+    )
+    checkpoints = commented(
+        _(
+            "Checkpoints: mount durable storage here (a volume, a bucket mount or a PVC) so a restarted\n"
+            "container resumes instead of starting over."
+        )
+    )
+    port = commented(_("Rendezvous port for multi-node runs (torchrun's default)."))
     return f"""# syntax=docker/dockerfile:1
-# {spec.name}: training image written by `gpuplan deploy --target docker`.
-{why}
+{title}{why}
 FROM {image}
 
 WORKDIR /workspace
-{user_code}COPY {code} /workspace/
+{_user_code(spec, package)}COPY {code} /workspace/
 {chmod}
-# Checkpoints: mount durable storage here (a volume, a bucket mount or a PVC) so a restarted
-# container resumes instead of starting over.
-ENV CKPT_DIR=/checkpoints
+{checkpoints}ENV CKPT_DIR=/checkpoints
 VOLUME ["/checkpoints"]
-# Rendezvous port for multi-node runs (torchrun's default).
-EXPOSE {MASTER_PORT}
+{port}EXPOSE {MASTER_PORT}
 
 ENTRYPOINT {entry}
 """
@@ -159,6 +191,6 @@ class DockerGenerator:
             *entry_point_files(spec, options),
             *(package.files if package else ()),
             GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
-            GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
+            GeneratedFile(path=".dockerignore", content=dockerignore()),
             GeneratedFile(path="README.md", content=readme(spec, image)),
         ]

@@ -39,9 +39,9 @@ class BaseImage:
     cuda: str
     """CUDA version inside the image."""
     driver_note: str
-    """One line about the host driver this image needs."""
+    """One line about the host driver this image needs (marked for translation: a comment)."""
     reason: str
-    """Why this image for this GPU (a comment in the generated files)."""
+    """Why this image for this GPU (a comment in the generated files, marked for translation)."""
 
 
 # CUDA 12.x runs on any R525+ driver through CUDA minor-version compatibility (NVIDIA "CUDA
@@ -50,16 +50,22 @@ class BaseImage:
 _CUDA_12_8 = BaseImage(
     image="pytorch/pytorch:2.7.0-cuda12.8-cudnn9-runtime",
     cuda="12.8",
-    driver_note="driver R570 or newer (CUDA 12.8); R525+ works for pre-Blackwell cards via "
-    "minor-version compatibility",
-    reason="PyTorch 2.7 with CUDA 12.8 has kernels for compute capability 7.5 to 12.0 (Turing to Blackwell)",
+    driver_note=N_(
+        "driver R570 or newer (CUDA 12.8); R525+ works for pre-Blackwell cards via "
+        "minor-version compatibility"
+    ),
+    reason=N_(
+        "PyTorch 2.7 with CUDA 12.8 has kernels for compute capability 7.5 to 12.0 (Turing to Blackwell)"
+    ),
 )
 _CUDA_12_4 = BaseImage(
     image="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
     cuda="12.4",
-    driver_note="driver R550 or newer (CUDA 12.4); R525+ works via minor-version compatibility",
-    reason="Volta (compute capability 7.0) is absent from PyTorch's CUDA 12.8+ builds and from CUDA 13; "
-    "the CUDA 12.4 build still carries sm_70 kernels",
+    driver_note=N_("driver R550 or newer (CUDA 12.4); R525+ works via minor-version compatibility"),
+    reason=N_(
+        "Volta (compute capability 7.0) is absent from PyTorch's CUDA 12.8+ builds and from CUDA 13; "
+        "the CUDA 12.4 build still carries sm_70 kernels"
+    ),
 )
 
 

@@ -209,9 +209,8 @@ class SkyPilotGenerator:
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
         package = user_package(spec)  # read once: the manifest the files below are built from
         task = task_yaml(spec, options, package)
-        text = dump_documents(
-            [task], f"{spec.name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema)."
-        )
+        header = _("{name}: SkyPilot task written by `gpuplan deploy` (SkyPilot 0.14 schema).")
+        text = dump_documents([task], header.format(name=spec.name))
         return [
             *entry_point_files(spec, options),
             *(package.files if package else ()),

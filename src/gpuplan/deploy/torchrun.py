@@ -10,9 +10,10 @@ import json
 import math
 import re
 import shlex
+import unicodedata
 from importlib import resources
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.errors import DeployError
 from gpuplan.i18n.messages import N_, _
@@ -116,9 +117,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
 #: `set -m` gives torchrun its own process group, so a signal to this script's group reaches torchrun
 #: once (from here), never twice: a second SIGTERM would cut short torchrun's wait for its ranks'
 #: checkpoint.
-_RUN_TORCHRUN = f"""
-# ---- signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {EXIT_PREEMPTED} ----
-run_torchrun() {{
+_RUN_TORCHRUN = f"""run_torchrun() {{
   local child="" interrupted=0 status=0
   trap 'interrupted=1; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' TERM
   trap 'interrupted=1; [ -z "$child" ] || kill -INT "$child" 2>/dev/null || true' INT
@@ -142,38 +141,90 @@ run_torchrun() {{
 """
 
 
+#: Width of launch.sh's section rules ("# ---- NCCL: … ----…").
+_RULE_WIDTH = 97
+
+
+def _rule(title: str) -> str:
+    """A section rule of launch.sh: ``# ---- title ----…`` to the width of the others, as a terminal
+    shows it (a Chinese character takes two columns)."""
+    line = f"# ---- {title} "
+    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+    return line + "-" * max(3, _RULE_WIDTH - columns) + "\n"
+
+
+def _beside(code: str, note: str) -> str:
+    """``code`` with ``note`` as a comment beside it; the note's further lines under its first."""
+    first, *rest = note.splitlines()
+    return f"{code}# {first}\n" + "".join(f"#{' ' * (len(code) - 1)}# {line}\n" for line in rest)
+
+
+def _nccl_switches() -> str:
+    """launch.sh's commented-out NCCL switches, each with what it is for."""
+    return (
+        _rule(_("NCCL: if multi-GPU training hangs or is slow"))
+        + _beside(
+            "# export NCCL_DEBUG=INFO            ",
+            _("log the transport NCCL picks (NVLink, IB/EFA, sockets) and why"),
+        )
+        + _beside(
+            "# export NCCL_SOCKET_IFNAME=eth0    ",
+            _(
+                "the NIC between nodes when the default is wrong (ens5 on AWS\n"
+                "Nitro; `ip -br addr` lists them); never the docker0/lo bridge"
+            ),
+        )
+        + _beside(
+            "# export NCCL_IB_DISABLE=1          ",
+            _("only when InfiniBand/RoCE is absent or broken: falls back to TCP"),
+        )
+        + commented(
+            _(
+                "Firewall: nodes must reach each other on MASTER_PORT (rendezvous) and on NCCL's "
+                "ephemeral TCP\nports: put them in one security group / VPC subnet that allows all "
+                "traffic between its members."
+            )
+        )
+    )
+
+
 def launch_sh(spec: LaunchSpec) -> str:
-    """launch.sh: torchrun for one node (--standalone) or many (c10d rendezvous on node 0)."""
+    """launch.sh: torchrun for one node (--standalone) or many (c10d rendezvous on node 0). Its
+    comments are in the user's language, its commands the same in every language."""
+    what = _(
+        "Launch {name} with torchrun: {per_node} GPU(s) per node x {nodes} node(s).\n"
+        "Extra arguments go to train.py (e.g. --steps 100, --ckpt-dir /mnt/ckpt). "
+        "Written by `gpuplan deploy`."
+    ).format(name=spec.name, per_node=spec.gpus_per_node, nodes=spec.nodes)
+    durable = _("multi-node or spot: durable storage (bucket mount, NFS, PVC)")
+    signals = _("signals: SIGTERM (spot reclaim, `kubectl delete`, `docker stop`) -> exit {status}")
+    signals = f"# ---- {signals.format(status=EXIT_PREEMPTED)} ----\n"
     head = f"""#!/usr/bin/env bash
-# Launch {spec.name} with torchrun: {spec.gpus_per_node} GPU(s) per node x {spec.nodes} node(s).
-# Extra arguments go to train.py (e.g. --steps 100, --ckpt-dir /mnt/ckpt). Written by `gpuplan deploy`.
-set -euo pipefail
+{commented(what)}set -euo pipefail
 cd "$(dirname "$0")"
 
-# ---- NCCL: if multi-GPU training hangs or is slow ---------------------------------------------
-# export NCCL_DEBUG=INFO            # log the transport NCCL picks (NVLink, IB/EFA, sockets) and why
-# export NCCL_SOCKET_IFNAME=eth0    # the NIC between nodes when the default is wrong (ens5 on AWS
-#                                   # Nitro; `ip -br addr` lists them); never the docker0/lo bridge
-# export NCCL_IB_DISABLE=1          # only when InfiniBand/RoCE is absent or broken: falls back to TCP
-# Firewall: nodes must reach each other on MASTER_PORT (rendezvous) and on NCCL's ephemeral TCP
-# ports: put them in one security group / VPC subnet that allows all traffic between its members.
-
+{_nccl_switches()}
 NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
-export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # multi-node or spot: durable storage (bucket mount, NFS, PVC)
-{_RUN_TORCHRUN}"""
+export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}
+
+{signals}{_RUN_TORCHRUN}"""
     if spec.nodes == 1:
         return (
             head
-            + "\n# One node: --standalone runs its own rendezvous on a free local port.\n"
+            + "\n"
+            + commented(_("One node: --standalone runs its own rendezvous on a free local port."))
             + 'run_torchrun --standalone --nproc-per-node "$NPROC_PER_NODE" train.py "$@"\n'
         )
+    several = _(
+        "{nodes} nodes: run this script on every node with the same MASTER_ADDR (node 0's private IP)\n"
+        "and NODE_RANK 0..{last}. The c10d rendezvous is hosted by torchrun on node 0."
+    ).format(nodes=spec.nodes, last=spec.nodes - 1)
     return (
         head
-        + f"""
-# {spec.nodes} nodes: run this script on every node with the same MASTER_ADDR (node 0's private IP)
-# and NODE_RANK 0..{spec.nodes - 1}. The c10d rendezvous is hosted by torchrun on node 0.
-NNODES="${{NNODES:-{spec.nodes}}}"
+        + "\n"
+        + commented(several)
+        + f"""NNODES="${{NNODES:-{spec.nodes}}}"
 : "${{MASTER_ADDR:?set MASTER_ADDR to the private IP address of node 0}}"
 : "${{NODE_RANK:?set NODE_RANK (0 on the node at MASTER_ADDR, then 1, 2, ...)}}"
 MASTER_PORT="${{MASTER_PORT:-{MASTER_PORT}}}"

@@ -6,6 +6,8 @@ from typing import Any
 
 import yaml
 
+from gpuplan.deploy.base import commented
+
 __all__ = ["dump_documents"]
 
 
@@ -30,6 +32,11 @@ _BlockDumper.add_representer(str, _str)
 
 def dump_documents(docs: list[dict[str, Any]], header: str = "") -> str:
     """Several manifests in one file, separated by ``---``, after ``header`` comment lines."""
-    comment = "".join(f"# {line}\n".replace("# \n", "#\n") for line in header.splitlines())
-    body = "---\n".join(yaml.dump(d, Dumper=_BlockDumper, sort_keys=False, width=110) for d in docs)
+    comment = commented(header)
+    # allow_unicode: text in another language (launch.sh's Chinese comments in a ConfigMap) is
+    # written as itself; without it PyYAML escapes each character, which a `|` block cannot hold,
+    # so the whole script would become one double-quoted line of \u escapes. The files are UTF-8.
+    body = "---\n".join(
+        yaml.dump(d, Dumper=_BlockDumper, sort_keys=False, width=110, allow_unicode=True) for d in docs
+    )
     return comment + body

@@ -97,7 +97,7 @@ FACTS = ProviderFacts(
         source="EKS managed node groups label capacity eks.amazonaws.com/capacityType: SPOT|ON_DEMAND "
         "(EKS user guide 'Managed node groups')",
         spot_selector={"eks.amazonaws.com/capacityType": "SPOT"},
-        spot_note="EKS with Karpenter instead of managed node groups: karpenter.sh/capacity-type: spot",
+        spot_note=N_("EKS with Karpenter instead of managed node groups: karpenter.sh/capacity-type: spot"),
     ),
     billing=Billing(
         granularity_s=1,

@@ -133,7 +133,8 @@ class NodeLabels:
     spot_tolerations: tuple[Mapping[str, str], ...] = ()
     """Taints its spot nodes carry."""
     spot_note: str | None = None
-    """A comment for spot manifests (another way clusters of this provider mark spot nodes)."""
+    """A comment for spot manifests (another way clusters of this provider mark spot nodes), marked
+    for translation (``N_``): the manifests write it in the user's language."""
 
 
 @dataclass(frozen=True, kw_only=True)

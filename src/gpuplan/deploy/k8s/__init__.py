@@ -4,7 +4,7 @@ Service, HPA or KEDA; MIG or time-slicing), runnable on the stock PyTorch image.
 from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
-from gpuplan.deploy.docker import DOCKERIGNORE, dockerfile
+from gpuplan.deploy.docker import dockerfile, dockerignore
 from gpuplan.deploy.k8s.serving import serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
@@ -159,7 +159,7 @@ class KubernetesGenerator:
             *code,
             *(package.files if package else ()),
             GeneratedFile(path="Dockerfile", content=dockerfile(spec, options, package)),
-            GeneratedFile(path=".dockerignore", content=DOCKERIGNORE),
+            GeneratedFile(path=".dockerignore", content=dockerignore()),
             *manifests,
             GeneratedFile(path="k8s/README.md", content=_manifests_readme(spec, manifests)),
             GeneratedFile(path="README.md", content=_readme(spec, options, manifests)),

@@ -20,6 +20,7 @@ from gpuplan.catalog.providers import PROVIDERS, facts, kubernetes_service
 from gpuplan.deploy.grammar import vm_type
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.hardware import get_gpu
+from gpuplan.i18n.messages import _
 
 __all__ = ["Placement", "placement"]
 
@@ -33,7 +34,7 @@ class Placement:
     node_selector: dict[str, str] = field(default_factory=dict)
     tolerations: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    """Comment lines: labels to check by hand, and why they are not emitted."""
+    """Comment lines, in the user's language: labels to check by hand, and why they are not emitted."""
 
 
 def placement(spec: LaunchSpec) -> Placement:
@@ -45,8 +46,10 @@ def placement(spec: LaunchSpec) -> Placement:
             p.node_selector["node.kubernetes.io/instance-type"] = label
         else:
             p.notes.append(
-                f"the plan's instance type {spec.instance_type!r} is not a VM type name (not a valid label "
-                "value): select your GPU node pool with node.kubernetes.io/instance-type yourself"
+                _(
+                    "the plan's instance type {instance!r} is not a VM type name (not a valid label "
+                    "value): select your GPU node pool with node.kubernetes.io/instance-type yourself"
+                ).format(instance=spec.instance_type)
             )
     provider = spec.provider
     labels = facts(provider).node_labels if provider is not None and provider in PROVIDERS else None
@@ -59,24 +62,32 @@ def placement(spec: LaunchSpec) -> Placement:
                 p.node_selector[labels.accelerator_label] = value
             elif spec.gpu:
                 p.notes.append(
-                    f"no {cluster} accelerator label known for {spec.gpu}: add {labels.accelerator_label}"
+                    _("no {cluster} accelerator label known for {gpu}: add {label}").format(
+                        cluster=cluster, gpu=spec.gpu, label=labels.accelerator_label
+                    )
                 )
         if spec.spot:
             p.node_selector.update(labels.spot_selector)
             if labels.spot_note:
-                p.notes.append(labels.spot_note)
+                p.notes.append(_(labels.spot_note))
             p.tolerations.extend(dict(t) for t in labels.spot_tolerations)
     elif cluster:
         p.notes.append(
-            f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
-            "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "
-            "put on the spot node pool"
+            _(
+                "{cluster}: node.kubernetes.io/instance-type is set by the cloud controller; the labels and "
+                "taints that mark spot (preemptible) nodes are cluster-specific: add yours, e.g. a label you "
+                "put on the spot node pool"
+            ).format(cluster=cluster)
             if spec.spot
-            else f"{cluster}: node.kubernetes.io/instance-type is set by the cloud controller"
+            else _("{cluster}: node.kubernetes.io/instance-type is set by the cloud controller").format(
+                cluster=cluster
+            )
         )
     if spec.gpu and not (labels is not None and labels.accelerator_label):
         p.notes.append(
-            "with NVIDIA GPU Feature Discovery you can also select nvidia.com/gpu.product (value as "
-            "`kubectl get nodes -L nvidia.com/gpu.product` shows it)"
+            _(
+                "with NVIDIA GPU Feature Discovery you can also select nvidia.com/gpu.product (value as "
+                "`kubectl get nodes -L nvidia.com/gpu.product` shows it)"
+            )
         )
     return p

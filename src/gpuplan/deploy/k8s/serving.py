@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuplan.deploy.base import GeneratedFile, GenerateOptions
+from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
 from gpuplan.deploy.k8s.nodes import placement
 from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, gpu_resources, labels, pod_spec
 from gpuplan.deploy.spec import LaunchSpec, ServingDeployment
 from gpuplan.deploy.yamlout import dump_documents
+from gpuplan.i18n.messages import _
 
 __all__ = ["GPU_UTIL_METRIC", "serving_manifests"]
 
@@ -107,10 +108,15 @@ def _hpa(spec: LaunchSpec) -> dict[str, Any]:
 
 def _adapter_rules() -> str:
     """Helm values for prometheus-adapter that publish DCGM utilisation as a per-pod metric."""
-    return f"""# prometheus-adapter Helm values: publish {GPU_UTIL_METRIC} as a per-pod custom metric
-# for the HPA.
+    what = _("prometheus-adapter Helm values: publish {metric} as a per-pod custom metric\nfor the HPA.")
+    check = _("Check: {command}").format(
+        command="kubectl get --raw "
+        f'"/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/{GPU_UTIL_METRIC}"'
+    )
+    head = commented(what.format(metric=GPU_UTIL_METRIC))
+    return f"""{head}\
 #   helm upgrade --install prometheus-adapter prometheus-community/prometheus-adapter -f this-file
-# Check: kubectl get --raw "/apis/custom.metrics.k8s.io/v1beta1/namespaces/default/pods/*/{GPU_UTIL_METRIC}"
+# {check}
 rules:
   custom:
     - seriesQuery: '{GPU_UTIL_METRIC}{{exported_namespace!="",exported_pod!=""}}'
@@ -175,11 +181,17 @@ def serving_manifests(
 ) -> list[GeneratedFile]:
     sv = _serving(spec)
     where = placement(spec)
-    notes = "".join(f"\nNB: {n}" for n in where.notes)
+    notes = "".join("\n" + _("NB: {note}").format(note=n) for n in where.notes)
     share = (
-        f"\nEach replica gets one MIG slice nvidia.com/mig-{sv.mig_profile} (device plugin, mixed strategy)."
+        "\n"
+        + _(
+            "Each replica gets one MIG slice nvidia.com/mig-{profile} (device plugin, mixed strategy)."
+        ).format(profile=sv.mig_profile)
         if sv.mig_profile
-        else f"\nEach replica gets 1/{sv.share_gpu} of a GPU by time-slicing (no memory isolation)."
+        else "\n"
+        + _("Each replica gets 1/{share} of a GPU by time-slicing (no memory isolation).").format(
+            share=sv.share_gpu
+        )
         if sv.share_gpu > 1
         else ""
     )
@@ -190,7 +202,7 @@ def serving_manifests(
                 path="k8s/code-configmap.yaml",
                 content=dump_documents(
                     [code_configmap(spec, code)],
-                    "serve.py and train.py (which defines the model) for the stock PyTorch image.",
+                    _("serve.py and train.py (which defines the model) for the stock PyTorch image."),
                 ),
             )
         )
@@ -199,7 +211,11 @@ def serving_manifests(
             path="k8s/deployment.yaml",
             content=dump_documents(
                 [_deployment(spec, options), _service(spec)],
-                f"{spec.name}: inference Deployment and Service on {spec.gpu or 'a GPU'}{share}{notes}",
+                _("{name}: inference Deployment and Service on {gpu}").format(
+                    name=spec.name, gpu=spec.gpu or _("a GPU")
+                )
+                + share
+                + notes,
             ),
         )
     )
@@ -210,8 +226,10 @@ def serving_manifests(
                 path="k8s/keda-scaledobject.yaml",
                 content=dump_documents(
                     [_scaled_object(spec)],
-                    f"KEDA: add replicas when GPU utilisation passes {target} % per replica (needs KEDA\n"
-                    f"and Prometheus scraping dcgm-exporter; set serverAddress to your Prometheus).",
+                    _(
+                        "KEDA: add replicas when GPU utilisation passes {target} % per replica (needs KEDA\n"
+                        "and Prometheus scraping dcgm-exporter; set serverAddress to your Prometheus)."
+                    ).format(target=target),
                 ),
             )
         )
@@ -221,9 +239,11 @@ def serving_manifests(
                 path="k8s/hpa.yaml",
                 content=dump_documents(
                     [_hpa(spec)],
-                    f"HPA: add replicas when average GPU utilisation passes {target} %.\n"
-                    "Needs dcgm-exporter, "
-                    "Prometheus and prometheus-adapter with k8s/prometheus-adapter-values.yaml.",
+                    _(
+                        "HPA: add replicas when average GPU utilisation passes {target} %.\n"
+                        "Needs dcgm-exporter, "
+                        "Prometheus and prometheus-adapter with k8s/prometheus-adapter-values.yaml."
+                    ).format(target=target),
                 ),
             )
         )
@@ -234,10 +254,16 @@ def serving_manifests(
                 path="k8s/time-slicing-config.yaml",
                 content=dump_documents(
                     [_time_slicing_configmap(spec)],
-                    f"NVIDIA device plugin: advertise each GPU as {sv.share_gpu} nvidia.com/gpu. Enable it:\n"
-                    "kubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator \\\n"
-                    "  --type merge -p '" + _CLUSTER_POLICY_PATCH + "'\n"
-                    "Shared GPUs share memory and time: one replica's spike slows or OOMs its neighbours.",
+                    _(
+                        "NVIDIA device plugin: advertise each GPU as {share} nvidia.com/gpu. Enable it:"
+                    ).format(share=sv.share_gpu)
+                    + "\nkubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator \\\n"
+                    "  --type merge -p '"
+                    + _CLUSTER_POLICY_PATCH
+                    + "'\n"
+                    + _(
+                        "Shared GPUs share memory and time: one replica's spike slows or OOMs its neighbours."
+                    ),
                 ),
             )
         )

@@ -10,6 +10,7 @@ from gpuplan.deploy.k8s.pods import CODE_DIR, code_configmap, container_image, g
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT
 from gpuplan.deploy.yamlout import dump_documents
+from gpuplan.i18n.messages import _
 
 __all__ = ["CHECKPOINT_PVC_GIB", "training_manifests"]
 
@@ -154,7 +155,7 @@ def training_manifests(
 ) -> list[GeneratedFile]:
     """k8s/*.yaml for a training job; ``code`` are the files the ConfigMap carries."""
     where = placement(spec)
-    notes = "\n".join(f"NB: {n}" for n in where.notes)
+    notes = "\n".join(_("NB: {note}").format(note=n) for n in where.notes)
     files = []
     if not options.image:
         files.append(
@@ -162,9 +163,9 @@ def training_manifests(
                 path="k8s/code-configmap.yaml",
                 content=dump_documents(
                     [code_configmap(spec, code)],
-                    "train.py and launch.sh for the stock PyTorch image. After editing them, regenerate:\n"
-                    f"kubectl create configmap {spec.name}-code --from-file=train.py --from-file=launch.sh "
-                    "--dry-run=client -o yaml > k8s/code-configmap.yaml",
+                    _("train.py and launch.sh for the stock PyTorch image. After editing them, regenerate:")
+                    + f"\nkubectl create configmap {spec.name}-code --from-file=train.py "
+                    "--from-file=launch.sh --dry-run=client -o yaml > k8s/code-configmap.yaml",
                 ),
             )
         )
@@ -173,8 +174,10 @@ def training_manifests(
             path="k8s/checkpoints-pvc.yaml",
             content=dump_documents(
                 [_checkpoint_pvc(spec)],
-                "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
-                "Uses the cluster's default StorageClass; set storageClassName for a faster one.",
+                _(
+                    "Durable checkpoints: a replacement pod (after a spot reclaim) resumes from here.\n"
+                    "Uses the cluster's default StorageClass; set storageClassName for a faster one."
+                ),
             ),
         )
     )
@@ -182,16 +185,16 @@ def training_manifests(
         job, path, what = (
             _job(spec, options),
             "k8s/job.yaml",
-            "batch/v1 Job (podFailurePolicy: Kubernetes 1.26+)",
+            _("batch/v1 Job (podFailurePolicy: Kubernetes 1.26+)"),
         )
     else:
         job, path, what = (
             _pytorchjob(spec, options),
             "k8s/pytorchjob.yaml",
-            "Kubeflow PyTorchJob (needs the training operator)",
+            _("Kubeflow PyTorchJob (needs the training operator)"),
         )
-    header = f"{spec.name}: {what}, {spec.nodes} x {spec.gpus_per_node} {spec.gpu or 'GPU'}" + (
-        f"\n{notes}" if notes else ""
-    )
+    header = _("{name}: {what}, {nodes} x {per_node} {gpu}").format(
+        name=spec.name, what=what, nodes=spec.nodes, per_node=spec.gpus_per_node, gpu=spec.gpu or "GPU"
+    ) + (f"\n{notes}" if notes else "")
     files.append(GeneratedFile(path=path, content=dump_documents([job], header)))
     return files
