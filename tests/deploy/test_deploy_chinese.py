@@ -1,9 +1,9 @@
 """A Chinese deploy: the READMEs and the comments of launch.sh, the Dockerfile and the manifests read
 in Chinese; the commands, keys and code are the English deploy's, byte for byte.
 
-These tests read the Chinese of the deploy prose from the compiled catalog
+Every test here but the YAML dumper's reads the Chinese of the deploy prose from the compiled catalog
 (``locale/zh/LC_MESSAGES/gpuplan.mo``): with a message missing there, its English is left and
-``english_left`` names it.
+``english_left`` names it (``python tools/i18n.py check`` says which).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import yaml
 from conftest import FIXTURES, serve_workload
 from gpuplan.cli import main
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate
+from gpuplan.deploy.yamlout import dump_documents
 from gpuplan.i18n import use_language
 from i18n.english_left import english_left
 
@@ -158,6 +159,17 @@ def test_the_chinese_k8s_readme_names_the_pricing_and_joins_its_notes_without_sp
     readme = _files(_serve(tmp_path), "k8s", "zh")["README.md"]
     assert "（gcp，按量付费）" in readme  # the plan's pricing in words, not the code on_demand
     assert "。 " not in readme  # Chinese sentences follow each other without a space
+
+
+def test_yaml_writes_text_in_another_language_as_itself_in_a_block() -> None:
+    # Needs no catalog: the dumper alone. was: "#!/bin/sh\\n# \\u542F\\u52A8\\n…" on one quoted line.
+    script = "#!/usr/bin/env bash\n# 启动 torchrun\necho ok\n"
+    text = dump_documents([{"data": {"launch.sh": script}}], "头注释")
+    assert (
+        text.startswith("# 头注释\n")
+        and "  launch.sh: |\n    #!/usr/bin/env bash\n    # 启动 torchrun\n" in text
+    )
+    assert yaml.safe_load(text) == {"data": {"launch.sh": script}}
 
 
 def test_the_configmap_carries_the_chinese_launch_sh_as_a_readable_block(tmp_path: Path) -> None:
