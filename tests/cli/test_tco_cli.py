@@ -76,3 +76,25 @@ def test_no_saving_reads_zero_not_minus_zero(db: Path, tmp_path: Path) -> None:
     doc = json.loads(r.stdout)
     assert doc["total_cost_usd"] == doc["all_on_demand_cost_usd"]
     assert '"savings_pct": -0.0' not in r.stdout and doc["savings_pct"] == 0.0
+
+
+def test_countries_keep_every_offer_bought_in_them_and_a_typo_is_one_line(db: Path, tmp_path: Path) -> None:
+    from gpuplan.plan.region_countries import region_country
+
+    usage = tmp_path / "u.yaml"
+    usage.write_text(
+        "horizon_months: 12\nstart: 2027-01\n"
+        "demands:\n  - {name: pool, gpu: A100-SXM4-40GB, gpus: 8, hours_per_month: 730}\n"
+    )
+    r = _run(db, str(usage), "--json", "--countries", "CN")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    bought = [*doc["commitments"], *doc["hourly_prices"]]
+    assert bought and {region_country(o["provider"], o["region"]) for o in bought} == {"CN"}
+    r = _run(db, str(usage), "--countries", "Chian")
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 1 and len(lines) == 1, r.stderr
+    assert "unknown country 'Chian'; did you mean 'china'" in lines[0]
+    # an empty list is not "anywhere": data residency is never dropped by a blank flag
+    r = _run(db, str(usage), "--countries", " , ")
+    assert r.returncode == 1 and "list at least one country" in r.stderr, r.stderr

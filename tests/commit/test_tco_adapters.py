@@ -125,3 +125,43 @@ def test_floored_spot_prices_are_said_by_the_dated_price_they_were_held_to(store
         for o in south
         if o.instance_type in {k[0] for k in average}
     )
+
+
+def _country(offer: object) -> str:
+    from gpuplan.plan.region_countries import region_country
+
+    return region_country(offer.provider, offer.region)  # type: ignore[attr-defined]
+
+
+def _countries_used(schedule: object) -> set[str]:
+    used = [c.offer for c in schedule.commitments] + list(schedule.hourly_used.values())  # type: ignore[attr-defined]
+    return {_country(o) for o in used}
+
+
+def test_a_tco_restricted_to_china_never_buys_outside_it(store: Store) -> None:
+    from gpuplan.commit import tco
+
+    data = {
+        "horizon_months": 12,
+        "demands": [
+            {"name": "pool", "gpu": "A100-SXM4-40GB", "gpus": 8, "hours_per_month": 730},
+            {"name": "burst", "gpu": "A10", "gpus": 2, "hours_per_month": 200, "interruptible": True},
+        ],
+    }
+    anywhere = tco(data, store=store)
+    # without the constraint the cheapest schedule buys outside China: the test below can fail
+    assert _countries_used(anywhere.schedule) - {"CN"}
+    for china in (
+        tco({**data, "constraints": {"countries": ["China"]}}, store=store),
+        tco(data, store=store, countries=["中国"]),  # the CLI's --countries
+    ):
+        assert _countries_used(china.schedule) == {"CN"}
+        assert china.problem.offers and {_country(o) for o in china.problem.offers} == {"CN"}
+
+
+def test_a_mistyped_country_override_is_one_line_with_did_you_mean(store: Store) -> None:
+    from gpuplan.commit import tco
+    from gpuplan.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match=r"unknown country 'Chian'; did you mean 'china'"):
+        tco(_usage(), store=store, countries=["Chian"])  # type: ignore[arg-type]

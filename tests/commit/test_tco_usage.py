@@ -53,6 +53,10 @@ def test_month_labels_cross_the_year() -> None:
             {"constraints": {"providers": ["aws", "azrue"]}},
             "constraints.providers: unknown provider 'azrue'; did you mean 'azure'?",
         ),
+        (
+            {"constraints": {"countries": ["CN", "Chian"]}},
+            "constraints.countries: unknown country 'Chian'; did you mean 'china'",
+        ),
         ({"demands": []}, "demands: list at least one demand"),
         (
             {"demands": [{"name": "a", "workload": "w.yaml", "gpu": "L4"}]},
@@ -81,6 +85,12 @@ def test_bad_usage_is_one_line_naming_the_field_and_the_fix(change: dict[str, ob
 
 def test_providers_are_the_catalogs_codes() -> None:
     assert usage(constraints={"providers": ["Aliyun", "aws"]}).constraints.providers == ("alibaba", "aws")
+
+
+def test_countries_are_iso_codes_by_code_or_name() -> None:
+    # as the plan's constraint reads them: "China", "中国" and "cn" all mean CN, once
+    u = usage(constraints={"countries": ["China", "中国", "cn", "us"]})
+    assert u.constraints.countries == ("CN", "US")
 
 
 def test_yaml_file_errors_name_the_file(tmp_path: Path) -> None:

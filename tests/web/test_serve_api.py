@@ -20,6 +20,7 @@ from gpuplan.documents import (
     TcoDocument,
 )
 from gpuplan.documents.serve import ErrorDocument
+from gpuplan.plan.region_countries import region_country
 
 
 def _error(response: Any, status: int) -> str:
@@ -270,6 +271,16 @@ def test_tco_and_deploy(service: Service) -> None:
     r = service.client.post("/api/v1/tco", json={"usage": usage}, headers=service.auth("plan"))
     assert r.status_code == 200, r.text
     TcoDocument.model_validate(r.json())
+    # data residency as the CLI's: a usage kept in China buys nothing outside it, a typo is refused
+    china = {**usage, "constraints": {"countries": ["China"]}}
+    r = service.client.post("/api/v1/tco", json={"usage": china}, headers=service.auth("plan"))
+    assert r.status_code == 200, r.text
+    bought = [*r.json()["commitments"], *r.json()["hourly_prices"]]
+    assert bought and {region_country(o["provider"], o["region"]) for o in bought} == {"CN"}
+    typo = {**usage, "constraints": {"countries": ["Chian"]}}
+    assert "did you mean 'china'" in _error(
+        service.client.post("/api/v1/tco", json={"usage": typo}, headers=service.auth("plan")), 400
+    )
     with_file = {**usage, "demands": [{"name": "x", "workload": "../../etc/job.yaml", "runs_per_month": 1}]}
     assert "reads no workload file" in _error(
         service.client.post("/api/v1/tco", json={"usage": with_file}, headers=service.auth("plan")), 400

@@ -40,6 +40,13 @@ def tco_cmd(
         Path | None,
         typer.Option(help="Also write a self-contained HTML report with the cost chart (FILE.html)."),
     ] = None,
+    countries: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma list of countries the GPUs may be in, by ISO code or name: CN,US or China,中国 … "
+            "(replaces the usage file's constraints.countries)"
+        ),
+    ] = None,
     lang: LangOption = None,
     currency: Annotated[
         str | None,
@@ -73,7 +80,9 @@ def tco_cmd(
     with spinner(_("sizing the demands and solving the commitment schedule…"), quiet=as_json):
         store = open_store(settings(ctx).db, usd_per_cny=rate, force_rate=force_rate)
         try:
-            report = tco(usage, store=store, currency=currency, allow_code=allow_code)
+            report = tco(
+                usage, store=store, currency=currency, allow_code=allow_code, countries=_names(countries)
+            )
         finally:
             store.close()
     if out is not None:
@@ -91,6 +100,16 @@ def tco_cmd(
     console().print(tco_view(report))
     if out is not None:
         console(stderr=True).print(_("report written to {path}").format(path=out))
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    """A comma list as names; None when not given (an empty list is the user's error: none listed)."""
+    if text is None:
+        return None
+    names = tuple(s.strip() for s in text.split(",") if s.strip())
+    if not names:
+        raise InputError.worded(N_("--countries: list at least one country, e.g. CN or China"))
+    return names
 
 
 def register(app: typer.Typer) -> None:

@@ -18,6 +18,7 @@ from gpuplan.commit.usage import DemandSpec, Usage
 from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.plan.input_types import JobFacts
+from gpuplan.plan.region_countries import region_country
 from gpuplan.plan.spot import SpotRate, band_rate_per_hour, spot_default
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import PRICING_RULES
@@ -52,6 +53,25 @@ def _spot_rate(p: OfferPrice) -> SpotRate:
     return rate or spot_default(p.provider)
 
 
+def _listed(p: OfferPrice, usage: Usage) -> bool:
+    """Whether the usage's providers and regions allow the row's (empty lists allow all)."""
+    c = usage.constraints
+    return (not c.providers or p.provider in c.providers) and (not c.regions or p.region in c.regions)
+
+
+def _country(p: OfferPrice, usage: Usage) -> str | None:
+    """The row's country where the usage lists countries ("" when its region's is not known), else
+    None: the constraint does not apply."""
+    return region_country(p.provider, p.region) if usage.constraints.countries else None
+
+
+def _within(p: OfferPrice, usage: Usage) -> bool:
+    """Whether the usage's providers, regions and countries allow the row; a region whose country is
+    not known is outside any list of countries, as in the plan."""
+    country = _country(p, usage)
+    return _listed(p, usage) and (country is None or country in usage.constraints.countries)
+
+
 def priced_offers(
     prices: Sequence[OfferPrice], usage: Usage, gpus: Sequence[str]
 ) -> tuple[tuple[PricedOffer, ...], list[str]]:
@@ -69,9 +89,14 @@ def priced_offers(
     for p in prices:
         if p.gpu not in gpus or p.pricing is None or p.pricing not in c.pricing:
             continue
-        if c.providers and p.provider not in c.providers:
+        if not _listed(p, usage):
             continue
-        if c.regions and p.region not in c.regions:
+        country = _country(p, usage)
+        if country == "":
+            # said, not silent: the price may be in an allowed country that its source does not name
+            skip(N_("region's country not known (constraints.countries leaves it out)"))
+            continue
+        if country is not None and country not in c.countries:
             continue
         if p.price_usd_per_hour is None:
             skip(N_("price not convertible to USD (no exchange rate)"))
@@ -159,10 +184,7 @@ def missing_prices(
             low = sum(
                 1
                 for p in prices
-                if p.gpu == gpu
-                and p.pricing == pricing
-                and p.confidence == "low"
-                and (not c.providers or p.provider in c.providers)
+                if p.gpu == gpu and p.pricing == pricing and p.confidence == "low" and _within(p, usage)
             )
             out.append(MissingPrice(pricing=pricing, gpu=gpu, low_confidence_rows=low))
     return tuple(out)
@@ -190,6 +212,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     overrides = {
         "providers": c.providers or None,
         "regions": c.regions or None,
+        "countries": c.countries or None,
         # Sizing only: the GPU type, count and run time. The pricing is the optimiser's job.
         "pricing": ("on_demand",),
         "allow_low_confidence": c.allow_low_confidence or None,

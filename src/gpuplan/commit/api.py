@@ -7,6 +7,7 @@ report.schedule.total_usd, report.schedule.savings_pct
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -97,6 +98,7 @@ def tco(
     currency: str | None = None,
     project: str | Path | None = None,
     allow_code: bool = False,
+    countries: Sequence[str] | None = None,
 ) -> TcoReport:
     """The cheapest mix of commitments, on-demand and spot for ``usage`` over the catalog.
 
@@ -104,10 +106,11 @@ def tco(
     opened and closed here. ``currency`` overrides the usage file's. ``project``: the folder the
     usage's workload files may lie in (else its own folder, see :meth:`Usage.from_yaml`);
     ``allow_code``: whether a workload whose model is code may be imported and traced.
+    ``countries`` (ISO codes or names), when given, replaces the usage's ``constraints.countries``.
     """
     from gpuplan.catalog import display_money, open_store
 
-    u = load_usage(usage, project=project)
+    u = _with_countries(load_usage(usage, project=project), countries)
     own = store is None
     st = open_store(db) if store is None else store
     try:
@@ -163,6 +166,17 @@ def tco(
         stale_after_days=stale_after,
         without_stale_spot=without,
     )
+
+
+def _with_countries(usage: Usage, countries: Sequence[str] | None) -> Usage:
+    """``usage`` with its countries replaced by ``countries`` read as the plan's ``--countries`` are
+    (a typo gets "did you mean"); as it is when None."""
+    from gpuplan.i18n.countries import country_code
+
+    if countries is None:
+        return usage
+    codes = tuple(dict.fromkeys(country_code(c) for c in countries))
+    return usage.model_copy(update={"constraints": usage.constraints.model_copy(update={"countries": codes})})
 
 
 def _stale_spot(offer: PricedOffer, today: date, limit_days: int) -> bool:

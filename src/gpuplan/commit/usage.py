@@ -16,6 +16,7 @@ YAML edge into a frozen :class:`Usage` (one-line errors naming the field and the
         hours_per_month: 730
         growth_pct_per_month: 5
     constraints: {providers: [aws, alibaba], pricing: [on_demand, spot, monthly, reserved_3y]}
+                                       # countries: [CN] keeps data and GPUs in China, as plan's does
 
 A direct demand's GPU-hours in month m (counted from its ``start_month``) are
 ``gpus × hours × (1 + growth_pct_per_month/100)^m``, where ``hours`` is ``hours_per_month`` or,
@@ -34,7 +35,7 @@ from pydantic import BeforeValidator, Field, PrivateAttr, ValidationError, field
 from gpuplan.catalog.wording import either, listed
 from gpuplan.commit.model import COMMITMENT_PRICING, HOURLY_PRICING, PAST_HORIZON_RULES
 from gpuplan.confine import Folder
-from gpuplan.errors import InputError, Phrase, closest
+from gpuplan.errors import InputError, NotFoundError, Phrase, closest
 from gpuplan.i18n.messages import N_
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import pydantic_cast
@@ -115,6 +116,9 @@ class ConstraintsSpec(Spec):
     """Provider names (``aws``, ``alibaba`` …); empty = all."""
     regions: Names = ()
     """Region names exactly as the catalog writes them; empty = all."""
+    countries: Names = ()
+    """Countries the data and GPUs may be in, by ISO code or name (``CN``, ``China``, ``中国``), kept as
+    ISO 3166 alpha-2 codes; empty = all. A region whose country is not known is left out."""
     pricing: Names = _PRICING
     """Pricing models allowed: on_demand, spot, monthly, reserved_1y, reserved_3y."""
     allow_low_confidence: bool = False
@@ -136,6 +140,18 @@ class ConstraintsSpec(Spec):
 
         cast = pydantic_cast(PROVIDERS)
         return tuple(dict.fromkeys(cast(p) for p in v))
+
+    @field_validator("countries")
+    @classmethod
+    def _countries(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        # The plan's reading of a country (gpuplan.i18n.countries): "China", "中国" and "cn" are CN, and
+        # a typo gets "did you mean" rather than a filter that silently matches no offer.
+        from gpuplan.i18n.countries import country_code
+
+        try:
+            return tuple(dict.fromkeys(country_code(c) for c in v))
+        except NotFoundError as e:
+            raise ValueError(e) from None
 
 
 class DemandSpec(Spec):
