@@ -32,7 +32,7 @@ from gpuplan.plan.input_types import (
 from gpuplan.plan.overrides import PlanOverrides
 from gpuplan.plan.region_costs import CatalogRanges, CostFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.vocab import PRICING_RULES
+from gpuplan.vocab import PRICING_RULES, Precision
 
 if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice, Store
@@ -362,6 +362,42 @@ def constraints_from_spec(spec: ConstraintsSpec, **overrides: Any) -> Constraint
     return merged
 
 
+#: Precisions whose step holds the model's weights in 16 bits (the tracer casts the model so,
+#: ``profile/tracer.py`` ``_WEIGHTS``); every other one holds them in fp32.
+_SIXTEEN_BIT_WEIGHTS = frozenset({Precision.BF16, Precision.FP16_MASTER, Precision.BF16_MASTER})
+
+
+def _frozen_base(workload: Workload, profile: Profile | None) -> tuple[float, list[str]]:
+    """A training job's frozen weights as they sit on disk, GB, and the note that says so.
+
+    A LoRA/QLoRA base (or frozen layers) is read from the checkpoint the job downloaded and never
+    written, so no checkpoint of the trainable state holds it. A quantized base is quantized while
+    loading (bitsandbytes ``load_in_4bit``/``load_in_8bit`` and torchtune's QLoRA load the 16-bit
+    checkpoint), so it is stored at 2 bytes a weight; an unquantized one at the width the job holds
+    its weights in (an fp32 one when the precision keeps fp32 weights: the larger size, since the
+    checkpoint's own width is not given). 0 when every weight is trained.
+    """
+    if not workload.is_training or profile is None:
+        return 0.0, []
+    frozen = profile.params - profile.trainable_params
+    if frozen <= 0:
+        return 0.0, []
+    lora = workload.model.lora
+    if lora is not None and lora.quantized:
+        gb = frozen * 2 / 1e9
+        note = _(
+            "base model's weights {gb} GB on disk: its 16-bit checkpoint as downloaded (quantized to "
+            "{quantization} while loading)"
+        ).format(gb=f"{gb:.2f}", quantization=lora.quantization.value)
+        return gb, [note]
+    per_weight = 2 if workload.precision in _SIXTEEN_BIT_WEIGHTS else 4
+    gb = frozen * per_weight / 1e9
+    note = _("base model's weights {gb} GB on disk: its frozen weights at {bytes} bytes each").format(
+        gb=f"{gb:.2f}", bytes=per_weight
+    )
+    return gb, [note]
+
+
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
     from gpuplan.perf.workload_request import job_size as job_size_of
@@ -411,10 +447,13 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         )
     size = job_size_of(workload)
     # What a replacement of a reclaimed spot replica reads back before it serves: the weights (and
-    # buffers) of one replica, all its GPUs' together, as the decode estimate counts them.
-    weights_gb = (
-        (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if serving and profile else 0.0
-    )
+    # buffers) of one replica, all its GPUs' together, as the decode estimate counts them. A
+    # fine-tune's frozen base is on the disk too: the checkpoints hold only what is trained.
+    if serving:
+        weights_gb = (profile.peak.parameters_bytes + profile.peak.buffers_bytes) / 1e9 if profile else 0.0
+    else:
+        weights_gb, words = _frozen_base(workload, profile)
+        notes.extend(words)
     job = JobFacts(
         task=str(workload.task),
         data_transfer=str(data.transfer.value) if data is not None else "per_node",

@@ -288,8 +288,9 @@ class JobFacts:
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     weights_gb: float = 0.0
     """A service's model weights, one replica's (all its GPUs'), GB: stored on every instance's disk
-    (priced as storage) and read back from it by the replacement of a reclaimed spot instance (0:
-    not a service, or no profile)."""
+    (priced as storage) and read back from it by the replacement of a reclaimed spot instance. For a
+    training job, its frozen base weights (a LoRA/QLoRA base) as downloaded, stored beside the
+    checkpoints, which do not hold them (0: every weight trained, or no profile)."""
     served_tokens_per_hour: tuple[float, float] | None = None
     """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
     not a service)."""
@@ -302,8 +303,9 @@ class JobFacts:
 
     @property
     def stored_gb_per_copy(self) -> float:
-        """What one disk (or the one bucket) holds, GB: the dataset, the checkpoints kept and a
-        service's model weights (every instance loads its replicas from its own disk)."""
+        """What one disk (or the one bucket) holds, GB: the dataset, the checkpoints kept and the
+        model weights (a service's, which every instance loads its replicas from its own disk; a
+        fine-tune's frozen base)."""
         return self.dataset_gb + self.checkpoints_kept * self.checkpoint_gb + self.weights_gb
 
     @property

@@ -122,8 +122,8 @@ def plan_notes(
 
 
 def _storage_note(job: JobFacts) -> str:
-    """What the storage cost holds: a job's dataset and checkpoints; a service's model weights
-    (it keeps no checkpoints) and any dataset."""
+    """What the storage cost holds: a job's dataset, checkpoints and any frozen base weights; a
+    service's model weights (it keeps no checkpoints) and any dataset."""
     block = job.storage_kind == "block"
     if job.calendar_months is not None:
         service = (
@@ -132,6 +132,19 @@ def _storage_note(job: JobFacts) -> str:
             else _("storage: the model's weights ({gb} GB) and any dataset in one object-storage bucket")
         )
         return service.format(gb=f"{job.weights_gb:.1f}")
+    if job.weights_gb > 0:
+        # a fine-tune's frozen base: downloaded once, never in a checkpoint
+        return (
+            _(
+                "storage: dataset + {n} checkpoints + the base model's weights ({gb} GB) on a block-storage "
+                "disk per instance for the job's duration"
+            )
+            if block
+            else _(
+                "storage: dataset + {n} checkpoints + the base model's weights ({gb} GB) in one "
+                "object-storage bucket for the job's duration"
+            )
+        ).format(n=job.checkpoints_kept, gb=f"{job.weights_gb:.1f}")
     return (
         _("storage: dataset + {n} checkpoints on a block-storage disk per instance for the job's duration")
         if block

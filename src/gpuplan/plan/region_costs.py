@@ -242,12 +242,27 @@ class CostFacts:
 
     @staticmethod
     def _weights_words(job: JobFacts, usd_per_gb_month: float) -> str:
-        """What a service's storage cost holds besides any dataset: its model's weights, in words."""
-        text = (
-            _("storage: {gb} GB of model weights on each instance's disk, at {price}/GB-month")
-            if job.storage_kind == "block"
-            else _("storage: {gb} GB of model weights in one object-storage bucket, at {price}/GB-month")
-        )
+        """What the storage cost holds besides any dataset and checkpoints: a service's model weights,
+        or a fine-tune's frozen base, in words."""
+        block = job.storage_kind == "block"
+        if job.calendar_months is None:
+            text = (
+                _(
+                    "storage: {gb} GB of the frozen base model's weights on each instance's disk, "
+                    "at {price}/GB-month"
+                )
+                if block
+                else _(
+                    "storage: {gb} GB of the frozen base model's weights in one object-storage bucket, at "
+                    "{price}/GB-month"
+                )
+            )
+        else:
+            text = (
+                _("storage: {gb} GB of model weights on each instance's disk, at {price}/GB-month")
+                if block
+                else _("storage: {gb} GB of model weights in one object-storage bucket, at {price}/GB-month")
+            )
         return text.format(gb=f"{job.weights_gb:.1f}", price=money(usd_per_gb_month))
 
     def charges(self, provider: str, region: str, job: JobFacts, *, best_case: bool = False) -> RegionCharges:

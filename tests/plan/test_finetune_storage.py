@@ -1,0 +1,81 @@
+"""A LoRA/QLoRA fine-tune's disks: the frozen base model's weights sit on every instance's disk as
+they were downloaded (a QLoRA base is quantized while loading, from its 16-bit checkpoint), beside
+the dataset and the checkpoints of the trainable state, and are priced with them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from plan_helpers import aws_costs, offer, toy_estimator
+
+from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, plan_offers
+from gpuplan.plan.build_inputs import job_facts_from
+from gpuplan.profile.model import Profile
+from gpuplan.vocab import Precision
+from gpuplan.workload import Workload
+from stand_in_profiles import bert_large_profile
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+#: Llama-3.1-8B with rank-16 adapters on q, k, v, o: 8,030,261,248 weights of the base (Meta's
+#: model card: 8.03 B), 13,631,488 of adapters (32 layers × 16 × (4096 + 4096 + 4096 + 1024 + 4096 +
+#: 1024 + 4096 + 4096) = 13,631,488).
+BASE = 8_030_261_248
+ADAPTERS = 13_631_488
+
+
+def _lora_profile(quantized: bool) -> Profile:
+    p = bert_large_profile("lora")
+    # The trace holds a 4-bit base at about half a byte a weight: not what was downloaded.
+    held = BASE * (0.53 if quantized else 2.0) + ADAPTERS * 4.0
+    return replace(
+        p,
+        params=BASE + ADAPTERS,
+        trainable_params=ADAPTERS,
+        precision="bf16",
+        base_quantization="nf4" if quantized else "none",
+        peak=replace(p.peak, parameters_bytes=held, gradients_bytes=ADAPTERS * 4.0),
+    )
+
+
+def test_a_qlora_fine_tune_stores_its_base_as_the_16_bit_checkpoint_it_was_downloaded_as() -> None:
+    w = Workload.from_yaml(EXAMPLES / "llama8b-qlora.yaml")
+    job, notes = job_facts_from(w, _lora_profile(quantized=True))
+    # 8,030,261,248 base weights × 2 bytes (bf16 checkpoint, quantized to nf4 while loading) = 16.06 GB
+    assert job.weights_gb == pytest.approx(BASE * 2 / 1e9)
+    # on each disk: 0.1 GB of data, 2 checkpoints of the adapters' state, and the base
+    assert job.stored_gb_per_copy == pytest.approx(0.1 + 2 * job.checkpoint_gb + BASE * 2 / 1e9)
+    assert any("base model's weights 16.06 GB" in n for n in notes)
+
+
+def test_a_lora_base_is_stored_at_the_width_the_job_holds_its_weights() -> None:
+    w = Workload.from_yaml(EXAMPLES / "llama7b-lora.yaml")
+    bf16, _ = job_facts_from(w, _lora_profile(quantized=False))
+    assert bf16.weights_gb == pytest.approx(BASE * 2 / 1e9)  # precision: bf16 → 2 bytes a weight
+    # amp-bf16 keeps fp32 weights: an fp32 base (4 bytes a weight), the larger figure where the
+    # checkpoint's own width is not given
+    amp = w.model_copy(update={"precision": Precision.AMP_BF16})
+    fp32, _ = job_facts_from(amp, _lora_profile(quantized=False))
+    assert fp32.weights_gb == pytest.approx(BASE * 4 / 1e9)
+
+
+def test_a_full_fine_tune_has_no_separate_base_volume() -> None:
+    # every weight is trained: the checkpoints hold them all, so nothing frozen is stored beside them
+    w = Workload.from_yaml(EXAMPLES / "bert-large-squad.yaml")
+    job, _ = job_facts_from(w, bert_large_profile("full"))
+    assert job.weights_gb == 0.0
+
+
+def test_the_plan_prices_the_base_weights_volume_and_says_its_size() -> None:
+    job = JobFacts(task="finetune", dataset_gb=0.1, checkpoint_gb=0.27, weights_gb=16.06)
+    plan = plan_offers(
+        OfferTable.from_rows([offer()]), CostFacts([aws_costs()]), job, toy_estimator(), Constraints()
+    )
+    o = plan.recommended
+    # (0.1 + 2 × 0.27 + 16.06) GB × $0.08/GB-month for the job's billed hours
+    hours = o.job_time_h
+    assert o.cost_breakdown.storage_usd == pytest.approx(16.7 * 0.08 / 730 * hours)
+    assert any("16.1 GB of the frozen base model's weights" in a for a in o.assumptions)
+    assert any("base model's weights (16.1 GB)" in n for n in plan.notes)
