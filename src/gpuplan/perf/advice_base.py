@@ -20,7 +20,7 @@ class Current:
     optimizer: str = "adamw"
     """The workload's optimizer name (``adamw``, ``adamw-fused``, ``adamw-8bit`` …)."""
     loss: str = "standard"
-    """``standard``, ``chunked`` or ``fused-linear``."""
+    """``standard``, ``chunked``, ``chunked-logits`` or ``fused-linear``."""
     lora: bool = False
     """The workload already fine-tunes LoRA adapters."""
     optimizer_in_backward: bool = False

@@ -17,7 +17,7 @@ from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
-from gpuplan.profile.model import OpRecord, Profile
+from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import LossKind
 
 __all__ = ["Advice", "Current", "advise"]
@@ -147,6 +147,11 @@ _LOSS_BYTES_PER_ELEMENT = {
     LossKind.CHUNKED_LOGITS: 2.0 + 2.0,
     LossKind.FUSED_LINEAR: 12.0 / 8,
 }
+#: Bytes per batch × sequence × vocabulary element a loss still holds after backward, through the
+#: optimizer step and into the next step's forward: chunked-logits' 16-bit logits, which litgpt's
+#: loop lets go only when the next forward returns (the trace holds them so:
+#: ``profile/tracer.py`` ``_next_forward_holding``). Every other loss has let its logits go.
+_HELD_BYTES_PER_ELEMENT = {LossKind.CHUNKED_LOGITS: 2.0}
 
 
 def _eight_bit_adam(st: Setup) -> list[Advice]:
@@ -211,11 +216,17 @@ def _optimizer_in_backward(st: Setup) -> Advice | None:
 def _lighter_loss(st: Setup) -> list[Advice]:
     p = st.profile
     vocab, seq = p.shape.vocab_size, p.seq_len
-    if p.task == "infer" or not vocab or not seq or is_optimizer_step_peak(p.peak):
-        return []  # no logits at the peak
+    if p.task == "infer" or not vocab or not seq:
+        return []
     elements = float(p.batch_size) * seq * vocab
-    standard = _LOSS_BYTES_PER_ELEMENT[LossKind.STANDARD]
     now = LossKind.cast(st.current.loss)
+    held = _HELD_BYTES_PER_ELEMENT.get(now, 0.0) * elements
+    # The trace's peak with the held logits taken off: at the optimizer step (no other activation
+    # live), the held logits are the only loss memory there, and all that another loss frees.
+    without = replace(p.peak, activations_bytes=max(0.0, p.peak.activations_bytes - held))
+    at_step = is_optimizer_step_peak(without)
+    if at_step and not held:
+        return []  # no logits at the peak
     out = []
     for kind, action, summary in (
         (
@@ -231,26 +242,51 @@ def _lighter_loss(st: Setup) -> list[Advice]:
     ):
         if _LOSS_BYTES_PER_ELEMENT[kind] >= _LOSS_BYTES_PER_ELEMENT[now]:
             continue  # the workload's loss already keeps no more than this one
-        saved = (standard - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
-        if kind is LossKind.FUSED_LINEAR:
-            # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
-            # weights' dtype).
-            saved -= vocab * (p.shape.hidden_size or 0) * p.bytes_per_param
-        act = max(0.0, p.peak.activations_bytes + p.peak.temporaries_bytes - saved)
-        peak = replace(p.peak, activations_bytes=act, temporaries_bytes=0.0)
+        if at_step:
+            # The optimizer's temporaries stay; the new loss's logits are gone by then.
+            peak, derivation = (
+                without,
+                _(
+                    "the step's logits held into the next step's forward ({saved:.2f} GiB) are let go "
+                    "before the optimizer step, where the peak is"
+                ).format(saved=held / 2**30),
+            )
+        else:
+            found = _loss_peak(p, now, kind, elements)
+            if found is None:
+                continue  # by this count the change frees nothing
+            peak, derivation = found
         out.append(
             st.advice(
                 st.run(replace(p, peak=peak)),
                 action=action,
                 summary=summary,
-                derivation=_(
-                    "logits memory {was:g} → {now:g} B per batch·seq·vocab element ({saved:.2f} GiB); "
-                    "a bound: the peak may move, re-trace to confirm"
-                ).format(was=standard, now=_LOSS_BYTES_PER_ELEMENT[kind], saved=saved / 2**30),
+                derivation=derivation,
                 timed=False,
             )
         )
     return out
+
+
+def _loss_peak(
+    p: Profile, now: LossKind, kind: LossKind, elements: float
+) -> tuple[MemoryBreakdown, str] | None:
+    """The peak in the loss with ``kind`` instead of the workload's ``now``, and how: the bytes per
+    logits element each keeps there, counted from the loss the workload runs. None when that
+    frees nothing."""
+    saved = (_LOSS_BYTES_PER_ELEMENT[now] - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
+    if kind is LossKind.FUSED_LINEAR:
+        # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
+        # weights' dtype).
+        saved -= (p.shape.vocab_size or 0) * (p.shape.hidden_size or 0) * p.bytes_per_param
+    if saved <= 0:
+        return None
+    act = max(0.0, p.peak.activations_bytes + p.peak.temporaries_bytes - saved)
+    derivation = _(
+        "logits memory {was:g} → {now:g} B per batch·seq·vocab element ({saved:.2f} GiB); "
+        "a bound: the peak may move, re-trace to confirm"
+    ).format(was=_LOSS_BYTES_PER_ELEMENT[now], now=_LOSS_BYTES_PER_ELEMENT[kind], saved=saved / 2**30)
+    return replace(p.peak, activations_bytes=act, temporaries_bytes=0.0), derivation
 
 
 def _sharding(st: Setup) -> list[Advice]:
