@@ -89,6 +89,28 @@ def test_workload_demand_is_sized_by_the_planner(store: Store, monkeypatch: pyte
     assert "bert-large-squad" in source.how and "planner's cheapest on-demand option: aws/" in source.how
 
 
+def test_a_workload_demand_is_sized_in_the_countries(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuplan.profile
+
+    monkeypatch.setattr(
+        gpuplan.profile, "profile", lambda workload, cache=None: bert_large_profile("tco-test")
+    )
+    usage = load_usage(
+        {
+            "horizon_months": 2,
+            "base_dir": str(ROOT / "examples"),
+            "demands": [{"name": "ft", "workload": "bert-large-squad.yaml", "runs_per_month": 1}],
+            "constraints": {"countries": ["CN"]},
+        }
+    )
+    (_demand,), (source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    # the planner sizes it on an offer in China: "… on-demand option: alibaba/cn-… …"
+    from gpuplan.plan.region_countries import region_country
+
+    where = source.how.split("on-demand option: ", 1)[1].split(" ", 1)[0]
+    assert region_country(*where.split("/", 1)) == "CN", source.how
+
+
 def test_an_unknown_gpu_names_the_demand(store: Store) -> None:
     from gpuplan.errors import InputError
 
