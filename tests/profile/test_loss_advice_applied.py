@@ -47,8 +47,12 @@ def test_the_advised_saving_starts_from_the_workloads_own_loss(small_gpt2: Make)
     w = small_gpt2(task="finetune", precision="bf16", model=lora, loss="chunked-logits")
     profile, base = _estimated(w)
     request = EstimateRequest(profile=profile, gpu=get_gpu("A10G"))
-    chunked = {a.action: a for a in advise(request, current=Current.of(w))}["chunked_loss"]
+    advice = {a.action: a for a in advise(request, current=Current.of(w))}
+    chunked = advice["chunked_loss"]
     assert "logits memory 4 → 3 B" in chunked.derivation
+    # fused-linear frees (4 − 1.5) B × 2 × 128 × 50,257 = 32.2 MB but holds the head's weight
+    # gradient, 50,257 × 768 × 2 B = 77.2 MB: no saving, so not advised (the trace, applied: more)
+    assert "fused_linear_loss" not in advice
     # (4 − 3) B × 2 × 128 × 50,257 = 12.9 MB off the activations and temporaries the trace holds
     elements = 2 * 128 * VOCAB
     assert base.peak_memory_gib - chunked.peak_memory_gib <= 1.2 * elements / 2**30
