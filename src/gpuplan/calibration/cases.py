@@ -28,6 +28,7 @@ import numpy as np
 
 from gpuplan.calibration.case import CalibrationCase
 from gpuplan.calibration.published import (
+    TORCHTUNE_ADAPTER_DTYPE,
     parse_stack,
     published_gpu_id,
     publisher_group,
@@ -145,7 +146,8 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         wl["optimizer"] = "adamw-fused"
         if "LoRA" in model:
             wl["task"] = "finetune"
-            wl["model"]["lora"] = {"rank": 64, "targets": ["q", "v", "o"]}
+            # Adapters in bf16 with the model, as torchtune builds them (TORCHTUNE_ADAPTER_DTYPE).
+            wl["model"]["lora"] = {"rank": 64, "targets": ["q", "v", "o"], "dtype": TORCHTUNE_ADAPTER_DTYPE}
             wl["gradient_checkpointing"] = True
             wl["loss"] = "chunked"
             used = False

@@ -37,6 +37,7 @@ __all__ = [
     "KINDS",
     "METRICS",
     "STACK_KEYS",
+    "TORCHTUNE_ADAPTER_DTYPE",
     "MeasuredRow",
     "load_rows",
     "parse_stack",
@@ -196,6 +197,20 @@ def publisher_group(publisher: str) -> str:
     :data:`MLPERF_TRAINING`; the submitter stays in the row's model name and so in the case's label.
     Any other publisher is its own group."""
     return MLPERF_TRAINING if publisher.startswith("MLPerf Training") else publisher
+
+
+#: What torchtune keeps its LoRA adapters in (``model.lora.dtype``): the model's dtype, bf16 in every
+#: torchtune row. Its recipes build the model under the config's ``dtype`` and check the adapters
+#: are in it: pytorch/torchtune@30b8519e (2024-09-24, the README's "Memory and training speed"
+#: table) ``recipes/lora_finetune_single_device.py`` lines 401 (``with
+#: training.set_default_dtype(self._dtype), self._device:``) and 446-448
+#: (``training.validate_expected_param_dtype(self.adapter_params.items(), dtype=self._dtype)``),
+#: ``recipes/lora_finetune_distributed.py`` lines 397 and 449 (the same context around the meta-device
+#: build and the adapters' ``to_empty``); ``torchtune/modules/peft/lora.py`` lines 69-70: ``LoRALinear``
+#: makes ``lora_a`` and ``lora_b`` as plain ``nn.Linear``, so in the default dtype. Unchanged at
+#: @1814feb17 (2024-11-18, the README's Llama 3.2 3B "Optimization flags" table): single device line
+#: 424, ``lora.py`` lines 91-92. Read 2026-12-04.
+TORCHTUNE_ADAPTER_DTYPE = "model"
 
 
 #: Publisher labels several parts fit, and the part the publisher measured, with why: torchtune's

@@ -21,7 +21,13 @@ from gpuplan.calibration.case import CalibrationCase, training_row_case, trainin
 from gpuplan.calibration.column_cases import COLUMN_PUBLISHERS, column_case
 from gpuplan.calibration.flagperf_cases import flagperf_case
 from gpuplan.calibration.mlperf_cases import mlperf_training_case
-from gpuplan.calibration.published import parse_stack, publisher_group, read_data, stack_workload
+from gpuplan.calibration.published import (
+    TORCHTUNE_ADAPTER_DTYPE,
+    parse_stack,
+    publisher_group,
+    read_data,
+    stack_workload,
+)
 
 __all__ = ["v2_cases"]
 
@@ -136,12 +142,16 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
             # pytorch/torchtune@30b8519e (2024-09-24, the commit that published the 4090 table)
             # recipes/configs/llama3_1/8B_lora_single_device.yaml: rank 8 on q_proj, v_proj, fused
             # AdamW, CEWithChunkedOutputLoss, activation checkpointing on. 70B: rank 16 on q, k, v,
-            # output (70B_lora.yaml; UNVERIFIED at that commit).
+            # output (70B_lora.yaml; UNVERIFIED at that commit). The adapters bf16, with the model
+            # (TORCHTUNE_ADAPTER_DTYPE: the recipe builds the model under set_default_dtype).
             rank, targets = (16, ["q", "k", "v", "o"]) if "70B" in model else (8, ["q", "v"])
-            wl["model"]["lora"] = {"rank": rank, "targets": targets}
+            wl["model"]["lora"] = {"rank": rank, "targets": targets, "dtype": TORCHTUNE_ADAPTER_DTYPE}
             wl["activation_checkpointing"] = "full"
             wl["loss"] = "chunked"
-            why = "torch.compile; LoRA rank/targets, chunked loss and checkpointing as torchtune's config"
+            why = (
+                "torch.compile; bf16 LoRA rank/targets, chunked loss and checkpointing as torchtune's "
+                "config and recipe"
+            )
         elif "8B Full" in model:
             # The same commit's 8B_full_single_device.yaml: bitsandbytes PagedAdamW8bit,
             # optimizer_in_bwd, CEWithChunkedOutputLoss, activation checkpointing on.

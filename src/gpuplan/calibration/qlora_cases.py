@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.calibration.case import CalibrationCase, training_row_case
 from gpuplan.calibration.published import (
+    TORCHTUNE_ADAPTER_DTYPE,
     load_rows,
     parse_stack,
     publisher_group,
@@ -78,8 +79,8 @@ _TORCHTUNE_8B_QLORA = {
     "double_quantization": True,
     "library": "torchao",
     # The adapters built in bf16 with the rest of the model (the config's ``dtype: bf16``, under
-    # ``training.set_default_dtype``); ``lora_dropout: 0.0``.
-    "dtype": "model",
+    # ``training.set_default_dtype``: TORCHTUNE_ADAPTER_DTYPE); ``lora_dropout: 0.0``.
+    "dtype": TORCHTUNE_ADAPTER_DTYPE,
 }
 
 #: Lightning-AI/litgpt@03ffc551 config_hub/finetune/{llama-2-7b,llama-3-8b}/{lora,qlora}.yaml:
