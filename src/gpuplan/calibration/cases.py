@@ -146,8 +146,11 @@ def _case(row: Mapping[str, str]) -> CalibrationCase:
         wl["optimizer"] = "adamw-fused"
         if "LoRA" in model:
             wl["task"] = "finetune"
-            # Adapters in bf16 with the model, as torchtune builds them (TORCHTUNE_ADAPTER_DTYPE).
-            wl["model"]["lora"] = {"rank": 64, "targets": ["q", "v", "o"], "dtype": TORCHTUNE_ADAPTER_DTYPE}
+            # pytorch/torchtune@d002d45e3 recipes/configs/llama3_2/3B_lora_single_device.yaml: rank 64
+            # on q_proj, v_proj, output_proj and the MLP (apply_lora_to_mlp: True); the adapters bf16
+            # with the model, as torchtune builds them (TORCHTUNE_ADAPTER_DTYPE).
+            targets = ["q", "v", "o", "gate", "up", "down"]
+            wl["model"]["lora"] = {"rank": 64, "targets": targets, "dtype": TORCHTUNE_ADAPTER_DTYPE}
             wl["gradient_checkpointing"] = True
             wl["loss"] = "chunked"
             used = False

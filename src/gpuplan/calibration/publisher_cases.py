@@ -141,10 +141,11 @@ def _case(row: Mapping[str, str]) -> tuple[CalibrationCase | None, str]:
         if "LoRA" in model:
             # pytorch/torchtune@30b8519e (2024-09-24, the commit that published the 4090 table)
             # recipes/configs/llama3_1/8B_lora_single_device.yaml: rank 8 on q_proj, v_proj, fused
-            # AdamW, CEWithChunkedOutputLoss, activation checkpointing on. 70B: rank 16 on q, k, v,
-            # output (70B_lora.yaml; UNVERIFIED at that commit). The adapters bf16, with the model
-            # (TORCHTUNE_ADAPTER_DTYPE: the recipe builds the model under set_default_dtype).
-            rank, targets = (16, ["q", "k", "v", "o"]) if "70B" in model else (8, ["q", "v"])
+            # AdamW, CEWithChunkedOutputLoss, activation checkpointing on. 70B: the same commit's
+            # recipes/configs/llama3_1/70B_lora.yaml, rank 16 on q_proj, k_proj, v_proj (no output
+            # projection, no MLP), the same optimizer, loss and checkpointing. The adapters bf16, with
+            # the model (TORCHTUNE_ADAPTER_DTYPE: the recipe builds the model under set_default_dtype).
+            rank, targets = (16, ["q", "k", "v"]) if "70B" in model else (8, ["q", "v"])
             wl["model"]["lora"] = {"rank": rank, "targets": targets, "dtype": TORCHTUNE_ADAPTER_DTYPE}
             wl["activation_checkpointing"] = "full"
             wl["loss"] = "chunked"
