@@ -92,8 +92,8 @@ QLORA_SLOWDOWN_HIGH = 1.66
 #: end of the range (``perf/stages/spread.py``). The fast end: torchtune's Llama 3.1 8B pair
 #: (:data:`QLORA_SLOWDOWN`'s; its configs' own adapters traced, 2,048-token packed batches) was
 #: modelled 1.412 against the published 1.278 — 1.412 / 1.278 = 1.105 — with fp32 adapters on both
-#: sides. With the QLoRA case's adapters in bf16, as torchtune builds them (the fitted LoRA row's
-#: still fp32), it is modelled 1.181: published × 1.082 slower, inside the slow end. No pair is now
+#: sides. With both cases' adapters in bf16, as torchtune builds them, it is modelled 1.225:
+#: published × 1.043 slower, inside the slow end. No pair is now
 #: modelled slower than published; the fast end keeps that earlier residual, the one spread of this
 #: model seen on the fast side, rather than none.
 QLORA_DEQUANT_FAST = 1.105
