@@ -182,3 +182,57 @@ def test_a_refusal_of_the_request_schema_is_worded_in_chinese(service: Service) 
     assert (r.status_code, r.json()["error"]) == (422, "query.count：应不小于 1")
     r = service.client.get("/api/v1/offers", params={"count": "0"}, headers=service.auth("plan"))
     assert r.json()["error"] == "query.count: Input should be greater than or equal to 1"
+
+
+#: Routes that take a JSON body, with the scope each needs.
+_BODY_ROUTES = [
+    ("POST", "/api/v1/simulate", "plan"),
+    ("POST", "/api/v1/plan", "plan"),
+    ("POST", "/api/v1/workloads", "plan"),
+    ("PUT", "/api/v1/catalog/discounts", "admin"),
+    ("PUT", "/api/v1/budget/2026-11", "admin"),
+    ("POST", "/api/v1/catalog/import?format=gpuplan", "admin"),
+]
+
+
+_NO_TOKENS = {
+    "no token": None,
+    "unknown token": "Bearer gpuplan_not-a-token",
+    "not a bearer token": "Basic dXNlcjpwYXNz",
+}
+
+
+def _unauthorised(service: Service, method: str, path: str, raw: bytes, authorization: str | None) -> None:
+    headers = {"Content-Type": "application/json"}
+    if authorization is not None:
+        headers["Authorization"] = authorization
+    r = service.client.request(method, path, content=raw, headers=headers)
+    assert r.status_code == 401, r.text
+    assert r.json()["kind"] == "unauthorized" and "body" not in r.json()["error"], r.text
+    assert r.headers["WWW-Authenticate"] == "Bearer"
+
+
+# The body was read first: a caller without a token was told what was wrong with it (400).
+@pytest.mark.parametrize(("method", "path", "scope"), _BODY_ROUTES)
+@pytest.mark.parametrize("token", list(_NO_TOKENS))
+def test_a_bad_body_without_a_valid_token_is_401_and_says_nothing_of_the_body(
+    service: Service, method: str, path: str, scope: str, token: str
+) -> None:
+    _unauthorised(service, method, path, BODIES["1e999"][0], _NO_TOKENS[token])
+
+
+@pytest.mark.parametrize("case", list(BODIES))
+def test_no_refusal_of_a_body_reaches_a_caller_without_a_token(service: Service, case: str) -> None:
+    _unauthorised(service, "POST", "/api/v1/simulate", BODIES[case][0], None)
+
+
+@pytest.mark.parametrize(("method", "path", "scope"), _BODY_ROUTES)
+def test_a_bad_body_from_a_token_below_the_scope_is_403_and_from_one_of_it_400(
+    service: Service, method: str, path: str, scope: str
+) -> None:
+    raw, said = BODIES["1e999"]
+    json_type = {"Content-Type": "application/json"}
+    r = service.client.request(method, path, content=raw, headers={**json_type, **service.auth("read")})
+    assert (r.status_code, r.json()["kind"]) == (403, "forbidden"), r.text
+    r = service.client.request(method, path, content=raw, headers={**json_type, **service.auth(scope)})
+    assert (r.status_code, r.json()["error"]) == (400, said), r.text

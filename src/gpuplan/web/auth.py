@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog.team_store import TokenInfo
     from gpuplan.web.config import ServeConfig
 
-__all__ = ["Caller", "StoreProvider", "admin_token", "authorised", "request_language"]
+__all__ = ["Caller", "StoreProvider", "TokenCheck", "admin_token", "authorised", "request_language"]
 
 
 class StoreProvider:
@@ -171,13 +171,20 @@ def _unauthorised(message: str) -> HTTPException:
     return HTTPException(status_code=401, detail=message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def authorised(scope: str) -> Any:
-    """A dependency that returns the :class:`Caller` when its token allows ``scope``."""
+class TokenCheck:
+    """The dependency of a route that needs a token allowing ``scope``: the :class:`Caller`, or
+    401 (no token, an unknown, revoked or expired one), 403 (a scope below) or 429 (too often).
+    A route's body is not judged before it (``web.strict_json``): a caller who may not call the
+    route learns nothing about what it sent."""
 
-    def check(request: Request) -> Caller:
+    def __init__(self, scope: str) -> None:
+        self.scope = scope
+
+    def __call__(self, request: Request) -> Caller:
         from gpuplan.catalog.team_store import TeamStore
         from gpuplan.i18n import _, use_language
 
+        scope = self.scope
         lang = request_language(request)
         with use_language(lang):
             header = request.headers.get("authorization", "")
@@ -213,4 +220,7 @@ def authorised(scope: str) -> Any:
                 )
         return Caller(token=info, lang=lang)
 
-    return Depends(check)
+
+def authorised(scope: str) -> Any:
+    """A dependency that returns the :class:`Caller` when its token allows ``scope``."""
+    return Depends(TokenCheck(scope))

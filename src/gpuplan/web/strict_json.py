@@ -8,6 +8,9 @@ and a lone surrogate was an Internal Server Error. The routes of the API read th
 :func:`gpuplan.bounded.load_json` first (no NaN or infinity, no number overflowing to infinity, at
 most ``MAX_DEPTH`` levels, no lone surrogate, UTF-8 only); a refusal is the service's one-line 400,
 and FastAPI then validates the parsed value as usual.
+
+The token is checked before a refusal of the body is given: a caller without a valid token of
+the route's scope gets its 401 or 403 and learns nothing about the body it sent.
 """
 
 from __future__ import annotations
@@ -65,7 +68,22 @@ class StrictJsonRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def strict(request: Request) -> Response:
-            await parse_body(request)
+            try:
+                await parse_body(request)
+            except InputError:
+                await self._check_token(request)  # its 401/403/429 comes first
+                raise
             return await handler(request)
 
         return strict
+
+    async def _check_token(self, request: Request) -> None:
+        """Run the route's token checks (:class:`~gpuplan.web.auth.TokenCheck`) as FastAPI would
+        (in a worker thread: they read the database)."""
+        from starlette.concurrency import run_in_threadpool
+
+        from gpuplan.web.auth import TokenCheck
+
+        for dependency in self.dependant.dependencies:
+            if isinstance(dependency.call, TokenCheck):
+                await run_in_threadpool(dependency.call, request)
