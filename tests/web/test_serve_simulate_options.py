@@ -121,6 +121,76 @@ def test_the_answer_is_the_commands_document_for_the_same_options(service: Servi
     assert served["prices"]["spot_interruptions_per_hour"] == 0.5
 
 
+#: The service without its serving: block: a replica's own figures say what is simulated.
+_NO_SERVING = {k: v for k, v in _SERVICE.items() if k != "serving"}
+
+
+def _done(service: Service, r: Any) -> dict[str, Any]:
+    assert r.status_code == 202, r.text
+    job = service.client.get(r.json()["href"], headers=service.auth("read")).json()
+    assert job["status"] == "done", job
+    return dict(job["result"])
+
+
+def _command(service: Service, tmp_path: Path, *args: str) -> dict[str, Any]:
+    workload = tmp_path / "service.yaml"
+    workload.write_text(json.dumps(_NO_SERVING), encoding="utf-8")
+    argv = ["simulate", "autoscale", str(workload), "--gpu", "L4", "--json", "--replica", REPLICA, *args]
+    res = CliRunner().invoke(app, argv, env={"GPUPLAN_DB": service.db}, catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return dict(json.loads(res.stdout))
+
+
+def test_a_replicas_figures_need_no_serving_block_as_in_the_command(service: Service, tmp_path: Path) -> None:
+    """Refused with "needs a serving: block" where the command simulates it: the same document."""
+    fields = {"replica": REPLICA, "shape": "step", "rate": 2, "hours": 1, "seed": 3}
+    served = _done(service, _simulate(service, workload=_NO_SERVING, **fields))
+    said = _command(
+        service,
+        tmp_path,
+        "--shape",
+        "step",
+        "--rate",
+        "2",
+        "--hours",
+        "1",
+        "--seed",
+        "3",
+        "--policy",
+        "fixed:replicas=2",
+    )
+    assert served == said
+
+
+def test_an_uploaded_trace_without_token_counts_needs_no_serving_block(
+    service: Service, tmp_path: Path
+) -> None:
+    csv = "timestamp\n" + "".join(f"{t * 0.5}\n" for t in range(600))
+    served = _done(service, _simulate(service, workload=_NO_SERVING, replica=REPLICA, trace_csv=csv))
+    trace = tmp_path / "trace.csv"
+    trace.write_text(csv, encoding="utf-8")
+    assert served == _command(service, tmp_path, "--trace", str(trace), "--policy", "fixed:replicas=2")
+    said = served["trace"]
+    assert (said["default_prompt_tokens"], said["default_output_tokens"]) == (512, 256)
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        # no replica: the estimator needs the serving: block, as the command does
+        ({}, "simulate needs an inference workload: task: infer with a serving: block (or give replica)"),
+        # a generated trace needs a rate where the workload gives none
+        ({"replica": REPLICA, "shape": "diurnal"}, "give rate (or serving.requests_per_s in the workload)"),
+    ],
+)
+def test_without_a_serving_block_what_is_missing_is_said(
+    service: Service, fields: dict[str, Any], said: str
+) -> None:
+    r = _simulate(service, workload=_NO_SERVING, **fields)
+    assert (r.status_code, r.json()["error"]) == (400, said), r.text
+    assert _jobs(service) == 0
+
+
 def test_an_instance_type_and_engine_settings_reach_the_estimators_replica(service: Service) -> None:
     """Traces GPT-2 in inference (seconds): a p4d.24xlarge's A100 replica with max_num_seqs=8."""
     r = _simulate(service, gpu=None, instance="p4d.24xlarge", engine="max_num_seqs=8", hours=0.5)

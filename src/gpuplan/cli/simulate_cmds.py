@@ -292,7 +292,13 @@ def autoscale_cmd(
         retime,
         simulate_autoscale,
     )
-    from gpuplan.simulate.inputs import autoscale_slos, fleet_prices, parse_replica, storage_bytes_per_s
+    from gpuplan.simulate.inputs import (
+        autoscale_slos,
+        fleet_prices,
+        parse_replica,
+        request_tokens,
+        storage_bytes_per_s,
+    )
     from gpuplan.simulate.policy import DEFAULT_STARTUP_S
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
     from gpuplan.workload import load_workload
@@ -310,8 +316,7 @@ def autoscale_cmd(
         )
     if (trace is None) == (shape is None):
         raise InputError.worded(N_("give --trace FILE.csv or --shape diurnal|bursty|step (one of them)"))
-    prompt = w.serving.prompt_tokens if w.serving else 512
-    output = w.serving.output_tokens if w.serving else 256
+    prompt, output = request_tokens(w.serving)
     if trace is not None:
         tr = read_trace_csv(trace)
         if trace_scale is not None or trace_tile_hours is not None:
@@ -419,6 +424,7 @@ def trace_cmd(
     hours: Annotated[float, typer.Option("--hours", help="Length of the trace.", parser=finite_float)] = 24.0,
     seed: Annotated[int, typer.Option("--seed", parser=whole_number(0), help="Same seed, same trace.")] = 0,
     # A trace holds at most MAX_TOKENS per request (the reader refuses more): so does a generated one.
+    # The defaults are simulate.inputs.DEFAULT_PROMPT_TOKENS and DEFAULT_OUTPUT_TOKENS (numpy-free here).
     prompt_tokens: Annotated[
         int, typer.Option("--prompt-tokens", parser=whole_number(1, _MAX_TOKENS), help="Mean prompt tokens.")
     ] = 512,

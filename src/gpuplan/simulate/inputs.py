@@ -4,8 +4,9 @@
   instance that holds a whole replica, and the spot interruption rate from its catalog band (else
   the planner's stated default);
 - :func:`parse_replica`: a replica's speed given by hand (``slots=48,tpot_ms=30,prefill_tps=8000``);
-- :func:`autoscale_slos` and :func:`storage_bytes_per_s`: the latency targets and the weights'
-  read rate of ``simulate autoscale``, read alike by the command and the service;
+- :func:`autoscale_slos`, :func:`storage_bytes_per_s` and :func:`request_tokens`: the latency
+  targets, the weights' read rate and a request's tokens of ``simulate autoscale``, read alike by
+  the command and the service;
 - :func:`load_services`: a ``services.yaml`` for ``simulate share``.
 """
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
     from gpuplan.perf.inference import DecodeEstimate
     from gpuplan.simulate.latency import Slo
+    from gpuplan.workload.spec import ServingSpec
 
 __all__ = [
     "ServicesFile",
@@ -42,6 +44,7 @@ __all__ = [
     "load_services",
     "parse_replica",
     "replica_instances",
+    "request_tokens",
     "storage_bytes_per_s",
     "whole_instances",
 ]
@@ -428,6 +431,21 @@ def autoscale_slos(slo: str | None, slo_ms: float | None, workload_slo_ms: float
             N_("--slo-ms must be a positive number of milliseconds, got {value:g}"), value=ms
         )
     return (Slo(metric="e2e", percentile=95.0, threshold_s=ms / 1000.0),)
+
+
+#: A request's prompt and output tokens where neither the trace nor the workload gives them: the
+#: defaults of ``gpuplan simulate trace`` (``--prompt-tokens``, ``--output-tokens``), gpuplan's own
+#: choice, not a measured load; the simulation's document states them (``trace.default_*_tokens``).
+DEFAULT_PROMPT_TOKENS = 512
+DEFAULT_OUTPUT_TOKENS = 256
+
+
+def request_tokens(serving: ServingSpec | None) -> tuple[int, int]:
+    """Prompt and output tokens of a request the trace gives none for: the workload's ``serving:``
+    block's, else the defaults (a replica's own figures, ``--replica``, need no ``serving:``)."""
+    if serving is None:
+        return DEFAULT_PROMPT_TOKENS, DEFAULT_OUTPUT_TOKENS
+    return serving.prompt_tokens, serving.output_tokens
 
 
 def storage_bytes_per_s(storage_gbps: float | None) -> float | None:

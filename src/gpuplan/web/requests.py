@@ -209,7 +209,8 @@ class SimulateRequest(WorkloadRequest):
         default=None,
         min_length=1,
         max_length=_OPTION_TEXT,
-        description="Replica speed instead of the estimator: slots=N,tpot_ms=T,prefill_tps=R.",
+        description="Replica speed instead of the estimator: slots=N,tpot_ms=T,prefill_tps=R (the workload "
+        "then needs no serving: block; a request the trace gives no tokens for is 512 in, 256 out).",
     )
     engine: str | None = Field(
         default=None,

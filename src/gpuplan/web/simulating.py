@@ -2,12 +2,13 @@
 sent in the request (``trace_csv``, read by the command's own reader within its bounds).
 
 :func:`check_simulate` runs when the request comes in, before it is queued: everything that can be
-judged without tracing the workload (an inference workload with a ``serving:`` block, the
-policies, the GPU or instance type, the SLOs, a given replica or the engine's settings, the prices
-and spot options, the trace: an uploaded one read whole, a generated one's size against the bounds
-on work), read by the command's own parsers, so that a bad request is refused in one line at once
-instead of failing its job later. The job (:func:`simulate_document`) runs the same checks again on
-the stored request (the row is data) and goes on to trace and simulate.
+judged without tracing the workload (an inference workload with a ``serving:`` block unless the
+replica's figures are given, the policies, the GPU or instance type, the SLOs, a given replica or
+the engine's settings, the prices and spot options, the trace: an uploaded one read whole, a
+generated one's size against the bounds on work), read by the command's own parsers, so that a
+bad request is refused in one line at once instead of failing its job later. The job
+(:func:`simulate_document`) runs the same checks again on the stored request (the row is data)
+and goes on to trace and simulate.
 """
 
 from __future__ import annotations
@@ -35,10 +36,21 @@ __all__ = ["check_simulate", "simulate_document"]
 UPLOAD_NAME = "trace.csv"
 
 
-def _serving(workload: Workload) -> ServingSpec:
-    if workload.task.value != "infer" or workload.serving is None:
-        raise InputError.worded(N_("simulate needs an inference workload: task: infer with a serving: block"))
+def _serving(workload: Workload, request: SimulateRequest) -> ServingSpec | None:
+    """The workload's ``serving:`` block: needed by the estimator's replica, not where the request
+    gives the replica's figures (``replica``), as ``simulate autoscale`` with ``--replica``."""
+    if request.replica is None and (workload.task.value != "infer" or workload.serving is None):
+        raise InputError.worded(
+            N_("simulate needs an inference workload: task: infer with a serving: block (or give replica)")
+        )
     return workload.serving
+
+
+def _estimator_serving(workload: Workload, request: SimulateRequest) -> ServingSpec:
+    """The ``serving:`` block the estimator's replica is built from (no ``replica`` given)."""
+    serving = _serving(workload, request)
+    assert serving is not None and request.replica is None  # _serving refuses the request otherwise
+    return serving
 
 
 def _policies(request: SimulateRequest) -> list[Policy]:
@@ -55,18 +67,20 @@ def _one_trace(request: SimulateRequest) -> None:
         raise InputError.worded(N_("trace_scale and trace_tile_hours re-time a trace_csv"))
 
 
-def _shape(request: SimulateRequest, serving: ServingSpec) -> Shape:
+def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
     from gpuplan.simulate import Shape
+    from gpuplan.simulate.inputs import request_tokens
 
-    rate = request.rate or serving.requests_per_s
+    rate = request.rate or (serving.requests_per_s if serving is not None else None)
     if rate is None:
         raise InputError.worded(N_("give rate (or serving.requests_per_s in the workload)"))
+    prompt, output = request_tokens(serving)
     return Shape(
         mean_requests_per_s=rate,
         duration_s=request.hours * 3600,
         seed=request.seed,
-        prompt_tokens=serving.prompt_tokens,
-        output_tokens=serving.output_tokens,
+        prompt_tokens=prompt,
+        output_tokens=output,
     )
 
 
@@ -111,10 +125,10 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     from gpuplan.simulate.engines import engine_defaults
     from gpuplan.simulate.inputs import autoscale_slos, fleet_prices, parse_replica, storage_bytes_per_s
 
-    serving = _serving(workload)
+    serving = _serving(workload, request)
     # the settings' own checks, run now so that a bad timeout or notice is refused before any work
     SimulationSettings(timeout_s=request.timeout_s, spot_notice_s=request.spot_notice_s)
-    slos = autoscale_slos(request.slo, request.slo_ms, serving.p95_latency_ms)
+    slos = autoscale_slos(request.slo, request.slo_ms, serving.p95_latency_ms if serving else None)
     storage = storage_bytes_per_s(request.storage_gbps)
     gpu_id, network = replica_host(store, request.gpu, request.instance)
     offers = store.offers(gpu=gpu_id)
@@ -136,6 +150,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         replica = parse_replica(request.replica, gpu_id)
     elif request.engine is not None:
         # read now against the GPU's defaults, so that a misspelt key is refused before tracing
+        serving = _estimator_serving(workload, request)
         gpu = get_gpu(gpu_id)
         defaults = engine_defaults(
             gpu, serving.engine_name, serving.engine_version, tensor_parallel=workload.tensor_parallel
@@ -148,7 +163,7 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     """Refuse (InputError, NotFoundError: one line) what the job would fail on before tracing."""
     from gpuplan.simulate import check_shape, check_window
 
-    serving = _serving(workload)
+    serving = _serving(workload, request)
     policies = _policies(request)
     _one_trace(request)
     _options(store, request, workload, policies)
@@ -161,8 +176,9 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
         check_window(request.shape or "diurnal", shape.duration_s, policies)
 
 
-def _trace(request: SimulateRequest, serving: ServingSpec, scratch: Path) -> Trace:
+def _trace(request: SimulateRequest, serving: ServingSpec | None, scratch: Path) -> Trace:
     from gpuplan.simulate import bursty_trace, diurnal_trace, step_trace
+    from gpuplan.simulate.inputs import request_tokens
 
     _one_trace(request)
     if request.trace_csv is not None:
@@ -174,7 +190,7 @@ def _trace(request: SimulateRequest, serving: ServingSpec, scratch: Path) -> Tra
             "step": step_trace,
         }
         trace = makers[request.shape or "diurnal"](_shape(request, serving))
-    return trace.with_tokens(serving.prompt_tokens, serving.output_tokens)
+    return trace.with_tokens(*request_tokens(serving))
 
 
 def _estimated(
@@ -191,7 +207,7 @@ def _estimated(
     from gpuplan.profile import profile
     from gpuplan.simulate.replica import ServingStack, estimator_replica
 
-    serving = _serving(workload)
+    serving = _estimator_serving(workload, request)
     progress(0.05, "tracing")
     prof = profile(workload, store.local)
     if prof.shape.family != "decoder":
@@ -233,7 +249,7 @@ def simulate_document(
     from gpuplan.simulate.policy import DEFAULT_STARTUP_S
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
 
-    serving = _serving(workload)
+    serving = _serving(workload, request)
     policies = _policies(request)
     options = _options(store, request, workload, policies)
     trace = _trace(request, serving, scratch)
