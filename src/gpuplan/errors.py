@@ -38,6 +38,7 @@ __all__ = [
     "InfeasibleError",
     "InputError",
     "NotFoundError",
+    "Option",
     "Phrase",
     "StoreError",
     "UnknownChoiceError",
@@ -63,6 +64,14 @@ class Phrase:
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
+
+
+class Option(str):
+    """A command-line option given as a field of a message (``"{flag} must be …"`` with
+    ``flag=Option("--spot-price")``): a caller that names the options otherwise (the service's
+    request fields) shows its own name for it, as for an option written in the message itself."""
+
+    __slots__ = ()
 
 
 #: An unknown name with no close match lists the known ones when there are at most this many.

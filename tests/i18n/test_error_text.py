@@ -221,3 +221,43 @@ def test_a_validators_phrase_wrapped_by_the_caller_is_translated_too() -> None:
         assert (
             error_text(e) == "截止时间（deadline）：应为时长，例如 12h、2d、90m 或 1h30m（实际为 'forever'）"
         )
+
+
+_FIELDS = {"--gpu": "gpu", "--slo": "slo", "--spot-price": "spot_price"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_options_are_named_as_the_caller_names_them_where_names_are_given(lang: str) -> None:
+    from gpuplan.errors import Option
+    from gpuplan.simulate.inputs import fleet_prices
+
+    # in the error's words, and an option given as a field ("{flag} must be …")
+    mismatch = InputError.worded(
+        "--gpu {gpu} is not the GPU of {instance} ({own}): give one of them",
+        gpu="L4",
+        instance="x",
+        own="A100",
+    )
+    price = _raised(lambda: fleet_prices([], "L4", spot_usd=-1.0))
+    assert isinstance(price.fields["flag"], Option)
+    with use_language(lang):
+        assert error_text(mismatch, _FIELDS).startswith("gpu L4 ")
+        assert error_text(price, _FIELDS).startswith("spot_price ")
+        # without names: the command's own line, the flag as the command line takes it
+        assert error_text(mismatch).startswith("--gpu L4 ")
+        assert error_text(price).startswith("--spot-price ")
+
+
+def test_a_command_to_run_and_the_errors_data_keep_their_flags() -> None:
+    # `gpuplan offers --gpu H100` is a command the reader runs; "--slo" is what they sent
+    run = InputError.worded("no price of {gpu}: `gpuplan offers --gpu {gpu}` lists who sells it", gpu="H100")
+    sent = InputError.worded("--slo {item!r}: the threshold must be a positive time", item="--slo=0")
+    assert error_text(run, _FIELDS) == str(run)
+    assert error_text(sent, _FIELDS) == "slo '--slo=0': the threshold must be a positive time"
+
+
+def test_an_option_right_after_a_chinese_character_is_named_too() -> None:
+    from gpuplan.i18n.error_text import _options_named
+
+    assert _options_named("请给出--slo或--slo-ms", _FIELDS) == "请给出slo或--slo-ms"
+    assert _options_named("x--slo --slow", _FIELDS) == "x--slo --slow"  # inside a word: not an option

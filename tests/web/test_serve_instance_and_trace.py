@@ -55,6 +55,14 @@ def test_estimate_on_a_named_instance_type_is_the_commands(service: Service) -> 
     assert r.json()["estimates"] == want.model_dump(mode="json")["estimates"]
 
 
+def test_an_instance_of_another_gpu_names_the_requests_gpus_field(service: Service) -> None:
+    # the command's flag is --gpu; the request's field is gpus
+    body = {"workload": bert_workload(), "instance": "p4d.24xlarge", "gpus": ["L4"]}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code == 400, r.text
+    assert r.json()["error"].endswith("; drop gpus, or name an instance of L4"), r.text
+
+
 def test_an_unknown_instance_type_is_one_line_with_the_close_names(service: Service) -> None:
     body = {"workload": bert_workload(), "instance": "p4d.24xlarg"}
     r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))

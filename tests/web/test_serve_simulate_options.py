@@ -41,14 +41,17 @@ def _simulate(service: Service, **fields: Any) -> Any:
     ("fields", "said"),
     [
         ({"slo": "ttft_p95=soon"}, "ttft_p95=soon"),
-        ({"slo": "ttft_p95=2s", "slo_ms": 500}, "give --slo or --slo-ms, not both"),
+        ({"slo": "ttft_p95=2s", "slo_ms": 500}, "give slo or slo_ms, not both (slo e2e_p95=30s says"),
         ({"replica": "slots=0,tpot_ms=30"}, "slots ≥ 1"),
         ({"replica": "slotz=4,tpot_ms=30"}, "slots"),
-        ({"replica": REPLICA, "engine": "max_num_seqs=64"}, "--engine sets the estimator's replica"),
+        ({"replica": REPLICA, "engine": "max_num_seqs=64"}, "engine sets the estimator's replica"),
         ({"engine": "max_num_seqz=64"}, "max_num_seqs"),
         ({"instance": "p4d.24xlarg"}, "p4d.24xlarge"),
-        ({"instance": "p4d.24xlarge", "gpu": "L4"}, "is not the GPU of p4d.24xlarge"),
-        ({"spot_price": 1e300, "policies": ["fixed:replicas=1,spot=1"]}, "--spot-price"),
+        ({"instance": "p4d.24xlarge", "gpu": "L4"}, "gpu L4 is not the GPU of p4d.24xlarge"),
+        ({"spot_price": 1e300, "policies": ["fixed:replicas=1,spot=1"]}, "spot_price must be at most"),
+        ({"slo": "ttft_p95=2"}, "slo 'ttft_p95=2': write the threshold with its unit"),
+        ({"engine": "chunked_prefill=maybe"}, "engine chunked_prefill: write on or off"),
+        ({"replica": "slots=4"}, "replica needs slots=N and tpot_ms=T"),
     ],
 )
 def test_a_bad_option_is_the_commands_line_and_nothing_is_queued(
@@ -58,7 +61,27 @@ def test_a_bad_option_is_the_commands_line_and_nothing_is_queued(
     assert r.status_code == 400, r.text
     line = r.json()["error"]
     assert said in line and "\n" not in line, line
+    # the request's field names, not the command's flags (a caller sent "slo", not "--slo")
+    assert "--" not in line, line
     assert _jobs(service) == 0
+
+
+def test_a_refusal_names_the_field_in_chinese_too(service: Service) -> None:
+    r = service.client.post(
+        "/api/v1/simulate",
+        json={
+            "workload": _SERVICE,
+            "gpu": "L4",
+            "policies": ["fixed:replicas=2"],
+            "slo": "ttft_p95=2s",
+            "slo_ms": 9,
+        },
+        headers={**service.auth("plan"), "Accept-Language": "zh-CN"},
+    )
+    assert (r.status_code, r.json()["error"]) == (
+        400,
+        "请给出 slo 或 slo_ms，不要同时给出（slo e2e_p95=30s 含义相同）",
+    )
 
 
 @pytest.mark.parametrize(
@@ -217,3 +240,33 @@ def test_every_option_of_the_command_has_its_field_in_the_request() -> None:
     missing = options - not_fields - display - set(SimulateRequest.model_fields)
     assert not missing, missing
     assert {"trace_csv", "policies"} <= set(SimulateRequest.model_fields)
+
+
+def test_each_option_is_named_as_a_field_the_api_takes(service: Service) -> None:
+    """The table that names the command's options in the API's refusals maps flags the command
+    line has to fields or query parameters the API has (a renamed field would be named wrongly)."""
+    import click
+    import typer.main
+
+    from gpuplan.web.requests import OPTION_FIELDS, EstimateRequest
+
+    def flags(command: click.Command) -> set[str]:
+        found = {o for p in command.params for o in getattr(p, "opts", ()) if o.startswith("--")}
+        for sub in getattr(command, "commands", {}).values():
+            found |= flags(sub)
+        return found
+
+    api = service.client.get("/api/openapi.json").json()
+    schemas = api["components"]["schemas"]
+    taken = {
+        p["name"] for path in api["paths"].values() for op in path.values() for p in op.get("parameters", [])
+    }
+    taken |= {
+        name for kind, schema in schemas.items() if kind.endswith("Request") for name in schema["properties"]
+    }
+    for table in (OPTION_FIELDS, EstimateRequest.OPTION_FIELDS):
+        assert set(table) <= flags(typer.main.get_command(app)), set(table) - flags(
+            typer.main.get_command(app)
+        )
+        assert set(table.values()) <= taken, set(table.values()) - taken
+    assert EstimateRequest.OPTION_FIELDS["--gpu"] in EstimateRequest.model_fields

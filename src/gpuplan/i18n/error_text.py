@@ -6,13 +6,20 @@ fields; the errors that carry their parts (:class:`~gpuplan.errors.NotFoundError
 subclasses: kind, name, suggestions, known names, hint) are written again from those parts. Both go
 through the catalog. Any other error, or one whose English text is not what its parts make, is
 shown as raised. Under English the line is ``str(error)``, byte for byte.
+
+A message names the command line's options (``--timeout-s must be …``). A caller that names them
+otherwise gives ``names`` (the service: ``{"--timeout-s": "timeout_s"}``, its request's fields):
+the worded error's options are then written as the caller sent them, in the message's own words
+and where a field is an :class:`~gpuplan.errors.Option`. A command quoted to be run
+(```gpuplan offers --gpu H100```) and the error's data keep their flags.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
-from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Phrase
+from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Option, Phrase
 from gpuplan.i18n.messages import N_, Language, _, current_language
 
 __all__ = ["KIND_WORDS", "error_text", "phrase_text"]
@@ -82,14 +89,15 @@ _AND_ONE_MORE = N_("{names}, {name}")
 _OR_ONE_MORE = N_("{names} or {name}")
 
 
-def error_text(error: BaseException) -> str:
-    """``error``'s one line for the user, in the current language."""
+def error_text(error: BaseException, names: Mapping[str, str] | None = None) -> str:
+    """``error``'s one line for the user, in the current language; ``names``: what the reader
+    calls the command's options (``--slo`` → ``slo``), None for the command line's own flags."""
     english = str(error)
-    if current_language() is Language.EN:
+    if current_language() is Language.EN and not names:
         return english
     if isinstance(error, GpuplanError) and error.template:
-        return _worded_text(error, english)
-    if not isinstance(error, NotFoundError):
+        return _worded_text(error, english, names)
+    if current_language() is Language.EN or not isinstance(error, NotFoundError):
         return english
     # Only an error whose text is exactly what its parts make is rewritten (a subclass or a caller
     # that words its own message keeps it).
@@ -98,17 +106,19 @@ def error_text(error: BaseException) -> str:
     return _not_found_text(error, _)
 
 
-def _worded_text(error: GpuplanError, english: str) -> str:
+def _worded_text(error: GpuplanError, english: str, names: Mapping[str, str] | None = None) -> str:
     """An error made with ``GpuplanError.worded``: its template and its Phrase fields translated."""
     if error.template.format(**error.fields) != english:  # its text was changed after it was made
         return english
-    return _(error.template).format(**_translated_fields(error.fields))
+    return _options_named(_(error.template), names).format(**_translated_fields(error.fields, names))
 
 
-def _translated_fields(fields: Mapping[str, object]) -> dict[str, object]:
+def _translated_fields(
+    fields: Mapping[str, object], names: Mapping[str, str] | None = None
+) -> dict[str, object]:
     """``fields`` with each Phrase written in the current language (its own Phrase fields too) and
     each error among them given as :func:`error_text` words it (an error that wraps another)."""
-    return {name: _translated(value) for name, value in fields.items()}
+    return {name: _translated(value, names) for name, value in fields.items()}
 
 
 def phrase_text(value: object) -> str:
@@ -116,19 +126,36 @@ def phrase_text(value: object) -> str:
     return str(_translated(value))
 
 
-def _translated(value: object) -> object:
+def _translated(value: object, names: Mapping[str, str] | None = None) -> object:
+    if isinstance(value, Option):
+        return names.get(value, value) if names else value
     if isinstance(value, Phrase) and value.template:
-        return _(value.template).format(**_translated_fields(value.fields))
+        return _options_named(_(value.template), names).format(**_translated_fields(value.fields, names))
     if isinstance(value, GpuplanError):
-        return error_text(value)
+        return error_text(value, names)
     if (
         isinstance(value, Exception)
         and len(value.args) == 1
         and isinstance(value.args[0], Phrase | GpuplanError)
     ):
         # a validator's ValueError(Phrase(...)) wrapped by a caller ("deadline: {why}")
-        return _translated(value.args[0]) if str(value) == str(value.args[0]) else value
+        return _translated(value.args[0], names) if str(value) == str(value.args[0]) else value
     return value
+
+
+#: An option as a message writes it (``--spot-notice-s``), not inside a longer word; ASCII word
+#: characters only (a Chinese message may write one right after a character: "给出--slo").
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*", re.ASCII)
+
+
+def _options_named(template: str, names: Mapping[str, str] | None) -> str:
+    """``template`` (a message, never the user's data) with each option ``names`` knows named so;
+    a command in backticks, to be run as written, keeps its flags."""
+    if not names:
+        return template
+    parts = template.split("`")
+    parts[::2] = [_OPTION.sub(lambda m: names.get(m.group(0), m.group(0)), part) for part in parts[::2]]
+    return "`".join(parts)
 
 
 def _same(message: str) -> str:

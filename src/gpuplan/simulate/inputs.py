@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from gpuplan.documents.base import refuse_boolean
-from gpuplan.errors import InputError, NotFoundError
+from gpuplan.errors import InputError, NotFoundError, Option
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
@@ -161,7 +161,7 @@ def fleet_prices(
     # window would not print.
     paid = MAX_GPUS_PER_INSTANCE * max(1, instances_for(gpus_per_replica, MAX_GPUS_PER_INSTANCE))
     ceiling = MAX_USD_PER_GPU_HOUR * paid
-    for flag, value in (("--on-demand-price", on_demand_usd), ("--spot-price", spot_usd)):
+    for flag, value in ((Option("--on-demand-price"), on_demand_usd), (Option("--spot-price"), spot_usd)):
         if value is not None and not (math.isfinite(value) and value > 0):
             raise InputError.worded(
                 N_("{flag} must be a positive number of USD per replica-hour, got {value:g}"),

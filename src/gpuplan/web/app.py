@@ -190,9 +190,12 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
     async def _gpuplan_error(request: Request, e: GpuplanError) -> JSONResponse:
         from gpuplan.i18n import use_language
         from gpuplan.i18n.error_text import error_text
+        from gpuplan.web.requests import OPTION_FIELDS
 
+        # the options named as the request's fields that the caller sent (web.strict_json)
+        names = getattr(request.state, "option_fields", OPTION_FIELDS)
         with use_language(request_language(request)):
-            return error_response(_status(e), error_text(e), type(e).__name__)
+            return error_response(_status(e), error_text(e, names), type(e).__name__)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:

@@ -102,7 +102,7 @@ class JobRunner:
         from gpuplan.errors import GpuplanError
         from gpuplan.i18n import use_language
         from gpuplan.i18n.error_text import error_text
-        from gpuplan.web.work import run_job
+        from gpuplan.web.work import JOB_KINDS, run_job
 
         with self._store() as store:
             jobs = JobStore(store.engine)
@@ -126,9 +126,10 @@ class JobRunner:
             try:
                 result = run_job(store, record, Path(self.config.scratch_dir), progress)
             except GpuplanError as e:
-                # in the language the job was asked in (the job ran in it; the line is written here)
+                # in the language the job was asked in (the job ran in it; the line is written here),
+                # naming the options as its request's fields
                 with use_language(str(record.request.get("lang", "en"))):
-                    jobs.fail(job_id, error_text(e))
+                    jobs.fail(job_id, error_text(e, JOB_KINDS[record.kind].OPTION_FIELDS))
             except Exception as e:
                 jobs.fail(job_id, f"internal error: {type(e).__name__}: {e}")
                 traceback.print_exc()

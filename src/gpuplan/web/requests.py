@@ -9,7 +9,9 @@ in it) when the workload is read, before transformers is imported.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -33,6 +35,7 @@ from gpuplan.units import (
 
 __all__ = [
     "MONTH_PATTERN",
+    "OPTION_FIELDS",
     "DeployRequest",
     "DiscountRequest",
     "EstimateRequest",
@@ -49,6 +52,48 @@ __all__ = [
 #: full-width (２０２６) and Arabic-Indic digits, which no month a plan or a budget is kept under has.
 MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 
+#: The command's options as the service's requests name them, where a refusal of the library names
+#: one ("--timeout-s must be …" reads "timeout_s must be …" to a caller who sent timeout_s): the
+#: request field or query parameter of the same meaning (gpuplan.i18n.error_text). A request whose
+#: field for an option is named otherwise says so in its ``OPTION_FIELDS``.
+OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
+    {
+        # simulate autoscale
+        "--timeout-s": "timeout_s",
+        "--spot-notice-s": "spot_notice_s",
+        "--spot-rate": "spot_rate",
+        "--spot-price": "spot_price",
+        "--on-demand-price": "on_demand_price",
+        "--storage-gbps": "storage_gbps",
+        "--slo": "slo",
+        "--slo-ms": "slo_ms",
+        "--replica": "replica",
+        "--engine": "engine",
+        "--policy": "policies",
+        "--gpu": "gpu",
+        "--instance": "instance",
+        # estimate
+        "--network-gbps": "network_gbps",
+        "--network-kind": "network_kind",
+        # plan
+        "--commitment": "commitment",
+        "--max-gpus": "max_gpus",
+        "--max-nodes": "max_nodes",
+        "--countries": "countries",
+        "--baseline": "baseline",
+        "--egress-free-tier": "egress_free_tier",
+        # offers, catalog import
+        "--max-price": "max_price",
+        "--provider": "provider",
+        "--as-of": "as_of",
+        "--format": "format",
+        # deploy
+        "--target": "target",
+        "--image": "image",
+        "--base-image": "base_image",
+        "--steps": "steps",
+    }
+)
 #: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
 _NAMES = Field(default=None, max_length=64)
 #: Longest comma-separated option text (--slo, --replica, --engine): a few keys and values.
@@ -59,6 +104,9 @@ class _Request(BaseModel):
     # allow_inf_nan=False: a string such as "Infinity" is not read as a number either (the body's
     # own NaN/Infinity never reach here: web.strict_json refuses them while parsing).
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    #: What a refusal of this request calls the command's options.
+    OPTION_FIELDS: ClassVar[Mapping[str, str]] = OPTION_FIELDS
 
     @field_validator("*", mode="before")
     @classmethod
@@ -142,6 +190,8 @@ class PlanRequest(WorkloadRequest):
 
 
 class EstimateRequest(WorkloadRequest):
+    OPTION_FIELDS: ClassVar[Mapping[str, str]] = MappingProxyType({**OPTION_FIELDS, "--gpu": "gpus"})
+
     gpus: list[str] | None = Field(
         default=None, max_length=64, description="NAME or NAME:COUNT; default every GPU"
     )

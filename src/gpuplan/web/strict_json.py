@@ -11,12 +11,16 @@ and FastAPI then validates the parsed value as usual.
 
 The token is checked before a refusal of the body is given: a caller without a valid token of
 the route's scope gets its 401 or 403 and learns nothing about the body it sent.
+
+A route keeps, in ``request.state.option_fields``, what its request calls the command's options
+(``OPTION_FIELDS`` of its request, in ``web.requests``): a refusal names the fields the caller sent.
 """
 
 from __future__ import annotations
 
 import email.message
-from collections.abc import Callable, Coroutine
+import typing
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from fastapi import Request, Response
@@ -66,8 +70,10 @@ class StrictJsonRoute(APIRoute):
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        fields = self._option_fields()
 
         async def strict(request: Request) -> Response:
+            request.state.option_fields = fields
             try:
                 await parse_body(request)
             except InputError:
@@ -76,6 +82,18 @@ class StrictJsonRoute(APIRoute):
             return await handler(request)
 
         return strict
+
+    def _option_fields(self) -> Mapping[str, str]:
+        """What this route's request calls the command's options: its body's ``OPTION_FIELDS``,
+        else the service's (query parameters are named as the requests' fields are)."""
+        from pydantic import BaseModel
+
+        from gpuplan.web.requests import OPTION_FIELDS
+
+        for hint in typing.get_type_hints(self.endpoint).values():
+            if isinstance(hint, type) and issubclass(hint, BaseModel):
+                return typing.cast("Mapping[str, str]", getattr(hint, "OPTION_FIELDS", OPTION_FIELDS))
+        return OPTION_FIELDS
 
     async def _check_token(self, request: Request) -> None:
         """Run the route's token checks (:class:`~gpuplan.web.auth.TokenCheck`) as FastAPI would

@@ -272,7 +272,7 @@ def _change(p: SavedPlan, store: Store, scratch: Path) -> dict[str, Any]:
             else:
                 item["now_usd"] = now.get("total_cost_usd")
     except GpuplanError as e:
-        item["note"] = error_text(e)
+        item["note"] = error_text(e, PlanRequest.OPTION_FIELDS)  # the options as its fields
     then_usd, now_usd = item["then_usd"], item["now_usd"]
     if then_usd and now_usd is not None:
         item["change_pct"] = round((now_usd - then_usd) / then_usd * 100, 2)
