@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +44,12 @@ def service(fresh_db: str, tmp_path: Path) -> Iterator[Service]:
     app = create_app(ServeConfig(db=db, jobs_inline=True, scratch_dir=str(tmp_path / "scratch")))
     with TestClient(app) as client:
         yield Service(client=client, db=db, tokens=tokens)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for a dashboard test module (which imports dashboard_helpers: skipped,
+    saying why, where there is none)."""
+    from dashboard_helpers import launch_browser
+
+    yield from launch_browser()

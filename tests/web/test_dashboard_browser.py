@@ -9,26 +9,28 @@ screenshots the documentation shows.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_helpers import bert_workload, make_tokens
-from server_process import serving
+from dashboard_helpers import SHOTS, SIZES, dashboard, fits, open_page, shot
+from serve_helpers import bert_workload
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency")
-CHROMIUM = os.environ.get("GPUPLAN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    pytest.skip(
-        "no Chromium to click the dashboard in (apt-get install -y chromium fonts-noto-cjk)",
-        allow_module_level=True,
-    )
 
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
-SHOTS = os.environ.get("GPUPLAN_SCREENSHOTS")
+def _real_trace(db: Path) -> None:
+    """The documentation's pictures show a real trace of the example, not the stand-in profile."""
+    from gpuplan.catalog import open_store
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile, profile_key, trace
+
+    store = open_store(str(db))
+    try:
+        w = bert_workload()
+        real = trace(w)
+        store.local.put_profile(profile_key(w), PROFILE_SCHEMA_VERSION, real.to_json())
+        assert profile(w, store.local).flops_per_step == real.flops_per_step
+    finally:
+        store.close()
 
 
 @pytest.fixture(scope="module")
@@ -36,52 +38,8 @@ def server(
     tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
 ) -> Iterator[tuple[str, dict[str, str]]]:
     folder = tmp_path_factory.mktemp("dashboard")
-    db = folder / "catalog.sqlite"
-    shutil.copyfile(seeded_catalog, db)
-    tokens = make_tokens(str(db))
-    if SHOTS:
-        # The documentation's pictures show a real trace of the example, not the stand-in profile.
-        from gpuplan.catalog import open_store
-        from gpuplan.profile import profile, profile_key, trace
-
-        store = open_store(str(db))
-        try:
-            w = bert_workload()
-            real = trace(w)
-            from gpuplan.profile import PROFILE_SCHEMA_VERSION
-
-            store.local.put_profile(profile_key(w), PROFILE_SCHEMA_VERSION, real.to_json())
-            assert profile(w, store.local).flops_per_step == real.flops_per_step
-        finally:
-            store.close()
-    with serving(str(db), "--job-workers", "0", log=folder / "serve.log") as (base, _proc):
-        yield base, tokens
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
-def _shot(page: Any, name: str) -> None:
-    if SHOTS:
-        page.evaluate("document.querySelectorAll('.scroll').forEach((e) => { e.scrollLeft = 0; })")
-        Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SHOTS) / f"dashboard-{name}.png"), full_page=False)
-
-
-def _open(page: Any, base: str, name: str, lang: str, token: str) -> None:
-    page.goto(f"{base}/ui/{name}?lang={lang}")
-    page.fill("#token", token)
-    page.dispatch_event("#token", "change")
-
-
-def _fits(page: Any) -> None:
-    # Nothing wider than the screen: wide tables scroll inside their own box.
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    with dashboard(folder, seeded_catalog, job_workers=0, prepare=_real_trace if SHOTS else None) as served:
+        yield served
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -100,7 +58,7 @@ def test_every_page_works_with_real_clicks(
     tag = f"{lang}-{size}"
     try:
         # Offers: search, map, sort by price per GPU-hour
-        _open(page, base, "offers", lang, tokens["admin"])
+        open_page(page, base, "offers", lang, tokens["admin"])
         page.fill("input[name=gpu]", "H100")
         page.click("#search")
         page.wait_for_selector("#table tbody tr")
@@ -116,11 +74,11 @@ def test_every_page_works_with_real_clicks(
         costed = page.locator("#table td .costed")
         assert costed.count() >= 1 and "(20" in (costed.first.get_attribute("title") or "")
         assert ("报价" if lang == "zh" else "Offers") in page.inner_text("h1")
-        _fits(page)
-        _shot(page, f"offers-{tag}")
+        fits(page)
+        shot(page, f"offers-{tag}")
 
         # Plan: the BERT fine-tune of the examples, planned, its report shown, saved for the month
-        _open(page, base, "plan", lang, tokens["plan"])
+        open_page(page, base, "plan", lang, tokens["plan"])
         page.fill("input[name=name]", f"bert-{tag}")
         page.click("#plan")
         page.wait_for_selector("#recommended")
@@ -132,28 +90,28 @@ def test_every_page_works_with_real_clicks(
         page.select_option("select[name=saved]", f"bert-{tag}")
         page.click("#saveplan")
         page.wait_for_function("document.querySelector('#status').textContent.includes('#')")
-        _fits(page)
+        fits(page)
         page.evaluate("document.querySelector('#summary').scrollIntoView()")
-        _shot(page, f"plan-{tag}")
+        shot(page, f"plan-{tag}")
 
         # Price history: chart and table of one instance type
-        _open(page, base, "history", lang, tokens["read"])
+        open_page(page, base, "history", lang, tokens["read"])
         page.click("#show")
         page.wait_for_selector("#chart .main-svg")
         page.wait_for_selector("#table tbody tr")
-        _fits(page)
-        _shot(page, f"history-{tag}")
+        fits(page)
+        shot(page, f"history-{tag}")
 
         # TCO: three years of 8 A100s on the US clouds
-        _open(page, base, "tco", lang, tokens["plan"])
+        open_page(page, base, "tco", lang, tokens["plan"])
         page.click("#tco")
         page.wait_for_selector("#tcototal")
         assert "$" in page.inner_text("#tcototal")
-        _fits(page)
-        _shot(page, f"tco-{tag}")
+        fits(page)
+        shot(page, f"tco-{tag}")
 
         # Team: budget, the plan saved above, today's prices
-        _open(page, base, "team", lang, tokens["admin"])
+        open_page(page, base, "team", lang, tokens["admin"])
         page.wait_for_selector("#budgetcard")
         page.fill("input[name=amount]", "5000")
         page.click("#setbudget")
@@ -161,8 +119,8 @@ def test_every_page_works_with_real_clicks(
         page.wait_for_selector(f"#plans td:text('bert-{tag}')")
         page.click("#changes")
         page.wait_for_selector("#changestable tbody tr", timeout=60_000)
-        _fits(page)
-        _shot(page, f"team-{tag}")
+        fits(page)
+        shot(page, f"team-{tag}")
         assert not errors, errors
     finally:
         context.close()
@@ -174,7 +132,7 @@ def test_a_wrong_token_shows_the_servers_line_in_the_page(
     base, _ = server
     page = browser.new_page()
     try:
-        _open(page, base, "offers", "zh", "gpuplan_00000000_wrong")
+        open_page(page, base, "offers", "zh", "gpuplan_00000000_wrong")
         page.click("#search")
         page.wait_for_selector("#error:not([hidden])")
         assert "令牌" in page.inner_text("#error")
@@ -192,7 +150,7 @@ def test_yuan_prices_on_the_dashboard_name_the_rate_its_date_and_the_warning(
     rate = httpx.get(f"{base}/api/v1/offers?gpu=H100&currency=CNY", headers=auth).json()["exchange_rate"]
     page = browser.new_page()
     try:
-        _open(page, base, "offers", "en", tokens["read"])
+        open_page(page, base, "offers", "en", tokens["read"])
         page.fill("input[name=gpu]", "H100")
         page.select_option("select[name=currency]", "CNY")
         page.click("#search")
@@ -229,7 +187,7 @@ def test_a_yuan_budget_is_sent_as_budget_cny_and_an_empty_month_budget_is_refuse
     try:
         from gpuplan.i18n import _, use_language
 
-        _open(page, base, "plan", "zh", tokens["plan"])
+        open_page(page, base, "plan", "zh", tokens["plan"])
         with use_language("zh"):  # the labels are the catalog's Chinese
             labels = (_("Budget"), _("Budget currency"))
         form = page.inner_text("#planform")
@@ -246,7 +204,7 @@ def test_a_yuan_budget_is_sent_as_budget_cny_and_an_empty_month_budget_is_refuse
         page.wait_for_timeout(200)
         assert sent[-1]["budget_usd"] == 1400 and "budget_cny" not in sent[-1], sent
 
-        _open(page, base, "team", "en", tokens["admin"])
+        open_page(page, base, "team", "en", tokens["admin"])
         page.wait_for_selector("#budgetcard")
         for typed in ("", "-5"):
             page.fill("input[name=amount]", typed)

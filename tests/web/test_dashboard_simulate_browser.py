@@ -11,26 +11,13 @@ the screenshots.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from serve_helpers import make_tokens
-from server_process import serving
+from dashboard_helpers import SIZES, dashboard, fits, open_page, shot
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is a dev dependency")
-CHROMIUM = os.environ.get("GPUPLAN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    pytest.skip(
-        "no Chromium to click the dashboard in (apt-get install -y chromium fonts-noto-cjk)",
-        allow_module_level=True,
-    )
-
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
-SHOTS = os.environ.get("GPUPLAN_SCREENSHOTS")
 #: A replica's own figures: the page simulates without tracing the model.
 REPLICA = "slots=64,tpot_ms=40,prefill_tps=3000"
 
@@ -40,26 +27,8 @@ def server(
     tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
 ) -> Iterator[tuple[str, dict[str, str]]]:
     # Simulate is always a job: one worker thread runs it.
-    folder = tmp_path_factory.mktemp("dashboard-simulate")
-    db = folder / "catalog.sqlite"
-    shutil.copyfile(seeded_catalog, db)
-    tokens = make_tokens(str(db))
-    with serving(str(db), "--job-workers", "1", log=folder / "serve.log") as (base, _proc):
-        yield base, tokens
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
-
-
-def _open(page: Any, base: str, lang: str, token: str) -> None:
-    page.goto(f"{base}/ui/simulate?lang={lang}")
-    page.fill("#token", token)
-    page.dispatch_event("#token", "change")
+    with dashboard(tmp_path_factory.mktemp("dashboard-simulate"), seeded_catalog, job_workers=1) as served:
+        yield served
 
 
 def _words(lang: str, *words: str) -> list[str]:
@@ -95,7 +64,7 @@ def test_a_simulation_with_slos_and_spot_replicas_shows_each_policys_outcome(
     page.on("pageerror", lambda e: errors.append(str(e)))
     sent = _sent(page)
     try:
-        _open(page, base, lang, tokens["plan"])
+        open_page(page, base, "simulate", lang, tokens["plan"])
         title, simulate, targets = _words(lang, "Simulate", "Simulate", "Latency targets (SLOs)")
         assert title in page.inner_text("h1") and targets in page.inner_text("#simform")
         page.select_option("select[name=shape]", "bursty")
@@ -134,10 +103,8 @@ def test_a_simulation_with_slos_and_spot_replicas_shows_each_policys_outcome(
         slos = page.locator("#slos tbody tr td:nth-child(2)").all_inner_texts()
         assert sorted(slos) == ["tpot_p95", "tpot_p95", "ttft_p95", "ttft_p95"]
         assert "$0.30" in page.inner_text("#simresult")  # the spot price per replica-hour given
-        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
-        if SHOTS:
-            Path(SHOTS).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(SHOTS) / f"dashboard-simulate-{lang}-{size}.png"))
+        fits(page)
+        shot(page, f"simulate-{lang}-{size}")
         assert simulate and not errors, errors
     finally:
         context.close()
@@ -156,7 +123,7 @@ def test_an_uploaded_trace_file_is_simulated(
     page = browser.new_page()
     sent = _sent(page)
     try:
-        _open(page, base, "en", tokens["plan"])
+        open_page(page, base, "simulate", "en", tokens["plan"])
         page.set_input_files("input[name=trace_file]", str(trace))
         page.wait_for_function("document.querySelector('[name=trace_csv]').value.length > 100")
         assert page.input_value("select[name=shape]") == "csv"
@@ -177,7 +144,7 @@ def test_a_bad_option_shows_the_servers_line_and_an_empty_trace_is_refused_on_th
     page = browser.new_page()
     sent = _sent(page)
     try:
-        _open(page, base, "en", tokens["plan"])
+        open_page(page, base, "simulate", "en", tokens["plan"])
         page.fill("input[name=slo]", "ttft_p95=soon")
         page.fill("input[name=replica]", REPLICA)
         page.click("#simulate")
@@ -211,7 +178,7 @@ def test_a_saved_inference_workload_is_simulated_as_saved(
     page = browser.new_page()
     sent = _sent(page)
     try:
-        _open(page, base, "en", tokens["plan"])
+        open_page(page, base, "simulate", "en", tokens["plan"])
         page.wait_for_selector("select[name=saved] option[value=team-chat]", state="attached")
         page.select_option("select[name=saved]", "team-chat")
         page.fill("input[name=replica]", REPLICA)
