@@ -6,6 +6,8 @@ typed as hourly. A file unusable as a whole changes nothing."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 from datetime import date
@@ -418,3 +420,35 @@ def test_tco_costs_with_an_imported_monthly_price(tmp_path: Path, db_path: Path)
     [unknown] = report["unknown_prices"]
     assert unknown["pricing"] == "reserved_1y" and unknown["gpu"] == "A100-SXM4-80GB"
     assert "`gpuplan catalog import FILE --format gpuplan` adds a price list of your own" in unknown["fill"]
+
+
+@pytest.mark.parametrize("lead", ["=", "+", "-", "@"])
+def test_a_source_a_spreadsheet_would_run_as_a_formula_is_exported_as_text(
+    tmp_path: Path, db_path: Path, lead: str
+) -> None:
+    # A price list's free-text source such as =HYPERLINK(…) went into the CSV export as it was, and a
+    # spreadsheet opening the export evaluates a cell that starts with = + - or @ (CSV injection).
+    source = f'"{lead}HYPERLINK(""http://example.invalid"",""quote"")"'
+    row = HUAWEI_ON_DEMAND.replace("Huawei Cloud price calculator read by our team", source)
+    doc = _imported(db_path, _file(tmp_path, row))
+    assert doc["rejected"] == [], doc
+    r = CliRunner().invoke(app, ["--db", str(db_path), "catalog", "export"])
+    assert r.exit_code == 0, r.output
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    [mine] = [x for x in rows if x["provider"] == "huawei" and "HYPERLINK" in x["source"]]
+    assert mine["source"].startswith(f"'{lead}HYPERLINK("), mine["source"]
+    # No other text cell starts a formula either (a negative figure is a number, not a formula).
+    cells = [v for x in rows for v in x.values() if v and not _number(v)]
+    assert not [v for v in cells if v.startswith(("=", "+", "-", "@"))]
+    # JSON is read by programs, not spreadsheets: the source stays as it was quoted.
+    r = CliRunner().invoke(app, ["--db", str(db_path), "catalog", "export", "--format", "json"])
+    [quoted] = [o for o in json.loads(r.stdout)["offers"] if "HYPERLINK" in (o["source"] or "")]
+    assert quoted["source"].startswith(f"{lead}HYPERLINK(")
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

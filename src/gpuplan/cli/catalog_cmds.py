@@ -517,7 +517,7 @@ def export(
                     "rate_as_of": rate.as_of,
                     "rate_source": rate.source,
                 }
-            writer.writerow({k: "" if item.get(k) is None else item[k] for k in EXPORT_COLUMNS})
+            writer.writerow({k: _cell(item.get(k)) for k in EXPORT_COLUMNS})
         text = buf.getvalue()
     if out is None:
         sys.stdout.write(text)
@@ -526,6 +526,20 @@ def export(
 
     write_text_atomic(out, text, what="export")
     sys.stderr.write(_("wrote {n} rows to {path}").format(n=len(rows), path=out) + "\n")
+
+
+#: What a spreadsheet reads as the start of a formula in a text cell (OWASP, "CSV Injection").
+_FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: object) -> object:
+    """One CSV cell: empty for None; a text a spreadsheet would evaluate as a formula (a source
+    quoted as ``=HYPERLINK(…)`` in someone's price list) behind a ``'``, which shows it as text."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_LEADS):
+        return "'" + value
+    return value
 
 
 def _export_document(rows: Sequence[OfferPrice], cny: ExchangeRate | None) -> OffersDocument:
