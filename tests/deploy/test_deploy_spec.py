@@ -73,6 +73,19 @@ def test_option_with_a_bad_field_names_the_field() -> None:
         LaunchSpec.from_plan(plan_doc(gpu="Z100"))
 
 
+def test_a_plan_naming_an_unknown_preset_is_refused_with_the_near_names() -> None:
+    # A tampered or hand-edited plan's preset (bert-lage) went into train.py and the README as
+    # "preset bert-lage", where a workload file naming it is refused with "did you mean".
+    doc = plan_doc()
+    doc["workload"]["model"]["preset"] = "bert-lage"
+    with pytest.raises(DeployError, match=r"unknown preset 'bert-lage'; did you mean 'bert-large'") as e:
+        LaunchSpec.from_plan(doc, source="plan.json")
+    assert str(e.value).startswith("plan.json: ") and "\n" not in str(e.value)
+    # The preset's own spelling, in any case, is the preset.
+    doc["workload"]["model"]["preset"] = "BERT-Large"
+    assert LaunchSpec.from_plan(doc).model_source == "preset bert-large"
+
+
 def test_workload_without_plan_is_one_node_with_the_named_gpu() -> None:
     s = LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="A100-SXM4-80GB", count=4, provider="gcp")
     assert (s.gpu, s.gpus_per_node, s.nodes, s.provider, s.pricing) == (

@@ -55,6 +55,7 @@ from gpuplan.documents.plan import (
     PlanOption,
     PlanWorkload,
     WorkloadData,
+    WorkloadModel,
     upgrade_v1_option,
 )
 from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, closest
@@ -467,22 +468,36 @@ def _adapter_words(lora: object) -> str:
     return words
 
 
+def _model_source(m: WorkloadModel) -> str:
+    """What the workload names as its model (``preset bert-large``), for comments and READMEs.
+
+    A plan's preset is looked up as a workload file's is: one a plan file was edited to name
+    (``bert-lage``) is refused with the near names, not written into the launch as it was."""
+    from gpuplan.workload.presets.registry import PRESETS
+
+    if m.python:
+        words = f"python {m.python}"
+    elif m.hf_config:
+        words = f"hf_config {m.hf_config}"
+    elif m.preset:
+        info = PRESETS.get(m.preset.strip().lower())
+        if info is None:
+            # The near names only: the list of every preset would make the line run on.
+            raise NotFoundError("preset", m.preset[:MAX_NAME_CHARS], PRESETS)
+        words = f"preset {info.name}"
+    else:
+        words = "stand-in"
+    return words + _adapter_words((m.model_extra or {}).get("lora"))
+
+
 def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
     m = workload.model
-    if m.python:
-        model_source = f"python {m.python}"
-    elif m.hf_config:
-        model_source = f"hf_config {m.hf_config}"
-    elif m.preset:
-        model_source = f"preset {m.preset}"
-    else:
-        model_source = "stand-in"
-    model_source += _adapter_words((m.model_extra or {}).get("lora"))
     if launch.get("checkpoint_interval_min") is None:
         launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
     if not m.python:
         launch["project_dir"] = None  # only the user's own model code is packaged
     try:
+        model_source = _model_source(m)
         gpu = launch.get("gpu")
         if gpu:
             launch["gpu"] = get_gpu(gpu).id
