@@ -452,3 +452,21 @@ def _number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+@pytest.mark.parametrize("columns", ["80", "150"])
+def test_a_very_long_name_in_a_rejected_row_leaves_its_line_and_reason_on_screen(
+    tmp_path: Path, db_path: Path, columns: str
+) -> None:
+    # A 5,000-character instance type filled the rejected table's unwrapped name column, and the
+    # table dropped the line and reason columns that did not fit: the refusal said nothing of why.
+    row = HUAWEI_ON_DEMAND.replace("p3.16xlarge.8", "p" * 5000)
+    r = CliRunner().invoke(
+        app,
+        ["--db", str(db_path), "catalog", "import", str(_file(tmp_path, row)), "--format", "gpuplan"],
+        env={"COLUMNS": columns},
+    )
+    assert isinstance(r.exception, CatalogImportError), r.output
+    said = " ".join(r.output.split())
+    assert "reason" in said and " 2 " in said and "is not a name" in said, r.output
+    assert "p" * 100 not in r.output  # the name is cut, not folded over screens

@@ -537,6 +537,10 @@ def info_view(info: CatalogInfo) -> RenderableType:
 #: Rejected rows an import's table shows; --json lists them all.
 SHOWN_REJECTED = 50
 
+#: Characters of a rejected row's instance type or region the table shows: the longest the shipped
+#: catalog holds (``4x120v460g_NVIDIA_GeForce_RTX_5090_32G_SECURE``, a marketplace's) has 45.
+NAME_SHOWN_CHARS = 48
+
 
 #: Rejected rows a refused import's one line names (the service's answer, which has no table).
 NAMED_REJECTED = 3
@@ -575,8 +579,10 @@ def import_view(report: ImportReport) -> RenderableType:
         return head
     table = house_table(_("rejected"))
     table.add_column(_("line"), justify="right", no_wrap=True)
-    table.add_column(_("instance type"), no_wrap=True)
-    table.add_column(_("region"), no_wrap=True)
+    # The names are the file's own and may run to thousands of characters: cut, so that the line and
+    # reason columns (what the user needs) are never the ones the table drops for want of width.
+    table.add_column(_("instance type"), no_wrap=True, max_width=NAME_SHOWN_CHARS, overflow="ellipsis")
+    table.add_column(_("region"), no_wrap=True, max_width=NAME_SHOWN_CHARS, overflow="ellipsis")
     table.add_column(_("reason"), overflow="fold")
     for r in report.rejected[:SHOWN_REJECTED]:
         # The instance type and region are the file's own bytes: an ESC sequence in them would
