@@ -83,6 +83,37 @@ def test_bad_usage_is_one_line_naming_the_field_and_the_fix(change: dict[str, ob
     assert message in text and "\n" not in text
 
 
+@pytest.mark.parametrize(
+    "demands",
+    [
+        [{"name": "a", "gpu": "L4", "gpus": 8, "hours_per_month": 0}],
+        [{"name": "a", "gpu": "L4", "gpus": 8, "hours_by_month": [0, 0]}],
+        [{"name": "w", "workload": "w.yaml", "runs_per_month": 0}],
+        [
+            {"name": "a", "gpu": "L4", "gpus": 1, "hours_per_month": 0},
+            {"name": "w", "workload": "w.yaml", "runs_by_month": [0]},
+        ],
+    ],
+)
+def test_a_usage_whose_demands_ask_for_no_hours_is_refused(demands: list[dict[str, object]]) -> None:
+    # hours_per_month: 0 (a typo, a placeholder) was costed as a horizon of $0.00 with "no saving"
+    # and break-even lines: an answer to a question that asks nothing.
+    with pytest.raises(InputError) as e:
+        usage(demands=demands)
+    text = str(e.value)
+    assert "demands: every demand asks for 0 hours in every month" in text and "\n" not in text, text
+
+
+def test_a_demand_idle_beside_one_that_works_is_taken() -> None:
+    u = usage(
+        demands=[
+            {"name": "off", "gpu": "L4", "gpus": 1, "hours_per_month": 0},
+            {"name": "on", "gpu": "L4", "gpus": 1, "hours_by_month": [0, 5]},
+        ]
+    )
+    assert sum(u.direct_gpu_hours(u.demands[1])) == 30.0  # 5 h in 6 of the 12 months
+
+
 def test_providers_are_the_catalogs_codes() -> None:
     assert usage(constraints={"providers": ["Aliyun", "aws"]}).constraints.providers == ("alibaba", "aws")
 

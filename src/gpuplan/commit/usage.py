@@ -234,6 +234,16 @@ class DemandSpec(Spec):
         return self
 
 
+def _works(demand: DemandSpec) -> bool:
+    """Whether ``demand`` asks for any hours at all: growth (above -100 %) never turns 0 into more."""
+    pattern = (
+        demand.hours_by_month
+        or demand.runs_by_month
+        or (demand.hours_per_month or 0.0, demand.runs_per_month or 0.0)
+    )
+    return max(pattern) > 0
+
+
 class Usage(Spec):
     """A horizon of work to cover with commitments and hourly capacity."""
 
@@ -326,6 +336,15 @@ class Usage(Spec):
                     months=months,
                     limit=MAX_GROWTH,
                 )
+        if not any(_works(d) for d in self.demands):
+            # A horizon with nothing to buy would be costed at 0 with "no saving" and break-even
+            # lines: an answer to a question that asks nothing (a 0 typed for 730, a placeholder).
+            raise _Invalid(
+                N_(
+                    "demands: every demand asks for 0 hours in every month; give hours_per_month "
+                    "(or runs_per_month) above 0"
+                )
+            )
         return self
 
     def month_label(self, month: int) -> str:
