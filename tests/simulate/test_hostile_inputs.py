@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpuplan.errors import InputError
-from gpuplan.simulate import Shape, bursty_trace, load_policies, parse_policy, read_trace_csv
+from gpuplan.simulate import Shape, bursty_trace, load_policies, parse_policy, read_trace_csv, retime
 from gpuplan.simulate.inputs import fleet_prices, load_services, parse_replica
 
 BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
@@ -154,3 +154,34 @@ def test_replica_prices_and_shapes_refuse_non_finite_numbers() -> None:
     with pytest.raises(InputError) as e:
         bursty_trace(Shape(mean_requests_per_s=1, duration_s=nan))
     _one_line(e, "duration")
+
+
+def test_a_trace_whose_requests_all_arrive_at_one_instant_can_be_repeated(tmp_path: Path) -> None:
+    # Three requests at t = 1 have no span: repeating them to fill an hour divided by a period of 0
+    # (a ZeroDivisionError traceback). Like a one-request trace, it lasts one second.
+    p = tmp_path / "t.csv"
+    p.write_text("timestamp,prompt_tokens,output_tokens\n1,10,10\n1,10,10\n1,10,10\n")
+    trace = read_trace_csv(p)
+    assert trace.duration_s == 1.0
+    tiled = retime(trace, tile_to_s=10.0)
+    # copies one period apart: 1 s + 1 s / (3 - 1) = 1.5 s; 7 copies start before 10 s
+    assert tiled.requests == 3 * 7 and float(tiled.arrival_s[-1]) == 9.0
+
+
+@pytest.mark.parametrize(
+    ("scale", "tile_s", "said"),
+    [
+        (1e-308, None, "at 1e-308× its arrivals would come later than any time"),
+        (1e308, 3600.0, "makes more than 10,000,000 requests"),
+    ],
+)
+def test_a_re_timing_past_what_a_number_holds_is_one_line_not_a_trace_of_inf(
+    tmp_path: Path, scale: float, tile_s: float | None, said: str
+) -> None:
+    # --scale 1e-308 wrote timestamps "inf" (a trace the reader then refuses); --scale 1e308 with
+    # --tile-hours was an OverflowError traceback.
+    p = tmp_path / "t.csv"
+    p.write_text("timestamp,prompt_tokens,output_tokens\n0,10,10\n5,10,10\n")
+    with pytest.raises(InputError) as e:
+        retime(read_trace_csv(p), rate_scale=scale, tile_to_s=tile_s)
+    _one_line(e, said)

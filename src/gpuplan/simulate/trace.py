@@ -380,7 +380,9 @@ def _finish_read(p: Path, read: Columns, synthetic: bool, max_rows: int, note: s
         arrival_s=arr,
         prompt_tokens=cols[0],
         output_tokens=cols[1],
-        duration_s=float(arr[-1]) if len(arr) > 1 else 1.0,
+        # A trace without a span (one request, or all of them at one instant) lasts one second, the
+        # simulation's resolution: a span of 0 has no period to repeat it by, nor a rate.
+        duration_s=float(arr[-1]) if arr[-1] > 0 else 1.0,
         name=printable(p.stem),  # shown in reports and written into re-timed traces' comments
         synthetic=synthetic,
         start_of_day_s=start_of_day,
@@ -541,14 +543,26 @@ def retime(trace: Trace, *, rate_scale: float = 1.0, tile_to_s: float | None = N
                 value=value,
             )
     n = trace.requests
-    arr = trace.arrival_s / rate_scale
     span = trace.duration_s / rate_scale
+    if not math.isfinite(span):
+        # 1e-308× makes seconds into more than a float holds: the trace would be written as "inf"
+        raise InputError.worded(
+            N_(
+                "re-timing {name}: at {scale:g}× its arrivals would come later than any time a trace "
+                "can hold; raise the scale"
+            ),
+            name=trace.name,
+            scale=rate_scale,
+        )
+    arr = trace.arrival_s / rate_scale
     if tile_to_s is None:
         out_arr, idx, duration = arr, np.arange(n), span
     else:
         period = span + span / max(1, n - 1)
-        copies = math.ceil(tile_to_s / period)
-        if copies * n > MAX_TRACE_ROWS:
+        # copies as a float first: 3600 s over a period of 1e-308 s is infinitely many, which no
+        # int holds (an OverflowError)
+        copies_needed = tile_to_s / period
+        if not math.isfinite(copies_needed) or math.ceil(copies_needed) * n > MAX_TRACE_ROWS:
             raise InputError.worded(
                 N_(
                     "re-timing {name} to {hours:g} h at {scale:g}× makes more than {limit:,} requests; "
@@ -559,6 +573,7 @@ def retime(trace: Trace, *, rate_scale: float = 1.0, tile_to_s: float | None = N
                 scale=rate_scale,
                 limit=MAX_TRACE_ROWS,
             )
+        copies = math.ceil(copies_needed)
         out_arr = (arr[None, :] + period * np.arange(copies)[:, None]).ravel()
         idx = np.tile(np.arange(n), copies)
         keep = out_arr < tile_to_s
