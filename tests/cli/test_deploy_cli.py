@@ -56,6 +56,17 @@ def test_unknown_target_is_one_line_with_did_you_mean(
     assert not (tmp_path / "o").exists()
 
 
+def test_a_mistyped_autoscaler_is_one_line_with_did_you_mean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "--autoscaler must be hpa or keda, not 'kada'" named the choices but not the one meant.
+    args = ["deploy", str(PLAN), "-t", "k8s", "-o", str(tmp_path / "o"), "--autoscaler", "kada"]
+    code, _, err = _run(monkeypatch, capsys, *args)
+    assert code == 1
+    assert err == "error: unknown --autoscaler 'kada'; did you mean 'keda'?\n"
+    assert not (tmp_path / "o").exists()
+
+
 def test_plan_of_another_schema_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

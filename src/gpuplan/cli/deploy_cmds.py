@@ -122,12 +122,12 @@ def deploy(
     Each target's directory holds a README.md that says how to start it."""
     # Imported here so that `gpuplan --help` does not pay for pydantic models and YAML.
     from gpuplan.deploy import GenerateOptions, generate, get_generator, load_spec, write_files
-    from gpuplan.errors import InputError
+    from gpuplan.errors import InputError, NotFoundError
 
     apply_language(lang)
     generator = get_generator(target)  # fails fast, with "did you mean", before reading anything
     if autoscaler.lower() not in ("hpa", "keda"):
-        raise InputError.worded(N_("--autoscaler must be hpa or keda, not {value!r}"), value=autoscaler)
+        raise NotFoundError("--autoscaler", autoscaler, ["hpa", "keda"])  # "did you mean 'keda'" for kada
     is_plan = source.suffix.lower() == ".json"
     workload_only = {"--gpu": gpu, "--provider": provider, "--region": region, "--spot": spot or None}
     if is_plan and (
