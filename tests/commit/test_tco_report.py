@@ -51,6 +51,7 @@ COMMITMENT_KEYS = {
     "stale",
     "staleness",
     "confidence",
+    "price_source",
 }
 
 
@@ -281,3 +282,31 @@ def test_the_stale_prices_and_their_uses_name_the_pricing_model_in_chinese() -> 
     # on demand is 按量付费 in tco as in plan and offers (it was 按量计费 here alone)
     assert "on_demand" not in line and "p.x 按量付费" in line and "未注明地域" in line, line
     assert uses and all("on_demand" not in u and "/按量付费" in u for u in uses), uses
+
+
+def test_every_price_used_names_its_source_in_the_json_the_table_and_the_html() -> None:
+    # The commitments and hourly prices said their date and confidence but not where the price came
+    # from: a quote of one's own and a catalog price read alike (plan's option names its source).
+    from rich.console import Console
+
+    report = _report()
+    sources = {
+        "on_demand": "AWS price list API, read 2026-11-30",
+        "reserved_3y": "account manager's <quote> of 2026-11-18 (own price list q.csv, line 2)",
+        "monthly": "own price list q.csv, line 3",
+    }
+    offers = tuple(replace(o, source=sources[o.pricing]) for o in report.problem.offers)
+    problem = replace(report.problem, offers=offers)
+    report = replace(report, problem=problem, schedule=optimise(problem))
+    doc = tco_json(report)
+    assert {(c["pricing"], c["price_source"]) for c in doc["commitments"]} == {
+        ("reserved_3y", sources["reserved_3y"]),
+        ("monthly", sources["monthly"]),
+    }
+    assert all(h["price_source"] == sources[h["pricing"]] for h in doc["hourly_prices"])
+    console = Console(record=True, width=200)
+    console.print(tco_view(report))
+    text = " ".join(console.export_text().split())
+    assert all(f"{source}" in text for source in sources.values()), text
+    page = tco_html(report, "t")
+    assert "account manager&#x27;s &lt;quote&gt; of 2026-11-18" in page and "<quote>" not in page

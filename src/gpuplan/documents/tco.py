@@ -75,6 +75,10 @@ class TcoCommitment(Document):
     """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
     the limit, or there is none)."""
     confidence: str
+    price_source: str
+    """Where the offer's price comes from, as the catalog states it (the publisher, the file and
+    line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
+    is the dated price the notes name, not this one."""
 
 
 class TcoSensitivity(Document):
@@ -139,6 +143,10 @@ class TcoHourlyPrice(Document):
     """Fresh even at its oldest, stale even at its youngest, or unknown (the date's bounds straddle
     the limit, or there is none)."""
     confidence: str
+    price_source: str
+    """Where the offer's price comes from, as the catalog states it (the publisher, the file and
+    line; a price list of one's own by its file and line). With ``floor_as_of``, the figure costed
+    is the dated price the notes name, not this one."""
 
 
 class TcoUnknownPrice(Document):

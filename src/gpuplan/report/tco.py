@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gpuplan.bounded import printable
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
 from gpuplan.i18n import N_, _, format_age, format_number, format_percent
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
@@ -55,7 +56,8 @@ def offer_age(report: TcoReport, offer: PricedOffer) -> PriceAge:
     return price_age(offer.as_of, report.today or date.today(), report.stale_after_days)
 
 
-def _age_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
+def _price_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
+    """The date, age, confidence and source of the price ``offer`` is costed at."""
     age = offer_age(report, offer)
     return {
         "as_of": offer.as_of,
@@ -69,6 +71,7 @@ def _age_fields(report: TcoReport, offer: PricedOffer) -> dict[str, Any]:
         "stale": age.stale,
         "staleness": age.staleness,
         "confidence": offer.confidence,
+        "price_source": offer.source,
     }
 
 
@@ -102,7 +105,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
                 "spot_overhead_ratio": s.spot_overhead.get(demand) if demand else None,
                 "gpu_hours_paid_per_used": round(packing, 6),
-                **_age_fields(report, o),
+                **_price_fields(report, o),
             }
         )
     rate = rate_doc(report.cny_rate)
@@ -139,7 +142,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "term_months": c.term_months,
                 "cost_usd": cost(c.cost_usd),
                 "contract_cost_usd": cost(c.contract_usd),
-                **_age_fields(report, c.offer),
+                **_price_fields(report, c.offer),
             }
             for c in s.commitments
         ],
@@ -398,6 +401,18 @@ def price_rows(report: TcoReport) -> list[list[str]]:
     return rows
 
 
+def source_lines(report: TcoReport) -> list[str]:
+    """Where each price of the "Prices used" table comes from, one line each, in the table's order:
+    the source cells would make the table too wide for a terminal. A source is the text of someone's
+    price file: its control characters are shown escaped, not sent to the terminal."""
+    return [
+        _("Source of {use}: {source}").format(
+            use=_use_words(use), source=printable(o.source) if o.source else _("not stated")
+        )
+        for use, o in used_offers(report)
+    ]
+
+
 PRICE_HEAD = (
     N_("use"),
     N_("provider/region"),
@@ -550,6 +565,7 @@ def tco_view(report: TcoReport) -> Any:
     parts += [Text(""), months]
     prices = price_rows(report)
     parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
+    parts += [Text(line, style="dim") for line in source_lines(report)]
     parts += [Text(_("Demand {name}: {how}").format(name=d.name, how=d.how)) for d in report.demands]
     notes = report.money.without_rate_warning(report.notes)
     parts += [Text(_("Note: {note}").format(note=n), style="dim") for n in notes]

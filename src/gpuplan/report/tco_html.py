@@ -17,6 +17,7 @@ from gpuplan.report.tco import (
     no_commitment_line,
     price_rows,
     schedule_rows,
+    source_lines,
     summary_lines,
 )
 
@@ -109,6 +110,7 @@ def tco_html(report: TcoReport, title: str) -> str:
     prices = "\n".join(
         "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in price_rows(report)
     )
+    sources = "\n".join(f"<li>{escape(line)}</li>" for line in source_lines(report))
     lang = current_language().value
     h_cost, h_buy, h_demands, h_notes, h_prices = (
         escape(_(h))
@@ -141,6 +143,9 @@ li {{ margin: 2px 0; }}
 <table><tr>{price_head}</tr>
 {prices}
 </table>
+<ul>
+{sources}
+</ul>
 <h2>{h_demands}</h2>
 <ul>
 {demands}
