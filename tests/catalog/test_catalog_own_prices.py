@@ -470,3 +470,20 @@ def test_a_very_long_name_in_a_rejected_row_leaves_its_line_and_reason_on_screen
     said = " ".join(r.output.split())
     assert "reason" in said and " 2 " in said and "is not a name" in said, r.output
     assert "p" * 100 not in r.output  # the name is cut, not folded over screens
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_a_price_list_saved_with_another_separator_says_so(tmp_path: Path, db_path: Path, sep: str) -> None:
+    # A spreadsheet in a locale whose decimal mark is a comma saves "CSV" with semicolons: the whole
+    # header was one unknown column 'provider;region;…', and the message did not say why.
+    f = _file(tmp_path, HUAWEI_ON_DEMAND.replace(",", sep), header=HEADER.replace(",", sep))
+    before = _prices(db_path)
+    r = _import(db_path, f)
+    assert isinstance(r.exception, CatalogImportError), r.output
+    message = str(r.exception)
+    name = repr(sep)
+    assert message == (
+        f"{f}: its columns are separated by {name}, not by commas: save it as CSV (comma-separated, "
+        "UTF-8); nothing was imported"
+    )
+    assert _prices(db_path) == before

@@ -235,6 +235,15 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
             columns=", ".join(COLUMNS),
             optional=", ".join(OPTIONAL),
         )
+    if len(names) == 1 and (sep := _other_separator(names[0], known)):
+        raise CatalogImportError.worded(
+            N_(
+                "{path}: its columns are separated by {separator}, not by commas: save it as CSV "
+                "(comma-separated, UTF-8); nothing was imported"
+            ),
+            path=path,
+            separator=repr(sep),
+        )
     for name in names:
         if name not in known:
             raise CatalogImportError.worded(
@@ -257,6 +266,22 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
             path=path,
             missing=", ".join(missing),
         )
+
+
+#: What a spreadsheet saving "CSV" may put between columns instead of a comma: a semicolon where the
+#: comma is the decimal mark, a tab for "text (tab-delimited)".
+_OTHER_SEPARATORS = (";", "\t")
+
+
+def _other_separator(header: str, known: Iterable[str]) -> str | None:
+    """The separator a one-column header really is several columns by (``provider;region;…``), or
+    None: a file saved with semicolons or tabs reads as one unknown column."""
+    names = set(known)
+    for sep in _OTHER_SEPARATORS:
+        parts = [p.strip() for p in header.split(sep)]
+        if len(parts) > 1 and all(p in names for p in parts):
+            return sep
+    return None
 
 
 def _csv_records(path: Path | str) -> Iterator[tuple[int, dict[str, str]]]:
