@@ -209,7 +209,7 @@ CASES: list[tuple[str, Callable[[Path], object], str]] = [
     (
         "two services one name",
         lambda t: pack_services([ServiceDemand(**_SERVICE, latency_s=0.1)] * 2, ShareOptions(**_ON_A100)),
-        "names must be unique",
+        "give each service its own name",
     ),
     (
         "utilisation 2",

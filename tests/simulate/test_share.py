@@ -163,10 +163,17 @@ def test_whole_gpus_and_too_big_services() -> None:
 
 
 def test_bad_input_is_one_line() -> None:
-    with pytest.raises(InputError, match="share a name"):
+    with pytest.raises(InputError, match="named 'a'"):
         pack_services([_svc("a", 1, 1), _svc("a", 1, 1)], _opts("mig"))
     with pytest.raises(InputError, match="positive"):
         _svc("a", 0, 1)
+
+
+def test_a_name_two_services_share_is_named() -> None:
+    # "two services share a name" left the user to find which among a file of services.
+    with pytest.raises(InputError) as e:
+        pack_services([_svc("chat", 1, 1), _svc("embed", 1, 1), _svc("chat", 2, 1)], _opts("whole"))
+    assert str(e.value) == "two services are named 'chat'; give each service its own name"
 
 
 def test_mps_splits_every_gpu_into_equal_parts_sized_for_the_largest_service() -> None:

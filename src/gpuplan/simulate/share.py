@@ -517,9 +517,13 @@ def pack_services(services: Sequence[ServiceDemand], opts: ShareOptions) -> Shar
     """Place every service on ``opts.gpu_id`` GPUs the ``opts.sharing`` way, fewest GPUs."""
     if not services:
         raise InputError.worded(N_("no services to place; list them under services:"))
-    names = [s.name for s in services]
-    if len(set(names)) != len(names):
-        raise InputError.worded(N_("two services share a name; names must be unique"))
+    seen: set[str] = set()
+    for s in services:
+        if s.name in seen:  # the first name given twice, so that the user can find it in the file
+            raise InputError.worded(
+                N_("two services are named {name}; give each service its own name"), name=repr(s.name)
+            )
+        seen.add(s.name)
     if not 0 < opts.target_utilisation <= 1:
         raise InputError.worded(N_("target utilisation must be in (0, 1]"))
     if not (0 <= opts.time_slice_penalty < 1 and 0 <= opts.mps_penalty < 1):
