@@ -12,7 +12,7 @@ from dataclasses import replace
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import _
-from gpuplan.perf.activations import forward_activation_bytes
+from gpuplan.perf.activations import LOSS_BYTES_PER_ELEMENT, forward_activation_bytes
 from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
@@ -136,17 +136,6 @@ def _fused_optimizer(st: Setup) -> Advice | None:
 #: bitsandbytes 8-bit Adam state: two uint8 moments + one fp32 absmax per 256 elements each
 #: (profile/optimizers.py has the source); parameters under 4096 elements keep fp32 moments.
 _ADAM_8BIT_BYTES_PER_PARAM = 2.0 + 2 * 4.0 / 256
-#: Bytes per batch × sequence × vocabulary element that each loss keeps at its peak (see
-#: profile/losses.py): fp32 logits + fp32 log-probs; 16-bit logits + one of 8 chunks at 8 B;
-#: 16-bit logits + 16-bit log-probs, all kept (litgpt's 128-token chunks);
-#: one of 8 chunks of 16-bit and fp32 logits and the fp32 softmax gradient (2 + 4 + 4 + 2 B), and
-#: the head's weight gradient (see :func:`_lighter_loss`).
-_LOSS_BYTES_PER_ELEMENT = {
-    LossKind.STANDARD: 8.0,
-    LossKind.CHUNKED: 2.0 + 8.0 / 8,
-    LossKind.CHUNKED_LOGITS: 2.0 + 2.0,
-    LossKind.FUSED_LINEAR: 12.0 / 8,
-}
 #: Bytes per batch × sequence × vocabulary element a loss still holds after backward, through the
 #: optimizer step and into the next step's forward: chunked-logits' 16-bit logits, which litgpt's
 #: loop lets go only when the next forward returns (the trace holds them so:
@@ -240,7 +229,7 @@ def _lighter_loss(st: Setup) -> list[Advice]:
             _("fused linear cross-entropy (Liger), loss: fused-linear"),
         ),
     ):
-        if _LOSS_BYTES_PER_ELEMENT[kind] >= _LOSS_BYTES_PER_ELEMENT[now]:
+        if LOSS_BYTES_PER_ELEMENT[kind] >= LOSS_BYTES_PER_ELEMENT[now]:
             continue  # the workload's loss already keeps no more than this one
         if at_step:
             # The optimizer's temporaries stay; the new loss's logits are gone by then.
@@ -274,7 +263,7 @@ def _loss_peak(
     """The peak in the loss with ``kind`` instead of the workload's ``now``, and how: the bytes per
     logits element each keeps there, counted from the loss the workload runs. None when that
     frees nothing."""
-    saved = (_LOSS_BYTES_PER_ELEMENT[now] - _LOSS_BYTES_PER_ELEMENT[kind]) * elements
+    saved = (LOSS_BYTES_PER_ELEMENT[now] - LOSS_BYTES_PER_ELEMENT[kind]) * elements
     if kind is LossKind.FUSED_LINEAR:
         # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
         # weights' dtype).
@@ -285,7 +274,7 @@ def _loss_peak(
     derivation = _(
         "logits memory {was:g} → {now:g} B per batch·seq·vocab element ({saved:.2f} GiB); "
         "a bound: the peak may move, re-trace to confirm"
-    ).format(was=_LOSS_BYTES_PER_ELEMENT[now], now=_LOSS_BYTES_PER_ELEMENT[kind], saved=saved / 2**30)
+    ).format(was=LOSS_BYTES_PER_ELEMENT[now], now=LOSS_BYTES_PER_ELEMENT[kind], saved=saved / 2**30)
     return replace(p.peak, activations_bytes=act, temporaries_bytes=0.0), derivation
 
 

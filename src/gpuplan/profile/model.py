@@ -172,6 +172,11 @@ class Profile:
     ``model.lora.targets`` must name; a cached profile's targets are checked against them
     (``profile.key.profile``). Empty for other workloads and in LoRA profiles traced before they
     were kept (those build the model once to find them)."""
+    loss: str | None = None
+    """Training: the loss the step was traced with (``standard``, ``chunked``, ``chunked-logits``,
+    ``fused-linear``: :class:`gpuplan.vocab.LossKind`), which the end of forward's logits are
+    derived from where the trace did not see that moment. None for inference, and in profiles
+    traced before it was recorded (the standard loss is assumed for them: the most any keeps)."""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)

@@ -794,6 +794,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         quantized_linears=len(four_bit),
         quantized_weights=sum(m.weight_numel for m in four_bit),
         linear_names=names,
+        loss=workload.loss.value if training else None,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

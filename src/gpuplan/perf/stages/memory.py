@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
-from gpuplan.perf.activations import forward_activation_bytes
+from gpuplan.perf.activations import forward_activation_bytes, loss_bytes_per_element
 from gpuplan.perf.links import host_copy_s
 from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
 from gpuplan.perf.stages.layout import Layout, check_parallelism
@@ -183,11 +183,13 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
                     largest_layer_params=profile.shape.largest_layer_params,
                 ),
             )
+            loss, per_element = loss_bytes_per_element(profile)
             notes.append(
                 _(
                     "per-rank peak checked at the end of the forward pass (activations derived: "
-                    "checkpointing {checkpointing}, fp32 logits)"
-                ).format(checkpointing=profile.activation_checkpointing)
+                    "checkpointing {checkpointing}; the {loss} loss's logits, {bytes:g} B per "
+                    "batch·seq·vocab element)"
+                ).format(checkpointing=profile.activation_checkpointing, loss=loss.value, bytes=per_element)
             )
     return traced
 
