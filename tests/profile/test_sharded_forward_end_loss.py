@@ -26,7 +26,7 @@ VOCAB = 50257
     ("loss", "bytes_per_element"),
     # litgpt's 128-token chunks keep 16-bit logits and 16-bit log-probabilities (2 + 2 B); the
     # chunked loss keeps the 16-bit logits and one of 8 chunks in fp32 (2 + 8/8 B): profile/losses.py.
-    [("chunked", 3.0), ("standard", 8.0)],
+    [("chunked", 3.0), ("chunked-logits", 4.0), ("standard", 8.0)],
 )
 def test_the_forward_end_counts_the_workloads_loss(
     small_gpt2: Make, loss: str, bytes_per_element: float

@@ -43,16 +43,20 @@ def _scaled(
 
 def _micro_batch(st: Setup) -> Advice | None:
     p = st.profile
-    if is_optimizer_step_peak(p.peak) or p.batch_size <= 1:
+    at_step = is_optimizer_step_peak(p.peak)
+    if (at_step and not p.peak.held_bytes) or p.batch_size <= 1:
         return None  # the peak does not shrink with the batch (optimizer step), or cannot
     train = p.task != "infer"
     # Prefer micro-batches that divide the batch, so accumulation keeps the global batch exactly.
     for b in (b for b in range(p.batch_size - 1, 0, -1) if p.batch_size % b == 0):
         f = b / p.batch_size
+        # At the optimizer step only the logits held into the next forward shrink with the batch;
+        # the temporaries are the optimizer's.
         peak = replace(
             p.peak,
             activations_bytes=p.peak.activations_bytes * f,
-            temporaries_bytes=p.peak.temporaries_bytes * f,
+            held_bytes=p.peak.held_bytes * f,
+            temporaries_bytes=p.peak.temporaries_bytes * (1.0 if at_step else f),
         )
         small = replace(p, batch_size=b, peak=peak, ops=_scaled(p.ops, ("forward", "backward"), f, f))
         k = p.batch_size // b
@@ -67,9 +71,17 @@ def _micro_batch(st: Setup) -> Advice | None:
                 summary=_("micro-batch {b} × {k} accumulation steps (global batch kept)").format(b=b, k=k)
                 if train
                 else _("batch {b} instead of {was}").format(b=b, was=p.batch_size),
-                derivation=_(
-                    "{how}: activations and temporaries scaled to {b} samples (linear in batch); "
-                    "time = roofline with FLOPs and bytes scaled to the micro-batch"
+                derivation=(
+                    _(
+                        "{how}: the peak is the optimizer step's, where only the logits held into the "
+                        "next step's forward scale to {b} samples; time = roofline with FLOPs and bytes "
+                        "scaled to the micro-batch"
+                    )
+                    if at_step
+                    else _(
+                        "{how}: activations and temporaries scaled to {b} samples (linear in batch); "
+                        "time = roofline with FLOPs and bytes scaled to the micro-batch"
+                    )
                 ).format(how=how, b=b),
             )
     return None
@@ -136,11 +148,6 @@ def _fused_optimizer(st: Setup) -> Advice | None:
 #: bitsandbytes 8-bit Adam state: two uint8 moments + one fp32 absmax per 256 elements each
 #: (profile/optimizers.py has the source); parameters under 4096 elements keep fp32 moments.
 _ADAM_8BIT_BYTES_PER_PARAM = 2.0 + 2 * 4.0 / 256
-#: Bytes per batch × sequence × vocabulary element a loss still holds after backward, through the
-#: optimizer step and into the next step's forward: chunked-logits' 16-bit logits, which litgpt's
-#: loop lets go only when the next forward returns (the trace holds them so:
-#: ``profile/tracer.py`` ``_next_forward_holding``). Every other loss has let its logits go.
-_HELD_BYTES_PER_ELEMENT = {LossKind.CHUNKED_LOGITS: 2.0}
 
 
 def _eight_bit_adam(st: Setup) -> list[Advice]:
@@ -209,11 +216,12 @@ def _lighter_loss(st: Setup) -> list[Advice]:
         return []
     elements = float(p.batch_size) * seq * vocab
     now = LossKind.cast(st.current.loss)
-    held = _HELD_BYTES_PER_ELEMENT.get(now, 0.0) * elements
-    # The trace's peak with the held logits taken off: at the optimizer step (no other activation
-    # live), the held logits are the only loss memory there, and all that another loss frees.
-    without = replace(p.peak, activations_bytes=max(0.0, p.peak.activations_bytes - held))
-    at_step = is_optimizer_step_peak(without)
+    held = p.peak.held_bytes
+    # The trace's peak with what the loss holds taken off: at the optimizer step (no other
+    # activation live), the held logits and what their graph keeps (a QLoRA base's 4-bit layer
+    # inputs) are the only loss memory there, and all that another loss frees.
+    without = replace(p.peak, activations_bytes=max(0.0, p.peak.activations_bytes - held), held_bytes=0.0)
+    at_step = is_optimizer_step_peak(p.peak)
     if at_step and not held:
         return []  # no logits at the peak
     out = []

@@ -169,7 +169,8 @@ class ScaledPeak:
 
 
 def is_optimizer_step_peak(peak: MemoryBreakdown) -> bool:
-    """Whether the traced peak is at the optimizer step: (almost) no activations are live, and the
+    """Whether the traced peak is at the optimizer step: (almost) no activations but the logits a
+    loss holds into the next forward (:attr:`MemoryBreakdown.held_bytes`) are live, and the
     temporaries are the optimizer's (foreach AdamW's parameter-sized ``_foreach_sqrt``)."""
     return peak.at_optimizer_step
 
@@ -178,31 +179,26 @@ def split_static(peak: MemoryBreakdown, batch_size: int) -> tuple[float, float]:
     """(static bytes, per-sample bytes) of a traced peak.
 
     At a peak with no activations (the optimizer step: foreach AdamW's parameter-sized temporary)
-    the temporaries are the optimizer's and are static.
+    the temporaries are the optimizer's and are static; only the logits a loss holds there into
+    the next forward (:attr:`MemoryBreakdown.held_bytes`) are per sample.
     """
     static = peak.parameters_bytes + peak.buffers_bytes + peak.gradients_bytes
     static += peak.optimizer_state_bytes + peak.other_bytes
     if is_optimizer_step_peak(peak):
-        return static + peak.temporaries_bytes + peak.activations_bytes, 0.0
+        held = peak.held_bytes
+        return static + peak.temporaries_bytes + peak.activations_bytes - held, held / max(batch_size, 1)
     return static, (peak.activations_bytes + peak.temporaries_bytes) / max(batch_size, 1)
 
 
 def peak_at_batch(profile: Profile, batch_size: int) -> ScaledPeak:
     """The traced peak at another per-GPU micro-batch (linear in the batch; derived, not traced)."""
     static, per_sample = split_static(profile.peak, profile.batch_size)
-    if per_sample == 0.0:
-        # Peak at the optimizer step: smaller batches cannot raise it; larger ones may move it.
-        return ScaledPeak(
-            static_bytes=static,
-            per_sample_bytes=0.0,
-            total_bytes=static,
-            exact=batch_size <= profile.batch_size,
-        )
     return ScaledPeak(
         static_bytes=static,
         per_sample_bytes=per_sample,
         total_bytes=static + per_sample * batch_size,
-        exact=True,
+        # Peak at the optimizer step: smaller batches cannot move it; larger ones may.
+        exact=batch_size <= profile.batch_size or not is_optimizer_step_peak(profile.peak),
     )
 
 

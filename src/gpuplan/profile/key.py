@@ -151,8 +151,10 @@ def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:
 
 #: Version of how ``loss: chunked-logits`` is traced. 1 (2026-12-04): the next step's forward and
 #: output layer run while the step's logits (and their graph) are held, as litgpt's loop holds them
-#: (``tracer._next_forward_holding``); before, one step only. Measurements are keyed without it.
-HELD_LOGITS_TRACE = 1
+#: (``tracer._next_forward_holding``); before, one step only. 2: what they hold at an
+#: optimizer-step peak is recorded apart (``MemoryBreakdown.held_bytes``). Measurements are keyed
+#: without it.
+HELD_LOGITS_TRACE = 2
 
 
 def _held_logits_trace(w: Workload) -> dict[str, int]:
@@ -252,7 +254,8 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
         else [{}]
     )
     # chunked-logits: recorded before the held step's field (none) or after (its version).
-    held = [{}, _held_logits_trace(workload)] if _held_logits_trace(workload) else [{}]
+    versions = range(1, HELD_LOGITS_TRACE + 1) if _held_logits_trace(workload) else range(0)
+    held: list[dict[str, int]] = [{}, *({"held_logits_trace": v} for v in versions)]
     return any(
         _digest({**fields, **d, **f, **h, "profile_schema_version": schema, "torch": torch_version})
         == recorded_profile_key

@@ -93,12 +93,18 @@ class MemoryBreakdown:
     activations_bytes: float
     temporaries_bytes: float
     other_bytes: float = 0.0
+    held_bytes: float = 0.0
+    """Of ``activations_bytes``, what the step's loss still holds at an optimizer-step peak: a
+    chunked-logits loop's logits (and what their graph keeps) held through the optimizer step into
+    the next step's forward. They scale with the micro-batch; they are not the step's activations.
+    0 at any other peak, and in profiles traced before it was recorded."""
 
     @property
     def at_optimizer_step(self) -> bool:
-        """Whether this peak is at the optimizer step: (almost) no activations are live, and the
-        temporaries are the optimizer's (foreach AdamW's parameter-sized ``_foreach_sqrt``)."""
-        return self.activations_bytes < 0.01 * self.total_bytes
+        """Whether this peak is at the optimizer step: (almost) no activations but held ones are
+        live, and the temporaries are the optimizer's (foreach AdamW's parameter-sized
+        ``_foreach_sqrt``)."""
+        return self.activations_bytes - self.held_bytes < 0.01 * self.total_bytes
 
     @property
     def total_bytes(self) -> float:

@@ -309,6 +309,15 @@ def _next_forward_holding(
     del out, loss
 
 
+def _held_at_step(peak: MemoryBreakdown, step_peak: MemoryBreakdown | None, holding: bool) -> MemoryBreakdown:
+    """``peak`` with what the loss holds there set apart (:attr:`MemoryBreakdown.held_bytes`) when
+    it is the optimizer step's and the loss holds the step's logits: every activation live then
+    is held through the logits' graph, the step's own having been freed by backward."""
+    if not holding or step_peak is None or peak != step_peak:
+        return peak
+    return replace(peak, held_bytes=peak.activations_bytes)
+
+
 def _quantize_base(model: torch.nn.Module, workload: Workload, bundle: ModelBundle, notes: list[str]) -> None:
     """Store the frozen base's linear weights quantized (QLoRA), computing in the autocast dtype
     (bitsandbytes' ``bnb_4bit_compute_dtype``) or, without autocast, in the weights' own."""
@@ -681,6 +690,8 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     # fp8 inference runs on bf16 weights (cast once above), not under autocast.
     amp = None if workload.precision is Precision.FP8 and not training else _AUTOCAST.get(workload.precision)
     optimizers: list[torch.optim.Optimizer] = [optimizer] if optimizer else []
+    step_peak: MemoryBreakdown | None = None  # the peak, when the optimizer step raised it
+    holding = False  # the loss holds the step's logits past the optimizer step
     with ExitStack() as stack:
         stack.enter_context(tracker)
         stack.enter_context(recorder)
@@ -724,9 +735,13 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
             loss.backward()
             if optimizer is not None:
                 recorder.phase = "optimizer"
+                before = tracker.peak_breakdown()
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
+                if tracker.peak_breakdown() != before:
+                    step_peak = tracker.peak_breakdown()
         held = getattr(loss, "kept_logits", None)
+        holding = held is not None
         del loss
         if held is not None and calls is None:
             counts = cuda_dropout.calls, fused_dropout.with_dropout
@@ -738,7 +753,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         del held
 
     ops = recorder.records()
-    eager_peak = peak = tracker.peak_breakdown()
+    eager_peak = peak = _held_at_step(tracker.peak_breakdown(), step_peak, holding)
     if calls is not None:
         calls.remove()
         loss_pair = functools.partial(_loss_pair, workload, bundle, batch, output_spec, amp)

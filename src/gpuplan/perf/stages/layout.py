@@ -274,6 +274,7 @@ def _local_peak(profile: Profile, mp: ModelParallel, microbatches: int) -> Memor
         gradients_bytes=peak.gradients_bytes * state,
         optimizer_state_bytes=peak.optimizer_state_bytes * state,
         activations_bytes=activations * act_share + weight_cache * state,
+        held_bytes=peak.held_bytes * act_share,
         temporaries_bytes=temporaries,
     )
 

@@ -122,7 +122,7 @@ def sharded_peak_bytes(
         return total
     keep = 1.0 - 1.0 / world
     saved = peak.optimizer_state_bytes * keep
-    if peak.activations_bytes < 0.01 * total:  # optimizer-step peak: foreach temporaries are per shard
+    if peak.at_optimizer_step:  # foreach temporaries are per shard
         saved += peak.temporaries_bytes * keep
     if stage >= 2:
         saved += peak.gradients_bytes * keep
@@ -171,7 +171,11 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
             # buffer (bf16-master), which is there from the start.
             grads = 4.0 * profile.trainable_params if profile.fp32_main_grads else 0.0
             forward_end = replace(
-                profile.peak, activations_bytes=act, gradients_bytes=grads, temporaries_bytes=0.0
+                profile.peak,
+                activations_bytes=act,
+                held_bytes=0.0,  # the previous step's logits go once this forward's exist
+                gradients_bytes=grads,
+                temporaries_bytes=0.0,
             )
             traced = max(
                 traced,
