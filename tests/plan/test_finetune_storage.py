@@ -7,12 +7,16 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
-from plan_helpers import aws_costs, offer, toy_estimator
+from plan_helpers import GPU_HOURS, aws_costs, offer, toy_estimator
 
 from gpuplan.plan import Constraints, CostFacts, JobFacts, OfferTable, plan_offers
 from gpuplan.plan.build_inputs import job_facts_from
+from gpuplan.plan.spot import spot_times
 from gpuplan.profile.model import Profile
+from gpuplan.report.plan import option_json
+from gpuplan.report.plan_view import spot_lines
 from gpuplan.vocab import Precision
 from gpuplan.workload import Workload
 from stand_in_profiles import bert_large_profile
@@ -79,3 +83,52 @@ def test_the_plan_prices_the_base_weights_volume_and_says_its_size() -> None:
     assert o.cost_breakdown.storage_usd == pytest.approx(16.7 * 0.08 / 730 * hours)
     assert any("16.1 GB of the frozen base model's weights" in a for a in o.assumptions)
     assert any("base model's weights (16.1 GB)" in n for n in plan.notes)
+
+
+def test_a_spot_restart_reads_the_base_weights_again_as_it_reads_the_checkpoint() -> None:
+    # was: a reclaimed LoRA/QLoRA job's replacement was costed the 10-minute restart and the
+    # checkpoint read back, but not the frozen base it must load again (the checkpoints hold only
+    # the adapters' state): 16.06 GB at the 0.5 GB/s the checkpoint is read at, 32 s a restart.
+    job = JobFacts(task="finetune", dataset_gb=0.1, checkpoint_gb=0.27, weights_gb=16.06)
+    plan = plan_offers(
+        OfferTable.from_rows([offer(pricing="spot", price_usd=8.0)]),
+        CostFacts([aws_costs()]),
+        job,
+        toy_estimator(),
+        Constraints(max_nodes=1),
+    )
+    o = plan.recommended
+    assert o.spot is not None and o.nodes == 1
+    write_h = 0.27 / 0.5 / 3600
+    restart_h = 10 / 60 + (0.27 + 16.06) / 0.5 / 3600
+    # the toy estimator's failure-free time on one 8-GPU instance; no band: 1 per 24 instance-hours
+    work = GPU_HOURS["A100-SXM4-40GB"] / 8
+    expected = spot_times(np.array([work]), np.array([1 / 24]), write_h, restart_h)
+    assert o.job_time_h == pytest.approx(float(expected.expected_h[0]), rel=1e-9)
+    assert o.spot.restart_min == pytest.approx(restart_h * 60)
+    assert o.spot.restart_assumed == (
+        "assumed: 10 min to get a replacement instance, boot it and pull the image, plus the checkpoint "
+        "(0.27 GB) and the base model's weights (16.06 GB) read at 0.5 GB/s"
+    )
+    doc = option_json(o).model_dump(mode="json")
+    assert doc["spot"]["restart_min"] == pytest.approx(restart_h * 60)
+    assert "the base model's weights (16.06 GB)" in doc["spot"]["restart_assumed"]
+    assert f"each restart {restart_h * 60:.1f} min" in " ".join(spot_lines(o))
+
+
+def test_a_full_fine_tune_restart_reads_its_checkpoint_only() -> None:
+    job = JobFacts(task="finetune", dataset_gb=0.1, checkpoint_gb=0.27)
+    plan = plan_offers(
+        OfferTable.from_rows([offer(pricing="spot", price_usd=8.0)]),
+        CostFacts([aws_costs()]),
+        job,
+        toy_estimator(),
+        Constraints(max_nodes=1),
+    )
+    spot = plan.recommended.spot
+    assert spot is not None
+    assert spot.restart_min == pytest.approx(10 + 0.27 / 0.5 / 60)
+    assert spot.restart_assumed == (
+        "assumed: 10 min to get a replacement instance, boot it and pull the image, plus the checkpoint "
+        "(0.27 GB) read at 0.5 GB/s"
+    )

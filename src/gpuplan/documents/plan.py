@@ -138,6 +138,11 @@ class SpotDoc(Document):
     """Interruptions expected over the option's time (a service: its spare's reclaims too)."""
     service: ServiceSpotDoc | None = None
     """A service's availability on spot; null for a job."""
+    restart_min: float | None = None
+    """A job: minutes one reclaim costs before its work resumes (a replacement, the checkpoint read
+    back and a LoRA/QLoRA job's frozen base read again); null for a service."""
+    restart_assumed: str | None = None
+    """How ``restart_min`` adds up (assumptions), in words; null for a service."""
 
 
 class PlanOption(Document):

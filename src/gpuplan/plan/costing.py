@@ -171,8 +171,9 @@ def cost_candidates(
     spot = np.flatnonzero(is_spot)
     rate_job = rate_one[spot] * nodes[spot]
     ckpt_write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
-    # A restart also reads the checkpoint back (at the write bandwidth: same storage).
-    restart_h = job.restart_h + ckpt_write_h
+    # A restart also reads the checkpoint back, and a LoRA/QLoRA job's frozen base (at the write
+    # bandwidth: same storage).
+    restart_h = job.spot_restart_h
     serving = _service_spot(job, rate_one, cands.nodes[idx], cands.gpus_per_node[idx])
 
     def at(work: FloatArray) -> tuple[_AtTime, SpotTimes]:

@@ -255,7 +255,8 @@ class JobFacts:
     restart_h: float = 10.0 / 60.0
     """Time to get a replacement instance and restart after an interruption, h. ASSUMPTION:
     10 minutes (instance boot + container pull + process start), not including reading the
-    checkpoint, which is added from ``checkpoint_gb`` and ``checkpoint_write_gbps``."""
+    checkpoint and a LoRA/QLoRA job's frozen base, which are added from ``checkpoint_gb``,
+    ``weights_gb`` and ``checkpoint_write_gbps`` (:attr:`spot_restart_h`)."""
 
     setup_h: float = 0.0
     """Time from asking for the instances to the first training step, paid once per run, h:
@@ -294,6 +295,14 @@ class JobFacts:
     served_tokens_per_hour: tuple[float, float] | None = None
     """A service's (prompt, output) tokens per hour: its request rate × tokens per request (None:
     not a service)."""
+
+    @property
+    def spot_restart_h(self) -> float:
+        """What one reclaim of a job costs before its work resumes, h: a replacement instance
+        (``restart_h``), then the checkpoint read back and, for a LoRA/QLoRA job, the frozen base
+        model's weights read again (the checkpoints do not hold them), both at the bandwidth the
+        checkpoint is written at (``checkpoint_write_gbps``: the same disk)."""
+        return self.restart_h + (self.checkpoint_gb + self.weights_gb) / self.checkpoint_write_gbps / 3600.0
 
     @property
     def replica_gpus(self) -> int:

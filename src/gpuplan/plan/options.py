@@ -26,7 +26,30 @@ MAY_NOT_FIT_FLAG = N_(
 
 def _restart_h(job: JobFacts) -> tuple[float, float]:
     write_h = job.checkpoint_gb / job.checkpoint_write_gbps / 3600.0
-    return write_h, job.restart_h + write_h
+    return write_h, job.spot_restart_h
+
+
+def _restart_words(job: JobFacts) -> str:
+    """How a job's restart after a reclaim adds up (``JobFacts.spot_restart_h``), in words: the
+    assumed replacement, then what it reads back."""
+    if job.weights_gb > 0:
+        return _(
+            "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus the "
+            "checkpoint ({checkpoint} GB) and the base model's weights ({gb} GB) read at {gbps} GB/s"
+        ).format(
+            restart=f"{job.restart_h * 60:.0f}",
+            checkpoint=f"{job.checkpoint_gb:.2f}",
+            gb=f"{job.weights_gb:.2f}",
+            gbps=f"{job.checkpoint_write_gbps:g}",
+        )
+    return _(
+        "assumed: {restart} min to get a replacement instance, boot it and pull the image, plus the "
+        "checkpoint ({checkpoint} GB) read at {gbps} GB/s"
+    ).format(
+        restart=f"{job.restart_h * 60:.0f}",
+        checkpoint=f"{job.checkpoint_gb:.2f}",
+        gbps=f"{job.checkpoint_write_gbps:g}",
+    )
 
 
 def _work_distribution(ctx: PlanContext, i: int) -> TimeDistribution:
@@ -256,6 +279,8 @@ def make_option(ctx: PlanContext, j: int) -> Option:
             checkpoint_overhead_h=float(c.checkpoint_overhead_h[j]),
             expected_lost_h=float(c.lost_h[j]),
             expected_interruptions=float(c.interruptions[j]),
+            restart_min=restart_h * 60.0,
+            restart_assumed=_restart_words(job),
         )
         if deadline is not None:
             started = float(cands.work_h[i]) + job.setup_h

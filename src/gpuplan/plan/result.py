@@ -120,6 +120,11 @@ class SpotRisk:
     """Over the job; over the plan's month for a service, its spare's reclaims included."""
     service: ServiceSpotRisk | None = None
     """A service's availability on spot; None for a job."""
+    restart_min: float | None = None
+    """A job: minutes one reclaim costs before its work resumes (a replacement, the checkpoint read
+    back and a LoRA/QLoRA job's frozen base read again); None for a service (``service``)."""
+    restart_assumed: str | None = None
+    """How ``restart_min`` adds up (its parts are assumptions), in words; None for a service."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -336,14 +336,17 @@ def spot_lines(o: Option) -> list[str]:
         if s.checkpoint_interval_min
         else _("no checkpoints (restart only)")
     )
-    return [
-        _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
-            n=f"{s.expected_interruptions:.2f}",
-            mtbi=format_hours(s.mtbi_h),
-            checkpoint=ckpt,
-            lost=format_hours(s.expected_lost_h),
+    line = _("spot: {n} expected interruptions (one every {mtbi}), {checkpoint}, {lost} lost").format(
+        n=f"{s.expected_interruptions:.2f}",
+        mtbi=format_hours(s.mtbi_h),
+        checkpoint=ckpt,
+        lost=format_hours(s.expected_lost_h),
+    )
+    if s.restart_min is not None and s.restart_assumed:
+        line += _("; each restart {minutes} min ({how})").format(
+            minutes=f"{s.restart_min:.1f}", how=s.restart_assumed
         )
-    ]
+    return [line]
 
 
 def service_spot_lines(o: Option) -> list[str]:
