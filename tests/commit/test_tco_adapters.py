@@ -187,3 +187,38 @@ def test_a_mistyped_country_override_is_one_line_with_did_you_mean(store: Store)
 
     with pytest.raises(NotFoundError, match=r"unknown country 'Chian'; did you mean 'china'"):
         tco(_usage(), store=store, countries=["Chian"])  # type: ignore[arg-type]
+
+
+def test_a_lora_demand_restarts_as_the_planner_counts_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: a reclaimed LoRA/QLoRA run's restart read the checkpoint back but not the frozen base
+    # the replacement loads again (16.06 GB at 0.5 GB/s: 32 s), which the planner now counts.
+    from dataclasses import replace
+
+    import gpuplan.profile
+
+    base, adapters = 8_030_261_248, 13_631_488  # Llama-3.1-8B and rank-16 q, k, v, o adapters
+    p = bert_large_profile("lora")
+    lora = replace(
+        p,
+        params=base + adapters,
+        trainable_params=adapters,
+        precision="bf16",
+        base_quantization="nf4",
+        peak=replace(p.peak, parameters_bytes=base * 0.53 + adapters * 4.0, gradients_bytes=adapters * 4.0),
+    )
+    monkeypatch.setattr(gpuplan.profile, "profile", lambda workload, cache=None: lora)
+    usage = load_usage(
+        {
+            "horizon_months": 1,
+            "base_dir": str(ROOT / "examples"),
+            "demands": [
+                {"name": "ft", "workload": "llama8b-qlora.yaml", "runs_per_month": 1, "interruptible": True}
+            ],
+            "constraints": {"providers": ["aws"]},
+        }
+    )
+    (demand,), _ = demands_from_usage(usage, store)  # type: ignore[arg-type]
+    read_base_h = base * 2 / 1e9 / 0.5 / 3600  # the 16-bit checkpoint as downloaded
+    assert demand.restart_h == pytest.approx(10 / 60 + demand.checkpoint_write_h + read_base_h)

@@ -233,6 +233,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     job, _unused = job_facts_from(workload, prof)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
+    # A LoRA/QLoRA base is not in the checkpoints: a replacement reads it again, from the same disk.
+    base_h = job.weights_gb / job.checkpoint_write_gbps / 3600.0 if workload.serving is None else 0.0
     hours = usage.scaled(spec, [r * per_run for r in usage.runs(spec)])
     demand = Demand(
         name=spec.name,
@@ -242,8 +244,8 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         run_hours=spec.run_hours or run_h,
         gpus_per_run=float(best.gpu_count),
         checkpoint_write_h=write_h,
-        # A restart reads the checkpoint back, as the planner counts it.
-        restart_h=job.restart_h + write_h,
+        # A restart reads the checkpoint back (and a frozen base), as the planner counts it.
+        restart_h=job.restart_h + write_h + base_h,
     )
     runs = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
