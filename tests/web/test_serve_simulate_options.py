@@ -197,6 +197,21 @@ def test_an_uploaded_trace_without_token_counts_needs_no_serving_block(
     assert (said["default_prompt_tokens"], said["default_output_tokens"]) == (512, 256)
 
 
+def test_a_catalog_price_names_its_publisher_date_and_confidence_as_the_command_does(
+    service: Service, tmp_path: Path
+) -> None:
+    """The answer's price basis is the command's: the offer's source as the catalog holds it, its
+    date and confidence, and whether it is known to hold today."""
+    fields = {"replica": REPLICA, "shape": "step", "rate": 1, "hours": 0.5, "seed": 1}
+    served = _done(service, _simulate(service, workload=_NO_SERVING, **fields))
+    argv = ["--shape", "step", "--rate", "1", "--hours", "0.5", "--seed", "1", "--policy", "fixed:replicas=2"]
+    assert served == _command(service, tmp_path, *argv)
+    basis = served["prices"]["basis"]["on_demand"]
+    assert basis["given"] is False and basis["price_source"] and basis["confidence"] in ("high", "secondary")
+    assert basis["as_of"] and basis["known_current"] in (True, False)
+    assert basis["price_source"] in served["prices"]["source"]
+
+
 @pytest.mark.parametrize(
     ("fields", "said"),
     [

@@ -157,16 +157,27 @@ def share_cmd(
 def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> SharePlan:
     """The plan with what its GPUs cost and where the price comes from: ``price`` per GPU-hour
     given, else the cheapest way to buy its GPUs as whole instances (2 GPUs of an 8-GPU machine
-    pay for the machine); unknown without an on-demand price."""
+    pay for the machine), of equal ones the price known current, with its publisher, date and
+    confidence and, where it is not known to hold today, the best one that is; unknown without an
+    on-demand price."""
+    from gpuplan.simulate.pricing import PriceBasis
+
     if price is not None:
         note = _("price per GPU-hour {price:g} USD, given").format(price=price)
-        return replace(plan, notes=(*plan.notes, note))
-    from gpuplan.simulate.inputs import whole_instances
+        given = PriceBasis(usd_per_hour=price * plan.gpus_needed, given=True)
+        return replace(plan, notes=(*plan.notes, note), price=given)
+    from gpuplan.simulate.inputs import basis_words, price_basis, whole_instances
 
     best = whole_instances(offers, plan.gpu_id, plan.gpus_needed).get("on_demand")
     if best is None or plan.gpus_needed < 1:
         return plan  # the report says "price unknown" rather than inventing one
     total, o, instances = best
+    known = whole_instances([o], plan.gpu_id, plan.gpus_needed, current_only=True)
+    alt = None
+    if not known:
+        found = whole_instances(offers, plan.gpu_id, plan.gpus_needed, current_only=True).get("on_demand")
+        alt = (found[0], found[1], None) if found is not None else None
+    basis = price_basis(total, o, alt, known_current=bool(known))
     note = _(
         "price: {n} × {provider} {region} {instance_type} on demand, {price:.4g} USD/h ({as_of})"
     ).format(
@@ -176,12 +187,13 @@ def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> S
         instance_type=o.instance_type,
         price=total,
         as_of=o.as_of,
-    )
+    ) + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"))
     return replace(
         plan,
         cost_usd_per_hour=None if plan.unplaced else total,
         placed_cost_usd_per_hour=total,
         notes=(*plan.notes, note),
+        price=basis,
     )
 
 

@@ -11,10 +11,12 @@ __all__ = [
     "SHARE_SCHEMA_VERSION",
     "AutoscaleDocument",
     "BehaviourDoc",
+    "CurrentPriceDoc",
     "EngineDoc",
     "LatencyDoc",
     "LossesDoc",
     "PolicyDoc",
+    "PriceBasisDoc",
     "ShareDocument",
     "SharePlacementDoc",
     "ShareServiceDoc",
@@ -65,6 +67,55 @@ class ReplicaDoc(Document):
     kv_cache_tokens: int | None
 
 
+class CurrentPriceDoc(Document):
+    """The best price known to be within the catalog's staleness limit, beside one that is not."""
+
+    usd_per_hour: float
+    """In the unit of the price it stands beside."""
+    usd_per_instance_hour: float | None
+    """One instance of the offer."""
+    replicas_per_instance: int | None
+    """``simulate autoscale``: replicas one instance holds, sharing its price; null for share."""
+    provider: str
+    region: str
+    instance_type: str
+    as_of: str
+    confidence: str
+    price_source: str
+    """Who published it, as the catalog states it."""
+
+
+class PriceBasisDoc(Document):
+    """What one price rests on: a catalog offer's publisher, date and confidence, or the user's figure."""
+
+    usd_per_hour: float
+    """``simulate autoscale``: per replica-hour; ``simulate share``: the plan's GPUs per hour, bought
+    as whole instances."""
+    given: bool
+    """The user's own figure (``--on-demand-price``): the offer's fields are null."""
+    usd_per_instance_hour: float | None
+    """One instance of the offer (its conservative figure)."""
+    replicas_per_instance: int | None
+    """``simulate autoscale``: replicas one instance holds, sharing its price (a fleet pays whole
+    instances); null for share and for the user's figure."""
+    provider: str | None
+    region: str | None
+    instance_type: str | None
+    as_of: str | None
+    """The price's date as the catalog holds it (``2025-03/2026-12-02``: observed between the two)."""
+    confidence: str | None
+    """``high`` (the provider's own list or API) or ``secondary`` (a dated compilation of them)."""
+    price_source: str | None
+    """Who published the price, as the catalog states it (publisher, file or URL, line)."""
+    known_current: bool | None
+    """The price is known to be within the catalog's staleness limit (``plan``'s test)."""
+    date_note: str | None
+    """Why it is not known to hold today, naming its date (null where it is known to)."""
+    best_known_current: CurrentPriceDoc | None
+    """Beside a price not known current: the best one of the same GPU and pricing model that is,
+    chosen the same way; null where the price is current or the catalog has none."""
+
+
 class PricesDoc(Document):
     usd_per_hour: dict[str, float]
     """Per replica-hour, by pricing model (an instance's price shared by the replicas it holds)."""
@@ -75,6 +126,8 @@ class PricesDoc(Document):
     """Per pricing model, replicas one instance holds: a fleet pays whole instances."""
     gpus_per_replica: int
     """GPUs of one replica (its tensor-parallel ranks, in one machine)."""
+    basis: dict[str, PriceBasisDoc]
+    """Per pricing model of ``usd_per_hour``: what its figure rests on."""
 
 
 class SloDoc(Document):
@@ -238,3 +291,5 @@ class ShareDocument(Document):
     services: list[ShareServiceDoc]
     method: str
     notes: list[str]
+    price: PriceBasisDoc | None
+    """What the on-demand price of the plan's GPUs rests on; null when none is known."""

@@ -26,7 +26,14 @@ from gpuplan.i18n import N_, Money, _, format_number, format_percent, ngettext
 from gpuplan.i18n.phrases import listed
 from gpuplan.report.autoscale_chart import autoscale_svg
 from gpuplan.report.common import Widest, house_table
-from gpuplan.report.simulate_common import JSON_SCHEMA_VERSION, html_page, seconds, table_html, validated
+from gpuplan.report.simulate_common import (
+    JSON_SCHEMA_VERSION,
+    basis_doc,
+    html_page,
+    seconds,
+    table_html,
+    validated,
+)
 from gpuplan.simulate.autoscale import (
     LOSS_CAUSES,
     PRICING_WORDS,
@@ -134,6 +141,7 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
                 "spot_rate_source": res.prices.spot_rate_source,
                 "replicas_per_instance": {k: res.prices.per_instance(k) for k in res.prices.usd_per_hour},
                 "gpus_per_replica": res.prices.gpus_per_replica,
+                "basis": {k: basis_doc(b) for k, b in res.prices.basis.items()},
             },
             "settings": {
                 "slo_s": res.settings.slo_s,
@@ -177,7 +185,11 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
             n=res.prices.gpus_per_replica, gpu=res.replica.gpu, source=res.replica.source
         ),
         _("Cold start of a replica a policy adds: {source}.").format(source=res.settings.cold_start_source),
-        _("Prices: {source}.").format(source=res.prices.source),
+    ]
+    # one line per pricing model: each names its offer, publisher, date and confidence
+    lines += [
+        _("Prices: {source}.").format(source=source)
+        for source in (list(res.prices.sources.values()) or [res.prices.source])
     ]
     if money.currency != "USD":
         # The costs are in the display currency: so are the prices they come from (the rate below).

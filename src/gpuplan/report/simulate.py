@@ -24,7 +24,14 @@ from rich.text import Text
 from gpuplan.documents.simulate import ShareDocument
 from gpuplan.i18n import Money, _, format_percent
 from gpuplan.report.common import house_table
-from gpuplan.report.simulate_common import JSON_SCHEMA_VERSION, html_page, seconds, table_html, validated
+from gpuplan.report.simulate_common import (
+    JSON_SCHEMA_VERSION,
+    basis_doc,
+    html_page,
+    seconds,
+    table_html,
+    validated,
+)
 from gpuplan.simulate.share import SharePlan
 
 __all__ = ["share_html", "share_json", "share_view"]
@@ -62,6 +69,7 @@ def share_json(plan: SharePlan) -> dict[str, Any]:
             ],
             "method": plan.method,
             "notes": list(plan.notes),
+            "price": basis_doc(plan.price) if plan.price is not None else None,
         },
     )
 

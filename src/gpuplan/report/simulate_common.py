@@ -5,13 +5,25 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.documents.base import Document
 from gpuplan.report.common import to_jsonable
 from gpuplan.report.fonts import FONT_STACK
 
-__all__ = ["JSON_SCHEMA_VERSION", "READY_SUFFIX", "html_page", "panel", "seconds", "table_html", "validated"]
+if TYPE_CHECKING:
+    from gpuplan.simulate.pricing import PriceBasis
+
+__all__ = [
+    "JSON_SCHEMA_VERSION",
+    "READY_SUFFIX",
+    "basis_doc",
+    "html_page",
+    "panel",
+    "seconds",
+    "table_html",
+    "validated",
+]
 
 JSON_SCHEMA_VERSION = 1
 #: The suffix of a series drawn dashed (replicas ready, beside those asked for).
@@ -109,3 +121,37 @@ def table_html(headers: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def basis_doc(b: PriceBasis) -> dict[str, Any]:
+    """A price's basis as the documents carry it (``PriceBasisDoc``): the offer's publisher text,
+    date and confidence (null for the user's own figure), and the best known-current price beside
+    one that is not."""
+    c = b.current
+    return {
+        "usd_per_hour": b.usd_per_hour,
+        "given": b.given,
+        "usd_per_instance_hour": b.usd_per_instance_hour,
+        "replicas_per_instance": b.replicas_per_instance,
+        "provider": None if b.given else b.provider,
+        "region": None if b.given else b.region,
+        "instance_type": None if b.given else b.instance_type,
+        "as_of": None if b.given else b.as_of,
+        "confidence": None if b.given else b.confidence,
+        "price_source": None if b.given else b.source,
+        "known_current": None if b.given else b.known_current,
+        "date_note": None if b.given or b.known_current else b.date_words,
+        "best_known_current": None
+        if c is None
+        else {
+            "usd_per_hour": c.usd_per_hour,
+            "usd_per_instance_hour": c.usd_per_instance_hour,
+            "replicas_per_instance": c.replicas_per_instance,
+            "provider": c.provider,
+            "region": c.region,
+            "instance_type": c.instance_type,
+            "as_of": c.as_of,
+            "confidence": c.confidence,
+            "price_source": c.source,
+        },
+    }

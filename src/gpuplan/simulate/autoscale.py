@@ -29,6 +29,7 @@ from gpuplan.simulate.engine import (
 )
 from gpuplan.simulate.latency import METRICS, LatencyStats, Slo, SloOutcome, slo_outcome, stats
 from gpuplan.simulate.policy import DEFAULT_STARTUP_S, Policy
+from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
 from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
 from gpuplan.units import MAX_SPOT_NOTICE_S
@@ -72,6 +73,10 @@ class FleetPrices:
     source: str
     sources: dict[str, str] = field(default_factory=dict)
     """Per pricing model of ``usd_per_hour``: where its figure comes from (``source`` joins them)."""
+    basis: dict[str, PriceBasis] = field(default_factory=dict)
+    """Per pricing model of ``usd_per_hour``: the offer its figure was read from (publisher, date,
+    confidence) or the user's figure, and the best known-current price beside one that is not
+    (empty for prices made by hand)."""
     spot_rate_per_hour: float = 1.0 / 24.0
     """Reclaims per spot instance-hour (an instance of ``per_instance("spot")`` replicas: a reclaim
     takes them all)."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from gpuplan.bounded import printable
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError, NotFoundError, Option
 from gpuplan.i18n.messages import N_, _
@@ -26,6 +27,7 @@ from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
 from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
+from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand
 from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, instances_for
 from gpuplan.workload._validation import PrintableLine
@@ -39,10 +41,12 @@ if TYPE_CHECKING:
 __all__ = [
     "ServicesFile",
     "autoscale_slos",
+    "basis_words",
     "demand_from_decode",
     "fleet_prices",
     "load_services",
     "parse_replica",
+    "price_basis",
     "replica_instances",
     "request_tokens",
     "storage_bytes_per_s",
@@ -51,69 +55,163 @@ __all__ = [
 
 
 def _price_caveat(o: OfferPrice) -> str:
-    """What a price's date leaves open, after its source line: its age where it may be stale, and
-    the dated floor where the fleet is costed at one."""
+    """What a price's date leaves open, after its source line: the dated floor where the fleet is
+    costed at one (its age, where it may be stale, is said with the price's source)."""
     floor = o.dated_floor_usd_per_hour()
     if floor is not None:
         return _(", undated {own:.4g} USD/GPU-h below {what}: costed at it ({day})").format(
             own=o.price_usd_per_gpu_hour or 0.0, what=floor.what(), day=floor.as_of
         )
-    if o.staleness == "stale":
-        return _(", stale")
-    if o.stale:
-        return _(", age unknown")
     return ""
 
 
+def _usable(offers: Iterable[OfferPrice], gpu_id: str) -> list[tuple[OfferPrice, bool]]:
+    """The offers of ``gpu_id`` a fleet may be priced on (on-demand and spot; low-confidence prices
+    are left out, as plan leaves them out), each with whether its price is known to hold today,
+    judged as plan judges it (:func:`gpuplan.plan.costing.not_known_current` over plan's offer
+    table): dated within the staleness limit and not costed at a dated floor. A fleet is priced as
+    plan ranks: the lowest figure first, and of equal figures the one known current (an unknown
+    never wins a tie)."""
+    from gpuplan.plan.build_inputs import offer_table_from_prices
+    from gpuplan.plan.costing import not_known_current
+
+    usable = [
+        o for o in offers if o.gpu == gpu_id and o.pricing in ("on_demand", "spot") and o.confidence != "low"
+    ]
+    if not usable:
+        return []
+    stale = not_known_current(offer_table_from_prices(usable))
+    return [(o, not bool(old)) for o, old in zip(usable, stale, strict=True)]
+
+
 def whole_instances(
-    offers: Iterable[OfferPrice], gpu_id: str, gpus: int = 1
+    offers: Iterable[OfferPrice], gpu_id: str, gpus: int = 1, *, current_only: bool = False
 ) -> dict[str, tuple[float, OfferPrice, int]]:
     """Pricing model -> (USD per hour of ``gpus`` GPUs bought as whole instances, the offer, how
     many of its instances): ``ceil(gpus / gpus per instance)`` instances at each offer's
-    conservative price, the cheapest per model. Offers of low confidence or of less than one GPU
-    (a slice cannot hold a GPU's work) are left out. e.g. 1 GPU of an 8-GPU p4d at $21.96/h: $21.96."""
+    conservative price, the cheapest per model, of equal ones the one known current
+    (:func:`_usable`). Offers of low confidence or of less than one GPU (a slice cannot hold a
+    GPU's work) are left out; ``current_only``: so are prices not known to hold today. e.g. 1 GPU
+    of an 8-GPU p4d at $21.96/h: $21.96."""
     best: dict[str, tuple[float, OfferPrice, int]] = {}
-    for o in offers:
-        if o.gpu != gpu_id or o.pricing not in ("on_demand", "spot") or o.confidence == "low":
-            continue
+    rank: dict[str, tuple[float, bool]] = {}
+    for o, current in _usable(offers, gpu_id):
         per_gpu = o.conservative_usd_per_gpu_hour()
-        if per_gpu is None or o.gpu_count < 1:
+        if per_gpu is None or o.gpu_count < 1 or (current_only and not current):
             continue
         n = instances_for(gpus, o.gpu_count)
         total = float(per_gpu) * o.gpu_count * n
-        if o.pricing not in best or total < best[o.pricing][0]:
-            best[o.pricing] = (total, o, n)
+        key = (total, not current)
+        if o.pricing not in best or key < rank[str(o.pricing)]:
+            best[str(o.pricing)], rank[str(o.pricing)] = (total, o, n), key
     return best
 
 
 def replica_instances(
-    offers: Iterable[OfferPrice], gpu_id: str, gpus_per_replica: int = 1, fleet_replicas: int = 1
+    offers: Iterable[OfferPrice],
+    gpu_id: str,
+    gpus_per_replica: int = 1,
+    fleet_replicas: int = 1,
+    *,
+    current_only: bool = False,
 ) -> dict[str, tuple[float, OfferPrice, int]]:
     """Pricing model -> (USD per instance-hour, the offer, replicas of ``gpus_per_replica`` GPUs one
     instance holds) for a replica fleet: a replica's tensor-parallel ranks share one machine (their
     links are a board's NVLink or PCIe, not a network between VMs), so only instances of at least
     ``gpus_per_replica`` whole GPUs hold one, ``floor(GPUs / gpus_per_replica)`` each. Per model the
     offer that costs least for ``fleet_replicas`` replicas in whole instances
-    (``ceil(fleet / per instance)`` of them), ties to the cheaper per replica; each at its
-    conservative price. Offers of low confidence are left out. e.g. 4-GPU replicas, fleet of 3: two
-    8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5."""
+    (``ceil(fleet / per instance)`` of them), ties to the cheaper per replica, then to the price
+    known current (:func:`_usable`); each at its conservative price. Offers of low confidence are
+    left out; ``current_only``: so are prices not known to hold today. e.g. 4-GPU replicas, fleet
+    of 3: two 8-GPU p5 at $55.04/h ($110.08) against three 4-GPU boxes at $40/h ($120): the p5."""
     need = max(1, gpus_per_replica)
     fleet = max(1, fleet_replicas)
     best: dict[str, tuple[float, OfferPrice, int]] = {}
-    rank: dict[str, tuple[float, float]] = {}
-    for o in offers:
-        if o.gpu != gpu_id or o.pricing not in ("on_demand", "spot") or o.confidence == "low":
-            continue
+    rank: dict[str, tuple[float, float, bool]] = {}
+    for o, current in _usable(offers, gpu_id):
         per_gpu = o.conservative_usd_per_gpu_hour()
         whole = math.floor(o.gpu_count + 1e-9)
-        if per_gpu is None or whole < need:
+        if per_gpu is None or whole < need or (current_only and not current):
             continue
         per_instance = float(per_gpu) * o.gpu_count
         k = whole // need
-        key = (math.ceil(fleet / k) * per_instance, per_instance / k)
-        if o.pricing not in best or key < rank[o.pricing]:
-            best[o.pricing], rank[o.pricing] = (per_instance, o, k), key
+        key = (math.ceil(fleet / k) * per_instance, per_instance / k, not current)
+        if o.pricing not in best or key < rank[str(o.pricing)]:
+            best[str(o.pricing)], rank[str(o.pricing)] = (per_instance, o, k), key
     return best
+
+
+def price_basis(
+    usd_per_hour: float,
+    o: OfferPrice,
+    current: tuple[float, OfferPrice, int | None] | None,
+    *,
+    known_current: bool,
+    replicas_per_instance: int | None = None,
+) -> PriceBasis:
+    """What a catalog price rests on (its publisher's text, date and confidence, as plan's option
+    names them) and, where ``known_current`` is False, the best price that is known current
+    (``current``: its figure, in the same unit, its offer and the replicas one of its instances
+    holds; None where the catalog has none)."""
+    from gpuplan.catalog import DEFAULT_STALE_AFTER_DAYS
+    from gpuplan.plan.build_inputs import offer_table_from_prices
+    from gpuplan.plan.options import price_date_words
+
+    days = o.stale_after_days if o.stale_after_days is not None else DEFAULT_STALE_AFTER_DAYS
+    alt = None
+    if not known_current and current is not None:
+        alt = price_basis(current[0], current[1], None, known_current=True, replicas_per_instance=current[2])
+    per_gpu = o.conservative_usd_per_gpu_hour()
+    return PriceBasis(
+        usd_per_hour=usd_per_hour,
+        given=False,
+        usd_per_instance_hour=None if per_gpu is None else per_gpu * o.gpu_count,
+        replicas_per_instance=replicas_per_instance,
+        provider=o.provider,
+        region=o.region,
+        instance_type=o.instance_type,
+        as_of=o.as_of or "",
+        confidence=o.confidence or "",
+        # as plan's option names it: the catalog's text, with the user's discount where one applies
+        source=str(offer_table_from_prices([o]).source[0]),
+        known_current=known_current,
+        date_words="" if known_current else price_date_words(o.as_of or "", o.staleness or "", days),
+        stale_after_days=days,
+        current=alt,
+    )
+
+
+def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
+    """ "; price source: … (confidence secondary); observed at some time between …: treated as
+    stale; best on_demand price known to be within the 180-day limit: …": what a catalog price's
+    note says after the offer, in the user's language. ``unit``: the figures' unit in words."""
+    out = _("; price source: {source} (confidence {confidence})").format(
+        source=printable(b.source) if b.source else _("not stated"), confidence=b.confidence or "?"
+    )
+    if b.known_current:
+        return out
+    out += _("; {why}").format(why=b.date_words)
+    c = b.current
+    if c is None:
+        return out + _(
+            "; no {pricing} price of {gpu} in the catalog is known to be within the {days}-day limit"
+        ).format(pricing=_(PRICING_WORDS[pricing]), gpu=gpu_id, days=b.stale_after_days)
+    return out + _(
+        "; best {pricing} price known to be within the {days}-day limit: {provider} {region} "
+        "{instance_type}, {price:.4g} {unit}{shared} ({as_of}; {source}, confidence {confidence})"
+    ).format(
+        pricing=_(PRICING_WORDS[pricing]),
+        days=b.stale_after_days,
+        provider=c.provider,
+        region=c.region,
+        instance_type=c.instance_type,
+        price=c.usd_per_hour,
+        unit=unit,
+        shared=_shared(c),
+        as_of=c.as_of,
+        source=printable(c.source) if c.source else _("not stated"),
+        confidence=c.confidence or "?",
+    )
 
 
 def _bought(o: OfferPrice, per_instance: int, gpus: int) -> str:
@@ -191,8 +289,10 @@ def fleet_prices(
             limit=MAX_SPOT_RATE_PER_HOUR,
             rate=spot_rate_per_hour,
         )
+    offers = list(offers)
     best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas)
     prices: dict[str, float] = {}
+    bases: dict[str, PriceBasis] = {}
     packed: dict[str, int] = {}
     # Where each price comes from, in the user's language (the report shows them as they are).
     notes: list[str] = []
@@ -200,6 +300,7 @@ def fleet_prices(
     for key, given in (("on_demand", on_demand_usd), ("spot", spot_usd)):
         if given is not None:
             prices[key] = given
+            bases[key] = PriceBasis(usd_per_hour=given, given=True)
             notes.append(
                 _("{pricing} {price:g} USD/replica-h given").format(
                     pricing=_(PRICING_WORDS[key]), price=given
@@ -209,6 +310,7 @@ def fleet_prices(
             per_instance, o, k = best[key]
             prices[key] = per_instance / k
             packed[key] = k
+            bases[key] = _fleet_basis(offers, best[key], key, gpu_id, gpus_per_replica, fleet_replicas)
             notes.append(
                 _(
                     "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
@@ -222,6 +324,7 @@ def fleet_prices(
                 )
                 + _price_caveat(o)
                 + _bought(o, k, gpus_per_replica)
+                + basis_words(bases[key], key, gpu_id, _("USD/replica-h"))
             )
         if key in prices:
             sources[key] = notes[-1]
@@ -257,11 +360,44 @@ def fleet_prices(
         usd_per_hour=prices,
         source=source,
         sources=sources,
+        basis=bases,
         spot_rate_per_hour=rate,
         spot_rate_source=rate_src,
         replicas_per_instance=packed,
         gpus_per_replica=max(1, gpus_per_replica),
     )
+
+
+def _shared(b: PriceBasis) -> str:
+    """ " of 27.45 USD per instance-h shared by its 8 replicas": what a price per replica-hour
+    stands for where one instance holds several ("" where it holds one)."""
+    k = b.replicas_per_instance
+    if k is None or k <= 1 or b.usd_per_instance_hour is None:
+        return ""
+    return _(" of {price:.4g} USD per instance-h shared by its {n} replicas, whole instances billed").format(
+        price=b.usd_per_instance_hour, n=k
+    )
+
+
+def _fleet_basis(
+    offers: list[OfferPrice],
+    pick: tuple[float, OfferPrice, int],
+    pricing: str,
+    gpu_id: str,
+    gpus_per_replica: int,
+    fleet_replicas: int,
+) -> PriceBasis:
+    """The basis of the price per replica-hour :func:`replica_instances` picked for ``pricing``,
+    with, where it is not known current, the one it picks among the prices that are."""
+    per_instance, o, k = pick
+    known = any(c for x, c in _usable([o], gpu_id))
+    current = None
+    if not known:
+        alt = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas, current_only=True).get(
+            pricing
+        )
+        current = (alt[0] / alt[2], alt[1], alt[2]) if alt is not None else None
+    return price_basis(per_instance / k, o, current, known_current=known, replicas_per_instance=k)
 
 
 def parse_replica(text: str, gpu_id: str) -> ReplicaModel:

@@ -36,6 +36,7 @@ from gpuplan.errors import InputError
 # language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
 from gpuplan.i18n.messages import N_, _
 from gpuplan.simulate import mig as migmod
+from gpuplan.simulate.pricing import PriceBasis
 
 __all__ = [
     "EXACT_ITEMS",
@@ -152,6 +153,9 @@ class SharePlan:
     services: tuple[ServiceOutcome, ...]
     method: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    price: PriceBasis | None = None
+    """What the price of its GPUs rests on (the catalog offer, or the user's figure); None when
+    no price is known."""
 
 
 def _p95(latency_s: float, rate: float, capacity: float) -> float | None:
