@@ -1,7 +1,9 @@
 """The dashboard's simulate page clicked through in Debian's Chromium: a preset's inference service
 under two policies, SLOs on TTFT and TPOT, spot replicas with their price, a generated load and an
 uploaded trace file; the result per policy (cost, latency percentiles, SLO misses, drops), in
-English and Chinese, on a desktop and a phone screen. Skipped, saying why, without Chromium or
+English and Chinese, on a desktop and a phone screen; what each catalog price rests on (its
+publisher's text, date and confidence, and beside a price not known to hold today the best one
+that is), shown as text whatever the text holds. Skipped, saying why, without Chromium or
 Playwright.
 
 ``GPUPLAN_SCREENSHOTS=docs/images pytest tests/web/test_dashboard_simulate_browser.py`` also writes
@@ -11,7 +13,9 @@ the screenshots.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,8 @@ from dashboard_helpers import SIZES, dashboard, fits, open_page, shot
 
 #: A replica's own figures: the page simulates without tracing the model.
 REPLICA = "slots=64,tpot_ms=40,prefill_tps=3000"
+#: The GPU whose catalog prices the price-basis tests read.
+GPU = "A100-SXM4-80GB"
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +34,43 @@ def server(
 ) -> Iterator[tuple[str, dict[str, str]]]:
     # Simulate is always a job: one worker thread runs it.
     with dashboard(tmp_path_factory.mktemp("dashboard-simulate"), seeded_catalog, job_workers=1) as served:
+        yield served
+
+
+#: A publisher's text as a hostile catalog row could hold it: the page must show it as text.
+HOSTILE_SOURCE = 'Example list <img src=x onerror="window.__pwned = 1"> line 7'
+#: What the priced server's catalog was made to hold (filled by ``_doctor``).
+DOCTORED: dict[str, str] = {}
+
+
+def _doctor(db: Path) -> None:
+    """The seeded catalog with the cheapest A100 on-demand prices (of unknown age in the seed)
+    carrying ``HOSTILE_SOURCE``, and the next dearer one dated today, so that the page has a price
+    not known to hold today and the best known-current one beside it."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT p.id, p.amount / o.gpu_count, p.as_of, o.provider FROM prices p JOIN offers o "
+            "ON o.id = p.offer_id WHERE o.gpu = ? AND p.pricing = 'on_demand' "
+            "AND p.currency = 'USD' ORDER BY p.amount / o.gpu_count",
+            (GPU,),
+        ).fetchall()
+        cheapest = rows[0][1]
+        stale = [r for r in rows if r[1] == cheapest]
+        dearer = next(r for r in rows if r[1] > cheapest)
+        assert all("/" in r[2] for r in stale), stale  # observed at an unknown time: not known current
+        conn.executemany("UPDATE prices SET source = ? WHERE id = ?", [(HOSTILE_SOURCE, r[0]) for r in stale])
+        today = date.today().isoformat()
+        conn.execute("UPDATE prices SET as_of = ?, confidence = 'high' WHERE id = ?", (today, dearer[0]))
+        DOCTORED.update(as_of=stale[0][2], current_provider=dearer[3], current_as_of=today)
+
+
+@pytest.fixture(scope="module")
+def priced_server(
+    tmp_path_factory: pytest.TempPathFactory, seeded_catalog: Path
+) -> Iterator[tuple[str, dict[str, str]]]:
+    with dashboard(
+        tmp_path_factory.mktemp("dashboard-simulate-priced"), seeded_catalog, job_workers=1, prepare=_doctor
+    ) as served:
         yield served
 
 
@@ -186,5 +229,87 @@ def test_a_saved_inference_workload_is_simulated_as_saved(
         page.click("#simulate")
         page.wait_for_selector("#simresult", timeout=60_000)
         assert sent[-1]["workload"] == spec, sent[-1]["workload"]
+    finally:
+        page.close()
+
+
+def _answer(responses: list[Any]) -> dict[str, Any]:
+    """The simulation the page was given: the last answer (its job's, or the POST's) that holds one."""
+    for r in reversed(responses):
+        if "/api/v1/" in r.url and r.ok:
+            doc = r.json()
+            result = doc.get("result") if isinstance(doc.get("result"), dict) else doc
+            if isinstance(result, dict) and "prices" in result:
+                return result
+    raise AssertionError("no simulation among the page's answers")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_catalog_price_shows_its_source_date_confidence_and_the_best_current_one_as_text(
+    priced_server: tuple[str, dict[str, str]], browser: Any, lang: str
+) -> None:
+    base, tokens = priced_server
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    responses: list[Any] = []
+    page.on("response", lambda r: responses.append(r))
+    try:
+        open_page(page, base, "simulate", lang, tokens["plan"])
+        page.fill("input[name=gpu]", GPU)
+        page.fill("input[name=hours]", "1")
+        page.fill("textarea[name=policies]", "fixed:replicas=2")
+        page.fill("input[name=replica]", REPLICA)
+        page.click("#simulate")
+        page.wait_for_selector("#simresult", timeout=60_000)
+        basis = _answer(responses)["prices"]["basis"]["on_demand"]
+        assert basis["price_source"] == HOSTILE_SOURCE and basis["known_current"] is False
+        current = basis["best_known_current"]
+        assert current["provider"] == DOCTORED["current_provider"]
+        assert current["as_of"] == DOCTORED["current_as_of"]
+        line = page.locator("#simresult .basis[data-pricing=on_demand]").inner_text()
+        label_source, label_as_of, label_confidence, label_best = _words(
+            lang, "Price source", "As of", "Confidence", "Best known-current price"
+        )
+        # the publisher's text as the catalog holds it, shown as text: no element made of it, no script run
+        assert f"{label_source}: {HOSTILE_SOURCE}" in line
+        assert f"{label_as_of}: {DOCTORED['as_of']}" in line and f"{label_confidence}: secondary" in line
+        assert basis["date_note"] and basis["date_note"] in line
+        assert f"{label_best}: " in line and current["price_source"] in line
+        assert f"{label_as_of}: {current['as_of']}" in line and f"{label_confidence}: high" in line
+        assert page.locator("#simresult img").count() == 0
+        assert page.evaluate("window.__pwned === undefined")
+        fits(page)
+        page.locator("#simresult").scroll_into_view_if_needed()
+        shot(page, f"simulate-prices-{lang}-phone")
+        assert not errors, errors
+    finally:
+        page.close()
+
+
+def test_a_price_given_in_the_form_says_so_and_a_price_without_a_current_one_says_none_is_known(
+    server: tuple[str, dict[str, str]], browser: Any
+) -> None:
+    base, tokens = server
+    page = browser.new_page()
+    responses: list[Any] = []
+    page.on("response", lambda r: responses.append(r))
+    try:
+        open_page(page, base, "simulate", "en", tokens["plan"])
+        page.fill("input[name=gpu]", GPU)
+        page.fill("input[name=hours]", "1")
+        page.fill("textarea[name=policies]", "fixed:replicas=1\nfixed:replicas=1,spot=1")
+        page.fill("input[name=replica]", REPLICA)
+        page.fill("input[name=spot_price]", "0.3")
+        page.click("#simulate")
+        page.wait_for_selector("#simresult", timeout=60_000)
+        basis = _answer(responses)["prices"]["basis"]
+        assert basis["spot"]["given"] is True and basis["on_demand"]["given"] is False
+        assert "your own figure" in page.locator("#simresult .basis[data-pricing=spot]").inner_text()
+        # the seeded catalog holds no A100 on-demand price known to hold today
+        assert basis["on_demand"]["best_known_current"] is None
+        line = page.locator("#simresult .basis[data-pricing=on_demand]").inner_text()
+        assert basis["on_demand"]["price_source"] in line
+        assert "Best known-current price: none in the catalog" in line
     finally:
         page.close()

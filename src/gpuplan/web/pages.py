@@ -112,6 +112,10 @@ _SCRIPT_WORDS = (
     N_("slots"),
     N_("Prices per replica-hour"),
     N_("Spot reclaims per hour"),
+    N_("Price source"),
+    N_("your own figure"),
+    N_("Best known-current price"),
+    N_("none in the catalog"),
     N_("Paste a trace CSV or choose a file, or pick a generated shape."),
 )
 

@@ -326,6 +326,26 @@
     for (const k of ["on_demand_price", "spot_price", "spot_rate", "spot_notice_s", "timeout_s"]) if (f[k] !== "" && f[k] != null) r[k] = Number(f[k]);
     return r;
   }
+  // What each price per replica-hour rests on, one line per pricing model: the catalog offer's
+  // publisher text, date and confidence, or the user's own figure; beside a price not known to hold
+  // today, why (its date) and the best price that is, or that the catalog has none. The text comes
+  // from the catalog: it is set as text, never parsed as markup.
+  const offerWords = (b) => `${b.provider} ${b.region} ${b.instance_type} · ${t("Price source")}: ${b.price_source} · ${t("As of")}: ${b.as_of} · ${t("Confidence")}: ${b.confidence}`;
+  function priceBasis(pr) {
+    return Object.entries(pr.basis || {}).map(([k, b]) => {
+      const d = document.createElement("div");
+      d.className = "basis"; d.dataset.pricing = k;
+      d.textContent = `${t(k)}: ${b.given ? t("your own figure") : offerWords(b)}`;
+      if (!b.given && b.known_current === false) {
+        // a second line: why it may not hold today, and what does
+        const c = b.best_known_current, why = document.createElement("div");
+        why.className = "stale";
+        why.textContent = [b.date_note, `${t("Best known-current price")}: ${c ? `${money(c.usd_per_hour)} · ${offerWords(c)}` : t("none in the catalog")}`].filter(Boolean).join(" · ");
+        d.append(why);
+      }
+      return d;
+    });
+  }
   const seconds = (x) => x == null ? t("unknown") : x < 1 ? (x * 1000).toFixed(0) + " ms" : x.toFixed(2) + " s";
   function simulationResult(doc) {
     const box = $("#summary"); box.innerHTML = "";
@@ -337,6 +357,7 @@
       `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${t(k)} ${money(v)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
     ];
     lines.forEach((l) => { const d = document.createElement("div"); d.textContent = l; card.append(d); });
+    card.append(...priceBasis(pr));
     box.append(card);
     table($("#table"), [t("Policy"), t("Cost"), t("Replica-hours"), t("Latency p50"), t("Latency p95"), t("Latency p99"), t("SLO misses"), t("Dropped"), t("Interruptions"), t("Most replicas")],
       doc.policies.map((p) => [p.name, { text: money(p.cost_usd), sort: p.cost_usd },
