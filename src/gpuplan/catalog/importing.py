@@ -96,24 +96,42 @@ def import_offers(
 
     good: list[OfferRow] = []
     bad: list[RejectedRow] = list(rejected)
-    for i, row in enumerate(rows):
-        reasons: list[object] = [conflicts[i]] if i in conflicts else []
-        reasons += offer_problems(
-            row,
-            provider=prov,
-            known_instances={**batch_known, **known},
-            on_demand_hourly=on_demand_hourly,
-            today=today or store.today,
-        )
+    # A file line is taken whole or not at all: the rows it was split into (AWS: the region's
+    # on-demand, the zone's spot) stand or fall together, and with the line the reader refused.
+    earlier: dict[_LineKey, RejectedRow] = {at: r for r in rejected if (at := _refusal_key(r)) is not None}
+    for at, members in _by_line(rows).items():
+        reasons: list[object] = []
+        for i in members:
+            reasons += [conflicts[i]] if i in conflicts else []
+            reasons += offer_problems(
+                rows[i],
+                provider=prov,
+                known_instances={**batch_known, **known},
+                on_demand_hourly=on_demand_hourly,
+                today=today or store.today,
+            )
+        refused_before = earlier.get(at)
+        if refused_before is not None and reasons:
+            bad.remove(refused_before)
+            reasons.insert(0, refused_before.worded_reason())
+        elif refused_before is not None:
+            continue  # the reader's refusal of the line stands for all of it
         if reasons:
+            first = rows[members[0]]
             bad.append(
                 RejectedRow.because(
-                    joined(reasons), line=row.line, instance_type=row.instance_type, region=row.region
+                    joined(_distinct(reasons)),
+                    line=first.line,
+                    instance_type=first.instance_type,
+                    region=first.region,
                 )
             )
-        else:
-            good.append(row)
-            batch_known.setdefault((row.provider, row.instance_type), (row.gpu, row.gpu_count))
+            continue
+        for i in members:
+            good.append(rows[i])
+            batch_known.setdefault(
+                (rows[i].provider, rows[i].instance_type), (rows[i].gpu, rows[i].gpu_count)
+            )
     # One file line can yield two rows (AWS: region on-demand + zone spot); report it once.
     # In file order, parser and gate rejections together (a line without a number goes last).
     bad = sorted(dict.fromkeys(bad), key=lambda r: (r.line is None, r.line or 0))
@@ -154,6 +172,44 @@ def import_offers(
         rejected=tuple(bad),
         import_id=int(import_id),
     )
+
+
+#: Characters of an instance type a refusal keeps (:data:`~gpuplan.catalog.importers.skypilot_common`'s
+#: and the price checks' cut): what a row and the refusal of its line are matched on.
+_KEY_CHARS = 100
+
+
+#: What the rows of one file line share: (line, instance type); (``""``, index) for a row without a line.
+_LineKey = tuple[int, str] | tuple[str, int]
+
+
+def _refusal_key(r: RejectedRow) -> _LineKey | None:
+    return (r.line, r.instance_type[:_KEY_CHARS]) if r.line is not None else None
+
+
+def _by_line(rows: Sequence[OfferRow]) -> dict[_LineKey, list[int]]:
+    """Indices of ``rows`` by the file line (and instance type) they were read from, in file order.
+
+    One line may yield several rows of one offer (AWS: the region's on-demand price, the zone's
+    spot price) or several offers of different instance types (GCP: one N1 host with 1, 2 or 4
+    attachable GPUs): the first stand or fall together, the second each on its own. A row without
+    a line is a group of its own."""
+    groups: dict[_LineKey, list[int]] = {}
+    for i, row in enumerate(rows):
+        at: _LineKey = (row.line, row.instance_type[:_KEY_CHARS]) if row.line is not None else ("", i)
+        groups.setdefault(at, []).append(i)
+    return groups
+
+
+def _distinct(reasons: Sequence[object]) -> list[object]:
+    """``reasons`` without repeats (both rows of one line may fail the same check)."""
+    seen: set[str] = set()
+    out: list[object] = []
+    for r in reasons:
+        if str(r) not in seen:
+            seen.add(str(r))
+            out.append(r)
+    return out
 
 
 def _conflicting_prices(rows: Sequence[OfferRow]) -> dict[int, Phrase]:
