@@ -73,6 +73,9 @@ SKYPILOT_ACCELERATORS: dict[str, dict[str, str]] = {
         "L40S": "L40S",
         "V100@16384": "V100-SXM2-16GB",  # p3: SXM2 16 GB
         "V100@32768": "V100-SXM2-32GB",  # p3dn: SXM2 32 GB
+        # p3dn as SkyPilot's AWS v8 file names it (AcceleratorName V100-32GB, GpuInfo 32768 MiB),
+        # github.com/skypilot-org/skypilot-catalog catalogs/v8/aws/vms.csv, read 2026-12-04
+        "V100-32GB": "V100-SXM2-32GB",
         "A100@40960": "A100-SXM4-40GB",  # p4d
         "A100-80GB@81920": "A100-SXM4-80GB",  # p4de
         "H100": "H100-SXM",  # p5

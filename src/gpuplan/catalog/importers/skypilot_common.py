@@ -19,7 +19,8 @@ from pathlib import Path
 from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_LINE_BYTES, MAX_CSV_ROWS, decimal_number, read_lines
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
-from gpuplan.errors import CatalogImportError, Phrase
+from gpuplan.catalog.wording import either
+from gpuplan.errors import CatalogImportError, Phrase, closest
 from gpuplan.i18n.messages import N_
 
 __all__ = [
@@ -169,18 +170,63 @@ def gpu_info(text: str) -> tuple[float | None, int | None, str | None]:
 
 def gpu_id(provider: str, instance_type: str, accelerator: str, mem_mib: int | None, known: Known) -> str:
     """Hardware id of a hyperscaler row's GPU: the catalog's own for an instance type it knows, else
-    the provider's SkyPilot name table (the memory-qualified key first)."""
-    hit = known.get((provider, instance_type))
-    if hit is not None:
-        return hit[0]  # the catalog already knows this instance type's GPU; the gates check the count
+    the provider's SkyPilot name table (the memory-qualified key first).
+
+    The row's name is read either way: a name the table does not have is refused (with the names it
+    is closest to), and so is a name of another chip than the catalog's GPU of the instance type
+    (``g5.8xlarge,H100``). Another part of the same chip is no contradiction: the table's default
+    for a name (Azure's ``H100``: the NVL card) is not every instance type's part (ND H100 v5: SXM).
+    """
     table = SKYPILOT_ACCELERATORS[provider]
-    gpu = table.get(f"{accelerator}@{mem_mib}") if mem_mib is not None else None
-    gpu = gpu or table.get(accelerator)
-    if gpu is None:
+    exact = table.get(f"{accelerator}@{mem_mib}") if mem_mib is not None else None
+    named = {exact} if exact else {gpu for key, gpu in table.items() if key.split("@")[0] == accelerator}
+    if not named:
+        names = sorted({key.split("@")[0] for key in table})
+        suggestions = closest(accelerator, names)
+        if suggestions:
+            raise LineError(
+                N_(
+                    "unknown GPU {name} (no mapping from SkyPilot's name to a hardware id); "
+                    "did you mean {names}?"
+                ),
+                name=repr(accelerator),
+                names=either(repr(s) for s in suggestions),
+            )
         raise LineError(
             N_("unknown GPU {name} (no mapping from SkyPilot's name to a hardware id)"),
             name=repr(accelerator),
         )
+    hit = known.get((provider, instance_type))
+    if hit is not None:
+        if chip(hit[0]) not in {chip(gpu) for gpu in named}:
+            raise LineError(
+                N_(
+                    "GPU {name} is {gpu} in SkyPilot's {provider} names, but instance type "
+                    "{instance_type} has {known_gpu} in the catalog"
+                ),
+                name=repr(accelerator),
+                gpu=either(sorted(named)),
+                provider=provider,
+                instance_type=instance_type,
+                known_gpu=hit[0],
+            )
+        return hit[0]  # the catalog's part of that chip for this instance type; the gates check the count
+    gpu = exact or table.get(accelerator)
+    if gpu is None:  # the name is known, with another memory size than this row's
+        raise LineError(
+            N_("unknown GPU {name} (no mapping from SkyPilot's name to a hardware id)"),
+            name=repr(accelerator),
+        )
+    return gpu
+
+
+def chip(gpu: str) -> str:
+    """The chip of a hardware id, its parts (form factor, memory) left off: ``A100-SXM4-80GB`` ->
+    ``A100``, ``H100-NVL`` -> ``H100``, ``RTX-4090`` -> ``RTX-4090``, ``A10G`` -> ``A10G``."""
+    parts = gpu.split("-")
+    for i, part in enumerate(parts):
+        if any(ch.isdigit() for ch in part):
+            return "-".join(parts[: i + 1])
     return gpu
 
 
