@@ -387,18 +387,18 @@ def _import_file(
     report = store.import_offers(
         read.rows, provider=read.provider, source=read.source, kind=read.kind, rejected=read.rejected
     )
-    _import_done(file, report, json_out)
+    _import_done(file, report, json_out, read.warnings)
 
 
-def _import_done(file: Path, report: ImportReport, json_out: bool) -> None:
+def _import_done(file: Path, report: ImportReport, json_out: bool, warnings: Sequence[object] = ()) -> None:
     """Print what one file's import did; exit 1 (CatalogImportError) when it imported nothing."""
     from gpuplan.errors import CatalogImportError
     from gpuplan.report.catalog import import_json, import_view
 
     if json_out:
-        _print_json(import_json(report))
+        _print_json(import_json(report, warnings))
     else:
-        _print(import_view(report))
+        _print(import_view(report, warnings))
     if report.import_id is None:
         raise CatalogImportError.worded(
             N_("no row of {file} passed the gates ({rejected} rejected); nothing was imported"),

@@ -129,6 +129,8 @@ class ImportDocument(Document):
     rejected: list[RejectedRowDoc]
     import_id: int | None
     """Id of the import in the catalog; None when nothing was written."""
+    warnings: list[str] = Field(default_factory=list)
+    """What was imported but should be looked at, one line each (a region gpuplan does not know)."""
 
 
 class HistoryPrice(Document):

@@ -437,11 +437,12 @@ def info_json(info: CatalogInfo) -> CatalogInfoDocument:
     return CatalogInfoDocument.model_validate(doc)
 
 
-def import_json(report: ImportReport) -> ImportDocument:
-    """The ``catalog import --json`` document."""
+def import_json(report: ImportReport, warnings: Sequence[object] = ()) -> ImportDocument:
+    """The ``catalog import --json`` document; ``warnings``: what the file's reading found to look at
+    (Phrases, written in English as the rest of the document is)."""
     from gpuplan.documents.catalog_admin import ImportDocument
 
-    return ImportDocument.model_validate(to_jsonable(report))
+    return ImportDocument.model_validate(to_jsonable(report) | {"warnings": [str(w) for w in warnings]})
 
 
 def refresh_json(outcomes: Sequence[RefreshOutcome]) -> RefreshDocument:
@@ -560,8 +561,9 @@ def rejected_reasons(rejected: Sequence[RejectedRow], shown: int = NAMED_REJECTE
     return separated(clauses)
 
 
-def import_view(report: ImportReport) -> RenderableType:
-    """What an import did, and each rejected row with its line and reason."""
+def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> RenderableType:
+    """What an import did, a line for each of ``warnings`` (what the file's reading found to look at),
+    and each rejected row with its line and reason."""
     rejected = len(report.rejected)
     head = Text(
         ngettext(
@@ -575,8 +577,13 @@ def import_view(report: ImportReport) -> RenderableType:
             rejected=rejected,
         )
     )
+    parts: list[RenderableType] = [head]
+    if warnings:
+        from gpuplan.i18n.error_text import phrase_text
+
+        parts += [Text(_("warning: {what}").format(what=phrase_text(w)), style="yellow") for w in warnings]
     if not report.rejected:
-        return head
+        return Group(*parts) if warnings else head
     table = house_table(_("rejected"))
     table.add_column(_("line"), justify="right", no_wrap=True)
     # The names are the file's own and may run to thousands of characters: cut, so that the line and
@@ -589,7 +596,7 @@ def import_view(report: ImportReport) -> RenderableType:
         # recolour or retitle the terminal (the reason quotes its values with repr already).
         table.add_row(str(r.line or "—"), printable(r.instance_type), printable(r.region), r.reason_text())
     if len(report.rejected) <= SHOWN_REJECTED:
-        return Group(head, table)
+        return Group(*parts, table)
     # A whole SkyPilot file rejects ~50,000 CPU rows: a table that long says less than its count.
     more = Text(
         _("… and {n:,} more rejected rows (every one with its line and reason in --json)").format(
@@ -597,4 +604,4 @@ def import_view(report: ImportReport) -> RenderableType:
         ),
         style="dim",
     )
-    return Group(head, table, more)
+    return Group(*parts, table, more)

@@ -425,7 +425,7 @@ def _import(
             rejected=len(report.rejected),
             reasons=rejected_reasons(report.rejected),
         )
-    return import_json(report)
+    return import_json(report, read.warnings)
 
 
 _BODY = N_("the request body")

@@ -7,6 +7,8 @@ Two layouts (:data:`FILE_FORMATS`): ``skypilot``, SkyPilot's catalog CSV of one 
 currency on every row (:mod:`~gpuplan.catalog.importers.own`). Both are checked against the catalog's
 prices before the store's gates see them:
 
+- a region that is a slip of one of the provider's known regions is refused, row by row, and one it
+  does not know otherwise is kept and named in a warning (:mod:`~gpuplan.catalog.importers.regions`);
 - a price per GPU-hour wildly out of line with the catalog's for the same GPU and pricing model is
   refused, row by row (:func:`~gpuplan.catalog.importers.own.rows_out_of_line`);
 - a SkyPilot-layout file of a provider that charges in yuan (Alibaba Cloud, Tencent Cloud: the layout
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpuplan.catalog.importers.own import YUAN_BAND, read_own_prices, rows_out_of_line
+from gpuplan.catalog.importers.regions import checked_regions
 from gpuplan.catalog.model import OfferPrice, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -71,6 +74,8 @@ class PriceFile:
     """The import's kind as the imports table keeps it: ``skypilot`` or ``own``."""
     source: str
     """What the import is recorded as coming from."""
+    warnings: tuple[Phrase, ...] = ()
+    """What was imported but should be looked at (a region gpuplan does not know), one line each."""
 
 
 class PriceStore(Protocol):
@@ -144,15 +149,17 @@ def read_price_file(
     prov = PROVIDERS.cast(provider)
     day = import_day(as_of, today, names.as_of)
     parsed = parse_skypilot(path, prov, as_of=day, known_instances=store.known_instances())
-    yuan_typed_as_usd(store, path, prov, parsed.rows, names)
-    kept, refused = rows_out_of_line(parsed.rows, store)
-    rejected = sorted([*parsed.rejected, *refused], key=lambda r: (r.line is None, r.line or 0))
+    placed, misplaced, warnings = checked_regions(parsed.rows, prov)
+    yuan_typed_as_usd(store, path, prov, placed, names)
+    kept, refused = rows_out_of_line(placed, store)
+    rejected = sorted([*parsed.rejected, *misplaced, *refused], key=lambda r: (r.line is None, r.line or 0))
     return PriceFile(
         provider=prov,
         rows=tuple(kept),
         rejected=tuple(rejected),
         kind="skypilot",
         source=f"SkyPilot catalog file {described} ({prov}), as of {day}",
+        warnings=tuple(warnings),
     )
 
 
