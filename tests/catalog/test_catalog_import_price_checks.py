@@ -16,7 +16,8 @@ from gpuplan.errors import CatalogImportError
 
 ROOT = Path(__file__).resolve().parents[2]
 FORK_HEADER = (ROOT / "tools" / "skypilot_fork" / "alicloud_v8_vms_cn.csv").read_text().splitlines()[0]
-AWS_HEADER = (Path(__file__).parent / "fixtures" / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
+FIXTURES_DIR = Path(__file__).parent / "fixtures"
+AWS_HEADER = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
 #: The fork's own row (USD = the CNY price x 0.138): 1.3270908 USD is 9.6166 CNY an hour.
 A10_USD = (
     "ecs.gn7i-c8g1.2xlarge,A10,1,8,30,A10 24GB,1.3270908,0.41939663,cn-beijing,cn-beijing-i,ecs.gn7i,X86"
@@ -98,3 +99,21 @@ def test_a_skypilot_price_ten_times_out_of_line_is_refused_naming_both_figures(
         "on_demand price 500 USD/hour is 500 USD per GPU-hour, more than 10x the highest on_demand "
         "price the catalog holds for A10G (6.962 USD per GPU-hour, aws g5.16xlarge sa-east-1)"
     ), refused["reason"]
+
+
+def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_compared(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # The catalog holds g5.8xlarge's spot in us-west-2 in dollars (0.9241 USD in usw2-az1), never in
+    # yuan: the refusal compares dollars with dollars and names the jump, not "the catalog's yuan figure".
+    info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
+    line = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",2.448,5.93,us-west-2,usw2-az2,x86_64'
+    r = _import(db_path, _file(tmp_path, AWS_HEADER, line), "aws", "--json")
+    assert r.exit_code == 1, r.output
+    (refused,) = json.loads(r.stdout)["rejected"]
+    reason = refused["reason"]
+    assert "yuan figure" not in reason, reason
+    assert reason.startswith(
+        "spot price 5.93 USD/hour of g5.8xlarge in us-west-2 is 6.42x the 0.9241 USD/hour the catalog "
+        "holds for it, about the price of a dollar in yuan (6.986 CNY per USD at the CNY rate of 2026-01-27)"
+    ), reason

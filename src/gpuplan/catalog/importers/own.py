@@ -550,7 +550,7 @@ def rows_out_of_line(
     nothing to compare with. ``written``: a price's figure as the file writes it, for the refusal
     (None: the figure as read)."""
     held: dict[tuple[str, str], _Held | None] = {}
-    yuan: dict[tuple[str, str], dict[tuple[str, str, str, str], float]] = {}
+    yuan: dict[tuple[str, str], dict[tuple[str, str, str, str], _HeldYuan]] = {}
     rates: dict[str, float | None] = {}
     cny = store.find_exchange_rate(Currency.CNY.code)
     kept: list[OfferRow] = []
@@ -589,13 +589,22 @@ def rows_out_of_line(
     return kept, refused
 
 
+@dataclass(frozen=True)
+class _HeldYuan:
+    """The catalog's price of an offer in yuan, and the price it holds, as it holds it."""
+
+    cny: float
+    amount: float
+    currency: str
+
+
 def _yuan_prices(
     store: PriceFacts, gpu: str, pricing: str, usd_per_cny: float | None
-) -> dict[tuple[str, str, str, str], float]:
+) -> dict[tuple[str, str, str, str], _HeldYuan]:
     """The catalog's price in yuan of each offer of ``gpu`` under ``pricing``, by (provider, region,
     instance type, unit): the figure a yuan price list writes for it (a dollar price at the dated
     rate). Empty without a CNY rate."""
-    found: dict[tuple[str, str, str, str], float] = {}
+    found: dict[tuple[str, str, str, str], _HeldYuan] = {}
     if usd_per_cny is None:
         return found
     for o in store.offers(gpu=gpu, pricing=pricing):
@@ -607,14 +616,16 @@ def _yuan_prices(
             figure = o.price / usd_per_cny
         else:
             continue
-        found.setdefault((o.provider, o.region, o.instance_type, o.unit), figure)
+        found.setdefault(
+            (o.provider, o.region, o.instance_type, o.unit), _HeldYuan(figure, o.price, o.currency)
+        )
     return found
 
 
 def _yuan_as_dollars(
     row: OfferRow,
     p: PriceRow,
-    yuan: Mapping[tuple[str, str, str, str], float],
+    yuan: Mapping[tuple[str, str, str, str], _HeldYuan],
     cny: Any,
     written: str | None,
 ) -> Phrase | None:
@@ -625,22 +636,40 @@ def _yuan_as_dollars(
     if p.currency != Currency.USD.code or cny is None:
         return None
     held = yuan.get((row.provider, row.region, row.instance_type, p.unit))
-    if held is None or not held / YUAN_BAND <= p.amount <= held * YUAN_BAND:
+    if held is None or not held.cny / YUAN_BAND <= p.amount <= held.cny * YUAN_BAND:
         return None
+    fields: dict[str, object] = {
+        "pricing": Phrase(p.pricing),
+        "price": written or f"{p.amount:g}",
+        "unit": p.unit,
+        "instance": row.instance_type[:_SHOWN_CHARS],
+        "region": row.region,
+        "rate_day": cny.as_of,
+    }
+    if held.currency == Currency.USD.code:
+        # The catalog holds the offer in dollars: what was compared is two dollar figures, the new
+        # one about a dollar's price in yuan times the held one.
+        return Phrase(
+            N_(
+                "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
+                "{held:,.4g} USD/{unit} the catalog holds for it, about the price of a dollar in yuan "
+                "({cny_per_usd:.4g} CNY per USD at the CNY rate of {rate_day}): yuan in a USD row? "
+                "Write currency CNY, or check the figure"
+            ),
+            ratio=p.amount / held.amount,
+            held=held.amount,
+            cny_per_usd=1 / cny.usd_per_unit,
+            **fields,
+        )
     return Phrase(
         N_(
             "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
             "for it ({cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the CNY rate of {rate_day}): yuan in a "
             "USD row? Write currency CNY"
         ),
-        pricing=Phrase(p.pricing),
-        price=written or f"{p.amount:g}",
-        unit=p.unit,
-        instance=row.instance_type[:_SHOWN_CHARS],
-        region=row.region,
-        cny=held,
-        usd=held * cny.usd_per_unit,
-        rate_day=cny.as_of,
+        cny=held.cny,
+        usd=held.cny * cny.usd_per_unit,
+        **fields,
     )
 
 
