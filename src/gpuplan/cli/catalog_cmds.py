@@ -492,7 +492,7 @@ def export(
     # JSON is the `offers --json` document over every region; CSV keeps each price as published
     # (price, currency, unit) beside its USD figures.
     from gpuplan.errors import NotFoundError
-    from gpuplan.i18n import _
+    from gpuplan.i18n import ngettext
     from gpuplan.report.common import to_jsonable
 
     apply_language(lang)
@@ -525,7 +525,8 @@ def export(
     from gpuplan.cli._files import write_text_atomic
 
     write_text_atomic(out, text, what="export")
-    sys.stderr.write(_("wrote {n} rows to {path}").format(n=len(rows), path=out) + "\n")
+    wrote = ngettext("wrote {n} row to {path}", "wrote {n} rows to {path}", len(rows))
+    sys.stderr.write(wrote.format(n=len(rows), path=out) + "\n")
 
 
 #: What a spreadsheet reads as the start of a formula in a text cell (OWASP, "CSV Injection").

@@ -12,7 +12,7 @@ import typer
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language
 from gpuplan.cli._numbers import finite_float
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.cli.deploy_checks import Instances, Network
@@ -211,15 +211,19 @@ def deploy(
         return
     if dry_run:
         typer.echo(
-            _("would write {n} files to {out}/ for {target} (nothing written): {files}").format(
-                n=len(files), out=out, target=generator.name, files=", ".join(f.path for f in files)
-            )
+            ngettext(
+                "would write {n} file to {out}/ for {target} (nothing written): {files}",
+                "would write {n} files to {out}/ for {target} (nothing written): {files}",
+                len(files),
+            ).format(n=len(files), out=out, target=generator.name, files=", ".join(f.path for f in files))
         )
         return
     typer.echo(
-        _("wrote {n} files to {out}/ for {target}: {files}").format(
-            n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files)
-        )
+        ngettext(
+            "wrote {n} file to {out}/ for {target}: {files}",
+            "wrote {n} files to {out}/ for {target}: {files}",
+            len(written),
+        ).format(n=len(written), out=out, target=generator.name, files=", ".join(f.path for f in files))
     )
     typer.echo(_("next: read {readme}").format(readme=out / "README.md"))
 

@@ -436,7 +436,7 @@ def trace_cmd(
     """Write a trace CSV: a synthetic (seeded) load shape, or a recorded trace re-timed (--from)."""
     import numpy as np
 
-    from gpuplan.i18n import _
+    from gpuplan.i18n import ngettext
 
     apply_language(lang)
     if (shape is None) == (source is None):
@@ -472,7 +472,8 @@ def trace_cmd(
     )
     # Written whole once built: an interrupted run leaves no half trace that reads as a short one.
     write_text_atomic(out, f.getvalue(), what="trace")
-    sys.stderr.write(_("wrote {n} requests to {path}").format(n=f"{tr.requests:,}", path=out) + "\n")
+    wrote = ngettext("wrote {n} request to {path}", "wrote {n} requests to {path}", tr.requests)
+    sys.stderr.write(wrote.format(n=f"{tr.requests:,}", path=out) + "\n")
 
 
 def register(root: typer.Typer) -> None:

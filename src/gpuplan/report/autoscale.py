@@ -168,7 +168,11 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
 def _header(res: AutoscaleResult, money: Money) -> list[str]:
     kind = _("synthetic") if res.trace_synthetic else _("as read, not generated")
     lines = [
-        _("Trace {name} ({kind}): {n} requests over {hours} h.").format(
+        ngettext(
+            "Trace {name} ({kind}): {n} request over {hours} h.",
+            "Trace {name} ({kind}): {n} requests over {hours} h.",
+            res.requests,
+        ).format(
             name=res.trace_name,
             kind=kind,
             n=format_number(res.requests),

@@ -25,7 +25,7 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, number, offer, price
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -214,7 +214,11 @@ class _Fetcher:
                     sources.append(f"https://ecs.{region.code}.aliyuncs.com")
             if api.skipped:
                 notes.append(
-                    _("{n} OpenAPI requests refused (instance type not sold there)").format(n=api.skipped)
+                    ngettext(
+                        "{n} OpenAPI request refused (instance type not sold there)",
+                        "{n} OpenAPI requests refused (instance type not sold there)",
+                        api.skipped,
+                    ).format(n=api.skipped)
                 )
         else:
             notes.append(
