@@ -325,3 +325,30 @@ def test_catalog_import_in_chinese_shows_each_rejected_line_in_chinese_and_json_
     as_json = CliRunner().invoke(app, [*base, "--lang", "zh", "--json"])
     doc = json.loads(as_json.stdout)
     assert [r["reason"] for r in doc["rejected"]] == ["no accelerator (not a GPU instance)"]
+
+
+@pytest.mark.parametrize(
+    ("line", "english", "chinese"),
+    [
+        (
+            'g5.8xlarge,A10G,1.0,32.0,128.0,"{oops,2.448,0.93,us-west-2,usw2-az2,x86_64\n',
+            "a quoted field is not closed before the end of the file",
+            "有带引号的字段直到文件末尾都没有闭合",
+        ),
+        (
+            'g5.8xlarge,A10G,1.0,32.0,128.0,"x"y,2.448,0.93,us-west-2,usw2-az2,x86_64\n',
+            "a closing quote is followed by other text than the delimiter ','",
+            "闭合引号后面跟着的不是分隔符 ','",
+        ),
+    ],
+)
+def test_a_price_file_the_csv_reader_stops_on_is_refused_in_chinese_naming_its_line(
+    tmp_path: Path, line: str, english: str, chinese: str
+) -> None:
+    csv_file = tmp_path / "aws.csv"
+    csv_file.write_text(HEADER + line, encoding="utf-8")
+    e = _raised(lambda: parse_skypilot(csv_file, "aws", as_of="2026-11-01"))
+    assert str(e) == f"{csv_file} line 2: {english}; nothing was imported"
+    zh = _in_chinese(e)
+    assert zh == f"{csv_file} 第 2 行：{chinese}；未导入任何内容", zh
+    assert english_left(zh) == []
