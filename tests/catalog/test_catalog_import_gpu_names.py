@@ -69,8 +69,8 @@ def test_an_unknown_gpu_name_of_a_known_instance_type_is_refused_with_did_you_me
     r = _import(db_path, _file(tmp_path, AWS_HEADER, _g5("A1OG")), "aws", "--json")
     assert r.exit_code == 1, r.output
     (refused,) = json.loads(r.stdout)["rejected"]
-    assert refused["reason"].startswith(
-        "unknown GPU 'A1OG' (no mapping from SkyPilot's name to a hardware id); did you mean 'A10G'"
+    assert refused["reason"] == (
+        "unknown GPU 'A1OG' (no mapping from SkyPilot's name to a hardware id); did you mean 'A10G'?"
     ), refused["reason"]
 
 

@@ -174,31 +174,34 @@ def gpu_id(provider: str, instance_type: str, accelerator: str, mem_mib: int | N
     """Hardware id of a hyperscaler row's GPU: the catalog's own for an instance type it knows, else
     the provider's SkyPilot name table (the memory-qualified key first).
 
-    The row's name is read either way: a name the table does not have is refused (with the names it
-    is closest to), and so is a name of another chip than the catalog's GPU of the instance type
+    The row's name is read either way: a name the table does not have is refused — for an instance
+    type the catalog knows, with the names SkyPilot gives its GPU (``A1OG``: did you mean ``A10G``) —
+    and so is a name of another chip than the catalog's GPU of the instance type
     (``g5.8xlarge,H100``). Another part of the same chip is no contradiction: the table's default
     for a name (Azure's ``H100``: the NVL card) is not every instance type's part (ND H100 v5: SXM).
     """
     table = SKYPILOT_ACCELERATORS[provider]
     exact = table.get(f"{accelerator}@{mem_mib}") if mem_mib is not None else None
     named = {exact} if exact else {gpu for key, gpu in table.items() if key.split("@")[0] == accelerator}
-    if not named:
-        names = sorted({key.split("@")[0] for key in table})
-        suggestions = closest(accelerator, names)
-        if suggestions:
+    hit = known.get((provider, instance_type))
+    if not named and hit is not None:
+        # Only the names of the GPU the instance type has: a GPU gpuplan has no row for (B300 beside
+        # B200) is no slip, and "did you mean" would say it is.
+        names = sorted({key.split("@")[0] for key, gpu in table.items() if chip(gpu) == chip(hit[0])})
+        if names:
             raise LineError(
                 N_(
                     "unknown GPU {name} (no mapping from SkyPilot's name to a hardware id); "
                     "did you mean {names}?"
                 ),
                 name=repr(accelerator),
-                names=either(repr(s) for s in suggestions),
+                names=either(repr(n) for n in closest(accelerator, names, n=len(names)) or names),
             )
+    if not named:
         raise LineError(
             N_("unknown GPU {name} (no mapping from SkyPilot's name to a hardware id)"),
             name=repr(accelerator),
         )
-    hit = known.get((provider, instance_type))
     if hit is not None:
         if chip(hit[0]) not in {chip(gpu) for gpu in named}:
             raise LineError(
