@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from perf_helpers import GIB, SIMPLE_CAL, breakdown, make_profile, op
 
@@ -202,3 +204,21 @@ def test_sharded_advice_keeps_the_users_network_and_node_size() -> None:
         link = Link.for_gpus(V100, a.gpu_count, gpus_per_node=8, network_gbit_s=10.0, network_kind="tcp")
         expected = run_estimate(request.changed(count=a.gpu_count, parallelism=a.action, link=link))
         assert a.step_time_s == pytest.approx(expected.step_time_s), a.action
+
+
+def test_a_chunked_loss_is_not_advised_where_a_frozen_heads_copies_outweigh_it() -> None:
+    # The same decoder fine-tuned with LoRA under amp-bf16 (a profile that does not record its
+    # head, whose trainable parameters are fewer than the head's 128,256 × 3072): each of the 8
+    # chunks keeps its own bf16 copy of the frozen head, 7 × 128,256 × 3072 × 2 B = 5.1 GiB more
+    # than the standard loss's one, against the 5 × 2 × 4096 × 128,256 B = 4.9 GiB of logits freed.
+    full = _llm_full_finetune_bf16()
+    lora = replace(full, trainable_params=20_000_000, precision="amp-bf16")
+    rtx = get_gpu("RTX-4090")
+    actions = {a.action for a in advise(EstimateRequest(profile=lora, gpu=rtx, calibration=CAL))}
+    assert "chunked_loss" not in actions
+    # The head that trains (recorded so) is cast once, as autocast caches a trained weight's copy.
+    trains = {
+        a.action
+        for a in advise(EstimateRequest(profile=replace(lora, head_trains=True), gpu=rtx, calibration=CAL))
+    }
+    assert "chunked_loss" in trains

@@ -56,3 +56,32 @@ def test_the_advised_saving_starts_from_the_workloads_own_loss(small_gpt2: Make)
     # (4 − 3) B × 2 × 128 × 50,257 = 12.9 MB off the activations and temporaries the trace holds
     elements = 2 * 128 * VOCAB
     assert base.peak_memory_gib - chunked.peak_memory_gib <= 1.2 * elements / 2**30
+
+
+def test_a_chunked_loss_under_autocast_counts_each_chunks_copy_of_a_frozen_head(small_gpt2: Make) -> None:
+    # LoRA under amp-bf16: the frozen fp32 head (tied to the embeddings) is cast to bf16 by each
+    # of the 8 chunks' matmuls and every copy is kept for backward, 7 more than the standard
+    # loss's one: 7 × 50,257 × 768 × 2 B = 0.50 GiB, more than the logits memory the chunks free
+    # (5 B × 2 × 128 × 50,257 = 0.06 GiB). The advice is either not given or what the trace gives.
+    lora = {"preset": "gpt2", "lora": {"rank": 8, "targets": ["q", "v"], "dtype": "model"}}
+    w = small_gpt2(task="finetune", precision="amp-bf16", model=lora)
+    profile, base = _estimated(w)
+    assert profile.head_trains is False
+    request = EstimateRequest(profile=profile, gpu=get_gpu("A10G"))
+    advice = {a.action: a for a in advise(request, current=Current.of(w))}
+    _, applied = _estimated(small_gpt2(task="finetune", precision="amp-bf16", model=lora, loss="chunked"))
+    assert applied.peak_memory_gib > base.peak_memory_gib  # the trace, applied: more
+    if "chunked_loss" in advice:
+        assert advice["chunked_loss"].peak_memory_gib == pytest.approx(applied.peak_memory_gib, abs=0.005)
+    # Every advised loss saves by its own count.
+    for a in advice.values():
+        if a.action in ("chunked_loss", "fused_linear_loss"):
+            assert a.peak_memory_gib < base.peak_memory_gib
+
+
+def test_a_head_that_trains_is_cast_once_under_autocast(small_gpt2: Make) -> None:
+    # A full fine-tune: autocast caches the head's one bf16 copy, shared by the chunks.
+    w = small_gpt2(task="finetune", precision="amp-bf16")
+    profile, _ = _estimated(w)
+    assert profile.head_trains is True
+    assert trace(small_gpt2(task="infer", precision="amp-bf16")).head_trains is None

@@ -21,7 +21,7 @@ that forward-end activation figure, honouring what the workload said:
 
 from __future__ import annotations
 
-from gpuplan.profile.model import Profile
+from gpuplan.profile.model import LOSS_CHUNKS, Profile
 from gpuplan.vocab import LossKind
 
 __all__ = [
@@ -39,9 +39,9 @@ __all__ = [
 #: the head's weight gradient (counted where it matters: the advisor's lighter loss).
 LOSS_BYTES_PER_ELEMENT = {
     LossKind.STANDARD: 8.0,
-    LossKind.CHUNKED: 2.0 + 8.0 / 8,
+    LossKind.CHUNKED: 2.0 + 8.0 / LOSS_CHUNKS,
     LossKind.CHUNKED_LOGITS: 2.0 + 2.0,
-    LossKind.FUSED_LINEAR: 12.0 / 8,
+    LossKind.FUSED_LINEAR: 12.0 / LOSS_CHUNKS,
 }
 #: fp32 logits (4 B) + fp32 log-softmax kept by cross-entropy for backward (4 B), per b·s·V element:
 #: the standard loss's.

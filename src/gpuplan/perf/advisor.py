@@ -17,7 +17,7 @@ from gpuplan.perf.advice_base import Advice, Current, Setup
 from gpuplan.perf.calibration import load_calibration
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.memory import is_optimizer_step_peak
-from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
+from gpuplan.profile.model import HEAD_CHUNK_TOKENS, LOSS_CHUNKS, MemoryBreakdown, OpRecord, Profile
 from gpuplan.vocab import LossKind
 
 __all__ = ["Advice", "Current", "advise"]
@@ -265,17 +265,58 @@ def _lighter_loss(st: Setup) -> list[Advice]:
     return out
 
 
+#: Precisions whose step runs under autocast (fp32 weights cast to 16 bits by each matmul);
+#: fp8 training is traced as amp-bf16 (profile/tracer.py).
+_AUTOCAST = frozenset({"amp-fp16", "amp-bf16", "fp8"})
+#: Bytes of one element of the autocast copy of a weight (bf16 or fp16).
+_AUTOCAST_COPY_BYTES = 2
+
+
+def _head_trains(p: Profile) -> bool | None:
+    """Whether the output layer's weight takes a gradient: as the trace recorded it, else (a
+    profile traced before it was) True where every parameter trains, False where fewer train than
+    the head holds, None where the counts do not tell."""
+    if p.head_trains is not None:
+        return p.head_trains
+    if p.trainable_params >= p.params:
+        return True
+    head = (p.shape.vocab_size or 0) * (p.shape.hidden_size or 0)
+    return False if p.trainable_params < head else None
+
+
+def _head_copies(p: Profile, kind: LossKind) -> int:
+    """16-bit copies of the output layer's weight that ``kind`` keeps for backward: under autocast
+    each matmul that reads a weight taking no gradient casts it anew (PyTorch's autocast caches the
+    cast only of a leaf that requires grad: ``cached_cast`` in aten/src/ATen/autocast_mode.cpp),
+    and the matmul keeps its copy — once for the standard loss, once per chunk for the chunked
+    ones. The fused-linear loss keeps none for backward, but casts one per chunk while it computes
+    that chunk's hidden-state gradient, where its peak is: counted as one. 0 where the weight is
+    cast once (it trains) or not at all (no autocast); a frozen head is assumed where neither the
+    profile nor its parameter counts say (:func:`_head_trains`)."""
+    if p.precision not in _AUTOCAST or _head_trains(p):
+        return 0
+    if kind is LossKind.CHUNKED:
+        return LOSS_CHUNKS
+    if kind is LossKind.CHUNKED_LOGITS:
+        return -(-(p.seq_len or 0) // HEAD_CHUNK_TOKENS)
+    return 1
+
+
 def _loss_peak(
     p: Profile, now: LossKind, kind: LossKind, elements: float
 ) -> tuple[MemoryBreakdown, str] | None:
     """The peak in the loss with ``kind`` instead of the workload's ``now``, and how: the bytes per
-    logits element each keeps there, counted from the loss the workload runs. None when that
-    frees nothing."""
+    logits element each keeps there, counted from the loss the workload runs, and the 16-bit copies
+    of a frozen head each keeps under autocast (:func:`_head_copies`). None when that frees
+    nothing."""
+    head = (p.shape.vocab_size or 0) * (p.shape.hidden_size or 0)
     saved = (LOSS_BYTES_PER_ELEMENT[now] - LOSS_BYTES_PER_ELEMENT[kind]) * elements
+    copies = _head_copies(p, kind) - _head_copies(p, now)
+    saved -= copies * head * _AUTOCAST_COPY_BYTES
     if kind is LossKind.FUSED_LINEAR:
         # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
         # weights' dtype).
-        saved -= (p.shape.vocab_size or 0) * (p.shape.hidden_size or 0) * p.bytes_per_param
+        saved -= head * p.bytes_per_param
     if saved <= 0:
         return None
     act = max(0.0, p.peak.activations_bytes + p.peak.temporaries_bytes - saved)
@@ -283,6 +324,10 @@ def _loss_peak(
         "logits memory {was:g} → {now:g} B per batch·seq·vocab element ({saved:.2f} GiB); "
         "a bound: the peak may move, re-trace to confirm"
     ).format(was=LOSS_BYTES_PER_ELEMENT[now], now=LOSS_BYTES_PER_ELEMENT[kind], saved=saved / 2**30)
+    if copies:
+        derivation += _(
+            "; 16-bit copies of the frozen output layer kept under autocast: {delta:+d} ({gib:+.2f} GiB)"
+        ).format(delta=copies, gib=copies * head * _AUTOCAST_COPY_BYTES / 2**30)
     return replace(p.peak, activations_bytes=act, temporaries_bytes=0.0), derivation
 
 

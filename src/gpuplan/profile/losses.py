@@ -32,6 +32,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils.checkpoint import checkpoint
 
+from gpuplan.profile.model import HEAD_CHUNK_TOKENS, LOSS_CHUNKS
+
 __all__ = [
     "CHUNKS",
     "HEAD_CHUNK_TOKENS",
@@ -40,12 +42,9 @@ __all__ = [
     "fused_linear_cross_entropy",
 ]
 
-#: Token chunks (torchtune's ``num_output_chunks`` default).
-CHUNKS = 8
-#: Tokens per output-layer chunk of ``chunked-logits`` (litgpt's ``lm_head_chunk_size=128`` in
-#: ``litgpt/finetune/lora.py`` and ``chunk_size: int = 128`` of ``litgpt/utils.py``
-#: ``chunked_cross_entropy``, Lightning-AI/litgpt@03ffc551, read 2026-12-04).
-HEAD_CHUNK_TOKENS = 128
+#: Token chunks (torchtune's ``num_output_chunks`` default): :data:`gpuplan.profile.model.LOSS_CHUNKS`,
+#: which the advisor reads without importing torch.
+CHUNKS = LOSS_CHUNKS
 
 
 def _ce_sum(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

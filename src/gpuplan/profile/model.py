@@ -17,7 +17,9 @@ from gpuplan.workload.shape import ModelShape
 
 __all__ = [
     "DEQUANTIZE_OP",
+    "HEAD_CHUNK_TOKENS",
     "LAYOUT_TRANSPOSE_OP",
+    "LOSS_CHUNKS",
     "PROFILE_SCHEMA_VERSION",
     "MemoryBreakdown",
     "ModelShape",
@@ -48,6 +50,14 @@ LAYOUT_TRANSPOSE_OP = "cudnn.nchw_nhwc_transpose"
 #: #1747, "Improve kDequantizeBlockwise kernel performance for NF4/FP4", 2025-09-05,
 #: github.com/bitsandbytes-foundation/bitsandbytes/pull/1747, read 2026-12-04) — not applied here.
 DEQUANTIZE_OP = "gpuplan.dequantize_nf4"
+
+#: Token chunks of the ``chunked`` and ``fused-linear`` losses (torchtune's ``num_output_chunks``
+#: default; ``profile/losses.py`` runs them so, and the advisor counts what each chunk keeps).
+LOSS_CHUNKS = 8
+#: Tokens per output-layer chunk of ``chunked-logits`` (litgpt's ``lm_head_chunk_size=128`` in
+#: ``litgpt/finetune/lora.py`` and ``chunk_size: int = 128`` of ``litgpt/utils.py``
+#: ``chunked_cross_entropy``, Lightning-AI/litgpt@03ffc551, read 2026-12-04).
+HEAD_CHUNK_TOKENS = 128
 
 #: The precisions whose gradients accumulate in a persistent fp32 buffer (read per estimate stage).
 _FP32_MAIN_GRADS = frozenset(p.value for p in Precision if p.fp32_main_grads)
@@ -183,6 +193,13 @@ class Profile:
     ``fused-linear``: :class:`gpuplan.vocab.LossKind`), which the end of forward's logits are
     derived from where the trace did not see that moment. None for inference, and in profiles
     traced before it was recorded (the standard loss is assumed for them: the most any keeps)."""
+    head_trains: bool | None = None
+    """Training a language model: whether the output layer's weight takes a gradient — False under
+    LoRA (the base is frozen, a head tied to the embeddings with it) or where ``model.frozen``
+    covers it. Under autocast a frozen head is cast to 16 bits by every matmul that reads it, and
+    each copy is kept for backward (a weight that takes a gradient is cast once and the copy
+    shared). None for inference, a model without a vocabulary head, and profiles traced before it
+    was recorded."""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)

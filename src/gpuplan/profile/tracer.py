@@ -631,6 +631,15 @@ def _loss_fn(workload: Workload, bundle: ModelBundle, model: torch.nn.Module) ->
     return lambda out, batch: fused_linear_cross_entropy(out, head, batch.targets[0])
 
 
+def _head_trains(model: torch.nn.Module, bundle: ModelBundle) -> bool | None:
+    """Whether the output layer's weight takes a gradient (:attr:`Profile.head_trains`); None
+    without a vocabulary head or a weight on it."""
+    if not bundle.lm_head:
+        return None
+    weight = getattr(model.get_submodule(bundle.lm_head), "weight", None)
+    return weight.requires_grad if isinstance(weight, torch.Tensor) else None
+
+
 def _optimizer(workload: Workload, params: list[torch.nn.Parameter]) -> torch.optim.Optimizer:
     """The workload's optimizer over ``params``, as its precision keeps them: over fp32 master
     copies (``fp16-master``, ``bf16-master``), with persistent fp32 main gradients (``bf16-master``)."""
@@ -810,6 +819,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         quantized_weights=sum(m.weight_numel for m in four_bit),
         linear_names=names,
         loss=workload.loss.value if training else None,
+        head_trains=_head_trains(model, bundle) if training else None,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )
