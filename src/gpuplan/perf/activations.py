@@ -36,7 +36,8 @@ __all__ = [
 #: profile/losses.py): fp32 logits + fp32 log-probs; 16-bit logits + one of 8 chunks at 8 B;
 #: 16-bit logits + 16-bit log-probs, all kept (litgpt's 128-token chunks);
 #: one of 8 chunks of 16-bit and fp32 logits and the fp32 softmax gradient (2 + 4 + 4 + 2 B), and
-#: the head's weight gradient (counted where it matters: the advisor's lighter loss).
+#: the head's weight gradient where the head trains (counted where it matters: the advisor's
+#: lighter loss).
 LOSS_BYTES_PER_ELEMENT = {
     LossKind.STANDARD: 8.0,
     LossKind.CHUNKED: 2.0 + 8.0 / LOSS_CHUNKS,

@@ -313,9 +313,9 @@ def _loss_peak(
     saved = (LOSS_BYTES_PER_ELEMENT[now] - LOSS_BYTES_PER_ELEMENT[kind]) * elements
     copies = _head_copies(p, kind) - _head_copies(p, now)
     saved -= copies * head * _AUTOCAST_COPY_BYTES
-    if kind is LossKind.FUSED_LINEAR:
+    if kind is LossKind.FUSED_LINEAR and _head_trains(p) is not False:
         # …but holds the head's weight gradient from forward on (vocabulary × hidden, in the
-        # weights' dtype).
+        # weights' dtype), where the head takes one (a frozen head's is never allocated).
         saved -= head * p.bytes_per_param
     if saved <= 0:
         return None

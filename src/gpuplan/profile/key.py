@@ -21,6 +21,7 @@ from gpuplan.workload.bundle import check_lora_targets
 from gpuplan.workload.spec import LoraSpec, Workload, load_workload
 
 __all__ = [
+    "FUSED_LINEAR_TRACE",
     "SDPA_DROPOUT_TRACE",
     "MemoryProfileCache",
     "ProfileCache",
@@ -163,6 +164,19 @@ def _held_logits_trace(w: Workload) -> dict[str, int]:
     return {"held_logits_trace": HELD_LOGITS_TRACE} if held else {}
 
 
+#: Version of how ``loss: fused-linear`` is traced. 1 (2026-12-04): the output layer's weight
+#: gradient is allocated only when its weight takes one, as Liger's fused linear cross-entropy
+#: does (``profile/losses.py``); before, always (a LoRA model's frozen head too). Measurements are
+#: keyed without it.
+FUSED_LINEAR_TRACE = 1
+
+
+def _fused_linear_trace(w: Workload) -> dict[str, int]:
+    """The trace-version component of the key for ``fused-linear`` training (:data:`FUSED_LINEAR_TRACE`)."""
+    fused = w.is_training and w.loss is LossKind.FUSED_LINEAR
+    return {"fused_linear_trace": FUSED_LINEAR_TRACE} if fused else {}
+
+
 def _stack_fields(w: Workload) -> dict[str, Any]:
     """The stack settings that change the trace, when they differ from plain PyTorch's (the input
     pipeline, CUDA graphs and the optimizer's level do not change one traced step, or are keyed
@@ -199,6 +213,7 @@ def key_fields(w: Workload) -> dict[str, Any]:
         **({"fp8_inference_trace": 1} if w.precision.value == "fp8" and not w.is_training else {}),
         **_stack_fields(w),
         **_held_logits_trace(w),
+        **_fused_linear_trace(w),
         "profile_schema_version": PROFILE_SCHEMA_VERSION,
         "torch": _torch_version(),
     }
@@ -222,6 +237,7 @@ _TRACE_ONLY_FIELDS = (
     "sdpa_dropout_trace",
     "fp8_inference_trace",
     "held_logits_trace",
+    "fused_linear_trace",
 )
 
 
@@ -256,13 +272,17 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
     # chunked-logits: recorded before the held step's field (none) or after (its version).
     versions = range(1, HELD_LOGITS_TRACE + 1) if _held_logits_trace(workload) else range(0)
     held: list[dict[str, int]] = [{}, *({"held_logits_trace": v} for v in versions)]
+    # fused-linear: recorded before its trace's field (none) or after (its version).
+    versions = range(1, FUSED_LINEAR_TRACE + 1) if _fused_linear_trace(workload) else range(0)
+    fused: list[dict[str, int]] = [{}, *({"fused_linear_trace": v} for v in versions)]
     return any(
-        _digest({**fields, **d, **f, **h, "profile_schema_version": schema, "torch": torch_version})
+        _digest({**fields, **d, **f, **h, **u, "profile_schema_version": schema, "torch": torch_version})
         == recorded_profile_key
         for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
         for d in dropout
         for f in fp8
         for h in held
+        for u in fused
     )
 
 

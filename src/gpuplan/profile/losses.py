@@ -18,9 +18,11 @@
   kept, no fp32 copy.
 - ``fused-linear``: the output projection and the loss run together chunk by chunk and the gradients
   of the hidden states and the projection weight are computed in forward (Liger's fused linear
-  cross-entropy): the logits never exist whole; the hidden-state gradient and a weight-sized
-  gradient are held from forward to backward. torchtune's ``LinearCrossEntropyLoss`` chunks the same
-  way (8 chunks); Liger sizes its chunks from vocabulary ÷ hidden size — 8 is taken for both.
+  cross-entropy): the logits never exist whole; the hidden-state gradient and, for a head whose
+  weight takes a gradient, a weight-sized gradient are held from forward to backward (a frozen
+  head, LoRA's, gets none, as Liger allocates it only ``if weight_needs_grad``). torchtune's
+  ``LinearCrossEntropyLoss`` chunks the same way (8 chunks); Liger sizes its chunks from
+  vocabulary ÷ hidden size — 8 is taken for both.
 """
 
 from __future__ import annotations
@@ -120,7 +122,10 @@ class _FusedLinearCrossEntropy(torch.autograd.Function):
         flat, flat_labels = hidden.flatten(0, -2), labels.flatten()
         n = flat_labels.numel()
         grad_hidden = torch.empty_like(flat)
-        grad_weight = torch.zeros_like(weight)
+        # Only for a weight that takes a gradient, as Liger allocates it (``weight_needs_grad`` in
+        # src/liger_kernel/ops/fused_linear_cross_entropy.py, linkedin/Liger-Kernel@ead96b61,
+        # read 2026-12-04): a LoRA model's frozen head gets none.
+        grad_weight = torch.zeros_like(weight) if weight.requires_grad else None
         grad_bias = torch.zeros_like(bias) if bias is not None else None
         loss = torch.zeros((), dtype=torch.float32)
         start = 0
@@ -136,7 +141,8 @@ class _FusedLinearCrossEntropy(torch.autograd.Function):
             g.scatter_add_(1, idx, torch.full(idx.shape, -1.0, dtype=g.dtype))
             g = (g / n).to(rows.dtype)
             grad_hidden.narrow(0, start, rows.shape[0]).copy_(g @ weight.to(g.dtype))
-            grad_weight += (g.t() @ rows).to(grad_weight.dtype)
+            if grad_weight is not None:
+                grad_weight += (g.t() @ rows).to(grad_weight.dtype)
             if grad_bias is not None:
                 grad_bias += g.sum(0).to(grad_bias.dtype)
             start += rows.shape[0]
@@ -150,7 +156,7 @@ class _FusedLinearCrossEntropy(torch.autograd.Function):
         grad_hidden, grad_weight, *rest = ctx.saved_tensors
         return (
             (grad_hidden * grad_out).view(ctx.hidden_shape),
-            grad_weight * grad_out,
+            grad_weight * grad_out if grad_weight is not None else None,
             rest[0] * grad_out if rest else None,
             None,
             None,
