@@ -107,7 +107,8 @@ def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_co
     # The catalog holds g5.8xlarge's spot in us-west-2 in dollars (0.9241 USD in usw2-az1), never in
     # yuan: the refusal compares dollars with dollars and names the jump, not "the catalog's yuan figure".
     info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
-    line = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",2.448,5.93,us-west-2,usw2-az2,x86_64'
+    # on-demand 9.0: a spot price at or above it would be dropped as a repeated on-demand figure
+    line = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",9.0,5.93,us-west-2,usw2-az2,x86_64'
     r = _import(db_path, _file(tmp_path, AWS_HEADER, line), "aws", "--json")
     assert r.exit_code == 1, r.output
     (refused,) = json.loads(r.stdout)["rejected"]

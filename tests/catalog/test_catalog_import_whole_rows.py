@@ -65,9 +65,10 @@ def test_a_negative_on_demand_price_refuses_the_lines_spot_price_too(tmp_path: P
 def test_a_spot_price_out_of_line_refuses_the_lines_on_demand_price_too(
     tmp_path: Path, db_path: Path
 ) -> None:
-    # 500 USD spot for one A10G: refused by the check against the catalog's prices, not by the gates
+    # 0.015 USD spot for one A10G: refused by the check against the catalog's prices, not by the
+    # gates (a spot price at or above the on-demand one is dropped before, with a warning)
     before = _prices(db_path)
-    lines = (_aws_line(spot="500"), _aws_line(itype="g5.4xlarge", price="1.624", spot="0.61"))
+    lines = (_aws_line(spot="0.015"), _aws_line(itype="g5.4xlarge", price="1.624", spot="0.61"))
     r = _import(db_path, _file(tmp_path, AWS_HEADER, *lines), "aws", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
@@ -75,7 +76,8 @@ def test_a_spot_price_out_of_line_refuses_the_lines_on_demand_price_too(
     assert _prices(db_path) == before + 2
     (refused,) = doc["rejected"]
     assert refused["line"] == 2
-    assert refused["reason"].startswith("spot price 500 USD/hour is 500 USD per GPU-hour"), refused["reason"]
+    reason = refused["reason"]
+    assert reason.startswith("spot price 0.015 USD/hour is 0.015 USD per GPU-hour"), reason
 
 
 def test_the_summary_counts_a_line_refused_whole_once(tmp_path: Path, db_path: Path) -> None:

@@ -263,8 +263,11 @@ def test_catalog_import_reports_lines(db: str) -> None:
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "6 rows rejected" in result.stdout
+    assert "5 rows rejected" in result.stdout
     assert "truncated" in result.stdout and "Z100" in result.stdout
+    # line 5's spot 9.5 above its on-demand 8.22609 is dropped, its on-demand price kept
+    out = " ".join(result.stdout.split())
+    assert "warning: spot price dropped on line 5 (g5.12xlarge in ap-northeast-1: spot 9.5," in out, out
 
 
 def test_catalog_import_wrong_header_is_an_error(db: str) -> None:

@@ -7,6 +7,10 @@ Two layouts (:data:`FILE_FORMATS`): ``skypilot``, SkyPilot's catalog CSV of one 
 currency on every row (:mod:`~gpuplan.catalog.importers.own`). Both are checked against the catalog's
 prices before the store's gates see them:
 
+- a SkyPilot spot price not below the on-demand price of its instance type and region (the source
+  repeats the on-demand figure where it has no spot price) is dropped and named in a warning, the
+  line's on-demand price kept, as the snapshot builder drops it
+  (:func:`~gpuplan.catalog.importers.skypilot_traps.spot_not_below_on_demand`);
 - a region that is a slip of one of the provider's known regions is refused, row by row, and one it
   does not know otherwise is kept and named in a warning (:mod:`~gpuplan.catalog.importers.regions`);
 - a price per GPU-hour wildly out of line with the catalog's for the same GPU and pricing model is
@@ -27,7 +31,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gpuplan.catalog.importers.own import YUAN_BAND, read_own_prices, rows_out_of_line
+from gpuplan.catalog.importers.prepare import UNRELIABLE
 from gpuplan.catalog.importers.regions import checked_regions
+from gpuplan.catalog.importers.skypilot_traps import Trap, spot_not_below_on_demand
 from gpuplan.catalog.model import OfferPrice, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -149,7 +155,12 @@ def read_price_file(
     prov = PROVIDERS.cast(provider)
     day = import_day(as_of, today, names.as_of)
     parsed = parse_skypilot(path, prov, as_of=day, known_instances=store.known_instances())
-    placed, misplaced, warnings = checked_regions(parsed.rows, prov)
+    # A provider whose figures are not prices (Mithril's auction figure in both columns) is left to
+    # the gates, which refuse its lines: dropping the spot copy would store the figure as on-demand.
+    spotless, dropped = (parsed.rows, []) if prov in UNRELIABLE else spot_not_below_on_demand(parsed.rows)
+    # A row whose only price was such a spot price (an AWS zone's) goes; its line's on-demand stays.
+    rows = [r for r, was in zip(spotless, parsed.rows, strict=True) if r.prices or not was.prices]
+    placed, misplaced, warnings = checked_regions(rows, prov)
     yuan_typed_as_usd(store, path, prov, placed, names)
     kept, refused = rows_out_of_line(placed, store)
     rejected = sorted([*parsed.rejected, *misplaced, *refused], key=lambda r: (r.line is None, r.line or 0))
@@ -159,8 +170,43 @@ def read_price_file(
         rejected=tuple(rejected),
         kind="skypilot",
         source=f"SkyPilot catalog file {described} ({prov}), as of {day}",
-        warnings=tuple(warnings),
+        warnings=(*dropped_spot_warnings(dropped), *warnings),
     )
+
+
+#: Lines a warning names before "…".
+_LINES_SHOWN = 5
+
+
+def dropped_spot_warnings(dropped: Sequence[Trap]) -> list[Phrase]:
+    """One warning for the spot prices taken out for not standing below their on-demand price
+    (none when none was): how many, their lines and the first with both figures. A row left
+    without a price (an AWS zone's spot half) is not imported; the on-demand price of its line is."""
+    if not dropped:
+        return []
+    first = dropped[0]
+    shown_first = Phrase(
+        N_("{instance} in {region}: spot {spot:g}, on-demand {on_demand:g}"),
+        instance=first.instance_type,
+        region=first.region,
+        spot=first.amount,
+        on_demand=first.compared,  # always set for a spot price taken out
+    )
+    lines = sorted({t.line for t in dropped if t.line is not None})
+    shown = ", ".join(str(n) for n in lines[:_LINES_SHOWN]) + (" …" if len(lines) > _LINES_SHOWN else "")
+    if len(dropped) == 1:
+        template = N_(
+            "spot price dropped on line {lines} ({first}): not below the on-demand price of its "
+            "instance type and region, which SkyPilot repeats where it has no spot price; the "
+            "on-demand price is imported"
+        )
+    else:
+        template = N_(
+            "{n} spot prices dropped (lines {lines}; first: {first}): not below the on-demand price "
+            "of their instance type and region, which SkyPilot repeats where it has no spot price; "
+            "the on-demand prices are imported"
+        )
+    return [Phrase(template, n=len(dropped), lines=shown or "?", first=shown_first)]
 
 
 def yuan_typed_as_usd(

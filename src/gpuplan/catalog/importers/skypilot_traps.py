@@ -48,6 +48,10 @@ class Trap:
     pricing: str
     amount: float
     reason: str
+    line: int | None = None
+    """The file line the price was read from, where known."""
+    compared: float | None = None
+    """What the price was compared with (a spot price: its region's on-demand price)."""
 
     def what(self) -> str:
         where = f"{self.region}/{self.zone}" if self.zone else self.region
@@ -63,7 +67,7 @@ def spot_not_below_on_demand(rows: Sequence[OfferRow]) -> tuple[list[OfferRow], 
     on_demand: dict[tuple[str, str, str], float] = {}
     for r in rows:
         for p in r.prices:
-            if p.pricing == "on_demand" and p.unit == "hour":
+            if p.pricing == "on_demand" and p.unit == "hour" and p.amount > 0:  # else refused by the gates
                 key = (r.provider, r.region, r.instance_type)
                 on_demand[key] = min(on_demand.get(key, math.inf), p.amount)
     out: list[OfferRow] = []
@@ -86,6 +90,8 @@ def spot_not_below_on_demand(rows: Sequence[OfferRow]) -> tuple[list[OfferRow], 
                     p.amount,
                     f"spot {p.amount:g} is not below the on-demand {od:g} of the same instance type and "
                     "region: not a spot price (the source repeats the on-demand figure where it has none)",
+                    line=r.line,
+                    compared=od,
                 )
             )
         out.append(_without(r, "spot") if bad else r)

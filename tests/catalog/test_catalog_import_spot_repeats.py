@@ -1,0 +1,84 @@
+"""``catalog import FILE`` drops a SkyPilot spot price that only repeats the on-demand one, as the
+snapshot builder does, and keeps the line's on-demand price.
+
+SkyPilot's AWS catalog writes the on-demand figure, rounded to four decimals, in ``SpotPrice`` where a
+zone has no spot price (g5.24xlarge in eu-central-1: Price 10.184, SpotPrice 10.1841). Refusing the
+line for it would lose a real on-demand price; the builder's rule
+(:func:`~gpuplan.catalog.importers.skypilot_traps.spot_not_below_on_demand`) drops the spot price
+with its reason, and the import says so in a warning line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner, Result
+
+from gpuplan.cli import app
+
+AWS_HEADER = (Path(__file__).parent / "fixtures" / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
+#: GpuInfo of one A10G (SkyPilot's own, from its AWS g5.8xlarge rows).
+A10G_INFO = (
+    "\"{'Gpus': [{'Name': 'A10G', 'Manufacturer': 'NVIDIA', 'Count': 1, 'LogicalGpuCount': 1, "
+    "'GpuPartitionSize': 1.0, 'Workloads': ['ml-ai', 'graphics'], 'MemoryInfo': {'SizeInMiB': 22888}}], "
+    "'TotalGpuMemoryInMiB': 22888}\""
+)
+
+
+def _aws_line(*, itype: str = "g5.8xlarge", price: str, spot: str, zone: str = "usw2-az2") -> str:
+    return f"{itype},A10G,1.0,32.0,128.0,{A10G_INFO},{price},{spot},us-west-2,{zone},x86_64"
+
+
+def _import(tmp_path: Path, db: Path, *lines: str, extra: tuple[str, ...] = ("--json",)) -> Result:
+    f = tmp_path / "vms.csv"
+    f.write_text("\n".join([AWS_HEADER, *lines]) + "\n", encoding="utf-8")
+    args = ["--db", str(db), "catalog", "import", str(f), "--provider", "aws", "--as-of", "2026-11-20"]
+    return CliRunner().invoke(app, [*args, *extra])
+
+
+def test_a_spot_price_repeating_the_on_demand_one_is_dropped_and_the_on_demand_kept(
+    tmp_path: Path, db_path: Path
+) -> None:
+    r = _import(
+        tmp_path,
+        db_path,
+        _aws_line(price="2.44809", spot="2.4481"),  # the on-demand figure, rounded up
+        _aws_line(itype="g5.4xlarge", price="1.624", spot="0.61"),
+    )
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["rejected"] == []
+    assert doc["prices_imported"] == 3  # line 2's on-demand; line 3's on-demand and spot
+    (warning,) = doc["warnings"]
+    assert warning.startswith("spot price dropped on line 2 (g5.8xlarge in us-west-2: spot 2.4481, "), warning
+    assert "on-demand 2.44809" in warning, warning
+
+
+def test_the_summary_names_every_dropped_spot_price_in_one_warning(tmp_path: Path, db_path: Path) -> None:
+    lines = [_aws_line(price="2.448", spot="2.448", zone=z) for z in ("usw2-az1", "usw2-az2", "usw2-az3")]
+    r = _import(tmp_path, db_path, *lines, extra=())
+    assert r.exit_code == 0, r.output
+    out = " ".join(r.output.split())
+    assert "aws: 0 new offers, 1 prices imported; 0 rows rejected." in out, out
+    expected = "warning: 3 spot prices dropped (lines 2, 3, 4; first: g5.8xlarge in us-west-2: spot 2.448, "
+    assert expected in out, out
+
+
+def test_a_provider_whose_figures_are_not_prices_keeps_its_lines_refused(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # Mithril's one auction figure in both columns: dropping the spot copy would store it as on-demand
+    f = tmp_path / "vms.csv"
+    f.write_text(
+        "InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,Price,SpotPrice,Region,GpuInfo\n"
+        "ccs-h200.sxm.1x,H200,1,20,200,1.0,1.0,us-central2-b,\"{'Gpus': [{'Name': 'H200', 'Manufacturer': "
+        "'NVIDIA', 'Count': 1, 'MemoryInfo': {'SizeInMiB': 144384}}], 'TotalGpuMemoryInMiB': 144384}\"\n",
+        encoding="utf-8",
+    )
+    args = ["--db", str(db_path), "catalog", "import", str(f), "--provider", "mithril", "--json"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1, r.output
+    doc = json.loads(r.stdout)
+    assert doc["prices_imported"] == 0
+    assert doc["warnings"] == []
+    assert "not below the on-demand" in doc["rejected"][0]["reason"]
