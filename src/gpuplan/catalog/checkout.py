@@ -203,7 +203,9 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
     from gpuplan.catalog.importers.own import rows_out_of_line
     from gpuplan.catalog.importers.prepare import prepare
     from gpuplan.catalog.importers.price_file import CLI_NAMES, yuan_typed_as_usd
+    from gpuplan.catalog.importers.regions import checked_regions
     from gpuplan.catalog.refresh import RefreshOutcome, kept_line, store_rows
+    from gpuplan.i18n.error_text import phrase_text
 
     upstream = "SkyPilot" if f.layout == "skypilot" else "gpuhunt"
     source = f"{upstream} catalog {f.label} (local copy), as of {as_of}"
@@ -222,8 +224,11 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
             started_at=now,
         )
     prepared = prepare(parsed.rows)
-    # A price more than ten times off what the catalog holds for its GPU is refused, as in a file import.
-    kept, out_of_line = rows_out_of_line(prepared.rows, store)
+    # As in a file import: a region that is a slip of a known one is refused with did-you-mean, one
+    # gpuplan does not know is kept and named; a price more than ten times off what the catalog holds
+    # for its GPU is refused.
+    placed, misplaced, new_regions = checked_regions(prepared.rows, provider)
+    kept, out_of_line = rows_out_of_line(placed, store)
     notes = []
     if parsed.rejected:
         n = len(parsed.rejected)
@@ -237,6 +242,12 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
                               "{n} prices taken out, as the shipped snapshot takes them out (spot not "
                               "below on-demand, SKUs far apart, sources that are not prices)",
                               n).format(n=n))  # fmt: skip
+    if misplaced:
+        n = len({(r.line, r.instance_type) for r in misplaced})  # a line may hold two rows (AWS)
+        notes.append(ngettext("{n} line refused for a mistyped region ({first})",
+                              "{n} lines refused for a mistyped region (first: {first})",
+                              n).format(n=n, first=misplaced[0].reason_text()))  # fmt: skip
+    notes += [_("warning: {what}").format(what=phrase_text(w)) for w in new_regions]
     if out_of_line:
         n = len(out_of_line)
         first = out_of_line[0]
