@@ -104,7 +104,7 @@ def test_a_skypilot_price_ten_times_out_of_line_is_refused_naming_both_figures(
 def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_compared(
     tmp_path: Path, db_path: Path
 ) -> None:
-    # The catalog holds g5.8xlarge's spot in us-west-2 in dollars (0.9241 USD in usw2-az1), never in
+    # The catalog holds g5.8xlarge's spot in us-west-2 in dollars (0.9322 USD in usw2-az2), never in
     # yuan: the refusal compares dollars with dollars and names the jump, not "the catalog's yuan figure".
     info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
     # on-demand 9.0: a spot price at or above it would be dropped as a repeated on-demand figure
@@ -115,6 +115,25 @@ def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_co
     reason = refused["reason"]
     assert "yuan figure" not in reason, reason
     assert reason.startswith(
-        "spot price 5.93 USD/hour of g5.8xlarge in us-west-2 is 6.42x the 0.9241 USD/hour the catalog "
+        "spot price 5.93 USD/hour of g5.8xlarge in us-west-2 is 6.36x the 0.9322 USD/hour the catalog "
         "holds for it, about the price of a dollar in yuan (6.986 CNY per USD at the CNY rate of 2026-01-27)"
     ), reason
+
+
+def test_a_dollar_price_near_the_yuan_reading_is_compared_with_its_own_zone_or_says_which(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # was: compared with the first zone's held price whichever zone the line is in. The catalog holds
+    # g5.8xlarge's us-west-2 spot per zone: 0.9241 in usw2-az1, 0.9322 in usw2-az2, 0.9206 in usw2-az3.
+    info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
+    az3 = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",9.0,5.93,us-west-2,usw2-az3,x86_64'
+    r = _import(db_path, _file(tmp_path, AWS_HEADER, az3), "aws", "--json")
+    (refused,) = json.loads(r.stdout)["rejected"]
+    assert "is 6.44x the 0.9206 USD/hour the catalog holds for it, about" in refused["reason"], refused
+    az4 = az3.replace("usw2-az3", "usw2-az4")  # a zone the catalog holds no spot price of
+    r = _import(db_path, _file(tmp_path, AWS_HEADER, az4), "aws", "--json")
+    (refused,) = json.loads(r.stdout)["rejected"]
+    assert (
+        "is 6.42x the 0.9241 USD/hour the catalog holds for it in usw2-az1 (none for usw2-az4), about"
+        in refused["reason"]
+    ), refused

@@ -152,7 +152,7 @@ def test_a_yuan_figure_in_a_usd_row_is_refused_naming_the_catalogs_yuan_price(
     assert list(reasons) == [2], reasons
     assert reasons[2].startswith(
         "on_demand price 9.6166 USD/hour of ecs.gn7i-c8g1.2xlarge in cn-beijing is the catalog's yuan "
-        "figure for it (9.617 CNY/hour, "
+        "figure for it in cn-beijing-i (none for cn-beijing; 9.617 CNY/hour, "  # held per zone only
     ), reasons
     assert reasons[2].endswith("USD at the CNY rate of 2026-01-27): yuan in a USD row? Write currency CNY")
     # In yuan, as the price is, the same row imports; a dollar price of the offer does too.

@@ -550,7 +550,7 @@ def rows_out_of_line(
     nothing to compare with. ``written``: a price's figure as the file writes it, for the refusal
     (None: the figure as read)."""
     held: dict[tuple[str, str], _Held | None] = {}
-    yuan: dict[tuple[str, str], dict[tuple[str, str, str, str], _HeldYuan]] = {}
+    yuan: dict[tuple[str, str], dict[tuple[str, str, str | None, str, str], _HeldYuan]] = {}
     rates: dict[str, float | None] = {}
     cny = store.find_exchange_rate(Currency.CNY.code)
     kept: list[OfferRow] = []
@@ -596,15 +596,19 @@ class _HeldYuan:
     cny: float
     amount: float
     currency: str
+    zone: str | None = None
+    """The held offer's zone (None: region-wide)."""
 
 
 def _yuan_prices(
     store: PriceFacts, gpu: str, pricing: str, usd_per_cny: float | None
-) -> dict[tuple[str, str, str, str], _HeldYuan]:
+) -> dict[tuple[str, str, str | None, str, str], _HeldYuan]:
     """The catalog's price in yuan of each offer of ``gpu`` under ``pricing``, by (provider, region,
-    instance type, unit): the figure a yuan price list writes for it (a dollar price at the dated
-    rate). Empty without a CNY rate."""
-    found: dict[tuple[str, str, str, str], _HeldYuan] = {}
+    zone, instance type, unit) — zone ``""`` for a region-wide offer — and by (provider, region,
+    ``None``, instance type, unit) for the region as a whole (its region-wide offer's, else the first
+    zone's): the figure a yuan price list writes for it (a dollar price at the dated rate). Empty
+    without a CNY rate."""
+    found: dict[tuple[str, str, str | None, str, str], _HeldYuan] = {}
     if usd_per_cny is None:
         return found
     for o in store.offers(gpu=gpu, pricing=pricing):
@@ -616,28 +620,37 @@ def _yuan_prices(
             figure = o.price / usd_per_cny
         else:
             continue
-        found.setdefault(
-            (o.provider, o.region, o.instance_type, o.unit), _HeldYuan(figure, o.price, o.currency)
-        )
+        held = _HeldYuan(figure, o.price, o.currency, o.zone or None)
+        found.setdefault((o.provider, o.region, o.zone or "", o.instance_type, o.unit), held)
+        region = (o.provider, o.region, None, o.instance_type, o.unit)
+        if region not in found or (held.zone is None and found[region].zone is not None):
+            found[region] = held  # the region-wide offer's price before any zone's
     return found
 
 
 def _yuan_as_dollars(
     row: OfferRow,
     p: PriceRow,
-    yuan: Mapping[tuple[str, str, str, str], _HeldYuan],
+    yuan: Mapping[tuple[str, str, str | None, str, str], _HeldYuan],
     cny: Any,
     written: str | None,
 ) -> Phrase | None:
     """Why ``p``, stated in USD, reads as the yuan figure of the same offer (within
     :data:`YUAN_BAND` of the catalog's yuan price for it), or None. Read as dollars such a figure
     stands about seven times too high — inside :data:`OUT_OF_LINE` of the GPU's prices, so the
-    GPU-wide check lets it pass; only the same offer's price shows it."""
+    GPU-wide check lets it pass; only the same offer's price shows it.
+
+    The same offer is the same zone's (a spot price differs from zone to zone); where the catalog
+    holds none for the row's zone (or region-wide offer), the region's is compared, and the refusal
+    says which zone's it was and that the row's own is not held."""
     if p.currency != Currency.USD.code or cny is None:
         return None
-    held = yuan.get((row.provider, row.region, row.instance_type, p.unit))
+    own = yuan.get((row.provider, row.region, row.zone or "", row.instance_type, p.unit))
+    held = own or yuan.get((row.provider, row.region, None, row.instance_type, p.unit))
     if held is None or not held.cny / YUAN_BAND <= p.amount <= held.cny * YUAN_BAND:
         return None
+    if own is None:
+        return _yuan_as_dollars_elsewhere(row, p, held, cny, written)
     fields: dict[str, object] = {
         "pricing": Phrase(p.pricing),
         "price": written or f"{p.amount:g}",
@@ -666,6 +679,46 @@ def _yuan_as_dollars(
             "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
             "for it ({cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the CNY rate of {rate_day}): yuan in a "
             "USD row? Write currency CNY"
+        ),
+        cny=held.cny,
+        usd=held.cny * cny.usd_per_unit,
+        **fields,
+    )
+
+
+def _yuan_as_dollars_elsewhere(
+    row: OfferRow, p: PriceRow, held: _HeldYuan, cny: Any, written: str | None
+) -> Phrase:
+    """:func:`_yuan_as_dollars`'s refusal when what was compared is another zone's price (or the
+    region-wide one) of the same instance type, the catalog holding none for the row's own."""
+    fields: dict[str, object] = {
+        "pricing": Phrase(p.pricing),
+        "price": written or f"{p.amount:g}",
+        "unit": p.unit,
+        "instance": row.instance_type[:_SHOWN_CHARS],
+        "region": row.region,
+        "held_where": held.zone or row.region,
+        "where": row.zone or row.region,
+        "rate_day": cny.as_of,
+    }
+    if held.currency == Currency.USD.code:
+        return Phrase(
+            N_(
+                "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
+                "{held:,.4g} USD/{unit} the catalog holds for it in {held_where} (none for {where}), "
+                "about the price of a dollar in yuan ({cny_per_usd:.4g} CNY per USD at the CNY rate of "
+                "{rate_day}): yuan in a USD row? Write currency CNY, or check the figure"
+            ),
+            ratio=p.amount / held.amount,
+            held=held.amount,
+            cny_per_usd=1 / cny.usd_per_unit,
+            **fields,
+        )
+    return Phrase(
+        N_(
+            "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
+            "for it in {held_where} (none for {where}; {cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the "
+            "CNY rate of {rate_day}): yuan in a USD row? Write currency CNY"
         ),
         cny=held.cny,
         usd=held.cny * cny.usd_per_unit,
