@@ -24,6 +24,7 @@ This module is the bottom layer (stdlib, PyYAML, and the message catalog's ``N_`
 
 from __future__ import annotations
 
+import csv
 import difflib
 import itertools
 import json
@@ -49,6 +50,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
     "MAX_YAML_NODES",
+    "csv_problem",
     "decimal_number",
     "load_json",
     "load_yaml",
@@ -534,3 +536,23 @@ def load_json(text: str, *, source: str | Phrase, error: ErrorClass = InputError
             text=ascii(surrogate[:60]),
         )
     return value
+
+
+def csv_problem(e: csv.Error) -> Phrase:
+    """What Python's csv reader stopped on, in the user's language: its own line is English only.
+    The messages read are CPython's (Modules/_csv.c); one not known here is quoted as it is."""
+    text = str(e)
+    if text == "unexpected end of data":
+        return Phrase(N_("a quoted field is not closed before the end of the file"))
+    if m := re.fullmatch(r"'(.)' expected after '(.)'", text):
+        return Phrase(
+            N_("a closing quote is followed by other text than the delimiter {delimiter}"),
+            delimiter=repr(m[1]),
+        )
+    if m := re.fullmatch(r"field larger than field limit \((\d+)\)", text):
+        return Phrase(N_("a field longer than {limit:,} characters, the CSV reader's limit"), limit=int(m[1]))
+    if text.startswith("new-line character seen in unquoted field"):
+        return Phrase(N_("a line break inside a field without quotes"))
+    if text == "line contains NUL":
+        return Phrase(N_("a NUL character in the line"))
+    return Phrase(N_("not readable as CSV (Python's csv module says {error})"), error=repr(text))

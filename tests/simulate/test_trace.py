@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from gpuplan.errors import InputError
+from gpuplan.i18n import use_language
+from gpuplan.i18n.error_text import error_text
 from gpuplan.simulate import Shape, bursty_trace, diurnal_trace, read_trace_csv, step_trace
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "simulate" / "load-bursty-2h-synthetic.csv"
@@ -60,6 +62,18 @@ def test_bad_csv_is_one_line(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(InputError, match=message) as e:
         read_trace_csv(f)
     assert "\n" not in str(e.value)
+
+
+def test_what_the_csv_reader_stops_on_is_said_in_the_users_language(tmp_path: Path) -> None:
+    # was: the csv module's English ("field larger than field limit (131072)") in any language
+    f = tmp_path / "long.csv"
+    f.write_text("timestamp,prompt_tokens,output_tokens\n0,1,1\n1," + "x" * 131073 + ",1\n")
+    with pytest.raises(InputError) as e:
+        read_trace_csv(f)
+    assert "(a field longer than 131,072 characters, the CSV reader's limit)" in str(e.value), e.value
+    with use_language("zh"):
+        zh = error_text(e.value)
+    assert "超过" in zh and "field" not in zh, zh
 
 
 def test_size_limit_and_missing_file(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuplan.bounded import decimal_number, printable
+from gpuplan.bounded import csv_problem, decimal_number, printable
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
@@ -207,7 +207,7 @@ def read_trace_csv(path: str | Path, *, max_rows: int = MAX_TRACE_ROWS) -> Trace
         raise InputError.worded(
             N_("trace {name}: not readable as CSV ({why}); give a CSV with a 'timestamp' column"),
             name=p.name,
-            why=str(e),
+            why=csv_problem(e),  # in the user's language; the csv module's own line is English
         ) from e
 
 

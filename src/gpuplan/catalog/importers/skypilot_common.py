@@ -12,12 +12,18 @@ import contextlib
 import csv
 import functools
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuplan.bounded import MAX_CSV_BYTES, MAX_CSV_LINE_BYTES, MAX_CSV_ROWS, decimal_number, read_lines
+from gpuplan.bounded import (
+    MAX_CSV_BYTES,
+    MAX_CSV_LINE_BYTES,
+    MAX_CSV_ROWS,
+    csv_problem,
+    decimal_number,
+    read_lines,
+)
 from gpuplan.catalog.gpu_names import SKYPILOT_ACCELERATORS
 from gpuplan.catalog.model import OfferRow, PriceRow, RejectedRow
 from gpuplan.catalog.wording import either
@@ -29,7 +35,6 @@ __all__ = [
     "LineError",
     "ParsedFile",
     "Row",
-    "csv_problem",
     "gpu_id",
     "gpu_info",
     "number",
@@ -307,26 +312,6 @@ def read_rows(path: Path | str, check_header: Callable[[tuple[str, ...]], None])
         raise CatalogImportError.worded(N_("{problem}; nothing was imported"), problem=e) from None
     finally:
         lines.close()
-
-
-def csv_problem(e: csv.Error) -> Phrase:
-    """What Python's csv reader stopped on, in the user's language: its own line is English only.
-    The messages read are CPython's (Modules/_csv.c); one not known here is quoted as it is."""
-    text = str(e)
-    if text == "unexpected end of data":
-        return Phrase(N_("a quoted field is not closed before the end of the file"))
-    if m := re.fullmatch(r"'(.)' expected after '(.)'", text):
-        return Phrase(
-            N_("a closing quote is followed by other text than the delimiter {delimiter}"),
-            delimiter=repr(m[1]),
-        )
-    if m := re.fullmatch(r"field larger than field limit \((\d+)\)", text):
-        return Phrase(N_("a field longer than {limit:,} characters, the CSV reader's limit"), limit=int(m[1]))
-    if text.startswith("new-line character seen in unquoted field"):
-        return Phrase(N_("a line break inside a field without quotes"))
-    if text == "line contains NUL":
-        return Phrase(N_("a NUL character in the line"))
-    return Phrase(N_("not readable as CSV (Python's csv module says {error})"), error=repr(text))
 
 
 def check_width(r: dict[str, str], width: int) -> None:
