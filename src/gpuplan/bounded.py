@@ -555,4 +555,4 @@ def csv_problem(e: csv.Error) -> Phrase:
         return Phrase(N_("a line break inside a field without quotes"))
     if text == "line contains NUL":
         return Phrase(N_("a NUL character in the line"))
-    return Phrase(N_("not readable as CSV (Python's csv module says {error})"), error=repr(text))
+    return Phrase(N_("Python's csv module says {error}"), error=repr(text))

@@ -76,6 +76,25 @@ def test_what_the_csv_reader_stops_on_is_said_in_the_users_language(tmp_path: Pa
     assert "超过" in zh and "field" not in zh, zh
 
 
+def test_a_csv_error_not_known_by_name_is_quoted_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # was: "not readable as CSV (not readable as CSV (Python's csv module says 'odd'))"
+    import csv
+
+    from gpuplan.simulate import trace as trace_module
+
+    def stop(*_: object) -> None:
+        raise csv.Error("odd")
+
+    monkeypatch.setattr(trace_module, "_read_checked", stop)
+    f = tmp_path / "t.csv"
+    f.write_text("timestamp\n0\n")
+    with pytest.raises(InputError) as e:
+        read_trace_csv(f)
+    assert str(e.value).count("CSV (") == 1 and "'odd'" in str(e.value), e.value
+
+
 def test_size_limit_and_missing_file(tmp_path: Path) -> None:
     f = tmp_path / "big.csv"
     f.write_text("timestamp\n" + "".join(f"{i}\n" for i in range(20)))
