@@ -181,7 +181,21 @@ def test_a_spot_price_repeating_on_demand_goes_and_on_demand_stays() -> None:
     kept, traps = spot_not_below_on_demand(rows)
     assert [t.zone for t in traps] == ["use1-az1"]
     assert [p.amount for r in kept for p in r.prices] == [30.09784, 9.5]
-    assert "not below the on-demand" in traps[0].reason
+    assert traps[0].reason == "spot 30.0978 repeats its on-demand price 30.0978 (no spot price published)"
+
+
+def test_a_spot_price_above_on_demand_goes_in_its_own_words() -> None:
+    rows = [
+        _row("us-east-1", ("on_demand", 8.22)),
+        _row("us-east-1", ("spot", 8.2261), zone="use1-az1"),  # within the rounding: a repeat
+        _row("us-east-1", ("spot", 9.5), zone="use1-az2"),  # dearer than on demand: no repeat
+    ]
+    kept, traps = spot_not_below_on_demand(rows)
+    assert [t.reason for t in traps] == [
+        "spot 8.2261 repeats its on-demand price 8.22 (no spot price published)",
+        "spot 9.5 above on-demand 8.22: not a spot discount, dropped",
+    ]
+    assert [p.amount for r in kept for p in r.prices] == [8.22]
 
 
 def test_gradual_regional_prices_stay_and_a_far_lower_cluster_goes() -> None:

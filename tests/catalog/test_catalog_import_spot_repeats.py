@@ -82,3 +82,22 @@ def test_a_provider_whose_figures_are_not_prices_keeps_its_lines_refused(
     assert doc["prices_imported"] == 0
     assert doc["warnings"] == []
     assert "not below the on-demand" in doc["rejected"][0]["reason"]
+
+
+def test_a_spot_price_above_the_on_demand_one_is_dropped_in_its_own_words(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # 9.5 beside 8.22 repeats nothing: it is dearer than on demand, so not a spot discount
+    r = _import(
+        tmp_path,
+        db_path,
+        _aws_line(itype="g5.12xlarge", price="8.22", spot="9.5"),
+        _aws_line(price="2.44809", spot="2.4481", zone="usw2-az3"),
+    )
+    assert r.exit_code == 0, r.output
+    above, repeats = sorted(json.loads(r.stdout)["warnings"], key=lambda w: "repeats" in w)
+    assert "g5.12xlarge in us-west-2: spot 9.5, on-demand 8.22" in above, above
+    assert "spot above on-demand: not a spot discount, dropped" in above, above
+    assert "repeats" not in above, above
+    assert "g5.8xlarge in us-west-2: spot 2.4481, on-demand 2.44809" in repeats, repeats
+    assert "repeats its on-demand price (no spot price published)" in repeats, repeats

@@ -121,7 +121,7 @@ def test_skip_report_names_the_a800_the_reserved_column_and_the_source_traps() -
     assert "AcceleratorCount 12 in the source; 8" in text  # Azure ND96isr_H100_v5
     assert "host price 0.0" in text  # GCP a4: the GPU row carries the machine
     assert "no on-demand price" in text  # AWS p5e: Price empty
-    assert "is not below the on-demand" in text  # spot repeating on-demand
+    assert "repeats its on-demand price" in text  # spot repeating on-demand
     assert "another price list" in text  # the same SKU far apart between regions
 
 

@@ -267,7 +267,12 @@ def test_catalog_import_reports_lines(db: str) -> None:
     assert "truncated" in result.stdout and "Z100" in result.stdout
     # line 5's spot 9.5 above its on-demand 8.22609 is dropped, its on-demand price kept
     out = " ".join(result.stdout.split())
-    assert "warning: spot price dropped on line 5 (g5.12xlarge in ap-northeast-1: spot 9.5," in out, out
+    expected = (
+        "warning: spot price on line 5 (g5.12xlarge in ap-northeast-1: spot 9.5, on-demand 8.22609): "
+        "spot above on-demand: not a spot discount, dropped; the on-demand price is imported"
+    )
+    assert expected in out, out
+    assert "repeats" not in out, out
 
 
 def test_catalog_import_wrong_header_is_an_error(db: str) -> None:

@@ -7,9 +7,10 @@ Two layouts (:data:`FILE_FORMATS`): ``skypilot``, SkyPilot's catalog CSV of one 
 currency on every row (:mod:`~gpuplan.catalog.importers.own`). Both are checked against the catalog's
 prices before the store's gates see them:
 
-- a SkyPilot spot price not below the on-demand price of its instance type and region (the source
-  repeats the on-demand figure where it has no spot price) is dropped and named in a warning, the
-  line's on-demand price kept, as the snapshot builder drops it
+- a SkyPilot spot price not below the on-demand price of its instance type and region is dropped
+  and named in a warning (one for those that repeat the on-demand figure, which the source does where
+  it publishes no spot price, one for those above it), the line's on-demand price kept, as the
+  snapshot builder drops it
   (:func:`~gpuplan.catalog.importers.skypilot_traps.spot_not_below_on_demand`);
 - a region that is a slip of one of the provider's known regions is refused, row by row, and one it
   does not know otherwise is kept and named in a warning (:mod:`~gpuplan.catalog.importers.regions`);
@@ -33,7 +34,7 @@ from typing import Any, Protocol
 from gpuplan.catalog.importers.own import YUAN_BAND, read_own_prices, rows_out_of_line
 from gpuplan.catalog.importers.prepare import UNRELIABLE
 from gpuplan.catalog.importers.regions import checked_regions
-from gpuplan.catalog.importers.skypilot_traps import Trap, spot_not_below_on_demand
+from gpuplan.catalog.importers.skypilot_traps import Trap, repeats_on_demand, spot_not_below_on_demand
 from gpuplan.catalog.model import OfferPrice, OfferRow, RejectedRow
 from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -179,9 +180,36 @@ _LINES_SHOWN = 5
 
 
 def dropped_spot_warnings(dropped: Sequence[Trap]) -> list[Phrase]:
-    """One warning for the spot prices taken out for not standing below their on-demand price
-    (none when none was): how many, their lines and the first with both figures. A row left
-    without a price (an AWS zone's spot half) is not imported; the on-demand price of its line is."""
+    """The warnings for the spot prices taken out for not standing below their on-demand price
+    (none when none was): one for those that repeat it, one for those above it, each with how many,
+    their lines and the first with both figures. A row left without a price (an AWS zone's spot
+    half) is not imported; the on-demand price of its line is."""
+    repeats = [t for t in dropped if t.compared is None or repeats_on_demand(t.amount, t.compared)]
+    above = [t for t in dropped if t.compared is not None and not repeats_on_demand(t.amount, t.compared)]
+    one_repeat = N_(
+        "spot price dropped on line {lines} ({first}): repeats its on-demand price (no spot price "
+        "published); the on-demand price is imported"
+    )
+    many_repeats = N_(
+        "{n} spot prices dropped (lines {lines}; first: {first}): each repeats its on-demand price "
+        "(no spot price published); the on-demand prices are imported"
+    )
+    one_above = N_(
+        "spot price on line {lines} ({first}): spot above on-demand: not a spot discount, dropped; "
+        "the on-demand price is imported"
+    )
+    many_above = N_(
+        "{n} spot prices (lines {lines}; first: {first}): spot above on-demand: not a spot discount, "
+        "dropped; the on-demand prices are imported"
+    )
+    return [
+        *_dropped_spot_warning(repeats, one_repeat, many_repeats),
+        *_dropped_spot_warning(above, one_above, many_above),
+    ]
+
+
+def _dropped_spot_warning(dropped: Sequence[Trap], one: str, many: str) -> list[Phrase]:
+    """``dropped`` in ``one``'s words (a single price) or ``many``'s; none when none was."""
     if not dropped:
         return []
     first = dropped[0]
@@ -194,18 +222,7 @@ def dropped_spot_warnings(dropped: Sequence[Trap]) -> list[Phrase]:
     )
     lines = sorted({t.line for t in dropped if t.line is not None})
     shown = ", ".join(str(n) for n in lines[:_LINES_SHOWN]) + (" …" if len(lines) > _LINES_SHOWN else "")
-    if len(dropped) == 1:
-        template = N_(
-            "spot price dropped on line {lines} ({first}): not below the on-demand price of its "
-            "instance type and region, which SkyPilot repeats where it has no spot price; the "
-            "on-demand price is imported"
-        )
-    else:
-        template = N_(
-            "{n} spot prices dropped (lines {lines}; first: {first}): not below the on-demand price "
-            "of their instance type and region, which SkyPilot repeats where it has no spot price; "
-            "the on-demand prices are imported"
-        )
+    template = one if len(dropped) == 1 else many
     return [Phrase(template, n=len(dropped), lines=shown or "?", first=shown_first)]
 
 

@@ -4,9 +4,10 @@ The store's gates judge one row at a time and refuse a whole row. These two trap
 than one row, and take out only the wrong price:
 
 - a spot price at or above the on-demand price of the same instance type in the same region (AWS
-  lists spot per zone, on-demand per region), or within :data:`SAME_AS_ON_DEMAND` of it (the
-  on-demand figure repeated, rounded: 30.0978 beside 30.09784): the spot price goes, the on-demand
-  price stays;
+  lists spot per zone, on-demand per region), or within :data:`SAME_AS_ON_DEMAND` of it: the spot
+  price goes, the on-demand price stays. Within that share either side it is the on-demand figure
+  repeated, rounded (30.0978 beside 30.09784), where no spot price is published; further above it
+  is dearer than on demand, not a spot discount. The reason says which;
 - the same SKU far apart between regions: when the on-demand prices of one instance type, sorted,
   jump by more than :data:`FAR_APART` between neighbours, the prices below the jump are taken out.
   A provider's regional prices for one SKU differ gradually (AWS's dearest regions are about 1.6x
@@ -25,7 +26,14 @@ from dataclasses import dataclass, replace
 
 from gpuplan.catalog.model import OfferRow
 
-__all__ = ["FAR_APART", "SAME_AS_ON_DEMAND", "Trap", "far_apart", "spot_not_below_on_demand"]
+__all__ = [
+    "FAR_APART",
+    "SAME_AS_ON_DEMAND",
+    "Trap",
+    "far_apart",
+    "repeats_on_demand",
+    "spot_not_below_on_demand",
+]
 
 #: A spot price at least this share of the on-demand price is the on-demand figure repeated (SkyPilot
 #: rounds it to four decimals where a zone has no spot price); AWS caps spot at on-demand.
@@ -58,6 +66,19 @@ class Trap:
         return f"{self.provider} {self.instance_type} {where} {self.pricing} {self.amount:g} USD/h"
 
 
+def repeats_on_demand(spot: float, on_demand: float) -> bool:
+    """Whether a spot price at or above :data:`SAME_AS_ON_DEMAND` of the on-demand one is that
+    figure repeated (within the same share above it too: rounding goes either way) rather than a
+    price dearer than on demand."""
+    return spot * SAME_AS_ON_DEMAND <= on_demand
+
+
+def _spot_reason(spot: float, on_demand: float) -> str:
+    if repeats_on_demand(spot, on_demand):
+        return f"spot {spot:g} repeats its on-demand price {on_demand:g} (no spot price published)"
+    return f"spot {spot:g} above on-demand {on_demand:g}: not a spot discount, dropped"
+
+
 def _without(row: OfferRow, pricing: str) -> OfferRow:
     return replace(row, prices=tuple(p for p in row.prices if p.pricing != pricing))
 
@@ -74,11 +95,10 @@ def spot_not_below_on_demand(rows: Sequence[OfferRow]) -> tuple[list[OfferRow], 
     traps: list[Trap] = []
     for r in rows:
         od = on_demand.get((r.provider, r.region, r.instance_type))
-        bad = [
-            p
-            for p in r.prices
-            if p.pricing == "spot" and od is not None and p.amount >= SAME_AS_ON_DEMAND * od
-        ]
+        if od is None:
+            out.append(r)
+            continue
+        bad = [p for p in r.prices if p.pricing == "spot" and p.amount >= SAME_AS_ON_DEMAND * od]
         for p in bad:
             traps.append(
                 Trap(
@@ -88,8 +108,7 @@ def spot_not_below_on_demand(rows: Sequence[OfferRow]) -> tuple[list[OfferRow], 
                     r.instance_type,
                     "spot",
                     p.amount,
-                    f"spot {p.amount:g} is not below the on-demand {od:g} of the same instance type and "
-                    "region: not a spot price (the source repeats the on-demand figure where it has none)",
+                    _spot_reason(p.amount, od),
                     line=r.line,
                     compared=od,
                 )
