@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.commit.model import COMMITMENT_PRICING, Demand, MissingPrice, PricedOffer
@@ -19,7 +21,7 @@ from gpuplan.errors import GpuplanError, InputError, NotFoundError
 from gpuplan.i18n import N_, _
 from gpuplan.plan.input_types import JobFacts
 from gpuplan.plan.region_countries import region_country
-from gpuplan.plan.spot import SpotRate, band_rate_per_hour, spot_default
+from gpuplan.plan.spot import SpotRate, band_rate_per_hour, service_down_h, spot_default
 from gpuplan.units import HOURS_PER_MONTH
 from gpuplan.vocab import PRICING_RULES
 
@@ -233,8 +235,6 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
     job, _unused = job_facts_from(workload, prof)
     ckpt_gb = spec.checkpoint_gb if spec.checkpoint_gb is not None else job.checkpoint_gb
     write_h = ckpt_gb / job.checkpoint_write_gbps / 3600.0
-    # A LoRA/QLoRA base is not in the checkpoints: a replacement reads it again, from the same disk.
-    base_h = job.weights_gb / job.checkpoint_write_gbps / 3600.0 if workload.serving is None else 0.0
     hours = usage.scaled(spec, [r * per_run for r in usage.runs(spec)])
     demand = Demand(
         name=spec.name,
@@ -244,8 +244,7 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         run_hours=spec.run_hours or run_h,
         gpus_per_run=float(best.gpu_count),
         checkpoint_write_h=write_h,
-        # A restart reads the checkpoint back (and a frozen base), as the planner counts it.
-        restart_h=job.restart_h + write_h + base_h,
+        restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None),
     )
     runs = (
         _("{runs:g} run(s)/month").format(runs=spec.runs_per_month)
@@ -258,6 +257,18 @@ def _workload_demand(usage: Usage, index: int, store: Store, allow_code: bool) -
         workload=workload.name, runs=runs, count=best.gpu_count, gpu=best.gpu, hours=run_h, option=best.label
     )
     return demand, DemandSource(name=spec.name, gpu=best.gpu, gpu_hours_total=sum(hours), how=how)
+
+
+def _restart_h(job: JobFacts, checkpoint_gb: float, gpus_per_node: int, *, serving: bool) -> float:
+    """What one reclaim costs a planner-sized demand before its work resumes, h, as the planner
+    counts it. A job: a replacement, then its checkpoint read back and a LoRA/QLoRA base (not in
+    the checkpoints) read again, from the same disk (``JobFacts.spot_restart_h``). A service: a
+    replacement, then the weights of the replicas its instance holds read back
+    (:func:`~gpuplan.plan.spot.service_down_h`), and a checkpoint where the demand gives one."""
+    if not serving:
+        return replace(job, checkpoint_gb=checkpoint_gb).spot_restart_h
+    down = service_down_h(np.array([gpus_per_node]), job.replica_gpus, job.restart_h, job.weights_load_h)
+    return float(down[0]) + checkpoint_gb / job.checkpoint_write_gbps / 3600.0
 
 
 def _direct_demand(usage: Usage, spec: DemandSpec) -> tuple[Demand, DemandSource]:

@@ -295,5 +295,5 @@ def _service_spot(
         job.replica_gpus,
         job.calendar_months * HOURS_PER_MONTH,
         job.restart_h,
-        job.weights_gb / job.checkpoint_write_gbps / 3600.0,
+        job.weights_load_h,
     )

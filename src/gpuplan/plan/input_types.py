@@ -305,6 +305,13 @@ class JobFacts:
         return self.restart_h + (self.checkpoint_gb + self.weights_gb) / self.checkpoint_write_gbps / 3600.0
 
     @property
+    def weights_load_h(self) -> float:
+        """Time to read ``weights_gb`` back from an instance's disk, h, at the bandwidth checkpoints
+        are written at (``checkpoint_write_gbps``: the same disk): a service's replacement instance
+        loads its replicas' weights so (:func:`gpuplan.plan.spot.service_down_h`)."""
+        return self.weights_gb / self.checkpoint_write_gbps / 3600.0
+
+    @property
     def replica_gpus(self) -> int:
         """GPUs of one model replica, ``tensor_parallel × pipeline_parallel``: a candidate's GPU
         count must be a multiple of it."""

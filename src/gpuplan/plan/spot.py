@@ -42,7 +42,9 @@ __all__ = [
     "band_rate_per_hour",
     "deadline_miss_probability",
     "range_miss_probability",
+    "service_down_h",
     "service_spot",
+    "service_unit",
     "spot_default",
     "spot_rates",
     "spot_times",
@@ -265,6 +267,26 @@ class ServiceSpot:
     replacement started, no replica down (counted apart from :attr:`interruptions`)."""
 
 
+def service_unit(gpus_per_node: IntArray, replica_gpus: int) -> tuple[IntArray, IntArray]:
+    """A service's unit on instances of ``gpus_per_node`` GPUs (:func:`service_spot`): the instances
+    it spans (m) and the replicas it holds (k)."""
+    per_node = np.maximum(gpus_per_node, 1).astype(np.int64)
+    span = np.maximum(1, -(-replica_gpus // per_node)).astype(np.int64)
+    k = np.where(span > 1, 1, np.maximum(1, per_node // max(1, replica_gpus))).astype(np.int64)
+    return span, k
+
+
+def service_down_h(
+    gpus_per_node: IntArray, replica_gpus: int, restart_h: float, weights_load_h: float
+) -> FloatArray:
+    """How long a reclaim takes a service's unit down, h: D = ``restart_h`` + k × ``weights_load_h``
+    (a replacement instance, then the weights of its k replicas read from one volume;
+    :func:`service_spot`)."""
+    _span, k = service_unit(gpus_per_node, replica_gpus)
+    down: FloatArray = (restart_h + k * weights_load_h).astype(np.float64)
+    return down
+
+
 def service_spot(
     rate_per_instance_hour: FloatArray,
     nodes: IntArray,
@@ -296,11 +318,9 @@ def service_spot(
     with a spare 1 − (1 − q)³ − 3q(1 − q)² = 3q²(1 − q) + q³ = 1.015585e-5; the spare itself is
     reclaimed 730 / (100 + 0.184444) = 7.28656 times.
     """
-    per_node = np.maximum(gpus_per_node, 1).astype(np.int64)
-    span = np.maximum(1, -(-replica_gpus // per_node)).astype(np.int64)  # m: instances per unit
-    k = np.where(span > 1, 1, np.maximum(1, per_node // max(1, replica_gpus))).astype(np.int64)
+    span, k = service_unit(gpus_per_node, replica_gpus)
     units = np.maximum(1, nodes // span)
-    down: FloatArray = (restart_h + k * weights_load_h).astype(np.float64)
+    down = service_down_h(gpus_per_node, replica_gpus, restart_h, weights_load_h)
     lam_u = rate_per_instance_hour * span
     with np.errstate(divide="ignore", invalid="ignore"):
         q = np.where(lam_u > 0, lam_u * down / (1.0 + lam_u * down), 0.0)
