@@ -649,48 +649,6 @@ def _yuan_as_dollars(
     held = own or yuan.get((row.provider, row.region, None, row.instance_type, p.unit))
     if held is None or not held.cny / YUAN_BAND <= p.amount <= held.cny * YUAN_BAND:
         return None
-    if own is None:
-        return _yuan_as_dollars_elsewhere(row, p, held, cny, written)
-    fields: dict[str, object] = {
-        "pricing": Phrase(p.pricing),
-        "price": written or f"{p.amount:g}",
-        "unit": p.unit,
-        "instance": row.instance_type[:_SHOWN_CHARS],
-        "region": row.region,
-        "rate_day": cny.as_of,
-    }
-    if held.currency == Currency.USD.code:
-        # The catalog holds the offer in dollars: what was compared is two dollar figures, the new
-        # one about a dollar's price in yuan times the held one.
-        return Phrase(
-            N_(
-                "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
-                "{held:,.4g} USD/{unit} the catalog holds for it, about the price of a dollar in yuan "
-                "({cny_per_usd:.4g} CNY per USD at the CNY rate of {rate_day}): yuan in a USD row? "
-                "Write currency CNY, or check the figure"
-            ),
-            ratio=p.amount / held.amount,
-            held=held.amount,
-            cny_per_usd=1 / cny.usd_per_unit,
-            **fields,
-        )
-    return Phrase(
-        N_(
-            "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
-            "for it ({cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the CNY rate of {rate_day}): yuan in a "
-            "USD row? Write currency CNY"
-        ),
-        cny=held.cny,
-        usd=held.cny * cny.usd_per_unit,
-        **fields,
-    )
-
-
-def _yuan_as_dollars_elsewhere(
-    row: OfferRow, p: PriceRow, held: _HeldYuan, cny: Any, written: str | None
-) -> Phrase:
-    """:func:`_yuan_as_dollars`'s refusal when what was compared is another zone's price (or the
-    region-wide one) of the same instance type, the catalog holding none for the row's own."""
     fields: dict[str, object] = {
         "pricing": Phrase(p.pricing),
         "price": written or f"{p.amount:g}",
@@ -702,28 +660,52 @@ def _yuan_as_dollars_elsewhere(
         "rate_day": cny.as_of,
     }
     if held.currency == Currency.USD.code:
+        # The catalog holds the offer in dollars: what was compared is two dollar figures, the new
+        # one about a dollar's price in yuan times the held one.
         return Phrase(
-            N_(
-                "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
-                "{held:,.4g} USD/{unit} the catalog holds for it in {held_where} (none for {where}), "
-                "about the price of a dollar in yuan ({cny_per_usd:.4g} CNY per USD at the CNY rate of "
-                "{rate_day}): yuan in a USD row? Write currency CNY, or check the figure"
-            ),
+            _YUAN_AS_DOLLARS_OF_DOLLARS[own is None],
             ratio=p.amount / held.amount,
             held=held.amount,
             cny_per_usd=1 / cny.usd_per_unit,
             **fields,
         )
     return Phrase(
-        N_(
-            "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
-            "for it in {held_where} (none for {where}; {cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the "
-            "CNY rate of {rate_day}): yuan in a USD row? Write currency CNY"
-        ),
+        _YUAN_AS_DOLLARS_OF_YUAN[own is None],
         cny=held.cny,
         usd=held.cny * cny.usd_per_unit,
         **fields,
     )
+
+
+#: :func:`_yuan_as_dollars`'s refusals where the catalog holds the offer in dollars, by whether what
+#: was compared is another zone's price (or the region-wide one), the row's own not being held.
+_YUAN_AS_DOLLARS_OF_DOLLARS = {
+    False: N_(
+        "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
+        "{held:,.4g} USD/{unit} the catalog holds for it, about the price of a dollar in yuan "
+        "({cny_per_usd:.4g} CNY per USD at the CNY rate of {rate_day}): yuan in a USD row? "
+        "Write currency CNY, or check the figure"
+    ),
+    True: N_(
+        "{pricing} price {price} USD/{unit} of {instance} in {region} is {ratio:.3g}x the "
+        "{held:,.4g} USD/{unit} the catalog holds for it in {held_where} (none for {where}), "
+        "about the price of a dollar in yuan ({cny_per_usd:.4g} CNY per USD at the CNY rate of "
+        "{rate_day}): yuan in a USD row? Write currency CNY, or check the figure"
+    ),
+}
+#: The same where the catalog holds the offer in yuan.
+_YUAN_AS_DOLLARS_OF_YUAN = {
+    False: N_(
+        "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
+        "for it ({cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the CNY rate of {rate_day}): yuan in a "
+        "USD row? Write currency CNY"
+    ),
+    True: N_(
+        "{pricing} price {price} USD/{unit} of {instance} in {region} is the catalog's yuan figure "
+        "for it in {held_where} (none for {where}; {cny:,.4g} CNY/{unit}, {usd:,.4g} USD at the "
+        "CNY rate of {rate_day}): yuan in a USD row? Write currency CNY"
+    ),
+}
 
 
 def _out_of_line(
