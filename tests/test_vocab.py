@@ -89,6 +89,17 @@ def test_pricing_models_are_named_in_the_users_language() -> None:
     assert vocab.pricing_name("barter") == "barter"  # an unknown code as it is
 
 
+def test_price_confidences_are_named_in_the_users_language() -> None:
+    from gpuplan.i18n import use_language
+    from gpuplan.vocab import Confidence
+
+    assert vocab.missing_members(Confidence, vocab.CONFIDENCE_NAMES) == []
+    assert [vocab.confidence_name(c) for c in Confidence] == ["high", "secondary", "low"]
+    with use_language("zh"):
+        assert [vocab.confidence_name(c) for c in Confidence] == ["高", "转引来源", "低"]
+    assert vocab.confidence_name("guess") == "guess"  # an unknown code as it is
+
+
 def test_a_commitment_allows_the_committed_models_its_term_covers() -> None:
     from gpuplan.plan.constraints import Constraints
 

@@ -5,7 +5,7 @@ deploy. ``Choice.cast`` turns what a user wrote (any case; ``-``, ``_`` and spac
 member, or raises :class:`~gpuplan.errors.UnknownChoiceError` with "did you mean …". Members are
 ``str`` subclasses, so ``PricingModel.SPOT == "spot"`` and a table keyed by the enum is looked up by
 the plain string too. A pricing model's billing rule and its names (translated where shown) are
-:data:`PRICING_RULES`, beside the enum.
+:data:`PRICING_RULES`, beside the enum; a price confidence's name is :data:`CONFIDENCE_NAMES`.
 
 A list known only when the program runs, because a layer above this one owns it, is a :class:`Names`
 with the same ``cast``. The providers are one: each provider's module
@@ -27,6 +27,7 @@ from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = [
     "COMMITTED_PRICING",
+    "CONFIDENCE_NAMES",
     "HOURLY_PRICING",
     "PRICING_RULES",
     "ActivationCheckpointing",
@@ -58,6 +59,7 @@ __all__ = [
     "StackLevel",
     "Task",
     "TensorParallelPlan",
+    "confidence_name",
     "missing_members",
     "pricing_name",
     "pydantic_cast",
@@ -387,6 +389,23 @@ class Confidence(Choice):
     HIGH = "high"
     SECONDARY = "secondary"
     LOW = "low"
+
+
+#: How reports and pages name each confidence, marked for translation (translated where shown): the
+#: code itself in English, as the JSON and the API keep it (``tests/test_vocab.py`` checks that each
+#: has one).
+CONFIDENCE_NAMES: Mapping[str, str] = {
+    Confidence.HIGH: N_("high"),
+    Confidence.SECONDARY: N_("secondary"),
+    Confidence.LOW: N_("low"),
+}
+
+
+def confidence_name(code: str) -> str:
+    """How reports name a price's confidence, in the user's language (``secondary`` → ``转引来源``);
+    an unknown code as it is."""
+    name = CONFIDENCE_NAMES.get(code)
+    return _(name) if name else code
 
 
 # --- workload ----------------------------------------------------------------------------------

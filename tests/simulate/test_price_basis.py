@@ -73,6 +73,16 @@ def test_the_price_names_its_publisher_date_and_confidence_and_the_best_current_
     )
 
 
+def test_the_price_basis_names_the_confidence_in_the_users_language() -> None:
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        words = fleet_prices([MARKET, LIST], GPU).sources["on_demand"]
+    # the catalog's codes (secondary, high) in Chinese words, not as they are stored
+    assert f"{MARKET_SOURCE}（可信度 转引来源）" in words
+    assert "secondary" not in words and "可信度 高" in words
+
+
 def test_a_current_price_wins_a_tie_against_one_of_unknown_age() -> None:
     # plan: an unknown never wins a tie (the price date is one of the facts ties are broken on)
     same = _offer(**{**MARKET.__dict__, "price_usd_per_hour": 3.67, "price_usd_per_gpu_hour": 3.67})

@@ -16,6 +16,7 @@ from gpuplan.i18n import _, current_language, current_money, format_amount, form
 from gpuplan.i18n.places import region_name
 from gpuplan.report.catalog import price_fields, rate_doc
 from gpuplan.report.common import Widest, house_table
+from gpuplan.vocab import confidence_name
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -111,10 +112,10 @@ def _history_table(points: Sequence[HistoryPoint], layout: int, source_width: in
         where = region_name(p.region) + (f"/{p.zone}" if p.zone else "")
         price = _published(p)
         if layout == 0:
-            cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, _(p.confidence), via]
+            cells = [p.as_of, p.provider, where, _(p.pricing), price, usd, confidence_name(p.confidence), via]
         else:
             cells = [f"{p.as_of}\n{p.provider}/{where}", _(p.pricing), f"{price}\n{usd}"]
-            cells.append(f"{_(p.confidence)}\n{via}")
+            cells.append(f"{confidence_name(p.confidence)}\n{via}")
         table.add_row(*cells, p.source)  # whole: its commit, line and date are what a reader follows
     return table
 

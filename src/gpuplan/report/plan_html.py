@@ -28,6 +28,7 @@ from gpuplan.report.plan_view import (
     unknowns_cell,
 )
 from gpuplan.units import format_hours
+from gpuplan.vocab import confidence_name
 
 __all__ = ["cost_time_svg", "plan_html", "plan_markdown"]
 
@@ -69,6 +70,11 @@ def _times(amount: str, o: Option, component: str) -> str:
     return f"{amount} ({per_words(item.per, item.multiplier)})" if item is not None else amount
 
 
+def _age_and_confidence(o: Option) -> list[str]:
+    """The price's age and its confidence in words, those known (a cell's note)."""
+    return [w for w in (age_text(o), confidence_name(o.confidence)) if w]
+
+
 def _row(rank: int, o: Option) -> list[str]:
     b = o.cost_breakdown
     miss = o.deadline_miss_probability
@@ -91,7 +97,7 @@ def _row(rank: int, o: Option) -> list[str]:
         money(b.spot_overhead_usd),
         memory,
         "—" if miss is None else format_percent(miss),
-        f"{o.as_of.replace('/', '–') or '?'} ({'; '.join(w for w in (age_text(o), _(o.confidence)) if w)})",
+        f"{o.as_of.replace('/', '–') or '?'} ({'; '.join(_age_and_confidence(o))})",
         _("; ").join(
             (*(_(f) for f in o.flags), *([unknowns_cell(o)] if o.unknown_facts else []), *o.assumptions)
         ),
@@ -142,7 +148,7 @@ def _html_row(rank: int, o: Option) -> str:
         f'<td class="num">{breakdown}</td>',
         f'<td class="num">{escape(cells[12])}</td>',
         f"<td>{escape(o.as_of.replace('/', '–') or '?')}"
-        + small.format(escape(_("; ").join(w for w in (age_text(o), _(o.confidence)) if w)))
+        + small.format(escape(_("; ").join(_age_and_confidence(o))))
         + "</td>",
         f'<td class="notes">{escape(cells[15])}</td>',
     ]
@@ -194,7 +200,7 @@ def _summary_lines(plan: Plan) -> list[str]:
             price=money(rec.price_usd_per_hour, per=_("h")),
             date=rec.as_of.replace("/", "–") or "?",
             age=age_text(rec) or "?",
-            confidence=_(rec.confidence),
+            confidence=confidence_name(rec.confidence),
             source=rec.price_source,
         ),
     ]

@@ -22,7 +22,7 @@ from gpuplan.plan.result import Option, Plan
 from gpuplan.plan.unknowns import RANKED_ONLY_CODES, UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import HOURS_PER_MONTH, format_hours
-from gpuplan.vocab import pricing_name
+from gpuplan.vocab import confidence_name, pricing_name
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -66,9 +66,6 @@ _CODES = (
     N_("unknown_cost_component"),
     N_("over_deadline"),
     N_("over_budget"),
-    N_("high"),
-    N_("secondary"),
-    N_("low"),
 )
 PERSONA_NAMES = {
     "budget": N_("budget"),
@@ -275,7 +272,7 @@ def _price_line(plan: Plan, rec: Option) -> list[Any]:
                 price=money(rec.price_usd_per_hour, per=_("h")),
                 date=rec.as_of.replace("/", "–") or "?",
                 age=age_text(rec) or "?",
-                confidence=_(rec.confidence),
+                confidence=confidence_name(rec.confidence),
                 source=rec.price_source,
             )
         )

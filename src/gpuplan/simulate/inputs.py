@@ -30,6 +30,7 @@ from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand
 from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, instances_for
+from gpuplan.vocab import confidence_name
 from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
@@ -186,7 +187,8 @@ def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
     stale; best on_demand price known to be within the 180-day limit: …": what a catalog price's
     note says after the offer, in the user's language. ``unit``: the figures' unit in words."""
     out = _("; price source: {source} (confidence {confidence})").format(
-        source=printable(b.source) if b.source else _("not stated"), confidence=b.confidence or "?"
+        source=printable(b.source) if b.source else _("not stated"),
+        confidence=confidence_name(b.confidence) if b.confidence else "?",
     )
     if b.known_current:
         return out
@@ -210,7 +212,7 @@ def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
         shared=_shared(c),
         as_of=c.as_of,
         source=printable(c.source) if c.source else _("not stated"),
-        confidence=c.confidence or "?",
+        confidence=confidence_name(c.confidence) if c.confidence else "?",
     )
 
 
