@@ -271,12 +271,15 @@ def test_each_catalog_price_shows_its_source_date_confidence_and_the_best_curren
         label_source, label_as_of, label_confidence, label_best = _words(
             lang, "Price source", "As of", "Confidence", "Best known-current price"
         )
+        on_demand, secondary, high = _words(lang, "on demand", "secondary", "high")
+        # the pricing model and the confidences in words, not the catalog's codes (on_demand)
+        assert line.startswith(f"{on_demand}: ")
         # the publisher's text as the catalog holds it, shown as text: no element made of it, no script run
         assert f"{label_source}: {HOSTILE_SOURCE}" in line
-        assert f"{label_as_of}: {DOCTORED['as_of']}" in line and f"{label_confidence}: secondary" in line
+        assert f"{label_as_of}: {DOCTORED['as_of']}" in line and f"{label_confidence}: {secondary}" in line
         assert basis["date_note"] and basis["date_note"] in line
         assert f"{label_best}: " in line and current["price_source"] in line
-        assert f"{label_as_of}: {current['as_of']}" in line and f"{label_confidence}: high" in line
+        assert f"{label_as_of}: {current['as_of']}" in line and f"{label_confidence}: {high}" in line
         assert page.locator("#simresult img").count() == 0
         assert page.evaluate("window.__pwned === undefined")
         fits(page)

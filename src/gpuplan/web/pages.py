@@ -368,6 +368,17 @@ def _pricing() -> list[str]:
     return list(PricingModel.values())
 
 
+def _code_words() -> dict[str, str]:
+    """The catalog's codes the script shows, in the page's language: a pricing model as tables
+    name it (by its code, ``on_demand``) and in words (``pricing:on_demand``, for sentences), and a
+    price's confidence (``confidence:secondary``). The API's answers keep the codes."""
+    from gpuplan.vocab import PRICING_RULES, Confidence, confidence_name, pricing_name
+
+    names = {p: pricing_name(p) for p in _pricing()}
+    labels = {f"pricing:{p}": _(PRICING_RULES[p].label) for p in _pricing()}
+    return names | labels | {f"confidence:{c}": confidence_name(c) for c in Confidence.values()}
+
+
 def _page(page: str, lang: str) -> str:
     other = "zh" if lang == "en" else "en"
     L = _labels()
@@ -375,9 +386,7 @@ def _page(page: str, lang: str) -> str:
         f'<a href="/ui/{name}?lang={lang}"{" aria-current=page" if name == page else ""}>{L[title]}</a>'
         for name, title in PAGES.items()
     )
-    from gpuplan.vocab import pricing_name
-
-    script_words = {w: _(w) for w in _SCRIPT_WORDS} | {p: pricing_name(p) for p in _pricing()}
+    script_words = {w: _(w) for w in _SCRIPT_WORDS} | _code_words()
     words = json.dumps(script_words, ensure_ascii=False).replace("</", "<\\/")
     return f"""<!doctype html>
 <html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">

@@ -3,6 +3,9 @@
 (function () {
   const T = window.T || {};
   const t = (w) => T[w] || w;
+  // the catalog's codes in the page's language (the API answers with the codes)
+  const confidence = (c) => c == null ? t("unknown") : T[`confidence:${c}`] || c;
+  const pricingWords = (k) => T[`pricing:${k}`] || t(k);
   const body = document.body;
   const lang = body.dataset.lang || "en";
   const $ = (sel) => document.querySelector(sel);
@@ -160,7 +163,7 @@
         return { node: span, sort: v };
       }
       const rows = offers.data.offers.map((o) => [o.provider, o.region, o.instance_type, `${o.gpu_count}× ${o.gpu}`, t(o.pricing),
-        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, costed(o), o.as_of, o.confidence]);
+        { text: money(o[perHour], cur), sort: o[perHour] }, { text: money(o[perGpu], cur), sort: o[perGpu] }, costed(o), o.as_of, confidence(o.confidence)]);
       $("#count").textContent = `(${rows.length})`;
       rateNote($("#rate"), offers.data, cur);
       table($("#table"), [t("Provider"), t("Region"), t("Instance"), t("GPU"), t("Pricing"), t("Price/h"), t("Price/GPU·h"), t("Costed at/h"), t("As of"), t("Confidence")], rows, [5, 6, 7]);
@@ -195,7 +198,7 @@
     const rec = doc.recommended || {};
     const box = $("#summary"); box.innerHTML = "";
     const card = document.createElement("div"); card.className = "card"; card.id = "recommended";
-    const where = `${rec.provider}/${rec.region}/${rec.instance_type} × ${rec.nodes || 1}, ${rec.pricing}`;
+    const where = `${rec.provider}/${rec.region}/${rec.instance_type} × ${rec.nodes || 1}, ${t(rec.pricing)}`;
     card.innerHTML = `<div>${t("Recommended")}: <b></b></div><div>${t("Total cost")}: <span class="cost"></span> · ${t("Job time")}: <span class="time"></span> ${t("hours")}</div>`;
     card.querySelector("b").textContent = where;
     card.querySelector(".cost").textContent = money(rec.total_cost_usd);
@@ -256,7 +259,7 @@
       const doc = (await api("GET", "/api/v1/catalog/history?" + q)).data;
       const cur = f.currency || "USD", key = cur === "CNY" ? "price_cny_per_hour" : "price_usd_per_hour";
       const series = {};
-      doc.prices.forEach((p) => { const k = `${p.provider}/${p.region} ${p.pricing}`; (series[k] = series[k] || []).push(p); });
+      doc.prices.forEach((p) => { const k = `${p.provider}/${p.region} ${t(p.pricing)}`; (series[k] = series[k] || []).push(p); });
       const traces = Object.entries(series).map(([name, ps]) => ({ name, mode: "lines+markers", x: ps.map((p) => p.as_of), y: ps.map((p) => p[key]), line: { shape: "hv" } }));
       // One dated price draws as a point in a month-wide window, not on a millisecond axis.
       const days = doc.prices.map((p) => Date.parse(p.as_of)).filter((d) => !isNaN(d));
@@ -266,7 +269,7 @@
       if (!traces.length) chart.textContent = t("no prices for this instance");
       else if (window.Plotly) window.Plotly.newPlot(chart, traces, { height: 340, margin: { t: 20, r: 10, l: 60, b: 40 }, xaxis, yaxis: { title: { text: cur + "/h" } }, legend: { orientation: "h" }, showlegend: true }, { displaylogo: false, responsive: true });
       table($("#table"), [t("Provider"), t("Region"), t("Pricing"), t("Price/h"), t("As of"), t("Confidence")],
-        doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, p.as_of, p.confidence]), [3]);
+        doc.prices.map((p) => [p.provider, p.region, t(p.pricing), { text: money(p[key], cur), sort: p[key] }, p.as_of, confidence(p.confidence)]), [3]);
       rateNote($("#rate"), doc, cur);
     }
     form.addEventListener("submit", show);
@@ -330,12 +333,12 @@
   // publisher text, date and confidence, or the user's own figure; beside a price not known to hold
   // today, why (its date) and the best price that is, or that the catalog has none. The text comes
   // from the catalog: it is set as text, never parsed as markup.
-  const offerWords = (b) => `${b.provider} ${b.region} ${b.instance_type} · ${t("Price source")}: ${b.price_source} · ${t("As of")}: ${b.as_of} · ${t("Confidence")}: ${b.confidence}`;
+  const offerWords = (b) => `${b.provider} ${b.region} ${b.instance_type} · ${t("Price source")}: ${b.price_source} · ${t("As of")}: ${b.as_of} · ${t("Confidence")}: ${confidence(b.confidence)}`;
   function priceBasis(pr) {
     return Object.entries(pr.basis || {}).map(([k, b]) => {
       const d = document.createElement("div");
       d.className = "basis"; d.dataset.pricing = k;
-      d.textContent = `${t(k)}: ${b.given ? t("your own figure") : offerWords(b)}`;
+      d.textContent = `${pricingWords(k)}: ${b.given ? t("your own figure") : offerWords(b)}`;
       if (!b.given && b.known_current === false) {
         // a second line: why it may not hold today, and what does
         const c = b.best_known_current, why = document.createElement("div");
@@ -354,7 +357,7 @@
     const lines = [
       `${t("Trace")}: ${tr.name} · ${tr.requests.toLocaleString()} ${t("requests")} · ${num(tr.duration_s / 3600, 1)} ${t("hours")} · ${tr.synthetic ? t("synthetic") : t("recorded")}`,
       `${t("Replica")}: ${rep.gpu} · ${rep.slots} ${t("slots")} · ${rep.source}`,
-      `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${t(k)} ${money(v)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
+      `${t("Prices per replica-hour")}: ${Object.entries(pr.usd_per_hour).map(([k, v]) => `${pricingWords(k)} ${money(v)}`).join(" · ")} · ${t("Spot reclaims per hour")}: ${num(pr.spot_interruptions_per_hour, 3)}`,
     ];
     lines.forEach((l) => { const d = document.createElement("div"); d.textContent = l; card.append(d); });
     card.append(...priceBasis(pr));
