@@ -133,12 +133,7 @@ def basis_doc(b: PriceBasis) -> dict[str, Any]:
         "given": b.given,
         "usd_per_instance_hour": b.usd_per_instance_hour,
         "replicas_per_instance": b.replicas_per_instance,
-        "provider": None if b.given else b.provider,
-        "region": None if b.given else b.region,
-        "instance_type": None if b.given else b.instance_type,
-        "as_of": None if b.given else b.as_of,
-        "confidence": None if b.given else b.confidence,
-        "price_source": None if b.given else b.source,
+        **_offer_doc(None if b.given else b),
         "known_current": None if b.given else b.known_current,
         "date_note": None if b.given or b.known_current else b.date_words,
         "best_known_current": None
@@ -147,11 +142,19 @@ def basis_doc(b: PriceBasis) -> dict[str, Any]:
             "usd_per_hour": c.usd_per_hour,
             "usd_per_instance_hour": c.usd_per_instance_hour,
             "replicas_per_instance": c.replicas_per_instance,
-            "provider": c.provider,
-            "region": c.region,
-            "instance_type": c.instance_type,
-            "as_of": c.as_of,
-            "confidence": c.confidence,
-            "price_source": c.source,
+            **_offer_doc(c),
         },
+    }
+
+
+def _offer_doc(b: PriceBasis | None) -> dict[str, Any]:
+    """The offer a price was read from and what the catalog says of it; all null for none (the
+    user's own figure)."""
+    return {
+        "provider": None if b is None else b.provider,
+        "region": None if b is None else b.region,
+        "instance_type": None if b is None else b.instance_type,
+        "as_of": None if b is None else b.as_of,
+        "confidence": None if b is None else b.confidence,
+        "price_source": None if b is None else b.source,
     }
