@@ -7,17 +7,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from skypilot_rows import A10G_INFO
 from typer.testing import CliRunner, Result
 
 from gpuplan.cli import app
 
 AWS_HEADER = (Path(__file__).parent / "fixtures" / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
-#: GpuInfo of one A10G (SkyPilot's own, from its AWS g5.8xlarge rows).
-A10G_INFO = (
-    "\"{'Gpus': [{'Name': 'A10G', 'Manufacturer': 'NVIDIA', 'Count': 1, 'LogicalGpuCount': 1, "
-    "'GpuPartitionSize': 1.0, 'Workloads': ['ml-ai', 'graphics'], 'MemoryInfo': {'SizeInMiB': 22888}}], "
-    "'TotalGpuMemoryInMiB': 22888}\""
-)
 GPUHUNT_HEADER = (
     "instance_name,location,price,cpu,memory,gpu_count,gpu_name,gpu_memory,spot,disk_size,gpu_vendor,"
     "flags,cpu_arch,provider_data"

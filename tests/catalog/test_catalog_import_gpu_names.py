@@ -11,21 +11,14 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from skypilot_rows import A10G_INFO, import_file, vms_file
 
 from gpuplan.catalog import Store
 from gpuplan.catalog.importers import parse_skypilot
-from gpuplan.cli import app
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AWS_HEADER = (FIXTURES / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
 AZURE_HEADER = (FIXTURES / "azure_vms_v6_gpu_sample.csv").read_text().splitlines()[0]
-#: GpuInfo of one A10G (SkyPilot's own, from its AWS g5.8xlarge rows).
-A10G_INFO = (
-    "\"{'Gpus': [{'Name': 'A10G', 'Manufacturer': 'NVIDIA', 'Count': 1, 'LogicalGpuCount': 1, "
-    "'GpuPartitionSize': 1.0, 'Workloads': ['ml-ai', 'graphics'], 'MemoryInfo': {'SizeInMiB': 22888}}], "
-    "'TotalGpuMemoryInMiB': 22888}\""
-)
 #: SkyPilot's AWS row of p3dn.24xlarge, which names its GPU "V100-32GB" (catalogs/v8/aws/vms.csv).
 P3DN = (
     "p3dn.24xlarge,V100-32GB,8.0,96.0,768.0,\"{'Gpus': [{'Name': 'V100', 'Manufacturer': 'NVIDIA', "
@@ -38,23 +31,12 @@ ND_A100 = "Standard_ND96amsr_A100_v4,A100-80GB,8,96.0,1800,A100-80GB,32.77,3.604
 ND_H100 = "Standard_ND96isr_H100_v5,H100,8,96.0,1900,H100,98.32,,eastus,V2"
 
 
-def _file(tmp_path: Path, header: str, *lines: str) -> Path:
-    f = tmp_path / "vms.csv"
-    f.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
-    return f
-
-
-def _import(db: Path, f: Path, provider: str, *extra: str) -> Result:
-    args = ["--db", str(db), "catalog", "import", str(f), "--provider", provider, "--as-of", "2026-11-20"]
-    return CliRunner().invoke(app, [*args, *extra])
-
-
 def _g5(gpu: str) -> str:
     return f"g5.8xlarge,{gpu},1.0,32.0,128.0,{A10G_INFO},2.448,0.9322,us-west-2,usw2-az2,x86_64"
 
 
 def test_a_gpu_name_that_contradicts_the_catalogs_gpu_refuses_the_row(tmp_path: Path, db_path: Path) -> None:
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, _g5("H100")), "aws", "--json")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, _g5("H100")), "aws", "--json")
     assert r.exit_code == 1, r.output
     (refused,) = json.loads(r.stdout)["rejected"]
     assert refused["line"] == 2
@@ -66,7 +48,7 @@ def test_a_gpu_name_that_contradicts_the_catalogs_gpu_refuses_the_row(tmp_path: 
 def test_an_unknown_gpu_name_of_a_known_instance_type_is_refused_with_did_you_mean(
     tmp_path: Path, db_path: Path
 ) -> None:
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, _g5("A1OG")), "aws", "--json")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, _g5("A1OG")), "aws", "--json")
     assert r.exit_code == 1, r.output
     (refused,) = json.loads(r.stdout)["rejected"]
     assert refused["reason"] == (
@@ -76,12 +58,15 @@ def test_an_unknown_gpu_name_of_a_known_instance_type_is_refused_with_did_you_me
 
 def test_skypilots_own_names_of_known_instance_types_still_import(store: Store, tmp_path: Path) -> None:
     aws = parse_skypilot(
-        _file(tmp_path, AWS_HEADER, P3DN), "aws", as_of="2026-11-20", known_instances=store.known_instances()
+        vms_file(tmp_path, AWS_HEADER, P3DN),
+        "aws",
+        as_of="2026-11-20",
+        known_instances=store.known_instances(),
     )
     assert aws.rejected == ()
     assert {row.gpu for row in aws.rows} == {"V100-SXM2-32GB"}
     azure = parse_skypilot(
-        _file(tmp_path, AZURE_HEADER, ND_A100, ND_H100),
+        vms_file(tmp_path, AZURE_HEADER, ND_A100, ND_H100),
         "azure",
         as_of="2026-11-20",
         known_instances=store.known_instances(),

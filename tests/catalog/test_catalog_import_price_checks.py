@@ -9,6 +9,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+from skypilot_rows import vms_file
 from typer.testing import CliRunner, Result
 
 from gpuplan.cli import app
@@ -24,12 +25,6 @@ A10_USD = (
 )
 #: The same offer with its yuan figures typed into the USD columns.
 A10_YUAN = "ecs.gn7i-c8g1.2xlarge,A10,1,8,30,A10 24GB,9.6166,3.039106,cn-beijing,cn-beijing-i,ecs.gn7i,X86"
-
-
-def _file(tmp_path: Path, header: str, *lines: str) -> Path:
-    f = tmp_path / "vms.csv"
-    f.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
-    return f
 
 
 def _import(db: Path, f: Path, provider: str, *extra: str) -> Result:
@@ -61,7 +56,7 @@ def test_yuan_typed_into_the_usd_price_of_an_alibaba_file_refuses_the_file(
     before = _prices(db_path)
     r = _import(
         db_path,
-        _file(tmp_path, FORK_HEADER, A10_USD.replace("cn-beijing-i", "cn-beijing-l"), A10_YUAN),
+        vms_file(tmp_path, FORK_HEADER, A10_USD.replace("cn-beijing-i", "cn-beijing-l"), A10_YUAN),
         "alibaba",
     )
     assert isinstance(r.exception, CatalogImportError), r.output
@@ -77,7 +72,7 @@ def test_yuan_typed_into_the_usd_price_of_an_alibaba_file_refuses_the_file(
 
 
 def test_the_same_offer_in_dollars_as_the_layout_says_imports(tmp_path: Path, db_path: Path) -> None:
-    r = _import(db_path, _file(tmp_path, FORK_HEADER, A10_USD), "alibaba", "--json")
+    r = _import(db_path, vms_file(tmp_path, FORK_HEADER, A10_USD), "alibaba", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["prices_imported"] == 2
 
@@ -89,7 +84,7 @@ def test_a_skypilot_price_ten_times_out_of_line_is_refused_naming_both_figures(
     # dearest A10G on-demand GPU-hour is 6.962 USD (g5.16xlarge in sa-east-1).
     wild = "g5.xlarge,A10G,1.0,4.0,16.0,,500,,us-east-1,use1-az1,x86_64"
     sound = "g5.2xlarge,A10G,1.0,8.0,32.0,,1.212,,us-east-1,use1-az1,x86_64"
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, wild, sound), "aws", "--json")
+    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, wild, sound), "aws", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["prices_imported"] == 1
@@ -109,7 +104,7 @@ def test_a_dollar_price_near_the_yuan_reading_of_a_dollar_offer_says_what_was_co
     info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
     # on-demand 9.0: a spot price at or above it would be dropped as a repeated on-demand figure
     line = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",9.0,5.93,us-west-2,usw2-az2,x86_64'
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, line), "aws", "--json")
+    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, line), "aws", "--json")
     assert r.exit_code == 1, r.output
     (refused,) = json.loads(r.stdout)["rejected"]
     reason = refused["reason"]
@@ -127,11 +122,11 @@ def test_a_dollar_price_near_the_yuan_reading_is_compared_with_its_own_zone_or_s
     # g5.8xlarge's us-west-2 spot per zone: 0.9241 in usw2-az1, 0.9322 in usw2-az2, 0.9206 in usw2-az3.
     info = (FIXTURES_DIR / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[2].split('"')[1]
     az3 = f'g5.8xlarge,A10G,1.0,32.0,128.0,"{info}",9.0,5.93,us-west-2,usw2-az3,x86_64'
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, az3), "aws", "--json")
+    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, az3), "aws", "--json")
     (refused,) = json.loads(r.stdout)["rejected"]
     assert "is 6.44x the 0.9206 USD/hour the catalog holds for it, about" in refused["reason"], refused
     az4 = az3.replace("usw2-az3", "usw2-az4")  # a zone the catalog holds no spot price of
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, az4), "aws", "--json")
+    r = _import(db_path, vms_file(tmp_path, AWS_HEADER, az4), "aws", "--json")
     (refused,) = json.loads(r.stdout)["rejected"]
     assert (
         "is 6.42x the 0.9241 USD/hour the catalog holds for it in usw2-az1 (none for usw2-az4), about"

@@ -9,34 +9,15 @@ import json
 import sqlite3
 from pathlib import Path
 
-from typer.testing import CliRunner, Result
-
-from gpuplan.cli import app
+from skypilot_rows import A10G_INFO, import_file, vms_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AWS_HEADER = (FIXTURES / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
 LAMBDA_HEADER = (FIXTURES / "skypilot_lambda_sample.csv").read_text().splitlines()[0]
-#: GpuInfo of one A10G (SkyPilot's own, from its AWS g5.8xlarge rows).
-A10G_INFO = (
-    "\"{'Gpus': [{'Name': 'A10G', 'Manufacturer': 'NVIDIA', 'Count': 1, 'LogicalGpuCount': 1, "
-    "'GpuPartitionSize': 1.0, 'Workloads': ['ml-ai', 'graphics'], 'MemoryInfo': {'SizeInMiB': 22888}}], "
-    "'TotalGpuMemoryInMiB': 22888}\""
-)
 
 
 def _g5(region: str, zone: str = "usw2-az2") -> str:
     return f"g5.8xlarge,A10G,1.0,32.0,128.0,{A10G_INFO},2.448,0.9322,{region},{zone},x86_64"
-
-
-def _file(tmp_path: Path, header: str, *lines: str) -> Path:
-    f = tmp_path / "vms.csv"
-    f.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
-    return f
-
-
-def _import(db: Path, f: Path, provider: str, *extra: str) -> Result:
-    args = ["--db", str(db), "catalog", "import", str(f), "--provider", provider, "--as-of", "2026-11-20"]
-    return CliRunner().invoke(app, [*args, *extra])
 
 
 def _offers_in(db: Path, region: str) -> int:
@@ -45,7 +26,9 @@ def _offers_in(db: Path, region: str) -> int:
 
 
 def test_a_mistyped_region_is_refused_with_did_you_mean(tmp_path: Path, db_path: Path) -> None:
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, _g5("us-wset-2"), _g5("us-west-2")), "aws", "--json")
+    r = import_file(
+        db_path, vms_file(tmp_path, AWS_HEADER, _g5("us-wset-2"), _g5("us-west-2")), "aws", "--json"
+    )
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     (refused,) = doc["rejected"]
@@ -59,7 +42,7 @@ def test_a_mistyped_region_is_refused_with_did_you_mean(tmp_path: Path, db_path:
 
 def test_an_unknown_region_unlike_any_known_one_is_kept_and_named(tmp_path: Path, db_path: Path) -> None:
     lines = (_g5("ap-southeast-9", "apse9-az1"), _g5("ap-southeast-9", "apse9-az2"))
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, *lines), "aws", "--json")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, *lines), "aws", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["rejected"] == []
@@ -71,12 +54,12 @@ def test_an_unknown_region_unlike_any_known_one_is_kept_and_named(tmp_path: Path
 
 
 def test_the_summary_names_a_new_region(tmp_path: Path, db_path: Path) -> None:
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, _g5("ap-southeast-9", "apse9-az1")), "aws")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, _g5("ap-southeast-9", "apse9-az1")), "aws")
     assert r.exit_code == 0, r.output
     assert "warning: new region ap-southeast-9 of aws (line 2)" in " ".join(r.output.split()), r.output
 
 
 def test_real_lambda_regions_pass(tmp_path: Path, db_path: Path) -> None:
-    r = _import(db_path, FIXTURES / "skypilot_lambda_sample.csv", "lambda", "--json")
+    r = import_file(db_path, FIXTURES / "skypilot_lambda_sample.csv", "lambda", "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["warnings"] == []

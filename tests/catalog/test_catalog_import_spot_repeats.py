@@ -12,17 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from skypilot_rows import A10G_INFO
 from typer.testing import CliRunner, Result
 
 from gpuplan.cli import app
 
 AWS_HEADER = (Path(__file__).parent / "fixtures" / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
-#: GpuInfo of one A10G (SkyPilot's own, from its AWS g5.8xlarge rows).
-A10G_INFO = (
-    "\"{'Gpus': [{'Name': 'A10G', 'Manufacturer': 'NVIDIA', 'Count': 1, 'LogicalGpuCount': 1, "
-    "'GpuPartitionSize': 1.0, 'Workloads': ['ml-ai', 'graphics'], 'MemoryInfo': {'SizeInMiB': 22888}}], "
-    "'TotalGpuMemoryInMiB': 22888}\""
-)
 
 
 def _aws_line(*, itype: str = "g5.8xlarge", price: str, spot: str, zone: str = "usw2-az2") -> str:

@@ -10,17 +10,9 @@ import json
 import sqlite3
 from pathlib import Path
 
-from typer.testing import CliRunner, Result
-
-from gpuplan.cli import app
+from skypilot_rows import A10G_INFO, import_file, vms_file
 
 AWS_HEADER = (Path(__file__).parent / "fixtures" / "aws_vms_v8_gpu_sample.csv").read_text().splitlines()[0]
-#: GpuInfo of one A10G (SkyPilot's own, from its AWS g5.8xlarge rows).
-A10G_INFO = (
-    "\"{'Gpus': [{'Name': 'A10G', 'Manufacturer': 'NVIDIA', 'Count': 1, 'LogicalGpuCount': 1, "
-    "'GpuPartitionSize': 1.0, 'Workloads': ['ml-ai', 'graphics'], 'MemoryInfo': {'SizeInMiB': 22888}}], "
-    "'TotalGpuMemoryInMiB': 22888}\""
-)
 
 
 def _aws_line(
@@ -34,17 +26,6 @@ def _aws_line(
     return f"{itype},{gpu},1.0,32.0,128.0,{A10G_INFO},{price},{spot},{region},usw2-az2,x86_64"
 
 
-def _file(tmp_path: Path, header: str, *lines: str) -> Path:
-    f = tmp_path / "vms.csv"
-    f.write_text("\n".join([header, *lines]) + "\n", encoding="utf-8")
-    return f
-
-
-def _import(db: Path, f: Path, provider: str, *extra: str) -> Result:
-    args = ["--db", str(db), "catalog", "import", str(f), "--provider", provider, "--as-of", "2026-11-20"]
-    return CliRunner().invoke(app, [*args, *extra])
-
-
 def _prices(db: Path) -> int:
     with sqlite3.connect(db) as conn:
         return int(conn.execute("SELECT count(*) FROM prices").fetchone()[0])
@@ -52,7 +33,7 @@ def _prices(db: Path) -> int:
 
 def test_a_negative_on_demand_price_refuses_the_lines_spot_price_too(tmp_path: Path, db_path: Path) -> None:
     before = _prices(db_path)
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, _aws_line(price="-2.448")), "aws", "--json")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, _aws_line(price="-2.448")), "aws", "--json")
     assert _prices(db_path) == before, r.output  # the spot half of the line is not stored
     assert r.exit_code == 1, r.output
     doc = json.loads(r.stdout)
@@ -69,7 +50,7 @@ def test_a_spot_price_out_of_line_refuses_the_lines_on_demand_price_too(
     # gates (a spot price at or above the on-demand one is dropped before, with a warning)
     before = _prices(db_path)
     lines = (_aws_line(spot="0.015"), _aws_line(itype="g5.4xlarge", price="1.624", spot="0.61"))
-    r = _import(db_path, _file(tmp_path, AWS_HEADER, *lines), "aws", "--json")
+    r = import_file(db_path, vms_file(tmp_path, AWS_HEADER, *lines), "aws", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     assert doc["prices_imported"] == 2  # the second line's two; none of the first's
@@ -81,9 +62,9 @@ def test_a_spot_price_out_of_line_refuses_the_lines_on_demand_price_too(
 
 
 def test_the_summary_counts_a_line_refused_whole_once(tmp_path: Path, db_path: Path) -> None:
-    r = _import(
+    r = import_file(
         db_path,
-        _file(
+        vms_file(
             tmp_path,
             AWS_HEADER,
             _aws_line(price="-2.448"),
