@@ -262,3 +262,25 @@ def test_next_to_an_anchored_estimate_the_stack_levels_are_the_models_and_say_so
     words = " ".join(table.stdout.split())
     assert "stock (yours)" not in words and "yours ⚓" in words
     assert "your measured step anchors only your own stack" in words
+
+
+def test_a_recording_made_in_another_folder_of_the_same_project_is_taken(db: str, tmp_path: Path) -> None:
+    """A rented machine has the project at another path: its recording is of the same workload as
+    long as the model's code is the same; edited code is refused."""
+    import shutil
+
+    there, home = tmp_path / "rented" / "proj", tmp_path / "home" / "proj"
+    shutil.copytree(TINY.parent, there)
+    shutil.copytree(TINY.parent, home)
+    out = tmp_path / "rec.json"
+    sizes = ["--steps", "1", "--warmup", "0", "--profiled", "1", "--device", "cpu"]
+    measured = runner.invoke(
+        app, ["--db", db, "measure", str(there / TINY.name), *sizes, "--out", str(out), "--no-store"]
+    )
+    assert measured.exit_code == 0, measured.output
+    stored = runner.invoke(app, ["--db", db, "measure", str(home / TINY.name), "--from", str(out)])
+    assert stored.exit_code == 0, stored.output
+    model = home / "tinyuser" / "model.py"
+    model.write_text(model.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    refused = runner.invoke(app, ["--db", db, "measure", str(home / TINY.name), "--from", str(out)])
+    assert refused.exit_code == 1 and "not of this workload" in str(refused.exception)

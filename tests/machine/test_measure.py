@@ -103,3 +103,33 @@ def test_on_a_gpu_the_step_anchors_its_own_estimate(tmp_path: Path) -> None:
     assert own is not None and own.anchored is not None and not own.anchored.transferred
     assert own.step_time_s == pytest.approx(doc.step_time.median_s, rel=0.02)
     assert other is not None and other.anchored is not None
+
+
+@pytest.mark.parametrize("mode", ["full", "selective"])
+def test_a_checkpointed_step_compiles_as_measure_runs_it(mode: str) -> None:
+    """``compile: true`` with activation checkpointing: dynamo takes torch's own checkpoint
+    contexts, not a closure around them (on a GPU, every such workload stopped at the first step
+    with "checkpoint not implemented for NestedUserFunctionVariable context_fn")."""
+    from gpuplan.profile.tracer import step_parts
+    from gpuplan.workload.sources import open_bundle
+
+    w = load_workload(
+        {
+            "name": "tiny-gpt2",
+            "task": "train",
+            "model": {"preset": "gpt2"},
+            "inputs": {"batch_size": 1, "seq_len": 16},
+            "precision": "fp32",
+            "optimizer": "adamw",
+            "activation_checkpointing": mode,
+        }
+    )
+    torch.manual_seed(0)
+    with open_bundle(w) as bundle:
+        parts = step_parts(w, bundle)
+        model = torch.compile(parts.model, backend="eager", fullgraph=False)
+        batch = bundle.make_batch()
+        out = model(*batch.args, **batch.kwargs)
+        loss = parts.loss(out, batch)
+        loss.backward()
+    assert any(p.grad is not None for p in parts.model.parameters())

@@ -130,13 +130,16 @@ def _recording(path: Path, workload: Workload) -> MeasurementDocument:
     from gpuplan.errors import InputError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.anchor import read_measurement
-    from gpuplan.profile.key import is_recording_of
+    from gpuplan.profile.key import is_recording_of, recording_key
 
     text = read_text(path, what=N_("measurement file"), max_bytes=_MAX_RECORDING_BYTES)
     doc, _m = read_measurement(text, source=str(path))
     # Its trace key under the torch it ran with and any Profile schema so far: a recording from a
     # machine with another torch, or made before a schema change, is still of this workload.
-    if not is_recording_of(workload, doc.workload.profile_key, doc.device.torch_version):
+    # Made elsewhere: the same workload wherever its project lay (recording_key), or, for a file
+    # from before recordings carried one, its trace key under the torch it ran with.
+    same = doc.workload.recording_key is not None and doc.workload.recording_key == recording_key(workload)
+    if not same and not is_recording_of(workload, doc.workload.profile_key, doc.device.torch_version):
         raise InputError.worded(
             N_(
                 "{path} is a measurement of {measured!r} ({batch} per GPU, {precision}), not of this "

@@ -42,6 +42,10 @@ class MeasureWorkload(Document):
     profile_key: str = Field(min_length=16, max_length=128, pattern=r"^[0-9a-f]+$")
     """The workload's trace key (``gpuplan.profile.profile_key``): what shapes one step — model,
     per-GPU batch, precision, optimizer, checkpointing — and the torch version."""
+    recording_key: str | None = Field(default=None, min_length=16, max_length=128, pattern=r"^[0-9a-f]+$")
+    """What the step is of, wherever it ran (``gpuplan.profile.recording_key``: the trace key less
+    the versions of the trace and of torch, and less the folder of a Python model, whose module is
+    named by its content). None in recordings made before it existed."""
     task: Literal["train", "finetune", "infer"]
     precision: str = Field(max_length=32)
     batch_size: int = Field(ge=1)

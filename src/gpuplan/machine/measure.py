@@ -253,7 +253,7 @@ def run_measure(
     import_torch: Callable[[], Any] = lambda: importlib.import_module("torch"),
 ) -> MeasurementDocument:
     """Measure ``workload``'s step on ``device`` (None: the CUDA GPU; one line when there is none)."""
-    from gpuplan.profile import profile_key
+    from gpuplan.profile import profile_key, recording_key
 
     try:
         torch = import_torch()
@@ -327,6 +327,7 @@ def run_measure(
         workload=MeasureWorkload(
             name=workload.name,
             profile_key=profile_key(workload),
+            recording_key=recording_key(workload),
             task=workload.task.value,
             precision=workload.precision.value,
             batch_size=workload.inputs.batch_size,
@@ -381,7 +382,9 @@ def _profiled(torch: Any, step: Callable[[], None], dev: str, n: int) -> dict[st
     from torch.profiler import ProfilerActivity, profile
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev == "cuda" else [])
-    with profile(activities=activities) as prof:
+    # One profiling cycle: acc_events keeps its events as they are and spares torch's warning that
+    # a schedule's later cycles would clear them (raised as an error under warnings-as-errors).
+    with profile(activities=activities, acc_events=True) as prof:
         for _i in range(n):
             step()
         if dev == "cuda":

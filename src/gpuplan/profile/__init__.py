@@ -9,6 +9,7 @@ from gpuplan.profile.key import (
     measurement_key,
     profile,
     profile_key,
+    recording_key,
     trace,
 )
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, MemoryBreakdown, ModelShape, OpRecord, Profile
@@ -24,5 +25,6 @@ __all__ = [
     "measurement_key",
     "profile",
     "profile_key",
+    "recording_key",
     "trace",
 ]

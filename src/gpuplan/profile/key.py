@@ -31,6 +31,7 @@ __all__ = [
     "measurement_key",
     "profile",
     "profile_key",
+    "recording_key",
     "trace",
 ]
 
@@ -247,6 +248,15 @@ def measurement_key(workload: Workload | str | Path | dict[str, Any]) -> str:
     and of torch: a new Profile schema or torch upgrade does not orphan a stored measurement."""
     fields = key_fields(load_workload(workload))
     return _digest({k: v for k, v in fields.items() if k not in _TRACE_ONLY_FIELDS})
+
+
+def recording_key(workload: Workload | str | Path | dict[str, Any]) -> str:
+    """:func:`measurement_key` without where the project lies: a model of the user's own code is
+    named by its entry and its module's content, so that a recording made on another machine, in
+    another folder, is of the same workload (``measure --from``), and one of edited code is not."""
+    fields = {k: v for k, v in key_fields(load_workload(workload)).items() if k not in _TRACE_ONLY_FIELDS}
+    model = {k: v for k, v in fields["model"].items() if k != "project_dir"}
+    return _digest({**fields, "model": model})
 
 
 def installed_torch_version() -> str:

@@ -177,8 +177,14 @@ def _adopt_foreign_fakes(model: torch.nn.Module, mode: FakeTensorMode) -> None:
                 module._buffers[name] = adopted.setdefault(id(b), torch.empty(b.shape, dtype=b.dtype))
 
 
-def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch.nn.Module:
+def _prepare(
+    workload: Workload, bundle: ModelBundle, notes: list[str], *, tracing: bool = True
+) -> torch.nn.Module:
+    """The bundle's model as the step runs it. ``tracing``: a checkpointed block's recompute enters
+    the tracer's function modes (:func:`_recompute_modes`); a real step (``gpuplan measure``) runs
+    torch's own checkpoint contexts, which ``torch.compile`` can take."""
     model = bundle.model
+    recompute = _recompute_modes(workload) if tracing else None
     training = workload.is_training
     weights = _WEIGHTS.get(workload.precision)
     if workload.precision is Precision.FP8 and not training:
@@ -212,9 +218,7 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
             raise EstimateError.worded(
                 N_("activation_checkpointing: selective needs repeated blocks (an nn.ModuleList) to wrap")
             )
-        n = apply_checkpointing(
-            model, bundle.checkpoint_blocks, selective=True, recompute=_recompute_modes(workload)
-        )
+        n = apply_checkpointing(model, bundle.checkpoint_blocks, selective=True, recompute=recompute)
         notes.append(f"selective checkpointing: {n} blocks keep matmul/attention outputs, recompute the rest")
     elif mode == "full":
         if hasattr(model, "gradient_checkpointing_enable") and getattr(
@@ -224,8 +228,10 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
             if config is not None and getattr(config, "use_cache", None):
                 config.use_cache = False  # no KV cache in training; transformers would say so on stderr
             # transformers >= 5 renamed the method (and its argument); the old name still works but warns.
-            context = checkpoint_contexts(False, _recompute_modes(workload))
-            kwargs = {"use_reentrant": False, "context_fn": context}
+            context = checkpoint_contexts(False, recompute)
+            kwargs: dict[str, Any] = {"use_reentrant": False}
+            if context is not None:
+                kwargs["context_fn"] = context
             if hasattr(model, "activation_checkpointing_enable"):
                 enable = getattr(model, "activation_checkpointing_enable")  # noqa: B009 (nn.Module typing)
                 enable(activation_checkpointing_kwargs=kwargs)
@@ -234,7 +240,7 @@ def _prepare(workload: Workload, bundle: ModelBundle, notes: list[str]) -> torch
                 enable(gradient_checkpointing_kwargs=kwargs)
             notes.append("gradient checkpointing: transformers' own, per layer")
         elif bundle.checkpoint_blocks:
-            n = apply_checkpointing(model, bundle.checkpoint_blocks, recompute=_recompute_modes(workload))
+            n = apply_checkpointing(model, bundle.checkpoint_blocks, recompute=recompute)
             notes.append(f"gradient checkpointing: {n} blocks recomputed in backward")
         else:
             raise EstimateError.worded(
@@ -856,7 +862,7 @@ def step_parts(workload: Workload, bundle: ModelBundle) -> StepParts:
                 "measure it without quantization"
             )
         )
-    model = _prepare(workload, bundle, notes)
+    model = _prepare(workload, bundle, notes, tracing=False)
     training = workload.is_training
     trainable = [p for p in model.parameters() if p.requires_grad]
     if training and not trainable:

@@ -363,13 +363,18 @@ class Checkpointed(nn.Module):
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         contexts = checkpoint_contexts(self.selective, self.recompute)
+        if contexts is None:
+            return checkpoint(self.block, *args, use_reentrant=False, **kwargs)
         return checkpoint(self.block, *args, use_reentrant=False, context_fn=contexts, **kwargs)
 
 
 def checkpoint_contexts(
     selective: bool, recompute: RecomputeContext | None
-) -> Callable[[], tuple[AbstractContextManager[Any], AbstractContextManager[Any]]]:
-    """``torch.utils.checkpoint``'s ``context_fn``: (forward context, recompute context)."""
+) -> Callable[[], tuple[AbstractContextManager[Any], AbstractContextManager[Any]]] | None:
+    """``torch.utils.checkpoint``'s ``context_fn``: (forward context, recompute context).
+
+    Without ``recompute`` it is a ``partial`` of torch's ``create_selective_checkpoint_contexts``
+    (``selective``) or None (pass no ``context_fn``): the only kinds ``torch.compile`` takes."""
     from functools import partial
 
     from torch.utils.checkpoint import create_selective_checkpoint_contexts, noop_context_fn
@@ -378,11 +383,13 @@ def checkpoint_contexts(
         partial(create_selective_checkpoint_contexts, _keep_matmul_outputs) if selective else noop_context_fn
     )
 
+    if recompute is None:
+        return base if selective else None
+    added = recompute
+
     def make() -> tuple[AbstractContextManager[Any], AbstractContextManager[Any]]:
         forward, again = base()
-        if recompute is None:
-            return forward, again
-        return forward, _both(again, recompute())
+        return forward, _both(again, added())
 
     return make
 
