@@ -284,3 +284,24 @@ def test_a_recording_made_in_another_folder_of_the_same_project_is_taken(db: str
     model.write_text(model.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     refused = runner.invoke(app, ["--db", db, "measure", str(home / TINY.name), "--from", str(out)])
     assert refused.exit_code == 1 and "not of this workload" in str(refused.exception)
+
+
+def test_a_recording_under_a_cuda_build_of_torch_is_of_its_workload(db: str, tmp_path: Path) -> None:
+    """A CUDA wheel's torch.__version__ has a local part (2.11.0+cu130) that the installed
+    package's version (what the trace key names) lacks: such recordings, made before they carried
+    a recording_key, were refused at home as "not of this workload"."""
+    from gpuplan.profile.key import _TRACE_ONLY_FIELDS, _digest, key_fields
+    from gpuplan.workload import load_workload
+
+    fields = {k: v for k, v in key_fields(load_workload(WORKLOAD)).items() if k not in _TRACE_ONLY_FIELDS}
+    key = _digest({**fields, "profile_schema_version": 1, "torch": "2.11.0"})
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["workload"]["profile_key"] = key
+        doc["workload"].pop("recording_key", None)
+        doc["device"]["torch_version"] = "2.11.0+cu130"
+
+    result = runner.invoke(
+        app, ["--db", db, "measure", str(WORKLOAD), "--from", str(_tampered(tmp_path, change))]
+    )
+    assert result.exit_code == 0, result.output

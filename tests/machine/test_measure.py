@@ -133,3 +133,37 @@ def test_a_checkpointed_step_compiles_as_measure_runs_it(mode: str) -> None:
         loss = parts.loss(out, batch)
         loss.backward()
     assert any(p.grad is not None for p in parts.model.parameters())
+
+
+@pytest.mark.parametrize("precision", ["tf32", "fp32"])
+def test_a_tf32_step_runs_its_fp32_matmuls_on_tf32(
+    precision: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """PyTorch runs fp32 matmuls in full FP32 unless told otherwise: a ``precision: tf32`` step
+    measured on an H200 ran BERT-Large's matmuls at the FP32 rate (4-5x its AMP step). The
+    setting holds during the steps only, and an fp32 step keeps full FP32."""
+    import gpuplan.machine.measure as measure
+
+    matmul = torch.backends.cuda.matmul
+    seen: list[str] = []
+    real = measure._step_fn
+
+    def step_fn(*a: object, **k: object) -> object:
+        step = real(*a, **k)  # type: ignore[arg-type]
+
+        def spy() -> None:
+            seen.append(matmul.fp32_precision)
+            step()
+
+        return spy
+
+    monkeypatch.setattr(measure, "_step_fn", step_fn)
+    before = matmul.fp32_precision
+    import shutil
+
+    project = tmp_path / "proj"
+    shutil.copytree(TINY.parent, project)
+    (project / TINY.name).write_text(TINY.read_text(encoding="utf-8") + f"precision: {precision}\n", "utf-8")
+    run_measure(load_workload(project / TINY.name), device="cpu", sizes=ONE)
+    assert seen and set(seen) == {"tf32" if precision == "tf32" else before}
+    assert matmul.fp32_precision == before

@@ -37,6 +37,7 @@ from gpuplan.calibration.published import (
 from gpuplan.errors import DataError
 from gpuplan.hardware import get_gpu
 from gpuplan.i18n import N_
+from gpuplan.perf.anchor import StepMeasurement
 from gpuplan.perf.calibration import Calibration, CalibrationRow
 from gpuplan.perf.estimate import EstimateRequest, run_estimate
 from gpuplan.perf.input_pipeline import InputPipeline, image_input_pipeline
@@ -206,9 +207,15 @@ def load_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     return (*cases, *more), digest
 
 
-def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | None = None) -> EstimateRequest:
+def case_request(
+    case: CalibrationCase,
+    profile: Profile,
+    cal: Calibration | None = None,
+    measured: tuple[StepMeasurement, ...] = (),
+) -> EstimateRequest:
     """The estimate of ``case``'s published configuration: its GPUs, links, parallelism (data,
-    tensor, pipeline), accumulation and ``torch.compile``."""
+    tensor, pipeline), accumulation and ``torch.compile``; ``measured``: recordings of its step
+    to anchor on (``gpuplan measure``)."""
     gpu = get_gpu(case.gpu)
     link = Link.for_gpus(
         gpu,
@@ -237,11 +244,14 @@ def case_request(case: CalibrationCase, profile: Profile, cal: Calibration | Non
         grad_accum_steps=case.grad_accum_steps,
         compiled=bool(case.workload.get("compile", False)),
         input_pipeline=case.input_pipeline,
+        measured_steps=measured,
     )
 
 
-def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
-    """The model's figure for ``case`` in the case's own unit.
+def predict(
+    case: CalibrationCase, profile: Profile, cal: Calibration, measured: tuple[StepMeasurement, ...] = ()
+) -> float:
+    """The model's figure for ``case`` in the case's own unit (``measured``: anchored on them).
 
     Throughput is the training steps' scaled by :attr:`CalibrationCase.training_share` (what else
     the publisher's clock ran over). Memory rows compare the *allocated* peak (PyTorch's
@@ -250,7 +260,7 @@ def predict(case: CalibrationCase, profile: Profile, cal: Calibration) -> float:
     """
     if case.metric == _MEMORY_METRIC:
         return profile.peak.total_bytes / 1024.0**3
-    e = run_estimate(case_request(case, profile, cal))
+    e = run_estimate(case_request(case, profile, cal, measured))
     if case.published_flops_per_gpu_step is not None:
         return case.published_flops_per_gpu_step / e.step_time_s / 1e12
     if case.metric in ("model_tflops_per_gpu", "hardware_tflops_per_gpu"):

@@ -299,7 +299,7 @@ def _matmul_dtypes(ctx: _Ctx) -> tuple[list[str], list[BenchSkip]]:
     return dtypes, skips
 
 
-def _set_fp32_matmul_tf32(torch: Any, enabled: bool) -> Callable[[], None]:
+def set_fp32_matmul_tf32(torch: Any, enabled: bool) -> Callable[[], None]:
     """Switch TF32 for CUDA fp32 matmuls; returns the function that restores the previous setting."""
     matmul = torch.backends.cuda.matmul
     if hasattr(matmul, "fp32_precision"):  # torch >= 2.9; mixing with the legacy allow_tf32 is refused
@@ -324,7 +324,7 @@ def _bench_matmul(ctx: _Ctx, dtype: str) -> None:
     a = torch.randn(n, n, device=ctx.device, dtype=tdtype)
     b = torch.randn(n, n, device=ctx.device, dtype=tdtype)
     out = torch.empty(n, n, device=ctx.device, dtype=tdtype)
-    restore = _set_fp32_matmul_tf32(torch, dtype == "tf32") if ctx.device == "cuda" else (lambda: None)
+    restore = set_fp32_matmul_tf32(torch, dtype == "tf32") if ctx.device == "cuda" else (lambda: None)
     try:
         seconds = ctx.time_s(lambda: torch.mm(a, b, out=out))
     finally:

@@ -29,8 +29,8 @@ import socket
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Callable
-from contextlib import nullcontext, suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -47,7 +47,7 @@ from gpuplan.documents.measure import (
 )
 from gpuplan.errors import InputError
 from gpuplan.i18n import N_, _
-from gpuplan.machine.bench import _cpu_name
+from gpuplan.machine.bench import _cpu_name, set_fp32_matmul_tf32
 from gpuplan.machine.identify import identify_gpu
 from gpuplan.perf.anchor import profiler_class
 from gpuplan.workload import Workload
@@ -88,6 +88,19 @@ def _resolve_device(torch: Any, device: str | None) -> str:
             )
         )
     return device or "cuda"
+
+
+@contextmanager
+def _matmul_precision(torch: Any, workload: Workload) -> Iterator[None]:
+    """``precision: tf32``: fp32 matmuls on TF32 tensor cores while the steps run — PyTorch leaves
+    them in full FP32 by default (its convolutions take TF32 by default already). Other precisions
+    keep the process's setting."""
+    restore = set_fp32_matmul_tf32(torch, True) if workload.precision.value == "tf32" else None
+    try:
+        yield
+    finally:
+        if restore is not None:
+            restore()
 
 
 def _to_device(value: Any, device: str) -> Any:
@@ -293,7 +306,7 @@ def run_measure(
     from gpuplan.workload.sources import open_bundle
 
     torch.manual_seed(0)
-    with torch.device(dev), open_bundle(workload) as bundle:
+    with torch.device(dev), open_bundle(workload) as bundle, _matmul_precision(torch, workload):
         parts = step_parts(workload, bundle)
         parts.model.to(dev)  # a user's build() may have made its weights on the CPU
         batch = _to_device(bundle.make_batch(), dev)

@@ -285,9 +285,13 @@ def is_recording_of(workload: Workload, recorded_profile_key: str, torch_version
     # fused-linear: recorded before its trace's field (none) or after (its version).
     versions = range(1, FUSED_LINEAR_TRACE + 1) if _fused_linear_trace(workload) else range(0)
     fused: list[dict[str, int]] = [{}, *({"fused_linear_trace": v} for v in versions)]
+    # The recording names torch.__version__ (a CUDA wheel's "2.11.0+cu130"); the key was made with
+    # the installed package's version, which a wheel may give without that local part.
+    torches = dict.fromkeys((torch_version, torch_version.partition("+")[0]))
     return any(
-        _digest({**fields, **d, **f, **h, **u, "profile_schema_version": schema, "torch": torch_version})
+        _digest({**fields, **d, **f, **h, **u, "profile_schema_version": schema, "torch": t})
         == recorded_profile_key
+        for t in torches
         for schema in range(1, PROFILE_SCHEMA_VERSION + 1)
         for d in dropout
         for f in fp8
