@@ -126,9 +126,8 @@ def read_pairs() -> dict[str, list[Row]]:
     return out
 
 
-def _profile(row: Row, cache: object):
-    from gpuplan.profile import profile
-
+def pair_workload(row: Row) -> dict[str, object]:
+    """The workload spec (as YAML would give it) of a pair's row."""
     inputs = {"batch_size": row.batch, **({"seq_len": row.seq_len} if row.seq_len else {"image_size": 224})}
     workload = {
         "name": row.pair,
@@ -142,7 +141,13 @@ def _profile(row: Row, cache: object):
         # NVIDIA's BERT (modeling.py BertSelfAttention): matmul, softmax and dropout on the s×s scores
         # as separate kernels — as the calibration's DeepLearningExamples BERT rows say it.
         workload["attention"] = "eager"
-    return profile(workload, cache)  # type: ignore[arg-type]
+    return workload
+
+
+def _profile(row: Row, cache: object):
+    from gpuplan.profile import profile
+
+    return profile(pair_workload(row), cache)  # type: ignore[arg-type]
 
 
 def cpu_floors(pairs: dict[str, list[Row]]) -> dict[tuple[str, str, str, str], float]:

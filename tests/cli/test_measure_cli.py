@@ -305,3 +305,22 @@ def test_a_recording_under_a_cuda_build_of_torch_is_of_its_workload(db: str, tmp
         app, ["--db", db, "measure", str(WORKLOAD), "--from", str(_tampered(tmp_path, change))]
     )
     assert result.exit_code == 0, result.output
+
+
+def test_a_recording_from_a_real_h200_anchors_the_estimate_at_home(db: str) -> None:
+    """The round trip on a file a real GPU wrote: an H200 under a CUDA build of torch (2.11.0+cu130),
+    stored at home under another torch, anchors the H200's estimate on its own step and moves it
+    to an A100."""
+    example = ROOT / "examples" / "resnet50-imagenet.yaml"
+    recording = ROOT / "tests" / "machine" / "fixtures" / "measure" / "resnet50-imagenet.h200.json"
+    doc = json.loads(recording.read_text(encoding="utf-8"))
+    stored = runner.invoke(app, ["--db", db, "measure", str(example), "--from", str(recording)])
+    assert stored.exit_code == 0, stored.output
+    est = runner.invoke(
+        app, ["--db", db, "estimate", str(example), "--gpu", "H200-SXM", "--gpu", "A100-SXM4-80GB", "--json"]
+    )
+    assert est.exit_code == 0, est.output
+    own, other = json.loads(est.stdout)["estimates"]
+    assert own["anchored"]["measured_on"] == "H200-SXM" and own["anchored"]["transferred"] is False
+    assert own["step_time_s"] == pytest.approx(doc["step_time"]["median_s"], rel=0.05)
+    assert other["anchored"]["transferred"] is True and other["step_time_s"] > own["step_time_s"]
