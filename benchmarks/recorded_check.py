@@ -1,0 +1,197 @@
+"""Real recordings against the model: steps ``gpuplan measure`` timed on a GPU, read back.
+
+    python benchmarks/recorded_check.py [RECORDINGS.jsonl ...]
+
+Default: ``benchmarks/results/h200-2026-12-04/recordings.jsonl`` (``benchmarks/device_recordings.py``
+on one NVIDIA H200 SXM, PyTorch 2.11.0+cu130, driver 580.159.04; random weights, a synthetic batch,
+2 warm-up, 5 timed and 1 profiled steps each). For each recording:
+
+1. **The model alone on the GPU it ran on**: the estimate's step (no anchor) against the measured
+   median step, under the shipped calibration and under the literature prior (no fit); and the
+   traced peak memory against ``torch.cuda.max_memory_allocated``. None of these recordings was
+   fitted on: the check is out of sample for the shipped fit too.
+2. **Moved to the published rows' GPUs** (``gpuplan measure`` then ``estimate``): the recording
+   anchors the estimate (``perf/anchor.py``, op class by op class) and is moved to the GPU, count
+   and parallelism of every calibration row and transfer pair of the same workload; the moved
+   figure against the published one, beside the model alone. A published row ran another stack
+   (NGC containers of 2020-21, fused kernels the workload states, a publisher's own loop) than
+   the recording (stock PyTorch 2.11 eager): the moved figure carries that difference, which is
+   what a user whose code differs from a publisher's sees.
+3. Memory rows (``peak_mem_gib``): the published peak against the measured one.
+
+Printed: one line per comparison, then medians of |error| by kind. Traces of the pairs' and the
+examples' workloads are made on the first run (a minute or two) and kept in
+``/tmp/gpuplan-recorded-check``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from collections import defaultdict
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+DEFAULT = ROOT / "benchmarks" / "results" / "h200-2026-12-04" / "recordings.jsonl"
+CACHE = Path("/tmp/gpuplan-recorded-check")
+GIB = 1024.0**3
+
+
+class _FileCache:
+    """A ProfileCache in a folder (one JSON file per key): traces survive between runs."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+
+    def get_profile(self, key: str, schema_version: int) -> str | None:
+        path = self.folder / f"{key}-{schema_version}.json"
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
+    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
+        (self.folder / f"{key}-{schema_version}.json").write_text(payload, encoding="utf-8")
+
+
+def _read(paths: list[Path]) -> list[dict[str, Any]]:
+    out = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                out.append(json.loads(line))
+    return out
+
+
+def _stack(workload: Any) -> str:
+    """``stock``: a stack ``gpuplan measure`` runs as stated; ``fused kernels``: the workload names
+    hand-fused kernels, which a measured step runs as gpuplan's reference code (the unfused ops);
+    ``compiled``: under torch.compile."""
+    stack = workload.software_stack
+    if stack.fused_kernels:
+        return "fused kernels"
+    return "compiled" if workload.compile else "stock"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:+6.1f} %"
+
+
+def main() -> None:
+    from calibrate import PROFILES
+    from gpuplan.calibration.cases import load_cases, predict
+    from gpuplan.documents.measure import MeasurementDocument
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf import EstimateRequest, run_estimate
+    from gpuplan.perf.anchor import StepMeasurement
+    from gpuplan.perf.calibration import PRIOR, load_calibration
+    from gpuplan.profile import profile
+    from gpuplan.profile.key import is_recording_of
+    from gpuplan.profile.model import Profile
+    from gpuplan.workload import load_workload
+    from transfer_check import pair_workload, read_pairs
+
+    paths = [Path(p) for p in sys.argv[1:]] or [DEFAULT]
+    shipped = load_calibration()
+    cache = _FileCache(CACHE)
+    cases, _digest = load_cases()
+    by_spec: dict[str, list[Any]] = defaultdict(list)
+    for c in cases:
+        by_spec[json.dumps(c.workload, sort_keys=True)].append(c)
+    pairs = read_pairs()
+    errors: dict[str, list[float]] = defaultdict(list)
+
+    def note(kind: str, err: float) -> None:
+        errors[kind].append(err)
+
+    for line in _read(paths):
+        if "recording" not in line:
+            print(f"not recorded: {line['kind']} {line['label']}: {line.get('error')}")
+            continue
+        doc = MeasurementDocument.model_validate(line["recording"])
+        spec = line["workload"]
+        if doc.workload.precision == "tf32" and not any("TF32" in n for n in doc.notes):
+            # Recorded before measure switched TF32 on for fp32 matmuls: those ran in full FP32.
+            print(f"left out: {line['label']}: tf32 recorded with fp32 matmuls in full FP32")
+            continue
+        workload = load_workload(ROOT / spec if line["kind"] == "example" else spec)
+        if not is_recording_of(workload, doc.workload.profile_key, doc.device.torch_version):
+            print(f"skipped: {line['label']}: the recording is not of this workload any more")
+            continue
+        key = json.dumps(spec, sort_keys=True) if isinstance(spec, dict) else None
+        matched = by_spec.get(key, []) if key else []
+        cached = PROFILES / matched[0].profile_file if matched else None
+        if cached is not None and cached.exists():
+            prof = Profile.from_json(cached.read_text(encoding="utf-8"))
+        else:
+            prof = profile(workload, cache)
+        m = replace(StepMeasurement.from_document(doc), workload_key=prof.key)
+        assert doc.device.gpu_id is not None
+        gpu = get_gpu(doc.device.gpu_id)
+        alone = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=shipped)).step_time_s
+        prior = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=PRIOR)).step_time_s
+        measured = doc.step_time.median_s
+        mem = doc.memory.peak_allocated_gib
+        traced = prof.peak.total_bytes / GIB
+        group = f"{line['kind']} ({_stack(workload)})"
+        note(f"{group}: model alone on {gpu.id}, shipped fit", alone / measured - 1)
+        note(f"{group}: model alone on {gpu.id}, literature prior", prior / measured - 1)
+        if mem:
+            note(f"{group}: traced peak vs measured allocated", traced / mem - 1)
+        print(
+            f"{line['label'][:78]:78s} measured {measured * 1e3:8.1f} ms  model {_pct(alone / measured - 1)}"
+            f" (prior {_pct(prior / measured - 1)})  memory {mem or 0:6.2f} GiB"
+            f" traced {_pct(traced / mem - 1) if mem else '—'}"
+        )
+        for case in matched:
+            if case.metric == "peak_mem_gib":
+                if mem:
+                    note("published peak memory vs measured allocated", mem / case.published - 1)
+                    print(
+                        f"    {case.label[:90]:90s} published {case.published:.1f} GiB,"
+                        f" measured {_pct(mem / case.published - 1)}"
+                    )
+                continue
+            if case.metric not in ("images_per_s", "sequences_per_s", "tokens_per_s"):
+                continue
+            moved = predict(case, prof, shipped, (m,))
+            model = predict(case, prof, shipped)
+            # Figures are throughputs: a step's error is published / predicted − 1.
+            e_moved, e_model = case.published / moved - 1, case.published / model - 1
+            where = "one GPU" if case.gpu_count == 1 else "several GPUs"
+            note(f"{group} moved to the published GPU ({where})", e_moved)
+            note(f"{group} model alone on the published GPU ({where})", e_model)
+            print(
+                f"    {case.label[:90]:90s} moved {_pct(e_moved)}  model alone {_pct(e_model)}"
+                f"  [{case.publisher[:28]}]"
+            )
+        if line["kind"] == "pair":
+            rows = pairs[line["label"]]
+            for r in rows if pair_workload(rows[0]) == spec else ():
+                target = get_gpu(r.gpu)
+                req = EstimateRequest(profile=prof, gpu=target, calibration=shipped)
+                moved_s = run_estimate(replace(req, measured_steps=(m,))).step_time_s
+                model_s = run_estimate(req).step_time_s
+                e_moved, e_model = moved_s / r.step_s - 1, model_s / r.step_s - 1
+                note(f"{group} moved to the published GPU", e_moved)
+                note(f"{group} model alone on the published GPU", e_model)
+                print(
+                    f"    {r.gpu:16s} published {r.step_s * 1e3:8.2f} ms  moved {_pct(e_moved)}"
+                    f"  model alone {_pct(e_model)}"
+                )
+
+    print()
+    for kind, errs in errors.items():
+        med = statistics.median(abs(e) for e in errs)
+        bias = math.expm1(statistics.median(math.log1p(e) for e in errs))
+        print(
+            f"{kind:70s} n {len(errs):3d}  median |error| {med * 100:5.1f} %"
+            f"  median bias {bias * 100:+6.1f} %"
+        )
+
+
+if __name__ == "__main__":
+    main()
