@@ -334,6 +334,17 @@ def run_measure(
         split = _profiled(torch, step, dev, n.profiled)
     say(total, _("done"))
     notes.extend(parts.notes)
+    fused = [k.value for k in workload.software_stack.fused_kernels]
+    if fused and workload.model.preset is not None:
+        # The preset models run a stated fused kernel as gpuplan's own operator, whose code is the
+        # unfused ops (profile's trace counts the kernel; a real step cannot run it).
+        notes.append(
+            _(
+                "fused kernels {kernels}: run here by gpuplan's reference code (the same result, "
+                "unfused), not by the GPU kernels the stack names: this step is slower than that "
+                "stack's, and so are estimates anchored on it"
+            ).format(kernels=", ".join(fused))
+        )
     driver = memory.pop("driver", None)
     kernels = KernelTimeDoc(**split, busy_s=sum(split.values()))
     return MeasurementDocument(
