@@ -141,7 +141,9 @@ def _model_identity(w: Workload) -> dict[str, Any]:
 #: before, the CPU's math fallback (fp32 ``bmm``, s×s scores) was traced. Only models whose own code
 #: picks the attention call can pass dropout to SDPA (HF configs in training, Python entry points);
 #: the presets never do, so their keys, and the committed calibration profiles, do not carry it.
-SDPA_DROPOUT_TRACE = 2
+#: 3 (2026-12-04): ``nn.MultiheadAttention``'s SDPA call (inside ``F.multi_head_attention_forward``)
+#: likewise; before, its math path was traced.
+SDPA_DROPOUT_TRACE = 3
 
 
 def _sdpa_dropout_trace(w: Workload) -> dict[str, int]:

@@ -501,6 +501,8 @@ class _FusedAttentionDropout(TorchFunctionMode):
     falls back to the math path: s×s scores, an fp32 upcast of fp16/bf16 inputs, a stored dropout
     mask. On a GPU flash / memory-efficient attention apply dropout inside the kernel (only the RNG
     state is kept), so the fused trace drops ``dropout_p`` rather than trace a path no GPU takes.
+    ``nn.MultiheadAttention`` (``nn.TransformerEncoderLayer``'s) calls SDPA from inside
+    ``F.multi_head_attention_forward``: its dropout is dropped on that call.
     """
 
     def __init__(self) -> None:
@@ -512,7 +514,14 @@ class _FusedAttentionDropout(TorchFunctionMode):
         self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
     ) -> Any:
         kwargs = dict(kwargs or {})
-        if func is F.scaled_dot_product_attention:
+        if func is F.multi_head_attention_forward and not kwargs.get("need_weights", True):
+            # nn.MultiheadAttention without weights: its SDPA call runs inside this one, where the
+            # mode is off, so its dropout (argument 10) is dropped here. With weights it runs the
+            # scores explicitly on a GPU too.
+            if len(args) > 10 and args[10]:
+                args = (*args[:10], 0.0, *args[11:])
+                self.with_dropout += 1
+        elif func is F.scaled_dot_product_attention:
             if len(args) > 3 and args[3]:
                 args = (*args[:3], 0.0, *args[4:])
                 self.with_dropout += 1
