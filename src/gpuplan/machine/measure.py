@@ -312,9 +312,19 @@ def run_measure(
         batch = _to_device(bundle.make_batch(), dev)
         model = parts.model
         if workload.compile:
+            # The loss too, as the trace keeps it (profile/compiled.py: torchtune's and torchtitan's
+            # compiled loss); a training step's loss only (inference has none).
             model = torch.compile(model)
-            notes.append(_("compile: true — the step ran under torch.compile (compiled during the warm-up)"))
-            parts = replace(parts, model=model)
+            loss = parts.loss
+            if workload.is_training and loss is not None:
+                loss = torch.compile(loss)
+            notes.append(
+                _(
+                    "compile: true — the step's model and its loss ran under torch.compile (compiled during "
+                    "the warm-up)"
+                )
+            )
+            parts = replace(parts, model=model, loss=loss)
         step = _step_fn(torch, workload, parts, batch, dev)
         for i in range(n.warmup):
             say(1 + i, _("warm-up step {i}").format(i=i + 1))
