@@ -179,3 +179,14 @@ def test_a_socket_interface_other_nodes_cannot_reach_is_a_warning(
     assert [f.severity for f in found] == [severity]
     if severity is Severity.WARNING:
         assert "cannot reach" in found[0].message and found[0].fix
+
+
+def test_the_version_a_cuda_image_stamps_is_not_an_nccl_setting(load_facts: Load) -> None:
+    """CUDA and NGC container images set NCCL_VERSION (doctor on an H200 VM said "other NCCL
+    settings: NCCL_VERSION=2.28.3-1"); NCCL reads no such variable. A real one is still shown."""
+    facts = load_facts("healthy_h100")
+    stamped = dataclasses.replace(facts, env={**facts.env, "NCCL_VERSION": "2.28.3-1"})
+    assert not [f for f in _by(diagnose(stamped), "nccl_env") if "NCCL_VERSION" in f.message]
+    tuned = dataclasses.replace(facts, env={**facts.env, "NCCL_VERSION": "2.28.3-1", "NCCL_ALGO": "Ring"})
+    other = [f.message for f in _by(diagnose(tuned), "nccl_env") if f.message.startswith("other")]
+    assert other == ["other NCCL settings: NCCL_ALGO=Ring"]
