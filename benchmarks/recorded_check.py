@@ -104,6 +104,8 @@ def main() -> None:
     pairs = read_pairs()
     errors: dict[str, list[float]] = defaultdict(list)
 
+    inside: dict[str, list[bool]] = defaultdict(list)
+
     def note(kind: str, err: float) -> None:
         errors[kind].append(err)
 
@@ -131,7 +133,8 @@ def main() -> None:
         m = replace(StepMeasurement.from_document(doc), workload_key=prof.key)
         assert doc.device.gpu_id is not None
         gpu = get_gpu(doc.device.gpu_id)
-        alone = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=shipped)).step_time_s
+        est = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=shipped))
+        alone = est.step_time_s
         prior = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=PRIOR)).step_time_s
         measured = doc.step_time.median_s
         mem = doc.memory.peak_allocated_gib
@@ -141,6 +144,15 @@ def main() -> None:
         note(f"{group}: model alone on {gpu.id}, literature prior", prior / measured - 1)
         if mem:
             note(f"{group}: traced peak vs measured allocated", traced / mem - 1)
+        est_mem = est.memory
+        if doc.memory.peak_reserved_gib:
+            note(
+                f"{group}: estimated reserved vs measured",
+                est_mem.reserved_gib / doc.memory.peak_reserved_gib - 1,
+            )
+        if (smi := doc.memory.nvidia_smi_gib) is not None:
+            note(f"{group}: estimated nvidia-smi vs measured", est_mem.peak_memory_gib / smi - 1)
+            inside[group].append(est_mem.peak_memory_gib_low <= smi <= est_mem.peak_memory_gib_high)
         print(
             f"{line['label'][:78]:78s} measured {measured * 1e3:8.1f} ms  model {_pct(alone / measured - 1)}"
             f" (prior {_pct(prior / measured - 1)})  memory {mem or 0:6.2f} GiB"
@@ -184,6 +196,8 @@ def main() -> None:
                 )
 
     print()
+    for group, flags in inside.items():
+        print(f"{group}: measured nvidia-smi inside the estimate's range: {sum(flags)} of {len(flags)}")
     for kind, errs in errors.items():
         med = statistics.median(abs(e) for e in errs)
         bias = math.expm1(statistics.median(math.log1p(e) for e in errs))
