@@ -181,7 +181,9 @@ def _kernel_split(prof: Any, device: str, steps: int) -> dict[str, float]:
         kernels: dict[str, float] = defaultdict(float)
         for avg in averages:
             self_us = float(getattr(avg, "self_device_time_total", getattr(avg, "self_cuda_time_total", 0.0)))
-            if self_us <= 0:
+            # An annotated region (record_function: the optimizer's "Optimizer.step#AdamW.step") has
+            # a device-side span over the kernels inside it, not a kernel: torch's own table skips it.
+            if self_us <= 0 or getattr(avg, "is_user_annotation", False):
                 continue
             if "cuda" in str(getattr(avg, "device_type", "")).lower():
                 kernels[str(avg.key)] += self_us
