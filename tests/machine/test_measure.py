@@ -24,6 +24,19 @@ RECORDING = ROOT / "tests" / "machine" / "fixtures" / "measure" / "gpt2-lora.cpu
 ONE = MeasureSizes(warmup=1, steps=2, profiled=1)
 
 
+def _tiny_gpt2(**extra: object) -> dict[str, object]:
+    """GPT-2 (124 M) training one sequence of 16 tokens in fp32: a real step a CPU runs in seconds."""
+    return {
+        "name": "tiny-gpt2",
+        "task": "train",
+        "model": {"preset": "gpt2"},
+        "inputs": {"batch_size": 1, "seq_len": 16},
+        "precision": "fp32",
+        "optimizer": "adamw",
+        **extra,
+    }
+
+
 def test_a_cpu_step_is_timed_split_and_labelled_as_cpu() -> None:
     doc = run_measure(load_workload(TINY), device="cpu", sizes=ONE)
     assert doc.device.kind == "cpu" and doc.device.gpu_id is None
@@ -113,17 +126,7 @@ def test_a_checkpointed_step_compiles_as_measure_runs_it(mode: str) -> None:
     from gpuplan.profile.tracer import step_parts
     from gpuplan.workload.sources import open_bundle
 
-    w = load_workload(
-        {
-            "name": "tiny-gpt2",
-            "task": "train",
-            "model": {"preset": "gpt2"},
-            "inputs": {"batch_size": 1, "seq_len": 16},
-            "precision": "fp32",
-            "optimizer": "adamw",
-            "activation_checkpointing": mode,
-        }
-    )
+    w = load_workload(_tiny_gpt2(activation_checkpointing=mode))
     torch.manual_seed(0)
     with open_bundle(w) as bundle:
         parts = step_parts(w, bundle)
@@ -172,15 +175,7 @@ def test_a_tf32_step_runs_its_fp32_matmuls_on_tf32(
 def test_a_step_of_a_stack_with_fused_kernels_says_it_ran_them_unfused() -> None:
     """measure runs a stated fused kernel as gpuplan's reference operator (the unfused ops): on an
     H200, DeepSpeed's BERT rows so measured were 3x slower than the kernels they name."""
-    spec = {
-        "name": "tiny-gpt2-fused",
-        "task": "train",
-        "model": {"preset": "gpt2"},
-        "inputs": {"batch_size": 1, "seq_len": 16},
-        "precision": "fp32",
-        "optimizer": "adamw",
-        "stack": {"fused_kernels": ["dropout-add-norm"]},
-    }
+    spec = _tiny_gpt2(stack={"fused_kernels": ["dropout-add-norm"]})
     doc = run_measure(load_workload(spec), device="cpu", sizes=ONE)
     assert any("fused kernels dropout-add-norm: run here by gpuplan's reference code" in n for n in doc.notes)
     plain = run_measure(load_workload({**spec, "stack": {}}), device="cpu", sizes=ONE)
@@ -201,15 +196,7 @@ def test_a_compiled_training_step_compiles_its_loss_as_the_trace_keeps_it(
         return fn  # run eager: what is asked to compile is what this checks
 
     monkeypatch.setattr(torch, "compile", spy)
-    spec = {
-        "name": "tiny-gpt2-compiled",
-        "task": "train",
-        "model": {"preset": "gpt2"},
-        "inputs": {"batch_size": 1, "seq_len": 16},
-        "precision": "fp32",
-        "optimizer": "adamw",
-        "compile": True,
-    }
+    spec = _tiny_gpt2(compile=True)
     doc = run_measure(load_workload(spec), device="cpu", sizes=ONE)
     assert len(compiled) == 2 and isinstance(compiled[0], torch.nn.Module) and callable(compiled[1])
     assert any("model and its loss ran under torch.compile" in n for n in doc.notes)
