@@ -472,8 +472,14 @@ def check_nccl_env(facts: MachineFacts) -> list[Finding]:
             )
         )
     # Read above; and NCCL_VERSION, the release CUDA and NGC container images stamp (NCCL reads no such).
-    known = {"NCCL_P2P_DISABLE", "NCCL_SHM_DISABLE", "NCCL_IB_DISABLE", "NCCL_SOCKET_IFNAME", "NCCL_DEBUG"}
-    known |= {"NCCL_VERSION"}
+    known = {
+        "NCCL_P2P_DISABLE",
+        "NCCL_SHM_DISABLE",
+        "NCCL_IB_DISABLE",
+        "NCCL_SOCKET_IFNAME",
+        "NCCL_DEBUG",
+        "NCCL_VERSION",
+    }
     others = [f"{k}={v}" for k, v in env.items() if k.startswith("NCCL_") and k not in known]
     if others:
         found.append(
