@@ -107,6 +107,7 @@ def main() -> None:
 
     inside: dict[str, list[bool]] = defaultdict(list)
     by_class: dict[str, list[float]] = defaultdict(list)
+    in_range: dict[str, list[bool]] = defaultdict(list)
 
     def spans_of(doc: MeasurementDocument) -> bool:
         """Recorded before measure left out the profiler's annotated spans (the optimizer's), which
@@ -164,6 +165,7 @@ def main() -> None:
         note(f"{group}: model alone on {gpu.id}, literature prior", prior / measured - 1)
         if mem:
             note(f"{group}: traced peak vs measured allocated", traced / mem - 1)
+        in_range[group].append(est.step_time_s_low <= measured <= est.step_time_s_high)
         est_mem = est.memory
         if doc.memory.peak_reserved_gib:
             note(
@@ -226,6 +228,8 @@ def main() -> None:
             f"stock recordings, measured / modelled {cls} kernel time on the GPU measured: median "
             f"{statistics.median(ratios):.2f} (quartiles {q[0]:.2f}-{q[2]:.2f}), {len(ratios)} workloads"
         )
+    for group, flags in in_range.items():
+        print(f"{group}: measured step inside the estimate's range (10th-90th): {sum(flags)} of {len(flags)}")
     for group, flags in inside.items():
         print(f"{group}: measured nvidia-smi inside the estimate's range: {sum(flags)} of {len(flags)}")
     for kind, errs in errors.items():
