@@ -186,6 +186,12 @@ def main() -> None:
     a = p.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     warmup, steps, profiled = (int(x) for x in a.sizes.split(","))
+    import torch
+
+    if a.device == "cuda" and not torch.cuda.is_available():
+        sys.exit(
+            "error: no CUDA GPU here (torch.cuda.is_available() is False); --device cpu records on the CPU"
+        )
     if a.device == "cuda" and not a.no_gemm:
         record_gemms(a.out, deadline_s=a.gemm_deadline_s)
     record_steps(
