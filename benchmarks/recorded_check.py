@@ -38,23 +38,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 DEFAULT = ROOT / "benchmarks" / "results" / "h200-2026-12-04" / "recordings.jsonl"
-CACHE = Path("/tmp/gpuplan-recorded-check")
+#: The traces of the pairs' and examples' workloads, kept between runs (a catalog database's profile cache).
+CACHE = "/tmp/gpuplan-recorded-check.sqlite"
 GIB = 1024.0**3
-
-
-class _FileCache:
-    """A ProfileCache in a folder (one JSON file per key): traces survive between runs."""
-
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
-
-    def get_profile(self, key: str, schema_version: int) -> str | None:
-        path = self.folder / f"{key}-{schema_version}.json"
-        return path.read_text(encoding="utf-8") if path.exists() else None
-
-    def put_profile(self, key: str, schema_version: int, payload: str) -> None:
-        (self.folder / f"{key}-{schema_version}.json").write_text(payload, encoding="utf-8")
 
 
 def _read(paths: list[Path]) -> list[dict[str, Any]]:
@@ -83,6 +69,7 @@ def _pct(x: float) -> str:
 def main() -> None:
     from calibrate import PROFILES
     from gpuplan.calibration.cases import load_cases, predict
+    from gpuplan.catalog import open_store
     from gpuplan.documents.measure import MeasurementDocument
     from gpuplan.hardware import get_gpu
     from gpuplan.perf import EstimateRequest, run_estimate
@@ -96,8 +83,11 @@ def main() -> None:
     from transfer_check import pair_workload, read_pairs
 
     paths = [Path(p) for p in sys.argv[1:]] or [DEFAULT]
+    if missing := [str(p) for p in paths if not p.is_file()]:
+        sys.exit(f"error: no such recordings file: {', '.join(missing)}")
     shipped = load_calibration()
-    cache = _FileCache(CACHE)
+    store = open_store(CACHE, seed=False)
+    cache = store.local
     cases, _digest = load_cases()
     by_spec: dict[str, list[Any]] = defaultdict(list)
     for c in cases:
@@ -119,7 +109,8 @@ def main() -> None:
 
     for line in _read(paths):
         if "recording" not in line:
-            print(f"not recorded: {line['kind']} {line['label']}: {line.get('error')}")
+            first = str(line.get("error")).splitlines()[0]  # dynamo's messages run on for lines
+            print(f"not recorded: {line['kind']} {line['label']}: {first}")
             continue
         doc = MeasurementDocument.model_validate(line["recording"])
         spec = line["workload"]
@@ -239,6 +230,8 @@ def main() -> None:
             f"{kind:70s} n {len(errs):3d}  median |error| {med * 100:5.1f} %"
             f"  median bias {bias * 100:+6.1f} %"
         )
+
+    store.close()
 
 
 if __name__ == "__main__":

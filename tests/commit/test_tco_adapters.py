@@ -60,12 +60,18 @@ def test_constraints_filter_providers_and_pricing(store: Store) -> None:
     assert monthly.term_months == 1
 
 
-def test_workload_demand_is_sized_by_the_planner(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def bert_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every workload traces as BERT-Large (a recorded profile): no tracing in these tests."""
     import gpuplan.profile
 
     monkeypatch.setattr(
         gpuplan.profile, "profile", lambda workload, cache=None: bert_large_profile("tco-test")
     )
+
+
+@pytest.mark.usefixtures("bert_traced")
+def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     usage = load_usage(
         {
             "horizon_months": 4,
@@ -89,12 +95,8 @@ def test_workload_demand_is_sized_by_the_planner(store: Store, monkeypatch: pyte
     assert "bert-large-squad" in source.how and "planner's cheapest on-demand option: aws/" in source.how
 
 
-def test_a_workload_demand_is_sized_in_the_countries(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    import gpuplan.profile
-
-    monkeypatch.setattr(
-        gpuplan.profile, "profile", lambda workload, cache=None: bert_large_profile("tco-test")
-    )
+@pytest.mark.usefixtures("bert_traced")
+def test_a_workload_demand_is_sized_in_the_countries(store: Store) -> None:
     usage = load_usage(
         {
             "horizon_months": 2,
