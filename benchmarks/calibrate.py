@@ -147,8 +147,13 @@ def _print_table(cal: Calibration) -> None:
         f"GEMM tile fixed cost {cal.gemm_k_overhead:.0f} k, tile traffic {cal.gemm_tile_overhead:.0f}, "
         f"attention softmax {cal.attention_head_overhead:.0f} head columns, "
         f"min kernel time {cal.min_kernel_time_us:.1f} µs; "
+        f"architecture factors {_factors(cal.arch_factors)}; "
         f"bands: time ×{cal.time_band}, memory ×{cal.memory_band}"
     )
+
+
+def _factors(pairs: Sequence[tuple[str, float]]) -> str:
+    return ", ".join(f"{a} {f:.3f}" for a, f in pairs) or "none"
 
 
 def _free_parameters(pairs: Sequence[tuple[CalibrationCase, Profile]]) -> list[str]:
