@@ -1,5 +1,12 @@
 """The shipped calibration: fresh for its data, reproducible from the cached traces, judged held out.
 
+2026-12-04: with 26 steps measured on an H200 by ``gpuplan measure`` (calibration/recorded_cases.py,
+one publisher group, costed at their machine's measured host overhead) and the refinement run from
+both the scan's point and the start: 149 rows of 16 publishers, in-sample 6.5 %,
+leave-one-publisher-out 8.7 % (7.6 % on the 123 published rows, 8.6 % before), the H200 group 19.9 %,
+leave-one-architecture-out 13.7 % (12.3 % on the published rows, 10.7 % before: the lowest fitted
+factor an unseen architecture takes is Hopper's, now 0.80), 5-fold 7.5 %, band ×/÷ 1.31.
+
 ``benchmarks/calibrate.py`` fits by robust least squares and records k-fold held-out figures in the
 calibration (``heldout``). With each row run on the stack its launch script set (memory format,
 fused kernels, dropout, CUDA graphs, optimizer), 18 MLPerf Training BERT runs from seven submitters,

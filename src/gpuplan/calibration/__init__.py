@@ -16,6 +16,8 @@ package (``lint-imports`` enforces it).
   with :mod:`~gpuplan.calibration.flagperf_cases` and :mod:`~gpuplan.calibration.mlperf_cases`);
   a case's figure from the run-time estimator (:func:`predict`) and each row's residual
   (:func:`with_band`).
+- :mod:`~gpuplan.calibration.recorded_cases` — steps this project measured on a real GPU with
+  ``gpuplan measure`` (``data/recorded_steps.json``), one publisher group of their own.
 - :mod:`~gpuplan.calibration.crossval` — the robust least-squares fit, its held-out errors and the
   split-conformal band.
 - :mod:`~gpuplan.calibration.inference_cases` — decode and prefill rows, compared with the

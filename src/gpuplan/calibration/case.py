@@ -71,6 +71,11 @@ class CalibrationCase:
     publisher: str = ""
     """Who published the figure, grouped by source and stack (the row's ``publisher`` through
     :func:`~gpuplan.calibration.published.publisher_group`): the group of leave-one-publisher-out."""
+    host_overhead_us: float | None = None
+    """CPU time to issue one kernel on the machine that ran the case, µs, where it was measured
+    (this project's own recordings, :mod:`~gpuplan.calibration.recorded_cases`): the case is costed
+    at it instead of the fitted :attr:`~gpuplan.perf.calibration.Calibration.host_overhead_us`,
+    which its rows then do not pull. None: the fitted value."""
     input_pipeline: InputPipeline | None = None
     """The host CPUs that decoded the run's images (its DataLoader workers on the node's cores),
     where the publisher's machine is known; None: not bounded."""

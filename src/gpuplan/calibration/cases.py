@@ -197,14 +197,17 @@ def gpu_names_used() -> dict[str, str]:
 
 
 def load_cases() -> tuple[tuple[CalibrationCase, ...], str]:
-    """All calibration cases and the SHA-256 of the data they came from."""
+    """All calibration cases and the SHA-256 of the data they came from: the published rows, then
+    the steps this project measured (:mod:`gpuplan.calibration.recorded_cases`)."""
     from gpuplan.calibration.publisher_cases import v2_cases
+    from gpuplan.calibration.recorded_cases import recorded_cases
 
     texts = [_read(name) for name in _V1_FILES]
     cases = [_case(row) for text in texts for row in csv.DictReader(text.splitlines())]
     more, _, v2_text = v2_cases()
-    digest = hashlib.sha256("".join([*texts, v2_text]).encode()).hexdigest()
-    return (*cases, *more), digest
+    recorded, recorded_text = recorded_cases()
+    digest = hashlib.sha256("".join([*texts, v2_text, recorded_text]).encode()).hexdigest()
+    return (*cases, *more, *recorded), digest
 
 
 def case_request(
@@ -260,6 +263,8 @@ def predict(
     """
     if case.metric == _MEMORY_METRIC:
         return profile.peak.total_bytes / 1024.0**3
+    if case.host_overhead_us is not None:
+        cal = replace(cal, host_overhead_us=case.host_overhead_us)  # the machine's own, measured
     e = run_estimate(case_request(case, profile, cal, measured))
     if case.published_flops_per_gpu_step is not None:
         return case.published_flops_per_gpu_step / e.step_time_s / 1e12

@@ -1,0 +1,192 @@
+"""Turn steps ``gpuplan measure`` recorded on a real GPU into calibration rows.
+
+    python benchmarks/recorded_rows.py [RECORDINGS.jsonl] [--out FILE]
+
+Reads a file of ``benchmarks/device_recordings.py`` (default: the H200 run of 2026-12-04) and writes
+``src/gpuplan/calibration/data/recorded_steps.json``: one row per distinct workload whose step
+``measure`` ran as the workload states it — plain PyTorch (no hand-fused kernels, which ``measure``
+runs as gpuplan's reference operators; no ``torch.compile``, whose speed-up the fit holds at its
+literature value), and no ``tf32`` step recorded before ``measure`` switched TF32 on for FP32 matmuls.
+A host-bound step (the GPU idle a fifth of it or more: small batches, LoRA's many small kernels) is
+left out too: it times the rented machine's CPU issuing eager PyTorch's kernels, and that CPU is no
+offer's; the rows are for what the GPU does. Those steps measure the CPU instead: the file's
+``machine.host_overhead_us`` is the median of their issue time per kernel launch, and the cases of the
+rows are costed at it (a fact of the machine measured, not a parameter the rows pull).
+A workload recorded twice (a calibration case and a transfer pair, named apart) is kept once, and of
+the transfer pairs' batch sweeps (DeepLearningExamples' ResNet-50 inference at nine batches) the
+batches the calibration takes from the same tables, 1, 64 and 256: six more flat, host-bound steps
+of one model would weigh the fit toward one machine's CPU.
+
+Each row keeps the workload spec, the GPU, the median of the timed steps and their spread, and the
+machine and software it ran on; ``gpuplan.calibration.recorded_cases`` maps them to calibration
+cases, one publisher group (one machine, one stack).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = ROOT / "benchmarks" / "results" / "h200-2026-12-04" / "recordings.jsonl"
+OUT = ROOT / "src" / "gpuplan" / "calibration" / "data" / "recorded_steps.json"
+
+
+#: Share of a step the GPU sat idle from which the step is the CPU's (``perf.anchor.HOST_BOUND_IDLE``).
+HOST_BOUND_IDLE = 0.2
+#: The batches of a batch sweep kept (the ones ``calibration.csv`` takes from DeepLearningExamples' tables).
+SWEEP_BATCHES = (1, 64, 256)
+_SWEEP = re.compile(r"^dle-rn50-infer-.*-bs(\d+)$")
+
+
+def _why_not(spec: dict[str, Any], doc: dict[str, Any]) -> str | None:
+    """Why a recording is not a calibration row (None: it is one)."""
+    if (m := _SWEEP.search(str(spec.get("name", "")))) and int(m.group(1)) not in SWEEP_BATCHES:
+        return f"one batch of a sweep (the calibration takes batches {', '.join(map(str, SWEEP_BATCHES))})"
+    if spec.get("compile"):
+        return "compiled: the fit holds torch.compile's speed-up at its literature value"
+    stack = spec.get("stack") or {}
+    if stack.get("fused_kernels"):
+        return "names hand-fused kernels, which measure runs as the unfused reference operators"
+    if spec.get("precision") == "tf32" and not any("TF32" in n for n in doc.get("notes", ())):
+        return "tf32 recorded before measure switched TF32 on: its matmuls ran in full FP32"
+    if _host_bound(doc):
+        step, busy = doc["step_time"]["median_s"], doc["kernel_time_s"]["busy_s"]
+        return (
+            f"host-bound (the GPU idled {100 * (1 - busy / step):.0f} % of the step): "
+            "it times the rented machine's CPU, not the GPU"
+        )
+    return None
+
+
+def rows(lines: list[dict[str, Any]], source: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """(rows, one line per recording left out and why)."""
+    from gpuplan.profile.key import measurement_key
+
+    out: list[dict[str, Any]] = []
+    left: list[str] = []
+    seen: set[str] = set()
+    for line in lines:
+        doc = line.get("recording")
+        spec = line["workload"]
+        if doc is None:
+            left.append(f"{line['label']}: not recorded")
+            continue
+        if not isinstance(spec, dict):
+            left.append(f"{line['label']}: a project file, not a spec")
+            continue
+        if why := _why_not(spec, doc):
+            left.append(f"{line['label']}: {why}")
+            continue
+        key = measurement_key(spec)  # what was measured, whatever the spec's name
+        if key in seen:
+            left.append(f"{line['label']}: the same workload as a row already kept")
+            continue
+        seen.add(key)
+        dev, run, step = doc["device"], doc["run"], doc["step_time"]
+        out.append(
+            {
+                "label": line["label"],
+                "workload": spec,
+                "gpu": dev["gpu_id"],
+                "step_s": step["median_s"],
+                "step_s_low": step["low_s"],
+                "step_s_high": step["high_s"],
+                "timed_steps": run["timed_steps"],
+                "measured_at": run["measured_at"],
+                "device": f"{dev['name']}, driver {dev['driver_version']}, CUDA {dev['cuda_version']}, "
+                f"PyTorch {dev['torch_version']}, {dev['host']}",
+                "source": source,
+            }
+        )
+    return out, left
+
+
+def _host_bound(doc: dict[str, Any]) -> bool:
+    """The GPU idled a fifth of the step or more. (A busy time above the step was recorded before
+    ``measure`` left the optimizer's annotated span out of its kernel split: not judged.)"""
+    step, busy = doc["step_time"]["median_s"], (doc.get("kernel_time_s") or {}).get("busy_s")
+    return busy is not None and busy <= step and step - busy >= HOST_BOUND_IDLE * step
+
+
+def host_overhead(
+    lines: list[dict[str, Any]], kernel_calls: Callable[[dict[str, Any]], int]
+) -> tuple[float, list[str]]:
+    """The recording machine's CPU time to issue one kernel of an eager step, µs: over the
+    host-bound steps (where the CPU set the pace), the median of the measured issue time over the
+    step's kernel launches (``kernel_calls(spec)``, from its trace); and the labels it came from.
+    Compiled and fused-kernel steps launch other kernels than their trace counts: not used."""
+    per_call: list[float] = []
+    used: list[str] = []
+    for line in lines:
+        doc, spec = line.get("recording"), line["workload"]
+        if doc is None or not isinstance(spec, dict) or spec.get("compile"):
+            continue
+        if (spec.get("stack") or {}).get("fused_kernels") or not _host_bound(doc):
+            continue
+        issue = doc["step_time"].get("issue_s")
+        calls = kernel_calls(spec)
+        if issue and calls:
+            per_call.append(issue / calls * 1e6)
+            used.append(line["label"])
+    if not per_call:
+        raise ValueError("no host-bound recording with an issue time")
+    return statistics.median(per_call), used
+
+
+def _traced_kernel_calls(spec: dict[str, Any]) -> int:
+    """Kernel launches of one step of ``spec`` as the roofline counts them (ops that move bytes or
+    do FLOPs; cuDNN's layout transposes run inside their convolution's call)."""
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.calibration import PRIOR
+    from gpuplan.perf.roofline import is_causal, phase_times
+    from gpuplan.profile.key import trace
+
+    prof = trace(spec)
+    gpu = get_gpu("H200-SXM")
+    cal = PRIOR.for_gpu(gpu.id, gpu.architecture)
+    return phase_times(
+        prof.ops, gpu, prof.precision, cal, causal=is_causal(prof), seq_len=prof.seq_len
+    ).kernel_calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("recordings", nargs="?", type=Path, default=DEFAULT)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    if not args.recordings.is_file():
+        sys.exit(f"error: no such recordings file: {args.recordings}")
+    text = args.recordings.read_text(encoding="utf-8")
+    lines = [json.loads(t) for t in text.splitlines() if t.strip()]
+    try:
+        source = str(args.recordings.resolve().relative_to(ROOT))
+    except ValueError:
+        source = args.recordings.name
+    kept, left = rows(lines, source)
+    for why in left:
+        print(f"left out: {why}")
+    print("tracing the host-bound steps' workloads to count their kernels …", flush=True)
+    host_us, used = host_overhead(lines, _traced_kernel_calls)
+    machine = {
+        "host_overhead_us": round(host_us, 2),
+        "host_overhead_how": "median over the host-bound recordings (the GPU idle a fifth of the step or "
+        "more) of the measured issue time over the step's kernel launches as traced",
+        "host_overhead_from": used,
+        "source": source,
+    }
+    document = {"machine": machine, "rows": kept}
+    args.out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {len(kept)} rows to {args.out}; the machine's host overhead {host_us:.1f} µs a kernel")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Steps this project measured on a real GPU with ``gpuplan measure``, as calibration cases.
+
+``data/recorded_steps.json`` (written by ``benchmarks/recorded_rows.py`` from a recordings file of
+``benchmarks/device_recordings.py``) holds one row per workload: its spec, the GPU, the median of the
+timed steps. Unlike a published row, the workload *is* what ran — ``measure`` builds the model from
+the spec, feeds it a synthetic batch and times the step the trace calls one (forward, loss, backward
+and optimizer of one micro-batch) — so the case needs no mapping: one GPU, one micro-batch a step,
+its throughput the batch over the measured step. The machine's CPU is costed as measured
+(``machine.host_overhead_us``: the issue time per kernel of its host-bound steps), so that a rented
+VM's CPU does not pull the fitted host overhead, which stands for the publishers' machines.
+
+All rows of one machine and one software stack are one publisher: leave-one-publisher-out predicts
+them from a fit on the published rows alone, and the published rows from a fit that holds them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gpuplan.calibration.case import CalibrationCase
+from gpuplan.calibration.published import read_data
+
+__all__ = ["RECORDED_PUBLISHER", "recorded_cases"]
+
+#: The publisher group of the recorded rows: one machine, one stack (plain PyTorch, eager).
+RECORDED_PUBLISHER = "gpuplan measure (H200 SXM, PyTorch 2.11 eager)"
+_FILE = "recorded_steps.json"
+
+
+def _case(row: dict[str, Any], host_overhead_us: float) -> CalibrationCase:
+    spec = row["workload"]
+    inputs = spec["inputs"]
+    batch = int(inputs["batch_size"])
+    images = "image_size" in inputs
+    metric = "images_per_s" if images else "sequences_per_s"
+    name, task, precision = spec["name"], spec.get("task", "train"), spec.get("precision", "fp32")
+    layout = " NHWC" if (spec.get("stack") or {}).get("memory_format") == "channels-last" else ""
+    return CalibrationCase(
+        label=f"{name} {task} {precision} bs{batch}{layout} {row['gpu']} [measured step]",
+        workload=spec,
+        gpu=row["gpu"],
+        gpu_count=1,
+        grad_accum_steps=1,  # measure times one micro-batch with its optimizer step
+        metric=metric,
+        published=batch / float(row["step_s"]),
+        used_in_fit=True,
+        why=f"gpuplan measure, median of {row['timed_steps']} steps, {row['measured_at'][:10]}",
+        seq_len=inputs.get("seq_len"),
+        publisher=RECORDED_PUBLISHER,
+        host_overhead_us=host_overhead_us,
+    )
+
+
+def recorded_cases() -> tuple[tuple[CalibrationCase, ...], str]:
+    """(the cases, the file's text for the data hash)."""
+    text = read_data(_FILE)
+    document = json.loads(text)
+    host = float(document["machine"]["host_overhead_us"])
+    return tuple(_case(r, host) for r in document["rows"]), text

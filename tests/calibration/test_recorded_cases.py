@@ -1,0 +1,159 @@
+"""Steps measured on a real GPU as calibration rows: the shipped file is the recordings' own, and
+a recording that did not run the workload as stated stays out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuplan.calibration.cases import load_cases
+from gpuplan.calibration.published import read_data
+from gpuplan.calibration.recorded_cases import RECORDED_PUBLISHER, recorded_cases
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from recorded_rows import DEFAULT, host_overhead, rows  # noqa: E402
+
+
+def _recordings() -> list[dict[str, Any]]:
+    return [json.loads(t) for t in DEFAULT.read_text(encoding="utf-8").splitlines() if t.strip()]
+
+
+def test_the_shipped_rows_are_the_committed_recordings_own() -> None:
+    kept, left = rows(_recordings(), str(DEFAULT.relative_to(REPO)))
+    shipped = json.loads(read_data("recorded_steps.json"))
+    assert shipped["rows"] == json.loads(json.dumps(kept))
+    assert len(kept) >= 25
+    assert {r["gpu"] for r in kept} == {"H200-SXM"}
+    # Every left-out recording says why.
+    assert all(": " in why for why in left)
+
+
+def _line(
+    label: str, spec: dict[str, Any], *, notes: tuple[str, ...] = (), busy_s: float = 0.095
+) -> dict[str, Any]:
+    return {
+        "kind": "case",
+        "label": label,
+        "workload": spec,
+        "recording": {
+            "device": {
+                "gpu_id": "H200-SXM",
+                "name": "NVIDIA H200",
+                "driver_version": "580",
+                "cuda_version": "13.0",
+                "torch_version": "2.11.0",
+                "host": "vm",
+            },
+            "run": {"timed_steps": 5, "measured_at": "2026-12-04T17:00:00+00:00"},
+            "step_time": {"median_s": 0.1, "low_s": 0.09, "high_s": 0.11},
+            "kernel_time_s": {"busy_s": busy_s},
+            "notes": list(notes),
+        },
+    }
+
+
+def _spec(name: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "model": {"preset": "resnet50"},
+        "task": "train",
+        "precision": "amp-fp16",
+        "inputs": {"batch_size": 64, "image_size": 224},
+        **extra,
+    }
+
+
+def test_a_step_measure_did_not_run_as_stated_is_left_out() -> None:
+    lines = [
+        _line("plain", _spec("plain")),
+        _line("same workload, another name", _spec("other name")),
+        _line("compiled", _spec("c", compile=True)),
+        _line("fused", _spec("f", stack={"fused_kernels": ["cross-entropy"]})),
+        _line("tf32 before the switch", _spec("t", precision="tf32")),
+        _line("tf32 after", _spec("t2", precision="tf32"), notes=("fp32 matmuls ran in TF32",)),
+        _line("a sweep's middle batch", _spec("dle-rn50-infer-fp32-bs16")),
+        _line("host-bound", _spec("h", inputs={"batch_size": 1, "image_size": 224}), busy_s=0.02),
+        {"kind": "case", "label": "stopped", "workload": _spec("s"), "error": "boom"},
+    ]
+    kept, left = rows(lines, "x.jsonl")
+    assert [r["label"] for r in kept] == ["plain", "tf32 after"]
+    reasons = " ".join(left)
+    for word in (
+        "same workload",
+        "compiled",
+        "hand-fused",
+        "full FP32",
+        "sweep",
+        "host-bound",
+        "not recorded",
+    ):
+        assert word in reasons
+
+
+def test_a_recorded_case_is_one_gpu_one_micro_batch_its_batch_over_the_step() -> None:
+    cases, text = recorded_cases()
+    assert text == read_data("recorded_steps.json")
+    by_label = {c.label: c for c in cases}
+    assert len(by_label) == len(cases)  # labels are the fit's keys: unique
+    document = json.loads(text)
+    for row, case in zip(document["rows"], cases, strict=True):
+        assert case.publisher == RECORDED_PUBLISHER and not case.workload.get("compile")
+        assert not (case.workload.get("stack") or {}).get("fused_kernels")
+        assert case.gpu_count == 1 and case.grad_accum_steps == 1  # measure steps the optimizer each time
+        assert case.published == pytest.approx(row["workload"]["inputs"]["batch_size"] / row["step_s"])
+        # The machine's CPU as measured, not the fitted host overhead the published rows set.
+        assert case.host_overhead_us == document["machine"]["host_overhead_us"]
+    # A spec that accumulates (BERT pre-training phase 1, 32 micro-batches) is still one step.
+    assert any(c.workload.get("gradient_accumulation", 1) > 1 for c in cases)
+    # Both stack levels: plain PyTorch, and channels-last (a tuned layout) where the workload says so.
+    assert {c.stack_level for c in cases} == {"stock", "tuned"}
+
+
+def test_the_fit_reads_the_recorded_cases_under_labels_of_their_own() -> None:
+    cases, _ = load_cases()
+    recorded = [c for c in cases if c.publisher == RECORDED_PUBLISHER]
+    assert len(recorded) == len(recorded_cases()[0])
+    assert all(c.used_in_fit for c in recorded)
+    labels = [c.label for c in cases]
+    assert len(labels) == len(set(labels))
+
+
+def test_the_machine_s_host_overhead_is_its_host_bound_steps_issue_time_per_kernel() -> None:
+    lines = [
+        _line("host-bound a", _spec("a"), busy_s=0.01),
+        _line("host-bound b", _spec("b"), busy_s=0.02),
+        _line("host-bound, compiled", _spec("c", compile=True), busy_s=0.01),
+        _line("GPU-bound", _spec("g")),
+    ]
+    issue = {"a": 0.09, "b": 0.06, "c": 0.01, "g": 0.05}
+    for line in lines:
+        line["recording"]["step_time"]["issue_s"] = issue[line["workload"]["name"]]
+    calls = {"a": 3000, "b": 1000, "c": 10, "g": 1000}
+    us, used = host_overhead(lines, lambda spec: calls[spec["name"]])
+    # a: 30 µs, b: 60 µs; the compiled step launches other kernels than its trace, the GPU-bound one
+    # waits on the GPU.
+    assert used == ["host-bound a", "host-bound b"] and us == pytest.approx(45.0)
+    with pytest.raises(ValueError, match="no host-bound"):
+        host_overhead(lines[3:], lambda spec: 1)
+
+
+def test_a_recorded_case_does_not_pull_the_fitted_host_overhead() -> None:
+    from dataclasses import replace
+
+    from gpuplan.calibration.cases import predict
+    from gpuplan.perf.calibration import load_calibration
+    from gpuplan.profile.model import Profile
+
+    profiles = REPO / "tests" / "calibration" / "fixtures" / "profiles"
+    case = recorded_cases()[0][0]
+    prof = Profile.from_json((profiles / case.profile_file).read_text(encoding="utf-8"))
+    cal = load_calibration()
+    assert predict(case, prof, cal) == predict(
+        case, prof, replace(cal, host_overhead_us=5 * cal.host_overhead_us)
+    )
