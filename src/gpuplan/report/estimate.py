@@ -773,9 +773,10 @@ def estimate_view(
     cj = _calibration_json(cal)
     if cj.lopo_median_abs_error_pct is not None:
         calib = _(
-            "Calibrated {date} on {rows} published runs of {publishers} publishers: held out by "
-            "publisher (each predicted by a fit on the others' runs) median error {median} %, worst "
-            "{worst} %; ranges are 80 % intervals (covering {coverage} % of a left-out publisher's runs)."
+            "Calibrated {date} on {rows} measured runs from {publishers} sources (publishers' runs, "
+            "and steps gpuplan measure timed on a real GPU): held out by source (each predicted by a "
+            "fit on the others' runs) median error {median} %, worst {worst} %; ranges are 80 % "
+            "intervals (covering {coverage} % of a left-out source's runs)."
         ).format(
             date=cj.fitted_on,
             rows=cj.heldout_rows,
