@@ -58,7 +58,8 @@ class CalibrationRow:
 
 @dataclass(frozen=True, kw_only=True)
 class Calibration:
-    """Efficiencies against datasheet peaks, fitted on published runs."""
+    """Efficiencies against datasheet peaks, fitted on measured runs (published ones, and steps
+    ``gpuplan measure`` timed on a real GPU: ``calibration/recorded_cases.py``)."""
 
     tensor_matmul_efficiency: float
     """Fraction of the dense tensor-core peak (TF32/FP16/BF16/FP8) reached by matmul and attention."""
