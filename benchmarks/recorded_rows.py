@@ -33,13 +33,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from gpuplan.perf.anchor import HOST_BOUND_IDLE  # the share of a step idle from which the CPU set it
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "benchmarks" / "results" / "h200-2026-12-04" / "recordings.jsonl"
 OUT = ROOT / "src" / "gpuplan" / "calibration" / "data" / "recorded_steps.json"
 
 
-#: Share of a step the GPU sat idle from which the step is the CPU's (``perf.anchor.HOST_BOUND_IDLE``).
-HOST_BOUND_IDLE = 0.2
 #: The batches of a batch sweep kept (the ones ``calibration.csv`` takes from DeepLearningExamples' tables).
 SWEEP_BATCHES = (1, 64, 256)
 _SWEEP = re.compile(r"^dle-rn50-infer-.*-bs(\d+)$")
