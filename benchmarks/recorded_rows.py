@@ -45,17 +45,24 @@ SWEEP_BATCHES = (1, 64, 256)
 _SWEEP = re.compile(r"^dle-rn50-infer-.*-bs(\d+)$")
 
 
+def _not_as_stated(spec: dict[str, Any], doc: dict[str, Any]) -> str | None:
+    """Why the recorded step is not the workload's step as its trace and the fit count it (None: it
+    is): compiled, hand-fused kernels run as reference operators, tf32 timed before the fix."""
+    if spec.get("compile"):
+        return "compiled: the fit holds torch.compile's speed-up at its literature value"
+    if (spec.get("stack") or {}).get("fused_kernels"):
+        return "names hand-fused kernels, which measure runs as the unfused reference operators"
+    if spec.get("precision") == "tf32" and not any("TF32" in n for n in doc.get("notes", ())):
+        return "tf32 recorded before measure switched TF32 on: its matmuls ran in full FP32"
+    return None
+
+
 def _why_not(spec: dict[str, Any], doc: dict[str, Any]) -> str | None:
     """Why a recording is not a calibration row (None: it is one)."""
     if (m := _SWEEP.search(str(spec.get("name", "")))) and int(m.group(1)) not in SWEEP_BATCHES:
         return f"one batch of a sweep (the calibration takes batches {', '.join(map(str, SWEEP_BATCHES))})"
-    if spec.get("compile"):
-        return "compiled: the fit holds torch.compile's speed-up at its literature value"
-    stack = spec.get("stack") or {}
-    if stack.get("fused_kernels"):
-        return "names hand-fused kernels, which measure runs as the unfused reference operators"
-    if spec.get("precision") == "tf32" and not any("TF32" in n for n in doc.get("notes", ())):
-        return "tf32 recorded before measure switched TF32 on: its matmuls ran in full FP32"
+    if why := _not_as_stated(spec, doc):
+        return why
     if _host_bound(doc):
         step, busy = doc["step_time"]["median_s"], doc["kernel_time_s"]["busy_s"]
         return (
@@ -121,14 +128,13 @@ def host_overhead(
     """The recording machine's CPU time to issue one kernel of an eager step, µs: over the
     host-bound steps (where the CPU set the pace), the median of the measured issue time over the
     step's kernel launches (``kernel_calls(spec)``, from its trace); and the labels it came from.
-    Compiled and fused-kernel steps launch other kernels than their trace counts: not used."""
+    A step not run as stated (:func:`_not_as_stated`) launches other kernels than its trace counts:
+    not used."""
     per_call: list[float] = []
     used: list[str] = []
     for line in lines:
         doc, spec = line.get("recording"), line["workload"]
-        if doc is None or not isinstance(spec, dict) or spec.get("compile"):
-            continue
-        if (spec.get("stack") or {}).get("fused_kernels") or not _host_bound(doc):
+        if doc is None or not isinstance(spec, dict) or _not_as_stated(spec, doc) or not _host_bound(doc):
             continue
         issue = doc["step_time"].get("issue_s")
         calls = kernel_calls(spec)
@@ -166,7 +172,14 @@ def main() -> None:
     if not args.recordings.is_file():
         sys.exit(f"error: no such recordings file: {args.recordings}")
     text = args.recordings.read_text(encoding="utf-8")
-    lines = [json.loads(t) for t in text.splitlines() if t.strip()]
+    lines = []
+    for number, t in enumerate(text.splitlines(), 1):
+        if not t.strip():
+            continue
+        try:
+            lines.append(json.loads(t))
+        except json.JSONDecodeError as e:
+            sys.exit(f"error: {args.recordings}:{number}: not a JSON line ({e.msg})")
     try:
         source = str(args.recordings.resolve().relative_to(ROOT))
     except ValueError:
