@@ -204,6 +204,25 @@ def test_profiler_events_fall_in_their_class(name: str, cls: str) -> None:
     assert cls in OP_CLASSES
 
 
+def test_cudnn_layout_transposes_are_measured_with_their_convolution() -> None:
+    # The profiler gives aten::convolution's own kernels (the NCHW<->NHWC transposes included) its
+    # self device time, so the trace's transpose records are costed in the same class: an anchor
+    # that put them under memory would scale them by the elementwise ops' ratio and the convolutions
+    # by a ratio that holds their time without their cost.
+    from gpuplan.perf.anchor import class_times
+    from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP
+
+    ops = (
+        op("forward", "conv", dtype="float16", flops=1e12, name="aten.convolution"),
+        op("forward", "other", dtype="float16", bytes_moved=2.039e9, name=LAYOUT_TRANSPOSE_OP),
+        op("forward", "other", dtype="float16", bytes_moved=2.039e9, name="aten.relu"),
+    )
+    times = class_times(ops, A100, "amp-fp16", CAL)
+    conv_s = 1e12 / (312e12 * 0.5)
+    assert times["gemm"] == pytest.approx(conv_s + 1e-3)
+    assert times["memory"] == pytest.approx(1e-3)
+
+
 def test_the_profiler_and_the_tracer_agree_on_what_a_matmul_is() -> None:
     from gpuplan.profile.recorder import _MATMUL
 
