@@ -365,6 +365,7 @@ def main() -> None:
         _band_only()
         return
     from gpuplan.calibration.cases import load_cases, with_band
+    from gpuplan.calibration.recorded_cases import measured_elementwise
     from gpuplan.perf.calibration import PRIOR, load_calibration
 
     cases, digest = load_cases()
@@ -372,7 +373,14 @@ def main() -> None:
     # The fit starts from the literature values; with --shapes, costing the traced shapes; with
     # --matmul-fractions, each GPU's measured achievable matmul rate and the FP8 casts.
     physical = args.matmul_fractions
-    start = replace(PRIOR, gemm_shapes=args.shapes, matmul_fractions=physical, fp8_casts=physical)
+    # The recording GPU's elementwise kernels as measured (a fact, not a free parameter).
+    start = replace(
+        PRIOR,
+        gemm_shapes=args.shapes,
+        matmul_fractions=physical,
+        fp8_casts=physical,
+        elementwise_fractions=measured_elementwise(),
+    )
     if args.check:
         shipped = load_calibration()
         cal = with_band(shipped, pairs, fitted_on=shipped.fitted_on, data_sha256=digest)

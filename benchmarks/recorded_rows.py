@@ -12,6 +12,12 @@ left out too: it times the rented machine's CPU issuing eager PyTorch's kernels,
 offer's; the rows are for what the GPU does. Those steps measure the CPU instead: the file's
 ``machine.host_overhead_us`` is the median of their issue time per kernel launch, and the cases of the
 rows are costed at it (a fact of the machine measured, not a parameter the rows pull).
+The GPU-bound rows measure one more fact of the GPU: ``machine.elementwise_fraction``, the share of
+its datasheet bandwidth PyTorch's own bandwidth-bound kernels reached (median over the rows of the
+traced bytes of their ``aten`` elementwise, normalisation, reduction and optimizer ops over the
+``memory`` class of the kernel split). The fit costs those ops on that GPU at it
+(``Calibration.elementwise_fractions``) instead of letting the rows pull the architecture's factor on
+its matmuls and convolutions, which the same kernel split times at well under the model's.
 A workload recorded twice (a calibration case and a transfer pair, named apart) is kept once, and of
 the transfer pairs' batch sweeps (DeepLearningExamples' ResNet-50 inference at nine batches) the
 batches the calibration takes from the same tables, 1, 64 and 256: six more flat, host-bound steps
@@ -146,6 +152,45 @@ def host_overhead(
     return statistics.median(per_call), used
 
 
+def elementwise_fraction(
+    lines: list[dict[str, Any]], labels: set[str], elementwise_bytes: Callable[[dict[str, Any]], float]
+) -> tuple[float, dict[str, float]]:
+    """The share of the datasheet bandwidth PyTorch's own bandwidth-bound kernels reached on the
+    recording GPU: over the recordings named in ``labels`` (the rows kept) whose kernel split is
+    whole (busy time within the step: recorded after ``measure`` left the optimizer's annotated span
+    out), ``elementwise_bytes(spec)`` (the trace's, per step) over the ``memory`` class's seconds and
+    the datasheet bandwidth; the median, and each row's figure."""
+    from gpuplan.hardware import get_gpu
+
+    per_row: dict[str, float] = {}
+    for line in lines:
+        doc = line.get("recording")
+        if doc is None or line["label"] not in labels:
+            continue
+        split = doc.get("kernel_time_s") or {}
+        memory_s, busy_s = split.get("memory"), split.get("busy_s")
+        if not memory_s or busy_s is None or busy_s > doc["step_time"]["median_s"]:
+            continue
+        bandwidth = get_gpu(doc["device"]["gpu_id"]).memory_bandwidth_gbps * 1e9
+        per_row[line["label"]] = elementwise_bytes(line["workload"]) / memory_s / bandwidth
+    if not per_row:
+        raise ValueError("no GPU-bound recording with a whole kernel split")
+    return statistics.median(per_row.values()), per_row
+
+
+def _traced_elementwise_bytes(spec: dict[str, Any]) -> float:
+    """Bytes one step of ``spec`` moves through PyTorch's own bandwidth-bound kernels, as traced
+    (``aten`` ops outside the matmul, convolution and attention classes)."""
+    from gpuplan.profile.key import trace
+
+    prof = trace(spec)
+    return sum(
+        op.bytes_moved
+        for op in prof.ops
+        if op.op_class not in ("matmul", "conv", "attention") and op.op.startswith("aten.")
+    )
+
+
 def _traced_kernel_calls(spec: dict[str, Any]) -> int:
     """Kernel launches of one step of ``spec`` as the roofline counts them (ops that move bytes or
     do FLOPs; cuDNN's layout transposes run inside their convolution's call)."""
@@ -189,7 +234,17 @@ def main() -> None:
         print(f"left out: {why}")
     print("tracing the host-bound steps' workloads to count their kernels …", flush=True)
     host_us, used = host_overhead(lines, _traced_kernel_calls)
+    print("tracing the kept rows' workloads for their elementwise bytes …", flush=True)
+    fraction, per_row = elementwise_fraction(lines, {r["label"] for r in kept}, _traced_elementwise_bytes)
+    gpus = sorted({r["gpu"] for r in kept})
+    if len(gpus) != 1:
+        sys.exit(f"error: the rows ran on {len(gpus)} GPUs ({', '.join(gpus)}); one file is one machine")
     machine = {
+        "gpu": gpus[0],
+        "elementwise_fraction": round(fraction, 4),
+        "elementwise_how": "median over the GPU-bound rows of the traced bytes of PyTorch's own (aten) "
+        "bandwidth-bound ops over the kernel split's memory-class seconds and the datasheet bandwidth",
+        "elementwise_by_row": {k: round(v, 4) for k, v in sorted(per_row.items())},
         "host_overhead_us": round(host_us, 2),
         "host_overhead_how": "median over the host-bound recordings (the GPU idle a fifth of the step or "
         "more) of the measured issue time over the step's kernel launches as traced",
@@ -198,7 +253,11 @@ def main() -> None:
     }
     document = {"machine": machine, "rows": kept}
     args.out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"wrote {len(kept)} rows to {args.out}; the machine's host overhead {host_us:.1f} µs a kernel")
+    print(
+        f"wrote {len(kept)} rows to {args.out}; the machine's host overhead {host_us:.1f} µs a kernel; "
+        f"PyTorch's elementwise kernels at {fraction:.3f} of the datasheet bandwidth "
+        f"({min(per_row.values()):.3f}–{max(per_row.values()):.3f} over {len(per_row)} rows)"
+    )
 
 
 if __name__ == "__main__":

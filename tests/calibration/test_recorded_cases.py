@@ -157,3 +157,32 @@ def test_a_recorded_case_does_not_pull_the_fitted_host_overhead() -> None:
     assert predict(case, prof, cal) == predict(
         case, prof, replace(cal, host_overhead_us=5 * cal.host_overhead_us)
     )
+
+
+def test_the_gpu_s_elementwise_share_is_its_rows_bytes_over_their_memory_class_time() -> None:
+    from recorded_rows import elementwise_fraction
+
+    lines = [_line(name, _spec(name)) for name in ("a", "b", "c", "whole-not", "not-kept")]
+    memory = {"a": 0.01, "b": 0.02, "c": 0.04, "whole-not": 0.01, "not-kept": 0.01}
+    for line in lines:
+        line["recording"]["kernel_time_s"]["memory"] = memory[line["workload"]["name"]]
+    # Recorded before measure left the optimizer's span out: its split is longer than the step.
+    lines[3]["recording"]["kernel_time_s"]["busy_s"] = 0.2
+    bw = 4800e9  # the H200's datasheet bandwidth
+    nbytes = 0.5 * bw * 0.01  # half the datasheet rate over a's 10 ms
+    median, per_row = elementwise_fraction(lines, {"a", "b", "c", "whole-not"}, lambda spec: nbytes)
+    assert per_row == pytest.approx({"a": 0.5, "b": 0.25, "c": 0.125})
+    assert median == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="no GPU-bound"):
+        elementwise_fraction(lines, {"whole-not"}, lambda spec: nbytes)
+
+
+def test_the_fit_starts_from_the_shipped_measurement_of_the_recording_gpu() -> None:
+    from gpuplan.calibration.recorded_cases import measured_elementwise
+    from gpuplan.perf.calibration import load_calibration
+
+    machine = json.loads(read_data("recorded_steps.json"))["machine"]
+    assert measured_elementwise() == (("H200-SXM", machine["elementwise_fraction"]),)
+    # Measured, not fitted: the shipped calibration carries the measured value unchanged.
+    assert load_calibration().elementwise_fractions == measured_elementwise()
+    assert 0.2 < machine["elementwise_fraction"] < 1.0

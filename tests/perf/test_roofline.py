@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from perf_helpers import make_profile, op
 
-from gpuplan.errors import EstimateError
+from gpuplan.errors import DataError, EstimateError
 from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.estimate import estimate
@@ -35,6 +35,37 @@ def test_bandwidth_bound_elementwise_uses_memory_bandwidth() -> None:
     # 1e9 B / (2039e9 × 0.9) = 0.545 ms (the FP32 cap, 0 FLOP, does not bind)
     t = op_time_s(op(op_class="other", dtype="float32", bytes_moved=1e9), A100, "fp32", CAL)
     assert t == pytest.approx(1e9 / (2039e9 * 0.9))
+
+
+def test_pytorch_s_own_elementwise_kernels_run_at_the_share_measured_on_that_gpu() -> None:
+    # Measured on the A100 at 0.5 of its 2,039 GB/s: an aten op moves 1e9 B in 1e9 / (2039e9 × 0.5);
+    # cuDNN's layout transposes and the hand-fused kernels keep the fitted 0.9, and so does every
+    # op on a GPU not measured.
+    cal = replace(CAL, elementwise_fractions=(("A100-SXM4-80GB", 0.5),))
+    aten = op(op_class="other", dtype="float16", bytes_moved=1e9, name="aten.add")
+    assert op_time_s(aten, A100, "amp-fp16", cal) == pytest.approx(1e9 / (2039e9 * 0.5))
+    for name in ("cudnn.nchw_nhwc_transpose", "gpuplan.dropout_add_norm"):
+        other = op(op_class="other", dtype="float16", bytes_moved=1e9, name=name)
+        assert op_time_s(other, A100, "amp-fp16", cal) == pytest.approx(1e9 / (2039e9 * 0.9))
+    assert op_time_s(aten, V100, "amp-fp16", cal) == pytest.approx(1e9 / (900e9 * 0.9))
+    # A matmul's operand traffic is cuBLAS's, not an elementwise kernel's.
+    mm = op(flops=1.0, bytes_moved=1e9)
+    assert op_time_s(mm, A100, "amp-bf16", cal) == pytest.approx(1e9 / (2039e9 * 0.9))
+    # Another part of the measured chip (H200 NVL: the SXM's chip and memory at a lower power cap)
+    # takes the measured share, not the fitted one its twin falls short of; another chip does not.
+    h200 = replace(CAL, elementwise_fractions=(("H200-SXM", 0.5),))
+    nvl, h100 = get_gpu("H200-NVL"), get_gpu("H100-SXM")
+    assert h200.elementwise_measured_on("H200-NVL") == "H200-SXM"
+    assert op_time_s(aten, nvl, "amp-fp16", h200) == pytest.approx(1e9 / (4800e9 * 0.5))
+    assert h200.elementwise_measured_on("H100-SXM") is None
+    assert op_time_s(aten, h100, "amp-fp16", h200) == pytest.approx(1e9 / (3350e9 * 0.9))
+    # Compiled, Inductor's generated kernels replace PyTorch's own: the fitted share again.
+    assert op_time_s(aten, A100, "amp-fp16", cal.for_compiled(True)) == pytest.approx(1e9 / (2039e9 * 0.9))
+    assert cal.for_compiled(False) is cal
+    # The table round-trips through calibration.json, and a share above 1 is refused.
+    assert Calibration.from_json(cal.to_json()).elementwise_fractions == cal.elementwise_fractions
+    with pytest.raises(DataError, match=r"bands >= 1"):
+        replace(CAL, elementwise_fractions=(("A100-SXM4-80GB", 1.2),))
 
 
 def test_roofline_takes_the_larger_of_compute_and_memory() -> None:
@@ -170,3 +201,15 @@ def test_an_fp8_gemm_pays_for_casting_its_operands_once() -> None:
     assert op_time_s(op(flops=1e12, bytes_moved=1e9), h100, "amp-bf16", cal) == pytest.approx(
         1e12 / (989.5e12 * 0.7)
     )
+
+
+def test_an_estimate_costs_eager_elementwise_ops_at_the_measured_share_and_compiled_ones_not() -> None:
+    p = make_profile(
+        ops=(op(flops=1e12), op(op_class="other", dtype="bfloat16", bytes_moved=20e9, name="aten.mul"))
+    )
+    measured = replace(CAL, elementwise_fractions=(("A100-SXM4-80GB", 0.45),))
+    eager, plain = (estimate(p, A100, calibration=c).step_time_s for c in (measured, CAL))
+    # 20 GB at 0.45 instead of 0.9 of 2,039 GB/s: 10.9 ms more.
+    assert eager - plain == pytest.approx(20e9 / (2039e9 * 0.45) - 20e9 / (2039e9 * 0.9), rel=0.02)
+    compiled = estimate(p, A100, calibration=measured, compiled=True).step_time_s
+    assert compiled == pytest.approx(estimate(p, A100, calibration=CAL, compiled=True).step_time_s)

@@ -7,7 +7,10 @@ the spec, feeds it a synthetic batch and times the step the trace calls one (for
 and optimizer of one micro-batch) — so the case needs no mapping: one GPU, one micro-batch a step,
 its throughput the batch over the measured step. The machine's CPU is costed as measured
 (``machine.host_overhead_us``: the issue time per kernel of its host-bound steps), so that a rented
-VM's CPU does not pull the fitted host overhead, which stands for the publishers' machines.
+VM's CPU does not pull the fitted host overhead, which stands for the publishers' machines. The
+GPU's PyTorch elementwise kernels are costed as measured too (``machine.elementwise_fraction``: the
+share of its datasheet bandwidth they reached in the kernel split): :func:`measured_elementwise`
+gives it to the fit's start, whence it ships in ``Calibration.elementwise_fractions``.
 
 All rows of one machine and one software stack are one publisher: leave-one-publisher-out predicts
 them from a fit on the published rows alone, and the published rows from a fit that holds them.
@@ -21,7 +24,7 @@ from typing import Any
 from gpuplan.calibration.case import CalibrationCase
 from gpuplan.calibration.published import read_data
 
-__all__ = ["RECORDED_PUBLISHER", "recorded_cases"]
+__all__ = ["RECORDED_PUBLISHER", "measured_elementwise", "recorded_cases"]
 
 #: The publisher group of the recorded rows: one machine, one stack (plain PyTorch, eager).
 RECORDED_PUBLISHER = "gpuplan measure (H200 SXM, PyTorch 2.11 eager)"
@@ -58,3 +61,11 @@ def recorded_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     document = json.loads(text)
     host = float(document["machine"]["host_overhead_us"])
     return tuple(_case(r, host) for r in document["rows"]), text
+
+
+def measured_elementwise() -> tuple[tuple[str, float], ...]:
+    """(GPU id, share of its datasheet bandwidth PyTorch's own bandwidth-bound kernels reached) of the
+    recording machine: the value of ``Calibration.elementwise_fractions`` the fit starts from and
+    keeps (a measured fact, not a parameter)."""
+    machine = json.loads(read_data(_FILE))["machine"]
+    return ((str(machine["gpu"]), float(machine["elementwise_fraction"])),)

@@ -14,10 +14,10 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
-from gpuplan.errors import DataError
+from gpuplan.errors import DataError, GpuplanError
 from gpuplan.i18n import N_
 from gpuplan.perf.measured import BenchMeasurement, MeasuredGPU, measured_gpus
 
@@ -139,6 +139,15 @@ class Calibration:
     arch_factors: tuple[tuple[str, float], ...] = ()
     """(GPU architecture, multiplier on the tensor-core efficiencies): fitted where an architecture
     has ≥ 3 rows and pulled toward 1 (the global value) by a prior; absent → 1."""
+    elementwise_fractions: tuple[tuple[str, float], ...] = ()
+    """(GPU id, fraction of its datasheet memory bandwidth PyTorch's own bandwidth-bound kernels —
+    elementwise, normalisation, reductions, the optimizer's foreach updates — reached in eager
+    steps ``gpuplan measure`` timed on it): measured, not fitted (``calibration/recorded_cases.py``).
+    On the GPUs listed those ops of an eager step are costed at it instead of
+    :attr:`bandwidth_efficiency`, which a copy reaches on every GPU but eager kernels need not: on
+    one H200 they moved 2.2–3.2 TB/s of the 4.8 TB/s datasheet where a copy moved 4.2. Other kernels
+    (cuBLAS, cuDNN and their layout transposes, fused and custom kernels) and a compiled step's
+    (:meth:`for_compiled`) keep the fitted efficiency."""
     compile_speedup: float = 1.3
     """Step-time divisor of ``compile: true``: the PyTorch 2.0 announcement (pytorch.org/get-started/
     pytorch-2.0, 2022-12-02) measured torch.compile 1.3–1.5× faster (AMP, A100) on 163 open-source
@@ -206,6 +215,7 @@ class Calibration:
             or self.compile_speedup <= 0
             or not 0.0 <= self.overlap_cost <= 1.0
             or any(f <= 0 for _, f in self.arch_factors)
+            or any(not 0.0 < f <= 1.0 for _, f in self.elementwise_fractions)
         ):
             raise DataError.worded(
                 N_("calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json")
@@ -240,6 +250,28 @@ class Calibration:
     def measurement(self, gpu_id: str) -> MeasuredGPU | None:
         """The bench result for ``gpu_id``, if one was added."""
         return next((m for m in self.measured if m.gpu_id == gpu_id), None)
+
+    def elementwise_efficiency(self, gpu_id: str) -> float:
+        """Fraction of ``gpu_id``'s datasheet bandwidth PyTorch's own bandwidth-bound kernels reach:
+        the measured one where :attr:`elementwise_fractions` has the GPU or another part of its chip
+        (:meth:`elementwise_measured_on`), else :attr:`bandwidth_efficiency`."""
+        on = self.elementwise_measured_on(gpu_id)
+        return dict(self.elementwise_fractions)[on] if on else self.bandwidth_efficiency
+
+    def elementwise_measured_on(self, gpu_id: str) -> str | None:
+        """The GPU of :attr:`elementwise_fractions` whose share ``gpu_id`` takes: itself, or a part of
+        the same chip — architecture, memory type and SM count alike (H200 NVL for H200 SXM: a lower
+        power cap, the same memory system) — so that the unmeasured part is not costed at the
+        fitted rate its measured twin falls short of. None: neither was measured."""
+        if not self.elementwise_fractions:
+            return None
+        return _same_chip_measured(gpu_id, tuple(g for g, _ in self.elementwise_fractions))
+
+    def for_compiled(self, compiled: bool) -> Calibration:
+        """This calibration for a step run under ``torch.compile`` (``compiled``) or eagerly: compiled,
+        Inductor generates its own kernels in place of PyTorch's elementwise ones, whose measured
+        share (:attr:`elementwise_fractions`) then does not apply."""
+        return replace(self, elementwise_fractions=()) if compiled and self.elementwise_fractions else self
 
     def arch_factor(self, architecture: str) -> float:
         """The fitted factor of ``architecture``; for one without calibration rows, the lowest fitted
@@ -324,7 +356,7 @@ class Calibration:
             for m in d.get("measured", ())
         )
         d["matmul_caps"] = tuple((str(p), float(c)) for p, c in d.get("matmul_caps", ()))
-        for name in ("arch_factors", "heldout"):
+        for name in ("arch_factors", "heldout", "elementwise_fractions"):
             d[name] = tuple((str(k), float(v)) for k, v in d.get(name, ()))
         for name in ("seen_architectures", "seen_families"):
             d[name] = tuple(d.get(name, ()))
@@ -332,6 +364,27 @@ class Calibration:
 
     def with_rows(self, rows: tuple[CalibrationRow, ...]) -> Calibration:
         return replace(self, rows=rows)
+
+
+@lru_cache(maxsize=256)
+def _same_chip_measured(gpu_id: str, measured: tuple[str, ...]) -> str | None:
+    if gpu_id in measured:
+        return gpu_id
+    from gpuplan.hardware import get_gpu
+
+    try:
+        gpu = get_gpu(gpu_id)
+    except GpuplanError:
+        return None
+    for other_id in measured:
+        other = get_gpu(other_id)
+        if (other.architecture, other.memory_type, other.sm_count) == (
+            gpu.architecture,
+            gpu.memory_type,
+            gpu.sm_count,
+        ):
+            return other_id
+    return None
 
 
 #: Literature priors, used only when no fitted calibration.json ships:

@@ -339,7 +339,7 @@ def _decode_and_step(
             N_("{workload!r} has no sequence length; decode needs a sequence model"),
             workload=profile.workload_name,
         )
-    cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
+    cal = (calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture).for_compiled(compiled)
     batch = batch or profile.batch_size
     ctx = context_tokens or profile.seq_len
     tp = tensor_parallel

@@ -16,7 +16,8 @@ The dtype path is where the op runs on the GPU:
   for its operands' casts, kernels of their own: :func:`fp8_cast_bytes_per_element` bytes for each
   element of its input, weight and (in backward) output gradient, at the memory bandwidth;
 - ``other`` ops (elementwise, norms, softmax, reductions, optimizer updates) → bandwidth-bound,
-  capped by the FP32 vector peak;
+  capped by the FP32 vector peak; PyTorch's own such kernels at the bandwidth share measured for
+  the GPU where ``gpuplan measure`` timed them (``Calibration.elementwise_efficiency``);
 - the layout transposes cuDNN runs around an NCHW convolution (``profile/recorder.py``) → by
   their bytes, where the convolution runs on tensor cores (fp16/bf16, or fp32 as TF32 on Ampere and
   newer); an fp32 convolution off the tensor cores reads NCHW as it is.
@@ -59,6 +60,10 @@ __all__ = [
 ]
 
 _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
+#: Op names of PyTorch's own kernels (``aten.*``): where a GPU's eager elementwise rate was measured
+#: (``Calibration.elementwise_fractions``) they are costed at it; cuDNN's layout transposes
+#: (``cudnn.*``), the hand-fused kernels and bitsandbytes' dequantize (``gpuplan.*``) are not.
+_PYTORCH_OWN = "aten."
 
 # What each path needs, for the one-line error when a GPU lacks it.
 _NEEDS = {
@@ -233,7 +238,10 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     path = dtype_path(op, precision, gpu)
     calls = max(op.count, 1)
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
-    memory_s = op.bytes_moved / bandwidth
+    if op.op_class not in _TENSOR_CLASSES and op.op.startswith(_PYTORCH_OWN):
+        memory_s = op.bytes_moved / (gpu.memory_bandwidth_gbps * 1e9 * cal.elementwise_efficiency(gpu.id))
+    else:
+        memory_s = op.bytes_moved / bandwidth
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
             compute_s = _tensor_compute_s(op, gpu, cal, calls, path)

@@ -489,6 +489,7 @@ def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
     measured step it is anchored on, its share of the traced step, and their notes."""
     profile, gpu, mp = request.profile, request.gpu, request.model_parallel
     cal = (request.calibration or load_calibration()).for_gpu(gpu.id, gpu.architecture)
+    cal = cal.for_compiled(request.compiled)
     notes: list[str] = []
     if mp.active:
         notes.append(
@@ -498,6 +499,14 @@ def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
         )
     if (measured := cal.measurement(gpu.id)) is not None:
         notes.append(measured.describe())
+    if (on := cal.elementwise_measured_on(gpu.id)) is not None:
+        notes.append(
+            _(
+                "{gpu}: PyTorch's own elementwise, normalisation and optimizer kernels costed at "
+                "{share:.0%} of its memory bandwidth, the share gpuplan measure timed them at on "
+                "{measured} (eager steps; a copy reaches more)"
+            ).format(gpu=gpu.id, share=cal.elementwise_efficiency(gpu.id), measured=on)
+        )
     anchor, source_cal = _anchor(request, notes)
     local = local_profile(profile, mp, microbatches=request.grad_accum_steps)
     return _PerGpu(cal, anchor, source_cal, local, tuple(notes))
@@ -523,4 +532,5 @@ def _anchor(request: EstimateRequest, notes: list[str]) -> tuple[Anchor | None, 
         notes.append(not_anchored_note(replace(chosen, gpu_id=None)))
         return None, None
     cal = (request.calibration or load_calibration()).for_gpu(source.id, source.architecture)
+    cal = cal.for_compiled(request.compiled)
     return make_anchor(chosen, request.profile, source, cal), cal
