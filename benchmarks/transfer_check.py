@@ -27,6 +27,12 @@ pair out of sample), the shipped one, and the literature prior.
 The 80th percentile of |ln(moved / published)| under the out-of-sample fit is the range
 ``perf/anchor.py`` gives a transferred estimate (``TRANSFER_LOG_HALFWIDTH``).
 
+Measured 2026-12-04 after fp32 convolutions (TF32 included) stopped paying NCHW layout transposes
+(the H200's kernel split timed none): out of sample, moved median |error| 9.6 %, worst 35.3 % (the
+model alone 39.0 %); shipped fit 9.4 % (model alone 30.6 %). By group: timm 6.6 %; ResNet-50
+inference AMP 7.6 %, FP32 17.6 %; training A100 <-> V100 16.1 %; BERT-Large inference AMP 9.5 %,
+FP32/TF32 13.4 % (was 29.2 %). 80th percentile |ln| 0.210 (×/÷ 1.23). Before:
+
 Measured 2026-12-04 after the H200's PyTorch elementwise kernels took the share ``gpuplan measure``
 timed them at (``Calibration.elementwise_fractions``; the out-of-sample fit now also holds the 26
 H200 steps, whose workloads include the pairs' but none of their published figures): out of sample,

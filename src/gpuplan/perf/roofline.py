@@ -19,8 +19,8 @@ The dtype path is where the op runs on the GPU:
   capped by the FP32 vector peak; PyTorch's own such kernels at the bandwidth share measured for
   the GPU where ``gpuplan measure`` timed them (``Calibration.elementwise_efficiency``);
 - the layout transposes cuDNN runs around an NCHW convolution (``profile/recorder.py``) → by
-  their bytes, where the convolution runs on tensor cores (fp16/bf16, or fp32 as TF32 on Ampere and
-  newer); an fp32 convolution off the tensor cores reads NCHW as it is.
+  their bytes, where the convolution is 16-bit (or FP8) on the tensor cores; an fp32 convolution,
+  on the FP32 units or as TF32, reads NCHW as it is (measured: :func:`_transposed_conv`).
 
 A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) raises
 :class:`EstimateError` with one line.
@@ -156,12 +156,17 @@ def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
     return "fp32"
 
 
-def _tensor_core_conv(dtype: str, precision: str, gpu: GPU) -> bool:
-    """Whether a convolution of ``dtype`` runs on the GPU's tensor cores (and so, with NCHW
-    tensors, behind cuDNN's layout transposes): fp16/bf16 always; fp32 as TF32 on Ampere and newer."""
+def _transposed_conv(dtype: str, precision: str, gpu: GPU) -> bool:
+    """Whether cuDNN runs a convolution of ``dtype`` behind NCHW<->NHWC layout transposes: a 16-bit
+    (or FP8) one on the tensor cores. Not an fp32 one, on the FP32 units or as TF32: on one H200
+    (PyTorch 2.11, cuDNN 9) the profiler timed DeepLearningExamples' ResNet-50 in FP32, NCHW, at no
+    more convolution-class kernel time than the convolutions alone cost (inference at batch 256:
+    15.2 ms against 15.3; the transposes would add 10.2), and its training at 3.5–3.9 ms above them
+    against 13–30 ms of transposes, where the same network in AMP paid them whole (29.3 ms against
+    16.3 + 15.1) — ``benchmarks/results/h200-2026-12-04``."""
     conv = OpRecord(op="aten.convolution", op_class="conv", phase="forward", dtype=dtype, count=1, flops=1.0,
                     bytes_moved=0.0)  # fmt: skip
-    return dtype_path(conv, precision, gpu) != "fp32"
+    return dtype_path(conv, precision, gpu) not in ("fp32", "tf32")
 
 
 def is_causal(profile: Profile) -> bool:
@@ -338,8 +343,8 @@ def op_seconds(
 ) -> Iterator[tuple[OpRecord, float]]:
     """Each op record (as :func:`phase_times` evaluates it) with its roofline seconds."""
     for op in _scaled_ops(ops, batch_scale=batch_scale, causal=causal, seq_len=seq_len):
-        if op.op == LAYOUT_TRANSPOSE_OP and not _tensor_core_conv(op.dtype, precision, gpu):
-            continue  # cuDNN runs NCHW convolutions off the tensor cores without transposing
+        if op.op == LAYOUT_TRANSPOSE_OP and not _transposed_conv(op.dtype, precision, gpu):
+            continue  # cuDNN runs fp32 and TF32 convolutions on NCHW tensors without transposing
         yield op, op_time_s(op, gpu, precision, cal)
 
 
