@@ -85,6 +85,7 @@ def test_the_transposes_cost_only_where_convolutions_run_on_tensor_cores(resnets
         layout_s = sum(op_time_s(r, gpu, "amp-fp16", PRIOR) for r in layout)
         assert slow - fast == pytest.approx(layout_s, rel=0.05)
         assert slow > fast
+
     # An fp32 convolution reads NCHW as it is: on a V100's FP32 units, and on an A100 as TF32 (the
     # H200's kernel split timed no transposes around FP32 convolutions); bf16 pays them.
     def relabel(dtype: str) -> list:  # type: ignore[type-arg]
