@@ -59,6 +59,8 @@ _REPORTED = {
     "fp8_factor": 1.0,
     # (before the efficiencies were fractions of each GPU's measured achievable matmul rate)
     "matmul_fractions": False,
+    # (before the H200's elementwise kernels were measured)
+    "elementwise_fractions": (),
 }
 
 
@@ -154,7 +156,9 @@ def test_estimate_json_carries_the_check(resnet50: Profile) -> None:
     row = doc.model_dump(mode="json")["estimates"][0]
     assert row["plausibility"]["reference_gpu"] == "H100-SXM"
     assert row["plausibility"]["flags"] == []
-    assert 2.2 < row["plausibility"]["ratio_to_reference"] <= row["plausibility"]["datasheet_high"]
+    # Blackwell has no rows: its tensor cores at the lowest fitted factor, its eager elementwise
+    # kernels at the lowest measured share (the H100's held to the H200's measured rate).
+    assert 1.5 < row["plausibility"]["ratio_to_reference"] <= row["plausibility"]["datasheet_high"]
 
 
 def test_the_range_never_claims_more_than_the_datasheet() -> None:

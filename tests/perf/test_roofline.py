@@ -52,13 +52,22 @@ def test_pytorch_s_own_elementwise_kernels_run_at_the_share_measured_on_that_gpu
     mm = op(flops=1.0, bytes_moved=1e9)
     assert op_time_s(mm, A100, "amp-bf16", cal) == pytest.approx(1e9 / (2039e9 * 0.9))
     # Another part of the measured chip (H200 NVL: the SXM's chip and memory at a lower power cap)
-    # takes the measured share, not the fitted one its twin falls short of; another chip does not.
+    # takes the measured share, not the fitted one its twin falls short of.
     h200 = replace(CAL, elementwise_fractions=(("H200-SXM", 0.5),))
-    nvl, h100 = get_gpu("H200-NVL"), get_gpu("H100-SXM")
+    nvl, h100, pcie = get_gpu("H200-NVL"), get_gpu("H100-SXM"), get_gpu("H100-PCIE")
     assert h200.elementwise_measured_on("H200-NVL") == "H200-SXM"
     assert op_time_s(aten, nvl, "amp-fp16", h200) == pytest.approx(1e9 / (4800e9 * 0.5))
-    assert h200.elementwise_measured_on("H100-SXM") is None
-    assert op_time_s(aten, h100, "amp-fp16", h200) == pytest.approx(1e9 / (3350e9 * 0.9))
+    # A sibling of the architecture is held to the measured part's 2,400 GB/s: the H100 SXM's 3,350
+    # GB/s at 0.716, below the fitted 0.9; the H100 PCIe's 2,000 GB/s at 0.9 is under it already.
+    assert h200.elementwise_measured_on("H100-SXM") == "H200-SXM"
+    assert op_time_s(aten, h100, "amp-fp16", h200) == pytest.approx(1e9 / 2400e9)
+    assert op_time_s(aten, pcie, "amp-fp16", h200) == pytest.approx(1e9 / (2000e9 * 0.9))
+    # Another architecture with calibration rows keeps the fitted share; one without (Blackwell)
+    # takes the lowest measured one: no measurement is not a faster kernel.
+    assert h200.elementwise_measured_on("A100-SXM4-80GB") is None
+    seen = replace(h200, seen_architectures=("Ampere", "Hopper"))
+    assert seen.elementwise_efficiency("A100-SXM4-80GB") == 0.9
+    assert seen.elementwise_efficiency("B200") == 0.5
     # Compiled, Inductor's generated kernels replace PyTorch's own: the fitted share again.
     assert op_time_s(aten, A100, "amp-fp16", cal.for_compiled(True)) == pytest.approx(1e9 / (2039e9 * 0.9))
     assert cal.for_compiled(False) is cal

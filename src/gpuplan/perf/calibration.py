@@ -252,20 +252,44 @@ class Calibration:
         return next((m for m in self.measured if m.gpu_id == gpu_id), None)
 
     def elementwise_efficiency(self, gpu_id: str) -> float:
-        """Fraction of ``gpu_id``'s datasheet bandwidth PyTorch's own bandwidth-bound kernels reach:
-        the measured one where :attr:`elementwise_fractions` has the GPU or another part of its chip
-        (:meth:`elementwise_measured_on`), else :attr:`bandwidth_efficiency`."""
-        on = self.elementwise_measured_on(gpu_id)
-        return dict(self.elementwise_fractions)[on] if on else self.bandwidth_efficiency
+        """Fraction of ``gpu_id``'s datasheet bandwidth PyTorch's own bandwidth-bound kernels reach.
+
+        - The GPU, or another part of its chip (architecture, memory type and SM count alike: the
+          H200 NVL for the H200 SXM, a lower power cap on the same memory system), is in
+          :attr:`elementwise_fractions`: the measured share.
+        - A GPU of its architecture is: :attr:`bandwidth_efficiency`, but no more than the measured
+          part's rate in bytes/s — the same SMs keep as many loads in flight, so an unmeasured
+          sibling is not costed at a rate its measured sibling fell short of (H100 SXM: 2.73 TB/s of
+          the H200's 4.8 × 0.568, 0.81 of its 3.35 where the fit says 0.91).
+        - An architecture without calibration rows (Blackwell, CDNA 3): the lowest measured share,
+          where below :attr:`bandwidth_efficiency` — nothing says its eager kernels do better than
+          the measured one's, and costing them at the fitted rate would rank it ahead for the lack
+          of a measurement.
+        - Else :attr:`bandwidth_efficiency`.
+        """
+        source = self.elementwise_measured_on(gpu_id)
+        if source is None:
+            chip = _chip(gpu_id)
+            seen = self.seen_architectures
+            unseen = chip is not None and bool(seen) and chip[0] not in seen
+            if unseen and self.elementwise_fractions:
+                return min(self.bandwidth_efficiency, *(f for _, f in self.elementwise_fractions))
+            return self.bandwidth_efficiency
+        share = dict(self.elementwise_fractions)[source]
+        if source == gpu_id or _same_chip(gpu_id, source):
+            return share
+        from gpuplan.hardware import get_gpu
+
+        rate = share * get_gpu(source).memory_bandwidth_gbps
+        return min(self.bandwidth_efficiency, rate / get_gpu(gpu_id).memory_bandwidth_gbps)
 
     def elementwise_measured_on(self, gpu_id: str) -> str | None:
-        """The GPU of :attr:`elementwise_fractions` whose share ``gpu_id`` takes: itself, or a part of
-        the same chip — architecture, memory type and SM count alike (H200 NVL for H200 SXM: a lower
-        power cap, the same memory system) — so that the unmeasured part is not costed at the
-        fitted rate its measured twin falls short of. None: neither was measured."""
+        """The GPU of :attr:`elementwise_fractions` that :meth:`elementwise_efficiency` takes
+        ``gpu_id``'s figure from: itself, a part of its chip, else the measured part of its
+        architecture with the lowest rate in bytes/s; None: none of its architecture was measured."""
         if not self.elementwise_fractions:
             return None
-        return _same_chip_measured(gpu_id, tuple(g for g, _ in self.elementwise_fractions))
+        return _measured_sibling(gpu_id, self.elementwise_fractions)
 
     def for_compiled(self, compiled: bool) -> Calibration:
         """This calibration for a step run under ``torch.compile`` (``compiled``) or eagerly: compiled,
@@ -367,24 +391,38 @@ class Calibration:
 
 
 @lru_cache(maxsize=256)
-def _same_chip_measured(gpu_id: str, measured: tuple[str, ...]) -> str | None:
-    if gpu_id in measured:
-        return gpu_id
+def _chip(gpu_id: str) -> tuple[str, str, int | None] | None:
     from gpuplan.hardware import get_gpu
 
     try:
         gpu = get_gpu(gpu_id)
     except GpuplanError:
         return None
-    for other_id in measured:
-        other = get_gpu(other_id)
-        if (other.architecture, other.memory_type, other.sm_count) == (
-            gpu.architecture,
-            gpu.memory_type,
-            gpu.sm_count,
-        ):
-            return other_id
-    return None
+    return gpu.architecture, gpu.memory_type, gpu.sm_count
+
+
+def _same_chip(a: str, b: str) -> bool:
+    return _chip(a) is not None and _chip(a) == _chip(b)
+
+
+@lru_cache(maxsize=256)
+def _measured_sibling(gpu_id: str, measured: tuple[tuple[str, float], ...]) -> str | None:
+    ids = [g for g, _ in measured]
+    if gpu_id in ids:
+        return gpu_id
+    chip = _chip(gpu_id)
+    if chip is None:
+        return None
+    if twin := next((g for g in ids if _chip(g) == chip), None):
+        return twin
+    from gpuplan.hardware import get_gpu
+
+    same_arch = [
+        (share * get_gpu(g).memory_bandwidth_gbps, g)
+        for g, share in measured
+        if (_chip(g) or ("",))[0] == chip[0]
+    ]
+    return min(same_arch)[1] if same_arch else None
 
 
 #: Literature priors, used only when no fitted calibration.json ships:

@@ -499,13 +499,14 @@ def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
         )
     if (measured := cal.measurement(gpu.id)) is not None:
         notes.append(measured.describe())
-    if (on := cal.elementwise_measured_on(gpu.id)) is not None:
+    share = cal.elementwise_efficiency(gpu.id)
+    if (on := cal.elementwise_measured_on(gpu.id)) is not None and share != cal.bandwidth_efficiency:
         notes.append(
             _(
                 "{gpu}: PyTorch's own elementwise, normalisation and optimizer kernels costed at "
-                "{share:.0%} of its memory bandwidth, the share gpuplan measure timed them at on "
-                "{measured} (eager steps; a copy reaches more)"
-            ).format(gpu=gpu.id, share=cal.elementwise_efficiency(gpu.id), measured=on)
+                "{share:.0%} of its memory bandwidth ({rate:.2f} TB/s), from what gpuplan measure "
+                "timed them at on {measured} (eager steps; a copy reaches more)"
+            ).format(gpu=gpu.id, share=share, rate=share * gpu.memory_bandwidth_gbps / 1e3, measured=on)
         )
     anchor, source_cal = _anchor(request, notes)
     local = local_profile(profile, mp, microbatches=request.grad_accum_steps)
