@@ -180,15 +180,11 @@ def elementwise_fraction(
 
 def _traced_elementwise_bytes(spec: dict[str, Any]) -> float:
     """Bytes one step of ``spec`` moves through PyTorch's own bandwidth-bound kernels, as traced
-    (``aten`` ops outside the matmul, convolution and attention classes)."""
+    (``perf.roofline.is_pytorch_elementwise``: the ops the measured share is applied to)."""
+    from gpuplan.perf.roofline import is_pytorch_elementwise
     from gpuplan.profile.key import trace
 
-    prof = trace(spec)
-    return sum(
-        op.bytes_moved
-        for op in prof.ops
-        if op.op_class not in ("matmul", "conv", "attention") and op.op.startswith("aten.")
-    )
+    return sum(op.bytes_moved for op in trace(spec).ops if is_pytorch_elementwise(op))
 
 
 def _traced_kernel_calls(spec: dict[str, Any]) -> int:

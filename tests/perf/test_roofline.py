@@ -68,6 +68,7 @@ def test_pytorch_s_own_elementwise_kernels_run_at_the_share_measured_on_that_gpu
     seen = replace(h200, seen_architectures=("Ampere", "Hopper"))
     assert seen.elementwise_efficiency("A100-SXM4-80GB") == 0.9
     assert seen.elementwise_efficiency("B200") == 0.5
+    assert seen.elementwise_measured_on("B200") == "H200-SXM"  # (the estimate's note names it)
     # Compiled, Inductor's generated kernels replace PyTorch's own: the fitted share again.
     assert op_time_s(aten, A100, "amp-fp16", cal.for_compiled(True)) == pytest.approx(1e9 / (2039e9 * 0.9))
     assert cal.for_compiled(False) is cal
@@ -222,3 +223,13 @@ def test_an_estimate_costs_eager_elementwise_ops_at_the_measured_share_and_compi
     assert eager - plain == pytest.approx(20e9 / (2039e9 * 0.45) - 20e9 / (2039e9 * 0.9), rel=0.02)
     compiled = estimate(p, A100, calibration=measured, compiled=True).step_time_s
     assert compiled == pytest.approx(estimate(p, A100, calibration=CAL, compiled=True).step_time_s)
+
+
+def test_an_elementwise_op_slowed_by_the_measured_share_is_not_called_compute_bound() -> None:
+    # 1 GB at 0.5 of 2,039 GB/s: 0.981 ms; its 1.17e10 FLOP at 0.8 of 19.5 TFLOPS: 0.75 ms, longer
+    # than the bytes at the fitted 0.9 (0.545 ms) but not than at the measured share.
+    cal = replace(CAL, elementwise_fractions=(("A100-SXM4-80GB", 0.5),))
+    mul = op(op_class="other", dtype="float32", flops=1.17e10, bytes_moved=1e9, name="aten.mul")
+    phases = phase_times((mul,), A100, "fp32", cal)
+    assert phases.total_s == pytest.approx(1e9 / (2039e9 * 0.5))
+    assert phases.compute_bound_s == 0.0

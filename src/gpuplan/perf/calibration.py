@@ -267,17 +267,15 @@ class Calibration:
           of a measurement.
         - Else :attr:`bandwidth_efficiency`.
         """
-        source = self.elementwise_measured_on(gpu_id)
-        if source is None:
-            chip = _chip(gpu_id)
-            seen = self.seen_architectures
-            unseen = chip is not None and bool(seen) and chip[0] not in seen
-            if unseen and self.elementwise_fractions:
-                return min(self.bandwidth_efficiency, *(f for _, f in self.elementwise_fractions))
+        found = self._elementwise_source(gpu_id)
+        if found is None:
             return self.bandwidth_efficiency
+        source, how = found
         share = dict(self.elementwise_fractions)[source]
-        if source == gpu_id or _same_chip(gpu_id, source):
+        if how == "chip":
             return share
+        if how == "unseen":
+            return min(self.bandwidth_efficiency, share)
         from gpuplan.hardware import get_gpu
 
         rate = share * get_gpu(source).memory_bandwidth_gbps
@@ -285,11 +283,16 @@ class Calibration:
 
     def elementwise_measured_on(self, gpu_id: str) -> str | None:
         """The GPU of :attr:`elementwise_fractions` that :meth:`elementwise_efficiency` takes
-        ``gpu_id``'s figure from: itself, a part of its chip, else the measured part of its
-        architecture with the lowest rate in bytes/s; None: none of its architecture was measured."""
+        ``gpu_id``'s figure from (itself, a part of its chip, the measured part of its architecture
+        with the lowest rate in bytes/s, or for an architecture without rows the part with the lowest
+        share); None: the fitted :attr:`bandwidth_efficiency` applies."""
+        found = self._elementwise_source(gpu_id)
+        return found[0] if found else None
+
+    def _elementwise_source(self, gpu_id: str) -> tuple[str, str] | None:
         if not self.elementwise_fractions:
             return None
-        return _measured_sibling(gpu_id, self.elementwise_fractions)
+        return _elementwise_source(gpu_id, self.elementwise_fractions, self.seen_architectures)
 
     def for_compiled(self, compiled: bool) -> Calibration:
         """This calibration for a step run under ``torch.compile`` (``compiled``) or eagerly: compiled,
@@ -401,28 +404,27 @@ def _chip(gpu_id: str) -> tuple[str, str, int | None] | None:
     return gpu.architecture, gpu.memory_type, gpu.sm_count
 
 
-def _same_chip(a: str, b: str) -> bool:
-    return _chip(a) is not None and _chip(a) == _chip(b)
-
-
 @lru_cache(maxsize=256)
-def _measured_sibling(gpu_id: str, measured: tuple[tuple[str, float], ...]) -> str | None:
-    ids = [g for g, _ in measured]
-    if gpu_id in ids:
-        return gpu_id
+def _elementwise_source(
+    gpu_id: str, measured: tuple[tuple[str, float], ...], seen: tuple[str, ...]
+) -> tuple[str, str] | None:
+    """(the measured GPU, how ``gpu_id`` relates to it: ``chip``, ``sibling`` or ``unseen``)."""
     chip = _chip(gpu_id)
     if chip is None:
         return None
-    if twin := next((g for g in ids if _chip(g) == chip), None):
-        return twin
+    same_chip = [g for g, _ in measured if g == gpu_id or _chip(g) == chip]
+    if same_chip:
+        return same_chip[0], "chip"
     from gpuplan.hardware import get_gpu
 
-    same_arch = [
-        (share * get_gpu(g).memory_bandwidth_gbps, g)
-        for g, share in measured
-        if (_chip(g) or ("",))[0] == chip[0]
+    siblings = [
+        (f * get_gpu(g).memory_bandwidth_gbps, g) for g, f in measured if (_chip(g) or ("",))[0] == chip[0]
     ]
-    return min(same_arch)[1] if same_arch else None
+    if siblings:
+        return min(siblings)[1], "sibling"
+    if seen and chip[0] not in seen:
+        return min((f, g) for g, f in measured)[1], "unseen"
+    return None
 
 
 #: Literature priors, used only when no fitted calibration.json ships:

@@ -53,6 +53,7 @@ __all__ = [
     "fp32_peak_tflops",
     "has_fp8_tensor_cores",
     "is_causal",
+    "is_pytorch_elementwise",
     "op_seconds",
     "op_time_s",
     "phase_times",
@@ -60,10 +61,6 @@ __all__ = [
 ]
 
 _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
-#: Op names of PyTorch's own kernels (``aten.*``): where a GPU's eager elementwise rate was measured
-#: (``Calibration.elementwise_fractions``) they are costed at it; cuDNN's layout transposes
-#: (``cudnn.*``), the hand-fused kernels and bitsandbytes' dequantize (``gpuplan.*``) are not.
-_PYTORCH_OWN = "aten."
 
 # What each path needs, for the one-line error when a GPU lacks it.
 _NEEDS = {
@@ -169,6 +166,23 @@ def _transposed_conv(dtype: str, precision: str, gpu: GPU) -> bool:
     return dtype_path(conv, precision, gpu) not in ("fp32", "tf32")
 
 
+def is_pytorch_elementwise(op: OpRecord) -> bool:
+    """Whether ``op`` is one of PyTorch's own bandwidth-bound kernels (an ``aten`` op outside the
+    matmul, convolution and attention classes: elementwise, normalisation, reductions, the
+    optimizer's foreach updates), which run at the share of the bandwidth measured for the GPU
+    where one was (``Calibration.elementwise_efficiency``). cuDNN's layout transposes
+    (``cudnn.*``), the hand-fused kernels and bitsandbytes' dequantize (``gpuplan.*``) are not."""
+    return op.op_class not in _TENSOR_CLASSES and op.op.startswith("aten.")
+
+
+def _memory_s(op: OpRecord, gpu: GPU, cal: Calibration) -> float:
+    """Seconds ``op``'s bytes take at the bandwidth its kernels reach on ``gpu``."""
+    efficiency = (
+        cal.elementwise_efficiency(gpu.id) if is_pytorch_elementwise(op) else cal.bandwidth_efficiency
+    )
+    return op.bytes_moved / (gpu.memory_bandwidth_gbps * 1e9 * efficiency)
+
+
 def is_causal(profile: Profile) -> bool:
     """Whether the model's attention is causal: decoder-only language models."""
     return profile.shape.family == "decoder"
@@ -243,10 +257,7 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     path = dtype_path(op, precision, gpu)
     calls = max(op.count, 1)
     bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
-    if op.op_class not in _TENSOR_CLASSES and op.op.startswith(_PYTORCH_OWN):
-        memory_s = op.bytes_moved / (gpu.memory_bandwidth_gbps * 1e9 * cal.elementwise_efficiency(gpu.id))
-    else:
-        memory_s = op.bytes_moved / bandwidth
+    memory_s = _memory_s(op, gpu, cal)
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
             compute_s = _tensor_compute_s(op, gpu, cal, calls, path)
@@ -373,16 +384,13 @@ def phase_times(
     by_phase = {"forward": 0.0, "backward": 0.0, "optimizer": 0.0}
     compute_bound = 0.0
     calls = {"forward": 0, "backward": 0, "optimizer": 0}
-    bandwidth = gpu.memory_bandwidth_gbps * 1e9 * cal.bandwidth_efficiency
     for op, t in op_seconds(
         ops, gpu, precision, cal, batch_scale=batch_scale, causal=causal, seq_len=seq_len
     ):
         if t > 0 and op.op != LAYOUT_TRANSPOSE_OP:
             # (the layout transposes are launched by cuDNN inside the convolution's own call)
             calls[op.phase] += op.count
-        bound = (
-            op.flops > 0 and t > op.bytes_moved / bandwidth and t > op.count * cal.min_kernel_time_us * 1e-6
-        )
+        bound = op.flops > 0 and t > _memory_s(op, gpu, cal) and t > op.count * cal.min_kernel_time_us * 1e-6
         if op_factor is not None:
             t *= op_factor(op)
         by_phase[op.phase] += t
