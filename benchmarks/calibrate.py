@@ -365,7 +365,7 @@ def main() -> None:
         _band_only()
         return
     from gpuplan.calibration.cases import load_cases, with_band
-    from gpuplan.calibration.recorded_cases import measured_elementwise
+    from gpuplan.calibration.recorded_cases import measured_shares
     from gpuplan.perf.calibration import PRIOR, load_calibration
 
     cases, digest = load_cases()
@@ -379,7 +379,7 @@ def main() -> None:
         gemm_shapes=args.shapes,
         matmul_fractions=physical,
         fp8_casts=physical,
-        elementwise_fractions=measured_elementwise(),
+        **measured_shares(),
     )
     if args.check:
         shipped = load_calibration()

@@ -17,7 +17,11 @@ its datasheet bandwidth PyTorch's own bandwidth-bound kernels reached (median ov
 traced bytes of their ``aten`` elementwise, normalisation, reduction and optimizer ops over the
 ``memory`` class of the kernel split). The fit costs those ops on that GPU at it
 (``Calibration.elementwise_fractions``) instead of letting the rows pull the architecture's factor on
-its matmuls and convolutions, which the same kernel split times at well under the model's.
+its matmuls and convolutions, which the same kernel split times at well under the model's. The
+median is over the rows without batch norm in training over NCHW activations; those rows give
+``machine.nchw_norm_fraction``: what is left of their memory-class seconds once their other
+elementwise bytes are costed at that median, over those norms' elements at 4 bytes each
+(``Calibration.nchw_norm_fractions``) — their kernels are not the ``channels_last`` ones.
 A workload recorded twice (a calibration case and a transfer pair, named apart) is kept once, and of
 the transfer pairs' batch sweeps (DeepLearningExamples' ResNet-50 inference at nine batches) the
 batches the calibration takes from the same tables, 1, 64 and 256: six more flat, host-bound steps
@@ -35,7 +39,8 @@ import json
 import re
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -152,17 +157,14 @@ def host_overhead(
     return statistics.median(per_call), used
 
 
-def elementwise_fraction(
-    lines: list[dict[str, Any]], labels: set[str], elementwise_bytes: Callable[[dict[str, Any]], float]
-) -> tuple[float, dict[str, float]]:
-    """The share of the datasheet bandwidth PyTorch's own bandwidth-bound kernels reached on the
-    recording GPU: over the recordings named in ``labels`` (the rows kept) whose kernel split is
-    whole (busy time within the step: recorded after ``measure`` left the optimizer's annotated span
-    out), ``elementwise_bytes(spec)`` (the trace's, per step) over the ``memory`` class's seconds and
-    the datasheet bandwidth; the median, and each row's figure."""
+def _whole_splits(
+    lines: list[dict[str, Any]], labels: set[str]
+) -> Iterator[tuple[dict[str, Any], float, float]]:
+    """(line, memory-class seconds, datasheet bandwidth in B/s) of the recordings named in
+    ``labels`` whose kernel split is whole (busy time within the step: recorded after ``measure``
+    left the optimizer's annotated span out)."""
     from gpuplan.hardware import get_gpu
 
-    per_row: dict[str, float] = {}
     for line in lines:
         doc = line.get("recording")
         if doc is None or line["label"] not in labels:
@@ -171,20 +173,77 @@ def elementwise_fraction(
         memory_s, busy_s = split.get("memory"), split.get("busy_s")
         if not memory_s or busy_s is None or busy_s > doc["step_time"]["median_s"]:
             continue
-        bandwidth = get_gpu(doc["device"]["gpu_id"]).memory_bandwidth_gbps * 1e9
-        per_row[line["label"]] = elementwise_bytes(line["workload"]) / memory_s / bandwidth
+        yield line, memory_s, get_gpu(doc["device"]["gpu_id"]).memory_bandwidth_gbps * 1e9
+
+
+def elementwise_fraction(
+    lines: list[dict[str, Any]], labels: set[str], elementwise_bytes: Callable[[dict[str, Any]], float]
+) -> tuple[float, dict[str, float]]:
+    """The share of the datasheet bandwidth PyTorch's own bandwidth-bound kernels reached on the
+    recording GPU: over the recordings named in ``labels`` (the rows kept) whose kernel split is
+    whole (busy time within the step: recorded after ``measure`` left the optimizer's annotated span
+    out), ``elementwise_bytes(spec)`` (the trace's, per step) over the ``memory`` class's seconds and
+    the datasheet bandwidth; the median, and each row's figure."""
+    per_row = {
+        line["label"]: elementwise_bytes(line["workload"]) / memory_s / bandwidth
+        for line, memory_s, bandwidth in _whole_splits(lines, labels)
+    }
     if not per_row:
         raise ValueError("no GPU-bound recording with a whole kernel split")
     return statistics.median(per_row.values()), per_row
 
 
-def _traced_elementwise_bytes(spec: dict[str, Any]) -> float:
-    """Bytes one step of ``spec`` moves through PyTorch's own bandwidth-bound kernels, as traced
-    (``perf.roofline.is_pytorch_elementwise``: the ops the measured share is applied to)."""
+def nchw_norm_fraction(
+    lines: list[dict[str, Any]],
+    labels: set[str],
+    split_bytes: Callable[[dict[str, Any]], tuple[float, float]],
+    elementwise: float,
+) -> tuple[float, dict[str, float]]:
+    """The share of the datasheet bandwidth batch norm in training over NCHW activations reached on
+    the recording GPU, its elements counted at 4 bytes: over the recordings named in ``labels`` with
+    a whole kernel split, ``split_bytes(spec)`` = (the other elementwise bytes, those norms' elements
+    × 4) of the trace; the memory class's seconds less the other bytes at ``elementwise`` (the
+    share of the rows without such norms) are the norms' seconds. The median, and each row's."""
+    per_row: dict[str, float] = {}
+    for line, memory_s, bandwidth in _whole_splits(lines, labels):
+        other, norm = split_bytes(line["workload"])
+        if not norm:
+            continue
+        norm_s = memory_s - other / (elementwise * bandwidth)
+        if norm_s > 0:
+            per_row[line["label"]] = norm / norm_s / bandwidth
+    if not per_row:
+        raise ValueError("no GPU-bound recording with batch norm over NCHW activations in training")
+    return statistics.median(per_row.values()), per_row
+
+
+@cache
+def _traced_split(key: str) -> tuple[float, float]:
+    from gpuplan.perf.gemm import element_bytes
     from gpuplan.perf.roofline import is_pytorch_elementwise
     from gpuplan.profile.key import trace
+    from gpuplan.profile.model import is_nchw_norm
 
-    return sum(op.bytes_moved for op in trace(spec).ops if is_pytorch_elementwise(op))
+    other = norm = 0.0
+    for op in trace(json.loads(key)).ops:
+        if is_nchw_norm(op):
+            norm += op.bytes_moved * 4 / element_bytes(op.dtype)
+        elif is_pytorch_elementwise(op):
+            other += op.bytes_moved
+    return other, norm
+
+
+def _traced_elementwise_split(spec: dict[str, Any]) -> tuple[float, float]:
+    """(bytes one step of ``spec`` moves through PyTorch's own bandwidth-bound kernels but batch
+    norm in training over NCHW activations, that norm's elements × 4), as traced
+    (``perf.roofline.is_pytorch_elementwise`` and ``is_nchw_norm``: the ops the measured shares are
+    applied to)."""
+    return _traced_split(json.dumps(spec, sort_keys=True))
+
+
+def _traced_elementwise_bytes(spec: dict[str, Any]) -> float:
+    """The first of :func:`_traced_elementwise_split`: the bytes the elementwise share covers."""
+    return _traced_elementwise_split(spec)[0]
 
 
 def _traced_kernel_calls(spec: dict[str, Any]) -> int:
@@ -231,7 +290,14 @@ def main() -> None:
     print("tracing the host-bound steps' workloads to count their kernels …", flush=True)
     host_us, used = host_overhead(lines, _traced_kernel_calls)
     print("tracing the kept rows' workloads for their elementwise bytes …", flush=True)
-    fraction, per_row = elementwise_fraction(lines, {r["label"] for r in kept}, _traced_elementwise_bytes)
+    labels = {r["label"] for r in kept}
+    with_norms = {
+        line["label"]
+        for line in lines
+        if line["label"] in labels and _traced_elementwise_split(line["workload"])[1]
+    }
+    fraction, per_row = elementwise_fraction(lines, labels - with_norms, _traced_elementwise_bytes)
+    norm_fraction, norm_rows = nchw_norm_fraction(lines, with_norms, _traced_elementwise_split, fraction)
     gpus = sorted({r["gpu"] for r in kept})
     if len(gpus) != 1:
         sys.exit(f"error: the rows ran on {len(gpus)} GPUs ({', '.join(gpus)}); one file is one machine")
@@ -241,6 +307,11 @@ def main() -> None:
         "elementwise_how": "median over the GPU-bound rows of the traced bytes of PyTorch's own (aten) "
         "bandwidth-bound ops over the kernel split's memory-class seconds and the datasheet bandwidth",
         "elementwise_by_row": {k: round(v, 4) for k, v in sorted(per_row.items())},
+        "nchw_norm_fraction": round(norm_fraction, 4),
+        "nchw_norm_how": "median over the GPU-bound rows with batch norm in training over NCHW "
+        "activations of those norms' elements at 4 bytes over what is left of the memory-class seconds "
+        "once the other elementwise bytes are costed at elementwise_fraction, and the datasheet bandwidth",
+        "nchw_norm_by_row": {k: round(v, 4) for k, v in sorted(norm_rows.items())},
         "host_overhead_us": round(host_us, 2),
         "host_overhead_how": "median over the host-bound recordings (the GPU idle a fifth of the step or "
         "more) of the measured issue time over the step's kernel launches as traced",
@@ -252,7 +323,8 @@ def main() -> None:
     print(
         f"wrote {len(kept)} rows to {args.out}; the machine's host overhead {host_us:.1f} µs a kernel; "
         f"PyTorch's elementwise kernels at {fraction:.3f} of the datasheet bandwidth "
-        f"({min(per_row.values()):.3f}–{max(per_row.values()):.3f} over {len(per_row)} rows)"
+        f"({min(per_row.values()):.3f}–{max(per_row.values()):.3f} over {len(per_row)} rows); batch norm "
+        f"in training over NCHW activations at {norm_fraction:.3f} ({len(norm_rows)} rows)"
     )
 
 

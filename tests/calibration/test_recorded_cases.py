@@ -177,12 +177,42 @@ def test_the_gpu_s_elementwise_share_is_its_rows_bytes_over_their_memory_class_t
         elementwise_fraction(lines, {"whole-not"}, lambda spec: nbytes)
 
 
+def test_the_nchw_norm_share_is_what_is_left_of_the_memory_time_over_the_norms_elements() -> None:
+    from recorded_rows import nchw_norm_fraction
+
+    lines = [_line(name, _spec(name)) for name in ("a", "b", "no-norm", "whole-not")]
+    for line in lines:
+        line["recording"]["kernel_time_s"]["memory"] = 0.02
+    lines[3]["recording"]["kernel_time_s"]["busy_s"] = 0.2
+    bw = 4800e9
+    # 10 ms of the 20 are the other elementwise bytes at the 0.5 share; the norms' elements (at 4
+    # bytes) fill the other 10 ms at 0.25 (a) and 0.125 (b) of the bandwidth.
+    other = 0.5 * bw * 0.01
+    norms = {"a": 0.25 * bw * 0.01, "b": 0.125 * bw * 0.01, "no-norm": 0.0, "whole-not": 1.0}
+    median, per_row = nchw_norm_fraction(
+        lines, {"a", "b", "no-norm", "whole-not"}, lambda spec: (other, norms[spec["name"]]), 0.5
+    )
+    assert per_row == pytest.approx({"a": 0.25, "b": 0.125})
+    assert median == pytest.approx(0.1875)
+    with pytest.raises(ValueError, match="no GPU-bound"):
+        nchw_norm_fraction(lines, {"no-norm"}, lambda spec: (other, 0.0), 0.5)
+
+
 def test_the_fit_starts_from_the_shipped_measurement_of_the_recording_gpu() -> None:
-    from gpuplan.calibration.recorded_cases import measured_elementwise
+    from gpuplan.calibration.recorded_cases import measured_shares
     from gpuplan.perf.calibration import load_calibration
 
     machine = json.loads(read_data("recorded_steps.json"))["machine"]
-    assert measured_elementwise() == (("H200-SXM", machine["elementwise_fraction"]),)
-    # Measured, not fitted: the shipped calibration carries the measured value unchanged.
-    assert load_calibration().elementwise_fractions == measured_elementwise()
+    shares = measured_shares()
+    assert shares == {
+        "elementwise_fractions": (("H200-SXM", machine["elementwise_fraction"]),),
+        "nchw_norm_fractions": (("H200-SXM", machine["nchw_norm_fraction"]),),
+    }
+    # Measured, not fitted: the shipped calibration carries the measured values unchanged.
+    cal = load_calibration()
+    assert (cal.elementwise_fractions, cal.nchw_norm_fractions) == tuple(shares.values())
     assert 0.2 < machine["elementwise_fraction"] < 1.0
+    # The norms' rows agree in 16-bit and fp32 once their elements count at 4 bytes, below the rest.
+    by_row = machine["nchw_norm_by_row"]
+    assert len(by_row) >= 3 and max(by_row.values()) < 1.2 * min(by_row.values())
+    assert machine["nchw_norm_fraction"] < machine["elementwise_fraction"]

@@ -61,6 +61,7 @@ _REPORTED = {
     "matmul_fractions": False,
     # (before the H200's elementwise kernels were measured)
     "elementwise_fractions": (),
+    "nchw_norm_fractions": (),
 }
 
 

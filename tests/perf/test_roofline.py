@@ -37,6 +37,38 @@ def test_bandwidth_bound_elementwise_uses_memory_bandwidth() -> None:
     assert t == pytest.approx(1e9 / (2039e9 * 0.9))
 
 
+def test_batch_norm_over_nchw_in_training_runs_its_elements_at_the_share_measured_for_it() -> None:
+    # Measured on the H200 at 0.3 of 4,800 GB/s with elements at 4 bytes: 1e9 B of fp16 norm are
+    # 2e9 B as fp32, 2e9 / (4800e9 × 0.3); fp32, its own bytes; plain elementwise ops at 0.5.
+    h200 = replace(CAL, elementwise_fractions=(("H200-SXM", 0.5),), nchw_norm_fractions=(("H200-SXM", 0.3),))
+    gpu = get_gpu("H200-SXM")
+    norm16 = op(op_class="other", dtype="float16", bytes_moved=1e9, name="aten.native_batch_norm:nchw")
+    norm32 = op(
+        op_class="other", dtype="float32", bytes_moved=1e9, name="aten.native_batch_norm_backward:nchw"
+    )
+    plain = op(op_class="other", dtype="float16", bytes_moved=1e9, name="aten.native_batch_norm")
+    assert op_time_s(norm16, gpu, "amp-fp16", h200) == pytest.approx(2e9 / (4800e9 * 0.3))
+    assert op_time_s(norm32, gpu, "fp32", h200) == pytest.approx(1e9 / (4800e9 * 0.3))
+    assert op_time_s(plain, gpu, "amp-fp16", h200) == pytest.approx(1e9 / (4800e9 * 0.5))
+    # A sibling is held to the measured rate in bytes/s (1,440 GB/s of the H100's 3,350); an
+    # architecture the fit saw keeps its fitted rate for them, as for every elementwise op.
+    h100 = get_gpu("H100-SXM")
+    assert op_time_s(norm16, h100, "amp-fp16", h200) == pytest.approx(2e9 / 1440e9)
+    seen = replace(h200, seen_architectures=("Ampere", "Hopper"))
+    assert seen.nchw_norm_efficiency("A100-SXM4-80GB") is None
+    assert op_time_s(norm16, A100, "amp-fp16", seen) == pytest.approx(1e9 / (2039e9 * 0.9))
+    assert seen.nchw_norm_efficiency("B200") == 0.3
+    # Never faster than the GPU's other elementwise kernels, whatever share the table says.
+    cheap = replace(h200, nchw_norm_fractions=(("H200-SXM", 0.9),))
+    assert op_time_s(norm32, gpu, "fp32", cheap) == pytest.approx(1e9 / (4800e9 * 0.5))
+    # Compiled, Inductor writes its own norm kernels: the measured shares do not apply.
+    compiled = h200.for_compiled(True)
+    assert compiled.nchw_norm_fractions == () and compiled.elementwise_fractions == ()
+    assert Calibration.from_json(h200.to_json()).nchw_norm_fractions == h200.nchw_norm_fractions
+    with pytest.raises(DataError, match=r"bands >= 1"):
+        replace(CAL, nchw_norm_fractions=(("H200-SXM", 0.0),))
+
+
 def test_pytorch_s_own_elementwise_kernels_run_at_the_share_measured_on_that_gpu() -> None:
     # Measured on the A100 at 0.5 of its 2,039 GB/s: an aten op moves 1e9 B in 1e9 / (2039e9 × 0.5);
     # cuDNN's layout transposes and the hand-fused kernels keep the fitted 0.9, and so does every

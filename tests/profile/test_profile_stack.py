@@ -11,7 +11,7 @@ from gpuplan.hardware import get_gpu
 from gpuplan.perf.calibration import PRIOR
 from gpuplan.perf.roofline import op_time_s, phase_times
 from gpuplan.profile.key import key_fields, profile_key, trace
-from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, Profile
+from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, NCHW_NORM_SUFFIX, Profile
 from gpuplan.workload import Workload
 
 
@@ -53,6 +53,26 @@ def gpts() -> dict[str, Profile]:
 
 def _bytes(p: Profile, op: str, phase: str) -> float:
     return sum(r.bytes_moved for r in p.ops if r.op == op and r.phase == phase)
+
+
+def test_batch_norm_in_training_over_nchw_activations_is_named_apart(resnets: dict[str, Profile]) -> None:
+    nchw, nhwc = resnets["nchw"], resnets["nhwc"]
+    norms = {r.op for r in nchw.ops if "batch_norm" in r.op}
+    assert norms == {
+        "aten.native_batch_norm" + NCHW_NORM_SUFFIX,
+        "aten.native_batch_norm_backward" + NCHW_NORM_SUFFIX,
+    }
+    # channels_last runs other kernels: the plain names, the same bytes.
+    assert {r.op for r in nhwc.ops if "batch_norm" in r.op} == {
+        "aten.native_batch_norm",
+        "aten.native_batch_norm_backward",
+    }
+    assert _bytes(nchw, "aten.native_batch_norm" + NCHW_NORM_SUFFIX, "forward") == _bytes(
+        nhwc, "aten.native_batch_norm", "forward"
+    )
+    # In inference (eval mode) the norm normalises with its running statistics: no reduction, its own name.
+    infer = trace(_resnet(task="infer"))
+    assert {r.op for r in infer.ops if "batch_norm" in r.op} == {"aten.native_batch_norm"}
 
 
 def test_an_nchw_convolution_pays_a_transpose_of_each_operand_and_nhwc_none(

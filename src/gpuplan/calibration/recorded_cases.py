@@ -9,8 +9,9 @@ its throughput the batch over the measured step. The machine's CPU is costed as 
 (``machine.host_overhead_us``: the issue time per kernel of its host-bound steps), so that a rented
 VM's CPU does not pull the fitted host overhead, which stands for the publishers' machines. The
 GPU's PyTorch elementwise kernels are costed as measured too (``machine.elementwise_fraction``: the
-share of its datasheet bandwidth they reached in the kernel split): :func:`measured_elementwise`
-gives it to the fit's start, whence it ships in ``Calibration.elementwise_fractions``.
+share of its datasheet bandwidth they reached in the kernel split), and its batch norms in training
+over NCHW activations (``machine.nchw_norm_fraction``): :func:`measured_shares` gives them to the
+fit's start, whence they ship in ``Calibration.elementwise_fractions`` and ``nchw_norm_fractions``.
 
 All rows of one machine and one software stack are one publisher: leave-one-publisher-out predicts
 them from a fit on the published rows alone, and the published rows from a fit that holds them.
@@ -24,7 +25,7 @@ from typing import Any
 from gpuplan.calibration.case import CalibrationCase
 from gpuplan.calibration.published import read_data
 
-__all__ = ["RECORDED_PUBLISHER", "measured_elementwise", "recorded_cases"]
+__all__ = ["RECORDED_PUBLISHER", "measured_shares", "recorded_cases"]
 
 #: The publisher group of the recorded rows: one machine, one stack (plain PyTorch, eager).
 RECORDED_PUBLISHER = "gpuplan measure (H200 SXM, PyTorch 2.11 eager)"
@@ -63,9 +64,15 @@ def recorded_cases() -> tuple[tuple[CalibrationCase, ...], str]:
     return tuple(_case(r, host) for r in document["rows"]), text
 
 
-def measured_elementwise() -> tuple[tuple[str, float], ...]:
-    """(GPU id, share of its datasheet bandwidth PyTorch's own bandwidth-bound kernels reached) of the
-    recording machine: the value of ``Calibration.elementwise_fractions`` the fit starts from and
-    keeps (a measured fact, not a parameter)."""
+def measured_shares() -> dict[str, tuple[tuple[str, float], ...]]:
+    """The bandwidth shares the recording machine measured, as the :class:`Calibration` fields the
+    fit starts from and keeps (measured facts, not parameters): ``elementwise_fractions`` (GPU id,
+    share of its datasheet bandwidth PyTorch's own bandwidth-bound kernels reached) and
+    ``nchw_norm_fractions`` (the share batch norm in training over NCHW activations reached, its
+    elements at 4 bytes)."""
     machine = json.loads(read_data(_FILE))["machine"]
-    return ((str(machine["gpu"]), float(machine["elementwise_fraction"])),)
+    gpu = str(machine["gpu"])
+    return {
+        "elementwise_fractions": ((gpu, float(machine["elementwise_fraction"])),),
+        "nchw_norm_fractions": ((gpu, float(machine["nchw_norm_fraction"])),),
+    }

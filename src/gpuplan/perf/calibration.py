@@ -148,6 +148,15 @@ class Calibration:
     one H200 they moved 2.2–3.2 TB/s of the 4.8 TB/s datasheet where a copy moved 4.2. Other kernels
     (cuBLAS, cuDNN and their layout transposes, fused and custom kernels) and a compiled step's
     (:meth:`for_compiled`) keep the fitted efficiency."""
+    nchw_norm_fractions: tuple[tuple[str, float], ...] = ()
+    """(GPU id, fraction of its datasheet memory bandwidth batch norm in training over NCHW
+    activations reached in eager steps ``gpuplan measure`` timed on it, counting each element at 4
+    bytes whatever its dtype): measured, not fitted (``calibration/recorded_cases.py``). Those ops
+    (``profile.model.NCHW_NORM_SUFFIX``) are costed at it where it is slower than
+    :meth:`elementwise_efficiency`: on one H200 they moved 0.15 of its bandwidth in 16-bit and
+    0.35 in fp32 — about the same elements a second, each channel reduced over strided memory —
+    where the same networks' ``channels_last`` batch norms ran with the other elementwise ops.
+    A GPU takes it by the rules of :meth:`elementwise_efficiency`; none applies: no other rate."""
     compile_speedup: float = 1.3
     """Step-time divisor of ``compile: true``: the PyTorch 2.0 announcement (pytorch.org/get-started/
     pytorch-2.0, 2022-12-02) measured torch.compile 1.3–1.5× faster (AMP, A100) on 163 open-source
@@ -215,7 +224,7 @@ class Calibration:
             or self.compile_speedup <= 0
             or not 0.0 <= self.overlap_cost <= 1.0
             or any(f <= 0 for _, f in self.arch_factors)
-            or any(not 0.0 < f <= 1.0 for _, f in self.elementwise_fractions)
+            or any(not 0.0 < f <= 1.0 for _, f in (*self.elementwise_fractions, *self.nchw_norm_fractions))
         ):
             raise DataError.worded(
                 N_("calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json")
@@ -267,11 +276,27 @@ class Calibration:
           of a measurement.
         - Else :attr:`bandwidth_efficiency`.
         """
-        found = self._elementwise_source(gpu_id)
+        share = self._measured_share(gpu_id, self.elementwise_fractions)
+        return self.bandwidth_efficiency if share is None else share
+
+    def nchw_norm_efficiency(self, gpu_id: str) -> float | None:
+        """Fraction of ``gpu_id``'s datasheet bandwidth, its elements counted at 4 bytes, batch norm
+        in training over NCHW activations reaches (:attr:`nchw_norm_fractions`), by the rules of
+        :meth:`elementwise_efficiency`; None where no rule applies (an architecture whose published
+        rows the fit saw: its fitted :attr:`bandwidth_efficiency` covers them with the other ops)."""
+        return self._measured_share(gpu_id, self.nchw_norm_fractions)
+
+    def _measured_share(self, gpu_id: str, table: tuple[tuple[str, float], ...]) -> float | None:
+        """A share measured on the GPUs of ``table`` as ``gpu_id`` takes it: its chip's, a sibling's
+        rate in bytes/s, or an unseen architecture's lowest share — none above
+        :attr:`bandwidth_efficiency` but its own chip's."""
+        if not table:
+            return None
+        found = _elementwise_source(gpu_id, table, self.seen_architectures)
         if found is None:
-            return self.bandwidth_efficiency
+            return None
         source, how = found
-        share = dict(self.elementwise_fractions)[source]
+        share = dict(table)[source]
         if how == "chip":
             return share
         if how == "unseen":
@@ -281,24 +306,23 @@ class Calibration:
         rate = share * get_gpu(source).memory_bandwidth_gbps
         return min(self.bandwidth_efficiency, rate / get_gpu(gpu_id).memory_bandwidth_gbps)
 
-    def elementwise_measured_on(self, gpu_id: str) -> str | None:
-        """The GPU of :attr:`elementwise_fractions` that :meth:`elementwise_efficiency` takes
-        ``gpu_id``'s figure from (itself, a part of its chip, the measured part of its architecture
-        with the lowest rate in bytes/s, or for an architecture without rows the part with the lowest
-        share); None: the fitted :attr:`bandwidth_efficiency` applies."""
-        found = self._elementwise_source(gpu_id)
+    def elementwise_measured_on(self, gpu_id: str, *, nchw_norms: bool = False) -> str | None:
+        """The GPU of :attr:`elementwise_fractions` (with ``nchw_norms``, of
+        :attr:`nchw_norm_fractions`) that :meth:`elementwise_efficiency` (:meth:`nchw_norm_efficiency`)
+        takes ``gpu_id``'s figure from (itself, a part of its chip, the measured part of its
+        architecture with the lowest rate in bytes/s, or for an architecture without rows the part
+        with the lowest share); None: the fitted :attr:`bandwidth_efficiency` applies."""
+        table = self.nchw_norm_fractions if nchw_norms else self.elementwise_fractions
+        found = _elementwise_source(gpu_id, table, self.seen_architectures) if table else None
         return found[0] if found else None
-
-    def _elementwise_source(self, gpu_id: str) -> tuple[str, str] | None:
-        if not self.elementwise_fractions:
-            return None
-        return _elementwise_source(gpu_id, self.elementwise_fractions, self.seen_architectures)
 
     def for_compiled(self, compiled: bool) -> Calibration:
         """This calibration for a step run under ``torch.compile`` (``compiled``) or eagerly: compiled,
         Inductor generates its own kernels in place of PyTorch's elementwise ones, whose measured
-        share (:attr:`elementwise_fractions`) then does not apply."""
-        return replace(self, elementwise_fractions=()) if compiled and self.elementwise_fractions else self
+        shares (:attr:`elementwise_fractions`, :attr:`nchw_norm_fractions`) then do not apply."""
+        if not compiled or not (self.elementwise_fractions or self.nchw_norm_fractions):
+            return self
+        return replace(self, elementwise_fractions=(), nchw_norm_fractions=())
 
     def arch_factor(self, architecture: str) -> float:
         """The fitted factor of ``architecture``; for one without calibration rows, the lowest fitted
@@ -383,7 +407,7 @@ class Calibration:
             for m in d.get("measured", ())
         )
         d["matmul_caps"] = tuple((str(p), float(c)) for p, c in d.get("matmul_caps", ()))
-        for name in ("arch_factors", "heldout", "elementwise_fractions"):
+        for name in ("arch_factors", "heldout", "elementwise_fractions", "nchw_norm_fractions"):
             d[name] = tuple((str(k), float(v)) for k, v in d.get(name, ()))
         for name in ("seen_architectures", "seen_families"):
             d[name] = tuple(d.get(name, ()))

@@ -87,6 +87,7 @@ __all__ = [
     "UNKNOWN_SM_COUNTS",
     "alignment_elements",
     "attention_multiplier",
+    "element_bytes",
     "gemm_multiplier",
     "misaligned_rate",
     "tile_rate",
@@ -114,14 +115,18 @@ MISALIGNED_RATE = 111.3 / 155.9
 ALIGNMENT_FREE_ARCHITECTURES = frozenset({"Hopper"})
 #: Bytes a tensor-core kernel loads at once: a leading dimension must be a multiple of this.
 _ALIGNMENT_BYTES = 16
-_ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "int8": 1, "uint8": 1}
+_ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1}
+
+
+def element_bytes(dtype: str) -> int:
+    """Bytes one element of a traced dtype takes (4 where not known)."""
+    return 1 if dtype.startswith("float8") else _ELEMENT_BYTES.get(dtype, 4)
 
 
 def alignment_elements(dtype: str) -> int:
     """Elements of ``dtype`` in the 16 bytes a tensor-core kernel loads at once (8 for FP16/BF16,
     16 for FP8, 4 for TF32)."""
-    size = 1 if dtype.startswith("float8") else _ELEMENT_BYTES.get(dtype, 4)
-    return _ALIGNMENT_BYTES // size
+    return _ALIGNMENT_BYTES // element_bytes(dtype)
 
 
 def misaligned_rate(architecture: str) -> float:

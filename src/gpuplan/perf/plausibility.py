@@ -131,6 +131,7 @@ def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
         cal.vector_efficiency,
         cal.bandwidth_efficiency,
         cal.elementwise_efficiency(gpu.id),
+        cal.nchw_norm_efficiency(gpu.id),
         cal.min_kernel_time_us,
         cal.tf32_factor,
         cal.fp8_factor,

@@ -17,7 +17,9 @@ The dtype path is where the op runs on the GPU:
   element of its input, weight and (in backward) output gradient, at the memory bandwidth;
 - ``other`` ops (elementwise, norms, softmax, reductions, optimizer updates) → bandwidth-bound,
   capped by the FP32 vector peak; PyTorch's own such kernels at the bandwidth share measured for
-  the GPU where ``gpuplan measure`` timed them (``Calibration.elementwise_efficiency``);
+  the GPU where ``gpuplan measure`` timed them (``Calibration.elementwise_efficiency``), and a
+  batch norm in training over NCHW activations no faster than the share measured for those
+  (``Calibration.nchw_norm_efficiency``, its elements at 4 bytes);
 - the layout transposes cuDNN runs around an NCHW convolution (``profile/recorder.py``) → by
   their bytes, where the convolution is 16-bit (or FP8) on the tensor cores; an fp32 convolution,
   on the FP32 units or as TF32, reads NCHW as it is (measured: :func:`_transposed_conv`).
@@ -39,11 +41,12 @@ from gpuplan.perf.calibration import Calibration
 from gpuplan.perf.gemm import (
     alignment_elements,
     attention_multiplier,
+    element_bytes,
     gemm_multiplier,
     misaligned_rate,
     scaled_shapes,
 )
-from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile
+from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile, is_nchw_norm
 
 __all__ = [
     "FP32_FROM_FP16_RATIO",
@@ -176,11 +179,17 @@ def is_pytorch_elementwise(op: OpRecord) -> bool:
 
 
 def _memory_s(op: OpRecord, gpu: GPU, cal: Calibration) -> float:
-    """Seconds ``op``'s bytes take at the bandwidth its kernels reach on ``gpu``."""
-    efficiency = (
-        cal.elementwise_efficiency(gpu.id) if is_pytorch_elementwise(op) else cal.bandwidth_efficiency
-    )
-    return op.bytes_moved / (gpu.memory_bandwidth_gbps * 1e9 * efficiency)
+    """Seconds ``op``'s bytes take at the bandwidth its kernels reach on ``gpu``; a batch norm in
+    training over NCHW activations no less than its elements at 4 bytes each take at the share
+    measured for them (``Calibration.nchw_norm_efficiency``)."""
+    bandwidth = gpu.memory_bandwidth_gbps * 1e9
+    if not is_pytorch_elementwise(op):
+        return op.bytes_moved / (bandwidth * cal.bandwidth_efficiency)
+    seconds = op.bytes_moved / (bandwidth * cal.elementwise_efficiency(gpu.id))
+    if is_nchw_norm(op) and (share := cal.nchw_norm_efficiency(gpu.id)) is not None:
+        as_fp32 = op.bytes_moved * 4 / element_bytes(op.dtype)
+        seconds = max(seconds, as_fp32 / (bandwidth * share))
+    return seconds
 
 
 def is_causal(profile: Profile) -> bool:

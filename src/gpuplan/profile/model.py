@@ -20,24 +20,33 @@ __all__ = [
     "HEAD_CHUNK_TOKENS",
     "LAYOUT_TRANSPOSE_OP",
     "LOSS_CHUNKS",
+    "NCHW_NORM_SUFFIX",
     "PROFILE_SCHEMA_VERSION",
     "MemoryBreakdown",
     "ModelShape",
     "OpRecord",
     "Profile",
+    "is_nchw_norm",
 ]
 
 #: Bump when the fields below change, or what they count (2: ``_unsafe_view`` moves no bytes;
 #: 3: ``activation_checkpointing`` recorded; 4: the software stack — the presets' dropout as their
 #: configs set it, dropout traced as CUDA's ``native_dropout`` (a one-byte mask), the layout
 #: transposes of NCHW convolutions, fused kernels; 5: the GEMM and attention shapes of each tensor-core
-#: record, ``OpRecord.shapes``); cached profiles of another version are re-traced.
-PROFILE_SCHEMA_VERSION = 5
+#: record, ``OpRecord.shapes``; 6: batch norm in training on NCHW activations named apart,
+#: :data:`NCHW_NORM_SUFFIX`); cached profiles of another version are re-traced.
+PROFILE_SCHEMA_VERSION = 6
 
 #: The op name of the NCHW ↔ NHWC transposes cuDNN runs around a tensor-core convolution whose
 #: tensors are NCHW (``profile/recorder.py``): bytes only, costed where the convolution runs on
 #: tensor cores (``perf/roofline.py``).
 LAYOUT_TRANSPOSE_OP = "cudnn.nchw_nhwc_transpose"
+
+#: Appended to the op name of a batch norm in training (forward or backward) whose activations are
+#: 4-D NCHW (PyTorch's default layout, not ``channels_last``): its kernels reduce each channel over
+#: strided memory, and on one H200 they ran at a fraction of the rate the same network's batch
+#: norms reached in ``channels_last`` (``perf/roofline.py``, ``Calibration.nchw_norm_fractions``).
+NCHW_NORM_SUFFIX = ":nchw"
 
 #: The op name of the kernels that dequantize a 4-bit (nf4) base weight to a 16-bit copy before
 #: each matmul that reads it (``workload/adapt.py``,
@@ -90,6 +99,11 @@ class OpRecord:
     and weight gradient); for an attention call ``(calls, batch × heads, query length, key length,
     head dim)``. Empty for other ops, and in profiles traced before shapes were recorded
     (``perf/gemm.py`` then has nothing to quantize)."""
+
+
+def is_nchw_norm(op: OpRecord) -> bool:
+    """Whether ``op`` is a batch norm in training over NCHW activations (:data:`NCHW_NORM_SUFFIX`)."""
+    return op.op.endswith(NCHW_NORM_SUFFIX)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,14 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 from gpuplan.profile.flops import count_flops
-from gpuplan.profile.model import DEQUANTIZE_OP, LAYOUT_TRANSPOSE_OP, OpClass, OpRecord, Phase
+from gpuplan.profile.model import (
+    DEQUANTIZE_OP,
+    LAYOUT_TRANSPOSE_OP,
+    NCHW_NORM_SUFFIX,
+    OpClass,
+    OpRecord,
+    Phase,
+)
 from gpuplan.workload.presets.fused import FUSED_MATMUL_OPS
 
 __all__ = ["OpRecorder", "op_class"]
@@ -30,6 +37,11 @@ _MATMUL = {
 _NO_TRAFFIC = {
     aten.empty, aten.empty_like, aten.empty_strided, aten.new_empty, aten.new_empty_strided,
     aten._unsafe_view,
+}  # fmt: skip
+#: Batch norm's kernels, forward and backward, in the forms the dispatcher may reach.
+_BATCH_NORMS = {
+    aten.native_batch_norm, aten._native_batch_norm_legit, aten.native_batch_norm_backward,
+    aten.cudnn_batch_norm, aten.cudnn_batch_norm_backward,
 }  # fmt: skip
 #: Namespaces of dispatcher calls that launch no kernel: metadata queries and profiler markers.
 _NOT_KERNELS = {"prim", "profiler"}
@@ -75,6 +87,16 @@ def _nchw_transpose_bytes(packet: Any, args: tuple[Any, ...], out: Any) -> int:
         moved = _size(grad_out) * (data + weight) + _size(x) * weight + _size(w) * data
         return 2 * (moved + _size(grad_in) + _size(grad_w))
     return 0
+
+
+def _nchw_training_norm(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """Whether ``func`` is a batch norm in training (its ``training``/``train`` argument, or a
+    backward without one) over a 4-D NCHW tensor."""
+    if func.overloadpacket not in _BATCH_NORMS:
+        return False
+    values = dict(zip((a.name for a in func._schema.arguments), args, strict=False)) | kwargs
+    training = values.get("training", values.get("train", True))
+    return bool(training) and any(_nchw(t) for t in tree_flatten(args)[0])
 
 
 #: Distinct shapes kept per op record (the heaviest); a model has a handful per record.
@@ -155,6 +177,10 @@ class OpRecorder(TorchDispatchMode):
     once: forward the input, weight and output; backward the output gradient twice (data and weight
     gradients are separate cuDNN calls), the input, the weight and both gradients. Whether a GPU
     runs the convolution on tensor cores (and so pays them) is the estimate's call.
+
+    A batch norm in training over NCHW activations is recorded under its op name plus
+    :data:`~gpuplan.profile.model.NCHW_NORM_SUFFIX`: its kernels are not the ``channels_last`` ones
+    and run at a rate of their own (``perf/roofline.py``).
     """
 
     def __init__(self, *, fp8_matmuls: bool = False) -> None:
@@ -201,7 +227,10 @@ class OpRecorder(TorchDispatchMode):
         name = _dtype_name(dtype) if dtype is not None else "none"
         if self.fp8_matmuls and cls == "matmul" and dtype in _MATMUL_DTYPES:
             name = _FP8_FORWARD if self.phase == "forward" else _FP8_BACKWARD
-        key = (f"{namespace}.{packet.__name__}", cls, self.phase, name)
+        op = f"{namespace}.{packet.__name__}"
+        if _nchw_training_norm(func, args, kwargs):
+            op += NCHW_NORM_SUFFIX
+        key = (op, cls, self.phase, name)
         acc = self._acc[key]
         flops = count_flops(func, args, kwargs, out)
         acc[0] += 1

@@ -46,7 +46,7 @@ from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anc
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
 from gpuplan.perf.links import Link, gpu_join_words, network_kind_words
-from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile
+from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile, is_nchw_norm
 from gpuplan.vocab import Parallelism, TensorParallelPlan
 
 if TYPE_CHECKING:
@@ -507,6 +507,18 @@ def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
                 "{share:.0%} of its memory bandwidth ({rate:.2f} TB/s), from what gpuplan measure "
                 "timed them at on {measured} (eager steps; a copy reaches more)"
             ).format(gpu=gpu.id, share=share, rate=share * gpu.memory_bandwidth_gbps / 1e3, measured=on)
+        )
+    if (
+        any(is_nchw_norm(op) for op in profile.ops)
+        and (norms := cal.nchw_norm_efficiency(gpu.id)) is not None
+    ):
+        notes.append(
+            _(
+                "{gpu}: batch norm in training over NCHW activations costed at {share:.0%} of its "
+                "memory bandwidth, each element counted at 4 bytes, from what gpuplan measure timed "
+                "it at on {measured}; with channels_last (stack: memory_format: channels-last) it "
+                "runs other kernels, at the elementwise rate"
+            ).format(gpu=gpu.id, share=norms, measured=cal.elementwise_measured_on(gpu.id, nchw_norms=True))
         )
     anchor, source_cal = _anchor(request, notes)
     local = local_profile(profile, mp, microbatches=request.grad_accum_steps)
