@@ -8,8 +8,13 @@ Writes, as it goes (a run stopped at any point keeps what it finished):
   row's workload; ``pair``: a transfer pair's workload; ``example``: a file of ``examples/``),
   ``label``, the workload spec, and the recording ``gpuplan measure`` makes of it
   (``machine/measure.py``'s document, as ``measure --out`` writes it) or the error that stopped it.
-- ``DIR/gemm.csv``: the BF16 matmul shapes of ``calibration/data/gemm_shapes.csv``'s H100 rows,
-  timed through ``torch.matmul`` (cuBLAS) on this GPU: ``b,m,n,k,median_s,flop_per_s``.
+- ``DIR/gemm.csv``: BF16 matmuls timed through ``torch.matmul`` (cuBLAS) on this GPU,
+  ``b,m,n,k,layout,median_s,flop_per_s``: first GPT-2's output layer at its vocabulary of 50,257
+  (leading dimensions not a multiple of 8) and padded to 50,304, in the three GEMMs of a training
+  step (``layout`` ``nt`` the forward ``x · Wᵀ``, ``nn`` the data gradient ``dY · W``, ``tn`` the
+  weight gradient ``dYᵀ · X``) — what a misaligned GEMM costs on this GPU, which ``perf/gemm.py``
+  takes from one Ada measurement and one H100 one; then the shapes of
+  ``calibration/data/gemm_shapes.csv``'s H100 rows (``nn``).
 
 Workloads run one at a time in one process, most informative first (the one-GPU calibration rows,
 then the transfer pairs, then the examples), each with the sizes given; none starts once
@@ -144,17 +149,26 @@ def record_gemms(out: Path, *, deadline_s: float) -> None:
         for r in csv.DictReader(f):
             if r["gpu"] == "H100-SXM" and r["dtype"] == "bf16":
                 shapes.append((int(r["b"]), int(r["m"]), int(r["n"]), int(r["k"])))
+    tokens, hidden = 8192, 768  # GPT-2 124M at batch 8 × 1,024 tokens
+    head = [
+        (1, m, n, k, layout)
+        for vocab in (50257, 50304)
+        for m, n, k, layout in (
+            (tokens, vocab, hidden, "nt"),
+            (tokens, hidden, vocab, "nn"),
+            (vocab, hidden, tokens, "tn"),
+        )
+    ]
     start = time.monotonic()
     with (out / "gemm.csv").open("w", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["gpu_name", "torch", "dtype", "b", "m", "n", "k", "median_s", "flop_per_s"])
+        w.writerow(["gpu_name", "torch", "dtype", "b", "m", "n", "k", "layout", "median_s", "flop_per_s"])
         name = torch.cuda.get_device_name(0)
-        for b, m, n, k in shapes:
+        for b, m, n, k, layout in [*head, *((b, m, n, k, "nn") for b, m, n, k in shapes)]:
             if time.monotonic() - start > deadline_s:
                 print("gemm deadline reached", flush=True)
                 break
-            x = torch.randn(b, m, k, device="cuda", dtype=torch.bfloat16)
-            y = torch.randn(b, k, n, device="cuda", dtype=torch.bfloat16)
+            x, y = _operands(torch, b, m, n, k, layout)
             for _ in range(3):
                 torch.matmul(x, y)
             torch.cuda.synchronize()
@@ -167,10 +181,25 @@ def record_gemms(out: Path, *, deadline_s: float) -> None:
                 e.synchronize()
                 times.append(s.elapsed_time(e) / 1e3)
             med = sorted(times)[len(times) // 2]
+            flop_per_s = 2 * b * m * n * k / med
             w.writerow(
-                [name, torch.__version__, "bf16", b, m, n, k, f"{med:.9g}", f"{2 * b * m * n * k / med:.6g}"]
+                [name, torch.__version__, "bf16", b, m, n, k, layout, f"{med:.9g}", f"{flop_per_s:.6g}"]
             )
         f.flush()
+
+
+def _operands(torch: Any, b: int, m: int, n: int, k: int, layout: str) -> tuple[Any, Any]:
+    """The two operands of a ``(b×) m × k · k × n`` BF16 matmul, each stored as ``layout`` says
+    (``n``: as used, ``t``: the transpose of a contiguous tensor, as autograd passes a weight or a
+    gradient), squeezed to 2-D when ``b`` is 1."""
+    shape = (b,) if b > 1 else ()
+
+    def make(rows: int, cols: int, transposed: bool) -> Any:
+        if transposed:
+            return torch.randn(*shape, cols, rows, device="cuda", dtype=torch.bfloat16).transpose(-1, -2)
+        return torch.randn(*shape, rows, cols, device="cuda", dtype=torch.bfloat16)
+
+    return make(m, k, layout[0] == "t"), make(k, n, layout[1] == "t")
 
 
 def main() -> None:

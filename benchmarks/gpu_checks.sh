@@ -10,7 +10,7 @@
 #   bench.json              gpuplan bench --json (matmul, memory and PCIe bandwidth, a training step)
 #   measure-cli.json        gpuplan measure examples/bert-large-squad.yaml --out (the command's own path)
 #   recordings.jsonl        benchmarks/device_recordings.py until BUDGET seconds have passed
-#   gemm.csv                its BF16 matmul shapes
+#   gemm.csv                its BF16 matmuls: GPT-2's output layer misaligned and padded, then a shape grid
 #   pytest-gpu.txt          the tests marked gpu
 # Eight files at most (six here and the log), so that a machine that returns only a few can carry
 # them. Then, on any machine: python benchmarks/recorded_check.py OUT/recordings.jsonl
