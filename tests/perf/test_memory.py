@@ -81,6 +81,24 @@ def test_does_not_fit_only_when_the_whole_band_is_above_the_usable_memory() -> N
     )
 
 
+def test_a_saving_the_workload_does_not_state_is_back_in_the_high_ends_only() -> None:
+    # 10 GiB at the point, 4 GiB of it saved by a compiled loss the workload may not run.
+    base = memory_estimate(10 * GIB, A100, has_conv=False, memory_band=1.1)
+    assumed = memory_estimate(10 * GIB, A100, has_conv=False, memory_band=1.1, assumed_saving_bytes=4 * GIB)
+    eager = memory_estimate(14 * GIB, A100, has_conv=False, memory_band=1.1)
+    assert (assumed.required_gib, assumed.required_gib_low) == (base.required_gib, base.required_gib_low)
+    assert assumed.peak_memory_gib == base.peak_memory_gib
+    assert assumed.required_gib_high == pytest.approx(eager.required_gib_high)
+    assert assumed.peak_memory_gib_high == pytest.approx(eager.peak_memory_gib_high)
+    # A point that fits whose high end does not: "may not fit", never "fits".
+    edge = (usable_memory_gib(A100) - 1.0) * GIB
+    assert memory_estimate(edge * 0.8, A100, has_conv=False).verdict is MemoryVerdict.FITS
+    assert (
+        memory_estimate(edge * 0.8, A100, has_conv=False, assumed_saving_bytes=0.3 * edge).verdict
+        is MemoryVerdict.MAY_NOT_FIT
+    )
+
+
 def test_cudnn_workspace_gives_way_but_nccl_buffers_do_not() -> None:
     base = memory_estimate(10 * GIB, A100, has_conv=False)
     conv = memory_estimate(10 * GIB, A100, has_conv=True)
@@ -154,3 +172,21 @@ def test_optimizer_step_peak_does_not_shrink_with_batch() -> None:
     p = make_profile(ops=(op(flops=1.0),), peak=peak, batch_size=8)
     assert peak_at_batch(p, 1).total_bytes == pytest.approx(20 * GIB)
     assert not peak_at_batch(p, 16).exact
+
+
+def test_an_estimate_of_a_compiled_step_keeps_the_eager_loss_in_its_high_end_and_says_so() -> None:
+    from dataclasses import replace
+
+    from gpuplan.perf.estimate import estimate
+
+    peak = breakdown(parameters=4 * GIB, activations=6 * GIB)
+    p = make_profile(ops=(op(flops=1e12),), peak=peak)
+    # The trace took 3 GiB off the eager peak for what torch.compile's partitioner saves, 2 of
+    # them the compiled loss's: the high end keeps those 2.
+    compiled = replace(p, compile_saving_bytes=3 * GIB, compiled_loss_saving_bytes=2 * GIB)
+    plain, assumed = estimate(p, A100, compiled=True), estimate(compiled, A100, compiled=True)
+    eager = estimate(replace(p, peak=breakdown(parameters=4 * GIB, activations=8 * GIB)), A100)
+    assert assumed.memory.required_gib == pytest.approx(plain.memory.required_gib)
+    assert assumed.memory.required_gib_high == pytest.approx(eager.memory.required_gib_high)
+    assert any("the high end keeps the eager loss's bytes" in n for n in assumed.notes)
+    assert not any("eager loss" in n for n in plain.notes)

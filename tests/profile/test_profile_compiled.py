@@ -88,12 +88,18 @@ def test_a_compiled_step_keeps_fewer_activations_and_no_fp32_loss_intermediates(
     assert compiled.peak.temporaries_bytes == pytest.approx(2 * 1024 * 50_257 * 2, rel=0.01)
     assert eager.peak.temporaries_bytes > compiled.peak.temporaries_bytes
     assert any(n.startswith("torch.compile: activations") for n in compiled.notes)
+    # What the compiled loss saves is named apart (code that compiles only its model keeps it):
+    # the eager loss's temporaries less its input's gradient, within the whole saving.
+    loss = eager.peak.temporaries_bytes - compiled.peak.temporaries_bytes
+    assert compiled.compiled_loss_saving_bytes == pytest.approx(loss)
+    assert 0 < compiled.compiled_loss_saving_bytes <= compiled.compile_saving_bytes
+    assert eager.compiled_loss_saving_bytes == 0
 
 
 def test_a_checkpointed_compiled_step_keeps_the_eager_memory_and_says_so(small_gpt2: Make) -> None:
     compiled = trace(small_gpt2(compile=True, activation_checkpointing="full"))
     eager = trace(small_gpt2(activation_checkpointing="full"))
-    assert compiled.peak == eager.peak
+    assert compiled.peak == eager.peak and compiled.compiled_loss_saving_bytes == 0
     assert any("checkpointed blocks keep only their inputs" in n for n in compiled.notes)
 
 

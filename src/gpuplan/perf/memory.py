@@ -294,11 +294,14 @@ def memory_estimate(
     gpu_count: int = 1,
     memory_band: float = 1.0,
     paged_optimizer_bytes: float = 0.0,
+    assumed_saving_bytes: float = 0.0,
 ) -> MemoryEstimate:
     """Compose every term from an allocated peak. ``memory_band`` widens the allocated part by the
     calibration's memory residuals; ``paged_optimizer_bytes`` is optimizer state in managed memory,
-    not included in ``traced_peak_bytes``."""
+    not included in ``traced_peak_bytes``; ``assumed_saving_bytes``, taken off the peak for a choice
+    the workload does not state (a compiled loss), is back in the high ends."""
     alloc = traced_peak_bytes / GIB
+    alloc_high = alloc + assumed_saving_bytes / GIB
     paged = paged_optimizer_bytes / GIB
     terms = overhead_terms(gpu, has_conv=has_conv, gpu_count=gpu_count)
     capacity = usable_memory_gib(gpu)
@@ -316,10 +319,10 @@ def memory_estimate(
         paged_optimizer_gib=paged,
         required_gib=required,
         required_gib_low=alloc / memory_band * (1.0 + HARD_FRAGMENTATION[0]) + terms.fixed(0),
-        required_gib_high=alloc * memory_band * (1.0 + HARD_FRAGMENTATION[2]) + terms.fixed(2),
+        required_gib_high=alloc_high * memory_band * (1.0 + HARD_FRAGMENTATION[2]) + terms.fixed(2),
         peak_memory_gib=alloc * s + terms.total(1) + resident,
         peak_memory_gib_low=alloc * lo_s / memory_band + terms.total(0),
-        peak_memory_gib_high=alloc * hi_s * memory_band + terms.total(2) + paged,
+        peak_memory_gib_high=alloc_high * hi_s * memory_band + terms.total(2) + paged,
         capacity_gib=capacity,
     )
 

@@ -34,8 +34,9 @@ __all__ = [
 #: configs set it, dropout traced as CUDA's ``native_dropout`` (a one-byte mask), the layout
 #: transposes of NCHW convolutions, fused kernels; 5: the GEMM and attention shapes of each tensor-core
 #: record, ``OpRecord.shapes``; 6: batch norm in training on NCHW activations named apart,
-#: :data:`NCHW_NORM_SUFFIX`); cached profiles of another version are re-traced.
-PROFILE_SCHEMA_VERSION = 6
+#: :data:`NCHW_NORM_SUFFIX`; 7: ``Profile.compiled_loss_saving_bytes``); cached profiles of another
+#: version are re-traced.
+PROFILE_SCHEMA_VERSION = 7
 
 #: The op name of the NCHW ↔ NHWC transposes cuDNN runs around a tensor-core convolution whose
 #: tensors are NCHW (``profile/recorder.py``): bytes only, costed where the convolution runs on
@@ -197,6 +198,10 @@ class Profile:
     compile_saving_bytes: float = 0.0
     """Activation bytes the compiled step keeps fewer than the eager one at the traced peak
     (already taken off ``peak``; profile/compiled.py). 0 when not compiled or not measurable."""
+    compiled_loss_saving_bytes: float = 0.0
+    """Of :attr:`compile_saving_bytes`, what compiling the loss with the model saves (its fp32
+    intermediates at the start of backward: torchtune and torchtitan compile it, code that wraps
+    only its model in ``torch.compile`` does not); the memory estimate's high end keeps it."""
     linear_names: tuple[str, ...] = ()
     """LoRA workloads: the last name components of the model's ``nn.Linear`` layers, sorted, which
     ``model.lora.targets`` must name; a cached profile's targets are checked against them

@@ -406,24 +406,27 @@ def _compiled_peak(
     loss_pair: Callable[[], SavedPair | None],
     amp: torch.dtype | None,
     notes: list[str],
-) -> MemoryBreakdown:
-    """The eager peak with what ``torch.compile`` keeps instead (profile/compiled.py).
+) -> tuple[MemoryBreakdown, float]:
+    """The eager peak with what ``torch.compile`` keeps instead (profile/compiled.py), and the bytes
+    of that saving the compiled loss makes.
 
     Only a peak at the end of forward (every activation live, no gradient yet) holds what the
     partitioner changes; there the compiled step keeps ``saving`` fewer activation bytes, and its
     loss (compiled too) leaves no fp32 intermediates, only the gradient of its input at the start of
-    backward. Any other peak is kept as traced: an upper bound.
+    backward. Any other peak is kept as traced: an upper bound. Code that compiles its model but
+    not its loss keeps the eager loss's bytes: the second figure, which the estimate's high end
+    keeps (``Profile.compiled_loss_saving_bytes``).
     """
     if peak.gradients_bytes > 0 or peak.at_optimizer_step:
         notes.append("torch.compile: the traced peak is not at the end of forward; eager memory kept")
-        return peak
+        return peak, 0.0
     try:
         saving = calls.saving_bytes(amp)
     except Exception as e:  # a block AOTAutograd cannot trace on its own (data-dependent code …)
         notes.append(
             f"torch.compile: a block could not be partitioned ({type(e).__name__}); eager memory kept"
         )
-        return peak
+        return peak, 0.0
     activations = max(0.0, peak.activations_bytes - saving)
     loss = loss_pair()  # traced only here: a peak elsewhere keeps its eager figure without it
     temporaries = float(loss.input_grad_bytes) if loss is not None else peak.temporaries_bytes
@@ -437,7 +440,10 @@ def _compiled_peak(
     compiled = replace(peak, activations_bytes=activations, temporaries_bytes=temporaries)
     # The eager peak is the step's highest moment, its start of backward included: the compiled
     # start of backward keeps less, so a higher figure here would be a measuring error.
-    return compiled if compiled.total_bytes <= peak.total_bytes else peak
+    if compiled.total_bytes > peak.total_bytes:
+        return peak, 0.0
+    blocks_only = min(peak.total_bytes, replace(peak, activations_bytes=activations).total_bytes)
+    return compiled, max(0.0, blocks_only - compiled.total_bytes)
 
 
 def _use_eager_attention(model: torch.nn.Module, workload: Workload, notes: list[str]) -> None:
@@ -778,10 +784,11 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
 
     ops = recorder.records()
     eager_peak = peak = _held_at_step(tracker.peak_breakdown(), step_peak, holding)
+    loss_saving = 0.0
     if calls is not None:
         calls.remove()
         loss_pair = functools.partial(_loss_pair, workload, bundle, batch, output_spec, amp)
-        peak = _compiled_peak(peak, calls, loss_pair, amp, notes)
+        peak, loss_saving = _compiled_peak(peak, calls, loss_pair, amp, notes)
     if cuda_dropout.calls:
         notes.append(
             f"dropout: {cuda_dropout.calls} calls traced as CUDA's native_dropout "
@@ -828,6 +835,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         attention=workload.attention.value,
         paged_optimizer_bytes=paged,
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,
+        compiled_loss_saving_bytes=loss_saving,
         base_quantization=workload.model.lora.quantization.value if workload.model.lora else "none",
         base_double_quantization=bool(workload.model.lora and workload.model.lora.double_quantization),
         quantized_linears=len(four_bit),

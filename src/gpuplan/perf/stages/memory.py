@@ -216,7 +216,16 @@ def gpu_memory(layout: Layout) -> GpuMemory:
         gpu_count=layout.count,
         memory_band=layout.calibration.memory_band,
         paged_optimizer_bytes=paged,
+        assumed_saving_bytes=profile.compiled_loss_saving_bytes,
     )
+    if profile.compiled_loss_saving_bytes > 0:
+        notes.append(
+            _(
+                "compile: true — the point takes the loss compiled with the model, as torchtune and "
+                "torchtitan run it ({gib:.1f} GiB less at the start of backward); the high end keeps "
+                "the eager loss's bytes, for code that wraps only its model in torch.compile"
+            ).format(gib=profile.compiled_loss_saving_bytes / GIB)
+        )
     paging_s = 2.0 * host_copy_s(mem.host_spill_gib * GIB, gpu)
     if mem.host_spill_gib > 0:
         notes.append(
