@@ -36,13 +36,13 @@ from gpuplan.report.simulate_common import (
 )
 from gpuplan.simulate.autoscale import (
     LOSS_CAUSES,
-    PRICING_WORDS,
     SATURATED_BATCH,
     SATURATED_PREFILL,
     AutoscaleResult,
     PolicyResult,
 )
 from gpuplan.simulate.latency import METRICS
+from gpuplan.vocab import pricing_name
 
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view"]
 
@@ -201,7 +201,7 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
             _("Per replica-hour in {currency}: {prices}.").format(
                 currency=money.currency,
                 prices=listed(
-                    f"{_(PRICING_WORDS[k])} {money.format(v)}" for k, v in res.prices.usd_per_hour.items()
+                    f"{pricing_name(k)} {money.format(v)}" for k, v in res.prices.usd_per_hour.items()
                 ),
             )
         )

@@ -33,6 +33,7 @@ from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.replica import ReplicaModel, replica_from_step
 from gpuplan.simulate.trace import MAX_WINDOW_S, Trace
 from gpuplan.units import MAX_SPOT_NOTICE_S
+from gpuplan.vocab import PRICING_RULES
 
 __all__ = [
     "LOSS_CAUSES",
@@ -55,9 +56,6 @@ MAX_REPLICA_DECISIONS = 20_000_000
 #: Batch slots of the largest fleet (replicas × slots per replica): each slot keeps its free time
 #: and request (16 bytes) and is walked when its replica stops.
 MAX_SLOTS = 1_000_000
-
-#: The pricing models a replica-hour is billed under, as messages name them (catalog words).
-PRICING_WORDS = {"on_demand": N_("on_demand"), "spot": N_("spot")}
 
 #: Why a request was lost or late, in the order the report lists them.
 LOSS_CAUSES = ("cold_start", "at_max", "not_scaled", "spot", "unreachable", "queueing")
@@ -403,7 +401,7 @@ def _summarise(policy: Policy, trace: Trace, run: EngineRun, prices: FleetPrices
         flag = missing[0].replace("_", "-")
         raise InputError.worded(
             N_("no {pricing} price for {gpu}; give one with --{flag}-price"),
-            pricing=Phrase(PRICING_WORDS[missing[0]]),
+            pricing=Phrase(PRICING_RULES[missing[0]].name),
             gpu=cfg.replica.gpu,
             flag=flag,
         )

@@ -26,11 +26,11 @@ from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
 from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_default
-from gpuplan.simulate.autoscale import PRICING_WORDS, FleetPrices, ReplicaModel
+from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand
 from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, instances_for
-from gpuplan.vocab import confidence_name
+from gpuplan.vocab import confidence_name, pricing_name
 from gpuplan.workload._validation import PrintableLine
 
 if TYPE_CHECKING:
@@ -197,12 +197,12 @@ def basis_words(b: PriceBasis, pricing: str, gpu_id: str, unit: str) -> str:
     if c is None:
         return out + _(
             "; no {pricing} price of {gpu} in the catalog is known to be within the {days}-day limit"
-        ).format(pricing=_(PRICING_WORDS[pricing]), gpu=gpu_id, days=b.stale_after_days)
+        ).format(pricing=pricing_name(pricing), gpu=gpu_id, days=b.stale_after_days)
     return out + _(
         "; best {pricing} price known to be within the {days}-day limit: {provider} {region} "
         "{instance_type}, {price:.4g} {unit}{shared} ({as_of}; {source}, confidence {confidence})"
     ).format(
-        pricing=_(PRICING_WORDS[pricing]),
+        pricing=pricing_name(pricing),
         days=b.stale_after_days,
         provider=c.provider,
         region=c.region,
@@ -304,9 +304,7 @@ def fleet_prices(
             prices[key] = given
             bases[key] = PriceBasis(usd_per_hour=given, given=True)
             notes.append(
-                _("{pricing} {price:g} USD/replica-h given").format(
-                    pricing=_(PRICING_WORDS[key]), price=given
-                )
+                _("{pricing} {price:g} USD/replica-h given").format(pricing=pricing_name(key), price=given)
             )
         elif key in best:
             per_instance, o, k = best[key]
@@ -317,7 +315,7 @@ def fleet_prices(
                 _(
                     "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"
                 ).format(
-                    pricing=_(PRICING_WORDS[key]),
+                    pricing=pricing_name(key),
                     price=prices[key],
                     provider=o.provider,
                     region=o.region,
