@@ -282,14 +282,20 @@ class Calibration:
     def nchw_norm_efficiency(self, gpu_id: str) -> float | None:
         """Fraction of ``gpu_id``'s datasheet bandwidth, its elements counted at 4 bytes, batch norm
         in training over NCHW activations reaches (:attr:`nchw_norm_fractions`), by the rules of
-        :meth:`elementwise_efficiency`; None where no rule applies (an architecture whose published
-        rows the fit saw: its fitted :attr:`bandwidth_efficiency` covers them with the other ops)."""
-        return self._measured_share(gpu_id, self.nchw_norm_fractions)
+        :meth:`elementwise_efficiency` but one: an architecture without rows is held to the measured
+        rate in bytes/s, as a sibling is, not given the measured share of its own bandwidth — those
+        kernels ran at the same elements a second in 16-bit and fp32, bound by the SMs rather than
+        the bandwidth, so more bandwidth is no evidence of a faster norm (a B200: 0.20 of its 7.7 TB/s,
+        not 0.315). None where no rule applies (an architecture whose published rows the fit saw: its
+        fitted :attr:`bandwidth_efficiency` covers them with the other ops)."""
+        return self._measured_share(gpu_id, self.nchw_norm_fractions, unseen_at_rate=True)
 
-    def _measured_share(self, gpu_id: str, table: tuple[tuple[str, float], ...]) -> float | None:
+    def _measured_share(
+        self, gpu_id: str, table: tuple[tuple[str, float], ...], *, unseen_at_rate: bool = False
+    ) -> float | None:
         """A share measured on the GPUs of ``table`` as ``gpu_id`` takes it: its chip's, a sibling's
-        rate in bytes/s, or an unseen architecture's lowest share — none above
-        :attr:`bandwidth_efficiency` but its own chip's."""
+        rate in bytes/s, or an unseen architecture's lowest share (with ``unseen_at_rate``, its rate
+        in bytes/s) — none above :attr:`bandwidth_efficiency` but its own chip's."""
         if not table:
             return None
         found = _elementwise_source(gpu_id, table, self.seen_architectures)
@@ -299,7 +305,7 @@ class Calibration:
         share = dict(table)[source]
         if how == "chip":
             return share
-        if how == "unseen":
+        if how == "unseen" and not unseen_at_rate:
             return min(self.bandwidth_efficiency, share)
         from gpuplan.hardware import get_gpu
 
