@@ -152,9 +152,12 @@ def main() -> None:
                 took = getattr(doc.kernel_time_s, cls)
                 if model_classes[cls] > 1e-4 and took > 1e-4:
                     by_class[cls].append(took / model_classes[cls])
-        est = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=shipped))
+        compiled = workload.compile  # the estimate of a compiled step is its own (compile_speedup, ...)
+        est = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=shipped, compiled=compiled))
         alone = est.step_time_s
-        prior = run_estimate(EstimateRequest(profile=prof, gpu=gpu, calibration=PRIOR)).step_time_s
+        prior = run_estimate(
+            EstimateRequest(profile=prof, gpu=gpu, calibration=PRIOR, compiled=compiled)
+        ).step_time_s
         measured = doc.step_time.median_s
         mem = doc.memory.peak_allocated_gib
         traced = prof.peak.total_bytes / GIB
