@@ -22,6 +22,12 @@ median is over the rows without batch norm in training over NCHW activations; th
 ``machine.nchw_norm_fraction``: what is left of their memory-class seconds once their other
 elementwise bytes are costed at that median, over those norms' elements at 4 bytes each
 (``Calibration.nchw_norm_fractions``) — their kernels are not the ``channels_last`` ones.
+A workload recorded both eagerly and under ``torch.compile`` whose matmuls include GEMMs with leading
+dimensions not 16-byte aligned (GPT-2's output layer, vocabulary 50,257) gives
+``machine.misaligned_gemm_rate``: Inductor pads such a matmul when its own benchmark finds the padded
+one faster, so the compiled step's ``gemm`` class over its modelled GEMM time (every shape at the
+aligned rate) is the GPU's rate on aligned shapes, and the eager step's ``gemm`` seconds left once
+its aligned shapes take that rate are its misaligned shapes' (``Calibration.misaligned_gemm_rates``).
 A workload recorded twice (a calibration case and a transfer pair, named apart) is kept once, and of
 the transfer pairs' batch sweeps (DeepLearningExamples' ResNet-50 inference at nine batches) the
 batches the calibration takes from the same tables, 1, 64 and 256: six more flat, host-bound steps
@@ -217,6 +223,109 @@ def nchw_norm_fraction(
     return statistics.median(per_row.values()), per_row
 
 
+def misaligned_gemm_rate(
+    lines: list[dict[str, Any]], gemm_split: Callable[[dict[str, Any], str], tuple[float, float, float]]
+) -> tuple[float, dict[str, float]]:
+    """The rate the recording GPU's tensor-core GEMMs with misaligned leading dimensions ran at, over
+    the aligned rate: over the eager recordings with a compiled twin (the same spec but ``compile``
+    and ``name``) on the same GPU, both with a whole kernel split, whose misaligned shapes are a
+    tenth or more of their modelled GEMM time. ``gemm_split(spec, gpu)`` = (modelled seconds of the
+    aligned matmul shapes, of the misaligned ones, of the ``gemm`` class's other ops) with every shape
+    at the aligned rate. The median, and each eager row's figure."""
+
+    def key(spec: dict[str, Any]) -> str:
+        return json.dumps({k: v for k, v in spec.items() if k not in ("compile", "name")}, sort_keys=True)
+
+    def whole(line: dict[str, Any]) -> dict[str, Any] | None:
+        doc = line.get("recording")
+        split = (doc or {}).get("kernel_time_s") or {}
+        busy = split.get("busy_s")
+        if doc is None or busy is None or busy > doc["step_time"]["median_s"] or not split.get("gemm"):
+            return None
+        return doc
+
+    compiled = {
+        (key(line["workload"]), doc["device"]["gpu_id"]): doc
+        for line in lines
+        if isinstance(line.get("workload"), dict) and line["workload"].get("compile") and (doc := whole(line))
+    }
+    per_row: dict[str, float] = {}
+    for line in lines:
+        spec = line.get("workload")
+        if not isinstance(spec, dict) or spec.get("compile") or (doc := whole(line)) is None:
+            continue
+        gpu = doc["device"]["gpu_id"]
+        twin = compiled.get((key(spec), gpu))
+        if twin is None:
+            continue
+        aligned, misaligned, other = gemm_split(spec, gpu)
+        if misaligned < 0.1 * (aligned + misaligned) or other > 0.01 * (aligned + misaligned):
+            continue
+        c_aligned, c_misaligned, c_other = gemm_split(spec | {"compile": True}, gpu)
+        if c_other > 0.01 * (c_aligned + c_misaligned):
+            continue
+        aligned_rate = twin["kernel_time_s"]["gemm"] / (c_aligned + c_misaligned)  # measured s per modelled s
+        left = doc["kernel_time_s"]["gemm"] - aligned_rate * aligned
+        if left > aligned_rate * misaligned:
+            per_row[line["label"]] = aligned_rate * misaligned / left
+    if not per_row:
+        raise ValueError("no eager recording with misaligned GEMMs and a compiled twin")
+    return statistics.median(per_row.values()), per_row
+
+
+@cache
+def _traced_gemm_split(key: str, gpu_id: str) -> tuple[float, float, float]:
+    from dataclasses import replace
+
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.anchor import trace_class
+    from gpuplan.perf.calibration import PRIOR
+    from gpuplan.perf.gemm import _gemm_one, alignment_elements, misaligned_dimension
+    from gpuplan.perf.roofline import is_causal, op_seconds
+    from gpuplan.profile.key import trace
+
+    prof = trace(json.loads(key))
+    gpu = get_gpu(gpu_id)
+    cal = replace(PRIOR, gemm_shapes=True, misaligned_gemm_rates=((gpu_id, 1.0),)).for_gpu(
+        gpu.id, gpu.architecture
+    )
+    aligned = misaligned = other = 0.0
+    for op, seconds in op_seconds(
+        prof.ops, gpu, prof.precision, cal, causal=is_causal(prof), seq_len=prof.seq_len
+    ):
+        if trace_class(op) != "gemm":
+            continue
+        if op.op_class != "matmul" or not op.shapes:
+            other += seconds
+            continue
+        elements = alignment_elements(op.dtype)
+        weights = [
+            (
+                c
+                * b
+                * m
+                * n
+                * k
+                * _gemm_one(b, m, n, k, gpu.sm_count or 132, cal.gemm_k_overhead, cal.gemm_tile_overhead),
+                misaligned_dimension(m, n, k, elements, op.phase == "backward") is not None,
+            )
+            for c, b, m, n, k in op.shapes
+        ]
+        total = sum(w for w, _ in weights)
+        share = sum(w for w, bad in weights if bad) / total if total else 0.0
+        misaligned += seconds * share
+        aligned += seconds * (1 - share)
+    return aligned, misaligned, other
+
+
+def _traced_gemm_seconds(spec: dict[str, Any], gpu_id: str) -> tuple[float, float, float]:
+    """(modelled seconds of one step of ``spec``'s aligned matmul shapes on ``gpu_id``, of its
+    misaligned ones, of its other ``gemm``-class ops), every shape at the aligned rate: the literature
+    prior's efficiencies with ``perf/gemm.py``'s shape losses (the rate cancels in
+    :func:`misaligned_gemm_rate`, which takes ratios of these on one GPU)."""
+    return _traced_gemm_split(json.dumps(spec, sort_keys=True), gpu_id)
+
+
 @cache
 def _traced_split(key: str) -> tuple[float, float]:
     from gpuplan.perf.gemm import element_bytes
@@ -298,6 +407,8 @@ def main() -> None:
     }
     fraction, per_row = elementwise_fraction(lines, labels - with_norms, _traced_elementwise_bytes)
     norm_fraction, norm_rows = nchw_norm_fraction(lines, with_norms, _traced_elementwise_split, fraction)
+    print("tracing the eager steps with compiled twins for their misaligned GEMMs …", flush=True)
+    misaligned_rate, misaligned_rows = misaligned_gemm_rate(lines, _traced_gemm_seconds)
     gpus = sorted({r["gpu"] for r in kept})
     if len(gpus) != 1:
         sys.exit(f"error: the rows ran on {len(gpus)} GPUs ({', '.join(gpus)}); one file is one machine")
@@ -312,6 +423,11 @@ def main() -> None:
         "activations of those norms' elements at 4 bytes over what is left of the memory-class seconds "
         "once the other elementwise bytes are costed at elementwise_fraction, and the datasheet bandwidth",
         "nchw_norm_by_row": {k: round(v, 4) for k, v in sorted(norm_rows.items())},
+        "misaligned_gemm_rate": round(misaligned_rate, 4),
+        "misaligned_gemm_how": "median over the eager recordings with a compiled twin (Inductor pads "
+        "misaligned matmuls) of their misaligned GEMM shapes' modelled seconds at the twin's measured "
+        "rate on aligned shapes over the eager gemm-class seconds left once the aligned shapes take it",
+        "misaligned_gemm_by_row": {k: round(v, 4) for k, v in sorted(misaligned_rows.items())},
         "host_overhead_us": round(host_us, 2),
         "host_overhead_how": "median over the host-bound recordings (the GPU idle a fifth of the step or "
         "more) of the measured issue time over the step's kernel launches as traced",
@@ -324,7 +440,8 @@ def main() -> None:
         f"wrote {len(kept)} rows to {args.out}; the machine's host overhead {host_us:.1f} µs a kernel; "
         f"PyTorch's elementwise kernels at {fraction:.3f} of the datasheet bandwidth "
         f"({min(per_row.values()):.3f}–{max(per_row.values()):.3f} over {len(per_row)} rows); batch norm "
-        f"in training over NCHW activations at {norm_fraction:.3f} ({len(norm_rows)} rows)"
+        f"in training over NCHW activations at {norm_fraction:.3f} ({len(norm_rows)} rows); "
+        f"misaligned GEMMs at {misaligned_rate:.3f} of the aligned rate ({len(misaligned_rows)} rows)"
     )
 
 

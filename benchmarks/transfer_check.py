@@ -27,6 +27,14 @@ pair out of sample), the shipped one, and the literature prior.
 The 80th percentile of |ln(moved / published)| under the out-of-sample fit is the range
 ``perf/anchor.py`` gives a transferred estimate (``TRANSFER_LOG_HALFWIDTH``).
 
+Measured 2026-12-05 after misaligned GEMMs on Hopper took the rate measured on the H200
+(``Calibration.misaligned_gemm_rates``) and LLMs-from-scratch's padded-vocabulary step joined the fit:
+out of sample, moved median |error| 9.5 %, worst 33.6 % (the model alone 36.3 %); shipped fit 10.6 %
+(model alone 30.7 %); literature prior 9.1 %. By group: timm 7.8 %; ResNet-50 inference AMP 7.3 %,
+FP32 17.0 %; training A100 <-> V100 15.0 %; BERT-Large inference AMP 11.8 %, FP32/TF32 6.5 %. 80th
+percentile |ln| 0.172 (×/÷ 1.19). The pairs hold no misaligned GEMM worth a microsecond: what
+moved them is the out-of-sample fit's own parameters, refitted without the pairs' publishers. Before:
+
 Measured 2026-12-05 after batch norm in training over NCHW activations took the share measured for
 it on the H200 (``Calibration.nchw_norm_fractions``): out of sample, moved median |error| 9.5 %, worst
 35.7 % (the model alone 34.7 %); shipped fit 10.7 % (model alone 30.3 %); literature prior 9.1 %. By

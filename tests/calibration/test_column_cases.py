@@ -19,10 +19,17 @@ def _one(fragment: str) -> CalibrationCase:
 
 def test_five_publishers_on_four_architectures_are_fitted() -> None:
     cases = _cases().values()
-    assert len(cases) == 9 and all(c.used_in_fit for c in cases)
+    assert len(cases) == 10 and all(c.used_in_fit for c in cases)
     assert {c.publisher for c in cases} == COLUMN_PUBLISHERS and len(COLUMN_PUBLISHERS) == 5
     assert {c.architecture for c in cases} == {"Ada Lovelace", "Ampere", "Hopper", "Volta"}
     assert {c.stack_level for c in cases} == {"stock", "tuned"}
+
+
+def test_a_padded_vocabulary_is_the_row_s_pad_vocab_multiple() -> None:
+    padded = _one("vocabulary 50,304")
+    assert padded.workload["model"] == {"preset": "gpt2", "pad_vocab_multiple": 64}
+    assert padded.workload["compile"] is True
+    assert _one("SDPA + torch.compile (LLMs").workload["model"] == {"preset": "gpt2"}
 
 
 def test_a_lora_row_gets_its_adapter_and_a_full_finetune_none() -> None:

@@ -149,8 +149,9 @@ def test_no_calibration_configuration_that_ran_is_called_does_not_fit() -> None:
     # 4090 (ResNet-101 in both layouts, ViT-B/16 NHWC) fit too.
     # 130 cases: the 2.7B FlashAttention-2 rows, the FlagPerf FP8 rows and the ATorch rows (a
     # process-lifetime peak, not a step's) are not claimed (memory_why). With the 26 steps this
-    # project measured on an H200 (calibration/recorded_cases.py; each ran, each fits): 156.
-    assert len(pairs) == 156 and len(as_run) == 144 and len(configs) == 136
+    # project measured on an H200 (calibration/recorded_cases.py; each ran, each fits): 156. With
+    # LLMs-from-scratch's step 9 (GPT-2 with the vocabulary padded to 50,304, compiled): 157.
+    assert len(pairs) == 157 and len(as_run) == 145 and len(configs) == 137
     assert all(c.memory_why for c, _ in pairs if not c.memory_as_run)
     assert misses == []
 

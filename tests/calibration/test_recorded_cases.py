@@ -198,6 +198,35 @@ def test_the_nchw_norm_share_is_what_is_left_of_the_memory_time_over_the_norms_e
         nchw_norm_fraction(lines, {"no-norm"}, lambda spec: (other, 0.0), 0.5)
 
 
+def test_the_misaligned_rate_is_the_eager_gemm_time_left_once_the_compiled_twin_s_rate_holds() -> None:
+    from recorded_rows import misaligned_gemm_rate
+
+    eager, compiled = _spec("gpt2", compile=False), _spec("gpt2 compiled", compile=True)
+    aligned_only = _spec("aligned", batch=1)
+    lines = [_line("eager", eager), _line("compiled", compiled), _line("no twin", aligned_only)]
+    # The model: 10 ms of aligned shapes, 4 of misaligned ones, at one rate. The compiled twin ran
+    # its GEMMs in 7 ms (0.5 measured s a modelled s); eager, 5 of its 22 are the aligned shapes',
+    # so the misaligned shapes took 17 ms where 2 were modelled at the twin's rate: 2/17.
+    lines[0]["recording"]["kernel_time_s"]["gemm"] = 0.022
+    lines[1]["recording"]["kernel_time_s"]["gemm"] = 0.007
+    for line in lines:
+        line["recording"]["kernel_time_s"]["busy_s"] = 0.05
+        line["recording"]["step_time"]["median_s"] = 0.06
+    split = {False: (0.010, 0.004, 0.0), True: (0.010, 0.004, 0.0)}
+    median, per_row = misaligned_gemm_rate(lines, lambda spec, gpu: split[bool(spec.get("compile"))])
+    assert per_row == pytest.approx({"eager": 0.5 * 0.004 / (0.022 - 0.5 * 0.010)})
+    assert median == pytest.approx(2 / 17)
+    # Too few misaligned shapes to say anything, or convolutions in the class: no figure.
+    with pytest.raises(ValueError, match="no eager recording"):
+        misaligned_gemm_rate(lines, lambda spec, gpu: (0.010, 0.0005, 0.0))
+    with pytest.raises(ValueError, match="no eager recording"):
+        misaligned_gemm_rate(lines, lambda spec, gpu: (0.010, 0.004, 0.002))
+    # A twin whose kernel split holds the optimizer's span (busy beyond the step) is not read.
+    lines[1]["recording"]["kernel_time_s"]["busy_s"] = 0.2
+    with pytest.raises(ValueError, match="no eager recording"):
+        misaligned_gemm_rate(lines, lambda spec, gpu: split[bool(spec.get("compile"))])
+
+
 def test_the_fit_starts_from_the_shipped_measurement_of_the_recording_gpu() -> None:
     from gpuplan.calibration.recorded_cases import measured_shares
     from gpuplan.perf.calibration import load_calibration
@@ -207,10 +236,15 @@ def test_the_fit_starts_from_the_shipped_measurement_of_the_recording_gpu() -> N
     assert shares == {
         "elementwise_fractions": (("H200-SXM", machine["elementwise_fraction"]),),
         "nchw_norm_fractions": (("H200-SXM", machine["nchw_norm_fraction"]),),
+        "misaligned_gemm_rates": (("H200-SXM", machine["misaligned_gemm_rate"]),),
     }
     # Measured, not fitted: the shipped calibration carries the measured values unchanged.
     cal = load_calibration()
-    assert (cal.elementwise_fractions, cal.nchw_norm_fractions) == tuple(shares.values())
+    assert (cal.elementwise_fractions, cal.nchw_norm_fractions, cal.misaligned_gemm_rates) == tuple(
+        shares.values()
+    )
+    # GPT-2's output layer (vocabulary 50,257) on the H200: far below Ada's fallback rate.
+    assert 0.05 < machine["misaligned_gemm_rate"] < 0.5
     assert 0.2 < machine["elementwise_fraction"] < 1.0
     # The norms' rows agree in 16-bit and fp32 once their elements count at 4 bytes, below the rest.
     by_row = machine["nchw_norm_by_row"]

@@ -1,5 +1,10 @@
 """The shipped calibration: fresh for its data, reproducible from the cached traces, judged held out.
 
+2026-12-05: with batch norm over NCHW activations and misaligned GEMMs on Hopper at the rates
+measured on the H200, and LLMs-from-scratch's padded-vocabulary step: 150 rows of 16 publishers,
+in-sample 6.3 %, leave-one-publisher-out 8.7 %, leave-one-architecture-out 9.0 %, 5-fold 6.7 %,
+band ×/÷ 1.19 (``benchmarks/results/calibration.txt``).
+
 2026-12-04: with 26 steps measured on an H200 by ``gpuplan measure`` (calibration/recorded_cases.py,
 one publisher group, costed at their machine's measured host overhead) and the refinement run from
 both the scan's point and the start: 149 rows of 16 publishers, in-sample 6.5 %,

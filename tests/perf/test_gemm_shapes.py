@@ -8,13 +8,14 @@ from dataclasses import replace
 import pytest
 
 from gpuplan.hardware import get_gpu
-from gpuplan.perf.calibration import PRIOR
+from gpuplan.perf.calibration import PRIOR, Calibration
 from gpuplan.perf.gemm import (
     MISALIGNED_RATE,
     UNKNOWN_SM_COUNTS,
     alignment_elements,
     attention_multiplier,
     gemm_multiplier,
+    misaligned_rate,
     scaled_shapes,
     split_shapes,
     tile_rate,
@@ -145,17 +146,29 @@ def test_alignment_is_16_bytes_of_the_operands_type() -> None:
     assert [alignment_elements(d) for d in dtypes] == [8, 8, 4, 16]
 
 
-def test_misalignment_costs_on_ampere_not_on_hopper_nor_off_the_tensor_cores() -> None:
-    cal = replace(PRIOR, gemm_shapes=True, gemm_call_us=0.0)
+def test_misalignment_costs_ada_s_rate_on_ampere_the_measured_one_on_hopper_and_the_worst_unseen() -> None:
+    cal = replace(PRIOR, gemm_shapes=True, gemm_call_us=0.0, misaligned_gemm_rates=(("H200-SXM", 0.2),))
     flops = 2.0 * 8192 * 50257 * 768
     head = OpRecord(op="aten.mm", op_class="matmul", phase="forward", dtype="bfloat16", count=1,
                     flops=flops, bytes_moved=0.0, shapes=((1, 1, 8192, 50257, 768),))  # fmt: skip
     padded = replace(head, flops=2.0 * 8192 * 50304 * 768, shapes=((1, 1, 8192, 50304, 768),))
-    a100, h100 = get_gpu("A100-SXM4-80GB"), get_gpu("H100-SXM")
-    ratio_a100 = op_time_s(head, a100, "amp-bf16", cal) / op_time_s(padded, a100, "amp-bf16", cal)
-    ratio_h100 = op_time_s(head, h100, "amp-bf16", cal) / op_time_s(padded, h100, "amp-bf16", cal)
-    assert ratio_a100 == pytest.approx(1 / MISALIGNED_RATE, rel=0.01)
-    assert ratio_h100 == pytest.approx(1.0, abs=0.01)
+
+    def ratio(gpu_id: str, c: Calibration = cal) -> float:
+        gpu = get_gpu(gpu_id)
+        return op_time_s(head, gpu, "amp-bf16", c) / op_time_s(padded, gpu, "amp-bf16", c)
+
+    assert ratio("A100-SXM4-80GB") == pytest.approx(1 / MISALIGNED_RATE, rel=0.01)
+    # Measured on an H200: every Hopper part takes it, an H100 as much as the H200 itself.
+    assert ratio("H100-SXM") == pytest.approx(1 / 0.2, rel=0.01)
+    assert ratio("H200-SXM") == pytest.approx(1 / 0.2, rel=0.01)
+    # An architecture neither measured nor on Ada's kernels takes the worst rate known ...
+    assert ratio("B200") == pytest.approx(1 / 0.2, rel=0.01)
+    assert misaligned_rate("Blackwell", {"Hopper": 0.9}) == MISALIGNED_RATE
+    # ... and with nothing measured, Hopper is not taken as free: Ada's rate, the only one known.
+    assert ratio("H100-SXM", replace(cal, misaligned_gemm_rates=())) == pytest.approx(
+        1 / MISALIGNED_RATE, rel=0.01
+    )
+    a100 = get_gpu("A100-SXM4-80GB")
     # FP32 on the CUDA cores (no TF32) has no tensor-core kernels to fall back from.
     fp32 = replace(head, dtype="float32")
     fp32_padded = replace(padded, dtype="float32")

@@ -99,3 +99,42 @@ def test_advice_for_eight_gpus_keeps_the_configuration() -> None:
     advice = {a.action: a for a in advise(EstimateRequest(profile=full, gpu=a100, count=8))}
     assert advice["fsdp"].fits and advice["fsdp"].gpu_count == 8
     assert advice["lora"].gpu_count == 8
+
+
+def test_gpt2_s_unpadded_vocabulary_costs_on_hopper_what_the_h200_measured() -> None:
+    from dataclasses import replace
+
+    from gpuplan.perf.calibration import load_calibration
+
+    p = _load("gpt2-bs8x1024-amp-bf16")
+    cal = load_calibration()
+    measured_on, rate = cal.misaligned_gemm_rates[0]
+    h100 = get_gpu("H100-SXM")
+    eager = estimate(p, h100, calibration=cal)
+    [note] = [n for n in eager.notes if "50,257" in n]
+    assert f"{rate:.0%} of the aligned rate" in note and f"on {measured_on}" in note
+    # Compiled too: Inductor pads only where its own benchmark wins (the note says so).
+    compiled = estimate(p, h100, calibration=cal, compiled=True)
+    assert [n for n in compiled.notes if "50,257" in n] == [note] and "torch.compile" in note
+    free = replace(cal, misaligned_gemm_rates=(("H200-SXM", 1.0),))
+    assert estimate(p, h100, calibration=free).phases.total_s < eager.phases.total_s
+    # Padded to 50,304 (model.pad_vocab_multiple: 64): nothing misaligned, nothing said.
+    padded = replace(
+        p,
+        ops=tuple(
+            replace(
+                o,
+                shapes=tuple(
+                    (c, b, *(50304 if d == 50257 else d for d in (m, n, k))) for c, b, m, n, k in o.shapes
+                ),
+            )
+            for o in p.ops
+        ),
+    )
+    assert not [n for n in estimate(padded, h100, calibration=cal).notes if "not a multiple" in n]
+    # Ampere keeps the fallback kernels' rate measured on Ada, and says where it comes from.
+    [ampere] = [n for n in estimate(p, get_gpu("A100-SXM4-80GB"), calibration=cal).notes if "50,257" in n]
+    assert "RTX 4090" in ampere
+    # An architecture with neither takes the lowest rate measured, and says whose.
+    [blackwell] = [n for n in estimate(p, get_gpu("B200"), calibration=cal).notes if "50,257" in n]
+    assert f"the lowest measured (on {measured_on}; none on Blackwell)" in blackwell

@@ -65,14 +65,16 @@ def recorded_cases() -> tuple[tuple[CalibrationCase, ...], str]:
 
 
 def measured_shares() -> dict[str, tuple[tuple[str, float], ...]]:
-    """The bandwidth shares the recording machine measured, as the :class:`Calibration` fields the
-    fit starts from and keeps (measured facts, not parameters): ``elementwise_fractions`` (GPU id,
-    share of its datasheet bandwidth PyTorch's own bandwidth-bound kernels reached) and
-    ``nchw_norm_fractions`` (the share batch norm in training over NCHW activations reached, its
-    elements at 4 bytes)."""
+    """The rates the recording machine measured, as the :class:`Calibration` fields the fit starts
+    from and keeps (measured facts, not parameters): ``elementwise_fractions`` (GPU id, share of its
+    datasheet bandwidth PyTorch's own bandwidth-bound kernels reached), ``nchw_norm_fractions`` (the
+    share batch norm in training over NCHW activations reached, its elements at 4 bytes) and
+    ``misaligned_gemm_rates`` (the rate its GEMMs with leading dimensions
+    not 16-byte aligned ran at, over the aligned rate)."""
     machine = json.loads(read_data(_FILE))["machine"]
     gpu = str(machine["gpu"])
     return {
         "elementwise_fractions": ((gpu, float(machine["elementwise_fraction"])),),
         "nchw_norm_fractions": ((gpu, float(machine["nchw_norm_fraction"])),),
+        "misaligned_gemm_rates": ((gpu, float(machine["misaligned_gemm_rate"])),),
     }

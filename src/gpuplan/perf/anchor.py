@@ -75,8 +75,9 @@ OP_CLASSES: tuple[str, ...] = ("gemm", "attention", "memory", "communication", "
 #: 2026-12-04 with the H200's own steps in the fit and its elementwise kernels at their measured
 #: share: 0.234, ×/÷ 1.26, 10.2 %; and with no layout transposes around fp32/TF32 convolutions:
 #: 0.210, ×/÷ 1.23, 9.6 %; 2026-12-05 with batch norm over NCHW in training at its measured share:
-#: 0.200, ×/÷ 1.22, 9.5 %).
-TRANSFER_LOG_HALFWIDTH = 0.200
+#: 0.200, ×/÷ 1.22, 9.5 %; and with Hopper's misaligned GEMMs at the H200's measured rate: 0.172,
+#: ×/÷ 1.19, 9.5 %).
+TRANSFER_LOG_HALFWIDTH = 0.172
 #: Share of a measured step the GPU sat idle from which the step counts as the CPU's (host-bound):
 #: a GPU-bound eager step idles only in launch gaps, a few µs per kernel of tens to hundreds of µs
 #: (a few per cent); a host-bound one (small batches, decode) idles for most of the step.

@@ -157,6 +157,11 @@ class Calibration:
     0.35 in fp32 — about the same elements a second, each channel reduced over strided memory —
     where the same networks' ``channels_last`` batch norms ran with the other elementwise ops.
     A GPU takes it by the rules of :meth:`elementwise_efficiency`; none applies: no other rate."""
+    misaligned_gemm_rates: tuple[tuple[str, float], ...] = ()
+    """(GPU id, rate of a tensor-core GEMM whose leading dimensions are not 16-byte aligned over an
+    aligned one's) measured in steps ``gpuplan measure`` timed on it: measured, not fitted
+    (``calibration/recorded_cases.py``). Every part of the GPU's architecture takes it; the others
+    take ``perf/gemm.misaligned_rate``'s (:meth:`misaligned_rate`)."""
     compile_speedup: float = 1.3
     """Step-time divisor of ``compile: true``: the PyTorch 2.0 announcement (pytorch.org/get-started/
     pytorch-2.0, 2022-12-02) measured torch.compile 1.3–1.5× faster (AMP, A100) on 163 open-source
@@ -224,7 +229,14 @@ class Calibration:
             or self.compile_speedup <= 0
             or not 0.0 <= self.overlap_cost <= 1.0
             or any(f <= 0 for _, f in self.arch_factors)
-            or any(not 0.0 < f <= 1.0 for _, f in (*self.elementwise_fractions, *self.nchw_norm_fractions))
+            or any(
+                not 0.0 < f <= 1.0
+                for _, f in (
+                    *self.elementwise_fractions,
+                    *self.nchw_norm_fractions,
+                    *self.misaligned_gemm_rates,
+                )
+            )
         ):
             raise DataError.worded(
                 N_("calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json")
@@ -322,6 +334,32 @@ class Calibration:
         found = _elementwise_source(gpu_id, table, self.seen_architectures) if table else None
         return found[0] if found else None
 
+    def _measured_rates(self) -> tuple[tuple[str, float], ...]:
+        return (*self.elementwise_fractions, *self.nchw_norm_fractions, *self.misaligned_gemm_rates)
+
+    def misaligned_rate(self, architecture: str) -> float:
+        """The rate a misaligned tensor-core GEMM runs at on ``architecture`` over an aligned one's:
+        :attr:`misaligned_gemm_rates` where a part of it was measured, else ``perf/gemm.py``'s. A
+        compiled step too: Inductor pads a misaligned matmul only where its own benchmark finds the
+        padded one faster (``torch/_inductor/fx_passes/pad_mm.py``), and on an A100 (PyTorch 2.6)
+        padding GPT-2's vocabulary still made a compiled step 14 % faster."""
+        return _misaligned_rate(architecture, self.misaligned_gemm_rates)
+
+    def misaligned_measured_on(self, architecture: str) -> tuple[str, bool] | None:
+        """(the GPU of :attr:`misaligned_gemm_rates` whose rate :meth:`misaligned_rate` takes for
+        ``architecture``, whether it is of that architecture); None: ``perf/gemm.py``'s published
+        rate applies."""
+        from gpuplan.hardware import get_gpu
+
+        rate = self.misaligned_rate(architecture)
+        mine = [
+            (get_gpu(g).architecture != architecture, g) for g, r in self.misaligned_gemm_rates if r == rate
+        ]
+        if not mine:
+            return None
+        other, gpu_id = min(mine)
+        return gpu_id, not other
+
     def for_compiled(self, compiled: bool) -> Calibration:
         """This calibration for a step run under ``torch.compile`` (``compiled``) or eagerly: compiled,
         Inductor generates its own kernels in place of PyTorch's elementwise ones, whose measured
@@ -413,7 +451,13 @@ class Calibration:
             for m in d.get("measured", ())
         )
         d["matmul_caps"] = tuple((str(p), float(c)) for p, c in d.get("matmul_caps", ()))
-        for name in ("arch_factors", "heldout", "elementwise_fractions", "nchw_norm_fractions"):
+        for name in (
+            "arch_factors",
+            "heldout",
+            "elementwise_fractions",
+            "nchw_norm_fractions",
+            "misaligned_gemm_rates",
+        ):
             d[name] = tuple((str(k), float(v)) for k, v in d.get(name, ()))
         for name in ("seen_architectures", "seen_families"):
             d[name] = tuple(d.get(name, ()))
@@ -435,6 +479,18 @@ def _chip(gpu_id: str) -> tuple[str, str, int | None] | None:
 
 
 @lru_cache(maxsize=256)
+@lru_cache(maxsize=256)
+def _misaligned_rate(architecture: str, measured: tuple[tuple[str, float], ...]) -> float:
+    from gpuplan.hardware import get_gpu
+    from gpuplan.perf.gemm import misaligned_rate
+
+    by_architecture: dict[str, float] = {}
+    for gpu_id, rate in measured:
+        arch = get_gpu(gpu_id).architecture
+        by_architecture[arch] = min(rate, by_architecture.get(arch, rate))
+    return misaligned_rate(architecture, by_architecture)
+
+
 def _elementwise_source(
     gpu_id: str, measured: tuple[tuple[str, float], ...], seen: tuple[str, ...]
 ) -> tuple[str, str] | None:

@@ -41,11 +41,18 @@ kernels that load one element at a time (CUTLASS's ``…_align1``). On an RTX 40
 GEMMs ran at 106.8–115.6 TFLOPS against 155.9 for an aligned one of the same size (square
 N = 2055, 2057, 2071, 2073 against 2040: ``cutlass_75_tensorop_bf16_s1688gemm_bf16_128x128_nn_align1``
 against ``ampere_bf16_s1688gemm_bf16_128x128_ldg8``; pytorch/pytorch issue 181718, 2026-04-28):
-:data:`MISALIGNED_RATE` = 111.3 / 155.9. On an H100 cuBLAS ran a misaligned BF16 GEMM (8193 × 2501
-× 5008) as fast as the same GEMM padded to multiples of 16 (509 against 502 TFLOPS;
-meta-pytorch/float8_experimental pull request 145, 2024-06-24): Hopper pays nothing
-(:data:`ALIGNMENT_FREE_ARCHITECTURES`). The other architectures are taken at Ada's rate (an
-ASSUMPTION: the fallback kernels are the same Turing/Ampere CUTLASS ones; unknown is never the best
+:data:`MISALIGNED_RATE` = 111.3 / 155.9. Volta, Turing and Ampere are taken at Ada's rate (an
+ASSUMPTION: their fallbacks are the same CUTLASS ``mma.sync`` kernels). **Hopper** pays far more: its
+fast kernels load through TMA, which needs 16-byte strides, and what is left runs at a fraction of
+them. On one H200 (PyTorch 2.11, CUDA 13.0) GPT-2 124M's eager step spent 22.5 ms in GEMMs where
+the same step under ``torch.compile`` — whose Inductor pads a misaligned matmul when its own
+benchmark finds the padded one faster (``shape_padding``, ``torch/_inductor/fx_passes/pad_mm.py``) —
+spent 9.2: its output layer's three GEMMs (vocabulary 50,257) ran at 0.17 of the aligned rate
+(``benchmarks/recorded_rows.py`` measures it: ``Calibration.misaligned_gemm_rates``). Against it
+stands one H100 GEMM with a misaligned ``k`` and an aligned output (8193 × 2501 × 5008, 509 against
+502 TFLOPS padded; meta-pytorch/float8_experimental pull request 145, 2024-06-24, CUDA 12): the
+measured rate is taken for every Hopper part, the worse figure, and an architecture neither measured
+nor sharing Ada's kernels (Blackwell, CDNA) takes the lowest rate known (unknown is never the best
 case). Which dimensions are leading ones is read from the pass: a forward GEMM ``x · Wᵀ`` has ``k``
 and ``n`` as the contiguous dimensions of its operands and output (``m``, the tokens, is a row count);
 the backward's weight gradient ``dYᵀ · X`` has ``m`` (the layer's outputs) as one, so a backward
@@ -75,13 +82,13 @@ the prior's ASSUMPTION (or the training fit's, with ``--shapes`` alone).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 __all__ = [
-    "ALIGNMENT_FREE_ARCHITECTURES",
     "ATTENTION_BLOCK_ROWS",
     "MISALIGNED_RATE",
+    "MMA_SYNC_ARCHITECTURES",
     "SPLIT_K",
     "TILES",
     "UNKNOWN_SM_COUNTS",
@@ -89,6 +96,7 @@ __all__ = [
     "attention_multiplier",
     "element_bytes",
     "gemm_multiplier",
+    "misaligned_dimension",
     "misaligned_rate",
     "tile_rate",
 ]
@@ -111,8 +119,9 @@ _REFERENCE_TILE = TILES[0]
 #: Rate of a tensor-core GEMM whose operands are not 16-byte aligned over an aligned one's (the
 #: module's notes: RTX 4090, BF16, pytorch/pytorch issue 181718).
 MISALIGNED_RATE = 111.3 / 155.9
-#: Architectures whose cuBLAS runs a misaligned GEMM at the aligned rate (H100: the module's notes).
-ALIGNMENT_FREE_ARCHITECTURES = frozenset({"Hopper"})
+#: Architectures whose misaligned GEMMs fall back to the ``mma.sync`` CUTLASS kernels measured on
+#: Ada (:data:`MISALIGNED_RATE`; the module's notes).
+MMA_SYNC_ARCHITECTURES = frozenset({"Volta", "Turing", "Ampere", "Ada"})
 #: Bytes a tensor-core kernel loads at once: a leading dimension must be a multiple of this.
 _ALIGNMENT_BYTES = 16
 _ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8, "int8": 1, "uint8": 1}
@@ -129,17 +138,29 @@ def alignment_elements(dtype: str) -> int:
     return _ALIGNMENT_BYTES // element_bytes(dtype)
 
 
-def misaligned_rate(architecture: str) -> float:
-    """The rate a misaligned tensor-core GEMM runs at on ``architecture``, over the aligned rate."""
-    return 1.0 if architecture in ALIGNMENT_FREE_ARCHITECTURES else MISALIGNED_RATE
+def misaligned_rate(architecture: str, measured: Mapping[str, float] | None = None) -> float:
+    """The rate a misaligned tensor-core GEMM runs at on ``architecture``, over the aligned rate:
+    ``measured`` (architecture → rate, ``Calibration.misaligned_gemm_rates``) where it holds the
+    architecture, else :data:`MISALIGNED_RATE` for the ``mma.sync`` architectures, else the lowest
+    rate known."""
+    measured = measured or {}
+    if architecture in measured:
+        return measured[architecture]
+    if architecture in MMA_SYNC_ARCHITECTURES:
+        return MISALIGNED_RATE
+    return min((MISALIGNED_RATE, *measured.values()))
+
+
+def misaligned_dimension(m: int, n: int, k: int, elements: int, backward: bool) -> int | None:
+    """The first of a GEMM's leading dimensions (``n`` and ``k``; in a backward pass ``m`` too: the
+    module's notes) that is not a multiple of ``elements`` (0: not checked); None when all are."""
+    if elements <= 1:
+        return None
+    return next((d for d in ((m, n, k) if backward else (n, k)) if d % elements), None)
 
 
 def _misaligned(m: int, n: int, k: int, elements: int, backward: bool) -> bool:
-    """Whether a GEMM's leading dimensions (``n`` and ``k``; in a backward pass ``m`` too: the
-    module's notes) are not all multiples of ``elements`` (0: not checked)."""
-    if elements <= 1:
-        return False
-    return any(d % elements for d in ((m, n, k) if backward else (n, k)))
+    return misaligned_dimension(m, n, k, elements, backward) is not None
 
 
 def tile_rate(tm: int, tn: int, overhead: float) -> float:

@@ -132,6 +132,7 @@ def roofline_phases(profile: Profile, gpu: GPU, cal: Calibration) -> PhaseTimes:
         cal.bandwidth_efficiency,
         cal.elementwise_efficiency(gpu.id),
         cal.nchw_norm_efficiency(gpu.id),
+        cal.misaligned_rate(gpu.architecture),
         cal.min_kernel_time_us,
         cal.tf32_factor,
         cal.fp8_factor,

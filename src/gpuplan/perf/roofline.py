@@ -43,7 +43,7 @@ from gpuplan.perf.gemm import (
     attention_multiplier,
     element_bytes,
     gemm_multiplier,
-    misaligned_rate,
+    misaligned_dimension,
     scaled_shapes,
 )
 from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP, OpRecord, Profile, is_nchw_norm
@@ -57,6 +57,7 @@ __all__ = [
     "has_fp8_tensor_cores",
     "is_causal",
     "is_pytorch_elementwise",
+    "misaligned_gemm",
     "op_seconds",
     "op_time_s",
     "phase_times",
@@ -156,6 +157,23 @@ def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
     return "fp32"
 
 
+def misaligned_gemm(ops: Iterable[OpRecord], precision: str, gpu: GPU) -> tuple[int, int] | None:
+    """(the misaligned dimension, the elements it should be a multiple of) of the tensor-core GEMM
+    of ``ops`` with the most FLOPs among those ``perf/gemm.py`` costs as misaligned on ``gpu``;
+    None when there is none."""
+    found: tuple[float, int, int] | None = None
+    for op in ops:
+        if op.op_class != "matmul" or not op.shapes or dtype_path(op, precision, gpu) == "fp32":
+            continue
+        elements = alignment_elements(op.dtype)
+        for calls, b, m, n, k in op.shapes:
+            bad = misaligned_dimension(m, n, k, elements, op.phase == "backward")
+            flops = calls * b * m * n * k
+            if bad is not None and (found is None or flops > found[0]):
+                found = (flops, bad, elements)
+    return None if found is None else (found[1], found[2])
+
+
 def _transposed_conv(dtype: str, precision: str, gpu: GPU) -> bool:
     """Whether cuDNN runs a convolution of ``dtype`` behind NCHW<->NHWC layout transposes: a 16-bit
     (or FP8) one on the tensor cores. Not an fp32 one, on the FP32 units or as TF32: on one H200
@@ -243,7 +261,7 @@ def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: st
         tile_overhead=cal.gemm_tile_overhead,
         alignment=alignment_elements(op.dtype) if path != "fp32" else 0,
         backward=op.phase == "backward",
-        misaligned_rate=misaligned_rate(gpu.architecture),
+        misaligned_rate=cal.misaligned_rate(gpu.architecture),
     )
 
 

@@ -46,6 +46,7 @@ from gpuplan.perf.anchor import Anchor, choose_measurement, make_anchor, not_anc
 from gpuplan.perf.calibration import Calibration, load_calibration
 from gpuplan.perf.gemm import split_shapes
 from gpuplan.perf.links import Link, gpu_join_words, network_kind_words
+from gpuplan.perf.roofline import misaligned_gemm
 from gpuplan.profile.model import MemoryBreakdown, OpRecord, Profile, is_nchw_norm
 from gpuplan.vocab import Parallelism, TensorParallelPlan
 
@@ -520,9 +521,44 @@ def _per_gpu(request: EstimateRequest, dp: int) -> _PerGpu:
                 "runs other kernels, at the elementwise rate"
             ).format(gpu=gpu.id, share=norms, measured=cal.elementwise_measured_on(gpu.id, nchw_norms=True))
         )
+    if (misaligned := _misaligned_note(profile, gpu, cal)) is not None:
+        notes.append(misaligned)
     anchor, source_cal = _anchor(request, notes)
     local = local_profile(profile, mp, microbatches=request.grad_accum_steps)
     return _PerGpu(cal, anchor, source_cal, local, tuple(notes))
+
+
+def _misaligned_note(profile: Profile, gpu: GPU, cal: Calibration) -> str | None:
+    """What the step's misaligned GEMMs are costed at on ``gpu`` and how to avoid them; None when it
+    has none."""
+    found = misaligned_gemm(profile.ops, profile.precision, gpu)
+    if found is None:
+        return None
+    dim, elements = found
+    words = {"gpu": gpu.id, "dim": f"{dim:,}", "n": elements, "rate": cal.misaligned_rate(gpu.architecture)}
+    source = cal.misaligned_measured_on(gpu.architecture)
+    if source is not None and source[1]:
+        text = _(
+            "{gpu}: matmuls over a dimension of {dim} (not a multiple of {n}) costed at {rate:.0%} of "
+            "the aligned rate, from what gpuplan measure timed them at on {measured}; padding it "
+            "(model.pad_vocab_multiple for an output layer) avoids it (torch.compile pads them only "
+            "where its own benchmark finds that faster)"
+        )
+        return text.format(measured=source[0], **words)
+    if source is not None:
+        text = _(
+            "{gpu}: matmuls over a dimension of {dim} (not a multiple of {n}) costed at {rate:.0%} of "
+            "the aligned rate, the lowest measured (on {measured}; none on {architecture}); padding it "
+            "(model.pad_vocab_multiple for an output layer) avoids it (torch.compile pads them only "
+            "where its own benchmark finds that faster)"
+        )
+        return text.format(measured=source[0], architecture=gpu.architecture, **words)
+    return _(
+        "{gpu}: matmuls over a dimension of {dim} (not a multiple of {n}) costed at {rate:.0%} of the "
+        "aligned rate, cuBLAS's fallback kernels' (measured on an RTX 4090; none on {architecture}); "
+        "padding it (model.pad_vocab_multiple for an output layer) avoids it (torch.compile pads them "
+        "only where its own benchmark finds that faster)"
+    ).format(architecture=gpu.architecture, **words)
 
 
 def _anchor(request: EstimateRequest, notes: list[str]) -> tuple[Anchor | None, Calibration | None]:
