@@ -117,11 +117,26 @@ def test_at_level_changes_the_stack_only() -> None:
     # the tuned level reads with DALI: DataLoader workers do not apply to it (the stock one keeps them)
     assert tuned.stack.dropout is False and tuned.stack.loader_workers is None
     assert w.at_level(StackLevel.STOCK).stack.loader_workers == 4
-    assert (tuned.model, tuned.inputs, tuned.gradient_accumulation) == (w.model, w.inputs, 4)
+    assert (tuned.inputs, tuned.gradient_accumulation) == (w.inputs, 4)
+    assert tuned.model == w.model.model_copy(update={"pad_vocab_multiple": 8})  # GPT-2's 50,257
     stock = tuned.at_level(StackLevel.STOCK)
     assert stock.optimizer is OptimizerName.ADAMW and stock.software_stack.as_level() is StackLevel.STOCK
     # An optimizer with no fused variant a workload can name stays as it is.
     assert _resnet().at_level(StackLevel.TUNED).optimizer is OptimizerName.SGD
+
+
+def test_the_tuned_level_pads_a_preset_s_vocabulary_as_its_scripts_do_and_nothing_else() -> None:
+    # GPT-2's 50,257 and BERT's 30,522 are not multiples of 8: the tuned scripts pad them.
+    for preset in ("gpt2", "bert-large"):
+        tuned = _w(model={"preset": preset}).at_level(StackLevel.TUNED)
+        assert tuned.model.pad_vocab_multiple == 8
+        assert _w(model={"preset": preset}).at_level(StackLevel.STOCK).model.pad_vocab_multiple is None
+    # A vocabulary that is a multiple already (Llama 3's 128,256), no vocabulary, a padding the
+    # workload states, or a model from code: left as it is.
+    assert _w(model={"preset": "llama-8b"}).at_level(StackLevel.TUNED).model.pad_vocab_multiple is None
+    assert _resnet().at_level(StackLevel.TUNED).model == _resnet().model
+    padded = _w(model={"preset": "gpt2", "pad_vocab_multiple": 64})
+    assert padded.at_level(StackLevel.TUNED).model.pad_vocab_multiple == 64
 
 
 def test_at_level_keeps_the_tensor_parallel_plan_of_the_code() -> None:

@@ -136,6 +136,15 @@ def level_figures(levels: Sequence[LevelOutcomes], row: int) -> list[StackLevelF
     return out
 
 
+def _same_figures(mine: Sequence[EstimateOutcome], level: Sequence[EstimateOutcome]) -> bool:
+    """Whether a level's outcomes are the workload's own (the same steps, GPU by GPU)."""
+    return len(mine) == len(level) and all(
+        (a.estimate is None) == (b.estimate is None)
+        and (a.estimate is None or b.estimate is None or a.estimate.step_time_s == b.estimate.step_time_s)
+        for a, b in zip(mine, level, strict=True)
+    )
+
+
 def levels_table(
     outcomes: Sequence[EstimateOutcome], levels: Sequence[LevelOutcomes], unit: str, stack: Stack | None
 ) -> Table | None:
@@ -151,6 +160,8 @@ def levels_table(
     anchored = any(o.estimate is not None and o.estimate.anchored is not None for o in outcomes)
     # The levels run eager: a compiled workload is neither level, whatever its other settings.
     own = stack.as_level() if stack is not None and not anchored and not stack.compile else None
+    if own is not None and not _same_figures(outcomes, dict(levels).get(own.value, ())):
+        own = None  # the level differs in more than the stack (the tuned level pads a vocabulary)
     short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")
     table = Table(
         title=Text(_("Throughput ({unit}) by software stack").format(unit=short)),

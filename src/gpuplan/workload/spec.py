@@ -44,7 +44,14 @@ from gpuplan.workload.durations import parse_duration_hours
 from gpuplan.workload.hf_config import read_hf_config
 from gpuplan.workload.paths import confine_model
 from gpuplan.workload.presets.registry import get_preset
-from gpuplan.workload.stack import LEVELS, Stack, StackSpec, level_optimizer, level_reads_with_a_dataloader
+from gpuplan.workload.stack import (
+    LEVELS,
+    Stack,
+    StackSpec,
+    level_optimizer,
+    level_pad_vocab_multiple,
+    level_reads_with_a_dataloader,
+)
 
 __all__ = [
     "ConstraintsSpec",
@@ -618,7 +625,14 @@ class Workload(Spec):
     def at_level(self, level: StackLevel) -> Workload:
         """This workload on the ``level`` stack (for comparison): its memory format, input
         pipeline, fused kernels, AdamW kernel and training CUDA graphs, eager (no ``torch.compile``).
-        The model, its dropout, the data and the parallelism (its tensor-parallel plan too) stay."""
+        The model, its dropout, the data and the parallelism (its tensor-parallel plan too) stay,
+        but for a preset's vocabulary the tuned level pads as its scripts do (to a multiple of 8;
+        a model read from an HF config or code keeps its own)."""
+        model = self.model
+        if model.preset is not None and model.pad_vocab_multiple is None:
+            pad = level_pad_vocab_multiple(level, get_preset(model.preset).arch.vocab)
+            if pad is not None:
+                model = model.model_copy(update={"pad_vocab_multiple": pad})
         stack = StackSpec(
             level=level,
             dropout=self.stack.dropout,
@@ -628,6 +642,7 @@ class Workload(Spec):
         )
         return self.model_copy(
             update={
+                "model": model,
                 "stack": stack,
                 "optimizer": level_optimizer(self.optimizer, level),
                 "compile": False,

@@ -48,7 +48,7 @@ from gpuplan.vocab import (
 )
 from gpuplan.workload._validation import Spec
 
-__all__ = ["LEVELS", "Stack", "StackSpec", "level_optimizer"]
+__all__ = ["LEVELS", "Stack", "StackSpec", "level_optimizer", "level_pad_vocab_multiple"]
 
 StackLevelField = Annotated[StackLevel, BeforeValidator(pydantic_cast(StackLevel))]
 MemoryFormatField = Annotated[MemoryFormat, BeforeValidator(pydantic_cast(MemoryFormat))]
@@ -86,6 +86,9 @@ class _LevelSettings:
     """Whether the training step is captured in CUDA graphs (inference has its own default)."""
     fused_optimizer: bool
     """Whether AdamW is the fused kernel (``adamw-fused``) rather than PyTorch's default foreach."""
+    pad_vocab_multiple: int | None
+    """What a preset's vocabulary is rounded up to (``model.pad_vocab_multiple``) where it is not a
+    multiple of it already; None: the model's own."""
 
 
 #: What each level sets. Sources:
@@ -99,7 +102,10 @@ class _LevelSettings:
 #:   ``fused_mlp``, ``fused_dropout_add_ln`` and an in-place fused cross-entropy with apex's fused
 #:   AdamW (Dao-AILab/flash-attention training/configs/experiment/pile/gpt3s-flash.yaml, base.yaml
 #:   @0b037c2d/0bf5e500, read 2026-12-01); MLPerf Training's BERT logs ``use_cuda_graph=True`` on its
-#:   Hopper submissions (mlcommons/training_results_v4.0, NVIDIA/results/*/bert/result_*.txt).
+#:   Hopper submissions (mlcommons/training_results_v4.0, NVIDIA/results/*/bert/result_*.txt). Both
+#:   pad the vocabulary to a multiple of 8: the same FlashAttention configs'
+#:   ``pad_vocab_size_multiple: 8``, DeepLearningExamples' BERT "Padding for divisibility by 8"
+#:   (30,522 → 30,528), which keeps the output layer's GEMMs aligned (``perf/gemm.py``).
 LEVELS: dict[StackLevel, _LevelSettings] = {
     StackLevel.STOCK: _LevelSettings(
         memory_format=MemoryFormat.CHANNELS_FIRST,
@@ -107,6 +113,7 @@ LEVELS: dict[StackLevel, _LevelSettings] = {
         fused_kernels=(),
         cuda_graphs=False,
         fused_optimizer=False,
+        pad_vocab_multiple=None,
     ),
     StackLevel.TUNED: _LevelSettings(
         memory_format=MemoryFormat.CHANNELS_LAST,
@@ -114,6 +121,7 @@ LEVELS: dict[StackLevel, _LevelSettings] = {
         fused_kernels=tuple(FusedKernel),
         cuda_graphs=True,
         fused_optimizer=True,
+        pad_vocab_multiple=8,
     ),
 }
 
@@ -124,6 +132,13 @@ def level_optimizer(optimizer: OptimizerName, level: StackLevel) -> OptimizerNam
     if optimizer in (OptimizerName.ADAMW, OptimizerName.ADAMW_FUSED):
         return OptimizerName.ADAMW_FUSED if LEVELS[level].fused_optimizer else OptimizerName.ADAMW
     return optimizer
+
+
+def level_pad_vocab_multiple(level: StackLevel, vocab: int | None) -> int | None:
+    """The multiple ``level`` pads a vocabulary of ``vocab`` to; None where it keeps it (the stock
+    level, no vocabulary, or one that is a multiple already)."""
+    multiple = LEVELS[level].pad_vocab_multiple
+    return multiple if multiple and vocab and vocab % multiple else None
 
 
 def level_reads_with_a_dataloader(level: StackLevel) -> bool:
