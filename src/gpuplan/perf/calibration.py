@@ -479,7 +479,6 @@ def _chip(gpu_id: str) -> tuple[str, str, int | None] | None:
 
 
 @lru_cache(maxsize=256)
-@lru_cache(maxsize=256)
 def _misaligned_rate(architecture: str, measured: tuple[tuple[str, float], ...]) -> float:
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.gemm import misaligned_rate
@@ -491,6 +490,7 @@ def _misaligned_rate(architecture: str, measured: tuple[tuple[str, float], ...])
     return misaligned_rate(architecture, by_architecture)
 
 
+@lru_cache(maxsize=256)
 def _elementwise_source(
     gpu_id: str, measured: tuple[tuple[str, float], ...], seen: tuple[str, ...]
 ) -> tuple[str, str] | None:

@@ -30,7 +30,7 @@ A GPU without the path an op needs (FP8 before Ada/Hopper, BF16 before Ampere) r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
@@ -157,10 +157,27 @@ def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
     return "fp32"
 
 
-def misaligned_gemm(ops: Iterable[OpRecord], precision: str, gpu: GPU) -> tuple[int, int] | None:
+#: misaligned_gemm's answers for the op tuples asked about last (an estimate asks once a GPU).
+_MISALIGNED: dict[tuple[int, str, bool], tuple[Sequence[OpRecord], tuple[int, int] | None]] = {}
+
+
+def misaligned_gemm(ops: Sequence[OpRecord], precision: str, gpu: GPU) -> tuple[int, int] | None:
     """(the misaligned dimension, the elements it should be a multiple of) of the tensor-core GEMM
     of ``ops`` with the most FLOPs among those ``perf/gemm.py`` costs as misaligned on ``gpu``;
-    None when there is none."""
+    None when there is none. (The GPU matters only by whether it has TF32, which puts fp32
+    matmuls on tensor cores: the answer is kept per op tuple, precision and that.)"""
+    key = (id(ops), precision, gpu.tf32_tflops is not None)
+    hit = _MISALIGNED.get(key)
+    if hit is not None and hit[0] is ops:
+        return hit[1]
+    if len(_MISALIGNED) >= 256:
+        _MISALIGNED.clear()
+    out = _misaligned_gemm(ops, precision, gpu)
+    _MISALIGNED[key] = (ops, out)
+    return out
+
+
+def _misaligned_gemm(ops: Iterable[OpRecord], precision: str, gpu: GPU) -> tuple[int, int] | None:
     found: tuple[float, int, int] | None = None
     for op in ops:
         if op.op_class != "matmul" or not op.shapes or dtype_path(op, precision, gpu) == "fp32":
