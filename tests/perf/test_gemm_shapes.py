@@ -186,3 +186,11 @@ def test_batch_scaling_and_tensor_parallel_split_the_right_dimension() -> None:
     # weight gradient (in × out, k = tokens): the hidden dimension of the weight, not the tokens
     assert split_shapes(((1, 1, 1024, 3072, 8192),), False, 4) == ((1, 1, 1024, 768, 8192),)
     assert split_shapes(((1, 64, 2048, 2048, 128),), True, 8) == ((1, 8, 2048, 2048, 128),)
+
+
+def test_a_measured_misaligned_rate_outside_0_to_1_is_refused() -> None:
+    from gpuplan.errors import GpuplanError
+
+    for bad in (0.0, 1.5):
+        with pytest.raises(GpuplanError, match=r"refit calibration\.json"):
+            replace(PRIOR, misaligned_gemm_rates=(("H200-SXM", bad),))

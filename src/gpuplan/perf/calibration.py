@@ -229,14 +229,7 @@ class Calibration:
             or self.compile_speedup <= 0
             or not 0.0 <= self.overlap_cost <= 1.0
             or any(f <= 0 for _, f in self.arch_factors)
-            or any(
-                not 0.0 < f <= 1.0
-                for _, f in (
-                    *self.elementwise_fractions,
-                    *self.nchw_norm_fractions,
-                    *self.misaligned_gemm_rates,
-                )
-            )
+            or any(not 0.0 < f <= 1.0 for _, f in self._measured_rates())
         ):
             raise DataError.worded(
                 N_("calibration kernel time and tail must be >= 0 and bands >= 1; refit calibration.json")
@@ -335,6 +328,7 @@ class Calibration:
         return found[0] if found else None
 
     def _measured_rates(self) -> tuple[tuple[str, float], ...]:
+        """Every measured share and rate (each a fraction in (0, 1])."""
         return (*self.elementwise_fractions, *self.nchw_norm_fractions, *self.misaligned_gemm_rates)
 
     def misaligned_rate(self, architecture: str) -> float:
