@@ -408,7 +408,11 @@ def main() -> None:
     fraction, per_row = elementwise_fraction(lines, labels - with_norms, _traced_elementwise_bytes)
     norm_fraction, norm_rows = nchw_norm_fraction(lines, with_norms, _traced_elementwise_split, fraction)
     print("tracing the eager steps with compiled twins for their misaligned GEMMs …", flush=True)
-    misaligned_rate, misaligned_rows = misaligned_gemm_rate(lines, _traced_gemm_seconds)
+    try:
+        misaligned: tuple[float, dict[str, float]] | None = misaligned_gemm_rate(lines, _traced_gemm_seconds)
+    except ValueError as e:  # a recordings file without such a pair: the rate is not measured, not 0
+        print(f"misaligned GEMMs: {e}; machine.misaligned_gemm_rate left out")
+        misaligned = None
     gpus = sorted({r["gpu"] for r in kept})
     if len(gpus) != 1:
         sys.exit(f"error: the rows ran on {len(gpus)} GPUs ({', '.join(gpus)}); one file is one machine")
@@ -423,25 +427,32 @@ def main() -> None:
         "activations of those norms' elements at 4 bytes over what is left of the memory-class seconds "
         "once the other elementwise bytes are costed at elementwise_fraction, and the datasheet bandwidth",
         "nchw_norm_by_row": {k: round(v, 4) for k, v in sorted(norm_rows.items())},
-        "misaligned_gemm_rate": round(misaligned_rate, 4),
-        "misaligned_gemm_how": "median over the eager recordings with a compiled twin (Inductor pads "
-        "misaligned matmuls) of their misaligned GEMM shapes' modelled seconds at the twin's measured "
-        "rate on aligned shapes over the eager gemm-class seconds left once the aligned shapes take it",
-        "misaligned_gemm_by_row": {k: round(v, 4) for k, v in sorted(misaligned_rows.items())},
         "host_overhead_us": round(host_us, 2),
         "host_overhead_how": "median over the host-bound recordings (the GPU idle a fifth of the step or "
         "more) of the measured issue time over the step's kernel launches as traced",
         "host_overhead_from": used,
         "source": source,
     }
+    if misaligned is not None:
+        machine |= {
+            "misaligned_gemm_rate": round(misaligned[0], 4),
+            "misaligned_gemm_how": "median over the eager recordings with a compiled twin (Inductor pads "
+            "misaligned matmuls) of their misaligned GEMM shapes' modelled seconds at the twin's measured "
+            "rate on aligned shapes over the eager gemm-class seconds left once the aligned shapes take it",
+            "misaligned_gemm_by_row": {k: round(v, 4) for k, v in sorted(misaligned[1].items())},
+        }
     document = {"machine": machine, "rows": kept}
     args.out.write_text(json.dumps(document, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(
         f"wrote {len(kept)} rows to {args.out}; the machine's host overhead {host_us:.1f} µs a kernel; "
         f"PyTorch's elementwise kernels at {fraction:.3f} of the datasheet bandwidth "
         f"({min(per_row.values()):.3f}–{max(per_row.values()):.3f} over {len(per_row)} rows); batch norm "
-        f"in training over NCHW activations at {norm_fraction:.3f} ({len(norm_rows)} rows); "
-        f"misaligned GEMMs at {misaligned_rate:.3f} of the aligned rate ({len(misaligned_rows)} rows)"
+        f"in training over NCHW activations at {norm_fraction:.3f} ({len(norm_rows)} rows)"
+        + (
+            f"; misaligned GEMMs at {misaligned[0]:.3f} of the aligned rate ({len(misaligned[1])} rows)"
+            if misaligned is not None
+            else ""
+        )
     )
 
 

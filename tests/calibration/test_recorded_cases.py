@@ -250,3 +250,16 @@ def test_the_fit_starts_from_the_shipped_measurement_of_the_recording_gpu() -> N
     by_row = machine["nchw_norm_by_row"]
     assert len(by_row) >= 3 and max(by_row.values()) < 1.2 * min(by_row.values())
     assert machine["nchw_norm_fraction"] < machine["elementwise_fraction"]
+
+
+def test_a_machine_without_a_misaligned_pair_ships_no_rate_rather_than_a_made_up_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gpuplan.calibration.recorded_cases as rc
+
+    document = json.loads(read_data("recorded_steps.json"))
+    del document["machine"]["misaligned_gemm_rate"]
+    monkeypatch.setattr(rc, "read_data", lambda name: json.dumps(document))
+    shares = rc.measured_shares()
+    assert shares["misaligned_gemm_rates"] == ()
+    assert shares["elementwise_fractions"] == (("H200-SXM", document["machine"]["elementwise_fraction"]),)
