@@ -280,7 +280,7 @@ def _traced_gemm_split(key: str, gpu_id: str) -> tuple[float, float, float]:
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.anchor import trace_class
     from gpuplan.perf.calibration import PRIOR
-    from gpuplan.perf.gemm import _gemm_one, alignment_elements, misaligned_dimension
+    from gpuplan.perf.gemm import alignment_elements, gemm_multiplier, misaligned_dimension
     from gpuplan.perf.roofline import is_causal, op_seconds
     from gpuplan.profile.key import trace
 
@@ -289,6 +289,7 @@ def _traced_gemm_split(key: str, gpu_id: str) -> tuple[float, float, float]:
     cal = replace(PRIOR, gemm_shapes=True, misaligned_gemm_rates=((gpu_id, 1.0),)).for_gpu(
         gpu.id, gpu.architecture
     )
+    shape_losses = {"k_overhead": cal.gemm_k_overhead, "tile_overhead": cal.gemm_tile_overhead}
     aligned = misaligned = other = 0.0
     for op, seconds in op_seconds(
         prof.ops, gpu, prof.precision, cal, causal=is_causal(prof), seq_len=prof.seq_len
@@ -299,14 +300,9 @@ def _traced_gemm_split(key: str, gpu_id: str) -> tuple[float, float, float]:
             other += seconds
             continue
         elements = alignment_elements(op.dtype)
-        weights = [
+        weights = [  # (the shape's modelled time at the aligned rate, in FLOP units; misaligned?)
             (
-                c
-                * b
-                * m
-                * n
-                * k
-                * _gemm_one(b, m, n, k, gpu.sm_count or 132, cal.gemm_k_overhead, cal.gemm_tile_overhead),
+                c * b * m * n * k * gemm_multiplier(((1, b, m, n, k),), gpu.sm_count, **shape_losses),
                 misaligned_dimension(m, n, k, elements, op.phase == "backward") is not None,
             )
             for c, b, m, n, k in op.shapes

@@ -337,22 +337,14 @@ class Calibration:
         compiled step too: Inductor pads a misaligned matmul only where its own benchmark finds the
         padded one faster (``torch/_inductor/fx_passes/pad_mm.py``), and on an A100 (PyTorch 2.6)
         padding GPT-2's vocabulary still made a compiled step 14 % faster."""
-        return _misaligned_rate(architecture, self.misaligned_gemm_rates)
+        return _misaligned_source(architecture, self.misaligned_gemm_rates)[0]
 
     def misaligned_measured_on(self, architecture: str) -> tuple[str, bool] | None:
         """(the GPU of :attr:`misaligned_gemm_rates` whose rate :meth:`misaligned_rate` takes for
         ``architecture``, whether it is of that architecture); None: ``perf/gemm.py``'s published
         rate applies."""
-        from gpuplan.hardware import get_gpu
-
-        rate = self.misaligned_rate(architecture)
-        mine = [
-            (get_gpu(g).architecture != architecture, g) for g, r in self.misaligned_gemm_rates if r == rate
-        ]
-        if not mine:
-            return None
-        other, gpu_id = min(mine)
-        return gpu_id, not other
+        _rate, gpu_id, own = _misaligned_source(architecture, self.misaligned_gemm_rates)
+        return None if gpu_id is None else (gpu_id, own)
 
     def for_compiled(self, compiled: bool) -> Calibration:
         """This calibration for a step run under ``torch.compile`` (``compiled``) or eagerly: compiled,
@@ -473,15 +465,22 @@ def _chip(gpu_id: str) -> tuple[str, str, int | None] | None:
 
 
 @lru_cache(maxsize=256)
-def _misaligned_rate(architecture: str, measured: tuple[tuple[str, float], ...]) -> float:
+def _misaligned_source(
+    architecture: str, measured: tuple[tuple[str, float], ...]
+) -> tuple[float, str | None, bool]:
+    """(the misaligned-GEMM rate ``architecture`` takes, the measured GPU it is of — None for
+    ``perf/gemm.py``'s published rate —, whether that GPU is of ``architecture``)."""
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.gemm import misaligned_rate
 
-    by_architecture: dict[str, float] = {}
+    slowest: dict[str, tuple[float, str]] = {}  # architecture -> (its lowest measured rate, that GPU)
     for gpu_id, rate in measured:
         arch = get_gpu(gpu_id).architecture
-        by_architecture[arch] = min(rate, by_architecture.get(arch, rate))
-    return misaligned_rate(architecture, by_architecture)
+        slowest[arch] = min((rate, gpu_id), slowest.get(arch, (rate, gpu_id)))
+    rate = misaligned_rate(architecture, {a: r for a, (r, _g) in slowest.items()})
+    if architecture in slowest:
+        return rate, slowest[architecture][1], True
+    return rate, next((g for r, g in sorted(slowest.values()) if r == rate), None), False
 
 
 @lru_cache(maxsize=256)
