@@ -257,7 +257,7 @@ def test_a_command_to_run_and_the_errors_data_keep_their_flags() -> None:
 
 
 def test_an_option_right_after_a_chinese_character_is_named_too() -> None:
-    from gpuplan.i18n.error_text import _options_named
+    from gpuplan.i18n import options_named
 
-    assert _options_named("请给出--slo或--slo-ms", _FIELDS) == "请给出slo或--slo-ms"
-    assert _options_named("x--slo --slow", _FIELDS) == "x--slo --slow"  # inside a word: not an option
+    assert options_named("请给出--slo或--slo-ms", _FIELDS) == "请给出slo或--slo-ms"
+    assert options_named("x--slo --slow", _FIELDS) == "x--slo --slow"  # inside a word: not an option

@@ -166,3 +166,28 @@ def test_doctor_and_bench_texts_are_catalog_messages_not_english_literals() -> N
                 ):
                     literal.append(f"{path.relative_to(REPO)}:{kw.value.lineno}")
     assert not literal, literal
+
+
+def test_a_message_names_the_options_as_its_reader_calls_them_in_either_language() -> None:
+    from gpuplan.i18n import use_option_names
+
+    message = "it keeps up (give --instance); `gpuplan catalog refresh --rates` fetches it"
+    names = {"--instance": "instance", "--rates": "rates"}
+    assert _(message) == message  # the command line's own flags
+    with use_option_names(names):
+        said = _(message)
+        # an option the reader calls otherwise is named so; a command to run as written keeps its flags
+        assert said == "it keeps up (give instance); `gpuplan catalog refresh --rates` fetches it"
+        assert ngettext("give --instance", "give --instance twice", 2) == "give instance twice"
+        assert _("give --network-gbps") == "give --network-gbps"  # one it does not know keeps its flag
+    assert _(message) == message  # only inside the block
+    zh = (  # a message of the catalog's (perf.stages.layout)
+        "inter-node network unknown: the point assumes a typical instance network ({gbit_s:g} Gbit/s "
+        "{kind}); the range runs from the slowest GPU instance network in the embedded catalog "
+        "({slow_gbit_s:g} Gbit/s {slow_kind}) to {fast_gbit_s:,g} Gbit/s {fast_kind}; give "
+        "--network-gbps or --instance"
+    )
+    with use_language("zh"):
+        assert "--instance" in _(zh) and _(zh) != zh
+        with use_option_names({"--instance": "instance", "--network-gbps": "network_gbps"}):
+            assert "--" not in _(zh) and "network_gbps" in _(zh) and "instance" in _(zh)

@@ -218,3 +218,40 @@ def test_an_estimate_at_a_rate_of_unsaid_kind_is_tcp_at_the_point_as_on_the_comm
     assert unsaid["step_time_s"] == tcp["step_time_s"] > rdma["step_time_s"]
     assert unsaid["step_time_s_low"] == pytest.approx(rdma["step_time_s_low"])
     assert any("taken as tcp at the point" in n for n in unsaid["notes"])
+
+
+def test_an_answers_notes_name_the_requests_fields_not_the_commands_flags(service: Service) -> None:
+    import yaml
+
+    from gpuplan.catalog import open_store
+    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
+    from stand_in_profiles import resnet50_profile
+
+    workload = yaml.safe_load((EXAMPLES / "resnet50-imagenet.yaml").read_text(encoding="utf-8"))
+    store = open_store(service.db)
+    try:
+        key = profile_key(workload)
+        stand_in = resnet50_profile(key, activations_bytes=5e9)
+        store.local.put_profile(key, PROFILE_SCHEMA_VERSION, stand_in.to_json())
+    finally:
+        store.close()
+    # 16 GPUs: two nodes over a network no one named, a host no one named
+    body = {"workload": workload, "gpus": ["A100-SXM4-80GB"], "count": 16}
+    for lang in ("en", "zh"):
+        r = service.client.post(f"/api/v1/estimate?lang={lang}", json=body, headers=service.auth("plan"))
+        assert r.status_code == 200, r.text
+        [row] = r.json()["estimates"]
+        notes = " ".join(row["notes"])
+        assert "network_gbps" in notes and "instance" in notes, notes
+        assert "--instance" not in notes and "--network-gbps" not in notes, notes
+        if lang == "en":
+            assert notes.endswith("give network_gbps or instance"), notes
+    # the command still names its own flags
+    from gpuplan.i18n import _
+
+    assert "give --network-gbps or --instance" in _(
+        "inter-node network unknown: the point assumes a typical instance network ({gbit_s:g} Gbit/s "
+        "{kind}); the range runs from the slowest GPU instance network in the embedded catalog "
+        "({slow_gbit_s:g} Gbit/s {slow_kind}) to {fast_gbit_s:,g} Gbit/s {fast_kind}; give "
+        "--network-gbps or --instance"
+    )

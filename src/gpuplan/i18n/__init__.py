@@ -28,8 +28,10 @@ from gpuplan.i18n.messages import (
     current_language,
     language_from_locale,
     ngettext,
+    options_named,
     set_language,
     use_language,
+    use_option_names,
 )
 from gpuplan.i18n.numbers import (
     Money,
@@ -60,9 +62,11 @@ __all__ = [
     "language_from_locale",
     "money",
     "ngettext",
+    "options_named",
     "set_language",
     "set_money",
     "stale_rate_warning",
     "use_language",
     "use_money",
+    "use_option_names",
 ]

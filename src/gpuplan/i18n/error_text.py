@@ -16,11 +16,10 @@ and where a field is an :class:`~gpuplan.errors.Option`. A command quoted to be 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 
 from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Option, Phrase
-from gpuplan.i18n.messages import N_, Language, _, current_language
+from gpuplan.i18n.messages import N_, Language, _, current_language, options_named
 
 __all__ = ["KIND_WORDS", "error_text", "phrase_text"]
 
@@ -110,7 +109,7 @@ def _worded_text(error: GpuplanError, english: str, names: Mapping[str, str] | N
     """An error made with ``GpuplanError.worded``: its template and its Phrase fields translated."""
     if error.template.format(**error.fields) != english:  # its text was changed after it was made
         return english
-    return _options_named(_(error.template), names).format(**_translated_fields(error.fields, names))
+    return options_named(_(error.template), names).format(**_translated_fields(error.fields, names))
 
 
 def _translated_fields(
@@ -130,7 +129,7 @@ def _translated(value: object, names: Mapping[str, str] | None = None) -> object
     if isinstance(value, Option):
         return names.get(value, value) if names else value
     if isinstance(value, Phrase) and value.template:
-        return _options_named(_(value.template), names).format(**_translated_fields(value.fields, names))
+        return options_named(_(value.template), names).format(**_translated_fields(value.fields, names))
     if isinstance(value, GpuplanError):
         return error_text(value, names)
     if (
@@ -141,21 +140,6 @@ def _translated(value: object, names: Mapping[str, str] | None = None) -> object
         # a validator's ValueError(Phrase(...)) wrapped by a caller ("deadline: {why}")
         return _translated(value.args[0], names) if str(value) == str(value.args[0]) else value
     return value
-
-
-#: An option as a message writes it (``--spot-notice-s``), not inside a longer word; ASCII word
-#: characters only (a Chinese message may write one right after a character: "给出--slo").
-_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*", re.ASCII)
-
-
-def _options_named(template: str, names: Mapping[str, str] | None) -> str:
-    """``template`` (a message, never the user's data) with each option ``names`` knows named so;
-    a command in backticks, to be run as written, keeps its flags."""
-    if not names:
-        return template
-    parts = template.split("`")
-    parts[::2] = [_OPTION.sub(lambda m: names.get(m.group(0), m.group(0)), part) for part in parts[::2]]
-    return "`".join(parts)
 
 
 def _same(message: str) -> str:

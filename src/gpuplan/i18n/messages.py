@@ -1,12 +1,15 @@
 """The message catalog: English source strings, Chinese from ``locale/zh/LC_MESSAGES/gpuplan.mo``.
 
 The language is a context variable, not a process-wide switch: the CLI sets it once per command
-from ``--lang`` or the locale, tests and libraries scope it with :func:`use_language`.
+from ``--lang`` or the locale, tests and libraries scope it with :func:`use_language`. So is what the
+reader calls the command's options: a message that says "give --instance" reads "give instance" to
+a caller of the service, whose request has a field of that name (:func:`use_option_names`).
 """
 
 from __future__ import annotations
 
 import gettext
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar, Token
@@ -25,8 +28,10 @@ __all__ = [
     "current_language",
     "language_from_locale",
     "ngettext",
+    "options_named",
     "set_language",
     "use_language",
+    "use_option_names",
 ]
 
 DOMAIN = "gpuplan"
@@ -103,14 +108,46 @@ def _translations(language: Language) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[language.value])
 
 
+#: What the reader calls the command's options (``--instance`` → ``instance``); None: the command
+#: line's own flags.
+_option_names: ContextVar[Mapping[str, str] | None] = ContextVar("gpuplan_option_names", default=None)
+
+
+@contextmanager
+def use_option_names(names: Mapping[str, str] | None) -> Iterator[None]:
+    """Inside the ``with`` block, messages name the command's options as ``names`` does (the
+    service's request fields); an option ``names`` does not know keeps its flag."""
+    token = _option_names.set(names)
+    try:
+        yield
+    finally:
+        _option_names.reset(token)
+
+
+#: An option as a message writes it (``--spot-notice-s``), not inside a longer word; ASCII word
+#: characters only (a Chinese message may write one right after a character: "给出--slo").
+_OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*", re.ASCII)
+
+
+def options_named(template: str, names: Mapping[str, str] | None) -> str:
+    """``template`` (a message, never the user's data) with each option ``names`` knows named so;
+    a command in backticks, to be run as written, keeps its flags."""
+    if not names or "--" not in template:
+        return template
+    parts = template.split("`")
+    parts[::2] = [_OPTION.sub(lambda m: names.get(m.group(0), m.group(0)), part) for part in parts[::2]]
+    return "`".join(parts)
+
+
 def _(message: str) -> str:
-    """``message`` (English source text) in the current language."""
-    return _translations(_current.get()).gettext(message)
+    """``message`` (English source text) in the current language, its options named as the reader
+    calls them (:func:`use_option_names`)."""
+    return options_named(_translations(_current.get()).gettext(message), _option_names.get())
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for ``n``, in the current language."""
-    return _translations(_current.get()).ngettext(singular, plural, n)
+    return options_named(_translations(_current.get()).ngettext(singular, plural, n), _option_names.get())
 
 
 def N_(message: str) -> str:

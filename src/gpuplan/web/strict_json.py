@@ -13,7 +13,8 @@ The token is checked before a refusal of the body is given: a caller without a v
 the route's scope gets its 401 or 403 and learns nothing about the body it sent.
 
 A route keeps, in ``request.state.option_fields``, what its request calls the command's options
-(``OPTION_FIELDS`` of its request, in ``web.requests``): a refusal names the fields the caller sent.
+(``OPTION_FIELDS`` of its request, in ``web.requests``): a refusal names the fields the caller sent,
+and so does a note of its answer ("give instance", not the command's "give --instance").
 """
 
 from __future__ import annotations
@@ -73,13 +74,16 @@ class StrictJsonRoute(APIRoute):
         fields = self._option_fields()
 
         async def strict(request: Request) -> Response:
+            from gpuplan.i18n import use_option_names
+
             request.state.option_fields = fields
             try:
                 await parse_body(request)
             except InputError:
                 await self._check_token(request)  # its 401/403/429 comes first
                 raise
-            return await handler(request)
+            with use_option_names(fields):  # the answer's notes name the request's fields
+                return await handler(request)
 
         return strict
 

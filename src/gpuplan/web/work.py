@@ -53,12 +53,14 @@ JOB_KINDS: dict[str, type[Any]] = {
 
 def run_job(store: Store, record: JobRecord, scratch: Path, progress: Progress) -> dict[str, Any]:
     """The document a queued job produces (its request is validated again: the row is data)."""
-    from gpuplan.i18n import use_language
+    from gpuplan.i18n import use_language, use_option_names
 
-    request = JOB_KINDS[record.kind].model_validate(record.request["request"])
+    kind = JOB_KINDS[record.kind]
+    request = kind.model_validate(record.request["request"])
     actor = record.created_by
     lang = str(record.request.get("lang", "en"))
-    with use_language(lang):
+    # in the language the job was asked in, its notes naming the options as its request's fields
+    with use_language(lang), use_option_names(kind.OPTION_FIELDS):
         if record.kind == "refresh":
             return refresh(store, request, actor=actor)
         if record.kind == "save-plan":
