@@ -184,8 +184,14 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "a zero network",
         lambda: Link.for_gpus(A100, 16, network_gbit_s=0.0),
-        "network bandwidth must be positive, got 0 Gbit/s",
-        "网络带宽必须为正数，实际为 0 Gbit/s",
+        "network bandwidth must be between 0.001 and 100,000 Gbit/s, got 0",
+        "网络带宽必须在 0.001 到 100,000 Gbit/s 之间，实际为 0",
+    ),
+    (
+        "a network of 1e-308 Gbit/s (it made the step time infinite)",
+        lambda: Link.for_gpus(A100, 16, network_gbit_s=1e-308),
+        "network bandwidth must be between 0.001 and 100,000 Gbit/s, got 1e-308",
+        "网络带宽必须在 0.001 到 100,000 Gbit/s 之间，实际为 1e-308",
     ),
     (
         "an unknown parallelism",

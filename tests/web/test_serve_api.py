@@ -399,6 +399,41 @@ def test_an_inline_hf_config_is_read_by_content_and_one_naming_code_is_refused(t
     nested = {**config, "text_config": {"auto_map": {"AutoModel": "evil.Model"}}}
     with pytest.raises(GpuplanError, match="auto_map"):
         materialize(w, nested, tmp_path / "three")
+    # a refused config leaves nothing on the server's disk (it had stayed, 4 MiB a request), and its
+    # refusal names the request's field, not the server's file
+    huge = {**config, "num_hidden_layers": 10**9}
+    with pytest.raises(GpuplanError) as refused:
+        materialize(w, huge, tmp_path / "three")
+    assert "hf_config_json" in str(refused.value) and str(tmp_path) not in str(refused.value)
+    assert [p for p in (tmp_path / "three").rglob("*") if p.is_file()] == []
+
+
+def test_requests_with_the_same_inline_config_at_once_all_read_it(tmp_path: Any) -> None:
+    # They had shared one temporary file name: 4 of 96 such requests were a 500 (FileNotFoundError
+    # in its rename), and a reader could find a half-written config.
+    import json
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    from gpuplan.web.service import materialize
+
+    pytest.importorskip("transformers")
+    config = json.loads(
+        (Path(__file__).resolve().parents[2] / "examples" / "hf-config" / "config.json").read_text()
+    )
+    config["padding"] = "x" * 2_000_000  # a long write, so that the writers overlap
+    w = {"name": "hf", "model": {"hf_config": "inline"}, "inputs": {"batch_size": 1, "seq_len": 64}}
+    start = threading.Barrier(8)
+
+    def one(_: int) -> str:
+        start.wait()
+        return str(materialize(w, config, tmp_path).model.hf_config_path)
+
+    with ThreadPoolExecutor(8) as pool:  # an exception in any of them is raised here
+        assert len(set(pool.map(one, range(8)))) == 1
+    [written] = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written.name == "config.json" and json.loads(written.read_text())["padding"] == config["padding"]
 
 
 def _zh(response: Any, status: int) -> str:

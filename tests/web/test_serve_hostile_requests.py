@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from serve_helpers import Service
+from serve_helpers import Service, bert_workload
 
 _WORKLOAD = {
     "name": "gpt2-service",
@@ -122,6 +122,11 @@ def test_a_json_boolean_is_not_a_number(service: Service, field: str) -> None:
         (
             {"policies": ["target:target=.inf,max=4"]},
             "policy 'target:target=.inf,max=4': target='.inf' is not a number",
+        ),
+        (  # a given replica's slots: it was queued, and the job failed on it
+            {"replica": "slots=99999999999,tpot_ms=30"},
+            "policy 'fixed:replicas=2': 2 replicas × 99,999,999,999 slots is more than the 1,000,000 "
+            "batch slots a simulation keeps",
         ),
     ],
 )
@@ -236,3 +241,13 @@ def test_a_bad_body_from_a_token_below_the_scope_is_403_and_from_one_of_it_400(
     assert (r.status_code, r.json()["kind"]) == (403, "forbidden"), r.text
     r = service.client.request(method, path, content=raw, headers={**json_type, **service.auth(scope)})
     assert (r.status_code, r.json()["error"]) == (400, said), r.text
+
+
+@pytest.mark.parametrize("gbps", [1e-308, 0.0, 2e5])
+def test_a_network_beyond_its_bounds_is_refused_in_one_line(service: Service, gbps: float) -> None:
+    # 1e-308 Gbit/s had made the step time infinite and the answer a 500
+    body = {"workload": bert_workload(), "gpus": ["L4"], "count": 16, "network_gbps": gbps}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code in (400, 422), r.text
+    line = r.json()["error"]
+    assert "network_gbps" in line and "\n" not in line, line

@@ -101,16 +101,16 @@ def _simulate(service: Service, **fields: Any) -> Any:
     [
         (
             {"trace_csv": azure_trace(5).replace("18:15:03", "18:15:0x")},
-            "trace trace.csv line 5: cannot read ['2023-11-16 18:15:0x.0023757', '203', '23']",
+            "trace trace_csv line 5: cannot read ['2023-11-16 18:15:0x.0023757', '203', '23']",
         ),
-        ({"trace_csv": "when,tokens\n1,2\n"}, "trace trace.csv: no timestamp column"),
+        ({"trace_csv": "when,tokens\n1,2\n"}, "trace trace_csv: no timestamp column"),
         ({"trace_csv": azure_trace(5), "shape": "bursty"}, "give trace_csv (a trace CSV) or shape"),
         ({"trace_scale": 2.0}, "trace_scale and trace_tile_hours re-time a trace_csv"),
         ({"gpu": "L44"}, "L4"),
         ({"policies": ["fixed:replicas=two"]}, "policy 'fixed:replicas=two'"),
         (
             {"trace_csv": "timestamp\n0\n3000000\n"},
-            "trace trace spans 34.72 days, longer than the 31 days a simulation replays",
+            "trace trace_csv spans 34.72 days, longer than the 31 days a simulation replays",
         ),
     ],
 )

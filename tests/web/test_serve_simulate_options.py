@@ -200,7 +200,7 @@ def test_an_uploaded_trace_without_token_counts_needs_no_serving_block(
 ) -> None:
     csv = "timestamp\n" + "".join(f"{t * 0.5}\n" for t in range(600))
     served = _done(service, _simulate(service, workload=_NO_SERVING, replica=REPLICA, trace_csv=csv))
-    trace = tmp_path / "trace.csv"
+    trace = tmp_path / "trace_csv"  # the service names an uploaded trace by its field
     trace.write_text(csv, encoding="utf-8")
     assert served == _command(service, tmp_path, "--trace", str(trace), "--policy", "fixed:replicas=2")
     said = served["trace"]

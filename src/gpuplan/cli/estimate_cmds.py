@@ -13,7 +13,7 @@ from gpuplan.cli._i18n import LangOption, apply_language, console
 from gpuplan.cli._numbers import finite_in
 from gpuplan.cli._profiles import load_profile, open_cache
 from gpuplan.cli._progress import TRACING, spinner
-from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_NETWORK_GBIT_S
+from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
 from gpuplan.i18n import _
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def estimate_cmd(
             "--network-gbps",
             help="Inter-node network per node, Gbit/s (default: unknown: 100 TCP at the point, "
             "2.5 TCP at the slow end, 3,200 RDMA at the fast end).",
-            parser=finite_in(0.001, MAX_NETWORK_GBIT_S),
+            parser=finite_in(MIN_NETWORK_GBIT_S, MAX_NETWORK_GBIT_S),
         ),
     ] = None,
     network_kind: Annotated[

@@ -22,6 +22,7 @@ __all__ = [
     "MAX_NETWORK_GBIT_S",
     "MAX_PLANNED_GPUS",
     "MAX_PLANNED_NODES",
+    "MIN_NETWORK_GBIT_S",
     "achievable_matmul_fraction",
     "all_gpus",
     "architecture_measured",
@@ -36,6 +37,10 @@ __all__ = [
 #: the fastest fabric sold (3,200 Gbit/s, ``perf.links.FAST_NETWORK_GBIT_S``); a larger figure is a
 #: typo, not a network.
 MAX_NETWORK_GBIT_S = 1e5
+#: The smallest: 1 Mbit/s, far below the slowest GPU instance network listed (2.5 Gbit/s,
+#: ``perf.links.SLOW_NETWORK_GBIT_S``); a smaller figure is a slip of the unit (1e-308 made a step
+#: time infinite and the service's answer a 500).
+MIN_NETWORK_GBIT_S = 0.001
 
 #: Most GPUs a configuration may name (``--gpu NAME:COUNT``, ``--count``, the service's ``count`` and
 #: ``max_gpus``): 512 nodes of 8; a count past it is a typo, and estimated it gives a meaningless

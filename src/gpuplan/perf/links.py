@@ -16,7 +16,7 @@ from typing import Literal, NamedTuple
 
 from gpuplan.errors import EstimateError
 from gpuplan.hardware import GPU
-from gpuplan.hardware.gpus import MAX_NETWORK_GBIT_S
+from gpuplan.hardware.gpus import MAX_NETWORK_GBIT_S, MIN_NETWORK_GBIT_S
 from gpuplan.i18n import N_, _
 
 __all__ = [
@@ -295,9 +295,12 @@ class Link:
         """
         if count < 1:
             raise EstimateError.worded(N_("GPU count must be at least 1, got {count}"), count=count)
-        if network_gbit_s is not None and network_gbit_s <= 0:
+        if network_gbit_s is not None and not MIN_NETWORK_GBIT_S <= network_gbit_s <= MAX_NETWORK_GBIT_S:
             raise EstimateError.worded(
-                N_("network bandwidth must be positive, got {gbit_s:g} Gbit/s"), gbit_s=network_gbit_s
+                N_("network bandwidth must be between {low:g} and {high:,g} Gbit/s, got {gbit_s:g}"),
+                low=MIN_NETWORK_GBIT_S,
+                high=MAX_NETWORK_GBIT_S,
+                gbit_s=network_gbit_s,
             )
         per_node = min(gpus_per_node, count) if gpus_per_node else min(count, 8)
         nodes = -(-count // per_node)

@@ -44,6 +44,7 @@ __all__ = [
     "ReplicaModel",
     "SimulationSettings",
     "Timeline",
+    "check_slots",
     "check_window",
     "per_million_tokens",
     "replica_from_step",
@@ -494,8 +495,14 @@ def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy])
     """Refuse, before anything is allocated, a simulation whose work its inputs do not bound: a
     window past MAX_WINDOW_S, more than MAX_REPLICA_DECISIONS or MAX_SLOTS for a policy."""
     check_window(trace.name, trace.duration_s, policies)
+    check_slots(replica.slots, policies)
+
+
+def check_slots(slots: int, policies: Sequence[Policy]) -> None:
+    """Refuse a policy whose largest fleet of replicas of ``slots`` batch slots each holds more than
+    MAX_SLOTS (the service runs this at submission where the replica's figures are given)."""
     for p in policies:
-        if p.max_replicas * replica.slots > MAX_SLOTS:
+        if p.max_replicas * slots > MAX_SLOTS:
             raise InputError.worded(
                 N_(
                     "policy {name!r}: {replicas:,} replicas × {slots:,} slots is more than the {limit:,} "
@@ -503,7 +510,7 @@ def _check_work(trace: Trace, replica: ReplicaModel, policies: Sequence[Policy])
                 ),
                 name=p.name,
                 replicas=p.max_replicas,
-                slots=replica.slots,
+                slots=slots,
                 limit=MAX_SLOTS,
             )
 

@@ -23,6 +23,7 @@ from gpuplan.hardware.gpus import (
     MAX_NETWORK_GBIT_S,
     MAX_PLANNED_GPUS,
     MAX_PLANNED_NODES,
+    MIN_NETWORK_GBIT_S,
 )
 from gpuplan.i18n import N_
 from gpuplan.units import (
@@ -201,7 +202,7 @@ class EstimateRequest(WorkloadRequest):
         le=MAX_GPU_COUNT,
         description="GPUs per configuration; default one replica (tensor_parallel × pipeline_parallel)",
     )
-    network_gbps: float | None = Field(default=None, gt=0, le=MAX_NETWORK_GBIT_S)
+    network_gbps: float | None = Field(default=None, ge=MIN_NETWORK_GBIT_S, le=MAX_NETWORK_GBIT_S)
     network_kind: Literal["rdma", "tcp"] | None = None
     instance: str | None = Field(
         default=None,
@@ -324,7 +325,7 @@ class RefreshRequest(_Request):
 
 class DiscountRequest(_Request):
     provider: str = Field(max_length=32)
-    percent: float = Field(ge=0, le=100)
+    percent: float = Field(gt=0, lt=100)
     family: str = Field(default="", max_length=64)
     note: str = Field(default="", max_length=500)
 

@@ -174,7 +174,7 @@ def offers(
     caller: Annotated[Caller, authorised("read")],
     gpu: Annotated[str | None, Query(max_length=64)] = None,
     count: Annotated[int | None, Query(ge=1, le=64)] = None,
-    min_gpu_memory: Annotated[float | None, Query(ge=0, le=4096, allow_inf_nan=False)] = None,
+    min_gpu_memory: Annotated[float | None, Query(gt=0, le=4096, allow_inf_nan=False)] = None,
     provider: Annotated[str | None, Query(max_length=32)] = None,
     region: Annotated[str | None, Query(max_length=64)] = None,
     pricing: Annotated[str | None, Query(max_length=32)] = None,
@@ -473,15 +473,14 @@ def _answer(
     """At once when the profile is cached, else a queued job; ``check(store, body, workload)``
     refuses a request before either."""
     from gpuplan.i18n import use_language
-    from gpuplan.web.service import check_inline_config, materialize, profile_cached
+    from gpuplan.web.service import materialize, profile_cached
 
     store = _store(request)
     with use_language(caller.lang):
-        workload = materialize(body.workload, body.hf_config_json, _scratch(request))
+        workload = materialize(body.workload, body.hf_config_json, _scratch(request))  # config checked
         if check is not None:
             check(store, body, workload)
         if not profile_cached(store, workload):
-            check_inline_config(workload)
             return _queue(request, caller, kind, body, cache_key)
         return compute(store, body, workload)
 
@@ -561,13 +560,12 @@ def simulate(request: Request, caller: Annotated[Caller, authorised("plan")], bo
     (``gpuplan simulate autoscale --json``); always a job: a day of requests takes seconds to
     replay. What can be judged before tracing is judged now: a bad request is refused at once."""
     from gpuplan.i18n import use_language
-    from gpuplan.web.service import check_inline_config, materialize
+    from gpuplan.web.service import materialize
     from gpuplan.web.simulating import check_simulate
 
     with use_language(caller.lang):
-        workload = materialize(body.workload, body.hf_config_json, _scratch(request))
+        workload = materialize(body.workload, body.hf_config_json, _scratch(request))  # config checked
         check_simulate(_store(request), body, workload, _scratch(request))
-        check_inline_config(workload)
     return _queue(request, caller, "simulate", body)
 
 

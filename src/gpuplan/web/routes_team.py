@@ -114,12 +114,12 @@ def save_workload(
     """Save a workload (a new version when the name exists). It is checked as a plan request would be."""
     from gpuplan.catalog.team_store import TeamStore
     from gpuplan.i18n import use_language
-    from gpuplan.web.service import check_inline_config, materialize
+    from gpuplan.web.service import materialize
 
     with use_language(caller.lang):
-        workload = materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
-        # a saved workload is not found unplannable only when a plan is asked of it
-        check_inline_config(workload)
+        # its inline config checked (a saved workload is not found unplannable only when a plan is
+        # asked of it)
+        materialize(body.workload, body.hf_config_json, Path(request.app.state.config.scratch_dir))
     spec = {"workload": body.workload, "hf_config_json": body.hf_config_json}
     saved = TeamStore(_store(request).engine).save_workload(body.name, spec, actor=caller.name)
     return {"workloads": [vars(saved)]}

@@ -8,6 +8,7 @@ request can be answered at once (its profile is in the cache) or goes to the job
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -57,25 +58,53 @@ def _no_progress(_fraction: float, _message: str) -> None:
 def materialize(workload: dict[str, Any], hf_config_json: dict[str, Any] | None, scratch: Path) -> Workload:
     """The request's workload as a Workload the library can trace: checked at the edge
     (:func:`check_workload`), an inline Hugging Face config written to ``scratch`` under its
-    content's digest (so the profile cache key, which hashes the file, is the same everywhere)."""
+    content's digest (so the profile cache key, which hashes the file, is the same everywhere).
+
+    Only a config that reads (:func:`check_inline_config`) is kept there: it is written to a file of
+    this call's own in that folder, read from it, and renamed into place; a refused one is removed,
+    so a caller cannot fill the server's disk with configs it knows will be refused, and two
+    requests with the same config never share a half-written file."""
     from gpuplan.workload import load_workload
 
     spec = json.loads(json.dumps(check_workload(workload, hf_config_json)))  # a deep copy
-    if hf_config_json is not None:
-        text = json.dumps(hf_config_json, sort_keys=True, indent=1)
-        folder = scratch / "hf" / hashlib.sha256(text.encode()).hexdigest()[:32]
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / "config.json"
-        if not target.is_file():
-            temp = folder / "config.json.tmp"
-            temp.write_text(text, encoding="utf-8")
-            temp.replace(target)
-        spec["model"]["hf_config"] = str(target)
+    if hf_config_json is None:
+        return load_workload(spec)
+    text = json.dumps(hf_config_json, sort_keys=True, indent=1)
+    folder = scratch / "hf" / hashlib.sha256(text.encode()).hexdigest()[:32]
+    target = folder / "config.json"
+    if not target.is_file():
+        _write_checked(spec, text, folder, target)
+    spec["model"]["hf_config"] = str(target)
+    try:
+        return load_workload(spec)
+    except GpuplanError as e:
+        raise _named(e, (folder, target)) from None
+
+
+def _write_checked(spec: dict[str, Any], text: str, folder: Path, target: Path) -> None:
+    """``text`` at ``target`` once it reads as the workload's Hugging Face config; nothing left
+    behind when it does not."""
+    import tempfile
+
+    from gpuplan.workload import load_workload
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=folder, prefix=".config-", suffix=".json")
+    temp = Path(name)
+    try:
+        with open(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        checked = {**spec, "model": {**spec["model"], "hf_config": str(temp)}}
         try:
-            return load_workload(spec)
+            check_inline_config(load_workload(checked))
         except GpuplanError as e:
-            raise _named(e, (folder, target)) from None
-    return load_workload(spec)
+            raise _named(e, (folder, temp)) from None
+        temp.replace(target)
+    finally:
+        temp.unlink(missing_ok=True)
+        if not target.is_file():
+            with contextlib.suppress(OSError):  # another request's file is still in it
+                folder.rmdir()
 
 
 def _named(error: GpuplanError, paths: tuple[Path, ...]) -> GpuplanError:

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 __all__ = ["check_simulate", "simulate_document"]
 
-#: The name an uploaded trace has in the reader's messages ("trace trace.csv: line 7: …").
-UPLOAD_NAME = "trace.csv"
+#: The name an uploaded trace has in the reader's messages: its request field ("trace trace_csv
+#: line 7: …"), not a file of the server's.
+UPLOAD_NAME = "trace_csv"
 
 
 def _serving(workload: Workload, request: SimulateRequest) -> ServingSpec | None:
@@ -161,12 +162,14 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
 
 def check_simulate(store: Store, request: SimulateRequest, workload: Workload, scratch: Path) -> None:
     """Refuse (InputError, NotFoundError: one line) what the job would fail on before tracing."""
-    from gpuplan.simulate import check_shape, check_window
+    from gpuplan.simulate import check_shape, check_slots, check_window
 
     serving = _serving(workload, request)
     policies = _policies(request)
     _one_trace(request)
-    _options(store, request, workload, policies)
+    given = _options(store, request, workload, policies).replica
+    if given is not None:  # an estimated replica's slots are known only once it is traced
+        check_slots(given.slots, policies)
     if request.trace_csv is not None:
         trace = _uploaded(request, scratch)
         check_window(trace.name, trace.duration_s, policies)

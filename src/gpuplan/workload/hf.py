@@ -11,6 +11,7 @@ on stdin), and only transformers' own model classes are built. The model class i
 from __future__ import annotations
 
 import inspect
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +29,19 @@ __all__ = ["build_model", "hf_bundle", "hf_bundle_for", "hf_config"]
 _INSTALL = N_("model.hf_config needs transformers: pip install 'gpuplan[hf]'")
 
 
+#: Held while transformers is imported and while its lazy attributes resolve (a config read, a model
+#: built): its lazy module is not safe to resolve from two threads at once — the service's first
+#: requests, in parallel, got "module 'transformers' has no attribute 'AutoConfig'".
+_TRANSFORMERS = threading.RLock()
+
+
 def _transformers() -> Any:
-    try:
-        import transformers
-    except ImportError as e:
-        raise EstimateError.worded(_INSTALL) from e
-    return transformers
+    with _TRANSFORMERS:
+        try:
+            import transformers
+        except ImportError as e:
+            raise EstimateError.worded(_INSTALL) from e
+        return transformers
 
 
 def hf_config(workload: Workload, shown: str | None = None) -> Any:
@@ -46,17 +54,18 @@ def hf_config(workload: Workload, shown: str | None = None) -> Any:
     # Within bounds (transformers would open it without them), and refused if it asks for code,
     # before transformers is imported; read_hf_config did this already when the workload was read.
     raw = read_hf_config(path)
-    tf = _transformers()
-    _check_model_type(tf, raw, shown or path)
-    try:
-        config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
-    except Exception as e:  # transformers' validators raise their own types (TypeError, AttributeError)
-        first = (str(e).strip().splitlines() or [""])[0].replace(str(file), shown or str(file))
-        raise WorkloadError.worded(
-            N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"),
-            path=shown or path,
-            why=first,
-        ) from e
+    with _TRANSFORMERS:
+        tf = _transformers()
+        _check_model_type(tf, raw, shown or path)
+        try:
+            config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
+        except Exception as e:  # transformers' validators raise their own types (TypeError, AttributeError)
+            first = (str(e).strip().splitlines() or [""])[0].replace(str(file), shown or str(file))
+            raise WorkloadError.worded(
+                N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"),
+                path=shown or path,
+                why=first,
+            ) from e
     _check_size_keys(config, raw, Path(shown) if shown else file)
     return config
 
@@ -121,7 +130,8 @@ def hf_bundle(workload: Workload) -> ModelBundle:
     # eager: transformers' own math path (scores materialised); fused: PyTorch SDPA.
     config._attn_implementation = "eager" if workload.attention is AttentionImpl.EAGER else "sdpa"
     try:
-        model = build_model(tf, config)
+        with _TRANSFORMERS:
+            model = build_model(tf, config)
     except (ValueError, TypeError, AttributeError, RuntimeError) as e:
         raise EstimateError.worded(
             N_("model.hf_config: transformers cannot build {model_type!r}: {why}"),
