@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuplan.errors import InputError, StoreError
-from gpuplan.i18n import N_, _
+from gpuplan.errors import StoreError
+from gpuplan.i18n import _
 from gpuplan.i18n.error_text import error_text
 
 if TYPE_CHECKING:
@@ -48,21 +48,11 @@ def load_profile(
     without a cache); by default ``db`` is opened for it.
     """
     from gpuplan.profile import profile
-    from gpuplan.profile.model import Profile
 
     if saved is not None:
-        try:
-            return Profile.from_json(saved.read_text(encoding="utf-8"))
-        except KeyError as e:  # a JSON document of another kind (a plan, an estimate)
-            raise InputError.worded(
-                N_("--profile {path}: not a gpuplan profile JSON (it has no {key!r} key)"),
-                path=saved,
-                key=str(e.args[0])[:40] if e.args else "",
-            ) from e
-        except (OSError, ValueError, TypeError) as e:
-            raise InputError.worded(
-                N_("--profile {path}: not a gpuplan profile JSON ({why})"), path=saved, why=e
-            ) from e
+        from gpuplan.profile.saved import read_saved_profile
+
+        return read_saved_profile(saved, workload)
     if store is not OPEN_DB:
         return profile(workload, _TolerantCache(store.local) if store is not None else None)
     cache = open_cache(db)

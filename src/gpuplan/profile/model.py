@@ -251,7 +251,13 @@ class Profile:
 
     @classmethod
     def from_json(cls, text: str) -> Profile:
-        d: dict[str, Any] = json.loads(text)
+        return cls.from_dict(json.loads(text))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Profile:
+        """The profile of :meth:`to_json`'s document, parsed (a file from others is read by
+        :func:`gpuplan.profile.saved.read_saved_profile`, which checks it)."""
+        d = dict(data)
         d["ops"] = tuple(
             OpRecord(**(o | {"shapes": tuple(tuple(int(x) for x in s) for s in o.get("shapes", ()))}))
             for o in d["ops"]
