@@ -13,6 +13,7 @@ __all__ = [
     "MAX_SPOT_NOTICE_S",
     "MAX_SPOT_RATE_PER_HOUR",
     "MAX_STORAGE_GBPS",
+    "MIN_STORAGE_GBPS",
     "format_hours",
     "instances_for",
 ]
@@ -31,6 +32,9 @@ MAX_SPOT_RATE_PER_HOUR = 60.0
 #: The fastest weights read a replica's start is taken at: 1,000 GB/s, over any cloud volume or
 #: local NVMe array (a gp3 volume's baseline is 0.131 GB/s; local NVMe arrays reach tens of GB/s).
 MAX_STORAGE_GBPS = 1000.0
+#: The slowest: 1 MB/s, far below any cloud volume (a smaller figure is a slip of the unit; 1e-300
+#: GB/s printed a cold start of a 300-digit number of seconds).
+MIN_STORAGE_GBPS = 0.001
 #: The longest warning before a spot reclaim a simulation takes: an hour, thirty times the longest
 #: any cloud gives (AWS: a two-minute interruption notice; Azure and Google Cloud: 30 seconds).
 MAX_SPOT_NOTICE_S = 3600.0

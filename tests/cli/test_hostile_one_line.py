@@ -127,6 +127,19 @@ def test_every_float_option_of_every_command_refuses_non_finite_numbers() -> Non
          "Invalid value for '--budget-cny': Input should be less than or equal to"),
         (["plan", "{ex}/bert-large-squad.yaml", "--budget-usd", "-5"],
          "Invalid value for '--budget-usd': Input should be greater than or equal to 0.01"),
+        # integers past any instance or fleet: one past 2^63 overflowed the database's integer
+        (["offers", "--count", "9223372036854775808"],
+         "Invalid value for '--count': Input should be less than or equal to 16"),
+        (["offers", "--stale-days", "99999999999"],
+         "Invalid value for '--stale-days': Input should be less than or equal to 36500"),
+        (["deploy", "{ex}/bert-large-squad.yaml", "--gpu", "L4", "--count", "99999999999999999999",
+          "--out", "{tmp}/o"],
+         "Invalid value for '--count': Input should be less than or equal to 4096"),
+        # a price above any list price was a pydantic traceback, one below zero a negative bill
+        (["simulate", "share", "{ex}/simulate/services.yaml", "--price", "1e308", "--json"],
+         "Invalid value for '--price': Input should be less than or equal to 1000.0"),
+        (["simulate", "share", "{ex}/simulate/services.yaml", "--price", "-1"],
+         "Invalid value for '--price': Input should be greater than or equal to 0.01"),
     ],
 )  # fmt: skip
 def test_a_non_finite_number_on_the_command_line_is_a_usage_error(
@@ -303,3 +316,33 @@ def test_a_line_or_paragraph_separator_quoted_in_an_error_stays_on_its_line(
         ["deploy", str(plan), "--target", "torchrun", "--out", str(tmp_path / "o"), "--lang", lang], capsys
     )
     assert len(line.splitlines()) == 1 and "\\u2028" in line and "\\x85" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        # a rate of 0 had been read as no rate (the workload's taken without a word)
+        (["--rate", "0", "--shape", "diurnal", "--hours", "1"],
+         "trace shape: the rate must be a positive number, got 0"),
+        # 1e-300 GB/s printed a cold start of a 300-digit number of seconds
+        (["--storage-gbps", "1e-300", "--shape", "diurnal", "--hours", "1"],
+         "--storage-gbps must be at least 0.001 GB/s, got 1e-300"),
+    ],
+)  # fmt: skip
+def test_a_rate_or_storage_no_service_has_is_one_line(
+    tmp_path: Path, args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["simulate", "autoscale", str(EXAMPLES / "llm-inference-service.yaml"), "--gpu", "A100-SXM4-80GB"]
+    line = refused(["--db", str(tmp_path / "c.db"), *base, "--policy", "fixed:replicas=2", *args], capsys)
+    assert says in line, line
+
+
+def test_a_services_file_latency_beyond_an_hour_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    services = yaml.safe_load((EXAMPLES / "simulate" / "services.yaml").read_text(encoding="utf-8"))
+    services["services"][0]["latency_ms"] = 1e308  # printed a 300-digit p95
+    path = tmp_path / "services.yaml"
+    path.write_text(yaml.safe_dump(services), encoding="utf-8")
+    line = refused(["--db", str(tmp_path / "c.db"), "simulate", "share", str(path)], capsys)
+    assert "services.0.latency_ms: Input should be less than or equal to 3600000" in line, line

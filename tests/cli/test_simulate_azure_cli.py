@@ -119,7 +119,7 @@ def test_a_wrong_input_is_one_line_on_stderr_and_exit_1() -> None:
         (("--slo", "e2e_p95=30s", "--slo-ms", "30000"), "not both"),
         (("--trace-scale", "0"), "positive"),
         (("--engine", "max_num_seqs=8"), "--replica gives its figures"),
-        (("--storage-gbps", "-1"), "positive"),
+        (("--storage-gbps", "-1"), "--storage-gbps must be at least 0.001 GB/s, got -1"),
         # A negative notice billed reclaimed spot replicas for less than they ran; a negative
         # timeout dropped every request.
         (("--spot-notice-s=-1000",), "--spot-notice-s must be 0 or more"),

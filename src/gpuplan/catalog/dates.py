@@ -20,11 +20,22 @@ from functools import lru_cache
 
 from gpuplan.vocab import Choice
 
-__all__ = ["DEFAULT_STALE_AFTER_DAYS", "AsOf", "AsOfPrecision", "PriceAge", "parse_as_of", "price_age"]
+__all__ = [
+    "DEFAULT_STALE_AFTER_DAYS",
+    "MAX_STALE_DAYS",
+    "AsOf",
+    "AsOfPrecision",
+    "PriceAge",
+    "parse_as_of",
+    "price_age",
+]
 
 #: A price older than this many days is flagged ``stale``: the one limit the catalog, ``plan`` and
 #: ``tco`` judge prices by (``--stale-days`` sets another for a catalog opened with it).
 DEFAULT_STALE_AFTER_DAYS = 180
+#: The longest limit a user may set: a century (every dated price is younger; a larger figure is a
+#: typo).
+MAX_STALE_DAYS = 36_500
 
 _PART = r"\d{4}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?)?"
 _AS_OF = re.compile(rf"^({_PART})(?:/({_PART}))?$")

@@ -19,7 +19,15 @@ from gpuplan.hardware import all_gpus
 from gpuplan.i18n.messages import N_
 from gpuplan.vocab import PRICING_RULES
 
-__all__ = ["MAX_GPUS_PER_INSTANCE", "check_offer", "import_day", "offer_problems", "parse_as_of"]
+__all__ = [
+    "MAX_GPUS_PER_INSTANCE",
+    "MAX_USD_PER_GPU_HOUR",
+    "MIN_USD_PER_GPU_HOUR",
+    "check_offer",
+    "import_day",
+    "offer_problems",
+    "parse_as_of",
+]
 
 #: Most GPUs one instance has (GCP a2-megagpu-16g); a larger count is a data error.
 MAX_GPUS_PER_INSTANCE = 16

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.catalog.dates import MAX_STALE_DAYS
+from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE
 from gpuplan.cli._i18n import (
     CnyPerUsdOption,
     CurrencyOption,
@@ -33,7 +35,7 @@ from gpuplan.cli._i18n import (
     console,
     resolve_usd_per_cny,
 )
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import finite_float, whole_number
 from gpuplan.cli._settings import settings
 from gpuplan.i18n import N_
 from gpuplan.vocab import PricingModel
@@ -169,7 +171,10 @@ def offers(
         str | None,
         typer.Option("--gpu", help="GPU name (a100, h100-sxm, V100:8); a family name lists every variant."),
     ] = None,
-    count: Annotated[int | None, typer.Option("--count", help="GPUs per instance.", min=1)] = None,
+    count: Annotated[
+        int | None,
+        typer.Option("--count", help="GPUs per instance.", parser=whole_number(1, MAX_GPUS_PER_INSTANCE)),
+    ] = None,
     min_gpu_memory: Annotated[
         float | None, typer.Option("--min-gpu-memory", help="Least memory per GPU, GiB.", parser=finite_float)
     ] = None,
@@ -202,7 +207,9 @@ def offers(
     stale_days: Annotated[
         int | None,
         typer.Option(
-            "--stale-days", help="Flag prices older than this many days as stale (default 180).", min=0
+            "--stale-days",
+            help="Flag prices older than this many days as stale (default 180).",
+            parser=whole_number(0, MAX_STALE_DAYS),
         ),
     ] = None,
     usd_per_cny: UsdPerCnyOption = None,

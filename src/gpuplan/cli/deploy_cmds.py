@@ -11,7 +11,8 @@ import typer
 
 from gpuplan.cli._access import ProjectOption
 from gpuplan.cli._i18n import LangOption, apply_language
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import finite_float, whole_number
+from gpuplan.hardware.gpus import MAX_GPU_COUNT
 from gpuplan.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def deploy(
     count: Annotated[
         int,
         typer.Option(
-            min=1,
+            parser=whole_number(1, MAX_GPU_COUNT),
             help="Workload files only: GPUs in all (more than the largest instance holds: on several nodes).",
         ),
     ] = 1,

@@ -328,7 +328,8 @@ def autoscale_cmd(
     else:
         if trace_scale is not None or trace_tile_hours is not None:
             raise InputError.worded(N_("--trace-scale and --trace-tile-hours re-time a --trace file"))
-        mean_rate = rate or (w.serving.requests_per_s if w.serving else None)
+        # a rate of 0 is given (and refused by the trace's check), not the workload's rate
+        mean_rate = rate if rate is not None else (w.serving.requests_per_s if w.serving else None)
         if mean_rate is None:
             raise InputError.worded(N_("--shape needs --rate (or serving.requests_per_s in the workload)"))
         tr = _shape_trace(str(shape), mean_rate, hours, seed, prompt, output)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from gpuplan.cli._access import AllowCodeOption, ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
@@ -21,7 +22,7 @@ from gpuplan.cli._i18n import (
     apply_language,
     console,
 )
-from gpuplan.cli._numbers import finite_float
+from gpuplan.cli._numbers import finite_float, finite_in
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_, _
@@ -65,7 +66,8 @@ def share_cmd(
         typer.Option(
             "--price",
             help="USD per GPU-hour (default: the catalog's cheapest on-demand).",
-            parser=finite_float,
+            # above no list price (a larger figure is a unit slip); 0 or less is no price
+            parser=finite_in(MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR),
         ),
     ] = None,
     k8s_out: Annotated[

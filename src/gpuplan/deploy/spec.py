@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -63,7 +64,7 @@ from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
-from gpuplan.vocab import Parallelism, PricingModel, Task, pydantic_cast
+from gpuplan.vocab import OptimizerName, Parallelism, Precision, PricingModel, Task, pydantic_cast
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
@@ -89,6 +90,26 @@ ProviderField = Annotated[str, BeforeValidator(pydantic_cast(PROVIDERS))]
 PricingField = Annotated[PricingModel, BeforeValidator(pydantic_cast(PricingModel))]
 TaskField = Annotated[Task, BeforeValidator(pydantic_cast(Task))]
 ParallelismField = Annotated[Parallelism, BeforeValidator(pydantic_cast(Parallelism))]
+
+
+def _word(what: str) -> Callable[[object], object]:
+    """A pydantic check that a name is one lower-case word, as the vocabulary's are."""
+
+    def check(value: object) -> object:
+        return matches(WORD, value.lower(), what, "'amp-bf16'") if isinstance(value, str) else value
+
+    return check
+
+
+# A plan file's precision and optimizer are the vocabulary's, as a workload's are: an unknown one had
+# been written into train.py, which then trained in plain fp32 or with AdamW without a word.
+# A word first (a payload of 100,000 characters is refused in one short line), then the name.
+PrecisionField = Annotated[
+    str, BeforeValidator(pydantic_cast(Precision)), BeforeValidator(_word("precision"))
+]
+OptimizerField = Annotated[
+    str, BeforeValidator(pydantic_cast(OptimizerName)), BeforeValidator(_word("optimizer"))
+]
 
 
 def _slug(name: str) -> str:
@@ -136,8 +157,8 @@ class LaunchSpec(BaseModel):
     nodes: int = Field(default=1, ge=1, le=MAX_NODES)
     pricing: PricingField = PricingModel.ON_DEMAND
     parallelism: ParallelismField = Parallelism.DDP
-    precision: str = "fp32"
-    optimizer: str = "adamw"
+    precision: PrecisionField = Precision.FP32.value
+    optimizer: OptimizerField = OptimizerName.ADAMW.value
     model_entry_point: str | None = None
     """``pkg.module:build`` when the workload's model is the user's own Python code."""
     model_source: str = "stand-in"
@@ -215,7 +236,7 @@ class LaunchSpec(BaseModel):
         example = "'us-east-1'" if info.field_name == "region" else "'p4d.24xlarge'"
         return None if v is None else matches(CLOUD_NAME, v, str(info.field_name), example)
 
-    @field_validator("precision", "optimizer", "gpu")
+    @field_validator("gpu")
     @classmethod
     def _word(cls, v: str | None, info: ValidationInfo) -> str | None:
         if v is not None:

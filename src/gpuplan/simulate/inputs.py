@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from gpuplan.bounded import printable
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError, NotFoundError, Option
+from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
 from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.numbers import format_number
 from gpuplan.i18n.phrases import listed
@@ -29,7 +30,7 @@ from gpuplan.plan.spot import DEFAULT_SPOT_RATE, band_rate_per_hour, spot_defaul
 from gpuplan.simulate.autoscale import FleetPrices, ReplicaModel
 from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.simulate.share import ServiceDemand
-from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, instances_for
+from gpuplan.units import MAX_SPOT_RATE_PER_HOUR, MAX_STORAGE_GBPS, MIN_STORAGE_GBPS, instances_for
 from gpuplan.vocab import confidence_name, pricing_name
 from gpuplan.workload._validation import PrintableLine
 
@@ -432,6 +433,13 @@ def parse_replica(text: str, gpu_id: str) -> ReplicaModel:
     )
 
 
+#: A services file's bounds: a million requests a second (a service past it is many services), one
+#: request in 1,000 s (an idle one), an hour for one request.
+_MAX_REQUESTS_PER_S = 1e6
+_MIN_REQUESTS_PER_S = 1e-3
+_MAX_LATENCY_MS = 3_600_000.0
+
+
 class _Service(BaseModel):
     # allow_inf_nan=False: a .inf or .nan from the YAML is refused, naming its field.
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
@@ -441,15 +449,19 @@ class _Service(BaseModel):
     def _no_booleans(cls, value: Any, info: ValidationInfo) -> Any:
         return refuse_boolean(cls, value, info)  # requests_per_s: true is not 1
 
+    # The bounds are beyond any service (a larger or smaller figure is a typo: a latency of 1e308 ms
+    # printed a 300-digit p95, a capacity of 1e-300 requests/s a 300-digit count of instances).
     name: PrintableLine = Field(min_length=1, max_length=300)
-    memory_gib: float | None = Field(default=None, gt=0)
+    memory_gib: float | None = Field(default=None, gt=0, le=MAX_GPU_MEMORY_GIB)
     """Memory one instance needs (weights + KV cache + CUDA context)."""
-    requests_per_s: float = Field(ge=0)
-    capacity_requests_per_s: float | None = Field(default=None, gt=0)
+    requests_per_s: float = Field(ge=0, le=_MAX_REQUESTS_PER_S)
+    capacity_requests_per_s: float | None = Field(
+        default=None, ge=_MIN_REQUESTS_PER_S, le=_MAX_REQUESTS_PER_S
+    )
     """Requests per second one whole GPU serves at full load."""
-    latency_ms: float | None = Field(default=None, gt=0)
+    latency_ms: float | None = Field(default=None, gt=0, le=_MAX_LATENCY_MS)
     """One request's latency on a whole GPU, no queueing."""
-    p95_latency_ms: float | None = Field(default=None, gt=0)
+    p95_latency_ms: float | None = Field(default=None, gt=0, le=_MAX_LATENCY_MS)
     workload: str | None = None
     """A workload YAML (task: infer) to estimate memory, capacity and latency from, instead."""
 
@@ -588,9 +600,11 @@ def storage_bytes_per_s(storage_gbps: float | None) -> float | None:
     """``--storage-gbps`` in bytes per second (None: not given, the default applies)."""
     if storage_gbps is None:
         return None
-    if not (math.isfinite(storage_gbps) and storage_gbps > 0):
+    if not (math.isfinite(storage_gbps) and storage_gbps >= MIN_STORAGE_GBPS):
         raise InputError.worded(
-            N_("--storage-gbps must be a positive number, got {value:g}"), value=storage_gbps
+            N_("--storage-gbps must be at least {limit:g} GB/s, got {value:g}"),
+            limit=MIN_STORAGE_GBPS,
+            value=storage_gbps,
         )
     if storage_gbps > MAX_STORAGE_GBPS:
         raise InputError.worded(

@@ -32,6 +32,7 @@ from gpuplan.units import (
     MAX_SPOT_NOTICE_S,
     MAX_SPOT_RATE_PER_HOUR,
     MAX_STORAGE_GBPS,
+    MIN_STORAGE_GBPS,
 )
 
 __all__ = [
@@ -272,7 +273,7 @@ class SimulateRequest(WorkloadRequest):
     )
     storage_gbps: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_STORAGE_GBPS,
         le=MAX_STORAGE_GBPS,
         description="Weights read rate at a replica's start, GB/s (default 0.131).",
     )

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import AfterValidator
 
+from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE
 from gpuplan.documents import (
     CatalogInfoDocument,
     EstimateDocument,
@@ -173,7 +174,7 @@ def offers(
     request: Request,
     caller: Annotated[Caller, authorised("read")],
     gpu: Annotated[str | None, Query(max_length=64)] = None,
-    count: Annotated[int | None, Query(ge=1, le=64)] = None,
+    count: Annotated[int | None, Query(ge=1, le=MAX_GPUS_PER_INSTANCE)] = None,
     min_gpu_memory: Annotated[float | None, Query(gt=0, le=4096, allow_inf_nan=False)] = None,
     provider: Annotated[str | None, Query(max_length=32)] = None,
     region: Annotated[str | None, Query(max_length=64)] = None,

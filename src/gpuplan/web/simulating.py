@@ -72,7 +72,11 @@ def _shape(request: SimulateRequest, serving: ServingSpec | None) -> Shape:
     from gpuplan.simulate import Shape
     from gpuplan.simulate.inputs import request_tokens
 
-    rate = request.rate or (serving.requests_per_s if serving is not None else None)
+    rate = (
+        request.rate
+        if request.rate is not None
+        else (serving.requests_per_s if serving is not None else None)
+    )
     if rate is None:
         raise InputError.worded(N_("give rate (or serving.requests_per_s in the workload)"))
     prompt, output = request_tokens(serving)
