@@ -146,6 +146,9 @@ def main() -> None:
 
     Usage errors (unknown flag, missing argument) are reported by Typer itself with exit code 2.
     """
+    from gpuplan.cli._streams import tolerant_streams
+
+    tolerant_streams()
     try:
         app()
     except GpuplanError as e:

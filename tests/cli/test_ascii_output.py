@@ -1,0 +1,36 @@
+"""A terminal or pipe that cannot encode every character (``PYTHONIOENCODING=ascii``, a latin-1
+locale): the command writes what it cannot encode escaped, as ``\\uXXXX``; it had stopped with a
+UnicodeEncodeError traceback. A ``--json`` document stays JSON and reads to the same text."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _gpuplan(tmp_path: Path, encoding: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": encoding, "GPUPLAN_DB": str(tmp_path / "c.sqlite")}
+    cmd = [sys.executable, "-c", "from gpuplan.cli import main; main()", *args]
+    # read as the stream wrote it: latin-1 writes × and ¥ as their own bytes
+    return subprocess.run(cmd, capture_output=True, env=env, timeout=120, check=False, encoding=encoding)
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_json_document_on_a_narrow_stream_is_the_same_document(tmp_path: Path, encoding: str) -> None:
+    args = ("gpus", "--json", "--lang", "zh")
+    wide = _gpuplan(tmp_path, "utf-8", *args)
+    narrow = _gpuplan(tmp_path, encoding, *args)
+    assert wide.returncode == narrow.returncode == 0, narrow.stderr[-2000:]
+    assert narrow.stdout.isascii() if encoding == "ascii" else True
+    assert json.loads(narrow.stdout) == json.loads(wide.stdout)
+
+
+def test_a_table_on_an_ascii_stream_is_written_escaped(tmp_path: Path) -> None:
+    run = _gpuplan(tmp_path, "ascii", "gpus", "--lang", "zh")
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+    assert "\\u663e\\u5b58" in run.stdout  # 显存, the memory column's header
