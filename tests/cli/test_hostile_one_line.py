@@ -346,3 +346,17 @@ def test_a_services_file_latency_beyond_an_hour_is_one_line(
     path.write_text(yaml.safe_dump(services), encoding="utf-8")
     line = refused(["--db", str(tmp_path / "c.db"), "simulate", "share", str(path)], capsys)
     assert "services.0.latency_ms: Input should be less than or equal to 3600000" in line, line
+
+
+def test_a_boolean_for_a_name_is_not_called_a_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = tmp_path / "usage.yaml"
+    demand = {"name": "pool", "gpu": "A100-SXM4-40GB", "gpus": 8, "hours_per_month": 730}
+    usage.write_text(yaml.safe_dump({"horizon_months": 12, "currency": True, "demands": [demand]}))
+    line = refused(["--db", str(tmp_path / "c.db"), "tco", str(usage)], capsys)
+    assert "currency: true is not a name or text; write the value itself" in line, line
+    demand["gpus"] = True  # a number's field still says so
+    usage.write_text(yaml.safe_dump({"horizon_months": 12, "demands": [demand]}))
+    line = refused(["--db", str(tmp_path / "c.db"), "tco", str(usage)], capsys)
+    assert "gpus: true is not a number; write the number itself" in line, line

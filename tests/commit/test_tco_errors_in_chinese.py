@@ -80,6 +80,11 @@ USAGE_CASES: list[tuple[dict[str, object], str, str]] = [
         "demands[0]: runs_per_month goes with workload; a direct demand gives gpu, gpus and hours",
         "demands[0]: runs_per_month 只与 workload 一起使用；直接需求请给出 gpu、gpus 和小时数",
     ),
+    (  # it had named runs_per_month for runs_by_month
+        _demand(gpu="L4", gpus=1, runs_by_month=[3, 4]),
+        "demands[0]: runs_by_month goes with workload; a direct demand gives gpu, gpus and hours",
+        "demands[0]: runs_by_month 只与 workload 一起使用；直接需求请给出 gpu、gpus 和小时数",
+    ),
     (
         _demand(gpu="L4"),
         "demands[0]: give workload + runs_per_month, or gpu, gpus and hours_per_month",

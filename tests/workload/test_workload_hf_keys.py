@@ -92,3 +92,23 @@ def test_an_unknown_model_type_is_one_line_naming_it(
         assert f"did you mean {suggested}" in text, text
     else:
         assert "llama" in text and "bert" in text, text  # what is supported, by example
+
+
+def test_a_config_transformers_refuses_says_why_in_its_one_line(tmp_path: Path) -> None:
+    # transformers' first line only introduces the reason ("Class validation error for validator
+    # 'validate_architecture':"); the line had stopped there
+    from gpuplan.workload.hf import hf_config
+
+    config = json.loads(
+        (Path(__file__).resolve().parents[2] / "examples" / "hf-config" / "config.json").read_text()
+    )
+    config["num_attention_heads"] = 3
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    try:
+        hf_config(_workload(path))
+    except WorkloadError as e:
+        said = str(e)
+    else:  # a transformers that does not check it: nothing to say
+        pytest.skip("this transformers takes 3 heads of a hidden size of 2048")
+    assert "\n" not in said and "not a multiple of the number of attention heads" in said, said

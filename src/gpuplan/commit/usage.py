@@ -220,7 +220,10 @@ class DemandSpec(Spec):
                 raise _Invalid(N_("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month"))
             return self
         if self.runs_per_month is not None or self.runs_by_month is not None:
-            raise _Invalid(N_("runs_per_month goes with workload; a direct demand gives gpu, gpus and hours"))
+            raise _Invalid(
+                N_("{field} goes with workload; a direct demand gives gpu, gpus and hours"),
+                field="runs_per_month" if self.runs_per_month is not None else "runs_by_month",
+            )
         if self.gpu is None or self.gpus is None:
             raise _Invalid(N_("give workload + runs_per_month, or gpu, gpus and hours_per_month"))
         if (self.hours_per_month is None) == (self.hours_by_month is None):

@@ -80,10 +80,24 @@ def refuse_boolean(model: type[BaseModel], value: Any, info: ValidationInfo) -> 
     if isinstance(value, bool) and info.field_name is not None:
         field = model.model_fields.get(info.field_name)
         if field is not None and not _admits_bool(field.annotation):
-            raise ValueError(
-                Phrase(N_("{value} is not a number; write the number itself"), value=str(value).lower())
-            )
+            said = str(value).lower()
+            if _admits_number(field.annotation):
+                raise ValueError(Phrase(N_("{value} is not a number; write the number itself"), value=said))
+            # a name or text field (a usage file's currency: true had been called "not a number")
+            raise ValueError(Phrase(N_("{value} is not a name or text; write the value itself"), value=said))
     return value
+
+
+def _admits_number(annotation: Any) -> bool:
+    """True if a field of this type holds a number (int, float, or a union or Annotated with one)."""
+    if annotation in (int, float):
+        return True
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _admits_number(get_args(annotation)[0])
+    if origin in (Union, UnionType):
+        return any(_admits_number(a) for a in get_args(annotation))
+    return False
 
 
 def _reading(info: ValidationInfo) -> bool:

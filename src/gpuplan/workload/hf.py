@@ -60,7 +60,11 @@ def hf_config(workload: Workload, shown: str | None = None) -> Any:
         try:
             config = tf.AutoConfig.from_pretrained(str(file), local_files_only=True, trust_remote_code=False)
         except Exception as e:  # transformers' validators raise their own types (TypeError, AttributeError)
-            first = (str(e).strip().splitlines() or [""])[0].replace(str(file), shown or str(file))
+            # its first line, and the next where the first only introduces it ("Class validation
+            # error for validator 'validate_architecture':" and then the reason)
+            lines = [line.strip() for line in str(e).splitlines() if line.strip()] or [""]
+            said = " ".join(lines[:2]) if lines[0].endswith(":") else lines[0]
+            first = said.replace(str(file), shown or str(file))
             raise WorkloadError.worded(
                 N_("model.hf_config: cannot read {path} as a Hugging Face config: {why}"),
                 path=shown or path,
