@@ -255,3 +255,17 @@ def test_an_answers_notes_name_the_requests_fields_not_the_commands_flags(servic
         "({slow_gbit_s:g} Gbit/s {slow_kind}) to {fast_gbit_s:,g} Gbit/s {fast_kind}; give "
         "--network-gbps or --instance"
     )
+
+
+def test_a_refusal_names_the_request_that_does_what_the_command_would(service: Service) -> None:
+    # "`gpuplan offers --all-regions` lists them" told a caller of the service to run a command
+    for lang in ("en", "zh"):
+        r = service.client.get(
+            f"/api/v1/offers?region=mars-north-1&lang={lang}", headers=service.auth("read")
+        )
+        assert r.status_code in (400, 404), r.text
+        line = r.json()["error"]
+        assert "`GET /api/v1/offers?all_regions=true`" in line and "gpuplan offers" not in line, line
+    body = {"workload": bert_workload(), "gpus": ["Z9000"]}
+    r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
+    assert r.status_code in (400, 404) and "`GET /api/v1/gpus`" in r.json()["error"], r.text

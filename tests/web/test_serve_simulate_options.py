@@ -290,8 +290,16 @@ def test_each_option_is_named_as_a_field_the_api_takes(service: Service) -> None
         name for kind, schema in schemas.items() if kind.endswith("Request") for name in schema["properties"]
     }
     for table in (OPTION_FIELDS, EstimateRequest.OPTION_FIELDS):
-        assert set(table) <= flags(typer.main.get_command(app)), set(table) - flags(
+        options = {k: v for k, v in table.items() if k.startswith("--")}
+        assert set(options) <= flags(typer.main.get_command(app)), set(options) - flags(
             typer.main.get_command(app)
         )
-        assert set(table.values()) <= taken, set(table.values()) - taken
+        assert set(options.values()) <= taken, set(options.values()) - taken
+        # a command is named by a route of the service
+        routes = {
+            f"{m.upper()} /api/v1{p.removeprefix('/api/v1')}" for p, ops in api["paths"].items() for m in ops
+        }
+        for command, request in table.items():
+            if not command.startswith("--"):
+                assert command.startswith("gpuplan ") and request.split("?")[0] in routes, (command, request)
     assert EstimateRequest.OPTION_FIELDS["--gpu"] in EstimateRequest.model_fields

@@ -16,10 +16,11 @@ and where a field is an :class:`~gpuplan.errors.Option`. A command quoted to be 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 
 from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Option, Phrase
-from gpuplan.i18n.messages import N_, Language, _, current_language, options_named
+from gpuplan.i18n.messages import N_, Language, _, current_language, options_named, use_option_names
 
 __all__ = ["KIND_WORDS", "error_text", "phrase_text"]
 
@@ -94,15 +95,17 @@ def error_text(error: BaseException, names: Mapping[str, str] | None = None) -> 
     english = str(error)
     if current_language() is Language.EN and not names:
         return english
-    if isinstance(error, GpuplanError) and error.template:
-        return _worded_text(error, english, names)
-    if current_language() is Language.EN or not isinstance(error, NotFoundError):
-        return english
-    # Only an error whose text is exactly what its parts make is rewritten (a subclass or a caller
-    # that words its own message keeps it).
-    if _not_found_text(error, _same) != english:
-        return english
-    return _not_found_text(error, _)
+    # every message of the line (a hint of an unknown name too) names the options as the reader does
+    with use_option_names(names) if names else contextlib.nullcontext():
+        if isinstance(error, GpuplanError) and error.template:
+            return _worded_text(error, english, names)
+        if not isinstance(error, NotFoundError):
+            return english
+        # Only an error whose text is exactly what its parts make is rewritten (a subclass or a
+        # caller that words its own message keeps it).
+        if _not_found_text(error, _same) != english:
+            return english
+        return _not_found_text(error, _)
 
 
 def _worded_text(error: GpuplanError, english: str, names: Mapping[str, str] | None = None) -> str:

@@ -131,11 +131,13 @@ _OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*", re.ASCII)
 
 def options_named(template: str, names: Mapping[str, str] | None) -> str:
     """``template`` (a message, never the user's data) with each option ``names`` knows named so;
-    a command in backticks, to be run as written, keeps its flags."""
-    if not names or "--" not in template:
+    a command in backticks, to be run as written, keeps its flags — unless ``names`` names the
+    whole command (``gpuplan gpus`` → ``GET /api/v1/gpus``: what the service's caller does instead)."""
+    if not names or ("--" not in template and "`gpuplan " not in template):
         return template
     parts = template.split("`")
     parts[::2] = [_OPTION.sub(lambda m: names.get(m.group(0), m.group(0)), part) for part in parts[::2]]
+    parts[1::2] = [names.get(part, part) for part in parts[1::2]]
     return "`".join(parts)
 
 

@@ -57,7 +57,8 @@ MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: The command's options as the service's requests name them, where a refusal of the library names
 #: one ("--timeout-s must be …" reads "timeout_s must be …" to a caller who sent timeout_s): the
 #: request field or query parameter of the same meaning (gpuplan.i18n.error_text). A request whose
-#: field for an option is named otherwise says so in its ``OPTION_FIELDS``.
+#: field for an option is named otherwise says so in its ``OPTION_FIELDS``. A command in backticks
+#: that a message tells its reader to run is named by the request that does the same.
 OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
     {
         # simulate autoscale
@@ -94,6 +95,11 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--image": "image",
         "--base-image": "base_image",
         "--steps": "steps",
+        # The commands a message tells its reader to run, as the service's caller does the same.
+        "gpuplan gpus": "GET /api/v1/gpus",
+        "gpuplan offers --all-regions": "GET /api/v1/offers?all_regions=true",
+        "gpuplan plan": "POST /api/v1/plan",
+        "gpuplan catalog import FILE --format gpuplan": "POST /api/v1/catalog/import?format=gpuplan",
     }
 )
 #: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
