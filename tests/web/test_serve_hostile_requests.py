@@ -251,3 +251,16 @@ def test_a_network_beyond_its_bounds_is_refused_in_one_line(service: Service, gb
     assert r.status_code in (400, 422), r.text
     line = r.json()["error"]
     assert "network_gbps" in line and "\n" not in line, line
+
+
+def test_a_json_body_sent_as_text_is_refused_naming_the_header(service: Service) -> None:
+    # FastAPI had answered 422 "Input should be a valid dictionary or object"
+    headers = {**service.auth("plan"), "Content-Type": "text/plain"}
+    r = service.client.post("/api/v1/simulate", content=_BASE.encode(), headers=headers)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"] == "the request body is sent as text/plain; send it as application/json"
+    # without a token the body is not judged
+    r = service.client.post(
+        "/api/v1/simulate", content=_BASE.encode(), headers={"Content-Type": "text/plain"}
+    )
+    assert r.status_code == 401, r.text

@@ -27,7 +27,7 @@ from typing import Any
 from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
-from gpuplan.bounded import load_json
+from gpuplan.bounded import load_json, printable
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 
@@ -47,6 +47,17 @@ def _is_json(content_type: str | None) -> bool:
     return message.get_content_maintype() == "application" and (
         subtype == "json" or subtype.endswith("+json")
     )
+
+
+async def _json_typed(request: Request) -> None:
+    """Refuse a body sent under a type that is not JSON to a route that reads a JSON object: FastAPI
+    answered "Input should be a valid dictionary or object", which says nothing of the header."""
+    content_type = request.headers.get("content-type")
+    if not _is_json(content_type) and await request.body():
+        raise InputError.worded(
+            N_("the request body is sent as {content_type}; send it as application/json"),
+            content_type=printable(content_type or "")[:80],
+        )
 
 
 async def parse_body(request: Request) -> None:
@@ -72,12 +83,15 @@ class StrictJsonRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         fields = self._option_fields()
+        takes_json = self._takes_json()
 
         async def strict(request: Request) -> Response:
             from gpuplan.i18n import use_option_names
 
             request.state.option_fields = fields
             try:
+                if takes_json:
+                    await _json_typed(request)
                 await parse_body(request)
             except InputError:
                 await self._check_token(request)  # its 401/403/429 comes first
@@ -86,6 +100,13 @@ class StrictJsonRoute(APIRoute):
                 return await handler(request)
 
         return strict
+
+    def _takes_json(self) -> bool:
+        """Whether this route's body is a request model (a JSON object), not a file's bytes."""
+        from pydantic import BaseModel
+
+        hints = typing.get_type_hints(self.endpoint).values()
+        return any(isinstance(hint, type) and issubclass(hint, BaseModel) for hint in hints)
 
     def _option_fields(self) -> Mapping[str, str]:
         """What this route's request calls the command's options: its body's ``OPTION_FIELDS``,
