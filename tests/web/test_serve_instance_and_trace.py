@@ -150,16 +150,17 @@ def test_an_uploaded_azure_trace_is_simulated_as_the_command_does(service: Servi
     assert done["status"] == "done" and done["result"]["trace"]["note"], json.dumps(done)[:500]
 
 
-def test_an_image_estimate_without_an_instance_bounds_its_slow_end_on_a_typical_host(
-    service: Service,
-) -> None:
+def _resnet50_cached(service: Service) -> dict[str, Any]:
+    """The ResNet-50 example, with a stand-in profile in the service's cache (answered at once)."""
     import yaml
 
     from gpuplan.catalog import open_store
     from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
     from stand_in_profiles import resnet50_profile
 
-    workload = yaml.safe_load((EXAMPLES / "resnet50-imagenet.yaml").read_text(encoding="utf-8"))
+    workload: dict[str, Any] = yaml.safe_load(
+        (EXAMPLES / "resnet50-imagenet.yaml").read_text(encoding="utf-8")
+    )
     store = open_store(service.db)
     try:
         key = profile_key(workload)
@@ -167,6 +168,13 @@ def test_an_image_estimate_without_an_instance_bounds_its_slow_end_on_a_typical_
         store.local.put_profile(key, PROFILE_SCHEMA_VERSION, stand_in.to_json())
     finally:
         store.close()
+    return workload
+
+
+def test_an_image_estimate_without_an_instance_bounds_its_slow_end_on_a_typical_host(
+    service: Service,
+) -> None:
+    workload = _resnet50_cached(service)
     body = {"workload": workload, "gpus": ["A100-SXM4-80GB"]}
     r = service.client.post("/api/v1/estimate", json=body, headers=service.auth("plan"))
     assert r.status_code == 200, r.text
@@ -221,20 +229,7 @@ def test_an_estimate_at_a_rate_of_unsaid_kind_is_tcp_at_the_point_as_on_the_comm
 
 
 def test_an_answers_notes_name_the_requests_fields_not_the_commands_flags(service: Service) -> None:
-    import yaml
-
-    from gpuplan.catalog import open_store
-    from gpuplan.profile import PROFILE_SCHEMA_VERSION, profile_key
-    from stand_in_profiles import resnet50_profile
-
-    workload = yaml.safe_load((EXAMPLES / "resnet50-imagenet.yaml").read_text(encoding="utf-8"))
-    store = open_store(service.db)
-    try:
-        key = profile_key(workload)
-        stand_in = resnet50_profile(key, activations_bytes=5e9)
-        store.local.put_profile(key, PROFILE_SCHEMA_VERSION, stand_in.to_json())
-    finally:
-        store.close()
+    workload = _resnet50_cached(service)
     # 16 GPUs: two nodes over a network no one named, a host no one named
     body = {"workload": workload, "gpus": ["A100-SXM4-80GB"], "count": 16}
     for lang in ("en", "zh"):
