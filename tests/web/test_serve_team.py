@@ -544,3 +544,28 @@ def test_a_budget_in_yuan_is_kept_in_dollars_at_the_catalogs_dated_rate(service:
     for body in ({"amount_usd": 1, "amount_cny": 7}, {}, {"amount_cny": -1}, {"amount_cny": 1e14}):
         bad = c.put("/api/v1/budget/2027-07", json=body, headers=admin)
         assert bad.status_code == 422, (body, bad.text)
+
+
+def test_a_stale_rate_names_the_request_that_refreshes_it(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It said "`gpuplan catalog refresh --rates` fetches the latest, or give yours with --cny-per-usd":
+    # a command, and an option no request of the service has.
+    from gpuplan.catalog import refresh as refreshing
+
+    offers = service.client.get("/api/v1/offers?currency=CNY", headers=service.auth("read")).json()
+    warning = offers["exchange_rate"]["warning"]
+    assert warning is not None, offers["exchange_rate"]  # the shipped rate is months old
+    assert warning.endswith("`POST /api/v1/catalog/refresh with rates: true` fetches the latest."), warning
+    assert "cny-per-usd" not in warning
+    asked: list[bool] = []
+
+    def rates(store: Any, options: Any, *, named: bool = True) -> Any:
+        asked.append(named)  # stands in for the ECB's file (no network in tests)
+        return refreshing.RefreshOutcome(provider="rates", status="ok", message="CNY rate of today")
+
+    monkeypatch.setattr(refreshing, "refresh_rates", rates)
+    job = service.client.post("/api/v1/catalog/refresh", json={"rates": True}, headers=service.auth("admin"))
+    done = service.client.get(job.json()["href"], headers=service.auth("read")).json()
+    assert done["status"] == "done" and [o["provider"] for o in done["result"]["outcomes"]] == ["rates"]
+    assert asked == [True]  # the rate alone: no provider's list was read

@@ -29,6 +29,7 @@ __all__ = [
     "language_from_locale",
     "ngettext",
     "options_named",
+    "reader_gives",
     "set_language",
     "use_language",
     "use_option_names",
@@ -122,6 +123,14 @@ def use_option_names(names: Mapping[str, str] | None) -> Iterator[None]:
         yield
     finally:
         _option_names.reset(token)
+
+
+def reader_gives(option: str) -> bool:
+    """Whether the reader of this context can give ``option`` (``--cny-per-usd``): on the command line
+    every flag; a caller of the service only those its request names (:func:`use_option_names`). A
+    message leaves out a remedy its reader cannot take."""
+    names = _option_names.get()
+    return names is None or option in names
 
 
 #: An option as a message writes it (``--spot-notice-s``), not inside a longer word; ASCII word

@@ -13,7 +13,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 from gpuplan.errors import DataError, NotFoundError
-from gpuplan.i18n.messages import N_, Language, _, current_language
+from gpuplan.i18n.messages import N_, Language, _, current_language, reader_gives
 
 __all__ = [
     "CURRENCY_SYMBOLS",
@@ -251,16 +251,34 @@ class Money:
 
 
 def stale_rate_warning(currency: str, as_of: str | None, age_days: int | None, limit_days: int) -> str:
-    """What every output that converts money says when its rate is older than ``limit_days``."""
+    """What every output that converts money says when its rate is older than ``limit_days``; a
+    reader who cannot give a rate of their own (a caller of the service) is not told to."""
+    own = reader_gives("--cny-per-usd")
     if age_days is None:
-        return _(
-            "Warning: the age of the {currency} rate (as of {date}) is not known; "
-            "`gpuplan catalog refresh --rates` fetches a dated one, or give yours with --cny-per-usd."
-        ).format(currency=currency, date=as_of or "?")
-    return _(
-        "Warning: the {currency} rate of {date} is {days} days old (more than {limit}); "
-        "`gpuplan catalog refresh --rates` fetches the latest, or give yours with --cny-per-usd."
-    ).format(currency=currency, date=as_of or "?", days=age_days, limit=limit_days)
+        unknown = (
+            _(
+                "Warning: the age of the {currency} rate (as of {date}) is not known; "
+                "`gpuplan catalog refresh --rates` fetches a dated one, or give yours with --cny-per-usd."
+            )
+            if own
+            else _(
+                "Warning: the age of the {currency} rate (as of {date}) is not known; "
+                "`gpuplan catalog refresh --rates` fetches a dated one."
+            )
+        )
+        return unknown.format(currency=currency, date=as_of or "?")
+    old = (
+        _(
+            "Warning: the {currency} rate of {date} is {days} days old (more than {limit}); "
+            "`gpuplan catalog refresh --rates` fetches the latest, or give yours with --cny-per-usd."
+        )
+        if own
+        else _(
+            "Warning: the {currency} rate of {date} is {days} days old (more than {limit}); "
+            "`gpuplan catalog refresh --rates` fetches the latest."
+        )
+    )
+    return old.format(currency=currency, date=as_of or "?", days=age_days, limit=limit_days)
 
 
 def format_amount(amount: float | None, currency: str, *, per: str | None = None) -> str:

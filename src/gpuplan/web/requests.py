@@ -58,7 +58,8 @@ MONTH_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: one ("--timeout-s must be …" reads "timeout_s must be …" to a caller who sent timeout_s): the
 #: request field or query parameter of the same meaning (gpuplan.i18n.error_text). A request whose
 #: field for an option is named otherwise says so in its ``OPTION_FIELDS``. A command in backticks
-#: that a message tells its reader to run is named by the request that does the same.
+#: that a message tells its reader to run is named by the request that does the same (no braces: a
+#: message's template is formatted after its names are put in).
 OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
     {
         # simulate autoscale
@@ -95,11 +96,14 @@ OPTION_FIELDS: Mapping[str, str] = MappingProxyType(
         "--image": "image",
         "--base-image": "base_image",
         "--steps": "steps",
+        # catalog refresh
+        "--rates": "rates",
         # The commands a message tells its reader to run, as the service's caller does the same.
         "gpuplan gpus": "GET /api/v1/gpus",
         "gpuplan offers --all-regions": "GET /api/v1/offers?all_regions=true",
         "gpuplan plan": "POST /api/v1/plan",
         "gpuplan catalog import FILE --format gpuplan": "POST /api/v1/catalog/import?format=gpuplan",
+        "gpuplan catalog refresh --rates": "POST /api/v1/catalog/refresh with rates: true",
     }
 )
 #: Largest inline Hugging Face config.json, as the CLI reads one from disk (bounded.MAX_CONFIG_BYTES).
@@ -327,7 +331,14 @@ class DeployRequest(_Request):
 
 
 class RefreshRequest(_Request):
-    providers: list[str] = Field(default_factory=list, max_length=32, description="default: every provider")
+    providers: list[str] = Field(
+        default_factory=list, max_length=32, description="default: every provider (unless rates alone)"
+    )
+    rates: bool = Field(
+        default=False,
+        description="Also refresh the CNY rate (the ECB's daily reference rates), as `catalog refresh "
+        "--rates`; with no providers named, only the rate.",
+    )
 
 
 class DiscountRequest(_Request):

@@ -84,18 +84,24 @@ def refresh(store: Store, request: RefreshRequest, *, actor: str) -> dict[str, A
     environment holds (each provider module names its variables; a provider without them is skipped)."""
     import os
 
+    from gpuplan.catalog import refresh as refreshing
     from gpuplan.catalog.providers import REGISTRY, Credentials
-    from gpuplan.catalog.refresh import RefreshOptions
-    from gpuplan.catalog.refresh import refresh as run
     from gpuplan.catalog.team_store import TeamStore
 
     names = {n for m in REGISTRY.values() for n in m.FACTS.credentials} | {"TENCENTCLOUD_CURRENCY"}
     creds = Credentials(values={n: os.environ[n] for n in names if os.environ.get(n)})
-    outcomes = run(store, request.providers, RefreshOptions(credentials=creds))
-    lines = [{"provider": o.provider, "status": o.status, "message": o.message} for o in outcomes]
-    TeamStore(store.engine).record(
-        actor, "catalog.refresh", ",".join(request.providers) or "all", {"outcomes": lines}
+    options = refreshing.RefreshOptions(credentials=creds)
+    # The providers named, or every one; the rate when asked (alone: only the rate), as the command.
+    outcomes = (
+        []
+        if request.rates and not request.providers
+        else refreshing.refresh(store, request.providers, options)
     )
+    if request.rates:
+        outcomes = [*outcomes, refreshing.refresh_rates(store, options)]
+    lines = [{"provider": o.provider, "status": o.status, "message": o.message} for o in outcomes]
+    what = [*request.providers, *(["rates"] if request.rates else [])]
+    TeamStore(store.engine).record(actor, "catalog.refresh", ",".join(what) or "all", {"outcomes": lines})
     from gpuplan.report.catalog import refresh_json
 
     return refresh_json(outcomes).model_dump(mode="json")  # `catalog refresh --json`
