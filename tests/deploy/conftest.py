@@ -1,28 +1,14 @@
-"""Shared helpers for the deploy tests: fixture paths, specs, schema validators."""
+"""The deploy tests' fixtures; their helpers are in ``deploy_helpers.py``."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from functools import cache
-from pathlib import Path
-from typing import Any
 
-import jsonschema
-import kubernetes_validate
 import pytest
-import yaml
+from deploy_helpers import FIXTURES
 from torchrun_helpers import reap
 
-from gpuplan.deploy import GeneratedFile, LaunchSpec
-
-FIXTURES = Path(__file__).parent / "fixtures"
-SCHEMAS = Path(__file__).parent / "schemas"
-
-#: Kubernetes version whose OpenAPI schema the manifests are checked against (strict: unknown
-#: fields are errors). 1.33 is the oldest minor still supported upstream in 2026 that has every
-#: field the generators use (Job podFailurePolicy is GA since 1.31).
-K8S_VERSION = "1.33.0"
+from gpuplan.deploy import LaunchSpec
 
 
 @pytest.fixture(autouse=True)
@@ -40,89 +26,3 @@ def spot_plan() -> LaunchSpec:
 @pytest.fixture
 def multinode_plan() -> LaunchSpec:
     return LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json")
-
-
-def plan_doc(**recommended: Any) -> dict[str, Any]:
-    """The spot fixture plan with some fields of its recommended option replaced."""
-    doc = json.loads((FIXTURES / "plan_spot_aws.json").read_text())
-    doc["recommended"].update(recommended)
-    return doc
-
-
-def serve_workload(tmp_path: Path, serving: str = "") -> Path:
-    """A valid inference workload file; ``serving`` adds fields to its serving block (YAML flow)."""
-    p = tmp_path / "serve.yaml"
-    extra = f", {serving}" if serving else ""
-    p.write_text(
-        "name: s\ntask: infer\nmodel: {preset: gpt2}\ninputs: {batch_size: 1, seq_len: 128}\n"
-        f"serving: {{requests_per_s: 10, prompt_tokens: 100, output_tokens: 20{extra}}}\n"
-    )
-    return p
-
-
-def by_path(files: list[GeneratedFile]) -> dict[str, str]:
-    return {f.path: f.content for f in files}
-
-
-def yaml_docs(files: list[GeneratedFile]) -> list[dict[str, Any]]:
-    """Every Kubernetes object in the generated k8s/*.yaml files (Helm values files excluded)."""
-    docs = []
-    for f in files:
-        if f.path.startswith("k8s/") and f.path.endswith(".yaml") and "values" not in f.path:
-            docs += [d for d in yaml.safe_load_all(f.content) if d]
-    return docs
-
-
-@cache
-def _schema(name: str) -> dict[str, Any]:
-    return json.loads((SCHEMAS / name).read_text())
-
-
-_CRD_SCHEMAS = {
-    ("kubeflow.org/v1", "PyTorchJob"): "pytorchjob-kubeflow-v1.schema.json",
-    ("keda.sh/v1alpha1", "ScaledObject"): "scaledobject-keda-v1alpha1.schema.json",
-}
-
-
-def validate_k8s(doc: dict[str, Any]) -> None:
-    """Core kinds: the Kubernetes OpenAPI schema (strict). CRDs: the schema extracted from their
-    published CRD (schemas/extract_crd_schema.py), plus every pod template inside them as a core
-    PodTemplate."""
-    key = (doc["apiVersion"], doc["kind"])
-    if key not in _CRD_SCHEMAS:
-        kubernetes_validate.validate(doc, K8S_VERSION, strict=True)
-        return
-    jsonschema.validate(doc, _schema(_CRD_SCHEMAS[key]))
-    for template in _pod_templates(doc):
-        kubernetes_validate.validate(
-            {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "t"}, "template": template},
-            K8S_VERSION,
-            strict=True,
-        )
-
-
-def _pod_templates(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    if doc["kind"] == "PyTorchJob":
-        return [r["template"] for r in doc["spec"]["pytorchReplicaSpecs"].values()]
-    return []
-
-
-def skypilot_schema_clouds() -> list[str]:
-    """The clouds SkyPilot 0.14.1's resources schema accepts (its ``ALL_CLOUDS``)."""
-    return list(
-        _schema("skypilot-0.14.1-resources.schema.json")["properties"]["cloud"]["case_insensitive_enum"]
-    )
-
-
-def skypilot_validator(name: str) -> jsonschema.protocols.Validator:
-    """SkyPilot's validator: Draft 7 plus its ``case_insensitive_enum`` keyword
-    (sky/utils/validator.py), so cloud names are checked as SkyPilot checks them."""
-
-    def case_insensitive_enum(validator: Any, enums: list[str], instance: Any, schema: Any) -> Any:
-        if instance.lower() not in [e.lower() for e in enums]:
-            yield jsonschema.ValidationError(f"{instance!r} is not one of {enums!r}")
-
-    cls = jsonschema.validators.extend(
-        jsonschema.Draft7Validator, validators={"case_insensitive_enum": case_insensitive_enum}
-    )
-    return cls(_schema(name))

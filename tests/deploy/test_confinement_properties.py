@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from deploy_helpers import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES
 from gpuplan.confine import Folder
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 from gpuplan.errors import GpuplanError

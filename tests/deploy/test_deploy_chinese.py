@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from deploy_helpers import FIXTURES, serve_workload
 
-from conftest import FIXTURES, serve_workload
 from gpuplan.cli import main
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate
 from gpuplan.deploy.yamlout import dump_documents

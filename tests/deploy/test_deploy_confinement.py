@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from deploy_helpers import FIXTURES
 
-from conftest import FIXTURES
 from gpuplan.cli import main
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.errors import DeployError, GpuplanError

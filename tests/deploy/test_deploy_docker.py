@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from deploy_helpers import by_path, plan_doc
 
-from conftest import by_path, plan_doc
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.deploy.images import base_image_for
 from gpuplan.errors import DeployError

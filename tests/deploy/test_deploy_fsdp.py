@@ -10,9 +10,9 @@ import signal
 from pathlib import Path
 
 import pytest
+from deploy_helpers import FIXTURES
 from torchrun_helpers import finish, latest_step, launch, one_rank, wait_for_checkpoint_after
 
-from conftest import FIXTURES
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 
 STEPS = 8

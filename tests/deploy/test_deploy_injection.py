@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 import yaml
+from deploy_helpers import FIXTURES, plan_doc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, plan_doc
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate, target_names
 from gpuplan.errors import DeployError, GpuplanError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, validate_k8s, yaml_docs
 
-from conftest import FIXTURES, by_path, plan_doc, serve_workload, validate_k8s, yaml_docs
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 
 

@@ -5,22 +5,12 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
 
 import pytest
+from deploy_helpers import plan_doc
 
 from gpuplan.deploy import LaunchSpec
 from gpuplan.errors import DeployError
-
-FIXTURE = Path(__file__).parent / "fixtures" / "plan_spot_aws.json"
-
-
-def plan_doc(**recommended: Any) -> dict[str, Any]:
-    """The spot fixture plan with some fields of its recommended option replaced (read here, not
-    imported from conftest: which conftest module that name finds depends on collection order)."""
-    doc = json.loads(FIXTURE.read_text())
-    doc["recommended"].update(recommended)
-    return doc
 
 
 @pytest.mark.parametrize("field", ["job_time_h", "checkpoint_interval_min", "total_cost_usd"])

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from deploy_helpers import FIXTURES
 
-from conftest import FIXTURES
 from gpuplan.cli import main
 from gpuplan.deploy import GeneratedFile, LaunchSpec, generate, write_files
 from gpuplan.errors import DeployError

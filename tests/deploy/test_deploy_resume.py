@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from deploy_helpers import FIXTURES
 from torchrun_helpers import finish, free_port, latest_step, launch, wait_for_checkpoint_after
 
-from conftest import FIXTURES
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 
 STEPS = 18

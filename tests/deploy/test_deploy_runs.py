@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from deploy_helpers import FIXTURES, plan_doc, serve_workload, yaml_docs
 
-from conftest import FIXTURES, plan_doc, serve_workload, yaml_docs
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, target_names, write_files
 
 #: The API server's label value rule (k8s.io/apimachinery validation.go, LabelValueFmt), 63 chars.

@@ -12,7 +12,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from conftest import serve_workload
+from deploy_helpers import serve_workload
+
 from gpuplan.deploy import LaunchSpec, generate, write_files
 
 

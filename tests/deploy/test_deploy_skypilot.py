@@ -6,8 +6,8 @@ import re
 
 import pytest
 import yaml
+from deploy_helpers import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, skypilot_validator
 
-from conftest import FIXTURES, by_path, plan_doc, skypilot_schema_clouds, skypilot_validator
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.catalog.snapshot import read_table
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload
 
-from conftest import FIXTURES, by_path, plan_doc, serve_workload
 from gpuplan.deploy import LaunchSpec
 from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.errors import DeployError, NotFoundError

@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FIXTURES
+from deploy_helpers import FIXTURES
+
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, write_files
 
 
