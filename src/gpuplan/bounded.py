@@ -54,9 +54,11 @@ __all__ = [
     "decimal_number",
     "load_json",
     "load_yaml",
+    "mixed_scripts",
     "printable",
     "read_lines",
     "read_text",
+    "reading",
 ]
 
 #: Workload and plan files: the largest real one is a few kB (a plan with every option ~100 kB).
@@ -110,6 +112,31 @@ def control_character(text: str) -> str | None:
     paragraph separator — or None. A name or note from someone else's file is shown in terminals
     and reports: such a character would let the file write over them."""
     return next((ch for ch in text if unicodedata.category(ch) in _UNSAFE), None)
+
+
+def reading(name: str) -> str:
+    """How ``name`` reads: NFKC-normalised and case-folded, so that ``BERT``, full-width ``ｂｅｒｔ``,
+    mathematical bold ``𝐛𝐞𝐫𝐭`` and ``bert`` read the same (and ``ﬁne`` as ``fine``). Two names a team
+    keeps side by side must not read the same."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+#: The alphabets whose letters look alike (Latin ``e``, Cyrillic ``е``, Greek ``ο``): a name may use
+#: one of them, not several.
+_LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK")
+
+
+def mixed_scripts(name: str) -> tuple[str, ...]:
+    """The alphabets of :data:`_LOOKALIKE_SCRIPTS` ``name``'s letters come from, when more than one
+    (``bеrt`` with a Cyrillic ``е``: LATIN and CYRILLIC), else ()."""
+    found = {
+        script
+        for ch in unicodedata.normalize("NFKC", name)
+        if ch.isalpha()
+        for script in _LOOKALIKE_SCRIPTS
+        if unicodedata.name(ch, "").startswith(script + " ")
+    }
+    return tuple(s for s in _LOOKALIKE_SCRIPTS if s in found) if len(found) > 1 else ()
 
 
 def printable(text: str) -> str:

@@ -13,6 +13,7 @@ __all__ = [
     "MAX_SPOT_NOTICE_S",
     "MAX_SPOT_RATE_PER_HOUR",
     "MAX_STORAGE_GBPS",
+    "MIN_BUDGET",
     "MIN_STORAGE_GBPS",
     "format_hours",
     "instances_for",
@@ -25,6 +26,9 @@ HOURS_PER_MONTH = 730.0
 #: trillion yuan) is beyond any GPU bill and below where a float's cents stop being exact.
 MAX_BUDGET_USD = 1e12
 MAX_BUDGET_CNY = 1e13
+#: The smallest positive budget, in either currency: one cent (one fen). A smaller one is stored as
+#: nothing and shown as "¥0.00 = $0.00" (a budget of 1e-300 yuan was taken).
+MIN_BUDGET = 0.01
 
 #: The most spot reclaims per instance-hour a simulation takes: one a minute. Published rates are
 #: far below (AWS's Spot Instance Advisor bands top out at "> 20 %" of instances a month).

@@ -271,11 +271,11 @@ def test_a_failed_job_says_why_in_the_language_it_was_asked_in(fresh_db: str, tm
     app = create_app(ServeConfig(db=fresh_db, scratch_dir=str(tmp_path)))
     with TestClient(app) as client:
         for lang, said in (
-            ("en", "no option meets 12.0 h under $0.00010"),
+            ("en", "no option meets 12.0 h under $0.01"),
             ("zh", "没有方案能在 12.0 小时内完成"),
         ):
             h = {"Authorization": f"Bearer {tokens['plan']}", "Accept-Language": lang}
-            r = client.post("/api/v1/plan", json={"workload": w, "budget_usd": 0.0001}, headers=h)
+            r = client.post("/api/v1/plan", json={"workload": w, "budget_usd": 0.01}, headers=h)
             assert r.status_code == 202, r.text
             cache_stand_in(fresh_db, w)
             app.state.runner.run(r.json()["job_id"])
@@ -569,3 +569,32 @@ def test_a_stale_rate_names_the_request_that_refreshes_it(
     done = service.client.get(job.json()["href"], headers=service.auth("read")).json()
     assert done["status"] == "done" and [o["provider"] for o in done["result"]["outcomes"]] == ["rates"]
     assert asked == [True]  # the rate alone: no provider's list was read
+
+
+def test_a_workload_name_that_reads_as_a_saved_one_is_refused(service: Service) -> None:
+    # BERT, ｂｅｒｔ, 𝐛𝐞𝐫𝐭 and bеrt (a Cyrillic е) had each been kept beside bert as a workload of its own
+    c, h = service.client, service.auth("plan")
+    w = bert_workload()
+    assert (
+        c.post("/api/v1/workloads", json={"name": "bert-reads", "workload": w}, headers=h).status_code == 201
+    )
+    for twin in ("BERT-reads", "ｂｅｒｔ-reads", "𝐛𝐞𝐫𝐭-reads"):
+        r = c.post("/api/v1/workloads", json={"name": twin, "workload": w}, headers=h)
+        assert r.status_code == 400, r.text
+        assert (
+            r.json()["error"]
+            == f"workload name {twin!r} reads as the saved 'bert-reads': save it under that name"
+        )
+    r = c.post("/api/v1/workloads", json={"name": "b\u0435rt-mixed", "workload": w}, headers=h)
+    assert r.status_code == 400 and "mixes Latin, Cyrillic letters" in r.json()["error"], r.text
+    assert (
+        c.post("/api/v1/workloads", json={"name": "训练-bert", "workload": w}, headers=h).status_code == 201
+    )
+
+
+def test_a_budget_of_less_than_a_fen_is_refused(service: Service) -> None:
+    # 1e-300 yuan had been kept as $1.4e-301 and shown as "¥0.00 = $0.00"
+    r = service.client.put(
+        "/api/v1/budget/2027-05", json={"amount_cny": 1e-300}, headers=service.auth("admin")
+    )
+    assert r.status_code == 422 and "amount_cny" in r.json()["error"], r.text

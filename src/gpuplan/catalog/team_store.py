@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
 
-from gpuplan.bounded import control_character
+from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.transactions import writing
-from gpuplan.errors import AbsentError, InputError, NotFoundError
+from gpuplan.errors import AbsentError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.i18n.phrases import listed
 
 #: The largest monthly budget accepted (the service's request schema says the same).
 MAX_BUDGET_USD = 1e12
@@ -233,8 +234,11 @@ class TeamStore:
 
             raise UnknownChoiceError("scope", scope, SCOPES)
         name = name.strip()
-        if not name or len(name) > 64 or any(ch in name for ch in "\r\n\t\0"):
+        # no control or format character (an ESC colour sequence, a right-to-left override: a name
+        # that prints as another in `serve token list` and the audit log)
+        if not name or len(name) > 64 or control_character(name) is not None:
             raise InputError.worded(N_("token name {name!r}: give 1 to 64 printable characters"), name=name)
+        _refuse_lookalike(N_("token name"), name)
         if not 1 <= rate_per_minute <= 1_000_000:
             raise InputError.worded(
                 N_("rate limit {rate}: give 1 to 1000000 requests per minute"), rate=rate_per_minute
@@ -248,10 +252,11 @@ class TeamStore:
             now_iso(datetime.now(timezone.utc) + timedelta(days=expires_in_days)) if expires_in_days else None
         )
         with writing(self.engine) as conn:
-            taken = conn.execute(select(t.api_tokens.c.id).where(t.api_tokens.c.name == name)).first()
-            if taken is not None:
+            names = conn.execute(select(t.api_tokens.c.name)).scalars()
+            taken = next((n for n in names if reading(n) == reading(name)), None)
+            if taken is not None:  # the same name, or one that reads the same (Alice, ａｌｉｃｅ)
                 raise InputError.worded(
-                    N_("a token named {name!r} exists; revoke it first or pick another name"), name=name
+                    N_("a token named {name!r} exists; revoke it first or pick another name"), name=taken
                 )
             conn.execute(
                 insert(t.api_tokens).values(
@@ -354,6 +359,15 @@ class TeamStore:
         with writing(self.engine) as conn:
             row = conn.execute(select(w.id).where(w.name == name)).first()
             if row is None:
+                _refuse_lookalike(N_("workload name"), name)
+                names = conn.execute(select(w.name)).scalars()
+                kept = next((n for n in names if reading(n) == reading(name)), None)
+                if kept is not None:  # BERT, ｂｅｒｔ or 𝐛𝐞𝐫𝐭 beside bert: no one could tell them apart
+                    raise InputError.worded(
+                        N_("workload name {name!r} reads as the saved {kept!r}: save it under that name"),
+                        name=name,
+                        kept=kept,
+                    )
                 key = conn.execute(
                     insert(t.team_workloads).values(name=name, created_by=actor, created_at=now)
                 ).inserted_primary_key
@@ -616,3 +630,15 @@ def _recommended(dialect: str) -> ColumnElement[Any]:
 
 def scopes_text(scopes: Sequence[str]) -> str:
     return ",".join(scopes)
+
+
+def _refuse_lookalike(what: str, name: str) -> None:
+    """A name that mixes alphabets whose letters look alike (``bеrt`` with a Cyrillic ``е``)."""
+    scripts = mixed_scripts(name)
+    if scripts:
+        raise InputError.worded(
+            N_("{what} {name!r} mixes {scripts} letters, which look alike: write it in one alphabet"),
+            what=Phrase(what),
+            name=name,
+            scripts=listed(s.title() for s in scripts),
+        )

@@ -34,7 +34,7 @@ from gpuplan.cli._progress import spinner
 from gpuplan.errors import InputError
 from gpuplan.hardware.gpus import MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n import N_, _
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET
 
 __all__ = ["PlanOptions", "register"]
 
@@ -145,7 +145,7 @@ def plan_cmd(
     budget_usd: Annotated[
         float | None,
         typer.Option(
-            "--budget-usd", help="Spend at most this, all-in.", parser=finite_in(0.01, MAX_BUDGET_USD)
+            "--budget-usd", help="Spend at most this, all-in.", parser=finite_in(MIN_BUDGET, MAX_BUDGET_USD)
         ),
     ] = None,
     budget_cny: Annotated[
@@ -153,7 +153,7 @@ def plan_cmd(
         typer.Option(
             "--budget-cny",
             help="Spend at most this many yuan, all-in (at the catalog's dated rate; not with --budget-usd).",
-            parser=finite_in(0.01, MAX_BUDGET_CNY),
+            parser=finite_in(MIN_BUDGET, MAX_BUDGET_CNY),
         ),
     ] = None,
     providers: Annotated[str | None, typer.Option(help="Comma list: aws,gcp,alibaba …")] = None,

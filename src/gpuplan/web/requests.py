@@ -32,6 +32,7 @@ from gpuplan.units import (
     MAX_SPOT_NOTICE_S,
     MAX_SPOT_RATE_PER_HOUR,
     MAX_STORAGE_GBPS,
+    MIN_BUDGET,
     MIN_STORAGE_GBPS,
 )
 
@@ -141,10 +142,10 @@ class PlanRequest(WorkloadRequest):
     """``gpuplan plan``'s options; None keeps the workload's own constraint."""
 
     deadline: str | None = Field(default=None, max_length=32, description="12h, 2d, 90m")
-    budget_usd: float | None = Field(default=None, gt=0, le=MAX_BUDGET_USD)
+    budget_usd: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
     budget_cny: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_BUDGET,
         le=MAX_BUDGET_CNY,
         description="The budget in yuan instead of budget_usd (at the catalog's dated CNY rate, which the "
         "plan's notes state); not both.",
@@ -369,7 +370,7 @@ class BudgetRequest(_Request):
     amount_usd: float | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
     amount_cny: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_BUDGET,
         le=MAX_BUDGET_CNY,
         description="The budget in yuan instead: kept in US dollars at the catalog's dated CNY rate, which "
         "the budget's note then states.",

@@ -18,7 +18,7 @@ from gpuplan.errors import Phrase, WorkloadError
 from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_GPU_MEMORY_GIB, MAX_PLANNED_GPUS, MAX_PLANNED_NODES
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
-from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD
+from gpuplan.units import MAX_BUDGET_CNY, MAX_BUDGET_USD, MIN_BUDGET
 from gpuplan.vocab import (
     ActivationCheckpointing,
     AdapterDtype,
@@ -391,8 +391,8 @@ class ConstraintsSpec(Spec):
 
     deadline_hours: Hours | None = Field(default=None, alias="deadline")
     """Wall-clock limit; written ``12h``, ``2d``, ``90m`` or a number of hours."""
-    budget_usd: float | None = Field(default=None, gt=0, le=MAX_BUDGET_USD)
-    budget_cny: float | None = Field(default=None, gt=0, le=MAX_BUDGET_CNY)
+    budget_usd: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_USD)
+    budget_cny: float | None = Field(default=None, ge=MIN_BUDGET, le=MAX_BUDGET_CNY)
     """The budget in yuan instead of ``budget_usd`` (converted at the catalog's dated CNY rate,
     which the plan names); not both."""
     providers: Names = ()
