@@ -598,3 +598,12 @@ def test_a_budget_of_less_than_a_fen_is_refused(service: Service) -> None:
         "/api/v1/budget/2027-05", json={"amount_cny": 1e-300}, headers=service.auth("admin")
     )
     assert r.status_code == 422 and "amount_cny" in r.json()["error"], r.text
+
+
+def test_a_budget_in_yuan_at_an_old_rate_says_the_rate_is_old(service: Service) -> None:
+    # its note named the rate's date and nothing more; every output that converts warns past 30 days
+    c = service.client
+    r = c.put("/api/v1/budget/2027-06", json={"amount_cny": 7000}, headers=service.auth("admin"))
+    assert r.status_code == 200, r.text
+    note = c.get("/api/v1/budget/2027-06", headers=service.auth("read")).json()["note"]
+    assert note.startswith("Budget ¥7,000.00 = $") and "days old (more than 30)" in note, note

@@ -327,10 +327,16 @@ def cny_in_usd(cny: float, cny_rate: ExchangeRate | None) -> tuple[float, str]:
         raise InputError.worded(
             N_("a budget in CNY needs the catalog's CNY exchange rate, which it lacks; give it in USD")
         )
+    from gpuplan.catalog.rates import rate_warning
+
     usd = cny * cny_rate.usd_per_unit
     note = _("Budget ¥{cny:,.2f} = ${usd:,.2f} at 1 CNY = {rate:g} USD (as of {date}; {source}).").format(
         cny=cny, usd=usd, rate=cny_rate.usd_per_unit, date=cny_rate.as_of, source=rate_source(cny_rate.source)
     )
+    # A budget converted at an old rate says so, as every output that converts does (the plan's
+    # terminal view, its HTML report and a team's month budget had not).
+    if (warning := rate_warning(cny_rate)) is not None:
+        note = f"{note} {warning}"
     return usd, note
 
 
