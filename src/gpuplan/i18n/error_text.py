@@ -20,7 +20,7 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 
 from gpuplan.errors import LIST_AT_MOST, AmbiguousNameError, GpuplanError, NotFoundError, Option, Phrase
-from gpuplan.i18n.messages import N_, Language, _, current_language, options_named, use_option_names
+from gpuplan.i18n.messages import N_, Language, _, current_language, use_option_names
 
 __all__ = ["KIND_WORDS", "error_text", "phrase_text"]
 
@@ -112,7 +112,8 @@ def _worded_text(error: GpuplanError, english: str, names: Mapping[str, str] | N
     """An error made with ``GpuplanError.worded``: its template and its Phrase fields translated."""
     if error.template.format(**error.fields) != english:  # its text was changed after it was made
         return english
-    return options_named(_(error.template), names).format(**_translated_fields(error.fields, names))
+    # _() names the options as the reader does (error_text set the names for the line)
+    return _(error.template).format(**_translated_fields(error.fields, names))
 
 
 def _translated_fields(
@@ -132,7 +133,7 @@ def _translated(value: object, names: Mapping[str, str] | None = None) -> object
     if isinstance(value, Option):
         return names.get(value, value) if names else value
     if isinstance(value, Phrase) and value.template:
-        return options_named(_(value.template), names).format(**_translated_fields(value.fields, names))
+        return _(value.template).format(**_translated_fields(value.fields, names))
     if isinstance(value, GpuplanError):
         return error_text(value, names)
     if (
