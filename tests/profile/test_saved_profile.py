@@ -60,9 +60,9 @@ def _set(*keys: Any, value: Any) -> Any:
         (_set("evil", value=1), "not a gpuplan profile JSON (Profile.__init__() got an unexpected keyword"),
         (lambda doc: doc.pop("shape"), "not a gpuplan profile JSON (it has no 'shape' key)"),
         # a profile of a batch of 1 had priced a job of batch 32 without a word
-        (_set("batch_size", value=1), "is a profile of 'bert-large-squad' (finetune, amp-fp16, batch 1,"),
-        (_set("precision", value="amp-fp61"), "(finetune, amp-fp61, batch 32, sequence 384), not of this"),
-        (_set("attention", value="eager"), "attention eager and base quantization none; this workload"),
+        (_set("batch_size", value=1), "traced with batch per GPU 1; this workload has 32: trace it"),
+        (_set("precision", value="amp-fp61"), "traced with precision amp-fp61; this workload has amp-fp16"),
+        (_set("attention", value="eager"), "traced with attention eager; this workload has fused"),
     ],
 )
 def test_a_profile_no_estimate_can_rest_on_is_one_line(

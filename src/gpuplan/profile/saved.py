@@ -19,7 +19,7 @@ import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
 
-from gpuplan.errors import InputError
+from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.profile.model import PROFILE_SCHEMA_VERSION, Profile
 
@@ -60,38 +60,24 @@ def read_saved_profile(path: Path, workload: Workload) -> Profile:
         raise InputError.worded(
             N_("--profile {path}: not a gpuplan profile JSON ({why})"), path=path, why=e
         ) from e
-    _check_types(profile, "profile", path)
-    _check_values(profile, path)
+    _check_fields(profile, "profile", path)
+    _check_counts(profile, path)
     _check_of(profile, workload, path)
     return profile
 
 
-def _numbers(value: Any, where: str) -> list[tuple[str, Any]]:
-    """Every number inside ``value`` (a dataclass, a tuple, or a number), with where it is."""
-    if isinstance(value, bool):
-        return []
-    if isinstance(value, int | float):
-        return [(where, value)]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return [
-            pair
-            for f in dataclasses.fields(value)
-            for pair in _numbers(getattr(value, f.name), f"{where}.{f.name}")
-        ]
-    if isinstance(value, tuple | list):
-        return [pair for i, item in enumerate(value) for pair in _numbers(item, f"{where}[{i}]")]
-    return []
+def _bad_number(value: Any) -> float | None:
+    """The first number in ``value`` (a number, or tuples of them) that is infinite, NaN or
+    negative, or None."""
+    if isinstance(value, tuple):
+        return next((bad for item in value if (bad := _bad_number(item)) is not None), None)
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number and (not (isinstance(value, int) or math.isfinite(value)) or value < 0):
+        return value  # as written: -5, not -5.0
+    return None
 
 
-def _check_values(profile: Profile, path: Path) -> None:
-    for where, number in _numbers(profile, "profile"):
-        if not (isinstance(number, int) or math.isfinite(number)) or number < 0:
-            raise InputError.worded(
-                N_("{path}: {where} is {value}; a profile's figures are finite and not negative"),
-                path=path,
-                where=where.removeprefix("profile."),
-                value=number,
-            )
+def _check_counts(profile: Profile, path: Path) -> None:
     if profile.batch_size < 1 or not profile.ops:
         raise InputError.worded(
             N_("{path}: a profile of {batch} samples and {ops} ops; a traced step has at least one of each"),
@@ -132,74 +118,68 @@ def _fits(value: Any, hint: Any) -> bool:
     return True  # Any, and what the profile's classes do not use
 
 
-def _check_types(value: Any, where: str, path: Path) -> None:
-    """Every field of the profile (and of its ops, peak and shape) of the type it is declared."""
+def _check_fields(value: Any, where: str, path: Path) -> None:
+    """Every field of the profile (and of its ops, peak and shape) of the type it is declared, every
+    figure in it finite and not negative."""
     hints = typing.get_type_hints(type(value))
     for f in dataclasses.fields(value):
         item = getattr(value, f.name)
+        named = f"{where}.{f.name}".removeprefix("profile.")
         if not _fits(item, hints[f.name]):
             raise InputError.worded(
                 N_("{path}: {where} is {value!r}, not a value a profile holds there"),
                 path=path,
-                where=f"{where}.{f.name}".removeprefix("profile."),
+                where=named,
                 value=str(item)[:60],
             )
-        for i, part in enumerate(item if isinstance(item, tuple) else (item,)):
+        if (bad := _bad_number(item)) is not None:
+            raise InputError.worded(
+                N_("{path}: {where} is {value}; a profile's figures are finite and not negative"),
+                path=path,
+                where=named,
+                value=bad,
+            )
+        parts = (
+            [(f"{named}[{i}]", part) for i, part in enumerate(item)]
+            if isinstance(item, tuple)
+            else [(named, item)]
+        )
+        for at, part in parts:
             if dataclasses.is_dataclass(part) and not isinstance(part, type):
-                _check_types(
-                    part, f"{where}.{f.name}[{i}]" if isinstance(item, tuple) else f"{where}.{f.name}", path
-                )
+                _check_fields(part, at, path)
+
+
+#: What a profile was traced with and what the workload asks for: the profile must be of this
+#: workload (a profile of batch 1 had priced a batch-32 job without a word).
+_TRACED_WITH = (
+    (N_("task"), lambda p: p.task, lambda w: w.task.value),
+    (N_("precision"), lambda p: p.precision, lambda w: w.precision.value),
+    (N_("batch per GPU"), lambda p: p.batch_size, lambda w: w.inputs.batch_size),
+    # a workload without a sequence length takes its model's (the trace's); one that names it, that
+    (N_("sequence length"), lambda p: p.seq_len, lambda w: w.inputs.seq_len),
+    (N_("activation checkpointing"), lambda p: p.activation_checkpointing, lambda w: w.checkpointing.value),
+    (N_("attention"), lambda p: p.attention, lambda w: w.attention.value),
+    (
+        N_("base quantization"),
+        lambda p: p.base_quantization,
+        lambda w: w.model.lora.quantization.value if w.model.lora else "none",
+    ),
+)
 
 
 def _check_of(profile: Profile, workload: Workload, path: Path) -> None:
-    """Refuse a profile traced for another task, precision, batch or sequence length."""
-    task = workload.task.value
-    precision = workload.precision.value
-    batch = workload.inputs.batch_size
-    # a workload without a sequence length takes its model's (the trace's); one that names it, that
-    seq = profile.seq_len if workload.inputs.seq_len is None else workload.inputs.seq_len
-    traced = (profile.activation_checkpointing, profile.attention, profile.base_quantization)
-    said = (
-        workload.checkpointing.value,
-        workload.attention.value,
-        workload.model.lora.quantization.value if workload.model.lora else "none",
-    )
-    if (profile.task, profile.precision, profile.batch_size, profile.seq_len) != (
-        task,
-        precision,
-        batch,
-        seq,
-    ):
-        raise InputError.worded(
-            N_(
-                "{path} is a profile of {name!r} ({task}, {precision}, batch {batch}, sequence "
-                "{seq}), not of this workload ({want_task}, {want_precision}, batch {want_batch}, "
-                "sequence {want_seq}): trace it (leave out --profile)"
-            ),
-            path=path,
-            name=profile.workload_name,
-            task=profile.task,
-            precision=profile.precision,
-            batch=profile.batch_size,
-            seq=profile.seq_len,
-            want_task=task,
-            want_precision=precision,
-            want_batch=batch,
-            want_seq=seq,
-        )
-    if traced != said:
-        raise InputError.worded(
-            N_(
-                "{path} is a profile traced with activation checkpointing {checkpointing}, attention "
-                "{attention} and base quantization {quantization}; this workload asks for "
-                "{want_checkpointing}, {want_attention} and {want_quantization}: trace it (leave out "
-                "--profile)"
-            ),
-            path=path,
-            checkpointing=traced[0],
-            attention=traced[1],
-            quantization=traced[2],
-            want_checkpointing=said[0],
-            want_attention=said[1],
-            want_quantization=said[2],
-        )
+    """Refuse a profile traced for another workload, naming the first setting that differs."""
+    for what, traced, asked in _TRACED_WITH:
+        have, want = traced(profile), asked(workload)
+        if want is not None and have != want:
+            raise InputError.worded(
+                N_(
+                    "{path} is a profile of {name!r} traced with {what} {have}; this workload has "
+                    "{want}: trace it (leave out --profile)"
+                ),
+                path=path,
+                name=profile.workload_name,
+                what=Phrase(what),
+                have=have,
+                want=want,
+            )
