@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, text
+from sqlalchemy import Connection, create_engine, text
 
 from gpuplan.profile.key import key_fields
 from gpuplan.workload import Workload
@@ -38,8 +38,8 @@ def old_recording(w: Workload) -> dict[str, Any]:
     return doc
 
 
-def make_0004_catalog(url: str, recordings: list[dict[str, Any]]) -> None:
-    """Migrate the empty database at ``url`` to revision 0004 and store ``recordings`` as 0004 did."""
+def upgrade_to(conn: Connection, revision: str) -> None:
+    """Migrate the database of ``conn`` to ``revision`` (not to head), as that gpuplan left it."""
     from alembic import command
     from alembic.config import Config
 
@@ -47,11 +47,16 @@ def make_0004_catalog(url: str, recordings: list[dict[str, Any]]) -> None:
 
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(schema.__file__).parent / "migrations"))
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, revision)
+
+
+def make_0004_catalog(url: str, recordings: list[dict[str, Any]]) -> None:
+    """Migrate the empty database at ``url`` to revision 0004 and store ``recordings`` as 0004 did."""
     engine = create_engine(url)
     try:
         with engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "0004_step_measurements")
+            upgrade_to(conn, "0004_step_measurements")
             for doc in recordings:
                 conn.execute(
                     text(

@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
 
 #: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0005_measurement_key"
+HEAD_REVISION = "0006_budget_currency"
 #: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
 KNOWN_REVISIONS = (
     "0001_initial",
@@ -13,4 +13,5 @@ KNOWN_REVISIONS = (
     "0003_serve",
     "0004_step_measurements",
     "0005_measurement_key",
+    "0006_budget_currency",
 )

@@ -367,6 +367,13 @@ team_budgets = Table(
     Column("note", Text, nullable=False),
     Column("set_by", String(64), nullable=False),
     Column("set_at", String(32), nullable=False),
+    # A budget given in yuan: the yuan, and the rate it was kept in US dollars at (NULL: given in
+    # dollars, or set before revision 0006, whose note then holds the conversion as it was worded).
+    Column("amount_cny", Float, nullable=True),
+    Column("cny_usd_per_unit", Float, nullable=True),
+    Column("cny_rate_as_of", String(32), nullable=True),
+    Column("cny_rate_source", Text, nullable=True),
+    Column("cny_rate_age_days", Integer, nullable=True),
 )
 
 #: Tables the job queue library (huey) creates in the same database for `gpuplan serve` (its SQLite

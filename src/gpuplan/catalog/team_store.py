@@ -27,6 +27,7 @@ from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
 
 from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
+from gpuplan.catalog.model import ExchangeRate
 from gpuplan.catalog.transactions import writing
 from gpuplan.errors import AbsentError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
@@ -145,8 +146,14 @@ class Budget:
     month: str
     amount_usd: float
     note: str
+    """The setter's own words (for a budget set before catalog revision 0006 in yuan, also the
+    conversion as it was worded then)."""
     set_by: str
     set_at: str
+    amount_cny: float | None = None
+    """The budget as given in yuan; None: given in US dollars."""
+    cny_rate: ExchangeRate | None = None
+    """The rate ``amount_cny`` was kept in US dollars at, with its age then."""
 
 
 def _token_info(r: Any) -> TokenInfo:
@@ -547,7 +554,17 @@ class TeamStore:
 
     # -- budgets -----------------------------------------------------------------------------------
 
-    def set_budget(self, month: str, amount_usd: float, *, note: str = "", actor: str) -> Budget:
+    def set_budget(
+        self,
+        month: str,
+        amount_usd: float,
+        *,
+        note: str = "",
+        actor: str,
+        given_cny: tuple[float, ExchangeRate] | None = None,
+    ) -> Budget:
+        """Keep ``month``'s budget; ``given_cny``: it was given as that many yuan, converted to
+        ``amount_usd`` at that rate (kept, so that a reader is told so in their own language)."""
         check_month(month)
         if not (0 <= amount_usd <= MAX_BUDGET_USD):  # NaN too
             raise InputError.worded(
@@ -566,31 +583,57 @@ class TeamStore:
             )
         b = t.team_budgets.c
         now = now_iso()
+        cny, rate = given_cny if given_cny is not None else (None, None)
+        details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500]}
+        if rate is not None:
+            details |= {"amount_cny": cny, "usd_per_cny": rate.usd_per_unit, "rate_as_of": rate.as_of}
         with writing(self.engine) as conn:
             conn.execute(t.team_budgets.delete().where(b.month == month))
             conn.execute(
                 insert(t.team_budgets).values(
-                    # the user's note (at most 500 characters) after, for a budget given in yuan, the
-                    # line stating its conversion
                     month=month,
                     amount_usd=amount_usd,
-                    note=note[:1000],
+                    note=note[:500],
                     set_by=actor,
                     set_at=now,
+                    amount_cny=cny,
+                    cny_usd_per_unit=rate.usd_per_unit if rate else None,
+                    cny_rate_as_of=rate.as_of if rate else None,
+                    cny_rate_source=rate.source if rate else None,
+                    cny_rate_age_days=rate.age_days if rate else None,
                 )
             )
-            self.audit(conn, actor, "budget.set", month, {"amount_usd": amount_usd, "note": note[:500]})
-        return Budget(month=month, amount_usd=amount_usd, note=note[:500], set_by=actor, set_at=now)
+            self.audit(conn, actor, "budget.set", month, details)
+        kept = self.budget(month)
+        assert kept is not None  # just written
+        return kept
 
     def budget(self, month: str) -> Budget | None:
         with self.engine.connect() as conn:
             r = conn.execute(
                 select(t.team_budgets).where(t.team_budgets.c.month == check_month(month))
             ).first()
-        return (
+        if r is None:
+            return None
+        rate = (
             None
-            if r is None
-            else Budget(month=r.month, amount_usd=r.amount_usd, note=r.note, set_by=r.set_by, set_at=r.set_at)
+            if r.amount_cny is None or r.cny_usd_per_unit is None
+            else ExchangeRate(
+                currency="CNY",
+                usd_per_unit=r.cny_usd_per_unit,
+                as_of=r.cny_rate_as_of or "",
+                source=r.cny_rate_source or "",
+                age_days=r.cny_rate_age_days,
+            )
+        )
+        return Budget(
+            month=r.month,
+            amount_usd=r.amount_usd,
+            note=r.note,
+            set_by=r.set_by,
+            set_at=r.set_at,
+            amount_cny=r.amount_cny if rate else None,
+            cny_rate=rate,
         )
 
     # -- catalog state -----------------------------------------------------------------------------

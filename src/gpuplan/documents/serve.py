@@ -125,6 +125,9 @@ class BudgetDocument(Document):
     month: str
     budget_usd: float | None
     """None: no budget set for the month."""
+    budget_cny: float | None = None
+    """The budget as given in yuan (``budget_usd`` is it at the rate its note states); None: given in
+    US dollars, or no budget."""
     planned_usd: float
     """Sum of the month's planned (not cancelled) plans whose cost is known."""
     unknown_cost_plans: int

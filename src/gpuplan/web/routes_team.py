@@ -196,9 +196,11 @@ def cancel_plan(
 @router.get("/budget/{month}", response_model=BudgetDocument)
 def budget(request: Request, caller: Annotated[Caller, authorised("read")], month: Month) -> Any:
     """The month's budget and the planned spend of its saved plans."""
+    from gpuplan.i18n import use_language
     from gpuplan.web.work import budget_document
 
-    return budget_document(_store(request), month)
+    with use_language(caller.lang):  # a budget given in yuan says its conversion in the reader's language
+        return budget_document(_store(request), month)
 
 
 @router.put("/budget/{month}", response_model=BudgetDocument)
@@ -207,20 +209,23 @@ def set_budget(
 ) -> Any:
     """Set the month's budget in USD, or in CNY converted at the catalog's dated rate (said in its note)."""
     from gpuplan.catalog.team_store import TeamStore
+    from gpuplan.i18n import use_language
     from gpuplan.web.work import budget_document
 
     store = _store(request)
-    amount, note = body.amount_usd, body.note
-    if body.amount_cny is not None:
-        from gpuplan.i18n import use_language
-        from gpuplan.plan.build_inputs import cny_in_usd
+    amount, given_cny = body.amount_usd, None
+    with use_language(caller.lang):
+        if body.amount_cny is not None:
+            from gpuplan.plan.build_inputs import cny_in_usd
 
-        with use_language(caller.lang):
-            amount, said = cny_in_usd(body.amount_cny, store.find_exchange_rate("CNY"))
-        note = f"{said} · {note}" if note else said
-    assert amount is not None  # the request holds one amount
-    TeamStore(store.engine).set_budget(month, amount, note=note, actor=caller.name)
-    return budget_document(store, month)
+            rate = store.find_exchange_rate("CNY")
+            amount, _said = cny_in_usd(body.amount_cny, rate)
+            assert rate is not None  # cny_in_usd refuses a budget in yuan without one
+            given_cny = (body.amount_cny, rate)
+        assert amount is not None  # the request holds one amount
+        team = TeamStore(store.engine)
+        team.set_budget(month, amount, note=body.note, actor=caller.name, given_cny=given_cny)
+        return budget_document(store, month)
 
 
 @router.get("/price-changes", response_model=PriceChangesDocument)

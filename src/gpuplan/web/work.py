@@ -28,7 +28,7 @@ from gpuplan.web.simulating import simulate_document
 if TYPE_CHECKING:
     from gpuplan.catalog import Store
     from gpuplan.catalog.job_store import JobRecord
-    from gpuplan.catalog.team_store import SavedPlan
+    from gpuplan.catalog.team_store import Budget, SavedPlan
     from gpuplan.web.answers import AnswerCache
 
 __all__ = [
@@ -214,15 +214,27 @@ def budget_document(store: Store, month: str) -> dict[str, Any]:
     return {
         "month": month,
         "budget_usd": amount,
+        "budget_cny": budget.amount_cny if budget else None,
         "planned_usd": planned,
         "unknown_cost_plans": len(plans) - len(known),
         "remaining_usd": round(amount - planned, 2) if amount is not None else None,
         "used_pct": round(planned / amount * 100, 1) if amount else None,
-        "note": budget.note if budget else None,
+        "note": _budget_note(budget) if budget else None,
         "set_by": budget.set_by if budget else None,
         "set_at": budget.set_at if budget else None,
         "plans": [saved_plan_item(p) for p in plans],
     }
+
+
+def _budget_note(budget: Budget) -> str:
+    """The budget's note as its reader reads it: for a budget given in yuan, the line that states
+    its conversion, in the current language, before the setter's own words."""
+    if budget.amount_cny is None or budget.cny_rate is None:
+        return budget.note
+    from gpuplan.plan.build_inputs import cny_in_usd
+
+    _usd, said = cny_in_usd(budget.amount_cny, budget.cny_rate)
+    return f"{said} · {budget.note}" if budget.note else said
 
 
 def _same_option(option: dict[str, Any], candidates: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -1,0 +1,50 @@
+"""Catalog revision 0006: a month's budget given in yuan keeps the yuan and the rate it was kept in
+US dollars at, so its reader is told the conversion in their own language; a budget kept before
+the revision reads as it was kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from old_catalog import upgrade_to
+from sqlalchemy import create_engine, text
+
+from gpuplan.catalog import open_store
+from gpuplan.catalog.model import ExchangeRate
+from gpuplan.catalog.team_store import TeamStore
+
+_OLD_NOTE = "预算 ¥7,000.00 = $980.00，按 1 CNY = 0.14 USD 换算（2025-01-02；ECB）。 · Q3"
+
+
+def _catalog_at_0005_with_a_budget(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            upgrade_to(conn, "0005_measurement_key")
+            conn.execute(
+                text(
+                    "INSERT INTO team_budgets (month, amount_usd, note, set_by, set_at) "
+                    "VALUES ('2027-09', 980.0, :note, 'admin', '2027-01-01T00:00:00Z')"
+                ),
+                {"note": _OLD_NOTE},
+            )
+    finally:
+        engine.dispose()
+
+
+def test_a_budget_kept_before_the_revision_reads_as_it_was_kept(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    _catalog_at_0005_with_a_budget(f"sqlite:///{path}")
+    store = open_store(str(path), seed=False)  # upgrades to head
+    try:
+        old = TeamStore(store.engine).budget("2027-09")
+        assert old is not None
+        assert (old.amount_usd, old.note, old.amount_cny, old.cny_rate) == (980.0, _OLD_NOTE, None, None)
+        rate = ExchangeRate(currency="CNY", usd_per_unit=0.1375, as_of="2026-11-30", source="ECB", age_days=3)
+        kept = TeamStore(store.engine).set_budget(
+            "2027-10", 962.5, note="Q4", actor="admin", given_cny=(7000.0, rate)
+        )
+        again = TeamStore(store.engine).budget("2027-10")
+        assert again == kept and again.amount_cny == 7000.0 and again.cny_rate == rate and again.note == "Q4"
+    finally:
+        store.close()
