@@ -228,7 +228,7 @@ def _spot_facts(p: PriceRow, src: AwsSources, itype: str, region: str) -> PriceR
     if spot:
         # The region's spread over its zones then (same source and date as the band's); some
         # regions have only the average.
-        term["region_spot_usd_per_hour"] = {**spot, "as_of": "2025-11-30"}
+        term["region_spot_usd_per_hour"] = {**spot, "as_of": "2025-11-30", "source": SRC_2025}
     return replace(p, interruption_band=band or None, term=term or None)
 
 
@@ -253,7 +253,12 @@ def _other_region_floor(p: PriceRow, lowest: tuple[float, str] | None) -> PriceR
     low, region = lowest
     term = {
         **(p.term or {}),
-        "lowest_dated_spot_usd_per_hour": {"min": low, "region": region, "as_of": "2025-11-30"},
+        "lowest_dated_spot_usd_per_hour": {
+            "min": low,
+            "region": region,
+            "as_of": "2025-11-30",
+            "source": SRC_2025,
+        },
     }
     return replace(p, term=term)
 

@@ -397,3 +397,60 @@ def test_unknown_block_storage_and_egress_are_bounded_at_the_highest_the_catalog
     assert ch.egress_out_usd == pytest.approx(10.0 * max(egress)) and max(egress) > 0.12
     [out] = [a for a in ch.assumptions if "internet egress price of lambda" in a]
     assert out.endswith("(the highest price in the catalog)"), out
+
+
+def test_an_option_costed_at_a_dated_floor_names_the_floors_source_date_and_age(tmp_path: Path) -> None:
+    # The plan had shown the floor's $13.22/h with the undated row's source (SkyPilot, line 1857) and
+    # dates, and listed the price date as "in no figure" although it had moved the figure by $2.98/h.
+    from datetime import date
+
+    spread = {
+        "region_spot_usd_per_hour": {"min": 8.0468, "as_of": "2025-11-30", "source": "instances.vantage.sh"}
+    }
+    undated = _price(
+        provider="aws", region="us-east-1", pricing="spot", currency="USD", price=2.4655,
+        price_usd_per_hour=2.4655, as_of="2025-06/2026-12-02", as_of_precision="bounded", term=spread,
+        stale_after_days=180, priced_on=date(2026, 12, 5), staleness="unknown", age_days=552,
+    )  # fmt: skip
+    floor = undated.dated_floor_usd_per_hour()
+    assert floor is not None and (floor.source, floor.age_days, floor.staleness) == (
+        "instances.vantage.sh",
+        370,
+        "stale",
+    )
+    t = offer_table_from_prices([undated])
+    assert (t.as_of[0], t.price_age_days[0], t.staleness[0], bool(t.stale[0])) == (
+        "2025-11-30",
+        370,
+        "stale",
+        True,
+    )
+    assert t.floor_source.tolist() == ["instances.vantage.sh"] and t.source.tolist() == ["test"]
+
+
+def test_the_plan_states_a_floored_price_as_the_floors_and_counts_its_date_in_the_figures(
+    tmp_path: Path,
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    db = tmp_path / "c.sqlite"
+    out = subprocess.run(
+        [sys.executable, "-m", "gpuplan", "--db", str(db), "--lang", "en", "plan",
+         str(EXAMPLES / "resnet50-imagenet.yaml"),
+         "--regions", "us-east-1", "--pricing", "spot", "--min-gpu-memory-gib", "40", "--max-gpus", "8",
+         "--top", "3", "--json"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    doc = json.loads(out.stdout)
+    p4d = next(o for o in doc["options"] if o["instance_type"] == "p4d.24xlarge")
+    assert p4d["as_of"] == "2025-11-30" and p4d["price_usd_per_hour"] == pytest.approx(8.0468)
+    assert p4d["price_source"].startswith(
+        "the lowest dated spot price of the region, 2025-11-30 (instances.vantage.sh"
+    )
+    assert "the offer's own $2.47/h is undated (SkyPilot catalog" in p4d["price_source"]
+    date_fact = next(u for u in p4d["unknown_facts"] if u["fact"] == "price_date")
+    assert date_fact["costed"] is True and p4d["best_case_total_cost_usd"] < p4d["total_cost_usd"] / 2
+    decided = doc["decided_by_unknowns"]
+    assert "spot rate, price date at their best case, aws/us-east-1 p4d.24xlarge spot" in decided

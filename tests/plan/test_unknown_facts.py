@@ -294,3 +294,21 @@ def test_the_deciding_unknowns_are_only_those_with_a_best_case() -> None:
     unknown = next(o for o in plan.options if o.instance_type == "unknown")
     assert {"vcpus", "price_date"} <= {u.fact for u in unknown.unknown_facts}
     assert "with its vCPUs at their best case" in plan.decided_by_unknowns, plan.decided_by_unknowns
+
+
+def test_of_zones_alike_at_the_dated_floor_the_one_whose_own_price_is_lowest_is_shown() -> None:
+    # Three zones of one instance, each undated spot price below the region's dated one: all costed
+    # at that one, so they tied, and the list showed the first zone ($0.17/h own) while the line
+    # "unknown facts decide the ranking" quoted the best case of another ($0.091/h): one option, two
+    # best cases. A tie at the bound now breaks on the best case.
+    undated = {"as_of": "2025-06/2026-12-01", "staleness": "unknown", "stale": True, "pricing": "spot"}
+    rows = [
+        offer(instance_type="g6", zone=zone, price_usd=9.0, price_usd_best=own, floor_as_of="2025-11-30",
+              floor_basis="region-low", **undated)  # type: ignore[arg-type]
+        for zone, own in (("az1", 5.0), ("az2", 2.8), ("az3", 2.7))
+    ]  # fmt: skip
+    plan = _plan(rows, JobFacts(), [_costs("us-east-1")])
+    g6 = next(o for o in plan.options if o.instance_type == "g6")
+    assert g6.zone == "az3", [(o.zone, o.best_case_total_cost_usd) for o in plan.options]
+    facts = {u.fact: u for u in g6.unknown_facts}
+    assert facts["price_date"].costed and "undated $2.70/h" in facts["price_date"].assumed

@@ -7,9 +7,11 @@ reason, never 0. Monthly prices convert to an hourly figure at :data:`HOURS_PER_
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
+from datetime import date
 from enum import Enum
 from typing import Any, TypeGuard
 
+from gpuplan.catalog.dates import price_age
 from gpuplan.i18n import N_, _
 from gpuplan.units import HOURS_PER_MONTH
 
@@ -72,6 +74,12 @@ class DatedFloor:
     basis: FloorBasis
     region: str
     """The region whose dated price it is (another one for ``OTHER_REGION``)."""
+    source: str = ""
+    """Where the dated price was read ("" in a catalog built before the snapshot named it)."""
+    age_days: int | None = None
+    """Its age on the day the catalog was opened (None: that day not known)."""
+    staleness: str = "unknown"
+    """``fresh`` or ``stale`` against the catalog's limit, as an offer's own price's."""
 
     def what(self) -> str:
         """The dated price, worded: "... below {what}: costed at it"."""
@@ -231,6 +239,8 @@ class OfferPrice:
     youngest) or ``unknown`` (the bounds straddle the limit); None without a price."""
     stale_after_days: int | None = None
     """The staleness limit the catalog was opened with (``--stale-days``, default 180)."""
+    priced_on: date | None = None
+    """The day the catalog was opened: the day the ages are counted to (None: not from a catalog)."""
 
     def dated_floor_usd_per_hour(self) -> DatedFloor | None:
         """For a spot price of unknown age (its date only bounded, or none) below the dated spot
@@ -259,7 +269,21 @@ class OfferPrice:
         floor = float(low) * (1.0 - (self.discount_percent or 0.0) / 100.0)
         if not floor > self.price_usd_per_hour:
             return None
-        return DatedFloor(usd_per_hour=floor, as_of=day, basis=basis, region=region)
+        source = spread.get("source")
+        age = (
+            price_age(day, self.priced_on, self.stale_after_days)
+            if self.priced_on is not None and self.stale_after_days is not None
+            else None
+        )
+        return DatedFloor(
+            usd_per_hour=floor,
+            as_of=day,
+            basis=basis,
+            region=region,
+            source=source if isinstance(source, str) else "",
+            age_days=age.age_days if age else None,
+            staleness=age.staleness if age else "unknown",
+        )
 
     def conservative_usd_per_gpu_hour(self) -> float | None:
         """``price_usd_per_gpu_hour``, or the dated floor's per GPU where one stands above it

@@ -71,6 +71,7 @@ def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
             "staleness": "unknown",
             "stale": True,
             "stale_after_days": limit_days,
+            "priced_on": today,
         }
     return {
         "as_of_precision": age.precision.value,
@@ -79,6 +80,7 @@ def _age(as_of: str, today: date, limit_days: int) -> dict[str, Any]:
         "staleness": age.staleness,
         "stale": age.stale,
         "stale_after_days": limit_days,
+        "priced_on": today,
     }
 
 

@@ -89,6 +89,10 @@ class UnknownFactDoc(Document):
     ]
     assumed: str
     """The bound taken, in words."""
+    costed: bool = True
+    """Whether the bound is in the option's figures (false: a listed price's date or an unnamed
+    region, which only rank it after an option that knows them; a price date is costed where an
+    undated price was held to a dated one above it)."""
 
 
 class ServiceSpotDoc(Document):

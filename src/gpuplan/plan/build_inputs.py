@@ -106,6 +106,7 @@ _COLUMNS = (
     "floor_as_of",
     "floor_basis",
     "floor_region",
+    "floor_source",
 )
 
 
@@ -125,11 +126,16 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
     for p in prices:
         unit_hours = HOURS_PER_MONTH if p.unit == "month" else 1.0
         price_usd = p.price_usd_per_hour * unit_hours if p.price_usd_per_hour is not None else None
-        price_best, floor_day, floor_basis, floor_region = None, "", "", ""
+        price_best, floor_day, floor_basis, floor_region, floor_source = None, "", "", "", ""
+        as_of, age_days, staleness, stale = p.as_of or "", p.age_days, p.staleness or "", p.stale
         if (floor := p.dated_floor_usd_per_hour()) is not None:
-            # unknown is never the best case: ranked at the dated floor, its own figure the best case
+            # unknown is never the best case: ranked at the dated floor, its own figure the best case;
+            # the price costed is the floor, of the floor's date and age
             price_best, price_usd = price_usd, floor.usd_per_hour * unit_hours
             floor_day, floor_basis, floor_region = floor.as_of, floor.basis.value, floor.region
+            floor_source = floor.source
+            as_of, age_days, staleness = floor.as_of, floor.age_days, floor.staleness
+            stale = staleness != "fresh"
         term_h = None
         if p.pricing in _TERM_HOURS:
             years = (p.term or {}).get("years")
@@ -163,15 +169,16 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 p.interruption_band or "",
                 tuple(p.compliance),
                 p.confidence or "low",
-                p.as_of or "",
+                as_of,
                 (p.source or "") + _discount_note(p),
-                p.stale,
-                p.staleness or "",
-                None if p.age_days is None else float(p.age_days),
+                stale,
+                staleness,
+                None if age_days is None else float(age_days),
                 price_best,
                 floor_day,
                 floor_basis,
                 floor_region,
+                floor_source,
             )
         )
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in _COLUMNS]

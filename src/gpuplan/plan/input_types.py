@@ -99,6 +99,8 @@ class PlanOffer:
     """Which dated price the floor is (a :class:`gpuplan.catalog.FloorBasis` value); "" without one."""
     floor_region: str = ""
     """The region whose dated price the floor is; "" without one."""
+    floor_source: str = ""
+    """Where that dated price was read; "" without one (or where the catalog does not say)."""
 
 
 #: Each :class:`PlanOffer` field's annotation, in declaration order (the columns of an :class:`OfferTable`).
@@ -140,6 +142,7 @@ class OfferTable:
     floor_as_of: StrArray
     floor_basis: StrArray
     floor_region: StrArray
+    floor_source: StrArray
 
     def __len__(self) -> int:
         return int(self.provider.shape[0])

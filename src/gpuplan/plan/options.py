@@ -12,7 +12,7 @@ from gpuplan.plan.context import PlanContext
 from gpuplan.plan.input_types import JobFacts, PlanOffer
 from gpuplan.plan.result import CostBreakdown, CostItem, Option, ServiceSpotRisk, SpotRisk
 from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, work_distribution
-from gpuplan.plan.unknowns import FACT_CODES, Fact, UnknownFact, gpu_link_words
+from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
 
 __all__ = ["MAY_NOT_FIT_FLAG", "make_option", "price_date_words"]
@@ -144,8 +144,24 @@ def _unknowns(ctx: PlanContext, j: int, row: PlanOffer, nodes: int) -> tuple[Unk
             )
         else:
             assumed = price_date_words(row.as_of, row.staleness, ctx.stale_after_days)
-        out.append(UnknownFact(fact=FACT_CODES[fact], assumed=assumed))
+        code = FACT_CODES[fact]
+        costed = code not in RANKED_ONLY_CODES or (fact is Fact.PRICE_DATE and bool(row.floor_as_of))
+        out.append(UnknownFact(fact=code, assumed=assumed, costed=costed))
     return tuple(out)
+
+
+def _price_source(row: PlanOffer) -> str:
+    """Where the price an option is costed at was read: the offer's own source, or — where its own
+    figure is undated and below a dated one it is held to — the dated price's, with its own."""
+    if not row.floor_as_of or row.price_usd_best is None:
+        return row.source
+    return _("{what}, {day} ({source}); the offer's own {own}/h is undated ({own_source})").format(
+        what=floor_what(FloorBasis(row.floor_basis), row.floor_region),
+        day=row.floor_as_of,
+        source=row.floor_source or _("its source not kept in this catalog"),
+        own=money(row.price_usd_best / row.unit_hours),
+        own_source=row.source,
+    )
 
 
 def price_date_words(as_of: str, staleness: str, limit_days: int) -> str:
@@ -336,7 +352,7 @@ def make_option(ctx: PlanContext, j: int) -> Option:
         price_usd_per_hour=price / row.unit_hours,
         price_usd=price,
         unit_hours=row.unit_hours,
-        price_source=row.source,
+        price_source=_price_source(row),
         confidence=row.confidence,
         as_of=row.as_of,
         stale=row.stale,

@@ -129,25 +129,40 @@ def _best_of(
     c = ctx.costs
     obj = objective or ctx.constraints.objective
     ties = unknown_count(c.unknown[sub])
-    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1, ties)[0]]
+    best_cost = ctx.best.total_usd[sub] if ctx.best is not None else None
+    best = sub[_top_positions(c.total_usd[sub], c.time_h[sub], obj, 1, ties, best_cost)[0]]
     return make_option(ctx, int(best))
 
 
 def _top_positions(
-    cost: np.ndarray, time: np.ndarray, objective: Objective, k: int, ties: np.ndarray | None = None
+    cost: np.ndarray,
+    time: np.ndarray,
+    objective: Objective,
+    k: int,
+    ties: np.ndarray | None = None,
+    best_cost: np.ndarray | None = None,
 ) -> np.ndarray:
     """Positions of (at least) the best ``k`` by ``objective``, in order; only they are sorted.
 
     Every candidate whose primary key ties the k-th best is kept, so the tie-break stays exact;
-    ``ties``: the unknown-fact counts that break ties after the objective's own keys.
+    ``ties``: the unknown-fact counts that break ties after the objective's own keys, then
+    ``best_cost``: the costs at every unknown's best case (:func:`~gpuplan.plan.rank.objective_order`).
     """
     n = cost.shape[0]
     if k >= n:
-        return objective_order(cost, time, objective, ties)
+        return objective_order(cost, time, objective, ties, best_cost)
     primary = primary_key(cost, time, objective)
     threshold = np.partition(primary, k - 1)[k - 1]
     sub = np.flatnonzero(primary <= threshold)
-    return sub[objective_order(cost[sub], time[sub], objective, None if ties is None else ties[sub])]
+    return sub[
+        objective_order(
+            cost[sub],
+            time[sub],
+            objective,
+            None if ties is None else ties[sub],
+            None if best_cost is None else best_cost[sub],
+        )
+    ]
 
 
 def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool = False) -> list[Option]:
@@ -167,7 +182,9 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
             return subset
         ties = unknown_count(ctx.costs.unknown[subset])
         cost, time = c.total_usd[subset], c.time_h[subset]
-        return subset[_top_positions(cost, time, ctx.constraints.objective, min(k, subset.size), ties)]
+        best_cost = ctx.best.total_usd[subset] if ctx.best is not None else None
+        objective, k = ctx.constraints.objective, min(k, subset.size)
+        return subset[_top_positions(cost, time, objective, k, ties, best_cost)]
 
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
@@ -264,10 +281,11 @@ def _decided_by_unknowns(ctx: PlanContext, feasible: np.ndarray, rec: Option) ->
         rec.pricing,
     ):
         return ""
-    from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES
+    from gpuplan.plan.unknowns import FACT_CODES
 
-    # The facts whose bound moves its figures (a price date has no best case).
-    codes = {u.fact for u in a.unknown_facts} - RANKED_ONLY_CODES
+    # The facts whose bound moves its figures (a listed price's date has no best case; an undated
+    # price held to a dated one above it has: its own figure).
+    codes = {u.fact for u in a.unknown_facts if u.costed}
 
     mask = sum(int(f) for f, c in FACT_CODES.items() if c in codes)
     return _(

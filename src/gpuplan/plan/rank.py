@@ -42,19 +42,27 @@ def primary_key(cost: FloatArray, time: FloatArray, objective: Objective) -> Flo
 
 
 def objective_order(
-    cost: FloatArray, time: FloatArray, objective: Objective, unknowns: IntArray | None = None
+    cost: FloatArray,
+    time: FloatArray,
+    objective: Objective,
+    unknowns: IntArray | None = None,
+    best_cost: FloatArray | None = None,
 ) -> IntArray:
     """Indices best first. Ties break on the other quantity, then on ``unknowns`` (the number of
     facts each option's figures rest on the conservative bound of: fewer first, so that an unknown
-    never wins a tie), then on position (stable)."""
+    never wins a tie), then on ``best_cost`` (the cost with every unknown at its best case: of two
+    options alike at the bound, the one that may cost less — the zone of an instance whose undated
+    spot price is the lowest, where each is held to the region's dated one), then on position
+    (stable)."""
     tie = np.zeros(cost.shape[0], dtype=np.int64) if unknowns is None else unknowns
+    then = np.zeros(cost.shape[0]) if best_cost is None else np.nan_to_num(best_cost, nan=np.inf)
     if objective is Objective.COST:
-        order = np.lexsort((tie, time, cost))
+        order = np.lexsort((then, tie, time, cost))
     elif objective is Objective.TIME:
-        order = np.lexsort((tie, cost, time))
+        order = np.lexsort((then, tie, cost, time))
     else:
         # cost × time compared in log space: log c + log t (both positive for any real option).
-        order = np.lexsort((tie, time, cost, primary_key(cost, time, objective)))
+        order = np.lexsort((then, tie, time, cost, primary_key(cost, time, objective)))
     out: IntArray = order.astype(np.int64)
     return out
 

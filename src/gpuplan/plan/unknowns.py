@@ -137,6 +137,11 @@ class UnknownFact:
     """One of :data:`FACT_CODES`' values."""
     assumed: str
     """The bound taken, in words."""
+    costed: bool = True
+    """Whether the bound moves the option's figures (its best case differs); False for a fact in no
+    figure, that only ranks it after an option that knows it (:data:`RANKED_ONLY_CODES`: a listed
+    price's date, an unnamed region) — but a price date is costed where an undated price was held
+    to a dated one above it."""
 
 
 @dataclass(frozen=True, kw_only=True)

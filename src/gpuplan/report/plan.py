@@ -56,7 +56,10 @@ def option_json(o: Option) -> PlanOption:
         total_cost_usd_low=o.total_cost_usd_low,
         total_cost_usd_high=o.total_cost_usd_high,
         cost_breakdown=_breakdown_doc(o),
-        unknown_facts=[UnknownFactDoc(fact=u.fact, assumed=u.assumed) for u in o.unknown_facts],  # type: ignore[arg-type]
+        unknown_facts=[
+            UnknownFactDoc(fact=u.fact, assumed=u.assumed, costed=u.costed)  # type: ignore[arg-type]
+            for u in o.unknown_facts
+        ],
         best_case_total_cost_usd=o.best_case_total_cost_usd,
         best_case_job_time_h=o.best_case_job_time_h,
         usd_per_million_output_tokens=o.usd_per_million_output_tokens,

@@ -19,7 +19,7 @@ from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.places import place
 from gpuplan.plan.rank import OBJECTIVE_NAMES
 from gpuplan.plan.result import Option, Plan
-from gpuplan.plan.unknowns import RANKED_ONLY_CODES, UnknownFact, fact_name
+from gpuplan.plan.unknowns import UnknownFact, fact_name
 from gpuplan.report.common import Widest, price_age_words
 from gpuplan.units import HOURS_PER_MONTH, format_hours
 from gpuplan.vocab import confidence_name, pricing_name
@@ -388,8 +388,8 @@ def service_spot_lines(o: Option) -> list[str]:
 def unknown_lines(o: Option) -> list[str]:
     """The recommended option's unknown facts: those costed at their conservative bound (with the
     best case), then those that only rank it after a known one."""
-    costed = [u for u in o.unknown_facts if u.fact not in RANKED_ONLY_CODES]
-    ranked = [u for u in o.unknown_facts if u.fact in RANKED_ONLY_CODES]
+    costed = [u for u in o.unknown_facts if u.costed]
+    ranked = [u for u in o.unknown_facts if not u.costed]
     lines = []
     if costed:
         lines.append(

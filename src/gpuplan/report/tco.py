@@ -271,7 +271,10 @@ def summary_lines(report: TcoReport) -> list[str]:
         if pct == 0:
             continue
         lines.append(
-            _("Demand {change}: total {total} (commitments fixed)").format(
+            _(
+                "Demand {change}: total {total} (commitments fixed; the change is more or fewer runs of "
+                "the same size, the rest bought by the hour)"
+            ).format(
                 change=f"{pct:+g}%",
                 total=money.format(total) if total is not None else _("cannot be met"),
             )
