@@ -5,6 +5,7 @@ that imported ``conftest`` got another folder's when run beside it)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import jsonschema
 import kubernetes_validate
 import yaml
 
-from gpuplan.deploy import GeneratedFile
+from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCHEMAS = Path(__file__).parent / "schemas"
@@ -108,3 +109,18 @@ def skypilot_validator(name: str) -> jsonschema.protocols.Validator:
         jsonschema.Draft7Validator, validators={"case_insensitive_enum": case_insensitive_enum}
     )
     return cls(_schema(name))
+
+
+def stock_model(spec: LaunchSpec) -> LaunchSpec:
+    """``spec`` with the model of the stock image (its own code dropped): the Kubernetes target runs
+    a model of one's own code only from an image that holds it (``--image``)."""
+    return spec.model_copy(update={"model_entry_point": None, "project_dir": None})
+
+
+def k8s_options(spec: LaunchSpec, options: GenerateOptions | None = None) -> GenerateOptions:
+    """``options`` (default: none) with an image for a model of one's own code, which the Kubernetes
+    target needs; unchanged for any other model."""
+    options = options or GenerateOptions()
+    if spec.model_entry_point and not options.image:
+        return replace(options, image="registry.example/own-model:1")
+    return options

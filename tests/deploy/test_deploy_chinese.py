@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from deploy_helpers import FIXTURES, serve_workload
+from deploy_helpers import FIXTURES, k8s_options, serve_workload
 
 from gpuplan.cli import main
 from gpuplan.deploy import GeneratedFile, GenerateOptions, LaunchSpec, generate
@@ -63,8 +63,9 @@ CASES: list[tuple[str, Callable[[Path], LaunchSpec]]] = [
 
 
 def _files(spec: LaunchSpec, target: str, language: str) -> dict[str, str]:
+    options = k8s_options(spec, OPTIONS) if target == "k8s" else OPTIONS
     with use_language(language):
-        files: list[GeneratedFile] = generate(spec, target, OPTIONS)
+        files: list[GeneratedFile] = generate(spec, target, options)
     return {f.path: f.content for f in files}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, validate_k8s, yaml_docs
+from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload, stock_model, validate_k8s, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 
@@ -43,7 +43,7 @@ def test_single_node_spot_job_validates_and_targets_eks_spot(spot_plan: LaunchSp
 
 
 def test_multinode_plan_is_a_pytorchjob_with_master_and_workers(multinode_plan: LaunchSpec) -> None:
-    docs = yaml_docs(generate(multinode_plan, "k8s"))
+    docs = yaml_docs(generate(stock_model(multinode_plan), "k8s"))
     assert _kinds(docs) == ["ConfigMap", "PersistentVolumeClaim", "PyTorchJob"]
     for d in docs:
         validate_k8s(d)
@@ -147,11 +147,13 @@ def test_a_broken_manifest_would_be_caught(spot_plan: LaunchSpec) -> None:
     import jsonschema
     import kubernetes_validate
 
-    job = yaml_docs(generate(spot_plan, "k8s"))[-1]
+    job = yaml_docs(generate(stock_model(spot_plan), "k8s"))[-1]
     job["spec"]["template"]["spec"]["containers"][0]["gpus"] = 8
     with pytest.raises(kubernetes_validate.ValidationError):
         validate_k8s(job)
-    pj = yaml_docs(generate(LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json"), "k8s"))[-1]
+    pj = yaml_docs(
+        generate(stock_model(LaunchSpec.from_plan_json(FIXTURES / "plan_multinode_gcp.json")), "k8s")
+    )[-1]
     pj["spec"]["runPolicy"]["backoffLimitt"] = 1
     with pytest.raises(jsonschema.ValidationError):
         validate_k8s(pj)
@@ -168,6 +170,18 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
 
 
 def test_manifests_have_no_yaml_anchors(multinode_plan: LaunchSpec) -> None:
-    for f in generate(multinode_plan, "k8s"):
+    for f in generate(stock_model(multinode_plan), "k8s"):
         if f.path.endswith(".yaml"):
             assert "&id0" not in f.content and "*id0" not in f.content, f.path
+
+
+def test_a_model_of_ones_own_code_needs_the_image_that_holds_it() -> None:
+    # The Job ran the stock PyTorch image, which lacks the user's package: ModuleNotFoundError on start.
+    from gpuplan.errors import DeployError
+
+    spec = LaunchSpec.from_workload(FIXTURES / "userproj" / "job.yaml", gpu="T4")
+    with pytest.raises(DeployError, match=r"your own code \(tinyuser.model:build\).*--target docker"):
+        generate(spec, "k8s", GenerateOptions())
+    files = generate(spec, "k8s", GenerateOptions(image="registry.example/tinyuser:1"))
+    job = next(f for f in files if f.path == "k8s/job.yaml").content
+    assert "image: registry.example/tinyuser:1" in job

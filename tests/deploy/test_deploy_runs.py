@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from deploy_helpers import FIXTURES, plan_doc, serve_workload, yaml_docs
+from deploy_helpers import FIXTURES, k8s_options, plan_doc, serve_workload, yaml_docs
 
 from gpuplan.deploy import GenerateOptions, LaunchSpec, generate, target_names, write_files
 
@@ -54,7 +54,7 @@ def _specs(tmp_path: Path) -> list[LaunchSpec]:
 
 def test_every_label_value_is_valid_for_the_api_server(tmp_path: Path) -> None:
     for spec in _specs(tmp_path):
-        values = [v for d in yaml_docs(generate(spec, "k8s")) for v in _label_values(d)]
+        values = [v for d in yaml_docs(generate(spec, "k8s", k8s_options(spec))) for v in _label_values(d)]
         assert values
         for v in values:
             assert len(v) <= 63 and LABEL_VALUE.fullmatch(v), (spec.instance_type, v)

@@ -159,3 +159,13 @@ def test_workload_without_gpu_or_provider() -> None:
     task = _task(LaunchSpec.from_workload(FIXTURES / "train.yaml", gpu="L4", count=2))
     _validate(task)
     assert "infra" not in task["resources"]  # SkyPilot picks the cheapest cloud
+
+
+@pytest.mark.parametrize(("gpu", "torch"), [("V100-SXM2-16GB", "torch==2.5.1"), ("H100-SXM", "torch==2.7.0")])
+def test_a_vm_without_pytorch_gets_the_build_the_images_carry_for_its_gpu(
+    spot_plan: LaunchSpec, gpu: str, torch: str
+) -> None:
+    # It installed an unpinned "torch>=2.6": on a V100, a CUDA 12.8 build with no sm_70 kernels.
+    setup = _task(spot_plan.model_copy(update={"gpu": gpu}))["setup"]
+    cuda = "cu124" if gpu.startswith("V100") else "cu128"
+    assert f'pip install "{torch}" --index-url https://download.pytorch.org/whl/{cuda}' in setup, setup

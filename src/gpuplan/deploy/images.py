@@ -42,6 +42,9 @@ class BaseImage:
     """One line about the host driver this image needs (marked for translation: a comment)."""
     reason: str
     """Why this image for this GPU (a comment in the generated files, marked for translation)."""
+    pip_torch: str
+    """The same PyTorch for ``pip install`` on a machine without the image (a SkyPilot VM): the
+    version and the wheel index of its CUDA build (PyTorch's "Previous versions" page)."""
 
 
 # CUDA 12.x runs on any R525+ driver through CUDA minor-version compatibility (NVIDIA "CUDA
@@ -57,6 +60,7 @@ _CUDA_12_8 = BaseImage(
     reason=N_(
         "PyTorch 2.7 with CUDA 12.8 has kernels for compute capability 7.5 to 12.0 (Turing to Blackwell)"
     ),
+    pip_torch='"torch==2.7.0" --index-url https://download.pytorch.org/whl/cu128',
 )
 _CUDA_12_4 = BaseImage(
     image="pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
@@ -66,6 +70,7 @@ _CUDA_12_4 = BaseImage(
         "Volta (compute capability 7.0) is absent from PyTorch's CUDA 12.8+ builds and from CUDA 13; "
         "the CUDA 12.4 build still carries sm_70 kernels"
     ),
+    pip_torch='"torch==2.5.1" --index-url https://download.pytorch.org/whl/cu124',
 )
 
 

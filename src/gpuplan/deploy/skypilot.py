@@ -19,6 +19,7 @@ from typing import Any
 from gpuplan.catalog.providers import PROVIDERS, facts
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.grammar import vm_type
+from gpuplan.deploy.images import base_image_for
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
@@ -144,8 +145,7 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         },
         "setup": (
             "set -e\n"
-            "# SkyPilot's GPU images have the NVIDIA driver and CUDA; install PyTorch if missing.\n"
-            'python3 -c "import torch" 2>/dev/null || pip install "torch>=2.6"\n'
+            + _torch_setup(spec)
             + (
                 f"# Your model's package {package.top_level}, copied into {PROJECT_DIR}/ by gpuplan deploy.\n"
                 f"pip install ./{PROJECT_DIR}\n"
@@ -155,6 +155,29 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         ),
         "run": run,
     }
+
+
+def _torch_setup(spec: LaunchSpec) -> str:
+    """The setup lines that install PyTorch where the VM's image has none: the build the Docker and
+    Kubernetes images carry for the plan's GPU (CUDA 12.4 for a V100, whose sm_70 kernels the newer
+    builds dropped)."""
+    gpu = get_gpu(spec.gpu) if spec.gpu else None
+    if gpu is not None and gpu.vendor != "nvidia":
+        return (
+            "# "
+            + _("{gpu} is not an NVIDIA GPU: install PyTorch's ROCm build if the image has none.").format(
+                gpu=gpu.id
+            )
+            + '\npython3 -c "import torch"\n'
+        )
+    image = base_image_for(gpu)
+    return (
+        "# "
+        + _(
+            "SkyPilot's GPU images have the NVIDIA driver and CUDA; PyTorch is installed if missing: {why}."
+        ).format(why=_(image.reason))
+        + f'\npython3 -c "import torch" 2>/dev/null || pip install {image.pip_torch}\n'
+    )
 
 
 def _readme(spec: LaunchSpec, package: UserPackage | None) -> str:

@@ -173,6 +173,13 @@ class LaunchSpec(BaseModel):
     image_size: int | None = Field(default=None, ge=1, le=MAX_IMAGE_SIZE)
     gradient_accumulation: int = Field(default=1, ge=1, le=MAX_GRADIENT_ACCUMULATION)
     gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass: the workload's ``activation_checkpointing``
+    full or selective (train.py checkpoints whole blocks for either), or its ``gradient_checkpointing``."""
+    compile: bool = False
+    """``torch.compile`` the model (the workload's ``compile``)."""
+    tensor_parallel: int = Field(default=1, ge=1, le=MAX_NODES * 16)
+    pipeline_parallel: int = Field(default=1, ge=1, le=MAX_NODES * 16)
+    """The plan's model split: train.py runs data parallelism only, and says so where these are > 1."""
     dataset_samples: int | None = Field(default=None, ge=1, le=MAX_SAMPLES)
     """Samples in the training set (the workload's ``data.samples``); None = unknown."""
     epochs: float | None = Field(default=None, gt=0, le=MAX_EPOCHS)
@@ -513,6 +520,7 @@ def _model_source(m: WorkloadModel) -> str:
 
 def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
     m = workload.model
+    extra = workload.model_extra or {}
     if launch.get("checkpoint_interval_min") is None:
         launch["checkpoint_interval_min"] = DEFAULT_CHECKPOINT_INTERVAL_MIN
     if not m.python:
@@ -534,7 +542,11 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
             seq_len=workload.inputs.seq_len,
             image_size=workload.inputs.image_size,
             gradient_accumulation=workload.gradient_accumulation,
-            gradient_checkpointing=workload.gradient_checkpointing,
+            gradient_checkpointing=workload.gradient_checkpointing
+            or extra.get("activation_checkpointing") in ("full", "selective"),
+            compile=extra.get("compile") is True,
+            tensor_parallel=extra.get("tensor_parallel", 1),
+            pipeline_parallel=extra.get("pipeline_parallel", 1),
             dataset_samples=_samples(workload),
             epochs=(workload.data or WorkloadData()).epochs,
             serving=_serving_for(workload, launch),

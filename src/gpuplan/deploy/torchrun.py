@@ -88,6 +88,7 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
         "IMAGE_SIZE": spec.image_size,
         "GRADIENT_ACCUMULATION": spec.gradient_accumulation,
         "GRADIENT_CHECKPOINTING": spec.gradient_checkpointing,
+        "COMPILE": spec.compile,
         "TOTAL_STEPS": total_steps(spec, options, samples),
         "DATASET_SIZE": spec.dataset_samples or 10000,
         "CHECKPOINT_INTERVAL_MIN": checkpoint_interval_min(spec),
@@ -117,7 +118,14 @@ def render_train_py(spec: LaunchSpec, options: GenerateOptions) -> str:
 #: `set -m` gives torchrun its own process group, so a signal to this script's group reaches torchrun
 #: once (from here), never twice: a second SIGTERM would cut short torchrun's wait for its ranks'
 #: checkpoint.
-_RUN_TORCHRUN = f"""run_torchrun() {{
+def _run_torchrun() -> str:
+    """launch.sh's ``run_torchrun`` function, its comment and message in the current language."""
+    waited = _("wait returned for a signal: torchrun still runs")
+    # What the script prints is code, the same in every language (as train.py's messages are).
+    interrupted = shlex.quote(
+        "launch.sh: interrupted; run the same command to resume from the newest checkpoint"
+    )
+    return f"""run_torchrun() {{
   local child="" interrupted=0 status=0
   trap 'interrupted=1; [ -z "$child" ] || kill -TERM "$child" 2>/dev/null || true' TERM
   trap 'interrupted=1; [ -z "$child" ] || kill -INT "$child" 2>/dev/null || true' INT
@@ -129,11 +137,11 @@ _RUN_TORCHRUN = f"""run_torchrun() {{
   while :; do
     status=0
     wait "$child" || status=$?
-    kill -0 "$child" 2>/dev/null || break   # wait returned for a signal: torchrun still runs
+    kill -0 "$child" 2>/dev/null || break   # {waited}
   done
   trap - TERM INT
   if [ "$interrupted" = 1 ] && [ "$status" != 0 ]; then
-    echo "launch.sh: interrupted; run the same command to resume from the newest checkpoint" >&2
+    echo {interrupted} >&2
     exit {EXIT_PREEMPTED}
   fi
   exit "$status"
@@ -208,7 +216,7 @@ NPROC_PER_NODE="${{NPROC_PER_NODE:-{spec.gpus_per_node}}}"
 PYTHON="${{PYTHON:-python3}}"
 export CKPT_DIR="${{CKPT_DIR:-checkpoints}}"   # {durable}
 
-{signals}{_RUN_TORCHRUN}"""
+{signals}{_run_torchrun()}"""
     if spec.nodes == 1:
         return (
             head
@@ -252,19 +260,58 @@ def entry_point_files(spec: LaunchSpec, options: GenerateOptions) -> list[Genera
     return [train_py, GeneratedFile(path="launch.sh", content=launch_sh(spec), executable=True)]
 
 
-#: The optimizers train.py builds from PyTorch itself; any other falls back to torch.optim.AdamW.
-_TORCH_OPTIMIZERS = ("sgd", "adam", "adamw", "adamw-fused")
+#: The optimizers train.py builds from PyTorch itself (Adafactor: PyTorch 2.5 and later).
+_TORCH_OPTIMIZERS = ("sgd", "adam", "adamw", "adamw-fused", "adafactor")
+#: bitsandbytes' optimizers, which train.py steps where bitsandbytes is installed on a CUDA machine.
+_BITSANDBYTES_OPTIMIZERS = ("adamw-8bit", "paged-adamw-8bit")
+#: Precisions with no plain-PyTorch form, and the autocast train.py runs for each instead.
+_PRECISION_FALLBACK = {"fp8": "bf16", "bf16-master": "bf16", "fp16-master": "fp16"}
 
 
 def _model_note(spec: LaunchSpec) -> str:
-    optimizer = ""
-    if spec.optimizer not in _TORCH_OPTIMIZERS:
-        optimizer = _(
-            " The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps "
-            "torch.optim.AdamW instead; put yours (bitsandbytes, transformers) in `build_optimizer()` for "
-            "the memory the plan assumed."
-        ).format(optimizer=spec.optimizer)
-    return _model_words(spec) + optimizer
+    """What train.py trains, and where it runs other than the plan priced (said, never silent)."""
+    notes = [_model_words(spec)]
+    if spec.optimizer in _BITSANDBYTES_OPTIMIZERS:
+        notes.append(
+            _(
+                "The plan's optimizer, {optimizer}, is bitsandbytes': train.py steps it where bitsandbytes "
+                "is installed on a CUDA machine (`pip install bitsandbytes`), else torch.optim.AdamW with a "
+                "warning, whose state takes 4× the memory the plan priced."
+            ).format(optimizer=spec.optimizer)
+        )
+    elif spec.optimizer not in _TORCH_OPTIMIZERS:
+        notes.append(
+            _(
+                "The plan's optimizer, {optimizer}, is not in PyTorch: train.py steps torch.optim.AdamW "
+                "instead; put yours in `build_optimizer()` for the memory the plan assumed."
+            ).format(optimizer=spec.optimizer)
+        )
+    if (fallback := _PRECISION_FALLBACK.get(spec.precision)) is not None:
+        notes.append(
+            _(
+                "The plan's precision, {precision}, has no plain-PyTorch form: train.py runs {fallback} "
+                "autocast instead (Transformer Engine, torchao or Megatron-LM run it as priced)."
+            ).format(precision=spec.precision, fallback=fallback)
+        )
+    elif spec.precision == "amp-fp16" and spec.parallelism not in ("ddp", "zero1"):
+        notes.append(
+            _(
+                "With {parallelism} and amp-fp16, train.py runs without loss scaling (its GradScaler is "
+                "DDP's): prefer amp-bf16 where the GPU has it."
+            ).format(parallelism=spec.parallelism)
+        )
+    if spec.tensor_parallel * spec.pipeline_parallel > 1:
+        notes.append(
+            _(
+                "The plan splits the model (tensor_parallel {tp}, pipeline_parallel {pp}); train.py runs "
+                "data parallelism only, over every GPU, so neither its step time nor its memory is the "
+                "plan's. Launch the split with a framework that does it (Megatron-LM, torchtitan, "
+                "DeepSpeed)."
+            ).format(tp=spec.tensor_parallel, pp=spec.pipeline_parallel)
+        )
+    if spec.compile:
+        notes.append(_("train.py compiles the model with torch.compile on CUDA (a CPU dry run stays eager)."))
+    return " ".join(notes)
 
 
 def _model_words(spec: LaunchSpec) -> str:

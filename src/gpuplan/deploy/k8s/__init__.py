@@ -10,7 +10,8 @@ from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import entry_point_files, serving_note
 from gpuplan.deploy.user_package import user_package
-from gpuplan.i18n.messages import _
+from gpuplan.errors import DeployError
+from gpuplan.i18n.messages import N_, _
 from gpuplan.vocab import pricing_name
 
 __all__ = ["KubernetesGenerator"]
@@ -46,22 +47,11 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         return _("The pods run your image `{image}` (built from the Dockerfile here).").format(
             image=options.image
         )
-    own_model = (
-        _(
-            " Your model's package is not in the stock image: build this Dockerfile (it installs project/), "
-            "push it, and re-run with `--image REGISTRY/IMAGE:TAG`."
-        )
-        if spec.model_entry_point
-        else ""
-    )
-    return (
-        _(
-            "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
-            "to bake your "
-            "own model into an image instead, `docker build` the Dockerfile, push it, and re-run "
-            "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`."
-        )
-        + own_model
+    return _(
+        "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
+        "to bake your "
+        "own model into an image instead, `docker build` the Dockerfile, push it, and re-run "
+        "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`."
     )
 
 
@@ -149,6 +139,17 @@ class KubernetesGenerator:
     )
 
     def generate(self, spec: LaunchSpec, options: GenerateOptions) -> list[GeneratedFile]:
+        if spec.model_entry_point and not options.image:
+            # The pods would run the stock image, which does not hold the user's package: a Job that
+            # fails on import. The image that holds it comes first.
+            raise DeployError.worded(
+                N_(
+                    "the model is your own code ({entry}), which the stock PyTorch image does not hold: "
+                    "write the image with `--target docker`, build and push it, then give it here with "
+                    "--image REGISTRY/IMAGE:TAG"
+                ),
+                entry=spec.model_entry_point,
+            )
         code = entry_point_files(spec, options)
         if spec.task == "infer":
             manifests = serving_manifests(spec, options, code)

@@ -57,6 +57,7 @@ SEQ_LEN: int | None = None
 IMAGE_SIZE: int | None = None
 GRADIENT_ACCUMULATION = 1
 GRADIENT_CHECKPOINTING = False
+COMPILE = False  # torch.compile the model (on CUDA; a CPU dry run stays eager)
 TOTAL_STEPS = 1000  # optimizer steps
 DATASET_SIZE = 10000  # samples in the synthetic stand-in dataset
 CHECKPOINT_INTERVAL_MIN = 30.0
@@ -282,7 +283,7 @@ class Preemption:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=f"Train {JOB_NAME} ({MODEL_SOURCE}) with checkpoint/resume.")
     p.add_argument("--steps", type=int, default=TOTAL_STEPS, help="optimizer steps in total")
-    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--lr", type=float, default=None, help="learning rate (default: the optimizer's usual)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=BATCH_SIZE, help="per GPU, per micro-batch")
     p.add_argument("--dataset-size", type=int, default=DATASET_SIZE)
@@ -332,8 +333,13 @@ def autocast_dtype() -> torch.dtype | None:
 
 def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
     """DDP for ddp/zero1; FSDP2 ``fully_shard`` for zero2 (grads+optimizer sharded, params kept
-    after forward = SHARD_GRAD_OP) and zero3/fsdp (everything sharded = FULL_SHARD)."""
+    after forward = SHARD_GRAD_OP) and zero3/fsdp (everything sharded = FULL_SHARD). Pure bf16
+    (PRECISION "bf16") keeps the weights themselves in bf16, as gpuplan priced it."""
     model = model.to(device)
+    if PRECISION == "bf16":
+        model = model.to(torch.bfloat16)
+    if COMPILE and device.type == "cuda":
+        model.compile()  # in place: the state dict keeps its names, so checkpoints stay portable
     if PARALLELISM in ("ddp", "zero1"):
         ids = [device.index] if device.type == "cuda" else None
         return nn.parallel.DistributedDataParallel(model, device_ids=ids)
@@ -360,14 +366,61 @@ def wrap_model(model: nn.Module, device: torch.device) -> nn.Module:
     return model
 
 
-def build_optimizer(model: nn.Module, lr: float) -> torch.optim.Optimizer:
-    cls: Any  # an optimizer class
-    cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}.get(OPTIMIZER, torch.optim.AdamW)
+#: Each optimizer's usual learning rate, when --lr is not given.
+DEFAULT_LR = {"sgd": 0.1, "adafactor": 1e-2}
+
+
+def _eight_bit(paged: bool) -> Any:
+    """bitsandbytes' 8-bit AdamW (paged: its state in CUDA managed memory), or None where
+    bitsandbytes is not installed or there is no CUDA GPU (its 8-bit optimizers need one)."""
+    if not torch.cuda.is_available():
+        return None
+    try:
+        import bitsandbytes as bnb  # pip install bitsandbytes
+    except ImportError:
+        return None
+    return bnb.optim.PagedAdamW8bit if paged else bnb.optim.AdamW8bit
+
+
+def optimizer_class(device: torch.device) -> tuple[Any, dict[str, Any], str]:
+    """The workload's optimizer as gpuplan priced it: (class, keyword arguments, a note when it is
+    a stand-in). SGD with momentum 0.9 (one buffer per weight), fused AdamW on CUDA, PyTorch's
+    Adafactor, bitsandbytes' 8-bit AdamW where it is installed."""
+    if OPTIMIZER == "sgd":
+        return torch.optim.SGD, {"momentum": 0.9}, ""
+    if OPTIMIZER == "adam":
+        return torch.optim.Adam, {}, ""
+    if OPTIMIZER == "adamw-fused":
+        return torch.optim.AdamW, ({"fused": True} if device.type == "cuda" else {}), ""
+    if OPTIMIZER == "adafactor" and hasattr(torch.optim, "Adafactor"):  # PyTorch 2.5 and later
+        return torch.optim.Adafactor, {}, ""
+    if OPTIMIZER in ("adamw-8bit", "paged-adamw-8bit"):
+        cls = _eight_bit(paged=OPTIMIZER.startswith("paged"))
+        if cls is not None:
+            return cls, {}, ""
+        return (
+            torch.optim.AdamW,
+            {},
+            (
+                f"{OPTIMIZER} needs bitsandbytes on a CUDA GPU (pip install bitsandbytes): stepping "
+                "torch.optim.AdamW instead, whose state takes 4x the memory gpuplan priced"
+            ),
+        )
+    if OPTIMIZER != "adamw":
+        return torch.optim.AdamW, {}, f"{OPTIMIZER} is not in this PyTorch: stepping torch.optim.AdamW"
+    return torch.optim.AdamW, {}, ""
+
+
+def build_optimizer(model: nn.Module, lr: float | None, device: torch.device) -> torch.optim.Optimizer:
+    cls, kwargs, note = optimizer_class(device)
+    if note and int(os.environ.get("RANK", "0")) == 0:
+        print(f"[{JOB_NAME}] warning: {note}", file=sys.stderr, flush=True)
+    kwargs["lr"] = lr if lr is not None else DEFAULT_LR.get(OPTIMIZER, 3e-4)
     if PARALLELISM == "zero1":
         from torch.distributed.optim import ZeroRedundancyOptimizer
 
-        return ZeroRedundancyOptimizer(model.parameters(), optimizer_class=cls, lr=lr)
-    return cls(model.parameters(), lr=lr)
+        return ZeroRedundancyOptimizer(model.parameters(), optimizer_class=cls, **kwargs)
+    return cls(model.parameters(), **kwargs)
 
 
 # ---- checkpoints ------------------------------------------------------------------------------
@@ -397,8 +450,13 @@ def load_full_state(model: nn.Module, optimizer: torch.optim.Optimizer, ckpt: di
         module.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         return
-    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_state_dict
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict, set_state_dict
 
+    if not ckpt["optimizer"].get("state"):
+        # An optimizer that keeps nothing per weight (SGD without momentum) has only its settings to
+        # restore, and the full-state loader needs a tensor to place them by.
+        set_model_state_dict(model, ckpt["model"], options=StateDictOptions(full_state_dict=True))
+        return
     set_state_dict(
         model,
         optimizer,
@@ -513,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     model = wrap_model(build_model(args.width, args.depth), device)
-    optimizer = build_optimizer(model, args.lr)
+    optimizer = build_optimizer(model, args.lr, device)
     torch.manual_seed(args.seed + 1 + rank)
 
     dataset = build_dataset(args.dataset_size, args.seed, args.width, args.batch_size)
