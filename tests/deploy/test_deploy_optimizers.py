@@ -71,3 +71,19 @@ def test_checkpointing_compile_and_a_model_split_reach_train_py_or_its_readme(tm
     readme = " ".join((tmp_path / "job" / "README.md").read_text(encoding="utf-8").split())
     assert "tensor_parallel 2, pipeline_parallel 1); train.py runs data parallelism only" in readme
     assert "compiles the model with torch.compile on CUDA" in readme
+
+
+def test_pure_bf16_trains_with_bf16_weights_and_bf16_images(tmp_path: Path) -> None:
+    # The weights had stayed fp32 under autocast; made bf16, the fp32 images met them on CPU
+    # ("Input type (float) and bias type (BFloat16) should be the same"). Images go in bf16 too.
+    w = tmp_path / "cnn.yaml"
+    w.write_text(
+        "name: cnn\ntask: train\nmodel: {preset: resnet50}\ninputs: {batch_size: 2, image_size: 32}\n"
+        "precision: bf16\noptimizer: sgd\nparallelism: ddp\ndata: {samples: 16, epochs: 1}\n",
+        encoding="utf-8",
+    )
+    spec = LaunchSpec.from_workload(w, count=2)
+    job = tmp_path / "job"
+    write_files(generate(spec, "torchrun", GenerateOptions(steps=2)), job)
+    rc, out = finish(launch(job, "--ckpt-dir", "ck", "--steps", "2"))
+    assert rc == 0 and "done: step 2" in out, out[-3000:]

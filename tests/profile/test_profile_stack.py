@@ -184,3 +184,14 @@ def test_torchs_own_attention_layer_is_traced_as_the_fused_kernel_a_gpu_runs() -
     ops = {r.op for r in p.ops}
     assert "aten._safe_softmax" not in ops and "aten.bmm" not in ops, sorted(ops)
     assert p.peak.total_bytes < 7 * 1024**3
+
+
+@pytest.mark.parametrize("layout", ["channels-first", "channels-last"])
+def test_an_image_model_in_pure_bf16_takes_bf16_images(layout: str) -> None:
+    # The fp32 images met bf16 weights: "Input type (float) and bias type (BFloat16) should be the
+    # same" — every image model with precision bf16 failed to trace, in estimate, plan and deploy.
+    p = trace(Workload.model_validate(_resnet(precision="bf16", stack={"memory_format": layout})))
+    convs = [op for op in p.ops if op.op_class == "conv" and op.phase == "forward"]
+    assert convs and {op.dtype for op in convs} == {"bfloat16"}
+    vit = trace(Workload.model_validate(_resnet(precision="bf16", model={"preset": "vit-b16"})))
+    assert vit.params > 8e7

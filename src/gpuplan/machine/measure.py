@@ -304,14 +304,14 @@ def run_measure(
         name, gpu_id = _cpu_name(), None
         notes.append(_("CPU recording: kept and shown, never used to anchor a GPU estimate"))
     say(0, _("building the model"))
-    from gpuplan.profile.tracer import step_parts
+    from gpuplan.profile.tracer import batch_as_run, step_parts
     from gpuplan.workload.sources import open_bundle
 
     torch.manual_seed(0)
     with torch.device(dev), open_bundle(workload) as bundle, _matmul_precision(torch, workload):
         parts = step_parts(workload, bundle)
         parts.model.to(dev)  # a user's build() may have made its weights on the CPU
-        batch = _to_device(bundle.make_batch(), dev)
+        batch = _to_device(batch_as_run(workload, bundle.make_batch()), dev)
         model = parts.model
         if workload.compile:
             # The loss too, as the trace keeps it (profile/compiled.py: torchtune's and torchtitan's

@@ -52,7 +52,7 @@ from gpuplan.workload.bundle import Batch, ModelBundle
 from gpuplan.workload.sources import open_bundle
 from gpuplan.workload.spec import Workload
 
-__all__ = ["StepParts", "model_linear_names", "step_parts", "trace_workload"]
+__all__ = ["StepParts", "batch_as_run", "model_linear_names", "step_parts", "trace_workload"]
 
 _T = TypeVar("_T")
 
@@ -566,12 +566,21 @@ def _recompute_modes(workload: Workload) -> Callable[[], AbstractContextManager[
     return modes
 
 
-def _channels_last(batch: Batch) -> Batch:
-    """The batch with its 4-D floating tensors (images) in ``channels_last`` order."""
+def batch_as_run(workload: Workload, batch: Batch) -> Batch:
+    """``batch`` as the step feeds it to the model: its floating tensors (images, features) in the
+    weights' own dtype where the precision casts the weights (``bf16``: a bf16 convolution takes bf16
+    images; the fp32 ones were refused, "Input type (float) and bias type (BFloat16)"), and its
+    images in ``channels_last`` order where the stack says so. Token ids and labels stay as made."""
+    dtype = _WEIGHTS.get(workload.precision)
+    channels_last = workload.software_stack.channels_last
 
     def conv(t: Any) -> Any:
-        if isinstance(t, torch.Tensor) and t.dim() == 4 and t.dtype.is_floating_point:
-            return t.contiguous(memory_format=torch.channels_last)
+        if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point:
+            return t
+        if dtype is not None:
+            t = t.to(dtype)
+        if channels_last and t.dim() == 4:
+            t = t.contiguous(memory_format=torch.channels_last)
         return t
 
     return Batch(
@@ -707,9 +716,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
     in_backward = training and workload.optimizer_in_backward
     optimizer = _optimizer(workload, trainable) if training and not in_backward else None
     loss_fn = _loss_fn(workload, bundle, model) if training else bundle.loss
-    batch = bundle.make_batch()
-    if workload.software_stack.channels_last:
-        batch = _channels_last(batch)
+    batch = batch_as_run(workload, bundle.make_batch())
     _stack_notes(workload, bundle, notes)
 
     calls = _compiled_blocks(workload, bundle, model, notes)

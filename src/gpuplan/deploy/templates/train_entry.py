@@ -616,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         sampler.set_epoch(progress["epoch"])
         sampler.start_batch = progress["position"]
         for batch in loader:
-            batch = _to_device(batch, device)
+            batch = _to_device(batch, device, torch.bfloat16 if PRECISION == "bf16" else None)
             micro += 1
             progress["position"] += 1
             sync = micro % GRADIENT_ACCUMULATION == 0
@@ -686,14 +686,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _to_device(batch: Any, device: torch.device) -> Any:
-    """Tensors anywhere in a batch (tuples, lists, dicts) moved to ``device``."""
+def _to_device(batch: Any, device: torch.device, floating: torch.dtype | None = None) -> Any:
+    """Tensors anywhere in a batch (tuples, lists, dicts) moved to ``device``; ``floating``: the
+    dtype its floating ones take (the weights', in pure bf16), token ids and labels kept."""
     if isinstance(batch, torch.Tensor):
+        if floating is not None and batch.dtype.is_floating_point:
+            return batch.to(device, dtype=floating, non_blocking=True)
         return batch.to(device, non_blocking=True)
     if isinstance(batch, dict):
-        return {k: _to_device(v, device) for k, v in batch.items()}
+        return {k: _to_device(v, device, floating) for k, v in batch.items()}
     if isinstance(batch, (tuple, list)):
-        return type(batch)(_to_device(v, device) for v in batch)
+        return type(batch)(_to_device(v, device, floating) for v in batch)
     return batch
 
 
