@@ -381,6 +381,16 @@ if _Parser is not None:
     _BoundedLoader = _CLoader
 
 
+#: A key at the start of a line followed by a full-width colon (U+FF1A) where ':' belongs.
+_WIDE_COLON = re.compile(r"^\s*(?:-\s+)?([^\s:：#'\"][^:：#'\"]{0,79}?)\s*：", re.M)
+
+
+def _full_width_colon(text: str) -> tuple[int, str] | None:
+    """(line, key) of the first key followed by a full-width colon, or None."""
+    m = _WIDE_COLON.search(text)
+    return None if m is None else (text.count("\n", 0, m.start(1)) + 1, m.group(1))
+
+
 def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
     """Parse one YAML document with the safe loader, within MAX_DEPTH and MAX_YAML_NODES."""
     loader = None
@@ -419,6 +429,15 @@ def load_yaml(text: str, *, source: str, error: ErrorClass = InputError) -> Any:
         where = f"{source}:{e.mark.line + 1}:{e.mark.column + 1}"
         raise error.worded(N_("{where}: invalid YAML: {problem}"), where=where, problem=e.problem) from None
     except yaml.YAMLError as e:
+        if (wide := _full_width_colon(text)) is not None:
+            # What a Chinese input method types after a key: the parser's own words ("could not
+            # find expected ':'", a line further down) would not say it.
+            line, key = wide
+            raise error.worded(
+                N_("{where}: {key!r} is followed by a full-width colon '：'; YAML needs ':' (half-width)"),
+                where=f"{source}:{line}",
+                key=key,
+            ) from None
         mark = getattr(e, "problem_mark", None)
         where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
         problem = getattr(e, "problem", None) or (str(e).splitlines() or ["invalid YAML"])[0]

@@ -86,5 +86,7 @@ def country_code(text: str) -> str:
     names = _names()
     code = names.get(_key(text))
     if code is None:
-        raise NotFoundError("country", text, sorted(k for k in names if len(k) > 3))
+        # The near names among the longer Latin ones (two-letter codes would match any typo) and
+        # every Chinese one (中囯 is one stroke from 中国).
+        raise NotFoundError("country", text, sorted(k for k in names if len(k) > 3 or not k.isascii()))
     return code

@@ -70,7 +70,9 @@ class SpotRate:
     then the unknown-rate assumption, as the band publishes no upper bound."""
 
     def shown(self) -> str:
-        """``source`` in the user's language."""
+        """``source`` in the user's language (a catalog band as :func:`rates_shown` words it)."""
+        if self.band is not None:
+            return _("; ").join(rates_shown([self]))
         if self.note is not None:
             return _(_ASSUMED_WITH_NOTE).format(note=_(self.note))
         return _(self.source)

@@ -45,6 +45,7 @@ FACTS = ProviderFacts(
     aliases=(
         "aliyun",
         "alibaba_cloud",
+        "阿里云",
     ),
     display_name="Alibaba Cloud",
     kind="china_cloud",

@@ -39,6 +39,7 @@ VERSION = "2017-03-12"
 
 FACTS = ProviderFacts(
     provider="tencent",
+    aliases=("腾讯云",),
     display_name="Tencent Cloud",
     kind="china_cloud",
     regions=regions(

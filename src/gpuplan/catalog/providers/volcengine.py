@@ -18,6 +18,7 @@ FACTS = ProviderFacts(
     aliases=(
         "volcano",
         "volcano_engine",
+        "火山引擎",
     ),
     display_name="Volcano Engine",
     kind="china_cloud",

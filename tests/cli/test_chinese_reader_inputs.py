@@ -1,0 +1,67 @@
+"""What a Chinese reader types and reads: a full-width colon in YAML, a Chinese country typo, the
+clouds by their Chinese names, a price per month, a spot band's source in a simulation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuplan.catalog import PROVIDERS
+from gpuplan.i18n import use_language
+from gpuplan.plan.spot import band_rate_per_hour
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _zh(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command as a user runs it, in Chinese: its error line on stderr."""
+    db = str(tmp_path / "c.sqlite")
+    return subprocess.run(
+        [sys.executable, "-m", "gpuplan", "--lang", "zh", "--db", db, *args], capture_output=True, text=True
+    )
+
+
+def test_a_full_width_colon_after_a_key_is_named_on_its_own_line(tmp_path: Path) -> None:
+    # It was "t7.yaml:8:1：YAML 格式错误：could not find expected ':'": the parser's English, a line late.
+    text = (EXAMPLES / "bert-large-squad.yaml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("precision:"))
+    lines[at] = lines[at].replace("precision:", "precision：", 1)
+    w = tmp_path / "w.yaml"
+    w.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = _zh(tmp_path, "estimate", str(w), "--gpu", "T4")
+    assert r.returncode != 0
+    assert f"w.yaml:{at + 1}：'precision' 后面是全角冒号“：”；YAML 需要半角冒号“:”" in r.stderr, r.stderr
+
+
+def test_a_chinese_country_typo_gets_a_did_you_mean(tmp_path: Path) -> None:
+    r = _zh(tmp_path, "plan", str(EXAMPLES / "bert-large-squad.yaml"), "--countries", "中囯")
+    assert r.returncode != 0 and "您是不是指" in r.stderr and "中国" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [("阿里云", "alibaba"), ("腾讯云", "tencent"), ("华为云", "huawei"), ("火山引擎", "volcengine")],
+)
+def test_the_chinese_clouds_answer_to_their_chinese_names(name: str, code: str) -> None:
+    assert PROVIDERS.cast(name) == code
+
+
+def test_a_spot_band_read_from_the_catalog_is_said_in_the_readers_language() -> None:
+    rate = band_rate_per_hour("10-15%")
+    assert rate is not None
+    with use_language("zh"):
+        shown = rate.shown()
+    assert "目录中的中断率区间 '10-15%'" in shown and "interruption band" not in shown
+    with use_language("en"):
+        assert rate.shown().startswith("interruption bands '10-15%' per month from the catalog")
+
+
+def test_a_monthly_price_reads_per_month_not_calendar_month() -> None:
+    from gpuplan.i18n import _
+
+    with use_language("zh"):
+        assert _("month") == "月"  # "¥15,160/月", as offers shows it (it was "/月份")
