@@ -212,3 +212,12 @@ def test_an_alibaba_options_egress_is_named_as_an_assumed_low_confidence_figure(
     text = _run(env, "--top", "1", "--providers", "alibaba")
     assert text.returncode == 0, text.stderr
     assert "low-confidence figure" in text.stdout, text.stdout[-3000:]
+
+
+def test_a_budget_in_yuan_shows_the_plan_in_yuan_unless_a_currency_is_asked(env: dict[str, Path]) -> None:
+    # "--budget-cny 0.5" had answered "no option meets 12.0 h under $0.072": the yuan given, dollars read.
+    r = _run(env, "--budget-cny", "0.5")
+    assert r.returncode != 0 and "under ¥0.50" in r.stderr, r.stderr
+    shown = json.loads(_run(env, "--json", "--top", "1", "--budget-cny", "5").stdout)
+    asked = json.loads(_run(env, "--json", "--top", "1", "--budget-cny", "5", "--currency", "USD").stdout)
+    assert (shown["display_currency"], asked["display_currency"]) == ("CNY", "USD")

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -103,6 +103,9 @@ class PlanOptions:
     """Accept a rate far from the catalog's."""
     currency: str = "USD"
     """Currency amounts are shown in."""
+    currency_given: bool = True
+    """``currency`` was asked for; False: the default, which a budget in yuan turns to CNY (a team
+    that budgets in yuan reads its plan in yuan)."""
     saved_profile: Path | None = None
     """A saved profile JSON to use instead of tracing."""
     as_json: bool = False
@@ -152,7 +155,8 @@ def plan_cmd(
         float | None,
         typer.Option(
             "--budget-cny",
-            help="Spend at most this many yuan, all-in (at the catalog's dated rate; not with --budget-usd).",
+            help="Spend at most this many yuan, all-in (at the catalog's dated rate; not with --budget-usd). "
+            "The plan is then shown in yuan, unless --currency says otherwise.",
             parser=finite_in(MIN_BUDGET, MAX_BUDGET_CNY),
         ),
     ] = None,
@@ -294,6 +298,7 @@ def plan_cmd(
         cny_per_usd=cny_per_usd,
         force_rate=force_rate,
         currency=currency,
+        currency_given=_given(ctx, "currency"),
         saved_profile=saved_profile,
         as_json=as_json,
         out=out,
@@ -337,6 +342,14 @@ def _cycle_collection_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _given(ctx: typer.Context, parameter: str) -> bool:
+    """Whether the command's ``parameter`` was given (on the command line or by its environment
+    variable), not left at its default."""
+    source = ctx.get_parameter_source(parameter)
+    # By name: typer carries click's enum in a copy of its own (typer._click), not click's.
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
 def run_plan(options: PlanOptions, db: str | None) -> None:
     """Plan ``options.workload_file`` over the catalog at ``db`` and print (and write) the result."""
     from gpuplan.catalog import display_money, open_store
@@ -352,6 +365,11 @@ def run_plan(options: PlanOptions, db: str | None) -> None:
         # An empty --out is Path("."): say what was typed, not the folder it became.
         raise InputError.worded(N_("--out {path}: write a .html or .md file"), path=out if out.name else "''")
     workload = load_workload(options.workload_file, project=options.project)
+    in_yuan = options.budget_cny is not None or (
+        options.budget_usd is None and workload.constraints.budget_cny is not None
+    )
+    if in_yuan and not options.currency_given:
+        options = replace(options, currency="CNY")
     overrides = options.overrides()
     # A spinner on a terminal only: piped or --json output stays clean.
     profiling = _("profiling {name} (cached after the first run)…").format(name=workload.name)
