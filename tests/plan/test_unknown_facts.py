@@ -312,3 +312,31 @@ def test_of_zones_alike_at_the_dated_floor_the_one_whose_own_price_is_lowest_is_
     assert g6.zone == "az3", [(o.zone, o.best_case_total_cost_usd) for o in plan.options]
     facts = {u.fact: u for u in g6.unknown_facts}
     assert facts["price_date"].costed and "undated $2.70/h" in facts["price_date"].assumed
+
+
+def test_an_option_likely_to_miss_the_deadline_ranks_after_those_that_meet_it() -> None:
+    # The README's own plan had ranked first a spot V100 of 40.7 h with a 38 % chance to miss its
+    # 2-day deadline, $0.71 below a 10.4-h option with none. Here: a T4 at 40 h (its range to 48 h)
+    # under a 45-h deadline, cheaper than an A100 at 8 h.
+    from plan_helpers import aws_costs, toy_estimator
+
+    from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG
+
+    rows = [
+        offer(instance_type="t4", gpu="T4", gpu_count=1, gpu_memory_gib=16.0, price_usd=0.5),
+        offer(instance_type="a100", gpu="A100-SXM4-40GB", gpu_count=1, price_usd=4.0),
+    ]
+    table = OfferTable.from_rows(rows)
+
+    def plan(deadline: float | None) -> Plan:
+        c = Constraints(max_gpus=1, deadline_h=deadline)
+        return plan_offers(table, CostFacts([aws_costs()]), JobFacts(), toy_estimator(peak_gib=10.0), c)  # type: ignore[arg-type]
+
+    free = plan(None)
+    assert [o.instance_type for o in free.options] == ["t4", "a100"]
+    bound = plan(45.0)
+    t4 = next(o for o in bound.options if o.instance_type == "t4")
+    assert [o.instance_type for o in bound.options] == ["a100", "t4"]
+    assert t4.job_time_h <= 45.0 < t4.job_time_h_high and MAY_MISS_DEADLINE_FLAG in t4.flags
+    assert any(n.startswith("deadline: 1 option may miss 45.0 h") for n in bound.notes), bound.notes
+    assert bound.personas[0].option.instance_type == "a100"  # the budget pick meets the deadline too

@@ -15,12 +15,17 @@ from gpuplan.plan.risk import SpotMissModel, TimeDistribution, deadline_miss, wo
 from gpuplan.plan.unknowns import FACT_CODES, RANKED_ONLY_CODES, Fact, UnknownFact, gpu_link_words
 from gpuplan.units import HOURS_PER_MONTH
 
-__all__ = ["MAY_NOT_FIT_FLAG", "make_option", "price_date_words"]
+__all__ = ["MAY_MISS_DEADLINE_FLAG", "MAY_NOT_FIT_FLAG", "make_option", "price_date_words"]
 
 #: The flag of an option whose memory band straddles the GPU's usable memory.
 MAY_NOT_FIT_FLAG = N_(
     "may not fit in memory: the high end of the memory estimate is above the GPU's usable memory "
     "(ranked after the options that fit)"
+)
+#: The flag of an option whose time band (its 90th percentile, spot interruptions included) ends
+#: past the deadline: more than a one-in-ten chance to miss it.
+MAY_MISS_DEADLINE_FLAG = N_(
+    "may miss the deadline: the high end of its time range is past it (ranked after the options that meet it)"
 )
 
 
@@ -197,6 +202,9 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(N_("spot interruption rate assumed"))
     if bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):
         flags.append(MAY_NOT_FIT_FLAG)
+    deadline = ctx.constraints.deadline_h
+    if deadline is not None and float(ctx.costs.time_h_high[j]) > deadline:
+        flags.append(MAY_MISS_DEADLINE_FLAG)
     return flags
 
 

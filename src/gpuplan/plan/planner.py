@@ -13,7 +13,7 @@ import numpy as np
 from gpuplan.catalog.dates import DEFAULT_STALE_AFTER_DAYS
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import InfeasibleError, InputError, NotFoundError, Phrase
-from gpuplan.i18n import N_, _, format_number, money
+from gpuplan.i18n import N_, _, format_number, money, ngettext
 from gpuplan.plan.candidates import (
     Candidates,
     EstimateFn,
@@ -28,7 +28,7 @@ from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.notes import plan_notes
-from gpuplan.plan.options import make_option, price_date_words
+from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, price_date_words
 from gpuplan.plan.rank import (
     explain_winner,
     objective_order,
@@ -171,11 +171,15 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     by the figures with every unknown fact at its best case (what the ranking would be if each were).
 
     Options that may not fit in memory rank after every option that fits for certain: unknown is
-    never the best case. They are shown (flagged) where the list has room, and named in the notes.
+    never the best case. Under a deadline, an option whose time range ends past it (more than a
+    one-in-ten chance to miss it) ranks after those whose range ends within it, among the ones that
+    fit alike. Both are shown (flagged) where the list has room, and named in the notes.
     """
     c = ctx.best if best_case and ctx.best is not None else ctx.costs
     uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
-    sure, unsure = feasible[~uncertain], feasible[uncertain]
+    late = ~_on_time(ctx, feasible)
+    groups = [feasible[~uncertain & ~late], feasible[~uncertain & late], feasible[uncertain & ~late]]
+    groups.append(feasible[uncertain & late])
 
     def ordered(subset: np.ndarray, k: int) -> np.ndarray:
         if subset.size == 0:
@@ -188,13 +192,64 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
 
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
+    deadline = ctx.constraints.deadline_h
     for k in (64 * top, feasible.size):
-        order = np.concatenate((ordered(sure, k), ordered(unsure, k)))
+        order = np.concatenate([ordered(g, k) for g in groups])
         ranked = _take(ctx, order, top, per_node_count=False)
-        complete = k >= sure.size or sum(not o.memory_uncertain for o in ranked) >= top
+        first = sum(
+            not o.memory_uncertain and (deadline is None or o.job_time_h_high <= deadline) for o in ranked
+        )
+        complete = all(k >= g.size for g in groups[:-1]) or first >= top
         if (len(ranked) >= top and complete) or k >= feasible.size:
             return ranked
     return ranked
+
+
+def _on_time(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
+    """Where the time range of each option at ``positions`` (its 90th percentile, spot
+    interruptions included) ends within the deadline; all True without one."""
+    deadline = ctx.constraints.deadline_h
+    if deadline is None:
+        return np.ones(positions.size, dtype=bool)
+    on_time: np.ndarray = ctx.costs.time_h_high[positions] <= deadline
+    return on_time
+
+
+def _preferred(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
+    """Of the options that fit for certain, those whose time range ends within the deadline; all of
+    them when none does (the personas' picks come from these)."""
+    on_time = sure[_on_time(ctx, sure)]
+    return on_time if on_time.size else sure
+
+
+def _late_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
+    """What the plan says about options that may miss the deadline, or None when none may."""
+    deadline = ctx.constraints.deadline_h
+    late = feasible[~_on_time(ctx, feasible)]
+    if deadline is None or late.size == 0:
+        return None
+    if late.size == feasible.size:
+        return _(
+            "deadline: no option meets {deadline} for certain — on every one the high end of the time "
+            "range is past it; the miss column gives each one's chance"
+        ).format(deadline=format_hours(deadline))
+    best = _best_of(ctx, late, None)
+    assert best is not None  # late is not empty
+    shown = any(MAY_MISS_DEADLINE_FLAG in o.flags for o in ranked)
+    return ngettext(
+        "deadline: {n} option may miss {deadline} (the high end of its time range is past it); "
+        "ranked after every option that meets it{shown}: {label}, {time}, {cost}",
+        "deadline: {n} options may miss {deadline} (the high end of their time range is past it); "
+        "ranked after every option that meets it{shown}; the best of them: {label}, {time}, {cost}",
+        int(late.size),
+    ).format(
+        n=format_number(int(late.size)),
+        deadline=format_hours(deadline),
+        shown="" if shown else _(", none in the top list"),
+        label=best.label,
+        time=format_hours(best.job_time_h),
+        cost=money(best.total_cost_usd),
+    )
 
 
 def _memory_sure(ctx: PlanContext, feasible: np.ndarray) -> np.ndarray:
@@ -475,10 +530,11 @@ def plan_offers(
     front = sure[pareto_mask(costs.total_usd[sure], costs.time_h[sure])]
     front = front[np.lexsort((costs.time_h[front], costs.total_usd[front]))]
     pareto = _take(ctx, front, len(front))
-    cheapest = _best_of(ctx, sure, None, Objective.COST)
-    fastest = _best_of(ctx, sure, None, Objective.TIME)
+    picks = _preferred(ctx, sure)
+    cheapest = _best_of(ctx, picks, None, Objective.COST)
+    fastest = _best_of(ctx, picks, None, Objective.TIME)
     assert cheapest is not None and fastest is not None  # feasible is not empty
-    o_feas = cands.offer[costs.idx[sure]]
+    o_feas = cands.offer[costs.idx[picks]]
     k8s_offer = np.isin(offers.pricing, ("on_demand", "spot")) & np.isin(
         offers.provider, list(managed_kubernetes())
     )
@@ -523,8 +579,8 @@ def plan_offers(
         personas=persona_picks(
             cheapest,
             fastest,
-            _best_of(ctx, sure, k8s_mask),
-            _best_of(ctx, sure, comp_mask),
+            _best_of(ctx, picks, k8s_mask),
+            _best_of(ctx, picks, comp_mask),
             constraints,
             service=job.calendar_months is not None,
         ),
@@ -534,7 +590,10 @@ def plan_offers(
         notes=plan_notes(
             job,
             ranked,
-            (*notes, *filter(None, [_uncertain_note(ctx, feasible, ranked)])),
+            (
+                *notes,
+                *filter(None, [_uncertain_note(ctx, feasible, ranked), _late_note(ctx, feasible, ranked)]),
+            ),
             constraints,
             ctx.costs.rates,
             model_split_misfits(cands, job),
