@@ -25,7 +25,7 @@ USAGE_ERRORS = [
     (["plan", "--bogus", "x"], "没有选项：--bogus"),
     (["plan", "--deadlin", "1d"], "可能是：--baseline, --deadline"),
     (["plan"], "缺少参数 'WORKLOAD'；参见"),
-    (["plann"], "你是不是想用 'plan'"),
+    (["plann"], "您是不是指 'plan'"),
     (["catalog", "nothing-like-it"], "没有命令 'nothing-like-it'"),
     (["plan", "job.yaml", "extra"], "多余的参数：extra"),
     (["plan", "job.yaml", "--deadline"], "选项 '--deadline' 需要一个值"),

@@ -315,7 +315,7 @@ def test_an_unknown_model_type_joins_its_near_spellings_and_examples_in_chinese(
         f"model.hf_config: {config}: model_type 'llamx' is not a model type transformers 4.50.0 knows; "
         "did you mean 'llama' or 'llava'?"
     )
-    assert _chinese(e).endswith("你是不是想写 'llama' 或 'llava'？"), _chinese(e)
+    assert _chinese(e).endswith("您是不是想写 'llama' 或 'llava'？"), _chinese(e)
     e = _raised(lambda: _check_model_type(tf, {"model_type": "zzzz"}, config))
     assert str(e).endswith("(4 are, such as llama, gpt2, bert)")
     assert "llama，gpt2，bert" in _chinese(e) and "llama, gpt2" not in _chinese(e), _chinese(e)

@@ -28,7 +28,7 @@ def make_inputs(batch_size: int, seq_len: int = 512) -> dict[str, torch.Tensor]:
 
 
 def loss_fn(logits: torch.Tensor, inputs: dict[str, torch.Tensor]) -> torch.Tensor:
-    labels = torch.zeros(logits.shape[0], dtype=torch.long)
+    labels = torch.zeros(logits.shape[0], dtype=torch.long, device=logits.device)  # on the logits' GPU
     return nn.functional.cross_entropy(logits, labels)
 
 

@@ -163,6 +163,8 @@ def localised_usage_error(error: UsageError) -> UsageError:
 
 #: How a usage error ends: where to look (the command's ``--help``).
 SEE_HELP = N_("{message}; see '{command} --help'")
+#: The same after a question ("Did you mean 'plan'?"): no semicolon after its question mark.
+SEE_HELP_AFTER_QUESTION = N_("{message} See '{command} --help'.")
 
 
 @contextmanager
@@ -178,7 +180,9 @@ def localised_usage_errors() -> Iterator[None]:
         localised = localised_usage_error(e)
         # Some parser errors carry no context: the program's own help is where to look then.
         command = localised.ctx.command_path if localised.ctx is not None else "gpuplan"
-        text = _(SEE_HELP).format(message=localised.format_message().rstrip(".。"), command=command)
+        message = localised.format_message().rstrip(".。")
+        see = SEE_HELP_AFTER_QUESTION if message.endswith(("?", "？")) else SEE_HELP
+        text = _(see).format(message=message, command=command)
         sys.stderr.write(_("error: {message}").format(message=text) + "\n")
         raise typer.Exit(2) from None
 

@@ -67,6 +67,12 @@ KIND_WORDS = (
     N_("policy key"),
     N_("replica key"),
     N_("sort key"),
+    N_("scope"),
+    N_("plan status"),
+    N_("SLO metric"),
+    N_("engine setting"),
+    N_("saved workload"),
+    N_("token"),
     # The files gpuplan.bounded.read_text names ("cannot read workload file …").
     N_("workload file"),
     N_("plan file"),
