@@ -62,14 +62,20 @@ def _render(width: int, *, terminal: bool) -> str:
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "piped"])
-@pytest.mark.parametrize("width", [80, 100, 120])
-def test_plan_fits_the_width_and_keeps_every_identifier_whole(width: int, terminal: bool) -> None:
-    text = _render(width, terminal=terminal)
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_plan_fits_the_width_and_keeps_every_identifier_whole(
+    width: int, terminal: bool, language: str
+) -> None:
+    # At 60 columns "aws/us-east" and "g6e.xla" had been cut (the pricing model and the time in
+    # columns of their own); a fourth layout stacks them.
+    with use_language(language):
+        text = _render(width, terminal=terminal)
     lines = text.splitlines()
     assert max(cell_len(line) for line in lines) <= width
     assert "…" not in text
-    table = text.split("Recommended")[0]
-    for ident in IDENTIFIERS:
+    table = text.split("Recommended" if language == "en" else "推荐：")[0]
+    for ident in [*IDENTIFIERS, "alibaba/cn-shanghai", "azure/eastus"]:
         assert ident in table, f"{ident} is cut at {width} columns"
 
 

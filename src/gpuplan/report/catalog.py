@@ -510,7 +510,9 @@ def _coverage_table(info: CatalogInfo, layout: int) -> Table:
         dated = (
             f"{c.oldest_as_of or '—'} … {c.newest_as_of or '—'}"
             if layout == 0
-            else f"{c.oldest_as_of or '—'} …\n{c.newest_as_of or '—'}"
+            # the second line opens with the ellipsis: one range on two lines, not a date of the
+            # pricing model beside it
+            else f"{c.oldest_as_of or '—'}\n… {c.newest_as_of or '—'}"
         )
         counts = [str(c.offers), str(c.priced_offers), str(c.regions)]
         table.add_row(

@@ -85,7 +85,8 @@ def _instance(o: Option) -> str:
 
 
 def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
-    """Layout 0: one column per field; 1: range under the cost; 2: GPUs under where and instance."""
+    """Layout 0: one column per field; 1: range under the cost; 2: GPUs under where and instance;
+    3 (a narrow terminal): the pricing model under the GPUs, and the time over the cost."""
     from rich import box
     from rich.table import Table
 
@@ -94,12 +95,17 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1))
     # Identifiers fold rather than end in "…" if the console is narrower than every layout.
     table.add_column("#", justify="right", no_wrap=True)
-    table.add_column(_("where / instance") if layout < 2 else _("where / instance / GPUs"), overflow="fold")
+    heads = {0: _("where / instance"), 1: _("where / instance"), 2: _("where / instance / GPUs")}
+    table.add_column(heads.get(layout, _("where / instance / GPUs / pricing")), overflow="fold")
     if layout < 2:
         table.add_column(_("GPUs"), overflow="fold")
-    table.add_column(_("pricing"), overflow="fold")
-    table.add_column(_("time"), justify="right", no_wrap=True)
-    table.add_column(_("all-in cost"), justify="right", no_wrap=True)
+    if layout < 3:
+        table.add_column(_("pricing"), overflow="fold")
+        table.add_column(_("time"), justify="right", no_wrap=True)
+        table.add_column(_("all-in cost"), justify="right", no_wrap=True)
+    else:
+        # its head on two lines: the column is as wide as its cells, not its words
+        table.add_column(_("time / all-in cost").replace(" / ", " /\n", 1), justify="right", no_wrap=True)
     if layout == 0:
         table.add_column(_("range"), justify="right", no_wrap=True)
     if with_miss:
@@ -111,11 +117,14 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         [18]
         + [cell_len(place(o.provider, o.region)) for o in plan.options]
         + [cell_len(_instance(o)) for o in plan.options]
-        + ([cell_len(f"{o.gpu_count}× {o.gpu}") for o in plan.options] if layout == 2 else [])
+        + ([cell_len(f"{o.gpu_count}× {o.gpu}") for o in plan.options] if layout >= 2 else [])
+        + ([cell_len(pricing_name(o.pricing)) for o in plan.options] if layout == 3 else [])
     )
     for rank, o in enumerate(plan.options, 1):
         gpus = f"{o.gpu_count}× {o.gpu}"
-        where = f"{place(o.provider, o.region)}\n{_instance(o)}" + (f"\n{gpus}" if layout == 2 else "")
+        where = f"{place(o.provider, o.region)}\n{_instance(o)}" + (f"\n{gpus}" if layout >= 2 else "")
+        if layout == 3:
+            where += f"\n{pricing_name(o.pricing)}"
         cost = m.format(o.total_cost_usd)
         band = m.format_range(o.total_cost_usd_low, o.total_cost_usd_high)
         row: list[str | Text] = [
@@ -124,8 +133,11 @@ def _options_table(plan: Plan, marks: dict[str, str], layout: int) -> Table:
         ]
         if layout < 2:
             row.append(gpus)
-        row += [pricing_name(o.pricing), format_hours(o.job_time_h)]
-        row += [cost, band] if layout == 0 else [Text.assemble(cost, "\n", (band, "dim"))]
+        if layout < 3:
+            row += [pricing_name(o.pricing), format_hours(o.job_time_h)]
+            row += [cost, band] if layout == 0 else [Text.assemble(cost, "\n", (band, "dim"))]
+        else:
+            row.append(Text.assemble(format_hours(o.job_time_h), "\n", cost, "\n", (band, "dim")))
         if with_miss:
             miss = o.deadline_miss_probability
             row.append(format_percent(miss) if miss is not None else "—")
@@ -548,7 +560,7 @@ def plan_view(plan: Plan) -> Any:
     from rich.text import Text
 
     marks = _flag_marks(plan.options)
-    table = Widest([partial(_options_table, plan, marks, layout) for layout in (0, 1, 2)])
+    table = Widest([partial(_options_table, plan, marks, layout) for layout in (0, 1, 2, 3)])
     parts: list[Any] = [table]
     if marks:
         parts.append(Text("  ".join(f"{m} {_(flag)}" for flag, m in marks.items()), style="dim"))
