@@ -170,3 +170,18 @@ def test_max_price_says_what_it_left_out_at_its_costed_price(store: Store) -> No
     )
     assert listing.hidden_costed >= 1
     assert all(v.ranked_per_hour is not None and v.ranked_per_hour <= 13.0 for v in listing.views)
+
+
+def test_the_zones_of_one_region_count_as_one_region(store: Store) -> None:
+    # `offers --region cn-heyuan` said "cheapest of 2 regions": its two zones.
+    from dataclasses import replace
+
+    zones = [
+        replace(_offer("europe-west4", 80.0), zone=z, instance_type="test-h200-zones") for z in ("a", "b")
+    ]
+    store.import_offers(zones, provider="gcp", source="t")
+    q = OfferQuery(gpu="h200", provider="gcp", pricing="on_demand")
+    [view] = [v for v in list_offers(store, q).views if v.offer.instance_type == "test-h200-zones"]
+    assert view.regions_compared == 1
+    every = list_offers(store, replace(q, all_regions=True)).views
+    assert len([v for v in every if v.offer.instance_type == "test-h200-zones"]) == 2  # both zones kept

@@ -81,7 +81,7 @@ class OfferView:
     """Per instance-hour in the display currency; None when unknown or not convertible."""
     price_per_gpu_hour: float | None
     regions_compared: int
-    """How many regions/zones were compared to pick this one (1 with ``all_regions``)."""
+    """How many regions were compared to pick this one (its zones among them; 1 with ``all_regions``)."""
     floor: DatedFloor | None = None
     """The dated spot price plans cost this undated one at, where it stands above it
     (:meth:`OfferPrice.dated_floor_usd_per_hour`); the listing picks and sorts by that price."""
@@ -287,7 +287,9 @@ def _cheapest_region(views: Sequence[OfferView]) -> list[OfferView]:
         # By what plans cost each at: an undated spot price below its region's dated one is not
         # the cheapest region for being undated.
         best = min(group, key=lambda v: (v.ranked_per_hour is None, v.ranked_per_hour or 0.0, v.offer.region))
-        out.append(replace(best, regions_compared=len(group)))
+        # regions, not rows: one region's zones are one region ("cheapest of 2 regions" had been two
+        # zones of one region the user had asked for)
+        out.append(replace(best, regions_compared=len({v.offer.region for v in group})))
     return out
 
 
