@@ -217,6 +217,8 @@ def test_bench_in_chinese_keeps_the_stored_note_english_and_shows_it_translated(
     assert all(s.reason != "TF32 is a GPU tensor-core mode" for s in report.skipped)
     assert "TF32 是 GPU Tensor Core 的模式" in text
     assert [p.label for p in seen][-1] == "完成" and "显存带宽" in [p.label for p in seen]
+    # The metrics by name, not their ids (the JSON keeps the ids): it had shown matmul_tflops.
+    assert "矩阵乘法" in text and "matmul_tflops" not in text and "memory_bandwidth_gbps" not in text
 
 
 def test_cpu_matmul_is_sized_so_its_overhead_does_not_hide_the_rate() -> None:

@@ -116,6 +116,21 @@ def _fmt(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
+#: What each measurement is, as the table names it (the JSON keeps the metric's id).
+_METRIC_NAMES = {
+    "matmul_tflops": N_("matmul"),
+    "memory_bandwidth_gbps": N_("memory bandwidth"),
+    "h2d_gbps": N_("copy host → GPU"),
+    "d2h_gbps": N_("copy GPU → host"),
+    "train_step_s": N_("training step"),
+    "allreduce_busbw_gbps": N_("all-reduce"),
+}
+
+
+def _metric_name(metric: str) -> str:
+    return _(_METRIC_NAMES[metric]) if metric in _METRIC_NAMES else metric
+
+
 def bench_table(report: BenchReport) -> Table:
     """Measured vs datasheet, one row per result; the skipped measurements and why in the caption."""
     title = f"gpuplan bench — {report.device_name}"
@@ -139,7 +154,7 @@ def bench_table(report: BenchReport) -> Table:
         elif r.datasheet_value is None and r.details.get("datasheet_note"):
             notes.add(str(r.details["datasheet_note"]))
         table.add_row(
-            r.metric,
+            _metric_name(r.metric),
             r.dtype or "",
             _fmt(r.value, r.unit),
             _fmt(r.datasheet_value, r.unit if r.datasheet_value is not None else ""),
@@ -152,7 +167,7 @@ def bench_table(report: BenchReport) -> Table:
     ]
     caption += [
         _("skipped {metric}: {reason}").format(
-            metric=s.metric + (f" ({s.dtype})" if s.dtype else ""), reason=s.reason
+            metric=_metric_name(s.metric) + (f" ({s.dtype})" if s.dtype else ""), reason=s.reason
         )
         for s in report.skipped
     ]
