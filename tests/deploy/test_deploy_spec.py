@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from deploy_helpers import FIXTURES, by_path, plan_doc, serve_workload
 
-from gpuplan.deploy import LaunchSpec
+from gpuplan.deploy import GenerateOptions, LaunchSpec, generate
 from gpuplan.deploy.spec import DEFAULT_CHECKPOINT_INTERVAL_MIN
 from gpuplan.errors import DeployError, NotFoundError
 
@@ -183,3 +183,12 @@ def test_a_lora_plan_names_its_adapters_dtype_and_dropout(tmp_path: Path) -> Non
     assert LaunchSpec.from_plan_json(p).model_source == (
         "preset bert-large, LoRA rank 32 on q, v, adapters in the model dtype, adapter dropout 0.05"
     )
+
+
+def test_an_hf_configs_path_on_this_machine_stays_out_of_the_launch_files() -> None:
+    # MODEL_SOURCE and the README had carried the config's absolute path (a home folder, a user name).
+    root = Path(__file__).resolve().parents[2]
+    spec = LaunchSpec.from_workload(root / "examples" / "hf-config" / "llama32-1b-finetune.yaml", gpu="A10G")
+    assert spec.model_source == "hf_config hf-config/config.json"
+    files = generate(spec, "torchrun", GenerateOptions())
+    assert all(str(root) not in f.content for f in files)

@@ -128,7 +128,9 @@ def task_yaml(spec: LaunchSpec, options: GenerateOptions, package: UserPackage |
         "export NPROC_PER_NODE=$SKYPILOT_NUM_GPUS_PER_NODE\n"
         "export NODE_RANK=$SKYPILOT_NODE_RANK\n"
         "# SKYPILOT_NODE_IPS lists one IP per line, head node first: it hosts the rendezvous.\n"
-        'export MASTER_ADDR=$(echo "$SKYPILOT_NODE_IPS" | head -n1)\n'
+        # assigned, then exported: `export X=$(…)` would hide the command's status (shellcheck SC2155)
+        'MASTER_ADDR=$(echo "$SKYPILOT_NODE_IPS" | head -n1)\n'
+        "export MASTER_ADDR\n"
         "bash launch.sh\n"
     )
     return {

@@ -506,7 +506,9 @@ def _model_source(m: WorkloadModel) -> str:
     if m.python:
         words = f"python {m.python}"
     elif m.hf_config:
-        words = f"hf_config {m.hf_config}"
+        # Its folder and file only: the launch files travel to other machines, and this one's
+        # absolute path (a home folder, a user name) is no business of theirs.
+        words = f"hf_config {'/'.join(Path(m.hf_config).parts[-2:])}"
     elif m.preset:
         info = PRESETS.get(m.preset.strip().lower())
         if info is None:
