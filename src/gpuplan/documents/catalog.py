@@ -97,6 +97,8 @@ class OfferItem(Document):
     """Against ``stale_after_days``: fresh even at its oldest, stale even at its youngest, or unknown."""
     stale_after_days: Count | None = None
     """The staleness limit used (``--stale-days``, default 180)."""
+    priced_on: str | None = None
+    """The day the ages are counted to (the day the catalog was read), ``YYYY-MM-DD``."""
     network_kind: str | None = None
     """``EFA``, ``InfiniBand``, ``RoCE`` or ``TCP``; None = not published."""
     local_nvme_gb: float | None = None

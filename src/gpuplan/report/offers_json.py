@@ -37,8 +37,8 @@ OFFER_ITEM_FIELDS = (
     "price_usd_per_month", "price_cny_per_month", "list_price_usd_per_hour", "discount_percent",
     "as_of", "source", "confidence", "interruption_band", "billing_granularity_s", "min_billing_s",
     "term", "compliance", "stale", "price_reason", "as_of_precision", "age_days", "age_min_days",
-    "staleness", "stale_after_days", "network_kind", "local_nvme_gb", "fetched_at", "costed_usd_per_hour",
-    "costed_basis", "regions_compared",
+    "staleness", "stale_after_days", "priced_on", "network_kind", "local_nvme_gb", "fetched_at",
+    "costed_usd_per_hour", "costed_basis", "regions_compared",
 )  # fmt: skip
 
 
@@ -206,11 +206,14 @@ def _items(views: Sequence[OfferView], cny: ExchangeRate | None) -> list[dict[st
                 "age_min_days": f["age_min_days"],
                 "staleness": f["staleness"],
                 "stale_after_days": f["stale_after_days"],
+                "priced_on": f["priced_on"].isoformat() if f["priced_on"] is not None else None,
                 "network_kind": f["network_kind"],
                 "local_nvme_gb": f["local_nvme_gb"],
                 "fetched_at": f["fetched_at"],
                 "costed_usd_per_hour": None if (fl := v.floor) is None else fl.usd_per_hour,
-                "costed_basis": None if fl is None else f"{fl.what()} ({fl.as_of})",
+                "costed_basis": None
+                if fl is None
+                else f"{fl.what()} ({fl.as_of}{'; ' + fl.source if fl.source else ''})",
                 "regions_compared": v.regions_compared,
             }
         )
