@@ -293,13 +293,6 @@ def _model_note(spec: LaunchSpec) -> str:
                 "autocast instead (Transformer Engine, torchao or Megatron-LM run it as priced)."
             ).format(precision=spec.precision, fallback=fallback)
         )
-    elif spec.precision == "amp-fp16" and spec.parallelism not in ("ddp", "zero1"):
-        notes.append(
-            _(
-                "With {parallelism} and amp-fp16, train.py runs without loss scaling (its GradScaler is "
-                "DDP's): prefer amp-bf16 where the GPU has it."
-            ).format(parallelism=spec.parallelism)
-        )
     if spec.tensor_parallel * spec.pipeline_parallel > 1:
         notes.append(
             _(

@@ -608,7 +608,13 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     amp = autocast_dtype() if device.type == "cuda" and PARALLELISM in ("ddp", "zero1") else None
-    scaler = torch.amp.GradScaler("cuda") if amp == torch.float16 else None
+    scaler: Any = torch.amp.GradScaler("cuda") if amp == torch.float16 else None
+    if PARALLELISM not in ("ddp", "zero1") and device.type == "cuda" and autocast_dtype() == torch.float16:
+        # FSDP computes in fp16 through its MixedPrecisionPolicy: its gradients are scaled by the
+        # scaler that knows they are sharded (the loss scale is agreed across ranks).
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+        scaler = ShardedGradScaler("cuda")
     last_ckpt_time = time.monotonic()
     micro = 0
     model.train()
