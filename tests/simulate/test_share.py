@@ -126,7 +126,7 @@ def test_time_slice_packing_matches_brute_force_on_small_cases(specs: list[tuple
     opts = _opts("time-slice")
     plan = pack_services(services, opts)
     speed = 1 - opts.time_slice_penalty
-    time_cap = opts.target_utilisation * speed
+    time_cap = opts.target_utilisation  # the shares are wall time on the penalised GPU already
     items = []
     for m, r in specs:
         busy = r / 10.0
@@ -186,3 +186,14 @@ def test_mps_splits_every_gpu_into_equal_parts_sized_for_the_largest_service() -
     plan = pack_services([*small, _svc("big", 40.0, 0.05)], _opts("mps"))
     assert plan.gpus_needed == 6
     assert {s.slice for s in plan.services} == {"mps-1/1"}
+
+
+def test_the_time_slicing_penalty_is_counted_once() -> None:
+    # Two services at 0.35 of a whole GPU each: 0.7 / 0.9 = 0.78 of the penalised GPU, under the 0.8
+    # target, memory 45 + 25 GiB on 80. They had been put on two GPUs: the penalty was applied to the
+    # shares and to the cap both (0.8 × 0.9 × 0.9 = 0.648 of a GPU).
+    services = [_svc("a", 45.0, 3.5), _svc("b", 25.0, 3.5)]
+    plan = pack_services(services, _opts("time-slice"))
+    assert plan.gpus_needed == 1 and plan.optimal
+    one = pack_services([_svc("c", 45.0, 7.0)], _opts("time-slice"))
+    assert one.gpus_needed == 1  # 0.7 / 0.9 = 78 % busy: one instance

@@ -395,8 +395,12 @@ def _ffd(items: list[tuple[float, float, str]], mem_cap: float, time_cap: float)
 
 def _pack_time_slice(services: Sequence[ServiceDemand], opts: ShareOptions) -> SharePlan:
     mem_cap = opts.gpu_memory_gib * TIME_SLICE_MEMORY_SHARE
-    time_cap = opts.target_utilisation * (1.0 - opts.time_slice_penalty)
     speed = 1.0 - opts.time_slice_penalty
+    # Each instance's share is the wall time it keeps the (penalised, slower) GPU busy — its load
+    # over ``speed`` — so a GPU holds them up to the target itself. Capping it at target × speed
+    # too had counted the penalty twice (two services at 0.35 of a GPU each, 0.78 busy together,
+    # were put on two GPUs).
+    time_cap = opts.target_utilisation
     items: list[tuple[float, float, str]] = []
     unplaced, outs = [], []
     for s in services:
