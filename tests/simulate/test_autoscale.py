@@ -158,6 +158,12 @@ def test_overload_drops_requests_after_the_timeout() -> None:
     assert res.dropped > 0
     assert res.served + res.dropped + res.queued_at_end == tr.requests
     assert res.slo_miss_pct is not None and res.slo_miss_pct > 50
+    # Its cost per token counts the tokens it served only: said beside it, or dropping would look cheap.
+    from gpuplan.i18n import Money
+    from gpuplan.report.autoscale import _per_million
+
+    line = _per_million(res, Money.usd())
+    assert f"It dropped {res.dropped:,} of {res.served + res.dropped:,} requests" in line, line
 
 
 def test_target_policy_scales_up_after_a_step_once_replicas_are_ready() -> None:

@@ -223,7 +223,7 @@ def _per_million(p: PolicyResult, money: Money) -> str:
         return _("{name}: cost per million tokens unknown ({why}).").format(
             name=p.name, why=_(p.per_million_tokens_note or N_("no request was served"))
         )
-    return _(
+    line = _(
         "{name}: {output} per million output tokens, {all} per million prompt and output tokens "
         "({tokens} tokens served)."
     ).format(
@@ -232,6 +232,17 @@ def _per_million(p: PolicyResult, money: Money) -> str:
         all=money.format(p.usd_per_million_tokens),
         tokens=format_number(p.tokens_served["prompt"] + p.tokens_served["output"]),
     )
+    if p.dropped > 0:
+        # The tokens of the dropped requests are not in it: a policy that drops looks cheaper per
+        # token for serving less.
+        total = p.served + p.dropped
+        line += " " + _(
+            "It dropped {n} of {total} requests ({share}): they are not in this figure, which is not "
+            "comparable with a policy that served them."
+        ).format(
+            n=format_number(p.dropped), total=format_number(total), share=format_percent(p.dropped / total)
+        )
+    return line
 
 
 def _trace_input_lines(res: AutoscaleResult) -> list[str]:
