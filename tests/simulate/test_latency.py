@@ -57,5 +57,13 @@ def test_dropped_requests_count_as_late_and_the_unreachable_are_named() -> None:
 
 def test_stats_ignore_undefined_values() -> None:
     s = stats(np.array([1.0, math.nan, 3.0]))
-    assert s.p50_s == 2.0 and s.mean_s == 2.0
+    assert s.p50_s == 1.0 and s.mean_s == 2.0  # nearest rank: a value some request took
     assert stats(np.array([math.nan])).p95_s is None
+
+
+def test_the_latency_table_and_the_slo_check_read_a_percentile_alike() -> None:
+    # The latency table had interpolated (8.15 s) where the SLO check took the nearest rank (8.16 s).
+    values = np.linspace(1.0, 10.0, 37)
+    (slo,) = parse_slos("e2e_p95=100s")
+    check = slo_outcome(slo, values, 0, np.zeros_like(values), np.ones_like(values))
+    assert stats(values).p95_s == check.achieved_s
