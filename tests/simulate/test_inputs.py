@@ -152,3 +152,22 @@ def test_the_instance_is_the_cheapest_for_the_fleet_in_whole_instances() -> None
     assert "h100_1x" in fleet_prices(offers, "H100-SXM").source
     big = fleet_prices(offers, "H100-SXM", fleet_replicas=8)
     assert "h100_8x" in big.source and big.usd_per_hour["on_demand"] == pytest.approx(2.0)
+
+
+def test_the_spot_offer_is_picked_for_the_replicas_the_policies_run_on_spot() -> None:
+    # A fleet of up to 6 with half of it on spot at most: 3 spot replicas. The spot offer had been
+    # picked for the whole fleet (an 8-GPU box for one or two spot replicas).
+    from gpuplan.simulate import parse_policy
+    from gpuplan.simulate.inputs import policy_fleets
+
+    pols = [parse_policy("queue:per_replica=300,max=6,spot=0.5"), parse_policy("fixed:replicas=2")]
+    assert policy_fleets(pols) == {"fleet_replicas": 6, "spot_fleet_replicas": 3}
+    offers = [
+        _offer("on_demand", "h100_8x", 8, 2.0),
+        _offer("spot", "h100_1x_spot", 1, 1.0),
+        _offer("spot", "h100_8x_spot", 8, 0.45),
+    ]
+    whole = fleet_prices(offers, "H100-SXM", fleet_replicas=6)
+    assert "h100_8x_spot" in whole.sources["spot"]  # 6 replicas: one 8-GPU box ($3.60) beats six VMs ($6)
+    p = fleet_prices(offers, "H100-SXM", fleet_replicas=6, spot_fleet_replicas=3)
+    assert "h100_1x_spot" in p.sources["spot"] and "h100_8x" in p.sources["on_demand"]  # 3 × $1 < $3.60

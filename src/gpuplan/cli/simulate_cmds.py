@@ -296,6 +296,7 @@ def autoscale_cmd(
         autoscale_slos,
         fleet_prices,
         parse_replica,
+        policy_fleets,
         request_tokens,
         storage_bytes_per_s,
     )
@@ -349,7 +350,7 @@ def autoscale_cmd(
             spot_usd=spot_price,
             spot_rate_per_hour=spot_rate,
             gpus_per_replica=w.tensor_parallel,
-            fleet_replicas=max(p.max_replicas for p in pols),
+            **policy_fleets(pols),
         )
         money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None

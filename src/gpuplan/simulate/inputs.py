@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from gpuplan.catalog import OfferPrice
     from gpuplan.perf.inference import DecodeEstimate
     from gpuplan.simulate.latency import Slo
+    from gpuplan.simulate.policy import Policy
     from gpuplan.workload.spec import ServingSpec
 
 __all__ = [
@@ -234,6 +235,16 @@ def _bought(o: OfferPrice, per_instance: int, gpus: int) -> str:
     )
 
 
+def policy_fleets(policies: Sequence[Policy]) -> dict[str, int]:
+    """The ``fleet_replicas`` and ``spot_fleet_replicas`` of :func:`fleet_prices` for ``policies``:
+    the largest fleet any runs, and the most replicas any runs on spot (its spot share of its
+    largest fleet, as the engine rounds it: ``floor(share × replicas)``)."""
+    return {
+        "fleet_replicas": max(p.max_replicas for p in policies),
+        "spot_fleet_replicas": max(math.floor(p.spot_fraction * p.max_replicas + 1e-9) for p in policies),
+    }
+
+
 def fleet_prices(
     offers: Iterable[OfferPrice],
     gpu_id: str,
@@ -243,6 +254,7 @@ def fleet_prices(
     spot_rate_per_hour: float | None = None,
     gpus_per_replica: int = 1,
     fleet_replicas: int = 1,
+    spot_fleet_replicas: int | None = None,
 ) -> FleetPrices:
     """Prices per replica-hour of a replica of ``gpus_per_replica`` GPUs (its tensor-parallel
     ranks, in one machine): per pricing model the catalog offer :func:`replica_instances` picks for
@@ -250,6 +262,10 @@ def fleet_prices(
     holds. The simulation bills whole instances: at each moment as many as its running replicas
     fill (``ceil(replicas / per instance)``). Each price is the conservative one
     (``OfferPrice.conservative_usd_per_gpu_hour``).
+
+    ``spot_fleet_replicas``: the most replicas the policies run on spot (their spot share of their
+    largest fleet; None: ``fleet_replicas``) — the spot offer is picked for that fleet, not the
+    whole one (one spot replica had been billed a whole 8-GPU instance picked for eight).
 
     Given prices win over the catalog's (a replica-hour each, one replica per instance).
     Low-confidence (article) prices are never used.
@@ -294,6 +310,12 @@ def fleet_prices(
         )
     offers = list(offers)
     best = replica_instances(offers, gpu_id, gpus_per_replica, fleet_replicas)
+    fleets = {"on_demand": fleet_replicas, "spot": fleet_replicas}
+    if spot_fleet_replicas is not None and spot_fleet_replicas != fleet_replicas:
+        fleets["spot"] = max(1, spot_fleet_replicas)
+        spot_best = replica_instances(offers, gpu_id, gpus_per_replica, fleets["spot"])
+        if "spot" in spot_best:
+            best["spot"] = spot_best["spot"]
     prices: dict[str, float] = {}
     bases: dict[str, PriceBasis] = {}
     packed: dict[str, int] = {}
@@ -311,7 +333,7 @@ def fleet_prices(
             per_instance, o, k = best[key]
             prices[key] = per_instance / k
             packed[key] = k
-            bases[key] = _fleet_basis(offers, best[key], key, gpu_id, gpus_per_replica, fleet_replicas)
+            bases[key] = _fleet_basis(offers, best[key], key, gpu_id, gpus_per_replica, fleets[key])
             notes.append(
                 _(
                     "{pricing} {price:.4g} USD/replica-h: {provider} {region} {instance_type} ({as_of})"

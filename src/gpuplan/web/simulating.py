@@ -128,7 +128,13 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     from gpuplan.simulate import SimulationSettings
     from gpuplan.simulate.batching import parse_engine
     from gpuplan.simulate.engines import engine_defaults
-    from gpuplan.simulate.inputs import autoscale_slos, fleet_prices, parse_replica, storage_bytes_per_s
+    from gpuplan.simulate.inputs import (
+        autoscale_slos,
+        fleet_prices,
+        parse_replica,
+        policy_fleets,
+        storage_bytes_per_s,
+    )
 
     serving = _serving(workload, request)
     # the settings' own checks, run now so that a bad timeout or notice is refused before any work
@@ -146,7 +152,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         spot_usd=request.spot_price,
         spot_rate_per_hour=request.spot_rate,
         gpus_per_replica=workload.tensor_parallel,
-        fleet_replicas=max(p.max_replicas for p in policies),
+        **policy_fleets(policies),
     )
     replica = None
     if request.replica is not None:
