@@ -310,3 +310,18 @@ def test_every_price_used_names_its_source_in_the_json_the_table_and_the_html() 
     assert all(f"{source}" in text for source in sources.values()), text
     page = tco_html(report, "t")
     assert "account manager&#x27;s &lt;quote&gt; of 2026-11-18" in page and "<quote>" not in page
+
+
+def test_the_month_table_adds_up_to_the_total_with_the_months_after_the_horizon() -> None:
+    # Paid in full, the 3-year term's 12 months after the 24-month horizon ($10,800) were in the
+    # total but in no row: the table summed $10,800 short.
+    from rich.console import Console
+
+    report = _report()
+    console = Console(file=io.StringIO(), width=160, color_system=None)
+    console.print(tco_view(report))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    row = next(line for line in text.splitlines() if line.startswith("after the horizon"))
+    assert row.split()[-1] == "$10,800", row
+    shown = sum(m.cost_usd for m in report.schedule.monthly) + report.schedule.past_horizon_usd
+    assert shown == pytest.approx(report.schedule.total_usd)

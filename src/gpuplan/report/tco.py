@@ -565,6 +565,12 @@ def tco_view(report: TcoReport) -> Any:
     for m in report.schedule.monthly:
         cells = [report.money.format(m.by_pricing_usd[p]) if p in m.by_pricing_usd else "" for p in models]
         months.add_row(report.usage.month_label(m.month), *cells, report.money.format(m.cost_usd))
+    if report.schedule.past_horizon_usd > 0:
+        # The commitments' months after the horizon are in the total: a row of their own, so that
+        # the column adds up to it (it had been said only in a line above the table).
+        months.add_row(
+            _("after the horizon"), *[""] * len(models), report.money.format(report.schedule.past_horizon_usd)
+        )
     parts += [Text(""), months]
     prices = price_rows(report)
     parts += [Text(""), Widest([partial(_price_table, prices, layout) for layout in (0, 1, 2)])]
