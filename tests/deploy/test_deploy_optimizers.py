@@ -48,6 +48,14 @@ def test_adafactor_is_pytorchs_and_eight_bit_adamw_says_it_stands_in(tmp_path: P
     out = _resumes(adafactor)
     assert "warning" not in out
     assert "is not in PyTorch" not in (adafactor / "README.md").read_text(encoding="utf-8")
+    # Under FSDP, PyTorch's Adafactor cannot step the sharded parameters ("in-place operations that
+    # require placement changes are not supported"): AdamW, said at run time and in the README.
+    sharded = _job(tmp_path / "adafactor-fsdp", optimizer="adafactor", parallelism="zero3")
+    out = _resumes(sharded)
+    assert "warning: PyTorch's Adafactor does not step FSDP's sharded parameters" in out
+    assert "does not step zero3's sharded parameters" in " ".join(
+        (sharded / "README.md").read_text(encoding="utf-8").split()
+    )
     eight = _job(tmp_path / "8bit", optimizer="paged-adamw-8bit")
     rc, out = finish(launch(eight, "--ckpt-dir", "ck", "--steps", "1"))
     assert rc == 0, out[-3000:]

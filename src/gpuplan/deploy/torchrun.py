@@ -279,6 +279,14 @@ def _model_note(spec: LaunchSpec) -> str:
                 "warning, whose state takes 4× the memory the plan priced."
             ).format(optimizer=spec.optimizer)
         )
+    elif spec.optimizer == "adafactor" and spec.parallelism not in ("ddp", "zero1"):
+        notes.append(
+            _(
+                "PyTorch's Adafactor does not step {parallelism}'s sharded parameters: train.py steps "
+                "torch.optim.AdamW instead, with a warning, whose state (8 bytes a parameter) is far more "
+                "than the factored one the plan priced."
+            ).format(parallelism=spec.parallelism)
+        )
     elif spec.optimizer not in _TORCH_OPTIMIZERS:
         notes.append(
             _(

@@ -393,7 +393,18 @@ def optimizer_class(device: torch.device) -> tuple[Any, dict[str, Any], str]:
     if OPTIMIZER == "adamw-fused":
         return torch.optim.AdamW, ({"fused": True} if device.type == "cuda" else {}), ""
     if OPTIMIZER == "adafactor" and hasattr(torch.optim, "Adafactor"):  # PyTorch 2.5 and later
-        return torch.optim.Adafactor, {}, ""
+        if PARALLELISM in ("ddp", "zero1"):
+            return torch.optim.Adafactor, {}, ""
+        # Its step squares a norm in place, which FSDP's sharded parameters (DTensor) refuse
+        # ("in-place operations that require placement changes are not supported").
+        return (
+            torch.optim.AdamW,
+            {},
+            (
+                "PyTorch's Adafactor does not step FSDP's sharded parameters: stepping torch.optim.AdamW "
+                "instead, whose state (8 bytes a parameter) is far more than the factored one gpuplan priced"
+            ),
+        )
     if OPTIMIZER in ("adamw-8bit", "paged-adamw-8bit"):
         cls = _eight_bit(paged=OPTIMIZER.startswith("paged"))
         if cls is not None:
