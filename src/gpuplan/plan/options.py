@@ -327,8 +327,9 @@ def make_option(ctx: PlanContext, j: int) -> Option:
     )
     unknowns = _unknowns(ctx, j, row, nodes)
     best_total = best_time = None
-    # A price date changes no number, unless the price was ranked at a dated floor above its own.
-    if ctx.best is not None and int(c.unknown[j]) & ~int(0 if row.floor_as_of else Fact.PRICE_DATE):
+    # A best case where a fact's bound is in the figures (a listed price's date or an unnamed region
+    # changes no number; an undated price held to a dated floor above it does).
+    if ctx.best is not None and any(u.costed for u in unknowns):
         b = ctx.best
         best_total = float(
             b.compute_usd[j] + b.storage_usd[j] + b.egress_usd[j] + b.licence_usd[j] + b.spot_overhead_usd[j]
