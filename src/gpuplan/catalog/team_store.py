@@ -18,7 +18,7 @@ import hmac
 import json
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -154,6 +154,30 @@ class Budget:
     """The budget as given in yuan; None: given in US dollars."""
     cny_rate: ExchangeRate | None = None
     """The rate ``amount_cny`` was kept in US dollars at, with its age then."""
+
+
+def _budget_of(row: Mapping[str, Any]) -> Budget:
+    """A ``team_budgets`` row (as written, or as read back) as a :class:`Budget`."""
+    rate = (
+        None
+        if row["amount_cny"] is None or row["cny_usd_per_unit"] is None
+        else ExchangeRate(
+            currency="CNY",
+            usd_per_unit=row["cny_usd_per_unit"],
+            as_of=row["cny_rate_as_of"] or "",
+            source=row["cny_rate_source"] or "",
+            age_days=row["cny_rate_age_days"],
+        )
+    )
+    return Budget(
+        month=row["month"],
+        amount_usd=row["amount_usd"],
+        note=row["note"],
+        set_by=row["set_by"],
+        set_at=row["set_at"],
+        amount_cny=row["amount_cny"] if rate else None,
+        cny_rate=rate,
+    )
 
 
 def _token_info(r: Any) -> TokenInfo:
@@ -587,54 +611,30 @@ class TeamStore:
         details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500]}
         if rate is not None:
             details |= {"amount_cny": cny, "usd_per_cny": rate.usd_per_unit, "rate_as_of": rate.as_of}
+        row = {
+            "month": month,
+            "amount_usd": amount_usd,
+            "note": note[:500],
+            "set_by": actor,
+            "set_at": now,
+            "amount_cny": cny,
+            "cny_usd_per_unit": rate.usd_per_unit if rate else None,
+            "cny_rate_as_of": rate.as_of if rate else None,
+            "cny_rate_source": rate.source if rate else None,
+            "cny_rate_age_days": rate.age_days if rate else None,
+        }
         with writing(self.engine) as conn:
             conn.execute(t.team_budgets.delete().where(b.month == month))
-            conn.execute(
-                insert(t.team_budgets).values(
-                    month=month,
-                    amount_usd=amount_usd,
-                    note=note[:500],
-                    set_by=actor,
-                    set_at=now,
-                    amount_cny=cny,
-                    cny_usd_per_unit=rate.usd_per_unit if rate else None,
-                    cny_rate_as_of=rate.as_of if rate else None,
-                    cny_rate_source=rate.source if rate else None,
-                    cny_rate_age_days=rate.age_days if rate else None,
-                )
-            )
+            conn.execute(insert(t.team_budgets).values(**row))
             self.audit(conn, actor, "budget.set", month, details)
-        kept = self.budget(month)
-        assert kept is not None  # just written
-        return kept
+        return _budget_of(row)
 
     def budget(self, month: str) -> Budget | None:
         with self.engine.connect() as conn:
             r = conn.execute(
                 select(t.team_budgets).where(t.team_budgets.c.month == check_month(month))
             ).first()
-        if r is None:
-            return None
-        rate = (
-            None
-            if r.amount_cny is None or r.cny_usd_per_unit is None
-            else ExchangeRate(
-                currency="CNY",
-                usd_per_unit=r.cny_usd_per_unit,
-                as_of=r.cny_rate_as_of or "",
-                source=r.cny_rate_source or "",
-                age_days=r.cny_rate_age_days,
-            )
-        )
-        return Budget(
-            month=r.month,
-            amount_usd=r.amount_usd,
-            note=r.note,
-            set_by=r.set_by,
-            set_at=r.set_at,
-            amount_cny=r.amount_cny if rate else None,
-            cny_rate=rate,
-        )
+        return None if r is None else _budget_of(dict(r._mapping))
 
     # -- catalog state -----------------------------------------------------------------------------
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from gpuplan.catalog.model import FloorBasis, floor_what
 from gpuplan.catalog.providers import kubernetes_service
 from gpuplan.i18n import N_, _, money
@@ -202,10 +204,20 @@ def _flags(ctx: PlanContext, j: int, row: PlanOffer) -> list[str]:
         flags.append(N_("spot interruption rate assumed"))
     if bool(ctx.cands.memory_uncertain[int(ctx.costs.idx[j])]):
         flags.append(MAY_NOT_FIT_FLAG)
-    deadline = ctx.constraints.deadline_h
-    if deadline is not None and float(ctx.costs.time_h_high[j]) > deadline:
+    if bool(past_deadline(ctx, np.array([j]))[0]):
         flags.append(MAY_MISS_DEADLINE_FLAG)
     return flags
+
+
+def past_deadline(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
+    """Where the time range of each option at ``positions`` (its 90th percentile, spot
+    interruptions included) ends past the deadline; all False without one. The flag *may miss the
+    deadline* and the planner's ranking read this one rule."""
+    deadline = ctx.constraints.deadline_h
+    if deadline is None:
+        return np.zeros(positions.size, dtype=bool)
+    late: np.ndarray = ctx.costs.time_h_high[positions] > deadline
+    return late
 
 
 def _per_million_tokens(job: JobFacts, total_usd: float) -> tuple[float | None, float | None]:

@@ -28,7 +28,7 @@ from gpuplan.plan.costing import CostArrays, cost_candidates, not_known_current
 from gpuplan.plan.explain import infeasible_message
 from gpuplan.plan.input_types import JobFacts, OfferTable
 from gpuplan.plan.notes import plan_notes
-from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, price_date_words
+from gpuplan.plan.options import MAY_MISS_DEADLINE_FLAG, make_option, past_deadline, price_date_words
 from gpuplan.plan.rank import (
     explain_winner,
     objective_order,
@@ -177,7 +177,7 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
     """
     c = ctx.best if best_case and ctx.best is not None else ctx.costs
     uncertain = ctx.cands.memory_uncertain[ctx.costs.idx[feasible]]
-    late = ~_on_time(ctx, feasible)
+    late = past_deadline(ctx, feasible)
     groups = [feasible[~uncertain & ~late], feasible[~uncertain & late], feasible[uncertain & ~late]]
     groups.append(feasible[uncertain & late])
 
@@ -192,40 +192,27 @@ def _ranked(ctx: PlanContext, feasible: np.ndarray, top: int, *, best_case: bool
 
     # Zones repeat an instance a few times: 64 candidates per wanted option is plenty; fall back
     # to the full order in the rare case it is not.
-    deadline = ctx.constraints.deadline_h
     for k in (64 * top, feasible.size):
         order = np.concatenate([ordered(g, k) for g in groups])
         ranked = _take(ctx, order, top, per_node_count=False)
-        first = sum(
-            not o.memory_uncertain and (deadline is None or o.job_time_h_high <= deadline) for o in ranked
-        )
+        first = sum(not o.memory_uncertain and MAY_MISS_DEADLINE_FLAG not in o.flags for o in ranked)
         complete = all(k >= g.size for g in groups[:-1]) or first >= top
         if (len(ranked) >= top and complete) or k >= feasible.size:
             return ranked
     return ranked
 
 
-def _on_time(ctx: PlanContext, positions: np.ndarray) -> np.ndarray:
-    """Where the time range of each option at ``positions`` (its 90th percentile, spot
-    interruptions included) ends within the deadline; all True without one."""
-    deadline = ctx.constraints.deadline_h
-    if deadline is None:
-        return np.ones(positions.size, dtype=bool)
-    on_time: np.ndarray = ctx.costs.time_h_high[positions] <= deadline
-    return on_time
-
-
 def _preferred(ctx: PlanContext, sure: np.ndarray) -> np.ndarray:
     """Of the options that fit for certain, those whose time range ends within the deadline; all of
     them when none does (the personas' picks come from these)."""
-    on_time = sure[_on_time(ctx, sure)]
+    on_time = sure[~past_deadline(ctx, sure)]
     return on_time if on_time.size else sure
 
 
 def _late_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) -> str | None:
     """What the plan says about options that may miss the deadline, or None when none may."""
     deadline = ctx.constraints.deadline_h
-    late = feasible[~_on_time(ctx, feasible)]
+    late = feasible[past_deadline(ctx, feasible)]
     if deadline is None or late.size == 0:
         return None
     if late.size == feasible.size:
