@@ -340,12 +340,17 @@ def _last_prices(store: Store, provider: str) -> dict[tuple[str, ...], float]:
     return {(r.region, r.zone or "", r.instance_type, r.pricing, r.currency, r.unit): r.amount for r in rows}
 
 
-def _flag_jumps(store: Store, provider: str, rows: Sequence[OfferRow]) -> tuple[list[OfferRow], int]:
+def _flag_jumps(store: Store, provider: str, rows: Sequence[OfferRow]) -> tuple[list[OfferRow], int, int]:
     """``rows`` with each price more than :data:`MAX_PRICE_JUMP` times away from the offer's last
-    one made low confidence, and how many were."""
+    one made low confidence, and each price with no last one that is out of line with what the
+    catalog holds for its GPU and pricing model (as a file import refuses it: more than ten times
+    off its range, or yuan typed as dollars), and how many of each were."""
+    from gpuplan.catalog.importers.own import CatalogPrices
+
     last = _last_prices(store, provider)
+    held = CatalogPrices(store)
     out: list[OfferRow] = []
-    flagged = 0
+    jumped = out_of_line = 0
     for row in rows:
         prices, changed = [], False
         for pr in row.prices:
@@ -354,20 +359,21 @@ def _flag_jumps(store: Store, provider: str, rows: Sequence[OfferRow]) -> tuple[
             except NotFoundError:
                 currency = pr.currency  # the gates refuse it
             before = last.get((row.region, row.zone or "", row.instance_type, pr.pricing, currency, pr.unit))
-            if (
-                before
-                and before > 0
-                and pr.confidence != "low"
-                and math.isfinite(pr.amount)
-                and pr.amount > 0
-                and not 1 / MAX_PRICE_JUMP <= pr.amount / before <= MAX_PRICE_JUMP
-            ):
+            usable = pr.confidence != "low" and math.isfinite(pr.amount) and pr.amount > 0
+            if usable and before and before > 0:
+                if not 1 / MAX_PRICE_JUMP <= pr.amount / before <= MAX_PRICE_JUMP:
+                    pr = replace(pr, confidence="low")
+                    jumped += 1
+                    changed = True
+            elif usable and held.out_of_line(row, pr) is not None:
+                # a new offer (or pricing model) has no last price: a replayed folder is someone
+                # else's file, and its figure 70x below every other H100 would be ranked first
                 pr = replace(pr, confidence="low")
-                flagged += 1
+                out_of_line += 1
                 changed = True
             prices.append(pr)
         out.append(replace(row, prices=tuple(prices)) if changed else row)
-    return out, flagged
+    return out, jumped, out_of_line
 
 
 def store_rows(
@@ -400,7 +406,20 @@ def store_rows(
     source = f"{verb} {now} from {', '.join(sources[:3])}" + (
         f" and {len(sources) - 3} more" if len(sources) > 3 else ""
     )
-    rows, jumped = _flag_jumps(store, name, rows)
+    from gpuplan.catalog.importers.own import OUT_OF_LINE
+
+    rows, jumped, out_of_line = _flag_jumps(store, name, rows)
+    if out_of_line:
+        notes = [
+            ngettext(
+                "{n} new price more than {factor:g}× off what the catalog holds for its GPU, stored as "
+                "low confidence (plan leaves it out unless --allow-low-confidence)",
+                "{n} new prices more than {factor:g}× off what the catalog holds for their GPUs, stored "
+                "as low confidence (plan leaves them out unless --allow-low-confidence)",
+                out_of_line,
+            ).format(n=out_of_line, factor=OUT_OF_LINE),
+            *notes,
+        ]
     if jumped:
         notes = [
             ngettext(

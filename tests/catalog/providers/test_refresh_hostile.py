@@ -120,6 +120,34 @@ def test_malformed_vast_listings_are_counted_and_named_in_the_ok_line(
     assert "rejected 1x RTX-4090 (NO): Vast.ai offer 902: dph_total is -1, not a price above zero" in line
 
 
+def test_a_new_offer_far_below_the_catalogs_prices_for_its_gpu_is_low_confidence(
+    db_path: Path, api: respx.MockRouter
+) -> None:
+    # was: a listing of 8 H100s at 0.20 USD/h (0.025 per GPU-hour, 70x below every H100 the catalog
+    # holds) had no last price to jump from: stored high confidence, the cheapest H100 in `gpus`,
+    # first in `offers` and in plans — where `catalog import` refuses the same figure
+    from .conftest import recorded
+
+    doc = recorded("vast_offers.json")
+    doc["offers"] = [
+        {"id": 903, "gpu_name": "H100 SXM", "gpu_ram": 81559, "num_gpus": 8, "geolocation": "Iceland, IS",
+         "dph_total": 0.2},
+        *doc["offers"],
+    ]  # fmt: skip
+    api.routes["vast"].side_effect = lambda request: httpx.Response(200, json=doc)
+    store = open_store(str(db_path))
+    [vast] = refresh(store, ["vast"], RefreshOptions(now=NOW))
+    assert vast.status == "ok", vast.line()
+    assert "1 new price more than 10× off what the catalog holds for its GPU, stored as low confidence" in (
+        vast.line()
+    )
+    h100s = store.offers(provider="vast", gpu="H100-SXM")
+    [cheap] = [o for o in h100s if o.region == "IS" and o.gpu_count == 8]
+    assert (cheap.price, cheap.confidence) == (0.2, "low")
+    # the one listing out of line, and only it: the others are in line with the catalog
+    assert "new prices" not in vast.line()
+
+
 @pytest.mark.parametrize(
     "body",
     [

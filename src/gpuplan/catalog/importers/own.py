@@ -537,6 +537,36 @@ def out_of_line(parsed: OwnFile, store: PriceFacts) -> OwnFile:
     return replace(parsed, rows=tuple(kept), rejected=tuple(refused))
 
 
+class CatalogPrices:
+    """What the catalog holds to compare a new price with: per GPU and pricing model, its lowest and
+    highest price per GPU-hour in USD, and the yuan figures of its offers (each read once)."""
+
+    def __init__(self, store: PriceFacts) -> None:
+        self._store = store
+        self._held: dict[tuple[str, str], _Held | None] = {}
+        self._yuan: dict[tuple[str, str], dict[tuple[str, str, str | None, str, str], _HeldYuan]] = {}
+        self._rates: dict[str, float | None] = {}
+        self._cny = store.find_exchange_rate(Currency.CNY.code)
+
+    def out_of_line(self, row: OfferRow, p: PriceRow, written: str | None = None) -> Phrase | None:
+        """Why ``p`` of ``row`` is out of line with the catalog (yuan typed as dollars, or more than
+        :data:`OUT_OF_LINE` times off its range), or None. ``written``: the figure as its file
+        writes it, for the reason."""
+        if p.currency not in self._rates:
+            rate = self._store.find_exchange_rate(p.currency)
+            self._rates[p.currency] = rate.usd_per_unit if rate is not None else None
+        key = (row.gpu, p.pricing)
+        if key not in self._held:
+            self._held[key] = _held(self._store, *key)
+        if key not in self._yuan:
+            cny = self._cny.usd_per_unit if self._cny is not None else None
+            self._yuan[key] = _yuan_prices(self._store, *key, cny)
+        why = _yuan_as_dollars(row, p, self._yuan[key], self._cny, written)
+        if why is None:
+            why = _out_of_line(row, p, self._rates[p.currency], self._held[key], written)
+        return why
+
+
 def rows_out_of_line(
     rows: Iterable[OfferRow],
     store: PriceFacts,
@@ -549,10 +579,7 @@ def rows_out_of_line(
     A price whose kind the catalog holds no price of (or whose currency it has no rate for) has
     nothing to compare with. ``written``: a price's figure as the file writes it, for the refusal
     (None: the figure as read)."""
-    held: dict[tuple[str, str], _Held | None] = {}
-    yuan: dict[tuple[str, str], dict[tuple[str, str, str | None, str, str], _HeldYuan]] = {}
-    rates: dict[str, float | None] = {}
-    cny = store.find_exchange_rate(Currency.CNY.code)
+    check = CatalogPrices(store)
     kept: list[OfferRow] = []
     refused: list[RejectedRow] = []
     for row in rows:
@@ -560,21 +587,9 @@ def rows_out_of_line(
             # a GPU count the gates refuse is refused for it, not for the price it divides
             kept.append(row)
             continue
-        reasons: list[Worded] = []
-        for p in row.prices:
-            if p.currency not in rates:
-                rate = store.find_exchange_rate(p.currency)
-                rates[p.currency] = rate.usd_per_unit if rate is not None else None
-            key = (row.gpu, p.pricing)
-            if key not in held:
-                held[key] = _held(store, *key)
-            if key not in yuan:
-                yuan[key] = _yuan_prices(store, *key, cny.usd_per_unit if cny is not None else None)
-            why = _yuan_as_dollars(row, p, yuan[key], cny, written(row, p))
-            if why is None:
-                why = _out_of_line(row, p, rates[p.currency], held[key], written(row, p))
-            if why is not None:
-                reasons.append(why)
+        reasons: list[Worded] = [
+            why for p in row.prices if (why := check.out_of_line(row, p, written(row, p))) is not None
+        ]
         if reasons:
             refused.append(
                 RejectedRow.because(
