@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpuplan.catalog import Store
+from gpuplan.catalog import Store, open_store
 from gpuplan.catalog.discounts import covers, discounts, set_discount
 from gpuplan.catalog.history import price_history
 from gpuplan.catalog.query import OfferQuery, list_offers
@@ -75,8 +76,11 @@ def test_the_most_specific_discount_wins(store: Store) -> None:
 
 
 def test_bad_discount_is_one_line() -> None:
-    with pytest.raises(InputError, match="between 0 and 100"):
+    with pytest.raises(InputError, match="more than 0 and at most 99"):
         set_discount(None, "aws", 120)  # type: ignore[arg-type]
+    # was: accepted, said "100 % off" and made a g4dn the cheapest T4 anywhere at $0.000000
+    with pytest.raises(InputError, match=r"at most 99, got 99\.99999"):
+        set_discount(None, "aws", 99.99999)  # type: ignore[arg-type]
 
 
 def test_discount_cli_sets_lists_and_clears(db_path: Path) -> None:
@@ -162,3 +166,67 @@ def test_the_planner_sees_the_discounted_price_and_says_so(store: Store) -> None
     [i] = [k for k, t in enumerate(table.instance_type) if t == "p5.48xlarge"]
     assert table.price_usd[i] == pytest.approx(48.4352)  # 55.04 x 0.88
     assert "your 12 % discount applied; list $55.04/h" in table.source[i]
+
+
+_QUOTE = (
+    "provider,region,zone,instance_type,gpu,gpu_count,vcpus,memory_gib,pricing,price,currency,unit,as_of,source\n"
+    "alibaba,cn-hangzhou,,ecs.gn7-c13g1.26xlarge,A100-SXM4-40GB,8,104,756,reserved_3y,72000,CNY,month,"
+    "2026-11-18,account manager's quote\n"
+)
+
+
+def test_a_quote_imported_as_ones_own_price_is_not_discounted_again(db_path: Path, tmp_path: Path) -> None:
+    # was: a provider-wide 15 % discount was taken off the imported quote too: tco's three years came
+    # to 2,203,200 yuan for a contract of 2,592,000, and offers labelled the quote a list price
+    quote = tmp_path / "quote.csv"
+    quote.write_text(_QUOTE, encoding="utf-8")
+    db = str(db_path)
+    assert (
+        runner.invoke(app, ["--db", db, "catalog", "import", str(quote), "--format", "gpuplan"]).exit_code
+        == 0
+    )
+    assert runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "alibaba",
+                               "--percent", "15"]).exit_code == 0  # fmt: skip
+    with contextlib.closing(open_store(db)) as store:
+        alibaba = store.offers(provider="alibaba", region="cn-hangzhou")
+        [mine] = [
+            o for o in alibaba if o.instance_type == "ecs.gn7-c13g1.26xlarge" and o.pricing == "reserved_3y"
+        ]
+        assert (mine.price, mine.discount_percent, mine.list_price_usd_per_hour) == (72000, None, None)
+        listed = [o for o in alibaba if o.pricing == "on_demand" and o.price_usd_per_hour]
+        assert listed and all(o.discount_percent == 15 for o in listed)  # list prices still are
+        [point] = [p for p in price_history(store, "ecs.gn7-c13g1.26xlarge") if p.pricing == "reserved_3y"]
+        assert point.discount_percent is None
+
+
+def test_tco_gpus_and_a_yuan_table_say_the_discount_they_hold(db_path: Path) -> None:
+    from rich.console import Console
+
+    from gpuplan.hardware import get_gpu
+    from gpuplan.report.catalog import gpus_view, offers_view
+
+    def render_text(view: object, width: int) -> str:
+        buf = io.StringIO()
+        Console(file=buf, width=width, color_system=None).print(view)
+        return buf.getvalue()
+
+    examples = Path(__file__).parents[2] / "examples" / "tco"
+    db = str(db_path)
+    assert runner.invoke(app, ["--db", db, "catalog", "discount", "set", "--provider", "aws",
+                               "--percent", "20", "--family", "p4d"]).exit_code == 0  # fmt: skip
+    # tco: the source of a discounted price says so (it had read as the list price's source)
+    r = runner.invoke(app, ["--db", db, "tco", str(examples / "reserved-plus-spot.yaml"), "--json"])
+    assert r.exit_code == 0, r.output
+    prices = json.loads(r.stdout)["hourly_prices"]
+    sources = [h["price_source"] for h in prices if h["instance_type"].startswith("p4d.")]
+    assert sources and all("[your 20 % discount applied; list $" in s for s in sources)
+    with contextlib.closing(open_store(db)) as store:
+        # gpus: the cheapest A100 is the discounted p4d, and the table's note says whose discount it is
+        [p4d] = [o for o in store.offers(provider="aws", region="us-east-1", pricing="on_demand")
+                 if o.instance_type == "p4d.24xlarge"]  # fmt: skip
+        view = gpus_view([get_gpu("A100-SXM4-40GB")], {"A100-SXM4-40GB": {"on_demand": p4d}}, None)
+        assert "Your negotiated discounts are in these prices: aws −20 %" in render_text(view, width=200)
+        # offers in yuan: the list price beside a discounted one is in yuan too (it was in dollars)
+        listing = list_offers(store, OfferQuery(provider="aws", gpu="A100-SXM4-40GB", currency="CNY"))
+        cny = render_text(offers_view(listing), width=220)
+    assert "your −20 % (list ¥" in cny and "(list $" not in cny

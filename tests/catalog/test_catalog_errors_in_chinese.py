@@ -122,7 +122,7 @@ def _cases(store: Store, tmp_path: Path) -> list[tuple[Callable[[], object], str
         ),
         (
             lambda: set_discount(store, "aws", 150),
-            "discount percent must be between 0 and 100 (exclusive), got 150",
+            "discount percent must be more than 0 and at most 99, got 150",
         ),
         (
             lambda: price_history(store, "p4d.24xlarge", "mars-1"),

@@ -487,3 +487,21 @@ def test_a_price_list_saved_with_another_separator_says_so(tmp_path: Path, db_pa
         "UTF-8); nothing was imported"
     )
     assert _prices(db_path) == before
+
+
+def test_a_spot_price_of_ones_own_keeps_the_offers_interruption_band(tmp_path: Path, db_path: Path) -> None:
+    # was: the band (AWS Spot Advisor's, a fact of the instance type in its region) sat on the
+    # snapshot's price row only, so the newer price of one's own left the offer without it
+    def band() -> str | None:
+        [o] = [
+            o
+            for o in _offers(db_path, "--provider", "aws", "--pricing", "spot", "--gpu", "T4")
+            if (o["instance_type"], o["region"], o["zone"]) == ("g4dn.xlarge", "me-south-1", "mes1-az2")
+        ]
+        return o["interruption_band"]  # type: ignore[no-any-return]
+
+    before = band()
+    assert before is not None
+    seen = "aws,me-south-1,mes1-az2,g4dn.xlarge,T4,1,4,16,spot,0.1107,USD,hour,2026-11-29,seen in the console"
+    assert _imported(db_path, _file(tmp_path, seen))["rejected"] == []
+    assert band() == before

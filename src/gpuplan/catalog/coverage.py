@@ -62,7 +62,9 @@ def coverage(store: Store) -> tuple[ProviderCoverage, ...]:
                 pricing_models=tuple(sorted(models.get(p, []), key=order_key)),
                 oldest_as_of=pr.oldest if pr else None,
                 newest_as_of=pr.newest if pr else None,
-                last_refresh=f"{run.started_at} {run.status}: {run.message}" if run else None,
+                # the message names its outcome ("ok: …", "failed (…)", "skipped: …"); it is kept in
+                # the language the refresh ran in
+                last_refresh=f"{run.started_at} {run.message}" if run else None,
             )
         )
     return tuple(out)

@@ -5,7 +5,9 @@ A discount is a percentage off the list price for a provider, or for one instanc
 ``Standard_ND`` covers ``Standard_ND96asr_v4``). A family that covers none of the provider's
 instance types in the catalog is refused, with the nearest ones.
 The most specific family wins over a provider-wide discount. It applies to every pricing model of
-the offers it covers; ``OfferPrice`` keeps the list price beside the discounted one.
+the offers it covers; ``OfferPrice`` keeps the list price beside the discounted one. It is taken off
+list prices only: a price imported in gpuplan's own format (``catalog import --format gpuplan``: a
+quote, a negotiated rate) is the user's own figure, never discounted again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,21 @@ from gpuplan.i18n.messages import N_
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
 
-__all__ = ["Discount", "clear_discount", "discounts", "matching", "set_discount"]
+__all__ = ["OWN_PRICES", "Discount", "clear_discount", "discounted", "discounts", "matching", "set_discount"]
+
+
+#: The import kind of prices in gpuplan's own format: the user's own figures (see the module's text).
+OWN_PRICES = "own"
+
+
+#: The largest discount kept: more leaves under a hundredth of the list price, which is no negotiated
+#: price (99.99999 % was shown as "100 % off" and made a g4dn the cheapest T4 at $0.000000).
+MAX_PERCENT = 99.0
+
+
+def discounted(import_kind: str | None) -> bool:
+    """Whether a price imported as ``import_kind`` is a list price a discount is taken off."""
+    return import_kind != OWN_PRICES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,11 +91,13 @@ def discounts(store: Store) -> list[Discount]:
 
 
 def set_discount(store: Store, provider: str, percent: float, family: str = "", note: str = "") -> Discount:
-    """Store (or replace) a discount; InputError for a percentage outside 0 < p < 100."""
+    """Store (or replace) a discount; InputError for a percentage outside 0 < p ≤ :data:`MAX_PERCENT`."""
     prov = PROVIDERS.cast(provider)
-    if not (math.isfinite(percent) and 0 < percent < 100):
+    if not (math.isfinite(percent) and 0 < percent <= MAX_PERCENT):
         raise InputError.worded(
-            N_("discount percent must be between 0 and 100 (exclusive), got {percent:g}"), percent=percent
+            N_("discount percent must be more than 0 and at most {most:g}, got {percent:.10g}"),
+            most=MAX_PERCENT,
+            percent=percent,
         )
     from gpuplan.bounded import control_character  # lazy: it imports PyYAML, which listing does not need
 

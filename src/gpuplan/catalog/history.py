@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpuplan.catalog.discounts import discounts, matching
+from gpuplan.catalog.discounts import discounted, discounts, matching
 from gpuplan.catalog.model import HOURS_PER_MONTH
 from gpuplan.catalog.wording import not_found
 from gpuplan.errors import NotFoundError, Phrase
@@ -91,7 +91,7 @@ def price_history(store: Store, instance_type: str, region: str | None = None) -
             rates[r.currency] = rate.usd_per_unit if rate else None
         hourly = r.amount / HOURS_PER_MONTH if r.unit == "month" else r.amount
         usd = hourly * rates[r.currency] if rates[r.currency] is not None else None
-        d = matching(found, r.provider, r.instance_type)
+        d = matching(found, r.provider, r.instance_type) if discounted(r.kind) else None
         if d is not None and usd is not None:
             usd *= 1 - d.percent / 100
         out.append(

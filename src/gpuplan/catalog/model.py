@@ -242,6 +242,16 @@ class OfferPrice:
     priced_on: date | None = None
     """The day the catalog was opened: the day the ages are counted to (None: not from a catalog)."""
 
+    def discount_said(self) -> str:
+        """Said after the price's source wherever it is costed (plan, tco): the user's negotiated
+        discount is in the price, and the list price it was taken off ('' without one)."""
+        if self.discount_percent is None or self.list_price_usd_per_hour is None:
+            return ""
+        from gpuplan.i18n import format_number, money
+
+        listed = money(self.list_price_usd_per_hour, per="h")
+        return f" [your {format_number(self.discount_percent)} % discount applied; list {listed}]"
+
     def dated_floor_usd_per_hour(self) -> DatedFloor | None:
         """For a spot price of unknown age (its date only bounded, or none) below the dated spot
         price its region is held to: that dated price, in USD per hour after the user's discount —

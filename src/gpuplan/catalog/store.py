@@ -580,14 +580,21 @@ class Store:
         price_conds.append(f"NOT EXISTS (SELECT 1 FROM prices q WHERE {newer})")
         price_rows = self._query(
             "SELECT p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.source, p.confidence, "
-            f"p.interruption_band, p.term_json, p.fetched_at FROM prices p WHERE {' AND '.join(price_conds)}",
+            # A spot price without an interruption band keeps the offer's last one: the band is the
+            # instance type's in its region (AWS Spot Advisor), not its price's — a spot price of
+            # one's own imported for it had dropped it.
+            "COALESCE(p.interruption_band, CASE WHEN p.pricing = 'spot' THEN (SELECT b.interruption_band "
+            "FROM prices b WHERE b.offer_id = p.offer_id AND b.pricing = 'spot' AND b.interruption_band "
+            "IS NOT NULL ORDER BY b.as_of DESC, b.id DESC LIMIT 1) END) AS interruption_band, "
+            "p.term_json, p.fetched_at, i.kind AS import_kind FROM prices p "
+            f"LEFT JOIN imports i ON i.id = p.import_id WHERE {' AND '.join(price_conds)}",
             params,
         )
         prices_by_offer: dict[int, list[Any]] = {}
         for pr in price_rows:
             prices_by_offer.setdefault(pr.offer_id, []).append(pr)
 
-        from gpuplan.catalog.discounts import matching
+        from gpuplan.catalog.discounts import discounted, matching
 
         discounts = self._load_facts().discounts
         rates: dict[str, ExchangeRate | None] = {}
@@ -607,7 +614,8 @@ class Store:
             for pr in plist:
                 if pr.currency not in rates:
                     rates[pr.currency] = self.find_exchange_rate(pr.currency)
-                out.append(self._priced(common, orow, pr, rates[pr.currency], discount))
+                mine = discount if discount is not None and discounted(pr.import_kind) else None
+                out.append(self._priced(common, orow, pr, rates[pr.currency], mine))
         return out
 
     def _common(self, orow: Any, shared: dict[tuple[str, str], dict[str, Any]]) -> dict[str, Any]:

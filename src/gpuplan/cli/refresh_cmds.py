@@ -174,7 +174,15 @@ def discount_set(
     ctx: typer.Context,
     provider: Annotated[str, typer.Option("--provider", help="aws, azure, gcp, …")],
     percent: Annotated[
-        float, typer.Option("--percent", help="Percent off the list price (0-100).", parser=finite_float)
+        float,
+        typer.Option(
+            "--percent",
+            help=(
+                "Percent off the list price (more than 0, at most 99). Not taken off prices you "
+                "imported in gpuplan's own format (your quotes)."
+            ),
+            parser=finite_float,
+        ),
     ],
     family: Annotated[
         str, typer.Option("--family", help="Only this instance family (p5, a2-ultragpu, Standard_ND).")

@@ -134,7 +134,7 @@ def priced_offers(
                 interruptions_per_hour=spot.per_hour if spot else None,
                 rate_source=spot.source if spot else "",
                 confidence=p.confidence or "",
-                source=p.source or "",
+                source=(p.source or "") + p.discount_said(),
                 as_of=p.as_of or "",
                 floor_as_of=floor_as_of,
                 own_usd_per_unit_hour=own,

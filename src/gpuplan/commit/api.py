@@ -41,7 +41,8 @@ ASSUMPTIONS = (
         "assumed to share an instance)"
     ),
     N_(
-        "prices are today's catalog prices for every month; no discounting (money now = money later), and "
+        "prices are today's catalog prices for every month; future months are not discounted to today's "
+        "money (money now = money later), and "
         "reserved terms are paid monthly (no upfront option is modelled)"
     ),
 )

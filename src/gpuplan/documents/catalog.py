@@ -147,6 +147,10 @@ class CheapestPrice(Document):
     """Not known to be within the catalog's staleness limit: older, or of unknown age."""
     source: str | None
     confidence: str | None
+    discount_percent: float | None = None
+    """Your negotiated discount, taken off the list price in ``price_usd_per_gpu_hour`` (null: none)."""
+    list_price_usd_per_gpu_hour: float | None = None
+    """The list price before ``discount_percent`` (null: no discount applies)."""
 
 
 class GpuItem(Document):

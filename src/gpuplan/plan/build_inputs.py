@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
 from gpuplan.errors import GpuplanError
-from gpuplan.i18n import _, format_number, money
+from gpuplan.i18n import _
 from gpuplan.i18n.countries import country_code
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
@@ -63,14 +63,6 @@ def _gpu_memory_gib(gpu_id: str) -> float:
         return float(get_gpu(gpu_id).memory_gib)
     except GpuplanError:
         return math.nan
-
-
-def _discount_note(p: OfferPrice) -> str:
-    """Said beside the price wherever it is shown: the user's negotiated discount is in it."""
-    if p.discount_percent is None or p.list_price_usd_per_hour is None:
-        return ""
-    percent, listed = format_number(p.discount_percent), money(p.list_price_usd_per_hour, per="h")
-    return f" [your {percent} % discount applied; list {listed}]"
 
 
 #: The :class:`PlanOffer` field of each value of a row :func:`offer_table_from_prices` builds.
@@ -170,7 +162,7 @@ def offer_table_from_prices(prices: Sequence[OfferPrice]) -> OfferTable:
                 tuple(p.compliance),
                 p.confidence or "low",
                 as_of,
-                (p.source or "") + _discount_note(p),
+                (p.source or "") + p.discount_said(),
                 stale,
                 staleness,
                 None if age_days is None else float(age_days),

@@ -31,6 +31,7 @@ from gpuplan.errors import Phrase
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_, _, current_money, format_age, format_amount, format_number, money, ngettext
 from gpuplan.i18n.numbers import rate_source
+from gpuplan.i18n.phrases import listed
 from gpuplan.i18n.places import place, region_name
 from gpuplan.report.common import Widest, fmt_money, fmt_num, house_table, to_jsonable
 from gpuplan.report.offers_json import offer_items, offer_prices, price_fields, rate_fields
@@ -167,10 +168,17 @@ def _offer_notes(v: OfferView, currency: str) -> str:
     if o.unit == "month" and o.price is not None:
         flags.append(_("{price}/month ÷ 730 h").format(price=fmt_money(o.price, o.currency or "")))
     if o.discount_percent is not None and o.list_price_usd_per_hour is not None:
+        # the list price in the table's currency, at the rate its own price was shown at
+        list_price, in_currency = o.list_price_usd_per_hour, "USD"
+        if v.price_per_hour is not None and o.price_usd_per_hour:
+            list_price, in_currency = (
+                v.price_per_hour * o.list_price_usd_per_hour / o.price_usd_per_hour,
+                currency,
+            )
         flags.append(
             _("your −{percent} % (list {price})").format(
                 percent=format_number(o.discount_percent),
-                price=format_amount(o.list_price_usd_per_hour, "USD", per=_("h")),
+                price=format_amount(list_price, in_currency, per=_("h")),
             )
         )
     return _(", ").join(flags)
@@ -357,6 +365,10 @@ def _cheapest_price(o: OfferPrice, cny: ExchangeRate | None) -> CheapestPrice:
         stale=o.stale,
         source=o.source,
         confidence=o.confidence,
+        discount_percent=o.discount_percent if o.list_price_usd_per_hour is not None else None,
+        list_price_usd_per_gpu_hour=(
+            o.list_price_usd_per_hour / o.gpu_count if o.list_price_usd_per_hour is not None else None
+        ),
     )
 
 
@@ -425,6 +437,20 @@ def gpus_view(
             else _("CNY prices count only once a CNY rate is set (--usd-per-cny or --cny-per-usd).")
         ),
     ]
+    discounted = sorted(
+        {
+            (o.provider, o.discount_percent)
+            for per in cheapest.values()
+            for o in per.values()
+            if o.discount_percent is not None and o.list_price_usd_per_hour is not None
+        }
+    )
+    if discounted:
+        notes.append(
+            _(
+                "Your negotiated discounts are in these prices: {which} (offers shows each list price)."
+            ).format(which=listed(f"{p} −{format_number(d)} %" for p, d in discounted))
+        )
     return Group(table, *(Text(n, style="dim") for n in notes))
 
 

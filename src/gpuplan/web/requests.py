@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from gpuplan.catalog.discounts import MAX_PERCENT
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError
 from gpuplan.hardware.gpus import (
@@ -344,7 +345,7 @@ class RefreshRequest(_Request):
 
 class DiscountRequest(_Request):
     provider: str = Field(max_length=32)
-    percent: float = Field(gt=0, lt=100)
+    percent: float = Field(gt=0, le=MAX_PERCENT)
     family: str = Field(default="", max_length=64)
     note: str = Field(default="", max_length=500)
 

@@ -148,6 +148,9 @@ def test_info_shows_per_provider_coverage_and_what_the_last_refresh_did(
     assert list(by) == list(PROVIDERS)
     assert by["vast"].last_refresh and "ok: 2 offers" in by["vast"].last_refresh
     assert by["gcp"].last_refresh and "skipped" in by["gcp"].last_refresh
+    # the outcome said once (it had read "skipped: skipped: …", "failed: failed (…)")
+    said = [c.last_refresh.split(" ", 1)[1] for c in by.values() if c.last_refresh]
+    assert said and not any(s.startswith(("ok: ok", "skipped: skipped", "failed: failed")) for s in said)
     assert by["aws"].offers > 0 and "on_demand" in by["aws"].pricing_models and by["aws"].oldest_as_of
     assert by["aws"].last_refresh is None
 

@@ -31,6 +31,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
+from gpuplan.catalog.discounts import OWN_PRICES
 from gpuplan.catalog.importers.own import YUAN_BAND, read_own_prices, rows_out_of_line
 from gpuplan.catalog.importers.prepare import UNRELIABLE
 from gpuplan.catalog.importers.regions import checked_regions
@@ -145,7 +146,7 @@ def read_price_file(
             provider=own.provider,
             rows=own.rows,
             rejected=own.rejected,
-            kind="own",
+            kind=OWN_PRICES,
             source=f"own price list {described} ({own.provider}, gpuplan layout)",
         )
     if provider is None:
