@@ -439,6 +439,11 @@ class Precision(Choice):
     fp32 master copy of the weights and fp32 optimizer state: Megatron-LM ``--bf16``, which forces
     ``accumulate_allreduce_grads_in_fp32`` on (megatron/training/arguments.py, core_v0.6.0)."""
 
+    @classmethod
+    def hints(cls) -> Mapping[str, str]:
+        # fp16 weights (a model served in half precision, DeepSpeed's fp16) are fp16-master's.
+        return {"fp16": "fp16-master", "float16": "fp16-master", "half": "fp16-master", "bfloat16": "bf16"}
+
     @property
     def master_weights(self) -> bool:
         """Whether the optimizer keeps an fp32 master copy of 16-bit model weights."""

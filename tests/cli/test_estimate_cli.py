@@ -304,7 +304,7 @@ def test_only_gpus_that_cannot_run_it_is_one_line_and_exit_1(tmp_path: Path) -> 
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
         "error: fp8 needs Ada, Hopper or Blackwell; "
-        "A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
+        "A100-SXM4-80GB has no FP8 tensor cores (use bf16 or amp-bf16)"
     ]
 
 

@@ -62,10 +62,9 @@ CASES: list[tuple[str, Callable[[], object], str, str]] = [
     (
         "fp8 on an A100",
         lambda: estimate(make_profile(ops=(op(dtype="float8_e4m3fn", flops=1e12),), precision="fp8"), A100),
-        "fp8 needs Ada, Hopper or Blackwell; "
-        "A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)",
+        "fp8 needs Ada, Hopper or Blackwell; A100-SXM4-80GB has no FP8 tensor cores (use bf16 or amp-bf16)",
         "fp8 需要 Ada、Hopper 或 Blackwell 架构；"
-        "A100-SXM4-80GB 没有 FP8 Tensor Core（请改用 amp-bf16 或 amp-fp16）",
+        "A100-SXM4-80GB 没有 FP8 Tensor Core（请改用 bf16 或 amp-bf16）",
     ),
     (
         "bf16 on a V100",
@@ -292,7 +291,7 @@ def test_a_gpu_that_cannot_run_the_workload_is_said_in_the_language_of_the_sweep
         (outcome,) = estimate_all([EstimateRequest(profile=profile, gpu=A100, calibration=CAL)])
     assert (
         outcome.error == "fp8 需要 Ada、Hopper 或 Blackwell 架构；"
-        "A100-SXM4-80GB 没有 FP8 Tensor Core（请改用 amp-bf16 或 amp-fp16）"
+        "A100-SXM4-80GB 没有 FP8 Tensor Core（请改用 bf16 或 amp-bf16）"
     )
 
 

@@ -202,8 +202,7 @@ def test_gpus_that_cannot_run_the_precision_are_refused_before_the_trace(
     # Refused when it comes in (the service's status for an estimate error), no job queued.
     assert r.status_code == 422 and _jobs(service) == before, r.text
     assert r.json()["error"] == (
-        "fp8 needs Ada, Hopper or Blackwell; "
-        "A100-SXM4-80GB has no FP8 tensor cores (use amp-bf16 or amp-fp16)"
+        "fp8 needs Ada, Hopper or Blackwell; A100-SXM4-80GB has no FP8 tensor cores (use bf16 or amp-bf16)"
     )
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from gpuplan.errors import EstimateError
+from gpuplan.errors import EstimateError, Phrase
 from gpuplan.hardware import GPU
 from gpuplan.i18n import N_
 from gpuplan.perf.attention import causal_work_fraction
@@ -68,8 +68,8 @@ _TENSOR_CLASSES = frozenset({"matmul", "attention", "conv"})
 
 # What each path needs, for the one-line error when a GPU lacks it.
 _NEEDS = {
-    "fp8": N_("fp8 needs Ada, Hopper or Blackwell; {gpu} has no FP8 tensor cores (use amp-bf16 or amp-fp16)"),
-    "bf16": N_("bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use amp-fp16)"),
+    "fp8": N_("fp8 needs Ada, Hopper or Blackwell; {gpu} has no FP8 tensor cores (use {instead})"),
+    "bf16": N_("bf16 needs Ampere or newer; {gpu} has no BF16 tensor cores (use {instead})"),
     "fp16": N_("{gpu} has no published FP16 tensor-core peak; choose another GPU"),
     "int8": N_("{gpu} has no published INT8 tensor-core peak; choose another GPU"),
     "fp32": N_("{gpu} has no published FP32 peak (no public datasheet); choose another GPU"),
@@ -107,14 +107,35 @@ def _has_half_tensor_cores(gpu: GPU, path: str) -> bool:
     return (int(major), int(minor or 0)) >= _HALF_FROM_CAPABILITY[path]
 
 
-def _missing_path(gpu: GPU, path: str) -> EstimateError:
+def _instead(gpu: GPU, path: str, precision: str | None) -> Phrase:
+    """The precision to use on ``gpu``, which lacks ``path``: the one that keeps the workload's
+    weights as wide as it wrote them — an all-16-bit ``bf16`` is ``fp16-master`` on a T4 (fp16
+    weights), not ``amp-fp16``, whose fp32 weights double a served model's memory."""
+    from gpuplan.i18n.phrases import either
+
+    half = "bf16" if gpu.peak_tflops("bf16") is not None else "fp16"
+    if precision in ("bf16", "bf16-master"):
+        names = ["fp16-master"]
+    elif precision == "amp-bf16":
+        names = ["amp-fp16"]
+    elif precision == "fp8":  # 16-bit weights to serve, autocast to train
+        names = ["bf16", "amp-bf16"] if half == "bf16" else ["fp16-master", "amp-fp16"]
+    else:
+        names = ["amp-bf16", "amp-fp16"] if path == "fp8" else ["amp-fp16"]
+    return either(names)
+
+
+def _missing_path(gpu: GPU, path: str, precision: str | None = None) -> EstimateError:
     """The one-line error of a GPU without a peak for ``path``: unknown where the part has the
-    tensor cores and no source gives their rate, absent otherwise."""
+    tensor cores and no source gives their rate, absent otherwise. ``precision``: the workload's,
+    whose nearest runnable one the error names (None: not known where the op is costed)."""
     if path == "fp8" and has_fp8_tensor_cores(gpu):
         return EstimateError.worded(_FP8_UNPUBLISHED, gpu=gpu.id)
     if _has_half_tensor_cores(gpu, path):
         return EstimateError.worded(_HALF_UNPUBLISHED, gpu=gpu.id, path=path.upper())
-    return EstimateError.worded(_NEEDS.get(path, _LACKS), gpu=gpu.id, path=path)
+    return EstimateError.worded(
+        _NEEDS.get(path, _LACKS), gpu=gpu.id, path=path, instead=_instead(gpu, path, precision)
+    )
 
 
 #: The tensor-core path a workload's precision puts its matmuls on (its traced dtypes); fp32 and
@@ -135,7 +156,7 @@ def precision_refusal(precision: str, gpu: GPU) -> EstimateError | None:
     path = _PRECISION_PATHS.get(precision)
     if path is None or gpu.peak_tflops(path) is not None:
         return None
-    return _missing_path(gpu, path)
+    return _missing_path(gpu, path, precision)
 
 
 def dtype_path(op: OpRecord, precision: str, gpu: GPU) -> str:
@@ -245,10 +266,10 @@ def fp32_peak_tflops(gpu: GPU) -> float | None:
     return gpu.fp16_tflops * FP32_FROM_FP16_RATIO if gpu.fp16_tflops is not None else None
 
 
-def _peak_flops(gpu: GPU, path: str) -> float:
+def _peak_flops(gpu: GPU, path: str, precision: str | None = None) -> float:
     peak = fp32_peak_tflops(gpu) if path == "fp32" else gpu.peak_tflops(path)
     if peak is None:
-        raise _missing_path(gpu, path)
+        raise _missing_path(gpu, path, precision)
     return peak * 1e12
 
 
@@ -282,8 +303,10 @@ def _tensor_flops(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: st
     )
 
 
-def _tensor_compute_s(op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: str) -> float:
-    peak = _peak_flops(gpu, path) * cal.compute_efficiency(path, op.op_class)
+def _tensor_compute_s(
+    op: OpRecord, gpu: GPU, cal: Calibration, calls: int, path: str, precision: str | None = None
+) -> float:
+    peak = _peak_flops(gpu, path, precision) * cal.compute_efficiency(path, op.op_class)
     compute_s = _tensor_flops(op, gpu, cal, calls, path) / peak
     if cal.gemm_shapes and op.shapes and op.op_class == "matmul":
         compute_s += calls * cal.gemm_call_us * 1e-6  # each call's fixed time
@@ -304,7 +327,7 @@ def op_time_s(op: OpRecord, gpu: GPU, precision: str, cal: Calibration) -> float
     memory_s = _memory_s(op, gpu, cal)
     if op.flops > 0:
         if op.op_class in _TENSOR_CLASSES:
-            compute_s = _tensor_compute_s(op, gpu, cal, calls, path)
+            compute_s = _tensor_compute_s(op, gpu, cal, calls, path, precision)
             if path == "tf32" and fp32_peak_tflops(gpu) is not None:
                 # TF32 permits tensor-core kernels, it does not force them: cuBLAS and cuDNN pick
                 # among the FP32 and TF32 kernels alike, so an op is never slower than in plain
