@@ -466,3 +466,16 @@ def test_a_memory_band_past_the_usable_memory_beside_yes_says_what_the_verdict_c
         need = e["memory"]["required_gib_high"]
         assert f"{e['gpu']} needs at most {need:.1f} GiB" in text
         assert need <= e["memory_capacity_gib"] or e["memory_verdict"] == "may-not-fit"
+
+
+def test_on_a_fresh_catalog_a_bigger_gpu_of_the_shipped_offers_is_offered(
+    workload_file: Path, stub_trace: list[Profile], tmp_path: Path
+) -> None:
+    # was: estimate opened the catalog without its shipped offers, so on a fresh one every "use a
+    # bigger GPU" said "not offered in the catalog" until offers or plan had run once
+    db = tmp_path / "fresh.sqlite"
+    r = CliRunner().invoke(app, ["--db", str(db), "estimate", str(workload_file), "--gpu", "A10", "--json"])
+    assert r.exit_code == 0, r.output
+    [a10] = json.loads(r.stdout)["estimates"]
+    bigger = [a for a in a10["advice"] if a["action"] == "bigger_gpu"]
+    assert bigger and all(a["offered"] for a in bigger), bigger

@@ -17,13 +17,14 @@ if TYPE_CHECKING:
     from gpuplan.workload import Workload
 
 
-def open_cache(db: str | None) -> Store | None:
+def open_cache(db: str | None, *, seed: bool = False) -> Store | None:
     """The catalog store as a profile cache, or None (with a warning) when it cannot be opened:
-    a broken cache must not block an estimate."""
+    a broken cache must not block an estimate. ``seed``: load the shipped offers on first use, for
+    a caller that reads them too (under a second, once)."""
     from gpuplan.catalog.open_catalog import open_store
 
     try:
-        return open_store(db, seed=False)
+        return open_store(db, seed=seed)
     except StoreError as e:
         from gpuplan.i18n import _
         from gpuplan.i18n.error_text import error_text

@@ -93,8 +93,10 @@ def estimate_cmd(
             parse_gpu_spec(g)
         # Every GPU named lacks the precision's tensor cores (fp8 on an A100): that line now.
         refuse_unrunnable(workload, gpu)
-    # One store for both: the profile cache and the `gpuplan bench` results that refine estimates.
-    store = open_cache(settings(ctx).db)
+    # One store for all three: the profile cache, the `gpuplan bench` results that refine estimates
+    # and the offers the advice prefers GPUs of (seeded on first use: on a fresh catalog every
+    # "use a bigger GPU" had said "not offered in the catalog").
+    store = open_cache(settings(ctx).db, seed=True)
     try:
         network, gpu, host = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
         # A count the tensor × pipeline split does not divide: that line now, not after the trace.
