@@ -100,6 +100,11 @@ def _checkpoint_keep(profile: Profile) -> tuple[float, str]:
         return keep, _("layer inputs kept (s·b·h·L·{bytes} B) + one layer's activations").format(
             bytes=act_bytes
         )
+    if profile.checkpoint_keep is not None:
+        return profile.checkpoint_keep, _(
+            "measured per block in the trace: what runs outside the blocks, their outputs, and the "
+            "largest block recomputed at once beside its output's gradient"
+        )
     return (
         _GENERIC_CHECKPOINT_KEEP,
         _("≈1/4 of activations kept (checkpoint per stage; no layer structure known)"),

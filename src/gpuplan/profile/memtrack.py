@@ -27,6 +27,7 @@ from torch.distributed._tools.mem_tracker import (
     _TOTAL_KEY,
     MemTracker,
     _MemRefType,
+    _ModState,
     _RefType,
     _State,
     _UpdateType,
@@ -157,6 +158,23 @@ class GpuMemTracker(MemTracker):
         self._peak_mem = {dev: snap[_TOTAL_KEY] for dev, snap in self._peak_mem_snap.items()}
 
     # ---- result -------------------------------------------------------------------------------
+
+    def kept_by(self, module: nn.Module) -> tuple[float, float] | None:
+        """(the activation bytes ``module``'s forward calls left live — what it saves for backward,
+        its output among them —, the bytes of its output), or None when it ran no forward here."""
+        stats = self.memory_tracking.get(module)
+        if stats is None:
+            return None
+        pre = stats.snapshots.get(_ModState.PRE_FW, [])
+        post = stats.snapshots.get(_ModState.POST_FW, [])
+        if not pre or len(pre) != len(post):
+            return None
+
+        def act(snap: dict[Any, dict[Any, int]]) -> float:
+            return float(sum(dev.get(_MemRefType.ACT, 0) for dev in snap.values()))
+
+        kept = sum(max(0.0, act(after) - act(before)) for before, after in zip(pre, post, strict=True))
+        return kept, float(stats.output_mem) * len(post)
 
     def peak_breakdown(self) -> MemoryBreakdown:
         """Bytes live at the peak, by category, summed over devices (the trace uses one)."""

@@ -172,6 +172,12 @@ class Profile:
     activation_checkpointing: str = "none"
     """``none``, ``full`` or ``selective``: what the traced backward recomputes (the trace's peak
     already reflects it; the per-GPU memory of sharded runs needs it where the peak hides it)."""
+    checkpoint_keep: float | None = None
+    """Traced without checkpointing: the fraction of the peak's activations that full activation
+    checkpointing of the model's repeated blocks would keep, measured per block (what runs outside
+    them, their outputs, the largest block's own activations recomputed at once). None where the
+    model has no blocks, the peak is the optimizer step's, or in profiles traced before it was
+    recorded."""
     attention: str = "fused"
     """``fused`` or ``eager``: how the traced attention ran (eager: the s×s scores are in the trace's
     FLOPs, bytes and peak). Profiles traced before it was recorded were all fused."""

@@ -704,6 +704,33 @@ def _step_in_backward(
     return list(per_param.values()), install
 
 
+def _checkpoint_keep(
+    tracker: GpuMemTracker, model: torch.nn.Module, blocks: tuple[str, ...], peak: MemoryBreakdown
+) -> float | None:
+    """Of the activations at ``peak``, the fraction that full activation checkpointing of
+    ``blocks`` keeps: what runs outside them (a CNN's stem, a head, the loss), each block's output
+    (the next one's input) and the largest block's own activations, which its recompute brings back
+    at once in backward beside its output's gradient. None without blocks, at an optimizer-step
+    peak, or when a block did not run a forward the tracker saw."""
+    if not blocks or peak.at_optimizer_step or peak.activations_bytes <= 0:
+        return None
+    found: list[tuple[float, float]] = []
+    for name in blocks:
+        try:
+            kept_by = tracker.kept_by(model.get_submodule(name))
+        except AttributeError:
+            return None
+        if kept_by is None:
+            return None
+        found.append(kept_by)
+    inside = sum(k for k, _ in found)
+    outputs = sum(o for _, o in found)
+    # the largest block while it is recomputed: its activations and its output's gradient
+    largest, largest_output = max(found)
+    kept = peak.activations_bytes - inside + outputs + largest + largest_output
+    return min(1.0, max(0.0, kept / peak.activations_bytes))
+
+
 def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) -> Profile:
     notes: list[str] = list(bundle.notes)
     # Before the adapters wrap them: the names LoRA targets match, kept for the cached profile.
@@ -791,6 +818,9 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
 
     ops = recorder.records()
     eager_peak = peak = _held_at_step(tracker.peak_breakdown(), step_peak, holding)
+    keep = None
+    if training and calls is None and workload.checkpointing.value == "none":
+        keep = _checkpoint_keep(tracker, model, bundle.checkpoint_blocks, eager_peak)
     loss_saving = 0.0
     if calls is not None:
         calls.remove()
@@ -839,6 +869,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         peak=peak,
         shape=bundle.shape,
         activation_checkpointing=workload.checkpointing.value,
+        checkpoint_keep=keep,
         attention=workload.attention.value,
         paged_optimizer_bytes=paged,
         compile_saving_bytes=eager_peak.total_bytes - peak.total_bytes,

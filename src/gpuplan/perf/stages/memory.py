@@ -135,8 +135,33 @@ def sharded_peak_bytes(
     return total - saved
 
 
-def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes: list[str]) -> float:
-    """Allocated bytes at the peak on one GPU: the trace, sharded by ZeRO/FSDP, plus DDP's buckets."""
+def _accumulated_forward_end(profile: Profile) -> MemoryBreakdown | None:
+    """The traced peak as it stands at the end of a later micro-batch's forward under gradient
+    accumulation: the gradients summed so far are live beside that micro-batch's activations (the
+    trace, one micro-batch from ``zero_grad(set_to_none=True)``, has them only from its backward).
+    None when the trace already holds them (fp32 main gradients, a peak in backward), or when the
+    activations at the end of the forward pass are unknown at an optimizer-step peak."""
+    if profile.task == "infer" or not profile.trainable_params:
+        return None
+    per_param = 4.0 if profile.fp32_main_grads else profile.peak.parameters_bytes / max(profile.params, 1)
+    grads = profile.trainable_params * per_param
+    peak = profile.peak
+    if peak.gradients_bytes >= grads:
+        return None
+    if not is_optimizer_step_peak(peak):
+        return replace(peak, gradients_bytes=grads)
+    act = forward_activation_bytes(profile)
+    if act is None:
+        return None
+    return replace(peak, activations_bytes=act, held_bytes=0.0, gradients_bytes=grads, temporaries_bytes=0.0)
+
+
+def _traced_per_gpu_bytes(
+    profile: Profile, parallelism: str, count: int, notes: list[str], *, accumulating: bool = False
+) -> float:
+    """Allocated bytes at the peak on one GPU: the trace, sharded by ZeRO/FSDP, plus DDP's buckets;
+    ``accumulating`` (more than one micro-batch per optimizer step): the forward pass of a later
+    micro-batch with the summed gradients live (:func:`_accumulated_forward_end`) where higher."""
     traced = sharded_peak_bytes(
         profile.peak,
         parallelism=parallelism,
@@ -144,6 +169,23 @@ def _traced_per_gpu_bytes(profile: Profile, parallelism: str, count: int, notes:
         params=profile.params,
         largest_layer_params=profile.shape.largest_layer_params,
     )
+    later = _accumulated_forward_end(profile) if accumulating else None
+    if later is not None:
+        with_grads = sharded_peak_bytes(
+            later,
+            parallelism=parallelism,
+            world=count,
+            params=profile.params,
+            largest_layer_params=profile.shape.largest_layer_params,
+        )
+        if with_grads > traced:
+            traced = with_grads
+            notes.append(
+                _(
+                    "gradient accumulation: a later micro-batch's forward pass runs with the summed "
+                    "gradients live ({gib:.2f} GiB per GPU)"
+                ).format(gib=(later.gradients_bytes - profile.peak.gradients_bytes) / 2**30)
+            )
     if count > 1 and parallelism == "ddp" and profile.task != "infer" and not profile.fp32_main_grads:
         # (bf16-master: Megatron's fp32 main-gradient buffer is the buckets' storage, traced.)
         # DDP copies gradients into its all-reduce buckets (``gradient_as_bucket_view=False`` is
@@ -202,7 +244,7 @@ def gpu_memory(layout: Layout) -> GpuMemory:
     """Memory of one GPU of ``layout``'s run, term by term, and what it assumed."""
     profile, gpu, dp, parallelism = layout.local, layout.gpu, layout.data_parallel, layout.parallelism
     notes: list[str] = []
-    traced = _traced_per_gpu_bytes(profile, parallelism, dp, notes)
+    traced = _traced_per_gpu_bytes(profile, parallelism, dp, notes, accumulating=layout.microbatches > 1)
     # Paged optimizer state sits in the trace's optimizer state (sharded with it) but outside
     # PyTorch's allocator: it is its own term, never part of what must fit.
     paged = profile.paged_optimizer_bytes / (dp if dp > 1 and parallelism != "ddp" else 1)
