@@ -73,6 +73,18 @@ class InstanceLinks:
     """The named instance's GPUs, vCPUs and RAM (None without an instance; a count the catalog
     lacks is None in it): what feeds an image job's GPUs, and whether its page cache holds the dataset."""
 
+    def count(self, given: int | None) -> int | None:
+        """The GPUs to estimate: ``given`` (``--count``), else all of the named instance's whole
+        GPUs (an estimate of one GPU of a p4d.24xlarge had said nothing of its other seven), else
+        None (one replica)."""
+        if given is not None or self.host is None or not self.host.gpus or self.host.gpus < 1:
+            return given
+        from gpuplan.hardware import parse_gpu_spec
+
+        if any(parse_gpu_spec(g)[1] is not None for g in self.gpus or ()):
+            return given  # a NAME:COUNT says how many
+        return int(self.host.gpus)
+
 
 def instance_links(
     store: Store | None,
@@ -180,6 +192,22 @@ def refuse_unrunnable(workload: Workload | str | Path | dict[str, Any], gpus: Se
     refusals = [r for g in gpus if (r := precision_refusal(precision, parse_gpu_spec(g)[0])) is not None]
     if len(refusals) == len(gpus):
         raise refusals[0]
+
+
+def refuse_two_counts(gpus: Sequence[str] | None, count: int | None) -> None:
+    """Refuse a GPU count given twice, by ``NAME:COUNT`` and by ``count`` (``--gpu A10G:2 -n 4``
+    had estimated 2 GPUs without a word about the 4)."""
+    if count is None or not gpus:
+        return
+    from gpuplan.errors import InputError
+    from gpuplan.hardware import parse_gpu_spec
+    from gpuplan.i18n.messages import N_
+
+    both = next((g for g in gpus if parse_gpu_spec(g)[1] is not None), None)
+    if both is not None:
+        raise InputError.worded(
+            N_("--count {count} and --gpu {gpu} both give a GPU count; give it once"), count=count, gpu=both
+        )
 
 
 def refuse_unsplit(

@@ -479,3 +479,22 @@ def test_on_a_fresh_catalog_a_bigger_gpu_of_the_shipped_offers_is_offered(
     [a10] = json.loads(r.stdout)["estimates"]
     bigger = [a for a in a10["advice"] if a["action"] == "bigger_gpu"]
     assert bigger and all(a["offered"] for a in bigger), bigger
+
+
+def test_a_count_given_twice_is_refused_and_an_instance_is_estimated_whole(
+    workload_file: Path, stub_trace: list[Profile]
+) -> None:
+    # was: --gpu A10G:2 -n 4 estimated 2 GPUs without a word; --instance p4d.24xlarge estimated one
+    # of its 8 GPUs; -n 12 on it was labelled "2 nodes × 8× GPU" (16)
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--gpu", "A10G:2", "-n", "4"])
+    assert r.exit_code == 1
+    assert "--count 4 and --gpu A10G:2 both give a GPU count; give it once" in str(r.exception)
+    r = CliRunner().invoke(app, ["estimate", str(workload_file), "--instance", "p4d.24xlarge", "--json"])
+    assert r.exit_code == 0, r.output
+    [whole] = json.loads(r.stdout)["estimates"]
+    assert whole["gpu_count"] == 8
+    r = CliRunner().invoke(
+        app, ["estimate", str(workload_file), "--instance", "p4d.24xlarge", "-n", "12", "--json"]
+    )
+    [twelve] = json.loads(r.stdout)["estimates"]
+    assert twelve["gpu_count"] == 12 and twelve["link"].startswith("12 GPUs on 2 nodes × 8× GPU")

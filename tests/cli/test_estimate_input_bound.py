@@ -114,7 +114,7 @@ def test_a_text_job_has_no_host_bound(tmp_path: Path, monkeypatch: pytest.Monkey
         encoding="utf-8",
     )
     free = _row([str(p), "--gpu", "A100-SXM4-80GB"])
-    on_instance = _row([str(p), "--instance", "p4de.24xlarge"])
+    on_instance = _row([str(p), "--instance", "p4de.24xlarge", "--count", "1"])
     assert free["input_host"] is None and on_instance["input_host"] is None
     assert free["step_time_s_high"] == pytest.approx(on_instance["step_time_s_high"])
 

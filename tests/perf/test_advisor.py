@@ -222,3 +222,15 @@ def test_a_chunked_loss_is_not_advised_where_a_frozen_heads_copies_outweigh_it()
         for a in advise(EstimateRequest(profile=replace(lora, head_trains=True), gpu=rtx, calibration=CAL))
     }
     assert "chunked_loss" in trains
+
+
+def test_sharded_advice_past_one_node_takes_the_default_node_size_where_none_was_given() -> None:
+    # was: 4 GPUs with no instance kept "4 per node", so FSDP on 16 H100s was costed on 4 nodes × 4
+    # (7.1 s a step) while the estimate of those 16 GPUs has 2 nodes × 8 (4.95 s); here FSDP on 8
+    # V100s was two nodes of 4 on the network, not one node of 8 on NVLink
+    request = replace(_llm_on_two_nodes(), count=4, link=Link.for_gpus(V100, 4))
+    spread = [a for a in advise(request) if a.action in ("zero2", "fsdp") and a.gpu_count > 4]
+    assert spread
+    for a in spread:
+        expected = run_estimate(request.changed(count=a.gpu_count, parallelism=a.action, link=None))
+        assert a.step_time_s == pytest.approx(expected.step_time_s), a.action

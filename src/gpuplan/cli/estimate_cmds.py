@@ -17,10 +17,9 @@ from gpuplan.hardware.gpus import MAX_GPU_COUNT, MAX_NETWORK_GBIT_S, MIN_NETWORK
 from gpuplan.i18n import _
 
 if TYPE_CHECKING:
+    from gpuplan.api import InstanceLinks
     from gpuplan.catalog import Store
-    from gpuplan.perf import NetworkSpec
     from gpuplan.perf.anchor import StepMeasurement
-    from gpuplan.perf.input_pipeline import Host
     from gpuplan.workload import Workload
 
 
@@ -44,7 +43,10 @@ def estimate_cmd(
             "-n",
             min=1,
             max=MAX_GPU_COUNT,
-            help="GPUs per configuration (default: one replica, tensor_parallel × pipeline_parallel).",
+            help=(
+                "GPUs per configuration (default: one replica, tensor_parallel × pipeline_parallel; "
+                "with --instance, the instance's GPUs)."
+            ),
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
@@ -77,7 +79,7 @@ def estimate_cmd(
 ) -> None:
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
-    from gpuplan.api import estimate, refuse_unrunnable, refuse_unsplit
+    from gpuplan.api import estimate, refuse_two_counts, refuse_unrunnable, refuse_unsplit
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
@@ -91,6 +93,7 @@ def estimate_cmd(
         gpu = [g.strip() for item in gpu for g in item.split(",") if g.strip()]
         for g in gpu:
             parse_gpu_spec(g)
+        refuse_two_counts(gpu, count)
         # Every GPU named lacks the precision's tensor cores (fp8 on an A100): that line now.
         refuse_unrunnable(workload, gpu)
     # One store for all three: the profile cache, the `gpuplan bench` results that refine estimates
@@ -98,7 +101,9 @@ def estimate_cmd(
     # "use a bigger GPU" had said "not offered in the catalog").
     store = open_cache(settings(ctx).db, seed=True)
     try:
-        network, gpu, host = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
+        links = _network(settings(ctx).db, instance, gpu, network_gbps, network_kind)
+        network, gpu, host = links.network, list(links.gpus) if links.gpus else None, links.host
+        count = links.count(count)  # an instance's own GPUs, unless --count says otherwise
         # A count the tensor × pipeline split does not divide: that line now, not after the trace.
         refuse_unsplit(workload, gpu, count)
         with spinner(_(TRACING).format(name=workload.name), quiet=as_json) as say:
@@ -181,9 +186,10 @@ def _network(
     gpu: list[str] | None,
     network_gbps: float | None,
     network_kind: str | None,
-) -> tuple[NetworkSpec | None, list[str] | None, Host | None]:
+) -> InstanceLinks:
     """The links the user gave, or the catalog's facts of ``instance`` (which also names the GPU),
-    and the instance's host: its vCPUs and RAM (``gpuplan.api.instance_links``, which the service shares)."""
+    and the instance's host: its GPUs, vCPUs and RAM (``gpuplan.api.instance_links``, which the
+    service shares)."""
     from gpuplan.api import instance_links
 
     if instance is None:
@@ -198,7 +204,7 @@ def _network(
             )
         finally:
             store.close()
-    return links.network, list(links.gpus) if links.gpus else None, links.host
+    return links
 
 
 def register(app: typer.Typer) -> None:

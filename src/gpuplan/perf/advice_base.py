@@ -139,16 +139,16 @@ def _link_for(request: EstimateRequest, gpu: GPU, count: int) -> Link | None:
     """The link of a changed configuration: the request's own on the same GPUs; for more GPUs or
     another GPU, one built like it.
 
-    More GPUs of the same model keep the node size and in-node link (when the request's nodes hold
-    more than one GPU; a one-GPU request says nothing about node size, so the default applies) and
-    the network (a kind left unsaid stays unsaid). Another GPU is another instance type: it keeps
-    only a network the user gave.
+    More GPUs of the same model keep the node size and in-node link where the instance or the user
+    gave them (a request of 4 GPUs with no instance says nothing about node size: 16 of them are two
+    nodes of 8, as their own estimate has them, not four of 4) and the network (a kind left unsaid
+    stays unsaid). Another GPU is another instance type: it keeps only a network the user gave.
     """
     link = request.link
     if link is None or (gpu.id == request.gpu.id and count == request.count):
         return link
     same_gpu = gpu.id == request.gpu.id
-    multi = same_gpu and link.gpus_per_node > 1
+    multi = same_gpu and link.gpus_per_node > 1 and link.node_size_given
     keep_network = same_gpu or link.network_source == "user"
     return Link.for_gpus(
         gpu,

@@ -217,8 +217,8 @@ def _optimizer_in_backward(st: Setup) -> Advice | None:
 def _lighter_loss(st: Setup) -> list[Advice]:
     p = st.profile
     vocab, seq = p.shape.vocab_size, p.seq_len
-    if p.task == "infer" or not vocab or not seq:
-        return []
+    if p.task == "infer" or not vocab or not seq or p.vocab_head is False:
+        return []  # no vocabulary logits a lighter loss could take over (loss: chunked is refused)
     elements = float(p.batch_size) * seq * vocab
     now = LossKind.cast(st.current.loss)
     held = p.peak.held_bytes

@@ -256,6 +256,12 @@ class Link:
     full_mesh: bool = False
     """The board is AMD's fully connected Infinity Fabric one (:data:`FULL_MESH_ARCHITECTURES`):
     ``intra_node`` "nvlink" stands for its GPU-to-GPU links, and the words say Infinity Fabric."""
+    gpus_used: int | None = None
+    """The run's GPUs where its last node is not full (12 on two 8-GPU nodes); None: every GPU of
+    its ``nodes × gpus_per_node``."""
+    node_size_given: bool = False
+    """``gpus_per_node`` is the instance's or the user's, not the default for the count (all of
+    them in one node up to 8): a run of more GPUs keeps it."""
 
     @property
     def network_known(self) -> bool:
@@ -330,6 +336,8 @@ class Link:
             gpu_join_assumed=gpu_join_assumed and per_node > 1,
             network_kind_assumed=network_kind_assumed and not assumed,
             full_mesh=full_mesh,
+            node_size_given=gpus_per_node is not None,
+            gpus_used=count if count < nodes * per_node else None,
         )
 
     def slow_end(self) -> Link:
@@ -392,6 +400,17 @@ class Link:
         src = {"user": "", "catalog": _(", from the instance"), "assumed": _(", assumed")}[
             self.network_source
         ]
+        if self.gpus_used is not None:  # "2 nodes × 8" would say 16
+            return _(
+                "{count} GPUs on {nodes} nodes × {inside}, network {gbit:g} Gbit/s {kind}{source}"
+            ).format(
+                count=self.gpus_used,
+                nodes=self.nodes,
+                inside=inside,
+                gbit=self.network_gbit_s,
+                kind=self.network_kind,
+                source=src,
+            )
         return _("{nodes} nodes × {inside}, network {gbit:g} Gbit/s {kind}{source}").format(
             nodes=self.nodes, inside=inside, gbit=self.network_gbit_s, kind=self.network_kind, source=src
         )

@@ -225,6 +225,11 @@ class Profile:
     each copy is kept for backward (a weight that takes a gradient is cast once and the copy
     shared). None for inference, a model without a vocabulary head, and profiles traced before it
     was recorded."""
+    vocab_head: bool | None = None
+    """Training: whether the model's output layer gives its vocabulary logits, a head a chunked or
+    fused-linear loss can take over (``loss: chunked`` is refused without one: a BERT QA head's two
+    outputs, a Hugging Face config's model). None for inference and in profiles traced before it
+    was recorded."""
     trace_seconds: float = 0.0
     """Wall time the trace took on this machine."""
     notes: tuple[str, ...] = field(default_factory=tuple)

@@ -881,6 +881,7 @@ def _trace(workload: Workload, bundle: ModelBundle, key: str, started: float) ->
         linear_names=names,
         loss=workload.loss.value if training else None,
         head_trains=_head_trains(model, bundle) if training else None,
+        vocab_head=bool(bundle.lm_head) if training else None,
         trace_seconds=time.perf_counter() - started,
         notes=tuple(notes),
     )

@@ -490,7 +490,7 @@ def _answer(
 def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], body: EstimateRequest) -> Any:
     """Fit, step time, throughput and job time on each GPU (``gpuplan estimate --json``), on a named
     instance type's GPU and links with ``instance`` (``--instance``)."""
-    from gpuplan.api import instance_links, refuse_unrunnable
+    from gpuplan.api import instance_links, refuse_two_counts, refuse_unrunnable
     from gpuplan.web.service import estimate_document
 
     if body.instance is not None:
@@ -500,7 +500,9 @@ def estimate(request: Request, caller: Annotated[Caller, authorised("plan")], bo
             instance_links(_store(request), body.instance)
 
     def runnable(store: Any, req: EstimateRequest, workload: Any) -> None:
-        # GPUs that all lack the precision's tensor cores (fp8 on an A100): refused now, not in a job.
+        # A GPU count given twice (gpus "A10G:2" and count 4); GPUs that all lack the precision's
+        # tensor cores (fp8 on an A100): refused now, not in a job.
+        refuse_two_counts(req.gpus, req.count)
         refuse_unrunnable(workload, instance_links(store, req.instance, gpus=req.gpus).gpus)
 
     return _answer(request, caller, "estimate", body, estimate_document, check=runnable)

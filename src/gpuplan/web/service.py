@@ -272,7 +272,7 @@ def estimate_document(
     report = estimate(
         workload,
         links.gpus,
-        count=request.count,
+        count=links.count(request.count),
         profile=prof,
         measurements=store.local.bench_results(),
         network=links.network,

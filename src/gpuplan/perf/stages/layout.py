@@ -328,6 +328,7 @@ def data_parallel_link(link: Link, mp: ModelParallel, data_parallel: int) -> Lin
         nodes=nodes,
         gpus_per_node=in_node,
         network_gbit_s=link.network_gbit_s / groups,
+        gpus_used=data_parallel if data_parallel < nodes * in_node else None,
     )
 
 
