@@ -261,3 +261,19 @@ def test_an_option_right_after_a_chinese_character_is_named_too() -> None:
 
     assert options_named("请给出--slo或--slo-ms", _FIELDS) == "请给出slo或--slo-ms"
     assert options_named("x--slo --slow", _FIELDS) == "x--slo --slow"  # inside a word: not an option
+
+
+def test_a_rate_refused_is_quoted_as_the_user_wrote_it() -> None:
+    # was: "--usd-per-cny 0.0333333 is 4.29× away …" for --cny-per-usd 30
+    from gpuplan.catalog.model import ExchangeRate
+    from gpuplan.catalog.open_catalog import CnyPerUsd, check_rate
+
+    shipped = ExchangeRate(currency="CNY", usd_per_unit=0.139, as_of="2024-11-25", source="test")
+    assert str(_raised(check_rate, CnyPerUsd(30), shipped)).startswith(
+        "--cny-per-usd 30 is 4.17× away from the catalog's rate (7.1942 CNY per USD, 2024-11-25)"
+    )
+    assert str(_raised(check_rate, CnyPerUsd(0.14), shipped)) == (
+        "--cny-per-usd 0.14 looks like the rate the wrong way round (0.14 USD per CNY); "
+        "write --usd-per-cny 0.14 (or --cny-per-usd 7.1429)"
+    )
+    check_rate(CnyPerUsd(7.2), shipped)  # within 3× of the catalog's: kept

@@ -38,7 +38,8 @@ def test_a_rate_the_user_gave_is_named_in_the_user_s_language() -> None:
 
     given = Money.from_rate("CNY", usd_per_unit=1 / 7.1, as_of="2026-12-01", source=USER_RATE_SOURCE)
     rate = ExchangeRate(currency="CNY", usd_per_unit=1 / 7.1, as_of="2026-12-01", source=USER_RATE_SOURCE)
-    assert "user setting (usd_per_cny)" in given.rate_note() and "user setting" in rates_line([rate], "CNY")
+    assert "user setting (the rate you gave)" in given.rate_note()
+    assert "user setting" in rates_line([rate], "CNY")
     with use_language("zh"):
         assert "user setting" not in given.rate_note()
         assert "user setting" not in rates_line([rate], "CNY")

@@ -4,6 +4,8 @@ allocated, ``zero_grad(set_to_none=True)``), holds them only from its backward."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from perf_helpers import GIB, make_profile, op
 
@@ -48,3 +50,24 @@ def test_sharded_gradients_are_held_per_shard_and_a_peak_that_had_them_is_unchan
     )
     traced_with_gradients = MemoryBreakdown(**{**FORWARD_END.__dict__, "gradients_bytes": 4.0 * PARAMS})
     assert _allocated(8, traced_with_gradients) == pytest.approx(_allocated(1, traced_with_gradients))
+
+
+def test_a_traced_peak_over_the_memory_says_whether_the_range_still_fits() -> None:
+    # was: "the traced peak alone exceeds the GPU's memory" beside a "may not fit" verdict
+    peak = MemoryBreakdown(
+        parameters_bytes=0.0,
+        buffers_bytes=0.0,
+        gradients_bytes=0.0,
+        optimizer_state_bytes=0.0,
+        activations_bytes=16.0 * GIB,
+        temporaries_bytes=0.0,
+    )
+    ops = (op(dtype="float32", flops=1e12),)
+    profile = make_profile(ops=ops, peak=peak, params=PARAMS, task="infer", precision="fp32")
+    near = run_estimate(EstimateRequest(profile=profile, gpu=get_gpu("V100-SXM2-16GB")))
+    assert near.memory_verdict.value == "may-not-fit"
+    assert any("only the low end of the range fits" in n for n in near.notes), near.notes
+    bigger = replace(profile, peak=replace(peak, activations_bytes=20.0 * GIB))
+    far = run_estimate(EstimateRequest(profile=bigger, gpu=get_gpu("V100-SXM2-16GB")))
+    assert far.memory_verdict.value == "does-not-fit"
+    assert "the traced peak alone exceeds the GPU's memory" in far.notes

@@ -211,3 +211,15 @@ def test_the_tensor_parallel_plan_defaults_to_one_shared_gather_and_names_the_ot
 def test_a_misspelt_tensor_parallel_plan_is_one_line_with_did_you_mean() -> None:
     msg = _error(stack={"tensor_parallel_plan": "per-projektion"})
     assert "tensor-parallel plan" in msg and "did you mean 'per-projection'" in msg
+
+
+def test_a_served_model_with_no_stack_settings_is_on_the_stock_stack() -> None:
+    # was: "Assumes a custom stack" and a "yours" column equal to "stock": inference replays CUDA
+    # graphs by default, which the stock level's training steps do not, but at_level keeps an
+    # inference workload's own graphs on either level
+    from gpuplan.report.stack import stack_json, stack_words
+
+    served = _w(task="infer").software_stack
+    assert served.cuda_graphs and served.as_level() is None  # as a training stack would be read
+    assert stack_words(served, images=False, training=False).startswith("stock PyTorch;")
+    assert stack_json(served, training=False).level == "stock"

@@ -386,7 +386,7 @@ def open_store(
         store.override_exchange_rate(
             ExchangeRate(
                 currency="CNY",
-                usd_per_unit=usd_per_cny,
+                usd_per_unit=float(usd_per_cny),  # a plain float, however the user wrote it
                 as_of=day.isoformat(),
                 source=USER_RATE_SOURCE,
             )
@@ -403,8 +403,21 @@ MAX_USD_PER_CNY = 1e3
 RATE_TOLERANCE = 3.0
 
 
+class CnyPerUsd(float):
+    """A USD-per-CNY rate the user wrote the other way round (``--cny-per-usd 7.2``): the value is
+    USD per CNY, :attr:`written` the figure as given, so that a refusal quotes the user's flag."""
+
+    written: float
+
+    def __new__(cls, cny_per_usd: float) -> CnyPerUsd:
+        rate = super().__new__(cls, 1.0 / cny_per_usd)
+        rate.written = cny_per_usd
+        return rate
+
+
 def check_rate(usd_per_cny: float, shipped: ExchangeRate | None) -> None:
-    """Refuse ``usd_per_cny`` when it is more than 3× away from ``shipped`` (InputError with the fix).
+    """Refuse ``usd_per_cny`` when it is more than 3× away from ``shipped`` (InputError with the fix),
+    quoting it as the user wrote it (a :class:`CnyPerUsd` by ``--cny-per-usd``).
 
     e.g. shipped 0.1390 USD/CNY (7.19 CNY per USD): 7.2 is 52× too high, and 1/7.2 = 0.139 is within
     3× of the shipped rate, so the message says it is the rate the wrong way round.
@@ -416,6 +429,15 @@ def check_rate(usd_per_cny: float, shipped: ExchangeRate | None) -> None:
         return
     inverse_ratio = (1.0 / usd_per_cny) / shipped.usd_per_unit
     if 1.0 / RATE_TOLERANCE <= inverse_ratio <= RATE_TOLERANCE:
+        if isinstance(usd_per_cny, CnyPerUsd):
+            raise InputError.worded(
+                N_(
+                    "--cny-per-usd {rate:g} looks like the rate the wrong way round ({rate:g} USD per "
+                    "CNY); write --usd-per-cny {rate:g} (or --cny-per-usd {inverse:.4f})"
+                ),
+                rate=usd_per_cny.written,
+                inverse=1.0 / usd_per_cny.written,
+            )
         raise InputError.worded(
             N_(
                 "--usd-per-cny {rate:g} looks like the rate the wrong way round ({rate:g} CNY per USD); "
@@ -423,6 +445,17 @@ def check_rate(usd_per_cny: float, shipped: ExchangeRate | None) -> None:
             ),
             rate=usd_per_cny,
             inverse=1.0 / usd_per_cny,
+        )
+    if isinstance(usd_per_cny, CnyPerUsd):
+        raise InputError.worded(
+            N_(
+                "--cny-per-usd {rate:g} is {times:.3g}× away from the catalog's rate "
+                "({shipped:.4f} CNY per USD, {as_of}); check it, or pass --force-rate"
+            ),
+            rate=usd_per_cny.written,
+            times=max(ratio, 1 / ratio),
+            shipped=1.0 / shipped.usd_per_unit,
+            as_of=shipped.as_of,
         )
     raise InputError.worded(
         N_(

@@ -127,7 +127,9 @@ def resolve_usd_per_cny(usd_per_cny: float | None, cny_per_usd: float | None) ->
         return usd_per_cny
     if not (math.isfinite(cny_per_usd) and cny_per_usd > 0):
         raise InputError.worded(N_("--cny-per-usd must be a positive number, got {rate!r}"), rate=cny_per_usd)
-    return 1.0 / cny_per_usd
+    from gpuplan.catalog.open_catalog import CnyPerUsd
+
+    return CnyPerUsd(cny_per_usd)  # USD per CNY, quoted as written in a refusal
 
 
 def console(*, stderr: bool = False) -> Console:

@@ -142,7 +142,7 @@ def gpus(
 ) -> None:
     """List GPUs: memory, bandwidth, dense FP32/TF32/BF16/FP8 peaks, interconnect, and the cheapest
     known price per GPU-hour under each pricing model, with where. Every column shows on a wide
-    terminal (about 170 columns); narrower, memory and the peaks stack, and a narrow one keeps memory,
+    terminal (about 190 columns); narrower, memory and the peaks stack, and a narrow one keeps memory,
     BF16, on-demand and spot; --json has every field."""
     from gpuplan.catalog import display_money
     from gpuplan.catalog.query import cheapest_by_gpu

@@ -33,7 +33,7 @@ __all__ = [
 
 #: The source of a rate the user gives (``--usd-per-cny``/``--cny-per-usd``): stored in English like
 #: every source, shown in the user's language (a publisher's name, the other sources, is data).
-USER_RATE_SOURCE = N_("user setting (usd_per_cny)")
+USER_RATE_SOURCE = N_("user setting (the rate you gave)")
 
 
 def rate_source(source: str) -> str:

@@ -373,7 +373,7 @@ def _cheapest_price(o: OfferPrice, cny: ExchangeRate | None) -> CheapestPrice:
 
 
 def _gpus_table(gpus: Sequence[GPU], cheapest: dict[str, dict[str, OfferPrice]], layout: int) -> Table:
-    """Layout 0: every column the command's help names (fits 170 columns: the interconnect on two
+    """Layout 0: every column the command's help names (fits 190 columns: the interconnect on two
     lines, each price above where it is); 1: memory and bandwidth in one cell, the four peaks in
     another, every pricing model; 2 (narrow consoles): memory, BF16, on-demand and spot prices."""
     from gpuplan.report.common import house_table

@@ -292,7 +292,7 @@ def estimate_json(
             pipeline_parallel=pipeline_parallel,
         ),
         software_level=_stack_line(profile, stack, outcomes),
-        stack=stack_json(stack) if stack is not None else None,
+        stack=stack_json(stack, training=profile.task != "infer") if stack is not None else None,
         calibration=_calibration_json(cal),
         estimates=[_outcome_json(o, parallelism, levels, i) for i, o in enumerate(outcomes)],
     )
@@ -767,7 +767,7 @@ def estimate_view(
     advice = _advice_table(outcomes)
     if advice is not None:
         parts.append(advice)
-    spread = levels_table(outcomes, levels, unit, stack)
+    spread = levels_table(outcomes, levels, unit, stack, training=profile.task != "infer")
     if spread is not None:
         parts.append(spread)
     cj = _calibration_json(cal)

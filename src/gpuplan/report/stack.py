@@ -50,7 +50,7 @@ def stack_words(
     rate bounded nothing: said, as the step is then the GPUs' alone; ``decode_typical``: no
     instance was named and a typical one's vCPUs bounded the slow end of the range; ``training``:
     False for inference, which runs no optimizer and no dropout)."""
-    level = stack.as_level()
+    level = stack.as_level(graphs=training)
     parts = [_(_LEVEL_NAMES[level.value]) if level is not None else _("a custom stack")]
     if images:
         parts.append(
@@ -100,8 +100,8 @@ def stack_words(
     return _("; ").join(parts)
 
 
-def stack_json(stack: Stack) -> StackDoc:
-    level = stack.as_level()
+def stack_json(stack: Stack, *, training: bool = True) -> StackDoc:
+    level = stack.as_level(graphs=training)
     return StackDoc(
         level=level.value if level is not None else None,
         memory_format=stack.memory_format.value,
@@ -146,7 +146,12 @@ def _same_figures(mine: Sequence[EstimateOutcome], level: Sequence[EstimateOutco
 
 
 def levels_table(
-    outcomes: Sequence[EstimateOutcome], levels: Sequence[LevelOutcomes], unit: str, stack: Stack | None
+    outcomes: Sequence[EstimateOutcome],
+    levels: Sequence[LevelOutcomes],
+    unit: str,
+    stack: Stack | None,
+    *,
+    training: bool = True,
 ) -> Table | None:
     """Throughput per GPU configuration on the stock and the tuned stack (and on the workload's own
     when it is neither — a compiled workload is neither, the levels run eager — or when a measured
@@ -159,7 +164,9 @@ def levels_table(
         return None
     anchored = any(o.estimate is not None and o.estimate.anchored is not None for o in outcomes)
     # The levels run eager: a compiled workload is neither level, whatever its other settings.
-    own = stack.as_level() if stack is not None and not anchored and not stack.compile else None
+    own = (
+        stack.as_level(graphs=training) if stack is not None and not anchored and not stack.compile else None
+    )
     if own is not None and not _same_figures(outcomes, dict(levels).get(own.value, ())):
         own = None  # the level differs in more than the stack (the tuned level pads a vocabulary)
     short = _("tok/s") if unit == "tokens_per_s" else _("samples/s")

@@ -244,15 +244,17 @@ class Stack:
     def channels_last(self) -> bool:
         return self.memory_format is MemoryFormat.CHANNELS_LAST
 
-    def as_level(self) -> StackLevel | None:
+    def as_level(self, *, graphs: bool = True) -> StackLevel | None:
         """The level these settings are exactly (``stock`` / ``tuned``), or None when mixed. The
-        optimizer counts only where a level changes it (AdamW); compile is not part of a level."""
+        optimizer counts only where a level changes it (AdamW); compile is not part of a level;
+        ``graphs`` False: nor are CUDA graphs (an inference step's are the serving engine's, the
+        same on either level: ``Workload.at_level``)."""
         for level, base in LEVELS.items():
             if (
                 self.memory_format is base.memory_format
                 and self.input_pipeline is base.input_pipeline
                 and self.fused_kernels == base.fused_kernels
-                and self.cuda_graphs == base.cuda_graphs
+                and (not graphs or self.cuda_graphs == base.cuda_graphs)
                 and level_optimizer(self.optimizer, level) is self.optimizer
             ):
                 return level

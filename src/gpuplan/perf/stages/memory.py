@@ -297,5 +297,13 @@ def gpu_memory(layout: Layout) -> GpuMemory:
             ).format(required_gib=mem.required_gib, roomy_gib=mem.peak_memory_gib)
         )
     if traced / GIB > mem.capacity_gib:
-        notes.append(_("the traced peak alone exceeds the GPU's memory"))
+        notes.append(
+            _("the traced peak alone exceeds the GPU's memory")
+            if mem.ruled_out
+            # "may not fit": the point is above, the band's low end (allocated ÷ its error) is not
+            else _(
+                "the traced peak alone ({traced:.1f} GiB) exceeds the GPU's memory: only the low end "
+                "of the range fits"
+            ).format(traced=traced / GIB)
+        )
     return GpuMemory(memory=mem, notes=tuple(notes), paging_s=paging_s)
