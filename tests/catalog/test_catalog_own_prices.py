@@ -505,3 +505,23 @@ def test_a_spot_price_of_ones_own_keeps_the_offers_interruption_band(tmp_path: P
     seen = "aws,me-south-1,mes1-az2,g4dn.xlarge,T4,1,4,16,spot,0.1107,USD,hour,2026-11-29,seen in the console"
     assert _imported(db_path, _file(tmp_path, seen))["rejected"] == []
     assert band() == before
+
+
+def test_an_undated_spot_price_of_ones_own_is_still_held_to_the_regions_dated_one(
+    tmp_path: Path, db_path: Path
+) -> None:
+    # was: a spot price re-imported from an export (dated only "2025-06/2026-12-02") lost the
+    # region's dated spot price it is costed at, so its own lower figure came back as the cost
+    def costed() -> tuple[float | None, float | None]:
+        [o] = [
+            o
+            for o in _offers(db_path, "--provider", "aws", "--pricing", "spot", "--gpu", "L4")
+            if (o["instance_type"], o["zone"]) == ("g6f.large", "eun1-az1")
+        ]
+        return o["price_usd_per_hour"], o["costed_usd_per_hour"]
+
+    price, floor = costed()
+    assert floor is not None and floor > price  # type: ignore[operator]
+    again = "aws,eu-north-1,eun1-az1,g6f.large,L4,0.125,2,8,spot,0.024,USD,hour,2025-07/2026-11-29,again"
+    assert _imported(db_path, _file(tmp_path, again))["rejected"] == []
+    assert costed() == (0.024, floor)

@@ -580,13 +580,17 @@ class Store:
         price_conds.append(f"NOT EXISTS (SELECT 1 FROM prices q WHERE {newer})")
         price_rows = self._query(
             "SELECT p.offer_id, p.pricing, p.amount, p.currency, p.unit, p.as_of, p.source, p.confidence, "
-            # A spot price without an interruption band keeps the offer's last one: the band is the
-            # instance type's in its region (AWS Spot Advisor), not its price's — a spot price of
-            # one's own imported for it had dropped it.
+            # A spot price without an interruption band, or without the dated spot prices of its
+            # region that an undated one is held to (the term), keeps the offer's last ones: both
+            # are facts of the instance type in its region (AWS Spot Advisor, instances.vantage.sh),
+            # not of its price — a spot price of one's own imported for it had dropped them.
             "COALESCE(p.interruption_band, CASE WHEN p.pricing = 'spot' THEN (SELECT b.interruption_band "
             "FROM prices b WHERE b.offer_id = p.offer_id AND b.pricing = 'spot' AND b.interruption_band "
             "IS NOT NULL ORDER BY b.as_of DESC, b.id DESC LIMIT 1) END) AS interruption_band, "
-            "p.term_json, p.fetched_at, i.kind AS import_kind FROM prices p "
+            "COALESCE(p.term_json, CASE WHEN p.pricing = 'spot' THEN (SELECT t.term_json FROM prices t "
+            "WHERE t.offer_id = p.offer_id AND t.pricing = 'spot' AND t.term_json IS NOT NULL "
+            "ORDER BY t.as_of DESC, t.id DESC LIMIT 1) END) AS term_json, "
+            "p.fetched_at, i.kind AS import_kind FROM prices p "
             f"LEFT JOIN imports i ON i.id = p.import_id WHERE {' AND '.join(price_conds)}",
             params,
         )
