@@ -62,13 +62,19 @@ FORK_PROVIDERS = frozenset(f.provider for f in SKYPILOT_FORK)
 
 
 def build_offers(
-    snap: Snapshot, sources: Path, covered: set[tuple[str, str]], hourly_only: set[tuple[str, str]]
+    snap: Snapshot,
+    sources: Path,
+    covered: set[tuple[str, str]],
+    hourly_only: set[tuple[str, str]],
+    hourly_regions: set[tuple[str, str, str]],
 ) -> None:
     """The instance table's rows (specs, and prices with their dates) for what SkyPilot's catalog
     does not cover: the Chinese clouds, and hyperscaler sizes SkyPilot's files lack. An instance
     type SkyPilot covers is taken from there only (its rows are per region and zone, dated); one
     whose ``hourly_only`` rows (the Chinese clouds' SkyPilot-format catalog) have no subscription
-    price keeps this table's monthly price, its hourly one superseded."""
+    price keeps this table's monthly price, and its hourly one where those rows hold none of that
+    region (``hourly_regions``: a cn-shanghai price of a type the fork prices only elsewhere is no
+    price superseded)."""
     path = sources / "instance_types.csv"
     with path.open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
@@ -176,7 +182,7 @@ def build_offers(
                 if x
             ),
         }
-        if (provider, itype) in hourly_only:
+        if (provider, itype, region) in hourly_regions:
             for p in [p for p in prices if p["pricing"] == "on_demand"]:
                 prices.remove(p)
                 snap.skip(
@@ -448,7 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"skypilot: {len(rows)} offer rows, {n} prices")
     covered = {(r.provider, r.instance_type) for r in rows}
     hourly_only = {(r.provider, r.instance_type) for r in rows if r.provider in FORK_PROVIDERS}
-    build_offers(snap, sources, covered, hourly_only)
+    hourly_regions = {(r.provider, r.instance_type, r.region) for r in rows if r.provider in FORK_PROVIDERS}
+    build_offers(snap, sources, covered, hourly_only, hourly_regions)
     build_listed_prices(snap)
     build_articles(snap, sources.parent / "seeds")
     build_family_gaps(snap)

@@ -50,3 +50,17 @@ def test_amd_gpu_asks_for_a_rocm_image() -> None:
     spec = LaunchSpec.from_plan(plan_doc(gpu="MI300X"))
     with pytest.raises(DeployError, match="not an NVIDIA GPU"):
         generate(spec, "docker")
+
+
+def test_a_launch_in_mainland_china_says_where_to_put_the_image(spot_plan: LaunchSpec) -> None:
+    # was: a plan on alibaba/cn-beijing pulled pytorch/pytorch from Docker Hub with no word that it
+    # is often unreachable there
+    from deploy_helpers import k8s_options
+
+    cn = spot_plan.model_copy(update={"provider": "alibaba", "region": "cn-beijing"})
+    for files in (by_path(generate(cn, "docker")), by_path(generate(cn, "k8s", k8s_options(cn)))):
+        assert "This plan runs in mainland China (alibaba cn-beijing)" in files["README.md"]
+        assert "--image (k8s)" in files["README.md"]
+    assert "mainland China" not in by_path(generate(spot_plan, "docker"))["README.md"]  # us-east-1
+    hk = spot_plan.model_copy(update={"provider": "alibaba", "region": "cn-hongkong"})
+    assert "mainland China" not in by_path(generate(hk, "docker"))["README.md"]

@@ -81,3 +81,15 @@ def test_providers_are_cast_to_the_registrys_codes() -> None:
     assert Constraints(providers=("Aliyun", "AWS")).providers == ("alibaba", "aws")
     with pytest.raises(UnknownChoiceError, match="did you mean 'azure'"):
         Constraints(providers=("azrue",))
+
+
+def test_a_chinese_users_names_for_mlps_and_for_mainland_china_are_understood() -> None:
+    # was: "unknown compliance label '等保三级'" though the Chinese plan text suggests it;
+    # "Mainland China" got "did you mean 'mauritania' or 'finland' or 'albania'?"
+    from gpuplan.i18n.countries import country_code
+    from gpuplan.plan.constraints import label_key
+
+    assert label_key("等保三级") == label_key("网络安全等级保护三级") == "mlps3"
+    assert label_key("MLPS 2.0 level 3") == "mlps3"
+    assert label_key("等保二级") == "mlps2"
+    assert country_code("Mainland China") == country_code("中国大陆") == country_code("PRC") == "CN"

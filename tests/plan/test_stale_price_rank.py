@@ -126,7 +126,10 @@ def test_a_stale_price_date_is_not_said_to_be_costed_at_a_bound() -> None:
     for shown in (_text(plan), plan_html(plan, "toy")):
         costed = [ln for ln in shown.splitlines() if "costed at the conservative bound:" in ln]
         assert not any("price date" in ln for ln in costed), costed
-        said = "unknown, in no figure (ranked after an option that knows it): price date: dated 2023-06"
+        said = (
+            "unknown, in no figure (ranked after an option that knows it at the same cost): "
+            "price date: dated 2023-06"
+        )
         assert said in shown
 
 

@@ -340,3 +340,17 @@ def test_an_option_likely_to_miss_the_deadline_ranks_after_those_that_meet_it() 
     assert t4.job_time_h <= 45.0 < t4.job_time_h_high and MAY_MISS_DEADLINE_FLAG in t4.flags
     assert any(n.startswith("deadline: 1 option may miss 45.0 h") for n in bound.notes), bound.notes
     assert bound.personas[0].option.instance_type == "a100"  # the budget pick meets the deadline too
+
+
+def test_every_fact_is_counted_among_an_options_unknowns() -> None:
+    # was: bits 0-7 only: an unknown region (256) was never counted, even as a tie-breaker
+    import numpy as np
+
+    from gpuplan.plan.rank import unknown_count
+    from gpuplan.plan.unknowns import Fact
+
+    every = 0
+    for fact in Fact:
+        every |= fact.value
+        assert unknown_count(np.array([fact.value]))[0] == 1, fact
+    assert unknown_count(np.array([every]))[0] == len(Fact)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, commented
-from gpuplan.deploy.images import base_image_for
+from gpuplan.deploy.images import base_image_for, registry_note
 from gpuplan.deploy.spec import LaunchSpec
 from gpuplan.deploy.torchrun import MASTER_PORT, entry_point_files, serving_note
 from gpuplan.deploy.user_package import PROJECT_DIR, UserPackage, user_package
@@ -164,10 +164,12 @@ docker run --rm --gpus all -p 8000:8000 -v "$PWD/checkpoints:/checkpoints" {tag}
         "Container Toolkit. On SIGTERM (`docker stop`, a spot reclaim) train.py checkpoints and exits; the\n"
         "same `docker run` resumes from /checkpoints. Allow it time: `docker stop -t 120`."
     )
+    china = registry_note(spec.provider, spec.region)
+    china = f"\n{china}\n" if china else ""
     return f"""# {title}
 
 {runs}
-
+{china}
 ```bash
 docker build -t {tag} .
 {run}

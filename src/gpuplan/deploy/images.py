@@ -92,3 +92,23 @@ def base_image_for(gpu: GPU | None) -> BaseImage:
             capability=gpu.compute_capability,
         )
     return _CUDA_12_4 if cc < (7, 5) else _CUDA_12_8
+
+
+def registry_note(provider: str | None, region: str | None) -> str:
+    """A README sentence for a launch in mainland China, where Docker Hub is often slow or
+    unreachable: where to put the image instead ('' elsewhere, or where the region is unknown)."""
+    if not provider or not region:
+        return ""
+    from gpuplan.catalog.providers import REGISTRY
+    from gpuplan.i18n import _
+
+    module = REGISTRY.get(provider)
+    found = module.FACTS.region(region) if module is not None else None
+    if found is None or found.country != "CN":
+        return ""
+    return _(
+        "This plan runs in mainland China ({provider} {region}), where Docker Hub (docker.io) is often slow "
+        "or unreachable: copy the image to your cloud's registry (Alibaba Cloud ACR, Tencent Cloud TCR, "
+        "Huawei Cloud SWR, Volcano Engine CR) or a mirror you trust, and give it with --base-image (docker) "
+        "or --image (k8s)."
+    ).format(provider=provider, region=region)

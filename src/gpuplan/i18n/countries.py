@@ -47,6 +47,13 @@ _COMMON = {
     "越南": "VN",
     "中國": "CN",
     "中华人民共和国": "CN",
+    "mainland china": "CN",
+    "chinese mainland": "CN",
+    "prc": "CN",
+    "中国大陆": "CN",
+    "中国内地": "CN",
+    "内地": "CN",
+    "大陆": "CN",
 }
 
 

@@ -164,10 +164,26 @@ class Constraints:
         return self.max_nodes or DEFAULT_MAX_NODES
 
 
+#: The Chinese names of MLPS (网络安全等级保护, "等保") and its levels, as Chinese users write them.
+_CHINESE_LABEL_WORDS = (
+    ("网络安全等级保护", "mlps"),
+    ("等级保护", "mlps"),
+    ("等保", "mlps"),
+    ("一级", "1"),
+    ("二级", "2"),
+    ("三级", "3"),
+    ("四级", "4"),
+    ("五级", "5"),
+)
+
+
 def label_key(label: str) -> str:
-    """A compliance label reduced to what identifies it: ``MLPS 2.0 level 3``, ``mlps-3`` and
-    ``MLPS level 3`` all become ``mlps3`` (the scheme's version "2.0" and the word "level" dropped)."""
+    """A compliance label reduced to what identifies it: ``MLPS 2.0 level 3``, ``mlps-3``,
+    ``MLPS level 3`` and ``等保三级`` all become ``mlps3`` (the scheme's version "2.0" and the word
+    "level" dropped)."""
     text = label.lower().replace("2.0", "").replace("level", "")
+    for chinese, latin in _CHINESE_LABEL_WORDS:
+        text = text.replace(chinese, latin)
     return re.sub(r"[^a-z0-9]", "", text)
 
 

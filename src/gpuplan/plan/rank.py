@@ -11,6 +11,7 @@ from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.input_types import BoolArray, FloatArray, IntArray
 from gpuplan.plan.region_countries import managed_kubernetes
 from gpuplan.plan.result import Option, PersonaPick
+from gpuplan.plan.unknowns import Fact
 from gpuplan.units import format_hours
 
 __all__ = [
@@ -70,7 +71,7 @@ def objective_order(
 def unknown_count(mask: IntArray) -> IntArray:
     """How many facts each bit mask holds (``plan.unknowns.Fact`` masks)."""
     out: IntArray = np.zeros(mask.shape[0], dtype=np.int64)
-    for bit in range(8):
+    for bit in range(max(Fact).bit_length()):  # every fact's bit (a region unknown, 256, was left out)
         out += (mask >> bit) & 1
     return out
 

@@ -409,9 +409,9 @@ def unknown_lines(o: Option) -> list[str]:
         )
     if ranked:
         lines.append(
-            _("unknown, in no figure (ranked after an option that knows it): {facts}").format(
-                facts=_("; ").join(_fact_words(u) for u in ranked)
-            )
+            _(
+                "unknown, in no figure (ranked after an option that knows it at the same cost): {facts}"
+            ).format(facts=_("; ").join(_fact_words(u) for u in ranked))
         )
     return lines
 

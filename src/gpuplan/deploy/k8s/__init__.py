@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions
 from gpuplan.deploy.docker import dockerfile, dockerignore
+from gpuplan.deploy.images import registry_note
 from gpuplan.deploy.k8s.serving import serving_manifests
 from gpuplan.deploy.k8s.training import training_manifests
 from gpuplan.deploy.spec import LaunchSpec
@@ -47,12 +48,14 @@ def _image_note(spec: LaunchSpec, options: GenerateOptions) -> str:
         return _("The pods run your image `{image}` (built from the Dockerfile here).").format(
             image=options.image
         )
-    return _(
+    stock = _(
         "The pods run the stock PyTorch image with the code from `k8s/code-configmap.yaml`; "
         "to bake your "
         "own model into an image instead, `docker build` the Dockerfile, push it, and re-run "
         "`gpuplan deploy ... --image REGISTRY/IMAGE:TAG`."
     )
+    china = registry_note(spec.provider, spec.region)
+    return f"{stock}\n{china}" if china else stock
 
 
 def _notes(spec: LaunchSpec, options: GenerateOptions) -> list[str]:
