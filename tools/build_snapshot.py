@@ -244,8 +244,10 @@ FAMILY_GAPS: tuple[tuple[str, str, str], ...] = (
     (
         "alibaba",
         "gn8is",
-        "gn8is carries an NVIDIA L20; no gn8is row is in the shipped sources (SkyPilot's Alibaba catalogs, "
-        "the fork's mainland-China rows)",
+        "gn8is carries an NVIDIA L20, whose tensor-core rates no source gives (an estimate cannot cost it); "
+        "the SkyPilot-format catalog prices gn8is, gn8ia and ebmgn8is in mainland China and Hong Kong, but "
+        "its rows copied into the shipped sources (tools/skypilot_fork/) are those of T4, A10, V100 and A100 "
+        "only; `gpuplan catalog import` takes a price of your own",
     ),
     (
         "alibaba",

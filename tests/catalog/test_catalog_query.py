@@ -185,3 +185,11 @@ def test_the_zones_of_one_region_count_as_one_region(store: Store) -> None:
     assert view.regions_compared == 1
     every = list_offers(store, replace(q, all_regions=True)).views
     assert len([v for v in every if v.offer.instance_type == "test-h200-zones"]) == 2  # both zones kept
+
+
+def test_a_gpu_no_source_lists_says_so_instead_of_an_empty_table(store: Store) -> None:
+    # was: "0 offers." with empty_reason null for the L20 and H20 a team in China rents
+    listing = list_offers(store, OfferQuery(gpu="L20"))
+    assert not listing.views and listing.empty_reason is not None
+    assert listing.empty_reason.startswith("no offer of L20 in the catalog")
+    assert "gn8is carries an NVIDIA L20" in listing.empty_reason  # the snapshot's note that names it

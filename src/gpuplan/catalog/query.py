@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -202,8 +203,37 @@ def list_offers(store: Store, query: OfferQuery) -> OfferListing:
         hidden_costed=costed_out,
         unconvertible=unconvertible,
         cny_rate=store.find_exchange_rate("CNY"),
-        empty_reason=None if rows or pricing is None else _empty_reason(query.provider, pricing),
+        empty_reason=None
+        if rows
+        else _empty_reason(query.provider, pricing)
+        if pricing is not None
+        else _no_gpu_reason(query.gpu)
+        if query.gpu is not None
+        else None,
     )
+
+
+def _no_gpu_reason(gpu: str) -> str:
+    """Why the catalog holds no offer of ``gpu`` at all: none of its sources lists one, with the
+    snapshot's own notes that name it (a GPU whose rows were not copied in)."""
+    import csv
+    import io
+
+    from gpuplan.catalog.snapshot import shipped_text
+    from gpuplan.hardware import resolve_gpu
+    from gpuplan.i18n import _
+
+    gpu_id = resolve_gpu(gpu).id
+    notes = [
+        f"{r['what'].removesuffix(_GAP)}: {r['reason']}"
+        for r in csv.DictReader(io.StringIO(shipped_text("skipped.csv")))
+        if r["what"].endswith(_GAP) and re.search(rf"\b{re.escape(gpu_id)}\b", r["reason"])
+    ]
+    lead = _(
+        "no offer of {gpu} in the catalog: none of the price sources it ships lists one; `gpuplan catalog "
+        "import` takes a price list of your own (a quote) for it"
+    ).format(gpu=gpu_id)
+    return _("; ").join([lead, *notes])
 
 
 #: Words by which the snapshot's notes on missing prices name each pricing model.
