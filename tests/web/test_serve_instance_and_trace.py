@@ -48,11 +48,21 @@ def test_estimate_on_a_named_instance_type_is_the_commands(service: Service) -> 
             network=links.network,
             host=links.host,
             offered_gpus=frozenset(o.gpu for o in store.offers()),
+            levels=True,
+            level_profile=lambda wl: profile(wl, store.local),
         )
-        want = estimate_json(report.profile, list(report.outcomes), report.calibration, stack=report.stack)
+        want = estimate_json(
+            report.profile,
+            list(report.outcomes),
+            report.calibration,
+            stack=report.stack,
+            levels=[(lv.level, lv.outcomes) for lv in report.levels],
+        )
     finally:
         store.close()
     assert r.json()["estimates"] == want.model_dump(mode="json")["estimates"]
+    # the stock and tuned stacks' figures too (the service had left them out)
+    assert {lv["level"] for lv in r.json()["estimates"][0]["stack_levels"]} == {"stock", "tuned"}
 
 
 def test_an_instance_of_another_gpu_names_the_requests_gpus_field(service: Service) -> None:

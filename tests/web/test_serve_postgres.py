@@ -95,3 +95,44 @@ def test_a_job_queued_on_postgres_is_run_by_a_worker_and_claimed_once(pg_service
     for t in claims:
         t.join()
     assert sum(x is not None for x in got) == 1
+
+
+def test_concurrent_writes_of_one_key_on_postgres_all_land_with_their_audit(server: Server) -> None:
+    # was: a delete then insert per budget and discount, and max(version) + 1 per workload save:
+    # writers of one key collided on its unique key (21 of 32 budget PUTs a 500, the writes lost),
+    # a discount's audit entry was written in a second transaction (its last entry not the value in
+    # force), and a save racing a name's creation was told the name "reads as the saved" itself
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gpuplan.catalog import open_store
+    from gpuplan.catalog.discounts import discounts, set_discount
+    from gpuplan.catalog.team_store import TeamStore
+
+    url = fresh_database(server, "serve_concurrent_writes")
+    store = open_store(url)
+    team = TeamStore(store.engine)
+    n = 16
+
+    def budget(i: int) -> None:
+        team.set_budget("2031-01", 100.0 + i, actor="admin")
+
+    def discount(i: int) -> None:
+        def audit(conn: object, d: object) -> None:
+            TeamStore.audit(conn, "admin", "discount.set", "lambda", {"percent": d.percent})  # type: ignore[arg-type, attr-defined]
+
+        set_discount(store, "lambda", 1.0 + i, also=audit)
+
+    def save(i: int) -> None:
+        team.save_workload("raced", bert_workload(), actor=f"user{i}")
+
+    with ThreadPoolExecutor(n) as pool:
+        for job in (budget, discount, save):
+            list(pool.map(job, range(n)))  # any exception is raised here
+    kept = team.budget("2031-01")
+    assert kept is not None and 100.0 <= kept.amount_usd < 100.0 + n
+    [lam] = [d for d in discounts(store) if d.provider == "lambda"]
+    entries = team.audit_entries(limit=1000)
+    last = next(e for e in entries if e.action == "discount.set")
+    assert last.details["percent"] == lam.percent  # the audit's newest entry is the value in force
+    assert sorted(w.version for w in team.workload_versions("raced")) == list(range(1, n + 1))
+    store.close()

@@ -22,6 +22,10 @@ from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from sqlalchemy import Connection
+
     from gpuplan.catalog.store import Store
 
 __all__ = ["OWN_PRICES", "Discount", "clear_discount", "discounted", "discounts", "matching", "set_discount"]
@@ -90,7 +94,15 @@ def discounts(store: Store) -> list[Discount]:
     ]
 
 
-def set_discount(store: Store, provider: str, percent: float, family: str = "", note: str = "") -> Discount:
+def set_discount(
+    store: Store,
+    provider: str,
+    percent: float,
+    family: str = "",
+    note: str = "",
+    *,
+    also: Callable[[Connection, Discount], None] | None = None,
+) -> Discount:
     """Store (or replace) a discount; InputError for a percentage outside 0 < p ≤ :data:`MAX_PERCENT`."""
     prov = PROVIDERS.cast(provider)
     if not (math.isfinite(percent) and 0 < percent <= MAX_PERCENT):
@@ -114,9 +126,8 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
     family = family.strip()
     if family:
         _check_family(store, prov, family)
-    from sqlalchemy import delete, insert
-
     from gpuplan.catalog import schema as t
+    from gpuplan.catalog.transactions import upsert, writing
 
     d = Discount(
         provider=prov,
@@ -125,15 +136,11 @@ def set_discount(store: Store, provider: str, percent: float, family: str = "", 
         set_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
         note=note,
     )
-    with store.engine.begin() as conn:
-        conn.execute(
-            delete(t.discounts).where(t.discounts.c.provider == prov, t.discounts.c.family == family)
-        )
-        conn.execute(
-            insert(t.discounts).values(
-                provider=prov, family=family, percent=percent, set_at=d.set_at, note=note
-            )
-        )
+    row = {"provider": prov, "family": family, "percent": percent, "set_at": d.set_at, "note": note}
+    with writing(store.engine) as conn:
+        upsert(conn, t.discounts, row, ["provider", "family"])
+        if also is not None:  # the team service's audit entry: in the same transaction as the change
+            also(conn, d)
     store.invalidate_caches()
     return d
 
@@ -167,16 +174,22 @@ def _check_family(store: Store, provider: str, family: str) -> None:
     )
 
 
-def clear_discount(store: Store, provider: str, family: str = "") -> bool:
-    """Remove a discount; False if there was none."""
+def clear_discount(
+    store: Store, provider: str, family: str = "", *, also: Callable[[Connection], None] | None = None
+) -> bool:
+    """Remove a discount; False if there was none. ``also``: run in the same transaction when one
+    was removed (the team service's audit entry)."""
     prov = PROVIDERS.cast(provider)
     from sqlalchemy import delete
 
     from gpuplan.catalog import schema as t
+    from gpuplan.catalog.transactions import writing
 
-    with store.engine.begin() as conn:
+    with writing(store.engine) as conn:
         n = conn.execute(
             delete(t.discounts).where(t.discounts.c.provider == prov, t.discounts.c.family == family.strip())
         ).rowcount
+        if n and also is not None:
+            also(conn)
     store.invalidate_caches()
     return bool(n)

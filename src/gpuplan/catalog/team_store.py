@@ -28,7 +28,7 @@ from sqlalchemy import JSON, cast, func, insert, select, type_coerce, update
 from gpuplan.bounded import control_character, mixed_scripts, reading
 from gpuplan.catalog import schema as t
 from gpuplan.catalog.model import ExchangeRate
-from gpuplan.catalog.transactions import writing
+from gpuplan.catalog.transactions import upsert, writing
 from gpuplan.errors import AbsentError, InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
@@ -388,11 +388,16 @@ class TeamStore:
     ) -> SavedWorkload:
         w, v = t.team_workloads.c, t.team_workload_versions.c
         with writing(self.engine) as conn:
-            row = conn.execute(select(w.id).where(w.name == name)).first()
+            # The workload's row locked (PostgreSQL; SQLite's BEGIN IMMEDIATE already serialises
+            # writers): concurrent saves of one name take their version numbers in turn, not the
+            # same max + 1 (a unique-key 500, the save lost).
+            row = conn.execute(select(w.id).where(w.name == name).with_for_update()).first()
             if row is None:
                 _refuse_lookalike(N_("workload name"), name)
                 names = conn.execute(select(w.name)).scalars()
-                kept = next((n for n in names if reading(n) == reading(name)), None)
+                # not the name itself: created by a concurrent save since the select above, it is
+                # no look-alike, and the insert below conflicts and is tried again (finding it)
+                kept = next((n for n in names if n != name and reading(n) == reading(name)), None)
                 if kept is not None:  # BERT, ｂｅｒｔ or 𝐛𝐞𝐫𝐭 beside bert: no one could tell them apart
                     raise InputError.worded(
                         N_("workload name {name!r} reads as the saved {kept!r}: save it under that name"),
@@ -605,7 +610,6 @@ class TeamStore:
                 ),
                 code=ord(bad),
             )
-        b = t.team_budgets.c
         now = now_iso()
         cny, rate = given_cny if given_cny is not None else (None, None)
         details: dict[str, Any] = {"amount_usd": amount_usd, "note": note[:500]}
@@ -624,8 +628,7 @@ class TeamStore:
             "cny_rate_age_days": rate.age_days if rate else None,
         }
         with writing(self.engine) as conn:
-            conn.execute(t.team_budgets.delete().where(b.month == month))
-            conn.execute(insert(t.team_budgets).values(**row))
+            upsert(conn, t.team_budgets, row, ["month"])
             self.audit(conn, actor, "budget.set", month, details)
         return _budget_of(row)
 

@@ -6,14 +6,14 @@ importing :mod:`gpuplan.catalog.open_catalog`, which itself imports them (a cycl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Engine
+    from sqlalchemy import Connection, Engine, Table
 
-__all__ = ["db_error", "is_busy", "writing"]
+__all__ = ["db_error", "is_busy", "upsert", "writing"]
 
 
 def db_error(e: BaseException) -> str:
@@ -34,3 +34,17 @@ def writing(engine: Engine) -> Iterator[Connection]:
     """A write transaction (``BEGIN IMMEDIATE`` on SQLite): committed on success, rolled back on error."""
     with engine.execution_options(gpuplan_begin="IMMEDIATE").begin() as conn:
         yield conn
+
+
+def upsert(conn: Connection, table: Table, row: Mapping[str, Any], keys: Sequence[str]) -> None:
+    """Insert ``row``, or update the row of the same ``keys`` (a unique key of ``table``) to it, in
+    one statement (``INSERT … ON CONFLICT DO UPDATE``, SQLite and PostgreSQL alike). A delete then
+    insert raced on PostgreSQL: two writers of one key both deleted nothing, and the second insert
+    broke the unique key (a 500, the write lost); SQLite's ``BEGIN IMMEDIATE`` had serialised them."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert  # type: ignore[assignment]
+    statement = insert(table).values(**row)
+    update = {k: statement.excluded[k] for k in row if k not in keys}
+    conn.execute(statement.on_conflict_do_update(index_elements=list(keys), set_=update))

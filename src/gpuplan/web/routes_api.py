@@ -276,10 +276,12 @@ def discounts_set(
     from gpuplan.catalog.team_store import TeamStore
 
     store = _store(request)
-    d = set_discount(store, body.provider, body.percent, body.family, body.note)
-    TeamStore(store.engine).record(
-        caller.name, "discount.set", f"{d.provider} {d.family}".strip(), {"percent": d.percent}
-    )
+
+    def audit(conn: Any, d: Any) -> None:  # in the discount's own transaction
+        details = {"percent": d.percent, "family": d.family, "note": d.note}
+        TeamStore.audit(conn, caller.name, "discount.set", f"{d.provider} {d.family}".strip(), details)
+
+    set_discount(store, body.provider, body.percent, body.family, body.note, also=audit)
     return _discounts(store)
 
 
@@ -297,10 +299,13 @@ def discounts_clear(
     from gpuplan.i18n import N_
 
     store = _store(request)
-    if not clear_discount(store, provider, family):
+
+    def audit(conn: Any) -> None:  # in the removal's own transaction
+        TeamStore.audit(conn, caller.name, "discount.clear", f"{provider} {family}".strip(), {})
+
+    if not clear_discount(store, provider, family, also=audit):
         scope = f"{provider} {family}" if family else provider
         raise AbsentError.worded(N_("no discount for {scope}"), scope=scope)
-    TeamStore(store.engine).record(caller.name, "discount.clear", f"{provider} {family}".strip(), {})
     return _discounts(store)
 
 
@@ -404,20 +409,29 @@ def _import(
             )
         except CatalogImportError as e:
             raise _as_body(e, file) from None
-    report = store.import_offers(
-        read.rows, provider=read.provider, source=read.source, kind=read.kind, rejected=read.rejected
-    )
-    TeamStore(store.engine).record(
-        caller.name,
-        "catalog.import",
-        read.provider,
-        {
+    from gpuplan.catalog.importing import import_of, import_offers, write_with_retry
+
+    def write(conn: Any) -> Any:  # the import and its audit entry commit together
+        report = import_offers(
+            store,
+            read.rows,
+            provider=read.provider,
+            source=read.source,
+            kind=read.kind,
+            rejected=read.rejected,
+            conn=conn,
+        )
+        details = {
             "import_id": report.import_id,
             "rows": len(read.rows),
             "rejected": len(read.rejected),
             "format": fmt,
-        },
-    )
+        }
+        TeamStore.audit(conn, caller.name, "catalog.import", read.provider, details)
+        return report
+
+    report = write_with_retry(store, write, import_of(read.provider, read.source))
+    store.invalidate_caches()  # once committed (the import's own call ran inside the transaction)
     if report.import_id is None:
         # The answer is one line: it names the first refused rows and why, as the CLI's table does.
         raise CatalogImportError.worded(

@@ -31,8 +31,9 @@ from gpuplan.web.strict_json import StrictJsonRoute
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api/v1", responses=_ERRORS, route_class=StrictJsonRoute)
-#: The largest id a database integer holds (SQLite and PostgreSQL BIGINT): a larger one is a 422, not a 500.
-_MAX_ID = 2**63 - 1
+#: The largest id the catalog's id columns hold on every database: PostgreSQL's ``integer`` (4 bytes;
+#: SQLite's hold 8). A larger one is a 422, not a 500 ("integer out of range" on PostgreSQL).
+_MAX_ID = 2**31 - 1
 
 Month = Annotated[str, PathParam(pattern=MONTH_PATTERN, description="YYYY-MM")]
 

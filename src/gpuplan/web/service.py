@@ -279,6 +279,9 @@ def estimate_document(
         host=links.host,
         offered_gpus=frozenset(o.gpu for o in store.offers()),
         measured_steps=steps,
+        # the stock and tuned stacks' figures, as `gpuplan estimate --json` gives them
+        levels=True,
+        level_profile=lambda wl: _profile(store, wl, _no_progress),
     )
     outcomes = list(report.outcomes)
     if links.gpus and all(o.error for o in outcomes):
@@ -292,6 +295,7 @@ def estimate_document(
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
         stack=report.stack,
+        levels=[(lv.level, lv.outcomes) for lv in report.levels],
     ).model_dump(mode="json")
 
 
