@@ -28,7 +28,7 @@ weight copies; fp8 traced as amp-bf16: median −15 %).
 (and pipeline micro-batches): the claimed figures unchanged (torchtune's and FlagPerf's bf16 rows hold
 their gradients already), FlagPerf's two unclaimed FP8 rows 14.8 → 9.2 % in median, 137 configurations
 that ran, none called "does not fit"; accumulating runs' estimates rise (Megatron-LM's GPT 18.4B on
-256 A100s 43.0 → 63.1 GiB allocated, the 8-micro-batch BERT-Large phase 1 58.0 → 59.2).
+256 A100s 43.0 → 63.1 GiB allocated, BERT-Large phase 1 with accumulation 58.0 → 59.2).
 """
 
 from __future__ import annotations
