@@ -164,8 +164,8 @@ def test_inference_replicas_start_at_the_planned_gpu_count(tmp_path: Path) -> No
     dep = next(d for d in yaml_docs(generate(spec, "k8s")) if d["kind"] == "Deployment")
     hpa = next(d for d in yaml_docs(generate(spec, "k8s")) if d["kind"] == "HorizontalPodAutoscaler")
     assert (
-        dep["spec"]["replicas"] == 3 and hpa["spec"]["minReplicas"] == 3 and hpa["spec"]["maxReplicas"] == 8
-    )
+        dep["spec"]["replicas"] == 3 and hpa["spec"]["minReplicas"] == 3 and hpa["spec"]["maxReplicas"] == 6
+    )  # room to double what was priced
     assert _pod(dep)["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 1}  # one GPU per replica
 
 
@@ -185,3 +185,22 @@ def test_a_model_of_ones_own_code_needs_the_image_that_holds_it() -> None:
     files = generate(spec, "k8s", GenerateOptions(image="registry.example/tinyuser:1"))
     job = next(f for f in files if f.path == "k8s/job.yaml").content
     assert "image: registry.example/tinyuser:1" in job
+
+
+def test_a_tensor_parallel_serving_replica_is_one_pod_of_its_gpus(tmp_path: Path) -> None:
+    # was: a 70B model priced as one replica over 4 GPUs (tensor_parallel 4) deployed as 4 pods of
+    # one GPU each, an HPA from 4 to 8 of them: no pod could hold the weights
+    p = tmp_path / "tp.yaml"
+    p.write_text(
+        "name: tp\ntask: infer\nmodel: {preset: llama-7b}\ninputs: {batch_size: 1, seq_len: 512}\n"
+        "precision: bf16\ntensor_parallel: 4\n"
+        "serving: {requests_per_s: 2, prompt_tokens: 256, output_tokens: 128}\n"
+    )
+    spec = LaunchSpec.from_workload(p, gpu="H100-SXM", count=8)
+    docs = {d["kind"]: d for d in yaml_docs(generate(spec, "k8s"))}
+    deployment = docs["Deployment"]["spec"]
+    assert deployment["replicas"] == 2  # 8 GPUs priced: two replicas of 4
+    [container] = deployment["template"]["spec"]["containers"]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 4
+    hpa = docs["HorizontalPodAutoscaler"]["spec"]
+    assert (hpa["minReplicas"], hpa["maxReplicas"]) == (2, 4)

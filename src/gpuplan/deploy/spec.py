@@ -455,23 +455,26 @@ def _samples(workload: PlanWorkload) -> int | None:
     return data.samples
 
 
-def _serving_for(workload: PlanWorkload, launch: dict[str, Any]) -> ServingDeployment | None:
+def _serving_for(
+    workload: PlanWorkload, launch: dict[str, Any], per_replica: int = 1
+) -> ServingDeployment | None:
     """The serving block, with the replica range defaulting to what the plan priced: one replica
-    per planned GPU to start, room to double under load."""
+    per planned ``per_replica`` GPUs (its tensor × pipeline split, one pod) to start, room to double
+    under load."""
     given = ServingDeployment.model_validate(workload.serving) if workload.serving is not None else None
     if workload.task != "infer":
         return given
     serving = given or ServingDeployment()
-    gpus = launch.get("gpus_per_node", 1) * launch.get("nodes", 1)
+    gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
     update: dict[str, int] = {}
     if "min_replicas" not in serving.model_fields_set:
         update["min_replicas"] = (
             min(gpus, serving.max_replicas) if "max_replicas" in serving.model_fields_set else gpus
         )
     if "max_replicas" not in serving.model_fields_set:
-        update["max_replicas"] = max(
-            2 * update.get("min_replicas", serving.min_replicas), serving.max_replicas
-        )
+        # room to double what was priced (the serving block's own default, 8, was as many as 4×
+        # the replicas of a 2-GPU plan, and 32 GPUs for replicas of 4)
+        update["max_replicas"] = 2 * update.get("min_replicas", serving.min_replicas)
     return serving.model_copy(update=update)
 
 
@@ -551,7 +554,11 @@ def _build(workload: PlanWorkload, *, source: str, **launch: Any) -> LaunchSpec:
             pipeline_parallel=extra.get("pipeline_parallel", 1),
             dataset_samples=_samples(workload),
             epochs=(workload.data or WorkloadData()).epochs,
-            serving=_serving_for(workload, launch),
+            serving=_serving_for(
+                workload,
+                launch,
+                extra.get("tensor_parallel", 1) * extra.get("pipeline_parallel", 1),
+            ),
             **launch,
         )
     except ValidationError as e:

@@ -44,7 +44,8 @@ def _deployment(spec: LaunchSpec, options: GenerateOptions) -> dict[str, Any]:
         "env": [{"name": "CKPT_DIR", "value": "/checkpoints"}, {"name": "PORT", "value": str(SERVE_PORT)}],
         "ports": [{"name": "http", "containerPort": SERVE_PORT}],
         "readinessProbe": {"httpGet": {"path": "/healthz", "port": "http"}, "periodSeconds": 5},
-        "resources": gpu_resources(spec, 1),
+        # a replica's tensor × pipeline split runs in one pod, on GPUs of one node
+        "resources": gpu_resources(spec, spec.tensor_parallel * spec.pipeline_parallel),
     }
     pod = pod_spec(
         spec,
