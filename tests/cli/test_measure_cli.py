@@ -324,3 +324,55 @@ def test_a_recording_from_a_real_h200_anchors_the_estimate_at_home(db: str) -> N
     assert own["anchored"]["measured_on"] == "H200-SXM" and own["anchored"]["transferred"] is False
     assert own["step_time_s"] == pytest.approx(doc["step_time"]["median_s"], rel=0.05)
     assert other["anchored"]["transferred"] is True and other["step_time_s"] > own["step_time_s"]
+
+
+H200_WORKLOAD = ROOT / "examples" / "resnet50-imagenet.yaml"
+H200_RECORDING = FIXTURES / "resnet50-imagenet.h200.json"
+
+
+def _h200(tmp_path: Path, change: Any) -> Path:
+    doc = json.loads(H200_RECORDING.read_text(encoding="utf-8"))
+    change(doc)
+    bad = tmp_path / "h200.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    return bad
+
+
+def _field(path: str, value: object) -> Any:
+    def change(doc: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        for p in parents:
+            doc = doc[p]
+        doc[last] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        # a median and a fastest step edited (10 ms beside samples of 87 ms): every anchored GPU
+        # 9x too fast
+        (
+            lambda d: _field("step_time.median_s", 0.010)(d) or _field("step_time.low_s", 0.010)(d),
+            "is not the median of its samples_s",
+        ),
+        # a B200 id on an H200's name: every GPU moved from the wrong card
+        (_field("device.gpu_id", "B200"), "is not a GPU device.name 'NVIDIA H200' can be"),
+        # amp-fp16 keeps no issue time (GradScaler waits mid-step); none is longer than a step
+        (_field("step_time.issue_s", 0.05), "given for an amp-fp16 step"),
+        (_field("step_time.issue_s", 10.0), "is longer than the slowest step"),
+        # its key matched, its own description did not
+        (_field("workload.batch_size", 64), "describes a train step in amp-fp16 at batch 64 per GPU"),
+        (_field("workload.precision", "fp32"), "describes a train step in fp32 at batch 256 per GPU"),
+    ],
+)
+def test_a_recording_that_contradicts_itself_or_the_workload_is_refused(
+    db: str, tmp_path: Path, change: Any, says: str
+) -> None:
+    result = runner.invoke(
+        app, ["--db", db, "measure", str(H200_WORKLOAD), "--from", str(_h200(tmp_path, change))]
+    )
+    assert result.exit_code == 1 and says in str(result.exception), result.output
+    genuine = runner.invoke(app, ["--db", db, "measure", str(H200_WORKLOAD), "--from", str(H200_RECORDING)])
+    assert genuine.exit_code == 0, genuine.output

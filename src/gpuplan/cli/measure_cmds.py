@@ -152,6 +152,24 @@ def _recording(path: Path, workload: Workload) -> MeasurementDocument:
             precision=doc.workload.precision,
             workload=workload.name,
         )
+    said = (doc.workload.task, doc.workload.precision, doc.workload.batch_size)
+    ours = (workload.task.value, workload.precision.value, workload.inputs.batch_size)
+    if said != ours:
+        # its key matched, its own description did not: one of the two was edited
+        raise InputError.worded(
+            N_(
+                "{path} describes a {task} step in {precision} at batch {batch} per GPU; this workload "
+                "is {our_task} in {our_precision} at batch {our_batch}: measure {workload} itself"
+            ),
+            path=path,
+            task=doc.workload.task,
+            precision=doc.workload.precision,
+            batch=doc.workload.batch_size,
+            our_task=workload.task.value,
+            our_precision=workload.precision.value,
+            our_batch=workload.inputs.batch_size,
+            workload=workload.name,
+        )
     if doc.device.gpu_id is not None:
         from gpuplan.errors import NotFoundError
 

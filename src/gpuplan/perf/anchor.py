@@ -25,6 +25,7 @@ datasheet to transfer from.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING
 from gpuplan.bounded import printable
 from gpuplan.errors import DataError, InputError
 from gpuplan.i18n import N_, _
+from gpuplan.i18n.phrases import listed
 from gpuplan.profile.model import LAYOUT_TRANSPOSE_OP
 
 if TYPE_CHECKING:
@@ -286,6 +288,42 @@ def _check_physical(
             low=t.low_s,
             high=t.high_s,
         )
+    if t.samples_s and not math.isclose(statistics.median(t.samples_s), t.median_s, rel_tol=1e-6):
+        # measure writes the median of its samples: a median edited alone (10 ms beside samples of
+        # 87 ms) had made every GPU's estimate anchored on it 9x too fast
+        raise error.worded(
+            N_("{source}: step_time.median_s {median} s is not the median of its samples_s ({of} s)"),
+            source=source,
+            median=t.median_s,
+            of=statistics.median(t.samples_s),
+        )
+    if t.issue_s is not None and t.issue_s > t.high_s:
+        raise error.worded(
+            N_("{source}: step_time.issue_s {issue} s is longer than the slowest step ({high} s)"),
+            source=source,
+            issue=t.issue_s,
+            high=t.high_s,
+        )
+    if t.issue_s is not None and doc.device.kind != "cpu" and doc.workload.precision == "amp-fp16":
+        # GradScaler reads its inf check back mid-step: measure keeps no issue time there
+        raise error.worded(
+            N_(
+                "{source}: step_time.issue_s is given for an amp-fp16 step, whose CPU issue time "
+                "gpuplan measure does not keep (GradScaler waits for the GPU within the step)"
+            ),
+            source=source,
+        )
+    if doc.device.gpu_id is not None and doc.device.kind != "cpu":
+        named = _gpus_of_name(doc.device.name)
+        if named is not None and doc.device.gpu_id not in named:
+            # a B200 id on an H200's name had moved every GPU's estimate from the wrong card
+            raise error.worded(
+                N_("{source}: device.gpu_id {gpu!r} is not a GPU device.name {name!r} can be ({named})"),
+                source=source,
+                gpu=doc.device.gpu_id,
+                name=doc.device.name,
+                named=listed(sorted(named)),
+            )
     busy = max(k.busy_s, sum(float(getattr(k, c)) for c in OP_CLASSES))
     if doc.device.kind != "cpu" and busy > KERNEL_OVER_STEP * t.high_s:
         raise error.worded(
@@ -313,6 +351,29 @@ def _check_physical(
             when=when,
             today=today.isoformat(),
         )
+
+
+def _gpus_of_name(name: str) -> set[str] | None:
+    """The GPUs a driver-reported device name can be (``NVIDIA H200``: either H200), each with the
+    siblings of its memory size (``Tesla V100-PCIE`` names the 16 GB card, and the 32 GB one reports
+    it too), or None for a name the datasheets do not know (nothing to check against)."""
+    from gpuplan.errors import AmbiguousNameError, GpuplanError
+    from gpuplan.hardware import all_gpus, get_gpu, gpu_by_driver_name, resolve_gpu
+
+    base = re.sub(r"\s+MIG\s+\S+$", "", name.strip())
+    try:
+        found = gpu_by_driver_name(base) or resolve_gpu(base)
+        parts = [found]
+    except AmbiguousNameError as e:
+        parts = [get_gpu(c) for c in e.choices]
+    except GpuplanError:
+        return None
+    return {
+        g.id
+        for part in parts
+        for g in all_gpus()
+        if g.id == part.id or (g.architecture == part.architecture and g.form_factor == part.form_factor)
+    }
 
 
 def workload_measurements(
