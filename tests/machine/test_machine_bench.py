@@ -216,7 +216,7 @@ def test_bench_in_chinese_keeps_the_stored_note_english_and_shows_it_translated(
     assert "gpuplan 没有 CPU 的规格表" in text and "no datasheet for CPUs" not in text
     assert all(s.reason != "TF32 is a GPU tensor-core mode" for s in report.skipped)
     assert "TF32 是 GPU Tensor Core 的模式" in text
-    assert [p.label for p in seen][-1] == "完成" and "显存带宽" in [p.label for p in seen]
+    assert [p.label for p in seen][-1] == "完成" and "显存/内存带宽" in [p.label for p in seen]
     # The metrics by name, not their ids (the JSON keeps the ids): it had shown matmul_tflops.
     assert "矩阵乘法" in text and "matmul_tflops" not in text and "memory_bandwidth_gbps" not in text
 

@@ -265,3 +265,11 @@ def test_the_anchored_range_is_called_narrower_only_where_it_is() -> None:
     assert "with a narrower range" in line(own)
     assert "with a narrower range" not in line(own, moved)
     assert "not narrower than the model's" in line(own, moved)
+
+
+def test_of_two_recordings_of_one_time_the_one_stored_last_wins() -> None:
+    # was: the first stored, while `measure --from` said the second one was now anchored on
+    p = _profile()
+    first = _measured(p, gpu_id="H100-SXM", measured_at="2026-01-01T00:00:00+00:00")
+    again = _measured(p, gpu_id="H100-SXM", measured_at="2026-01-01T00:00:00+00:00")
+    assert choose_measurement([first, again], "H100-SXM") is again

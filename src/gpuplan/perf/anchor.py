@@ -443,8 +443,10 @@ def choose_measurement(measurements: Sequence[StepMeasurement], gpu_id: str) -> 
     usable = [m for m in measurements if m.device == "cuda" and m.gpu_id]
     same = [m for m in usable if m.gpu_id == gpu_id]
     pool = same or usable
-    # ISO timestamps of one writer sort chronologically as strings.
-    return max(pool, key=lambda m: m.measured_at) if pool else None
+    # ISO timestamps of one writer sort chronologically as strings; of two alike, the one stored
+    # last (the store lists them by time, then as stored): a re-import said "now anchor on it"
+    # while the first of the two kept being used.
+    return max(enumerate(pool), key=lambda im: (im[1].measured_at, im[0]))[1] if pool else None
 
 
 @dataclass(frozen=True, kw_only=True)
