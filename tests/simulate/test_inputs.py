@@ -171,3 +171,17 @@ def test_the_spot_offer_is_picked_for_the_replicas_the_policies_run_on_spot() ->
     assert "h100_8x_spot" in whole.sources["spot"]  # 6 replicas: one 8-GPU box ($3.60) beats six VMs ($6)
     p = fleet_prices(offers, "H100-SXM", fleet_replicas=6, spot_fleet_replicas=3)
     assert "h100_1x_spot" in p.sources["spot"] and "h100_8x" in p.sources["on_demand"]  # 3 × $1 < $3.60
+
+
+def test_each_policy_is_priced_on_its_own_fleet_whatever_runs_beside_it() -> None:
+    # was: one fleet picked for every policy (the largest): fixed:replicas=1 of a 4-GPU replica cost
+    # $15.34 alone and $28.03 beside fixed:replicas=2, billed a whole 8-GPU box for its one replica
+    from gpuplan.simulate import parse_policy
+    from gpuplan.simulate.inputs import prices_by_policy
+
+    one, two = parse_policy("fixed:replicas=1,name=one"), parse_policy("fixed:replicas=2,name=two")
+    offers = [_offer("on_demand", "h100_4x", 4, 1.9), _offer("on_demand", "h100_8x", 8, 1.75)]
+    alone = fleet_prices(offers, "H100-SXM", gpus_per_replica=4, fleet_replicas=1)
+    own = prices_by_policy(offers, "H100-SXM", [one, two], gpus_per_replica=4)
+    assert own["one"] == alone and "h100_4x" in own["one"].source  # $7.60 for its one replica
+    assert "h100_8x" in own["two"].source  # two replicas: one 8-GPU box ($14) beats two 4-GPU ones ($15.20)

@@ -297,6 +297,7 @@ def autoscale_cmd(
         fleet_prices,
         parse_replica,
         policy_fleets,
+        prices_by_policy,
         request_tokens,
         storage_bytes_per_s,
     )
@@ -343,15 +344,14 @@ def autoscale_cmd(
         offers = store.offers(gpu=gpu_id) if store is not None else []
         if instance is not None:
             offers = [o for o in offers if o.instance_type.lower() == instance.lower()]
-        prices = fleet_prices(
-            offers,
-            gpu_id,
-            on_demand_usd=on_demand_price,
-            spot_usd=spot_price,
-            spot_rate_per_hour=spot_rate,
-            gpus_per_replica=w.tensor_parallel,
-            **policy_fleets(pols),
-        )
+        given = {
+            "on_demand_usd": on_demand_price,
+            "spot_usd": spot_price,
+            "spot_rate_per_hour": spot_rate,
+            "gpus_per_replica": w.tensor_parallel,
+        }
+        prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(pols))  # type: ignore[arg-type]
+        own_prices = prices_by_policy(offers, gpu_id, pols, **given)
         money = display_money_for(store, currency)
         assert tr.prompt_tokens is not None and tr.output_tokens is not None
         lengths = (float(tr.prompt_tokens.mean()), float(tr.output_tokens.mean()))
@@ -386,6 +386,7 @@ def autoscale_cmd(
             cold_start_s=cold_s,
             cold_start_source=cold_words,
         ),
+        policy_prices=own_prices,
     )
     if out is not None:
         write_text_atomic(out, autoscale_html(res, money))

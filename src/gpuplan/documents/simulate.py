@@ -238,6 +238,9 @@ class PolicyDoc(Document):
     slos: list[SloOutcomeDoc]
     losses: LossesDoc
     behaviour: BehaviourDoc
+    prices: PricesDoc | None = None
+    """The prices of this policy's own fleet where they are not the document's ``prices`` (a
+    policy of one replica on the one-GPU instance its fleet takes); null: the document's."""
 
 
 class AutoscaleDocument(Document):

@@ -39,6 +39,7 @@ from gpuplan.simulate.autoscale import (
     SATURATED_BATCH,
     SATURATED_PREFILL,
     AutoscaleResult,
+    FleetPrices,
     PolicyResult,
 )
 from gpuplan.simulate.latency import METRICS
@@ -47,9 +48,22 @@ from gpuplan.vocab import pricing_name
 __all__ = ["autoscale_html", "autoscale_json", "autoscale_view"]
 
 
+def _prices_doc(prices: FleetPrices) -> dict[str, Any]:
+    return {
+        "usd_per_hour": prices.usd_per_hour,
+        "source": prices.source,
+        "spot_interruptions_per_hour": prices.spot_rate_per_hour,
+        "spot_rate_source": prices.spot_rate_source,
+        "replicas_per_instance": {k: prices.per_instance(k) for k in prices.usd_per_hour},
+        "gpus_per_replica": prices.gpus_per_replica,
+        "basis": {k: basis_doc(b) for k, b in prices.basis.items()},
+    }
+
+
 def _policy_doc(p: PolicyResult) -> dict[str, Any]:
     pol = p.policy
     return {
+        "prices": _prices_doc(p.prices) if p.prices is not None else None,
         "name": p.name,
         "cost_usd": p.cost_usd,
         "replica_hours": p.replica_hours,
@@ -134,15 +148,7 @@ def autoscale_json(res: AutoscaleResult) -> dict[str, Any]:
                 },
                 "kv_cache_tokens": rep.step.kv_capacity_tokens if rep.step is not None else None,
             },
-            "prices": {
-                "usd_per_hour": res.prices.usd_per_hour,
-                "source": res.prices.source,
-                "spot_interruptions_per_hour": res.prices.spot_rate_per_hour,
-                "spot_rate_source": res.prices.spot_rate_source,
-                "replicas_per_instance": {k: res.prices.per_instance(k) for k in res.prices.usd_per_hour},
-                "gpus_per_replica": res.prices.gpus_per_replica,
-                "basis": {k: basis_doc(b) for k, b in res.prices.basis.items()},
-            },
+            "prices": _prices_doc(res.prices),
             "settings": {
                 "slo_s": res.settings.slo_s,
                 "slos": [
@@ -205,6 +211,13 @@ def _header(res: AutoscaleResult, money: Money) -> list[str]:
                 ),
             )
         )
+    for p in res.policies:
+        if p.prices is not None:  # priced on its own fleet, not the largest one's
+            used = [p.prices.sources[k] for k in p.replica_hours if k in p.prices.sources]
+            lines += [
+                _("Prices of {policy} (its own fleet): {source}.").format(policy=p.name, source=source)
+                for source in (used or [p.prices.source])
+            ]
     lines += [
         _("Spot interruptions: {source}.").format(source=res.prices.spot_rate_source),
     ]

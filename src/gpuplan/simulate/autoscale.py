@@ -11,7 +11,7 @@ latency (:mod:`gpuplan.simulate.latency`), and per policy where it lost requests
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -232,6 +232,10 @@ class PolicyResult:
     """Time its replicas ran near saturation (batch ≥ ``SATURATED_BATCH`` of the slots, or prompts
     ≥ ``SATURATED_PREFILL`` of a replica's compute): there the per-request model's latency tails
     are optimistic next to the iteration-level replica (:mod:`gpuplan.simulate.batching`)."""
+    prices: FleetPrices | None = None
+    """The prices of its own fleet where they are not :attr:`AutoscaleResult.prices` (a policy of
+    one replica priced on the one-GPU instance its own fleet takes, not on the 8-GPU one picked
+    for another policy's eight); None: the run's."""
 
 
 #: Where the per-request replica model stops tracking the iteration-level one (checked on the
@@ -613,8 +617,12 @@ def simulate_autoscale(
     policies: Sequence[Policy],
     prices: FleetPrices,
     settings: SimulationSettings | None = None,
+    policy_prices: Mapping[str, FleetPrices] | None = None,
 ) -> AutoscaleResult:
-    """Each policy on ``trace``; requests need the trace's token counts (see ``Trace.with_tokens``)."""
+    """Each policy on ``trace``; requests need the trace's token counts (see ``Trace.with_tokens``).
+    ``policy_prices``: by policy name, the prices of that policy's own fleet (``inputs.policy_fleets``
+    of it alone), so that a policy costs the same whichever others run beside it; ``prices``
+    otherwise."""
     settings = settings or SimulationSettings()
     if trace.prompt_tokens is None or trace.output_tokens is None:
         raise InputError.worded(N_("the trace has no token counts; give the workload's serving: figures"))
@@ -637,18 +645,28 @@ def simulate_autoscale(
         p = given
         if p.startup_s is None and settings.cold_start_s is not None:
             p = replace(p, startup_s=settings.cold_start_s, spec=given.spec)
+        own = (policy_prices or {}).get(given.name, prices)
         cfg = EngineConfig(
             slots=replica.slots,
             horizon_s=trace.duration_s,
             timeout_s=settings.timeout_s,
-            spot_rate_per_hour=prices.spot_rate_per_hour,
-            spot_replicas_per_instance=prices.per_instance("spot"),
+            spot_rate_per_hour=own.spot_rate_per_hour,
+            spot_replicas_per_instance=own.per_instance("spot"),
             spot_notice_s=settings.spot_notice_s,
             seed=settings.seed,
             start_of_day_s=trace.start_of_day_s,
         )
         run = run_engine(trace.arrival_s, work, p, cfg)
-        out.append(_summarise(p, trace, run, prices, ctx))
+        result = _summarise(p, trace, run, own, ctx)
+        # said where they differ in a pricing model the policy ran on (a policy of no spot replica
+        # has no spot fleet of its own to price)
+        same = all(
+            own.usd_per_hour.get(k) == prices.usd_per_hour.get(k)
+            and own.per_instance(k) == prices.per_instance(k)
+            and own.sources.get(k) == prices.sources.get(k)
+            for k in result.replica_hours
+        )
+        out.append(result if same else replace(result, prices=own))
     return AutoscaleResult(
         replica=replica,
         prices=prices,

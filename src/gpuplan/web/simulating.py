@@ -120,6 +120,8 @@ class _Options:
     replica: ReplicaModel | None
     """Given figures (``replica``), else None: the estimator's replica."""
     prices: FleetPrices
+    policy_prices: dict[str, FleetPrices]
+    """By policy name, the prices of its own fleet (``inputs.prices_by_policy``)."""
 
 
 def _options(store: Store, request: SimulateRequest, workload: Workload, policies: list[Policy]) -> _Options:
@@ -133,6 +135,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
         fleet_prices,
         parse_replica,
         policy_fleets,
+        prices_by_policy,
         storage_bytes_per_s,
     )
 
@@ -145,15 +148,14 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
     offers = store.offers(gpu=gpu_id)
     if request.instance is not None:
         offers = [o for o in offers if o.instance_type.lower() == request.instance.lower()]
-    prices = fleet_prices(
-        offers,
-        gpu_id,
-        on_demand_usd=request.on_demand_price,
-        spot_usd=request.spot_price,
-        spot_rate_per_hour=request.spot_rate,
-        gpus_per_replica=workload.tensor_parallel,
-        **policy_fleets(policies),
-    )
+    given = {
+        "on_demand_usd": request.on_demand_price,
+        "spot_usd": request.spot_price,
+        "spot_rate_per_hour": request.spot_rate,
+        "gpus_per_replica": workload.tensor_parallel,
+    }
+    prices = fleet_prices(offers, gpu_id, **given, **policy_fleets(policies))  # type: ignore[arg-type]
+    own_prices = prices_by_policy(offers, gpu_id, policies, **given)
     replica = None
     if request.replica is not None:
         if request.engine is not None:
@@ -167,7 +169,7 @@ def _options(store: Store, request: SimulateRequest, workload: Workload, policie
             gpu, serving.engine_name, serving.engine_version, tensor_parallel=workload.tensor_parallel
         )
         parse_engine(request.engine, defaults)
-    return _Options(gpu_id, network, slos, storage, replica, prices)
+    return _Options(gpu_id, network, slos, storage, replica, prices, own_prices)
 
 
 def check_simulate(store: Store, request: SimulateRequest, workload: Workload, scratch: Path) -> None:
@@ -283,4 +285,8 @@ def simulate_document(
         cold_start_s=cold_s,
         cold_start_source=cold_words,
     )
-    return autoscale_json(simulate_autoscale(trace, replica, policies, options.prices, settings))
+    return autoscale_json(
+        simulate_autoscale(
+            trace, replica, policies, options.prices, settings, policy_prices=options.policy_prices
+        )
+    )
