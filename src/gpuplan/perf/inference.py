@@ -467,10 +467,12 @@ def serving_estimate(
     prompt_tokens: int,
     output_tokens: int,
     replicas: int = 1,
+    p95_target_s: float | None = None,
 ) -> ServingEstimate:
     """Serving capacity with continuous batching at the KV-cache concurrency limit, and latency at
     the load's own operating point, with ``requests_per_s`` split evenly over ``replicas``
-    (``gpus_needed`` is the whole load's).
+    (``gpus_needed`` is the whole load's: at :data:`TARGET_UTILISATION`, and with ``p95_target_s``
+    as many more replicas as its p95 needs to be within it, where more replicas bring it there).
 
     The GPU's time goes to prompts and to decode steps. A prompt costs ``P = prompt /
     prefill_tokens_per_s`` of the whole GPU (the prefill rate is the GPU's, not a slot's: prompts
@@ -503,13 +505,19 @@ def serving_estimate(
     stretch = 1.0 / (1.0 - min(requests_per_s, capacity) * prefill)
     running, per_token = _operating_point(decode, slots, requests_per_s, prefill, output_tokens, stretch)
     latency = prefill + output_tokens * per_token
-    p95: float | None
-    if rho >= 1.0:
-        p95 = None
-    elif rho <= 0.05:
-        p95 = latency
-    else:
-        p95 = latency + math.log(rho / 0.05) / (capacity - requests_per_s)
+    p95 = _p95(latency, requests_per_s, capacity)
+    needed = max(1, math.ceil(total / (capacity * TARGET_UTILISATION)))
+    if p95_target_s is not None and capacity > 0:
+        # the fewest replicas from there whose p95 is within the target (a target no number of
+        # replicas meets — one request alone is slower — leaves the headroom's count)
+        for more in range(needed, needed * _MAX_REPLICAS_FOR_TARGET + 1):
+            rate = total / more
+            stretch_at = 1.0 / (1.0 - min(rate, capacity) * prefill)
+            run = _operating_point(decode, slots, rate, prefill, output_tokens, stretch_at)
+            at = _p95(prefill + output_tokens * run[1], rate, capacity)
+            if at is not None and at <= p95_target_s:
+                needed = more
+                break
     return ServingEstimate(
         capacity_requests_per_s=capacity,
         requests_per_s=requests_per_s,
@@ -517,11 +525,25 @@ def serving_estimate(
         request_latency_s=latency,
         concurrent_sequences=running,
         p95_latency_s=p95,
-        gpus_needed=max(1, math.ceil(total / (capacity * TARGET_UTILISATION))) * decode.tensor_parallel,
+        gpus_needed=needed * decode.tensor_parallel,
         derivation=f"{running:.0f} of {slots} concurrent sequences at this load (KV cache limit {slots})"
         + (f" per replica of {decode.tensor_parallel} GPUs" if decode.tensor_parallel > 1 else "")
         + "; queueing as M/M/1 on the aggregate rate",
     )
+
+
+#: How many times the headroom's replicas the search for a p95 target goes to.
+_MAX_REPLICAS_FOR_TARGET = 16
+
+
+def _p95(latency: float, rate: float, capacity: float) -> float | None:
+    """p95 latency at ``rate`` per replica (M/M/1 queueing on top of ``latency``); None overloaded."""
+    rho = rate / capacity if capacity > 0 else math.inf
+    if rho >= 1.0:
+        return None
+    if rho <= 0.05:
+        return latency
+    return latency + math.log(rho / 0.05) / (capacity - rate)
 
 
 def _operating_point(

@@ -27,6 +27,8 @@ class ServingLoad:
     requests_per_s: float
     prompt_tokens: int
     output_tokens: int
+    p95_latency_s: float | None = None
+    """The service's latency target, which the GPUs it needs must meet too (None: none)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +90,7 @@ def _one(
                 prompt_tokens=serving.prompt_tokens,
                 output_tokens=serving.output_tokens,
                 replicas=max(1, count // max(1, request.model_parallel.tensor)),
+                p95_target_s=serving.p95_latency_s,
             )
     return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, decode=dec, serving=srv)
 

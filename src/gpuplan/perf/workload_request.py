@@ -198,5 +198,8 @@ def serving_load(workload: Workload) -> ServingLoad | None:
     if s is None:
         return None
     return ServingLoad(
-        requests_per_s=s.requests_per_s, prompt_tokens=s.prompt_tokens, output_tokens=s.output_tokens
+        requests_per_s=s.requests_per_s,
+        prompt_tokens=s.prompt_tokens,
+        output_tokens=s.output_tokens,
+        p95_latency_s=s.p95_latency_ms / 1000.0 if s.p95_latency_ms is not None else None,
     )
