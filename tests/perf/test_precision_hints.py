@@ -16,8 +16,8 @@ from gpuplan.vocab import Precision
     [
         # was "(use amp-fp16)": fp32 weights under autocast, which put an 8B model served in bf16
         # (16.9-21.8 GiB on an A10G) at 31.8-40.3 GiB on a T4's neighbours and 3 A100s for one
-        ("bf16", "T4", "(use fp16-master)"),
-        ("bf16-master", "V100-SXM2-32GB", "(use fp16-master)"),
+        ("bf16", "T4", "(use fp16-master: fp16 weights)"),
+        ("bf16-master", "V100-SXM2-32GB", "(use fp16-master: fp16 weights)"),
         ("amp-bf16", "T4", "(use amp-fp16)"),
         ("fp8", "A100-SXM4-80GB", "(use bf16 or amp-bf16)"),
         ("fp8", "V100-SXM2-32GB", "(use fp16-master or amp-fp16)"),

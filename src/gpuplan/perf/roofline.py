@@ -115,8 +115,10 @@ def _instead(gpu: GPU, path: str, precision: str | None) -> Phrase:
 
     half = "bf16" if gpu.peak_tflops("bf16") is not None else "fp16"
     if precision in ("bf16", "bf16-master"):
-        names = ["fp16-master"]
-    elif precision == "amp-bf16":
+        # the name reads as a training setting: its weights are fp16 (training adds the optimizer's
+        # fp32 master copy; serving has none)
+        return Phrase(N_("{precision}: fp16 weights"), precision="fp16-master")
+    if precision == "amp-bf16":
         names = ["amp-fp16"]
     elif precision == "fp8":  # 16-bit weights to serve, autocast to train
         names = ["bf16", "amp-bf16"] if half == "bf16" else ["fp16-master", "amp-fp16"]
