@@ -376,3 +376,14 @@ def test_a_recording_that_contradicts_itself_or_the_workload_is_refused(
     assert result.exit_code == 1 and says in str(result.exception), result.output
     genuine = runner.invoke(app, ["--db", db, "measure", str(H200_WORKLOAD), "--from", str(H200_RECORDING)])
     assert genuine.exit_code == 0, genuine.output
+
+
+def test_a_moved_range_is_called_narrower_only_where_a_reader_can_see_it(db: str) -> None:
+    # was: "with a narrower range" for ×/÷ 1.188 beside the model's 1.190 on every moved GPU
+    stored = runner.invoke(app, ["--db", db, "measure", str(H200_WORKLOAD), "--from", str(H200_RECORDING)])
+    assert stored.exit_code == 0, stored.output
+    wide = {"COLUMNS": "200"}
+    moved = runner.invoke(app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "A100-SXM4-80GB"], env=wide)
+    assert moved.exit_code == 0 and "narrower range" not in moved.stdout, moved.stdout
+    measured = runner.invoke(app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM"], env=wide)
+    assert "with a narrower range" in measured.stdout  # ×/÷ 1.05, its own timed steps
