@@ -84,3 +84,20 @@ def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_sam
     on_demand = [o.total_cost_usd for o in p.options if o.pricing == "on_demand"]
     assert base.total_cost_usd <= min(on_demand, default=base.total_cost_usd) + 1e-9
     assert "cheapest on-demand option that carries the same load" in p.baseline_note
+
+
+def test_replicas_short_of_the_load_are_their_own_reason_not_does_not_fit(store: Store) -> None:
+    # was: a load no fleet carries (10⁹ requests/s) was "does_not_fit 32094", which reads as memory
+    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    ok = plan(_service(None), store=store, profile=profile, providers=["aws"])
+    w = load_workload(SERVICE)
+    assert w.serving is not None
+    flood = w.model_copy(update={"serving": w.serving.model_copy(update={"requests_per_s": 1e9})})
+    with pytest.raises(PlanInfeasibleError) as caught:
+        plan(flood, store=store, profile=profile, providers=["aws"])
+    text = str(caught.value)
+    assert re.search(r"short_of_load \d+", text), text
+    # what does not fit in memory is what did not fit before: the rest was short of the load
+    assert "does_not_fit" not in text or re.search(r"does_not_fit (\d+)", text)[1] == str(  # type: ignore[index]
+        ok.excluded.get("does_not_fit", 0)
+    )

@@ -70,6 +70,8 @@ class Candidates:
     """An image job on an instance of unknown vCPUs (see ``EstimateRow.input_unknown``)."""
     misses_latency: BoolArray
     """A service over its p95 latency target here (see ``EstimateRow.misses_latency``)."""
+    short_of_load: BoolArray
+    """A service whose replicas cannot carry its load here (see ``EstimateRow.short_of_load``)."""
     p95_latency_s: FloatArray
     """A service's estimated p95 latency here, s (nan: not a service, or not estimated)."""
     work_h_best: FloatArray
@@ -140,6 +142,7 @@ def enumerate_candidates(offers: OfferTable, constraints: Constraints) -> Candid
         input_bound=np.zeros(n, dtype=bool),
         input_unknown=np.zeros(n, dtype=bool),
         misses_latency=np.zeros(n, dtype=bool),
+        short_of_load=np.zeros(n, dtype=bool),
         p95_latency_s=np.full(n, math.nan),
         work_h_best=np.full(n, math.nan),
         unknown=np.zeros(n, dtype=np.int64),
@@ -290,7 +293,16 @@ def _run_keys(
                 memory_gib=ram_gib,
             )
         )
-        flags.append((row.fits, row.input_bound, row.input_unknown, row.memory_uncertain, row.misses_latency))
+        flags.append(
+            (
+                row.fits,
+                row.input_bound,
+                row.input_unknown,
+                row.memory_uncertain,
+                row.misses_latency,
+                row.short_of_load,
+            )
+        )
         vals.append(
             (
                 row.job_time_h,
@@ -301,7 +313,7 @@ def _run_keys(
                 row.p95_latency_s,
             )
         )
-    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 5)
+    flag_arr = np.array(flags, dtype=bool).reshape(codes.size, 6)
     val_arr = np.array(vals, dtype=float).reshape(codes.size, 6)
     return flag_arr, val_arr, inverse.reshape(-1)
 
@@ -354,6 +366,7 @@ def estimate_candidates(
         )
         cands.peak_memory_gib[sub], cands.step_time_s[sub] = vals[inv, 3], vals[inv, 4]
         cands.misses_latency[sub], cands.p95_latency_s[sub] = flags[inv, 4], vals[inv, 5]
+        cands.short_of_load[sub] = flags[inv, 5]
     cands.work_h_best[live] = cands.work_h[live]
     if bounds is not None:
         taken = _taken(offers, relevant)[cands.offer[live]]
@@ -370,6 +383,9 @@ def estimate_candidates(
     bad_time = ~(cands.work_h > 0) | ~np.isfinite(cands.work_h)
     # A service that fits and carries its load but is slower than its p95 target: its own reason.
     cands.exclude(~cands.fits & cands.misses_latency, Reason.LATENCY)
+    # One that fits in memory but whose replicas cannot carry the load: its own reason too (it had
+    # been counted as "does not fit").
+    cands.exclude(~cands.fits & cands.short_of_load, Reason.LOAD)
     cands.exclude(~cands.fits | bad_time, Reason.DOES_NOT_FIT)
     return calls
 

@@ -67,6 +67,7 @@ class Reason(str, Enum):
     LOW_CONFIDENCE = "low_confidence_price"
     MODEL_SPLIT = "model_parallel_split"
     LATENCY = "misses_latency_target"
+    LOAD = "short_of_load"
     DOES_NOT_FIT = "does_not_fit"
     SPOT_UNSTABLE = "spot_too_unstable"
     UNKNOWN_COST = "unknown_cost_component"

@@ -340,6 +340,7 @@ class _Estimator:
         return EstimateRow(
             fits=not ruled_out and carried and not late,
             misses_latency=not ruled_out and late,
+            short_of_load=not ruled_out and not carried,
             p95_latency_s=srv.p95_latency_s if srv.p95_latency_s is not None and not ruled_out else math.nan,
             memory_uncertain=verdict is MemoryVerdict.MAY_NOT_FIT,
             job_time_h=h,

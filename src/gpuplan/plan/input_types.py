@@ -383,6 +383,9 @@ class EstimateRow:
     misses_latency: bool = False
     """A service that fits and carries its load but whose p95 latency is over the workload's
     target (``fits`` is False): left out for the target, not for memory."""
+    short_of_load: bool = False
+    """A service that fits but whose replicas cannot carry its load within the headroom (or at
+    all): left out for the load, not for memory (``fits`` is False)."""
     p95_latency_s: float = math.nan
     """A service's estimated p95 request latency here, s (nan: not a service, or unknown)."""
     wording: Callable[[], tuple[str, ...]] | None = field(default=None, repr=False, compare=False)

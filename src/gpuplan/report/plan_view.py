@@ -61,6 +61,7 @@ _CODES = (
     N_("low_confidence_price"),
     N_("model_parallel_split"),
     N_("misses_latency_target"),
+    N_("short_of_load"),
     N_("does_not_fit"),
     N_("spot_too_unstable"),
     N_("unknown_cost_component"),
