@@ -57,7 +57,7 @@ def _at_the_step(st: Setup, peak: MemoryBreakdown) -> MemoryBreakdown:
         return peak
     if is_optimizer_step_peak(peak):
         return peak
-    per_param = 4.0 if p.fp32_main_grads else p.peak.parameters_bytes / max(p.params, 1)
+    per_param = p.gradient_bytes_per_param
     step = replace(
         peak,
         activations_bytes=peak.held_bytes,

@@ -242,6 +242,13 @@ class Profile:
         return self.peak.parameters_bytes / self.params if self.params else 4.0
 
     @property
+    def gradient_bytes_per_param(self) -> float:
+        """Bytes of one trainable parameter's gradient: a weight's as traced (4 with fp32 weights
+        under autocast, 2 with 16-bit ones: ``fp16-master``'s fp32 master copy is the optimizer's),
+        4 under ``bf16-master``, whose gradients are its persistent fp32 main-gradient buffer."""
+        return 4.0 if self.fp32_main_grads else self.bytes_per_param
+
+    @property
     def fp32_main_grads(self) -> bool:
         """Whether gradients accumulate into a persistent fp32 buffer and are reduced in fp32
         (``bf16-master``: Megatron-LM ``--bf16``; :attr:`gpuplan.vocab.Precision.fp32_main_grads`)."""

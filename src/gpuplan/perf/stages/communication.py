@@ -124,15 +124,6 @@ def _param_wire_bytes(profile: Profile) -> float:
     return 2.0
 
 
-def _grad_bytes_per_param(profile: Profile) -> float:
-    """Bytes of one gradient on the wire: as traced, 4 with fp32 weights (autocast), 2 with 16-bit
-    weights (``bf16``; ``fp16-master``, whose fp32 master copy is the optimizer's, not the
-    model's); 4 under ``bf16-master``, whose gradients are the fp32 main-gradient buffer's."""
-    if profile.fp32_main_grads:
-        return 4.0
-    return profile.peak.parameters_bytes / profile.params if profile.params else 4.0
-
-
 def comm_time(
     profile: Profile,
     phases: PhaseTimes,
@@ -156,7 +147,7 @@ def _bare_comm_time(
     """The collectives' time and the part compute cannot hide at all (perfect overlap)."""
     if world <= 1 or profile.task == "infer":
         return CommTime(total_s=0.0, exposed_s=0.0)
-    grad_bytes = profile.trainable_params * _grad_bytes_per_param(profile)
+    grad_bytes = profile.trainable_params * profile.gradient_bytes_per_param
     accum = grad_accum_steps
     if parallelism == "ddp":
         # no_sync() skips the all-reduce on all but the last micro-batch of an accumulated step.

@@ -143,7 +143,7 @@ def _accumulated_forward_end(profile: Profile) -> MemoryBreakdown | None:
     activations at the end of the forward pass are unknown at an optimizer-step peak."""
     if profile.task == "infer" or not profile.trainable_params:
         return None
-    per_param = 4.0 if profile.fp32_main_grads else profile.peak.parameters_bytes / max(profile.params, 1)
+    per_param = profile.gradient_bytes_per_param
     grads = profile.trainable_params * per_param
     peak = profile.peak
     if peak.gradients_bytes >= grads:
