@@ -101,3 +101,23 @@ def test_replicas_short_of_the_load_are_their_own_reason_not_does_not_fit(store:
     assert "does_not_fit" not in text or re.search(r"does_not_fit (\d+)", text)[1] == str(  # type: ignore[index]
         ok.excluded.get("does_not_fit", 0)
     )
+
+
+def test_a_service_plan_holds_at_least_the_replicas_deploy_will_start(store: Store) -> None:
+    # deploy starts serving.min_replicas whatever the plan priced; a plan had priced 1 or 2 GPUs for a
+    # deployment of 4 replicas. Those options are now left out under their own reason.
+    profile = Profile.from_json(PROFILE.read_text(encoding="utf-8"))
+    base = _service(None)
+    assert base.serving is not None
+    free = plan(base, store=store, profile=profile, providers=["aws"])
+    assert any(o.gpus_per_node * o.nodes < 4 for o in free.options)
+    assert "below_min_replicas" not in free.excluded
+    four = base.model_copy(update={"serving": base.serving.model_copy(update={"min_replicas": 4})})
+    held = plan(four, store=store, profile=profile, providers=["aws"])
+    assert held.options and all(o.gpus_per_node * o.nodes >= 4 for o in held.options)
+    assert held.excluded["below_min_replicas"] > 0
+    # Replicas sharing a GPU are not counted in GPUs: the rule does not apply to them.
+    shared = base.model_copy(
+        update={"serving": base.serving.model_copy(update={"min_replicas": 4, "share_gpu": 4})}
+    )
+    assert "below_min_replicas" not in plan(shared, store=store, profile=profile, providers=["aws"]).excluded

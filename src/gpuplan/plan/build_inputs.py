@@ -403,6 +403,17 @@ def _frozen_base(workload: Workload, profile: Profile | None) -> tuple[float, li
     return gb, [note]
 
 
+def _whole_gpu_replicas(workload: Workload) -> int:
+    """The fewest replicas a service's option must hold: its ``serving.min_replicas``, which
+    ``deploy`` starts; 1 when left out, or when replicas share a GPU (``share_gpu``, ``mig_profile``)
+    and so are not counted in GPUs."""
+    sv = workload.serving
+    shared = sv is not None and (sv.share_gpu is True or (type(sv.share_gpu) is int and sv.share_gpu > 1))
+    if sv is None or sv.min_replicas is None or sv.mig_profile or shared:
+        return 1
+    return sv.min_replicas
+
+
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
     """Sizes of what is stored and moved, from the workload and its traced profile."""
     from gpuplan.perf.workload_request import job_size as job_size_of
@@ -473,6 +484,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
+        min_replicas=_whole_gpu_replicas(workload),
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
         weights_gb=weights_gb,
         served_tokens_per_hour=(

@@ -201,7 +201,12 @@ def _split_masks(cands: Candidates, job: JobFacts) -> tuple[BoolArray, BoolArray
 
 def exclude_model_split(cands: Candidates, job: JobFacts) -> None:
     """Leave out (``Reason.MODEL_SPLIT``) the candidates whose GPUs cannot hold whole replicas of the
-    job's tensor × pipeline split, before the estimator is asked about them."""
+    job's tensor × pipeline split, before the estimator is asked about them; and (``Reason.MIN_REPLICAS``)
+    those of fewer replicas than a service's ``min_replicas``, which ``deploy`` starts whatever the
+    plan priced (a plan had priced 2 GPUs for a deployment of 4)."""
+    if job.min_replicas > 1:
+        replicas = (cands.gpus_per_node * cands.nodes) // job.replica_gpus
+        cands.exclude(replicas < job.min_replicas, Reason.MIN_REPLICAS)
     if job.replica_gpus == 1:
         return
     not_multiple, narrow = _split_masks(cands, job)

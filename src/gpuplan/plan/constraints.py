@@ -68,6 +68,7 @@ class Reason(str, Enum):
     MODEL_SPLIT = "model_parallel_split"
     LATENCY = "misses_latency_target"
     LOAD = "short_of_load"
+    MIN_REPLICAS = "below_min_replicas"
     DOES_NOT_FIT = "does_not_fit"
     SPOT_UNSTABLE = "spot_too_unstable"
     UNKNOWN_COST = "unknown_cost_component"

@@ -288,6 +288,9 @@ class JobFacts:
     one instance, because their all-reduces run every layer over NVLink."""
     pipeline_parallel: int = 1
     """Pipeline stages of one model replica (the workload's ``pipeline_parallel``)."""
+    min_replicas: int = 1
+    """A service's ``serving.min_replicas``: the replicas ``deploy`` starts, so the fewest an option
+    may price (1 where the workload leaves it out)."""
     p95_latency_ms: float | None = None
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     weights_gb: float = 0.0

@@ -62,6 +62,7 @@ _CODES = (
     N_("model_parallel_split"),
     N_("misses_latency_target"),
     N_("short_of_load"),
+    N_("below_min_replicas"),
     N_("does_not_fit"),
     N_("spot_too_unstable"),
     N_("unknown_cost_component"),
