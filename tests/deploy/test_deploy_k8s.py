@@ -204,3 +204,12 @@ def test_a_tensor_parallel_serving_replica_is_one_pod_of_its_gpus(tmp_path: Path
     assert container["resources"]["limits"]["nvidia.com/gpu"] == 4
     hpa = docs["HorizontalPodAutoscaler"]["spec"]
     assert (hpa["minReplicas"], hpa["maxReplicas"]) == (2, 4)
+
+
+def test_time_shared_replicas_start_at_the_planned_gpus_times_the_share(tmp_path: Path) -> None:
+    # The plan prices share_gpu replicas to each GPU; deploy starts as many (3 GPUs × 2 = 6 pods).
+    spec = LaunchSpec.from_workload(serve_workload(tmp_path, "share_gpu: 2"), gpu="L4", count=3)
+    docs = yaml_docs(generate(spec, "k8s"))
+    dep = next(d for d in docs if d["kind"] == "Deployment")
+    hpa = next(d for d in docs if d["kind"] == "HorizontalPodAutoscaler")
+    assert (dep["spec"]["replicas"], hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (6, 6, 12)

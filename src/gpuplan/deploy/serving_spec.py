@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from gpuplan.deploy.grammar import MAX_REPLICAS, MIG_PROFILE
 from gpuplan.errors import Phrase
 from gpuplan.i18n.messages import N_
+from gpuplan.workload.spec import MAX_SHARE_GPU, QUARTER_CARD
 
 __all__ = ["ServingDeployment"]
 
@@ -24,7 +25,7 @@ class ServingDeployment(BaseModel):
     """Expected load, requests per second (informational in the generated files)."""
     gpu_utilization_target: float = Field(default=80.0, gt=0, le=100)
     """Scale out when average GPU utilisation passes this, percent (the articles' ">80 %" rule)."""
-    share_gpu: int = Field(default=1, ge=1, le=48)
+    share_gpu: int = Field(default=1, ge=1, le=MAX_SHARE_GPU)
     """Replicas that time-share one GPU (NVIDIA device-plugin time-slicing); 1 = a whole GPU each.
     ``true`` in YAML means 4, the articles' "1/4 card"."""
     mig_profile: str | None = None
@@ -36,7 +37,7 @@ class ServingDeployment(BaseModel):
     @classmethod
     def _bool_means_quarter(cls, v: object) -> object:
         if v is True:
-            return 4
+            return QUARTER_CARD
         if v is False or v is None:
             return 1
         return v

@@ -465,7 +465,9 @@ def _serving_for(
     if workload.task != "infer":
         return given
     serving = given or ServingDeployment()
+    # replicas the plan priced: a GPU's worth each, or share_gpu of them time-sharing each GPU
     gpus = max(1, launch.get("gpus_per_node", 1) * launch.get("nodes", 1) // max(1, per_replica))
+    gpus *= serving.share_gpu
     update: dict[str, int] = {}
     if "min_replicas" not in serving.model_fields_set:
         update["min_replicas"] = (

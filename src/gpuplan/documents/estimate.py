@@ -114,6 +114,9 @@ class DecodeDoc(Document):
     time_per_token_at_max_s: float | None
     tensor_parallel: int = Field(default=1, ge=1)
     """GPUs one replica spans; the figures above are the replica's."""
+    replicas_per_gpu: int = Field(default=1, ge=1)
+    """Replicas time-sharing the GPU (``serving.share_gpu``): the figures are one replica's, with its
+    share of the memory, while it runs; the serving figures count its share of the time."""
     host_bound: bool = False
     """Without CUDA graphs (``cuda_graphs: false``), the CPU issuing each step's kernels, not memory
     bandwidth, sets the time per token."""

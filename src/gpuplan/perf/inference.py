@@ -35,6 +35,7 @@ from gpuplan.perf.stages.layout import ModelParallel, local_profile
 from gpuplan.profile.model import ModelShape, OpRecord, Profile
 
 __all__ = [
+    "TIME_SLICE_PENALTY",
     "BatchPoint",
     "DecodeEstimate",
     "ServingEstimate",
@@ -59,6 +60,12 @@ def kv_cache_bytes_per_token(shape: ModelShape, dtype_bytes: float) -> float:
         )
     kv_heads = shape.num_kv_heads or shape.num_attention_heads or 0
     return 2.0 * shape.num_layers * kv_heads * shape.head_dim * dtype_bytes
+
+
+#: ASSUMPTION: time-slicing costs 10 % of throughput (context switches between CUDA contexts every
+#: slice, caches refilled); NVIDIA documents no figure. ``simulate share --time-slice-penalty``
+#: overrides it there.
+TIME_SLICE_PENALTY = 0.10
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,6 +97,16 @@ class DecodeEstimate:
     per token at ``batch``."""
     engine: EngineCpu = NO_ENGINE
     """The serving engine whose CPU work each iteration waits for (or overlaps)."""
+    replicas_per_gpu: int = 1
+    """Replicas time-sharing the GPU (``share_gpu``): the figures are of one of them, whose KV cache
+    has its share of the memory; its time share is :attr:`time_share`."""
+
+    @property
+    def time_share(self) -> float:
+        """The share of the GPU's time the replica runs: 1 alone; time-sliced, 1/n less
+        :data:`TIME_SLICE_PENALTY`."""
+        n = self.replicas_per_gpu
+        return 1.0 if n <= 1 else (1.0 - TIME_SLICE_PENALTY) / n
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,6 +277,7 @@ def decode_estimate(
     cuda_graphs: bool = True,
     compiled: bool = False,
     engine: EngineCpu | None = None,
+    replicas_per_gpu: int = 1,
 ) -> DecodeEstimate:
     """Prefill and decode of a decoder LLM traced for inference (``profile.task == 'infer'``).
 
@@ -280,6 +298,12 @@ def decode_estimate(
     ``engine``: the serving engine that runs the steps, whose CPU work between two steps
     (:mod:`gpuplan.perf.engine_cpu`) the GPU waits for unless the engine overlaps it; None: a plain
     generation loop (no scheduler between the steps).
+
+    ``replicas_per_gpu``: n replicas time-share the GPU (the device plugin's time-slicing). Each is
+    a process with its own CUDA context and workspaces and a copy of the weights; the memory left
+    is split evenly among their KV caches. Its time per token is its own while it runs; how much of
+    the GPU's time it runs is :attr:`DecodeEstimate.time_share`, which :func:`serving_estimate`
+    applies.
     """
     return _decode_and_step(
         profile,
@@ -292,6 +316,7 @@ def decode_estimate(
         cuda_graphs=cuda_graphs,
         compiled=compiled,
         engine=engine,
+        replicas_per_gpu=replicas_per_gpu,
     )[1]
 
 
@@ -332,6 +357,7 @@ def _decode_and_step(
     cuda_graphs: bool = True,
     compiled: bool = False,
     engine: EngineCpu | None = None,
+    replicas_per_gpu: int = 1,
 ) -> tuple[StepModel, DecodeEstimate]:
     # The body of decode_estimate (its docstring says what it computes).
     if not profile.seq_len:
@@ -345,6 +371,13 @@ def _decode_and_step(
     tp = tensor_parallel
     if tp < 1:
         raise EstimateError.worded(N_("tensor_parallel must be at least 1, got {value}"), value=tp)
+    share = replicas_per_gpu
+    if share < 1 or (share > 1 and tp > 1):
+        raise EstimateError.worded(
+            N_("replicas time-sharing a GPU need 1 GPU each (got {share} per GPU, tensor_parallel {tp})"),
+            share=share,
+            tp=tp,
+        )
     mp = ModelParallel(tensor=tp)
     link = link or Link.for_gpus(gpu, tp)
     weight_bytes = profile.peak.parameters_bytes / profile.params if profile.params else 2.0
@@ -390,7 +423,9 @@ def _decode_and_step(
 
     reduce_1 = 2 * layers * all_reduce_s(hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
     reduce_2 = 2 * layers * all_reduce_s(2 * hidden * act_bytes, link, world=tp) if tp > 1 else 0.0
-    free = usable_memory_gib(gpu) * GIB - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
+    # Each of the replicas time-sharing the GPU is a process of its own (context, workspaces,
+    # weights); what is left is split evenly among their KV caches.
+    free = (usable_memory_gib(gpu) * GIB) / share - overhead_gib(gpu, has_conv=False, gpu_count=tp)[1] * GIB
     free -= weights * ALLOCATOR_SLACK[1]
     tokens = profile.batch_size * profile.seq_len
     model = StepModel(
@@ -436,6 +471,7 @@ def _decode_and_step(
         tensor_parallel=tp,
         host_bound=host_s > gpu_1,
         engine=engine,
+        replicas_per_gpu=share,
     )
 
 
@@ -488,6 +524,11 @@ def serving_estimate(
     a bigger GPU look slower and priced light loads out. p95 latency adds queueing as one fast
     server with exponential service (M/M/1 on the aggregate rate): ``P(wait > t) =
     ρ·e^(−(μ−λ)t)`` — an approximation, labelled so.
+
+    A replica time-sharing its GPU (:attr:`DecodeEstimate.time_share` f < 1) does the same work
+    in a share f of the time: all of the above holds in the time it runs, where its load arrives at
+    ``λ / f``; its capacity in wall time is f times, and a request's latency (queueing included)
+    1/f times, what it would be with the GPU to itself.
     """
     if requests_per_s < 0 or prompt_tokens < 0 or output_tokens < 1 or replicas < 1:
         raise EstimateError.worded(
@@ -496,38 +537,43 @@ def serving_estimate(
     slots = max(1, decode.max_concurrent_sequences)
     t_full = decode.time_per_token_at_max_s
     prefill = prompt_tokens / decode.prefill_tokens_per_s if decode.prefill_tokens_per_s else 0.0
-    # Prompts take the whole GPU while they run (see above): one request's share of it.
+    # Prompts take the whole GPU while they run (see above): one request's share of it. Below, in
+    # the time the replica runs (all of it unless time-sliced: f).
+    f = decode.time_share
     capacity = 1.0 / (prefill + output_tokens * t_full / slots)
     total, requests_per_s = requests_per_s, requests_per_s / replicas  # the load, and one replica's share
-    rho = requests_per_s / capacity if capacity > 0 else math.inf
+    rho = requests_per_s / f / capacity if capacity > 0 else math.inf
     # The share of the GPU the load's prompts take stretches every decode step (past capacity, at
     # most capacity's share: the latency is the full cache's, and the p95 says overloaded).
-    stretch = 1.0 / (1.0 - min(requests_per_s, capacity) * prefill)
-    running, per_token = _operating_point(decode, slots, requests_per_s, prefill, output_tokens, stretch)
+    stretch = 1.0 / (1.0 - min(requests_per_s / f, capacity) * prefill)
+    running, per_token = _operating_point(decode, slots, requests_per_s / f, prefill, output_tokens, stretch)
     latency = prefill + output_tokens * per_token
-    p95 = _p95(latency, requests_per_s, capacity)
-    needed = max(1, math.ceil(total / (capacity * TARGET_UTILISATION)))
+    p95 = _p95(latency, requests_per_s / f, capacity)
+    needed = max(1, math.ceil(total / (f * capacity * TARGET_UTILISATION)))
     if p95_target_s is not None and capacity > 0:
         # the fewest replicas from there whose p95 is within the target (a target no number of
         # replicas meets — one request alone is slower — leaves the headroom's count)
         for more in range(needed, needed * _MAX_REPLICAS_FOR_TARGET + 1):
-            rate = total / more
+            rate = total / more / f
             stretch_at = 1.0 / (1.0 - min(rate, capacity) * prefill)
             run = _operating_point(decode, slots, rate, prefill, output_tokens, stretch_at)
             at = _p95(prefill + output_tokens * run[1], rate, capacity)
-            if at is not None and at <= p95_target_s:
+            if at is not None and at / f <= p95_target_s:
                 needed = more
                 break
+    share = decode.replicas_per_gpu
     return ServingEstimate(
-        capacity_requests_per_s=capacity,
+        capacity_requests_per_s=capacity * f,
         requests_per_s=requests_per_s,
         utilisation=rho,
-        request_latency_s=latency,
+        request_latency_s=latency / f,
         concurrent_sequences=running,
-        p95_latency_s=p95,
-        gpus_needed=needed * decode.tensor_parallel,
+        p95_latency_s=p95 / f if p95 is not None else None,
+        # time-sharing replicas: n to a GPU
+        gpus_needed=math.ceil(needed / share) * decode.tensor_parallel,
         derivation=f"{running:.0f} of {slots} concurrent sequences at this load (KV cache limit {slots})"
         + (f" per replica of {decode.tensor_parallel} GPUs" if decode.tensor_parallel > 1 else "")
+        + (f", {share} replicas time-sharing each GPU ({f:.0%} of its time each)" if share > 1 else "")
         + "; queueing as M/M/1 on the aggregate rate",
     )
 

@@ -29,6 +29,8 @@ class ServingLoad:
     output_tokens: int
     p95_latency_s: float | None = None
     """The service's latency target, which the GPUs it needs must meet too (None: none)."""
+    replicas_per_gpu: int = 1
+    """Replicas time-sharing one GPU (the workload's ``share_gpu``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +79,10 @@ def _one(
                 cuda_graphs=request.replays_graphs,
                 compiled=request.compiled,
                 engine=request.serving_engine,
+                # n replicas time-sharing a GPU (one GPU each: tensor parallelism leaves it at 1)
+                replicas_per_gpu=(
+                    serving.replicas_per_gpu if serving and request.model_parallel.tensor == 1 else 1
+                ),
             )
         except EstimateError:
             dec = None  # no layer facts for a KV cache: the plain forward estimate still stands
@@ -89,7 +95,7 @@ def _one(
                 requests_per_s=serving.requests_per_s,
                 prompt_tokens=serving.prompt_tokens,
                 output_tokens=serving.output_tokens,
-                replicas=max(1, count // max(1, request.model_parallel.tensor)),
+                replicas=max(1, count // max(1, request.model_parallel.tensor)) * dec.replicas_per_gpu,
                 p95_target_s=serving.p95_latency_s,
             )
     return EstimateOutcome(gpu=gpu.id, gpu_count=count, estimate=est, advice=advice, decode=dec, serving=srv)

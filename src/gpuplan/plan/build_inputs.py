@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gpuplan.catalog.model import ANY_REGION
-from gpuplan.errors import GpuplanError
-from gpuplan.i18n import _
+from gpuplan.errors import GpuplanError, InputError
+from gpuplan.i18n import N_, _
 from gpuplan.i18n.countries import country_code
 from gpuplan.plan.constraints import Constraints, Objective
 from gpuplan.plan.estimator import SERVING_HOURS, make_estimator
@@ -298,8 +298,6 @@ def budget_in_usd(
     """``overrides`` with a budget in yuan (``budget_cny``, given or the workload's) as ``budget_usd``
     at ``cny_rate``, and the line that states the conversion (None without a yuan budget). A
     budget given replaces the workload's, whichever currency either is in."""
-    from gpuplan.errors import InputError
-    from gpuplan.i18n import N_
 
     given = dict(overrides)
     cny = given.pop("budget_cny", None)
@@ -403,15 +401,22 @@ def _frozen_base(workload: Workload, profile: Profile | None) -> tuple[float, li
     return gb, [note]
 
 
-def _whole_gpu_replicas(workload: Workload) -> int:
-    """The fewest replicas a service's option must hold: its ``serving.min_replicas``, which
-    ``deploy`` starts; 1 when left out, or when replicas share a GPU (``share_gpu``, ``mig_profile``)
-    and so are not counted in GPUs."""
+def _replicas(workload: Workload) -> tuple[int, int]:
+    """(the fewest replicas a service's option must hold, replicas to a GPU): its
+    ``serving.min_replicas``, which ``deploy`` starts (1 when left out), and its ``share_gpu``.
+    Under a ``mig_profile`` (slices the plan does not price) a replica is counted as a GPU's."""
     sv = workload.serving
-    shared = sv is not None and (sv.share_gpu is True or (type(sv.share_gpu) is int and sv.share_gpu > 1))
-    if sv is None or sv.min_replicas is None or sv.mig_profile or shared:
-        return 1
-    return sv.min_replicas
+    if sv is None:
+        return 1, 1
+    if sv.replicas_per_gpu > 1 and workload.tensor_parallel * workload.pipeline_parallel > 1:
+        raise InputError.worded(
+            N_(
+                "serving.share_gpu: replicas time-share one GPU each, but one replica of this workload "
+                "spans {n} GPUs (tensor_parallel × pipeline_parallel); leave share_gpu out"
+            ),
+            n=workload.tensor_parallel * workload.pipeline_parallel,
+        )
+    return sv.min_replicas or 1, sv.replicas_per_gpu
 
 
 def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFacts, tuple[str, ...]]:
@@ -470,6 +475,22 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     else:
         weights_gb, words = _frozen_base(workload, profile)
         notes.extend(words)
+    least, per_gpu = _replicas(workload)
+    if per_gpu > 1:
+        from gpuplan.perf.inference import TIME_SLICE_PENALTY
+
+        notes.append(
+            _(
+                "serving: {n} replicas time-share each GPU (share_gpu): each holds 1/{n} of its "
+                "memory (its own CUDA context and weights, then its KV cache) and runs {share} of its "
+                "time ({loss} lost to context switches, assumed: NVIDIA publishes no figure); the peak "
+                "memory shown is one replica's"
+            ).format(
+                n=per_gpu,
+                share=f"{(1 - TIME_SLICE_PENALTY) / per_gpu:.1%}",
+                loss=f"{TIME_SLICE_PENALTY:.0%}",
+            )
+        )
     job = JobFacts(
         task=str(workload.task),
         data_transfer=str(data.transfer.value) if data is not None else "per_node",
@@ -484,7 +505,8 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         calendar_months=SERVING_HOURS / HOURS_PER_MONTH if serving else None,
         tensor_parallel=workload.tensor_parallel,
         pipeline_parallel=workload.pipeline_parallel,
-        min_replicas=_whole_gpu_replicas(workload),
+        min_replicas=least,
+        replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,
         weights_gb=weights_gb,
         served_tokens_per_hour=(

@@ -203,9 +203,9 @@ def exclude_model_split(cands: Candidates, job: JobFacts) -> None:
     """Leave out (``Reason.MODEL_SPLIT``) the candidates whose GPUs cannot hold whole replicas of the
     job's tensor × pipeline split, before the estimator is asked about them; and (``Reason.MIN_REPLICAS``)
     those of fewer replicas than a service's ``min_replicas``, which ``deploy`` starts whatever the
-    plan priced (a plan had priced 2 GPUs for a deployment of 4)."""
+    plan priced (a plan had priced 2 GPUs for a deployment of 4), ``replicas_per_gpu`` to a GPU."""
     if job.min_replicas > 1:
-        replicas = (cands.gpus_per_node * cands.nodes) // job.replica_gpus
+        replicas = (cands.gpus_per_node * cands.nodes) // job.replica_gpus * job.replicas_per_gpu
         cands.exclude(replicas < job.min_replicas, Reason.MIN_REPLICAS)
     if job.replica_gpus == 1:
         return

@@ -307,7 +307,10 @@ class _Estimator:
         # One replica spans the workload's tensor-parallel GPUs, joined by the offer's own link; the
         # option's GPUs are whole replicas (the layout stage rules out the rest), the load split evenly.
         tp = self.workload.tensor_parallel
-        replicas = count // tp
+        # Replicas time-sharing each GPU (share_gpu): each holds its share of the memory and runs
+        # its share of the time (decode_estimate, serving_estimate say how).
+        share = serving.replicas_per_gpu
+        replicas = count // tp * share
         if replicas < 1 or count % tp:
             return _UNFIT
         dec = decode_estimate(
@@ -319,7 +322,10 @@ class _Estimator:
             cuda_graphs=self.workload.uses_cuda_graphs,
             compiled=self.workload.compile,
             engine=serving_engine(self.workload),
+            replicas_per_gpu=share,
         )
+        # n replicas to a GPU must each hold their weights and a sequence at the traced context.
+        ruled_out = ruled_out or (share > 1 and dec.max_concurrent_sequences < 1)
         srv = serving_estimate(
             dec,
             requests_per_s=serving.requests_per_s,

@@ -291,6 +291,8 @@ class JobFacts:
     min_replicas: int = 1
     """A service's ``serving.min_replicas``: the replicas ``deploy`` starts, so the fewest an option
     may price (1 where the workload leaves it out)."""
+    replicas_per_gpu: int = 1
+    """A service's replicas time-sharing one GPU (``serving.share_gpu``; 1: a GPU each)."""
     p95_latency_ms: float | None = None
     """A service's p95 latency target (the workload's ``serving.p95_latency_ms``; None: none)."""
     weights_gb: float = 0.0

@@ -691,6 +691,17 @@ def _decode_table(outcomes: Sequence[EstimateOutcome]) -> Table | None:
                     p95=p95,
                     n=s.gpus_needed,
                 )
+            elif d.replicas_per_gpu > 1:
+                # Capacity is one replica's (the JSON's capacity_requests_per_s), n to a GPU.
+                serving = _(
+                    "{rate} req/s per replica, {share} to a GPU ({per_gpu} per GPU), {p95}, needs {n} GPU(s)"
+                ).format(
+                    rate=f"{s.capacity_requests_per_s:.3g}",
+                    share=d.replicas_per_gpu,
+                    per_gpu=f"{s.capacity_requests_per_s * d.replicas_per_gpu:.3g}",
+                    p95=p95,
+                    n=s.gpus_needed,
+                )
             else:
                 serving = _("{rate} req/s/GPU, {p95}, needs {n} GPU(s)").format(
                     rate=f"{s.capacity_requests_per_s:.3g}", p95=p95, n=s.gpus_needed

@@ -35,6 +35,7 @@ from gpuplan.errors import InputError
 # The words of a packing (method, notes, why a service was not placed) are written in the user's
 # language when the plan is made, as the planner's notes are; `_` is gettext, never a throwaway name.
 from gpuplan.i18n.messages import N_, _
+from gpuplan.perf.inference import TIME_SLICE_PENALTY
 from gpuplan.simulate import mig as migmod
 from gpuplan.simulate.pricing import PriceBasis
 
@@ -53,9 +54,9 @@ __all__ = [
 SHARINGS = ("whole", "mig", "time-slice", "mps")
 #: Instances up to which time-slicing is packed exactly (the assignment MILP stays small).
 EXACT_ITEMS = 40
-#: ASSUMPTION: time-slicing costs 10 % of throughput (context switches between CUDA contexts every
-#: slice, caches refilled); NVIDIA documents no figure. Override with --time-slice-penalty.
-DEFAULT_TIME_SLICE_PENALTY = 0.10
+#: The estimator's time-slicing loss (an assumption; NVIDIA documents no figure), the plan's too.
+#: Override with --time-slice-penalty.
+DEFAULT_TIME_SLICE_PENALTY = TIME_SLICE_PENALTY
 #: ASSUMPTION: MPS runs the clients' kernels concurrently, so it loses little to sharing; 5 % is
 #: taken for the MPS server and the smaller per-client L2/SM share. NVIDIA publishes no figure.
 DEFAULT_MPS_PENALTY = 0.05

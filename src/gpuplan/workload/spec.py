@@ -102,6 +102,11 @@ MAX_EPOCHS = 1_000_000.0
 #: A data set of an exabyte, in GB.
 MAX_DATA_GB = 1e9
 MAX_REPLICAS = 10_000
+#: ``share_gpu: true``: four replicas time-sharing one GPU, the source articles' "1/4 card".
+QUARTER_CARD = 4
+#: Replicas time-sharing one GPU: the NVIDIA device plugin's limit on clients of one GPU (48, CUDA's
+#: limit on Volta and later).
+MAX_SHARE_GPU = 48
 #: Tensor- and pipeline-parallel degrees: no larger than the most GPUs a configuration may name.
 MAX_MODEL_PARALLEL = MAX_GPU_COUNT
 #: A vocabulary padded to more than this multiple is a typo (Megatron-LM: 128 × tensor-parallel size).
@@ -334,7 +339,9 @@ class ServingSpec(Spec):
     gpu_utilization_target: float | None = Field(default=None, gt=0, le=100)
     """Scale out above this average GPU utilisation, percent (default 80)."""
     share_gpu: int | bool | None = None
-    """Replicas time-sharing one GPU (``true`` = 4, the "1/4 card" of the source articles)."""
+    """Replicas time-sharing one GPU (``true`` = 4, the "1/4 card" of the source articles). The plan
+    prices them so: each replica holds a 1/n share of the GPU's memory and runs a 1/n share of its
+    time, less the context switches."""
     mig_profile: str | None = None
     """A MIG profile such as ``1g.10gb`` for each replica."""
     min_replicas: int | None = Field(default=None, ge=1, le=MAX_REPLICAS)
@@ -353,6 +360,27 @@ class ServingSpec(Spec):
     request finds its own computed blocks still cached. Prompts that share a prefix across requests
     (a system prompt) are not skipped: a trace gives each request's prompt and output lengths only,
     not which tokens two prompts share."""
+
+    @field_validator("share_gpu")
+    @classmethod
+    def _share(cls, v: int | bool | None) -> int | bool | None:
+        if v is None or isinstance(v, bool) or 1 <= v <= MAX_SHARE_GPU:
+            return v
+        raise _refused(
+            N_("replicas time-sharing one GPU: 1 to {most} (or true for 4), got {value}"),
+            most=MAX_SHARE_GPU,
+            value=v,
+        )
+
+    @property
+    def replicas_per_gpu(self) -> int:
+        """Replicas time-sharing one GPU (``share_gpu``; 1: a whole GPU each, also under a
+        ``mig_profile``, whose slices the plan does not price)."""
+        if self.mig_profile:
+            return 1
+        if self.share_gpu is True:
+            return QUARTER_CARD
+        return self.share_gpu or 1
 
     @field_validator("engine", mode="before")
     @classmethod
