@@ -467,6 +467,9 @@ def test_share_k8s_out_refuses_without_gpus_per_node_and_writes_nothing(tmp_path
         "--gpus-per-node N or gpus_per_node: in the services file"
     )
     assert not k8s.exists()
+    res = runner.invoke(app, ["simulate", "share", str(SERVICES), "--price", "3", "--gpus-per-node", "4"])
+    assert res.exit_code == 1
+    assert str(res.exception) == "--gpus-per-node: only with --k8s-out (it places the GPUs on nodes)"
 
 
 def test_share_k8s_out_nodes_are_the_priced_instances(tmp_path: Path) -> None:

@@ -98,6 +98,8 @@ def share_cmd(
     apply_language(lang)
     check_out(out)
     check_currency(currency)
+    if gpus_per_node is not None and k8s_out is None:
+        raise InputError.worded(N_("--gpus-per-node: only with --k8s-out (it places the GPUs on nodes)"))
     from gpuplan.cli._services import estimate_services
     from gpuplan.cli._settings import settings
     from gpuplan.confine import Folder
