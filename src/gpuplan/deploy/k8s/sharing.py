@@ -190,7 +190,7 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_mig_parted(layout)],
-                    f"mig-parted layouts, one per node ({layout.gpus_per_node} GPUs per node). "
+                    f"mig-parted layouts, one per node (GPUs per node: {layout.gpus_per_node}). "
                     "Install the GPU Operator with mig.strategy=mixed and\n"
                     "migManager.config.name=gpuplan-mig-parted-config, then label each node:\n"
                     + _label_commands(NODE_LABEL["mig"], layout.nodes),
@@ -203,7 +203,7 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_time_slicing(layout.time_slice_replicas, key="mps")],
-                    f"Device plugin MPS sharing, one entry per node ({layout.gpus_per_node} GPUs per node): "
+                    f"Device plugin MPS sharing, one entry per node (GPUs per node: {layout.gpus_per_node}): "
                     "each GPU is advertised as N nvidia.com/gpu,\n"
                     "each limited to 1/N of its memory and threads. "
                     "Point the GPU Operator at it as for time-slicing:\n"
@@ -218,8 +218,9 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_time_slicing(layout.time_slice_replicas)],
-                    f"Device plugin time-slicing, one entry per node ({layout.gpus_per_node} GPUs per node): "
-                    "each GPU is advertised as N nvidia.com/gpu.\nPoint the GPU Operator at it: "
+                    "Device plugin time-slicing, one entry per node "
+                    f"(GPUs per node: {layout.gpus_per_node}): each GPU is advertised as N nvidia.com/gpu.\n"
+                    "Point the GPU Operator at it: "
                     + patch
                     + _label_commands(NODE_LABEL["time-slice"], layout.nodes)
                     + "\nTime-sliced services share memory and faults: one OOM can stop its neighbours.",
