@@ -270,3 +270,60 @@ def test_a_provider_with_only_one_gpu_instances_says_the_job_runs_over_the_netwo
         notes[1]
         == "note: tencent lists A10 instances of 16 GPUs: --provider tencent --count 16 fills whole ones"
     )
+
+
+def _marketplace_plan(tmp_path: Path, *others: str) -> Path:
+    doc = json.loads(PLAN.read_text())
+    lam = doc["recommended"] | {"provider": "lambda", "instance_type": "gpu_8x_a100"}
+    doc["options"] = [lam, *(doc["recommended"] | {"provider": p} for p in others)]
+    doc["recommended"] = lam
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps(doc))
+    return plan
+
+
+def test_k8s_on_a_plan_with_no_managed_kubernetes_is_one_line_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan, out = _marketplace_plan(tmp_path, "runpod"), tmp_path / "o"
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(out))
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("error: --target k8s: the plan's option lambda us-east-1 gpu_8x_a100 is on lambda")
+    assert "aws (EKS)" in err and not out.exists()
+    # A cluster of the user's own on those machines: the recommended option, as planned.
+    code, _, err = _run(
+        monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(out), "--own-cluster"
+    )
+    assert code == 0, err
+    assert "node.kubernetes.io/instance-type: gpu_8x_a100" in (out / "k8s" / "job.yaml").read_text()
+
+
+def test_k8s_deploys_the_plans_best_option_on_managed_kubernetes_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan, out = _marketplace_plan(tmp_path, "runpod", "aws"), tmp_path / "o"
+    code, _, err = _run(monkeypatch, capsys, "deploy", str(plan), "-t", "k8s", "-o", str(out))
+    assert code == 0, err
+    assert "deploying the plan's best option on one that has: aws us-east-1 p4d.24xlarge (EKS)" in err
+    assert "node.kubernetes.io/instance-type: p4d.24xlarge" in (out / "k8s" / "job.yaml").read_text()
+
+
+def test_k8s_refuses_a_workload_provider_without_managed_kubernetes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [
+        "deploy",
+        str(FIXTURES / "train.yaml"),
+        "-t",
+        "k8s",
+        "-o",
+        str(tmp_path / "o"),
+        "--gpu",
+        "A100-SXM4-80GB",
+    ]
+    code, _, err = _run(monkeypatch, capsys, *args, "--provider", "runpod")
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith(
+        "error: --target k8s: runpod has no managed Kubernetes known to gpuplan; providers with"
+    )
+    assert not (tmp_path / "o").exists()

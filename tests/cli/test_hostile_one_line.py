@@ -252,6 +252,8 @@ def test_k8s_names_of_shared_services_are_unique_valid_labels(tmp_path: Path) ->
             "1",
             "--k8s-out",
             str(out),
+            "--gpus-per-node",
+            "8",
         ],
     )
     assert result.exit_code == 0, result.output

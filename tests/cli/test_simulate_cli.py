@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -119,6 +120,8 @@ def test_share_json_placements_and_kubernetes_files(tmp_path: Path) -> None:
             "--json",
             "--k8s-out",
             str(k8s),
+            "--gpus-per-node",
+            "8",
         )
     )
     assert doc["schema_version"] == 1
@@ -178,7 +181,10 @@ def test_bad_input_is_one_line_and_exit_1(args: list[str], message: str) -> None
 @pytest.mark.parametrize("sharing", ["time-slice", "mps", "whole"])
 def test_share_kubernetes_files_validate_for_every_sharing(tmp_path: Path, sharing: str) -> None:
     k8s = tmp_path / "k8s"
-    _run("simulate", "share", str(SERVICES), "--sharing", sharing, "--price", "3", "--k8s-out", str(k8s))
+    _run(
+        "simulate", "share", str(SERVICES), "--sharing", sharing, "--price", "3", "--k8s-out", str(k8s),
+        "--gpus-per-node", "8",
+    )  # fmt: skip
     for f in (k8s / "k8s").glob("*.yaml"):
         for doc in yaml.safe_load_all(f.read_text()):
             validate_k8s(doc)
@@ -190,7 +196,9 @@ def test_share_kubernetes_files_validate_for_every_sharing(tmp_path: Path, shari
     if sharing != "whole":
         config = yaml.safe_load((k8s / "k8s" / "sharing-config.yaml").read_text())
         key = "mps" if sharing == "mps" else "timeSlicing"
-        assert yaml.safe_load(config["data"]["any"])["sharing"][key]["resources"][0]["replicas"] >= 1
+        assert (
+            yaml.safe_load(config["data"]["gpuplan-node-0"])["sharing"][key]["resources"][0]["replicas"] >= 1
+        )
 
 
 def test_share_refuses_a_service_whose_workload_spans_several_gpus(
@@ -360,3 +368,123 @@ def test_a_trace_out_of_order_says_how_many_rows_were_sorted(tmp_path: Path) -> 
     assert doc["out_of_order"] == 2
     assert "2 of its 4 rows come before a row above them; the requests are taken in time order" in text
     assert doc["default_output_tokens"] is None
+
+
+def _many_services(tmp_path: Path, n: int = 12, per_node: int | None = None) -> Path:
+    # 12 services of 30 GiB at 6 of 20 requests/s: one 3g.40gb slice each, two to an A100 80GB (6 GPUs)
+    # or, time-sliced, two to a GPU (memory 2 × 30 ≤ 0.95 × 80; busy 2 × 0.3/0.9 ≤ 0.8)
+    rows = "".join(
+        f"  - {{name: svc-{i}, memory_gib: 30, requests_per_s: 6, capacity_requests_per_s: 20, "
+        "latency_ms: 3000}\n"
+        for i in range(n)
+    )
+    head = "gpu: A100-SXM4-80GB\n" + (f"gpus_per_node: {per_node}\n" if per_node else "")
+    path = tmp_path / "many.yaml"
+    path.write_text(head + "services:\n" + rows, encoding="utf-8")
+    return path
+
+
+def _k8s_docs(k8s: Path) -> tuple[dict, list[dict]]:
+    config = yaml.safe_load((k8s / "k8s" / "sharing-config.yaml").read_text())
+    services = [d for d in yaml.safe_load_all((k8s / "k8s" / "services.yaml").read_text()) if d]
+    for doc in [config, *services]:
+        validate_k8s(doc)
+    return config, services
+
+
+def test_share_mig_over_more_gpus_than_a_node_holds_lands_on_several_nodes(tmp_path: Path) -> None:
+    # was: every GPU's layout under gpuplan-node-0 (8 GPUs a node assumed), Deployments on any node
+    k8s = tmp_path / "k8s"
+    doc = json.loads(
+        _run(
+            "simulate", "share", str(_many_services(tmp_path)), "--sharing", "mig", "--price", "2",
+            "--gpus-per-node", "4", "--json", "--k8s-out", str(k8s),
+        )
+    )  # fmt: skip
+    assert doc["gpus_needed"] == 6  # 12 slices of 3g.40gb, two per GPU
+    config, services = _k8s_docs(k8s)
+    layouts = yaml.safe_load(config["data"]["config.yaml"])["mig-configs"]
+    # GPU i on node i // 4: GPUs 0-3 on node 0, GPUs 4-5 on node 1, each node's devices counted from 0
+    assert sorted(layouts) == ["gpuplan-node-0", "gpuplan-node-1"]
+    assert [len(layouts[n]) for n in sorted(layouts)] == [4, 2]
+    assert [[d["devices"] for d in layouts[n]] for n in sorted(layouts)] == [[[0], [1], [2], [3]], [[0], [1]]]
+    # Every Deployment sits on the node whose layout holds its slices, and the slices add up per node.
+    wanted: dict[tuple[str, str], int] = {}
+    for d in services:
+        pod = d["spec"]["template"]["spec"]
+        node = pod["nodeSelector"]["nvidia.com/mig.config"]
+        resource = next(iter(pod["containers"][0]["resources"]["limits"]))
+        key = (node, resource.removeprefix("nvidia.com/mig-"))
+        wanted[key] = wanted.get(key, 0) + d["spec"]["replicas"]
+    held = {
+        (n, p): sum(dev["mig-devices"].get(p, 0) for dev in layouts[n]) for n in layouts for p in ("3g.40gb",)
+    }
+    assert wanted == held == {("gpuplan-node-0", "3g.40gb"): 8, ("gpuplan-node-1", "3g.40gb"): 4}
+
+
+def test_share_time_sliced_replicas_are_placed_on_their_node(tmp_path: Path) -> None:
+    # was: Deployments with no placement, one cluster-wide time-slicing entry
+    k8s = tmp_path / "k8s"
+    doc = json.loads(
+        _run(
+            "simulate", "share", str(_many_services(tmp_path, per_node=2)), "--sharing", "time-slice",
+            "--price", "2", "--json", "--k8s-out", str(k8s),
+        )
+    )  # fmt: skip
+    assert doc["gpus_needed"] == 6  # two services to a GPU: 12 / 2
+    config, services = _k8s_docs(k8s)
+    assert sorted(config["data"]) == [
+        "gpuplan-node-0",
+        "gpuplan-node-1",
+        "gpuplan-node-2",
+    ]  # 6 GPUs, 2 a node
+    per_node: dict[str, int] = {}
+    for d in services:
+        node = d["spec"]["template"]["spec"]["nodeSelector"]["nvidia.com/device-plugin.config"]
+        per_node[node] = per_node.get(node, 0) + d["spec"]["replicas"]
+    # each node: 2 GPUs × 2 services, as the packing placed them
+    placed: dict[str, int] = {}
+    for p in doc["placements"]:  # GPU i on node i // 2
+        placed[f"gpuplan-node-{p['gpu_index'] // 2}"] = (
+            placed.get(f"gpuplan-node-{p['gpu_index'] // 2}", 0) + 1
+        )
+    assert per_node == placed == {"gpuplan-node-0": 4, "gpuplan-node-1": 4, "gpuplan-node-2": 4}
+    for node, text in config["data"].items():
+        replicas = yaml.safe_load(text)["sharing"]["timeSlicing"]["resources"][0]["replicas"]
+        assert replicas == 2, node  # the most services one GPU of the node carries
+
+
+def test_share_k8s_out_refuses_without_gpus_per_node_and_writes_nothing(tmp_path: Path) -> None:
+    # was: 8 GPUs per node assumed
+    k8s = tmp_path / "k8s"
+    res = runner.invoke(
+        app,
+        ["simulate", "share", str(SERVICES), "--sharing", "mig", "--price", "3", "--k8s-out", str(k8s)],
+    )
+    assert res.exit_code == 1
+    assert str(res.exception) == (
+        "--k8s-out: GPUs per node unknown (the price was given, or no offer priced it); give "
+        "--gpus-per-node N or gpus_per_node: in the services file"
+    )
+    assert not k8s.exists()
+    res = runner.invoke(app, ["simulate", "share", str(SERVICES), "--price", "3", "--gpus-per-node", "4"])
+    assert res.exit_code == 1
+    assert str(res.exception) == "--gpus-per-node: only with --k8s-out (it places the GPUs on nodes)"
+
+
+def test_share_k8s_out_nodes_are_the_priced_instances(tmp_path: Path) -> None:
+    # Without --price the GPUs are bought as whole instances of the cheapest offer: one node each.
+    k8s = tmp_path / "k8s"
+    doc = json.loads(
+        _run(
+            "--db", str(tmp_path / "c.db"), "simulate", "share", str(_many_services(tmp_path)),
+            "--sharing", "mig", "--json", "--k8s-out", str(k8s),
+        )
+    )  # fmt: skip
+    price = doc["price"]
+    instances = round(price["usd_per_hour"] / price["usd_per_instance_hour"])
+    config, _services = _k8s_docs(k8s)
+    layouts = yaml.safe_load(config["data"]["config.yaml"])["mig-configs"]
+    assert len(layouts) == instances
+    per_instance = math.ceil(doc["gpus_needed"] / instances)
+    assert all(len(gpus) <= per_instance for gpus in layouts.values())

@@ -192,3 +192,54 @@ def test_an_hf_configs_path_on_this_machine_stays_out_of_the_launch_files() -> N
     assert spec.model_source == "hf_config hf-config/config.json"
     files = generate(spec, "torchrun", GenerateOptions())
     assert all(str(root) not in f.content for f in files)
+
+
+def _option(provider: str, instance_type: str) -> dict[str, object]:
+    return plan_doc()["recommended"] | {
+        "provider": provider,
+        "region": "us-east-1",
+        "instance_type": instance_type,
+    }
+
+
+def test_k8s_deploys_the_best_option_on_a_provider_with_managed_kubernetes() -> None:
+    # was: the recommended Lambda option, manifests for a cluster Lambda does not offer
+    lam, runpod, aws = (
+        _option("lambda", "gpu_8x_a100"),
+        _option("runpod", "8x_A100"),
+        plan_doc()["recommended"],
+    )
+    doc = plan_doc(**lam) | {"options": [lam, runpod, aws]}
+    spec = LaunchSpec.from_plan(doc, managed_kubernetes=True)
+    assert (spec.provider, spec.instance_type) == ("aws", "p4d.24xlarge")
+    assert spec.chosen_because == (
+        "--target k8s: the recommended option lambda us-east-1 gpu_8x_a100 is on lambda, which has no "
+        "managed Kubernetes known to gpuplan; deploying the plan's best option on one that has: "
+        "aws us-east-1 p4d.24xlarge (EKS)"
+    )
+    # Other targets, and k8s on an option whose provider has one, keep the recommended option.
+    assert LaunchSpec.from_plan(doc).provider == "lambda"
+    spec = LaunchSpec.from_plan(plan_doc() | {"options": [lam]}, managed_kubernetes=True)
+    assert spec.provider == "aws" and spec.chosen_because == ""
+
+
+def test_k8s_refuses_a_plan_with_no_option_on_managed_kubernetes_in_one_line() -> None:
+    lam, runpod = _option("lambda", "gpu_8x_a100"), _option("runpod", "8x_A100")
+    with pytest.raises(DeployError) as e:
+        LaunchSpec.from_plan(plan_doc(**lam) | {"options": [lam, runpod]}, managed_kubernetes=True)
+    message = str(e.value)
+    assert "\n" not in message
+    assert message.startswith(
+        "--target k8s: the plan's option lambda us-east-1 gpu_8x_a100 is on lambda, which has no managed "
+        "Kubernetes known to gpuplan, nor has any other option of the plan; providers with one: "
+    )
+    for named in (
+        "aws (EKS)",
+        "azure (AKS)",
+        "gcp (GKE)",
+        "alibaba (ACK)",
+        "tencent (TKE)",
+        "volcengine (VKE)",
+    ):
+        assert named in message
+    assert "runpod" not in message.split("providers with one: ")[1]

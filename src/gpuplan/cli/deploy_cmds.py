@@ -104,6 +104,14 @@ def deploy(
         str | None,
         typer.Option(help="k8s serving: one MIG slice per replica, e.g. 1g.10gb.", show_default=False),
     ] = None,
+    own_cluster: Annotated[
+        bool,
+        typer.Option(
+            "--own-cluster",
+            help="k8s: you run Kubernetes on the plan's machines yourself; deploy its recommended option "
+            "even on a provider without managed Kubernetes.",
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")] = False,
     dry_run: Annotated[
         bool,
@@ -129,6 +137,8 @@ def deploy(
     generator = get_generator(target)  # fails fast, with "did you mean", before reading anything
     if autoscaler.lower() not in ("hpa", "keda"):
         raise NotFoundError("--autoscaler", autoscaler, ["hpa", "keda"])  # "did you mean 'keda'" for kada
+    if own_cluster and generator.name != "k8s":
+        raise InputError.worded(N_("--own-cluster: only for --target k8s"))
     is_plan = source.suffix.lower() == ".json"
     workload_only = {"--gpu": gpu, "--provider": provider, "--region": region, "--spot": spot or None}
     if is_plan and (
@@ -164,6 +174,8 @@ def deploy(
         region=region,
         pricing="spot" if spot else "on_demand",
         project=str(project) if project is not None else None,
+        # a plan's option on a provider with no managed Kubernetes would be manifests for no cluster
+        managed_kubernetes=generator.name == "k8s" and not own_cluster,
     ).with_serving(gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile)
     if not is_plan and spec.provider and spec.gpu and instances is not None:
         _warn_unsold_shape(instances, spec.provider, spec.gpu, spec.gpus_per_node)
@@ -191,6 +203,8 @@ def deploy(
         steps=steps,
         out_dir=_absolute(out),
     )
+    if spec.chosen_because:
+        typer.echo(spec.chosen_because, err=True)
     files = generate(spec, generator.name, options)
     copies = [f for f in files if f.source is not None]
     # The manifest comes before the first write: the user sees which of their files leave home.

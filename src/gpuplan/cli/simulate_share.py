@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
+from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE, MAX_USD_PER_GPU_HOUR, MIN_USD_PER_GPU_HOUR
 from gpuplan.cli._access import AllowCodeOption, ProjectOption
 from gpuplan.cli._files import write_text_atomic
 from gpuplan.cli._i18n import (
@@ -22,7 +23,7 @@ from gpuplan.cli._i18n import (
     apply_language,
     console,
 )
-from gpuplan.cli._numbers import finite_float, finite_in
+from gpuplan.cli._numbers import finite_float, finite_in, whole_number
 from gpuplan.cli._simulate_common import check_currency, check_out, display_money_for, open_store
 from gpuplan.errors import InputError, Phrase
 from gpuplan.i18n import N_, _
@@ -73,6 +74,16 @@ def share_cmd(
     k8s_out: Annotated[
         Path | None, typer.Option("--k8s-out", help="Write the Kubernetes configuration into this directory.")
     ] = None,
+    gpus_per_node: Annotated[
+        int | None,
+        typer.Option(
+            "--gpus-per-node",
+            help="--k8s-out: GPUs per node of your cluster (default: the file's gpus_per_node:, else the "
+            "priced instance's).",
+            parser=whole_number(1, MAX_GPUS_PER_INSTANCE),
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also write an HTML report.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the stable JSON document.")] = False,
     lang: LangOption = None,
@@ -87,6 +98,8 @@ def share_cmd(
     apply_language(lang)
     check_out(out)
     check_currency(currency)
+    if gpus_per_node is not None and k8s_out is None:
+        raise InputError.worded(N_("--gpus-per-node: only with --k8s-out (it places the GPUs on nodes)"))
     from gpuplan.cli._services import estimate_services
     from gpuplan.cli._settings import settings
     from gpuplan.confine import Folder
@@ -133,9 +146,10 @@ def share_cmd(
         plan = min(plans, key=lambda p: (len(p.unplaced), p.gpus_needed, SHARINGS.index(p.sharing)))
     else:
         plan = pack_services(demands, ShareOptions(sharing=sharing, **base))  # type: ignore[arg-type]
-    plan = _priced(plan, price, offers)
+    plan, instance_gpus = _priced(plan, price, offers)
     if k8s_out is not None and not plan.unplaced:
-        _write_k8s(plan, k8s_out)
+        # The user's word on their cluster first (option, then file), else the instance priced.
+        _write_k8s(plan, k8s_out, gpus_per_node or spec.gpus_per_node or instance_gpus)
     if out is not None:
         write_text_atomic(out, share_html(plan, money))
     if as_json:
@@ -156,23 +170,23 @@ def share_cmd(
         )
 
 
-def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> SharePlan:
+def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> tuple[SharePlan, int | None]:
     """The plan with what its GPUs cost and where the price comes from: ``price`` per GPU-hour
     given, else the cheapest way to buy its GPUs as whole instances (2 GPUs of an 8-GPU machine
     pay for the machine), of equal ones the price known current, with its publisher, date and
     confidence and, where it is not known to hold today, the best one that is; unknown without an
-    on-demand price."""
+    on-demand price. Beside it, the GPUs one instance of the offer priced holds (None: no offer)."""
     from gpuplan.simulate.pricing import PriceBasis
 
     if price is not None:
         note = _("price per GPU-hour {price:g} USD, given").format(price=price)
         given = PriceBasis(usd_per_hour=price * plan.gpus_needed, given=True)
-        return replace(plan, notes=(*plan.notes, note), price=given)
+        return replace(plan, notes=(*plan.notes, note), price=given), None
     from gpuplan.simulate.inputs import basis_words, price_basis, whole_instances
 
     best = whole_instances(offers, plan.gpu_id, plan.gpus_needed).get("on_demand")
     if best is None or plan.gpus_needed < 1:
-        return plan  # the report says "price unknown" rather than inventing one
+        return plan, None  # the report says "price unknown" rather than inventing one
     total, o, instances = best
     known = whole_instances([o], plan.gpu_id, plan.gpus_needed, current_only=True)
     alt = None
@@ -190,46 +204,72 @@ def _priced(plan: SharePlan, price: float | None, offers: list[OfferPrice]) -> S
         price=total,
         as_of=o.as_of,
     ) + basis_words(basis, "on_demand", plan.gpu_id, _("USD/h"))
-    return replace(
+    priced = replace(
         plan,
         cost_usd_per_hour=None if plan.unplaced else total,
         placed_cost_usd_per_hour=total,
         notes=(*plan.notes, note),
         price=basis,
     )
+    return priced, math.floor(o.gpu_count + 1e-9)  # whole_instances takes offers of ≥ 1 GPU
 
 
-def _write_k8s(plan: SharePlan, directory: Path) -> None:
+def _write_k8s(plan: SharePlan, directory: Path, gpus_per_node: int | None) -> None:
     from gpuplan.deploy.k8s.sharing import SharedDeployment, SharingLayout, sharing_manifests
 
     if directory.exists() and any(directory.iterdir()):
         raise InputError.worded(N_("--k8s-out {folder} is not empty; give a new directory"), folder=directory)
+    if plan.sharing != "whole" and gpus_per_node is None:
+        # Which node holds which GPU decides where each slice or share must run: no number is assumed.
+        raise InputError.worded(
+            N_(
+                "--k8s-out: GPUs per node unknown (the price was given, or no offer priced it); give "
+                "--gpus-per-node N or gpus_per_node: in the services file"
+            )
+        )
+    per_node = gpus_per_node or 1
     gpus = sorted({p.gpu_index for p in plan.placements})
+    nodes = sorted({g // per_node for g in gpus})
     if plan.sharing == "mig":
         per_gpu = []
-        for g in gpus:
+        for g in range(max(gpus, default=-1) + 1):
             counts: dict[str, int] = {}
             for p in plan.placements:
                 if p.gpu_index == g:
                     counts[p.slice] = counts.get(p.slice, 0) + 1
             per_gpu.append(counts)
-        layout = SharingLayout(sharing="mig", mig_per_gpu=tuple(per_gpu))
+        layout = SharingLayout(sharing="mig", mig_per_gpu=tuple(per_gpu), gpus_per_node=per_node)
     elif plan.sharing == "time-slice":
-        most = max((sum(1 for p in plan.placements if p.gpu_index == g) for g in gpus), default=1)
-        layout = SharingLayout(sharing="time-slice", time_slice_replicas=max(2, most))
+        on_gpu = [
+            sum(1 for p in plan.placements if p.gpu_index == g) for g in range(max(gpus, default=-1) + 1)
+        ]
+        # Per node, the most services one of its GPUs carries (2 at least: 1 would be no sharing).
+        replicas = tuple(
+            max(2, max(on_gpu[n * per_node : (n + 1) * per_node], default=1))
+            for n in range(max(nodes, default=0) + 1)
+        )
+        layout = SharingLayout(sharing="time-slice", time_slice_replicas=replicas, gpus_per_node=per_node)
     elif plan.sharing == "mps":
         parts = int(plan.services[0].slice.split("/")[-1]) if plan.services else 1
-        layout = SharingLayout(sharing="mps", time_slice_replicas=parts)
+        layout = SharingLayout(
+            sharing="mps", time_slice_replicas=(parts,) * (max(nodes, default=0) + 1), gpus_per_node=per_node
+        )
     else:
         layout = SharingLayout(sharing="whole")
-    deps = [
-        SharedDeployment(
-            name=s.name,
-            resource=f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu",
-            replicas=s.instances,
-        )
-        for s in plan.services
-    ]
+    deps = []
+    for s in plan.services:
+        resource = f"nvidia.com/mig-{s.slice}" if plan.sharing == "mig" else "nvidia.com/gpu"
+        if plan.sharing == "whole":
+            deps.append(SharedDeployment(name=s.name, resource=resource, replicas=s.instances))
+            continue
+        # One Deployment per node the service's instances were packed onto, pinned to it.
+        on_node: dict[int, int] = {}
+        for p in plan.placements:
+            if p.service == s.name:
+                on_node[p.gpu_index // per_node] = on_node.get(p.gpu_index // per_node, 0) + 1
+        for n, count in sorted(on_node.items()):
+            name = s.name if len(on_node) == 1 else f"{s.name}-node-{n}"
+            deps.append(SharedDeployment(name=name, resource=resource, replicas=count, node=n))
     from gpuplan.deploy.output import write_files
 
     # Inside the directory only, all files or none (deploy's writer: no link followed out of it).

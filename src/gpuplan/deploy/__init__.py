@@ -7,10 +7,11 @@ write_files(files, "deploy/", force=False)              # the only step that wri
 
 from __future__ import annotations
 
+from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.deploy.base import GeneratedFile, GenerateOptions, Generator
 from gpuplan.deploy.output import write_files
 from gpuplan.deploy.registry import GENERATORS, get_generator, target_names
-from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingDeployment
+from gpuplan.deploy.spec import PLAN_SCHEMA_VERSION, LaunchSpec, ServingDeployment, refuse_without_kubernetes
 
 __all__ = [
     "GENERATORS",
@@ -43,16 +44,21 @@ def load_spec(
     region: str | None = None,
     pricing: str = "on_demand",
     project: str | None = None,
+    managed_kubernetes: bool = False,
 ) -> LaunchSpec:
     """A LaunchSpec from a plan file (``.json``) or a workload file (anything else: YAML).
 
     The GPU options apply to a workload file only (``count`` GPUs per node on ``nodes`` nodes); a
     plan already says where to run. ``project``
     (``--project DIR``) is the folder the user's package may be copied from; without it, the
-    file's own folder (see ``gpuplan.confine``).
+    file's own folder (see ``gpuplan.confine``). ``managed_kubernetes`` (``--target k8s`` without
+    a cluster of the user's own): a plan's best option on a provider with a managed Kubernetes
+    service; a workload's ``provider`` without one is refused.
     """
     if path.endswith(".json"):
-        return LaunchSpec.from_plan_json(path, project=project)
+        return LaunchSpec.from_plan_json(path, project=project, managed_kubernetes=managed_kubernetes)
+    if managed_kubernetes and provider is not None:
+        refuse_without_kubernetes(PROVIDERS.cast(provider))
     return LaunchSpec.from_workload(
         path,
         gpu=gpu,

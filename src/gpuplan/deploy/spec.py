@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_json, load_yaml, read_text
-from gpuplan.catalog.providers import PROVIDERS
+from gpuplan.catalog.providers import PROVIDERS, kubernetes_service
 from gpuplan.confine import Folder
 from gpuplan.deploy.grammar import (
     CLOUD_NAME,
@@ -62,7 +62,7 @@ from gpuplan.documents.plan import (
 from gpuplan.errors import DeployError, GpuplanError, NotFoundError, Phrase, closest
 from gpuplan.hardware import GPU, get_gpu
 from gpuplan.hardware.mig import mig_gpus
-from gpuplan.i18n.messages import N_
+from gpuplan.i18n.messages import N_, _
 from gpuplan.i18n.phrases import listed
 from gpuplan.vocab import OptimizerName, Parallelism, Precision, PricingModel, Task, pydantic_cast
 
@@ -71,6 +71,9 @@ __all__ = [
     "PLAN_SCHEMA_VERSION",
     "LaunchSpec",
     "ServingDeployment",
+    "kubernetes_option",
+    "kubernetes_providers",
+    "refuse_without_kubernetes",
 ]
 
 #: Plan files deploy reads: the current version, and 1 (whose option is upgraded on reading).
@@ -192,6 +195,9 @@ class LaunchSpec(BaseModel):
     disk_size_gb: int = Field(default=256, ge=10)
     """Boot/working disk per node, GB: room for the image, data and a few checkpoints."""
     serving: ServingDeployment | None = None
+    chosen_because: str = ""
+    """Why the plan's option deployed is not its recommended one, in the user's language (``--target
+    k8s``: the recommended option's provider has no managed Kubernetes); "" for the recommended one."""
 
     @property
     def spot(self) -> bool:
@@ -279,10 +285,14 @@ class LaunchSpec(BaseModel):
     # ---- builders ---------------------------------------------------------------------------
 
     @classmethod
-    def from_plan_json(cls, path: str | Path, *, project: str | Path | None = None) -> LaunchSpec:
+    def from_plan_json(
+        cls, path: str | Path, *, project: str | Path | None = None, managed_kubernetes: bool = False
+    ) -> LaunchSpec:
         """The recommended option of a plan file written by ``gpuplan plan --json``.
 
-        ``project``: the folder the user named (``--project DIR``) to copy their package from."""
+        ``project``: the folder the user named (``--project DIR``) to copy their package from.
+        ``managed_kubernetes``: the best option on a provider with a managed Kubernetes service
+        (:func:`kubernetes_option`)."""
         folder = Folder.of(path, project)
         path = Path(path)
         text = read_text(path, what="plan file", max_bytes=MAX_DOCUMENT_BYTES, error=DeployError)
@@ -290,10 +300,17 @@ class LaunchSpec(BaseModel):
             doc = load_json(text, source=str(path), error=DeployError)
         except DeployError as e:
             raise DeployError.worded(N_("{error}: write it with `gpuplan plan --json`"), error=e) from None
-        return cls.from_plan(doc, source=str(path), folder=folder)
+        return cls.from_plan(doc, source=str(path), folder=folder, managed_kubernetes=managed_kubernetes)
 
     @classmethod
-    def from_plan(cls, doc: object, source: str = "plan", folder: Folder | None = None) -> LaunchSpec:
+    def from_plan(
+        cls,
+        doc: object,
+        source: str = "plan",
+        folder: Folder | None = None,
+        *,
+        managed_kubernetes: bool = False,
+    ) -> LaunchSpec:
         """Like :meth:`from_plan_json`, from the already-parsed document.
 
         ``folder``: the folder the user named (the plan file's, or ``--project DIR``). The plan's
@@ -325,6 +342,9 @@ class LaunchSpec(BaseModel):
             raise DeployError.worded(
                 N_("{source} has no recommended option: re-run `gpuplan plan`"), source=source
             )
+        chosen_because = ""
+        if managed_kubernetes:
+            option, chosen_because = kubernetes_option(option, doc.get("options"))
         if version == 1:
             # Version 2 renamed only money fields, which deploy does not use: a plan made before
             # still deploys.
@@ -364,6 +384,7 @@ class LaunchSpec(BaseModel):
             pricing=opt.pricing,
             checkpoint_interval_min=opt.checkpoint_interval_min,
             job_time_h=opt.job_time_h,
+            chosen_because=chosen_because,
         )
 
     @classmethod
@@ -411,6 +432,66 @@ class LaunchSpec(BaseModel):
             checkpoint_interval_min=None,
             job_time_h=None,
         )
+
+
+def _option_words(option: dict[str, Any]) -> str:
+    """An option as the plan's table names it: ``lambdalabs us-east-1 gpu_8x_h100_sxm5``."""
+    return " ".join(str(option.get(k)) for k in ("provider", "region", "instance_type") if option.get(k))
+
+
+def kubernetes_providers() -> Phrase:
+    """The registered providers with a managed Kubernetes service: ``aws (EKS), azure (AKS), …``."""
+    return listed([f"{p} ({k})" for p in PROVIDERS if (k := kubernetes_service(p))])
+
+
+def kubernetes_option(recommended: dict[str, Any], options: object) -> tuple[dict[str, Any], str]:
+    """The plan option to deploy on a managed Kubernetes service, and why it is not the recommended
+    one ("" where it is): the recommended option where its provider has one, else the first of the
+    plan's ranked ``options`` whose provider has one. A provider whose module states none (a
+    marketplace such as Lambda, RunPod or Vast.ai) or that is not registered has no managed
+    Kubernetes known. No option on one: refused in one line naming the option and the providers
+    that have one."""
+    provider = recommended.get("provider")
+    if isinstance(provider, str) and kubernetes_service(provider):
+        return recommended, ""
+    ranked = [o for o in options if isinstance(o, dict)] if isinstance(options, list) else []
+    for o in ranked:
+        p = o.get("provider")
+        if isinstance(p, str) and (cluster := kubernetes_service(p)):
+            why = _(
+                "--target k8s: the recommended option {option} is on {provider}, which has no managed "
+                "Kubernetes known to gpuplan; deploying the plan's best option on one that has: "
+                "{chosen} ({cluster})"
+            ).format(
+                option=_option_words(recommended), provider=provider, chosen=_option_words(o), cluster=cluster
+            )
+            return o, why
+    raise DeployError.worded(
+        N_(
+            "--target k8s: the plan's option {option} is on {provider}, which has no managed Kubernetes "
+            "known to gpuplan, nor has any other option of the plan; providers with one: {providers}. "
+            "Plan with one of them, use --target skypilot, docker or torchrun, or give --own-cluster "
+            "if you run Kubernetes there yourself"
+        ),
+        option=_option_words(recommended),
+        provider=provider,
+        providers=kubernetes_providers(),
+    )
+
+
+def refuse_without_kubernetes(provider: str) -> None:
+    """A launch on ``provider`` (a workload file's ``--provider``) where it has no managed
+    Kubernetes: refused in one line naming the providers that have one."""
+    if kubernetes_service(provider):
+        return
+    raise DeployError.worded(
+        N_(
+            "--target k8s: {provider} has no managed Kubernetes known to gpuplan; providers with one: "
+            "{providers}. Choose one of them, or give --own-cluster if you run Kubernetes there yourself"
+        ),
+        provider=provider,
+        providers=kubernetes_providers(),
+    )
 
 
 def _validated_workload(doc: dict[str, Any], path: Path, folder: Folder) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from gpuplan.bounded import printable
+from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE
 from gpuplan.documents.base import refuse_boolean
 from gpuplan.errors import InputError, NotFoundError, Option
 from gpuplan.hardware.gpus import MAX_GPU_MEMORY_GIB
@@ -282,7 +283,7 @@ def fleet_prices(
     Low-confidence (article) prices are never used.
     """
 
-    from gpuplan.catalog.gates import MAX_GPUS_PER_INSTANCE, MAX_USD_PER_GPU_HOUR
+    from gpuplan.catalog.gates import MAX_USD_PER_GPU_HOUR
 
     # The catalog's ceiling per GPU-hour (no list price comes near it) times the most GPUs a replica
     # pays for, bought as whole instances: a larger figure is a unit error, and its cost over a
@@ -505,6 +506,9 @@ class ServicesFile(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     gpu: str | None = None
+    gpus_per_node: int | None = Field(default=None, ge=1, le=MAX_GPUS_PER_INSTANCE)
+    """GPUs per node of the cluster the services run on (``--k8s-out`` places each GPU's share on
+    its node); None: the priced instance's."""
     services: list[_Service]
 
     def demands(self, estimated: dict[str, ServiceDemand] | None = None) -> list[ServiceDemand]:

@@ -1,14 +1,22 @@
 """Kubernetes configuration for GPUs shared between services: MIG layouts or time-slicing.
 
 - **MIG** (GPU Operator, ``mig.strategy: mixed``): a mig-parted ConfigMap with one named layout per
-  node (``nvidia.com/mig.config=<name>`` on the node applies it) and, per service, a Deployment
-  that requests its slice as ``nvidia.com/mig-<profile>: 1``.
-- **time-slicing**: the device plugin's sharing ConfigMap advertising each GPU as N
-  ``nvidia.com/gpu`` (N = the most services one GPU carries) and Deployments requesting one each.
-  The scheduler, not this file, decides which services share a card: the packing is a count.
-- **mps**: the device plugin's MPS sharing ConfigMap (``sharing.mps``, k8s-device-plugin ≥ 0.15):
-  each GPU is advertised as N ``nvidia.com/gpu``, each with 1/N of its memory and threads.
-- **whole**: Deployments requesting ``nvidia.com/gpu: 1`` per replica.
+  node (``nvidia.com/mig.config=gpuplan-node-<n>`` on the node applies it) and, per service and
+  node, a Deployment that requests its slice as ``nvidia.com/mig-<profile>: 1``.
+- **time-slicing**: the device plugin's sharing ConfigMap with one entry per node
+  (``nvidia.com/device-plugin.config=gpuplan-node-<n>`` on the node selects it), advertising each
+  of its GPUs as N ``nvidia.com/gpu`` (N = the most services one GPU of that node carries), and per
+  service and node a Deployment requesting one each. Which GPU of a node a replica lands on is the
+  scheduler's choice; which node, the packing's.
+- **mps**: the device plugin's MPS sharing ConfigMap (``sharing.mps``, k8s-device-plugin ≥ 0.15),
+  per node as for time-slicing: each GPU is advertised as N ``nvidia.com/gpu``, each with 1/N of
+  its memory and threads.
+- **whole**: Deployments requesting ``nvidia.com/gpu: 1`` per replica, on any node.
+
+GPU ``i`` of a packing is on node ``i // gpus_per_node`` (the instance's GPUs per node). Node
+``n`` is named ``gpuplan-node-<n>`` in the one GPU Operator label that configures its sharing
+(``nvidia.com/mig.config`` or ``nvidia.com/device-plugin.config``), and the Deployments of the
+replicas packed onto it select that label.
 
 Names and keys follow NVIDIA's GPU Operator docs ("GPU Operator with MIG", "Time-Slicing GPUs in
 Kubernetes") and mig-parted's config format (``version: v1``, ``mig-configs``, ``devices``,
@@ -25,7 +33,7 @@ from typing import Any
 from gpuplan.deploy.base import GeneratedFile
 from gpuplan.deploy.yamlout import dump_documents
 
-__all__ = ["SharedDeployment", "SharingLayout", "dns_names", "sharing_manifests"]
+__all__ = ["NODE_LABEL", "SharedDeployment", "SharingLayout", "dns_names", "node_name", "sharing_manifests"]
 
 _NAMESPACE = "gpu-operator"
 
@@ -37,6 +45,8 @@ class SharedDeployment:
     """``nvidia.com/mig-3g.40gb`` or ``nvidia.com/gpu``."""
     replicas: int
     image: str = "vllm/vllm-openai:latest"
+    node: int | None = None
+    """The node (``gpuplan-node-<node>``) its replicas are packed onto; None: any node (whole GPUs)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,8 +55,33 @@ class SharingLayout:
     """``mig``, ``time-slice``, ``mps`` or ``whole``."""
     mig_per_gpu: tuple[dict[str, int], ...] = ()
     """MIG: profile -> instances, for GPU 0, 1, … (GPUs in node order)."""
-    gpus_per_node: int = 8
-    time_slice_replicas: int = 1
+    gpus_per_node: int | None = None
+    """GPUs one node (instance) holds; GPU ``i`` is on node ``i // gpus_per_node``. Needed by every
+    sharing but ``whole``."""
+    time_slice_replicas: tuple[int, ...] = ()
+    """time-slice / mps: ``nvidia.com/gpu`` advertised per GPU, for node 0, 1, …"""
+
+    def __post_init__(self) -> None:
+        if self.sharing != "whole" and (self.gpus_per_node is None or self.gpus_per_node < 1):
+            raise ValueError(f"{self.sharing} sharing needs gpus_per_node ≥ 1")
+
+    @property
+    def nodes(self) -> int:
+        """Nodes the layout spans."""
+        if self.sharing == "mig":
+            per_node = self.gpus_per_node or 1
+            return (len(self.mig_per_gpu) + per_node - 1) // per_node
+        return len(self.time_slice_replicas)
+
+
+#: The GPU Operator node label that names a node's sharing configuration, per sharing.
+NODE_LABEL = {"mig": "nvidia.com/mig.config", "time-slice": "nvidia.com/device-plugin.config"}
+NODE_LABEL["mps"] = NODE_LABEL["time-slice"]
+
+
+def node_name(node: int) -> str:
+    """Node ``node``'s name in its sharing label, and the key of its configuration."""
+    return f"gpuplan-node-{node}"
 
 
 #: A DNS-1123 label (a Deployment's name, a label value) holds at most 63 characters.
@@ -77,8 +112,14 @@ def dns_names(names: Sequence[str]) -> list[str]:
     return out
 
 
-def _deployment(d: SharedDeployment, name: str) -> dict[str, Any]:
+def _deployment(d: SharedDeployment, name: str, label: str | None) -> dict[str, Any]:
     labels = {"app.kubernetes.io/name": name, "app.kubernetes.io/managed-by": "gpuplan"}
+    pod: dict[str, Any] = {
+        "containers": [{"name": "serve", "image": d.image, "resources": {"limits": {d.resource: 1}}}],
+    }
+    if d.node is not None and label is not None:
+        # The node the packing put these replicas on: its GPUs hold their slices / time shares.
+        pod["nodeSelector"] = {label: node_name(d.node)}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -88,15 +129,7 @@ def _deployment(d: SharedDeployment, name: str) -> dict[str, Any]:
             "selector": {"matchLabels": labels},
             "template": {
                 "metadata": {"labels": labels},
-                "spec": {
-                    "containers": [
-                        {
-                            "name": "serve",
-                            "image": d.image,
-                            "resources": {"limits": {d.resource: 1}},
-                        }
-                    ],
-                },
+                "spec": pod,
             },
         },
     }
@@ -104,10 +137,10 @@ def _deployment(d: SharedDeployment, name: str) -> dict[str, Any]:
 
 def _mig_parted(layout: SharingLayout) -> dict[str, Any]:
     lines = ["version: v1", "mig-configs:"]
-    per_node = layout.gpus_per_node
+    per_node = layout.gpus_per_node or 1
     gpus = layout.mig_per_gpu
-    for node in range((len(gpus) + per_node - 1) // per_node):
-        lines.append(f"  gpuplan-node-{node}:")
+    for node in range(layout.nodes):
+        lines.append(f"  {node_name(node)}:")
         for i, devices in enumerate(gpus[node * per_node : (node + 1) * per_node]):
             lines.append(f"    - devices: [{i}]")
             lines.append("      mig-enabled: true")
@@ -121,35 +154,46 @@ def _mig_parted(layout: SharingLayout) -> dict[str, Any]:
     }
 
 
-def _time_slicing(replicas: int, key: str = "timeSlicing") -> dict[str, Any]:
-    config = (
-        f"version: v1\nsharing:\n  {key}:\n    resources:\n"
-        f"      - name: nvidia.com/gpu\n        replicas: {replicas}\n"
-    )
+def _time_slicing(replicas: Sequence[int], key: str = "timeSlicing") -> dict[str, Any]:
+    def config(n: int) -> str:
+        return (
+            f"version: v1\nsharing:\n  {key}:\n    resources:\n"
+            f"      - name: nvidia.com/gpu\n        replicas: {n}\n"
+        )
+
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "time-slicing-config", "namespace": _NAMESPACE},
-        "data": {"any": config},
+        "data": {node_name(node): config(n) for node, n in enumerate(replicas)},
     }
+
+
+def _label_commands(label: str, nodes: int) -> str:
+    return "\n".join(
+        f"  kubectl label node NODE_{n} {label}={node_name(n)} --overwrite" for n in range(nodes)
+    )
 
 
 def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeployment]) -> list[GeneratedFile]:
     """The files: ``k8s/sharing-config.yaml`` (MIG or time-slicing) and ``k8s/services.yaml``."""
     files = []
+    label = NODE_LABEL.get(layout.sharing)
+    patch = (
+        "kubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator --type merge \\\n"
+        '  -p \'{"spec": {"devicePlugin": {"config": {"name": "time-slicing-config"}}}}\'\n'
+        "then label each node with its configuration:\n"
+    )
     if layout.sharing == "mig":
-        nodes = (len(layout.mig_per_gpu) + layout.gpus_per_node - 1) // layout.gpus_per_node
         files.append(
             GeneratedFile(
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_mig_parted(layout)],
-                    "mig-parted layouts, one per node. Install the GPU Operator with mig.strategy=mixed and\n"
+                    f"mig-parted layouts, one per node (GPUs per node: {layout.gpus_per_node}). "
+                    "Install the GPU Operator with mig.strategy=mixed and\n"
                     "migManager.config.name=gpuplan-mig-parted-config, then label each node:\n"
-                    + "\n".join(
-                        f"  kubectl label node NODE_{n} nvidia.com/mig.config=gpuplan-node-{n} --overwrite"
-                        for n in range(nodes)
-                    ),
+                    + _label_commands(NODE_LABEL["mig"], layout.nodes),
                 ),
             )
         )
@@ -159,14 +203,12 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_time_slicing(layout.time_slice_replicas, key="mps")],
-                    f"Device plugin MPS sharing: each GPU is advertised as {layout.time_slice_replicas} "
-                    "nvidia.com/gpu, each limited to\n"
-                    f"1/{layout.time_slice_replicas} of its memory and threads. Point the GPU Operator at it "
-                    "as for time-slicing:\n"
-                    "kubectl patch clusterpolicies.nvidia.com/cluster-policy -n gpu-operator "
-                    "--type merge \\\n"
-                    '  -p \'{"spec": {"devicePlugin": {"config": {"name": "time-slicing-config", '
-                    '"default": "any"}}}}\'',
+                    f"Device plugin MPS sharing, one entry per node (GPUs per node: {layout.gpus_per_node}): "
+                    "each GPU is advertised as N nvidia.com/gpu,\n"
+                    "each limited to 1/N of its memory and threads. "
+                    "Point the GPU Operator at it as for time-slicing:\n"
+                    + patch
+                    + _label_commands(NODE_LABEL["mps"], layout.nodes),
                 ),
             )
         )
@@ -176,12 +218,12 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
                 path="k8s/sharing-config.yaml",
                 content=dump_documents(
                     [_time_slicing(layout.time_slice_replicas)],
-                    f"Device plugin time-slicing: each GPU is advertised as {layout.time_slice_replicas} "
-                    "nvidia.com/gpu.\nPoint the GPU Operator at it: kubectl patch clusterpolicies.nvidia.com/"
-                    "cluster-policy -n gpu-operator --type merge \\\n"
-                    '  -p \'{"spec": {"devicePlugin": {"config": {"name": "time-slicing-config", '
-                    '"default": "any"}}}}\'\n'
-                    "Time-sliced services share memory and faults: one OOM can stop its neighbours.",
+                    "Device plugin time-slicing, one entry per node "
+                    f"(GPUs per node: {layout.gpus_per_node}): each GPU is advertised as N nvidia.com/gpu.\n"
+                    "Point the GPU Operator at it: "
+                    + patch
+                    + _label_commands(NODE_LABEL["time-slice"], layout.nodes)
+                    + "\nTime-sliced services share memory and faults: one OOM can stop its neighbours.",
                 ),
             )
         )
@@ -190,10 +232,12 @@ def sharing_manifests(layout: SharingLayout, deployments: Sequence[SharedDeploym
             path="k8s/services.yaml",
             content=dump_documents(
                 [
-                    _deployment(d, n)
+                    _deployment(d, n, label)
                     for d, n in zip(deployments, dns_names([d.name for d in deployments]), strict=True)
                 ],
-                "One Deployment per service; replace the image and add its command and model.",
+                "One Deployment per service"
+                + ("" if label is None else " and node (nodeSelector " + label + ")")
+                + "; replace the image and add its command and model.",
             ),
         )
     )
