@@ -387,3 +387,39 @@ def test_a_moved_range_is_called_narrower_only_where_a_reader_can_see_it(db: str
     assert moved.exit_code == 0 and "narrower range" not in moved.stdout, moved.stdout
     measured = runner.invoke(app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM"], env=wide)
     assert "with a narrower range" in measured.stdout  # ×/÷ 1.05, its own timed steps
+
+
+def test_an_anchored_estimate_and_plan_show_the_recordings_memory(db: str) -> None:
+    # was: the step anchored on the H200's recording (nvidia-smi 13.99 GiB) and the memory the
+    # model's 12.8 GiB beside it
+    from gpuplan.perf.memory import CONTEXT_GIB
+
+    doc = json.loads(H200_RECORDING.read_text(encoding="utf-8"))["memory"]
+    stored = runner.invoke(app, ["--db", db, "measure", str(H200_WORKLOAD), "--from", str(H200_RECORDING)])
+    assert stored.exit_code == 0, stored.output
+    est = runner.invoke(
+        app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM", "-g", "A100-SXM4-80GB", "--json"]
+    )
+    assert est.exit_code == 0, est.output
+    own, other = json.loads(est.stdout)["estimates"]
+    mem = own["memory"]
+    assert mem["measured_on"] == "H200-SXM"
+    assert mem["nvidia_smi_gib"] == pytest.approx(doc["nvidia_smi_gib"])  # 13.99
+    assert mem["reserved_gib"] == pytest.approx(doc["peak_reserved_gib"])
+    assert mem["peak_allocated_gib"] == pytest.approx(doc["peak_allocated_gib"])
+    # on the A100 the tensors and the cache as measured, the context moved: Ampere 0.40 − Hopper 0.50
+    moved = other["memory"]
+    assert moved["measured_on"] == "H200-SXM"
+    assert moved["reserved_gib"] == pytest.approx(doc["peak_reserved_gib"])
+    context = CONTEXT_GIB["Ampere"][1] - CONTEXT_GIB["Hopper"][1]
+    assert moved["nvidia_smi_gib"] == pytest.approx(doc["nvidia_smi_gib"] + context)
+    assert any("memory as measured on H200-SXM" in n for n in other["notes"])
+    table = runner.invoke(
+        app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM"], env={"COLUMNS": "200"}
+    )
+    assert "⚓ 14.0" in table.stdout and "memory: what nvidia-smi showed on H200-SXM" in table.stdout
+    plan = runner.invoke(app, ["--db", db, "plan", str(H200_WORKLOAD), "--json"])
+    assert plan.exit_code == 0, plan.output
+    # every one-GPU option's memory is the recording's (DDP on more GPUs adds its buckets and NCCL)
+    ones = [o for o in json.loads(plan.stdout)["options"] if o["gpu_count"] == 1]
+    assert ones and all(o["peak_memory_gib"] >= doc["nvidia_smi_gib"] - 0.25 for o in ones)
