@@ -387,3 +387,96 @@ def test_a_moved_range_is_called_narrower_only_where_a_reader_can_see_it(db: str
     assert moved.exit_code == 0 and "narrower range" not in moved.stdout, moved.stdout
     measured = runner.invoke(app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM"], env=wide)
     assert "with a narrower range" in measured.stdout  # ×/÷ 1.05, its own timed steps
+
+
+def test_an_anchored_estimate_and_plan_show_the_recordings_memory(db: str) -> None:
+    # was: the step anchored on the H200's recording (nvidia-smi 13.99 GiB) and the memory the
+    # model's 12.8 GiB beside it
+    from gpuplan.perf.memory import CONTEXT_GIB
+
+    doc = json.loads(H200_RECORDING.read_text(encoding="utf-8"))["memory"]
+    stored = runner.invoke(app, ["--db", db, "measure", str(H200_WORKLOAD), "--from", str(H200_RECORDING)])
+    assert stored.exit_code == 0, stored.output
+    est = runner.invoke(
+        app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM", "-g", "A100-SXM4-80GB", "--json"]
+    )
+    assert est.exit_code == 0, est.output
+    own, other = json.loads(est.stdout)["estimates"]
+    mem = own["memory"]
+    assert mem["measured_on"] == "H200-SXM"
+    assert mem["nvidia_smi_gib"] == pytest.approx(doc["nvidia_smi_gib"])  # 13.99
+    assert mem["reserved_gib"] == pytest.approx(doc["peak_reserved_gib"])
+    assert mem["peak_allocated_gib"] == pytest.approx(doc["peak_allocated_gib"])
+    # on the A100 the tensors and the cache as measured, the context moved: Ampere 0.40 − Hopper 0.50
+    moved = other["memory"]
+    assert moved["measured_on"] == "H200-SXM"
+    assert moved["reserved_gib"] == pytest.approx(doc["peak_reserved_gib"])
+    context = CONTEXT_GIB["Ampere"][1] - CONTEXT_GIB["Hopper"][1]
+    assert moved["nvidia_smi_gib"] == pytest.approx(doc["nvidia_smi_gib"] + context)
+    assert any("memory as measured on H200-SXM" in n for n in other["notes"])
+    table = runner.invoke(
+        app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM"], env={"COLUMNS": "200"}
+    )
+    assert "⚓ 14.0" in table.stdout and "memory: what nvidia-smi showed on H200-SXM" in table.stdout
+    plan = runner.invoke(app, ["--db", db, "plan", str(H200_WORKLOAD), "--json"])
+    assert plan.exit_code == 0, plan.output
+    # every one-GPU option's memory is the recording's (DDP on more GPUs adds its buckets and NCCL)
+    ones = [o for o in json.loads(plan.stdout)["options"] if o["gpu_count"] == 1]
+    assert ones and all(o["peak_memory_gib"] >= doc["nvidia_smi_gib"] - 0.25 for o in ones)
+
+
+def _store_both(db: str) -> None:
+    for workload, recording in ((WORKLOAD, RECORDING), (H200_WORKLOAD, H200_RECORDING)):
+        stored = runner.invoke(app, ["--db", db, "measure", str(workload), "--from", str(recording)])
+        assert stored.exit_code == 0, stored.output
+
+
+def test_the_stored_recordings_are_listed_with_their_step_and_memory(db: str) -> None:
+    empty = runner.invoke(app, ["--db", db, "catalog", "recordings", "list"])
+    assert empty.exit_code == 0 and "no recordings stored" in empty.stdout
+    _store_both(db)
+    listed = runner.invoke(app, ["--db", db, "catalog", "recordings", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    cpu, h200 = json.loads(listed.stdout)["recordings"]  # oldest first: the CPU's of 2026-12-02
+    h200_doc = json.loads(H200_RECORDING.read_text(encoding="utf-8"))
+    assert (cpu["id"], cpu["workload"], cpu["device"], cpu["gpu_id"]) == (1, "gpt2-lora-tiny", "cpu", None)
+    assert cpu["nvidia_smi_gib"] is None and cpu["problem"] is None
+    assert (h200["id"], h200["workload"], h200["gpu_id"]) == (2, "resnet50-imagenet", "H200-SXM")
+    assert h200["measured_at"] == h200_doc["run"]["measured_at"]
+    assert h200["step_time_s"] == pytest.approx(h200_doc["step_time"]["median_s"])
+    assert h200["nvidia_smi_gib"] == pytest.approx(h200_doc["memory"]["nvidia_smi_gib"])
+    table = runner.invoke(app, ["--db", db, "catalog", "recordings", "list"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0
+    row = next(line for line in table.stdout.splitlines() if "resnet50-imagenet" in line)
+    assert row.split()[:2] == ["2", "resnet50-imagenet"] and "H200-SXM" in row
+    assert "87.1 ms" in row and "13.99" in row and "13.23" in row
+
+
+def test_a_recording_is_deleted_by_id_and_estimates_stop_anchoring_on_it(db: str) -> None:
+    _store_both(db)
+    gone = runner.invoke(app, ["--db", db, "catalog", "recordings", "delete", "2"])
+    assert gone.exit_code == 0, gone.output
+    assert "deleted recording 2: resnet50-imagenet on H200-SXM" in gone.stdout
+    left = json.loads(runner.invoke(app, ["--db", db, "catalog", "recordings", "list", "--json"]).stdout)
+    assert [r["id"] for r in left["recordings"]] == [1]
+    est = runner.invoke(app, ["--db", db, "estimate", str(H200_WORKLOAD), "-g", "H200-SXM", "--json"])
+    assert json.loads(est.stdout)["estimates"][0]["anchored"] is None
+
+
+@pytest.mark.parametrize(
+    ("ids", "says"),
+    [
+        (["7"], "unknown recording id '7'; use one of: 1, 2"),
+        # a workload's name given for an id: its recordings' ids
+        (["resnet50-imagenet"], "unknown recording id 'resnet50-imagenet'; did you mean '2'?"),
+        # one good id beside an unknown one: nothing is deleted
+        (["2", "9"], "unknown recording id '9'"),
+    ],
+)
+def test_an_unknown_recording_id_is_one_line_and_deletes_nothing(db: str, ids: list[str], says: str) -> None:
+    _store_both(db)
+    result = runner.invoke(app, ["--db", db, "catalog", "recordings", "delete", *ids])
+    assert result.exit_code == 1 and says in str(result.exception), result.output
+    assert "see gpuplan catalog recordings list" in str(result.exception)
+    left = json.loads(runner.invoke(app, ["--db", db, "catalog", "recordings", "list", "--json"]).stdout)
+    assert [r["id"] for r in left["recordings"]] == [1, 2]

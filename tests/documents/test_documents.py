@@ -46,6 +46,7 @@ def test_each_document_declares_its_schema_version() -> None:
         "plan": PLAN_SCHEMA_VERSION,
         "estimate": ESTIMATE_SCHEMA_VERSION,
         "measure": MEASURE_SCHEMA_VERSION,
+        "measure-recordings": MEASURE_SCHEMA_VERSION,
         "offers": OFFERS_SCHEMA_VERSION,
         "gpus": GPUS_SCHEMA_VERSION,
         "simulate-autoscale": AUTOSCALE_SCHEMA_VERSION,

@@ -164,6 +164,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         "offers": [["offers", "--json", "--all-regions"], ["offers", "--json", "--currency", "CNY"]],
         "catalog info": [["catalog", "info", "--json"]],
         "catalog discount list": [["catalog", "discount", "list", "--json"]],
+        "catalog recordings list": [["catalog", "recordings", "list", "--json"]],
         "catalog history": [
             ["catalog", "history", "--instance", "GN7.2XLARGE32", "--json", "--currency", "CNY"],
             ["catalog", "history", "--instance", "p4d.24xlarge", "--json"],

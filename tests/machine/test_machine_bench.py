@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from machine_fakes import FakeCudaTorch
@@ -125,7 +126,47 @@ def test_bench_without_torch_says_how_to_install_it() -> None:
 def test_quick_sizes_are_smaller_than_full_ones() -> None:
     for device in ("cpu", "cuda"):
         quick, full = default_sizes(device, quick=True), default_sizes(device, quick=False)
-        assert quick.matmul_n < full.matmul_n and quick.copy_bytes < full.copy_bytes
+        assert quick.matmul_n < full.matmul_n and quick.copy_bytes <= full.copy_bytes
+    # a GPU's quick copy is smaller; a CPU's is the one size that misses its cache, quick or not
+    assert default_sizes("cuda", quick=True).copy_bytes < default_sizes("cuda", quick=False).copy_bytes
+
+
+_MIB = 2**20
+
+
+def test_the_cpu_copy_is_sized_to_miss_the_last_level_cache() -> None:
+    from gpuplan.machine.bench import CPU_COPY_MIN_BYTES, cpu_copy_bytes
+
+    assert CPU_COPY_MIN_BYTES == 256 * _MIB  # was 8 MiB (quick) and 64 MiB: inside many CPUs' L3
+    assert cpu_copy_bytes(None, None) == 256 * _MIB  # the OS does not say: the floor
+    assert cpu_copy_bytes(32 * _MIB, None) == 256 * _MIB  # 4 × 32 = 128 MiB is under the floor
+    assert cpu_copy_bytes(1152 * _MIB, None) == 4 * 1152 * _MIB  # an EPYC 9684X's 1,152 MiB of L3
+    # two buffers within a quarter of 8 GiB of memory: 1 GiB each, and never under the floor
+    assert cpu_copy_bytes(1152 * _MIB, 8 * 1024 * _MIB) == 1024 * _MIB
+    assert cpu_copy_bytes(None, 512 * _MIB) == 256 * _MIB
+    assert cpu_copy_bytes(100 * _MIB + 1, None) == 401 * _MIB  # whole MiB, rounded up
+    for quick in (True, False):
+        assert default_sizes("cpu", quick=quick).copy_bytes >= CPU_COPY_MIN_BYTES
+
+
+def _cache(root: Path, cpu: int, index: int, level: int, kind: str, size: str, shared: str) -> None:
+    d = root / f"cpu{cpu}" / "cache" / f"index{index}"
+    d.mkdir(parents=True)
+    for name, text in (("level", str(level)), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+        (d / name).write_text(text + "\n", encoding="ascii")
+
+
+def test_the_last_level_cache_is_every_instance_of_it_together(tmp_path: Path) -> None:
+    from gpuplan.machine.bench import last_level_cache_bytes
+
+    # two chiplets of two cores, each chiplet with its own 32 MiB L3; per-core L1 and L2
+    for cpu in range(4):
+        _cache(tmp_path, cpu, 0, 1, "Data", "32K", str(cpu))
+        _cache(tmp_path, cpu, 1, 1, "Instruction", "32K", str(cpu))
+        _cache(tmp_path, cpu, 2, 2, "Unified", "1024K", str(cpu))
+        _cache(tmp_path, cpu, 3, 3, "Unified", "32768K", "0-1" if cpu < 2 else "2-3")
+    assert last_level_cache_bytes(tmp_path) == 64 * _MIB
+    assert last_level_cache_bytes(tmp_path / "absent") is None
 
 
 def _fake_h100_run(gpu_count: int, monkeypatch: pytest.MonkeyPatch) -> BenchReport:
@@ -242,3 +283,20 @@ def test_cpu_matmul_is_sized_so_its_overhead_does_not_hide_the_rate() -> None:
     # A slow path (bf16 without AMX, ~0.3 GFLOP/s) stays small: 256 already takes 0.13 s.
     assert matmul_size(lambda m: 2 * m**3 / 0.3e9, 256, quick.matmul_min_call_s, MAX_CPU_MATMUL_N) == 256
     assert default_sizes("cuda", quick=True).matmul_min_call_s == 0  # GPUs: fixed, large sizes
+
+
+def test_the_bench_table_says_the_size_of_the_copy_it_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    from gpuplan.machine import bench
+    from gpuplan.report.machine import bench_table
+
+    monkeypatch.setattr(bench, "last_level_cache_bytes", lambda: 32 * _MIB)
+    report = run_bench(device="cpu", sizes=TINY, timer=FixedTimer(0.001))
+    result = _result(report.results, "memory_bandwidth_gbps", None)
+    assert (
+        result.details["bytes"] == TINY.copy_bytes and result.details["last_level_cache_bytes"] == 32 * _MIB
+    )
+    console = Console(width=200, record=True)
+    console.print(bench_table(report))
+    assert "copy of 1 MiB (last-level cache 32 MiB)" in console.export_text()

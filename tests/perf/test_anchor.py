@@ -254,7 +254,7 @@ def test_the_anchored_range_is_called_narrower_only_where_it_is() -> None:
     # hypot(TRANSFER_LOG_HALFWIDTH, the steps' spread) > 0.16: no narrower than the model's.
     assert own.anchored.model_log_halfwidth == moved.anchored.model_log_halfwidth == 0.16
     assert own.anchored.narrower is True and moved.anchored.narrower is False
-    assert "the model's own: ×/÷ 1.17" in moved.notes[-1]  # e^0.16 = 1.174
+    assert any("the model's own: ×/÷ 1.17" in n for n in moved.notes)  # e^0.16 = 1.174
 
     def line(*estimates: object) -> str:
         outcomes = [EstimateOutcome(gpu="x", gpu_count=1, estimate=e) for e in estimates]  # type: ignore[arg-type]
@@ -273,3 +273,95 @@ def test_of_two_recordings_of_one_time_the_one_stored_last_wins() -> None:
     first = _measured(p, gpu_id="H100-SXM", measured_at="2026-01-01T00:00:00+00:00")
     again = _measured(p, gpu_id="H100-SXM", measured_at="2026-01-01T00:00:00+00:00")
     assert choose_measurement([first, again], "H100-SXM") is again
+
+
+# The memory of an anchored estimate (perf/anchor_memory.py). A recording on the A100 80 GB of
+# 60 GiB allocated, 66 GiB reserved and 66.8 GiB in nvidia-smi: 0.8 GiB outside PyTorch's allocator.
+_MEMORY = {"peak_allocated_gib": 60.0, "peak_reserved_gib": 66.0, "nvidia_smi_gib": 66.8}
+
+
+def test_on_the_measured_gpu_the_memory_is_the_recordings() -> None:
+    from gpuplan.perf.memory import HARD_FRAGMENTATION
+
+    p = _profile()
+    mem = _estimate(p, "A100-SXM4-80GB", _measured(p, **_MEMORY)).memory
+    assert mem.measured_on == "A100-SXM4-80GB"
+    assert (mem.peak_allocated_gib, mem.reserved_gib, mem.nvidia_smi_gib) == pytest.approx((60.0, 66.0, 66.8))
+    # nothing moved on the GPU measured: the figure is the recording's, no band of its own
+    assert mem.peak_memory_gib_low == mem.peak_memory_gib_high == pytest.approx(66.8)
+    # what must fit: 60 × (1 + 0.00 / 0.02 / 0.05) + 0.8 measured outside the allocator
+    assert mem.required_gib_low == pytest.approx(60.0 * (1 + HARD_FRAGMENTATION[0]) + 0.8)
+    assert mem.required_gib == pytest.approx(60.0 * (1 + HARD_FRAGMENTATION[1]) + 0.8)
+    assert mem.required_gib_high == pytest.approx(60.0 * (1 + HARD_FRAGMENTATION[2]) + 0.8)
+    # the model alone (16 GB of state + 4 GiB of activations) says something else
+    model = _estimate(p, "A100-SXM4-80GB").memory
+    assert model.measured_on is None and model.nvidia_smi_gib < 30
+
+
+def test_another_architecture_moves_only_the_cuda_context() -> None:
+    from gpuplan.perf.memory import CONTEXT_GIB
+
+    p = _profile()
+    est = _estimate(p, "H100-SXM", _measured(p, **_MEMORY))
+    mem = est.memory
+    # the tensors and the allocator's cache as measured; the 0.8 GiB outside moved by the
+    # contexts' difference: Hopper's point 0.50 − Ampere's 0.40 = +0.10, Hopper's range 0.40–1.20
+    hopper, ampere = CONTEXT_GIB["Hopper"], CONTEXT_GIB["Ampere"][1]
+    assert (mem.peak_allocated_gib, mem.reserved_gib) == pytest.approx((60.0, 66.0))
+    assert mem.nvidia_smi_gib == pytest.approx(66.8 + hopper[1] - ampere)
+    assert mem.peak_memory_gib_low == pytest.approx(66.8 + hopper[0] - ampere)
+    assert mem.peak_memory_gib_high == pytest.approx(66.8 + hopper[2] - ampere)
+    assert mem.measured_on == "A100-SXM4-80GB"
+    # narrower than the model's band, which widens the allocation by the calibration's residuals
+    model = _estimate(p, "H100-SXM").memory
+    assert mem.required_gib_high - mem.required_gib_low < model.required_gib_high - model.required_gib_low
+    assert any("memory as measured on A100-SXM4-80GB" in n and "+0.10 GiB" in n for n in est.notes)
+
+
+def test_the_fit_verdict_reads_the_measured_memory() -> None:
+    from gpuplan.vocab import MemoryVerdict
+
+    p = _profile()
+    # 70 GiB allocated on the 80 GB A100: 70 + 0.8 > the 40 GB A100's 39.4 usable, at the low end
+    big = _measured(p, peak_allocated_gib=70.0, peak_reserved_gib=72.0, nvidia_smi_gib=72.8)
+    assert _estimate(p, "A100-SXM4-40GB").memory_verdict is MemoryVerdict.FITS  # the model's ~19 GiB
+    est = _estimate(p, "A100-SXM4-40GB", big)
+    assert est.memory_verdict is MemoryVerdict.DOES_NOT_FIT and not est.fits
+    assert _estimate(p, "A100-SXM4-80GB", big).memory_verdict is MemoryVerdict.FITS
+
+
+def test_data_parallel_adds_the_modelled_buckets_and_nccl_to_the_measured_memory() -> None:
+    from gpuplan.perf.memory import GIB
+
+    p = _profile()
+    one, two = (_estimate(p, "A100-SXM4-80GB", count=n).memory for n in (1, 2))
+    added = two.peak_allocated_gib - one.peak_allocated_gib  # DDP's buckets: one gradient copy
+    assert added == pytest.approx(p.trainable_params * p.bytes_per_param / GIB)
+    mem = _estimate(p, "A100-SXM4-80GB", _measured(p, **_MEMORY), count=2).memory
+    assert mem.peak_allocated_gib == pytest.approx(60.0 + added)
+    assert mem.nccl_buffers_gib == two.nccl_buffers_gib > 0
+    assert mem.nvidia_smi_gib == pytest.approx(66.0 + added * 1.10 + 0.8 + two.nccl_buffers_gib)
+
+
+@pytest.mark.parametrize(
+    ("parallelism", "count", "says"),
+    [
+        ("fsdp", 2, "this layout splits them over the GPUs"),
+        ("ddp", 1, "no PyTorch memory figures"),
+    ],
+)
+def test_memory_the_recording_cannot_give_stays_the_models_and_says_why(
+    parallelism: str, count: int, says: str
+) -> None:
+    p = _profile()
+    measured = _measured(p, **_MEMORY) if parallelism == "fsdp" else _measured(p)
+    request = EstimateRequest(
+        profile=p, gpu=A100, count=count, parallelism=parallelism, calibration=CAL, measured_steps=(measured,)
+    )
+    est = run_estimate(request)
+    model = run_estimate(
+        EstimateRequest(profile=p, gpu=A100, count=count, parallelism=parallelism, calibration=CAL)
+    )
+    assert est.anchored is not None  # the step is still anchored
+    assert est.memory == model.memory and est.memory.measured_on is None
+    assert any(n.startswith("memory is the model's") and says in n for n in est.notes)

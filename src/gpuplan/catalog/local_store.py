@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gpuplan.catalog.model import BenchResult, StoredMeasurement
-from gpuplan.errors import Phrase, StoreError
+from gpuplan.errors import NotFoundError, Phrase, StoreError
 from gpuplan.i18n.messages import N_
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ class LocalStore:
         where = " WHERE measurement_key = :key OR measurement_key IS NULL" if measurement_key else ""
         with self._one_line_errors(Phrase(N_("read the measurements"))):
             rows = self._db._query(
-                "SELECT profile_key, measurement_key, workload_name, device, gpu_id, device_name, "
+                "SELECT id, profile_key, measurement_key, workload_name, device, gpu_id, device_name, "
                 f"measured_at, schema_version, payload FROM step_measurements{where} "
                 "ORDER BY measured_at, id",
                 {"key": measurement_key} if measurement_key else None,
@@ -203,6 +203,52 @@ class LocalStore:
                 measured_at=r.measured_at,
                 schema_version=r.schema_version,
                 payload=r.payload,
+                id=r.id,
             )
             for r in rows
         ]
+
+    def delete_step_measurements(self, ids: Sequence[str]) -> list[StoredMeasurement]:
+        """Remove the recordings ``ids`` (as the user wrote them) and return them, all or none: with
+        one that no recording has, nothing is removed (:class:`NotFoundError`; a workload's name
+        given for an id suggests its recordings' ids)."""
+        from sqlalchemy import delete, select
+
+        from gpuplan.catalog import schema as t
+        from gpuplan.catalog.transactions import writing
+
+        c = t.step_measurements.c
+        with self._one_line_errors(Phrase(N_("delete the measurements"))), writing(self.engine) as conn:
+            stored = {
+                r.id: StoredMeasurement(
+                    profile_key=r.profile_key,
+                    measurement_key=r.measurement_key,
+                    workload_name=r.workload_name,
+                    device=r.device,
+                    gpu_id=r.gpu_id,
+                    device_name=r.device_name,
+                    measured_at=r.measured_at,
+                    schema_version=r.schema_version,
+                    payload=r.payload,
+                    id=r.id,
+                )
+                for r in conn.execute(select(t.step_measurements))
+            }
+            chosen = []
+            for given in ids:
+                key = int(given) if given.strip().isdigit() else None
+                if key is None or key not in stored:
+                    raise _unknown_recording(given, stored)
+                chosen.append(key)
+            conn.execute(delete(t.step_measurements).where(c.id.in_(chosen)))
+        return [stored[i] for i in dict.fromkeys(chosen)]
+
+
+def _unknown_recording(given: str, stored: dict[int, StoredMeasurement]) -> NotFoundError:
+    """An id no recording has: the ids of the workload named ``given`` (a name given for an id)
+    suggested, else the known ids listed (or the closest)."""
+    known = [str(i) for i in sorted(stored)]
+    same = [str(i) for i, m in sorted(stored.items()) if m.workload_name == given]
+    return NotFoundError(
+        "recording id", given, known, hint=N_("see gpuplan catalog recordings list"), suggestions=same or None
+    )

@@ -589,3 +589,6 @@ class StoredMeasurement:
     measurement_key: str | None = None
     """What was measured (``gpuplan.profile.measurement_key``: the trace key without the schema
     and torch versions); None for a recording stored before catalog revision 0005."""
+    id: int | None = None
+    """The store's id of the recording (``catalog recordings list``, ``delete``); None before it is
+    stored."""

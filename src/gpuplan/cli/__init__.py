@@ -24,11 +24,13 @@ __all__ = ["COMMANDS", "Settings", "app", "main", "settings"]
 
 # Each command module's register(app), imported when one of its commands is first used.
 def _catalog(app: typer.Typer) -> None:
-    from gpuplan.cli import catalog_cmds, refresh_cmds
+    from gpuplan.cli import catalog_cmds, recordings_cmds, refresh_cmds
 
-    # `catalog refresh|history|discount` join the catalog group here, so that refresh_cmds may use
-    # catalog_cmds' helpers without catalog_cmds importing it back.
+    # `catalog refresh|history|discount|recordings` join the catalog group here, so that
+    # refresh_cmds and recordings_cmds may use catalog_cmds' helpers without catalog_cmds importing
+    # them back.
     refresh_cmds.register_into(catalog_cmds.catalog_app)
+    recordings_cmds.register_into(catalog_cmds.catalog_app)
     catalog_cmds.register(app)
 
 

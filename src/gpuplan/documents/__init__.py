@@ -47,7 +47,12 @@ if TYPE_CHECKING:  # the names as the type checker sees them; at run time, __get
         EstimateWorkload,
         ServingDoc,
     )
-    from gpuplan.documents.measure import MEASURE_SCHEMA_VERSION, MeasurementDocument
+    from gpuplan.documents.measure import (
+        MEASURE_SCHEMA_VERSION,
+        MeasurementDocument,
+        RecordingItem,
+        RecordingsDocument,
+    )
     from gpuplan.documents.plan import (
         PLAN_SCHEMA_VERSION,
         CostBreakdownDoc,
@@ -127,6 +132,8 @@ __all__ = [
     "PlanOption",
     "PlanWorkload",
     "PriceChangesDocument",
+    "RecordingItem",
+    "RecordingsDocument",
     "RefreshDocument",
     "SavedPlansDocument",
     "ServingDoc",
@@ -162,6 +169,8 @@ _WHERE: dict[str, str] = {
     "RefreshDocument": "catalog_admin",
     "MEASURE_SCHEMA_VERSION": "measure",
     "MeasurementDocument": "measure",
+    "RecordingItem": "measure",
+    "RecordingsDocument": "measure",
     "OFFERS_SCHEMA_VERSION": "catalog",
     "OfferItem": "catalog",
     "OffersDocument": "catalog",
@@ -195,6 +204,7 @@ _DOCUMENT_NAMES: dict[str, str] = {
     "plan": "PlanDocument",
     "estimate": "EstimateDocument",
     "measure": "MeasurementDocument",
+    "measure-recordings": "RecordingsDocument",
     "offers": "OffersDocument",
     "gpus": "GpusDocument",
     "catalog-info": "CatalogInfoDocument",

@@ -172,6 +172,11 @@ class MemoryDoc(Document):
     """The low end of what must fit: above ``memory_capacity_gib`` means *does not fit*."""
     required_gib_high: float | None = None
     """The high end of what must fit: within ``memory_capacity_gib`` means *fits*."""
+    measured_on: str | None = None
+    """The GPU whose ``gpuplan measure`` recording these figures are: allocated, reserved and
+    nvidia-smi as measured there, the CUDA context moved to another GPU (``cuda_context_gib`` is
+    then the measured part outside PyTorch's allocator, the workspaces inside the reserved figure);
+    null: the model's figures."""
 
 
 class PlausibilityDoc(Document):

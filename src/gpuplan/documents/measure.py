@@ -27,6 +27,8 @@ __all__ = [
     "MeasureStepTime",
     "MeasureWorkload",
     "MeasurementDocument",
+    "RecordingItem",
+    "RecordingsDocument",
 ]
 
 MEASURE_SCHEMA_VERSION = 1
@@ -145,3 +147,34 @@ class MeasurementDocument(Document):
     notes: list[str] = Field(default_factory=list, max_length=64)
     stored: bool = False
     """Whether this run saved the recording in the catalog database."""
+
+
+class RecordingItem(Document):
+    """One stored recording as ``gpuplan catalog recordings list`` shows it."""
+
+    id: int
+    """What ``gpuplan catalog recordings delete`` takes."""
+    workload: str
+    """The workload's name as the recording gives it."""
+    device: str
+    """``cuda`` or ``cpu``."""
+    gpu_id: str | None
+    """gpuplan's id of the GPU; None on a CPU or a GPU without a datasheet."""
+    device_name: str
+    measured_at: str
+    step_time_s: float | None
+    """Median of the timed steps; None where the stored recording no longer reads (``problem``)."""
+    nvidia_smi_gib: float | None
+    """What nvidia-smi showed for the process; None where not read."""
+    peak_reserved_gib: float | None
+    """``torch.cuda.max_memory_reserved``; None where not read."""
+    problem: str | None = None
+    """Why the stored recording no longer reads (estimates leave it out); None when it does."""
+
+
+class RecordingsDocument(Document):
+    """``gpuplan catalog recordings list --json``: the stored ``gpuplan measure`` recordings, oldest
+    first."""
+
+    schema_version: int = MEASURE_SCHEMA_VERSION
+    recordings: list[RecordingItem]

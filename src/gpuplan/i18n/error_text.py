@@ -72,6 +72,7 @@ KIND_WORDS = (
     N_("SLO metric"),
     N_("engine setting"),
     N_("saved workload"),
+    N_("recording id"),
     N_("token"),
     # The files gpuplan.bounded.read_text names ("cannot read workload file …").
     N_("workload file"),

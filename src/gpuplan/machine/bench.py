@@ -41,8 +41,10 @@ __all__ = [
     "BenchReport",
     "BenchSizes",
     "BenchSkip",
+    "cpu_copy_bytes",
     "datasheet_note_text",
     "default_sizes",
+    "last_level_cache_bytes",
     "matmul_size",
     "run_bench",
 ]
@@ -102,14 +104,79 @@ def matmul_size(call_s: Callable[[int], float], start: int, min_call_s: float, m
     return min(n, max_n)
 
 
+#: The CPU copy's buffer is at least this large, bytes: above the last-level cache of any CPU that
+#: does not say its own (the largest server parts hold 256 to 1,152 MiB of L3 over all their
+#: chiplets; EPYC 9684X: 1,152 MiB), so that the copy streams from DRAM. An 8 MiB buffer fits in
+#: the L3 of a desktop part and measured the cache, not memory.
+CPU_COPY_MIN_BYTES = 256 * _MIB
+#: ... and at least this many times the CPU's last-level cache where the OS says how large it is
+#: (every instance together: a multithreaded copy spreads over each chiplet's own L3).
+CPU_COPY_LLC_MULTIPLE = 4
+#: The two buffers of the copy take at most this share of the machine's memory where it is known.
+CPU_COPY_MEMORY_SHARE = 0.25
+
+
+def last_level_cache_bytes(root: Path = Path("/sys/devices/system/cpu")) -> int | None:
+    """The CPU's last-level cache, every instance of it together, bytes, as Linux describes it
+    (``cpu*/cache/index*/{level,size,shared_cpu_list}``); None where the OS does not say."""
+    top: dict[int, dict[str, int]] = {}  # level -> {shared cpu list: size}
+    try:
+        for index in root.glob("cpu[0-9]*/cache/index[0-9]*"):
+            kind = (index / "type").read_text(encoding="ascii").strip()
+            if kind == "Instruction":
+                continue
+            level = int((index / "level").read_text(encoding="ascii"))
+            size = _sysfs_size((index / "size").read_text(encoding="ascii"))
+            shared = (index / "shared_cpu_list").read_text(encoding="ascii").strip()
+            if size is not None:
+                top.setdefault(level, {})[shared] = size
+    except (OSError, ValueError):
+        return None
+    if not top:
+        return None
+    return sum(top[max(top)].values())
+
+
+def _sysfs_size(text: str) -> int | None:
+    """``32768K`` → bytes (sysfs writes cache sizes in K, sometimes M)."""
+    text = text.strip()
+    units = {"K": 1024, "M": _MIB, "G": 1024 * _MIB}
+    if text and text[-1] in units and text[:-1].isdigit():
+        return int(text[:-1]) * units[text[-1]]
+    return int(text) if text.isdigit() else None
+
+
+def cpu_copy_bytes(llc_bytes: int | None, memory_bytes: int | None) -> int:
+    """The CPU memory-bandwidth copy's buffer, bytes: :data:`CPU_COPY_LLC_MULTIPLE` × the
+    last-level cache, at least :data:`CPU_COPY_MIN_BYTES`, and the two buffers within
+    :data:`CPU_COPY_MEMORY_SHARE` of ``memory_bytes`` (never below the floor), whole MiB."""
+    size = max(CPU_COPY_MIN_BYTES, CPU_COPY_LLC_MULTIPLE * (llc_bytes or 0))
+    if memory_bytes:
+        size = min(size, max(CPU_COPY_MIN_BYTES, int(memory_bytes * CPU_COPY_MEMORY_SHARE / 2)))
+    return -(-size // _MIB) * _MIB
+
+
+def _memory_bytes() -> int | None:
+    """This machine's physical memory, bytes; None where the OS does not say."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 def default_sizes(device: str, *, quick: bool) -> BenchSizes:
     """Sizes for ``device`` (``cpu`` or ``cuda``): a few seconds on a CPU; a fuller load on a GPU."""
     if device == "cpu":
+        # A copy of a few hundred MiB at the tens of GB/s of DRAM takes tens of ms: quick or not,
+        # the buffer is sized to miss the cache (cpu_copy_bytes).
+        copy = cpu_copy_bytes(last_level_cache_bytes(), _memory_bytes())
         if quick:
             return BenchSizes(
                 matmul_n=256,
                 matmul_min_call_s=CPU_MATMUL_MIN_CALL_S,
-                copy_bytes=8 * _MIB,
+                copy_bytes=copy,
                 transfer_bytes=0,
                 model_d=64,
                 model_heads=4,
@@ -125,7 +192,7 @@ def default_sizes(device: str, *, quick: bool) -> BenchSizes:
         return BenchSizes(
             matmul_n=512,
             matmul_min_call_s=CPU_MATMUL_MIN_CALL_S,
-            copy_bytes=64 * _MIB,
+            copy_bytes=copy,
             transfer_bytes=0,
             model_d=128,
             model_heads=8,
@@ -344,6 +411,8 @@ def _bench_memory(ctx: _Ctx) -> None:
     seconds = ctx.time_s(lambda: dst.copy_(src))
     # A copy reads every byte once and writes it once: 2 × bytes cross the memory bus.
     gbps = 2 * src.numel() * 4 / seconds / 1e9
+    # the buffer's size is said with the figure: one that fits in a cache measures the cache
+    llc = last_level_cache_bytes() if ctx.device == "cpu" else None
     ctx.add(
         MEMORY_BANDWIDTH_GBPS,
         None,
@@ -351,6 +420,7 @@ def _bench_memory(ctx: _Ctx) -> None:
         ctx.gpu.memory_bandwidth_gbps if ctx.gpu else None,
         bytes=src.numel() * 4,
         seconds=seconds,
+        **({"last_level_cache_bytes": llc} if llc is not None else {}),
     )
 
 

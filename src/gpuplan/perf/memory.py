@@ -230,6 +230,11 @@ class MemoryEstimate:
     peak_memory_gib_high: float
     capacity_gib: float
     """Usable memory of the GPU (see :func:`usable_memory_gib`)."""
+    measured_on: str | None = None
+    """gpuplan's id of the GPU whose ``gpuplan measure`` recording these figures are
+    (``perf/anchor_memory.py``: allocated, reserved and nvidia-smi as measured, the CUDA context
+    moved to another architecture; ``cuda_context_gib`` is then the measured part outside PyTorch's
+    allocator); None: the model's figures."""
 
     @property
     def traced_peak_gib(self) -> float:

@@ -145,6 +145,7 @@ def _memory_json(m: MemoryEstimate) -> MemoryDoc:
         required_gib=m.required_gib,
         required_gib_low=m.required_gib_low,
         required_gib_high=m.required_gib_high,
+        measured_on=m.measured_on,
     )
 
 
@@ -534,7 +535,8 @@ def _summary_table(outcomes: Sequence[EstimateOutcome], unit: str, ranges: bool 
             thr = f"{thr} [{_num(e.throughput_low)}–{_num(e.throughput_high)}]"
             if e.job_time_h is not None:
                 job = _band(job, _hours(e.job_time_h_low), _hours(e.job_time_h_high))
-        cells = [Text(mem), Text(mark + step), Text(thr), Text(job)]
+        mem_mark = _ANCHOR_MARK if e.memory.measured_on is not None else ""
+        cells = [Text(mem_mark + mem), Text(mark + step), Text(thr), Text(job)]
         if paging:
             cells.append(Text(_time(e.optimizer_paging_s) if e.optimizer_paging_s > 0 else "—"))
         table.add_row(name, fits, *cells)
@@ -593,10 +595,14 @@ def _anchor_line(outcomes: Sequence[EstimateOutcome]) -> Text | None:
             "(Habitat, Yu et al., USENIX ATC'21); the range is not narrower than the model's on every "
             "GPU (the measured steps varied: each row's range in --json)"
         )
-    return Text(
-        _ANCHOR_MARK + line.format(gpu=a.measured_on, when=a.measured_at, ms=_time(a.measured_step_s)),
-        style="dim",
-    )
+    line = line.format(gpu=a.measured_on, when=a.measured_at, ms=_time(a.measured_step_s))
+    measured = [o.estimate.memory for o in outcomes if o.estimate is not None]
+    if any(m.measured_on is not None for m in measured):
+        line += _(
+            "; memory: what nvidia-smi showed on {gpu}, the CUDA context moved to other GPUs, and "
+            "whether it fits read on that"
+        ).format(gpu=next(m.measured_on for m in measured if m.measured_on is not None))
+    return Text(_ANCHOR_MARK + line, style="dim")
 
 
 #: Advice rows shown per GPU on a terminal (all of them are in ``--json``).

@@ -131,6 +131,15 @@ def _metric_name(metric: str) -> str:
     return _(_METRIC_NAMES[metric]) if metric in _METRIC_NAMES else metric
 
 
+def _copy_note(details: dict[str, object]) -> str:
+    """The memory bandwidth's buffer, and the last-level cache it is sized against where known."""
+    mib = f"{int(details['bytes']) / 2**20:,.0f}"  # type: ignore[call-overload]
+    llc = details.get("last_level_cache_bytes")
+    if isinstance(llc, int):
+        return _("copy of {mib} MiB (last-level cache {llc} MiB)").format(mib=mib, llc=f"{llc / 2**20:,.0f}")
+    return _("copy of {mib} MiB").format(mib=mib)
+
+
 def bench_table(report: BenchReport) -> Table:
     """Measured vs datasheet, one row per result; the skipped measurements and why in the caption."""
     title = f"gpuplan bench — {report.device_name}"
@@ -151,7 +160,9 @@ def bench_table(report: BenchReport) -> Table:
             note = _("{rate} samples/s, batch {batch}").format(
                 rate=_fmt(r.details.get("samples_per_s")), batch=r.details.get("batch")
             )
-        elif r.datasheet_value is None and r.details.get("datasheet_note"):
+        elif r.metric == "memory_bandwidth_gbps" and isinstance(r.details.get("bytes"), int):
+            note = _copy_note(r.details)
+        if r.metric != "train_step_s" and r.datasheet_value is None and r.details.get("datasheet_note"):
             notes.add(str(r.details["datasheet_note"]))
         table.add_row(
             _metric_name(r.metric),

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from gpuplan.errors import EstimateError
 from gpuplan.i18n import N_, _
 from gpuplan.perf.activations import forward_activation_bytes, loss_bytes_per_element
+from gpuplan.perf.anchor import Anchor
+from gpuplan.perf.anchor_memory import MemoryAnchoring, anchored_memory
 from gpuplan.perf.links import host_copy_s
 from gpuplan.perf.memory import GIB, MemoryEstimate, is_optimizer_step_peak, memory_estimate, profile_has_conv
 from gpuplan.perf.stages.layout import Layout, check_parallelism
@@ -260,7 +262,12 @@ def gpu_memory(layout: Layout) -> GpuMemory:
         paged_optimizer_bytes=paged,
         assumed_saving_bytes=profile.compiled_loss_saving_bytes,
     )
-    if profile.compiled_loss_saving_bytes > 0:
+    if layout.anchor is not None:
+        # (the notes so far say what the layout adds to the step: kept, it is added to the recording)
+        anchored = _anchored(layout, layout.anchor, mem, traced, paged)
+        mem = anchored.memory
+        notes.insert(0, anchored.note)
+    if profile.compiled_loss_saving_bytes > 0 and mem.measured_on is None:
         notes.append(
             _(
                 "compile: true — the point takes the loss compiled with the model, as torchtune and "
@@ -296,7 +303,7 @@ def gpu_memory(layout: Layout) -> GpuMemory:
                 "{roomy_gib:.1f} GiB on a roomy GPU)"
             ).format(required_gib=mem.required_gib, roomy_gib=mem.peak_memory_gib)
         )
-    if traced / GIB > mem.capacity_gib:
+    if traced / GIB > mem.capacity_gib and mem.measured_on is None:
         notes.append(
             _("the traced peak alone exceeds the GPU's memory")
             if mem.ruled_out
@@ -307,3 +314,25 @@ def gpu_memory(layout: Layout) -> GpuMemory:
             ).format(traced=traced / GIB)
         )
     return GpuMemory(memory=mem, notes=tuple(notes), paging_s=paging_s)
+
+
+def _anchored(
+    layout: Layout, anchor: Anchor, model: MemoryEstimate, traced: float, paged: float
+) -> MemoryAnchoring:
+    """``model`` replaced by ``anchor``'s recorded memory where one GPU of ``layout`` holds what the
+    recording's GPU held (``perf/anchor_memory.py``)."""
+    profile = layout.whole
+    dp, parallelism = layout.data_parallel, layout.parallelism
+    # the recorded step: the whole model, one micro-batch, one GPU
+    recorded = _traced_per_gpu_bytes(profile, parallelism, 1, []) - profile.paged_optimizer_bytes
+    whole = not layout.model_parallel.active and (dp <= 1 or parallelism == "ddp")
+    return anchored_memory(
+        model,
+        anchor.measurement,
+        layout.gpu,
+        added_bytes=max(0.0, traced - recorded),
+        whole_on_one_gpu=whole,
+        paged_optimizer_bytes=paged,
+        has_conv=profile_has_conv(profile),
+        gpu_count=layout.count,
+    )
