@@ -489,3 +489,36 @@ def test_a_plan_request_takes_its_budget_in_yuan(service: Service) -> None:
     assert " at 1 CNY = " in note and doc["constraints"]["budget_usd"] < 1e7
     both = service.client.post("/api/v1/plan", json={**body, "budget_usd": 5}, headers=service.auth("plan"))
     assert _error(both, 400) == "give the budget once: budget_usd or budget_cny, not both"
+
+
+def test_deploy_to_k8s_takes_an_option_with_managed_kubernetes(service: Service) -> None:
+    # The k8s archive had been written for the recommended option whatever its provider (Lambda,
+    # RunPod and Vast.ai offer no cluster); the service now chooses as `gpuplan deploy` does, and
+    # its refusals name the request's fields.
+    plan = service.client.post(
+        "/api/v1/plan", json={"workload": bert_workload()}, headers=service.auth("plan")
+    ).json()
+    lam = plan["recommended"] | {"provider": "lambda", "instance_type": "gpu_8x_a100"}
+
+    def deploy(doc: dict[str, Any], **fields: Any) -> Any:
+        body = {"plan": doc, "target": "k8s", **fields}
+        return service.client.post("/api/v1/deploy", json=body, headers=service.auth("plan"))
+
+    r = deploy(plan | {"recommended": lam, "options": [lam, *plan["options"]]})
+    assert r.status_code == 200, r.text
+    archive = zipfile.ZipFile(io.BytesIO(r.content))
+    note = archive.read("NOTE.txt").decode()
+    assert (
+        note.startswith("target k8s: the recommended option lambda ") and "deploying the plan's best" in note
+    )
+    r = deploy(plan | {"recommended": lam, "options": [lam]}, own_cluster=True)
+    assert r.status_code == 200 and "NOTE.txt" not in zipfile.ZipFile(io.BytesIO(r.content)).namelist()
+    said = _error(deploy(plan | {"recommended": lam, "options": [lam]}), 400)
+    assert said.startswith("target k8s: the plan's option lambda") and "give own_cluster: true" in said
+    assert "--" not in said
+    r = service.client.post(
+        "/api/v1/deploy",
+        json={"plan": plan, "target": "torchrun", "own_cluster": True},
+        headers=service.auth("plan"),
+    )
+    assert _error(r, 400) == "own_cluster: only for target k8s"

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated, Any
 
 from pydantic import (
@@ -68,6 +69,8 @@ from gpuplan.vocab import OptimizerName, Parallelism, Precision, PricingModel, T
 
 __all__ = [
     "DEFAULT_CHECKPOINT_INTERVAL_MIN",
+    "K8S_FIELDS",
+    "K8S_FLAGS",
     "PLAN_SCHEMA_VERSION",
     "LaunchSpec",
     "ServingDeployment",
@@ -75,6 +78,16 @@ __all__ = [
     "kubernetes_providers",
     "refuse_without_kubernetes",
 ]
+
+#: How the managed-Kubernetes refusals (:func:`kubernetes_option`) name deploy's choices:
+#: ``gpuplan deploy``'s flags, and the service's deploy request's fields (``POST /api/v1/deploy``).
+K8S_FLAGS: Mapping[str, str] = MappingProxyType(
+    {"target": "--target k8s", "own": "--own-cluster", "others": "--target skypilot, docker or torchrun"}
+)
+K8S_FIELDS: Mapping[str, str] = MappingProxyType(
+    {"target": "target k8s", "own": "own_cluster: true", "others": "target skypilot, docker or torchrun"}
+)
+
 
 #: Plan files deploy reads: the current version, and 1 (whose option is upgraded on reading).
 _READABLE_PLAN_VERSIONS = (1, PLAN_SCHEMA_VERSION)
@@ -310,6 +323,7 @@ class LaunchSpec(BaseModel):
         folder: Folder | None = None,
         *,
         managed_kubernetes: bool = False,
+        k8s_names: Mapping[str, str] = K8S_FLAGS,
     ) -> LaunchSpec:
         """Like :meth:`from_plan_json`, from the already-parsed document.
 
@@ -344,7 +358,7 @@ class LaunchSpec(BaseModel):
             )
         chosen_because = ""
         if managed_kubernetes:
-            option, chosen_because = kubernetes_option(option, doc.get("options"))
+            option, chosen_because = kubernetes_option(option, doc.get("options"), k8s_names)
         if version == 1:
             # Version 2 renamed only money fields, which deploy does not use: a plan made before
             # still deploys.
@@ -444,7 +458,9 @@ def kubernetes_providers() -> Phrase:
     return listed([f"{p} ({k})" for p in PROVIDERS if (k := kubernetes_service(p))])
 
 
-def kubernetes_option(recommended: dict[str, Any], options: object) -> tuple[dict[str, Any], str]:
+def kubernetes_option(
+    recommended: dict[str, Any], options: object, names: Mapping[str, str] = K8S_FLAGS
+) -> tuple[dict[str, Any], str]:
     """The plan option to deploy on a managed Kubernetes service, and why it is not the recommended
     one ("" where it is): the recommended option where its provider has one, else the first of the
     plan's ranked ``options`` whose provider has one. A provider whose module states none (a
@@ -459,23 +475,30 @@ def kubernetes_option(recommended: dict[str, Any], options: object) -> tuple[dic
         p = o.get("provider")
         if isinstance(p, str) and (cluster := kubernetes_service(p)):
             why = _(
-                "--target k8s: the recommended option {option} is on {provider}, which has no managed "
+                "{target}: the recommended option {option} is on {provider}, which has no managed "
                 "Kubernetes known to gpuplan; deploying the plan's best option on one that has: "
                 "{chosen} ({cluster})"
             ).format(
-                option=_option_words(recommended), provider=provider, chosen=_option_words(o), cluster=cluster
+                target=names["target"],
+                option=_option_words(recommended),
+                provider=provider,
+                chosen=_option_words(o),
+                cluster=cluster,
             )
             return o, why
     raise DeployError.worded(
         N_(
-            "--target k8s: the plan's option {option} is on {provider}, which has no managed Kubernetes "
+            "{target}: the plan's option {option} is on {provider}, which has no managed Kubernetes "
             "known to gpuplan, nor has any other option of the plan; providers with one: {providers}. "
-            "Plan with one of them, use --target skypilot, docker or torchrun, or give --own-cluster "
+            "Plan with one of them, use {others}, or give {own} "
             "if you run Kubernetes there yourself"
         ),
+        target=names["target"],
         option=_option_words(recommended),
         provider=provider,
         providers=kubernetes_providers(),
+        others=names["others"],
+        own=names["own"],
     )
 
 
@@ -486,11 +509,13 @@ def refuse_without_kubernetes(provider: str) -> None:
         return
     raise DeployError.worded(
         N_(
-            "--target k8s: {provider} has no managed Kubernetes known to gpuplan; providers with one: "
-            "{providers}. Choose one of them, or give --own-cluster if you run Kubernetes there yourself"
+            "{target}: {provider} has no managed Kubernetes known to gpuplan; providers with one: "
+            "{providers}. Choose one of them, or give {own} if you run Kubernetes there yourself"
         ),
+        target=K8S_FLAGS["target"],
         provider=provider,
         providers=kubernetes_providers(),
+        own=K8S_FLAGS["own"],
     )
 
 

@@ -330,6 +330,12 @@ class DeployRequest(_Request):
         "will have once unpacked where `sky` runs (SkyPilot reads a relative workdir from the folder it is "
         "run in, so the task names its folder whole)",
     )
+    own_cluster: bool = Field(
+        default=False,
+        description="k8s target: you run Kubernetes on the plan's machines yourself, so the recommended "
+        "option is deployed even on a provider without managed Kubernetes (by default the plan's best "
+        "option on a provider with one is deployed, and NOTE.txt in the archive says so)",
+    )
 
 
 class RefreshRequest(_Request):

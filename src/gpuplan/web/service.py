@@ -323,16 +323,26 @@ def tco_document(store: Store, request: TcoRequest) -> dict[str, Any]:
 
 def deploy_archive(request: DeployRequest) -> bytes:
     """``gpuplan deploy``'s files for the plan's recommended option, as a zip archive (in memory:
-    the service writes nothing to its disk)."""
+    the service writes nothing to its disk). For the k8s target, the plan's best option on a
+    provider with managed Kubernetes unless ``own_cluster``; NOTE.txt says so where it is not the
+    recommended one."""
     from gpuplan.bounded import control_character
     from gpuplan.deploy import GenerateOptions, generate, get_generator
     from gpuplan.deploy.base import OPTION_FIELDS, check_out_dir
-    from gpuplan.deploy.spec import LaunchSpec
+    from gpuplan.deploy.spec import K8S_FIELDS, LaunchSpec
     from gpuplan.errors import DeployError
     from gpuplan.i18n import N_
 
     generator = get_generator(request.target)
-    spec = LaunchSpec.from_plan(request.plan, source="plan", folder=None)  # the request's field
+    if request.own_cluster and generator.name != "k8s":
+        raise DeployError.worded(N_("own_cluster: only for target k8s"))
+    spec = LaunchSpec.from_plan(
+        request.plan,
+        source="plan",  # the request's field
+        folder=None,
+        managed_kubernetes=generator.name == "k8s" and not request.own_cluster,
+        k8s_names=K8S_FIELDS,
+    )
     if generator.name == "skypilot" and request.workdir is None:
         raise DeployError.worded(
             N_(
@@ -355,6 +365,12 @@ def deploy_archive(request: DeployRequest) -> bytes:
     )
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        if spec.chosen_because:
+            # why the files are not for the plan's recommended option (the CLI says it on stderr)
+            note = zipfile.ZipInfo("NOTE.txt", date_time=(2020, 1, 1, 0, 0, 0))
+            note.external_attr = 0o644 << 16
+            note.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(note, spec.chosen_because + "\n")
         for f in generate(spec, generator.name, options):
             info = zipfile.ZipInfo(f"{generator.name}/{f.path}", date_time=(2020, 1, 1, 0, 0, 0))
             info.external_attr = (0o755 if getattr(f, "executable", False) else 0o644) << 16
