@@ -10,7 +10,7 @@ Both trace the workload on fake tensors (cached by content in the catalog store 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -252,7 +252,7 @@ def estimate(
     measurements: Sequence[Any] = (),
     network: NetworkSpec | None = None,
     host: Host | None = None,
-    offered_gpus: frozenset[str] | None = None,
+    offered_gpus: Mapping[str, float | None] | None = None,
     levels: bool = False,
     level_profile: Callable[[Workload], Profile] | None = None,
     measured_steps: Sequence[Any] = (),
@@ -273,8 +273,9 @@ def estimate(
     the input pipeline keeps up, and the slow end is bounded by a typical instance of each GPU and
     count in the shipped catalog (the median vCPUs per GPU of its instance types,
     ``perf/typical_host.py``).
-    ``offered_gpus``: the GPUs a catalog has offers of; where the workload does not fit, another GPU
-    is suggested among them first (else labelled "not offered in the catalog").
+    ``offered_gpus``: the GPUs a catalog has offers of, each with its lowest on-demand USD per
+    GPU-hour (None: not known); where the workload does not fit, another GPU is suggested among them
+    first, the one whose step costs least (else labelled "not offered in the catalog").
     ``levels``: also estimate the workload on the ``stock`` and ``tuned`` stacks (same GPUs; what
     ``gpuplan estimate`` shows), each profile from ``level_profile`` (default: traced through
     ``cache``; a level whose trace is the workload's own reuses its profile).

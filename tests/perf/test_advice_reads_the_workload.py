@@ -71,12 +71,30 @@ def test_another_gpu_is_one_with_offers_or_says_it_has_none() -> None:
     p = _llm()
     free = _actions(p)["bigger_gpu"]
     assert free.offered is None  # no catalog to ask
-    offered = _actions(p, offered=frozenset({"H100-SXM", "A100-SXM4-80GB"}))["bigger_gpu"]
+    offered = _actions(p, offered=dict.fromkeys({"H100-SXM", "A100-SXM4-80GB"}))["bigger_gpu"]
     assert offered.gpu in {"H100-SXM", "A100-SXM4-80GB"} and offered.offered is True
     assert "not offered" not in offered.summary
     # No offer of any GPU that fits: the pick says so.
-    none = _actions(p, offered=frozenset({"T4"}))["bigger_gpu"]
+    none = _actions(p, offered={"T4": 0.35})["bigger_gpu"]
     assert none.offered is False and none.summary.endswith("not offered in the catalog")
+
+
+def test_another_gpu_is_the_one_whose_step_costs_least_and_an_unknown_price_is_not_first() -> None:
+    # The pick had been the smallest larger memory, then the fastest: an H100 before an A100 80GB
+    # whatever they cost. Now the step's cost at each GPU's lowest on-demand price decides.
+    p = _llm()
+    a100, h100 = estimate(p, get_gpu("A100-SXM4-80GB")), estimate(p, get_gpu("H100-SXM"))
+    assert a100.fits and h100.fits and h100.step_time_s < a100.step_time_s
+    # Priced so that the slower A100 costs less per step, then so that the H100 does.
+    cheap_a100 = {"A100-SXM4-80GB": 1.0, "H100-SXM": 1.0 * a100.step_time_s / h100.step_time_s * 1.5}
+    pick = _actions(p, offered=cheap_a100)["bigger_gpu"]
+    assert pick.gpu == "A100-SXM4-80GB" and pick.summary.endswith("$1.00/GPU-h on demand")
+    cheap_h100 = {"A100-SXM4-80GB": 1.0, "H100-SXM": 1.0 * a100.step_time_s / h100.step_time_s * 0.5}
+    assert _actions(p, offered=cheap_h100)["bigger_gpu"].gpu == "H100-SXM"
+    # A GPU of no known price never wins over a priced one, however fast.
+    assert (
+        _actions(p, offered={"A100-SXM4-80GB": 9.0, "H100-SXM": None})["bigger_gpu"].gpu == "A100-SXM4-80GB"
+    )
 
 
 def test_current_reads_a_workload() -> None:

@@ -234,3 +234,29 @@ def test_sharded_advice_past_one_node_takes_the_default_node_size_where_none_was
     for a in spread:
         expected = run_estimate(request.changed(count=a.gpu_count, parallelism=a.action, link=None))
         assert a.step_time_s == pytest.approx(expected.step_time_s), a.action
+
+
+def test_sharding_advice_counts_whole_nodes_of_the_instance_not_only_doublings() -> None:
+    # 4 × A10G on 4-GPU instances (g5.12xlarge): FSDP fits on 12 (three instances), not on 8; the
+    # advice had jumped from 8 to 16, a third more GPUs than needed.
+    a10g = get_gpu("A10G")
+    params = 10 * 2**30
+    peak = breakdown(
+        parameters=2.0 * params, gradients=2.0 * params, optimizer_state=12.0 * params, activations=2 * GIB
+    )
+    shape = ModelShape(family="decoder", num_layers=32, hidden_size=4096, vocab_size=32000)
+    p = make_profile(ops=(op(flops=1e14),), peak=peak, params=params, batch_size=1, seq_len=2048, shape=shape)
+
+    def on(n: int) -> bool:
+        link = Link.for_gpus(a10g, n, gpus_per_node=4, nvlink=False)
+        return estimate(p, a10g, count=n, parallelism="fsdp", link=link).fits
+
+    assert not on(8) and on(12)
+    request = EstimateRequest(
+        profile=p, gpu=a10g, count=4, link=Link.for_gpus(a10g, 4, gpus_per_node=4, nvlink=False)
+    )
+    fsdp = next(a for a in advise(request) if a.action == "fsdp")
+    assert (fsdp.gpu_count, fsdp.fits) == (12, True)
+    # A node size nobody gave (4 GPUs, no instance) keeps the doublings: 16 are two nodes of 8.
+    free = next(a for a in advise(EstimateRequest(profile=p, gpu=a10g, count=4)) if a.action == "fsdp")
+    assert free.gpu_count in {8, 16, 32}

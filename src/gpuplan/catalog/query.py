@@ -34,6 +34,7 @@ __all__ = [
     "display_money",
     "list_offers",
     "offer_view",
+    "on_demand_gpu_hours",
 ]
 
 
@@ -334,6 +335,18 @@ def _sort_key(sort: SortKey) -> Callable[[OfferView], tuple[Any, ...]]:
         # Most total GPU memory first; the cheaper one first among equals.
         return lambda v: (-get_gpu(v.offer.gpu).memory_gib * v.offer.gpu_count, *price_key(v))
     return price_key
+
+
+def on_demand_gpu_hours(offers: Iterable[OfferPrice]) -> dict[str, float | None]:
+    """Every GPU ``offers`` hold -> its lowest on-demand USD per GPU-hour (as
+    :func:`cheapest_by_gpu` takes it); None where none of its offers has a usable on-demand price."""
+    offers = list(offers)
+    cheapest = cheapest_by_gpu(offers)
+    out: dict[str, float | None] = {}
+    for o in offers:
+        best = cheapest.get(o.gpu, {}).get("on_demand")
+        out[o.gpu] = best.conservative_usd_per_gpu_hour() if best is not None else None
+    return out
 
 
 def cheapest_by_gpu(offers: Iterable[OfferPrice]) -> dict[str, dict[str, OfferPrice]]:

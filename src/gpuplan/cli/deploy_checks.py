@@ -183,7 +183,7 @@ def check_fit(
     *,
     project: Path | None,
     force: bool,
-    offered: frozenset[str] | None,
+    offered: Mapping[str, float | None] | None,
 ) -> None:
     """The estimator's memory verdict for the workload at ``source`` on ``count`` × ``gpu``, as
     ``gpuplan estimate`` gives it (the profile through the same cache): *does not fit* raises

@@ -186,7 +186,7 @@ def deploy(
         # The estimator's verdict before anything is written: a launch on a GPU the job cannot fit
         # fails only after the machine is paid for.
         # The GPUs offered come from the instance shapes already read, not a second read of every offer.
-        offered = None if instances is None else frozenset(g for g, _count in instances.values())
+        offered = None if instances is None else dict.fromkeys(g for g, _count in instances.values())
         check_fit(
             settings(ctx).db,
             source,

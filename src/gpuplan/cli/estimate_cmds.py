@@ -80,6 +80,7 @@ def estimate_cmd(
     """Whether WORKLOAD fits each GPU, its step time, throughput and job time, with advice if it does not."""
     apply_language(lang)
     from gpuplan.api import estimate, refuse_two_counts, refuse_unrunnable, refuse_unsplit
+    from gpuplan.catalog.query import on_demand_gpu_hours
     from gpuplan.cli._settings import settings
     from gpuplan.report.estimate import estimate_json, estimate_view
     from gpuplan.workload import load_workload
@@ -110,7 +111,7 @@ def estimate_cmd(
             prof = load_profile(workload, settings(ctx).db, store=store)
             say(_("estimating…"))
             measured = store.local.bench_results() if store is not None else []
-            offered = frozenset(o.gpu for o in store.offers()) if store is not None else None
+            offered = on_demand_gpu_hours(store.offers()) if store is not None else None
             steps = _measured_steps(store, workload)
             report = estimate(
                 workload,

@@ -3,6 +3,7 @@ configuration that does not fit (with the estimate of a changed one)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gpuplan.hardware import GPU
@@ -74,8 +75,9 @@ class Setup:
     request: EstimateRequest
     base: Estimate
     current: Current = Current()
-    offered: frozenset[str] | None = None
-    """GPUs the catalog has offers of; None: not checked (every GPU may be suggested)."""
+    offered: Mapping[str, float | None] | None = None
+    """GPUs the catalog has offers of, each with its lowest on-demand USD per GPU-hour (None: no
+    such price known); None: not checked (every GPU may be suggested)."""
 
     @property
     def profile(self) -> Profile:

@@ -7,6 +7,7 @@ way to confirm one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from gpuplan.errors import EstimateError
@@ -369,11 +370,22 @@ def _loss_peak(
     return replace(p.peak, activations_bytes=act, temporaries_bytes=0.0), derivation
 
 
+def _worlds(st: Setup) -> list[int]:
+    """GPU counts to shard over, fewest first: 2×, 4×, 8× the request's, and every whole number of
+    its nodes where the instance or the user gave their size (4-GPU instances: 8, 12, 16 … — the
+    fewest that fit, where doubling jumped from 8 to 16)."""
+    worlds = {st.count * m for m in _WORLD_MULTIPLES}
+    link = st.request.link
+    if link is not None and link.node_size_given and link.gpus_per_node > 1:
+        worlds |= {link.gpus_per_node * k for k in range(1, _MAX_WORLD // link.gpus_per_node + 1)}
+    return sorted(n for n in worlds if max(1, st.count) <= n <= _MAX_WORLD and n > 1)
+
+
 def _sharding(st: Setup) -> list[Advice]:
     if st.profile.task == "infer":
         return []
     out = []
-    worlds = sorted({st.count * m for m in _WORLD_MULTIPLES if 1 < st.count * m <= _MAX_WORLD})
+    worlds = _worlds(st)
     done = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3, "fsdp": 3}.get(st.request.parallelism, 0)
     for parallelism, label in (("zero2", "ZeRO-2"), ("fsdp", "FSDP (ZeRO-3)")):
         if {"zero2": 2, "fsdp": 3}[parallelism] < done:
@@ -473,32 +485,40 @@ def _bigger_gpu(st: Setup) -> Advice | None:
         except EstimateError:
             continue  # that GPU lacks a dtype path the workload needs
         if e.fits:
-            # Offered GPUs first (a GPU nobody rents out is no way to run the job), then the
-            # smallest memory that fits, then the fastest.
+            # Offered GPUs first (a GPU nobody rents out is no way to run the job); among them the
+            # cheapest step at the catalog's lowest on-demand price, then those of no known price
+            # (never first for a price not known); then the smallest memory, then the fastest.
             unoffered = st.offered is not None and g.id not in st.offered
-            fitting.append((unoffered, g.memory_gib, e.step_time_s, g.id, e))
+            hourly = None if st.offered is None else st.offered.get(g.id)
+            cost = None if hourly is None else hourly * st.count * e.step_time_s / 3600.0
+            fitting.append((unoffered, cost is None, cost or 0.0, g.memory_gib, e.step_time_s, g, hourly, e))
     if not fitting:
         return None
-    unoffered, _memory, _time, gid, e = min(fitting, key=lambda t: (t[0], t[1], t[2]))
-    g = next(x for x in all_gpus() if x.id == gid)
+    unoffered, _unpriced, _cost, _memory, _time, g, hourly, e = min(fitting, key=lambda t: t[:5])
     summary = _("use {gpu} ({memory:g} GB)").format(gpu=g.id, memory=g.memory_gib) + (
         f" × {st.count}" if st.count > 1 else ""
     )
     if unoffered:
         summary += " — " + _("not offered in the catalog")
+    elif hourly is not None:
+        summary += " — " + _("${price}/GPU-h on demand").format(price=f"{hourly:.2f}")
     return st.advice(
         e,
         action="bigger_gpu",
         summary=summary,
         derivation=_(
-            "same workload estimated on the smallest larger GPU that fits (fastest of those), "
-            "one with an offer in the catalog first"
+            "same workload estimated on every larger GPU that fits: the one whose step costs least at "
+            "the catalog's lowest on-demand price per GPU-hour, those offered first and those of no "
+            "known price after; then the smallest memory, then the fastest"
         ),
     )
 
 
 def advise(
-    request: EstimateRequest, *, current: Current | None = None, offered: frozenset[str] | None = None
+    request: EstimateRequest,
+    *,
+    current: Current | None = None,
+    offered: Mapping[str, float | None] | None = None,
 ) -> tuple[Advice, ...]:
     """Changes that make ``request.profile`` fit ``request.count`` × ``request.gpu``, those that
     fit first, cheapest first.
@@ -509,8 +529,9 @@ def advise(
     ``torch.compile`` setting — so the unchanged step time it compares against is the one
     :func:`run_estimate` gives for the same request; a change to more GPUs or another GPU gets a
     link built like the request's (:func:`_link_for`). ``current``: what the workload already
-    does (none of it is suggested again); ``offered``: the GPUs the catalog has offers of (another
-    GPU is suggested among them first, and labelled "not offered in the catalog" otherwise).
+    does (none of it is suggested again); ``offered``: the GPUs the catalog has offers of, with
+    their lowest on-demand USD per GPU-hour (another GPU is suggested among them first, the one
+    whose step costs least, and labelled "not offered in the catalog" otherwise).
     A change "fits" by the estimate's own verdict (``required_gib`` ≤ ``capacity_gib``), which each
     advice carries beside the nvidia-smi figure.
     """

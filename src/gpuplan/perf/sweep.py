@@ -7,7 +7,7 @@ one such GPU does not hide the others.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from gpuplan.errors import EstimateError
@@ -56,7 +56,7 @@ def _one(
     serving: ServingLoad | None,
     with_advice: bool,
     current: Current | None = None,
-    offered: frozenset[str] | None = None,
+    offered: Mapping[str, float | None] | None = None,
 ) -> EstimateOutcome:
     profile, gpu, count = request.profile, request.gpu, request.count
     try:
@@ -107,7 +107,7 @@ def estimate_all(
     serving: ServingLoad | None = None,
     with_advice: bool = True,
     current: Current | None = None,
-    offered: frozenset[str] | None = None,
+    offered: Mapping[str, float | None] | None = None,
 ) -> tuple[EstimateOutcome, ...]:
     """Estimate each request (one GPU configuration each), with advice where it does not fit.
 
