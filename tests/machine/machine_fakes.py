@@ -136,7 +136,13 @@ class FakeCudaTorch:
     """
 
     def __init__(
-        self, *, gpu_name: str, memory_bytes: int, gpu_count: int, capability: tuple[int, int]
+        self,
+        *,
+        gpu_name: str,
+        memory_bytes: int,
+        gpu_count: int,
+        capability: tuple[int, int],
+        l2_bytes: int = 0,
     ) -> None:
         import torch
 
@@ -145,7 +151,9 @@ class FakeCudaTorch:
         self.cuda = SimpleNamespace(
             is_available=lambda: True,
             device_count=lambda: gpu_count,
-            get_device_properties=lambda i: SimpleNamespace(name=gpu_name, total_memory=memory_bytes),
+            get_device_properties=lambda i: SimpleNamespace(
+                name=gpu_name, total_memory=memory_bytes, L2_cache_size=l2_bytes
+            ),
             get_device_capability=lambda i=0: capability,
             is_bf16_supported=lambda: capability[0] >= 8,
             synchronize=lambda: None,

@@ -171,7 +171,11 @@ def test_the_last_level_cache_is_every_instance_of_it_together(tmp_path: Path) -
 
 def _fake_h100_run(gpu_count: int, monkeypatch: pytest.MonkeyPatch) -> BenchReport:
     fake = FakeCudaTorch(
-        gpu_name="NVIDIA H100 80GB HBM3", memory_bytes=85_520_809_984, gpu_count=gpu_count, capability=(9, 0)
+        gpu_name="NVIDIA H100 80GB HBM3",
+        memory_bytes=85_520_809_984,
+        gpu_count=gpu_count,
+        capability=(9, 0),
+        l2_bytes=50 * _MIB,
     )
     monkeypatch.setattr(allreduce, "measure_allreduce", lambda **kw: 0.002)
     sizes = dataclasses.replace(TINY, transfer_bytes=2 * 1024 * 1024, allreduce_bytes=4 * 1024 * 1024)
@@ -300,3 +304,14 @@ def test_the_bench_table_says_the_size_of_the_copy_it_timed(monkeypatch: pytest.
     console = Console(width=200, record=True)
     console.print(bench_table(report))
     assert "copy of 1 MiB (last-level cache 32 MiB)" in console.export_text()
+
+
+def test_the_gpu_copy_is_sized_to_miss_its_l2_and_says_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuplan.machine.bench import gpu_copy_bytes
+
+    assert gpu_copy_bytes(256 * _MIB, None) == 256 * _MIB  # L2 not reported: the default
+    assert gpu_copy_bytes(256 * _MIB, 50 * _MIB) == 256 * _MIB  # an H100's 50 MiB: 5× is enough
+    assert gpu_copy_bytes(256 * _MIB, 126 * _MIB) == 504 * _MIB  # a B200's 126 MiB: 4× it
+    # The GPU's L2 is reported beside the figure, as a CPU's L3 is.
+    mem = _result(_fake_h100_run(1, monkeypatch).results, "memory_bandwidth_gbps")
+    assert mem.details["last_level_cache_bytes"] == 50 * _MIB

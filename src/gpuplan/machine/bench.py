@@ -14,7 +14,7 @@ import importlib
 import platform
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -44,6 +44,7 @@ __all__ = [
     "cpu_copy_bytes",
     "datasheet_note_text",
     "default_sizes",
+    "gpu_copy_bytes",
     "last_level_cache_bytes",
     "matmul_size",
     "run_bench",
@@ -166,6 +167,14 @@ def _memory_bytes() -> int | None:
         return None
 
 
+def gpu_copy_bytes(default_bytes: int, l2_bytes: int | None) -> int:
+    """The GPU copy's buffer: ``default_bytes``, or :data:`CPU_COPY_LLC_MULTIPLE` times the GPU's L2
+    cache where that is larger (an H100 holds 50 MiB of L2, a B200 126 MiB: a 256 MiB copy is only
+    2× the latter's), whole MiB."""
+    size = max(default_bytes, CPU_COPY_LLC_MULTIPLE * (l2_bytes or 0))
+    return -(-size // _MIB) * _MIB
+
+
 def default_sizes(device: str, *, quick: bool) -> BenchSizes:
     """Sizes for ``device`` (``cpu`` or ``cuda``): a few seconds on a CPU; a fuller load on a GPU."""
     if device == "cpu":
@@ -281,6 +290,8 @@ class _Ctx:
     sizes: BenchSizes
     host: str
     measured_at: str
+    cache_bytes: int | None = None
+    """The device's last-level cache (a CPU's L3 over its chiplets, a GPU's L2); None: not known."""
     results: list[BenchResult] = field(default_factory=list)
     skipped: list[BenchSkip] = field(default_factory=list)
 
@@ -412,7 +423,7 @@ def _bench_memory(ctx: _Ctx) -> None:
     # A copy reads every byte once and writes it once: 2 × bytes cross the memory bus.
     gbps = 2 * src.numel() * 4 / seconds / 1e9
     # the buffer's size is said with the figure: one that fits in a cache measures the cache
-    llc = last_level_cache_bytes() if ctx.device == "cpu" else None
+    llc = ctx.cache_bytes
     ctx.add(
         MEMORY_BANDWIDTH_GBPS,
         None,
@@ -561,8 +572,10 @@ def run_bench(
             N_("`gpuplan bench` needs PyTorch, which is not installed ({error}); pip install torch"), error=e
         ) from e
     dev = _resolve_device(torch, device)
+    cache: int | None = None
     if dev == "cuda":
         props = torch.cuda.get_device_properties(0)
+        cache = int(getattr(props, "L2_cache_size", 0) or 0) or None
         name = str(props.name)
         gpu = identify_gpu(name, memory_bytes=int(props.total_memory))
         gpu_id = gpu.id if gpu else None
@@ -572,6 +585,10 @@ def run_bench(
         default_timer: Timer = CudaEventTimer(torch)
     else:
         name, gpu, gpu_id, gpu_count, default_timer = _cpu_name(), None, None, 0, PerfCounterTimer()
+        cache = last_level_cache_bytes()
+    chosen = sizes or default_sizes(dev, quick=quick)
+    if sizes is None and dev == "cuda":
+        chosen = replace(chosen, copy_bytes=gpu_copy_bytes(chosen.copy_bytes, cache))
     ctx = _Ctx(
         torch=torch,
         device=dev,
@@ -580,8 +597,9 @@ def run_bench(
         gpu_id=gpu_id,
         gpu_count=gpu_count,
         timer=timer or default_timer,
-        sizes=sizes or default_sizes(dev, quick=quick),
+        sizes=chosen,
         host=socket.gethostname(),
+        cache_bytes=cache,
         measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
 
