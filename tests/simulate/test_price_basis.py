@@ -142,8 +142,8 @@ def test_simulate_share_names_its_prices_source_and_the_current_one() -> None:
         ],
         ShareOptions(gpu_id=GPU, gpu_memory_gib=80.0, price_usd_per_hour=None, sharing="time-slice"),
     )
-    priced = _priced(plan, None, [MARKET, LIST])
-    assert priced.cost_usd_per_hour == pytest.approx(1.38)
+    priced, per_instance = _priced(plan, None, [MARKET, LIST])
+    assert priced.cost_usd_per_hour == pytest.approx(1.38) and per_instance == 1
     notes = " ".join(priced.notes)
     assert f"price source: {MARKET_SOURCE} (confidence secondary)" in notes
     assert "best on_demand price known to be within the 180-day limit: azure eastus" in notes
