@@ -134,7 +134,7 @@ def _validate(p: Policy) -> None:
             raise bad(
                 Phrase(
                     N_("{key} must be a finite number (got {value})"),
-                    key=name.removesuffix("_s"),
+                    key=_user_key(name),
                     value=value,
                 )
             )
@@ -179,9 +179,16 @@ def _validate(p: Policy) -> None:
     for name in ("startup_s", "up_cooldown_s", "down_window_s", "tolerance", "metric_delay_s"):
         value = getattr(p, name)
         if value is not None and value < 0:
-            raise bad(Phrase(N_("{key} must be ≥ 0"), key=name.removesuffix("_s")))
+            raise bad(Phrase(N_("{key} must be ≥ 0"), key=_user_key(name)))
     if p.period_s <= 0:
         raise bad(Phrase(N_("period must be > 0 seconds")))
+
+
+def _user_key(attr: str) -> str:
+    """The key a user writes for a field (``metric_delay_s`` → ``delay``)."""
+    if attr == "gpu_util_pct":
+        return "target"
+    return next((key for key, (a, _) in _KEYS.items() if a == attr), attr.removesuffix("_s"))
 
 
 #: Number fields that must be finite (an infinite start-up or period would stall the simulation).
