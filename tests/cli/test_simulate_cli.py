@@ -488,3 +488,25 @@ def test_share_k8s_out_nodes_are_the_priced_instances(tmp_path: Path) -> None:
     assert len(layouts) == instances
     per_instance = math.ceil(doc["gpus_needed"] / instances)
     assert all(len(gpus) <= per_instance for gpus in layouts.values())
+
+
+def test_gpu_util_takes_the_deployed_serving_block(tmp_path: Path) -> None:
+    # deploy writes the HPA from serving.gpu_utilization_target, min_replicas and max_replicas
+    workload = tmp_path / "svc.yaml"
+    text = WORKLOAD.read_text().replace(
+        "serving: {requests_per_s: 5,",
+        "serving: {gpu_utilization_target: 60, min_replicas: 2, max_replicas: 3, requests_per_s: 5,",
+    )
+    assert "gpu_utilization_target: 60" in text
+    workload.write_text(text)
+    doc = json.loads(
+        _run(
+            "simulate", "autoscale", str(workload), "--trace", str(TRACE), "--gpu", "L4",
+            "--replica", REPLICA, "--policy", "gpu-util", "--policy", "gpu-util:90,max=5",
+            "--on-demand-price", "0.7", "--json",
+        )
+    )  # fmt: skip
+    deployed, own = doc["policies"]
+    assert (deployed["behaviour"]["min_replicas"], deployed["behaviour"]["max_replicas"]) == (2, 3)
+    assert 2 <= deployed["max_replicas"] <= 3
+    assert (own["behaviour"]["min_replicas"], own["behaviour"]["max_replicas"]) == (2, 5)

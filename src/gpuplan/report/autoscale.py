@@ -309,6 +309,13 @@ def _behaviour(p: PolicyResult) -> str:
         if pol.up_cooldown_s > 0:
             more = _("Scale-ups at least {cooldown:g} s apart.").format(cooldown=pol.up_cooldown_s)
             text = _join(text, more)
+        if pol.kind == "gpu-util":
+            more = _(
+                "Scales on the replicas' average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) at {target:g} %, "
+                "each a {sample:g} s sample read {delay:g} s late; it counts the time any kernel runs, "
+                "so a replica decoding one sequence reads near 100 %."
+            ).format(target=pol.gpu_util_pct, sample=pol.util_sample_s, delay=pol.metric_delay_s)
+            text = _join(text, more)
     if p.waiting_at_end:
         text = _join(text, _after_end(p))
     if p.saturated_s > 0:

@@ -11,8 +11,11 @@ Model (exact for it, no time-stepping of requests):
 - One queue in front of all replicas, first come first served (a gateway with least-outstanding
   routing); a request that has waited ``timeout_s`` without starting is dropped.
 - Every ``period_s`` the policy reads its metric and asks for a replica count (clamped to
-  min/max). A launched replica is billed from the decision and serves from ``startup_s`` later;
-  one scaled down stops taking requests, finishes those it has, and is billed until it is empty.
+  min/max). The gpu-util policy's metric is each replica's GPU busy fraction (some sequence
+  prefilling or decoding on it, as DCGM's GPU_UTIL counts time with a kernel running) over a
+  ``util_sample_s`` sample taken ``metric_delay_s`` before the decision (``_Fleet._gpu_util``).
+  A launched replica is billed from the decision and serves from ``startup_s`` later; one scaled
+  down stops taking requests, finishes those it has, and is billed until it is empty.
 - The window's drain: at the end of the trace the replicas up (and those starting) go on serving the
   requests still waiting, first come first served, each started when a slot frees or dropped at its
   timeout as within the window, and are billed until what they started ends. The policy takes no
@@ -200,6 +203,12 @@ class _Fleet:
         self.bin = 0
         self.seen = 0
         """Requests before this index are already in ``diff``."""
+        self.slot: np.ndarray | None = None
+        """gpu-util: the slot each request started on (the dispatch writes it)."""
+        self.busy_iv: list[deque[list[float]]] = []
+        """gpu-util: per replica, its busy spans [start, end) in time order, merged where they meet."""
+        self.gseen = 0
+        """gpu-util: requests before this index are already in ``busy_iv``."""
 
     # -- replicas ------------------------------------------------------------------------------
     def launch(self, t: float, ready_at: float, spot: bool) -> None:
@@ -217,6 +226,7 @@ class _Fleet:
         self.run.replica_reclaimed_s.append(_INF)
         self.slots.add(self.k, ready_at)
         self.alive.append(r)
+        self.busy_iv.append(deque())
 
     def _occupied(self, r: int, t: float) -> bool:
         """Replica ``r`` still holds its GPUs at ``t`` (up, or scaled down and finishing requests)."""
@@ -309,6 +319,8 @@ class _Fleet:
             want = p.scheduled_replicas(hour)
         elif p.kind == "queue":
             want = math.ceil((queued + self.level) / (p.per_replica or 1.0))
+        elif p.kind == "gpu-util":
+            want = self._gpu_util_desired(t, current)
         else:  # target utilisation, the HPA's rule
             if util is None or ready == 0:
                 want = current
@@ -316,6 +328,67 @@ class _Fleet:
                 ratio = util / (p.target or 1.0)
                 want = current if abs(ratio - 1.0) <= p.tolerance else math.ceil(ready * ratio)
         return max(p.min_replicas, min(p.max_replicas, want))
+
+    def _gpu_intake(self, j: int, start: np.ndarray) -> None:
+        """Add the requests started since the last decision to their replicas' busy spans (all
+        started under the current step time, as ``_signal`` has it; FIFO starts never go back in
+        time, so each replica's spans stay in order)."""
+        lo, slot = self.gseen, self.slot
+        if j <= lo or slot is None:
+            return
+        st = start[lo:j]
+        idx = np.flatnonzero(np.isfinite(st) & (slot[lo:j] >= 0))
+        w = self.work
+        end = st[idx] + w.fixed_s[lo + idx] + w.tokens[lo + idx] * self.step
+        reps = slot[lo + idx] // self.k
+        for r, a, b in zip(reps.tolist(), st[idx].tolist(), end.tolist(), strict=True):
+            spans = self.busy_iv[r]
+            if spans and a <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], b)
+            else:
+                spans.append([a, b])
+        self.gseen = j
+
+    def _gpu_util(self, r: int, a: float, b: float) -> float:
+        """Replica ``r``'s GPU utilisation over [a, b): the share of it during which it ran an
+        iteration (some sequence prefilling or decoding), as DCGM's GPU_UTIL counts the time with
+        one or more kernels running. Samples move forward only: spans ended by ``a`` are dropped."""
+        spans = self.busy_iv[r]
+        while spans and spans[0][1] <= a:
+            spans.popleft()
+        busy = 0.0
+        for s, e in spans:
+            if s >= b:
+                break
+            busy += min(e, b) - max(s, a)
+        return busy / (b - a)
+
+    def _gpu_util_desired(self, t: float, current: int) -> int:
+        """The HPA's recommendation on the replicas' average GPU utilisation (Kubernetes,
+        "Horizontal Pod Autoscaling", algorithm details:
+        https://kubernetes.io/docs/tasks/run-application/horizontal-pod-autoscale/#algorithm-details):
+        ``ceil(current × average / target)``, no change within the tolerance, and replicas without a
+        sample yet (starting, or up for less than the sample's age) counted at 0 % for a scale-up and
+        at the target for a scale-down, the move dropped if that reverses or cancels it. Scale-up
+        is bounded by the HPA's default scaleUp policies: per 15 s, 4 pods or 100 %, the larger."""
+        p = self.p
+        b = t - p.metric_delay_s
+        a = b - p.util_sample_s
+        known = [r for r in self.alive if self.ready[r] <= a]
+        if not known or a < 0:
+            return current
+        target = (p.gpu_util_pct or 100.0) / 100.0
+        utils = [self._gpu_util(r, a, b) for r in known]
+        ratio = sum(utils) / len(known) / target
+        if abs(ratio - 1.0) <= p.tolerance:
+            return current
+        missing = current - len(known)
+        total = sum(utils) + (missing * target if ratio < 1.0 else 0.0)
+        settled = total / current / target
+        if (settled > 1.0) != (ratio > 1.0) or abs(settled - 1.0) <= p.tolerance:
+            return current
+        want = math.ceil(total / target - 1e-9)
+        return min(want, max(current + 4, 2 * current))
 
     def _signal(self, t: float, j: int, start: np.ndarray) -> tuple[int, int]:
         """(busy slot-seconds, seconds) since the last decision, from the requests started."""
@@ -355,12 +428,13 @@ class _Fleet:
         p, run = self.p, self.run
         self.reclaim(t, status, start)
         busy, bins = self._signal(t, j, start)
+        self._gpu_intake(j, start)
         ready = sum(1 for r in self.alive if self.ready[r] <= t)
         util = busy / (bins * ready * self.k) if bins > 0 and ready > 0 else None
         queued = max(0, int(np.searchsorted(self.arrival, t, side="right")) - j)
         current = len(self.alive)
         want = self._desired(t, current, ready, queued, util)
-        if p.kind in ("target", "queue"):
+        if p.kind in ("target", "queue", "gpu-util"):
             # Scale down no lower than the highest recommendation of the stabilisation window.
             self.recent.append((t, want))
             while self.recent and self.recent[0][0] < t - p.down_window_s:
@@ -455,10 +529,12 @@ def _run(
         start=np.full(n, math.nan),
         status=np.zeros(n, dtype=np.uint8),
         timeout_s=cfg.timeout_s,
+        slot=np.full(n, -1, dtype=np.int64) if policy.kind == "gpu-util" else None,
     )
     start, status = d.start, d.status
     run = EngineRun(start_s=np.empty(0), status=np.empty(0))
     fleet = _Fleet(policy, cfg, arrival, work, run)
+    fleet.slot = d.slot
     # A warm start: the initial replicas are ready when the trace begins (and billed from then).
     initial = initial_replicas(policy, cfg.start_of_day_s)
     spot_goal = math.floor(policy.spot_fraction * initial + 1e-9)  # at most the share asked

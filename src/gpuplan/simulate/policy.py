@@ -6,6 +6,17 @@ Compact syntax, one policy per ``--policy``: ``KIND[:key=value,key=value…]``::
     target:target=0.7,min=1,max=12           # HPA on utilisation (busy batch slots / ready slots)
     queue:per_replica=48,max=12,spot=0.5      # KEDA on outstanding requests (queued + running)
     scheduled:at=0h@2/8h@6/20h@3              # replicas by time of day (from that hour on)
+    gpu-util:80,min=1,max=8                   # the HPA gpuplan deploy writes: DCGM GPU util, percent
+
+``gpu-util`` is the autoscaler ``gpuplan deploy --target k8s`` generates: an HPA on the average of
+the replicas' ``DCGM_FI_DEV_GPU_UTIL``, the percent of the sample period during which one or more
+kernels ran on the GPU (NVIDIA DCGM field identifiers, field 203, read from NVML's
+``nvmlUtilization_t.gpu``: https://docs.nvidia.com/datacenter/dcgm/latest/dcgm-api/dcgm-api-field-ids.html,
+https://docs.nvidia.com/deploy/nvml-api/structnvmlUtilization__t.html). Its first bare value is the
+target in percent (``gpu-util:80`` = ``gpu-util:target=80``; default: the workload's
+``serving.gpu_utilization_target``, else deploy's 80). It also takes ``delay`` (s from the GPU's
+sample to the HPA reading it: the dcgm-exporter collect interval and the Prometheus scrape and
+adapter; default 30) and ``sample`` (s the driver averages over; default 1).
 
 Keys every kind takes: ``name``, ``min``, ``max``, ``start`` (replicas ready when the trace begins;
 default ``min``), ``startup`` (s from launch to ready: image pull and model load; default: the cold
@@ -21,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +40,9 @@ from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 
-__all__ = ["KINDS", "MAX_REPLICAS", "Policy", "load_policies", "parse_policy"]
+__all__ = ["KINDS", "MAX_REPLICAS", "Policy", "load_policies", "parse_policy", "with_serving"]
 
-KINDS = ("fixed", "target", "queue", "scheduled")
+KINDS = ("fixed", "target", "queue", "scheduled", "gpu-util")
 #: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
 #: each decision, so its work grows with this (1,000 one-GPU replicas is a very large service).
 MAX_REPLICAS = 1000
@@ -47,6 +58,19 @@ DEFAULT_DOWN_WINDOW_S = 300.0
 DEFAULT_STARTUP_S = 180.0
 #: The HPA's default tolerance: no change while the metric is within 10 % of its target.
 DEFAULT_TOLERANCE = 0.1
+#: gpu-util's target when neither the policy nor the workload's serving block gives one: deploy's
+#: ``serving.gpu_utilization_target`` default, percent.
+DEFAULT_GPU_UTIL_PCT = 80.0
+#: gpu-util's ``max`` when neither the policy nor the serving block gives one: deploy's
+#: ``serving.max_replicas`` default.
+DEFAULT_GPU_UTIL_MAX = 8
+#: ASSUMPTION: 30 s from a GPU's utilisation sample to the HPA acting on it: dcgm-exporter collects
+#: every 30 s by default, so its value is ~15 s old on average when Prometheus scrapes it (every
+#: 15–30 s: another ~10 s) and prometheus-adapter serves the latest sample (a few s more).
+DEFAULT_METRIC_DELAY_S = 30.0
+#: The period NVML (and so DCGM's GPU_UTIL) averages over: "between 1 second and 1/6 second,
+#: depending on the product" (NVML nvmlUtilization_t); the longer one, as on data-centre GPUs.
+DEFAULT_UTIL_SAMPLE_S = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,6 +87,12 @@ class Policy:
     """target: busy-slot utilisation to hold, 0–1."""
     per_replica: float | None = None
     """queue: outstanding requests per replica (KEDA AverageValue threshold)."""
+    gpu_util_pct: float | None = None
+    """gpu-util: average GPU utilisation (DCGM_FI_DEV_GPU_UTIL) to hold, percent, 0–100."""
+    metric_delay_s: float = DEFAULT_METRIC_DELAY_S
+    """gpu-util: age of the utilisation sample the controller acts on, s."""
+    util_sample_s: float = DEFAULT_UTIL_SAMPLE_S
+    """gpu-util: the period one utilisation sample averages over, s."""
     schedule: tuple[tuple[float, int], ...] = ()
     """scheduled: (hour of day, replicas from then on), sorted."""
     start_replicas: int | None = None
@@ -76,6 +106,9 @@ class Policy:
     spot_fraction: float = 0.0
     spec: str = field(default="", compare=False)
     """The text it was parsed from, for the report."""
+    given: frozenset[str] = field(default=frozenset(), compare=False)
+    """The keys the user wrote (``target``, ``min``…): those a workload's serving block does not
+    override (:func:`with_serving`)."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -101,7 +134,7 @@ def _validate(p: Policy) -> None:
             raise bad(
                 Phrase(
                     N_("{key} must be a finite number (got {value})"),
-                    key=name.removesuffix("_s"),
+                    key=_user_key(name),
                     value=value,
                 )
             )
@@ -124,6 +157,10 @@ def _validate(p: Policy) -> None:
         )
     if p.kind == "target" and (p.target is None or not 0 < p.target <= 1):
         raise bad(Phrase(N_("target needs target=U with 0 < U ≤ 1, e.g. target:target=0.7")))
+    if p.kind == "gpu-util" and (p.gpu_util_pct is None or not 0 < p.gpu_util_pct <= 100):
+        raise bad(Phrase(N_("gpu-util needs a target percent P with 0 < P ≤ 100, e.g. gpu-util:80")))
+    if p.kind == "gpu-util" and p.util_sample_s <= 0:
+        raise bad(Phrase(N_("sample must be > 0 seconds")))
     if p.kind == "queue" and (p.per_replica is None or p.per_replica <= 0):
         raise bad(Phrase(N_("queue needs per_replica=N > 0, e.g. queue:per_replica=32")))
     if p.kind == "scheduled" and not p.schedule:
@@ -139,18 +176,28 @@ def _validate(p: Policy) -> None:
                 max=p.max_replicas,
             )
         )
-    for name in ("startup_s", "up_cooldown_s", "down_window_s", "tolerance"):
+    for name in ("startup_s", "up_cooldown_s", "down_window_s", "tolerance", "metric_delay_s"):
         value = getattr(p, name)
         if value is not None and value < 0:
-            raise bad(Phrase(N_("{key} must be ≥ 0"), key=name.removesuffix("_s")))
+            raise bad(Phrase(N_("{key} must be ≥ 0"), key=_user_key(name)))
     if p.period_s <= 0:
         raise bad(Phrase(N_("period must be > 0 seconds")))
+
+
+def _user_key(attr: str) -> str:
+    """The key a user writes for a field (``metric_delay_s`` → ``delay``)."""
+    if attr == "gpu_util_pct":
+        return "target"
+    return next((key for key, (a, _) in _KEYS.items() if a == attr), attr.removesuffix("_s"))
 
 
 #: Number fields that must be finite (an infinite start-up or period would stall the simulation).
 _FLOATS = (
     "target",
     "per_replica",
+    "gpu_util_pct",
+    "metric_delay_s",
+    "util_sample_s",
     "startup_s",
     "period_s",
     "up_cooldown_s",
@@ -194,7 +241,11 @@ _KEYS: dict[str, tuple[str, Any]] = {
     "down_window": ("down_window_s", _number),
     "tolerance": ("tolerance", _number),
     "spot": ("spot_fraction", _number),
+    "delay": ("metric_delay_s", _number),
+    "sample": ("util_sample_s", _number),
 }
+#: Keys only gpu-util takes.
+_GPU_UTIL_KEYS = ("delay", "sample")
 
 
 def _schedule(text: str) -> tuple[tuple[float, int], ...]:
@@ -219,9 +270,15 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
         if key == "at":
             kwargs["schedule"] = _schedule(str(raw))
             continue
+        if key in _GPU_UTIL_KEYS and kind != "gpu-util":
+            raise InputError.worded(
+                N_("policy {spec!r}: {key} is a key of gpu-util policies only"), spec=spec, key=key
+            )
         if key not in _KEYS:
             raise NotFoundError("policy key", key, [*_KEYS, "at"], hint=_in_spec(spec))
         attr, conv = _KEYS[key]
+        if kind == "gpu-util" and key == "target":
+            attr = "gpu_util_pct"  # percent, as DCGM and the serving block write it
         try:
             kwargs[attr] = conv(raw)
         except (TypeError, ValueError, OverflowError) as e:
@@ -232,6 +289,10 @@ def _build(kind: str, values: dict[str, Any], spec: str, default_name: str) -> P
             )
             raise InputError.worded(template, spec=spec, key=key, raw=raw) from e
     kwargs.setdefault("name", default_name)
+    kwargs["given"] = frozenset(values)
+    if kind == "gpu-util":
+        kwargs.setdefault("gpu_util_pct", DEFAULT_GPU_UTIL_PCT)
+        kwargs.setdefault("max_replicas", max(DEFAULT_GPU_UTIL_MAX, kwargs.get("min_replicas", 1)))
     if kind == "fixed" and "replicas" in kwargs:
         # A fixed fleet is its own bounds.
         kwargs.setdefault("min_replicas", kwargs["replicas"])
@@ -253,17 +314,19 @@ def parse_policy(text: str) -> Policy:
     spec = text.strip()
     kind, _, rest = spec.partition(":")
     kind = kind.strip().lower()
+    if kind not in KINDS:
+        raise NotFoundError("policy kind", kind, KINDS, hint=_in_spec(spec))
     values: dict[str, str] = {}
-    for item in filter(None, (s.strip() for s in rest.split(","))):
+    for n, item in enumerate(filter(None, (s.strip() for s in rest.split(",")))):
         key, eq, value = item.partition("=")
+        if not eq and n == 0 and kind == "gpu-util":
+            key, eq, value = "target", "=", item.removesuffix("%")  # gpu-util:80
         if not eq:
             raise InputError.worded(N_("policy {spec!r}: {item!r} is not key=value"), spec=spec, item=item)
         key = key.strip().lower()
         if key in values:  # replicas=2,replicas=3: which one was meant?
             raise InputError.worded(N_("policy {spec!r}: {key} is given twice"), spec=spec, key=key)
         values[key] = value.strip()
-    if kind not in KINDS:
-        raise NotFoundError("policy kind", kind, KINDS, hint=_in_spec(spec))
     return _build(kind, values, spec, default_name=spec)
 
 
@@ -296,3 +359,25 @@ def load_policies(path: str | Path) -> list[Policy]:
             raise NotFoundError("policy kind", kind, KINDS, hint=hint)
         out.append(_build(kind, values, spec=f"{p.name}#{i + 1}", default_name=f"{kind}-{i + 1}"))
     return out
+
+
+def with_serving(
+    policy: Policy,
+    *,
+    gpu_util_pct: float | None,
+    min_replicas: int | None,
+    max_replicas: int | None,
+) -> Policy:
+    """A gpu-util policy as the workload's ``serving:`` block deploys it: its
+    ``gpu_utilization_target``, ``min_replicas`` and ``max_replicas`` where the policy does not
+    write ``target``, ``min`` or ``max`` itself (None: not in the block). Other kinds unchanged."""
+    if policy.kind != "gpu-util":
+        return policy
+    update: dict[str, Any] = {}
+    if gpu_util_pct is not None and "target" not in policy.given:
+        update["gpu_util_pct"] = gpu_util_pct
+    if min_replicas is not None and "min" not in policy.given:
+        update["min_replicas"] = min_replicas
+    if max_replicas is not None and "max" not in policy.given:
+        update["max_replicas"] = max_replicas
+    return replace(policy, **update) if update else policy

@@ -80,6 +80,9 @@ class Dispatch:
     status: np.ndarray
     """Written: STATUS_DROPPED for a request that timed out before starting."""
     timeout_s: float
+    slot: np.ndarray | None = None
+    """Written when given: the slot each request started on (-1 until started), for a signal per
+    replica (the GPU-utilisation policy's)."""
 
 
 def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s: float, arrived: int) -> int:
@@ -108,6 +111,8 @@ def dispatch_block(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s
         pool.free[slots] = end[:v]
         pool.req[slots] = np.arange(j, j + v)
         d.start[j : j + v] = st[:v]
+        if d.slot is not None:
+            d.slot[j : j + v] = slots
     return v
 
 
@@ -124,6 +129,7 @@ def dispatch_heap(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s:
     fixed = d.fixed_s[j : hi + 1].tolist()
     tokens = d.tokens[j : hi + 1].tolist()
     starts: list[float] = []
+    taken: list[int] = []
     req, status = pool.req, d.status
     timeout = d.timeout_s
     replace = heapq.heapreplace
@@ -138,13 +144,17 @@ def dispatch_heap(pool: SlotPool, d: Dispatch, j: int, next_tick: float, step_s:
         if cs - a > timeout:
             status[j] = STATUS_DROPPED
             starts.append(math.nan)
+            taken.append(-1)
             j += 1
             continue
         replace(heap, (cs + fixed[i] + tokens[i] * step_s, s))
         starts.append(cs)
+        taken.append(s)
         req[s] = j
         j += 1
     d.start[j0:j] = starts
+    if d.slot is not None:
+        d.slot[j0:j] = taken
     for f, s in heap:
         if s >= 0:
             free[s] = f
