@@ -26,7 +26,7 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
 from gpuplan.errors import DataError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -375,7 +375,7 @@ class _Fetcher:
             if FACTS.region(code) is not None
         }
         if not region_urls:
-            raise DataError(_("aws: {url} lists no region gpuplan knows").format(url=REGION_INDEX_URL))
+            raise DataError.worded(N_("aws: {url} lists no region gpuplan knows"), url=REGION_INDEX_URL)
         feed = http.get_json(SPOT_FEED_URL)
         advisor = http.get_json(SPOT_ADVISOR_URL)
         spot = spot_prices(feed)

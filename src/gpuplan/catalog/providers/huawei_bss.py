@@ -19,7 +19,7 @@ from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCred
 from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, offer, price
 from gpuplan.catalog.providers.signing import huawei_authorization
 from gpuplan.errors import DataError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -200,8 +200,8 @@ class BssFetcher:
                         )
                 rows.append(offer("huawei", region.code, flavor, facts, prices))
         if not rows and self._first_error:
-            raise DataError(
-                _("huawei: BSS refused every rating request ({error})").format(error=self._first_error)
+            raise DataError.worded(
+                N_("huawei: BSS refused every rating request ({error})"), error=self._first_error
             )
         notes = (
             (Phrase(N_("{n} region x flavor pairs not rated (not sold there)"), n=refused),)

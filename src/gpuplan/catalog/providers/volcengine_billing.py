@@ -24,7 +24,7 @@ from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCred
 from gpuplan.catalog.providers.common import InstanceFacts, key_list, offer, price
 from gpuplan.catalog.providers.signing import canonical_query, sha256_hex, volc_authorization
 from gpuplan.errors import DataError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -106,10 +106,10 @@ class BillingFetcher:
         if error:
             code = str(error.get("Code") or "")
             if code.startswith(_FATAL):
-                raise DataError(
-                    _("volcengine: the billing API refused the keys ({code}: {message})").format(
-                        code=code, message=error.get("Message")
-                    )
+                raise DataError.worded(
+                    N_("volcengine: the billing API refused the keys ({code}: {message})"),
+                    code=code,
+                    message=error.get("Message"),
                 )
             return None
         return doc if isinstance(doc, dict) else None
