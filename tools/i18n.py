@@ -31,7 +31,8 @@ REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src" / "gpuplan"
 LOCALE_DIR = SRC / "i18n" / "locale"
 LANGUAGES = ("zh",)
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+#: ``Plural`` (gpuplan.catalog.stored_words) is a message with a plural, kept to be written later.
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "Plural": (1, 2)}
 #: A fixed header date, so that `update` on unchanged code leaves git clean.
 HEADER_DATE = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
 

@@ -19,8 +19,8 @@ GPUHUNT_HEADER = (
 )
 
 
-def _aws_line(region: str, *, gpu: str = "A10G") -> str:
-    return f"g5.8xlarge,{gpu},1.0,32.0,128.0,{A10G_INFO},2.448,0.9322,{region},usw2-az2,x86_64"
+def _aws_line(region: str, *, gpu: str = "A10G", zone: str = "usw2-az2") -> str:
+    return f"g5.8xlarge,{gpu},1.0,32.0,128.0,{A10G_INFO},2.448,0.9322,{region},{zone},x86_64"
 
 
 def _import(db: Path, *args: str) -> Result:
@@ -40,7 +40,7 @@ def test_a_skypilot_folder_refuses_a_mistyped_region_and_warns_of_a_new_one(
     lines = [
         _aws_line("us-west-2"),
         _aws_line("us-wset-2"),
-        _aws_line("ap-southeast-9"),
+        _aws_line("ap-southeast-9", zone="apse9-az2"),  # a zone of its own region
         _aws_line("us-west-2", gpu="A1OG"),
     ]
     vms.write_text("\n".join([AWS_HEADER, *lines]) + "\n", encoding="utf-8")

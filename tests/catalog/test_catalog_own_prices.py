@@ -297,6 +297,34 @@ def test_a_file_unusable_as_a_whole_changes_nothing(
     assert _prices(db_path) == before
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("prices.csv", "root:$6$saltsalt$hashhash:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"),
+        ("prices.json", '[{"root": "$6$saltsalt$hashhash"}]'),
+    ],
+)
+def test_a_link_to_a_file_that_is_no_price_list_is_refused_without_quoting_it(
+    tmp_path: Path, db_path: Path, name: str, text: str
+) -> None:
+    # On a server the path may be a symlink to any file the service can read: the refusal names the
+    # path and what was expected, never a line (or key) of the file it leads to.
+    secret = tmp_path / "shadow"
+    secret.write_text(text, encoding="utf-8")
+    link = tmp_path / name
+    link.symlink_to(secret)
+    before = _prices(db_path)
+    r = _import(db_path, link)
+    assert isinstance(r.exception, CatalogImportError), r.output
+    message = str(r.exception)
+    assert message == (
+        f"{link} is not a gpuplan price list: it names none of the price-list columns (expected CSV "
+        f"or JSON with the columns {', '.join(COLUMNS)}); nothing was imported"
+    )
+    assert "root" not in r.output and "hash" not in r.output
+    assert _prices(db_path) == before
+
+
 def test_a_catalog_export_given_as_a_price_list_is_refused_saying_what_it_is(
     tmp_path: Path, db_path: Path
 ) -> None:

@@ -177,7 +177,8 @@ def test_the_zones_of_one_region_count_as_one_region(store: Store) -> None:
     from dataclasses import replace
 
     zones = [
-        replace(_offer("europe-west4", 80.0), zone=z, instance_type="test-h200-zones") for z in ("a", "b")
+        replace(_offer("europe-west4", 80.0), zone=z, instance_type="test-h200-zones")
+        for z in ("europe-west4-a", "europe-west4-b")
     ]
     store.import_offers(zones, provider="gcp", source="t")
     q = OfferQuery(gpu="h200", provider="gcp", pricing="on_demand")

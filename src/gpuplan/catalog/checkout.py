@@ -29,8 +29,7 @@ from typing import TYPE_CHECKING
 
 from gpuplan.catalog.providers import PROVIDERS
 from gpuplan.errors import GpuplanError, InputError, NotFoundError, Phrase
-from gpuplan.i18n import N_, _, ngettext
-from gpuplan.i18n.error_text import error_text
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.refresh import RefreshOutcome
@@ -160,7 +159,7 @@ def import_files(
     store: Store, files: Sequence[CatalogFile], *, as_of: str, providers: Sequence[str] = (), now: str
 ) -> list[RefreshOutcome]:
     """Import each file (only ``providers``' when given); one outcome per file, in order."""
-    from gpuplan.catalog.refresh import RefreshOutcome, kept_line
+    from gpuplan.catalog.refresh import RefreshOutcome, kept_words
 
     chosen = {PROVIDERS.cast(p) for p in providers}
     missing = chosen - {f.provider for f in files}
@@ -174,24 +173,19 @@ def import_files(
             continue
         if f.provider is None:
             upstream = "SkyPilot" if f.layout == "skypilot" else "gpuhunt"
-            why = _("gpuplan has no provider for {upstream}'s {name} catalog ({label})").format(
-                upstream=upstream, name=f.name, label=f.label
+            why = Phrase(
+                N_("gpuplan has no provider for {upstream}'s {name} catalog ({label})"),
+                upstream=upstream,
+                name=f.name,
+                label=f.label,
             )
-            skipped = _("skipped: {why}").format(why=why)
-            outcomes.append(
-                RefreshOutcome(provider=f.name, status="skipped", message=skipped, started_at=now)
-            )
+            skipped = Phrase(N_("skipped: {why}"), why=why)
+            outcomes.append(RefreshOutcome.said(skipped, provider=f.name, status="skipped", started_at=now))
             continue
         if f.outside:
-            why = _("{label} links out of the folder; not read").format(label=f.label)
-            outcomes.append(
-                RefreshOutcome(
-                    provider=f.provider,
-                    status="failed",
-                    message=_("failed ({what}); {kept}").format(what=why, kept=kept_line(store, f.provider)),
-                    started_at=now,
-                )
-            )
+            why = Phrase(N_("{label} links out of the folder; not read"), label=f.label)
+            failed = Phrase(N_("failed ({what}); {kept}"), what=why, kept=kept_words(store, f.provider))
+            outcomes.append(RefreshOutcome.said(failed, provider=f.provider, status="failed", started_at=now))
             continue
         outcomes.append(_import_one(store, f, f.provider, as_of=as_of, now=now))
     return outcomes
@@ -204,8 +198,8 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
     from gpuplan.catalog.importers.prepare import prepare
     from gpuplan.catalog.importers.price_file import CLI_NAMES, yuan_typed_as_usd
     from gpuplan.catalog.importers.regions import checked_regions
-    from gpuplan.catalog.refresh import RefreshOutcome, kept_line, store_rows
-    from gpuplan.i18n.error_text import phrase_text
+    from gpuplan.catalog.refresh import RefreshOutcome, kept_words, store_rows
+    from gpuplan.catalog.stored_words import Plural
 
     upstream = "SkyPilot" if f.layout == "skypilot" else "gpuhunt"
     source = f"{upstream} catalog {f.label} (local copy), as of {as_of}"
@@ -216,10 +210,10 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
         # figures are yuan typed as dollars is refused whole.
         yuan_typed_as_usd(store, f.path, provider, parsed.rows, CLI_NAMES)
     except GpuplanError as e:
-        return RefreshOutcome(
+        return RefreshOutcome.said(
+            Phrase(N_("failed ({what}); {kept}"), what=e, kept=kept_words(store, provider)),
             provider=provider,
             status="failed",
-            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=kept_line(store, provider)),
             sources=(f.label,),
             started_at=now,
         )
@@ -229,31 +223,32 @@ def _import_one(store: Store, f: CatalogFile, provider: str, *, as_of: str, now:
     # for its GPU is refused.
     placed, misplaced, new_regions = checked_regions(prepared.rows, provider)
     kept, out_of_line = rows_out_of_line(placed, store)
-    notes = []
+    # Kept as words, not text: the run is stored in no language (gpuplan.catalog.stored_words).
+    notes: list[object] = []
     if parsed.rejected:
         n = len(parsed.rejected)
-        notes.append(ngettext("{n} source line not read (no GPU, unknown GPU …)",
-                              "{n} source lines not read (no GPU, unknown GPU …)",
-                              n).format(n=n))  # fmt: skip
+        notes.append(Plural("{n} source line not read (no GPU, unknown GPU …)",
+                            "{n} source lines not read (no GPU, unknown GPU …)",
+                            n, n=n))  # fmt: skip
     if prepared.taken_out:
         n = len(prepared.taken_out)
-        notes.append(ngettext("{n} price taken out, as the shipped snapshot takes it out (spot not "
-                              "below on-demand, SKUs far apart, sources that are not prices)",
-                              "{n} prices taken out, as the shipped snapshot takes them out (spot not "
-                              "below on-demand, SKUs far apart, sources that are not prices)",
-                              n).format(n=n))  # fmt: skip
+        notes.append(Plural("{n} price taken out, as the shipped snapshot takes it out (spot not "
+                               "below on-demand, SKUs far apart, sources that are not prices)",
+                            "{n} prices taken out, as the shipped snapshot takes them out (spot not "
+                               "below on-demand, SKUs far apart, sources that are not prices)",
+                            n, n=n))  # fmt: skip
     if misplaced:
         n = len({(r.line, r.instance_type) for r in misplaced})  # a line may hold two rows (AWS)
-        notes.append(ngettext("{n} line refused for a mistyped region ({first})",
-                              "{n} lines refused for a mistyped region (first: {first})",
-                              n).format(n=n, first=misplaced[0].reason_text()))  # fmt: skip
-    notes += [_("warning: {what}").format(what=phrase_text(w)) for w in new_regions]
+        notes.append(Plural("{n} line refused for a mistyped region ({first})",
+                            "{n} lines refused for a mistyped region (first: {first})",
+                            n, n=n, first=misplaced[0].worded_reason()))  # fmt: skip
+    notes += [Phrase(N_("warning: {what}"), what=w) for w in new_regions]
     if out_of_line:
         n = len(out_of_line)
         first = out_of_line[0]
-        notes.append(ngettext("{n} price refused, out of line with the catalog's ({first})",
-                              "{n} prices refused, out of line with the catalog's (first: {first})",
-                              n).format(n=n, first=first.reason_text()))  # fmt: skip
+        notes.append(Plural("{n} price refused, out of line with the catalog's ({first})",
+                            "{n} prices refused, out of line with the catalog's (first: {first})",
+                            n, n=n, first=first.worded_reason()))  # fmt: skip
     kind = "skypilot" if f.layout == "skypilot" else "gpuhunt"
     outcome = store_rows(store, provider, kept, sources=(f.label,), notes=notes, now=now, kind=kind)
     if outcome.status != "ok":

@@ -62,8 +62,8 @@ def coverage(store: Store) -> tuple[ProviderCoverage, ...]:
                 pricing_models=tuple(sorted(models.get(p, []), key=order_key)),
                 oldest_as_of=pr.oldest if pr else None,
                 newest_as_of=pr.newest if pr else None,
-                # the message names its outcome ("ok: …", "failed (…)", "skipped: …"); it is kept in
-                # the language the refresh ran in
+                # the message names its outcome ("ok: …", "failed (…)", "skipped: …"), in the
+                # reader's language (kept in none: gpuplan.catalog.stored_words)
                 last_refresh=f"{run.started_at} {run.message}" if run else None,
             )
         )

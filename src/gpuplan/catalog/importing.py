@@ -89,6 +89,7 @@ def import_offers(
                 key = (row.provider, row.region, row.instance_type)
                 od_batch[key] = min(od_batch.get(key, math.inf), pr.amount)
     current_od = _current_on_demand(store, prov)
+    misplaced = _misplaced_zones(store, rows, prov, conn)
 
     def on_demand_hourly(row: OfferRow) -> float | None:
         key = (row.provider, row.region, row.instance_type)
@@ -101,8 +102,13 @@ def import_offers(
     earlier: dict[_LineKey, RejectedRow] = {at: r for r in rejected if (at := _refusal_key(r)) is not None}
     for at, members in _by_line(rows).items():
         reasons: list[object] = []
+        zone_reasons: list[object] = []
+        zone_checks: list[Phrase] = []
         for i in members:
             reasons += [conflicts[i]] if i in conflicts else []
+            if i in misplaced:
+                zone_reasons.append(misplaced[i][0])
+                zone_checks.append(misplaced[i][1])
             reasons += offer_problems(
                 rows[i],
                 provider=prov,
@@ -110,6 +116,10 @@ def import_offers(
                 on_demand_hourly=on_demand_hourly,
                 today=today or store.today,
             )
+        # a line refused for its zone alone is counted under that check (a file of made-up zones
+        # is one cause, however many rows it has)
+        check = zone_checks[0] if zone_checks and not reasons and at not in earlier else None
+        reasons = [*zone_reasons, *reasons]
         refused_before = earlier.get(at)
         if refused_before is not None and reasons:
             bad.remove(refused_before)
@@ -124,6 +134,7 @@ def import_offers(
                     line=first.line,
                     instance_type=first.instance_type,
                     region=first.region,
+                    check=check,
                 )
             )
             continue
@@ -331,6 +342,41 @@ def write_offers(conn: Connection, rows: Sequence[OfferRow], import_id: int) -> 
     if price_values:
         conn.execute(insert(t.prices), price_values)
     return n_offers, len(price_values)
+
+
+#: What the rows refused for their zone alone are counted under: a zone not in the provider's form
+#: for its region, and one zone more than a region may have.
+_ZONE_FORM_CHECK = Phrase(N_("zone not of its region"))
+_ZONE_BOUND_CHECK = Phrase(N_("more zones than a region may have"))
+
+
+def _misplaced_zones(
+    store: ImportTarget, rows: Sequence[OfferRow], provider: str, conn: Connection | None
+) -> dict[int, tuple[Phrase, Phrase]]:
+    """Rows (by index) whose zone is not one of its region's in the provider's form, or would be
+    one zone more than a region may have (:mod:`gpuplan.catalog.zones`): (reason, check)."""
+    from gpuplan.catalog.zones import zone_problem, zones_over_bound
+
+    out: dict[int, tuple[Phrase, Phrase]] = {}
+    for i, row in enumerate(rows):
+        problem = zone_problem(row.provider, row.region, row.zone)
+        if problem is not None:
+            out[i] = (problem, _ZONE_FORM_CHECK)
+    if not any(row.zone for row in rows):
+        return out
+    o = t.offers.c
+    query = select(o.provider, o.region, o.zone).distinct().where(o.provider == provider, o.zone != "")
+    if conn is not None:
+        held = [(r.provider, r.region, r.zone) for r in conn.execute(query)]
+    else:
+        with store.engine.connect() as c:
+            held = [(r.provider, r.region, r.zone) for r in c.execute(query)]
+    # rows already refused for their form do not take a place among the region's zones
+    placed = [row for i, row in enumerate(rows) if i not in out]
+    index = [i for i in range(len(rows)) if i not in out]
+    for j, problem in zones_over_bound(placed, held).items():
+        out[index[j]] = (problem, _ZONE_BOUND_CHECK)
+    return out
 
 
 def _current_on_demand(store: ImportTarget, provider: str) -> dict[tuple[str, str, str], float]:

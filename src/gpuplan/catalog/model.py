@@ -514,6 +514,10 @@ class RejectedRow:
         object.__setattr__(row, "_check", check)
         return row
 
+    def named_check(self) -> object | None:
+        """The check that refused the row when one was named (see :meth:`because`), else None."""
+        return self.__dict__.get("_check")
+
     def check_text(self) -> str:
         """The check that refused the row, in the current language; its reason where none is named."""
         from gpuplan.i18n.error_text import phrase_text

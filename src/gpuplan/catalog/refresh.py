@@ -35,10 +35,11 @@ from gpuplan.catalog.model import Currency
 from gpuplan.catalog.providers import PROVIDERS, Credentials, MissingCredentialsError, module
 from gpuplan.catalog.providers.common import UnsupportedFetchError
 from gpuplan.catalog.providers.http import Http
+from gpuplan.catalog.stored_words import Cut, Plural
 from gpuplan.catalog.transactions import writing
 from gpuplan.errors import DataError, GpuplanError, InputError, NotFoundError, Phrase
-from gpuplan.i18n import N_, _, ngettext
-from gpuplan.i18n.error_text import error_text
+from gpuplan.i18n import N_, _
+from gpuplan.i18n.error_text import phrase_text
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -89,6 +90,19 @@ class RefreshOutcome:
     label: str = ""
     """What the line names (``exchange rates``); empty: the provider's code."""
 
+    @classmethod
+    def said(cls, worded: object, **fields: object) -> RefreshOutcome:
+        """The outcome whose line is ``worded`` (Phrases, :class:`~gpuplan.catalog.stored_words.Plural`
+        …): ``message`` in the current language, the words kept so that the run is stored in no
+        language and read in the reader's (:func:`record`, :func:`last_runs`)."""
+        outcome = cls(message=phrase_text(worded), **fields)  # type: ignore[arg-type]
+        object.__setattr__(outcome, "_worded", worded)  # not a field: documents are made of fields
+        return outcome
+
+    def worded(self) -> object:
+        """The line's words (as :meth:`said` kept them), else ``message`` as it was written."""
+        return self.__dict__.get("_worded", self.message)
+
     def line(self) -> str:
         return f"{self.label or self.provider}: {self.message}"
 
@@ -109,37 +123,56 @@ def _printable(text: str, limit: int) -> str:
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
-def _what(e: BaseException) -> str:
+def _what(e: BaseException) -> Cut:
     if isinstance(e, (AttributeError, IndexError, KeyError, TypeError)):
         # a reader met an answer of another shape (a list where the API sends an object …): say so
         # first; the Python words after it are what a bug report needs
         detail = f"{type(e).__name__}: {e}"
-        return _printable(
-            _("an answer not in the shape the reader expects: {detail}").format(detail=detail), _WHAT_CHARS
+        return Cut(
+            Phrase(N_("an answer not in the shape the reader expects: {detail}"), detail=detail), _WHAT_CHARS
         )
     limit = _OWN_WHAT_CHARS if isinstance(e, GpuplanError) else _WHAT_CHARS
-    return _printable(f"{type(e).__name__}: {error_text(e)}", limit)
+    return Cut(Phrase("{kind}: {error}", kind=type(e).__name__, error=e), limit)  # no words to translate
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
-def kept_line(store: Store, provider: str) -> str:
+def kept_words(store: Store, provider: str) -> Phrase:
+    """ "kept the last good data (…)": what a failed refresh of ``provider`` left in place."""
     rows = store._query(
         "SELECT COUNT(DISTINCT o.id) AS n, MAX(p.as_of) AS newest FROM offers o "
         "LEFT JOIN prices p ON p.offer_id = o.id WHERE o.provider = :p",
         {"p": provider},
     )
     n, newest = (rows[0].n, rows[0].newest) if rows else (0, None)
-    return _("kept the last good data ({n} offers, newest price {newest})").format(
-        n=n, newest=newest or _("none")
+    return Phrase(
+        N_("kept the last good data ({n} offers, newest price {newest})"),
+        n=n,
+        newest=newest or Phrase(N_("none")),
+    )
+
+
+def kept_line(store: Store, provider: str) -> str:
+    """:func:`kept_words` in the current language."""
+    return phrase_text(kept_words(store, provider))
+
+
+def _failed(store: Store, name: str, what: object, now: str, **fields: object) -> RefreshOutcome:
+    """ "failed (…); kept the last good data (…)"."""
+    return RefreshOutcome.said(
+        Phrase(N_("failed ({what}); {kept}"), what=what, kept=kept_words(store, name)),
+        provider=name,
+        status="failed",
+        started_at=now,
+        **fields,
     )
 
 
 def _skipped(name: str, e: Exception, now: str) -> RefreshOutcome:
-    return RefreshOutcome(
-        provider=name, status="skipped", message=_("skipped: {why}").format(why=e), started_at=now
+    return RefreshOutcome.said(
+        Phrase(N_("skipped: {why}"), why=e), provider=name, status="skipped", started_at=now
     )
 
 
@@ -222,10 +255,10 @@ def check_replay(replay_dir: Path, providers: Sequence[str] = (), *, rates: bool
 
 
 def _not_recorded(name: str, options: RefreshOptions, now: str, label: str = "") -> RefreshOutcome:
-    return RefreshOutcome(
+    return RefreshOutcome.said(
+        Phrase(N_("not recorded in {folder}: skipped"), folder=str(options.replay_dir)),
         provider=name,
         status="skipped",
-        message=_("not recorded in {folder}: skipped").format(folder=options.replay_dir),
         started_at=now,
         label=label,
     )
@@ -242,12 +275,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
             replay_dir=options.replay_dir,
         )
     except GpuplanError as e:
-        return RefreshOutcome(
-            provider=name,
-            status="failed",
-            message=_("failed ({what}); {kept}").format(what=error_text(e), kept=kept_line(store, name)),
-            started_at=now,
-        )
+        return _failed(store, name, e, now)
     fetched = False
     try:
         read_at = _read_at(http, now)
@@ -259,12 +287,7 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         return _skipped(name, e, now)
     except httpx.HTTPError as e:
         what = _printable(f"{type(e).__name__}: {e}".splitlines()[0], _WHAT_CHARS)
-        return RefreshOutcome(
-            provider=name,
-            status="failed",
-            message=_("failed ({what}); {kept}").format(what=what, kept=kept_line(store, name)),
-            started_at=now,
-        )
+        return _failed(store, name, what, now)
     except Exception as e:  # whatever the answer held, it is this provider's failure
         return _failed_reading(store, name, e, now)
     finally:
@@ -274,10 +297,10 @@ def _one(store: Store, provider: str, options: RefreshOptions, now: str) -> Refr
         else:
             http.discard()
         http.close()
-    notes = result.notes
+    notes: tuple[object, ...] = result.notes
     if options.replay_dir is not None and http.saved_at is None:
         notes = (
-            _("the saved responses do not say when they were fetched: their prices are dated today"),
+            Phrase(N_("the saved responses do not say when they were fetched: their prices are dated today")),
             *notes,
         )
     return store_rows(
@@ -382,7 +405,7 @@ def store_rows(
     rows: Sequence[OfferRow],
     *,
     sources: tuple[str, ...],
-    notes: Sequence[str],
+    notes: Sequence[object],
     now: str,
     kind: str,
     rejected: Sequence[RejectedRow] = (),
@@ -393,12 +416,13 @@ def store_rows(
     ``rejected`` are entries the reader already refused, counted and named with the gates' own."""
     name = provider
     if not rows and not rejected:
-        return RefreshOutcome(
+        return RefreshOutcome.said(
+            Phrase(
+                N_("failed: the price lists held no GPU offer gpuplan knows; {kept}"),
+                kept=kept_words(store, name),
+            ),
             provider=name,
             status="failed",
-            message=_("failed: the price lists held no GPU offer gpuplan knows; {kept}").format(
-                kept=kept_line(store, name)
-            ),
             sources=sources,
             started_at=now,
         )
@@ -411,27 +435,31 @@ def store_rows(
     rows, jumped, out_of_line = _flag_jumps(store, name, rows)
     if out_of_line:
         notes = [
-            ngettext(
+            Plural(
                 "{n} new price more than {factor:g}× off what the catalog holds for its GPU, stored as "
                 "low confidence (plan leaves it out unless --allow-low-confidence)",
                 "{n} new prices more than {factor:g}× off what the catalog holds for their GPUs, stored "
                 "as low confidence (plan leaves them out unless --allow-low-confidence)",
                 out_of_line,
-            ).format(n=out_of_line, factor=OUT_OF_LINE),
+                n=out_of_line,
+                factor=OUT_OF_LINE,
+            ),
             *notes,
         ]
     if jumped:
         notes = [
-            ngettext(
+            Plural(
                 "{n} price more than {factor:g}× away from the offer's last one, stored as low "
                 "confidence (plan leaves it out unless --allow-low-confidence)",
                 "{n} prices more than {factor:g}× away from the offers' last ones, stored as low "
                 "confidence (plan leaves them out unless --allow-low-confidence)",
                 jumped,
-            ).format(n=jumped, factor=MAX_PRICE_JUMP),
+                n=jumped,
+                factor=MAX_PRICE_JUMP,
+            ),
             *notes,
         ]
-    said = _printable("; ".join(notes), _NOTES_CHARS)
+    said = Cut(_semicolons(notes), _NOTES_CHARS) if notes else None
     # A price cannot be dated after the day it was read (nor after the catalog's today).
     read_on = max(store.today, datetime.fromisoformat(now).date())
 
@@ -441,23 +469,24 @@ def store_rows(
         )
         if report.import_id is None:
             return report, None  # nothing written: every row was refused
-        message = ngettext(
-            "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} row rejected",
-            "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected",
-            len(report.rejected),
-        ).format(
-            offers=len(rows),
-            prices=report.prices_imported,
-            new=report.offers_imported,
-            rejected=len(report.rejected),
-        )
+        parts: list[object] = [
+            Plural(
+                "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} row rejected",
+                "ok: {offers} offers, {prices} prices appended ({new} new offers), {rejected} rows rejected",
+                len(report.rejected),
+                offers=len(rows),
+                prices=report.prices_imported,
+                new=report.offers_imported,
+                rejected=len(report.rejected),
+            )
+        ]
         if report.rejected:  # which rows, and why: the line is the only place a refresh says it
-            message += "; " + _printable(_rejected_rows(report.rejected), _NOTES_CHARS)
-        message += f"; {said}" if said else ""
-        outcome = RefreshOutcome(
+            parts.append(Cut(_rejected_rows(report.rejected), _NOTES_CHARS))
+        parts += [said] if said is not None else []
+        outcome = RefreshOutcome.said(
+            _semicolons(parts),
             provider=name,
             status="ok",
-            message=message,
             offers=len(rows),
             prices=report.prices_imported,
             rejected=len(report.rejected),
@@ -471,16 +500,17 @@ def store_rows(
     if done is not None:
         return done
     n = len(report.rejected)
-    return RefreshOutcome(
-        provider=name,
-        status="failed",
-        message=ngettext(
+    return RefreshOutcome.said(
+        Plural(
             "failed: the only row was refused ({checks}); {kept}",
             "failed: all {n} rows were refused ({checks}); {kept}",
             n,
-        ).format(
-            n=n, checks=_printable(_refusals(report.rejected), _NOTES_CHARS), kept=kept_line(store, name)
+            n=n,
+            checks=Cut(_refusals(report.rejected), _NOTES_CHARS),
+            kept=kept_words(store, name),
         ),
+        provider=name,
+        status="failed",
         rejected=len(report.rejected),
         sources=sources,
         started_at=now,
@@ -493,42 +523,58 @@ _REJECTED_SHOWN = 3
 _CHECKS_SHOWN = 4
 
 
-def _refusals(rejected: Sequence[RejectedRow]) -> str:
+def _semicolons(parts: Sequence[object]) -> object:
+    """``parts`` joined with "; " (as the line always was, in every language)."""
+    out: object = parts[0] if parts else ""
+    for part in parts[1:]:
+        out = Phrase("{a}; {b}", a=out, b=part)  # no words to translate: not a catalog message
+    return out
+
+
+def _refusals(rejected: Sequence[RejectedRow]) -> object:
     """How many rows each check refused, most first, in one line ("no host country: 3; …"): the
     reader's checks by name, the gates' by their reason."""
-    counts: dict[str, int] = {}
+    counts: dict[str, tuple[object, int]] = {}
     for r in rejected:
-        check = r.check_text()
-        counts[check] = counts.get(check, 0) + 1
-    ranked = sorted(counts.items(), key=lambda kv: -kv[1])  # stable: ties in the order first met
-    shown = [_("{check}: {n}").format(check=c, n=k) for c, k in ranked[:_CHECKS_SHOWN]]
+        check = r.named_check()
+        worded = check if check is not None else r.worded_reason()
+        key = str(worded)
+        counts[key] = (
+            counts[key][0] if key in counts else worded,
+            (counts[key][1] if key in counts else 0) + 1,
+        )
+    ranked = sorted(counts.values(), key=lambda kv: -kv[1])  # stable: ties in the order first met
+    shown: list[object] = [Phrase(N_("{check}: {n}"), check=c, n=k) for c, k in ranked[:_CHECKS_SHOWN]]
     rest = sum(k for _c, k in ranked[_CHECKS_SHOWN:])
     if rest:
-        shown.append(ngettext("{n} row by other checks", "{n} rows by other checks", rest).format(n=rest))
-    return "; ".join(shown)
+        shown.append(Plural("{n} row by other checks", "{n} rows by other checks", rest, n=rest))
+    return _semicolons(shown)
 
 
-def _rejected_rows(rejected: Sequence[RejectedRow]) -> str:
+def _rejected_rows(rejected: Sequence[RejectedRow]) -> object:
     """The first rejected rows, each with its instance type, region and reason, in one line."""
-    shown = [
-        _("rejected {instance_type} ({region}): {reason}").format(
-            instance_type=r.instance_type or "?", region=r.region or "?", reason=r.reason_text()
+    shown: list[object] = [
+        Phrase(
+            N_("rejected {instance_type} ({region}): {reason}"),
+            instance_type=r.instance_type or "?",
+            region=r.region or "?",
+            reason=r.worded_reason(),
         )
         for r in rejected[:_REJECTED_SHOWN]
     ]
     more = len(rejected) - _REJECTED_SHOWN
     if more > 0:
-        shown.append(ngettext("{n} more row rejected", "{n} more rows rejected", more).format(n=more))
-    return "; ".join(shown)
+        shown.append(Plural("{n} more row rejected", "{n} more rows rejected", more, n=more))
+    return _semicolons(shown)
 
 
 def _failed_reading(store: Store, name: str, e: Exception, now: str) -> RefreshOutcome:
-    return RefreshOutcome(
+    return RefreshOutcome.said(
+        Phrase(
+            N_("failed reading the price list ({what}); {kept}"), what=_what(e), kept=kept_words(store, name)
+        ),
         provider=name,
         status="failed",
-        message=_("failed reading the price list ({what}); {kept}").format(
-            what=_what(e), kept=kept_line(store, name)
-        ),
         started_at=now,
     )
 
@@ -564,17 +610,22 @@ def refresh(store: Store, providers: Sequence[str], options: RefreshOptions) -> 
 
 
 def record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) -> None:
-    """Write ``outcome`` as the provider's latest run (``catalog info``), inside ``conn``'s transaction."""
+    """Write ``outcome`` as the provider's latest run (``catalog info``), inside ``conn``'s transaction:
+    its line in English, and its words in no language (read in the reader's, :func:`last_runs`)."""
     from sqlalchemy import insert
 
     from gpuplan.catalog import schema as t
+    from gpuplan.catalog.stored_words import dump, english
+
+    worded = outcome.worded()
 
     conn.execute(
         insert(t.refresh_runs).values(
             provider=outcome.provider,
             started_at=outcome.started_at,
             status=outcome.status,
-            message=outcome.message,
+            message=english(worded),
+            message_words=dump(worded) if "_worded" in outcome.__dict__ else None,
             offers=outcome.offers,
             prices=outcome.prices,
             rejected=outcome.rejected,
@@ -585,24 +636,30 @@ def record(conn: Connection, outcome: RefreshOutcome, *, import_id: int | None) 
 
 
 def last_runs(store: Store) -> dict[str, RefreshOutcome]:
-    """The latest refresh outcome per provider."""
+    """The latest refresh outcome per provider, its line in the current language (a run recorded
+    before its words were kept reads as it was written)."""
+    from gpuplan.catalog.stored_words import load
+
     rows = store._query(
-        "SELECT provider, started_at, status, message, offers, prices, rejected, sources FROM refresh_runs "
-        "WHERE id IN (SELECT MAX(id) FROM refresh_runs GROUP BY provider)"
+        "SELECT provider, started_at, status, message, message_words, offers, prices, rejected, sources "
+        "FROM refresh_runs WHERE id IN (SELECT MAX(id) FROM refresh_runs GROUP BY provider)"
     )
-    return {
-        r.provider: RefreshOutcome(
-            provider=r.provider,
-            status=r.status,
-            message=r.message,
-            offers=r.offers,
-            prices=r.prices,
-            rejected=r.rejected,
-            sources=tuple(json.loads(r.sources)),
-            started_at=r.started_at,
-        )
-        for r in rows
-    }
+    out: dict[str, RefreshOutcome] = {}
+    for r in rows:
+        fields = {
+            "provider": r.provider,
+            "status": r.status,
+            "offers": r.offers,
+            "prices": r.prices,
+            "rejected": r.rejected,
+            "sources": tuple(json.loads(r.sources)),
+            "started_at": r.started_at,
+        }
+        if r.message_words is not None:
+            out[r.provider] = RefreshOutcome.said(load(r.message_words), **fields)
+        else:
+            out[r.provider] = RefreshOutcome(message=r.message, **fields)
+    return out
 
 
 def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) -> RefreshOutcome:
@@ -620,19 +677,19 @@ def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) 
             check_replay(options.replay_dir, rates=True)
         return _not_recorded(RATES_SOURCE, options, now, label)
 
-    def done(status: str, message: str, prices: int = 0) -> RefreshOutcome:
-        return RefreshOutcome(
+    def done(status: str, message: object, prices: int = 0) -> RefreshOutcome:
+        return RefreshOutcome.said(
+            message,
             provider=RATES_SOURCE,
             status=status,
-            message=message,
             prices=prices,
             sources=(ECB_DAILY_URL,),
             started_at=now,
             label=label,
         )
 
-    def failed(what: str) -> RefreshOutcome:
-        outcome = done("failed", _("failed ({what}); {kept}").format(what=what, kept=_kept_rate(store)))
+    def failed(what: object) -> RefreshOutcome:
+        outcome = done("failed", Phrase(N_("failed ({what}); {kept}"), what=what, kept=_kept_rate(store)))
         with writing(store.engine) as conn:
             record(conn, outcome, import_id=None)
         return outcome
@@ -645,7 +702,7 @@ def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) 
             replay_dir=options.replay_dir,
         )
     except GpuplanError as e:
-        return failed(error_text(e))
+        return failed(e)
     fetched = False
     try:
         rate = fetch_cny_rate(http, today=store.today, fetched_at=_read_at(http, now))
@@ -653,7 +710,7 @@ def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) 
     except httpx.HTTPError as e:
         return failed(f"{type(e).__name__}: {e}".splitlines()[0][:160])
     except (GpuplanError, OSError) as e:
-        return failed(error_text(e).splitlines()[0][:200])
+        return failed(Cut(e, 200))
     finally:
         if fetched:
             http.commit(fetched_at=now)
@@ -665,25 +722,35 @@ def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) 
         1 / MAX_RATE_CHANGE <= rate.usd_per_unit / last.usd_per_unit <= MAX_RATE_CHANGE
     ):
         return failed(
-            _(
-                "1 USD = {new:.4f} CNY on {day} is more than {factor:g}× away from the catalog's {old:.4f}"
-            ).format(
-                new=1 / rate.usd_per_unit, day=rate.as_of, factor=MAX_RATE_CHANGE, old=1 / last.usd_per_unit
+            Phrase(
+                N_(
+                    "1 USD = {new:.4f} CNY on {day} is more than {factor:g}× away from the catalog's "
+                    "{old:.4f}"
+                ),
+                new=1 / rate.usd_per_unit,
+                day=rate.as_of,
+                factor=MAX_RATE_CHANGE,
+                old=1 / last.usd_per_unit,
             )
         )
-    said = _("1 USD = {cny:.4f} CNY as of {day}").format(cny=1 / rate.usd_per_unit, day=rate.as_of)
+    said = Phrase(N_("1 USD = {cny:.4f} CNY as of {day}"), cny=1 / rate.usd_per_unit, day=rate.as_of)
     if last is not None and last.as_of == rate.as_of and math.isclose(last.usd_per_unit, rate.usd_per_unit):
-        outcome = done("ok", _("ok: {rate}, already in the catalog").format(rate=said))
+        outcome = done("ok", Phrase(N_("ok: {rate}, already in the catalog"), rate=said))
         with writing(store.engine) as conn:
             record(conn, outcome, import_id=None)
         return outcome
     if last is not None and rate.as_of < last.as_of:  # an old saved file replayed: kept as history
-        message = _(
-            "ok: {rate} appended; the catalog's rate of {day} (1 USD = {cny:.4f} CNY) is newer and "
-            "stays in use"
-        ).format(rate=said, day=last.as_of, cny=1 / last.usd_per_unit)
+        message = Phrase(
+            N_(
+                "ok: {rate} appended; the catalog's rate of {day} (1 USD = {cny:.4f} CNY) is newer and "
+                "stays in use"
+            ),
+            rate=said,
+            day=last.as_of,
+            cny=1 / last.usd_per_unit,
+        )
     else:
-        message = _("ok: {rate} appended (ECB reference rates, cross rate)").format(rate=said)
+        message = Phrase(N_("ok: {rate} appended (ECB reference rates, cross rate)"), rate=said)
     outcome = done("ok", message, 1)
     from sqlalchemy import insert
 
@@ -699,10 +766,12 @@ def refresh_rates(store: Store, options: RefreshOptions, *, named: bool = True) 
     return outcome
 
 
-def _kept_rate(store: Store) -> str:
+def _kept_rate(store: Store) -> Phrase:
     rate = store.find_exchange_rate("CNY")
     if rate is None:
-        return _("the catalog has no CNY rate")
-    return _("kept the last rate (1 USD = {cny:.4f} CNY as of {day})").format(
-        cny=1 / rate.usd_per_unit, day=rate.as_of
+        return Phrase(N_("the catalog has no CNY rate"))
+    return Phrase(
+        N_("kept the last rate (1 USD = {cny:.4f} CNY as of {day})"),
+        cny=1 / rate.usd_per_unit,
+        day=rate.as_of,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "KNOWN_REVISIONS"]
 
 #: The newest migration this code knows; a test keeps it equal to Alembic's head.
-HEAD_REVISION = "0006_budget_currency"
+HEAD_REVISION = "0007_refresh_words"
 #: Every revision this code can upgrade from; a database at another revision is from a newer gpuplan.
 KNOWN_REVISIONS = (
     "0001_initial",
@@ -14,4 +14,5 @@ KNOWN_REVISIONS = (
     "0004_step_measurements",
     "0005_measurement_key",
     "0006_budget_currency",
+    "0007_refresh_words",
 )

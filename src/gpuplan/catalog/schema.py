@@ -103,7 +103,10 @@ refresh_runs = Table(
     Column("provider", String(32), nullable=False),
     Column("started_at", String(32), nullable=False),
     Column("status", String(16), nullable=False),  # ok | failed | skipped
-    Column("message", Text, nullable=False),
+    Column("message", Text, nullable=False),  # the line in English
+    # the line's words in no language (JSON, gpuplan.catalog.stored_words), written in the reader's
+    # language when read; NULL for runs recorded before revision 0007
+    Column("message_words", Text, nullable=True),
     Column("offers", Integer, nullable=False),
     Column("prices", Integer, nullable=False),
     Column("rejected", Integer, nullable=False),

@@ -589,6 +589,29 @@ def rejected_reasons(rejected: Sequence[RejectedRow], shown: int = NAMED_REJECTE
     return separated(clauses)
 
 
+def _refusals_by_check(rejected: Sequence[RejectedRow]) -> list[Text]:
+    """One line per named check (a file of made-up zones is one cause, however many rows it has):
+    how many rows it refused and the first one's line; rows refused for reasons of their own are
+    in the table only."""
+    from gpuplan.i18n.error_text import phrase_text
+
+    by_check: dict[str, list[RejectedRow]] = {}
+    for r in rejected:
+        check = r.named_check()
+        if check is not None:
+            by_check.setdefault(phrase_text(check), []).append(r)
+    lines = []
+    for check, rows in by_check.items():
+        first = next((r.line for r in rows if r.line is not None), None)
+        said = ngettext(
+            "{check}: {n:,} row rejected (line {line})",
+            "{check}: {n:,} rows rejected (first on line {line})",
+            len(rows),
+        ).format(check=check, n=len(rows), line=first if first is not None else "—")
+        lines.append(Text(said, style="yellow"))
+    return lines
+
+
 def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> RenderableType:
     """What an import did, a line for each of ``warnings`` (what the file's reading found to look at),
     and each rejected row with its line and reason."""
@@ -612,6 +635,7 @@ def import_view(report: ImportReport, warnings: Sequence[object] = ()) -> Render
         parts += [Text(_("warning: {what}").format(what=phrase_text(w)), style="yellow") for w in warnings]
     if not report.rejected:
         return Group(*parts) if warnings else head
+    parts += _refusals_by_check(report.rejected)
     table = house_table(_("rejected"))
     table.add_column(_("line"), justify="right", no_wrap=True)
     # The names are the file's own and may run to thousands of characters: cut, so that the line and

@@ -179,7 +179,7 @@ def test_lambda_offers_only_regions_with_capacity_and_known_gpus(api: respx.Mock
         1,
     )
     assert row.prices[0].amount == 3.78
-    assert any("moon-1" in n for n in result.notes) and any("GH200" in n for n in result.notes)
+    assert any("moon-1" in str(n) for n in result.notes) and any("GH200" in str(n) for n in result.notes)
 
 
 def test_runpod_prices_each_cloud_with_its_spot(api: respx.MockRouter) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import httpx
@@ -13,9 +15,10 @@ from gpuplan.catalog import PROVIDERS, Store
 from gpuplan.catalog.coverage import coverage
 from gpuplan.catalog.history import price_history
 from gpuplan.catalog.providers import Credentials
-from gpuplan.catalog.refresh import RefreshOptions, refresh
+from gpuplan.catalog.refresh import RefreshOptions, last_runs, refresh
 from gpuplan.cli import app
 from gpuplan.errors import InputError
+from gpuplan.i18n.messages import use_language
 
 from .conftest import BULK_CSV_URL, NOW
 
@@ -178,3 +181,33 @@ def test_save_is_atomic_per_provider_a_failed_fetch_keeps_the_last_complete_save
     assert second.status == "failed" and "503" in second.message
     assert {p.name: p.read_bytes() for p in (out / "azure").iterdir()} == saved  # the complete save
     assert [p.name for p in out.iterdir()] == ["azure"]  # no half-written folder left behind
+
+
+#: A Chinese character: a line in Chinese has some, a line in English none.
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_a_refresh_run_in_chinese_is_read_back_in_the_readers_language(
+    store: Store, api: respx.MockRouter, db_path: Path
+) -> None:
+    # ok (vast), failed (aws: its price list answers 503), skipped (gcp: no key)
+    api.get(BULK_CSV_URL).mock(return_value=httpx.Response(503, text="Service Unavailable"))
+    with use_language("zh"):
+        ran = {o.provider: o for o in refresh(store, ["vast", "aws", "gcp"], RefreshOptions(now=NOW))}
+    assert [ran[p].status for p in ("vast", "aws", "gcp")] == ["ok", "failed", "skipped"]
+    assert all(_HAN.search(o.message) for o in ran.values())  # the refresh's own lines are Chinese
+    english = last_runs(store)
+    assert not any(_HAN.search(english[p].message) for p in ran), {p: english[p].message for p in ran}
+    assert english["vast"].message.startswith("ok: 2 offers, ")
+    assert english["aws"].message.startswith("failed (HTTPStatusError: ")
+    assert "; kept the last good data (" in english["aws"].message
+    assert english["gcp"].message == (
+        "skipped: the Cloud Billing Catalog needs an API key: set GOOGLE_API_KEY"
+    )
+    # what an English `catalog info` shows
+    info = runner.invoke(app, ["--db", str(db_path), "catalog", "info", "--lang", "en", "--json"])
+    [gcp] = [c for c in json.loads(info.stdout)["coverage"] if c["provider"] == "gcp"]
+    assert gcp["last_refresh"] == f"{NOW} {english['gcp'].message}"
+    with use_language("zh"):
+        chinese = last_runs(store)
+    assert {p: chinese[p].message for p in ran} == {p: o.message for p, o in ran.items()}

@@ -224,6 +224,26 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
     ``every``: a CSV header) one of :data:`COLUMNS` missing."""
     names = list(names)
     known = (*COLUMNS, *OPTIONAL)
+    if len(names) == 1 and (sep := _other_separator(names[0], known)):
+        raise CatalogImportError.worded(
+            N_(
+                "{path}: its columns are separated by {separator}, not by commas: save it as CSV "
+                "(comma-separated, UTF-8); nothing was imported"
+            ),
+            path=path,
+            separator=repr(sep),
+        )
+    if names and not set(names) & set(known):
+        # Not a price list at all (a symlink to another file, the wrong file): its first line is no
+        # column name, and quoting it would show a line of whatever file the path leads to.
+        raise CatalogImportError.worded(
+            N_(
+                "{path} is not a gpuplan price list: it names none of the price-list columns "
+                "(expected CSV or JSON with the columns {columns}); nothing was imported"
+            ),
+            path=path,
+            columns=", ".join(COLUMNS),
+        )
     if set(_EXPORT_ONLY) <= set(names):
         raise CatalogImportError.worded(
             N_(
@@ -234,15 +254,6 @@ def _header(path: Path | str, names: Iterable[str], *, every: bool = True) -> No
             path=path,
             columns=", ".join(COLUMNS),
             optional=", ".join(OPTIONAL),
-        )
-    if len(names) == 1 and (sep := _other_separator(names[0], known)):
-        raise CatalogImportError.worded(
-            N_(
-                "{path}: its columns are separated by {separator}, not by commas: save it as CSV "
-                "(comma-separated, UTF-8); nothing was imported"
-            ),
-            path=path,
-            separator=repr(sep),
         )
     for name in names:
         if name not in known:

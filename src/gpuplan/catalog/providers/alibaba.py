@@ -25,7 +25,9 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, number, offer, price
-from gpuplan.i18n import N_, _, ngettext
+from gpuplan.catalog.stored_words import Plural
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -205,7 +207,7 @@ class _Fetcher:
             if FACTS.region(region) is not None
         ]
         sources = [url]
-        notes: list[str] = []
+        notes: list[object] = []  # Phrases: a run is stored in no language
         key_id, secret = (credentials.get(k) for k in OPENAPI_KEYS)
         if key_id and secret:
             api = OpenApiFetch(http, key_id, secret, today)
@@ -215,16 +217,18 @@ class _Fetcher:
                     sources.append(f"https://ecs.{region.code}.aliyuncs.com")
             if api.skipped:
                 notes.append(
-                    ngettext(
+                    Plural(
                         "{n} OpenAPI request refused (instance type not sold there)",
                         "{n} OpenAPI requests refused (instance type not sold there)",
                         api.skipped,
-                    ).format(n=api.skipped)
+                        n=api.skipped,
+                    )
                 )
         else:
             notes.append(
-                _("mainland China regions, 包年包月 and spot prices need the OpenAPI: set {keys}").format(
-                    keys=key_list(OPENAPI_KEYS)
+                Phrase(
+                    N_("mainland China regions, 包年包月 and spot prices need the OpenAPI: set {keys}"),
+                    keys=key_list(OPENAPI_KEYS),
                 )
             )
         return FetchResult(rows=tuple(rows), sources=tuple(sources), notes=tuple(notes))

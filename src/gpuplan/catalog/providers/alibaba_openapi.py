@@ -28,7 +28,7 @@ from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.signing import acs3_authorization, canonical_query, sha256_hex
 from gpuplan.errors import DataError
-from gpuplan.i18n import _
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -123,10 +123,10 @@ class OpenApiFetch:
         code = str(doc.get("Code") or "")
         if code and "PriceInfo" not in doc and "SpotPrices" not in doc and "AvailableSpotZones" not in doc:
             if code.startswith(_FATAL):
-                raise DataError(
-                    _("alibaba: the OpenAPI refused the keys ({code}: {message})").format(
-                        code=code, message=doc.get("Message")
-                    )
+                raise DataError.worded(
+                    N_("alibaba: the OpenAPI refused the keys ({code}: {message})"),
+                    code=code,
+                    message=doc.get("Message"),
                 )
             self.skipped += 1
             return None

@@ -25,8 +25,8 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, number, offer, price
-from gpuplan.errors import DataError
-from gpuplan.i18n import N_, _
+from gpuplan.errors import DataError, Phrase
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -375,7 +375,7 @@ class _Fetcher:
             if FACTS.region(code) is not None
         }
         if not region_urls:
-            raise DataError(_("aws: {url} lists no region gpuplan knows").format(url=REGION_INDEX_URL))
+            raise DataError.worded(N_("aws: {url} lists no region gpuplan knows"), url=REGION_INDEX_URL)
         feed = http.get_json(SPOT_FEED_URL)
         advisor = http.get_json(SPOT_ADVISOR_URL)
         spot = spot_prices(feed)
@@ -401,7 +401,7 @@ class _Fetcher:
                         )
                     )
                 rows.append(offer("aws", code, itype, INSTANCES[itype], prices))
-        notes: tuple[str, ...] = ()
+        notes: tuple[object, ...] = ()
         key, secret = credentials.get("AWS_ACCESS_KEY_ID"), credentials.get("AWS_SECRET_ACCESS_KEY")
         if key and secret:
             known = {(r.region, r.instance_type) for r in rows}
@@ -424,7 +424,9 @@ class _Fetcher:
                 sources.append(url)
         else:
             notes = (
-                _("per-zone spot needs AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (region-level spot read)"),
+                Phrase(
+                    N_("per-zone spot needs AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (region-level spot read)")
+                ),
             )
         return FetchResult(rows=tuple(rows), sources=tuple(sources), notes=notes)
 

@@ -221,7 +221,7 @@ class FetchResult:
     rows: tuple[OfferRow, ...]
     sources: tuple[str, ...]
     """Every URL read."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[object, ...] = ()
     """What the fetcher left out and why (one short line each)."""
     rejected: tuple[RejectedRow, ...] = ()
     """Entries of the answer the fetcher refused one by one (a listing whose price is no number),

@@ -3,21 +3,41 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpuplan.catalog.model import OfferRow, PriceRow
-from gpuplan.i18n import _
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
-__all__ = ["GpuShape", "InstanceFacts", "UnsupportedFetchError", "key_list", "number", "offer", "price"]
+__all__ = [
+    "GpuShape",
+    "InstanceFacts",
+    "UnsupportedFetchError",
+    "comma_list",
+    "key_list",
+    "number",
+    "offer",
+    "price",
+]
 
 
-def key_list(keys: list[str] | tuple[str, ...]) -> str:
-    """Environment variables to set, as one phrase of a message: ``A, B and C`` (in the current
-    language: ``A、B 和 C``)."""
+def key_list(keys: list[str] | tuple[str, ...]) -> Phrase | str:
+    """Environment variables to set, as one phrase of a message: ``A, B and C`` (written in the
+    reader's language: ``A、B 和 C``)."""
     if len(keys) < 2:
         return "".join(keys)
-    return _("{names} and {last}").format(names=_(", ").join(keys[:-1]), last=keys[-1])
+    return Phrase(N_("{names} and {last}"), names=comma_list(keys[:-1]), last=keys[-1])
+
+
+def comma_list(names: Sequence[str]) -> Phrase | str:
+    """``names`` joined by the catalog's ", " (Chinese: ，), written in the reader's language."""
+    out: Phrase | str = names[0] if names else ""
+    for name in names[1:]:
+        # "{a}{comma}{b}" has no words to translate: the comma is the catalog's ", "
+        out = Phrase("{names}{comma}{name}", names=out, comma=Phrase(N_(", ")), name=name)
+    return out
 
 
 class UnsupportedFetchError(Exception):

@@ -25,7 +25,8 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
-from gpuplan.i18n import N_, _
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -419,7 +420,9 @@ class _Fetcher:
     def fetch(self, http: Http, credentials: Credentials, today: str) -> FetchResult:
         key = credentials.get("GOOGLE_API_KEY")
         if key is None:
-            raise MissingCredentialsError(_("the Cloud Billing Catalog needs an API key: set GOOGLE_API_KEY"))
+            raise MissingCredentialsError(
+                Phrase(N_("the Cloud Billing Catalog needs an API key: set GOOGLE_API_KEY"))
+            )
         skus: list[dict[str, Any]] = []
         token = ""
         while True:

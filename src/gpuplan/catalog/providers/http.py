@@ -36,7 +36,7 @@ import httpx
 
 from gpuplan.bounded import MAX_CSV_LINE_BYTES, MAX_DOCUMENT_BYTES, load_json, read_text
 from gpuplan.errors import DataError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_
 
 __all__ = ["MAX_ANSWER_BYTES", "MAX_LINES_BYTES", "MAX_LINE_BYTES", "Http", "ReplayMissError", "parse_answer"]
 
@@ -162,23 +162,19 @@ class Http:
         if self._replay is not None:
             index = self._replay / "index.json"
             if not index.is_file():
-                raise ReplayMissError(
-                    _("no saved responses in {folder} (index.json missing)").format(folder=self._replay)
+                raise ReplayMissError.worded(
+                    N_("no saved responses in {folder} (index.json missing)"), folder=self._replay
                 )
             if index.resolve().parent != self._replay.resolve():  # as for every saved response
-                raise DataError(
-                    _("saved response {name} links out of {folder}").format(
-                        name="index.json", folder=self._replay
-                    )
+                raise DataError.worded(
+                    N_("saved response {name} links out of {folder}"), name="index.json", folder=self._replay
                 )
             what = Phrase(N_("{provider} replay index"), provider=provider)
             text = _read_saved(index, what, MAX_DOCUMENT_BYTES)
             loaded = load_json(text, source=str(index), error=DataError)
             if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
-                raise DataError(
-                    _("{index} is not a gpuplan replay index (a mapping of saved responses)").format(
-                        index=index
-                    )
+                raise DataError.worded(
+                    N_("{index} is not a gpuplan replay index (a mapping of saved responses)"), index=index
                 )
             self._index = loaded
             stamp = loaded.get(_FETCHED, {}).get("at")
@@ -224,34 +220,35 @@ class Http:
         assert self._replay is not None
         entry = self._index.get(_key(method, url, body))
         if entry is None:
-            raise ReplayMissError(
-                _("{method} {url} is not among the saved responses").format(method=method, url=url)
+            raise ReplayMissError.worded(
+                N_("{method} {url} is not among the saved responses"), method=method, url=url
             )
         name = entry.get("file")
         if not isinstance(name, str) or not _SAVED_NAME.fullmatch(name) or ".." in name:
-            raise DataError(
-                _(
+            raise DataError.worded(
+                N_(
                     "saved responses are plain file names inside the provider's folder; "
                     "the replay index names {name}"
-                ).format(name=repr(str(name)[:60]))
+                ),
+                name=repr(str(name)[:60]),
             )
         path = self._replay / name
         if path.resolve().parent != self._replay.resolve():
-            raise DataError(
-                _("saved response {name} links out of {folder}").format(name=name, folder=self._replay)
+            raise DataError.worded(
+                N_("saved response {name} links out of {folder}"), name=name, folder=self._replay
             )
         source = Phrase(N_("saved response {name}"), name=name)
         try:
             # Non-blocking, so that a FIFO put in the file's place cannot hang the open.
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except OSError as e:
-            raise DataError(
-                _("cannot read saved response {name}: {why}").format(name=name, why=e.strerror or e)
+            raise DataError.worded(
+                N_("cannot read saved response {name}: {why}"), name=name, why=e.strerror or e
             ) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):  # the line names the file, not its long path
-                raise DataError(_("saved response {name} is not a regular file").format(name=name))
+                raise DataError.worded(N_("saved response {name} is not a regular file"), name=name)
             if info.st_size > limit:  # a sparse file of 1 GB is refused by its size, unread
                 raise DataError.worded(
                     _IS_TOO_BIG, source=source, size=info.st_size, limit=limit, kind=Phrase(kind)

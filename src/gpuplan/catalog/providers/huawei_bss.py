@@ -18,8 +18,8 @@ from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCredentialsError, Region
 from gpuplan.catalog.providers.common import InstanceFacts, ethernet_instance, key_list, offer, price
 from gpuplan.catalog.providers.signing import huawei_authorization
-from gpuplan.errors import DataError
-from gpuplan.i18n import _
+from gpuplan.errors import DataError, Phrase
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -138,7 +138,7 @@ class BssFetcher:
         missing = [k for k in self.keys if not credentials.get(k)]
         if missing:
             raise MissingCredentialsError(
-                _("Huawei Cloud prices need keys (BSS ratings): set {keys}").format(keys=key_list(missing))
+                Phrase(N_("Huawei Cloud prices need keys (BSS ratings): set {keys}"), keys=key_list(missing))
             )
         ak, sk, project = (str(credentials.get(k)) for k in self.keys)
         creds = {"ak": ak, "sk": sk}
@@ -200,10 +200,12 @@ class BssFetcher:
                         )
                 rows.append(offer("huawei", region.code, flavor, facts, prices))
         if not rows and self._first_error:
-            raise DataError(
-                _("huawei: BSS refused every rating request ({error})").format(error=self._first_error)
+            raise DataError.worded(
+                N_("huawei: BSS refused every rating request ({error})"), error=self._first_error
             )
         notes = (
-            (_("{n} region x flavor pairs not rated (not sold there)").format(n=refused),) if refused else ()
+            (Phrase(N_("{n} region x flavor pairs not rated (not sold there)"), n=refused),)
+            if refused
+            else ()
         )
         return FetchResult(rows=tuple(rows), sources=(on_demand_url, period_url), notes=notes)

@@ -18,7 +18,8 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import marketplace_gpu, skypilot_file
-from gpuplan.i18n import N_, _
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "parse_instance_types"]
 
@@ -86,10 +87,10 @@ FACTS = ProviderFacts(
 )
 
 
-def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str]]:
+def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[Phrase]]:
     """Offers per region with capacity now; the names the GPU table lacks, as notes."""
     rows: list[OfferRow] = []
-    notes: list[str] = []
+    notes: list[Phrase] = []
     for name, entry in sorted((doc.get("data") or {}).items()):
         it = entry.get("instance_type", {})
         specs = it.get("specs", {})
@@ -97,15 +98,15 @@ def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[Off
         m = re.search(r"(\d+)x\s+(.+?)\s*\((\d+)\s*GB(?:\s+([A-Za-z0-9]+))?\)", desc)
         if not m:
             notes.append(
-                _("{name}: description {description} not understood").format(
-                    name=name, description=repr(desc)
+                Phrase(
+                    N_("{name}: description {description} not understood"), name=name, description=repr(desc)
                 )
             )
             continue
         gpu = marketplace_gpu(f"{m[2]} {m[4] or ''}".strip(), float(m[3]))
         if gpu is None:
             notes.append(
-                _("{name}: GPU {gpu} not in gpuplan's hardware catalog").format(name=name, gpu=repr(m[2]))
+                Phrase(N_("{name}: GPU {gpu} not in gpuplan's hardware catalog"), name=name, gpu=repr(m[2]))
             )
             continue
         cents = it.get("price_cents_per_hour")
@@ -126,8 +127,10 @@ def parse_instance_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[Off
             code = region.get("name", "")
             if FACTS.region(code) is None:
                 notes.append(
-                    _("{name}: region {region} not in gpuplan's Lambda region list").format(
-                        name=name, region=repr(code)
+                    Phrase(
+                        N_("{name}: region {region} not in gpuplan's Lambda region list"),
+                        name=name,
+                        region=repr(code),
                     )
                 )
                 continue
@@ -140,7 +143,9 @@ class _Fetcher:
     def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
         key = credentials.get("LAMBDA_API_KEY")
         if key is None:
-            raise MissingCredentialsError(_("the Lambda Cloud API needs an API key: set LAMBDA_API_KEY"))
+            raise MissingCredentialsError(
+                Phrase(N_("the Lambda Cloud API needs an API key: set LAMBDA_API_KEY"))
+            )
         doc = http.get_json(API_URL, headers={"Authorization": f"Bearer {key}"})
         rows, notes = parse_instance_types(doc, today)
         return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes))

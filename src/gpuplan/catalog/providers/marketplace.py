@@ -10,7 +10,8 @@ from typing import Any
 
 from gpuplan.catalog.providers.base import Billing, Credentials, FetchResult, Region
 from gpuplan.catalog.providers.common import UnsupportedFetchError
-from gpuplan.i18n import _
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
 __all__ = [
     "MARKETPLACE_GPUS",
@@ -118,10 +119,13 @@ class SnapshotOnlyFetcher:
 
     def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
         raise UnsupportedFetchError(
-            _(
-                "{name}: gpuplan reads no price list of its own yet; its prices are the shipped "
-                "snapshot's (from SkyPilot's public catalog)"
-            ).format(name=self.display_name)
+            Phrase(
+                N_(
+                    "{name}: gpuplan reads no price list of its own yet; its prices are the shipped "
+                    "snapshot's (from SkyPilot's public catalog)"
+                ),
+                name=self.display_name,
+            )
         )
 
 

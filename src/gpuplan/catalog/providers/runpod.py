@@ -21,7 +21,8 @@ from gpuplan.catalog.providers.base import (
 )
 from gpuplan.catalog.providers.common import InstanceFacts, offer, price
 from gpuplan.catalog.providers.marketplace import iso_country_regions, marketplace_gpu, skypilot_file
-from gpuplan.i18n import N_, _
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "QUERY", "parse_gpu_types"]
 
@@ -101,14 +102,14 @@ FACTS = ProviderFacts(
 )
 
 
-def parse_gpu_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str]]:
+def parse_gpu_types(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[Phrase]]:
     """One 1-GPU offer per GPU type and cloud, with on-demand and spot prices per GPU-hour."""
     rows: list[OfferRow] = []
-    notes: list[str] = []
+    notes: list[Phrase] = []
     for t in (doc.get("data") or {}).get("gpuTypes") or []:
         gpu = marketplace_gpu(str(t.get("displayName", "")), t.get("memoryInGb"))
         if gpu is None:
-            notes.append(_("{name}: GPU not in gpuplan's hardware catalog").format(name=t.get("id")))
+            notes.append(Phrase(N_("{name}: GPU not in gpuplan's hardware catalog"), name=t.get("id")))
             continue
         facts = InstanceFacts(
             gpu=gpu,
@@ -139,7 +140,7 @@ class _Fetcher:
     def fetch(self, http: Any, credentials: Credentials, today: str) -> FetchResult:
         key = credentials.get("RUNPOD_API_KEY")
         if key is None:
-            raise MissingCredentialsError(_("the RunPod API needs an API key: set RUNPOD_API_KEY"))
+            raise MissingCredentialsError(Phrase(N_("the RunPod API needs an API key: set RUNPOD_API_KEY")))
         doc = http.post_json(API_URL, {"query": QUERY}, headers={"Authorization": f"Bearer {key}"})
         rows, notes = parse_gpu_types(doc, today)
         return FetchResult(rows=tuple(rows), sources=(API_URL,), notes=tuple(notes))

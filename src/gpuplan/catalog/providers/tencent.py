@@ -26,7 +26,8 @@ from gpuplan.catalog.providers.base import (
     regions,
 )
 from gpuplan.catalog.providers.common import InstanceFacts, key_list, offer, price
-from gpuplan.i18n import N_, _
+from gpuplan.errors import Phrase
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -202,8 +203,9 @@ class _Fetcher:
         sid, skey = credentials.get("TENCENTCLOUD_SECRET_ID"), credentials.get("TENCENTCLOUD_SECRET_KEY")
         if not sid or not skey:
             raise MissingCredentialsError(
-                _("Tencent Cloud prices need keys: set {keys}").format(
-                    keys=key_list(("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"))
+                Phrase(
+                    N_("Tencent Cloud prices need keys: set {keys}"),
+                    keys=key_list(("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY")),
                 )
             )
         currency = credentials.get("TENCENTCLOUD_CURRENCY") or "CNY"

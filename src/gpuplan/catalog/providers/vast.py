@@ -22,10 +22,10 @@ from gpuplan.catalog.providers.base import (
     ProviderFacts,
     SpotFacts,
 )
-from gpuplan.catalog.providers.common import InstanceFacts, offer, price
+from gpuplan.catalog.providers.common import InstanceFacts, comma_list, offer, price
 from gpuplan.catalog.providers.marketplace import iso_country_regions, marketplace_gpu, skypilot_file
 from gpuplan.errors import DataError, Phrase
-from gpuplan.i18n import N_, _
+from gpuplan.i18n import N_
 
 __all__ = ["FACTS", "FETCHER", "SEARCH", "parse_offers"]
 
@@ -209,7 +209,9 @@ def _refused(reason: Phrase, check: str, instance_type: str = "", region: str = 
     )
 
 
-def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], list[str], list[RejectedRow]]:
+def parse_offers(
+    doc: dict[str, Any], fetched_at: str
+) -> tuple[list[OfferRow], list[Phrase], list[RejectedRow]]:
     """Per (GPU, GPU count, host country): the cheapest on-demand listing and the lowest bid, with
     the notes and the listings refused. Each listing is judged alone: one whose price, GPU count or
     host facts are missing or no number is refused with its reason, and its group is priced from
@@ -259,8 +261,9 @@ def parse_offers(doc: dict[str, Any], fetched_at: str) -> tuple[list[OfferRow], 
         rows.append(offer("vast", country, f"{n}x {gpu}", facts, prices))
     notes = (
         [
-            _("GPU names not in gpuplan's hardware catalog: {names}").format(
-                names=_(", ").join(sorted(printable(n) for n in unknown))
+            Phrase(
+                N_("GPU names not in gpuplan's hardware catalog: {names}"),
+                names=comma_list(sorted(printable(n) for n in unknown)),
             )
         ]
         if unknown

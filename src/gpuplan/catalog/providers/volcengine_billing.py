@@ -23,8 +23,8 @@ from gpuplan.catalog.model import OfferRow, PriceRow
 from gpuplan.catalog.providers.base import Credentials, FetchResult, MissingCredentialsError, Region
 from gpuplan.catalog.providers.common import InstanceFacts, key_list, offer, price
 from gpuplan.catalog.providers.signing import canonical_query, sha256_hex, volc_authorization
-from gpuplan.errors import DataError
-from gpuplan.i18n import _
+from gpuplan.errors import DataError, Phrase
+from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.catalog.providers.http import Http
@@ -106,10 +106,10 @@ class BillingFetcher:
         if error:
             code = str(error.get("Code") or "")
             if code.startswith(_FATAL):
-                raise DataError(
-                    _("volcengine: the billing API refused the keys ({code}: {message})").format(
-                        code=code, message=error.get("Message")
-                    )
+                raise DataError.worded(
+                    N_("volcengine: the billing API refused the keys ({code}: {message})"),
+                    code=code,
+                    message=error.get("Message"),
                 )
             return None
         return doc if isinstance(doc, dict) else None
@@ -118,7 +118,9 @@ class BillingFetcher:
         missing = [k for k in self.keys if not credentials.get(k)]
         if missing:
             raise MissingCredentialsError(
-                _("Volcano Engine prices need keys (billing API): set {keys}").format(keys=key_list(missing))
+                Phrase(
+                    N_("Volcano Engine prices need keys (billing API): set {keys}"), keys=key_list(missing)
+                )
             )
         ak, sk = (str(credentials.get(k)) for k in self.keys)
         source = f"https://{HOST} billing {VERSION}"
@@ -196,9 +198,12 @@ class BillingFetcher:
                 rows.append(offer("volcengine", region.code, itype, facts, prices))
         notes = (
             (
-                _(
-                    "{n} region x type pairs not priced (charge-item code unknown to the API or not sold)"
-                ).format(n=refused),
+                Phrase(
+                    N_(
+                        "{n} region x type pairs not priced (charge-item code unknown to the API or not sold)"
+                    ),
+                    n=refused,
+                ),
             )
             if refused
             else ()
