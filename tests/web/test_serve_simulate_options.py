@@ -305,3 +305,20 @@ def test_each_option_is_named_as_a_field_the_api_takes(service: Service) -> None
                 assert command.startswith("gpuplan ") and route in routes, (command, request)
                 assert "{" not in request and "}" not in request  # the template is formatted after
     assert EstimateRequest.OPTION_FIELDS["--gpu"] in EstimateRequest.model_fields
+
+
+def test_a_gpu_util_policy_takes_the_workloads_serving_block_as_the_command_does(service: Service) -> None:
+    # The command filled a gpu-util policy's target and replica range from the serving block (the
+    # HPA deploy writes); the service had left them at the policy's defaults (80 %, 1 to 8).
+    workload = {**_SERVICE, "serving": {**_SERVICE["serving"], "min_replicas": 2, "max_replicas": 3}}
+    body = {
+        "workload": workload,
+        "gpu": "L4",
+        "replica": REPLICA,
+        "shape": "step",
+        "hours": 1,
+        "policies": ["gpu-util:70", "gpu-util:70,max=5"],
+    }
+    served = _done(service, service.client.post("/api/v1/simulate", json=body, headers=service.auth("plan")))
+    ranges = [(p["behaviour"]["min_replicas"], p["behaviour"]["max_replicas"]) for p in served["policies"]]
+    assert ranges == [(2, 3), (2, 5)]

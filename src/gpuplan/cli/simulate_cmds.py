@@ -303,7 +303,7 @@ def autoscale_cmd(
         request_tokens,
         storage_bytes_per_s,
     )
-    from gpuplan.simulate.policy import DEFAULT_STARTUP_S, with_serving
+    from gpuplan.simulate.policy import DEFAULT_STARTUP_S, as_deployed
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
     from gpuplan.workload import load_workload
 
@@ -314,19 +314,9 @@ def autoscale_cmd(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name
         )
     pols = [parse_policy(p) for p in policy or []] + (load_policies(policies) if policies else [])
-    if w.serving is not None:
-        # gpu-util as deploy writes the HPA: the serving block's target and replica range, unless
-        # the policy names them itself
-        sv = w.serving
-        pols = [
-            with_serving(
-                p,
-                gpu_util_pct=sv.gpu_utilization_target,
-                min_replicas=sv.min_replicas,
-                max_replicas=sv.max_replicas,
-            )
-            for p in pols
-        ]
+    # gpu-util as deploy writes the HPA: the serving block's target and replica range, unless the
+    # policy names them itself
+    pols = as_deployed(pols, w.serving)
     if not pols:
         raise InputError.worded(
             N_("give at least one --policy (e.g. --policy target:target=0.7) or --policies FILE")

@@ -32,15 +32,19 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuplan.errors import InputError, NotFoundError, Phrase
 from gpuplan.i18n.messages import N_
 from gpuplan.i18n.phrases import listed
 
-__all__ = ["KINDS", "MAX_REPLICAS", "Policy", "load_policies", "parse_policy", "with_serving"]
+if TYPE_CHECKING:
+    from gpuplan.workload.spec import ServingSpec
+
+__all__ = ["KINDS", "MAX_REPLICAS", "Policy", "as_deployed", "load_policies", "parse_policy", "with_serving"]
 
 KINDS = ("fixed", "target", "queue", "scheduled", "gpu-util")
 #: Replicas a policy may run: the simulation keeps every replica's slots and walks the live ones at
@@ -359,6 +363,22 @@ def load_policies(path: str | Path) -> list[Policy]:
             raise NotFoundError("policy kind", kind, KINDS, hint=hint)
         out.append(_build(kind, values, spec=f"{p.name}#{i + 1}", default_name=f"{kind}-{i + 1}"))
     return out
+
+
+def as_deployed(policies: Sequence[Policy], serving: ServingSpec | None) -> list[Policy]:
+    """``policies`` with each gpu-util one as ``deploy`` writes the HPA from the workload's
+    ``serving`` block (:func:`with_serving`); the others unchanged."""
+    if serving is None:
+        return list(policies)
+    return [
+        with_serving(
+            p,
+            gpu_util_pct=serving.gpu_utilization_target,
+            min_replicas=serving.min_replicas,
+            max_replicas=serving.max_replicas,
+        )
+        for p in policies
+    ]
 
 
 def with_serving(

@@ -54,10 +54,13 @@ def _estimator_serving(workload: Workload, request: SimulateRequest) -> ServingS
     return serving
 
 
-def _policies(request: SimulateRequest) -> list[Policy]:
+def _policies(request: SimulateRequest, workload: Workload) -> list[Policy]:
+    """The request's policies, a gpu-util one filled from the workload's serving block as the CLI
+    fills it (the HPA ``deploy`` writes)."""
     from gpuplan.simulate import parse_policy
+    from gpuplan.simulate.policy import as_deployed
 
-    return [parse_policy(p) for p in request.policies]
+    return as_deployed([parse_policy(p) for p in request.policies], workload.serving)
 
 
 def _one_trace(request: SimulateRequest) -> None:
@@ -177,7 +180,7 @@ def check_simulate(store: Store, request: SimulateRequest, workload: Workload, s
     from gpuplan.simulate import check_shape, check_slots, check_window
 
     serving = _serving(workload, request)
-    policies = _policies(request)
+    policies = _policies(request, workload)
     _one_trace(request)
     given = _options(store, request, workload, policies).replica
     if given is not None:  # an estimated replica's slots are known only once it is traced
@@ -265,7 +268,7 @@ def simulate_document(
     from gpuplan.simulate.replica import DEFAULT_STORAGE_BYTES_PER_S, cold_start
 
     serving = _serving(workload, request)
-    policies = _policies(request)
+    policies = _policies(request, workload)
     options = _options(store, request, workload, policies)
     trace = _trace(request, serving, scratch)
     cold_s: float | None = None
