@@ -238,3 +238,29 @@ def test_a_hostile_engine_in_a_plan_file_is_refused_in_one_line(engine: str) -> 
         LaunchSpec.from_plan(doc)
     said = str(e.value)
     assert "\n" not in said and "engine" in said
+
+
+def _plan_naming(config: Path, where: Path) -> Path:
+    doc = plan_doc()
+    doc["workload"] = {
+        "name": "s",
+        "task": "infer",
+        "model": {"hf_config": str(config)},
+        "inputs": {"batch_size": 1, "seq_len": 128},
+        "serving": {"requests_per_s": 1, "prompt_tokens": 10, "output_tokens": 10},
+    }
+    path = where / "plan.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_plan_reads_the_hub_id_of_a_config_inside_its_folder_only(tmp_path: Path) -> None:
+    inside, outside = tmp_path / "project", tmp_path / "elsewhere"
+    inside.mkdir()
+    outside.mkdir()
+    _hf_workload(inside, "meta-llama/Llama-3.2-1B")
+    _hf_workload(outside, "meta-llama/Llama-3.2-1B")
+    spec = LaunchSpec.from_plan_json(_plan_naming(inside / "config.json", inside))
+    assert spec.hf_model_id == "meta-llama/Llama-3.2-1B" and spec.model_family == "decoder"
+    # A plan may come from someone else: a file outside its folder is not read.
+    assert LaunchSpec.from_plan_json(_plan_naming(outside / "config.json", inside)).hf_model_id is None
